@@ -1,0 +1,38 @@
+"""Repository-wide pytest hooks: the guard on which notebooks nbval collected."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent
+
+
+def _requested_notebook_dirs(config) -> set[str]:
+    dirs = set()
+    for arg in config.args:
+        path = Path(arg.split("::")[0]).resolve()
+        if path.is_dir() and path.parent == ROOT and path.name in ("lectures", "solutions"):
+            dirs.add(path.name)
+    return dirs
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """When lectures/ or solutions/ is collected as a whole, it must hold exactly the units."""
+    from course_units import UNITS  # tests/ is on pythonpath (pyproject.toml)
+
+    dirs = _requested_notebook_dirs(config)
+    if not dirs:
+        return
+    collected = {str(Path(item.fspath).resolve().relative_to(ROOT))
+                 for item in items if str(item.fspath).endswith(".ipynb")}
+    expected = {f"{folder}/{unit}.ipynb" for folder in dirs for unit in UNITS}
+    on_disk = {str(p.relative_to(ROOT)) for folder in dirs for p in (ROOT / folder).glob("*.ipynb")}
+    problems = []
+    if collected != expected:
+        problems.append(f"nbval collected {sorted(collected)}, expected {sorted(expected)}")
+    if on_disk - expected:
+        problems.append(f"notebooks not listed in tests/course_units.py: {sorted(on_disk - expected)}")
+    if problems:
+        raise pytest.UsageError("notebook collection guard: " + "; ".join(problems))

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Set up the course environment and open it, or run every test.
+
+    python3 course.py lab     # JupyterLab on http://127.0.0.1 with a fresh access token
+    python3 course.py test    # every check and test the course has (what CI runs)
+
+Both create (or reuse) a virtual environment in ``.venv`` next to this file and install the
+course library with what the command needs; a second run skips the install unless
+``pyproject.toml`` changed. Only the Python standard library is used here, so a machine with
+Python 3.11 and pip is enough.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import secrets
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+EXTRAS = {"lab": "lab", "test": "test"}
+NOTEBOOK_DIRS = ["lectures", "solutions"]
+
+
+def venv_python() -> Path:
+    scripts = "Scripts" if os.name == "nt" else "bin"
+    return VENV / scripts / ("python.exe" if os.name == "nt" else "python")
+
+
+def ensure_environment(extra: str) -> Path:
+    """Create ``.venv`` if needed and install ``course_lib[extra]`` unless already done."""
+    python = venv_python()
+    if not python.exists():
+        print(f"Creating the virtual environment {VENV} ...", flush=True)
+        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()[:16]
+    stamp = VENV / f".installed-{extra}-{digest}"
+    if not stamp.exists():
+        print(f"Installing course_lib[{extra}] and its dependencies (first run only) ...",
+              flush=True)
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--quiet",
+                        "--disable-pip-version-check", "-e", f"{ROOT}[{extra}]"],
+                       check=True, cwd=ROOT)
+        for old in VENV.glob(f".installed-{extra}-*"):
+            old.unlink()
+        stamp.touch()
+    return python
+
+
+def run_lab(extra_args: list[str]) -> int:
+    python = ensure_environment(EXTRAS["lab"])
+    env = dict(os.environ, JUPYTER_TOKEN=os.environ.get("JUPYTER_TOKEN") or secrets.token_hex(24))
+    print("Starting JupyterLab on 127.0.0.1; open the URL it prints (it carries the token).",
+          flush=True)
+    command = [str(python), "-m", "jupyter", "lab", "--ServerApp.ip=127.0.0.1",
+               f"--ServerApp.root_dir={ROOT}", *extra_args]
+    return subprocess.call(command, cwd=ROOT, env=env)
+
+
+def run_tests(extra_args: list[str]) -> int:
+    python = ensure_environment(EXTRAS["test"])
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0")
+    steps = [
+        [str(python), "tools/check_notebooks.py"],
+        [str(python), "tools/make_exercises.py", "--check"],
+        # One pytest run: library, reference, widget and exercise tests, then the lecture and
+        # solution notebooks through nbval (serially: see CONVENTIONS.md section 5).
+        [str(python), "-m", "pytest", "tests", *NOTEBOOK_DIRS, "--nbval-lax",
+         "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "--nbval-cell-timeout=300",
+         *extra_args],
+    ]
+    for step in steps:
+        print("$", " ".join(Path(part).name if part == str(python) else part for part in step),
+              flush=True)
+        code = subprocess.call(step, cwd=ROOT, env=env)
+        if code != 0:
+            return code
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", choices=["lab", "test"])
+    args, rest = parser.parse_known_args()
+    return run_lab(rest) if args.command == "lab" else run_tests(rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

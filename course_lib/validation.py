@@ -1,0 +1,72 @@
+"""Argument checks shared by every course_lib module.
+
+Each helper raises a ``ValueError`` or ``TypeError`` whose message starts with the argument's
+name, so a student sees which input was wrong instead of a numpy traceback.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+RngLike = np.random.Generator | int | None
+
+
+def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
+    """Return a ``np.random.Generator`` from a Generator, an int seed or None (fresh entropy)."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
+        return np.random.default_rng(rng)
+    raise TypeError(f"{name}: expected a numpy Generator, an int seed or None, got {type(rng).__name__}")
+
+
+def as_float_array(x, name: str, ndim: int | tuple[int, ...] | None = None,
+                   allow_empty: bool = False) -> np.ndarray:
+    """Convert ``x`` to a finite float64 array, checking its number of dimensions.
+
+    Raises ``ValueError`` for NaN/inf, an unexpected ``ndim`` or (unless ``allow_empty``) an
+    empty array, and ``TypeError`` for input that is not numeric.
+    """
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name}: expected numeric array-like, got {type(x).__name__}") from err
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in allowed:
+            want = " or ".join(f"{d}-D" for d in allowed)
+            raise ValueError(f"{name}: expected a {want} array, got shape {arr.shape}")
+    if arr.size == 0 and not allow_empty:
+        raise ValueError(f"{name}: must not be empty (shape {arr.shape})")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}: contains NaN or inf")
+    return arr
+
+
+def as_positive_int(value, name: str, minimum: int = 1) -> int:
+    """Return ``value`` as an int, raising ``ValueError`` when it is below ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}: expected an integer, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name}: must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def as_positive_float(value, name: str, allow_zero: bool = False) -> float:
+    """Return ``value`` as a finite float that is > 0 (or >= 0 with ``allow_zero``)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a real number, got {type(value).__name__}")
+    value = float(value)
+    if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name}: must be finite and {bound}, got {value}")
+    return value
+
+
+def check_choice(value, name: str, choices) -> str:
+    """Raise ``ValueError`` unless ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"{name}: expected one of {sorted(choices)}, got {value!r}")
+    return value

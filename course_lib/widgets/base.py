@@ -1,0 +1,82 @@
+"""The :class:`Explorer`: controls + buttons + a render function, shown in one panel."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Mapping
+
+import ipywidgets as W
+import matplotlib.pyplot as plt
+from IPython.display import display
+
+
+class Explorer:
+    """An interactive figure: ``render(**values)`` redrawn whenever a control changes.
+
+    Parameters
+    ----------
+    render : callable
+        ``render(**{name: control.value})`` returns a new matplotlib ``Figure``. It must raise
+        on bad input; the explorer shows the error in its
+        output area and keeps it in :attr:`last_error` (ipywidgets alone would only log it).
+    controls : mapping name -> ValueWidget
+        The sliders, dropdowns and checkboxes; their names are ``render``'s keyword arguments.
+    buttons : mapping label -> callable, optional
+        Each callable takes no argument and changes state that ``render`` reads (for example
+        one EM step); the figure is redrawn after it.
+    """
+
+    def __init__(self, render: Callable, controls: Mapping[str, W.ValueWidget],
+                 buttons: Mapping[str, Callable[[], None]] | None = None, title: str = ""):
+        self.render = render
+        self.controls = dict(controls)
+        self.buttons = {label: W.Button(description=label) for label in (buttons or {})}
+        self._actions = dict(buttons or {})
+        self.output = W.Output()
+        self.last_error: BaseException | None = None
+        for control in self.controls.values():
+            control.observe(self._on_change, names="value")
+        for label, button in self.buttons.items():
+            button.on_click(lambda _b, label=label: self.press(label))
+        header = [W.HTML(f"<b>{title}</b>")] if title else []
+        rows = [W.HBox(list(self.controls.values())[i:i + 3])
+                for i in range(0, len(self.controls), 3)]
+        if self.buttons:
+            rows.append(W.HBox(list(self.buttons.values())))
+        self.widget = W.VBox(header + rows + [self.output])
+
+    def values(self) -> dict:
+        """The current value of every control, by name."""
+        return {name: control.value for name, control in self.controls.items()}
+
+    def refresh(self) -> None:
+        """Redraw the figure; an exception is shown in the panel and stored in ``last_error``."""
+        self.last_error = None
+        with self.output:
+            self.output.clear_output(wait=True)
+            try:
+                fig = self.render(**self.values())
+                display(fig)
+                plt.close(fig)
+            except Exception as err:  # shown to the user instead of vanishing into a log
+                self.last_error = err
+                traceback.print_exc()
+
+    def press(self, label: str) -> None:
+        """Run the action of button ``label`` and redraw."""
+        self.last_error = None
+        try:
+            self._actions[label]()
+        except Exception as err:
+            self.last_error = err
+            with self.output:
+                traceback.print_exc()
+            return
+        self.refresh()
+
+    def _on_change(self, _change) -> None:
+        self.refresh()
+
+    def _ipython_display_(self) -> None:
+        self.refresh()
+        display(self.widget)

@@ -1,0 +1,13 @@
+"""The course's units, in order: the single list the notebook tests check collection against.
+
+Add a unit here when its notebooks land; the guard in conftest.py then insists that nbval
+collected exactly these notebooks, so a typo in a path or glob cannot pass vacuously.
+"""
+
+UNITS = [
+    "01_dtw",
+    "02_gaussians_gmm",
+    "03_hmm",
+    "04_gp_regression",
+]
+NOTEBOOK_DIRS = ("lectures", "solutions")

@@ -1,0 +1,68 @@
+"""Exercises: every self-check must fail on the generated stub (CONVENTIONS.md section 4).
+
+nbval already runs each solutions notebook top to bottom, so every self-check passes there.
+Here each generated exercise is run with errors allowed, and then
+  * every cell tagged ``self-check`` must have failed (AssertionError or NotImplementedError);
+  * every other cell may raise only NotImplementedError (a stub, or code calling one);
+  * the exercise has as many self-checks as its solution, at least one stub raised, and the
+    committed file equals what the generator makes now.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from course_units import UNITS
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import make_exercises  # noqa: E402
+
+CHECK_FAILURES = {"AssertionError", "NotImplementedError"}
+
+
+def _errors(cell) -> list[str]:
+    return [out.ename for out in cell.get("outputs", []) if out.output_type == "error"]
+
+
+def _is_self_check(cell) -> bool:
+    return "self-check" in cell.metadata.get("tags", [])
+
+
+def test_every_unit_has_a_solutions_notebook():
+    found = sorted(p.stem for p in (ROOT / "solutions").glob("*.ipynb"))
+    assert found == sorted(UNITS)
+
+
+@pytest.mark.parametrize("unit", UNITS)
+def test_exercise_checks_fail_on_stubs(unit):
+    solution_path = ROOT / "solutions" / f"{unit}.ipynb"
+    solution = nbformat.read(solution_path, as_version=4)
+    exercise = make_exercises.make_exercise(solution, solution_path.name)
+    committed = (ROOT / "exercises" / f"{unit}.ipynb").read_text(encoding="utf-8")
+    assert committed == make_exercises.render(exercise), "exercises/ is stale"
+
+    NotebookClient(exercise, timeout=300, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(ROOT / "exercises")}}).execute()
+
+    checks = [c for c in exercise.cells if _is_self_check(c)]
+    assert len(checks) == sum(_is_self_check(c) for c in solution.cells) >= 1
+    stub_raised = False
+    for index, cell in enumerate(exercise.cells):
+        if cell.cell_type != "code":
+            continue
+        errors = _errors(cell)
+        if _is_self_check(cell):
+            assert errors and errors[0] in CHECK_FAILURES, (
+                f"{unit} cell {index}: self-check passed on the unsolved stub "
+                f"(errors: {errors}):\n{cell.source}")
+        else:
+            assert set(errors) <= {"NotImplementedError"}, (
+                f"{unit} cell {index}: raised {errors} in the exercise; only stubs may raise:\n"
+                f"{cell.source}")
+        stub_raised |= "NotImplementedError" in errors
+    assert stub_raised, f"{unit}: no stub raised NotImplementedError"
