@@ -65,6 +65,13 @@ def as_positive_float(value, name: str, allow_zero: bool = False) -> float:
     return value
 
 
+def as_bool(value, name: str) -> bool:
+    """Return ``value`` as a bool, raising ``TypeError`` unless it is True or False."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name}: expected True or False, got {type(value).__name__}")
+    return bool(value)
+
+
 def check_choice(value, name: str, choices) -> str:
     """Raise ``ValueError`` unless ``value`` is one of ``choices``."""
     if value not in choices:

@@ -54,9 +54,9 @@ def write_manifest(dataset: str, names: list[str]) -> Path:
 
 
 @lru_cache(maxsize=None)
-def _verified(dataset: str, name: str, mtime_ns: int) -> Path:
+def _verified(path: Path, dataset: str, name: str, mtime_ns: int) -> Path:
+    # Keyed on the full path and mtime: a copy elsewhere (or an edited file) is checked again.
     expected = read_manifest(dataset).get(name)
-    path = DATA_ROOT / dataset / name
     if expected is None:
         raise DataError(f"dataset {dataset!r}: {name!r} is not listed in its {MANIFEST}")
     actual = sha256_of(path)
@@ -73,4 +73,4 @@ def data_file(dataset: str, name: str) -> Path:
     if not path.is_file():
         raise DataError(f"dataset {dataset!r}: missing file {path}; restore it with git "
                         f"checkout or regenerate it (see data/{dataset}/README.md)")
-    return _verified(dataset, name, path.stat().st_mtime_ns)
+    return _verified(path, dataset, name, path.stat().st_mtime_ns)

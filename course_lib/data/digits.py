@@ -1,0 +1,171 @@
+"""The spoken-digit data set ``data/digits/`` (espeak-ng speech, 8 kHz; see its README).
+
+* 40 speakers s00..s39 x the ten words "zero".."nine", split by speaker:
+  s00-s19 train, s20-s29 dev, s30-s39 test (:data:`SPLITS`);
+* 20 connected "phone numbers" of 4-7 digits by held-out speakers h00..h04.
+
+Every file goes through :func:`course_lib.data.data_file`, which checks it against the
+data set's SHA256SUMS, so a missing or corrupt file raises :class:`DataError`. Waveforms and
+feature matrices are cached in-process and returned read-only (copy one before editing it).
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy.io import wavfile
+
+from course_lib.data import DataError, data_file
+from course_lib.features import mfcc_features
+from course_lib.validation import as_bool
+from course_lib.validation import check_choice
+
+DATASET = "digits"
+SAMPLE_RATE = 8000
+WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+SPLITS = {
+    "train": tuple(f"s{i:02d}" for i in range(0, 20)),
+    "dev": tuple(f"s{i:02d}" for i in range(20, 30)),
+    "test": tuple(f"s{i:02d}" for i in range(30, 40)),
+}
+SPLITS["all"] = SPLITS["train"] + SPLITS["dev"] + SPLITS["test"]
+
+
+@dataclass(frozen=True)
+class DigitSet:
+    """Isolated digits in stable order (speaker, then digit).
+
+    ``waveforms[i]`` is float64 in [-1, 1] (int16 / 32768), ``labels[i]`` in 0..9 indexes
+    :data:`WORDS`, ``speakers[i]`` is e.g. "s07".
+    """
+
+    waveforms: list[np.ndarray]
+    labels: np.ndarray
+    speakers: np.ndarray
+    sample_rate: int
+
+    def __len__(self) -> int:
+        return len(self.waveforms)
+
+
+@dataclass(frozen=True)
+class PhoneNumber:
+    """One connected utterance: the digits spoken as one string by a held-out speaker."""
+
+    waveform: np.ndarray
+    digits: tuple[int, ...]
+    speaker: str
+    sample_rate: int
+
+
+def _read_csv(name: str) -> list[dict]:
+    with open(data_file(DATASET, name), newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+@lru_cache(maxsize=None)
+def _read_wave(path: str, mtime_ns: int) -> np.ndarray:
+    try:
+        rate, samples = wavfile.read(path)
+    except ValueError as err:
+        raise DataError(f"dataset {DATASET!r}: cannot read {path}: {err}") from err
+    if rate != SAMPLE_RATE or samples.dtype != np.int16 or samples.ndim != 1:
+        raise DataError(f"dataset {DATASET!r}: {path} should be {SAMPLE_RATE} Hz mono int16, "
+                        f"got {rate} Hz, {samples.dtype}, shape {samples.shape}")
+    x = samples / 32768.0
+    x.setflags(write=False)
+    return x
+
+
+def _wave(name: str) -> np.ndarray:
+    path = data_file(DATASET, name)
+    return _read_wave(str(path), path.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=None)
+def _cached_features(path: str, mtime_ns: int, deltas: bool, cmn: bool) -> np.ndarray:
+    feats = mfcc_features(_read_wave(path, mtime_ns), SAMPLE_RATE, deltas=deltas, cmn=cmn)
+    feats.setflags(write=False)
+    return feats
+
+
+def _features(name: str, deltas: bool, cmn: bool) -> np.ndarray:
+    path = data_file(DATASET, name)
+    return _cached_features(str(path), path.stat().st_mtime_ns, as_bool(deltas, "deltas"),
+                            as_bool(cmn, "cmn"))
+
+
+def load_speakers() -> list[dict]:
+    """Rows of ``speakers.csv``: speaker, split, voice, variant, speed_wpm, pitch, snr_db.
+
+    Includes the held-out speakers h00..h04 (split "heldout") of the phone numbers. Numbers are
+    converted (speed_wpm and pitch to int, snr_db to float).
+    """
+    rows = _read_csv("speakers.csv")
+    for row in rows:
+        row["speed_wpm"], row["pitch"] = int(row["speed_wpm"]), int(row["pitch"])
+        row["snr_db"] = float(row["snr_db"])
+    documented = {s: split for split in ("train", "dev", "test") for s in SPLITS[split]}
+    listed = {row["speaker"]: row["split"] for row in rows if row["split"] != "heldout"}
+    if listed != documented:
+        raise DataError(f"dataset {DATASET!r}: speakers.csv does not hold the documented split "
+                        f"s00-s19 train, s20-s29 dev, s30-s39 test")
+    return rows
+
+
+def _isolated_items(split: str) -> list[tuple[str, int, str]]:
+    check_choice(split, "split", SPLITS)
+    return [(f"isolated/{speaker}_{word}.wav", label, speaker)
+            for speaker in SPLITS[split] for label, word in enumerate(WORDS)]
+
+
+def load_digits(split: str = "train") -> DigitSet:
+    """Isolated digits of one split ("train", "dev", "test" or "all"), ordered by speaker, then digit."""
+    items = _isolated_items(split)
+    return DigitSet(waveforms=[_wave(name) for name, _, _ in items],
+                    labels=np.array([label for _, label, _ in items], dtype=np.int64),
+                    speakers=np.array([speaker for _, _, speaker in items]),
+                    sample_rate=SAMPLE_RATE)
+
+
+def digit_features(split: str = "train", *, deltas: bool = True,
+                   cmn: bool = True) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """MFCC features of :func:`load_digits` (split): (features, labels, speakers).
+
+    ``features[i]`` has shape (T_i, 39) with deltas (13 static + 13 delta + 13 delta-delta) or
+    (T_i, 13) without; rows are frames; per-utterance mean removed when ``cmn``. See
+    :func:`course_lib.features.mfcc_features`. Memoised in-process; the arrays are read-only.
+    """
+    items = _isolated_items(split)
+    return ([_features(name, deltas, cmn) for name, _, _ in items],
+            np.array([label for _, label, _ in items], dtype=np.int64),
+            np.array([speaker for _, _, speaker in items]))
+
+
+def _phone_rows() -> list[dict]:
+    rows = _read_csv("phone_numbers.csv")
+    for row in rows:
+        row["digits"] = tuple(int(d) for d in row["digits"].split())
+    return rows
+
+
+def load_phone_numbers() -> list[PhoneNumber]:
+    """The connected phone-number utterances, in file order (h00_00, h00_01, ...)."""
+    return [PhoneNumber(waveform=_wave(row["file"]), digits=row["digits"],
+                        speaker=row["speaker"], sample_rate=SAMPLE_RATE)
+            for row in _phone_rows()]
+
+
+def phone_number_features(*, deltas: bool = True, cmn: bool = True
+                          ) -> tuple[list[np.ndarray], list[tuple[int, ...]], np.ndarray]:
+    """MFCC features of :func:`load_phone_numbers`: (features, digit sequences, speakers).
+
+    Same front end and conventions as :func:`digit_features`.
+    """
+    rows = _phone_rows()
+    return ([_features(row["file"], deltas, cmn) for row in rows],
+            [row["digits"] for row in rows],
+            np.array([row["speaker"] for row in rows]))
