@@ -1,0 +1,1 @@
+"""Pure plotting functions ``plot_xxx(ax, result, ...) -> ax``, one module per unit."""

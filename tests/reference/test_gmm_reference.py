@@ -1,0 +1,80 @@
+"""course_lib.gmm / kmeans against scikit-learn (GaussianMixture, KMeans) on the same inputs.
+
+Conventions that differ, and how they are mapped here:
+* sklearn takes PRECISIONS as its initial covariance parameter (precisions_init = Sigma^-1
+  for "full", 1/sigma2 for "diag"); ours takes covariances.
+* sklearn's reg_covar is added to the diagonal of every covariance in each M-step; that is our
+  ``ridge`` (not our variance_floor, a max(), nor our MAP prior, which sklearn does not have),
+  so variance_floor=0 and prior=None here.
+* sklearn's lower_bounds_ are MEAN per-frame log-likelihoods of the parameters before each
+  M-step; our log_likelihood_trace holds TOTALS of theta_0 ... theta_T, so
+  lower_bounds_ == log_likelihood_trace[:-1] / N.
+* sklearn adds 10*eps to N_k and diag covariances use E[x^2] - mu^2: rounding-level differences,
+  hence the 1e-10 tolerance instead of exact equality.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from course_lib.gmm import GMMParams, fit_gmm, predict_proba, score_samples
+from course_lib.kmeans import kmeans
+
+mixture = pytest.importorskip("sklearn.mixture")
+cluster = pytest.importorskip("sklearn.cluster")
+
+
+def data():
+    rng = np.random.default_rng(0)
+    centres = np.array([[0.0, 0.0, 0.0], [4.0, 3.0, -1.0], [-3.0, 4.0, 2.0]])
+    return np.vstack([rng.normal(c, [1.0, 0.6, 1.4], (250, 3)) for c in centres])
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "diag"])
+@pytest.mark.parametrize("reg", [0.0, 1e-6, 0.3])
+def test_em_equals_sklearn_from_same_start(covariance_type, reg):
+    X = data()
+    N, D = X.shape
+    K = 4
+    rng = np.random.default_rng(1)
+    w0 = rng.dirichlet(np.ones(K) * 5)
+    mu0 = X[rng.choice(N, K, replace=False)]
+    if covariance_type == "full":
+        A = rng.normal(size=(K, D, D)) * 0.3
+        cov0 = np.eye(D) * 1.5 + A @ A.transpose(0, 2, 1)
+        prec0 = np.linalg.inv(cov0)
+    else:
+        cov0 = rng.uniform(0.5, 2.0, (K, D))
+        prec0 = 1.0 / cov0
+    n_iter = 25
+    ours = fit_gmm(X, K, covariance_type=covariance_type, init=GMMParams(w0, mu0, cov0,
+                   covariance_type), max_iter=n_iter, tol=0.0, ridge=reg)
+    sk = mixture.GaussianMixture(K, covariance_type=covariance_type, weights_init=w0,
+                                 means_init=mu0, precisions_init=prec0, max_iter=n_iter,
+                                 tol=0.0, reg_covar=reg)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # ConvergenceWarning: tol=0 runs all iterations
+        sk.fit(X)
+    assert sk.n_iter_ == ours.n_iter == n_iter
+    np.testing.assert_allclose(ours.params.weights, sk.weights_, rtol=1e-10)
+    np.testing.assert_allclose(ours.params.means, sk.means_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ours.params.covariances, sk.covariances_, rtol=1e-10,
+                               atol=1e-12)
+    np.testing.assert_allclose(ours.log_likelihood_trace[:-1] / N, sk.lower_bounds_,
+                               rtol=1e-12)
+    np.testing.assert_allclose(score_samples(X, ours.params), sk.score_samples(X), rtol=1e-10)
+    np.testing.assert_allclose(predict_proba(X, ours.params), sk.predict_proba(X),
+                               atol=1e-10)
+
+
+def test_kmeans_equals_sklearn_from_same_start():
+    X = data()
+    start = X[[0, 1, 2, 300]]
+    ours = kmeans(X, 4, init=start, max_iter=300, tol=0.0)
+    # sklearn's Lloyd with the same explicit centres; its tol is on centre shift, so use 0
+    sk = cluster.KMeans(4, init=start, n_init=1, max_iter=300, tol=0.0,
+                        algorithm="lloyd").fit(X)
+    np.testing.assert_allclose(ours.centroids, sk.cluster_centers_, rtol=1e-10)
+    np.testing.assert_array_equal(ours.labels, sk.labels_)
+    assert ours.inertia == pytest.approx(sk.inertia_, rel=1e-10)
