@@ -16,7 +16,7 @@ from course_lib.plotting.gmm import (component_colours, plot_gaussian_1d,  # noq
                                      plot_responsibilities)
 from course_lib.widgets.gmm import (EMStepper, covariance_2d, demo_points,  # noqa: E402
                                     em_explorer, gaussian_explorer)
-from tests.widget_harness import exercise_explorer  # noqa: E402
+from widget_harness import exercise_explorer  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,232 @@
+"""Figures of the HMM unit: trellis, posteriors, Baum-Welch trace, parameter matrices, diagram.
+
+Every function draws on the axes it is given and returns them; arrays follow course_lib.hmm
+(rows are time steps: ``alpha[t, i]``). Trellis-like plots put time on the x axis and states on
+the y axis, state 0 at the top.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.patches import Circle, FancyArrowPatch, Rectangle
+
+from ..validation import as_float_array
+
+__all__ = ["plot_trellis", "plot_posteriors", "plot_log_likelihood_trace", "plot_matrix",
+           "plot_hmm_parameters", "plot_state_diagram", "plot_symbol_sequence"]
+
+_ANNOTATE_MAX_CELLS = 120
+
+
+def _names(names, count: int, prefix: str = "") -> list[str]:
+    return list(names) if names is not None else [f"{prefix}{i}" for i in range(count)]
+
+
+def _time_labels(T: int, observations=None, symbol_names=None) -> list[str]:
+    if observations is None:
+        return [f"t={t + 1}" for t in range(T)]
+    symbols = [symbol_names[int(o)] if symbol_names is not None else str(int(o))
+               for o in observations]
+    return [f"t={t + 1}\n{s}" for t, s in enumerate(symbols)]
+
+
+def _format(value: float) -> str:
+    if value == 0:
+        return "0"
+    if not np.isfinite(value):
+        return "-inf" if value < 0 else "inf"
+    return f"{value:.3g}" if 1e-3 <= abs(value) < 1e4 else f"{value:.1e}"
+
+
+def _relative_to_column_max(values: np.ndarray, log_values: bool) -> np.ndarray:
+    """Each row (time step) scaled to its largest entry, in 0..1; all-zero rows stay 0."""
+    if log_values:
+        top = values.max(axis=1, keepdims=True)
+        finite_top = np.where(np.isfinite(top), top, 0.0)
+        return np.where(np.isfinite(top), np.exp(values - finite_top), 0.0)
+    top = values.max(axis=1, keepdims=True)
+    return np.where(top > 0, values / np.where(top > 0, top, 1.0), 0.0)
+
+
+def plot_trellis(ax, values, *, observations=None, path=None, state_names=None,
+                 symbol_names=None, title: str | None = None, annotate: bool | None = None,
+                 colour_by: str = "column", log_values: bool = False, cmap: str = "Blues"):
+    """The trellis: one cell per (state i, time t) showing ``values[t, i]`` (alpha, beta, gamma...).
+
+    ``values`` is (T, N), rows are time steps. ``colour_by="column"`` colours each time step
+    relative to its own largest entry (alpha shrinks with t, so a shared scale would fade out);
+    ``"global"`` uses one scale. Set ``log_values`` when ``values`` are logs (log alpha ...):
+    the column colour is then ``exp(value - column max)``. The numbers are written
+    in the cells when there are few enough (``annotate=None``: automatic). ``path`` (T,) states,
+    e.g. the Viterbi path, is drawn as a line through its cells.
+    """
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 2:
+        raise ValueError(f"values: expected a (T, N) array, got shape {values.shape}")
+    T, N = values.shape
+    if colour_by == "column":
+        colour = _relative_to_column_max(values, log_values)
+    elif colour_by == "global":
+        colour = np.where(np.isfinite(values), values, np.nan)
+    else:
+        raise ValueError(f"colour_by: expected 'column' or 'global', got {colour_by!r}")
+    ax.imshow(np.ma.masked_invalid(colour.T), aspect="auto", cmap=cmap, interpolation="nearest")
+    if annotate is None:
+        annotate = T * N <= _ANNOTATE_MAX_CELLS
+    if annotate:
+        for t in range(T):
+            for i in range(N):
+                light = colour_by == "column" and colour[t, i] > 0.6
+                ax.text(t, i, _format(values[t, i]), ha="center", va="center", fontsize=8,
+                        color="white" if light else "black", zorder=3)
+    if path is not None:
+        path = np.asarray(path)
+        ax.plot(np.arange(len(path)), path, "-", color="tab:red", lw=2, alpha=0.5, zorder=2,
+                label="Viterbi path")
+        if len(path) <= 60:  # outline the cells of the path, leaving their numbers readable
+            for t, q in enumerate(path):
+                ax.add_patch(Rectangle((t - 0.45, q - 0.45), 0.9, 0.9, fill=False,
+                                       edgecolor="tab:red", lw=2, zorder=2))
+    ax.set_yticks(range(N), _names(state_names, N, "q="))
+    if T <= 30:
+        ax.set_xticks(range(T), _time_labels(T, observations, symbol_names))
+    ax.set_xlabel("time t" + (" / observation" if observations is not None and T <= 30 else ""))
+    ax.set_ylabel("state")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_posteriors(ax, gamma, *, true_states=None, path=None, state_names=None,
+                    title: str = "state posteriors gamma_t(i)", cmap: str = "viridis"):
+    """Heatmap of ``gamma[t, i] = P(q_t = i | O)`` (T, N) on a 0..1 scale, for long sequences.
+
+    Optional overlays: the true (sampled) states as white dots, a decoded path as a red line.
+    """
+    gamma = as_float_array(gamma, "gamma", ndim=2)
+    T, N = gamma.shape
+    image = ax.imshow(gamma.T, aspect="auto", cmap=cmap, vmin=0.0, vmax=1.0,
+                      interpolation="nearest")
+    if true_states is not None:
+        ax.plot(np.arange(T), true_states, "o", color="white", ms=3, label="true state")
+    if path is not None:
+        ax.plot(np.arange(T), path, "-", color="tab:red", lw=1.5, label="Viterbi path")
+    if true_states is not None or path is not None:
+        ax.legend(loc="upper right", fontsize=8)
+    ax.set_yticks(range(N), _names(state_names, N, "q="))
+    ax.set_xlabel("time t")
+    ax.set_ylabel("state")
+    ax.set_title(title)
+    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02)
+    return ax
+
+
+def plot_log_likelihood_trace(ax, trace, *, reference: float | None = None,
+                              reference_label: str = "true model", label: str | None = None):
+    """Training log-likelihood against Baum-Welch iteration (``trace[k] = log P(O | lambda_k)``).
+
+    ``reference`` (e.g. the log-likelihood of the model that generated the data) is a dashed line.
+    """
+    trace = np.asarray(trace, dtype=float)
+    ax.plot(np.arange(len(trace)), trace, "-o", ms=3, label=label)
+    if reference is not None:
+        ax.axhline(reference, ls="--", color="grey", label=reference_label)
+    if reference is not None or label is not None:
+        ax.legend(fontsize=8)
+    ax.set_xlabel("Baum-Welch iteration k")
+    ax.set_ylabel("log P(O | lambda_k)")
+    ax.set_title("training log-likelihood")
+    return ax
+
+
+def plot_matrix(ax, matrix, *, row_labels=None, col_labels=None, title: str = "",
+                annotate: bool | None = None, cmap: str = "Greens"):
+    """A probability matrix (A, B, or pi as one row) as a 0..1 heatmap with its numbers."""
+    matrix = np.atleast_2d(np.asarray(matrix, dtype=float))
+    R, C = matrix.shape
+    ax.imshow(matrix, cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto", interpolation="nearest")
+    if annotate is None:
+        annotate = R * C <= _ANNOTATE_MAX_CELLS
+    if annotate:
+        for r in range(R):
+            for c in range(C):
+                ax.text(c, r, f"{matrix[r, c]:.2f}", ha="center", va="center", fontsize=8,
+                        color="white" if matrix[r, c] > 0.6 else "black")
+    ax.set_yticks(range(R), _names(row_labels, R))
+    ax.set_xticks(range(C), _names(col_labels, C))
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_hmm_parameters(axes, hmm, *, title_prefix: str = ""):
+    """pi, A and B of a :class:`course_lib.hmm.DiscreteHMM` on three axes; returns the axes."""
+    ax_pi, ax_A, ax_B = axes
+    states = _names(hmm.state_names, hmm.n_states)
+    symbols = _names(hmm.symbol_names, hmm.n_symbols)
+    plot_matrix(ax_pi, hmm.pi[None, :], row_labels=["pi"], col_labels=states,
+                title=f"{title_prefix}pi")
+    plot_matrix(ax_A, hmm.A, row_labels=states, col_labels=states,
+                title=f"{title_prefix}A  (row q_t, column q_t+1)")
+    plot_matrix(ax_B, hmm.B, row_labels=states, col_labels=symbols,
+                title=f"{title_prefix}B  (row state, column symbol)")
+    return axes
+
+
+def plot_state_diagram(ax, hmm, *, min_probability: float = 1e-3):
+    """State-transition diagram: states on a circle, an arrow i -> j for each ``a_ij`` > threshold."""
+    N = hmm.n_states
+    names = _names(hmm.state_names, N)
+    angle = np.pi / 2 - 2 * np.pi * np.arange(N) / N
+    xy = np.column_stack([np.cos(angle), np.sin(angle)]) if N > 1 else np.zeros((1, 2))
+    radius = 0.18
+    for i in range(N):
+        ax.add_patch(Circle(xy[i], radius, facecolor="lightyellow", edgecolor="black", zorder=3))
+        ax.text(*xy[i], names[i], ha="center", va="center", fontsize=11, zorder=4)
+        out = xy[i] / (np.linalg.norm(xy[i]) or 1.0) if N > 1 else np.array([0.0, 1.0])
+        if hmm.A[i, i] > min_probability:  # self-loop above the state, away from the centre
+            ax.add_patch(FancyArrowPatch(xy[i] + radius * (out + np.array([-out[1], out[0]])) / 1.4,
+                                         xy[i] + radius * (out - np.array([-out[1], out[0]])) / 1.4,
+                                         connectionstyle="arc3,rad=-1.6", arrowstyle="-|>",
+                                         mutation_scale=12, color="tab:blue"))
+            ax.text(*(xy[i] + 2.6 * radius * out), f"{hmm.A[i, i]:.2f}", ha="center",
+                    va="center", fontsize=8, color="tab:blue")
+        for j in range(N):
+            if i == j or hmm.A[i, j] <= min_probability:
+                continue
+            ax.add_patch(FancyArrowPatch(xy[i], xy[j], connectionstyle="arc3,rad=0.2",
+                                         arrowstyle="-|>", mutation_scale=12, shrinkA=20,
+                                         shrinkB=20, color="tab:blue"))
+            middle = (xy[i] + xy[j]) / 2
+            normal = np.array([xy[j, 1] - xy[i, 1], xy[i, 0] - xy[j, 0]])
+            ax.text(*(middle + 0.12 * normal), f"{hmm.A[i, j]:.2f}", ha="center", va="center",
+                    fontsize=8, color="tab:blue")
+    ax.set_xlim(-1.6, 1.6)
+    ax.set_ylim(-1.6, 1.6)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title("transition diagram (a_ij)")
+    return ax
+
+
+def plot_symbol_sequence(ax, symbols, *, states=None, symbol_names=None, state_names=None,
+                         title: str = "observation sequence"):
+    """Symbols against time (steps), with the hidden states below when they are known."""
+    symbols = np.asarray(symbols)
+    T = len(symbols)
+    ax.step(np.arange(T), symbols, where="mid", label="symbol o_t")
+    M = int(symbols.max()) + 1 if symbol_names is None else len(symbol_names)
+    ticks = list(range(M))
+    labels = _names(symbol_names, M)
+    if states is not None:
+        offset = M + 1
+        ax.step(np.arange(T), np.asarray(states) + offset, where="mid", color="tab:orange",
+                label="hidden state q_t")
+        n_states = int(np.max(states)) + 1 if state_names is None else len(state_names)
+        ticks += [offset + i for i in range(n_states)]
+        labels += _names(state_names, n_states, "q=")
+        ax.legend(fontsize=8, loc="upper right")
+    ax.set_yticks(ticks, labels)
+    ax.set_xlabel("time t")
+    ax.set_title(title)
+    return ax
