@@ -1,0 +1,150 @@
+"""Plots for dynamic time warping (Unit 1): ``plot_xxx(ax, ...) -> ax``.
+
+Matrices are drawn with ``x`` (the rows, index i) on the vertical axis and ``y`` (the columns,
+index j) on the horizontal axis, origin at the bottom left, so a warping path runs from the
+bottom-left to the top-right corner as in the slides. Cells outside the band (+inf in the
+accumulated matrix) are drawn in light grey.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import matplotlib
+from matplotlib.collections import LineCollection
+
+from ..dtw import DTWResult, SubsequenceMatch, SubsequenceResult
+
+__all__ = ["plot_cost_matrix", "plot_alignment_path", "plot_dtw_result", "plot_frame_mapping",
+           "plot_waveform", "plot_subsequence_matches", "plot_confusion_matrix"]
+
+
+def plot_cost_matrix(ax, matrix, *, title: str = "", cmap: str = "viridis",
+                     colorbar: bool = False, x_label: str = "x frame i",
+                     y_label: str = "y frame j"):
+    """Draw a cost matrix (n, m) (local or accumulated) as an image; +inf cells in grey."""
+    matrix = np.asarray(matrix, dtype=float)
+    shown = np.ma.masked_invalid(matrix)
+    colormap = _colormap(cmap)
+    image = ax.imshow(shown, origin="lower", aspect="auto", cmap=colormap,
+                      interpolation="nearest")
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax)
+    ax.set_xlabel(y_label)
+    ax.set_ylabel(x_label)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def _colormap(name):
+    return matplotlib.colormaps[name].with_extremes(bad="0.88")
+
+
+def plot_alignment_path(ax, path, *, color: str = "w", marker: str = ".", label: str | None = None,
+                        **line_kwargs):
+    """Overlay a warping path (L, 2) of (i, j) rows on a matrix drawn by :func:`plot_cost_matrix`."""
+    path = np.asarray(path)
+    ax.plot(path[:, 1], path[:, 0], color=color, marker=marker, ms=3, lw=1.2, label=label,
+            **line_kwargs)
+    return ax
+
+
+def plot_dtw_result(ax, result: DTWResult, *, which: str = "accumulated", title: str | None = None,
+                    path_color: str = "w"):
+    """Cost or accumulated matrix of a :class:`DTWResult` with its optimal path on top."""
+    if which not in ("cost", "accumulated"):
+        raise ValueError(f"which: expected 'cost' or 'accumulated', got {which!r}")
+    matrix = result.cost if which == "cost" else result.accumulated
+    if title is None:
+        title = "local cost d(i, j)" if which == "cost" else "accumulated cost D(i, j)"
+    plot_cost_matrix(ax, matrix, title=title)
+    return plot_alignment_path(ax, result.path, color=path_color)
+
+
+def plot_waveform(ax, waveform, sample_rate: float, *, color: str = "C0", title: str = "",
+                  max_points: int = 4000):
+    """Waveform against time in seconds (long signals are thinned to ``max_points`` for speed)."""
+    waveform = np.asarray(waveform, dtype=float)
+    step = max(1, len(waveform) // max_points)
+    t = np.arange(0, len(waveform), step) / sample_rate
+    ax.plot(t, waveform[::step], color=color, lw=0.6)
+    ax.set_xlim(0, len(waveform) / sample_rate)
+    ax.set_xlabel("time (s)")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def plot_frame_mapping(ax, x, y, path, *, every: int = 1, x_name: str = "x",
+                       y_name: str = "y", cmap: str = "magma"):
+    """Which frame of ``x`` is matched to which frame of ``y``.
+
+    ``x`` (n, d) is drawn as an image strip on top, ``y`` (m, d) below (features on the
+    vertical axis, frames along the horizontal), and a line joins the centres of frames i and j
+    for every ``every``-th pair (i, j) of ``path``.
+    """
+    # 1-D input is a sequence of scalar frames, as in course_lib.dtw
+    x, y, path = np.asarray(x, float), np.asarray(y, float), np.asarray(path)
+    x = x[:, None] if x.ndim == 1 else x
+    y = y[:, None] if y.ndim == 1 else y
+    ax.imshow(x.T, extent=(0, len(x), 2.0, 3.0), aspect="auto", cmap=cmap, origin="lower",
+              interpolation="nearest")
+    ax.imshow(y.T, extent=(0, len(y), 0.0, 1.0), aspect="auto", cmap=cmap, origin="lower",
+              interpolation="nearest")
+    pairs = path[::max(1, int(every))]
+    segments = [((i + 0.5, 2.0), (j + 0.5, 1.0)) for i, j in pairs]
+    ax.add_collection(LineCollection(segments, colors="C0", linewidths=0.6, alpha=0.7))
+    ax.set_xlim(0, max(len(x), len(y)))
+    ax.set_ylim(-0.05, 3.05)
+    ax.set_yticks([0.5, 2.5], [y_name, x_name])
+    ax.set_xlabel("frame")
+    return ax
+
+
+def plot_subsequence_matches(ax, result: SubsequenceResult,
+                             matches: list[SubsequenceMatch] | None = None, *,
+                             frame_shift: float | None = None, truth=None):
+    """Matching cost along the reference, with the found matches shaded.
+
+    ``matches`` defaults to the single best match of ``result``. With ``frame_shift`` (seconds
+    per frame) the horizontal axis is in seconds. ``truth`` is an optional list of true
+    (start, end) frame spans, drawn as black bars under the curve.
+    """
+    if matches is None:
+        matches = [SubsequenceMatch(result.start, result.end, result.distance, result.path)]
+    scale = 1.0 if frame_shift is None else float(frame_shift)
+    cost = np.ma.masked_invalid(result.matching_cost)
+    ax.plot(np.arange(len(cost)) * scale, cost, color="C0", lw=1.0, label="matching cost")
+    for rank, match in enumerate(matches):
+        ax.axvspan(match.start * scale, (match.end + 1) * scale, color="C1", alpha=0.3,
+                   label="matches" if rank == 0 else None)
+        ax.annotate(str(rank + 1), ((match.start + match.end + 1) / 2 * scale, match.distance),
+                    ha="center", va="bottom", fontsize=8)
+    if truth is not None:
+        bottom = float(np.min(cost)) if cost.count() else 0.0
+        for k, (start, end) in enumerate(truth):
+            ax.plot([start * scale, (end + 1) * scale], [bottom, bottom], color="k", lw=4,
+                    solid_capstyle="butt", label="true" if k == 0 else None)
+    ax.set_xlabel("reference frame" if frame_shift is None else "time (s)")
+    ax.set_ylabel("matching cost")
+    ax.legend(loc="upper right", fontsize=8)
+    return ax
+
+
+def plot_confusion_matrix(ax, confusion, classes, *, title: str = "", cmap: str = "Blues"):
+    """Confusion counts (rows: true class, columns: predicted) with the numbers written in."""
+    confusion = np.asarray(confusion)
+    ax.imshow(confusion, cmap=cmap, interpolation="nearest")
+    names = [str(c) for c in classes]
+    ax.set_xticks(range(len(names)), names)
+    ax.set_yticks(range(len(names)), names)
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("true")
+    threshold = confusion.max() / 2 if confusion.size else 0
+    for (a, b), count in np.ndenumerate(confusion):
+        if count:
+            ax.text(b, a, str(count), ha="center", va="center", fontsize=7,
+                    color="w" if count > threshold else "k")
+    if title:
+        ax.set_title(title)
+    return ax

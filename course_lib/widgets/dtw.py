@@ -1,0 +1,200 @@
+"""Explorers for Unit 1 (dynamic time warping).
+
+Each builder takes the utterances to show as data (it loads nothing itself) and returns a
+:class:`course_lib.widgets.Explorer`; the alignment is computed by :mod:`course_lib.dtw` and
+drawn by :mod:`course_lib.plotting.dtw`.
+
+An utterance is a tuple ``(waveform, sample_rate, features)``: a 1-D waveform, its sample
+rate in Hz, and its ``(T, d)`` feature matrix (rows are frames).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import ipywidgets as W
+import matplotlib.pyplot as plt
+import numpy as np
+from IPython.display import Audio, display
+
+from ..dtw import (METRICS, STEP_PATTERNS, NoWarpingPathError, as_sequence, band_mask, dtw,
+                   find_matches, local_cost_matrix, subsequence_dtw)
+from ..plotting.dtw import (plot_alignment_path, plot_cost_matrix, plot_frame_mapping,
+                            plot_subsequence_matches, plot_waveform)
+from ..validation import as_float_array, as_positive_float, as_positive_int
+from .base import Explorer
+
+__all__ = ["alignment_explorer", "subsequence_explorer"]
+
+
+def _check_utterances(utterances, name: str) -> dict:
+    if not isinstance(utterances, Mapping) or len(utterances) == 0:
+        raise TypeError(f"{name}: expected a non-empty dict name -> (waveform, sample_rate, "
+                        f"features)")
+    checked = {}
+    for key, value in utterances.items():
+        if not isinstance(value, (tuple, list)) or len(value) != 3:
+            raise TypeError(f"{name}[{key!r}]: expected (waveform, sample_rate, features)")
+        waveform, rate, features = value
+        checked[str(key)] = (as_float_array(waveform, f"{name}[{key!r}] waveform", ndim=1),
+                             as_positive_float(rate, f"{name}[{key!r}] sample_rate"),
+                             as_sequence(features, f"{name}[{key!r}] features"))
+    dims = {f.shape[1] for _, _, f in checked.values()}
+    if len(dims) > 1:
+        raise ValueError(f"{name}: features have different dimensions {sorted(dims)}")
+    return checked
+
+
+def _audio_box(utterances, names_controls) -> W.Output:
+    """Audio players for the currently selected utterances, kept in sync with the dropdowns."""
+    out = W.Output()
+
+    def update(_change=None):
+        with out:
+            out.clear_output(wait=True)
+            for control in names_controls:
+                waveform, rate, _ = utterances[control.value]
+                display(W.HTML(f"{control.description} <b>{control.value}</b>"))
+                display(Audio(waveform, rate=int(rate), normalize=True))
+
+    for control in names_controls:
+        control.observe(update, names="value")
+    update()
+    return out
+
+
+def alignment_explorer(utterances: Mapping, *, first: str | None = None,
+                       second: str | None = None, audio: bool = True) -> Explorer:
+    """Align two chosen utterances by DTW and show how.
+
+    Controls: the two utterances, the step pattern, the Sakoe-Chiba band radius in frames
+    (the largest value means no band) and the local distance (``gaussian_nll`` uses the
+    per-dimension variance of all frames pooled). The figure shows both waveforms, the local
+    and the accumulated cost matrices with the optimal path (grey = outside the band), and the
+    frame mapping; when the band leaves no path it says so instead of a path. With ``audio``,
+    players for the two utterances sit under the figure.
+    """
+    utterances = _check_utterances(utterances, "utterances")
+    names = list(utterances)
+    first = names[0] if first is None else first
+    second = names[min(1, len(names) - 1)] if second is None else second
+    for value, label in ((first, "first"), (second, "second")):
+        if value not in utterances:
+            raise ValueError(f"{label}: {value!r} is not one of the utterances")
+    pooled = np.concatenate([f for _, _, f in utterances.values()])
+    variances = np.maximum(pooled.var(axis=0), 1e-6)
+    longest = max(len(f) for _, _, f in utterances.values())
+    controls = {
+        "x_name": W.Dropdown(options=names, value=first, description="x"),
+        "y_name": W.Dropdown(options=names, value=second, description="y"),
+        "step_pattern": W.Dropdown(options=list(STEP_PATTERNS), value="symmetric2",
+                                   description="steps"),
+        "band": W.IntSlider(value=longest, min=0, max=longest, description="band r",
+                            continuous_update=False),
+        "metric": W.Dropdown(options=list(METRICS), value="euclidean", description="distance"),
+    }
+
+    def render(x_name, y_name, step_pattern, band, metric):
+        wave_x, rate_x, x = utterances[x_name]
+        wave_y, rate_y, y = utterances[y_name]
+        band_r = None if band >= longest else band
+        options = {"variances": variances} if metric == "gaussian_nll" else {}
+        # fixed margins: constrained layout would double the drawing time
+        fig = plt.figure(figsize=(11, 8))
+        grid = fig.add_gridspec(3, 2, height_ratios=[1, 2.4, 1.3], left=0.07, right=0.98,
+                                bottom=0.06, top=0.91, hspace=0.45, wspace=0.18)
+        plot_waveform(fig.add_subplot(grid[0, 0]), wave_x, rate_x, title=f"x = {x_name}")
+        plot_waveform(fig.add_subplot(grid[0, 1]), wave_y, rate_y, color="C1",
+                      title=f"y = {y_name}")
+        ax_cost, ax_acc = fig.add_subplot(grid[1, 0]), fig.add_subplot(grid[1, 1])
+        ax_map = fig.add_subplot(grid[2, :])
+        band_text = "no band" if band_r is None else f"band r = {band_r}"
+        try:
+            result = dtw(x, y, step_pattern=step_pattern, metric=metric, band=band_r, **options)
+        except NoWarpingPathError as err:
+            cost = local_cost_matrix(x, y, metric=metric, **options)
+            allowed = band_mask(len(x), len(y), band_r)
+            plot_cost_matrix(ax_cost, np.where(allowed, cost, np.inf), title="local cost d(i, j)")
+            ax_acc.text(0.5, 0.5, "no warping path:\n" + str(err).split(":", 1)[1].strip()[:90],
+                        ha="center", va="center", wrap=True, transform=ax_acc.transAxes)
+            ax_acc.set_axis_off()
+            ax_map.set_axis_off()
+            fig.suptitle(f"{step_pattern}, {metric}, {band_text}: no path")
+            return fig
+        masked_cost = np.where(np.isfinite(result.accumulated), result.cost, np.inf)
+        plot_cost_matrix(ax_cost, masked_cost, title="local cost d(i, j)")
+        plot_alignment_path(ax_cost, result.path)
+        plot_cost_matrix(ax_acc, result.accumulated, title="accumulated cost D(i, j)")
+        plot_alignment_path(ax_acc, result.path)
+        plot_frame_mapping(ax_map, x, y, result.path, every=max(1, len(result.path) // 80),
+                           x_name=x_name, y_name=y_name)
+        summary = f"D(n, m) = {result.distance:.4g}"
+        if result.normalized_distance is not None:
+            summary += f", d(X, Y) = D / {result.normalizer:g} = {result.normalized_distance:.4g}"
+        fig.suptitle(f"{step_pattern}, {metric}, {band_text}: {summary}")
+        return fig
+
+    explorer = Explorer(render, controls, title="DTW alignment of two utterances")
+    if audio:
+        player = _audio_box(utterances, [controls["x_name"], controls["y_name"]])
+        explorer.widget = W.VBox([explorer.widget, player])
+    return explorer
+
+
+def subsequence_explorer(queries: Mapping, references: Mapping, *,
+                         max_matches: int = 5, frame_shift: float = 0.01) -> Explorer:
+    """Query-by-example: search a spoken query inside a longer reference utterance.
+
+    Controls: the query, the reference, the step pattern (those that admit a free start and
+    end), the local distance and how many non-overlapping matches to show. The figure shows the
+    reference waveform with the matches shaded, the accumulated cost of subsequence DTW with
+    the best path, and the matching cost along the reference (``frame_shift`` seconds per
+    frame).
+    """
+    queries = _check_utterances(queries, "queries")
+    references = _check_utterances(references, "references")
+    max_matches = as_positive_int(max_matches, "max_matches")
+    frame_shift = as_positive_float(frame_shift, "frame_shift")
+    patterns = [name for name, p in STEP_PATTERNS.items() if p.normalization in ("n", "none")]
+    controls = {
+        "query": W.Dropdown(options=list(queries), description="query"),
+        "reference": W.Dropdown(options=list(references), description="reference"),
+        "step_pattern": W.Dropdown(options=patterns, value="asymmetric", description="steps"),
+        "metric": W.Dropdown(options=["euclidean", "sqeuclidean", "cosine"],
+                             value="euclidean", description="distance"),
+        "n_matches": W.IntSlider(value=min(3, max_matches), min=1, max=max_matches,
+                                 description="matches", continuous_update=False),
+    }
+
+    def render(query, reference, step_pattern, metric, n_matches):
+        _, _, q = queries[query]
+        wave, rate, r = references[reference]
+        fig = plt.figure(figsize=(11, 7))
+        grid = fig.add_gridspec(3, 1, height_ratios=[1, 1.6, 1.2], left=0.07, right=0.98,
+                                bottom=0.07, top=0.91, hspace=0.5)
+        ax_wave, ax_acc, ax_cost = (fig.add_subplot(grid[k]) for k in range(3))
+        plot_waveform(ax_wave, wave, rate, title=f"reference: {reference}")
+        if len(q) > len(r):
+            ax_acc.text(0.5, 0.5, f"query ({len(q)} frames) is longer than the reference "
+                        f"({len(r)} frames)", ha="center", va="center",
+                        transform=ax_acc.transAxes)
+            ax_acc.set_axis_off()
+            ax_cost.set_axis_off()
+            return fig
+        result = subsequence_dtw(q, r, step_pattern=step_pattern, metric=metric)
+        matches = find_matches(q, r, max_matches=n_matches, step_pattern=step_pattern,
+                               metric=metric)
+        for rank, match in enumerate(matches):
+            ax_wave.axvspan(match.start * frame_shift, (match.end + 1) * frame_shift,
+                            color="C1", alpha=0.3)
+            ax_wave.text((match.start + match.end + 1) / 2 * frame_shift, 0.9, str(rank + 1),
+                         transform=ax_wave.get_xaxis_transform(), ha="center")
+        plot_cost_matrix(ax_acc, result.accumulated, title="accumulated cost (free start/end)",
+                         x_label="query frame", y_label="reference frame")
+        plot_alignment_path(ax_acc, result.path)
+        plot_subsequence_matches(ax_cost, result, matches, frame_shift=frame_shift)
+        fig.suptitle(f"query {query!r} in {reference!r}: best match frames "
+                     f"{result.start}-{result.end}, cost {result.distance:.4g}")
+        return fig
+
+    return Explorer(render, controls, title="Query-by-example search")
