@@ -68,7 +68,9 @@ def run_lab(extra_args: list[str]) -> int:
 def run_tests(extra_args: list[str]) -> int:
     python = ensure_environment(EXTRAS["test"])
     # TQDM_DISABLE keeps progress bars out of test logs; notebooks still show them in the lab.
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0", TQDM_DISABLE="1")
+    # One BLAS thread: reproducible sums for the checked outputs, no oversubscription on 2 cores.
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0", TQDM_DISABLE="1",
+               OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     steps = [
         [str(python), "tools/check_notebooks.py"],
         [str(python), "tools/make_exercises.py", "--check"],

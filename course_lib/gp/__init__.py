@@ -1,0 +1,26 @@
+"""Gaussian processes: kernels, exact regression, the shared prediction step, hyper-priors.
+
+``kernels`` holds the covariance functions (log-parameters, gradients, composition);
+``prediction`` the step from any Gaussian approximation N(mu, Sigma) of the training latents to
+the predictive distribution, plus the jitter policy (shared by exact regression and the
+Laplace / variational models of later units); ``regression`` exact GP regression with ML-II /
+MAP-II fitting; ``priors`` hyper-priors for MAP-II.
+"""
+
+from .kernels import (Constant, Kernel, Linear, Matern, Matern12, Matern32, Matern52, Periodic,
+                      Product, RationalQuadratic, SquaredExponential, Sum, White)
+from .prediction import (JitterWarning, LatentGaussian, NotPositiveDefiniteError,
+                         cholesky_with_jitter, predict_from_gaussian, sample_gaussian)
+from .priors import Gamma, HalfStudentT, LogNormal, Prior
+from .regression import (GPRegression, HyperparameterFit, LMLSurface, MarginalLikelihood,
+                         gaussian_log_marginal_likelihood, log_marginal_likelihood_surface)
+
+__all__ = [
+    "Kernel", "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
+    "RationalQuadratic", "Periodic", "Linear", "Constant", "White", "Sum", "Product",
+    "JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter", "LatentGaussian",
+    "predict_from_gaussian", "sample_gaussian",
+    "Prior", "LogNormal", "Gamma", "HalfStudentT",
+    "GPRegression", "MarginalLikelihood", "HyperparameterFit", "LMLSurface",
+    "gaussian_log_marginal_likelihood", "log_marginal_likelihood_surface",
+]

@@ -1,0 +1,612 @@
+"""Covariance functions (kernels) for Gaussian processes, with hyper-parameters held as logs.
+
+Conventions (used by every kernel here and by the rest of ``course_lib.gp``)
+----------------------------------------------------------------------------
+* Inputs are 2-D arrays whose **rows are points**: ``X`` has shape ``(n, d)``. A 1-D array of
+  length n is read as n points in one dimension.
+* ``lengthscale`` is a length ell (not its square): the SE kernel is
+  ``variance * exp(-r^2 / 2)`` with ``r^2 = sum_k (x_k - x'_k)^2 / ell_k^2``.
+* ``variance`` is the signal variance sigma_f^2 (not its root): ``k(x, x) = variance``.
+* Every hyper-parameter is positive and is stored as its natural log. ``kernel.theta`` is the
+  vector of log-parameters in the order ``kernel.param_names``; ``kernel.bounds`` is an
+  ``(n_params, 2)`` array of log-bounds (a parameter whose two bounds are equal is fixed).
+  Kernels are immutable: ``kernel.with_theta(theta)`` returns a new kernel.
+
+The interface that the rest of the package (regression, sparse, Laplace, ...) relies on
+--------------------------------------------------------------------------------------
+``kernel(X, X2=None)``
+    Kernel matrix ``K[i, j] = k(x_i, x2_j)``, shape ``(n, m)`` (``(n, n)`` when ``X2`` is None).
+``kernel.diag(X)``
+    ``k(x_i, x_i)``, shape ``(n,)``, without forming the matrix.
+``kernel.gradient(X)``
+    ``(K, dK)`` with ``dK[p] = dK / d theta_p`` of shape ``(n_params, n, n)``; derivatives are
+    taken with respect to the LOG parameters (``dK/dlog ell = ell * dK/dell``).
+``kernel.gradient_inputs(X, Z)``
+    Derivative of ``K(X, Z)`` with respect to its SECOND argument: an array ``G`` of shape
+    ``(n, m, d)`` with ``G[i, j, k] = d k(x_i, z_j) / d z_jk`` (the derivative of entry (i, j)
+    with respect to coordinate k of z_j; every other entry of column j does not depend on z_j).
+    Chain rule for an objective ``F(K(X, Z))`` with ``A = dF/dK(X, Z)``:
+    ``dF/dZ = einsum('ij,ijk->jk', A, G)``. For ``K(Z, Z)`` and a SYMMETRIC ``A = dF/dK(Z, Z)``:
+    ``dF/dZ = 2 * einsum('ij,ijk->jk', A, gradient_inputs(Z, Z))`` (both arguments move;
+    the diagonal entries are included by the same formula because k is symmetric).
+    For the Matern 1/2 kernel, which is not differentiable at r = 0, the value there is 0.
+``k1 + k2``, ``k1 * k2``
+    Sums and products; their ``param_names`` are ``"<kernel name>.<parameter>"`` (names made
+    unique by ``_1``, ``_2`` suffixes) and ``theta`` is the concatenation in reading order.
+
+The white-noise kernel follows the usual (scikit-learn) convention: ``White(X)`` is
+``variance * I`` (noise on each observation), while ``White(X, X2)`` is zero even where
+points coincide, so it never leaks into predictions at test points.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+from ..validation import as_float_array, as_positive_float, check_choice
+
+DEFAULT_BOUNDS = (1e-5, 1e5)
+
+__all__ = [
+    "Kernel", "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
+    "RationalQuadratic", "Periodic", "Linear", "Constant", "White", "Sum", "Product",
+    "as_inputs",
+]
+
+
+def as_inputs(X, name: str = "X", dim: int | None = None) -> np.ndarray:
+    """Return ``X`` as a finite float array of shape ``(n, d)`` (rows are points).
+
+    A 1-D array is one-dimensional inputs. ``dim`` (if given) is the required number of columns.
+    """
+    X = as_float_array(X, name, ndim=(1, 2))
+    if X.ndim == 1:
+        X = X[:, None]
+    if dim is not None and X.shape[1] != dim:
+        raise ValueError(f"{name}: expected {dim} column(s) (one per input dimension), "
+                         f"got shape {X.shape}")
+    return X
+
+
+def _positive_vector(value, name: str) -> np.ndarray:
+    """A positive scalar or 1-D vector (ARD) as a 1-D float array."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return np.array([as_positive_float(value, name)])
+    arr = as_float_array(value, name, ndim=1)
+    if np.any(arr <= 0):
+        raise ValueError(f"{name}: every entry must be > 0, got {arr}")
+    return arr
+
+
+def _log_bounds(bounds, value: np.ndarray, name: str) -> np.ndarray:
+    """Natural-unit bounds ``(low, high)`` -> log-bounds, one row per entry of ``value``."""
+    if isinstance(bounds, str) and bounds == "fixed":
+        return np.column_stack([np.log(value), np.log(value)])
+    try:
+        low, high = (float(b) for b in bounds)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name}_bounds: expected (low, high) or 'fixed', got {bounds!r}") from err
+    if not (0 < low <= high < np.inf):
+        raise ValueError(f"{name}_bounds: need 0 < low <= high < inf, got ({low}, {high})")
+    if np.any(value < low * (1 - 1e-12)) or np.any(value > high * (1 + 1e-12)):
+        raise ValueError(f"{name}: value {value} lies outside its bounds ({low}, {high})")
+    return np.tile(np.log([low, high]), (value.size, 1))
+
+
+class Kernel:
+    """Base class: log-parameter bookkeeping, checks and composition.
+
+    Subclasses implement ``_K(X, Z)``, ``_diag(X)``, ``_gradient(X) -> (K, dK)`` and
+    ``_gradient_inputs(X, Z)`` on already-checked 2-D arrays, and list their parameters in
+    ``_names`` (with the values in ``_log_theta`` and log-bounds in ``_log_bounds``).
+    """
+
+    name = "kernel"
+    _names: tuple[str, ...] = ()
+
+    # ----- parameters -------------------------------------------------------------------
+    @property
+    def theta(self) -> np.ndarray:
+        """Log hyper-parameters, in the order of ``param_names``."""
+        return self._log_theta.copy()
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return self._names
+
+    @property
+    def n_params(self) -> int:
+        return len(self.param_names)
+
+    @property
+    def bounds(self) -> np.ndarray:
+        """Log-bounds, shape ``(n_params, 2)``."""
+        return self._log_bounds.copy()
+
+    @property
+    def params(self) -> dict[str, float]:
+        """Natural (not log) hyper-parameter values by name."""
+        return dict(zip(self.param_names, np.exp(self.theta).tolist()))
+
+    def with_theta(self, theta) -> "Kernel":
+        """A copy of this kernel with log-parameters ``theta`` (shape ``(n_params,)``)."""
+        theta = as_float_array(theta, "theta", ndim=1, allow_empty=True)
+        if theta.shape != (self.n_params,):
+            raise ValueError(f"theta: expected shape ({self.n_params},) for parameters "
+                             f"{self.param_names}, got {theta.shape}")
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._set_theta(theta)
+        return new
+
+    def _set_theta(self, theta: np.ndarray) -> None:
+        self._log_theta = theta.copy()
+
+    # ----- public evaluation (checks inputs, then calls the subclass) -------------------
+    def _check_pair(self, X, X2):
+        X = as_inputs(X, "X", self._input_dim())
+        if X2 is None:
+            return X, None
+        return X, as_inputs(X2, "X2", X.shape[1])
+
+    def _input_dim(self) -> int | None:
+        return None
+
+    def __call__(self, X, X2=None) -> np.ndarray:
+        """Kernel matrix ``K[i, j] = k(X[i], X2[j])``, shape ``(n, m)``; ``X2=None`` means X."""
+        X, X2 = self._check_pair(X, X2)
+        return self._K(X, X2)
+
+    def diag(self, X) -> np.ndarray:
+        """``k(x_i, x_i)`` for every row of X, shape ``(n,)``."""
+        return self._diag(as_inputs(X, "X", self._input_dim()))
+
+    def gradient(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """``(K, dK)``: K(X, X) and ``dK[p] = dK/dtheta_p`` (log-parameters), ``(P, n, n)``."""
+        return self._gradient(as_inputs(X, "X", self._input_dim()))
+
+    def gradient_inputs(self, X, Z) -> np.ndarray:
+        """``G[i, j, k] = d k(x_i, z_j) / d z_jk``, shape ``(n, m, d)`` (see module docstring)."""
+        X = as_inputs(X, "X", self._input_dim())
+        return self._gradient_inputs(X, as_inputs(Z, "Z", X.shape[1]))
+
+    # ----- composition ------------------------------------------------------------------
+    def __add__(self, other: "Kernel") -> "Kernel":
+        if not isinstance(other, Kernel):
+            return NotImplemented
+        return Sum(self, other)
+
+    def __mul__(self, other: "Kernel") -> "Kernel":
+        if not isinstance(other, Kernel):
+            return NotImplemented
+        return Product(self, other)
+
+    def _leaves(self) -> list["Kernel"]:
+        return [self]
+
+    def __repr__(self) -> str:
+        inside = ", ".join(f"{k}={v:.4g}" for k, v in self.params.items())
+        return f"{type(self).__name__}({inside})"
+
+
+# ---------------------------------------------------------------------------------------
+# Stationary kernels k(x, x') = variance * g(s), s = r^2 = sum_k (x_k - x'_k)^2 / ell_k^2
+# ---------------------------------------------------------------------------------------
+class _Stationary(Kernel):
+    """Shared machinery for kernels of the scaled squared distance ``s = r^2``.
+
+    ``lengthscale`` a scalar gives the isotropic kernel; a vector of length d gives ARD
+    (automatic relevance determination: one lengthscale per input dimension).
+    Subclasses define ``_g(s)`` and ``_dg_ds(s)``, and may add extra parameters after
+    ``variance`` and the lengthscale(s) via ``_extra_*`` hooks.
+    """
+
+    def __init__(self, lengthscale=1.0, variance=1.0, lengthscale_bounds=DEFAULT_BOUNDS,
+                 variance_bounds=DEFAULT_BOUNDS, name: str | None = None, extra=()):
+        ell = _positive_vector(lengthscale, "lengthscale")
+        var = np.array([as_positive_float(variance, "variance")])
+        self.ard = not (isinstance(lengthscale, numbers.Real) and not isinstance(lengthscale, bool))
+        self.name = name or self.name
+        names = ["variance"] + (["lengthscale"] if not self.ard
+                                else [f"lengthscale_{k}" for k in range(ell.size)])
+        values = [np.log(var), np.log(ell)]
+        bounds = [_log_bounds(variance_bounds, var, "variance"),
+                  _log_bounds(lengthscale_bounds, ell, "lengthscale")]
+        for extra_name, value, extra_bounds in extra:
+            v = np.array([as_positive_float(value, extra_name)])
+            names.append(extra_name)
+            values.append(np.log(v))
+            bounds.append(_log_bounds(extra_bounds, v, extra_name))
+        self._names = tuple(names)
+        self._n_ell = ell.size
+        self._log_theta = np.concatenate(values)
+        self._log_bounds = np.vstack(bounds)
+
+    @property
+    def variance(self) -> float:
+        return float(np.exp(self._log_theta[0]))
+
+    @property
+    def lengthscale(self) -> np.ndarray | float:
+        ell = np.exp(self._log_theta[1:1 + self._n_ell])
+        return ell if self.ard else float(ell[0])
+
+    def _input_dim(self):
+        return self._n_ell if self.ard else None
+
+    def _scaled_sqdist(self, X, Z):
+        ell = np.exp(self._log_theta[1:1 + self._n_ell])
+        Xs = X / ell
+        if Z is None:
+            return cdist(Xs, Xs, "sqeuclidean")
+        return cdist(Xs, Z / ell, "sqeuclidean")
+
+    def _K(self, X, Z):
+        return self.variance * self._g(self._scaled_sqdist(X, Z))
+
+    def _diag(self, X):
+        return np.full(X.shape[0], self.variance * float(self._g(np.zeros(1))[0]))
+
+    def _gradient(self, X):
+        s = self._scaled_sqdist(X, None)
+        g = self._g(s)
+        K = self.variance * g
+        dK = np.empty((self.n_params, X.shape[0], X.shape[0]))
+        dK[0] = K
+        dK_ds = self.variance * self._dg_ds(s)
+        if self.ard:  # ds/dlog ell_k = -2 (x_k - x'_k)^2 / ell_k^2
+            ell = np.exp(self._log_theta[1:1 + self._n_ell])
+            for k in range(self._n_ell):
+                xk = X[:, k] / ell[k]
+                dK[1 + k] = -2.0 * dK_ds * (xk[:, None] - xk[None, :]) ** 2
+        else:  # ds/dlog ell = -2 s
+            dK[1] = -2.0 * dK_ds * s
+        self._extra_gradient(s, dK[1 + self._n_ell:])
+        return K, dK
+
+    def _extra_gradient(self, s, out):
+        """Fill derivatives w.r.t. extra log-parameters (none by default)."""
+
+    def _gradient_inputs(self, X, Z):
+        ell = np.exp(self._log_theta[1:1 + self._n_ell])
+        s = self._scaled_sqdist(X, Z)
+        # ds/dz_k = 2 (z_k - x_k) / ell_k^2
+        diff = (Z[None, :, :] - X[:, None, :]) / ell ** 2
+        return (2.0 * self.variance * self._dg_ds(s))[:, :, None] * diff
+
+
+class SquaredExponential(_Stationary):
+    """Squared exponential (RBF) kernel, isotropic or ARD.
+
+    ``k(x, x') = variance * exp(-r^2 / 2)``, ``r^2 = sum_k (x_k - x'_k)^2 / lengthscale_k^2``.
+    Parameters (log-stored): ``variance``, ``lengthscale`` (or ``lengthscale_0..d-1`` for ARD).
+    scikit-learn equivalent: ``ConstantKernel(variance) * RBF(lengthscale)``.
+    """
+
+    name = "se"
+
+    def _g(self, s):
+        return np.exp(-0.5 * s)
+
+    def _dg_ds(self, s):
+        return -0.5 * np.exp(-0.5 * s)
+
+
+class Matern(_Stationary):
+    """Matern kernel with smoothness ``nu`` in {0.5, 1.5, 2.5}, isotropic or ARD.
+
+    With ``r`` the scaled distance (see :class:`SquaredExponential`):
+
+    * nu = 1/2: ``variance * exp(-r)`` (Ornstein-Uhlenbeck; rough, continuous)
+    * nu = 3/2: ``variance * (1 + sqrt(3) r) exp(-sqrt(3) r)`` (once differentiable)
+    * nu = 5/2: ``variance * (1 + sqrt(5) r + 5 r^2 / 3) exp(-sqrt(5) r)`` (twice)
+
+    scikit-learn equivalent: ``ConstantKernel(variance) * Matern(lengthscale, nu=nu)``.
+    """
+
+    def __init__(self, nu: float = 1.5, lengthscale=1.0, variance=1.0,
+                 lengthscale_bounds=DEFAULT_BOUNDS, variance_bounds=DEFAULT_BOUNDS,
+                 name: str | None = None):
+        self.nu = check_choice(nu, "nu", (0.5, 1.5, 2.5))
+        default = {0.5: "matern12", 1.5: "matern32", 2.5: "matern52"}[self.nu]
+        super().__init__(lengthscale, variance, lengthscale_bounds, variance_bounds,
+                         name or default)
+
+    def _g(self, s):
+        r = np.sqrt(s)
+        if self.nu == 0.5:
+            return np.exp(-r)
+        if self.nu == 1.5:
+            a = np.sqrt(3.0) * r
+            return (1.0 + a) * np.exp(-a)
+        a = np.sqrt(5.0) * r
+        return (1.0 + a + a * a / 3.0) * np.exp(-a)
+
+    def _dg_ds(self, s):
+        # dg/ds = (dg/dr) / (2 r), written so that it is finite at r = 0 where possible
+        r = np.sqrt(s)
+        if self.nu == 0.5:
+            positive = r > 0
+            safe = np.where(positive, r, 1.0)
+            return np.where(positive, -np.exp(-r) / (2.0 * safe), 0.0)
+        if self.nu == 1.5:
+            return -1.5 * np.exp(-np.sqrt(3.0) * r)
+        a = np.sqrt(5.0) * r
+        return -(5.0 / 6.0) * (1.0 + a) * np.exp(-a)
+
+
+def Matern12(lengthscale=1.0, variance=1.0, **kwargs) -> Matern:
+    """Matern nu = 1/2 (exponential) kernel; see :class:`Matern`."""
+    return Matern(0.5, lengthscale, variance, **kwargs)
+
+
+def Matern32(lengthscale=1.0, variance=1.0, **kwargs) -> Matern:
+    """Matern nu = 3/2 kernel; see :class:`Matern`."""
+    return Matern(1.5, lengthscale, variance, **kwargs)
+
+
+def Matern52(lengthscale=1.0, variance=1.0, **kwargs) -> Matern:
+    """Matern nu = 5/2 kernel; see :class:`Matern`."""
+    return Matern(2.5, lengthscale, variance, **kwargs)
+
+
+class RationalQuadratic(_Stationary):
+    """Rational quadratic kernel: a scale mixture of SE kernels.
+
+    ``k(x, x') = variance * (1 + r^2 / (2 alpha))^(-alpha)``; alpha -> inf gives the SE kernel.
+    Parameters: ``variance``, ``lengthscale`` (or ARD), ``alpha`` (all log-stored).
+    scikit-learn equivalent: ``ConstantKernel(variance) * RationalQuadratic(lengthscale, alpha)``.
+    """
+
+    name = "rq"
+
+    def __init__(self, lengthscale=1.0, variance=1.0, alpha=1.0,
+                 lengthscale_bounds=DEFAULT_BOUNDS, variance_bounds=DEFAULT_BOUNDS,
+                 alpha_bounds=DEFAULT_BOUNDS, name: str | None = None):
+        super().__init__(lengthscale, variance, lengthscale_bounds, variance_bounds, name,
+                         extra=[("alpha", alpha, alpha_bounds)])
+
+    @property
+    def alpha(self) -> float:
+        return float(np.exp(self._log_theta[-1]))
+
+    def _g(self, s):
+        return (1.0 + s / (2.0 * self.alpha)) ** (-self.alpha)
+
+    def _dg_ds(self, s):
+        return -0.5 * (1.0 + s / (2.0 * self.alpha)) ** (-self.alpha - 1.0)
+
+    def _extra_gradient(self, s, out):
+        # d g / d log alpha = g * (-alpha log(1 + s/(2 alpha)) + (s/2) / (1 + s/(2 alpha)))
+        a = self.alpha
+        base = 1.0 + s / (2.0 * a)
+        out[0] = self.variance * base ** (-a) * (-a * np.log(base) + 0.5 * s / base)
+
+
+class Periodic(_Stationary):
+    """Periodic (exp-sine-squared) kernel, isotropic.
+
+    ``k(x, x') = variance * exp(-2 sum_k sin^2(pi (x_k - x'_k) / period) / lengthscale^2)``.
+    Parameters: ``variance``, ``lengthscale``, ``period``. It is the SE kernel applied to the
+    inputs mapped onto circles, hence positive semi-definite in any dimension.
+    scikit-learn equivalent (1-D inputs): ``ConstantKernel(variance) * ExpSineSquared(
+    lengthscale, period)`` (same formula; its lengthscale also divides the squared sine, not the
+    distance). For d > 1 scikit-learn takes the sine of the Euclidean distance instead, which is
+    not positive semi-definite in general, so the two differ there.
+    """
+
+    name = "periodic"
+
+    def __init__(self, lengthscale=1.0, period=1.0, variance=1.0,
+                 lengthscale_bounds=DEFAULT_BOUNDS, period_bounds=DEFAULT_BOUNDS,
+                 variance_bounds=DEFAULT_BOUNDS, name: str | None = None):
+        if not isinstance(lengthscale, numbers.Real) or isinstance(lengthscale, bool):
+            raise TypeError("lengthscale: the periodic kernel takes a single (isotropic) "
+                            f"lengthscale, got {type(lengthscale).__name__}")
+        super().__init__(lengthscale, variance, lengthscale_bounds, variance_bounds, name,
+                         extra=[("period", period, period_bounds)])
+
+    @property
+    def period(self) -> float:
+        return float(np.exp(self._log_theta[-1]))
+
+    def _parts(self, X, Z):
+        """phase[i, j, k] = pi (x_ik - z_jk) / period, and K."""
+        Z = X if Z is None else Z
+        phase = (np.pi / self.period) * (X[:, None, :] - Z[None, :, :])
+        sum_sin2 = np.sum(np.sin(phase) ** 2, axis=2)
+        return phase, sum_sin2, self.variance * np.exp(-2.0 * sum_sin2 / self.lengthscale ** 2)
+
+    def _K(self, X, Z):
+        return self._parts(X, Z)[2]
+
+    def _diag(self, X):
+        return np.full(X.shape[0], self.variance)
+
+    def _gradient(self, X):
+        ell2 = self.lengthscale ** 2
+        phase, sum_sin2, K = self._parts(X, None)
+        dK = np.empty((3,) + K.shape)
+        dK[0] = K
+        dK[1] = K * 4.0 * sum_sin2 / ell2
+        dK[2] = K * (2.0 / ell2) * np.sum(np.sin(2.0 * phase) * phase, axis=2)
+        return K, dK
+
+    def _gradient_inputs(self, X, Z):
+        phase, _, K = self._parts(X, Z)
+        scale = 2.0 * np.pi / (self.lengthscale ** 2 * self.period)
+        return (scale * K)[:, :, None] * np.sin(2.0 * phase)
+
+
+# ---------------------------------------------------------------------------------------
+# Non-stationary and trivial kernels
+# ---------------------------------------------------------------------------------------
+class _SingleVariance(Kernel):
+    """A kernel with one parameter, ``variance``."""
+
+    def __init__(self, variance=1.0, variance_bounds=DEFAULT_BOUNDS, name: str | None = None):
+        var = np.array([as_positive_float(variance, "variance")])
+        self.name = name or self.name
+        self._names = ("variance",)
+        self._log_theta = np.log(var)
+        self._log_bounds = _log_bounds(variance_bounds, var, "variance")
+
+    @property
+    def variance(self) -> float:
+        return float(np.exp(self._log_theta[0]))
+
+    def _gradient(self, X):
+        K = self._K(X, None)
+        return K, K[None]  # K is linear in variance: dK/dlog variance = K
+
+
+class Linear(_SingleVariance):
+    """Linear (dot-product) kernel ``k(x, x') = variance * x . x'``: Bayesian linear regression
+    through the origin with weight prior N(0, variance I).
+
+    scikit-learn's ``DotProduct(sigma_0)`` is ``sigma_0^2 + x . x'``, i.e. our
+    ``Linear(1.0) + Constant(sigma_0**2)``.
+    """
+
+    name = "linear"
+
+    def _K(self, X, Z):
+        return self.variance * (X @ (X if Z is None else Z).T)
+
+    def _diag(self, X):
+        return self.variance * np.einsum("ij,ij->i", X, X)
+
+    def _gradient_inputs(self, X, Z):
+        return np.broadcast_to(self.variance * X[:, None, :],
+                               (X.shape[0], Z.shape[0], X.shape[1])).copy()
+
+
+class Constant(_SingleVariance):
+    """Constant kernel ``k(x, x') = variance``: an unknown offset with prior N(0, variance)."""
+
+    name = "constant"
+
+    def _K(self, X, Z):
+        return np.full((X.shape[0], X.shape[0] if Z is None else Z.shape[0]), self.variance)
+
+    def _diag(self, X):
+        return np.full(X.shape[0], self.variance)
+
+    def _gradient_inputs(self, X, Z):
+        return np.zeros((X.shape[0], Z.shape[0], X.shape[1]))
+
+
+class White(_SingleVariance):
+    """White-noise kernel: ``White(X) = variance * I``; ``White(X, X2) = 0`` (see module doc).
+
+    scikit-learn equivalent: ``WhiteKernel(noise_level=variance)``.
+    """
+
+    name = "white"
+
+    def _K(self, X, Z):
+        if Z is None:
+            return self.variance * np.eye(X.shape[0])
+        return np.zeros((X.shape[0], Z.shape[0]))
+
+    def _diag(self, X):
+        return np.full(X.shape[0], self.variance)
+
+    def _gradient_inputs(self, X, Z):
+        return np.zeros((X.shape[0], Z.shape[0], X.shape[1]))
+
+
+# ---------------------------------------------------------------------------------------
+# Composition
+# ---------------------------------------------------------------------------------------
+class _Combination(Kernel):
+    """A binary sum or product; its parameters are those of k1 followed by those of k2."""
+
+    def __init__(self, k1: Kernel, k2: Kernel):
+        for arg, k in (("k1", k1), ("k2", k2)):
+            if not isinstance(k, Kernel):
+                raise TypeError(f"{arg}: expected a Kernel, got {type(k).__name__}")
+        self.k1, self.k2 = k1, k2
+        self.name = f"({k1.name}{self._symbol}{k2.name})"
+
+    def _leaves(self):
+        return self.k1._leaves() + self.k2._leaves()
+
+    @property
+    def theta(self):
+        return np.concatenate([self.k1.theta, self.k2.theta])
+
+    @property
+    def bounds(self):
+        return np.vstack([self.k1.bounds, self.k2.bounds])
+
+    @property
+    def param_names(self):
+        leaves = self._leaves()
+        labels = [leaf.name for leaf in leaves]
+        counts = {label: labels.count(label) for label in labels}
+        seen: dict[str, int] = {}
+        names = []
+        for leaf, label in zip(leaves, labels):
+            if counts[label] > 1:
+                seen[label] = seen.get(label, 0) + 1
+                label = f"{label}_{seen[label]}"
+            names.extend(f"{label}.{p}" for p in leaf.param_names)
+        return tuple(names)
+
+    def _set_theta(self, theta):
+        n1 = self.k1.n_params
+        self.k1 = self.k1.with_theta(theta[:n1])
+        self.k2 = self.k2.with_theta(theta[n1:])
+
+    def _input_dim(self):
+        dims = {k._input_dim() for k in (self.k1, self.k2)} - {None}
+        return dims.pop() if len(dims) == 1 else None
+
+    def __repr__(self):
+        return f"({self.k1!r} {self._symbol} {self.k2!r})"
+
+
+class Sum(_Combination):
+    """``k(x, x') = k1(x, x') + k2(x, x')``."""
+
+    _symbol = "+"
+
+    def _K(self, X, Z):
+        return self.k1._K(X, Z) + self.k2._K(X, Z)
+
+    def _diag(self, X):
+        return self.k1._diag(X) + self.k2._diag(X)
+
+    def _gradient(self, X):
+        K1, dK1 = self.k1._gradient(X)
+        K2, dK2 = self.k2._gradient(X)
+        return K1 + K2, np.concatenate([dK1, dK2])
+
+    def _gradient_inputs(self, X, Z):
+        return self.k1._gradient_inputs(X, Z) + self.k2._gradient_inputs(X, Z)
+
+
+class Product(_Combination):
+    """``k(x, x') = k1(x, x') * k2(x, x')``."""
+
+    _symbol = "*"
+
+    def _K(self, X, Z):
+        return self.k1._K(X, Z) * self.k2._K(X, Z)
+
+    def _diag(self, X):
+        return self.k1._diag(X) * self.k2._diag(X)
+
+    def _gradient(self, X):
+        K1, dK1 = self.k1._gradient(X)
+        K2, dK2 = self.k2._gradient(X)
+        return K1 * K2, np.concatenate([dK1 * K2, K1 * dK2])
+
+    def _gradient_inputs(self, X, Z):
+        K1, K2 = self.k1._K(X, Z), self.k2._K(X, Z)
+        return (self.k1._gradient_inputs(X, Z) * K2[:, :, None]
+                + K1[:, :, None] * self.k2._gradient_inputs(X, Z))

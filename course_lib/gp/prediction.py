@@ -1,0 +1,297 @@
+"""From a Gaussian over the training latents to predictions: the thesis' "two equations".
+
+Every GP model of the course ends in the same place. Some inference step (exact for a Gaussian
+likelihood; Laplace, EP or variational for the others) produces a Gaussian
+
+    q(f) = N(mu, Sigma)        over the latent values f = f(X) at the n training inputs.
+
+Combined with the GP conditional p(f* | f) = N(K*^T K^-1 f, K** - K*^T K^-1 K*), the predictive
+distribution of the latents f* at test inputs is Gaussian with
+
+    mean        m*  = K*^T K^-1 mu
+    covariance  S*  = K** - K*^T (K^-1 - K^-1 Sigma K^-1) K*
+
+(``K = k(X, X)``, ``K* = k(X, X*)`` of shape (n, n*), ``K** = k(X*, X*)``). Written this way the
+two equations need K^-1 and cancel badly, so :class:`LatentGaussian` stores q(f) in whichever
+form its producer has, and evaluates ``alpha = K^-1 mu`` and ``C = K^-1 - K^-1 Sigma K^-1``
+through Cholesky factors:
+
+``"noise"`` (exact regression, heteroscedastic noise N = diag(noise) allowed)
+    Sigma = (K^-1 + N^-1)^-1, so C = (K + N)^-1 = L^-T L^-1 with L = chol(K + N).
+``"precision"`` (Laplace / EP / variational: Sigma = (K^-1 + W)^-1 with W = R R^T)
+    C = (K + W^-1)^-1 = R B^-1 R^T with B = I + R^T K R, which needs no inverse of W (W may
+    be singular, as for pairwise likelihoods, where R = M^T diag(sqrt(w))).
+``"covariance"`` (any Sigma, the two equations literally)
+    C = K^-1 - K^-1 Sigma K^-1 through L_K = chol(K) and L_Sigma = chol(Sigma).
+
+Jitter policy (:func:`cholesky_with_jitter`, used by the whole package): try the plain
+Cholesky factor first; if it fails, add ``jitter * mean(diag(A))`` to the diagonal for jitter in
+1e-10, 1e-9, ..., 1e-4 (the cap), warn with a :class:`JitterWarning` saying how much was
+needed, and if even the cap fails raise :class:`NotPositiveDefiniteError` (a ``ValueError``)
+whose message says what to try.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
+
+from ..validation import as_float_array, as_positive_int, as_rng
+
+JITTER_START = 1e-10
+JITTER_CAP = 1e-4
+
+__all__ = ["JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter",
+           "LatentGaussian", "predict_from_gaussian", "sample_gaussian", "JITTER_START",
+           "JITTER_CAP"]
+
+
+class JitterWarning(UserWarning):
+    """A Cholesky factorisation needed jitter on the diagonal to succeed."""
+
+
+class NotPositiveDefiniteError(ValueError):
+    """A matrix stayed non-positive-definite even with the largest allowed jitter."""
+
+
+def cholesky_with_jitter(A: np.ndarray, name: str = "K", warn: bool = True
+                         ) -> tuple[np.ndarray, float]:
+    """Lower Cholesky factor L (``A + jitter I = L L^T``) and the absolute jitter added.
+
+    ``A`` is a symmetric ``(n, n)`` array (not modified). The ladder is described in the module
+    docstring; ``warn=False`` silences the warning (sampling, where a tiny jitter is routine).
+    """
+    try:
+        return cholesky(A, lower=True, check_finite=False), 0.0
+    except LinAlgError:
+        pass
+    scale = float(np.mean(np.diag(A)))
+    if not np.isfinite(scale) or scale <= 0:
+        raise NotPositiveDefiniteError(
+            f"{name}: not positive definite and its mean diagonal is {scale:.3g}; check that "
+            "every variance hyper-parameter is positive and the kernel is valid")
+    eye = np.eye(A.shape[0])
+    jitter = JITTER_START
+    while jitter <= JITTER_CAP * (1 + 1e-9):
+        try:
+            L = cholesky(A + jitter * scale * eye, lower=True, check_finite=False)
+        except LinAlgError:
+            jitter *= 10.0
+            continue
+        if warn:
+            warnings.warn(JitterWarning(
+                f"{name}: Cholesky needed jitter {jitter:.0e} * mean(diag) = {jitter * scale:.3g} "
+                "on the diagonal (duplicated inputs or noise-free data?)"), stacklevel=3)
+        return L, jitter * scale
+    raise NotPositiveDefiniteError(
+        f"{name}: not positive definite even with jitter {JITTER_CAP:.0e} * mean(diag) on the "
+        "diagonal. Try: a larger noise variance (or a White kernel term), removing duplicated "
+        "inputs, a shorter lengthscale or smaller variance for very smooth kernels, rescaling "
+        "the inputs, or checking that the kernel is a valid (positive semi-definite) one")
+
+
+def _logdet_from_cholesky(L: np.ndarray) -> float:
+    return 2.0 * float(np.sum(np.log(np.diag(L))))
+
+
+@dataclass(frozen=True)
+class LatentGaussian:
+    """A Gaussian q(f) = N(mean, Sigma) over the n training latents, stored for prediction.
+
+    Build it with :meth:`from_noise`, :meth:`from_precision` or :meth:`from_mean_cov`; then
+    :meth:`predict` applies the two equations of the module docstring.
+
+    Attributes
+    ----------
+    mean : (n,) posterior mean mu of the training latents.
+    alpha : (n,) ``K^-1 mu`` (the weights of the predictive mean ``m* = K*^T alpha``).
+    form : "noise", "precision" or "covariance".
+    factors : the Cholesky factors of the form (see module docstring).
+    jitter : absolute jitter that the factorisation added (0.0 when none was needed).
+    """
+
+    mean: np.ndarray
+    alpha: np.ndarray
+    form: str
+    factors: tuple
+    jitter: float = 0.0
+
+    # ----- constructors -----------------------------------------------------------------
+    @classmethod
+    def from_noise(cls, K, y, noise) -> "LatentGaussian":
+        """Exact posterior for y = f + eps, eps ~ N(0, diag(noise)).
+
+        ``alpha = (K + N)^-1 y``, ``mu = K alpha = y - N alpha``,
+        ``Sigma = (K^-1 + N^-1)^-1``. ``noise`` is a scalar or an ``(n,)`` vector (>= 0; zero
+        noise interpolates, with jitter if K is singular).
+        """
+        K = _square(K, "K")
+        n = K.shape[0]
+        y = _vector(y, "y", n)
+        noise = _noise_vector(noise, n)
+        A = K.copy()
+        A[np.diag_indices(n)] += noise
+        L, jitter = cholesky_with_jitter(A, "K + noise")
+        alpha = cho_solve((L, True), y, check_finite=False)
+        return cls(y - (noise + jitter) * alpha, alpha, "noise", (L,), jitter)
+
+    @classmethod
+    def from_precision(cls, K, mean, R, alpha=None) -> "LatentGaussian":
+        """Posterior written as ``Sigma = (K^-1 + R R^T)^-1`` (Laplace, EP, variational).
+
+        ``R`` is ``(n,)`` (diagonal W = diag(R^2), e.g. ``sqrt(W)`` of a factorising
+        likelihood) or ``(n, m)`` (e.g. ``M^T diag(sqrt(w))`` for m pairwise comparisons).
+        ``alpha = K^-1 mean`` may be passed when known (at a Laplace mode it equals the
+        gradient of the log-likelihood); otherwise it is solved with Cholesky of K.
+        """
+        K = _square(K, "K")
+        n = K.shape[0]
+        mean = _vector(mean, "mean", n)
+        R = as_float_array(R, "R", ndim=(1, 2))
+        if R.shape[0] != n:
+            raise ValueError(f"R: expected {n} rows (one per training latent), got shape {R.shape}")
+        if R.ndim == 1:
+            B = np.eye(n) + R[:, None] * K * R[None, :]
+        else:
+            B = np.eye(R.shape[1]) + R.T @ K @ R
+        L_B, jitter_B = cholesky_with_jitter(B, "B = I + R^T K R")
+        jitter = jitter_B
+        if alpha is None:
+            L_K, jitter = cholesky_with_jitter(K, "K")
+            alpha = cho_solve((L_K, True), mean, check_finite=False)
+        else:
+            alpha = _vector(alpha, "alpha", n)
+        return cls(mean, alpha, "precision", (R, L_B), jitter)
+
+    @classmethod
+    def from_mean_cov(cls, K, mean, Sigma) -> "LatentGaussian":
+        """Any Gaussian N(mean, Sigma): the two equations with Cholesky factors of K and Sigma."""
+        K = _square(K, "K")
+        n = K.shape[0]
+        mean = _vector(mean, "mean", n)
+        Sigma = _square(Sigma, "Sigma", n)
+        L_K, jitter = cholesky_with_jitter(K, "K")
+        L_S, _ = cholesky_with_jitter(Sigma, "Sigma")
+        alpha = cho_solve((L_K, True), mean, check_finite=False)
+        return cls(mean, alpha, "covariance", (L_K, L_S), jitter)
+
+    # ----- prediction -------------------------------------------------------------------
+    def _whitened(self, K_cross: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """(V, U) with K*^T C K* = V^T V - U^T U (U is None except for the covariance form)."""
+        if self.form == "noise":
+            (L,) = self.factors
+            return solve_triangular(L, K_cross, lower=True, check_finite=False), None
+        if self.form == "precision":
+            R, L_B = self.factors
+            RtK = R[:, None] * K_cross if R.ndim == 1 else R.T @ K_cross
+            return solve_triangular(L_B, RtK, lower=True, check_finite=False), None
+        L_K, L_S = self.factors
+        V = solve_triangular(L_K, K_cross, lower=True, check_finite=False)
+        Kinv_Kc = solve_triangular(L_K.T, V, lower=False, check_finite=False)
+        return V, L_S.T @ Kinv_Kc
+
+    def predict(self, K_cross, K_test) -> tuple[np.ndarray, np.ndarray]:
+        """Predictive mean and variance (or covariance) of the latents f*.
+
+        ``K_cross = k(X, X*)`` has shape (n, n*). Pass ``K_test = kernel.diag(X*)`` (shape
+        (n*,)) to get variances, or ``K_test = kernel(X*)`` (shape (n*, n*)) for the full
+        covariance. Returns ``(m*, v*)`` with ``m* = K*^T alpha`` and
+        ``v* = K** - K*^T C K*`` (module docstring); tiny negative variances from round-off
+        are clipped to 0.
+        """
+        n = self.alpha.shape[0]
+        K_cross = as_float_array(K_cross, "K_cross", ndim=2)
+        if K_cross.shape[0] != n:
+            raise ValueError(f"K_cross: expected {n} rows (training points), got {K_cross.shape}")
+        m = K_cross.shape[1]
+        K_test = as_float_array(K_test, "K_test", ndim=(1, 2))
+        if K_test.shape not in ((m,), (m, m)):
+            raise ValueError(f"K_test: expected shape ({m},) or ({m}, {m}), got {K_test.shape}")
+        mean = K_cross.T @ self.alpha
+        V, U = self._whitened(K_cross)
+        if K_test.ndim == 1:
+            var = K_test - np.einsum("ij,ij->j", V, V)
+            if U is not None:
+                var += np.einsum("ij,ij->j", U, U)
+            return mean, np.maximum(var, 0.0)
+        cov = K_test - V.T @ V
+        if U is not None:
+            cov += U.T @ U
+        return mean, cov
+
+    def covariance(self, K) -> np.ndarray:
+        """Sigma itself, shape (n, n) (for plots and checks; prediction never forms it)."""
+        K = _square(K, "K", self.alpha.shape[0])
+        if self.form == "covariance":
+            L_S = self.factors[1]
+            return L_S @ L_S.T
+        return self.predict(K, K)[1]
+
+    def log_det(self) -> float:
+        """``log det`` of the factorised matrix: K + N ("noise"), B ("precision"; equal to
+        log det(I + K W), the Laplace evidence term) or K ("covariance")."""
+        factor = self.factors[1] if self.form == "precision" else self.factors[0]
+        return _logdet_from_cholesky(factor)
+
+
+def predict_from_gaussian(K, K_cross, K_test, mean, Sigma) -> tuple[np.ndarray, np.ndarray]:
+    """The two equations for any N(mean, Sigma) of the training latents (thesis 2.14 / 2.15).
+
+    ``m* = K*^T K^-1 mean``; ``S* = K** - K*^T (K^-1 - K^-1 Sigma K^-1) K*``. ``K_test`` is the
+    (n*,) diagonal for variances or the (n*, n*) matrix for a covariance.
+    """
+    return LatentGaussian.from_mean_cov(K, mean, Sigma).predict(K_cross, K_test)
+
+
+# ----- checks ----------------------------------------------------------------------------
+def _square(A, name: str, n: int | None = None) -> np.ndarray:
+    A = as_float_array(A, name, ndim=2)
+    if A.shape[0] != A.shape[1] or (n is not None and A.shape[0] != n):
+        want = f"({n}, {n})" if n is not None else "square"
+        raise ValueError(f"{name}: expected a {want} matrix, got shape {A.shape}")
+    return A
+
+
+def _vector(v, name: str, n: int) -> np.ndarray:
+    v = as_float_array(v, name, ndim=1)
+    if v.shape != (n,):
+        raise ValueError(f"{name}: expected shape ({n},) (one value per training point), "
+                         f"got {v.shape}")
+    return v
+
+
+def _noise_vector(noise, n: int) -> np.ndarray:
+    noise = as_float_array(noise, "noise", ndim=(0, 1))
+    if noise.ndim == 0:
+        noise = np.full(n, float(noise))
+    if noise.shape != (n,):
+        raise ValueError(f"noise: expected a scalar or shape ({n},), got {noise.shape}")
+    if np.any(noise < 0):
+        raise ValueError("noise: variances must be >= 0")
+    return noise
+
+
+
+def sample_gaussian(mean, cov, n_samples: int, rng) -> np.ndarray:
+    """Draws from N(mean, cov), shape ``(n_samples, n)`` (rows are samples).
+
+    ``f = mean + L z`` with z ~ N(0, I) and L the Cholesky factor of ``cov`` under the jitter
+    ladder, silently: smooth priors on dense grids are singular to machine precision, and a
+    jitter of at most 1e-4 of the mean variance is invisible in a sample. Should even that fail
+    (e.g. a posterior evaluated only at noise-free training points, where cov is ~0), the
+    symmetric eigen-decomposition with negative round-off eigenvalues clipped to 0 is used.
+    """
+    n_samples = as_positive_int(n_samples, "n_samples")
+    rng = as_rng(rng)
+    mean = as_float_array(mean, "mean", ndim=1)
+    cov = _square(cov, "cov", mean.shape[0])
+    try:
+        root, _ = cholesky_with_jitter(cov, "cov", warn=False)
+    except NotPositiveDefiniteError:
+        eigval, Q = np.linalg.eigh(0.5 * (cov + cov.T))
+        root = Q * np.sqrt(np.maximum(eigval, 0.0))
+    z = rng.standard_normal((mean.shape[0], n_samples))
+    return (mean[:, None] + root @ z).T

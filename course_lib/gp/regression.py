@@ -1,0 +1,388 @@
+"""Exact Gaussian-process regression: conditioning, prediction, marginal likelihood, ML-II / MAP-II.
+
+Model: f ~ GP(0, k), y_i = f(x_i) + eps_i with eps_i ~ N(0, noise_variance). Zero prior mean:
+centre y first (or add a :class:`~course_lib.gp.kernels.Constant` kernel for an unknown offset).
+
+With K = k(X, X) and L = chol(K + sigma_n^2 I):
+
+    alpha = L^T \\ (L \\ y)
+    m*    = K*^T alpha,             v* = k** - ||L \\ K*||^2           (latent f*)
+    log p(y | X, theta) = -1/2 y^T alpha - sum_i log L_ii - n/2 log 2 pi
+    d log p / d theta_p = 1/2 tr((alpha alpha^T - (K + sigma_n^2 I)^-1) dK/dtheta_p)
+
+Hyper-parameters are the kernel's log-parameters followed by ``log noise_variance`` (left out
+when ``noise_variance=0``: noise-free interpolation). Predictions go through the shared
+:class:`~course_lib.gp.prediction.LatentGaussian` ("noise" form), exactly as the Laplace and
+variational models of later units do. Jitter: see :mod:`course_lib.gp.prediction`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import lapack
+from scipy.optimize import minimize
+
+from ..validation import as_float_array, as_positive_float, as_positive_int, as_rng
+from .kernels import Kernel, _log_bounds, as_inputs
+from .prediction import (LatentGaussian, NotPositiveDefiniteError, _logdet_from_cholesky,
+                         sample_gaussian)
+from .priors import Prior
+
+NOISE_BOUNDS = (1e-8, 1e5)
+
+__all__ = ["GPRegression", "MarginalLikelihood", "HyperparameterFit", "LMLSurface",
+           "gaussian_log_marginal_likelihood", "log_marginal_likelihood_surface"]
+
+
+@dataclass(frozen=True)
+class MarginalLikelihood:
+    """log p(y | X, theta) = data_fit + complexity + constant, and optionally its gradient.
+
+    data_fit = -1/2 y^T (K + N)^-1 y;  complexity = -1/2 log det(K + N);  constant = -n/2 log 2pi.
+    ``gradient_kernel[p]`` = d/d theta_p for each slice of the ``dK`` passed in;
+    ``gradient_log_noise[i]`` = d/d log noise_i for each training point (sum them for one
+    shared noise variance; group them by rater for per-rater noise).
+    """
+
+    value: float
+    data_fit: float
+    complexity: float
+    constant: float
+    gradient_kernel: np.ndarray | None = None
+    gradient_log_noise: np.ndarray | None = None
+
+
+def gaussian_log_marginal_likelihood(K, y, noise, dK=None, warn: bool = True
+                                     ) -> MarginalLikelihood:
+    """Log evidence of y ~ N(0, K + diag(noise)) and, if ``dK`` (shape (P, n, n)) is given,
+    its gradient (see :class:`MarginalLikelihood`). ``noise`` is a scalar or (n,) vector."""
+    posterior = _condition(K, y, noise, warn)
+    L, alpha = posterior.factors[0], posterior.alpha
+    n = alpha.shape[0]
+    data_fit = -0.5 * float(y @ alpha)
+    complexity = -0.5 * _logdet_from_cholesky(L)
+    constant = -0.5 * n * np.log(2.0 * np.pi)
+    if dK is None:
+        return MarginalLikelihood(data_fit + complexity + constant, data_fit, complexity, constant)
+    # (K + N)^-1 from its Cholesky factor (LAPACK potri fills the lower triangle)
+    inverse, info = lapack.dpotri(L, lower=1)
+    if info != 0:
+        raise NotPositiveDefiniteError(f"K + noise: inverse from Cholesky failed (info={info})")
+    inverse = np.tril(inverse) + np.tril(inverse, -1).T
+    outer_minus_inverse = np.outer(alpha, alpha) - inverse
+    gradient_kernel = 0.5 * (dK.reshape(dK.shape[0], -1) @ outer_minus_inverse.ravel())
+    noise_vec = np.broadcast_to(np.asarray(noise, dtype=float), (n,))
+    gradient_log_noise = 0.5 * noise_vec * np.diag(outer_minus_inverse)
+    return MarginalLikelihood(data_fit + complexity + constant, data_fit, complexity, constant,
+                              gradient_kernel, gradient_log_noise)
+
+
+def _condition(K, y, noise, warn: bool) -> LatentGaussian:
+    if warn:
+        return LatentGaussian.from_noise(K, y, noise)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return LatentGaussian.from_noise(K, y, noise)
+
+
+@dataclass(frozen=True)
+class HyperparameterFit:
+    """Result of :meth:`GPRegression.optimize_hyperparameters`.
+
+    ``theta`` / ``params``: best log / natural hyper-parameters; ``objective``: the maximised
+    log marginal likelihood + log hyper-prior (equal to ``log_marginal_likelihood`` for ML-II);
+    per start (rows): ``starts`` and ``ends`` (log-parameters), ``objectives`` (-inf when a run
+    failed) and ``converged``; ``best`` indexes the winning start.
+    """
+
+    theta: np.ndarray
+    param_names: tuple[str, ...]
+    objective: float
+    log_marginal_likelihood: float
+    starts: np.ndarray
+    ends: np.ndarray
+    objectives: np.ndarray
+    converged: np.ndarray
+    best: int
+
+    @property
+    def params(self) -> dict[str, float]:
+        return dict(zip(self.param_names, np.exp(self.theta).tolist()))
+
+
+class GPRegression:
+    """Exact GP regression with a Gaussian likelihood.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        Prior covariance (hyper-parameters as logs, see :mod:`course_lib.gp.kernels`).
+    noise_variance : float >= 0
+        sigma_n^2 (a variance). 0 means noise-free interpolation (then it is not a
+        hyper-parameter; jitter keeps the Cholesky factor defined).
+    noise_bounds : (low, high) or "fixed"
+        Bounds of noise_variance for optimisation (natural units; default 1e-8 to 1e5).
+    priors : mapping name -> Prior, optional
+        Hyper-priors (MAP-II) on any of ``param_names``; the others get a flat prior on the
+        log-parameter (ML-II).
+
+    Usage: ``gp = GPRegression(k, 0.1).fit(X, y)``; ``gp.predict(X_test)``;
+    ``gp.optimize_hyperparameters(n_restarts=5, rng=rng)`` (refits at the optimum).
+    """
+
+    def __init__(self, kernel: Kernel, noise_variance: float = 1e-2,
+                 noise_bounds=NOISE_BOUNDS, priors: Mapping[str, Prior] | None = None):
+        if not isinstance(kernel, Kernel):
+            raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
+        self.kernel = kernel
+        self.noise_variance = as_positive_float(noise_variance, "noise_variance", allow_zero=True)
+        self._noise_log_bounds = (None if self.noise_variance == 0 else
+                                  _log_bounds(noise_bounds, np.array([self.noise_variance]),
+                                              "noise_variance"))
+        self.priors = self._check_priors(priors)
+        self.X_train: np.ndarray | None = None
+        self.y_train: np.ndarray | None = None
+        self.posterior: LatentGaussian | None = None
+
+    # ----- hyper-parameter vector -------------------------------------------------------
+    @property
+    def learns_noise(self) -> bool:
+        return self.noise_variance > 0
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return self.kernel.param_names + (("noise_variance",) if self.learns_noise else ())
+
+    @property
+    def theta(self) -> np.ndarray:
+        """Log hyper-parameters: kernel's, then log noise_variance."""
+        noise = [np.log(self.noise_variance)] if self.learns_noise else []
+        return np.concatenate([self.kernel.theta, noise])
+
+    @property
+    def bounds(self) -> np.ndarray:
+        """Log-bounds, shape (n_params, 2)."""
+        parts = [self.kernel.bounds] + ([self._noise_log_bounds] if self.learns_noise else [])
+        return np.vstack(parts)
+
+    @property
+    def params(self) -> dict[str, float]:
+        return dict(zip(self.param_names, np.exp(self.theta).tolist()))
+
+    def _split(self, theta) -> tuple[Kernel, float]:
+        theta = as_float_array(theta, "theta", ndim=1)
+        if theta.shape != (len(self.param_names),):
+            raise ValueError(f"theta: expected shape ({len(self.param_names)},) for "
+                             f"{self.param_names}, got {theta.shape}")
+        P = self.kernel.n_params
+        noise = float(np.exp(theta[P])) if self.learns_noise else 0.0
+        return self.kernel.with_theta(theta[:P]), noise
+
+    def _check_priors(self, priors):
+        priors = dict(priors or {})
+        for name, prior in priors.items():
+            if name not in self.param_names:
+                raise ValueError(f"priors: unknown hyper-parameter {name!r}; "
+                                 f"known: {self.param_names}")
+            if not isinstance(prior, Prior):
+                raise TypeError(f"priors: {name!r} needs a course_lib.gp.priors.Prior, "
+                                f"got {type(prior).__name__}")
+        return priors
+
+    # ----- data -------------------------------------------------------------------------
+    def fit(self, X, y) -> "GPRegression":
+        """Condition on training data (rows of X are points, y has shape (n,)) at the current
+        hyper-parameters (no optimisation). Returns self."""
+        X = as_inputs(X, "X")
+        y = as_float_array(y, "y", ndim=1)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"y: expected {X.shape[0]} values (one per row of X), "
+                             f"got {y.shape[0]}")
+        self.X_train, self.y_train = X, y
+        self.posterior = LatentGaussian.from_noise(self.kernel(X), y, self.noise_variance)
+        return self
+
+    def _require_fit(self):
+        if self.posterior is None:
+            raise ValueError("self: call fit(X, y) before predicting or optimising")
+
+    # ----- prediction -------------------------------------------------------------------
+    def predict(self, X_test, full_cov: bool = False, include_noise: bool = False
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """Predictive mean and variance (``full_cov``: covariance) at the rows of ``X_test``.
+
+        Latent f* by default; ``include_noise`` gives y* (adds noise_variance).
+        Returns ``(mean (n*,), var (n*,) or cov (n*, n*))``.
+        """
+        self._require_fit()
+        X_test = as_inputs(X_test, "X_test", self.X_train.shape[1])
+        K_cross = self.kernel(self.X_train, X_test)
+        K_test = self.kernel(X_test) if full_cov else self.kernel.diag(X_test)
+        mean, var = self.posterior.predict(K_cross, K_test)
+        if include_noise:
+            if full_cov:
+                var[np.diag_indices_from(var)] += self.noise_variance
+            else:
+                var = var + self.noise_variance
+        return mean, var
+
+    def sample_prior(self, X_test, n_samples: int = 1, rng=None) -> np.ndarray:
+        """Draws of f(X_test) from the GP prior, shape (n_samples, n*)."""
+        X_test = as_inputs(X_test, "X_test")
+        return sample_gaussian(np.zeros(X_test.shape[0]), self.kernel(X_test), n_samples, rng)
+
+    def sample_posterior(self, X_test, n_samples: int = 1, rng=None,
+                         include_noise: bool = False) -> np.ndarray:
+        """Draws of f(X_test) (or y* with ``include_noise``) given the data, (n_samples, n*)."""
+        mean, cov = self.predict(X_test, full_cov=True, include_noise=include_noise)
+        return sample_gaussian(mean, cov, n_samples, rng)
+
+    # ----- marginal likelihood ----------------------------------------------------------
+    def marginal_likelihood(self, theta=None, eval_gradient: bool = False,
+                            warn: bool = True) -> MarginalLikelihood:
+        """Terms (and gradient) of log p(y | X, theta); ``theta`` defaults to the current one.
+
+        ``gradient_kernel`` of the result is w.r.t. ``kernel.theta``; ``gradient_log_noise``
+        is per point (see :func:`gaussian_log_marginal_likelihood`).
+        """
+        self._require_fit()
+        kernel, noise = (self.kernel, self.noise_variance) if theta is None else self._split(theta)
+        if eval_gradient:
+            K, dK = kernel.gradient(self.X_train)
+            return gaussian_log_marginal_likelihood(K, self.y_train, noise, dK, warn)
+        return gaussian_log_marginal_likelihood(kernel(self.X_train), self.y_train, noise,
+                                                None, warn)
+
+    def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False):
+        """log p(y | X, theta) (float), or ``(value, gradient)`` with the gradient w.r.t. the
+        log hyper-parameters in the order of ``param_names`` (as scikit-learn's method)."""
+        result = self.marginal_likelihood(theta, eval_gradient)
+        if not eval_gradient:
+            return result.value
+        grad = result.gradient_kernel
+        if self.learns_noise:
+            grad = np.append(grad, result.gradient_log_noise.sum())
+        return result.value, grad
+
+    def log_hyper_prior(self, theta=None) -> tuple[float, np.ndarray]:
+        """Sum of the log hyper-prior densities of u = log theta, and its gradient (0 if none)."""
+        theta = self.theta if theta is None else as_float_array(theta, "theta", ndim=1)
+        value, grad = 0.0, np.zeros(len(self.param_names))
+        for index, name in enumerate(self.param_names):
+            if name in self.priors:
+                lp, dlp = self.priors[name].log_pdf_log(theta[index])
+                value += float(lp)
+                grad[index] = float(dlp)
+        return value, grad
+
+    # ----- ML-II / MAP-II ---------------------------------------------------------------
+    def _negative_objective(self, theta):
+        try:
+            result = self.marginal_likelihood(theta, eval_gradient=True, warn=False)
+        except NotPositiveDefiniteError:
+            return np.inf, np.zeros_like(theta)
+        grad = result.gradient_kernel
+        if self.learns_noise:
+            grad = np.append(grad, result.gradient_log_noise.sum())
+        lp, dlp = self.log_hyper_prior(theta)
+        return -(result.value + lp), -(grad + dlp)
+
+    def _random_start(self, rng) -> np.ndarray:
+        bounds = self.bounds
+        start = rng.uniform(bounds[:, 0], bounds[:, 1])
+        for index, name in enumerate(self.param_names):
+            if name in self.priors:
+                start[index] = self.priors[name].sample_log(rng)
+        return np.clip(start, bounds[:, 0], bounds[:, 1])
+
+    def optimize_hyperparameters(self, n_restarts: int = 5, rng=None, max_iter: int = 200
+                                 ) -> HyperparameterFit:
+        """Maximise log p(y | X, theta) + log p(theta) over the log hyper-parameters.
+
+        L-BFGS-B (bounds in log space, analytic gradient) from the current theta and from
+        ``n_restarts`` random starts: drawn from the hyper-prior where one is set, else
+        uniform between the log-bounds. The best run is kept, the model refitted at it, and
+        every run returned (local optima are part of the lesson).
+        """
+        self._require_fit()
+        n_restarts = as_positive_int(n_restarts, "n_restarts", minimum=0)
+        max_iter = as_positive_int(max_iter, "max_iter")
+        rng = as_rng(rng)
+        starts = [self.theta] + [self._random_start(rng) for _ in range(n_restarts)]
+        ends, values, converged = [], [], []
+        for start in starts:
+            run = minimize(self._negative_objective, start, jac=True, method="L-BFGS-B",
+                           bounds=self.bounds, options={"maxiter": max_iter})
+            ends.append(run.x)
+            values.append(-run.fun if np.isfinite(run.fun) else -np.inf)
+            converged.append(bool(run.success))
+        values = np.array(values)
+        if not np.any(np.isfinite(values)):
+            raise NotPositiveDefiniteError(
+                "theta: every optimisation run failed to factorise K + noise; try a larger "
+                "noise_variance lower bound or narrower kernel bounds")
+        best = int(np.argmax(values))
+        self.kernel, self.noise_variance = self._split(ends[best])
+        self.fit(self.X_train, self.y_train)
+        return HyperparameterFit(ends[best].copy(), self.param_names, float(values[best]),
+                                 float(self.log_marginal_likelihood()), np.array(starts),
+                                 np.array(ends), values, np.array(converged), best)
+
+    def __repr__(self):
+        return f"GPRegression(kernel={self.kernel!r}, noise_variance={self.noise_variance:.4g})"
+
+
+@dataclass(frozen=True)
+class LMLSurface:
+    """log p(y | X, theta) on a grid over two hyper-parameters (the others held fixed).
+
+    ``values[i, j]`` is at ``y_values[i]``, ``x_values[j]`` (natural units; -inf where the
+    factorisation failed); ``data_fit`` and ``complexity`` are its two terms on the same grid;
+    ``best`` = (x, y) of the largest grid value.
+    """
+
+    x_name: str
+    y_name: str
+    x_values: np.ndarray
+    y_values: np.ndarray
+    values: np.ndarray
+    data_fit: np.ndarray
+    complexity: np.ndarray
+    best: tuple[float, float]
+
+
+def log_marginal_likelihood_surface(gp: GPRegression, x_name: str, x_values, y_name: str,
+                                    y_values) -> LMLSurface:
+    """Evaluate the log marginal likelihood of a fitted ``gp`` over a grid of two
+    hyper-parameters named as in ``gp.param_names`` (e.g. "lengthscale", "noise_variance"),
+    given in natural units (positive)."""
+    gp._require_fit()
+    names = gp.param_names
+    for arg, name in (("x_name", x_name), ("y_name", y_name)):
+        if name not in names:
+            raise ValueError(f"{arg}: unknown hyper-parameter {name!r}; known: {names}")
+    x_values = as_float_array(x_values, "x_values", ndim=1)
+    y_values = as_float_array(y_values, "y_values", ndim=1)
+    for arg, values in (("x_values", x_values), ("y_values", y_values)):
+        if np.any(values <= 0):
+            raise ValueError(f"{arg}: hyper-parameter values must be > 0")
+    ix, iy = names.index(x_name), names.index(y_name)
+    shape = (y_values.size, x_values.size)
+    values, data_fit, complexity = np.full(shape, -np.inf), np.full(shape, -np.inf), np.zeros(shape)
+    theta = gp.theta
+    for i, yv in enumerate(y_values):
+        for j, xv in enumerate(x_values):
+            theta[ix], theta[iy] = np.log(xv), np.log(yv)
+            try:
+                result = gp.marginal_likelihood(theta, warn=False)
+            except NotPositiveDefiniteError:
+                continue
+            values[i, j], data_fit[i, j], complexity[i, j] = (result.value, result.data_fit,
+                                                              result.complexity)
+    i, j = np.unravel_index(np.argmax(values), shape)
+    return LMLSurface(x_name, y_name, x_values, y_values, values, data_fit, complexity,
+                      (float(x_values[j]), float(y_values[i])))

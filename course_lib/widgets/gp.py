@@ -1,0 +1,153 @@
+"""Explorers for Unit 4 (GP regression): kernels and prior samples, conditioning, log-ML surface.
+
+Each builder returns a :class:`course_lib.widgets.Explorer`; compute lives in
+:mod:`course_lib.gp`, drawing in :mod:`course_lib.plotting.gp`. Random draws use one fixed
+seed per explorer, so moving a slider deforms the same samples smoothly.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as W
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ..gp.kernels import (Linear, Matern12, Matern32, Matern52, Periodic, RationalQuadratic,
+                          SquaredExponential)
+from ..gp.prediction import sample_gaussian
+from ..gp.regression import GPRegression, log_marginal_likelihood_surface
+from ..plotting.gp import plot_gp_posterior, plot_kernel_function, plot_lml_surface, plot_samples
+from ..validation import as_float_array, as_positive_int, as_rng, check_choice
+from .base import Explorer
+
+__all__ = ["KERNEL_FAMILIES", "make_kernel", "toy_regression_data", "kernel_explorer",
+           "conditioning_explorer", "lml_surface_explorer"]
+
+KERNEL_FAMILIES = ("squared exponential", "Matern 1/2", "Matern 3/2", "Matern 5/2",
+                   "rational quadratic", "periodic", "linear")
+
+
+def make_kernel(family: str, lengthscale: float = 1.0, variance: float = 1.0):
+    """A kernel of one of ``KERNEL_FAMILIES`` (rational quadratic: alpha = 1; periodic:
+    period = 2; linear ignores the lengthscale)."""
+    check_choice(family, "family", KERNEL_FAMILIES)
+    if family == "linear":
+        return Linear(variance)
+    if family == "periodic":
+        return Periodic(lengthscale, period=2.0, variance=variance)
+    if family == "rational quadratic":
+        return RationalQuadratic(lengthscale, variance, alpha=1.0)
+    factory = {"squared exponential": SquaredExponential, "Matern 1/2": Matern12,
+               "Matern 3/2": Matern32, "Matern 5/2": Matern52}[family]
+    return factory(lengthscale, variance)
+
+
+def toy_regression_data(n: int = 30, noise_sd: float = 0.2, rng=0):
+    """A 1-D toy set: x ~ U(-4, 4) sorted, y = sin(1.5 x) + 0.3 x + N(0, noise_sd^2)."""
+    n = as_positive_int(n, "n")
+    rng = as_rng(rng)
+    x = np.sort(rng.uniform(-4.0, 4.0, n))
+    return x[:, None], np.sin(1.5 * x) + 0.3 * x + noise_sd * rng.standard_normal(n)
+
+
+def _log_slider(description, value, low, high):
+    return W.FloatLogSlider(value=value, base=10, min=np.log10(low), max=np.log10(high),
+                            step=0.05, description=description, continuous_update=False)
+
+
+def kernel_explorer(n_samples: int = 3, n_grid: int = 150, seed: int = 0) -> Explorer:
+    """Kernel family, lengthscale and variance -> the kernel function k(0, x) and prior samples."""
+    n_samples = as_positive_int(n_samples, "n_samples")
+    x = np.linspace(-5.0, 5.0, as_positive_int(n_grid, "n_grid"))
+    controls = {
+        "family": W.Dropdown(options=KERNEL_FAMILIES, value="squared exponential",
+                             description="kernel"),
+        "lengthscale": _log_slider("lengthscale", 1.0, 0.1, 10.0),
+        "variance": _log_slider("variance", 1.0, 0.1, 10.0),
+    }
+
+    def render(family, lengthscale, variance):
+        kernel = make_kernel(family, lengthscale, variance)
+        # the same seed on every render: sliders deform the same draws smoothly
+        samples = sample_gaussian(np.zeros(x.size), kernel(x[:, None]), n_samples, seed)
+        fig, (ax_k, ax_f) = plt.subplots(1, 2, figsize=(10, 3.5), layout="constrained")
+        plot_kernel_function(ax_k, kernel, x)
+        ax_k.set_title(f"{family}: k(0, x)")
+        plot_samples(ax_f, x, samples)
+        sd = np.sqrt(kernel.diag(x[:, None]))
+        ax_f.fill_between(x, -2 * sd, 2 * sd, color="0.85", lw=0, zorder=0)
+        ax_f.set_title("prior samples (grey: ± 2 sd)")
+        return fig
+
+    return Explorer(render, controls, title="Kernels and samples from the GP prior")
+
+
+def conditioning_explorer(X=None, y=None, n_samples: int = 3, n_grid: int = 120,
+                          seed: int = 0) -> Explorer:
+    """Noise, lengthscale, variance and the number of points used -> posterior mean,
+    bands and samples of an SE-kernel GP (the first ``n_points`` rows of the data)."""
+    if X is None or y is None:
+        X, y = toy_regression_data()
+    X = as_float_array(X, "X", ndim=(1, 2)).reshape(len(y), -1)
+    y = as_float_array(y, "y", ndim=1)
+    x_test = np.linspace(X.min() - 1.0, X.max() + 1.0, as_positive_int(n_grid, "n_grid"))
+    n_samples = as_positive_int(n_samples, "n_samples")
+    controls = {
+        "noise_variance": _log_slider("noise var", 0.04, 1e-4, 1.0),
+        "lengthscale": _log_slider("lengthscale", 1.0, 0.1, 10.0),
+        "variance": _log_slider("variance", 1.0, 0.1, 10.0),
+        "n_points": W.IntSlider(value=min(10, len(y)), min=1, max=len(y),
+                                description="points", continuous_update=False),
+    }
+
+    def render(noise_variance, lengthscale, variance, n_points):
+        gp = GPRegression(SquaredExponential(lengthscale, variance), noise_variance,
+                          noise_bounds="fixed").fit(X[:n_points], y[:n_points])
+        mean, cov = gp.predict(x_test[:, None], full_cov=True)
+        samples = sample_gaussian(mean, cov, n_samples, seed)
+        fig, ax = plt.subplots(figsize=(8, 3.8), layout="constrained")
+        plot_gp_posterior(ax, x_test, mean, np.diag(cov), X[:n_points], y[:n_points],
+                          samples=samples, noise_variance=noise_variance)
+        ax.plot(X[n_points:, 0], y[n_points:], "o", mfc="none", mec="0.6", ms=5,
+                label="not used")
+        ax.set_title(f"posterior from {n_points} point(s); "
+                     f"log p(y|X) = {gp.log_marginal_likelihood():.1f}")
+        ax.legend(loc="upper left", fontsize="small", ncol=2)
+        return fig
+
+    return Explorer(render, controls, title="Conditioning a GP on data")
+
+
+def lml_surface_explorer(X=None, y=None, n_grid: int = 25, n_test: int = 100) -> Explorer:
+    """The log marginal likelihood over (lengthscale, noise variance) for the chosen signal
+    variance, with the grid optimum (star) and the current setting (cross), next to the fit at
+    the current setting."""
+    if X is None or y is None:
+        X, y = toy_regression_data()
+    X = as_float_array(X, "X", ndim=(1, 2)).reshape(len(y), -1)
+    y = as_float_array(y, "y", ndim=1)
+    n_grid = as_positive_int(n_grid, "n_grid", minimum=2)
+    lengthscales = np.logspace(-1, 1, n_grid)
+    noises = np.logspace(-4, 0, n_grid)
+    x_test = np.linspace(X.min() - 1.0, X.max() + 1.0, as_positive_int(n_test, "n_test"))
+    cache: dict[float, object] = {}
+    controls = {
+        "lengthscale": _log_slider("lengthscale", 1.0, 0.1, 10.0),
+        "noise_variance": _log_slider("noise var", 0.04, 1e-4, 1.0),
+        "variance": _log_slider("variance", 1.0, 0.1, 10.0),
+    }
+
+    def render(lengthscale, noise_variance, variance):
+        gp = GPRegression(SquaredExponential(lengthscale, variance), noise_variance).fit(X, y)
+        if variance not in cache:  # the surface depends only on the signal variance
+            cache[variance] = log_marginal_likelihood_surface(
+                gp, "lengthscale", lengthscales, "noise_variance", noises)
+        surface = cache[variance]
+        fig, (ax_s, ax_f) = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
+        plot_lml_surface(ax_s, surface, current=(lengthscale, noise_variance))
+        ax_s.set_title(f"log marginal likelihood (variance = {variance:.3g})")
+        mean, var = gp.predict(x_test[:, None])
+        plot_gp_posterior(ax_f, x_test, mean, var, X, y, noise_variance=noise_variance)
+        ax_f.set_title(f"fit at the cross: log p(y|X) = {gp.log_marginal_likelihood():.1f}")
+        return fig
+
+    return Explorer(render, controls, title="The marginal likelihood: fit versus complexity")
