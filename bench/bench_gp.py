@@ -8,7 +8,8 @@ Workloads (d = 3 inputs, SE kernel, fixed hyper-parameters, same data for both):
    log_marginal_likelihood(theta, eval_gradient=True)).                           goal <= 1.0
 
 Runs alternate ours / theirs after a warm-up; prints each median and the median of the
-per-round ratios ours / theirs. (The sparse-approximation timing is run separately.)
+per-round ratios ours / theirs. The sparse approximation's timing (N = 50 000, M = 200) is
+bench/bench_gp_sparse.py; `make bench` runs both.
 Run: .venv/bin/python bench/bench_gp.py [--repeats 7]
 """
 

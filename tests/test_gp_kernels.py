@@ -109,6 +109,25 @@ def test_gradient_wrt_log_params_by_finite_differences(name):
 
 
 @pytest.mark.parametrize("name", list(all_kernels()))
+def test_cross_and_diagonal_gradients_by_finite_differences(name):
+    k = all_kernels()[name]
+    K, dK = k.gradient(X, Z)
+    np.testing.assert_allclose(K, k(X, Z), rtol=1e-13)
+    d, dd = k.gradient_diag(X)
+    np.testing.assert_allclose(d, k.diag(X), rtol=1e-13)
+    assert dK.shape == (k.n_params, 7, 5) and dd.shape == (k.n_params, 7)
+    theta, h = k.theta, 1e-6
+    for p in range(k.n_params):
+        step = np.zeros_like(theta)
+        step[p] = h
+        plus, minus = k.with_theta(theta + step), k.with_theta(theta - step)
+        np.testing.assert_allclose(dK[p], (plus(X, Z) - minus(X, Z)) / (2 * h), atol=1e-8,
+                                   err_msg=k.param_names[p])
+        np.testing.assert_allclose(dd[p], (plus.diag(X) - minus.diag(X)) / (2 * h), atol=1e-8,
+                                   err_msg=k.param_names[p])
+
+
+@pytest.mark.parametrize("name", list(all_kernels()))
 def test_gradient_inputs_by_finite_differences(name):
     k = all_kernels()[name]
     G = k.gradient_inputs(X, Z)

@@ -4,7 +4,8 @@
 ``prediction`` the step from any Gaussian approximation N(mu, Sigma) of the training latents to
 the predictive distribution, plus the jitter policy (shared by exact regression and the
 Laplace / variational models of later units); ``regression`` exact GP regression with ML-II /
-MAP-II fitting; ``priors`` hyper-priors for MAP-II.
+MAP-II fitting; ``priors`` hyper-priors for MAP-II; ``sparse`` the inducing-point
+(Titsias collapsed variational bound) approximation for large N.
 """
 
 from .kernels import (Constant, Kernel, Linear, Matern, Matern12, Matern32, Matern52, Periodic,
@@ -14,6 +15,8 @@ from .prediction import (JitterWarning, LatentGaussian, NotPositiveDefiniteError
 from .priors import Gamma, HalfStudentT, LogNormal, Prior
 from .regression import (GPRegression, HyperparameterFit, LMLSurface, MarginalLikelihood,
                          gaussian_log_marginal_likelihood, log_marginal_likelihood_surface)
+from .sparse import (SparseGP, collapsed_bound, collapsed_bound_and_gradient, fit_sparse_gp,
+                     select_inducing_inputs, sparse_posterior)
 
 __all__ = [
     "Kernel", "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
@@ -23,4 +26,6 @@ __all__ = [
     "Prior", "LogNormal", "Gamma", "HalfStudentT",
     "GPRegression", "MarginalLikelihood", "HyperparameterFit", "LMLSurface",
     "gaussian_log_marginal_likelihood", "log_marginal_likelihood_surface",
+    "SparseGP", "collapsed_bound", "collapsed_bound_and_gradient", "fit_sparse_gp",
+    "select_inducing_inputs", "sparse_posterior",
 ]

@@ -18,9 +18,12 @@ The interface that the rest of the package (regression, sparse, Laplace, ...) re
     Kernel matrix ``K[i, j] = k(x_i, x2_j)``, shape ``(n, m)`` (``(n, n)`` when ``X2`` is None).
 ``kernel.diag(X)``
     ``k(x_i, x_i)``, shape ``(n,)``, without forming the matrix.
-``kernel.gradient(X)``
-    ``(K, dK)`` with ``dK[p] = dK / d theta_p`` of shape ``(n_params, n, n)``; derivatives are
-    taken with respect to the LOG parameters (``dK/dlog ell = ell * dK/dell``).
+``kernel.gradient(X, X2=None)``
+    ``(K, dK)`` with ``dK[p] = dK / d theta_p`` of shape ``(n_params, n, m)``; derivatives are
+    taken with respect to the LOG parameters (``dK/dlog ell = ell * dK/dell``). The cross form
+    ``gradient(X, Z)`` is what inducing-point methods need (no (n + m)^2 detour).
+``kernel.gradient_diag(X)``
+    ``(diag K, d diag K)`` with shapes ``(n,)`` and ``(n_params, n)``, without forming matrices.
 ``kernel.gradient_inputs(X, Z)``
     Derivative of ``K(X, Z)`` with respect to its SECOND argument: an array ``G`` of shape
     ``(n, m, d)`` with ``G[i, j, k] = d k(x_i, z_j) / d z_jk`` (the derivative of entry (i, j)
@@ -53,7 +56,7 @@ DEFAULT_BOUNDS = (1e-5, 1e5)
 __all__ = [
     "Kernel", "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
     "RationalQuadratic", "Periodic", "Linear", "Constant", "White", "Sum", "Product",
-    "as_inputs",
+    "as_inputs", "log_bounds",
 ]
 
 
@@ -81,7 +84,7 @@ def _positive_vector(value, name: str) -> np.ndarray:
     return arr
 
 
-def _log_bounds(bounds, value: np.ndarray, name: str) -> np.ndarray:
+def log_bounds(bounds, value: np.ndarray, name: str) -> np.ndarray:
     """Natural-unit bounds ``(low, high)`` -> log-bounds, one row per entry of ``value``."""
     if isinstance(bounds, str) and bounds == "fixed":
         return np.column_stack([np.log(value), np.log(value)])
@@ -99,9 +102,10 @@ def _log_bounds(bounds, value: np.ndarray, name: str) -> np.ndarray:
 class Kernel:
     """Base class: log-parameter bookkeeping, checks and composition.
 
-    Subclasses implement ``_K(X, Z)``, ``_diag(X)``, ``_gradient(X) -> (K, dK)`` and
-    ``_gradient_inputs(X, Z)`` on already-checked 2-D arrays, and list their parameters in
-    ``_names`` (with the values in ``_log_theta`` and log-bounds in ``_log_bounds``).
+    Subclasses implement ``_K(X, Z)``, ``_diag(X)``, ``_gradient(X, Z) -> (K, dK)``,
+    ``_gradient_diag(X)`` and ``_gradient_inputs(X, Z)`` on already-checked 2-D arrays, and
+    list their parameters in ``_names`` (values in ``_log_theta``, log-bounds in
+    ``_log_bounds``).
     """
 
     name = "kernel"
@@ -164,9 +168,14 @@ class Kernel:
         """``k(x_i, x_i)`` for every row of X, shape ``(n,)``."""
         return self._diag(as_inputs(X, "X", self._input_dim()))
 
-    def gradient(self, X) -> tuple[np.ndarray, np.ndarray]:
-        """``(K, dK)``: K(X, X) and ``dK[p] = dK/dtheta_p`` (log-parameters), ``(P, n, n)``."""
-        return self._gradient(as_inputs(X, "X", self._input_dim()))
+    def gradient(self, X, X2=None) -> tuple[np.ndarray, np.ndarray]:
+        """``(K, dK)``: K(X, X2) and ``dK[p] = dK/dtheta_p`` (log-parameters), ``(P, n, m)``."""
+        X, X2 = self._check_pair(X, X2)
+        return self._gradient(X, X2)
+
+    def gradient_diag(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """``(d, dd)``: ``d_i = k(x_i, x_i)`` and ``dd[p, i] = d d_i / d theta_p``, ``(P, n)``."""
+        return self._gradient_diag(as_inputs(X, "X", self._input_dim()))
 
     def gradient_inputs(self, X, Z) -> np.ndarray:
         """``G[i, j, k] = d k(x_i, z_j) / d z_jk``, shape ``(n, m, d)`` (see module docstring)."""
@@ -213,13 +222,13 @@ class _Stationary(Kernel):
         names = ["variance"] + (["lengthscale"] if not self.ard
                                 else [f"lengthscale_{k}" for k in range(ell.size)])
         values = [np.log(var), np.log(ell)]
-        bounds = [_log_bounds(variance_bounds, var, "variance"),
-                  _log_bounds(lengthscale_bounds, ell, "lengthscale")]
+        bounds = [log_bounds(variance_bounds, var, "variance"),
+                  log_bounds(lengthscale_bounds, ell, "lengthscale")]
         for extra_name, value, extra_bounds in extra:
             v = np.array([as_positive_float(value, extra_name)])
             names.append(extra_name)
             values.append(np.log(v))
-            bounds.append(_log_bounds(extra_bounds, v, extra_name))
+            bounds.append(log_bounds(extra_bounds, v, extra_name))
         self._names = tuple(names)
         self._n_ell = ell.size
         self._log_theta = np.concatenate(values)
@@ -250,18 +259,18 @@ class _Stationary(Kernel):
     def _diag(self, X):
         return np.full(X.shape[0], self.variance * float(self._g(np.zeros(1))[0]))
 
-    def _gradient(self, X):
-        s = self._scaled_sqdist(X, None)
+    def _gradient(self, X, Z=None):
+        s = self._scaled_sqdist(X, Z)
         g = self._g(s)
         K = self.variance * g
-        dK = np.empty((self.n_params, X.shape[0], X.shape[0]))
+        dK = np.empty((self.n_params,) + K.shape)
         dK[0] = K
         dK_ds = self.variance * self._dg_ds(s)
         if self.ard:  # ds/dlog ell_k = -2 (x_k - x'_k)^2 / ell_k^2
             ell = np.exp(self._log_theta[1:1 + self._n_ell])
+            Z = X if Z is None else Z
             for k in range(self._n_ell):
-                xk = X[:, k] / ell[k]
-                dK[1 + k] = -2.0 * dK_ds * (xk[:, None] - xk[None, :]) ** 2
+                dK[1 + k] = -2.0 * dK_ds * ((X[:, k, None] - Z[None, :, k]) / ell[k]) ** 2
         else:  # ds/dlog ell = -2 s
             dK[1] = -2.0 * dK_ds * s
         self._extra_gradient(s, dK[1 + self._n_ell:])
@@ -269,6 +278,13 @@ class _Stationary(Kernel):
 
     def _extra_gradient(self, s, out):
         """Fill derivatives w.r.t. extra log-parameters (none by default)."""
+
+    def _gradient_diag(self, X):
+        # k(x, x) = variance * g(0): only the variance moves it.
+        d = self._diag(X)
+        dd = np.zeros((self.n_params, X.shape[0]))
+        dd[0] = d
+        return d, dd
 
     def _gradient_inputs(self, X, Z):
         ell = np.exp(self._log_theta[1:1 + self._n_ell])
@@ -426,9 +442,9 @@ class Periodic(_Stationary):
     def _diag(self, X):
         return np.full(X.shape[0], self.variance)
 
-    def _gradient(self, X):
+    def _gradient(self, X, Z=None):
         ell2 = self.lengthscale ** 2
-        phase, sum_sin2, K = self._parts(X, None)
+        phase, sum_sin2, K = self._parts(X, Z)
         dK = np.empty((3,) + K.shape)
         dK[0] = K
         dK[1] = K * 4.0 * sum_sin2 / ell2
@@ -452,15 +468,20 @@ class _SingleVariance(Kernel):
         self.name = name or self.name
         self._names = ("variance",)
         self._log_theta = np.log(var)
-        self._log_bounds = _log_bounds(variance_bounds, var, "variance")
+        self._log_bounds = log_bounds(variance_bounds, var, "variance")
 
     @property
     def variance(self) -> float:
         return float(np.exp(self._log_theta[0]))
 
-    def _gradient(self, X):
-        K = self._K(X, None)
-        return K, K[None]  # K is linear in variance: dK/dlog variance = K
+    # K is linear in variance: dK/dlog variance = K (and the same for the diagonal).
+    def _gradient(self, X, Z=None):
+        K = self._K(X, Z)
+        return K, K[None]
+
+    def _gradient_diag(self, X):
+        d = self._diag(X)
+        return d, d[None]
 
 
 class Linear(_SingleVariance):
@@ -581,10 +602,15 @@ class Sum(_Combination):
     def _diag(self, X):
         return self.k1._diag(X) + self.k2._diag(X)
 
-    def _gradient(self, X):
-        K1, dK1 = self.k1._gradient(X)
-        K2, dK2 = self.k2._gradient(X)
+    def _gradient(self, X, Z=None):
+        K1, dK1 = self.k1._gradient(X, Z)
+        K2, dK2 = self.k2._gradient(X, Z)
         return K1 + K2, np.concatenate([dK1, dK2])
+
+    def _gradient_diag(self, X):
+        d1, dd1 = self.k1._gradient_diag(X)
+        d2, dd2 = self.k2._gradient_diag(X)
+        return d1 + d2, np.concatenate([dd1, dd2])
 
     def _gradient_inputs(self, X, Z):
         return self.k1._gradient_inputs(X, Z) + self.k2._gradient_inputs(X, Z)
@@ -601,10 +627,15 @@ class Product(_Combination):
     def _diag(self, X):
         return self.k1._diag(X) * self.k2._diag(X)
 
-    def _gradient(self, X):
-        K1, dK1 = self.k1._gradient(X)
-        K2, dK2 = self.k2._gradient(X)
+    def _gradient(self, X, Z=None):
+        K1, dK1 = self.k1._gradient(X, Z)
+        K2, dK2 = self.k2._gradient(X, Z)
         return K1 * K2, np.concatenate([dK1 * K2, K1 * dK2])
+
+    def _gradient_diag(self, X):
+        d1, dd1 = self.k1._gradient_diag(X)
+        d2, dd2 = self.k2._gradient_diag(X)
+        return d1 * d2, np.concatenate([dd1 * d2, d1 * dd2])
 
     def _gradient_inputs(self, X, Z):
         K1, K2 = self.k1._K(X, Z), self.k2._K(X, Z)

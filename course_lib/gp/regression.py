@@ -27,7 +27,7 @@ from scipy.linalg import lapack
 from scipy.optimize import minimize
 
 from ..validation import as_float_array, as_positive_float, as_positive_int, as_rng
-from .kernels import Kernel, _log_bounds, as_inputs
+from .kernels import Kernel, as_inputs, log_bounds
 from .prediction import (LatentGaussian, NotPositiveDefiniteError, _logdet_from_cholesky,
                          sample_gaussian)
 from .priors import Prior
@@ -141,7 +141,7 @@ class GPRegression:
         self.kernel = kernel
         self.noise_variance = as_positive_float(noise_variance, "noise_variance", allow_zero=True)
         self._noise_log_bounds = (None if self.noise_variance == 0 else
-                                  _log_bounds(noise_bounds, np.array([self.noise_variance]),
+                                  log_bounds(noise_bounds, np.array([self.noise_variance]),
                                               "noise_variance"))
         self.priors = self._check_priors(priors)
         self.X_train: np.ndarray | None = None

@@ -65,7 +65,7 @@ from scipy.optimize import minimize
 from ..kmeans import kmeans
 from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
                           check_choice)
-from .kernels import DEFAULT_BOUNDS, Kernel, _log_bounds, as_inputs
+from .kernels import DEFAULT_BOUNDS, Kernel, as_inputs, log_bounds
 from .prediction import NotPositiveDefiniteError
 
 __all__ = ["DEFAULT_JITTER", "BoundGradient", "SparseGP", "collapsed_bound",
@@ -173,10 +173,8 @@ class BoundGradient:
     d_Z: np.ndarray
 
 
-def _chunk_rows(n_inducing: int) -> int:
-    # kernel.gradient works on square blocks: a block of c data rows stacked on the M inducing
-    # rows costs (c + M)^2 entries for c M useful ones, which is least wasteful at c ~ M.
-    return max(n_inducing, 64)
+# Data rows per block of the gradient loop: memory stays O(P * CHUNK_ROWS * M).
+CHUNK_ROWS = 2048
 
 
 def collapsed_bound_and_gradient(X, y, Z, kernel: Kernel, noise_variance: float, *,
@@ -237,15 +235,14 @@ def _bound_and_gradient(X, y, Z, kernel, noise_variance, jitter, with_Z) -> Boun
         d_Z += 2.0 * np.einsum("ij,ijk->jk", G_uu, grad_in_uu)
         d_Z += (2.0 * jitter * trace_G_uu / M) * np.einsum("jjk->jk", grad_in_uu)
 
-    chunk = _chunk_rows(M)
-    for start in range(0, N, chunk):
-        X_c = X[start:start + chunk]
+    d_theta -= np.sum(kernel.gradient_diag(X)[1], axis=1) / (2.0 * noise_variance)
+    for start in range(0, N, CHUNK_ROWS):
+        X_c = X[start:start + CHUNK_ROWS]
         n_c = X_c.shape[0]
         G_fu_c = f.A[:, start:start + n_c].T @ C.T                 # (n_c, M) block of dF/dK_fu
         G_fu_c += np.outer(residual[start:start + n_c], v / noise_variance)
-        _, dK = kernel.gradient(np.vstack([X_c, Z]))
-        d_theta += np.einsum("nj,pnj->p", G_fu_c, dK[:, :n_c, n_c:])
-        d_theta -= np.einsum("pnn->p", dK[:, :n_c, :n_c]) / (2.0 * noise_variance)
+        _, dK_fu = kernel.gradient(X_c, Z)
+        d_theta += np.einsum("nj,pnj->p", G_fu_c, dK_fu)
         if with_Z:
             d_Z += np.einsum("nj,njk->jk", G_fu_c, kernel.gradient_inputs(X_c, Z))
     return BoundGradient(bound, d_theta, float(d_log_noise), d_Z)
@@ -345,7 +342,7 @@ def fit_sparse_gp(X, y, Z, kernel: Kernel, noise_variance: float, *,
     """
     X, y, Z, noise_variance, jitter = _check_problem(X, y, Z, kernel, noise_variance, jitter)
     max_iter = as_positive_int(max_iter, "max_iter")
-    noise_log_bounds = _log_bounds(noise_bounds, np.array([noise_variance]), "noise_variance")
+    noise_log_bounds = log_bounds(noise_bounds, np.array([noise_variance]), "noise_variance")
     P, shape_Z = kernel.n_params, Z.shape
 
     def unpack(params):
