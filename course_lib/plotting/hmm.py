@@ -13,7 +13,9 @@ from matplotlib.patches import Circle, FancyArrowPatch, Rectangle
 from ..validation import as_float_array
 
 __all__ = ["plot_trellis", "plot_posteriors", "plot_log_likelihood_trace", "plot_matrix",
-           "plot_hmm_parameters", "plot_state_diagram", "plot_symbol_sequence"]
+           "plot_hmm_parameters", "plot_state_diagram", "plot_symbol_sequence",
+           "plot_chain_diagram", "plot_viterbi_segmentation", "plot_forward_underflow",
+           "plot_accuracy_grid"]
 
 _ANNOTATE_MAX_CELLS = 120
 
@@ -228,5 +230,150 @@ def plot_symbol_sequence(ax, symbols, *, states=None, symbol_names=None, state_n
         ax.legend(fontsize=8, loc="upper right")
     ax.set_yticks(ticks, labels)
     ax.set_xlabel("time t")
+    ax.set_title(title)
+    return ax
+
+
+def plot_chain_diagram(ax, hmm, *, min_probability: float = 1e-3):
+    """Transition diagram with the states in a row, for left-to-right (Bakis) models.
+
+    State i sits at x = i. Self-loops ``a_ii`` are drawn above the states, moves to the next
+    state as straight arrows, longer forward jumps (skips) as arcs below and backward moves as
+    arcs above; a "start" arrow enters every state with ``pi_i`` > ``min_probability``.
+    """
+    N = hmm.n_states
+    names = _names(hmm.state_names, N)
+    radius = 0.22
+    arrow = dict(arrowstyle="-|>", mutation_scale=12, color="tab:blue")
+    for i in range(N):
+        ax.add_patch(Circle((i, 0.0), radius, facecolor="lightyellow", edgecolor="black",
+                            zorder=3))
+        ax.text(i, 0.0, names[i], ha="center", va="center", fontsize=11, zorder=4)
+        if hmm.pi[i] > min_probability:
+            ax.add_patch(FancyArrowPatch((i - 0.35, -0.55), (i - 0.12, -0.2), **arrow,
+                                         linestyle="--"))
+            ax.text(i - 0.38, -0.62, "start" if hmm.pi[i] == 1 else f"{hmm.pi[i]:.2f}",
+                    ha="center", va="top", fontsize=8)
+        for j in range(N):
+            a = hmm.A[i, j]
+            if a <= min_probability:
+                continue
+            if j == i:  # self-loop above the state
+                ax.add_patch(FancyArrowPatch((i - 0.12, radius * 0.9), (i + 0.12, radius * 0.9),
+                                             connectionstyle="arc3,rad=-2.2", **arrow))
+                label_xy = (i, 0.72)
+            elif j == i + 1:
+                ax.add_patch(FancyArrowPatch((i + radius, 0.0), (j - radius, 0.0), **arrow))
+                label_xy = (i + 0.5, 0.1)
+            else:  # a skip (below) or a backward move (above)
+                start = (i, -radius) if j > i else (i, radius)
+                end = (j, -radius) if j > i else (j, radius)
+                ax.add_patch(FancyArrowPatch(start, end, connectionstyle="arc3,rad=0.35",
+                                             **arrow))
+                depth = 0.18 * abs(j - i) + radius
+                label_xy = ((i + j) / 2, -depth - 0.12 if j > i else depth + 0.12)
+            ax.text(*label_xy, f"{a:.2f}", ha="center", va="center", fontsize=8,
+                    color="tab:blue")
+    ax.set_xlim(-0.8, N - 0.2)
+    ax.set_ylim(-1.1, 1.0)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title("left-to-right transition diagram (a_ij)")
+    return ax
+
+
+def plot_viterbi_segmentation(ax, features, path, *, title: str = "Viterbi segmentation",
+                              cmap: str = "magma"):
+    """Feature frames (T, D) as an image with the boundaries of the decoded state path.
+
+    ``features`` rows are frames (drawn along x, one column per frame, dimension d on y);
+    ``path`` (T,) is a state sequence, e.g. ``viterbi(...).path``. A white line marks every
+    frame where the state changes and each segment is labelled with its state, so one sees
+    which stretch of the utterance each HMM state accounts for.
+    """
+    features = as_float_array(features, "features", ndim=2)
+    path = np.asarray(path)
+    T = features.shape[0]
+    if path.shape != (T,):
+        raise ValueError(f"path: expected one state per frame, shape ({T},), got {path.shape}")
+    D = features.shape[1]
+    ax.imshow(features.T, origin="lower", aspect="auto", cmap=cmap, interpolation="nearest",
+              extent=(-0.5, T - 0.5, -0.5, D - 0.5))
+    changes = np.flatnonzero(np.diff(path) != 0) + 1
+    bounds = np.concatenate([[0], changes, [T]])
+    for t in changes:
+        ax.axvline(t - 0.5, color="white", lw=1.5)
+    for start, stop in zip(bounds[:-1], bounds[1:]):
+        ax.text((start + stop - 1) / 2, D - 0.5, f"q={int(path[start])}", ha="center",
+                va="bottom", fontsize=8)
+    ax.set_xlabel("frame t")
+    ax.set_ylabel("feature dimension d")
+    ax.set_title(title, pad=14)
+    return ax
+
+
+#: log10 of the smallest positive float64 (a subnormal, about 4.9e-324).
+_LOG10_TINIEST = float(np.log10(np.nextafter(0.0, 1.0)))
+
+
+def plot_forward_underflow(ax, unscaled, scaled):
+    """Why scaling is needed: ``log10 P(o_1..o_t)`` from the naive pass and the scaled one.
+
+    ``unscaled`` is a :class:`course_lib.hmm.UnscaledForward`, ``scaled`` a
+    :class:`course_lib.hmm.ScaledForward` of the same sequence. The naive curve is
+    ``log10 sum_i alpha_t(i)`` and stops where alpha underflows to exactly 0; the scaled one is
+    ``sum_{s<=t} log10 scale_s`` and goes on. A dashed line marks the smallest float64.
+    """
+    alpha_sum = unscaled.alpha.sum(axis=1)
+    scale = np.asarray(scaled.scale, dtype=float)
+    if alpha_sum.shape != scale.shape:
+        raise ValueError(f"scaled: expected the same sequence length as unscaled "
+                         f"({alpha_sum.shape[0]}), got {scale.shape[0]}")
+    t = np.arange(1, len(scale) + 1)
+    positive = alpha_sum > 0
+    with np.errstate(divide="ignore"):
+        exact = np.cumsum(np.log10(scale))
+    ax.plot(t, exact, color="tab:green", lw=2.5, label="scaled: sum of log10 scale_t")
+    ax.plot(t[positive], np.log10(alpha_sum[positive]), color="tab:red", ls="--", lw=1.5,
+            label="unscaled: log10 sum_i alpha_t(i)")
+    if not positive.all():
+        first_zero = int(np.argmin(positive)) + 1
+        ax.axvline(first_zero, color="tab:red", lw=0.8, alpha=0.6)
+        ax.annotate(f"alpha_t = 0 from t = {first_zero}", (first_zero, _LOG10_TINIEST),
+                    xytext=(8, 12), textcoords="offset points", color="tab:red", fontsize=8)
+    ax.axhline(_LOG10_TINIEST, color="grey", ls=":", label="smallest float64")
+    ax.set_xlabel("time t")
+    ax.set_ylabel("log10 P(o_1..o_t | lambda)")
+    ax.set_title("forward pass: naive vs scaled")
+    ax.legend(fontsize=8, loc="lower left")
+    return ax
+
+
+def plot_accuracy_grid(ax, accuracy, row_values, col_values, *, row_name: str = "K",
+                       col_name: str = "N", best=None, title: str = "accuracy",
+                       cmap: str = "Blues"):
+    """A (rows, columns) grid of accuracies (e.g. codebook size x number of states).
+
+    The colours span the grid's own range (the differences are small); every cell shows its
+    value, and ``best`` = (row index, column index) is outlined.
+    """
+    accuracy = as_float_array(accuracy, "accuracy", ndim=2)
+    R, C = accuracy.shape
+    if len(row_values) != R or len(col_values) != C:
+        raise ValueError(f"row_values: expected {R} row and {C} column values to match "
+                         f"accuracy {accuracy.shape}, got {len(row_values)} and {len(col_values)}")
+    low, high = float(accuracy.min()), float(accuracy.max())
+    ax.imshow(accuracy, cmap=cmap, vmin=low - 0.25 * (high - low + 1e-9), vmax=high,
+              aspect="auto", interpolation="nearest")
+    for r in range(R):
+        for c in range(C):
+            ax.text(c, r, f"{accuracy[r, c]:.3f}", ha="center", va="center", fontsize=9,
+                    color="white" if accuracy[r, c] > low + 0.6 * (high - low) else "black")
+    if best is not None:
+        r, c = best
+        ax.add_patch(Rectangle((c - 0.48, r - 0.48), 0.96, 0.96, fill=False,
+                               edgecolor="tab:red", lw=2.5))
+    ax.set_yticks(range(R), [f"{row_name}={v}" for v in row_values])
+    ax.set_xticks(range(C), [f"{col_name}={v}" for v in col_values])
     ax.set_title(title)
     return ax
