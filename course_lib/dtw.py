@@ -32,7 +32,15 @@ asymmetric       (1,0): (0,0) w1; (1,1): (0,0) w1;            1       n
                  (1,2): (0,0) w1
 symmetricP1      (1,2): (0,1) w2, (0,0) w1; (1,1): (0,0) w2;  2       n + m
                  (2,1): (1,0) w2, (0,0) w1
+asymmetricP1     (1,2): (0,1) w1/2, (0,0) w1/2;               1       n
+                 (1,1): (0,0) w1; (2,1): (1,0) w1, (0,0) w1
 ===============  ===========================================  ======  ===================
+
+``asymmetricP1`` (:data:`ASYMMETRIC_P1`, not in ``STEP_PATTERNS``: pass the object) keeps the
+asymmetric pattern's normaliser ``n`` but limits the slope to between 1/2 and 2, so it needs
+``(n - 1) / 2 <= m - 1 <= 2 (n - 1)``. In subsequence search a match therefore spans at least
+about half the query's frames, where plain ``asymmetric`` may squeeze the whole query onto a
+single reference frame.
 
 ``m(1)`` is the weight of the first cell. We use the textbook value (Rabiner & Juang: the path
 starts from a virtual cell (-1, -1), so the first cell of a symmetric pattern has weight 1 + 1 =
@@ -154,6 +162,16 @@ STEP_PATTERNS = {
         ((2, 1), ((1, 0, 2.0), (0, 0, 1.0))),
     ), start_weight=2.0, normalization="n+m"),
 }
+
+
+# Sakoe & Chiba's slope constraint P = 1 on the asymmetric pattern (dtw-python's asymmetricP1):
+# every query frame still carries total weight 1, so M_phi = n and matching costs of
+# subsequence matches of different lengths stay comparable.
+ASYMMETRIC_P1 = StepPattern("asymmetricP1", (
+    ((1, 2), ((0, 1, 0.5), (0, 0, 0.5))),
+    ((1, 1), ((0, 0, 1.0),)),
+    ((2, 1), ((1, 0, 1.0), (0, 0, 1.0))),
+), start_weight=1.0, normalization="n")
 
 
 def get_step_pattern(step_pattern: str | StepPattern) -> StepPattern:
@@ -484,11 +502,25 @@ def dtw_from_cost_matrix(cost, *, step_pattern: str | StepPattern = "symmetric2"
                      band)
 
 
+def _path_exists(pattern, n, m, band) -> bool:
+    """Whether the step pattern joins (0, 0) to (n - 1, m - 1) inside the band at all."""
+    lo, hi = _band_limits(n, m, _as_band(band))
+    D = np.full((n, m), np.inf)
+    _accumulate(np.zeros((n, m)), lo, hi, *pattern.arrays(), pattern.start_weight, False, D,
+                np.empty((1, 1), dtype=np.int8), False)
+    return bool(np.isfinite(D[n - 1, m - 1]))
+
+
 def _no_path_error(pattern, band, n, m) -> NoWarpingPathError:
     what = f"step pattern {pattern.name!r} and lengths n={n}, m={m}"
     if band is not None:
+        # the widened band always keeps the corner-to-corner strip, so for the shipped
+        # patterns the lengths, not the band, are to blame: say which
+        advice = ("widen the band (or use band=None)" if _path_exists(pattern, n, m, None) else
+                  "there is none without a band either: the step pattern cannot join these "
+                  "lengths (e.g. asymmetric needs m <= 2n - 1)")
         return NoWarpingPathError(f"band: no warping path within a band of radius {band} for "
-                                  f"{what}; widen the band (or use band=None)")
+                                  f"{what}; {advice}")
     return NoWarpingPathError(f"step_pattern: {what} admit no warping path from (0, 0) to "
                               f"(n-1, m-1) (e.g. asymmetric needs m <= 2n - 1)")
 
@@ -829,10 +861,44 @@ def find_matches(query, reference, *, max_matches: int = 5, max_distance: float 
     return matches
 
 
+# --------------------------------------------------------------------------------------------
+# Connected words with a known transcript
+# --------------------------------------------------------------------------------------------
+
+def align_words(utterance, word_templates, *, step_pattern: str | StepPattern = "symmetric2",
+                metric: str = "euclidean", band: int | None = None) -> np.ndarray:
+    """Where each word of a known transcript lies in a connected ``utterance`` (n, d).
+
+    The templates ``Y_1, ..., Y_W`` of the spoken words, in order, are joined into one
+    reference ``Y = [Y_1; ...; Y_W]`` and aligned to the utterance by :func:`dtw`. Word w then
+    covers the utterance frames that the optimal path maps onto frames of ``Y_w``. Returns an
+    int array ``(W, 2)`` of ``[start, end]`` utterance frames (inclusive); neighbouring words
+    may share a boundary frame. Raises ``ValueError`` naming ``step_pattern`` if the path
+    skips every frame of some template (possible only for patterns that skip frames and
+    one-frame templates).
+    """
+    utterance = as_sequence(utterance, "utterance")
+    templates = as_sequence_list(word_templates, "word_templates")
+    _check_same_dim(utterance, templates[0], "utterance", "word_templates")
+    boundaries = np.cumsum([0] + [len(t) for t in templates])
+    path = dtw(utterance, np.concatenate(templates), step_pattern=step_pattern, metric=metric,
+               band=band).path
+    word_of_cell = np.searchsorted(boundaries, path[:, 1], side="right") - 1
+    spans = np.empty((len(templates), 2), dtype=np.int64)
+    for w in range(len(templates)):
+        rows = path[word_of_cell == w, 0]
+        if rows.size == 0:
+            raise ValueError(f"step_pattern: the optimal path skips every frame of word {w}; "
+                             f"use a pattern that visits every template frame")
+        spans[w] = rows.min(), rows.max()
+    return spans
+
+
 __all__ = [
-    "METRICS", "STEP_PATTERNS", "StepPattern", "get_step_pattern", "NoWarpingPathError",
+    "METRICS", "STEP_PATTERNS", "ASYMMETRIC_P1", "StepPattern", "get_step_pattern",
+    "NoWarpingPathError",
     "as_sequence", "as_sequence_list", "local_cost_matrix", "band_mask", "DTWResult",
     "dtw_from_cost_matrix", "dtw", "dtw_distance", "dtw_distance_matrix", "TemplateRecogniser",
     "RecognitionReport", "confusion_matrix", "select_templates", "SubsequenceMatch",
-    "SubsequenceResult", "subsequence_dtw", "find_matches",
+    "SubsequenceResult", "subsequence_dtw", "find_matches", "align_words",
 ]

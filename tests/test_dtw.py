@@ -9,10 +9,10 @@ import pytest
 from scipy.spatial.distance import cdist
 from scipy.stats import multivariate_normal
 
-from course_lib.dtw import (STEP_PATTERNS, NoWarpingPathError, StepPattern, TemplateRecogniser,
-                            band_mask, confusion_matrix, dtw, dtw_distance, dtw_distance_matrix,
-                            dtw_from_cost_matrix, find_matches, local_cost_matrix,
-                            select_templates, subsequence_dtw)
+from course_lib.dtw import (ASYMMETRIC_P1, STEP_PATTERNS, NoWarpingPathError, StepPattern,
+                            TemplateRecogniser, align_words, band_mask, confusion_matrix, dtw,
+                            dtw_distance, dtw_distance_matrix, dtw_from_cost_matrix,
+                            find_matches, local_cost_matrix, select_templates, subsequence_dtw)
 
 PATTERNS = list(STEP_PATTERNS)
 INF = np.inf
@@ -424,6 +424,27 @@ def test_bad_input_type_errors(call, match):
 def test_no_path_error_is_a_value_error_with_a_hint():
     with pytest.raises(ValueError, match="^band: no warping path within a band of radius 0"):
         dtw(np.ones((3, 1)), np.ones((9, 1)), step_pattern="asymmetric", band=0)
+    # the lengths are the real obstacle here (asymmetric needs m <= 2n - 1): the hint says so
+    with pytest.raises(NoWarpingPathError, match="none without a band either"):
+        dtw(np.ones((3, 1)), np.ones((9, 1)), step_pattern="asymmetric", band=0)
+    with pytest.raises(NoWarpingPathError, match="none without a band either"):
+        dtw_distance_matrix([np.ones((3, 1))], [np.ones((9, 1))], step_pattern="asymmetric",
+                            band=2)
+
+
+def test_widened_band_never_removes_the_last_path_of_the_shipped_patterns():
+    # exhaustive over small lengths: with the band widened by |n - m|, any radius r >= 0 keeps a
+    # path whenever the pattern has one without a band (so a band error is about the lengths,
+    # or about a custom pattern whose moves cannot follow the strip)
+    for pattern in [*STEP_PATTERNS.values(), ASYMMETRIC_P1]:
+        for n, m in itertools.product(range(1, 13), range(1, 13)):
+            cost = np.ones((n, m))
+            try:
+                dtw_from_cost_matrix(cost, step_pattern=pattern)
+            except NoWarpingPathError:
+                continue
+            for r in range(3):
+                dtw_from_cost_matrix(cost, step_pattern=pattern, band=r)
 
 
 def test_custom_step_pattern_validation():
@@ -447,3 +468,84 @@ def test_every_pair_of_brute_force_lengths_runs():
         else:
             with pytest.raises(NoWarpingPathError):
                 dtw_from_cost_matrix(cost, step_pattern=pattern)
+
+
+# --- the slope-limited asymmetric pattern (asymmetricP1) -------------------------------------
+
+def test_asymmetric_p1_equals_brute_force_and_normalises_by_n():
+    # brute force enumerates every path with the pattern's moves and weights (independent of the
+    # compiled loop); every path of asymmetricP1 carries total weight n
+    rng = np.random.default_rng(17)
+    for n, m in itertools.product(range(1, 7), range(1, 9)):
+        cost = rng.uniform(size=(n, m))
+        expected = brute_force(cost, ASYMMETRIC_P1)
+        if not np.isfinite(expected):
+            with pytest.raises(NoWarpingPathError):
+                dtw_from_cost_matrix(cost, step_pattern=ASYMMETRIC_P1)
+            continue
+        # a path exists exactly when the slope limits 1/2 .. 2 can join the corners
+        assert (n - 1) <= 2 * (m - 1) and (m - 1) <= 2 * (n - 1)
+        result = dtw_from_cost_matrix(cost, step_pattern=ASYMMETRIC_P1)
+        assert result.distance == pytest.approx(expected, rel=1e-12)
+        assert result.normalizer == n
+    flat = dtw_from_cost_matrix(np.full((7, 11), 0.3), step_pattern=ASYMMETRIC_P1)
+    assert flat.normalized_distance == pytest.approx(0.3, rel=1e-12)
+    x = rng.normal(size=(10, 3))
+    assert dtw(x, x, step_pattern=ASYMMETRIC_P1).distance == 0.0
+    assert not ASYMMETRIC_P1.is_symmetric
+
+
+def test_asymmetric_p1_subsequence_free_start_and_minimum_span():
+    rng = np.random.default_rng(18)
+    query, reference = rng.normal(size=(5, 2)), rng.normal(size=(14, 2))
+    result = subsequence_dtw(query, reference, step_pattern=ASYMMETRIC_P1)
+    for end in range(14):
+        candidates = []
+        for start in range(end + 1):
+            try:
+                candidates.append(dtw(query, reference[start:end + 1],
+                                      step_pattern=ASYMMETRIC_P1).normalized_distance)
+            except NoWarpingPathError:
+                pass
+        expected = min(candidates) if candidates else INF
+        assert result.matching_cost[end] == pytest.approx(expected, rel=1e-12)
+    # (dtw-python's open_begin differs here: its virtual zero row lets the first two query
+    # frames share one reference frame, so its costs can be lower or higher than ours.)
+
+
+def test_asymmetric_p1_cannot_squeeze_a_query_onto_one_frame():
+    # a flat query equals one reference frame: plain asymmetric maps every query frame onto it
+    # (a one-frame match at cost 0), the slope limit forces a span of at least (n + 1) / 2
+    query = np.zeros((9, 1))
+    reference = np.concatenate([np.full(10, 3.0), [0.0], np.full(10, 3.0)])[:, None]
+    loose = subsequence_dtw(query, reference, step_pattern="asymmetric")
+    assert (loose.start, loose.end, loose.distance) == (10, 10, 0.0)
+    limited = subsequence_dtw(query, reference, step_pattern=ASYMMETRIC_P1)
+    assert limited.end - limited.start + 1 >= 5 and limited.distance > 0
+
+
+# --- word spans by aligning a transcript ---------------------------------------------------
+
+def test_align_words_recovers_the_spans_of_stretched_words():
+    rng = np.random.default_rng(19)
+    words = [rng.normal(size=(k, 3)) + 4 * w for w, k in enumerate((6, 9, 5))]
+    # the utterance says the words at other speeds: each frame repeated 1 or 2 times
+    pieces = [np.repeat(word, rng.integers(1, 3, size=len(word)), axis=0) for word in words]
+    ends = np.cumsum([len(p) for p in pieces])
+    spans = align_words(np.concatenate(pieces), words)
+    np.testing.assert_array_equal(spans, np.stack([ends - [len(p) for p in pieces], ends - 1], 1))
+    assert spans.dtype == np.int64
+
+
+def test_align_words_bad_input():
+    with pytest.raises(ValueError, match="^word_templates"):
+        align_words(np.ones((6, 2)), [np.ones((3, 3))])
+    with pytest.raises(ValueError, match="^utterance"):
+        align_words(np.full((6, 2), np.nan), [np.ones((3, 2))])
+    with pytest.raises(TypeError, match="^word_templates"):
+        align_words(np.ones((6, 2)), np.ones((3, 2)))
+    # asymmetric may skip a column: a one-frame middle word is jumped over
+    with pytest.raises(ValueError, match="^step_pattern"):
+        align_words(np.array([0.0, 10.0]), [np.array([0.0]), np.array([100.0]), np.array([10.0])],
+                    step_pattern="asymmetric")
+

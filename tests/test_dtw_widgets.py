@@ -65,3 +65,20 @@ def test_subsequence_explorer_survives_every_control():
     fig = explorer.render(query="word0", reference="phone", step_pattern="asymmetric",
                           metric="euclidean", n_matches=1)
     assert "best match frames 29-68" in fig._suptitle.get_text()
+
+
+def test_subsequence_explorer_offers_the_slope_limited_pattern():
+    from course_lib.dtw import ASYMMETRIC_P1
+
+    rng = np.random.default_rng(4)
+    words = synthetic_utterances(rng)
+    reference_features = np.concatenate([rng.normal(size=(12, 13)), words["word1"][2],
+                                         rng.normal(size=(12, 13))])
+    references = {"phone": (np.zeros(len(reference_features) * 80), RATE, reference_features)}
+    explorer = subsequence_explorer(words, references)
+    options = dict(explorer.controls["step_pattern"].options)
+    assert options["asymmetricP1"] is ASYMMETRIC_P1
+    fig = explorer.render(query="word1", reference="phone", step_pattern=ASYMMETRIC_P1,
+                          metric="euclidean", n_matches=1)
+    # word1 (55 frames) sits at frames 12-66 and is found there
+    assert "best match frames 12-66" in fig._suptitle.get_text()

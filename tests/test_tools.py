@@ -110,3 +110,9 @@ def test_checked_cell_keeps_its_output_and_needs_one(tmp_path):
 def test_solutions_need_a_self_check(tmp_path):
     problems = _problems(tmp_path, _notebook(), folder="solutions")
     assert any("self-check" in p for p in problems)
+
+
+def test_saved_widget_state_is_reported(tmp_path):
+    nb = _notebook()
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {}}
+    assert any("widget state" in p for p in _problems(tmp_path, nb))

@@ -7,7 +7,7 @@
 * no package installs, network access or absolute paths in code cells;
 * stored outputs only in cells whose output nbval checks (tag ``nbval-check-output`` or a
   ``# NBVAL_CHECK_OUTPUT`` comment); none at all in exercises/;
-* only known cell tags;
+* only known cell tags and no saved widget state;
 * the same ``NN_topic`` names in all three folders, every solutions notebook has a self-check;
 * the unit number prefixes are unique.
 
@@ -56,6 +56,9 @@ def check_notebook(path: Path) -> list[str]:
         nbformat.validate(nb)
     except Exception as err:  # any parse or schema error is reported, not raised
         return [f"{rel}: not a valid notebook ({err})"]
+    if "widgets" in nb.metadata:
+        problems.append(f"{rel}: saved widget state in the metadata (run "
+                        "`python tools/store_outputs.py --strip-only`)")
     if nb.metadata.get("kernelspec", {}).get("name") != "python3":
         problems.append(f"{rel}: kernelspec must be python3")
     markdown = [c for c in nb.cells if c.cell_type == "markdown"

@@ -27,6 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def keep_checked_outputs(nb: nbformat.NotebookNode) -> None:
+    # Saved widget state (audio as base64 among it) would bloat the file; it is rebuilt on run.
+    nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         if cell.cell_type == "code":
             # nbval refuses a stored output without an execution count ("unrun cell").

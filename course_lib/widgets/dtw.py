@@ -17,8 +17,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Audio, display
 
-from ..dtw import (METRICS, STEP_PATTERNS, NoWarpingPathError, as_sequence, band_mask, dtw,
-                   find_matches, local_cost_matrix, subsequence_dtw)
+from ..dtw import (ASYMMETRIC_P1, METRICS, STEP_PATTERNS, NoWarpingPathError, as_sequence,
+                   band_mask, dtw, find_matches, local_cost_matrix, subsequence_dtw)
 from ..plotting.dtw import (plot_alignment_path, plot_cost_matrix, plot_frame_mapping,
                             plot_subsequence_matches, plot_waveform)
 from ..validation import as_float_array, as_positive_float, as_positive_int
@@ -146,16 +146,17 @@ def subsequence_explorer(queries: Mapping, references: Mapping, *,
     """Query-by-example: search a spoken query inside a longer reference utterance.
 
     Controls: the query, the reference, the step pattern (those that admit a free start and
-    end), the local distance and how many non-overlapping matches to show. The figure shows the
-    reference waveform with the matches shaded, the accumulated cost of subsequence DTW with
-    the best path, and the matching cost along the reference (``frame_shift`` seconds per
-    frame).
+    end, including the slope-limited :data:`~course_lib.dtw.ASYMMETRIC_P1`), the local distance
+    and how many non-overlapping matches to show. The figure shows the reference waveform with
+    the matches shaded, the accumulated cost of subsequence DTW with the best path, and the
+    matching cost along the reference (``frame_shift`` seconds per frame).
     """
     queries = _check_utterances(queries, "queries")
     references = _check_utterances(references, "references")
     max_matches = as_positive_int(max_matches, "max_matches")
     frame_shift = as_positive_float(frame_shift, "frame_shift")
-    patterns = [name for name, p in STEP_PATTERNS.items() if p.normalization in ("n", "none")]
+    patterns = [(name, name) for name, p in STEP_PATTERNS.items()
+                if p.normalization in ("n", "none")] + [(ASYMMETRIC_P1.name, ASYMMETRIC_P1)]
     controls = {
         "query": W.Dropdown(options=list(queries), description="query"),
         "reference": W.Dropdown(options=list(references), description="reference"),
