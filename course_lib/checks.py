@@ -28,7 +28,8 @@ def check_close(name: str, actual, expected, *, rtol: float = 1e-6, atol: float 
         raise AssertionError(f"{name}: NaN or inf where the reference has "
                              f"{'none' if np.all(np.isfinite(expected_arr)) else 'others'}")
     if not np.allclose(actual_arr, expected_arr, rtol=rtol, atol=atol, equal_nan=True):
-        worst = np.nanmax(np.abs(actual_arr - expected_arr)) if actual_arr.size else 0.0
+        finite = np.isfinite(actual_arr) & np.isfinite(expected_arr)
+        worst = np.max(np.abs(actual_arr[finite] - expected_arr[finite]), initial=0.0)
         raise AssertionError(f"{name}: differs from the reference (largest difference {worst:.3g};"
                              f" rtol={rtol}, atol={atol})")
 
