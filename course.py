@@ -24,6 +24,11 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 EXTRAS = {"lab": "lab", "test": "test"}
 NOTEBOOK_DIRS = ["lectures", "solutions"]
+# Shared by the tests and tools/store_outputs.py, so stored outputs match test runs.
+# TQDM_DISABLE keeps progress bars out of test logs; notebooks still show them in the lab.
+# One BLAS thread: reproducible sums for the checked outputs, no oversubscription on 2 cores.
+TEST_ENVIRONMENT = {"MPLBACKEND": "Agg", "PYTHONHASHSEED": "0", "TQDM_DISABLE": "1",
+                    "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 def venv_python() -> Path:
@@ -67,10 +72,7 @@ def run_lab(extra_args: list[str]) -> int:
 
 def run_tests(extra_args: list[str]) -> int:
     python = ensure_environment(EXTRAS["test"])
-    # TQDM_DISABLE keeps progress bars out of test logs; notebooks still show them in the lab.
-    # One BLAS thread: reproducible sums for the checked outputs, no oversubscription on 2 cores.
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONHASHSEED="0", TQDM_DISABLE="1",
-               OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env = dict(os.environ, **TEST_ENVIRONMENT)
     steps = [
         [str(python), "tools/check_notebooks.py"],
         [str(python), "tools/make_exercises.py", "--check"],

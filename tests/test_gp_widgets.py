@@ -10,11 +10,12 @@ from widget_harness import exercise_explorer  # noqa: E402
 
 from course_lib.gp.kernels import SquaredExponential  # noqa: E402
 from course_lib.gp.regression import GPRegression, log_marginal_likelihood_surface  # noqa: E402
-from course_lib.plotting.gp import (plot_gp_posterior, plot_kernel_function,  # noqa: E402
-                                    plot_lml_surface, plot_samples)
-from course_lib.widgets.gp import (KERNEL_FAMILIES, conditioning_explorer,  # noqa: E402
-                                   kernel_explorer, lml_surface_explorer, make_kernel,
-                                   toy_regression_data)
+from course_lib.plotting.gp import (plot_gp_posterior, plot_inducing_inputs,  # noqa: E402
+                                    plot_kernel_function, plot_lml_surface, plot_lml_terms,
+                                    plot_optimizer_runs, plot_samples, plot_timings)
+from course_lib.widgets.gp import (KERNEL_FAMILIES, ambiguous_regression_data,  # noqa: E402
+                                   conditioning_explorer, kernel_explorer, lml_surface_explorer,
+                                   make_kernel, toy_regression_data)
 
 
 @pytest.mark.parametrize("build", [kernel_explorer, conditioning_explorer, lml_surface_explorer])
@@ -76,4 +77,85 @@ def test_plots_draw_what_they_promise():
     plot_lml_surface(axes[3], surface, current=(1.0, 0.05))
     star = [line for line in axes[3].lines if line.get_marker() == "*"][0]
     assert (star.get_xdata()[0], star.get_ydata()[0]) == surface.best
+    plt.close(fig)
+
+
+def _fixed_variance_gp(X, y):
+    kernel = SquaredExponential(1.0, 1.0, variance_bounds="fixed", lengthscale_bounds=(0.1, 30))
+    return GPRegression(kernel, 0.01, noise_bounds=(1e-3, 3.0)).fit(X, y)
+
+
+def test_ambiguous_data_has_a_short_and_a_long_explanation():
+    X, y = ambiguous_regression_data()
+    assert X.shape == (12, 1) and y.shape == (12,)
+    gp = _fixed_variance_gp(X, y)
+    fit = gp.optimize_hyperparameters(n_restarts=10, rng=1)
+    ends = np.exp(fit.ends)                       # columns: variance, lengthscale, noise
+    short, long = ends[ends[:, 1] < 2.0], ends[ends[:, 1] > 4.0]
+    assert len(short) and len(long), "restarts should reach both local optima"
+    assert long[:, 1].min() > 4 * short[:, 1].max()       # lengthscales far apart
+    assert long[:, 2].min() > 4 * short[:, 2].max()       # and so are the noise levels
+    # both are stationary points of the log marginal likelihood (free parameters only)
+    for end in (short[0], long[0]):
+        grad = gp.log_marginal_likelihood(np.log(end), eval_gradient=True)[1]
+        np.testing.assert_allclose(grad[1:], 0.0, atol=1e-3)
+    values = fit.objectives
+    assert 0 < values.max() - values[ends[:, 1] > 4.0].max() < 2.0  # comparable evidence
+
+
+def test_plot_lml_terms_draws_the_decomposition():
+    X, y = toy_regression_data(15)
+    gp = GPRegression(SquaredExponential(1.0), 0.05).fit(X, y)
+    surface = log_marginal_likelihood_surface(gp, "lengthscale", np.logspace(-1, 1, 9),
+                                              "noise_variance", [0.01, 0.05])
+    fig, ax = plt.subplots()
+    plot_lml_terms(ax, surface, row=1)
+    fit_line, complexity_line, total_line, best_dot = ax.lines
+    constant = -0.5 * len(y) * np.log(2 * np.pi)
+    np.testing.assert_allclose(total_line.get_ydata(),
+                               fit_line.get_ydata() + complexity_line.get_ydata() + constant)
+    # the row is the one at noise 0.05: compare one point with a direct evaluation
+    direct = GPRegression(SquaredExponential(surface.x_values[3]), 0.05).fit(X, y)
+    assert total_line.get_ydata()[3] == pytest.approx(direct.log_marginal_likelihood())
+    assert best_dot.get_ydata()[0] == pytest.approx(surface.values[1].max())
+    with pytest.raises(ValueError, match="row"):
+        plot_lml_terms(ax, surface, row=2)
+    plt.close(fig)
+
+
+def test_plot_optimizer_runs_marks_every_start_and_end():
+    X, y = ambiguous_regression_data()
+    fit = _fixed_variance_gp(X, y).optimize_hyperparameters(n_restarts=3, rng=0)
+    fig, ax = plt.subplots()
+    plot_optimizer_runs(ax, fit, "lengthscale", "noise_variance")
+    assert len(ax.lines) == 3 * len(fit.ends) + 1           # path, start, end per run + ring
+    ring = ax.lines[-1]
+    best = np.exp(fit.ends[fit.best])
+    assert (ring.get_xdata()[0], ring.get_ydata()[0]) == pytest.approx((best[1], best[2]))
+    with pytest.raises(ValueError, match="x_name"):
+        plot_optimizer_runs(ax, fit, "period", "noise_variance")
+    plt.close(fig)
+
+
+def test_plot_inducing_inputs_and_timings():
+    fig, (ax_z, ax_t) = plt.subplots(1, 2)
+    Z = np.array([[-1.0], [0.5], [2.0]])
+    plot_inducing_inputs(ax_z, Z)
+    np.testing.assert_allclose(ax_z.lines[0].get_xdata(), Z[:, 0])
+    sizes, seconds = np.array([100.0, 200.0, 400.0]), np.array([0.01, 0.05, 0.4])
+    plot_timings(ax_t, {"exact": (sizes, seconds), "sparse": (sizes, seconds / 10)},
+                 slopes={"exact": 3})
+    series, guide = ax_t.lines[0], ax_t.lines[1]
+    np.testing.assert_allclose(series.get_ydata(), seconds)
+    # the guide goes through the largest size with slope 3 on log-log axes
+    assert guide.get_ydata()[-1] == pytest.approx(seconds[-1])
+    slope = np.diff(np.log(guide.get_ydata())) / np.diff(np.log(sizes))
+    np.testing.assert_allclose(slope, 3.0)
+    assert len(ax_t.lines) == 3                              # no guide for "sparse"
+    with pytest.raises(ValueError, match="seconds"):
+        plot_timings(ax_t, {"exact": (sizes, seconds[:2])})
+    with pytest.raises(ValueError, match="slopes"):
+        plot_timings(ax_t, {"exact": (sizes, seconds)}, slopes={"sparse": 1})
+    with pytest.raises(ValueError, match="Z"):
+        plot_inducing_inputs(ax_z, [np.nan])
     plt.close(fig)

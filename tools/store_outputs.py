@@ -13,6 +13,7 @@ repository carries no stray outputs (tools/check_notebooks.py enforces it).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -20,10 +21,10 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_notebooks import checks_output  # noqa: E402
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tools"), str(ROOT)]
+from check_notebooks import checks_output  # noqa: E402
+from course import TEST_ENVIRONMENT  # noqa: E402
 
 
 def keep_checked_outputs(nb: nbformat.NotebookNode) -> None:
@@ -54,6 +55,7 @@ def main() -> int:
     parser.add_argument("notebooks", nargs="*", type=Path)
     parser.add_argument("--strip-only", action="store_true", help="do not run, only strip")
     args = parser.parse_args()
+    os.environ.update(TEST_ENVIRONMENT)  # the kernels inherit it: same outputs as the tests
     paths = args.notebooks or sorted([*ROOT.glob("lectures/*.ipynb"),
                                       *ROOT.glob("solutions/*.ipynb")])
     for path in paths:

@@ -9,9 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..gp.kernels import Kernel
-from ..gp.regression import LMLSurface
+from ..gp.regression import HyperparameterFit, LMLSurface
+from ..validation import as_float_array, check_choice
 
-__all__ = ["plot_kernel_function", "plot_samples", "plot_gp_posterior", "plot_lml_surface"]
+__all__ = ["plot_kernel_function", "plot_samples", "plot_gp_posterior", "plot_lml_surface",
+           "plot_lml_terms", "plot_optimizer_runs", "plot_inducing_inputs", "plot_timings"]
 
 
 def _flat(x) -> np.ndarray:
@@ -87,4 +89,93 @@ def plot_lml_surface(ax, surface: LMLSurface, levels: int = 20, current=None, cm
     ax.set_xlabel(surface.x_name)
     ax.set_ylabel(surface.y_name)
     ax.legend(loc="lower right", fontsize="small")
+    return ax
+
+
+def plot_lml_terms(ax, surface: LMLSurface, row: int = 0):
+    """The two terms of the log marginal likelihood along the first hyper-parameter of
+    ``surface`` (log x axis), the second one held at ``surface.y_values[row]``:
+
+    data fit = -1/2 y^T (K + N)^-1 y,  complexity = -1/2 log det(K + N),
+    total = data fit + complexity - n/2 log 2 pi (the constant only shifts the curve).
+
+    The maximum of the total is marked with a dot.
+    """
+    check_choice(row, "row", range(surface.y_values.size))
+    x = surface.x_values
+    total, fit, complexity = (surface.values[row], surface.data_fit[row],
+                              surface.complexity[row])
+    ax.plot(x, fit, color="C1", label="data fit  −½ yᵀ(K+N)⁻¹y")
+    ax.plot(x, complexity, color="C2", label="complexity  −½ log det(K+N)")
+    ax.plot(x, total, color="k", lw=2, label="log p(y | X, θ)")
+    best = int(np.argmax(np.where(np.isfinite(total), total, -np.inf)))
+    ax.plot(x[best], total[best], "ko", ms=7)
+    ax.set_xscale("log")
+    ax.set_xlabel(surface.x_name)
+    ax.set_ylabel("nats")
+    ax.set_title(f"{surface.y_name} = {surface.y_values[row]:.3g}")
+    ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def plot_optimizer_runs(ax, fit: HyperparameterFit, x_name: str, y_name: str,
+                        color: str = "w"):
+    """Each optimiser run of ``fit`` as a line from its start (open circle) to its end (dot),
+    in natural units of the hyper-parameters ``x_name`` and ``y_name``; the best end gets a
+    red ring. Meant to be drawn over :func:`plot_lml_surface` (log axes).
+
+    Starts outside the current axis limits are still drawn (matplotlib clips them).
+    """
+    check_choice(x_name, "x_name", fit.param_names)
+    check_choice(y_name, "y_name", fit.param_names)
+    ix, iy = fit.param_names.index(x_name), fit.param_names.index(y_name)
+    starts, ends = np.exp(fit.starts), np.exp(fit.ends)
+    for index, (start, end) in enumerate(zip(starts, ends)):
+        label = "restart: start → end" if index == 0 else None
+        ax.plot([start[ix], end[ix]], [start[iy], end[iy]], "-", color=color, lw=0.8,
+                alpha=0.7)
+        ax.plot(start[ix], start[iy], "o", mfc="none", mec=color, ms=5)
+        ax.plot(end[ix], end[iy], "o", color=color, mec="k", ms=6, label=label)
+    best = ends[fit.best]
+    ax.plot(best[ix], best[iy], "o", mfc="none", mec="r", mew=2, ms=12, label="best run")
+    return ax
+
+
+def plot_inducing_inputs(ax, Z, color: str = "C3", label: str = "inducing inputs"):
+    """Mark one-dimensional inducing inputs Z ((M,) or (M, 1)) as triangles on the x axis
+    (drawn in axis coordinates, so they stay at the bottom whatever the y range)."""
+    Z = _flat(as_float_array(Z, "Z", ndim=(1, 2)))
+    ax.plot(Z, np.full(Z.shape, 0.02), "^", color=color, ms=8, mec="k",
+            transform=ax.get_xaxis_transform(), clip_on=False, label=label)
+    return ax
+
+
+def plot_timings(ax, timings, slopes=None):
+    """Run time against problem size on log-log axes.
+
+    ``timings`` maps a label to ``(sizes, seconds)`` (equal-length 1-D arrays); ``slopes``
+    optionally maps some labels to a power p, drawn as a dashed guide ``t ∝ N^p`` through that
+    series' largest size (e.g. 3 for an exact GP, 1 for a sparse one).
+    """
+    slopes = dict(slopes or {})
+    for name in slopes:
+        check_choice(name, "slopes", tuple(timings))
+    for index, (label, (sizes, seconds)) in enumerate(timings.items()):
+        sizes = as_float_array(sizes, "sizes", ndim=1)
+        seconds = as_float_array(seconds, "seconds", ndim=1)
+        if sizes.shape != seconds.shape:
+            raise ValueError(f"seconds: expected shape {sizes.shape} like the sizes of "
+                             f"{label!r}, got {seconds.shape}")
+        color = f"C{index}"
+        ax.plot(sizes, seconds, "o-", color=color, label=label)
+        if label in slopes:
+            power = slopes[label]
+            guide = seconds[-1] * (sizes / sizes[-1]) ** power
+            ax.plot(sizes, guide, "--", color=color, lw=1, alpha=0.7,
+                    label=f"∝ N^{power:g}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("number of training points N")
+    ax.set_ylabel("seconds")
+    ax.legend(loc="best", fontsize="small")
     return ax

@@ -19,8 +19,8 @@ from ..plotting.gp import plot_gp_posterior, plot_kernel_function, plot_lml_surf
 from ..validation import as_float_array, as_positive_int, as_rng, check_choice
 from .base import Explorer
 
-__all__ = ["KERNEL_FAMILIES", "make_kernel", "toy_regression_data", "kernel_explorer",
-           "conditioning_explorer", "lml_surface_explorer"]
+__all__ = ["KERNEL_FAMILIES", "make_kernel", "toy_regression_data", "ambiguous_regression_data",
+           "kernel_explorer", "conditioning_explorer", "lml_surface_explorer"]
 
 KERNEL_FAMILIES = ("squared exponential", "Matern 1/2", "Matern 3/2", "Matern 5/2",
                    "rational quadratic", "periodic", "linear")
@@ -47,6 +47,23 @@ def toy_regression_data(n: int = 30, noise_sd: float = 0.2, rng=0):
     rng = as_rng(rng)
     x = np.sort(rng.uniform(-4.0, 4.0, n))
     return x[:, None], np.sin(1.5 * x) + 0.3 * x + noise_sd * rng.standard_normal(n)
+
+
+def ambiguous_regression_data(n: int = 12, rng=55):
+    """A 1-D set with two explanations: x ~ U(-5, 5) sorted, f a draw from an SE-kernel GP
+    (lengthscale 1, variance 1), y = f + N(0, 0.1^2).
+
+    With the defaults (12 points, seed 55) the log marginal likelihood of an SE GP with its
+    signal variance fixed at 1 has two local maxima over (lengthscale, noise variance): a
+    wiggly fit with short lengthscale and little noise, and a smooth fit with a long
+    lengthscale that calls the wiggles noise (Rasmussen & Williams 2006, section 5.4.1 show
+    the same effect). Other seeds need not have two.
+    """
+    n = as_positive_int(n, "n")
+    rng = as_rng(rng)
+    x = np.sort(rng.uniform(-5.0, 5.0, n))
+    f = sample_gaussian(np.zeros(n), SquaredExponential(1.0, 1.0)(x[:, None]), 1, rng)[0]
+    return x[:, None], f + 0.1 * rng.standard_normal(n)
 
 
 def _log_slider(description, value, low, high):
