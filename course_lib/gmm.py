@@ -45,7 +45,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg import cholesky, eigh, solve_triangular
+from scipy.linalg import cholesky, eigh
+from scipy.linalg.lapack import dtrtri
 
 from .gaussian import COVARIANCE_TYPES, LOG_2PI, as_covariance
 from .kmeans import count_distinct_rows, kmeans
@@ -181,11 +182,11 @@ class GMMResult:
 def _whitening(params: GMMParams) -> np.ndarray:
     """W_k = L_k^{-1} with Sigma_k = L_k L_k^T, from triangular solves; (K, D, D)."""
     K, D = params.means.shape
-    eye = np.eye(D)
     W = np.empty((K, D, D))
     for k in range(K):
         L = cholesky(params.covariances[k], lower=True, check_finite=False)
-        W[k] = solve_triangular(L, eye, lower=True, check_finite=False)
+        # LAPACK's triangular inverse: far cheaper than solving against I for small D
+        W[k], _ = dtrtri(L, lower=1)
     return W
 
 
@@ -694,6 +695,9 @@ class SplitHistory:
         return np.array([s.train_score for s in self.steps])
 
 
+SPLIT_TOL = 1e-6  # per-frame convergence tolerance for EM after a split
+
+
 def grow_by_splitting(X_train, X_dev, *, max_components: int = 64, perturbation: float = 0.2,
                       rng: RngLike = None, **fit_kwargs) -> SplitHistory:
     """Grow a mixture by splitting, keeping it while the dev set improves.
@@ -702,13 +706,16 @@ def grow_by_splitting(X_train, X_dev, *, max_components: int = 64, perturbation:
     (:func:`split_components`), run EM from there, score the dev set; stop when the dev
     per-frame log-likelihood no longer improves or K would exceed ``max_components`` (or the
     number of distinct training frames). ``fit_kwargs`` (covariance_type, variance_floor,
-    prior, ridge, max_iter, tol) go to :func:`fit_gmm`.
+    prior, ridge, max_iter, tol) go to :func:`fit_gmm`; ``tol`` defaults to ``SPLIT_TOL``.
     """
     X_train = as_float_array(X_train, "X_train", ndim=2)
     X_dev = _check_dev(X_dev, X_train.shape[1])
     max_components = as_positive_int(max_components, "max_components")
     rng = as_rng(rng)
     distinct = count_distinct_rows(X_train)
+    # Just after a split the two halves barely differ, so the log-likelihood moves little at
+    # first: fit_gmm's default tol would stop EM after one step and splitting would stall.
+    fit_kwargs.setdefault("tol", SPLIT_TOL)
     params = fit_gmm(X_train, 1, rng=rng, **fit_kwargs).params
     steps = [SplitStep(1, average_log_likelihood(X_train, params),
                        average_log_likelihood(X_dev, params), params)]
