@@ -1105,6 +1105,7 @@ class HMMRecogniser:
 
     labels: tuple
     models: tuple[DiscreteHMM, ...]
+    training_log_likelihoods: np.ndarray | None = None
 
     def __post_init__(self):
         if len(self.labels) != len(self.models) or not self.models:
