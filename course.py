@@ -65,10 +65,11 @@ def run_lab(extra_args: list[str]) -> int:
     env = dict(os.environ)
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env.setdefault(name, TEST_ENVIRONMENT[name])
-    # Offline by design: no extension-manager or update look-ups on PyPI.
+    # Offline by design: no extension-manager, update or news look-ups.
     command = [str(python), "-m", "jupyter", "lab", "--ServerApp.ip=127.0.0.1",
                f"--ServerApp.root_dir={ROOT}", "--LabApp.extension_manager=readonly",
-               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", *extra_args]
+               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+               "--LabApp.news_url=None", *extra_args]
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers and CI machines run as root
         command.append("--allow-root")
     # Jupyter makes a fresh random token per start and prints it in the URL.
