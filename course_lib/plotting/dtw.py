@@ -19,9 +19,13 @@ __all__ = ["plot_cost_matrix", "plot_alignment_path", "plot_dtw_result", "plot_f
 
 
 def plot_cost_matrix(ax, matrix, *, title: str = "", cmap: str = "viridis",
-                     colorbar: bool = False, x_label: str = "x frame i",
-                     y_label: str = "y frame j"):
-    """Draw a cost matrix (n, m) (local or accumulated) as an image; +inf cells in grey."""
+                     colorbar: bool = False, row_label: str = "x frame i",
+                     col_label: str = "y frame j"):
+    """Draw a cost matrix (n, m) (local or accumulated) as an image; +inf cells in grey.
+
+    Rows (frames of the first sequence, ``row_label``) run up the vertical axis, columns
+    (frames of the second, ``col_label``) along the horizontal one.
+    """
     matrix = np.asarray(matrix, dtype=float)
     shown = np.ma.masked_invalid(matrix)
     colormap = _colormap(cmap)
@@ -29,8 +33,8 @@ def plot_cost_matrix(ax, matrix, *, title: str = "", cmap: str = "viridis",
                       interpolation="nearest")
     if colorbar:
         ax.figure.colorbar(image, ax=ax)
-    ax.set_xlabel(y_label)
-    ax.set_ylabel(x_label)
+    ax.set_xlabel(col_label)
+    ax.set_ylabel(row_label)
     if title:
         ax.set_title(title)
     return ax
@@ -107,7 +111,7 @@ def plot_subsequence_matches(ax, result: SubsequenceResult,
     """Matching cost along the reference, with the found matches shaded.
 
     ``matches`` defaults to the single best match of ``result``. With ``frame_shift`` (seconds
-    per frame) the horizontal axis is in seconds. ``truth`` is an optional list of true
+    per frame) the horizontal axis is in seconds. ``truth`` is an optional list of reference
     (start, end) frame spans, drawn as black bars under the curve.
     """
     if matches is None:
@@ -124,7 +128,7 @@ def plot_subsequence_matches(ax, result: SubsequenceResult,
         bottom = float(np.min(cost)) if cost.count() else 0.0
         for k, (start, end) in enumerate(truth):
             ax.plot([start * scale, (end + 1) * scale], [bottom, bottom], color="k", lw=4,
-                    solid_capstyle="butt", label="true" if k == 0 else None)
+                    solid_capstyle="butt", label="reference" if k == 0 else None)
     ax.set_xlabel("reference frame" if frame_shift is None else "time (s)")
     ax.set_ylabel("matching cost")
     ax.legend(loc="upper right", fontsize=8)

@@ -191,7 +191,7 @@ def subsequence_explorer(queries: Mapping, references: Mapping, *,
             ax_wave.text((match.start + match.end + 1) / 2 * frame_shift, 0.9, str(rank + 1),
                          transform=ax_wave.get_xaxis_transform(), ha="center")
         plot_cost_matrix(ax_acc, result.accumulated, title="accumulated cost (free start/end)",
-                         x_label="query frame", y_label="reference frame")
+                         row_label="query frame", col_label="reference frame")
         plot_alignment_path(ax_acc, result.path)
         plot_subsequence_matches(ax_cost, result, matches, frame_shift=frame_shift)
         fig.suptitle(f"query {query!r} in {reference!r}: best match frames "
