@@ -30,7 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from course_lib.data import DATA_ROOT, write_manifest  # noqa: E402
+from course_lib.data import write_csv_dataset  # noqa: E402
 
 DATASET = "co2"
 CSV_NAME = "co2_monthly.csv"
@@ -61,16 +61,10 @@ def monthly_means(weeks: list[tuple[int, int, float]]) -> list[tuple[int, int, f
 
 def main() -> None:
     rows = monthly_means(read_weekly())
-    folder = DATA_ROOT / DATASET
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / CSV_NAME, "w", newline="") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(["year", "month", "co2_ppm", "n_weeks"])
-        for year, month, ppm, n_weeks in rows:
-            writer.writerow([year, month, f"{ppm:.4f}", n_weeks])
-    write_manifest(DATASET, [CSV_NAME])
+    path = write_csv_dataset(DATASET, CSV_NAME, ["year", "month", "co2_ppm", "n_weeks"],
+                             [(year, month, f"{ppm:.4f}", n) for year, month, ppm, n in rows])
     first, last = rows[0], rows[-1]
-    print(f"wrote {len(rows)} months to {folder / CSV_NAME}: "
+    print(f"wrote {len(rows)} months to {path}: "
           f"{first[0]}-{first[1]:02d} {first[2]:.4f} ppm ... "
           f"{last[0]}-{last[1]:02d} {last[2]:.4f} ppm")
 

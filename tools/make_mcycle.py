@@ -33,7 +33,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from course_lib.data import DATA_ROOT, write_manifest  # noqa: E402
+from course_lib.data import write_csv_dataset  # noqa: E402
 
 DATASET = "mcycle"
 CSV_NAME = "mcycle.csv"
@@ -64,14 +64,8 @@ def read_rows(archive: Path) -> list[tuple[str, str]]:
 
 def main() -> None:
     rows = read_rows(bundled_archive())
-    folder = DATA_ROOT / DATASET
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / CSV_NAME, "w", newline="") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(["times_ms", "accel_g"])
-        writer.writerows(rows)
-    write_manifest(DATASET, [CSV_NAME])
-    print(f"wrote {len(rows)} rows to {folder / CSV_NAME}: first {rows[0]}, last {rows[-1]}")
+    path = write_csv_dataset(DATASET, CSV_NAME, ["times_ms", "accel_g"], rows)
+    print(f"wrote {len(rows)} rows to {path}: first {rows[0]}, last {rows[-1]}")
 
 
 if __name__ == "__main__":

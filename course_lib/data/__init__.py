@@ -8,6 +8,7 @@ gives a clear :class:`DataError` instead of silently wrong numbers.
 
 from __future__ import annotations
 
+import csv
 import hashlib
 from functools import lru_cache
 from pathlib import Path
@@ -51,6 +52,18 @@ def write_manifest(dataset: str, names: list[str]) -> Path:
     manifest.write_text("\n".join(lines) + "\n")
     _verified.cache_clear()
     return manifest
+
+
+def write_csv_dataset(dataset: str, name: str, header: list[str], rows) -> Path:
+    """Write ``data/<dataset>/<name>`` (header + rows) and its manifest; used by generators."""
+    folder = DATA_ROOT / dataset
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / name, "w", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+    write_manifest(dataset, [name])
+    return folder / name
 
 
 @lru_cache(maxsize=None)
