@@ -80,6 +80,28 @@ def test_plots_draw_what_they_promise():
     plt.close(fig)
 
 
+def test_plot_lml_surface_depth_sets_the_floor_of_the_colour_scale():
+    X, y = toy_regression_data(12)
+    gp = GPRegression(SquaredExponential(1.0), 0.05).fit(X, y)
+    surface = log_marginal_likelihood_surface(gp, "lengthscale", np.logspace(-1, 1.5, 8),
+                                              "noise_variance", np.logspace(-3, 0, 6))
+    top = surface.values.max()
+    assert surface.values.min() < top - 100.0   # the grid spans more than either floor
+    fig, axes = plt.subplots(1, 2)
+    for ax, depth in ((axes[0], None), (axes[1], 12.0)):
+        plot_lml_surface(ax, surface, **({} if depth is None else {"depth": depth}))
+        contour = ax.collections[0]
+        expected_floor = top - (100.0 if depth is None else depth)   # default keeps 100 nats
+        assert contour.zmin == pytest.approx(expected_floor)
+        assert contour.zmax == pytest.approx(top)
+    for bad in (0.0, -5.0, np.inf):
+        with pytest.raises(ValueError, match="depth"):
+            plot_lml_surface(axes[0], surface, depth=bad)
+    with pytest.raises(TypeError, match="depth"):
+        plot_lml_surface(axes[0], surface, depth="12")
+    plt.close(fig)
+
+
 def _fixed_variance_gp(X, y):
     kernel = SquaredExponential(1.0, 1.0, variance_bounds="fixed", lengthscale_bounds=(0.1, 30))
     return GPRegression(kernel, 0.01, noise_bounds=(1e-3, 3.0)).fit(X, y)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..gp.kernels import Kernel
 from ..gp.regression import HyperparameterFit, LMLSurface
-from ..validation import as_float_array, check_choice
+from ..validation import as_float_array, as_positive_float, check_choice
 
 __all__ = ["plot_kernel_function", "plot_samples", "plot_gp_posterior", "plot_lml_surface",
            "plot_lml_terms", "plot_optimizer_runs", "plot_inducing_inputs", "plot_timings"]
@@ -67,17 +67,20 @@ def plot_gp_posterior(ax, x_test, mean, var, X_train=None, y_train=None, samples
     return ax
 
 
-def plot_lml_surface(ax, surface: LMLSurface, levels: int = 20, current=None, cmap="viridis"):
+def plot_lml_surface(ax, surface: LMLSurface, levels: int = 20, current=None, cmap="viridis",
+                     depth: float = 100.0):
     """Filled contours of the log marginal likelihood over two hyper-parameters (log axes),
     the grid optimum marked with a star and ``current`` = (x, y) with a cross.
 
-    Values far below the maximum are floored (max - 100 nats) so the interesting region is
-    resolved by the colour scale.
+    Values more than ``depth`` nats below the maximum (and failed grid points) are floored at
+    max - ``depth``, so the colour scale resolves the top ``depth`` nats: a small depth (say
+    12) separates neighbouring optima, the default 100 shows the whole landscape.
     """
+    depth = as_positive_float(depth, "depth")
     values = surface.values
     finite = np.isfinite(values)
     top = values[finite].max()
-    shown = np.where(finite, np.maximum(values, top - 100.0), top - 100.0)
+    shown = np.where(finite, np.maximum(values, top - depth), top - depth)
     xx, yy = np.meshgrid(surface.x_values, surface.y_values)
     contour = ax.contourf(xx, yy, shown, levels=levels, cmap=cmap)
     ax.figure.colorbar(contour, ax=ax, label="log p(y | X, θ)")
