@@ -328,5 +328,7 @@ def test_no_warning_in_the_normal_path():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         gp = GPRegression(SquaredExponential(1.0) + White(0.01), 0.1).fit(X, Y)
-        gp.predict(X_TEST, full_cov=True)
-        gp.log_marginal_likelihood(eval_gradient=True)
+        mean, cov = gp.predict(X_TEST, full_cov=True)
+        lml, grad = gp.log_marginal_likelihood(eval_gradient=True)
+    assert np.all(np.isfinite(mean)) and np.all(np.isfinite(cov))
+    assert np.isfinite(lml) and np.all(np.isfinite(grad))
