@@ -1,54 +1,174 @@
 """Helpers for the exercise self-check cells.
 
-Each check raises ``AssertionError`` with a message a student can act on ("what was expected,
-what you gave"), and refuses placeholders (``None``, ``...``, ``NotImplemented``) so that a
-check can never pass on an untouched stub.
+A failed check raises :class:`SelfCheckFailed` (an ``AssertionError``) with one short message a student can act on: what was
+expected, what was found and where (shape, first differing entry, position of a NaN), plus a
+hint when the answer matches a known common mistake. Authors pass those mistakes as ``hints``:
+a mapping from the advice to the value the mistake produces, e.g.
+``hints={"the diagonal step should weigh 2, not 1": wrong_value}``.
+
+The checks refuse placeholders (``None``, ``...``, ``NotImplemented``), strings, functions and
+ragged lists with the same kind of message, so a check can never pass on an untouched stub and a
+student never sees numpy's conversion errors. In a notebook the failure shows as its message
+alone (IPython's ``_render_traceback_`` hook); under pytest the check's frames are hidden with
+``__tracebackhide__``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
+
+__all__ = ["SelfCheckFailed", "check_close", "check_equal", "check_between", "check_true"]
 
 _PLACEHOLDERS = (None, Ellipsis, NotImplemented)
 
 
-def _reject_placeholder(name: str, value) -> None:
+class SelfCheckFailed(AssertionError):
+    """A self-check found a wrong answer. IPython shows only the message, no library frames."""
+
+    def _render_traceback_(self) -> list[str]:
+        # IPython's hook for exceptions that render themselves (it never hides the raising frame).
+        return ["\x1b[0;31mSelf-check failed\x1b[0m", *str(self).splitlines()]
+
+
+def _fail(name: str, message: str, hint: str | None = None):
+    __tracebackhide__ = True
+    text = f"{name}: {message}"
+    if hint:
+        text += f"\nHint: {hint}"
+    raise SelfCheckFailed(text)
+
+
+def _describe(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _as_answer_array(name: str, value, numeric: bool) -> np.ndarray:
+    """The student's answer as an array, or a readable failure for what cannot be one."""
+    __tracebackhide__ = True
     if any(value is p for p in _PLACEHOLDERS):
-        raise AssertionError(f"{name}: got {value!r}; did you fill in the task?")
+        _fail(name, f"got {value!r}; did you fill in the task and return the result?")
+    if callable(value) and not isinstance(value, np.ndarray):
+        _fail(name, "got a function; did you forget to call it?")
+    if isinstance(value, (str, bytes)) and numeric:
+        _fail(name, f"expected numbers, got the string {_describe(value)}")
+    try:
+        arr = np.asarray(value, dtype=float if numeric else None)
+    except (TypeError, ValueError, OverflowError):
+        _fail(name, f"expected {'numbers' if numeric else 'values'} in a regular array "
+                    f"(equal-length rows), got {type(value).__name__} {_describe(value)}")
+    if arr.dtype == object:
+        _fail(name, f"expected a regular array (equal-length rows), got {_describe(value)}")
+    return arr
 
 
-def check_close(name: str, actual, expected, *, rtol: float = 1e-6, atol: float = 1e-9) -> None:
-    """Assert ``actual`` equals ``expected`` elementwise within ``rtol``/``atol``, same shape."""
-    _reject_placeholder(name, actual)
-    actual_arr = np.asarray(actual, dtype=float)
+def _index_text(index) -> str:
+    return "" if len(index) == 0 else f" at index {list(map(int, index))}"
+
+
+def _shape_failure(name: str, actual: np.ndarray, expected: np.ndarray) -> None:
+    __tracebackhide__ = True
+    hint = None
+    if actual.ndim == 2 and actual.shape == expected.shape[::-1]:
+        hint = "the shape is transposed: check which axis is which (rows vs columns)"
+    elif actual.size == expected.size:
+        hint = "right number of entries, wrong shape: check your reshape or stacking"
+    elif expected.ndim == 2 and actual.shape in ((expected.shape[0] - 1, expected.shape[1]),
+                                                 (expected.shape[0], expected.shape[1] - 1)):
+        hint = "one row or column short: did you skip the first (or last) one?"
+    _fail(name, f"expected shape {expected.shape}, got {actual.shape}", hint)
+
+
+def _matching_hint(actual, hints: Mapping | None, same) -> str | None:
+    for advice, wrong in (hints or {}).items():
+        try:
+            wrong = np.asarray(wrong)
+            if wrong.shape == actual.shape and same(actual, wrong):
+                return advice
+        except (TypeError, ValueError):
+            continue
+    return None
+
+
+def check_close(name: str, actual, expected, *, rtol: float = 1e-6, atol: float = 1e-9,
+                hints: Mapping | None = None) -> None:
+    """Assert ``actual`` equals ``expected`` elementwise within ``rtol``/``atol``, same shape.
+
+    Infinities must match exactly (same sign, same place); NaN never matches.
+    """
+    __tracebackhide__ = True
+    actual_arr = _as_answer_array(name, actual, numeric=True)
     expected_arr = np.asarray(expected, dtype=float)
     if actual_arr.shape != expected_arr.shape:
-        raise AssertionError(f"{name}: expected shape {expected_arr.shape}, got {actual_arr.shape}")
-    if not np.all(np.isfinite(actual_arr) == np.isfinite(expected_arr)):
-        raise AssertionError(f"{name}: NaN or inf where the reference has "
-                             f"{'none' if np.all(np.isfinite(expected_arr)) else 'others'}")
-    if not np.allclose(actual_arr, expected_arr, rtol=rtol, atol=atol, equal_nan=True):
-        finite = np.isfinite(actual_arr) & np.isfinite(expected_arr)
-        worst = np.max(np.abs(actual_arr[finite] - expected_arr[finite]), initial=0.0)
-        raise AssertionError(f"{name}: differs from the reference (largest difference {worst:.3g};"
-                             f" rtol={rtol}, atol={atol})")
+        hint = _matching_hint(actual_arr, hints, lambda a, w: np.allclose(a, w, rtol, atol))
+        if hint is None:
+            _shape_failure(name, actual_arr, expected_arr)
+        _fail(name, f"expected shape {expected_arr.shape}, got {actual_arr.shape}", hint)
+    nan = np.isnan(actual_arr) & ~np.isnan(expected_arr)
+    if np.any(nan):
+        where = tuple(np.argwhere(nan)[0])
+        _fail(name, f"NaN{_index_text(where)} ({int(nan.sum())} NaN in all), where the expected "
+                    f"value is {expected_arr[where]:.6g}",
+              "NaN usually comes from 0/0, log of a negative number, or inf - inf; print the "
+              "intermediate values of that entry")
+    close = np.isclose(actual_arr, expected_arr, rtol=rtol, atol=atol, equal_nan=True)
+    if np.all(close):
+        return
+    where = tuple(np.argwhere(~close)[0])
+    hint = _matching_hint(actual_arr, hints,
+                          lambda a, w: np.allclose(a, w, rtol=rtol, atol=atol, equal_nan=True))
+    if hint is None and np.all(np.isfinite(expected_arr)) and np.all(expected_arr <= 0) \
+            and np.all(actual_arr > 0) and np.allclose(np.log(actual_arr), expected_arr,
+                                                       rtol=rtol, atol=atol):
+        hint = "these are probabilities; the reference is their logarithm (work in log space)"
+    count = "" if actual_arr.size == 1 else f" ({int((~close).sum())} of {close.size} entries differ)"
+    _fail(name, f"expected {expected_arr[where]:.6g}{_index_text(where)}, got "
+                f"{actual_arr[where]:.6g}{count}", hint)
 
 
-def check_equal(name: str, actual, expected) -> None:
+def check_equal(name: str, actual, expected, *, hints: Mapping | None = None) -> None:
     """Assert exact equality (integers, labels, paths), comparing as arrays."""
-    _reject_placeholder(name, actual)
-    actual_arr, expected_arr = np.asarray(actual), np.asarray(expected)
+    __tracebackhide__ = True
+    actual_arr = _as_answer_array(name, actual, numeric=False)
+    expected_arr = np.asarray(expected)
     if actual_arr.shape != expected_arr.shape:
-        raise AssertionError(f"{name}: expected shape {expected_arr.shape}, got {actual_arr.shape}")
-    if not np.array_equal(actual_arr, expected_arr):
-        mismatches = int(np.sum(actual_arr != expected_arr))
-        raise AssertionError(f"{name}: {mismatches} of {expected_arr.size} entries differ from "
-                             "the reference")
+        hint = _matching_hint(actual_arr, hints, np.array_equal)
+        if hint is None:
+            _shape_failure(name, actual_arr, expected_arr)
+        _fail(name, f"expected shape {expected_arr.shape}, got {actual_arr.shape}", hint)
+    differ = actual_arr != expected_arr
+    if not np.any(differ):
+        return
+    where = tuple(np.argwhere(np.atleast_1d(differ))[0]) if differ.ndim else ()
+    hint = _matching_hint(actual_arr, hints, np.array_equal)
+    if hint is None and actual_arr.ndim >= 1 and np.array_equal(actual_arr[::-1], expected_arr):
+        hint = "your answer is the expected one in reverse order (e.g. a backtracked path " \
+               "that was not flipped)"
+    shown_expected = expected_arr[where] if where else expected_arr
+    shown_actual = actual_arr[where] if where else actual_arr
+    count = "" if actual_arr.size == 1 else \
+        f" ({int(np.sum(differ))} of {expected_arr.size} entries differ)"
+    _fail(name, f"expected {_describe(shown_expected.tolist())}{_index_text(where)}, got "
+                f"{_describe(shown_actual.tolist())}{count}", hint)
 
 
-def check_between(name: str, value, low: float, high: float) -> None:
+def check_between(name: str, value, low: float, high: float, *, hint: str | None = None) -> None:
     """Assert a scalar lies in ``[low, high]`` (accuracies, log-likelihood ranges)."""
-    _reject_placeholder(name, value)
-    value = float(value)
-    if not (low <= value <= high):
-        raise AssertionError(f"{name}: expected a value in [{low}, {high}], got {value:.6g}")
+    __tracebackhide__ = True
+    arr = _as_answer_array(name, value, numeric=True)
+    if arr.size != 1:
+        _fail(name, f"expected a single number, got an array of shape {arr.shape}")
+    number = float(arr.reshape(()))
+    if not (low <= number <= high):
+        _fail(name, f"expected a value in [{low:.6g}, {high:.6g}], got {number:.6g}", hint)
+
+
+def check_true(name: str, condition, message: str, *, hint: str | None = None) -> None:
+    """Assert a property of the answer (``condition`` True); ``message`` says what is wrong."""
+    __tracebackhide__ = True
+    if not isinstance(condition, (bool, np.bool_)):
+        _fail(name, f"the check could not be evaluated (got {_describe(condition)})")
+    if not condition:
+        _fail(name, message, hint)

@@ -621,93 +621,8 @@ def _parallel_kernel():
 
 
 # --------------------------------------------------------------------------------------------
-# Template-based recognition
+# Choosing templates (the recogniser itself is in course_lib.recognition)
 # --------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class RecognitionReport:
-    """Accuracy and confusion matrix (rows: true class, columns: predicted, in ``classes``)."""
-
-    accuracy: float
-    confusion: np.ndarray
-    classes: np.ndarray
-    predictions: np.ndarray
-
-
-class TemplateRecogniser:
-    """Isolated-word recognition by DTW against stored templates.
-
-    A query is given the class whose templates are closest: the class score is either the best
-    match ``min_k d(X, Y_k)`` (``combine="min"``) or the average ``mean_k d(X, Y_k)``
-    (``combine="mean"``) over that class's templates Y_k, the two options of the slides. Scores
-    are distances: lower is better.
-    """
-
-    def __init__(self, templates, labels, *, combine: str = "min",
-                 step_pattern: str | StepPattern = "symmetric2", metric: str = "euclidean",
-                 band: int | None = None, variances=None):
-        self.templates = as_sequence_list(templates, "templates")
-        self.labels = np.asarray(labels)
-        if self.labels.shape != (len(self.templates),):
-            raise ValueError(f"labels: expected one label per template ({len(self.templates)}), "
-                             f"got shape {self.labels.shape}")
-        self.combine = check_choice(combine, "combine", {"min", "mean"})
-        self.classes = np.unique(self.labels)
-        self.dtw_options = dict(step_pattern=step_pattern, metric=metric, band=band,
-                                variances=variances)
-        get_step_pattern(step_pattern)
-
-    def distances(self, queries) -> np.ndarray:
-        """DTW distance of every query to every template, shape ``(Q, T)``."""
-        return dtw_distance_matrix(queries, self.templates, on_no_path="inf",
-                                   **self.dtw_options)
-
-    def scores(self, queries, distances: np.ndarray | None = None) -> np.ndarray:
-        """Per-class distance, shape ``(Q, C)`` with columns in ``self.classes``.
-
-        Pass precomputed ``distances`` (from :meth:`distances`) to avoid recomputing them.
-        """
-        dist = self.distances(queries) if distances is None else np.asarray(distances, float)
-        if dist.ndim != 2 or dist.shape[1] != len(self.templates):
-            raise ValueError(f"distances: expected shape (Q, {len(self.templates)}), "
-                             f"got {dist.shape}")
-        reduce = np.min if self.combine == "min" else np.mean
-        scores = np.stack([reduce(dist[:, self.labels == c], axis=1) for c in self.classes],
-                          axis=1)
-        stuck = ~np.any(np.isfinite(scores), axis=1)
-        if np.any(stuck):
-            raise NoWarpingPathError(f"queries: query {int(np.flatnonzero(stuck)[0])} has no "
-                                     f"warping path to any class (check band / step_pattern)")
-        return scores
-
-    def predict(self, queries, distances: np.ndarray | None = None) -> np.ndarray:
-        """The class with the lowest score for each query."""
-        return self.classes[np.argmin(self.scores(queries, distances), axis=1)]
-
-    def evaluate(self, queries, labels, distances: np.ndarray | None = None
-                 ) -> RecognitionReport:
-        """Accuracy and confusion matrix of :meth:`predict` against the true ``labels``."""
-        labels = np.asarray(labels)
-        predictions = self.predict(queries, distances)
-        if labels.shape != predictions.shape:
-            raise ValueError(f"labels: expected shape {predictions.shape}, got {labels.shape}")
-        confusion = confusion_matrix(labels, predictions, self.classes)
-        return RecognitionReport(float(np.mean(labels == predictions)), confusion,
-                                 self.classes, predictions)
-
-
-def confusion_matrix(true, predicted, classes) -> np.ndarray:
-    """Counts ``C[a, b]`` of items of class ``classes[a]`` predicted as ``classes[b]``."""
-    true, predicted, classes = np.asarray(true), np.asarray(predicted), np.asarray(classes)
-    unknown = ~np.isin(true, classes)
-    if np.any(unknown):
-        raise ValueError(f"true: label {true[unknown][0]!r} is not in classes")
-    index = {c: k for k, c in enumerate(classes.tolist())}
-    out = np.zeros((len(classes), len(classes)), dtype=np.int64)
-    for t, p in zip(true.tolist(), predicted.tolist()):
-        out[index[t], index[p]] += 1
-    return out
-
 
 def select_templates(labels, n_per_class: int, *, groups=None, rng=None) -> np.ndarray:
     """Indices of ``n_per_class`` templates for every class (sorted).
@@ -898,7 +813,6 @@ __all__ = [
     "METRICS", "STEP_PATTERNS", "ASYMMETRIC_P1", "StepPattern", "get_step_pattern",
     "NoWarpingPathError",
     "as_sequence", "as_sequence_list", "local_cost_matrix", "band_mask", "DTWResult",
-    "dtw_from_cost_matrix", "dtw", "dtw_distance", "dtw_distance_matrix", "TemplateRecogniser",
-    "RecognitionReport", "confusion_matrix", "select_templates", "SubsequenceMatch",
+    "dtw_from_cost_matrix", "dtw", "dtw_distance", "dtw_distance_matrix", "select_templates", "SubsequenceMatch",
     "SubsequenceResult", "subsequence_dtw", "find_matches", "align_words",
 ]

@@ -1,5 +1,8 @@
 """The multivariate Gaussian: log-density through a Cholesky factor, ML estimates, sampling.
 
+(``cholesky_factor``, ``sample_gaussian`` and ``LOG_2PI`` live in :mod:`course_lib.linalg` and
+are re-exported here, where a Gaussian user looks for them.)
+
 Rows of ``X`` are samples (frames), columns are the D dimensions. A covariance is given either
 as a full (D, D) matrix ``Sigma`` or, for a diagonal covariance, as the (D,) vector of its
 variances ``sigma2`` (``covariance_type="diag"``).
@@ -14,29 +17,15 @@ Mahalanobis term is ||z||^2 with z = L^{-1} (x - mu) from a triangular solve, ne
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import cholesky, solve_triangular
+from scipy.linalg import cholesky
 
-from .validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
+from .linalg import LOG_2PI, cholesky_factor, log_det_from_cholesky, sample_gaussian, solve_lower
+from .validation import as_float_array, check_choice
 
 __all__ = ["LOG_2PI", "cholesky_factor", "as_covariance", "gaussian_log_density",
            "log_density_from_cholesky", "fit_gaussian", "sample_gaussian"]
 
-LOG_2PI = float(np.log(2.0 * np.pi))
 COVARIANCE_TYPES = ("full", "diag")
-
-
-def cholesky_factor(Sigma: np.ndarray, name: str = "Sigma") -> np.ndarray:
-    """Lower Cholesky factor L of a symmetric positive-definite matrix, Sigma = L L^T.
-
-    Raises ``ValueError`` naming ``name`` when Sigma is not symmetric or not positive definite.
-    """
-    if not np.allclose(Sigma, Sigma.T, rtol=1e-10, atol=1e-12 * np.max(np.abs(Sigma), initial=0)):
-        raise ValueError(f"{name}: covariance matrix must be symmetric")
-    try:
-        return cholesky(Sigma, lower=True, check_finite=False)
-    except np.linalg.LinAlgError:
-        raise ValueError(f"{name}: covariance matrix is not positive definite "
-                         f"(smallest eigenvalue {np.linalg.eigvalsh(Sigma)[0]:.3g})") from None
 
 
 def as_covariance(Sigma, dim: int, covariance_type: str = "full",
@@ -64,9 +53,8 @@ def log_density_from_cholesky(X: np.ndarray, mu: np.ndarray, L: np.ndarray) -> n
     z_n = L^{-1}(x_n - mu) by a triangular solve; log N = -1/2 (D log 2pi + 2 sum log L_dd
     + ||z_n||^2). No argument checks (for library code that has already checked).
     """
-    z = solve_triangular(L, (X - mu).T, lower=True, check_finite=False)
-    log_det = 2.0 * np.sum(np.log(np.diag(L)))
-    return -0.5 * (X.shape[1] * LOG_2PI + log_det + np.einsum("dn,dn->n", z, z))
+    z = solve_lower(L, (X - mu).T)
+    return -0.5 * (X.shape[1] * LOG_2PI + log_det_from_cholesky(L) + np.einsum("dn,dn->n", z, z))
 
 
 def _log_density_diag(X, mu, sigma2):
@@ -131,20 +119,3 @@ def fit_gaussian(X, covariance_type: str = "full") -> tuple[np.ndarray, np.ndarr
         raise ValueError("X: the ML covariance is singular (duplicate points, a constant or "
                          "linearly dependent dimension)") from None
     return mu, Sigma
-
-
-def sample_gaussian(mu, Sigma, n_samples: int, covariance_type: str = "full",
-                    rng: RngLike = None) -> np.ndarray:
-    """Draw ``n_samples`` rows x = mu + L e with e ~ N(0, I) and Sigma = L L^T; shape (n, D).
-
-    For a diagonal covariance L = diag(sqrt(sigma2)).
-    """
-    mu = as_float_array(mu, "mu", ndim=1)
-    D = mu.shape[0]
-    Sigma = as_covariance(Sigma, D, covariance_type)
-    n_samples = as_positive_int(n_samples, "n_samples")
-    rng = as_rng(rng)
-    e = rng.standard_normal((n_samples, D))
-    if covariance_type == "diag":
-        return mu + e * np.sqrt(Sigma)
-    return mu + e @ cholesky(Sigma, lower=True).T

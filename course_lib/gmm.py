@@ -58,7 +58,7 @@ __all__ = [
     "e_step", "m_step", "initialise_gmm", "fit_gmm", "score_samples", "average_log_likelihood",
     "predict_proba", "predict", "sample_gmm", "log_prior",
     "ModelSelection", "select_n_components", "split_components", "SplitStep",
-    "SplitHistory", "grow_by_splitting", "BagOfFramesClassifier", "fit_bag_of_frames",
+    "SplitHistory", "grow_by_splitting",
 ]
 
 #: A component whose smallest conditional variance falls below this fraction of the data
@@ -729,54 +729,3 @@ def grow_by_splitting(X_train, X_dev, *, max_components: int = 64, perturbation:
             break
         best = len(steps) - 1
     return SplitHistory(tuple(steps), best)
-
-
-# ----------------------------------------------------------------------------- classifier
-
-@dataclass(frozen=True, eq=False)
-class BagOfFramesClassifier:
-    """One GMM per class; an utterance goes to the class with the largest total log-likelihood.
-
-        c* = argmax_c sum_t log p(x_t | GMM_c)
-
-    The frames are scored as if independent (a "bag of frames"): their order is ignored,
-    which is what HMMs add back.
-    """
-
-    classes: tuple
-    models: tuple
-
-    def scores(self, utterances: Sequence) -> np.ndarray:
-        """Total log-likelihood of each utterance (T_i, D) under each class; (M, C)."""
-        if len(utterances) == 0:
-            raise ValueError("utterances: expected at least one (T, D) array")
-        out = np.empty((len(utterances), len(self.classes)))
-        for i, frames in enumerate(utterances):
-            frames = as_float_array(frames, f"utterances[{i}]", ndim=2)
-            for c, params in enumerate(self.models):
-                out[i, c] = score_samples(frames, params).sum()
-        return out
-
-    def predict(self, utterances: Sequence) -> list:
-        """Predicted class of each utterance."""
-        return [self.classes[c] for c in np.argmax(self.scores(utterances), axis=1)]
-
-
-def fit_bag_of_frames(utterances: Sequence, labels: Sequence, n_components: int, *,
-                      rng: RngLike = None, **fit_kwargs) -> BagOfFramesClassifier:
-    """Train one GMM per class on all frames of that class's utterances (each (T, D)).
-
-    ``fit_kwargs`` go to :func:`fit_gmm` (covariance_type, variance_floor, n_init, ...).
-    Classes are sorted; the fits share one ``rng`` stream.
-    """
-    if len(utterances) != len(labels) or len(utterances) == 0:
-        raise ValueError(f"labels: expected one label per utterance ({len(utterances)}), "
-                         f"got {len(labels)}")
-    rng = as_rng(rng)
-    frames = [as_float_array(u, f"utterances[{i}]", ndim=2) for i, u in enumerate(utterances)]
-    classes = tuple(sorted(set(labels)))
-    models = []
-    for c in classes:
-        X = np.vstack([f for f, label in zip(frames, labels) if label == c])
-        models.append(fit_gmm(X, n_components, rng=rng, **fit_kwargs).params)
-    return BagOfFramesClassifier(classes, tuple(models))

@@ -16,7 +16,7 @@ The three problems of the slides map to
   (and :func:`forward_unscaled`, the naive version that underflows);
 * decoding ``argmax_Q P(Q, O | lambda)``: :func:`viterbi`, :func:`viterbi_paths`;
 * training ``argmax_lambda P(O | lambda)``: :func:`baum_welch_step`, :func:`baum_welch`,
-  :func:`fit_hmm` (restarts), and the per-class :class:`HMMRecogniser`.
+  :func:`fit_hmm` (restarts); the per-class recogniser is in :mod:`course_lib.recognition`.
 
 Many sequences of different lengths are handled as one :class:`SequenceBatch`: the symbols of
 all sequences concatenated, plus offsets. The dynamic-programming kernels (plain loops of the
@@ -49,10 +49,10 @@ __all__ = [
     "PROBABILITY_TOLERANCE", "DiscreteHMM", "weather_mood_hmm", "left_to_right_hmm",
     "random_hmm", "SequenceBatch", "pack_sequences",
     "UnscaledForward", "ScaledForward", "LogForward", "Posteriors", "ViterbiResult",
-    "ViterbiBatch", "HMMSample", "BaumWelchResult", "HMMRecogniser",
+    "ViterbiBatch", "HMMSample", "BaumWelchResult",
     "forward_unscaled", "forward_scaled", "backward_scaled", "forward_log", "backward_log",
     "posteriors", "viterbi", "viterbi_paths", "log_likelihoods", "sample", "sample_sequences",
-    "baum_welch_step", "baum_welch", "fit_hmm", "train_recogniser",
+    "baum_welch_step", "baum_welch", "fit_hmm",
 ]
 
 #: How far a row of pi, A or B may be from summing to one.
@@ -1090,71 +1090,3 @@ def fit_hmm(sequences, n_states: int, n_symbols: int, *, topology: str = "ergodi
     finals = np.array([r.log_likelihood for r in results])
     best = results[int(np.argmax(finals))]
     return dataclasses.replace(best, restart_log_likelihoods=finals)
-
-
-# --------------------------------------------------------------------------------------------
-# Isolated-word recognition: one HMM per class
-# --------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True, eq=False)
-class HMMRecogniser:
-    """One HMM per class; an utterance goes to the class whose model scores it highest.
-
-    ``predict(O) = argmax_c log P(O | lambda_c)`` (equal class priors).
-    """
-
-    labels: tuple
-    models: tuple[DiscreteHMM, ...]
-    training_log_likelihoods: np.ndarray | None = None
-
-    def __post_init__(self):
-        if len(self.labels) != len(self.models) or not self.models:
-            raise ValueError(f"models: expected one model per label, got {len(self.models)} models "
-                             f"for {len(self.labels)} labels")
-        for model in self.models:
-            _check_model(model)
-
-    def log_likelihoods(self, sequences) -> np.ndarray:
-        """``log P(O_s | lambda_c)``, shape (n_sequences, n_classes); -inf when impossible."""
-        batch = pack_sequences(sequences, min(m.n_symbols for m in self.models))
-        return np.column_stack([log_likelihoods(m, batch) for m in self.models])
-
-    def predict(self, sequences) -> np.ndarray:
-        """The label of the best-scoring model for each sequence."""
-        scores = self.log_likelihoods(sequences)
-        return np.asarray(self.labels)[np.argmax(scores, axis=1)]
-
-
-def train_recogniser(sequences, labels, n_states: int, n_symbols: int, *,
-                     topology: str = "left-to-right", skip: bool = False, n_restarts: int = 1,
-                     n_iter: int = 50, tol: float = 1e-3, emission_floor: float = 1e-3,
-                     rng: RngLike = None, progress: bool = False) -> HMMRecogniser:
-    """Train one HMM per distinct label on that label's sequences (:func:`fit_hmm`).
-
-    ``sequences`` and ``labels`` are parallel lists (e.g. VQ symbol sequences of utterances and
-    their digits). The default emission floor keeps a test utterance with a symbol unseen in
-    one class's training data from scoring -inf under that class.
-    """
-    labels = list(labels)
-    if isinstance(sequences, SequenceBatch):
-        n = sequences.n_sequences
-        seqs = [sequences.sequence(s) for s in range(n)]
-    else:
-        seqs = list(sequences)
-        n = len(seqs)
-    if len(labels) != n:
-        raise ValueError(f"labels: expected one label per sequence ({n}), got {len(labels)}")
-    rng = as_rng(rng)
-    try:
-        classes = tuple(sorted(set(labels)))
-    except TypeError:  # labels of mixed types
-        classes = tuple(sorted(set(labels), key=str))
-    models, finals = [], []
-    for c in classes:
-        own = [seq for seq, lab in zip(seqs, labels) if lab == c]
-        result = fit_hmm(own, n_states, n_symbols, topology=topology, skip=skip,
-                         n_restarts=n_restarts, n_iter=n_iter, tol=tol,
-                         emission_floor=emission_floor, rng=rng, progress=progress)
-        models.append(result.hmm)
-        finals.append(result.log_likelihood)
-    return HMMRecogniser(classes, tuple(models), np.asarray(finals))

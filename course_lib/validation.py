@@ -26,13 +26,23 @@ def as_float_array(x, name: str, ndim: int | tuple[int, ...] | None = None,
                    allow_empty: bool = False) -> np.ndarray:
     """Convert ``x`` to a finite float64 array, checking its number of dimensions.
 
-    Raises ``ValueError`` for NaN/inf, an unexpected ``ndim`` or (unless ``allow_empty``) an
-    empty array, and ``TypeError`` for input that is not numeric.
+    Raises ``ValueError`` for NaN/inf, values beyond float64's range, an unexpected ``ndim`` or
+    (unless ``allow_empty``) an empty array, and ``TypeError`` for input that is not real and
+    numeric (strings, None, ragged lists, complex numbers).
     """
+    if x is None or isinstance(x, (str, bytes)):
+        raise TypeError(f"{name}: expected a numeric array, got {type(x).__name__}")
     try:
-        arr = np.asarray(x, dtype=np.float64)
+        is_complex = np.iscomplexobj(x)
+        arr = np.asarray(x, dtype=np.float64) if not is_complex else None
+    except OverflowError as err:
+        raise ValueError(f"{name}: a value is too large for a float64 (|x| > 1.8e308)") from err
     except (TypeError, ValueError) as err:
-        raise TypeError(f"{name}: expected numeric array-like, got {type(x).__name__}") from err
+        raise TypeError(f"{name}: expected a numeric array (equal-length rows of numbers), "
+                        f"got {type(x).__name__}") from err
+    if is_complex:
+        raise TypeError(f"{name}: expected real numbers, got complex values (take .real or "
+                        "abs() first if that is what you mean)")
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in allowed:
@@ -45,12 +55,14 @@ def as_float_array(x, name: str, ndim: int | tuple[int, ...] | None = None,
     return arr
 
 
-def as_positive_int(value, name: str, minimum: int = 1) -> int:
-    """Return ``value`` as an int, raising ``ValueError`` when it is below ``minimum``."""
+def as_positive_int(value, name: str, minimum: int = 1, maximum: int | None = None) -> int:
+    """Return ``value`` as an int, raising ``ValueError`` outside ``[minimum, maximum]``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name}: expected an integer, got {type(value).__name__}")
     if value < minimum:
         raise ValueError(f"{name}: must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name}: must be <= {maximum}, got {value}")
     return int(value)
 
 
@@ -58,7 +70,11 @@ def as_positive_float(value, name: str, allow_zero: bool = False) -> float:
     """Return ``value`` as a finite float that is > 0 (or >= 0 with ``allow_zero``)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name}: expected a real number, got {type(value).__name__}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:
+        raise ValueError(f"{name}: too large for a float64, got an integer with "
+                         f"{len(str(abs(int(value))))} digits") from None
     if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{name}: must be finite and {bound}, got {value}")

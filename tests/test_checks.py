@@ -1,9 +1,9 @@
-"""The self-check helpers must fail loudly on placeholders and wrong answers."""
+"""The self-check helpers must fail loudly, briefly and specifically on wrong answers."""
 
 import numpy as np
 import pytest
 
-from course_lib.checks import check_between, check_close, check_equal
+from course_lib.checks import check_between, check_close, check_equal, check_true
 
 
 @pytest.mark.parametrize("placeholder", [None, Ellipsis, NotImplemented])
@@ -14,20 +14,72 @@ def test_placeholders_never_pass(placeholder):
             check(placeholder)
 
 
-def test_check_close_reports_shape_nonfinite_and_difference():
-    check_close("ok", [1.0, np.inf], [1.0 + 1e-9, np.inf])
-    with pytest.raises(AssertionError, match="shape"):
-        check_close("v", [1.0, 2.0], [1.0, 2.0, 3.0])
-    with pytest.raises(AssertionError, match="NaN or inf"):
-        check_close("v", [np.nan, 1.0], [0.0, 1.0])
-    with pytest.raises(AssertionError, match=r"largest difference 0\.5"):
-        check_close("v", [np.inf, 1.5], [np.inf, 1.0])  # matching infs give no warning
+@pytest.mark.parametrize("answer, message", [
+    ("abc", "expected numbers, got the string 'abc'"),
+    ([[1.0, 2.0], [3.0]], "regular array"),
+    (len, "forget to call it"),
+])
+def test_unconvertible_answers_get_a_message_not_a_numpy_error(answer, message):
+    with pytest.raises(AssertionError, match=message):
+        check_close("x", answer, np.ones(3))
 
 
-def test_check_equal_and_between():
+def test_check_close_reports_shape_with_a_hint():
+    with pytest.raises(AssertionError, match=r"expected shape \(2, 3\), got \(3, 2\)\nHint: .*transposed"):
+        check_close("D", np.ones((3, 2)), np.ones((2, 3)))
+    with pytest.raises(AssertionError, match="skip the first"):
+        check_close("D", np.ones((2, 2)), np.ones((3, 2)))
+
+
+def test_check_close_names_the_first_differing_entry_and_the_nan_position():
+    check_close("ok", [1.0, np.inf], [1.0 + 1e-9, np.inf])  # matching infinities pass
+    with pytest.raises(AssertionError, match=r"expected 1 at index \[1\], got 1\.5 \(1 of 2"):
+        check_close("v", [np.inf, 1.5], [np.inf, 1.0])
+    with pytest.raises(AssertionError, match=r"NaN at index \[0, 1\]"):
+        check_close("v", [[0.0, np.nan]], [[0.0, 1.0]])
+    with pytest.raises(AssertionError, match=r"expected 1 at index \[0\], got inf"):
+        check_close("v", [np.inf], [1.0])
+
+
+def test_hints_recognise_common_mistakes():
+    expected, wrong = np.array([1.0, 2.0, 4.0]), np.array([1.0, 1.5, 3.0])
+    with pytest.raises(AssertionError, match="Hint: diagonal weight"):
+        check_close("D", wrong, expected, hints={"diagonal weight should be 2, not 1": wrong})
+    with pytest.raises(AssertionError) as info:
+        check_close("D", wrong + 7, expected, hints={"diagonal weight should be 2, not 1": wrong})
+    assert "Hint" not in str(info.value)
+    with pytest.raises(AssertionError, match="log space"):
+        check_close("log p", [0.5, 0.25], np.log([0.5, 0.25]))
+
+
+def test_check_equal_spots_a_reversed_path():
     check_equal("path", [[0, 0], [1, 1]], np.array([[0, 0], [1, 1]]))
-    with pytest.raises(AssertionError, match="1 of 4 entries"):
+    with pytest.raises(AssertionError, match=r"index \[1, 1\].*1 of 4 entries"):
         check_equal("path", [[0, 0], [1, 2]], [[0, 0], [1, 1]])
+    with pytest.raises(AssertionError, match="reverse order"):
+        check_equal("path", [[2, 2], [1, 1], [0, 0]], [[0, 0], [1, 1], [2, 2]])
+
+
+def test_check_between_and_check_true():
     check_between("accuracy", 0.93, 0.8, 1.0)
-    with pytest.raises(AssertionError, match=r"\[0\.8, 1\.0\]"):
+    with pytest.raises(AssertionError, match=r"\[0\.8, 1\], got 0\.1"):
         check_between("accuracy", 0.1, 0.8, 1.0)
+    with pytest.raises(AssertionError, match="single number"):
+        check_between("accuracy", [0.9, 0.9], 0.8, 1.0)
+    check_true("trace", True, "never shown")
+    with pytest.raises(AssertionError, match="trace: went down\nHint: check"):
+        check_true("trace", False, "went down", hint="check the M-step")
+
+
+def test_check_frames_are_hidden_from_tracebacks():
+    with pytest.raises(AssertionError) as info:
+        check_close("x", [2.0], [1.0])
+    library_frames = [entry for entry in info.traceback
+                      if entry.path.name == "checks.py"]
+    assert library_frames and all(entry.ishidden(info) for entry in library_frames)
+
+
+def test_ipython_shows_only_the_message():
+    failure = pytest.raises(AssertionError, check_close, "D", [2.0], [1.0]).value
+    lines = failure._render_traceback_()
+    assert len(lines) == 2 and lines[1] == "D: expected 1 at index [0], got 2"

@@ -10,7 +10,7 @@ from scipy.spatial.distance import cdist
 from scipy.stats import multivariate_normal
 
 from course_lib.dtw import (ASYMMETRIC_P1, STEP_PATTERNS, NoWarpingPathError, StepPattern,
-                            TemplateRecogniser, align_words, band_mask, confusion_matrix, dtw,
+                            align_words, band_mask, dtw,
                             dtw_distance, dtw_distance_matrix, dtw_from_cost_matrix,
                             find_matches, local_cost_matrix, select_templates, subsequence_dtw)
 
@@ -280,41 +280,6 @@ def test_distance_matrix_no_path_raises_or_inf():
 
 # --- templates ---------------------------------------------------------------------------------------
 
-def _toy_words(rng, n_speakers):
-    """Three 'words' (different 2-D shapes), each said by every speaker at a random speed."""
-    shapes = [lambda t: np.stack([np.sin(2 * np.pi * t), t], 1),
-              lambda t: np.stack([np.cos(2 * np.pi * t), 1 - t], 1),
-              lambda t: np.stack([t ** 2, np.sin(4 * np.pi * t)], 1)]
-    seqs, labels, speakers = [], [], []
-    for s in range(n_speakers):
-        for w, shape in enumerate(shapes):
-            t = np.linspace(0, 1, rng.integers(15, 30))
-            seqs.append(shape(t) + 0.05 * rng.normal(size=(len(t), 2)))
-            labels.append(w)
-            speakers.append(f"s{s}")
-    return seqs, np.array(labels), np.array(speakers)
-
-
-@pytest.mark.parametrize("combine", ["min", "mean"])
-def test_template_recogniser(combine):
-    rng = np.random.default_rng(12)
-    seqs, labels, speakers = _toy_words(rng, 8)
-    train = np.isin(speakers, [f"s{k}" for k in range(4)])
-    chosen = select_templates(labels[train], 3, groups=speakers[train], rng=0)
-    assert len(chosen) == 9 and np.all(np.bincount(labels[train][chosen]) == 3)
-    templates = [seqs[k] for k in np.flatnonzero(train)[chosen]]
-    recogniser = TemplateRecogniser(templates, labels[train][chosen], combine=combine)
-    test = [seqs[k] for k in np.flatnonzero(~train)]
-    distances = recogniser.distances(test)
-    scores = recogniser.scores(test, distances)
-    reduce = np.min if combine == "min" else np.mean
-    for c in range(3):
-        np.testing.assert_allclose(scores[:, c], reduce(distances[:, recogniser.labels == c], 1))
-    report = recogniser.evaluate(test, labels[~train])
-    assert report.accuracy == 1.0
-    np.testing.assert_array_equal(report.confusion, np.diag([4, 4, 4]))
-
-
 def test_select_templates_without_groups_and_errors():
     labels = np.array([0, 0, 0, 1, 1, 1, 1])
     chosen = select_templates(labels, 2, rng=1)
@@ -324,11 +289,6 @@ def test_select_templates_without_groups_and_errors():
         select_templates(labels, 4)
     with pytest.raises(ValueError, match="groups"):
         select_templates(labels, 1, groups=[0, 1])
-
-
-def test_confusion_matrix_counts():
-    np.testing.assert_array_equal(confusion_matrix([0, 0, 1, 2], [0, 1, 1, 0], [0, 1, 2]),
-                                  [[1, 1, 0], [0, 1, 0], [1, 0, 0]])
 
 
 # --- subsequence DTW ------------------------------------------------------------------------------
@@ -403,8 +363,6 @@ def test_find_matches_returns_non_overlapping_hits():
      "step_pattern"),
     (lambda: subsequence_dtw(np.ones((2, 1)), np.ones((4, 2))), "reference"),
     (lambda: find_matches(np.ones((2, 1)), np.ones((4, 1)), max_matches=0), "max_matches"),
-    (lambda: TemplateRecogniser([np.ones((3, 1))], [0, 1]), "labels"),
-    (lambda: TemplateRecogniser([np.ones((3, 1))], [0], combine="median"), "combine"),
 ])
 def test_bad_input_raises_value_error_naming_the_argument(call, match):
     with pytest.raises(ValueError, match=f"^{match}"):

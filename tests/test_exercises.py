@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import make_exercises  # noqa: E402
 
-CHECK_FAILURES = {"AssertionError", "NotImplementedError"}
+CHECK_FAILURES = {"AssertionError", "SelfCheckFailed", "NotImplementedError"}
 
 
 def _errors(cell) -> list[str]:

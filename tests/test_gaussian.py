@@ -72,7 +72,7 @@ def test_sampling_recovers_parameters_and_is_reproducible():
     np.testing.assert_allclose(m, mu, atol=0.05)
     np.testing.assert_allclose(S, SIGMA, atol=0.06)
     np.testing.assert_array_equal(X, sample_gaussian(mu, SIGMA, 20000, rng=3))
-    Xd = sample_gaussian(mu, np.array([1.0, 4.0, 0.25]), 20000, "diag", rng=4)
+    Xd = sample_gaussian(mu, np.array([1.0, 4.0, 0.25]), 20000, rng=4, covariance_type="diag")
     np.testing.assert_allclose(Xd.var(0), [1.0, 4.0, 0.25], rtol=0.05)
 
 

@@ -7,9 +7,8 @@ import pytest
 from scipy.stats import norm
 
 from course_lib.gaussian import fit_gaussian, gaussian_log_density
-from course_lib.gmm import (BagOfFramesClassifier, ComponentCollapseWarning, CovariancePrior,
-                            GMMParams, average_log_likelihood, e_step, fit_bag_of_frames,
-                            fit_gmm, grow_by_splitting, log_prior, m_step, predict,
+from course_lib.gmm import (ComponentCollapseWarning, CovariancePrior, GMMParams,
+                            average_log_likelihood, e_step, fit_gmm, grow_by_splitting, log_prior, m_step, predict,
                             predict_proba, sample_gmm, score_samples, select_n_components,
                             split_components)
 
@@ -228,24 +227,6 @@ def test_split_components_and_grow():
     assert history.best.n_components >= 2
 
 
-def test_bag_of_frames_classifier():
-    rng = np.random.default_rng(11)
-    centres = {"a": np.array([0.0, 0.0]), "b": np.array([2.0, 0.0]), "c": np.array([0.0, 2.0])}
-    utts, labels = [], []
-    for label, c in centres.items():
-        for _ in range(6):
-            utts.append(c + rng.normal(size=(int(rng.integers(20, 40)), 2)))
-            labels.append(label)
-    clf = fit_bag_of_frames(utts, labels, 2, rng=0)
-    assert isinstance(clf, BagOfFramesClassifier) and clf.classes == ("a", "b", "c")
-    assert clf.predict(utts) == labels
-    scores = clf.scores(utts[:1])
-    assert scores.shape == (1, 3)
-    assert scores[0, 0] == pytest.approx(score_samples(utts[0], clf.models[0]).sum())
-    # reversing frame order changes nothing: a bag of frames ignores order
-    np.testing.assert_allclose(clf.scores([utts[0][::-1]]), scores)
-
-
 SPD = np.array([[[1.0, 0.0], [0.0, 1.0]]])
 
 
@@ -276,7 +257,6 @@ SPD = np.array([[[1.0, 0.0], [0.0, 1.0]]])
     (lambda X: CovariancePrior(0.0), "prior.strength"),
     (lambda X: fit_gmm(X, 2, prior=CovariancePrior(1.0, -1.0)), "prior.scale"),
     (lambda X: select_n_components(X, X[:, :1], [1]), "X_dev"),
-    (lambda X: fit_bag_of_frames([X], ["a", "b"], 1), "labels"),
 ])
 def test_bad_input(data, call, match):
     with pytest.raises(ValueError, match=match):

@@ -303,23 +303,6 @@ def test_convergence_flag_and_zero_iterations(weather):
     assert conv.log_likelihood_trace[-1] - conv.log_likelihood_trace[-2] < 1e-3
 
 
-def test_recogniser_separates_two_sources():
-    rng = np.random.default_rng(10)
-    word_a = H.left_to_right_hmm(3, 4, self_loop=0.7).replace(
-        B=[[0.85, 0.05, 0.05, 0.05], [0.05, 0.85, 0.05, 0.05], [0.05, 0.05, 0.85, 0.05]])
-    word_b = word_a.replace(B=word_a.B[::-1])
-    train = [H.sample_sequences(w, rng.integers(8, 20, size=15), rng).symbols for w in (word_a, word_b)]
-    test = [H.sample_sequences(w, rng.integers(8, 20, size=20), rng).symbols for w in (word_a, word_b)]
-    rec = H.train_recogniser(train[0] + train[1], ["a"] * 15 + ["b"] * 15, 3, 4, rng=rng)
-    assert rec.labels == ("a", "b")
-    scores = rec.log_likelihoods(test[0] + test[1])
-    assert scores.shape == (40, 2) and np.all(np.isfinite(scores))
-    accuracy = np.mean(rec.predict(test[0] + test[1]) == np.array(["a"] * 20 + ["b"] * 20))
-    assert accuracy >= 0.95
-    with pytest.raises(ValueError, match="labels"):
-        H.train_recogniser(train[0], ["a"], 3, 4)
-
-
 # ---------------------------------------------------------------------------- impossible data
 
 def test_zero_probability_observation_gives_minus_inf_without_warning():

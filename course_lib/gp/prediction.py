@@ -24,77 +24,25 @@ through Cholesky factors:
 ``"covariance"`` (any Sigma, the two equations literally)
     C = K^-1 - K^-1 Sigma K^-1 through L_K = chol(K) and L_Sigma = chol(Sigma).
 
-Jitter policy (:func:`cholesky_with_jitter`, used by the whole package): try the plain
-Cholesky factor first; if it fails, add ``jitter * mean(diag(A))`` to the diagonal for jitter in
-1e-10, 1e-9, ..., 1e-4 (the cap), warn with a :class:`JitterWarning` saying how much was
-needed, and if even the cap fails raise :class:`NotPositiveDefiniteError` (a ``ValueError``)
-whose message says what to try.
+Jitter policy: :func:`course_lib.linalg.cholesky_with_jitter` (re-exported here with the
+rest of the GP API).
 """
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
+from scipy.linalg import cho_solve, solve_triangular
 
-from ..validation import as_float_array, as_positive_int, as_rng
-
-JITTER_START = 1e-10
-JITTER_CAP = 1e-4
+from ..linalg import (JITTER_CAP, JITTER_START, JitterWarning, NotPositiveDefiniteError,
+                      as_square_matrix, check_symmetric, cholesky_with_jitter, log_det_from_cholesky,
+                      sample_gaussian)
+from ..validation import as_float_array
 
 __all__ = ["JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter",
            "LatentGaussian", "predict_from_gaussian", "sample_gaussian", "JITTER_START",
            "JITTER_CAP"]
-
-
-class JitterWarning(UserWarning):
-    """A Cholesky factorisation needed jitter on the diagonal to succeed."""
-
-
-class NotPositiveDefiniteError(ValueError):
-    """A matrix stayed non-positive-definite even with the largest allowed jitter."""
-
-
-def cholesky_with_jitter(A: np.ndarray, name: str = "K", warn: bool = True
-                         ) -> tuple[np.ndarray, float]:
-    """Lower Cholesky factor L (``A + jitter I = L L^T``) and the absolute jitter added.
-
-    ``A`` is a symmetric ``(n, n)`` array (not modified). The ladder is described in the module
-    docstring; ``warn=False`` silences the warning (sampling, where a tiny jitter is routine).
-    """
-    try:
-        return cholesky(A, lower=True, check_finite=False), 0.0
-    except LinAlgError:
-        pass
-    scale = float(np.mean(np.diag(A)))
-    if not np.isfinite(scale) or scale <= 0:
-        raise NotPositiveDefiniteError(
-            f"{name}: not positive definite and its mean diagonal is {scale:.3g}; check that "
-            "every variance hyper-parameter is positive and the kernel is valid")
-    eye = np.eye(A.shape[0])
-    jitter = JITTER_START
-    while jitter <= JITTER_CAP * (1 + 1e-9):
-        try:
-            L = cholesky(A + jitter * scale * eye, lower=True, check_finite=False)
-        except LinAlgError:
-            jitter *= 10.0
-            continue
-        if warn:
-            warnings.warn(JitterWarning(
-                f"{name}: Cholesky needed jitter {jitter:.0e} * mean(diag) = {jitter * scale:.3g} "
-                "on the diagonal (duplicated inputs or noise-free data?)"), stacklevel=3)
-        return L, jitter * scale
-    raise NotPositiveDefiniteError(
-        f"{name}: not positive definite even with jitter {JITTER_CAP:.0e} * mean(diag) on the "
-        "diagonal. Try: a larger noise variance (or a White kernel term), removing duplicated "
-        "inputs, a shorter lengthscale or smaller variance for very smooth kernels, rescaling "
-        "the inputs, or checking that the kernel is a valid (positive semi-definite) one")
-
-
-def _logdet_from_cholesky(L: np.ndarray) -> float:
-    return 2.0 * float(np.sum(np.log(np.diag(L))))
 
 
 @dataclass(frozen=True)
@@ -128,7 +76,8 @@ class LatentGaussian:
         ``Sigma = (K^-1 + N^-1)^-1``. ``noise`` is a scalar or an ``(n,)`` vector (>= 0; zero
         noise interpolates, with jitter if K is singular).
         """
-        K = _square(K, "K")
+        K = as_square_matrix(K, "K")
+        check_symmetric(K, "K")
         n = K.shape[0]
         y = _vector(y, "y", n)
         noise = _noise_vector(noise, n)
@@ -147,7 +96,8 @@ class LatentGaussian:
         ``alpha = K^-1 mean`` may be passed when known (at a Laplace mode it equals the
         gradient of the log-likelihood); otherwise it is solved with Cholesky of K.
         """
-        K = _square(K, "K")
+        K = as_square_matrix(K, "K")
+        check_symmetric(K, "K")
         n = K.shape[0]
         mean = _vector(mean, "mean", n)
         R = as_float_array(R, "R", ndim=(1, 2))
@@ -169,10 +119,12 @@ class LatentGaussian:
     @classmethod
     def from_mean_cov(cls, K, mean, Sigma) -> "LatentGaussian":
         """Any Gaussian N(mean, Sigma): the two equations with Cholesky factors of K and Sigma."""
-        K = _square(K, "K")
+        K = as_square_matrix(K, "K")
+        check_symmetric(K, "K")
         n = K.shape[0]
         mean = _vector(mean, "mean", n)
-        Sigma = _square(Sigma, "Sigma", n)
+        Sigma = as_square_matrix(Sigma, "Sigma", n)
+        check_symmetric(Sigma, "Sigma")
         L_K, jitter = cholesky_with_jitter(K, "K")
         L_S, _ = cholesky_with_jitter(Sigma, "Sigma")
         alpha = cho_solve((L_K, True), mean, check_finite=False)
@@ -224,7 +176,7 @@ class LatentGaussian:
 
     def covariance(self, K) -> np.ndarray:
         """Sigma itself, shape (n, n) (for plots and checks; prediction never forms it)."""
-        K = _square(K, "K", self.alpha.shape[0])
+        K = as_square_matrix(K, "K", self.alpha.shape[0])
         if self.form == "covariance":
             L_S = self.factors[1]
             return L_S @ L_S.T
@@ -234,7 +186,7 @@ class LatentGaussian:
         """``log det`` of the factorised matrix: K + N ("noise"), B ("precision"; equal to
         log det(I + K W), the Laplace evidence term) or K ("covariance")."""
         factor = self.factors[1] if self.form == "precision" else self.factors[0]
-        return _logdet_from_cholesky(factor)
+        return log_det_from_cholesky(factor)
 
 
 def predict_from_gaussian(K, K_cross, K_test, mean, Sigma) -> tuple[np.ndarray, np.ndarray]:
@@ -247,14 +199,6 @@ def predict_from_gaussian(K, K_cross, K_test, mean, Sigma) -> tuple[np.ndarray, 
 
 
 # ----- checks ----------------------------------------------------------------------------
-def _square(A, name: str, n: int | None = None) -> np.ndarray:
-    A = as_float_array(A, name, ndim=2)
-    if A.shape[0] != A.shape[1] or (n is not None and A.shape[0] != n):
-        want = f"({n}, {n})" if n is not None else "square"
-        raise ValueError(f"{name}: expected a {want} matrix, got shape {A.shape}")
-    return A
-
-
 def _vector(v, name: str, n: int) -> np.ndarray:
     v = as_float_array(v, name, ndim=1)
     if v.shape != (n,):
@@ -272,26 +216,3 @@ def _noise_vector(noise, n: int) -> np.ndarray:
     if np.any(noise < 0):
         raise ValueError("noise: variances must be >= 0")
     return noise
-
-
-
-def sample_gaussian(mean, cov, n_samples: int, rng) -> np.ndarray:
-    """Draws from N(mean, cov), shape ``(n_samples, n)`` (rows are samples).
-
-    ``f = mean + L z`` with z ~ N(0, I) and L the Cholesky factor of ``cov`` under the jitter
-    ladder, silently: smooth priors on dense grids are singular to machine precision, and a
-    jitter of at most 1e-4 of the mean variance is invisible in a sample. Should even that fail
-    (e.g. a posterior evaluated only at noise-free training points, where cov is ~0), the
-    symmetric eigen-decomposition with negative round-off eigenvalues clipped to 0 is used.
-    """
-    n_samples = as_positive_int(n_samples, "n_samples")
-    rng = as_rng(rng)
-    mean = as_float_array(mean, "mean", ndim=1)
-    cov = _square(cov, "cov", mean.shape[0])
-    try:
-        root, _ = cholesky_with_jitter(cov, "cov", warn=False)
-    except NotPositiveDefiniteError:
-        eigval, Q = np.linalg.eigh(0.5 * (cov + cov.T))
-        root = Q * np.sqrt(np.maximum(eigval, 0.0))
-    z = rng.standard_normal((mean.shape[0], n_samples))
-    return (mean[:, None] + root @ z).T

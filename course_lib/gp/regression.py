@@ -28,8 +28,8 @@ from scipy.optimize import minimize
 
 from ..validation import as_float_array, as_positive_float, as_positive_int, as_rng
 from .kernels import Kernel, as_inputs, log_bounds
-from .prediction import (LatentGaussian, NotPositiveDefiniteError, _logdet_from_cholesky,
-                         sample_gaussian)
+from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, sample_gaussian
+from .prediction import LatentGaussian
 from .priors import Prior
 
 NOISE_BOUNDS = (1e-8, 1e5)
@@ -64,8 +64,8 @@ def gaussian_log_marginal_likelihood(K, y, noise, dK=None, warn: bool = True
     L, alpha = posterior.factors[0], posterior.alpha
     n = alpha.shape[0]
     data_fit = -0.5 * float(y @ alpha)
-    complexity = -0.5 * _logdet_from_cholesky(L)
-    constant = -0.5 * n * np.log(2.0 * np.pi)
+    complexity = -0.5 * log_det_from_cholesky(L)
+    constant = -0.5 * n * LOG_2PI
     if dK is None:
         return MarginalLikelihood(data_fit + complexity + constant, data_fit, complexity, constant)
     # (K + N)^-1 from its Cholesky factor (LAPACK potri fills the lower triangle)
@@ -233,13 +233,13 @@ class GPRegression:
     def sample_prior(self, X_test, n_samples: int = 1, rng=None) -> np.ndarray:
         """Draws of f(X_test) from the GP prior, shape (n_samples, n*)."""
         X_test = as_inputs(X_test, "X_test")
-        return sample_gaussian(np.zeros(X_test.shape[0]), self.kernel(X_test), n_samples, rng)
+        return sample_gaussian(np.zeros(X_test.shape[0]), self.kernel(X_test), n_samples, rng=rng)
 
     def sample_posterior(self, X_test, n_samples: int = 1, rng=None,
                          include_noise: bool = False) -> np.ndarray:
         """Draws of f(X_test) (or y* with ``include_noise``) given the data, (n_samples, n*)."""
         mean, cov = self.predict(X_test, full_cov=True, include_noise=include_noise)
-        return sample_gaussian(mean, cov, n_samples, rng)
+        return sample_gaussian(mean, cov, n_samples, rng=rng)
 
     # ----- marginal likelihood ----------------------------------------------------------
     def marginal_likelihood(self, theta=None, eval_gradient: bool = False,

@@ -66,14 +66,13 @@ from ..kmeans import kmeans
 from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
                           check_choice)
 from .kernels import DEFAULT_BOUNDS, Kernel, as_inputs, log_bounds
-from .prediction import NotPositiveDefiniteError
+from ..linalg import LOG_2PI, NotPositiveDefiniteError
 
 __all__ = ["DEFAULT_JITTER", "BoundGradient", "SparseGP", "collapsed_bound",
            "collapsed_bound_and_gradient", "sparse_posterior", "fit_sparse_gp",
            "select_inducing_inputs"]
 
 DEFAULT_JITTER = 1e-10
-_LOG_2PI = np.log(2.0 * np.pi)
 
 
 # ---------------------------------------------------------------------------------------
@@ -134,7 +133,7 @@ def _factorise(X, y, Z, kernel, noise_variance, jitter) -> _Factors:
 
 def _bound_from(factors: _Factors, y, trace_K_ff, noise_variance) -> float:
     N = y.shape[0]
-    return float(-0.5 * N * (_LOG_2PI + np.log(noise_variance))
+    return float(-0.5 * N * (LOG_2PI + np.log(noise_variance))
                  - np.sum(np.log(np.diag(factors.L_B)))
                  - 0.5 * (y @ y) / noise_variance + 0.5 * (factors.c @ factors.c)
                  - 0.5 * trace_K_ff / noise_variance + 0.5 * np.trace(factors.AAT))

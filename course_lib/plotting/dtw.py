@@ -15,7 +15,7 @@ from matplotlib.collections import LineCollection
 from ..dtw import DTWResult, SubsequenceMatch, SubsequenceResult
 
 __all__ = ["plot_cost_matrix", "plot_alignment_path", "plot_dtw_result", "plot_frame_mapping",
-           "plot_waveform", "plot_subsequence_matches", "plot_confusion_matrix"]
+           "plot_waveform", "plot_subsequence_matches"]
 
 
 def plot_cost_matrix(ax, matrix, *, title: str = "", cmap: str = "viridis",
@@ -132,23 +132,4 @@ def plot_subsequence_matches(ax, result: SubsequenceResult,
     ax.set_xlabel("reference frame" if frame_shift is None else "time (s)")
     ax.set_ylabel("matching cost")
     ax.legend(loc="upper right", fontsize=8)
-    return ax
-
-
-def plot_confusion_matrix(ax, confusion, classes, *, title: str = "", cmap: str = "Blues"):
-    """Confusion counts (rows: true class, columns: predicted) with the numbers written in."""
-    confusion = np.asarray(confusion)
-    ax.imshow(confusion, cmap=cmap, interpolation="nearest")
-    names = [str(c) for c in classes]
-    ax.set_xticks(range(len(names)), names)
-    ax.set_yticks(range(len(names)), names)
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("true")
-    threshold = confusion.max() / 2 if confusion.size else 0
-    for (a, b), count in np.ndenumerate(confusion):
-        if count:
-            ax.text(b, a, str(count), ha="center", va="center", fontsize=7,
-                    color="w" if count > threshold else "k")
-    if title:
-        ax.set_title(title)
     return ax

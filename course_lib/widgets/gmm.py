@@ -56,7 +56,8 @@ def gaussian_explorer(seed: int = 0) -> Explorer:
         rng = np.random.default_rng(seed)
         fig, ax = plt.subplots(figsize=(5.5, 4.5))
         if dimension == "1-D":
-            x = sample_gaussian(np.array([mu1]), np.array([sigma1 ** 2]), n_samples, "diag", rng)
+            x = sample_gaussian(np.array([mu1]), np.array([sigma1 ** 2]), n_samples, rng=rng,
+                                covariance_type="diag")
             plot_gaussian_1d(ax, mu1, sigma1 ** 2, x, x_range=(-8.0, 8.0))
             ax.axvline(x.mean(), color="C3", ls="--", label=f"ML mean {x.mean():.2f}")
             ax.set_title(f"ML estimates from N={n_samples}: mean {x.mean():.2f}, "

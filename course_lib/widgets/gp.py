@@ -13,7 +13,7 @@ import numpy as np
 
 from ..gp.kernels import (Linear, Matern12, Matern32, Matern52, Periodic, RationalQuadratic,
                           SquaredExponential)
-from ..gp.prediction import sample_gaussian
+from ..linalg import sample_gaussian
 from ..gp.regression import GPRegression, log_marginal_likelihood_surface
 from ..plotting.gp import plot_gp_posterior, plot_kernel_function, plot_lml_surface, plot_samples
 from ..validation import as_float_array, as_positive_int, as_rng, check_choice
@@ -62,7 +62,7 @@ def ambiguous_regression_data(n: int = 12, rng=55):
     n = as_positive_int(n, "n")
     rng = as_rng(rng)
     x = np.sort(rng.uniform(-5.0, 5.0, n))
-    f = sample_gaussian(np.zeros(n), SquaredExponential(1.0, 1.0)(x[:, None]), 1, rng)[0]
+    f = sample_gaussian(np.zeros(n), SquaredExponential(1.0, 1.0)(x[:, None]), 1, rng=rng)[0]
     return x[:, None], f + 0.1 * rng.standard_normal(n)
 
 
@@ -85,7 +85,7 @@ def kernel_explorer(n_samples: int = 3, n_grid: int = 150, seed: int = 0) -> Exp
     def render(family, lengthscale, variance):
         kernel = make_kernel(family, lengthscale, variance)
         # the same seed on every render: sliders deform the same draws smoothly
-        samples = sample_gaussian(np.zeros(x.size), kernel(x[:, None]), n_samples, seed)
+        samples = sample_gaussian(np.zeros(x.size), kernel(x[:, None]), n_samples, rng=seed)
         fig, (ax_k, ax_f) = plt.subplots(1, 2, figsize=(10, 3.5), layout="constrained")
         plot_kernel_function(ax_k, kernel, x)
         ax_k.set_title(f"{family}: k(0, x)")
@@ -120,7 +120,7 @@ def conditioning_explorer(X=None, y=None, n_samples: int = 3, n_grid: int = 120,
         gp = GPRegression(SquaredExponential(lengthscale, variance), noise_variance,
                           noise_bounds="fixed").fit(X[:n_points], y[:n_points])
         mean, cov = gp.predict(x_test[:, None], full_cov=True)
-        samples = sample_gaussian(mean, cov, n_samples, seed)
+        samples = sample_gaussian(mean, cov, n_samples, rng=seed)
         fig, ax = plt.subplots(figsize=(8, 3.8), layout="constrained")
         plot_gp_posterior(ax, x_test, mean, np.diag(cov), X[:n_points], y[:n_points],
                           samples=samples, noise_variance=noise_variance)

@@ -1,0 +1,413 @@
+"""Isolated-word recognition with one interface for every model, and its evaluation.
+
+Units 1-3 build three recognisers for the same task: label a recording with one of a fixed set of
+classes (the ten digits). They differ in the model behind a class score, not in how the score is
+used, so they share one interface, :class:`Recogniser`:
+
+* ``classes``: the sorted distinct classes, the columns of every score matrix;
+* ``scores(items)``: shape ``(n_items, n_classes)``, **higher is better** (a log-likelihood, or
+  minus a DTW distance);
+* ``predict(items)`` (or ``predict(scores=S)`` for precomputed scores): ``argmax_c`` of the scores,
+  as an array;
+* ``evaluate(items, labels)``: a :class:`RecognitionReport` (accuracy and confusion matrix).
+
+=========================  ===========================================  =============================
+recogniser                 class score of an utterance X                built by
+=========================  ===========================================  =============================
+:class:`TemplateRecogniser`  ``-min_k d(X, Y_k)`` (or ``-mean_k``) over     its constructor (Unit 1)
+                           the class's templates Y_k, d = DTW distance
+:class:`GMMRecogniser`     ``sum_t log p(x_t | GMM_c)`` ("bag of frames")  :func:`fit_gmm_recogniser` (Unit 2)
+:class:`HMMRecogniser`     ``log P(O | lambda_c)``, O = VQ symbols of X    :func:`fit_hmm_recogniser` (Unit 3)
+=========================  ===========================================  =============================
+
+When every class scores ``-inf`` for an item (no DTW path to any template; a symbol no model can
+emit) no class is better than another; ``predict`` raises :class:`NoViableClassError` naming the
+item instead of silently returning the first class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import hmm as H
+from . import vq
+from .dtw import StepPattern, as_sequence_list, dtw_distance_matrix, get_step_pattern
+from .gmm import GMMParams, fit_gmm, score_samples
+from .validation import RngLike, as_bool, as_float_array, as_rng, check_choice
+
+__all__ = ["NoViableClassError", "RecognitionReport", "confusion_matrix", "evaluate",
+           "predict_from_scores", "Recogniser", "TemplateRecogniser", "GMMRecogniser",
+           "fit_gmm_recogniser", "VQFrontEnd", "HMMRecogniser", "fit_hmm_recogniser"]
+
+
+class NoViableClassError(ValueError):
+    """Every class scored -inf for an item, so no class can be chosen."""
+
+
+# --------------------------------------------------------------------------------------------
+# Evaluation
+# --------------------------------------------------------------------------------------------
+
+def _label_array(values, name: str) -> np.ndarray:
+    if values is None or isinstance(values, (str, bytes)):
+        raise TypeError(f"{name}: expected a sequence of labels, got {type(values).__name__}")
+    arr = np.asarray(values)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name}: expected a non-empty 1-D sequence of labels, got shape "
+                         f"{arr.shape}")
+    return arr
+
+
+def confusion_matrix(labels, predictions, classes) -> np.ndarray:
+    """Counts ``C[a, b]`` of items of class ``classes[a]`` predicted as ``classes[b]``.
+
+    Rows are the true class, columns the predicted one; ``np.trace(C) / C.sum()`` is the
+    accuracy. A label or prediction that is not in ``classes`` raises ``ValueError``.
+    """
+    labels = _label_array(labels, "labels")
+    predictions = _label_array(predictions, "predictions")
+    classes = _label_array(classes, "classes")
+    if labels.shape != predictions.shape:
+        raise ValueError(f"predictions: expected one per label ({labels.shape[0]}), got "
+                         f"{predictions.shape[0]}")
+    index = {c: k for k, c in enumerate(classes.tolist())}
+    if len(index) != len(classes):
+        raise ValueError("classes: contains duplicates")
+    for name, values in (("labels", labels), ("predictions", predictions)):
+        unknown = [v for v in values.tolist() if v not in index]
+        if unknown:
+            raise ValueError(f"{name}: {unknown[0]!r} is not one of classes "
+                             f"{classes.tolist()}")
+    out = np.zeros((len(classes), len(classes)), dtype=np.int64)
+    np.add.at(out, ([index[v] for v in labels.tolist()],
+                    [index[v] for v in predictions.tolist()]), 1)
+    return out
+
+
+@dataclass(frozen=True)
+class RecognitionReport:
+    """Accuracy and confusion matrix of predictions against true labels.
+
+    ``confusion[a, b]`` counts items of ``classes[a]`` recognised as ``classes[b]``.
+    """
+
+    accuracy: float
+    confusion: np.ndarray
+    classes: np.ndarray
+    predictions: np.ndarray
+    labels: np.ndarray
+
+    @property
+    def n_items(self) -> int:
+        return int(self.labels.shape[0])
+
+    @property
+    def n_errors(self) -> int:
+        return int(np.sum(self.predictions != self.labels))
+
+    @property
+    def class_accuracy(self) -> np.ndarray:
+        """Fraction of each class's items recognised correctly (NaN for a class with none)."""
+        totals = self.confusion.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(totals > 0, np.diag(self.confusion) / totals, np.nan)
+
+    def summary(self, class_names=None) -> str:
+        """One line: accuracy, errors, and the most frequent confusion."""
+        names = [str(c) for c in self.classes] if class_names is None else list(class_names)
+        off = self.confusion - np.diag(np.diag(self.confusion))
+        text = f"accuracy {self.accuracy:.3f} ({self.n_errors} errors in {self.n_items})"
+        if off.max() > 0:
+            a, b = np.unravel_index(np.argmax(off), off.shape)
+            text += f"; most frequent confusion: {names[a]} -> {names[b]} ({off[a, b]}x)"
+        return text
+
+
+def evaluate(labels, predictions, classes=None) -> RecognitionReport:
+    """Accuracy and confusion matrix of ``predictions`` against the true ``labels``.
+
+    ``classes`` defaults to the sorted union of both.
+    """
+    labels = _label_array(labels, "labels")
+    predictions = _label_array(predictions, "predictions")
+    if classes is None:
+        classes = np.unique(np.concatenate([labels, predictions]))
+    confusion = confusion_matrix(labels, predictions, classes)
+    return RecognitionReport(float(np.trace(confusion) / confusion.sum()), confusion,
+                             np.asarray(classes), predictions, labels)
+
+
+def predict_from_scores(scores, classes) -> np.ndarray:
+    """``classes[argmax_c scores[i, c]]`` for each row; ties go to the first class.
+
+    Raises :class:`NoViableClassError` when a row is ``-inf`` everywhere, and ``ValueError`` for
+    NaN or ``+inf`` scores (a precomputed matrix gone wrong must not pick a class silently).
+    """
+    classes = _label_array(classes, "classes")
+    scores = np.asarray(scores, dtype=float)
+    if scores.ndim != 2 or scores.shape[1] != len(classes):
+        raise ValueError(f"scores: expected shape (n_items, {len(classes)}), got {scores.shape}")
+    if np.isnan(scores).any() or np.isposinf(scores).any():
+        row = int(np.flatnonzero(np.isnan(scores).any(axis=1) | np.isposinf(scores).any(axis=1))[0])
+        raise ValueError(f"scores: row {row} contains NaN or +inf ({scores[row].tolist()})")
+    hopeless = np.all(np.isneginf(scores), axis=1)
+    if hopeless.any():
+        raise NoViableClassError(
+            f"item {int(np.flatnonzero(hopeless)[0])}: every class scores -inf "
+            f"({int(hopeless.sum())} such items), so no class can be chosen; see the "
+            "recogniser's documentation for what makes a score -inf")
+    return classes[np.argmax(scores, axis=1)]
+
+
+class Recogniser:
+    """The interface every recogniser implements; subclasses define ``classes`` and ``scores``."""
+
+    classes: np.ndarray
+
+    def scores(self, items) -> np.ndarray:
+        raise NotImplementedError
+
+    def predict(self, items=None, *, scores=None, **score_options) -> np.ndarray:
+        """The best-scoring class of each item (pass ``scores`` to skip computing them)."""
+        if scores is None:
+            scores = self.scores(items, **score_options)
+        return predict_from_scores(scores, self.classes)
+
+    def evaluate(self, items, labels, *, scores=None, **score_options) -> RecognitionReport:
+        """Accuracy and confusion matrix of :meth:`predict` against the true ``labels``."""
+        predictions = self.predict(items, scores=scores, **score_options)
+        labels = _label_array(labels, "labels")
+        if labels.shape != predictions.shape:
+            raise ValueError(f"labels: expected one per item ({predictions.shape[0]}), got "
+                             f"{labels.shape[0]}")
+        return evaluate(labels, predictions, self.classes)
+
+
+# --------------------------------------------------------------------------------------------
+# Unit 1: DTW against stored templates
+# --------------------------------------------------------------------------------------------
+
+class TemplateRecogniser(Recogniser):
+    """Isolated-word recognition by DTW against stored templates.
+
+    The class score is minus the best match ``min_k d(X, Y_k)`` (``combine="min"``) or minus the
+    average ``mean_k d(X, Y_k)`` (``combine="mean"``) over that class's templates Y_k, the two
+    options of the slides. A query with no warping path to any template (a band too narrow for
+    its length) scores -inf everywhere.
+    """
+
+    def __init__(self, templates, labels, *, combine: str = "min",
+                 step_pattern: str | StepPattern = "symmetric2", metric: str = "euclidean",
+                 band: int | None = None, variances=None, parallel: bool = False):
+        self.templates = as_sequence_list(templates, "templates")
+        self.labels = _label_array(labels, "labels")
+        if self.labels.shape != (len(self.templates),):
+            raise ValueError(f"labels: expected one label per template ({len(self.templates)}), "
+                             f"got shape {self.labels.shape}")
+        self.combine = check_choice(combine, "combine", {"min", "mean"})
+        self.classes = np.unique(self.labels)
+        get_step_pattern(step_pattern)
+        self.dtw_options = dict(step_pattern=step_pattern, metric=metric, band=band,
+                                variances=variances)
+        self.parallel = as_bool(parallel, "parallel")
+
+    def distances(self, queries) -> np.ndarray:
+        """DTW distance of every query to every template, shape ``(Q, T)`` (+inf: no path)."""
+        return dtw_distance_matrix(queries, self.templates, on_no_path="inf",
+                                   parallel=self.parallel, **self.dtw_options)
+
+    def scores(self, queries=None, *, distances=None) -> np.ndarray:
+        """Minus the per-class distance, ``(Q, C)``; pass ``distances`` from :meth:`distances`."""
+        if distances is None:
+            if queries is None:
+                raise TypeError("scores: pass the queries or their precomputed distances")
+            dist = self.distances(queries)
+        else:
+            dist = _as_distances(distances)
+        if dist.shape[1] != len(self.templates):
+            raise ValueError(f"distances: expected shape (Q, {len(self.templates)}), got "
+                             f"{dist.shape}")
+        reduce = np.min if self.combine == "min" else np.mean
+        return -np.stack([reduce(dist[:, self.labels == c], axis=1) for c in self.classes],
+                         axis=1)
+
+
+def _as_distances(distances) -> np.ndarray:
+    """A precomputed (Q, T) distance matrix: values >= 0, +inf allowed (no path), never NaN."""
+    try:
+        dist = np.asarray(distances, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"distances: expected a numeric (Q, T) array, got "
+                        f"{type(distances).__name__}") from None
+    if dist.ndim != 2 or dist.size == 0:
+        raise ValueError(f"distances: expected a non-empty (Q, T) array, got shape {dist.shape}")
+    if np.isnan(dist).any() or (dist < 0).any():
+        raise ValueError("distances: contains NaN or negative values (DTW distances are >= 0; "
+                         "+inf means no warping path)")
+    return dist
+
+
+# --------------------------------------------------------------------------------------------
+# Unit 2: one GMM per class over unordered frames
+# --------------------------------------------------------------------------------------------
+
+def _utterance_list(utterances, name: str) -> list[np.ndarray]:
+    if isinstance(utterances, np.ndarray) and utterances.ndim == 2:
+        raise TypeError(f"{name}: expected a list of (T, D) utterances, got one 2-D array "
+                        "(wrap a single utterance in a list)")
+    if utterances is None or isinstance(utterances, (str, bytes)) or len(utterances) == 0:
+        raise ValueError(f"{name}: expected a non-empty list of (T, D) arrays")
+    return [as_float_array(u, f"{name}[{i}]", ndim=2) for i, u in enumerate(utterances)]
+
+
+@dataclass(frozen=True, eq=False)
+class GMMRecogniser(Recogniser):
+    """One GMM per class; the class score of an utterance is its total frame log-likelihood
+
+        score_c(X) = sum_t log p(x_t | GMM_c).
+
+    The frames are scored as if independent (a "bag of frames"): their order is ignored, which is
+    what HMMs add back.
+    """
+
+    classes: np.ndarray
+    models: tuple[GMMParams, ...]
+
+    def scores(self, utterances) -> np.ndarray:
+        """Total log-likelihood of each utterance (T_i, D) under each class; (n_items, C)."""
+        frames = _utterance_list(utterances, "utterances")
+        lengths = np.array([len(f) for f in frames])
+        stacked = np.vstack(frames)
+        bounds = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        # one call per class over all frames, then per-utterance sums
+        return np.column_stack([np.add.reduceat(score_samples(stacked, params), bounds)
+                                for params in self.models])
+
+
+def fit_gmm_recogniser(utterances, labels, n_components: int, *, rng: RngLike = None,
+                       **fit_options) -> GMMRecogniser:
+    """Train one GMM per class on all frames of that class's utterances (each (T, D)).
+
+    ``fit_options`` go to :func:`course_lib.gmm.fit_gmm` (covariance_type, variance_floor, ...).
+    Classes are sorted; the fits share one ``rng`` stream.
+    """
+    frames = _utterance_list(utterances, "utterances")
+    labels = _label_array(labels, "labels")
+    if len(labels) != len(frames):
+        raise ValueError(f"labels: expected one label per utterance ({len(frames)}), got "
+                         f"{len(labels)}")
+    rng = as_rng(rng)
+    classes = np.unique(labels)
+    models = tuple(fit_gmm(np.vstack([f for f, c in zip(frames, labels) if c == cls]),
+                           n_components, rng=rng, **fit_options).params for cls in classes)
+    return GMMRecogniser(classes, models)
+
+
+# --------------------------------------------------------------------------------------------
+# Unit 3: one discrete HMM per class over vector-quantised frames
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class VQFrontEnd:
+    """Feature frames -> discrete symbols: standardise each dimension, then nearest centroid.
+
+    ``z_t = (x_t - mean) / scale`` with the training frames' mean and standard deviation, then
+    ``o_t = argmin_k ||z_t - c_k||``. Stored with the recogniser so new audio features are
+    turned into symbols exactly as the training data were.
+    """
+
+    mean: np.ndarray
+    scale: np.ndarray
+    codebook: vq.Codebook
+
+    @classmethod
+    def fit(cls, utterances, codebook_size: int, *, rng: RngLike = None, tol: float = 1e-4,
+            **codebook_options) -> "VQFrontEnd":
+        """Standardiser and codebook (k-means, :func:`course_lib.vq.train_codebook`) of the frames."""
+        frames = _utterance_list(utterances, "utterances")
+        stacked = np.vstack(frames)
+        mean, scale = stacked.mean(axis=0), stacked.std(axis=0)
+        if np.any(scale == 0):
+            raise ValueError(f"utterances: dimension(s) {np.flatnonzero(scale == 0).tolist()} "
+                             "are constant, so they cannot be standardised")
+        codebook = vq.train_codebook([(f - mean) / scale for f in frames], codebook_size,
+                                     rng=rng, tol=tol, **codebook_options)
+        return cls(mean, scale, codebook)
+
+    @property
+    def n_symbols(self) -> int:
+        return self.codebook.size
+
+    def standardise(self, utterances) -> list[np.ndarray]:
+        return [(f - self.mean) / self.scale for f in _utterance_list(utterances, "utterances")]
+
+    def symbols(self, utterances) -> list[np.ndarray]:
+        """The symbol sequence of each utterance."""
+        return vq.quantise_all(self.standardise(utterances), self.codebook)
+
+
+@dataclass(frozen=True, eq=False)
+class HMMRecogniser(Recogniser):
+    """One discrete HMM per class; the class score is ``log P(O | lambda_c)``.
+
+    With a ``front_end`` the items are feature matrices (T, D), turned into symbols by it; without
+    one the items are symbol sequences. A sequence that no model can emit (a symbol with zero
+    emission probability everywhere) scores -inf for every class; an emission floor in training
+    prevents that.
+    """
+
+    classes: np.ndarray
+    models: tuple[H.DiscreteHMM, ...]
+    front_end: VQFrontEnd | None = None
+    training_log_likelihoods: np.ndarray | None = None
+
+    def __post_init__(self):
+        if len(self.classes) != len(self.models) or not self.models:
+            raise ValueError(f"models: expected one model per class, got {len(self.models)} "
+                             f"models for {len(self.classes)} classes")
+
+    def symbols(self, items) -> list:
+        return list(items) if self.front_end is None else self.front_end.symbols(items)
+
+    def scores(self, items) -> np.ndarray:
+        """``log P(O_i | lambda_c)``, shape (n_items, C); -inf where a model cannot emit O_i."""
+        batch = H.pack_sequences(self.symbols(items), min(m.n_symbols for m in self.models))
+        return np.column_stack([H.log_likelihoods(m, batch) for m in self.models])
+
+
+def fit_hmm_recogniser(items, labels, n_states: int, *, front_end: VQFrontEnd | None = None,
+                       n_symbols: int | None = None, topology: str = "left-to-right",
+                       skip: bool = False, n_restarts: int = 1, max_iter: int = 50,
+                       tol: float = 1e-3, emission_floor: float = 1e-3, rng: RngLike = None,
+                       progress: bool = False) -> HMMRecogniser:
+    """Train one HMM per distinct label (:func:`course_lib.hmm.fit_hmm`) on that label's items.
+
+    ``items`` are feature matrices when a ``front_end`` is given (its symbols are used), else
+    symbol sequences over ``n_symbols`` symbols. The default emission floor keeps a test
+    utterance with a symbol unseen in one class's training data from scoring -inf there.
+    """
+    labels = _label_array(labels, "labels")
+    if front_end is not None:
+        sequences = front_end.symbols(items)
+        n_symbols = front_end.n_symbols
+    else:
+        if n_symbols is None:
+            raise ValueError("n_symbols: required when items are symbol sequences (no front_end)")
+        sequences = list(items)
+    if len(labels) != len(sequences):
+        raise ValueError(f"labels: expected one label per item ({len(sequences)}), got "
+                         f"{len(labels)}")
+    rng = as_rng(rng)
+    classes = np.unique(labels)
+    models, finals = [], []
+    for cls in classes:
+        own = [seq for seq, label in zip(sequences, labels) if label == cls]
+        result = H.fit_hmm(own, n_states, n_symbols, topology=topology, skip=skip,
+                           n_restarts=n_restarts, n_iter=max_iter, tol=tol,
+                           emission_floor=emission_floor, rng=rng, progress=progress)
+        models.append(result.hmm)
+        finals.append(result.log_likelihood)
+    return HMMRecogniser(classes, tuple(models), front_end, np.asarray(finals))
+
