@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -29,6 +30,13 @@ NOTEBOOK_DIRS = ["lectures", "solutions"]
 # One BLAS thread: reproducible sums for the checked outputs, no oversubscription on 2 cores.
 TEST_ENVIRONMENT = {"MPLBACKEND": "Agg", "PYTHONHASHSEED": "0", "TQDM_DISABLE": "1",
                     "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+# Defaults for JupyterLab's own settings in the course environment, as a settings override (see
+# write_lab_overrides). A user's own choice in Settings still wins. No news consent pop-up over the
+# first figures, and no news or update look-ups on the network.
+LAB_SETTING_OVERRIDES = {
+    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
+                                                    "checkForUpdates": False},
+}
 
 
 def venv_python() -> Path:
@@ -56,24 +64,60 @@ def ensure_environment(extra: str) -> Path:
     return python
 
 
-def run_lab(extra_args: list[str]) -> int:
+def write_lab_overrides(prefix: Path) -> Path:
+    """Merge :data:`LAB_SETTING_OVERRIDES` into the settings overrides of environment ``prefix``.
+
+    JupyterLab reads ``<prefix>/share/jupyter/lab/settings/overrides.json`` as the defaults of its
+    settings. Entries already there are kept; the file is rewritten only when something changes.
+    ``postBuild`` calls this for conda and Binder environments.
+    """
+    path = Path(prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    current = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    merged = dict(current)
+    for plugin, settings in LAB_SETTING_OVERRIDES.items():
+        merged[plugin] = {**current.get(plugin, {}), **settings}
+    if merged != current:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def setup_lab() -> Path:
+    """Install what the lab needs and its settings overrides; return the venv's python."""
     python = ensure_environment(EXTRAS["lab"])
-    print("Starting JupyterLab on 127.0.0.1; it opens your browser, or open the URL it prints "
-          "(the URL carries the access token). Stop it with Control-C.", flush=True)
+    write_lab_overrides(VENV)
+    return python
+
+
+def lab_environment() -> dict[str, str]:
+    """The process environment for JupyterLab: the user's, with one BLAS thread by default."""
     # Same BLAS threading as the tests (unless the user chose otherwise): the course's many
     # small matrix products run faster on one thread, and outputs match the checked ones.
     env = dict(os.environ)
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env.setdefault(name, TEST_ENVIRONMENT[name])
+    return env
+
+
+def lab_command(python: Path, root_dir: Path, extra_args: list[str]) -> list[str]:
+    """The JupyterLab command line: local only, serving ``root_dir``, no network look-ups."""
     # Offline by design: no extension-manager, update or news look-ups.
     command = [str(python), "-m", "jupyter", "lab", "--ServerApp.ip=127.0.0.1",
-               f"--ServerApp.root_dir={ROOT}", "--LabApp.extension_manager=readonly",
+               f"--ServerApp.root_dir={root_dir}", "--LabApp.extension_manager=readonly",
                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
                "--LabApp.news_url=None", *extra_args]
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers and CI machines run as root
         command.append("--allow-root")
+    return command
+
+
+def run_lab(extra_args: list[str]) -> int:
+    python = setup_lab()
+    print("Starting JupyterLab on 127.0.0.1; it opens your browser, or open the URL it prints "
+          "(the URL carries the access token). Stop it with Control-C.", flush=True)
     # Jupyter makes a fresh random token per start and prints it in the URL.
-    return subprocess.call(command, cwd=ROOT, env=env)
+    return subprocess.call(lab_command(python, ROOT, extra_args), cwd=ROOT,
+                           env=lab_environment())
 
 
 def run_tests(extra_args: list[str]) -> int:

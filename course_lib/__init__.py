@@ -4,6 +4,33 @@ judgement, from DTW to preference GPs".
 One module per model family (``dtw``, ``features``, ``gaussian``, ``kmeans``, ``gmm``, ``hmm``,
 ``gp``); ``data`` loads what ``data/`` ships; ``plotting`` and ``widgets`` are thin layers
 that the notebooks use; ``checks`` backs the exercise self-checks.
+
+Importing the package limits BLAS (numpy's and scipy's OpenBLAS or MKL) to one thread, unless
+``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` or ``MKL_NUM_THREADS`` is set: then the user's
+choice stands. The course multiplies many small matrices, and there BLAS threads cost more than
+they gain (EM on a 2-core laptop ran several times slower with the default thread count). Doing it
+here gives the same speed however the course is opened: ``course.py lab``, a plain ``jupyter lab``,
+conda or Binder, or a Python script. To use more threads, set one of those variables before
+starting Python (``OPENBLAS_NUM_THREADS=4 jupyter lab``), or call
+``threadpoolctl.threadpool_limits(4, user_api="blas")`` after importing ``course_lib``.
 """
 
+import os
+
 __version__ = "0.1.0"
+
+BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _default_to_one_blas_thread() -> None:
+    if any(os.environ.get(name) for name in BLAS_THREAD_VARIABLES):
+        return
+    # threadpoolctl can only limit libraries already loaded: numpy and scipy each bring their own.
+    import numpy  # noqa: F401
+    import scipy.linalg  # noqa: F401
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
+
+
+_default_to_one_blas_thread()
