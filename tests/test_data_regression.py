@@ -12,7 +12,7 @@ import shutil
 import numpy as np
 import pytest
 
-import course_lib.data as data_mod
+from course_lib import data as data_mod
 from course_lib.data import DataError
 from course_lib.data.regression import load_co2, load_mcycle
 
@@ -43,7 +43,7 @@ def test_co2_time_is_monthly_and_gaps_are_the_dropped_months():
 
 
 def test_co2_equals_pandas_monthly_resample_of_statsmodels_copy():
-    co2 = pytest.importorskip("statsmodels.datasets.co2")
+    from statsmodels.datasets import co2
     weekly = co2.load_pandas().data["co2"]
     monthly = weekly.resample("MS").mean().dropna()
     t_years, ppm = load_co2()

@@ -15,14 +15,19 @@ Conventions that differ, and how each test maps them:
 
 from __future__ import annotations
 
+import dtw as dtw_python
 import numpy as np
 import pytest
+from dtaidistance import dtw_ndim as dtai
 
-from course_lib.dtw import (ASYMMETRIC_P1, STEP_PATTERNS, band_mask, dtw, dtw_distance_matrix,
-                            subsequence_dtw)
-
-dtw_python = pytest.importorskip("dtw")
-dtai = pytest.importorskip("dtaidistance.dtw_ndim")
+from course_lib.dtw import (
+    ASYMMETRIC_P1,
+    STEP_PATTERNS,
+    band_mask,
+    dtw,
+    dtw_distance_matrix,
+    subsequence_dtw,
+)
 
 RTOL = 1e-10  # our local costs reassociate the feature sums (round-off only)
 

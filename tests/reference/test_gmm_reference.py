@@ -17,12 +17,10 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn import cluster, mixture
 
 from course_lib.gmm import GMMParams, fit_gmm, predict_proba, score_samples
 from course_lib.kmeans import kmeans
-
-mixture = pytest.importorskip("sklearn.mixture")
-cluster = pytest.importorskip("sklearn.cluster")
 
 
 def data():

@@ -19,12 +19,18 @@ Conventions (ours -> scikit-learn); each CASES entry is
 
 import numpy as np
 import pytest
+from sklearn import gaussian_process as sk_gp
+from sklearn.gaussian_process import kernels as skk
 
-sk_gp = pytest.importorskip("sklearn.gaussian_process")
-skk = pytest.importorskip("sklearn.gaussian_process.kernels")
-
-from course_lib.gp.kernels import (Constant, Linear, Matern, Periodic,  # noqa: E402
-                                   RationalQuadratic, SquaredExponential, White)
+from course_lib.gp.kernels import (  # noqa: E402
+    Constant,
+    Linear,
+    Matern,
+    Periodic,
+    RationalQuadratic,
+    SquaredExponential,
+    White,
+)
 from course_lib.gp.regression import GPRegression  # noqa: E402
 
 RNG = np.random.default_rng(42)

@@ -16,10 +16,9 @@ Conventions that differ, and how the tests line up:
 
 import numpy as np
 import pytest
+from hmmlearn import hmm as hmmlearn_hmm
 
 from course_lib import hmm as H
-
-hmmlearn_hmm = pytest.importorskip("hmmlearn.hmm")
 
 
 def hmmlearn_model(model: H.DiscreteHMM, implementation: str, n_iter: int = 10):

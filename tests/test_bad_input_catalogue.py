@@ -1,0 +1,33 @@
+"""The bad-input catalogue stays large and covers every public family of course_lib."""
+
+import importlib
+from pathlib import Path
+
+from bad_input import BadInput
+
+CATALOGUE_FILES = sorted(Path(__file__).parent.glob("test_bad_input_*.py"))
+MINIMUM_CASES = 150
+# Every family of public functions must be fed bad input somewhere in the catalogue.
+FAMILIES = {"data", "dtw", "dtw_search", "features", "gaussian", "gmm", "kmeans", "hmm", "vq",
+            "recognition", "gp", "linalg", "checks", "widgets"}
+
+
+def _all_cases() -> list[BadInput]:
+    cases = []
+    for path in CATALOGUE_FILES:
+        if path.stem == "test_bad_input_catalogue":
+            continue
+        cases.extend(importlib.import_module(path.stem).CASES)
+    return cases
+
+
+def test_catalogue_is_large_and_ids_are_distinct():
+    cases = _all_cases()
+    ids = [c.case for c in cases]
+    assert len(ids) == len(set(ids)), "two bad-input cases share an id"
+    assert len(cases) >= MINIMUM_CASES, f"only {len(cases)} bad-input cases"
+
+
+def test_every_family_is_covered():
+    covered = {c.case.split(":")[0] for c in _all_cases()}
+    assert FAMILIES <= covered, f"families without bad-input cases: {sorted(FAMILIES - covered)}"

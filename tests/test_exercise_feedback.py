@@ -1,0 +1,111 @@
+"""What a student sees after a typical wrong answer: a short, specific self-check message.
+
+For every task listed in ``tests/wrong_answers/unit_NN.py`` the solutions notebook is run with
+that task's answer replaced by the mistake; the task's next self-check cell must fail with an
+``AssertionError`` (or the checks' ``SelfCheckFailed``) whose message contains the expected text
+and is short (no traceback through course_lib). The right answer is then restored and the
+notebook goes on (up to the last task with a mistake), so one kernel serves every mistake of a
+unit. The messages are written to
+``.test-artifacts/exercise-feedback/`` for reading.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import textwrap
+from pathlib import Path
+
+import nbformat
+import pytest
+from course_units import UNITS
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / ".test-artifacts" / "exercise-feedback"
+MAX_MESSAGE_LINES = 6
+SOLUTION_BLOCK = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n.*?^[ \t]*### END SOLUTION[ \t]*$",
+                            re.S | re.M)
+
+
+def _mistakes(unit: str) -> list:
+    module = f"wrong_answers.unit_{unit.split('_')[0]}"
+    try:
+        return importlib.import_module(module).MISTAKES
+    except ModuleNotFoundError:
+        return []
+
+
+def _with_mistake(source: str, code: str) -> str:
+    match = SOLUTION_BLOCK.search(source)
+    indent = match.group(1)
+    return source[:match.start()] + textwrap.indent(textwrap.dedent(code).strip("\n"), indent) \
+        + source[match.end():]
+
+
+def _defines(cell, function: str) -> bool:
+    return cell.cell_type == "code" and re.search(rf"^\s*def {function}\(", cell.source, re.M) \
+        and SOLUTION_BLOCK.search(cell.source) is not None
+
+
+def _error(cell):
+    errors = [out for out in cell.get("outputs", []) if out.output_type == "error"]
+    return errors[0] if errors else None
+
+
+def _is_self_check(cell) -> bool:
+    return "self-check" in cell.metadata.get("tags", [])
+
+
+@pytest.mark.parametrize("unit", UNITS)
+def test_typical_mistakes_get_specific_messages(unit):
+    mistakes = _mistakes(unit)
+    assert mistakes, f"tests/wrong_answers/unit_{unit.split('_')[0]}.py lists no mistakes"
+    notebook = nbformat.read(ROOT / "solutions" / f"{unit}.ipynb", as_version=4)
+    cells = notebook.cells
+    pending = {m.function: m for m in mistakes}
+    for function in pending:
+        assert any(_defines(c, function) for c in cells), \
+            f"{unit}: no answer cell defines {function}()"
+    client = NotebookClient(notebook, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(ROOT / "solutions")}})
+    seen = []
+    with client.setup_kernel():
+        for index, cell in enumerate(cells):
+            if not pending:
+                break  # the rest of the notebook has no mistakes to try
+            if cell.cell_type != "code":
+                continue
+            mistake = next((m for f, m in pending.items() if _defines(cell, f)), None)
+            if mistake is not None:
+                check_index = next(k for k in range(index + 1, len(cells))
+                                   if _is_self_check(cells[k]))
+                wrong = nbformat.v4.new_code_cell(_with_mistake(cell.source, mistake.code))
+                client.execute_cell(wrong, index)
+                assert _error(wrong) is None, f"{unit}: the wrong {mistake.function} did not run"
+                for k in range(index + 1, check_index):  # cells between answer and check
+                    client.execute_cell(cells[k], k)
+                probe = nbformat.v4.new_code_cell(cells[check_index].source)
+                try:
+                    client.execute_cell(probe, check_index)
+                except Exception:  # noqa: BLE001 - the failure is what we want to read
+                    pass
+                error = _error(probe)
+                assert error is not None, \
+                    f"{unit}: the self-check passed with the mistake in {mistake.function}()"
+                assert error.ename in {"AssertionError", "SelfCheckFailed"}, \
+                    f"{unit}/{mistake.function}: got {error.ename}: {error.evalue}"
+                message = error.evalue
+                assert mistake.expect in message, \
+                    f"{unit}/{mistake.function}: message {message!r} lacks {mistake.expect!r}"
+                assert 0 < len(message.splitlines()) <= MAX_MESSAGE_LINES, message
+                if error.ename == "SelfCheckFailed":  # shown alone, no library frames
+                    assert not any("checks.py" in line for line in error.traceback)
+                seen.append((mistake, message))
+                del pending[mistake.function]
+            client.execute_cell(cell, index)
+            assert _error(cell) is None, f"{unit} cell {index} failed: {_error(cell)}"
+    assert not pending, f"{unit}: mistakes never tried: {sorted(pending)}"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / f"{unit}.txt").write_text("\n\n".join(
+        f"## {m.function}: {m.why}\n{message}" for m, message in seen) + "\n", encoding="utf-8")
