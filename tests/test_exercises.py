@@ -1,4 +1,4 @@
-"""Exercises: every self-check must fail on the generated stub (CONVENTIONS.md section 4).
+"""Exercises: every self-check must fail on the generated stub (docs/CONVENTIONS.md section 5).
 
 nbval already runs each solutions notebook top to bottom, so every self-check passes there.
 Here each generated exercise is run with errors allowed, and then

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate ``exercises/NN_topic.ipynb`` from ``solutions/NN_topic.ipynb``.
 
-Markers (nbgrader-compatible), see CONVENTIONS.md section 4:
+Markers (nbgrader-compatible), see docs/CONVENTIONS.md section 5:
 
 * ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` in a code cell becomes
   ``raise NotImplementedError()`` at the marker's indentation; in a markdown cell it becomes
