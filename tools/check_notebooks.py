@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Static checks of every notebook in lectures/, solutions/ and exercises/ (CONVENTIONS.md s.3).
+"""Static checks of every notebook in lectures/, solutions/ and exercises/ (docs/CONVENTIONS.md s.4).
 
 * valid nbformat 4 with the ``python3`` kernelspec and a markdown title cell first;
 * the first code cell is the setup cell: ``SEED = ...``, ``rng = np.random.default_rng(SEED)``,
