@@ -1,4 +1,4 @@
-"""The widget harness itself must catch a callback that fails at a control's extreme."""
+"""The widget harness itself must catch failing callbacks, stale state and unstable redraws."""
 
 from __future__ import annotations
 
@@ -52,3 +52,54 @@ def test_explorer_keeps_the_error_instead_of_only_logging_it():
 def test_unknown_control_types_are_refused():
     with pytest.raises(TypeError, match="ColorPicker"):
         control_settings(W.ColorPicker())
+
+
+def _stepper_explorer(commit_before_validating):
+    """An EM-like explorer: a model of size K is rebuilt when K changes; strict K = 9 is refused."""
+    state = {"K": None, "model": None}
+
+    def rebuild(K, strict):
+        if commit_before_validating:
+            state["K"] = K  # the bug: settings stored before the build that raises
+        if strict and K == 9:
+            raise ValueError("K: more components than distinct points")
+        state["K"], state["model"] = K, list(range(K))
+
+    def render(K, strict):
+        if state["K"] != K:
+            rebuild(K, strict)
+        fig, ax = plt.subplots()
+        ax.bar(range(len(state["model"])), state["model"])
+        return fig
+
+    def step():
+        values = explorer.values()
+        if state["K"] != values["K"]:
+            rebuild(values["K"], values["strict"])
+        state["model"] = [v + 1 for v in state["model"]]
+
+    explorer = Explorer(render, {"K": W.IntSlider(value=3, min=1, max=9),
+                                 "strict": W.Checkbox(value=False)}, buttons={"Step": step})
+    return explorer
+
+
+def test_harness_catches_stale_state_after_an_error():
+    with pytest.raises(AssertionError, match="stale state"):
+        exercise_explorer(_stepper_explorer(commit_before_validating=True),
+                          error_settings=[{"strict": True, "K": 9}])
+    assert exercise_explorer(_stepper_explorer(commit_before_validating=False),
+                             error_settings=[{"strict": True, "K": 9}]) > 0
+
+
+def test_harness_catches_a_redraw_that_changes_state():
+    counter = {"draws": 0}
+
+    def render(width):
+        counter["draws"] += 1
+        fig, ax = plt.subplots()
+        ax.plot(range(width + counter["draws"]))
+        return fig
+
+    explorer = Explorer(render, {"width": W.IntSlider(value=3, min=1, max=5)})
+    with pytest.raises(AssertionError, match="redrawing the same state changed the figure"):
+        exercise_explorer(explorer)

@@ -3,10 +3,18 @@
 ``exercise_explorer`` moves every control to its minimum, maximum and default (every option of
 a dropdown, both states of a checkbox), presses every button, and fails on the first render or
 action that raises. It calls ``render`` directly as well, because outside a kernel ipywidgets
-would only log a callback error.
+would only log a callback error, and it redraws every state twice: the two figures must be
+identical (a redraw must not change state).
+
+``error_settings`` are control values the explorer must refuse. For each, the harness checks
+that the error is shown, that it stays shown on a second redraw and on every button press (no
+silent fall-back to the previous model while the controls show the new values: stale state),
+and that going back to the defaults draws the same figure as before the error.
 """
 
 from __future__ import annotations
+
+import io
 
 import ipywidgets as W
 import matplotlib
@@ -42,21 +50,57 @@ def control_settings(control: W.ValueWidget) -> list:
     raise TypeError(f"widget harness: no test values for control type {type(control).__name__}")
 
 
-def _render_checked(explorer: Explorer, where: str) -> None:
-    assert explorer.last_error is None, f"{where}: callback raised {explorer.last_error!r}"
-    fig = explorer.render(**explorer.values())
-    assert isinstance(fig, Figure), f"{where}: render returned {type(fig).__name__}, not a Figure"
-    assert fig.axes, f"{where}: the figure has no axes"
+def _figure_bytes(fig: Figure) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=40)
     plt.close(fig)
+    return buffer.getvalue()
 
 
-def exercise_explorer(explorer: Explorer, button_presses: int = 2) -> int:
+def _render_checked(explorer: Explorer, where: str) -> bytes:
+    assert explorer.last_error is None, f"{where}: callback raised {explorer.last_error!r}"
+    figures = []
+    for _ in range(2):
+        fig = explorer.render(**explorer.values())
+        assert isinstance(fig, Figure), \
+            f"{where}: render returned {type(fig).__name__}, not a Figure"
+        assert fig.axes, f"{where}: the figure has no axes"
+        figures.append(_figure_bytes(fig))
+    assert figures[0] == figures[1], f"{where}: redrawing the same state changed the figure"
+    return figures[0]
+
+
+def _check_refused(explorer: Explorer, settings: dict) -> None:
+    where = f"error settings {settings!r}"
+    for name, value in settings.items():
+        explorer.controls[name].value = value
+    for attempt in ("refresh", "second refresh"):
+        explorer.refresh()
+        assert explorer.last_error is not None, \
+            f"{where}: {attempt} drew a figure instead of showing the error (stale state?)"
+    for label in explorer.buttons:
+        explorer.buttons[label].click()
+        assert explorer.last_error is not None, \
+            f"{where}: button {label!r} acted although the controls are invalid (stale state)"
+
+
+def exercise_explorer(explorer: Explorer, button_presses: int = 2,
+                      error_settings: list[dict] | None = None) -> int:
     """Drive every control and button of ``explorer``; return the number of states checked."""
     assert isinstance(explorer, Explorer), f"expected an Explorer, got {type(explorer).__name__}"
     checked = 0
+    defaults = explorer.values()
     explorer.refresh()
-    _render_checked(explorer, "initial state")
+    initial = _render_checked(explorer, "initial state")
     checked += 1
+    for settings in error_settings or []:
+        _check_refused(explorer, settings)
+        for name, value in defaults.items():
+            explorer.controls[name].value = value
+        explorer.refresh()
+        assert _render_checked(explorer, f"back to defaults after {settings!r}") == initial, \
+            f"after {settings!r} and back to the defaults, the figure differs from the start"
+        checked += 1
     for name, control in explorer.controls.items():
         for value in control_settings(control):
             control.value = value
