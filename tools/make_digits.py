@@ -133,12 +133,21 @@ def to_int16(x: np.ndarray) -> np.ndarray:
     return np.round(x * (PEAK * 32767 / np.max(np.abs(x)))).astype(np.int16)
 
 
-def render(text: str, speaker: dict, noise_seed: list[int], workdir: Path) -> np.ndarray:
-    """The whole chain of the module docstring for one utterance."""
+def clean_speech(text: str, speaker: dict, workdir: Path) -> np.ndarray:
+    """Steps 1-3 of the module docstring: synthesis, resampling to 8 kHz, silence trimming."""
     x = resample_poly(synthesise(text, speaker, workdir), RESAMPLE_UP, RESAMPLE_DOWN)
-    x = trim_silence(x, SAMPLE_RATE)
+    return trim_silence(x, SAMPLE_RATE)
+
+
+def add_noise_and_quantise(x: np.ndarray, speaker: dict, noise_seed: list[int]) -> np.ndarray:
+    """Steps 4-5 of the module docstring: noise at the speaker's SNR, then int16."""
     x = add_white_noise(x, speaker["snr_db"], np.random.default_rng(noise_seed))
     return to_int16(x)
+
+
+def render(text: str, speaker: dict, noise_seed: list[int], workdir: Path) -> np.ndarray:
+    """The whole chain of the module docstring for one utterance."""
+    return add_noise_and_quantise(clean_speech(text, speaker, workdir), speaker, noise_seed)
 
 
 def write_csv(path: Path, rows: list[dict]) -> None:

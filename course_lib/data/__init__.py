@@ -1,89 +1,226 @@
 """Loaders for the data sets in the repository's ``data/`` folder.
 
 Every data set lives in ``data/<name>/`` with a ``README.md`` (provenance, licence, recipe) and a
-``SHA256SUMS`` manifest (``sha256sum`` format) written by its generator. :func:`data_file`
-verifies a file against that manifest before a loader reads it, so a missing or corrupt file
-gives a clear :class:`DataError` instead of silently wrong numbers.
+``SHA256SUMS`` manifest (``sha256sum`` format) written by its generator. Loaders read a file
+through :func:`read_verified`, which hashes the bytes it returns on every call (never trusting a
+modification time), so a missing, changed or damaged file gives a clear :class:`DataError`
+instead of silently wrong numbers. Anything a loader memoises is keyed by that content hash,
+so an edited file is never served from a stale cache.
+
+Text files are accepted with Windows line endings too: a checkout made with Git's
+``core.autocrlf=true`` before the repository's ``.gitattributes`` existed turns every LF into
+CRLF, and such a file is verified (and parsed) as the LF file it was made from. CSV fields are
+parsed strictly: a field that is not a number where a number belongs is a :class:`DataError`
+naming the file, line and column, never a NaN.
 """
 
 from __future__ import annotations
 
 import csv
 import hashlib
+import io
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 DATA_ROOT = Path(__file__).resolve().parents[2] / "data"
 MANIFEST = "SHA256SUMS"
+_MANIFEST_LINE = re.compile(r"([0-9a-fA-F]{64}) [ *](\S.*)")
 
 
 class DataError(RuntimeError):
-    """A data file is missing, not listed in its manifest, or does not match its checksum."""
+    """A data file is missing, unlisted, corrupt or malformed, or its manifest is."""
 
 
 def sha256_of(path: Path) -> str:
     """Hex SHA-256 digest of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _folder(dataset: str) -> Path:
+    return DATA_ROOT / dataset
+
+
+def _restore_advice(dataset: str) -> str:
+    # A checkout writes the committed bytes (or, in a clone made before .gitattributes existed,
+    # their CRLF form, which read_verified accepts). Restoring the whole folder also covers a
+    # manifest edited on its own; "-C" makes the command work from any directory.
+    folder = _folder(dataset)
+    return (f'restore the committed copies with `git -C "{folder}" checkout -- .` or '
+            f"regenerate the data set (see {folder / 'README.md'})")
+
+
+@lru_cache(maxsize=32)
+def _parse_manifest(text: str, manifest: str) -> dict[str, str]:
+    # Keyed on the manifest's text, so an edited manifest is parsed afresh.
+    entries: dict[str, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        match = _MANIFEST_LINE.fullmatch(line.rstrip())
+        if match is None:
+            raise DataError(f"{manifest}, line {number}: expected '<64 hex digits>  <file "
+                            f"name>' (the sha256sum format), got {line!r}")
+        digest, name = match.group(1).lower(), match.group(2)
+        if entries.get(name, digest) != digest:
+            raise DataError(f"{manifest}, line {number}: {name!r} is listed twice with "
+                            f"different checksums")
+        entries[name] = digest
+    return entries
 
 
 def read_manifest(dataset: str) -> dict[str, str]:
     """Map file name -> expected SHA-256 for ``data/<dataset>/SHA256SUMS``."""
-    manifest = DATA_ROOT / dataset / MANIFEST
+    manifest = _folder(dataset) / MANIFEST
     if not manifest.is_file():
-        raise DataError(f"dataset {dataset!r}: no manifest at {manifest}; "
-                        f"is the repository complete? (see data/{dataset}/README.md)")
-    entries = {}
-    for line in manifest.read_text().splitlines():
-        if line.strip():
-            digest, name = line.split(maxsplit=1)
-            entries[name.lstrip("*")] = digest
-    return entries
+        raise DataError(f"dataset {dataset!r}: no manifest at {manifest}; is the repository "
+                        f"complete? {_restore_advice(dataset)}")
+    try:
+        text = manifest.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise DataError(f"{manifest}: not UTF-8 text ({err})") from err
+    return _parse_manifest(text, str(manifest))
+
+
+@dataclass(frozen=True)
+class VerifiedFile:
+    """A data file's bytes as checked against its manifest (``sha256`` is the listed digest)."""
+
+    path: Path
+    content: bytes
+    sha256: str
+
+
+def read_verified(dataset: str, name: str, *, text: bool = False) -> VerifiedFile:
+    """Read ``data/<dataset>/<name>`` and check its bytes against the data set's manifest.
+
+    With ``text=True`` a file whose CRLF line endings are the only difference from the listed
+    checksum is accepted, and its content is returned with LF endings (a Windows checkout
+    without the repository's ``.gitattributes``). Binary files must match byte for byte.
+    """
+    path = _folder(dataset) / name
+    if not path.is_file():
+        raise DataError(f"dataset {dataset!r}: missing file {path}; {_restore_advice(dataset)}")
+    expected = read_manifest(dataset).get(name)
+    if expected is None:
+        raise DataError(f"dataset {dataset!r}: {name!r} is not listed in "
+                        f"{_folder(dataset) / MANIFEST}; {_restore_advice(dataset)}")
+    content = path.read_bytes()
+    actual = hashlib.sha256(content).hexdigest()
+    if actual != expected and text and b"\r\n" in content:
+        as_lf = content.replace(b"\r\n", b"\n")
+        if hashlib.sha256(as_lf).hexdigest() == expected:
+            content, actual = as_lf, expected
+    if actual != expected:
+        raise DataError(f"dataset {dataset!r}: {path} is corrupt: its SHA-256 is "
+                        f"{actual[:12]}... but {MANIFEST} lists {expected[:12]}...; "
+                        f"{_restore_advice(dataset)}")
+    return VerifiedFile(path, content, expected)
+
+
+def data_file(dataset: str, name: str) -> Path:
+    """Path of ``data/<dataset>/<name>`` after checking its bytes against the manifest.
+
+    For reading the file, prefer :func:`read_verified`: it returns the bytes it checked.
+    """
+    return read_verified(dataset, name).path
+
+
+def check_split(split, splits) -> str:
+    """``split`` if it is one of ``splits`` (e.g. "train"), else ``TypeError``/``ValueError``."""
+    if not isinstance(split, str):
+        raise TypeError(f"split: expected one of {sorted(splits)} as a string, "
+                        f"got {type(split).__name__}")
+    if split not in splits:
+        raise ValueError(f"split: expected one of {sorted(splits)}, got {split!r}")
+    return split
+
+
+# Field parsers for read_csv_table: each raises ValueError with a reason a person can act on.
+def parse_text(field: str) -> str:
+    """A non-empty string field, as is."""
+    if not field:
+        raise ValueError("empty field")
+    return field
+
+
+def parse_int(field: str) -> int:
+    """A whole number written in decimal digits (an optional sign)."""
+    if not re.fullmatch(r"[+-]?[0-9]+", field):
+        raise ValueError("not a whole number")
+    return int(field)
+
+
+def parse_float(field: str) -> float:
+    """A finite decimal number; "nan", "inf" and empty fields are refused."""
+    try:
+        value = float(field)
+    except ValueError:
+        raise ValueError("not a number") from None
+    if not math.isfinite(value):
+        raise ValueError("not a finite number")
+    return value
+
+
+def read_csv_table(dataset: str, name: str,
+                   columns: dict[str, Callable[[str], object]]) -> list[dict]:
+    """Rows of a checksummed CSV with a header line, each parsed column by column.
+
+    ``columns`` maps each column the caller needs to its parser (:func:`parse_int`,
+    :func:`parse_float`, :func:`parse_text` or any callable raising ``ValueError``). Returns
+    one dict per data row with those columns. A missing column, a row with the wrong number of
+    fields or a field its parser refuses raises :class:`DataError` naming file, line and column.
+    """
+    verified = read_verified(dataset, name, text=True)
+    where = f"dataset {dataset!r}: {verified.path}"
+    try:
+        text = verified.content.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise DataError(f"{where}: not UTF-8 text ({err})") from err
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = next(reader, None)
+    if not header:
+        raise DataError(f"{where}: no header line")
+    missing = [col for col in columns if col not in header]
+    if missing:
+        raise DataError(f"{where}, line 1: the header {header} lacks the columns {missing}")
+    index = {col: header.index(col) for col in columns}
+    rows = []
+    for fields in reader:
+        if len(fields) != len(header):
+            raise DataError(f"{where}, line {reader.line_num}: expected {len(header)} fields "
+                            f"({', '.join(header)}), got {len(fields)}")
+        row = {}
+        for col, parse in columns.items():
+            field = fields[index[col]]
+            try:
+                row[col] = parse(field)
+            except ValueError as err:
+                raise DataError(f"{where}, line {reader.line_num}, column {col!r}: {err}, "
+                                f"got {field!r}") from None
+        rows.append(row)
+    return rows
 
 
 def write_manifest(dataset: str, names: list[str]) -> Path:
     """Write ``data/<dataset>/SHA256SUMS`` for ``names`` (used by the data generators)."""
-    folder = DATA_ROOT / dataset
+    folder = _folder(dataset)
     lines = [f"{sha256_of(folder / name)}  {name}" for name in sorted(names)]
     manifest = folder / MANIFEST
-    manifest.write_text("\n".join(lines) + "\n")
-    _verified.cache_clear()
+    manifest.write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
     return manifest
 
 
 def write_csv_dataset(dataset: str, name: str, header: list[str], rows) -> Path:
     """Write ``data/<dataset>/<name>`` (header + rows) and its manifest; used by generators."""
-    folder = DATA_ROOT / dataset
+    folder = _folder(dataset)
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / name, "w", newline="") as handle:
+    with open(folder / name, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(header)
         writer.writerows(rows)
     write_manifest(dataset, [name])
     return folder / name
-
-
-@lru_cache(maxsize=None)
-def _verified(path: Path, dataset: str, name: str, mtime_ns: int) -> Path:
-    # Keyed on the full path and mtime: a copy elsewhere (or an edited file) is checked again.
-    expected = read_manifest(dataset).get(name)
-    if expected is None:
-        raise DataError(f"dataset {dataset!r}: {name!r} is not listed in its {MANIFEST}")
-    actual = sha256_of(path)
-    if actual != expected:
-        raise DataError(f"dataset {dataset!r}: {name!r} is corrupt (SHA-256 {actual[:12]}... "
-                        f"but the manifest says {expected[:12]}...); restore it with git "
-                        f"checkout or regenerate it (see data/{dataset}/README.md)")
-    return path
-
-
-def data_file(dataset: str, name: str) -> Path:
-    """Path of ``data/<dataset>/<name>`` after checking it against the dataset's manifest."""
-    path = DATA_ROOT / dataset / name
-    if not path.is_file():
-        raise DataError(f"dataset {dataset!r}: missing file {path}; restore it with git "
-                        f"checkout or regenerate it (see data/{dataset}/README.md)")
-    return _verified(path, dataset, name, path.stat().st_mtime_ns)

@@ -4,24 +4,22 @@
   s00-s19 train, s20-s29 dev, s30-s39 test (:data:`SPLITS`);
 * 20 connected "phone numbers" of 4-7 digits by held-out speakers h00..h04.
 
-Every file goes through :func:`course_lib.data.data_file`, which checks it against the
-data set's SHA256SUMS, so a missing or corrupt file raises :class:`DataError`. Waveforms and
-feature matrices are cached in-process and returned read-only (copy one before editing it).
+Every load reads each file through :func:`course_lib.data.read_verified`, which checks its
+bytes against the data set's SHA256SUMS, so a missing or corrupt file raises :class:`DataError`.
+Waveforms and feature matrices are memoised by content hash and returned read-only (copy one
+before editing it).
 """
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
-from scipy.io import wavfile
 
-from course_lib.data import DataError, data_file
-from course_lib.features import mfcc_features
+from course_lib.data import (DataError, check_split, parse_float, parse_int, parse_text,
+                             read_csv_table)
+from course_lib.data.audio import load_waveform, waveform_features
 from course_lib.validation import as_bool
-from course_lib.validation import check_choice
 
 DATASET = "digits"
 SAMPLE_RATE = 8000
@@ -61,41 +59,12 @@ class PhoneNumber:
     sample_rate: int
 
 
-def _read_csv(name: str) -> list[dict]:
-    with open(data_file(DATASET, name), newline="") as handle:
-        return list(csv.DictReader(handle))
-
-
-@lru_cache(maxsize=None)
-def _read_wave(path: str, mtime_ns: int) -> np.ndarray:
-    try:
-        rate, samples = wavfile.read(path)
-    except ValueError as err:
-        raise DataError(f"dataset {DATASET!r}: cannot read {path}: {err}") from err
-    if rate != SAMPLE_RATE or samples.dtype != np.int16 or samples.ndim != 1:
-        raise DataError(f"dataset {DATASET!r}: {path} should be {SAMPLE_RATE} Hz mono int16, "
-                        f"got {rate} Hz, {samples.dtype}, shape {samples.shape}")
-    x = samples / 32768.0
-    x.setflags(write=False)
-    return x
-
-
 def _wave(name: str) -> np.ndarray:
-    path = data_file(DATASET, name)
-    return _read_wave(str(path), path.stat().st_mtime_ns)
-
-
-@lru_cache(maxsize=None)
-def _cached_features(path: str, mtime_ns: int, deltas: bool, cmn: bool) -> np.ndarray:
-    feats = mfcc_features(_read_wave(path, mtime_ns), SAMPLE_RATE, deltas=deltas, cmn=cmn)
-    feats.setflags(write=False)
-    return feats
+    return load_waveform(DATASET, name, SAMPLE_RATE)
 
 
 def _features(name: str, deltas: bool, cmn: bool) -> np.ndarray:
-    path = data_file(DATASET, name)
-    return _cached_features(str(path), path.stat().st_mtime_ns, as_bool(deltas, "deltas"),
-                            as_bool(cmn, "cmn"))
+    return waveform_features(DATASET, name, SAMPLE_RATE, deltas=deltas, cmn=cmn)
 
 
 def load_speakers() -> list[dict]:
@@ -104,10 +73,9 @@ def load_speakers() -> list[dict]:
     Includes the held-out speakers h00..h04 (split "heldout") of the phone numbers. Numbers are
     converted (speed_wpm and pitch to int, snr_db to float).
     """
-    rows = _read_csv("speakers.csv")
-    for row in rows:
-        row["speed_wpm"], row["pitch"] = int(row["speed_wpm"]), int(row["pitch"])
-        row["snr_db"] = float(row["snr_db"])
+    rows = read_csv_table(DATASET, "speakers.csv", {
+        "speaker": parse_text, "split": parse_text, "voice": parse_text, "variant": parse_text,
+        "speed_wpm": parse_int, "pitch": parse_int, "snr_db": parse_float})
     documented = {s: split for split in ("train", "dev", "test") for s in SPLITS[split]}
     listed = {row["speaker"]: row["split"] for row in rows if row["split"] != "heldout"}
     if listed != documented:
@@ -117,13 +85,13 @@ def load_speakers() -> list[dict]:
 
 
 def _isolated_items(split: str) -> list[tuple[str, int, str]]:
-    check_choice(split, "split", SPLITS)
+    check_split(split, SPLITS)
     return [(f"isolated/{speaker}_{word}.wav", label, speaker)
             for speaker in SPLITS[split] for label, word in enumerate(WORDS)]
 
 
 def load_digits(split: str = "train") -> DigitSet:
-    """Isolated digits of one split ("train", "dev", "test" or "all"), ordered by speaker, then digit."""
+    """Isolated digits of one split ("train", "dev", "test" or "all"), by speaker, then digit."""
     items = _isolated_items(split)
     return DigitSet(waveforms=[_wave(name) for name, _, _ in items],
                     labels=np.array([label for _, label, _ in items], dtype=np.int64),
@@ -140,16 +108,22 @@ def digit_features(split: str = "train", *, deltas: bool = True,
     :func:`course_lib.features.mfcc_features`. Memoised in-process; the arrays are read-only.
     """
     items = _isolated_items(split)
+    deltas, cmn = as_bool(deltas, "deltas"), as_bool(cmn, "cmn")
     return ([_features(name, deltas, cmn) for name, _, _ in items],
             np.array([label for _, label, _ in items], dtype=np.int64),
             np.array([speaker for _, _, speaker in items]))
 
 
+def _parse_digits(field: str) -> tuple[int, ...]:
+    digits = field.split()
+    if not digits or any(d not in "0123456789" or len(d) != 1 for d in digits):
+        raise ValueError("expected digits 0-9 separated by spaces")
+    return tuple(int(d) for d in digits)
+
+
 def _phone_rows() -> list[dict]:
-    rows = _read_csv("phone_numbers.csv")
-    for row in rows:
-        row["digits"] = tuple(int(d) for d in row["digits"].split())
-    return rows
+    return read_csv_table(DATASET, "phone_numbers.csv",
+                          {"file": parse_text, "speaker": parse_text, "digits": _parse_digits})
 
 
 def load_phone_numbers() -> list[PhoneNumber]:
@@ -165,6 +139,7 @@ def phone_number_features(*, deltas: bool = True, cmn: bool = True
 
     Same front end and conventions as :func:`digit_features`.
     """
+    deltas, cmn = as_bool(deltas, "deltas"), as_bool(cmn, "cmn")
     rows = _phone_rows()
     return ([_features(row["file"], deltas, cmn) for row in rows],
             [row["digits"] for row in rows],

@@ -1,7 +1,8 @@
 """Loaders for the two regression data sets of the GP unit: Mauna Loa CO2 and mcycle.
 
-Each loader goes through :func:`course_lib.data.data_file`, so a missing or corrupt CSV raises
-:class:`course_lib.data.DataError` (restore it with git or rerun its generator in ``tools/``).
+Each loader reads its CSV through :func:`course_lib.data.read_csv_table`: a missing or corrupt
+file, or a field that is not a finite number, raises :class:`course_lib.data.DataError` naming
+the file (and line and column); restore the file with git or rerun its generator in ``tools/``.
 Provenance, licence and recipe: ``data/co2/README.md`` and ``data/mcycle/README.md``.
 """
 
@@ -9,17 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from course_lib.data import DataError, data_file
+from course_lib.data import parse_float, read_csv_table
 
 
 def _read_columns(dataset: str, name: str, columns: tuple[str, ...]) -> dict[str, np.ndarray]:
     """Named float columns of a checksummed CSV with a header row."""
-    path = data_file(dataset, name)
-    table = np.genfromtxt(path, delimiter=",", names=True, dtype=np.float64)
-    missing = [col for col in columns if col not in (table.dtype.names or ())]
-    if missing:
-        raise DataError(f"dataset {dataset!r}: {name!r} lacks columns {missing}")
-    return {col: np.asarray(table[col], dtype=np.float64) for col in columns}
+    rows = read_csv_table(dataset, name, dict.fromkeys(columns, parse_float))
+    return {col: np.array([row[col] for row in rows], dtype=np.float64) for col in columns}
 
 
 def load_co2() -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,57 @@
+"""Checksummed WAV files of the speech data sets and their MFCC features, memoised by content.
+
+Every call verifies the file's bytes (:func:`course_lib.data.read_verified`); the decoded
+waveform and its features are then looked up by the file's SHA-256, so a changed file is never
+answered from the cache. Cached arrays are read-only: copy one before editing it.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+
+import numpy as np
+from scipy.io import wavfile
+
+from course_lib.data import DataError, VerifiedFile, read_verified
+from course_lib.features import mfcc_features
+from course_lib.validation import as_bool
+
+_waveforms: dict[str, np.ndarray] = {}
+_features: dict[tuple[str, bool, bool], np.ndarray] = {}
+
+
+def _decode(verified: VerifiedFile, sample_rate: int) -> np.ndarray:
+    cached = _waveforms.get(verified.sha256)
+    if cached is not None:
+        return cached
+    try:
+        rate, samples = wavfile.read(io.BytesIO(verified.content))
+    except (ValueError, EOFError, struct.error) as err:     # scipy's errors for a bad header
+        raise DataError(f"{verified.path}: not a readable WAV file ({err})") from err
+    if rate != sample_rate or samples.dtype != np.int16 or samples.ndim != 1:
+        raise DataError(f"{verified.path}: expected {sample_rate} Hz mono int16, got {rate} Hz, "
+                        f"{samples.dtype}, shape {samples.shape}")
+    waveform = samples / 32768.0
+    waveform.setflags(write=False)
+    _waveforms[verified.sha256] = waveform
+    return waveform
+
+
+def load_waveform(dataset: str, name: str, sample_rate: int) -> np.ndarray:
+    """``data/<dataset>/<name>`` as read-only float64 in [-1, 1) (int16 / 32768)."""
+    return _decode(read_verified(dataset, name), sample_rate)
+
+
+def waveform_features(dataset: str, name: str, sample_rate: int, *, deltas: bool,
+                      cmn: bool) -> np.ndarray:
+    """:func:`course_lib.features.mfcc_features` of :func:`load_waveform`, read-only."""
+    deltas, cmn = as_bool(deltas, "deltas"), as_bool(cmn, "cmn")
+    verified = read_verified(dataset, name)
+    key = (verified.sha256, deltas, cmn)
+    cached = _features.get(key)
+    if cached is None:
+        cached = mfcc_features(_decode(verified, sample_rate), sample_rate, deltas=deltas, cmn=cmn)
+        cached.setflags(write=False)
+        _features[key] = cached
+    return cached
