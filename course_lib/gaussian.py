@@ -16,14 +16,18 @@ Mahalanobis term is ||z||^2 with z = L^{-1} (x - mu) from a triangular solve, ne
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from scipy.linalg import cholesky
 
+from .kmeans import check_spread
 from .linalg import LOG_2PI, cholesky_factor, log_det_from_cholesky, sample_gaussian, solve_lower
-from .validation import as_float_array, check_choice
+from .validation import as_float_array, as_positive_float, check_choice
 
-__all__ = ["LOG_2PI", "cholesky_factor", "as_covariance", "gaussian_log_density",
-           "log_density_from_cholesky", "fit_gaussian", "sample_gaussian"]
+__all__ = ["LOG_2PI", "cholesky_factor", "as_covariance", "covariance_2d",
+           "gaussian_log_density", "log_density_from_cholesky", "fit_gaussian",
+           "sample_gaussian"]
 
 COVARIANCE_TYPES = ("full", "diag")
 
@@ -45,6 +49,19 @@ def as_covariance(Sigma, dim: int, covariance_type: str = "full",
             raise ValueError(f"{name}: variances must be > 0 (a diagonal covariance that is "
                              f"not positive definite), got min {Sigma.min():.3g}")
     return Sigma
+
+
+def covariance_2d(sigma1: float, sigma2: float, rho: float) -> np.ndarray:
+    """Sigma = [[s1^2, rho s1 s2], [rho s1 s2, s2^2]] from two standard deviations and a
+    correlation -1 < rho < 1 (the three free numbers of a 2-D covariance)."""
+    sigma1 = as_positive_float(sigma1, "sigma1")
+    sigma2 = as_positive_float(sigma2, "sigma2")
+    if isinstance(rho, bool) or not isinstance(rho, numbers.Real):
+        raise TypeError(f"rho: expected a real number, got {type(rho).__name__}")
+    if not -1 < rho < 1:
+        raise ValueError(f"rho: expected a correlation strictly between -1 and 1, got {rho!r}")
+    off = float(rho) * sigma1 * sigma2
+    return np.array([[sigma1 ** 2, off], [off, sigma2 ** 2]])
 
 
 def log_density_from_cholesky(X: np.ndarray, mu: np.ndarray, L: np.ndarray) -> np.ndarray:
@@ -99,6 +116,7 @@ def fit_gaussian(X, covariance_type: str = "full") -> tuple[np.ndarray, np.ndarr
     check_choice(covariance_type, "covariance_type", COVARIANCE_TYPES)
     X = as_float_array(X, "X", ndim=2)
     N, D = X.shape
+    check_spread(X)
     if covariance_type == "full" and N <= D:
         raise ValueError(f"X: a full ML covariance needs more samples than dimensions "
                          f"(N = {N} <= D = {D}); it would be singular")

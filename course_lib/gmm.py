@@ -32,6 +32,17 @@ Regularisers of the covariance, applied in this order in every M-step:
 The objective EM increases is the log-likelihood, plus sum_k log p(Sigma_k) with a prior;
 :class:`GMMResult` records both traces.
 
+One steppable loop: :func:`em_steps` yields the state after every iteration (E-step of the
+start, then M-step + E-step); :func:`fit_gmm` and the lecture's EM explorer both drive it.
+
+Choosing K: on held-out data (:func:`select_n_components`, :func:`grow_by_splitting`) or by the
+complexity penalty of the Bayesian information criterion, BIC = -2 l(theta) + p ln N with p free
+parameters (:func:`n_parameters`, :func:`bic`).
+
+Numerics: the E-step evaluates every Mahalanobis term after shifting the frames and the means
+by a common reference point (the mixture mean), so data far from the origin (a common offset of
+1e8) loses no precision to cancellation.
+
 A collapsing component (its covariance numerically singular, or N_k ~ 0) is never left to
 produce NaN: a singular covariance is floored at ``COLLAPSE_FLOOR`` times the data variance and
 a component with no frames is re-seeded on the worst-explained frame; either way a
@@ -41,7 +52,7 @@ a component with no frames is re-seeded on the worst-explained frame; either way
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,14 +60,15 @@ from scipy.linalg import cholesky, eigh
 from scipy.linalg.lapack import dtrtri
 
 from .gaussian import COVARIANCE_TYPES, LOG_2PI, as_covariance
-from .kmeans import count_distinct_rows, kmeans
+from .kmeans import check_spread, count_distinct_rows, kmeans
 from .validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
                          check_choice)
 
 __all__ = [
-    "ComponentCollapseWarning", "CovariancePrior", "GMMParams", "GMMResult",
-    "e_step", "m_step", "initialise_gmm", "fit_gmm", "score_samples", "average_log_likelihood",
-    "predict_proba", "predict", "sample_gmm", "log_prior",
+    "ComponentCollapseWarning", "CovariancePrior", "GMMParams", "GMMResult", "EMState",
+    "e_step", "m_step", "initialise_gmm", "em_steps", "fit_gmm", "score_samples",
+    "average_log_likelihood", "predict_proba", "predict", "sample_gmm", "log_prior",
+    "demo_mixture", "n_parameters", "bic",
     "ModelSelection", "select_n_components", "split_components", "SplitStep",
     "SplitHistory", "grow_by_splitting",
 ]
@@ -133,6 +145,16 @@ class GMMParams:
         object.__setattr__(self, "means", means)
         object.__setattr__(self, "covariances", covariances)
 
+    @classmethod
+    def _unchecked(cls, weights, means, covariances, covariance_type) -> "GMMParams":
+        """Build without the checks, for the M-step, whose floors guarantee them (the checks
+        cost more than the EM step itself for small models)."""
+        params = object.__new__(cls)
+        for name, value in (("weights", weights), ("means", means),
+                            ("covariances", covariances), ("covariance_type", covariance_type)):
+            object.__setattr__(params, name, value)
+        return params
+
     @property
     def n_components(self) -> int:
         return self.means.shape[0]
@@ -193,21 +215,32 @@ def _whitening(params: GMMParams) -> np.ndarray:
 def _log_joint(X: np.ndarray, params: GMMParams) -> np.ndarray:
     """log pi_k + log N(x_n | mu_k, Sigma_k), shape (N, K).
 
+    Frames and means are first shifted by the mixture mean m = sum_k pi_k mu_k (Mahalanobis
+    terms do not change), so the expansions below do not cancel for data far from the origin.
+    Diag: sum_d (x_d - mu_d)^2 / s_d expanded into one matrix product.
     Full: z = W_k (x - mu_k) with W_k = L_k^{-1}, so (x - mu)^T Sigma^{-1} (x - mu) = ||z||^2 and
     log|Sigma_k| = -2 sum_d log W_k,dd. All components are whitened with one matrix product.
     """
+    with np.errstate(over="ignore", invalid="ignore"):   # absurd inputs: caught by _posteriors
+        return _log_joint_unguarded(X, params)
+
+
+def _log_joint_unguarded(X, params):
     N, D = X.shape
     K = params.n_components
+    reference = params.weights @ params.means
+    X = X - reference
+    means = params.means - reference
     if params.covariance_type == "diag":
         precision = 1.0 / params.covariances                       # (K, D)
-        maha = ((X * X) @ precision.T - 2.0 * X @ (params.means * precision).T
-                + np.sum(params.means ** 2 * precision, axis=1))
+        maha = ((X * X) @ precision.T - 2.0 * X @ (means * precision).T
+                + np.sum(means ** 2 * precision, axis=1))
         np.maximum(maha, 0.0, out=maha)
         log_det = np.sum(np.log(params.covariances), axis=1)
     else:
         W = _whitening(params)
         W_all = W.transpose(2, 0, 1).reshape(D, K * D)             # columns: rows of each W_k
-        shift = np.einsum("kij,kj->ki", W, params.means).reshape(K * D)
+        shift = np.einsum("kij,kj->ki", W, means).reshape(K * D)
         maha = np.empty((N, K))
         step = max(1, 2 ** 17 // (K * D))                          # ~1 MB blocks stay in cache
         for start in range(0, N, step):
@@ -222,6 +255,10 @@ def _log_joint(X: np.ndarray, params: GMMParams) -> np.ndarray:
 def _posteriors(log_joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """gamma (N, K) and log p(x_n) (N,) from log joint, by log-sum-exp over components."""
     peak = log_joint.max(axis=1, keepdims=True)
+    if not np.all(np.isfinite(peak)):
+        n = int(np.flatnonzero(~np.isfinite(peak[:, 0]))[0])
+        raise ValueError(f"X: frame {n} is so far from every component that its log-density "
+                         f"is not representable (-inf); rescale the data or the model")
     gamma = np.exp(log_joint - peak)
     total = gamma.sum(axis=1, keepdims=True)
     gamma /= total
@@ -315,7 +352,10 @@ def _m_step(X, gamma, covariance_type, floor, prior, ridge, data_var):
     Nk = gamma.sum(axis=0)
     empty = Nk < MIN_FRAMES
     safe_Nk = np.where(empty, 1.0, Nk)
-    means = (gamma.T @ X) / safe_Nk[:, None]
+    # sums over frames centred at their mean: exact also for data far from the origin
+    centre = X.mean(axis=0)
+    centred = X - centre
+    means = centre + (gamma.T @ centred) / safe_Nk[:, None]
     if empty.any():
         # re-seed on the frames worst explained by their most responsible component
         distance = np.sum((X - means[np.argmax(gamma, axis=1)]) ** 2, axis=1)
@@ -325,6 +365,10 @@ def _m_step(X, gamma, covariance_type, floor, prior, ridge, data_var):
     collapse_floor = np.maximum(floor, COLLAPSE_FLOOR * data_var)
     covariances = np.empty((K, D, D) if covariance_type == "full" else (K, D))
     repaired = int(empty.sum())
+    if covariance_type == "diag":
+        # all K at once: E_gamma[(x - m)^2] - (mu_k - m)^2 on the centred frames
+        variances = (gamma.T @ (centred * centred)) / Nk[:, None] - (means - centre) ** 2
+        np.maximum(variances, 0.0, out=variances)
     for k in range(K):
         if empty[k]:
             S = np.diag(data_var) if covariance_type == "full" else data_var.copy()
@@ -333,7 +377,7 @@ def _m_step(X, gamma, covariance_type, floor, prior, ridge, data_var):
             d = (X - means[k]) * np.sqrt(gamma[:, k])[:, None]
             S = (d.T @ d) / Nk[k]
         else:
-            S = (gamma[:, k] @ (X - means[k]) ** 2) / Nk[k]
+            S = variances[k]
         if psi is not None:
             S = (Nk[k] * S + prior.strength * psi) / (Nk[k] + prior.strength)
         if ridge:
@@ -345,7 +389,7 @@ def _m_step(X, gamma, covariance_type, floor, prior, ridge, data_var):
             repaired += 1
         covariances[k] = S
     weights = Nk / Nk.sum()
-    return GMMParams(weights, means, covariances, covariance_type), repaired
+    return GMMParams._unchecked(weights, means, covariances, covariance_type), repaired
 
 
 def _floor(S, floor, covariance_type):
@@ -435,6 +479,7 @@ def _check_training_data(X):
     if N <= D:
         raise ValueError(f"X: need more frames than dimensions to fit covariances "
                          f"(N = {N} <= D = {D})")
+    check_spread(X)
     data_var = X.var(axis=0)
     if np.any(data_var <= 0):
         raise ValueError(f"X: dimension(s) {np.flatnonzero(data_var <= 0).tolist()} are "
@@ -470,28 +515,81 @@ def initialise_gmm(X, n_components: int, *, covariance_type: str = "full", init=
     return params
 
 
-def _run_em(X, params, max_iter, tol, floor, prior, ridge, data_var, repaired):
-    N = X.shape[0]
+@dataclass(frozen=True, eq=False)
+class EMState:
+    """One state of EM, as :func:`em_steps` yields it.
+
+    params : theta_t.
+    responsibilities : (N, K) gamma_nk under theta_t (the E-step of theta_t).
+    log_likelihood : l(theta_t), the total log-likelihood of the frames.
+    objective : l(theta_t) + sum_k log p(Sigma_k) (equal to it without a prior).
+    n_repaired : components repaired (collapsed or empty) by the M-step that made theta_t.
+    """
+
+    params: GMMParams
+    responsibilities: np.ndarray
+    log_likelihood: float
+    objective: float
+    n_repaired: int = 0
+
+
+def _em_steps(X, params, floor, prior, ridge, data_var) -> Iterator[EMState]:
     gamma, log_px = _posteriors(_log_joint(X, params))
-    lls = [float(log_px.sum())]
-    objectives = [lls[0] + log_prior(params, prior, data_var)]
+    ll = float(log_px.sum())
+    state = EMState(params, gamma, ll, ll + log_prior(params, prior, data_var))
+    yield state
+    while True:
+        params, repaired = _m_step(X, state.responsibilities, params.covariance_type, floor,
+                                   prior, ridge, data_var)
+        gamma, log_px = _posteriors(_log_joint(X, params))
+        ll = float(log_px.sum())
+        state = EMState(params, gamma, ll, ll + log_prior(params, prior, data_var), repaired)
+        yield state
+
+
+def em_steps(X, params: GMMParams, *, variance_floor=0.0, prior: CovariancePrior | None = None,
+             ridge: float = 0.0) -> Iterator[EMState]:
+    """EM one iteration at a time, from ``params`` (theta_0), without end.
+
+    The first :class:`EMState` is the E-step of theta_0; each next one runs the M-step (with the
+    regularisers of :func:`m_step`) from the current responsibilities and the E-step of the new
+    parameters. The objective never decreases from one state to the next, except at a step
+    that repaired a collapsed component (``n_repaired > 0``; no warning is issued here).
+    Take as many states as you need (``itertools.islice``); :func:`fit_gmm` adds the stopping
+    rule and restarts.
+    """
+    params = _check_params(params)
+    X, data_var = _check_training_data(X)
+    if X.shape[1] != params.n_features:
+        raise ValueError(f"X: expected {params.n_features} columns (the model's dimension), "
+                         f"got shape {X.shape}")
+    floor, ridge = _check_regularisers(X.shape[1], variance_floor, prior, ridge)
+    return _em_steps(X, params, floor, prior, ridge, data_var)
+
+
+def _run_em(X, params, max_iter, tol, floor, prior, ridge, data_var, repaired):
+    """Drive :func:`_em_steps` until the objective gains < tol per frame or max_iter."""
+    N = X.shape[0]
+    steps = _em_steps(X, params, floor, prior, ridge, data_var)
+    state = next(steps)
+    lls, objectives = [state.log_likelihood], [state.objective]
     converged = False
     n_iter = 0
     for n_iter in range(1, max_iter + 1):
-        params, fixed = _m_step(X, gamma, params.covariance_type, floor, prior, ridge, data_var)
-        repaired += fixed
-        gamma, log_px = _posteriors(_log_joint(X, params))
-        lls.append(float(log_px.sum()))
-        objectives.append(lls[-1] + log_prior(params, prior, data_var))
+        state = next(steps)
+        repaired += state.n_repaired
+        lls.append(state.log_likelihood)
+        objectives.append(state.objective)
         if abs(objectives[-1] - objectives[-2]) < tol * N:
             converged = True
             break
     _warn_repaired(repaired)
-    return GMMResult(params, gamma, np.array(lls), np.array(objectives), n_iter, converged)
+    return GMMResult(state.params, state.responsibilities, np.array(lls), np.array(objectives),
+                     n_iter, converged)
 
 
 def fit_gmm(X, n_components: int, *, covariance_type: str = "full", init="kmeans",
-            n_init: int = 1, max_iter: int = 100, tol: float = 1e-4, variance_floor=0.0,
+            n_restarts: int = 1, max_iter: int = 100, tol: float = 1e-4, variance_floor=0.0,
             prior: CovariancePrior | None = None, ridge: float = 0.0,
             rng: RngLike = None) -> GMMResult:
     """Fit a K-component Gaussian mixture to the rows of ``X`` by EM.
@@ -504,7 +602,8 @@ def fit_gmm(X, n_components: int, *, covariance_type: str = "full", init="kmeans
     init : "kmeans" (k-means++ then k-means; parameters from its hard assignments),
         "random" (K distinct random frames as means, the data covariance for every component,
         equal weights) or a :class:`GMMParams` to start from (then only one run is done).
-    n_init : number of restarts; the one with the highest final objective is kept.
+    n_restarts : total number of runs from different starts; the one with the highest final
+        objective is kept.
     max_iter : maximum number of EM iterations per run.
     tol : stop when the objective changes by less than ``tol`` per frame in one iteration
         (``tol=0`` runs all ``max_iter`` iterations).
@@ -520,7 +619,7 @@ def fit_gmm(X, n_components: int, *, covariance_type: str = "full", init="kmeans
     """
     K = as_positive_int(n_components, "n_components")
     check_choice(covariance_type, "covariance_type", COVARIANCE_TYPES)
-    n_init = as_positive_int(n_init, "n_init")
+    n_restarts = as_positive_int(n_restarts, "n_restarts")
     max_iter = as_positive_int(max_iter, "max_iter", minimum=0)
     tol = as_positive_float(tol, "tol", allow_zero=True)
     X, data_var = _check_training_data(X)
@@ -537,7 +636,7 @@ def fit_gmm(X, n_components: int, *, covariance_type: str = "full", init="kmeans
     check_choice(init, "init", {"kmeans", "random"})
     _check_distinct(X, K)
     best, finals = None, []
-    for _ in range(n_init):
+    for _ in range(n_restarts):
         start, repaired = _initial_params(X, K, covariance_type, init, rng, floor, prior,
                                           ridge, data_var)
         run = _run_em(X, start, max_iter, tol, floor, prior, ridge, data_var, repaired)
@@ -571,7 +670,7 @@ def predict(X, params: GMMParams) -> np.ndarray:
     return np.argmax(predict_proba(X, params), axis=1)
 
 
-def sample_gmm(params: GMMParams, n_samples: int,
+def sample_gmm(params: GMMParams, n_samples: int, *,
                rng: RngLike = None) -> tuple[np.ndarray, np.ndarray]:
     """Ancestral sampling: z_n ~ Categorical(pi), x_n ~ N(mu_{z_n}, Sigma_{z_n}).
 
@@ -590,14 +689,60 @@ def sample_gmm(params: GMMParams, n_samples: int,
     return x, z
 
 
+def demo_mixture() -> GMMParams:
+    """The 2-D three-component mixture behind Unit 2's explorers and toy figures.
+
+    Three overlapping clouds (one tilted up, one stretched vertically, one flat and tilted
+    down), so that EM and k-means have something to untangle:
+    ``sample_gmm(demo_mixture(), 300, rng=0)`` gives the points and their hidden labels.
+    """
+    return GMMParams(np.array([0.4, 0.35, 0.25]),
+                     np.array([[0.0, 0.0], [3.5, 1.0], [1.0, 3.5]]),
+                     np.array([[[1.0, 0.6], [0.6, 1.0]], [[0.4, 0.0], [0.0, 1.2]],
+                               [[0.9, -0.3], [-0.3, 0.3]]]), "full")
+
+
 # ----------------------------------------------------------------------------- choosing K
+
+def n_parameters(n_components: int, n_features: int, covariance_type: str = "full") -> int:
+    """Number of free parameters p of a K-component mixture in D dimensions.
+
+        p = (K - 1) weights + K D means + K D (D + 1) / 2 covariances   ("full")
+        p = (K - 1) weights + K D means + K D variances                 ("diag")
+
+    (the weights lose one because they sum to one; a symmetric D x D matrix has D (D + 1) / 2
+    free entries).
+    """
+    K = as_positive_int(n_components, "n_components")
+    D = as_positive_int(n_features, "n_features")
+    check_choice(covariance_type, "covariance_type", COVARIANCE_TYPES)
+    per_covariance = D * (D + 1) // 2 if covariance_type == "full" else D
+    return (K - 1) + K * D + K * per_covariance
+
+
+def bic(X, params: GMMParams) -> float:
+    """Bayesian information criterion of a fitted mixture on the frames ``X`` (N, D):
+
+        BIC = -2 l(theta) + p ln N,   l(theta) = sum_n log p(x_n | theta),
+
+    with p = :func:`n_parameters`. Lower is better: the first term rewards fit, the second
+    charges ln N per free parameter (a large-N approximation of -2 log p(X | K) that needs no
+    held-out data). Same convention as scikit-learn's ``GaussianMixture.bic``.
+    """
+    params = _check_params(params)
+    X = _check_X(X, params)
+    log_likelihood = float(_posteriors(_log_joint(X, params))[1].sum())
+    p = n_parameters(params.n_components, params.n_features, params.covariance_type)
+    return -2.0 * log_likelihood + p * np.log(X.shape[0])
+
 
 @dataclass(frozen=True, eq=False)
 class ModelSelection:
-    """Held-out selection of K: per-frame train and dev log-likelihoods for each candidate.
+    """Selection of K for each candidate: held-out scores and the BIC of the same fits.
 
     n_components : (C,) candidates; train_scores, dev_scores : (C,) mean log p(x) per frame;
-    models : the fitted parameters; best_index : argmax of dev_scores.
+    models : the fitted parameters; best_index : argmax of dev_scores;
+    bic : (C,) :func:`bic` of each model on the training frames (lower is better).
     """
 
     n_components: np.ndarray
@@ -605,10 +750,16 @@ class ModelSelection:
     dev_scores: np.ndarray
     models: tuple
     best_index: int
+    bic: np.ndarray
 
     @property
     def best(self) -> GMMParams:
         return self.models[self.best_index]
+
+    @property
+    def bic_best_index(self) -> int:
+        """Index of the candidate with the lowest BIC (no held-out data needed)."""
+        return int(np.argmin(self.bic))
 
 
 def _check_dev(X_dev, D):
@@ -623,8 +774,9 @@ def select_n_components(X_train, X_dev, candidates: Sequence[int], *,
     """Fit a mixture for each K in ``candidates`` on X_train and score it on X_dev.
 
     The training score keeps rising with K (in the limit every frame gets its own tiny
-    Gaussian), the dev score peaks: choose K = argmax of the dev score. ``fit_kwargs`` go to
-    :func:`fit_gmm`.
+    Gaussian), the dev score peaks: choose K = argmax of the dev score. The BIC of each fit on
+    the training frames is recorded too, for the complexity-penalty choice argmin BIC.
+    ``fit_kwargs`` go to :func:`fit_gmm`; the fits share one ``rng`` stream.
     """
     X_train = as_float_array(X_train, "X_train", ndim=2)
     X_dev = _check_dev(X_dev, X_train.shape[1])
@@ -632,17 +784,19 @@ def select_n_components(X_train, X_dev, candidates: Sequence[int], *,
     if candidates.size == 0:
         raise ValueError("candidates: give at least one number of components")
     rng = as_rng(rng)
-    models, train, dev = [], [], []
+    models, train, dev, criterion = [], [], [], []
     for K in candidates:
         params = fit_gmm(X_train, int(K), rng=rng, **fit_kwargs).params
         models.append(params)
         train.append(average_log_likelihood(X_train, params))
         dev.append(average_log_likelihood(X_dev, params))
+        criterion.append(bic(X_train, params))
     dev = np.array(dev)
-    return ModelSelection(candidates, np.array(train), dev, tuple(models), int(np.argmax(dev)))
+    return ModelSelection(candidates, np.array(train), dev, tuple(models), int(np.argmax(dev)),
+                          np.array(criterion))
 
 
-def split_components(params: GMMParams, perturbation: float = 0.2,
+def split_components(params: GMMParams, perturbation: float = 0.2, *,
                      rng: RngLike = None) -> GMMParams:
     """Split every component into two: mu_k +/- delta_k, halved weights, same covariance.
 
@@ -721,7 +875,7 @@ def grow_by_splitting(X_train, X_dev, *, max_components: int = 64, perturbation:
                        average_log_likelihood(X_dev, params), params)]
     best = 0
     while 2 * params.n_components <= min(max_components, distinct):
-        start = split_components(params, perturbation, rng)
+        start = split_components(params, perturbation, rng=rng)
         params = fit_gmm(X_train, start.n_components, init=start, **fit_kwargs).params
         steps.append(SplitStep(params.n_components, average_log_likelihood(X_train, params),
                                average_log_likelihood(X_dev, params), params))

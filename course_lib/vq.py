@@ -94,7 +94,8 @@ def train_codebook(frames_list, codebook_size: int, rng: RngLike = None, *, n_in
     if codebook_size > frames.shape[0]:
         raise ValueError(f"codebook_size: {codebook_size} centroids need at least as many frames, "
                          f"got {frames.shape[0]}")
-    result = kmeans(frames, codebook_size, n_init=n_init, max_iter=max_iter, tol=tol, rng=rng)
+    result = kmeans(frames, codebook_size, n_restarts=n_init, max_iter=max_iter, tol=tol,
+                    rng=rng)
     centroids = result.centroids.copy()
     centroids.flags.writeable = False
     return Codebook(centroids, float(result.inertia), int(result.n_iter), bool(result.converged))

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
 
-from course_lib.gaussian import fit_gaussian, gaussian_log_density, sample_gaussian
+from course_lib.gaussian import (covariance_2d, fit_gaussian, gaussian_log_density,
+                                 sample_gaussian)
 
 SIGMA = np.array([[2.0, 0.6, 0.0], [0.6, 1.0, -0.3], [0.0, -0.3, 0.5]])
 
@@ -38,6 +39,25 @@ def test_diag_equals_full_with_diagonal_matrix():
     var = np.array([0.5, 1.0, 2.0, 4.0])
     np.testing.assert_allclose(gaussian_log_density(X, np.ones(4), var, "diag"),
                                gaussian_log_density(X, np.ones(4), np.diag(var)), rtol=1e-12)
+
+
+def test_covariance_2d_by_hand():
+    # s1 = 2, s2 = 0.5, rho = -0.5: off-diagonal -0.5 * 2 * 0.5 = -0.5
+    np.testing.assert_allclose(covariance_2d(2.0, 0.5, -0.5), [[4.0, -0.5], [-0.5, 0.25]])
+    # its correlation is rho again
+    S = covariance_2d(1.5, 3.0, 0.3)
+    assert S[0, 1] / np.sqrt(S[0, 0] * S[1, 1]) == pytest.approx(0.3, rel=1e-14)
+
+
+def test_ml_estimates_do_not_depend_on_a_large_offset():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(200, 2)) @ np.array([[1.0, 0.4], [0.0, 0.3]])
+    shifted = X + 1e8
+    base = shifted - 1e8                      # the same points as stored after the shift
+    mu, Sigma = fit_gaussian(shifted)
+    mu0, Sigma0 = fit_gaussian(base)
+    np.testing.assert_allclose(mu - 1e8, mu0, atol=1e-6)
+    np.testing.assert_allclose(Sigma, Sigma0, rtol=1e-6)
 
 
 def test_density_can_exceed_one():

@@ -1,5 +1,6 @@
 """Tests for course_lib.gmm: E/M steps by hand, EM invariants, regularisation, model selection."""
 
+import itertools
 import warnings
 
 import numpy as np
@@ -8,9 +9,10 @@ from scipy.stats import norm
 
 from course_lib.gaussian import fit_gaussian, gaussian_log_density
 from course_lib.gmm import (ComponentCollapseWarning, CovariancePrior, GMMParams,
-                            average_log_likelihood, e_step, fit_gmm, grow_by_splitting, log_prior, m_step, predict,
-                            predict_proba, sample_gmm, score_samples, select_n_components,
-                            split_components)
+                            average_log_likelihood, bic, demo_mixture, e_step, em_steps, fit_gmm,
+                            grow_by_splitting, initialise_gmm, log_prior, m_step, n_parameters,
+                            predict, predict_proba, sample_gmm, score_samples,
+                            select_n_components, split_components)
 
 TRUE = GMMParams(np.array([0.5, 0.3, 0.2]),
                  np.array([[0.0, 0.0], [5.0, 1.0], [1.0, 6.0]]),
@@ -48,6 +50,37 @@ def test_e_step_in_log_space_survives_underflow():
     # gamma_2 / gamma_1 = exp((60^2 - 59^2) / (2 * 0.01)) is astronomically large
     np.testing.assert_allclose(gamma, [[0.0, 1.0]], atol=1e-300)
     assert np.isfinite(ll) and ll < -1e5
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "diag"])
+@pytest.mark.parametrize("offset", [1e8, -2e9])
+def test_e_step_with_a_large_common_offset_gives_the_offset_free_answer(covariance_type, offset):
+    # frames near 1e8: expanding (x - mu)^2 / s cancels catastrophically (responsibilities
+    # off by 0.5); the E-step must give what it gives on the same points near 0
+    X, _ = sample_gmm(TRUE, 400, rng=11)
+    shifted = X + offset
+    base = shifted - offset
+    params = TRUE if covariance_type == "full" else GMMParams(
+        TRUE.weights, TRUE.means, np.diagonal(TRUE.covariances, axis1=1, axis2=2).copy(),
+        "diag")
+    moved = GMMParams(params.weights, params.means + offset, params.covariances,
+                      covariance_type)
+    gamma, ll = e_step(shifted, moved)
+    gamma0, ll0 = e_step(base, params)
+    np.testing.assert_allclose(gamma, gamma0, atol=1e-6)
+    assert ll == pytest.approx(ll0, rel=1e-8)
+    fitted = fit_gmm(shifted, 3, covariance_type=covariance_type, init=moved, max_iter=20,
+                     tol=0.0).params
+    free = fit_gmm(base, 3, covariance_type=covariance_type, init=params, max_iter=20,
+                   tol=0.0).params
+    np.testing.assert_allclose(fitted.means - offset, free.means, atol=1e-5)
+    np.testing.assert_allclose(fitted.covariances, free.covariances, rtol=1e-5, atol=1e-7)
+
+
+def test_frame_whose_density_is_not_representable_is_refused():
+    params = GMMParams(np.array([1.0]), np.zeros((1, 1)), np.array([[[1e-300]]]))
+    with pytest.raises(ValueError, match="X: frame 1"):
+        e_step(np.array([[0.0], [1e200]]), params)
 
 
 def test_m_step_with_hard_assignments_is_per_class_ml(data):
@@ -88,6 +121,57 @@ def test_em_objective_never_decreases(data, covariance_type, regulariser):
     assert result.log_likelihood == pytest.approx(e_step(X[:1500], result.params)[1], rel=1e-12)
 
 
+def test_em_steps_is_the_loop_fit_gmm_drives(data):
+    X, _ = data
+    start = initialise_gmm(X[:600], 3, init="random", rng=3)
+    for regulariser in ({}, {"variance_floor": 0.5}, {"prior": CovariancePrior(20.0)}):
+        states = list(itertools.islice(em_steps(X[:600], start, **regulariser), 13))
+        fitted = fit_gmm(X[:600], 3, init=start, max_iter=12, tol=0.0, **regulariser)
+        np.testing.assert_allclose([s.log_likelihood for s in states],
+                                   fitted.log_likelihood_trace, rtol=1e-12)
+        np.testing.assert_allclose([s.objective for s in states], fitted.objective_trace,
+                                   rtol=1e-12)
+        np.testing.assert_allclose(states[-1].params.means, fitted.params.means, rtol=1e-12)
+        np.testing.assert_allclose(states[-1].responsibilities, fitted.responsibilities,
+                                   rtol=1e-12, atol=1e-300)
+    # each state's responsibilities are the E-step of its parameters, and the next M-step
+    # is m_step of them
+    first, second = itertools.islice(em_steps(X[:600], start), 2)
+    np.testing.assert_allclose(first.responsibilities, e_step(X[:600], start)[0])
+    np.testing.assert_allclose(second.params.covariances,
+                               m_step(X[:600], first.responsibilities).covariances, rtol=1e-12)
+
+
+def test_n_parameters_closed_form():
+    # K = 3, D = 2: 2 weights + 6 means + 3 * 3 (full) or 3 * 2 (diag) covariance entries
+    assert n_parameters(3, 2, "full") == 2 + 6 + 9
+    assert n_parameters(3, 2, "diag") == 2 + 6 + 6
+    # D = 39, one component: 39 means + 780 covariance entries, no free weight
+    assert n_parameters(1, 39, "full") == 39 + 39 * 40 // 2
+    for K, D in [(1, 1), (4, 13), (16, 39)]:
+        assert n_parameters(K, D, "diag") == K * (2 * D + 1) - 1
+        assert n_parameters(K, D, "full") == K * (D + D * (D + 1) // 2 + 1) - 1
+
+
+def test_bic_by_hand_and_in_model_selection(data):
+    X, _ = data
+    params = fit_gmm(X[:500], 2, rng=0).params
+    ll = score_samples(X[:500], params).sum()
+    assert bic(X[:500], params) == pytest.approx(-2 * ll + 11 * np.log(500), rel=1e-14)
+    sel = select_n_components(X[:1500], X[1500:], [1, 2, 3, 6], rng=8, n_restarts=2)
+    for i, model in enumerate(sel.models):
+        assert sel.bic[i] == pytest.approx(bic(X[:1500], model), rel=1e-14)
+    assert sel.n_components[sel.bic_best_index] == 3    # the true K, found without dev data
+
+
+def test_demo_mixture_is_a_valid_three_component_model():
+    truth = demo_mixture()
+    assert truth.n_components == 3 and truth.n_features == 2
+    X, z = sample_gmm(truth, 300, rng=0)
+    np.testing.assert_array_equal(X, sample_gmm(demo_mixture(), 300, rng=0)[0])
+    assert np.abs(np.bincount(z) / 300 - truth.weights).max() < 0.08
+
+
 def test_variance_floor_is_active_and_respected(data):
     X, _ = data
     floor = np.array([0.9, 0.7])
@@ -120,7 +204,7 @@ def test_full_floor_is_the_constrained_maximiser():
 
 def test_recovers_known_mixture(data):
     X, _ = data
-    result = fit_gmm(X, 3, n_init=3, rng=4)
+    result = fit_gmm(X, 3, n_restarts=3, rng=4)
     order = np.argsort(result.params.means[:, 0] + 10 * result.params.means[:, 1])
     expected = np.argsort(TRUE.means[:, 0] + 10 * TRUE.means[:, 1])
     fitted = result.params
@@ -132,7 +216,7 @@ def test_recovers_known_mixture(data):
 
 def test_restarts_keep_the_best(data):
     X, _ = data
-    result = fit_gmm(X[:1000], 5, init="random", n_init=4, max_iter=30, rng=5)
+    result = fit_gmm(X[:1000], 5, init="random", n_restarts=4, max_iter=30, rng=5)
     assert len(result.restart_objectives) == 4
     assert result.objective_trace[-1] == pytest.approx(result.restart_objectives.max())
 
@@ -201,7 +285,7 @@ def test_log_prior_by_hand():
 
 def test_select_n_components_on_dev_set(data):
     X, _ = data
-    sel = select_n_components(X[:2000], X[2000:], [1, 2, 3, 5], rng=8, n_init=2)
+    sel = select_n_components(X[:2000], X[2000:], [1, 2, 3, 5], rng=8, n_restarts=2)
     assert sel.best_index == int(np.argmax(sel.dev_scores))
     assert sel.n_components[sel.best_index] >= 3
     assert sel.dev_scores[2] > sel.dev_scores[1] + 0.05 > sel.dev_scores[0] + 0.05

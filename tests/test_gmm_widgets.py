@@ -1,5 +1,6 @@
-"""Unit 2 plots and explorers: plotted geometry, EM stepping state, and the widget harness."""
+"""Unit 2 plots and explorers: plotted geometry, stepping state, consistency after errors."""
 
+import itertools
 import time
 
 import matplotlib
@@ -9,13 +10,16 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from course_lib.gmm import GMMParams, e_step  # noqa: E402
-from course_lib.plotting.gmm import (component_colours, plot_gaussian_1d,  # noqa: E402
-                                     plot_gaussian_contours, plot_gmm_density_1d,
-                                     plot_loglik_trace, plot_model_selection,
-                                     plot_responsibilities)
-from course_lib.widgets.gmm import (EMStepper, covariance_2d, demo_points,  # noqa: E402
-                                    em_explorer, gaussian_explorer)
+from course_lib.gmm import (GMMParams, demo_mixture, e_step, em_steps,  # noqa: E402
+                            initialise_gmm, sample_gmm)
+from course_lib.kmeans import assign_clusters, initialise_centroids, kmeans  # noqa: E402
+from course_lib.plotting.gmm import (component_colours, plot_bic,  # noqa: E402
+                                     plot_distortion_trace, plot_gaussian_1d,
+                                     plot_gaussian_contours, plot_gaussian_fit,
+                                     plot_gmm_density_1d, plot_kmeans_state, plot_loglik_trace,
+                                     plot_model_selection, plot_responsibilities)
+from course_lib.widgets.gmm import (EMStepper, KMeansStepper, em_explorer,  # noqa: E402
+                                    gaussian_explorer, kmeans_explorer)
 from widget_harness import exercise_explorer  # noqa: E402
 
 
@@ -23,6 +27,15 @@ from widget_harness import exercise_explorer  # noqa: E402
 def close_figures():
     yield
     plt.close("all")
+
+
+def demo_points(n=300, seed=0):
+    return sample_gmm(demo_mixture(), n, rng=seed)[0]
+
+
+def few_distinct_points():
+    """20 points on 4 distinct positions: K = 5 or more cannot be initialised."""
+    return np.repeat(np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0], [3.0, 3.0]]), 5, axis=0)
 
 
 def test_contours_lie_at_the_requested_mahalanobis_distance():
@@ -51,9 +64,10 @@ def test_responsibility_colours_mix_component_colours():
 
 
 def test_other_plots_draw_their_data():
-    fig, axes = plt.subplots(1, 4)
-    plot_loglik_trace(axes[0], [-10.0, -8.0, -7.5], per_frame=2)
+    fig, axes = plt.subplots(1, 5)
+    plot_loglik_trace(axes[0], [-10.0, -8.0, -7.5], n_items=2, item="point")
     np.testing.assert_allclose(axes[0].lines[0].get_ydata(), [-5.0, -4.0, -3.75])
+    assert axes[0].get_ylabel() == "log-likelihood per point"
     plot_gaussian_1d(axes[1], 0.0, 1.0, np.zeros(5))
     peak = axes[1].lines[0].get_ydata().max()
     assert peak == pytest.approx(1 / np.sqrt(2 * np.pi), rel=1e-3)
@@ -64,24 +78,66 @@ def test_other_plots_draw_their_data():
     parts = axes[2].lines[0].get_ydata() + axes[2].lines[1].get_ydata()
     np.testing.assert_allclose(total, parts, rtol=1e-12)
     plot_model_selection(axes[3], [1, 2, 4], [-3.0, -2.0, -1.5], [-3.1, -2.2, -2.4],
-                         best_index=1)
+                         best_index=1, item="point")
     assert axes[3].lines[-1].get_xdata()[0] == 2
+    assert axes[3].get_ylabel() == "log-likelihood per point"
+    plot_bic(axes[4], [1, 2, 4], [30.0, 10.0, 12.0], best_index=1)
+    np.testing.assert_allclose(axes[4].lines[0].get_ydata(), [30.0, 10.0, 12.0])
+    assert axes[4].lines[-1].get_xdata()[0] == 2
 
 
-def test_em_stepper_extends_trace_and_recolours():
-    stepper = EMStepper(demo_points(200, rng=1))
-    stepper.reset(3, "full", 0.0, "random", seed=2)
-    gamma0 = stepper.gamma.copy()
+def test_gaussian_fit_plot_draws_true_and_fitted_contours():
+    samples = np.random.default_rng(0).normal(size=(50, 2))
+    fig, ax = plt.subplots()
+    plot_gaussian_fit(ax, samples, np.zeros(2), np.eye(2), np.ones(2), 4.0 * np.eye(2))
+    assert len(ax.lines) == 3 + 2                     # 3 true and 2 fitted contours
+    radius = np.linalg.norm(ax.lines[3].get_xydata() - 1.0, axis=1)
+    np.testing.assert_allclose(radius, 2.0, rtol=1e-10)  # 1 sigma of the fit: radius 2
+
+
+def test_kmeans_state_plot_colours_points_and_regions_by_nearest_centroid():
+    X = np.array([[0.0, 0.0], [0.2, 0.1], [4.0, 4.0], [4.1, 3.9]])
+    centroids = np.array([[0.1, 0.0], [4.0, 4.0]])
+    labels, _ = assign_clusters(X, centroids)
+    fig, ax = plt.subplots()
+    plot_kmeans_state(ax, X, centroids, labels, previous=centroids + 1.0,
+                      limits=((-1.0, 5.0), (-1.0, 5.0)))
+    palette = component_colours(2)
+    points = ax.collections[0].get_facecolors()[:, :3]
+    np.testing.assert_allclose(points, palette[labels])
+    image = ax.images[0].get_array()                  # (200, 200, 3), origin lower left
+    np.testing.assert_allclose(image[0, 0], 0.25 * palette[0] + 0.75)
+    np.testing.assert_allclose(image[-1, -1], 0.25 * palette[1] + 0.75)
+    assert len(ax.texts) == 2                         # one arrow per moved centroid
+    plot_distortion_trace(ax, [8.0, 4.0, 3.0], n_items=4)
+    np.testing.assert_allclose(ax.lines[-1].get_ydata(), [2.0, 1.0, 0.75])
+
+
+def test_em_stepper_drives_the_library_loop():
+    X = demo_points(200, seed=1)
+    stepper = EMStepper(X)
+    stepper.reset(3, rng=2)
     for _ in range(5):
         stepper.step()
     assert len(stepper.trace) == 6
-    assert np.all(np.diff(stepper.trace) >= -1e-9)
-    assert not np.allclose(stepper.gamma, gamma0)
-    np.testing.assert_allclose(stepper.gamma, e_step(stepper.X, stepper.params)[0])
+    start = initialise_gmm(X, 3, init="random", rng=2)
+    expected = list(itertools.islice(em_steps(X, start), 6))
+    np.testing.assert_allclose(stepper.trace, [s.log_likelihood for s in expected], rtol=1e-12)
+    np.testing.assert_allclose(stepper.params.means, expected[-1].params.means, rtol=1e-12)
+    np.testing.assert_allclose(stepper.state.responsibilities, e_step(X, stepper.params)[0])
 
 
-def test_covariance_2d_by_hand():
-    np.testing.assert_allclose(covariance_2d(2.0, 0.5, -0.5), [[4.0, -0.5], [-0.5, 0.25]])
+def test_kmeans_stepper_drives_the_library_loop():
+    X = demo_points(200, seed=1)
+    stepper = KMeansStepper(X)
+    stepper.reset(4, init="k-means++", rng=3)
+    for _ in range(30):
+        stepper.step()
+    assert np.all(np.diff(stepper.distortions) <= 1e-9)
+    start = initialise_centroids(X, 4, init="k-means++", rng=3)
+    converged = kmeans(X, 4, init=start, max_iter=100, tol=0.0)
+    np.testing.assert_allclose(stepper.state.centroids, converged.centroids, rtol=1e-12)
+    assert stepper.state.distortion == pytest.approx(converged.inertia, rel=1e-12)
 
 
 def test_gaussian_explorer_harness_and_speed():
@@ -90,6 +146,20 @@ def test_gaussian_explorer_harness_and_speed():
     t0 = time.perf_counter()
     plt.close(explorer.render(**explorer.values()))
     assert time.perf_counter() - t0 < 1.0     # generous: < 0.3 s on an idle machine
+
+
+def test_kmeans_explorer_harness_and_buttons():
+    explorer = kmeans_explorer()
+    assert exercise_explorer(explorer) > 10
+    stepper = explorer.stepper
+    explorer.press("Reset")
+    assert len(stepper.states) == 1
+    for _ in range(3):
+        explorer.press("Step")
+    assert explorer.last_error is None and len(stepper.states) == 4
+    assert np.all(np.diff(stepper.distortions) <= 1e-9)
+    with pytest.raises(ValueError, match="X"):
+        kmeans_explorer(np.zeros((10, 3)))
 
 
 def test_em_explorer_harness_buttons_and_state():
@@ -112,3 +182,28 @@ def test_em_explorer_harness_buttons_and_state():
     assert np.all(np.isfinite(stepper.trace)) and explorer.last_error is None
     with pytest.raises(ValueError, match="X"):
         em_explorer(np.zeros((10, 3)))
+
+
+@pytest.mark.parametrize("make, control", [(em_explorer, "n_components"),
+                                           (kmeans_explorer, "n_clusters")])
+def test_explorers_refuse_bad_settings_and_keep_a_consistent_state(make, control):
+    # 4 distinct points: K = 5 cannot be initialised. Set it, redraw twice and press Step: each
+    # must show the error (not the old model under the new K), then a valid K must draw again.
+    explorer = make(few_distinct_points())
+    explorer.refresh()
+    shown_before = explorer.stepper.state
+    explorer.controls[control].value = 5
+    for _ in range(2):
+        explorer.refresh()
+        assert isinstance(explorer.last_error, ValueError)
+        assert "n_c" in str(explorer.last_error)     # names n_components / n_clusters
+    explorer.press("Step")
+    assert isinstance(explorer.last_error, ValueError)
+    # nothing was stepped or replaced behind the error: the stored model is still the K = 3 one
+    assert explorer.stepper.state is shown_before
+    assert explorer.stepper.settings[0] == 3
+    explorer.controls[control].value = 4
+    explorer.refresh()
+    assert explorer.last_error is None
+    assert len(explorer.stepper.state.params.means if control == "n_components"
+               else explorer.stepper.state.centroids) == 4   # the displayed model has K = 4

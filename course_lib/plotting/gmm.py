@@ -1,4 +1,8 @@
-"""Plots for Unit 2 (Gaussians, mixtures, EM): pure functions ``plot_x(ax, ...) -> ax``."""
+"""Plots for Unit 2 (Gaussians, k-means, mixtures, EM): pure functions ``plot_x(ax, ...) -> ax``.
+
+Traces and scores are per *item*: ``item="frame"`` for speech, ``item="point"`` for the 2-D toy
+data, so an axis never calls a toy point a frame.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +12,12 @@ from scipy.linalg import cholesky
 
 from ..gaussian import as_covariance, gaussian_log_density
 from ..gmm import GMMParams, score_samples
+from ..kmeans import assign_clusters
 
 __all__ = ["component_colours", "plot_gaussian_contours", "plot_gaussian_1d",
-           "plot_responsibilities", "plot_gmm_density_1d", "plot_loglik_trace",
-           "plot_model_selection"]
+           "plot_gaussian_fit", "plot_responsibilities", "plot_gmm_density_1d",
+           "plot_loglik_trace", "plot_model_selection", "plot_bic", "plot_kmeans_state",
+           "plot_distortion_trace"]
 
 
 def component_colours(n_components: int) -> np.ndarray:
@@ -55,6 +61,34 @@ def plot_gaussian_1d(ax, mean: float, var: float, samples=None, *, x_range=None,
     return ax
 
 
+def plot_gaussian_fit(ax, samples, mean, cov, fitted_mean, fitted_cov, *,
+                      limits=(-10.0, 10.0)):
+    """Samples of a Gaussian with the true and the fitted (ML) density, in 1-D or 2-D.
+
+    1-D (``mean`` of length 1, ``cov`` its variance): histogram, true density and the fitted
+    mean as a dashed line. 2-D: scatter, true 1-3 sigma contours (black) and fitted 1-2 sigma
+    contours (red dashed).
+    """
+    mean = np.atleast_1d(np.asarray(mean, dtype=float))
+    fitted_mean = np.atleast_1d(np.asarray(fitted_mean, dtype=float))
+    samples = np.asarray(samples, dtype=float)
+    if mean.shape == (1,):
+        var, fitted_var = float(np.ravel(cov)[0]), float(np.ravel(fitted_cov)[0])
+        plot_gaussian_1d(ax, mean[0], var, samples, x_range=limits)
+        ax.axvline(fitted_mean[0], color="C3", ls="--", label=f"ML mean {fitted_mean[0]:.2f}")
+        ax.set_title(f"ML estimates from N={len(samples)}: mean {fitted_mean[0]:.2f}, "
+                     f"variance {fitted_var:.2f}")
+        ax.legend(loc="upper right", fontsize=8)
+        return ax
+    ax.scatter(samples[:, 0], samples[:, 1], s=6, alpha=0.5, color="C0")
+    plot_gaussian_contours(ax, mean, cov, color="k")
+    plot_gaussian_contours(ax, fitted_mean, fitted_cov, levels=(1.0, 2.0), color="C3",
+                           linestyle="--")
+    ax.set(xlim=limits, ylim=limits, aspect="equal", xlabel="$x_1$", ylabel="$x_2$",
+           title=f"true (black) vs ML from N={len(samples)} (red dashed)")
+    return ax
+
+
 def plot_responsibilities(ax, X, resp, params: GMMParams | None = None, *, size: float = 12,
                           dims=(0, 1)):
     """Scatter 2-D points coloured by responsibility: colour_n = sum_k gamma_nk colour_k.
@@ -95,22 +129,24 @@ def plot_gmm_density_1d(ax, params: GMMParams, x_range, samples=None, *, bins: i
     return ax
 
 
-def plot_loglik_trace(ax, trace, *, per_frame: int | None = None, label: str | None = None,
-                      **line_kwargs):
+def plot_loglik_trace(ax, trace, *, n_items: int | None = None, item: str = "frame",
+                      label: str | None = None, **line_kwargs):
     """EM log-likelihood l(theta_t) against iteration t (t = 0 is the initialisation).
 
-    ``per_frame=N`` divides by the number of frames (comparable across data sizes).
+    ``n_items=N`` divides by the number of frames or points (comparable across data sizes);
+    ``item`` names them on the axis.
     """
     trace = np.asarray(trace, dtype=float)
-    values = trace / per_frame if per_frame else trace
+    values = trace / n_items if n_items else trace
     ax.plot(np.arange(len(values)), values, "o-", markersize=3, label=label, **line_kwargs)
     ax.set_xlabel("EM iteration t")
-    ax.set_ylabel("log-likelihood per frame" if per_frame else "log-likelihood")
+    ax.set_ylabel(f"log-likelihood per {item}" if n_items else "log-likelihood")
     return ax
 
 
-def plot_model_selection(ax, n_components, train_scores, dev_scores, *, best_index=None):
-    """Per-frame train and dev log-likelihood against K (log2 axis), best K marked."""
+def plot_model_selection(ax, n_components, train_scores, dev_scores, *, best_index=None,
+                         item: str = "frame"):
+    """Mean train and dev log-likelihood per frame (or point) against K, best K marked."""
     n_components = np.asarray(n_components)
     ax.plot(n_components, train_scores, "o-", label="train")
     ax.plot(n_components, dev_scores, "s-", label="dev")
@@ -118,7 +154,69 @@ def plot_model_selection(ax, n_components, train_scores, dev_scores, *, best_ind
         ax.axvline(n_components[best_index], color="0.5", ls=":",
                    label=f"best K = {n_components[best_index]}")
     ax.set_xscale("log", base=2)
+    ax.set_xticks(n_components, [str(k) for k in n_components])
+    ax.minorticks_off()
     ax.set_xlabel("number of components K")
-    ax.set_ylabel("log-likelihood per frame")
+    ax.set_ylabel(f"log-likelihood per {item}")
     ax.legend()
+    return ax
+
+
+def plot_bic(ax, n_components, bic, *, best_index=None, **line_kwargs):
+    """BIC = -2 l + p ln N against K (lower is better), the minimum marked."""
+    n_components = np.asarray(n_components)
+    ax.plot(n_components, bic, "D-", **line_kwargs)
+    if best_index is not None:
+        ax.axvline(n_components[best_index], color="0.5", ls=":",
+                   label=f"lowest BIC: K = {n_components[best_index]}")
+        ax.legend()
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(n_components, [str(k) for k in n_components])
+    ax.minorticks_off()
+    ax.set_xlabel("number of components K")
+    ax.set_ylabel(r"BIC $= -2\ell + p \ln N$")
+    return ax
+
+
+def plot_kmeans_state(ax, X, centroids, labels, *, previous=None, regions: bool = True,
+                      limits=None):
+    """2-D points coloured by cluster, centroids (x), and the nearest-centroid regions.
+
+    ``previous`` (K, 2): the centroids before the last update, joined to the new ones by
+    arrows. ``regions`` shades the plane by nearest centroid (the Voronoi cells the next
+    assignment step uses).
+    """
+    X = np.asarray(X, dtype=float)
+    centroids = np.asarray(centroids, dtype=float)
+    colours = component_colours(len(centroids))
+    if limits is None:
+        pad = 0.05 * (X.max(axis=0) - X.min(axis=0)) + 1e-9
+        limits = np.stack([X.min(axis=0) - pad, X.max(axis=0) + pad], axis=1)
+    (x0, x1), (y0, y1) = limits
+    if regions:
+        gx, gy = np.meshgrid(np.linspace(x0, x1, 200), np.linspace(y0, y1, 200))
+        nearest, _ = assign_clusters(np.c_[gx.ravel(), gy.ravel()], centroids)
+        shade = 0.25 * colours[nearest] + 0.75                      # pale version of each colour
+        ax.imshow(shade.reshape(200, 200, 3), origin="lower", extent=(x0, x1, y0, y1),
+                  aspect="auto", interpolation="nearest")
+    ax.scatter(X[:, 0], X[:, 1], c=colours[np.asarray(labels)], s=10, linewidths=0)
+    if previous is not None:
+        for old, new in zip(np.asarray(previous, dtype=float), centroids):
+            if np.any(old != new):
+                ax.annotate("", xy=new, xytext=old,
+                            arrowprops=dict(arrowstyle="->", color="k", lw=1.2))
+    ax.scatter(centroids[:, 0], centroids[:, 1], c=colours, marker="X", s=140,
+               edgecolors="k", linewidths=1.2, zorder=3)
+    ax.set(xlim=(x0, x1), ylim=(y0, y1), xlabel="$x_1$", ylabel="$x_2$")
+    return ax
+
+
+def plot_distortion_trace(ax, distortions, *, n_items: int | None = None, item: str = "point",
+                          **line_kwargs):
+    """k-means distortion J after each iteration t (t = 0: the initial assignment)."""
+    values = np.asarray(distortions, dtype=float)
+    values = values / n_items if n_items else values
+    ax.plot(np.arange(len(values)), values, "o-", markersize=3, **line_kwargs)
+    ax.set_xlabel("k-means iteration t")
+    ax.set_ylabel(f"distortion J per {item}" if n_items else "distortion J")
     return ax

@@ -1,13 +1,23 @@
-"""Explorers for Unit 2 (Gaussians, mixtures, EM).
+"""Explorers for Unit 2 (Gaussians, k-means, mixtures and EM).
 
 ``gaussian_explorer``: a 1-D or 2-D Gaussian from sliders (means, standard deviations,
 correlation), samples drawn from it, its contours and the ML estimate from the samples.
 
-``em_explorer``: EM on 2-D points one step at a time. "Step" runs one E-step + M-step,
+``kmeans_explorer``: k-means on 2-D points one iteration at a time. "Step" runs one update and
+assignment step; the figure shows the clusters, the centroids (with arrows from where they
+were), the nearest-centroid regions and the distortion J.
+
+``em_explorer``: EM on 2-D points one step at a time. "Step" runs one M-step + E-step,
 recolours the points by responsibility and extends the log-likelihood curve; "Reset" starts
 again from the current settings; "New init" moves to the next initialisation seed. Changing
 K, the covariance type, the variance floor, the initialisation or its seed also starts again.
-The compute is :mod:`course_lib.gmm`, the drawing :mod:`course_lib.plotting.gmm`.
+
+Both steppers drive the library's own loops (:func:`course_lib.kmeans.kmeans_steps`,
+:func:`course_lib.gmm.em_steps`) and keep a consistent state after an error: new settings are
+validated and the new start computed before anything is stored, so a failed reset leaves the
+previous model in place and the explorer shows the error until the controls are valid again.
+The example data is :func:`course_lib.gmm.demo_mixture`; the drawing is
+:mod:`course_lib.plotting.gmm`.
 """
 
 from __future__ import annotations
@@ -18,15 +28,15 @@ import ipywidgets as W
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..gaussian import fit_gaussian, sample_gaussian
-from ..gmm import ComponentCollapseWarning, GMMParams, e_step, initialise_gmm, m_step, \
-    sample_gmm
-from ..plotting.gmm import (plot_gaussian_1d, plot_gaussian_contours, plot_loglik_trace,
-                            plot_responsibilities)
-from ..validation import as_float_array
+from ..gaussian import covariance_2d, fit_gaussian, sample_gaussian
+from ..gmm import ComponentCollapseWarning, demo_mixture, em_steps, initialise_gmm, sample_gmm
+from ..kmeans import initialise_centroids, kmeans_steps
+from ..plotting.gmm import (plot_distortion_trace, plot_gaussian_fit, plot_kmeans_state,
+                            plot_loglik_trace, plot_responsibilities)
+from ..validation import RngLike, as_float_array, as_rng
 from .base import Explorer
 
-__all__ = ["gaussian_explorer", "em_explorer", "EMStepper", "demo_points"]
+__all__ = ["gaussian_explorer", "KMeansStepper", "kmeans_explorer", "EMStepper", "em_explorer"]
 
 
 def _slider(cls, value, lo, hi, step, description, **kwargs):
@@ -34,14 +44,23 @@ def _slider(cls, value, lo, hi, step, description, **kwargs):
                continuous_update=False, **kwargs)
 
 
-def covariance_2d(sigma1: float, sigma2: float, rho: float) -> np.ndarray:
-    """Sigma = [[s1^2, rho s1 s2], [rho s1 s2, s2^2]] from standard deviations and correlation."""
-    off = rho * sigma1 * sigma2
-    return np.array([[sigma1 ** 2, off], [off, sigma2 ** 2]])
+def _points_2d(X, seed):
+    if X is None:
+        return sample_gmm(demo_mixture(), 300, rng=seed)[0]
+    X = as_float_array(X, "X", ndim=2)
+    if X.shape[1] != 2:
+        raise ValueError(f"X: the explorer shows 2-D points, got shape {X.shape}")
+    return X
 
 
-def gaussian_explorer(seed: int = 0) -> Explorer:
-    """Sliders for a 1-D or 2-D Gaussian; shows samples, the density / contours, the ML fit."""
+def gaussian_explorer(*, rng: RngLike = 0) -> Explorer:
+    """Sliders for a 1-D or 2-D Gaussian; shows samples, the density / contours, the ML fit.
+
+    One seed is drawn from ``rng`` here and every redraw samples afresh from it, so moving a
+    slider changes the Gaussian, not the random draw.
+    """
+    seed = int(as_rng(rng).integers(2 ** 32))
+
     controls = {
         "dimension": W.Dropdown(options=["1-D", "2-D"], value="2-D", description="dimension"),
         "mu1": _slider(W.FloatSlider, 0.0, -3.0, 3.0, 0.1, "mu1"),
@@ -53,85 +72,165 @@ def gaussian_explorer(seed: int = 0) -> Explorer:
     }
 
     def render(dimension, mu1, mu2, sigma1, sigma2, rho, n_samples):
-        rng = np.random.default_rng(seed)
-        fig, ax = plt.subplots(figsize=(5.5, 4.5))
+        draw = np.random.default_rng(seed)
         if dimension == "1-D":
-            x = sample_gaussian(np.array([mu1]), np.array([sigma1 ** 2]), n_samples, rng=rng,
-                                covariance_type="diag")
-            plot_gaussian_1d(ax, mu1, sigma1 ** 2, x, x_range=(-8.0, 8.0))
-            ax.axvline(x.mean(), color="C3", ls="--", label=f"ML mean {x.mean():.2f}")
-            ax.set_title(f"ML estimates from N={n_samples}: mean {x.mean():.2f}, "
-                         f"variance {x.var():.2f}")
-            ax.legend(loc="upper right", fontsize=8)
-            return fig
-        mu, Sigma = np.array([mu1, mu2]), covariance_2d(sigma1, sigma2, rho)
-        x = sample_gaussian(mu, Sigma, n_samples, rng=rng)
-        ax.scatter(x[:, 0], x[:, 1], s=6, alpha=0.5, color="C0")
-        plot_gaussian_contours(ax, mu, Sigma, color="k")
-        mu_ml, Sigma_ml = fit_gaussian(x)
-        plot_gaussian_contours(ax, mu_ml, Sigma_ml, levels=(1.0, 2.0), color="C3",
-                               linestyle="--")
-        ax.set(xlim=(-10, 10), ylim=(-10, 10), aspect="equal", xlabel="x1", ylabel="x2",
-               title=f"true (black) vs ML from N={n_samples} (red dashed)")
+            mean, cov = np.array([mu1]), np.array([sigma1 ** 2])
+            x = sample_gaussian(mean, cov, n_samples, rng=draw, covariance_type="diag")
+            fitted = fit_gaussian(x, "diag")
+        else:
+            mean, cov = np.array([mu1, mu2]), covariance_2d(sigma1, sigma2, rho)
+            x = sample_gaussian(mean, cov, n_samples, rng=draw)
+            fitted = fit_gaussian(x)
+        fig, ax = plt.subplots(figsize=(5.5, 4.5))
+        plot_gaussian_fit(ax, x, mean, cov, *fitted)
         return fig
 
     return Explorer(render, controls, title="A Gaussian: parameters, samples, ML estimate")
 
 
-def demo_points(n_samples: int = 300, rng=0) -> np.ndarray:
-    """2-D points from a fixed three-component mixture (the EM explorer's default data)."""
-    truth = GMMParams(np.array([0.4, 0.35, 0.25]),
-                      np.array([[0.0, 0.0], [3.5, 1.0], [1.0, 3.5]]),
-                      np.array([[[1.0, 0.6], [0.6, 1.0]], [[0.4, 0.0], [0.0, 1.2]],
-                                [[0.9, -0.3], [-0.3, 0.3]]]), "full")
-    return sample_gmm(truth, n_samples, rng=rng)[0]
+class KMeansStepper:
+    """k-means state that a lecture steps by hand: the centroids and J after each iteration.
+
+    ``reset(...)`` draws starting centroids (:func:`course_lib.kmeans.initialise_centroids`)
+    and assigns the points; ``step()`` takes the next state of
+    :func:`course_lib.kmeans.kmeans_steps`. ``states`` holds every state since the reset.
+    """
+
+    def __init__(self, X):
+        self.X = as_float_array(X, "X", ndim=2)
+        self.settings = None
+        self.states: list = []
+        self._steps = None
+
+    def reset(self, n_clusters: int, *, init: str = "random", rng: RngLike = 0) -> None:
+        settings = (n_clusters, init, rng)
+        centroids = initialise_centroids(self.X, n_clusters, init=init, rng=rng)
+        steps = kmeans_steps(self.X, centroids)
+        first = next(steps)
+        # commit only after everything above succeeded
+        self.settings, self._steps, self.states = settings, steps, [first]
+
+    def step(self) -> None:
+        if self._steps is None:
+            raise RuntimeError("KMeansStepper.step: call reset(...) first")
+        self.states.append(next(self._steps))
+
+    @property
+    def state(self):
+        return self.states[-1]
+
+    @property
+    def distortions(self) -> list[float]:
+        return [s.distortion for s in self.states]
+
+
+def kmeans_explorer(X=None, *, max_clusters: int = 8, rng: RngLike = 0) -> Explorer:
+    """Step through k-means on 2-D points (``X`` (N, 2); default: the demo mixture's points)."""
+    X = _points_2d(X, rng)
+    stepper = KMeansStepper(X)
+    pad = 0.05 * (X.max(axis=0) - X.min(axis=0))
+    limits = np.stack([X.min(axis=0) - pad, X.max(axis=0) + pad], axis=1)
+    controls = {
+        "n_clusters": _slider(W.IntSlider, 3, 1, max_clusters, 1, "K"),
+        "init": W.Dropdown(options=["random", "k-means++"], value="random", description="init"),
+        "init_seed": _slider(W.IntSlider, 0, 0, 20, 1, "init seed"),
+    }
+
+    def sync(values):
+        settings = (values["n_clusters"], values["init"], values["init_seed"])
+        if stepper.settings != settings:
+            stepper.reset(settings[0], init=settings[1], rng=settings[2])
+
+    def step():
+        sync(explorer.values())
+        stepper.step()
+
+    def reset():
+        values = explorer.values()
+        stepper.reset(values["n_clusters"], init=values["init"], rng=values["init_seed"])
+
+    def new_init():
+        seed_control = controls["init_seed"]
+        seed_control.value = (seed_control.value + 1) % (seed_control.max + 1)
+
+    def render(**values):
+        sync(values)
+        state = stepper.state
+        previous = stepper.states[-2].centroids if len(stepper.states) > 1 else None
+        t = len(stepper.states) - 1
+        fig, (ax_points, ax_trace) = plt.subplots(1, 2, figsize=(10, 4.2),
+                                                  gridspec_kw={"width_ratios": [1.25, 1]})
+        plot_kmeans_state(ax_points, stepper.X, state.centroids, state.labels,
+                          previous=previous, limits=limits)
+        ax_points.set_title(f"t = {t}: points to their nearest centroid (x)", fontsize=10)
+        plot_distortion_trace(ax_trace, stepper.distortions, n_items=len(stepper.X))
+        ax_trace.set_xlim(-0.5, max(10, t) + 0.5)
+        ax_trace.set_title(f"J per point = {state.distortion / len(stepper.X):.4f}",
+                           fontsize=10)
+        fig.subplots_adjust(wspace=0.3, bottom=0.14)
+        return fig
+
+    explorer = Explorer(render, controls,
+                        buttons={"Step": step, "Reset": reset, "New init": new_init},
+                        title="k-means, one iteration at a time")
+    explorer.stepper = stepper
+    return explorer
 
 
 class EMStepper:
     """EM state that a lecture steps by hand: theta_t, gamma under theta_t, l(theta_0..t).
 
-    ``reset(...)`` draws theta_0 with :func:`course_lib.gmm.initialise_gmm`; ``step()`` runs
-    one M-step from the current responsibilities and the E-step of the new parameters.
-    Collapse warnings are kept in ``notes`` (and not raised) so a widget can show them.
+    ``reset(...)`` draws theta_0 with :func:`course_lib.gmm.initialise_gmm`; ``step()`` takes
+    the next state of :func:`course_lib.gmm.em_steps` (one M-step, then the E-step of the new
+    parameters). Repaired collapses are kept in ``notes`` so the explorer can show them.
     """
 
     def __init__(self, X):
         self.X = as_float_array(X, "X", ndim=2)
-        self.config = None
+        self.settings = None
+        self.states: list = []
         self.notes: list[str] = []
+        self._steps = None
 
-    def reset(self, n_components: int, covariance_type: str = "full", variance_floor=0.0,
-              init: str = "random", seed: int = 0) -> None:
-        self.config = (n_components, covariance_type, variance_floor, init, seed)
-        self.notes = []
+    def reset(self, n_components: int, *, covariance_type: str = "full", variance_floor=0.0,
+              init: str = "random", rng: RngLike = 0) -> None:
+        settings = (n_components, covariance_type, variance_floor, init, rng)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ComponentCollapseWarning)
-            self.params = initialise_gmm(self.X, n_components, covariance_type=covariance_type,
-                                         init=init, variance_floor=variance_floor, rng=seed)
-        self._note(caught)
-        self.gamma, ll = e_step(self.X, self.params)
-        self.trace = [ll]
+            params = initialise_gmm(self.X, n_components, covariance_type=covariance_type,
+                                    init=init, variance_floor=variance_floor, rng=rng)
+        steps = em_steps(self.X, params, variance_floor=variance_floor)
+        first = next(steps)
+        repaired = any(issubclass(w.category, ComponentCollapseWarning) for w in caught)
+        # commit only after everything above succeeded
+        self.settings, self._steps, self.states = settings, steps, [first]
+        self.notes = ["collapse repaired at t=0"] if repaired else []
 
     def step(self) -> None:
-        _, covariance_type, variance_floor, _, _ = self.config
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ComponentCollapseWarning)
-            self.params = m_step(self.X, self.gamma, covariance_type,
-                                 variance_floor=variance_floor)
-        self._note(caught)
-        self.gamma, ll = e_step(self.X, self.params)
-        self.trace.append(ll)
+        if self._steps is None:
+            raise RuntimeError("EMStepper.step: call reset(...) first")
+        state = next(self._steps)
+        self.states.append(state)
+        if state.n_repaired:
+            self.notes.append(f"collapse repaired at t={len(self.states) - 1}")
 
-    def _note(self, caught) -> None:
-        if any(issubclass(w.category, ComponentCollapseWarning) for w in caught):
-            self.notes.append(f"collapse repaired at t={len(getattr(self, 'trace', []))}")
+    @property
+    def state(self):
+        return self.states[-1]
+
+    @property
+    def params(self):
+        return self.state.params
+
+    @property
+    def trace(self) -> list[float]:
+        """l(theta_0), ..., l(theta_t)."""
+        return [s.log_likelihood for s in self.states]
 
 
-def em_explorer(X=None, *, max_components: int = 6, seed: int = 0) -> Explorer:
-    """Step through EM on 2-D points (``X`` (N, 2); default :func:`demo_points`)."""
-    X = demo_points(rng=seed) if X is None else as_float_array(X, "X", ndim=2)
-    if X.shape[1] != 2:
-        raise ValueError(f"X: the EM explorer shows 2-D points, got shape {X.shape}")
+def em_explorer(X=None, *, max_components: int = 6, rng: RngLike = 0) -> Explorer:
+    """Step through EM on 2-D points (``X`` (N, 2); default: the demo mixture's points)."""
+    X = _points_2d(X, rng)
     stepper = EMStepper(X)
     controls = {
         "n_components": _slider(W.IntSlider, 3, 1, max_components, 1, "K"),
@@ -139,37 +238,45 @@ def em_explorer(X=None, *, max_components: int = 6, seed: int = 0) -> Explorer:
                                       description="covariance"),
         "variance_floor": _slider(W.FloatSlider, 0.0, 0.0, 1.0, 0.01, "var floor"),
         "init": W.Dropdown(options=["random", "kmeans"], value="random", description="init"),
-        "init_seed": _slider(W.IntSlider, seed, 0, 20, 1, "init seed"),
+        "init_seed": _slider(W.IntSlider, 0, 0, 20, 1, "init seed"),
     }
 
-    def current(values):
-        config = (values["n_components"], values["covariance_type"], values["variance_floor"],
-                  values["init"], values["init_seed"])
-        if stepper.config != config:
-            stepper.reset(*config)
+    def settings_of(values):
+        return (values["n_components"], values["covariance_type"], values["variance_floor"],
+                values["init"], values["init_seed"])
+
+    def reset_to(settings):
+        K, covariance_type, variance_floor, init, seed = settings
+        stepper.reset(K, covariance_type=covariance_type, variance_floor=variance_floor,
+                      init=init, rng=seed)
+
+    def sync(values):
+        if stepper.settings != settings_of(values):
+            reset_to(settings_of(values))
 
     def step():
-        current(explorer.values())
+        sync(explorer.values())
         stepper.step()
 
     def reset():
-        stepper.config = None
-        current(explorer.values())
+        reset_to(settings_of(explorer.values()))
 
     def new_init():
         seed_control = controls["init_seed"]
         seed_control.value = (seed_control.value + 1) % (seed_control.max + 1)
 
     def render(**values):
-        current(values)
+        sync(values)
+        state = stepper.state
+        t = len(stepper.states) - 1
         fig, (ax_points, ax_trace) = plt.subplots(1, 2, figsize=(10, 4.2))
-        plot_responsibilities(ax_points, stepper.X, stepper.gamma, stepper.params)
-        t = len(stepper.trace) - 1
-        ax_points.set_title(f"t = {t}: colours = responsibilities gamma_nk")
-        plot_loglik_trace(ax_trace, stepper.trace, per_frame=stepper.X.shape[0])
+        plot_responsibilities(ax_points, stepper.X, state.responsibilities, state.params)
+        ax_points.set_title(f"t = {t}: colours = responsibilities $\\gamma_{{nk}}$",
+                            fontsize=10)
+        plot_loglik_trace(ax_trace, stepper.trace, n_items=len(stepper.X), item="point")
         ax_trace.set_xlim(-0.5, max(10, t) + 0.5)
         note = f"  ({stepper.notes[-1]})" if stepper.notes else ""
-        ax_trace.set_title(f"log-likelihood per frame {stepper.trace[-1] / len(stepper.X):.4f}"
+        ax_trace.set_title(f"log-likelihood per point {state.log_likelihood / len(stepper.X):.4f}"
                            f"{note}", fontsize=9)
         fig.subplots_adjust(wspace=0.3, bottom=0.14)
         return fig

@@ -11,6 +11,9 @@ Conventions that differ, and how they are mapped here:
   lower_bounds_ == log_likelihood_trace[:-1] / N.
 * sklearn adds 10*eps to N_k and diag covariances use E[x^2] - mu^2: rounding-level differences,
   hence the 1e-10 tolerance instead of exact equality.
+* BIC: both are -2 l + p ln N, lower is better. sklearn's model is given our fitted parameters by
+  setting its fitted attributes (weights_, means_, covariances_ and the Cholesky factors of the
+  precisions it scores with), so both score the same model.
 """
 
 import warnings
@@ -19,7 +22,7 @@ import numpy as np
 import pytest
 from sklearn import cluster, mixture
 
-from course_lib.gmm import GMMParams, fit_gmm, predict_proba, score_samples
+from course_lib.gmm import GMMParams, bic, fit_gmm, n_parameters, predict_proba, score_samples
 from course_lib.kmeans import kmeans
 
 
@@ -76,3 +79,29 @@ def test_kmeans_equals_sklearn_from_same_start():
     np.testing.assert_allclose(ours.centroids, sk.cluster_centers_, rtol=1e-10)
     np.testing.assert_array_equal(ours.labels, sk.labels_)
     assert ours.inertia == pytest.approx(sk.inertia_, rel=1e-10)
+
+
+def sklearn_model_of(params: GMMParams) -> mixture.GaussianMixture:
+    """A fitted-looking GaussianMixture holding our parameters."""
+    model = mixture.GaussianMixture(params.n_components, covariance_type=params.covariance_type)
+    model.weights_ = params.weights
+    model.means_ = params.means
+    model.covariances_ = params.covariances
+    if params.covariance_type == "full":
+        # precisions_cholesky_: upper factor U with Sigma^-1 = U U^T, i.e. U = L^-T
+        model.precisions_cholesky_ = np.stack([np.linalg.inv(np.linalg.cholesky(S)).T
+                                               for S in params.covariances])
+    else:
+        model.precisions_cholesky_ = 1.0 / np.sqrt(params.covariances)
+    return model
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "diag"])
+@pytest.mark.parametrize("K", [1, 3, 5])
+def test_bic_and_parameter_count_equal_sklearn_on_the_same_fit(covariance_type, K):
+    X = data()
+    params = fit_gmm(X, K, covariance_type=covariance_type, rng=K).params
+    model = sklearn_model_of(params)
+    np.testing.assert_allclose(model.score_samples(X), score_samples(X, params), rtol=1e-10)
+    assert n_parameters(K, X.shape[1], covariance_type) == model._n_parameters()
+    assert bic(X, params) == pytest.approx(model.bic(X), rel=1e-12)
