@@ -27,6 +27,11 @@ Conventions (chosen so that the result equals python_speech_features 0.6 ``mfcc`
 * zero band powers and energies are floored at machine epsilon before the log, so silence
   never gives -inf;
 * delta at the edges repeats the first / last frame.
+
+Sizes are capped where a typo would otherwise allocate terabytes (:data:`MAX_SAMPLE_RATE`,
+:data:`MAX_FRAME_LENGTH`, :data:`MAX_NFFT`; at most one filter per FFT bin), and a result that
+overflows float64 (a signal with values around 1e200, whose powers exceed 1e308) is refused with a
+message naming the input, never returned as inf or NaN.
 """
 
 from __future__ import annotations
@@ -37,6 +42,27 @@ from scipy.fft import dct
 from course_lib.validation import as_bool, as_float_array, as_positive_float, as_positive_int
 
 EPS = np.finfo(np.float64).eps
+MAX_SAMPLE_RATE = 10_000_000    # Hz
+MAX_FRAME_LENGTH = 2 ** 20      # samples per frame
+MAX_NFFT = 2 ** 21
+MAX_DELTA_WINDOW = 10_000       # N of the delta regression, in frames
+
+
+def _check_finite(result, name: str, what: str) -> np.ndarray:
+    """Refuse a result that overflowed float64 (computed under ``np.errstate(over="ignore")``)."""
+    if not np.all(np.isfinite(result)):
+        raise ValueError(f"{name}: the values are too large: {what} overflows float64 "
+                         f"(beyond 1.8e308); scale the input down")
+    return result
+
+
+def _as_coefficient(value, name: str) -> float:
+    """A pre-emphasis coefficient a with 0 <= a <= 1."""
+    value = as_positive_float(value, name, allow_zero=True)
+    if value > 1:
+        raise ValueError(f"{name}: expected a pre-emphasis coefficient between 0 and 1 "
+                         f"(usually 0.95-0.97), got {value}")
+    return value
 
 
 def hz_to_mel(f):
@@ -52,12 +78,19 @@ def mel_to_hz(m):
     m = as_float_array(m, "m", allow_empty=True)
     if np.any(m < 0):
         raise ValueError("m: mel values must be >= 0")
-    return 700.0 * (10.0 ** (m / 2595.0) - 1.0)
+    with np.errstate(over="ignore"):
+        return _check_finite(700.0 * (10.0 ** (m / 2595.0) - 1.0), "m",
+                             "the frequency of a mel value above about 8e5")
 
 
 def seconds_to_samples(seconds: float, sample_rate: int, name: str = "seconds") -> int:
     """Number of samples in ``seconds`` at ``sample_rate``, rounded half up (at least 1)."""
-    samples = int(np.floor(as_positive_float(seconds, name) * sample_rate + 0.5))
+    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=MAX_SAMPLE_RATE)
+    seconds = as_positive_float(seconds, name)
+    if seconds * sample_rate > MAX_FRAME_LENGTH:
+        raise ValueError(f"{name}: {seconds:g} s is more than {MAX_FRAME_LENGTH} samples at "
+                         f"{sample_rate} Hz")
+    samples = int(np.floor(seconds * sample_rate + 0.5))
     if samples < 1:
         raise ValueError(f"{name}: {seconds} s is shorter than one sample at {sample_rate} Hz")
     return samples
@@ -65,22 +98,24 @@ def seconds_to_samples(seconds: float, sample_rate: int, name: str = "seconds") 
 
 def default_nfft(frame_length: int) -> int:
     """Smallest power of two K >= ``frame_length`` (256 for the 200-sample window at 8 kHz)."""
-    frame_length = as_positive_int(frame_length, "frame_length")
+    frame_length = as_positive_int(frame_length, "frame_length", maximum=MAX_FRAME_LENGTH)
     return 1 << (frame_length - 1).bit_length()
 
 
 def preemphasis(signal, coeff: float = 0.97) -> np.ndarray:
     """y[0] = x[0], y[n] = x[n] - coeff x[n-1]: boosts high frequencies (first difference)."""
     x = as_float_array(signal, "signal", ndim=1)
-    coeff = as_positive_float(coeff, "coeff", allow_zero=True)
-    return np.concatenate((x[:1], x[1:] - coeff * x[:-1]))
+    coeff = _as_coefficient(coeff, "coeff")
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _check_finite(np.concatenate((x[:1], x[1:] - coeff * x[:-1])), "signal",
+                             "the pre-emphasised signal")
 
 
 def n_frames(n_samples: int, frame_length: int, frame_step: int) -> int:
     """Frames for ``n_samples``: 1 if n <= L, else 1 + ceil((n - L) / S)."""
     n_samples = as_positive_int(n_samples, "n_samples")
-    frame_length = as_positive_int(frame_length, "frame_length")
-    frame_step = as_positive_int(frame_step, "frame_step")
+    frame_length = as_positive_int(frame_length, "frame_length", maximum=MAX_FRAME_LENGTH)
+    frame_step = as_positive_int(frame_step, "frame_step", maximum=MAX_FRAME_LENGTH)
     if n_samples <= frame_length:
         return 1
     return 1 + -(-(n_samples - frame_length) // frame_step)   # integer ceil
@@ -107,10 +142,16 @@ def power_spectrum(frames, nfft: int | None = None) -> np.ndarray:
     to K, and K smaller than the frame length is an error (it would drop samples).
     """
     frames = as_float_array(frames, "frames", ndim=2)
-    K = default_nfft(frames.shape[1]) if nfft is None else as_positive_int(nfft, "nfft")
+    K = default_nfft(frames.shape[1]) if nfft is None else \
+        as_positive_int(nfft, "nfft", maximum=MAX_NFFT)
     if K < frames.shape[1]:
         raise ValueError(f"nfft: {K} is shorter than the frame length {frames.shape[1]}")
-    return np.abs(np.fft.rfft(frames, K, axis=1)) ** 2 / K
+    return _check_finite(_power_spectrum(frames, K), "frames", "the power spectrum")
+
+
+def _power_spectrum(frames, K):
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.abs(np.fft.rfft(frames, K, axis=1)) ** 2 / K
 
 
 def mel_filterbank(n_filters: int, nfft: int, sample_rate: int, low_hz: float = 0.0,
@@ -123,9 +164,12 @@ def mel_filterbank(n_filters: int, nfft: int, sample_rate: int, low_hz: float = 
     H_j[k] = (k - b_j) / (b_{j+1} - b_j) on [b_j, b_{j+1}), (b_{j+2} - k) / (b_{j+2} - b_{j+1})
     on [b_{j+1}, b_{j+2}), 0 elsewhere.
     """
+    nfft = as_positive_int(nfft, "nfft", minimum=2, maximum=MAX_NFFT)
     n_filters = as_positive_int(n_filters, "n_filters")
-    nfft = as_positive_int(nfft, "nfft", minimum=2)
-    sample_rate = as_positive_int(sample_rate, "sample_rate")
+    if n_filters > nfft // 2 + 1:
+        raise ValueError(f"n_filters: {n_filters} filters do not fit the {nfft // 2 + 1} "
+                         f"frequency bins of a {nfft}-point FFT")
+    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=MAX_SAMPLE_RATE)
     low_hz = as_positive_float(low_hz, "low_hz", allow_zero=True)
     high_hz = sample_rate / 2 if high_hz is None else as_positive_float(high_hz, "high_hz")
     if high_hz > sample_rate / 2:
@@ -152,24 +196,36 @@ def mel_energies(signal, sample_rate: int, *, frame_length_s: float = 0.025,
     Both are floored at machine epsilon (so their log is finite). See the module docstring for
     the conventions.
     """
-    sample_rate = as_positive_int(sample_rate, "sample_rate")
+    x = as_float_array(signal, "signal", ndim=1)
+    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=MAX_SAMPLE_RATE)
+    preemph = _as_coefficient(preemph, "preemph")
     L = seconds_to_samples(frame_length_s, sample_rate, "frame_length_s")
     S = seconds_to_samples(frame_step_s, sample_rate, "frame_step_s")
-    frames = frame_signal(preemphasis(signal, preemph), L, S) * np.hamming(L)
-    K = default_nfft(L) if nfft is None else as_positive_int(nfft, "nfft")
-    P = power_spectrum(frames, K)
+    K = default_nfft(L) if nfft is None else as_positive_int(nfft, "nfft", maximum=MAX_NFFT)
+    if K < L:
+        raise ValueError(f"nfft: {K} is shorter than the frame length {L} samples "
+                         f"(frame_length_s = {frame_length_s} s)")
     H = mel_filterbank(n_filters, K, sample_rate, low_hz, high_hz)
-    return np.maximum(P @ H.T, EPS), np.maximum(P.sum(axis=1), EPS)
+    with np.errstate(over="ignore", invalid="ignore"):
+        emphasised = np.concatenate((x[:1], x[1:] - preemph * x[:-1]))
+        P = _power_spectrum(frame_signal(emphasised, L, S) * np.hamming(L), K)
+        E, energy = P @ H.T, P.sum(axis=1)
+    for result in (P, E, energy):
+        _check_finite(result, "signal", f"the power spectrum of a signal with peak "
+                                        f"|x| = {np.max(np.abs(x)):.3g}")
+    return np.maximum(E, EPS), np.maximum(energy, EPS)
 
 
 def lifter(cepstra, Q: int = 22) -> np.ndarray:
     """c[i] * (1 + (Q / 2) sin(pi i / Q)) for each column i; Q = 0 leaves cepstra unchanged."""
     c = as_float_array(cepstra, "cepstra", ndim=2)
-    Q = as_positive_int(Q, "Q", minimum=0)
+    Q = as_positive_int(Q, "Q", minimum=0, maximum=10 ** 9)
     if Q == 0:
         return c
     i = np.arange(c.shape[1])
-    return c * (1.0 + Q / 2.0 * np.sin(np.pi * i / Q))
+    with np.errstate(over="ignore"):
+        return _check_finite(c * (1.0 + Q / 2.0 * np.sin(np.pi * i / Q)), "cepstra",
+                             "the liftered cepstrum")
 
 
 def mfcc(signal, sample_rate: int, *, frame_length_s: float = 0.025,
@@ -181,11 +237,15 @@ def mfcc(signal, sample_rate: int, *, frame_length_s: float = 0.025,
 
     c_t = lifter(DCT-II_ortho(log E_t))[:n_cepstra], and with ``append_energy`` c_t[0] is
     replaced by the log frame energy log sum_k P_t[k] (stages 1-8 of the module docstring).
+    ``cep_lifter`` is Q of :func:`lifter` (0: no liftering), ``preemph`` the coefficient of
+    :func:`preemphasis`.
     """
     n_filters = as_positive_int(n_filters, "n_filters")
     n_cepstra = as_positive_int(n_cepstra, "n_cepstra")
     if n_cepstra > n_filters:
         raise ValueError(f"n_cepstra: {n_cepstra} is more than n_filters = {n_filters}")
+    cep_lifter = as_positive_int(cep_lifter, "cep_lifter", minimum=0, maximum=10 ** 9)
+    append_energy = as_bool(append_energy, "append_energy")
     E, energy = mel_energies(signal, sample_rate, frame_length_s=frame_length_s,
                              frame_step_s=frame_step_s, preemph=preemph, n_filters=n_filters,
                              nfft=nfft, low_hz=low_hz, high_hz=high_hz)
@@ -202,18 +262,20 @@ def delta(features, N: int = 2) -> np.ndarray:
     last frame. Returns shape (T, d). For a linear ramp c_t = a t + b the interior deltas are a.
     """
     c = as_float_array(features, "features", ndim=2)
-    N = as_positive_int(N, "N")
+    N = as_positive_int(N, "N", maximum=MAX_DELTA_WINDOW)
     T = len(c)
     padded = np.pad(c, ((N, N), (0, 0)), mode="edge")
-    numerator = sum(n * (padded[N + n:N + n + T] - padded[N - n:N - n + T])
-                    for n in range(1, N + 1))
-    return numerator / (2 * sum(n * n for n in range(1, N + 1)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        numerator = sum(n * (padded[N + n:N + n + T] - padded[N - n:N - n + T])
+                        for n in range(1, N + 1))
+    return _check_finite(numerator / (2 * sum(n * n for n in range(1, N + 1))), "features",
+                         "the delta regression")
 
 
 def add_deltas(features, N: int = 2, order: int = 2) -> np.ndarray:
     """[c, delta c, delta^2 c, ...] side by side up to ``order``: shape (T, d (order + 1))."""
     c = as_float_array(features, "features", ndim=2)
-    order = as_positive_int(order, "order", minimum=0)
+    order = as_positive_int(order, "order", minimum=0, maximum=10)
     blocks = [c]
     for _ in range(order):
         blocks.append(delta(blocks[-1], N))
@@ -223,7 +285,8 @@ def add_deltas(features, N: int = 2, order: int = 2) -> np.ndarray:
 def mean_normalise(features) -> np.ndarray:
     """Cepstral mean normalisation: c_t - (1/T) sum_t c_t, per column; rows are frames."""
     c = as_float_array(features, "features", ndim=2)
-    return c - c.mean(axis=0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _check_finite(c - c.mean(axis=0), "features", "the mean")
 
 
 def mfcc_features(signal, sample_rate: int, *, deltas: bool = True, cmn: bool = True,

@@ -124,6 +124,26 @@ def test_mfcc_gain_only_moves_energy():
     np.testing.assert_allclose(c_loud[:, 1:], c[:, 1:], atol=1e-10)
 
 
+def test_mfcc_of_a_very_loud_signal_is_exact_and_beyond_float64_is_refused():
+    # up to the overflow limit the gain property holds exactly (no inf, no NaN) ...
+    x = np.random.default_rng(5).standard_normal(1600)
+    a = 1e150
+    c, c_loud = F.mfcc(x, 8000), F.mfcc(a * x, 8000)
+    np.testing.assert_allclose(c_loud[:, 0] - c[:, 0], 2 * np.log(a), rtol=1e-12)
+    np.testing.assert_allclose(c_loud[:, 1:], c[:, 1:], atol=1e-9)
+    # ... beyond it (powers above 1.8e308) the signal is refused by name
+    with pytest.raises(ValueError, match="^signal: the values are too large"):
+        F.mfcc(1e200 * x, 8000)
+
+
+def test_append_energy_false_keeps_the_cepstral_c0():
+    x = np.random.default_rng(6).standard_normal(1600)
+    E, energy = F.mel_energies(x, 8000)
+    c0 = np.sum(np.log(E), axis=1) / np.sqrt(E.shape[1])   # orthonormal DCT-II, k = 0; lifter 1
+    np.testing.assert_allclose(F.mfcc(x, 8000, append_energy=False)[:, 0], c0, rtol=1e-12)
+    np.testing.assert_allclose(F.mfcc(x, 8000)[:, 0], np.log(energy), rtol=1e-12)
+
+
 def test_energy_term_is_log_sum_of_power_spectrum():
     x = np.random.default_rng(1).standard_normal(1000)
     frames = F.frame_signal(F.preemphasis(x, 0.97), 200, 80) * np.hamming(200)
@@ -191,6 +211,9 @@ def test_mfcc_features_front_end():
     (lambda: F.delta(np.ones((5, 2)), 0), "N"),
     (lambda: F.lifter(np.ones((2, 3)), -1), "Q"),
     (lambda: F.preemphasis(np.ones(3), -0.5), "coeff"),
+    (lambda: F.mfcc(np.ones(400), 8000, preemph=-0.5), "preemph"),
+    (lambda: F.mfcc(np.ones(400), 8000, cep_lifter=-1), "cep_lifter"),
+    (lambda: F.mel_energies(np.ones(400), 8000, preemph=2.0), "preemph"),
 ])
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=f"^{name}"):
@@ -202,3 +225,5 @@ def test_bad_flag_type():
         F.mfcc_features(np.ones(400), 8000, deltas="yes")
     with pytest.raises(TypeError, match="^signal"):
         F.mfcc(["a", "b"], 8000)
+    with pytest.raises(TypeError, match="^append_energy"):
+        F.mfcc(np.ones(400), 8000, append_energy="no")

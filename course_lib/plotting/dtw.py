@@ -1,4 +1,4 @@
-"""Plots for dynamic time warping (Unit 1): ``plot_xxx(ax, ...) -> ax``.
+"""Plots for dynamic time warping and spoken term discovery (Unit 1): ``plot_xxx(ax, ...) -> ax``.
 
 Matrices are drawn with ``x`` (the rows, index i) on the vertical axis and ``y`` (the columns,
 index j) on the horizontal axis, origin at the bottom left, so a warping path runs from the
@@ -13,9 +13,10 @@ import matplotlib
 from matplotlib.collections import LineCollection
 
 from ..dtw import DTWResult, SubsequenceMatch, SubsequenceResult
+from ..term_discovery import SegmentalDTWResult
 
 __all__ = ["plot_cost_matrix", "plot_alignment_path", "plot_dtw_result", "plot_frame_mapping",
-           "plot_waveform", "plot_subsequence_matches"]
+           "plot_waveform", "plot_subsequence_matches", "plot_segmental_dtw", "plot_discoveries"]
 
 
 def plot_cost_matrix(ax, matrix, *, title: str = "", cmap: str = "viridis",
@@ -132,4 +133,64 @@ def plot_subsequence_matches(ax, result: SubsequenceResult,
     ax.set_xlabel("reference frame" if frame_shift is None else "time (s)")
     ax.set_ylabel("matching cost")
     ax.legend(loc="upper right", fontsize=8)
+    return ax
+
+
+def plot_segmental_dtw(ax, result: SegmentalDTWResult, *, threshold: float | None = None,
+                       x_name: str = "x", y_name: str = "y"):
+    """Segmental DTW of one pair: local costs, every band's path, and each band's fragment.
+
+    Band paths are thin white lines; each band's least-average fragment is drawn thick, in
+    orange when its distortion is at most ``threshold`` (a discovered pair), else in grey.
+    """
+    plot_cost_matrix(ax, result.cost, row_label=f"{x_name} frame i", col_label=f"{y_name} frame j")
+    found = False
+    for fragment in result.fragments:
+        path = fragment.path
+        ax.plot(path[:, 1], path[:, 0], color="w", lw=0.5, alpha=0.6)
+        stretch = path[fragment.path_start:fragment.path_end + 1]
+        kept = threshold is not None and fragment.distortion <= threshold
+        ax.plot(stretch[:, 1], stretch[:, 0], color="C1" if kept else "0.6", lw=3 if kept else 1.8,
+                solid_capstyle="butt",
+                label="discovered pair" if kept and not found else None)
+        found |= kept
+    if found:
+        ax.legend(loc="upper left", fontsize=8)
+    return ax
+
+
+def plot_discoveries(ax, clusters, lengths, *, frame_shift: float = 0.01, names=None,
+                     word_spans=None, transcripts=None, max_clusters: int = 10):
+    """Where the clusters of discovered fragments lie: one row per utterance, time across.
+
+    ``clusters`` comes from :func:`course_lib.term_discovery.cluster_fragments` (occurrences as
+    :class:`~course_lib.term_discovery.Fragment`); the ``max_clusters`` largest get a colour and
+    a number, the rest are drawn in grey. ``lengths`` are the utterances' frame counts. With
+    ``word_spans`` and ``transcripts`` the known words are written under each row (for reading
+    the result, not used to find it).
+    """
+    lengths = np.asarray(lengths)
+    rows = len(lengths)
+    for u, length in enumerate(lengths):
+        ax.plot([0, length * frame_shift], [u, u], color="0.85", lw=6, solid_capstyle="butt")
+        if word_spans is not None:
+            for (start, end), word in zip(word_spans[u], transcripts[u]):
+                ax.text((start + end + 1) / 2 * frame_shift, u + 0.36, str(word), ha="center",
+                        va="center", fontsize=7.5, color="0.3")
+    colours = matplotlib.colormaps["tab10"]
+    for number, cluster in enumerate(clusters):
+        coloured = number < max_clusters
+        for occurrence in cluster:
+            ax.plot([occurrence.start * frame_shift, (occurrence.end + 1) * frame_shift],
+                    [occurrence.utterance] * 2, color=colours(number % 10) if coloured else "0.55",
+                    lw=6 if coloured else 3, solid_capstyle="butt")
+            if coloured:
+                ax.text((occurrence.start + occurrence.end + 1) / 2 * frame_shift,
+                        occurrence.utterance - 0.36, str(number + 1), ha="center", va="center",
+                        fontsize=7.5, fontweight="bold", color=colours(number % 10))
+    ax.set_ylim(rows - 0.4, -0.65)
+    ax.set_yticks(range(rows), names if names is not None else [str(u) for u in range(rows)],
+                  fontsize=8)
+    ax.set_xlim(0, lengths.max() * frame_shift)
+    ax.set_xlabel("time (s)")
     return ax

@@ -6,6 +6,9 @@ drawn by :mod:`course_lib.plotting.dtw`.
 
 An utterance is a tuple ``(waveform, sample_rate, features)``: a 1-D waveform, its sample
 rate in Hz, and its ``(T, d)`` feature matrix (rows are frames).
+
+Both explorers put their controls and audio players in a narrow column beside a figure of about
+760 x 520 pixels, so controls, players and figure fit a 1366 x 768 laptop screen together.
 """
 
 from __future__ import annotations
@@ -21,10 +24,13 @@ from ..dtw import (ASYMMETRIC_P1, METRICS, STEP_PATTERNS, NoWarpingPathError, as
                    band_mask, dtw, find_matches, local_cost_matrix, subsequence_dtw)
 from ..plotting.dtw import (plot_alignment_path, plot_cost_matrix, plot_frame_mapping,
                             plot_subsequence_matches, plot_waveform)
-from ..validation import as_float_array, as_positive_float, as_positive_int
+from ..validation import as_bool, as_float_array, as_positive_float, as_positive_int
 from .base import Explorer
 
 __all__ = ["alignment_explorer", "subsequence_explorer"]
+
+FIGURE_SIZE = (7.6, 5.2)        # inches at 100 dpi: 760 x 520 pixels
+COLUMN_WIDTH = "310px"          # controls and players beside the figure
 
 
 def _check_utterances(utterances, name: str) -> dict:
@@ -45,22 +51,24 @@ def _check_utterances(utterances, name: str) -> dict:
     return checked
 
 
-def _audio_box(utterances, names_controls) -> W.Output:
-    """Audio players for the currently selected utterances, kept in sync with the dropdowns."""
-    out = W.Output()
-
-    def update(_change=None):
-        with out:
-            out.clear_output(wait=True)
-            for control in names_controls:
-                waveform, rate, _ = utterances[control.value]
-                display(W.HTML(f"{control.description} <b>{control.value}</b>"))
+def _show_players(out: W.Output, players) -> None:
+    """Replace the content of ``out`` by one labelled audio player per (label, waveform, rate)."""
+    with out:
+        out.clear_output(wait=True)
+        for label, waveform, rate in players:
+            display(W.HTML(label))
+            if np.any(waveform):  # an all-zero waveform has nothing to play (and cannot normalise)
                 display(Audio(waveform, rate=int(rate), normalize=True))
 
-    for control in names_controls:
-        control.observe(update, names="value")
-    update()
-    return out
+
+def _side_by_side(explorer: Explorer, title: str, extra=()) -> W.Box:
+    """The explorer's controls (and ``extra`` widgets) in a column left of its figure."""
+    for control in explorer.controls.values():
+        control.layout.width = "100%"
+        control.style.description_width = "70px"
+    column = W.VBox([W.HTML(f"<b>{title}</b>"), *explorer.controls.values(), *extra],
+                    layout=W.Layout(width=COLUMN_WIDTH, min_width=COLUMN_WIDTH))
+    return W.HBox([column, explorer.output], layout=W.Layout(align_items="flex-start"))
 
 
 def alignment_explorer(utterances: Mapping, *, first: str | None = None,
@@ -72,9 +80,10 @@ def alignment_explorer(utterances: Mapping, *, first: str | None = None,
     per-dimension variance of all frames pooled). The figure shows both waveforms, the local
     and the accumulated cost matrices with the optimal path (grey = outside the band), and the
     frame mapping; when the band leaves no path it says so instead of a path. With ``audio``,
-    players for the two utterances sit under the figure.
+    players for the two utterances sit under the controls.
     """
     utterances = _check_utterances(utterances, "utterances")
+    audio = as_bool(audio, "audio")
     names = list(utterances)
     first = names[0] if first is None else first
     second = names[min(1, len(names) - 1)] if second is None else second
@@ -100,9 +109,9 @@ def alignment_explorer(utterances: Mapping, *, first: str | None = None,
         band_r = None if band >= longest else band
         options = {"variances": variances} if metric == "gaussian_nll" else {}
         # fixed margins: constrained layout would double the drawing time
-        fig = plt.figure(figsize=(11, 8))
-        grid = fig.add_gridspec(3, 2, height_ratios=[1, 2.4, 1.3], left=0.07, right=0.98,
-                                bottom=0.06, top=0.91, hspace=0.45, wspace=0.18)
+        fig = plt.figure(figsize=FIGURE_SIZE)
+        grid = fig.add_gridspec(3, 2, height_ratios=[0.7, 2.4, 1.1], left=0.08, right=0.99,
+                                bottom=0.08, top=0.9, hspace=0.55, wspace=0.22)
         plot_waveform(fig.add_subplot(grid[0, 0]), wave_x, rate_x, title=f"x = {x_name}")
         plot_waveform(fig.add_subplot(grid[0, 1]), wave_y, rate_y, color="C1",
                       title=f"y = {y_name}")
@@ -128,16 +137,26 @@ def alignment_explorer(utterances: Mapping, *, first: str | None = None,
         plot_alignment_path(ax_acc, result.path)
         plot_frame_mapping(ax_map, x, y, result.path, every=max(1, len(result.path) // 80),
                            x_name=x_name, y_name=y_name)
-        summary = f"D(n, m) = {result.distance:.4g}"
+        summary = f"D(n-1, m-1) = {result.distance:.4g}"
         if result.normalized_distance is not None:
-            summary += f", d(X, Y) = D / {result.normalizer:g} = {result.normalized_distance:.4g}"
-        fig.suptitle(f"{step_pattern}, {metric}, {band_text}: {summary}")
+            summary += (f"; d(X, Y) = D(n-1, m-1) / {result.normalizer:g} = "
+                        f"{result.normalized_distance:.4g}")
+        fig.suptitle(f"{step_pattern}, {metric}, {band_text}\n{summary}", fontsize=10)
         return fig
 
-    explorer = Explorer(render, controls, title="DTW alignment of two utterances")
+    explorer = Explorer(render, controls)
+    players = W.Output()
     if audio:
-        player = _audio_box(utterances, [controls["x_name"], controls["y_name"]])
-        explorer.widget = W.VBox([explorer.widget, player])
+        def update_players(_change=None):
+            _show_players(players, [(f"{name} = <b>{controls[key].value}</b>",
+                                     *utterances[controls[key].value][:2])
+                                    for key, name in (("x_name", "x"), ("y_name", "y"))])
+
+        for key in ("x_name", "y_name"):
+            controls[key].observe(update_players, names="value")
+        update_players()
+    explorer.widget = _side_by_side(explorer, "DTW alignment of two utterances",
+                                    [players] if audio else [])
     return explorer
 
 
@@ -149,7 +168,9 @@ def subsequence_explorer(queries: Mapping, references: Mapping, *,
     end, including the slope-limited :data:`~course_lib.dtw.ASYMMETRIC_P1`), the local distance
     and how many non-overlapping matches to show. The figure shows the reference waveform with
     the matches shaded, the accumulated cost of subsequence DTW with the best path, and the
-    matching cost along the reference (``frame_shift`` seconds per frame).
+    matching cost along the reference (``frame_shift`` seconds per frame). Audio players under
+    the controls play the query and the stretch of the reference that best matches it; after a
+    failed redraw only the query's player is left, never a match of earlier settings.
     """
     queries = _check_utterances(queries, "queries")
     references = _check_utterances(references, "references")
@@ -167,12 +188,15 @@ def subsequence_explorer(queries: Mapping, references: Mapping, *,
                                  description="matches", continuous_update=False),
     }
 
+    best = {}   # the settings of the last successful render and the span it found
+
     def render(query, reference, step_pattern, metric, n_matches):
+        best.clear()
         _, _, q = queries[query]
         wave, rate, r = references[reference]
-        fig = plt.figure(figsize=(11, 7))
-        grid = fig.add_gridspec(3, 1, height_ratios=[1, 1.6, 1.2], left=0.07, right=0.98,
-                                bottom=0.07, top=0.91, hspace=0.5)
+        fig = plt.figure(figsize=FIGURE_SIZE)
+        grid = fig.add_gridspec(3, 1, height_ratios=[0.8, 1.6, 1.3], left=0.09, right=0.99,
+                                bottom=0.09, top=0.9, hspace=0.65)
         ax_wave, ax_acc, ax_cost = (fig.add_subplot(grid[k]) for k in range(3))
         plot_waveform(ax_wave, wave, rate, title=f"reference: {reference}")
         if len(q) > len(r):
@@ -194,8 +218,43 @@ def subsequence_explorer(queries: Mapping, references: Mapping, *,
                          row_label="query frame", col_label="reference frame")
         plot_alignment_path(ax_acc, result.path)
         plot_subsequence_matches(ax_cost, result, matches, frame_shift=frame_shift)
-        fig.suptitle(f"query {query!r} in {reference!r}: best match frames "
-                     f"{result.start}-{result.end}, cost {result.distance:.4g}")
+        ax_cost.set_xlim(0, len(r) * frame_shift)
+        fig.suptitle(f"query {query!r} in {reference!r}\nbest match frames "
+                     f"{result.start}-{result.end}, cost {result.distance:.4g}", fontsize=10)
+        best.update(settings=(query, reference, step_pattern, metric),
+                    span=(result.start, result.end))
         return fig
 
-    return Explorer(render, controls, title="Query-by-example search")
+    def players():
+        q_wave, q_rate, _ = queries[controls["query"].value]
+        shown = [(f"query <b>{controls['query'].value}</b>", q_wave, q_rate)]
+        current = tuple(controls[k].value for k in ("query", "reference", "step_pattern",
+                                                    "metric"))
+        if best.get("settings") == current:
+            wave, rate, _ = references[current[1]]
+            start, end = best["span"]
+            first, last = (round(t * frame_shift * rate) for t in (start, end + 1))
+            shown.append((f"best match: {start * frame_shift:.2f}-{(end + 1) * frame_shift:.2f}"
+                          f" s of the reference", wave[first:last], rate))
+        return shown
+
+    explorer = _PlayingExplorer(render, controls, players)
+    explorer.widget = _side_by_side(explorer, "Query-by-example search", [explorer.players])
+    return explorer
+
+
+class _PlayingExplorer(Explorer):
+    """An explorer whose audio players are rebuilt after every redraw from ``playing()``."""
+
+    def __init__(self, render, controls, players):
+        super().__init__(render, controls)
+        self.players = W.Output()
+        self._players = players
+
+    def playing(self) -> list[tuple]:
+        """(label, waveform, sample rate) of each player, from the last successful render."""
+        return self._players()
+
+    def refresh(self) -> None:
+        super().refresh()
+        _show_players(self.players, self.playing())

@@ -70,3 +70,14 @@ def test_delta_equals_reference(N):
     c = F.mfcc(real_utterances()[1], 8000)
     assert_close(F.delta(c, N), psf.delta(c, N))
     assert_close(F.delta(F.delta(c, N), N), psf.delta(psf.delta(c, N), N))
+
+
+@pytest.mark.parametrize("preemph, cep_lifter, append_energy",
+                         [(0.0, 0, False), (0.95, 10, True), (1.0, 22, False)])
+def test_mfcc_options_equal_reference(preemph, cep_lifter, append_energy):
+    # the options a user sets (validated at mfcc itself) mean what they mean in the reference
+    x = real_utterances()[2]
+    ours = F.mfcc(x, 8000, preemph=preemph, cep_lifter=cep_lifter, append_energy=append_energy)
+    theirs = psf.mfcc(x, 8000, **{**SETTINGS, "preemph": preemph, "ceplifter": cep_lifter,
+                                  "appendEnergy": append_energy})
+    assert_close(ours, theirs)
