@@ -107,8 +107,8 @@ def plot_responsibilities(ax, X, resp, params: GMMParams | None = None, *, size:
             plot_gaussian_contours(ax, params.means[k, list(dims)], cov, levels=(1.0, 2.0),
                                    color=colour, linewidth=1.5)
             ax.plot(*params.means[k, list(dims)], "x", color=colour, markersize=10, mew=2)
-    ax.set_xlabel(f"x{dims[0] + 1}")
-    ax.set_ylabel(f"x{dims[1] + 1}")
+    ax.set_xlabel(f"$x_{dims[0] + 1}$")
+    ax.set_ylabel(f"$x_{dims[1] + 1}$")
     return ax
 
 
@@ -153,13 +153,20 @@ def plot_model_selection(ax, n_components, train_scores, dev_scores, *, best_ind
     if best_index is not None:
         ax.axvline(n_components[best_index], color="0.5", ls=":",
                    label=f"best K = {n_components[best_index]}")
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(n_components, [str(k) for k in n_components])
-    ax.minorticks_off()
-    ax.set_xlabel("number of components K")
+    _k_axis(ax, n_components)
     ax.set_ylabel(f"log-likelihood per {item}")
     ax.legend()
     return ax
+
+
+def _k_axis(ax, n_components) -> None:
+    """K on a log2 axis when the candidates double (1, 2, 4, ...), else a linear one."""
+    doubling = len(n_components) > 1 and np.all(n_components[1:] == 2 * n_components[:-1])
+    if doubling:
+        ax.set_xscale("log", base=2)
+        ax.minorticks_off()
+    ax.set_xticks(n_components, [str(k) for k in n_components])
+    ax.set_xlabel("number of components K")
 
 
 def plot_bic(ax, n_components, bic, *, best_index=None, **line_kwargs):
@@ -170,10 +177,7 @@ def plot_bic(ax, n_components, bic, *, best_index=None, **line_kwargs):
         ax.axvline(n_components[best_index], color="0.5", ls=":",
                    label=f"lowest BIC: K = {n_components[best_index]}")
         ax.legend()
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(n_components, [str(k) for k in n_components])
-    ax.minorticks_off()
-    ax.set_xlabel("number of components K")
+    _k_axis(ax, n_components)
     ax.set_ylabel(r"BIC $= -2\ell + p \ln N$")
     return ax
 
