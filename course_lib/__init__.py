@@ -8,10 +8,10 @@ that the notebooks use; ``checks`` backs the exercise self-checks.
 Importing the package limits BLAS (numpy's and scipy's OpenBLAS or MKL) to one thread, unless
 ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` or ``MKL_NUM_THREADS`` is set: then the user's
 choice stands. The course multiplies many small matrices, and there BLAS threads cost more than
-they gain (EM on a 2-core laptop ran several times slower with the default thread count). Doing it
-here gives the same speed however the course is opened: ``course.py lab``, a plain ``jupyter lab``,
-conda or Binder, or a Python script. To use more threads, set one of those variables before
-starting Python (``OPENBLAS_NUM_THREADS=4 jupyter lab``), or call
+they gain: with one thread per core, EM on a few thousand frames ran 2 to 14 times slower on a busy
+2-core machine. Doing it here gives the same speed however the course is opened: ``course.py
+lab``, a plain ``jupyter lab``, conda or Binder, or a Python script. To use more threads, set one
+of those variables before starting Python (``OPENBLAS_NUM_THREADS=4 jupyter lab``), or call
 ``threadpoolctl.threadpool_limits(4, user_api="blas")`` after importing ``course_lib``.
 """
 
