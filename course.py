@@ -127,7 +127,7 @@ def run_tests(extra_args: list[str]) -> int:
         [str(python), "tools/check_notebooks.py"],
         [str(python), "tools/make_exercises.py", "--check"],
         # One pytest run: library, reference, widget and exercise tests, then the lecture and
-        # solution notebooks through nbval (serially: see CONVENTIONS.md section 5).
+        # solution notebooks through nbval (serially: see docs/CONVENTIONS.md section 2).
         [str(python), "-m", "pytest", "tests", *NOTEBOOK_DIRS, "--nbval-lax",
          "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "--nbval-cell-timeout=300",
          *extra_args],
