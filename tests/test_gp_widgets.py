@@ -12,13 +12,20 @@ from course_lib.gp.kernels import SquaredExponential  # noqa: E402
 from course_lib.gp.regression import GPRegression, log_marginal_likelihood_surface  # noqa: E402
 from course_lib.plotting.gp import (plot_gp_posterior, plot_inducing_inputs,  # noqa: E402
                                     plot_kernel_function, plot_lml_surface, plot_lml_terms,
-                                    plot_optimizer_runs, plot_samples, plot_timings)
+                                    plot_optimiser_runs, plot_samples, plot_timings)
 from course_lib.widgets.gp import (KERNEL_FAMILIES, ambiguous_regression_data,  # noqa: E402
                                    conditioning_explorer, kernel_explorer, lml_surface_explorer,
                                    make_kernel, toy_regression_data)
 
 
-@pytest.mark.parametrize("build", [kernel_explorer, conditioning_explorer, lml_surface_explorer])
+def ambiguous_surface_explorer():
+    """As in lecture 4, section 6: the ambiguous data on the static figure's grid and depth."""
+    return lml_surface_explorer(*ambiguous_regression_data(), lengthscale_range=(0.1, 31.6),
+                                noise_range=(1e-3, 3.16), depth=12, levels=13)
+
+
+@pytest.mark.parametrize("build", [kernel_explorer, conditioning_explorer, lml_surface_explorer,
+                                   ambiguous_surface_explorer])
 def test_explorer_survives_every_control(build):
     explorer = build()
     checked = exercise_explorer(explorer)
@@ -53,9 +60,41 @@ def test_make_kernel_at_slider_extremes_is_valid(family):
         assert np.linalg.eigvalsh(K).min() > -1e-8 * np.abs(K).max()
 
 
-def test_make_kernel_rejects_unknown_family():
-    with pytest.raises(ValueError, match="family"):
-        make_kernel("cubic")
+def test_lml_explorer_colours_resolve_the_requested_depth_on_its_grid():
+    explorer = ambiguous_surface_explorer()
+    slider = explorer.controls["lengthscale"]
+    assert (10 ** slider.min, 10 ** slider.max) == pytest.approx((0.1, 31.6))
+    fig = explorer.render(lengthscale=1.0, noise_variance=0.04, variance=1.0)
+    contour = fig.axes[0].collections[0]
+    assert contour.zmax - contour.zmin == pytest.approx(12.0)      # top 12 nats, not ~105
+    # the star is the best point of the same grid, evaluated by course_lib
+    X, y = ambiguous_regression_data()
+    gp = GPRegression(SquaredExponential(1.0, 1.0), 0.04).fit(X, y)
+    surface = log_marginal_likelihood_surface(gp, "lengthscale", np.geomspace(0.1, 31.6, 40),
+                                              "noise_variance", np.geomspace(1e-3, 3.16, 40))
+    star = [line for line in fig.axes[0].lines if line.get_marker() == "*"][0]
+    assert (star.get_xdata()[0], star.get_ydata()[0]) == pytest.approx(surface.best)
+    assert contour.zmax == pytest.approx(surface.values.max())
+    plt.close(fig)
+
+
+def test_explorers_take_one_dimensional_inputs_as_a_vector_or_a_column():
+    X, y = toy_regression_data(8)
+    for build in (conditioning_explorer, lml_surface_explorer):
+        as_column = build(X, y).render(**build(X, y).values())
+        as_vector = build(X[:, 0], y).render(**build(X, y).values())
+        for a, b in zip(as_column.axes[0].lines, as_vector.axes[0].lines):
+            np.testing.assert_array_equal(a.get_xydata(), b.get_xydata())
+        plt.close("all")
+
+
+def test_kernel_explorer_draws_depend_on_rng_only():
+    values = dict(family="Matern 3/2", lengthscale=1.0, variance=1.0)
+    draws = [kernel_explorer(rng=seed).render(**values).axes[1].lines[0].get_ydata()
+             for seed in (3, 3, 4)]
+    np.testing.assert_array_equal(draws[0], draws[1])
+    assert not np.array_equal(draws[0], draws[2])
+    plt.close("all")
 
 
 def test_plots_draw_what_they_promise():
@@ -111,7 +150,7 @@ def test_ambiguous_data_has_a_short_and_a_long_explanation():
     X, y = ambiguous_regression_data()
     assert X.shape == (12, 1) and y.shape == (12,)
     gp = _fixed_variance_gp(X, y)
-    fit = gp.optimize_hyperparameters(n_restarts=10, rng=1)
+    fit = gp.optimise_hyperparameters(n_restarts=11, rng=1)
     ends = np.exp(fit.ends)                       # columns: variance, lengthscale, noise
     short, long = ends[ends[:, 1] < 2.0], ends[ends[:, 1] > 4.0]
     assert len(short) and len(long), "restarts should reach both local optima"
@@ -145,17 +184,17 @@ def test_plot_lml_terms_draws_the_decomposition():
     plt.close(fig)
 
 
-def test_plot_optimizer_runs_marks_every_start_and_end():
+def test_plot_optimiser_runs_marks_every_start_and_end():
     X, y = ambiguous_regression_data()
-    fit = _fixed_variance_gp(X, y).optimize_hyperparameters(n_restarts=3, rng=0)
+    fit = _fixed_variance_gp(X, y).optimise_hyperparameters(n_restarts=4, rng=0)
     fig, ax = plt.subplots()
-    plot_optimizer_runs(ax, fit, "lengthscale", "noise_variance")
+    plot_optimiser_runs(ax, fit, "lengthscale", "noise_variance")
     assert len(ax.lines) == 3 * len(fit.ends) + 1           # path, start, end per run + ring
     ring = ax.lines[-1]
     best = np.exp(fit.ends[fit.best])
     assert (ring.get_xdata()[0], ring.get_ydata()[0]) == pytest.approx((best[1], best[2]))
     with pytest.raises(ValueError, match="x_name"):
-        plot_optimizer_runs(ax, fit, "period", "noise_variance")
+        plot_optimiser_runs(ax, fit, "period", "noise_variance")
     plt.close(fig)
 
 

@@ -11,6 +11,9 @@ Conventions (used by every kernel here and by the rest of ``course_lib.gp``)
   vector of log-parameters in the order ``kernel.param_names``; ``kernel.bounds`` is an
   ``(n_params, 2)`` array of log-bounds (a parameter whose two bounds are equal is fixed).
   Kernels are immutable: ``kernel.with_theta(theta)`` returns a new kernel.
+* Every hyper-parameter (and bound) lies in ``PARAMETER_RANGE`` = [1e-100, 1e100], i.e. every
+  log-parameter within +-230: squares and products of such values stay inside float64, so a
+  kernel never turns into inf or NaN. Values beyond it are refused, naming the argument.
 
 The interface that the rest of the package (regression, sparse, Laplace, ...) relies on
 --------------------------------------------------------------------------------------
@@ -52,11 +55,14 @@ from scipy.spatial.distance import cdist
 from ..validation import as_float_array, as_positive_float, check_choice
 
 DEFAULT_BOUNDS = (1e-5, 1e5)
+# Allowed hyper-parameter values (module docstring): squares of them stay finite and non-zero.
+PARAMETER_RANGE = (1e-100, 1e100)
+LOG_PARAMETER_LIMIT = float(np.log(PARAMETER_RANGE[1]))
 
 __all__ = [
     "Kernel", "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
     "RationalQuadratic", "Periodic", "Linear", "Constant", "White", "Sum", "Product",
-    "as_inputs", "log_bounds",
+    "as_inputs", "log_bounds", "check_parameter", "check_log_parameters", "PARAMETER_RANGE",
 ]
 
 
@@ -74,13 +80,52 @@ def as_inputs(X, name: str = "X", dim: int | None = None) -> np.ndarray:
     return X
 
 
+def check_parameter(value, name: str) -> float:
+    """A positive hyper-parameter inside ``PARAMETER_RANGE``, as a float."""
+    value = as_positive_float(value, name)
+    _check_in_range(np.array([value]), name)
+    return value
+
+
+def _check_in_range(values: np.ndarray, name: str) -> None:
+    low, high = PARAMETER_RANGE
+    outside = (values < low) | (values > high)
+    if np.any(outside):
+        raise ValueError(f"{name}: hyper-parameters must lie within [{low:g}, {high:g}] (beyond "
+                         f"that their squares leave float64), got {values[outside][0]:.3g}")
+
+
+def check_log_parameters(theta: np.ndarray, names, name: str = "theta") -> None:
+    """Refuse log-parameters outside +-log(1e100), naming the entry and its parameter."""
+    outside = np.flatnonzero(np.abs(theta) > LOG_PARAMETER_LIMIT * (1 + 1e-12))
+    if outside.size:
+        index = int(outside[0])
+        raise ValueError(
+            f"{name}: entry {index} ({names[index]!r}) is {theta[index]:.6g}, i.e. a value "
+            f"exp({theta[index]:.6g}); log-parameters must lie within "
+            f"+-{LOG_PARAMETER_LIMIT:.1f} (values 1e-100 to 1e100)")
+
+
+def _vanishing_product(factor: np.ndarray, growing: np.ndarray) -> np.ndarray:
+    """``factor * growing`` with 0 where ``factor`` is exactly 0.
+
+    Far-apart inputs give a kernel factor that underflows to 0 next to a distance that
+    overflows to inf; the product's limit there is 0 (every kernel here decays faster than the
+    distance grows), where IEEE arithmetic would give NaN.
+    """
+    with np.errstate(invalid="ignore", over="ignore"):
+        product = factor * growing
+    return np.where(factor == 0.0, 0.0, product)
+
+
 def _positive_vector(value, name: str) -> np.ndarray:
-    """A positive scalar or 1-D vector (ARD) as a 1-D float array."""
+    """A positive scalar or 1-D vector (ARD) inside ``PARAMETER_RANGE``, as a 1-D float array."""
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        return np.array([as_positive_float(value, name)])
+        return np.array([check_parameter(value, name)])
     arr = as_float_array(value, name, ndim=1)
     if np.any(arr <= 0):
         raise ValueError(f"{name}: every entry must be > 0, got {arr}")
+    _check_in_range(arr, name)
     return arr
 
 
@@ -94,6 +139,7 @@ def log_bounds(bounds, value: np.ndarray, name: str) -> np.ndarray:
         raise ValueError(f"{name}_bounds: expected (low, high) or 'fixed', got {bounds!r}") from err
     if not (0 < low <= high < np.inf):
         raise ValueError(f"{name}_bounds: need 0 < low <= high < inf, got ({low}, {high})")
+    _check_in_range(np.array([low, high]), f"{name}_bounds")
     if np.any(value < low * (1 - 1e-12)) or np.any(value > high * (1 + 1e-12)):
         raise ValueError(f"{name}: value {value} lies outside its bounds ({low}, {high})")
     return np.tile(np.log([low, high]), (value.size, 1))
@@ -141,6 +187,7 @@ class Kernel:
         if theta.shape != (self.n_params,):
             raise ValueError(f"theta: expected shape ({self.n_params},) for parameters "
                              f"{self.param_names}, got {theta.shape}")
+        check_log_parameters(theta, self.param_names)
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         new._set_theta(theta)
@@ -216,7 +263,7 @@ class _Stationary(Kernel):
     def __init__(self, lengthscale=1.0, variance=1.0, lengthscale_bounds=DEFAULT_BOUNDS,
                  variance_bounds=DEFAULT_BOUNDS, name: str | None = None, extra=()):
         ell = _positive_vector(lengthscale, "lengthscale")
-        var = np.array([as_positive_float(variance, "variance")])
+        var = np.array([check_parameter(variance, "variance")])
         self.ard = not (isinstance(lengthscale, numbers.Real) and not isinstance(lengthscale, bool))
         self.name = name or self.name
         names = ["variance"] + (["lengthscale"] if not self.ard
@@ -225,7 +272,7 @@ class _Stationary(Kernel):
         bounds = [log_bounds(variance_bounds, var, "variance"),
                   log_bounds(lengthscale_bounds, ell, "lengthscale")]
         for extra_name, value, extra_bounds in extra:
-            v = np.array([as_positive_float(value, extra_name)])
+            v = np.array([check_parameter(value, extra_name)])
             names.append(extra_name)
             values.append(np.log(v))
             bounds.append(log_bounds(extra_bounds, v, extra_name))
@@ -248,10 +295,16 @@ class _Stationary(Kernel):
 
     def _scaled_sqdist(self, X, Z):
         ell = np.exp(self._log_theta[1:1 + self._n_ell])
-        Xs = X / ell
-        if Z is None:
-            return cdist(Xs, Xs, "sqeuclidean")
-        return cdist(Xs, Z / ell, "sqeuclidean")
+        with np.errstate(over="ignore"):  # checked just below
+            Xs = X / ell
+            Zs = Xs if Z is None else Z / ell
+        if not (np.all(np.isfinite(Xs)) and np.all(np.isfinite(Zs))):
+            largest = max(np.abs(X).max(), 0.0 if Z is None else np.abs(Z).max())
+            raise ValueError(f"X: inputs divided by the lengthscale overflow float64 (largest "
+                             f"|x| {largest:.3g}, lengthscale {ell.min():.3g}); rescale the "
+                             "inputs")
+        # far-apart points may give inf here: exp(-inf) = 0 is the right kernel value
+        return cdist(Xs, Zs, "sqeuclidean")
 
     def _K(self, X, Z):
         return self.variance * self._g(self._scaled_sqdist(X, Z))
@@ -270,9 +323,11 @@ class _Stationary(Kernel):
             ell = np.exp(self._log_theta[1:1 + self._n_ell])
             Z = X if Z is None else Z
             for k in range(self._n_ell):
-                dK[1 + k] = -2.0 * dK_ds * ((X[:, k, None] - Z[None, :, k]) / ell[k]) ** 2
+                with np.errstate(over="ignore"):
+                    scaled = ((X[:, k, None] - Z[None, :, k]) / ell[k]) ** 2
+                dK[1 + k] = -2.0 * _vanishing_product(dK_ds, scaled)
         else:  # ds/dlog ell = -2 s
-            dK[1] = -2.0 * dK_ds * s
+            dK[1] = -2.0 * _vanishing_product(dK_ds, s)
         self._extra_gradient(s, dK[1 + self._n_ell:])
         return K, dK
 
@@ -290,8 +345,9 @@ class _Stationary(Kernel):
         ell = np.exp(self._log_theta[1:1 + self._n_ell])
         s = self._scaled_sqdist(X, Z)
         # ds/dz_k = 2 (z_k - x_k) / ell_k^2
-        diff = (Z[None, :, :] - X[:, None, :]) / ell ** 2
-        return (2.0 * self.variance * self._dg_ds(s))[:, :, None] * diff
+        with np.errstate(over="ignore"):
+            diff = (Z[None, :, :] - X[:, None, :]) / ell ** 2
+        return _vanishing_product((2.0 * self.variance * self._dg_ds(s))[:, :, None], diff)
 
 
 class SquaredExponential(_Stationary):
@@ -337,9 +393,11 @@ class Matern(_Stationary):
             return np.exp(-r)
         if self.nu == 1.5:
             a = np.sqrt(3.0) * r
-            return (1.0 + a) * np.exp(-a)
+            return _vanishing_product(np.exp(-a), 1.0 + a)
         a = np.sqrt(5.0) * r
-        return (1.0 + a + a * a / 3.0) * np.exp(-a)
+        with np.errstate(over="ignore"):
+            polynomial = 1.0 + a + a * a / 3.0
+        return _vanishing_product(np.exp(-a), polynomial)
 
     def _dg_ds(self, s):
         # dg/ds = (dg/dr) / (2 r), written so that it is finite at r = 0 where possible
@@ -351,7 +409,7 @@ class Matern(_Stationary):
         if self.nu == 1.5:
             return -1.5 * np.exp(-np.sqrt(3.0) * r)
         a = np.sqrt(5.0) * r
-        return -(5.0 / 6.0) * (1.0 + a) * np.exp(-a)
+        return -(5.0 / 6.0) * _vanishing_product(np.exp(-a), 1.0 + a)
 
 
 def Matern12(lengthscale=1.0, variance=1.0, **kwargs) -> Matern:
@@ -399,7 +457,9 @@ class RationalQuadratic(_Stationary):
         # d g / d log alpha = g * (-alpha log(1 + s/(2 alpha)) + (s/2) / (1 + s/(2 alpha)))
         a = self.alpha
         base = 1.0 + s / (2.0 * a)
-        out[0] = self.variance * base ** (-a) * (-a * np.log(base) + 0.5 * s / base)
+        with np.errstate(invalid="ignore"):  # inf / inf where s = inf; the factor is 0 there
+            growing = -a * np.log(base) + 0.5 * s / base
+        out[0] = self.variance * _vanishing_product(base ** (-a), growing)
 
 
 class Periodic(_Stationary):
@@ -432,7 +492,11 @@ class Periodic(_Stationary):
     def _parts(self, X, Z):
         """phase[i, j, k] = pi (x_ik - z_jk) / period, and K."""
         Z = X if Z is None else Z
-        phase = (np.pi / self.period) * (X[:, None, :] - Z[None, :, :])
+        with np.errstate(over="ignore"):
+            phase = (np.pi / self.period) * (X[:, None, :] - Z[None, :, :])
+        if not np.all(np.isfinite(phase)):
+            raise ValueError(f"X: input differences divided by the period overflow float64 "
+                             f"(period {self.period:.3g}); rescale the inputs")
         sum_sin2 = np.sum(np.sin(phase) ** 2, axis=2)
         return phase, sum_sin2, self.variance * np.exp(-2.0 * sum_sin2 / self.lengthscale ** 2)
 
@@ -448,13 +512,15 @@ class Periodic(_Stationary):
         dK = np.empty((3,) + K.shape)
         dK[0] = K
         dK[1] = K * 4.0 * sum_sin2 / ell2
-        dK[2] = K * (2.0 / ell2) * np.sum(np.sin(2.0 * phase) * phase, axis=2)
+        with np.errstate(over="ignore"):
+            growing = (2.0 / ell2) * np.sum(np.sin(2.0 * phase) * phase, axis=2)
+        dK[2] = _vanishing_product(K, growing)
         return K, dK
 
     def _gradient_inputs(self, X, Z):
         phase, _, K = self._parts(X, Z)
         scale = 2.0 * np.pi / (self.lengthscale ** 2 * self.period)
-        return (scale * K)[:, :, None] * np.sin(2.0 * phase)
+        return _vanishing_product(K, scale)[:, :, None] * np.sin(2.0 * phase)
 
 
 # ---------------------------------------------------------------------------------------
@@ -464,7 +530,7 @@ class _SingleVariance(Kernel):
     """A kernel with one parameter, ``variance``."""
 
     def __init__(self, variance=1.0, variance_bounds=DEFAULT_BOUNDS, name: str | None = None):
-        var = np.array([as_positive_float(variance, "variance")])
+        var = np.array([check_parameter(variance, "variance")])
         self.name = name or self.name
         self._names = ("variance",)
         self._log_theta = np.log(var)
@@ -495,7 +561,12 @@ class Linear(_SingleVariance):
     name = "linear"
 
     def _K(self, X, Z):
-        return self.variance * (X @ (X if Z is None else Z).T)
+        with np.errstate(over="ignore", invalid="ignore"):
+            K = self.variance * (X @ (X if Z is None else Z).T)
+        if not np.all(np.isfinite(K)):
+            raise ValueError(f"X: inner products of the inputs overflow float64 (largest |x| "
+                             f"{np.abs(X).max():.3g}); rescale the inputs")
+        return K
 
     def _diag(self, X):
         return self.variance * np.einsum("ij,ij->i", X, X)

@@ -1,5 +1,8 @@
 """From a Gaussian over the training latents to predictions: the thesis' "two equations".
 
+(J. B. Nielsen, *Systems for Personalization of Hearing Instruments: A Machine Learning
+Approach*, PhD thesis, DTU Compute, 2014/2015, eqs. 2.14-2.16.)
+
 Every GP model of the course ends in the same place. Some inference step (exact for a Gaussian
 likelihood; Laplace, EP or variational for the others) produces a Gaussian
 
@@ -21,8 +24,11 @@ through Cholesky factors:
 ``"precision"`` (Laplace / EP / variational: Sigma = (K^-1 + W)^-1 with W = R R^T)
     C = (K + W^-1)^-1 = R B^-1 R^T with B = I + R^T K R, which needs no inverse of W (W may
     be singular, as for pairwise likelihoods, where R = M^T diag(sqrt(w))).
-``"covariance"`` (any Sigma, the two equations literally)
-    C = K^-1 - K^-1 Sigma K^-1 through L_K = chol(K) and L_Sigma = chol(Sigma).
+``"covariance"`` (any Sigma, the two equations literally; the sparse GP's q(u))
+    C = K^-1 - K^-1 Sigma K^-1 = L_K^-T (I - T T^T) L_K^-1, with L_K = chol(K) and T a square
+    root of the whitened covariance L_K^-1 Sigma L_K^-T (``T = L_K^-1 chol(Sigma)`` for a
+    given Sigma; the sparse GP has ``T = L_B^-T`` directly, see
+    :meth:`LatentGaussian.from_whitened`).
 
 Jitter policy: :func:`course_lib.linalg.cholesky_with_jitter` (re-exported here with the
 rest of the GP API).
@@ -36,8 +42,8 @@ import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
 
 from ..linalg import (JITTER_CAP, JITTER_START, JitterWarning, NotPositiveDefiniteError,
-                      as_square_matrix, check_symmetric, cholesky_with_jitter, log_det_from_cholesky,
-                      sample_gaussian)
+                      as_square_matrix, check_symmetric, cholesky_with_jitter,
+                      log_det_from_cholesky, sample_gaussian)
 from ..validation import as_float_array
 
 __all__ = ["JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter",
@@ -49,8 +55,9 @@ __all__ = ["JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter",
 class LatentGaussian:
     """A Gaussian q(f) = N(mean, Sigma) over the n training latents, stored for prediction.
 
-    Build it with :meth:`from_noise`, :meth:`from_precision` or :meth:`from_mean_cov`; then
-    :meth:`predict` applies the two equations of the module docstring.
+    Build it with :meth:`from_noise`, :meth:`from_precision`, :meth:`from_mean_cov` or
+    :meth:`from_whitened`; then :meth:`predict` applies the two equations of the module
+    docstring.
 
     Attributes
     ----------
@@ -128,7 +135,27 @@ class LatentGaussian:
         L_K, jitter = cholesky_with_jitter(K, "K")
         L_S, _ = cholesky_with_jitter(Sigma, "Sigma")
         alpha = cho_solve((L_K, True), mean, check_finite=False)
-        return cls(mean, alpha, "covariance", (L_K, L_S), jitter)
+        T = solve_triangular(L_K, L_S, lower=True, check_finite=False)
+        return cls(mean, alpha, "covariance", (L_K, T), jitter)
+
+    @classmethod
+    def from_whitened(cls, L_K, mean_whitened, T, jitter: float = 0.0) -> "LatentGaussian":
+        """q(f) for ``f = L_K v`` with ``q(v) = N(mean_whitened, T T^T)`` ("whitened" form).
+
+        ``L_K`` is the lower Cholesky factor of K (already computed by the producer, with its
+        ``jitter`` if any), so ``mean = L_K mean_whitened``, ``Sigma = L_K T T^T L_K^T`` and
+        ``alpha = K^-1 mean = L_K^-T mean_whitened``. The sparse GP's optimal q(u) has
+        ``mean_whitened = L_B^-T c`` and ``T = L_B^-T`` (:mod:`course_lib.gp.sparse`).
+        """
+        L_K = as_square_matrix(L_K, "L_K")
+        n = L_K.shape[0]
+        if np.any(np.triu(L_K, 1)) or np.any(np.diag(L_K) <= 0):
+            raise ValueError("L_K: expected a lower-triangular Cholesky factor with a positive "
+                             "diagonal")
+        mean_whitened = _vector(mean_whitened, "mean_whitened", n)
+        T = as_square_matrix(T, "T", n)
+        alpha = solve_triangular(L_K, mean_whitened, lower=True, trans="T", check_finite=False)
+        return cls(L_K @ mean_whitened, alpha, "covariance", (L_K, T), float(jitter))
 
     # ----- prediction -------------------------------------------------------------------
     def _whitened(self, K_cross: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
@@ -140,10 +167,9 @@ class LatentGaussian:
             R, L_B = self.factors
             RtK = R[:, None] * K_cross if R.ndim == 1 else R.T @ K_cross
             return solve_triangular(L_B, RtK, lower=True, check_finite=False), None
-        L_K, L_S = self.factors
+        L_K, T = self.factors
         V = solve_triangular(L_K, K_cross, lower=True, check_finite=False)
-        Kinv_Kc = solve_triangular(L_K.T, V, lower=False, check_finite=False)
-        return V, L_S.T @ Kinv_Kc
+        return V, T.T @ V
 
     def predict(self, K_cross, K_test) -> tuple[np.ndarray, np.ndarray]:
         """Predictive mean and variance (or covariance) of the latents f*.
@@ -174,12 +200,20 @@ class LatentGaussian:
             cov += U.T @ U
         return mean, cov
 
-    def covariance(self, K) -> np.ndarray:
-        """Sigma itself, shape (n, n) (for plots and checks; prediction never forms it)."""
-        K = as_square_matrix(K, "K", self.alpha.shape[0])
+    def covariance(self, K=None) -> np.ndarray:
+        """Sigma itself, shape (n, n) (for plots and checks; prediction never forms it).
+
+        ``K`` (the prior covariance of the training latents) is needed by the "noise" and
+        "precision" forms, which store Sigma only implicitly.
+        """
         if self.form == "covariance":
-            L_S = self.factors[1]
-            return L_S @ L_S.T
+            L_K, T = self.factors
+            root = L_K @ T
+            return root @ root.T
+        if K is None:
+            raise ValueError(f"K: the {self.form!r} form needs the prior covariance K to form "
+                             "Sigma")
+        K = as_square_matrix(K, "K", self.alpha.shape[0])
         return self.predict(K, K)[1]
 
     def log_det(self) -> float:

@@ -11,9 +11,10 @@ With K = k(X, X) and L = chol(K + sigma_n^2 I):
     d log p / d theta_p = 1/2 tr((alpha alpha^T - (K + sigma_n^2 I)^-1) dK/dtheta_p)
 
 Hyper-parameters are the kernel's log-parameters followed by ``log noise_variance`` (left out
-when ``noise_variance=0``: noise-free interpolation). Predictions go through the shared
-:class:`~course_lib.gp.prediction.LatentGaussian` ("noise" form), exactly as the Laplace and
-variational models of later units do. Jitter: see :mod:`course_lib.gp.prediction`.
+when ``noise_variance=0``: noise-free interpolation); like the kernel's, a positive noise
+variance lies within ``kernels.PARAMETER_RANGE`` (1e-100 to 1e100). Predictions go through the
+shared :class:`~course_lib.gp.prediction.LatentGaussian` ("noise" form), exactly as the Laplace
+and variational models of later units do. Jitter: see :mod:`course_lib.gp.prediction`.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ import numpy as np
 from scipy.linalg import lapack
 from scipy.optimize import minimize
 
-from ..validation import as_float_array, as_positive_float, as_positive_int, as_rng
-from .kernels import Kernel, as_inputs, log_bounds
+from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng
+from .kernels import Kernel, as_inputs, check_log_parameters, check_parameter, log_bounds
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, sample_gaussian
 from .prediction import LatentGaussian
 from .priors import Prior
@@ -59,11 +60,21 @@ class MarginalLikelihood:
 def gaussian_log_marginal_likelihood(K, y, noise, dK=None, warn: bool = True
                                      ) -> MarginalLikelihood:
     """Log evidence of y ~ N(0, K + diag(noise)) and, if ``dK`` (shape (P, n, n)) is given,
-    its gradient (see :class:`MarginalLikelihood`). ``noise`` is a scalar or (n,) vector."""
+    its gradient (see :class:`MarginalLikelihood`). ``noise`` is a scalar or (n,) vector.
+
+    Raises ``ValueError`` naming ``y`` when y^T (K + N)^-1 y overflows float64 (targets of
+    order 1e150 and beyond: standardise them), and naming ``dK`` for a non-finite gradient.
+    """
     posterior = _condition(K, y, noise, warn)
     L, alpha = posterior.factors[0], posterior.alpha
+    y = np.asarray(y, dtype=float)
     n = alpha.shape[0]
-    data_fit = -0.5 * float(y @ alpha)
+    with np.errstate(over="ignore", invalid="ignore"):
+        data_fit = -0.5 * float(y @ alpha)
+    if not np.isfinite(data_fit):
+        raise ValueError(f"y: the data-fit term y^T (K + noise)^-1 y overflows float64 (largest "
+                         f"|y| {np.abs(y).max():.3g}); standardise y (subtract its mean, divide "
+                         "by its standard deviation)")
     complexity = -0.5 * log_det_from_cholesky(L)
     constant = -0.5 * n * LOG_2PI
     if dK is None:
@@ -77,6 +88,9 @@ def gaussian_log_marginal_likelihood(K, y, noise, dK=None, warn: bool = True
     gradient_kernel = 0.5 * (dK.reshape(dK.shape[0], -1) @ outer_minus_inverse.ravel())
     noise_vec = np.broadcast_to(np.asarray(noise, dtype=float), (n,))
     gradient_log_noise = 0.5 * noise_vec * np.diag(outer_minus_inverse)
+    if not (np.all(np.isfinite(gradient_kernel)) and np.all(np.isfinite(gradient_log_noise))):
+        raise ValueError("dK: the gradient of the log marginal likelihood is not finite; check "
+                         "that dK holds finite kernel derivatives")
     return MarginalLikelihood(data_fit + complexity + constant, data_fit, complexity, constant,
                               gradient_kernel, gradient_log_noise)
 
@@ -91,12 +105,13 @@ def _condition(K, y, noise, warn: bool) -> LatentGaussian:
 
 @dataclass(frozen=True)
 class HyperparameterFit:
-    """Result of :meth:`GPRegression.optimize_hyperparameters`.
+    """Result of :meth:`GPRegression.optimise_hyperparameters`.
 
     ``theta`` / ``params``: best log / natural hyper-parameters; ``objective``: the maximised
     log marginal likelihood + log hyper-prior (equal to ``log_marginal_likelihood`` for ML-II);
-    per start (rows): ``starts`` and ``ends`` (log-parameters), ``objectives`` (-inf when a run
-    failed) and ``converged``; ``best`` indexes the winning start.
+    per run (rows, the run from the initial theta first): ``starts`` and ``ends``
+    (log-parameters), ``objectives`` (-inf when a run failed), ``converged`` and ``n_iter``
+    (L-BFGS-B iterations run); ``best`` indexes the winning run.
     """
 
     theta: np.ndarray
@@ -107,6 +122,7 @@ class HyperparameterFit:
     ends: np.ndarray
     objectives: np.ndarray
     converged: np.ndarray
+    n_iter: np.ndarray
     best: int
 
     @property
@@ -122,8 +138,9 @@ class GPRegression:
     kernel : Kernel
         Prior covariance (hyper-parameters as logs, see :mod:`course_lib.gp.kernels`).
     noise_variance : float >= 0
-        sigma_n^2 (a variance). 0 means noise-free interpolation (then it is not a
-        hyper-parameter; jitter keeps the Cholesky factor defined).
+        sigma_n^2 (a variance; positive values within 1e-100 to 1e100). 0 means noise-free
+        interpolation (then it is not a hyper-parameter; jitter keeps the Cholesky factor
+        defined).
     noise_bounds : (low, high) or "fixed"
         Bounds of noise_variance for optimisation (natural units; default 1e-8 to 1e5).
     priors : mapping name -> Prior, optional
@@ -131,7 +148,7 @@ class GPRegression:
         log-parameter (ML-II).
 
     Usage: ``gp = GPRegression(k, 0.1).fit(X, y)``; ``gp.predict(X_test)``;
-    ``gp.optimize_hyperparameters(n_restarts=5, rng=rng)`` (refits at the optimum).
+    ``gp.optimise_hyperparameters(n_restarts=5, rng=rng)`` (5 runs; refits at the optimum).
     """
 
     def __init__(self, kernel: Kernel, noise_variance: float = 1e-2,
@@ -140,6 +157,8 @@ class GPRegression:
             raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
         self.kernel = kernel
         self.noise_variance = as_positive_float(noise_variance, "noise_variance", allow_zero=True)
+        if self.noise_variance > 0:
+            check_parameter(self.noise_variance, "noise_variance")
         self._noise_log_bounds = (None if self.noise_variance == 0 else
                                   log_bounds(noise_bounds, np.array([self.noise_variance]),
                                               "noise_variance"))
@@ -178,6 +197,7 @@ class GPRegression:
         if theta.shape != (len(self.param_names),):
             raise ValueError(f"theta: expected shape ({len(self.param_names)},) for "
                              f"{self.param_names}, got {theta.shape}")
+        check_log_parameters(theta, self.param_names)
         P = self.kernel.n_params
         noise = float(np.exp(theta[P])) if self.learns_noise else 0.0
         return self.kernel.with_theta(theta[:P]), noise
@@ -202,8 +222,13 @@ class GPRegression:
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y: expected {X.shape[0]} values (one per row of X), "
                              f"got {y.shape[0]}")
-        self.X_train, self.y_train = X, y
-        self.posterior = LatentGaussian.from_noise(self.kernel(X), y, self.noise_variance)
+        try:
+            posterior = LatentGaussian.from_noise(self.kernel(X), y, self.noise_variance)
+        except NotPositiveDefiniteError as err:
+            raise NotPositiveDefiniteError(
+                f"X: the kernel matrix of X plus noise_variance is not positive definite "
+                f"({err})") from None
+        self.X_train, self.y_train, self.posterior = X, y, posterior
         return self
 
     def _require_fit(self):
@@ -230,12 +255,12 @@ class GPRegression:
                 var = var + self.noise_variance
         return mean, var
 
-    def sample_prior(self, X_test, n_samples: int = 1, rng=None) -> np.ndarray:
+    def sample_prior(self, X_test, n_samples: int = 1, *, rng: RngLike = None) -> np.ndarray:
         """Draws of f(X_test) from the GP prior, shape (n_samples, n*)."""
         X_test = as_inputs(X_test, "X_test")
         return sample_gaussian(np.zeros(X_test.shape[0]), self.kernel(X_test), n_samples, rng=rng)
 
-    def sample_posterior(self, X_test, n_samples: int = 1, rng=None,
+    def sample_posterior(self, X_test, n_samples: int = 1, *, rng: RngLike = None,
                          include_noise: bool = False) -> np.ndarray:
         """Draws of f(X_test) (or y* with ``include_noise``) given the data, (n_samples, n*)."""
         mean, cov = self.predict(X_test, full_cov=True, include_noise=include_noise)
@@ -283,7 +308,7 @@ class GPRegression:
     def _negative_objective(self, theta):
         try:
             result = self.marginal_likelihood(theta, eval_gradient=True, warn=False)
-        except NotPositiveDefiniteError:
+        except NotPositiveDefiniteError:  # the line search backs off from such a point
             return np.inf, np.zeros_like(theta)
         grad = result.gradient_kernel
         if self.learns_noise:
@@ -296,30 +321,33 @@ class GPRegression:
         start = rng.uniform(bounds[:, 0], bounds[:, 1])
         for index, name in enumerate(self.param_names):
             if name in self.priors:
-                start[index] = self.priors[name].sample_log(rng)
+                start[index] = self.priors[name].sample_log(rng=rng)
         return np.clip(start, bounds[:, 0], bounds[:, 1])
 
-    def optimize_hyperparameters(self, n_restarts: int = 5, rng=None, max_iter: int = 200
-                                 ) -> HyperparameterFit:
+    def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
+                                 max_iter: int = 200) -> HyperparameterFit:
         """Maximise log p(y | X, theta) + log p(theta) over the log hyper-parameters.
 
-        L-BFGS-B (bounds in log space, analytic gradient) from the current theta and from
-        ``n_restarts`` random starts: drawn from the hyper-prior where one is set, else
-        uniform between the log-bounds. The best run is kept, the model refitted at it, and
-        every run returned (local optima are part of the lesson).
+        ``n_restarts`` is the total number of L-BFGS-B runs (bounds in log space, analytic
+        gradient): the first starts from the current theta, the other ``n_restarts - 1`` from
+        random starts drawn with ``rng`` from the hyper-prior where one is set, else uniformly
+        between the log-bounds. ``max_iter`` caps the iterations of each run. The best run is
+        kept, the model refitted at it, and every run returned (local optima are part of the
+        lesson).
         """
         self._require_fit()
-        n_restarts = as_positive_int(n_restarts, "n_restarts", minimum=0)
+        n_restarts = as_positive_int(n_restarts, "n_restarts")
         max_iter = as_positive_int(max_iter, "max_iter")
         rng = as_rng(rng)
-        starts = [self.theta] + [self._random_start(rng) for _ in range(n_restarts)]
-        ends, values, converged = [], [], []
+        starts = [self.theta] + [self._random_start(rng) for _ in range(n_restarts - 1)]
+        ends, values, converged, n_iter = [], [], [], []
         for start in starts:
             run = minimize(self._negative_objective, start, jac=True, method="L-BFGS-B",
                            bounds=self.bounds, options={"maxiter": max_iter})
             ends.append(run.x)
             values.append(-run.fun if np.isfinite(run.fun) else -np.inf)
             converged.append(bool(run.success))
+            n_iter.append(int(run.nit))
         values = np.array(values)
         if not np.any(np.isfinite(values)):
             raise NotPositiveDefiniteError(
@@ -330,7 +358,8 @@ class GPRegression:
         self.fit(self.X_train, self.y_train)
         return HyperparameterFit(ends[best].copy(), self.param_names, float(values[best]),
                                  float(self.log_marginal_likelihood()), np.array(starts),
-                                 np.array(ends), values, np.array(converged), best)
+                                 np.array(ends), values, np.array(converged), np.array(n_iter),
+                                 best)
 
     def __repr__(self):
         return f"GPRegression(kernel={self.kernel!r}, noise_variance={self.noise_variance:.4g})"
@@ -359,7 +388,18 @@ def log_marginal_likelihood_surface(gp: GPRegression, x_name: str, x_values, y_n
                                     y_values) -> LMLSurface:
     """Evaluate the log marginal likelihood of a fitted ``gp`` over a grid of two
     hyper-parameters named as in ``gp.param_names`` (e.g. "lengthscale", "noise_variance"),
-    given in natural units (positive)."""
+    given in natural units (positive), the others held at their current values.
+
+    When one of the two is ``noise_variance``, each setting of the other one costs a single
+    eigendecomposition ``K = Q diag(lambda) Q^T``, which serves every noise level s at once:
+    ``K + s I = Q diag(lambda + s) Q^T``, so with ``c = Q^T y``
+
+        data fit = -1/2 sum_i c_i^2 / (lambda_i + s),   complexity = -1/2 sum_i log(lambda_i + s).
+
+    Grid points where ``K + s I`` is too ill-conditioned for that (condition number above
+    1e10) are evaluated one by one with the Cholesky route of :meth:`GPRegression.
+    marginal_likelihood` (jitter included), so every value equals the pointwise one.
+    """
     gp._require_fit()
     names = gp.param_names
     for arg, name in (("x_name", x_name), ("y_name", y_name)):
@@ -370,19 +410,49 @@ def log_marginal_likelihood_surface(gp: GPRegression, x_name: str, x_values, y_n
     for arg, values in (("x_values", x_values), ("y_values", y_values)):
         if np.any(values <= 0):
             raise ValueError(f"{arg}: hyper-parameter values must be > 0")
+        check_log_parameters(np.log(values), [arg] * values.size, arg)
     ix, iy = names.index(x_name), names.index(y_name)
     shape = (y_values.size, x_values.size)
     values, data_fit, complexity = np.full(shape, -np.inf), np.full(shape, -np.inf), np.zeros(shape)
     theta = gp.theta
-    for i, yv in enumerate(y_values):
-        for j, xv in enumerate(x_values):
-            theta[ix], theta[iy] = np.log(xv), np.log(yv)
-            try:
-                result = gp.marginal_likelihood(theta, warn=False)
-            except NotPositiveDefiniteError:
-                continue
-            values[i, j], data_fit[i, j], complexity[i, j] = (result.value, result.data_fit,
-                                                              result.complexity)
+
+    def pointwise(i, j):
+        theta[ix], theta[iy] = np.log(x_values[j]), np.log(y_values[i])
+        try:
+            result = gp.marginal_likelihood(theta, warn=False)
+        except NotPositiveDefiniteError:
+            return
+        values[i, j], data_fit[i, j], complexity[i, j] = (result.value, result.data_fit,
+                                                          result.complexity)
+
+    noise_axis = {x_name: 1, y_name: 0}.get("noise_variance") if gp.learns_noise else None
+    if noise_axis is None:
+        for i in range(shape[0]):
+            for j in range(shape[1]):
+                pointwise(i, j)
+    else:
+        # index of the kernel parameter on the other axis, and its values
+        other, other_values = (iy, y_values) if noise_axis == 1 else (ix, x_values)
+        noises = x_values if noise_axis == 1 else y_values
+        P = gp.kernel.n_params
+        constant = -0.5 * gp.y_train.size * LOG_2PI
+        for k, value in enumerate(other_values):
+            theta[other] = np.log(value)
+            eigenvalues, Q = np.linalg.eigh(gp.kernel.with_theta(theta[:P])(gp.X_train))
+            c2 = (Q.T @ gp.y_train) ** 2
+            shifted = eigenvalues[None, :] + noises[:, None]          # (noise, eigenvalue)
+            well_posed = shifted.min(axis=1) > 1e-10 * shifted.max(axis=1)
+            safe = np.where(well_posed[:, None], shifted, 1.0)
+            with np.errstate(over="ignore"):
+                fit_row = np.where(well_posed, -0.5 * np.sum(c2 / safe, axis=1), -np.inf)
+            if not np.all(np.isfinite(fit_row[well_posed])):
+                gp.marginal_likelihood(theta)  # raises, naming y (data-fit overflow)
+            complexity_row = np.where(well_posed, -0.5 * np.sum(np.log(safe), axis=1), 0.0)
+            index = (slice(None), k) if noise_axis == 0 else (k, slice(None))
+            data_fit[index], complexity[index] = fit_row, complexity_row
+            values[index] = fit_row + complexity_row + constant
+            for n in np.flatnonzero(~well_posed):
+                pointwise(*((n, k) if noise_axis == 0 else (k, n)))
     i, j = np.unravel_index(np.argmax(values), shape)
     return LMLSurface(x_name, y_name, x_values, y_values, values, data_fit, complexity,
                       (float(x_values[j]), float(y_values[i])))

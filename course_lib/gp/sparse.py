@@ -15,7 +15,8 @@ Choosing q(u) optimally in ``log p(y) >= E_q[log p(y | f)] - KL(q(u) || p(u))`` 
 The first term is the evidence of a degenerate GP whose covariance is the Nystrom approximation;
 the second penalises the variance of f that the inducing values cannot explain, so moving ``Z``
 to increase F makes the approximation better (this is what separates it from the FITC/SPGP
-"sparse likelihood" of the thesis, section 2.1.4, whose objective is not a bound). With
+"sparse likelihood" of J. B. Nielsen's PhD thesis on personalising hearing instruments, DTU
+2014/2015, section 2.1.4, whose objective is not a bound). With
 ``Z = X`` the two terms become the exact log marginal likelihood.
 
 Computation in O(N M^2), never forming an N x N matrix (``L`` and ``L_B`` are lower Cholesky
@@ -29,11 +30,14 @@ factors, ``s = sqrt(s2)``):
 
 Optimal q(u) = N(m, S) with ``Sigma = K_uu + K_uf K_fu / s2 = L B L^T``:
 ``m = K_uu Sigma^-1 K_uf y / s2 = L L_B^-T c`` and ``S = K_uu Sigma^-1 K_uu = L B^-1 L^T``.
-Predictions at test inputs ``X*`` follow from ``p(f* | u)`` averaged over q(u) (the thesis'
-"two equations" with the inducing values in the role of the training latents): with
-``a = L^-1 K_u*`` and ``b = L_B^-1 a``,
+In whitened form, ``u = L v`` with ``q(v) = N(L_B^-T c, L_B^-T L_B^-1)``. Predictions at test
+inputs ``X*`` follow from ``p(f* | u)`` averaged over q(u): the "two equations" of every GP
+model of the course (the thesis' eqs. 2.14-2.16; :mod:`course_lib.gp.prediction`) with
+the inducing values in the role of the training latents. q(u) is therefore stored as a
+:class:`~course_lib.gp.prediction.LatentGaussian` (:meth:`~course_lib.gp.prediction.
+LatentGaussian.from_whitened`), and its ``predict`` gives, with ``a = L^-1 K_u*``,
 
-    mean = a^T L_B^-T c,    var = k(x*, x*) - sum(a^2) + sum(b^2).
+    mean = a^T L_B^-T c,    var = k(x*, x*) - sum(a^2) + sum((L_B^-1 a)^2).
 
 Jitter policy: ``K_uu`` gets ``jitter * mean(diag K_uu)`` added to its diagonal (default
 ``jitter = 1e-10``). This is the same as taking slightly noisy observations ``u = f(Z) + e`` as
@@ -63,10 +67,11 @@ from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 from scipy.optimize import minimize
 
 from ..kmeans import kmeans
-from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
-                          check_choice)
-from .kernels import DEFAULT_BOUNDS, Kernel, as_inputs, log_bounds
+from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
+                          as_rng, check_choice)
+from .kernels import DEFAULT_BOUNDS, Kernel, as_inputs, check_parameter, log_bounds
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
+from .prediction import LatentGaussian
 
 __all__ = ["DEFAULT_JITTER", "BoundGradient", "SparseGP", "collapsed_bound",
            "collapsed_bound_and_gradient", "sparse_posterior", "fit_sparse_gp",
@@ -90,7 +95,7 @@ def _check_problem(X, y, Z, kernel, noise_variance, jitter):
     if Z.shape[1] != X.shape[1]:
         raise ValueError(f"Z: inducing inputs need {X.shape[1]} column(s) like X, "
                          f"got shape {Z.shape}")
-    noise_variance = as_positive_float(noise_variance, "noise_variance")
+    noise_variance = check_parameter(noise_variance, "noise_variance")
     jitter = as_positive_float(jitter, "jitter", allow_zero=True)
     return X, y, Z, noise_variance, jitter
 
@@ -107,11 +112,13 @@ class _Factors:
     AAT: np.ndarray      # A A^T, M x M
     L_B: np.ndarray      # chol(I + A A^T), M x M
     c: np.ndarray        # L_B^-1 A y / s, (M,)
+    jitter_added: float  # jitter * mean(diag K_uu), the absolute amount on the diagonal
 
 
 def _factorise(X, y, Z, kernel, noise_variance, jitter) -> _Factors:
     K_uu = kernel(Z)
-    K_uu[np.diag_indices_from(K_uu)] += jitter * float(np.mean(np.diag(K_uu)))
+    jitter_added = jitter * float(np.mean(np.diag(K_uu)))
+    K_uu[np.diag_indices_from(K_uu)] += jitter_added
     try:
         L = cholesky(K_uu, lower=True)
     except LinAlgError as err:
@@ -128,7 +135,7 @@ def _factorise(X, y, Z, kernel, noise_variance, jitter) -> _Factors:
     B[np.diag_indices_from(B)] += 1.0
     L_B = cholesky(B, lower=True, check_finite=False)  # B >= I: always positive definite
     c = solve_triangular(L_B, A @ y, lower=True, check_finite=False) / s
-    return _Factors(L, A, AAT, L_B, c)
+    return _Factors(L, A, AAT, L_B, c, jitter_added)
 
 
 def _bound_from(factors: _Factors, y, trace_K_ff, noise_variance) -> float:
@@ -252,9 +259,11 @@ def _bound_and_gradient(X, y, Z, kernel, noise_variance, jitter, with_Z) -> Boun
 # ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SparseGP:
-    """A fitted sparse GP: kernel, inducing inputs, noise and the optimal q(u) in factor form.
+    """A fitted sparse GP: kernel, inducing inputs, noise and the optimal q(u).
 
-    kernel, Z (M, D), noise_variance s2, jitter (relative, as used), bound F.
+    kernel, Z (M, D), noise_variance s2, jitter (relative, as used), bound F, and ``posterior``:
+    q(u) as a :class:`~course_lib.gp.prediction.LatentGaussian` over the inducing values (the
+    same prediction step as every other GP model of the course).
     n_iter / converged / message describe the optimiser run (0 / True / "" when not fitted).
     Use :meth:`predict` for the predictive distribution and :meth:`q_u` for N(m, S).
     """
@@ -264,9 +273,7 @@ class SparseGP:
     noise_variance: float
     jitter: float
     bound: float
-    L: np.ndarray
-    L_B: np.ndarray
-    c: np.ndarray
+    posterior: LatentGaussian
     n_iter: int = 0
     converged: bool = True
     message: str = ""
@@ -281,30 +288,25 @@ class SparseGP:
         L is the Cholesky factor of the jittered K_uu, so m and S are for the (very slightly
         noisy) inducing variables that the bound used.
         """
-        m = self.L @ solve_triangular(self.L_B, self.c, lower=True, trans="T")
-        half = solve_triangular(self.L_B, self.L.T, lower=True)  # L_B^-1 L^T
-        return m, half.T @ half
+        return self.posterior.mean, self.posterior.covariance()
 
     def predict(self, X_test, full_cov: bool = False, include_noise: bool = False):
         """Predictive mean and variance (or covariance) of f* (or y* with ``include_noise``).
 
         ``mean = K_*u K_uu^-1 m`` and ``cov = K_** - K_*u K_uu^-1 K_u* + K_*u Sigma^-1 K_u*``
-        (``Sigma = K_uu + K_uf K_fu / s2``), computed as in the module docstring in
+        (``Sigma = K_uu + K_uf K_fu / s2``): :meth:`LatentGaussian.predict` of q(u), in
         O(N* M^2). ``include_noise`` adds s2 to the variance. X_test : (N*, D). Returns
         ``(mean (N*,), var (N*,))`` or, with ``full_cov``, ``(mean, cov (N*, N*))``.
         """
         X_test = as_inputs(X_test, "X_test", self.Z.shape[1])
-        a = solve_triangular(self.L, self.kernel(self.Z, X_test), lower=True)
-        b = solve_triangular(self.L_B, a, lower=True)
-        mean = a.T @ solve_triangular(self.L_B, self.c, lower=True, trans="T")
-        if full_cov:
-            cov = self.kernel(X_test) - a.T @ a + b.T @ b
-            if include_noise:
-                cov[np.diag_indices_from(cov)] += self.noise_variance
-            return mean, cov
-        var = self.kernel.diag(X_test) - np.einsum("ij,ij->j", a, a) + np.einsum("ij,ij->j", b, b)
-        var = np.maximum(var, 0.0)  # round-off can leave -1e-16 where the data pin f down
-        return mean, var + self.noise_variance if include_noise else var
+        K_test = self.kernel(X_test) if full_cov else self.kernel.diag(X_test)
+        mean, var = self.posterior.predict(self.kernel(self.Z, X_test), K_test)
+        if include_noise:
+            if full_cov:
+                var[np.diag_indices_from(var)] += self.noise_variance
+            else:
+                var = var + self.noise_variance
+        return mean, var
 
 
 def sparse_posterior(X, y, Z, kernel: Kernel, noise_variance: float, *,
@@ -314,16 +316,25 @@ def sparse_posterior(X, y, Z, kernel: Kernel, noise_variance: float, *,
     Shapes as in :func:`collapsed_bound`; O(N M^2) time, no N x N matrix.
     """
     X, y, Z, noise_variance, jitter = _check_problem(X, y, Z, kernel, noise_variance, jitter)
+    return _posterior(X, y, Z, kernel, noise_variance, jitter)
+
+
+def _posterior(X, y, Z, kernel, noise_variance, jitter, **run) -> SparseGP:
+    """:func:`sparse_posterior` on checked arguments; ``run`` = optimiser fields of SparseGP."""
     f = _factorise(X, y, Z, kernel, noise_variance, jitter)
     bound = _bound_from(f, y, float(np.sum(kernel.diag(X))), noise_variance)
-    return SparseGP(kernel, Z.copy(), noise_variance, jitter, bound, f.L, f.L_B, f.c)
+    # whitened q(v) for u = L v: mean L_B^-T c, covariance square root T = L_B^-T
+    T = solve_triangular(f.L_B, np.eye(f.L_B.shape[0]), lower=True, trans="T",
+                         check_finite=False)
+    posterior = LatentGaussian.from_whitened(f.L, T @ f.c, T, f.jitter_added)
+    return SparseGP(kernel, Z.copy(), noise_variance, jitter, bound, posterior, **run)
 
 
 # ---------------------------------------------------------------------------------------
 # Fitting: L-BFGS-B on (log kernel parameters, log s2, Z)
 # ---------------------------------------------------------------------------------------
 def fit_sparse_gp(X, y, Z, kernel: Kernel, noise_variance: float, *,
-                  optimize_inducing: bool = False,
+                  optimise_inducing: bool = False,
                   noise_bounds=DEFAULT_BOUNDS,
                   jitter: float = DEFAULT_JITTER, max_iter: int = 200) -> SparseGP:
     """Maximise the collapsed bound F over the hyper-parameters (and optionally Z).
@@ -333,45 +344,44 @@ def fit_sparse_gp(X, y, Z, kernel: Kernel, noise_variance: float, *,
     the given kernel, ``noise_variance`` and ``Z``; kernel parameters stay within
     ``kernel.bounds`` (equal bounds fix a parameter), s2 within ``noise_bounds`` ((low, high)
     in natural units, or "fixed"; as in :class:`~course_lib.gp.regression.GPRegression`), and
-    Z is free. With ``optimize_inducing=False`` Z stays where it is (e.g.
+    Z is free. With ``optimise_inducing=False`` Z stays where it is (e.g.
     from :func:`select_inducing_inputs`). Each step costs O(N M^2).
 
     Returns the :class:`SparseGP` at the optimum, with the optimiser's ``n_iter``,
     ``converged`` and ``message``.
     """
     X, y, Z, noise_variance, jitter = _check_problem(X, y, Z, kernel, noise_variance, jitter)
+    optimise_inducing = as_bool(optimise_inducing, "optimise_inducing")
     max_iter = as_positive_int(max_iter, "max_iter")
     noise_log_bounds = log_bounds(noise_bounds, np.array([noise_variance]), "noise_variance")
     P, shape_Z = kernel.n_params, Z.shape
 
     def unpack(params):
-        Z_now = params[P + 1:].reshape(shape_Z) if optimize_inducing else Z
+        Z_now = params[P + 1:].reshape(shape_Z) if optimise_inducing else Z
         return kernel.with_theta(params[:P]), float(np.exp(params[P])), Z_now
 
     def objective(params):
         k, s2, Z_now = unpack(params)
         try:
-            result = _bound_and_gradient(X, y, Z_now, k, s2, jitter, optimize_inducing)
+            result = _bound_and_gradient(X, y, Z_now, k, s2, jitter, optimise_inducing)
         except NotPositiveDefiniteError:  # K_uu lost positive definiteness: make the line
             # search back off (coincident inducing inputs while Z moves)
             return np.inf, np.zeros_like(params)
         grad = [result.d_theta, [result.d_log_noise_variance]]
-        if optimize_inducing:
+        if optimise_inducing:
             grad.append(result.d_Z.ravel())
         return -result.bound, -np.concatenate(grad)
 
     start = [kernel.theta, [np.log(noise_variance)]]
     bounds = [tuple(b) for b in np.vstack([kernel.bounds, noise_log_bounds])]
-    if optimize_inducing:
+    if optimise_inducing:
         start.append(Z.ravel())
         bounds += [(None, None)] * Z.size
     run = minimize(objective, np.concatenate(start), jac=True, method="L-BFGS-B",
                    bounds=bounds, options={"maxiter": max_iter})
     k, s2, Z_best = unpack(run.x)
-    fitted = sparse_posterior(X, y, Z_best, k, s2, jitter=jitter)
-    return SparseGP(fitted.kernel, fitted.Z, fitted.noise_variance, fitted.jitter, fitted.bound,
-                    fitted.L, fitted.L_B, fitted.c, int(run.nit), bool(run.success),
-                    str(run.message))
+    return _posterior(X, y, Z_best, k, s2, jitter, n_iter=int(run.nit),
+                      converged=bool(run.success), message=str(run.message))
 
 
 # ---------------------------------------------------------------------------------------

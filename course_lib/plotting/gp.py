@@ -7,13 +7,14 @@ arrays or (n, 1) arrays.
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from ..gp.kernels import Kernel
 from ..gp.regression import HyperparameterFit, LMLSurface
 from ..validation import as_float_array, as_positive_float, check_choice
 
 __all__ = ["plot_kernel_function", "plot_samples", "plot_gp_posterior", "plot_lml_surface",
-           "plot_lml_terms", "plot_optimizer_runs", "plot_inducing_inputs", "plot_timings"]
+           "plot_lml_terms", "plot_optimiser_runs", "plot_inducing_inputs", "plot_timings"]
 
 
 def _flat(x) -> np.ndarray:
@@ -74,7 +75,8 @@ def plot_lml_surface(ax, surface: LMLSurface, levels: int = 20, current=None, cm
 
     Values more than ``depth`` nats below the maximum (and failed grid points) are floored at
     max - ``depth``, so the colour scale resolves the top ``depth`` nats: a small depth (say
-    12) separates neighbouring optima, the default 100 shows the whole landscape.
+    12) separates neighbouring optima, the default 100 shows the whole landscape. Tick labels
+    are plain numbers (0.01, 0.1, 1), not powers of ten.
     """
     depth = as_positive_float(depth, "depth")
     values = surface.values
@@ -89,6 +91,9 @@ def plot_lml_surface(ax, surface: LMLSurface, levels: int = 20, current=None, cm
         ax.plot(*current, "rx", ms=10, mew=2, label="current")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        axis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(surface.x_name)
     ax.set_ylabel(surface.y_name)
     ax.legend(loc="lower right", fontsize="small")
@@ -121,7 +126,7 @@ def plot_lml_terms(ax, surface: LMLSurface, row: int = 0):
     return ax
 
 
-def plot_optimizer_runs(ax, fit: HyperparameterFit, x_name: str, y_name: str,
+def plot_optimiser_runs(ax, fit: HyperparameterFit, x_name: str, y_name: str,
                         color: str = "w"):
     """Each optimiser run of ``fit`` as a line from its start (open circle) to its end (dot),
     in natural units of the hyper-parameters ``x_name`` and ``y_name``; the best end gets a

@@ -2,7 +2,8 @@
 
 Each builder returns a :class:`course_lib.widgets.Explorer`; compute lives in
 :mod:`course_lib.gp`, drawing in :mod:`course_lib.plotting.gp`. Random draws use one fixed
-seed per explorer, so moving a slider deforms the same samples smoothly.
+seed per explorer (drawn once from ``rng``), so moving a slider deforms the same samples
+smoothly. The explorers draw one-dimensional inputs.
 """
 
 from __future__ import annotations
@@ -10,13 +11,15 @@ from __future__ import annotations
 import ipywidgets as W
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.figure import Figure
 
 from ..gp.kernels import (Linear, Matern12, Matern32, Matern52, Periodic, RationalQuadratic,
                           SquaredExponential)
 from ..linalg import sample_gaussian
 from ..gp.regression import GPRegression, log_marginal_likelihood_surface
 from ..plotting.gp import plot_gp_posterior, plot_kernel_function, plot_lml_surface, plot_samples
-from ..validation import as_float_array, as_positive_int, as_rng, check_choice
+from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng, \
+    check_choice
 from .base import Explorer
 
 __all__ = ["KERNEL_FAMILIES", "make_kernel", "toy_regression_data", "ambiguous_regression_data",
@@ -41,15 +44,16 @@ def make_kernel(family: str, lengthscale: float = 1.0, variance: float = 1.0):
     return factory(lengthscale, variance)
 
 
-def toy_regression_data(n: int = 30, noise_sd: float = 0.2, rng=0):
+def toy_regression_data(n: int = 30, noise_sd: float = 0.2, *, rng: RngLike = 0):
     """A 1-D toy set: x ~ U(-4, 4) sorted, y = sin(1.5 x) + 0.3 x + N(0, noise_sd^2)."""
     n = as_positive_int(n, "n")
+    noise_sd = as_positive_float(noise_sd, "noise_sd", allow_zero=True)
     rng = as_rng(rng)
     x = np.sort(rng.uniform(-4.0, 4.0, n))
     return x[:, None], np.sin(1.5 * x) + 0.3 * x + noise_sd * rng.standard_normal(n)
 
 
-def ambiguous_regression_data(n: int = 12, rng=55):
+def ambiguous_regression_data(n: int = 12, *, rng: RngLike = 55):
     """A 1-D set with two explanations: x ~ U(-5, 5) sorted, f a draw from an SE-kernel GP
     (lengthscale 1, variance 1), y = f + N(0, 0.1^2).
 
@@ -71,10 +75,41 @@ def _log_slider(description, value, low, high):
                             step=0.05, description=description, continuous_update=False)
 
 
-def kernel_explorer(n_samples: int = 3, n_grid: int = 150, seed: int = 0) -> Explorer:
+def _fixed_seed(rng: RngLike) -> int:
+    """One integer seed drawn from ``rng``: every render redraws the same random numbers."""
+    return int(as_rng(rng).integers(2 ** 63))
+
+
+def _one_dimensional_data(X, y) -> tuple[np.ndarray, np.ndarray]:
+    """(X as (n, 1), y as (n,)): the explorers draw functions of one input."""
+    if X is None or y is None:
+        return toy_regression_data()
+    X = as_float_array(X, "X", ndim=(1, 2))
+    if X.ndim == 2 and X.shape[1] != 1:
+        raise ValueError(f"X: the explorer draws one-dimensional inputs, so X must have shape "
+                         f"(n,) or (n, 1); got {X.shape}")
+    y = as_float_array(y, "y", ndim=1)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"y: expected {X.shape[0]} values (one per point of X), got {y.shape[0]}")
+    return X.reshape(-1, 1), y
+
+
+def _range(value, name: str) -> tuple[float, float]:
+    try:
+        low, high = (as_positive_float(v, name) for v in value)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name}: expected (low, high) with 0 < low < high, got {value!r}") \
+            from err
+    if not low < high:
+        raise ValueError(f"{name}: expected (low, high) with low < high, got {value!r}")
+    return low, high
+
+
+def kernel_explorer(n_samples: int = 3, n_grid: int = 150, *, rng: RngLike = 0) -> Explorer:
     """Kernel family, lengthscale and variance -> the kernel function k(0, x) and prior samples."""
     n_samples = as_positive_int(n_samples, "n_samples")
     x = np.linspace(-5.0, 5.0, as_positive_int(n_grid, "n_grid"))
+    seed = _fixed_seed(rng)
     controls = {
         "family": W.Dropdown(options=KERNEL_FAMILIES, value="squared exponential",
                              description="kernel"),
@@ -98,14 +133,15 @@ def kernel_explorer(n_samples: int = 3, n_grid: int = 150, seed: int = 0) -> Exp
     return Explorer(render, controls, title="Kernels and samples from the GP prior")
 
 
-def conditioning_explorer(X=None, y=None, n_samples: int = 3, n_grid: int = 120,
-                          seed: int = 0) -> Explorer:
+def conditioning_explorer(X=None, y=None, n_samples: int = 3, n_grid: int = 120, *,
+                          rng: RngLike = 0) -> Explorer:
     """Noise, lengthscale, variance and the number of points used -> posterior mean,
-    bands and samples of an SE-kernel GP (the first ``n_points`` rows of the data)."""
-    if X is None or y is None:
-        X, y = toy_regression_data()
-    X = as_float_array(X, "X", ndim=(1, 2)).reshape(len(y), -1)
-    y = as_float_array(y, "y", ndim=1)
+    bands and samples of an SE-kernel GP (the first ``n_points`` of the data).
+
+    ``X`` has shape (n,) or (n, 1) (one-dimensional inputs), ``y`` shape (n,); both default to
+    :func:`toy_regression_data`."""
+    X, y = _one_dimensional_data(X, y)
+    seed = _fixed_seed(rng)
     x_test = np.linspace(X.min() - 1.0, X.max() + 1.0, as_positive_int(n_grid, "n_grid"))
     n_samples = as_positive_int(n_samples, "n_samples")
     controls = {
@@ -134,34 +170,53 @@ def conditioning_explorer(X=None, y=None, n_samples: int = 3, n_grid: int = 120,
     return Explorer(render, controls, title="Conditioning a GP on data")
 
 
-def lml_surface_explorer(X=None, y=None, n_grid: int = 25, n_test: int = 100) -> Explorer:
+def lml_surface_explorer(X=None, y=None, *, lengthscale_range=(0.1, 10.0),
+                         noise_range=(1e-4, 1.0), n_grid: int = 40, depth: float = 100.0,
+                         levels: int = 20, n_test: int = 100) -> Explorer:
     """The log marginal likelihood over (lengthscale, noise variance) for the chosen signal
     variance, with the grid optimum (star) and the current setting (cross), next to the fit at
-    the current setting."""
-    if X is None or y is None:
-        X, y = toy_regression_data()
-    X = as_float_array(X, "X", ndim=(1, 2)).reshape(len(y), -1)
-    y = as_float_array(y, "y", ndim=1)
+    the current setting.
+
+    ``X`` (shape (n,) or (n, 1)) and ``y`` default to :func:`toy_regression_data`. The sliders
+    and the grid span ``lengthscale_range`` and ``noise_range`` (natural units, log-spaced,
+    ``n_grid`` values each). ``depth`` and ``levels`` go to :func:`~course_lib.plotting.gp.
+    plot_lml_surface`: the colours resolve the top ``depth`` nats, so pass the depth of the
+    static figure the explorer accompanies (e.g. 12 to tell two neighbouring optima apart).
+
+    Each key press must redraw at once: the surface of a signal variance is computed on first
+    use (one eigendecomposition per grid lengthscale) and kept, and the figure has a fixed
+    layout and no minor ticks (constrained layout and log-axis minor ticks were most of the
+    drawing time).
+    """
+    X, y = _one_dimensional_data(X, y)
+    lengthscale_range = _range(lengthscale_range, "lengthscale_range")
+    noise_range = _range(noise_range, "noise_range")
     n_grid = as_positive_int(n_grid, "n_grid", minimum=2)
-    lengthscales = np.logspace(-1, 1, n_grid)
-    noises = np.logspace(-4, 0, n_grid)
+    depth = as_positive_float(depth, "depth")
+    levels = as_positive_int(levels, "levels", minimum=2)
+    lengthscales = np.geomspace(*lengthscale_range, n_grid)
+    noises = np.geomspace(*noise_range, n_grid)
     x_test = np.linspace(X.min() - 1.0, X.max() + 1.0, as_positive_int(n_test, "n_test"))
-    cache: dict[float, object] = {}
+    surfaces: dict[float, object] = {}
     controls = {
-        "lengthscale": _log_slider("lengthscale", 1.0, 0.1, 10.0),
-        "noise_variance": _log_slider("noise var", 0.04, 1e-4, 1.0),
+        "lengthscale": _log_slider("lengthscale", np.clip(1.0, *lengthscale_range),
+                                   *lengthscale_range),
+        "noise_variance": _log_slider("noise var", np.clip(0.04, *noise_range), *noise_range),
         "variance": _log_slider("variance", 1.0, 0.1, 10.0),
     }
 
-    def render(lengthscale, noise_variance, variance):
-        gp = GPRegression(SquaredExponential(lengthscale, variance), noise_variance).fit(X, y)
-        if variance not in cache:  # the surface depends only on the signal variance
-            cache[variance] = log_marginal_likelihood_surface(
+    def render(lengthscale, noise_variance, variance) -> Figure:
+        gp = GPRegression(SquaredExponential(lengthscale, variance), noise_variance,
+                          noise_bounds="fixed").fit(X, y)
+        if variance not in surfaces:  # the surface depends only on the signal variance
+            surfaces[variance] = log_marginal_likelihood_surface(
                 gp, "lengthscale", lengthscales, "noise_variance", noises)
-        surface = cache[variance]
-        fig, (ax_s, ax_f) = plt.subplots(1, 2, figsize=(11, 4), layout="constrained")
-        plot_lml_surface(ax_s, surface, current=(lengthscale, noise_variance))
-        ax_s.set_title(f"log marginal likelihood (variance = {variance:.3g})")
+        fig, (ax_s, ax_f) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw=dict(
+            left=0.07, right=0.98, bottom=0.13, top=0.91, wspace=0.28))
+        plot_lml_surface(ax_s, surfaces[variance], levels=levels, depth=depth,
+                         current=(lengthscale, noise_variance))
+        ax_s.minorticks_off()
+        ax_s.set_title(f"log marginal likelihood, top {depth:g} nats (variance = {variance:.3g})")
         mean, var = gp.predict(x_test[:, None])
         plot_gp_posterior(ax_f, x_test, mean, var, X, y, noise_variance=noise_variance)
         ax_f.set_title(f"fit at the cross: log p(y|X) = {gp.log_marginal_likelihood():.1f}")

@@ -115,7 +115,10 @@ def test_optimised_lml_is_at_least_sklearns():
     kernel = SquaredExponential(1.0, 1.0, lengthscale_bounds=(1e-2, 1e2),
                                 variance_bounds=(1e-2, 1e2))
     ours = GPRegression(kernel, 0.1, noise_bounds=(1e-5, 10.0)).fit(X1, Y1)
-    fit = ours.optimize_hyperparameters(n_restarts=2, rng=0)
+    # our n_restarts counts every run (the first from the initial theta); scikit-learn's
+    # n_restarts_optimizer counts the runs after the first: 3 runs each
+    fit = ours.optimise_hyperparameters(n_restarts=3, rng=0)
+    assert fit.ends.shape[0] == 3
     sk_kernel = (skk.ConstantKernel(1.0, (1e-2, 1e2)) * skk.RBF(1.0, (1e-2, 1e2))
                  + skk.WhiteKernel(0.1, (1e-5, 10.0)))
     theirs = sk_gp.GaussianProcessRegressor(sk_kernel, alpha=0.0, n_restarts_optimizer=2,
