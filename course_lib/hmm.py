@@ -15,8 +15,10 @@ The three problems of the slides map to
 * scoring  ``P(O | lambda)``: :func:`forward_log`, :func:`forward_scaled`, :func:`log_likelihoods`
   (and :func:`forward_unscaled`, the naive version that underflows);
 * decoding ``argmax_Q P(Q, O | lambda)``: :func:`viterbi`, :func:`viterbi_paths`;
-* training ``argmax_lambda P(O | lambda)``: :func:`baum_welch_step`, :func:`baum_welch`,
-  :func:`fit_hmm` (restarts); the per-class recogniser is in :mod:`course_lib.recognition`.
+* training ``argmax_lambda P(O | lambda)``: :class:`BaumWelchStepper` (one re-estimation at a
+  time, what the explorer steps), :func:`baum_welch` (its loop), :func:`fit_hmm` (restarts),
+  :func:`baum_welch_step` (a single step from a model); the per-class recogniser is in
+  :mod:`course_lib.recognition`.
 
 Many sequences of different lengths are handled as one :class:`SequenceBatch`: the symbols of
 all sequences concatenated, plus offsets. The dynamic-programming kernels (plain loops of the
@@ -27,7 +29,13 @@ Impossible observations. When a symbol has zero emission probability in every st
 be reached at that time, ``P(O | lambda) = 0``: the scoring functions then return a
 log-likelihood of ``-inf`` (documented, no warning, no division by zero), while the posteriors,
 Viterbi and Baum-Welch raise a ``ValueError`` that names the sequence and the time step, since
-``gamma = alpha * beta / P(O)`` is 0/0 there. An ``emission_floor`` in training prevents it.
+``gamma = alpha * beta / P(O)`` is 0/0 there; :func:`explain_zero_probability` gives that
+explanation without raising. An ``emission_floor`` in training prevents it.
+
+Example data live beside their model: :func:`weather_mood_hmm` (the slides' model and two
+variants the lecture asks about), :data:`WEATHER_MOOD_OBSERVATIONS` and
+:data:`WEATHER_MOOD_LONG_OBSERVATIONS`, and :func:`weather_mood_sequences` (training data
+sampled from it).
 """
 
 from __future__ import annotations
@@ -42,17 +50,18 @@ from functools import cached_property
 import numpy as np
 from numba import njit
 
-from .validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
-                         check_choice)
+from .validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
+                         as_rng, check_choice)
 
 __all__ = [
-    "PROBABILITY_TOLERANCE", "DiscreteHMM", "weather_mood_hmm", "left_to_right_hmm",
-    "random_hmm", "SequenceBatch", "pack_sequences",
+    "PROBABILITY_TOLERANCE", "DiscreteHMM", "weather_mood_hmm", "WEATHER_MOOD_VARIANTS",
+    "WEATHER_MOOD_OBSERVATIONS", "WEATHER_MOOD_LONG_OBSERVATIONS", "weather_mood_sequences",
+    "left_to_right_hmm", "random_hmm", "SequenceBatch", "pack_sequences",
     "UnscaledForward", "ScaledForward", "LogForward", "Posteriors", "ViterbiResult",
-    "ViterbiBatch", "HMMSample", "BaumWelchResult",
+    "ViterbiBatch", "HMMSample", "BaumWelchResult", "BaumWelchStepper",
     "forward_unscaled", "forward_scaled", "backward_scaled", "forward_log", "backward_log",
-    "posteriors", "viterbi", "viterbi_paths", "log_likelihoods", "sample", "sample_sequences",
-    "baum_welch_step", "baum_welch", "fit_hmm",
+    "explain_zero_probability", "posteriors", "viterbi", "viterbi_paths", "log_likelihoods",
+    "sample", "sample_sequences", "baum_welch_step", "baum_welch", "fit_hmm",
 ]
 
 #: How far a row of pi, A or B may be from summing to one.
@@ -129,12 +138,12 @@ class DiscreteHMM:
         pi = as_float_array(self.pi, "pi", ndim=1)
         A = as_float_array(self.A, "A", ndim=2)
         B = as_float_array(self.B, "B", ndim=2)
+        _check_stochastic(pi, "pi")  # first: a half-typed pi is named as such, not as A's size
         N = pi.shape[0]
         if A.shape != (N, N):
             raise ValueError(f"A: expected shape (N, N) = ({N}, {N}) to match pi, got {A.shape}")
         if B.shape[0] != N:
             raise ValueError(f"B: expected {N} rows (one per state) to match pi, got {B.shape}")
-        _check_stochastic(pi, "pi")
         _check_stochastic(A, "A")
         _check_stochastic(B, "B")
         object.__setattr__(self, "pi", _frozen(pi))
@@ -187,16 +196,48 @@ class DiscreteHMM:
         return [names[int(s)] for s in states]
 
 
-def weather_mood_hmm() -> DiscreteHMM:
+#: The four phone calls of the lecture's worked example.
+WEATHER_MOOD_OBSERVATIONS = "HHUH"
+#: Eighteen days with a run of unhappy calls in the middle (the trellis explorer's long example).
+WEATHER_MOOD_LONG_OBSERVATIONS = "HHHHHHUUUUUUUUHHHH"
+
+_WEATHER_MOOD = dict(pi=[0.4, 0.3, 0.3],
+                     A=[[0.8, 0.2, 0.0], [0.3, 0.4, 0.3], [0.0, 0.3, 0.7]],
+                     B=[[0.9, 0.1], [0.5, 0.5], [0.2, 0.8]])
+#: What each variant of :func:`weather_mood_hmm` changes in the slides' model.
+WEATHER_MOOD_VARIANTS = {
+    "slides": {},
+    # moods carry no information about the weather: the posteriors are the Markov chain's
+    "uninformative": dict(B=[[0.5, 0.5], [0.5, 0.5], [0.5, 0.5]]),
+    # it starts fair and stays fair, and fair weather is never unhappy: any U is impossible
+    "fair-forever": dict(pi=[1.0, 0.0, 0.0], A=[[1.0, 0.0, 0.0], [0.3, 0.4, 0.3], [0.0, 0.3, 0.7]],
+                         B=[[1.0, 0.0], [0.5, 0.5], [0.2, 0.8]]),
+}
+
+
+def weather_mood_hmm(variant: str = "slides") -> DiscreteHMM:
     """The weather-mood model of the slides: states F(air), C(loudy), R(ainy); moods H, U.
 
     ``pi = [0.4 0.3 0.3]``, ``A = [[.8 .2 0], [.3 .4 .3], [0 .3 .7]]``,
     ``B = [[.9 .1], [.5 .5], [.2 .8]]`` (columns H, U).
+
+    ``variant`` (see :data:`WEATHER_MOOD_VARIANTS`): ``"uninformative"`` makes every row of B
+    ``[.5 .5]``; ``"fair-forever"`` sets ``pi = [1 0 0]``, makes F absorbing (``a_FF = 1``) and
+    always happy (``b_F = [1 0]``), so every observation string containing a U has
+    probability 0.
     """
-    return DiscreteHMM(pi=[0.4, 0.3, 0.3],
-                       A=[[0.8, 0.2, 0.0], [0.3, 0.4, 0.3], [0.0, 0.3, 0.7]],
-                       B=[[0.9, 0.1], [0.5, 0.5], [0.2, 0.8]],
-                       state_names=("F", "C", "R"), symbol_names=("H", "U"))
+    changes = WEATHER_MOOD_VARIANTS[check_choice(variant, "variant", WEATHER_MOOD_VARIANTS)]
+    return DiscreteHMM(**{**_WEATHER_MOOD, **changes}, state_names=("F", "C", "R"),
+                       symbol_names=("H", "U"))
+
+
+def weather_mood_sequences(n_sequences: int = 30, length: int = 40, *,
+                           rng: RngLike = 0) -> list[np.ndarray]:
+    """Training data for Baum-Welch: ``n_sequences`` mood sequences of ``length`` days sampled
+    from the slides' weather-mood model (symbols 0 = H, 1 = U)."""
+    n_sequences = as_positive_int(n_sequences, "n_sequences")
+    length = as_positive_int(length, "length")
+    return sample_sequences(weather_mood_hmm(), [length] * n_sequences, rng=rng).symbols
 
 
 def _left_to_right_transitions(n_states: int, self_loop: float, skip: float) -> np.ndarray:
@@ -242,7 +283,7 @@ def left_to_right_hmm(n_states: int, n_symbols: int, *, self_loop: float = 0.5,
     return DiscreteHMM(pi, _left_to_right_transitions(N, self_loop, skip), B)
 
 
-def random_hmm(n_states: int, n_symbols: int, rng: RngLike | None = None, *,
+def random_hmm(n_states: int, n_symbols: int, *, rng: RngLike = None,
                topology: str = "ergodic", skip: bool = False,
                concentration: float = 1.0) -> DiscreteHMM:
     """A random starting point for Baum-Welch, rows drawn from a symmetric Dirichlet.
@@ -254,6 +295,7 @@ def random_hmm(n_states: int, n_symbols: int, rng: RngLike | None = None, *,
     N = as_positive_int(n_states, "n_states")
     M = as_positive_int(n_symbols, "n_symbols")
     check_choice(topology, "topology", _TOPOLOGIES)
+    skip = as_bool(skip, "skip")
     concentration = as_positive_float(concentration, "concentration")
     rng = as_rng(rng)
     B = rng.dirichlet(np.full(M, concentration), size=N)
@@ -307,13 +349,12 @@ def _as_symbols(observations, n_symbols: int, symbol_names=None,
             raise ValueError(f"{name}: symbols must be whole numbers 0..M-1")
     elif arr.dtype.kind not in "iu":
         raise TypeError(f"{name}: expected integer symbols, got dtype {arr.dtype}")
-    arr = np.ascontiguousarray(arr, dtype=np.int64)
-    _check_symbol_range(arr, n_symbols, name)
-    return arr
+    _check_symbol_range(arr, n_symbols, name)  # before the cast: uint64 2**64-1 is not -1
+    return np.ascontiguousarray(arr, dtype=np.int64)
 
 
 def _check_symbol_range(symbols: np.ndarray, n_symbols: int, name: str) -> None:
-    low, high = int(symbols.min()), int(symbols.max())
+    low, high = int(symbols.min()), int(symbols.max())  # Python ints: exact for any dtype
     if low < 0 or high >= n_symbols:
         bad = low if low < 0 else high
         t = int(np.flatnonzero(symbols == bad)[0])
@@ -376,7 +417,8 @@ def pack_sequences(sequences, n_symbols: int | None = None, symbol_names=None,
                         "a single sequence as [observations]")
     parts = []
     for s, seq in enumerate(sequences):
-        if isinstance(seq, np.ndarray) and seq.dtype.kind in "iu" and seq.ndim == 1 and seq.size:
+        if (isinstance(seq, np.ndarray) and seq.dtype.kind in "iu" and seq.ndim == 1
+                and seq.size and np.can_cast(seq.dtype, np.int64)):
             parts.append(seq)  # fast path: the range is checked once on the concatenation
         else:
             parts.append(_as_symbols(seq, limit, symbol_names, f"{name}[{s}]"))
@@ -405,19 +447,33 @@ def _check_model(hmm) -> DiscreteHMM:
     return hmm
 
 
-def _impossible_message(batch: SequenceBatch, log_lik: np.ndarray, scale: np.ndarray | None,
-                        what: str) -> str:
-    """Explain why P(O | lambda) = 0 for the first such sequence (for the error message)."""
+def _impossible_message(hmm: DiscreteHMM, batch: SequenceBatch, log_lik: np.ndarray,
+                        scale: np.ndarray, what: str | None = None) -> str:
+    """Explain why P(O | lambda) = 0 for the first such sequence.
+
+    ``scale`` holds the scaled forward pass's factors of the whole batch: the first zero marks
+    the first observation that no reachable state can emit.
+    """
     s = int(np.flatnonzero(~np.isfinite(log_lik))[0])
-    where = ""
-    if scale is not None:
-        seg = scale[batch.offsets[s]:batch.offsets[s + 1]]
-        t = int(np.flatnonzero(seg <= 0)[0])
-        where = f" at t={t} (symbol {int(batch.sequence(s)[t])})"
-    seq = f"sequence {s}" if batch.n_sequences > 1 else "the sequence"
-    return (f"observations: P(O | lambda) = 0 for {seq}: the observation{where} has zero "
-            f"probability in every state the model can be in, so {what} is undefined (0/0). "
-            "Its log-likelihood is -inf; use an emission_floor in training, or smooth B.")
+    segment = scale[batch.offsets[s]:batch.offsets[s + 1]]
+    t = int(np.flatnonzero(segment <= 0)[0])
+    symbol = int(batch.sequence(s)[t])
+    shown = repr(hmm.symbol_names[symbol]) if hmm.symbol_names is not None else str(symbol)
+    sequence = f"sequence {s}" if batch.n_sequences > 1 else "the sequence"
+    consequence = (f", so {what} is undefined (0/0)" if what is not None else "")
+    return (f"observations: P(O | lambda) = 0 for {sequence}: the observation at t={t} (number "
+            f"{t + 1} of {segment.shape[0]}, symbol {shown}) has zero probability in every "
+            f"state the model can be in at that time{consequence}. Its log-likelihood is -inf; "
+            "use an emission_floor in training, or smooth B.")
+
+
+def _scaled_factors(hmm: DiscreteHMM, batch: SequenceBatch) -> tuple[np.ndarray, np.ndarray]:
+    """The scaled forward pass's factors and log-likelihoods of every sequence of a batch."""
+    T = batch.symbols.shape[0]
+    scale, log_lik = np.empty(T), np.empty(batch.n_sequences)
+    _forward_scaled_kernel(hmm.pi, hmm.A, hmm.B, batch.symbols, batch.offsets,
+                           np.empty((T, hmm.n_states)), scale, log_lik)
+    return scale, log_lik
 
 
 # --------------------------------------------------------------------------------------------
@@ -723,8 +779,7 @@ def backward_scaled(hmm: DiscreteHMM, observations, scale=None) -> np.ndarray:
     if scale.shape != (T,):
         raise ValueError(f"scale: expected shape ({T},) to match the observations, got {scale.shape}")
     if np.any(scale <= 0):
-        log_lik = np.array([-np.inf])
-        raise ValueError(_impossible_message(batch, log_lik, scale, "beta_hat"))
+        raise ValueError(_impossible_message(hmm, batch, np.array([-np.inf]), scale, "beta_hat"))
     beta_hat = np.empty((T, hmm.n_states))
     _backward_scaled_kernel(hmm.A, hmm.B, batch.symbols, batch.offsets, scale, beta_hat)
     return beta_hat
@@ -757,6 +812,21 @@ def backward_log(hmm: DiscreteHMM, observations) -> np.ndarray:
     return log_beta
 
 
+def explain_zero_probability(hmm: DiscreteHMM, observations,
+                             what: str | None = None) -> str | None:
+    """Why ``P(O | lambda) = 0`` for one sequence, in words; ``None`` when ``P(O | lambda) > 0``.
+
+    Names the first observation that no state reachable at that time can emit (the first zero
+    scale factor of :func:`forward_scaled`). ``what`` names the quantity that becomes 0/0 (as in
+    the errors of :func:`posteriors`, :func:`viterbi` and Baum-Welch, which raise this text).
+    """
+    batch = _single_batch(_check_model(hmm), observations)
+    scale, log_lik = _scaled_factors(hmm, batch)
+    if np.isfinite(log_lik[0]):
+        return None
+    return _impossible_message(hmm, batch, log_lik, scale, what)
+
+
 def log_likelihoods(hmm: DiscreteHMM, sequences, *, method: str = "scaled") -> np.ndarray:
     """``log P(O_s | lambda)`` for every sequence s of a list or :class:`SequenceBatch`, shape (S,).
 
@@ -768,11 +838,9 @@ def log_likelihoods(hmm: DiscreteHMM, sequences, *, method: str = "scaled") -> n
     T, N = batch.symbols.shape[0], hmm.n_states
     log_lik = np.empty(batch.n_sequences)
     if method == "scaled":
-        _forward_scaled_kernel(hmm.pi, hmm.A, hmm.B, batch.symbols, batch.offsets,
-                               np.empty((T, N)), np.empty(T), log_lik)
-    else:
-        _forward_log_kernel(hmm.log_pi, hmm.A, hmm.log_B, batch.symbols, batch.offsets,
-                            np.empty((T, N)), log_lik)
+        return _scaled_factors(hmm, batch)[1]
+    _forward_log_kernel(hmm.log_pi, hmm.A, hmm.log_B, batch.symbols, batch.offsets,
+                        np.empty((T, N)), log_lik)
     return log_lik
 
 
@@ -819,9 +887,7 @@ def posteriors(hmm: DiscreteHMM, observations, *, method: str = "log") -> Poster
     if method == "log":
         fwd = forward_log(hmm, O)
         if fwd.log_likelihood == -np.inf:
-            scale = forward_scaled(hmm, O).scale
-            raise ValueError(_impossible_message(_single_batch(hmm, O), np.array([-np.inf]),
-                                                 scale, "the posterior gamma"))
+            raise ValueError(explain_zero_probability(hmm, O, "the posterior gamma"))
         log_alpha, log_beta, log_lik = fwd.log_alpha, backward_log(hmm, O), fwd.log_likelihood
         gamma = np.exp(log_alpha + log_beta - log_lik)
         log_xi = (log_alpha[:-1, :, None] + hmm.log_A[None]
@@ -830,8 +896,7 @@ def posteriors(hmm: DiscreteHMM, observations, *, method: str = "log") -> Poster
     else:
         fwd = forward_scaled(hmm, O)
         if fwd.log_likelihood == -np.inf:
-            raise ValueError(_impossible_message(_single_batch(hmm, O), np.array([-np.inf]),
-                                                 fwd.scale, "the posterior gamma"))
+            raise ValueError(explain_zero_probability(hmm, O, "the posterior gamma"))
         beta_hat = backward_scaled(hmm, O, fwd.scale)
         gamma = fwd.alpha_hat * beta_hat
         xi = (fwd.alpha_hat[:-1, :, None] * hmm.A[None]
@@ -879,11 +944,8 @@ def _run_viterbi(hmm: DiscreteHMM, batch: SequenceBatch):
     _viterbi_kernel(hmm.log_pi, hmm.log_A, hmm.log_B, batch.symbols, batch.offsets,
                     log_delta, psi, path, log_prob)
     if np.any(log_prob == -np.inf):
-        scale = np.empty(T)
-        log_lik = np.empty(batch.n_sequences)
-        _forward_scaled_kernel(hmm.pi, hmm.A, hmm.B, batch.symbols, batch.offsets,
-                               np.empty((T, N)), scale, log_lik)
-        raise ValueError(_impossible_message(batch, log_lik, scale, "the best path"))
+        scale, log_lik = _scaled_factors(hmm, batch)
+        raise ValueError(_impossible_message(hmm, batch, log_lik, scale, "the best path"))
     return log_delta, psi, path, log_prob
 
 
@@ -924,7 +986,7 @@ def _cumulative(P: np.ndarray) -> np.ndarray:
     return cum / cum[..., -1:]  # last entry exactly 1, so u in [0, 1) always finds a bin
 
 
-def sample_sequences(hmm: DiscreteHMM, lengths, rng: RngLike = None) -> HMMSample:
+def sample_sequences(hmm: DiscreteHMM, lengths, *, rng: RngLike = None) -> HMMSample:
     """Draw independent sequences: ``q_1 ~ pi``, ``q_{t+1} ~ A[q_t]``, ``o_t ~ B[q_t]``.
 
     ``lengths`` is a list of positive ints (one per sequence). Deterministic given ``rng``.
@@ -947,10 +1009,11 @@ def sample_sequences(hmm: DiscreteHMM, lengths, rng: RngLike = None) -> HMMSampl
     return HMMSample(np.split(states, cut), np.split(symbols, cut))
 
 
-def sample(hmm: DiscreteHMM, n_steps: int, rng: RngLike = None) -> tuple[np.ndarray, np.ndarray]:
+def sample(hmm: DiscreteHMM, n_steps: int, *,
+           rng: RngLike = None) -> tuple[np.ndarray, np.ndarray]:
     """One sequence of ``n_steps`` steps: returns ``(states, symbols)``, both (T,) int arrays."""
     n_steps = as_positive_int(n_steps, "n_steps")
-    drawn = sample_sequences(hmm, [n_steps], rng)
+    drawn = sample_sequences(hmm, [n_steps], rng=rng)
     return drawn.states[0], drawn.symbols[0]
 
 
@@ -966,8 +1029,8 @@ def _e_step(hmm: DiscreteHMM, batch: SequenceBatch):
                                      np.empty((T, N)), np.empty((T, N)), scale, log_lik,
                                      start_counts, trans_counts, emit_counts)
     if failed >= 0:
-        raise ValueError(_impossible_message(batch, log_lik, scale, "the Baum-Welch update"))
-    return start_counts, trans_counts, emit_counts, float(log_lik.sum())
+        raise ValueError(_impossible_message(hmm, batch, log_lik, scale, "the Baum-Welch update"))
+    return (start_counts, trans_counts, emit_counts), float(log_lik.sum())
 
 
 def _normalise_rows(counts: np.ndarray, fallback: np.ndarray) -> np.ndarray:
@@ -977,16 +1040,80 @@ def _normalise_rows(counts: np.ndarray, fallback: np.ndarray) -> np.ndarray:
     return np.where(visited, counts / np.where(visited, sums, 1.0), fallback)
 
 
-def _m_step(hmm: DiscreteHMM, start_counts, trans_counts, emit_counts,
-            emission_floor: float) -> DiscreteHMM:
+def _floor_emissions(B: np.ndarray, allowed: np.ndarray, emission_floor: float) -> np.ndarray:
+    """``b_i(k) <- max(b_i(k), floor) / sum_{k' allowed} max(b_i(k'), floor)`` where allowed.
+
+    Entries outside ``allowed`` (structural zeros) stay 0. After the renormalisation an entry
+    can end slightly below the floor, at least ``floor / (1 + (M - 1) floor)``.
+    """
+    floored = np.where(allowed, np.maximum(B, emission_floor), 0.0)
+    return floored / floored.sum(axis=1, keepdims=True)
+
+
+def _check_floor(emission_floor, n_symbols: int) -> float:
+    emission_floor = as_positive_float(emission_floor, "emission_floor", allow_zero=True)
+    if emission_floor * n_symbols >= 1:
+        raise ValueError(f"emission_floor: must be < 1/M = {1 / n_symbols:g} for M = {n_symbols} "
+                         f"symbols (M floored entries would already sum to 1), got {emission_floor}")
+    return emission_floor
+
+
+def _m_step(hmm: DiscreteHMM, counts, emission_floor: float) -> DiscreteHMM:
+    start_counts, trans_counts, emit_counts = counts
     pi = start_counts / start_counts.sum()
     A = _normalise_rows(trans_counts, hmm.A)
     B = _normalise_rows(emit_counts, hmm.B)
-    if emission_floor > 0:
-        # floor the entries that are not structural zeros, then renormalise
-        B = np.where(hmm.B > 0, np.maximum(B, emission_floor), 0.0)
-        B /= B.sum(axis=1, keepdims=True)
+    if emission_floor > 0:  # only where the old B is non-zero: structural zeros stay zero
+        B = _floor_emissions(B, hmm.B > 0, emission_floor)
     return hmm.replace(pi=pi, A=A, B=B)
+
+
+class BaumWelchStepper:
+    """Baum-Welch one re-estimation at a time: the loop of :func:`baum_welch`, paused.
+
+    ``BaumWelchStepper(start, sequences, emission_floor=...)`` packs and checks the data and
+    runs the E-step of the starting model; every :meth:`step` re-estimates the model (M-step)
+    and runs the E-step of the new one, which gives its log-likelihood and the expected counts
+    of the next step. So ``log_likelihood_trace[k] = log P(O | lambda_k)`` for k = 0 (the
+    start) .. ``n_iter``, each value computed once. A step that fails (an impossible sequence)
+    changes nothing. :func:`baum_welch` and the Baum-Welch explorer both drive this class.
+    """
+
+    def __init__(self, hmm: DiscreteHMM, sequences, *, emission_floor: float = 0.0):
+        _check_model(hmm)
+        self.emission_floor = _check_floor(emission_floor, hmm.n_symbols)
+        self.batch = _batch_for(hmm, sequences)
+        self._counts, log_lik = _e_step(hmm, self.batch)
+        self.hmm = hmm
+        self._trace = [log_lik]
+
+    @property
+    def log_likelihood_trace(self) -> np.ndarray:
+        """``log P(O | lambda_k)`` summed over sequences, k = 0 .. n_iter."""
+        return np.asarray(self._trace)
+
+    @property
+    def log_likelihood(self) -> float:
+        """``log P(O | current model)``."""
+        return self._trace[-1]
+
+    @property
+    def n_iter(self) -> int:
+        """The number of re-estimations done so far."""
+        return len(self._trace) - 1
+
+    @property
+    def gain(self) -> float:
+        """How much the last step raised the log-likelihood (``inf`` before the first step)."""
+        return self._trace[-1] - self._trace[-2] if len(self._trace) > 1 else np.inf
+
+    def step(self) -> float:
+        """One re-estimation; returns the new model's log-likelihood."""
+        new_hmm = _m_step(self.hmm, self._counts, self.emission_floor)
+        counts, log_lik = _e_step(new_hmm, self.batch)  # may raise: then nothing changes
+        self.hmm, self._counts = new_hmm, counts
+        self._trace.append(log_lik)
+        return log_lik
 
 
 def baum_welch_step(hmm: DiscreteHMM, sequences, *,
@@ -1001,18 +1128,18 @@ def baum_welch_step(hmm: DiscreteHMM, sequences, *,
     ``b_i(k) = sum_{s,t: o_t = k} gamma^s_t(i) / sum_{s,t} gamma^s_t(i)``.
 
     Zeros of pi, A and B stay zero (their expected counts are exactly zero). A state with no
-    expected occupancy keeps its old row. ``emission_floor`` > 0 raises every non-zero entry
-    of B to at least the floor before renormalising, so a symbol unseen in training does not
-    make test data impossible. The returned log-likelihood is that of the *input* model (as
-    in hmmlearn's convergence monitor). Raises ``ValueError`` if a sequence is impossible.
+    expected occupancy keeps its old row. ``emission_floor`` > 0 then floors B,
+
+    ``b_i(k) <- max(b_i(k), floor) / sum_k' max(b_i(k'), floor)`` (over the non-zero entries
+    of the old B only, so structural zeros stay zero),
+
+    so a symbol unseen in training does not make test data impossible. The returned log-likelihood is that of the *input* model (as in hmmlearn's
+    convergence monitor). Raises ``ValueError`` if a sequence is impossible.
     """
     _check_model(hmm)
-    emission_floor = as_positive_float(emission_floor, "emission_floor", allow_zero=True)
-    if emission_floor * hmm.n_symbols >= 1:
-        raise ValueError(f"emission_floor: must be < 1/M = {1 / hmm.n_symbols:g}, got {emission_floor}")
-    batch = _batch_for(hmm, sequences)
-    start_counts, trans_counts, emit_counts, log_lik = _e_step(hmm, batch)
-    return _m_step(hmm, start_counts, trans_counts, emit_counts, emission_floor), log_lik
+    emission_floor = _check_floor(emission_floor, hmm.n_symbols)
+    counts, log_lik = _e_step(hmm, _batch_for(hmm, sequences))
+    return _m_step(hmm, counts, emission_floor), log_lik
 
 
 @dataclass(frozen=True, eq=False)
@@ -1021,6 +1148,7 @@ class BaumWelchResult:
 
     ``log_likelihood_trace[k] = log P(O | lambda_k)`` summed over sequences, for the initial
     model (k = 0) and after every re-estimation (k = 1..n_iter); it never decreases.
+    ``n_iter`` is the number of re-estimations run (at most ``max_iter``).
     ``restart_log_likelihoods`` holds the final log-likelihood of each restart (:func:`fit_hmm`).
     """
 
@@ -1036,56 +1164,62 @@ class BaumWelchResult:
         return float(self.log_likelihood_trace[-1])
 
 
-def baum_welch(hmm: DiscreteHMM, sequences, *, n_iter: int = 100, tol: float = 1e-4,
+def _check_tol(tol) -> float:
+    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or np.isnan(tol):
+        raise TypeError(f"tol: expected a real number (-inf to always run max_iter steps), "
+                        f"got {tol!r}")
+    return float(tol)
+
+
+def baum_welch(hmm: DiscreteHMM, sequences, *, max_iter: int = 100, tol: float = 1e-4,
                emission_floor: float = 0.0, progress: bool = False) -> BaumWelchResult:
     """Baum-Welch (EM) from the starting model ``hmm`` over many sequences of any lengths.
 
-    Repeats :func:`baum_welch_step` until the log-likelihood improves by less than ``tol``
-    (``tol=0`` or negative runs exactly ``n_iter`` steps) or ``n_iter`` steps are done. The
-    sequences are packed once and every E-step is one compiled pass over all of them.
-    ``progress=True`` shows a tqdm bar.
+    Steps a :class:`BaumWelchStepper` until a step raises the log-likelihood by less than
+    ``tol`` (``converged``; that step's model is kept) or ``max_iter`` steps are done
+    (``tol=-inf`` always runs ``max_iter``). The sequences are packed once and every E-step is
+    one compiled pass over all of them. ``progress=True`` shows a tqdm bar.
     """
-    _check_model(hmm)
-    n_iter = as_positive_int(n_iter, "n_iter", minimum=0)
-    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or np.isnan(tol):
-        raise TypeError(f"tol: expected a real number, got {tol!r}")
-    batch = _batch_for(hmm, sequences)
-    trace = []
-    converged = False
-    steps = range(n_iter)
+    max_iter = as_positive_int(max_iter, "max_iter", minimum=0)
+    tol = _check_tol(tol)
+    progress = as_bool(progress, "progress")
+    stepper = BaumWelchStepper(hmm, sequences, emission_floor=emission_floor)
+    steps = range(max_iter)
     if progress:
         from tqdm.auto import tqdm
         steps = tqdm(steps, desc="Baum-Welch", leave=False)
+    converged = False
     for _ in steps:
-        new_hmm, log_lik = baum_welch_step(hmm, batch, emission_floor=emission_floor)
-        trace.append(log_lik)
-        if len(trace) > 1 and trace[-1] - trace[-2] < tol:
-            converged = True  # the previous step gained less than tol: keep the model it made
+        stepper.step()
+        if stepper.gain < tol:
+            converged = True
             break
-        hmm = new_hmm
-    if not converged:
-        trace.append(float(log_likelihoods(hmm, batch).sum()))
-        converged = len(trace) > 1 and trace[-1] - trace[-2] < tol
-    return BaumWelchResult(hmm, np.asarray(trace), len(trace) - 1, bool(converged))
+    return BaumWelchResult(stepper.hmm, stepper.log_likelihood_trace, stepper.n_iter, converged)
 
 
 def fit_hmm(sequences, n_states: int, n_symbols: int, *, topology: str = "ergodic",
-            skip: bool = False, n_restarts: int = 1, n_iter: int = 100, tol: float = 1e-4,
+            skip: bool = False, n_restarts: int = 1, max_iter: int = 100, tol: float = 1e-4,
             emission_floor: float = 0.0, rng: RngLike = None,
             progress: bool = False) -> BaumWelchResult:
     """Train an HMM from ``n_restarts`` random starts (:func:`random_hmm`); keep the best.
 
     "Best" is the highest final training log-likelihood; all of them are returned in
     ``restart_log_likelihoods``. ``topology`` is ``"ergodic"`` or ``"left-to-right"``
-    (with a skip transition when ``skip``).
+    (with a skip transition when ``skip``). The options are checked before any training.
     """
+    n_states = as_positive_int(n_states, "n_states")
+    n_symbols = as_positive_int(n_symbols, "n_symbols")
     n_restarts = as_positive_int(n_restarts, "n_restarts")
+    max_iter = as_positive_int(max_iter, "max_iter", minimum=0)
+    _check_tol(tol)
+    _check_floor(emission_floor, n_symbols)
+    check_choice(topology, "topology", _TOPOLOGIES)
     rng = as_rng(rng)
-    batch = pack_sequences(sequences, as_positive_int(n_symbols, "n_symbols"))
+    batch = pack_sequences(sequences, n_symbols)
     results = []
     for _ in range(n_restarts):
-        start = random_hmm(n_states, n_symbols, rng, topology=topology, skip=skip)
-        results.append(baum_welch(start, batch, n_iter=n_iter, tol=tol,
+        start = random_hmm(n_states, n_symbols, rng=rng, topology=topology, skip=skip)
+        results.append(baum_welch(start, batch, max_iter=max_iter, tol=tol,
                                   emission_floor=emission_floor, progress=progress))
     finals = np.array([r.log_likelihood for r in results])
     best = results[int(np.argmax(finals))]

@@ -526,7 +526,7 @@ def fit_hmm_recogniser(items, labels, n_states: int, *, front_end: VQFrontEnd | 
     for cls in classes:
         own = [seq for seq, label in zip(sequences, labels) if label == cls]
         result = H.fit_hmm(own, n_states, n_symbols, topology=topology, skip=skip,
-                           n_restarts=n_restarts, n_iter=max_iter, tol=tol,
+                           n_restarts=n_restarts, max_iter=max_iter, tol=tol,
                            emission_floor=emission_floor, rng=rng, progress=progress)
         models.append(result.hmm)
         finals.append(result.log_likelihood)

@@ -78,8 +78,8 @@ def _utterances_and_centroids(features_list, codebook):
     return arrays, centroids
 
 
-def train_codebook(frames_list, codebook_size: int, rng: RngLike = None, *, n_init: int = 1,
-                   max_iter: int = 100, tol: float = 1e-6) -> Codebook:
+def train_codebook(frames_list, codebook_size: int, *, rng: RngLike = None,
+                   n_restarts: int = 1, max_iter: int = 100, tol: float = 1e-6) -> Codebook:
     """Learn a K-symbol codebook by k-means on all frames of all utterances pooled.
 
     Parameters
@@ -87,14 +87,15 @@ def train_codebook(frames_list, codebook_size: int, rng: RngLike = None, *, n_in
     frames_list : list of (T_u, D) arrays, rows are frames (or a single (T, D) array).
     codebook_size : K, the number of centroids (= the HMM's number of symbols M).
     rng : Generator, int seed or None, for the k-means++ seeding.
-    n_init, max_iter, tol : passed to :func:`course_lib.kmeans.kmeans`.
+    n_restarts, max_iter, tol : passed to :func:`course_lib.kmeans.kmeans` (``n_restarts`` runs
+        from different seeds, the one with the lowest distortion kept).
     """
     frames = np.concatenate(_as_frames_list(frames_list, "frames_list"))
     codebook_size = as_positive_int(codebook_size, "codebook_size")
     if codebook_size > frames.shape[0]:
         raise ValueError(f"codebook_size: {codebook_size} centroids need at least as many frames, "
                          f"got {frames.shape[0]}")
-    result = kmeans(frames, codebook_size, n_restarts=n_init, max_iter=max_iter, tol=tol,
+    result = kmeans(frames, codebook_size, n_restarts=n_restarts, max_iter=max_iter, tol=tol,
                     rng=rng)
     centroids = result.centroids.copy()
     centroids.flags.writeable = False

@@ -113,7 +113,7 @@ def test_two_state_by_hand(two_state):
 def test_brute_force_on_random_models():
     rng = np.random.default_rng(3)
     for _ in range(5):
-        model = H.random_hmm(3, 4, rng)
+        model = H.random_hmm(3, 4, rng=rng)
         O = rng.integers(0, 4, size=5)
         total, best_p, best_q = brute_force(model, O)
         assert H.forward_log(model, O).log_likelihood == pytest.approx(np.log(total), rel=1e-12)
@@ -127,8 +127,8 @@ def test_brute_force_on_random_models():
 @pytest.mark.parametrize("method", ["log", "scaled"])
 def test_posteriors_are_distributions(method):
     rng = np.random.default_rng(0)
-    model = H.random_hmm(4, 5, rng)
-    O = H.sample(model, 60, rng)[1]
+    model = H.random_hmm(4, 5, rng=rng)
+    O = H.sample(model, 60, rng=rng)[1]
     post = H.posteriors(model, O, method=method)
     np.testing.assert_allclose(post.gamma.sum(axis=1), 1.0, atol=1e-12)
     np.testing.assert_allclose(post.xi.sum(axis=(1, 2)), 1.0, atol=1e-12)
@@ -141,8 +141,8 @@ def test_posteriors_are_distributions(method):
 
 def test_scaled_and_log_passes_agree():
     rng = np.random.default_rng(1)
-    model = H.random_hmm(3, 4, rng)
-    O = H.sample(model, 200, rng)[1]
+    model = H.random_hmm(3, 4, rng=rng)
+    O = H.sample(model, 200, rng=rng)[1]
     log_p = H.posteriors(model, O, method="log")
     scaled_p = H.posteriors(model, O, method="scaled")
     np.testing.assert_allclose(scaled_p.gamma, log_p.gamma, atol=1e-12)
@@ -159,7 +159,7 @@ def test_scaled_and_log_passes_agree():
 def test_viterbi_never_above_forward():
     rng = np.random.default_rng(2)
     for _ in range(10):
-        model = H.random_hmm(4, 3, rng)
+        model = H.random_hmm(4, 3, rng=rng)
         O = rng.integers(0, 3, size=int(rng.integers(1, 30)))
         vit = H.viterbi(model, O)
         assert vit.log_probability <= H.forward_log(model, O).log_likelihood + 1e-12
@@ -168,8 +168,8 @@ def test_viterbi_never_above_forward():
 
 def test_batch_functions_equal_single_sequence_versions():
     rng = np.random.default_rng(4)
-    model = H.random_hmm(3, 5, rng)
-    drawn = H.sample_sequences(model, [1, 7, 30, 2], rng)
+    model = H.random_hmm(3, 5, rng=rng)
+    drawn = H.sample_sequences(model, [1, 7, 30, 2], rng=rng)
     seqs = drawn.symbols
     for method in ("log", "scaled"):
         batch_ll = H.log_likelihoods(model, seqs, method=method)
@@ -220,10 +220,10 @@ def test_long_sequence_underflows_unscaled_but_not_scaled(weather):
 
 def test_baum_welch_never_decreases_likelihood():
     rng = np.random.default_rng(5)
-    true = H.random_hmm(3, 4, rng)
-    seqs = H.sample_sequences(true, rng.integers(5, 40, size=40), rng).symbols
+    true = H.random_hmm(3, 4, rng=rng)
+    seqs = H.sample_sequences(true, rng.integers(5, 40, size=40), rng=rng).symbols
     for _ in range(3):
-        result = H.baum_welch(H.random_hmm(3, 4, rng), seqs, n_iter=30, tol=-np.inf)
+        result = H.baum_welch(H.random_hmm(3, 4, rng=rng), seqs, max_iter=30, tol=-np.inf)
         trace = result.log_likelihood_trace
         assert trace.shape == (31,) and result.n_iter == 30
         assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[:-1]))
@@ -232,8 +232,8 @@ def test_baum_welch_never_decreases_likelihood():
 
 def test_baum_welch_step_matches_loop_and_batch_input():
     rng = np.random.default_rng(6)
-    model = H.random_hmm(2, 3, rng)
-    seqs = H.sample_sequences(model, [4, 9], rng).symbols
+    model = H.random_hmm(2, 3, rng=rng)
+    seqs = H.sample_sequences(model, [4, 9], rng=rng).symbols
     new_list, ll_list = H.baum_welch_step(model, seqs)
     new_batch, ll_batch = H.baum_welch_step(model, H.pack_sequences(seqs, 3))
     np.testing.assert_array_equal(new_list.A, new_batch.A)
@@ -251,8 +251,8 @@ def test_baum_welch_recovers_a_known_model():
     true = DiscreteHMM(pi=[0.7, 0.3], A=[[0.85, 0.15], [0.25, 0.75]],
                        B=[[0.7, 0.2, 0.1], [0.05, 0.25, 0.7]])
     rng = np.random.default_rng(8)
-    seqs = H.sample_sequences(true, [100] * 300, rng).symbols
-    fit = H.fit_hmm(seqs, 2, 3, n_restarts=3, n_iter=300, tol=1e-7, rng=rng)
+    seqs = H.sample_sequences(true, [100] * 300, rng=rng).symbols
+    fit = H.fit_hmm(seqs, 2, 3, n_restarts=3, max_iter=300, tol=1e-7, rng=rng)
     assert fit.restart_log_likelihoods.shape == (3,)
     assert fit.log_likelihood == pytest.approx(fit.restart_log_likelihoods.max())
     order = np.argsort(-fit.hmm.B[:, 0])  # up to a permutation of the states
@@ -265,18 +265,18 @@ def test_structural_zeros_stay_zero_and_floor_applies():
     rng = np.random.default_rng(9)
     start = H.left_to_right_hmm(4, 6, skip=0.2, rng=rng)
     start = start.replace(B=np.where(np.arange(6) == 5, 0.0, start.B) / (1 - start.B[:, 5:]))
-    true = H.random_hmm(4, 6, rng, topology="left-to-right")
-    seqs = H.sample_sequences(true, [20] * 30, rng).symbols
+    true = H.random_hmm(4, 6, rng=rng, topology="left-to-right")
+    seqs = H.sample_sequences(true, [20] * 30, rng=rng).symbols
     seqs = [np.where(s == 5, 4, s) for s in seqs]  # symbol 5 never occurs (its B column is 0)
     floor = 0.02
-    fit = H.baum_welch(start, seqs, n_iter=20, emission_floor=floor)
+    fit = H.baum_welch(start, seqs, max_iter=20, emission_floor=floor)
     np.testing.assert_array_equal(fit.hmm.A == 0, start.A == 0)
     np.testing.assert_array_equal(fit.hmm.pi == 0, start.pi == 0)
     np.testing.assert_array_equal(fit.hmm.B == 0, start.B == 0)
     nonzero = fit.hmm.B[start.B > 0]
     # floored before renormalising: a row sum is at most 1 + (M - 1) * floor
     assert nonzero.min() >= floor / (1 + 5 * floor)
-    plain = H.baum_welch(start, seqs, n_iter=20)
+    plain = H.baum_welch(start, seqs, max_iter=20)
     assert plain.hmm.B[start.B > 0].min() < floor / 2  # without the floor, rare symbols fade
 
 
@@ -288,7 +288,7 @@ def test_left_to_right_topology():
     skip = H.left_to_right_hmm(4, 3, self_loop=0.5, skip=0.1)
     np.testing.assert_allclose(skip.A[0], [0.5, 0.4, 0.1, 0])
     np.testing.assert_allclose(skip.A[2], [0, 0, 0.5, 0.5])
-    rand = H.random_hmm(5, 3, 0, topology="left-to-right", skip=True)
+    rand = H.random_hmm(5, 3, rng=0, topology="left-to-right", skip=True)
     assert np.all(np.triu(rand.A, 3) == 0) and np.all(np.tril(rand.A, -1) == 0)
     with pytest.raises(ValueError, match="self_loop"):
         H.left_to_right_hmm(3, 2, self_loop=0.7, skip=0.3)
@@ -296,9 +296,9 @@ def test_left_to_right_topology():
 
 def test_convergence_flag_and_zero_iterations(weather):
     seqs = H.sample_sequences(weather, [30] * 10, rng=0).symbols
-    none = H.baum_welch(weather, seqs, n_iter=0)
+    none = H.baum_welch(weather, seqs, max_iter=0)
     assert none.n_iter == 0 and not none.converged and none.log_likelihood_trace.shape == (1,)
-    conv = H.baum_welch(weather, seqs, n_iter=500, tol=1e-3)
+    conv = H.baum_welch(weather, seqs, max_iter=500, tol=1e-3)
     assert conv.converged and conv.n_iter < 500
     assert conv.log_likelihood_trace[-1] - conv.log_likelihood_trace[-2] < 1e-3
 
@@ -372,7 +372,7 @@ def test_bad_observations(weather):
     with pytest.raises(TypeError, match="^observations"):
         H.viterbi(weather, [True, False])
     with pytest.raises(TypeError, match="^observations"):
-        H.forward_scaled(H.random_hmm(2, 2, 0), "HU")  # no symbol names to read a string
+        H.forward_scaled(H.random_hmm(2, 2, rng=0), "HU")  # no symbol names to read a string
 
 
 def test_bad_sequence_lists(weather):
@@ -407,8 +407,117 @@ def test_bad_options(weather):
     with pytest.raises(ValueError, match="^lengths"):
         H.sample_sequences(weather, [3, 0])
     with pytest.raises(ValueError, match="^topology"):
-        H.random_hmm(2, 2, 0, topology="circular")
+        H.random_hmm(2, 2, rng=0, topology="circular")
     with pytest.raises(TypeError, match="^hmm"):
         H.forward_log("weather", "HU")
     with pytest.raises(ValueError, match="^scale"):
         H.backward_scaled(weather, "HHU", scale=[0.5, 0.5])
+
+
+# ---------------------------------------------------------------------------- emission floor, exactly
+
+def test_emission_floor_formula_by_hand():
+    # Two states, a deterministic path: pi = e_0, state 0 always moves to state 1, which stays.
+    # So gamma is 0/1: state 0 emits o_1 only, state 1 emits o_2..o_5. B[0, 2] is a structural 0.
+    start = DiscreteHMM(pi=[1.0, 0.0], A=[[0.0, 1.0], [0.0, 1.0]],
+                        B=[[0.5, 0.5, 0.0], [1 / 3, 1 / 3, 1 / 3]])
+    O = [1, 0, 0, 1, 0]
+    # counts: state 0 -> symbol 1 once: ML row [0, 1, 0]; state 1 -> symbols 0, 0, 1, 0: [3/4, 1/4, 0]
+    # floor 0.1, only where the old B is non-zero, then renormalise:
+    #   row 0: [max(0, .1), max(1, .1), 0] = [.1, 1, 0] -> / 1.1
+    #   row 1: [max(.75, .1), max(.25, .1), max(0, .1)] = [.75, .25, .1] -> / 1.1
+    expected_B = np.array([[0.1 / 1.1, 1.0 / 1.1, 0.0], [0.75 / 1.1, 0.25 / 1.1, 0.1 / 1.1]])
+    new, _ = H.baum_welch_step(start, [O], emission_floor=0.1)
+    np.testing.assert_allclose(new.B, expected_B, rtol=1e-14)
+    np.testing.assert_array_equal(new.A, start.A)  # xi counts: 0 -> 1 once, 1 -> 1 three times
+    np.testing.assert_array_equal(new.pi, start.pi)
+    unfloored, _ = H.baum_welch_step(start, [O])
+    np.testing.assert_allclose(unfloored.B, [[0, 1, 0], [0.75, 0.25, 0]], rtol=1e-14)
+    stepper = H.BaumWelchStepper(start, [O], emission_floor=0.1)
+    stepper.step()
+    np.testing.assert_allclose(stepper.hmm.B, expected_B, rtol=1e-14)
+
+
+# ---------------------------------------------------------------------------- the stepper
+
+def test_stepper_is_the_loop_of_baum_welch():
+    rng = np.random.default_rng(12)
+    seqs = H.sample_sequences(H.random_hmm(3, 4, rng=rng), [15, 30, 8], rng=rng).symbols
+    start = H.random_hmm(3, 4, rng=rng)
+    stepper = H.BaumWelchStepper(start, seqs, emission_floor=0.01)
+    assert stepper.n_iter == 0 and stepper.gain == np.inf and stepper.hmm is start
+    models = [stepper.hmm]
+    for _ in range(7):
+        log_lik = stepper.step()
+        models.append(stepper.hmm)
+        assert log_lik == stepper.log_likelihood == stepper.log_likelihood_trace[-1]
+    # every trace value is the log-likelihood of the model it belongs to, computed once
+    np.testing.assert_allclose(stepper.log_likelihood_trace,
+                               [H.log_likelihoods(m, seqs).sum() for m in models], rtol=1e-12)
+    assert stepper.gain == stepper.log_likelihood_trace[-1] - stepper.log_likelihood_trace[-2]
+    fit = H.baum_welch(start, seqs, max_iter=7, tol=-np.inf, emission_floor=0.01)
+    np.testing.assert_array_equal(fit.log_likelihood_trace, stepper.log_likelihood_trace)
+    np.testing.assert_array_equal(fit.hmm.B, stepper.hmm.B)
+    assert fit.n_iter == 7 and not fit.converged
+    # each step is baum_welch_step applied to the previous model
+    single, log_lik_before = H.baum_welch_step(models[3], seqs, emission_floor=0.01)
+    np.testing.assert_allclose(single.A, models[4].A, rtol=1e-12)
+    assert log_lik_before == pytest.approx(stepper.log_likelihood_trace[3], rel=1e-12)
+
+
+def test_convergence_keeps_the_model_of_the_small_step(weather):
+    seqs = H.sample_sequences(weather, [30] * 10, rng=3).symbols
+    fit = H.baum_welch(weather, seqs, max_iter=1000, tol=1e-2)
+    trace = fit.log_likelihood_trace
+    assert fit.converged and trace[-1] - trace[-2] < 1e-2 <= trace[-2] - trace[-3]
+    assert H.log_likelihoods(fit.hmm, seqs).sum() == pytest.approx(trace[-1], rel=1e-12)
+
+
+# ---------------------------------------------------------------------------- examples and explanations
+
+def test_weather_mood_variants():
+    uninformative = H.weather_mood_hmm("uninformative")
+    np.testing.assert_array_equal(uninformative.B, 0.5)
+    # moods carry no information: the posteriors are the Markov chain's marginals pi A^t
+    gamma = H.posteriors(uninformative, H.WEATHER_MOOD_LONG_OBSERVATIONS).gamma
+    marginals = [uninformative.pi @ np.linalg.matrix_power(uninformative.A, t)
+                 for t in range(len(H.WEATHER_MOOD_LONG_OBSERVATIONS))]
+    np.testing.assert_allclose(gamma, marginals, atol=1e-12)
+    fair = H.weather_mood_hmm("fair-forever")
+    for observations, possible in (("HHHH", True), ("HHUH", False), ("U", False)):
+        log_lik = H.forward_log(fair, observations).log_likelihood
+        assert np.isfinite(log_lik) == possible, observations
+    assert H.forward_log(fair, "HHHH").log_likelihood == 0.0  # P(HHHH) = 1
+    with pytest.raises(ValueError, match="^variant"):
+        H.weather_mood_hmm("sunny")
+    seqs = H.weather_mood_sequences(4, 7, rng=1)
+    assert len(seqs) == 4 and all(s.shape == (7,) for s in seqs)
+    np.testing.assert_array_equal(seqs[2], H.weather_mood_sequences(4, 7, rng=1)[2])
+
+
+def test_explain_zero_probability_names_the_first_impossible_observation():
+    fair = H.weather_mood_hmm("fair-forever")
+    assert H.explain_zero_probability(H.weather_mood_hmm(), "HHUH") is None
+    message = H.explain_zero_probability(fair, "HHUHU")
+    assert message.startswith("observations: P(O | lambda) = 0 for the sequence")
+    assert "t=2 (number 3 of 5, symbol 'U')" in message
+    for call, what in ((lambda: H.posteriors(fair, "HHUHU"), "the posterior gamma"),
+                       (lambda: H.viterbi(fair, "HHUHU"), "the best path")):
+        with pytest.raises(ValueError) as info:
+            call()
+        assert str(info.value) == H.explain_zero_probability(fair, "HHUHU", what)
+    nameless = DiscreteHMM(pi=[1.0, 0.0], A=[[1.0, 0.0], [0.5, 0.5]], B=[[1.0, 0.0], [0.5, 0.5]])
+    assert "symbol 1)" in H.explain_zero_probability(nameless, [0, 1])
+    with pytest.raises(ValueError, match=r"^observations: .*sequence 1: .*t=0 \(number 1 of 2"):
+        H.baum_welch_step(nameless, [[0, 0], [1, 0]])
+
+
+def test_uint64_symbols_are_reported_with_their_real_value(weather):
+    huge = np.array([0, 2**64 - 1], dtype=np.uint64)
+    with pytest.raises(ValueError, match="^observations: symbol 18446744073709551615 at position 1"):
+        H.forward_log(weather, huge)
+    with pytest.raises(ValueError, match=r"^sequences\[1\]: symbol 18446744073709551615 at position 1"):
+        H.log_likelihoods(weather, [np.array([0, 1]), huge])
+    # in-range unsigned symbols of any width are accepted
+    np.testing.assert_array_equal(H.log_likelihoods(weather, [np.array([0, 1], dtype=np.uint64)]),
+                                  H.log_likelihoods(weather, [[0, 1]]))

@@ -21,37 +21,119 @@ def close_figures():
 
 # ---------------------------------------------------------------------------- plotting
 
+def _cell_colours(ax, values):
+    """The RGBA colour the trellis image draws for each (t, i)."""
+    image = ax.images[0]
+    return image.cmap(image.norm(values))
+
+
+def _text_contrast_ok(ax, values):
+    """Every number is white on a dark cell and black on a light one (as drawn)."""
+    from course_lib.plotting.colour import relative_luminance
+    colours = _cell_colours(ax, values)
+    for text in ax.texts:
+        t, i = (int(round(v)) for v in text.get_position())
+        dark = relative_luminance(colours[t, i]) <= 0.179
+        if text.get_color() != ("w" if dark else "k"):
+            return False
+    return True
+
+
 def test_trellis_shows_values_and_path():
     model = H.weather_mood_hmm()
     post = H.posteriors(model, "HHUH")
     path = H.viterbi(model, "HHUH").path
-    fig, ax = plt.subplots()
+    fig, ax = plt.subplots(figsize=(5, 3))
     assert P.plot_trellis(ax, post.alpha, observations=model.encode("HHUH"), path=path,
                           state_names=model.state_names, symbol_names=model.symbol_names) is ax
     texts = [t.get_text() for t in ax.texts]
     assert "0.36" in texts and len(texts) == 12  # alpha_1(F) = 0.4 * 0.9, one number per cell
-    line = ax.lines[0]
-    np.testing.assert_array_equal(line.get_ydata(), path)
-    assert [t.get_text() for t in ax.get_xticklabels()][2] == "t=3\nU"
+    assert len(ax.patches) == 4  # the path's cells are outlined
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "3", "4"]
+    top = ax.child_axes[0] if ax.child_axes else None
+    assert top is not None and [t.get_text() for t in top.get_xticklabels()] == list("HHUH")
     # log values with -inf (an unreachable state) are drawn without warnings
     with np.errstate(divide="ignore"):
         log_vals = np.log(np.array([[1.0, 0.0], [0.5, 0.5]]))
-    P.plot_trellis(plt.subplots()[1], log_vals, log_values=True, colour_by="global")
-    P.plot_trellis(plt.subplots()[1], log_vals, log_values=True)
-    with pytest.raises(ValueError, match="values"):
+    ax = P.plot_trellis(plt.subplots()[1], log_vals, log_values=True)
+    assert "-inf" in [t.get_text() for t in ax.texts]
+    with pytest.raises(ValueError, match="^values"):
         P.plot_trellis(ax, np.zeros(3))
-    with pytest.raises(ValueError, match="colour_by"):
-        P.plot_trellis(ax, np.zeros((2, 2)), colour_by="rainbow")
+    with pytest.raises(ValueError, match="^values: probabilities must lie in"):
+        P.plot_trellis(ax, np.log([[0.5, 0.5]]))
+    with pytest.raises(ValueError, match="^values: log values"):
+        P.plot_trellis(ax, [[np.nan, 0.0]], log_values=True)
+
+
+def test_probabilities_share_a_fixed_scale_and_text_follows_the_drawn_colour():
+    # uninformative moods: beta_4 = 1 (darkest) and small alphas (palest) in one figure
+    model = H.weather_mood_hmm("uninformative")
+    fig = P.render_trellis(model, "HHUH")
+    post = H.posteriors(model, "HHUH")
+    trellis_axes = [ax for ax in fig.axes if ax.images and ax.get_ylabel() == "state"]
+    assert len(trellis_axes) == 3
+    for ax, values in zip(trellis_axes, (post.alpha, post.beta, post.gamma)):
+        norm = ax.images[0].norm
+        assert (norm.vmin, norm.vmax) == (0.0, 1.0)
+        assert len(ax.texts) == values.size and _text_contrast_ok(ax, values)
+    beta_texts = {t.get_text(): t.get_color() for t in trellis_axes[1].texts}
+    assert beta_texts["1"] == "w" and beta_texts["0.125"] == "k"  # the bug: white on white
+    # log panels span their own finite range, and say so
+    fig = P.render_trellis(model, "HHUH", scale="log")
+    trellis_axes = [ax for ax in fig.axes if ax.images and ax.get_ylabel() == "state"]
+    for ax, values in zip(trellis_axes, (post.log_alpha, post.log_beta, np.log(post.gamma))):
+        norm = ax.images[0].norm
+        assert norm.vmin == pytest.approx(values.min()) and norm.vmax == pytest.approx(values.max())
+        assert _text_contrast_ok(ax, values)
+    labels = [ax.get_ylabel() for ax in fig.axes if not ax.images]
+    assert labels.count("log value (this panel's range)") == 3
+
+
+def _overlaps(labels) -> bool:
+    boxes = sorted((label.get_window_extent() for label in labels if label.get_text()),
+                   key=lambda box: box.x0)
+    return any(a.x1 > b.x0 for a, b in zip(boxes, boxes[1:]))
+
+
+@pytest.mark.parametrize("length", [4, 8, 18, P.TRELLIS_MAX_LENGTH])
+@pytest.mark.parametrize("scale", ["probability", "log"])
+def test_trellis_stays_readable_up_to_the_longest_input(length, scale):
+    observations = (H.WEATHER_MOOD_LONG_OBSERVATIONS * 2)[:length]
+    fig = P.render_trellis(H.weather_mood_hmm(), observations, scale=scale)
+    fig.canvas.draw()
+    trellis_axes = [ax for ax in fig.axes if ax.images and ax.get_ylabel() == "state"]
+    assert len(trellis_axes) == 3
+    for ax in trellis_axes:
+        assert not _overlaps(ax.get_xticklabels()), f"time ticks overlap at T = {length}"
+        top = ax.child_axes[0]
+        assert len([t for t in top.get_xticklabels() if t.get_text()]) == length
+        assert not _overlaps(top.get_xticklabels()), f"symbols overlap at T = {length}"
+        cell = ax.get_window_extent().width / length
+        for text in ax.texts:  # written numbers fit inside their cells
+            assert text.get_window_extent().width < cell, f"{text.get_text()!r} at T = {length}"
+    if length >= 18:
+        assert all(not ax.texts for ax in trellis_axes), "numbers written into narrow cells"
+    with pytest.raises(ValueError, match=f"^observations: .*at most {P.TRELLIS_MAX_LENGTH}"):
+        P.render_trellis(H.weather_mood_hmm(), "H" * (P.TRELLIS_MAX_LENGTH + 1))
+
+
+def test_impossible_sequence_shows_the_library_explanation():
+    model = H.weather_mood_hmm("fair-forever")
+    fig = P.render_trellis(model, "HHUH")
+    shown = " ".join(t.get_text().replace("\n", " ") for ax in fig.axes for t in ax.texts)
+    explanation = H.explain_zero_probability(model, "HHUH", "beta, gamma and the Viterbi path")
+    assert " ".join(explanation.split()) in " ".join(shown.split())
+    assert "impossible" in fig._suptitle.get_text()
 
 
 def test_other_plots():
     rng = np.random.default_rng(0)
-    model = H.random_hmm(3, 4, rng)
-    states, symbols = H.sample(model, 300, rng)
+    model = H.random_hmm(3, 4, rng=rng)
+    states, symbols = H.sample(model, 300, rng=rng)
     post = H.posteriors(model, symbols)
     fig, axes = plt.subplots(2, 3)
     P.plot_posteriors(axes[0, 0], post.gamma, true_states=states, path=H.viterbi(model, symbols).path)
-    trace = H.baum_welch(H.random_hmm(3, 4, rng), [symbols], n_iter=5).log_likelihood_trace
+    trace = H.baum_welch(H.random_hmm(3, 4, rng=rng), [symbols], max_iter=5).log_likelihood_trace
     ax = P.plot_log_likelihood_trace(axes[0, 1], trace, reference=-400.0)
     np.testing.assert_allclose(ax.lines[0].get_ydata(), trace)
     P.plot_hmm_parameters(axes[1], model)
@@ -90,24 +172,56 @@ def test_hmm_from_text_names():
 
 # ---------------------------------------------------------------------------- explorers
 
-def test_trellis_explorer_is_driven_without_errors():
+HALF_TYPED = [{"A": "0.8 0.2 0; 0.3 0.4"}, {"B": "0.9 0.1; 0.5"}, {"pi": "0.4 0.3"},
+              {"pi": "0.4 0.3 0."}, {"A": "0.8 0.2 0; 0.3 0.4 0.3; 0 0.3 0."},
+              {"observations": "HXH"}, {"observations": ""},
+              {"observations": "H" * (P.TRELLIS_MAX_LENGTH + 1)}]
+
+
+def test_trellis_explorer_is_driven_and_refuses_half_typed_entries():
     explorer = WH.trellis_explorer()
-    assert exercise_explorer(explorer) >= 1 + 4 + 3 + 2
+    assert all(not c.continuous_update for c in explorer.controls.values()
+               if hasattr(c, "continuous_update")), "text boxes must redraw on Enter only"
+    # the harness checks three refusals end to end (redraws, then back to the defaults) ...
+    assert exercise_explorer(explorer, error_settings=HALF_TYPED[::3]) >= 1 + 3 + 4 + 3 + 2
     values = explorer.values()
-    assert values["observations"] == "HHUH"
+    # ... and every half-typed entry is refused with a one-line message naming its box
+    for entry in HALF_TYPED:
+        ((box, text),) = entry.items()
+        with pytest.raises(WH.TypedInputError, match=f"^{box}: ") as info:
+            explorer.render(**{**values, box: text})
+        assert "\n" not in str(info.value)
+    assert values["observations"] == H.WEATHER_MOOD_OBSERVATIONS
     fig = explorer.render(**values)
     assert "log P(O) = -2.9046" in fig._suptitle.get_text()  # = log of the enumerated 0.05477
-    # text values the harness cannot set: other strings, an impossible and a bad observation
-    fig = explorer.render(**{**values, "observations": "UUUUUUUUUUUUUUUUUUUUUUUUU", "scale": "log"})
-    assert len(fig.axes) >= 3
-    impossible = {**values, "B": "1 0; 0.5 0.5; 0.2 0.8", "A": "1 0 0; 0.3 0.4 0.3; 0 0.3 0.7",
-                  "pi": "1 0 0", "observations": "HU"}
-    fig = explorer.render(**impossible)
+    # a half-typed matrix: one line in the panel, no traceback, no figure
+    explorer.controls["A"].value = "0.8 0.2 0; 0.3 0.4"
+    assert isinstance(explorer.last_error, WH.TypedInputError)
+    assert str(explorer.last_error) == "A: every row needs the same number of entries, got [3, 2]"
+    explorer.controls["A"].value = WH.format_matrix(H.weather_mood_hmm().A)
+    assert explorer.last_error is None
+
+
+def test_trellis_explorer_suggestions_of_the_lecture():
+    explorer = WH.trellis_explorer()
+    values = explorer.values()
+    uninformative = WH.format_matrix(H.weather_mood_hmm("uninformative").B)
+    assert uninformative == "0.5 0.5; 0.5 0.5; 0.5 0.5"
+    fig = explorer.render(**{**values, "B": uninformative})
+    assert "Viterbi path" in fig._suptitle.get_text()
+    fig = explorer.render(**{**values, "observations": H.WEATHER_MOOD_LONG_OBSERVATIONS,
+                             "scale": "log"})
+    assert "FFFFFFCRRRRRRCFFFF" in fig._suptitle.get_text()
+    fair = H.weather_mood_hmm("fair-forever")
+    typed = {name: WH.format_matrix(getattr(fair, name)) for name in ("pi", "A", "B")}
+    assert typed == {"pi": "1 0 0", "A": "1 0 0; 0.3 0.4 0.3; 0 0.3 0.7",
+                     "B": "1 0; 0.5 0.5; 0.2 0.8"}
+    fig = explorer.render(**{**values, **typed})
     assert any("P(O | lambda) = 0" in t.get_text() for ax in fig.axes for t in ax.texts)
+    with pytest.raises(TypeError, match="^model"):
+        WH.trellis_explorer("weather")
     with pytest.raises(ValueError, match="^observations"):
-        explorer.render(**{**values, "observations": "HXH"})
-    explorer.controls["observations"].value = "HXH"  # a typo is shown in the panel, not lost
-    assert isinstance(explorer.last_error, ValueError)
+        WH.trellis_explorer(observations="HXH")
 
 
 def test_baum_welch_explorer_steps_increase_likelihood():
@@ -123,10 +237,46 @@ def test_baum_welch_explorer_steps_increase_likelihood():
     assert np.all(np.diff(session.trace) >= -1e-9)
     np.testing.assert_allclose(session.trace[-1],
                                H.log_likelihoods(session.model, session.batch).sum())
+    # the explorer's run is the library's Baum-Welch from the same start
+    start = H.random_hmm(3, 2, rng=3)
+    fit = H.baum_welch(start, session.batch, max_iter=11, tol=-np.inf)
+    np.testing.assert_array_equal(session.trace, fit.log_likelihood_trace)
     explorer.controls["n_states"].value = 2  # a new setting restarts from a new model
     assert len(session.trace) == 1 and session.model.n_states == 2
     explorer.press("Restart")
     assert len(session.trace) == 1
+
+
+def test_baum_welch_explorer_keeps_no_stale_state_after_an_error():
+    # 25 symbols: a floor must be < 1/M = 0.04, so the explorer does not offer 0.05 ...
+    rng = np.random.default_rng(0)
+    seqs = list(rng.integers(0, 25, size=(6, 40)))
+    explorer = WH.baum_welch_explorer(seqs, n_symbols=25)
+    floor = explorer.controls["emission_floor"]
+    assert 0.05 not in floor.options and 0.01 in floor.options
+    # ... and when a refused value reaches the session anyway, nothing moves on without it
+    floor.options = (*floor.options, 0.05)
+    session = explorer.session
+    floor.value = 0.01
+    explorer.press("10 steps")
+    trace, model = session.trace.copy(), session.model
+    floor.value = 0.05
+    assert isinstance(explorer.last_error, ValueError)
+    assert str(explorer.last_error).startswith("emission_floor: must be < 1/M = 0.04")
+    for _ in range(2):
+        explorer.refresh()
+        assert isinstance(explorer.last_error, ValueError)
+    for label in ("Step", "10 steps", "Restart", "Step"):
+        explorer.press(label)
+        explorer.refresh()
+        assert isinstance(explorer.last_error, ValueError), label
+        assert session.model is model and np.array_equal(session.trace, trace), \
+            f"{label}: the previous model moved on although the floor shown is refused"
+    floor.value = 0.01  # back to a valid floor: after "Restart", a fresh run of that setting
+    assert explorer.last_error is None and len(session.trace) == 1
+    np.testing.assert_array_equal(session.model.B, H.random_hmm(3, 25, rng=0).B)
+    explorer.press("Step")
+    assert explorer.last_error is None and len(session.trace) == 2
 
 
 def test_baum_welch_explorer_on_own_data():
@@ -171,7 +321,7 @@ def test_viterbi_segmentation_marks_state_changes():
 
 def test_forward_underflow_plot_shows_where_alpha_vanishes():
     model = H.weather_mood_hmm()
-    _, symbols = H.sample(model, 1500, 0)
+    _, symbols = H.sample(model, 1500, rng=0)
     naive, scaled = H.forward_unscaled(model, symbols), H.forward_scaled(model, symbols)
     ax = P.plot_forward_underflow(plt.subplots()[1], naive, scaled)
     exact_line, naive_line = ax.lines[0], ax.lines[1]

@@ -31,7 +31,7 @@ def test_by_hand_codebook():
 def test_codebook_finds_the_blobs_and_quantises_consistently():
     rng = np.random.default_rng(0)
     centres, utterances, truth = three_blobs(rng)
-    codebook = vq.train_codebook(utterances, 3, rng=1, n_init=3)
+    codebook = vq.train_codebook(utterances, 3, rng=1, n_restarts=3)
     assert codebook.size == 3 and codebook.n_dims == 2
     order = [int(np.argmin(((codebook.centroids - c) ** 2).sum(axis=1))) for c in centres]
     assert sorted(order) == [0, 1, 2]
@@ -46,13 +46,13 @@ def test_codebook_finds_the_blobs_and_quantises_consistently():
     n_frames = sum(len(u) for u in utterances)
     assert vq.quantisation_error(utterances, codebook) * n_frames == pytest.approx(codebook.inertia)
     # the symbols feed a discrete HMM with M = K
-    assert np.all(np.isfinite(log_likelihoods(random_hmm(2, codebook.size, 0), symbols)))
+    assert np.all(np.isfinite(log_likelihoods(random_hmm(2, codebook.size, rng=0), symbols)))
 
 
 def test_larger_codebooks_quantise_more_finely_and_are_reproducible():
     rng = np.random.default_rng(1)
     frames = [rng.standard_normal((200, 3)) for _ in range(3)]
-    errors = [vq.quantisation_error(frames, vq.train_codebook(frames, k, rng=2, n_init=2))
+    errors = [vq.quantisation_error(frames, vq.train_codebook(frames, k, rng=2, n_restarts=2))
               for k in (1, 4, 16)]
     assert errors[0] > errors[1] > errors[2]
     # K = 1: the centroid is the mean, the error the total variance per frame

@@ -1,19 +1,31 @@
 """Figures of the HMM unit: trellis, posteriors, Baum-Welch trace, parameter matrices, diagram.
 
-Every function draws on the axes it is given and returns them; arrays follow course_lib.hmm
-(rows are time steps: ``alpha[t, i]``). Trellis-like plots put time on the x axis and states on
-the y axis, state 0 at the top.
+Every ``plot_*`` function draws on the axes it is given and returns them;
+:func:`render_trellis` and :func:`render_baum_welch` make the whole figures of the two
+explorers.
+Arrays follow course_lib.hmm (rows are time steps: ``alpha[t, i]``). Trellis-like plots put
+time on the x axis and states on the y axis, state 0 at the top. Numbers written on coloured
+cells are black or white by the colour actually drawn (:func:`.colour.text_colours`).
 """
 
 from __future__ import annotations
 
+import textwrap
+
+import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib import colormaps
+from matplotlib.colors import Normalize
 from matplotlib.patches import Circle, FancyArrowPatch, Rectangle
+from matplotlib.ticker import MaxNLocator
 
-from ..validation import as_float_array
+from .. import hmm as H
+from ..validation import as_bool, as_float_array, check_choice
+from .colour import text_colours
 
-__all__ = ["plot_trellis", "plot_posteriors", "plot_log_likelihood_trace", "plot_matrix",
-           "plot_hmm_parameters", "plot_state_diagram", "plot_symbol_sequence",
+__all__ = ["TRELLIS_MAX_LENGTH", "plot_trellis", "trellis_observations", "render_trellis",
+           "plot_posteriors", "plot_log_likelihood_trace", "plot_matrix", "plot_hmm_parameters",
+           "render_baum_welch", "plot_state_diagram", "plot_symbol_sequence",
            "plot_chain_diagram", "plot_viterbi_segmentation", "plot_forward_underflow",
            "plot_accuracy_grid"]
 
@@ -24,12 +36,14 @@ def _names(names, count: int, prefix: str = "") -> list[str]:
     return list(names) if names is not None else [f"{prefix}{i}" for i in range(count)]
 
 
-def _time_labels(T: int, observations=None, symbol_names=None) -> list[str]:
-    if observations is None:
-        return [f"t={t + 1}" for t in range(T)]
-    symbols = [symbol_names[int(o)] if symbol_names is not None else str(int(o))
-               for o in observations]
-    return [f"t={t + 1}\n{s}" for t, s in enumerate(symbols)]
+#: The longest observation sequence :func:`render_trellis` (and the trellis explorer) draws: at
+#: this length each of the three panels still has a readable column per time step with its
+#: symbol written above it; numbers are written only while they fit in their cells.
+TRELLIS_MAX_LENGTH = 30
+
+_CELL_FONTSIZE = 8
+_TICK_FONTSIZE = 8
+_CHAR_WIDTH = 0.6 / 72  # inches per character per point of font size (a typical average)
 
 
 def _format(value: float) -> str:
@@ -40,63 +54,204 @@ def _format(value: float) -> str:
     return f"{value:.3g}" if 1e-3 <= abs(value) < 1e4 else f"{value:.1e}"
 
 
-def _relative_to_column_max(values: np.ndarray, log_values: bool) -> np.ndarray:
-    """Each row (time step) scaled to its largest entry, in 0..1; all-zero rows stay 0."""
-    if log_values:
-        top = values.max(axis=1, keepdims=True)
-        finite_top = np.where(np.isfinite(top), top, 0.0)
-        return np.where(np.isfinite(top), np.exp(values - finite_top), 0.0)
-    top = values.max(axis=1, keepdims=True)
-    return np.where(top > 0, values / np.where(top > 0, top, 1.0), 0.0)
+def _text_width(text: str, fontsize: float) -> float:
+    """Approximate width of ``text`` in inches."""
+    return len(text) * fontsize * _CHAR_WIDTH
+
+
+def _axes_size(ax) -> tuple[float, float]:
+    """The axes' width and height in inches (before a constrained layout shrinks them a bit)."""
+    box = ax.get_position()
+    width, height = ax.figure.get_size_inches()
+    return box.width * width, box.height * height
+
+
+_TICK_STEPS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
+
+
+def _thinned_ticks(T: int, cell_width: float, label_width: float) -> list[int]:
+    """0-based positions of time labels: every step-th time t (1-based), step 1, 2, 5, 10, ...
+
+    The smallest step whose labels are at least ``label_width`` (plus a gap) apart. With a step
+    of 5 or more t = 1 is labelled too, so the start of the sequence is always marked.
+    """
+    step = next((s for s in _TICK_STEPS if s * cell_width >= label_width + 0.08), _TICK_STEPS[-1])
+    if step == 1:
+        return list(range(T))
+    times = list(range(step, T + 1, step))
+    if step >= 5 or not times:
+        times = [1] + times
+    return [t - 1 for t in times]
 
 
 def plot_trellis(ax, values, *, observations=None, path=None, state_names=None,
                  symbol_names=None, title: str | None = None, annotate: bool | None = None,
-                 colour_by: str = "column", log_values: bool = False, cmap: str = "Blues"):
+                 log_values: bool = False, cmap: str = "Blues", colorbar: bool = True,
+                 cax=None):
     """The trellis: one cell per (state i, time t) showing ``values[t, i]`` (alpha, beta, gamma...).
 
-    ``values`` is (T, N), rows are time steps. ``colour_by="column"`` colours each time step
-    relative to its own largest entry (alpha shrinks with t, so a shared scale would fade out);
-    ``"global"`` uses one scale. Set ``log_values`` when ``values`` are logs (log alpha ...):
-    the column colour is then ``exp(value - column max)``. The numbers are written
-    in the cells when there are few enough (``annotate=None``: automatic). ``path`` (T,) states,
-    e.g. the Viterbi path, is drawn as a line through its cells.
+    ``values`` is (T, N), rows are time steps. Probabilities (``log_values=False``) are coloured
+    on the fixed scale 0..1, so panels can be compared and a tiny alpha looks pale; logs
+    (``log_values=True``, ``-inf`` allowed and left white) span their own finite range, which
+    the colour bar states. The numbers are written in the cells when they fit
+    (``annotate=None``), in black or white, whichever contrasts with the colour drawn below.
+    ``observations`` label the columns from above (thinned when they do not fit), the time
+    axis is thinned to readable ticks, and ``path`` (T,) states, e.g. the Viterbi path, is drawn
+    as a line through its cells (outlined when the numbers are written). The colour bar takes
+    room from ``ax``, or is drawn into ``cax`` when given.
     """
-    values = np.asarray(values, dtype=float)
-    if values.ndim != 2:
-        raise ValueError(f"values: expected a (T, N) array, got shape {values.shape}")
+    values = as_float_array(values, "values", ndim=2) if not log_values else \
+        _log_values(values)
     T, N = values.shape
-    if colour_by == "column":
-        colour = _relative_to_column_max(values, log_values)
-    elif colour_by == "global":
-        colour = np.where(np.isfinite(values), values, np.nan)
+    if not log_values:
+        if values.min() < -PROBABILITY_SLACK or values.max() > 1 + PROBABILITY_SLACK:
+            raise ValueError(f"values: probabilities must lie in [0, 1], got "
+                             f"[{values.min():.3g}, {values.max():.3g}] (pass log_values=True "
+                             "for log-probabilities)")
+        norm = Normalize(0.0, 1.0)
     else:
-        raise ValueError(f"colour_by: expected 'column' or 'global', got {colour_by!r}")
-    ax.imshow(np.ma.masked_invalid(colour.T), aspect="auto", cmap=cmap, interpolation="nearest")
+        finite = values[np.isfinite(values)]
+        low, high = (finite.min(), finite.max()) if finite.size else (-1.0, 0.0)
+        norm = Normalize(low - 1.0 if low == high else low, high)
+    colours = colormaps[cmap].with_extremes(bad="white")
+    image = ax.imshow(np.ma.masked_invalid(values.T), aspect="auto", cmap=colours, norm=norm,
+                      interpolation="nearest")
+    width, _ = _axes_size(ax)
+    cell_width = width / T
+    texts = [[_format(v) for v in row] for row in values]
     if annotate is None:
-        annotate = T * N <= _ANNOTATE_MAX_CELLS
+        longest = max(len(text) for row in texts for text in row)
+        annotate = cell_width >= _text_width("x" * longest, _CELL_FONTSIZE) + 0.06
     if annotate:
+        text_colour = np.where(np.isfinite(values), text_colours(values, colours, norm), "k")
         for t in range(T):
             for i in range(N):
-                light = colour_by == "column" and colour[t, i] > 0.6
-                ax.text(t, i, _format(values[t, i]), ha="center", va="center", fontsize=8,
-                        color="white" if light else "black", zorder=3)
+                ax.text(t, i, texts[t][i], ha="center", va="center", fontsize=_CELL_FONTSIZE,
+                        color=text_colour[t, i], zorder=3)
     if path is not None:
         path = np.asarray(path)
-        ax.plot(np.arange(len(path)), path, "-", color="tab:red", lw=2, alpha=0.5, zorder=2,
-                label="Viterbi path")
-        if len(path) <= 60:  # outline the cells of the path, leaving their numbers readable
+        if annotate:  # outline the path's cells and join the outlines: the numbers stay clear
             for t, q in enumerate(path):
                 ax.add_patch(Rectangle((t - 0.45, q - 0.45), 0.9, 0.9, fill=False,
                                        edgecolor="tab:red", lw=2, zorder=2))
+            for t in range(len(path) - 1):
+                ax.plot([t + 0.45, t + 0.55], [path[t], path[t + 1]], "-", color="tab:red",
+                        lw=2, zorder=2)
+        else:
+            ax.plot(np.arange(len(path)), path, "-", color="tab:red", lw=2, alpha=0.6,
+                    zorder=2, label="Viterbi path")
     ax.set_yticks(range(N), _names(state_names, N, "q="))
-    if T <= 30:
-        ax.set_xticks(range(T), _time_labels(T, observations, symbol_names))
-    ax.set_xlabel("time t" + (" / observation" if observations is not None and T <= 30 else ""))
+    ticks = _thinned_ticks(T, cell_width, _text_width(str(T), _TICK_FONTSIZE))
+    ax.set_xticks(ticks, [str(t + 1) for t in ticks], fontsize=_TICK_FONTSIZE)
+    ax.set_xlabel("time t")
     ax.set_ylabel("state")
+    if observations is not None:
+        observations = np.asarray(observations)
+        symbols = [symbol_names[int(o)] if symbol_names is not None else str(int(o))
+                   for o in observations]
+        longest = max(len(s) for s in symbols)
+        shown = ticks if cell_width < _text_width("x" * longest, _TICK_FONTSIZE) + 0.02 \
+            else range(T)
+        top = ax.secondary_xaxis("top")
+        top.set_xticks(list(shown), [symbols[t] for t in shown], fontsize=_TICK_FONTSIZE)
+        top.tick_params(length=0, pad=2)
+        title_pad = 4 + 1.4 * _TICK_FONTSIZE  # above the symbols
+    if colorbar:
+        bar = (ax.figure.colorbar(image, ax=ax, fraction=0.06, pad=0.02) if cax is None
+               else ax.figure.colorbar(image, cax=cax))
+        bar.set_label("log value (this panel's range)" if log_values else
+                      "probability (fixed 0..1)", fontsize=7)
+        bar.ax.tick_params(labelsize=7)
     if title:
-        ax.set_title(title)
+        ax.set_title(title, fontsize=10, pad=title_pad if observations is not None else 6)
     return ax
+
+
+#: Probabilities computed in floating point may stray this far outside [0, 1].
+PROBABILITY_SLACK = 1e-9
+
+
+def _log_values(values) -> np.ndarray:
+    """Log values for the trellis: finite or -inf (log 0); NaN and +inf are refused."""
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"values: expected a numeric (T, N) array, got "
+                        f"{type(values).__name__}") from None
+    if arr.ndim != 2 or arr.size == 0:
+        raise ValueError(f"values: expected a non-empty (T, N) array, got shape {arr.shape}")
+    if np.isnan(arr).any() or np.isposinf(arr).any():
+        raise ValueError("values: log values must be finite or -inf, found NaN or +inf")
+    return arr
+
+
+def trellis_observations(model, observations) -> np.ndarray:
+    """``observations`` as symbols of ``model``, refused beyond :data:`TRELLIS_MAX_LENGTH`."""
+    if not isinstance(model, H.DiscreteHMM):
+        raise TypeError(f"model: expected a DiscreteHMM, got {type(model).__name__}")
+    O = model.encode(observations)
+    if O.shape[0] > TRELLIS_MAX_LENGTH:
+        raise ValueError(f"observations: the trellis figure draws at most {TRELLIS_MAX_LENGTH} "
+                         f"time steps, got {O.shape[0]} (for longer sequences use "
+                         "course_lib.hmm.posteriors and plot_posteriors)")
+    return O
+
+
+def render_trellis(model, observations, *, scale: str = "probability",
+                   show_viterbi: bool = True):
+    """Figure: alpha, beta and gamma of ``observations`` on the trellis, Viterbi path on each.
+
+    ``model`` is a :class:`course_lib.hmm.DiscreteHMM`. ``scale="probability"`` colours and
+    writes alpha_t(i), beta_t(i) and gamma_t(i) on the fixed scale 0..1; ``"log"`` their logs,
+    each panel on its own range (what a long sequence needs, since alpha shrinks with t).
+    Sequences longer than :data:`TRELLIS_MAX_LENGTH` are refused (``ValueError`` naming
+    ``observations``). When ``P(O | lambda) = 0`` the figure shows alpha (zero from the
+    impossible step on) and the library's explanation
+    (:func:`course_lib.hmm.explain_zero_probability`) instead of failing.
+    """
+    O = trellis_observations(model, observations)
+    check_choice(scale, "scale", ("probability", "log"))
+    show_viterbi = as_bool(show_viterbi, "show_viterbi")
+    log_scale = scale == "log"
+    # a fixed layout (no constrained layout): the explorer redraws this figure on every change
+    fig = plt.figure(figsize=(13, 3.5))
+    outer = fig.add_gridspec(1, 3, left=0.04, right=0.955, bottom=0.14, top=0.8, wspace=0.32)
+    panels = [outer[k].subgridspec(1, 2, width_ratios=[1, 0.045], wspace=0.06) for k in range(3)]
+    axes = [fig.add_subplot(panel[0]) for panel in panels]
+    colour_bars = [fig.add_subplot(panel[1]) for panel in panels]
+    common = dict(observations=O, state_names=model.state_names,
+                  symbol_names=model.symbol_names, log_values=log_scale)
+    forward = H.forward_log(model, O)
+    prefix = "log " if log_scale else ""
+    if forward.log_likelihood == -np.inf:
+        values = forward.log_alpha if log_scale else np.exp(forward.log_alpha)
+        plot_trellis(axes[0], values, title=f"{prefix}alpha_t(i) = P(o_1..o_t, q_t=i)",
+                     cax=colour_bars[0], **common)
+        for ax in axes[1:] + colour_bars[1:]:
+            ax.axis("off")
+        explanation = H.explain_zero_probability(model, O, "beta, gamma and the Viterbi path")
+        axes[1].text(0.0, 0.5, textwrap.fill(explanation, 70), va="center", fontsize=9,
+                     transform=axes[1].transAxes)
+        fig.suptitle("P(O | lambda) = 0: this observation sequence is impossible", fontsize=10,
+                     y=0.98)
+        return fig
+    post = H.posteriors(model, O)
+    best = H.viterbi(model, O) if show_viterbi else None
+    path = None if best is None else best.path
+    with np.errstate(divide="ignore"):  # log 0 = -inf for impossible states
+        log_gamma = np.log(post.gamma)
+    quantities = [("alpha_t(i) = P(o_1..o_t, q_t=i)", post.log_alpha, post.alpha),
+                  ("beta_t(i) = P(o_t+1..o_T | q_t=i)", post.log_beta, post.beta),
+                  ("gamma_t(i) = P(q_t=i | O)", log_gamma, post.gamma)]
+    for ax, cax, (title, log_values, probabilities) in zip(axes, colour_bars, quantities):
+        plot_trellis(ax, log_values if log_scale else probabilities, path=path,
+                     title=prefix + title, cax=cax, **common)
+    summary = f"log P(O) = {post.log_likelihood:.4f}   P(O) = {np.exp(post.log_likelihood):.4g}"
+    if path is not None:
+        summary += (f"   Viterbi path {''.join(model.state_labels(path))}, "
+                    f"log P(Q*, O) = {best.log_probability:.4f}")
+    fig.suptitle(summary, fontsize=10, y=0.98)
+    return fig
 
 
 def plot_posteriors(ax, gamma, *, true_states=None, path=None, state_names=None,
@@ -135,6 +290,7 @@ def plot_log_likelihood_trace(ax, trace, *, reference: float | None = None,
         ax.axhline(reference, ls="--", color="grey", label=reference_label)
     if reference is not None or label is not None:
         ax.legend(fontsize=8)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("Baum-Welch iteration k")
     ax.set_ylabel("log P(O | lambda_k)")
     ax.set_title("training log-likelihood")
@@ -146,14 +302,16 @@ def plot_matrix(ax, matrix, *, row_labels=None, col_labels=None, title: str = ""
     """A probability matrix (A, B, or pi as one row) as a 0..1 heatmap with its numbers."""
     matrix = np.atleast_2d(np.asarray(matrix, dtype=float))
     R, C = matrix.shape
-    ax.imshow(matrix, cmap=cmap, vmin=0.0, vmax=1.0, aspect="auto", interpolation="nearest")
+    norm = Normalize(0.0, 1.0)
+    ax.imshow(matrix, cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
     if annotate is None:
         annotate = R * C <= _ANNOTATE_MAX_CELLS
     if annotate:
+        colours = text_colours(matrix, cmap, norm)
         for r in range(R):
             for c in range(C):
                 ax.text(c, r, f"{matrix[r, c]:.2f}", ha="center", va="center", fontsize=8,
-                        color="white" if matrix[r, c] > 0.6 else "black")
+                        color=colours[r, c])
     ax.set_yticks(range(R), _names(row_labels, R))
     ax.set_xticks(range(C), _names(col_labels, C))
     if title:
@@ -173,6 +331,27 @@ def plot_hmm_parameters(axes, hmm, *, title_prefix: str = ""):
     plot_matrix(ax_B, hmm.B, row_labels=states, col_labels=symbols,
                 title=f"{title_prefix}B  (row state, column symbol)")
     return axes
+
+
+def render_baum_welch(trace, hmm, *, reference: float | None = None,
+                      reference_label: str = "true model", title_prefix: str = ""):
+    """Figure: a Baum-Welch log-likelihood trace beside the model's pi, A and B.
+
+    ``trace[k] = log P(O | lambda_k)`` (e.g. ``BaumWelchStepper.log_likelihood_trace``),
+    ``hmm`` the current model; ``reference`` is drawn as a dashed line.
+    """
+    trace = as_float_array(trace, "trace", ndim=1)
+    # a fixed layout (no constrained layout): the explorer redraws this figure on every step
+    fig = plt.figure(figsize=(13, 3.6))
+    grid = fig.add_gridspec(2, 3, height_ratios=[1, 4], left=0.07, right=0.98, bottom=0.13,
+                            top=0.84, wspace=0.25, hspace=0.75)
+    plot_log_likelihood_trace(fig.add_subplot(grid[:, 0]), trace, reference=reference,
+                              reference_label=reference_label)
+    plot_hmm_parameters((fig.add_subplot(grid[0, 1:]), fig.add_subplot(grid[1, 1]),
+                         fig.add_subplot(grid[1, 2])), hmm, title_prefix=title_prefix)
+    fig.suptitle(f"iteration {len(trace) - 1}: log P(O | lambda) = {trace[-1]:.3f}", fontsize=10,
+                 y=0.98)
+    return fig
 
 
 def plot_state_diagram(ax, hmm, *, min_probability: float = 1e-3):
@@ -363,12 +542,13 @@ def plot_accuracy_grid(ax, accuracy, row_values, col_values, *, row_name: str = 
         raise ValueError(f"row_values: expected {R} row and {C} column values to match "
                          f"accuracy {accuracy.shape}, got {len(row_values)} and {len(col_values)}")
     low, high = float(accuracy.min()), float(accuracy.max())
-    ax.imshow(accuracy, cmap=cmap, vmin=low - 0.25 * (high - low + 1e-9), vmax=high,
-              aspect="auto", interpolation="nearest")
+    norm = Normalize(low - 0.25 * (high - low + 1e-9), high)
+    ax.imshow(accuracy, cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
+    colours = text_colours(accuracy, cmap, norm)
     for r in range(R):
         for c in range(C):
             ax.text(c, r, f"{accuracy[r, c]:.3f}", ha="center", va="center", fontsize=9,
-                    color="white" if accuracy[r, c] > low + 0.6 * (high - low) else "black")
+                    color=colours[r, c])
     if best is not None:
         r, c = best
         ax.add_patch(Rectangle((c - 0.48, r - 0.48), 0.96, 0.96, fill=False,

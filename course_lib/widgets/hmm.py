@@ -1,47 +1,62 @@
 """Explorers of the HMM unit: the trellis (forward, backward, posteriors, Viterbi) and Baum-Welch.
 
 * :func:`trellis_explorer`: edit pi, A, B (as text, rows separated by ``;``) and the
-  observation string; see alpha, beta and gamma on the trellis with the Viterbi path.
+  observation string; see alpha, beta and gamma on the trellis with the Viterbi path. A text box
+  redraws when you press Enter or leave it; an entry that is not (yet) valid, such as a
+  half-typed matrix, is reported in one line instead of a figure.
 * :func:`baum_welch_explorer`: a Step button runs one re-estimation; the figure shows the
   log-likelihood trace and the current pi, A and B.
 
-The compute lives in :mod:`course_lib.hmm`, the drawing in :mod:`course_lib.plotting.hmm`.
+The compute lives in :mod:`course_lib.hmm` (including the example model and data), the drawing
+in :mod:`course_lib.plotting.hmm`; this module only parses text and wires the controls.
 """
 
 from __future__ import annotations
 
+import html
 import string
+import traceback
 
 import ipywidgets as W
 import matplotlib.pyplot as plt
 import numpy as np
+from IPython.display import display
 
 from .. import hmm as H
-from ..plotting.hmm import plot_hmm_parameters, plot_log_likelihood_trace, plot_trellis
-from ..validation import RngLike, as_rng, check_choice
+from ..plotting.hmm import render_baum_welch, render_trellis, trellis_observations
+from ..validation import RngLike, as_positive_int
 from .base import Explorer
 
-__all__ = ["parse_vector", "parse_matrix", "format_matrix", "hmm_from_text",
-           "render_trellis", "trellis_explorer", "BaumWelchSession", "baum_welch_explorer"]
+__all__ = ["parse_vector", "parse_matrix", "format_matrix", "hmm_from_text", "TypedInputError",
+           "trellis_explorer", "BaumWelchSession", "baum_welch_explorer"]
 
 _TEXT_LAYOUT = W.Layout(width="330px")
+
+
+class TypedInputError(ValueError):
+    """A text box holds something that is not (yet) a valid entry, e.g. a half-typed matrix."""
 
 
 # ------------------------------------------------------------------------------- text <-> arrays
 
 def parse_vector(text: str, name: str) -> np.ndarray:
     """Numbers separated by spaces or commas, e.g. ``"0.4 0.3 0.3"``."""
+    if not isinstance(text, str):
+        raise TypeError(f"{name}: expected text such as '0.5 0.5', got {type(text).__name__}")
     tokens = text.replace(",", " ").split()
     if not tokens:
         raise ValueError(f"{name}: enter numbers separated by spaces, e.g. '0.5 0.5'")
     try:
         return np.array([float(tok) for tok in tokens])
-    except ValueError as err:
-        raise ValueError(f"{name}: could not read a number in {text!r}") from err
+    except ValueError:
+        raise ValueError(f"{name}: could not read a number in {text!r}") from None
 
 
 def parse_matrix(text: str, name: str) -> np.ndarray:
     """Rows separated by ``;`` or new lines, entries by spaces: ``"0.9 0.1; 0.5 0.5"``."""
+    if not isinstance(text, str):
+        raise TypeError(f"{name}: expected text such as '0.9 0.1; 0.2 0.8', got "
+                        f"{type(text).__name__}")
     rows = [row for row in text.replace("\n", ";").split(";") if row.strip()]
     if not rows:
         raise ValueError(f"{name}: enter rows separated by ';', e.g. '0.9 0.1; 0.2 0.8'")
@@ -69,131 +84,132 @@ def hmm_from_text(pi: str, A: str, B: str, template: H.DiscreteHMM | None = None
     if M > len(string.ascii_uppercase):
         raise ValueError(f"B: at most {len(string.ascii_uppercase)} symbols, got {M}")
     states = (template.state_names if template is not None and template.n_states == N
-              else tuple(str(i + 1) for i in range(N)))
+              and template.state_names is not None else tuple(str(i + 1) for i in range(N)))
     symbols = (template.symbol_names if template is not None and template.n_symbols == M
                and template.symbol_names is not None else tuple(string.ascii_uppercase[:M]))
     return H.DiscreteHMM(pi_, A_, B_, state_names=states, symbol_names=symbols)
 
 
+class _TypedExplorer(Explorer):
+    """An :class:`Explorer` whose :class:`TypedInputError` shows as one line, not a traceback.
+
+    Everything else is the base class's behaviour: the error is kept in ``last_error`` and no
+    figure is drawn for the refused entry (the text boxes and the figure never disagree).
+    """
+
+    def refresh(self) -> None:
+        self.last_error = None
+        with self.output:
+            self.output.clear_output(wait=True)
+            try:
+                fig = self.render(**self.values())
+            except TypedInputError as err:
+                self.last_error = err
+                display(W.HTML(f'<span style="color:#b00020">Not drawn: '
+                               f'{html.escape(str(err))}</span>'))
+                return
+            except Exception as err:  # a real failure: the traceback helps
+                self.last_error = err
+                traceback.print_exc()
+                return
+            display(fig)
+            plt.close(fig)
+
+
 # ------------------------------------------------------------------------------- trellis
 
-def render_trellis(model: H.DiscreteHMM, observations, *, scale: str = "probability",
-                   show_viterbi: bool = True):
-    """Figure: alpha, beta and gamma on the trellis of ``observations``, Viterbi path on each.
-
-    ``scale="probability"`` writes alpha_t(i), beta_t(i) and gamma_t(i); ``"log"`` writes
-    their logs (what a long sequence needs). When ``P(O | lambda) = 0`` the figure says so
-    (and shows alpha, all zero from the impossible step on) instead of failing.
-    """
-    check_choice(scale, "scale", ("probability", "log"))
-    O = model.encode(observations)
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.4), layout="constrained")
-    common = dict(observations=O, state_names=model.state_names, symbol_names=model.symbol_names)
-    log_scale = scale == "log"
-    forward = H.forward_log(model, O)
-    if forward.log_likelihood == -np.inf:
-        values = forward.log_alpha if log_scale else np.exp(forward.log_alpha)
-        plot_trellis(axes[0], values, title="alpha", log_values=log_scale, **common)
-        for ax in axes[1:]:
-            ax.axis("off")
-        axes[1].text(0, 0.5, "P(O | lambda) = 0: some observation has zero probability in every\n"
-                     "state the model can be in at that time, so log P(O) = -inf and\n"
-                     "beta, gamma and the Viterbi path are undefined.", va="center", fontsize=10)
-        return fig
-    post = H.posteriors(model, O)
-    path = H.viterbi(model, O) if show_viterbi else None
-    with np.errstate(divide="ignore"):  # log 0 = -inf for impossible states
-        log_gamma = np.log(post.gamma)
-    quantities = [("alpha_t(i) = P(o_1..o_t, q_t=i)", post.log_alpha, post.alpha),
-                  ("beta_t(i) = P(o_t+1..o_T | q_t=i)", post.log_beta, post.beta),
-                  ("gamma_t(i) = P(q_t=i | O)", log_gamma, post.gamma)]
-    for ax, (title, log_values, probabilities) in zip(axes, quantities):
-        values = log_values if log_scale else probabilities
-        plot_trellis(ax, values, path=None if path is None else path.path,
-                     title=("log " if log_scale else "") + title, log_values=log_scale, **common)
-    summary = f"log P(O) = {post.log_likelihood:.4f}   P(O) = {np.exp(post.log_likelihood):.4g}"
-    if path is not None:
-        best = "".join(model.state_labels(path.path)) if len(O) <= 40 else "..."
-        summary += f"   Viterbi path {best}, log P(Q*, O) = {path.log_probability:.4f}"
-    fig.suptitle(summary, fontsize=10)
-    return fig
-
-
-def trellis_explorer(model: H.DiscreteHMM | None = None, observations: str = "HHUH") -> Explorer:
+def trellis_explorer(model: H.DiscreteHMM | None = None,
+                     observations: str = H.WEATHER_MOOD_OBSERVATIONS) -> Explorer:
     """Explorer over the trellis; starts from the slides' weather-mood model and O = HHUH.
 
-    Controls: ``observations`` (text, symbol names), ``pi``, ``A``, ``B`` (text, rows separated
-    by ``;``), ``scale`` (probability or log) and ``viterbi`` (draw the best path).
+    Controls: ``observations`` (text, symbol names, at most
+    :data:`course_lib.plotting.hmm.TRELLIS_MAX_LENGTH` of them), ``pi``, ``A``, ``B`` (text, rows
+    separated by ``;``), ``scale`` (probability or log) and ``viterbi`` (draw the best path).
+    Text boxes redraw on Enter or when they lose focus.
     """
     template = H.weather_mood_hmm() if model is None else model
+    if not isinstance(template, H.DiscreteHMM):
+        raise TypeError(f"model: expected a DiscreteHMM, got {type(template).__name__}")
+    trellis_observations(template, observations)  # a bad starting string fails here, not later
+
+    def text_box(value: str, description: str) -> W.Text:
+        return W.Text(value=value, description=description, layout=_TEXT_LAYOUT,
+                      continuous_update=False)
+
     controls = {
-        "observations": W.Text(value=observations, description="O", layout=_TEXT_LAYOUT),
-        "pi": W.Text(value=format_matrix(template.pi), description="pi", layout=_TEXT_LAYOUT),
-        "A": W.Text(value=format_matrix(template.A), description="A", layout=_TEXT_LAYOUT),
-        "B": W.Text(value=format_matrix(template.B), description="B", layout=_TEXT_LAYOUT),
+        "observations": text_box(observations, "O"),
+        "pi": text_box(format_matrix(template.pi), "pi"),
+        "A": text_box(format_matrix(template.A), "A"),
+        "B": text_box(format_matrix(template.B), "B"),
         "scale": W.Dropdown(options=["probability", "log"], value="probability",
                             description="numbers"),
         "viterbi": W.Checkbox(value=True, description="Viterbi path"),
     }
 
     def render(observations, pi, A, B, scale, viterbi):
-        return render_trellis(hmm_from_text(pi, A, B, template), observations, scale=scale,
-                              show_viterbi=viterbi)
+        try:
+            typed = hmm_from_text(pi, A, B, template)
+            O = trellis_observations(typed, observations.strip())
+        except (ValueError, TypeError) as err:
+            raise TypedInputError(str(err)) from None
+        return render_trellis(typed, O, scale=scale, show_viterbi=viterbi)
 
-    return Explorer(render, controls, title="Forward, backward, posteriors and Viterbi on the trellis")
+    return _TypedExplorer(render, controls,
+                          title="Forward, backward, posteriors and Viterbi on the trellis")
 
 
 # ------------------------------------------------------------------------------- Baum-Welch
 
 class BaumWelchSession:
-    """The state behind the Baum-Welch explorer: data, the current model and its trace.
+    """The state behind the Baum-Welch explorer: the data and a :class:`~course_lib.hmm.BaumWelchStepper`.
 
-    ``configure(seed, n_states, emission_floor)`` restarts from a random model when a setting
-    changed; ``step(k)`` runs k re-estimations with :func:`course_lib.hmm.baum_welch_step`.
-    ``trace[k] = log P(O | lambda_k)``.
+    ``configure(seed, n_states, emission_floor)`` starts a new stepper from a random model when
+    a setting changed; the new settings are stored only once the stepper exists, so a refused
+    setting (e.g. a floor too large for M symbols) leaves the previous run intact and is
+    refused again on every redraw or step. ``step(k)`` runs k re-estimations.
     """
 
     def __init__(self, sequences, n_symbols: int, true_model: H.DiscreteHMM | None = None,
                  symbol_names=None):
-        self.batch = H.pack_sequences(sequences, n_symbols)
-        self.n_symbols = n_symbols
+        self.n_symbols = as_positive_int(n_symbols, "n_symbols")
+        self.batch = H.pack_sequences(sequences, self.n_symbols)
         self.true_model = true_model
         self.symbol_names = symbol_names
+        self.reference = (None if true_model is None
+                          else float(H.log_likelihoods(true_model, self.batch).sum()))
         self.settings = None
-        self.model: H.DiscreteHMM | None = None
-        self.trace: list[float] = []
+        self.stepper: H.BaumWelchStepper | None = None
+
+    @property
+    def model(self) -> H.DiscreteHMM:
+        return self.stepper.hmm
+
+    @property
+    def trace(self) -> np.ndarray:
+        return self.stepper.log_likelihood_trace
 
     def configure(self, seed: int, n_states: int, emission_floor: float) -> None:
         settings = (seed, n_states, emission_floor)
         if settings != self.settings:
-            self.settings = settings
-            start = H.random_hmm(n_states, self.n_symbols, seed)
-            self.model = start.replace(symbol_names=self.symbol_names)
-            self.trace = [float(H.log_likelihoods(self.model, self.batch).sum())]
+            start = H.random_hmm(n_states, self.n_symbols, rng=seed)
+            stepper = H.BaumWelchStepper(start.replace(symbol_names=self.symbol_names),
+                                         self.batch, emission_floor=emission_floor)
+            self.settings, self.stepper = settings, stepper
 
     def reset(self) -> None:
+        """Start again from the random model of the current settings at the next configure."""
         self.settings = None
 
     def step(self, n_steps: int = 1) -> None:
-        _, _, emission_floor = self.settings
         for _ in range(n_steps):
-            self.model, _ = H.baum_welch_step(self.model, self.batch, emission_floor=emission_floor)
-            self.trace.append(float(H.log_likelihoods(self.model, self.batch).sum()))
+            self.stepper.step()
 
     def render(self):
         """Figure: the trace (with the true model's log-likelihood if known), pi, A and B."""
-        fig = plt.figure(figsize=(13, 3.6), layout="constrained")
-        grid = fig.add_gridspec(2, 3, height_ratios=[1, 4])
-        ax_trace = fig.add_subplot(grid[:, 0])
-        reference = (float(H.log_likelihoods(self.true_model, self.batch).sum())
-                     if self.true_model is not None else None)
-        plot_log_likelihood_trace(ax_trace, self.trace, reference=reference)
-        axes = (fig.add_subplot(grid[0, 1:]), fig.add_subplot(grid[1, 1]),
-                fig.add_subplot(grid[1, 2]))
-        plot_hmm_parameters(axes, self.model)
-        fig.suptitle(f"iteration {len(self.trace) - 1}: log P(O | lambda) = {self.trace[-1]:.3f}",
-                     fontsize=10)
-        return fig
+        return render_baum_welch(self.trace, self.model, reference=self.reference)
+
+
+_EMISSION_FLOORS = (0.0, 0.001, 0.01, 0.05)
 
 
 def baum_welch_explorer(sequences=None, n_symbols: int | None = None, *,
@@ -201,31 +217,29 @@ def baum_welch_explorer(sequences=None, n_symbols: int | None = None, *,
                         length: int = 40, rng: RngLike = 0) -> Explorer:
     """Explorer stepping Baum-Welch by hand.
 
-    By default the data are ``n_sequences`` sequences of ``length`` moods sampled from the
-    weather-mood model (drawn with ``rng``), whose log-likelihood is shown as a dashed line.
-    Controls: ``seed`` of the random starting model, ``n_states``, ``emission_floor``.
-    Buttons: "Step" (one re-estimation), "10 steps", "Restart".
+    By default the data are :func:`course_lib.hmm.weather_mood_sequences` (``n_sequences`` of
+    ``length`` days, drawn with ``rng``), and the weather-mood model's log-likelihood is shown
+    as a dashed line. Controls: ``seed`` of the random starting model, ``n_states``,
+    ``emission_floor`` (the choices below 1/M). Buttons: "Step" (one re-estimation), "10 steps", "Restart".
     """
     symbol_names = None
     if sequences is None:
         true_model = H.weather_mood_hmm()
-        sequences = H.sample_sequences(true_model, [length] * n_sequences, as_rng(rng)).symbols
+        sequences = H.weather_mood_sequences(n_sequences, length, rng=rng)
         n_symbols, symbol_names = true_model.n_symbols, true_model.symbol_names
     elif n_symbols is None:
         raise ValueError("n_symbols: give the number of symbols M of the sequences")
     session = BaumWelchSession(sequences, n_symbols, true_model, symbol_names)
+    # a floor must stay below 1/M (M floored entries would already sum to one)
+    floors = [floor for floor in _EMISSION_FLOORS if floor * session.n_symbols < 1]
     controls = {
         "seed": W.IntSlider(value=0, min=0, max=9, description="init seed"),
         "n_states": W.IntSlider(value=3, min=2, max=5, description="states N"),
-        "emission_floor": W.Dropdown(options=[0.0, 0.001, 0.01, 0.05], value=0.0,
-                                     description="floor"),
+        "emission_floor": W.Dropdown(options=floors, value=0.0, description="floor"),
     }
 
-    def current():
-        session.configure(**{name: c.value for name, c in controls.items()})
-
     def step(n_steps):
-        current()
+        session.configure(**{name: c.value for name, c in controls.items()})
         session.step(n_steps)
 
     def render(seed, n_states, emission_floor):
@@ -237,4 +251,3 @@ def baum_welch_explorer(sequences=None, n_symbols: int | None = None, *,
     explorer = Explorer(render, controls, buttons=buttons, title="Baum-Welch, one step at a time")
     explorer.session = session  # for inspection in the notebook and tests
     return explorer
-

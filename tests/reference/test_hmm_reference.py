@@ -5,8 +5,8 @@ Conventions that differ, and how the tests line up:
   we pass the list of sequences.
 * ``init_params=''`` keeps the parameters we set (otherwise ``fit`` re-initialises them);
   ``params='ste'`` re-estimates start, transitions and emissions like ours.
-* ``tol=-inf`` forces exactly ``n_iter`` iterations (its default tol=1e-2 stops early, also on
-  a decrease). Its ``monitor_.history[k]`` is the log-likelihood BEFORE the k-th M-step,
+* ``tol=-inf`` forces exactly ``n_iter`` iterations, like our ``max_iter`` with ``tol=-inf``
+  (its default tol=1e-2 stops early, also on a decrease). Its ``monitor_.history[k]`` is the log-likelihood BEFORE the k-th M-step,
   i.e. our ``log_likelihood_trace[:-1]`` (ours also holds the final model's value).
 * ``score`` / ``decode`` return sums over sequences; we return one value per sequence.
 * Viterbi ties: hmmlearn back-tracks toward the highest index, we toward the lowest, so paths
@@ -32,9 +32,9 @@ def hmmlearn_model(model: H.DiscreteHMM, implementation: str, n_iter: int = 10):
 @pytest.fixture(scope="module")
 def data():
     rng = np.random.default_rng(2024)
-    true = H.random_hmm(4, 6, rng)
-    seqs = H.sample_sequences(true, rng.integers(1, 60, size=40), rng).symbols
-    start = H.random_hmm(4, 6, rng)
+    true = H.random_hmm(4, 6, rng=rng)
+    seqs = H.sample_sequences(true, rng.integers(1, 60, size=40), rng=rng).symbols
+    start = H.random_hmm(4, 6, rng=rng)
     X = np.concatenate(seqs)[:, None]
     lengths = [len(s) for s in seqs]
     return start, seqs, X, lengths
@@ -95,7 +95,7 @@ def test_baum_welch_iterates_match(data, implementation, n_iter):
     start, seqs, X, lengths = data
     ref = hmmlearn_model(start, implementation, n_iter=n_iter)
     ref.fit(X, lengths)
-    ours = H.baum_welch(start, seqs, n_iter=n_iter, tol=-np.inf)
+    ours = H.baum_welch(start, seqs, max_iter=n_iter, tol=-np.inf)
     assert ours.n_iter == n_iter == len(ref.monitor_.history)
     np.testing.assert_allclose(ours.hmm.pi, ref.startprob_, atol=1e-12)
     np.testing.assert_allclose(ours.hmm.A, ref.transmat_, atol=1e-12)
@@ -109,7 +109,7 @@ def test_baum_welch_keeps_left_to_right_zeros_like_hmmlearn(data):
     start = H.left_to_right_hmm(4, 6, skip=0.2, rng=1)
     ref = hmmlearn_model(start, "log", n_iter=10)
     ref.fit(X, lengths)
-    ours = H.baum_welch(start, seqs, n_iter=10, tol=-np.inf)
+    ours = H.baum_welch(start, seqs, max_iter=10, tol=-np.inf)
     np.testing.assert_allclose(ours.hmm.A, ref.transmat_, atol=1e-12)
     np.testing.assert_allclose(ours.hmm.B, ref.emissionprob_, atol=1e-12)
     np.testing.assert_array_equal(ours.hmm.A == 0, start.A == 0)
