@@ -326,14 +326,19 @@ def _as_symbols(observations, n_symbols: int, symbol_names=None,
         single = all(len(s) == 1 for s in symbol_names)
         observations = list(observations) if single else observations.split()
     arr = np.asarray(observations)
-    if arr.dtype.kind in "US" or arr.dtype == object:
+    if arr.dtype == object and arr.ndim == 1 and arr.size and all(
+            isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in arr.tolist()):
+        _check_symbol_range(arr, n_symbols, name)  # Python ints beyond int64, e.g. 10**30
+        arr = np.asarray(arr.tolist(), dtype=np.int64)
+    elif arr.dtype.kind in "US" or arr.dtype == object:
         if symbol_names is None:
             raise TypeError(f"{name}: symbol names need a model with symbol_names")
         lookup = {s: k for k, s in enumerate(symbol_names)}
         codes = []
         for t, s in enumerate(arr.ravel().tolist()):
             if s not in lookup:
-                raise ValueError(f"{name}: symbol {s!r} at t={t} is not one of {symbol_names}")
+                raise ValueError(f"{name}: symbol {s!r} at position {t} is not one of "
+                                 f"{symbol_names}")
             codes.append(lookup[s])
         arr = np.asarray(codes, dtype=np.int64).reshape(arr.shape)
     if arr.ndim != 1:
@@ -448,20 +453,22 @@ def _check_model(hmm) -> DiscreteHMM:
 
 
 def _impossible_message(hmm: DiscreteHMM, batch: SequenceBatch, log_lik: np.ndarray,
-                        scale: np.ndarray, what: str | None = None) -> str:
+                        scale: np.ndarray, what: str | None = None,
+                        name: str = "observations") -> str:
     """Explain why P(O | lambda) = 0 for the first such sequence.
 
     ``scale`` holds the scaled forward pass's factors of the whole batch: the first zero marks
-    the first observation that no reachable state can emit.
+    the first observation that no reachable state can emit. ``name`` is the user's argument:
+    ``"observations"`` (one sequence) or ``"sequences"`` (a list; the message names the item).
     """
     s = int(np.flatnonzero(~np.isfinite(log_lik))[0])
     segment = scale[batch.offsets[s]:batch.offsets[s + 1]]
     t = int(np.flatnonzero(segment <= 0)[0])
     symbol = int(batch.sequence(s)[t])
     shown = repr(hmm.symbol_names[symbol]) if hmm.symbol_names is not None else str(symbol)
-    sequence = f"sequence {s}" if batch.n_sequences > 1 else "the sequence"
+    sequence = f"{name}[{s}]" if name == "sequences" else "the sequence"
     consequence = (f", so {what} is undefined (0/0)" if what is not None else "")
-    return (f"observations: P(O | lambda) = 0 for {sequence}: the observation at t={t} (number "
+    return (f"{name}: P(O | lambda) = 0 for {sequence}: the observation at t={t} (number "
             f"{t + 1} of {segment.shape[0]}, symbol {shown}) has zero probability in every "
             f"state the model can be in at that time{consequence}. Its log-likelihood is -inf; "
             "use an emission_floor in training, or smooth B.")
@@ -935,7 +942,7 @@ class ViterbiBatch:
     log_probabilities: np.ndarray
 
 
-def _run_viterbi(hmm: DiscreteHMM, batch: SequenceBatch):
+def _run_viterbi(hmm: DiscreteHMM, batch: SequenceBatch, name: str):
     T, N = batch.symbols.shape[0], hmm.n_states
     log_delta = np.empty((T, N))
     psi = np.empty((T, N), dtype=np.int64)
@@ -945,7 +952,7 @@ def _run_viterbi(hmm: DiscreteHMM, batch: SequenceBatch):
                     log_delta, psi, path, log_prob)
     if np.any(log_prob == -np.inf):
         scale, log_lik = _scaled_factors(hmm, batch)
-        raise ValueError(_impossible_message(hmm, batch, log_lik, scale, "the best path"))
+        raise ValueError(_impossible_message(hmm, batch, log_lik, scale, "the best path", name))
     return log_delta, psi, path, log_prob
 
 
@@ -958,14 +965,14 @@ def viterbi(hmm: DiscreteHMM, observations) -> ViterbiResult:
     Ties go to the lowest state index. Raises ``ValueError`` when ``P(O | lambda) = 0``.
     """
     batch = _single_batch(_check_model(hmm), observations)
-    log_delta, psi, path, log_prob = _run_viterbi(hmm, batch)
+    log_delta, psi, path, log_prob = _run_viterbi(hmm, batch, "observations")
     return ViterbiResult(path, float(log_prob[0]), log_delta, psi)
 
 
 def viterbi_paths(hmm: DiscreteHMM, sequences) -> ViterbiBatch:
     """:func:`viterbi` for every sequence of a list or :class:`SequenceBatch`, in one compiled pass."""
     batch = _batch_for(_check_model(hmm), sequences)
-    _, _, path, log_prob = _run_viterbi(hmm, batch)
+    _, _, path, log_prob = _run_viterbi(hmm, batch, "sequences")
     return ViterbiBatch(batch.split(path), log_prob)
 
 
@@ -1029,7 +1036,8 @@ def _e_step(hmm: DiscreteHMM, batch: SequenceBatch):
                                      np.empty((T, N)), np.empty((T, N)), scale, log_lik,
                                      start_counts, trans_counts, emit_counts)
     if failed >= 0:
-        raise ValueError(_impossible_message(hmm, batch, log_lik, scale, "the Baum-Welch update"))
+        raise ValueError(_impossible_message(hmm, batch, log_lik, scale, "the Baum-Welch update",
+                                             "sequences"))
     return (start_counts, trans_counts, emit_counts), float(log_lik.sum())
 
 

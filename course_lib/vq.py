@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .kmeans import assign_clusters, kmeans
+from .kmeans import assign_clusters, count_distinct_rows, kmeans
 from .validation import RngLike, as_float_array, as_positive_int
 
 __all__ = ["Codebook", "train_codebook", "quantise", "quantise_all", "quantisation_error"]
@@ -95,6 +95,10 @@ def train_codebook(frames_list, codebook_size: int, *, rng: RngLike = None,
     if codebook_size > frames.shape[0]:
         raise ValueError(f"codebook_size: {codebook_size} centroids need at least as many frames, "
                          f"got {frames.shape[0]}")
+    distinct = count_distinct_rows(frames)
+    if codebook_size > distinct:
+        raise ValueError(f"codebook_size: {codebook_size} centroids need at least as many distinct "
+                         f"frames, got {distinct}")
     result = kmeans(frames, codebook_size, n_restarts=n_restarts, max_iter=max_iter, tol=tol,
                     rng=rng)
     centroids = result.centroids.copy()
