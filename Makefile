@@ -22,7 +22,7 @@ bench:          ## speed ratios against the reference libraries (not part of the
 	for b in bench/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 data:           ## regenerate data/ (needs the generators' tools, see each data/*/README.md)
-	$(PY) tools/make_digits.py && $(PY) tools/make_co2.py && $(PY) tools/make_mcycle.py
+	$(PY) tools/make_digits.py && $(PY) tools/make_digit_pairs.py && $(PY) tools/make_co2.py && $(PY) tools/make_mcycle.py
 
 clean:
 	rm -rf .venv .pytest_cache
