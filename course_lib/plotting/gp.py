@@ -104,7 +104,7 @@ def plot_lml_terms(ax, surface: LMLSurface, row: int = 0):
     """The two terms of the log marginal likelihood along the first hyper-parameter of
     ``surface`` (log x axis), the second one held at ``surface.y_values[row]``:
 
-    data fit = -1/2 y^T (K + N)^-1 y,  complexity = -1/2 log det(K + N),
+    data fit = -1/2 y^T (K + sigma_n^2 I)^-1 y,  complexity = -1/2 log det(K + sigma_n^2 I),
     total = data fit + complexity - n/2 log 2 pi (the constant only shifts the curve).
 
     The maximum of the total is marked with a dot.
@@ -113,8 +113,8 @@ def plot_lml_terms(ax, surface: LMLSurface, row: int = 0):
     x = surface.x_values
     total, fit, complexity = (surface.values[row], surface.data_fit[row],
                               surface.complexity[row])
-    ax.plot(x, fit, color="C1", label="data fit  −½ yᵀ(K+N)⁻¹y")
-    ax.plot(x, complexity, color="C2", label="complexity  −½ log det(K+N)")
+    ax.plot(x, fit, color="C1", label="data fit  −½ yᵀ(K+σₙ²I)⁻¹y")
+    ax.plot(x, complexity, color="C2", label="complexity  −½ log det(K+σₙ²I)")
     ax.plot(x, total, color="k", lw=2, label="log p(y | X, θ)")
     best = int(np.argmax(np.where(np.isfinite(total), total, -np.inf)))
     ax.plot(x[best], total[best], "ko", ms=7)
@@ -139,7 +139,7 @@ def plot_optimiser_runs(ax, fit: HyperparameterFit, x_name: str, y_name: str,
     ix, iy = fit.param_names.index(x_name), fit.param_names.index(y_name)
     starts, ends = np.exp(fit.starts), np.exp(fit.ends)
     for index, (start, end) in enumerate(zip(starts, ends)):
-        label = "restart: start → end" if index == 0 else None
+        label = "run: start → end" if index == 0 else None
         ax.plot([start[ix], end[ix]], [start[iy], end[iy]], "-", color=color, lw=0.8,
                 alpha=0.7)
         ax.plot(start[ix], start[iy], "o", mfc="none", mec=color, ms=5)
