@@ -119,7 +119,7 @@ def _two_sources(rng):
     word_a = H.left_to_right_hmm(3, 4, self_loop=0.7).replace(
         B=[[0.85, 0.05, 0.05, 0.05], [0.05, 0.85, 0.05, 0.05], [0.05, 0.05, 0.85, 0.05]])
     word_b = word_a.replace(B=word_a.B[::-1])
-    return [H.sample_sequences(w, rng.integers(8, 20, size=15), rng).symbols
+    return [H.sample_sequences(w, rng.integers(8, 20, size=15), rng=rng).symbols
             for w in (word_a, word_b)]
 
 
