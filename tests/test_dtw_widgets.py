@@ -144,3 +144,26 @@ def test_search_players_never_show_a_stale_match_after_an_error():
     assert [label for label, _, _ in explorer.playing()] == ["query <b>word0</b>"]
     explorer.controls["reference"].value = "good"
     assert explorer.last_error is None and len(explorer.playing()) == 2
+
+
+def test_alignment_players_follow_the_dropdowns():
+    words = synthetic_utterances(np.random.default_rng(9))
+    explorer = alignment_explorer(words)
+    explorer.controls["y_name"].value = "word2"
+    shown = explorer.players.shown
+    assert [label for label, _, _ in shown] == ["x = <b>word0</b>", "y = <b>word2</b>"]
+    np.testing.assert_array_equal(shown[1][1], words["word2"][0])
+    assert all(audio.value and audio.layout.display is None for audio in explorer.players.audio)
+    assert not any(audio.loop or audio.autoplay for audio in explorer.players.audio)
+
+
+def test_search_player_slot_of_a_failed_match_is_hidden():
+    rng = np.random.default_rng(10)
+    words = synthetic_utterances(rng)
+    references = with_silent_frame({"word0": words["word0"]})
+    explorer = subsequence_explorer(words, references)
+    explorer.controls["metric"].value = "cosine"
+    explorer.controls["reference"].value = "silent"            # the redraw fails
+    assert explorer.last_error is not None
+    assert explorer.players.labels[1].layout.display == "none"
+    assert explorer.players.audio[1].layout.display == "none"

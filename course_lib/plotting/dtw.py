@@ -176,7 +176,7 @@ def plot_discoveries(ax, clusters, lengths, *, frame_shift: float = 0.01, names=
         if word_spans is not None:
             for (start, end), word in zip(word_spans[u], transcripts[u]):
                 ax.text((start + end + 1) / 2 * frame_shift, u + 0.36, str(word), ha="center",
-                        va="center", fontsize=7.5, color="0.3")
+                        va="center", fontsize=8, color="0.3")
     colours = matplotlib.colormaps["tab10"]
     for number, cluster in enumerate(clusters):
         coloured = number < max_clusters
@@ -187,7 +187,7 @@ def plot_discoveries(ax, clusters, lengths, *, frame_shift: float = 0.01, names=
             if coloured:
                 ax.text((occurrence.start + occurrence.end + 1) / 2 * frame_shift,
                         occurrence.utterance - 0.36, str(number + 1), ha="center", va="center",
-                        fontsize=7.5, fontweight="bold", color=colours(number % 10))
+                        fontsize=8, fontweight="bold", color=colours(number % 10))
     ax.set_ylim(rows - 0.4, -0.65)
     ax.set_yticks(range(rows), names if names is not None else [str(u) for u in range(rows)],
                   fontsize=8)

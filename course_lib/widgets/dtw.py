@@ -7,8 +7,9 @@ drawn by :mod:`course_lib.plotting.dtw`.
 An utterance is a tuple ``(waveform, sample_rate, features)``: a 1-D waveform, its sample
 rate in Hz, and its ``(T, d)`` feature matrix (rows are frames).
 
-Both explorers put their controls and audio players in a narrow column beside a figure of about
-760 x 520 pixels, so controls, players and figure fit a 1366 x 768 laptop screen together.
+Both explorers put their controls and audio players in a narrow column beside a figure of
+640 x 500 pixels, so controls, players and figure fit a 1366 x 768 laptop screen together
+(JupyterLab with its file browser open leaves about 930 pixels of width for an output).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Mapping
 import ipywidgets as W
 import matplotlib.pyplot as plt
 import numpy as np
-from IPython.display import Audio, display
+from IPython.display import Audio
 
 from ..dtw import (ASYMMETRIC_P1, METRICS, STEP_PATTERNS, NoWarpingPathError, as_sequence,
                    band_mask, dtw, find_matches, local_cost_matrix, subsequence_dtw)
@@ -29,8 +30,8 @@ from .base import Explorer
 
 __all__ = ["alignment_explorer", "subsequence_explorer"]
 
-FIGURE_SIZE = (7.6, 5.2)        # inches at 100 dpi: 760 x 520 pixels
-COLUMN_WIDTH = "310px"          # controls and players beside the figure
+FIGURE_SIZE = (6.4, 5.0)        # inches at 100 dpi: 640 x 500 pixels
+COLUMN_WIDTH = "260px"          # controls and players beside the figure
 
 
 def _check_utterances(utterances, name: str) -> dict:
@@ -51,21 +52,45 @@ def _check_utterances(utterances, name: str) -> dict:
     return checked
 
 
-def _show_players(out: W.Output, players) -> None:
-    """Replace the content of ``out`` by one labelled audio player per (label, waveform, rate)."""
-    with out:
-        out.clear_output(wait=True)
-        for label, waveform, rate in players:
-            display(W.HTML(label))
-            if np.any(waveform):  # an all-zero waveform has nothing to play (and cannot normalise)
-                display(Audio(waveform, rate=int(rate), normalize=True))
+class _Players:
+    """``slots`` labelled audio players in a column; :meth:`show` fills them in order and hides
+    the slots it is not given (an all-zero waveform gets its label but no player)."""
+
+    def __init__(self, slots: int):
+        self.labels = [W.HTML() for _ in range(slots)]
+        self.audio = [W.Audio(format="wav", autoplay=False, loop=False,
+                              layout=W.Layout(width="98%")) for _ in range(slots)]
+        self.widget = W.VBox([w for pair in zip(self.labels, self.audio) for w in pair])
+        self.shown: list[tuple] = []
+
+    def show(self, items) -> None:
+        self.shown = list(items)
+        for k, (label, audio) in enumerate(zip(self.labels, self.audio)):
+            if k < len(self.shown):
+                text, waveform, rate = self.shown[k]
+                label.value = text
+                label.layout.display = None
+                audible = bool(np.any(waveform))   # silence cannot be normalised or played
+                if audible:
+                    audio.value = Audio(waveform, rate=int(rate), normalize=True).data
+                audio.layout.display = None if audible else "none"
+            else:
+                label.layout.display = audio.layout.display = "none"
+
+
+def _small_waveform(ax, waveform, rate, title, color="C0"):
+    """A waveform in a short panel: the time unit goes into the title to save a label row."""
+    plot_waveform(ax, waveform, rate, color=color, title=f"{title} (time in s)")
+    ax.set_xlabel("")
+    ax.title.set_fontsize(9)
+    ax.tick_params(labelsize=7)
 
 
 def _side_by_side(explorer: Explorer, title: str, extra=()) -> W.Box:
     """The explorer's controls (and ``extra`` widgets) in a column left of its figure."""
     for control in explorer.controls.values():
         control.layout.width = "100%"
-        control.style.description_width = "70px"
+        control.style.description_width = "62px"
     column = W.VBox([W.HTML(f"<b>{title}</b>"), *explorer.controls.values(), *extra],
                     layout=W.Layout(width=COLUMN_WIDTH, min_width=COLUMN_WIDTH))
     return W.HBox([column, explorer.output], layout=W.Layout(align_items="flex-start"))
@@ -110,11 +135,10 @@ def alignment_explorer(utterances: Mapping, *, first: str | None = None,
         options = {"variances": variances} if metric == "gaussian_nll" else {}
         # fixed margins: constrained layout would double the drawing time
         fig = plt.figure(figsize=FIGURE_SIZE)
-        grid = fig.add_gridspec(3, 2, height_ratios=[0.7, 2.4, 1.1], left=0.08, right=0.99,
-                                bottom=0.08, top=0.9, hspace=0.55, wspace=0.22)
-        plot_waveform(fig.add_subplot(grid[0, 0]), wave_x, rate_x, title=f"x = {x_name}")
-        plot_waveform(fig.add_subplot(grid[0, 1]), wave_y, rate_y, color="C1",
-                      title=f"y = {y_name}")
+        grid = fig.add_gridspec(3, 2, height_ratios=[0.55, 2.2, 1.0], left=0.1, right=0.99,
+                                bottom=0.08, top=0.84, hspace=0.55, wspace=0.3)
+        _small_waveform(fig.add_subplot(grid[0, 0]), wave_x, rate_x, f"x = {x_name}")
+        _small_waveform(fig.add_subplot(grid[0, 1]), wave_y, rate_y, f"y = {y_name}", "C1")
         ax_cost, ax_acc = fig.add_subplot(grid[1, 0]), fig.add_subplot(grid[1, 1])
         ax_map = fig.add_subplot(grid[2, :])
         band_text = "no band" if band_r is None else f"band r = {band_r}"
@@ -128,7 +152,7 @@ def alignment_explorer(utterances: Mapping, *, first: str | None = None,
                         ha="center", va="center", wrap=True, transform=ax_acc.transAxes)
             ax_acc.set_axis_off()
             ax_map.set_axis_off()
-            fig.suptitle(f"{step_pattern}, {metric}, {band_text}: no path")
+            fig.suptitle(f"{step_pattern}, {metric}, {band_text}: no path", fontsize=10)
             return fig
         masked_cost = np.where(np.isfinite(result.accumulated), result.cost, np.inf)
         plot_cost_matrix(ax_cost, masked_cost, title="local cost d(i, j)")
@@ -136,7 +160,9 @@ def alignment_explorer(utterances: Mapping, *, first: str | None = None,
         plot_cost_matrix(ax_acc, result.accumulated, title="accumulated cost D(i, j)")
         plot_alignment_path(ax_acc, result.path)
         plot_frame_mapping(ax_map, x, y, result.path, every=max(1, len(result.path) // 80),
-                           x_name=x_name, y_name=y_name)
+                           x_name="x", y_name="y")
+        for ax in (ax_cost, ax_acc):
+            ax.title.set_fontsize(10)
         summary = f"D(n-1, m-1) = {result.distance:.4g}"
         if result.normalized_distance is not None:
             summary += (f"; d(X, Y) = D(n-1, m-1) / {result.normalizer:g} = "
@@ -145,18 +171,19 @@ def alignment_explorer(utterances: Mapping, *, first: str | None = None,
         return fig
 
     explorer = Explorer(render, controls)
-    players = W.Output()
+    players = _Players(2)
     if audio:
         def update_players(_change=None):
-            _show_players(players, [(f"{name} = <b>{controls[key].value}</b>",
-                                     *utterances[controls[key].value][:2])
-                                    for key, name in (("x_name", "x"), ("y_name", "y"))])
+            players.show([(f"{name} = <b>{controls[key].value}</b>",
+                           *utterances[controls[key].value][:2])
+                          for key, name in (("x_name", "x"), ("y_name", "y"))])
 
         for key in ("x_name", "y_name"):
             controls[key].observe(update_players, names="value")
         update_players()
+    explorer.players = players
     explorer.widget = _side_by_side(explorer, "DTW alignment of two utterances",
-                                    [players] if audio else [])
+                                    [players.widget] if audio else [])
     return explorer
 
 
@@ -195,10 +222,10 @@ def subsequence_explorer(queries: Mapping, references: Mapping, *,
         _, _, q = queries[query]
         wave, rate, r = references[reference]
         fig = plt.figure(figsize=FIGURE_SIZE)
-        grid = fig.add_gridspec(3, 1, height_ratios=[0.8, 1.6, 1.3], left=0.09, right=0.99,
-                                bottom=0.09, top=0.9, hspace=0.65)
+        grid = fig.add_gridspec(3, 1, height_ratios=[0.8, 1.6, 1.3], left=0.12, right=0.99,
+                                bottom=0.09, top=0.85, hspace=0.7)
         ax_wave, ax_acc, ax_cost = (fig.add_subplot(grid[k]) for k in range(3))
-        plot_waveform(ax_wave, wave, rate, title=f"reference: {reference}")
+        _small_waveform(ax_wave, wave, rate, f"reference {reference}")
         if len(q) > len(r):
             ax_acc.text(0.5, 0.5, f"query ({len(q)} frames) is longer than the reference "
                         f"({len(r)} frames)", ha="center", va="center",
@@ -212,11 +239,13 @@ def subsequence_explorer(queries: Mapping, references: Mapping, *,
         for rank, match in enumerate(matches):
             ax_wave.axvspan(match.start * frame_shift, (match.end + 1) * frame_shift,
                             color="C1", alpha=0.3)
-            ax_wave.text((match.start + match.end + 1) / 2 * frame_shift, 0.9, str(rank + 1),
-                         transform=ax_wave.get_xaxis_transform(), ha="center")
+            ax_wave.text((match.start + match.end + 1) / 2 * frame_shift, 0.85, str(rank + 1),
+                         transform=ax_wave.get_xaxis_transform(), ha="center", va="top",
+                         fontsize=8)
         plot_cost_matrix(ax_acc, result.accumulated, title="accumulated cost (free start/end)",
                          row_label="query frame", col_label="reference frame")
         plot_alignment_path(ax_acc, result.path)
+        ax_acc.title.set_fontsize(10)
         plot_subsequence_matches(ax_cost, result, matches, frame_shift=frame_shift)
         ax_cost.set_xlim(0, len(r) * frame_shift)
         fig.suptitle(f"query {query!r} in {reference!r}\nbest match frames "
@@ -225,7 +254,7 @@ def subsequence_explorer(queries: Mapping, references: Mapping, *,
                     span=(result.start, result.end))
         return fig
 
-    def players():
+    def now_playing():
         q_wave, q_rate, _ = queries[controls["query"].value]
         shown = [(f"query <b>{controls['query'].value}</b>", q_wave, q_rate)]
         current = tuple(controls[k].value for k in ("query", "reference", "step_pattern",
@@ -238,23 +267,24 @@ def subsequence_explorer(queries: Mapping, references: Mapping, *,
                           f" s of the reference", wave[first:last], rate))
         return shown
 
-    explorer = _PlayingExplorer(render, controls, players)
-    explorer.widget = _side_by_side(explorer, "Query-by-example search", [explorer.players])
+    explorer = _PlayingExplorer(render, controls, now_playing)
+    explorer.widget = _side_by_side(explorer, "Query-by-example search",
+                                    [explorer.players.widget])
     return explorer
 
 
 class _PlayingExplorer(Explorer):
     """An explorer whose audio players are rebuilt after every redraw from ``playing()``."""
 
-    def __init__(self, render, controls, players):
+    def __init__(self, render, controls, now_playing):
         super().__init__(render, controls)
-        self.players = W.Output()
-        self._players = players
+        self.players = _Players(2)
+        self._now_playing = now_playing
 
     def playing(self) -> list[tuple]:
         """(label, waveform, sample rate) of each player, from the last successful render."""
-        return self._players()
+        return self._now_playing()
 
     def refresh(self) -> None:
         super().refresh()
-        _show_players(self.players, self.playing())
+        self.players.show(self.playing())
