@@ -41,8 +41,8 @@ def _names(names, count: int, prefix: str = "") -> list[str]:
 #: symbol written above it; numbers are written only while they fit in their cells.
 TRELLIS_MAX_LENGTH = 30
 
-_CELL_FONTSIZE = 8
-_TICK_FONTSIZE = 8
+_CELL_FONTSIZE = 9
+_TICK_FONTSIZE = 9
 _CHAR_WIDTH = 0.6 / 72  # inches per character per point of font size (a typical average)
 
 
@@ -150,18 +150,21 @@ def plot_trellis(ax, values, *, observations=None, path=None, state_names=None,
         symbols = [symbol_names[int(o)] if symbol_names is not None else str(int(o))
                    for o in observations]
         longest = max(len(s) for s in symbols)
-        shown = ticks if cell_width < _text_width("x" * longest, _TICK_FONTSIZE) + 0.02 \
-            else range(T)
+        # every symbol in the largest font that fits its column; thinned only below 6 points
+        fitting = [size for size in range(_TICK_FONTSIZE, 5, -1)
+                   if cell_width >= _text_width("x" * longest, size) + 0.02]
+        size = fitting[0] if fitting else _TICK_FONTSIZE
+        shown = range(T) if fitting else ticks
         top = ax.secondary_xaxis("top")
-        top.set_xticks(list(shown), [symbols[t] for t in shown], fontsize=_TICK_FONTSIZE)
+        top.set_xticks(list(shown), [symbols[t] for t in shown], fontsize=size)
         top.tick_params(length=0, pad=2)
         title_pad = 4 + 1.4 * _TICK_FONTSIZE  # above the symbols
     if colorbar:
         bar = (ax.figure.colorbar(image, ax=ax, fraction=0.06, pad=0.02) if cax is None
                else ax.figure.colorbar(image, cax=cax))
         bar.set_label("log value (this panel's range)" if log_values else
-                      "probability (fixed 0..1)", fontsize=7)
-        bar.ax.tick_params(labelsize=7)
+                      "probability (fixed 0..1)", fontsize=8)
+        bar.ax.tick_params(labelsize=8)
     if title:
         ax.set_title(title, fontsize=10, pad=title_pad if observations is not None else 6)
     return ax
@@ -214,8 +217,8 @@ def render_trellis(model, observations, *, scale: str = "probability",
     show_viterbi = as_bool(show_viterbi, "show_viterbi")
     log_scale = scale == "log"
     # a fixed layout (no constrained layout): the explorer redraws this figure on every change
-    fig = plt.figure(figsize=(13, 3.5))
-    outer = fig.add_gridspec(1, 3, left=0.04, right=0.955, bottom=0.14, top=0.8, wspace=0.32)
+    fig = plt.figure(figsize=(11, 3.5))
+    outer = fig.add_gridspec(1, 3, left=0.05, right=0.945, bottom=0.14, top=0.8, wspace=0.38)
     panels = [outer[k].subgridspec(1, 2, width_ratios=[1, 0.045], wspace=0.06) for k in range(3)]
     axes = [fig.add_subplot(panel[0]) for panel in panels]
     colour_bars = [fig.add_subplot(panel[1]) for panel in panels]
@@ -246,6 +249,8 @@ def render_trellis(model, observations, *, scale: str = "probability",
     for ax, cax, (title, log_values, probabilities) in zip(axes, colour_bars, quantities):
         plot_trellis(ax, log_values if log_scale else probabilities, path=path,
                      title=prefix + title, cax=cax, **common)
+    for ax in axes[1:]:
+        ax.set_ylabel("")  # the rows are the states of the first panel
     summary = f"log P(O) = {post.log_likelihood:.4f}   P(O) = {np.exp(post.log_likelihood):.4g}"
     if path is not None:
         summary += (f"   Viterbi path {''.join(model.state_labels(path))}, "
@@ -342,9 +347,9 @@ def render_baum_welch(trace, hmm, *, reference: float | None = None,
     """
     trace = as_float_array(trace, "trace", ndim=1)
     # a fixed layout (no constrained layout): the explorer redraws this figure on every step
-    fig = plt.figure(figsize=(13, 3.6))
-    grid = fig.add_gridspec(2, 3, height_ratios=[1, 4], left=0.07, right=0.98, bottom=0.13,
-                            top=0.84, wspace=0.25, hspace=0.75)
+    fig = plt.figure(figsize=(11, 3.6))
+    grid = fig.add_gridspec(2, 3, height_ratios=[1, 4], left=0.08, right=0.98, bottom=0.13,
+                            top=0.84, wspace=0.28, hspace=0.75)
     plot_log_likelihood_trace(fig.add_subplot(grid[:, 0]), trace, reference=reference,
                               reference_label=reference_label)
     plot_hmm_parameters((fig.add_subplot(grid[0, 1:]), fig.add_subplot(grid[1, 1]),
