@@ -46,12 +46,18 @@ _TICK_FONTSIZE = 9
 _CHAR_WIDTH = 0.6 / 72  # inches per character per point of font size (a typical average)
 
 
-def _format(value: float) -> str:
+def _format(value: float, digits: int = 3) -> str:
+    """``value`` with ``digits`` significant digits (scientific notation outside 1e-3..1e4)."""
     if value == 0:
         return "0"
     if not np.isfinite(value):
         return "-inf" if value < 0 else "inf"
-    return f"{value:.3g}" if 1e-3 <= abs(value) < 1e4 else f"{value:.1e}"
+    return f"{value:.{digits}g}" if 1e-3 <= abs(value) < 1e4 else f"{value:.{digits - 2}e}"
+
+
+#: (font size, significant digits) tried in turn for the numbers in trellis cells
+_CELL_STYLES = ((_CELL_FONTSIZE, 3), (_CELL_FONTSIZE - 1, 3), (_CELL_FONTSIZE - 1, 2),
+                (_CELL_FONTSIZE - 2, 2))
 
 
 def _text_width(text: str, fontsize: float) -> float:
@@ -94,7 +100,7 @@ def plot_trellis(ax, values, *, observations=None, path=None, state_names=None,
     on the fixed scale 0..1, so panels can be compared and a tiny alpha looks pale; logs
     (``log_values=True``, ``-inf`` allowed and left white) span their own finite range, which
     the colour bar states. The numbers are written in the cells when they fit
-    (``annotate=None``), in black or white, whichever contrasts with the colour drawn below.
+    (``annotate=None``; 3 significant digits, or 2 and a smaller font when the cells are narrow), in black or white, whichever contrasts with the colour drawn below.
     ``observations`` label the columns from above (thinned when they do not fit), the time
     axis is thinned to readable ticks, and ``path`` (T,) states, e.g. the Viterbi path, is drawn
     as a line through its cells (outlined when the numbers are written). The colour bar takes
@@ -118,15 +124,20 @@ def plot_trellis(ax, values, *, observations=None, path=None, state_names=None,
                       interpolation="nearest")
     width, _ = _axes_size(ax)
     cell_width = width / T
-    texts = [[_format(v) for v in row] for row in values]
+    # the first style whose longest number fits its cell; the first one when told to annotate
+    fitting = [(size, [[_format(v, digits) for v in row] for row in values])
+               for size, digits in _CELL_STYLES]
+    fitting = [(size, texts) for size, texts in fitting
+               if cell_width >= _text_width("x" * max(map(len, sum(texts, []))), size) + 0.06]
     if annotate is None:
-        longest = max(len(text) for row in texts for text in row)
-        annotate = cell_width >= _text_width("x" * longest, _CELL_FONTSIZE) + 0.06
+        annotate = bool(fitting)
     if annotate:
+        size, texts = fitting[0] if fitting else (_CELL_FONTSIZE, [[_format(v) for v in row]
+                                                                    for row in values])
         text_colour = np.where(np.isfinite(values), text_colours(values, colours, norm), "k")
         for t in range(T):
             for i in range(N):
-                ax.text(t, i, texts[t][i], ha="center", va="center", fontsize=_CELL_FONTSIZE,
+                ax.text(t, i, texts[t][i], ha="center", va="center", fontsize=size,
                         color=text_colour[t, i], zorder=3)
     if path is not None:
         path = np.asarray(path)
