@@ -81,7 +81,7 @@ def gaussian_explorer(*, rng: RngLike = 0) -> Explorer:
             mean, cov = np.array([mu1, mu2]), covariance_2d(sigma1, sigma2, rho)
             x = sample_gaussian(mean, cov, n_samples, rng=draw)
             fitted = fit_gaussian(x)
-        fig, ax = plt.subplots(figsize=(5.5, 4.5))
+        fig, ax = plt.subplots(figsize=(5.5, 4.5), layout="constrained")
         plot_gaussian_fit(ax, x, mean, cov, *fitted)
         return fig
 
