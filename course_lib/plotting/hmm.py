@@ -307,6 +307,7 @@ def plot_log_likelihood_trace(ax, trace, *, reference: float | None = None,
     if reference is not None or label is not None:
         ax.legend(fontsize=8)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlim(-0.5, max(len(trace) - 1, 1) + 0.5)  # whole iterations, also before the first step
     ax.set_xlabel("Baum-Welch iteration k")
     ax.set_ylabel("log P(O | lambda_k)")
     ax.set_title("training log-likelihood")
