@@ -1062,7 +1062,8 @@ def _check_floor(emission_floor, n_symbols: int) -> float:
     emission_floor = as_positive_float(emission_floor, "emission_floor", allow_zero=True)
     if emission_floor * n_symbols >= 1:
         raise ValueError(f"emission_floor: must be < 1/M = {1 / n_symbols:g} for M = {n_symbols} "
-                         f"symbols (M floored entries would already sum to 1), got {emission_floor}")
+                         f"symbols (M floored entries would already sum to 1), "
+                         f"got {emission_floor}")
     return emission_floor
 
 
@@ -1141,8 +1142,8 @@ def baum_welch_step(hmm: DiscreteHMM, sequences, *,
     ``b_i(k) <- max(b_i(k), floor) / sum_k' max(b_i(k'), floor)`` (over the non-zero entries
     of the old B only, so structural zeros stay zero),
 
-    so a symbol unseen in training does not make test data impossible. The returned log-likelihood is that of the *input* model (as in hmmlearn's
-    convergence monitor). Raises ``ValueError`` if a sequence is impossible.
+    so a symbol unseen in training does not make test data impossible. The returned
+    log-likelihood is that of the *input* model (as in hmmlearn's convergence monitor). Raises ``ValueError`` if a sequence is impossible.
     """
     _check_model(hmm)
     emission_floor = _check_floor(emission_floor, hmm.n_symbols)

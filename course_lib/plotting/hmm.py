@@ -100,7 +100,8 @@ def plot_trellis(ax, values, *, observations=None, path=None, state_names=None,
     on the fixed scale 0..1, so panels can be compared and a tiny alpha looks pale; logs
     (``log_values=True``, ``-inf`` allowed and left white) span their own finite range, which
     the colour bar states. The numbers are written in the cells when they fit
-    (``annotate=None``; 3 significant digits, or 2 and a smaller font when the cells are narrow), in black or white, whichever contrasts with the colour drawn below.
+    (``annotate=None``; 3 significant digits, or 2 and a smaller font when the cells are
+    narrow), in black or white, whichever contrasts with the colour drawn below.
     ``observations`` label the columns from above (thinned when they do not fit), the time
     axis is thinned to readable ticks, and ``path`` (T,) states, e.g. the Viterbi path, is drawn
     as a line through its cells (outlined when the numbers are written). The colour bar takes

@@ -161,7 +161,9 @@ def trellis_explorer(model: H.DiscreteHMM | None = None,
 # ------------------------------------------------------------------------------- Baum-Welch
 
 class BaumWelchSession:
-    """The state behind the Baum-Welch explorer: the data and a :class:`~course_lib.hmm.BaumWelchStepper`.
+    """The state behind the Baum-Welch explorer: the data and a Baum-Welch stepper.
+
+    The stepper is a :class:`course_lib.hmm.BaumWelchStepper`, the loop of ``baum_welch``.
 
     ``configure(seed, n_states, emission_floor)`` starts a new stepper from a random model when
     a setting changed; the new settings are stored only once the stepper exists, so a refused
@@ -220,7 +222,8 @@ def baum_welch_explorer(sequences=None, n_symbols: int | None = None, *,
     By default the data are :func:`course_lib.hmm.weather_mood_sequences` (``n_sequences`` of
     ``length`` days, drawn with ``rng``), and the weather-mood model's log-likelihood is shown
     as a dashed line. Controls: ``seed`` of the random starting model, ``n_states``,
-    ``emission_floor`` (the choices below 1/M). Buttons: "Step" (one re-estimation), "10 steps", "Restart".
+    ``emission_floor`` (the choices below 1/M). Buttons: "Step" (one re-estimation),
+    "10 steps", "Restart".
     """
     symbol_names = None
     if sequences is None:

@@ -56,7 +56,8 @@ MISTAKES = [
         """, expect="off by one in time"),
     Mistake("baum_welch_update", why="A normalised over columns instead of rows", code="""
         N, M = B.shape
-        start_counts, transition_counts, emission_counts = np.zeros(N), np.zeros((N, N)), np.zeros((N, M))
+        start_counts = np.zeros(N)
+        transition_counts, emission_counts = np.zeros((N, N)), np.zeros((N, M))
         total_log_likelihood = 0.0
         for obs in sequences:
             obs = np.asarray(obs)
