@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import html
 import string
-import traceback
 
 import ipywidgets as W
-import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import display
 
@@ -91,29 +89,27 @@ def hmm_from_text(pi: str, A: str, B: str, template: H.DiscreteHMM | None = None
 
 
 class _TypedExplorer(Explorer):
-    """An :class:`Explorer` whose :class:`TypedInputError` shows as one line, not a traceback.
-
-    Everything else is the base class's behaviour: the error is kept in ``last_error`` and no
-    figure is drawn for the refused entry (the text boxes and the figure never disagree).
+    """An :class:`Explorer` over text boxes: ``check(**values)`` runs first, and the
+    :class:`TypedInputError` it raises for an entry that is not (yet) valid is shown as one line
+    instead of a traceback (kept in ``last_error``; no figure, so the text boxes and the figure
+    never disagree). Valid entries are drawn by the base class's :meth:`Explorer.refresh`.
     """
 
+    def __init__(self, render, controls, check, **options):
+        super().__init__(render, controls, **options)
+        self.check = check
+
     def refresh(self) -> None:
-        self.last_error = None
-        with self.output:
-            self.output.clear_output(wait=True)
-            try:
-                fig = self.render(**self.values())
-            except TypedInputError as err:
-                self.last_error = err
+        try:
+            self.check(**self.values())
+        except TypedInputError as err:
+            self.last_error = err
+            with self.output:
+                self.output.clear_output(wait=True)
                 display(W.HTML(f'<span style="color:#b00020">Not drawn: '
                                f'{html.escape(str(err))}</span>'))
-                return
-            except Exception as err:  # a real failure: the traceback helps
-                self.last_error = err
-                traceback.print_exc()
-                return
-            display(fig)
-            plt.close(fig)
+            return
+        super().refresh()
 
 
 # ------------------------------------------------------------------------------- trellis
@@ -146,15 +142,19 @@ def trellis_explorer(model: H.DiscreteHMM | None = None,
         "viterbi": W.Checkbox(value=True, description="Viterbi path"),
     }
 
-    def render(observations, pi, A, B, scale, viterbi):
+    def check(observations, pi, A, B, **_):
+        """The typed model and observations, or a TypedInputError naming the box to fix."""
         try:
             typed = hmm_from_text(pi, A, B, template)
-            O = trellis_observations(typed, observations.strip())
+            return typed, trellis_observations(typed, observations.strip())
         except (ValueError, TypeError) as err:
             raise TypedInputError(str(err)) from None
+
+    def render(observations, pi, A, B, scale, viterbi):
+        typed, O = check(observations, pi, A, B)
         return render_trellis(typed, O, scale=scale, show_viterbi=viterbi)
 
-    return _TypedExplorer(render, controls,
+    return _TypedExplorer(render, controls, check,
                           title="Forward, backward, posteriors and Viterbi on the trellis")
 
 
