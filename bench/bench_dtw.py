@@ -5,30 +5,24 @@ Workload: the 400 x 400 all-pairs distance matrix of the 400 isolated spoken dig
 deltas). Same local cost on both sides: Euclidean frame distance, steps (1,0), (0,1), (1,1)
 all weight 1, no normalisation, no band, i.e. our ``symmetric1`` and dtaidistance's
 ``dtw_ndim.distance_matrix_fast(..., inner_dist="euclidean", parallel=False)``.
-Both compute each unordered pair once. Single thread, both in this process, alternating,
-after a warm-up (numba compile); prints the medians and the median ratio ours / theirs.
+Both compute each unordered pair once. Timing rules (one thread, warm-up, alternating rounds,
+medians): bench/harness.py.
 
 Run: .venv/bin/python bench/bench_dtw.py [--repeats 5]
 """
 
 from __future__ import annotations
 
-import os
-
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ[_var] = "1"
+import harness  # noqa: F401  (first: one thread before numpy loads)
 
 import argparse  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
 
 import numpy as np  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
 
 from course_lib.data.digits import digit_features  # noqa: E402
 from course_lib.dtw import dtw_distance_matrix  # noqa: E402
 
-GOAL = 2.0
+GOAL = 1.0
 
 
 def main() -> None:
@@ -49,22 +43,14 @@ def main() -> None:
     def theirs():
         return dtw_ndim.distance_matrix_fast(sequences, inner_dist="euclidean", parallel=False)
 
-    with threadpool_limits(1):
-        ours_matrix, theirs_matrix = ours(), theirs()  # warm-up (numba compile / cache load)
+    with harness.one_thread():
+        ours_matrix, theirs_matrix = ours(), theirs()
         upper = np.triu_indices(len(sequences), 1)  # dtaidistance fills the upper triangle
         np.testing.assert_allclose(ours_matrix[upper], theirs_matrix[upper], rtol=1e-10)
         print(f"results equal (max relative difference "
               f"{np.max(np.abs(ours_matrix[upper] / theirs_matrix[upper] - 1)):.1e})")
-        times = {"course_lib": [], "dtaidistance": []}
-        for _ in range(args.repeats):
-            for name, run in (("course_lib", ours), ("dtaidistance", theirs)):
-                start = time.perf_counter()
-                run()
-                times[name].append(time.perf_counter() - start)
-    for name, values in times.items():
-        print(f"{name:>13}: median {statistics.median(values):.3f} s, min {min(values):.3f} s")
-    ratios = [a / b for a, b in zip(times["course_lib"], times["dtaidistance"])]
-    print(f"ratio dtw_400x400_allpairs: {statistics.median(ratios):.2f} (goal <= {GOAL})")
+        harness.compare("dtw_400x400_allpairs", ours, theirs, repeats=args.repeats, goal=GOAL,
+                        labels=("course_lib", "dtaidistance"), warm_up=False)
 
 
 if __name__ == "__main__":

@@ -4,22 +4,17 @@ Workload (issue 3): K = 8 full-covariance components, 50 EM iterations without e
 on 20 000 x 13 MFCC frames of the spoken-digit data, from the same initial weights, means and
 covariances in both libraries, single-threaded BLAS. The training split alone has ~10 000
 frames, so the frames of all splits are stacked and the first 20 000 taken (a timing workload,
-not an evaluation). Prints the median time of each, the median ratio ours/theirs and checks
-that both end at the same log-likelihood.
+not an evaluation). Checks that both end at the same log-likelihood, then prints the median
+time of each and the median ratio ours/theirs (timing rules: bench/harness.py).
 
     .venv/bin/python bench/bench_gmm.py
 """
 
-import os
+import harness  # noqa: F401  (first: one thread before numpy loads)
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = "1"
-
-import time  # noqa: E402
 import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
 
 from course_lib.data.digits import digit_features  # noqa: E402
 from course_lib.gmm import GMMParams, fit_gmm  # noqa: E402
@@ -65,26 +60,17 @@ def run_sklearn(X, start):
 def main():
     X = frames()
     start = initial_params(X)
-    with threadpool_limits(1):
-        ours, theirs = run_ours(X, start), run_sklearn(X, start)  # warm-up
+    with harness.one_thread():
+        ours, theirs = run_ours(X, start), run_sklearn(X, start)  # also the warm-up
         # same arithmetic: sklearn's lower bound is the mean log-likelihood before each M-step
         ours_ll = ours.log_likelihood_trace[-2] / X.shape[0]
         print(f"final mean log-likelihood: ours {ours_ll:.12f}  sklearn "
               f"{theirs.lower_bound_:.12f}  |diff| {abs(ours_ll - theirs.lower_bound_):.2e}")
         print(f"max |means diff| {np.abs(ours.params.means - theirs.means_).max():.2e}")
-        times = {"ours": [], "sklearn": []}
-        for _ in range(REPEATS):
-            for name, run in (("ours", run_ours), ("sklearn", run_sklearn)):
-                t0 = time.perf_counter()
-                run(X, start)
-                times[name].append(time.perf_counter() - t0)
-    med = {name: float(np.median(t)) for name, t in times.items()}
-    ratios = np.array(times["ours"]) / np.array(times["sklearn"])
-    print(f"workload: K={K} full, {N_ITER} EM iterations, X {X.shape}, BLAS 1 thread, "
-          f"{REPEATS} alternating repeats")
-    print(f"median ours {med['ours']:.3f} s   median sklearn {med['sklearn']:.3f} s   "
-          f"ratio of minima {min(times['ours']) / min(times['sklearn']):.2f}")
-    print(f"ratio gmm_em_full_k8: {np.median(ratios):.2f} (goal <= {GOAL})")
+        print(f"workload: K={K} full, {N_ITER} EM iterations, X {X.shape}")
+        harness.compare("gmm_em_full_k8", lambda: run_ours(X, start),
+                        lambda: run_sklearn(X, start), repeats=REPEATS, goal=GOAL,
+                        labels=("ours", "sklearn"), warm_up=False)
 
 
 if __name__ == "__main__":

@@ -7,22 +7,17 @@ Workloads (d = 3 inputs, SE kernel, fixed hyper-parameters, same data for both):
    lengthscale, noise) (scikit-learn: ConstantKernel * RBF + WhiteKernel,
    log_marginal_likelihood(theta, eval_gradient=True)).                           goal <= 1.0
 
-Runs alternate ours / theirs after a warm-up; prints each median and the median of the
-per-round ratios ours / theirs. The sparse approximation's timing (N = 50 000, M = 200) is
+Timing rules (one thread, warm-up, alternating rounds, medians of the per-round ratios
+ours / theirs): bench/harness.py. The sparse approximation's timing (N = 50 000, M = 200) is
 bench/bench_gp_sparse.py; `make bench` runs both.
 Run: .venv/bin/python bench/bench_gp.py [--repeats 7]
 """
 
-import os
-
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS"):
-    os.environ[_var] = "1"
+import harness  # noqa: F401  (first: one thread before numpy loads)
 
 import argparse  # noqa: E402
-import time  # noqa: E402
 
 import numpy as np  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
 
 from course_lib.gp.kernels import SquaredExponential  # noqa: E402
 from course_lib.gp.regression import GPRegression  # noqa: E402
@@ -37,23 +32,9 @@ def make_data(n, n_test, seed=0):
     return X, y, rng.uniform(-2, 2, (n_test, 3))
 
 
-def timed(fn):
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
-
-
 def compare(name, ours, theirs, goal, repeats):
-    ours(), theirs()  # warm-up
-    t_ours, t_theirs = [], []
-    for _ in range(repeats):
-        t_ours.append(timed(ours))
-        t_theirs.append(timed(theirs))
-    ratio = float(np.median(np.array(t_ours) / np.array(t_theirs)))
-    print(f"{name}: ours median {np.median(t_ours):.4f} s, scikit-learn median "
-          f"{np.median(t_theirs):.4f} s")
-    print(f"ratio {name}: {ratio:.2f} (goal <= {goal})")
-    return ratio
+    return harness.compare(name, ours, theirs, repeats=repeats, goal=goal,
+                           labels=("ours", "scikit-learn"))
 
 
 def main(repeats):
@@ -93,5 +74,5 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
-    with threadpool_limits(1):
+    with harness.one_thread():
         main(args.repeats)

@@ -9,22 +9,17 @@ Run from the repository root:  .venv/bin/python bench/bench_gp_sparse.py
    sparse GP with M = 200 at the same hyper-parameters, alternating: log marginal likelihood +
    gradient vs bound + gradient, predictions at 1000 points, and how close they are.
 
-Single-threaded BLAS (set before numpy is imported). Timings are printed, never asserted.
+Timing rules (one thread, warm-up, alternating rounds, medians): bench/harness.py. Timings
+are printed, never asserted.
 """
 
 from __future__ import annotations
 
-import os
-
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-             "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"):
-    os.environ[_var] = "1"
+import harness  # noqa: F401  (first: one thread before numpy loads)
 
 import statistics  # noqa: E402
-import time  # noqa: E402
 
 import numpy as np  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
 
 from course_lib.gp.kernels import SquaredExponential  # noqa: E402
 from course_lib.gp.regression import GPRegression  # noqa: E402
@@ -43,30 +38,6 @@ def synthetic(n: int, rng: np.random.Generator):
     return X, f + np.sqrt(NOISE) * rng.standard_normal(n)
 
 
-def median_time(fn, repeats: int, warm_up: bool = True) -> tuple[float, object]:
-    """Median wall time of ``repeats`` calls (after one warm-up call); also the last result."""
-    result = fn() if warm_up else None
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
-
-
-def alternate(fns: dict, repeats: int) -> dict[str, list[float]]:
-    """Run the callables in turn (after a warm-up each), ``repeats`` rounds; times per name."""
-    for fn in fns.values():
-        fn()
-    times = {name: [] for name in fns}
-    for _ in range(repeats):
-        for name, fn in fns.items():
-            start = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - start)
-    return times
-
-
 def main() -> None:
     rng = np.random.default_rng(SEED)
     kernel = SquaredExponential(lengthscale=1.0, variance=0.6)
@@ -74,21 +45,22 @@ def main() -> None:
     print(f"== sparse GP, N = {N_BIG}, M = {M} (SE kernel, 1 thread) ==")
     X, y = synthetic(N_BIG, rng)
     Z = select_inducing_inputs(X, M, rng=rng)
-    t_bound, F = median_time(lambda: collapsed_bound(X, y, Z, kernel, NOISE), repeats=5)
+    t_bound, F = harness.median_time(lambda: collapsed_bound(X, y, Z, kernel, NOISE),
+                                     repeats=5)
     print(f"bound                      median {t_bound:7.3f} s   F = {F:.2f}")
-    t_grad, _ = median_time(lambda: collapsed_bound_and_gradient(X, y, Z, kernel, NOISE),
-                            repeats=5)
+    t_grad, _ = harness.median_time(
+        lambda: collapsed_bound_and_gradient(X, y, Z, kernel, NOISE), repeats=5)
     print(f"bound + gradient (theta, s2, Z) median {t_grad:7.3f} s")
     start_kernel = SquaredExponential(lengthscale=4.0, variance=0.2)
     # the bound calls above warmed everything up; a fit is long, so no extra warm-up run
-    t_fit, fitted = median_time(lambda: fit_sparse_gp(X, y, Z, start_kernel, 0.5), repeats=3,
-                                warm_up=False)
+    t_fit, fitted = harness.median_time(lambda: fit_sparse_gp(X, y, Z, start_kernel, 0.5),
+                                        repeats=3, warm_up=False)
     print(f"fit hyper-parameters, fixed Z  median {t_fit:7.3f} s   ({fitted.n_iter} L-BFGS-B "
           f"iterations; {fitted.message})")
     print(f"   -> {fitted.kernel!r}, noise_variance {fitted.noise_variance:.4f} (truth {NOISE}),"
           f" bound {fitted.bound:.2f}")
     X_test = np.linspace(0.0, 50.0, N_TEST)[:, None]
-    t_pred, _ = median_time(lambda: fitted.predict(X_test), repeats=5)
+    t_pred, _ = harness.median_time(lambda: fitted.predict(X_test), repeats=5)
     print(f"predict {N_TEST} points           median {t_pred:7.3f} s")
 
     print(f"\n== exact vs sparse where both run: N = {N_SUBSET}, M = {M}, same hyper-parameters ==")
@@ -96,7 +68,7 @@ def main() -> None:
     Z_sub = select_inducing_inputs(X_sub, M, rng=rng)
     exact = GPRegression(kernel, NOISE).fit(X_sub, y_sub)
     sparse = sparse_posterior(X_sub, y_sub, Z_sub, kernel, NOISE)
-    times = alternate({
+    times = harness.alternate({
         "exact LML + gradient": lambda: GPRegression(kernel, NOISE).fit(X_sub, y_sub)
         .log_marginal_likelihood(eval_gradient=True),
         "sparse bound + gradient": lambda: collapsed_bound_and_gradient(X_sub, y_sub, Z_sub,
@@ -108,11 +80,10 @@ def main() -> None:
     }, repeats=3)
     for name, values in times.items():
         print(f"{name:26s} median {statistics.median(values):7.3f} s")
-    for what in ("LML + gradient", "fit + predict"):
-        ratio = statistics.median(np.array(times[f"sparse {what}"] if what == "fit + predict"
-                                           else times["sparse bound + gradient"])
-                                  / np.array(times[f"exact {what}"]))
-        print(f"ratio sparse/exact {what} (N={N_SUBSET}): {ratio:.2f} (goal <= 1.0)")
+    for what, sparse_name in (("LML + gradient", "sparse bound + gradient"),
+                              ("fit + predict", "sparse fit + predict")):
+        ratio = harness.median_ratio(times[sparse_name], times[f"exact {what}"])
+        harness.print_ratio(f"sparse/exact {what} (N={N_SUBSET})", ratio, goal=1.0)
     exact_mean, exact_var = exact.predict(X_test)
     mean, var = sparse.predict(X_test)
     lml = exact.log_marginal_likelihood()
@@ -124,5 +95,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    with threadpool_limits(1):
+    with harness.one_thread():
         main()

@@ -2,50 +2,29 @@
 
 Workload (issue 4): N = 5 states, M = 16 symbols, 200 sequences of length 50;
 forward log-likelihood of all sequences, Viterbi of all sequences, 20 Baum-Welch iterations.
-Both libraries run in this process, single-threaded, alternating (ours, theirs, ours, ...),
-after a warm-up (numba compilation). Like is compared with like: our scaled passes against
+Both libraries run in this process. Like is compared with like: our scaled passes against
 hmmlearn's ``implementation="scaling"`` and our log-space passes against its default ``"log"``
 (Viterbi is log space in both). Each side gets its data already packed (hmmlearn: X and
-lengths; ours: a SequenceBatch), and the results are checked to agree before timing.
+lengths; ours: a SequenceBatch), and the results are checked to agree before timing. Timing
+rules (one thread, warm-up, alternating rounds, medians): bench/harness.py.
 
 Run: .venv/bin/python bench/bench_hmm.py [--repeats 15]
 """
 
-import os
-
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ[_var] = "1"
+import harness  # noqa: F401  (first: one thread before numpy loads)
 
 import argparse  # noqa: E402
-import time  # noqa: E402
 
 import numpy as np  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
 
 from course_lib import hmm as H  # noqa: E402
 
 GOAL = 2.0
 
 
-def timed(fn) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
-
-
 def compare(name: str, ours, theirs, repeats: int) -> float:
-    """Alternate the two callables ``repeats`` times; print medians and the median ratio."""
-    ours(), theirs()  # warm-up
-    t_ours, t_theirs = [], []
-    for _ in range(repeats):
-        t_ours.append(timed(ours))
-        t_theirs.append(timed(theirs))
-    t_ours, t_theirs = np.array(t_ours), np.array(t_theirs)
-    ratio = float(np.median(t_ours / t_theirs))
-    print(f"{name:<34} ours {np.median(t_ours) * 1e3:8.3f} ms   hmmlearn "
-          f"{np.median(t_theirs) * 1e3:8.3f} ms")
-    print(f"ratio {name}: {ratio:.2f} (goal <= {GOAL})")
-    return ratio
+    return harness.compare(name, ours, theirs, repeats=repeats, goal=GOAL,
+                           labels=("ours", "hmmlearn"))
 
 
 def main() -> None:
@@ -57,9 +36,9 @@ def main() -> None:
 
     rng = np.random.default_rng(0)
     N, M, n_seq, T, n_iter = 5, 16, 200, 50, 20
-    true = H.random_hmm(N, M, rng)
-    seqs = H.sample_sequences(true, [T] * n_seq, rng).symbols
-    start = H.random_hmm(N, M, rng)
+    true = H.random_hmm(N, M, rng=rng)
+    seqs = H.sample_sequences(true, [T] * n_seq, rng=rng).symbols
+    start = H.random_hmm(N, M, rng=rng)
     batch = H.pack_sequences(seqs, M)
     X = np.concatenate(seqs)[:, None]
     lengths = [T] * n_seq
@@ -81,7 +60,7 @@ def main() -> None:
     assert abs(vit.log_probabilities.sum() - ref_logprob) < 1e-8
     for implementation in ("scaling", "log"):
         fitted = reference(implementation).fit(X, lengths)
-        ours = H.baum_welch(start, batch, n_iter=n_iter, tol=-np.inf).hmm
+        ours = H.baum_welch(start, batch, max_iter=n_iter, tol=-np.inf).hmm
         assert np.abs(ours.A - fitted.transmat_).max() < 1e-10
         assert np.abs(ours.B - fitted.emissionprob_).max() < 1e-10
     print("results agree (log-likelihoods to 1e-8, Baum-Welch parameters to 1e-10)")
@@ -89,7 +68,7 @@ def main() -> None:
           f"{args.repeats} alternating repeats")
 
     ratios = {}
-    with threadpool_limits(limits=1):
+    with harness.one_thread():
         ratios["forward scaled"] = compare(
             "forward scaled", lambda: H.log_likelihoods(start, batch, method="scaled"),
             lambda: ref_scaling.score(X, lengths), args.repeats)
@@ -101,11 +80,11 @@ def main() -> None:
             lambda: ref_log.decode(X, lengths, algorithm="viterbi"), args.repeats)
         ratios["baum-welch 20 (vs scaling)"] = compare(
             "baum-welch 20 (vs scaling)",
-            lambda: H.baum_welch(start, batch, n_iter=n_iter, tol=-np.inf),
+            lambda: H.baum_welch(start, batch, max_iter=n_iter, tol=-np.inf),
             lambda: reference("scaling").fit(X, lengths), max(3, args.repeats // 3))
         ratios["baum-welch 20 (vs log)"] = compare(
             "baum-welch 20 (vs log)",
-            lambda: H.baum_welch(start, batch, n_iter=n_iter, tol=-np.inf),
+            lambda: H.baum_welch(start, batch, max_iter=n_iter, tol=-np.inf),
             lambda: reference("log").fit(X, lengths), max(3, args.repeats // 3))
     worst = max(ratios, key=ratios.get)
     print(f"worst ratio: {worst} {ratios[worst]:.2f} (goal <= {GOAL})")

@@ -65,6 +65,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -186,11 +187,24 @@ def get_step_pattern(step_pattern: str | StepPattern) -> StepPattern:
 # Input checks
 # --------------------------------------------------------------------------------------------
 
+# Larger values would overflow float64 in the local distances or their sums along a path.
+MAX_ABS_VALUE = 1e100
+
+
 def as_sequence(x, name: str) -> np.ndarray:
-    """A finite ``(n, d)`` float64 C-contiguous sequence (rows are frames); 1-D -> ``(n, 1)``."""
+    """A finite ``(n, d)`` float64 C-contiguous sequence (rows are frames); 1-D -> ``(n, 1)``.
+
+    Values must stay below :data:`MAX_ABS_VALUE` in magnitude (squared distances of larger
+    ones, summed along a path, overflow float64).
+    """
     arr = as_float_array(x, name, ndim=(1, 2))
     if arr.ndim == 1:
         arr = arr[:, None]
+    peak = float(np.max(np.abs(arr)))
+    if peak > MAX_ABS_VALUE:
+        raise ValueError(f"{name}: values as large as {peak:.3g} are out of range for DTW "
+                         f"(|value| <= {MAX_ABS_VALUE:g}, or the distances overflow float64); "
+                         f"scale the features down")
     return np.ascontiguousarray(arr)
 
 
@@ -218,12 +232,14 @@ def _check_same_dim(x, y, x_name, y_name):
 
 
 def _as_band(band) -> int:
-    """-1 for no band, else the radius r >= 0."""
-    return -1 if band is None else as_positive_int(band, "band", minimum=0)
+    """-1 for no band, else the radius r >= 0 (a radius beyond any length is no band: capped
+    so that the compiled loops get an int64)."""
+    return -1 if band is None else min(as_positive_int(band, "band", minimum=0), 2 ** 40)
 
 
 def _gaussian_terms(variances, m: int, d: int, per_frame_ok: bool = True):
-    """1 / variance and the log normaliser 0.5 sum log(2 pi var), one row per template frame."""
+    """1 / variance as columns ``(d, 1)`` or ``(d, m)`` (one per template frame), and the log
+    normaliser 0.5 sum log(2 pi var) of each column."""
     var = np.ones(d) if variances is None else as_float_array(variances, "variances", (1, 2))
     allowed = [(d,), (1, d)] + ([(m, d)] if per_frame_ok else [])
     if var.shape not in allowed:
@@ -232,7 +248,7 @@ def _gaussian_terms(variances, m: int, d: int, per_frame_ok: bool = True):
     if np.any(var <= 0):
         raise ValueError("variances: must all be > 0")
     var = np.atleast_2d(var)
-    return np.ascontiguousarray(1.0 / var), 0.5 * np.sum(np.log(2 * np.pi * var), axis=1)
+    return np.ascontiguousarray((1.0 / var).T), 0.5 * np.sum(np.log(2 * np.pi * var), axis=1)
 
 
 def _metric_terms(metric, variances, x_frames, y_frames, names, per_frame_ok=True):
@@ -244,7 +260,7 @@ def _metric_terms(metric, variances, x_frames, y_frames, names, per_frame_ok=Tru
     else:
         if variances is not None:
             raise ValueError("variances: only used with metric='gaussian_nll'")
-        inv_var, log_norm = np.ones((1, d)), np.zeros(1)
+        inv_var, log_norm = np.ones((d, 1)), np.zeros(1)
     if metric == "cosine":
         for frames, name in zip((x_frames, y_frames), names):
             if np.any(np.all(frames == 0, axis=1)):
@@ -257,61 +273,132 @@ def _metric_terms(metric, variances, x_frames, y_frames, names, per_frame_ok=Tru
 # --------------------------------------------------------------------------------------------
 
 @njit(cache=True)
+def _row_limits(i, n, m, band):
+    """First and last allowed column of row i (see the band definition in the docstring)."""
+    if band < 0:
+        return 0, m - 1
+    return max(0, i - band - max(0, n - m)), min(m - 1, i + band + max(0, m - n))
+
+
+@njit(cache=True)
 def _band_limits(n, m, band):
-    """First and last allowed column of each row (see the band definition in the docstring)."""
-    lo = np.zeros(n, dtype=np.int64)
-    hi = np.full(n, m - 1, dtype=np.int64)
-    if band >= 0:
-        below = band + max(0, n - m)
-        above = band + max(0, m - n)
-        for i in range(n):
-            lo[i] = max(0, i - below)
-            hi[i] = min(m - 1, i + above)
+    """:func:`_row_limits` of every row, as two arrays ``lo`` and ``hi``."""
+    lo = np.empty(n, dtype=np.int64)
+    hi = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        first, last = _row_limits(i, n, m, band)
+        lo[i] = first
+        hi[i] = last
     return lo, hi
 
 
-# Reassociating the sums over features lets LLVM vectorise them (about 2x faster overall); it
-# changes results only by round-off and keeps exact zeros for identical frames.
-@njit(cache=True, fastmath={"reassoc", "contract"})
-def _local_cost_row(x, y, i, metric, inv_var, log_norm, x_norm, y_norm, j_lo, j_hi, out):
-    """out[i, j] = d(x_i, y_j) for j_lo <= j <= j_hi (metric codes follow ``METRICS``)."""
-    dim = x.shape[1]
-    shared_var = inv_var.shape[0] == 1
-    for j in range(j_lo, j_hi + 1):
-        if metric == 2:  # cosine: 1 - <x, y> / (|x| |y|), clipped at 0 against round-off
-            dot = 0.0
-            for k in range(dim):
-                dot += x[i, k] * y[j, k]
-            out[i, j] = max(0.0, 1.0 - dot / (x_norm[i] * y_norm[j]))
-        elif metric == 3:  # -log N(x_i; mean y_j, diag(var_j))
-            row = 0 if shared_var else j
-            s = 0.0
-            for k in range(dim):
-                diff = x[i, k] - y[j, k]
-                s += diff * diff * inv_var[row, k]
-            out[i, j] = 0.5 * s + log_norm[row]
-        else:
-            s = 0.0
-            for k in range(dim):
-                diff = x[i, k] - y[j, k]
-                s += diff * diff
-            out[i, j] = np.sqrt(s) if metric == 0 else s
+@njit(cache=True)
+def _local_cost_row(x_i, x_norm_i, y_t, y_norm, metric, inv_var_t, log_norm, j_lo, j_hi, out):
+    """out[j] = d(x_i, y_j) for j_lo <= j <= j_hi (metric codes follow ``METRICS``).
+
+    ``y_t`` holds the frames of y as columns (features as rows, shape (d, m)), ``y_norm[j]``
+    and ``x_norm_i`` the frame lengths (cosine only). ``inv_var_t`` is (d, 1) (shared
+    variances) or (d, m) (one column per frame of y).
+
+    The loop over features is the outer one: each frame's sum still adds k = 0, 1, ..., d - 1
+    in order, the same numbers as the plain scalar loop (no fastmath), while the inner loop
+    runs over neighbouring frames in contiguous memory, which LLVM vectorises. (Indices go
+    through slices starting at 0: a computed index that might be negative makes numba check
+    for wrap-around, which stops the vectorisation.)
+    """
+    row = out[j_lo:j_hi + 1]
+    width = row.shape[0]
+    cols = slice(j_lo, j_hi + 1)
+    for t in range(width):
+        row[t] = 0.0
+    # one loop nest per metric: a test on the metric inside the loops would run d times a row
+    if metric == 2:  # cosine: 1 - <x, y> / (|x| |y|), clipped at 0 against round-off
+        for k in range(x_i.shape[0]):
+            x_ik, y_k = x_i[k], y_t[k, cols]
+            for t in range(width):
+                row[t] += x_ik * y_k[t]
+        y_n = y_norm[cols]
+        for t in range(width):
+            row[t] = max(0.0, 1.0 - row[t] / (x_norm_i * y_n[t]))
+    elif metric == 3:  # -log N(x_i; mean y_j, diag(var_j))
+        per_frame_var = inv_var_t.shape[1] > 1
+        for k in range(x_i.shape[0]):
+            x_ik, y_k = x_i[k], y_t[k, cols]
+            if per_frame_var:
+                w_k = inv_var_t[k, cols]
+                for t in range(width):
+                    diff = x_ik - y_k[t]
+                    row[t] += diff * diff * w_k[t]
+            else:
+                w = inv_var_t[k, 0]
+                for t in range(width):
+                    diff = x_ik - y_k[t]
+                    row[t] += diff * diff * w
+        for t in range(width):
+            row[t] = 0.5 * row[t] + log_norm[j_lo + t if per_frame_var else 0]
+    else:  # squared Euclidean, and its square root for euclidean
+        for k in range(x_i.shape[0]):
+            x_ik, y_k = x_i[k], y_t[k, cols]
+            for t in range(width):
+                diff = x_ik - y_k[t]
+                row[t] += diff * diff
+        if metric == 0:
+            for t in range(width):
+                row[t] = np.sqrt(row[t])
+
+
+@njit(cache=True)
+def _local_cost_rows(x, x_norm, i, y_t, y_norm, metric, inv_var_t, log_norm, band, out,
+                     out_next):
+    """:func:`_local_cost_row` for rows i and i + 1 (if there is one) of the band, into ``out``
+    and ``out_next``.
+
+    For the (squared) Euclidean metrics one loop serves both rows, over the columns either of
+    them needs: each value of y is loaded once for two rows, which halves the loop overhead
+    that dominates the narrow rows of a band. Each row's sums are the same as row by row.
+    """
+    n, m = x.shape[0], y_t.shape[1]
+    j_lo, j_hi = _row_limits(i, n, m, band)
+    if i + 1 == n or metric > 1:
+        _local_cost_row(x[i], x_norm[i], y_t, y_norm, metric, inv_var_t, log_norm, j_lo, j_hi,
+                        out)
+        if i + 1 < n:
+            next_lo, next_hi = _row_limits(i + 1, n, m, band)
+            _local_cost_row(x[i + 1], x_norm[i + 1], y_t, y_norm, metric, inv_var_t, log_norm,
+                            next_lo, next_hi, out_next)
+        return
+    last = _row_limits(i + 1, n, m, band)[1]  # the next row starts and ends no earlier
+    row, row_next = out[j_lo:last + 1], out_next[j_lo:last + 1]
+    cols = slice(j_lo, last + 1)
+    for t in range(row.shape[0]):
+        row[t] = 0.0
+        row_next[t] = 0.0
+    for k in range(x.shape[1]):
+        x_ik, x_next_k, y_k = x[i, k], x[i + 1, k], y_t[k, cols]
+        for t in range(row.shape[0]):
+            diff, diff_next = x_ik - y_k[t], x_next_k - y_k[t]
+            row[t] += diff * diff
+            row_next[t] += diff_next * diff_next
+    if metric == 0:
+        for t in range(row.shape[0]):
+            row[t] = np.sqrt(row[t])
+            row_next[t] = np.sqrt(row_next[t])
 
 
 @njit(cache=True)
 def _frame_norms(x, metric):
-    """Frame lengths |x_i| for the cosine metric (unused, empty, for the others)."""
+    """Frame lengths |x_i| for the cosine metric (ones, unused, for the others)."""
     if metric != 2:
-        return np.empty(0)
+        return np.ones(x.shape[0])
     return np.sqrt(np.sum(x * x, axis=1))
 
 
 @njit(cache=True)
-def _local_costs(x, y, metric, inv_var, log_norm, lo, hi, out):
-    """out[i, j] = d(x_i, y_j) for lo[i] <= j <= hi[i]; other cells are left untouched."""
-    x_norm, y_norm = _frame_norms(x, metric), _frame_norms(y, metric)
+def _local_costs(x, x_norm, y_t, y_norm, metric, inv_var_t, log_norm, out):
+    """out[i, j] = d(x_i, y_j) for every cell (y given as columns, see _local_cost_row)."""
     for i in range(x.shape[0]):
-        _local_cost_row(x, y, i, metric, inv_var, log_norm, x_norm, y_norm, lo[i], hi[i], out)
+        _local_cost_row(x[i], x_norm[i], y_t, y_norm, metric, inv_var_t, log_norm, 0,
+                        y_t.shape[1] - 1, out[i])
 
 
 @njit(cache=True)
@@ -387,30 +474,488 @@ def _backtrack(steps, end_i, end_j, move_di, move_dj, mid_di, mid_dj, mid_w):
     return path[:length][::-1].copy()
 
 
-def _pair_distances(x_all, x_off, y_all, y_off, pair_x, pair_y, metric, inv_var, log_norm,
-                    band, move_di, move_dj, move_w, mid_di, mid_dj, mid_w, start_weight, out):
-    """out[p] = D(n-1, m-1) of x number pair_x[p] against y number pair_y[p] (inf if no path).
+def _transposed_blocks(frames: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Sequences stored one after the other, each transposed: sequence s (rows
+    ``offsets[s]:offsets[s + 1]`` of ``frames``) becomes the (d, m_s) block :func:`_block`
+    returns. One sequence's numbers stay together in memory, which the cache rewards."""
+    return np.concatenate([frames[a:b].T.ravel() for a, b in zip(offsets[:-1], offsets[1:])])
 
-    Local costs are computed one row ahead of the recursion, inside the band only.
+
+@njit(cache=True)
+def _block(blocks, offsets, s):
+    """Sequence s of :func:`_transposed_blocks` as a (d, m_s) array (a view)."""
+    m = offsets[s + 1] - offsets[s]
+    dim = blocks.shape[0] // offsets[-1]
+    return blocks[offsets[s] * dim:offsets[s + 1] * dim].reshape((dim, m))
+
+
+def _unit_step_weights(pattern) -> np.ndarray:
+    """``(w_diag, w_across, w_down)`` when the moves are exactly (1, 1), (0, 1) and (1, 0),
+    entering no intermediate cell (symmetric1, symmetric2); else an empty array."""
+    moves = dict(pattern.moves)
+    if len(pattern.moves) != 3 or set(moves) != {(1, 1), (0, 1), (1, 0)} or \
+            any(len(cells) != 1 for cells in moves.values()):
+        return np.empty(0)
+    return np.array([moves[origin][0][2] for origin in ((1, 1), (0, 1), (1, 0))])
+
+
+@njit(cache=True)
+def _unit_step_row(i, d, j_lo, j_hi, unit, start_weight, prev, cur, rest):
+    """Row i of the recursion when the moves are (1, 1), (0, 1), (1, 0) only: two rows of D.
+
+    ``unit = (w_diag, w_across, w_down)``, ``d`` the local costs of row i;
+    ``prev[j + 1] = D(i - 1, j)`` and ``cur[j + 1] = D(i, j)``, index 0 standing for column -1.
+    Both rows must start filled with +inf, so a cell outside the band never offers a way in.
+    Each D(i, j) is the minimum of the same three sums as in :func:`_accumulate_row`, so the
+    values are identical. Returns the row's lowest ``D(i, j) + rest[j + 1]`` (for early
+    abandoning, see :func:`_row_floor`; found on the way, the chain along the row is the slow
+    part anyway).
     """
-    no_steps = np.empty((1, 1), dtype=np.int8)
-    for p in prange(pair_x.shape[0]):
-        x = x_all[x_off[pair_x[p]]:x_off[pair_x[p] + 1]]
-        y = y_all[y_off[pair_y[p]]:y_off[pair_y[p] + 1]]
-        n, m = x.shape[0], y.shape[0]
-        lo, hi = _band_limits(n, m, band)
-        x_norm, y_norm = _frame_norms(x, metric), _frame_norms(y, metric)
-        d = np.empty((n, m))
-        D = np.full((n, m), np.inf)
+    cost = d[j_lo:j_hi + 1]
+    up = prev[j_lo:j_hi + 2]        # up[t] = D(i - 1, j_lo + t - 1)
+    here = cur[j_lo + 1:j_hi + 2]   # here[t] = D(i, j_lo + t)
+    w_diag, w_across, w_down = unit[0], unit[1], unit[2]
+    # the two moves from row i - 1 do not depend on each other: one pass that vectorises
+    for t in range(cost.shape[0]):
+        here[t] = min(up[t] + w_diag * cost[t], up[t + 1] + w_down * cost[t])
+    if i == 0:
+        here[0] = start_weight * cost[0]
+    # the move along the row chains from cell to cell
+    rest_after = rest[j_lo + 1:j_hi + 2]
+    left = floor = np.inf
+    for t in range(cost.shape[0]):
+        left = min(here[t], left + w_across * cost[t])
+        here[t] = left
+        floor = min(floor, left + rest_after[t])
+    return floor
+
+
+@njit(cache=True)
+def _row_floor(D_row, j_lo, rest_row, rest_cols):
+    """Lowest ``D(i, j) + rest_row + rest_cols[j + 1]`` over the cells j_lo.. of row i: when
+    the two rests bound together what a path must still pay after (i, j), no path through this
+    row ends below it."""
+    rest = rest_cols[j_lo + 1:j_lo + 1 + D_row.shape[0]]
+    floor = np.inf
+    for t in range(D_row.shape[0]):
+        floor = min(floor, D_row[t] + rest[t])
+    return floor + rest_row
+
+
+@njit(cache=True)
+def _pair_dtw(x, x_norm, y_t, y_norm, metric, inv_var_t, log_norm, band, moves, start_weight,
+              unit, cost_buf, acc_buf, cutoff, rest_rows, rest_cols):
+    """``(D(n - 1, m - 1), abandoned)`` of ``x`` (n, d) against y, given as ``y_t`` (d, m) (see
+    :func:`_local_cost_row`); D = +inf when no path arrives.
+
+    The one pair computation behind :func:`dtw_distance_matrix` and the pruned searches of
+    :mod:`course_lib.dtw_search`, so both give identical numbers. Local costs are computed a
+    row at a time, inside the band only; unit-step patterns (``unit`` non-empty, see
+    :func:`_unit_step_weights`) keep two rows of D, the others the whole matrix.
+    ``cost_buf`` and ``acc_buf`` are scratch space of at least max(n m, 2 m) and
+    max(n m, 2 (m + 1)) numbers.
+
+    Early abandoning (``cutoff`` < inf, same scale as D): D never decreases along a path
+    (local costs >= 0), every path to the end cell passes through each row (through one of
+    every two neighbouring rows if a move advances two rows), and after (i, j) it still pays at
+    least ``rest_rows[i + 1] + rest_cols[j + 1]`` (zeros when there are no bounds). Once no
+    cell of those rows can finish at or below ``cutoff`` the pair stops with ``(+inf, True)``.
+    """
+    n, m = x.shape[0], y_t.shape[1]
+    abandoning = cutoff < np.inf
+    if unit.shape[0] > 0:
+        costs = (cost_buf[:m], cost_buf[m:2 * m])  # rows i and i + 1 are computed together
+        prev, cur = acc_buf[:m + 1], acc_buf[m + 1:2 * m + 2]
+        prev[:] = np.inf
+        cur[:] = np.inf
         for i in range(n):
-            _local_cost_row(x, y, i, metric, inv_var, log_norm, x_norm, y_norm, lo[i], hi[i], d)
-            _accumulate_row(i, d, lo[i], hi[i], move_di, move_dj, move_w, mid_di, mid_dj, mid_w,
-                            start_weight, False, D, no_steps, False)
-        out[p] = D[n - 1, m - 1]
+            j_lo, j_hi = _row_limits(i, n, m, band)
+            if i % 2 == 0:
+                _local_cost_rows(x, x_norm, i, y_t, y_norm, metric, inv_var_t, log_norm, band,
+                                 costs[0], costs[1])
+            floor = _unit_step_row(i, costs[i % 2], j_lo, j_hi, unit, start_weight, prev, cur,
+                                   rest_cols)
+            if abandoning and floor + rest_rows[i + 1] > cutoff:
+                return np.inf, True
+            prev, cur = cur, prev
+        return prev[m], False
+    move_di, move_dj, move_w, mid_di, mid_dj, mid_w = moves
+    d = cost_buf[:n * m].reshape((n, m))
+    D = acc_buf[:n * m].reshape((n, m))
+    D[:] = np.inf
+    no_steps = np.empty((1, 1), dtype=np.int8)
+    rows_per_move = np.max(move_di)
+    floors = np.full(n, np.inf)  # row floors, for moves that jump over a row
+    for i in range(n):
+        j_lo, j_hi = _row_limits(i, n, m, band)
+        if i % 2 == 0:
+            _local_cost_rows(x, x_norm, i, y_t, y_norm, metric, inv_var_t, log_norm, band, d[i],
+                             d[min(i + 1, n - 1)])
+        _accumulate_row(i, d, j_lo, j_hi, move_di, move_dj, move_w, mid_di, mid_dj, mid_w,
+                        start_weight, False, D, no_steps, False)
+        if abandoning:
+            floors[i] = _row_floor(D[i, j_lo:j_hi + 1], j_lo, rest_rows[i + 1], rest_cols)
+            if np.min(floors[max(0, i - rows_per_move + 1):i + 1]) > cutoff:
+                return np.inf, True
+    return D[n - 1, m - 1], False
+
+
+def _pair_distances(x_all, x_off, x_blocks, x_norm, y_all, y_off, y_blocks, y_norm, pair_x,
+                    pair_y, chunks, metric, inv_var_t, log_norm, band, moves, start_weight, unit,
+                    transposable, out):
+    """out[p] = D(n-1, m-1) of query pair_x[p] against template pair_y[p] (+inf: no path).
+
+    Sequences come as frames (``x_all``, ``y_all``) and as the blocks of
+    :func:`_transposed_blocks`; ``chunks`` splits the pairs into consecutive runs, one task each
+    with parallel=True, and each run allocates its scratch space once. When D is the same for
+    the transposed matrix (``transposable``: a symmetric pattern and metric), the shorter
+    sequence gives the rows: they are then wider, which suits the vectorised cost loop.
+    """
+    max_n = np.max(x_off[1:] - x_off[:-1])
+    max_m = np.max(y_off[1:] - y_off[:-1])
+    longest = max(max_n, max_m)
+    no_bound = np.zeros(longest + 1)
+    for c in prange(chunks.shape[0] - 1):
+        cost_buf = np.empty(max(max_n * max_m, 2 * longest))
+        acc_buf = np.empty(max(max_n * max_m, 2 * longest + 2))
+        for p in range(chunks[c], chunks[c + 1]):
+            a, b = pair_x[p], pair_y[p]
+            xs, ys = slice(x_off[a], x_off[a + 1]), slice(y_off[b], y_off[b + 1])
+            if transposable and y_off[b + 1] - y_off[b] < x_off[a + 1] - x_off[a]:
+                out[p] = _pair_dtw(y_all[ys], y_norm[ys], _block(x_blocks, x_off, a), x_norm[xs],
+                                   metric, inv_var_t, log_norm, band, moves, start_weight, unit,
+                                   cost_buf, acc_buf, np.inf, no_bound, no_bound)[0]
+            else:
+                out[p] = _pair_dtw(x_all[xs], x_norm[xs], _block(y_blocks, y_off, b), y_norm[ys],
+                                   metric, inv_var_t, log_norm, band, moves, start_weight, unit,
+                                   cost_buf, acc_buf, np.inf, no_bound, no_bound)[0]
 
 
 _pair_distances_serial = njit(cache=True)(_pair_distances)
 _pair_distances_parallel = None  # compiled on first use of parallel=True (not cached)
+
+
+# --------------------------------------------------------------------------------------------
+# Compiled kernels of the pruned searches (the API and the proofs are in course_lib.dtw_search)
+# --------------------------------------------------------------------------------------------
+# They live here, beside the recursion they inline: numba's on-disk cache is rebuilt only when
+# the file that defines a function changes, so kernels that call each other share one file.
+
+@njit(cache=True)
+def _normaliser(code, n, m):
+    """M_phi for the normalisation codes 0 (none: 1), 1 (n + m), 2 (n)."""
+    if code == 1:
+        return float(n + m)
+    if code == 2:
+        return float(n)
+    return 1.0
+
+
+@njit(cache=True)
+def _rounding_margin(n, m, dim):
+    """Relative slack when comparing a bound with a best-so-far distance: more than the
+    round-off of sums of n + m local costs of d features each (see course_lib.dtw_search)."""
+    return 4.0 * (n + m + dim + 4) * np.finfo(np.float64).eps
+
+
+@njit(cache=True)
+def _kim_raw(x, x_norm, y_t, y_norm, metric, inv_var_t, log_norm, start_weight, end_weight,
+             cost_buf):
+    """LB_Kim before normalisation, from the very local costs DTW uses for those two cells."""
+    n, m = x.shape[0], y_t.shape[1]
+    _local_cost_row(x[0], x_norm[0], y_t, y_norm, metric, inv_var_t, log_norm, 0, 0, cost_buf)
+    bound = start_weight * cost_buf[0]
+    if n > 1 or m > 1:
+        _local_cost_row(x[n - 1], x_norm[n - 1], y_t, y_norm, metric, inv_var_t, log_norm,
+                        m - 1, m - 1, cost_buf)
+        bound += end_weight * cost_buf[m - 1]
+    return bound
+
+
+@njit(cache=True)
+def _band_reach(n, m, band):
+    """How far left (``a``) and right (``b``) of the diagonal the band reaches in a row of an
+    n x m matrix: row i allows the columns ``i - a .. i + b`` that exist (see _row_limits)."""
+    if band < 0:
+        return n - 1, m - 1
+    return band + max(0, n - m), band + max(0, m - n)
+
+
+@njit(cache=True)
+def _levels_for(width):
+    """Number of power-of-two levels whose largest window (2**(levels - 1)) fits in width."""
+    levels = 1
+    while (2 << (levels - 1)) <= width:
+        levels += 1
+    return levels
+
+
+@njit(cache=True)
+def _extreme_tables(seq_t, pad_left, length, levels, hi, lo):
+    """Running extremes of each feature over windows of 2**q positions, for q < levels.
+
+    The frames (columns of ``seq_t``, (d, n)) sit at positions pad_left.. of rows of ``length``
+    positions; any other position is empty (-inf for the max, +inf for the min). Level q is the
+    (d, length) block q of the flat arrays ``hi`` and ``lo``: at position p, the max and min of
+    positions p .. p + 2**q - 1 (valid for p <= length - 2**q). Level q + 1 puts two level-q
+    windows side by side, one pass over contiguous memory that vectorises.
+    """
+    dim, n = seq_t.shape
+    size = dim * length
+    base_hi = hi[:size].reshape((dim, length))
+    base_lo = lo[:size].reshape((dim, length))
+    base_hi[:] = -np.inf
+    base_lo[:] = np.inf
+    kept = min(n, length - pad_left)  # frames beyond the last position no window reaches
+    base_hi[:, pad_left:pad_left + kept] = seq_t[:, :kept]
+    base_lo[:, pad_left:pad_left + kept] = seq_t[:, :kept]
+    for q in range(1, levels):
+        shift = 1 << (q - 1)
+        below_hi, below_lo = hi[(q - 1) * size:q * size], lo[(q - 1) * size:q * size]
+        ahead_hi, ahead_lo = below_hi[shift:], below_lo[shift:]
+        level_hi, level_lo = hi[q * size:(q + 1) * size], lo[q * size:(q + 1) * size]
+        for f in range(size - shift):
+            level_hi[f] = max(below_hi[f], ahead_hi[f])
+            level_lo[f] = min(below_lo[f], ahead_lo[f])
+
+
+@njit(cache=True)
+def _window_extremes(hi, lo, length, pad_left, a, b, upper, lower):
+    """``upper[k, j]``, ``lower[k, j]`` for every column j of upper: max and min of feature k
+    over the frames j - a .. j + b of the sequence in the tables of :func:`_extreme_tables`
+    (frames that do not exist count as empty): the extremes of two power-of-two windows that
+    together cover exactly that range. Needs ``pad_left >= a`` and ``length >= pad_left + b +
+    n_out`` (n_out = columns of upper)."""
+    dim, n_out = upper.shape
+    levels = _levels_for(a + b + 1)
+    span = 1 << (levels - 1)
+    size = dim * length
+    level_hi = hi[(levels - 1) * size:levels * size].reshape((dim, length))
+    level_lo = lo[(levels - 1) * size:levels * size].reshape((dim, length))
+    first, second = pad_left - a, pad_left + b - span + 1  # window starts for j = 0
+    for k in range(dim):
+        hi_1, hi_2 = level_hi[k, first:first + n_out], level_hi[k, second:second + n_out]
+        lo_1, lo_2 = level_lo[k, first:first + n_out], level_lo[k, second:second + n_out]
+        up, low = upper[k], lower[k]
+        for j in range(n_out):
+            up[j] = max(hi_1[j], hi_2[j])
+            low[j] = min(lo_1[j], lo_2[j])
+
+
+@njit(cache=True)
+def _keogh_terms(frames_t, upper, lower, metric, rest):
+    """Box distances of the frames (columns of ``frames_t``, (d, L)) to the boxes
+    ``[lower[:, i], upper[:, i]]``; ``rest[i]`` becomes their sum over frames i.. (``rest[L] =
+    0``), a bound on what frames i.. still cost a path, and ``rest[0]`` is returned.
+
+    Feature by feature the gap to the box is at most the difference to any frame inside it,
+    and the squared gaps are added in the same order as a local cost, so a term is at most the
+    local cost (euclidean, code 0, or sqeuclidean) of any cell its frame has in the band.
+    """
+    dim, length = frames_t.shape
+    squares = rest[:length]
+    squares[:] = 0.0
+    for k in range(dim):
+        values, hi, lo = frames_t[k], upper[k], lower[k]
+        for i in range(length):
+            gap = max(values[i] - hi[i], lo[i] - values[i], 0.0)
+            squares[i] += gap * gap
+    rest[length] = 0.0
+    for i in range(length - 1, -1, -1):
+        rest[i] = rest[i + 1] + (np.sqrt(squares[i]) if metric == 0 else squares[i])
+    return rest[0]
+
+
+@njit(cache=True)
+def _keogh_scratch(max_n, max_m, dim, band):
+    """Flat scratch space for the extreme tables and one envelope (upper, lower) of sequences
+    of at most max_n and max_m frames."""
+    longest = max(max_n, max_m)
+    length = 3 * longest if band < 0 else 2 * longest + 2 * band + 1
+    levels = _levels_for(length)
+    return (np.empty(levels * dim * length), np.empty(levels * dim * length),
+            np.empty(dim * longest), np.empty(dim * longest))
+
+
+@njit(cache=True)
+def _one_sided_keogh(frames_t, other_t, a, b, metric, scratch, rest):
+    """Sum of the box distances of the frames (columns of ``frames_t``) to the envelope of the
+    other sequence over the window ``i - a .. i + b`` of each (``rest`` filled as in
+    :func:`_keogh_terms`)."""
+    tables_hi, tables_lo, upper_buf, lower_buf = scratch
+    dim, n_rows = frames_t.shape
+    length = a + b + n_rows
+    _extreme_tables(other_t, a, length, _levels_for(a + b + 1), tables_hi, tables_lo)
+    upper = upper_buf[:dim * n_rows].reshape((dim, n_rows))
+    lower = lower_buf[:dim * n_rows].reshape((dim, n_rows))
+    _window_extremes(tables_hi, tables_lo, length, a, a, b, upper, lower)
+    return _keogh_terms(frames_t, upper, lower, metric, rest)
+
+
+_QUERY_SIDE, _TEMPLATE_SIDE = 1, 2  # which side of LB_Keogh a nearest-template search uses
+
+
+@njit(cache=True)
+def _nearest_one(x, x_t, x_norm, y_all, y_lead, y_blocks, y_off, y_norm, metric, inv_var_t,
+                 log_norm, band, moves, start_weight, unit, transposable, normalization,
+                 end_weight, keogh, use_kim, early_abandon, leading, slot_lengths, length_slot,
+                 counts):
+    """Index and distance of the template nearest to query x; counts[0..3] += pairs pruned by
+    LB_Kim, by LB_Keogh, abandoned, computed in full (see dtw_search.nearest_templates).
+
+    Templates are visited in order of increasing LB_Kim, so a good best-so-far comes early;
+    ties in the result still go to the lowest index. ``keogh``: 0 (none), _QUERY_SIDE (template
+    frames against the query's envelope, one per template length: ``slot_lengths`` lists the
+    lengths, ``length_slot[m]`` is the slot of length m) or _TEMPLATE_SIDE (query frames
+    against each template's envelope). With ``leading`` < d, a DTW on the first ``leading``
+    features (``y_lead``: the templates' frames cut to them) runs first and the full DTW only
+    if that one is not abandoned. As in :func:`_pair_distances`, the shorter sequence gives the
+    rows when ``transposable``, but only without LB_Keogh: its terms for what the path still
+    owes are per template frame, and they tell most when they vary along a row, that is, when
+    the template frames are the columns.
+    """
+    n, dim = x.shape
+    n_t = y_off.shape[0] - 1
+    max_m = np.max(slot_lengths)
+    longest = max(n, max_m)
+    cost_buf = np.empty(max(n * max_m, 2 * longest))
+    acc_buf = np.empty(max(n * max_m, 2 * longest + 2))
+    rest = np.zeros(longest + 1)  # LB_Keogh terms still to come, per frame (see _keogh_terms)
+    no_rest = np.zeros(longest + 1)
+    scratch = _keogh_scratch(n, max_m, dim, band)
+    # the query's envelope for each template length, from one set of extreme tables
+    envelope_start = np.zeros(slot_lengths.shape[0] + 1, dtype=np.int64)
+    envelope_start[1:] = np.cumsum(slot_lengths) * dim
+    kept_upper = np.empty(envelope_start[-1] if keogh == _QUERY_SIDE else 0)
+    kept_lower = np.empty(envelope_start[-1] if keogh == _QUERY_SIDE else 0)
+    if keogh == _QUERY_SIDE:
+        pad_left, length, widest = 0, 0, 1
+        for m in slot_lengths:  # seen from a template frame the band reaches b left, a right
+            a, b = _band_reach(n, m, band)
+            pad_left, widest = max(pad_left, b), max(widest, a + b + 1)
+        for m in slot_lengths:
+            a, b = _band_reach(n, m, band)
+            length = max(length, pad_left + a + m)
+        tables_hi = np.empty(_levels_for(widest) * dim * length)
+        tables_lo = np.empty(_levels_for(widest) * dim * length)
+        _extreme_tables(x_t, pad_left, length, _levels_for(widest), tables_hi, tables_lo)
+        for s in range(slot_lengths.shape[0]):
+            m = slot_lengths[s]
+            a, b = _band_reach(n, m, band)
+            _window_extremes(tables_hi, tables_lo, length, pad_left, b, a,
+                             kept_upper[envelope_start[s]:envelope_start[s + 1]].reshape((dim, m)),
+                             kept_lower[envelope_start[s]:envelope_start[s + 1]].reshape((dim, m)))
+    x_lead = np.ascontiguousarray(x[:, :leading])
+    kim = np.zeros(n_t)
+    scaled_kim = np.zeros(n_t)
+    if use_kim:
+        for t in range(n_t):
+            kim[t] = _kim_raw(x, x_norm, _block(y_blocks, y_off, t), y_norm[y_off[t]:y_off[t + 1]],
+                              metric, inv_var_t, log_norm, start_weight, end_weight, cost_buf)
+            scaled_kim[t] = kim[t] / _normaliser(normalization, n, y_off[t + 1] - y_off[t])
+    best, best_t = np.inf, -1
+    for t in np.argsort(scaled_kim, kind="mergesort"):
+        y_t = _block(y_blocks, y_off, t)
+        m = y_t.shape[1]
+        scale = _normaliser(normalization, n, m)
+        # a pair whose bound exceeds this can neither beat nor tie the best so far
+        cutoff = best * scale * (1.0 + _rounding_margin(n, m, dim))
+        if use_kim and kim[t] > cutoff:
+            counts[0] += 1
+            continue
+        bound = 0.0
+        if keogh == _QUERY_SIDE:
+            s = length_slot[m]
+            bound = _keogh_terms(
+                y_t, kept_upper[envelope_start[s]:envelope_start[s + 1]].reshape((dim, m)),
+                kept_lower[envelope_start[s]:envelope_start[s + 1]].reshape((dim, m)), metric,
+                rest)
+        elif keogh == _TEMPLATE_SIDE:
+            a, b = _band_reach(n, m, band)
+            bound = _one_sided_keogh(x_t, y_t, a, b, metric, scratch, rest)
+        if bound > cutoff:
+            counts[1] += 1
+            continue
+        ys = slice(y_off[t], y_off[t + 1])
+        if transposable and m < n and keogh == 0:
+            rows, rows_lead, rows_norm = y_all[ys], y_lead[ys], y_norm[ys]
+            cols_t, cols_norm = x_t, x_norm
+        else:
+            rows, rows_lead, rows_norm, cols_t, cols_norm = x, x_lead, x_norm, y_t, y_norm[ys]
+        rest_rows, rest_cols = (no_rest, rest) if keogh == _QUERY_SIDE else (rest, no_rest)
+        limit = cutoff if early_abandon else np.inf
+        abandoned = False
+        if leading < dim and limit < np.inf:  # DTW on fewer features: a lower bound, cheaper
+            abandoned = _pair_dtw(rows_lead, rows_norm, cols_t[:leading], cols_norm, metric,
+                                  inv_var_t, log_norm, band, moves, start_weight, unit, cost_buf,
+                                  acc_buf, limit, rest_rows, rest_cols)[1]
+        if not abandoned:
+            raw, abandoned = _pair_dtw(rows, rows_norm, cols_t, cols_norm, metric, inv_var_t,
+                                       log_norm, band, moves, start_weight, unit, cost_buf,
+                                       acc_buf, limit, rest_rows, rest_cols)
+        if abandoned:
+            counts[2] += 1
+            continue
+        counts[3] += 1
+        distance = raw / scale if normalization != 0 else raw
+        if distance < best or (distance == best and t < best_t):
+            best, best_t = distance, t
+    return best_t, best
+
+
+def _nearest_all(x_all, x_off, x_blocks, x_norm, y_all, y_lead, y_off, y_blocks, y_norm,
+                 metric, inv_var_t, log_norm, band, moves, start_weight, unit, transposable,
+                 normalization, end_weight, keogh, use_kim, early_abandon, leading, slot_lengths,
+                 length_slot, index, distance, counts):
+    """:func:`_nearest_one` for every query (one row of counts per query)."""
+    for q in prange(index.shape[0]):
+        lo, hi = x_off[q], x_off[q + 1]
+        found, value = _nearest_one(
+            x_all[lo:hi], _block(x_blocks, x_off, q), x_norm[lo:hi], y_all, y_lead, y_blocks,
+            y_off, y_norm, metric, inv_var_t, log_norm, band, moves, start_weight, unit,
+            transposable, normalization, end_weight, keogh, use_kim, early_abandon, leading,
+            slot_lengths, length_slot, counts[q])
+        index[q] = found
+        distance[q] = value
+
+
+_nearest_serial = njit(cache=True)(_nearest_all)
+_nearest_parallel = None  # compiled on first use of parallel=True (not cached)
+
+
+def _nearest_kernel(parallel: bool):
+    global _nearest_parallel
+    if not parallel:
+        return _nearest_serial
+    if _nearest_parallel is None:
+        _nearest_parallel = njit(parallel=True)(_nearest_all)
+    return _nearest_parallel
+
+
+@njit(cache=True)
+def _subsequence_rows(query, query_norm, ref_t, ref_norm, metric, inv_var_t, log_norm, moves,
+                      start_weight, cutoff, d, D, steps):
+    """Subsequence DTW of ``query`` in one reference (columns of ``ref_t``), row by row, as
+    :func:`subsequence_dtw` computes it; False when abandoned.
+
+    Every match crosses each row of the query (one of every two rows when a move advances two),
+    and D never decreases along it, so once those rows hold no cell at or below ``cutoff`` no
+    match in this reference can end at or below it.
+    """
+    n, m = query.shape[0], ref_t.shape[1]
+    move_di, move_dj, move_w, mid_di, mid_dj, mid_w = moves
+    rows_per_move = np.max(move_di)
+    floors = np.full(n, np.inf)
+    for i in range(n):
+        _local_cost_row(query[i], query_norm[i], ref_t, ref_norm, metric, inv_var_t, log_norm,
+                        0, m - 1, d[i])
+        _accumulate_row(i, d, 0, m - 1, move_di, move_dj, move_w, mid_di, mid_dj, mid_w,
+                        start_weight, True, D, steps, True)
+        if cutoff < np.inf:
+            floors[i] = np.min(D[i])
+            if np.min(floors[max(0, i - rows_per_move + 1):i + 1]) > cutoff:
+                return False
+    return True
 
 
 # --------------------------------------------------------------------------------------------
@@ -436,11 +981,10 @@ def local_cost_matrix(x, y, metric: str = "euclidean", variances=None) -> np.nda
     """
     x, y = as_sequence(x, "x"), as_sequence(y, "y")
     _check_same_dim(x, y, "x", "y")
-    code, inv_var, log_norm = _metric_terms(metric, variances, x, y, ("x", "y"))
-    n, m = x.shape[0], y.shape[0]
-    out = np.empty((n, m))
-    lo, hi = _band_limits(n, m, -1)
-    _local_costs(x, y, code, inv_var, log_norm, lo, hi, out)
+    code, inv_var_t, log_norm = _metric_terms(metric, variances, x, y, ("x", "y"))
+    out = np.empty((x.shape[0], y.shape[0]))
+    _local_costs(x, _frame_norms(x, code), np.ascontiguousarray(y.T), _frame_norms(y, code),
+                 code, inv_var_t, log_norm, out)
     return out
 
 
@@ -578,6 +1122,8 @@ def dtw_distance_matrix(queries, templates=None, *,
     pattern = get_step_pattern(step_pattern)
     r = _as_band(band)
     check_choice(on_no_path, "on_no_path", {"raise", "inf"})
+    if not isinstance(parallel, (bool, np.bool_)):
+        raise TypeError(f"parallel: expected True or False, got {type(parallel).__name__}")
     if normalize not in (None, True, False):
         raise TypeError(f"normalize: expected None, True or False, got {normalize!r}")
     if normalize and pattern.normalization == "none":
@@ -585,8 +1131,8 @@ def dtw_distance_matrix(queries, templates=None, *,
                          f"(its path weight sum depends on the path); use normalize=False")
     x_all, x_off = _concatenate(queries)
     y_all, y_off = (x_all, x_off) if all_pairs else _concatenate(templates)
-    code, inv_var, log_norm = _metric_terms(metric, variances, x_all, y_all,
-                                            ("queries", "templates"), per_frame_ok=False)
+    code, inv_var_t, log_norm = _metric_terms(metric, variances, x_all, y_all,
+                                              ("queries", "templates"), per_frame_ok=False)
     n_q, n_t = len(queries), len(templates)
     mirrored = all_pairs and pattern.is_symmetric and metric != "gaussian_nll"
     if mirrored:
@@ -596,8 +1142,11 @@ def dtw_distance_matrix(queries, templates=None, *,
     pair_x, pair_y = pair_x.astype(np.int64), pair_y.astype(np.int64)
     raw = np.empty(len(pair_x))
     kernel = _parallel_kernel() if parallel else _pair_distances_serial
-    kernel(x_all, x_off, y_all, y_off, pair_x, pair_y, code, inv_var, log_norm, r,
-           *pattern.arrays(), pattern.start_weight, raw)
+    kernel(x_all, x_off, _transposed_blocks(x_all, x_off), _frame_norms(x_all, code), y_all,
+           y_off, _transposed_blocks(y_all, y_off), _frame_norms(y_all, code), pair_x, pair_y,
+           _pair_chunks(len(raw), parallel), code, inv_var_t, log_norm, r, pattern.arrays(),
+           pattern.start_weight, _unit_step_weights(pattern),
+           pattern.is_symmetric and metric != "gaussian_nll", raw)
     if on_no_path == "raise" and not np.all(np.isfinite(raw)):
         p = int(np.flatnonzero(~np.isfinite(raw))[0])
         err = _no_path_error(pattern, band, len(queries[pair_x[p]]), len(templates[pair_y[p]]))
@@ -618,6 +1167,13 @@ def _parallel_kernel():
     if _pair_distances_parallel is None:
         _pair_distances_parallel = njit(parallel=True)(_pair_distances)
     return _pair_distances_parallel
+
+
+def _pair_chunks(n_pairs: int, parallel: bool) -> np.ndarray:
+    """Boundaries of consecutive runs of pairs: one run, or a few per numba thread so that
+    threads which draw short pairs can pick up more."""
+    n_runs = min(n_pairs, 8 * numba.get_num_threads()) if parallel else 1
+    return np.linspace(0, n_pairs, n_runs + 1).round().astype(np.int64)
 
 
 # --------------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ import numpy as np
 from . import hmm as H
 from . import vq
 from .dtw import StepPattern, as_sequence_list, dtw_distance_matrix, get_step_pattern
+from .dtw_search import nearest_templates, supports_lower_bounds
 from .gmm import GMMParams, fit_gmm, score_samples
 from .validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                          as_rng, check_choice)
@@ -234,6 +235,35 @@ class TemplateRecogniser(Recogniser):
         reduce = np.min if self.combine == "min" else np.mean
         return -np.stack([reduce(dist[:, self.labels == c], axis=1) for c in self.classes],
                          axis=1)
+
+    def predict(self, items=None, *, scores=None, **score_options) -> np.ndarray:
+        """The best-scoring class of each query (pass ``scores`` or ``distances`` to reuse them).
+
+        With ``combine="min"`` and nothing precomputed that is the class of the nearest
+        template, found by the pruned search :func:`course_lib.dtw_search.nearest_templates`:
+        the same predictions, with most DTW computations skipped (not for "gaussian_nll",
+        whose costs can be negative).
+        """
+        if (scores is None and not score_options and items is not None
+                and self.combine == "min" and self.dtw_options["metric"] != "gaussian_nll"):
+            return self._nearest_template_classes(items)
+        return super().predict(items, scores=scores, **score_options)
+
+    def _nearest_template_classes(self, queries) -> np.ndarray:
+        # templates grouped by class, in class order: on a tie the search returns the lowest
+        # index, which then lies in the first tied class, as argmax over the scores picks it
+        order = np.argsort(np.searchsorted(self.classes, self.labels), kind="stable")
+        options = {k: v for k, v in self.dtw_options.items() if k != "variances"}
+        found = nearest_templates(
+            queries, [self.templates[k] for k in order], on_no_path="inf", parallel=self.parallel,
+            lower_bounds=supports_lower_bounds(options["step_pattern"], options["metric"]),
+            **options)
+        # minus the nearest distance for its class, -inf for the others: the scores' argmax
+        scores = np.full((len(found.index), len(self.classes)), -np.inf)
+        hit = np.flatnonzero(found.index >= 0)
+        nearest_class = np.searchsorted(self.classes, self.labels[order][found.index[hit]])
+        scores[hit, nearest_class] = -found.distance[hit]
+        return predict_from_scores(scores, self.classes)
 
 
 def _as_distances(distances) -> np.ndarray:

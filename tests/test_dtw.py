@@ -249,6 +249,29 @@ def test_distance_matrix_equals_pairwise_calls(pattern, metric, band):
     np.testing.assert_allclose(square, full, rtol=1e-12)
 
 
+@pytest.mark.parametrize("pattern", PATTERNS + [ASYMMETRIC_P1],
+                         ids=PATTERNS + ["asymmetricP1"])
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "cosine", "gaussian_nll"])
+def test_distance_matrix_is_bit_for_bit_the_single_pair_dtw(pattern, metric):
+    # The matrix kernel keeps two rows of D for symmetric1/2, computes two cost rows at once and
+    # lets the shorter sequence give the rows of a symmetric pattern; none of it may change a bit.
+    name = getattr(pattern, "name", pattern)
+    rng = np.random.default_rng([sum(map(ord, name + metric))])
+    queries = [rng.normal(size=(n, 3)) for n in (1, 2, 5, 9, 14)]
+    templates = [rng.normal(size=(m, 3)) for m in (1, 3, 6, 9, 13)]
+    variances = np.array([0.5, 1.0, 2.0]) if metric == "gaussian_nll" else None
+    for band in (None, 0, 2):
+        options = dict(step_pattern=pattern, metric=metric, band=band, variances=variances)
+        matrix = dtw_distance_matrix(queries, templates, on_no_path="inf", **options)
+        for a, q in enumerate(queries):
+            for b, t in enumerate(templates):
+                try:
+                    expected = dtw_distance(q, t, **options)
+                except NoWarpingPathError:
+                    expected = INF
+                assert matrix[a, b] == expected, (a, b, band)
+
+
 def test_distance_matrix_normalisation_options():
     rng = np.random.default_rng(10)
     seqs = _sequences(rng, 3)

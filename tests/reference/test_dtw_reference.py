@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from dtaidistance import dtw_ndim as dtai
 
+from course_lib.data.digits import digit_features
 from course_lib.dtw import (
     ASYMMETRIC_P1,
     STEP_PATTERNS,
@@ -28,8 +29,9 @@ from course_lib.dtw import (
     dtw_distance_matrix,
     subsequence_dtw,
 )
+from course_lib.dtw_search import nearest_templates, subsequence_search
 
-RTOL = 1e-10  # our local costs reassociate the feature sums (round-off only)
+RTOL = 1e-10  # the libraries add the same numbers in other orders (round-off only)
 
 
 def _random_pairs(seed, count=6, dim=4):
@@ -141,11 +143,7 @@ def test_dtaidistance_distance_matrix_block():
 # --- real data: MFCCs of the spoken digits ---------------------------------------------------------
 
 def _digit_mfccs():
-    try:
-        from course_lib.data.digits import digit_features
-        features, labels, _ = digit_features("dev", deltas=False)
-    except Exception as err:  # module or data set not there yet
-        pytest.skip(f"spoken-digit MFCCs unavailable (course_lib.data.digits / data/digits): {err}")
+    features, labels, _ = digit_features("dev", deltas=False)
     return [np.asarray(f) for f in features], labels
 
 
@@ -171,3 +169,36 @@ def test_real_mfcc_query_in_a_connected_utterance():
     assert ours.distance == pytest.approx(theirs.normalizedDistance, rel=RTOL)
     start = sum(len(f) for f in features[20:22])
     assert (ours.start, ours.end) == (start, start + len(query) - 1)
+
+
+# --- the pruned searches of course_lib.dtw_search -------------------------------------------------
+
+@pytest.mark.parametrize("band", [None, 5])
+def test_nearest_templates_finds_dtaidistance_nearest_templates(band):
+    # dtaidistance computes every distance of the block; ours prunes, and must agree
+    dev, _, _ = digit_features("dev")
+    train, _, _ = digit_features("train")
+    queries = [np.ascontiguousarray(f) for f in dev[:15]]
+    templates = [np.ascontiguousarray(f) for f in train[::5]]
+    everything = queries + templates
+    window = {} if band is None else {"window": band + 1}
+    theirs = dtai.distance_matrix_fast(everything, inner_dist="euclidean", parallel=False,
+                                       block=((0, 15), (15, len(everything))), **window)
+    theirs = theirs[:15, 15:]
+    found = nearest_templates(queries, templates, band=band, step_pattern="symmetric1",
+                              leading_features=13)
+    np.testing.assert_array_equal(found.index, np.argmin(theirs, axis=1))
+    np.testing.assert_allclose(found.distance, np.min(theirs, axis=1), rtol=RTOL)
+
+
+def test_subsequence_search_ranks_references_as_dtw_python():
+    features, _ = _digit_mfccs()
+    references = [np.concatenate(features[k:k + 3]) for k in range(0, 30, 3)]
+    query = features[13]  # inside reference 4
+    found = subsequence_search(query, references, n_best=3)
+    theirs = [dtw_python.dtw(query, reference, step_pattern=dtw_python.asymmetric,
+                             open_begin=True, open_end=True).normalizedDistance
+              for reference in references]
+    np.testing.assert_array_equal(found.reference, np.argsort(theirs, kind="stable")[:3])
+    np.testing.assert_allclose(found.distance, np.sort(theirs)[:3], rtol=RTOL)
+    assert found.reference[0] == 4
