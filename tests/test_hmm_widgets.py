@@ -193,7 +193,7 @@ def test_trellis_explorer_is_driven_and_refuses_half_typed_entries():
     # ... and every half-typed entry is refused with a one-line message naming its box
     for entry in HALF_TYPED:
         ((box, text),) = entry.items()
-        with pytest.raises(WH.TypedInputError, match=f"^{box}: ") as info:
+        with pytest.raises(WH.InputError, match=f"^{box}: ") as info:
             explorer.render(**{**values, box: text})
         assert "\n" not in str(info.value)
     assert values["observations"] == H.WEATHER_MOOD_OBSERVATIONS
@@ -201,7 +201,7 @@ def test_trellis_explorer_is_driven_and_refuses_half_typed_entries():
     assert "log P(O) = -2.9046" in fig._suptitle.get_text()  # = log of the enumerated 0.05477
     # a half-typed matrix: one line in the panel, no traceback, no figure
     explorer.controls["A"].value = "0.8 0.2 0; 0.3 0.4"
-    assert isinstance(explorer.last_error, WH.TypedInputError)
+    assert isinstance(explorer.last_error, WH.InputError)
     assert str(explorer.last_error) == "A: every row needs the same number of entries, got [3, 2]"
     explorer.controls["A"].value = WH.format_matrix(H.weather_mood_hmm().A)
     assert explorer.last_error is None

@@ -6,6 +6,6 @@ that turns the current control values into a matplotlib figure. Per-unit modules
 (``widgets.dtw``, ``widgets.gmm``, ...) only build controls and a render function.
 """
 
-from .base import Explorer
+from .base import Explorer, InputError
 
-__all__ = ["Explorer"]
+__all__ = ["Explorer", "InputError"]

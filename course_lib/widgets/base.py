@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import io
 import traceback
 from collections.abc import Callable, Mapping
@@ -9,6 +10,14 @@ from collections.abc import Callable, Mapping
 import ipywidgets as W
 import matplotlib.pyplot as plt
 from IPython.display import Image, display
+
+
+class InputError(ValueError):
+    """A control holds something that is not (yet) a valid entry, e.g. a half-typed matrix.
+
+    :meth:`Explorer.refresh` shows it as one line instead of a traceback, and no figure, so the
+    controls and the figure never disagree.
+    """
 
 
 def figure_image(fig) -> Image:
@@ -31,8 +40,9 @@ class Explorer:
     ----------
     render : callable
         ``render(**{name: control.value})`` returns a new matplotlib ``Figure``. It must raise
-        on bad input; the explorer shows the error in its
-        output area and keeps it in :attr:`last_error` (ipywidgets alone would only log it).
+        on bad input; the explorer shows the error in its output area (one line for an
+        :class:`InputError`, a traceback otherwise) and keeps it in :attr:`last_error`
+        (ipywidgets alone would only log it).
     controls : mapping name -> ValueWidget
         The sliders, dropdowns and checkboxes; their names are ``render``'s keyword arguments.
     buttons : mapping label -> callable, optional
@@ -70,6 +80,10 @@ class Explorer:
             self.output.clear_output(wait=True)
             try:
                 display(figure_image(self.render(**self.values())))
+            except InputError as err:
+                self.last_error = err
+                display(W.HTML(f'<span style="color:#b00020">Not drawn: '
+                               f'{html.escape(str(err))}</span>'))
             except Exception as err:  # shown to the user instead of vanishing into a log
                 self.last_error = err
                 traceback.print_exc()

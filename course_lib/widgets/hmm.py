@@ -13,26 +13,20 @@ in :mod:`course_lib.plotting.hmm`; this module only parses text and wires the co
 
 from __future__ import annotations
 
-import html
 import string
 
 import ipywidgets as W
 import numpy as np
-from IPython.display import display
 
 from .. import hmm as H
 from ..plotting.hmm import render_baum_welch, render_trellis, trellis_observations
 from ..validation import RngLike, as_positive_int
-from .base import Explorer
+from .base import Explorer, InputError
 
-__all__ = ["parse_vector", "parse_matrix", "format_matrix", "hmm_from_text", "TypedInputError",
+__all__ = ["parse_vector", "parse_matrix", "format_matrix", "hmm_from_text", "InputError",
            "trellis_explorer", "BaumWelchSession", "baum_welch_explorer"]
 
 _TEXT_LAYOUT = W.Layout(width="330px")
-
-
-class TypedInputError(ValueError):
-    """A text box holds something that is not (yet) a valid entry, e.g. a half-typed matrix."""
 
 
 # ------------------------------------------------------------------------------- text <-> arrays
@@ -88,30 +82,6 @@ def hmm_from_text(pi: str, A: str, B: str, template: H.DiscreteHMM | None = None
     return H.DiscreteHMM(pi_, A_, B_, state_names=states, symbol_names=symbols)
 
 
-class _TypedExplorer(Explorer):
-    """An :class:`Explorer` over text boxes: ``check(**values)`` runs first, and the
-    :class:`TypedInputError` it raises for an entry that is not (yet) valid is shown as one line
-    instead of a traceback (kept in ``last_error``; no figure, so the text boxes and the figure
-    never disagree). Valid entries are drawn by the base class's :meth:`Explorer.refresh`.
-    """
-
-    def __init__(self, render, controls, check, **options):
-        super().__init__(render, controls, **options)
-        self.check = check
-
-    def refresh(self) -> None:
-        try:
-            self.check(**self.values())
-        except TypedInputError as err:
-            self.last_error = err
-            with self.output:
-                self.output.clear_output(wait=True)
-                display(W.HTML(f'<span style="color:#b00020">Not drawn: '
-                               f'{html.escape(str(err))}</span>'))
-            return
-        super().refresh()
-
-
 # ------------------------------------------------------------------------------- trellis
 
 def trellis_explorer(model: H.DiscreteHMM | None = None,
@@ -142,20 +112,16 @@ def trellis_explorer(model: H.DiscreteHMM | None = None,
         "viterbi": W.Checkbox(value=True, description="Viterbi path"),
     }
 
-    def check(observations, pi, A, B, **_):
-        """The typed model and observations, or a TypedInputError naming the box to fix."""
-        try:
-            typed = hmm_from_text(pi, A, B, template)
-            return typed, trellis_observations(typed, observations.strip())
-        except (ValueError, TypeError) as err:
-            raise TypedInputError(str(err)) from None
-
     def render(observations, pi, A, B, scale, viterbi):
-        typed, O = check(observations, pi, A, B)
+        try:  # a half-typed entry is shown as one line naming its box, not a traceback
+            typed = hmm_from_text(pi, A, B, template)
+            O = trellis_observations(typed, observations.strip())
+        except (ValueError, TypeError) as err:
+            raise InputError(str(err)) from None
         return render_trellis(typed, O, scale=scale, show_viterbi=viterbi)
 
-    return _TypedExplorer(render, controls, check,
-                          title="Forward, backward, posteriors and Viterbi on the trellis")
+    return Explorer(render, controls,
+                    title="Forward, backward, posteriors and Viterbi on the trellis")
 
 
 # ------------------------------------------------------------------------------- Baum-Welch
