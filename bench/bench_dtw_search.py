@@ -24,6 +24,10 @@ bit, dtaidistance's to 1e-10). Timing rules (one thread, warm-up, alternating ro
 bench/harness.py. The goal is a speed-up of at least 3, i.e. a time ratio ours / theirs of at
 most 1/3.
 
+For information (no goal), query-by-example: 20 test digits searched in the 20 connected phone
+numbers with ``subsequence_search`` (early abandoning across references) against a loop of
+``subsequence_dtw`` over every reference; same best references asserted.
+
 Run: .venv/bin/python bench/bench_dtw_search.py [--repeats 7]
 """
 
@@ -36,9 +40,9 @@ import statistics  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from course_lib.data.digits import digit_features  # noqa: E402
-from course_lib.dtw import dtw_distance_matrix  # noqa: E402
-from course_lib.dtw_search import nearest_templates  # noqa: E402
+from course_lib.data.digits import digit_features, phone_number_features  # noqa: E402
+from course_lib.dtw import dtw_distance_matrix, subsequence_dtw  # noqa: E402
+from course_lib.dtw_search import nearest_templates, subsequence_search  # noqa: E402
 
 GOAL_SPEED_UP = 3.0
 STATIC_MFCCS = 13
@@ -97,6 +101,28 @@ def main() -> None:
     harness.print_ratio("dtw_search_nearest_template", ratio, goal=round(1 / GOAL_SPEED_UP, 2))
     print(f"speed-up nearest_templates vs dtaidistance: {1 / ratio:.2f} "
           f"(goal >= {GOAL_SPEED_UP})")
+    query_by_example(queries[:20], args.repeats)
+
+
+def query_by_example(queries, repeats: int) -> None:
+    references = [np.ascontiguousarray(f) for f in phone_number_features()[0]]
+
+    def pruned():
+        return [subsequence_search(q, references) for q in queries]
+
+    def exhaustive():
+        return [min((subsequence_dtw(q, r).distance, k) for k, r in enumerate(references))
+                for q in queries]
+
+    with harness.one_thread():
+        found = pruned()
+        assert [(f.distance[0], f.reference[0]) for f in found] == exhaustive()
+        abandoned = sum(f.abandoned for f in found) / sum(f.n_references for f in found)
+        print(f"query-by-example: {len(queries)} digits x {len(references)} phone numbers, "
+              f"same best references as the exhaustive search; references abandoned "
+              f"{abandoned:.3f}")
+        harness.compare("qbe_subsequence_search", pruned, exhaustive, repeats=repeats,
+                        labels=("subsequence_search", "subsequence_dtw loop"), warm_up=False)
 
 
 if __name__ == "__main__":

@@ -121,6 +121,13 @@ def supports_lower_bounds(step_pattern: str | StepPattern, metric: str) -> bool:
     return get_step_pattern(step_pattern) in _KEOGH_COMBINATION and metric in _KEOGH_METRICS
 
 
+def _effective_band(band, longest: int) -> int:
+    """The band radius for the compiled code: -1 (no band) also for a radius that reaches every
+    cell anyway (r >= max(n, m) - 1), so envelope windows stay as small as the sequences."""
+    r = _as_band(band)
+    return -1 if r >= longest - 1 else r
+
+
 def _end_weight(pattern: StepPattern) -> float:
     """The smallest weight a move gives the cell it ends in (the last cell of every path)."""
     return min(cells[-1][2] for _, cells in pattern.moves)
@@ -169,9 +176,10 @@ def lb_keogh(x, y, *, band: int | None, metric: str = "euclidean",
     _keogh_metric(metric)
     pattern = get_step_pattern(step_pattern)
     combination = _keogh_combination(pattern)
-    r = _as_band(band)
+    _as_band(band)
     x, y, code, _, _ = _pair_inputs(x, y, metric)
     n, m = x.shape[0], y.shape[0]
+    r = _effective_band(band, max(n, m))
     x_t, y_t = np.ascontiguousarray(x.T), np.ascontiguousarray(y.T)
     scratch = _keogh_scratch(n, m, x.shape[1], r)
     a, b = _band_reach(n, m, r)
@@ -263,7 +271,7 @@ def nearest_templates(queries, templates, *, band: int | None,
     _check_same_dim(queries[0], templates[0], "queries", "templates")
     dim = queries[0].shape[1]
     pattern = get_step_pattern(step_pattern)
-    r = _as_band(band)
+    r = _effective_band(band, max(len(s) for s in queries + templates))
     lower_bounds = as_bool(lower_bounds, "lower_bounds")
     early_abandon = as_bool(early_abandon, "early_abandon")
     parallel = as_bool(parallel, "parallel")

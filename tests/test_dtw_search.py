@@ -177,6 +177,15 @@ def test_nearest_templates_with_cosine_or_a_custom_pattern_abandons_exactly():
         assert found.abandoned > 0
 
 
+def test_a_band_wider_than_every_sequence_is_no_band():
+    rng = np.random.default_rng(10)
+    queries, templates = _clustered(rng, 4), _clustered(rng, 9)
+    wide = nearest_templates(queries, templates, band=10 ** 15)
+    _assert_exhaustive(wide, queries, templates, band=None)
+    assert lb_keogh(queries[0], templates[0], band=10 ** 15) == lb_keogh(
+        queries[0], templates[0], band=None)
+
+
 def test_nearest_templates_parallel_equals_serial():
     rng = np.random.default_rng(9)
     queries, templates = _clustered(rng, 10), _clustered(rng, 20)
