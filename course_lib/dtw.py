@@ -360,12 +360,10 @@ def _local_cost_rows(x, x_norm, i, y_t, y_norm, metric, inv_var_t, log_norm, ban
     n, m = x.shape[0], y_t.shape[1]
     j_lo, j_hi = _row_limits(i, n, m, band)
     if i + 1 == n or metric > 1:
-        _local_cost_row(x[i], x_norm[i], y_t, y_norm, metric, inv_var_t, log_norm, j_lo, j_hi,
-                        out)
-        if i + 1 < n:
-            next_lo, next_hi = _row_limits(i + 1, n, m, band)
-            _local_cost_row(x[i + 1], x_norm[i + 1], y_t, y_norm, metric, inv_var_t, log_norm,
-                            next_lo, next_hi, out_next)
+        for row in range(i, min(i + 2, n)):
+            row_lo, row_hi = _row_limits(row, n, m, band)
+            _local_cost_row(x[row], x_norm[row], y_t, y_norm, metric, inv_var_t, log_norm,
+                            row_lo, row_hi, out if row == i else out_next)
         return
     last = _row_limits(i + 1, n, m, band)[1]  # the next row starts and ends no earlier
     row, row_next = out[j_lo:last + 1], out_next[j_lo:last + 1]
@@ -562,42 +560,38 @@ def _pair_dtw(x, x_norm, y_t, y_norm, metric, inv_var_t, log_norm, band, moves, 
     cell of those rows can finish at or below ``cutoff`` the pair stops with ``(+inf, True)``.
     """
     n, m = x.shape[0], y_t.shape[1]
-    abandoning = cutoff < np.inf
-    if unit.shape[0] > 0:
-        costs = (cost_buf[:m], cost_buf[m:2 * m])  # rows i and i + 1 are computed together
-        prev, cur = acc_buf[:m + 1], acc_buf[m + 1:2 * m + 2]
-        prev[:] = np.inf
-        cur[:] = np.inf
-        for i in range(n):
-            j_lo, j_hi = _row_limits(i, n, m, band)
-            if i % 2 == 0:
-                _local_cost_rows(x, x_norm, i, y_t, y_norm, metric, inv_var_t, log_norm, band,
-                                 costs[0], costs[1])
-            floor = _unit_step_row(i, costs[i % 2], j_lo, j_hi, unit, start_weight, prev, cur,
-                                   rest_cols)
-            if abandoning and floor + rest_rows[i + 1] > cutoff:
-                return np.inf, True
-            prev, cur = cur, prev
-        return prev[m], False
+    unit_steps = unit.shape[0] > 0
     move_di, move_dj, move_w, mid_di, mid_dj, mid_w = moves
+    # unit steps: two cost rows and two rows of D; other patterns: the whole matrices
     d = cost_buf[:n * m].reshape((n, m))
     D = acc_buf[:n * m].reshape((n, m))
-    D[:] = np.inf
+    prev, cur = acc_buf[:m + 1], acc_buf[m + 1:2 * m + 2]
+    if unit_steps:
+        prev[:] = np.inf
+        cur[:] = np.inf
+    else:
+        D[:] = np.inf
     no_steps = np.empty((1, 1), dtype=np.int8)
-    rows_per_move = np.max(move_di)
+    rows_per_move = 1 if unit_steps else np.max(move_di)
     floors = np.full(n, np.inf)  # row floors, for moves that jump over a row
     for i in range(n):
         j_lo, j_hi = _row_limits(i, n, m, band)
-        if i % 2 == 0:
-            _local_cost_rows(x, x_norm, i, y_t, y_norm, metric, inv_var_t, log_norm, band, d[i],
-                             d[min(i + 1, n - 1)])
-        _accumulate_row(i, d, j_lo, j_hi, move_di, move_dj, move_w, mid_di, mid_dj, mid_w,
-                        start_weight, False, D, no_steps, False)
-        if abandoning:
-            floors[i] = _row_floor(D[i, j_lo:j_hi + 1], j_lo, rest_rows[i + 1], rest_cols)
-            if np.min(floors[max(0, i - rows_per_move + 1):i + 1]) > cutoff:
-                return np.inf, True
-    return D[n - 1, m - 1], False
+        costs = cost_buf[(i % 2) * m:(i % 2 + 1) * m] if unit_steps else d[i]
+        if i % 2 == 0:  # rows i and i + 1 are computed together
+            _local_cost_rows(x, x_norm, i, y_t, y_norm, metric, inv_var_t, log_norm, band, costs,
+                             cost_buf[m:2 * m] if unit_steps else d[min(i + 1, n - 1)])
+        if unit_steps:
+            floors[i] = _unit_step_row(i, costs, j_lo, j_hi, unit, start_weight, prev, cur,
+                                       rest_cols) + rest_rows[i + 1]
+            prev, cur = cur, prev
+        else:
+            _accumulate_row(i, d, j_lo, j_hi, move_di, move_dj, move_w, mid_di, mid_dj, mid_w,
+                            start_weight, False, D, no_steps, False)
+            if cutoff < np.inf:
+                floors[i] = _row_floor(D[i, j_lo:j_hi + 1], j_lo, rest_rows[i + 1], rest_cols)
+        if cutoff < np.inf and np.min(floors[max(0, i - rows_per_move + 1):i + 1]) > cutoff:
+            return np.inf, True
+    return (prev[m] if unit_steps else D[n - 1, m - 1]), False
 
 
 def _pair_distances(x_all, x_off, x_blocks, x_norm, y_all, y_off, y_blocks, y_norm, pair_x,
@@ -622,13 +616,14 @@ def _pair_distances(x_all, x_off, x_blocks, x_norm, y_all, y_off, y_blocks, y_no
             a, b = pair_x[p], pair_y[p]
             xs, ys = slice(x_off[a], x_off[a + 1]), slice(y_off[b], y_off[b + 1])
             if transposable and y_off[b + 1] - y_off[b] < x_off[a + 1] - x_off[a]:
-                out[p] = _pair_dtw(y_all[ys], y_norm[ys], _block(x_blocks, x_off, a), x_norm[xs],
-                                   metric, inv_var_t, log_norm, band, moves, start_weight, unit,
-                                   cost_buf, acc_buf, np.inf, no_bound, no_bound)[0]
+                rows, rows_norm = y_all[ys], y_norm[ys]
+                cols_t, cols_norm = _block(x_blocks, x_off, a), x_norm[xs]
             else:
-                out[p] = _pair_dtw(x_all[xs], x_norm[xs], _block(y_blocks, y_off, b), y_norm[ys],
-                                   metric, inv_var_t, log_norm, band, moves, start_weight, unit,
-                                   cost_buf, acc_buf, np.inf, no_bound, no_bound)[0]
+                rows, rows_norm = x_all[xs], x_norm[xs]
+                cols_t, cols_norm = _block(y_blocks, y_off, b), y_norm[ys]
+            out[p] = _pair_dtw(rows, rows_norm, cols_t, cols_norm, metric, inv_var_t, log_norm,
+                               band, moves, start_weight, unit, cost_buf, acc_buf, np.inf,
+                               no_bound, no_bound)[0]
 
 
 _pair_distances_serial = njit(cache=True)(_pair_distances)
@@ -663,12 +658,12 @@ def _kim_raw(x, x_norm, y_t, y_norm, metric, inv_var_t, log_norm, start_weight, 
              cost_buf):
     """LB_Kim before normalisation, from the very local costs DTW uses for those two cells."""
     n, m = x.shape[0], y_t.shape[1]
-    _local_cost_row(x[0], x_norm[0], y_t, y_norm, metric, inv_var_t, log_norm, 0, 0, cost_buf)
-    bound = start_weight * cost_buf[0]
-    if n > 1 or m > 1:
-        _local_cost_row(x[n - 1], x_norm[n - 1], y_t, y_norm, metric, inv_var_t, log_norm,
-                        m - 1, m - 1, cost_buf)
-        bound += end_weight * cost_buf[m - 1]
+    bound = 0.0
+    for last in range(2 if n > 1 or m > 1 else 1):  # one cell when both have one frame
+        i, j = (n - 1, m - 1) if last else (0, 0)
+        _local_cost_row(x[i], x_norm[i], y_t, y_norm, metric, inv_var_t, log_norm, j, j,
+                        cost_buf)
+        bound += (end_weight if last else start_weight) * cost_buf[j]
     return bound
 
 
@@ -884,15 +879,17 @@ def _nearest_one(x, x_t, x_norm, y_all, y_lead, y_blocks, y_off, y_norm, metric,
             rows, rows_lead, rows_norm, cols_t, cols_norm = x, x_lead, x_norm, y_t, y_norm[ys]
         rest_rows, rest_cols = (no_rest, rest) if keogh == _QUERY_SIDE else (rest, no_rest)
         limit = cutoff if early_abandon else np.inf
-        abandoned = False
-        if leading < dim and limit < np.inf:  # DTW on fewer features: a lower bound, cheaper
-            abandoned = _pair_dtw(rows_lead, rows_norm, cols_t[:leading], cols_norm, metric,
-                                  inv_var_t, log_norm, band, moves, start_weight, unit, cost_buf,
-                                  acc_buf, limit, rest_rows, rest_cols)[1]
-        if not abandoned:
-            raw, abandoned = _pair_dtw(rows, rows_norm, cols_t, cols_norm, metric, inv_var_t,
-                                       log_norm, band, moves, start_weight, unit, cost_buf,
-                                       acc_buf, limit, rest_rows, rest_cols)
+        # first the DTW on the leading features (a cheaper lower bound), then on all of them
+        first_pass = 0 if leading < dim and limit < np.inf else 1
+        raw, abandoned = np.inf, False
+        for full in range(first_pass, 2):
+            features = dim if full else leading
+            raw, abandoned = _pair_dtw(rows if full else rows_lead, rows_norm,
+                                       cols_t[:features], cols_norm, metric, inv_var_t, log_norm,
+                                       band, moves, start_weight, unit, cost_buf, acc_buf, limit,
+                                       rest_rows, rest_cols)
+            if abandoned:
+                break
         if abandoned:
             counts[2] += 1
             continue
