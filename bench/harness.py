@@ -12,6 +12,8 @@ reports the ratio ours / theirs. The rules, written once:
   hits both sides alike;
 * **medians**: of each side's times, and the reported ratio is the median of the per-round
   ratios (robust to one disturbed round);
+* **wall-clock time** decides (what a user waits for); :func:`compare` also prints the ratio
+  of CPU times, which a busy shared machine disturbs less (single-threaded code only);
 * one line per goal, ``ratio <name>: <value> (goal <= <goal>)``, easy to grep.
 
 Scripts import it first (``bench/`` is the script's directory, so ``import harness`` works):
@@ -44,27 +46,36 @@ def one_thread():
     return threadpool_limits(limits=1)
 
 
-def timed(fn: Callable[[], object]) -> float:
-    """Wall time of one call, in seconds."""
-    start = time.perf_counter()
+def timed(fn: Callable[[], object]) -> tuple[float, float]:
+    """Wall time and CPU time of one call, in seconds."""
+    wall, cpu = time.perf_counter(), time.process_time()
     fn()
-    return time.perf_counter() - start
+    return time.perf_counter() - wall, time.process_time() - cpu
 
 
 def alternate(fns: dict[str, Callable[[], object]], repeats: int, *,
               warm_up: bool = True) -> dict[str, list[float]]:
-    """Run the callables in turn, ``repeats`` rounds (after one untimed call each); the times
-    of each, in call order."""
+    """Run the callables in turn, ``repeats`` rounds (after one untimed call each); the wall
+    times of each, in call order."""
+    return alternate_clocks(fns, repeats, warm_up=warm_up)[0]
+
+
+def alternate_clocks(fns: dict[str, Callable[[], object]], repeats: int, *,
+                     warm_up: bool = True) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """:func:`alternate` keeping both clocks of the same calls: (wall times, CPU times)."""
     if repeats < 1:
         raise ValueError(f"repeats: expected at least 1, got {repeats}")
     if warm_up:
         for fn in fns.values():
             fn()
-    times: dict[str, list[float]] = {name: [] for name in fns}
+    wall: dict[str, list[float]] = {name: [] for name in fns}
+    cpu: dict[str, list[float]] = {name: [] for name in fns}
     for _ in range(repeats):
         for name, fn in fns.items():
-            times[name].append(timed(fn))
-    return times
+            wall_time, cpu_time = timed(fn)
+            wall[name].append(wall_time)
+            cpu[name].append(cpu_time)
+    return wall, cpu
 
 
 def median_time(fn: Callable[[], object], repeats: int, *,
@@ -98,11 +109,12 @@ def compare(name: str, ours: Callable[[], object], theirs: Callable[[], object],
             warm_up: bool = True) -> float:
     """Time ``ours`` against ``theirs`` alternately; print both medians and the median of the
     per-round ratios ours / theirs, which is returned."""
-    times = alternate({labels[0]: ours, labels[1]: theirs}, repeats, warm_up=warm_up)
-    ours_t, theirs_t = times[labels[0]], times[labels[1]]
-    ratio = median_ratio(ours_t, theirs_t)
-    print(f"{name}: {labels[0]} median {_seconds(statistics.median(ours_t))}, {labels[1]} "
-          f"median {_seconds(statistics.median(theirs_t))} ({repeats} alternating rounds)")
+    wall, cpu = alternate_clocks({labels[0]: ours, labels[1]: theirs}, repeats, warm_up=warm_up)
+    ratio = median_ratio(wall[labels[0]], wall[labels[1]])
+    print(f"{name}: {labels[0]} median {_seconds(statistics.median(wall[labels[0]]))}, "
+          f"{labels[1]} median {_seconds(statistics.median(wall[labels[1]]))} ({repeats} "
+          f"alternating rounds; ratio of CPU times "
+          f"{median_ratio(cpu[labels[0]], cpu[labels[1]]):.2f})")
     print_ratio(name, ratio, goal)
     return ratio
 

@@ -589,7 +589,8 @@ def _pair_dtw(x, x_norm, y_t, y_norm, metric, inv_var_t, log_norm, band, moves, 
                             start_weight, False, D, no_steps, False)
             if cutoff < np.inf:
                 floors[i] = _row_floor(D[i, j_lo:j_hi + 1], j_lo, rest_rows[i + 1], rest_cols)
-        if cutoff < np.inf and np.min(floors[max(0, i - rows_per_move + 1):i + 1]) > cutoff:
+        if cutoff < np.inf and (floors[i] if rows_per_move == 1 else np.min(
+                floors[max(0, i - rows_per_move + 1):i + 1])) > cutoff:
             return np.inf, True
     return (prev[m] if unit_steps else D[n - 1, m - 1]), False
 
