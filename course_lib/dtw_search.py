@@ -61,7 +61,7 @@ import numpy as np
 
 # The compiled kernels are in course_lib.dtw, beside the recursion they inline (numba's on-disk
 # cache is rebuilt only when the file defining a function changes).
-from .dtw import (_QUERY_SIDE, _SUBSEQUENCE_PATTERNS, _TEMPLATE_SIDE, ASYMMETRIC_P1,
+from .dtw import (_NO_PATH, _QUERY_SIDE, _SUBSEQUENCE_PATTERNS, _TEMPLATE_SIDE, ASYMMETRIC_P1,
                   STEP_PATTERNS, NoWarpingPathError, StepPattern, SubsequenceMatch, _as_band,
                   _backtrack, _backtrack_arrays, _band_reach, _check_same_dim, _concatenate,
                   _frame_norms, _keogh_scratch, _kim_raw, _metric_terms, _nearest_kernel,
@@ -380,7 +380,7 @@ def subsequence_search(query, references, *, n_best: int = 1,
                                               ("query", "references"), per_frame_ok=False)
     query_norm = _frame_norms(query, code)
     moves = pattern.arrays()
-    scale = pattern.normalizer(n, n) or 1.0
+    scale = float(n) if pattern.normalization == "n" else 1.0  # M_phi, the same for every match
     best: list[tuple[float, int, SubsequenceMatch]] = []
     abandoned = 0
     for k, reference in enumerate(references):
@@ -390,7 +390,7 @@ def subsequence_search(query, references, *, n_best: int = 1,
             cutoff = best[-1][0] * scale * (1.0 + _rounding_margin(n, m, dim))
         d = np.empty((n, m))
         D = np.full((n, m), np.inf)
-        steps = np.full((n, m), -2, dtype=np.int8)
+        steps = np.full((n, m), _NO_PATH, dtype=np.int8)
         if not _subsequence_rows(query, query_norm, np.ascontiguousarray(reference.T),
                                  _frame_norms(reference, code), code, inv_var_t, log_norm, moves,
                                  pattern.start_weight, cutoff, d, D, steps):

@@ -46,7 +46,7 @@ def _dtw_or_none(x, y, **options):
         return None  # no path: nothing to bound
 
 
-# --- the bounds are lower bounds --------------------------------------------------------------
+# --- the bounds are lower bounds -----------------------------------------------------------------
 
 @pytest.mark.parametrize("pattern", PATTERNS, ids=PATTERN_IDS)
 @pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean"])
@@ -114,7 +114,7 @@ def test_lb_keogh_sides_combine_as_the_pattern_allows():
         (rows + columns) / 27)
 
 
-# --- nearest templates: exactly the exhaustive answer ---------------------------------------------
+# --- nearest templates: exactly the exhaustive answer --------------------------------------------
 
 def _clustered(rng, count, dim=3, prototypes=4):
     """Noisy, time-warped copies of a few prototypes: close pairs and far pairs, so pruning
@@ -229,7 +229,7 @@ def test_real_digits_same_as_exhaustive_with_pruning():
         assert found.pruned_by_keogh > 0 and found.abandoned > 0
 
 
-# --- query-by-example over many references --------------------------------------------------
+# --- query-by-example over many references -------------------------------------------------------
 
 def _exhaustive_qbe(query, references, n_best, **options):
     ranked = []
@@ -283,7 +283,7 @@ def test_subsequence_search_finds_the_spoken_digit_in_a_phone_number_like_string
     assert found.abandon_rate > 0
 
 
-# --- the recogniser uses the pruned search ---------------------------------------------------------
+# --- the recogniser uses the pruned search -------------------------------------------------------
 
 def test_template_recogniser_predicts_with_the_pruned_search(monkeypatch):
     train, train_labels, _ = digit_features("train")
