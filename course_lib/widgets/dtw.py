@@ -90,7 +90,7 @@ def _side_by_side(explorer: Explorer, title: str, extra=()) -> W.Box:
     """The explorer's controls (and ``extra`` widgets) in a column left of its figure."""
     for control in explorer.controls.values():
         control.layout.width = "100%"
-        control.style.description_width = "62px"
+        control.style.description_width = "76px"
     column = W.VBox([W.HTML(f"<b>{title}</b>"), *explorer.controls.values(), *extra],
                     layout=W.Layout(width=COLUMN_WIDTH, min_width=COLUMN_WIDTH))
     return W.HBox([column, explorer.output], layout=W.Layout(align_items="flex-start"))
@@ -263,8 +263,8 @@ def subsequence_explorer(queries: Mapping, references: Mapping, *,
             wave, rate, _ = references[current[1]]
             start, end = best["span"]
             first, last = (round(t * frame_shift * rate) for t in (start, end + 1))
-            shown.append((f"best match: {start * frame_shift:.2f}-{(end + 1) * frame_shift:.2f}"
-                          f" s of the reference", wave[first:last], rate))
+            shown.append((f"best match, {start * frame_shift:.2f}-{(end + 1) * frame_shift:.2f} s",
+                          wave[first:last], rate))
         return shown
 
     explorer = _PlayingExplorer(render, controls, now_playing)
