@@ -1,9 +1,12 @@
 """course_lib: the library behind the course "Probabilistic models of speech and human
 judgement, from DTW to preference GPs".
 
-One module per model family (``dtw``, ``features``, ``gaussian``, ``kmeans``, ``gmm``, ``hmm``,
-``gp``); ``data`` loads what ``data/`` ships; ``plotting`` and ``widgets`` are thin layers
-that the notebooks use; ``checks`` backs the exercise self-checks.
+One module per model family (``dtw`` and its pruned search ``dtw_search``, ``term_discovery``,
+``features``, ``gaussian``, ``kmeans``, ``gmm``, ``hmm``, ``vq``, ``gp``); ``recognition`` puts
+the DTW, GMM and HMM recognisers behind one interface with their evaluation; ``linalg`` and
+``validation`` are the shared numerics and argument checks; ``data`` loads what ``data/`` ships;
+``plotting`` and ``widgets`` are thin layers that the notebooks use; ``checks`` backs the
+exercise self-checks.
 
 Importing the package limits BLAS (numpy's and scipy's OpenBLAS or MKL) to one thread, unless
 ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` or ``MKL_NUM_THREADS`` is set: then the user's
