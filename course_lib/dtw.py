@@ -1197,7 +1197,7 @@ def select_templates(labels, n_per_class: int, *, groups=None, rng=None) -> np.n
         for c in classes:
             members = np.flatnonzero(labels == c)
             if len(members) < n_per_class:
-                raise ValueError(f"n_per_class: class {c!r} has only {len(members)} items")
+                raise ValueError(f"n_per_class: class {c.item()!r} has only {len(members)} items")
             chosen.extend(rng.choice(members, size=n_per_class, replace=False))
         return np.sort(np.asarray(chosen, dtype=np.int64))
     groups = np.asarray(groups)

@@ -60,10 +60,16 @@ def as_positive_int(value, name: str, minimum: int = 1, maximum: int | None = No
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name}: expected an integer, got {type(value).__name__}")
     if value < minimum:
-        raise ValueError(f"{name}: must be >= {minimum}, got {value}")
+        raise ValueError(f"{name}: must be >= {minimum}, got {_short(value)}")
     if maximum is not None and value > maximum:
-        raise ValueError(f"{name}: must be <= {maximum}, got {value}")
+        raise ValueError(f"{name}: must be <= {maximum}, got {_short(value)}")
     return int(value)
+
+
+def _short(value: int) -> str:
+    """An integer as text, a huge one by its size (a 400-digit number helps nobody)."""
+    text = str(int(value))
+    return text if len(text) <= 20 else f"an integer with {len(text.lstrip('-'))} digits"
 
 
 def as_positive_float(value, name: str, allow_zero: bool = False) -> float:
