@@ -8,7 +8,8 @@ from bad_input import BadInput
 CATALOGUE_FILES = sorted(Path(__file__).parent.glob("test_bad_input_*.py"))
 MINIMUM_CASES = 150
 # Every family of public functions must be fed bad input somewhere in the catalogue.
-FAMILIES = {"data", "dtw", "dtw_search", "features", "gaussian", "gmm", "kmeans", "hmm", "vq",
+FAMILIES = {"data", "dtw", "dtw_search", "term_discovery", "features", "gaussian", "gmm", "kmeans",
+            "hmm", "vq",
             "recognition", "gp", "linalg", "checks", "widgets"}
 
 
