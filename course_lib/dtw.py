@@ -95,16 +95,16 @@ class StepPattern:
     ``sum w * d(i - a, j - b)``. A move may enter at most one intermediate cell (enough for
     the patterns here and for symmetricP0/P1; keeping the compiled loop free of a nested loop
     makes it several times faster). ``start_weight`` is ``m(1)``, the weight of the first cell.
-    ``normalization`` is ``"n+m"``, ``"n"`` or ``"none"`` (see the module docstring table).
+    ``normalisation`` is ``"n+m"``, ``"n"`` or ``"none"`` (see the module docstring table).
     """
 
     name: str
     moves: tuple
     start_weight: float
-    normalization: str
+    normalisation: str
 
     def __post_init__(self):
-        check_choice(self.normalization, "normalization", {"n+m", "n", "none"})
+        check_choice(self.normalisation, "normalisation", {"n+m", "n", "none"})
         for origin, cells in self.moves:
             if min(origin) < 0 or max(origin) < 1 or tuple(cells[-1][:2]) != (0, 0):
                 raise ValueError(f"moves: move {origin} must go forward and end at (0, 0)")
@@ -121,9 +121,9 @@ class StepPattern:
                    for (di, dj), cells in self.moves]
         return canon(swapped) == canon(self.moves)
 
-    def normalizer(self, n: int, m: int) -> float | None:
+    def normaliser(self, n: int, m: int) -> float | None:
         """``M_phi`` for lengths ``n`` and ``m``, or None when it depends on the path."""
-        return {"n+m": float(n + m), "n": float(n), "none": None}[self.normalization]
+        return {"n+m": float(n + m), "n": float(n), "none": None}[self.normalisation]
 
     def arrays(self):
         """The moves as flat arrays for the compiled recursion.
@@ -146,22 +146,22 @@ STEP_PATTERNS = {
         ((1, 1), ((0, 0, 1.0),)),
         ((0, 1), ((0, 0, 1.0),)),
         ((1, 0), ((0, 0, 1.0),)),
-    ), start_weight=1.0, normalization="none"),
+    ), start_weight=1.0, normalisation="none"),
     "symmetric2": StepPattern("symmetric2", (
         ((1, 1), ((0, 0, 2.0),)),
         ((0, 1), ((0, 0, 1.0),)),
         ((1, 0), ((0, 0, 1.0),)),
-    ), start_weight=2.0, normalization="n+m"),
+    ), start_weight=2.0, normalisation="n+m"),
     "asymmetric": StepPattern("asymmetric", (
         ((1, 0), ((0, 0, 1.0),)),
         ((1, 1), ((0, 0, 1.0),)),
         ((1, 2), ((0, 0, 1.0),)),
-    ), start_weight=1.0, normalization="n"),
+    ), start_weight=1.0, normalisation="n"),
     "symmetricP1": StepPattern("symmetricP1", (
         ((1, 2), ((0, 1, 2.0), (0, 0, 1.0))),
         ((1, 1), ((0, 0, 2.0),)),
         ((2, 1), ((1, 0, 2.0), (0, 0, 1.0))),
-    ), start_weight=2.0, normalization="n+m"),
+    ), start_weight=2.0, normalisation="n+m"),
 }
 
 
@@ -172,7 +172,7 @@ ASYMMETRIC_P1 = StepPattern("asymmetricP1", (
     ((1, 2), ((0, 1, 0.5), (0, 0, 0.5))),
     ((1, 1), ((0, 0, 1.0),)),
     ((2, 1), ((1, 0, 1.0), (0, 0, 1.0))),
-), start_weight=1.0, normalization="n")
+), start_weight=1.0, normalisation="n")
 
 
 def get_step_pattern(step_pattern: str | StepPattern) -> StepPattern:
@@ -793,7 +793,7 @@ _QUERY_SIDE, _TEMPLATE_SIDE = 1, 2  # which side of LB_Keogh a nearest-template 
 
 @njit(cache=True)
 def _nearest_one(x, x_t, x_norm, y_all, y_lead, y_blocks, y_off, y_norm, metric, inv_var_t,
-                 log_norm, band, moves, start_weight, unit, transposable, normalization,
+                 log_norm, band, moves, start_weight, unit, transposable, normalisation,
                  end_weight, keogh, use_kim, early_abandon, leading, slot_lengths, length_slot,
                  counts):
     """Index and distance of the template nearest to query x; counts[0..3] += pairs pruned by
@@ -848,12 +848,12 @@ def _nearest_one(x, x_t, x_norm, y_all, y_lead, y_blocks, y_off, y_norm, metric,
         for t in range(n_t):
             kim[t] = _kim_raw(x, x_norm, _block(y_blocks, y_off, t), y_norm[y_off[t]:y_off[t + 1]],
                               metric, inv_var_t, log_norm, start_weight, end_weight, cost_buf)
-            scaled_kim[t] = kim[t] / _normaliser(normalization, n, y_off[t + 1] - y_off[t])
+            scaled_kim[t] = kim[t] / _normaliser(normalisation, n, y_off[t + 1] - y_off[t])
     best, best_t = np.inf, -1
     for t in np.argsort(scaled_kim, kind="mergesort"):
         y_t = _block(y_blocks, y_off, t)
         m = y_t.shape[1]
-        scale = _normaliser(normalization, n, m)
+        scale = _normaliser(normalisation, n, m)
         # a pair whose bound exceeds this can neither beat nor tie the best so far
         cutoff = best * scale * (1.0 + _rounding_margin(n, m, dim))
         if use_kim and kim[t] > cutoff:
@@ -895,7 +895,7 @@ def _nearest_one(x, x_t, x_norm, y_all, y_lead, y_blocks, y_off, y_norm, metric,
             counts[2] += 1
             continue
         counts[3] += 1
-        distance = raw / scale if normalization != 0 else raw
+        distance = raw / scale if normalisation != 0 else raw
         if distance < best or (distance == best and t < best_t):
             best, best_t = distance, t
     return best_t, best
@@ -903,7 +903,7 @@ def _nearest_one(x, x_t, x_norm, y_all, y_lead, y_blocks, y_off, y_norm, metric,
 
 def _nearest_all(x_all, x_off, x_blocks, x_norm, y_all, y_lead, y_off, y_blocks, y_norm,
                  metric, inv_var_t, log_norm, band, moves, start_weight, unit, transposable,
-                 normalization, end_weight, keogh, use_kim, early_abandon, leading, slot_lengths,
+                 normalisation, end_weight, keogh, use_kim, early_abandon, leading, slot_lengths,
                  length_slot, index, distance, counts):
     """:func:`_nearest_one` for every query (one row of counts per query)."""
     for q in prange(index.shape[0]):
@@ -911,7 +911,7 @@ def _nearest_all(x_all, x_off, x_blocks, x_norm, y_all, y_lead, y_off, y_blocks,
         found, value = _nearest_one(
             x_all[lo:hi], _block(x_blocks, x_off, q), x_norm[lo:hi], y_all, y_lead, y_blocks,
             y_off, y_norm, metric, inv_var_t, log_norm, band, moves, start_weight, unit,
-            transposable, normalization, end_weight, keogh, use_kim, early_abandon, leading,
+            transposable, normalisation, end_weight, keogh, use_kim, early_abandon, leading,
             slot_lengths, length_slot, counts[q])
         index[q] = found
         distance[q] = value
@@ -1001,8 +1001,8 @@ class DTWResult:
     ``cost`` (n, m): local distances d(i, j). ``accumulated`` (n, m): D(i, j), +inf outside the
     band or where no path arrives. ``steps`` (n, m): index of the winning move (-1 start,
     -2 none). ``path`` (L, 2): the optimal warping path as rows (i, j) from (0, 0) to
-    (n - 1, m - 1). ``distance``: D(n - 1, m - 1). ``normalizer``: M_phi (None for symmetric1,
-    whose path weight sum depends on the path). ``normalized_distance``: distance / M_phi
+    (n - 1, m - 1). ``distance``: D(n - 1, m - 1). ``normaliser``: M_phi (None for symmetric1,
+    whose path weight sum depends on the path). ``normalised_distance``: distance / M_phi
     (None when M_phi is).
     """
 
@@ -1011,8 +1011,8 @@ class DTWResult:
     steps: np.ndarray
     path: np.ndarray
     distance: float
-    normalizer: float | None
-    normalized_distance: float | None
+    normaliser: float | None
+    normalised_distance: float | None
     step_pattern: StepPattern
     band: int | None = None
 
@@ -1038,9 +1038,9 @@ def dtw_from_cost_matrix(cost, *, step_pattern: str | StepPattern = "symmetric2"
     if not np.isfinite(distance):
         raise _no_path_error(pattern, band, n, m)
     path = _backtrack(steps, n - 1, m - 1, *_backtrack_arrays(pattern))
-    normalizer = pattern.normalizer(n, m)
-    normalized = None if normalizer is None else float(distance / normalizer)
-    return DTWResult(cost, D, steps, path, float(distance), normalizer, normalized, pattern,
+    normaliser = pattern.normaliser(n, m)
+    normalised = None if normaliser is None else float(distance / normaliser)
+    return DTWResult(cost, D, steps, path, float(distance), normaliser, normalised, pattern,
                      band)
 
 
@@ -1083,7 +1083,7 @@ def dtw(x, y, *, step_pattern: str | StepPattern = "symmetric2", metric: str = "
 def dtw_distance(x, y, **kwargs) -> float:
     """The normalised DTW distance if the pattern has one, else the raw D(n-1, m-1)."""
     result = dtw(x, y, **kwargs)
-    return result.distance if result.normalized_distance is None else result.normalized_distance
+    return result.distance if result.normalised_distance is None else result.normalised_distance
 
 
 # --------------------------------------------------------------------------------------------
@@ -1098,7 +1098,7 @@ def _concatenate(sequences):
 def dtw_distance_matrix(queries, templates=None, *,
                         step_pattern: str | StepPattern = "symmetric2",
                         metric: str = "euclidean", band: int | None = None, variances=None,
-                        normalize: bool | None = None, on_no_path: str = "raise",
+                        normalise: bool | None = None, on_no_path: str = "raise",
                         parallel: bool = False) -> np.ndarray:
     """DTW distances between every query and every template, shape ``(Q, T)``.
 
@@ -1107,7 +1107,7 @@ def dtw_distance_matrix(queries, templates=None, *,
     metric are symmetric each pair is computed once and mirrored.
 
     All pairs run in one compiled loop over the concatenated sequences (no Python loop per
-    pair); ``parallel=True`` spreads the pairs over numba threads. ``normalize``: None divides
+    pair); ``parallel=True`` spreads the pairs over numba threads. ``normalise``: None divides
     by ``M_phi`` when the pattern has one (see the module docstring), True requires it, False
     returns the raw ``D(n-1, m-1)``. ``variances`` (gaussian_nll) must be shared, shape
     ``(d,)``. Pairs without a warping path raise :class:`NoWarpingPathError`
@@ -1122,11 +1122,11 @@ def dtw_distance_matrix(queries, templates=None, *,
     check_choice(on_no_path, "on_no_path", {"raise", "inf"})
     if not isinstance(parallel, (bool, np.bool_)):
         raise TypeError(f"parallel: expected True or False, got {type(parallel).__name__}")
-    if normalize not in (None, True, False):
-        raise TypeError(f"normalize: expected None, True or False, got {normalize!r}")
-    if normalize and pattern.normalization == "none":
-        raise ValueError(f"normalize: step pattern {pattern.name!r} admits no normalisation "
-                         f"(its path weight sum depends on the path); use normalize=False")
+    if normalise not in (None, True, False):
+        raise TypeError(f"normalise: expected None, True or False, got {normalise!r}")
+    if normalise and pattern.normalisation == "none":
+        raise ValueError(f"normalise: step pattern {pattern.name!r} admits no normalisation "
+                         f"(its path weight sum depends on the path); use normalise=False")
     x_all, x_off = _concatenate(queries)
     y_all, y_off = (x_all, x_off) if all_pairs else _concatenate(templates)
     code, inv_var_t, log_norm = _metric_terms(metric, variances, x_all, y_all,
@@ -1149,10 +1149,10 @@ def dtw_distance_matrix(queries, templates=None, *,
         p = int(np.flatnonzero(~np.isfinite(raw))[0])
         err = _no_path_error(pattern, band, len(queries[pair_x[p]]), len(templates[pair_y[p]]))
         raise NoWarpingPathError(f"{err} [query {pair_x[p]}, template {pair_y[p]}]")
-    if normalize is not False and pattern.normalization != "none":
+    if normalise is not False and pattern.normalisation != "none":
         n_len = np.diff(x_off)[pair_x]
         m_len = np.diff(y_off)[pair_y]
-        raw = raw / (n_len + m_len if pattern.normalization == "n+m" else n_len)
+        raw = raw / (n_len + m_len if pattern.normalisation == "n+m" else n_len)
     out = np.empty((n_q, n_t))
     out[pair_x, pair_y] = raw
     if mirrored:
@@ -1274,7 +1274,7 @@ def subsequence_dtw(query, reference, *, step_pattern: str | StepPattern = "asym
     query, reference = as_sequence(query, "query"), as_sequence(reference, "reference")
     _check_same_dim(query, reference, "query", "reference")
     pattern = get_step_pattern(step_pattern)
-    if pattern.normalization not in _SUBSEQUENCE_PATTERNS:
+    if pattern.normalisation not in _SUBSEQUENCE_PATTERNS:
         raise ValueError(f"step_pattern: {pattern.name!r} normalises by the matched span, so "
                          f"costs of different matches are not comparable; use 'asymmetric' or "
                          f"'symmetric1'")
@@ -1287,7 +1287,7 @@ def subsequence_dtw(query, reference, *, step_pattern: str | StepPattern = "asym
     D = np.full((n, m), np.inf)
     steps = np.full((n, m), _NO_PATH, dtype=np.int8)
     _accumulate(cost, lo, hi, *arrays, pattern.start_weight, True, D, steps, True)
-    matching_cost = D[n - 1] / (pattern.normalizer(n, m) or 1.0)
+    matching_cost = D[n - 1] / (pattern.normaliser(n, m) or 1.0)
     if not np.any(np.isfinite(matching_cost)):
         raise NoWarpingPathError(f"step_pattern: {pattern.name!r} cannot match a query of {n} "
                                  f"frames anywhere in the reference")

@@ -160,7 +160,7 @@ def lb_kim(x, y, *, metric: str = "euclidean",
     raw = _kim_raw(x, _frame_norms(x, code), np.ascontiguousarray(y.T), _frame_norms(y, code),
                    code, inv_var_t, log_norm, pattern.start_weight, _end_weight(pattern),
                    np.empty(m))
-    return float(raw / _normaliser(_NORMALISATION_CODE[pattern.normalization], n, m))
+    return float(raw / _normaliser(_NORMALISATION_CODE[pattern.normalisation], n, m))
 
 
 def lb_keogh(x, y, *, band: int | None, metric: str = "euclidean",
@@ -189,7 +189,7 @@ def lb_keogh(x, y, *, band: int | None, metric: str = "euclidean",
     else:  # seen from y, the band reaches b to the left and a to the right
         columns = _one_sided_keogh(y_t, x_t, b, a, code, scratch, np.empty(m + 1))
         raw = rows + columns if combination == _ROWS_PLUS_COLUMNS else max(rows, columns)
-    return float(raw / _normaliser(_NORMALISATION_CODE[pattern.normalization], n, m))
+    return float(raw / _normaliser(_NORMALISATION_CODE[pattern.normalisation], n, m))
 
 
 # --------------------------------------------------------------------------------------------
@@ -301,7 +301,7 @@ def nearest_templates(queries, templates, *, band: int | None,
         np.ascontiguousarray(y_all[:, :leading]), y_off, _transposed_blocks(y_all, y_off),
         _frame_norms(y_all, code), code, inv_var_t, log_norm, r, pattern.arrays(),
         pattern.start_weight, _unit_step_weights(pattern), pattern.is_symmetric,
-        _NORMALISATION_CODE[pattern.normalization], _end_weight(pattern), keogh, lower_bounds,
+        _NORMALISATION_CODE[pattern.normalisation], _end_weight(pattern), keogh, lower_bounds,
         early_abandon, leading, *_length_slots(np.diff(y_off)), index, distance, counts)
     hopeless = np.flatnonzero(index < 0)
     if hopeless.size and on_no_path == "raise":
@@ -365,7 +365,7 @@ def subsequence_search(query, references, *, n_best: int = 1,
     n_best = as_positive_int(n_best, "n_best")
     early_abandon = as_bool(early_abandon, "early_abandon")
     pattern = get_step_pattern(step_pattern)
-    if pattern.normalization not in _SUBSEQUENCE_PATTERNS:
+    if pattern.normalisation not in _SUBSEQUENCE_PATTERNS:
         raise ValueError(f"step_pattern: {pattern.name!r} normalises by the matched span, so "
                          f"costs of different matches are not comparable; use 'asymmetric' or "
                          f"'symmetric1'")
@@ -380,7 +380,7 @@ def subsequence_search(query, references, *, n_best: int = 1,
                                               ("query", "references"), per_frame_ok=False)
     query_norm = _frame_norms(query, code)
     moves = pattern.arrays()
-    scale = float(n) if pattern.normalization == "n" else 1.0  # M_phi, the same for every match
+    scale = float(n) if pattern.normalisation == "n" else 1.0  # M_phi, the same for every match
     best: list[tuple[float, int, SubsequenceMatch]] = []
     abandoned = 0
     for k, reference in enumerate(references):

@@ -14,7 +14,7 @@ X = np.random.default_rng(0).normal(size=(10, 3))
 Y = np.random.default_rng(1).normal(size=(12, 3))
 LONG = np.random.default_rng(2).normal(size=(30, 3))
 CUSTOM = StepPattern("diagonal only", (((1, 1), ((0, 0, 1.0),)),), start_weight=1.0,
-                     normalization="none")
+                     normalisation="none")
 
 CASES = [
     # --- lb_kim ---------------------------------------------------------------------------------

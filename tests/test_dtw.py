@@ -56,9 +56,9 @@ def test_golden_hand_worked_example(pattern):
     np.testing.assert_array_equal(result.path, GOLDEN_PATH)
     assert result.distance == 1.0
     if pattern == "symmetric2":
-        assert result.normalizer == 10 and result.normalized_distance == pytest.approx(0.1)
+        assert result.normaliser == 10 and result.normalised_distance == pytest.approx(0.1)
     else:
-        assert result.normalizer is None and result.normalized_distance is None
+        assert result.normaliser is None and result.normalised_distance is None
 
 
 # --- brute force over every warping path --------------------------------------------------------
@@ -106,7 +106,7 @@ def test_normalised_distance_is_weighted_mean_of_local_costs():
     # with every local cost equal to c, every path of a normalisable pattern costs c * M_phi
     for pattern in ("symmetric2", "asymmetric", "symmetricP1"):
         result = dtw_from_cost_matrix(np.full((6, 9), 0.7), step_pattern=pattern)
-        assert result.normalized_distance == pytest.approx(0.7, rel=1e-12)
+        assert result.normalised_distance == pytest.approx(0.7, rel=1e-12)
 
 
 # --- local distances ------------------------------------------------------------------------------
@@ -275,14 +275,14 @@ def test_distance_matrix_is_bit_for_bit_the_single_pair_dtw(pattern, metric):
 def test_distance_matrix_normalisation_options():
     rng = np.random.default_rng(10)
     seqs = _sequences(rng, 3)
-    raw = dtw_distance_matrix(seqs, normalize=False)
+    raw = dtw_distance_matrix(seqs, normalise=False)
     lengths = np.array([len(s) for s in seqs])
     np.testing.assert_allclose(dtw_distance_matrix(seqs), raw / np.add.outer(lengths, lengths))
     np.testing.assert_allclose(dtw_distance_matrix(seqs, step_pattern="symmetric1"),
                                dtw_distance_matrix(seqs, step_pattern="symmetric1",
-                                                   normalize=False))
-    with pytest.raises(ValueError, match="normalize"):
-        dtw_distance_matrix(seqs, step_pattern="symmetric1", normalize=True)
+                                                   normalise=False))
+    with pytest.raises(ValueError, match="normalise"):
+        dtw_distance_matrix(seqs, step_pattern="symmetric1", normalise=True)
 
 
 def test_distance_matrix_parallel_equals_serial():
@@ -438,7 +438,7 @@ def test_custom_step_pattern_validation():
         StepPattern("bad", (((1, 1), ((0, 1, 1.0),)),), 1.0, "none")
     with pytest.raises(ValueError, match="moves"):
         StepPattern("long", (((1, 3), ((0, 2, 1.0), (0, 1, 1.0), (0, 0, 1.0))),), 1.0, "none")
-    with pytest.raises(ValueError, match="normalization"):
+    with pytest.raises(ValueError, match="normalisation"):
         StepPattern("norm", (((1, 1), ((0, 0, 1.0),)),), 1.0, "m")
 
 
@@ -473,9 +473,9 @@ def test_asymmetric_p1_equals_brute_force_and_normalises_by_n():
         assert (n - 1) <= 2 * (m - 1) and (m - 1) <= 2 * (n - 1)
         result = dtw_from_cost_matrix(cost, step_pattern=ASYMMETRIC_P1)
         assert result.distance == pytest.approx(expected, rel=1e-12)
-        assert result.normalizer == n
+        assert result.normaliser == n
     flat = dtw_from_cost_matrix(np.full((7, 11), 0.3), step_pattern=ASYMMETRIC_P1)
-    assert flat.normalized_distance == pytest.approx(0.3, rel=1e-12)
+    assert flat.normalised_distance == pytest.approx(0.3, rel=1e-12)
     x = rng.normal(size=(10, 3))
     assert dtw(x, x, step_pattern=ASYMMETRIC_P1).distance == 0.0
     assert not ASYMMETRIC_P1.is_symmetric
@@ -490,7 +490,7 @@ def test_asymmetric_p1_subsequence_free_start_and_minimum_span():
         for start in range(end + 1):
             try:
                 candidates.append(dtw(query, reference[start:end + 1],
-                                      step_pattern=ASYMMETRIC_P1).normalized_distance)
+                                      step_pattern=ASYMMETRIC_P1).normalised_distance)
             except NoWarpingPathError:
                 pass
         expected = min(candidates) if candidates else INF

@@ -169,7 +169,7 @@ def test_nearest_templates_with_cosine_or_a_custom_pattern_abandons_exactly():
     custom = StepPattern("diagonal-or-across", (((1, 1), ((0, 0, 1.0),)),
                                                 ((0, 1), ((0, 0, 1.0),)),
                                                 ((1, 0), ((0, 0, 3.0),))),
-                         start_weight=1.0, normalization="none")
+                         start_weight=1.0, normalisation="none")
     for options in (dict(metric="cosine", step_pattern="symmetric2", band=4),
                     dict(metric="euclidean", step_pattern=custom, band=None)):
         found = nearest_templates(queries, templates, lower_bounds=False, **options)

@@ -164,9 +164,9 @@ def alignment_explorer(utterances: Mapping, *, first: str | None = None,
         for ax in (ax_cost, ax_acc):
             ax.title.set_fontsize(10)
         summary = f"D(n-1, m-1) = {result.distance:.4g}"
-        if result.normalized_distance is not None:
-            summary += (f"; d(X, Y) = D(n-1, m-1) / {result.normalizer:g} = "
-                        f"{result.normalized_distance:.4g}")
+        if result.normalised_distance is not None:
+            summary += (f"; d(X, Y) = D(n-1, m-1) / {result.normaliser:g} = "
+                        f"{result.normalised_distance:.4g}")
         fig.suptitle(f"{step_pattern}, {metric}, {band_text}\n{summary}", fontsize=10)
         return fig
 
@@ -204,7 +204,7 @@ def subsequence_explorer(queries: Mapping, references: Mapping, *,
     max_matches = as_positive_int(max_matches, "max_matches")
     frame_shift = as_positive_float(frame_shift, "frame_shift")
     patterns = [(name, name) for name, p in STEP_PATTERNS.items()
-                if p.normalization in ("n", "none")] + [(ASYMMETRIC_P1.name, ASYMMETRIC_P1)]
+                if p.normalisation in ("n", "none")] + [(ASYMMETRIC_P1.name, ASYMMETRIC_P1)]
     controls = {
         "query": W.Dropdown(options=list(queries), description="query"),
         "reference": W.Dropdown(options=list(references), description="reference"),

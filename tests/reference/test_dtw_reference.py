@@ -57,8 +57,8 @@ def _compare_with_dtw_python(x, y, pattern, band=None, check_path=True):
     reachable = np.isfinite(ours.accumulated)
     np.testing.assert_allclose(ours.accumulated[reachable] - start_correction,
                                theirs.costMatrix[reachable], rtol=RTOL)
-    if ours.normalizer is not None:
-        assert (ours.distance - start_correction) / ours.normalizer == pytest.approx(
+    if ours.normaliser is not None:
+        assert (ours.distance - start_correction) / ours.normaliser == pytest.approx(
             theirs.normalizedDistance, rel=RTOL)
     if check_path:  # random continuous data: no ties
         np.testing.assert_array_equal(ours.path[:, 0], theirs.index1)
