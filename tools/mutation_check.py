@@ -1,0 +1,893 @@
+#!/usr/bin/env python3
+"""Mutation check of the core recursions: do the tests notice when the maths is wrong?
+
+Each mutant below is one hand-written, plausible mistake in a core recursion (a diagonal weight
+of 1 instead of 2, ``min`` for ``max``, an index off by one, a dropped normalisation, ...). For
+every mutant the tool
+
+1. copies ``course_lib/`` into a fresh temporary directory (without ``__pycache__``; always
+   from one snapshot taken when the check starts, so edits made meanwhile do not mix in) and
+   puts a link to ``data/`` beside it, so the loaders find the data sets as usual;
+2. replaces the mutant's source snippet, which must occur **exactly once** in the file and lie
+   inside the named function (anything else is an error: the code changed, so the mutant must
+   be rewritten, not silently skipped), and checks that the result still compiles;
+3. runs the target's test files with ``pytest -x -q`` from that directory, with
+   ``PYTHONPATH=<tempdir>`` and ``NUMBA_CACHE_DIR=<tempdir>/numba-cache`` (every numba kernel
+   is compiled afresh from the mutated source; the real cache is never used);
+4. records the mutant as *killed* (a test failed, or the test process crashed or ran past a
+   time limit of four times the unmutated run) or *survived* (every test passed).
+
+Two traps make step 3 import the editable install instead of the copy, and both are handled:
+``python -m`` puts the working directory first on ``sys.path`` (so pytest runs *in* the
+temporary directory), and the repository's root ``conftest.py`` makes pytest insert the
+repository root at the front of ``sys.path``. A small pytest plugin (``-p``), loaded before any
+conftest, therefore imports ``course_lib`` from the copy first, and at the end of the session
+lists every ``course_lib`` module that was loaded; the tool refuses the run unless all of them
+come from the copy and the mutated module is among them.
+
+Before the mutants, the unmutated copy runs the same test files once: a red baseline would
+"kill" every mutant, so it stops the check.
+
+Usage (from the repository root, with the project's environment)::
+
+    .venv/bin/python tools/mutation_check.py                      # every mutant
+    .venv/bin/python tools/mutation_check.py --report docs/mutation-report.md
+    .venv/bin/python tools/mutation_check.py --target gp-lml      # one target
+    .venv/bin/python tools/mutation_check.py --mutant gp-lml-data-fit-sign \\
+        --tests tests/test_gp_regression.py::test_name            # a tiny selection
+    .venv/bin/python tools/mutation_check.py --check              # snippets only, no runs
+    .venv/bin/python tools/mutation_check.py --list
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PROBE_MODULE = "course_mutation_probe"
+PROBE_REPORT = "probe.json"
+
+
+# --------------------------------------------------------------------------------------------
+# What is mutated, and by which tests it should be caught
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Target:
+    """A group of mutants and the test files that guard it."""
+
+    name: str
+    title: str
+    tests: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One deliberate mistake: replace ``original`` by ``replacement`` inside ``function``.
+
+    ``note`` explains the verdict when the mutant survives (equivalent, or which test is
+    missing); it appears in the report only then.
+    """
+
+    name: str
+    target: str
+    path: str
+    function: str
+    description: str
+    original: str
+    replacement: str
+    note: str = ""
+
+
+DTW_TESTS = ("tests/reference/test_dtw_reference.py", "tests/test_dtw.py")
+HMM_TESTS = ("tests/reference/test_hmm_reference.py", "tests/test_hmm.py")
+GMM_TESTS = ("tests/reference/test_gmm_reference.py", "tests/test_gmm.py")
+GP_TESTS = ("tests/reference/test_gp_reference.py", "tests/test_gp_regression.py")
+
+TARGETS = {t.name: t for t in (
+    Target("dtw", "DTW accumulation and back-tracking (course_lib/dtw.py)", DTW_TESTS),
+    Target("hmm-forward", "HMM forward pass, scaled and log space (course_lib/hmm.py)",
+           HMM_TESTS),
+    Target("hmm-viterbi", "HMM Viterbi decoding (course_lib/hmm.py)", HMM_TESTS),
+    Target("hmm-m-step", "Baum-Welch M-step and emission floor (course_lib/hmm.py)", HMM_TESTS),
+    Target("gmm-m-step", "GMM EM: M-step and responsibilities (course_lib/gmm.py)", GMM_TESTS),
+    Target("gp-lml", "GP log marginal likelihood and its gradient "
+                     "(course_lib/gp/regression.py)", GP_TESTS),
+)}
+
+VITERBI_TIES_NOTE = """\
+**Test gap.** Not equivalent: `viterbi` documents "ties go to the lowest state index", and with
+`>=` an exact tie between predecessors goes to the highest one, so the returned path changes
+(its probability does not). No test has an exact tie: the weather-mood model and the random
+models of the hmmlearn cross-check never produce one. Proposed test for `tests/test_hmm.py`
+(checked: it passes on the library and kills this mutant):
+
+```python
+def test_viterbi_ties_go_to_the_lowest_state_index():
+    # every state sequence is equally likely, so every comparison is a tie
+    flat = H.DiscreteHMM(pi=[0.5, 0.5], A=[[0.5, 0.5], [0.5, 0.5]], B=[[0.5, 0.5], [0.5, 0.5]])
+    result = H.viterbi(flat, [0, 1, 1, 0])
+    np.testing.assert_array_equal(result.path, [0, 0, 0, 0])
+    np.testing.assert_array_equal(result.backpointer[1:], 0)
+    assert result.log_probability == pytest.approx(8 * np.log(0.5))
+```
+"""
+
+VITERBI_END_TIES_NOTE = """\
+**Test gap**, the same as `vit-ties-to-last` but in the termination step: with two equally
+likely final states the back-tracking starts from the higher one. The proposed tie test above
+kills it too (the flat model's last state becomes 1).
+"""
+
+UNVISITED_STATE_NOTE = """\
+**Test gap.** Not equivalent: `baum_welch_step` documents that "a state with no expected
+occupancy keeps its old row"; the mutant gives such a state uniform rows of A and B. The
+likelihood of the training data does not change (the state is never visited), which is why
+the cross-checks miss it, but the returned model does. Proposed test for `tests/test_hmm.py`
+(checked: passes on the library, kills the mutant):
+
+```python
+def test_a_state_never_visited_keeps_its_rows():
+    # state 1 can never be entered (pi_1 = 0, no transition into it): zero expected occupancy
+    start = DiscreteHMM(pi=[1.0, 0.0], A=[[1.0, 0.0], [0.3, 0.7]], B=[[0.6, 0.4], [0.9, 0.1]])
+    new, _ = H.baum_welch_step(start, [[0, 1, 1, 0, 1]])
+    np.testing.assert_array_equal(new.A[1], start.A[1])
+    np.testing.assert_array_equal(new.B[1], start.B[1])
+    np.testing.assert_allclose(new.B[0], [0.4, 0.6])  # state 0 saw two 0s and three 1s
+```
+"""
+
+VECTOR_FLOOR_NOTE = """\
+**Test gap, and behind it a library bug.** `variance_floor` may be one value per dimension,
+with zeros allowed, but no test floors some dimensions and not others, so applying the floor
+only when *every* entry is positive goes unnoticed. Writing the missing test showed that the
+unmutated library returns **NaN covariances without an error** for `covariance_type="full"`
+with such a floor: `_apply_floor_full` divides by `sqrt(floor)` (a "divide by zero"
+RuntimeWarning, then `eigh` of an inf matrix). For the GMM owner: either refuse a zero entry
+for full covariances (`ValueError` naming `variance_floor`) or clip only in the floored
+dimensions; then add this test to `tests/test_gmm.py` (checked: the `diag` case passes on the
+library and kills the mutant; the `full` case fails until the bug is fixed):
+
+```python
+@pytest.mark.parametrize("covariance_type", ["diag", "full"])
+def test_a_per_dimension_floor_with_a_zero_entry_floors_only_the_other_dimensions(
+        covariance_type):
+    rng = np.random.default_rng(0)
+    X = np.column_stack([0.1 * rng.standard_normal(200), rng.standard_normal(200)])
+    params = m_step(X, np.ones((200, 1)), covariance_type, variance_floor=[0.5, 0.0])
+    variances = params.covariances[0] if covariance_type == "diag" else \\
+        np.diag(params.covariances[0])
+    assert variances[0] == pytest.approx(0.5)                      # data variance ~0.01
+    assert variances[1] == pytest.approx(X[:, 1].var(), rel=0.05)  # not floored
+```
+"""
+
+OPTIMISER_GRADIENT_NOTE = """\
+**Test gap** (nearly equivalent in effect, but a real defect). Dividing one component of the
+gradient by n does not move the stationary points, so L-BFGS-B still stops at the optimum,
+and the fitting tests only look at the end point (the public gradient there is ~0). But the
+objective then reports a gradient that disagrees with its own values, which slows or stalls
+the line search on harder problems. The public `log_marginal_likelihood` gradient is checked
+by finite differences; the objective the optimiser sees is not, and it assembles the noise
+entry with its own copy of `np.append(grad, result.gradient_log_noise.sum())`. For the GP
+owner: build both from one helper (no duplicated logic), and add a finite-difference test of
+the objective, with a hyper-prior so its gradient is covered too (checked: passes on the
+library, kills the mutant):
+
+```python
+def test_the_optimiser_objective_has_the_gradient_it_reports():
+    gp = GPRegression(SquaredExponential(0.7, 1.3), 0.2,
+                      priors={"lengthscale": LogNormal(0.0, 1.0)}).fit(X, Y)
+    theta = gp.theta
+    _, grad = gp._negative_objective(theta)
+    for p in range(theta.size):
+        step = np.zeros_like(theta)
+        step[p] = 1e-6
+        fd = (gp._negative_objective(theta + step)[0]
+              - gp._negative_objective(theta - step)[0]) / 2e-6
+        assert grad[p] == pytest.approx(fd, rel=1e-5, abs=1e-7), gp.param_names[p]
+```
+"""
+
+DTW = "course_lib/dtw.py"
+HMM = "course_lib/hmm.py"
+GMM = "course_lib/gmm.py"
+GP = "course_lib/gp/regression.py"
+
+MUTANTS: tuple[Mutant, ...] = (
+    # ---------------------------------------------------------------------------- DTW
+    Mutant("dtw-start-weight-1", "dtw", DTW, "_accumulate_row",
+           "first cell weighted 1 instead of m(1) (2 for symmetric2)",
+           "best = start_weight * d[0, j]", "best = d[0, j]"),
+    Mutant("dtw-ties-to-last-move", "dtw", DTW, "_accumulate_row",
+           "ties go to the last move instead of the first (< becomes <=)",
+           "if total < best:", "if total <= best:"),
+    Mutant("dtw-mid-cell-swapped", "dtw", DTW, "_accumulate_row",
+           "intermediate cell of a two-cell move read with swapped offsets",
+           "d[i - mid_di[k], j - mid_dj[k]]", "d[i - mid_dj[k], j - mid_di[k]]"),
+    Mutant("dtw-no-free-start", "dtw", DTW, "_accumulate_row",
+           "subsequence search may only start at reference frame 0",
+           "if i == 0 and (j == 0 or free_start):", "if i == 0 and j == 0:"),
+    Mutant("dtw-row-last-column", "dtw", DTW, "_accumulate_row",
+           "off by one: the last column of each row is never filled",
+           "for j in range(j_lo, j_hi + 1):", "for j in range(j_lo, j_hi):"),
+    Mutant("dtw-band-wrong-side", "dtw", DTW, "_row_limits",
+           "band widened for unequal lengths on the wrong side (upper limit uses n - m)",
+           "min(m - 1, i + band + max(0, m - n))", "min(m - 1, i + band + max(0, n - m))"),
+    Mutant("dtw-fast-diagonal-weight-1", "dtw", DTW, "_unit_step_row",
+           "two-row kernel: diagonal move weighted 1 instead of w_diag (2 for symmetric2)",
+           "up[t] + w_diag * cost[t]", "up[t] + cost[t]"),
+    Mutant("dtw-fast-down-origin", "dtw", DTW, "_unit_step_row",
+           "two-row kernel: the move from the row above starts at the diagonal cell",
+           "up[t + 1] + w_down * cost[t]", "up[t] + w_down * cost[t]"),
+    Mutant("dtw-fast-min-to-max", "dtw", DTW, "_unit_step_row",
+           "two-row kernel: min becomes max along the row",
+           "left = min(here[t], left + w_across * cost[t])",
+           "left = max(here[t], left + w_across * cost[t])"),
+    Mutant("dtw-backtrack-swapped-offsets", "dtw", DTW, "_backtrack",
+           "back-tracking steps back by (dj, di) instead of (di, dj)",
+           "i -= move_di[k]\n        j -= move_dj[k]",
+           "i -= move_dj[k]\n        j -= move_di[k]"),
+    Mutant("dtw-backtrack-skips-mid-cell", "dtw", DTW, "_backtrack",
+           "back-tracking leaves out the intermediate cell of a two-cell move",
+           "if mid_w[k] != 0.0:\n            path[length, 0] = i - mid_di[k]",
+           "if mid_w[k] < 0.0:\n            path[length, 0] = i - mid_di[k]"),
+    Mutant("dtw-backtrack-not-reversed", "dtw", DTW, "_backtrack",
+           "path returned end-to-start (not reversed)",
+           "return path[:length][::-1].copy()", "return path[:length].copy()"),
+    # ---------------------------------------------------------------------------- HMM forward
+    Mutant("dtw-matrix-asymmetric-over-m", "dtw", DTW, "dtw_distance_matrix",
+           "distance matrix: asymmetric pattern normalised by the template length m, not n",
+           "raw = raw / (n_len + m_len if pattern.normalization == \"n+m\" else n_len)",
+           "raw = raw / (n_len + m_len if pattern.normalization == \"n+m\" else m_len)"),
+    Mutant("fwd-scaled-no-normalisation", "hmm-forward", HMM, "_forward_scaled_kernel",
+           "scaled forward: alpha_hat not divided by the scale factor",
+           "alpha_hat[t, j] /= c", "alpha_hat[t, j] /= 1.0"),
+    Mutant("fwd-scaled-log-sign", "hmm-forward", HMM, "_forward_scaled_kernel",
+           "scaled forward: log P(O) = -sum log scale (Rabiner's c_t taken the wrong way)",
+           "total += math.log(c)", "total -= math.log(c)"),
+    Mutant("fwd-scaled-no-pi", "hmm-forward", HMM, "_forward_scaled_kernel",
+           "scaled forward: initial step without pi",
+           "v = pi[j] * B[j, o]", "v = B[j, o]"),
+    Mutant("fwd-scaled-transposed-A", "hmm-forward", HMM, "_forward_scaled_kernel",
+           "scaled forward: a_ji instead of a_ij (swapped indices)",
+           "acc += alpha_hat[t - 1, i] * A[i, j]", "acc += alpha_hat[t - 1, i] * A[j, i]"),
+    Mutant("fwd-scaled-batch-start", "hmm-forward", HMM, "_forward_scaled_kernel",
+           "scaled forward: only the first sequence of a batch gets the initial step",
+           "if t == start:", "if t == 0:"),
+    Mutant("fwd-scaled-impossible-symbol", "hmm-forward", HMM, "_forward_scaled_kernel",
+           "scaled forward: a zero scale factor (impossible symbol) is divided by",
+           "if c > 0.0:", "if c >= 0.0:"),
+    Mutant("fwd-log-lse-sign", "hmm-forward", HMM, "_forward_log_kernel",
+           "log forward: + becomes - in the log-sum-exp",
+           "log_alpha[t, j] = m + math.log(acc) + log_B[j, o]",
+           "log_alpha[t, j] = m - math.log(acc) + log_B[j, o]"),
+    Mutant("fwd-log-termination-max", "hmm-forward", HMM, "_forward_log_kernel",
+           "log forward: log P(O) = max_i log alpha_T(i) instead of the log-sum-exp",
+           "log_lik[s] = m + math.log(acc)", "log_lik[s] = m"),
+    Mutant("fwd-log-no-max-shift", "hmm-forward", HMM, "_forward_log_kernel",
+           "log forward: log-sum-exp without factoring out the max (equal maths, underflows)",
+           "w[i] = math.exp(log_alpha[t - 1, i] - m)\n"
+           "            for j in range(N):\n"
+           "                acc = 0.0\n"
+           "                for i in range(N):\n"
+           "                    acc += w[i] * A[i, j]\n"
+           "                log_alpha[t, j] = m + math.log(acc) + log_B[j, o]",
+           "w[i] = math.exp(log_alpha[t - 1, i])\n"
+           "            for j in range(N):\n"
+           "                acc = 0.0\n"
+           "                for i in range(N):\n"
+           "                    acc += w[i] * A[i, j]\n"
+           "                log_alpha[t, j] = math.log(acc) + log_B[j, o]"),
+    Mutant("vit-ties-to-last", "hmm-viterbi", HMM, "_viterbi_kernel",
+           "ties go to the highest predecessor index (> becomes >=)",
+           "if v > best:  # ties go to the lowest state index",
+           "if v >= best:  # ties go to the lowest state index",
+           note=VITERBI_TIES_NOTE),
+    Mutant("vit-end-ties-to-last", "hmm-viterbi", HMM, "_viterbi_kernel",
+           "ties between final states go to the highest index (> becomes >=)",
+           "if log_delta[stop - 1, j] > best:", "if log_delta[stop - 1, j] >= best:",
+           note=VITERBI_END_TIES_NOTE),
+    Mutant("vit-transposed-A", "hmm-viterbi", HMM, "_viterbi_kernel",
+           "log a_ji instead of log a_ij (swapped indices)",
+           "v = log_delta[t - 1, i] + log_A[i, j]", "v = log_delta[t - 1, i] + log_A[j, i]"),
+    Mutant("vit-emission-previous-symbol", "hmm-viterbi", HMM, "_viterbi_kernel",
+           "off by one: delta_t uses the emission of o_{t-1}",
+           "log_delta[t, j] = best + log_B[j, o]",
+           "log_delta[t, j] = best + log_B[j, obs[t - 1]]"),
+    Mutant("vit-no-pi", "hmm-viterbi", HMM, "_viterbi_kernel",
+           "initial step without log pi",
+           "log_delta[start, j] = log_pi[j] + log_B[j, obs[start]]",
+           "log_delta[start, j] = log_B[j, obs[start]]"),
+    Mutant("vit-backpointer-off-by-one", "hmm-viterbi", HMM, "_viterbi_kernel",
+           "back-tracking reads psi one frame early",
+           "path[t - 1] = psi[t, path[t]]", "path[t - 1] = psi[t - 1, path[t]]"),
+    Mutant("vit-end-state-0", "hmm-viterbi", HMM, "_viterbi_kernel",
+           "back-tracking starts from state 0, not from argmax_j delta_T(j)",
+           "path[stop - 1] = arg", "path[stop - 1] = 0"),
+    # ---------------------------------------------------------------------------- BW M-step
+    Mutant("floor-additive", "hmm-m-step", HMM, "_floor_emissions",
+           "emission floor added to every entry instead of max(b, floor)",
+           "np.maximum(B, emission_floor)", "B + emission_floor"),
+    Mutant("floor-structural-zeros", "hmm-m-step", HMM, "_floor_emissions",
+           "emission floor also lifts the structural zeros of B",
+           "floored = np.where(allowed, np.maximum(B, emission_floor), 0.0)",
+           "floored = np.maximum(B, emission_floor)"),
+    Mutant("floor-not-renormalised", "hmm-m-step", HMM, "_floor_emissions",
+           "floored rows of B not renormalised",
+           "return floored / floored.sum(axis=1, keepdims=True)", "return floored"),
+    Mutant("floor-mask-from-new-B", "hmm-m-step", HMM, "_m_step",
+           "floor only where the re-estimated B is non-zero (so never on unseen symbols)",
+           "B = _floor_emissions(B, hmm.B > 0, emission_floor)",
+           "B = _floor_emissions(B, B > 0, emission_floor)"),
+    Mutant("floor-on-counts", "hmm-m-step", HMM, "_m_step",
+           "floor applied to the expected counts instead of the probabilities",
+           "B = _floor_emissions(B, hmm.B > 0, emission_floor)",
+           "B = _floor_emissions(emit_counts, hmm.B > 0, emission_floor)"),
+    Mutant("bw-pi-smoothed", "hmm-m-step", HMM, "_m_step",
+           "pi re-estimated with +1 smoothing of the start counts",
+           "pi = start_counts / start_counts.sum()",
+           "pi = (start_counts + 1.0) / (start_counts.sum() + start_counts.shape[0])"),
+    Mutant("bw-A-columns", "hmm-m-step", HMM, "_m_step",
+           "transition counts normalised down the columns instead of along the rows",
+           "A = _normalise_rows(trans_counts, hmm.A)",
+           "A = _normalise_rows(trans_counts.T, hmm.A.T).T"),
+    # ---------------------------------------------------------------------------- GMM
+    Mutant("bw-unvisited-row-uniform", "hmm-m-step", HMM, "_normalise_rows",
+           "a state with no expected occupancy gets a uniform row instead of keeping its own",
+           "return np.where(visited, counts / np.where(visited, sums, 1.0), fallback)",
+           "return np.where(visited, counts / np.where(visited, sums, 1.0), "
+           "1.0 / counts.shape[-1])", note=UNVISITED_STATE_NOTE),
+    Mutant("gmm-weights-smoothed", "gmm-m-step", GMM, "_m_step",
+           "pi_k = (N_k + 1) / (N + K) instead of N_k / N",
+           "weights = Nk / Nk.sum()", "weights = (Nk + 1.0) / (Nk.sum() + K)"),
+    Mutant("gmm-means-centre-dropped", "gmm-m-step", GMM, "_m_step",
+           "means computed on centred frames and never shifted back",
+           "means = centre + (gamma.T @ centred) / safe_Nk[:, None]",
+           "means = (gamma.T @ centred) / safe_Nk[:, None]"),
+    Mutant("gmm-full-gamma-not-sqrt", "gmm-m-step", GMM, "_m_step",
+           "full covariance weighted by gamma^2 (gamma instead of sqrt(gamma) in d)",
+           "d = (X - means[k]) * np.sqrt(gamma[:, k])[:, None]",
+           "d = (X - means[k]) * gamma[:, k][:, None]"),
+    Mutant("gmm-diag-global-mean", "gmm-m-step", GMM, "_m_step",
+           "diagonal variances around the data mean instead of the component mean",
+           "variances = (gamma.T @ (centred * centred)) / Nk[:, None] - (means - centre) ** 2",
+           "variances = (gamma.T @ (centred * centred)) / Nk[:, None]"),
+    Mutant("gmm-prior-denominator", "gmm-m-step", GMM, "_m_step",
+           "MAP shrinkage divided by N_k instead of N_k + tau",
+           "S = (Nk[k] * S + prior.strength * psi) / (Nk[k] + prior.strength)",
+           "S = (Nk[k] * S + prior.strength * psi) / Nk[k]"),
+    Mutant("gmm-ridge-every-entry", "gmm-m-step", GMM, "_m_step",
+           "ridge added to every entry of a full covariance, not only the diagonal",
+           "S = S + ridge * (np.eye(D) if covariance_type == \"full\" else 1.0)",
+           "S = S + ridge * (np.ones((D, D)) if covariance_type == \"full\" else 1.0)"),
+    Mutant("gmm-reseed-best-frame", "gmm-m-step", GMM, "_m_step",
+           "an empty component is re-seeded on the best-explained frame, not the worst",
+           "np.argsort(distance)[::-1]", "np.argsort(distance)"),
+    Mutant("gmm-responsibilities-unnormalised", "gmm-m-step", GMM, "_posteriors",
+           "responsibilities not normalised over components",
+           "gamma /= total", "gamma /= 1.0"),
+    # ---------------------------------------------------------------------------- GP LML
+    Mutant("gmm-floor-only-if-all-dims", "gmm-m-step", GMM, "_m_step",
+           "a per-dimension variance floor is applied only when every entry is > 0",
+           "if np.any(floor > 0):", "if np.all(floor > 0):", note=VECTOR_FLOOR_NOTE),
+    Mutant("gmm-full-floor-not-clipped", "gmm-m-step", GMM, "_apply_floor_full",
+           "full-covariance floor clips the whitened eigenvalues at 0 instead of 1",
+           "clipped = (U * np.maximum(lam, 1.0)) @ U.T",
+           "clipped = (U * np.maximum(lam, 0.0)) @ U.T"),
+    Mutant("gp-lml-data-fit-sign", "gp-lml", GP, "gaussian_log_marginal_likelihood",
+           "data-fit term with the wrong sign (+1/2 y^T alpha)",
+           "data_fit = -0.5 * float(y @ alpha)", "data_fit = 0.5 * float(y @ alpha)"),
+    Mutant("gp-lml-full-log-det", "gp-lml", GP, "gaussian_log_marginal_likelihood",
+           "complexity term -log|K + N| instead of -1/2 log|K + N|",
+           "complexity = -0.5 * log_det_from_cholesky(L)",
+           "complexity = -log_det_from_cholesky(L)"),
+    Mutant("gp-lml-constant-off-by-one", "gp-lml", GP, "gaussian_log_marginal_likelihood",
+           "constant -(n - 1)/2 log 2 pi instead of -n/2 log 2 pi",
+           "constant = -0.5 * n * LOG_2PI", "constant = -0.5 * (n - 1) * LOG_2PI"),
+    Mutant("gp-lml-missing-constant", "gp-lml", GP, "gaussian_log_marginal_likelihood",
+           "value without the constant term (value only, no gradient requested)",
+           "if dK is None:\n        return MarginalLikelihood(data_fit + complexity + constant,",
+           "if dK is None:\n        return MarginalLikelihood(data_fit + complexity,"),
+    Mutant("gp-lml-gradient-sign", "gp-lml", GP, "gaussian_log_marginal_likelihood",
+           "gradient with alpha alpha^T + (K + N)^-1 instead of minus",
+           "outer_minus_inverse = np.outer(alpha, alpha) - inverse",
+           "outer_minus_inverse = np.outer(alpha, alpha) + inverse"),
+    Mutant("gp-lml-inverse-lower-only", "gp-lml", GP, "gaussian_log_marginal_likelihood",
+           "(K + N)^-1 left lower-triangular (the mirror of potri's output dropped)",
+           "inverse = np.tril(inverse) + np.tril(inverse, -1).T", "inverse = np.tril(inverse)"),
+    Mutant("gp-lml-noise-chain-rule", "gp-lml", GP, "gaussian_log_marginal_likelihood",
+           "noise gradient w.r.t. the variance, not its log (chain-rule factor dropped)",
+           "gradient_log_noise = 0.5 * noise_vec * np.diag(outer_minus_inverse)",
+           "gradient_log_noise = 0.5 * np.diag(outer_minus_inverse)"),
+    Mutant("gp-lml-kernel-gradient-half", "gp-lml", GP, "gaussian_log_marginal_likelihood",
+           "kernel gradient without the factor 1/2",
+           "gradient_kernel = 0.5 * (dK.reshape(dK.shape[0], -1) @ outer_minus_inverse.ravel())",
+           "gradient_kernel = dK.reshape(dK.shape[0], -1) @ outer_minus_inverse.ravel()"),
+    Mutant("gp-optimiser-noise-gradient-mean", "gp-lml", GP, "GPRegression._negative_objective",
+           "ML-II objective: noise gradient averaged over points instead of summed",
+           "grad = np.append(grad, result.gradient_log_noise.sum())\n        lp, dlp",
+           "grad = np.append(grad, result.gradient_log_noise.mean())\n        lp, dlp",
+           note=OPTIMISER_GRADIENT_NOTE),
+)
+
+
+# --------------------------------------------------------------------------------------------
+# Applying a mutant
+# --------------------------------------------------------------------------------------------
+
+class SnippetError(RuntimeError):
+    """A mutant's snippet is missing, repeated, outside its function, or does not compile."""
+
+
+def _function_span(source: str, function: str, path: str) -> tuple[int, int]:
+    """Character offsets (start, end) of ``function`` (``name`` or ``Class.name``) in source."""
+    tree = ast.parse(source, filename=path)
+    *owners, name = function.split(".")
+    scope = tree.body
+    for owner in owners:
+        found = [n for n in scope if isinstance(n, ast.ClassDef) and n.name == owner]
+        if not found:
+            raise SnippetError(f"{path}: no class {owner!r} (looking for {function})")
+        scope = found[0].body
+    nodes = [n for n in scope
+             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
+    if len(nodes) != 1:
+        raise SnippetError(f"{path}: expected one function {function!r}, found {len(nodes)}")
+    line_starts = [0]
+    for line in source.splitlines(keepends=True):
+        line_starts.append(line_starts[-1] + len(line))
+    node = nodes[0]
+    return line_starts[node.lineno - 1], line_starts[node.end_lineno]
+
+
+def mutate_source(mutant: Mutant, source: str) -> str:
+    """``source`` with the mutant applied; raises :class:`SnippetError` if it cannot be."""
+    count = source.count(mutant.original)
+    if count != 1:
+        raise SnippetError(f"{mutant.name}: snippet found {count} times in {mutant.path} "
+                           f"(needs exactly one); the code changed, rewrite the mutant:\n"
+                           f"{textwrap.indent(mutant.original, '    ')}")
+    where = source.index(mutant.original)
+    start, end = _function_span(source, mutant.function, mutant.path)
+    if not start <= where < where + len(mutant.original) <= end:
+        raise SnippetError(f"{mutant.name}: snippet is in {mutant.path} but not inside "
+                           f"{mutant.function}")
+    if mutant.original == mutant.replacement:
+        raise SnippetError(f"{mutant.name}: replacement equals the original")
+    mutated = source.replace(mutant.original, mutant.replacement)
+    try:
+        compile(mutated, mutant.path, "exec")
+    except SyntaxError as error:
+        raise SnippetError(f"{mutant.name}: mutated {mutant.path} does not compile: "
+                           f"{error}") from None
+    return mutated
+
+
+def check_mutants(mutants=MUTANTS, root: Path = ROOT) -> list[str]:
+    """One message per mutant that cannot be applied to the current sources (empty: all fine)."""
+    problems = []
+    for mutant in mutants:
+        if mutant.target not in TARGETS:
+            problems.append(f"{mutant.name}: unknown target {mutant.target!r}")
+            continue
+        try:
+            mutate_source(mutant, (root / mutant.path).read_text(encoding="utf-8"))
+        except (SnippetError, OSError) as error:
+            problems.append(str(error))
+    names = [m.name for m in mutants]
+    problems += [f"{n}: mutant name used twice" for n in sorted(set(names))
+                 if names.count(n) > 1]
+    return problems
+
+
+# --------------------------------------------------------------------------------------------
+# Running the tests against a copy
+# --------------------------------------------------------------------------------------------
+
+PROBE_SOURCE = '''\
+"""pytest plugin written by tools/mutation_check.py: pin course_lib to the mutated copy."""
+import json
+import os
+import sys
+from pathlib import Path
+
+_ROOT = Path(os.environ["COURSE_MUTATION_ROOT"]).resolve()
+
+import course_lib  # noqa: E402  (before any conftest can put the repository first)
+
+if not Path(course_lib.__file__).resolve().is_relative_to(_ROOT):
+    raise ImportError(f"mutation probe: course_lib comes from {course_lib.__file__}, "
+                      f"not from the copy in {_ROOT}")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    loaded = {name: getattr(module, "__file__", None)
+              for name, module in list(sys.modules.items())
+              if name == "course_lib" or name.startswith("course_lib.")}
+    (_ROOT / "probe.json").write_text(json.dumps(loaded, indent=1))
+'''
+
+
+@dataclass
+class RunResult:
+    """Outcome of one pytest run against one copy of course_lib."""
+
+    status: str            # "passed", "failed", "crashed" or "timeout"
+    seconds: float
+    first_failure: str     # node id of the first failing test ("" when none)
+    output: str
+    modules: dict
+
+
+def _link_or_copy(source: Path, destination: Path) -> None:
+    try:
+        destination.symlink_to(source, target_is_directory=True)
+    except OSError:  # no symlinks (e.g. Windows without developer mode)
+        shutil.copytree(source, destination)
+
+
+_NOT_SOURCE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc")
+
+
+def snapshot_sources(workdir: Path) -> Path:
+    """A copy of course_lib/ taken once, so every run of a check sees the same code even while
+    others keep editing the working tree."""
+    snapshot = workdir / "snapshot"
+    shutil.copytree(ROOT / "course_lib", snapshot / "course_lib", ignore=_NOT_SOURCE)
+    return snapshot
+
+
+def prepare_copy(workdir: Path, mutant: Mutant | None, source: Path = ROOT) -> Path:
+    """A fresh directory with ``source``'s course_lib (mutated if a mutant is given), a link to
+    data/ and the probe plugin."""
+    copy = Path(tempfile.mkdtemp(prefix=(mutant.name if mutant else "baseline") + "-",
+                                 dir=workdir))
+    shutil.copytree(source / "course_lib", copy / "course_lib", ignore=_NOT_SOURCE)
+    _link_or_copy(ROOT / "data", copy / "data")
+    (copy / f"{PROBE_MODULE}.py").write_text(PROBE_SOURCE, encoding="utf-8")
+    if mutant is not None:
+        target = copy / mutant.path
+        target.write_text(mutate_source(mutant, target.read_text(encoding="utf-8")),
+                          encoding="utf-8")
+    return copy
+
+
+def _first_failure(output: str, copy: Path) -> str:
+    """Node id (relative to the repository) of the first FAILED / ERROR summary line."""
+    for line in output.splitlines():
+        if line.startswith(("FAILED ", "ERROR ")):
+            node = line.split(" ", 1)[1].split(" - ")[0].strip()
+            file, sep, rest = node.partition("::")
+            try:  # pytest names files relative to its working directory, the copy
+                file = Path(os.path.normpath(copy / file)).relative_to(ROOT).as_posix()
+            except ValueError:
+                pass
+            return file + sep + rest
+    return ""
+
+
+def run_tests(copy: Path, tests: tuple[str, ...], timeout: float) -> RunResult:
+    """``pytest -x -q`` on ``tests`` with course_lib imported from ``copy``."""
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("COURSE_ALLOW_SKIPS", "PYTHONSTARTUP")}
+    env.update(PYTHONPATH=os.pathsep.join([str(copy)] + ([env["PYTHONPATH"]]
+                                                            if env.get("PYTHONPATH") else [])),
+               NUMBA_CACHE_DIR=str(copy / "numba-cache"), COURSE_MUTATION_ROOT=str(copy),
+               PYTHONDONTWRITEBYTECODE="1", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+               MKL_NUM_THREADS="1", MPLBACKEND="Agg", TQDM_DISABLE="1", PYTHONHASHSEED="0")
+    paths = [str(ROOT / test) for test in tests]
+    # nbval (notebooks only) costs seconds of start-up per run: these tests do not need it
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", PROBE_MODULE,
+               "-p", "no:cacheprovider", "-p", "no:nbval", "--no-header", *paths]
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=copy, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        if hasattr(os, "killpg"):
+            os.killpg(process.pid, signal.SIGKILL)  # our own child and its process group only
+        else:
+            process.kill()
+        output, _ = process.communicate()
+        return RunResult("timeout", time.perf_counter() - started, "timeout", output, {})
+    seconds = time.perf_counter() - started
+    probe = copy / PROBE_REPORT
+    modules = json.loads(probe.read_text()) if probe.exists() else {}
+    code = process.returncode
+    if code == 0:
+        return RunResult("passed", seconds, "", output, modules)
+    if code == 1:
+        return RunResult("failed", seconds, _first_failure(output, copy), output, modules)
+    if code < 0:
+        # killed by a signal: a mutated compiled kernel wrote or read out of bounds (numba
+        # does not check indices); the tests did not pass, so the mutant is caught
+        return RunResult("crashed", seconds, f"{_crashed_test(output, copy)} (crashed, signal "
+                         f"{-code})", output, modules)
+    # 2: interrupted / collection error, 3: internal error, 4: usage, 5: no tests collected
+    raise RuntimeError(f"pytest exited with status {code} (not a test failure) in {copy}:\n"
+                       f"{output[-3000:]}")
+
+
+def _crashed_test(output: str, copy: Path) -> str:
+    """The test function in Python's fault-handler traceback of a crashed run ("?" if none)."""
+    pattern = re.compile(r'File "([^"]+)", line \d+ in (test_\w+)')
+    for line in output.splitlines():
+        match = pattern.search(line)
+        if match:
+            try:
+                file = Path(os.path.normpath(copy / match[1])).relative_to(ROOT).as_posix()
+            except ValueError:
+                file = match[1]
+            return f"{file}::{match[2]}"
+    return "?"
+
+
+def verify_isolation(result: RunResult, copy: Path, mutant: Mutant | None) -> None:
+    """Every course_lib module the tests loaded must come from ``copy``; the mutated one too."""
+    if result.status in ("timeout", "crashed"):
+        return  # the session never finished, so the probe could not report
+    if not result.modules:
+        raise RuntimeError(f"the probe plugin did not report (was it loaded?):\n"
+                           f"{result.output[-3000:]}")
+    outside = {name: file for name, file in result.modules.items()
+               if file and not Path(file).resolve().is_relative_to(copy.resolve())}
+    if outside:
+        raise RuntimeError(f"tests imported course_lib modules from outside the copy: {outside}")
+    if mutant is not None:
+        module = mutant.path[:-len(".py")].replace("/", ".")
+        if module not in result.modules:
+            raise RuntimeError(f"{mutant.name}: the selected tests never import {module}")
+
+
+# --------------------------------------------------------------------------------------------
+# The whole check
+# --------------------------------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    mutant: Mutant
+    status: str        # "killed", "survived"
+    seconds: float
+    killed_by: str
+
+
+def _load_average() -> float | None:
+    """One-minute load average (other processes competing for the cores), None if unknown."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
+def _children_cpu_seconds() -> float | None:
+    """CPU time (user + system) of every finished child process, or None where unknown.
+
+    On a machine shared with other work the wall time grows with the load; this does not.
+    """
+    try:
+        import resource  # Unix only
+    except ImportError:
+        return None
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _select(targets, names) -> list[Mutant]:
+    chosen = [m for m in MUTANTS
+              if (not targets or m.target in targets) and (not names or m.name in names)]
+    unknown = set(names or ()) - {m.name for m in MUTANTS}
+    if unknown:
+        raise SystemExit(f"--mutant: unknown mutant(s) {sorted(unknown)}; see --list")
+    if not chosen:
+        raise SystemExit("no mutant selected")
+    return chosen
+
+
+def run_check(mutants: list[Mutant], tests_override: tuple[str, ...] | None, workdir: Path,
+              log=print) -> tuple[list[Outcome], dict]:
+    """Baseline per test selection, then every mutant; returns outcomes and run facts."""
+    source = snapshot_sources(workdir)
+    commit = _git("rev-parse", "--short", "HEAD")
+    dirty = _git("status", "--porcelain", "--", "course_lib", "tests") not in ("", "?")
+    problems = check_mutants(mutants, source)
+    if problems:
+        raise SnippetError("mutants that no longer match the sources:\n" + "\n".join(problems))
+    started = time.perf_counter()
+    load_before = _load_average()
+
+    def tests_for(mutant):
+        return tests_override or TARGETS[mutant.target].tests
+
+    selections = list(dict.fromkeys(tests_for(m) for m in mutants))
+    baseline_seconds = {}
+    for tests in selections:
+        copy = prepare_copy(workdir, None, source)
+        result = run_tests(copy, tests, timeout=1800)
+        verify_isolation(result, copy, None)
+        if result.status != "passed":
+            raise RuntimeError(f"baseline (unmutated copy) is red for {list(tests)}; fix the "
+                               f"tests first (first failure: {result.first_failure}):\n"
+                               f"{result.output[-3000:]}")
+        baseline_seconds[tests] = result.seconds
+        shown = next(iter(result.modules.values()), "?")
+        log(f"baseline  passed  {result.seconds:6.1f}s  {' '.join(tests)}  "
+            f"(course_lib from {Path(shown).parent})")
+        shutil.rmtree(copy, ignore_errors=True)
+    outcomes = []
+    for mutant in mutants:
+        tests = tests_for(mutant)
+        copy = prepare_copy(workdir, mutant, source)
+        # a mutant that loops forever is caught by this limit, and counted as killed
+        result = run_tests(copy, tests, timeout=max(120.0, 4 * baseline_seconds[tests]))
+        verify_isolation(result, copy, mutant)
+        status = "survived" if result.status == "passed" else "killed"
+        killed_by = result.first_failure
+        outcomes.append(Outcome(mutant, status, result.seconds, killed_by))
+        log(f"{status:8s} {result.seconds:6.1f}s  {mutant.name}"
+            + (f"  <- {killed_by}" if killed_by else ""))
+        shutil.rmtree(copy, ignore_errors=True)
+    facts = {"seconds": time.perf_counter() - started, "cpu_seconds": _children_cpu_seconds(),
+             "baseline_seconds": baseline_seconds, "tests_override": tests_override,
+             "load": (load_before, _load_average()), "commit": commit, "dirty": dirty}
+    return outcomes, facts
+
+
+def score_table(outcomes: list[Outcome]) -> list[tuple[str, int, int, int]]:
+    """(target, mutants, killed, survived) per target, in TARGETS order, then the total."""
+    rows = []
+    for name in TARGETS:
+        mine = [o for o in outcomes if o.mutant.target == name]
+        if mine:
+            killed = sum(o.status == "killed" for o in mine)
+            rows.append((name, len(mine), killed, len(mine) - killed))
+    killed = sum(o.status == "killed" for o in outcomes)
+    rows.append(("all", len(outcomes), killed, len(outcomes) - killed))
+    return rows
+
+
+def _percent(killed: int, total: int) -> str:
+    return f"{100.0 * killed / total:.0f}%" if total else "-"
+
+
+def print_summary(outcomes: list[Outcome], facts: dict) -> None:
+    print()
+    print(f"{'mutant':38s} {'target':12s} {'result':9s} {'time':>7s}  killed by")
+    for o in outcomes:
+        print(f"{o.mutant.name:38s} {o.mutant.target:12s} {o.status:9s} {o.seconds:6.1f}s  "
+              f"{o.killed_by}")
+    print()
+    for name, total, killed, survived in score_table(outcomes):
+        print(f"{name:12s} {killed:3d}/{total:<3d} killed  ({_percent(killed, total)}), "
+              f"{survived} survived")
+    print(f"total run time {_run_time(facts)}")
+
+
+def _run_time(facts: dict) -> str:
+    text = f"{facts['seconds'] / 60:.1f} min wall clock"
+    if facts.get("cpu_seconds") is not None:
+        text += f", {facts['cpu_seconds'] / 60:.1f} min CPU in the test processes"
+    return text
+
+
+def _git(*args) -> str:
+    try:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+
+
+def _code(text: str) -> str:
+    one_line = " ".join(part.strip() for part in text.splitlines())
+    return "`" + one_line.replace("`", "'").replace("|", "\\|") + "`"
+
+
+def write_report(path: Path, outcomes: list[Outcome], facts: dict) -> None:
+    """The markdown report: scores per target, every mutant, and the survivors explained."""
+    import numba  # only for the version line
+
+    lines = [
+        "# Mutation check of the core recursions",
+        "",
+        ("Generated by `tools/mutation_check.py --report` (do not edit by hand; the notes on "
+         "surviving mutants live beside the mutants in the tool)."),
+        "",
+        f"- Date: {datetime.date.today().isoformat()}; sources of commit `{facts['commit']}`"
+        + (" with uncommitted changes in course_lib/ or tests/" if facts["dirty"] else "") + ".",
+        f"- Python {platform.python_version()}, numba {numba.__version__}, "
+        f"{os.cpu_count()} CPU(s); one pytest process at a time, one BLAS thread"
+        + (f"; one-minute load average {facts['load'][0]:.1f} at the start and "
+           f"{facts['load'][1]:.1f} at the end" if None not in facts["load"] else "") + ".",
+        (f"- Run time: {_run_time(facts)} (baselines and every mutant; every numba kernel is "
+         f"compiled afresh for each mutant)."),
+        "",
+        ("Each mutant is one deliberate mistake in a copy of `course_lib/`; the target's test "
+         "files then run with `pytest -x -q` against that copy (verified by a probe plugin: "
+         "every `course_lib` module the tests load comes from the copy). *Killed* means at "
+         "least one test failed, crashed or timed out; *survived* means every test passed. "
+         "The unmutated copy passes the same tests first."),
+        "",
+        "## Score",
+        "",
+        "| target | what | mutants | killed | survived | score |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for name, total, killed, survived in score_table(outcomes):
+        title = TARGETS[name].title if name in TARGETS else "all targets"
+        lines.append(f"| {name} | {title} | {total} | {killed} | {survived} | "
+                     f"{_percent(killed, total)} |")
+    lines += ["", "Test files per target:", ""]
+    for name, target in TARGETS.items():
+        if any(o.mutant.target == name for o in outcomes):
+            tests = facts["tests_override"] or target.tests
+            lines.append(f"- {name}: " + ", ".join(f"`{t}`" for t in tests))
+    lines += ["", "## Every mutant", "",
+              "| mutant | function | mistake | change | result | first failing test | time |",
+              "|---|---|---|---|---|---|---:|"]
+    for o in outcomes:
+        m = o.mutant
+        change = f"{_code(m.original)} &rarr; {_code(m.replacement)}"
+        lines.append(f"| {m.name} | `{m.function}` | {m.description} | {change} | "
+                     f"**{o.status}** | {o.killed_by.replace('|', '/')} | {o.seconds:.0f} s |")
+    survivors = [o for o in outcomes if o.status == "survived"]
+    lines += ["", "## Surviving mutants", ""]
+    if not survivors:
+        lines.append("None: every mutant was killed.")
+    for o in survivors:
+        lines += [f"### {o.mutant.name}", "", o.mutant.note.strip() or
+                  "(no analysis written yet: add a `note` to this mutant in the tool)", ""]
+    path.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--target", action="append", choices=sorted(TARGETS),
+                        help="only the mutants of this target (repeatable)")
+    parser.add_argument("--mutant", action="append", help="only this mutant (repeatable)")
+    parser.add_argument("--tests", nargs="+",
+                        help="run these test files / node ids instead of the targets' files")
+    parser.add_argument("--report", type=Path, help="write the markdown report here")
+    parser.add_argument("--check", action="store_true",
+                        help="only check that every snippet is found exactly once")
+    parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    args = parser.parse_args(argv)
+    if args.list:
+        for m in MUTANTS:
+            print(f"{m.name:38s} {m.target:12s} {m.function:32s} {m.description}")
+        return 0
+    mutants = _select(args.target, args.mutant)
+    if args.check:
+        problems = check_mutants(mutants)
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        print(f"{len(mutants) - len(problems)} of {len(mutants)} mutants apply cleanly")
+        return 1 if problems else 0
+    with tempfile.TemporaryDirectory(prefix="course-mutants-") as workdir:
+        outcomes, facts = run_check(mutants, tuple(args.tests) if args.tests else None,
+                                    Path(workdir))
+    print_summary(outcomes, facts)
+    if args.report:
+        write_report(args.report, outcomes, facts)
+        print(f"report written to {args.report}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
