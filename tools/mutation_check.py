@@ -253,8 +253,8 @@ MUTANTS: tuple[Mutant, ...] = (
     # ---------------------------------------------------------------------------- HMM forward
     Mutant("dtw-matrix-asymmetric-over-m", "dtw", DTW, "dtw_distance_matrix",
            "distance matrix: asymmetric pattern normalised by the template length m, not n",
-           "raw = raw / (n_len + m_len if pattern.normalization == \"n+m\" else n_len)",
-           "raw = raw / (n_len + m_len if pattern.normalization == \"n+m\" else m_len)"),
+           "raw = raw / (n_len + m_len if pattern.normalisation == \"n+m\" else n_len)",
+           "raw = raw / (n_len + m_len if pattern.normalisation == \"n+m\" else m_len)"),
     Mutant("fwd-scaled-no-normalisation", "hmm-forward", HMM, "_forward_scaled_kernel",
            "scaled forward: alpha_hat not divided by the scale factor",
            "alpha_hat[t, j] /= c", "alpha_hat[t, j] /= 1.0"),
