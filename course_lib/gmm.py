@@ -395,6 +395,11 @@ def _m_step(X, gamma, covariance_type, floor, prior, ridge, data_var):
 def _floor(S, floor, covariance_type):
     if covariance_type == "diag":
         return np.maximum(S, floor)
+    if np.any(floor == 0) and np.any(floor > 0):
+        # Sigma >= F is solved in the F^{-1/2}-whitened space, which needs every entry > 0
+        raise ValueError(f"variance_floor: with full covariances every entry must be > 0 (or "
+                         f"all 0 for no floor); dimension(s) {np.flatnonzero(floor == 0).tolist()}"
+                         f" are 0")
     return _apply_floor_full(S, floor)
 
 

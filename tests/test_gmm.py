@@ -345,3 +345,14 @@ SPD = np.array([[[1.0, 0.0], [0.0, 1.0]]])
 def test_bad_input(data, call, match):
     with pytest.raises(ValueError, match=match):
         call(data[0])
+
+
+def test_a_per_dimension_floor_with_a_zero_entry_floors_only_the_other_dimensions():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([0.1 * rng.standard_normal(200), rng.standard_normal(200)])
+    params = m_step(X, np.ones((200, 1)), "diag", variance_floor=[0.5, 0.0])
+    assert params.covariances[0][0] == pytest.approx(0.5)                  # data variance ~0.01
+    assert params.covariances[0][1] == pytest.approx(X[:, 1].var(), rel=0.05)  # not floored
+    # the full-covariance floor works in the floor-whitened space: a zero entry is refused
+    with pytest.raises(ValueError, match="variance_floor: with full covariances"):
+        m_step(X, np.ones((200, 1)), "full", variance_floor=[0.5, 0.0])

@@ -522,3 +522,21 @@ def test_uint64_symbols_are_reported_with_their_real_value(weather):
     # in-range unsigned symbols of any width are accepted
     np.testing.assert_array_equal(H.log_likelihoods(weather, [np.array([0, 1], dtype=np.uint64)]),
                                   H.log_likelihoods(weather, [[0, 1]]))
+
+
+def test_viterbi_ties_go_to_the_lowest_state_index():
+    # every state sequence is equally likely, so every comparison is a tie
+    flat = H.DiscreteHMM(pi=[0.5, 0.5], A=[[0.5, 0.5], [0.5, 0.5]], B=[[0.5, 0.5], [0.5, 0.5]])
+    result = H.viterbi(flat, [0, 1, 1, 0])
+    np.testing.assert_array_equal(result.path, [0, 0, 0, 0])
+    assert result.log_probability == pytest.approx(8 * np.log(0.5))
+
+
+def test_a_state_never_visited_keeps_its_rows():
+    # state 1 can never be entered (pi_1 = 0, no transition into it): zero expected occupancy
+    start = H.DiscreteHMM(pi=[1.0, 0.0], A=[[1.0, 0.0], [0.3, 0.7]],
+                          B=[[0.6, 0.4], [0.9, 0.1]])
+    new, _ = H.baum_welch_step(start, [[0, 1, 1, 0, 1]])
+    np.testing.assert_array_equal(new.A[1], start.A[1])
+    np.testing.assert_array_equal(new.B[1], start.B[1])
+    np.testing.assert_allclose(new.B[0], [0.4, 0.6])  # state 0 saw two 0s and three 1s
