@@ -1,7 +1,6 @@
 """Unit 2 plots and explorers: plotted geometry, stepping state, consistency after errors."""
 
 import itertools
-import time
 
 import matplotlib
 
@@ -140,12 +139,9 @@ def test_kmeans_stepper_drives_the_library_loop():
     assert stepper.state.distortion == pytest.approx(converged.inertia, rel=1e-12)
 
 
-def test_gaussian_explorer_harness_and_speed():
+def test_gaussian_explorer_harness():
     explorer = gaussian_explorer()
     assert exercise_explorer(explorer) > 10
-    t0 = time.perf_counter()
-    plt.close(explorer.render(**explorer.values()))
-    assert time.perf_counter() - t0 < 1.0     # generous: < 0.3 s on an idle machine
 
 
 def test_kmeans_explorer_harness_and_buttons():
