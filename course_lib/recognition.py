@@ -268,16 +268,9 @@ class TemplateRecogniser(Recogniser):
 
 def _as_distances(distances) -> np.ndarray:
     """A precomputed (Q, T) distance matrix: values >= 0, +inf allowed (no path), never NaN."""
-    try:
-        dist = np.asarray(distances, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"distances: expected a numeric (Q, T) array, got "
-                        f"{type(distances).__name__}") from None
-    if dist.ndim != 2 or dist.size == 0:
-        raise ValueError(f"distances: expected a non-empty (Q, T) array, got shape {dist.shape}")
-    if np.isnan(dist).any() or (dist < 0).any():
-        raise ValueError("distances: contains NaN or negative values (DTW distances are >= 0; "
-                         "+inf means no warping path)")
+    dist = as_float_array(distances, "distances", ndim=2, allow_inf="+inf")
+    if (dist < 0).any():
+        raise ValueError("distances: contains negative values (DTW distances are >= 0)")
     return dist
 
 

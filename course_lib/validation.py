@@ -23,12 +23,13 @@ def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
 
 
 def as_float_array(x, name: str, ndim: int | tuple[int, ...] | None = None,
-                   allow_empty: bool = False) -> np.ndarray:
+                   allow_empty: bool = False, allow_inf: str | None = None) -> np.ndarray:
     """Convert ``x`` to a finite float64 array, checking its number of dimensions.
 
     Raises ``ValueError`` for NaN/inf, values beyond float64's range, an unexpected ``ndim`` or
     (unless ``allow_empty``) an empty array, and ``TypeError`` for input that is not real and
-    numeric (strings, None, ragged lists, complex numbers).
+    numeric (strings, None, ragged lists, complex numbers). ``allow_inf="+inf"`` or ``"-inf"``
+    lets that one infinity through (a distance with no path; the log of zero).
     """
     if x is None or isinstance(x, (str, bytes)):
         raise TypeError(f"{name}: expected a numeric array, got {type(x).__name__}")
@@ -50,8 +51,12 @@ def as_float_array(x, name: str, ndim: int | tuple[int, ...] | None = None,
             raise ValueError(f"{name}: expected a {want} array, got shape {arr.shape}")
     if arr.size == 0 and not allow_empty:
         raise ValueError(f"{name}: must not be empty (shape {arr.shape})")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: contains NaN or inf")
+    allowed = {None: (), "+inf": (np.inf,), "-inf": (-np.inf,)}[allow_inf]
+    bad = ~np.isfinite(arr) & ~np.isin(arr, allowed)
+    if np.any(bad):
+        refused = "NaN or inf" if allow_inf is None else \
+            f"NaN or {'-inf' if allow_inf == '+inf' else '+inf'}"
+        raise ValueError(f"{name}: contains {refused}")
     return arr
 
 

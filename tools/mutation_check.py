@@ -111,97 +111,29 @@ TARGETS = {t.name: t for t in (
 )}
 
 VITERBI_TIES_NOTE = """\
-**Test gap.** Not equivalent: `viterbi` documents "ties go to the lowest state index", and with
-`>=` an exact tie between predecessors goes to the highest one, so the returned path changes
-(its probability does not). No test has an exact tie: the weather-mood model and the random
-models of the hmmlearn cross-check never produce one. Proposed test for `tests/test_hmm.py`
-(checked: it passes on the library and kills this mutant):
-
-```python
-def test_viterbi_ties_go_to_the_lowest_state_index():
-    # every state sequence is equally likely, so every comparison is a tie
-    flat = H.DiscreteHMM(pi=[0.5, 0.5], A=[[0.5, 0.5], [0.5, 0.5]], B=[[0.5, 0.5], [0.5, 0.5]])
-    result = H.viterbi(flat, [0, 1, 1, 0])
-    np.testing.assert_array_equal(result.path, [0, 0, 0, 0])
-    np.testing.assert_array_equal(result.backpointer[1:], 0)
-    assert result.log_probability == pytest.approx(8 * np.log(0.5))
-```
+Was a test gap (no exact tie in any test); closed by
+`tests/test_hmm.py::test_viterbi_ties_go_to_the_lowest_state_index`.
 """
 
 VITERBI_END_TIES_NOTE = """\
-**Test gap**, the same as `vit-ties-to-last` but in the termination step: with two equally
-likely final states the back-tracking starts from the higher one. The proposed tie test above
-kills it too (the flat model's last state becomes 1).
+Was a test gap (a tie at the final state); closed by
+`tests/test_hmm.py::test_viterbi_ties_go_to_the_lowest_state_index`.
 """
 
 UNVISITED_STATE_NOTE = """\
-**Test gap.** Not equivalent: `baum_welch_step` documents that "a state with no expected
-occupancy keeps its old row"; the mutant gives such a state uniform rows of A and B. The
-likelihood of the training data does not change (the state is never visited), which is why
-the cross-checks miss it, but the returned model does. Proposed test for `tests/test_hmm.py`
-(checked: passes on the library, kills the mutant):
-
-```python
-def test_a_state_never_visited_keeps_its_rows():
-    # state 1 can never be entered (pi_1 = 0, no transition into it): zero expected occupancy
-    start = DiscreteHMM(pi=[1.0, 0.0], A=[[1.0, 0.0], [0.3, 0.7]], B=[[0.6, 0.4], [0.9, 0.1]])
-    new, _ = H.baum_welch_step(start, [[0, 1, 1, 0, 1]])
-    np.testing.assert_array_equal(new.A[1], start.A[1])
-    np.testing.assert_array_equal(new.B[1], start.B[1])
-    np.testing.assert_allclose(new.B[0], [0.4, 0.6])  # state 0 saw two 0s and three 1s
-```
+Was a test gap (an unvisited state's rows were never checked); closed by
+`tests/test_hmm.py::test_a_state_never_visited_keeps_its_rows`.
 """
 
 VECTOR_FLOOR_NOTE = """\
-**Test gap, and behind it a library bug.** `variance_floor` may be one value per dimension,
-with zeros allowed, but no test floors some dimensions and not others, so applying the floor
-only when *every* entry is positive goes unnoticed. Writing the missing test showed that the
-unmutated library returns **NaN covariances without an error** for `covariance_type="full"`
-with such a floor: `_apply_floor_full` divides by `sqrt(floor)` (a "divide by zero"
-RuntimeWarning, then `eigh` of an inf matrix). For the GMM owner: either refuse a zero entry
-for full covariances (`ValueError` naming `variance_floor`) or clip only in the floored
-dimensions; then add this test to `tests/test_gmm.py` (checked: the `diag` case passes on the
-library and kills the mutant; the `full` case fails until the bug is fixed):
-
-```python
-@pytest.mark.parametrize("covariance_type", ["diag", "full"])
-def test_a_per_dimension_floor_with_a_zero_entry_floors_only_the_other_dimensions(
-        covariance_type):
-    rng = np.random.default_rng(0)
-    X = np.column_stack([0.1 * rng.standard_normal(200), rng.standard_normal(200)])
-    params = m_step(X, np.ones((200, 1)), covariance_type, variance_floor=[0.5, 0.0])
-    variances = params.covariances[0] if covariance_type == "diag" else \\
-        np.diag(params.covariances[0])
-    assert variances[0] == pytest.approx(0.5)                      # data variance ~0.01
-    assert variances[1] == pytest.approx(X[:, 1].var(), rel=0.05)  # not floored
-```
+Was a test gap, and behind it a bug (a zero entry in a full-covariance floor gave NaN;
+now refused); closed by
+`tests/test_gmm.py::test_a_per_dimension_floor_with_a_zero_entry_floors_only_the_other_dimensions`.
 """
 
 OPTIMISER_GRADIENT_NOTE = """\
-**Test gap** (nearly equivalent in effect, but a real defect). Dividing one component of the
-gradient by n does not move the stationary points, so L-BFGS-B still stops at the optimum,
-and the fitting tests only look at the end point (the public gradient there is ~0). But the
-objective then reports a gradient that disagrees with its own values, which slows or stalls
-the line search on harder problems. The public `log_marginal_likelihood` gradient is checked
-by finite differences; the objective the optimiser sees is not, and it assembles the noise
-entry with its own copy of `np.append(grad, result.gradient_log_noise.sum())`. For the GP
-owner: build both from one helper (no duplicated logic), and add a finite-difference test of
-the objective, with a hyper-prior so its gradient is covered too (checked: passes on the
-library, kills the mutant):
-
-```python
-def test_the_optimiser_objective_has_the_gradient_it_reports():
-    gp = GPRegression(SquaredExponential(0.7, 1.3), 0.2,
-                      priors={"lengthscale": LogNormal(0.0, 1.0)}).fit(X, Y)
-    theta = gp.theta
-    _, grad = gp._negative_objective(theta)
-    for p in range(theta.size):
-        step = np.zeros_like(theta)
-        step[p] = 1e-6
-        fd = (gp._negative_objective(theta + step)[0]
-              - gp._negative_objective(theta - step)[0]) / 2e-6
-        assert grad[p] == pytest.approx(fd, rel=1e-5, abs=1e-7), gp.param_names[p]
-```
+Was a test gap (the optimiser's own gradient was not checked); closed by
+`tests/test_gp_regression.py::test_the_optimiser_objective_has_the_gradient_it_reports`.
 """
 
 DTW = "course_lib/dtw.py"

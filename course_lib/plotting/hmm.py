@@ -188,16 +188,7 @@ PROBABILITY_SLACK = 1e-9
 
 def _log_values(values) -> np.ndarray:
     """Log values for the trellis: finite or -inf (log 0); NaN and +inf are refused."""
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"values: expected a numeric (T, N) array, got "
-                        f"{type(values).__name__}") from None
-    if arr.ndim != 2 or arr.size == 0:
-        raise ValueError(f"values: expected a non-empty (T, N) array, got shape {arr.shape}")
-    if np.isnan(arr).any() or np.isposinf(arr).any():
-        raise ValueError("values: log values must be finite or -inf, found NaN or +inf")
-    return arr
+    return as_float_array(values, "values", ndim=2, allow_inf="-inf")
 
 
 def trellis_observations(model, observations) -> np.ndarray:
