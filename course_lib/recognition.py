@@ -9,7 +9,8 @@ used, so they share one interface, :class:`Recogniser`:
   minus a DTW distance);
 * ``predict(items)`` (or ``predict(scores=S)`` for precomputed scores): ``argmax_c`` of the scores,
   as an array;
-* ``evaluate(items, labels)``: a :class:`RecognitionReport` (accuracy and confusion matrix).
+* ``evaluate(items, labels)``: a :class:`~course_lib.metrics.RecognitionReport` (accuracy and
+  confusion matrix; the evaluation functions live in :mod:`course_lib.metrics`, re-exported here).
 
 =========================  ===========================================  =============================
 recogniser                 class score of an utterance X                built by
@@ -36,6 +37,7 @@ from . import vq
 from .dtw import StepPattern, as_sequence_list, dtw_distance_matrix, get_step_pattern
 from .dtw_search import nearest_templates, supports_lower_bounds
 from .gmm import GMMParams, fit_gmm, score_samples
+from .metrics import RecognitionReport, confusion_matrix, evaluate, label_array
 from .validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                          as_rng, check_choice)
 
@@ -49,106 +51,13 @@ class NoViableClassError(ValueError):
     """Every class scored -inf for an item, so no class can be chosen."""
 
 
-# --------------------------------------------------------------------------------------------
-# Evaluation
-# --------------------------------------------------------------------------------------------
-
-def _label_array(values, name: str) -> np.ndarray:
-    if values is None or isinstance(values, (str, bytes)):
-        raise TypeError(f"{name}: expected a sequence of labels, got {type(values).__name__}")
-    arr = np.asarray(values)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name}: expected a non-empty 1-D sequence of labels, got shape "
-                         f"{arr.shape}")
-    return arr
-
-
-def confusion_matrix(labels, predictions, classes) -> np.ndarray:
-    """Counts ``C[a, b]`` of items of class ``classes[a]`` predicted as ``classes[b]``.
-
-    Rows are the true class, columns the predicted one; ``np.trace(C) / C.sum()`` is the
-    accuracy. A label or prediction that is not in ``classes`` raises ``ValueError``.
-    """
-    labels = _label_array(labels, "labels")
-    predictions = _label_array(predictions, "predictions")
-    classes = _label_array(classes, "classes")
-    if labels.shape != predictions.shape:
-        raise ValueError(f"predictions: expected one per label ({labels.shape[0]}), got "
-                         f"{predictions.shape[0]}")
-    index = {c: k for k, c in enumerate(classes.tolist())}
-    if len(index) != len(classes):
-        raise ValueError("classes: contains duplicates")
-    for name, values in (("labels", labels), ("predictions", predictions)):
-        unknown = [v for v in values.tolist() if v not in index]
-        if unknown:
-            raise ValueError(f"{name}: {unknown[0]!r} is not one of classes "
-                             f"{classes.tolist()}")
-    out = np.zeros((len(classes), len(classes)), dtype=np.int64)
-    np.add.at(out, ([index[v] for v in labels.tolist()],
-                    [index[v] for v in predictions.tolist()]), 1)
-    return out
-
-
-@dataclass(frozen=True)
-class RecognitionReport:
-    """Accuracy and confusion matrix of predictions against true labels.
-
-    ``confusion[a, b]`` counts items of ``classes[a]`` recognised as ``classes[b]``.
-    """
-
-    accuracy: float
-    confusion: np.ndarray
-    classes: np.ndarray
-    predictions: np.ndarray
-    labels: np.ndarray
-
-    @property
-    def n_items(self) -> int:
-        return int(self.labels.shape[0])
-
-    @property
-    def n_errors(self) -> int:
-        return int(np.sum(self.predictions != self.labels))
-
-    @property
-    def class_accuracy(self) -> np.ndarray:
-        """Fraction of each class's items recognised correctly (NaN for a class with none)."""
-        totals = self.confusion.sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(totals > 0, np.diag(self.confusion) / totals, np.nan)
-
-    def summary(self, class_names=None) -> str:
-        """One line: accuracy, errors, and the most frequent confusion."""
-        names = [str(c) for c in self.classes] if class_names is None else list(class_names)
-        off = self.confusion - np.diag(np.diag(self.confusion))
-        text = f"accuracy {self.accuracy:.3f} ({self.n_errors} errors in {self.n_items})"
-        if off.max() > 0:
-            a, b = np.unravel_index(np.argmax(off), off.shape)
-            text += f"; most frequent confusion: {names[a]} -> {names[b]} ({off[a, b]}x)"
-        return text
-
-
-def evaluate(labels, predictions, classes=None) -> RecognitionReport:
-    """Accuracy and confusion matrix of ``predictions`` against the true ``labels``.
-
-    ``classes`` defaults to the sorted union of both.
-    """
-    labels = _label_array(labels, "labels")
-    predictions = _label_array(predictions, "predictions")
-    if classes is None:
-        classes = np.unique(np.concatenate([labels, predictions]))
-    confusion = confusion_matrix(labels, predictions, classes)
-    return RecognitionReport(float(np.trace(confusion) / confusion.sum()), confusion,
-                             np.asarray(classes), predictions, labels)
-
-
 def predict_from_scores(scores, classes) -> np.ndarray:
     """``classes[argmax_c scores[i, c]]`` for each row; ties go to the first class.
 
     Raises :class:`NoViableClassError` when a row is ``-inf`` everywhere, and ``ValueError`` for
     NaN or ``+inf`` scores (a precomputed matrix gone wrong must not pick a class silently).
     """
-    classes = _label_array(classes, "classes")
+    classes = label_array(classes, "classes")
     scores = np.asarray(scores, dtype=float)
     if scores.ndim != 2 or scores.shape[1] != len(classes):
         raise ValueError(f"scores: expected shape (n_items, {len(classes)}), got {scores.shape}")
@@ -181,7 +90,7 @@ class Recogniser:
     def evaluate(self, items, labels, *, scores=None, **score_options) -> RecognitionReport:
         """Accuracy and confusion matrix of :meth:`predict` against the true ``labels``."""
         predictions = self.predict(items, scores=scores, **score_options)
-        labels = _label_array(labels, "labels")
+        labels = label_array(labels, "labels")
         if labels.shape != predictions.shape:
             raise ValueError(f"labels: expected one per item ({predictions.shape[0]}), got "
                              f"{labels.shape[0]}")
@@ -205,7 +114,7 @@ class TemplateRecogniser(Recogniser):
                  step_pattern: str | StepPattern = "symmetric2", metric: str = "euclidean",
                  band: int | None = None, variances=None, parallel: bool = False):
         self.templates = as_sequence_list(templates, "templates")
-        self.labels = _label_array(labels, "labels")
+        self.labels = label_array(labels, "labels")
         if self.labels.shape != (len(self.templates),):
             raise ValueError(f"labels: expected one label per template ({len(self.templates)}), "
                              f"got shape {self.labels.shape}")
@@ -319,7 +228,7 @@ def fit_gmm_recogniser(utterances, labels, n_components: int, *, rng: RngLike = 
     Classes are sorted; the fits share one ``rng`` stream.
     """
     frames = _utterance_list(utterances, "utterances")
-    labels = _label_array(labels, "labels")
+    labels = label_array(labels, "labels")
     if len(labels) != len(frames):
         raise ValueError(f"labels: expected one label per utterance ({len(frames)}), got "
                          f"{len(labels)}")
@@ -401,8 +310,8 @@ def select_gmm_recogniser(train_utterances, train_labels, dev_utterances, dev_la
     """
     train = _utterance_list(train_utterances, "train_utterances")
     dev = _utterance_list(dev_utterances, "dev_utterances")
-    train_labels = _label_array(train_labels, "train_labels")
-    dev_labels = _label_array(dev_labels, "dev_labels")
+    train_labels = label_array(train_labels, "train_labels")
+    dev_labels = label_array(dev_labels, "dev_labels")
     for name, items, labels in (("train_labels", train, train_labels),
                                 ("dev_labels", dev, dev_labels)):
         if len(labels) != len(items):
@@ -532,7 +441,7 @@ def fit_hmm_recogniser(items, labels, n_states: int, *, front_end: VQFrontEnd | 
     symbol sequences over ``n_symbols`` symbols. The default emission floor keeps a test
     utterance with a symbol unseen in one class's training data from scoring -inf there.
     """
-    labels = _label_array(labels, "labels")
+    labels = label_array(labels, "labels")
     if front_end is not None:
         sequences = front_end.symbols(items)
         n_symbols = front_end.n_symbols

@@ -15,6 +15,8 @@ from .prediction import (JitterWarning, LatentGaussian, NotPositiveDefiniteError
 from .priors import Gamma, HalfStudentT, LogNormal, Prior
 from .regression import (GPRegression, HyperparameterFit, LMLSurface, MarginalLikelihood,
                          gaussian_log_marginal_likelihood, log_marginal_likelihood_surface)
+from .raters import (MultiRaterGP, MultiRaterLikelihood, RaterData, WeightedMeans,
+                     joint_log_likelihood, simulate_integer_scores)
 from .sparse import (SparseGP, collapsed_bound, collapsed_bound_and_gradient, fit_sparse_gp,
                      select_inducing_inputs, sparse_posterior)
 
@@ -26,6 +28,8 @@ __all__ = [
     "Prior", "LogNormal", "Gamma", "HalfStudentT",
     "GPRegression", "MarginalLikelihood", "HyperparameterFit", "LMLSurface",
     "gaussian_log_marginal_likelihood", "log_marginal_likelihood_surface",
+    "RaterData", "WeightedMeans", "MultiRaterLikelihood", "joint_log_likelihood", "MultiRaterGP",
+    "simulate_integer_scores",
     "SparseGP", "collapsed_bound", "collapsed_bound_and_gradient", "fit_sparse_gp",
     "select_inducing_inputs", "sparse_posterior",
 ]

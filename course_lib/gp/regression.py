@@ -231,6 +231,13 @@ class GPRegression:
         self.X_train, self.y_train, self.posterior = X, y, posterior
         return self
 
+    def _set_theta(self, theta):
+        self.kernel, self.noise_variance = self._split(theta)
+
+    def _refit(self):
+        """Condition again on the training data at the current hyper-parameters."""
+        self.fit(self.X_train, self.y_train)
+
     def _require_fit(self):
         if self.posterior is None:
             raise ValueError("self: call fit(X, y) before predicting or optimising")
@@ -354,8 +361,8 @@ class GPRegression:
                 "theta: every optimisation run failed to factorise K + noise; try a larger "
                 "noise_variance lower bound or narrower kernel bounds")
         best = int(np.argmax(values))
-        self.kernel, self.noise_variance = self._split(ends[best])
-        self.fit(self.X_train, self.y_train)
+        self._set_theta(ends[best])
+        self._refit()
         return HyperparameterFit(ends[best].copy(), self.param_names, float(values[best]),
                                  float(self.log_marginal_likelihood()), np.array(starts),
                                  np.array(ends), values, np.array(converged), np.array(n_iter),
@@ -425,7 +432,9 @@ def log_marginal_likelihood_surface(gp: GPRegression, x_name: str, x_values, y_n
         values[i, j], data_fit[i, j], complexity[i, j] = (result.value, result.data_fit,
                                                           result.complexity)
 
-    noise_axis = {x_name: 1, y_name: 0}.get("noise_variance") if gp.learns_noise else None
+    # the eigendecomposition shortcut holds for one shared noise on plain targets only
+    shortcut = gp.learns_noise and type(gp).marginal_likelihood is GPRegression.marginal_likelihood
+    noise_axis = {x_name: 1, y_name: 0}.get("noise_variance") if shortcut else None
     if noise_axis is None:
         for i in range(shape[0]):
             for j in range(shape[1]):

@@ -1,0 +1,400 @@
+"""Several raters per item in one GP: the data container, the joint model and its two peers.
+
+(Seed 000: "Multiple output samples per input in a single-output Gaussian process",
+arXiv 2306.02719, 2024.)
+
+Every item i (a row x_i of X) has R_i >= 1 scores y_i1..y_iR_i from different raters, each
+y_ir = f(x_i) + eps, eps ~ N(0, sigma^2) (``noise_variance`` = the noise of ONE rater). With
+ybar_i the mean of item i's scores, M = sum_i R_i labels, S = sum_i sum_r (y_ir - ybar_i)^2 the
+within-item sum of squares and D = diag(1/R_i), the evidence of all M labels factorises exactly:
+
+    log p(Y | X) = log N(ybar; 0, K + sigma^2 D)                       ("gp term")
+                   - (M - N)/2 log(2 pi sigma^2) - 1/2 sum_i log R_i - S / (2 sigma^2)
+                                                                       ("spread term" c)
+
+The spread term does not depend on the kernel but does depend on sigma^2: it is the only place
+where the raters' disagreement S enters. Drop it and the model is a GP on the mean score whose
+noise sigma^2/R_i is a mere re-parameterisation (the "mean" model). With equal R_i = R it is
+seed 000's log g(Y), eq. (4); for unequal R_i it is derived here (course notes).
+
+Three models, one class (:class:`MultiRaterGP`, ``mode=``):
+
+``"mean"``      seed 000's GP_base: a GP on ybar with its own homoscedastic noise sigma_base^2.
+``"joint"``     seed 000's GP_joint: the factorised evidence above, an N x N problem.
+``"repeated"``  the naive model: every label a data point at its item's input (an M x M
+                problem, O(M^3)); the same model as "joint" and kept as its oracle.
+
+``predict(X*, include_noise=True)`` gives the distribution of ONE rater's score: the latent
+variance plus sigma^2 ("joint"/"repeated") or plus sigma_base^2 ("mean").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..linalg import LOG_2PI, NotPositiveDefiniteError
+from ..metrics import check_scale
+from ..validation import RngLike, as_float_array, as_positive_float, as_rng, check_choice
+from .kernels import Kernel, as_inputs
+from .prediction import LatentGaussian
+from .priors import Prior
+from .regression import NOISE_BOUNDS, GPRegression, MarginalLikelihood, \
+    gaussian_log_marginal_likelihood
+
+__all__ = ["RaterData", "WeightedMeans", "MultiRaterLikelihood", "joint_log_likelihood",
+           "MultiRaterGP", "simulate_integer_scores", "MODES"]
+
+MODES = ("mean", "joint", "repeated")
+
+
+def _index_array(values, name: str, size: int | None) -> np.ndarray:
+    """Non-negative integer indices (floats that are whole numbers accepted), checked by name."""
+    arr = as_float_array(values, name, ndim=1)
+    if np.any(arr != np.round(arr)) or np.any(arr < 0):
+        bad = int(np.flatnonzero((arr != np.round(arr)) | (arr < 0))[0])
+        raise ValueError(f"{name}: expected non-negative whole-number indices, row {bad} has "
+                         f"{arr[bad]:g}")
+    arr = arr.astype(np.int64)
+    if size is not None and np.any(arr >= size):
+        bad = int(np.flatnonzero(arr >= size)[0])
+        raise ValueError(f"{name}: row {bad} has index {arr[bad]}, beyond the {size} declared")
+    return arr
+
+
+def _rows(mask: np.ndarray, limit: int = 5) -> str:
+    rows = np.flatnonzero(mask)
+    text = ", ".join(str(r) for r in rows[:limit])
+    return text + (f" and {rows.size - limit} more" if rows.size > limit else "")
+
+
+@dataclass(frozen=True)
+class WeightedMeans:
+    """Seed 001's eq. (1) for per-label noise variances v_ir (precisions tau_ir = 1/v_ir):
+
+    ``target[i]``  yhat_i = noise_i * sum_r tau_ir y_ir   (the precision-weighted mean)
+    ``noise[i]``   Sigma_ii = 1 / sum_r tau_ir           (the noise of that mean)
+    ``constant``   c, so that sum_labels log N(y_ir; f_i, v_ir) = log N(yhat; f, diag(noise)) + c
+                   for every f:  c = sum_i [-(R_i - 1)/2 log 2pi + 1/2 sum_r log tau_ir
+                   + 1/2 log Sigma_ii - 1/2 sum_r tau_ir (y_ir - yhat_i)^2].
+    """
+
+    target: np.ndarray
+    noise: np.ndarray
+    constant: float
+
+
+class RaterData:
+    """Scores of several raters on N items, in long format: one row per label (item, rater, score).
+
+    ``items`` index the rows of the input matrix X (0..n_items-1); ``raters`` are 0..n_raters-1.
+    Any rater may skip any item (missing labels), and two raters need not share an item. Every
+    item needs at least one label, and a rater scores an item at most once. With ``scale=(low,
+    high)`` the scores must be whole numbers in low..high; scores outside are refused with the
+    offending rows named.
+
+    Build it with :meth:`from_long` or :meth:`from_matrix` (an N x R table, NaN = missing).
+    """
+
+    def __init__(self, items, raters, scores, *, n_items: int | None = None,
+                 n_raters: int | None = None, scale=None):
+        items = _index_array(items, "items", n_items)
+        raters = _index_array(raters, "raters", n_raters)
+        scores = as_float_array(scores, "scores", ndim=1)
+        if not items.shape == raters.shape == scores.shape:
+            raise ValueError(f"scores: items, raters and scores must have one entry per label, "
+                             f"got lengths {items.size}, {raters.size}, {scores.size}")
+        self.scale = None if scale is None else check_scale(scale)
+        if self.scale is not None:
+            low, high = self.scale
+            outside = (scores < low) | (scores > high)
+            if outside.any():
+                raise ValueError(f"scores: rows {_rows(outside)} lie outside the scale "
+                                 f"{low}..{high} (e.g. {scores[outside][0]:g})")
+            fractional = scores != np.round(scores)
+            if fractional.any():
+                raise ValueError(f"scores: rows {_rows(fractional)} are not whole scores on the "
+                                 f"scale {low}..{high} (e.g. {scores[fractional][0]:g})")
+        self.n_items = int(items.max()) + 1 if n_items is None else int(n_items)
+        self.n_raters = int(raters.max()) + 1 if n_raters is None else int(n_raters)
+        pair = items * self.n_raters + raters
+        order = np.argsort(pair, kind="stable")
+        repeated = np.zeros(pair.size, dtype=bool)
+        repeated[order[1:]] = pair[order[1:]] == pair[order[:-1]]
+        if repeated.any():
+            raise ValueError(f"raters: rows {_rows(repeated)} repeat an (item, rater) pair "
+                             "already given; a rater scores each item at most once")
+        counts = np.bincount(items, minlength=self.n_items)
+        if np.any(counts == 0):
+            raise ValueError(f"items: items {_rows(counts == 0)} have no label; drop them from "
+                             "X (or pass the right n_items)")
+        self.items, self.raters, self.scores = items, raters, scores
+        for array in (self.items, self.raters, self.scores):
+            array.setflags(write=False)
+        self.counts = counts
+        self.means = np.bincount(items, weights=scores, minlength=self.n_items) / counts
+        self.within_ss_per_item = np.bincount(items, weights=(scores - self.means[items]) ** 2,
+                                              minlength=self.n_items)
+
+    @classmethod
+    def from_long(cls, items, raters, scores, *, n_items=None, n_raters=None, scale=None
+                  ) -> "RaterData":
+        """From three equal-length sequences, one entry per label."""
+        return cls(items, raters, scores, n_items=n_items, n_raters=n_raters, scale=scale)
+
+    @classmethod
+    def from_matrix(cls, Y, *, scale=None) -> "RaterData":
+        """From an (n_items, n_raters) table with NaN where a rater did not score an item."""
+        if Y is None or isinstance(Y, (str, bytes)):
+            raise TypeError(f"Y: expected an (n_items, n_raters) table, got {type(Y).__name__}")
+        table = np.asarray(Y, dtype=float)
+        if table.ndim != 2 or table.size == 0:
+            raise ValueError(f"Y: expected a non-empty (n_items, n_raters) table, got shape "
+                             f"{table.shape}")
+        if np.isinf(table).any():
+            raise ValueError("Y: contains inf (use NaN for a missing score)")
+        items, raters = np.nonzero(~np.isnan(table))
+        return cls(items, raters, table[items, raters], n_items=table.shape[0],
+                   n_raters=table.shape[1], scale=scale)
+
+    # ----- summaries --------------------------------------------------------------------
+    @property
+    def n_labels(self) -> int:
+        """M, the total number of labels."""
+        return int(self.scores.size)
+
+    @property
+    def within_ss(self) -> float:
+        """S = sum_i sum_r (y_ir - ybar_i)^2, the raters' disagreement."""
+        return float(self.within_ss_per_item.sum())
+
+    @property
+    def rater_counts(self) -> np.ndarray:
+        """Number of labels each rater gave, shape (n_raters,)."""
+        return np.bincount(self.raters, minlength=self.n_raters)
+
+    def matrix(self) -> np.ndarray:
+        """The (n_items, n_raters) table of scores, NaN where a rater gave none."""
+        table = np.full((self.n_items, self.n_raters), np.nan)
+        table[self.items, self.raters] = self.scores
+        return table
+
+    def histograms(self) -> np.ndarray:
+        """(n_items, n_scores) counts of each whole score of ``scale`` per item (needs a scale)."""
+        if self.scale is None:
+            raise ValueError("self: histograms need a score scale; build the data with "
+                             "scale=(low, high)")
+        low, high = self.scale
+        out = np.zeros((self.n_items, high - low + 1))
+        np.add.at(out, (self.items, self.scores.astype(np.int64) - low), 1.0)
+        return out
+
+    def subset(self, items) -> "RaterData":
+        """The labels of the given items (indices, in that order), renumbered 0..len-1."""
+        keep = _index_array(items, "items", self.n_items)
+        if np.unique(keep).size != keep.size:
+            raise ValueError("items: contains repeated indices")
+        position = np.full(self.n_items, -1)
+        position[keep] = np.arange(keep.size)
+        rows = position[self.items] >= 0
+        return RaterData(position[self.items[rows]], self.raters[rows], self.scores[rows],
+                         n_items=keep.size, n_raters=self.n_raters, scale=self.scale)
+
+    def weighted(self, noise_per_label) -> WeightedMeans:
+        """Precision-weighted means, their noise and the constant (see :class:`WeightedMeans`)
+        for one noise variance per label (> 0), e.g. ``sigma2[data.raters]``."""
+        noise = as_float_array(noise_per_label, "noise_per_label", ndim=1)
+        if noise.shape != self.scores.shape:
+            raise ValueError(f"noise_per_label: expected one variance per label "
+                             f"({self.n_labels}), got {noise.size}")
+        if np.any(noise <= 0):
+            raise ValueError("noise_per_label: every noise variance must be > 0")
+        precision = 1.0 / noise
+        total = np.bincount(self.items, weights=precision, minlength=self.n_items)
+        item_noise = 1.0 / total
+        target = item_noise * np.bincount(self.items, weights=precision * self.scores,
+                                          minlength=self.n_items)
+        residual = self.scores - target[self.items]
+        constant = (-0.5 * (self.n_labels - self.n_items) * LOG_2PI
+                    + 0.5 * np.sum(np.log(precision)) + 0.5 * np.sum(np.log(item_noise))
+                    - 0.5 * np.sum(precision * residual ** 2))
+        return WeightedMeans(target, item_noise, float(constant))
+
+    def __repr__(self):
+        scale = "" if self.scale is None else f", scale={self.scale}"
+        return (f"RaterData(n_items={self.n_items}, n_raters={self.n_raters}, "
+                f"n_labels={self.n_labels}{scale})")
+
+
+def _as_rater_data(data) -> RaterData:
+    if not isinstance(data, RaterData):
+        raise TypeError(f"data: expected a RaterData (RaterData.from_long or from_matrix), got "
+                        f"{type(data).__name__}")
+    return data
+
+
+# --------------------------------------------------------------------------------------------
+# The joint model's evidence
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MultiRaterLikelihood:
+    """log p(Y | X) of the joint model = ``gp_term.value`` + ``spread_term`` (module docstring).
+
+    ``gradient_kernel``: d/d kernel log-parameters (the gp term's; the spread term has none);
+    ``gradient_log_noise[i]``: item i's share of d/d log sigma^2, i.e. the gp term's
+    sigma^2/R_i * (...) plus -(R_i - 1)/2 + S_i/(2 sigma^2) from the spread term (sum it for
+    the derivative in the one shared sigma^2). With ``include_spread_term=False`` the spread
+    term and its derivative are left out (the joint model then equals the mean model).
+    """
+
+    value: float
+    gp_term: MarginalLikelihood
+    spread_term: float
+    gradient_kernel: np.ndarray | None = None
+    gradient_log_noise: np.ndarray | None = None
+
+
+def joint_log_likelihood(K, data: RaterData, noise_variance: float, dK=None, *,
+                         include_spread_term: bool = True, warn: bool = True
+                         ) -> MultiRaterLikelihood:
+    """Evidence of every label of ``data`` under the joint model, from the N x N kernel matrix
+    ``K`` of the items (and its gradient when ``dK``, shape (P, N, N), is given)."""
+    data = _as_rater_data(data)
+    sigma2 = as_positive_float(noise_variance, "noise_variance")
+    K = as_float_array(K, "K", ndim=2)
+    if K.shape != (data.n_items, data.n_items):
+        raise ValueError(f"K: expected shape ({data.n_items}, {data.n_items}) (one row per "
+                         f"item of data), got {K.shape}")
+    gp_term = gaussian_log_marginal_likelihood(K, data.means, sigma2 / data.counts, dK, warn)
+    if include_spread_term:
+        spread = (-0.5 * (data.n_labels - data.n_items) * (LOG_2PI + np.log(sigma2))
+                  - 0.5 * np.sum(np.log(data.counts)) - data.within_ss / (2.0 * sigma2))
+        spread_gradient = -0.5 * (data.counts - 1) + data.within_ss_per_item / (2.0 * sigma2)
+    else:
+        spread, spread_gradient = 0.0, 0.0
+    gradient_log_noise = (None if gp_term.gradient_log_noise is None
+                          else gp_term.gradient_log_noise + spread_gradient)
+    return MultiRaterLikelihood(gp_term.value + float(spread), gp_term, float(spread),
+                                gp_term.gradient_kernel, gradient_log_noise)
+
+
+# --------------------------------------------------------------------------------------------
+# The model
+# --------------------------------------------------------------------------------------------
+
+class MultiRaterGP(GPRegression):
+    """GP regression from several raters' scores per item; ``mode`` picks the model (module
+    docstring): ``"mean"`` (GP on the mean score), ``"joint"`` (every score, N x N) or
+    ``"repeated"`` (every score as its own data point, M x M; the oracle).
+
+    ``noise_variance`` is one rater's noise sigma^2 ("joint", "repeated") or the noise of the
+    mean score sigma_base^2 ("mean"). Everything else (``priors``, ``noise_bounds``,
+    ``predict``, ``log_marginal_likelihood``, ``optimise_hyperparameters``) works as in
+    :class:`~course_lib.gp.regression.GPRegression`; ``fit`` takes ``(X, data)`` with
+    ``data`` a :class:`RaterData` whose items are the rows of X.
+
+    Zero prior mean: scores on a 0-10 scale sit far from 0, so centre them (subtract the training
+    mean of the item means, and add it back to predictions) or add a ``Constant`` kernel.
+    """
+
+    def __init__(self, kernel: Kernel, noise_variance: float = 1.0, mode: str = "joint",
+                 noise_bounds=NOISE_BOUNDS, priors: Mapping[str, Prior] | None = None):
+        self.mode = check_choice(mode, "mode", MODES)
+        as_positive_float(noise_variance, "noise_variance")
+        super().__init__(kernel, noise_variance, noise_bounds, priors)
+        self.data: RaterData | None = None
+
+    def fit(self, X, data: RaterData) -> "MultiRaterGP":
+        """Condition on the scores in ``data`` of the items at the rows of X. Returns self."""
+        X = as_inputs(X, "X")
+        data = _as_rater_data(data)
+        if data.n_items != X.shape[0]:
+            raise ValueError(f"data: has {data.n_items} items but X has {X.shape[0]} rows (one "
+                             "row per item)")
+        if self.mode == "repeated":
+            super().fit(X[data.items], data.scores)
+        else:
+            try:
+                posterior = LatentGaussian.from_noise(self.kernel(X), data.means,
+                                                      self._item_noise(self.noise_variance, data))
+            except NotPositiveDefiniteError as err:
+                raise NotPositiveDefiniteError(
+                    f"X: the kernel matrix of X plus the noise is not positive definite "
+                    f"({err})") from None
+            self.X_train, self.y_train, self.posterior = X, data.means, posterior
+        self.X_items, self.data = X, data
+        return self
+
+    def _item_noise(self, noise_variance: float, data: RaterData):
+        return noise_variance / data.counts if self.mode == "joint" else noise_variance
+
+    def _refit(self):
+        self.fit(self.X_items, self.data)
+
+    def marginal_likelihood(self, theta=None, eval_gradient: bool = False, warn: bool = True,
+                            include_spread_term: bool = True):
+        """log p(scores | X, theta) of the model (see the module docstring), with its terms.
+
+        For "joint" a :class:`MultiRaterLikelihood` (``include_spread_term=False`` leaves the
+        spread term out, which turns it into the mean model's evidence); for "mean" and
+        "repeated" the :class:`~course_lib.gp.regression.MarginalLikelihood` of the GP on the
+        item means or on every label.
+        """
+        if self.mode != "joint":
+            return super().marginal_likelihood(theta, eval_gradient, warn)
+        self._require_fit()
+        kernel, noise = (self.kernel, self.noise_variance) if theta is None else self._split(theta)
+        K, dK = kernel.gradient(self.X_items) if eval_gradient else (kernel(self.X_items), None)
+        return joint_log_likelihood(K, self.data, noise, dK,
+                                    include_spread_term=include_spread_term, warn=warn)
+
+    def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
+                                 max_iter: int = 200):
+        """ML-II / MAP-II as :meth:`GPRegression.optimise_hyperparameters`.
+
+        Raises ``ValueError`` naming ``data`` in the joint and repeated models when every item's
+        raters agree exactly (within-item spread S = 0 with M > N): the evidence then grows
+        without bound as sigma^2 -> 0, so there is no maximum to find.
+        """
+        self._require_fit()
+        if self.mode != "mean" and self.data.within_ss == 0 and self.data.n_labels > \
+                self.data.n_items:
+            raise ValueError("data: every item's raters give identical scores (zero spread), "
+                             "so the joint evidence grows without bound as the rater noise "
+                             "goes to 0; use mode='mean', fix noise_bounds, or set a prior on "
+                             "noise_variance")
+        return super().optimise_hyperparameters(n_restarts, rng=rng, max_iter=max_iter)
+
+    def __repr__(self):
+        return (f"MultiRaterGP(kernel={self.kernel!r}, noise_variance="
+                f"{self.noise_variance:.4g}, mode={self.mode!r})")
+
+
+# --------------------------------------------------------------------------------------------
+# Simulated raters on a whole-number scale
+# --------------------------------------------------------------------------------------------
+
+def simulate_integer_scores(truth, bias, slope, noise_sd, *, scale=(0, 10),
+                            rng: RngLike = None) -> RaterData:
+    """Every rater r scores every item i: round(slope_r * truth_i + bias_r + N(0, noise_sd_r^2)),
+    clipped to ``scale`` (whole scores, rounded half up). ``bias``, ``slope``, ``noise_sd``:
+    one value per rater (``noise_sd`` >= 0). Returns a complete :class:`RaterData`."""
+    truth = as_float_array(truth, "truth", ndim=1)
+    bias = as_float_array(bias, "bias", ndim=1)
+    slope = as_float_array(slope, "slope", ndim=1)
+    noise_sd = as_float_array(noise_sd, "noise_sd", ndim=1)
+    for name, values in (("slope", slope), ("noise_sd", noise_sd)):
+        if values.shape != bias.shape:
+            raise ValueError(f"{name}: expected one value per rater ({bias.size}, as bias), "
+                             f"got {values.size}")
+    if np.any(noise_sd < 0):
+        raise ValueError("noise_sd: must be >= 0")
+    low, high = check_scale(scale)
+    rng = as_rng(rng)
+    raw = slope[None, :] * truth[:, None] + bias[None, :] + noise_sd[None, :] * \
+        rng.standard_normal((truth.size, bias.size))
+    scores = np.clip(np.floor(raw + 0.5), low, high)
+    return RaterData.from_matrix(scores, scale=(low, high))

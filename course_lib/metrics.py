@@ -1,0 +1,248 @@
+"""Evaluation in one place: recognition (Units 1-3) and scores against raters (Unit 5).
+
+Recognition
+    :func:`confusion_matrix`, :func:`evaluate` -> :class:`RecognitionReport` (accuracy and
+    confusion matrix). The recognisers of :mod:`course_lib.recognition` use them.
+
+Scores on a scale (human ratings, gold standards)
+    :func:`rmse` against a gold standard; :func:`rounded_pcc_mse`, Pearson correlation and mean
+    squared error after rounding both the prediction and the reference to whole scores (the
+    protocol of the speechocean762 papers); :func:`discretised_log_predictive`, the
+    probability a Gaussian predictive distribution of one rater's score gives each whole score
+    of the scale; :func:`discrete_kl`, the KL divergence from the raters' histogram of an item to
+    that distribution.
+
+The discretised predictive of a score ``y ~ N(mean, variance)`` on the integer scale
+``low..high`` gives score c the mass of the bin [c - 1/2, c + 1/2], renormalised over the
+scale's bins (mass beyond the two end bins is dropped, not lumped into them):
+
+    P(c) = [Phi(b_c) - Phi(a_c)] / sum_c' [Phi(b_c') - Phi(a_c')],   a_c = (c - 1/2 - mean) / sd.
+
+It is computed in log space (log Phi differences written so that neither tail cancels), so a
+score far in the tail has a small but finite log-probability and the KL stays finite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import log_ndtr, logsumexp
+
+from .validation import as_float_array
+
+__all__ = ["RecognitionReport", "confusion_matrix", "evaluate", "label_array", "rmse",
+           "round_scores", "rounded_pcc_mse", "check_scale", "discretised_log_predictive",
+           "discrete_kl"]
+
+
+# --------------------------------------------------------------------------------------------
+# Recognition
+# --------------------------------------------------------------------------------------------
+
+def label_array(values, name: str) -> np.ndarray:
+    """``values`` as a non-empty 1-D array of labels (any hashable dtype), checked by name."""
+    if values is None or isinstance(values, (str, bytes)):
+        raise TypeError(f"{name}: expected a sequence of labels, got {type(values).__name__}")
+    arr = np.asarray(values)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name}: expected a non-empty 1-D sequence of labels, got shape "
+                         f"{arr.shape}")
+    return arr
+
+
+def confusion_matrix(labels, predictions, classes) -> np.ndarray:
+    """Counts ``C[a, b]`` of items of class ``classes[a]`` predicted as ``classes[b]``.
+
+    Rows are the true class, columns the predicted one; ``np.trace(C) / C.sum()`` is the
+    accuracy. A label or prediction that is not in ``classes`` raises ``ValueError``.
+    """
+    labels = label_array(labels, "labels")
+    predictions = label_array(predictions, "predictions")
+    classes = label_array(classes, "classes")
+    if labels.shape != predictions.shape:
+        raise ValueError(f"predictions: expected one per label ({labels.shape[0]}), got "
+                         f"{predictions.shape[0]}")
+    index = {c: k for k, c in enumerate(classes.tolist())}
+    if len(index) != len(classes):
+        raise ValueError("classes: contains duplicates")
+    for name, values in (("labels", labels), ("predictions", predictions)):
+        unknown = [v for v in values.tolist() if v not in index]
+        if unknown:
+            raise ValueError(f"{name}: {unknown[0]!r} is not one of classes "
+                             f"{classes.tolist()}")
+    out = np.zeros((len(classes), len(classes)), dtype=np.int64)
+    np.add.at(out, ([index[v] for v in labels.tolist()],
+                    [index[v] for v in predictions.tolist()]), 1)
+    return out
+
+
+@dataclass(frozen=True)
+class RecognitionReport:
+    """Accuracy and confusion matrix of predictions against true labels.
+
+    ``confusion[a, b]`` counts items of ``classes[a]`` recognised as ``classes[b]``.
+    """
+
+    accuracy: float
+    confusion: np.ndarray
+    classes: np.ndarray
+    predictions: np.ndarray
+    labels: np.ndarray
+
+    @property
+    def n_items(self) -> int:
+        return int(self.labels.shape[0])
+
+    @property
+    def n_errors(self) -> int:
+        return int(np.sum(self.predictions != self.labels))
+
+    @property
+    def class_accuracy(self) -> np.ndarray:
+        """Fraction of each class's items recognised correctly (NaN for a class with none)."""
+        totals = self.confusion.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(totals > 0, np.diag(self.confusion) / totals, np.nan)
+
+    def summary(self, class_names=None) -> str:
+        """One line: accuracy, errors, and the most frequent confusion."""
+        names = [str(c) for c in self.classes] if class_names is None else list(class_names)
+        off = self.confusion - np.diag(np.diag(self.confusion))
+        text = f"accuracy {self.accuracy:.3f} ({self.n_errors} errors in {self.n_items})"
+        if off.max() > 0:
+            a, b = np.unravel_index(np.argmax(off), off.shape)
+            text += f"; most frequent confusion: {names[a]} -> {names[b]} ({off[a, b]}x)"
+        return text
+
+
+def evaluate(labels, predictions, classes=None) -> RecognitionReport:
+    """Accuracy and confusion matrix of ``predictions`` against the true ``labels``.
+
+    ``classes`` defaults to the sorted union of both.
+    """
+    labels = label_array(labels, "labels")
+    predictions = label_array(predictions, "predictions")
+    if classes is None:
+        classes = np.unique(np.concatenate([labels, predictions]))
+    confusion = confusion_matrix(labels, predictions, classes)
+    return RecognitionReport(float(np.trace(confusion) / confusion.sum()), confusion,
+                             np.asarray(classes), predictions, labels)
+
+
+# --------------------------------------------------------------------------------------------
+# Scores on a scale
+# --------------------------------------------------------------------------------------------
+
+def _paired(predictions, reference) -> tuple[np.ndarray, np.ndarray]:
+    predictions = as_float_array(predictions, "predictions", ndim=1)
+    reference = as_float_array(reference, "reference", ndim=1)
+    if predictions.shape != reference.shape:
+        raise ValueError(f"predictions: expected one per reference value ({reference.size}), "
+                         f"got {predictions.size}")
+    return predictions, reference
+
+
+def rmse(predictions, reference) -> float:
+    """Root mean squared error sqrt(mean((prediction - reference)^2))."""
+    predictions, reference = _paired(predictions, reference)
+    return float(np.sqrt(np.mean((predictions - reference) ** 2)))
+
+
+def round_scores(values) -> np.ndarray:
+    """Round half up to whole scores (2.5 -> 3), the convention of rounded evaluation; numpy's
+    ``round`` would send 2.5 to 2 (half to even)."""
+    return np.floor(as_float_array(values, "values") + 0.5)
+
+
+def rounded_pcc_mse(predictions, reference) -> tuple[float, float]:
+    """Pearson correlation and mean squared error after rounding **both** the predictions and the
+    reference (e.g. the mean of the raters) to whole scores, as seed 000 does following the
+    speechocean762 protocol. Raises ``ValueError`` naming the argument that is constant after
+    rounding (the correlation is undefined)."""
+    predictions, reference = _paired(predictions, reference)
+    if predictions.size < 2:
+        raise ValueError("predictions: need at least 2 items for a correlation")
+    rounded_pred, rounded_ref = round_scores(predictions), round_scores(reference)
+    for name, values in (("predictions", rounded_pred), ("reference", rounded_ref)):
+        if np.all(values == values[0]):
+            raise ValueError(f"{name}: every value rounds to {values[0]:g}, so the correlation "
+                             "is undefined")
+    pcc = float(np.corrcoef(rounded_pred, rounded_ref)[0, 1])
+    return pcc, float(np.mean((rounded_pred - rounded_ref) ** 2))
+
+
+def check_scale(scale, name: str = "scale") -> tuple[int, int]:
+    """``scale`` as ``(low, high)``: two integers with low < high (the whole scores low..high)."""
+    try:
+        low, high = scale
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: expected (low, high), two integers, got {scale!r}") from None
+    for value in (low, high):
+        if isinstance(value, bool) or not float(value).is_integer():
+            raise TypeError(f"{name}: expected whole scores (low, high), got {scale!r}")
+    if not low < high:
+        raise ValueError(f"{name}: expected low < high, got {scale!r}")
+    return int(low), int(high)
+
+
+def _log_normal_interval(lower, upper) -> np.ndarray:
+    """log(Phi(upper) - Phi(lower)) for lower < upper (standardised), without cancellation.
+
+    In the right tail Phi(u) - Phi(l) = Phi(-l) - Phi(-u): mirror so that both ends sit where
+    log Phi is accurate, then log(Phi(b) - Phi(a)) = log Phi(b) + log1p(-exp(log Phi(a) - log Phi(b))).
+    """
+    mirror = lower > 0
+    a = np.where(mirror, -upper, lower)
+    b = np.where(mirror, -lower, upper)
+    log_b, log_a = log_ndtr(b), log_ndtr(a)
+    with np.errstate(divide="ignore"):
+        return log_b + np.log1p(-np.exp(log_a - log_b))
+
+
+def discretised_log_predictive(mean, variance, scale=(0, 10)) -> np.ndarray:
+    """log P(c) for every whole score c of ``scale`` (module docstring), shape (n, n_scores).
+
+    ``mean`` and ``variance`` (> 0) describe the predictive distribution of **one rater's**
+    score for each of n items (for a GP: latent variance plus the noise of a single rater).
+    Each row is renormalised over the scale, so ``exp`` of a row sums to one.
+    """
+    mean = as_float_array(mean, "mean", ndim=1)
+    variance = as_float_array(variance, "variance", ndim=1)
+    if variance.shape != mean.shape:
+        raise ValueError(f"variance: expected one per mean ({mean.size}), got {variance.size}")
+    if np.any(variance <= 0):
+        raise ValueError(f"variance: must be > 0 (item {int(np.argmax(variance <= 0))} has "
+                         f"{variance[variance <= 0][0]:g})")
+    low, high = check_scale(scale)
+    edges = np.arange(low, high + 2) - 0.5
+    standardised = (edges[None, :] - mean[:, None]) / np.sqrt(variance)[:, None]
+    log_mass = _log_normal_interval(standardised[:, :-1], standardised[:, 1:])
+    return log_mass - logsumexp(log_mass, axis=1, keepdims=True)
+
+
+def discrete_kl(reference, log_probabilities) -> np.ndarray:
+    """KL(P_ref || P) per item: sum over scores with P_ref > 0 of P_ref log(P_ref / P).
+
+    ``reference`` (n, n_scores): each row a histogram of the raters' scores (counts or
+    fractions; rows are normalised here); ``log_probabilities``: the model's log P, same shape
+    (e.g. from :func:`discretised_log_predictive`). Averaging the result over items gives the
+    table value. Finite whenever the log-probabilities are.
+    """
+    reference = as_float_array(reference, "reference", ndim=2)
+    log_probabilities = as_float_array(log_probabilities, "log_probabilities", ndim=2,
+                                       allow_inf="-inf")
+    if reference.shape != log_probabilities.shape:
+        raise ValueError(f"log_probabilities: expected shape {reference.shape} (one row per "
+                         f"item, one column per score), got {log_probabilities.shape}")
+    if np.any(reference < 0):
+        raise ValueError("reference: histogram counts must be >= 0")
+    totals = reference.sum(axis=1)
+    if np.any(totals == 0):
+        raise ValueError(f"reference: row {int(np.argmax(totals == 0))} is empty (no scores)")
+    p_ref = reference / totals[:, None]
+    present = p_ref > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(present, p_ref * (np.log(np.where(present, p_ref, 1.0))
+                                          - np.where(present, log_probabilities, 0.0)), 0.0)
+    return terms.sum(axis=1)
