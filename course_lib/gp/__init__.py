@@ -5,7 +5,9 @@
 the predictive distribution, plus the jitter policy (shared by exact regression and the
 Laplace / variational models of later units); ``regression`` exact GP regression with ML-II /
 MAP-II fitting; ``priors`` hyper-priors for MAP-II; ``sparse`` the inducing-point
-(Titsias collapsed variational bound) approximation for large N.
+(Titsias collapsed variational bound) approximation for large N; ``raters`` several raters'
+scores per item (Unit 5: the mean, joint and repeated-input models); ``annotators`` raters whose
+noise differs by rater and by region of the input space (Unit 5, seed 001).
 """
 
 from .kernels import (Constant, Kernel, Linear, Matern, Matern12, Matern32, Matern52, Periodic,
