@@ -1,0 +1,207 @@
+"""What every experiment script shares: writing a result file, reading one, comparing runs.
+
+Scripts run from the repository root as ``python -m experiments.<script>`` (full run, writes
+``experiments/results/<name>.json``) or ``python -m experiments.<script> --reduced`` (a few seeds
+or splits, compared value by value with the committed full result, nothing written).
+
+A result file is one JSON object::
+
+    name, title, script, command        what produced it and how to re-run it
+    created                             UTC date and time of the run (ISO 8601)
+    run_time_seconds                    wall-clock time of the whole run
+    settings                            every setting the numbers depend on
+    environment                         python, numpy, scipy, scikit-learn and course_lib
+                                        versions, course_lib's git commit (and whether the
+                                        tree had uncommitted changes), cores, BLAS threads
+    result                              the numbers (per seed / per split and summaries)
+    source                              the source paper's numbers beside ours
+    differences                         where ours differs from the source and why
+
+Reading goes through :func:`course_lib.results.load_result`, the one reader notebooks use too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from course_lib.results import RESULTS_DIR, available_results, load_result
+
+REPOSITORY = RESULTS_DIR.parents[1]
+
+__all__ = ["RESULTS_DIR", "available_results", "load_result", "environment", "to_json",
+           "write_result", "run_experiment", "compare_runs"]
+
+
+def _git(*args: str) -> str | None:
+    try:
+        done = subprocess.run(["git", *args], cwd=REPOSITORY, capture_output=True, text=True,
+                              timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def environment() -> dict:
+    """Versions, code commit and machine of this run (what a reader needs to judge the numbers)."""
+    import scipy
+    import sklearn
+    from threadpoolctl import threadpool_info
+
+    import course_lib
+
+    status = _git("status", "--porcelain", "--", "course_lib", "experiments")
+    blas = [{"library": info.get("internal_api"), "threads": info.get("num_threads"),
+             "version": info.get("version")}
+            for info in threadpool_info() if info.get("user_api") == "blas"]
+    return {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "scikit-learn": sklearn.__version__,
+        "course_lib": course_lib.__version__,
+        "course_lib_commit": _git("rev-parse", "HEAD"),
+        # Uncommitted edits to the library or the scripts mean the commit alone does not
+        # reproduce the numbers.
+        "uncommitted_changes": None if status is None else bool(status),
+        "platform": platform.platform(),
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count(),
+        "blas": blas,
+    }
+
+
+def to_json(value, path: str = "result"):
+    """``value`` with numpy arrays and scalars turned into plain JSON types.
+
+    A non-finite float is refused (naming where it sits), so a NaN never hides in a table as
+    ``NaN`` (not JSON) or as a silent ``null``. Missing numbers are written as ``None`` on purpose.
+    """
+    if isinstance(value, dict):
+        return {str(key): to_json(item, f"{path}[{key!r}]") for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_json(item, f"{path}[{index}]") for index, item in enumerate(value)]
+    if isinstance(value, np.ndarray):
+        return to_json(value.tolist(), path)
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise ValueError(f"{path}: {value} is not a finite number; a result must not hide "
+                             f"a failed computation")
+        return float(value)
+    if value is None or isinstance(value, str):
+        return value
+    raise TypeError(f"{path}: cannot write a {type(value).__name__} to a result file")
+
+
+def write_result(name: str, *, title: str, settings: dict, result: dict, source: dict,
+                 differences: dict | str, run_time_seconds: float,
+                 results_dir: Path = RESULTS_DIR) -> Path:
+    """Write ``<results_dir>/<name>.json`` (layout in this module's docstring); return its path."""
+    document = {
+        "name": name,
+        "title": title,
+        "script": f"experiments/{name}.py",
+        "command": f"python -m experiments.{name}",
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "run_time_seconds": run_time_seconds,
+        "settings": settings,
+        "environment": environment(),
+        "result": result,
+        "source": source,
+        "differences": differences,
+    }
+    document = to_json(document, name)
+    results_dir = Path(results_dir)
+    results_dir.mkdir(parents=True, exist_ok=True)
+    path = results_dir / f"{name}.json"
+    path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def compare_runs(reduced: dict, full: dict, *, tol: float, path: str = "") -> list[str]:
+    """Where two nested results differ: a list of ``"path: reduced vs full"`` lines.
+
+    Only keys present in ``reduced`` are compared (a reduced run holds a subset of the full
+    run's seeds or splits). Numbers must agree within ``tol`` (absolute), everything else exactly.
+    """
+    problems: list[str] = []
+    if isinstance(reduced, dict):
+        if not isinstance(full, dict):
+            return [f"{path}: reduced has a mapping, full has {type(full).__name__}"]
+        for key, item in reduced.items():
+            if key not in full:
+                problems.append(f"{path}/{key}: missing in the full result")
+            else:
+                problems.extend(compare_runs(item, full[key], tol=tol, path=f"{path}/{key}"))
+    elif isinstance(reduced, list):
+        if not isinstance(full, list) or len(full) != len(reduced):
+            return [f"{path}: reduced has {len(reduced)} entries, full has "
+                    f"{len(full) if isinstance(full, list) else type(full).__name__}"]
+        for index, (a, b) in enumerate(zip(reduced, full)):
+            problems.extend(compare_runs(a, b, tol=tol, path=f"{path}[{index}]"))
+    elif isinstance(reduced, (int, float)) and not isinstance(reduced, bool) \
+            and isinstance(full, (int, float)) and not isinstance(full, bool):
+        if not abs(reduced - full) <= tol:
+            problems.append(f"{path}: reduced {reduced!r} vs full {full!r} (tol {tol:g})")
+    elif reduced != full:
+        problems.append(f"{path}: reduced {reduced!r} vs full {full!r}")
+    return problems
+
+
+def run_experiment(name: str, description: str, run: Callable[[bool], dict],
+                   select_for_comparison: Callable[[dict, dict], tuple[dict, dict]],
+                   tol: float, argv: list[str] | None = None) -> dict:
+    """Command-line entry shared by the scripts.
+
+    ``run(reduced)`` returns the keyword arguments of :func:`write_result` except ``name`` and
+    ``run_time_seconds``. The full run writes the result; ``--reduced`` compares the values
+    ``select_for_comparison(reduced_doc, committed_doc)`` picks out and exits non-zero on a
+    difference beyond ``tol``.
+    """
+    parser = argparse.ArgumentParser(prog=f"python -m experiments.{name}", description=description)
+    parser.add_argument("--reduced", action="store_true",
+                        help="a few seeds/splits, compared with the committed full result; "
+                             "nothing is written")
+    options = parser.parse_args(argv)
+    start = time.perf_counter()
+    document = run(options.reduced)
+    elapsed = time.perf_counter() - start
+    if not options.reduced:
+        path = write_result(name, run_time_seconds=elapsed, **document)
+        print(f"wrote {path.relative_to(REPOSITORY)} ({elapsed:.0f} s)")
+        return document
+    committed = load_result(name)
+    ours, theirs = select_for_comparison(to_json(document["result"]), committed["result"])
+    problems = compare_runs(ours, theirs, tol=tol)
+    print(f"reduced run: {elapsed:.1f} s; compared with the committed full result "
+          f"(tolerance {tol:g}): {'agrees' if not problems else f'{len(problems)} differences'}")
+    for line in problems[:20]:
+        print("  " + line)
+    if problems:
+        sys.exit(1)
+    return document
