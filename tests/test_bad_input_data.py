@@ -20,6 +20,7 @@ import course_lib.data as data
 from bad_input import BadInput, check_case, parametrize
 from course_lib.data import DataError, digit_pairs as P, digits as D
 from course_lib.data.regression import load_co2, load_mcycle
+from course_lib.data.uci import load_uci
 
 
 def in_changed_copy(dataset: str, change, load, *, reseal: bool = False, waves: bool = False):
@@ -290,6 +291,35 @@ CASES = [
                              rewrite_wave(PAIR_WAV, lambda rate, x: (rate, x / 32768.0)),
                              lambda: P.digit_pair_features("test"), reseal=True, waves=True),
              DataError, PAIR_WAV),
+    # ---- the UCI regression tables ----
+    BadInput("data: uci unknown name", lambda: load_uci("boston"), ValueError, "name"),
+    BadInput("data: uci name as a number", lambda: load_uci(1), TypeError, "name"),
+    BadInput("data: uci name None", lambda: load_uci(None), TypeError, "name"),
+    BadInput("data: uci corrupt CSV",
+             in_changed_copy("uci", replace_text("housing.csv", "0.00632,18,", "0.00632,81,"),
+                             lambda: load_uci("housing")),
+             DataError, "housing.csv"),
+    BadInput("data: uci missing CSV",
+             in_changed_copy("uci", delete("concrete.csv"), lambda: load_uci("concrete")),
+             DataError, "concrete.csv"),
+    BadInput("data: uci horsepower '?' (the UCI file's missing value)",
+             in_changed_copy("uci", replace_text("auto_mpg.csv", "8,307.0,130,", "8,307.0,?,"),
+                             lambda: load_uci("auto_mpg"), reseal=True),
+             DataError, "horsepower"),
+    BadInput("data: uci target nan",
+             in_changed_copy("uci", replace_text("concrete.csv", ",28,79.99\n", ",28,nan\n"),
+                             lambda: load_uci("concrete"), reseal=True),
+             DataError, "strength"),
+    BadInput("data: uci header lacks the target",
+             in_changed_copy("uci", replace_text("housing.csv", ",medv\n", ",price\n"),
+                             lambda: load_uci("housing"), reseal=True),
+             DataError, "medv"),
+    BadInput("data: uci a row missing",
+             in_changed_copy("uci", replace_text("housing.csv",
+                                                 "0.00632,18,2.31,0,0.538,6.575,65.2,4.09,1,296,"
+                                                 "15.3,4.98,24\n", ""),
+                             lambda: load_uci("housing"), reseal=True),
+             DataError, "housing.csv"),
 ]
 
 

@@ -25,9 +25,10 @@ from course_lib.data import DataError
 from course_lib.data import digit_pairs as P
 from course_lib.data import digits as D
 from course_lib.data.regression import load_co2, load_mcycle
+from course_lib.data.uci import NAMES as UCI_NAMES, load_uci
 
 ROOT = Path(__file__).resolve().parents[1]
-LOADED_DATASETS = {"digits", "digit_pairs", "co2", "mcycle"}
+LOADED_DATASETS = {"digits", "digit_pairs", "co2", "mcycle", "uci"}
 
 
 @contextlib.contextmanager
@@ -58,6 +59,7 @@ def load_every_dataset(root: Path) -> dict[str, object]:
             "digit_pairs/labels": (pairs.labels, pairs.speakers),
             "co2": load_co2(),
             "mcycle": load_mcycle(),
+            **{f"uci/{name}": (load_uci(name).X, load_uci(name).y) for name in UCI_NAMES},
         }
 
 
