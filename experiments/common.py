@@ -31,6 +31,7 @@ import platform
 import subprocess
 import sys
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -41,7 +42,16 @@ from course_lib.results import RESULTS_DIR, available_results, load_result
 REPOSITORY = RESULTS_DIR.parents[1]
 
 __all__ = ["RESULTS_DIR", "available_results", "load_result", "environment", "to_json",
-           "write_result", "run_experiment", "compare_runs"]
+           "write_result", "run_experiment", "compare_runs", "task_rng"]
+
+
+def task_rng(key: int | tuple[int, ...], task: str) -> np.random.Generator:
+    """An independent generator for one task (``task``, e.g. "noise/regions") of one seed or
+    split (``key``). Keyed by name, not by order of use, so adding a model or running a subset
+    of the seeds never changes the random numbers another task sees."""
+    entropy = [key] if isinstance(key, int) else list(key)
+    return np.random.default_rng(np.random.SeedSequence(
+        entropy, spawn_key=(zlib.crc32(task.encode("utf-8")),)))
 
 
 def _git(*args: str) -> str | None:
