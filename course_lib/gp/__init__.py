@@ -19,6 +19,8 @@ from .regression import (GPRegression, HyperparameterFit, LMLSurface, MarginalLi
                          gaussian_log_marginal_likelihood, log_marginal_likelihood_surface)
 from .raters import (MultiRaterGP, MultiRaterLikelihood, RaterData, WeightedMeans,
                      joint_log_likelihood, simulate_integer_scores)
+from .annotators import (AnnotatorLikelihood, AnnotatorNoiseGP, Regions, annotator_log_likelihood,
+                         assign_regions, simulate_homogeneous, simulate_regions)
 from .sparse import (SparseGP, collapsed_bound, collapsed_bound_and_gradient, fit_sparse_gp,
                      select_inducing_inputs, sparse_posterior)
 
@@ -32,6 +34,8 @@ __all__ = [
     "gaussian_log_marginal_likelihood", "log_marginal_likelihood_surface",
     "RaterData", "WeightedMeans", "MultiRaterLikelihood", "joint_log_likelihood", "MultiRaterGP",
     "simulate_integer_scores",
+    "AnnotatorLikelihood", "annotator_log_likelihood", "AnnotatorNoiseGP", "Regions",
+    "assign_regions", "simulate_homogeneous", "simulate_regions",
     "SparseGP", "collapsed_bound", "collapsed_bound_and_gradient", "fit_sparse_gp",
     "select_inducing_inputs", "sparse_posterior",
 ]

@@ -331,6 +331,10 @@ class GPRegression:
                 start[index] = self.priors[name].sample_log(rng=rng)
         return np.clip(start, bounds[:, 0], bounds[:, 1])
 
+    def _starts(self, n_restarts: int, rng) -> list[np.ndarray]:
+        """Starting points of the optimiser runs: the current theta, then random starts."""
+        return [self.theta] + [self._random_start(rng) for _ in range(n_restarts - 1)]
+
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200) -> HyperparameterFit:
         """Maximise log p(y | X, theta) + log p(theta) over the log hyper-parameters.
@@ -346,7 +350,7 @@ class GPRegression:
         n_restarts = as_positive_int(n_restarts, "n_restarts")
         max_iter = as_positive_int(max_iter, "max_iter")
         rng = as_rng(rng)
-        starts = [self.theta] + [self._random_start(rng) for _ in range(n_restarts - 1)]
+        starts = self._starts(n_restarts, rng)
         ends, values, converged, n_iter = [], [], [], []
         for start in starts:
             run = minimize(self._negative_objective, start, jac=True, method="L-BFGS-B",
