@@ -24,6 +24,8 @@ score far in the tail has a small but finite log-probability and the KL stays fi
 
 from __future__ import annotations
 
+import numbers
+import reprlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -146,7 +148,14 @@ def _paired(predictions, reference) -> tuple[np.ndarray, np.ndarray]:
 def rmse(predictions, reference) -> float:
     """Root mean squared error sqrt(mean((prediction - reference)^2))."""
     predictions, reference = _paired(predictions, reference)
-    return float(np.sqrt(np.mean((predictions - reference) ** 2)))
+    with np.errstate(over="ignore"):  # a difference beyond float64 gives inf: refused below
+        error = predictions - reference
+    if not np.all(np.isfinite(error)):
+        raise ValueError("predictions: a difference from the reference exceeds float64")
+    largest = np.abs(error).max()
+    if largest == 0:
+        return 0.0
+    return float(largest * np.sqrt(np.mean((error / largest) ** 2)))  # squares cannot overflow
 
 
 def round_scores(values) -> np.ndarray:
@@ -168,8 +177,11 @@ def rounded_pcc_mse(predictions, reference) -> tuple[float, float]:
         if np.all(values == values[0]):
             raise ValueError(f"{name}: every value rounds to {values[0]:g}, so the correlation "
                              "is undefined")
-    pcc = float(np.corrcoef(rounded_pred, rounded_ref)[0, 1])
-    return pcc, float(np.mean((rounded_pred - rounded_ref) ** 2))
+    # the correlation does not change when each side is scaled: keep the products finite
+    pcc = float(np.corrcoef(rounded_pred / np.abs(rounded_pred).max(),
+                            rounded_ref / np.abs(rounded_ref).max())[0, 1])
+    with np.errstate(over="ignore"):  # beyond float64 the MSE is inf, as it should be
+        return pcc, float(np.mean((rounded_pred - rounded_ref) ** 2))
 
 
 def check_scale(scale, name: str = "scale") -> tuple[int, int]:
@@ -177,27 +189,48 @@ def check_scale(scale, name: str = "scale") -> tuple[int, int]:
     try:
         low, high = scale
     except (TypeError, ValueError):
-        raise TypeError(f"{name}: expected (low, high), two integers, got {scale!r}") from None
+        raise TypeError(f"{name}: expected (low, high), two integers, got {reprlib.repr(scale)}") from None
     for value in (low, high):
-        if isinstance(value, bool) or not float(value).is_integer():
-            raise TypeError(f"{name}: expected whole scores (low, high), got {scale!r}")
+        try:
+            whole = (isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+                     and float(value).is_integer())
+        except OverflowError:  # an integer beyond float64
+            whole = False
+        if not whole:
+            raise TypeError(f"{name}: expected whole scores (low, high), got {reprlib.repr(scale)}")
     if not low < high:
-        raise ValueError(f"{name}: expected low < high, got {scale!r}")
+        raise ValueError(f"{name}: expected low < high, got {reprlib.repr(scale)}")
     return int(low), int(high)
+
+
+# a bin narrower than this (in sd units, times max(1, distance from the mean)) uses the
+# midpoint rule: there Phi(b) - Phi(a) would cancel, and the rule's error is below 1e-15
+NARROW_BIN = 1e-3
 
 
 def _log_normal_interval(lower, upper) -> np.ndarray:
     """log(Phi(upper) - Phi(lower)) for lower < upper (standardised), without cancellation.
 
-    In the right tail Phi(u) - Phi(l) = Phi(-l) - Phi(-u): mirror so that both ends sit where
-    log Phi is accurate, then log(Phi(b) - Phi(a)) = log Phi(b) + log1p(-exp(log Phi(a) - log Phi(b))).
+    Wide bins: mirror a bin in the right tail (Phi(u) - Phi(l) = Phi(-l) - Phi(-u)) so that both
+    ends sit where log Phi is accurate, then log(Phi(b) - Phi(a)) = log Phi(b) + log(1 - e^d),
+    d = log Phi(a) - log Phi(b) < 0 (with expm1 for d near 0). Narrow bins (width w with
+    w * max(1, |m|) < NARROW_BIN, m the midpoint; e.g. a predictive sd of 1e8 on a 0-10
+    scale): Phi(b) - Phi(a) = w phi(m) (1 + (m^2 - 1) w^2 / 24 + O(w^4 m^4)).
     """
-    mirror = lower > 0
-    a = np.where(mirror, -upper, lower)
-    b = np.where(mirror, -lower, upper)
-    log_b, log_a = log_ndtr(b), log_ndtr(a)
-    with np.errstate(divide="ignore"):
-        return log_b + np.log1p(-np.exp(log_a - log_b))
+    # inf - inf, log(0), overflow: only for items beyond float64, which the caller refuses
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        width, middle = upper - lower, 0.5 * (lower + upper)
+        narrow = width * np.maximum(1.0, np.abs(middle)) < NARROW_BIN
+        mirror = lower > 0
+        a = np.where(mirror, -upper, lower)
+        b = np.where(mirror, -lower, upper)
+        log_b = log_ndtr(b)
+        d = np.minimum(log_ndtr(a) - log_b, 0.0)
+        wide_value = log_b + np.where(d > -np.log(2.0), np.log(-np.expm1(d)),
+                                      np.log1p(-np.exp(d)))
+        narrow_value = (np.log(width) - 0.5 * middle ** 2 - 0.5 * np.log(2.0 * np.pi)
+                        + np.log1p((middle ** 2 - 1.0) * width ** 2 / 24.0))
+    return np.where(narrow, narrow_value, wide_value)
 
 
 def discretised_log_predictive(mean, variance, scale=(0, 10)) -> np.ndarray:
@@ -205,7 +238,9 @@ def discretised_log_predictive(mean, variance, scale=(0, 10)) -> np.ndarray:
 
     ``mean`` and ``variance`` (> 0) describe the predictive distribution of **one rater's**
     score for each of n items (for a GP: latent variance plus the noise of a single rater).
-    Each row is renormalised over the scale, so ``exp`` of a row sums to one.
+    Each row is renormalised over the scale, so ``exp`` of a row sums to one. Raises
+    ``ValueError`` naming ``mean`` for an item so many standard deviations from a score (beyond
+    about 1e154) that even its log-probability leaves float64.
     """
     mean = as_float_array(mean, "mean", ndim=1)
     variance = as_float_array(variance, "variance", ndim=1)
@@ -216,9 +251,20 @@ def discretised_log_predictive(mean, variance, scale=(0, 10)) -> np.ndarray:
                          f"{variance[variance <= 0][0]:g})")
     low, high = check_scale(scale)
     edges = np.arange(low, high + 2) - 0.5
-    standardised = (edges[None, :] - mean[:, None]) / np.sqrt(variance)[:, None]
+    with np.errstate(over="ignore"):
+        standardised = (edges[None, :] - mean[:, None]) / np.sqrt(variance)[:, None]
     log_mass = _log_normal_interval(standardised[:, :-1], standardised[:, 1:])
+    lost = ~np.all(np.isfinite(log_mass), axis=1)
+    if lost.any():
+        item = int(np.argmax(lost))
+        raise ValueError(f"mean: item {item} (mean {mean[item]:.3g}, variance "
+                         f"{variance[item]:.3g}) lies so many standard deviations from the "
+                         f"scale {low}..{high} that its log-probabilities leave float64")
     return log_mass - logsumexp(log_mass, axis=1, keepdims=True)
+
+
+# |log sum_c P(c)| above this: not a distribution (a density or unnormalised CDF differences)
+LOG_TOTAL_TOLERANCE = 1e-6
 
 
 def discrete_kl(reference, log_probabilities) -> np.ndarray:
@@ -226,8 +272,9 @@ def discrete_kl(reference, log_probabilities) -> np.ndarray:
 
     ``reference`` (n, n_scores): each row a histogram of the raters' scores (counts or
     fractions; rows are normalised here); ``log_probabilities``: the model's log P, same shape
-    (e.g. from :func:`discretised_log_predictive`). Averaging the result over items gives the
-    table value. Finite whenever the log-probabilities are.
+    (e.g. from :func:`discretised_log_predictive`; each row must sum to one, within 1e-6 in
+    log space). Averaging the result over items gives the table value. Finite whenever the
+    log-probabilities are.
     """
     reference = as_float_array(reference, "reference", ndim=2)
     log_probabilities = as_float_array(log_probabilities, "log_probabilities", ndim=2,
@@ -236,11 +283,22 @@ def discrete_kl(reference, log_probabilities) -> np.ndarray:
         raise ValueError(f"log_probabilities: expected shape {reference.shape} (one row per "
                          f"item, one column per score), got {log_probabilities.shape}")
     if np.any(reference < 0):
-        raise ValueError("reference: histogram counts must be >= 0")
-    totals = reference.sum(axis=1)
-    if np.any(totals == 0):
-        raise ValueError(f"reference: row {int(np.argmax(totals == 0))} is empty (no scores)")
-    p_ref = reference / totals[:, None]
+        raise ValueError(f"reference: histogram counts must be >= 0 (row "
+                         f"{int(np.argmax(np.any(reference < 0, axis=1)))} has "
+                         f"{reference[reference < 0][0]:g})")
+    largest = reference.max(axis=1)
+    if np.any(largest == 0):
+        raise ValueError(f"reference: row {int(np.argmax(largest == 0))} is empty (no scores)")
+    with np.errstate(divide="ignore"):  # a row of -inf sums to 0: refused just below
+        log_totals = logsumexp(log_probabilities, axis=1)
+    unnormalised = np.abs(log_totals) > LOG_TOTAL_TOLERANCE
+    if unnormalised.any():
+        row = int(np.argmax(unnormalised))
+        raise ValueError(f"log_probabilities: row {row} sums to {np.exp(log_totals[row]):.6g} "
+                         "in probability, not 1; pass the log of a distribution over the "
+                         "scale (e.g. from discretised_log_predictive)")
+    scaled = reference / largest[:, None]  # its sum cannot overflow
+    p_ref = scaled / scaled.sum(axis=1, keepdims=True)
     present = p_ref > 0
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(present, p_ref * (np.log(np.where(present, p_ref, 1.0))

@@ -37,7 +37,8 @@ import numpy as np
 
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
 from ..metrics import check_scale
-from ..validation import RngLike, as_float_array, as_positive_float, as_rng, check_choice
+from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
+                          as_rng, check_choice)
 from .kernels import Kernel, as_inputs
 from .prediction import LatentGaussian
 from .priors import Prior
@@ -48,15 +49,17 @@ __all__ = ["RaterData", "WeightedMeans", "MultiRaterLikelihood", "joint_log_like
            "MultiRaterGP", "simulate_integer_scores", "MODES"]
 
 MODES = ("mean", "joint", "repeated")
+LARGEST_INDEX = 2.0 ** 53  # beyond it float64 skips whole numbers
 
 
 def _index_array(values, name: str, size: int | None) -> np.ndarray:
     """Non-negative integer indices (floats that are whole numbers accepted), checked by name."""
     arr = as_float_array(values, name, ndim=1)
-    if np.any(arr != np.round(arr)) or np.any(arr < 0):
-        bad = int(np.flatnonzero((arr != np.round(arr)) | (arr < 0))[0])
-        raise ValueError(f"{name}: expected non-negative whole-number indices, row {bad} has "
-                         f"{arr[bad]:g}")
+    invalid = (arr != np.round(arr)) | (arr < 0) | (arr >= LARGEST_INDEX)
+    if invalid.any():
+        bad = int(np.flatnonzero(invalid)[0])
+        raise ValueError(f"{name}: expected non-negative whole-number indices (0, 1, 2, ...), "
+                         f"row {bad} has {arr[bad]:g}")
     arr = arr.astype(np.int64)
     if size is not None and np.any(arr >= size):
         bad = int(np.flatnonzero(arr >= size)[0])
@@ -64,10 +67,12 @@ def _index_array(values, name: str, size: int | None) -> np.ndarray:
     return arr
 
 
-def _rows(mask: np.ndarray, limit: int = 5) -> str:
+def _rows(mask: np.ndarray, noun: str = "row", limit: int = 5) -> str:
+    """"row 3" or "rows 1, 4, 6 and 2 more": where ``mask`` is true."""
     rows = np.flatnonzero(mask)
     text = ", ".join(str(r) for r in rows[:limit])
-    return text + (f" and {rows.size - limit} more" if rows.size > limit else "")
+    more = f" and {rows.size - limit} more" if rows.size > limit else ""
+    return f"{noun}{'s' if rows.size > 1 else ''} {text}{more}"
 
 
 @dataclass(frozen=True)
@@ -100,36 +105,50 @@ class RaterData:
 
     def __init__(self, items, raters, scores, *, n_items: int | None = None,
                  n_raters: int | None = None, scale=None):
+        n_items = None if n_items is None else as_positive_int(n_items, "n_items")
+        n_raters = None if n_raters is None else as_positive_int(n_raters, "n_raters")
         items = _index_array(items, "items", n_items)
         raters = _index_array(raters, "raters", n_raters)
-        scores = as_float_array(scores, "scores", ndim=1)
+        scores = as_float_array(scores, "scores", ndim=1).copy()  # frozen below: not the caller's
         if not items.shape == raters.shape == scores.shape:
             raise ValueError(f"scores: items, raters and scores must have one entry per label, "
                              f"got lengths {items.size}, {raters.size}, {scores.size}")
+        # every item needs a label, so there are at most as many items as labels (checked
+        # before any per-item array is allocated); an undeclared index beyond the number of
+        # labels is an id, not an index (0, 1, 2, ...)
+        if n_items is not None and n_items > scores.size:
+            raise ValueError(f"n_items: {n_items} items declared but only {scores.size} labels; "
+                             "every item needs at least one label")
+        declared = {"items": n_items, "raters": n_raters}
+        for name, index in (("items", items), ("raters", raters)):
+            if declared[name] is None and index.max() >= scores.size:
+                raise ValueError(f"{name}: index {index.max()} implies {index.max() + 1} {name} "
+                                 f"for only {scores.size} labels; number the {name} 0, 1, 2, "
+                                 f"... (or pass n_{name})")
         self.scale = None if scale is None else check_scale(scale)
         if self.scale is not None:
             low, high = self.scale
             outside = (scores < low) | (scores > high)
             if outside.any():
-                raise ValueError(f"scores: rows {_rows(outside)} lie outside the scale "
-                                 f"{low}..{high} (e.g. {scores[outside][0]:g})")
+                raise ValueError(f"scores: outside the scale {low}..{high} at "
+                                 f"{_rows(outside)} (e.g. {scores[outside][0]:g})")
             fractional = scores != np.round(scores)
             if fractional.any():
-                raise ValueError(f"scores: rows {_rows(fractional)} are not whole scores on the "
-                                 f"scale {low}..{high} (e.g. {scores[fractional][0]:g})")
-        self.n_items = int(items.max()) + 1 if n_items is None else int(n_items)
-        self.n_raters = int(raters.max()) + 1 if n_raters is None else int(n_raters)
-        pair = items * self.n_raters + raters
-        order = np.argsort(pair, kind="stable")
-        repeated = np.zeros(pair.size, dtype=bool)
-        repeated[order[1:]] = pair[order[1:]] == pair[order[:-1]]
+                raise ValueError(f"scores: not a whole score of the scale {low}..{high} at "
+                                 f"{_rows(fractional)} (e.g. {scores[fractional][0]:g})")
+        self.n_items = int(items.max()) + 1 if n_items is None else n_items
+        self.n_raters = int(raters.max()) + 1 if n_raters is None else n_raters
+        order = np.lexsort((raters, items))  # by item, then rater
+        repeated = np.zeros(items.size, dtype=bool)
+        repeated[order[1:]] = ((items[order[1:]] == items[order[:-1]])
+                               & (raters[order[1:]] == raters[order[:-1]]))
         if repeated.any():
-            raise ValueError(f"raters: rows {_rows(repeated)} repeat an (item, rater) pair "
-                             "already given; a rater scores each item at most once")
+            raise ValueError(f"raters: an (item, rater) pair given again at "
+                             f"{_rows(repeated)}; a rater scores each item at most once")
         counts = np.bincount(items, minlength=self.n_items)
         if np.any(counts == 0):
-            raise ValueError(f"items: items {_rows(counts == 0)} have no label; drop them from "
-                             "X (or pass the right n_items)")
+            raise ValueError(f"items: no label for {_rows(counts == 0, 'item')}; drop them "
+                             "from X (or pass the right n_items)")
         self.items, self.raters, self.scores = items, raters, scores
         for array in (self.items, self.raters, self.scores):
             array.setflags(write=False)
@@ -147,14 +166,23 @@ class RaterData:
     @classmethod
     def from_matrix(cls, Y, *, scale=None) -> "RaterData":
         """From an (n_items, n_raters) table with NaN where a rater did not score an item."""
-        if Y is None or isinstance(Y, (str, bytes)):
-            raise TypeError(f"Y: expected an (n_items, n_raters) table, got {type(Y).__name__}")
-        table = np.asarray(Y, dtype=float)
+        try:
+            if Y is None or isinstance(Y, (str, bytes)) or np.iscomplexobj(Y):
+                raise TypeError
+            table = np.asarray(Y, dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            raise TypeError(f"Y: expected an (n_items, n_raters) table of real numbers "
+                            f"(equal-length rows, NaN where a rater gave no score), got "
+                            f"{type(Y).__name__}") from None
         if table.ndim != 2 or table.size == 0:
             raise ValueError(f"Y: expected a non-empty (n_items, n_raters) table, got shape "
                              f"{table.shape}")
         if np.isinf(table).any():
             raise ValueError("Y: contains inf (use NaN for a missing score)")
+        unscored = np.all(np.isnan(table), axis=1)
+        if unscored.any():
+            raise ValueError(f"Y: no score in {_rows(unscored)} (every item needs at "
+                             "least one; drop those rows and the matching rows of X)")
         items, raters = np.nonzero(~np.isnan(table))
         return cls(items, raters, table[items, raters], n_items=table.shape[0],
                    n_raters=table.shape[1], scale=scale)
@@ -184,7 +212,7 @@ class RaterData:
     def histograms(self) -> np.ndarray:
         """(n_items, n_scores) counts of each whole score of ``scale`` per item (needs a scale)."""
         if self.scale is None:
-            raise ValueError("self: histograms need a score scale; build the data with "
+            raise ValueError("scale: histograms need a score scale; build the data with "
                              "scale=(low, high)")
         low, high = self.scale
         out = np.zeros((self.n_items, high - low + 1))
@@ -264,10 +292,16 @@ def joint_log_likelihood(K, data: RaterData, noise_variance: float, dK=None, *,
     ``K`` of the items (and its gradient when ``dK``, shape (P, N, N), is given)."""
     data = _as_rater_data(data)
     sigma2 = as_positive_float(noise_variance, "noise_variance")
+    include_spread_term = as_bool(include_spread_term, "include_spread_term")
     K = as_float_array(K, "K", ndim=2)
     if K.shape != (data.n_items, data.n_items):
         raise ValueError(f"K: expected shape ({data.n_items}, {data.n_items}) (one row per "
                          f"item of data), got {K.shape}")
+    if dK is not None:
+        dK = as_float_array(dK, "dK", ndim=3, allow_empty=True)
+        if dK.shape[1:] != K.shape:
+            raise ValueError(f"dK: expected shape (n_params, {K.shape[0]}, {K.shape[1]}) (one "
+                             f"kernel-matrix derivative per hyper-parameter), got {dK.shape}")
     gp_term = gaussian_log_marginal_likelihood(K, data.means, sigma2 / data.counts, dK, warn)
     if include_spread_term:
         spread = (-0.5 * (data.n_labels - data.n_items) * (LOG_2PI + np.log(sigma2))
@@ -343,6 +377,10 @@ class MultiRaterGP(GPRegression):
         "repeated" the :class:`~course_lib.gp.regression.MarginalLikelihood` of the GP on the
         item means or on every label.
         """
+        if not as_bool(include_spread_term, "include_spread_term") and self.mode == "repeated":
+            raise ValueError("include_spread_term: the repeated model's evidence holds the "
+                             "spread term inside (every label is a data point) and cannot "
+                             "leave it out; use mode='joint'")
         if self.mode != "joint":
             return super().marginal_likelihood(theta, eval_gradient, warn)
         self._require_fit()
@@ -356,12 +394,16 @@ class MultiRaterGP(GPRegression):
         """ML-II / MAP-II as :meth:`GPRegression.optimise_hyperparameters`.
 
         Raises ``ValueError`` naming ``data`` in the joint and repeated models when every item's
-        raters agree exactly (within-item spread S = 0 with M > N): the evidence then grows
-        without bound as sigma^2 -> 0, so there is no maximum to find.
+        raters agree exactly (within-item spread S = 0 with M > N) and sigma^2 is free without a
+        prior: the evidence then grows without bound as sigma^2 -> 0 (like -(M - N)/2 log
+        sigma^2), so there is no maximum to find.
         """
         self._require_fit()
-        if self.mode != "mean" and self.data.within_ss == 0 and self.data.n_labels > \
-                self.data.n_items:
+        noise_bounds = self.bounds[-1]
+        noise_can_vanish = ("noise_variance" not in self.priors
+                            and noise_bounds[0] < noise_bounds[1])
+        if noise_can_vanish and self.mode != "mean" and self.data.within_ss == 0 and \
+                self.data.n_labels > self.data.n_items:
             raise ValueError("data: every item's raters give identical scores (zero spread), "
                              "so the joint evidence grows without bound as the rater noise "
                              "goes to 0; use mode='mean', fix noise_bounds, or set a prior on "
