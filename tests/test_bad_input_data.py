@@ -20,6 +20,7 @@ import course_lib.data as data
 from bad_input import BadInput, check_case, parametrize
 from course_lib.data import DataError, digit_pairs as P, digits as D
 from course_lib.data.regression import load_co2, load_mcycle
+from course_lib.data.fluency import load_fluency, utterance_features
 from course_lib.data.uci import load_uci
 
 
@@ -101,6 +102,7 @@ def manifest_line(dataset: str, number: int) -> str:
 
 WAV = "isolated/s31_four.wav"
 PAIR_WAV = "p10_six_four.wav"
+FLUENCY_CLIP = "examples/u083.wav"
 DIGIT_ROW = manifest_line("digits", 3)
 DIGEST, NAME = DIGIT_ROW.split()
 
@@ -320,6 +322,81 @@ CASES = [
                                                  "15.3,4.98,24\n", ""),
                              lambda: load_uci("housing"), reseal=True),
              DataError, "housing.csv"),
+    # ---- the fluency set: its feature function and its files ----
+    BadInput("data: utterance_features silent signal",
+             lambda: utterance_features(np.zeros(8000), 8000, 4), ValueError, "samples"),
+    BadInput("data: utterance_features shorter than a frame",
+             lambda: utterance_features(np.ones(50), 8000, 4), ValueError, "samples"),
+    BadInput("data: utterance_features NaN sample",
+             lambda: utterance_features(np.r_[np.ones(800), np.nan], 8000, 4), ValueError,
+             "samples"),
+    BadInput("data: utterance_features 2-D samples",
+             lambda: utterance_features(np.ones((2, 800)), 8000, 4), ValueError, "samples"),
+    BadInput("data: utterance_features no words",
+             lambda: utterance_features(np.ones(800), 8000, 0), ValueError, "n_words"),
+    BadInput("data: utterance_features words as a float",
+             lambda: utterance_features(np.ones(800), 8000, 4.0), TypeError, "n_words"),
+    BadInput("data: utterance_features sample rate as a string",
+             lambda: utterance_features(np.ones(800), "8000", 4), TypeError, "sample_rate"),
+    BadInput("data: fluency corrupt scores.csv",
+             in_changed_copy("fluency", replace_text("scores.csv", "\n0,1,7\n", "\n0,1,8\n"),
+                             load_fluency),
+             DataError, "scores.csv"),
+    BadInput("data: fluency missing features.csv",
+             in_changed_copy("fluency", delete("features.csv"), load_fluency),
+             DataError, "features.csv"),
+    BadInput("data: fluency corrupt example clip",
+             in_changed_copy("fluency", flip_byte(FLUENCY_CLIP),
+                             lambda: load_fluency().example_audio(), waves=True),
+             DataError, FLUENCY_CLIP),
+    BadInput("data: fluency score above the scale",
+             in_changed_copy("fluency", replace_text("scores.csv", "\n0,1,7\n", "\n0,1,11\n"),
+                             load_fluency, reseal=True),
+             DataError, "score"),
+    BadInput("data: fluency score not whole",
+             in_changed_copy("fluency", replace_text("scores.csv", "\n0,1,7\n", "\n0,1,7.5\n"),
+                             load_fluency, reseal=True),
+             DataError, "score"),
+    BadInput("data: fluency unknown rater",
+             in_changed_copy("fluency", replace_text("scores.csv", "\n0,1,7\n", "\n0,5,7\n"),
+                             load_fluency, reseal=True),
+             DataError, "rater"),
+    BadInput("data: fluency a rater scores an item twice",
+             in_changed_copy("fluency", replace_text("scores.csv", "\n0,1,7\n", "\n0,0,7\n"),
+                             load_fluency, reseal=True),
+             DataError, "scores.csv"),
+    BadInput("data: fluency an item without labels",
+             in_changed_copy("fluency", replace_text("scores.csv", "\n0,0,10\n0,1,7\n0,2,10\n"
+                                                     "0,3,7\n0,4,6\n", "\n"),
+                             load_fluency, reseal=True),
+             DataError, "scores.csv"),
+    BadInput("data: fluency unknown split",
+             in_changed_copy("fluency", replace_text("utterances.csv", ",7,train,7.8942\n",
+                                                     ",7,dev,7.8942\n"),
+                             load_fluency, reseal=True),
+             DataError, "split"),
+    BadInput("data: fluency malformed breaks",
+             in_changed_copy("fluency", replace_text("utterances.csv", ",3:631,", ",3-631,"),
+                             load_fluency, reseal=True),
+             DataError, "breaks"),
+    BadInput("data: fluency n_breaks disagrees with breaks",
+             in_changed_copy("fluency", replace_text("utterances.csv", ",33,1,3:631,",
+                                                     ",33,2,3:631,"),
+                             load_fluency, reseal=True),
+             DataError, "utterances.csv"),
+    BadInput("data: fluency feature nan",
+             in_changed_copy("fluency", replace_text("features.csv", "\n0,1.88725,", "\n0,nan,"),
+                             load_fluency, reseal=True),
+             DataError, "duration_s"),
+    BadInput("data: fluency features row missing",
+             in_changed_copy("fluency", replace_text("features.csv", "\n0,1.88725,", "\n"
+                                                     "1000,1.88725,"),
+                             load_fluency, reseal=True),
+             DataError, "features.csv"),
+    BadInput("data: fluency example of an unknown item",
+             in_changed_copy("fluency", replace_text("examples.csv", "\n266,", "\n9266,"),
+                             lambda: load_fluency().example_audio(), reseal=True),
+             DataError, "examples.csv"),
 ]
 
 

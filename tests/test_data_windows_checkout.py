@@ -25,10 +25,11 @@ from course_lib.data import DataError
 from course_lib.data import digit_pairs as P
 from course_lib.data import digits as D
 from course_lib.data.regression import load_co2, load_mcycle
+from course_lib.data.fluency import load_fluency
 from course_lib.data.uci import NAMES as UCI_NAMES, load_uci
 
 ROOT = Path(__file__).resolve().parents[1]
-LOADED_DATASETS = {"digits", "digit_pairs", "co2", "mcycle", "uci"}
+LOADED_DATASETS = {"digits", "digit_pairs", "co2", "mcycle", "uci", "fluency"}
 
 
 @contextlib.contextmanager
@@ -47,6 +48,7 @@ def load_every_dataset(root: Path) -> dict[str, object]:
     with data_root(root):
         digits, pairs = D.load_digits("all"), P.load_digit_pairs("all")
         phones = D.load_phone_numbers()
+        fluency = load_fluency()
         return {
             "digits/speakers": D.load_speakers(),
             "digits/waveforms": np.concatenate(digits.waveforms),
@@ -60,6 +62,12 @@ def load_every_dataset(root: Path) -> dict[str, object]:
             "co2": load_co2(),
             "mcycle": load_mcycle(),
             **{f"uci/{name}": (load_uci(name).X, load_uci(name).y) for name in UCI_NAMES},
+            "fluency/features": (fluency.features, fluency.truth, fluency.train, fluency.test),
+            "fluency/ratings": (fluency.ratings.items, fluency.ratings.raters,
+                                fluency.ratings.scores),
+            "fluency/controls": tuple(fluency.controls.values()),
+            "fluency/texts": [fluency.texts, fluency.voices],
+            "fluency/examples": tuple(clip.samples for clip in fluency.example_audio()),
         }
 
 

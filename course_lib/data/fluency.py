@@ -1,0 +1,275 @@
+"""The multi-rater fluency set ``data/fluency/`` (synthetic espeak-ng speech; see its README).
+
+300 utterances of random 4-7 digit strings, spoken by espeak-ng at varied speed, with varied
+gaps between words and with hesitations (SSML breaks). Each has
+
+* 33 utterance-level features computed from its audio (:data:`FEATURE_NAMES`, made by
+  :func:`utterance_features`): duration, speech span and speech time from an energy voice
+  activity detector, pause fraction, number of pauses of at least 200 ms, number of words, words
+  per second, and the mean and standard deviation of each of the 13 MFCCs;
+* a hidden true fluency on the 0-10 scale, computed from the speech controls (speed, word gap,
+  number of hesitations; formula in the README), which no rater sees;
+* 0-10 whole-number scores from five simulated raters with their own bias, slope and noise
+  (about 5% of the labels deliberately missing).
+
+:func:`load_fluency` returns everything as a :class:`FluencySet` with a fixed 200/100 train /
+test split; :meth:`FluencySet.example_audio` gives five of the utterances as audio (fluent to
+very hesitant) to listen to. Files are checked against ``SHA256SUMS`` on every load; arrays are
+read-only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import numpy as np
+
+from course_lib.data import DataError, parse_float, parse_int, parse_text, read_csv_table
+from course_lib.data.audio import load_waveform
+from course_lib.features import mfcc_features
+from course_lib.gp.raters import RaterData
+from course_lib.validation import as_float_array, as_positive_int
+
+DATASET = "fluency"
+SAMPLE_RATE = 8000
+N_ITEMS = 300
+N_RATERS = 5
+SCALE = (0, 10)
+SPLITS = ("train", "test")
+
+# Voice activity detection: 10 ms frames; a frame is speech when its RMS is within
+# VAD_THRESHOLD_DB of the loudest frame's. A pause counts when it lasts at least MIN_PAUSE_S.
+VAD_FRAME_S = 0.010
+VAD_THRESHOLD_DB = 35.0
+MIN_PAUSE_S = 0.200
+N_MFCC = 13
+
+PROSODIC_FEATURES = ("duration_s", "speech_span_s", "speech_time_s", "pause_fraction",
+                     "n_pauses", "n_words", "words_per_second")
+FEATURE_NAMES = (PROSODIC_FEATURES
+                 + tuple(f"mfcc{k}_mean" for k in range(N_MFCC))
+                 + tuple(f"mfcc{k}_sd" for k in range(N_MFCC)))
+CONTROL_NAMES = ("speed_wpm", "gap", "n_breaks", "break_ms", "pitch", "n_words")
+
+
+def frame_rms(samples, sample_rate: int) -> np.ndarray:
+    """RMS of each consecutive, non-overlapping 10 ms frame of ``samples`` (a last partial
+    frame is dropped), shape (n_frames,)."""
+    x = as_float_array(samples, "samples", ndim=1)
+    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=10_000_000)
+    frame = round(VAD_FRAME_S * sample_rate)
+    n_frames = len(x) // frame
+    if n_frames == 0:
+        raise ValueError(f"samples: {len(x)} samples are shorter than one {VAD_FRAME_S * 1000:g} "
+                         f"ms frame ({frame} samples at {sample_rate} Hz)")
+    return np.sqrt(np.mean(x[:n_frames * frame].reshape(n_frames, frame) ** 2, axis=1))
+
+
+def speech_activity(samples, sample_rate: int) -> np.ndarray:
+    """Boolean speech mask of the 10 ms frames of :func:`frame_rms`: a frame is speech when its
+    RMS is at least the loudest frame's RMS x 10^(-VAD_THRESHOLD_DB / 20)."""
+    rms = frame_rms(samples, sample_rate)
+    if rms.max() == 0:
+        raise ValueError("samples: the signal is silent (all zeros), so it has no speech")
+    return rms >= rms.max() * 10 ** (-VAD_THRESHOLD_DB / 20)
+
+
+def utterance_features(samples, sample_rate: int, n_words: int) -> np.ndarray:
+    """The 33 features of :data:`FEATURE_NAMES` for one utterance, shape (33,).
+
+    From the speech mask of :func:`speech_activity` (frames of 10 ms): the speech span runs from
+    the first to the last speech frame, the speech time counts speech frames, the pause fraction
+    is 1 - speech time / span, and a pause is a run of non-speech frames inside the span lasting
+    at least ``MIN_PAUSE_S``. Words per second = ``n_words`` / span. The MFCC statistics are the
+    per-coefficient mean and standard deviation (over all frames) of the course front end
+    :func:`course_lib.features.mfcc_features` without deltas or mean normalisation (c0 is the
+    log frame energy).
+    """
+    n_words = as_positive_int(n_words, "n_words", maximum=10_000)
+    speech = speech_activity(samples, sample_rate)
+    x = np.asarray(samples, dtype=np.float64)
+    first, last = np.flatnonzero(speech)[[0, -1]]
+    inside = speech[first:last + 1]
+    span_s = inside.size * VAD_FRAME_S
+    speech_s = inside.sum() * VAD_FRAME_S
+    # runs of non-speech inside the span: starts and ends from the edges of the mask
+    edges = np.diff(np.concatenate(([1], inside.astype(np.int8), [1])))
+    pause_frames = np.flatnonzero(edges == 1) - np.flatnonzero(edges == -1)
+    n_pauses = int(np.sum(pause_frames >= round(MIN_PAUSE_S / VAD_FRAME_S)))
+    cepstra = mfcc_features(x, sample_rate, deltas=False, cmn=False)
+    prosodic = [len(x) / sample_rate, span_s, speech_s, 1.0 - speech_s / span_s, n_pauses,
+                n_words, n_words / span_s]
+    return np.concatenate([prosodic, cepstra.mean(axis=0), cepstra.std(axis=0)])
+
+
+@dataclass(frozen=True)
+class ExampleClip:
+    """One utterance's audio: ``samples`` float64 in [-1, 1) at ``sample_rate`` Hz (read-only).
+    Play it with ``IPython.display.Audio(clip.samples, rate=clip.sample_rate)``."""
+
+    item: int
+    label: str
+    text: str
+    truth: float
+    samples: np.ndarray
+    sample_rate: int
+
+
+@dataclass(frozen=True)
+class FluencySet:
+    """The fluency set; item i is row i of every array.
+
+    ``features`` (N, 33) float64 with column names ``feature_names``; ``ratings`` a
+    :class:`~course_lib.gp.raters.RaterData` on the scale (0, 10) (items 0..N-1, raters 0..4,
+    a few labels missing); ``truth`` (N,) the hidden true fluency; ``controls`` maps each of
+    :data:`CONTROL_NAMES` to an (N,) array (speed in words per minute, word gap in espeak-ng's
+    units of 10 ms, number of hesitations and their total length in ms, pitch, number of
+    words); ``texts`` the digit strings as spoken; ``voices`` the espeak-ng voice+variant;
+    ``train`` and ``test`` the fixed split as sorted item indices; ``rater_parameters`` maps
+    "slope", "bias", "noise_sd" to (5,) arrays: rater r scored round(slope_r * truth + bias_r +
+    N(0, noise_sd_r^2)), clipped to 0..10. All arrays are read-only.
+    """
+
+    features: np.ndarray
+    feature_names: tuple[str, ...]
+    ratings: RaterData
+    truth: np.ndarray
+    controls: MappingProxyType
+    texts: tuple[str, ...]
+    voices: tuple[str, ...]
+    train: np.ndarray
+    test: np.ndarray
+    rater_parameters: MappingProxyType
+
+    def __len__(self) -> int:
+        return self.features.shape[0]
+
+    def example_audio(self) -> list[ExampleClip]:
+        """The example clips listed in ``examples.csv`` (item, label, file), from fluent to very
+        hesitant, with their audio from ``examples/`` (8 kHz int16 WAV, the very samples their
+        row of ``features`` was computed from)."""
+        rows = read_csv_table(DATASET, "examples.csv",
+                              {"item": parse_int, "label": parse_text, "file": parse_text})
+        clips = []
+        for number, row in enumerate(rows, start=2):
+            item = row["item"]
+            if not 0 <= item < len(self):
+                raise DataError(f"dataset {DATASET!r}: examples.csv, line {number}: item {item} "
+                                f"is not one of the items 0..{len(self) - 1}")
+            clips.append(ExampleClip(item, row["label"], self.texts[item], float(self.truth[item]),
+                                     load_waveform(DATASET, row["file"], SAMPLE_RATE),
+                                     SAMPLE_RATE))
+        return clips
+
+
+def _read_only(values, dtype) -> np.ndarray:
+    array = np.array(values, dtype=dtype)
+    array.setflags(write=False)
+    return array
+
+
+def _check_items(rows: list[dict], name: str, expected: list[int]) -> None:
+    if [row["item"] for row in rows] != expected:
+        raise DataError(f"dataset {DATASET!r}: {name} should list the items "
+                        f"{expected[0]}..{expected[-1]} once each, in order")
+
+
+def _parse_split(field: str) -> str:
+    if field not in SPLITS:
+        raise ValueError(f"expected one of {list(SPLITS)}")
+    return field
+
+
+def _parse_words(field: str) -> str:
+    words = field.split(" ")
+    if not field or not all(words):
+        raise ValueError("expected digit words separated by single spaces")
+    return field
+
+
+def _parse_breaks(field: str) -> tuple[tuple[int, int], ...]:
+    """"none" or space-separated "<after word>:<ms>" pairs, e.g. "2:450 5:800"."""
+    if field == "none":
+        return ()
+    pairs = []
+    for pair in field.split(" "):
+        after, _, ms = pair.partition(":")
+        if not (after.isdigit() and ms.isdigit()):
+            raise ValueError('expected "none" or pairs "<after word>:<milliseconds>"')
+        pairs.append((int(after), int(ms)))
+    return tuple(pairs)
+
+
+def _parse_score(field: str) -> int:
+    value = parse_int(field)
+    if not SCALE[0] <= value <= SCALE[1]:
+        raise ValueError(f"a score outside {SCALE[0]}..{SCALE[1]}")
+    return value
+
+
+def _parse_rater(field: str) -> int:
+    value = parse_int(field)
+    if not 0 <= value < N_RATERS:
+        raise ValueError(f"a rater outside 0..{N_RATERS - 1}")
+    return value
+
+
+def load_utterances() -> list[dict]:
+    """Rows of ``utterances.csv``: item, text, voice, pitch, speed_wpm, gap, n_breaks,
+    breaks (a tuple of (after word, ms) pairs), break_ms, n_words, split, truth (numbers
+    converted)."""
+    rows = read_csv_table(DATASET, "utterances.csv", {
+        "item": parse_int, "text": _parse_words, "voice": parse_text, "pitch": parse_int,
+        "speed_wpm": parse_int, "gap": parse_int, "n_breaks": parse_int, "breaks": _parse_breaks,
+        "break_ms": parse_int, "n_words": parse_int, "split": _parse_split,
+        "truth": parse_float})
+    _check_items(rows, "utterances.csv", list(range(N_ITEMS)))
+    for number, row in enumerate(rows, start=2):
+        breaks = row["breaks"]
+        if (len(row["text"].split(" ")) != row["n_words"] or len(breaks) != row["n_breaks"]
+                or sum(ms for _, ms in breaks) != row["break_ms"]
+                or not all(0 < after < row["n_words"] for after, _ in breaks)):
+            raise DataError(f"dataset {DATASET!r}: utterances.csv, line {number}: the columns "
+                            f"text, n_words, breaks, n_breaks and break_ms disagree")
+    return rows
+
+
+def load_fluency() -> FluencySet:
+    """The whole set as a :class:`FluencySet` (see the module docstring and the README)."""
+    utterances = load_utterances()
+    feature_rows = read_csv_table(DATASET, "features.csv",
+                                  {"item": parse_int, **dict.fromkeys(FEATURE_NAMES, parse_float)})
+    _check_items(feature_rows, "features.csv", list(range(N_ITEMS)))
+    labels = read_csv_table(DATASET, "scores.csv", {"item": parse_int, "rater": _parse_rater,
+                                                    "score": _parse_score})
+    raters = read_csv_table(DATASET, "raters.csv", {"rater": parse_int, "slope": parse_float,
+                                                    "bias": parse_float, "noise_sd": parse_float})
+    if [row["rater"] for row in raters] != list(range(N_RATERS)):
+        raise DataError(f"dataset {DATASET!r}: raters.csv should list the raters "
+                        f"0..{N_RATERS - 1} once each, in order")
+    try:
+        ratings = RaterData.from_long([row["item"] for row in labels],
+                                      [row["rater"] for row in labels],
+                                      [row["score"] for row in labels],
+                                      n_items=N_ITEMS, n_raters=N_RATERS, scale=SCALE)
+    except ValueError as err:
+        raise DataError(f"dataset {DATASET!r}: scores.csv does not hold valid ratings "
+                        f"(row k below is line k + 2 of the file): {err}") from None
+    split = np.array([row["split"] for row in utterances])
+    return FluencySet(
+        features=_read_only([[row[name] for name in FEATURE_NAMES] for row in feature_rows],
+                            np.float64),
+        feature_names=FEATURE_NAMES,
+        ratings=ratings,
+        truth=_read_only([row["truth"] for row in utterances], np.float64),
+        controls=MappingProxyType({name: _read_only([row[name] for row in utterances],
+                                                    np.int64) for name in CONTROL_NAMES}),
+        texts=tuple(row["text"] for row in utterances),
+        voices=tuple(row["voice"] for row in utterances),
+        train=_read_only(np.flatnonzero(split == "train"), np.int64),
+        test=_read_only(np.flatnonzero(split == "test"), np.int64),
+        rater_parameters=MappingProxyType({name: _read_only([row[name] for row in raters],
+                                                            np.float64)
+                                           for name in ("slope", "bias", "noise_sd")}))
+
