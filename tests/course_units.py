@@ -9,5 +9,6 @@ UNITS = [
     "02_gaussians_gmm",
     "03_hmm",
     "04_gp_regression",
+    "05_gp_raters",
 ]
 NOTEBOOK_DIRS = ("lectures", "solutions")
