@@ -274,6 +274,17 @@ def test_no_floor_without_a_perfect_annotator():
     assert gp.floor_summary() == "no noise variance sits at the floor 0.0001"
 
 
+def test_identical_annotators_sit_at_the_floor_not_at_zero():
+    # no disagreement at all: the evidence grows as every variance shrinks, up to the floor
+    X = np.linspace(0, 1, 12)[:, None]
+    data = RaterData.from_matrix(np.tile(np.sin(4 * X), (1, 3)))
+    gp = AnnotatorNoiseGP(SquaredExponential(0.3, 1.0), 3, noise_variance=0.3).fit(X, data)
+    gp.optimise_hyperparameters(3, rng=0)
+    assert gp.at_floor_.all()
+    assert gp.floor_summary().startswith("3 of 3 noise variances sit at the floor 0.0001")
+    assert np.isfinite(gp.log_marginal_likelihood())
+
+
 # ----- restarts -----------------------------------------------------------------------------
 
 def test_restarts_start_from_current_em_and_equal_variances_and_keep_the_best():
@@ -287,7 +298,7 @@ def test_restarts_start_from_current_em_and_equal_variances_and_keep_the_best():
     probe = fitted("GPR-MANH")[0]
     probe._set_theta(fit.starts[1])
     probe._refit()
-    np.testing.assert_allclose(np.log(probe.em_step().ravel()), fit.starts[1][P:], atol=1e-5)
+    np.testing.assert_allclose(np.log(probe.em_step().ravel()), fit.starts[1][P:], atol=1e-3)
     np.testing.assert_array_equal(fit.starts[1][:P], initial[:P])
     assert np.ptp(fit.starts[2][P:]) == 0.0 and fit.starts[2][P] != initial[P]
     assert fit.best == int(np.argmax(fit.objectives))

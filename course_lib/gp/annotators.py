@@ -87,8 +87,8 @@ NOISE_CEILING = NOISE_BOUNDS[1]
 #: A variance counts as "at the floor" up to this factor above it.
 AT_FLOOR_FACTOR = 1.01
 #: EM iterations and relative tolerance for the EM fixed point used as an optimiser start.
-EM_START_MAX_ITER = 100
-EM_START_TOL = 1e-6
+EM_START_MAX_ITER = 50
+EM_START_TOL = 1e-3
 REGION_METHODS = ("kmeans", "affinity")
 
 
@@ -464,10 +464,11 @@ class AnnotatorNoiseGP(GPRegression):
         if np.any(per_annotator < 2):
             few = np.flatnonzero(per_annotator < 2)
             raise ValueError(
-                f"data: annotators {', '.join(str(r) for r in few)} gave fewer than 2 labels "
+                f"data: annotator{'s' if few.size > 1 else ''} "
+                f"{', '.join(str(r) for r in few)} gave fewer than 2 labels "
                 f"({', '.join(str(per_annotator[r]) for r in few)}); a noise variance needs at "
                 "least 2 labels (with one, the posterior mean moves onto it and the variance "
-                "collapses to the floor): drop such annotators")
+                "collapses to the floor): drop their labels")
         if np.any(counts < 2):
             raise ValueError(
                 f"regions: cells {_cells(counts < 2, self.n_regions)} have fewer than 2 labels; "
@@ -505,6 +506,10 @@ class AnnotatorNoiseGP(GPRegression):
     def _refit(self):
         self.fit(self.X_train, self.data)
 
+    def _require_fit(self):
+        if self.posterior is None:
+            raise ValueError("self: call fit(X, data) before predicting or optimising")
+
     # ----- evidence ---------------------------------------------------------------------
     def marginal_likelihood(self, theta=None, eval_gradient: bool = False, warn: bool = True
                             ) -> AnnotatorLikelihood:
@@ -535,13 +540,14 @@ class AnnotatorNoiseGP(GPRegression):
         return -(result.value + lp), -(grad + dlp)
 
     # ----- EM for the noise variances ---------------------------------------------------
-    def _em_update(self, log_noise: np.ndarray, pooled: bool = False) -> np.ndarray:
-        """log s_j of one EM update at the current kernel: s_j = mean over j's labels of
+    def _em_update(self, log_noise: np.ndarray, K: np.ndarray, pooled: bool = False
+                   ) -> np.ndarray:
+        """log s_j of one EM update at the kernel matrix K: s_j = mean over j's labels of
         (y - m_i)^2 + V_ii, clipped to the bounds (``pooled``: one value for every cell)."""
         cells = self._label_cells(self.data)
         noise = np.exp(log_noise)
         weighted = self.data.weighted(noise[cells])
-        posterior = _condition(self.kernel(self.X_train), weighted.target, weighted.noise, False)
+        posterior = _condition(K, weighted.target, weighted.noise, False)
         expected = _expected_squared_errors(self.data, posterior, weighted.noise,
                                             _inverse_from_cholesky(posterior.factors[0]))
         if pooled:
@@ -556,16 +562,17 @@ class AnnotatorNoiseGP(GPRegression):
         point of Fisher's identity, module docstring); refits and returns the new
         ``noise_table_``. Repeated steps never lower the evidence."""
         self._require_fit()
-        self._log_noise = self._em_update(self._log_noise)
+        self._log_noise = self._em_update(self._log_noise, self.kernel(self.X_train))
         self._refit()
         return self.noise_table_
 
     def _em_fixed_point(self) -> np.ndarray:
         """log s of the EM iterations from the current state (kernel fixed) until the largest
-        change of a log variance is below ``EM_START_TOL`` or after ``EM_START_MAX_ITER``."""
-        log_noise = self._log_noise
+        change of a log variance is below ``EM_START_TOL`` or after ``EM_START_MAX_ITER``
+        (a start for L-BFGS-B, which does the rest: EM creeps towards a floor slowly)."""
+        log_noise, K = self._log_noise, self.kernel(self.X_train)
         for _ in range(EM_START_MAX_ITER):
-            updated = self._em_update(log_noise)
+            updated = self._em_update(log_noise, K)
             converged = np.max(np.abs(updated - log_noise)) < EM_START_TOL
             log_noise = updated
             if converged:
@@ -575,11 +582,11 @@ class AnnotatorNoiseGP(GPRegression):
     # ----- ML-II / MAP-II ---------------------------------------------------------------
     def _starts(self, n_restarts: int, rng) -> list[np.ndarray]:
         kernel_theta = self.kernel.theta
-        planned = [self.theta,
-                   np.concatenate([kernel_theta, self._em_fixed_point()]),
-                   np.concatenate([kernel_theta,
-                                   self._em_update(self._log_noise, pooled=True)])]
-        starts = planned[:n_restarts]
+        planned = [lambda: self.theta,
+                   lambda: np.concatenate([kernel_theta, self._em_fixed_point()]),
+                   lambda: np.concatenate([kernel_theta, self._em_update(
+                       self._log_noise, self.kernel(self.X_train), pooled=True)])]
+        starts = [start() for start in planned[:n_restarts]]
         return starts + [self._random_start(rng) for _ in range(n_restarts - len(starts))]
 
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
