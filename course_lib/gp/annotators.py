@@ -560,7 +560,8 @@ class AnnotatorNoiseGP(GPRegression):
     def em_step(self) -> np.ndarray:
         """One EM update of every noise variance at the current kernel (the closed-form fixed
         point of Fisher's identity, module docstring); refits and returns the new
-        ``noise_table_``. Repeated steps never lower the evidence."""
+        ``noise_table_``. Repeated steps never lower the evidence (an ML update: hyper-priors
+        play no part in it)."""
         self._require_fit()
         self._log_noise = self._em_update(self._log_noise, self.kernel(self.X_train))
         self._refit()
