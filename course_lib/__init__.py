@@ -2,11 +2,13 @@
 judgement, from DTW to preference GPs".
 
 One module per model family (``dtw`` and its pruned search ``dtw_search``, ``term_discovery``,
-``features``, ``gaussian``, ``kmeans``, ``gmm``, ``hmm``, ``vq``, ``gp``); ``recognition`` puts
-the DTW, GMM and HMM recognisers behind one interface with their evaluation; ``linalg`` and
-``validation`` are the shared numerics and argument checks; ``data`` loads what ``data/`` ships;
-``plotting`` and ``widgets`` are thin layers that the notebooks use; ``checks`` backs the
-exercise self-checks.
+``features``, ``gaussian``, ``kmeans``, ``affinity`` (affinity propagation), ``gmm``, ``hmm``,
+``vq``, ``gp``, whose ``raters`` and ``annotators`` modules learn from several raters);
+``recognition`` puts the DTW, GMM and HMM recognisers behind one interface; ``metrics`` holds
+every evaluation measure (recognition and scores against raters); ``linalg`` and ``validation``
+are the shared numerics and argument checks; ``data`` loads what ``data/`` ships; ``results``
+reads the committed results of ``experiments/``; ``plotting`` and ``widgets`` are thin layers
+that the notebooks use; ``checks`` backs the exercise self-checks.
 
 Importing the package limits BLAS (numpy's and scipy's OpenBLAS or MKL) to one thread, unless
 ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` or ``MKL_NUM_THREADS`` is set: then the user's

@@ -10,7 +10,9 @@ MINIMUM_CASES = 150
 # Every family of public functions must be fed bad input somewhere in the catalogue.
 FAMILIES = {"data", "dtw", "dtw_search", "term_discovery", "features", "gaussian", "gmm", "kmeans",
             "hmm", "vq",
-            "recognition", "gp", "linalg", "checks", "widgets"}
+            "recognition", "gp", "linalg", "checks", "widgets",
+            # Unit 5
+            "raters", "metrics", "annotators", "affinity"}
 
 
 def _all_cases() -> list[BadInput]:
