@@ -10,12 +10,15 @@ from widget_harness import exercise_explorer  # noqa: E402
 
 from course_lib.gp import MultiRaterGP, RaterData, SquaredExponential  # noqa: E402
 from course_lib.metrics import discrete_kl, discretised_log_predictive  # noqa: E402
-from course_lib.plotting.raters import (plot_noise_profile, plot_noise_table,  # noqa: E402
-                                        plot_rater_scores, plot_regions,
+from course_lib.gp.annotators import AnnotatorNoiseGP, assign_regions  # noqa: E402
+from course_lib.plotting.raters import (plot_annotator_fit, plot_noise_profile,  # noqa: E402
+                                        plot_noise_table, plot_rater_scores, plot_regions,
                                         plot_score_distribution, plot_speedup)
-from course_lib.widgets.raters import (TOY_KERNEL, fit_score_model, noise_profile,  # noqa: E402
-                                       panel_explorer, spread_term_explorer, toy_rater_data,
-                                       toy_truth)
+from course_lib.widgets.raters import (SEED001_LAMBDA, TOY_KERNEL,  # noqa: E402
+                                       annotator_explorer, annotator_toy_data,
+                                       fit_annotator_models, fit_score_model, noise_profile,
+                                       panel_explorer, seed001_gold, spread_term_explorer,
+                                       toy_rater_data, toy_truth, true_noise_table)
 
 
 # ------------------------------------------------------------------------------ explorers
@@ -91,6 +94,48 @@ def test_panel_explorer_reports_the_kl_of_the_library():
     plt.close(fig)
 
 
+def quick_annotator_explorer():
+    """The annotator explorer with fewer test points and restarts (the same code paths)."""
+    return annotator_explorer(n_items=30, n_test=60, n_restarts=1)
+
+
+def test_annotator_explorer_survives_every_control_and_refuses_bad_cells():
+    explorer = quick_annotator_explorer()
+    checked = exercise_explorer(explorer, error_settings=[
+        {"lambda_0_1": "0.6x"}, {"lambda_2_2": "-1"}, {"lambda_1_0": ""},
+        {"lambda_0_0": "nan"}])
+    assert checked >= 1 + 4 + 9 + 2 * 3
+
+
+def test_annotator_explorer_error_names_the_cell():
+    explorer = quick_annotator_explorer()
+    explorer.controls["lambda_1_2"].value = "0.7."
+    explorer.refresh()
+    assert "Lambda[2,3]" in str(explorer.last_error)
+    explorer.controls["lambda_1_2"].value = "0.75"
+    explorer.refresh()
+    assert explorer.last_error is None
+
+
+def test_annotator_explorer_tables_show_the_fitted_models():
+    explorer = annotator_explorer()                         # the lecture's settings
+    fig = explorer.render(**explorer.values())
+    toy = annotator_toy_data(SEED001_LAMBDA, 60, 300, rng=explorer_seed(explorer))
+    models, regions = fit_annotator_models(toy.X, toy.data, toy.gold, 3, 1e-4, n_restarts=3,
+                                           rng=explorer_seed(explorer))
+    titles = [ax.get_title() for ax in fig.axes]
+    for name in ("GOLD", "Av", "MA", "MANH"):
+        mean, _ = models[name].predict(toy.X_test)
+        rmse_x100 = 100 * np.sqrt(np.mean((mean - toy.gold_test) ** 2))
+        assert f"{name}: RMSE × 100 = {rmse_x100:.1f}" in titles
+    manh_table = fig.axes[-1]
+    assert len(manh_table.patches) == int(models["MANH"].at_floor_.sum())
+    # seed 001's Lambda: each annotator is perfect in one region, so MANH puts 3 at the floor
+    assert models["MANH"].at_floor_.sum() == 3
+    assert np.array_equal(np.argmax(models["MANH"].at_floor_, axis=1), [0, 1, 2])
+    plt.close(fig)
+
+
 # ------------------------------------------------------------------------------ helpers
 
 def test_toy_rater_data_is_a_complete_panel_with_shared_rater_biases():
@@ -149,6 +194,51 @@ def test_noise_profile_splits_the_joint_evidence():
     M, N, S = data.n_labels, data.n_items, data.within_ss
     expected = -0.5 * (M - N) * np.log(2 * np.pi * 2.0) - 0.5 * N * np.log(3) - S / 4.0
     assert profile.spread_term[2] == pytest.approx(expected)
+
+
+def test_annotator_toy_regions_run_left_to_right_and_carry_lambda():
+    toy = annotator_toy_data(rng=4)
+    assert toy.X.shape == (60, 1) and toy.X_test.shape == (600, 1)
+    np.testing.assert_allclose(toy.gold, seed001_gold(toy.X[:, 0]))
+    assert np.all(np.diff(toy.regions.centres[:, 0]) > 0)
+    assert np.all(np.diff(toy.regions.labels) >= 0)           # sorted inputs, ordered regions
+    # the perfect annotator of each region labels it exactly
+    matrix = toy.data.matrix()
+    for region in range(3):
+        rows = toy.regions.labels == region
+        np.testing.assert_allclose(matrix[rows, region], toy.gold[rows])
+        assert np.all(matrix[rows, (region + 1) % 3] != toy.gold[rows])
+    with pytest.raises(ValueError, match="variance_table"):
+        annotator_toy_data([[-1.0, 0.0, 0.0]])
+    with pytest.raises(ValueError, match="n_items"):
+        annotator_toy_data(n_items=4)
+
+
+def test_true_noise_table_averages_lambda_over_each_model_region():
+    true_labels = np.array([0, 0, 1, 1, 2, 2])
+    table = np.array([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]])
+    np.testing.assert_allclose(true_noise_table(None, true_labels, table), [[2.0, 3.0]])
+    np.testing.assert_allclose(true_noise_table(true_labels, true_labels, table), table)
+    merged = np.array([0, 0, 0, 0, 1, 1])
+    np.testing.assert_allclose(true_noise_table(merged, true_labels, table),
+                               [[1.0, 2.0], [4.0, 5.0]])
+
+
+def test_fit_annotator_models_matches_the_library_models():
+    toy = annotator_toy_data(rng=7)
+    models, regions = fit_annotator_models(toy.X, toy.data, toy.gold, 2, 1e-3, n_restarts=1,
+                                           rng=0)
+    assert regions.n_regions == 2 and np.all(np.diff(regions.centres[:, 0]) > 0)
+    manh = models["MANH"]
+    assert isinstance(manh, AnnotatorNoiseGP) and manh.noise_table_.shape == (2, 3)
+    assert manh.noise_floor == 1e-3 and np.all(manh.noise_table_ >= 1e-3 * (1 - 1e-12))
+    # the regions are k-means' partition, renumbered left to right
+    direct = assign_regions(toy.X, 2, "kmeans", rng=np.random.default_rng(0), min_size=2)
+    pairs = set(zip(direct.labels.tolist(), regions.labels.tolist()))
+    assert len(pairs) == 2
+    assert models["Av"].y_train == pytest.approx(toy.data.means)
+    with pytest.raises(ValueError, match="noise_floor"):
+        fit_annotator_models(toy.X, toy.data, toy.gold, noise_floor=0.0)
 
 
 # ------------------------------------------------------------------------------ plots
@@ -253,3 +343,19 @@ def test_plot_regions_shades_each_run_of_one_region():
         plot_regions(ax, x, regions.astype(float))
     plt.close(fig)
 
+
+
+def test_plot_annotator_fit_draws_band_gold_labels_and_regions():
+    toy = annotator_toy_data(n_test=50, rng=1)
+    mean, var = np.zeros(50), np.full(50, 0.04)
+    fig, ax = plt.subplots()
+    plot_annotator_fit(ax, toy.X_test, mean, var, gold=toy.gold_test, X=toy.X, data=toy.data,
+                       regions=toy.regions.labels, color="C3")
+    labels = [line.get_label() for line in ax.lines]
+    assert "gold" in labels and {"annotator 1", "annotator 2", "annotator 3"} <= set(labels)
+    assert len(ax.patches) == 3                               # three regions shaded
+    with pytest.raises(ValueError, match="gold"):
+        plot_annotator_fit(ax, toy.X_test, mean, var, gold=toy.gold_test[:5])
+    with pytest.raises(ValueError, match="X"):
+        plot_annotator_fit(ax, toy.X_test, mean, var, data=toy.data)
+    plt.close(fig)

@@ -22,13 +22,16 @@ from ..validation import as_float_array, as_positive_float
 from .colour import text_colours
 
 __all__ = ["MODEL_COLOURS", "RATER_COLOURS", "plot_rater_scores", "plot_noise_profile",
-           "plot_score_distribution", "plot_speedup", "plot_noise_table", "plot_regions"]
+           "plot_score_distribution", "plot_speedup", "plot_noise_table", "plot_regions",
+           "plot_annotator_fit", "REGION_COLOURS"]
 
 MODEL_COLOURS = {"GOLD": "k", "base": "C1", "Av": "C1", "mean": "C1", "joint": "C0",
                  "repeated": "C0", "MA": "C2", "MANH": "C3"}
 #: Raters and annotators get colours that no model uses.
-RATER_COLOURS = ("C4", "C5", "C6", "C8", "C9", "C7", "#393b79", "#637939", "#8c6d31",
+RATER_COLOURS = ("C4", "C8", "C9", "C5", "C6", "C7", "#393b79", "#637939", "#8c6d31",
                  "#843c39")
+#: Pale backgrounds for regions of the input space.
+REGION_COLOURS = ("#e8e8e8", "#fff2cc", "#dae8fc", "#f8cecc", "#d5e8d4", "#e1d5e7")
 
 
 def _flat(x, name: str) -> np.ndarray:
@@ -238,9 +241,10 @@ def plot_noise_table(ax, learned, truth=None, at_floor=None, *, row_labels=None,
     return ax
 
 
-def plot_regions(ax, x, regions, *, alpha: float = 0.08):
-    """Shade the stretches of a one-dimensional input axis by region: each input ``x`` (sorted
-    or not) carries a region index, and consecutive inputs of one region form a band."""
+def plot_regions(ax, x, regions):
+    """Shade the stretches of a one-dimensional input axis by region (pale colours of
+    ``REGION_COLOURS``): each input ``x`` (sorted or not) carries a region index, and
+    consecutive inputs of one region form a band that reaches halfway to the next input."""
     x = _flat(x, "x")
     regions = np.asarray(regions)
     if regions.shape != x.shape or not np.issubdtype(regions.dtype, np.integer):
@@ -252,7 +256,37 @@ def plot_regions(ax, x, regions, *, alpha: float = 0.08):
     start = 0
     for index in range(1, xs.size + 1):
         if index == xs.size or rs[index] != rs[start]:
-            ax.axvspan(edges[start], edges[index], color=f"C{rs[start] % 10}", alpha=alpha,
-                       lw=0, zorder=0)
+            ax.axvspan(edges[start], edges[index], lw=0, zorder=0,
+                       color=REGION_COLOURS[rs[start] % len(REGION_COLOURS)])
             start = index
+    return ax
+
+
+def plot_annotator_fit(ax, x_test, mean, var, *, gold=None, X=None, data: RaterData | None = None,
+                       regions=None, color: str = "C0", n_sigma: float = 2.0):
+    """The posterior of the latent gold standard on one-dimensional test inputs (mean and
+    +-``n_sigma`` sd band, :func:`course_lib.plotting.gp.plot_gp_posterior`), the gold standard
+    on the same inputs (black dashed), every annotator's labels at the training inputs ``X``
+    (one colour per annotator) and the regions of the training inputs shaded."""
+    from .gp import plot_gp_posterior
+
+    x_test = _flat(x_test, "x_test")
+    if regions is not None:
+        if X is None:
+            raise ValueError("X: the regions belong to the training inputs X; pass X as well")
+        plot_regions(ax, X, regions)
+    plot_gp_posterior(ax, x_test, mean, var, color=color, n_sigma=n_sigma)
+    if gold is not None:
+        gold = as_float_array(gold, "gold", ndim=1)
+        if gold.shape != x_test.shape:
+            raise ValueError(f"gold: expected one value per test input ({x_test.size}), got "
+                             f"{gold.size}")
+        ax.plot(x_test, gold, "k--", lw=1.2, label="gold")
+    if data is not None:
+        if X is None:
+            raise ValueError("X: the labels in data belong to the training inputs X; pass X")
+        plot_rater_scores(ax, X, data, show_means=False, markersize=3,
+                          rater_names=[f"annotator {r + 1}" for r in range(data.n_raters)])
+    ax.set_xlabel("x")
+    ax.set_ylabel("f(x)")
     return ax

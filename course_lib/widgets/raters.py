@@ -6,6 +6,10 @@
 * :func:`panel_explorer`: "one utterance, five raters": the raters' histogram of one test
   utterance against the discretised predictive distributions of the base (mean) and joint
   models, with the per-item KL.
+* :func:`annotator_explorer`: seed 001's toy with an editable 3 x 3 table Lambda of noise
+  variances (region x annotator), the number of regions of the per-region model and the noise
+  floor: what GOLD, Av, MA and MANH learn, and the learned variance tables against the truth
+  with the variances at the floor framed. A half-typed Lambda cell is reported in one line.
 
 The models are :class:`course_lib.gp.raters.MultiRaterGP`, the metrics come from
 :mod:`course_lib.metrics`, the drawing from :mod:`course_lib.plotting.raters`. The toy data are
@@ -24,19 +28,24 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from ..gp.annotators import NOISE_FLOOR, AnnotatorNoiseGP, Regions, assign_regions, \
+    simulate_regions
 from ..gp.kernels import SquaredExponential
+from ..gp.regression import GPRegression
 from ..gp.raters import MODES, MultiRaterGP, RaterData, joint_log_likelihood, \
     simulate_integer_scores
-from ..metrics import discrete_kl, discretised_log_predictive
+from ..metrics import discrete_kl, discretised_log_predictive, rmse
 from ..plotting.gp import plot_gp_posterior
-from ..plotting.raters import MODEL_COLOURS, plot_noise_profile, plot_rater_scores, \
-    plot_score_distribution
+from ..plotting.raters import MODEL_COLOURS, plot_annotator_fit, plot_noise_profile, \
+    plot_noise_table, plot_rater_scores, plot_score_distribution
 from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng, \
     check_choice
-from .base import Explorer
+from .base import Explorer, InputError
 
 __all__ = ["toy_truth", "ToyPanel", "toy_rater_data", "ScoreModel", "fit_score_model", "NoiseProfile",
-           "noise_profile", "TOY_KERNEL", "spread_term_explorer", "panel_explorer"]
+           "noise_profile", "TOY_KERNEL", "spread_term_explorer", "panel_explorer",
+           "SEED001_LAMBDA", "seed001_gold", "AnnotatorToy", "annotator_toy_data",
+           "fit_annotator_models", "true_noise_table", "annotator_explorer"]
 
 SCALE = (0, 10)
 #: The toy's kernel, close to what ML-II finds on it (lengthscale 0.2, variance 4): the
@@ -291,3 +300,202 @@ def panel_explorer(n_items: int = 40, n_test: int = 25, *, n_restarts: int = 2,
         return fig
 
     return Explorer(render, controls, title="One utterance, a panel of raters")
+
+
+# --------------------------------------------------------------------------------------------
+# Seed 001: annotators whose reliability differs by region
+# --------------------------------------------------------------------------------------------
+
+#: Seed 001's Lambda: entry [l, r] is the noise variance of annotator r in region l (regions
+#: numbered left to right here); each annotator is perfect in one region.
+SEED001_LAMBDA = np.array([[0.0, 0.65, 1.0],
+                           [0.25, 0.0, 0.75],
+                           [0.1, 0.75, 0.0]])
+
+
+def seed001_gold(x) -> np.ndarray:
+    """Seed 001's toy gold standard z = sin(2 pi x) sin(6 pi x)."""
+    x = as_float_array(x, "x")
+    return np.sin(2.0 * np.pi * x) * np.sin(6.0 * np.pi * x)
+
+
+def _left_to_right(regions: Regions) -> Regions:
+    """The same partition of one-dimensional inputs with the regions numbered by their centre,
+    left to right (k-means numbers them in no particular order)."""
+    order = np.argsort(regions.centres[:, 0])
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return Regions(rank[regions.labels], regions.centres[order], regions.method)
+
+
+@dataclass(frozen=True)
+class AnnotatorToy:
+    """Seed 001's toy: ``X`` (N, 1) inputs on [0, 1], ``gold`` their gold standard, ``regions``
+    the k-means regions the noise was simulated with (numbered left to right), ``data`` the
+    annotators' labels; ``X_test`` and ``gold_test`` the evenly spaced test inputs."""
+
+    X: np.ndarray
+    gold: np.ndarray
+    regions: Regions
+    data: RaterData
+    X_test: np.ndarray
+    gold_test: np.ndarray
+
+
+def annotator_toy_data(variance_table=SEED001_LAMBDA, n_items: int = 60, n_test: int = 600,
+                       *, rng: RngLike = 0) -> AnnotatorToy:
+    """Seed 001's toy: ``n_items`` inputs uniform on [0, 1], gold :func:`seed001_gold`, as many
+    k-means regions as ``variance_table`` has rows (numbered left to right), and one label per
+    item from every annotator (column), y = gold + N(0, variance_table[region, annotator])
+    (:func:`~course_lib.gp.annotators.simulate_regions`; zeros allowed). The draws come in a
+    fixed order (inputs, regions, noise), so another table with the same ``rng`` seed rescales
+    the same noise."""
+    table = as_float_array(variance_table, "variance_table", ndim=2)
+    n_items = as_positive_int(n_items, "n_items", minimum=2 * table.shape[0])
+    n_test = as_positive_int(n_test, "n_test")
+    rng = as_rng(rng)
+    x = np.sort(rng.uniform(0.0, 1.0, n_items))
+    X = x[:, None]
+    regions = _left_to_right(assign_regions(X, table.shape[0], "kmeans", rng=rng))
+    data = simulate_regions(seed001_gold(x), regions, table, rng=rng)
+    x_test = np.linspace(0.0, 1.0, n_test)
+    return AnnotatorToy(X, seed001_gold(x), regions, data, x_test[:, None],
+                        seed001_gold(x_test))
+
+
+def _se_kernel() -> SquaredExponential:
+    return SquaredExponential(0.1, 1.0, lengthscale_bounds=(1e-3, 10.0),
+                              variance_bounds=(1e-3, 100.0))
+
+
+def fit_annotator_models(X, data: RaterData, gold, n_regions: int = 3,
+                         noise_floor: float = NOISE_FLOOR, *, n_restarts: int = 3,
+                         rng: RngLike = 0) -> tuple[dict, Regions]:
+    """The four models of seed 001's comparison, each with an SE kernel fitted by ML-II
+    (``n_restarts`` runs, every noise variance bounded below by ``noise_floor``):
+
+    ``GOLD``  a GP on the gold labels (the upper bound no real data set allows);
+    ``Av``    a GP on the average label of each item;
+    ``MA``    :class:`~course_lib.gp.annotators.AnnotatorNoiseGP`, one variance per annotator;
+    ``MANH``  the same with one variance per (region, annotator), regions by k-means
+              (``n_regions``, one-dimensional inputs numbered left to right, regions of fewer
+              than 2 items merged).
+
+    Returns ``(models, regions)``: the fitted models by name and MANH's regions.
+    """
+    rng = as_rng(rng)
+    noise_floor = as_positive_float(noise_floor, "noise_floor")
+    gold = as_float_array(gold, "gold", ndim=1)
+    regions = assign_regions(X, as_positive_int(n_regions, "n_regions"), "kmeans", rng=rng,
+                             min_size=2)
+    if np.shape(X)[1] == 1:
+        regions = _left_to_right(regions)
+    models = {
+        "GOLD": GPRegression(_se_kernel(), 0.1, noise_bounds=(noise_floor, 100.0)).fit(X, gold),
+        "Av": GPRegression(_se_kernel(), 0.1, noise_bounds=(noise_floor, 100.0)).fit(
+            X, data.means),
+        "MA": AnnotatorNoiseGP(_se_kernel(), data.n_raters, noise_variance=0.1,
+                               noise_floor=noise_floor).fit(X, data),
+        "MANH": AnnotatorNoiseGP(_se_kernel(), data.n_raters, regions, noise_variance=0.1,
+                                 noise_floor=noise_floor).fit(X, data),
+    }
+    for model in models.values():
+        model.optimise_hyperparameters(n_restarts, rng=rng)
+    return models, regions
+
+
+def true_noise_table(model_regions, true_regions, variance_table) -> np.ndarray:
+    """The true noise variance of every (model region, annotator) cell: the mean, over the
+    items of that model region, of the variance ``variance_table[true region, annotator]`` their
+    labels were drawn with (the table itself when the two partitions agree). Shape
+    (n_model_regions, n_annotators); ``model_regions=None`` gives GPR-MA's single row."""
+    table = as_float_array(variance_table, "variance_table", ndim=2)
+    true_labels = (true_regions.labels if isinstance(true_regions, Regions)
+                   else np.asarray(true_regions))
+    per_item = table[true_labels]
+    if model_regions is None:
+        return per_item.mean(axis=0, keepdims=True)
+    labels = (model_regions.labels if isinstance(model_regions, Regions)
+              else np.asarray(model_regions))
+    return np.vstack([per_item[labels == region].mean(axis=0)
+                      for region in range(int(labels.max()) + 1)])
+
+
+def _lambda_entry(text: str, row: int, col: int) -> float:
+    name = f"Lambda[{row + 1},{col + 1}]"
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise InputError(f"{name}: enter a noise variance >= 0, e.g. 0.25 (got {text!r})") \
+            from None
+    if not np.isfinite(value) or value < 0 or value > 100:
+        raise InputError(f"{name}: a noise variance must lie in 0..100, got {text!r}")
+    return value
+
+
+def annotator_explorer(n_items: int = 60, n_test: int = 300, *, n_restarts: int = 3,
+                       rng: RngLike = 0) -> Explorer:
+    """Seed 001's toy with the noise table Lambda typed in (3 x 3: rows are the regions the noise
+    is simulated with, left to right; columns the annotators), the number of regions of GPR-MANH
+    and the noise floor -> GOLD, Av, MA and MANH fitted by ML-II (:func:`fit_annotator_models`),
+    each with its RMSE x 100 against the gold on ``n_test`` test inputs, and the learned noise
+    tables of MA and MANH against the truth (:func:`true_noise_table`), variances at the floor
+    framed in red. Text boxes redraw on Enter or when they lose focus."""
+    n_items = as_positive_int(n_items, "n_items", minimum=6)
+    n_test = as_positive_int(n_test, "n_test")
+    n_restarts = as_positive_int(n_restarts, "n_restarts")
+    seed = _fixed_seed(rng)
+    cell_layout = W.Layout(width="190px")
+    controls = {f"lambda_{row}_{col}": W.Text(
+        value=f"{SEED001_LAMBDA[row, col]:g}", description=f"Λ[{row + 1},{col + 1}]",
+        continuous_update=False, layout=cell_layout,
+        style={"description_width": "50px"}) for row in range(3) for col in range(3)}
+    controls["n_regions"] = _int_slider("MANH regions", 3, 1, 6)
+    controls["noise_floor"] = W.FloatLogSlider(value=NOISE_FLOOR, base=10, min=-6, max=-1,
+                                               step=0.5, description="noise floor",
+                                               continuous_update=False)
+
+    def render(n_regions, noise_floor, **cells) -> Figure:
+        table = np.array([[_lambda_entry(cells[f"lambda_{row}_{col}"], row, col)
+                           for col in range(3)] for row in range(3)])
+        toy = annotator_toy_data(table, n_items, n_test, rng=seed)
+        models, regions = fit_annotator_models(toy.X, toy.data, toy.gold, n_regions,
+                                               noise_floor, n_restarts=n_restarts, rng=seed)
+        fig = plt.figure(figsize=(12.5, 4.9))
+        grid = fig.add_gridspec(2, 3, left=0.05, right=0.99, bottom=0.09, top=0.93,
+                                wspace=0.25, hspace=0.42, width_ratios=[1, 1, 0.9])
+        first = None
+        for index, (name, model) in enumerate(models.items()):
+            ax = fig.add_subplot(grid[index // 2, index % 2], sharex=first, sharey=first)
+            first = first or ax
+            mean, var = model.predict(toy.X_test)
+            shown = regions if name == "MANH" else toy.regions
+            plot_annotator_fit(ax, toy.X_test, mean, var, gold=toy.gold_test,
+                               X=toy.X if name != "GOLD" else None,
+                               data=toy.data if name != "GOLD" else None,
+                               regions=shown.labels if name != "GOLD" else None,
+                               color=MODEL_COLOURS[name])
+            ax.set_title(f"{name}: RMSE × 100 = {100 * rmse(mean, toy.gold_test):.1f}",
+                         fontsize="medium")
+            ax.set_ylim(-3.2, 3.2)
+            ax.label_outer()
+        handles, labels = fig.axes[1].get_legend_handles_labels()
+        keep = [i for i, label in enumerate(labels) if label.startswith(("gold", "annotator"))]
+        fig.axes[0].legend([handles[i] for i in keep], [labels[i] for i in keep],
+                           loc="lower center", fontsize="small", ncol=2)
+        ax_ma = fig.add_subplot(grid[0, 2])
+        plot_noise_table(ax_ma, models["MA"].noise_table_,
+                         true_noise_table(None, toy.regions, table), models["MA"].at_floor_,
+                         row_labels=["all"], col_labels=["ann. 1", "ann. 2", "ann. 3"],
+                         vmax=max(1.0, table.max()))
+        ax_ma.set_title("MA: learned (true) variance", fontsize="medium")
+        ax_manh = fig.add_subplot(grid[1, 2])
+        plot_noise_table(ax_manh, models["MANH"].noise_table_,
+                         true_noise_table(regions, toy.regions, table), models["MANH"].at_floor_,
+                         row_labels=[f"region {k + 1}" for k in range(regions.n_regions)],
+                         col_labels=["ann. 1", "ann. 2", "ann. 3"], vmax=max(1.0, table.max()))
+        ax_manh.set_title(f"MANH: {int(models['MANH'].at_floor_.sum())} at the floor (red)",
+                          fontsize="medium")
+        return fig
+
+    return Explorer(render, controls, title="Annotators whose reliability differs by region")
