@@ -98,6 +98,8 @@ DTW_TESTS = ("tests/reference/test_dtw_reference.py", "tests/test_dtw.py")
 HMM_TESTS = ("tests/reference/test_hmm_reference.py", "tests/test_hmm.py")
 GMM_TESTS = ("tests/reference/test_gmm_reference.py", "tests/test_gmm.py")
 GP_TESTS = ("tests/reference/test_gp_reference.py", "tests/test_gp_regression.py")
+RATERS_TESTS = ("tests/reference/test_raters_reference.py", "tests/test_gp_raters.py")
+METRICS_TESTS = ("tests/test_metrics.py",)
 
 TARGETS = {t.name: t for t in (
     Target("dtw", "DTW accumulation and back-tracking (course_lib/dtw.py)", DTW_TESTS),
@@ -108,6 +110,10 @@ TARGETS = {t.name: t for t in (
     Target("gmm-m-step", "GMM EM: M-step and responsibilities (course_lib/gmm.py)", GMM_TESTS),
     Target("gp-lml", "GP log marginal likelihood and its gradient "
                      "(course_lib/gp/regression.py)", GP_TESTS),
+    Target("raters", "Several raters per item: the joint evidence, its spread term, the "
+                     "container's summaries (course_lib/gp/raters.py)", RATERS_TESTS),
+    Target("metrics", "Score metrics: discretised predictive, discrete KL, rounding, RMSE "
+                      "(course_lib/metrics.py)", METRICS_TESTS),
 )}
 
 VITERBI_TIES_NOTE = """\
@@ -140,6 +146,8 @@ DTW = "course_lib/dtw.py"
 HMM = "course_lib/hmm.py"
 GMM = "course_lib/gmm.py"
 GP = "course_lib/gp/regression.py"
+RATERS = "course_lib/gp/raters.py"
+METRICS = "course_lib/metrics.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     # ---------------------------------------------------------------------------- DTW
@@ -356,6 +364,61 @@ MUTANTS: tuple[Mutant, ...] = (
            "grad = np.append(grad, result.gradient_log_noise.sum())\n        lp, dlp",
            "grad = np.append(grad, result.gradient_log_noise.mean())\n        lp, dlp",
            note=OPTIMISER_GRADIENT_NOTE),
+    # ---------------------------------------------------------------------------- raters
+    Mutant("raters-spread-without-log-r", "raters", RATERS, "_joint_evidence",
+           "spread term without -1/2 sum_i log R_i",
+           "- 0.5 * np.sum(np.log(data.counts)) - data.within_ss / (2.0 * sigma2))",
+           "- data.within_ss / (2.0 * sigma2))"),
+    Mutant("raters-spread-m-not-m-minus-n", "raters", RATERS, "_joint_evidence",
+           "spread term counts all M labels instead of M - N in -(M - N)/2 log(2 pi sigma^2)",
+           "spread = (-0.5 * (data.n_labels - data.n_items) * (LOG_2PI + np.log(sigma2))",
+           "spread = (-0.5 * data.n_labels * (LOG_2PI + np.log(sigma2))"),
+    Mutant("raters-spread-gradient-sign", "raters", RATERS, "_joint_evidence",
+           "d spread / d log sigma^2 with -S_i / (2 sigma^2) instead of +",
+           "-0.5 * (data.counts - 1) + data.within_ss_per_item / (2.0 * sigma2)",
+           "-0.5 * (data.counts - 1) - data.within_ss_per_item / (2.0 * sigma2)"),
+    Mutant("raters-gp-term-noise-not-over-r", "raters", RATERS, "_joint_evidence",
+           "gp term on the means with noise sigma^2 instead of sigma^2 / R_i",
+           "gaussian_log_marginal_likelihood(K, data.means, sigma2 / data.counts, dK, warn)",
+           "gaussian_log_marginal_likelihood(K, data.means, sigma2, dK, warn)"),
+    Mutant("raters-fit-noise-not-over-r", "raters", RATERS, "MultiRaterGP._item_noise",
+           "joint model conditions on the means with sigma^2 instead of sigma^2 / R_i",
+           "return noise_variance / data.counts if self.mode == \"joint\" else noise_variance",
+           "return noise_variance"),
+    Mutant("raters-means-over-all-raters", "raters", RATERS, "RaterData.__init__",
+           "item means divided by the number of raters, not by the item's own count R_i",
+           "self.means = np.bincount(items, weights=scores, minlength=self.n_items) / counts",
+           "self.means = np.bincount(items, weights=scores, minlength=self.n_items) / "
+           "self.n_raters"),
+    Mutant("raters-weighted-constant-no-log-det", "raters", RATERS, "RaterData.weighted",
+           "seed 001's constant c without +1/2 sum_i log Sigma_ii",
+           "+ 0.5 * np.sum(np.log(precision)) + 0.5 * np.sum(np.log(item_noise))",
+           "+ 0.5 * np.sum(np.log(precision))"),
+    # ---------------------------------------------------------------------------- metrics
+    Mutant("metrics-not-renormalised", "metrics", METRICS, "discretised_log_predictive",
+           "bin probabilities not renormalised over the scale (tail mass kept out of the sum)",
+           "return log_mass - logsumexp(log_mass, axis=1, keepdims=True)", "return log_mass"),
+    Mutant("metrics-bins-not-centred", "metrics", METRICS, "discretised_log_predictive",
+           "score c gets the bin [c, c + 1] instead of [c - 1/2, c + 1/2]",
+           "edges = np.arange(low, high + 2) - 0.5", "edges = np.arange(low, high + 2) - 0.0"),
+    Mutant("metrics-no-mirror", "metrics", METRICS, "_log_normal_interval",
+           "right-tail bins not mirrored (Phi(b) - Phi(a) cancels there)",
+           "mirror = lower > 0", "mirror = lower > np.inf"),
+    Mutant("metrics-narrow-bins-lower-edge", "metrics", METRICS, "_log_normal_interval",
+           "narrow bins: density taken at the lower edge instead of the midpoint",
+           "narrow_value = np.log(width) - 0.5 * middle ** 2",
+           "narrow_value = np.log(width) - 0.5 * lower ** 2"),
+    Mutant("metrics-cross-entropy-not-kl", "metrics", METRICS, "discrete_kl",
+           "cross-entropy instead of KL (the reference's own log P_ref term dropped)",
+           "p_ref * (np.log(np.where(present, p_ref, 1.0))", "p_ref * (0.0"),
+    Mutant("metrics-round-half-to-even", "metrics", METRICS, "round_scores",
+           "numpy's round (half to even) instead of half up",
+           "return np.floor(as_float_array(values, \"values\") + 0.5)",
+           "return np.round(as_float_array(values, \"values\"))"),
+    Mutant("metrics-rmse-no-root", "metrics", METRICS, "rmse",
+           "mean squared error returned as the RMSE (square root dropped)",
+           "return float(largest * np.sqrt(np.mean((error / largest) ** 2)))",
+           "return float(largest * np.mean((error / largest) ** 2))"),
 )
 
 

@@ -297,11 +297,21 @@ def joint_log_likelihood(K, data: RaterData, noise_variance: float, dK=None, *,
     if K.shape != (data.n_items, data.n_items):
         raise ValueError(f"K: expected shape ({data.n_items}, {data.n_items}) (one row per "
                          f"item of data), got {K.shape}")
-    if dK is not None:
-        dK = as_float_array(dK, "dK", ndim=3, allow_empty=True)
-        if dK.shape[1:] != K.shape:
+    if dK is not None:  # its values are checked through the gradient (finite, or dK is named)
+        try:
+            dK = np.asarray(dK, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError("dK: expected a numeric array of shape (n_params, N, N)") from None
+        if dK.ndim != 3 or dK.shape[1:] != K.shape:
             raise ValueError(f"dK: expected shape (n_params, {K.shape[0]}, {K.shape[1]}) (one "
                              f"kernel-matrix derivative per hyper-parameter), got {dK.shape}")
+    return _joint_evidence(K, data, sigma2, dK, include_spread_term, warn)
+
+
+def _joint_evidence(K, data: RaterData, sigma2: float, dK, include_spread_term: bool,
+                    warn: bool) -> MultiRaterLikelihood:
+    """:func:`joint_log_likelihood` on checked arguments (the model's kernel matrices need no
+    second pass of checks: each costs as much as the O(N^2) arithmetic itself)."""
     gp_term = gaussian_log_marginal_likelihood(K, data.means, sigma2 / data.counts, dK, warn)
     if include_spread_term:
         spread = (-0.5 * (data.n_labels - data.n_items) * (LOG_2PI + np.log(sigma2))
@@ -386,8 +396,7 @@ class MultiRaterGP(GPRegression):
         self._require_fit()
         kernel, noise = (self.kernel, self.noise_variance) if theta is None else self._split(theta)
         K, dK = kernel.gradient(self.X_items) if eval_gradient else (kernel(self.X_items), None)
-        return joint_log_likelihood(K, self.data, noise, dK,
-                                    include_spread_term=include_spread_term, warn=warn)
+        return _joint_evidence(K, self.data, noise, dK, include_spread_term, warn)
 
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200):
