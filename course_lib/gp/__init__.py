@@ -23,6 +23,8 @@ from .annotators import (AnnotatorLikelihood, AnnotatorNoiseGP, Regions, annotat
                          assign_regions, simulate_homogeneous, simulate_regions)
 from .sparse import (SparseGP, collapsed_bound, collapsed_bound_and_gradient, fit_sparse_gp,
                      select_inducing_inputs, sparse_posterior)
+from .comparisons import Comparisons, DisconnectedComparisonsWarning
+from .likelihoods import Likelihood, LikelihoodTerms, PairwiseGaussian, PairwiseProbit
 
 __all__ = [
     "Kernel", "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
@@ -38,4 +40,6 @@ __all__ = [
     "assign_regions", "simulate_homogeneous", "simulate_regions",
     "SparseGP", "collapsed_bound", "collapsed_bound_and_gradient", "fit_sparse_gp",
     "select_inducing_inputs", "sparse_posterior",
+    "Comparisons", "DisconnectedComparisonsWarning",
+    "Likelihood", "LikelihoodTerms", "PairwiseGaussian", "PairwiseProbit",
 ]
