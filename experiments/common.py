@@ -40,9 +40,11 @@ import numpy as np
 from course_lib.results import RESULTS_DIR, available_results, load_result
 
 REPOSITORY = RESULTS_DIR.parents[1]
+README = Path(__file__).with_name("README.md")
 
 __all__ = ["RESULTS_DIR", "available_results", "load_result", "environment", "to_json",
-           "write_result", "run_experiment", "compare_runs", "task_rng"]
+           "write_result", "run_experiment", "compare_runs", "task_rng", "readme_table",
+           "update_readme_table"]
 
 
 def task_rng(key: int | tuple[int, ...], task: str) -> np.random.Generator:
@@ -183,27 +185,65 @@ def compare_runs(reduced: dict, full: dict, *, tol: float, path: str = "") -> li
     return problems
 
 
+def _table_markers(name: str) -> tuple[str, str]:
+    return f"<!-- table:{name} -->\n", "<!-- /table -->"
+
+
+def readme_table(name: str, readme: Path = README) -> str:
+    """The table between ``<!-- table:<name> -->`` and the next ``<!-- /table -->`` of the
+    README (what the last full run of ``name`` put there)."""
+    text = readme.read_text(encoding="utf-8")
+    start, end = _table_markers(name)
+    if start not in text:
+        raise ValueError(f"name: {readme} has no table marker for {name!r}")
+    begin = text.index(start) + len(start)
+    return text[begin:text.index(end, begin)].strip("\n")
+
+
+def update_readme_table(name: str, table: str, readme: Path = README) -> None:
+    """Put ``table`` between the README's markers for ``name``."""
+    text = readme.read_text(encoding="utf-8")
+    start, end = _table_markers(name)
+    if start not in text:
+        raise ValueError(f"name: {readme} has no table marker for {name!r}")
+    begin = text.index(start) + len(start)
+    finish = text.index(end, begin)
+    readme.write_text(text[:begin] + table + "\n" + text[finish:], encoding="utf-8")
+
+
 def run_experiment(name: str, description: str, run: Callable[[bool], dict],
                    select_for_comparison: Callable[[dict, dict], tuple[dict, dict]],
-                   tol: float, argv: list[str] | None = None) -> dict:
+                   tol: float, argv: list[str] | None = None,
+                   format_table: Callable[[dict], str] | None = None) -> dict | None:
     """Command-line entry shared by the scripts.
 
     ``run(reduced)`` returns the keyword arguments of :func:`write_result` except ``name`` and
     ``run_time_seconds``. The full run writes the result; ``--reduced`` compares the values
     ``select_for_comparison(reduced_doc, committed_doc)`` picks out and exits non-zero on a
-    difference beyond ``tol``.
+    difference beyond ``tol``; ``--table`` prints ``format_table(committed result)`` (the
+    Markdown table of ``experiments/README.md``, which a full run also updates) without
+    running anything.
     """
     parser = argparse.ArgumentParser(prog=f"python -m experiments.{name}", description=description)
     parser.add_argument("--reduced", action="store_true",
                         help="a few seeds/splits, compared with the committed full result; "
                              "nothing is written")
+    if format_table is not None:
+        parser.add_argument("--table", action="store_true",
+                            help="print the committed result as the README's Markdown table")
     options = parser.parse_args(argv)
+    if getattr(options, "table", False):
+        print(format_table(load_result(name)))
+        return None
     start = time.perf_counter()
     document = run(options.reduced)
     elapsed = time.perf_counter() - start
     if not options.reduced:
         path = write_result(name, run_time_seconds=elapsed, **document)
         print(f"wrote {path.relative_to(REPOSITORY)} ({elapsed:.0f} s)")
+        if format_table is not None:
+            update_readme_table(name, format_table(load_result(name)))
+            print(f"updated its table in {README.relative_to(REPOSITORY)}")
         return document
     committed = load_result(name)
     ours, theirs = select_for_comparison(to_json(document["result"]), committed["result"])
