@@ -61,7 +61,7 @@ def _plain_log_axis(ax, which: str) -> None:
 
 
 def plot_rater_scores(ax, x, data: RaterData, *, offset: float = 0.15, show_means: bool = True,
-                      rater_names=None, markersize: float = 4.0):
+                      rater_names=None, markersize: float = 4.0, alpha: float = 0.75):
     """Every label of ``data`` at its item's input ``x[item]``: one colour per rater (up to ten
     raters; more are drawn grey), each rater shifted sideways by a small fraction of ``offset`` times the spacing so that tied scores stay
     visible; the item means as black bars (``show_means``)."""
@@ -81,7 +81,7 @@ def plot_rater_scores(ax, x, data: RaterData, *, offset: float = 0.15, show_mean
             continue
         centred = rater - (data.n_raters - 1) / 2
         ax.plot(x[data.items[rows]] + centred * shift, data.scores[rows], "o",
-                ms=markersize, alpha=0.75, mec="none",
+                ms=markersize, alpha=alpha, mec="none",
                 color=RATER_COLOURS[rater] if data.n_raters <= len(RATER_COLOURS) else "0.4",
                 label=names[rater] if data.n_raters <= len(RATER_COLOURS) else None)
     if show_means:
@@ -92,15 +92,17 @@ def plot_rater_scores(ax, x, data: RaterData, *, offset: float = 0.15, show_mean
 
 
 def plot_noise_profile(ax, noise, curves: Mapping[str, np.ndarray], *, true_noise=None,
-                       depth: float = 20.0, styles: Mapping[str, dict] | None = None,
-                       legend_loc: str = "lower center"):
+                       true_label: str = "true σ²", depth: float = 20.0,
+                       styles: Mapping[str, dict] | None = None, legend_loc: str = "lower center",
+                       legend_fontsize="small"):
     """Log-likelihood curves against one rater's noise variance sigma^2 (log x axis), each
     drawn **relative to its own maximum** (so curves of very different size share one axis and
     what matters, where each peaks and how sharply, is visible); a dot marks each maximum.
 
     ``curves`` maps a label to values on the grid ``noise``; ``true_noise`` draws a grey
-    vertical line; the y axis shows the top ``depth`` nats. ``styles`` maps labels to line
-    keyword arguments; ``legend_loc`` places the legend.
+    vertical line labelled ``true_label``; the y axis shows the top ``depth`` nats. ``styles``
+    maps labels to line keyword arguments; ``legend_loc`` and ``legend_fontsize`` place and size
+    the legend.
     """
     noise = as_float_array(noise, "noise", ndim=1)
     if np.any(noise <= 0):
@@ -121,12 +123,12 @@ def plot_noise_profile(ax, noise, curves: Mapping[str, np.ndarray], *, true_nois
         ax.plot(noise[best], 0.0, "o", color=line.get_color(), ms=7)
     if true_noise is not None:
         ax.axvline(as_positive_float(true_noise, "true_noise"), color="0.5", ls=":", lw=1.5,
-                   label=f"true σ² = {true_noise:.3g}")
+                   label=f"{true_label} = {true_noise:.3g}")
     _plain_log_axis(ax, "x")
     ax.set_ylim(-depth, 0.08 * depth)
     ax.set_xlabel("σ², noise variance of one rater")
     ax.set_ylabel("log-likelihood − its maximum")
-    ax.legend(loc=legend_loc, fontsize="x-small", framealpha=0.9)
+    ax.legend(loc=legend_loc, fontsize=legend_fontsize, framealpha=0.9)
     return ax
 
 
@@ -171,8 +173,11 @@ def plot_score_distribution(ax, counts, log_probabilities: Mapping[str, np.ndarr
 def plot_speedup(ax, n_raters, ratios: Mapping[str, np.ndarray], *, powers=(3,)):
     """Measured speed-ups (repeated model time / joint model time) against the number of raters
     R on log-log axes, one line per label of ``ratios``, with dashed guides R^p for each power
-    in ``powers`` (R^3 is the flop ratio of the two Cholesky factorisations)."""
+    in ``powers`` (R^3 is the flop ratio of the two Cholesky factorisations; at most four
+    powers, each with its own line style)."""
     n_raters = as_float_array(n_raters, "n_raters", ndim=1)
+    if len(powers) > 4:
+        raise ValueError(f"powers: at most 4 guide lines, got {len(powers)}")
     if np.any(n_raters < 1):
         raise ValueError("n_raters: expected numbers of raters >= 1")
     for index, (label, values) in enumerate(ratios.items()):
@@ -182,8 +187,8 @@ def plot_speedup(ax, n_raters, ratios: Mapping[str, np.ndarray], *, powers=(3,))
                              f"number of raters ({n_raters.size})")
         ax.plot(n_raters, values, "o-", color=f"C{index}", label=label)
     grid = np.linspace(n_raters.min(), n_raters.max(), 50)
-    for power in powers:
-        ax.plot(grid, grid ** power, "--", color="0.4", lw=1, label=f"R^{power:g}")
+    for power, style in zip(powers, ("--", ":", "-.", (0, (5, 1, 1, 1)))):
+        ax.plot(grid, grid ** power, ls=style, color="0.3", lw=1.2, label=f"R^{power:g}")
     ax.axhline(1.0, color="0.7", lw=0.8)
     _plain_log_axis(ax, "x")
     _plain_log_axis(ax, "y")

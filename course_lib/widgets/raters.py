@@ -229,7 +229,9 @@ def spread_term_explorer(n_items: int = 40, n_grid: int = 120, *, rng: RngLike =
         mean, var, noise = fitted.predict_one_rater(x_test[:, None])
         fig, (ax_p, ax_d) = plt.subplots(1, 2, figsize=(12.5, 4.1), gridspec_kw=dict(
             left=0.06, right=0.99, bottom=0.13, top=0.9, wspace=0.2))
-        plot_noise_profile(ax_p, noise_grid, curves, true_noise=noise_sd ** 2 + 1 / 12, styles={
+        plot_noise_profile(ax_p, noise_grid, curves, true_noise=noise_sd ** 2 + 1 / 12,
+                           true_label="noise sd² + 1/12", legend_loc="lower left",
+                           legend_fontsize="x-small", styles={
             "joint = GP term + spread term": {"color": MODEL_COLOURS["joint"]},
             "GP term (GP on the means)": {"color": MODEL_COLOURS["mean"], "ls": "--"},
             "spread term c(σ²)": {"color": "0.45", "ls": ":"}})
