@@ -11,20 +11,26 @@ its curvature w_k = -d^2 log p / dz^2. The log posterior (up to a constant) is
 
 W is SINGULAR for pairwise data (every row of M sums to zero, so M 1 = 0): it is never inverted
 here. The mode f_hat is found by Newton's method on the weights a = K^-1 f (f = K a), so K^-1
-is never formed either, with one of two factorisations of the same matrix, chosen by size:
+is never formed either, with one of three factorisations of the same matrix:
 
-``"m x m"`` (m <= n, every w >= 0)
+``"m x m"`` (every w >= 0; chosen when m <= n)
     R = M^T diag(sqrt(w)) (n x m), B = I_m + R^T K R;  (K^-1 + W)^-1 = K - K R B^-1 R^T K.
-``"n x n"`` (m > n, or some w < 0)
+``"n x n"`` (every w >= 0; chosen when m > n)
+    the same with an n x n square root of W instead: the QR factorisation
+    diag(sqrt(w)) M = Q U gives W = U^T U, so R = U^T and B = I_n + U K U^T.
+``"L_K"`` (any w; used wherever some w < 0)
     K = L L^T, B = I_n + L^T W L = L^T (K^-1 + W) L;  (K^-1 + W)^-1 = L B^-1 L^T.
     B is positive definite exactly when K^-1 + W is, so this form also serves likelihoods
-    that are not log-concave (PairwiseBeta), whose w can be negative.
+    that are not log-concave (PairwiseBeta), whose w can be negative. It needs a Cholesky
+    factor of K, which is singular for duplicated items and nearly so for long lengthscales
+    (jitter ladder); the two R forms never factorise K, and their B >= I is always well
+    conditioned.
 
-In both, log det B = log det(I + K W). One Newton step is
+In all three, log det B = log det(I + K W). One Newton step is
 
     b = W f + M^T g = M^T (w * z + g),     f_new = (K^-1 + W)^-1 b,
 
-(for the m x m form ``a_new = b - R B^-1 R^T K b``; for the n x n form
+(for the R forms ``a_new = b - R B^-1 R^T K b``; for the L_K form
 ``a_new = L^-T B^-1 L^T b``), taken along a backtracking line search on psi. Where some w < 0
 and K^-1 + W is not positive definite (far from the mode of a Beta likelihood) the exact step
 is no ascent direction: the step then uses the clipped weights max(w, 0), a positive-definite
@@ -39,8 +45,8 @@ The result (thesis, J. B. Nielsen 2015, eqs. 2.25-2.27; Rasmussen & Williams 200
     log q(y | theta) = sum_k log p(y_k | z_hat_k) - 1/2 f_hat^T a - 1/2 log det B,
 
 with W at the mode and a = K^-1 f_hat (at the mode a = M^T g). The posterior is the course's
-:class:`~course_lib.gp.prediction.LatentGaussian`: the "precision" form with R for the m x m
-factorisation; for the n x n one the whitened "covariance" form with L_K = L and T = L_B^-T
+:class:`~course_lib.gp.prediction.LatentGaussian`: the "precision" form with R for the two R
+factorisations; for the L_K one the whitened "covariance" form with L_K = L and T = L_B^-T
 (Sigma = L B^-1 L^T), which needs no square root of W and so holds when some w < 0.
 
 Gradient of the log evidence (:meth:`LaplaceResult.evidence_gradient`). f_hat depends on the
@@ -77,7 +83,7 @@ __all__ = ["laplace_mode", "LaplaceResult", "InvalidLaplaceError"]
 # Armijo constant of the backtracking line search, and how often it halves the step.
 ARMIJO = 1e-4
 MAX_HALVINGS = 40
-FORMS = ("auto", "m x m", "n x n")
+FORMS = ("auto", "m x m", "n x n", "L_K")
 
 
 class InvalidLaplaceError(NotPositiveDefiniteError):
@@ -100,8 +106,8 @@ class LaplaceResult:
     n_iter : Newton steps taken; ``converged``: whether the stopping rule was met within
         ``max_iter``; ``n_clipped``: how many of the steps used the clipped weights max(w, 0)
         (K^-1 + W indefinite there).
-    form : ``"m x m"`` or ``"n x n"``, the factorisation used at the mode.
-    jitter : absolute jitter added to K's diagonal for its Cholesky factor (n x n form only).
+    form : ``"m x m"``, ``"n x n"`` or ``"L_K"``, the factorisation used at the mode.
+    jitter : absolute jitter added to K's diagonal for its Cholesky factor (L_K form only).
     """
 
     f_hat: np.ndarray
@@ -186,9 +192,11 @@ class _Factor:
         self.problem, self.w, self.form = problem, w, form
         M, K = problem.M, problem.K
         self.W = (M.T * w) @ M
-        if form == "m x m":
-            self.R = M.T * np.sqrt(w)                        # n x m
-            B = np.eye(M.shape[0]) + self.R.T @ K @ self.R
+        if form != "L_K":
+            root = M * np.sqrt(w)[:, None]                   # diag(sqrt w) M, m x n
+            # R R^T = W: R = M^T diag(sqrt w) (n x m), or U^T from root = Q U (n x n)
+            self.R = root.T if form == "m x m" else np.linalg.qr(root, mode="r").T
+            B = np.eye(self.R.shape[1]) + self.R.T @ K @ self.R
             self.L_B = cholesky(B, lower=True, check_finite=False)  # B >= I
         else:
             L = problem.chol_K()
@@ -200,7 +208,7 @@ class _Factor:
         """a_new of the Newton step from ``state`` with these weights."""
         problem = self.problem
         b = problem.M.T @ (self.w * state.z + state.terms.gradient)
-        if self.form == "m x m":
+        if self.form != "L_K":
             return b - self.R @ cho_solve((self.L_B, True), self.R.T @ (problem.K @ b),
                                           check_finite=False)
         L = problem.chol_K()
@@ -213,7 +221,7 @@ class _Factor:
     def covariance(self) -> np.ndarray:
         """Sigma = (K^-1 + W)^-1."""
         K = self.problem.K
-        if self.form == "m x m":
+        if self.form != "L_K":
             V = solve_triangular(self.L_B, self.R.T @ K, lower=True, check_finite=False)
             return K - V.T @ V
         V = solve_triangular(self.L_B, self.problem.chol_K().T, lower=True, check_finite=False)
@@ -221,13 +229,13 @@ class _Factor:
 
     def inverse_k_plus_w_inverse(self) -> np.ndarray:
         """C = (K + W^-1)^-1 = W - W Sigma W, written without W^-1."""
-        if self.form == "m x m":
+        if self.form != "L_K":
             U = solve_triangular(self.L_B, self.R.T, lower=True, check_finite=False)
             return U.T @ U
         return self.W - self.W @ self.covariance() @ self.W
 
     def latent_gaussian(self, state: _State) -> LatentGaussian:
-        if self.form == "m x m":
+        if self.form != "L_K":
             return LatentGaussian(state.f, state.a, "precision", (self.R, self.L_B), 0.0)
         n = state.f.shape[0]
         T = solve_triangular(self.L_B, np.eye(n), lower=True, check_finite=False).T
@@ -270,7 +278,7 @@ class _Problem:
     def factor(self, w: np.ndarray) -> _Factor:
         """The exact factorisation for weights w; raises LinAlgError when some w < 0 and
         K^-1 + W is not positive definite."""
-        return _Factor(self, w, self.size_form() if np.all(w >= 0) else "n x n")
+        return _Factor(self, w, self.size_form() if np.all(w >= 0) else "L_K")
 
 
 def _check_problem(K, M, likelihood, y, form):
@@ -332,9 +340,10 @@ def laplace_mode(K, M, likelihood, y, f0=None, *, alpha0=None, max_iter: int = 1
         (half of grad psi^T (K^-1 + W)^-1 grad psi) falls below ``tol``, after taking that
         step; the mode is then accurate to about ``tol`` in psi, i.e. f_hat to order
         ``tol`` (quadratic convergence). Tight values (1e-10) suit evidence gradients.
-    form : ``"auto"`` (the smaller B: m x m when m <= n), ``"m x m"`` or ``"n x n"``; the
-        same numbers either way up to round-off. Where some w < 0 the n x n form is used
-        regardless (the m x m form needs sqrt(w)).
+    form : ``"auto"`` (the smaller B: ``"m x m"`` when m <= n, else ``"n x n"``), or one of
+        ``"m x m"``, ``"n x n"``, ``"L_K"`` (module docstring); the same numbers either way up
+        to round-off (and the jitter L_K may need). Where some w < 0 the L_K form is used
+        regardless (the R forms need sqrt(w)).
 
     Returns a :class:`LaplaceResult`. Raises :class:`InvalidLaplaceError` (naming
     ``likelihood``) when K^-1 + W is not positive definite at the point reached.
@@ -342,7 +351,7 @@ def laplace_mode(K, M, likelihood, y, f0=None, *, alpha0=None, max_iter: int = 1
     problem = _check_problem(K, M, likelihood, y, form)
     max_iter = as_positive_int(max_iter, "max_iter")
     tol = as_positive_float(tol, "tol")
-    if problem.size_form() == "n x n":
+    if problem.size_form() == "L_K":
         problem.chol_K()      # settle K's jitter (if any) before the first evaluation
     state = _start(problem, f0, alpha0)
     converged, n_iter, n_clipped = False, 0, 0
