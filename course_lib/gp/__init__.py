@@ -25,6 +25,8 @@ from .sparse import (SparseGP, collapsed_bound, collapsed_bound_and_gradient, fi
                      select_inducing_inputs, sparse_posterior)
 from .comparisons import Comparisons, DisconnectedComparisonsWarning
 from .likelihoods import Likelihood, LikelihoodTerms, PairwiseGaussian, PairwiseProbit
+from .laplace import InvalidLaplaceError, LaplaceResult, laplace_mode
+from .preference import LaplaceEvidence, OnSquare, PreferenceGP
 
 __all__ = [
     "Kernel", "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
@@ -40,6 +42,8 @@ __all__ = [
     "assign_regions", "simulate_homogeneous", "simulate_regions",
     "SparseGP", "collapsed_bound", "collapsed_bound_and_gradient", "fit_sparse_gp",
     "select_inducing_inputs", "sparse_posterior",
+    "laplace_mode", "LaplaceResult", "InvalidLaplaceError",
+    "PreferenceGP", "LaplaceEvidence", "OnSquare",
     "Comparisons", "DisconnectedComparisonsWarning",
     "Likelihood", "LikelihoodTerms", "PairwiseGaussian", "PairwiseProbit",
 ]

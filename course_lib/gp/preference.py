@@ -1,0 +1,355 @@
+"""A GP over settings learned from comparisons (or bounded ratings): the preference GP.
+
+A listener's internal response (utility) f(x) over settings x has a GP prior f ~ GP(0, k). The
+data are :class:`~course_lib.gp.comparisons.Comparisons`: answers y about ordered pairs of
+items (first, second), each depending on z = f(first) - f(second) through a likelihood from
+:mod:`course_lib.gp.likelihoods` (``PairwiseProbit`` for "which do you prefer",
+``PairwiseBeta`` for "and how much", ``PairwiseGaussian`` for observed differences; identity
+rows of M for single-item ratings). The posterior of the items' utilities is the Laplace
+approximation of :func:`~course_lib.gp.laplace.laplace_mode`, and predictions at new settings
+go through the shared :class:`~course_lib.gp.prediction.LatentGaussian` (thesis of J. B.
+Nielsen, DTU 2014/2015, eqs. 2.14-2.16 and H(18)-(19)).
+
+Hyper-parameters (``theta``, ``param_names``): the kernel's log-parameters, then the
+likelihood's (e.g. ``noise_sd``). MAP-II maximises the Laplace log evidence plus the log
+hyper-priors with the one L-BFGS-B restart loop of
+:meth:`~course_lib.gp.regression.GPRegression.optimise_hyperparameters`, using the evidence
+gradient with its implicit term; every evaluation warm-starts Newton from the previous weights
+a = K^-1 f_hat, and so does every refit on new comparisons (old items keep their weight, new
+items start at 0, i.e. at the current predictive mean).
+
+Scale: probit and Beta answers depend on f only through z / sigma, so the kernel's variance
+and ``noise_sd`` trade off exactly (the evidence has a ridge). Fix one of them (a kernel
+built with ``variance_bounds="fixed"``, or ``noise_sd_bounds="fixed"``) or give it a prior;
+:meth:`PreferenceGP.optimise_hyperparameters` warns otherwise. The utility is defined only up
+to an additive constant by the data; the zero prior mean fixes it.
+
+The thesis's MAP-II set-up (Paper H, study 1; digest section 2.4) in the course's conventions:
+its sigma_f = 4 multiplies the kernel directly, so ``variance=4`` fixed; its lambda_i are
+SQUARED lengthscales with half-Student-t(6, 10) priors, i.e. ``OnSquare(HalfStudentT(6, 10))``
+on each ``lengthscale`` (or ``lengthscale_k``); its likelihood slope sigma is our ``noise_sd``
+with ``HalfStudentT(6, 10)``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import ndtr
+
+from ..linalg import NotPositiveDefiniteError, sample_gaussian
+from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng
+from .comparisons import Comparisons
+from .kernels import Kernel, as_inputs, check_log_parameters
+from .laplace import LaplaceResult, laplace_mode
+from .likelihoods import Likelihood
+from .priors import Prior
+from .regression import GPRegression, HyperparameterFit
+
+__all__ = ["PreferenceGP", "LaplaceEvidence", "OnSquare"]
+
+# rows of test pairs handled per kernel call in preference_probability (memory stays O(chunk n))
+PAIR_CHUNK = 1024
+
+
+@dataclass(frozen=True)
+class LaplaceEvidence:
+    """The Laplace log evidence log q(y | theta) at some theta, its gradient with respect to
+    the log hyper-parameters (order of ``param_names``; None unless asked for) and the
+    :class:`~course_lib.gp.laplace.LaplaceResult` it came from."""
+
+    value: float
+    gradient: np.ndarray | None
+    laplace: LaplaceResult
+
+
+class OnSquare(Prior):
+    """The prior of a parameter whose SQUARE follows ``prior``: theta^2 ~ prior.
+
+    For priors stated on a squared lengthscale lambda = ell^2 (the thesis's lambda_i) while the
+    course's kernels take ell. In u = log ell, log lambda = 2 u, so
+    ``log p_u(u) = log p_{log lambda}(2 u) + log 2`` (the Jacobian of u -> 2 u).
+    """
+
+    def __init__(self, prior: Prior):
+        if not isinstance(prior, Prior):
+            raise TypeError(f"prior: expected a course_lib.gp.priors.Prior, got "
+                            f"{type(prior).__name__}")
+        self.prior = prior
+
+    def _log_pdf_u(self, u):
+        return self.prior._log_pdf_u(2.0 * u) + np.log(2.0)
+
+    def _dlog_pdf_u(self, u):
+        return 2.0 * self.prior._dlog_pdf_u(2.0 * u)
+
+    def _sample_u(self, rng, size):
+        return 0.5 * self.prior._sample_u(rng, size)
+
+    def __repr__(self):
+        return f"OnSquare({self.prior!r})"
+
+
+def _paired_kernel(kernel: Kernel, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """k(a_i, b_i) for every row i, in chunks (never the full len(A) x len(B) matrix)."""
+    out = np.empty(A.shape[0])
+    for start in range(0, A.shape[0], PAIR_CHUNK):
+        stop = start + PAIR_CHUNK
+        out[start:stop] = np.diag(kernel(A[start:stop], B[start:stop]))
+    return out
+
+
+class PreferenceGP(GPRegression):
+    """Preference GP: Laplace posterior of a utility f from comparisons (module docstring).
+
+    Parameters
+    ----------
+    kernel : Kernel over the settings (fix or give a prior to its variance: module docstring).
+    likelihood : a :class:`~course_lib.gp.likelihoods.Likelihood` whose ``observation_kind``
+        matches the comparisons to be fitted.
+    priors : mapping name -> Prior over any of ``param_names`` (MAP-II); flat otherwise.
+    newton_max_iter, newton_tol : ``max_iter`` and ``tol`` of the inner Newton iteration
+        (:func:`~course_lib.gp.laplace.laplace_mode`); the tight default keeps the evidence
+        and its gradient consistent for L-BFGS-B.
+
+    Usage: ``gp = PreferenceGP(k, PairwiseProbit(1.0)).fit(comparisons)``;
+    ``gp.predict(X_test)`` (utility mean and variance); ``gp.preference_probability(Xa, Xb)``;
+    ``gp.optimise_hyperparameters(5, rng=rng)``. After ``fit``: ``gp.laplace`` (the
+    :class:`~course_lib.gp.laplace.LaplaceResult`), ``gp.posterior``, ``gp.X_train`` (the items).
+    """
+
+    def __init__(self, kernel: Kernel, likelihood: Likelihood,
+                 priors: Mapping[str, Prior] | None = None, *, newton_max_iter: int = 100,
+                 newton_tol: float = 1e-10):
+        if not isinstance(kernel, Kernel):
+            raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
+        if not isinstance(likelihood, Likelihood):
+            raise TypeError(f"likelihood: expected a course_lib.gp.likelihoods Likelihood, got "
+                            f"{type(likelihood).__name__}")
+        shared = set(kernel.param_names) & set(likelihood.param_names)
+        if shared:
+            raise ValueError(f"likelihood: its parameter names {sorted(shared)} clash with the "
+                             "kernel's; hyper-parameters are addressed by name")
+        self.kernel, self.likelihood = kernel, likelihood
+        self.priors = self._check_priors(priors)
+        self.newton_max_iter = as_positive_int(newton_max_iter, "newton_max_iter")
+        self.newton_tol = as_positive_float(newton_tol, "newton_tol")
+        self.comparisons: Comparisons | None = None
+        self.X_train: np.ndarray | None = None
+        self.laplace: LaplaceResult | None = None
+        self.posterior = None
+        self._M: np.ndarray | None = None
+        self._warm_alpha: np.ndarray | None = None
+
+    # ----- hyper-parameter vector -------------------------------------------------------
+    @property
+    def learns_noise(self) -> bool:
+        return False  # no additive Gaussian noise variance: the likelihood has its own theta
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return self.kernel.param_names + self.likelihood.param_names
+
+    @property
+    def theta(self) -> np.ndarray:
+        """Log hyper-parameters: the kernel's, then the likelihood's."""
+        return np.concatenate([self.kernel.theta, self.likelihood.theta])
+
+    @property
+    def bounds(self) -> np.ndarray:
+        return np.vstack([self.kernel.bounds, self.likelihood.bounds])
+
+    def _split(self, theta) -> tuple[Kernel, Likelihood]:
+        theta = as_float_array(theta, "theta", ndim=1)
+        if theta.shape != (len(self.param_names),):
+            raise ValueError(f"theta: expected shape ({len(self.param_names)},) for "
+                             f"{self.param_names}, got {theta.shape}")
+        check_log_parameters(theta, self.param_names)
+        P = self.kernel.n_params
+        return self.kernel.with_theta(theta[:P]), self.likelihood.with_theta(theta[P:])
+
+    def _set_theta(self, theta):
+        self.kernel, self.likelihood = self._split(theta)
+
+    # ----- data -------------------------------------------------------------------------
+    def fit(self, comparisons: Comparisons) -> "PreferenceGP":
+        """Laplace posterior of the items' utilities given ``comparisons`` at the current
+        hyper-parameters (warm-started from the previous fit where items coincide). Returns
+        self."""
+        if not isinstance(comparisons, Comparisons):
+            raise TypeError(f"comparisons: expected a course_lib.gp.comparisons.Comparisons, "
+                            f"got {type(comparisons).__name__}")
+        if comparisons.kind != self.likelihood.observation_kind:
+            raise ValueError(f"comparisons: kind {comparisons.kind!r} does not match the "
+                             f"likelihood {type(self.likelihood).__name__}, which models "
+                             f"{self.likelihood.observation_kind!r} answers")
+        M, X = comparisons.matrix(), comparisons.X
+        warm = self._carry_over(X)
+        try:
+            laplace = laplace_mode(self.kernel(X), M, self.likelihood, comparisons.y,
+                                   alpha0=warm, max_iter=self.newton_max_iter,
+                                   tol=self.newton_tol)
+        except NotPositiveDefiniteError as err:
+            raise type(err)(f"comparisons: no Laplace posterior at the current hyper-parameters "
+                            f"({err})") from None
+        self.comparisons, self.X_train, self._M = comparisons, X, M
+        self.laplace, self.posterior = laplace, laplace.posterior
+        self._warm_alpha = laplace.alpha
+        return self
+
+    def _carry_over(self, X: np.ndarray) -> np.ndarray | None:
+        """Warm-start weights for items X: the previous weight of every item seen before (same
+        input), 0 for new items, so the start is f_hat at old items and the predictive mean at
+        new ones."""
+        if self._warm_alpha is None or self.X_train is None:
+            return None
+        previous = {row.tobytes(): i for i, row in enumerate(self.X_train)}
+        alpha = np.zeros(X.shape[0])
+        for j, row in enumerate(X):
+            i = previous.get(row.tobytes())
+            if i is not None:
+                alpha[j] = self._warm_alpha[i]
+        return alpha
+
+    def _refit(self):
+        self.fit(self.comparisons)
+
+    def _require_fit(self):
+        if self.laplace is None:
+            raise ValueError("self: call fit(comparisons) before predicting or optimising")
+
+    # ----- evidence ---------------------------------------------------------------------
+    def marginal_likelihood(self, theta=None, eval_gradient: bool = False,
+                            warn: bool = True) -> LaplaceEvidence:
+        """Laplace log evidence log q(y | theta) (``theta`` defaults to the current one) and,
+        with ``eval_gradient``, its gradient (implicit term included) in the order of
+        ``param_names``. Warm-started from the latest Laplace weights."""
+        self._require_fit()
+        kernel, likelihood = (self.kernel, self.likelihood) if theta is None else \
+            self._split(theta)
+        X = self.X_train
+        K, dK = kernel.gradient(X) if eval_gradient else (kernel(X), None)
+        laplace = laplace_mode(K, self._M, likelihood, self.comparisons.y,
+                               alpha0=self._warm_alpha, max_iter=self.newton_max_iter,
+                               tol=self.newton_tol)
+        self._warm_alpha = laplace.alpha
+        gradient = None
+        if eval_gradient:
+            gradient = np.concatenate(laplace.evidence_gradient(dK))
+        return LaplaceEvidence(laplace.log_evidence, gradient, laplace)
+
+    def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False):
+        """log q(y | theta) (float), or ``(value, gradient)`` with the gradient w.r.t. the log
+        hyper-parameters in the order of ``param_names``."""
+        if theta is None and not eval_gradient:
+            self._require_fit()
+            return self.laplace.log_evidence
+        result = self.marginal_likelihood(theta, eval_gradient)
+        return (result.value, result.gradient) if eval_gradient else result.value
+
+    def _negative_objective(self, theta):
+        try:
+            result = self.marginal_likelihood(theta, eval_gradient=True)
+        except NotPositiveDefiniteError:  # includes InvalidLaplaceError: the search backs off
+            return np.inf, np.zeros_like(theta)
+        if not result.laplace.converged:
+            return np.inf, np.zeros_like(theta)
+        lp, dlp = self.log_hyper_prior(theta)
+        return -(result.value + lp), -(result.gradient + dlp)
+
+    def _scale_ridge(self) -> tuple[str, ...]:
+        """Names of the free, prior-less scale parameters that trade off exactly (probit and
+        Beta pairs depend on f / noise_sd only); empty when the scale is pinned."""
+        if self.likelihood.observation_kind not in ("pair-binary", "pair-degree"):
+            return ()
+        bounds = self.bounds
+        free = [name for index, name in enumerate(self.param_names)
+                if bounds[index, 0] < bounds[index, 1] and name not in self.priors]
+        variances = [name for name in free if name.split(".")[-1] == "variance"]
+        noise = [name for name in free if name == "noise_sd"]
+        return tuple(variances + noise) if variances and noise else ()
+
+    def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
+                                 max_iter: int = 200) -> HyperparameterFit:
+        """MAP-II (ML-II without priors): maximise log q(y | theta) + log p(theta) over the log
+        hyper-parameters with L-BFGS-B restarts, exactly as
+        :meth:`GPRegression.optimise_hyperparameters` (first run from the current theta,
+        ``n_restarts - 1`` from the priors or uniform in the log-bounds; the best is kept and
+        refitted). Warns when the kernel's variance and ``noise_sd`` are both free without a
+        prior (module docstring: the evidence is flat along their ratio)."""
+        self._require_fit()
+        n_restarts = as_positive_int(n_restarts, "n_restarts")
+        rng = as_rng(rng)
+        ridge = self._scale_ridge()
+        if ridge:
+            warnings.warn(f"self: {' and '.join(ridge)} are both free without a prior, but the "
+                          "answers depend only on their ratio; fix one (bounds='fixed') or give "
+                          "it a prior, else the optimiser wanders along a flat ridge",
+                          UserWarning, stacklevel=2)
+        try:
+            return super().optimise_hyperparameters(n_restarts, rng=rng, max_iter=max_iter)
+        except NotPositiveDefiniteError as err:
+            if "every optimisation run failed" not in str(err):
+                raise
+            raise NotPositiveDefiniteError(
+                "theta: every optimisation run failed (no Laplace mode with K^-1 + W positive "
+                "definite, or Newton did not converge) at its start; narrow the hyper-parameter "
+                "bounds or add priors") from None
+
+    # ----- prediction -------------------------------------------------------------------
+    def predict(self, X_test, full_cov: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior mean and variance (``full_cov``: covariance) of the utility f at the rows
+        of ``X_test`` (Laplace; no observation noise)."""
+        return super().predict(X_test, full_cov=full_cov)
+
+    def sample_posterior(self, X_test, n_samples: int = 1, *, rng: RngLike = None
+                         ) -> np.ndarray:
+        """Draws of the utility f(X_test) from the Laplace posterior, (n_samples, n*)."""
+        mean, cov = self.predict(X_test, full_cov=True)
+        return sample_gaussian(mean, cov, n_samples, rng=rng)
+
+    def predict_difference(self, Xa, Xb) -> tuple[np.ndarray, np.ndarray]:
+        """Predictive mean and variance of d_i = f(Xa_i) - f(Xb_i) for paired rows.
+
+        From the joint Gaussian of the pair: mean_a - mean_b and
+        var_a + var_b - 2 cov_ab. The difference is a linear functional of f, so one call of
+        the two equations with ``K* = k(X, Xa) - k(X, Xb)`` and ``k** = k_aa + k_bb - 2 k_ab``
+        gives both, without any len(Xa) x len(Xa) covariance.
+        """
+        self._require_fit()
+        d = self.X_train.shape[1]
+        Xa = as_inputs(Xa, "Xa", d)
+        Xb = as_inputs(Xb, "Xb", d)
+        if Xa.shape[0] != Xb.shape[0]:
+            raise ValueError(f"Xb: expected {Xa.shape[0]} rows (one per row of Xa), got "
+                             f"{Xb.shape[0]}")
+        K_cross = self.kernel(self.X_train, Xa) - self.kernel(self.X_train, Xb)
+        k_test = (self.kernel.diag(Xa) + self.kernel.diag(Xb)
+                  - 2.0 * _paired_kernel(self.kernel, Xa, Xb))
+        return self.posterior.predict(K_cross, np.maximum(k_test, 0.0))
+
+    def preference_probability(self, Xa, Xb) -> np.ndarray:
+        """Probability that setting Xa_i is preferred to Xb_i, for paired rows (n*,).
+
+        With d ~ N(m, v) the predictive of f(Xa_i) - f(Xb_i) (:meth:`predict_difference`):
+        binary and degree answers use the likelihood's predictive mean of an answer about the
+        pair (a first), which includes its noise: for PairwiseProbit the closed form
+        Phi(m / sqrt(2 sigma^2 + v)) (thesis eq. 2.52); for PairwiseBeta the expected
+        slider position, which has the same form. Observed differences (PairwiseGaussian):
+        P(y > 0) = Phi(m / sqrt(sigma^2 + v)). Single-item ratings: P(f(a) > f(b)) =
+        Phi(m / sqrt(v)).
+        """
+        mean, var = self.predict_difference(Xa, Xb)
+        kind = self.likelihood.observation_kind
+        if kind in ("pair-binary", "pair-degree"):
+            return self.likelihood.predictive_mean(mean, var)
+        extra = self.likelihood.params["noise_sd"] ** 2 if kind == "pair-difference" else 0.0
+        total = var + extra
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(total > 0, ndtr(mean / np.sqrt(total)), 0.5 * (1 + np.sign(mean)))
+
+    def __repr__(self):
+        return f"PreferenceGP(kernel={self.kernel!r}, likelihood={self.likelihood!r})"
