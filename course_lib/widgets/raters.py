@@ -178,14 +178,17 @@ def _fixed_seed(rng: RngLike) -> int:
     return int(as_rng(rng).integers(2 ** 63))
 
 
+_FULL_LABEL = {"description_width": "initial"}   # show a control's whole description
+
+
 def _int_slider(description, value, low, high):
     return W.IntSlider(value=value, min=low, max=high, description=description,
-                       continuous_update=False)
+                       continuous_update=False, style=_FULL_LABEL)
 
 
 def _float_slider(description, value, low, high, step=0.1):
     return W.FloatSlider(value=value, min=low, max=high, step=step, description=description,
-                         continuous_update=False)
+                         continuous_update=False, style=_FULL_LABEL)
 
 
 def spread_term_explorer(n_items: int = 40, n_grid: int = 120, *, rng: RngLike = 0) -> Explorer:
@@ -214,12 +217,11 @@ def spread_term_explorer(n_items: int = 40, n_grid: int = 120, *, rng: RngLike =
         X, data = panel.X, panel.data
         profile = noise_profile(kernel(X), _centred(data), noise_grid)
         if include_spread_term:
-            curves = {"joint = GP term + spread term": profile.total,
-                      "GP term (GP on the means)": profile.gp_term,
-                      "spread term c(σ²)": profile.spread_term}
+            curves = {"joint": profile.total, "GP term (mean model)": profile.gp_term,
+                      "spread term": profile.spread_term}
             chosen = profile.total
         else:
-            curves = {"GP term (GP on the means)": profile.gp_term}
+            curves = {"GP term (mean model)": profile.gp_term}
             chosen = profile.gp_term
         sigma2 = float(noise_grid[np.argmax(chosen)])
         mode = "joint" if include_spread_term else "mean"
@@ -227,21 +229,21 @@ def spread_term_explorer(n_items: int = 40, n_grid: int = 120, *, rng: RngLike =
         fitted = fit_score_model(X, data, mode, noise_variance=rater_noise, optimise=False,
                                  **TOY_KERNEL)
         mean, var, noise = fitted.predict_one_rater(x_test[:, None])
-        fig, (ax_p, ax_d) = plt.subplots(1, 2, figsize=(12.5, 4.1), gridspec_kw=dict(
-            left=0.06, right=0.99, bottom=0.13, top=0.9, wspace=0.2))
+        fig, (ax_p, ax_d) = plt.subplots(1, 2, figsize=(10, 3.7), gridspec_kw=dict(
+            left=0.075, right=0.99, bottom=0.14, top=0.91, wspace=0.22))
         plot_noise_profile(ax_p, noise_grid, curves, true_noise=noise_sd ** 2 + 1 / 12,
                            true_label="noise sd² + 1/12", legend_loc="lower left",
                            legend_fontsize="x-small", styles={
-            "joint = GP term + spread term": {"color": MODEL_COLOURS["joint"]},
-            "GP term (GP on the means)": {"color": MODEL_COLOURS["mean"], "ls": "--"},
-            "spread term c(σ²)": {"color": "0.45", "ls": ":"}})
-        ax_p.set_title("log-likelihood against one rater's noise (kernel fixed)")
+            "joint": {"color": MODEL_COLOURS["joint"]},
+            "GP term (mean model)": {"color": MODEL_COLOURS["mean"], "ls": "--"},
+            "spread term": {"color": "0.45", "ls": ":"}})
+        ax_p.set_title("evidence against one rater's noise (kernel fixed)", fontsize="medium")
         plot_gp_posterior(ax_d, x_test, mean, var, noise_variance=noise,
                           color=MODEL_COLOURS[mode])
         plot_rater_scores(ax_d, X, data, show_means=False, markersize=3)
         ax_d.set(xlabel="fraction of time in pauses", ylabel="fluency score", ylim=(-0.5, 10.5))
-        label = ("joint model: one rater's score ± 2 sd with σ²" if include_spread_term else
-                 "GP on the means: band ± 2 sd with σ_base² = σ²/R")
+        label = ("joint: one rater ± 2 sd, σ²" if include_spread_term else
+                 "mean model: ± 2 sd, σ_base² = σ²/R")
         ax_d.set_title(f"{label} = {noise:.3g}", fontsize="medium")
         ax_d.legend(loc="lower left", fontsize="x-small", ncol=3)
         return fig
@@ -275,9 +277,9 @@ def panel_explorer(n_items: int = 40, n_test: int = 25, *, n_restarts: int = 2,
         log_p = {name: fitted.log_predictive(X_test) for name, fitted in models.items()}
         counts = test.histograms()
         kl = {name: discrete_kl(counts, values) for name, values in log_p.items()}
-        fig, (ax_d, ax_h) = plt.subplots(1, 2, figsize=(12.5, 4.1), gridspec_kw=dict(
-            left=0.06, right=0.99, bottom=0.13, top=0.9, wspace=0.18,
-            width_ratios=[1.25, 1]))
+        fig, (ax_d, ax_h) = plt.subplots(1, 2, figsize=(10, 3.7), gridspec_kw=dict(
+            left=0.07, right=0.99, bottom=0.14, top=0.91, wspace=0.2,
+            width_ratios=[1.2, 1]))
         for name, fitted in models.items():
             mean, var, noise = fitted.predict_one_rater(x_grid[:, None])
             sd = np.sqrt(var + noise)
@@ -288,17 +290,16 @@ def panel_explorer(n_items: int = 40, n_test: int = 25, *, n_restarts: int = 2,
         plot_rater_scores(ax_d, X, data, show_means=False, markersize=3)
         ax_d.axvline(X_test[utterance, 0], color="k", lw=1, ls="--")
         ax_d.set(xlabel="fraction of time in pauses", ylabel="fluency score", ylim=(-0.5, 10.5),
-                 title=f"{n_items} training utterances × {n_raters} raters; "
-                       f"mean KL over {n_test} test utterances: base "
+                 title=f"mean KL over {n_test} test utterances: base "
                        f"{kl['base'].mean():.2f}, joint {kl['joint'].mean():.2f}")
         ax_d.title.set_fontsize("medium")
         handles, labels = ax_d.get_legend_handles_labels()
-        ax_d.legend(handles[:2], labels[:2], loc="lower left", fontsize="small")
+        ax_d.legend(handles[:2], labels[:2], loc="lower left", fontsize="x-small")
         plot_score_distribution(ax_h, counts[utterance],
                                 {name: values[utterance] for name, values in log_p.items()},
                                 kl={name: values[utterance] for name, values in kl.items()})
-        ax_h.set_title(f"test utterance {utterance} (dashed line): its {n_raters} raters "
-                       "vs the models", fontsize="medium")
+        ax_h.set_title(f"test utterance {utterance} (dashed): {n_raters} raters vs models",
+                       fontsize="medium")
         return fig
 
     return Explorer(render, controls, title="One utterance, a panel of raters")
@@ -455,7 +456,7 @@ def annotator_explorer(n_items: int = 60, n_test: int = 300, *, n_restarts: int 
     controls["n_regions"] = _int_slider("MANH regions", 3, 1, 6)
     controls["noise_floor"] = W.FloatLogSlider(value=NOISE_FLOOR, base=10, min=-6, max=-1,
                                                step=0.5, description="noise floor",
-                                               continuous_update=False)
+                                               continuous_update=False, style=_FULL_LABEL)
 
     def render(n_regions, noise_floor, **cells) -> Figure:
         table = np.array([[_lambda_entry(cells[f"lambda_{row}_{col}"], row, col)
@@ -463,9 +464,9 @@ def annotator_explorer(n_items: int = 60, n_test: int = 300, *, n_restarts: int 
         toy = annotator_toy_data(table, n_items, n_test, rng=seed)
         models, regions = fit_annotator_models(toy.X, toy.data, toy.gold, n_regions,
                                                noise_floor, n_restarts=n_restarts, rng=seed)
-        fig = plt.figure(figsize=(12.5, 4.9))
-        grid = fig.add_gridspec(2, 3, left=0.05, right=0.99, bottom=0.09, top=0.93,
-                                wspace=0.25, hspace=0.42, width_ratios=[1, 1, 0.9])
+        fig = plt.figure(figsize=(10, 4.5))
+        grid = fig.add_gridspec(2, 3, left=0.055, right=0.995, bottom=0.09, top=0.93,
+                                wspace=0.22, hspace=0.42, width_ratios=[1, 1, 0.95])
         first = None
         for index, (name, model) in enumerate(models.items()):
             ax = fig.add_subplot(grid[index // 2, index % 2], sharex=first, sharey=first)
@@ -484,7 +485,7 @@ def annotator_explorer(n_items: int = 60, n_test: int = 300, *, n_restarts: int 
         handles, labels = fig.axes[1].get_legend_handles_labels()
         keep = [i for i, label in enumerate(labels) if label.startswith(("gold", "annotator"))]
         fig.axes[0].legend([handles[i] for i in keep], [labels[i] for i in keep],
-                           loc="lower center", fontsize="small", ncol=2)
+                           loc="lower center", fontsize="x-small", ncol=2)
         ax_ma = fig.add_subplot(grid[0, 2])
         plot_noise_table(ax_ma, models["MA"].noise_table_,
                          true_noise_table(None, toy.regions, table), models["MA"].at_floor_,
@@ -494,8 +495,9 @@ def annotator_explorer(n_items: int = 60, n_test: int = 300, *, n_restarts: int 
         ax_manh = fig.add_subplot(grid[1, 2])
         plot_noise_table(ax_manh, models["MANH"].noise_table_,
                          true_noise_table(regions, toy.regions, table), models["MANH"].at_floor_,
-                         row_labels=[f"region {k + 1}" for k in range(regions.n_regions)],
+                         row_labels=[str(k + 1) for k in range(regions.n_regions)],
                          col_labels=["ann. 1", "ann. 2", "ann. 3"], vmax=max(1.0, table.max()))
+        ax_manh.set_ylabel("region")
         ax_manh.set_title(f"MANH: {int(models['MANH'].at_floor_.sum())} at the floor (red)",
                           fontsize="medium")
         return fig
