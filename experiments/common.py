@@ -9,6 +9,8 @@ A result file is one JSON object::
     name, title, script, command        what produced it and how to re-run it
     created                             UTC date and time of the run (ISO 8601)
     run_time_seconds                    wall-clock time of the whole run
+    cpu_time_seconds                    CPU time of the process (the shared machine's load
+                                        stretches the wall-clock time, not this)
     settings                            every setting the numbers depend on
     environment                         python, numpy, scipy, scikit-learn and course_lib
                                         versions, course_lib's git commit (and whether the
@@ -28,6 +30,7 @@ import json
 import math
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -132,7 +135,7 @@ def to_json(value, path: str = "result"):
 
 def write_result(name: str, *, title: str, settings: dict, result: dict, source: dict,
                  differences: dict | str, run_time_seconds: float,
-                 results_dir: Path = RESULTS_DIR) -> Path:
+                 cpu_time_seconds: float | None = None, results_dir: Path = RESULTS_DIR) -> Path:
     """Write ``<results_dir>/<name>.json`` (layout in this module's docstring); return its path."""
     document = {
         "name": name,
@@ -141,6 +144,7 @@ def write_result(name: str, *, title: str, settings: dict, result: dict, source:
         "command": f"python -m experiments.{name}",
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "run_time_seconds": run_time_seconds,
+        "cpu_time_seconds": cpu_time_seconds,
         "settings": settings,
         "environment": environment(),
         "result": result,
@@ -151,15 +155,27 @@ def write_result(name: str, *, title: str, settings: dict, result: dict, source:
     results_dir = Path(results_dir)
     results_dir.mkdir(parents=True, exist_ok=True)
     path = results_dir / f"{name}.json"
-    path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(_dumps(document) + "\n", encoding="utf-8")
     return path
 
 
-def compare_runs(reduced: dict, full: dict, *, tol: float, path: str = "") -> list[str]:
+_FLAT_LIST = re.compile(r"\[\s*([^\[\]{}]*?)\s*\]", re.DOTALL)
+
+
+def _dumps(document: dict) -> str:
+    """Indented JSON with every list of plain values on one line (short files, readable diffs)."""
+    text = json.dumps(document, indent=1, ensure_ascii=False)
+    return _FLAT_LIST.sub(lambda match: "[" + re.sub(r"\s*\n\s*", " ",
+                                                     match.group(1)) + "]", text)
+
+
+def compare_runs(reduced: dict, full: dict, *, tol: float, rtol: float = 0.0,
+                 path: str = "") -> list[str]:
     """Where two nested results differ: a list of ``"path: reduced vs full"`` lines.
 
     Only keys present in ``reduced`` are compared (a reduced run holds a subset of the full
-    run's seeds or splits). Numbers must agree within ``tol`` (absolute), everything else exactly.
+    run's seeds or splits). Numbers must agree within ``tol + rtol * |full|``, everything else
+    exactly.
     """
     problems: list[str] = []
     if isinstance(reduced, dict):
@@ -169,17 +185,19 @@ def compare_runs(reduced: dict, full: dict, *, tol: float, path: str = "") -> li
             if key not in full:
                 problems.append(f"{path}/{key}: missing in the full result")
             else:
-                problems.extend(compare_runs(item, full[key], tol=tol, path=f"{path}/{key}"))
+                problems.extend(compare_runs(item, full[key], tol=tol, rtol=rtol,
+                                             path=f"{path}/{key}"))
     elif isinstance(reduced, list):
         if not isinstance(full, list) or len(full) != len(reduced):
             return [f"{path}: reduced has {len(reduced)} entries, full has "
                     f"{len(full) if isinstance(full, list) else type(full).__name__}"]
         for index, (a, b) in enumerate(zip(reduced, full)):
-            problems.extend(compare_runs(a, b, tol=tol, path=f"{path}[{index}]"))
+            problems.extend(compare_runs(a, b, tol=tol, rtol=rtol, path=f"{path}[{index}]"))
     elif isinstance(reduced, (int, float)) and not isinstance(reduced, bool) \
             and isinstance(full, (int, float)) and not isinstance(full, bool):
-        if not abs(reduced - full) <= tol:
-            problems.append(f"{path}: reduced {reduced!r} vs full {full!r} (tol {tol:g})")
+        if not abs(reduced - full) <= tol + rtol * abs(full):
+            problems.append(f"{path}: reduced {reduced!r} vs full {full!r} (tol {tol:g}"
+                            + (f", rtol {rtol:g})" if rtol else ")"))
     elif reduced != full:
         problems.append(f"{path}: reduced {reduced!r} vs full {full!r}")
     return problems
@@ -214,13 +232,14 @@ def update_readme_table(name: str, table: str, readme: Path = README) -> None:
 def run_experiment(name: str, description: str, run: Callable[[bool], dict],
                    select_for_comparison: Callable[[dict, dict], tuple[dict, dict]],
                    tol: float, argv: list[str] | None = None,
-                   format_table: Callable[[dict], str] | None = None) -> dict | None:
+                   format_table: Callable[[dict], str] | None = None,
+                   rtol: float = 0.0) -> dict | None:
     """Command-line entry shared by the scripts.
 
     ``run(reduced)`` returns the keyword arguments of :func:`write_result` except ``name`` and
     ``run_time_seconds``. The full run writes the result; ``--reduced`` compares the values
     ``select_for_comparison(reduced_doc, committed_doc)`` picks out and exits non-zero on a
-    difference beyond ``tol``; ``--table`` prints ``format_table(committed result)`` (the
+    difference beyond ``tol + rtol * |committed value|``; ``--table`` prints ``format_table(committed result)`` (the
     Markdown table of ``experiments/README.md``, which a full run also updates) without
     running anything.
     """
@@ -235,11 +254,11 @@ def run_experiment(name: str, description: str, run: Callable[[bool], dict],
     if getattr(options, "table", False):
         print(format_table(load_result(name)))
         return None
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     document = run(options.reduced)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     if not options.reduced:
-        path = write_result(name, run_time_seconds=elapsed, **document)
+        path = write_result(name, run_time_seconds=elapsed, cpu_time_seconds=cpu, **document)
         print(f"wrote {path.relative_to(REPOSITORY)} ({elapsed:.0f} s)")
         if format_table is not None:
             update_readme_table(name, format_table(load_result(name)))
@@ -247,9 +266,10 @@ def run_experiment(name: str, description: str, run: Callable[[bool], dict],
         return document
     committed = load_result(name)
     ours, theirs = select_for_comparison(to_json(document["result"]), committed["result"])
-    problems = compare_runs(ours, theirs, tol=tol)
+    problems = compare_runs(ours, theirs, tol=tol, rtol=rtol)
     print(f"reduced run: {elapsed:.1f} s; compared with the committed full result "
-          f"(tolerance {tol:g}): {'agrees' if not problems else f'{len(problems)} differences'}")
+          f"(tolerance {tol:g}" + (f" + {rtol:g} x |value|" if rtol else "") + "): "
+          + ("agrees" if not problems else f"{len(problems)} differences"))
     for line in problems[:20]:
         print("  " + line)
     if problems:
