@@ -25,7 +25,7 @@ from .sparse import (SparseGP, collapsed_bound, collapsed_bound_and_gradient, fi
                      select_inducing_inputs, sparse_posterior)
 from .comparisons import Comparisons, DisconnectedComparisonsWarning
 from .likelihoods import Likelihood, LikelihoodTerms, PairwiseGaussian, PairwiseProbit
-from .laplace import InvalidLaplaceError, LaplaceResult, laplace_mode
+from .laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
 from .preference import LaplaceEvidence, OnSquare, PreferenceGP
 
 __all__ = [
@@ -42,7 +42,7 @@ __all__ = [
     "assign_regions", "simulate_homogeneous", "simulate_regions",
     "SparseGP", "collapsed_bound", "collapsed_bound_and_gradient", "fit_sparse_gp",
     "select_inducing_inputs", "sparse_posterior",
-    "laplace_mode", "LaplaceResult", "InvalidLaplaceError",
+    "laplace_mode", "newton_path", "LaplaceResult", "NewtonStep", "InvalidLaplaceError",
     "PreferenceGP", "LaplaceEvidence", "OnSquare",
     "Comparisons", "DisconnectedComparisonsWarning",
     "Likelihood", "LikelihoodTerms", "PairwiseGaussian", "PairwiseProbit",

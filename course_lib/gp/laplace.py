@@ -78,7 +78,8 @@ from ..validation import as_float_array, as_positive_float, as_positive_int, che
 from .likelihoods import Likelihood, LikelihoodTerms
 from .prediction import LatentGaussian
 
-__all__ = ["laplace_mode", "LaplaceResult", "InvalidLaplaceError"]
+__all__ = ["laplace_mode", "newton_path", "LaplaceResult", "NewtonStep",
+           "InvalidLaplaceError"]
 
 # Armijo constant of the backtracking line search, and how often it halves the step.
 ARMIJO = 1e-4
@@ -348,44 +349,96 @@ def laplace_mode(K, M, likelihood, y, f0=None, *, alpha0=None, max_iter: int = 1
     Returns a :class:`LaplaceResult`. Raises :class:`InvalidLaplaceError` (naming
     ``likelihood``) when K^-1 + W is not positive definite at the point reached.
     """
+    problem, state, max_iter, tol = _prepare(K, M, likelihood, y, f0, alpha0, max_iter, tol,
+                                             form)
+    converged, n_iter, n_clipped = False, 0, 0
+    while n_iter < max_iter:
+        state, step = _newton_step(problem, state, tol)
+        n_iter += 1
+        n_clipped += step.clipped
+        if step.stop:
+            converged = step.converged
+            break
+    return _finish(problem, state, n_iter, converged, n_clipped)
+
+
+@dataclass(frozen=True)
+class NewtonStep:
+    """One point of the Newton path (:func:`newton_path`): the latents ``f`` and the log
+    posterior ``psi`` (up to its constant) after the step; ``step_size`` the line-search
+    factor taken (1 = the full Newton step; 0 for the start); ``clipped`` whether the step used
+    the clipped weights max(w, 0); ``predicted_gain`` the increase of psi the full step
+    predicted (its stopping rule compares it with ``tol``)."""
+
+    f: np.ndarray
+    psi: float
+    step_size: float
+    clipped: bool
+    predicted_gain: float
+
+
+@dataclass(frozen=True)
+class _Step:
+    size: float
+    clipped: bool
+    predicted_gain: float
+    stop: bool
+    converged: bool
+
+
+def newton_path(K, M, likelihood, y, f0=None, *, alpha0=None, max_iter: int = 100,
+                tol: float = 1e-9, form: str = "auto") -> list[NewtonStep]:
+    """The iterates of :func:`laplace_mode`'s Newton iteration, the start first: the same step
+    function, for plotting Newton's path on the log posterior (arguments as there)."""
+    problem, state, max_iter, tol = _prepare(K, M, likelihood, y, f0, alpha0, max_iter, tol,
+                                             form)
+    path = [NewtonStep(state.f, state.psi, 0.0, False, np.nan)]
+    for _ in range(max_iter):
+        state, step = _newton_step(problem, state, tol)
+        path.append(NewtonStep(state.f, state.psi, step.size, step.clipped,
+                               step.predicted_gain))
+        if step.stop:
+            break
+    return path
+
+
+def _prepare(K, M, likelihood, y, f0, alpha0, max_iter, tol, form):
     problem = _check_problem(K, M, likelihood, y, form)
     max_iter = as_positive_int(max_iter, "max_iter")
     tol = as_positive_float(tol, "tol")
     if problem.size_form() == "L_K":
         problem.chol_K()      # settle K's jitter (if any) before the first evaluation
-    state = _start(problem, f0, alpha0)
-    converged, n_iter, n_clipped = False, 0, 0
-    while n_iter < max_iter:
-        w = state.terms.curvature
-        jitter_before = problem.jitter
-        try:
-            factor = problem.factor(w)
-        except LinAlgError:       # some w < 0 and K^-1 + W indefinite here: clipped weights
-            factor = _Factor(problem, np.maximum(w, 0.0), problem.size_form())
-            n_clipped += 1
-        if problem.jitter != jitter_before:   # K gained jitter: restate the current point
-            state = problem.evaluate(state.a)
-        direction = factor.newton_weights(state) - state.a
-        gradient = problem.M.T @ state.terms.gradient - state.a
-        slope = float(gradient @ (problem.K @ direction))   # d psi / d step at step 0
-        n_iter += 1
-        if 0.5 * slope < tol:                 # predicted gain below tol: last (full) step
-            candidate = problem.evaluate(state.a + direction)
-            if candidate.psi >= state.psi - 1e-12 * (1.0 + abs(state.psi)):
-                state = candidate
-            converged = True
-            break
-        step = 1.0
-        for _ in range(MAX_HALVINGS):
-            candidate = problem.evaluate(state.a + step * direction)
-            if candidate.psi >= state.psi + ARMIJO * step * slope:
-                break
-            step *= 0.5
-        else:  # no uphill step at round-off level: the gradient is as small as it gets
-            converged = slope <= 1e-8 * (1.0 + abs(state.psi))
-            break
-        state = candidate
-    return _finish(problem, state, n_iter, converged, n_clipped)
+    return problem, _start(problem, f0, alpha0), max_iter, tol
+
+
+def _newton_step(problem: _Problem, state: _State, tol: float) -> tuple[_State, _Step]:
+    """One damped Newton step from ``state`` (module docstring) and what happened."""
+    w = state.terms.curvature
+    jitter_before, clipped = problem.jitter, False
+    try:
+        factor = problem.factor(w)
+    except LinAlgError:       # some w < 0 and K^-1 + W indefinite here: clipped weights
+        factor = _Factor(problem, np.maximum(w, 0.0), problem.size_form())
+        clipped = True
+    if problem.jitter != jitter_before:   # K gained jitter: restate the current point
+        state = problem.evaluate(state.a)
+    direction = factor.newton_weights(state) - state.a
+    gradient = problem.M.T @ state.terms.gradient - state.a
+    slope = float(gradient @ (problem.K @ direction))   # d psi / d step at step 0
+    if 0.5 * slope < tol:                 # predicted gain below tol: last (full) step
+        candidate = problem.evaluate(state.a + direction)
+        if candidate.psi >= state.psi - 1e-12 * (1.0 + abs(state.psi)):
+            return candidate, _Step(1.0, clipped, 0.5 * slope, True, True)
+        return state, _Step(0.0, clipped, 0.5 * slope, True, True)
+    size = 1.0
+    for _ in range(MAX_HALVINGS):
+        candidate = problem.evaluate(state.a + size * direction)
+        if candidate.psi >= state.psi + ARMIJO * size * slope:
+            return candidate, _Step(size, clipped, 0.5 * slope, False, False)
+        size *= 0.5
+    # no uphill step at round-off level: the gradient is as small as it gets
+    converged = slope <= 1e-8 * (1.0 + abs(state.psi))
+    return state, _Step(0.0, clipped, 0.5 * slope, True, converged)
 
 
 def _finish(problem: _Problem, state: _State, n_iter: int, converged: bool,
