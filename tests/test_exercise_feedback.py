@@ -63,7 +63,9 @@ def test_typical_mistakes_get_specific_messages(unit):
     assert mistakes, f"tests/wrong_answers/unit_{unit.split('_')[0]}.py lists no mistakes"
     notebook = nbformat.read(ROOT / "solutions" / f"{unit}.ipynb", as_version=4)
     cells = notebook.cells
-    pending = {m.function: m for m in mistakes}
+    pending: dict[str, list] = {}  # every mistake of a function is tried, none replaces another
+    for mistake in mistakes:
+        pending.setdefault(mistake.function, []).append(mistake)
     for function in pending:
         assert any(_defines(c, function) for c in cells), \
             f"{unit}: no answer cell defines {function}()"
@@ -76,8 +78,8 @@ def test_typical_mistakes_get_specific_messages(unit):
                 break  # the rest of the notebook has no mistakes to try
             if cell.cell_type != "code":
                 continue
-            mistake = next((m for f, m in pending.items() if _defines(cell, f)), None)
-            if mistake is not None:
+            function = next((f for f in pending if _defines(cell, f)), None)
+            for mistake in pending.pop(function, []):
                 check_index = next(k for k in range(index + 1, len(cells))
                                    if _is_self_check(cells[k]))
                 wrong = nbformat.v4.new_code_cell(_with_mistake(cell.source, mistake.code))
@@ -102,7 +104,6 @@ def test_typical_mistakes_get_specific_messages(unit):
                 if error.ename == "SelfCheckFailed":  # shown alone, no library frames
                     assert not any("checks.py" in line for line in error.traceback)
                 seen.append((mistake, message))
-                del pending[mistake.function]
             client.execute_cell(cell, index)
             assert _error(cell) is None, f"{unit} cell {index} failed: {_error(cell)}"
     assert not pending, f"{unit}: mistakes never tried: {sorted(pending)}"
