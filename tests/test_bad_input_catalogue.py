@@ -12,7 +12,9 @@ FAMILIES = {"data", "dtw", "dtw_search", "term_discovery", "features", "gaussian
             "hmm", "vq",
             "recognition", "gp", "linalg", "checks", "widgets",
             # Unit 5
-            "raters", "metrics", "annotators", "affinity"}
+            "raters", "metrics", "annotators", "affinity",
+            # Unit 6
+            "comparisons", "likelihoods", "laplace", "preference"}
 
 
 def _all_cases() -> list[BadInput]:

@@ -7,7 +7,10 @@ Laplace / variational models of later units); ``regression`` exact GP regression
 MAP-II fitting; ``priors`` hyper-priors for MAP-II; ``sparse`` the inducing-point
 (Titsias collapsed variational bound) approximation for large N; ``raters`` several raters'
 scores per item (Unit 5: the mean, joint and repeated-input models); ``annotators`` raters whose
-noise differs by rater and by region of the input space (Unit 5, seed 001).
+noise differs by rater and by region of the input space (Unit 5, seed 001); ``comparisons``
+(pairs and the comparison matrix M), ``likelihoods`` (pairwise and bounded-rating likelihoods
+on z = M f), ``laplace`` (the Laplace approximation on z = M f) and ``preference`` (the
+preference GP) for Unit 6.
 """
 
 from .kernels import (Constant, Kernel, Linear, Matern, Matern12, Matern32, Matern52, Periodic,
