@@ -70,7 +70,7 @@ from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, \
     sample_gaussian
 from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
                           check_choice)
-from .kernels import Kernel, as_inputs, check_log_parameters
+from .kernels import Kernel, as_inputs
 from .prediction import LatentGaussian
 from .priors import Prior
 from .raters import RaterData, _as_rater_data
@@ -439,11 +439,7 @@ class AnnotatorNoiseGP(GPRegression):
                 f"{self.noise_floor:g}: {_cells(at_floor, self.n_regions)}")
 
     def _split(self, theta) -> tuple[Kernel, np.ndarray]:
-        theta = as_float_array(theta, "theta", ndim=1)
-        if theta.shape != (len(self.param_names),):
-            raise ValueError(f"theta: expected shape ({len(self.param_names)},) for "
-                             f"{self.param_names}, got {theta.shape}")
-        check_log_parameters(theta, self.param_names)
+        theta = self._checked_theta(theta)
         P = self.kernel.n_params
         return self.kernel.with_theta(theta[:P]), theta[P:].copy()
 

@@ -41,9 +41,9 @@ import numpy as np
 from scipy.special import ndtr
 
 from ..linalg import NotPositiveDefiniteError, sample_gaussian
-from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng
+from ..validation import RngLike, as_positive_float, as_positive_int, as_rng
 from .comparisons import Comparisons
-from .kernels import Kernel, as_inputs, check_log_parameters
+from .kernels import Kernel, as_inputs
 from .laplace import LaplaceResult, laplace_mode
 from .likelihoods import Likelihood
 from .priors import Prior
@@ -163,11 +163,7 @@ class PreferenceGP(GPRegression):
         return np.vstack([self.kernel.bounds, self.likelihood.bounds])
 
     def _split(self, theta) -> tuple[Kernel, Likelihood]:
-        theta = as_float_array(theta, "theta", ndim=1)
-        if theta.shape != (len(self.param_names),):
-            raise ValueError(f"theta: expected shape ({len(self.param_names)},) for "
-                             f"{self.param_names}, got {theta.shape}")
-        check_log_parameters(theta, self.param_names)
+        theta = self._checked_theta(theta)
         P = self.kernel.n_params
         return self.kernel.with_theta(theta[:P]), self.likelihood.with_theta(theta[P:])
 

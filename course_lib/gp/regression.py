@@ -193,11 +193,7 @@ class GPRegression:
         return dict(zip(self.param_names, np.exp(self.theta).tolist()))
 
     def _split(self, theta) -> tuple[Kernel, float]:
-        theta = as_float_array(theta, "theta", ndim=1)
-        if theta.shape != (len(self.param_names),):
-            raise ValueError(f"theta: expected shape ({len(self.param_names)},) for "
-                             f"{self.param_names}, got {theta.shape}")
-        check_log_parameters(theta, self.param_names)
+        theta = self._checked_theta(theta)
         P = self.kernel.n_params
         noise = float(np.exp(theta[P])) if self.learns_noise else 0.0
         return self.kernel.with_theta(theta[:P]), noise
@@ -230,6 +226,15 @@ class GPRegression:
                 f"({err})") from None
         self.X_train, self.y_train, self.posterior = X, y, posterior
         return self
+
+    def _checked_theta(self, theta) -> np.ndarray:
+        """``theta`` as a float vector of this model's length, within the parameter range."""
+        theta = as_float_array(theta, "theta", ndim=1)
+        if theta.shape != (len(self.param_names),):
+            raise ValueError(f"theta: expected shape ({len(self.param_names)},) for "
+                             f"{self.param_names}, got {theta.shape}")
+        check_log_parameters(theta, self.param_names)
+        return theta
 
     def _set_theta(self, theta):
         self.kernel, self.noise_variance = self._split(theta)
