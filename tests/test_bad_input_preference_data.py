@@ -10,13 +10,16 @@ import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp.comparisons import Comparisons
-from course_lib.gp.likelihoods import PairwiseGaussian, PairwiseProbit
+from course_lib.gp.likelihoods import (BetaRating, PairwiseBeta, PairwiseGaussian, PairwiseProbit,
+                                      TruncatedGaussianRating, WarpedProbitRating)
 
 X3 = np.arange(3.0)
 Z = np.array([-1.0, 0.0, 2.0])
 BINARY = np.array([1.0, 0.0, 1.0])
 PROBIT = PairwiseProbit(0.5)
 GAUSSIAN = PairwiseGaussian(1.0)
+BETA = PairwiseBeta(0.5, 10.0)
+DEGREES = np.array([0.2, 0.5, 0.9])
 
 CASES = [
     # ----- comparisons ------------------------------------------------------------------------
@@ -106,6 +109,41 @@ CASES = [
              lambda: PROBIT.predictive_mean([np.inf], [1.0]), ValueError, "mean"),
     BadInput("likelihoods: expected log-likelihood with a bad answer",
              lambda: PROBIT.expected_log_likelihood([0.5], [0.0], [1.0]), ValueError, "y"),
+    BadInput("likelihoods: zero concentration", lambda: PairwiseBeta(0.5, 0.0), ValueError,
+             "concentration"),
+    BadInput("likelihoods: negative concentration of a rating", lambda: BetaRating(-2.0),
+             ValueError, "concentration"),
+    BadInput("likelihoods: concentration outside its bounds",
+             lambda: PairwiseBeta(0.5, 50.0, concentration_bounds=(1.0, 20.0)), ValueError,
+             "concentration"),
+    BadInput("likelihoods: clip of one half", lambda: PairwiseBeta(0.5, 10.0, clip=0.5),
+             ValueError, "clip"),
+    BadInput("likelihoods: clip as a string", lambda: BetaRating(5.0, clip="small"), TypeError,
+             "clip"),
+    BadInput("likelihoods: negative degree of preference",
+             lambda: BETA.terms(Z, [0.2, -0.1, 0.5]), ValueError, "y"),
+    BadInput("likelihoods: degree above 1", lambda: BETA.log_likelihood(Z, [0.2, 1.5, 0.5]),
+             ValueError, "y"),
+    BadInput("likelihoods: NaN degree", lambda: BETA.parameter_terms(Z, [0.2, np.nan, 0.5]),
+             ValueError, "y"),
+    BadInput("likelihoods: Beta theta with one entry", lambda: BETA.with_theta([0.0]),
+             ValueError, "theta"),
+    BadInput("likelihoods: rating of 2 on a [0, 1] scale",
+             lambda: BetaRating(5.0).predictive_log_density([2.0], [0.0], [1.0]), ValueError,
+             "y"),
+    BadInput("likelihoods: negative truncated-Gaussian noise_sd",
+             lambda: TruncatedGaussianRating(-0.1), ValueError, "noise_sd"),
+    BadInput("likelihoods: truncated-Gaussian rating below 0",
+             lambda: TruncatedGaussianRating(0.1).terms([0.0], [-0.2]), ValueError, "y"),
+    BadInput("likelihoods: warped rating as a matrix",
+             lambda: WarpedProbitRating(0.3).log_likelihood(Z, DEGREES[:, None]), ValueError,
+             "y"),
+    BadInput("likelihoods: expected log-likelihood with negative variance",
+             lambda: BETA.expected_log_likelihood(DEGREES, Z, [1.0, -1.0, 1.0]), ValueError,
+             "var"),
+    BadInput("likelihoods: check_observations names the caller's argument",
+             lambda: BETA.check_observations([0.3, 7.0], name="degrees"), ValueError,
+             "degrees"),
 ]
 
 

@@ -27,7 +27,8 @@ from .annotators import (AnnotatorLikelihood, AnnotatorNoiseGP, Regions, annotat
 from .sparse import (SparseGP, collapsed_bound, collapsed_bound_and_gradient, fit_sparse_gp,
                      select_inducing_inputs, sparse_posterior)
 from .comparisons import Comparisons, DisconnectedComparisonsWarning
-from .likelihoods import Likelihood, LikelihoodTerms, PairwiseGaussian, PairwiseProbit
+from .likelihoods import (BetaRating, Likelihood, LikelihoodTerms, PairwiseBeta, PairwiseGaussian,
+                          PairwiseProbit, TruncatedGaussianRating, WarpedProbitRating)
 from .laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
 from .preference import LaplaceEvidence, OnSquare, PreferenceGP
 
@@ -48,5 +49,6 @@ __all__ = [
     "laplace_mode", "newton_path", "LaplaceResult", "NewtonStep", "InvalidLaplaceError",
     "PreferenceGP", "LaplaceEvidence", "OnSquare",
     "Comparisons", "DisconnectedComparisonsWarning",
-    "Likelihood", "LikelihoodTerms", "PairwiseGaussian", "PairwiseProbit",
+    "Likelihood", "LikelihoodTerms", "PairwiseGaussian", "PairwiseProbit", "PairwiseBeta",
+    "TruncatedGaussianRating", "BetaRating", "WarpedProbitRating",
 ]
