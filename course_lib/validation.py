@@ -51,8 +51,9 @@ def as_float_array(x, name: str, ndim: int | tuple[int, ...] | None = None,
             raise ValueError(f"{name}: expected a {want} array, got shape {arr.shape}")
     if arr.size == 0 and not allow_empty:
         raise ValueError(f"{name}: must not be empty (shape {arr.shape})")
-    allowed = {None: (), "+inf": (np.inf,), "-inf": (-np.inf,)}[allow_inf]
-    bad = ~np.isfinite(arr) & ~np.isin(arr, allowed)
+    bad = ~np.isfinite(arr)
+    if allow_inf is not None and bad.any():
+        bad &= arr != (np.inf if allow_inf == "+inf" else -np.inf)
     if np.any(bad):
         refused = "NaN or inf" if allow_inf is None else \
             f"NaN or {'-inf' if allow_inf == '+inf' else '+inf'}"
