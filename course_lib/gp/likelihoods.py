@@ -95,6 +95,7 @@ _MAX_PANELS = 200
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(GAUSS_LEGENDRE_NODES)
 _GL_LOG_W = np.log(_GL_W)
 _WINDOW = 10.0
+_SD_PANEL = 0.5  # panels at most half an sd wide (8 nodes each: relative error ~1e-12)
 _MODE_MAX_ITER = 50
 _MODE_MAX_HALVINGS = 40
 
@@ -351,13 +352,18 @@ class Likelihood:
         spans = [(c - _WINDOW * w, c + _WINDOW * w, w) for c, w in windows]
         low = np.minimum.reduce([mean - _WINDOW * sd] + [a for a, _, _ in spans])
         high = np.maximum.reduce([mean + _WINDOW * sd] + [b for _, b, _ in spans])
-        spans.append((np.full_like(mean, -_LINK_ZONE * link),
-                      np.full_like(mean, _LINK_ZONE * link), np.full_like(mean, link)))
+        # nested zones |z| < 12 link 2^k with panels of link 2^k: where the link saturates the
+        # likelihood still changes on the scale of |z| itself (log Phi(t) ~ -t^2/2 - log|t|)
+        reach = max(np.max(np.abs(low)), np.max(np.abs(high)), _LINK_ZONE * link)
+        for k in range(int(np.ceil(np.log2(reach / (_LINK_ZONE * link)))) + 1):
+            spans.append((np.full_like(mean, -_LINK_ZONE * link * 2.0 ** k),
+                          np.full_like(mean, _LINK_ZONE * link * 2.0 ** k),
+                          np.full_like(mean, link * 2.0 ** k)))
         edges = np.sort(np.column_stack([low, high] + [np.clip(e, low, high)
                                                        for a, b, _ in spans for e in (a, b)]),
                         axis=1)
         lengths, middle = np.diff(edges, axis=1), 0.5 * (edges[:, 1:] + edges[:, :-1])
-        scale = np.repeat(sd[:, None], lengths.shape[1], axis=1)
+        scale = np.repeat(_SD_PANEL * sd[:, None], lengths.shape[1], axis=1)
         for a, b, w in spans:
             inside = (middle >= a[:, None]) & (middle <= b[:, None])
             scale = np.where(inside, np.minimum(scale, w[:, None]), scale)
@@ -460,6 +466,9 @@ class PairwiseGaussian(Likelihood):
     def _check_domain(self, y, name):
         return y
 
+    def _link_scale(self):
+        return self._param("noise_sd")
+
     def _derivatives(self, z, y, order):
         variance = self._param("noise_sd") ** 2
         residual = y - z
@@ -522,6 +531,9 @@ class PairwiseProbit(Likelihood):
 
     def _scale(self) -> float:
         return 1.0 / (SQRT2 * self._param("noise_sd"))
+
+    def _link_scale(self):
+        return SQRT2 * self._param("noise_sd")
 
     def _derivatives(self, z, y, order):
         c, sign = self._scale(), 2.0 * y - 1.0
