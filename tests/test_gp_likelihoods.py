@@ -10,10 +10,9 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from course_lib.gp.likelihoods import (DEFAULT_CLIP, BetaRating,
-                                      PairwiseBeta, PairwiseGaussian, PairwiseProbit,
-                                      TruncatedGaussianRating, WarpedProbitRating,
-                                      inverse_mills_ratio)
+from course_lib.gp.likelihoods import (DEFAULT_CLIP, BetaRating, PairwiseBeta, PairwiseGaussian,
+                                      PairwiseProbit, TruncatedGaussianRating, WarpedProbitRating,
+                                      inverse_mills_ratio, log_ndtr_derivatives)
 
 Z_GRID = np.array([-40.0, -25.0, -13.0, -11.0, -6.0, -1.3, -0.2, 0.0, 0.4, 2.5, 7.0, 15.0, 40.0])
 
@@ -419,3 +418,10 @@ def test_predictive_mean_against_monte_carlo_and_quadrature(name):
         m, s = stats.norm.cdf(z), lik.params["noise_sd"]
         y = stats.truncnorm.rvs((0 - m) / s, (1 - m) / s, loc=m, scale=s, random_state=rng)
     np.testing.assert_allclose(predicted, y.mean(axis=0), atol=3e-3)
+
+
+def test_log_phi_derivatives_are_continuous_where_the_tail_series_takes_over():
+    below = log_ndtr_derivatives(np.array([-12.0 - 1e-12]), 3)
+    above = log_ndtr_derivatives(np.array([-12.0 + 1e-12]), 3)
+    for a, b in zip(below, above):
+        np.testing.assert_allclose(a, b, rtol=1e-9)

@@ -46,7 +46,7 @@ from scipy.spatial import cKDTree
 from ..validation import as_float_array, as_positive_float, check_choice
 from .kernels import as_inputs
 
-__all__ = ["Comparisons", "DisconnectedComparisonsWarning", "KINDS", "NO_SECOND"]
+__all__ = ["Comparisons", "DisconnectedComparisonsWarning", "KINDS", "NO_SECOND", "consolidate"]
 
 # what y means, by kind (the same strings as Likelihood.observation_kind)
 KINDS = ("pair-binary", "pair-degree", "pair-difference", "bounded")
@@ -302,7 +302,7 @@ class Comparisons:
         shown = ", ".join(str(i) for i in members[:6])
         return f"items {shown}{' ...' if members.size > 6 else ''}"
 
-    # ----- the mirror image ------------------------------------------------------------------------
+    # ----- the mirror image -----------------------------------------------------------------------
     def swapped(self) -> "Comparisons":
         """The same data written the other way round: first <-> second, with y -> 1 - y
         (binary, degree) or y -> -y (difference). Every posterior must be unchanged."""
