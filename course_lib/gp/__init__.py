@@ -10,7 +10,8 @@ scores per item (Unit 5: the mean, joint and repeated-input models); ``annotator
 noise differs by rater and by region of the input space (Unit 5, seed 001); ``comparisons``
 (pairs and the comparison matrix M), ``likelihoods`` (pairwise and bounded-rating likelihoods
 on z = M f), ``laplace`` (the Laplace approximation on z = M f) and ``preference`` (the
-preference GP) for Unit 6.
+preference GP) and ``acquisition`` (expected improvement, query rules, convergence and the
+forced-choice test) for Unit 6.
 """
 
 from .kernels import (Constant, Kernel, Linear, Matern, Matern12, Matern32, Matern52, Periodic,
@@ -31,6 +32,11 @@ from .likelihoods import (BetaRating, Likelihood, LikelihoodTerms, PairwiseBeta,
                           PairwiseProbit, TruncatedGaussianRating, WarpedProbitRating)
 from .laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
 from .preference import LaplaceEvidence, OnSquare, PreferenceGP
+from .acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path,
+                          bivariate_ei, bivariate_ei_gradient, expected_improvement,
+                          forced_choice_test, forced_choice_threshold, improvement_moments,
+                          incumbent, maximise_acquisition, multinomial_sample, settled_at,
+                          thompson_sample, univariate_ei)
 
 __all__ = [
     "Kernel", "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
@@ -51,4 +57,8 @@ __all__ = [
     "Comparisons", "DisconnectedComparisonsWarning",
     "Likelihood", "LikelihoodTerms", "PairwiseGaussian", "PairwiseProbit", "PairwiseBeta",
     "TruncatedGaussianRating", "BetaRating", "WarpedProbitRating",
+    "expected_improvement", "incumbent", "improvement_moments", "univariate_ei", "bivariate_ei",
+    "bivariate_ei_gradient", "multinomial_sample", "AcquisitionMaximum", "maximise_acquisition",
+    "thompson_sample", "average_ei_path", "settled_at", "ForcedChoiceTest", "forced_choice_test",
+    "forced_choice_threshold",
 ]

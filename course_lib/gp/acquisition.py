@@ -1,0 +1,449 @@
+"""Choosing the next comparison: expected improvement, sampling rules and when to stop.
+
+(J. B. Nielsen, *Systems for Personalization of Hearing Instruments*, PhD thesis, DTU 2014/2015,
+ch. 3, appendix I and Paper H; digest sections 3.2-3.7 and 5.3.)
+
+Expected improvement of a Gaussian improvement I ~ N(m, s^2), with u = m / s:
+
+    EI = E[max(I, 0)] = m Phi(u) + s phi(u)                                    (thesis 3.3)
+
+and EI = max(m, 0) when s = 0. :func:`expected_improvement` evaluates it without 0/0 and
+without the cancellation of m Phi(u) + s phi(u) for very negative u.
+
+Two improvements over the current best (the *incumbent* x_best, the assessed setting with the
+largest posterior mean, :func:`incumbent`):
+
+* univariate EI (uEI, :func:`univariate_ei`): I = f(x) - mu_best with mu_best FIXED, so
+  m = mu(x) - mu_best and s^2 = var(x). It ignores that f(x) and f(x_best) are correlated and
+  is positive AT the incumbent (m = 0, s > 0): the loop would compare x_best with itself.
+* bivariate EI (bEI, :func:`bivariate_ei`): I = f(x) - f(x_best) under the joint posterior,
+  m = mu(x) - mu(x_best) and s^2 = var(x) + var(x_best) - 2 cov(x, x_best) (clipped at 0
+  against round-off). At x = x_best the difference f(x) - f(x_best) is identically zero, so
+  m = 0 and s = 0 EXACTLY (the cross-covariance column k(X, x) - k(X, x_best) is the zero
+  vector and k(x, x) + k(x_best, x_best) - 2 k(x, x_best) = 0): bEI = max(0, 0) = 0. The
+  current best is never re-queried.
+
+bEI is computed as the posterior of the linear functional f(x) - f(x_best): one predictive
+step with ``K* = k(X, X_cand) - k(X, x_best)`` and ``k** = k(x, x) + k(x_best, x_best) -
+2 k(x, x_best)``, i.e. one (n x n_cand) triangular solve for a whole grid (the 1681 settings of
+Paper H's 2-D study), never a loop over candidates.
+
+Gradient of bEI in the candidate x (appendix I, corrected: erratum 12 of the digest; the dEI/du
+terms cancel):
+
+    dEI/dx = phi(u) ds/dx + Phi(u) dm/dx,
+    dm/dx = (dk(X, x)/dx)^T alpha,
+    ds/dx = (1/(2 s)) [dk(x, x)/dx - 2 dk(x_best, x)/dx - 2 (dk(X, x)/dx)^T C (k_x - k_best)],
+
+with alpha = K^-1 mu and C = K^-1 - K^-1 Sigma K^-1 of the model's
+:class:`~course_lib.gp.prediction.LatentGaussian` (so that cov*(a, b) = k(a, b) - k_a^T C k_b),
+and the kernel's input derivatives from ``kernel.gradient_inputs``. This equals the thesis's
+(1/2 dSigma_xx/dx - dSigma_{best,x}/dx) / s. At s = 0 (the incumbent itself) bEI has a kink
+(it grows like |x - x_best|); the gradient returned there is Phi(u) dm/dx with u = sign(m)
+infinity, i.e. dm/dx if m > 0 and 0 otherwise.
+
+Query rules (digest 3.5): :func:`multinomial_sample` draws a grid index with probability
+proportional to EI (Paper H, 2-D); :func:`maximise_acquisition` polishes the best grid points
+or random starts with bounded L-BFGS-B (Paper H, 4-D: 5 random starts); :func:`thompson_sample`
+takes the argmax of one posterior draw. Convergence (digest 3.6): the grid mean of bEI, or the
+mean bEI along the ascent paths, smoothed by a running mean over 4 iterations
+(:func:`average_ei_path`, :func:`settled_at`). The final check (Paper H): an exact two-tailed
+binomial test of k wins in n forced choices against chance (:func:`forced_choice_test`).
+
+Works with any fitted course GP that has ``kernel``, ``X_train`` and a ``posterior``
+(:class:`~course_lib.gp.preference.PreferenceGP`, :class:`~course_lib.gp.regression.GPRegression`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import cho_solve, solve_triangular
+from scipy.optimize import minimize
+from scipy.special import erfcx, gammaln, logsumexp, ndtr
+
+from ..linalg import sample_gaussian
+from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
+                          as_rng, check_choice)
+from .kernels import as_inputs
+
+__all__ = ["expected_improvement", "incumbent", "improvement_moments", "univariate_ei",
+           "bivariate_ei", "bivariate_ei_gradient", "multinomial_sample", "AcquisitionMaximum",
+           "maximise_acquisition", "thompson_sample", "average_ei_path", "settled_at",
+           "ForcedChoiceTest", "forced_choice_test", "forced_choice_threshold"]
+
+LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
+SQRT_HALF_PI = np.sqrt(0.5 * np.pi)
+# Below this u, m Phi(u) + s phi(u) cancels; the scaled-erfc form is used instead.
+CANCELLATION_U = -1.0
+
+
+# ----- expected improvement ---------------------------------------------------------------
+def expected_improvement(mean, var, best=0.0) -> np.ndarray:
+    """E[max(I - best, 0)] for I ~ N(mean, var), elementwise (broadcast), thesis 3.3.
+
+    ``mean``, ``var`` (>= 0) and ``best`` broadcast against each other. With m = mean - best,
+    s = sqrt(var), u = m / s: EI = m Phi(u) + s phi(u) for u >= -1; below that the same value
+    is computed as s exp(log phi(u) + log(1 + u sqrt(pi/2) erfcx(-u / sqrt 2))) (no
+    cancellation, no underflow of phi(u) before the product with s); s = 0 gives max(m, 0).
+    """
+    mean = as_float_array(mean, "mean")
+    var = as_float_array(var, "var")
+    best = as_float_array(best, "best")
+    try:
+        mean, var, best = np.broadcast_arrays(mean, var, best)
+    except ValueError:
+        raise ValueError(f"var: shape {var.shape} does not broadcast with mean {mean.shape} "
+                         f"and best {best.shape}") from None
+    if np.any(var < 0):
+        raise ValueError("var: variances must be >= 0 (clip round-off before calling)")
+    m = mean - best
+    s = np.sqrt(var)
+    out = np.maximum(m, 0.0)
+    positive = s > 0
+    if not np.any(positive):
+        return out
+    m, s = m[positive], s[positive]
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        u = m / s
+    upper = u >= CANCELLATION_U
+    value = np.empty_like(m)
+    uu = u[upper]
+    value[upper] = np.where(np.isinf(uu), np.maximum(m[upper], 0.0),
+                            m[upper] * ndtr(uu) + s[upper] * np.exp(-0.5 * uu ** 2 - LOG_SQRT_2PI))
+    lower = ~upper
+    if np.any(lower):
+        ul = np.maximum(u[lower], -1e150)  # u = -inf (m < 0, s subnormal): EI is 0 anyway
+        # phi(u) (1 + u Phi(u)/phi(u)) with Phi(u)/phi(u) = sqrt(pi/2) erfcx(-u/sqrt2) in (0, 1/|u|)
+        bracket = 1.0 + ul * SQRT_HALF_PI * erfcx(-ul / np.sqrt(2.0))
+        with np.errstate(divide="ignore"):
+            log_value = np.log(s[lower]) - 0.5 * ul ** 2 - LOG_SQRT_2PI + np.log(
+                np.maximum(bracket, 0.0))
+        value[lower] = np.exp(log_value)
+    out[positive] = value
+    return out
+
+
+# ----- the model's posterior ---------------------------------------------------------------
+def _check_model(model):
+    for attribute in ("kernel", "X_train", "posterior"):
+        if not hasattr(model, attribute):
+            raise TypeError(f"model: expected a fitted course_lib GP (PreferenceGP or "
+                            f"GPRegression), got {type(model).__name__}")
+    if model.posterior is None or model.X_train is None:
+        raise ValueError("model: call fit(...) before computing an acquisition")
+    return model
+
+
+def incumbent(model) -> tuple[int, np.ndarray]:
+    """(index, x_best): the training input (assessed setting) with the largest posterior mean."""
+    model = _check_model(model)
+    index = int(np.argmax(model.posterior.mean))
+    return index, model.X_train[index].copy()
+
+
+def _best_input(model, x_best) -> np.ndarray:
+    d = model.X_train.shape[1]
+    if x_best is None:
+        return incumbent(model)[1]
+    x_best = as_float_array(x_best, "x_best", ndim=(1, 2))
+    if x_best.size != d:
+        raise ValueError(f"x_best: expected one setting with {d} coordinates, got shape "
+                         f"{x_best.shape}")
+    return x_best.reshape(d)
+
+
+def improvement_moments(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and variance of f(x) - f(x_best) for every row x of ``X`` under the joint
+    posterior (variance clipped at 0): one predictive step for all rows (module docstring).
+    ``x_best`` defaults to :func:`incumbent`."""
+    model = _check_model(model)
+    d = model.X_train.shape[1]
+    X = as_inputs(X, "X", d)
+    z = _best_input(model, x_best)[None, :]
+    kernel, X_train = model.kernel, model.X_train
+    k_xz = kernel(X, z)[:, 0]
+    K_cross = kernel(X_train, X) - kernel(X_train, z)
+    k_test = np.maximum(kernel.diag(X) + kernel.diag(z)[0] - 2.0 * k_xz, 0.0)
+    mean, var = model.posterior.predict(K_cross, k_test)
+    return mean, np.maximum(var, 0.0)
+
+
+def univariate_ei(model, X, best=None) -> np.ndarray:
+    """uEI at the rows of ``X``: EI of f(x) over the fixed value ``best`` (default: the largest
+    posterior mean at the training inputs, mu_best), ignoring the correlation with f(x_best)."""
+    model = _check_model(model)
+    X = as_inputs(X, "X", model.X_train.shape[1])
+    if best is None:
+        best = float(np.max(model.posterior.mean))
+    else:
+        best = as_float_array(best, "best", ndim=0)
+    mean, var = model.predict(X)
+    return expected_improvement(mean, np.maximum(var, 0.0), best)
+
+
+def bivariate_ei(model, X, x_best=None) -> np.ndarray:
+    """bEI at every row of ``X`` (e.g. a whole grid) against ``x_best`` (default: the
+    incumbent), in one solve. Zero at x_best itself (module docstring)."""
+    mean, var = improvement_moments(model, X, x_best)
+    return expected_improvement(mean, var)
+
+
+def _apply_C(posterior, V: np.ndarray) -> np.ndarray:
+    """C V with C = K^-1 - K^-1 Sigma K^-1 in the factors of a LatentGaussian (its module
+    docstring), so that the predictive covariance is k(a, b) - k_a^T C k_b."""
+    if posterior.form == "noise":
+        (L,) = posterior.factors
+        return cho_solve((L, True), V, check_finite=False)
+    if posterior.form == "precision":
+        R, L_B = posterior.factors
+        if R.ndim == 1:
+            return R[:, None] * cho_solve((L_B, True), R[:, None] * V, check_finite=False)
+        return R @ cho_solve((L_B, True), R.T @ V, check_finite=False)
+    L_K, T = posterior.factors
+    A = solve_triangular(L_K, V, lower=True, check_finite=False)
+    A = A - T @ (T.T @ A)
+    return solve_triangular(L_K, A, lower=True, trans="T", check_finite=False)
+
+
+def bivariate_ei_gradient(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray]:
+    """bEI and its gradient with respect to each candidate: ``(values (B,), gradients (B, d))``
+    for the rows of ``X`` (a single setting of shape (d,) gives B = 1). The corrected formula of
+    the module docstring; the self-derivative dk(x, x)/dx forms a (B, B, d) array, so pass few
+    rows at a time (the optimiser passes one)."""
+    model = _check_model(model)
+    d = model.X_train.shape[1]
+    X = as_float_array(X, "X", ndim=(1, 2))
+    X = X.reshape(1, -1) if X.ndim == 1 else X
+    X = as_inputs(X, "X", d)
+    z = _best_input(model, x_best)[None, :]
+    kernel, X_train, posterior = model.kernel, model.X_train, model.posterior
+    k_xz = kernel(X, z)[:, 0]
+    K_diff = kernel(X_train, X) - kernel(X_train, z)                     # (n, B)
+    k_test = np.maximum(kernel.diag(X) + kernel.diag(z)[0] - 2.0 * k_xz, 0.0)
+    mean, var = posterior.predict(K_diff, k_test)
+    var = np.maximum(var, 0.0)
+    values = expected_improvement(mean, var)
+
+    G = kernel.gradient_inputs(X_train, X)                               # (n, B, d)
+    d_mean = np.einsum("i,ijk->jk", posterior.alpha, G)
+    CK = _apply_C(posterior, K_diff)                                     # (n, B)
+    B = X.shape[0]
+    d_self = 2.0 * kernel.gradient_inputs(X, X)[np.arange(B), np.arange(B)]   # dk(x, x)/dx
+    d_cross = kernel.gradient_inputs(z, X)[0]                            # dk(x_best, x)/dx
+    d_var = d_self - 2.0 * d_cross - 2.0 * np.einsum("ij,ijk->jk", CK, G)
+    s = np.sqrt(var)
+    gradients = np.where((mean > 0)[:, None], d_mean, 0.0)
+    has_spread = s > 0
+    if np.any(has_spread):
+        ss, mm = s[has_spread], mean[has_spread]
+        u = mm / ss
+        d_s = d_var[has_spread] / (2.0 * ss[:, None])
+        phi = np.exp(-0.5 * u ** 2 - LOG_SQRT_2PI)
+        gradients[has_spread] = phi[:, None] * d_s + ndtr(u)[:, None] * d_mean[has_spread]
+    return values, gradients
+
+
+# ----- query rules ------------------------------------------------------------------------
+def multinomial_sample(values, *, rng: RngLike = None) -> int:
+    """An index drawn with probability proportional to ``values`` (EI on a grid; Paper H, 2-D).
+
+    All-zero fallback (Paper H's "numerical issue": every EI underflowed and the normaliser was
+    0): the draw is UNIFORM over all indices. Argmax would be no better there (all values tie at
+    0, so it would always return index 0, a corner of the grid, every time), and a uniform draw
+    is what "no setting is expected to improve" honestly means; the convergence measure is what
+    reports that the session has settled.
+    """
+    values = as_float_array(values, "values", ndim=1)
+    if np.any(values < 0):
+        raise ValueError("values: must be >= 0 (expected improvements)")
+    rng = as_rng(rng)
+    total = values.sum()
+    if not total > 0 or not np.isfinite(total):
+        if not np.isfinite(total):
+            raise ValueError("values: their sum overflows a float64")
+        return int(rng.integers(values.shape[0]))
+    cumulative = np.cumsum(values / total)
+    index = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
+    return min(index, values.shape[0] - 1)
+
+
+def thompson_sample(model, X_grid, *, rng: RngLike = None) -> int:
+    """Index of the row of ``X_grid`` where one draw of f from the joint posterior on the grid
+    is largest (Thompson sampling, digest 3.5 d)."""
+    model = _check_model(model)
+    X_grid = as_inputs(X_grid, "X_grid", model.X_train.shape[1])
+    rng = as_rng(rng)
+    mean, cov = model.predict(X_grid, full_cov=True)
+    draw = sample_gaussian(mean, cov, 1, rng=rng)[0]
+    return int(np.argmax(draw))
+
+
+@dataclass(frozen=True)
+class AcquisitionMaximum:
+    """Result of :func:`maximise_acquisition`.
+
+    x : (d,) the chosen setting (snapped to the grid when asked); value: its bEI.
+    starts, ends : (n_restarts, d) start and end of every L-BFGS-B run; end_values: their bEI.
+    path_mean : mean bEI over every point the ascents evaluated (the 4-D convergence measure
+        of Paper H). grid_values : bEI on ``X_grid`` when one was given, else None.
+    x_best : the incumbent the improvement was measured against.
+    """
+
+    x: np.ndarray
+    value: float
+    starts: np.ndarray
+    ends: np.ndarray
+    end_values: np.ndarray
+    path_mean: float
+    grid_values: np.ndarray | None
+    x_best: np.ndarray
+
+
+def _check_box(bounds, d: int) -> np.ndarray:
+    bounds = as_float_array(bounds, "bounds", ndim=2)
+    if bounds.shape != (d, 2):
+        raise ValueError(f"bounds: expected shape ({d}, 2) (low, high per parameter), got "
+                         f"{bounds.shape}")
+    if np.any(bounds[:, 0] >= bounds[:, 1]):
+        raise ValueError("bounds: every low must be < its high")
+    return bounds
+
+
+def maximise_acquisition(model, bounds, *, X_grid=None, n_restarts: int = 5,
+                         starts: str | None = None, snap: bool = False, x_best=None,
+                         max_iter: int = 100, rng: RngLike = None) -> AcquisitionMaximum:
+    """Maximise bEI on the box ``bounds`` ((d, 2), natural units) by multi-start L-BFGS-B.
+
+    ``starts="grid"`` (default when ``X_grid`` is given): bEI on the whole grid in one solve,
+    then polish the ``n_restarts`` best grid points. ``starts="random"`` (default otherwise):
+    ``n_restarts`` uniform starts in the box (Paper H, 4-D: 5 starts; few starts leave the
+    global maximum often unfound, which adds exploration). ``snap``: return the grid row
+    nearest to the best end point (needs ``X_grid``). ``max_iter`` caps each L-BFGS-B run.
+    """
+    model = _check_model(model)
+    d = model.X_train.shape[1]
+    bounds = _check_box(bounds, d)
+    n_restarts = as_positive_int(n_restarts, "n_restarts")
+    max_iter = as_positive_int(max_iter, "max_iter")
+    snap = as_bool(snap, "snap")
+    if X_grid is not None:
+        X_grid = as_inputs(X_grid, "X_grid", d)
+    if starts is None:
+        starts = "grid" if X_grid is not None else "random"
+    check_choice(starts, "starts", {"grid", "random"})
+    if (starts == "grid" or snap) and X_grid is None:
+        raise ValueError(f"X_grid: needed for {'snap' if snap else 'starts=grid'}")
+    z = _best_input(model, x_best)
+    rng = as_rng(rng)
+
+    grid_values = None
+    if starts == "grid":
+        grid_values = bivariate_ei(model, X_grid, z)
+        order = np.argsort(-grid_values, kind="stable")[:n_restarts]
+        start_points = np.clip(X_grid[order], bounds[:, 0], bounds[:, 1])
+    else:
+        start_points = rng.uniform(bounds[:, 0], bounds[:, 1], size=(n_restarts, d))
+
+    visited: list[float] = []
+
+    def negative(x):
+        value, gradient = bivariate_ei_gradient(model, x, z)
+        visited.append(float(value[0]))
+        return -float(value[0]), -gradient[0]
+
+    ends = np.empty_like(start_points)
+    end_values = np.empty(start_points.shape[0])
+    for i, x0 in enumerate(start_points):
+        result = minimize(negative, x0, jac=True, method="L-BFGS-B", bounds=bounds,
+                          options={"maxiter": max_iter})
+        ends[i] = np.clip(result.x, bounds[:, 0], bounds[:, 1])
+        end_values[i] = -result.fun
+    best = int(np.argmax(end_values))
+    x, value = ends[best].copy(), float(end_values[best])
+    if snap:
+        nearest = int(np.argmin(np.sum((X_grid - x) ** 2, axis=1)))
+        x = X_grid[nearest].copy()
+        value = float(bivariate_ei(model, x[None, :], z)[0])
+    return AcquisitionMaximum(x, value, start_points, ends, end_values,
+                              float(np.mean(visited)), grid_values, z)
+
+
+# ----- convergence --------------------------------------------------------------------------
+def average_ei_path(history, window: int = 4) -> np.ndarray:
+    """Running mean of a per-iteration EI summary (grid mean of bEI, or the path mean of
+    :class:`AcquisitionMaximum`) over the last ``window`` iterations (Paper H, 4-D: 4); the
+    first ``window - 1`` entries average what is available."""
+    history = as_float_array(history, "history", ndim=1)
+    if np.any(history < 0):
+        raise ValueError("history: expected improvements must be >= 0")
+    window = as_positive_int(window, "window")
+    cumulative = np.concatenate([[0.0], np.cumsum(history)])
+    index = np.arange(1, history.shape[0] + 1)
+    lower = np.maximum(index - window, 0)
+    return (cumulative[index] - cumulative[lower]) / (index - lower)
+
+
+def settled_at(history, *, threshold: float, window: int = 4) -> int | None:
+    """First iteration (0-based index into ``history``) from which the smoothed EI
+    (:func:`average_ei_path`) stays below ``threshold`` to the end; None if it never does
+    (a listener who keeps a clearly non-zero EI: inconsistent, or cannot hear differences).
+    The thesis gives no threshold: choose it relative to the utility scale."""
+    threshold = as_positive_float(threshold, "threshold")
+    smoothed = average_ei_path(history, window)
+    above = np.flatnonzero(smoothed >= threshold)
+    first = 0 if above.size == 0 else int(above[-1]) + 1
+    return first if first < smoothed.shape[0] else None
+
+
+# ----- the final forced-choice test -----------------------------------------------------------
+@dataclass(frozen=True)
+class ForcedChoiceTest:
+    """Exact two-tailed binomial test of ``wins`` out of ``n`` forced choices against 1/2."""
+
+    wins: int
+    n: int
+    p_value: float
+    level: float
+    significant: bool
+
+
+def _two_tailed_p(k: int, n: int) -> float:
+    """Two-tailed exact p-value of k successes in n fair trials: the probability of an outcome
+    at least as far from n/2, i.e. 2 P(X >= max(k, n - k)) capped at 1 (the binomial(n, 1/2) is
+    symmetric, so this is also the sum of all outcomes no more probable than k)."""
+    extreme = max(k, n - k)
+    j = np.arange(extreme, n + 1)
+    log_terms = gammaln(n + 1) - gammaln(j + 1) - gammaln(n - j + 1) - n * np.log(2.0)
+    return float(min(1.0, 2.0 * np.exp(logsumexp(log_terms))))
+
+
+def forced_choice_test(wins: int, n: int, *, level: float = 0.001) -> ForcedChoiceTest:
+    """Did the listener prefer their personal setting to the baseline more often than chance?
+
+    ``wins`` of ``n`` forced choices went to the personal setting; exact two-tailed binomial
+    test against p = 1/2 (Paper H: 20 choices). ``significant`` is ``p_value < level``.
+    """
+    n = as_positive_int(n, "n")
+    wins = as_positive_int(wins, "wins", minimum=0)
+    if wins > n:
+        raise ValueError(f"wins: must be <= n = {n}, got {wins}")
+    level = as_positive_float(level, "level")
+    if level >= 1:
+        raise ValueError(f"level: must be < 1, got {level}")
+    p_value = _two_tailed_p(wins, n)
+    return ForcedChoiceTest(wins, n, p_value, level, p_value < level)
+
+
+def forced_choice_threshold(n: int, *, level: float = 0.001) -> int | None:
+    """Smallest number of wins out of ``n`` that is significant at ``level`` (two-tailed);
+    None when even n out of n is not (e.g. n < 11 at level 0.001)."""
+    n = as_positive_int(n, "n")
+    level = as_positive_float(level, "level")
+    if level >= 1:
+        raise ValueError(f"level: must be < 1, got {level}")
+    for k in range(n // 2, n + 1):
+        if _two_tailed_p(k, n) < level:
+            return k
+    return None
