@@ -98,31 +98,34 @@ def expected_improvement(mean, var, best=0.0) -> np.ndarray:
                          f"and best {best.shape}") from None
     if np.any(var < 0):
         raise ValueError("var: variances must be >= 0 (clip round-off before calling)")
-    m = mean - best
-    s = np.sqrt(var)
+    shape = mean.shape
+    m = (mean - best).ravel()
+    s = np.sqrt(var).ravel()
     out = np.maximum(m, 0.0)
     positive = s > 0
     if not np.any(positive):
-        return out
+        return out.reshape(shape)
     m, s = m[positive], s[positive]
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         u = m / s
     upper = u >= CANCELLATION_U
     value = np.empty_like(m)
     uu = u[upper]
+    with np.errstate(over="ignore"):  # u^2 of a huge u (s subnormal): phi(u) = 0
+        density = np.exp(-0.5 * uu ** 2 - LOG_SQRT_2PI)
     value[upper] = np.where(np.isinf(uu), np.maximum(m[upper], 0.0),
-                            m[upper] * ndtr(uu) + s[upper] * np.exp(-0.5 * uu ** 2 - LOG_SQRT_2PI))
+                            m[upper] * ndtr(uu) + s[upper] * density)
     lower = ~upper
     if np.any(lower):
         ul = np.maximum(u[lower], -1e150)  # u = -inf (m < 0, s subnormal): EI is 0 anyway
-        # phi(u) (1 + u Phi(u)/phi(u)) with Phi(u)/phi(u) = sqrt(pi/2) erfcx(-u/sqrt2) in (0, 1/|u|)
+        # phi(u) (1 + u Phi(u) / phi(u)), Phi(u) / phi(u) = sqrt(pi/2) erfcx(-u / sqrt 2)
         bracket = 1.0 + ul * SQRT_HALF_PI * erfcx(-ul / np.sqrt(2.0))
         with np.errstate(divide="ignore"):
             log_value = np.log(s[lower]) - 0.5 * ul ** 2 - LOG_SQRT_2PI + np.log(
                 np.maximum(bracket, 0.0))
         value[lower] = np.exp(log_value)
     out[positive] = value
-    return out
+    return out.reshape(shape)
 
 
 # ----- the model's posterior ---------------------------------------------------------------
