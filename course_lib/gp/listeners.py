@@ -34,25 +34,64 @@ Pathologies of real listeners (thesis section 4.8, digest 5.1 item 12), passed a
 
 Every answer counts (``n_answers``), forced choices included, so fatigue and switching act in
 the order the questions were asked.
+
+The personalisation loop (:func:`run_session`; thesis section 3.7, Paper H):
+
+1. random start: ``n_random`` comparisons along a chain of ``n_random + 1`` distinct random
+   grid settings (x_0 vs x_1, x_1 vs x_2, ...), so the comparison graph is connected from the
+   start (the thesis's 10 training comparisons were probably not used by its model; a model
+   needs some data to start from);
+2. for each of ``n_active`` steps: fit (warm-started Laplace refit of the
+   :class:`~course_lib.gp.preference.PreferenceGP`; MAP-II re-optimisation with one L-BFGS-B run
+   from the current hyper-parameters after the random start and after every
+   ``optimise_every``-th active step), take the incumbent x_best (the assessed setting with
+   the largest posterior mean), pick a candidate by the acquisition rule and ask the listener
+   about {x_best, candidate} in random order;
+3. the convergence measure at every fit: the grid mean of bEI against the incumbent (Paper H,
+   2-D), or for ``"bei-ascent"`` the mean bEI along the ascent paths (Paper H, 4-D; smooth it
+   with :func:`~course_lib.gp.acquisition.average_ei_path`);
+4. the final forced choice: ``n_forced`` choices between the last incumbent and the baseline,
+   with the exact binomial test of :func:`~course_lib.gp.acquisition.forced_choice_test`.
+
+Acquisition rules (all from :mod:`course_lib.gp.acquisition`; the incumbent itself is never a
+candidate, since a pair needs two different settings): ``"bei"`` a multinomial draw
+proportional to bEI on the grid (Paper H, 2-D; uniform when every bEI is 0), ``"bei-argmax"``
+its argmax, ``"uei"`` the argmax of uEI, ``"thompson"`` the argmax of one posterior draw on
+the grid, ``"random"`` a uniform grid setting, ``"bei-ascent"`` bEI maximised by L-BFGS-B
+from 5 random starts and snapped to the grid (Paper H, 4-D; for grids too large for the
+others).
 """
 
 from __future__ import annotations
 
+import copy
+import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from ..linalg import cholesky_with_jitter
-from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng)
+from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter
+from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
+                          check_choice)
+from .acquisition import (ForcedChoiceTest, bivariate_ei, forced_choice_test, incumbent,
+                          maximise_acquisition, multinomial_sample, thompson_sample,
+                          univariate_ei)
+from .comparisons import Comparisons, DisconnectedComparisonsWarning
 from .kernels import Kernel, SquaredExponential, as_inputs
-from .likelihoods import Likelihood
+from .likelihoods import Likelihood, PairwiseBeta, PairwiseProbit
+from .preference import OnSquare, PreferenceGP
+from .priors import HalfStudentT
 
 __all__ = ["negated_griewank", "settings_grid", "GPDrawResponse", "gp_draw_2d", "gp_draw_4d",
            "Pathology", "CannotHear", "SwitchesPreference", "Fatigue", "MattersAboveThreshold",
-           "SimulatedListener", "PAIRWISE_KINDS"]
+           "SimulatedListener", "PAIRWISE_KINDS", "ACQUISITIONS", "SessionResult",
+           "paper_h_model", "run_session"]
 
 PAIRWISE_KINDS = ("pair-binary", "pair-degree", "pair-difference")
+ACQUISITIONS = ("bei", "bei-argmax", "uei", "thompson", "random", "bei-ascent")
+ASCENT_STARTS = 5  # Paper H, 4-D: bEI maximised from 5 random starts
 # slider means are kept this far from 0 and 1 so both Beta shapes stay > 0 (numpy refuses 0)
 _MEAN_CLIP = 1e-12
 
@@ -398,3 +437,207 @@ class SimulatedListener:
     def __repr__(self):
         extra = f", pathology={list(self.pathologies)}" if self.pathologies else ""
         return f"SimulatedListener(likelihood={self.likelihood!r}{extra})"
+
+
+# --------------------------------------------------------------------------------------------
+# the personalisation loop
+# --------------------------------------------------------------------------------------------
+
+def paper_h_model(dim: int = 2, *, answers: str = "degree") -> PreferenceGP:
+    """Paper H's model in the course's conventions (thesis section 2.4; digest 4.8).
+
+    SE-ARD kernel with variance 4 fixed (the thesis's sigma_f = 4 multiplies the kernel);
+    squared lengthscales lambda_i ~ half-Student-t(6, 10), starting at 5 (2-D, study 1) or
+    half-Student-t(6, 100) from 30 (``dim`` > 2, study 2), as ``OnSquare`` priors on the
+    lengthscales; likelihood ``PairwiseBeta`` (``answers="degree"``) or ``PairwiseProbit``
+    (``"binary"``) with noise_sd ~ half-Student-t(6, 10) from e. The thesis puts its
+    half-Student-t(6, 10) on nu - 2 and starts at nu = 2 + e; the course's priors act on a
+    parameter itself, so the prior here is on the concentration nu (from 2 + e), bounded below by
+    2 instead of shifted.
+    """
+    dim = as_positive_int(dim, "dim")
+    check_choice(answers, "answers", ("degree", "binary"))
+    squared, scale = (5.0, 10.0) if dim <= 2 else (30.0, 100.0)
+    kernel = SquaredExponential(np.full(dim, np.sqrt(squared)), 4.0, variance_bounds="fixed")
+    priors = {f"lengthscale_{k}": OnSquare(HalfStudentT(6, scale)) for k in range(dim)}
+    priors["noise_sd"] = HalfStudentT(6, 10.0)
+    if answers == "degree":
+        # nu > 2 (the thesis's shift) keeps the Beta unimodal at indifference
+        likelihood = PairwiseBeta(np.e, 2.0 + np.e, concentration_bounds=(2.0, 1e4))
+        priors["concentration"] = HalfStudentT(6, 10.0)
+    else:
+        likelihood = PairwiseProbit(np.e)
+    return PreferenceGP(kernel, likelihood, priors)
+
+
+@dataclass(frozen=True)
+class SessionResult:
+    """One personalisation session (:func:`run_session`). Step 0 is the fit after the random
+    start, step t the fit after the t-th active comparison (``n_active + 1`` steps).
+
+    comparisons : every answer the model saw (random start first).
+    queries : (n_active, d) the acquisition's candidate at each active step.
+    incumbents : (n_active + 1, d) the incumbent (assessed setting of largest posterior mean).
+    regret : (n_active + 1,) max of the listener's ``irf`` on the grid minus irf(incumbent).
+    convergence : (n_active + 1,) the grid mean of bEI (path mean for "bei-ascent").
+    hyperparameters : (n_active + 1, P) the model's log hyper-parameters at each step.
+    optimised_at : the steps after which MAP-II ran; ``n_failed_optimisations`` of them failed
+        (the hyper-parameters were then kept).
+    forced_choice : the final test against the baseline (None when ``n_forced=0``).
+    model : the fitted PreferenceGP at the last step. acquisition : the rule used.
+    """
+
+    comparisons: Comparisons
+    queries: np.ndarray
+    incumbents: np.ndarray
+    regret: np.ndarray
+    convergence: np.ndarray
+    hyperparameters: np.ndarray
+    optimised_at: tuple[int, ...]
+    n_failed_optimisations: int
+    forced_choice: ForcedChoiceTest | None
+    model: PreferenceGP
+    acquisition: str
+
+
+def _new_model(model) -> PreferenceGP:
+    if isinstance(model, PreferenceGP):
+        return copy.deepcopy(model)  # the caller's template stays unfitted and unchanged
+    if isinstance(model, type) or not callable(model):
+        raise TypeError(f"model: expected a PreferenceGP (used as a template) or a callable "
+                        f"returning one, got {type(model).__name__}")
+    built = model()
+    if not isinstance(built, PreferenceGP):
+        raise TypeError(f"model: the factory returned {type(built).__name__}, not a "
+                        "PreferenceGP")
+    return built
+
+
+def _random_chain(n_grid: int, n_random: int, rng) -> np.ndarray:
+    return rng.choice(n_grid, size=n_random + 1, replace=False)
+
+
+def _candidate(model, grid, x_best, rule: str, grid_bei, bounds, rng) -> tuple[int, float]:
+    """Grid index of the next candidate (never the incumbent) and the convergence measure:
+    the grid mean of bEI (``grid_bei``), or for "bei-ascent" the mean bEI along the ascents."""
+    others = ~np.all(grid == x_best, axis=1)
+    index_of_other = np.flatnonzero(others)
+    if rule == "bei-ascent":
+        found = maximise_acquisition(model, bounds, X_grid=grid, starts="random",
+                                     n_restarts=ASCENT_STARTS, snap=True, x_best=x_best,
+                                     rng=rng)
+        pick = int(np.argmin(np.sum((grid - found.x) ** 2, axis=1)))
+        if not others[pick]:  # snapped onto the incumbent
+            pick = int(rng.choice(index_of_other))
+        return pick, found.path_mean
+    measure = float(np.mean(grid_bei))
+    if rule == "random":
+        return int(rng.choice(index_of_other)), measure
+    if rule == "thompson":
+        return int(index_of_other[thompson_sample(model, grid[others], rng=rng)]), measure
+    if rule == "uei":
+        return int(index_of_other[np.argmax(univariate_ei(model, grid[others]))]), measure
+    values = grid_bei[others]
+    if rule == "bei-argmax":
+        return int(index_of_other[np.argmax(values)]), measure
+    return int(index_of_other[multinomial_sample(values, rng=rng)]), measure
+
+
+def run_session(listener: SimulatedListener, model, grid, *, n_random: int = 10,
+                n_active: int = 30, acquisition: str = "bei", optimise_every: int | None = 5,
+                n_restarts: int = 1, baseline=None, n_forced: int = 20,
+                level: float = 0.001, rng: RngLike = None) -> SessionResult:
+    """One personalisation session of ``listener`` on the settings ``grid`` (module docstring).
+
+    Parameters
+    ----------
+    listener : the :class:`SimulatedListener` (its likelihood's kind must match the model's).
+    model : a :class:`~course_lib.gp.preference.PreferenceGP` used as a template (copied, so
+        it is left unchanged) or a callable returning a new one, e.g. :func:`paper_h_model`.
+    grid : (n_grid, d) candidate settings (``settings_grid(-20, 20, 1, 2)`` for Paper H).
+    n_random, n_active : comparisons of the random start and of the active phase (10, 30).
+    acquisition : one of ``ACQUISITIONS`` (module docstring).
+    optimise_every : MAP-II after the random start and after every ``optimise_every``-th
+        active step (``n_restarts`` L-BFGS-B runs, the first from the current
+        hyper-parameters); None: the model's hyper-parameters are never changed.
+    baseline, n_forced, level : the final forced choice of the last incumbent against
+        ``baseline`` (default the origin, Paper H's (0, 0)), ``n_forced`` times (0: none),
+        tested at ``level``.
+    rng : the session's randomness (start, sampling rules, presentation order, MAP-II
+        restarts); the listener draws its answers from its own rng.
+    """
+    if not isinstance(listener, SimulatedListener):
+        raise TypeError(f"listener: expected a SimulatedListener, got "
+                        f"{type(listener).__name__}")
+    gp = _new_model(model)
+    if gp.likelihood.observation_kind != listener.kind:
+        raise ValueError(f"model: its likelihood models {gp.likelihood.observation_kind!r} "
+                         f"answers but the listener gives {listener.kind!r} answers")
+    grid = as_inputs(grid, "grid")
+    d = grid.shape[1]
+    n_random = as_positive_int(n_random, "n_random")
+    n_active = as_positive_int(n_active, "n_active", minimum=0)
+    if n_random + 1 > grid.shape[0]:
+        raise ValueError(f"n_random: a random start of {n_random} comparisons needs "
+                         f"{n_random + 1} distinct grid settings, the grid has {grid.shape[0]}")
+    check_choice(acquisition, "acquisition", ACQUISITIONS)
+    if optimise_every is not None:
+        optimise_every = as_positive_int(optimise_every, "optimise_every")
+    n_restarts = as_positive_int(n_restarts, "n_restarts")
+    n_forced = as_positive_int(n_forced, "n_forced", minimum=0)
+    baseline = np.zeros(d) if baseline is None else \
+        as_float_array(baseline, "baseline", ndim=1)
+    if baseline.shape != (d,):
+        raise ValueError(f"baseline: expected one setting with {d} coordinates, got shape "
+                         f"{baseline.shape}")
+    rng = as_rng(rng)
+    bounds = np.column_stack([grid.min(axis=0), grid.max(axis=0)])
+    if acquisition == "bei-ascent" and np.any(bounds[:, 0] >= bounds[:, 1]):
+        raise ValueError("grid: 'bei-ascent' needs a grid that spans an interval in every "
+                         "coordinate")
+    truth = _evaluate(listener.irf, grid)
+    best_value = float(truth.max())
+
+    chain = grid[_random_chain(grid.shape[0], n_random, rng)]
+    firsts, seconds = list(chain[:-1]), list(chain[1:])
+    answers = list(listener.answer(chain[:-1], chain[1:]))
+
+    queries, incumbents, convergence, thetas, optimised_at = [], [], [], [], []
+    n_failed = 0
+    for step in range(n_active + 1):
+        with warnings.catch_warnings():
+            # a chain and pairs with the incumbent stay connected; duplicates merge
+            warnings.simplefilter("ignore", DisconnectedComparisonsWarning)
+            data = Comparisons.from_pairs(np.array(firsts), np.array(seconds), answers,
+                                          kind=listener.kind)
+        gp.fit(data)
+        if optimise_every is not None and step % optimise_every == 0:
+            optimised_at.append(step)
+            try:
+                gp.optimise_hyperparameters(n_restarts, rng=rng)
+            except NotPositiveDefiniteError:
+                n_failed += 1
+                gp.fit(data)
+        _, x_best = incumbent(gp)
+        incumbents.append(x_best)
+        thetas.append(gp.theta)
+        grid_bei = None if acquisition == "bei-ascent" else bivariate_ei(gp, grid, x_best)
+        pick, measure = _candidate(gp, grid, x_best, acquisition, grid_bei, bounds, rng)
+        convergence.append(measure)
+        if step == n_active:  # the last fit: its measure, no further question
+            break
+        queries.append(grid[pick])
+        pair = [x_best, grid[pick]] if rng.random() < 0.5 else [grid[pick], x_best]
+        firsts.append(pair[0])
+        seconds.append(pair[1])
+        answers.append(float(listener.answer(pair[0][None, :], pair[1][None, :])[0]))
+
+    incumbents = np.array(incumbents)
+    regret = best_value - _evaluate(listener.irf, incumbents)
+    test = None
+    if n_forced > 0:
+        wins = listener.forced_choice(incumbents[-1], baseline, n_forced)
+        test = forced_choice_test(wins, n_forced, level=level)
+    return SessionResult(data, np.array(queries).reshape(-1, d), incumbents, regret,
+                         np.array(convergence), np.array(thetas), tuple(optimised_at),
+                         n_failed, test, gp, acquisition)
