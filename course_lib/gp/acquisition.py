@@ -262,10 +262,11 @@ def multinomial_sample(values, *, rng: RngLike = None) -> int:
     if np.any(values < 0):
         raise ValueError("values: must be >= 0 (expected improvements)")
     rng = as_rng(rng)
-    total = values.sum()
-    if not total > 0 or not np.isfinite(total):
-        if not np.isfinite(total):
-            raise ValueError("values: their sum overflows a float64")
+    with np.errstate(over="ignore"):
+        total = values.sum()
+    if not np.isfinite(total):
+        raise ValueError("values: their sum overflows a float64")
+    if total == 0:
         return int(rng.integers(values.shape[0]))
     cumulative = np.cumsum(values / total)
     index = int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"))
