@@ -171,7 +171,7 @@ def test_fatigue_grows_the_noise_of_difference_answers():
 
 
 def test_parameter_that_matters_only_above_threshold():
-    irf = lambda X: X[:, 0] + 2.0 * X[:, 1]   # noqa: E731
+    irf = lambda X: X[:, 0] + 2.0 * X[:, 1]
     listener = SimulatedListener(irf, PairwiseProbit(1.0), rng=0,
                                  pathology=MattersAboveThreshold(dim=1, level=5.0))
     below = np.array([[0.0, -10.0], [0.0, 0.0], [0.0, 5.0]])
@@ -268,7 +268,7 @@ def test_convergence_is_the_grid_mean_of_bei_of_the_final_model():
 
 def test_session_is_reproducible_and_leaves_the_template_unfitted():
     template = known_model()
-    listener = lambda: SimulatedListener(gp_draw_2d(rng=1), PairwiseProbit(0.5), rng=2)  # noqa
+    listener = lambda: SimulatedListener(gp_draw_2d(rng=1), PairwiseProbit(0.5), rng=2)
     a = run_session(listener(), template, SMALL_GRID, n_random=4, n_active=5,
                     optimise_every=None, rng=3)
     b = run_session(listener(), template, SMALL_GRID, n_random=4, n_active=5,
@@ -296,7 +296,7 @@ def test_map_ii_runs_on_its_schedule_only():
 
 def test_forced_choice_against_the_baseline():
     # a sure listener whose best setting is far from the origin wins every forced choice
-    irf = lambda X: -((X[:, 0] - 12.0) ** 2 + (X[:, 1] + 8.0) ** 2) / 100.0   # noqa: E731
+    irf = lambda X: -((X[:, 0] - 12.0) ** 2 + (X[:, 1] + 8.0) ** 2) / 100.0
     listener = SimulatedListener(irf, PairwiseProbit(0.01), rng=0)
     r = run_session(listener, known_model(), SMALL_GRID, n_random=5, n_active=10,
                     optimise_every=None, n_forced=20, rng=1)

@@ -11,7 +11,8 @@ noise differs by rater and by region of the input space (Unit 5, seed 001); ``co
 (pairs and the comparison matrix M), ``likelihoods`` (pairwise and bounded-rating likelihoods
 on z = M f), ``laplace`` (the Laplace approximation on z = M f) and ``preference`` (the
 preference GP) and ``acquisition`` (expected improvement, query rules, convergence and the
-forced-choice test) for Unit 6.
+forced-choice test) and ``listeners`` (simulated listeners, their pathologies and the
+personalisation loop) for Unit 6.
 """
 
 from .kernels import (Constant, Kernel, Linear, Matern, Matern12, Matern32, Matern52, Periodic,
@@ -37,6 +38,9 @@ from .acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path,
                           forced_choice_test, forced_choice_threshold, improvement_moments,
                           incumbent, maximise_acquisition, multinomial_sample, settled_at,
                           thompson_sample, univariate_ei)
+from .listeners import (CannotHear, Fatigue, GPDrawResponse, MattersAboveThreshold, Pathology,
+                        SessionResult, SimulatedListener, SwitchesPreference, gp_draw_2d,
+                        gp_draw_4d, negated_griewank, paper_h_model, run_session, settings_grid)
 
 __all__ = [
     "Kernel", "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
@@ -61,4 +65,7 @@ __all__ = [
     "bivariate_ei_gradient", "multinomial_sample", "AcquisitionMaximum", "maximise_acquisition",
     "thompson_sample", "average_ei_path", "settled_at", "ForcedChoiceTest", "forced_choice_test",
     "forced_choice_threshold",
+    "negated_griewank", "settings_grid", "GPDrawResponse", "gp_draw_2d", "gp_draw_4d",
+    "Pathology", "CannotHear", "SwitchesPreference", "Fatigue", "MattersAboveThreshold",
+    "SimulatedListener", "SessionResult", "paper_h_model", "run_session",
 ]
