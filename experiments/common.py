@@ -239,9 +239,9 @@ def run_experiment(name: str, description: str, run: Callable[[bool], dict],
     ``run(reduced)`` returns the keyword arguments of :func:`write_result` except ``name`` and
     ``run_time_seconds``. The full run writes the result; ``--reduced`` compares the values
     ``select_for_comparison(reduced_doc, committed_doc)`` picks out and exits non-zero on a
-    difference beyond ``tol + rtol * |committed value|``; ``--table`` prints ``format_table(committed result)`` (the
-    Markdown table of ``experiments/README.md``, which a full run also updates) without
-    running anything.
+    difference beyond ``tol + rtol * |committed value|``; ``--table`` prints
+    ``format_table(committed result)`` (the Markdown table of ``experiments/README.md``, which
+    a full run also updates) without running anything.
     """
     parser = argparse.ArgumentParser(prog=f"python -m experiments.{name}", description=description)
     parser.add_argument("--reduced", action="store_true",
