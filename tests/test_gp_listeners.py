@@ -319,3 +319,22 @@ def test_paper_h_model_matches_the_thesis_set_up():
     assert two.likelihood.params["concentration"] == pytest.approx(2 + np.e)
     assert four.likelihood.observation_kind == "pair-binary"
     assert set(two.priors) == {"lengthscale_0", "lengthscale_1", "noise_sd", "concentration"}
+
+
+def test_convergence_measure_flags_a_listener_who_cannot_hear():
+    # Paper H: a listener who cannot tell settings apart keeps a clearly non-zero average EI,
+    # even with MAP-II free to explain the answers as noise. Four listeners of each kind, 5
+    # random + 12 bEI comparisons on the 11 x 11 grid; when written, the mean of the last four
+    # grid-mean bEI values was 0.055 (hearing) and 0.48 (cannot hear)
+    def final_measure(pathology):
+        values = []
+        for seed in range(4):
+            listener = SimulatedListener(gp_draw_2d(rng=seed), PairwiseBeta(1.0, 10.0),
+                                         rng=10 + seed, pathology=pathology)
+            r = run_session(listener, lambda: paper_h_model(2), SMALL_GRID, n_random=5,
+                            n_active=12, n_forced=0, rng=20 + seed)
+            values.append(r.convergence[-4:].mean())
+        return np.mean(values)
+
+    hearing, deaf = final_measure(None), final_measure(CannotHear(0.0))
+    assert deaf > 3 * hearing, f"average bEI {hearing:.3f} (hearing) vs {deaf:.3f} (cannot hear)"

@@ -354,7 +354,9 @@ class SimulatedListener:
         X = as_inputs(X, "X")
         if t is not None:
             t = as_positive_int(t, "t", minimum=0)
-        times = self._times(X.shape[0], t)
+        return self._heard(X, self._times(X.shape[0], t))
+
+    def _heard(self, X: np.ndarray, times: np.ndarray) -> np.ndarray:
         for pathology in self.pathologies:
             if type(pathology).utility is not Pathology.utility:
                 return pathology.utility(self.irf, X, times)
@@ -379,13 +381,7 @@ class SimulatedListener:
             raise ValueError(f"X_second: expected {A.shape[0]} rows (one per row of X_first), "
                              f"got {B.shape[0]}")
         times = self._times(A.shape[0])
-        for pathology in self.pathologies:
-            if type(pathology).utility is not Pathology.utility:
-                z = pathology.utility(self.irf, A, times) - pathology.utility(self.irf, B, times)
-                break
-        else:
-            z = _evaluate(self.irf, A) - _evaluate(self.irf, B)
-        return z, self._noise_factor(times)
+        return self._heard(A, times) - self._heard(B, times), self._noise_factor(times)
 
     def _mean(self, z: np.ndarray, factor: np.ndarray) -> np.ndarray:
         # probit and Beta answers depend on z only through z / noise_sd, so a noise_sd grown by
