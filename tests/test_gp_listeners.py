@@ -61,6 +61,13 @@ def test_gp_draw_is_exact_at_anchors_and_reproducible():
     assert gp_draw_4d(rng=0)(settings_grid(0, 80, 40, 4)).shape == (81,)
 
 
+def test_gp_draw_evaluated_in_chunks_agrees_with_small_calls():
+    irf = gp_draw_2d(rng=2)
+    fine = settings_grid(-20, 20, 0.5, 2)   # 6561 settings: more than one chunk
+    assert np.allclose(irf(fine), np.concatenate([irf(fine[:100]), irf(fine[100:])]),
+                       rtol=1e-12, atol=1e-12)
+
+
 def test_gp_draw_values_have_the_kernel_covariance():
     kernel = SquaredExponential(1.5, 2.0)
     anchors = np.array([[0.0], [1.0], [3.0]])
