@@ -15,6 +15,11 @@ Ours, one thread, median of ``--repeats`` after a warm-up (bench/harness.py):
   the LatentGaussian);
 * warm: the refit of the interactive loop, i.e. a model fitted to the first m - 1 comparisons
   then fitted to all m (Newton starts from the old weights, 0 for a new setting).
+
+One step of the interactive loop (goal < 0.3 s on this machine, median of ``--repeats``):
+the warm refit above after one more comparison, then bEI against the incumbent over the
+whole 1681-point grid and its polish, i.e. ``maximise_acquisition(X_grid=grid)`` (one
+predictive solve for the grid, then L-BFGS-B from the ``POLISH_STARTS`` best grid points).
 Run: .venv/bin/python bench/bench_preference.py [--repeats 30]
 """
 
@@ -30,9 +35,13 @@ import numpy as np  # noqa: E402
 
 from course_lib.gp import (Comparisons, DisconnectedComparisonsWarning,  # noqa: E402
                            PairwiseProbit, PreferenceGP, SquaredExponential)
+from course_lib.gp.acquisition import maximise_acquisition  # noqa: E402
+from course_lib.gp.listeners import settings_grid  # noqa: E402
 
 REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "reference" / \
     "botorch_pairwise_gp.json"
+STEP_GOAL_SECONDS = 0.3
+POLISH_STARTS = 3  # L-BFGS-B polishes from the best few grid points
 
 
 def comparisons(X_first, X_second, y):
@@ -66,8 +75,21 @@ def bench_size(workload, setting, repeats):
           f"(n = {workload['n_items']})")
     harness.print_ratio(f"laplace_fit_cold_vs_botorch_recorded m={m}", cold / botorch)
     harness.print_ratio(f"laplace_fit_warm_vs_cold m={m}", warm / cold)
+    grid = settings_grid(-setting["grid_half_width"], setting["grid_half_width"],
+                         setting["grid_step"], 2)
+    bounds = np.column_stack([grid.min(axis=0), grid.max(axis=0)])
+
+    def loop_step():
+        fitted = copy.copy(before).fit(data)
+        return maximise_acquisition(fitted, bounds, X_grid=grid, n_restarts=POLISH_STARTS)
+
+    step, chosen = harness.median_time(loop_step, repeats)
+    print(f"  one loop step on the {grid.shape[0]}-point grid: {step * 1e3:.1f} ms (refit + "
+          f"bEI + polish from {POLISH_STARTS} grid points; next query {chosen.x})")
+    harness.print_ratio(f"interactive_step_vs_goal m={m}", step / STEP_GOAL_SECONDS, goal=1.0)
     return {"m": m, "n": data.n_items, "cold": cold, "warm": warm, "botorch": botorch,
-            "cold_steps": cold_model.laplace.n_iter, "warm_steps": warm_model.laplace.n_iter}
+            "cold_steps": cold_model.laplace.n_iter, "warm_steps": warm_model.laplace.n_iter,
+            "step": step, "grid": grid.shape[0]}
 
 
 def main(repeats):
@@ -82,6 +104,11 @@ def main(repeats):
         print(f"| {r['m']} | {r['n']} | {r['cold'] * 1e3:.2f} ms | {r['cold_steps']} | "
               f"{r['warm'] * 1e3:.2f} ms | {r['warm_steps']} | {r['botorch'] * 1e3:.2f} ms | "
               f"{r['cold'] / r['botorch']:.2f} |")
+    print("\n| m | one interactive step (refit + bEI on the grid + polish) | goal |")
+    print("|---|---|---|")
+    for r in rows:
+        print(f"| {r['m']} | {r['step'] * 1e3:.1f} ms ({r['grid']} grid points) | "
+              f"< {STEP_GOAL_SECONDS * 1e3:.0f} ms |")
 
 
 if __name__ == "__main__":
