@@ -175,6 +175,7 @@ def test_fatigue_grows_the_noise_of_difference_answers():
     tired_y = tired.answer(np.repeat(A, 500, 0), np.repeat(B, 500, 0))
     # same normal draws, noise sd multiplied by 1 + t: the residuals scale exactly
     assert np.allclose(tired_y - 0.8, (fresh_y - 0.8) * (1 + np.arange(500)))
+    assert tired.answer_probability(A, B)[0] == pytest.approx(0.8)   # E[y] stays the difference
 
 
 def test_parameter_that_matters_only_above_threshold():

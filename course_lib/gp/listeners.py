@@ -390,6 +390,8 @@ class SimulatedListener:
         return self._heard(A, times) - self._heard(B, times), self._noise_factor(times)
 
     def _mean(self, z: np.ndarray, factor: np.ndarray) -> np.ndarray:
+        if self.kind == "pair-difference":
+            return z  # the noise has mean zero whatever its sd
         # probit and Beta answers depend on z only through z / noise_sd, so a noise_sd grown by
         # `factor` is the same likelihood at z / factor
         return self.likelihood.predictive_mean(z / factor, np.zeros_like(z))
