@@ -65,7 +65,6 @@ others).
 from __future__ import annotations
 
 import copy
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -78,7 +77,7 @@ from ..validation import (RngLike, as_float_array, as_positive_float, as_positiv
 from .acquisition import (ForcedChoiceTest, bivariate_ei, forced_choice_test, incumbent,
                           maximise_acquisition, multinomial_sample, thompson_sample,
                           univariate_ei)
-from .comparisons import Comparisons, DisconnectedComparisonsWarning
+from .comparisons import Comparisons
 from .kernels import Kernel, SquaredExponential, as_inputs
 from .likelihoods import Likelihood, PairwiseBeta, PairwiseProbit
 from .preference import OnSquare, PreferenceGP
@@ -609,11 +608,9 @@ def run_session(listener: SimulatedListener, model, grid, *, n_random: int = 10,
     queries, incumbents, convergence, thetas, optimised_at = [], [], [], [], []
     n_failed = 0
     for step in range(n_active + 1):
-        with warnings.catch_warnings():
-            # a chain and pairs with the incumbent stay connected; duplicates merge
-            warnings.simplefilter("ignore", DisconnectedComparisonsWarning)
-            data = Comparisons.from_pairs(np.array(firsts), np.array(seconds), answers,
-                                          kind=listener.kind)
+        # connected: a chain, then pairs with an assessed setting; repeated settings merge
+        data = Comparisons.from_pairs(np.array(firsts), np.array(seconds), answers,
+                                      kind=listener.kind)
         gp.fit(data)
         if optimise_every is not None and step % optimise_every == 0:
             optimised_at.append(step)
@@ -626,9 +623,12 @@ def run_session(listener: SimulatedListener, model, grid, *, n_random: int = 10,
         incumbents.append(x_best)
         thetas.append(gp.theta)
         grid_bei = None if acquisition == "bei-ascent" else bivariate_ei(gp, grid, x_best)
+        if step == n_active and grid_bei is not None:  # the last fit: no further question
+            convergence.append(float(np.mean(grid_bei)))
+            break
         pick, measure = _candidate(gp, grid, x_best, acquisition, grid_bei, bounds, rng)
         convergence.append(measure)
-        if step == n_active:  # the last fit: its measure, no further question
+        if step == n_active:  # "bei-ascent": the ascents only measured convergence
             break
         queries.append(grid[pick])
         pair = [x_best, grid[pick]] if rng.random() < 0.5 else [grid[pick], x_best]
