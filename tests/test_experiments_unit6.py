@@ -1,0 +1,97 @@
+"""Unit 6's committed experiment (E6.1, Paper A's learning curves) stays true to its code.
+
+The reduced run (realisations 0 and 1, and the one-off ML-II fits of the fixed "ideal"
+hyper-parameters) is re-run and compared value by value with the committed full result within
+the script's stated tolerance (``paper_a_learning_curves.TOLERANCE`` = 1e-6: an error rate
+moves in steps of 1/4900, so a single changed test decision fails). The committed summary and
+claim verdicts must be those of its own per-realisation values. A failure after a library
+change means the result is stale: re-run ``python -m experiments.paper_a_learning_curves`` and
+commit its result file and figure.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from course_lib.gp import negated_griewank
+from course_lib.results import RESULTS_DIR, load_result
+from experiments import common
+from experiments import paper_a_learning_curves as paper_a
+
+RUN_SIZE_SETTINGS = {"realisations"}
+
+
+@pytest.fixture(scope="module")
+def reduced_run():
+    document = common.to_json(paper_a.run(reduced=True))
+    return document, load_result(paper_a.NAME)
+
+
+def test_reduced_run_reproduces_the_committed_full_run(reduced_run):
+    document, committed = reduced_run
+    ours, theirs = paper_a.select_for_comparison(document["result"], committed["result"])
+    assert [entry["realisation"] for entry in ours] == list(paper_a.REDUCED_REALISATIONS)
+    problems = common.compare_runs(ours, theirs, tol=paper_a.TOLERANCE)
+    assert not problems, ("the reduced run differs from the committed result beyond "
+                          f"{paper_a.TOLERANCE:g}; re-run the full experiment:\n"
+                          + "\n".join(problems[:20]))
+
+
+def test_committed_settings_are_the_scripts(reduced_run):
+    document, committed = reduced_run
+    ours, theirs = document["settings"], committed["settings"]
+    assert set(ours) == set(theirs)
+    ideal = common.compare_runs(ours["ideal_hyperparameters"], theirs["ideal_hyperparameters"],
+                                tol=paper_a.TOLERANCE)
+    assert not ideal, "ideal hyper-parameters differ:\n" + "\n".join(ideal)
+    for key in set(ours) - RUN_SIZE_SETTINGS - {"ideal_hyperparameters"}:
+        assert ours[key] == theirs[key], (f"setting {key!r}: script {ours[key]!r}, committed "
+                                          f"{theirs[key]!r}")
+    assert theirs["realisations"] == list(paper_a.REALISATIONS)
+
+
+def test_committed_summary_and_verdicts_come_from_its_own_values():
+    committed = load_result(paper_a.NAME)
+    recomputed = common.to_json(paper_a.summarise(committed["result"]["per_realisation"]))
+    problems = common.compare_runs(recomputed, committed["result"]["summary"], tol=1e-12)
+    assert not problems, "\n".join(problems[:20])
+    verdicts = committed["result"]["summary"]["verdicts"]
+    for nu in paper_a.NOISE_LEVELS:
+        for claim in ("CBR Ideal beats BR Noise", "CBR Ideal learns like BR NoiseFree"):
+            verdict = verdicts[f"nu={nu}: {claim}"]
+            assert verdict.split(" (")[0] in ("holds", "partly", "does not hold"), verdict
+
+
+def test_source_claims_stand_beside_ours_and_the_figure_exists():
+    committed = load_result(paper_a.NAME)
+    assert committed["source"]["numbers"] is None  # the paper's curves survive as text only
+    assert len(committed["source"]["claims"]) >= 2
+    assert "CBR Noise" in committed["differences"]
+    assert (RESULTS_DIR / f"{paper_a.NAME}.png").stat().st_size > 10_000
+
+
+def test_test_pairs_leave_out_exact_ties_and_score_the_truth_perfectly():
+    _, midpoints = paper_a.inputs()
+    a, b, sign = paper_a.test_pairs(midpoints)
+    truth = negated_griewank(midpoints)
+    assert np.all(sign == np.sign(truth[a] - truth[b])) and np.all(sign != 0)
+    # mirror pairs (x, -x) are exact ties of the even function and are the ones left out
+    n = midpoints.shape[0]
+    assert a.size == n * (n - 1) // 2 - n // 2
+
+
+def test_same_answers_feed_both_models():
+    X, _ = paper_a.inputs()
+    first, second = paper_a.random_pairs(50, common.task_rng(0, "pairs"))
+    assert np.all(first != second)
+    data = paper_a.answers(X, first, second, 10, common.task_rng(0, "answers/nu=10"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        beta = paper_a.training_data("CBR_ideal", data, X, first, second, 50)
+        probit = paper_a.training_data("BR_noise", data, X, first, second, 50)
+    np.testing.assert_array_equal(probit.y, (beta.y > 0.5).astype(float))
+    np.testing.assert_array_equal(beta.first, probit.first)
+    np.testing.assert_array_equal(beta.second, probit.second)
