@@ -60,7 +60,8 @@ def test_committed_summary_and_verdicts_come_from_its_own_values():
     assert not problems, "\n".join(problems[:20])
     verdicts = committed["result"]["summary"]["verdicts"]
     for nu in paper_a.NOISE_LEVELS:
-        for claim in ("CBR Ideal beats BR Noise", "CBR Ideal learns like BR NoiseFree"):
+        for claim in ("CBR Ideal beats BR Noise", "CBR Ideal learns like BR NoiseFree",
+                      "learning nu is only slightly worse than knowing it"):
             verdict = verdicts[f"nu={nu}: {claim}"]
             assert verdict.split(" (")[0] in ("holds", "partly", "does not hold"), verdict
 
@@ -70,6 +71,7 @@ def test_source_claims_stand_beside_ours_and_the_figure_exists():
     assert committed["source"]["numbers"] is None  # the paper's curves survive as text only
     assert len(committed["source"]["claims"]) >= 2
     assert "CBR Noise" in committed["differences"]
+    assert committed["settings"]["conditions"].keys() >= {"BR_noise", "CBR_ideal", "CBR_noise"}
     assert (RESULTS_DIR / f"{paper_a.NAME}.png").stat().st_size > 10_000
 
 
