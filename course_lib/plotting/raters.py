@@ -202,8 +202,9 @@ def plot_speedup(ax, n_raters, ratios: Mapping[str, np.ndarray], *, powers=(3,))
 def plot_noise_table(ax, learned, truth=None, at_floor=None, *, row_labels=None,
                      col_labels=None, cmap: str = "viridis", vmax: float | None = None):
     """A table of noise variances (rows = regions, columns = annotators) as coloured cells:
-    each cell shows the learned value and, with ``truth``, the true one below it; cells whose
-    variance sits at the noise floor (``at_floor``, boolean, same shape) get a red frame."""
+    each cell shows the learned value and, with ``truth``, the true one below it (beside it in
+    brackets, smaller, for more than three rows); cells whose variance sits at the noise floor
+    (``at_floor``, boolean, same shape) get a red frame."""
     learned = np.atleast_2d(as_float_array(learned, "learned"))
     if learned.ndim != 2:
         raise ValueError(f"learned: expected a (regions, annotators) table, got shape "
@@ -228,13 +229,15 @@ def plot_noise_table(ax, learned, truth=None, at_floor=None, *, row_labels=None,
     norm = Normalize(0.0, top)
     ax.imshow(learned, cmap=cmap, norm=norm, aspect="auto")
     colours = text_colours(learned, cmap, norm)
+    compact = n_rows > 3          # many rows: one line per cell, "learned (true)"
     for row in range(n_rows):
         for col in range(n_cols):
             text = f"{learned[row, col]:.2g}"
             if truth is not None:
-                text += f"\n(true {truth[row, col]:.2g})"
-            ax.text(col, row, text, ha="center", va="center", fontsize="small",
-                    color=colours[row, col])
+                text += (f" ({truth[row, col]:.2g})" if compact
+                         else f"\n(true {truth[row, col]:.2g})")
+            ax.text(col, row, text, ha="center", va="center",
+                    fontsize="x-small" if compact else "small", color=colours[row, col])
             if at_floor is not None and at_floor[row, col]:
                 ax.add_patch(Rectangle((col - 0.47, row - 0.47), 0.94, 0.94, fill=False,
                                        edgecolor="r", lw=2.5))
