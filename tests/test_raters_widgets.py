@@ -15,7 +15,7 @@ from course_lib.plotting.raters import (plot_annotator_fit, plot_noise_profile, 
                                         plot_noise_table, plot_rater_scores, plot_regions,
                                         plot_score_distribution, plot_speedup)
 from course_lib.widgets.raters import (SEED001_LAMBDA, TOY_KERNEL,  # noqa: E402
-                                       annotator_explorer, annotator_toy_data,
+                                       annotator_explorer, annotator_toy_data, centre_scores,
                                        fit_annotator_models, fit_score_model, noise_profile,
                                        panel_explorer, seed001_gold, spread_term_explorer,
                                        toy_rater_data, toy_truth, true_noise_table)
@@ -49,10 +49,9 @@ def test_spread_term_explorer_curves_peak_where_the_library_says():
     assert f"{best:.3g}" in ax_data.get_title()
     # the same profile from the library directly
     panel = toy_rater_data(40, 5, 1.0, 0.0, rng=explorer_seed(explorer))
-    centred = RaterData(panel.data.items, panel.data.raters,
-                        panel.data.scores - panel.data.means.mean())
     grid = joint_line.get_xdata()
-    direct = noise_profile(SquaredExponential(**TOY_KERNEL)(panel.X), centred, grid)
+    direct = noise_profile(SquaredExponential(**TOY_KERNEL)(panel.X), centre_scores(panel.data),
+                           grid)
     np.testing.assert_allclose(joint_line.get_ydata(), direct.total - direct.total.max())
     plt.close(fig)
 
@@ -180,6 +179,17 @@ def test_fit_score_model_centres_the_scores_and_adds_one_raters_noise():
         fit_score_model(panel.X, panel.data, "median")
     with pytest.raises(TypeError, match="data"):
         fit_score_model(panel.X, panel.data.matrix(), "joint")
+
+
+def test_centre_scores_subtracts_the_mean_of_the_item_means():
+    data = RaterData.from_matrix([[1, 3, np.nan], [6, 8, 10]], scale=(0, 10))
+    centred = centre_scores(data)
+    assert data.means.mean() == pytest.approx(5.0)      # (2 + 8) / 2, not the mean of all labels
+    np.testing.assert_allclose(centred.scores, data.scores - 5.0)
+    np.testing.assert_array_equal(centred.items, data.items)
+    assert centred.scale is None and centred.n_raters == 3
+    with pytest.raises(TypeError, match="data"):
+        centre_scores(data.matrix())
 
 
 def test_noise_profile_splits_the_joint_evidence():

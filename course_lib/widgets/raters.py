@@ -42,8 +42,8 @@ from ..validation import RngLike, as_float_array, as_positive_float, as_positive
     check_choice
 from .base import Explorer, InputError
 
-__all__ = ["toy_truth", "ToyPanel", "toy_rater_data", "ScoreModel", "fit_score_model", "NoiseProfile",
-           "noise_profile", "TOY_KERNEL", "spread_term_explorer", "panel_explorer",
+__all__ = ["toy_truth", "ToyPanel", "toy_rater_data", "centre_scores", "ScoreModel",
+           "fit_score_model", "NoiseProfile", "noise_profile", "TOY_KERNEL", "spread_term_explorer", "panel_explorer",
            "SEED001_LAMBDA", "seed001_gold", "AnnotatorToy", "annotator_toy_data",
            "fit_annotator_models", "true_noise_table", "annotator_explorer"]
 
@@ -134,16 +134,11 @@ def fit_score_model(X, data: RaterData, mode: str, *, lengthscale: float = 0.2,
     """A :class:`MultiRaterGP` (SE kernel) of ``mode`` fitted to the centred scores of ``data``,
     by ML-II with ``n_restarts`` runs when ``optimise`` (else at the given hyper-parameters)."""
     check_choice(mode, "mode", MODES)
-    if not isinstance(data, RaterData):
-        raise TypeError(f"data: expected a RaterData, got {type(data).__name__}")
-    offset = float(data.means.mean())
-    centred = RaterData(data.items, data.raters, data.scores - offset, n_items=data.n_items,
-                        n_raters=data.n_raters)
     model = MultiRaterGP(SquaredExponential(lengthscale, variance), noise_variance,
-                         mode=mode).fit(X, centred)
+                         mode=mode).fit(X, centre_scores(data))
     if optimise:
         model.optimise_hyperparameters(n_restarts, rng=rng)
-    return ScoreModel(model, offset)
+    return ScoreModel(model, float(data.means.mean()))
 
 
 @dataclass(frozen=True)
@@ -168,7 +163,11 @@ def noise_profile(K, data: RaterData, noise) -> NoiseProfile:
     return NoiseProfile(noise, gp_term, spread_term, gp_term + spread_term)
 
 
-def _centred(data: RaterData) -> RaterData:
+def centre_scores(data: RaterData) -> RaterData:
+    """The same labels with every score minus the mean of the item means (no scale: centred
+    scores are not whole numbers): what a zero-mean GP should be fitted to."""
+    if not isinstance(data, RaterData):
+        raise TypeError(f"data: expected a RaterData, got {type(data).__name__}")
     return RaterData(data.items, data.raters, data.scores - data.means.mean(),
                      n_items=data.n_items, n_raters=data.n_raters)
 
@@ -215,7 +214,7 @@ def spread_term_explorer(n_items: int = 40, n_grid: int = 120, *, rng: RngLike =
     def render(noise_sd, n_raters, bias_sd, include_spread_term) -> Figure:
         panel = toy_rater_data(n_items, n_raters, noise_sd, bias_sd, rng=seed)
         X, data = panel.X, panel.data
-        profile = noise_profile(kernel(X), _centred(data), noise_grid)
+        profile = noise_profile(kernel(X), centre_scores(data), noise_grid)
         if include_spread_term:
             curves = {"joint": profile.total, "GP term (mean model)": profile.gp_term,
                       "spread term": profile.spread_term}
