@@ -1,0 +1,263 @@
+"""The committed experiment results stay true to the code: each test re-runs an experiment's
+reduced version (a few of its seeds or splits) and compares every value with the committed full
+result, checks that the committed summary is the summary of its own per-seed values, that the
+settings are the script's, and that the source paper's numbers stand beside ours.
+
+A failure here after a library change means a table in the course is stale: re-run the full
+experiment (``python -m experiments.<name>``) and commit its result file.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+
+import numpy as np
+import pytest
+
+from course_lib.results import RESULTS_DIR, available_results, load_result
+from experiments import common, seed000_table1, seed001_table1, seed001_toy
+
+EXPERIMENTS = {"seed001_toy": seed001_toy, "seed001_table1": seed001_table1,
+               "seed000_table1": seed000_table1}
+# settings that differ between a reduced and a full run by design
+RUN_SIZE_SETTINGS = {"seeds", "splits"}
+
+
+def _reduced_against_committed(module):
+    document = module.run(reduced=True)
+    committed = load_result(module.NAME)
+    ours, theirs = module.select_for_comparison(common.to_json(document["result"]),
+                                                committed["result"])
+    return document, committed, common.compare_runs(ours, theirs, tol=module.TOLERANCE,
+                                                    rtol=module.RELATIVE_TOLERANCE)
+
+
+@pytest.fixture(scope="module", params=list(EXPERIMENTS))
+def reduced_run(request):
+    module = EXPERIMENTS[request.param]
+    return (module, *_reduced_against_committed(module))
+
+
+def test_reduced_run_reproduces_the_committed_full_run(reduced_run):
+    module, _, _, problems = reduced_run
+    assert not problems, (f"{module.NAME}: the reduced run differs from the committed "
+                          f"result beyond its stated tolerance; re-run `python -m "
+                          f"experiments.{module.NAME}` and commit its result:\n"
+                          + "\n".join(problems[:20]))
+
+
+def test_committed_settings_are_the_scripts(reduced_run):
+    module, document, committed, _ = reduced_run
+    ours = common.to_json(document["settings"])
+    for key in set(ours) | set(committed["settings"]):
+        if key in RUN_SIZE_SETTINGS or key == "models_in_reduced_run":
+            continue
+        assert ours.get(key) == committed["settings"].get(key), (
+            f"{module.NAME}: setting {key!r} is {ours.get(key)!r} in the script but "
+            f"{committed['settings'].get(key)!r} in the committed result")
+
+
+def test_readme_tables_are_the_committed_results():
+    for name, module in EXPERIMENTS.items():
+        assert common.readme_table(name) == module.format_table(load_result(name)), (
+            f"experiments/README.md shows a stale table for {name}; print the committed one "
+            f"with `python -m experiments.{name} --table` (a full run updates it)")
+
+
+def test_committed_files_have_the_common_layout():
+    assert set(EXPERIMENTS) <= set(available_results()), (
+        f"missing committed results: {sorted(set(EXPERIMENTS) - set(available_results()))}")
+    for name in EXPERIMENTS:
+        document = load_result(name)
+        for key in ("name", "title", "command", "created", "run_time_seconds",
+                    "cpu_time_seconds", "settings", "environment", "result", "source",
+                    "differences"):
+            assert key in document, f"{name}: no {key!r} in the committed result"
+        assert document["name"] == name
+        for key in ("python", "numpy", "scipy", "scikit-learn", "course_lib_commit", "cores",
+                    "blas"):
+            assert document["environment"].get(key) is not None, (
+                f"{name}: environment lacks {key!r}")
+        assert len(document["differences"]) > 200, f"{name}: says too little about differences"
+
+
+# ----- seed 001 toy ------------------------------------------------------------------------
+
+def test_toy_summary_is_the_summary_of_its_seeds():
+    committed = load_result("seed001_toy")
+    per_seed = committed["result"]["per_seed"]
+    assert [entry["seed"] for entry in per_seed] == list(range(30))
+    recomputed = common.to_json(seed001_toy.summarise(per_seed))
+    problems = common.compare_runs(recomputed, committed["result"]["summary"], tol=1e-9)
+    assert not problems, "\n".join(problems)
+
+
+def test_toy_states_its_floor_and_tau_readings():
+    settings = load_result("seed001_toy")["settings"]
+    assert settings["noise_floor"] == 1e-4
+    assert settings["tau"] == [0.25, 0.5, 0.75]
+    assert {"homogeneous_tau_variances", "homogeneous_tau_sds", "regions"} == set(
+        settings["scenarios"])
+    assert "tau as" in settings["figure"] and "standard deviations" in settings["figure"]
+    # Lambda as printed in the seed (rows = regions, columns = annotators)
+    assert settings["Lambda"] == [[0.0, 0.65, 1.0], [0.25, 0.0, 0.75], [0.1, 0.75, 0.0]]
+    assert load_result("seed001_toy")["source"]["numbers"] is None  # the seed has a figure only
+
+
+def test_toy_claims_of_the_readme_hold():
+    summary = load_result("seed001_toy")["result"]["summary"]
+    mean = {scenario: {model: row["rmse_x100_mean"] for model, row in rows.items()}
+            for scenario, rows in summary.items()}
+    regions = mean["regions"]
+    assert regions["GOLD"] < regions["MANH_kmeans"] < regions["MANH_affinity"] \
+        < regions["MA"] < regions["Av"], regions
+    assert summary["regions"]["MANH_kmeans"]["n_at_floor_mean"] > 0
+    for scenario in ("homogeneous_tau_variances", "homogeneous_tau_sds"):
+        row = mean[scenario]
+        assert row["MA"] < min(row["MANH_kmeans"], row["MANH_affinity"]) and \
+            max(row["MANH_kmeans"], row["MANH_affinity"]) < row["Av"], (scenario, row)
+    for model in ("Av", "MA", "MANH_affinity", "MANH_kmeans"):
+        assert mean["homogeneous_tau_sds"][model] < mean["homogeneous_tau_variances"][model]
+
+
+def test_toy_figure_is_a_legible_png():
+    path = RESULTS_DIR / "seed001_toy.png"
+    header = path.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    width, height = struct.unpack(">II", header[16:24])
+    assert width >= 1200 and height >= 800, f"{path} is only {width} x {height} pixels"
+
+
+# ----- seed 001 Table 1 --------------------------------------------------------------------
+
+# Seed 001, Table 1, as printed (RMSE x 100 means), transcribed independently of the script
+SEED001_MEANS = {
+    ("homogeneous", "Auto"): (35.40, 59.41, 70.30, 39.07, 37.93),
+    ("homogeneous", "Concrete"): (40.05, 58.43, 71.89, 44.63, 43.92),
+    ("homogeneous", "Housing"): (38.87, 56.85, 68.65, 38.96, 38.92),
+    ("non_homogeneous", "Auto"): (35.40, 54.49, 67.52, 36.82, 36.42),
+    ("non_homogeneous", "Concrete"): (40.05, 54.46, 84.60, 43.96, 42.28),
+    ("non_homogeneous", "Housing"): (38.87, 54.62, 74.72, 45.56, 39.93),
+}
+
+
+def test_table1_has_the_seeds_numbers_beside_ours():
+    committed = load_result("seed001_table1")
+    table = committed["source"]["table"]
+    for (part, row), means in SEED001_MEANS.items():
+        printed = tuple(table[part][row][model]["mean"]
+                        for model in ("GOLD", "Av", "LMO", "MA", "MANH"))
+        assert printed == means, f"seed 001 {part} {row}: {printed} != {means}"
+    for scenario, rows in committed["result"]["summary"].items():
+        part = committed["source"]["scenario_to_table_part"][scenario]
+        assert set(rows) == set(table[part]), f"{scenario}: rows differ from the seed's"
+    assert "LMO" in committed["source"] and "MAP" in committed["source"]["LMO"]
+
+
+def test_table1_summary_and_orderings_follow_from_the_splits():
+    committed = load_result("seed001_table1")["result"]
+    for dataset, entries in committed["per_split"].items():
+        assert [entry["split"] for entry in entries] == list(range(30)), dataset
+    summary = common.to_json(seed001_table1.summarise(committed["per_split"]))
+    problems = common.compare_runs(summary, committed["summary"], tol=1e-9)
+    assert not problems, "\n".join(problems)
+    assert common.to_json(seed001_table1.orderings(summary)) == committed["ordering"]
+
+
+def test_table1_claims_of_the_readme_hold():
+    committed = load_result("seed001_table1")
+    ordering, summary = committed["result"]["ordering"], committed["result"]["summary"]
+    assert all(row["MANH_affinity"]["holds"] for row in ordering["regions"].values())
+    assert sum(row["MANH_kmeans"]["holds"] for row in ordering["regions"].values()) >= 3
+    for scenario in ("homogeneous_tau_variances", "homogeneous_tau_sds"):
+        assert not ordering[scenario]["Average"]["MANH_affinity"]["MANH <= MA"], scenario
+        assert sum(row["MANH_affinity"]["MA < Av"] for row in ordering[scenario].values()) >= 3
+    seed = committed["source"]["table"]
+    for scenario, rows in summary.items():
+        part = committed["source"]["scenario_to_table_part"][scenario]
+        for label, row in rows.items():
+            ours_gap = row["Av"]["mean"] - row["GOLD"]["mean"]
+            seed_gap = seed[part][label]["Av"]["mean"] - seed[part][label]["GOLD"]["mean"]
+            assert 0 < ours_gap < 7 and seed_gap > 14, (scenario, label, ours_gap, seed_gap)
+            assert 1 < seed[part][label]["GOLD"]["mean"] - row["GOLD"]["mean"] < 7, label
+
+
+# ----- seed 000 Table 1 --------------------------------------------------------------------
+
+def test_seed000_table_has_no_invented_joint_numbers():
+    source = load_result("seed000_table1")["source"]["table"]
+    assert source["GP_base"]["PCC"] == 0.710 and source["GP_base"]["KL"] == 3.10
+    assert source["GP_repeat"]["MSE"] == 1.136 and source["GP_repeat"]["KL"] == 0.85
+    assert source["GP_joint"]["inference_time_s"] == [138, 4]
+    for metric in ("PCC", "MSE", "KL"):
+        assert source["GP_joint"][metric] is None, (
+            f"the seed prints no GP_joint {metric}; the committed result shows "
+            f"{source['GP_joint'][metric]!r} as the seed's")
+
+
+def test_seed000_claims_of_the_readme_hold():
+    result = load_result("seed000_table1")["result"]
+    models = result["models"]
+    assert models["GP_joint"]["MSE"] != models["GP_base"]["MSE"]
+    assert result["joint_sigma2_over_R_vs_base"]["sigma2_base"] > \
+        result["joint_sigma2_over_R_vs_base"]["sigma2_joint_over_mean_R"]
+    ratios = result["time_ratios"]
+    assert ratios["repeat_over_joint"]["fit_plus_predict_min"] > 10
+    assert ratios["joint_over_base"]["fit_plus_predict_min"] < 3
+    bias = result["bias_check"]
+    assert bias["sigma2_difference"] == pytest.approx(bias["bias_variance_ddof1"], rel=0.2)
+    assert np.max(np.abs(np.subtract(bias["estimated_biases"],
+                                     bias["true_offsets_at_mean_truth"]))) < 0.3
+    assert bias["KL_joint"] < bias["KL_debiased_mixture_over_raters"] < \
+        bias["KL_debiased_no_offsets"]
+
+
+def test_seed000_repeat_equals_joint_and_kl_improves():
+    result = load_result("seed000_table1")["result"]
+    models = result["models"]
+    for metric in ("PCC", "MSE", "KL"):
+        assert models["GP_repeat"][metric] == pytest.approx(models["GP_joint"][metric],
+                                                            abs=1e-9), metric
+    assert result["repeat_vs_joint"]["max_abs_mean_difference"] < 1e-8
+    assert models["GP_joint"]["KL"] < models["GP_base"]["KL"]
+    assert len(models["GP_joint"]["KL_per_item"]) == result["n_test_items"]
+    assert np.mean(models["GP_joint"]["KL_per_item"]) == pytest.approx(
+        models["GP_joint"]["KL"], rel=1e-12)
+
+
+# ----- the helpers -------------------------------------------------------------------------
+
+def test_load_result_names_the_missing_result_and_lists_the_others():
+    with pytest.raises(ValueError, match=r"name: there is no result 'no_such_table'.*available: "
+                                         r".*seed001_toy"):
+        load_result("no_such_table")
+    with pytest.raises(ValueError, match="name: expected the bare name"):
+        load_result("results/seed001_toy.json")
+    with pytest.raises(TypeError, match="name: expected a result name"):
+        load_result(3)
+
+
+def test_comparison_finds_a_changed_value_and_a_missing_seed():
+    full = {"per_seed": [{"seed": 0, "rmse": 10.0}, {"seed": 1, "rmse": 12.0}]}
+    assert common.compare_runs({"per_seed": [{"seed": 0, "rmse": 10.004}]},
+                               {"per_seed": full["per_seed"][:1]}, tol=0.01) == []
+    problems = common.compare_runs({"per_seed": [{"seed": 0, "rmse": 10.5}]},
+                                   {"per_seed": full["per_seed"][:1]}, tol=0.01)
+    assert problems == ["/per_seed[0]/rmse: reduced 10.5 vs full 10.0 (tol 0.01)"]
+    assert common.compare_runs({"a": {"b": 1.0}}, {"a": None}, tol=1.0) != []
+    assert common.compare_runs({"n": "MA"}, {"n": "MANH"}, tol=1.0) != []
+    assert common.compare_runs({"x": 101.0}, {"x": 100.0}, tol=0.5, rtol=0.01) == []
+    assert common.compare_runs({"x": 102.0}, {"x": 100.0}, tol=0.5, rtol=0.01) != []
+
+
+def test_result_writer_refuses_nan_and_records_the_environment(tmp_path):
+    with pytest.raises(ValueError, match=r"x\['rmse'\]\[1\]: nan is not a finite number"):
+        common.to_json({"rmse": [1.0, float("nan")]}, "x")
+    path = common.write_result("demo", title="demo", settings={"n": np.int64(3)},
+                               result={"values": np.arange(3.0)}, source={"table": None},
+                               differences="none", run_time_seconds=0.5, results_dir=tmp_path)
+    document = json.loads(path.read_text())
+    assert document["settings"] == {"n": 3} and document["result"] == {"values": [0.0, 1.0, 2.0]}
+    assert document["environment"]["cores"] >= 1
+    assert document["command"] == "python -m experiments.demo"
