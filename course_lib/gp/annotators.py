@@ -78,7 +78,22 @@ from .regression import NOISE_BOUNDS, GPRegression
 
 __all__ = ["AnnotatorLikelihood", "annotator_log_likelihood", "AnnotatorNoiseGP", "Regions",
            "assign_regions", "simulate_homogeneous", "simulate_regions", "NOISE_FLOOR",
-           "AT_FLOOR_FACTOR", "REGION_METHODS"]
+           "AT_FLOOR_FACTOR", "REGION_METHODS", "SEED001_LAMBDA", "seed001_gold"]
+
+#: Seed 001's toy (its section 4): the gold standard z = sin(2 pi x) sin(6 pi x) on [0, 1] and
+#: the noise table Lambda, entry [l, r] = noise variance of annotator r in region l; each
+#: annotator is perfect (variance 0) in one region.
+SEED001_LAMBDA = np.array([[0.0, 0.65, 1.0],
+                           [0.25, 0.0, 0.75],
+                           [0.1, 0.75, 0.0]])
+SEED001_LAMBDA.setflags(write=False)
+
+
+def seed001_gold(x) -> np.ndarray:
+    """Seed 001's toy gold standard z = sin(2 pi x) sin(6 pi x)."""
+    x = as_float_array(x, "x")
+    return np.sin(2.0 * np.pi * x) * np.sin(6.0 * np.pi * x)
+
 
 #: Default lower bound of every noise variance (state it beside any result it shapes).
 NOISE_FLOOR = 1e-4
@@ -566,7 +581,7 @@ class AnnotatorNoiseGP(GPRegression):
     def _em_fixed_point(self) -> np.ndarray:
         """log s of the EM iterations from the current state (kernel fixed) until the largest
         change of a log variance is below ``EM_START_TOL`` or after ``EM_START_MAX_ITER``
-        (a start for L-BFGS-B, which does the rest: EM creeps towards a floor slowly)."""
+        (a start for L-BFGS-B, which finishes the job: near an optimum EM steps shrink)."""
         log_noise, K = self._log_noise, self.kernel(self.X_train)
         for _ in range(EM_START_MAX_ITER):
             updated = self._em_update(log_noise, K)

@@ -28,8 +28,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..gp.annotators import NOISE_FLOOR, AnnotatorNoiseGP, Regions, assign_regions, \
-    simulate_regions
+from ..gp.annotators import NOISE_FLOOR, SEED001_LAMBDA, AnnotatorNoiseGP, Regions, \
+    assign_regions, seed001_gold, simulate_regions
 from ..gp.kernels import SquaredExponential
 from ..gp.regression import GPRegression
 from ..gp.raters import MODES, MultiRaterGP, RaterData, joint_log_likelihood, \
@@ -307,19 +307,6 @@ def panel_explorer(n_items: int = 40, n_test: int = 25, *, n_restarts: int = 2,
 # --------------------------------------------------------------------------------------------
 # Seed 001: annotators whose reliability differs by region
 # --------------------------------------------------------------------------------------------
-
-#: Seed 001's Lambda: entry [l, r] is the noise variance of annotator r in region l (regions
-#: numbered left to right here); each annotator is perfect in one region.
-SEED001_LAMBDA = np.array([[0.0, 0.65, 1.0],
-                           [0.25, 0.0, 0.75],
-                           [0.1, 0.75, 0.0]])
-
-
-def seed001_gold(x) -> np.ndarray:
-    """Seed 001's toy gold standard z = sin(2 pi x) sin(6 pi x)."""
-    x = as_float_array(x, "x")
-    return np.sin(2.0 * np.pi * x) * np.sin(6.0 * np.pi * x)
-
 
 def _left_to_right(regions: Regions) -> Regions:
     """The same partition of one-dimensional inputs with the regions numbered by their centre,
