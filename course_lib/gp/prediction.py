@@ -47,8 +47,16 @@ from ..linalg import (JITTER_CAP, JITTER_START, JitterWarning, NotPositiveDefini
 from ..validation import as_float_array
 
 __all__ = ["JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter",
-           "LatentGaussian", "predict_from_gaussian", "sample_gaussian", "JITTER_START",
+           "LatentGaussian", "add_noise", "predict_from_gaussian", "sample_gaussian", "JITTER_START",
            "JITTER_CAP"]
+
+
+def add_noise(var: np.ndarray, noise: float) -> np.ndarray:
+    """Predictive variance of y* = f* + noise: ``var`` (n*,) plus ``noise``, or a covariance
+    (n*, n*) with ``noise`` on its diagonal (independent noise per test point)."""
+    if var.ndim == 2:
+        return var + noise * np.eye(var.shape[0])
+    return var + noise
 
 
 @dataclass(frozen=True)

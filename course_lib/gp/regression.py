@@ -30,7 +30,7 @@ from scipy.optimize import minimize
 from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng
 from .kernels import Kernel, as_inputs, check_log_parameters, check_parameter, log_bounds
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, sample_gaussian
-from .prediction import LatentGaussian
+from .prediction import LatentGaussian, add_noise
 from .priors import Prior
 
 NOISE_BOUNDS = (1e-8, 1e5)
@@ -260,12 +260,7 @@ class GPRegression:
         K_cross = self.kernel(self.X_train, X_test)
         K_test = self.kernel(X_test) if full_cov else self.kernel.diag(X_test)
         mean, var = self.posterior.predict(K_cross, K_test)
-        if include_noise:
-            if full_cov:
-                var[np.diag_indices_from(var)] += self.noise_variance
-            else:
-                var = var + self.noise_variance
-        return mean, var
+        return mean, (add_noise(var, self.noise_variance) if include_noise else var)
 
     def sample_prior(self, X_test, n_samples: int = 1, *, rng: RngLike = None) -> np.ndarray:
         """Draws of f(X_test) from the GP prior, shape (n_samples, n*)."""

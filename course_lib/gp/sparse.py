@@ -71,7 +71,7 @@ from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, a
                           as_rng, check_choice)
 from .kernels import DEFAULT_BOUNDS, Kernel, as_inputs, check_parameter, log_bounds
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
-from .prediction import LatentGaussian
+from .prediction import LatentGaussian, add_noise
 
 __all__ = ["DEFAULT_JITTER", "BoundGradient", "SparseGP", "collapsed_bound",
            "collapsed_bound_and_gradient", "sparse_posterior", "fit_sparse_gp",
@@ -301,12 +301,7 @@ class SparseGP:
         X_test = as_inputs(X_test, "X_test", self.Z.shape[1])
         K_test = self.kernel(X_test) if full_cov else self.kernel.diag(X_test)
         mean, var = self.posterior.predict(self.kernel(self.Z, X_test), K_test)
-        if include_noise:
-            if full_cov:
-                var[np.diag_indices_from(var)] += self.noise_variance
-            else:
-                var = var + self.noise_variance
-        return mean, var
+        return mean, (add_noise(var, self.noise_variance) if include_noise else var)
 
 
 def sparse_posterior(X, y, Z, kernel: Kernel, noise_variance: float, *,
