@@ -27,6 +27,8 @@ from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.likelihoods import PairwiseBeta, PairwiseProbit
 from course_lib.gp.preference import PreferenceGP
 
+from preference_data import connected_pairs
+
 BOX = np.array([[-3.0, 3.0], [-3.0, 3.0]])
 
 
@@ -37,10 +39,7 @@ def utility(X):
 def comparisons(rng, n_settings=14, m=30, kind="pair-binary"):
     """m comparisons among random 2-D settings in BOX, chained first so the graph is connected."""
     X = rng.uniform(-3, 3, (n_settings, 2))
-    first = np.concatenate([np.arange(n_settings - 1), rng.integers(0, n_settings, m)])
-    second = np.concatenate([np.arange(1, n_settings),
-                             (first[n_settings - 1:] + rng.integers(1, n_settings, m))
-                             % n_settings])
+    first, second = connected_pairs(rng, n_settings, m)
     z = utility(X[first]) - utility(X[second])
     if kind == "pair-binary":
         y = (z + 0.7 * rng.standard_normal(z.size) > 0).astype(float)

@@ -24,6 +24,8 @@ from course_lib.gp.laplace import laplace_mode
 from course_lib.gp.likelihoods import BetaRating, PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.gp.preference import OnSquare, PreferenceGP
 
+from preference_data import connected_pairs
+
 REFERENCE = json.loads((Path(__file__).parent / "reference" / "botorch_pairwise_gp.json")
                        .read_text())
 
@@ -36,10 +38,7 @@ def simulated(rng, m=25, n_settings=12, kind="pair-binary"):
     """m comparisons among n_settings random 2-D settings, every setting in a chain first (so
     the comparison graph is connected)."""
     settings = rng.uniform(-2, 2, (n_settings, 2))
-    first = np.concatenate([np.arange(n_settings - 1), rng.integers(0, n_settings, m)])
-    second = np.concatenate([np.arange(1, n_settings),
-                             (first[n_settings - 1:] + rng.integers(1, n_settings, m))
-                             % n_settings])
+    first, second = connected_pairs(rng, n_settings, m)
     z = listener(settings[first]) - listener(settings[second])
     if kind == "pair-binary":
         y = (z + rng.standard_normal(z.size) > 0).astype(float)
