@@ -59,7 +59,8 @@ proportional to bEI on the grid (Paper H, 2-D; uniform when every bEI is 0), ``"
 its argmax, ``"uei"`` the argmax of uEI, ``"thompson"`` the argmax of one posterior draw on
 the grid, ``"random"`` a uniform grid setting, ``"bei-ascent"`` bEI maximised by L-BFGS-B
 from 5 random starts and snapped to the grid (Paper H, 4-D; for grids too large for the
-others).
+others), ``"bald"`` the grid setting whose pair with the incumbent has the largest mutual
+information between answer and utility (:func:`~course_lib.gp.acquisition.pairwise_bald`).
 """
 
 from __future__ import annotations
@@ -75,8 +76,8 @@ from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter
 from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
                           check_choice)
 from .acquisition import (ForcedChoiceTest, bivariate_ei, forced_choice_test, incumbent,
-                          maximise_acquisition, multinomial_sample, thompson_sample,
-                          univariate_ei)
+                          maximise_acquisition, multinomial_sample, pairwise_bald,
+                          thompson_sample, univariate_ei)
 from .comparisons import Comparisons
 from .kernels import Kernel, SquaredExponential, as_inputs
 from .likelihoods import Likelihood, PairwiseBeta, PairwiseProbit
@@ -89,7 +90,7 @@ __all__ = ["negated_griewank", "settings_grid", "GPDrawResponse", "gp_draw_2d", 
            "paper_h_model", "run_session"]
 
 PAIRWISE_KINDS = ("pair-binary", "pair-degree", "pair-difference")
-ACQUISITIONS = ("bei", "bei-argmax", "uei", "thompson", "random", "bei-ascent")
+ACQUISITIONS = ("bei", "bei-argmax", "uei", "thompson", "random", "bei-ascent", "bald")
 ASCENT_STARTS = 5  # Paper H, 4-D: bEI maximised from 5 random starts
 # settings per kernel call when a GP-draw IRF is evaluated (Paper H's 4-D grid has 83,521)
 _EVALUATION_CHUNK = 4096
@@ -540,6 +541,9 @@ def _candidate(model, grid, x_best, rule: str, grid_bei, bounds, rng) -> tuple[i
         return int(index_of_other[thompson_sample(model, grid[others], rng=rng)]), measure
     if rule == "uei":
         return int(index_of_other[np.argmax(univariate_ei(model, grid[others]))]), measure
+    if rule == "bald":
+        bald = pairwise_bald(model, x_best[None, :], grid[others])
+        return int(index_of_other[np.argmax(bald)]), measure
     values = grid_bei[others]
     if rule == "bei-argmax":
         return int(index_of_other[np.argmax(values)]), measure
