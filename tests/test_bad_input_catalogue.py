@@ -14,7 +14,8 @@ FAMILIES = {"data", "dtw", "dtw_search", "term_discovery", "features", "gaussian
             # Unit 5
             "raters", "metrics", "annotators", "affinity",
             # Unit 6
-            "comparisons", "likelihoods", "laplace", "preference", "acquisition", "listeners"}
+            "comparisons", "likelihoods", "laplace", "preference", "acquisition", "listeners",
+            "bald"}
 
 
 def _all_cases() -> list[BadInput]:
