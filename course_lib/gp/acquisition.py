@@ -46,8 +46,8 @@ Query rules (digest 3.5): :func:`multinomial_sample` draws a grid index with pro
 proportional to EI (Paper H, 2-D); :func:`maximise_acquisition` polishes the best grid points
 or random starts with bounded L-BFGS-B (Paper H, 4-D: 5 random starts); :func:`thompson_sample`
 takes the argmax of one posterior draw; :func:`pairwise_bald` scores a candidate pair by the
-information its answer carries about f (below). Convergence (digest 3.6): the grid mean of bEI, or the
-mean bEI along the ascent paths, smoothed by a running mean over 4 iterations
+information its answer carries about f (below). Convergence (digest 3.6): the grid mean of
+bEI, or the mean bEI along the ascent paths, smoothed by a running mean over 4 iterations
 (:func:`average_ei_path`, :func:`settled_at`). The final check (Paper H): an exact two-tailed
 binomial test of k wins in n forced choices against chance (:func:`forced_choice_test`).
 
