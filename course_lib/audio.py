@@ -1,0 +1,353 @@
+"""Sound for Unit 6's personalisation explorer: an equaliser, two short clips, WAV bytes.
+
+The explorer (:mod:`course_lib.widgets.personalise`) plays one clip through an equaliser at
+two settings and asks which version the listener prefers, as J. B. Nielsen's hearing-aid
+studies did with a music clip (thesis, DTU 2015; Paper F tuned a 5-band equaliser, Paper H
+four hearing-aid gains).
+
+Equaliser
+---------
+A setting is a vector of band gains g (dB), one per band of an :class:`Equaliser`. Each band
+is one second-order IIR section (biquad) with the transfer function
+
+    H(z) = (b0 + b1 z^-1 + b2 z^-2) / (a0 + a1 z^-1 + a2 z^-2),
+
+designed by the widely used "audio EQ cookbook" formulas (R. Bristow-Johnson): with
+A = 10^(g / 40), w0 = 2 pi f0 / fs and c = cos w0,
+
+* peaking band (centre f0, quality Q), alpha = sin(w0) / (2 Q):
+  b = (1 + alpha A, -2 c, 1 - alpha A), a = (1 + alpha / A, -2 c, 1 - alpha / A);
+  |H| = A^2 = 10^(g / 20) exactly at f0 (the asked-for gain) and -> 1 far from it;
+* low shelf (corner f0, shelf slope S = 1), alpha = sin(w0) / 2 sqrt((A + 1/A)(1/S - 1) + 2)
+  = sin(w0) / sqrt(2) and beta = 2 sqrt(A) alpha:
+  b = A ((A+1) - (A-1) c + beta, 2 ((A-1) - (A+1) c), (A+1) - (A-1) c - beta),
+  a = ((A+1) + (A-1) c + beta, -2 ((A-1) + (A+1) c), (A+1) + (A-1) c - beta);
+  gain A^2 at 0 Hz, 1 at the Nyquist frequency and A (half the dB) at f0;
+* high shelf: the mirror image (c -> -c in the numerator and denominator terms, the signs of
+  b1 and a1 flipped); gain 1 at 0 Hz, A^2 at Nyquist, A at f0.
+
+g = 0 gives H = 1 for every band. Sections are returned normalised (a0 = 1) as rows
+(b0, b1, b2, 1, a1, a2) of a ``scipy.signal.sosfilt`` array; the whole equaliser is their
+cascade, so its response is the product of the bands' responses.
+:func:`standard_equaliser` lays out 2-4 bands: bass and treble shelves, with one or two
+peaking bands in between.
+
+Clips (16 kHz mono, float64 in [-1, 1])
+---------------------------------------
+* :func:`load_speech_clip`: one sentence spoken by espeak-ng, shipped in
+  ``data/speech_clip/`` (made by ``tools/make_speech_clip.py``), verified against its
+  checksum on every load.
+* :func:`synthesised_music`: a few seconds of a chord progression with harmonics, a bass line
+  and percussive noise bursts, computed deterministically (no file), with energy from about
+  50 Hz to 8 kHz so that every band is audible.
+
+Loudness and playback
+---------------------
+Boosting a band makes a sound louder, and louder tends to win a comparison whatever the
+spectrum. :func:`loudness_matched` therefore scales the versions of a pair to the same RMS
+(one common factor more if needed so that neither clips). RMS is a crude loudness: Paper F
+used A-weighted levels; equal RMS still removes most of the level difference a gain change
+causes. :func:`wav_bytes` encodes a waveform as a 16-bit PCM WAV file in memory (standard
+library ``wave``) for ``ipywidgets.Audio`` or ``IPython.display.Audio``.
+"""
+
+from __future__ import annotations
+
+import io
+import wave
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.signal import sosfilt
+
+from .validation import as_float_array, as_positive_float, as_positive_int, check_choice
+
+__all__ = ["SAMPLE_RATE", "SPEECH_DATASET", "SPEECH_FILE", "BAND_KINDS", "Band", "Equaliser",
+           "peaking_biquad", "low_shelf_biquad", "high_shelf_biquad", "standard_equaliser",
+           "load_speech_clip", "synthesised_music", "CLIPS", "load_clip", "rms",
+           "loudness_matched", "wav_bytes"]
+
+SAMPLE_RATE = 16000
+SPEECH_DATASET = "speech_clip"
+SPEECH_FILE = "speech.wav"
+BAND_KINDS = ("low_shelf", "peaking", "high_shelf")
+CLIPS = ("speech", "music")
+# loudness_matched keeps every sample below this (int16 full scale is 1 - 2^-15)
+PEAK_LIMIT = 0.99
+# the level both versions of a pair are scaled to (-20 dB re full scale), unless that clips
+TARGET_RMS = 0.1
+
+
+# ----- biquads ------------------------------------------------------------------------------
+def _design_inputs(frequency, gain_db, sample_rate, name):
+    sample_rate = as_positive_float(sample_rate, "sample_rate")
+    frequency = as_positive_float(frequency, name)
+    if frequency >= sample_rate / 2:
+        raise ValueError(f"{name}: must be below the Nyquist frequency {sample_rate / 2:g} Hz, "
+                         f"got {frequency:g}")
+    gain_db = float(as_float_array(gain_db, "gain_db", ndim=0))
+    A = 10.0 ** (gain_db / 40.0)
+    w0 = 2.0 * np.pi * frequency / sample_rate
+    return A, w0
+
+
+def _normalised(b, a) -> np.ndarray:
+    return np.concatenate([np.asarray(b) / a[0], np.asarray(a) / a[0]])
+
+
+def peaking_biquad(centre_hz: float, gain_db: float, q: float = 1.0, *,
+                   sample_rate: float = SAMPLE_RATE) -> np.ndarray:
+    """One peaking section (b0, b1, b2, 1, a1, a2): gain ``gain_db`` at ``centre_hz``, bandwidth
+    set by the quality ``q`` (module docstring)."""
+    A, w0 = _design_inputs(centre_hz, gain_db, sample_rate, "centre_hz")
+    q = as_positive_float(q, "q")
+    alpha, c = np.sin(w0) / (2.0 * q), np.cos(w0)
+    return _normalised([1.0 + alpha * A, -2.0 * c, 1.0 - alpha * A],
+                       [1.0 + alpha / A, -2.0 * c, 1.0 - alpha / A])
+
+
+def _shelf_terms(A, w0):
+    # shelf slope S = 1 (the steepest without a bump in the response): the square root of the
+    # module docstring's alpha is sqrt(2) whatever A
+    alpha = np.sin(w0) / np.sqrt(2.0)
+    return np.cos(w0), 2.0 * np.sqrt(A) * alpha
+
+
+def low_shelf_biquad(corner_hz: float, gain_db: float, *,
+                     sample_rate: float = SAMPLE_RATE) -> np.ndarray:
+    """One low-shelf section: gain ``gain_db`` below ``corner_hz`` (half of it at the corner),
+    0 dB at the Nyquist frequency (module docstring)."""
+    A, w0 = _design_inputs(corner_hz, gain_db, sample_rate, "corner_hz")
+    c, beta = _shelf_terms(A, w0)
+    b = [A * ((A + 1) - (A - 1) * c + beta), 2 * A * ((A - 1) - (A + 1) * c),
+         A * ((A + 1) - (A - 1) * c - beta)]
+    a = [(A + 1) + (A - 1) * c + beta, -2 * ((A - 1) + (A + 1) * c),
+         (A + 1) + (A - 1) * c - beta]
+    return _normalised(b, a)
+
+
+def high_shelf_biquad(corner_hz: float, gain_db: float, *,
+                      sample_rate: float = SAMPLE_RATE) -> np.ndarray:
+    """One high-shelf section: gain ``gain_db`` above ``corner_hz`` (half of it at the corner),
+    0 dB at 0 Hz (module docstring)."""
+    A, w0 = _design_inputs(corner_hz, gain_db, sample_rate, "corner_hz")
+    c, beta = _shelf_terms(A, w0)
+    b = [A * ((A + 1) + (A - 1) * c + beta), -2 * A * ((A - 1) + (A + 1) * c),
+         A * ((A + 1) + (A - 1) * c - beta)]
+    a = [(A + 1) - (A - 1) * c + beta, 2 * ((A - 1) - (A + 1) * c),
+         (A + 1) - (A - 1) * c - beta]
+    return _normalised(b, a)
+
+
+@dataclass(frozen=True)
+class Band:
+    """One band of an equaliser: ``kind`` in ``BAND_KINDS``, its centre or corner
+    ``frequency`` (Hz), the quality ``q`` (peaking bands only) and a ``name`` for plots."""
+
+    kind: str
+    frequency: float
+    name: str
+    q: float = 1.0
+
+    def __post_init__(self):
+        check_choice(self.kind, "kind", BAND_KINDS)
+        as_positive_float(self.frequency, "frequency")
+        as_positive_float(self.q, "q")
+
+    def section(self, gain_db: float, sample_rate: float) -> np.ndarray:
+        """This band's biquad at ``gain_db``, a row (b0, b1, b2, 1, a1, a2)."""
+        if self.kind == "peaking":
+            return peaking_biquad(self.frequency, gain_db, self.q, sample_rate=sample_rate)
+        design = low_shelf_biquad if self.kind == "low_shelf" else high_shelf_biquad
+        return design(self.frequency, gain_db, sample_rate=sample_rate)
+
+
+class Equaliser:
+    """A cascade of :class:`Band` sections whose gains (dB) are the setting being tuned.
+
+    ``sos(gains_db)`` the (n_bands, 6) sections, ``response(gains_db, frequencies)`` the complex
+    frequency response (the product of the bands'), ``apply(waveform, gains_db)`` the filtered
+    waveform (``scipy.signal.sosfilt``, zero initial state).
+    """
+
+    def __init__(self, bands, *, sample_rate: float = SAMPLE_RATE):
+        bands = tuple(bands)
+        if not bands or not all(isinstance(band, Band) for band in bands):
+            raise TypeError("bands: expected a non-empty sequence of Band")
+        self.sample_rate = as_positive_float(sample_rate, "sample_rate")
+        for band in bands:
+            if band.frequency >= self.sample_rate / 2:
+                raise ValueError(f"bands: band {band.name!r} at {band.frequency:g} Hz is not "
+                                 f"below the Nyquist frequency {self.sample_rate / 2:g} Hz")
+        self.bands = bands
+
+    @property
+    def n_bands(self) -> int:
+        return len(self.bands)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(band.name for band in self.bands)
+
+    def _gains(self, gains_db) -> np.ndarray:
+        gains = as_float_array(gains_db, "gains_db", ndim=1)
+        if gains.shape != (self.n_bands,):
+            raise ValueError(f"gains_db: expected one gain per band ({self.n_bands}: "
+                             f"{', '.join(self.names)}), got shape {gains.shape}")
+        return gains
+
+    def sos(self, gains_db) -> np.ndarray:
+        """Second-order sections (n_bands, 6) for the gains ``gains_db`` (dB, one per band)."""
+        gains = self._gains(gains_db)
+        return np.array([band.section(g, self.sample_rate) for band, g in zip(self.bands, gains)])
+
+    def response(self, gains_db, frequencies) -> np.ndarray:
+        """Complex response H(e^{i w}) at ``frequencies`` (Hz), w = 2 pi f / fs: each section's
+        (b0 + b1 e^{-iw} + b2 e^{-2iw}) / (1 + a1 e^{-iw} + a2 e^{-2iw}), multiplied."""
+        frequencies = as_float_array(frequencies, "frequencies", ndim=1)
+        sections = self.sos(gains_db)
+        z_inv = np.exp(-2j * np.pi * frequencies / self.sample_rate)
+        powers = np.stack([np.ones_like(z_inv), z_inv, z_inv ** 2])        # (3, n_freq)
+        numerators = sections[:, :3] @ powers
+        denominators = sections[:, 3:] @ powers
+        return np.prod(numerators / denominators, axis=0)
+
+    def apply(self, waveform, gains_db) -> np.ndarray:
+        """``waveform`` (1-D) filtered by the equaliser at ``gains_db``."""
+        waveform = as_float_array(waveform, "waveform", ndim=1)
+        return sosfilt(self.sos(gains_db), waveform)
+
+    def __repr__(self):
+        bands = ", ".join(f"{b.name} {b.kind} {b.frequency:g} Hz" for b in self.bands)
+        return f"Equaliser({bands})"
+
+
+# 2-4 bands: shelves at the ends, peaking bands between (one octave-ish wide, Q = 1)
+_LAYOUTS = {
+    2: (Band("low_shelf", 250.0, "bass"), Band("high_shelf", 3000.0, "treble")),
+    3: (Band("low_shelf", 250.0, "bass"), Band("peaking", 1000.0, "mid"),
+        Band("high_shelf", 4000.0, "treble")),
+    4: (Band("low_shelf", 200.0, "bass"), Band("peaking", 700.0, "low mid"),
+        Band("peaking", 2000.0, "high mid"), Band("high_shelf", 5000.0, "treble")),
+}
+
+
+def standard_equaliser(n_bands: int = 2, *, sample_rate: float = SAMPLE_RATE) -> Equaliser:
+    """The course's equaliser with 2, 3 or 4 bands: bass shelf 250 Hz and treble shelf 3 kHz;
+    bass 250 Hz, mid peak 1 kHz, treble 4 kHz; or bass 200 Hz, peaks at 700 Hz and 2 kHz,
+    treble 5 kHz."""
+    n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
+    return Equaliser(_LAYOUTS[n_bands], sample_rate=sample_rate)
+
+
+# ----- clips --------------------------------------------------------------------------------
+def load_speech_clip() -> np.ndarray:
+    """The shipped sentence (``data/speech_clip/speech.wav``, 16 kHz), read-only float64 in
+    [-1, 1); verified against the data set's SHA256SUMS on every call."""
+    from .data.audio import load_waveform   # data loaders import the feature front end
+
+    return load_waveform(SPEECH_DATASET, SPEECH_FILE, SAMPLE_RATE)
+
+
+# the chord progression C, A minor, F, G (root, third, fifth in Hz, fourth octave)
+_CHORDS = ((261.63, 329.63, 392.00), (220.00, 261.63, 329.63), (174.61, 220.00, 261.63),
+           (196.00, 246.94, 293.66))
+_MUSIC_SEED = 20260601   # fixes the noise of the percussion, so the clip never changes
+# levels of the parts, chosen so that about half of the energy lies below 250 Hz and a tenth
+# above 3 kHz: both shelves of the 2-band equaliser are clearly heard
+CHORD_LEVEL, BASS_LEVEL, HIHAT_LEVEL, KICK_LEVEL = 0.25, 0.3, 0.35, 0.8
+
+
+def _tone(frequency, t, n_harmonics, sample_rate, decay):
+    """A note with harmonics of amplitude 1/k below the Nyquist frequency, decaying
+    exponentially (time constant ``decay`` s) from the note's start."""
+    k = np.arange(1, n_harmonics + 1)
+    k = k[k * frequency < 0.45 * sample_rate]       # no harmonic folds back (aliases)
+    wave_ = np.sum(np.sin(2 * np.pi * frequency * k[:, None] * t[None, :]) / k[:, None], axis=0)
+    return wave_ * np.exp(-t / decay)
+
+
+def synthesised_music(duration: float = 3.0, *, sample_rate: float = SAMPLE_RATE
+                      ) -> np.ndarray:
+    """A deterministic music-like clip of ``duration`` seconds (peak 0.9): the chords C, Am, F,
+    G in turn (0.75 s each, repeated as needed), each note with 12 harmonics; a bass note two
+    octaves below each root; on every beat (0.375 s) a short burst of white noise with a fast
+    decay (a hi-hat) and on every other beat a falling sine (a kick drum). Energy from about
+    50 Hz (the kick) to 8 kHz (the noise), so bass and treble gains are both heard."""
+    duration = as_positive_float(duration, "duration")
+    sample_rate = as_positive_float(sample_rate, "sample_rate")
+    n = int(round(duration * sample_rate))
+    if n < 2:
+        raise ValueError(f"duration: {duration:g} s gives fewer than 2 samples at "
+                         f"{sample_rate:g} Hz")
+    x = np.zeros(n)
+    noise = np.random.default_rng(_MUSIC_SEED)
+    chord_len, beat_len = int(0.75 * sample_rate), int(0.375 * sample_rate)
+    for start in range(0, n, chord_len):
+        chord = _CHORDS[(start // chord_len) % len(_CHORDS)]
+        t = np.arange(min(chord_len, n - start)) / sample_rate
+        notes = sum(_tone(f, t, 12, sample_rate, 0.6) for f in chord)
+        x[start:start + t.size] += CHORD_LEVEL * notes + BASS_LEVEL * _tone(
+            chord[0] / 4, t, 6, sample_rate, 0.9)
+    for beat, start in enumerate(range(0, n, beat_len)):
+        t = np.arange(min(beat_len, n - start)) / sample_rate
+        # hi-hat: differenced white noise (a first difference tilts it towards the treble)
+        burst = np.diff(noise.standard_normal(t.size + 1))
+        x[start:start + t.size] += HIHAT_LEVEL * burst * np.exp(-t / 0.05)
+        if beat % 2 == 0:   # kick: a sine falling from 120 to 50 Hz
+            phase = 2 * np.pi * (50 * t + 70 * 0.03 * (1 - np.exp(-t / 0.03)))
+            x[start:start + t.size] += KICK_LEVEL * np.sin(phase) * np.exp(-t / 0.12)
+    return 0.9 * x / np.max(np.abs(x))
+
+
+def load_clip(name: str) -> np.ndarray:
+    """The clip ``name`` ("speech" or "music"; see :data:`CLIPS`) at 16 kHz."""
+    check_choice(name, "name", CLIPS)
+    return load_speech_clip() if name == "speech" else synthesised_music()
+
+
+# ----- loudness and playback ----------------------------------------------------------------
+def rms(waveform) -> float:
+    """Root mean square of a waveform (its level; full-scale sine = 0.707)."""
+    waveform = as_float_array(waveform, "waveform", ndim=1)
+    return float(np.sqrt(np.mean(waveform ** 2)))
+
+
+def loudness_matched(*waveforms, target_rms: float = TARGET_RMS) -> list[np.ndarray]:
+    """The ``waveforms`` each scaled to RMS ``target_rms``, then all by one common factor if
+    needed so that no sample reaches :data:`PEAK_LIMIT`: equal RMS, no clipping. A silent
+    waveform (RMS 0) cannot be matched and raises."""
+    if not waveforms:
+        raise ValueError("waveforms: expected at least one waveform")
+    target_rms = as_positive_float(target_rms, "target_rms")
+    arrays = [as_float_array(w, f"waveforms[{i}]", ndim=1) for i, w in enumerate(waveforms)]
+    levels = [rms(w) for w in arrays]
+    for i, level in enumerate(levels):
+        if level == 0:
+            raise ValueError(f"waveforms[{i}]: is silent (RMS 0), so its loudness cannot be "
+                             "matched")
+    scaled = [w * (target_rms / level) for w, level in zip(arrays, levels)]
+    peak = max(float(np.max(np.abs(w))) for w in scaled)
+    if peak >= PEAK_LIMIT:
+        scaled = [w * (PEAK_LIMIT / peak * (1 - 1e-9)) for w in scaled]
+    return scaled
+
+
+def wav_bytes(waveform, sample_rate: int = SAMPLE_RATE) -> bytes:
+    """``waveform`` (1-D, samples in [-1, 1]) as a mono 16-bit PCM WAV file in memory, for
+    ``ipywidgets.Audio(value=..., format="wav")``. Samples beyond full scale would clip, so
+    they are refused (scale with :func:`loudness_matched` first)."""
+    waveform = as_float_array(waveform, "waveform", ndim=1)
+    sample_rate = as_positive_int(sample_rate, "sample_rate")
+    peak = float(np.max(np.abs(waveform)))
+    if peak > 1.0:
+        raise ValueError(f"waveform: samples reach {peak:.3g}, beyond full scale 1 (they would "
+                         "clip); scale it first, e.g. with loudness_matched")
+    samples = np.round(waveform * 32767.0).astype("<i2")
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as handle:
+        handle.setnchannels(1)
+        handle.setsampwidth(2)
+        handle.setframerate(sample_rate)
+        handle.writeframes(samples.tobytes())
+    return buffer.getvalue()
