@@ -33,6 +33,7 @@ from .likelihoods import (BetaRating, Likelihood, LikelihoodTerms, PairwiseBeta,
                           PairwiseProbit, TruncatedGaussianRating, WarpedProbitRating)
 from .laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
 from .preference import LaplaceEvidence, OnSquare, PreferenceGP
+from .sparse_preference import PseudoInputFit, SparsePreferenceGP
 from .acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path,
                           bivariate_ei, bivariate_ei_gradient, expected_improvement,
                           forced_choice_test, forced_choice_threshold, improvement_moments,
@@ -58,7 +59,7 @@ __all__ = [
     "SparseGP", "collapsed_bound", "collapsed_bound_and_gradient", "fit_sparse_gp",
     "select_inducing_inputs", "sparse_posterior",
     "laplace_mode", "newton_path", "LaplaceResult", "NewtonStep", "InvalidLaplaceError",
-    "PreferenceGP", "LaplaceEvidence", "OnSquare",
+    "PreferenceGP", "LaplaceEvidence", "OnSquare", "SparsePreferenceGP", "PseudoInputFit",
     "Comparisons", "DisconnectedComparisonsWarning",
     "Likelihood", "LikelihoodTerms", "PairwiseGaussian", "PairwiseProbit", "PairwiseBeta",
     "TruncatedGaussianRating", "BetaRating", "WarpedProbitRating",
