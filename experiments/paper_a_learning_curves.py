@@ -291,27 +291,17 @@ def _verdicts(claims: dict) -> dict:
     return out
 
 
-def draw_figure(summary: dict, path) -> None:
+def draw_figure(document: dict, path) -> None:
+    """The learning curves of a result document (course_lib.plotting.preference)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from course_lib.plotting.preference import plot_learning_curves
+
     fig, axes = plt.subplots(1, len(NOISE_LEVELS), figsize=(15, 4.5), sharey=True,
                              constrained_layout=True)
-    mer = summary["mer"]
-    for ax, nu in zip(axes, NOISE_LEVELS):
-        for key, label, style in ((f"BR_noise/nu={nu}", "BR Noise (probit, thresholded)", "s-"),
-                                  (f"CBR_ideal/nu={nu}", "CBR Ideal (Beta, nu known)", "o-"),
-                                  (f"CBR_noise/nu={nu}", "CBR Noise (Beta, nu by MAP-II)",
-                                   "^-"),
-                                  ("BR_noise_free", "BR NoiseFree", "k--"),
-                                  ("CBR_noise_free", "CBR NoiseFree (nu = 1000)", "k:")):
-            ax.plot(M_VALUES, mer[key]["mean"], style, label=label, ms=4)
-        ax.set_title(f"nu_D = {nu}")
-        ax.set_xlabel("number of comparisons m")
-        ax.set_xscale("log")
-    axes[0].set_ylabel(f"mean error rate ({len(REALISATIONS)} realisations)")
-    axes[0].legend(fontsize=9)
+    plot_learning_curves(axes, document)
     fig.suptitle("Paper A: negated Griewank on [-8, 8], 101 inputs, random pairs; MER on "
                  "mid-point test pairs")
     fig.savefig(path, dpi=100)
@@ -345,8 +335,6 @@ def run(reduced: bool) -> dict:
         pairs = test_pairs(midpoints)
         per_realisation = [run_realisation(r, ideal, pairs) for r in realisations]
     summary = summarise(per_realisation)
-    if not reduced:
-        draw_figure(summary, RESULTS_DIR / f"{NAME}.png")
     settings = {
         "realisations": list(realisations), "n_inputs": N_INPUTS, "interval": [LOW, HIGH],
         "irf": "negated Griewank f(x) = cos x - x^2 / 4000",
@@ -379,7 +367,7 @@ def run(reduced: bool) -> dict:
         "figure": f"results/{NAME}.png: mean error rate against m per noise level",
         "tolerance": TOLERANCE, "tolerance_reason": TOLERANCE_REASON,
     }
-    return {
+    document = {
         "title": "Paper A: learning curves of the Beta degree-of-preference model vs binary "
                  "probit on the same answers",
         "settings": settings,
@@ -399,6 +387,9 @@ def run(reduced: bool) -> dict:
         },
         "differences": DIFFERENCES,
     }
+    if not reduced:
+        draw_figure(document, RESULTS_DIR / f"{NAME}.png")
+    return document
 
 
 def select_for_comparison(reduced: dict, committed: dict) -> tuple[list, list]:
