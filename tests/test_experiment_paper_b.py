@@ -1,0 +1,72 @@
+"""Unit 6's experiment E6.2 (Paper B's sparse toy) stays true to its code.
+
+The script draws no random numbers, so its reduced run is the whole computation without the
+figure; it is re-run and compared value by value with the committed result within the script's
+tolerance (``paper_b_sparse_toy.TOLERANCE`` = 1e-6). The committed verdicts must be those of its
+own numbers. A failure after a library change means the result is stale: re-run
+``python -m experiments.paper_b_sparse_toy`` and commit its result file and figure.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from course_lib.results import RESULTS_DIR, load_result
+from experiments import common
+from experiments import paper_b_sparse_toy as paper_b
+
+
+@pytest.fixture(scope="module")
+def reduced_run():
+    return common.to_json(paper_b.run(reduced=True)), load_result(paper_b.NAME)
+
+
+def test_reduced_run_reproduces_the_committed_result(reduced_run):
+    document, committed = reduced_run
+    ours, theirs = paper_b.select_for_comparison(document["result"], committed["result"])
+    problems = common.compare_runs(ours, theirs, tol=paper_b.TOLERANCE)
+    assert not problems, ("the run differs from the committed result beyond "
+                          f"{paper_b.TOLERANCE:g}; re-run the experiment:\n"
+                          + "\n".join(problems[:20]))
+
+
+def test_committed_settings_are_the_scripts(reduced_run):
+    document, committed = reduced_run
+    assert document["settings"] == committed["settings"]
+
+
+def test_committed_verdicts_come_from_its_own_numbers():
+    committed = load_result(paper_b.NAME)
+    models = committed["result"]["models"]
+    assert common.to_json(paper_b.verdicts(models)) == committed["result"]["verdicts"]
+    for claim in ("fixed pseudo-inputs fit poorly",
+                  "optimised pseudo-inputs move and come close to the full model"):
+        verdict = committed["result"]["verdicts"][claim]
+        assert verdict.split(" (")[0] in ("holds", "partly", "does not hold"), verdict
+
+
+def test_source_claims_stand_beside_ours_and_the_figure_exists():
+    committed = load_result(paper_b.NAME)
+    assert committed["source"]["numbers"] is None   # the paper's figure survives as text only
+    assert len(committed["source"]["claims"]) == 3
+    assert "noise_sd" in committed["differences"]
+    assert (RESULTS_DIR / f"{paper_b.NAME}.png").stat().st_size > 10_000
+
+
+def test_pairs_leave_out_exactly_the_ties_and_answer_the_rest_by_the_truth():
+    X, midpoints, _ = paper_b.inputs()
+    for points, n_kept in ((X, 114), (midpoints, 96)):
+        a, b, y = paper_b.untied_pairs(points)
+        truth = np.cos(points[:, 0])
+        assert a.size == n_kept and np.all(a < b)
+        assert np.array_equal(y == 1, truth[a] > truth[b])
+        n = points.shape[0]
+        kept = set(zip(a.tolist(), b.tolist()))
+        ties = [(i, j) for i in range(n) for j in range(i + 1, n) if (i, j) not in kept]
+        assert len(ties) == n * (n - 1) // 2 - n_kept
+        assert all(abs(truth[i] - truth[j]) < 1e-12 for i, j in ties)
+    # a perfect predictor scores zero, its negation one
+    a, b, y = paper_b.untied_pairs(X)
+    assert paper_b.error_rate(np.cos(X[:, 0]), a, b, y) == 0.0
+    assert paper_b.error_rate(-np.cos(X[:, 0]), a, b, y) == 1.0
