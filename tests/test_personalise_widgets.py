@@ -1,0 +1,349 @@
+"""Unit 6 "personalise it yourself": the session loop against the library, its orientation and
+its state after errors; the explorer under the widget harness; the plots."""
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from scipy.io import wavfile  # noqa: E402
+from widget_harness import exercise_explorer  # noqa: E402
+
+from course_lib import audio  # noqa: E402
+from course_lib.gp import preference  # noqa: E402
+from course_lib.gp.acquisition import average_ei_path, bivariate_ei, incumbent, \
+    settled_at  # noqa: E402
+from course_lib.gp.listeners import CannotHear, SimulatedListener, settings_grid  # noqa: E402
+from course_lib.linalg import NotPositiveDefiniteError  # noqa: E402
+from course_lib.plotting.personalise import plot_comparisons, plot_equaliser_curves, \
+    plot_session_marks, plot_setting_map, plot_settling  # noqa: E402
+from course_lib.widgets import personalise as P  # noqa: E402
+
+
+def new_session(n_bands=2, *, seed=0, n_random=4, listener=True):
+    hidden = P.hidden_listener(n_bands, rng=seed) if listener else None
+    return P.PersonalisationSession(n_bands, listener=hidden, n_random=n_random, rng=seed)
+
+
+# ----- the loop ---------------------------------------------------------------------------------
+
+def test_random_start_is_a_chain_from_the_flat_setting_then_incumbent_against_a_bei_draw():
+    session = new_session(n_random=3)
+    assert session.in_random_start
+    assert any(np.all(x == 0) for x in session.pair)          # the flat setting comes first
+    chain = [session.pair]
+    for _ in range(3):
+        session.answer(0.7)
+        chain.append(session.pair)
+    # consecutive random pairs share a setting: the comparison graph is a connected chain
+    for earlier, later in zip(chain[:3], chain[1:3]):
+        assert any(np.all(a == b) for a in earlier for b in later)
+    assert session.comparisons.is_connected
+    assert not session.in_random_start
+    # after the random start one setting of the pair is the incumbent, the other a grid
+    # setting where bEI is positive (drawn in proportion to it)
+    for _ in range(4):
+        index, x_best = incumbent(session.model)
+        np.testing.assert_array_equal(session.incumbent, x_best)
+        is_best = [np.all(x == x_best) for x in session.pair]
+        assert sum(is_best) == 1
+        other = session.pair[is_best.index(False)]
+        row = np.flatnonzero(np.all(session.grid == other, axis=1))
+        assert row.size == 1 and session.grid_bei[row[0]] > 0
+        session.answer_for_me()
+
+
+def test_the_maps_and_measures_are_the_library_s():
+    session = new_session()
+    session.answer_for_me(8)
+    model = session.model
+    np.testing.assert_allclose(session.grid_bei,
+                               bivariate_ei(model, session.grid, session.incumbent))
+    assert session.measures[-1] == pytest.approx(np.mean(session.grid_bei))
+    smoothed, settled = session.settling()
+    np.testing.assert_allclose(smoothed, average_ei_path(session.measures))
+    assert settled == settled_at(session.measures, threshold=P.SETTLED_THRESHOLD)
+    # the figure's mean map is the model's prediction on the drawn slice
+    fig = P._draw(session, (0, 1), False, ("bass gain (dB)", "treble gain (dB)"),
+                  np.geomspace(40, 8000, 50), [250, 3000])
+    _, _, settings = session.slice_settings((0, 1), session.incumbent)
+    mean, _ = model.predict(settings)
+    image = fig.axes[0].images[0].get_array()
+    np.testing.assert_allclose(image, mean.reshape(image.shape))
+    plt.close(fig)
+
+
+def test_grid_sizes_and_model():
+    for n_bands, n_settings in ((2, 625), (3, 2197), (4, 6561)):
+        session = new_session(n_bands, listener=False)
+        assert session.grid.shape == (n_settings, n_bands)
+        assert session.grid.min() == -12 and session.grid.max() == 12
+    model = P.equaliser_model(3)
+    assert model.kernel.params["variance"] == 4.0
+    np.testing.assert_allclose([model.kernel.params[f"lengthscale_{k}"] for k in range(3)],
+                               [5.0, 5.0, 5.0])
+    assert model.likelihood.observation_kind == "pair-degree"
+    assert set(model.priors) == set(model.param_names) - {"variance"}
+
+
+@pytest.mark.parametrize("choice, strength, y", [("A", 1.0, 0.95), ("A", 0.0, 0.5),
+                                                 ("B", 1.0, 0.05), ("B", 0.5, 0.275),
+                                                 ("same", 0.9, 0.5)])
+def test_buttons_map_to_degrees_with_A_as_the_first_setting(choice, strength, y):
+    assert P.answer_from_buttons(choice, strength) == pytest.approx(y)
+
+
+def test_answering_A_better_makes_the_model_prefer_A():
+    """The orientation: the pair (A, B) is the comparison (first, second), and y > 0.5 means
+    the first was preferred, so after "A much better" the model puts A above B."""
+    for choice, sign in (("A", 1), ("B", -1)):
+        session = new_session(listener=False)
+        A, B = session.pair
+        session.answer(P.answer_from_buttons(choice, 1.0))
+        mean, _ = session.model.predict(np.array([A, B]))
+        assert sign * (mean[0] - mean[1]) > 0
+        p_first = session.model.preference_probability(A[None, :], B[None, :])[0]
+        assert sign * (p_first - 0.5) > 0
+        first, second = session.asked
+        np.testing.assert_array_equal(first[0], A)
+        np.testing.assert_array_equal(second[0], B)
+
+
+def snapshot(session):
+    return (session.n_answers, session.pair.copy(), session.model, list(session.measures),
+            None if session.grid_bei is None else session.grid_bei.copy())
+
+
+def assert_unchanged(session, before):
+    after = snapshot(session)
+    assert after[0] == before[0]
+    np.testing.assert_array_equal(after[1], before[1])
+    assert after[2] is before[2] and after[3] == before[3]
+    if before[4] is not None:
+        np.testing.assert_array_equal(after[4], before[4])
+
+
+@pytest.mark.parametrize("y", [1.5, -0.1, float("nan"), "A"])
+def test_a_bad_answer_is_refused_naming_y_and_changes_nothing(y):
+    session = new_session()
+    session.answer_for_me(5)
+    before = snapshot(session)
+    with pytest.raises((ValueError, TypeError), match="^y:"):
+        session.answer(y)
+    assert_unchanged(session, before)
+
+
+def test_a_failed_fit_leaves_the_session_as_it_was(monkeypatch):
+    session = new_session()
+    session.answer_for_me(6)
+    before = snapshot(session)
+    theta = session.model.theta.copy()
+
+    def failing_fit(self, comparisons):
+        raise NotPositiveDefiniteError("comparisons: no Laplace posterior (test)")
+
+    monkeypatch.setattr(preference.PreferenceGP, "fit", failing_fit)
+    with pytest.raises(NotPositiveDefiniteError):
+        session.answer(0.8)
+    assert_unchanged(session, before)
+    np.testing.assert_array_equal(session.model.theta, theta)
+    monkeypatch.undo()
+    session.answer(0.8)                           # and the session carries on
+    assert session.n_answers == before[0] + 1
+
+
+def test_without_a_listener_answer_for_me_names_the_listener():
+    session = new_session(listener=False)
+    with pytest.raises(ValueError, match="^listener:"):
+        session.answer_for_me()
+    assert session.n_answers == 0
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: P.PersonalisationSession(5), "n_bands"),
+    (lambda: P.PersonalisationSession(2, listener="me"), "listener"),
+    (lambda: P.PersonalisationSession(2, n_random=0), "n_random"),
+    (lambda: P.answer_from_buttons("C"), "choice"),
+    (lambda: P.answer_from_buttons("A", 1.5), "strength"),
+    (lambda: P.personalise_explorer("video"), "mode"),
+    (lambda: P.personalise_explorer(bands=1), "bands"),
+    (lambda: P.personalise_explorer(clip="song"), "clip"),
+])
+def test_bad_arguments_name_themselves(call, name):
+    with pytest.raises((ValueError, TypeError)) as caught:
+        call()
+    assert str(caught.value).startswith(name + ":"), str(caught.value)
+
+
+def test_a_binary_listener_is_refused():
+    from course_lib.gp.likelihoods import PairwiseProbit
+    listener = SimulatedListener(lambda X: X[:, 0], PairwiseProbit(1.0), rng=0)
+    with pytest.raises(ValueError, match="^listener:.*pair-binary"):
+        P.PersonalisationSession(2, listener=listener)
+
+
+def test_start_again_forgets_the_answers_but_keeps_the_listener():
+    session = new_session()
+    listener = session.listener
+    session.answer_for_me(6)
+    session.start_again()
+    assert session.n_answers == 0 and session.model is None and session.measures == []
+    assert session.listener is listener and session.in_random_start
+
+
+SEEDS = range(4)   # the first four, all of them
+
+
+def test_simulated_listeners_are_found_and_a_listener_who_cannot_hear_never_settles():
+    """Paper H's two findings on the 2-band equaliser, 30 answers each: a listener who hears
+    the differences ends at an incumbent near the top of its hidden preference, and one who
+    cannot hear them (every answer a coin flip) keeps a clearly non-zero mean bEI."""
+    quantiles, hearing_final, deaf_final = [], [], []
+    for seed in SEEDS:
+        listener = P.hidden_listener(2, rng=seed)
+        session = P.PersonalisationSession(2, listener=listener, rng=seed)
+        session.answer_for_me(30)
+        truth = listener.irf(session.grid)
+        quantiles.append(np.mean(truth <= listener.irf(session.incumbent[None])[0]))
+        hearing_final.append(session.settling()[0][-1])
+        deaf = SimulatedListener(listener.irf, listener.likelihood, rng=seed,
+                                 pathology=CannotHear(0.0))
+        unheard = P.PersonalisationSession(2, listener=deaf, rng=seed)
+        unheard.answer_for_me(30)
+        assert unheard.settling()[1] is None, f"seed {seed}: a deaf listener settled"
+        deaf_final.append(unheard.settling()[0][-1])
+    assert np.median(quantiles) > 0.95, quantiles
+    assert min(quantiles) > 0.8, quantiles
+    assert np.mean(hearing_final) < np.mean(deaf_final) / 3, (hearing_final, deaf_final)
+
+
+# ----- sound ------------------------------------------------------------------------------------
+
+def decode(blob):
+    rate, samples = wavfile.read(io.BytesIO(blob))
+    assert rate == audio.SAMPLE_RATE
+    return samples / 32767.0
+
+
+@pytest.mark.parametrize("clip", audio.CLIPS)
+def test_the_two_versions_are_the_clip_through_the_equaliser_at_A_and_B_loudness_matched(clip):
+    session = new_session(listener=False)
+    session.answer(0.3)
+    A, B = session.versions(clip)
+    waveform = audio.load_clip(clip)
+    for version, setting in zip((A, B), session.pair):
+        filtered = session.equaliser.apply(waveform, setting)
+        scale = version @ filtered / (filtered @ filtered)
+        assert scale > 0
+        np.testing.assert_allclose(version, scale * filtered, rtol=0, atol=1e-12)
+    assert audio.rms(A) == pytest.approx(audio.rms(B), rel=1e-12)
+
+
+def test_players_follow_the_pair_and_the_sound_choice_and_never_autoplay():
+    explorer = P.personalise_explorer("simulated", 2, rng=0)
+    explorer.refresh()
+    for letter in "AB":
+        assert explorer.players[letter].autoplay is False
+        assert explorer.players[letter].format == "wav"
+    np.testing.assert_allclose(decode(explorer.players["A"].value),
+                               explorer.session.versions("speech")[0], atol=1 / 32767)
+    explorer.controls["strength"].value = 0.8
+    explorer.buttons["B better"].click()
+    assert explorer.last_error is None
+    assert explorer.session.answers[-1] == pytest.approx(0.5 - P.MAX_DEGREE * 0.8)
+    np.testing.assert_allclose(decode(explorer.players["B"].value),
+                               explorer.session.versions("speech")[1], atol=1 / 32767)
+    explorer.controls["clip"].value = "music"
+    np.testing.assert_allclose(decode(explorer.players["A"].value),
+                               explorer.session.versions("music")[0], atol=1 / 32767)
+    plt.close("all")
+
+
+# ----- the explorer under the harness ----------------------------------------------------------
+
+@pytest.mark.parametrize("mode, bands, presses", [("simulated", 2, 2), ("audio", 3, 1)])
+def test_explorer_survives_every_control_and_button(mode, bands, presses):
+    explorer = P.personalise_explorer(mode, bands, rng=1)
+    checked = exercise_explorer(explorer, button_presses=presses)
+    assert checked >= 1 + 2 * len(explorer.controls) + len(explorer.buttons)
+    expected = {"A better", "B better", "No difference", "Start again"}
+    if mode == "simulated":
+        expected |= {"Answer for me", "Run 10 steps"}
+    assert set(explorer.buttons) == expected
+
+
+def test_run_10_steps_answers_ten_times_and_start_again_empties_the_maps():
+    explorer = P.personalise_explorer("simulated", 2, rng=0)
+    explorer.buttons["Run 10 steps"].click()
+    assert explorer.last_error is None and explorer.session.n_answers == 10
+    fig = explorer.render(**explorer.values())
+    assert "10 answers" in fig.axes[0].get_title()
+    explorer.buttons["Start again"].click()
+    fig = explorer.render(**explorer.values())
+    assert "0 answers" in fig.axes[0].get_title()
+    plt.close("all")
+
+
+def test_show_hidden_preference_draws_the_irf_and_its_optimum():
+    explorer = P.personalise_explorer("simulated", 2, rng=0)
+    explorer.session.answer_for_me(6)
+    hidden = explorer.render(**(explorer.values() | {"show_truth": True}))
+    shown = explorer.render(**(explorer.values() | {"show_truth": False}))
+    labels = [line.get_label() for line in hidden.axes[0].lines]
+    assert "hidden optimum" in labels
+    assert "hidden optimum" not in [line.get_label() for line in shown.axes[0].lines]
+    assert len(hidden.axes[0].collections) > len(shown.axes[0].collections)   # contours
+    plt.close("all")
+
+
+def test_slices_of_three_bands_hold_the_other_band_at_the_incumbent():
+    explorer = P.personalise_explorer("simulated", 3, rng=0)
+    session = explorer.session
+    session.answer_for_me(6)
+    fig = explorer.render(**(explorer.values() | {"shown": (0, 2)}))
+    assert f"mid {session.incumbent[1]:+.0f} dB (incumbent)" in fig.axes[0].get_title()
+    _, _, settings = session.slice_settings((0, 2), session.incumbent)
+    assert np.all(settings[:, 1] == session.incumbent[1])
+    assert fig.axes[0].get_xlabel() == "bass gain (dB)"
+    assert fig.axes[0].get_ylabel() == "treble gain (dB)"
+    plt.close("all")
+
+
+# ----- plots --------------------------------------------------------------------------------
+
+def test_plots_draw_what_they_are_given():
+    fig, axes = plt.subplots(1, 4)
+    axis = np.arange(-2.0, 3.0)
+    values = np.arange(20.0).reshape(4, 5)
+    plot_setting_map(axes[0], axis, axis[:4], values, label="u")
+    np.testing.assert_array_equal(axes[0].images[0].get_array(), values)
+    assert axes[0].images[0].get_extent() == [-2.5, 2.5, -2.5, 1.5]
+    with pytest.raises(ValueError, match="^values:"):
+        plot_setting_map(axes[0], axis, axis, values)
+    plot_comparisons(axes[0], [[0, 0], [1, 1]], [[1, 0], [2, 2]], [0.9, 0.5])
+    winners = [line for line in axes[0].lines if line.get_marker() == "o"]
+    assert len(winners) == 1 and tuple(winners[0].get_xydata()[0]) == (0, 0)
+    plot_session_marks(axes[1], incumbent=[1, 1], pair=[[1, 1], [2, -1]], optimum=[0, 0])
+    assert [t.get_text() for t in axes[1].texts] == ["A", "B"]
+    plot_settling(axes[2], [1.0, 0.1, 0.001], [1.0, 0.55, 0.367], threshold=0.02,
+                  settled_at=2, n_random=1)
+    assert len(axes[2].lines) >= 4
+    f = np.geomspace(40, 8000, 20)
+    plot_equaliser_curves(axes[3], f, {"A x": np.zeros(20), "B y": np.ones(20)})
+    assert [t.get_text() for t in axes[3].texts] == ["A x", "B y"]
+    plt.close(fig)
+
+
+def test_slice_settings_cover_the_gain_range_every_db():
+    session = new_session(4, listener=False)
+    axis_x, axis_y, settings = session.slice_settings((1, 3), np.array([3.0, 0, -6, 0]))
+    assert axis_x[0] == -12 and axis_x[-1] == 12 and axis_x.size == 25
+    assert settings.shape == (625, 4)
+    np.testing.assert_array_equal(np.unique(settings[:, 0]), [3.0])
+    np.testing.assert_array_equal(np.unique(settings[:, 2]), [-6.0])
+    # rows of a map follow the second band: settings[k] sits at (row k // 25, column k % 25)
+    assert settings[26, 1] == axis_x[1] and settings[26, 3] == axis_y[1]
+    assert settings_grid(-12, 12, 1, 2).shape[0] == settings.shape[0]
