@@ -9,10 +9,11 @@ MAP-II fitting; ``priors`` hyper-priors for MAP-II; ``sparse`` the inducing-poin
 scores per item (Unit 5: the mean, joint and repeated-input models); ``annotators`` raters whose
 noise differs by rater and by region of the input space (Unit 5, seed 001); ``comparisons``
 (pairs and the comparison matrix M), ``likelihoods`` (pairwise and bounded-rating likelihoods
-on z = M f), ``laplace`` (the Laplace approximation on z = M f) and ``preference`` (the
-preference GP) and ``acquisition`` (expected improvement, query rules, convergence and the
-forced-choice test) and ``listeners`` (simulated listeners, their pathologies and the
-personalisation loop) for Unit 6.
+on z = M f), ``laplace`` (the Laplace approximation on z = M f), ``ep`` (expectation
+propagation for single-item ratings) and ``preference`` (the preference GP) and
+``acquisition`` (expected improvement, query rules, convergence and the forced-choice test)
+and ``listeners`` (simulated listeners, their pathologies and the personalisation loop) for
+Unit 6.
 """
 
 from .kernels import (Constant, Kernel, Linear, Matern, Matern12, Matern32, Matern52, Periodic,
@@ -32,7 +33,9 @@ from .comparisons import Comparisons, DisconnectedComparisonsWarning
 from .likelihoods import (BetaRating, Likelihood, LikelihoodTerms, PairwiseBeta, PairwiseGaussian,
                           PairwiseProbit, TruncatedGaussianRating, WarpedProbitRating)
 from .laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
-from .preference import LaplaceEvidence, OnSquare, PreferenceGP
+from .ep import (ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation,
+                 tilted_moments)
+from .preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
 from .sparse_preference import PseudoInputFit, SparsePreferenceGP
 from .acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path,
                           bivariate_ei, bivariate_ei_gradient, expected_improvement,
@@ -59,6 +62,8 @@ __all__ = [
     "SparseGP", "collapsed_bound", "collapsed_bound_and_gradient", "fit_sparse_gp",
     "select_inducing_inputs", "sparse_posterior",
     "laplace_mode", "newton_path", "LaplaceResult", "NewtonStep", "InvalidLaplaceError",
+    "expectation_propagation", "EPResult", "EPConvergenceError", "ClippedSiteWarning",
+    "tilted_moments", "EPEvidence",
     "PreferenceGP", "LaplaceEvidence", "OnSquare", "SparsePreferenceGP", "PseudoInputFit",
     "Comparisons", "DisconnectedComparisonsWarning",
     "Likelihood", "LikelihoodTerms", "PairwiseGaussian", "PairwiseProbit", "PairwiseBeta",

@@ -6,9 +6,14 @@ items (first, second), each depending on z = f(first) - f(second) through a like
 :mod:`course_lib.gp.likelihoods` (``PairwiseProbit`` for "which do you prefer",
 ``PairwiseBeta`` for "and how much", ``PairwiseGaussian`` for observed differences; identity
 rows of M for single-item ratings). The posterior of the items' utilities is the Laplace
-approximation of :func:`~course_lib.gp.laplace.laplace_mode`, and predictions at new settings
-go through the shared :class:`~course_lib.gp.prediction.LatentGaussian` (thesis of J. B.
-Nielsen, DTU 2014/2015, eqs. 2.14-2.16 and H(18)-(19)).
+approximation of :func:`~course_lib.gp.laplace.laplace_mode` (``inference="laplace"``, the
+default) or, for single-item ratings only, expectation propagation
+(:func:`~course_lib.gp.ep.expectation_propagation`, ``inference="ep"``: Paper E fits its
+bounded-rating models both ways; EP for pairs would need factorised two-item sites, which the
+thesis did not implement either). Predictions at new settings go through the shared
+:class:`~course_lib.gp.prediction.LatentGaussian` either way (thesis of J. B. Nielsen, DTU
+2014/2015, eqs. 2.14-2.16 and H(18)-(19)), and MAP-II maximises whichever log evidence the
+inference gives.
 
 Hyper-parameters (``theta``, ``param_names``): the kernel's log-parameters, then the
 likelihood's (e.g. ``noise_sd``). MAP-II maximises the Laplace log evidence plus the log
@@ -41,15 +46,18 @@ import numpy as np
 from scipy.special import ndtr
 
 from ..linalg import NotPositiveDefiniteError, sample_gaussian
-from ..validation import RngLike, as_positive_float, as_positive_int, as_rng
+from ..validation import RngLike, as_positive_float, as_positive_int, as_rng, check_choice
 from .comparisons import Comparisons
+from .ep import ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation
 from .kernels import Kernel, as_inputs
 from .laplace import LaplaceResult, laplace_mode
 from .likelihoods import Likelihood
 from .priors import Prior
 from .regression import GPRegression, HyperparameterFit
 
-__all__ = ["PreferenceGP", "LaplaceEvidence", "OnSquare"]
+__all__ = ["PreferenceGP", "LaplaceEvidence", "EPEvidence", "OnSquare", "INFERENCES"]
+
+INFERENCES = ("laplace", "ep")
 
 # rows of test pairs handled per kernel call in preference_probability (memory stays O(chunk n))
 PAIR_CHUNK = 1024
@@ -64,6 +72,16 @@ class LaplaceEvidence:
     value: float
     gradient: np.ndarray | None
     laplace: LaplaceResult
+
+
+@dataclass(frozen=True)
+class EPEvidence:
+    """The EP log evidence log Z_EP at some theta, its gradient (as :class:`LaplaceEvidence`)
+    and the :class:`~course_lib.gp.ep.EPResult` it came from."""
+
+    value: float
+    gradient: np.ndarray | None
+    ep: EPResult
 
 
 class OnSquare(Prior):
@@ -114,16 +132,23 @@ class PreferenceGP(GPRegression):
     newton_max_iter, newton_tol : ``max_iter`` and ``tol`` of the inner Newton iteration
         (:func:`~course_lib.gp.laplace.laplace_mode`); the tight default keeps the evidence
         and its gradient consistent for L-BFGS-B.
+    inference : ``"laplace"`` (default) or ``"ep"`` (expectation propagation; single-item
+        ratings only, so the likelihood must model ``"bounded"`` answers).
+    ep_max_iter, ep_tol : ``max_iter`` and ``tol`` of the EP sweeps
+        (:func:`~course_lib.gp.ep.expectation_propagation`).
 
     Usage: ``gp = PreferenceGP(k, PairwiseProbit(1.0)).fit(comparisons)``;
     ``gp.predict(X_test)`` (utility mean and variance); ``gp.preference_probability(Xa, Xb)``;
     ``gp.optimise_hyperparameters(5, rng=rng)``. After ``fit``: ``gp.laplace`` (the
-    :class:`~course_lib.gp.laplace.LaplaceResult`), ``gp.posterior``, ``gp.X_train`` (the items).
+    :class:`~course_lib.gp.laplace.LaplaceResult`, or None under EP), ``gp.ep`` (the
+    :class:`~course_lib.gp.ep.EPResult`, or None under Laplace), ``gp.posterior``,
+    ``gp.X_train`` (the items).
     """
 
     def __init__(self, kernel: Kernel, likelihood: Likelihood,
                  priors: Mapping[str, Prior] | None = None, *, newton_max_iter: int = 100,
-                 newton_tol: float = 1e-10):
+                 newton_tol: float = 1e-10, inference: str = "laplace",
+                 ep_max_iter: int = 500, ep_tol: float = 1e-6):
         if not isinstance(kernel, Kernel):
             raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
         if not isinstance(likelihood, Likelihood):
@@ -137,12 +162,23 @@ class PreferenceGP(GPRegression):
         self.priors = self._check_priors(priors)
         self.newton_max_iter = as_positive_int(newton_max_iter, "newton_max_iter")
         self.newton_tol = as_positive_float(newton_tol, "newton_tol")
+        self.inference = check_choice(inference, "inference", INFERENCES)
+        if self.inference == "ep" and likelihood.observation_kind != "bounded":
+            raise ValueError(f"inference: 'ep' fits ratings of single items (a likelihood for "
+                             f"'bounded' answers); {type(likelihood).__name__} models "
+                             f"{likelihood.observation_kind!r} answers about pairs, whose terms "
+                             "would need factorised two-item sites (thesis footnote 4), not "
+                             "implemented. Use inference='laplace'")
+        self.ep_max_iter = as_positive_int(ep_max_iter, "ep_max_iter")
+        self.ep_tol = as_positive_float(ep_tol, "ep_tol")
         self.comparisons: Comparisons | None = None
         self.X_train: np.ndarray | None = None
         self.laplace: LaplaceResult | None = None
+        self.ep: EPResult | None = None
         self.posterior = None
         self._M: np.ndarray | None = None
         self._warm_alpha: np.ndarray | None = None
+        self._warm_sites: tuple[np.ndarray, np.ndarray] | None = None
 
     # ----- hyper-parameter vector -------------------------------------------------------
     @property
@@ -172,17 +208,31 @@ class PreferenceGP(GPRegression):
 
     # ----- data -------------------------------------------------------------------------
     def fit(self, comparisons: Comparisons) -> "PreferenceGP":
-        """Laplace posterior of the items' utilities given ``comparisons`` at the current
-        hyper-parameters (warm-started from the previous fit where items coincide). Returns
-        self."""
+        """Posterior of the items' utilities given ``comparisons`` at the current
+        hyper-parameters, by Laplace (warm-started from the previous fit where items
+        coincide) or EP (warm-started from the previous sites when refitting the same
+        comparisons). Returns self."""
         if not isinstance(comparisons, Comparisons):
             raise TypeError(f"comparisons: expected a course_lib.gp.comparisons.Comparisons, "
                             f"got {type(comparisons).__name__}")
+        if self.inference == "ep" and comparisons.is_pairwise:
+            raise ValueError(f"comparisons: inference='ep' fits single-item ratings only (kind "
+                             f"'bounded'), got kind {comparisons.kind!r}: a pairwise term would "
+                             "need factorised two-item sites (thesis footnote 4), not "
+                             "implemented. Use inference='laplace'")
         if comparisons.kind != self.likelihood.observation_kind:
             raise ValueError(f"comparisons: kind {comparisons.kind!r} does not match the "
                              f"likelihood {type(self.likelihood).__name__}, which models "
                              f"{self.likelihood.observation_kind!r} answers")
         M, X = comparisons.matrix(), comparisons.X
+        if self.inference == "ep":
+            sites0 = self._warm_sites if comparisons is self.comparisons else None
+            ep = self._expectation_propagation(self.kernel(X), M, self.likelihood,
+                                               comparisons.y, sites0)
+            self.comparisons, self.X_train, self._M = comparisons, X, M
+            self.ep, self.posterior = ep, ep.posterior
+            self._warm_sites = (ep.tau, ep.nu)
+            return self
         warm = self._carry_over(X)
         try:
             laplace = laplace_mode(self.kernel(X), M, self.likelihood, comparisons.y,
@@ -213,21 +263,37 @@ class PreferenceGP(GPRegression):
     def _refit(self):
         self.fit(self.comparisons)
 
+    def _expectation_propagation(self, K, M, likelihood, y, sites0) -> EPResult:
+        try:
+            return expectation_propagation(K, M, likelihood, y, sites0=sites0,
+                                           max_iter=self.ep_max_iter, tol=self.ep_tol)
+        except EPConvergenceError as err:
+            raise EPConvergenceError(f"ep_max_iter: EP did not converge in {self.ep_max_iter} "
+                                     f"sweeps at the current hyper-parameters ({err}); raise "
+                                     "ep_max_iter or ep_tol") from None
+
     def _require_fit(self):
-        if self.laplace is None:
+        if self.posterior is None:
             raise ValueError("self: call fit(comparisons) before predicting or optimising")
 
     # ----- evidence ---------------------------------------------------------------------
     def marginal_likelihood(self, theta=None, eval_gradient: bool = False,
-                            warn: bool = True) -> LaplaceEvidence:
-        """Laplace log evidence log q(y | theta) (``theta`` defaults to the current one) and,
-        with ``eval_gradient``, its gradient (implicit term included) in the order of
-        ``param_names``. Warm-started from the latest Laplace weights."""
+                            warn: bool = True) -> LaplaceEvidence | EPEvidence:
+        """Log evidence (Laplace: log q(y | theta); EP: log Z_EP) at ``theta`` (default: the
+        current one) and, with ``eval_gradient``, its gradient in the order of
+        ``param_names`` (Laplace: implicit term included; EP: at the converged sites).
+        Warm-started from the latest Laplace weights or EP sites."""
         self._require_fit()
         kernel, likelihood = (self.kernel, self.likelihood) if theta is None else \
             self._split(theta)
         X = self.X_train
         K, dK = kernel.gradient(X) if eval_gradient else (kernel(X), None)
+        if self.inference == "ep":
+            ep = self._expectation_propagation(K, self._M, likelihood, self.comparisons.y,
+                                               self._warm_sites)
+            self._warm_sites = (ep.tau, ep.nu)
+            gradient = np.concatenate(ep.evidence_gradient(dK)) if eval_gradient else None
+            return EPEvidence(ep.log_evidence, gradient, ep)
         laplace = laplace_mode(K, self._M, likelihood, self.comparisons.y,
                                alpha0=self._warm_alpha, max_iter=self.newton_max_iter,
                                tol=self.newton_tol)
@@ -242,16 +308,19 @@ class PreferenceGP(GPRegression):
         hyper-parameters in the order of ``param_names``."""
         if theta is None and not eval_gradient:
             self._require_fit()
-            return self.laplace.log_evidence
+            return (self.ep if self.inference == "ep" else self.laplace).log_evidence
         result = self.marginal_likelihood(theta, eval_gradient)
         return (result.value, result.gradient) if eval_gradient else result.value
 
     def _negative_objective(self, theta):
         try:
-            result = self.marginal_likelihood(theta, eval_gradient=True)
-        except NotPositiveDefiniteError:  # includes InvalidLaplaceError: the search backs off
+            with warnings.catch_warnings():   # clipped EP sites are reported by the refit
+                warnings.simplefilter("ignore", ClippedSiteWarning)
+                result = self.marginal_likelihood(theta, eval_gradient=True)
+        except (NotPositiveDefiniteError, EPConvergenceError):
+            # includes InvalidLaplaceError: the search backs off
             return np.inf, np.zeros_like(theta)
-        if not result.laplace.converged:
+        if isinstance(result, LaplaceEvidence) and not result.laplace.converged:
             return np.inf, np.zeros_like(theta)
         lp, dlp = self.log_hyper_prior(theta)
         return -(result.value + lp), -(result.gradient + dlp)
@@ -292,18 +361,18 @@ class PreferenceGP(GPRegression):
                 raise
             raise NotPositiveDefiniteError(
                 "theta: every optimisation run failed (no Laplace mode with K^-1 + W positive "
-                "definite, or Newton did not converge) at its start; narrow the hyper-parameter "
-                "bounds or add priors") from None
+                "definite, or Newton / EP did not converge) at its start; narrow the "
+                "hyper-parameter bounds or add priors") from None
 
     # ----- prediction -------------------------------------------------------------------
     def predict(self, X_test, full_cov: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and variance (``full_cov``: covariance) of the utility f at the rows
-        of ``X_test`` (Laplace; no observation noise)."""
+        of ``X_test`` (Laplace or EP posterior; no observation noise)."""
         return super().predict(X_test, full_cov=full_cov)
 
     def sample_posterior(self, X_test, n_samples: int = 1, *, rng: RngLike = None
                          ) -> np.ndarray:
-        """Draws of the utility f(X_test) from the Laplace posterior, (n_samples, n*)."""
+        """Draws of the utility f(X_test) from the posterior, (n_samples, n*)."""
         mean, cov = self.predict(X_test, full_cov=True)
         return sample_gaussian(mean, cov, n_samples, rng=rng)
 
