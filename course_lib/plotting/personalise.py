@@ -88,7 +88,10 @@ def plot_session_marks(ax, *, incumbent=None, pair=None, optimum=None,
                 color=INCUMBENT_COLOUR, mec="k", mew=0.8, zorder=7, label="incumbent")
     if pair is not None:
         pair = as_float_array(pair, "pair", ndim=2)
-        for letter, point, offset in zip("AB", pair, ((-9, 9), (9, 9))):
+        low, high = ax.get_ylim()
+        for letter, point, side in zip("AB", pair, (-9, 9)):
+            # above the point, or below it in the top quarter (clear of the title)
+            offset = (side, -9 if point[1] > low + 0.75 * (high - low) else 9)
             colour = PAIR_COLOURS[letter]
             ax.plot(*point, "o", ms=6, color=colour, mec="k", mew=0.7, zorder=8)
             # the letter beside the point, so an incumbent star under it stays visible
@@ -126,7 +129,6 @@ def plot_settling(ax, measure, smoothed, *, threshold: float, settled_at: int | 
     ax.yaxis.set_minor_locator(NullLocator())
     ax.xaxis.set_major_locator(MaxNLocator(5, integer=True))
     ax.set_xlabel("answers", fontsize="small")
-    ax.set_ylabel("mean bEI", fontsize="small")
     ax.tick_params(labelsize="x-small")
     return ax
 
@@ -152,7 +154,6 @@ def plot_equaliser_curves(ax, frequencies, responses_db: dict, *, band_frequenci
     ax.xaxis.set_major_formatter(lambda f, _: f"{f / 1000:g}k" if f >= 1000 else f"{f:g}")
     ax.xaxis.set_minor_locator(NullLocator())
     ax.yaxis.set_major_locator(FixedLocator([-12, -6, 0, 6, 12]))
-    ax.set_xlabel("frequency (Hz)", fontsize="small")
-    ax.set_ylabel("gain (dB)", fontsize="small")
+    ax.set_xlabel("frequency (Hz), gain (dB)", fontsize="small")
     ax.tick_params(labelsize="x-small")
     return ax

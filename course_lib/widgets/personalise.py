@@ -382,7 +382,8 @@ def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str =
     band_frequencies = [band.frequency for band in session.equaliser.bands]
 
     controls = {"strength": W.FloatSlider(value=0.6, min=0.0, max=1.0, step=0.05,
-                                          description="how much", readout=False,
+                                          description="how much", readout=True,
+                                          readout_format=".2f",
                                           continuous_update=False,
                                           style={"description_width": "initial"},
                                           layout=W.Layout(width="260px")),
@@ -418,11 +419,15 @@ def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str =
 def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies) -> Figure:
     """The explorer's figure: posterior mean, sd and bEI over two bands (a slice through the
     incumbent for 3-4 bands) with comparisons, incumbent and next pair; the two settings'
-    equaliser curves; the settling measure."""
+    equaliser curves; the settling measure. No colour bars: each title gives its map's range
+    (three colour-bar axes took a third of the redraw time, and a redraw follows every
+    answer)."""
     i, j = shown
-    fig = plt.figure(figsize=(11.5, 4.3))
-    grid = fig.add_gridspec(2, 4, left=0.05, right=0.985, bottom=0.12, top=0.88, wspace=0.45,
-                            hspace=0.85, width_ratios=[1, 1, 1, 0.95])
+    # 960 px wide at 100 dpi: JupyterLab's output area beside the file browser on a
+    # 1366-px laptop screen shows it unscaled
+    fig = plt.figure(figsize=(9.6, 3.9))
+    grid = fig.add_gridspec(2, 4, left=0.06, right=0.99, bottom=0.12, top=0.86, wspace=0.3,
+                            hspace=0.95, width_ratios=[1, 1, 1, 0.95])
     ax_mean, ax_sd, ax_bei = (fig.add_subplot(grid[:, k]) for k in range(3))
     ax_eq, ax_settle = fig.add_subplot(grid[0, 3]), fig.add_subplot(grid[1, 3])
     names = (axis_names[i], axis_names[j])
@@ -430,28 +435,28 @@ def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies)
     axis_x, axis_y, settings = session.slice_settings((i, j), through)
     shape = (axis_y.size, axis_x.size)
     marks = dict(pair=session.pair[:, [i, j]])
-    if session.model is None:
+    if session.model is None:     # the prior: mean 0, sd 2 (kernel variance 4), no bEI yet
         mean, sd, bei = np.zeros(shape), np.full(shape, 2.0), np.zeros(shape)
     else:
         m, v = session.model.predict(settings)
         mean, sd = m.reshape(shape), np.sqrt(np.maximum(v, 0)).reshape(shape)
         bei = bivariate_ei(session.model, settings, session.incumbent).reshape(shape)
         marks["incumbent"] = session.incumbent[[i, j]]
-    optimum = None
     if show_truth and session.listener is not None:
         truth = session.listener.irf(settings).reshape(shape)
         ax_mean.contour(axis_x, axis_y, truth, levels=6, colors="k", linewidths=0.7,
-                        alpha=0.6)
-        best = session.listener.irf(session.grid)
-        optimum = session.grid[np.argmax(best)]
-        if session.n_bands == 2 or np.allclose(np.delete(optimum, [i, j]),
-                                                np.delete(settings[0], [i, j])):
+                        alpha=0.6, zorder=2)
+        optimum = session.grid[np.argmax(session.listener.irf(session.grid))]
+        others = [k for k in range(session.n_bands) if k not in (i, j)]
+        if np.allclose(optimum[others], settings[0, others]):   # in this slice
             marks["optimum"] = optimum[[i, j]]
-    plot_setting_map(ax_mean, axis_x, axis_y, mean, cmap="viridis", label="utility",
-                     names=names)
-    plot_setting_map(ax_sd, axis_x, axis_y, sd, cmap="magma", label="sd", vmin=0, names=names)
-    plot_setting_map(ax_bei, axis_x, axis_y, bei, cmap="Greens", label="bEI", vmin=0,
-                     names=names)
+    low = float(mean.min())
+    plot_setting_map(ax_mean, axis_x, axis_y, mean, cmap="viridis", vmin=low,
+                     vmax=max(float(mean.max()), low + 1e-3), colorbar=False, names=names)
+    plot_setting_map(ax_sd, axis_x, axis_y, sd, cmap="magma", vmin=0, vmax=2.0,
+                     colorbar=False, names=names)
+    plot_setting_map(ax_bei, axis_x, axis_y, bei, cmap="Greens", vmin=0,
+                     vmax=max(float(bei.max()), 1e-3), colorbar=False, names=names)
     first, second = session.asked
     if session.n_answers and session.n_bands == 2:
         plot_comparisons(ax_mean, first[:, [i, j]], second[:, [i, j]], session.answers)
@@ -459,21 +464,21 @@ def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies)
         plot_session_marks(ax, **marks)
     for ax in (ax_sd, ax_bei):       # the same axes as the mean map's, labelled once
         ax.set_ylabel("")
-    fixed = ""
+    n = session.n_answers
+    head = (f"utility after {n} answers" if n else "no answers yet: the prior") + \
+        f"\n{mean.min():+.2f} (dark) to {mean.max():+.2f} (yellow)"
     if session.n_bands > 2:
         others = [k for k in range(session.n_bands) if k not in (i, j)]
         at = "incumbent" if through is not None else "flat"
-        fixed = ", ".join(f"{axis_names[k].split(' gain')[0]} {settings[0, k]:+.0f}"
-                          for k in others) + f" dB ({at})"
-    n = session.n_answers
-    ax_mean.set_title(f"posterior mean utility, {n} answers" + ("" if not fixed else
-                                                               f"\nslice: {fixed}"),
-                      fontsize="small")
-    if fixed:
-        ax_bei.text(0.02, 0.02, "A, B: their gains in these two bands", fontsize="x-small",
+        head += "\nslice: " + ", ".join(f"{axis_names[k].split(' gain')[0]} "
+                                        f"{settings[0, k]:+.0f}" for k in others) + \
+            f" dB ({at})"
+        ax_bei.text(0.03, 0.03, "A, B projected", fontsize="x-small",
                     transform=ax_bei.transAxes, color="0.3")
-    ax_sd.set_title("posterior sd" + ("\n" if fixed else ""), fontsize="small")
-    ax_bei.set_title("bEI against the incumbent (★)" + ("\n" if fixed else ""),
+    ax_mean.set_title(head, fontsize="small")
+    ax_sd.set_title(f"posterior sd, {sd.min():.2f} to {sd.max():.2f}\n(black 0, light 2: "
+                    "the prior)", fontsize="small")
+    ax_bei.set_title(f"bEI against the incumbent (★)\n0 (white) to {bei.max():.3f} (green)",
                      fontsize="small")
     A, B = session.pair
     curves = {f"A {_gains_text(A)}": _db(session.equaliser.response(A, frequencies)),
@@ -482,10 +487,10 @@ def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies)
     smoothed, settled = session.settling()
     plot_settling(ax_settle, np.array(session.measures), smoothed,
                   threshold=SETTLED_THRESHOLD, settled_at=settled, n_random=session.n_random)
-    verdict = ("settled? not yet" if settled is None else
-               f"settled from answer {settled + 1}")
+    verdict = ("mean bEI: not settled" if settled is None else
+               f"mean bEI: settled from {settled + 1}")
     if session.n_failed_optimisations:
-        verdict += f" ({session.n_failed_optimisations} MAP-II runs failed)"
+        verdict += f"\n({session.n_failed_optimisations} MAP-II runs failed)"
     ax_settle.set_title(verdict, fontsize="small")
     return fig
 
