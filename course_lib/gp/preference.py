@@ -268,9 +268,11 @@ class PreferenceGP(GPRegression):
             return expectation_propagation(K, M, likelihood, y, sites0=sites0,
                                            max_iter=self.ep_max_iter, tol=self.ep_tol)
         except EPConvergenceError as err:
-            raise EPConvergenceError(f"ep_max_iter: EP did not converge in {self.ep_max_iter} "
-                                     f"sweeps at the current hyper-parameters ({err}); raise "
-                                     "ep_max_iter or ep_tol") from None
+            raise EPConvergenceError(
+                f"ep_max_iter: EP did not converge in {self.ep_max_iter} sweep(s) at the current "
+                f"hyper-parameters (the sites still moved by {err.change:.3g} > ep_tol = "
+                f"{err.tol:g} in posterior units); raise ep_max_iter", err.change,
+                err.tol) from None
 
     def _require_fit(self):
         if self.posterior is None:
