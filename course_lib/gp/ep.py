@@ -22,7 +22,7 @@ computed in R&W's stable form with B = I + S^1/2 K S^1/2 = L L^T (B >= I, never 
 
 Cavity of row k (item i): the marginal N(mu_i, Sigma_ii) without site k,
 
-    tau_c = 1/Sigma_ii - tau_k,   nu_c = mu_i/Sigma_ii - nu_k,   mean m = nu_c/tau_c, var v = 1/tau_c.
+    tau_c = 1/Sigma_ii - tau_k,   nu_c = mu_i/Sigma_ii - nu_k,   m = nu_c/tau_c,   v = 1/tau_c.
 
 Moment matching: with Z_k = int p(y_k | f) N(f; m, v) df and g1, g2 the first two derivatives of
 log Z_k in m, the tilted distribution has mean m + v g1 and variance v + v^2 g2, and the site
@@ -38,27 +38,28 @@ likelihoods module's composite Gauss-Legendre rule, summed in log space.
 Negative site precisions. For a likelihood that is not log-concave (Beta, truncated Gaussian)
 g2 can be positive: the tilted distribution is wider than the cavity and tau_new < 0. Such a
 site is set to tau = 0 with nu = g1, which still matches the tilted MEAN and leaves the
-variance at the cavity's (GPML's choice, the toolbox Paper E used); every cavity then stays
-proper. ``EPResult.n_clipped`` counts the sites clipped in the last sweep, and a
+variance at the cavity's; every cavity then stays proper. (GPML's EP, the toolbox Paper E used,
+also clips tau at 0, but keeps nu from the unclipped formula, so its site matches neither
+moment.) ``EPResult.n_clipped`` counts the sites clipped in the last sweep, and a
 :class:`ClippedSiteWarning` says when some are: there the posterior is narrower than EP's
 fixed point would be, and the evidence gradient is only approximate.
 
 Updates: all sites at once from the same posterior (parallel EP, so the result does not depend
 on the order of the rows), damped, new = damping * old + (1 - damping) * proposed, in natural
-parameters (a convex combination keeps tau >= 0). Undamped parallel EP converges fastest when it
-converges, but for sharp likelihoods the sites can swing back and forth (probit labels with
+parameters (a convex combination keeps tau >= 0). Undamped parallel EP converges fastest when
+it converges, but for sharp likelihoods the sites can swing back and forth (probit labels with
 noise_sd = 0.1 on 50 close inputs still moved by 1e-3 after 300 undamped sweeps; with the
-adaptive damping they settle in 64, tests/test_gp_ep.py),
-so the damping starts at ``damping`` and moves halfway to 1 whenever a sweep moves the sites
-more than the sweep before. The iteration stops when no site moved by
-more than ``tol`` in the units of its item's posterior: |d tau_k| Sigma_ii and
-|d nu_k| sqrt(Sigma_ii); it raises :class:`EPConvergenceError` after ``max_iter`` sweeps.
+adaptive damping they settle in 64, tests/test_gp_ep.py), so the damping starts at
+``damping`` and moves halfway to 1 whenever a sweep moves the sites more than the sweep
+before. The iteration stops when no site moved by more than ``tol`` in the units of its
+item's posterior, |d tau_k| Sigma_ii and |d nu_k| sqrt(Sigma_ii); it raises
+:class:`EPConvergenceError` after ``max_iter`` sweeps.
 
 Log evidence (R&W 3.65, here in natural parameters so that tau = 0 is allowed), with the
 cavities of the final posterior and C_k fixed by Z_k = int q_-k(f) t_k(f) df:
 
-    log Z_EP = sum_k [log Z_k + 1/2 log(1 + tau_k/tau_c,k) + 1/2 (tau_c,k m_k^2 - mu_i^2/Sigma_ii)]
-               - 1/2 log det B + 1/2 b^T mu.
+    log Z_EP = sum_k [log Z_k + 1/2 log(1 + tau_k / tau_c,k)
+                      + 1/2 (tau_c,k m_k^2 - mu_i^2 / Sigma_ii)]  - 1/2 log det B + 1/2 b^T mu.
 
 Its gradient at a fixed point (:meth:`EPResult.evidence_gradient`): log Z_EP is stationary in
 the sites there, so only the explicit dependence counts (R&W 5.27):
