@@ -324,9 +324,11 @@ def test_plots_draw_what_they_are_given():
     assert axes[0].images[0].get_extent() == [-2.5, 2.5, -2.5, 1.5]
     with pytest.raises(ValueError, match="^values:"):
         plot_setting_map(axes[0], axis, axis, values)
-    plot_comparisons(axes[0], [[0, 0], [1, 1]], [[1, 0], [2, 2]], [0.9, 0.5])
-    winners = [line for line in axes[0].lines if line.get_marker() == "o"]
-    assert len(winners) == 1 and tuple(winners[0].get_xydata()[0]) == (0, 0)
+    plot_comparisons(axes[0], [[0, 0], [1, 1], [3, 3]], [[1, 0], [2, 2], [4, 4]],
+                     [0.9, 0.5, 0.2])
+    winners = [line for line in axes[0].lines if line.get_label() == "preferred"]
+    np.testing.assert_array_equal(winners[0].get_xydata(), [[0, 0], [4, 4]])
+    np.testing.assert_array_equal(axes[0].collections[0].get_segments()[2], [[3, 3], [4, 4]])
     plot_session_marks(axes[1], incumbent=[1, 1], pair=[[1, 1], [2, -1]], optimum=[0, 0])
     assert [t.get_text() for t in axes[1].texts] == ["A", "B"]
     plot_settling(axes[2], [1.0, 0.1, 0.001], [1.0, 0.55, 0.367], threshold=0.02,

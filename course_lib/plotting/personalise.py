@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from matplotlib.collections import LineCollection
 from matplotlib.ticker import FixedLocator, MaxNLocator, NullLocator
 
 from ..validation import as_float_array
@@ -66,11 +67,13 @@ def plot_comparisons(ax, first, second, answers, *, colour: str = "0.85"):
     if not first.shape == second.shape == (answers.size, 2):
         raise ValueError(f"second: expected shape ({answers.size}, 2) like first, got "
                          f"{second.shape} and first {first.shape}")
-    for a, b, y in zip(first, second, answers):
-        ax.plot([a[0], b[0]], [a[1], b[1]], color=colour, lw=0.9, alpha=0.9, zorder=3)
-        if y != 0.5:
-            winner = a if y > 0.5 else b
-            ax.plot(*winner, "o", ms=3.5, color=colour, mec="0.2", mew=0.5, zorder=4)
+    # one collection and one marker line for all comparisons: cheap to redraw after every answer
+    ax.add_collection(LineCollection(np.stack([first, second], axis=1), colors=colour,
+                                     linewidths=0.9, alpha=0.9, zorder=3))
+    decided = answers != 0.5
+    winners = np.where((answers > 0.5)[:, None], first, second)[decided]
+    ax.plot(winners[:, 0], winners[:, 1], "o", ms=3.5, color=colour, mec="0.2", mew=0.5,
+            zorder=4, label="preferred")
     return ax
 
 

@@ -465,8 +465,8 @@ def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies)
     for ax in (ax_sd, ax_bei):       # the same axes as the mean map's, labelled once
         ax.set_ylabel("")
     n = session.n_answers
-    head = (f"utility after {n} answers" if n else "no answers yet: the prior") + \
-        f"\n{mean.min():+.2f} (dark) to {mean.max():+.2f} (yellow)"
+    head = (f"utility after {n} answers\n{mean.min():+.2f} (dark) to {mean.max():+.2f} "
+            "(yellow)") if n else "no answers yet: the prior\nmean 0 everywhere"
     if session.n_bands > 2:
         others = [k for k in range(session.n_bands) if k not in (i, j)]
         at = "incumbent" if through is not None else "flat"
@@ -478,8 +478,9 @@ def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies)
     ax_mean.set_title(head, fontsize="small")
     ax_sd.set_title(f"posterior sd, {sd.min():.2f} to {sd.max():.2f}\n(black 0, light 2: "
                     "the prior)", fontsize="small")
-    ax_bei.set_title(f"bEI against the incumbent (★)\n0 (white) to {bei.max():.3f} (green)",
-                     fontsize="small")
+    ax_bei.set_title("bEI against the incumbent (★)\n" + (
+        f"0 (white) to {bei.max():.3f} (green)" if n else "after the first answer"),
+        fontsize="small")
     A, B = session.pair
     curves = {f"A {_gains_text(A)}": _db(session.equaliser.response(A, frequencies)),
               f"B {_gains_text(B)}": _db(session.equaliser.response(B, frequencies))}
