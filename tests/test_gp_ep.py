@@ -287,6 +287,23 @@ def test_row_order_does_not_change_the_posterior():
     assert shuffled.log_evidence == pytest.approx(ep.log_evidence, abs=1e-9)
 
 
+def test_items_without_ratings_change_nothing_but_their_own_prediction():
+    """An item in K that no row rates has no site: the rated item's posterior and the evidence
+    are those of the problem without it, and its own mean and variance follow the GP
+    conditional on the rated item (k_21 / k_11 and its variance formula)."""
+    K = SE(np.array([[0.0], [1.0], [2.5]]))
+    y = np.array([0.9, 0.75])
+    likelihood = BetaRating(5.0)
+    full = expectation_propagation(K, rows([0, 0], 3), likelihood, y, tol=1e-10)
+    alone = expectation_propagation(K[:1, :1], rows([0, 0], 1), likelihood, y, tol=1e-10)
+    assert full.log_evidence == pytest.approx(alone.log_evidence, abs=1e-10)
+    np.testing.assert_allclose(full.mean[0], alone.mean[0], atol=1e-10)
+    gain = K[1:, 0] / K[0, 0]
+    np.testing.assert_allclose(full.mean[1:], gain * alone.mean[0], atol=1e-10)
+    np.testing.assert_allclose(full.variance[1:], np.diag(K)[1:] - gain ** 2 * K[0, 0]
+                               + gain ** 2 * alone.variance[0], atol=1e-10)
+
+
 def test_warm_start_from_converged_sites_stops_after_one_sweep():
     rng = np.random.default_rng(4)
     K, item, y = ratings_problem(rng)

@@ -419,4 +419,5 @@ class PreferenceGP(GPRegression):
             return np.where(total > 0, ndtr(mean / np.sqrt(total)), 0.5 * (1 + np.sign(mean)))
 
     def __repr__(self):
-        return f"PreferenceGP(kernel={self.kernel!r}, likelihood={self.likelihood!r})"
+        inference = f", inference={self.inference!r}" if self.inference != "laplace" else ""
+        return f"PreferenceGP(kernel={self.kernel!r}, likelihood={self.likelihood!r}{inference})"
