@@ -48,13 +48,14 @@ separates what the likelihood does from what evidence maximisation does with it.
 
 Layout of ``result``: ``per_realisation``, a list over realisations of ``{realisation,
 functions: {<function>: {<noise>: {n_clipped, models: {<model>: {nlpd, nlpd_mean, mse,
-log_evidence, params, start, n_negative_curvature, smallest_eigenvalue_I_KW, failed, starts:
-[{spread, log_evidence or null, failed}]}}, at_generating_values: {<model>: {nlpd, nlpd_mean,
-mse, log_evidence} or null}}}}}``; ``summary``: ``{ml_ii | at_generating_values: {table:
-{<function>: {<noise>: {<model>: {nlpd_mean, nlpd_sd, nlpd_per_point_mean, n_failed[,
-mse_mean]}}}}, verdicts: {<function>: {<noise>: {matched, winner, matched_wins,
-n_realisations, n_realisations_matched_lowest, against: {<model>: {mean_difference,
-n_realisations_lower, p_value, significantly_lower}}}}}}}``.
+log_evidence, params, start, n_negative_curvature, smallest_eigenvalue_I_KW, log_det_I_KW,
+at_bound, failed, starts: [{spread, log_evidence or null, failed}]}}, at_generating_values:
+{<model>: {nlpd, nlpd_mean, mse, log_evidence} or null}}}}}``; ``summary``: ``{ml_ii |
+at_generating_values: {table: {<function>: {<noise>: {<model>: {nlpd_mean, nlpd_sd,
+nlpd_per_point_mean, n_failed[, mse_mean, n_near_singular, n_at_bound]}}}}, verdicts:
+{<function>: {<noise>: {matched, winner, matched_wins, n_realisations,
+n_realisations_matched_lowest, against: {<model>: {mean_difference, n_realisations_lower,
+p_value, significantly_lower}}}}}}}``.
 """
 
 from __future__ import annotations
@@ -102,6 +103,8 @@ DATA_CLIP = 1e-12
 LENGTHSCALE_BOUNDS, VARIANCE_BOUNDS, PERIOD_BOUNDS = (0.05, 20.0), (0.01, 100.0), (1.0, 20.0)
 NOISE_SD_BOUNDS, CONCENTRATION_BOUNDS = (1e-3, 10.0), (0.1, 1e5)
 MAX_ITER = 200
+# a Laplace fit whose I + K W has an eigenvalue below this is "near breakdown" (summary)
+NEAR_SINGULAR = 0.05
 SIGNIFICANCE = 0.05
 TOLERANCE = 1e-6
 RELATIVE_TOLERANCE = 1e-6
@@ -231,13 +234,18 @@ def fit_model(model: str, function: str, ratings: Comparisons):
 
 def laplace_diagnostics(gp: PreferenceGP) -> dict:
     """How far the Laplace approximation at the fit is from breaking down: the number of
-    training ratings whose likelihood curvature w is negative (not log-concave there) and the
+    training ratings whose likelihood curvature w is negative (not log-concave there), the
     smallest eigenvalue of I + K W (0: K^-1 + W singular, the approximation's variance
-    infinite and -1/2 log det(I + K W) unbounded above)."""
+    infinite) and log det(I + K W) (the evidence holds -1/2 of it, which grows without bound
+    as that eigenvalue goes to 0); and which hyper-parameters ended at a bound."""
     w = gp.laplace.terms.curvature
     K = gp.kernel(gp.X_train)
     smallest = float(np.min(np.linalg.eigvals(np.eye(w.size) + K * w[None, :]).real))
-    return {"n_negative_curvature": int(np.sum(w < 0)), "smallest_eigenvalue_I_KW": smallest}
+    theta, bounds = gp.theta, gp.bounds
+    at_bound = [name for name, value, (low, high) in zip(gp.param_names, theta, bounds)
+                if value <= low + 1e-3 or value >= high - 1e-3]
+    return {"n_negative_curvature": int(np.sum(w < 0)), "smallest_eigenvalue_I_KW": smallest,
+            "log_det_I_KW": float(gp.laplace.log_det), "at_bound": at_bound}
 
 
 def score(gp: PreferenceGP, X_test, y_test) -> dict:
@@ -305,7 +313,9 @@ def _nlpd(entry) -> float:
 def summarise(per_realisation: list[dict]) -> dict:
     """Mean and sd (ddof 1) of the NLPD per function, noise and model, over the realisations
     where the fit succeeded (``n_failed`` counts the others), for the ML-II fits and at the
-    generating values; the verdict per column for both."""
+    generating values; the verdict per column for both. For ML-II also the mean MSE, how many
+    fits ended near a Laplace breakdown (smallest eigenvalue of I + K W below NEAR_SINGULAR)
+    and how many with a hyper-parameter at a bound."""
     out = {}
     for fitting in ("ml_ii", "at_generating_values"):
         table, verdicts = {}, {}
@@ -319,8 +329,12 @@ def summarise(per_realisation: list[dict]) -> dict:
                                           for model, values in nlpd.items()}
                 if fitting == "ml_ii":
                     for model in MODELS:
-                        table[function][noise][model]["mse_mean"] = float(np.mean(
-                            [c[model]["mse"] for c in cells if not c[model]["failed"]]))
+                        fits = [c[model] for c in cells if not c[model]["failed"]]
+                        table[function][noise][model].update(
+                            mse_mean=float(np.mean([fit["mse"] for fit in fits])),
+                            n_near_singular=sum(fit["smallest_eigenvalue_I_KW"] < NEAR_SINGULAR
+                                                for fit in fits),
+                            n_at_bound=sum(bool(fit["at_bound"]) for fit in fits))
                 verdicts[function][noise] = _verdict(noise, nlpd)
         out[fitting] = {"table": table, "verdicts": verdicts}
     return out
@@ -520,6 +534,7 @@ def run(reduced: bool) -> dict:
                    "period": PERIOD_BOUNDS, "noise_sd": NOISE_SD_BOUNDS,
                    "concentration": CONCENTRATION_BOUNDS},
         "data_clip": DATA_CLIP,
+        "near_singular": NEAR_SINGULAR,
         "score": "sum over the test points of -log p(y* | data) (the rating's predictive "
                  "density, likelihood noise included; quadrature for GP-TG and GP-BE); mean "
                  "and sd (ddof 1) over realisations; mse of the predictive mean beside it",
