@@ -77,7 +77,8 @@ import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.special import ndtri
 
-from ..linalg import as_square_matrix, check_symmetric, log_det_from_cholesky
+from ..linalg import (NotPositiveDefiniteError, as_square_matrix, check_symmetric,
+                      log_det_from_cholesky)
 from ..validation import as_float_array, as_positive_float, as_positive_int
 from .likelihoods import (Likelihood, PairwiseGaussian, PairwiseProbit, WarpedProbitRating,
                           log_ndtr_derivatives)
@@ -264,9 +265,10 @@ class _Posterior:
         tau_c = precision - tau
         if np.any(tau_c <= 0):
             k = int(np.argmax(tau_c <= 0))
-            raise ValueError(f"K: the cavity of row {k} lost its precision to round-off (site "
-                             f"precision {tau[k]:.3g} against a posterior precision "
-                             f"{precision[k]:.3g}); K is too ill-conditioned for EP here")
+            raise NotPositiveDefiniteError(
+                f"K: the cavity of row {k} lost its precision to round-off (site precision "
+                f"{tau[k]:.3g} against a posterior precision {precision[k]:.3g}); K is too "
+                "ill-conditioned for EP here")
         return (self.mean[item] * precision - nu) / tau_c, 1.0 / tau_c
 
 

@@ -21,7 +21,8 @@ hyper-priors with the one L-BFGS-B restart loop of
 :meth:`~course_lib.gp.regression.GPRegression.optimise_hyperparameters`, using the evidence
 gradient with its implicit term; every evaluation warm-starts Newton from the previous weights
 a = K^-1 f_hat, and so does every refit on new comparisons (old items keep their weight, new
-items start at 0, i.e. at the current predictive mean).
+items start at 0, i.e. at the current predictive mean). Under EP the evidence gradient is the
+one at converged sites, and every evaluation starts from the previous sites.
 
 Scale: probit and Beta answers depend on f only through z / sigma, so the kernel's variance
 and ``noise_sd`` trade off exactly (the evidence has a ridge). Fix one of them (a kernel
