@@ -426,10 +426,12 @@ def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies)
     # 960 px wide at 100 dpi: JupyterLab's output area beside the file browser on a
     # 1366-px laptop screen shows it unscaled
     fig = plt.figure(figsize=(9.6, 3.9))
-    grid = fig.add_gridspec(2, 4, left=0.06, right=0.99, bottom=0.12, top=0.86, wspace=0.3,
-                            hspace=0.95, width_ratios=[1, 1, 1, 0.95])
+    # the empty fourth column leaves room for the tick labels of the right-hand panels
+    top = 0.86 if session.n_bands == 2 else 0.81     # 3-4 bands: a line on the slice above
+    grid = fig.add_gridspec(2, 5, left=0.06, right=0.99, bottom=0.12, top=top, wspace=0.12,
+                            hspace=0.95, width_ratios=[1, 1, 1, 0.22, 0.95])
     ax_mean, ax_sd, ax_bei = (fig.add_subplot(grid[:, k]) for k in range(3))
-    ax_eq, ax_settle = fig.add_subplot(grid[0, 3]), fig.add_subplot(grid[1, 3])
+    ax_eq, ax_settle = fig.add_subplot(grid[0, 4]), fig.add_subplot(grid[1, 4])
     names = (axis_names[i], axis_names[j])
     through = session.incumbent
     axis_x, axis_y, settings = session.slice_settings((i, j), through)
@@ -464,17 +466,17 @@ def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies)
         plot_session_marks(ax, **marks)
     for ax in (ax_sd, ax_bei):       # the same axes as the mean map's, labelled once
         ax.set_ylabel("")
+        ax.tick_params(labelleft=False)
     n = session.n_answers
     head = (f"utility after {n} answers\n{mean.min():+.2f} (dark) to {mean.max():+.2f} "
             "(yellow)") if n else "no answers yet: the prior\nmean 0 everywhere"
     if session.n_bands > 2:
         others = [k for k in range(session.n_bands) if k not in (i, j)]
-        at = "incumbent" if through is not None else "flat"
-        head += "\nslice: " + ", ".join(f"{axis_names[k].split(' gain')[0]} "
-                                        f"{settings[0, k]:+.0f}" for k in others) + \
-            f" dB ({at})"
-        ax_bei.text(0.03, 0.03, "A, B projected", fontsize="x-small",
-                    transform=ax_bei.transAxes, color="0.3")
+        at = "the incumbent" if through is not None else "the flat setting"
+        fixed = ", ".join(f"{axis_names[k].split(' gain')[0]} {settings[0, k]:+.0f} dB"
+                          for k in others)
+        fig.text(0.06, 0.99, f"Maps: a slice through {at} ({fixed}); A and B are drawn at "
+                 "their gains in the two bands shown.", va="top", fontsize="small")
     ax_mean.set_title(head, fontsize="small")
     ax_sd.set_title(f"posterior sd, {sd.min():.2f} to {sd.max():.2f}\n(black 0, light 2: "
                     "the prior)", fontsize="small")
