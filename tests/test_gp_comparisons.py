@@ -147,3 +147,12 @@ def test_arrays_are_read_only_and_not_the_callers():
         comparisons.y[0] = 0.0
     first[0] = 2
     assert comparisons.first[0] == 0
+
+
+def test_disconnected_warning_points_at_the_callers_line():
+    # both constructors report the user's line, not a line inside course_lib
+    with pytest.warns(DisconnectedComparisonsWarning) as direct:
+        Comparisons(np.arange(4.0), [0, 2], [1, 3], [1, 0])
+    with pytest.warns(DisconnectedComparisonsWarning) as via_pairs:
+        Comparisons.from_pairs([[0.0], [2.0]], [[1.0], [3.0]], [1, 0])
+    assert {direct[0].filename, via_pairs[0].filename} == {__file__}

@@ -36,6 +36,7 @@ it finite (``only_wins``, ``only_loses``).
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import numpy as np
@@ -116,6 +117,15 @@ def consolidate(points: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]
         index[near] = len(leaders)
         leaders.append(i)
     return points[leaders], index
+
+
+def _caller_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the first frame outside this module
+    (the user's line, whether they called ``Comparisons`` or ``from_pairs``)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class Comparisons:
@@ -295,7 +305,8 @@ class Comparisons:
                 f"Comparisons: the comparison graph has {observed.size} components ({groups}"
                 f"{more}); the data say nothing about the levels of one against another, "
                 "which then come from the prior alone. Compare an item of one with an item "
-                "of another to connect them.", DisconnectedComparisonsWarning, stacklevel=3)
+                "of another to connect them.", DisconnectedComparisonsWarning,
+                stacklevel=_caller_stacklevel())
 
     def _describe(self, label: int) -> str:
         members = np.flatnonzero(self._labels == label)
