@@ -290,12 +290,14 @@ def test_run_10_steps_answers_ten_times_and_start_again_empties_the_maps():
 def test_show_hidden_preference_draws_the_irf_and_its_optimum():
     explorer = P.personalise_explorer("simulated", 2, rng=0)
     explorer.session.answer_for_me(6)
-    hidden = explorer.render(**(explorer.values() | {"show_truth": True}))
-    shown = explorer.render(**(explorer.values() | {"show_truth": False}))
-    labels = [line.get_label() for line in hidden.axes[0].lines]
-    assert "hidden optimum" in labels
-    assert "hidden optimum" not in [line.get_label() for line in shown.axes[0].lines]
-    assert len(hidden.axes[0].collections) > len(shown.axes[0].collections)   # contours
+    def drawn(show_truth):      # what the map shows (the explorer redraws one figure)
+        ax = explorer.render(**(explorer.values() | {"show_truth": show_truth})).axes[0]
+        return [line.get_label() for line in ax.lines], len(ax.collections)
+
+    (hidden, n_hidden), (shown, n_shown) = drawn(True), drawn(False)
+    assert "hidden optimum" in hidden and "hidden optimum" not in shown
+    assert n_hidden > n_shown                    # the IRF's contours
+    assert drawn(True) == (hidden, n_hidden)     # and back: nothing left over
     plt.close("all")
 
 
@@ -351,3 +353,32 @@ def test_slice_settings_cover_the_gain_range_every_db():
     # rows of a map follow the second band: settings[k] sits at (row k // 25, column k % 25)
     assert settings[26, 1] == axis_x[1] and settings[26, 3] == axis_y[1]
     assert settings_grid(-12, 12, 1, 2).shape[0] == settings.shape[0]
+
+
+def png(fig):
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=40)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("bands, shown", [(2, (0, 1)), (3, (1, 2))])
+def test_redrawing_in_place_gives_the_picture_of_a_new_figure(bands, shown):
+    """The explorer redraws one figure in place (cheaper than a new one); after a different
+    state, the slice changed and the hidden preference shown and hidden, it must draw exactly
+    what a new figure draws."""
+    explorer = P.personalise_explorer("simulated", bands, rng=2)
+    session = explorer.session
+    values = explorer.values()
+    explorer.render(**values)
+    session.answer_for_me(7)
+    if bands > 2:
+        explorer.render(**(values | {"shown": (0, 1), "show_truth": True}))
+        values = values | {"shown": shown}
+    else:
+        explorer.render(**(values | {"show_truth": True}))
+    in_place = png(explorer.render(**values))
+    names = tuple(f"{name} gain (dB)" for name in session.equaliser.names)
+    fresh = P._draw(session, shown, False, names, np.geomspace(40, 8000, 200),
+                    [band.frequency for band in session.equaliser.bands])
+    assert in_place == png(fresh)
+    plt.close("all")

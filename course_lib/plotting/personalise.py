@@ -43,6 +43,8 @@ def plot_setting_map(ax, axis_x, axis_y, values, *, cmap: str = "viridis",
                       interpolation="nearest",
                       extent=(axis_x[0] - half_x, axis_x[-1] + half_x,
                               axis_y[0] - half_y, axis_y[-1] + half_y))
+    ax.set_xlim(axis_x[0] - half_x, axis_x[-1] + half_x)   # fixed: later marks never rescale
+    ax.set_ylim(axis_y[0] - half_y, axis_y[-1] + half_y)
     if colorbar:
         bar = ax.figure.colorbar(image, ax=ax, fraction=0.08, pad=0.03)
         bar.ax.yaxis.set_major_locator(MaxNLocator(4))   # few ticks: quick to lay out

@@ -48,7 +48,6 @@ import copy
 import html
 
 import ipywidgets as W
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -397,8 +396,12 @@ def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str =
         controls["show_truth"] = W.Checkbox(value=False, description="show hidden preference",
                                             indent=False)
 
+    drawn = {}     # the figure, built at the first render and redrawn in place after it
+
     def render(strength=None, clip=None, shown=(0, 1), show_truth=False) -> Figure:
-        return _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies)
+        drawn["figure"] = _draw(session, shown, show_truth, axis_names, frequencies,
+                                band_frequencies, figure=drawn.get("figure"))
+        return drawn["figure"]
 
     def say(choice):
         def act():
@@ -416,22 +419,44 @@ def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str =
     return explorer
 
 
-def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies) -> Figure:
-    """The explorer's figure: posterior mean, sd and bEI over two bands (a slice through the
-    incumbent for 3-4 bands) with comparisons, incumbent and next pair; the two settings'
-    equaliser curves; the settling measure. No colour bars: each title gives its map's range
-    (three colour-bar axes took a third of the redraw time, and a redraw follows every
-    answer)."""
-    i, j = shown
+def _new_figure(n_bands: int) -> Figure:
+    """The explorer's empty figure: three maps, the equaliser curves above the settling plot.
+    A plain Figure (not pyplot's), so closing it after a PNG is made leaves it usable."""
     # 960 px wide at 100 dpi: JupyterLab's output area beside the file browser on a
     # 1366-px laptop screen shows it unscaled
-    fig = plt.figure(figsize=(9.6, 3.9))
+    fig = Figure(figsize=(9.6, 3.9))
+    top = 0.86 if n_bands == 2 else 0.81      # 3-4 bands: a line on the slice above
     # the empty fourth column leaves room for the tick labels of the right-hand panels
-    top = 0.86 if session.n_bands == 2 else 0.81     # 3-4 bands: a line on the slice above
     grid = fig.add_gridspec(2, 5, left=0.06, right=0.99, bottom=0.12, top=top, wspace=0.12,
                             hspace=0.95, width_ratios=[1, 1, 1, 0.22, 0.95])
-    ax_mean, ax_sd, ax_bei = (fig.add_subplot(grid[:, k]) for k in range(3))
-    ax_eq, ax_settle = fig.add_subplot(grid[0, 4]), fig.add_subplot(grid[1, 4])
+    for k in range(3):
+        fig.add_subplot(grid[:, k])
+    fig.add_subplot(grid[0, 4])
+    fig.add_subplot(grid[1, 4])
+    return fig
+
+
+def _cleared(fig: Figure) -> Figure:
+    """``fig`` without the artists of the previous state: the axes, their ticks and labels stay
+    (building them is most of the cost of a new figure; a redraw follows every answer)."""
+    for ax in fig.axes:
+        for artist in [*ax.images, *ax.lines, *ax.collections, *ax.patches, *ax.texts]:
+            artist.remove()
+    for text in list(fig.texts):
+        text.remove()
+    return fig
+
+
+def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies, *,
+          figure: Figure | None = None) -> Figure:
+    """The explorer's figure: posterior mean, sd and bEI over two bands (a slice through the
+    incumbent for 3-4 bands) with comparisons, incumbent and next pair; the two settings'
+    equaliser curves; the settling measure. Drawn into ``figure`` (cleared first) when given.
+    No colour bars: each title gives its map's range (three colour-bar axes took a third of
+    the redraw time)."""
+    i, j = shown
+    fig = _new_figure(session.n_bands) if figure is None else _cleared(figure)
+    ax_mean, ax_sd, ax_bei, ax_eq, ax_settle = fig.axes
     names = (axis_names[i], axis_names[j])
     through = session.incumbent
     axis_x, axis_y, settings = session.slice_settings((i, j), through)
