@@ -200,12 +200,12 @@ def likelihood_explorer(n_grid: int = 801, z_max: float = 8.0) -> Explorer:
         plot_curvature(ax_w, z, terms.curvature)
         ax_w.set_title("curvature of log p(y | z)", fontsize="medium")
         if np.any(terms.curvature < 0):
-            ax_w.legend(loc="upper left", fontsize="x-small")
+            ax_w.legend(loc="upper left", fontsize="small")
         plot_posterior_1d(ax_p, exact, prior_var=prior_var,
                           laplace=(laplace.f_hat[0], laplace.covariance()[0, 0]))
         ax_p.set_xlabel("z = f(first) − f(second)")
         ax_p.set_title("posterior of z after this answer", fontsize="medium")
-        ax_p.legend(loc="upper left", fontsize="x-small")
+        ax_p.legend(loc="upper left", fontsize="small")
         return fig
 
     return Explorer(render, controls, title="One answer: likelihood, curvature and posterior")
@@ -250,20 +250,20 @@ def laplace_explorer(n_grid: int = 161, f_max: float = 4.0) -> Explorer:
         cov = result.covariance()
         plot_posterior_2d(ax_2d, exact, laplace_mean=result.f_hat, laplace_cov=cov, path=path,
                           negative=negative)
-        ax_2d.legend(loc="lower left", fontsize="x-small")
+        ax_2d.legend(loc="lower left", fontsize="small")
         n_clipped = sum(step.clipped for step in path)
         ax_2d.set_title(f"Newton: {len(path) - 1} steps, {n_clipped} with clipped w",
                         fontsize="medium")
         # z = f1 - f2 on a grid of its own: the exact marginal by brute force in z directly
         z_var = float((M @ K @ M.T)[0, 0])
-        z_grid = np.linspace(-2 * f_max, 2 * f_max, 2 * int(n_grid) - 1)
+        z_grid = np.linspace(-2 * f_max, 2 * f_max, 2001)   # resolves sharp posteriors of z
         exact_z = grid_posterior([[z_var]], [[1.0]], likelihood, [y], (z_grid,))
         z_laplace = (float((M @ result.f_hat)[0]), float((M @ cov @ M.T)[0, 0]))
         plot_posterior_1d(ax_z, exact_z, laplace=z_laplace, prior_var=z_var)
         ax_z.set_xlabel("z = f(first) − f(second)")
         shade_negative(ax_z, z_grid, likelihood.terms(z_grid, np.full(z_grid.size, y)).curvature)
         ax_z.set_title("posterior of z (shaded: w < 0)", fontsize="medium")
-        ax_z.legend(loc="upper left", fontsize="x-small")
+        ax_z.legend(loc="upper left", fontsize="small")
         ax_z.axvline(z_laplace[0], color=LAPLACE_COLOUR, lw=0.8)
         return fig
 
