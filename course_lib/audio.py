@@ -60,6 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.signal import sosfilt
 
+from .data.audio import load_waveform
 from .validation import as_float_array, as_positive_float, as_positive_int, check_choice
 
 __all__ = ["SAMPLE_RATE", "SPEECH_DATASET", "SPEECH_FILE", "BAND_KINDS", "Band", "Equaliser",
@@ -244,8 +245,6 @@ def standard_equaliser(n_bands: int = 2, *, sample_rate: float = SAMPLE_RATE) ->
 def load_speech_clip() -> np.ndarray:
     """The shipped sentence (``data/speech_clip/speech.wav``, 16 kHz), read-only float64 in
     [-1, 1); verified against the data set's SHA256SUMS on every call."""
-    from .data.audio import load_waveform   # data loaders import the feature front end
-
     return load_waveform(SPEECH_DATASET, SPEECH_FILE, SAMPLE_RATE)
 
 

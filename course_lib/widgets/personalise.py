@@ -104,7 +104,7 @@ def equaliser_model(n_bands: int = 2) -> PreferenceGP:
 def hidden_listener(n_bands: int = 2, *, rng: RngLike = None) -> SimulatedListener:
     """A simulated listener over ``n_bands`` gains: its IRF a draw of an SE-kernel GP
     (lengthscale 6 dB, variance 4) anchored every 6 dB on [-12, 12], its answers a Beta slider
-    (noise_sd 1, concentration 8). One ``rng`` draws the IRF, then seeds the answers."""
+    (noise_sd 1, concentration 8). ``rng`` draws the IRF and then the listener's answers."""
     n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
     rng = as_rng(rng)
     irf = GPDrawResponse(SquaredExponential(LISTENER_LENGTHSCALE, LISTENER_VARIANCE),
