@@ -67,8 +67,7 @@ def test_the_maps_and_measures_are_the_library_s():
     np.testing.assert_allclose(smoothed, average_ei_path(session.measures))
     assert settled == settled_at(session.measures, threshold=P.SETTLED_THRESHOLD)
     # the figure's mean map is the model's prediction on the drawn slice
-    fig = P._draw(session, (0, 1), False, ("bass gain (dB)", "treble gain (dB)"),
-                  np.geomspace(40, 8000, 50), [250, 3000])
+    fig = P.session_figure(session)
     _, _, settings = session.slice_settings((0, 1), session.incumbent)
     mean, _ = model.predict(settings)
     image = fig.axes[0].images[0].get_array()
@@ -189,8 +188,10 @@ def test_start_again_forgets_the_answers_but_keeps_the_listener():
     session = new_session()
     listener = session.listener
     session.answer_for_me(6)
+    session.n_failed_optimisations = 1
     session.start_again()
     assert session.n_answers == 0 and session.model is None and session.measures == []
+    assert session.n_failed_optimisations == 0
     assert session.listener is listener and session.in_random_start
 
 
@@ -377,8 +378,16 @@ def test_redrawing_in_place_gives_the_picture_of_a_new_figure(bands, shown):
     else:
         explorer.render(**(values | {"show_truth": True}))
     in_place = png(explorer.render(**values))
-    names = tuple(f"{name} gain (dB)" for name in session.equaliser.names)
-    fresh = P._draw(session, shown, False, names, np.geomspace(40, 8000, 200),
-                    [band.frequency for band in session.equaliser.bands])
-    assert in_place == png(fresh)
+    assert in_place == png(P.session_figure(session, shown))
     plt.close("all")
+
+
+def test_session_figure_checks_its_arguments():
+    session = new_session(3)
+    with pytest.raises(ValueError, match="^shown:"):
+        P.session_figure(session, (0, 3))
+    with pytest.raises(TypeError, match="^session:"):
+        P.session_figure("session")
+    session.answer_for_me(3)
+    fig = P.session_figure(session, (1, 2), show_truth=True)
+    assert fig.axes[0].get_xlabel() == "mid gain (dB)" and fig.axes[0].collections

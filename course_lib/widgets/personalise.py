@@ -67,7 +67,7 @@ from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check
 from .base import Explorer
 
 __all__ = ["GAIN_RANGE", "GRID_STEP", "SETTLED_THRESHOLD", "MAX_DEGREE", "equaliser_model",
-           "hidden_listener", "answer_from_buttons", "PersonalisationSession",
+           "hidden_listener", "answer_from_buttons", "PersonalisationSession", "session_figure",
            "personalise_explorer"]
 
 GAIN_RANGE = (-12.0, 12.0)          # dB, every band
@@ -165,7 +165,6 @@ class PersonalisationSession:
         self.equaliser = standard_equaliser(self.n_bands)
         self.grid = settings_grid(*GAIN_RANGE, GRID_STEP[self.n_bands], self.n_bands)
         self.bounds = np.tile(np.array(GAIN_RANGE), (self.n_bands, 1))
-        self.n_failed_optimisations = 0
         self.start_again()
 
     # ----- state ------------------------------------------------------------------------
@@ -178,6 +177,7 @@ class PersonalisationSession:
         self._firsts, self._seconds, self._answers = [], [], []
         self.comparisons = self.model = self.incumbent = self.grid_bei = None
         self.measures: list[float] = []
+        self.n_failed_optimisations = 0
         self.pair = self._presented(self._chain[0], self._chain[1])
 
     def _presented(self, x, x_other) -> np.ndarray:
@@ -358,6 +358,27 @@ class PersonaliseExplorer(Explorer):
         self.refresh()
 
 
+def session_figure(session: PersonalisationSession, shown=(0, 1), *,
+                   show_truth: bool = False) -> Figure:
+    """The explorer's figure for ``session`` as a static picture (for the page under an
+    explorer): maps over the bands ``shown`` (a slice through the incumbent for 3-4 bands),
+    with the hidden listener's preference when ``show_truth``."""
+    if not isinstance(session, PersonalisationSession):
+        raise TypeError(f"session: expected a PersonalisationSession, got "
+                        f"{type(session).__name__}")
+    options = [pair for _, pair in _slice_options(session.equaliser.names)]
+    if tuple(shown) not in options:
+        raise ValueError(f"shown: expected two band indices from {options}, got {shown!r}")
+    return _draw(session, tuple(shown), show_truth, *_figure_inputs(session))
+
+
+def _figure_inputs(session: PersonalisationSession):
+    """Axis names, the frequencies of the equaliser curves and the bands' frequencies."""
+    names = tuple(f"{name} gain (dB)" for name in session.equaliser.names)
+    return (names, np.geomspace(40, 8000, 200),
+            [band.frequency for band in session.equaliser.bands])
+
+
 def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str = "speech",
                          n_random: int = 4, rng: RngLike = 0) -> PersonaliseExplorer:
     """The "personalise it yourself" explorer (module docstring).
@@ -376,9 +397,7 @@ def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str =
     listener = hidden_listener(bands, rng=rng) if mode == "simulated" else None
     session = PersonalisationSession(bands, listener=listener, n_random=n_random, rng=rng)
     names = session.equaliser.names
-    axis_names = tuple(f"{name} gain (dB)" for name in names)
-    frequencies = np.geomspace(40, 8000, 200)
-    band_frequencies = [band.frequency for band in session.equaliser.bands]
+    axis_names, frequencies, band_frequencies = _figure_inputs(session)
 
     controls = {"strength": W.FloatSlider(value=0.6, min=0.0, max=1.0, step=0.05,
                                           description="how much", readout=True,
