@@ -27,9 +27,10 @@ from course_lib.data import digits as D
 from course_lib.data.regression import load_co2, load_mcycle
 from course_lib.data.fluency import load_fluency
 from course_lib.data.uci import NAMES as UCI_NAMES, load_uci
+from course_lib.audio import load_speech_clip
 
 ROOT = Path(__file__).resolve().parents[1]
-LOADED_DATASETS = {"digits", "digit_pairs", "co2", "mcycle", "uci", "fluency"}
+LOADED_DATASETS = {"digits", "digit_pairs", "co2", "mcycle", "uci", "fluency", "speech_clip"}
 
 
 @contextlib.contextmanager
@@ -68,6 +69,7 @@ def load_every_dataset(root: Path) -> dict[str, object]:
             "fluency/controls": tuple(fluency.controls.values()),
             "fluency/texts": [fluency.texts, fluency.voices],
             "fluency/examples": tuple(clip.samples for clip in fluency.example_audio()),
+            "speech_clip": load_speech_clip(),
         }
 
 
