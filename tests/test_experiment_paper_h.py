@@ -1,0 +1,251 @@
+"""Paper H's personalisation experiment (E6.3) and the acquisition race (E6.4) stay true to their
+code, and their plots draw from the committed results.
+
+Each reduced run (E6.3: two regular 2-D listeners, one of each pathology in 2-D, one regular and
+one switching 4-D listener; E6.4: listener 0 under every rule) repeats sessions of the full run
+(every random number is keyed by study, kind, listener and task) and is compared value by value
+with the committed result within the scripts' TOLERANCE (1e-6: on the same machine the sessions
+agree bit for bit). The committed summaries, claims and paired comparisons must be those of the
+committed per-listener values. A failure after a library change means the results are stale:
+re-run ``python -m experiments.paper_h_personalisation`` and ``python -m
+experiments.acquisition_race`` and commit their result files and figures.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+from course_lib.gp import PairwiseBeta
+from course_lib.gp.acquisition import forced_choice_test
+from course_lib.gp.listeners import SimulatedListener
+from course_lib.plotting import personalisation as plots
+from course_lib.results import RESULTS_DIR, load_result
+from experiments import acquisition_race as race
+from experiments import common
+from experiments import paper_h_personalisation as paper_h
+
+# settings that differ between a reduced and a full run by design
+RUN_SIZE_SETTINGS = {"reduced", "listeners"}
+
+
+@pytest.fixture(scope="module")
+def paper_h_reduced():
+    return common.to_json(paper_h.run(reduced=True)), load_result(paper_h.NAME)
+
+
+@pytest.fixture(scope="module")
+def race_reduced():
+    return common.to_json(race.run(reduced=True)), load_result(race.NAME)
+
+
+@pytest.fixture
+def ax():
+    fig, axes = plt.subplots()
+    yield axes
+    plt.close(fig)
+
+
+# ----- reduced runs against the committed full runs -------------------------------------------
+
+@pytest.mark.parametrize("which", ["paper_h", "race"])
+def test_reduced_run_reproduces_the_committed_full_run(which, paper_h_reduced, race_reduced):
+    module, (document, committed) = {"paper_h": (paper_h, paper_h_reduced),
+                                     "race": (race, race_reduced)}[which]
+    ours, theirs = module.select_for_comparison(document["result"], committed["result"])
+    flat = [e for entries in (ours.values() if isinstance(ours, dict) else [ours])
+            for e in entries]
+    assert flat and all(e is not None for e in flat)
+    problems = common.compare_runs(ours, theirs, tol=module.TOLERANCE)
+    assert not problems, (f"{module.NAME}: the reduced run differs from the committed result "
+                          f"beyond {module.TOLERANCE:g}; re-run the full experiment:\n"
+                          + "\n".join(problems[:20]))
+
+
+def test_reduced_runs_cover_every_kind_of_listener_and_every_rule(paper_h_reduced,
+                                                                   race_reduced):
+    entries = paper_h_reduced[0]["result"]["per_listener"]
+    assert {e["group"] for e in entries["2d"]} == set(paper_h.KINDS)
+    assert {e["group"] for e in entries["4d"]} == {"regular", "switches"}
+    assert {e["group"] for e in race_reduced[0]["result"]["per_listener"]["2d"]} == \
+        set(race.RULES)
+
+
+@pytest.mark.parametrize("which", ["paper_h", "race"])
+def test_committed_settings_are_the_scripts(which, paper_h_reduced, race_reduced):
+    document, committed = {"paper_h": paper_h_reduced, "race": race_reduced}[which]
+    ours, theirs = document["settings"], committed["settings"]
+    assert set(ours) == set(theirs)
+    for key in set(ours) - RUN_SIZE_SETTINGS:
+        assert ours[key] == theirs[key], (f"setting {key!r}: script {ours[key]!r}, committed "
+                                          f"{theirs[key]!r}")
+
+
+def test_committed_full_runs_have_the_stated_sizes():
+    committed = load_result(paper_h.NAME)
+    assert committed["settings"]["reduced"] is False
+    for study, entries in committed["result"]["per_listener"].items():
+        counts = {kind: sum(e["group"] == kind for e in entries) for kind in paper_h.KINDS}
+        assert counts["regular"] == paper_h.N_REGULAR[study] >= 50
+        assert all(counts[kind] == paper_h.N_PER_PATHOLOGY[study] for kind in paper_h.KINDS[1:])
+    committed = load_result(race.NAME)
+    assert committed["settings"]["listeners"] == list(race.LISTENERS)
+    entries = committed["result"]["per_listener"]["2d"]
+    assert sorted((e["group"], e["index"]) for e in entries) == sorted(
+        (rule, i) for rule in race.RULES for i in race.LISTENERS)
+
+
+# ----- committed summaries come from the committed per-listener values ----------------------
+
+def test_paper_h_summary_and_claims_come_from_its_own_values():
+    committed = load_result(paper_h.NAME)["result"]
+    summary = common.to_json(paper_h.summarise(committed["per_listener"]))
+    problems = common.compare_runs(summary, committed["summary"], tol=1e-12)
+    assert not problems, "\n".join(problems[:20])
+    assert paper_h.claims(committed["summary"]) == committed["claims"]
+    for claim in ("10-20 comparisons suffice", "non-convergence flags subjects 6 and 7"):
+        for study in ("2d", "4d"):
+            verdict = committed["claims"][f"{study}: {claim}"]
+            assert verdict.split(" (")[0] in ("holds", "partly", "does not hold"), verdict
+
+
+def test_race_summary_and_paired_comparison_come_from_its_own_values():
+    committed = load_result(race.NAME)["result"]
+    summary = common.to_json(race.summarise(committed["per_listener"]))
+    problems = common.compare_runs(summary, committed["summary"], tol=1e-12)
+    paired = common.to_json(race.paired(committed["per_listener"]["2d"]))
+    problems += common.compare_runs(paired, committed["paired"]["2d"], tol=1e-12)
+    assert not problems, "\n".join(problems[:20])
+    assert set(committed["seconds_per_session"]) == set(race.RULES)
+
+
+def test_race_bei_repeats_paper_h_sessions_exactly():
+    # the same listener, answers and session generator: the race's bEI multinomial sessions
+    # are Paper H's 2-D sessions of the same regular listeners
+    paper = {e["index"]: e for e in load_result(paper_h.NAME)["result"]["per_listener"]["2d"]
+             if e["group"] == "regular"}
+    entries = [e for e in load_result(race.NAME)["result"]["per_listener"]["2d"]
+               if e["group"] == "bei"]
+    assert entries
+    for entry in entries:
+        twin = dict(paper[entry["index"]], group="bei")
+        assert common.compare_runs(entry, twin, tol=0.0) == []
+
+
+def test_readme_tables_are_the_committed_results():
+    for module in (paper_h, race):
+        assert common.readme_table(module.NAME) == module.format_table(
+            load_result(module.NAME)), (f"experiments/README.md shows a stale table for "
+                                        f"{module.NAME}; print it with `python -m "
+                                        f"experiments.{module.NAME} --table`")
+
+
+def test_source_numbers_stand_beside_ours_and_the_figures_exist():
+    committed = load_result(paper_h.NAME)
+    numbers = committed["source"]["numbers"]
+    assert numbers["study_1_significant"] == [8, 10]
+    assert numbers["study_2_significant"] == [9, 10]
+    assert numbers["significant_wins_of_20"] == committed["settings"]["significant_wins"] == 18
+    assert "baseline" in committed["differences"]
+    assert load_result(race.NAME)["source"]["claims"]
+    for name in (paper_h.NAME, race.NAME):
+        assert (RESULTS_DIR / f"{name}.png").stat().st_size > 10_000
+
+
+# ----- the script's helpers against closed forms and simulation ---------------------------------
+
+def test_win_probability_is_the_listeners_forced_choice_frequency():
+    # a listener whose found setting is better by `gap` than the baseline: the frequency of
+    # wins in many forced choices (either order) matches P(y > 1/2) of the Beta slider
+    n = 4000
+    for gap in (0.0, 0.4, 1.5):
+        listener = SimulatedListener(lambda X, gap=gap: gap * np.asarray(X)[:, 0],
+                                     PairwiseBeta(paper_h.LISTENER_NOISE_SD,
+                                                  paper_h.LISTENER_CONCENTRATION), rng=7)
+        wins = listener.forced_choice([1.0], [0.0], n)
+        p = float(paper_h.win_probability(gap))
+        assert abs(wins / n - p) <= 4.5 * np.sqrt(p * (1 - p) / n), (gap, wins / n, p)
+    assert paper_h.win_probability(0.0) == pytest.approx(0.5)
+    assert paper_h.win_probability(-0.7) == pytest.approx(1 - paper_h.win_probability(0.7))
+
+
+def test_significance_probability_sums_the_significant_win_counts():
+    n = paper_h.N_FORCED
+    for p in (0.5, 0.8, 0.95):
+        by_hand = sum(binom.pmf(k, n, p) for k in range(n + 1)
+                      if forced_choice_test(k, n, level=paper_h.LEVEL).significant and 2 * k > n)
+        assert paper_h.significance_probability(p) == pytest.approx(by_hand, rel=1e-12)
+
+
+def test_incumbent_settled_step_is_where_the_last_move_ended():
+    still = np.array([[0, 0]] * 4)
+    assert paper_h.incumbent_settled_step(still) == 0
+    moving = np.array([[0, 0], [1, 0], [1, 0], [2, 2], [1, 0], [1, 0]])
+    assert paper_h.incumbent_settled_step(moving) == 4
+    assert paper_h.incumbent_settled_step(np.array([[0, 0], [0, 0], [3, 1]])) == 2
+
+
+# ----- plots from the committed results -----------------------------------------------------
+
+@pytest.mark.parametrize("study", ["2d", "4d"])
+def test_plots_draw_the_committed_paper_h_result(ax, study):
+    document = load_result(paper_h.NAME)
+    summary = document["result"]["summary"][study]
+    plots.plot_regret(ax, document, study)
+    assert len(ax.lines) >= len(summary["groups"])
+    np.testing.assert_allclose(ax.lines[0].get_ydata(),
+                               summary["groups"]["regular"]["regret"]["mean"])
+    ax.clear()
+    plots.plot_regret(ax, document, study, groups=["switches"], which="heard_regret",
+                      band=False)
+    np.testing.assert_allclose(ax.lines[0].get_ydata(),
+                               summary["groups"]["switches"]["heard_regret"]["mean"])
+    ax.clear()
+    plots.plot_convergence(ax, document, study)
+    np.testing.assert_allclose(ax.lines[0].get_ydata(),
+                               summary["groups"]["regular"]["convergence"]["median"])
+    ax.clear()
+    plots.plot_settling(ax, document, study)
+    ei = ax.lines[0].get_ydata()
+    settled = summary["groups"]["regular"]["ei_settled"]
+    assert ei[-1] == pytest.approx(settled["n_settled"] / settled["n_listeners"])
+    ax.clear()
+    plots.plot_forced_choice(ax, document, study)
+    n_points = sum(c.get_offsets().shape[0] for c in ax.collections)
+    assert n_points == len(document["result"]["per_listener"][study])
+
+
+def test_plots_draw_the_committed_race(ax):
+    document = load_result(race.NAME)
+    plots.plot_regret(ax, document, "2d", band=False)
+    labels = ax.get_legend_handles_labels()[1]
+    assert [label.split(" (n =")[0] for label in labels] == [plots.GROUP_LABELS[r]
+                                                             for r in race.RULES]
+    ax.clear()
+    plots.plot_paired_differences(ax, document, "2d", reference="bei")
+    bars = list(ax.patches)
+    assert len(bars) == (len(race.RULES) - 1) * len(race.PAIRED_STEPS)
+    expected = [p["mean_difference"] for step in race.PAIRED_STEPS
+                for p in document["result"]["paired"]["2d"]
+                if p["reference"] == "bei" and p["step"] == step]
+    np.testing.assert_allclose([b.get_height() for b in bars], expected)
+
+
+def test_plots_name_the_bad_argument(ax):
+    document = load_result(paper_h.NAME)
+    with pytest.raises(ValueError, match="study"):
+        plots.plot_regret(ax, document, "3d")
+    with pytest.raises(ValueError, match="groups"):
+        plots.plot_regret(ax, document, "2d", groups=["nobody"])
+    with pytest.raises(ValueError, match="which"):
+        plots.plot_regret(ax, document, "2d", which="loss")
+    with pytest.raises(TypeError, match="result"):
+        plots.plot_convergence(ax, [1, 2], "2d")
+    with pytest.raises(ValueError, match="result"):
+        plots.plot_paired_differences(ax, document, "2d")
+    with pytest.raises(ValueError, match="reference"):
+        plots.plot_paired_differences(ax, load_result(race.NAME), "2d", reference="oracle")
+    with pytest.raises(ValueError, match="group"):
+        plots.plot_settling(ax, document, "2d", group="nobody")
