@@ -424,8 +424,7 @@ def run(reduced: bool) -> dict:
         per_listener[study] = entries
     summary = summarise(per_listener)
     settings = {
-        "studies": {study: {key: value for key, value in spec.items()}
-                    for study, spec in STUDIES.items()},
+        "studies": STUDIES,
         "n_random": N_RANDOM, "n_active": N_ACTIVE, "n_forced": N_FORCED, "level": LEVEL,
         "significant_wins": forced_choice_threshold(N_FORCED, level=LEVEL),
         "model": "paper_h_model(dim): SE-ARD, variance 4 fixed; squared lengthscales ~ "
