@@ -6,7 +6,8 @@ in the model) are refused, naming ``M``, ``comparisons`` or ``inference``, becau
 term would need factorised sites (thesis footnote 4); answers outside [0, 1] are refused by the
 bounded likelihoods (answers of exactly 0 or 1 are clipped, as under Laplace); EP that has not
 converged within its cap is an :class:`EPConvergenceError` naming ``max_iter`` (``ep_max_iter``
-in the model), never a silently unconverged posterior.
+in the model), and one whose sites stop settling above the tolerance one naming ``tol``
+(``ep_tol``), never a silently unconverged posterior.
 """
 
 import numpy as np
@@ -26,6 +27,11 @@ Y = np.array([0.8, 0.3, 0.6, 0.4])
 BETA = BetaRating(10.0)
 RATINGS = Comparisons.from_ratings(X[[0, 1, 2, 1]], Y)
 PAIRS = Comparisons(X, [0, 1], [1, 2], [1.0, 0.0])
+# ratings far sharper (noise_sd 1e-5) than the likelihoods' quadrature resolves: the sites
+# keep moving by about 1e-3 (posterior units) from sweep to sweep and EP stalls
+SHARP_X = np.linspace(-2, 2, 5)[:, None]
+SHARP_SE = SquaredExponential(0.03, 8.0)
+SHARP_Y = np.array([0.0, 0.2, 0.5, 0.9, 1.0])
 
 
 def ep(**changes):
@@ -73,6 +79,9 @@ CASES = [
     BadInput("ep: not converged within max_iter", ep(max_iter=1), EPConvergenceError,
              "max_iter"),
     BadInput("ep: zero tolerance", ep(tol=0.0), ValueError, "tol"),
+    BadInput("ep: stalled above tol (a likelihood too sharp for the quadrature)",
+             ep(K=SHARP_SE(SHARP_X), M=np.eye(5), likelihood=TruncatedGaussianRating(1e-5),
+                y=SHARP_Y), EPConvergenceError, "tol"),
     BadInput("ep: sites0 not a pair", ep(sites0=np.zeros(4)), TypeError, "sites0"),
     BadInput("ep: sites0 of the wrong length", ep(sites0=(np.zeros(3), np.zeros(3))),
              ValueError, "sites0"),
@@ -97,6 +106,9 @@ CASES = [
     BadInput("ep: negative EP tolerance in the model", model(ep_tol=-1.0), ValueError, "ep_tol"),
     BadInput("ep: the model's EP not converged", model_fit(RATINGS, ep_max_iter=1),
              EPConvergenceError, "ep_max_iter"),
+    BadInput("ep: the model's EP stalled",
+             model_fit(Comparisons.from_ratings(SHARP_X, SHARP_Y), kernel=SHARP_SE,
+                       likelihood=TruncatedGaussianRating(1e-5)), EPConvergenceError, "ep_tol"),
 ]
 
 

@@ -198,11 +198,13 @@ MOMENT_CASES = [
                          ids=lambda v: repr(v) if not isinstance(v, float) else None)
 def test_tilted_moments_match_dense_integration_and_finite_differences(likelihood, answer, mean,
                                                                         var):
-    """log Z against scipy's adaptive quadrature (1e-8); its derivatives in the cavity mean
-    against central differences of log Z (1e-6), and in the likelihood's log-parameters
-    (E_tilted[d log p / d theta]) likewise."""
+    """log Z against scipy's adaptive quadrature (1e-8); the derivatives of log Z in the cavity
+    mean that the tilted mean and variance give (g1 = delta / v, g2 = (v_hat - v) / v^2)
+    against central differences of log Z (1e-6), and its derivatives in the likelihood's
+    log-parameters (E_tilted[d log p / d theta]) likewise."""
     y, m, v = np.array([answer]), np.array([mean]), np.array([var])
-    log_Z, g1, g2, dtheta = tilted_moments(likelihood, y, m, v, parameters=True)
+    log_Z, delta, var_hat, dtheta = tilted_moments(likelihood, y, m, v, parameters=True)
+    g1, g2 = delta / v, (var_hat - v) / v ** 2
     sd = np.sqrt(v[0])
 
     def integrand(f):

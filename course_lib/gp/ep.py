@@ -24,11 +24,25 @@ Cavity of row k (item i): the marginal N(mu_i, Sigma_ii) without site k,
 
     tau_c = 1/Sigma_ii - tau_k,   nu_c = mu_i/Sigma_ii - nu_k,   m = nu_c/tau_c,   v = 1/tau_c.
 
-Moment matching: with Z_k = int p(y_k | f) N(f; m, v) df and g1, g2 the first two derivatives of
-log Z_k in m, the tilted distribution has mean m + v g1 and variance v + v^2 g2, and the site
-that reproduces them is (R&W 3.59 in natural parameters)
+Numerics: where an item's sites are strong (s_i K_ii >> 1) diag K - colsum(V^2) and
+1/Sigma_ii - tau_k cancel (a truncated Gaussian with noise_sd 1e-5, where L-BFGS-B's first step
+can land, has site precisions near 1e9 against cavity precisions near 1). Since
+Sigma = S^-1/2 (I - B^-1) S^-1/2, with d_i = (B^-1)_ii in (0, 1] they are also
 
-    tau_new = -g2 / (1 + v g2),     nu_new = (g1 - m g2) / (1 + v g2).
+    Sigma_ii = (1 - d_i) / s_i,     tau_c = (s_i - tau_k + tau_k d_i) / (1 - d_i),
+
+sums of non-negative terms, which cancel only where d_i is near 1 (weak sites); each form is
+used where it is accurate (d_i < 1/2: the second).
+
+Moment matching: the tilted distribution p(y_k | f) N(f; m, v) / Z_k has mean m + delta and
+variance v_hat (with g1, g2 the first two derivatives of log Z_k in m: delta = v g1 and
+v_hat = v + v^2 g2), and the site that reproduces them is (R&W 3.59 in natural parameters)
+
+    tau_new = 1/v_hat - 1/v,     nu_new = m tau_new + delta / v_hat,
+
+computed from delta and v_hat directly: R&W's -g2 / (1 + v g2) loses every digit where the
+likelihood is far sharper than the cavity (1 + v g2 = v_hat / v near 1e-8 for a truncated
+Gaussian with noise_sd 1e-5, whose sites then never settled).
 
 Closed forms for ``PairwiseProbit`` (Z = Phi(s m / sqrt(2 sigma^2 + v)), s = 2y - 1),
 ``PairwiseGaussian`` and ``WarpedProbitRating`` (Gaussian in f); otherwise (``BetaRating``,
@@ -36,8 +50,8 @@ Closed forms for ``PairwiseProbit`` (Z = Phi(s m / sqrt(2 sigma^2 + v)), s = 2y 
 likelihoods module's composite Gauss-Legendre rule, summed in log space.
 
 Negative site precisions. For a likelihood that is not log-concave (Beta, truncated Gaussian)
-g2 can be positive: the tilted distribution is wider than the cavity and tau_new < 0. Such a
-site is set to tau = 0 with nu = g1, which still matches the tilted MEAN and leaves the
+v_hat can exceed v: the tilted distribution is wider than the cavity and tau_new < 0. Such a
+site is set to tau = 0 with nu = delta / v = g1, which still matches the tilted MEAN and leaves the
 variance at the cavity's; every cavity then stays proper. (GPML's EP, the toolbox Paper E used,
 also clips tau at 0, but keeps nu from the unclipped formula, so its site matches neither
 moment.) ``EPResult.n_clipped`` counts the sites clipped in the last sweep, and a
@@ -89,15 +103,18 @@ __all__ = ["expectation_propagation", "EPResult", "EPConvergenceError", "Clipped
 
 # The damping never rises above this (at 1 the sites would stop moving).
 MAX_DAMPING = 0.9
+# EP gives up when the largest site change has not reached a new low for this many sweeps.
+STALL_SWEEPS = 50
 
 
 class EPConvergenceError(RuntimeError):
-    """The EP sites were still moving after ``max_iter`` sweeps; ``change`` is the last
-    sweep's largest site change (in posterior units) and ``tol`` the tolerance it missed."""
+    """The EP sites were still moving after ``max_iter`` sweeps, or (``stalled``) stopped
+    settling; ``change`` is the smallest largest-site-change reached (in posterior units) and
+    ``tol`` the tolerance it missed."""
 
-    def __init__(self, message: str, change: float, tol: float):
+    def __init__(self, message: str, change: float, tol: float, stalled: bool):
         super().__init__(message)
-        self.change, self.tol = change, tol
+        self.change, self.tol, self.stalled = change, tol, stalled
 
 
 class ClippedSiteWarning(UserWarning):
@@ -164,15 +181,16 @@ class EPResult:
 # --------------------------------------------------------------------------------------------
 
 def tilted_moments(likelihood: Likelihood, y, mean, var, *, parameters: bool = False):
-    """``(log Z, d log Z/d mean, d^2 log Z/d mean^2)`` of Z_k = int p(y_k | f) N(f; mean_k,
-    var_k) df, each (m,), and with ``parameters=True`` also E_tilted[d log p / d theta] of
-    shape (Q, m) (the derivative of log Z in the likelihood's log-parameters).
+    """``(log Z, delta, v_hat)``, each (m,): the normaliser Z_k = int p(y_k | f) N(f; mean_k,
+    var_k) df of the tilted distribution, its mean minus ``mean`` and its variance; with
+    ``parameters=True`` also E_tilted[d log p / d theta] of shape (Q, m) (the derivative of
+    log Z in the likelihood's log-parameters).
 
-    Closed forms for PairwiseProbit, PairwiseGaussian and WarpedProbitRating; otherwise the
-    likelihood's composite Gauss-Legendre rule (windows at the tilted mode and at the
-    likelihood's own bump, as for its predictive densities), with the tilted mean and
-    variance as weighted sums in log space: d log Z/d mean = (E[f] - mean)/var and
-    d^2 log Z/d mean^2 = (Var[f] - var)/var^2.
+    The derivatives of log Z in the cavity mean are g1 = delta / var and
+    g2 = (v_hat - var) / var^2. Closed forms for PairwiseProbit, PairwiseGaussian and
+    WarpedProbitRating; otherwise the likelihood's composite Gauss-Legendre rule (windows at
+    the tilted mode and at the likelihood's own bump, as for its predictive densities), with
+    the tilted mean and variance as weighted sums in log space.
     """
     mean = as_float_array(mean, "mean", ndim=1)
     var = as_float_array(var, "var", ndim=1)
@@ -213,10 +231,10 @@ def _tilted(likelihood, y, mean, var, find_bump, parameters):
 
     total = row_sum(1.0)
     offset = nodes - mean[row, None]
-    shift = row_sum(offset) / total                              # E[f] - mean
-    spread = row_sum((offset - shift[row, None]) ** 2) / total   # Var[f]
+    delta = row_sum(offset) / total                              # E[f] - mean
+    var_hat = row_sum((offset - delta[row, None]) ** 2) / total  # Var[f]
     if closed is None:
-        closed = (np.log(total) + peak, shift / var, (spread - var) / var ** 2)
+        closed = (np.log(total) + peak, delta, var_hat)
     if not parameters:
         return closed
     flat = likelihood.parameter_terms(nodes.ravel(), np.repeat(y[row], nodes.shape[1]))[:, 0]
@@ -225,17 +243,23 @@ def _tilted(likelihood, y, mean, var, find_bump, parameters):
 
 
 def _closed_form(likelihood, y, mean, var):
-    """(log Z, g1, g2) where Z has a closed form, else None."""
+    """(log Z, delta, v_hat) where Z has a closed form, else None.
+
+    Probit (R&W 3.58): t = s mean / sqrt(2 sigma^2 + var), delta = var s r(t) / sqrt(...),
+    v_hat = var (2 sigma^2 + var (1 - r(t)(t + r(t)))) / (2 sigma^2 + var). Gaussian in f with
+    observed o (y, or Phi^-1(y) for the warp): delta = var (o - mean) / (sigma^2 + var),
+    v_hat = var sigma^2 / (sigma^2 + var)."""
     if isinstance(likelihood, PairwiseProbit):
         sign = 2.0 * y - 1.0
-        u = 1.0 / np.sqrt(2.0 * likelihood.params["noise_sd"] ** 2 + var)
-        log_Z, r, d2, _ = log_ndtr_derivatives(sign * mean * u)
-        return log_Z, sign * u * r, u * u * d2
+        noise = 2.0 * likelihood.params["noise_sd"] ** 2
+        total = noise + var
+        log_Z, r, d2, _ = log_ndtr_derivatives(sign * mean / np.sqrt(total))
+        return log_Z, var * sign * r / np.sqrt(total), var * (noise + var * (1.0 + d2)) / total
     if isinstance(likelihood, (PairwiseGaussian, WarpedProbitRating)):
         observed = y if isinstance(likelihood, PairwiseGaussian) else ndtri(y)
-        total = likelihood.params["noise_sd"] ** 2 + var
+        noise = likelihood.params["noise_sd"] ** 2
         log_Z = likelihood.predictive_log_density(y, mean, var)
-        return log_Z, (observed - mean) / total, -1.0 / total
+        return log_Z, var * (observed - mean) / (noise + var), var * noise / (noise + var)
     return None
 
 
@@ -248,21 +272,31 @@ class _Posterior:
 
     def __init__(self, problem: "_Problem", tau: np.ndarray, nu: np.ndarray):
         K, n = problem.K, problem.K.shape[0]
-        s = np.bincount(problem.item, tau, minlength=n)
+        self.s = np.bincount(problem.item, tau, minlength=n)
         self.b = np.bincount(problem.item, nu, minlength=n)
-        self.root = np.sqrt(s)
+        self.root = np.sqrt(self.s)
         RK = self.root[:, None] * K
         self.L = cholesky(np.eye(n) + RK * self.root[None, :], lower=True, check_finite=False)
         self.alpha = self.b - self.root * cho_solve((self.L, True), RK @ self.b,
                                                     check_finite=False)
         self.mean = K @ self.alpha
         V = solve_triangular(self.L, RK, lower=True, check_finite=False)
-        self.variance = np.diag(K) - np.einsum("ij,ij->j", V, V)
+        L_inv = solve_triangular(self.L, np.eye(n), lower=True, check_finite=False)
+        self.d = np.einsum("ij,ij->j", L_inv, L_inv)     # diag B^-1, in (0, 1]
+        # Sigma_ii = K_ii - colsum(V^2) cancels where the sites are strong, (1 - d)/s where
+        # they are weak: each where it does not (module docstring, "Numerics")
+        self.strong = self.d < 0.5
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.variance = np.where(self.strong, (1.0 - self.d) / self.s,
+                                     np.diag(K) - np.einsum("ij,ij->j", V, V))
 
     def cavity(self, item, tau, nu):
         """Cavity mean and variance of every row (module docstring)."""
         precision = 1.0 / self.variance[item]
-        tau_c = precision - tau
+        d, others = self.d[item], self.s[item] - tau
+        with np.errstate(divide="ignore", invalid="ignore"):
+            tau_c = np.where(self.strong[item], (others + tau * d) / (1.0 - d),
+                             precision - tau)
         if np.any(tau_c <= 0):
             k = int(np.argmax(tau_c <= 0))
             raise NotPositiveDefiniteError(
@@ -351,7 +385,8 @@ def expectation_propagation(K, M, likelihood, y, *, sites0=None, damping: float 
         parallel EP); it moves halfway to 1 (at most ``MAX_DAMPING``) whenever a sweep moves
         the sites more than the sweep before (module docstring).
     max_iter : cap on the sweeps; :class:`EPConvergenceError` (naming ``max_iter``) when the
-        sites still move by more than ``tol`` after it.
+        sites still move by more than ``tol`` after it, or (naming ``tol``) as soon as the
+        largest site change has not reached a new low for ``STALL_SWEEPS`` sweeps.
     tol : largest site change allowed at convergence, in units of the item's posterior
         (module docstring). log Z_EP is stationary in the sites, so its error is of order
         ``tol^2`` while the posterior and the evidence gradient are accurate to order ``tol``;
@@ -370,7 +405,8 @@ def expectation_propagation(K, M, likelihood, y, *, sites0=None, damping: float 
     tol = as_positive_float(tol, "tol")
     tau, nu = _check_sites(sites0, problem.y.size)
     state = _Posterior(problem, tau, nu)
-    previous_change = np.inf
+    previous_change = best_change = np.inf
+    best_at = 0
     for n_iter in range(1, max_iter + 1):
         tau_new, nu_new, clipped = _proposal(problem, state, tau, nu)
         tau_next = damping * tau + (1.0 - damping) * tau_new
@@ -385,11 +421,19 @@ def expectation_propagation(K, M, likelihood, y, *, sites0=None, damping: float 
         if change > previous_change:      # the sites swing back and forth: damp more
             damping = min(0.5 * (1.0 + damping), MAX_DAMPING)
         previous_change = change
+        if change < best_change:
+            best_change, best_at = change, n_iter
+        elif n_iter - best_at >= STALL_SWEEPS:
+            raise EPConvergenceError(
+                f"tol: EP stalled: the sites have moved by more than {best_change:.3g} > tol = "
+                f"{tol:g} (posterior units) in every one of the last {STALL_SWEEPS} sweeps; the "
+                "likelihood may be too sharp for its quadrature at these parameters, or the "
+                "sites cycle", best_change, tol, True)
     else:
         raise EPConvergenceError(
             f"max_iter: EP did not converge in {max_iter} sweep(s) (the sites still moved by "
             f"{change:.3g} > tol = {tol:g} in posterior units); raise max_iter, or start with "
-            "more damping if the sites oscillate", change, tol)
+            "more damping if the sites oscillate", best_change, tol, False)
     n_clipped = int(np.count_nonzero(clipped))
     if n_clipped:
         warnings.warn(f"likelihood: moment matching asked for a negative site precision in "
@@ -405,26 +449,26 @@ def expectation_propagation(K, M, likelihood, y, *, sites0=None, damping: float 
 
 def _proposal(problem, state, tau, nu):
     """Moment-matched sites for every row from the current posterior (module docstring);
-    negative precisions set to 0 with nu = g1 (the tilted mean matched)."""
+    negative precisions set to 0 with nu = delta / v (the tilted mean matched)."""
     mean_c, var_c = state.cavity(problem.item, tau, nu)
-    _, g1, g2 = _moments(problem, mean_c, var_c)
-    denominator = 1.0 + var_c * g2                        # tilted var / cavity var > 0
-    tau_new = -g2 / denominator
-    nu_new = (g1 - mean_c * g2) / denominator
+    _, delta, var_hat = _moments(problem, mean_c, var_c)
+    tau_new = 1.0 / var_hat - 1.0 / var_c
+    nu_new = mean_c * tau_new + delta / var_hat
     clipped = tau_new < 0
-    return np.where(clipped, 0.0, tau_new), np.where(clipped, g1, nu_new), clipped
+    return (np.where(clipped, 0.0, tau_new), np.where(clipped, delta / var_c, nu_new),
+            clipped)
 
 
 def _moments(problem, mean_c, var_c):
-    log_Z, g1, g2 = problem.tilted(mean_c, var_c)
-    bad = ~(np.isfinite(log_Z) & np.isfinite(g1) & np.isfinite(g2))
+    log_Z, delta, var_hat = problem.tilted(mean_c, var_c)
+    bad = ~(np.isfinite(log_Z) & np.isfinite(delta) & (var_hat > 0) & np.isfinite(var_hat))
     if np.any(bad):
         k = int(np.argmax(bad))
         raise ValueError(f"likelihood: the tilted distribution of row {k} (y = "
                          f"{problem.y[k]:g}, cavity mean {mean_c[k]:.3g}, variance "
                          f"{var_c[k]:.3g}) has no finite moments; check y and the "
                          "likelihood's parameters")
-    return log_Z, g1, g2
+    return log_Z, delta, var_hat
 
 
 def _log_evidence(problem, state, tau, nu) -> float:

@@ -269,11 +269,15 @@ class PreferenceGP(GPRegression):
             return expectation_propagation(K, M, likelihood, y, sites0=sites0,
                                            max_iter=self.ep_max_iter, tol=self.ep_tol)
         except EPConvergenceError as err:
-            raise EPConvergenceError(
-                f"ep_max_iter: EP did not converge in {self.ep_max_iter} sweep(s) at the current "
-                f"hyper-parameters (the sites still moved by {err.change:.3g} > ep_tol = "
-                f"{err.tol:g} in posterior units); raise ep_max_iter", err.change,
-                err.tol) from None
+            if err.stalled:
+                message = (f"ep_tol: EP stalled at the current hyper-parameters (the sites kept "
+                           f"moving by more than {err.change:.3g} > ep_tol = {err.tol:g}); the "
+                           "likelihood may be too sharp there for its quadrature")
+            else:
+                message = (f"ep_max_iter: EP did not converge in {self.ep_max_iter} sweep(s) at "
+                           f"the current hyper-parameters (the sites still moved by more than "
+                           f"{err.change:.3g} > ep_tol = {err.tol:g}); raise ep_max_iter")
+            raise EPConvergenceError(message, err.change, err.tol, err.stalled) from None
 
     def _require_fit(self):
         if self.posterior is None:
