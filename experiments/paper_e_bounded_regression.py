@@ -44,15 +44,21 @@ GP-WA (its likelihood is Gaussian in f, so Laplace is exact).
 
 Beside the ML-II fits, every model is also scored with its hyper-parameters at the generating
 values (kernel as drawn, noise parameter at the data's mid-scale spread), no learning: this
-separates what the likelihood does from what evidence maximisation does with it.
+separates what the likelihood does from what evidence maximisation does with it. GP-TG and
+GP-BE are also refitted by EP at both sets of hyper-parameters (Laplace's ML-II values and the
+generating values): that separates the posterior approximation from the hyper-parameters. EP's
+own evidence is not maximised: one L-BFGS-B run of it took about 25-45 s for GP-TG here (about
+0.2 s with Laplace), some 5 CPU-hours for the whole grid.
 
 Layout of ``result``: ``per_realisation``, a list over realisations of ``{realisation,
 functions: {<function>: {<noise>: {n_clipped, models: {<model>: {nlpd, nlpd_mean, mse,
 log_evidence, params, start, n_negative_curvature, smallest_eigenvalue_I_KW, log_det_I_KW,
 at_bound, failed, starts: [{spread, log_evidence or null, failed}]}}, at_generating_values:
-{<model>: {nlpd, nlpd_mean, mse, log_evidence} or null}}}}}``; ``summary``: ``{ml_ii |
-at_generating_values: {table: {<function>: {<noise>: {<model>: {nlpd_mean, nlpd_sd,
-nlpd_per_point_mean, n_failed[, mse_mean, n_near_singular, n_at_bound]}}}}, verdicts:
+{<model>: {nlpd, nlpd_mean, mse, log_evidence} or null}, ep_at_ml_ii | ep_at_generating_values:
+{GP-TG | GP-BE: {nlpd, nlpd_mean, mse, log_evidence, n_clipped_sites} or null}}}}}``;
+``summary``: ``{ml_ii | at_generating_values | ep_at_ml_ii | ep_at_generating_values: {table:
+{<function>: {<noise>: {<model>: {nlpd_mean, nlpd_sd, nlpd_per_point_mean, n_failed[,
+mse_mean, n_near_singular, n_at_bound]}}}}, verdicts:
 {<function>: {<noise>: {matched, winner, matched_wins, n_realisations,
 n_realisations_matched_lowest, against: {<model>: {mean_difference, n_realisations_lower,
 p_value, significantly_lower}}}}}}}``.
@@ -68,6 +74,7 @@ from scipy.stats import truncnorm, ttest_rel
 
 from course_lib.gp import (
     BetaRating,
+    ClippedSiteWarning,
     Comparisons,
     JitterWarning,
     NotPositiveDefiniteError,
@@ -78,6 +85,7 @@ from course_lib.gp import (
     WarpedProbitRating,
     sample_gaussian,
 )
+from course_lib.gp.ep import EPConvergenceError
 
 from .common import RESULTS_DIR, run_experiment, task_rng
 
@@ -94,8 +102,13 @@ FUNCTIONS = {
     "SE_text": {"kernel": "SE", "variance": TEXT_SE_VARIANCE, "lengthscale": 1.0},
 }
 MAIN_FUNCTIONS = ("SE", "periodic")
+REDUCED_FUNCTIONS = MAIN_FUNCTIONS        # the reduced run: realisation 0 of these
 NOISE_TYPES = ("WA", "TG", "BE")
 MODELS = {"GP-WA": "WA", "GP-TG": "TG", "GP-BE": "BE"}        # model -> its matched noise
+# models refitted by EP (GP-WA's posterior is exact either way), and the two sets of
+# hyper-parameters they are refitted at (module docstring)
+EP_MODELS = ("GP-TG", "GP-BE")
+EP_FITS = {"ep_at_ml_ii": "ml_ii", "ep_at_generating_values": "at_generating_values"}
 # every noise type has sd(y | f = 0) = MID_SPREAD (module docstring)
 MID_SPREAD = 0.1
 SPREAD_GRID = (0.025, 0.05, 0.1, 0.2, 0.4)                     # starts of the noise parameter
@@ -268,14 +281,28 @@ def at_generating_values(model: str, function: str, ratings: Comparisons, X_test
     return {**score(gp, X_test, y_test), "log_evidence": float(gp.laplace.log_evidence)}
 
 
+def at_hyperparameters_by_ep(kernel, likelihood_, ratings: Comparisons, X_test, y_test):
+    """EP posterior (``inference="ep"``) at the given kernel and likelihood, scored like the
+    Laplace fits; None when EP does not converge. ``n_clipped_sites``: sites whose negative
+    precision EP set to 0 (the likelihood is not log-concave there)."""
+    gp = PreferenceGP(kernel, likelihood_, inference="ep")
+    try:
+        gp.fit(ratings)
+    except EPConvergenceError:
+        return None
+    return {**score(gp, X_test, y_test), "log_evidence": float(gp.ep.log_evidence),
+            "n_clipped_sites": int(gp.ep.n_clipped)}
+
+
 def run_cell(function: str, noise: str, realisation: int, X_train, X_test, f) -> dict:
-    """One function, one noise type, one realisation: the three models, ML-II and at the
-    generating values."""
+    """One function, one noise type, one realisation: the three models by ML-II and at the
+    generating values (Laplace), and GP-TG and GP-BE by EP at both sets of hyper-parameters."""
     y = noisy_ratings(f, noise, task_rng(realisation, f"noise/{function}/{noise}"))
     y_train, y_test = y[:N_TRAIN], y[N_TRAIN:]
     ratings = Comparisons.from_ratings(X_train, y_train)
     cell = {"n_clipped": int(np.sum((y <= DATA_CLIP) | (y >= 1.0 - DATA_CLIP))),
-            "models": {}, "at_generating_values": {}}
+            "models": {}, "at_generating_values": {}, "ep_at_ml_ii": {},
+            "ep_at_generating_values": {}}
     for model in MODELS:
         best, starts = fit_model(model, function, ratings)
         if best is None:
@@ -288,13 +315,19 @@ def run_cell(function: str, noise: str, realisation: int, X_train, X_test, f) ->
                                      "failed": False, "starts": starts}
         cell["at_generating_values"][model] = at_generating_values(model, function, ratings,
                                                                    X_test, y_test)
+        if model not in EP_MODELS:
+            continue
+        cell["ep_at_ml_ii"][model] = None if best is None else at_hyperparameters_by_ep(
+            best[0].kernel, best[0].likelihood, ratings, X_test, y_test)
+        cell["ep_at_generating_values"][model] = at_hyperparameters_by_ep(
+            generating_kernel(function), likelihood(model, MID_SPREAD), ratings, X_test, y_test)
     return cell
 
 
-def run_realisation(realisation: int) -> dict:
+def run_realisation(realisation: int, functions=tuple(FUNCTIONS)) -> dict:
     X_train, X_test = inputs()
     out = {}
-    for function in FUNCTIONS:
+    for function in functions:
         f = np.concatenate(latent_function(function, X_train, X_test))
         out[function] = {noise: run_cell(function, noise, realisation, X_train, X_test, f)
                          for noise in NOISE_TYPES}
@@ -310,20 +343,37 @@ def _nlpd(entry) -> float:
     return np.nan if entry is None or entry.get("failed") else entry["nlpd"]
 
 
+def _cell_models(cell: dict, fitting: str) -> dict:
+    """The three models' records of one cell for ``fitting``: "ml_ii" and
+    "at_generating_values" (Laplace), or an EP fitting, whose GP-WA is the exact Laplace
+    record at the same hyper-parameters."""
+    if fitting == "ml_ii":
+        return cell["models"]
+    if fitting in EP_FITS:
+        exact = _cell_models(cell, EP_FITS[fitting])
+        return {model: cell[fitting][model] if model in EP_MODELS else exact[model]
+                for model in MODELS}
+    return cell[fitting]
+
+
+FITTINGS = ("ml_ii", "at_generating_values", *EP_FITS)
+
+
 def summarise(per_realisation: list[dict]) -> dict:
     """Mean and sd (ddof 1) of the NLPD per function, noise and model, over the realisations
-    where the fit succeeded (``n_failed`` counts the others), for the ML-II fits and at the
-    generating values; the verdict per column for both. For ML-II also the mean MSE, how many
-    fits ended near a Laplace breakdown (smallest eigenvalue of I + K W below NEAR_SINGULAR)
-    and how many with a hyper-parameter at a bound."""
+    where the fit succeeded (``n_failed`` counts the others), for each fitting (Laplace ML-II,
+    Laplace at the generating values, EP at either); the verdict per column for each. For
+    ML-II also the mean MSE, how many fits ended near a Laplace breakdown (smallest
+    eigenvalue of I + K W below NEAR_SINGULAR) and how many with a hyper-parameter at a
+    bound."""
     out = {}
-    for fitting in ("ml_ii", "at_generating_values"):
+    for fitting in FITTINGS:
         table, verdicts = {}, {}
-        for function in FUNCTIONS:
+        for function in per_realisation[0]["functions"]:
             table[function], verdicts[function] = {}, {}
             for noise in NOISE_TYPES:
-                cells = [r["functions"][function][noise] for r in per_realisation]
-                cells = [c["models"] if fitting == "ml_ii" else c[fitting] for c in cells]
+                cells = [_cell_models(r["functions"][function][noise], fitting)
+                         for r in per_realisation]
                 nlpd = {model: np.array([_nlpd(c[model]) for c in cells]) for model in MODELS}
                 table[function][noise] = {model: _describe(values)
                                           for model, values in nlpd.items()}
@@ -388,22 +438,31 @@ FUNCTION_LABELS = {
 }
 
 
+TABLE_ROWS = (("ours, Laplace, ML-II", "ml_ii"), ("paper", None),
+              ("ours, Laplace, generating values", "at_generating_values"),
+              ("ours, EP at the ML-II values", "ep_at_ml_ii"),
+              ("ours, EP, generating values", "ep_at_generating_values"))
+VERDICT_ROWS = (("Laplace, ML-II", "ml_ii"),
+                ("Laplace, generating values", "at_generating_values"),
+                ("EP at the ML-II values", "ep_at_ml_ii"),
+                ("EP, generating values", "ep_at_generating_values"))
+
+
 def format_table(document: dict) -> str:
-    """Per function: our mean (sd) NLPD with ML-II beside the paper's (rows models, columns
-    noise types; the lowest of each column in bold), ours at the generating values, and
-    whether the matched model wins each column."""
+    """Per function: our mean (sd) NLPD beside the paper's (rows models, columns noise types;
+    the lowest of each column in bold, per fitting), and whether the matched model wins each
+    column. GP-WA has no EP rows: its posterior is exact."""
     summary = document["result"]["summary"]
     lines = []
     for function in FUNCTIONS:
         lines += [f"**{FUNCTION_LABELS[function]}**", "",
                   "| model | " + " | ".join(f"{noise} noise" for noise in NOISE_TYPES) + " |",
                   "|---|" + "---|" * len(NOISE_TYPES)]
-        rows = [("ours (ML-II)", "ml_ii")]
-        if function in SOURCE_TABLE:
-            rows.append(("paper", None))
-        rows.append(("ours at generating values", "at_generating_values"))
         for model in MODELS:
-            for label, fitting in rows:
+            for label, fitting in TABLE_ROWS:
+                if (fitting is None and function not in SOURCE_TABLE) or \
+                        (fitting in EP_FITS and model not in EP_MODELS):
+                    continue
                 cells = []
                 for noise in NOISE_TYPES:
                     if fitting is None:
@@ -417,8 +476,7 @@ def format_table(document: dict) -> str:
                     text = f"{mean:.1f} ({sd:.1f})" + (f" [{failed} failed]" if failed else "")
                     cells.append(f"**{text}**" if best else text)
                 lines.append(f"| {model}, {label} | " + " | ".join(cells) + " |")
-        for label, fitting in (("ML-II", "ml_ii"),
-                               ("at generating values", "at_generating_values")):
+        for label, fitting in VERDICT_ROWS:
             verdict = []
             for noise in NOISE_TYPES:
                 v = summary[fitting]["verdicts"][function][noise]
@@ -502,7 +560,10 @@ def run(reduced: bool) -> dict:
         # 150 inputs on [0, 10] under an SE lengthscale of 1 nearly so: its Cholesky takes a
         # jitter of ~1e-10 of the diagonal; expected, not a fault
         warnings.simplefilter("ignore", JitterWarning)
-        per_realisation = [run_realisation(r) for r in realisations]
+        # EP's clipped negative site precisions are counted per fit (n_clipped_sites)
+        warnings.simplefilter("ignore", ClippedSiteWarning)
+        functions = REDUCED_FUNCTIONS if reduced else tuple(FUNCTIONS)
+        per_realisation = [run_realisation(r, functions) for r in realisations]
         if not reduced:
             draw_figure(RESULTS_DIR / f"{NAME}.png")
     summary = summarise(per_realisation)
@@ -523,7 +584,12 @@ def run(reduced: bool) -> dict:
         "models": {"GP-WA": "WarpedProbitRating (exact)",
                    "GP-TG": "TruncatedGaussianRating (Laplace)",
                    "GP-BE": "BetaRating (Laplace)"},
-        "inference": "Laplace via PreferenceGP on Comparisons.from_ratings",
+        "inference": "Laplace via PreferenceGP on Comparisons.from_ratings (ML-II and at the "
+                     "generating values); EP (PreferenceGP(inference='ep'), default ep_tol "
+                     "and ep_max_iter) for GP-TG and GP-BE at the Laplace ML-II values and at "
+                     "the generating values, no EP evidence maximisation",
+        "reduced_run": f"realisations {list(REDUCED_REALISATIONS)} of the functions "
+                       f"{list(REDUCED_FUNCTIONS)}",
         "hyperparameters": "ML-II (flat priors): one L-BFGS-B run (at most "
                            f"{MAX_ITER} iterations) from each start; the kernel starts at the "
                            "generating values, the noise parameter at each spread of the grid "

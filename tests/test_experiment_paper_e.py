@@ -193,3 +193,37 @@ def test_readme_claims_hold():
     # the paper's own margin in the SE / TG column is small
     paper = paper_e.SOURCE_TABLE["SE"]
     assert paper["GP-BE"]["TG"][0] - paper["GP-TG"]["TG"][0] < 6.0
+
+
+def test_readme_claims_about_ep_hold():
+    committed = load_result(paper_e.NAME)
+    summary = committed["result"]["summary"]
+    per_realisation = committed["result"]["per_realisation"]
+    # EP at the generating values: the matched model wins every column, significantly
+    for function, columns in summary["ep_at_generating_values"]["verdicts"].items():
+        for noise, verdict in columns.items():
+            assert verdict["matched_wins"], (function, noise)
+            assert all(other["significantly_lower"] for other in verdict["against"].values())
+    # EP at Laplace's ML-II values: all six columns of the paper's table, SE / TG significantly
+    at_ml_ii = summary["ep_at_ml_ii"]["verdicts"]
+    for function in paper_e.MAIN_FUNCTIONS:
+        for noise in paper_e.NOISE_TYPES:
+            assert at_ml_ii[function][noise]["matched_wins"], (function, noise)
+    assert all(other["significantly_lower"] for other in at_ml_ii["SE"]["TG"]["against"].values())
+    assert at_ml_ii["SE_text"]["BE"]["winner"] == "GP-WA"
+    assert at_ml_ii["SE_text"]["BE"]["against"]["GP-WA"]["p_value"] > paper_e.SIGNIFICANCE
+    # main functions: GP-BE's EP and Laplace means within a nat; GP-TG's EP 1-3 nats better at
+    # the generating values
+    tables = {fitting: summary[fitting]["table"] for fitting in paper_e.FITTINGS}
+    for function in paper_e.MAIN_FUNCTIONS:
+        for noise in paper_e.NOISE_TYPES:
+            for ep, laplace in paper_e.EP_FITS.items():
+                gap = (tables[ep][function][noise]["GP-BE"]["nlpd_mean"]
+                       - tables[laplace][function][noise]["GP-BE"]["nlpd_mean"])
+                assert abs(gap) < 1.0, (function, noise, ep, gap)
+            gain = (tables["at_generating_values"][function][noise]["GP-TG"]["nlpd_mean"]
+                    - tables["ep_at_generating_values"][function][noise]["GP-TG"]["nlpd_mean"])
+            assert 1.0 <= gain <= 3.0, (function, noise, gain)
+    clipped = [fit["n_clipped_sites"] for r in per_realisation for cells in r["functions"].values()
+               for cell in cells.values() for ep in paper_e.EP_FITS for fit in cell[ep].values()]
+    assert max(clipped) == 13
