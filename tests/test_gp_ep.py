@@ -392,6 +392,33 @@ def test_preference_gp_ep_gradient_matches_finite_differences_and_map_ii_is_stat
     assert np.abs(gradient[inside]).max() < 1e-3
 
 
+def test_map_ii_by_ep_backs_off_where_ep_fails():
+    """25 truncated-Gaussian ratings: from the default start the evidence gradient is steep
+    in noise_sd, and L-BFGS-B's first trial point lands near its lower bound, where the
+    likelihood is far too sharp for EP's quadrature and EP stalls. That point is taken to be
+    far worse than the last one evaluated (an infinite value would make scipy's L-BFGS-B
+    report convergence at the start), so the run backtracks and reaches a stationary point,
+    near Laplace's MAP-II."""
+    X = np.linspace(-3, 3, 25)[:, None]
+    mu = 1 / (1 + np.exp(-2 * np.sin(1.5 * X[:, 0])))
+    y = np.clip(mu + 0.1 * np.random.default_rng(0).standard_normal(25), 0, 1)
+    ratings = Comparisons.from_ratings(X, y)
+    gp = PreferenceGP(SquaredExponential(1.0, 1.0), TruncatedGaussianRating(0.2),
+                      inference="ep").fit(ratings)
+    start = gp.theta
+    failures = []
+    failed_objective = gp._failed_objective
+    gp._failed_objective = lambda theta: (failures.append(theta), failed_objective(theta))[1]
+    fit = gp.optimise_hyperparameters(1)
+    assert len(failures) >= 1 and np.exp(failures[0][2]) < 1e-3   # noise_sd at the trial
+    assert not np.allclose(fit.theta, start)
+    _, gradient = gp.log_marginal_likelihood(gp.theta, eval_gradient=True)
+    assert np.abs(gradient).max() < 1e-2
+    laplace = PreferenceGP(SquaredExponential(1.0, 1.0), TruncatedGaussianRating(0.2))
+    laplace.fit(ratings).optimise_hyperparameters(1)
+    np.testing.assert_allclose(gp.theta, laplace.theta, atol=0.2)
+
+
 def test_refitting_the_same_ratings_starts_from_the_previous_sites():
     ratings = bounded_ratings(8)
     gp = PreferenceGP(SE, BetaRating(15.0), inference="ep").fit(ratings)

@@ -40,9 +40,9 @@ v_hat = v + v^2 g2), and the site that reproduces them is (R&W 3.59 in natural p
 
     tau_new = 1/v_hat - 1/v,     nu_new = m tau_new + delta / v_hat,
 
-computed from delta and v_hat directly: R&W's -g2 / (1 + v g2) loses every digit where the
-likelihood is far sharper than the cavity (1 + v g2 = v_hat / v near 1e-8 for a truncated
-Gaussian with noise_sd 1e-5, whose sites then never settled).
+computed from delta and v_hat directly: R&W's form -g2 / (1 + v g2) forms v_hat / v as
+1 + v g2, which loses as many digits as v_hat / v is small (eight for a truncated Gaussian with
+noise_sd 1e-5, where v_hat / v is near 1e-8).
 
 Closed forms for ``PairwiseProbit`` (Z = Phi(s m / sqrt(2 sigma^2 + v)), s = 2y - 1),
 ``PairwiseGaussian`` and ``WarpedProbitRating`` (Gaussian in f); otherwise (``BetaRating``,

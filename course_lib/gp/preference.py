@@ -62,6 +62,8 @@ INFERENCES = ("laplace", "ep")
 
 # rows of test pairs handled per kernel call in preference_probability (memory stays O(chunk n))
 PAIR_CHUNK = 1024
+# How much worse than the last evaluated MAP-II objective a point where EP fails is taken to be.
+FAILED_EP_PENALTY = 1e6
 
 
 @dataclass(frozen=True)
@@ -180,6 +182,7 @@ class PreferenceGP(GPRegression):
         self._M: np.ndarray | None = None
         self._warm_alpha: np.ndarray | None = None
         self._warm_sites: tuple[np.ndarray, np.ndarray] | None = None
+        self._last_objective: float | None = None
 
     # ----- hyper-parameter vector -------------------------------------------------------
     @property
@@ -326,11 +329,22 @@ class PreferenceGP(GPRegression):
                 result = self.marginal_likelihood(theta, eval_gradient=True)
         except (NotPositiveDefiniteError, EPConvergenceError):
             # includes InvalidLaplaceError: the search backs off
-            return np.inf, np.zeros_like(theta)
+            return self._failed_objective(theta)
         if isinstance(result, LaplaceEvidence) and not result.laplace.converged:
             return np.inf, np.zeros_like(theta)
         lp, dlp = self.log_hyper_prior(theta)
-        return -(result.value + lp), -(result.gradient + dlp)
+        self._last_objective = -(result.value + lp)
+        return self._last_objective, -(result.gradient + dlp)
+
+    def _failed_objective(self, theta):
+        """The objective where no approximation exists: +inf (a failed run) under Laplace;
+        under EP, whose quadrature fails at the extreme hyper-parameters that L-BFGS-B's
+        first, gradient-sized step often reaches, a finite value far above the last one
+        evaluated, because scipy's L-BFGS-B takes an infinite value at its first trial point
+        for convergence and stops at its start, while a large finite one makes it backtrack."""
+        if self.inference != "ep" or self._last_objective is None:
+            return np.inf, np.zeros_like(theta)
+        return self._last_objective + FAILED_EP_PENALTY, np.zeros_like(theta)
 
     def _scale_ridge(self) -> tuple[str, ...]:
         """Names of the free, prior-less scale parameters that trade off exactly (probit and
