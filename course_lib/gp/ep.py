@@ -26,7 +26,7 @@ Cavity of row k (item i): the marginal N(mu_i, Sigma_ii) without site k,
 
 Numerics: where an item's sites are strong (s_i K_ii >> 1) diag K - colsum(V^2) and
 1/Sigma_ii - tau_k cancel (a truncated Gaussian with noise_sd 1e-5, where L-BFGS-B's first step
-can land, has site precisions near 1e9 against cavity precisions near 1). Since
+can land, had site precisions near 4e8 against cavity precisions near 1). Since
 Sigma = S^-1/2 (I - B^-1) S^-1/2, with d_i = (B^-1)_ii in (0, 1] they are also
 
     Sigma_ii = (1 - d_i) / s_i,     tau_c = (s_i - tau_k + tau_k d_i) / (1 - d_i),
@@ -51,8 +51,8 @@ likelihoods module's composite Gauss-Legendre rule, summed in log space.
 
 Negative site precisions. For a likelihood that is not log-concave (Beta, truncated Gaussian)
 v_hat can exceed v: the tilted distribution is wider than the cavity and tau_new < 0. Such a
-site is set to tau = 0 with nu = delta / v = g1, which still matches the tilted MEAN and leaves the
-variance at the cavity's; every cavity then stays proper. (GPML's EP, the toolbox Paper E used,
+site is set to tau = 0 with nu = delta / v = g1, which still matches the tilted MEAN and
+leaves the variance at the cavity's; every cavity then stays proper. (GPML's EP, the toolbox Paper E used,
 also clips tau at 0, but keeps nu from the unclipped formula, so its site matches neither
 moment.) ``EPResult.n_clipped`` counts the sites clipped in the last sweep, and a
 :class:`ClippedSiteWarning` says when some are: there the posterior is narrower than EP's
@@ -67,7 +67,10 @@ adaptive damping they settle in 64, tests/test_gp_ep.py), so the damping starts 
 ``damping`` and moves halfway to 1 whenever a sweep moves the sites more than the sweep
 before. The iteration stops when no site moved by more than ``tol`` in the units of its
 item's posterior, |d tau_k| Sigma_ii and |d nu_k| sqrt(Sigma_ii); it raises
-:class:`EPConvergenceError` after ``max_iter`` sweeps.
+:class:`EPConvergenceError` after ``max_iter`` sweeps, or sooner when that largest change has
+not reached a new low for ``STALL_SWEEPS`` sweeps (the sites cycle, or the quadrature's
+round-off keeps them moving by more than ``tol``, as for a likelihood far sharper than its
+quadrature resolves: a truncated Gaussian with noise_sd 1e-5 stalled near 1e-3).
 
 Log evidence (R&W 3.65, here in natural parameters so that tau = 0 is allowed), with the
 cavities of the final posterior and C_k fixed by Z_k = int q_-k(f) t_k(f) df:
