@@ -52,9 +52,9 @@ likelihoods module's composite Gauss-Legendre rule, summed in log space.
 Negative site precisions. For a likelihood that is not log-concave (Beta, truncated Gaussian)
 v_hat can exceed v: the tilted distribution is wider than the cavity and tau_new < 0. Such a
 site is set to tau = 0 with nu = delta / v = g1, which still matches the tilted MEAN and
-leaves the variance at the cavity's; every cavity then stays proper. (GPML's EP, the toolbox Paper E used,
-also clips tau at 0, but keeps nu from the unclipped formula, so its site matches neither
-moment.) ``EPResult.n_clipped`` counts the sites clipped in the last sweep, and a
+leaves the variance at the cavity's; every cavity then stays proper. (GPML's EP, the toolbox
+Paper E used, also clips tau at 0, but keeps nu from the unclipped formula, so its site
+matches neither moment.) ``EPResult.n_clipped`` counts the sites clipped in the last sweep, and a
 :class:`ClippedSiteWarning` says when some are: there the posterior is narrower than EP's
 fixed point would be, and the evidence gradient is only approximate.
 
