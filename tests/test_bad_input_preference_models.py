@@ -13,7 +13,7 @@ from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import HalfStudentT, SquaredExponential
 from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.laplace import InvalidLaplaceError, laplace_mode, newton_path
-from course_lib.gp.likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
+from course_lib.gp.likelihoods import BetaRating, PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.gp.preference import OnSquare, PreferenceGP
 from test_gp_laplace import SymmetricMixture
 
@@ -34,6 +34,10 @@ def laplace(**changes):
 
 def fitted():
     return PreferenceGP(SE, PROBIT).fit(PAIRS)
+
+
+def rated():
+    return PreferenceGP(SE, BetaRating(10.0)).fit(Comparisons.from_ratings(X, [0.2, 0.6, 0.9]))
 
 
 def evidence_gradient(dK):
@@ -140,6 +144,16 @@ CASES = [
     BadInput("preference: OnSquare of a number", lambda: OnSquare(10.0), TypeError, "prior"),
     BadInput("preference: likelihood parameter named like a kernel parameter",
              lambda: PreferenceGP(SE, _ClashingLikelihood()), ValueError, "likelihood"),
+    BadInput("preference: a rating predicted from a pairwise model",
+             lambda: fitted().predict_rating(X), ValueError, "self"),
+    BadInput("preference: a rating's density from a pairwise model",
+             lambda: fitted().rating_log_density(X, [0.5, 0.5, 0.5]), ValueError, "self"),
+    BadInput("preference: a rating above the scale",
+             lambda: rated().rating_log_density(X, [0.5, 1.5, 0.5]), ValueError, "y"),
+    BadInput("preference: one rating too few for the test inputs",
+             lambda: rated().rating_log_density(X, [0.5, 0.5]), ValueError, "y"),
+    BadInput("preference: rating test inputs of the wrong width",
+             lambda: rated().predict_rating(np.ones((2, 3))), ValueError, "X_test"),
 ]
 
 

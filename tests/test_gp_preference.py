@@ -163,6 +163,27 @@ def test_bounded_ratings_fit_through_identity_rows():
     assert np.corrcoef(gp.predict(X)[0], y)[0, 1] > 0.9
 
 
+@pytest.mark.parametrize("inference", ["laplace", "ep"])
+def test_rating_predictions_match_monte_carlo(inference):
+    """E[y] and log p(y) of new ratings average the likelihood over the posterior of f: checked
+    against Monte Carlo over posterior draws (tolerance: 5 Monte Carlo standard errors)."""
+    rng = np.random.default_rng(8)
+    X = rng.uniform(-2, 2, (12, 1))
+    y = np.clip(0.5 + 0.35 * np.sin(2 * X[:, 0]), 0.02, 0.98)
+    gp = PreferenceGP(SquaredExponential(0.8, 1.0), BetaRating(15.0), inference=inference)
+    gp.fit(Comparisons.from_ratings(X, y))
+    X_test = np.array([[-1.0], [0.3], [2.5]])
+    y_test = np.array([0.2, 0.7, 0.5])
+    draws = gp.sample_posterior(X_test, 40000, rng=rng)
+    conditional_means = np.stack([gp.likelihood.predictive_mean(f, np.zeros(3)) for f in draws])
+    np.testing.assert_allclose(gp.predict_rating(X_test), conditional_means.mean(axis=0),
+                               atol=5 * conditional_means.std(axis=0).max() / 200)
+    densities = np.exp(np.stack([gp.likelihood.log_likelihood(f, y_test) for f in draws]))
+    expected = np.log(densities.mean(axis=0))
+    error = densities.std(axis=0) / (200 * densities.mean(axis=0))
+    assert np.all(np.abs(gp.rating_log_density(X_test, y_test) - expected) < 5 * error + 1e-12)
+
+
 # ----- hyper-parameters ---------------------------------------------------------------------------
 @pytest.mark.parametrize("kind", ["pair-binary", "pair-degree"])
 def test_model_evidence_gradient_matches_finite_differences(kind):

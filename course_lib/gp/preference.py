@@ -437,6 +437,28 @@ class PreferenceGP(GPRegression):
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(total > 0, ndtr(mean / np.sqrt(total)), 0.5 * (1 + np.sign(mean)))
 
+    def _require_ratings(self, method: str):
+        self._require_fit()
+        if self.likelihood.observation_kind != "bounded":
+            raise ValueError(f"self: {method} predicts single-item ratings, but this model's "
+                             f"likelihood takes {self.likelihood.observation_kind!r} answers "
+                             "about pairs; use preference_probability")
+
+    def predict_rating(self, X_test) -> np.ndarray:
+        """Expected rating E[y] at the rows of ``X_test`` (bounded-rating likelihoods only):
+        the likelihood's mean of y given f, averaged over the posterior of f (closed form or
+        the likelihood's quadrature)."""
+        self._require_ratings("predict_rating")
+        mean, var = self.predict(X_test)
+        return self.likelihood.predictive_mean(mean, var)
+
+    def rating_log_density(self, X_test, y) -> np.ndarray:
+        """log p(y_i | data) of a rating ``y_i`` at row i of ``X_test``: the likelihood
+        integrated over the posterior of f there (its negative mean is the NLPD)."""
+        self._require_ratings("rating_log_density")
+        mean, var = self.predict(X_test)
+        return self.likelihood.predictive_log_density(y, mean, var)
+
     def __repr__(self):
         inference = f", inference={self.inference!r}" if self.inference != "laplace" else ""
         return f"PreferenceGP(kernel={self.kernel!r}, likelihood={self.likelihood!r}{inference})"
