@@ -1,5 +1,6 @@
 """course_lib.audio: the equaliser's biquads against scipy.signal and their closed-form gains,
-the synthesised music clip, loudness matching and WAV encoding."""
+the synthesised music clip, loudness matching and WAV encoding (bad input:
+tests/test_bad_input_audio.py)."""
 
 import io
 import wave
@@ -110,41 +111,6 @@ def test_the_bands_of_the_standard_layouts_are_named_and_ordered():
         frequencies = [band.frequency for band in eq.bands]
         assert frequencies == sorted(frequencies) and frequencies[-1] < FS / 2
         assert eq.bands[0].kind == "low_shelf" and eq.bands[-1].kind == "high_shelf"
-
-
-# ----- bad input ----------------------------------------------------------------------------
-
-@pytest.mark.parametrize("call, name", [
-    (lambda: A.peaking_biquad(8000.0, 3.0), "centre_hz"),
-    (lambda: A.peaking_biquad(-5.0, 3.0), "centre_hz"),
-    (lambda: A.peaking_biquad(1000.0, float("nan")), "gain_db"),
-    (lambda: A.peaking_biquad(1000.0, 3.0, 0.0), "q"),
-    (lambda: A.low_shelf_biquad(9000.0, 3.0), "corner_hz"),
-    (lambda: A.high_shelf_biquad(1000.0, [1.0, 2.0]), "gain_db"),
-    (lambda: A.standard_equaliser(5), "n_bands"),
-    (lambda: A.standard_equaliser(2).sos([1.0, 2.0, 3.0]), "gains_db"),
-    (lambda: A.standard_equaliser(2).apply(np.ones((3, 2)), [0.0, 0.0]), "waveform"),
-    (lambda: A.Band("notch", 100.0, "x"), "kind"),
-    (lambda: A.Equaliser([A.Band("peaking", 7000.0, "x")], sample_rate=8000), "bands"),
-    (lambda: A.synthesised_music(0.0), "duration"),
-    (lambda: A.load_clip("noise"), "name"),
-    (lambda: A.loudness_matched(np.ones(10), np.zeros(10)), "waveforms[1]"),
-    (lambda: A.loudness_matched(), "waveforms"),
-    (lambda: A.wav_bytes(np.array([0.5, 1.5])), "waveform"),
-    (lambda: A.wav_bytes(np.array([0.5, np.nan])), "waveform"),
-    (lambda: A.rms(np.array([])), "waveform"),
-])
-def test_bad_input_names_the_argument(call, name):
-    with pytest.raises((ValueError, TypeError)) as caught:
-        call()
-    assert str(caught.value).startswith(name + ":"), str(caught.value)
-
-
-def test_equaliser_wants_bands():
-    with pytest.raises(TypeError, match="^bands:"):
-        A.Equaliser([])
-    with pytest.raises(TypeError, match="^bands:"):
-        A.Equaliser(["bass"])
 
 
 # ----- clips ------------------------------------------------------------------------------------
