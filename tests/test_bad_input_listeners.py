@@ -14,7 +14,8 @@ from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import BetaRating, PairwiseBeta, PairwiseProbit, PreferenceGP, SquaredExponential
 from course_lib.gp.listeners import (CannotHear, Fatigue, GPDrawResponse, MattersAboveThreshold,
                                      SimulatedListener, SwitchesPreference, gp_draw_2d,
-                                     negated_griewank, paper_h_model, run_session, settings_grid)
+                                     negated_griewank, next_candidate, paper_h_model, run_session,
+                                     settings_grid)
 
 PROBIT = PairwiseProbit(0.5)
 GRID = settings_grid(-4, 4, 2, 2)   # 25 settings
@@ -126,6 +127,10 @@ CASES = [
              ValueError, "grid"),
     BadInput("listeners: paper-H model for unknown answers",
              lambda: paper_h_model(2, answers="slider"), ValueError, "answers"),
+    BadInput("listeners: next candidate by an unknown rule",
+             lambda: next_candidate(PreferenceGP(SquaredExponential(2.0, 1.0), PROBIT), GRID,
+                                    GRID[0], "greedy", np.zeros(len(GRID)), None, rng=0),
+             ValueError, "rule"),
 ]
 
 

@@ -20,7 +20,7 @@ from course_lib.gp import SquaredExponential
 from course_lib.gp.acquisition import pairwise_bald
 from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
-from course_lib.gp.listeners import (SimulatedListener, _candidate, gp_draw_2d, run_session,
+from course_lib.gp.listeners import (SimulatedListener, gp_draw_2d, next_candidate, run_session,
                                      settings_grid)
 from course_lib.gp.preference import PreferenceGP
 
@@ -209,8 +209,8 @@ def test_bald_rule_asks_the_most_informative_pair_with_the_incumbent():
                           optimise_every=None, n_forced=0, rng=9)
     gp = session.model
     x_best = session.incumbents[-1]
-    pick, measure = _candidate(gp, grid, x_best, "bald", np.zeros(grid.shape[0]), None,
-                               np.random.default_rng(0))
+    pick, measure = next_candidate(gp, grid, x_best, "bald", np.zeros(grid.shape[0]), None,
+                                   rng=0)
     values = pairwise_bald(gp, x_best[None, :], grid)
     others = ~np.all(grid == x_best, axis=1)
     assert others[pick] and values[pick] == np.max(values[others])

@@ -45,7 +45,8 @@ from .acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path,
                           thompson_sample, univariate_ei)
 from .listeners import (CannotHear, Fatigue, GPDrawResponse, MattersAboveThreshold, Pathology,
                         SessionResult, SimulatedListener, SwitchesPreference, gp_draw_2d,
-                        gp_draw_4d, negated_griewank, paper_h_model, run_session, settings_grid)
+                        gp_draw_4d, negated_griewank, next_candidate, paper_h_model, run_session,
+                        settings_grid)
 
 __all__ = [
     "Kernel", "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
@@ -75,5 +76,5 @@ __all__ = [
     "forced_choice_threshold",
     "negated_griewank", "settings_grid", "GPDrawResponse", "gp_draw_2d", "gp_draw_4d",
     "Pathology", "CannotHear", "SwitchesPreference", "Fatigue", "MattersAboveThreshold",
-    "SimulatedListener", "SessionResult", "paper_h_model", "run_session",
+    "SimulatedListener", "SessionResult", "paper_h_model", "next_candidate", "run_session",
 ]

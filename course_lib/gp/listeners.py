@@ -87,7 +87,7 @@ from .priors import HalfStudentT
 __all__ = ["negated_griewank", "settings_grid", "GPDrawResponse", "gp_draw_2d", "gp_draw_4d",
            "Pathology", "CannotHear", "SwitchesPreference", "Fatigue", "MattersAboveThreshold",
            "SimulatedListener", "PAIRWISE_KINDS", "ACQUISITIONS", "SessionResult",
-           "paper_h_model", "run_session"]
+           "paper_h_model", "next_candidate", "run_session"]
 
 PAIRWISE_KINDS = ("pair-binary", "pair-degree", "pair-difference")
 ACQUISITIONS = ("bei", "bei-argmax", "uei", "thompson", "random", "bei-ascent", "bald")
@@ -521,9 +521,15 @@ def _random_chain(n_grid: int, n_random: int, rng) -> np.ndarray:
     return rng.choice(n_grid, size=n_random + 1, replace=False)
 
 
-def _candidate(model, grid, x_best, rule: str, grid_bei, bounds, rng) -> tuple[int, float]:
-    """Grid index of the next candidate (never the incumbent) and the convergence measure:
-    the grid mean of bEI (``grid_bei``), or for "bei-ascent" the mean bEI along the ascents."""
+def next_candidate(model, grid, x_best, rule: str, grid_bei, bounds, *, rng: RngLike = None
+                   ) -> tuple[int, float]:
+    """Grid index of the setting to compare with the incumbent ``x_best`` next (never the
+    incumbent itself) under ``rule`` (one of ``ACQUISITIONS``), and the convergence measure:
+    the grid mean of bEI (``grid_bei``, bEI of ``model`` at every ``grid`` row), or for
+    "bei-ascent" the mean bEI along the ascents within ``bounds``. One rule for
+    :func:`run_session` and the personalisation explorer."""
+    check_choice(rule, "rule", ACQUISITIONS)
+    rng = as_rng(rng)
     others = ~np.all(grid == x_best, axis=1)
     index_of_other = np.flatnonzero(others)
     if rule == "bei-ascent":
@@ -630,7 +636,8 @@ def run_session(listener: SimulatedListener, model, grid, *, n_random: int = 10,
         if step == n_active and grid_bei is not None:  # the last fit: no further question
             convergence.append(float(np.mean(grid_bei)))
             break
-        pick, measure = _candidate(gp, grid, x_best, acquisition, grid_bei, bounds, rng)
+        pick, measure = next_candidate(gp, grid, x_best, acquisition, grid_bei, bounds,
+                                       rng=rng)
         convergence.append(measure)
         if step == n_active:  # "bei-ascent": the ascents only measured convergence
             break

@@ -56,7 +56,7 @@ from ..gp.acquisition import average_ei_path, bivariate_ei, incumbent, settled_a
 from ..gp.comparisons import Comparisons
 from ..gp.kernels import SquaredExponential
 from ..gp.likelihoods import PairwiseBeta
-from ..gp.listeners import GPDrawResponse, SimulatedListener, _candidate, paper_h_model, \
+from ..gp.listeners import GPDrawResponse, SimulatedListener, next_candidate, paper_h_model, \
     settings_grid
 from ..gp.preference import OnSquare, PreferenceGP
 from ..gp.priors import HalfStudentT
@@ -240,8 +240,8 @@ class PersonalisationSession:
         if t < self.n_random:
             pair = self._presented(self._chain[t], self._chain[t + 1])
         else:
-            pick, _ = _candidate(model, self.grid, x_best, "bei", grid_bei, self.bounds,
-                                 self.rng)
+            pick, _ = next_candidate(model, self.grid, x_best, "bei", grid_bei, self.bounds,
+                                     rng=self.rng)
             pair = self._presented(x_best, self.grid[pick])
         # commit only after everything above succeeded
         self._firsts, self._seconds, self._answers = firsts, seconds, answers
