@@ -262,9 +262,8 @@ def laplace_diagnostics(gp: PreferenceGP) -> dict:
 
 
 def score(gp: PreferenceGP, X_test, y_test) -> dict:
-    mean, var = gp.predict(X_test)
-    log_density = gp.likelihood.predictive_log_density(y_test, mean, var)
-    predicted = gp.likelihood.predictive_mean(mean, var)
+    log_density = gp.rating_log_density(X_test, y_test)
+    predicted = gp.predict_rating(X_test)
     return {"nlpd": -float(np.sum(log_density)), "nlpd_mean": -float(np.mean(log_density)),
             "mse": float(np.mean((predicted - y_test) ** 2))}
 
@@ -518,8 +517,7 @@ def draw_figure(path) -> None:
                 best, _ = fit_model(model, function, ratings)
                 if best is None:
                     continue
-                mean, var = best[0].predict(X_all)
-                ax.plot(X_all[:, 0], best[0].likelihood.predictive_mean(mean, var), "-",
+                ax.plot(X_all[:, 0], best[0].predict_rating(X_all), "-",
                         label=f"{model} predictive mean")
             ax.plot(X_train[:, 0], y[:N_TRAIN], "k+", label="training ratings")
             ax.plot(X_test[:, 0], y[N_TRAIN:], ".", color="0.5", ms=4, label="test ratings")
