@@ -10,5 +10,6 @@ UNITS = [
     "03_hmm",
     "04_gp_regression",
     "05_gp_raters",
+    "06_preference_gp",
 ]
 NOTEBOOK_DIRS = ("lectures", "solutions")
