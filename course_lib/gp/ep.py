@@ -94,11 +94,11 @@ import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.special import ndtri
 
-from ..linalg import (NotPositiveDefiniteError, as_square_matrix, check_symmetric,
-                      log_det_from_cholesky)
+from ..linalg import NotPositiveDefiniteError, log_det_from_cholesky
 from ..validation import as_float_array, as_positive_float, as_positive_int
 from .likelihoods import (Likelihood, PairwiseGaussian, PairwiseProbit, WarpedProbitRating,
                           log_ndtr_derivatives)
+from .laplace import check_latent_problem
 from .prediction import LatentGaussian
 
 __all__ = ["expectation_propagation", "EPResult", "EPConvergenceError", "ClippedSiteWarning",
@@ -327,13 +327,7 @@ class _Problem:
 
 
 def _check_problem(K, M, likelihood, y) -> _Problem:
-    K = as_square_matrix(K, "K")
-    check_symmetric(K, "K")
-    n = K.shape[0]
-    M = as_float_array(M, "M", ndim=2)
-    if M.shape[1] != n:
-        raise ValueError(f"M: expected {n} columns (one per item, as K is {n} x {n}), got shape "
-                         f"{M.shape}")
+    K, M, y = check_latent_problem(K, M, likelihood, y)
     identity = (np.count_nonzero(M, axis=1) == 1) & np.isclose(M.sum(axis=1), 1.0)
     if not np.all(identity):
         k = int(np.argmax(~identity))
@@ -342,13 +336,6 @@ def _check_problem(K, M, likelihood, y) -> _Problem:
                          "row (+1, -1) would need a factorised pair of sites (thesis footnote "
                          "4), which is not implemented. Use the Laplace approximation "
                          "(laplace_mode) for comparisons")
-    if not isinstance(likelihood, Likelihood):
-        raise TypeError(f"likelihood: expected a course_lib.gp.likelihoods Likelihood, got "
-                        f"{type(likelihood).__name__}")
-    y = likelihood.check_observations(y, "y")
-    if y.shape != (M.shape[0],):
-        raise ValueError(f"y: expected {M.shape[0]} observations (one per row of M), got shape "
-                         f"{y.shape}")
     return _Problem(K, np.argmax(M, axis=1), likelihood, y)
 
 

@@ -282,8 +282,10 @@ class _Problem:
         return _Factor(self, w, self.size_form() if np.all(w >= 0) else "L_K")
 
 
-def _check_problem(K, M, likelihood, y, form):
-    check_choice(form, "form", FORMS)
+def check_latent_problem(K, M, likelihood, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate the inputs of a latent-Gaussian approximation (Laplace or EP): the items' prior
+    covariance ``K`` (n x n, symmetric), the map ``M`` (m x n), a ``likelihood`` and its m
+    observations ``y``; returns K, M and y as checked arrays, errors name the argument."""
     K = as_square_matrix(K, "K")
     check_symmetric(K, "K")
     n = K.shape[0]
@@ -298,6 +300,12 @@ def _check_problem(K, M, likelihood, y, form):
     if y.shape != (M.shape[0],):
         raise ValueError(f"y: expected {M.shape[0]} observations (one per row of M), got shape "
                          f"{y.shape}")
+    return K, M, y
+
+
+def _check_problem(K, M, likelihood, y, form):
+    check_choice(form, "form", FORMS)
+    K, M, y = check_latent_problem(K, M, likelihood, y)
     return _Problem(K, M, likelihood, y, form)
 
 
