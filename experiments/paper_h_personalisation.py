@@ -69,6 +69,7 @@ from course_lib.gp.acquisition import (
     average_ei_path,
     forced_choice_threshold,
     settled_at,
+    settling_threshold,
 )
 from course_lib.gp.listeners import (
     CannotHear,
@@ -89,9 +90,9 @@ NAME = "paper_h_personalisation"
 N_RANDOM, N_ACTIVE, N_FORCED, LEVEL = 10, 30, 20, 0.001
 OPTIMISE_EVERY, MAP_II_RESTARTS = 1, 1
 LISTENER_NOISE_SD, LISTENER_CONCENTRATION = 1.0, 10.0
-MODEL_SIGNAL_VARIANCE = 4.0          # paper_h_model's fixed kernel variance (sigma_f = 4)
-# The thesis gives no number for "average EI at zero": 1 % of the model's prior utility sd
-CONVERGENCE_THRESHOLD = 0.01 * np.sqrt(MODEL_SIGNAL_VARIANCE)
+# The thesis gives no number for "average EI at zero": the course's settling_threshold, 1 % of
+# the model's prior utility sd (0.02: paper_h_model's kernel variance is 4 in both studies)
+CONVERGENCE_THRESHOLD = settling_threshold(paper_h_model(2).kernel, np.zeros((1, 2)))
 FATIGUE_RATE = 0.05
 SWITCH_AFTER = N_RANDOM + N_ACTIVE // 2
 # listeners per study: a 4-D session costs about 5-10 times a 2-D one (the bEI ascents), so

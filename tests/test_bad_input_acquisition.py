@@ -15,8 +15,8 @@ from course_lib.gp import SquaredExponential
 from course_lib.gp.acquisition import (average_ei_path, bivariate_ei, bivariate_ei_gradient,
                                        expected_improvement, forced_choice_test,
                                        forced_choice_threshold, incumbent, maximise_acquisition,
-                                       multinomial_sample, settled_at, thompson_sample,
-                                       univariate_ei)
+                                       multinomial_sample, settled_at, settling_threshold,
+                                       thompson_sample, univariate_ei)
 from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.likelihoods import PairwiseProbit
 from course_lib.gp.preference import PreferenceGP
@@ -114,6 +114,11 @@ CASES = [
              "history"),
     BadInput("acquisition: settled_at threshold 0",
              lambda: settled_at([0.1, 0.2], threshold=0.0), ValueError, "threshold"),
+    BadInput("acquisition: settling threshold of a number, not a kernel",
+             lambda: settling_threshold(4.0, np.zeros((1, 2))), TypeError, "kernel"),
+    BadInput("acquisition: settling threshold over settings with NaN",
+             lambda: settling_threshold(SquaredExponential(1.0, 1.0), np.array([[np.nan]])),
+             ValueError, "X"),
     # ----- forced-choice test --------------------------------------------------------------
     BadInput("acquisition: forced choice more wins than trials",
              lambda: forced_choice_test(21, 20), ValueError, "wins"),

@@ -22,7 +22,7 @@ from course_lib.gp.acquisition import (average_ei_path, bivariate_ei, bivariate_
                                        expected_improvement, forced_choice_test,
                                        forced_choice_threshold, improvement_moments, incumbent,
                                        maximise_acquisition, multinomial_sample, settled_at,
-                                       thompson_sample, univariate_ei)
+                                       settling_threshold, thompson_sample, univariate_ei)
 from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.likelihoods import PairwiseBeta, PairwiseProbit
 from course_lib.gp.preference import PreferenceGP
@@ -391,6 +391,14 @@ def test_settled_at_finds_where_the_smoothed_ei_stays_low():
     assert np.all(smoothed[first:] < 0.05) and smoothed[first - 1] >= 0.05
     assert settled_at(np.full(6, 0.2), threshold=0.05) is None       # never settles
     assert settled_at(np.r_[history, 0.5], threshold=0.05) is None   # relapse at the end
+
+
+def test_settling_threshold_is_a_fraction_of_the_prior_utility_sd():
+    from course_lib.gp.listeners import paper_h_model, settings_grid
+    grid = settings_grid(-20, 20, 5, 2)
+    assert settling_threshold(paper_h_model(2).kernel, grid) == pytest.approx(0.02)  # variance 4
+    # it follows the utility's scale: nine times the variance, three times the level
+    assert settling_threshold(SquaredExponential(3.0, 36.0), grid) == pytest.approx(0.06)
 
 
 def test_grid_mean_of_bei_shrinks_as_comparisons_accumulate():

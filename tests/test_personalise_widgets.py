@@ -65,7 +65,8 @@ def test_the_maps_and_measures_are_the_library_s():
     assert session.measures[-1] == pytest.approx(np.mean(session.grid_bei))
     smoothed, settled = session.settling()
     np.testing.assert_allclose(smoothed, average_ei_path(session.measures))
-    assert settled == settled_at(session.measures, threshold=P.SETTLED_THRESHOLD)
+    assert settled == settled_at(session.measures, threshold=session.settled_threshold)
+    assert session.settled_threshold == pytest.approx(0.02)   # the model's utility sd is 2
     # the figure's mean map is the model's prediction on the drawn slice
     fig = P.session_figure(session)
     _, _, settings = session.slice_settings((0, 1), session.incumbent)

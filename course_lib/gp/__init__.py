@@ -42,7 +42,7 @@ from .acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path,
                           forced_choice_test, forced_choice_threshold, improvement_moments,
                           incumbent, maximise_acquisition, multinomial_sample, pairwise_bald,
                           settled_at,
-                          thompson_sample, univariate_ei)
+                          settling_threshold, thompson_sample, univariate_ei)
 from .listeners import (CannotHear, Fatigue, GPDrawResponse, MattersAboveThreshold, Pathology,
                         SessionResult, SimulatedListener, SwitchesPreference, gp_draw_2d,
                         gp_draw_4d, negated_griewank, next_candidate, paper_h_model, run_session,
@@ -72,7 +72,7 @@ __all__ = [
     "expected_improvement", "incumbent", "improvement_moments", "univariate_ei", "bivariate_ei",
     "bivariate_ei_gradient", "multinomial_sample", "pairwise_bald", "AcquisitionMaximum",
     "maximise_acquisition",
-    "thompson_sample", "average_ei_path", "settled_at", "ForcedChoiceTest", "forced_choice_test",
+    "thompson_sample", "average_ei_path", "settling_threshold", "settled_at", "ForcedChoiceTest", "forced_choice_test",
     "forced_choice_threshold",
     "negated_griewank", "settings_grid", "GPDrawResponse", "gp_draw_2d", "gp_draw_4d",
     "Pathology", "CannotHear", "SwitchesPreference", "Fatigue", "MattersAboveThreshold",

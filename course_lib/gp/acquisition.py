@@ -87,12 +87,13 @@ from scipy.special import erfcx, gammaln, log_ndtr, logsumexp, ndtr
 from ..linalg import sample_gaussian
 from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                           as_rng, check_choice)
-from .kernels import as_inputs
+from .kernels import Kernel, as_inputs
 
 __all__ = ["expected_improvement", "incumbent", "improvement_moments", "univariate_ei",
            "bivariate_ei", "bivariate_ei_gradient", "multinomial_sample", "pairwise_bald",
            "AcquisitionMaximum",
-           "maximise_acquisition", "thompson_sample", "average_ei_path", "settled_at",
+           "maximise_acquisition", "thompson_sample", "average_ei_path", "SETTLED_FRACTION",
+           "settling_threshold", "settled_at",
            "ForcedChoiceTest", "forced_choice_test", "forced_choice_threshold"]
 
 LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
@@ -471,11 +472,28 @@ def average_ei_path(history, window: int = 4) -> np.ndarray:
     return (cumulative[index] - cumulative[lower]) / (index - lower)
 
 
+# The course's "settled" level of the convergence measure (the thesis gives none): a mean
+# expected improvement of 1 % of the utility's prior sd, i.e. no setting is expected to beat the
+# incumbent by a noticeable part of the spread of utilities.
+SETTLED_FRACTION = 0.01
+
+
+def settling_threshold(kernel, X) -> float:
+    """``SETTLED_FRACTION`` times the utility's prior sd over the settings ``X`` (the root mean
+    of ``kernel``'s diagonal there), the level for :func:`settled_at`: 0.02 for Paper H's
+    model (kernel variance 4)."""
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
+    X = as_inputs(X, "X")
+    return SETTLED_FRACTION * float(np.sqrt(np.mean(kernel.diag(X))))
+
+
 def settled_at(history, *, threshold: float, window: int = 4) -> int | None:
     """First iteration (0-based index into ``history``) from which the smoothed EI
     (:func:`average_ei_path`) stays below ``threshold`` to the end; None if it never does
     (a listener who keeps a clearly non-zero EI: inconsistent, or cannot hear differences).
-    The thesis gives no threshold: choose it relative to the utility scale."""
+    The thesis gives no threshold: :func:`settling_threshold` is the course's, relative to the
+    utility scale."""
     threshold = as_positive_float(threshold, "threshold")
     smoothed = average_ei_path(history, window)
     above = np.flatnonzero(smoothed >= threshold)

@@ -24,7 +24,8 @@ The loop (:class:`PersonalisationSession`), each step made of library calls:
    rule ``"bei"`` of ``run_session``), shown in random order;
 4. "settled?": the grid mean of bEI after every answer, its running mean over 4 answers
    (:func:`~course_lib.gp.acquisition.average_ei_path`) and the first answer from which it
-   stays below :data:`SETTLED_THRESHOLD` (:func:`~course_lib.gp.acquisition.settled_at`).
+   stays below :func:`~course_lib.gp.acquisition.settling_threshold` (0.02 here: 1 % of the
+   utility's prior sd; :func:`~course_lib.gp.acquisition.settled_at`).
 
 The model (:func:`equaliser_model`) is Paper H's (:func:`~course_lib.gp.listeners.paper_h_model`:
 Beta degree-of-preference likelihood, kernel variance 4 fixed, half-Student-t priors) with the
@@ -52,7 +53,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..audio import CLIPS, load_clip, loudness_matched, standard_equaliser, wav_bytes
-from ..gp.acquisition import average_ei_path, bivariate_ei, incumbent, settled_at
+from ..gp.acquisition import (average_ei_path, bivariate_ei, incumbent, settled_at,
+                              settling_threshold)
 from ..gp.comparisons import Comparisons
 from ..gp.kernels import SquaredExponential
 from ..gp.likelihoods import PairwiseBeta
@@ -66,7 +68,7 @@ from ..plotting.personalise import plot_comparisons, plot_equaliser_curves, \
 from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
 from .base import Explorer
 
-__all__ = ["GAIN_RANGE", "GRID_STEP", "SETTLED_THRESHOLD", "MAX_DEGREE", "equaliser_model",
+__all__ = ["GAIN_RANGE", "GRID_STEP", "MAX_DEGREE", "equaliser_model",
            "hidden_listener", "answer_from_buttons", "PersonalisationSession", "session_figure",
            "personalise_explorer"]
 
@@ -75,10 +77,6 @@ GRID_STEP = {2: 1.0, 3: 2.0, 4: 3.0}  # dB between settings: 625, 2197 and 6561 
 DISPLAY_STEP = 1.0                  # dB between the cells of a drawn map
 LENGTHSCALE_START = 5.0             # dB (module docstring)
 LENGTHSCALE_SQUARED_SCALE = 30.0    # dB^2, scale of the half-Student-t(6, .) on lengthscale^2
-# Settled when the 4-answer running mean of the grid mean of bEI stays below this. The thesis
-# gives no number; the utility's prior sd is 2 (variance 4), and a mean expected improvement of
-# 1% of it means no setting is expected to beat the incumbent audibly.
-SETTLED_THRESHOLD = 0.02
 # "much better" on the slider is y = 0.5 + MAX_DEGREE (never exactly 0 or 1)
 MAX_DEGREE = 0.45
 # the simulated listener: IRF a GP draw over the gains, answers a Beta slider
@@ -206,11 +204,17 @@ class PersonalisationSession:
 
     def settling(self) -> tuple[np.ndarray, int | None]:
         """The running mean of :attr:`measures` and the answer index (0-based) from which it
-        stays below :data:`SETTLED_THRESHOLD` (None: not settled)."""
+        stays below :attr:`settled_threshold` (None: not settled)."""
         if not self.measures:
             return np.zeros(0), None
         return (average_ei_path(self.measures),
-                settled_at(self.measures, threshold=SETTLED_THRESHOLD))
+                settled_at(self.measures, threshold=self.settled_threshold))
+
+    @property
+    def settled_threshold(self) -> float:
+        """The level of "settled" (``settling_threshold`` of the model over the grid)."""
+        model = self.model if self.model is not None else equaliser_model(self.n_bands)
+        return settling_threshold(model.kernel, self.grid)
 
     # ----- answers ----------------------------------------------------------------------
     def answer(self, y: float) -> None:
@@ -533,7 +537,7 @@ def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies,
     plot_equaliser_curves(ax_eq, frequencies, curves, band_frequencies=band_frequencies)
     smoothed, settled = session.settling()
     plot_settling(ax_settle, np.array(session.measures), smoothed,
-                  threshold=SETTLED_THRESHOLD, settled_at=settled, n_random=session.n_random)
+                  threshold=session.settled_threshold, settled_at=settled, n_random=session.n_random)
     verdict = ("mean bEI: not settled" if settled is None else
                f"mean bEI: settled from {settled + 1}")
     if session.n_failed_optimisations:
