@@ -15,7 +15,9 @@ FAMILIES = {"data", "dtw", "dtw_search", "term_discovery", "features", "gaussian
             "raters", "metrics", "annotators", "affinity",
             # Unit 6
             "comparisons", "likelihoods", "laplace", "preference", "acquisition", "listeners",
-            "bald", "sparse_preference", "ep", "audio"}
+            "bald", "sparse_preference", "ep", "audio",
+            # Unit 7
+            "variational"}
 
 
 def _all_cases() -> list[BadInput]:

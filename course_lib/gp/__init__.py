@@ -35,6 +35,7 @@ from .likelihoods import (BetaRating, Likelihood, LikelihoodTerms, PairwiseBeta,
 from .laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
 from .ep import (ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation,
                  tilted_moments)
+from .variational import MixedLikelihood
 from .preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
 from .sparse_preference import PseudoInputFit, SparsePreferenceGP
 from .acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path,
@@ -65,6 +66,7 @@ __all__ = [
     "laplace_mode", "newton_path", "LaplaceResult", "NewtonStep", "InvalidLaplaceError",
     "expectation_propagation", "EPResult", "EPConvergenceError", "ClippedSiteWarning",
     "tilted_moments", "EPEvidence",
+    "MixedLikelihood",
     "PreferenceGP", "LaplaceEvidence", "OnSquare", "SparsePreferenceGP", "PseudoInputFit",
     "Comparisons", "DisconnectedComparisonsWarning",
     "Likelihood", "LikelihoodTerms", "PairwiseGaussian", "PairwiseProbit", "PairwiseBeta",
