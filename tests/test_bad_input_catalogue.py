@@ -17,7 +17,7 @@ FAMILIES = {"data", "dtw", "dtw_search", "term_discovery", "features", "gaussian
             "comparisons", "likelihoods", "laplace", "preference", "acquisition", "listeners",
             "bald", "sparse_preference", "ep", "audio",
             # Unit 7
-            "variational"}
+            "variational", "feedback_likelihoods"}
 
 
 def _all_cases() -> list[BadInput]:

