@@ -3,10 +3,17 @@ Bernoulli probit answer, and the acquisitions, each against scipy, a closed form
 
 import numpy as np
 import pytest
+from scipy.integrate import quad
 from scipy.special import ndtr
-from scipy.stats import multivariate_normal
+from scipy.stats import multivariate_normal, norm
 
-from course_lib.gp.levelset import bvn_cdf
+from course_lib.gp import GPRegression, SquaredExponential
+from course_lib.gp import levelset
+from course_lib.gp.comparisons import Comparisons
+from course_lib.gp.levelset import (bald_bernoulli, bvn_cdf, eavc, global_mi,
+                                    levelset_probability, lookahead_levelset, straddle)
+from course_lib.gp.likelihoods import PairwiseProbit
+from course_lib.gp.preference import PreferenceGP
 
 BOUNDS = [-5.0, -1.3, -1e-3, 0.0, 1e-3, 0.7, 4.0]
 CORRELATIONS = [-0.999999, -0.9, -0.3, 0.0, 0.5, 0.95, 0.999999]
@@ -50,3 +57,184 @@ def test_bvn_cdf_infinite_bounds_and_broadcasting():
     out = bvn_cdf(np.zeros((4, 1)), k, np.array([0.1, 0.2, 0.3]))
     assert out.shape == (4, 3)
     np.testing.assert_allclose(out[0], [bvn_cdf(0.0, kk, r) for kk, r in zip(k, [0.1, .2, .3])])
+
+
+# --------------------------------------------------------------------------------------------
+# Level-set probability and the look-ahead
+# --------------------------------------------------------------------------------------------
+
+THRESHOLD = norm.ppf(0.75)
+
+
+def test_levelset_probability_closed_form_and_zero_variance():
+    mean = np.array([-1.0, 0.2, 0.6745, 3.0])
+    var = np.array([0.5, 2.0, 1.0, 0.1])
+    np.testing.assert_allclose(levelset_probability(mean, var, THRESHOLD),
+                               norm.cdf((THRESHOLD - mean) / np.sqrt(var)), rtol=1e-14)
+    np.testing.assert_array_equal(levelset_probability([0.0, 1.0, 0.5], 0.0, 0.5), [1, 0, 0])
+
+
+def _monte_carlo_lookahead(mq, vq, ms, vs, c, threshold, n, rng):
+    f = rng.multivariate_normal([mq, ms], [[vq, c], [c, vs]], size=n)
+    answer = f[:, 0] + rng.standard_normal(n) > 0  # y = 1 with probability Phi(f_q)
+    below = f[:, 1] < threshold
+    return answer.mean(), below[answer].mean(), below[~answer].mean()
+
+
+@pytest.mark.parametrize("mq, vq, ms, vs, c", [(0.3, 0.8, 0.2, 1.1, 0.6),
+                                               (-1.5, 0.3, 1.0, 0.5, -0.35),
+                                               (0.9, 2.5, 0.6, 0.04, 0.3)])
+def test_lookahead_matches_monte_carlo(mq, vq, ms, vs, c):
+    look = lookahead_levelset(mq, vq, ms, vs, c, THRESHOLD)
+    n = 1_000_000
+    p_one, p1, p0 = _monte_carlo_lookahead(mq, vq, ms, vs, c, THRESHOLD, n,
+                                           np.random.default_rng(1))
+    # four binomial standard errors of each estimate
+    assert abs(look.p_one - p_one) < 4 * np.sqrt(p_one * (1 - p_one) / n)
+    assert abs(look.p_if_one - p1) < 4 * np.sqrt(p1 * (1 - p1) / (n * p_one))
+    assert abs(look.p_if_zero - p0) < 4 * np.sqrt(p0 * (1 - p0) / (n * (1 - p_one)))
+    # the martingale: the expected posterior probability is today's
+    np.testing.assert_allclose(look.p_one * look.p_if_one + (1 - look.p_one) * look.p_if_zero,
+                               look.p_now, rtol=1e-13)
+
+
+def test_lookahead_limits_broadcast_and_certain_references():
+    """A reference with zero variance keeps its indicator whatever the answer; an uncorrelated
+    one keeps its probability; the shapes broadcast queries x references."""
+    look = lookahead_levelset(np.array([[0.5], [-3.0]]), np.array([[1.0], [0.2]]),
+                              np.array([0.0, 2.0, 0.3]), np.array([0.0, 0.0, 1.0]),
+                              np.zeros((2, 3)), THRESHOLD)
+    assert look.p_if_one.shape == (2, 3)
+    np.testing.assert_array_equal(look.p_if_one[:, :2], [[1, 0], [1, 0]])
+    np.testing.assert_array_equal(look.p_if_zero[:, :2], [[1, 0], [1, 0]])
+    np.testing.assert_allclose(look.p_if_one[:, 2], look.p_now[:, 2], rtol=1e-14)
+    np.testing.assert_allclose(look.p_if_zero[:, 2], look.p_now[:, 2], rtol=1e-14)
+
+
+# --------------------------------------------------------------------------------------------
+# Acquisitions
+# --------------------------------------------------------------------------------------------
+
+def _regression():
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(6, 2))
+    y = 2.0 * np.linalg.norm(X, axis=1) + 0.5 * rng.standard_normal(6)
+    return GPRegression(SquaredExponential(0.5, 1.0), noise_variance=0.5).fit(X, y)
+
+
+def _preference():
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-1, 1, size=(10, 2))
+    first, second = np.arange(9), np.arange(1, 10)
+    wins = (X[first, 0] > X[second, 0]).astype(float)
+    # PairwiseProbit(1/sqrt 2) has P(y = 1) = Phi(f(first) - f(second)), seed 003's link
+    return PreferenceGP(SquaredExponential(0.7, 1.0),
+                        PairwiseProbit(1 / np.sqrt(2))).fit(Comparisons(X, first, second, wins))
+
+
+CANDIDATES = np.array([[0.1, 0.2], [-0.7, 0.5], [0.9, -0.9]])
+REFERENCES = np.random.default_rng(5).uniform(-1, 1, size=(7, 2))
+
+
+def _joint_draws(model, candidate, n, rng):
+    """Draws of (f(candidate), f(references)) and an answer y at the candidate."""
+    mean, cov = model.predict(np.vstack([candidate, REFERENCES]), full_cov=True)
+    f = rng.multivariate_normal(mean, cov, size=n, method="eigh")
+    answer = f[:, 0] + rng.standard_normal(n) > 0
+    return f, answer
+
+
+def _entropy_bits(p):
+    p = np.clip(p, 1e-300, 1)
+    q = np.clip(1 - p, 1e-300, 1)
+    return -(p * np.log2(p) + q * np.log2(q))
+
+
+@pytest.mark.parametrize("make_model", [_regression, _preference])
+def test_global_mi_and_eavc_match_monte_carlo(make_model):
+    model = make_model()
+    mi, volume = (global_mi(model, CANDIDATES, REFERENCES, THRESHOLD),
+                  eavc(model, CANDIDATES, REFERENCES, THRESHOLD))
+    n = 400_000
+    rng = np.random.default_rng(6)
+    for j, candidate in enumerate(CANDIDATES):
+        f, answer = _joint_draws(model, candidate, n, rng)
+        below = f[:, 1:] < THRESHOLD
+        p_one = answer.mean()
+        p_now, p1, p0 = below.mean(axis=0), below[answer].mean(axis=0), below[~answer].mean(
+            axis=0)
+        mc_mi = np.sum(_entropy_bits(p_now) - p_one * _entropy_bits(p1)
+                       - (1 - p_one) * _entropy_bits(p0))
+        mc_volume = p_one * abs(np.sum(p_now - p1)) + (1 - p_one) * abs(np.sum(p_now - p0))
+        # measured MC errors at this n: up to 2e-3 (MI) and 2.5e-3 (volume); values 0.001-0.4
+        assert abs(mi[j] - mc_mi) < 0.006, (j, mi[j], mc_mi)
+        assert abs(volume[j] - mc_volume) < 0.01, (j, volume[j], mc_volume)
+    assert np.all(mi > 0) and np.all(volume > 0)
+
+
+def test_acquisitions_do_not_depend_on_the_batch_size(monkeypatch):
+    model = _regression()
+    whole = (global_mi(model, CANDIDATES, REFERENCES, THRESHOLD),
+             eavc(model, CANDIDATES, REFERENCES, THRESHOLD))
+    monkeypatch.setattr(levelset, "BATCH_ELEMENTS", 8)  # one candidate per batch
+    batched = (global_mi(model, CANDIDATES, REFERENCES, THRESHOLD),
+               eavc(model, CANDIDATES, REFERENCES, THRESHOLD))
+    for a, b in zip(whole, batched):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_eavc_equals_the_expected_absolute_change_from_the_lookahead():
+    """EAVC = p1 |sum(Px - P1)| + (1 - p1) |sum(Px - P0)| as the seed writes it."""
+    model = _preference()
+    mean, cov = model.predict(np.vstack([CANDIDATES, REFERENCES]), full_cov=True)
+    nc = CANDIDATES.shape[0]
+    var = np.diag(cov)
+    look = lookahead_levelset(mean[:nc, None], var[:nc, None], mean[nc:], var[nc:],
+                              cov[:nc, nc:], THRESHOLD)
+    p_one = look.p_one[:, 0]
+    expected = (p_one * np.abs(np.sum(look.p_now - look.p_if_one, axis=1))
+                + (1 - p_one) * np.abs(np.sum(look.p_now - look.p_if_zero, axis=1)))
+    np.testing.assert_allclose(eavc(model, CANDIDATES, REFERENCES, THRESHOLD), expected,
+                               rtol=1e-10)
+
+
+def _expected_entropy(mean, sd, lower, upper):
+    """E[H(Phi(f))] in bits over f ~ N(mean, sd^2) restricted to [lower, upper], adaptively."""
+    return quad(lambda f: norm.pdf(f, mean, sd) * _entropy_bits(norm.cdf(f)), lower, upper,
+                epsabs=1e-13, epsrel=1e-12, limit=200)[0]
+
+
+@pytest.mark.parametrize("make_model", [_regression, _preference])
+def test_bald_bernoulli_matches_quadrature_and_monte_carlo(make_model):
+    model = make_model()
+    value = bald_bernoulli(model, CANDIDATES)
+    mean, var = model.predict(CANDIDATES)
+    rng = np.random.default_rng(7)
+    for j in range(len(CANDIDATES)):
+        sd = np.sqrt(var[j])
+        inner = _expected_entropy(mean[j], sd, -np.inf, np.inf)
+        exact = _entropy_bits(norm.cdf(mean[j] / np.sqrt(1 + var[j]))) - inner
+        assert abs(value[j] - exact) < 1e-9
+        f = rng.normal(mean[j], sd, size=400_000)
+        assert abs(np.mean(_entropy_bits(norm.cdf(f))) - inner) < 5e-3
+
+
+def test_bald_bernoulli_extremes():
+    """A wide posterior (sd 30) and a nearly certain one (sd 1e-4) are integrated correctly."""
+    X = np.array([[0.0], [1.0]])
+    wide = GPRegression(SquaredExponential(0.3, 900.0), noise_variance=1e-8).fit(X, [0.5, -2.0])
+    points = np.array([[0.0], [10.0]])
+    mean, var = wide.predict(points)
+    assert var[0] < 1e-7 and abs(var[1] - 900.0) < 1e-6
+    for j, value in enumerate(bald_bernoulli(wide, points)):
+        sd = np.sqrt(var[j])
+        inner = _expected_entropy(mean[j], sd, mean[j] - 12 * sd, mean[j] + 12 * sd)
+        exact = _entropy_bits(norm.cdf(mean[j] / np.sqrt(1 + var[j]))) - inner
+        assert abs(value - exact) < 1e-9
+
+
+def test_straddle_from_the_predictive():
+    model = _regression()
+    mean, var = model.predict(CANDIDATES)
+    np.testing.assert_allclose(straddle(model, CANDIDATES, THRESHOLD, width=2.5),
+                               2.5 * np.sqrt(var) - np.abs(mean - THRESHOLD), rtol=1e-14)
