@@ -37,6 +37,8 @@ from .laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mod
 from .ep import (ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation,
                  tilted_moments)
 from .variational import MixedLikelihood
+from .levelset import (LevelSetLookahead, bald_bernoulli, bvn_cdf, eavc, global_mi,
+                       levelset_probability, lookahead_levelset, straddle)
 from .preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
 from .sparse_preference import PseudoInputFit, SparsePreferenceGP
 from .acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path,
@@ -81,4 +83,6 @@ __all__ = [
     "negated_griewank", "settings_grid", "GPDrawResponse", "gp_draw_2d", "gp_draw_4d",
     "Pathology", "CannotHear", "SwitchesPreference", "Fatigue", "MattersAboveThreshold",
     "SimulatedListener", "SessionResult", "paper_h_model", "next_candidate", "run_session",
+    "bvn_cdf", "levelset_probability", "LevelSetLookahead", "lookahead_levelset", "global_mi",
+    "eavc", "bald_bernoulli", "straddle",
 ]
