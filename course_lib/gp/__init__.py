@@ -36,7 +36,8 @@ from .likelihoods import (BetaRating, Likelihood, LikelihoodTerms, PairwiseBeta,
 from .laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
 from .ep import (ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation,
                  tilted_moments)
-from .variational import MixedLikelihood
+from .variational import (MixedLikelihood, VariationalEvidence, VariationalGP, VariationalResult,
+                          fit_variational, variational_elbo)
 from .levelset import (LevelSetLookahead, bald_bernoulli, bvn_cdf, eavc, global_mi,
                        levelset_probability, lookahead_levelset, straddle)
 from .preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
@@ -69,7 +70,8 @@ __all__ = [
     "laplace_mode", "newton_path", "LaplaceResult", "NewtonStep", "InvalidLaplaceError",
     "expectation_propagation", "EPResult", "EPConvergenceError", "ClippedSiteWarning",
     "tilted_moments", "EPEvidence",
-    "MixedLikelihood",
+    "MixedLikelihood", "VariationalGP", "VariationalResult", "VariationalEvidence",
+    "fit_variational", "variational_elbo",
     "PreferenceGP", "LaplaceEvidence", "OnSquare", "SparsePreferenceGP", "PseudoInputFit",
     "Comparisons", "DisconnectedComparisonsWarning",
     "Likelihood", "LikelihoodTerms", "PairwiseGaussian", "PairwiseProbit", "PairwiseBeta",

@@ -9,18 +9,64 @@ Under q(f) = N(mu, S) each z_k is Gaussian with mean (M mu)_k and variance (M S 
 expected log-likelihood of the data is a sum over rows of one-dimensional expectations, which
 every :class:`~course_lib.gp.likelihoods.Likelihood` provides with its derivatives
 (``expected_log_likelihood(y, mean, var) -> (value, d/dmean, d/dvar)``).
+
+:class:`VariationalGP` fits the full-rank Gaussian q(f) that maximises the evidence lower bound
+
+    ELBO = sum_k E_q log p(y_k | z_k) - KL(q(f) || N(0, K)),
+
+in the parameterisation of Opper and Archambeau (2009), which holds the optimum exactly:
+
+    q(f) = N(mu, S),  mu = K alpha,  S = (K^-1 + M^T diag(lambda) M)^-1,  lambda > 0,
+
+one weight alpha_i per item and one precision lambda_k per row. With R = M^T diag(sqrt lambda),
+B = I + R^T K R (m x m, eigenvalues >= 1) and C = M K M^T, everything comes from Cholesky
+factors of K and B, never an inverse of K:
+
+    z means   M mu = M K alpha
+    z vars    diag(M S M^T) = diag(C) - ||L_B^-1 diag(sqrt lambda) C||^2  (columns)
+    KL        = 1/2 [alpha^T K alpha + log det B + tr(B^-1) - m]
+              (tr(K^-1 S) = n - m + tr(B^-1) and log det K - log det S = log det B).
+
+At the optimum alpha = M^T dE/dmean and lambda = -2 dE/dvar (the fixed point; lambda > 0 needs
+dE/dvar < 0, true for every log-concave likelihood). The mean is optimised in the whitened
+coordinates v = L_K^T alpha (mu = L_K v, alpha^T K alpha = |v|^2), which keeps L-BFGS well
+conditioned; lambda as log lambda. The gradient in lambda_k is
+-sum_j P_jk^2 (dE/dvar_j + lambda_j / 2) with P = M S M^T, zero exactly at the fixed point.
+For a Gaussian likelihood the bound is tight: q is the exact posterior and the ELBO is the log
+marginal likelihood. The ELBO's gradient in the kernel's log-parameters is taken with
+(alpha, lambda) held at their optimum (the envelope theorem).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import cho_solve, solve_triangular
+from scipy.optimize import minimize
 
-from ..validation import as_float_array
+from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter, log_det_from_cholesky
+from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int
+from .kernels import Kernel, as_inputs
+from .laplace import check_latent_problem
 from .likelihoods import Likelihood
+from .prediction import LatentGaussian
+from .priors import Prior
+from .regression import GPRegression, HyperparameterFit
 
-__all__ = ["MixedLikelihood"]
+__all__ = ["MixedLikelihood", "VariationalGP", "VariationalResult", "VariationalEvidence",
+           "variational_elbo", "fit_variational"]
+
+
+# The fixed-point phase of fit_variational: at most _FIXED_POINT_MAX_ITER steps, stopping when
+# the ELBO gains less than _FIXED_POINT_TOL (relative); damping halved down to _MIN_DAMPING.
+# Site precisions are floored at _SITE_PRECISION_FLOOR (a likelihood that is not log-concave
+# can ask for lambda < 0, which this parameterisation cannot hold).
+_FIXED_POINT_MAX_ITER = 200
+_FIXED_POINT_TOL = 1e-9
+_MIN_DAMPING = 1e-3
+_SITE_PRECISION_FLOOR = 1e-8
 
 
 def _check_part(part, index: int) -> tuple[Likelihood, np.ndarray, np.ndarray]:
@@ -118,3 +164,384 @@ class MixedLikelihood:
         inside = ", ".join(f"{type(lik).__name__} x {rows.stop - rows.start}"
                            for lik, rows in zip(self.likelihoods, self.slices))
         return f"MixedLikelihood({inside}; {self.n_items} items)"
+
+
+# --------------------------------------------------------------------------------------------
+# The bound at given (alpha, lambda)
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class VariationalResult:
+    """The ELBO of q(f) = N(K alpha, (K^-1 + M^T diag(site_precision) M)^-1) and its ledger.
+
+    ``elbo = expected_log_likelihood - kl``; ``part_expected_log_likelihoods`` splits the first
+    term by the MixedLikelihood's parts; ``z_mean``, ``z_var`` are the rows' moments under q;
+    ``gradient_alpha`` and ``gradient_site_precision`` are d ELBO / d alpha and
+    d ELBO / d lambda (both 0 at the optimum); ``gradient_kernel`` (when asked for) is
+    d ELBO / d theta_p of the kernel's log-parameters at fixed (alpha, site_precision);
+    ``n_iter`` (fixed-point steps plus L-BFGS iterations) and ``converged`` describe the
+    optimiser run (0 / False for a plain evaluation); ``posterior`` is the
+    :class:`~course_lib.gp.prediction.LatentGaussian` ("precision" form).
+    """
+
+    elbo: float
+    expected_log_likelihood: float
+    part_expected_log_likelihoods: np.ndarray
+    kl: float
+    alpha: np.ndarray
+    site_precision: np.ndarray
+    z_mean: np.ndarray
+    z_var: np.ndarray
+    posterior: LatentGaussian
+    gradient_alpha: np.ndarray
+    gradient_site_precision: np.ndarray
+    gradient_kernel: np.ndarray | None = None
+    n_iter: int = 0
+    converged: bool = False
+
+
+class _Bound:
+    """The ELBO and its gradients at fixed K; one instance per kernel matrix (caches C, L_K)."""
+
+    def __init__(self, K: np.ndarray, mixed: MixedLikelihood, warn: bool = True):
+        self.L_K, jitter = cholesky_with_jitter(K, "K", warn)
+        self.K = K + jitter * np.eye(K.shape[0]) if jitter else K
+        self.mixed, self.M = mixed, np.asarray(mixed.M)
+        self.A = self.M @ self.K                       # (m, n): z means are A alpha
+        self.C = self.A @ self.M.T                     # (m, m): prior covariance of z
+        self.C = 0.5 * (self.C + self.C.T)
+
+    def moments(self, alpha, lam):
+        """z means and variances under q, and the pieces the gradients reuse."""
+        root = np.sqrt(lam)
+        B = np.eye(lam.size) + root[:, None] * self.C * root[None, :]
+        L_B, _ = cholesky_with_jitter(B, "B = I + R^T K R")
+        W = solve_triangular(L_B, root[:, None] * self.C, lower=True, check_finite=False)
+        z_var = np.maximum(np.diag(self.C) - np.einsum("ij,ij->j", W, W), 0.0)
+        return self.A @ alpha, z_var, L_B, W
+
+    def evaluate(self, alpha, lam):
+        """(elbo, expected log-likelihood, kl, d/dalpha, d/dlambda, pieces)."""
+        z_mean, z_var, L_B, W = self.moments(alpha, lam)
+        expected, d_mean, d_var = self.mixed.expected_log_likelihood(z_mean, z_var)
+        K_alpha = self.K @ alpha
+        L_B_inv = solve_triangular(L_B, np.eye(lam.size), lower=True, check_finite=False)
+        kl = 0.5 * (alpha @ K_alpha + log_det_from_cholesky(L_B)
+                    + np.sum(L_B_inv ** 2) - lam.size)
+        grad_alpha = self.A.T @ d_mean - K_alpha
+        P = self.C - W.T @ W                           # M S M^T
+        grad_lam = -(P ** 2) @ (d_var + 0.5 * lam)
+        pieces = (z_mean, z_var, L_B, d_mean, d_var)
+        return expected - kl, expected, kl, grad_alpha, grad_lam, pieces
+
+    def kernel_gradient(self, alpha, lam, pieces, dK) -> np.ndarray:
+        """d ELBO / d theta_p at fixed (alpha, lambda), for each slice dK[p] (module docstring
+        of the terms: z means M dK alpha; z variances through S K^-1 = I - K R B^-1 R^T;
+        KL through alpha^T dK alpha and B)."""
+        _, _, L_B, d_mean, d_var = pieces
+        root = np.sqrt(lam)
+        # Q = M S K^-1 = M - C diag(root) B^-1 diag(root) M: d var_j = Q_j dK Q_j^T
+        Q = self.M - self.C @ (root[:, None] * cho_solve((L_B, True), root[:, None] * self.M,
+                                                         check_finite=False))
+        B_inv = cho_solve((L_B, True), np.eye(lam.size), check_finite=False)
+        G = root[:, None] * (B_inv - B_inv @ B_inv) * root[None, :]
+        weight = (np.outer(alpha, self.M.T @ d_mean) + Q.T @ (d_var[:, None] * Q)
+                  - 0.5 * np.outer(alpha, alpha) - 0.5 * self.M.T @ G @ self.M)
+        return dK.reshape(dK.shape[0], -1) @ weight.ravel()
+
+    def alpha_from_sites(self, lam, eta):
+        """alpha of q with Gaussian sites N(z_k; eta_k / lam_k, 1 / lam_k) on the rows:
+        the exact GP posterior for those pseudo-observations,
+        alpha = M^T diag(sqrt lam) B^-1 (eta / sqrt lam)."""
+        root = np.sqrt(lam)
+        B = np.eye(lam.size) + root[:, None] * self.C * root[None, :]
+        L_B, _ = cholesky_with_jitter(B, "B = I + R^T K R")
+        return self.M.T @ (root * cho_solve((L_B, True), eta / root, check_finite=False))
+
+
+def _fixed_point(bound: _Bound, alpha, lam, tol: float):
+    """Damped fixed-point (natural-gradient) steps towards lambda = -2 dE/dvar and the
+    matching mean: the sites' natural parameters (lam, eta = lam * pseudo-observation) move a
+    fraction rho of the way to their targets (lam* = -2 dE/dvar, eta* = dE/dmean + lam* mean_z),
+    rho halved whenever the ELBO would fall (the first step's eta is its target, so a warm
+    start from the optimum of a nearby kernel begins with consistent sites). A Gaussian
+    likelihood is solved in one full step; the L-BFGS run that follows polishes the rest.
+    Returns (alpha, lam, steps taken)."""
+    elbo = bound.evaluate(alpha, lam)[0]
+    eta, rho = None, 1.0
+    for step in range(_FIXED_POINT_MAX_ITER):
+        z_mean, z_var, _, _ = bound.moments(alpha, lam)
+        _, d_mean, d_var = bound.mixed.expected_log_likelihood(z_mean, z_var)
+        lam_target = np.maximum(-2.0 * d_var, _SITE_PRECISION_FLOOR)
+        eta_target = d_mean + lam_target * z_mean
+        if eta is None:  # the start's sites: those its own gradients ask for
+            eta = eta_target
+        while rho >= _MIN_DAMPING:
+            lam_new = (1.0 - rho) * lam + rho * lam_target
+            eta_new = (1.0 - rho) * eta + rho * eta_target
+            alpha_new = bound.alpha_from_sites(lam_new, eta_new)
+            elbo_new = bound.evaluate(alpha_new, lam_new)[0]
+            if elbo_new >= elbo:
+                break
+            rho *= 0.5
+        else:
+            return alpha, lam, step
+        change = elbo_new - elbo
+        alpha, lam, eta, elbo = alpha_new, lam_new, eta_new, elbo_new
+        rho = min(1.0, 2.0 * rho)
+        if change <= tol * max(1.0, abs(elbo)):
+            return alpha, lam, step + 1
+    return alpha, lam, _FIXED_POINT_MAX_ITER
+
+
+def _pack(alpha, lam, L_K):
+    return np.concatenate([L_K.T @ alpha, np.log(lam)])
+
+
+def fit_variational(K, likelihood, y=None, M=None, *, alpha0=None, site_precision0=None,
+                    dK=None, max_iter: int = 2000, tol: float = 1e-13,
+                    warn: bool = True) -> VariationalResult:
+    """Maximise the ELBO over (alpha, log site_precision): damped fixed-point steps towards
+    alpha = M^T dE/dmean, lambda = -2 dE/dvar, then L-BFGS with the analytic gradient.
+
+    ``likelihood`` is a :class:`MixedLikelihood` (then ``y`` and ``M`` stay None: its parts
+    carry them) or one Likelihood with its observations ``y`` and map ``M`` (m x n; None means
+    the identity, one observation per item). ``alpha0`` / ``site_precision0`` warm-start the
+    run (default: alpha = 0 and lambda = -2 dE/dvar at the prior, floored at 1e-6). ``tol``
+    stops the run when the ELBO changes by less than ``tol`` (relative, scipy's ftol);
+    ``max_iter`` caps L-BFGS iterations. ``dK`` (P, n, n) adds the kernel gradient;
+    ``warn=False`` silences the jitter warning of K's Cholesky factor.
+    """
+    K, mixed = _as_mixed(likelihood, y, M, K)
+    max_iter = as_positive_int(max_iter, "max_iter")
+    tol = as_positive_float(tol, "tol")
+    bound = _Bound(K, mixed, warn)
+    n, m = bound.K.shape[0], mixed.n_rows
+    alpha = np.zeros(n) if alpha0 is None else as_float_array(alpha0, "alpha0", ndim=1)
+    if alpha.size != n:
+        raise ValueError(f"alpha0: expected {n} weights (one per item), got {alpha.size}")
+    if site_precision0 is None:
+        z_mean, z_var, _, _ = bound.moments(alpha, np.zeros(m))
+        lam = np.maximum(-2.0 * mixed.expected_log_likelihood(z_mean, z_var)[2],
+                         _SITE_PRECISION_FLOOR)
+    else:
+        lam = as_float_array(site_precision0, "site_precision0", ndim=1)
+        if lam.size != m or np.any(lam <= 0):
+            raise ValueError(f"site_precision0: expected {m} positive precisions (one per row "
+                             f"of M), got {lam.size} values, smallest {lam.min():g}")
+
+    alpha, lam, n_fixed = _fixed_point(bound, alpha, lam, _FIXED_POINT_TOL)
+
+    def negative(x):
+        v, log_lam = x[:n], x[n:]
+        a = solve_triangular(bound.L_K, v, lower=True, trans="T", check_finite=False)
+        lam_x = np.exp(log_lam)
+        elbo, _, _, grad_alpha, grad_lam, _ = bound.evaluate(a, lam_x)
+        # d/dv = L_K^-1 d/dalpha (alpha = L_K^-T v); d/dlog lambda = lambda d/dlambda
+        grad_v = solve_triangular(bound.L_K, grad_alpha, lower=True, check_finite=False)
+        return -elbo, -np.concatenate([grad_v, lam_x * grad_lam])
+
+    run = minimize(negative, _pack(alpha, lam, bound.L_K), jac=True, method="L-BFGS-B",
+                   bounds=[(None, None)] * n + [(-40.0, 40.0)] * m,
+                   options={"maxiter": max_iter, "ftol": tol, "gtol": 1e-10})
+    alpha = solve_triangular(bound.L_K, run.x[:n], lower=True, trans="T", check_finite=False)
+    lam = np.exp(run.x[n:])
+    return _result(bound, alpha, lam, dK, n_fixed + int(run.nit), bool(run.success))
+
+
+def variational_elbo(K, likelihood, alpha, site_precision, y=None, M=None, dK=None
+                     ) -> VariationalResult:
+    """The ELBO and its ledger at GIVEN (alpha, site_precision) (no optimisation); arguments
+    as :func:`fit_variational`."""
+    K, mixed = _as_mixed(likelihood, y, M, K)
+    bound = _Bound(K, mixed)
+    alpha = as_float_array(alpha, "alpha", ndim=1)
+    if alpha.size != bound.K.shape[0]:
+        raise ValueError(f"alpha: expected {bound.K.shape[0]} weights (one per item), got "
+                         f"{alpha.size}")
+    lam = as_float_array(site_precision, "site_precision", ndim=1)
+    if lam.size != mixed.n_rows or np.any(lam <= 0):
+        raise ValueError(f"site_precision: expected {mixed.n_rows} positive precisions (one per "
+                         f"row of M), got {lam.size} values, smallest {lam.min():g}")
+    return _result(bound, alpha, lam, dK, 0, False)
+
+
+def _result(bound, alpha, lam, dK, n_iter, converged) -> VariationalResult:
+    elbo, expected, kl, grad_alpha, grad_lam, pieces = bound.evaluate(alpha, lam)
+    z_mean, z_var = pieces[0], pieces[1]
+    gradient = None if dK is None else bound.kernel_gradient(alpha, lam, pieces, dK)
+    R = bound.M.T * np.sqrt(lam)[None, :]
+    posterior = LatentGaussian.from_precision(bound.K, bound.K @ alpha, R, alpha=alpha)
+    parts = bound.mixed.part_expected_log_likelihoods(z_mean, z_var)
+    return VariationalResult(float(elbo), float(expected), parts, float(kl), alpha, lam, z_mean,
+                             z_var, posterior, grad_alpha, grad_lam, gradient, n_iter,
+                             converged)
+
+
+def _as_mixed(likelihood, y, M, K) -> tuple[np.ndarray, MixedLikelihood]:
+    """(K, MixedLikelihood) from either form of the arguments, each part checked against K."""
+    if isinstance(likelihood, MixedLikelihood):
+        if y is not None or M is not None:
+            raise ValueError("y: a MixedLikelihood carries its own observations and maps; "
+                             "pass y=None and M=None")
+        for part, rows in zip(likelihood.likelihoods, likelihood.slices):
+            K, _, _ = check_latent_problem(K, likelihood.M[rows], part, likelihood.y[rows])
+        return K, likelihood
+    if y is None:
+        raise ValueError("y: a single likelihood needs its observations y")
+    if M is None:  # one observation per item
+        M = np.eye(np.shape(K)[0]) if np.ndim(K) == 2 else np.empty((0, 0))
+    K, M, y = check_latent_problem(K, M, likelihood, y)
+    return K, MixedLikelihood([(likelihood, M, y)])
+
+
+# --------------------------------------------------------------------------------------------
+# The model
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class VariationalEvidence:
+    """The ELBO at some kernel hyper-parameters (``value``), its gradient in the kernel's
+    log-parameters (or None) and the :class:`VariationalResult` behind it."""
+
+    value: float
+    gradient: np.ndarray | None
+    result: VariationalResult
+
+
+class VariationalGP(GPRegression):
+    """Full-rank variational GP on z = M f (module docstring), with MAP-II on the kernel.
+
+    Parameters
+    ----------
+    kernel : Kernel over the items' inputs.
+    likelihood : a :class:`~course_lib.gp.likelihoods.Likelihood` (then ``fit(X, y, M)``) or a
+        :class:`MixedLikelihood` whose parts carry their own maps and observations (then
+        ``fit(X)``). Its parameters stay fixed: the hyper-parameters are the kernel's.
+    priors : mapping name -> Prior over the kernel's ``param_names`` (MAP-II); flat otherwise.
+    max_iter, tol : ``max_iter`` and ``tol`` of the inner L-BFGS run over (alpha, log lambda)
+        (:func:`fit_variational`).
+
+    After ``fit``: ``gp.result`` (the :class:`VariationalResult`: ELBO, its ledger, alpha,
+    site precisions), ``gp.posterior``, ``gp.X_train``. ``log_marginal_likelihood`` is the
+    ELBO (a lower bound on the log evidence), which ``optimise_hyperparameters`` maximises by
+    the restart loop of :class:`~course_lib.gp.regression.GPRegression`, each evaluation
+    warm-started from the previous (alpha, lambda).
+    """
+
+    def __init__(self, kernel: Kernel, likelihood: Likelihood | MixedLikelihood,
+                 priors: Mapping[str, Prior] | None = None, *, max_iter: int = 2000,
+                 tol: float = 1e-13):
+        if not isinstance(kernel, Kernel):
+            raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
+        if not isinstance(likelihood, (Likelihood, MixedLikelihood)):
+            raise TypeError(f"likelihood: expected a course_lib.gp.likelihoods Likelihood or a "
+                            f"MixedLikelihood, got {type(likelihood).__name__}")
+        self.kernel, self.likelihood = kernel, likelihood
+        self.priors = self._check_priors(priors)
+        self.max_iter = as_positive_int(max_iter, "max_iter")
+        self.tol = as_positive_float(tol, "tol")
+        self.X_train: np.ndarray | None = None
+        self.mixed: MixedLikelihood | None = None
+        self.result: VariationalResult | None = None
+        self.posterior: LatentGaussian | None = None
+        self._warm: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def learns_noise(self) -> bool:
+        return False
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return self.kernel.param_names
+
+    @property
+    def theta(self) -> np.ndarray:
+        return self.kernel.theta
+
+    @property
+    def bounds(self) -> np.ndarray:
+        return self.kernel.bounds
+
+    def _split(self, theta) -> Kernel:
+        return self.kernel.with_theta(self._checked_theta(theta))
+
+    def _set_theta(self, theta):
+        self.kernel = self._split(theta)
+
+    def fit(self, X, y=None, M=None) -> "VariationalGP":
+        """q(f) for the items in the rows of ``X`` at the current kernel; ``y`` and ``M`` as in
+        :func:`fit_variational` (None with a MixedLikelihood). Warm-started from the latest
+        (alpha, lambda) when the items and rows are those of the previous fit. Returns self."""
+        X = as_inputs(X, "X")
+        K = self.kernel(X)
+        return self._fit(X, *_as_mixed(self.likelihood, y, M, K))
+
+    def _fit(self, X, K, mixed) -> "VariationalGP":
+        same = (self._warm is not None and X.shape == self.X_train.shape
+                and np.array_equal(X, self.X_train) and mixed.n_rows == self.mixed.n_rows)
+        result = self._run(K, mixed, self._warm if same else (None, None), None, True)
+        self.X_train, self.mixed, self.result, self.posterior = X, mixed, result, result.posterior
+        self._warm = (result.alpha, result.site_precision)
+        return self
+
+    def _run(self, K, mixed, warm, dK, warn) -> VariationalResult:
+        try:
+            return fit_variational(K, mixed, alpha0=warm[0], site_precision0=warm[1], dK=dK,
+                                   max_iter=self.max_iter, tol=self.tol, warn=warn)
+        except NotPositiveDefiniteError as err:
+            raise NotPositiveDefiniteError(f"X: no variational posterior at the current "
+                                           f"hyper-parameters ({err})") from None
+
+    def _refit(self):
+        self._fit(self.X_train, self.kernel(self.X_train), self.mixed)
+
+    def _require_fit(self):
+        if self.posterior is None:
+            raise ValueError("self: call fit(X, ...) before predicting or optimising")
+
+    # ----- evidence lower bound ----------------------------------------------------------
+    def marginal_likelihood(self, theta=None, eval_gradient: bool = False,
+                            warn: bool = True) -> VariationalEvidence:
+        """The optimised ELBO at ``theta`` (default: the current kernel) and, with
+        ``eval_gradient``, its gradient in the kernel's log-parameters; warm-started from the
+        latest (alpha, lambda). The fitted posterior is left as it is."""
+        self._require_fit()
+        kernel = self.kernel if theta is None else self._split(theta)
+        K, dK = kernel.gradient(self.X_train) if eval_gradient else (kernel(self.X_train), None)
+        result = self._run(K, self.mixed, self._warm, dK, warn)
+        self._warm = (result.alpha, result.site_precision)
+        return VariationalEvidence(result.elbo, result.gradient_kernel, result)
+
+    def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False):
+        """The ELBO (float), or ``(value, gradient)`` in the order of ``param_names``."""
+        if theta is None and not eval_gradient:
+            self._require_fit()
+            return self.result.elbo
+        evidence = self.marginal_likelihood(theta, eval_gradient)
+        return (evidence.value, evidence.gradient) if eval_gradient else evidence.value
+
+    def _negative_objective(self, theta):
+        try:
+            evidence = self.marginal_likelihood(theta, eval_gradient=True, warn=False)
+        except NotPositiveDefiniteError:  # the line search backs off from such a point
+            return np.inf, np.zeros_like(theta)
+        lp, dlp = self.log_hyper_prior(theta)
+        return -(evidence.value + lp), -(evidence.gradient + dlp)
+
+    def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
+                                 max_iter: int = 200) -> HyperparameterFit:
+        """MAP-II on the kernel's log-parameters: maximise ELBO + log p(theta) with the
+        L-BFGS-B restart loop of :meth:`GPRegression.optimise_hyperparameters` (first run from
+        the current theta, the others from the priors or uniform in the log-bounds; the best is
+        kept and refitted)."""
+        return super().optimise_hyperparameters(n_restarts, rng=rng, max_iter=max_iter)
+
+    # ----- prediction -------------------------------------------------------------------
+    def predict(self, X_test, full_cov: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and variance (``full_cov``: covariance) of the latent f at the rows of
+        ``X_test`` under q (no observation noise)."""
+        return super().predict(X_test, full_cov=full_cov)
+
+    def __repr__(self):
+        return f"VariationalGP(kernel={self.kernel!r}, likelihood={self.likelihood!r})"
