@@ -20,6 +20,17 @@ scale's bins (mass beyond the two end bins is dropped, not lumped into them):
 
 It is computed in log space (log Phi differences written so that neither tail cancels), so a
 score far in the tail has a small but finite log-probability and the KL stays finite.
+Level sets and preferences (Unit 7, seed 003)
+    :func:`f1_levelset` and :func:`brier_levelset` score a model's estimate of the sublevel set
+    {x : f(x) < threshold} against the true latent on quasi-random (scrambled Sobol) points of
+    a box, predicted in batches so that 2^20 points need little memory. The estimate is
+    {mean < threshold} (posterior probability above 1/2; seed 003 does not spell its rule
+    out), the Brier score uses P(f < threshold) = Phi((threshold - mean) / sd).
+    :func:`brier_preference` and :func:`f1_preference` score predicted preferences against the
+    observed answers with seed 003's eq. (3): p = Phi(mu_D / sqrt(1 + v_D)), the probability
+    that the FIRST item is preferred under the link Phi(f(first) - f(second)) (no sqrt 2: a
+    course PreferenceGP matches it with PairwiseProbit(1 / sqrt 2)), given the posterior mean
+    mu_D and variance v_D of the difference (e.g. ``PreferenceGP.predict_difference``).
 """
 
 from __future__ import annotations
@@ -29,13 +40,15 @@ import reprlib
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import log_ndtr, logsumexp
+from scipy.special import log_ndtr, logsumexp, ndtr
+from scipy.stats import qmc
 
-from .validation import as_float_array
+from .validation import RngLike, as_float_array, as_positive_int, as_rng
 
 __all__ = ["RecognitionReport", "confusion_matrix", "evaluate", "label_array", "rmse",
            "round_scores", "rounded_pcc_mse", "check_scale", "discretised_log_predictive",
-           "discrete_kl"]
+           "discrete_kl", "f1_levelset", "brier_levelset", "brier_preference",
+           "f1_preference", "MAX_LEVELSET_POINTS"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -305,3 +318,126 @@ def discrete_kl(reference, log_probabilities) -> np.ndarray:
         terms = np.where(present, p_ref * (np.log(np.where(present, p_ref, 1.0))
                                           - np.where(present, log_probabilities, 0.0)), 0.0)
     return terms.sum(axis=1)
+
+
+# --------------------------------------------------------------------------------------------
+# Level sets and preferences (Unit 7)
+# --------------------------------------------------------------------------------------------
+
+MAX_LEVELSET_POINTS = 2 ** 20
+
+
+def _check_bounds(bounds) -> np.ndarray:
+    bounds = as_float_array(bounds, "bounds", ndim=2)
+    if bounds.shape[1] != 2:
+        raise ValueError(f"bounds: expected one (low, high) row per input dimension, got shape "
+                         f"{bounds.shape}")
+    if np.any(bounds[:, 0] >= bounds[:, 1]):
+        raise ValueError(f"bounds: expected low < high in every row, got row "
+                         f"{int(np.argmax(bounds[:, 0] >= bounds[:, 1]))} = "
+                         f"{bounds[bounds[:, 0] >= bounds[:, 1]][0].tolist()}")
+    return bounds
+
+
+def _levelset_tally(model, true_function, threshold, bounds, n_points, batch_size, rng):
+    """(true positives, false positives, false negatives, sum of squared Brier errors, n)."""
+    from .gp.levelset import levelset_probability  # course_lib.gp imports this module
+
+    if not callable(getattr(model, "predict", None)):
+        raise TypeError(f"model: expected a fitted model with predict(X) -> (mean, var), got "
+                        f"{type(model).__name__}")
+    if not callable(true_function):
+        raise TypeError(f"true_function: expected a function of an (n, d) array, got "
+                        f"{type(true_function).__name__}")
+    threshold = float(as_float_array(threshold, "threshold", ndim=0))
+    bounds = _check_bounds(bounds)
+    n_points = as_positive_int(n_points, "n_points", minimum=2, maximum=MAX_LEVELSET_POINTS)
+    batch_size = as_positive_int(batch_size, "batch_size")
+    for name, value in (("n_points", n_points), ("batch_size", batch_size)):
+        if value & (value - 1):
+            raise ValueError(f"{name}: Sobol points keep their balance only in blocks of a "
+                             f"power of two, got {value}")
+    sobol = qmc.Sobol(bounds.shape[0], rng=as_rng(rng))
+    tally = np.zeros(4)
+    for start in range(0, n_points, batch_size):
+        X = qmc.scale(sobol.random(min(batch_size, n_points - start)), bounds[:, 0],
+                      bounds[:, 1])
+        truth = as_float_array(true_function(X), "true_function", ndim=1)
+        if truth.shape[0] != X.shape[0]:
+            raise ValueError(f"true_function: expected one value per point ({X.shape[0]}), "
+                             f"got {truth.shape[0]}")
+        mean, var = model.predict(X)
+        inside, predicted = truth < threshold, mean < threshold
+        brier = (levelset_probability(mean, var, threshold) - inside) ** 2
+        tally += [np.sum(inside & predicted), np.sum(predicted & ~inside),
+                  np.sum(inside & ~predicted), brier.sum()]
+    return (*tally, n_points)
+
+
+def _f1(true_pos, false_pos, false_neg, name: str) -> float:
+    if true_pos + false_pos + false_neg == 0:
+        raise ValueError(f"{name}: neither the true set nor the estimate has any member, so F1 "
+                         "is undefined (0 / 0)")
+    return float(2.0 * true_pos / (2.0 * true_pos + false_pos + false_neg))
+
+
+def f1_levelset(model, true_function, threshold, bounds, *, n_points: int = 2 ** 16,
+                batch_size: int = 2 ** 14, rng: RngLike = 0) -> float:
+    """F1 score of the estimated sublevel set {mean < threshold} against the true one
+    {true_function < threshold} on ``n_points`` scrambled Sobol points of the box ``bounds``
+    ((d, 2) rows of (low, high)); module docstring.
+
+    ``model.predict(X)`` must return the posterior (mean, variance) of the latent f;
+    ``true_function(X)`` the true latent at the rows of X. ``n_points`` is a power of two up to
+    2^20 (a set that fills 0.4 % of a 4-D box needs about 2^20 for a stable F1), predicted
+    ``batch_size`` (a power of two) points at a time. ``rng`` scrambles the Sobol points; the default 0 gives
+    every call the same points, so that models are compared on one set. F1 =
+    2 TP / (2 TP + FP + FN); when neither set has a member it is undefined and refused naming
+    ``true_function``.
+    """
+    true_pos, false_pos, false_neg, _, _ = _levelset_tally(
+        model, true_function, threshold, bounds, n_points, batch_size, rng)
+    return _f1(true_pos, false_pos, false_neg, "true_function")
+
+
+def brier_levelset(model, true_function, threshold, bounds, *, n_points: int = 2 ** 16,
+                   batch_size: int = 2 ** 14, rng: RngLike = 0) -> float:
+    """Brier score mean((P(f < threshold) - [true f < threshold])^2) over the same Sobol points
+    as :func:`f1_levelset` (same arguments; 0 is perfect, 1/4 is a constant guess of 1/2)."""
+    *_, squared_error, n = _levelset_tally(model, true_function, threshold, bounds, n_points,
+                                           batch_size, rng)
+    return float(squared_error / n)
+
+
+def _preference_arrays(mean, var, labels):
+    mean = as_float_array(mean, "mean", ndim=1)
+    var = as_float_array(var, "var", ndim=1)
+    if var.shape != mean.shape:
+        raise ValueError(f"var: expected one per mean ({mean.size}), got {var.size}")
+    if np.any(var < 0):
+        raise ValueError(f"var: variances must be >= 0, got {var[var < 0][0]:g}")
+    labels = as_float_array(labels, "labels", ndim=1)
+    if labels.shape != mean.shape:
+        raise ValueError(f"labels: expected one per comparison ({mean.size}), got "
+                         f"{labels.size}")
+    if not np.all((labels == 0) | (labels == 1)):
+        raise ValueError("labels: expected 1 (the first item was preferred) or 0 (the second)")
+    return mean, var, labels.astype(bool)
+
+
+def brier_preference(mean, var, labels) -> float:
+    """Seed 003's eq. (3): mean((p - o)^2) with p = Phi(mean / sqrt(1 + var)) (module
+    docstring). ``mean``, ``var``: posterior mean and variance of f(first) - f(second) per
+    comparison; ``labels``: 1 where the first item was preferred, 0 where the second."""
+    mean, var, labels = _preference_arrays(mean, var, labels)
+    return float(np.mean((ndtr(mean / np.sqrt(1.0 + var)) - labels) ** 2))
+
+
+def f1_preference(mean, var, labels) -> float:
+    """F1 score of "the first item is preferred", predicted where p = Phi(mean / sqrt(1 + var))
+    exceeds 1/2 (i.e. mean > 0); arguments as :func:`brier_preference`. Undefined (refused
+    naming ``labels``) when no label and no prediction says "first"."""
+    mean, _, labels = _preference_arrays(mean, var, labels)
+    predicted = mean > 0
+    return _f1(np.sum(labels & predicted), np.sum(predicted & ~labels),
+               np.sum(labels & ~predicted), "labels")

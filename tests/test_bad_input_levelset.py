@@ -3,7 +3,9 @@
 Decisions recorded here: bvn_cdf accepts +-inf bounds (the CDF's limits) but refuses NaN and a
 correlation outside [-1, 1]; a posterior covariance larger than the two sds allow is refused
 naming ``cross_cov`` (it cannot come from a Gaussian); a model without a LatentGaussian
-posterior, or an unfitted one, is refused naming ``model``.
+posterior, or an unfitted one, is refused naming ``model``. The level-set and preference scores
+of course_lib.metrics are here too (same family): Sobol sizes must be powers of two, and an F1
+with no member in either set (0 / 0) is refused naming ``true_function`` / ``labels``.
 """
 
 import numpy as np
@@ -12,9 +14,15 @@ from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import GPRegression, SquaredExponential
 from course_lib.gp.levelset import (bald_bernoulli, bvn_cdf, eavc, global_mi,
                                     levelset_probability, lookahead_levelset, straddle)
+from course_lib.metrics import brier_levelset, brier_preference, f1_levelset, f1_preference
 
 X = np.array([[0.0, 0.0], [1.0, 0.5], [-0.5, 1.0]])
 POINTS = np.array([[0.2, 0.1], [0.9, -0.3]])
+BOX = [[-1.0, 1.0], [-1.0, 1.0]]
+
+
+def norm_ball(X):
+    return 2.0 * np.linalg.norm(X, axis=1)
 
 
 def model():
@@ -64,6 +72,42 @@ CASES = [
              lambda: bald_bernoulli(model(), np.zeros((0, 2))), ValueError, "candidates"),
     BadInput("levelset: straddle with a negative width",
              lambda: straddle(model(), POINTS, 0.5, width=-1.0), ValueError, "width"),
+    BadInput("levelset: F1 of something without predict",
+             lambda: f1_levelset("gp", norm_ball, 0.5, BOX), TypeError, "model"),
+    BadInput("levelset: F1 with a true function that is not callable",
+             lambda: f1_levelset(model(), [1.0], 0.5, BOX), TypeError, "true_function"),
+    BadInput("levelset: F1 with a true function of the wrong length",
+             lambda: f1_levelset(model(), lambda X: np.zeros(3), 0.5, BOX, n_points=64),
+             ValueError, "true_function"),
+    BadInput("levelset: Brier with a true function giving NaN",
+             lambda: brier_levelset(model(), lambda X: np.full(len(X), np.nan), 0.5, BOX,
+                                    n_points=64), ValueError, "true_function"),
+    BadInput("levelset: F1 with an empty true set and an empty estimate",
+             lambda: f1_levelset(model(), norm_ball, -10.0, BOX, n_points=64), ValueError,
+             "true_function"),
+    BadInput("levelset: F1 with low >= high in bounds",
+             lambda: f1_levelset(model(), norm_ball, 0.5, [[1.0, -1.0], [-1.0, 1.0]]),
+             ValueError, "bounds"),
+    BadInput("levelset: F1 with bounds of three columns",
+             lambda: f1_levelset(model(), norm_ball, 0.5, np.zeros((2, 3))), ValueError,
+             "bounds"),
+    BadInput("levelset: F1 on 1000 points (not a power of two)",
+             lambda: f1_levelset(model(), norm_ball, 0.5, BOX, n_points=1000), ValueError,
+             "n_points"),
+    BadInput("levelset: Brier on 2^21 points",
+             lambda: brier_levelset(model(), norm_ball, 0.5, BOX, n_points=2 ** 21),
+             ValueError, "n_points"),
+    BadInput("levelset: Brier in batches of 100",
+             lambda: brier_levelset(model(), norm_ball, 0.5, BOX, batch_size=100), ValueError,
+             "batch_size"),
+    BadInput("levelset: preference Brier with a label 2",
+             lambda: brier_preference([0.0, 1.0], [1.0, 1.0], [1, 2]), ValueError, "labels"),
+    BadInput("levelset: preference Brier with a negative variance",
+             lambda: brier_preference([0.0, 1.0], [1.0, -1.0], [1, 0]), ValueError, "var"),
+    BadInput("levelset: preference F1 with one label too few",
+             lambda: f1_preference([0.0, 1.0], [1.0, 1.0], [1]), ValueError, "labels"),
+    BadInput("levelset: preference F1 with no 'first' label or prediction",
+             lambda: f1_preference([-1.0, -2.0], [1.0, 1.0], [0, 0]), ValueError, "labels"),
 ]
 
 

@@ -1,11 +1,14 @@
 """Level-set estimation (course_lib.gp.levelset): the bivariate normal CDF, the look-ahead of a
-Bernoulli probit answer, and the acquisitions, each against scipy, a closed form or Monte Carlo."""
+Bernoulli probit answer, and the acquisitions, each against scipy, a closed form or Monte Carlo;
+the level-set and preference scores of course_lib.metrics against hand-worked values and
+scikit-learn."""
 
 import numpy as np
 import pytest
 from scipy.integrate import quad
 from scipy.special import ndtr
-from scipy.stats import multivariate_normal, norm
+from scipy.stats import multivariate_normal, norm, qmc
+from sklearn.metrics import brier_score_loss, f1_score
 
 from course_lib.gp import GPRegression, SquaredExponential
 from course_lib.gp import levelset
@@ -14,6 +17,7 @@ from course_lib.gp.levelset import (bald_bernoulli, bvn_cdf, eavc, global_mi,
                                     levelset_probability, lookahead_levelset, straddle)
 from course_lib.gp.likelihoods import PairwiseProbit
 from course_lib.gp.preference import PreferenceGP
+from course_lib.metrics import brier_levelset, brier_preference, f1_levelset, f1_preference
 
 BOUNDS = [-5.0, -1.3, -1e-3, 0.0, 1e-3, 0.7, 4.0]
 CORRELATIONS = [-0.999999, -0.9, -0.3, 0.0, 0.5, 0.95, 0.999999]
@@ -238,3 +242,68 @@ def test_straddle_from_the_predictive():
     mean, var = model.predict(CANDIDATES)
     np.testing.assert_allclose(straddle(model, CANDIDATES, THRESHOLD, width=2.5),
                                2.5 * np.sqrt(var) - np.abs(mean - THRESHOLD), rtol=1e-14)
+
+
+# --------------------------------------------------------------------------------------------
+# Metrics (course_lib.metrics): level sets and preferences
+# --------------------------------------------------------------------------------------------
+
+class _LineModel:
+    """A stand-in posterior on [0, 1]: mean x, a fixed variance (for hand-worked values)."""
+
+    def __init__(self, var):
+        self.var = var
+
+    def predict(self, X):
+        return X[:, 0], np.full(X.shape[0], self.var)
+
+
+def test_f1_and_brier_levelset_hand_worked():
+    """Truth f = x - 0.1 (set x < 0.6), estimate mean = x (set x < 0.5), threshold 0.5:
+    TP = 0.5, FP = 0, FN = 0.1 of the interval, so F1 = 1 / 1.1; with zero variance the
+    Brier score is the misclassified length 0.1."""
+    bounds = [[0.0, 1.0]]
+    truth = lambda X: X[:, 0] - 0.1  # noqa: E731
+    assert abs(f1_levelset(_LineModel(0.0), truth, 0.5, bounds) - 1 / 1.1) < 1e-4
+    assert abs(brier_levelset(_LineModel(0.0), truth, 0.5, bounds) - 0.1) < 1e-4
+    sd = 0.2  # Brier = integral of (Phi((0.5 - x) / sd) - [x < 0.6])^2 over [0, 1]
+    exact = quad(lambda x: (norm.cdf((0.5 - x) / sd) - (x < 0.6)) ** 2, 0, 1, points=[0.6])[0]
+    assert abs(brier_levelset(_LineModel(sd ** 2), truth, 0.5, bounds) - exact) < 1e-4
+
+
+def test_levelset_metrics_match_sklearn_on_the_same_sobol_points():
+    model = _regression()
+    bounds = np.array([[-1.0, 1.0], [-1.0, 1.2]])
+    truth = lambda X: 2.0 * np.linalg.norm(X, axis=1)  # noqa: E731
+    n, seed = 2 ** 12, 11
+    X = qmc.scale(qmc.Sobol(2, rng=np.random.default_rng(seed)).random(n), bounds[:, 0],
+                  bounds[:, 1])
+    inside = truth(X) < THRESHOLD
+    mean, var = model.predict(X)
+    probability = norm.cdf((THRESHOLD - mean) / np.sqrt(var))
+    # four batches must give the points of one call
+    kwargs = dict(n_points=n, batch_size=n // 4, rng=seed)
+    assert np.isclose(f1_levelset(model, truth, THRESHOLD, bounds, **kwargs),
+                      f1_score(inside, mean < THRESHOLD), rtol=1e-12)
+    assert np.isclose(brier_levelset(model, truth, THRESHOLD, bounds, **kwargs),
+                      brier_score_loss(inside, probability), rtol=1e-12)
+
+
+def test_preference_metrics_hand_worked_and_against_sklearn():
+    mean = np.array([1.0, -1.0, 0.5, 2.0])
+    var = np.array([0.0, 3.0, 1.25, 1.0])
+    labels = np.array([1, 1, 0, 1])
+    # p = Phi(1), Phi(-1/2), Phi(1/3), Phi(sqrt 2): predictions 1, 0, 1, 1
+    p = norm.cdf([1.0, -0.5, 1 / 3, np.sqrt(2.0)])
+    hand = np.mean((p - labels) ** 2)
+    assert np.isclose(brier_preference(mean, var, labels), hand, rtol=1e-14)
+    assert np.isclose(brier_preference(mean, var, labels), brier_score_loss(labels, p),
+                      rtol=1e-14)
+    # TP = 2, FP = 1, FN = 1: F1 = 4 / 6
+    assert np.isclose(f1_preference(mean, var, labels), 2 / 3, rtol=1e-14)
+    rng = np.random.default_rng(12)
+    mean, var = rng.normal(size=200), rng.uniform(0, 2, size=200)
+    labels = rng.integers(0, 2, size=200)
+    assert np.isclose(f1_preference(mean, var, labels), f1_score(labels, mean > 0), rtol=1e-14)
+    assert np.isclose(brier_preference(mean, var, labels),
+                      brier_score_loss(labels, norm.cdf(mean / np.sqrt(1 + var))), rtol=1e-14)
