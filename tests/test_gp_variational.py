@@ -3,9 +3,9 @@
 Oracles: exact Gaussian conditioning (closed form; with a Gaussian likelihood the variational
 posterior is exact and the ELBO is the log marginal likelihood), grid integration of the
 posterior of two items (the ELBO is below the log evidence by exactly KL(q || posterior)),
-dense-matrix formulas for the KL and the rows' moments, and finite differences. GPflow, the
-usual reference library for this model, needs TensorFlow, which is not in the course's
-environment; it is not used.
+dense-matrix formulas for the KL and the rows' moments, and finite differences. GPflow (its
+VGP_opper_archambeau is this model) is on the package index but needs TensorFlow, far too
+heavy a dependency for the course's environment, so it is not an oracle here.
 """
 
 import numpy as np
