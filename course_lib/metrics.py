@@ -1,4 +1,5 @@
-"""Evaluation in one place: recognition (Units 1-3) and scores against raters (Unit 5).
+"""Evaluation in one place: recognition (Units 1-3), scores against raters (Unit 5), level
+sets and preferences (Unit 7).
 
 Recognition
     :func:`confusion_matrix`, :func:`evaluate` -> :class:`RecognitionReport` (accuracy and
@@ -20,6 +21,7 @@ scale's bins (mass beyond the two end bins is dropped, not lumped into them):
 
 It is computed in log space (log Phi differences written so that neither tail cancels), so a
 score far in the tail has a small but finite log-probability and the KL stays finite.
+
 Level sets and preferences (Unit 7, seed 003)
     :func:`f1_levelset` and :func:`brier_levelset` score a model's estimate of the sublevel set
     {x : f(x) < threshold} against the true latent on quasi-random (scrambled Sobol) points of
