@@ -13,7 +13,7 @@ import pytest
 from scipy.special import log_ndtr
 from scipy.stats import multivariate_normal
 
-from course_lib.gp import GPRegression, PreferenceGP, SquaredExponential
+from course_lib.gp import GPRegression, LogNormal, PreferenceGP, SquaredExponential
 from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.likelihoods import PairwiseGaussian, PairwiseProbit
 from course_lib.gp.variational import (MixedLikelihood, VariationalGP, fit_variational,
@@ -257,8 +257,9 @@ def test_optimised_elbo_gradient_in_theta_matches_finite_differences():
 
 
 def test_map_ii_with_a_gaussian_likelihood_matches_exact_regression():
-    exact = GPRegression(SE, 0.09, noise_bounds="fixed").fit(X12, Y12)
-    vgp = VariationalGP(SE, PairwiseGaussian(0.3)).fit(X12, Y12)
+    priors = {"lengthscale": LogNormal(0.0, 0.5)}
+    exact = GPRegression(SE, 0.09, noise_bounds="fixed", priors=priors).fit(X12, Y12)
+    vgp = VariationalGP(SE, PairwiseGaussian(0.3), priors=priors).fit(X12, Y12)
     fit_exact = exact.optimise_hyperparameters(3, rng=1)
     fit_vgp = vgp.optimise_hyperparameters(3, rng=1)
     np.testing.assert_allclose(fit_vgp.theta, fit_exact.theta[:2], atol=1e-4)
