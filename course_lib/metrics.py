@@ -392,10 +392,10 @@ def f1_levelset(model, true_function, threshold, bounds, *, n_points: int = 2 **
     ``model.predict(X)`` must return the posterior (mean, variance) of the latent f;
     ``true_function(X)`` the true latent at the rows of X. ``n_points`` is a power of two up to
     2^20 (a set that fills 0.4 % of a 4-D box needs about 2^20 for a stable F1), predicted
-    ``batch_size`` (a power of two) points at a time. ``rng`` scrambles the Sobol points; the default 0 gives
-    every call the same points, so that models are compared on one set. F1 =
-    2 TP / (2 TP + FP + FN); when neither set has a member it is undefined and refused naming
-    ``true_function``.
+    ``batch_size`` (a power of two) points at a time. ``rng`` scrambles the Sobol points; the
+    default 0 gives every call the same points, so that models are compared on one set.
+    F1 = 2 TP / (2 TP + FP + FN); when neither set has a member it is undefined and refused
+    naming ``true_function``.
     """
     true_pos, false_pos, false_neg, _, _ = _levelset_tally(
         model, true_function, threshold, bounds, n_points, batch_size, rng)
