@@ -282,7 +282,7 @@ class _Marginals:
 def _marginals(kernel, X_train, posterior, X) -> _Marginals:
     K_cross = kernel(X_train, X)
     # LatentGaussian.predict returns only the variances; the covariances need its factors
-    V, U = posterior._whitened(K_cross)
+    V, U = posterior.reduction_factors(K_cross)
     var = kernel.diag(X) - np.einsum("ij,ij->j", V, V)
     if U is not None:
         var += np.einsum("ij,ij->j", U, U)

@@ -166,8 +166,11 @@ class LatentGaussian:
         return cls(L_K @ mean_whitened, alpha, "covariance", (L_K, T), float(jitter))
 
     # ----- prediction -------------------------------------------------------------------
-    def _whitened(self, K_cross: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        """(V, U) with K*^T C K* = V^T V - U^T U (U is None except for the covariance form)."""
+    def reduction_factors(self, K_cross: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """(V, U) with K*^T C K* = V^T V - U^T U, the reduction of the prior covariance of
+        f* (U is None except for the covariance form). Columns of V and U belong to columns of
+        ``K_cross``, so covariances between two sets of test points are products of their
+        columns, without the joint covariance (level-set look-ahead)."""
         if self.form == "noise":
             (L,) = self.factors
             return solve_triangular(L, K_cross, lower=True, check_finite=False), None
@@ -197,7 +200,7 @@ class LatentGaussian:
         if K_test.shape not in ((m,), (m, m)):
             raise ValueError(f"K_test: expected shape ({m},) or ({m}, {m}), got {K_test.shape}")
         mean = K_cross.T @ self.alpha
-        V, U = self._whitened(K_cross)
+        V, U = self.reduction_factors(K_cross)
         if K_test.ndim == 1:
             var = K_test - np.einsum("ij,ij->j", V, V)
             if U is not None:
