@@ -4,7 +4,8 @@ BernoulliProbit, GaussianConstraint and LikertConfidence in course_lib.gp.likeli
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib.gp.likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
+from course_lib.gp.likelihoods import (BernoulliProbit, GaussianConstraint, LikertConfidence,
+                                      OrdinalProbit)
 
 CASES = [
     BadInput("feedback_likelihoods: Bernoulli answer 2",
@@ -55,6 +56,16 @@ CASES = [
              "y"),
     BadInput("feedback_likelihoods: Likert theta of the wrong length",
              lambda: LikertConfidence(3).with_theta([0.0, 0.0]), ValueError, "theta"),
+    BadInput("feedback_likelihoods: ordinal with one level",
+             lambda: OrdinalProbit(1), ValueError, "n_levels"),
+    BadInput("feedback_likelihoods: ordinal with too many gaps",
+             lambda: OrdinalProbit(3, [1.0, 1.0]), ValueError, "gaps"),
+    BadInput("feedback_likelihoods: ordinal negative gap",
+             lambda: OrdinalProbit(3, [-1.0]), ValueError, "gap_1"),
+    BadInput("feedback_likelihoods: ordinal rating below 0",
+             lambda: OrdinalProbit(4).log_likelihood([0.0], [-1.0]), ValueError, "y"),
+    BadInput("feedback_likelihoods: ordinal ratings of another length than z",
+             lambda: OrdinalProbit(4).terms([0.0, 1.0], [1.0]), ValueError, "y"),
 ]
 
 

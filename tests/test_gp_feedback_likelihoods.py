@@ -13,7 +13,7 @@ import pytest
 from scipy import integrate, stats
 
 from course_lib.gp.likelihoods import (BernoulliProbit, GaussianConstraint, LikertConfidence,
-                                      PairwiseProbit)
+                                      OrdinalProbit, PairwiseProbit)
 
 MEANS = np.array([-30.0, -6.0, -1.2, -0.3, 0.0, 0.45, 1.7, 5.0, 25.0])
 VARS = np.array([1e-10, 1e-4, 0.04, 1.0, 9.0, 1e4])
@@ -30,13 +30,14 @@ LIKELIHOODS = {
     "likert": lambda: LikertConfidence(3, [0.5, 0.5], 0.1, lapse_bounds=(1e-3, 0.5)),
     "likert wide": lambda: LikertConfidence(5, [2.0, 0.3, 1.2, 1.9], 0.02, max_gap=2.0,
                                             lapse_bounds=(1e-3, 0.5)),
+    "ordinal": lambda: OrdinalProbit(5, [0.7, 0.05, 2.5]),
 }
 
 
 def answers(name, m, rng):
     if name == "constraint":
         return rng.normal(0.0, 2.0, m)
-    if name.startswith("likert"):
+    if name.startswith(("likert", "ordinal")):
         return rng.integers(0, LIKELIHOODS[name]().n_levels, m).astype(float)
     return rng.integers(0, 2, m).astype(float)
 
@@ -84,7 +85,7 @@ def reference_expectations(lik, y, mean, var):
             for a, b in zip(edges[:-1], edges[1:]):
                 out[j, k] += integrate.quad(
                     lambda z, j=j, k=k, sd=sd: pieces(z)[j] * stats.norm.pdf(z, mean[k], sd),
-                    a, b, limit=400, epsabs=1e-11, epsrel=1e-10)[0]
+                    a, b, limit=400, epsabs=1e-11, epsrel=1e-9)[0]
     return out
 
 
@@ -95,6 +96,9 @@ def grid(name):
     return lik, y, mean, var
 
 
+# quad reports roundoff for var = 1e4 (an integrand of size z^2 over +-1400); the agreement
+# asserted here to 1e-8 bounds the error of the reference as well
+@pytest.mark.filterwarnings("ignore::scipy.integrate.IntegrationWarning")
 @pytest.mark.parametrize("name", LIKELIHOODS)
 def test_expected_log_likelihood_matches_adaptive_quadrature(name):
     lik, y, mean, var = grid(name)
@@ -233,3 +237,31 @@ def test_likert_cut_points_are_the_running_sum_of_the_gaps():
     assert lik.param_names == ("gap_1", "gap_2", "gap_3", "lapse")
     np.testing.assert_allclose(lik.bounds[:3, 1], np.log(2.0))     # gap <= max_gap
     assert lik.bounds[3, 0] == lik.bounds[3, 1]                     # the seed's fixed lapse
+
+
+def test_ordinal_probit_against_scipy_and_bernoulli():
+    lik = OrdinalProbit(4, [1.0, 0.3])
+    edges = np.concatenate([[-np.inf], lik.thresholds, [np.inf]])
+    z = np.array([-6.0, -1.0, 0.0, 0.4, 1.2, 6.0])
+    for k in range(4):
+        low, high = edges[k] - z, edges[k + 1] - z
+        # the reference avoids cancellation too: survival functions when the interval is > 0
+        want = np.where(low > 0, stats.norm.sf(low) - stats.norm.sf(high),
+                        stats.norm.cdf(high) - stats.norm.cdf(low))
+        np.testing.assert_allclose(np.exp(lik.log_likelihood(z, np.full(z.size, k))), want,
+                                   rtol=1e-10, atol=1e-300)
+    # far tails: log P against the log of scipy's survival and cdf differences in log space
+    far = np.array([-30.0, 45.0])
+    middle = np.log(stats.norm.sf(1.0 - far[0]) - stats.norm.sf(1.3 - far[0]))  # 1e-211
+    np.testing.assert_allclose(lik.log_likelihood(far, [2.0, 2.0])[0], middle, rtol=1e-12)
+    assert np.isfinite(lik.log_likelihood(far, [2.0, 2.0])).all()
+    assert lik.log_likelihood(far, [2.0, 2.0])[1] < -900
+    # two levels: the Bernoulli probit
+    y = np.array([0.0, 1.0, 1.0, 0.0, 1.0, 0.0])
+    np.testing.assert_allclose(OrdinalProbit(2).log_likelihood(z, y),
+                               BernoulliProbit().log_likelihood(z, y), rtol=1e-13)
+    # the expected level under z ~ N(0.5, 2) against adaptive quadrature
+    reference = integrate.quad(
+        lambda v: sum(k * np.exp(lik.log_likelihood([v], [float(k)])[0]) for k in range(4))
+        * stats.norm.pdf(v, 0.5, np.sqrt(2.0)), -20, 20, limit=400, epsabs=1e-12)[0]
+    assert abs(lik.predictive_mean([0.5], [2.0])[0] - reference) < 1e-9

@@ -32,7 +32,8 @@ from .sparse import (SparseGP, collapsed_bound, collapsed_bound_and_gradient, fi
 from .comparisons import Comparisons, DisconnectedComparisonsWarning
 from .likelihoods import (BetaRating, Likelihood, LikelihoodTerms, PairwiseBeta, PairwiseGaussian,
                           PairwiseProbit, TruncatedGaussianRating, WarpedProbitRating,
-                          BernoulliProbit, GaussianConstraint, LikertConfidence)
+                          BernoulliProbit, GaussianConstraint, LikertConfidence,
+                          OrdinalProbit)
 from .laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
 from .ep import (ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation,
                  tilted_moments)
@@ -76,7 +77,7 @@ __all__ = [
     "Comparisons", "DisconnectedComparisonsWarning",
     "Likelihood", "LikelihoodTerms", "PairwiseGaussian", "PairwiseProbit", "PairwiseBeta",
     "TruncatedGaussianRating", "BetaRating", "WarpedProbitRating",
-    "BernoulliProbit", "GaussianConstraint", "LikertConfidence",
+    "BernoulliProbit", "GaussianConstraint", "LikertConfidence", "OrdinalProbit",
     "expected_improvement", "incumbent", "improvement_moments", "univariate_ei", "bivariate_ei",
     "bivariate_ei_gradient", "multinomial_sample", "pairwise_bald", "AcquisitionMaximum",
     "maximise_acquisition",
