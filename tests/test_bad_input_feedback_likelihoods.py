@@ -66,6 +66,12 @@ CASES = [
              lambda: OrdinalProbit(4).log_likelihood([0.0], [-1.0]), ValueError, "y"),
     BadInput("feedback_likelihoods: ordinal ratings of another length than z",
              lambda: OrdinalProbit(4).terms([0.0, 1.0], [1.0]), ValueError, "y"),
+    BadInput("feedback_likelihoods: expected parameter gradient with negative variance",
+             lambda: LikertConfidence(3).expected_parameter_gradient([1.0], [0.0], [-0.5]),
+             ValueError, "var"),
+    BadInput("feedback_likelihoods: expected parameter gradient with a rating of 7",
+             lambda: OrdinalProbit(4).expected_parameter_gradient([7.0], [0.0], [0.5]),
+             ValueError, "y"),
 ]
 
 

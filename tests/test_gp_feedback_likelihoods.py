@@ -13,7 +13,8 @@ import pytest
 from scipy import integrate, stats
 
 from course_lib.gp.likelihoods import (BernoulliProbit, GaussianConstraint, LikertConfidence,
-                                      OrdinalProbit, PairwiseProbit)
+                                      OrdinalProbit, PairwiseBeta, PairwiseProbit,
+                                      TruncatedGaussianRating)
 
 MEANS = np.array([-30.0, -6.0, -1.2, -0.3, 0.0, 0.45, 1.7, 5.0, 25.0])
 VARS = np.array([1e-10, 1e-4, 0.04, 1.0, 9.0, 1e4])
@@ -162,6 +163,36 @@ def test_parameter_terms_match_finite_differences(name):
         parts = [np.array([t.log_likelihood, t.gradient, t.curvature])
                  for t in (s.terms(z, y) for s in shifted)]
         np.testing.assert_allclose((parts[0] - parts[1]) / (2 * h), got[p], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", LIKELIHOODS)
+def test_expected_parameter_gradient_matches_finite_differences(name):
+    lik, y, mean, var = grid(name)
+    keep = (var >= 1e-4) | (var == VARS[0])
+    y, mean, var = y[keep], mean[keep], np.where(var[keep] == VARS[0], 0.0, var[keep])
+    lik = lik if name != "constraint" else GaussianConstraint(lik.noise_sd[keep])
+    got = lik.expected_parameter_gradient(y, mean, var)
+    assert got.shape == (lik.n_params, y.size)
+    h = 1e-6
+    for p in range(lik.n_params):
+        step = h * np.eye(lik.n_params)[p]
+        up, down = (lik.with_theta(lik.theta + s * step).expected_log_likelihood(y, mean, var)[0]
+                    for s in (1, -1))
+        np.testing.assert_allclose((up - down) / (2 * h), got[p], rtol=1e-5, atol=1e-6)
+
+
+def test_expected_parameter_gradient_of_unit_6_likelihoods():
+    mean, var = np.array([-2.0, 0.0, 0.3, 1.5]), np.array([0.5, 0.0, 2.0, 0.01])
+    cases = [(PairwiseBeta(0.4, 12.0), np.array([0.1, 0.5, 0.93, 1.0])),
+             (TruncatedGaussianRating(0.2), np.array([0.0, 0.4, 0.7, 1.0]))]
+    h = 1e-6
+    for lik, y in cases:
+        got = lik.expected_parameter_gradient(y, mean, var)
+        for p in range(lik.n_params):
+            step = h * np.eye(lik.n_params)[p]
+            up, down = (lik.with_theta(lik.theta + s * step).expected_log_likelihood(
+                y, mean, var)[0] for s in (1, -1))
+            np.testing.assert_allclose((up - down) / (2 * h), got[p], rtol=1e-5, atol=1e-6)
 
 
 def test_bernoulli_probit_is_phi_of_the_latent():

@@ -26,7 +26,10 @@ The interface (vectorised over rows; z, y of shape (m,))
     exists, otherwise numerical integration (below).
 ``expected_log_likelihood(y, mean, var) -> (E log p, d/dmean, d/dvar)``
     E_{N(z; mean, var)} log p(y | z) and its derivatives (variational inference, Unit 7):
-    d/dmean = E[d log p/dz] and d/dvar = E[d^2 log p/dz^2] / 2 (Price's and Bonnet's theorems).
+    d/dmean = E[d log p/dz] and d/dvar = E[d^2 log p/dz^2] / 2 (Price's and Bonnet's theorems;
+    a likelihood with kinks adds their point masses, see LikertConfidence).
+``expected_parameter_gradient(y, mean, var) -> (P, m)``
+    E[d log p/dtheta_p]: the gradient of the expected log-likelihood in the log-parameters.
 
 Integrals over z ~ N(mean, var) without a closed form use composite Gauss-Legendre quadrature
 (``GAUSS_LEGENDRE_NODES`` = 8 nodes per panel) rather than plain Gauss-Hermite: the integrand
@@ -440,6 +443,25 @@ class Likelihood:
     def _likelihood_centre(self, y):
         """Where p(y | z) peaks as a function of z, roughly (None: not known)."""
         return None
+
+    def expected_parameter_gradient(self, y, mean, var) -> np.ndarray:
+        """E[d log p(y | z) / d theta_p] with z ~ N(mean, var): shape (n_params, m), the
+        gradient of :meth:`expected_log_likelihood`'s value in the log-parameters (for learning
+        a likelihood's parameters on a variational bound). log p is continuous in theta, so
+        the derivative passes under the integral even where the likelihood has kinks."""
+        mean, var = self._check_gaussian(mean, var)
+        y = self._check_domain(_check_rows(y, "y", mean.size), "y")
+        if self.n_params == 0:
+            return np.zeros((0, mean.size))
+        result = self._parameter_terms(mean, y)[:, 0, :].copy()
+        spread = var > 0
+        if np.any(spread):
+            y_spread = y[spread]
+            sums = self._expectation(
+                lambda z, row: tuple(self._parameter_terms(z, y_spread[row, None])[:, 0]),
+                mean[spread], var[spread])
+            result[:, spread] = np.reshape(sums, (self.n_params, -1))
+        return result
 
     def _kinks(self) -> tuple[float, ...]:
         """Values of z where log p(y | z) has a kink (a jump in its derivative): the
