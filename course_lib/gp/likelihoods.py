@@ -1078,6 +1078,15 @@ class GaussianConstraint(Likelihood):
 # Confidence ratings of pairs (seed 003, eq. 2): z = f(first) - f(second)
 # --------------------------------------------------------------------------------------------
 
+def _check_levels(y, name: str, n_levels: int) -> np.ndarray:
+    """Refuse ratings that are not whole levels 0 .. n_levels - 1, naming the first bad row."""
+    bad = (y != np.round(y)) | (y < 0) | (y > n_levels - 1)
+    if np.any(bad):
+        raise ValueError(f"{name}: ratings must be whole levels 0 .. {n_levels - 1}, "
+                         f"row {int(np.argmax(bad))} has {y[bad][0]:g}")
+    return y
+
+
 class LikertConfidence(Likelihood):
     """How strongly a preference was felt, rated on ``n_levels`` levels y = 0 (weakest) .. l - 1,
     as a function of the strength a = |z| = |f(first) - f(second)| only (seed 003, eq. 2, with
@@ -1145,11 +1154,7 @@ class LikertConfidence(Likelihood):
         return np.concatenate([[0.0], np.cumsum(np.exp(self._log_theta[:-1]))])
 
     def _check_domain(self, y, name):
-        bad = (y != np.round(y)) | (y < 0) | (y > self.n_levels - 1)
-        if np.any(bad):
-            raise ValueError(f"{name}: ratings must be whole levels 0 .. {self.n_levels - 1}, "
-                             f"row {int(np.argmax(bad))} has {y[bad][0]:g}")
-        return y
+        return _check_levels(y, name, self.n_levels)
 
     def _kinks(self):
         cuts = self.cut_points
@@ -1326,11 +1331,7 @@ class OrdinalProbit(Likelihood):
         return np.concatenate([[0.0], np.cumsum(np.exp(self._log_theta))])
 
     def _check_domain(self, y, name):
-        bad = (y != np.round(y)) | (y < 0) | (y > self.n_levels - 1)
-        if np.any(bad):
-            raise ValueError(f"{name}: ratings must be whole levels 0 .. {self.n_levels - 1}, "
-                             f"row {int(np.argmax(bad))} has {y[bad][0]:g}")
-        return y
+        return _check_levels(y, name, self.n_levels)
 
     def _ends(self, z, y):
         """l = b_y - z and u = b_{y+1} - z (+-inf at the outer levels)."""
