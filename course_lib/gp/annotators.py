@@ -541,14 +541,8 @@ class AnnotatorNoiseGP(GPRegression):
             return result.value
         return result.value, np.concatenate([result.gradient_kernel, result.gradient_log_noise])
 
-    def _negative_objective(self, theta):
-        try:
-            result = self.marginal_likelihood(theta, eval_gradient=True, warn=False)
-        except NotPositiveDefiniteError:  # the line search backs off from such a point
-            return np.inf, np.zeros_like(theta)
-        lp, dlp = self.log_hyper_prior(theta)
-        grad = np.concatenate([result.gradient_kernel, result.gradient_log_noise])
-        return -(result.value + lp), -(grad + dlp)
+    def _theta_gradient(self, result) -> np.ndarray:
+        return np.concatenate([result.gradient_kernel, result.gradient_log_noise])
 
     # ----- EM for the noise variances ---------------------------------------------------
     def _em_update(self, log_noise: np.ndarray, K: np.ndarray, pooled: bool = False

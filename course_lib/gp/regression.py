@@ -312,16 +312,21 @@ class GPRegression:
         return value, grad
 
     # ----- ML-II / MAP-II ---------------------------------------------------------------
+    def _theta_gradient(self, result) -> np.ndarray:
+        """The gradient over theta from a ``marginal_likelihood(..., eval_gradient=True)``
+        result (a subclass whose result has another layout overrides this)."""
+        grad = result.gradient_kernel
+        if self.learns_noise:
+            grad = np.append(grad, result.gradient_log_noise.sum())
+        return grad
+
     def _negative_objective(self, theta):
         try:
             result = self.marginal_likelihood(theta, eval_gradient=True, warn=False)
         except NotPositiveDefiniteError:  # the line search backs off from such a point
             return np.inf, np.zeros_like(theta)
-        grad = result.gradient_kernel
-        if self.learns_noise:
-            grad = np.append(grad, result.gradient_log_noise.sum())
         lp, dlp = self.log_hyper_prior(theta)
-        return -(result.value + lp), -(grad + dlp)
+        return -(result.value + lp), -(self._theta_gradient(result) + dlp)
 
     def _random_start(self, rng) -> np.ndarray:
         bounds = self.bounds

@@ -521,13 +521,8 @@ class VariationalGP(GPRegression):
         evidence = self.marginal_likelihood(theta, eval_gradient)
         return (evidence.value, evidence.gradient) if eval_gradient else evidence.value
 
-    def _negative_objective(self, theta):
-        try:
-            evidence = self.marginal_likelihood(theta, eval_gradient=True, warn=False)
-        except NotPositiveDefiniteError:  # the line search backs off from such a point
-            return np.inf, np.zeros_like(theta)
-        lp, dlp = self.log_hyper_prior(theta)
-        return -(evidence.value + lp), -(evidence.gradient + dlp)
+    def _theta_gradient(self, result) -> np.ndarray:
+        return result.gradient
 
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200) -> HyperparameterFit:
