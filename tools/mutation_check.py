@@ -359,10 +359,10 @@ MUTANTS: tuple[Mutant, ...] = (
            "kernel gradient without the factor 1/2",
            "gradient_kernel = 0.5 * (dK.reshape(dK.shape[0], -1) @ outer_minus_inverse.ravel())",
            "gradient_kernel = dK.reshape(dK.shape[0], -1) @ outer_minus_inverse.ravel()"),
-    Mutant("gp-optimiser-noise-gradient-mean", "gp-lml", GP, "GPRegression._negative_objective",
+    Mutant("gp-optimiser-noise-gradient-mean", "gp-lml", GP, "GPRegression._theta_gradient",
            "ML-II objective: noise gradient averaged over points instead of summed",
-           "grad = np.append(grad, result.gradient_log_noise.sum())\n        lp, dlp",
-           "grad = np.append(grad, result.gradient_log_noise.mean())\n        lp, dlp",
+           "grad = np.append(grad, result.gradient_log_noise.sum())\n        return grad",
+           "grad = np.append(grad, result.gradient_log_noise.mean())\n        return grad",
            note=OPTIMISER_GRADIENT_NOTE),
     # ---------------------------------------------------------------------------- raters
     Mutant("raters-spread-without-log-r", "raters", RATERS, "_joint_evidence",
