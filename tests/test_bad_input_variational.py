@@ -102,6 +102,13 @@ CASES = [
              elbo(site_precision=np.array([1.0, -0.5])), ValueError, "site_precision"),
     BadInput("variational: alpha of the wrong length", elbo(alpha=np.zeros(4)), ValueError,
              "alpha"),
+    BadInput("variational: with_theta of the wrong length",
+             lambda: MixedLikelihood([GOOD]).with_theta([0.0, 0.0]), ValueError, "theta"),
+    BadInput("variational: with_theta with a NaN",
+             lambda: MixedLikelihood([GOOD]).with_theta([np.nan]), ValueError, "theta"),
+    BadInput("variational: parameter gradient with too few rows",
+             lambda: MixedLikelihood([GOOD]).expected_parameter_gradient([0.0], [1.0]),
+             ValueError, "mean"),
     # ----- VariationalGP -----------------------------------------------------------------------
     BadInput("variational: kernel not a Kernel", model(kernel="rbf"), TypeError, "kernel"),
     BadInput("variational: model likelihood not a Likelihood", model(likelihood=None),

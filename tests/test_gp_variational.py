@@ -15,7 +15,8 @@ from scipy.stats import multivariate_normal
 
 from course_lib.gp import GPRegression, LogNormal, PreferenceGP, SquaredExponential
 from course_lib.gp.comparisons import Comparisons
-from course_lib.gp.likelihoods import PairwiseGaussian, PairwiseProbit
+from course_lib.gp.likelihoods import (BernoulliProbit, GaussianConstraint, LikertConfidence,
+                                      OrdinalProbit, PairwiseGaussian, PairwiseProbit)
 from course_lib.gp.variational import (MixedLikelihood, VariationalGP, fit_variational,
                                        variational_elbo)
 
@@ -63,6 +64,52 @@ def test_mixed_derivatives_match_finite_differences():
                   - mixed.expected_log_likelihood(mean, var - step)[0]) / (2 * h)
         assert fd_mean == pytest.approx(d_mean[k], rel=1e-6, abs=1e-8)
         assert fd_var == pytest.approx(d_var[k], rel=1e-6, abs=1e-8)
+
+
+def parameter_example():
+    """Every kind of part: probit pairs, Likert ratings of the same pairs (cut-point gaps and
+    lapse), ordinal ratings, Bernoulli answers (no free parameter) and constraints (none)."""
+    return MixedLikelihood([
+        (PairwiseProbit(0.8), PAIRS.matrix(), PAIRS.y),
+        (LikertConfidence(3, [0.4, 0.7], 0.05, lapse_bounds=(1e-3, 0.5)), PAIRS.matrix(),
+         [0, 2, 1]),
+        (OrdinalProbit(4, [0.6, 1.1]), np.eye(3), [0, 3, 2]),
+        (BernoulliProbit(), np.eye(3)[[1]], [1.0]),
+        (GaussianConstraint([0.3]), np.eye(3)[[0]], [-1.0])])
+
+
+def test_mixed_parameters_are_the_parts_in_order():
+    mixed = parameter_example()
+    assert mixed.param_names == ("part0.noise_sd", "part1.gap_1", "part1.gap_2", "part1.lapse",
+                                 "part2.gap_1", "part2.gap_2", "part3.noise_sd")
+    np.testing.assert_allclose(np.exp(mixed.theta), [0.8, 0.4, 0.7, 0.05, 0.6, 1.1,
+                                                     1 / np.sqrt(2)])
+    assert mixed.bounds.shape == (7, 2)
+    assert mixed.bounds[6, 0] == mixed.bounds[6, 1]  # BernoulliProbit fixes its scale
+    theta = mixed.theta + np.linspace(-0.3, 0.3, 7)
+    moved = mixed.with_theta(theta)
+    np.testing.assert_allclose(moved.theta, theta)
+    np.testing.assert_allclose(mixed.theta[1:3], np.log([0.4, 0.7]))  # the original unchanged
+    np.testing.assert_allclose(moved.likelihoods[1].cut_points, np.r_[0, np.cumsum(np.exp(
+        theta[1:3]))])
+    assert moved.M is mixed.M and moved.y is mixed.y and moved.slices == mixed.slices
+
+
+def test_mixed_parameter_gradient_matches_finite_differences():
+    mixed = parameter_example()
+    mean = np.array([0.2, -0.5, 1.0, 0.3, -0.6, 0.9, -0.8, 0.1, 0.4, 0.7, -1.1])
+    var = np.array([0.4, 1.3, 0.2, 0.6, 0.05, 1.1, 0.3, 0.5, 0.8, 0.2, 0.1])
+    gradient = mixed.expected_parameter_gradient(mean, var)
+    assert gradient.shape == (7,)
+    h = 1e-5
+    for p in range(7):
+        step = np.zeros(7)
+        step[p] = h
+        up, down = (mixed.with_theta(mixed.theta + sign * step) for sign in (1, -1))
+        fd = (up.expected_log_likelihood(mean, var)[0]
+              - down.expected_log_likelihood(mean, var)[0]) / (2 * h)
+        assert gradient[p] == pytest.approx(fd, rel=1e-6, abs=1e-8), mixed.param_names[p]
+    assert np.all(gradient[:6] != 0)  # every free parameter moves the bound
 
 
 # --------------------------------------------------------------------------------------------

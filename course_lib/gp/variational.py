@@ -102,6 +102,14 @@ class MixedLikelihood:
     ``expected_log_likelihood(mean, var)`` takes the mean and variance of every stacked row of
     z and returns the SUM over all parts (each row counted once) with its derivatives per row;
     ``part_expected_log_likelihoods(mean, var)`` gives each part's own sum (the ELBO's ledger).
+
+    Parameters: ``theta`` is every part's log-parameters, part 0's first, named
+    ``"part<p>.<name>"`` after the part's index p in ``parts`` and the likelihood's own
+    ``param_names`` (e.g. ``"part1.gap_2"``: the second cut-point gap of parts[1]'s Likert
+    likelihood), so two parts of one type never clash; ``bounds`` likewise (a parameter that
+    its likelihood fixes has equal bounds). ``with_theta(theta)`` is a new MixedLikelihood on
+    the same maps and observations; ``expected_parameter_gradient(mean, var)`` the gradient of
+    the summed expected log-likelihood in ``theta``.
     """
 
     def __init__(self, parts: Sequence):
@@ -133,6 +141,48 @@ class MixedLikelihood:
     @property
     def n_parts(self) -> int:
         return len(self.likelihoods)
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(f"part{index}.{name}" for index, likelihood in enumerate(self.likelihoods)
+                     for name in likelihood.param_names)
+
+    @property
+    def n_params(self) -> int:
+        return len(self.param_names)
+
+    @property
+    def theta(self) -> np.ndarray:
+        """Log-parameters of every part, in the order of ``param_names``."""
+        return np.concatenate([likelihood.theta for likelihood in self.likelihoods])
+
+    @property
+    def bounds(self) -> np.ndarray:
+        """Log-bounds, shape (n_params, 2)."""
+        return np.vstack([likelihood.bounds.reshape(-1, 2) for likelihood in self.likelihoods])
+
+    def with_theta(self, theta) -> "MixedLikelihood":
+        """A copy whose parts have log-parameters ``theta`` (shape (n_params,)); maps and
+        observations are shared (they are read-only)."""
+        theta = as_float_array(theta, "theta", ndim=1, allow_empty=True)
+        if theta.shape != (self.n_params,):
+            raise ValueError(f"theta: expected shape ({self.n_params},) for parameters "
+                             f"{self.param_names}, got {theta.shape}")
+        edges = np.cumsum([0] + [likelihood.n_params for likelihood in self.likelihoods])
+        new = object.__new__(MixedLikelihood)
+        new.__dict__.update(self.__dict__)
+        new.likelihoods = tuple(likelihood.with_theta(theta[a:b]) for likelihood, a, b
+                                in zip(self.likelihoods, edges[:-1], edges[1:]))
+        return new
+
+    def expected_parameter_gradient(self, mean, var) -> np.ndarray:
+        """d/dtheta of ``expected_log_likelihood(mean, var)[0]``, shape (n_params,): each
+        part's :meth:`~course_lib.gp.likelihoods.Likelihood.expected_parameter_gradient`
+        summed over its rows."""
+        mean, var = self._rows(mean, var)
+        pieces = [likelihood.expected_parameter_gradient(self.y[rows], mean[rows], var[rows])
+                  for likelihood, rows in zip(self.likelihoods, self.slices)]
+        return np.concatenate([np.sum(piece, axis=1) for piece in pieces])
 
     def _rows(self, mean, var):
         mean = as_float_array(mean, "mean", ndim=1)
