@@ -66,7 +66,7 @@ from .validation import as_float_array, as_positive_float, as_positive_int, chec
 __all__ = ["SAMPLE_RATE", "SPEECH_DATASET", "SPEECH_FILE", "BAND_KINDS", "Band", "Equaliser",
            "peaking_biquad", "low_shelf_biquad", "high_shelf_biquad", "standard_equaliser",
            "load_speech_clip", "synthesised_music", "CLIPS", "load_clip", "rms",
-           "loudness_matched", "wav_bytes"]
+           "loudness_matched", "wav_bytes", "TONE_FREQUENCY", "tone_snr_db", "tone_in_noise"]
 
 SAMPLE_RATE = 16000
 SPEECH_DATASET = "speech_clip"
@@ -350,3 +350,86 @@ def wav_bytes(waveform, sample_rate: int = SAMPLE_RATE) -> bytes:
         handle.setframerate(sample_rate)
         handle.writeframes(samples.tobytes())
     return buffer.getvalue()
+
+
+# ----- a tone in noise (Unit 7's detection demo) --------------------------------------------
+# The demo (course_lib.widgets.levelset.detection_demo) asks "did you hear a tone in this
+# noise?" at a level in [0, 1] that the model chooses. Level u scales the tone's AMPLITUDE:
+# tone RMS = u * noise RMS * 10^(max_snr_db / 20), so u = 0 is the noise alone and u = 1 the
+# tone at ``max_snr_db`` re the broadband noise. For a tone of known frequency in white noise
+# the ideal detector's d' grows in proportion to the tone's amplitude, so P(heard) is close to
+# a probit curve in u itself. A 1 kHz tone is about at threshold when its power equals the
+# noise power inside one auditory filter (~130 Hz of the 8 kHz band, about -18 dB re the whole
+# noise), i.e. around -20 dB re the noise: with max_snr_db = -12 dB that is u ~ 0.4, inside
+# the range whatever the listener's headphones.
+TONE_FREQUENCY = 1000.0      # Hz
+TONE_MAX_SNR_DB = -12.0      # dB, tone RMS re noise RMS at level 1
+TONE_NOISE_RMS = 0.1         # -20 dB re full scale: Gaussian peaks (~4.5 sd) stay far below 1
+TONE_DURATION, TONE_CLIP_DURATION = 0.4, 0.8     # s: the tone, centred in the noise clip
+TONE_RAMP, CLIP_RAMP = 0.02, 0.01                # s: raised-cosine on/off ramps
+_TONE_NOISE_SEED = 20261122  # one frozen noise: every trial's noise is the same sample
+
+
+def _raised_cosine_ramps(n: int, n_ramp: int) -> np.ndarray:
+    """An envelope of ``n`` samples rising over ``n_ramp`` samples as (1 - cos) / 2, flat at 1,
+    and falling symmetrically: no click at the on- and offsets (a click would be a cue)."""
+    envelope = np.ones(n)
+    if n_ramp > 0:
+        rise = 0.5 * (1.0 - np.cos(np.pi * (np.arange(n_ramp) + 0.5) / n_ramp))
+        envelope[:n_ramp] = rise
+        envelope[n - n_ramp:] = rise[::-1]
+    return envelope
+
+
+def tone_snr_db(level, *, max_snr_db: float = TONE_MAX_SNR_DB) -> np.ndarray:
+    """The tone's level re the noise (dB) at ``level`` in (0, 1]: 20 log10(level) + max_snr_db
+    (level 0, no tone, is -inf dB)."""
+    level = as_float_array(level, "level")
+    if np.any((level < 0) | (level > 1)):
+        raise ValueError("level: expected values in [0, 1] (0: no tone, 1: the loudest tone)")
+    max_snr_db = float(as_float_array(max_snr_db, "max_snr_db", ndim=0))
+    with np.errstate(divide="ignore"):
+        return 20.0 * np.log10(level) + max_snr_db
+
+
+def tone_in_noise(level: float, *, frequency: float = TONE_FREQUENCY,
+                  max_snr_db: float = TONE_MAX_SNR_DB, noise_rms: float = TONE_NOISE_RMS,
+                  sample_rate: int = SAMPLE_RATE) -> tuple[np.ndarray, np.ndarray]:
+    """A detection trial: ``TONE_CLIP_DURATION`` s of white Gaussian noise at RMS ``noise_rms``
+    with a sine of ``frequency`` Hz, ``TONE_DURATION`` s long and centred in it, at ``level``
+    in [0, 1] (comment above: tone RMS over its flat part = level * noise_rms *
+    10^(max_snr_db / 20); level 0 is the noise alone, sample for sample).
+
+    Deterministic: the noise is one frozen sample (fixed seed), scaled to exactly
+    ``noise_rms``, and never renormalised with the tone, so the tone's level in the mix is the
+    asked-for one. The tone has 20 ms raised-cosine ramps, the whole clip 10 ms ramps.
+    Returns ``(mix, tone)``: the clip to play and the tone alone (mix = ramped noise + tone).
+    """
+    level = float(as_float_array(level, "level", ndim=0))
+    if not 0.0 <= level <= 1.0:
+        raise ValueError(f"level: expected a value in [0, 1] (0: no tone), got {level:g}")
+    sample_rate = as_positive_int(sample_rate, "sample_rate", minimum=4000)
+    frequency = as_positive_float(frequency, "frequency")
+    if frequency >= sample_rate / 2:
+        raise ValueError(f"frequency: must be below the Nyquist frequency {sample_rate / 2:g} "
+                         f"Hz, got {frequency:g}")
+    max_snr_db = float(as_float_array(max_snr_db, "max_snr_db", ndim=0))
+    if max_snr_db > 0:
+        raise ValueError(f"max_snr_db: a tone above the noise (> 0 dB) is no detection task, "
+                         f"got {max_snr_db:g}")
+    noise_rms = as_positive_float(noise_rms, "noise_rms")
+    if noise_rms > 0.15:
+        raise ValueError(f"noise_rms: above 0.15 the noise's peaks would clip, got "
+                         f"{noise_rms:g}")
+    n = int(round(TONE_CLIP_DURATION * sample_rate))
+    noise = np.random.default_rng(_TONE_NOISE_SEED).standard_normal(n)
+    noise *= noise_rms / np.sqrt(np.mean(noise ** 2))
+    noise *= _raised_cosine_ramps(n, int(round(CLIP_RAMP * sample_rate)))
+    n_tone = int(round(TONE_DURATION * sample_rate))
+    start = (n - n_tone) // 2
+    amplitude = np.sqrt(2.0) * level * noise_rms * 10.0 ** (max_snr_db / 20.0)  # RMS -> peak
+    t = np.arange(n_tone) / sample_rate
+    tone = np.zeros(n)
+    tone[start:start + n_tone] = amplitude * np.sin(2 * np.pi * frequency * t) * \
+        _raised_cosine_ramps(n_tone, int(round(TONE_RAMP * sample_rate)))
+    return noise + tone, tone
