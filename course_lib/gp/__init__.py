@@ -41,6 +41,7 @@ from .variational import (MixedLikelihood, VariationalEvidence, VariationalGP, V
                           fit_variational, variational_elbo)
 from .levelset import (LevelSetLookahead, bald_bernoulli, bvn_cdf, eavc, global_mi,
                        levelset_probability, lookahead_levelset, straddle)
+from .constraints import (constraint_sigma, constraints_from_probability, detection_likelihood, pseudo_data)
 from .preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
 from .sparse_preference import PseudoInputFit, SparsePreferenceGP
 from .acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path,
@@ -88,4 +89,5 @@ __all__ = [
     "SimulatedListener", "SessionResult", "paper_h_model", "next_candidate", "run_session",
     "bvn_cdf", "levelset_probability", "LevelSetLookahead", "lookahead_levelset", "global_mi",
     "eavc", "bald_bernoulli", "straddle",
+    "constraints_from_probability", "constraint_sigma", "pseudo_data", "detection_likelihood",
 ]
