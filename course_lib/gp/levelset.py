@@ -48,6 +48,13 @@ Acquisitions over candidate queries (reference points s_1..s_S fixed, e.g. Sobol
       f(x_q) alone, the expectation by Gauss-Hermite quadrature (exact to ~1e-10).
     * :func:`straddle`: width * sd_q - |mu_q - threshold| (Bryan et al. 2005; width 1.96).
 
+Choosing the next query
+    :func:`propose` scores a candidate set (e.g. 1024 Sobol points) with one of the
+    acquisitions above or a callable, takes the best candidate and polishes it by a short
+    bounded Nelder-Mead run (never returning a worse point). The reference side of the
+    look-ahead (marginals and whitened cross-kernels of the references) is computed once per
+    call and shared by the candidates and every polish evaluation.
+
 The candidate-reference covariances come from the model's posterior (a fitted course_lib GP
 with ``kernel``, ``X_train`` and a :class:`LatentGaussian` ``posterior``) in batches of
 candidates, so memory stays at about ``BATCH_ELEMENTS`` numbers per array whatever the sizes.
@@ -58,14 +65,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import minimize
 from scipy.special import ndtr, owens_t, xlogy
 
-from ..validation import as_float_array, as_positive_float
+from ..validation import as_bool, as_float_array, as_positive_float, check_choice
 from .kernels import as_inputs
 from .prediction import LatentGaussian
 
 __all__ = ["bvn_cdf", "levelset_probability", "LevelSetLookahead", "lookahead_levelset",
-           "global_mi", "eavc", "bald_bernoulli", "straddle", "BATCH_ELEMENTS"]
+           "global_mi", "eavc", "bald_bernoulli", "straddle", "propose", "Proposal",
+           "ACQUISITIONS", "BATCH_ELEMENTS"]
 
 # candidates x references per batch of the acquisitions (about 2 MB per float64 array)
 BATCH_ELEMENTS = 2 ** 18
@@ -289,23 +298,49 @@ def _marginals(kernel, X_train, posterior, X) -> _Marginals:
     return _Marginals(X, K_cross.T @ posterior.alpha, np.maximum(var, 0.0), V, U)
 
 
-def _batched_lookahead(model, candidates, references, threshold):
-    """Yield (slice of candidates, LevelSetLookahead of shape (batch, n_references))."""
-    kernel, X_train, posterior = _fitted_posterior(model)
-    d = X_train.shape[1]
-    candidates = as_inputs(candidates, "candidates", d)
-    references = as_inputs(references, "references", d)
-    threshold = _threshold(threshold)
-    ref = _marginals(kernel, X_train, posterior, references)
-    batch = max(1, BATCH_ELEMENTS // references.shape[0])
-    for start in range(0, candidates.shape[0], batch):
-        rows = slice(start, min(start + batch, candidates.shape[0]))
-        query = _marginals(kernel, X_train, posterior, candidates[rows])
-        cross = kernel(query.X, references) - query.V.T @ ref.V
-        if query.U is not None:
-            cross += query.U.T @ ref.U
-        yield rows, _lookahead(query.mean[:, None], query.var[:, None], ref.mean, ref.var,
-                               cross, threshold)
+class _ReferenceLookahead:
+    """The reference side of the look-ahead for one model, reference set and threshold,
+    computed once so that many candidate sets (a polish step scores one point at a time) cost
+    only their own marginals and cross-covariances."""
+
+    def __init__(self, model, references, threshold):
+        self.kernel, self.X_train, self.posterior = _fitted_posterior(model)
+        self.references = as_inputs(references, "references", self.X_train.shape[1])
+        self.threshold = _threshold(threshold)
+        self.ref = _marginals(self.kernel, self.X_train, self.posterior, self.references)
+
+    def batches(self, candidates):
+        """Yield (slice of candidates, LevelSetLookahead of shape (batch, n_references))."""
+        candidates = as_inputs(candidates, "candidates", self.X_train.shape[1])
+        ref = self.ref
+        batch = max(1, BATCH_ELEMENTS // self.references.shape[0])
+        for start in range(0, candidates.shape[0], batch):
+            rows = slice(start, min(start + batch, candidates.shape[0]))
+            query = _marginals(self.kernel, self.X_train, self.posterior, candidates[rows])
+            cross = self.kernel(query.X, self.references) - query.V.T @ ref.V
+            if query.U is not None:
+                cross += query.U.T @ ref.U
+            yield rows, _lookahead(query.mean[:, None], query.var[:, None], ref.mean, ref.var,
+                                   cross, self.threshold)
+
+    def global_mi(self, candidates) -> np.ndarray:
+        out = np.empty(_n_rows(candidates))
+        for rows, look in self.batches(candidates):
+            p_one = look.p_one[:, 0]
+            out[rows] = (_binary_entropy_bits(look.p_now).sum(axis=1)
+                         - p_one * _binary_entropy_bits(look.p_if_one).sum(axis=1)
+                         - (1.0 - p_one) * _binary_entropy_bits(look.p_if_zero).sum(axis=1))
+        return np.maximum(out, 0.0)  # information is >= 0; round-off can dip below
+
+    def eavc(self, candidates) -> np.ndarray:
+        out = np.empty(_n_rows(candidates))
+        for rows, look in self.batches(candidates):
+            out[rows] = 2.0 * np.abs((look.p_one * look.p_now - look.joint).sum(axis=1))
+        return out
+
+
+def _n_rows(candidates) -> int:
+    return as_inputs(candidates, "candidates").shape[0]
 
 
 def _binary_entropy_bits(p):
@@ -320,25 +355,16 @@ def global_mi(model, candidates, references, threshold) -> np.ndarray:
     ``references`` (n_s, d) inputs; ``threshold``: the level (e.g. Phi^-1(0.75)). Returns
     (n_c,); it grows with the number of references (divide by n_s for a per-point value).
     """
-    candidates = as_inputs(candidates, "candidates")
-    out = np.empty(candidates.shape[0])
-    for rows, look in _batched_lookahead(model, candidates, references, threshold):
-        p_one = look.p_one[:, 0]
-        out[rows] = (_binary_entropy_bits(look.p_now).sum(axis=1)
-                     - p_one * _binary_entropy_bits(look.p_if_one).sum(axis=1)
-                     - (1.0 - p_one) * _binary_entropy_bits(look.p_if_zero).sum(axis=1))
-    return np.maximum(out, 0.0)  # information is >= 0; round-off can dip below
+    _n_rows(candidates)
+    return _ReferenceLookahead(model, references, threshold).global_mi(candidates)
 
 
 def eavc(model, candidates, references, threshold) -> np.ndarray:
     """Expected absolute volume change of the estimated level set (in reference points) after a
     Bernoulli probit answer at each candidate: 2 |sum_s (p1 Px - Phi_2)| (module docstring).
     Arguments as :func:`global_mi`; returns (n_c,)."""
-    candidates = as_inputs(candidates, "candidates")
-    out = np.empty(candidates.shape[0])
-    for rows, look in _batched_lookahead(model, candidates, references, threshold):
-        out[rows] = 2.0 * np.abs((look.p_one * look.p_now - look.joint).sum(axis=1))
-    return out
+    _n_rows(candidates)
+    return _ReferenceLookahead(model, references, threshold).eavc(candidates)
 
 
 def _predictive(model, candidates):
@@ -383,3 +409,140 @@ def straddle(model, candidates, threshold, *, width: float = 1.96) -> np.ndarray
     threshold = _threshold(threshold)
     mean, var = _predictive(model, candidates)
     return width * np.sqrt(var) - np.abs(mean - threshold)
+
+
+# --------------------------------------------------------------------------------------------
+# Choosing the next query
+# --------------------------------------------------------------------------------------------
+
+ACQUISITIONS = ("global_mi", "eavc", "bald", "straddle")
+# the polish: Nelder-Mead with at most POLISH_EVALUATIONS_PER_DIM * d acquisition evaluations,
+# its first simplex one candidate spacing (box width / n_c^(1/d)) wide in each free coordinate
+POLISH_EVALUATIONS_PER_DIM = 30
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """What :func:`propose` found (with ``return_scores=True``).
+
+    x : (d,) the next query. value : the acquisition at x. scores : (n_c,) the acquisition over
+    the candidates (the map a widget draws). best_candidate : index of the best candidate (the
+    polish's start; x equals its row when ``polish=False`` or when the polish found nothing
+    better). n_evaluations : acquisition evaluations the polish spent (0 without polish).
+    """
+
+    x: np.ndarray
+    value: float
+    scores: np.ndarray
+    best_candidate: int
+    n_evaluations: int
+
+
+def _scorer(model, acquisition, references, threshold):
+    """A function (n, d) points -> (n,) scores for ``acquisition`` on ``model``."""
+    if callable(acquisition):
+        def score(X):
+            values = np.asarray(acquisition(model, X))
+            if values.shape != (X.shape[0],) or not np.issubdtype(values.dtype, np.number) \
+                    or np.iscomplexobj(values):
+                raise ValueError(f"acquisition: a callable must return one real score per "
+                                 f"candidate, shape ({X.shape[0]},); got {values.dtype} values "
+                                 f"of shape {values.shape}")
+            values = values.astype(np.float64)
+            if np.any(np.isnan(values)):
+                raise ValueError("acquisition: the callable returned NaN scores")
+            return values
+        return score
+    if not isinstance(acquisition, str):
+        raise TypeError(f"acquisition: expected one of {list(ACQUISITIONS)} or a callable "
+                        f"(model, candidates) -> scores, got {type(acquisition).__name__}")
+    check_choice(acquisition, "acquisition", ACQUISITIONS)
+    needs = {"global_mi": ("references", "threshold"), "eavc": ("references", "threshold"),
+             "straddle": ("threshold",), "bald": ()}[acquisition]
+    given = {"references": references, "threshold": threshold}
+    for name in needs:
+        if given[name] is None:
+            what = ("reference points (n_s, d), e.g. Sobol points in the box" if
+                    name == "references" else "the level of the set (e.g. Phi^-1(0.75))")
+            raise ValueError(f"{name}: the {acquisition!r} acquisition needs {what}")
+    if acquisition == "bald":
+        return lambda X: bald_bernoulli(model, X)
+    if acquisition == "straddle":
+        threshold = _threshold(threshold)
+        return lambda X: straddle(model, X, threshold)
+    look = _ReferenceLookahead(model, references, threshold)
+    return look.global_mi if acquisition == "global_mi" else look.eavc
+
+
+def _polish_box(bounds, candidates) -> np.ndarray:
+    d = candidates.shape[1]
+    if bounds is None:
+        return np.column_stack([candidates.min(axis=0), candidates.max(axis=0)])
+    bounds = as_float_array(bounds, "bounds", ndim=2)
+    if bounds.shape != (d, 2):
+        raise ValueError(f"bounds: expected shape ({d}, 2) (low, high per input dimension), "
+                         f"got {bounds.shape}")
+    if np.any(bounds[:, 0] > bounds[:, 1]):
+        raise ValueError("bounds: every low must be <= its high")
+    outside = np.any((candidates < bounds[:, 0]) | (candidates > bounds[:, 1]), axis=1)
+    if np.any(outside):
+        raise ValueError(f"bounds: candidate {int(np.argmax(outside))} lies outside the box")
+    return bounds
+
+
+def propose(model, acquisition, *, candidates, references=None, threshold=None,
+            polish: bool = True, bounds=None, return_scores: bool = False):
+    """The next query of a level-set active-learning loop: the best of ``candidates`` under
+    ``acquisition``, then (``polish``) a short local search from it.
+
+    ``acquisition``: "global_mi", "eavc" (both need ``references`` and ``threshold``),
+    "straddle" (needs ``threshold``), "bald", or a callable (model, candidates) -> (n_c,)
+    scores (larger = better); arguments an acquisition does not use are ignored.
+    ``candidates``: (n_c, d) points, e.g. 1024 Sobol points in the box. The polish is a
+    bounded Nelder-Mead run on the acquisition (derivative-free: EAVC and straddle have kinks)
+    from the best candidate, its first simplex one candidate spacing wide, at most
+    ``POLISH_EVALUATIONS_PER_DIM * d`` evaluations, inside ``bounds`` ((d, 2); default the
+    candidates' bounding box; a zero-width coordinate stays fixed). The result is never worse
+    than the best candidate, and deterministic. Returns the (d,) point, or a :class:`Proposal`
+    (point, its score, the candidates' scores) with ``return_scores=True``.
+    """
+    candidates = as_inputs(candidates, "candidates")
+    polish = as_bool(polish, "polish")
+    return_scores = as_bool(return_scores, "return_scores")
+    box = _polish_box(bounds, candidates)
+    score = _scorer(model, acquisition, references, threshold)
+    scores = score(candidates)
+    best = int(np.argmax(scores))
+    x, value, n_evaluations = candidates[best].copy(), float(scores[best]), 0
+    free = box[:, 1] > box[:, 0]
+    if polish and np.any(free):
+        x, value, n_evaluations = _polish(score, x, value, box, free, candidates.shape[0])
+    if return_scores:
+        return Proposal(x, value, scores, best, n_evaluations)
+    return x
+
+
+def _polish(score, x0, value0, box, free, n_candidates):
+    """Bounded Nelder-Mead on the free coordinates from x0 (module constants); keeps x0 unless
+    a strictly better point is found."""
+    low, high = box[free, 0], box[free, 1]
+    spacing = (high - low) / n_candidates ** (1.0 / free.sum())
+    start = x0[free]
+    # each vertex steps away from the nearer wall, so the first simplex lies inside the box
+    step = np.where(start + spacing <= high, spacing, -spacing)
+    simplex = np.vstack([start, start + np.diag(step)])
+
+    def negative(z):
+        x = x0.copy()
+        x[free] = np.clip(z, low, high)
+        return -float(score(x[None, :])[0])
+
+    run = minimize(negative, start, method="Nelder-Mead", bounds=list(zip(low, high)),
+                   options={"initial_simplex": simplex,
+                            "maxfev": POLISH_EVALUATIONS_PER_DIM * x0.size,
+                            "xatol": 1e-3 * float(spacing.min()), "fatol": np.inf})
+    if -run.fun > value0:
+        x = x0.copy()
+        x[free] = np.clip(run.x, low, high)
+        return x, float(-run.fun), int(run.nfev)
+    return x0, value0, int(run.nfev)
