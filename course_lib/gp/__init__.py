@@ -41,6 +41,7 @@ from .variational import (MixedLikelihood, VariationalEvidence, VariationalGP, V
                           fit_variational, variational_elbo)
 from .levelset import (LevelSetLookahead, bald_bernoulli, bvn_cdf, eavc, global_mi,
                        levelset_probability, lookahead_levelset, straddle)
+from .sparse_variational import (SparseVariationalGP, SparseVariationalResult, fit_sparse_variational, inducing_points, sparse_variational_elbo)
 from .constraints import (constraint_sigma, constraints_from_probability, detection_likelihood, pseudo_data)
 from .preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
 from .sparse_preference import PseudoInputFit, SparsePreferenceGP
@@ -90,4 +91,5 @@ __all__ = [
     "bvn_cdf", "levelset_probability", "LevelSetLookahead", "lookahead_levelset", "global_mi",
     "eavc", "bald_bernoulli", "straddle",
     "constraints_from_probability", "constraint_sigma", "pseudo_data", "detection_likelihood",
+    "SparseVariationalGP", "SparseVariationalResult", "fit_sparse_variational", "inducing_points", "sparse_variational_elbo",
 ]
