@@ -107,6 +107,35 @@ def test_z_at_the_items_equals_the_full_variational_gp_pairs():
         np.testing.assert_allclose(got, want, atol=2e-6)
 
 
+def test_kl_weight_is_regression_with_the_noise_scaled_by_beta():
+    """The teaching device: maximising E - beta KL counts every datum 1 / beta times, and a
+    Gaussian likelihood to the power 1 / beta is a Gaussian with beta times the variance."""
+    beta = 3.0
+    exact = GPRegression(SE, beta * 0.09, noise_bounds="fixed").fit(X12, Y12)
+    result = fit_sparse_variational(SE, X12, X12, PairwiseGaussian(0.3), Y12, kl_weight=beta)
+    predicted = result.posterior.predict(SE(X12, X_TEST), SE(X_TEST))
+    for got, want in zip(predicted, exact.predict(X_TEST, full_cov=True)):
+        np.testing.assert_allclose(got, want, atol=1e-8)
+    assert result.objective == pytest.approx(result.expected_log_likelihood - beta * result.kl)
+    assert result.elbo == pytest.approx(result.expected_log_likelihood - result.kl)
+    # and its gradients are those of the objective
+    m, S = random_q(12, 4)
+    at = sparse_variational_elbo(SE, X12, X12, PairwiseGaussian(0.3), m, S, Y12, kl_weight=beta)
+    for i, j in ((0, 0), (5, 2), (11, 11)):
+        def along(t, i=i, j=j):
+            moved = S.copy()
+            moved[i, j] = t
+            return sparse_variational_elbo(SE, X12, X12, PairwiseGaussian(0.3), m, moved, Y12,
+                                           kl_weight=beta).objective
+        assert at.gradient_root[i, j] == pytest.approx(central_difference(along, S[i, j]),
+                                                       rel=1e-6, abs=1e-7)
+
+    def along_mean(t):
+        return sparse_variational_elbo(SE, X12, X12, PairwiseGaussian(0.3), np.r_[t, m[1:]], S,
+                                       Y12, kl_weight=beta).objective
+    assert at.gradient_mean[0] == pytest.approx(central_difference(along_mean, m[0]), rel=1e-6)
+
+
 def test_elbo_grows_with_nested_inducing_sets_up_to_the_full_model():
     """q over a subset of Z is a q over Z (v's extra coordinates at the prior), so each
     optimum can only rise along nested sets, and none exceeds the full-rank model's."""

@@ -52,6 +52,11 @@ Jitter: K_ZZ gets the :func:`~course_lib.linalg.cholesky_with_jitter` ladder (in
 observed with a tiny noise, so the bound stays a bound); the gradient includes its dependence on
 the kernel (jitter = j * mean diag K_ZZ).
 
+A teaching device (the bookkeeping trap of seed 003's framework, as in
+:mod:`course_lib.gp.variational`): ``kl_weight`` = beta maximises E - beta KL instead of the
+ELBO; its optimum is the fixed point above with lambda = -2 d_var / beta and m = B d_mean / beta
+(every datum counts 1 / beta times). Only beta = 1 (the default) is the ELBO.
+
 After ``fit`` the model exposes ``kernel``, ``X_train`` (= Z) and ``posterior`` (the
 :class:`~course_lib.gp.prediction.LatentGaussian` over u = f(Z), whitened form), so prediction
 and the level-set acquisitions of :mod:`course_lib.gp.levelset` treat it like any other course
@@ -104,9 +109,11 @@ class SparseVariationalResult:
     ``elbo = expected_log_likelihood - kl``; ``part_expected_log_likelihoods`` splits the first
     term by the MixedLikelihood's parts (the ELBO ledger, also under the name
     ``expected_log_likelihoods``); ``root_whitened`` is S (lower triangular); ``z_mean`` and
-    ``z_var`` are the rows' moments under q; ``gradient_mean`` and ``gradient_root`` are
-    dELBO/dm and dELBO/dS (lower triangle; both 0 at the optimum); ``gradient_kernel`` (when
-    asked for) is dELBO/dtheta_p of the kernel's log-parameters at fixed (m, S);
+    ``z_var`` are the rows' moments under q; ``kl_weight`` is the teaching device's beta
+    (module docstring) and ``objective`` = expected_log_likelihood - kl_weight * kl (the ELBO
+    when kl_weight = 1); ``gradient_mean`` and ``gradient_root`` are d objective/dm and
+    d objective/dS (lower triangle; both 0 at the optimum); ``gradient_kernel`` (when asked
+    for) is d objective/dtheta_p of the kernel's log-parameters at fixed (m, S);
     ``n_iter`` (natural-gradient steps plus L-BFGS iterations) and ``converged`` describe the
     run (0 / False for a plain evaluation); ``posterior`` is the
     :class:`~course_lib.gp.prediction.LatentGaussian` over u = f(Z).
@@ -126,6 +133,12 @@ class SparseVariationalResult:
     gradient_kernel: np.ndarray | None = None
     n_iter: int = 0
     converged: bool = False
+    kl_weight: float = 1.0
+
+    @property
+    def objective(self) -> float:
+        """What the optimiser maximised: expected_log_likelihood - kl_weight * kl."""
+        return self.expected_log_likelihood - self.kl_weight * self.kl
 
     @property
     def expected_log_likelihoods(self) -> np.ndarray:
@@ -138,8 +151,8 @@ class _SparseBound:
     the rows' residual prior variances c - colsum(B^2) (and the kernel derivatives if asked)."""
 
     def __init__(self, kernel: Kernel, X, Z, mixed: MixedLikelihood, with_gradient: bool,
-                 warn: bool = True):
-        self.mixed, M = mixed, np.asarray(mixed.M)
+                 warn: bool = True, kl_weight: float = 1.0):
+        self.mixed, M, self.kl_weight = mixed, np.asarray(mixed.M), kl_weight
         if with_gradient:
             K_ZZ, self.dK_ZZ = kernel.gradient(Z)
             K_ZX, self.dK_ZX = kernel.gradient(Z, X)
@@ -172,23 +185,25 @@ class _SparseBound:
         return self.B.T @ m, np.maximum(self.residual + np.einsum("ij,ij->j", W, W), 0.0), W
 
     def evaluate(self, m, R):
-        """(elbo, expected, kl, d/dm, pieces) at q(v) = N(m, R R^T), R triangular."""
+        """(objective, expected, kl, d/dm, pieces) at q(v) = N(m, R R^T), R triangular."""
         z_mean, z_var, W = self.moments(m, R)
         expected, d_mean, d_var = self.mixed.expected_log_likelihood(z_mean, z_var)
         diagonal = np.abs(np.diag(R))
         kl = 0.5 * (np.sum(R ** 2) + m @ m - self.p) - np.sum(np.log(diagonal))
-        return expected - kl, expected, kl, self.B @ d_mean - m, (z_mean, z_var, W, d_mean,
-                                                                   d_var)
+        w = self.kl_weight
+        return (expected - w * kl, expected, kl, self.B @ d_mean - w * m,
+                (z_mean, z_var, W, d_mean, d_var))
 
     def root_gradient(self, S, pieces) -> np.ndarray:
-        """dELBO/dS for a lower-triangular S (module docstring), lower triangle only."""
+        """d objective/dS for a lower-triangular S (module docstring), lower triangle only."""
         W, d_var = pieces[2], pieces[4]
-        grad = np.tril(2.0 * (self.B * d_var) @ W.T - S)
-        grad[np.diag_indices(self.p)] += 1.0 / np.diag(S)
+        grad = np.tril(2.0 * (self.B * d_var) @ W.T - self.kl_weight * S)
+        grad[np.diag_indices(self.p)] += self.kl_weight / np.diag(S)
         return grad
 
     def kernel_gradient(self, m, S, pieces) -> np.ndarray:
-        """dELBO/dtheta_p at fixed (m, S) (module docstring); needs ``with_gradient``."""
+        """d objective/dtheta_p at fixed (m, S) (module docstring; the KL does not depend on
+        the kernel, so kl_weight does not enter); needs ``with_gradient``."""
         d_mean, d_var = pieces[3], pieces[4]
         Sigma = S @ S.T
         DB = self.B * d_var
@@ -218,7 +233,8 @@ class _SparseBound:
 
 def _natural_gradient(bound: _SparseBound, m, S, tol: float):
     """Damped natural-gradient steps towards the fixed point (module docstring), starting at
-    q(v) = N(m, S S^T). Returns (m, S lower, steps taken)."""
+    q(v) = N(m, S S^T). With a kl_weight beta the targets are those of E / beta - KL. Returns
+    (m, S lower, steps taken)."""
     eye = np.eye(bound.p)
     S_inv = solve_triangular(S, eye, lower=True, check_finite=False)
     precision = S_inv.T @ S_inv
@@ -228,9 +244,9 @@ def _natural_gradient(bound: _SparseBound, m, S, tol: float):
     rho, steps = 1.0, _FIXED_POINT_MAX_ITER
     for step in range(_FIXED_POINT_MAX_ITER):
         z_mean, d_mean, d_var = pieces[0], pieces[3], pieces[4]
-        lam = np.maximum(-2.0 * d_var, _SITE_PRECISION_FLOOR)
+        lam = np.maximum(-2.0 * d_var / bound.kl_weight, _SITE_PRECISION_FLOOR)
         precision_target = eye + (bound.B * lam) @ bound.B.T
-        h_target = bound.B @ (d_mean + lam * z_mean)
+        h_target = bound.B @ (d_mean / bound.kl_weight + lam * z_mean)
         while rho >= _MIN_DAMPING:
             precision_new = (1.0 - rho) * precision + rho * precision_target
             h_new = (1.0 - rho) * h + rho * h_target
@@ -325,43 +341,47 @@ def _check_problem(kernel, X, Z, likelihood, y, M):
 
 def _result(bound: _SparseBound, m, S, with_gradient: bool, n_iter: int, converged: bool
             ) -> SparseVariationalResult:
-    elbo, expected, kl, grad_m, pieces = bound.evaluate(m, S)
+    _, expected, kl, grad_m, pieces = bound.evaluate(m, S)
     z_mean, z_var = pieces[0], pieces[1]
     posterior = LatentGaussian.from_whitened(bound.L, m, S, bound.jitter)
     parts = bound.mixed.part_expected_log_likelihoods(z_mean, z_var)
     gradient = bound.kernel_gradient(m, S, pieces) if with_gradient else None
-    return SparseVariationalResult(float(elbo), float(expected), parts, float(kl), m, S, z_mean,
-                                   z_var, posterior, grad_m, bound.root_gradient(S, pieces),
-                                   gradient, n_iter, converged)
+    return SparseVariationalResult(float(expected - kl), float(expected), parts, float(kl), m, S,
+                                   z_mean, z_var, posterior, grad_m,
+                                   bound.root_gradient(S, pieces), gradient, n_iter, converged,
+                                   bound.kl_weight)
 
 
 def sparse_variational_elbo(kernel: Kernel, X, inducing, likelihood, mean_whitened,
-                            root_whitened, y=None, M=None, *, eval_gradient: bool = False
-                            ) -> SparseVariationalResult:
+                            root_whitened, y=None, M=None, *, eval_gradient: bool = False,
+                            kl_weight: float = 1.0) -> SparseVariationalResult:
     """The ELBO and its ledger at GIVEN q(v) = N(mean_whitened, S S^T), ``root_whitened`` = S
     (lower triangular, positive diagonal), no optimisation. ``likelihood`` is a
     :class:`~course_lib.gp.variational.MixedLikelihood` over the rows of ``X`` (then ``y`` and
     ``M`` stay None) or one Likelihood with its observations ``y`` and map ``M`` (None: the
-    identity). ``eval_gradient`` adds the gradient in the kernel's log-parameters."""
+    identity). ``eval_gradient`` adds the gradient in the kernel's log-parameters; with
+    ``kl_weight`` the gradients are those of ``result.objective``."""
     X, Z, mixed = _check_problem(kernel, X, inducing, likelihood, y, M)
     p = Z.shape[0]
     m = _check_mean(mean_whitened, "mean_whitened", p)
     S = _check_root(root_whitened, "root_whitened", p)
-    bound = _SparseBound(kernel, X, Z, mixed, as_bool(eval_gradient, "eval_gradient"))
+    bound = _SparseBound(kernel, X, Z, mixed, as_bool(eval_gradient, "eval_gradient"),
+                         kl_weight=as_positive_float(kl_weight, "kl_weight"))
     return _result(bound, m, S, eval_gradient, 0, False)
 
 
 def fit_sparse_variational(kernel: Kernel, X, inducing, likelihood, y=None, M=None, *,
                            mean0=None, root0=None, eval_gradient: bool = False,
-                           max_iter: int = 2000, tol: float = 1e-10, warn: bool = True
-                           ) -> SparseVariationalResult:
+                           max_iter: int = 2000, tol: float = 1e-10, warn: bool = True,
+                           kl_weight: float = 1.0) -> SparseVariationalResult:
     """Maximise the ELBO over the whitened q(v) = N(m, S S^T): natural-gradient steps towards
     the fixed point, then L-BFGS on (m, S) with S's diagonal as logs (module docstring).
 
     Arguments as :func:`sparse_variational_elbo`; ``mean0`` / ``root0`` warm-start the run
     (default: the prior, m = 0 and S = I). ``tol`` stops L-BFGS when the ELBO changes by less
     than ``tol`` (relative, scipy's ftol); ``max_iter`` caps its iterations. ``warn=False``
-    silences the jitter warning of K_ZZ's Cholesky factor.
+    silences the jitter warning of K_ZZ's Cholesky factor. ``kl_weight`` (a teaching device,
+    module docstring) maximises E - kl_weight * KL instead of the ELBO.
     """
     X, Z, mixed = _check_problem(kernel, X, inducing, likelihood, y, M)
     p = Z.shape[0]
@@ -370,7 +390,8 @@ def fit_sparse_variational(kernel: Kernel, X, inducing, likelihood, y=None, M=No
     eval_gradient = as_bool(eval_gradient, "eval_gradient")
     m = np.zeros(p) if mean0 is None else _check_mean(mean0, "mean0", p)
     S = np.eye(p) if root0 is None else _check_root(root0, "root0", p)
-    bound = _SparseBound(kernel, X, Z, mixed, eval_gradient, warn)
+    bound = _SparseBound(kernel, X, Z, mixed, eval_gradient, warn,
+                         as_positive_float(kl_weight, "kl_weight"))
     m, S, n_steps = _natural_gradient(bound, m, S, _FIXED_POINT_TOL)
 
     lower = np.tril_indices(p)
