@@ -36,6 +36,7 @@ import sys
 import time
 import zlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +48,8 @@ README = Path(__file__).with_name("README.md")
 
 __all__ = ["RESULTS_DIR", "available_results", "load_result", "environment", "to_json",
            "write_result", "run_experiment", "compare_runs", "task_rng", "readme_table",
-           "update_readme_table"]
+           "update_readme_table", "ReducedRun", "reduced_against_committed",
+           "settings_problems"]
 
 
 def task_rng(key: int | tuple[int, ...], task: str) -> np.random.Generator:
@@ -203,6 +205,44 @@ def compare_runs(reduced: dict, full: dict, *, tol: float, rtol: float = 0.0,
     return problems
 
 
+def _compare_with_committed(document: dict, committed: dict, select_for_comparison,
+                            tol: float, rtol: float) -> list[str]:
+    ours, theirs = select_for_comparison(to_json(document["result"]), committed["result"])
+    return compare_runs(ours, theirs, tol=tol, rtol=rtol)
+
+
+@dataclass(frozen=True)
+class ReducedRun:
+    """A reduced run (``document``, in JSON form), the committed full result it was compared
+    with (``committed``) and the differences beyond the script's tolerance (``problems``)."""
+
+    document: dict
+    committed: dict
+    problems: list[str]
+
+
+def reduced_against_committed(module) -> ReducedRun:
+    """Re-run an experiment script's reduced version and compare the values its
+    ``select_for_comparison`` picks with the committed full result, within ``module.TOLERANCE``
+    plus ``module.RELATIVE_TOLERANCE`` x |value| where the script states one: the one check
+    every experiment's re-run test makes."""
+    document = to_json(module.run(reduced=True))
+    committed = load_result(module.NAME)
+    problems = _compare_with_committed(document, committed, module.select_for_comparison,
+                                       module.TOLERANCE,
+                                       getattr(module, "RELATIVE_TOLERANCE", 0.0))
+    return ReducedRun(document, committed, problems)
+
+
+def settings_problems(script: dict, committed: dict, run_size_settings=()) -> list[str]:
+    """Settings on which a script and its committed result disagree, except those that differ
+    between a reduced and a full run by design (``run_size_settings``)."""
+    script, committed = to_json(script), to_json(committed)
+    return [f"setting {key!r}: script {script.get(key)!r}, committed {committed.get(key)!r}"
+            for key in sorted(set(script) | set(committed))
+            if key not in run_size_settings and script.get(key) != committed.get(key)]
+
+
 def _table_markers(name: str) -> tuple[str, str]:
     return f"<!-- table:{name} -->\n", "<!-- /table -->"
 
@@ -264,9 +304,8 @@ def run_experiment(name: str, description: str, run: Callable[[bool], dict],
             update_readme_table(name, format_table(load_result(name)))
             print(f"updated its table in {README.relative_to(REPOSITORY)}")
         return document
-    committed = load_result(name)
-    ours, theirs = select_for_comparison(to_json(document["result"]), committed["result"])
-    problems = compare_runs(ours, theirs, tol=tol, rtol=rtol)
+    problems = _compare_with_committed(document, load_result(name), select_for_comparison,
+                                       tol, rtol)
     print(f"reduced run: {elapsed:.1f} s; compared with the committed full result "
           f"(tolerance {tol:g}" + (f" + {rtol:g} x |value|" if rtol else "") + "): "
           + ("agrees" if not problems else f"{len(problems)} differences"))

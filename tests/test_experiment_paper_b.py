@@ -19,21 +19,19 @@ from experiments import paper_b_sparse_toy as paper_b
 
 @pytest.fixture(scope="module")
 def reduced_run():
-    return common.to_json(paper_b.run(reduced=True)), load_result(paper_b.NAME)
+    return common.reduced_against_committed(paper_b)
 
 
 def test_reduced_run_reproduces_the_committed_result(reduced_run):
-    document, committed = reduced_run
-    ours, theirs = paper_b.select_for_comparison(document["result"], committed["result"])
-    problems = common.compare_runs(ours, theirs, tol=paper_b.TOLERANCE)
-    assert not problems, ("the run differs from the committed result beyond "
-                          f"{paper_b.TOLERANCE:g}; re-run the experiment:\n"
-                          + "\n".join(problems[:20]))
+    assert not reduced_run.problems, ("the run differs from the committed result beyond "
+                                      f"{paper_b.TOLERANCE:g}; re-run the experiment:\n"
+                                      + "\n".join(reduced_run.problems[:20]))
 
 
 def test_committed_settings_are_the_scripts(reduced_run):
-    document, committed = reduced_run
-    assert document["settings"] == committed["settings"]
+    problems = common.settings_problems(reduced_run.document["settings"],
+                                        reduced_run.committed["settings"])
+    assert not problems, "\n".join(problems)
 
 
 def test_committed_verdicts_come_from_its_own_numbers():

@@ -30,27 +30,23 @@ RUN_SIZE_SETTINGS = {"realisations"}
 
 @pytest.fixture(scope="module")
 def reduced_run():
-    document = common.to_json(paper_e.run(reduced=True))
-    return document, load_result(paper_e.NAME)
+    return common.reduced_against_committed(paper_e)
 
 
 def test_reduced_run_reproduces_the_committed_full_run(reduced_run):
-    document, committed = reduced_run
-    ours, theirs = paper_e.select_for_comparison(document["result"], committed["result"])
+    ours, _ = paper_e.select_for_comparison(reduced_run.document["result"],
+                                            reduced_run.committed["result"])
     assert [entry["realisation"] for entry in ours] == list(paper_e.REDUCED_REALISATIONS)
-    problems = common.compare_runs(ours, theirs, tol=paper_e.TOLERANCE,
-                                   rtol=paper_e.RELATIVE_TOLERANCE)
-    assert not problems, ("the reduced run differs from the committed result beyond its "
-                          "tolerance; re-run the full experiment:\n" + "\n".join(problems[:20]))
+    assert not reduced_run.problems, ("the reduced run differs from the committed result beyond "
+                                      "its tolerance; re-run the full experiment:\n"
+                                      + "\n".join(reduced_run.problems[:20]))
 
 
 def test_committed_settings_are_the_scripts(reduced_run):
-    document, committed = reduced_run
-    ours, theirs = document["settings"], committed["settings"]
-    assert set(ours) == set(theirs)
-    for key in set(ours) - RUN_SIZE_SETTINGS:
-        assert ours[key] == theirs[key], (f"setting {key!r}: script {ours[key]!r}, committed "
-                                          f"{theirs[key]!r}")
+    theirs = reduced_run.committed["settings"]
+    problems = common.settings_problems(reduced_run.document["settings"], theirs,
+                                        RUN_SIZE_SETTINGS)
+    assert not problems, "\n".join(problems)
     assert theirs["realisations"] == list(paper_e.REALISATIONS)
 
 

@@ -33,12 +33,12 @@ RUN_SIZE_SETTINGS = {"reduced", "listeners"}
 
 @pytest.fixture(scope="module")
 def paper_h_reduced():
-    return common.to_json(paper_h.run(reduced=True)), load_result(paper_h.NAME)
+    return common.reduced_against_committed(paper_h)
 
 
 @pytest.fixture(scope="module")
 def race_reduced():
-    return common.to_json(race.run(reduced=True)), load_result(race.NAME)
+    return common.reduced_against_committed(race)
 
 
 @pytest.fixture
@@ -52,35 +52,31 @@ def ax():
 
 @pytest.mark.parametrize("which", ["paper_h", "race"])
 def test_reduced_run_reproduces_the_committed_full_run(which, paper_h_reduced, race_reduced):
-    module, (document, committed) = {"paper_h": (paper_h, paper_h_reduced),
-                                     "race": (race, race_reduced)}[which]
-    ours, theirs = module.select_for_comparison(document["result"], committed["result"])
+    module, run = {"paper_h": (paper_h, paper_h_reduced), "race": (race, race_reduced)}[which]
+    ours, _ = module.select_for_comparison(run.document["result"], run.committed["result"])
     flat = [e for entries in (ours.values() if isinstance(ours, dict) else [ours])
             for e in entries]
     assert flat and all(e is not None for e in flat)
-    problems = common.compare_runs(ours, theirs, tol=module.TOLERANCE)
-    assert not problems, (f"{module.NAME}: the reduced run differs from the committed result "
-                          f"beyond {module.TOLERANCE:g}; re-run the full experiment:\n"
-                          + "\n".join(problems[:20]))
+    assert not run.problems, (f"{module.NAME}: the reduced run differs from the committed "
+                              f"result beyond {module.TOLERANCE:g}; re-run the full "
+                              "experiment:\n" + "\n".join(run.problems[:20]))
 
 
 def test_reduced_runs_cover_every_kind_of_listener_and_every_rule(paper_h_reduced,
                                                                    race_reduced):
-    entries = paper_h_reduced[0]["result"]["per_listener"]
+    entries = paper_h_reduced.document["result"]["per_listener"]
     assert {e["group"] for e in entries["2d"]} == set(paper_h.KINDS)
     assert {e["group"] for e in entries["4d"]} == {"regular", "switches"}
-    assert {e["group"] for e in race_reduced[0]["result"]["per_listener"]["2d"]} == \
+    assert {e["group"] for e in race_reduced.document["result"]["per_listener"]["2d"]} == \
         set(race.RULES)
 
 
 @pytest.mark.parametrize("which", ["paper_h", "race"])
 def test_committed_settings_are_the_scripts(which, paper_h_reduced, race_reduced):
-    document, committed = {"paper_h": paper_h_reduced, "race": race_reduced}[which]
-    ours, theirs = document["settings"], committed["settings"]
-    assert set(ours) == set(theirs)
-    for key in set(ours) - RUN_SIZE_SETTINGS:
-        assert ours[key] == theirs[key], (f"setting {key!r}: script {ours[key]!r}, committed "
-                                          f"{theirs[key]!r}")
+    run = {"paper_h": paper_h_reduced, "race": race_reduced}[which]
+    problems = common.settings_problems(run.document["settings"], run.committed["settings"],
+                                        RUN_SIZE_SETTINGS)
+    assert not problems, "\n".join(problems)
 
 
 def test_committed_full_runs_have_the_stated_sizes():

@@ -24,38 +24,25 @@ EXPERIMENTS = {"seed001_toy": seed001_toy, "seed001_table1": seed001_table1,
 RUN_SIZE_SETTINGS = {"seeds", "splits"}
 
 
-def _reduced_against_committed(module):
-    document = module.run(reduced=True)
-    committed = load_result(module.NAME)
-    ours, theirs = module.select_for_comparison(common.to_json(document["result"]),
-                                                committed["result"])
-    return document, committed, common.compare_runs(ours, theirs, tol=module.TOLERANCE,
-                                                    rtol=module.RELATIVE_TOLERANCE)
-
-
 @pytest.fixture(scope="module", params=list(EXPERIMENTS))
 def reduced_run(request):
     module = EXPERIMENTS[request.param]
-    return (module, *_reduced_against_committed(module))
+    return module, common.reduced_against_committed(module)
 
 
 def test_reduced_run_reproduces_the_committed_full_run(reduced_run):
-    module, _, _, problems = reduced_run
-    assert not problems, (f"{module.NAME}: the reduced run differs from the committed "
-                          f"result beyond its stated tolerance; re-run `python -m "
-                          f"experiments.{module.NAME}` and commit its result:\n"
-                          + "\n".join(problems[:20]))
+    module, run = reduced_run
+    assert not run.problems, (f"{module.NAME}: the reduced run differs from the committed "
+                              f"result beyond its stated tolerance; re-run `python -m "
+                              f"experiments.{module.NAME}` and commit its result:\n"
+                              + "\n".join(run.problems[:20]))
 
 
 def test_committed_settings_are_the_scripts(reduced_run):
-    module, document, committed, _ = reduced_run
-    ours = common.to_json(document["settings"])
-    for key in set(ours) | set(committed["settings"]):
-        if key in RUN_SIZE_SETTINGS or key == "models_in_reduced_run":
-            continue
-        assert ours.get(key) == committed["settings"].get(key), (
-            f"{module.NAME}: setting {key!r} is {ours.get(key)!r} in the script but "
-            f"{committed['settings'].get(key)!r} in the committed result")
+    module, run = reduced_run
+    problems = common.settings_problems(run.document["settings"], run.committed["settings"],
+                                        RUN_SIZE_SETTINGS | {"models_in_reduced_run"})
+    assert not problems, f"{module.NAME}:\n" + "\n".join(problems)
 
 
 def test_readme_tables_are_the_committed_results():
@@ -249,6 +236,15 @@ def test_comparison_finds_a_changed_value_and_a_missing_seed():
     assert common.compare_runs({"n": "MA"}, {"n": "MANH"}, tol=1.0) != []
     assert common.compare_runs({"x": 101.0}, {"x": 100.0}, tol=0.5, rtol=0.01) == []
     assert common.compare_runs({"x": 102.0}, {"x": 100.0}, tol=0.5, rtol=0.01) != []
+
+
+def test_settings_check_names_a_changed_or_missing_setting_but_not_a_run_size():
+    assert common.settings_problems({"n": 3, "seeds": [0]}, {"n": 3, "seeds": [0, 1]},
+                                    {"seeds"}) == []
+    assert common.settings_problems({"n": 3}, {"n": 4}) == [
+        "setting 'n': script 3, committed 4"]
+    assert common.settings_problems({"n": 3}, {"n": 3, "k": 1}) == [
+        "setting 'k': script None, committed 1"]
 
 
 def test_result_writer_refuses_nan_and_records_the_environment(tmp_path):

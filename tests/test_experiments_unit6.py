@@ -26,30 +26,26 @@ RUN_SIZE_SETTINGS = {"realisations"}
 
 @pytest.fixture(scope="module")
 def reduced_run():
-    document = common.to_json(paper_a.run(reduced=True))
-    return document, load_result(paper_a.NAME)
+    return common.reduced_against_committed(paper_a)
 
 
 def test_reduced_run_reproduces_the_committed_full_run(reduced_run):
-    document, committed = reduced_run
-    ours, theirs = paper_a.select_for_comparison(document["result"], committed["result"])
+    ours, _ = paper_a.select_for_comparison(reduced_run.document["result"],
+                                            reduced_run.committed["result"])
     assert [entry["realisation"] for entry in ours] == list(paper_a.REDUCED_REALISATIONS)
-    problems = common.compare_runs(ours, theirs, tol=paper_a.TOLERANCE)
-    assert not problems, ("the reduced run differs from the committed result beyond "
-                          f"{paper_a.TOLERANCE:g}; re-run the full experiment:\n"
-                          + "\n".join(problems[:20]))
+    assert not reduced_run.problems, ("the reduced run differs from the committed result beyond "
+                                      f"{paper_a.TOLERANCE:g}; re-run the full experiment:\n"
+                                      + "\n".join(reduced_run.problems[:20]))
 
 
 def test_committed_settings_are_the_scripts(reduced_run):
-    document, committed = reduced_run
-    ours, theirs = document["settings"], committed["settings"]
-    assert set(ours) == set(theirs)
+    ours, theirs = reduced_run.document["settings"], reduced_run.committed["settings"]
     ideal = common.compare_runs(ours["ideal_hyperparameters"], theirs["ideal_hyperparameters"],
                                 tol=paper_a.TOLERANCE)
     assert not ideal, "ideal hyper-parameters differ:\n" + "\n".join(ideal)
-    for key in set(ours) - RUN_SIZE_SETTINGS - {"ideal_hyperparameters"}:
-        assert ours[key] == theirs[key], (f"setting {key!r}: script {ours[key]!r}, committed "
-                                          f"{theirs[key]!r}")
+    problems = common.settings_problems(ours, theirs,
+                                        RUN_SIZE_SETTINGS | {"ideal_hyperparameters"})
+    assert not problems, "\n".join(problems)
     assert theirs["realisations"] == list(paper_a.REALISATIONS)
 
 
