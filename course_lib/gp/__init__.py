@@ -43,6 +43,7 @@ from .levelset import (LevelSetLookahead, bald_bernoulli, bvn_cdf, eavc, global_
                        levelset_probability, lookahead_levelset, straddle)
 from .sparse_variational import (SparseVariationalGP, SparseVariationalResult, fit_sparse_variational, inducing_points, sparse_variational_elbo)
 from .constraints import (constraint_sigma, constraints_from_probability, detection_likelihood, pseudo_data)
+from .levelset_session import LevelSetSession, LevelSetTrace, run_levelset_session
 from .preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
 from .sparse_preference import PseudoInputFit, SparsePreferenceGP
 from .acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path,
@@ -91,5 +92,6 @@ __all__ = [
     "bvn_cdf", "levelset_probability", "LevelSetLookahead", "lookahead_levelset", "global_mi",
     "eavc", "bald_bernoulli", "straddle",
     "constraints_from_probability", "constraint_sigma", "pseudo_data", "detection_likelihood",
+    "LevelSetSession", "LevelSetTrace", "run_levelset_session",
     "SparseVariationalGP", "SparseVariationalResult", "fit_sparse_variational", "inducing_points", "sparse_variational_elbo",
 ]

@@ -1,0 +1,353 @@
+"""An active-learning session that finds a perceptual threshold (Unit 7, seed 003 §4.2-4.5).
+
+A :class:`LevelSetSession` asks yes/no questions at stimulus settings it chooses and keeps a
+variational GP of the observer's probit latent f, so that P(yes | x) = Phi(f(x)); the target is
+the 75 % set {x : f(x) < threshold}, threshold = Phi^-1(0.75) on the model's probit scale (for
+a logistic truth see :mod:`course_lib.data.psychophysics`). One trial:
+
+1. ``next_query()``: the first ``n_initial`` queries are scrambled Sobol points of the box (the
+   seed's 10 quasi-random initial trials); after them, the best of ``n_candidates`` Sobol
+   candidates under the acquisition (``"global_mi"``, ``"eavc"``, ``"bald"``, ``"straddle"``),
+   polished locally (:func:`course_lib.gp.levelset.propose`), with ``n_references`` Sobol
+   reference points for the look-ahead acquisitions. Candidates and references are drawn once
+   per session.
+2. ``observe(x, answer)``: the answer (1 = yes, 0 = no) joins the data and the model is refitted
+   (from the ``n_initial``-th answer on).
+
+The model (seed 003 App. A, on the UNIT CUBE: settings are scaled from the box to [0, 1]^d,
+because the priors below assume unit-scaled inputs; queries and answers stay in box units):
+
+* kernel: squared exponential with one lengthscale per dimension (ARD), lengthscale prior
+  Gamma(3, 6) (shape 3, rate 6: mean 0.5, mode 1/3), signal variance kept in [1, 4] (the seed's
+  smoothed box prior on the output scale, here as hard bounds: course_lib has no smoothed-box
+  prior), plus a constant kernel of variance 1 (fixed) for the seed's learned constant mean: an
+  offset with prior N(0, 1) integrated out instead of a point estimate;
+* likelihood by ``arm`` (:func:`course_lib.gp.constraints.detection_likelihood`): ``"mixed"``
+  Bernoulli answers plus the constraints as Gaussian pseudo-observations, ``"pseudo"`` the
+  constraints as extra yes/no answers, ``"none"`` answers only. The arms differ in nothing
+  else: the same seed gives the same initial queries, candidates, references and (in
+  :func:`run_levelset_session`) the same answers to the same questions;
+* ``model="full"``: :class:`~course_lib.gp.variational.VariationalGP` (full rank; for the
+  course's sizes its posterior needs no inducing points, so the seed's "inducing point at
+  every constraint" holds trivially);
+* MAP-II schedule: one L-BFGS-B run (``map_max_iter`` iterations at most) from the current
+  hyper-parameters when the initial trials are complete and then after every
+  ``optimise_every``-th answer; in between, q(f) is refitted at fixed hyper-parameters. Each
+  MAP-II objective evaluation is a full inner fit, so re-optimising every trial would multiply
+  the per-trial cost by about ``map_max_iter``; every 10 trials the hyper-parameters, which
+  move slowly once there are tens of answers, stay close to their every-trial values.
+
+The K matrix of a squared-exponential kernel on tens of nearby settings needs a little jitter
+routinely; the session does not repeat that :class:`~course_lib.linalg.JitterWarning` on every
+trial.
+
+:func:`run_levelset_session` runs a whole simulated session against a
+:class:`~course_lib.data.psychophysics.LevelSetProblem` and returns a :class:`LevelSetTrace`
+(F1 and Brier of the estimated set after each trial, the queries, the answers, the time per
+trial).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import ndtri
+from scipy.stats import qmc
+
+from ..linalg import JitterWarning
+from ..metrics import brier_levelset, f1_levelset
+from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
+from .constraints import ARMS, detection_likelihood
+from .kernels import Constant, SquaredExponential
+from .levelset import ACQUISITIONS, propose
+from .priors import Gamma
+from .variational import VariationalGP
+
+__all__ = ["LevelSetSession", "LevelSetTrace", "run_levelset_session", "MODELS",
+           "LENGTHSCALE_PRIOR", "OUTPUT_SCALE_BOUNDS", "MEAN_VARIANCE"]
+
+MODELS = ("full",)
+# seed 003 App. A (GPyTorch's (concentration, rate)): mean 0.5, mode 1/3 on unit-cube inputs
+LENGTHSCALE_PRIOR = (3.0, 6.0)
+OUTPUT_SCALE_BOUNDS = (1.0, 4.0)
+LENGTHSCALE_BOUNDS = (1e-2, 1e1)
+# prior variance of the constant offset standing in for the seed's learned constant mean
+MEAN_VARIANCE = 1.0
+# the inner fit of q(f): L-BFGS iterations and relative tolerance (a trial's fit need not be
+# polished to 1e-13; 1e-9 moves F1 by less than its Sobol resolution)
+FIT_MAX_ITER = 300
+FIT_TOL = 1e-9
+
+
+def _sobol(dim: int, n: int, rng) -> np.ndarray:
+    """The first n points of a scrambled Sobol sequence (drawn in a power-of-two block so the
+    sequence keeps its balance)."""
+    return qmc.Sobol(dim, rng=rng).random_base2(max(0, int(np.ceil(np.log2(max(n, 1))))))[:n]
+
+
+@dataclass(frozen=True)
+class LevelSetTrace:
+    """A simulated session: ``n_trials[k]`` answers were in when the model scored ``f1[k]`` and
+    ``brier[k]`` (on the problem's unit cube, ``n_test`` Sobol points); ``fit_seconds[k]`` the
+    refit after that answer, ``query_seconds[k]`` choosing the next query (NaN after the last
+    trial: no query was asked). ``X`` (box units) and ``answers`` in trial order."""
+
+    arm: str
+    acquisition: str
+    n_trials: np.ndarray
+    f1: np.ndarray
+    brier: np.ndarray
+    fit_seconds: np.ndarray
+    query_seconds: np.ndarray
+    X: np.ndarray
+    answers: np.ndarray
+
+    @property
+    def seconds_per_trial(self) -> np.ndarray:
+        """Refit plus next query, per active trial (the latency an observer waits)."""
+        return self.fit_seconds[:-1] + self.query_seconds[:-1]
+
+
+class LevelSetSession:
+    """A level-set active-learning session (module docstring).
+
+    Parameters
+    ----------
+    problem : a :class:`~course_lib.data.psychophysics.LevelSetProblem` (its box, threshold and
+        constraints; and its truth for F1 / Brier in ``history``), or None with:
+    bounds : (d, 2) box of settings (low, high per row).
+    threshold : the level on the model's probit scale (default Phi^-1(0.75) = 0.6745).
+    constraint_X, constraint_y : constraints (box units; probit-scale targets), optional.
+    arm : "mixed" | "pseudo" | "none" (how the constraints enter).
+    acquisition : "global_mi" | "eavc" | "bald" | "straddle".
+    model : "full" (:class:`VariationalGP`).
+    n_initial : quasi-random queries before the first fit (>= 1 unless constraints are in use).
+    n_candidates, n_references : Sobol candidate and reference points (unit cube).
+    optimise_every, map_max_iter : the MAP-II schedule (module docstring).
+    polish : polish the best candidate locally (:func:`~course_lib.gp.levelset.propose`).
+    n_test : Sobol points (a power of two) for the F1 / Brier of ``history`` when the truth is
+        known (``problem``); None skips the scores.
+    rng : draws the initial queries, the candidates and the references, in that order.
+    """
+
+    def __init__(self, problem=None, *, bounds=None, threshold=None, constraint_X=None,
+                 constraint_y=None, arm: str = "mixed", acquisition: str = "global_mi",
+                 model: str = "full", n_initial: int = 10, n_candidates: int = 1024,
+                 n_references: int = 1024, optimise_every: int = 10, map_max_iter: int = 20,
+                 polish: bool = True, n_test: int | None = 2 ** 12, rng: RngLike = None):
+        from ..data.psychophysics import LevelSetProblem  # data builds on gp
+
+        if problem is not None:
+            if not isinstance(problem, LevelSetProblem):
+                raise TypeError(f"problem: expected a LevelSetProblem or None, got "
+                                f"{type(problem).__name__}")
+            given = [name for name, value in (("bounds", bounds), ("threshold", threshold),
+                                              ("constraint_X", constraint_X),
+                                              ("constraint_y", constraint_y)) if value is not None]
+            if given:
+                raise ValueError(f"{given[0]}: give either a problem or explicit "
+                                 "bounds / threshold / constraints, not both")
+            bounds, threshold = problem.bounds, problem.threshold
+            constraint_X, constraint_y = problem.constraint_X, problem.constraint_y
+        elif bounds is None:
+            raise ValueError("bounds: without a problem the session needs the (d, 2) box")
+        self.problem = problem
+        self.bounds = as_float_array(bounds, "bounds", ndim=2)
+        if self.bounds.shape[1] != 2 or np.any(self.bounds[:, 0] >= self.bounds[:, 1]):
+            raise ValueError(f"bounds: expected (d, 2) rows of low < high, got "
+                             f"{self.bounds.tolist()}")
+        self.threshold = float(ndtri(0.75) if threshold is None
+                               else as_float_array(threshold, "threshold", ndim=0))
+        self.arm = check_choice(arm, "arm", ARMS)
+        if callable(acquisition) or acquisition not in ACQUISITIONS:
+            raise ValueError(f"acquisition: expected one of {list(ACQUISITIONS)}, got "
+                             f"{acquisition!r}")
+        self.acquisition = acquisition
+        self.model_kind = check_choice(model, "model", MODELS)
+        if (constraint_X is None) != (constraint_y is None):
+            raise ValueError("constraint_y: constraints need both constraint_X and constraint_y")
+        self._constraints = None
+        if constraint_X is not None:
+            C_X = as_float_array(constraint_X, "constraint_X", ndim=2)
+            if C_X.shape[1] != self.dim:
+                raise ValueError(f"constraint_X: expected {self.dim} columns like bounds, got "
+                                 f"{C_X.shape[1]}")
+            self._constraints = (self._to_unit(C_X),
+                                 as_float_array(constraint_y, "constraint_y", ndim=1))
+        self.n_initial = as_positive_int(n_initial, "n_initial", minimum=0)
+        if self.n_initial == 0 and (self._constraints is None or self.arm == "none"):
+            raise ValueError("n_initial: with no constraint in use the first fit needs at least "
+                             "one answer")
+        n_candidates = as_positive_int(n_candidates, "n_candidates")
+        n_references = as_positive_int(n_references, "n_references")
+        self.optimise_every = as_positive_int(optimise_every, "optimise_every")
+        self.map_max_iter = as_positive_int(map_max_iter, "map_max_iter")
+        if not isinstance(polish, (bool, np.bool_)):
+            raise TypeError(f"polish: expected True or False, got {type(polish).__name__}")
+        self.polish = bool(polish)
+        if n_test is not None:
+            n_test = as_positive_int(n_test, "n_test", minimum=2)
+            if n_test & (n_test - 1):
+                raise ValueError(f"n_test: expected a power of two (Sobol points), got {n_test}")
+        self.n_test = n_test
+        generator = as_rng(rng)
+        self.initial_queries = _sobol(self.dim, self.n_initial, generator)
+        self.candidates = _sobol(self.dim, n_candidates, generator)
+        self.references = _sobol(self.dim, n_references, generator)
+
+        d = self.dim
+        self.kernel = (SquaredExponential(np.full(d, LENGTHSCALE_PRIOR[0] / LENGTHSCALE_PRIOR[1]),
+                                          2.0, lengthscale_bounds=LENGTHSCALE_BOUNDS,
+                                          variance_bounds=OUTPUT_SCALE_BOUNDS)
+                       + Constant(MEAN_VARIANCE, variance_bounds="fixed"))
+        self.priors = {name: Gamma(*LENGTHSCALE_PRIOR) for name in self.kernel.param_names
+                       if "lengthscale" in name}
+        self._X = np.zeros((0, d))
+        self._answers = np.zeros(0)
+        self._scores: list[tuple[float, float]] = []
+        self._fit_seconds: list[float] = []
+        self.model: VariationalGP | None = None
+        if self.n_initial == 0:
+            self.model, self.kernel, seconds = self._fitted(self._X, self._answers)
+            self._record(self.model, seconds)
+
+    # ----- geometry ----------------------------------------------------------------------
+    @property
+    def dim(self) -> int:
+        return int(self.bounds.shape[0])
+
+    @property
+    def unit_bounds(self) -> np.ndarray:
+        return np.tile([0.0, 1.0], (self.dim, 1))
+
+    def _to_unit(self, X) -> np.ndarray:
+        return (X - self.bounds[:, 0]) / (self.bounds[:, 1] - self.bounds[:, 0])
+
+    def _from_unit(self, U) -> np.ndarray:
+        return self.bounds[:, 0] + U * (self.bounds[:, 1] - self.bounds[:, 0])
+
+    # ----- the loop ----------------------------------------------------------------------
+    @property
+    def n_answers(self) -> int:
+        return int(self._answers.size)
+
+    def next_query(self) -> np.ndarray:
+        """The next setting to ask about, (d,) in box units (module docstring)."""
+        if self.n_answers < self.n_initial:
+            return self._from_unit(self.initial_queries[self.n_answers])
+        x = propose(self.model, self.acquisition, candidates=self.candidates,
+                    references=self.references, threshold=self.threshold, polish=self.polish,
+                    bounds=self.unit_bounds)
+        return self._from_unit(x)
+
+    def observe(self, x, answer) -> "LevelSetSession":
+        """Add the answer (1 / True = yes, 0 / False = no) to the question at ``x`` (d,) in box
+        units and refit. If anything fails (bad input, a failed fit) the session is left as it
+        was. Returns self."""
+        x = as_float_array(x, "x", ndim=1)
+        if x.size != self.dim:
+            raise ValueError(f"x: expected {self.dim} coordinates, got {x.size}")
+        slack = 1e-9 * (self.bounds[:, 1] - self.bounds[:, 0])
+        if np.any(x < self.bounds[:, 0] - slack) or np.any(x > self.bounds[:, 1] + slack):
+            raise ValueError(f"x: {x.tolist()} lies outside the box {self.bounds.tolist()}")
+        if isinstance(answer, (bool, np.bool_)):
+            answer = float(answer)
+        answer = as_float_array(answer, "answer", ndim=0)
+        if answer not in (0.0, 1.0):
+            raise ValueError(f"answer: expected 1 (yes) or 0 (no), got {float(answer):g}")
+        X = np.vstack([self._X, np.clip(self._to_unit(x), 0.0, 1.0)])
+        answers = np.append(self._answers, float(answer))
+        if answers.size < self.n_initial:
+            self._X, self._answers = X, answers
+            return self
+        model, kernel, seconds = self._fitted(X, answers)
+        self._record(model, seconds)          # scores first: they may fail, the state not yet
+        self._X, self._answers, self.model, self.kernel = X, answers, model, kernel
+        return self
+
+    def _optimises_at(self, n: int) -> bool:
+        return n == self.n_initial or (n - self.n_initial) % self.optimise_every == 0
+
+    def _fitted(self, X, answers):
+        """(fitted model, its kernel, seconds) for the data, MAP-II on schedule; no state is
+        changed."""
+        C_X, C_y = self._constraints if self._constraints is not None else (None, None)
+        start = time.perf_counter()
+        data = detection_likelihood(X, answers, constraint_X=C_X, constraint_y=C_y,
+                                    arm=self.arm)
+        model = VariationalGP(self.kernel, data.likelihood, self.priors, max_iter=FIT_MAX_ITER,
+                              tol=FIT_TOL)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", JitterWarning)
+            model.fit(data.items)
+            if self._optimises_at(answers.size):
+                model.optimise_hyperparameters(1, max_iter=self.map_max_iter)
+        return model, model.kernel, time.perf_counter() - start
+
+    def _record(self, model, seconds):
+        if self.problem is not None and self.n_test is not None:
+            args = (model, self.problem.unit_latent, self.threshold, self.unit_bounds)
+            scores = (f1_levelset(*args, n_points=self.n_test),
+                      brier_levelset(*args, n_points=self.n_test))
+        else:
+            scores = (None, None)
+        self._scores.append(scores)
+        self._fit_seconds.append(seconds)
+
+    @property
+    def history(self) -> dict:
+        """``X`` (n, d) box units and ``answers`` (n,) in trial order; per fit (the first after
+        ``n_initial`` answers, then one per answer): ``n_trials``, ``f1`` and ``brier`` (None
+        when the truth is unknown) and ``fit_seconds``."""
+        first, n_fits = self.n_initial, len(self._fit_seconds)
+        f1 = [s[0] for s in self._scores]
+        brier = [s[1] for s in self._scores]
+        known = self.problem is not None and self.n_test is not None
+        return {"X": self._from_unit(self._X), "answers": self._answers.copy(),
+                "n_trials": np.arange(first, first + n_fits),
+                "f1": np.array(f1) if known else None,
+                "brier": np.array(brier) if known else None,
+                "fit_seconds": np.array(self._fit_seconds)}
+
+    def __repr__(self):
+        return (f"LevelSetSession(arm={self.arm!r}, acquisition={self.acquisition!r}, "
+                f"{self.n_answers} answers)")
+
+
+def run_levelset_session(problem, arm: str, acquisition: str, *, n_initial: int = 10,
+                         n_active: int, rng: RngLike = None, n_candidates: int = 1024,
+                         n_references: int = 1024, n_test: int = 2 ** 12,
+                         optimise_every: int = 10, map_max_iter: int = 20,
+                         polish: bool = True) -> LevelSetTrace:
+    """A simulated session: the problem's observer answers ``n_initial`` Sobol queries and then
+    ``n_active`` chosen ones (:func:`~course_lib.data.psychophysics.simulate_answers`).
+
+    ``rng`` seeds two streams: one for the session (initial queries, candidates, references)
+    and one for the answers, drawn one per trial, so runs of different arms or acquisitions
+    with one seed share the initial queries AND their answers. Returns a :class:`LevelSetTrace`
+    with F1 / Brier after the initial trials and after every active one.
+    """
+    from ..data.psychophysics import simulate_answers
+
+    n_active = as_positive_int(n_active, "n_active", minimum=0)
+    session_seed, answer_seed = as_rng(rng).integers(2 ** 63, size=2)
+    session = LevelSetSession(problem, arm=arm, acquisition=acquisition, n_initial=n_initial,
+                              n_candidates=n_candidates, n_references=n_references,
+                              optimise_every=optimise_every, map_max_iter=map_max_iter,
+                              polish=polish, n_test=n_test, rng=int(session_seed))
+    answers_rng = np.random.default_rng(int(answer_seed))
+    query_seconds = []
+    for trial in range(session.n_initial + n_active):
+        start = time.perf_counter()
+        x = session.next_query()
+        if trial >= session.n_initial:
+            query_seconds.append(time.perf_counter() - start)
+        session.observe(x, simulate_answers(problem, x[None, :], rng=answers_rng)[0])
+    query_seconds.append(np.nan)
+    history = session.history
+    return LevelSetTrace(arm, acquisition, history["n_trials"], history["f1"],
+                         history["brier"], history["fit_seconds"], np.array(query_seconds),
+                         history["X"], history["answers"])
