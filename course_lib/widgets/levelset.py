@@ -1,0 +1,541 @@
+"""Unit 7 explorers: active learning of a detection threshold (seed 003 section 4).
+
+* :func:`levelset_explorer`: "be the observer" in 2-D. A level-set session
+  (:class:`~course_lib.gp.levelset_session.LevelSetSession`) proposes a stimulus; you answer
+  yes or no (with the true P(yes) there shown, you can play the observer), or a simulated
+  observer answers (:func:`~course_lib.data.psychophysics.simulate_answers`). Choose the problem
+  (the psychometric discrimination function or the 2-D norm ball, seed 003 section 4.4), the arm
+  (constraints in the mixed likelihood, the same knowledge as pseudo-answers, or none) and the
+  acquisition (global MI or EAVC). The figure: the posterior mean of the latent with the true
+  (dashed) and the estimated (white) 75 % contour, P(f below the threshold), the acquisition
+  over the map with the next query (magenta star), and F1 of the estimated set against the
+  truth after every trial.
+* :func:`detection_demo`: a detection task you can do. A 1 kHz tone in noise
+  (:func:`~course_lib.audio.tone_in_noise`) at a level in [0, 1] that the model chooses; you
+  listen (no autoplay) and answer "heard it" or "did not". The model's P(heard) curve and its
+  75 % threshold after every answer; a simulated listener can answer instead.
+
+What "level zero is never heard" means here. Seed 003's constraint f = 0 at zero intensity says
+P(yes) = Phi(0) = 50 %: its tasks are two-alternative (which interval held the stimulus?), where
+a stimulus that cannot be perceived still gets half the answers right by guessing. The demo is
+a yes/no task: with no tone a listener should say "heard it" only by mistake (a false alarm),
+so the same knowledge is P(heard | level 0) = the false-alarm floor, here
+:data:`FALSE_ALARM_FLOOR` = 1 %, a latent target Phi^-1(0.01) = -2.33 with the seed's noise sd
+0.2 |y| + 0.1 (:func:`~course_lib.gp.constraints.constraint_sigma`; a-priori P(heard | 0) below
+about 10 %). Writing the seed's f(0) = 0 into a yes/no task would tell the model that silence
+is "heard" half of the time, and drag its threshold estimate towards level zero.
+
+Every step (refit, acquisition, next query, F1 against the truth) is the session's; this module
+only keeps the explorer's state (the session, the next query and the maps drawn from the fitted
+model) and swaps in a new state only after a whole step succeeded, so a failed step leaves it
+unchanged. The sessions are smaller than the seed's (``SESSION_OPTIONS``: 5 initial trials,
+256 candidates and references, 2^12 points for F1) so that one step stays well under a second.
+"""
+
+from __future__ import annotations
+
+import copy
+import html
+from dataclasses import dataclass
+
+import ipywidgets as W
+import numpy as np
+from matplotlib.figure import Figure
+from scipy.special import ndtr
+
+from ..audio import tone_in_noise, tone_snr_db, wav_bytes
+from ..data.psychophysics import LevelSetProblem, norm_ball_problem, psychometric_problem, \
+    simulate_answers
+from ..gp.constraints import ARMS, constraints_from_probability
+from ..gp.levelset import eavc, global_mi, levelset_probability
+from ..gp.levelset_session import LevelSetSession
+from ..plotting.levelset import plot_contours, plot_detection_curve, plot_f1_trace, plot_map, \
+    plot_trials
+from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
+from .base import Explorer
+
+__all__ = ["PROBLEMS", "ACQUISITIONS", "FALSE_ALARM_FLOOR", "LevelSetMaps", "levelset_maps",
+           "ExplorerState", "detection_problem", "threshold_level", "levelset_explorer",
+           "detection_demo"]
+
+#: The 2-D problems of the explorer, by the name its dropdown shows.
+PROBLEMS = {"psychometric": psychometric_problem, "norm ball": lambda: norm_ball_problem(dim=2)}
+#: The acquisitions, dropdown name -> the session's name.
+ACQUISITIONS = {"global MI": "global_mi", "EAVC": "eavc"}
+#: P(heard) of the demo's listener with no tone at all (module docstring)
+FALSE_ALARM_FLOOR = 0.01
+# the explorers' sessions: fewer initial trials than the seed's 10 (a student clicks them),
+# 256 Sobol candidates and references (1024 each in the seed-sized experiments) and F1 on 2^12
+# points: together with the maps one step stays well under a second on one laptop core
+SESSION_OPTIONS = {"n_initial": 5, "n_candidates": 256, "n_references": 256, "n_test": 2 ** 12}
+# the detection demo: 1-D, 3 initial levels; its listener's truth is unknown, so no F1
+DETECTION_OPTIONS = {"n_initial": 3, "n_candidates": 128, "n_references": 128, "n_test": None}
+# maps: MAP_SIZE^2 grid points, each a candidate of the acquisition map
+MAP_SIZE = 25
+N_RUN = 10        # trials answered by "Run 10 trials"
+
+
+@dataclass(frozen=True)
+class LevelSetMaps:
+    """What the 2-D explorer draws, on the grid ``axis_x`` x ``axis_y`` (rows follow
+    ``axis_y``): the posterior ``mean`` of the latent, ``p_below`` = P(f < threshold)
+    (:func:`~course_lib.gp.levelset.levelset_probability`), the ``acquisition`` at every grid
+    point as a candidate (zeros before a model exists) and the ``truth`` (the problem's latent)."""
+
+    axis_x: np.ndarray
+    axis_y: np.ndarray
+    mean: np.ndarray
+    p_below: np.ndarray
+    acquisition: np.ndarray
+    truth: np.ndarray
+
+
+def _map_points(bounds, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    axis_x = np.linspace(bounds[0, 0], bounds[0, 1], size)
+    axis_y = np.linspace(bounds[1, 0], bounds[1, 1], size)
+    gx, gy = np.meshgrid(axis_x, axis_y)       # rows: axis_y
+    return axis_x, axis_y, np.column_stack([gx.ravel(), gy.ravel()])
+
+
+def levelset_maps(session: LevelSetSession, *, size: int = MAP_SIZE) -> LevelSetMaps:
+    """The maps of :class:`LevelSetMaps` for a 2-D ``session`` with a problem: its fitted
+    model's mean and P(f < threshold) on a ``size`` x ``size`` grid of the box, and its
+    acquisition ("global_mi" or "eavc") with every grid point as a candidate against the
+    session's own reference points. Before the first fit (no model yet): mean 0,
+    P(f < threshold) = Phi(threshold) (the prior's mean), no acquisition."""
+    if not isinstance(session, LevelSetSession) or session.problem is None:
+        raise TypeError(f"session: expected a LevelSetSession with a problem, got "
+                        f"{session!r}")
+    check_choice(session.acquisition, "session.acquisition", tuple(ACQUISITIONS.values()))
+    size = as_positive_int(size, "size", minimum=3)
+    problem, model = session.problem, session.model
+    bounds = np.asarray(problem.bounds, float)
+    if bounds.shape != (2, 2):
+        raise ValueError(f"problem: the maps are for 2-D problems, got bounds of shape "
+                         f"{bounds.shape}")
+    axis_x, axis_y, points = _map_points(bounds, size)
+    shape = (size, size)
+    truth = problem.probit_latent(points).reshape(shape)
+    if model is None:
+        mean = np.zeros(shape)
+        p_below = np.full(shape, float(ndtr(problem.threshold)))
+        scores = np.zeros(shape)
+    else:
+        unit = problem.to_unit(points)        # the model works on the unit square
+        m, v = model.predict(unit)
+        mean = m.reshape(shape)
+        p_below = levelset_probability(m, v, problem.threshold).reshape(shape)
+        rule = global_mi if session.acquisition == "global_mi" else eavc
+        scores = rule(model, unit, session.references, problem.threshold).reshape(shape)
+    return LevelSetMaps(axis_x, axis_y, mean, p_below, scores, truth)
+
+
+class ExplorerState:
+    """One level-set session as an explorer holds it: the ``session`` (a
+    :class:`~course_lib.gp.levelset_session.LevelSetSession` with ``SESSION_OPTIONS``), the
+    next ``query`` (box units), the answered ``X`` / ``answers`` and the ``maps`` of the
+    current model.
+
+    :meth:`answer` runs one step on a copy of the session and commits it only when every part
+    (refit, next query, maps) succeeded: an error leaves the state as it was. ``seed`` seeds
+    the session and the simulated observer afresh at every :meth:`start_again`.
+    """
+
+    options = SESSION_OPTIONS
+
+    def __init__(self, problem: LevelSetProblem, arm: str, acquisition: str, *, seed: int):
+        self.problem = problem
+        self.arm = check_choice(arm, "arm", ARMS)
+        self.acquisition = check_choice(acquisition, "acquisition", tuple(ACQUISITIONS.values()))
+        self.seed = int(seed)
+        self.start_again()
+
+    def start_again(self) -> None:
+        """Forget every answer: a new session from the same seed."""
+        rng = np.random.default_rng(self.seed)
+        self.session = LevelSetSession(self.problem, arm=self.arm,
+                                       acquisition=self.acquisition, rng=rng, **self.options)
+        self.observer_rng = np.random.default_rng(self.seed + 1)
+        self.query = np.asarray(self.session.next_query(), float)
+        self.summary = self._summary(self.session)
+
+    def _summary(self, session):
+        """What is drawn of a session beside its own history: here its maps."""
+        return levelset_maps(session)
+
+    @property
+    def maps(self) -> LevelSetMaps:
+        return self.summary
+
+    @property
+    def model(self):
+        return self.session.model
+
+    @property
+    def X(self) -> np.ndarray:
+        """The answered queries (t, d), box units."""
+        return self.session.history["X"]
+
+    @property
+    def answers(self) -> np.ndarray:
+        return self.session.history["answers"]
+
+    def answer(self, y) -> None:
+        """Record the answer ``y`` (1: yes, 0: no) at the current query, refit, and ask the
+        session for the next query."""
+        y = float(as_float_array(y, "y", ndim=0))
+        if y not in (0.0, 1.0):
+            raise ValueError(f"y: expected 1 (yes) or 0 (no), got {y:g}")
+        session = copy.deepcopy(self.session)       # the committed session stays as it was
+        session.observe(self.query, y)
+        query = np.asarray(session.next_query(), float)
+        summary = self._summary(session)
+        # commit only after everything above succeeded
+        self.session, self.query, self.summary = session, query, summary
+
+    def answer_for_me(self, n: int = 1) -> None:
+        """Let the simulated observer answer the next ``n`` queries."""
+        for _ in range(as_positive_int(n, "n")):
+            rng = copy.deepcopy(self.observer_rng)    # advanced only when the step succeeds
+            y = simulate_answers(self.problem, self.query[None, :], rng=rng)[0]
+            self.answer(float(y))
+            self.observer_rng = rng
+
+    def true_p_yes(self, x) -> float:
+        """The simulated observer's P(yes) at ``x``."""
+        return float(self.problem.answer_probability(np.atleast_2d(x))[0])
+
+
+class _States:
+    """The explorer's states, one per setting of the session-defining controls (switching back
+    to a setting finds its answers again); each new one seeded with ``seed``."""
+
+    def __init__(self, make, seed: int):
+        self._make, self._seed, self._states = make, seed, {}
+
+    def get(self, *setting) -> ExplorerState:
+        if setting not in self._states:
+            self._states[setting] = self._make(*setting, self._seed)
+        return self._states[setting]
+
+
+class LevelSetExplorer(Explorer):
+    """An :class:`Explorer` with a status line above its buttons, and (for the detection demo)
+    audio players that follow the state (``players``, never autoplaying). ``state()`` is the
+    :class:`ExplorerState` of the current control values."""
+
+    _VIEW_ONLY: tuple[str, ...] = ("show_truth",)
+
+    def __init__(self, states: _States, session_controls, status, render, controls, buttons,
+                 title, players=None):
+        self._states, self._session_controls, self._status = states, session_controls, status
+        self.players = dict(players or {})
+        self.status = W.HTML()
+        super().__init__(render, controls, buttons, title)
+        for button in self.buttons.values():
+            button.layout = W.Layout(width="auto")
+        rows = [W.HTML(f"<b>{title}</b>"), self.status]
+        if self.players:
+            rows.append(W.HBox([W.HBox([W.HTML(label), player],
+                                       layout=W.Layout(align_items="center", margin="0 12px 0 0"))
+                                for label, player in self.players.items()]))
+        rows += [W.HBox(list(self.buttons.values())), W.HBox(list(self.controls.values())),
+                 self.output]
+        self.widget = W.VBox(rows)
+        self._sound_of = None
+
+    def state(self) -> ExplorerState:
+        values = self.values()
+        return self._states.get(*(values[name] for name in self._session_controls))
+
+    def update_sound(self) -> None:
+        """Point the trial player at the current query's stimulus (only when it changed)."""
+        if "this trial" not in self.players:
+            return
+        level = float(self.state().query[0])
+        if level != self._sound_of:
+            self.players["this trial"].value = wav_bytes(tone_in_noise(level)[0])
+            self._sound_of = level
+
+    def refresh(self) -> None:
+        try:
+            self.status.value = self._status(self.state(), **self.values())
+            self.update_sound()
+        except Exception as err:      # shown in the panel like a render error
+            self.last_error = err
+            with self.output:
+                self.output.clear_output(wait=True)
+                print(f"Not updated: {err}")
+            return
+        super().refresh()
+
+
+def _dropdown(options, value, description, width="190px"):
+    return W.Dropdown(options=options, value=value, description=description,
+                      style={"description_width": "initial"}, layout=W.Layout(width=width))
+
+
+def _seed(rng: RngLike) -> int:
+    return int(as_rng(rng).integers(2 ** 31))
+
+
+# ----- the 2-D explorer -----------------------------------------------------------------------
+
+def levelset_figure(state: ExplorerState, *, show_truth: bool = True) -> Figure:
+    """The 2-D explorer's figure for ``state``: the posterior mean with the estimated (white)
+    and, with ``show_truth``, the true (dashed) threshold contour, the answers, constraints and
+    next query; P(f < threshold); the acquisition map; F1 against the number of trials."""
+    if not isinstance(state, ExplorerState) or not isinstance(state.summary, LevelSetMaps):
+        raise TypeError(f"state: expected the ExplorerState of a 2-D explorer, got "
+                        f"{type(state).__name__}")
+    maps, problem = state.maps, state.problem
+    fig = Figure(figsize=(9.6, 3.3))
+    grid = fig.add_gridspec(1, 4, left=0.055, right=0.99, bottom=0.15, top=0.8, wspace=0.3,
+                            width_ratios=[1, 1, 1, 1.05])
+    ax_mean, ax_p, ax_acq, ax_f1 = (fig.add_subplot(grid[0, k]) for k in range(4))
+    names = ("x1", "x2")
+    ax_x, ax_y = maps.axis_x, maps.axis_y
+    plot_map(ax_mean, ax_x, ax_y, maps.mean, cmap="viridis", names=names)
+    plot_map(ax_p, ax_x, ax_y, maps.p_below, cmap="RdBu_r", vmin=0, vmax=1, names=names)
+    top = float(maps.acquisition.max())
+    plot_map(ax_acq, ax_x, ax_y, maps.acquisition, cmap="Greens", vmin=0,
+             vmax=max(top, 1e-9), names=names)
+    truth = maps.truth if show_truth else None
+    for ax in (ax_mean, ax_p, ax_acq):
+        plot_contours(ax, ax_x, ax_y, threshold=problem.threshold, true_latent=truth,
+                      mean=maps.mean if state.model is not None else None)
+        plot_trials(ax, state.X, state.answers,
+                    constraints=problem.constraint_X if state.arm != "none" else None,
+                    query=state.query)
+    for ax in (ax_p, ax_acq):
+        ax.set_ylabel("")
+    t = state.answers.size
+    ax_mean.set_title(f"posterior mean of f, {t} trials\n{maps.mean.min():+.1f} (dark) to "
+                      f"{maps.mean.max():+.1f} (yellow)", fontsize="small")
+    ax_p.set_title("P(f < threshold): red = below,\ni.e. P(yes) under 75 %", fontsize="small")
+    rule = next(k for k, v in ACQUISITIONS.items() if v == state.acquisition)
+    ax_acq.set_title(f"{rule}" + (f", max {top:.3g}" if top > 0 else ": after a fit") +
+                     "\n★ next query", fontsize="small")
+    history = state.session.history
+    f1 = history["f1"]
+    plot_f1_trace(ax_f1, history["n_trials"], f1, n_initial=state.session.n_initial,
+                  x_max=t + 5)
+    last = f"{f1[-1]:.2f}" if f1.size else "-"
+    ax_f1.set_title(f"F1 of the estimated set: {last}", fontsize="small")
+    fig.text(0.055, 0.98, f"{problem.name}, arm '{state.arm}'. Dots: yes (filled), no (open); "
+             "diamonds: constraints; white line: estimated 75 % contour"
+             + ("; dashed: the true one" if show_truth else ""), va="top", fontsize="small")
+    return fig
+
+
+def _levelset_status(state: ExplorerState, problem, arm, acquisition, show_truth) -> str:
+    x = ", ".join(f"{v:+.2f}" for v in state.query)
+    said = (f" The simulated observer says yes there with probability "
+            f"{state.true_p_yes(state.query):.2f}." if show_truth else "")
+    return (f"<b>Trial {state.answers.size + 1}</b>: the model asks at x = ({x}).{said} "
+            "Answer as the observer, or let the simulated one answer.")
+
+
+def levelset_explorer(problem: str = "psychometric", arm: str = "mixed",
+                      acquisition: str = "global MI", *, rng: RngLike = 0) -> LevelSetExplorer:
+    """Be the observer of a 2-D level-set experiment (module docstring).
+
+    ``problem``: "psychometric" or "norm ball"; ``arm``: "mixed", "pseudo" or "none";
+    ``acquisition``: "global MI" or "EAVC" (the starting values of the dropdowns); ``rng``
+    seeds every session and the simulated observer, so a rendered page is the same on every run.
+    Buttons: "Yes" / "No" (your answer at the star), "Answer for me", "Run 10 trials",
+    "Start again".
+    """
+    check_choice(problem, "problem", tuple(PROBLEMS))
+    check_choice(arm, "arm", ARMS)
+    check_choice(acquisition, "acquisition", tuple(ACQUISITIONS))
+    problems = {name: make() for name, make in PROBLEMS.items()}
+    states = _States(lambda p, a, q, seed: ExplorerState(problems[p], a, ACQUISITIONS[q],
+                                                         seed=seed), _seed(rng))
+    controls = {"problem": _dropdown(list(PROBLEMS), problem, "problem"),
+                "arm": _dropdown(list(ARMS), arm, "arm", "140px"),
+                "acquisition": _dropdown(list(ACQUISITIONS), acquisition, "acquisition"),
+                "show_truth": W.Checkbox(value=True, description="show truth", indent=False,
+                                         layout=W.Layout(width="120px"))}
+    session_controls = ("problem", "arm", "acquisition")
+
+    def render(problem, arm, acquisition, show_truth) -> Figure:
+        return levelset_figure(states.get(problem, arm, acquisition), show_truth=show_truth)
+
+    def act(step):
+        return lambda: step(explorer.state())
+
+    buttons = {"Yes": act(lambda s: s.answer(1)), "No": act(lambda s: s.answer(0)),
+               "Answer for me": act(lambda s: s.answer_for_me()),
+               f"Run {N_RUN} trials": act(lambda s: s.answer_for_me(N_RUN)),
+               "Start again": act(lambda s: s.start_again())}
+    explorer = LevelSetExplorer(states, session_controls, _levelset_status, render, controls,
+                                buttons, "Be the observer: where is P(yes) below 75 %?")
+    return explorer
+
+
+# ----- the detection demo ---------------------------------------------------------------------
+# the simulated listener: P(heard) = Phi((u - U50) / SPREAD), 50 % at level U50, and at level 0
+# exactly the false-alarm floor; its 75 % threshold sits at u = 0.45
+LISTENER_U50 = 0.35
+LISTENER_SPREAD = LISTENER_U50 / -float(constraints_from_probability(FALSE_ALARM_FLOOR))
+CURVE_POINTS = 201
+
+
+def detection_problem() -> LevelSetProblem:
+    """The detection demo's problem: levels u in [0, 1], the 75 % threshold on the probit scale,
+    one constraint "level 0 is heard only as a false alarm" (P = FALSE_ALARM_FLOOR, module
+    docstring), and a simulated listener with P(heard) = Phi((u - 0.35) / spread), the spread
+    chosen so that P(heard | 0) is the floor."""
+    return LevelSetProblem(
+        name="tone in noise", bounds=np.array([[0.0, 1.0]]),
+        latent=lambda X: (np.asarray(X, float)[:, 0] - LISTENER_U50) / LISTENER_SPREAD,
+        link="probit", constraint_X=np.zeros((1, 1)),
+        constraint_y=constraints_from_probability([FALSE_ALARM_FLOOR]))
+
+
+def threshold_level(levels, mean, threshold: float):
+    """The lowest level at which the posterior ``mean`` of the latent (on the increasing grid
+    ``levels``) reaches ``threshold``, interpolated linearly between grid points; None when it
+    never does on the grid (or is above it everywhere)."""
+    levels = as_float_array(levels, "levels", ndim=1)
+    mean = as_float_array(mean, "mean", ndim=1)
+    if mean.size != levels.size:
+        raise ValueError(f"mean: expected one value per level ({levels.size}), got {mean.size}")
+    above = np.flatnonzero(mean >= threshold)
+    if above.size == 0 or above[0] == 0:
+        return None
+    k = above[0]
+    weight = (threshold - mean[k - 1]) / (mean[k] - mean[k - 1])
+    return float(levels[k - 1] + weight * (levels[k] - levels[k - 1]))
+
+
+class DetectionState(ExplorerState):
+    """The demo's :class:`ExplorerState` (``DETECTION_OPTIONS``): no maps; instead
+    ``thresholds``, the 75 % threshold estimate after every fit (None while the model's curve
+    never reaches 75 %), at ``n_trials`` answers. A real listener's truth is unknown: no F1."""
+
+    options = DETECTION_OPTIONS
+
+    def _summary(self, session):
+        """The thresholds so far, with the one of this session's model appended."""
+        if session.model is None:
+            return ()
+        previous = self.summary if session.n_answers > self.options["n_initial"] else ()
+        return (*previous, (session.n_answers,
+                            detection_curve(session.model, self.problem.threshold)[-1]))
+
+    @property
+    def thresholds(self) -> list:
+        """[(answers, threshold estimate or None)] after every fit."""
+        return list(self.summary)
+
+    def curve(self):
+        """:func:`detection_curve` of the current model."""
+        return detection_curve(self.model, self.problem.threshold)
+
+
+def detection_curve(model, threshold: float):
+    """(levels, P(heard), low, high, threshold estimate) of a fitted 1-D ``model`` (None: the
+    prior, P(heard) 1/2 with a band from 0 to 1) on CURVE_POINTS levels in [0, 1]: P(heard) =
+    Phi(mean) with the band Phi(mean +- 1.96 sd) (the psychometric curve at the posterior
+    median of f, so that it crosses 75 % exactly at the threshold estimate: the edge of the
+    seed's estimated set {mean < threshold}, :func:`threshold_level`). The predictive
+    probability of the next answer, Phi(mean / sqrt(1 + var)), is flatter wherever f is
+    uncertain and need not reach 75 % at all."""
+    levels = np.linspace(0.0, 1.0, CURVE_POINTS)
+    if model is None:
+        half = np.full(levels.size, 0.5)
+        return levels, half, np.zeros(levels.size), np.ones(levels.size), None
+    mean, var = model.predict(levels[:, None])
+    sd = np.sqrt(np.maximum(var, 0.0))
+    return (levels, ndtr(mean), ndtr(mean - 1.96 * sd),
+            ndtr(mean + 1.96 * sd), threshold_level(levels, mean, threshold))
+
+
+def detection_figure(state: DetectionState, *, show_listener: bool = False) -> Figure:
+    """The demo's figure: P(heard) against the level (the model's curve and band, the answers,
+    the constraint at level 0, the 75 % line, the threshold estimate and the next level) and the
+    threshold estimate after each answer; with ``show_listener`` the simulated listener's curve
+    and threshold (dashed)."""
+    if not isinstance(state, DetectionState):
+        raise TypeError(f"state: expected a DetectionState, got {type(state).__name__}")
+    levels, p_heard, low, high, estimate = state.curve()
+    problem = state.problem
+    fig = Figure(figsize=(9.6, 3.1))
+    grid = fig.add_gridspec(1, 2, left=0.07, right=0.99, bottom=0.16, top=0.86, wspace=0.22,
+                            width_ratios=[1.5, 1])
+    ax_curve, ax_trace = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+    true_p = problem.answer_probability(levels[:, None]) if show_listener else None
+    plot_detection_curve(ax_curve, levels, p_heard, p_low=low, p_high=high,
+                         threshold_level=estimate, true_p=true_p, X=state.X[:, 0],
+                         answers=state.answers,
+                         constraint_levels=problem.constraint_X[:, 0]
+                         if state.arm != "none" else None, query=state.query[0])
+    ax_curve.legend(loc="lower right", fontsize="x-small")
+    ax_curve.set_xlabel("tone level (0: noise only; 1: tone at "
+                        f"{float(tone_snr_db(1.0)):.0f} dB re the noise)", fontsize="small")
+    said = "no estimate yet" if estimate is None else f"threshold ≈ {estimate:.2f}"
+    ax_curve.set_title(f"P(heard) after {state.answers.size} answers: {said} "
+                       f"(dashed magenta: next level {state.query[0]:.2f})", fontsize="small")
+    known = [(n, value) for n, value in state.thresholds if value is not None]
+    if known:
+        n, values = zip(*known)
+        ax_trace.plot(n, values, "o-", color="C0", ms=3.5, lw=1.2)
+    if show_listener:
+        true_level = LISTENER_U50 + LISTENER_SPREAD * problem.threshold
+        ax_trace.axhline(true_level, color="k", ls="--", lw=1)
+    ax_trace.set_xlim(0, max(10, state.answers.size + 1))
+    ax_trace.set_ylim(0, 1)
+    ax_trace.set_xlabel("answers", fontsize="small")
+    ax_trace.set_ylabel("75 % threshold (level)", fontsize="small")
+    ax_trace.tick_params(labelsize="x-small")
+    ax_trace.grid(alpha=0.3)
+    ax_trace.set_title("the threshold estimate after each answer", fontsize="small")
+    return fig
+
+
+def _detection_status(state: DetectionState, arm, acquisition, show_truth) -> str:
+    level = float(state.query[0])
+    snr = float(tone_snr_db(level))
+    loudness = "no tone at all" if level == 0 else f"tone at {snr:.1f} dB re the noise"
+    said = (f" The simulated listener hears it with probability "
+            f"{state.true_p_yes(state.query):.2f}." if show_truth else "")
+    return (f"<b>Trial {state.answers.size + 1}</b>: level {level:.2f} ({html.escape(loudness)})."
+            f" Play it (headphones help), then say whether you heard the tone.{said}")
+
+
+def detection_demo(arm: str = "mixed", acquisition: str = "global MI", *,
+                   rng: RngLike = 0) -> LevelSetExplorer:
+    """A detection task you can do (module docstring): a 1 kHz tone in noise at the level the
+    model asks for; "Heard it" / "Did not"; "Answer for me" lets the simulated listener
+    answer. ``arm``: "mixed" (the constraint "level 0 is heard only as a 1 % false alarm"),
+    "pseudo" (the same as one pseudo-answer "not heard" at level 0) or "none";
+    ``acquisition``: "global MI" or "EAVC"; ``rng`` seeds the session and the simulated
+    listener. Two players (never autoplaying): this trial's sound and an example at level 1."""
+    check_choice(arm, "arm", ARMS)
+    check_choice(acquisition, "acquisition", tuple(ACQUISITIONS))
+    problem = detection_problem()
+    states = _States(lambda a, q, seed: DetectionState(problem, a, ACQUISITIONS[q], seed=seed),
+                     _seed(rng))
+    controls = {"arm": _dropdown(list(ARMS), arm, "arm", "140px"),
+                "acquisition": _dropdown(list(ACQUISITIONS), acquisition, "acquisition"),
+                "show_truth": W.Checkbox(value=False, description="show the simulated listener",
+                                         indent=False, layout=W.Layout(width="230px"))}
+
+    def render(arm, acquisition, show_truth) -> Figure:
+        return detection_figure(states.get(arm, acquisition), show_listener=show_truth)
+
+    def act(step):
+        return lambda: step(explorer.state())
+
+    buttons = {"Heard it": act(lambda s: s.answer(1)), "Did not": act(lambda s: s.answer(0)),
+               "Answer for me (simulated)": act(lambda s: s.answer_for_me()),
+               "Start again": act(lambda s: s.start_again())}
+    player = dict(format="wav", autoplay=False, loop=False, controls=True,
+                  layout=W.Layout(width="260px"))
+    players = {"this trial": W.Audio(value=b"", **player),
+               "example, level 1": W.Audio(value=wav_bytes(tone_in_noise(1.0)[0]), **player)}
+    explorer = LevelSetExplorer(states, ("arm", "acquisition"), _detection_status, render,
+                                controls, buttons, "Did you hear the tone?", players=players)
+    return explorer

@@ -1,0 +1,354 @@
+"""Unit 7 explorers: the 2-D level-set explorer and the tone-in-noise detection demo. Their maps
+and curves against the library's calls, the state after a failed step, determinism, the audio
+players, the harness over every control and button, and the plots."""
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from scipy.io import wavfile  # noqa: E402
+from scipy.special import ndtr, ndtri  # noqa: E402
+from widget_harness import exercise_explorer  # noqa: E402
+
+from course_lib import audio  # noqa: E402
+from course_lib.gp.levelset import eavc, global_mi, levelset_probability  # noqa: E402
+from course_lib.metrics import f1_levelset  # noqa: E402
+from course_lib.plotting.levelset import plot_contours, plot_detection_curve, \
+    plot_f1_trace, plot_map, plot_trials  # noqa: E402
+from course_lib.widgets import levelset as L  # noqa: E402
+from course_lib.widgets.base import figure_image  # noqa: E402
+
+
+def png(fig) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=40)
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def decode(wav: bytes) -> np.ndarray:
+    rate, samples = wavfile.read(io.BytesIO(wav))
+    assert rate == audio.SAMPLE_RATE
+    return samples / 32767.0
+
+
+def state_2d(problem="psychometric", arm="mixed", acquisition="global_mi", seed=0):
+    return L.ExplorerState(L.PROBLEMS[problem](), arm, acquisition, seed=seed)
+
+
+def snapshot(state):
+    return (state.session, state.query.copy(), state.X.copy(), state.answers.copy(),
+            state.summary, state.observer_rng.bit_generator.state)
+
+
+# ----- the 2-D explorer's state -----------------------------------------------------------------
+
+@pytest.mark.parametrize("acquisition", ["global_mi", "eavc"])
+def test_maps_are_the_library_s_on_the_unit_square(acquisition):
+    state = state_2d(acquisition=acquisition)
+    state.answer_for_me(L.SESSION_OPTIONS["n_initial"] + 2)
+    problem, model, maps = state.problem, state.model, state.maps
+    gx, gy = np.meshgrid(maps.axis_x, maps.axis_y)
+    points = np.column_stack([gx.ravel(), gy.ravel()])
+    np.testing.assert_allclose(maps.axis_x, np.linspace(-1, 1, L.MAP_SIZE))
+    unit = (points + 1) / 2
+    mean, var = model.predict(unit)
+    np.testing.assert_allclose(maps.mean.ravel(), mean)
+    np.testing.assert_allclose(maps.p_below.ravel(),
+                               levelset_probability(mean, var, problem.threshold))
+    rule = global_mi if acquisition == "global_mi" else eavc
+    np.testing.assert_allclose(maps.acquisition.ravel(),
+                               rule(model, unit, state.session.references, problem.threshold),
+                               rtol=1e-12)
+    np.testing.assert_allclose(maps.truth.ravel(), problem.probit_latent(points))
+    # the F1 trace drawn is the session's, against the truth on the unit square
+    assert state.session.history["f1"][-1] == pytest.approx(f1_levelset(
+        model, problem.unit_latent, problem.threshold, problem.unit_bounds,
+        n_points=L.SESSION_OPTIONS["n_test"]))
+
+
+def test_before_the_first_fit_the_maps_show_the_prior():
+    state = state_2d("norm ball", "none")
+    assert state.model is None
+    np.testing.assert_array_equal(state.maps.mean, 0.0)
+    np.testing.assert_allclose(state.maps.p_below, ndtr(state.problem.threshold))
+    np.testing.assert_array_equal(state.maps.acquisition, 0.0)
+
+
+def test_answers_are_recorded_at_the_asked_query_and_the_query_moves_on():
+    state = state_2d("norm ball", "pseudo", "eavc")
+    asked = []
+    for y in (1, 0, 1):
+        asked.append(state.query.copy())
+        state.answer(y)
+    np.testing.assert_array_equal(state.X, np.array(asked))
+    np.testing.assert_array_equal(state.answers, [1, 0, 1])
+    assert state.X.shape == (3, 2) and np.all(np.abs(state.X) <= 1)
+
+
+def test_a_failed_step_leaves_the_state_as_it_was(monkeypatch):
+    state = state_2d()
+    state.answer(1)
+    before = snapshot(state)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("acquisition failed")
+
+    monkeypatch.setattr(L, "levelset_maps", broken)     # fails after the refit and next query
+    with pytest.raises(RuntimeError, match="acquisition failed"):
+        state.answer(0)
+    after = snapshot(state)
+    assert after[0] is before[0] and after[4] is before[4] and after[5] == before[5]
+    for a, b in zip(before[1:4], after[1:4]):
+        np.testing.assert_array_equal(a, b)
+    # and the simulated observer's answer is not used up by a failed step
+    with pytest.raises(RuntimeError, match="acquisition failed"):
+        state.answer_for_me()
+    assert snapshot(state)[5] == before[5] and state.answers.size == 1
+
+
+@pytest.mark.parametrize("y", [0.5, 2, -1])
+def test_an_answer_that_is_not_yes_or_no_is_refused_naming_y(y):
+    state = state_2d()
+    before = snapshot(state)
+    with pytest.raises(ValueError, match=r"^y:"):
+        state.answer(y)
+    assert state.session is before[0] and state.answers.size == 0
+
+
+def test_the_same_seed_gives_the_same_session_and_another_seed_another():
+    runs = []
+    for seed in (3, 3, 4):
+        state = state_2d(seed=seed)
+        state.answer_for_me(12)
+        runs.append((state.X, state.answers))
+    np.testing.assert_array_equal(runs[0][0], runs[1][0])
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+    assert not np.array_equal(runs[0][0], runs[2][0])
+
+
+def test_start_again_forgets_the_answers_and_repeats_the_first_query():
+    state = state_2d()
+    first = state.query.copy()
+    state.answer_for_me(4)
+    state.start_again()
+    assert state.answers.size == 0 and state.X.shape == (0, 2) and state.model is None
+    np.testing.assert_array_equal(state.query, first)
+
+
+def test_the_simulated_observer_answers_from_the_problem_s_probability():
+    state = state_2d("norm ball")
+    state.answer_for_me(15)
+    p = state.problem.answer_probability(state.X)
+    # 15 answers, each yes with probability p: the log-likelihood of what was answered is far
+    # above that of the opposite answers unless the observer ignores p
+    ll = np.sum(np.where(state.answers == 1, np.log(p), np.log1p(-p)))
+    flipped = np.sum(np.where(state.answers == 1, np.log1p(-p), np.log(p)))
+    assert ll > flipped
+    assert state.true_p_yes(state.X[0]) == pytest.approx(p[0])
+
+
+# ----- the 2-D explorer -------------------------------------------------------------------------
+
+def test_levelset_explorer_survives_every_control_and_button():
+    explorer = L.levelset_explorer()
+    assert exercise_explorer(explorer, button_presses=1) > 10
+
+
+def test_every_control_moves_the_figure():
+    explorer = L.levelset_explorer()
+    explorer.state().answer_for_me(8)           # past the initial trials: a fitted model
+    default = png(explorer.render(**explorer.values()))
+    changes = {"problem": "norm ball", "arm": "none", "acquisition": "EAVC",
+               "show_truth": False}
+    for name, value in changes.items():
+        values = dict(explorer.values(), **{name: value})
+        assert png(explorer.render(**values)) != default, f"{name} = {value!r} drew nothing new"
+
+
+def test_buttons_answer_at_the_star_and_start_again_empties():
+    explorer = L.levelset_explorer(rng=1)
+    query = explorer.state().query.copy()
+    explorer.press("Yes")
+    assert explorer.last_error is None
+    state = explorer.state()
+    np.testing.assert_array_equal(state.X[-1], query)
+    assert state.answers.tolist() == [1.0]
+    explorer.press("No")
+    assert state.answers.tolist() == [1.0, 0.0]
+    explorer.press(f"Run {L.N_RUN} trials")
+    assert state.answers.size == 2 + L.N_RUN
+    explorer.press("Answer for me")
+    assert state.answers.size == 3 + L.N_RUN
+    explorer.press("Start again")
+    assert explorer.state().answers.size == 0
+    # the status line names the next query
+    assert "Trial 1" in explorer.status.value
+
+
+def test_switching_settings_keeps_each_setting_s_answers():
+    explorer = L.levelset_explorer()
+    explorer.press("Yes")
+    explorer.controls["arm"].value = "pseudo"
+    assert explorer.state().answers.size == 0 and explorer.state().arm == "pseudo"
+    explorer.controls["arm"].value = "mixed"
+    assert explorer.state().answers.tolist() == [1.0]
+
+
+def test_a_failed_button_leaves_the_explorer_as_it_was(monkeypatch):
+    explorer = L.levelset_explorer()
+    explorer.press("Yes")
+    before = png(explorer.render(**explorer.values()))
+    monkeypatch.setattr(L, "levelset_maps", lambda *a, **k: 1 / 0)
+    explorer.press("No")
+    assert isinstance(explorer.last_error, ZeroDivisionError)
+    assert explorer.state().answers.tolist() == [1.0]
+    monkeypatch.undo()
+    explorer.refresh()
+    assert explorer.last_error is None
+    assert png(explorer.render(**explorer.values())) == before
+
+
+def test_bad_arguments_name_themselves():
+    for call, name in ((lambda: L.levelset_explorer("ellipsoid"), "problem"),
+                       (lambda: L.levelset_explorer(arm="both"), "arm"),
+                       (lambda: L.levelset_explorer(acquisition="BALD"), "acquisition"),
+                       (lambda: L.detection_demo(arm="x"), "arm"),
+                       (lambda: L.levelset_figure("state"), "state"),
+                       (lambda: L.detection_figure(state_2d()), "state")):
+        with pytest.raises((ValueError, TypeError), match=rf"^{name}:"):
+            call()
+
+
+# ----- the detection demo -----------------------------------------------------------------------
+
+def test_detection_problem_level_zero_is_the_false_alarm_floor():
+    problem = L.detection_problem()
+    assert problem.answer_probability([[0.0]])[0] == pytest.approx(L.FALSE_ALARM_FLOOR)
+    assert problem.constraint_y[0] == pytest.approx(ndtri(L.FALSE_ALARM_FLOOR))
+    np.testing.assert_array_equal(problem.constraint_X, [[0.0]])
+    assert problem.threshold == pytest.approx(ndtri(0.75))
+    # the listener's 75 % level, by the closed form of its probit curve
+    u75 = L.LISTENER_U50 + L.LISTENER_SPREAD * ndtri(0.75)
+    assert problem.answer_probability([[u75]])[0] == pytest.approx(0.75)
+
+
+def test_threshold_level_interpolates_the_first_crossing():
+    levels = np.linspace(0, 1, 11)
+    assert L.threshold_level(levels, 4 * levels - 1, 0.6) == pytest.approx(0.4)
+    assert L.threshold_level(levels, np.full(11, -1.0), 0.6) is None     # never reached
+    assert L.threshold_level(levels, np.full(11, 2.0), 0.6) is None      # above everywhere
+    with pytest.raises(ValueError, match="^mean:"):
+        L.threshold_level(levels, levels[:5], 0.6)
+
+
+def test_detection_curve_is_the_predictive_probability_of_the_model():
+    state = L.DetectionState(L.detection_problem(), "mixed", "global_mi", seed=0)
+    state.answer_for_me(L.DETECTION_OPTIONS["n_initial"] + 3)
+    levels, p, low, high, estimate = state.curve()
+    mean, var = state.model.predict(levels[:, None])
+    np.testing.assert_allclose(p, ndtr(mean))
+    np.testing.assert_allclose(low, ndtr(mean - 1.96 * np.sqrt(var)))
+    assert np.all(low <= p + 1e-12) and np.all(p <= high + 1e-12)
+    assert estimate == L.threshold_level(levels, mean, state.problem.threshold)
+    if estimate is not None:     # the curve crosses 75 % at the estimate
+        assert np.interp(estimate, levels, p) == pytest.approx(0.75, abs=0.01)
+    assert [n for n, _ in state.thresholds] == [3, 4, 5, 6]
+    assert state.thresholds[-1][1] == estimate
+
+
+def test_the_level_zero_constraint_pulls_p_heard_at_zero_down():
+    with_constraint = L.DetectionState(L.detection_problem(), "mixed", "global_mi", seed=0)
+    without = L.DetectionState(L.detection_problem(), "none", "global_mi", seed=0)
+    for state in (with_constraint, without):
+        for level_answer in (1, 1, 0, 1):
+            state.answer(level_answer)
+    p_zero = [state.curve()[1][0] for state in (with_constraint, without)]
+    assert p_zero[0] < p_zero[1]
+    assert p_zero[0] < 0.2
+
+
+def test_detection_players_follow_the_query_and_never_autoplay():
+    demo = L.detection_demo()
+    demo.refresh()
+    for player in demo.players.values():
+        assert player.autoplay is False and player.format == "wav"
+    level = float(demo.state().query[0])
+    np.testing.assert_allclose(decode(demo.players["this trial"].value),
+                               audio.tone_in_noise(level)[0], atol=1 / 32767)
+    np.testing.assert_allclose(decode(demo.players["example, level 1"].value),
+                               audio.tone_in_noise(1.0)[0], atol=1 / 32767)
+    demo.press("Heard it")
+    assert demo.last_error is None
+    new_level = float(demo.state().query[0])
+    assert new_level != level
+    np.testing.assert_allclose(decode(demo.players["this trial"].value),
+                               audio.tone_in_noise(new_level)[0], atol=1 / 32767)
+    assert f"level {new_level:.2f}" in demo.status.value
+
+
+def test_detection_demo_survives_every_control_and_button():
+    demo = L.detection_demo()
+    assert exercise_explorer(demo, button_presses=2) > 8
+
+
+def test_detection_controls_move_the_figure_and_redraws_are_stable():
+    demo = L.detection_demo()
+    demo.state().answer_for_me(4)
+    default = png(demo.render(**demo.values()))
+    for name, value in {"arm": "none", "acquisition": "EAVC", "show_truth": True}.items():
+        values = dict(demo.values(), **{name: value})
+        assert png(demo.render(**values)) != default, f"{name} = {value!r} drew nothing new"
+    assert png(demo.render(**demo.values())) == default
+
+
+# ----- timing of one interactive step (reported, never asserted) -------------------------------
+
+def test_one_step_figure_is_a_png():
+    explorer = L.levelset_explorer()
+    explorer.press("Answer for me")
+    image = figure_image(explorer.render(**explorer.values()))
+    assert image.data[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ----- plots ------------------------------------------------------------------------------------
+
+def test_plots_draw_what_they_are_given():
+    fig, (ax1, ax2, ax3) = plt.subplots(1, 3)
+    axis = np.linspace(-1, 1, 5)
+    field = np.add.outer(axis, axis)            # crosses 0.3
+    plot_map(ax1, axis, axis, field)
+    assert len(ax1.images) == 1 and ax1.get_xlim() == (-1, 1)
+    plot_contours(ax1, axis, axis, threshold=0.3, true_latent=field, mean=field + 5)
+    assert len(ax1.collections) == 1            # the mean never crosses: only the truth's line
+    X = np.array([[0, 0], [0.5, 0.5], [-0.5, 0.2]])
+    plot_trials(ax1, X, np.array([1, 0, 1]), constraints=X[:1], query=np.array([0.1, 0.1]))
+    counts = [line.get_xdata().size for line in ax1.lines]
+    assert counts == [1, 2, 1, 1]               # constraint, yes, no, query
+    plot_f1_trace(ax2, [1, 2, 3], [0.2, 0.5, 0.6], n_initial=2)
+    assert ax2.lines[0].get_ydata().tolist() == [0.2, 0.5, 0.6]
+    levels = np.linspace(0, 1, 11)
+    plot_detection_curve(ax3, levels, levels, p_low=levels * 0.5, p_high=levels,
+                         threshold_level=0.75, X=np.array([0.2, 0.4, 0.9]),
+                         answers=np.array([0, 1, 1]), query=0.5, constraint_levels=[0.0])
+    rug = [line for line in ax3.lines if line.get_marker() == "|"]
+    assert [line.get_ydata().tolist() for line in rug] == [[1.0, 1.0], [0.0]]
+    plt.close(fig)
+
+
+def test_plots_refuse_mismatched_input_naming_it():
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="^values:"):
+        plot_map(ax, np.arange(3), np.arange(4), np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="^answers:"):
+        plot_trials(ax, np.zeros((2, 2)), np.zeros(3))
+    with pytest.raises(ValueError, match="^f1:"):
+        plot_f1_trace(ax, [1, 2], [0.5])
+    with pytest.raises(ValueError, match="^answers:"):
+        plot_detection_curve(ax, np.linspace(0, 1, 3), np.zeros(3), X=np.zeros(2),
+                             answers=np.zeros(1))
+    plt.close(fig)
