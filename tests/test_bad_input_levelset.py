@@ -1,14 +1,15 @@
 """Bad-input catalogue: level-set estimation (course_lib.gp.levelset). Family "levelset".
 
-Decisions recorded here: bvn_cdf accepts +-inf bounds (the CDF's limits) but refuses NaN and a
-correlation outside [-1, 1]; a posterior covariance larger than the two sds allow is refused
-naming ``cross_cov`` (it cannot come from a Gaussian); a model without a LatentGaussian
-posterior, or an unfitted one, is refused naming ``model``. ``propose`` names the argument an acquisition lacks (``references``,
-``threshold``) and ignores the ones it does not use (a widget may pass all of them whatever
-the acquisition); a callable acquisition's wrong-shaped or NaN scores are refused naming
-``acquisition``. The level-set and preference scores
-of course_lib.metrics are here too (same family): Sobol sizes must be powers of two, and an F1
-with no member in either set (0 / 0) is refused naming ``true_function`` / ``labels``.
+Decisions recorded here: bvn_cdf accepts +-inf bounds (the CDF's limits) but refuses NaN, a
+correlation outside [-1, 1] and a method it does not know; a posterior covariance larger than
+the two sds allow is refused naming ``cross_cov`` (it cannot come from a Gaussian); a model
+without a LatentGaussian posterior, or an unfitted one, is refused naming ``model``.
+``propose`` names the argument an acquisition lacks (``references``, ``threshold``) and ignores
+the ones it does not use (a widget may pass all of them whatever the acquisition); a callable
+acquisition's wrong-shaped or NaN scores are refused naming ``acquisition``. The level-set and
+preference scores of course_lib.metrics are here too (same family): Sobol sizes must be powers
+of two, and an F1 with no member in either set (0 / 0) is refused naming ``true_function`` /
+``labels``.
 """
 
 import numpy as np
@@ -42,6 +43,8 @@ CASES = [
              "rho"),
     BadInput("levelset: bvn_cdf with shapes that do not broadcast",
              lambda: bvn_cdf(np.zeros(2), np.zeros(3), 0.1), ValueError, "k"),
+    BadInput("levelset: bvn_cdf with an unknown method",
+             lambda: bvn_cdf(0.0, 0.0, 0.5, method="genz"), ValueError, "method"),
     BadInput("levelset: probability with a negative variance",
              lambda: levelset_probability([0.0], [-1.0], 0.5), ValueError, "var"),
     BadInput("levelset: probability with NaN mean",

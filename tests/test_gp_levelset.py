@@ -3,6 +3,8 @@ Bernoulli probit answer, and the acquisitions, each against scipy, a closed form
 the level-set and preference scores of course_lib.metrics against hand-worked values and
 scikit-learn."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.integrate import quad
@@ -20,48 +22,103 @@ from course_lib.gp.likelihoods import PairwiseProbit
 from course_lib.gp.preference import PreferenceGP
 from course_lib.metrics import brier_levelset, brier_preference, f1_levelset, f1_preference
 
-BOUNDS = [-5.0, -1.3, -1e-3, 0.0, 1e-3, 0.7, 4.0]
-CORRELATIONS = [-0.999999, -0.9, -0.3, 0.0, 0.5, 0.95, 0.999999]
+BOUNDS = [-8.0, -5.0, -1.3, -1e-3, 0.0, 1e-3, 0.7, 4.0, 8.0]
+# every form of the series method: the series (|rho| <= 0.6), the arcsine quadrature and the
+# quadrature from rho = +-1 (|rho| >= 0.925), each side of both switches, and rho -> +-1
+CORRELATIONS = [-0.999999, -0.99, -0.93, -0.92, -0.9, -0.6000001, -0.6, -0.3, 0.0, 1e-3,
+                0.5, 0.6, 0.6000001, 0.8, 0.924999, 0.925, 0.95, 0.999, 0.999999]
+METHODS = ["series", "owens_t"]
 
 
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("rho", CORRELATIONS)
-def test_bvn_cdf_matches_scipy_on_a_grid(rho):
+def test_bvn_cdf_matches_scipy_on_a_grid(rho, method):
     reference_law = multivariate_normal([0.0, 0.0], [[1.0, rho], [rho, 1.0]], abseps=1e-14,
                                         releps=1e-14)
     h, k = np.meshgrid(BOUNDS, BOUNDS, indexing="ij")
     reference = reference_law.cdf(np.stack([h.ravel(), k.ravel()], axis=1)).reshape(h.shape)
-    np.testing.assert_allclose(bvn_cdf(h, k, rho), reference, rtol=0, atol=1e-14)
+    # measured: within 2e-16 for |rho| <= 0.999 and 1.3e-15 at +-0.999999 (both methods alike,
+    # so the rest is scipy's own error at its tolerance)
+    np.testing.assert_allclose(bvn_cdf(h, k, rho, method=method), reference, rtol=0,
+                               atol=2e-15)
 
 
-def test_bvn_cdf_closed_forms_at_rho_zero_and_one():
+def test_bvn_cdf_series_equals_owens_t_on_a_dense_grid():
+    """The two methods on 40 x 40 bounds (0 and +-1e-3 included) x 60 correlations up to
+    +-(1 - 1e-12): equal to round-off everywhere."""
+    bounds = np.concatenate([np.linspace(-9.0, 9.0, 37), [-1e-3, 0.0, 1e-3]])
+    rho = np.concatenate([np.linspace(-1.0, 1.0, 51), [-1 + 1e-12, 1 - 1e-12, -0.6, 0.6,
+                                                       -0.925, 0.925, 0.59999, 0.60001, 0.3]])
+    h, k, r = np.meshgrid(bounds, bounds, rho, indexing="ij")
+    np.testing.assert_allclose(bvn_cdf(h, k, r), bvn_cdf(h, k, r, method="owens_t"), rtol=0,
+                               atol=5e-16)
+
+
+def _excess_by_quadrature(h, k, rho):
+    """delta = int_0^rho phi_2(h, k; r) dr (Plackett), adaptively, to relative 1e-13."""
+    def density(r):
+        return np.exp(-(h * h - 2 * r * h * k + k * k) / (2 * (1 - r * r))) / (
+            2 * np.pi * np.sqrt(1 - r * r))
+    return quad(density, 0.0, rho, epsabs=0.0, epsrel=1e-13, limit=200)[0]
+
+
+@pytest.mark.parametrize("h, k, rho", [(0.3, -0.2, 0.1), (2.0, 1.5, 0.55), (-1.0, 3.0, -0.4),
+                                       (0.0, 0.0, 0.59), (1.2, -0.4, 0.7), (-2.5, -2.0, 0.9),
+                                       (0.5, 0.5, 0.97), (-1.5, 1.0, -0.99), (6.0, 5.5, 0.3)])
+def test_bvn_excess_over_independence_matches_plackett_quadrature(h, k, rho):
+    """delta = Phi_2 - Phi(h) Phi(k), what the look-ahead uses, carries no cancellation: its
+    error is round-off of delta itself, not of Phi_2 (here values down to 1e-15)."""
+    exact = _excess_by_quadrature(h, k, rho)
+    excess = levelset._bvn_excess(*np.broadcast_arrays(np.float64(h), np.float64(k),
+                                                       np.float64(rho)))
+    assert abs(excess - exact) < 1e-16 + 1e-13 * abs(exact), (excess, exact)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_bvn_cdf_closed_forms_at_rho_zero_and_one(method):
     h, k = np.meshgrid(BOUNDS, BOUNDS, indexing="ij")
-    np.testing.assert_allclose(bvn_cdf(h, k, 0.0), ndtr(h) * ndtr(k), rtol=1e-14, atol=2e-16)
-    np.testing.assert_allclose(bvn_cdf(h, k, 1.0), ndtr(np.minimum(h, k)), rtol=1e-14, atol=0)
-    np.testing.assert_allclose(bvn_cdf(h, k, -1.0), np.maximum(0.0, ndtr(h) + ndtr(k) - 1.0),
-                               rtol=1e-14, atol=1e-16)
+
+    def cdf(h, k, rho):
+        return bvn_cdf(h, k, rho, method=method)
+
+    # relative 3e-14 in the tails: Phi(-8) = erfc(8 / sqrt 2) / 2 inherits 64x the rounding
+    # of 8 / sqrt 2, and scipy's ndtr and the compiled erfc round it differently (1.3e-14 apart)
+    np.testing.assert_allclose(cdf(h, k, 0.0), ndtr(h) * ndtr(k), rtol=3e-14, atol=2e-16)
+    np.testing.assert_allclose(cdf(h, k, 1.0), ndtr(np.minimum(h, k)), rtol=3e-14, atol=0)
+    # Phi(h) + Phi(k) - 1 written as Phi(h) - Phi(-k), which keeps the tails' digits
+    np.testing.assert_allclose(cdf(h, k, -1.0), np.maximum(0.0, ndtr(h) - ndtr(-k)),
+                               rtol=3e-14, atol=1e-16)
     rho = np.linspace(-1.0, 1.0, 11)
-    np.testing.assert_allclose(bvn_cdf(0.0, 0.0, rho), 0.25 + np.arcsin(rho) / (2 * np.pi),
+    np.testing.assert_allclose(cdf(0.0, 0.0, rho), 0.25 + np.arcsin(rho) / (2 * np.pi),
                                rtol=1e-14, atol=1e-17)
 
 
-def test_bvn_cdf_approaches_its_limits_continuously():
-    """Just inside rho = +-1 the Owen's T branch must agree with the limiting closed forms."""
+@pytest.mark.parametrize("method", METHODS)
+def test_bvn_cdf_approaches_its_limits_continuously(method):
+    """Just inside rho = +-1 both methods must agree with the limiting closed forms."""
     h, k = np.meshgrid([-2.0, -0.1, 0.0, 0.3, 1.5], [-2.0, 0.0, 0.2, 1.0], indexing="ij")
     for rho, limit in ((1.0, ndtr(np.minimum(h, k))),
                        (-1.0, np.maximum(0.0, ndtr(h) + ndtr(k) - 1.0))):
-        near = bvn_cdf(h, k, rho * (1.0 - 1e-12))
+        near = bvn_cdf(h, k, rho * (1.0 - 1e-12), method=method)
         np.testing.assert_allclose(near, limit, rtol=0, atol=1e-6)
 
 
-def test_bvn_cdf_infinite_bounds_and_broadcasting():
+@pytest.mark.parametrize("method", METHODS)
+def test_bvn_cdf_infinite_bounds_and_broadcasting(method):
     k = np.array([-1.0, 0.0, 2.0])
-    np.testing.assert_allclose(bvn_cdf(np.inf, k, 0.4), ndtr(k), rtol=1e-15)
-    np.testing.assert_allclose(bvn_cdf(k, np.inf, -0.4), ndtr(k), rtol=1e-15)
-    np.testing.assert_array_equal(bvn_cdf(-np.inf, k, 0.4), 0.0)
-    assert bvn_cdf(np.inf, np.inf, 0.9) == 1.0
-    out = bvn_cdf(np.zeros((4, 1)), k, np.array([0.1, 0.2, 0.3]))
+    for rho in (0.4, 0.8, -0.99):  # each form
+        np.testing.assert_allclose(bvn_cdf(np.inf, k, rho, method=method), ndtr(k), rtol=1e-15)
+        np.testing.assert_allclose(bvn_cdf(k, np.inf, -rho, method=method), ndtr(k),
+                                   rtol=1e-15)
+        np.testing.assert_array_equal(bvn_cdf(-np.inf, k, rho, method=method), 0.0)
+    assert bvn_cdf(np.inf, np.inf, 0.9, method=method) == 1.0
+    # huge finite bounds give the limits too (the quadratures clamp them at +-40)
+    np.testing.assert_allclose(bvn_cdf(1e300, k, 0.95, method=method), ndtr(k), rtol=1e-15)
+    np.testing.assert_array_equal(bvn_cdf(-1e300, k, -0.7, method=method), 0.0)
+    out = bvn_cdf(np.zeros((4, 1)), k, np.array([0.1, 0.2, 0.3]), method=method)
     assert out.shape == (4, 3)
-    np.testing.assert_allclose(out[0], [bvn_cdf(0.0, kk, r) for kk, r in zip(k, [0.1, .2, .3])])
+    np.testing.assert_allclose(out[0], [bvn_cdf(0.0, kk, r, method=method)
+                                        for kk, r in zip(k, [0.1, .2, .3])])
 
 
 # --------------------------------------------------------------------------------------------
@@ -175,6 +232,69 @@ def test_global_mi_and_eavc_match_monte_carlo(make_model):
         assert abs(mi[j] - mc_mi) < 0.006, (j, mi[j], mc_mi)
         assert abs(volume[j] - mc_volume) < 0.01, (j, volume[j], mc_volume)
     assert np.all(mi > 0) and np.all(volume > 0)
+
+
+def _owens_t_acquisitions(model, candidates, references, threshold):
+    """Global MI and EAVC as seed 003 writes them, from the joint posterior and the Owen's T
+    bivariate CDF (P1 = Phi_2 / p1, P0 = (Px - Phi_2) / (1 - p1), plain 1 - P), and rho."""
+    mean, cov = model.predict(np.vstack([candidates, references]), full_cov=True)
+    n_c, var = len(candidates), np.diag(cov)
+    scale = np.sqrt(1 + var[:n_c, None])
+    a, b = mean[:n_c, None] / scale, (threshold - mean[n_c:]) / np.sqrt(var[n_c:])
+    rho = np.clip(-cov[:n_c, n_c:] / (np.sqrt(var[n_c:]) * scale), -1, 1)
+    joint = bvn_cdf(a, b, rho, method="owens_t")
+    p_one, p_now = norm.cdf(a), np.broadcast_to(norm.cdf(b), joint.shape)
+    p1, p0 = joint / p_one, (p_now - joint) / (1 - p_one)
+    p_one = p_one[:, 0]
+    mi = (np.sum(_entropy_bits(p_now), axis=1) - p_one * np.sum(_entropy_bits(p1), axis=1)
+          - (1 - p_one) * np.sum(_entropy_bits(p0), axis=1))
+    volume = (p_one * np.abs(np.sum(p_now - p1, axis=1))
+              + (1 - p_one) * np.abs(np.sum(p_now - p0, axis=1)))
+    return mi, volume, rho
+
+
+def test_acquisitions_equal_the_owens_t_lookahead_in_every_regime_of_rho():
+    """A posterior with variance up to 25 far from its data: candidates near or on references
+    give |rho| up to ~0.98, so the series, the arcsine quadrature and the quadrature from
+    rho = +-1 all take part (checked), and the compiled acquisitions must equal the seed's
+    formulas evaluated through Owen's T."""
+    rng = np.random.default_rng(9)
+    X = rng.uniform(-1, 1, size=(6, 2))
+    model = GPRegression(SquaredExponential(0.5, 25.0), noise_variance=0.3).fit(
+        X, 3.0 * X[:, 0] + rng.standard_normal(6))
+    candidates = np.vstack([rng.uniform(-3, 3, size=(12, 2)), X[:2]])
+    references = np.vstack([candidates + 0.01 * rng.standard_normal(candidates.shape),
+                            candidates, rng.uniform(-3, 3, size=(150, 2))])
+    mi, volume, rho = _owens_t_acquisitions(model, candidates, references, THRESHOLD)
+    magnitude = np.abs(rho)
+    assert np.sum(magnitude <= levelset.SERIES_MAX_RHO) > 100
+    assert np.sum((magnitude > levelset.SERIES_MAX_RHO)
+                  & (magnitude < levelset.NEAR_ONE_RHO)) >= 5
+    assert np.sum(magnitude >= levelset.NEAR_ONE_RHO) >= 5
+    np.testing.assert_allclose(global_mi(model, candidates, references, THRESHOLD), mi,
+                               rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(eavc(model, candidates, references, THRESHOLD), volume,
+                               rtol=1e-9, atol=1e-11)
+
+
+def test_acquisitions_with_nearly_certain_references():
+    """Trap 4 of the design notes: references where the posterior is nearly certain (tiny
+    noise, a reference on a data point: sd ~ 1e-5, |b_s| up to 3e5) must give finite scores
+    that equal the Owen's T look-ahead, and no warnings."""
+    X = np.array([[0.0, 0.0], [0.5, 0.5], [-0.5, 0.3]])
+    model = GPRegression(SquaredExponential(0.6, 2.0), noise_variance=1e-10,
+                         noise_bounds=(1e-12, 1.0)).fit(X, [3.0, -2.0, 0.6745])
+    references = np.vstack([X, [[0.2, 0.2], [0.9, -0.7]]])
+    candidates = np.array([[0.1, 0.1], [0.4, 0.6], [-0.9, 0.9]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mi = global_mi(model, candidates, references, THRESHOLD)
+        volume = eavc(model, candidates, references, THRESHOLD)
+    expected_mi, expected_volume, _ = _owens_t_acquisitions(model, candidates, references,
+                                                            THRESHOLD)
+    assert np.all(np.isfinite(mi)) and np.all(np.isfinite(volume))
+    np.testing.assert_allclose(mi, expected_mi, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(volume, expected_volume, rtol=1e-9, atol=1e-12)
 
 
 def test_acquisitions_do_not_depend_on_the_batch_size(monkeypatch):
