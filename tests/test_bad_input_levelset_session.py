@@ -3,8 +3,8 @@
 
 Decisions recorded here: a session takes either a problem or explicit bounds / threshold /
 constraints, never both (naming the first explicit argument given); an answer is 1 / 0 / True
-/ False and a query lies inside the box (naming ``answer`` / ``x``); the model is "full"
-(the sparse model is not wired in yet); the F1 points are a power of two (``n_test``).
+/ False and a query lies inside the box (naming ``answer`` / ``x``); the model is "full" or
+"sparse"; the F1 points are a power of two (``n_test``).
 """
 
 import numpy as np
@@ -32,8 +32,11 @@ CASES = [
              lambda: LevelSetSession(bounds=BOX, arm="both"), ValueError, "arm"),
     BadInput("levelset_session: unknown acquisition",
              lambda: LevelSetSession(bounds=BOX, acquisition="ucb"), ValueError, "acquisition"),
-    BadInput("levelset_session: sparse model",
-             lambda: LevelSetSession(bounds=BOX, model="sparse"), ValueError, "model"),
+    BadInput("levelset_session: unknown model",
+             lambda: LevelSetSession(bounds=BOX, model="exact"), ValueError, "model"),
+    BadInput("levelset_session: no inducing points",
+             lambda: LevelSetSession(bounds=BOX, model="sparse", n_inducing=0), ValueError,
+             "n_inducing"),
     BadInput("levelset_session: constraint locations without targets",
              lambda: LevelSetSession(bounds=BOX, constraint_X=BOX), ValueError, "constraint_y"),
     BadInput("levelset_session: 3-D constraints in a 2-D box",

@@ -144,3 +144,29 @@ def test_constraints_alone_allow_a_session_without_initial_trials():
     assert x.shape == (2,) and np.all(np.abs(x) <= 1.0)
     with pytest.raises(ValueError, match="n_initial"):
         LevelSetSession(problem, arm="none", n_initial=0, **SMALL)
+
+
+def test_sparse_model_on_dense_inducing_points_matches_the_full_model(monkeypatch):
+    """In 2-D, 64 Sobol inducing points plus one at every constraint carry the posterior of
+    the full-rank model almost exactly; the sparse model is refitted from a copy, so a failed
+    fit leaves the session's model as it was."""
+    problem = psychometric_problem()
+    sessions = {model: LevelSetSession(problem, model=model, n_inducing=64, n_initial=8, rng=7,
+                                       **SMALL) for model in ("full", "sparse")}
+    for session in sessions.values():
+        for x in problem.from_unit(session.initial_queries):
+            session.observe(x, simulate_answers(problem, x[None], rng=2)[0])
+    sparse = sessions["sparse"]
+    assert sparse.model.X_train.shape == (64 + 20, 2)
+    np.testing.assert_allclose(sparse.model.X_train[64:], problem.unit_constraint_X)
+    U = qmc.Sobol(2, rng=0).random_base2(6)
+    full_mean, full_var = sessions["full"].model.predict(U)
+    mean, var = sparse.model.predict(U)
+    np.testing.assert_allclose(mean, full_mean, atol=1e-3 * np.abs(full_mean).max())
+    np.testing.assert_allclose(var, full_var, atol=1e-3 * full_var.max())
+    before = _state(sparse)
+    x = sparse.next_query()
+    monkeypatch.setattr(type(sparse.model), "fit", lambda self, *a, **k: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        sparse.observe(x, 1)
+    _same(before, _state(sparse))

@@ -29,7 +29,10 @@ because the priors below assume unit-scaled inputs; queries and answers stay in 
   :func:`run_levelset_session`) the same answers to the same questions;
 * ``model="full"``: :class:`~course_lib.gp.variational.VariationalGP` (full rank; for the
   course's sizes its posterior needs no inducing points, so the seed's "inducing point at
-  every constraint" holds trivially);
+  every constraint" holds trivially), a fresh fit after each answer (its items change);
+  ``model="sparse"``: :class:`~course_lib.gp.sparse_variational.SparseVariationalGP`, the
+  seed's model, on ``n_inducing`` (100) scrambled Sobol points plus one at every constraint
+  location (the same set for every arm), each fit warm-started from the previous q(v);
 * MAP-II schedule: one L-BFGS-B run (``map_max_iter`` iterations at most) from the current
   hyper-parameters when the initial trials are complete and then after every
   ``optimise_every``-th answer; in between, q(f) is refitted at fixed hyper-parameters. Each
@@ -49,6 +52,7 @@ trial).
 
 from __future__ import annotations
 
+import copy
 import time
 import warnings
 from dataclasses import dataclass
@@ -64,12 +68,13 @@ from .constraints import ARMS, detection_likelihood
 from .kernels import Constant, SquaredExponential
 from .levelset import ACQUISITIONS, propose
 from .priors import Gamma
+from .sparse_variational import SparseVariationalGP, inducing_points
 from .variational import VariationalGP
 
 __all__ = ["LevelSetSession", "LevelSetTrace", "run_levelset_session", "MODELS",
            "LENGTHSCALE_PRIOR", "OUTPUT_SCALE_BOUNDS", "MEAN_VARIANCE"]
 
-MODELS = ("full",)
+MODELS = ("full", "sparse")
 # seed 003 App. A (GPyTorch's (concentration, rate)): mean 0.5, mode 1/3 on unit-cube inputs
 LENGTHSCALE_PRIOR = (3.0, 6.0)
 OUTPUT_SCALE_BOUNDS = (1.0, 4.0)
@@ -123,19 +128,22 @@ class LevelSetSession:
     constraint_X, constraint_y : constraints (box units; probit-scale targets), optional.
     arm : "mixed" | "pseudo" | "none" (how the constraints enter).
     acquisition : "global_mi" | "eavc" | "bald" | "straddle".
-    model : "full" (:class:`VariationalGP`).
+    model : "full" (:class:`VariationalGP`) or "sparse" (:class:`SparseVariationalGP`).
+    n_inducing : Sobol inducing points of the sparse model (the constraints' are added).
     n_initial : quasi-random queries before the first fit (>= 1 unless constraints are in use).
     n_candidates, n_references : Sobol candidate and reference points (unit cube).
     optimise_every, map_max_iter : the MAP-II schedule (module docstring).
     polish : polish the best candidate locally (:func:`~course_lib.gp.levelset.propose`).
     n_test : Sobol points (a power of two) for the F1 / Brier of ``history`` when the truth is
         known (``problem``); None skips the scores.
-    rng : draws the initial queries, the candidates and the references, in that order.
+    rng : draws the initial queries, the candidates, the references and the Sobol inducing
+        points, in that order (the same draws whatever the arm and model).
     """
 
     def __init__(self, problem=None, *, bounds=None, threshold=None, constraint_X=None,
                  constraint_y=None, arm: str = "mixed", acquisition: str = "global_mi",
-                 model: str = "full", n_initial: int = 10, n_candidates: int = 1024,
+                 model: str = "full", n_inducing: int = 100, n_initial: int = 10,
+                 n_candidates: int = 1024,
                  n_references: int = 1024, optimise_every: int = 10, map_max_iter: int = 20,
                  polish: bool = True, n_test: int | None = 2 ** 12, rng: RngLike = None):
         from ..data.psychophysics import LevelSetProblem  # data builds on gp
@@ -197,6 +205,10 @@ class LevelSetSession:
         self.initial_queries = _sobol(self.dim, self.n_initial, generator)
         self.candidates = _sobol(self.dim, n_candidates, generator)
         self.references = _sobol(self.dim, n_references, generator)
+        n_inducing = as_positive_int(n_inducing, "n_inducing")
+        self.inducing = inducing_points(
+            self.unit_bounds, n_inducing, rng=generator,
+            include=None if self._constraints is None else self._constraints[0])
 
         d = self.dim
         self.kernel = (SquaredExponential(np.full(d, LENGTHSCALE_PRIOR[0] / LENGTHSCALE_PRIOR[1]),
@@ -209,7 +221,7 @@ class LevelSetSession:
         self._answers = np.zeros(0)
         self._scores: list[tuple[float, float]] = []
         self._fit_seconds: list[float] = []
-        self.model: VariationalGP | None = None
+        self.model: VariationalGP | SparseVariationalGP | None = None
         if self.n_initial == 0:
             self.model, self.kernel, seconds = self._fitted(self._X, self._answers)
             self._record(self.model, seconds)
@@ -278,11 +290,17 @@ class LevelSetSession:
         start = time.perf_counter()
         data = detection_likelihood(X, answers, constraint_X=C_X, constraint_y=C_y,
                                     arm=self.arm)
-        model = VariationalGP(self.kernel, data.likelihood, self.priors, max_iter=FIT_MAX_ITER,
-                              tol=FIT_TOL)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", JitterWarning)
-            model.fit(data.items)
+            if self.model_kind == "full":
+                model = VariationalGP(self.kernel, data.likelihood, self.priors,
+                                      max_iter=FIT_MAX_ITER, tol=FIT_TOL).fit(data.items)
+            elif self.model is None:
+                model = SparseVariationalGP(self.kernel, data.likelihood, self.inducing,
+                                            self.priors, max_iter=FIT_MAX_ITER,
+                                            tol=FIT_TOL).fit(data.items)
+            else:  # a copy, so that a failed fit leaves the session's model as it was
+                model = copy.deepcopy(self.model).fit(data.items, likelihood=data.likelihood)
             if self._optimises_at(answers.size):
                 model.optimise_hyperparameters(1, max_iter=self.map_max_iter)
         return model, model.kernel, time.perf_counter() - start
@@ -318,7 +336,8 @@ class LevelSetSession:
 
 
 def run_levelset_session(problem, arm: str, acquisition: str, *, n_initial: int = 10,
-                         n_active: int, rng: RngLike = None, n_candidates: int = 1024,
+                         n_active: int, rng: RngLike = None, model: str = "full",
+                         n_inducing: int = 100, n_candidates: int = 1024,
                          n_references: int = 1024, n_test: int = 2 ** 12,
                          optimise_every: int = 10, map_max_iter: int = 20,
                          polish: bool = True) -> LevelSetTrace:
@@ -334,7 +353,8 @@ def run_levelset_session(problem, arm: str, acquisition: str, *, n_initial: int 
 
     n_active = as_positive_int(n_active, "n_active", minimum=0)
     session_seed, answer_seed = as_rng(rng).integers(2 ** 63, size=2)
-    session = LevelSetSession(problem, arm=arm, acquisition=acquisition, n_initial=n_initial,
+    session = LevelSetSession(problem, arm=arm, acquisition=acquisition, model=model,
+                              n_inducing=n_inducing, n_initial=n_initial,
                               n_candidates=n_candidates, n_references=n_references,
                               optimise_every=optimise_every, map_max_iter=map_max_iter,
                               polish=polish, n_test=n_test, rng=int(session_seed))
