@@ -231,8 +231,7 @@ def psychometric_problem(*, constraint_cap: float | None = None) -> LevelSetProb
     x1 = np.linspace(-1.0, 1.0, 10)
     C_X = np.vstack([np.column_stack([x1, np.full(10, -1.0)]),
                      np.column_stack([x1, np.full(10, 1.0)])])
-    C_y = _probit_targets(psychometric_latent, C_X, "probit", cap)
-    C_y[:10] = 0.0   # exactly at chance on x2 = -1 (the formula gives 0 there too)
+    C_y = _probit_targets(psychometric_latent, C_X, "probit", cap)   # exactly 0 on x2 = -1
     return LevelSetProblem("psychometric", np.array([[-1.0, 1.0], [-1.0, 1.0]]),
                            psychometric_latent, "probit", C_X, C_y)
 
