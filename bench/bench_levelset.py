@@ -1,0 +1,270 @@
+"""Unit 7 benchmark: latency of one level-set active-learning trial, and the look-ahead's Phi_2
+against scipy's Owen's T.
+
+Workload (issue 11; design notes 7.6): seed 003's psychometric problem in 2-D on the unit
+square (course_lib.data.psychophysics), its 20 constraints as GaussianConstraint rows (noise sd
+0.2 |y| + 0.1, course_lib.gp.constraints), 100 yes/no answers at scrambled Sobol settings drawn
+from the true psychometric function, and the session's kernel (SE-ARD, lengthscales 0.5,
+variance 2, plus a fixed constant of variance 1 for the offset; hyper-parameters fixed, as on
+nine trials in ten of course_lib.gp.levelset_session). One trial =
+
+* fit: a copy of the VariationalGP fitted to the first 99 answers, refitted to all 100 (the
+  items are the constraint locations first, then the trials in order, so the new answer extends
+  the data and VariationalGP.fit warm-starts from the previous (alpha, lambda) when it can;
+  the cold fit's iteration count is printed beside it);
+* propose: course_lib.gp.levelset.propose with global MI (and EAVC) over 1024 scrambled Sobol
+  candidates and 4096 scrambled Sobol references, then its polish.
+
+Printed: the time split of one acquisition (reference side; candidate marginals and
+cross-covariances; Phi_2 with the EAVC sums; the entropies of global MI as the difference of
+the compiled loop with and without them; the polish), the flop estimate of the look-ahead
+(2 n_c n_s m for the cross-covariance product, m = rows of the variational posterior's factor,
+plus the kernel's n_c n_s exponentials; Phi_2: 4 flops per series term and pair, the number of
+terms per candidate from the series' stopping bound) with the GFLOP/s reached, and the shares
+of pairs in each regime of rho. Then two ratios in one process, alternating (bench/harness.py):
+the compiled Phi_2 of the look-ahead against scipy's owens_t-based Phi_2 (bvn_cdf(method=
+"owens_t"), the reference library) on the same 4.2 million (h, k, rho), and the compiled global
+MI against the same look-ahead written with numpy and Owen's T (what global_mi did before).
+
+No peer library: AEPsych (GlobalMI / EAVC) needs numpy < 2 and torch in its own environment, so
+its per-trial time is not measured here. An early-loop model (10 answers + 20 constraints,
+larger posterior variances, more pairs beyond the series) is timed as well.
+
+Timing rules (one thread, warm-up, medians; wall and CPU time): bench/harness.py.
+Run: .venv/bin/python bench/bench_levelset.py [--repeats 5]
+"""
+
+import harness  # noqa: F401  (first: one thread before numpy loads)
+
+import argparse  # noqa: E402
+import copy  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+
+import numpy as np  # noqa: E402
+from scipy.special import ndtr, xlogy  # noqa: E402
+from scipy.stats import qmc  # noqa: E402
+
+from course_lib.data.psychophysics import psychometric_problem, simulate_answers  # noqa: E402
+from course_lib.gp import levelset  # noqa: E402
+from course_lib.gp.constraints import constraint_sigma  # noqa: E402
+from course_lib.gp.kernels import Constant, SquaredExponential  # noqa: E402
+from course_lib.gp.likelihoods import BernoulliProbit, GaussianConstraint  # noqa: E402
+from course_lib.gp.variational import MixedLikelihood, VariationalGP  # noqa: E402
+from course_lib.linalg import JitterWarning  # noqa: E402
+
+N_TRIALS, N_CANDIDATES, N_REFERENCES = 100, 1024, 4096
+TRIAL_GOAL_SECONDS = 1.0
+SEED = 2026
+
+
+def sobol(n, seed):
+    return qmc.Sobol(2, rng=np.random.default_rng(seed)).random(n)
+
+
+def workload(n_trials):
+    """(model fitted to n_trials - 1 answers, X and likelihood of all n_trials, threshold)."""
+    problem = psychometric_problem()
+    trials = qmc.Sobol(2, rng=np.random.default_rng(SEED)).random(128)[:n_trials]
+    answers = simulate_answers(problem, problem.from_unit(trials), rng=SEED)
+    C_X, C_y = problem.unit_constraint_X, problem.constraint_y
+    m = C_y.size
+    kernel = (SquaredExponential(np.full(2, 0.5), 2.0)
+              + Constant(1.0, variance_bounds="fixed"))
+
+    def data(n):
+        X = np.vstack([C_X, trials[:n]])
+        constraints = (GaussianConstraint(constraint_sigma(C_y)), np.eye(m + n)[:m], C_y)
+        trials_part = (BernoulliProbit(), np.eye(m + n)[m:], answers[:n])
+        return X, MixedLikelihood([trials_part, constraints])
+
+    X_before, before_likelihood = data(n_trials - 1)
+    before = VariationalGP(kernel, before_likelihood).fit(X_before)
+    X, likelihood = data(n_trials)
+    return before, X, likelihood, problem.threshold
+
+
+def refit(before, X, likelihood):
+    model = copy.deepcopy(before)
+    model.likelihood = likelihood
+    return model.fit(X)
+
+
+def cpu_median(fn, repeats):
+    """(median wall time, median CPU time, last result) after one untimed call."""
+    result = fn()
+    wall, cpu = [], []
+    for _ in range(repeats):
+        w, c = time.perf_counter(), time.process_time()
+        result = fn()
+        wall.append(time.perf_counter() - w)
+        cpu.append(time.process_time() - c)
+    return statistics.median(wall), statistics.median(cpu), result
+
+
+def owens_t_global_mi(look, batches):
+    """Global MI from the same batches written as before: Phi_2 by Owen's T, then
+    P1 = Phi_2 / p1, P0 = (Px - Phi_2) / (1 - p1) and the entropies with numpy."""
+    def entropy(p):
+        return -(xlogy(p, p) + xlogy(1 - p, 1 - p)) / np.log(2)
+
+    out = []
+    for cross, mean, var in batches:
+        scale = np.sqrt(1 + var)[:, None]
+        h = mean[:, None] / scale
+        rho = np.clip(np.where(look.sd > 0, -cross / (look.sd * scale), 0.0), -1, 1)
+        joint = levelset.bvn_cdf(h, look.gap, rho, method="owens_t")
+        p_one, p_now = ndtr(h), look.p_now
+        joint = np.clip(joint, np.maximum(0, p_one + p_now - 1), np.minimum(p_one, p_now))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p1 = np.clip(np.where(p_one > 0, joint / p_one, p_now), 0, 1)
+            p0 = np.clip(np.where(p_one < 1, (p_now - joint) / (1 - p_one), p_now), 0, 1)
+        out.append(entropy(p_now).sum() - p_one[:, 0] * entropy(p1).sum(axis=1)
+                   - (1 - p_one[:, 0]) * entropy(p0).sum(axis=1))
+    return np.maximum(np.concatenate(out), 0)
+
+
+def regimes_and_terms(look, batches):
+    """Shares of pairs in the series / arcsine / near-one regimes, and the series terms the
+    compiled loop runs per candidate (the same bound, recomputed here)."""
+    counts = np.zeros(3)
+    terms = []
+    for cross, mean, var in batches:
+        scale = np.sqrt(1 + var)[:, None]
+        rho = np.abs(np.clip(np.where(look.sd > 0, -cross / (look.sd * scale), 0.0), -1, 1))
+        series = rho <= levelset.SERIES_MAX_RHO
+        counts += [series.sum(), (~series & (rho < levelset.NEAR_ONE_RHO)).sum(),
+                   (rho >= levelset.NEAR_ONE_RHO).sum()]
+        decay_h = np.exp(-0.25 * (mean / scale[:, 0]) ** 2)
+        for row, decay in zip(np.where(series, rho, 0.0), decay_h):
+            terms.append(levelset._series_length(
+                float(row.max()), levelset._TERM_BOUND * decay * float(look.decay.max())))
+    return counts / counts.sum(), np.array(terms)
+
+
+def main(repeats):
+    print(f"numpy {np.__version__}; one thread; {repeats} timed repeats after a warm-up; the "
+          "machine may be shared, so CPU times are printed beside wall times\n")
+    before, X, likelihood, threshold = workload(N_TRIALS)
+    candidates, references = sobol(N_CANDIDATES, SEED + 1), sobol(N_REFERENCES, SEED + 2)
+    cold = VariationalGP(before.kernel, likelihood).fit(X)
+    fit_wall, fit_cpu, model = cpu_median(lambda: refit(before, X, likelihood), repeats)
+    print(f"fit: {N_TRIALS} answers + {likelihood.n_rows - N_TRIALS} constraints, "
+          f"{X.shape[0]} items: warm refit {fit_wall * 1e3:.1f} ms wall / {fit_cpu * 1e3:.1f} ms "
+          f"CPU ({model.result.n_iter} iterations; a cold fit takes {cold.result.n_iter}; ELBOs "
+          f"differ by {abs(model.result.elbo - cold.result.elbo):.1e})")
+
+    def reference_side():
+        return levelset._ReferenceLookahead(model, references, threshold)
+
+    ref_wall, ref_cpu, look = cpu_median(reference_side, repeats)
+
+    def candidate_side():
+        return list(look.batches(candidates))
+
+    cross_wall, cross_cpu, batches = cpu_median(candidate_side, repeats)
+    batches = [(cross, mean, var) for _, cross, mean, var in batches]
+
+    def compiled(entropy):
+        return lambda: [look.sums(cross, mean, var, entropy) for cross, mean, var in batches]
+
+    phi_wall, phi_cpu, _ = cpu_median(compiled(False), repeats)
+    mi_wall, mi_cpu, _ = cpu_median(compiled(True), repeats)
+    kwargs = dict(candidates=candidates, references=references, threshold=threshold,
+                  return_scores=True)
+    plain_wall, plain_cpu, plain = cpu_median(
+        lambda: levelset.propose(model, "global_mi", polish=False, **kwargs), repeats)
+    prop_wall, prop_cpu, proposal = cpu_median(
+        lambda: levelset.propose(model, "global_mi", **kwargs), repeats)
+    eavc_wall, eavc_cpu, _ = cpu_median(
+        lambda: levelset.propose(model, "eavc", **kwargs), repeats)
+
+    shares, terms = regimes_and_terms(look, batches)
+    n_pairs = N_CANDIDATES * N_REFERENCES
+    rows = model.posterior.reduction_factors(
+        model.kernel(model.X_train, candidates[:1]))[0].shape[0]
+    cross_flops = 2.0 * n_pairs * rows
+    phi_flops = 4.0 * N_REFERENCES * terms.sum()
+    print(f"\none acquisition, {N_CANDIDATES} candidates x {N_REFERENCES} references "
+          f"({n_pairs / 1e6:.1f} M pairs), median wall / CPU:")
+    print(f"  reference side (marginals, series coefficients)  {ref_wall * 1e3:7.1f} / "
+          f"{ref_cpu * 1e3:7.1f} ms")
+    print(f"  candidate marginals + cross-covariances          {cross_wall * 1e3:7.1f} / "
+          f"{cross_cpu * 1e3:7.1f} ms   ({cross_flops / 1e9:.2f} GFLOP in the product "
+          f"2 n_c n_s m, m = {rows}: {cross_flops / cross_cpu / 1e9:.1f} GFLOP/s CPU)")
+    print(f"  Phi_2 and the EAVC sums (compiled)                {phi_wall * 1e3:7.1f} / "
+          f"{phi_cpu * 1e3:7.1f} ms   ({n_pairs / 1e6:.1f} M evaluations, series terms per "
+          f"candidate: median {np.median(terms):.0f}, max {terms.max()}; "
+          f"{phi_flops / 1e9:.2f} GFLOP, {phi_flops / phi_cpu / 1e9:.1f} GFLOP/s CPU)")
+    print(f"  entropies of global MI (difference)               "
+          f"{(mi_wall - phi_wall) * 1e3:7.1f} / {(mi_cpu - phi_cpu) * 1e3:7.1f} ms   "
+          f"(4 logarithms per pair)")
+    print(f"  polish ({proposal.n_evaluations} evaluations)                          "
+          f"{(prop_wall - plain_wall) * 1e3:7.1f} / {(prop_cpu - plain_cpu) * 1e3:7.1f} ms")
+    print(f"  propose(global_mi): {plain_wall * 1e3:.1f} / {plain_cpu * 1e3:.1f} ms without "
+          f"polish, {prop_wall * 1e3:.1f} / {prop_cpu * 1e3:.1f} ms with; propose(eavc) "
+          f"{eavc_wall * 1e3:.1f} / {eavc_cpu * 1e3:.1f} ms")
+    print(f"  pairs by regime of |rho|: series {shares[0]:.4%}, arcsine quadrature "
+          f"{shares[1]:.4%}, quadrature from 1 {shares[2]:.4%}")
+    print(f"  the polish moved the query by {np.linalg.norm(proposal.x - plain.x):.3g} and "
+          f"raised global MI from {plain.value:.4f} to {proposal.value:.4f} bits")
+
+    trial_wall, trial_cpu = fit_wall + prop_wall, fit_cpu + prop_cpu
+    print(f"\none trial (warm refit + propose(global_mi) with polish): {trial_wall:.3f} s wall, "
+          f"{trial_cpu:.3f} s CPU")
+    harness.print_ratio("levelset_trial_vs_goal (wall)", trial_wall / TRIAL_GOAL_SECONDS,
+                        goal=1.0)
+    harness.print_ratio("levelset_trial_vs_goal (CPU)", trial_cpu / TRIAL_GOAL_SECONDS,
+                        goal=1.0)
+
+    # ----- against scipy's Owen's T on the same inputs ---------------------------------
+    inputs = []
+    for cross, mean, var in batches:
+        scale = np.sqrt(1 + var)[:, None]
+        rho = np.clip(np.where(look.sd > 0, -cross / (look.sd * scale), 0.0), -1, 1)
+        inputs.append(np.broadcast_arrays(mean[:, None] / scale, look.gap, rho))
+    ours = [levelset.bvn_cdf(h, k, r) for h, k, r in inputs]
+    theirs = [levelset.bvn_cdf(h, k, r, method="owens_t") for h, k, r in inputs]
+    gap = max(float(np.abs(a - b).max()) for a, b in zip(ours, theirs))
+    print(f"\nPhi_2 on the look-ahead's {n_pairs / 1e6:.1f} M (h, k, rho): compiled and Owen's T "
+          f"agree within {gap:.1e}")
+    print("  (ours = the compiled loop of the acquisitions, Phi_2 and the EAVC sums; theirs = "
+          "bvn_cdf(method='owens_t') on the same arrays)")
+    harness.compare("phi2_lookahead_vs_owens_t", compiled(False),
+                    lambda: [levelset.bvn_cdf(h, k, r, method="owens_t")
+                             for h, k, r in inputs],
+                    repeats=repeats, labels=("compiled", "owens_t"))
+    ours_mi = np.concatenate(compiled(True)())
+    ours_mi = np.maximum(look.entropy_now - ours_mi, 0)
+    theirs_mi = owens_t_global_mi(look, batches)
+    print(f"global MI (bits, summed over references): compiled and Owen's T look-ahead differ "
+          f"by at most {np.abs(ours_mi - theirs_mi).max():.1e} (values up to "
+          f"{theirs_mi.max():.2f})")
+    harness.compare("global_mi_lookahead_vs_owens_t_numpy", compiled(True),
+                    lambda: owens_t_global_mi(look, batches), repeats=repeats,
+                    labels=("compiled", "owens_t+numpy"))
+
+    # ----- early in the loop: 10 answers, wider posterior ------------------------------
+    early_before, early_X, early_likelihood, _ = workload(10)
+    early = refit(early_before, early_X, early_likelihood)
+    early_look = levelset._ReferenceLookahead(early, references, threshold)
+    early_batches = [(c, m, v) for _, c, m, v in early_look.batches(candidates)]
+    early_shares, early_terms = regimes_and_terms(early_look, early_batches)
+    early_wall, early_cpu, _ = cpu_median(
+        lambda: levelset.propose(early, "global_mi", **kwargs), repeats)
+    print(f"\nearly loop (10 answers + 20 constraints): propose(global_mi) {early_wall:.3f} s "
+          f"wall / {early_cpu:.3f} s CPU; pairs by regime: series {early_shares[0]:.2%}, "
+          f"arcsine {early_shares[1]:.2%}, from 1 {early_shares[2]:.2%}; series terms per "
+          f"candidate median {np.median(early_terms):.0f}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    with harness.one_thread(), warnings.catch_warnings():
+        # an SE kernel on 120 nearby settings needs a little jitter on every fit (as in
+        # course_lib.gp.levelset_session, which does not repeat the warning either)
+        warnings.simplefilter("ignore", JitterWarning)
+        main(args.repeats)
