@@ -152,6 +152,17 @@ def test_the_simulated_observer_answers_from_the_problem_s_probability():
     assert state.true_p_yes(state.X[0]) == pytest.approx(p[0])
 
 
+def test_simulated_state_is_the_explorer_s_state_after_the_same_answers():
+    state = L.simulated_state("norm ball", "pseudo", "EAVC", 7, rng=5)
+    explorer = L.levelset_explorer("norm ball", "pseudo", "EAVC", rng=5)
+    explorer.state().answer_for_me(7)
+    np.testing.assert_array_equal(state.X, explorer.state().X)
+    np.testing.assert_array_equal(state.answers, explorer.state().answers)
+    assert png(L.levelset_figure(state)) == png(explorer.render(**explorer.values()))
+    with pytest.raises(ValueError, match="^n_trials:"):
+        L.simulated_state(n_trials=-1)
+
+
 # ----- the 2-D explorer -------------------------------------------------------------------------
 
 def test_levelset_explorer_survives_every_control_and_button():
@@ -259,6 +270,18 @@ def test_detection_curve_is_the_predictive_probability_of_the_model():
         assert np.interp(estimate, levels, p) == pytest.approx(0.75, abs=0.01)
     assert [n for n, _ in state.thresholds] == [3, 4, 5, 6]
     assert state.thresholds[-1][1] == estimate
+
+
+def test_the_acquisition_strip_is_the_session_s_acquisition_over_the_levels():
+    for acquisition, rule in (("global_mi", global_mi), ("eavc", eavc)):
+        state = L.DetectionState(L.detection_problem(), "mixed", acquisition, seed=2)
+        levels = np.linspace(0, 1, 11)
+        np.testing.assert_array_equal(L.acquisition_curve(state.session, levels), 0.0)
+        state.answer_for_me(L.DETECTION_OPTIONS["n_initial"] + 2)
+        np.testing.assert_allclose(
+            L.acquisition_curve(state.session, levels),
+            rule(state.model, levels[:, None], state.session.references,
+                 state.problem.threshold))
 
 
 def test_the_level_zero_constraint_pulls_p_heard_at_zero_down():

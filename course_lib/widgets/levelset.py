@@ -49,14 +49,16 @@ from ..data.psychophysics import LevelSetProblem, norm_ball_problem, psychometri
 from ..gp.constraints import ARMS, constraints_from_probability
 from ..gp.levelset import eavc, global_mi, levelset_probability
 from ..gp.levelset_session import LevelSetSession
-from ..plotting.levelset import plot_contours, plot_detection_curve, plot_f1_trace, plot_map, \
-    plot_trials
+from ..plotting.levelset import QUERY_COLOUR, plot_contours, plot_detection_curve, \
+    plot_f1_trace, plot_map, plot_trials
 from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
 from .base import Explorer
 
-__all__ = ["PROBLEMS", "ACQUISITIONS", "FALSE_ALARM_FLOOR", "LevelSetMaps", "levelset_maps",
-           "ExplorerState", "detection_problem", "threshold_level", "levelset_explorer",
-           "detection_demo"]
+__all__ = ["PROBLEMS", "ACQUISITIONS", "FALSE_ALARM_FLOOR", "SESSION_OPTIONS",
+           "DETECTION_OPTIONS", "LevelSetMaps", "levelset_maps", "ExplorerState",
+           "DetectionState", "simulated_state", "levelset_figure", "detection_problem",
+           "threshold_level", "detection_curve", "acquisition_curve", "detection_figure",
+           "levelset_explorer", "detection_demo"]
 
 #: The 2-D problems of the explorer, by the name its dropdown shows.
 PROBLEMS = {"psychometric": psychometric_problem, "norm ball": lambda: norm_ball_problem(dim=2)}
@@ -204,6 +206,23 @@ class ExplorerState:
     def true_p_yes(self, x) -> float:
         """The simulated observer's P(yes) at ``x``."""
         return float(self.problem.answer_probability(np.atleast_2d(x))[0])
+
+
+def simulated_state(problem: str = "psychometric", arm: str = "mixed",
+                    acquisition: str = "global MI", n_trials: int = 20, *,
+                    rng: RngLike = 0) -> ExplorerState:
+    """An :class:`ExplorerState` after ``n_trials`` answers of the simulated observer, for a
+    static figure under an explorer: ``levelset_figure(simulated_state(...))``. ``problem``,
+    ``arm`` and ``acquisition`` as the explorer's dropdowns; ``rng`` as the explorer's, so the
+    same arguments give the explorer's state after "Run 10 trials" twice (n_trials = 20)."""
+    check_choice(problem, "problem", tuple(PROBLEMS))
+    check_choice(arm, "arm", ARMS)
+    check_choice(acquisition, "acquisition", tuple(ACQUISITIONS))
+    n_trials = as_positive_int(n_trials, "n_trials", minimum=0)
+    state = ExplorerState(PROBLEMS[problem](), arm, ACQUISITIONS[acquisition], seed=_seed(rng))
+    if n_trials:
+        state.answer_for_me(n_trials)
+    return state
 
 
 class _States:
@@ -462,10 +481,11 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
         raise TypeError(f"state: expected a DetectionState, got {type(state).__name__}")
     levels, p_heard, low, high, estimate = state.curve()
     problem = state.problem
-    fig = Figure(figsize=(9.6, 3.1))
-    grid = fig.add_gridspec(1, 2, left=0.07, right=0.99, bottom=0.16, top=0.86, wspace=0.22,
-                            width_ratios=[1.5, 1])
-    ax_curve, ax_trace = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[0, 1])
+    fig = Figure(figsize=(9.6, 3.7))
+    grid = fig.add_gridspec(2, 2, left=0.07, right=0.99, bottom=0.13, top=0.9, wspace=0.22,
+                            hspace=0.12, width_ratios=[1.5, 1], height_ratios=[3, 1])
+    ax_curve, ax_trace = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[:, 1])
+    ax_acq = fig.add_subplot(grid[1, 0], sharex=ax_curve)
     true_p = problem.answer_probability(levels[:, None]) if show_listener else None
     plot_detection_curve(ax_curve, levels, p_heard, p_low=low, p_high=high,
                          threshold_level=estimate, true_p=true_p, X=state.X[:, 0],
@@ -473,8 +493,17 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
                          constraint_levels=problem.constraint_X[:, 0]
                          if state.arm != "none" else None, query=state.query[0])
     ax_curve.legend(loc="lower right", fontsize="x-small")
-    ax_curve.set_xlabel("tone level (0: noise only; 1: tone at "
-                        f"{float(tone_snr_db(1.0)):.0f} dB re the noise)", fontsize="small")
+    ax_curve.tick_params(labelbottom=False)
+    scores = acquisition_curve(state.session, levels)
+    ax_acq.fill_between(levels, scores, color="C2", alpha=0.5, lw=0)
+    ax_acq.axvline(state.query[0], color=QUERY_COLOUR, lw=1.5, ls="--")
+    ax_acq.set_ylim(0, max(float(scores.max()), 1e-9) * 1.1)
+    ax_acq.set_yticks([])
+    rule = next(k for k, v in ACQUISITIONS.items() if v == state.acquisition)
+    ax_acq.set_ylabel(rule, fontsize="x-small")
+    ax_acq.tick_params(labelsize="x-small")
+    ax_acq.set_xlabel("tone level (0: noise only; 1: tone at "
+                      f"{float(tone_snr_db(1.0)):.0f} dB re the noise)", fontsize="small")
     said = "no estimate yet" if estimate is None else f"threshold ≈ {estimate:.2f}"
     ax_curve.set_title(f"P(heard) after {state.answers.size} answers: {said} "
                        f"(dashed magenta: next level {state.query[0]:.2f})", fontsize="small")
@@ -493,6 +522,19 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
     ax_trace.grid(alpha=0.3)
     ax_trace.set_title("the threshold estimate after each answer", fontsize="small")
     return fig
+
+
+def acquisition_curve(session: LevelSetSession, levels) -> np.ndarray:
+    """The ``session``'s acquisition (global MI or EAVC, against its own reference points) at
+    every level of ``levels`` (box units of a 1-D session) as a candidate; zeros before the
+    first fit."""
+    levels = as_float_array(levels, "levels", ndim=1)
+    if session.model is None:
+        return np.zeros(levels.size)
+    check_choice(session.acquisition, "session.acquisition", tuple(ACQUISITIONS.values()))
+    rule = global_mi if session.acquisition == "global_mi" else eavc
+    unit = (levels[:, None] - session.bounds[:, 0]) / (session.bounds[:, 1] - session.bounds[:, 0])
+    return rule(session.model, unit, session.references, session.threshold)
 
 
 def _detection_status(state: DetectionState, arm, acquisition, show_truth) -> str:
