@@ -18,7 +18,8 @@ FAMILIES = {"data", "dtw", "dtw_search", "term_discovery", "features", "gaussian
             "bald", "sparse_preference", "ep", "audio",
             # Unit 7
             "variational", "feedback_likelihoods", "levelset", "sparse_variational",
-            "constraints", "psychophysics", "levelset_session"}
+            "constraints", "psychophysics", "levelset_session",
+            "confidence", "confidence_raters"}
 
 
 def _all_cases() -> list[BadInput]:

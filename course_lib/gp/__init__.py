@@ -44,6 +44,7 @@ from .levelset import (LevelSetLookahead, bald_bernoulli, bvn_cdf, eavc, global_
 from .sparse_variational import (SparseVariationalGP, SparseVariationalResult, fit_sparse_variational, inducing_points, sparse_variational_elbo)
 from .constraints import (constraint_sigma, constraints_from_probability, detection_likelihood, pseudo_data)
 from .levelset_session import LevelSetSession, LevelSetTrace, run_levelset_session
+from .confidence import ConfidencePreferenceGP, preference_confidence_likelihood, seed_preference_likelihood
 from .preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
 from .sparse_preference import PseudoInputFit, SparsePreferenceGP
 from .acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path,

@@ -1,0 +1,167 @@
+"""Preferences with confidence ratings: one latent f, two kinds of answer (seed 003, section 5).
+
+Each trial shows two items a (``first``) and b (``second``) and gets
+
+* a choice y in {0, 1}, 1 = the first item was preferred, with the seed's likelihood
+  P(y = 1 | f) = Phi(f(a) - f(b)) (no sqrt 2, digest erratum 5). In the course's
+  :class:`~course_lib.gp.likelihoods.PairwiseProbit`, Phi(z / (sqrt(2) noise_sd)), that is
+  ``noise_sd = 1 / sqrt(2)`` held fixed (:func:`seed_preference_likelihood`);
+* optionally a confidence level c in 0 .. l - 1 (0 = weakest), with the seed's Likert likelihood
+  (eq. 2) on |f(a) - f(b)|, :class:`~course_lib.gp.likelihoods.LikertConfidence` (cut points with
+  gaps of at most 2, lapse 0.1).
+
+Both parts see the same row z = f(a) - f(b) of the comparison matrix M
+(:meth:`course_lib.gp.comparisons.Comparisons.matrix`), so the mixed likelihood
+(:func:`preference_confidence_likelihood`) is a :class:`~course_lib.gp.variational.MixedLikelihood`
+whose two parts share M: the ELBO sums both parts' expected log-likelihoods once and subtracts
+one KL. :class:`ConfidencePreferenceGP` is the full-rank variational GP on it, with a
+``use_ratings`` switch (an over-confident rater's ratings can hurt: keep the choices, drop the
+ratings), and predicts
+
+    Pr(a preferred to b) = E[Phi(f(a) - f(b))] = Phi(mu / sqrt(1 + v))
+
+with mu, v the posterior mean and variance of the latent difference (seed eq. 3's p_i).
+
+The seed puts a GP on the pair space with the kernel k(a,c) + k(b,d) - k(a,d) - k(b,c); here f
+lives on the items and M takes differences, which is the same model when the items are the
+pairs' own inputs (units-5-7-design trap 9; the test compares the two).
+
+This module is the one place that builds this model: the lecture, the widgets and the
+experiments call it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..validation import as_bool
+from .comparisons import Comparisons, DisconnectedComparisonsWarning
+from .kernels import Kernel, as_inputs
+from .likelihoods import LikertConfidence, PairwiseProbit
+from .preference import _paired_kernel
+from .priors import Prior
+from .variational import MixedLikelihood, VariationalGP
+
+__all__ = ["SEED_PREFERENCE_NOISE_SD", "seed_preference_likelihood",
+           "preference_confidence_likelihood", "ConfidencePreferenceGP"]
+
+# PairwiseProbit's Phi(z / (sqrt(2) sigma)) is the seed's Phi(z) at sigma = 1 / sqrt(2)
+SEED_PREFERENCE_NOISE_SD = float(1.0 / np.sqrt(2.0))
+
+
+def seed_preference_likelihood() -> PairwiseProbit:
+    """P(first preferred | z) = Phi(z): PairwiseProbit with noise_sd fixed at 1/sqrt(2) (the
+    latent's scale is the kernel's; a free noise_sd would not be identified)."""
+    return PairwiseProbit(SEED_PREFERENCE_NOISE_SD, noise_sd_bounds="fixed")
+
+
+def _check_likert(likert) -> LikertConfidence:
+    if likert is None:
+        return LikertConfidence(3)
+    if not isinstance(likert, LikertConfidence):
+        raise TypeError(f"likert: expected a course_lib.gp.likelihoods.LikertConfidence, got "
+                        f"{type(likert).__name__}")
+    return likert
+
+
+def preference_confidence_likelihood(comparisons: Comparisons, confidence=None, *,
+                                     likert: LikertConfidence | None = None,
+                                     use_ratings: bool = True) -> MixedLikelihood:
+    """The mixed likelihood of choices (and confidence levels) about the same pairs.
+
+    ``comparisons`` holds the pairs and the binary choices (kind ``"pair-binary"``, 1 = the
+    first item preferred); ``confidence`` one level 0 .. l - 1 per comparison, or None;
+    ``likert`` the rating likelihood (default ``LikertConfidence(3)``: gaps 1, lapse 0.1).
+    Part 0 is :func:`seed_preference_likelihood` on M; part 1 (only when ratings are given and
+    ``use_ratings``) is ``likert`` on the same M.
+    """
+    if not isinstance(comparisons, Comparisons):
+        raise TypeError(f"comparisons: expected a course_lib.gp.Comparisons, got "
+                        f"{type(comparisons).__name__}")
+    if comparisons.kind != "pair-binary":
+        raise ValueError(f"comparisons: choices must be binary (kind 'pair-binary', 1 = the "
+                         f"first item preferred), got kind {comparisons.kind!r}")
+    likert = _check_likert(likert)
+    use_ratings = as_bool(use_ratings, "use_ratings")
+    M = comparisons.matrix()
+    parts = [(seed_preference_likelihood(), M, comparisons.y)]
+    if confidence is not None:
+        levels = likert.check_observations(confidence, "confidence")
+        if levels.size != comparisons.n_comparisons:
+            raise ValueError(f"confidence: expected {comparisons.n_comparisons} levels (one per "
+                             f"comparison), got {levels.size}")
+        if use_ratings:
+            parts.append((likert, M, levels))
+    return MixedLikelihood(parts)
+
+
+class ConfidencePreferenceGP(VariationalGP):
+    """Full-rank variational GP on choices and confidence ratings of pairs (module docstring).
+
+    Parameters
+    ----------
+    kernel : Kernel over the items' inputs.
+    likert : the rating likelihood (default ``LikertConfidence(3)``); its levels are the
+        ``confidence`` values ``fit`` accepts.
+    use_ratings : False fits the choices alone even when ratings are passed (the preference-only
+        model of the seed's comparisons; the switch for a rater whose confidence is not
+        informative).
+    priors, max_iter, tol : as :class:`~course_lib.gp.variational.VariationalGP` (MAP-II on the
+        kernel's log-parameters).
+
+    ``fit(X, first, second, choices, confidence=None)``: ``X`` the items' inputs (rows),
+    ``first`` / ``second`` row indices of each pair, ``choices`` 1 where the first item was
+    preferred. Then ``predict_difference(Xa, Xb)``, ``preference_probability(Xa, Xb)``,
+    ``predict(X_test)`` (the latent f), ``optimise_hyperparameters(n_restarts, rng=...)``;
+    ``comparisons`` and ``mixed`` hold the data the model was fitted to and ``result`` the ELBO
+    with its ledger (part 0 the choices, part 1 the ratings).
+    """
+
+    def __init__(self, kernel: Kernel, *, likert: LikertConfidence | None = None,
+                 use_ratings: bool = True, priors: Mapping[str, Prior] | None = None,
+                 max_iter: int = 2000, tol: float = 1e-13):
+        super().__init__(kernel, seed_preference_likelihood(), priors, max_iter=max_iter,
+                         tol=tol)
+        self.likert = _check_likert(likert)
+        self.use_ratings = as_bool(use_ratings, "use_ratings")
+        self.comparisons: Comparisons | None = None
+
+    def fit(self, X, first, second, choices, confidence=None) -> "ConfidencePreferenceGP":
+        """q(f) for the items in the rows of ``X`` given the pairs' choices (and ratings).
+        Pairs of items at distinct inputs form a comparison graph of many components; the
+        kernel links them, so that report of :class:`Comparisons` is not shown here."""
+        X = as_inputs(X, "X")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DisconnectedComparisonsWarning)
+            comparisons = Comparisons(X, first, second, choices, kind="pair-binary")
+        mixed = preference_confidence_likelihood(comparisons, confidence, likert=self.likert,
+                                                 use_ratings=self.use_ratings)
+        self.likelihood, self.comparisons = mixed, comparisons
+        return super().fit(X)
+
+    def predict_difference(self, Xa, Xb) -> tuple[np.ndarray, np.ndarray]:
+        """Posterior mean and variance of f(Xa_i) - f(Xb_i) for paired rows: the difference is a
+        linear functional of f, so K* = k(X, Xa) - k(X, Xb) and k** = k_aa + k_bb - 2 k_ab
+        give it in one prediction (no joint covariance of the test points)."""
+        self._require_fit()
+        d = self.X_train.shape[1]
+        Xa, Xb = as_inputs(Xa, "Xa", d), as_inputs(Xb, "Xb", d)
+        if Xa.shape[0] != Xb.shape[0]:
+            raise ValueError(f"Xb: expected {Xa.shape[0]} rows (one per row of Xa), got "
+                             f"{Xb.shape[0]}")
+        K_cross = self.kernel(self.X_train, Xa) - self.kernel(self.X_train, Xb)
+        k_test = (self.kernel.diag(Xa) + self.kernel.diag(Xb)
+                  - 2.0 * _paired_kernel(self.kernel, Xa, Xb))
+        return self.posterior.predict(K_cross, np.maximum(k_test, 0.0))
+
+    def preference_probability(self, Xa, Xb) -> np.ndarray:
+        """Pr(Xa_i preferred to Xb_i) = Phi(mu / sqrt(1 + v)) on the latent difference."""
+        mean, var = self.predict_difference(Xa, Xb)
+        return seed_preference_likelihood().predictive_mean(mean, var)
+
+    def __repr__(self):
+        return (f"ConfidencePreferenceGP(kernel={self.kernel!r}, likert={self.likert!r}, "
+                f"use_ratings={self.use_ratings})")

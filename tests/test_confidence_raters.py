@@ -1,0 +1,112 @@
+"""course_lib.data.confidence_raters: simulated subjects built from seed 003's printed marginals.
+
+Where the seed prints a marginal the simulation forces it, so it must hold exactly (subject #2:
+24 nines, 42 ratings >= 7 and none below 3 out of 50; the gait subject: 218 / 176 / 78); the
+rest is checked against its definition (choices ~ Bernoulli(Phi(df)) by a binomial test, ratings
+following |df| for a calibrated subject) and for determinism.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest, norm
+
+from course_lib.data.confidence_raters import (GAIT_LEVEL_COUNTS, OVERCONFIDENT_SUBJECT,
+                                               calibrated_ratings, gait_latent,
+                                               gait_like_subject, haptic_latent,
+                                               haptic_like_subjects, likert_synthetic_trials,
+                                               overconfident_ratings, ranked_levels,
+                                               rating_levels)
+
+
+def test_rating_levels_are_the_seeds_blocks_of_three():
+    np.testing.assert_array_equal(rating_levels(np.arange(1, 10)),
+                                  [0, 0, 0, 1, 1, 1, 2, 2, 2])
+    np.testing.assert_array_equal(rating_levels([1, 2, 3], scale=3), [0, 1, 2])
+
+
+def test_overconfident_subject_has_the_printed_marginals_exactly():
+    ratings = overconfident_ratings(50, rng=0)
+    assert np.sum(ratings == 9) == 24            # 48 %
+    assert np.sum(ratings >= 7) == 42            # 84 %
+    assert np.sum(ratings < 3) == 0
+    subject = haptic_like_subjects(rng=1)[OVERCONFIDENT_SUBJECT - 1]
+    assert subject.name == "#2"
+    assert np.sum(subject.ratings == 9) == 24 and np.sum(subject.ratings >= 7) == 42
+    assert subject.ratings.min() >= 3
+    np.testing.assert_array_equal(np.bincount(subject.levels.astype(int), minlength=3),
+                                  [np.sum(subject.ratings <= 3), np.sum(
+                                      (subject.ratings >= 4) & (subject.ratings <= 6)), 42])
+
+
+def test_overconfident_ratings_ignore_the_pairs():
+    # the same counts whatever the latent differences: only the order is random
+    a, b = overconfident_ratings(50, rng=0), overconfident_ratings(50, rng=1)
+    np.testing.assert_array_equal(np.sort(a), np.sort(b))
+    assert not np.array_equal(a, b)
+
+
+def test_gait_subject_has_the_printed_level_counts_and_ranks_by_strength():
+    subject = gait_like_subject(rng=4)
+    assert subject.n_trials == 472
+    np.testing.assert_array_equal(np.bincount(subject.levels.astype(int)), GAIT_LEVEL_COUNTS)
+    np.testing.assert_array_equal(subject.ratings, subject.levels + 1)
+    np.testing.assert_allclose(subject.latent_difference,
+                               gait_latent(subject.X_first) - gait_latent(subject.X_second))
+    # without noise the ranking is exactly by strength
+    strength = np.array([0.3, 0.1, 2.0, 0.7, 0.2])
+    np.testing.assert_array_equal(ranked_levels(strength, [2, 2, 1], 0.0), [1, 0, 2, 1, 0])
+
+
+def test_calibrated_ratings_follow_the_strength():
+    strength = np.linspace(0, 3, 40)
+    exact = calibrated_ratings(strength, 0.0)
+    np.testing.assert_array_equal(exact, np.clip(np.round(1 + 8 * np.tanh(strength)), 1, 9))
+    assert np.all(np.diff(exact) >= 0) and exact[0] == 1 and exact[-1] == 9
+    noisy = calibrated_ratings(np.repeat(strength, 20), 1.0, rng=0)
+    assert noisy.min() >= 1 and noisy.max() <= 9 and np.all(noisy == np.round(noisy))
+    # away from the clipped ends the noisy ratings centre on 1 + 8 tanh(strength): rounding a
+    # N(mu, 1) value is unbiased there to ~1e-3, and the mean of 400 draws has sd
+    # sqrt(1 + 1/12) / 20
+    middle = np.array([0.3, 0.5, 0.7])
+    draws = calibrated_ratings(np.repeat(middle, 400), 1.0, rng=1).reshape(3, 400)
+    np.testing.assert_allclose(draws.mean(axis=1), 1 + 8 * np.tanh(middle),
+                               atol=4 * np.sqrt(1 + 1 / 12) / 20)
+
+
+def test_choices_are_bernoulli_phi_of_the_latent_difference():
+    trials = likert_synthetic_trials(4000, rng=5)
+    np.testing.assert_allclose(trials.latent_difference,
+                               trials.X_first[:, 0] - trials.X_second[:, 0])
+    # first-preferred answers among pairs with the first ahead by 0.5 .. 1.5: a binomial test
+    # against the mean of Phi(df) over those pairs
+    ahead = (trials.latent_difference > 0.5) & (trials.latent_difference < 1.5)
+    expected = norm.cdf(trials.latent_difference[ahead]).mean()
+    test = binomtest(int(trials.choices[ahead].sum()), int(ahead.sum()), expected)
+    assert test.pvalue > 1e-3
+    np.testing.assert_array_equal(trials.levels,
+                                  np.searchsorted([0.5, 1.0], np.abs(trials.latent_difference)))
+
+
+def test_haptic_subjects_use_the_haptic_latent_and_map_ratings_to_levels():
+    subjects = haptic_like_subjects(n_pairs=50, rng=2)
+    assert [s.name for s in subjects] == ["#1", "#2", "#3", "#4", "#5"]
+    for s in subjects:
+        assert s.n_trials == 50
+        np.testing.assert_allclose(s.latent_difference,
+                                   haptic_latent(s.X_first) - haptic_latent(s.X_second))
+        np.testing.assert_array_equal(s.levels, rating_levels(s.ratings))
+        X, first, second = s.items([3, 7])
+        np.testing.assert_array_equal(X[first], s.X_first[[3, 7]])
+        np.testing.assert_array_equal(X[second], s.X_second[[3, 7]])
+
+
+@pytest.mark.parametrize("make", [lambda rng: haptic_like_subjects(rng=rng)[0],
+                                  lambda rng: gait_like_subject(rng=rng),
+                                  lambda rng: likert_synthetic_trials(rng=rng)])
+def test_the_same_seed_gives_the_same_subject_and_another_seed_another(make):
+    a, b, c = make(11), make(11), make(12)
+    for field in ("X_first", "X_second", "choices", "levels"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+    assert not np.array_equal(a.X_first, c.X_first)
