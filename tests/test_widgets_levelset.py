@@ -75,7 +75,8 @@ def test_before_the_first_fit_the_maps_show_the_prior():
     state = state_2d("norm ball", "none")
     assert state.model is None
     np.testing.assert_array_equal(state.maps.mean, 0.0)
-    np.testing.assert_allclose(state.maps.p_below, ndtr(state.problem.threshold))
+    prior_sd = np.sqrt(state.session.kernel.diag(np.zeros((1, 2)))[0])   # stationary
+    np.testing.assert_allclose(state.maps.p_below, ndtr(state.problem.threshold / prior_sd))
     np.testing.assert_array_equal(state.maps.acquisition, 0.0)
 
 

@@ -103,8 +103,8 @@ def levelset_maps(session: LevelSetSession, *, size: int = MAP_SIZE) -> LevelSet
     """The maps of :class:`LevelSetMaps` for a 2-D ``session`` with a problem: its fitted
     model's mean and P(f < threshold) on a ``size`` x ``size`` grid of the box, and its
     acquisition ("global_mi" or "eavc") with every grid point as a candidate against the
-    session's own reference points. Before the first fit (no model yet): mean 0,
-    P(f < threshold) = Phi(threshold) (the prior's mean), no acquisition."""
+    session's own reference points. Before the first fit (no model yet): the prior, mean 0 and
+    P(f < threshold) from the session's prior kernel, no acquisition."""
     if not isinstance(session, LevelSetSession) or session.problem is None:
         raise TypeError(f"session: expected a LevelSetSession with a problem, got "
                         f"{session!r}")
@@ -113,14 +113,15 @@ def levelset_maps(session: LevelSetSession, *, size: int = MAP_SIZE) -> LevelSet
     problem, model = session.problem, session.model
     bounds = np.asarray(problem.bounds, float)
     if bounds.shape != (2, 2):
-        raise ValueError(f"problem: the maps are for 2-D problems, got bounds of shape "
+        raise ValueError(f"session: the maps are for 2-D problems, got bounds of shape "
                          f"{bounds.shape}")
     axis_x, axis_y, points = _map_points(bounds, size)
     shape = (size, size)
     truth = problem.probit_latent(points).reshape(shape)
     if model is None:
         mean = np.zeros(shape)
-        p_below = np.full(shape, float(ndtr(problem.threshold)))
+        prior_var = session.kernel.diag(problem.to_unit(points))
+        p_below = levelset_probability(mean.ravel(), prior_var, problem.threshold).reshape(shape)
         scores = np.zeros(shape)
     else:
         unit = problem.to_unit(points)        # the model works on the unit square
@@ -242,8 +243,6 @@ class LevelSetExplorer(Explorer):
     """An :class:`Explorer` with a status line above its buttons, and (for the detection demo)
     audio players that follow the state (``players``, never autoplaying). ``state()`` is the
     :class:`ExplorerState` of the current control values."""
-
-    _VIEW_ONLY: tuple[str, ...] = ("show_truth",)
 
     def __init__(self, states: _States, session_controls, status, render, controls, buttons,
                  title, players=None):
