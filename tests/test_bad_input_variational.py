@@ -4,9 +4,12 @@ variational_elbo, VariationalGP). Family "variational".
 Decisions recorded here: a part is a (likelihood, M, y) triple and errors name the part
 (``parts[i]``); parts must address the same items (equal column counts); an all-zero row of M
 observes nothing and is refused; answers outside a likelihood's domain are refused by that
-likelihood, naming the part's ``y``. A single likelihood needs ``y`` (its map ``M`` defaults
-to the identity); a MixedLikelihood carries its own, so passing ``y`` as well is refused rather
-than silently ignored. Site precisions must be positive (the parameterisation holds lambda > 0).
+likelihood, naming the part's ``y``. Likelihood parameters are learned only by name
+(``learn_likelihood``) or as "all" free ones; naming one its likelihood fixes, or a prior on one
+that is not learned, is refused. ``kl_weight`` must be positive. A single likelihood needs ``y``
+(its map ``M`` defaults to the identity); a MixedLikelihood carries its own, so passing ``y`` as
+well is refused rather than silently ignored. Site precisions must be positive (the
+parameterisation holds lambda > 0).
 """
 
 import numpy as np
@@ -116,6 +119,21 @@ CASES = [
     BadInput("variational: a prior on an unknown name",
              model(priors={"noise_sd": LogNormal(0.0, 1.0)}), ValueError, "priors"),
     BadInput("variational: model tol of 0", model(tol=0.0), ValueError, "tol"),
+    BadInput("variational: learn an unknown likelihood parameter",
+             model(learn_likelihood=["part0.gap_1"]), ValueError, "learn_likelihood"),
+    BadInput("variational: learn a parameter its likelihood fixes",
+             model(likelihood=PairwiseProbit(1.0, noise_sd_bounds="fixed"),
+                   learn_likelihood=["part0.noise_sd"]), ValueError, "learn_likelihood"),
+    BadInput("variational: learn_likelihood a word other than 'all'",
+             model(learn_likelihood="every"), ValueError, "learn_likelihood"),
+    BadInput("variational: learn_likelihood a number", model(learn_likelihood=3), TypeError,
+             "learn_likelihood"),
+    BadInput("variational: a prior on a likelihood parameter that is not learned",
+             model(priors={"part0.noise_sd": LogNormal(0.0, 1.0)}), ValueError, "priors"),
+    BadInput("variational: model kl_weight of 0", model(kl_weight=0.0), ValueError,
+             "kl_weight"),
+    BadInput("variational: negative kl_weight", fit(kl_weight=-1.0), ValueError, "kl_weight"),
+    BadInput("variational: NaN kl_weight", elbo(kl_weight=np.nan), ValueError, "kl_weight"),
     BadInput("variational: fit without y", model_fit(), ValueError, "y"),
     BadInput("variational: fit with a probit answer of 0.5",
              model_fit(y=[1.0, 0.5], M=PAIR_M), ValueError, "y"),

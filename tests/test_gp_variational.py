@@ -10,7 +10,7 @@ heavy a dependency for the course's environment, so it is not an oracle here.
 
 import numpy as np
 import pytest
-from scipy.special import log_ndtr
+from scipy.special import log_ndtr, ndtr
 from scipy.stats import multivariate_normal
 
 from course_lib.gp import GPRegression, LogNormal, PreferenceGP, SquaredExponential
@@ -256,34 +256,37 @@ def test_optimum_satisfies_the_fixed_point_conditions():
     np.testing.assert_allclose(result.site_precision, -2.0 * d_var, rtol=1e-4)
 
 
-def test_elbo_gradients_match_finite_differences():
+@pytest.mark.parametrize("kl_weight", [1.0, 1.7])
+def test_elbo_gradients_match_finite_differences(kl_weight):
+    """Of the objective E - kl_weight KL (the ELBO at kl_weight = 1)."""
     pairs = probit_pairs(n=8, m=14)
     M, y, likelihood = pairs.matrix(), pairs.y, PairwiseProbit(0.5)
     kernel = SquaredExponential(0.5, 1.0)
     rng = np.random.default_rng(11)
     alpha, lam = rng.normal(0.0, 0.5, 8), rng.uniform(0.2, 2.0, 14)
     K, dK = kernel.gradient(pairs.X)
-    at = variational_elbo(K, likelihood, alpha, lam, y, M, dK=dK)
+    at = variational_elbo(K, likelihood, alpha, lam, y, M, dK=dK, kl_weight=kl_weight)
+
+    def objective(K_at, alpha_at, lam_at):
+        return variational_elbo(K_at, likelihood, alpha_at, lam_at, y, M,
+                                kl_weight=kl_weight).objective
+
     h = 1e-6
     for index in range(8):
         step = np.zeros(8)
         step[index] = h
-        fd = (variational_elbo(K, likelihood, alpha + step, lam, y, M).elbo
-              - variational_elbo(K, likelihood, alpha - step, lam, y, M).elbo) / (2 * h)
+        fd = (objective(K, alpha + step, lam) - objective(K, alpha - step, lam)) / (2 * h)
         assert fd == pytest.approx(at.gradient_alpha[index], rel=1e-5, abs=1e-7)
     for index in range(14):
         step = np.zeros(14)
         step[index] = h
-        fd = (variational_elbo(K, likelihood, alpha, lam + step, y, M).elbo
-              - variational_elbo(K, likelihood, alpha, lam - step, y, M).elbo) / (2 * h)
+        fd = (objective(K, alpha, lam + step) - objective(K, alpha, lam - step)) / (2 * h)
         assert fd == pytest.approx(at.gradient_site_precision[index], rel=1e-5, abs=1e-7)
     for p in range(kernel.n_params):
         step = np.zeros(kernel.n_params)
         step[p] = h
-        fd = (variational_elbo(kernel.with_theta(kernel.theta + step)(pairs.X), likelihood,
-                               alpha, lam, y, M).elbo
-              - variational_elbo(kernel.with_theta(kernel.theta - step)(pairs.X), likelihood,
-                                 alpha, lam, y, M).elbo) / (2 * h)
+        fd = (objective(kernel.with_theta(kernel.theta + step)(pairs.X), alpha, lam)
+              - objective(kernel.with_theta(kernel.theta - step)(pairs.X), alpha, lam)) / (2 * h)
         assert fd == pytest.approx(at.gradient_kernel[p], rel=1e-5, abs=1e-7)
 
 
@@ -346,3 +349,213 @@ def test_warm_start_reaches_the_same_optimum():
     assert warm.elbo == pytest.approx(cold.elbo, abs=1e-9)
     np.testing.assert_allclose(warm.posterior.mean, cold.posterior.mean, atol=1e-5)
     assert warm.converged and cold.converged
+
+
+# --------------------------------------------------------------------------------------------
+# Likelihood parameters in MAP-II
+# --------------------------------------------------------------------------------------------
+
+def rated_pairs(n=8, m=12, seed=5):
+    """Probit choices, Likert ratings of the same pairs and ordinal ratings of four items."""
+    pairs = probit_pairs(n, m, seed)
+    rng = np.random.default_rng(seed)
+    M = pairs.matrix()
+    ratings = np.digitize(np.abs(M @ np.sin(2.0 * pairs.X[:, 0])), [0.5, 1.0])
+    mixed = MixedLikelihood([
+        (PairwiseProbit(0.5), M, pairs.y),
+        (LikertConfidence(3, [0.6, 0.5], 0.1, lapse_bounds=(1e-3, 0.5)), M, ratings),
+        (OrdinalProbit(4, [0.7, 0.9]), np.eye(n)[:4], rng.integers(0, 4, 4))])
+    return pairs.X, mixed
+
+
+def test_gradient_in_kernel_and_likelihood_parameters_matches_finite_differences():
+    """The optimised ELBO's gradient in (kernel, Likert gaps and lapse, ordinal gaps):
+    the envelope theorem for both kinds of parameter."""
+    X, mixed = rated_pairs()
+    learned = ["part1.gap_1", "part1.gap_2", "part1.lapse", "part2.gap_1", "part2.gap_2"]
+    vgp = VariationalGP(SquaredExponential(0.8, 1.0), mixed, learn_likelihood=learned).fit(X)
+    assert vgp.param_names == ("variance", "lengthscale", *learned)
+    theta = vgp.theta
+    value, gradient = vgp.log_marginal_likelihood(theta, eval_gradient=True)
+    assert value == pytest.approx(vgp.result.objective, abs=1e-8)
+    h = 1e-4
+    for p in range(theta.size):
+        step = np.zeros(theta.size)
+        step[p] = h
+        fd = (vgp.log_marginal_likelihood(theta + step)
+              - vgp.log_marginal_likelihood(theta - step)) / (2 * h)
+        assert fd == pytest.approx(gradient[p], rel=1e-4, abs=1e-6), vgp.param_names[p]
+
+
+def test_learn_likelihood_all_skips_fixed_parameters_and_priors_may_name_them():
+    X, mixed = rated_pairs()
+    mixed = MixedLikelihood([(PairwiseProbit(0.5, noise_sd_bounds="fixed"), mixed.M[:12],
+                              mixed.y[:12]), (LikertConfidence(3), mixed.M[12:24],
+                                              mixed.y[12:24])])
+    vgp = VariationalGP(SE, mixed, {"part1.gap_1": LogNormal(np.log(0.5), 0.3)},
+                        learn_likelihood="all")
+    # the probit's scale and the Likert lapse are fixed by their bounds
+    assert vgp.param_names == ("variance", "lengthscale", "part1.gap_1", "part1.gap_2")
+    assert VariationalGP(SE, mixed).param_names == ("variance", "lengthscale")
+    vgp.fit(X)
+    theta = vgp.theta + np.array([0.1, -0.2, 0.3, -0.4])
+    vgp._set_theta(theta)
+    np.testing.assert_allclose(vgp.likelihood.likelihoods[1].theta[:2], theta[2:])
+    np.testing.assert_allclose(vgp.mixed.theta, vgp.likelihood.theta)
+    value, gradient = vgp.log_hyper_prior()
+    assert value == pytest.approx(LogNormal(np.log(0.5), 0.3).log_pdf_log(theta[2])[0])
+    assert gradient[2] != 0 and np.all(gradient[[0, 1, 3]] == 0)
+
+
+def e3_problem(seed):
+    """Seed 003's E3: f(x) = x on [-2, 2], 30 pairs of uniform random points, the choice
+    Bernoulli(Phi(f(a) - f(b))) and a rating 0, 1, 2 by |f(a) - f(b)| in [0, 0.5), [0.5, 1),
+    [1, inf)."""
+    rng = np.random.default_rng(seed)
+    n_pairs = 30
+    X = rng.uniform(-2.0, 2.0, (2 * n_pairs, 1))
+    M = np.hstack([np.eye(n_pairs), -np.eye(n_pairs)])
+    difference = M @ X[:, 0]
+    choices = (rng.uniform(size=n_pairs) < ndtr(difference)).astype(float)
+    ratings = np.digitize(np.abs(difference), [0.5, 1.0])
+    return X, M, choices, ratings
+
+
+@pytest.mark.filterwarnings("ignore::course_lib.linalg.JitterWarning")
+def test_map_ii_learns_likert_cut_points_that_sort_the_ratings():
+    """E3 with the choices' probit at the data's own scale (Phi(z): noise_sd = 1/sqrt(2),
+    fixed, since it is not identifiable against the kernel amplitude) and the kernel held
+    fixed (lengthscale 1, variance 2), so MAP-II moves only the Likert cut points, from
+    LikertConfidence's default (1, 2).
+
+    Sensible, from the rule that made the ratings: the model recovers f = x only up to a
+    scale s (the fitted mean's slope in x; the Likert likelihood favours a steep f, its
+    softmax being sharper there), so the rule's cut points 0.5 and 1 become 0.5 s and s.
+    The upper one, between the two levels most pairs fall in, must lie within a factor 2 of
+    s; the learned intervals must put the fitted |f(a) - f(b)| of at least 70 % of the pairs
+    in the level they were rated; and the ELBO must rise above the fit at the default cut
+    points. The lower cut point rests on the few pairs rated 0 and is not checked: with 30
+    pairs it is weakly identified (data seeds 0-8, measured once: it fell below 0.1 in three
+    of nine, and the upper one with it in one, where the lapse explains the minority ratings
+    instead; that data set fails this test)."""
+    X, M, choices, ratings = e3_problem(seed=0)
+    mixed = MixedLikelihood([(PairwiseProbit(1 / np.sqrt(2), noise_sd_bounds="fixed"), M,
+                              choices), (LikertConfidence(3), M, ratings)])
+    kernel = SquaredExponential(1.0, 2.0, variance_bounds="fixed", lengthscale_bounds="fixed")
+    fixed = VariationalGP(kernel, mixed, tol=1e-8).fit(X)
+    learned = VariationalGP(kernel, mixed, learn_likelihood="all", tol=1e-8).fit(X)
+    assert learned.param_names[2:] == ("part1.gap_1", "part1.gap_2")
+    learned.optimise_hyperparameters(1, rng=0)
+    cuts = learned.likelihood.likelihoods[1].cut_points
+    scale = np.polyfit(X[:, 0], learned.posterior.mean, 1)[0]
+    assert 0.5 <= cuts[2] / scale <= 2.0
+    levels = np.digitize(np.abs(M @ learned.posterior.mean), cuts[1:])
+    assert np.mean(levels == ratings) >= 0.7
+    assert learned.result.elbo > fixed.result.elbo + 0.1
+
+
+# --------------------------------------------------------------------------------------------
+# kl_weight: the lecture's bookkeeping trap
+# --------------------------------------------------------------------------------------------
+
+def test_kl_weight_one_is_the_elbo():
+    pairs = probit_pairs()
+    K, M = SE(pairs.X), pairs.matrix()
+    plain = fit_variational(K, PairwiseProbit(0.5), pairs.y, M)
+    weighted = fit_variational(K, PairwiseProbit(0.5), pairs.y, M, kl_weight=1.0)
+    assert weighted.elbo == plain.elbo == weighted.objective
+    np.testing.assert_array_equal(weighted.alpha, plain.alpha)
+    np.testing.assert_array_equal(weighted.site_precision, plain.site_precision)
+
+
+def test_kl_weight_on_gaussian_data_is_regression_with_inflated_noise():
+    """E log N(y; z, s^2) / beta - KL is maximised by the exact posterior for noise variance
+    beta s^2: over-weighting the KL discounts every observation."""
+    beta = 1.6
+    exact = GPRegression(SE, beta * 0.09, noise_bounds="fixed").fit(X12, Y12)
+    tight = GPRegression(SE, 0.09, noise_bounds="fixed").fit(X12, Y12)
+    vgp = VariationalGP(SE, PairwiseGaussian(0.3), kl_weight=beta).fit(X12, Y12)
+    X_test = np.linspace(-1.0, 6.0, 9)[:, None]
+    mean, cov = vgp.predict(X_test, full_cov=True)
+    mean_exact, cov_exact = exact.predict(X_test, full_cov=True)
+    np.testing.assert_allclose(mean, mean_exact, atol=1e-7)
+    np.testing.assert_allclose(cov, cov_exact, atol=1e-9)
+    np.testing.assert_allclose(vgp.result.site_precision, 1.0 / (beta * 0.09), rtol=1e-9)
+    # the true ELBO of this q is below the log evidence, which q at beta = 1 attains
+    assert vgp.result.elbo < tight.log_marginal_likelihood() - 1e-3
+    assert vgp.log_marginal_likelihood() == pytest.approx(vgp.result.objective)
+
+
+def test_overweighted_kl_loosens_the_constraints():
+    """E7.7: Bernoulli answers plus constraints with AEPsych's beta = (n + m) / n, and more.
+    A larger weight pulls q toward the prior: the mean moves away from the constraints'
+    targets, the variances at the constrained items grow, and the true ELBO falls."""
+    X = np.linspace(0.0, 1.0, 12)[:, None]
+    rng = np.random.default_rng(4)
+    answers = (rng.uniform(size=10) < ndtr(3.0 * X[2:, 0] - 1.5)).astype(float)
+    constraint_rows = np.eye(12)[:2]
+    targets = np.array([-2.0, -2.0])
+    mixed = MixedLikelihood([(BernoulliProbit(), np.eye(12)[2:], answers),
+                             (GaussianConstraint([0.2, 0.2]), constraint_rows, targets)])
+    kernel = SquaredExponential(0.4, 1.0)
+    fits = [VariationalGP(kernel, mixed, kl_weight=beta).fit(X).result
+            for beta in (1.0, 12 / 10, 2.0, 4.0)]
+    miss = [np.abs(r.z_mean[10:] - targets).mean() for r in fits]
+    spread = [r.z_var[10:].mean() for r in fits]
+    elbo = [r.elbo for r in fits]
+    assert np.all(np.diff(miss) > 0) and np.all(np.diff(spread) > 0)
+    assert np.all(np.diff(elbo) < 0)
+
+
+# --------------------------------------------------------------------------------------------
+# Warm starts across a growing data set (the active-learning loop)
+# --------------------------------------------------------------------------------------------
+
+def level_set_data(n_trials, n_constraints=5, seed=2):
+    """Yes/no answers at random 2-D points, then constraints at other points; items are the
+    trials' locations followed by the constraints'."""
+    rng = np.random.default_rng(seed)
+    X_trials = rng.uniform(0.0, 1.0, (n_trials, 2))
+    X_constraints = np.linspace(0.0, 1.0, n_constraints)[:, None] * np.array([[1.0, 0.0]])
+    answers = (rng.uniform(size=n_trials)
+               < ndtr(4.0 * (X_trials.sum(axis=1) - 1.0))).astype(float)
+    return X_trials, X_constraints, answers
+
+
+def level_set_model(X_trials, X_constraints, answers):
+    n, c = len(X_trials), len(X_constraints)
+    mixed = MixedLikelihood([
+        (BernoulliProbit(), np.eye(n + c)[:n], answers),
+        (GaussianConstraint(np.full(c, 0.3)), np.eye(n + c)[n:], np.full(c, -1.5))])
+    return np.vstack([X_trials, X_constraints]), mixed
+
+
+def test_warm_start_follows_a_growing_data_set():
+    """One more trial: a new item and a new Bernoulli row. The refit starts from the previous
+    (alpha, lambda), padded, and reaches the cold fit's optimum in fewer iterations."""
+    X_trials, X_constraints, answers = level_set_data(31)
+    kernel = SquaredExponential(0.3, 2.0)
+    X_before, mixed_before = level_set_model(X_trials[:30], X_constraints, answers[:30])
+    model = VariationalGP(kernel, mixed_before).fit(X_before)
+    # the new trial goes after the old items: constraints, then the new location
+    X_after = np.vstack([X_before, X_trials[30:]])
+    n = len(X_after)
+    M_trials = np.vstack([np.eye(n)[:30], np.eye(n)[[n - 1]]])
+    mixed_after = MixedLikelihood([
+        (BernoulliProbit(), M_trials, answers),
+        (GaussianConstraint(np.full(5, 0.3)), np.eye(n)[30:35], np.full(5, -1.5))])
+    alpha0, lam0 = model._warm_start(X_after, mixed_after)
+    np.testing.assert_array_equal(alpha0[:35], model.result.alpha)
+    assert alpha0[35] == 0
+    np.testing.assert_array_equal(lam0[:30], model.result.site_precision[:30])
+    np.testing.assert_array_equal(lam0[31:], model.result.site_precision[30:])
+    model.likelihood = mixed_after  # a MixedLikelihood carries the data: swap in the new one
+    warm = model.fit(X_after).result
+    cold = VariationalGP(kernel, mixed_after).fit(X_after).result
+    assert warm.elbo == pytest.approx(cold.elbo, abs=1e-8)
+    np.testing.assert_allclose(warm.posterior.mean, cold.posterior.mean, atol=1e-5)
+    assert warm.n_iter < cold.n_iter
+    # data that do not extend the previous fit start cold: here the first item moved
+    X_moved = X_after.copy()
+    X_moved[0] += 0.1
+    assert model._warm_start(X_moved, mixed_after) == (None, None)

@@ -34,7 +34,17 @@ conditioned; lambda as log lambda. The gradient in lambda_k is
 -sum_j P_jk^2 (dE/dvar_j + lambda_j / 2) with P = M S M^T, zero exactly at the fixed point.
 For a Gaussian likelihood the bound is tight: q is the exact posterior and the ELBO is the log
 marginal likelihood. The ELBO's gradient in the kernel's log-parameters is taken with
-(alpha, lambda) held at their optimum (the envelope theorem).
+(alpha, lambda) held at their optimum (the envelope theorem), and so is its gradient in the
+likelihood's log-parameters (cut points, lapse), which q and the KL do not depend on:
+d ELBO / d theta_lik = sum_k E_q d log p(y_k | z_k) / d theta_lik
+(:meth:`MixedLikelihood.expected_parameter_gradient`).
+
+A teaching device (the lecture's bookkeeping trap): ``kl_weight`` = beta maximises
+E - beta KL instead of the ELBO, as a library does by mistake when it normalises the
+expected log-likelihood per datum of one data type but not the other (AEPsych's
+beta = (n + m) / n with m constraints). Its optimum is the fixed point of E / beta - KL
+(alpha = M^T dE/dmean / beta, lambda = -2 dE/dvar / beta): every datum counts 1 / beta times,
+so the posterior moves back toward the prior. Only beta = 1 (the default) is the ELBO.
 """
 
 from __future__ import annotations
@@ -226,9 +236,12 @@ class VariationalResult:
 
     ``elbo = expected_log_likelihood - kl``; ``part_expected_log_likelihoods`` splits the first
     term by the MixedLikelihood's parts; ``z_mean``, ``z_var`` are the rows' moments under q;
-    ``gradient_alpha`` and ``gradient_site_precision`` are d ELBO / d alpha and
-    d ELBO / d lambda (both 0 at the optimum); ``gradient_kernel`` (when asked for) is
-    d ELBO / d theta_p of the kernel's log-parameters at fixed (alpha, site_precision);
+    ``kl_weight`` is the teaching device's beta (module docstring) and ``objective`` =
+    expected_log_likelihood - kl_weight * kl the quantity the optimiser maximised (the ELBO
+    when kl_weight = 1); ``gradient_alpha`` and ``gradient_site_precision`` are
+    d objective / d alpha and d objective / d lambda (both 0 at the optimum);
+    ``gradient_kernel`` (when asked for) is d objective / d theta_p of the kernel's
+    log-parameters at fixed (alpha, site_precision);
     ``n_iter`` (fixed-point steps plus L-BFGS iterations) and ``converged`` describe the
     optimiser run (0 / False for a plain evaluation); ``posterior`` is the
     :class:`~course_lib.gp.prediction.LatentGaussian` ("precision" form).
@@ -248,12 +261,20 @@ class VariationalResult:
     gradient_kernel: np.ndarray | None = None
     n_iter: int = 0
     converged: bool = False
+    kl_weight: float = 1.0
+
+    @property
+    def objective(self) -> float:
+        return self.expected_log_likelihood - self.kl_weight * self.kl
 
 
 class _Bound:
-    """The ELBO and its gradients at fixed K; one instance per kernel matrix (caches C, L_K)."""
+    """The objective E - kl_weight KL (the ELBO when kl_weight = 1) and its gradients at fixed
+    K; one instance per kernel matrix (caches C, L_K)."""
 
-    def __init__(self, K: np.ndarray, mixed: MixedLikelihood, warn: bool = True):
+    def __init__(self, K: np.ndarray, mixed: MixedLikelihood, warn: bool = True,
+                 kl_weight: float = 1.0):
+        self.kl_weight = kl_weight
         self.L_K, jitter = cholesky_with_jitter(K, "K", warn)
         self.K = K + jitter * np.eye(K.shape[0]) if jitter else K
         self.mixed, self.M = mixed, np.asarray(mixed.M)
@@ -271,21 +292,21 @@ class _Bound:
         return self.A @ alpha, z_var, L_B, W
 
     def evaluate(self, alpha, lam):
-        """(elbo, expected log-likelihood, kl, d/dalpha, d/dlambda, pieces)."""
+        """(objective, expected log-likelihood, kl, d/dalpha, d/dlambda, pieces)."""
         z_mean, z_var, L_B, W = self.moments(alpha, lam)
         expected, d_mean, d_var = self.mixed.expected_log_likelihood(z_mean, z_var)
         K_alpha = self.K @ alpha
         L_B_inv = solve_triangular(L_B, np.eye(lam.size), lower=True, check_finite=False)
         kl = 0.5 * (alpha @ K_alpha + log_det_from_cholesky(L_B)
                     + np.sum(L_B_inv ** 2) - lam.size)
-        grad_alpha = self.A.T @ d_mean - K_alpha
+        grad_alpha = self.A.T @ d_mean - self.kl_weight * K_alpha
         P = self.C - W.T @ W                           # M S M^T
-        grad_lam = -(P ** 2) @ (d_var + 0.5 * lam)
+        grad_lam = -(P ** 2) @ (d_var + 0.5 * self.kl_weight * lam)
         pieces = (z_mean, z_var, L_B, d_mean, d_var)
-        return expected - kl, expected, kl, grad_alpha, grad_lam, pieces
+        return expected - self.kl_weight * kl, expected, kl, grad_alpha, grad_lam, pieces
 
     def kernel_gradient(self, alpha, lam, pieces, dK) -> np.ndarray:
-        """d ELBO / d theta_p at fixed (alpha, lambda), for each slice dK[p] (module docstring
+        """d objective / d theta_p at fixed (alpha, lambda), for each slice dK[p] (module docstring
         of the terms: z means M dK alpha; z variances through S K^-1 = I - K R B^-1 R^T;
         KL through alpha^T dK alpha and B)."""
         _, _, L_B, d_mean, d_var = pieces
@@ -295,8 +316,9 @@ class _Bound:
                                                          check_finite=False))
         B_inv = cho_solve((L_B, True), np.eye(lam.size), check_finite=False)
         G = root[:, None] * (B_inv - B_inv @ B_inv) * root[None, :]
+        kl_term = (np.outer(alpha, alpha) + self.M.T @ G @ self.M) / 2
         weight = (np.outer(alpha, self.M.T @ d_mean) + Q.T @ (d_var[:, None] * Q)
-                  - 0.5 * np.outer(alpha, alpha) - 0.5 * self.M.T @ G @ self.M)
+                  - self.kl_weight * kl_term)
         return dK.reshape(dK.shape[0], -1) @ weight.ravel()
 
     def alpha_from_sites(self, lam, eta):
@@ -313,17 +335,18 @@ def _fixed_point(bound: _Bound, alpha, lam, tol: float):
     """Damped fixed-point (natural-gradient) steps towards lambda = -2 dE/dvar and the
     matching mean: the sites' natural parameters (lam, eta = lam * pseudo-observation) move a
     fraction rho of the way to their targets (lam* = -2 dE/dvar, eta* = dE/dmean + lam* mean_z),
-    rho halved whenever the ELBO would fall (the first step's eta is its target, so a warm
+    rho halved whenever the objective would fall (the first step's eta is its target, so a warm
     start from the optimum of a nearby kernel begins with consistent sites). A Gaussian
     likelihood is solved in one full step; the L-BFGS run that follows polishes the rest.
-    Returns (alpha, lam, steps taken)."""
+    With a kl_weight beta the targets are those of E / beta - KL. Returns (alpha, lam, steps
+    taken)."""
     elbo = bound.evaluate(alpha, lam)[0]
     eta, rho = None, 1.0
     for step in range(_FIXED_POINT_MAX_ITER):
         z_mean, z_var, _, _ = bound.moments(alpha, lam)
         _, d_mean, d_var = bound.mixed.expected_log_likelihood(z_mean, z_var)
-        lam_target = np.maximum(-2.0 * d_var, _SITE_PRECISION_FLOOR)
-        eta_target = d_mean + lam_target * z_mean
+        lam_target = np.maximum(-2.0 * d_var / bound.kl_weight, _SITE_PRECISION_FLOOR)
+        eta_target = d_mean / bound.kl_weight + lam_target * z_mean
         if eta is None:  # the start's sites: those its own gradients ask for
             eta = eta_target
         while rho >= _MIN_DAMPING:
@@ -349,8 +372,8 @@ def _pack(alpha, lam, L_K):
 
 
 def fit_variational(K, likelihood, y=None, M=None, *, alpha0=None, site_precision0=None,
-                    dK=None, max_iter: int = 2000, tol: float = 1e-13,
-                    warn: bool = True) -> VariationalResult:
+                    dK=None, max_iter: int = 2000, tol: float = 1e-13, warn: bool = True,
+                    kl_weight: float = 1.0) -> VariationalResult:
     """Maximise the ELBO over (alpha, log site_precision): damped fixed-point steps towards
     alpha = M^T dE/dmean, lambda = -2 dE/dvar, then L-BFGS with the analytic gradient.
 
@@ -360,20 +383,21 @@ def fit_variational(K, likelihood, y=None, M=None, *, alpha0=None, site_precisio
     run (default: alpha = 0 and lambda = -2 dE/dvar at the prior, floored at 1e-6). ``tol``
     stops the run when the ELBO changes by less than ``tol`` (relative, scipy's ftol);
     ``max_iter`` caps L-BFGS iterations. ``dK`` (P, n, n) adds the kernel gradient;
-    ``warn=False`` silences the jitter warning of K's Cholesky factor.
+    ``warn=False`` silences the jitter warning of K's Cholesky factor. ``kl_weight`` (a
+    teaching device, module docstring) maximises E - kl_weight * KL instead of the ELBO.
     """
     K, mixed = _as_mixed(likelihood, y, M, K)
     max_iter = as_positive_int(max_iter, "max_iter")
     tol = as_positive_float(tol, "tol")
-    bound = _Bound(K, mixed, warn)
+    bound = _Bound(K, mixed, warn, as_positive_float(kl_weight, "kl_weight"))
     n, m = bound.K.shape[0], mixed.n_rows
     alpha = np.zeros(n) if alpha0 is None else as_float_array(alpha0, "alpha0", ndim=1)
     if alpha.size != n:
         raise ValueError(f"alpha0: expected {n} weights (one per item), got {alpha.size}")
     if site_precision0 is None:
         z_mean, z_var, _, _ = bound.moments(alpha, np.zeros(m))
-        lam = np.maximum(-2.0 * mixed.expected_log_likelihood(z_mean, z_var)[2],
-                         _SITE_PRECISION_FLOOR)
+        lam = np.maximum(-2.0 * mixed.expected_log_likelihood(z_mean, z_var)[2]
+                         / bound.kl_weight, _SITE_PRECISION_FLOOR)
     else:
         lam = as_float_array(site_precision0, "site_precision0", ndim=1)
         if lam.size != m or np.any(lam <= 0):
@@ -399,12 +423,13 @@ def fit_variational(K, likelihood, y=None, M=None, *, alpha0=None, site_precisio
     return _result(bound, alpha, lam, dK, n_fixed + int(run.nit), bool(run.success))
 
 
-def variational_elbo(K, likelihood, alpha, site_precision, y=None, M=None, dK=None
-                     ) -> VariationalResult:
+def variational_elbo(K, likelihood, alpha, site_precision, y=None, M=None, dK=None, *,
+                     kl_weight: float = 1.0) -> VariationalResult:
     """The ELBO and its ledger at GIVEN (alpha, site_precision) (no optimisation); arguments
-    as :func:`fit_variational`."""
+    as :func:`fit_variational` (with ``kl_weight``, the gradients are those of
+    ``result.objective``)."""
     K, mixed = _as_mixed(likelihood, y, M, K)
-    bound = _Bound(K, mixed)
+    bound = _Bound(K, mixed, kl_weight=as_positive_float(kl_weight, "kl_weight"))
     alpha = as_float_array(alpha, "alpha", ndim=1)
     if alpha.size != bound.K.shape[0]:
         raise ValueError(f"alpha: expected {bound.K.shape[0]} weights (one per item), got "
@@ -417,15 +442,15 @@ def variational_elbo(K, likelihood, alpha, site_precision, y=None, M=None, dK=No
 
 
 def _result(bound, alpha, lam, dK, n_iter, converged) -> VariationalResult:
-    elbo, expected, kl, grad_alpha, grad_lam, pieces = bound.evaluate(alpha, lam)
+    _, expected, kl, grad_alpha, grad_lam, pieces = bound.evaluate(alpha, lam)
     z_mean, z_var = pieces[0], pieces[1]
     gradient = None if dK is None else bound.kernel_gradient(alpha, lam, pieces, dK)
     R = bound.M.T * np.sqrt(lam)[None, :]
     posterior = LatentGaussian.from_precision(bound.K, bound.K @ alpha, R, alpha=alpha)
     parts = bound.mixed.part_expected_log_likelihoods(z_mean, z_var)
-    return VariationalResult(float(elbo), float(expected), parts, float(kl), alpha, lam, z_mean,
-                             z_var, posterior, grad_alpha, grad_lam, gradient, n_iter,
-                             converged)
+    return VariationalResult(float(expected - kl), float(expected), parts, float(kl), alpha, lam,
+                             z_mean, z_var, posterior, grad_alpha, grad_lam, gradient, n_iter,
+                             converged, bound.kl_weight)
 
 
 def _as_mixed(likelihood, y, M, K) -> tuple[np.ndarray, MixedLikelihood]:
@@ -460,35 +485,52 @@ class VariationalEvidence:
 
 
 class VariationalGP(GPRegression):
-    """Full-rank variational GP on z = M f (module docstring), with MAP-II on the kernel.
+    """Full-rank variational GP on z = M f (module docstring), with MAP-II on the kernel and,
+    if asked, on the likelihood's parameters.
 
     Parameters
     ----------
     kernel : Kernel over the items' inputs.
     likelihood : a :class:`~course_lib.gp.likelihoods.Likelihood` (then ``fit(X, y, M)``) or a
         :class:`MixedLikelihood` whose parts carry their own maps and observations (then
-        ``fit(X)``). Its parameters stay fixed: the hyper-parameters are the kernel's.
-    priors : mapping name -> Prior over the kernel's ``param_names`` (MAP-II); flat otherwise.
+        ``fit(X)``). Its parameters are named as :attr:`MixedLikelihood.param_names`
+        (``"part<p>.<name>"``; a single likelihood is part 0).
+    priors : mapping name -> Prior over ``param_names`` (kernel or learned likelihood
+        parameters; MAP-II); flat otherwise.
+    learn_likelihood : which likelihood parameters MAP-II learns: None (the default: none, the
+        hyper-parameters are the kernel's), ``"all"`` (every parameter whose bounds leave it
+        free), or a sequence of names such as ``["part1.gap_1", "part1.gap_2"]``. Learning is
+        opt-in and by name because not every likelihood parameter can be learned with the
+        kernel: a pairwise or Bernoulli probit's noise scale only rescales f, which the
+        kernel's amplitude already does (the seed fixes it and learns the Likert cut points),
+        and a lapse rate needs many ratings to pin down. A named parameter must have free
+        bounds (a likelihood fixes one by ``<name>_bounds="fixed"``).
+    kl_weight : the teaching device of the module docstring (default 1: the ELBO).
     max_iter, tol : ``max_iter`` and ``tol`` of the inner L-BFGS run over (alpha, log lambda)
         (:func:`fit_variational`).
 
-    After ``fit``: ``gp.result`` (the :class:`VariationalResult`: ELBO, its ledger, alpha,
-    site precisions), ``gp.posterior``, ``gp.X_train``. ``log_marginal_likelihood`` is the
-    ELBO (a lower bound on the log evidence), which ``optimise_hyperparameters`` maximises by
-    the restart loop of :class:`~course_lib.gp.regression.GPRegression`, each evaluation
-    warm-started from the previous (alpha, lambda).
+    ``theta`` / ``param_names`` / ``bounds``: the kernel's log-parameters, then the learned
+    likelihood log-parameters in the likelihood's order. After ``fit``: ``gp.result`` (the
+    :class:`VariationalResult`: ELBO, its ledger, alpha, site precisions), ``gp.posterior``,
+    ``gp.X_train``, ``gp.mixed`` (the MixedLikelihood with its data). ``log_marginal_likelihood``
+    is the ELBO (a lower bound on the log evidence; with ``kl_weight`` != 1 the objective
+    E - kl_weight KL), which ``optimise_hyperparameters`` maximises by the restart loop of
+    :class:`~course_lib.gp.regression.GPRegression`, each evaluation warm-started from the
+    previous (alpha, lambda).
     """
 
     def __init__(self, kernel: Kernel, likelihood: Likelihood | MixedLikelihood,
-                 priors: Mapping[str, Prior] | None = None, *, max_iter: int = 2000,
-                 tol: float = 1e-13):
+                 priors: Mapping[str, Prior] | None = None, *, learn_likelihood=None,
+                 kl_weight: float = 1.0, max_iter: int = 2000, tol: float = 1e-13):
         if not isinstance(kernel, Kernel):
             raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
         if not isinstance(likelihood, (Likelihood, MixedLikelihood)):
             raise TypeError(f"likelihood: expected a course_lib.gp.likelihoods Likelihood or a "
                             f"MixedLikelihood, got {type(likelihood).__name__}")
         self.kernel, self.likelihood = kernel, likelihood
+        self._learned = self._check_learned(learn_likelihood)
         self.priors = self._check_priors(priors)
+        self.kl_weight = as_positive_float(kl_weight, "kl_weight")
         self.max_iter = as_positive_int(max_iter, "max_iter")
         self.tol = as_positive_float(tol, "tol")
         self.X_train: np.ndarray | None = None
@@ -498,39 +540,116 @@ class VariationalGP(GPRegression):
         self._warm: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
+    def likelihood_param_names(self) -> tuple[str, ...]:
+        """Every likelihood parameter's name, learned or not (``"part<p>.<name>"``)."""
+        if isinstance(self.likelihood, MixedLikelihood):
+            return self.likelihood.param_names
+        return tuple(f"part0.{name}" for name in self.likelihood.param_names)
+
+    def _check_learned(self, learn) -> np.ndarray:
+        """Indices (into the likelihood's theta) of the parameters MAP-II learns."""
+        names = self.likelihood_param_names
+        free = self.likelihood.bounds.reshape(-1, 2)
+        free = free[:, 0] < free[:, 1]
+        if learn is None:
+            return np.zeros(0, dtype=int)
+        if isinstance(learn, str):
+            if learn != "all":
+                raise ValueError(f"learn_likelihood: expected None, 'all' or a list of names "
+                                 f"from {names}, got {learn!r}")
+            return np.flatnonzero(free)
+        if not isinstance(learn, (Sequence, set, frozenset)):
+            raise TypeError(f"learn_likelihood: expected None, 'all' or a list of names, got "
+                            f"{type(learn).__name__}")
+        for name in learn:
+            if name not in names:
+                raise ValueError(f"learn_likelihood: unknown likelihood parameter {name!r}; "
+                                 f"known: {names}")
+            if not free[names.index(name)]:
+                raise ValueError(f"learn_likelihood: {name!r} has equal bounds (its likelihood "
+                                 "fixes it), so it cannot be learned")
+        return np.array(sorted({names.index(name) for name in learn}), dtype=int)
+
+    def _check_priors(self, priors):
+        learned = {self.likelihood_param_names[i] for i in self._learned}
+        for name in priors or {}:
+            if name in self.likelihood_param_names and name not in learned:
+                raise ValueError(f"priors: {name!r} is a likelihood parameter that is not "
+                                 "learned; name it in learn_likelihood")
+        return super()._check_priors(priors)
+
+    @property
     def learns_noise(self) -> bool:
         return False
 
     @property
     def param_names(self) -> tuple[str, ...]:
-        return self.kernel.param_names
+        names = self.likelihood_param_names
+        return self.kernel.param_names + tuple(names[i] for i in self._learned)
 
     @property
     def theta(self) -> np.ndarray:
-        return self.kernel.theta
+        return np.concatenate([self.kernel.theta, self.likelihood.theta[self._learned]])
 
     @property
     def bounds(self) -> np.ndarray:
-        return self.kernel.bounds
+        return np.vstack([self.kernel.bounds,
+                          self.likelihood.bounds.reshape(-1, 2)[self._learned]])
 
-    def _split(self, theta) -> Kernel:
-        return self.kernel.with_theta(self._checked_theta(theta))
+    def _split(self, theta) -> tuple[Kernel, Likelihood | MixedLikelihood]:
+        theta = self._checked_theta(theta)
+        P = self.kernel.n_params
+        if self._learned.size == 0:
+            return self.kernel.with_theta(theta), self.likelihood
+        likelihood_theta = self.likelihood.theta
+        likelihood_theta[self._learned] = theta[P:]
+        return self.kernel.with_theta(theta[:P]), self.likelihood.with_theta(likelihood_theta)
 
     def _set_theta(self, theta):
-        self.kernel = self._split(theta)
+        self.kernel, self.likelihood = self._split(theta)
+        if self.mixed is not None:
+            self.mixed = self.mixed.with_theta(self.likelihood.theta)
 
     def fit(self, X, y=None, M=None) -> "VariationalGP":
         """q(f) for the items in the rows of ``X`` at the current kernel; ``y`` and ``M`` as in
-        :func:`fit_variational` (None with a MixedLikelihood). Warm-started from the latest
-        (alpha, lambda) when the items and rows are those of the previous fit. Returns self."""
+        :func:`fit_variational` (None with a MixedLikelihood). Returns self.
+
+        Warm-started from the latest (alpha, lambda) when the data extend the previous fit's:
+        the previous items are the first rows of ``X`` and each part's previous rows (map
+        and answers) come first in that part (as when an active-learning loop appends one
+        trial). New items start with alpha = 0 and new rows with a vanishing site precision;
+        the first fixed-point step then gives them the sites their gradients ask for. (A
+        MixedLikelihood carries its data: to add some, assign the new one, with the same
+        parts and parameters, to ``gp.likelihood`` and fit again.)"""
         X = as_inputs(X, "X")
         K = self.kernel(X)
         return self._fit(X, *_as_mixed(self.likelihood, y, M, K))
 
+    def _warm_start(self, X, mixed) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """(alpha0, site_precision0) carried over from the previous fit, or (None, None) when
+        the data do not extend it (``fit``)."""
+        if self._warm is None:
+            return None, None
+        old_X, old = self.X_train, self.mixed
+        n_old = old_X.shape[0]
+        if (X.shape[1] != old_X.shape[1] or X.shape[0] < n_old
+                or not np.array_equal(X[:n_old], old_X) or mixed.n_parts != old.n_parts):
+            return None, None
+        alpha, old_lam = self._warm
+        lam = np.full(mixed.n_rows, _SITE_PRECISION_FLOOR)
+        for rows, old_rows in zip(mixed.slices, old.slices):
+            count = old_rows.stop - old_rows.start
+            kept = slice(rows.start, rows.start + count)
+            if (rows.stop - rows.start < count
+                    or not np.array_equal(mixed.M[kept, :n_old], old.M[old_rows])
+                    or np.any(mixed.M[kept, n_old:])
+                    or not np.array_equal(mixed.y[kept], old.y[old_rows])):
+                return None, None
+            lam[kept] = old_lam[old_rows]
+        return np.concatenate([alpha, np.zeros(X.shape[0] - n_old)]), lam
+
     def _fit(self, X, K, mixed) -> "VariationalGP":
-        same = (self._warm is not None and X.shape == self.X_train.shape
-                and np.array_equal(X, self.X_train) and mixed.n_rows == self.mixed.n_rows)
-        result = self._run(K, mixed, self._warm if same else (None, None), None, True)
+        result = self._run(K, mixed, self._warm_start(X, mixed), None, True)
         self.X_train, self.mixed, self.result, self.posterior = X, mixed, result, result.posterior
         self._warm = (result.alpha, result.site_precision)
         return self
@@ -538,7 +657,8 @@ class VariationalGP(GPRegression):
     def _run(self, K, mixed, warm, dK, warn) -> VariationalResult:
         try:
             return fit_variational(K, mixed, alpha0=warm[0], site_precision0=warm[1], dK=dK,
-                                   max_iter=self.max_iter, tol=self.tol, warn=warn)
+                                   max_iter=self.max_iter, tol=self.tol, warn=warn,
+                                   kl_weight=self.kl_weight)
         except NotPositiveDefiniteError as err:
             raise NotPositiveDefiniteError(f"X: no variational posterior at the current "
                                            f"hyper-parameters ({err})") from None
@@ -553,21 +673,30 @@ class VariationalGP(GPRegression):
     # ----- evidence lower bound ----------------------------------------------------------
     def marginal_likelihood(self, theta=None, eval_gradient: bool = False,
                             warn: bool = True) -> VariationalEvidence:
-        """The optimised ELBO at ``theta`` (default: the current kernel) and, with
-        ``eval_gradient``, its gradient in the kernel's log-parameters; warm-started from the
-        latest (alpha, lambda). The fitted posterior is left as it is."""
+        """The optimised ELBO at ``theta`` (default: the current hyper-parameters) and, with
+        ``eval_gradient``, its gradient in ``theta`` (kernel, then learned likelihood
+        parameters; both at the optimal (alpha, lambda), module docstring); warm-started
+        from the latest (alpha, lambda). The fitted posterior is left as it is."""
         self._require_fit()
-        kernel = self.kernel if theta is None else self._split(theta)
+        kernel, likelihood = (self.kernel, self.likelihood) if theta is None \
+            else self._split(theta)
+        mixed = self.mixed.with_theta(likelihood.theta) if self._learned.size else self.mixed
         K, dK = kernel.gradient(self.X_train) if eval_gradient else (kernel(self.X_train), None)
-        result = self._run(K, self.mixed, self._warm, dK, warn)
+        result = self._run(K, mixed, self._warm, dK, warn)
         self._warm = (result.alpha, result.site_precision)
-        return VariationalEvidence(result.elbo, result.gradient_kernel, result)
+        gradient = None
+        if eval_gradient:
+            likelihood_gradient = mixed.expected_parameter_gradient(result.z_mean, result.z_var)
+            gradient = np.concatenate([result.gradient_kernel,
+                                       likelihood_gradient[self._learned]])
+        return VariationalEvidence(result.objective, gradient, result)
 
     def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False):
-        """The ELBO (float), or ``(value, gradient)`` in the order of ``param_names``."""
+        """The ELBO (float; with ``kl_weight`` != 1 the objective maximised), or
+        ``(value, gradient)`` in the order of ``param_names``."""
         if theta is None and not eval_gradient:
             self._require_fit()
-            return self.result.elbo
+            return self.result.objective
         evidence = self.marginal_likelihood(theta, eval_gradient)
         return (evidence.value, evidence.gradient) if eval_gradient else evidence.value
 
@@ -576,10 +705,10 @@ class VariationalGP(GPRegression):
 
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200) -> HyperparameterFit:
-        """MAP-II on the kernel's log-parameters: maximise ELBO + log p(theta) with the
-        L-BFGS-B restart loop of :meth:`GPRegression.optimise_hyperparameters` (first run from
-        the current theta, the others from the priors or uniform in the log-bounds; the best is
-        kept and refitted)."""
+        """MAP-II on ``theta`` (the kernel's log-parameters, then the learned likelihood
+        parameters): maximise ELBO + log p(theta) with the L-BFGS-B restart loop of
+        :meth:`GPRegression.optimise_hyperparameters` (first run from the current theta, the
+        others from the priors or uniform in the log-bounds; the best is kept and refitted)."""
         return super().optimise_hyperparameters(n_restarts, rng=rng, max_iter=max_iter)
 
     # ----- prediction -------------------------------------------------------------------
