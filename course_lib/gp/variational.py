@@ -70,11 +70,14 @@ __all__ = ["MixedLikelihood", "VariationalGP", "VariationalResult", "Variational
 
 
 # The fixed-point phase of fit_variational: at most _FIXED_POINT_MAX_ITER steps, stopping when
-# the ELBO gains less than _FIXED_POINT_TOL (relative); damping halved down to _MIN_DAMPING.
-# Site precisions are floored at _SITE_PRECISION_FLOOR (a likelihood that is not log-concave
-# can ask for lambda < 0, which this parameterisation cannot hold).
+# the ELBO gains less than fit_variational's tol (relative; for a log-concave likelihood it
+# converges there in a few more steps than to 1e-9, and beats the L-BFGS polish, whose
+# iteration count is set by the tolerance rather than by how good the start is: 2-D,
+# 100 Bernoulli rows + 20 constraints, measured once: 13 warm / 15 cold steps to 1e-14); damping
+# halved down to _MIN_DAMPING. Site precisions are floored at _SITE_PRECISION_FLOOR (a
+# likelihood that is not log-concave can ask for lambda < 0, which this parameterisation
+# cannot hold).
 _FIXED_POINT_MAX_ITER = 200
-_FIXED_POINT_TOL = 1e-9
 _MIN_DAMPING = 1e-3
 _SITE_PRECISION_FLOOR = 1e-8
 
@@ -404,7 +407,7 @@ def fit_variational(K, likelihood, y=None, M=None, *, alpha0=None, site_precisio
             raise ValueError(f"site_precision0: expected {m} positive precisions (one per row "
                              f"of M), got {lam.size} values, smallest {lam.min():g}")
 
-    alpha, lam, n_fixed = _fixed_point(bound, alpha, lam, _FIXED_POINT_TOL)
+    alpha, lam, n_fixed = _fixed_point(bound, alpha, lam, tol)
 
     def negative(x):
         v, log_lam = x[:n], x[n:]
