@@ -1,0 +1,145 @@
+"""Plots for GPs that mix several kinds of feedback (Unit 7): ``plot_xxx(ax, ...) -> ax``.
+
+* :func:`plot_elbo_ledger` -- the evidence lower bound as a ledger: one bar per data type's
+  expected log-likelihood, one bar for minus the KL, and their sum;
+* :func:`plot_latent_band` -- a latent function's posterior mean and a +-2 sd band over 1-D
+  inputs, with the true function if known;
+* :func:`plot_constraints` -- constraint pseudo-observations (target +-2 sd of their noise);
+* :func:`plot_binary_answers` -- yes/no answers as ticks at the top and bottom of an axis;
+* :func:`plot_likert_levels` -- P(level | z) of a confidence likelihood against
+  z = f(first) - f(second), with its cut points;
+* :func:`plot_fig2` -- the committed result ``seed003_fig2`` (seed 003's Fig. 2): the plain and
+  the constrained posterior, one axis each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..validation import as_float_array
+
+__all__ = ["KL_COLOUR", "ELBO_COLOUR", "plot_elbo_ledger", "plot_latent_band",
+           "plot_constraints", "plot_binary_answers", "plot_likert_levels", "plot_fig2"]
+
+KL_COLOUR = "0.55"
+ELBO_COLOUR = "k"
+
+
+def plot_elbo_ledger(ax, names: Sequence[str], expected_log_likelihoods, kl: float, *,
+                     kl_weight: float = 1.0, colours: Sequence[str] | None = None):
+    """Bars: each data type's expected log-likelihood (``names``, ``expected_log_likelihoods``),
+    then ``-kl_weight * kl`` and the objective, their sum. ``kl_weight`` 1 is the ELBO; any other
+    value is labelled as a re-weighted KL. Each bar carries its value."""
+    values = as_float_array(expected_log_likelihoods, "expected_log_likelihoods", ndim=1)
+    if len(names) != values.size:
+        raise ValueError(f"names: expected {values.size} names (one per expected "
+                         f"log-likelihood), got {len(names)}")
+    colours = list(colours) if colours is not None else [f"C{i}" for i in range(values.size)]
+    kl_label = "− KL" if kl_weight == 1.0 else f"− {kl_weight:g} × KL"
+    total = float(values.sum() - kl_weight * kl)
+    labels = [f"E log p\n{name}" for name in names] + [kl_label,
+                                                        "ELBO" if kl_weight == 1.0 else "objective"]
+    heights = list(values) + [-kl_weight * kl, total]
+    bar_colours = colours + [KL_COLOUR, ELBO_COLOUR]
+    bars = ax.bar(range(len(heights)), heights, color=bar_colours, width=0.7)
+    ax.axhline(0.0, color="0.3", lw=0.8)
+    span = max(abs(h) for h in heights) or 1.0
+    for bar, height in zip(bars, heights):
+        offset = 0.02 * span * (1 if height >= 0 else -1)
+        ax.text(bar.get_x() + bar.get_width() / 2, height + offset, f"{height:.1f}",
+                ha="center", va="bottom" if height >= 0 else "top", fontsize="small")
+    ax.set_xticks(range(len(heights)), labels, fontsize="small")
+    ax.set_ylim(-1.2 * span, 0.25 * span if max(heights) <= 0 else 1.2 * span)
+    ax.set_ylabel("nats")
+    return ax
+
+
+def plot_latent_band(ax, x, mean, var, *, truth=None, colour: str = "C0",
+                     label: str = "posterior mean ± 2 sd"):
+    """Posterior mean and a +-2 sd band of a latent over 1-D inputs ``x``; ``truth`` (same
+    length) dashed in black."""
+    x = as_float_array(x, "x")
+    x = x[:, 0] if x.ndim == 2 else x
+    mean = as_float_array(mean, "mean", ndim=1)
+    sd = np.sqrt(np.maximum(as_float_array(var, "var", ndim=1), 0.0))
+    ax.fill_between(x, mean - 2 * sd, mean + 2 * sd, color=colour, alpha=0.2, lw=0)
+    ax.plot(x, mean, color=colour, lw=2, label=label)
+    if truth is not None:
+        ax.plot(x, as_float_array(truth, "truth", ndim=1), "k--", lw=1.2, label="true latent")
+    ax.set_xlabel("x")
+    ax.set_ylabel("latent f(x)")
+    return ax
+
+
+def plot_constraints(ax, x, targets, noise_sd, *, colour: str = "C3",
+                     label: str = "constraint ± 2σ"):
+    """Constraint pseudo-observations: ``targets`` at ``x`` with error bars of 2 ``noise_sd``."""
+    x = as_float_array(x, "x")
+    x = x[:, 0] if x.ndim == 2 else x
+    ax.errorbar(x, as_float_array(targets, "targets", ndim=1),
+                yerr=2 * as_float_array(noise_sd, "noise_sd"), fmt="D", color=colour,
+                ms=6, capsize=4, lw=1.5, label=label, zorder=5)
+    return ax
+
+
+def plot_binary_answers(ax, x, answers, *, colour: str = "C2", label: str = "yes / no answers"):
+    """Yes/no answers at 1-D ``x``: ticks along the top of the axis for 1, the bottom for 0
+    (axes coordinates, so they never move the data limits)."""
+    x = as_float_array(x, "x")
+    x = x[:, 0] if x.ndim == 2 else x
+    answers = as_float_array(answers, "answers", ndim=1)
+    transform = ax.get_xaxis_transform()
+    ax.plot(x[answers == 1], np.full(int(np.sum(answers == 1)), 0.97), "|", color=colour,
+            ms=12, mew=1.5, transform=transform, label=label)
+    ax.plot(x[answers == 0], np.full(int(np.sum(answers == 0)), 0.03), "|", color=colour,
+            ms=12, mew=1.5, transform=transform)
+    return ax
+
+
+def plot_likert_levels(ax, z, probabilities, cut_points, *, cap: float | None = None):
+    """P(level i | z) for every level (columns of ``probabilities``, shape (len(z), l)) against
+    z; the cut points +-c_i as dotted lines and, if given, ``cap`` as a horizontal line."""
+    z = as_float_array(z, "z", ndim=1)
+    probabilities = as_float_array(probabilities, "probabilities", ndim=2)
+    if probabilities.shape[0] != z.size:
+        raise ValueError(f"probabilities: expected {z.size} rows (one per z), got "
+                         f"{probabilities.shape[0]}")
+    for level in range(probabilities.shape[1]):
+        ax.plot(z, probabilities[:, level], lw=2, color=f"C{level}", label=f"level {level}")
+    for cut in as_float_array(cut_points, "cut_points", ndim=1)[1:]:
+        for side in (-cut, cut):
+            ax.axvline(side, color="0.6", lw=0.8, ls=":")
+    if cap is not None:
+        ax.axhline(cap, color="0.3", lw=1, ls="--", label=f"cap of the middle level {cap:.3f}")
+    ax.set_xlabel("z = f(first) − f(second)")
+    ax.set_ylabel("P(level | z)")
+    ax.set_ylim(0, 1)
+    return ax
+
+
+def plot_fig2(axes, result: dict, *, fit: str = "map_ii"):
+    """Seed 003's Fig. 2 from the committed result ``seed003_fig2``: on ``axes[0]`` the plain
+    variational GP, on ``axes[1]`` the mixed model with the constraints, each as mean +-2 sd on
+    the result's grid with the answers (and the constraints); ``fit`` picks the result's
+    ``"map_ii"`` (each model's own hyper-parameters) or ``"shared_kernel"`` run."""
+    if len(axes) != 2:
+        raise ValueError(f"axes: expected 2 axes (plain, mixed), got {len(axes)}")
+    if fit not in ("map_ii", "shared_kernel"):
+        raise ValueError(f"fit: expected 'map_ii' or 'shared_kernel', got {fit!r}")
+    data, settings = result["result"], result["settings"]
+    grid = np.asarray(data["grid"])
+    latent = 0.5 * grid ** 2        # the result's settings["latent"], f(x) = x^2 / 2
+    constraints = settings["constraints"]
+    for ax, model in zip(axes, ("plain", "mixed")):
+        run = data[fit][model]
+        plot_latent_band(ax, grid, run["grid_mean"], np.square(run["grid_sd"]), truth=latent)
+        plot_binary_answers(ax, data["inputs"], data["answers"])
+        if model == "mixed":
+            sd = np.sqrt(constraints["noise_variance"])
+            plot_constraints(ax, constraints["x"], constraints["targets"],
+                             np.full(len(constraints["x"]), sd))
+        ax.set_title(f"{'plain VGP' if model == 'plain' else 'with constraints'}: mean sd "
+                     f"{run['mean_sd']:.2f}", fontsize="medium")
+    return axes

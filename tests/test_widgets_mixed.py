@@ -1,0 +1,276 @@
+"""Unit 7 explorers and plots (ELBO ledger, confidence likelihood): every control at its
+extremes, errors shown and recovered from, and the numbers they draw equal to the library's
+(and the confidence probabilities to the hand-worked values of seed 003's eq. 2)."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from scipy.stats import norm  # noqa: E402
+from widget_harness import exercise_explorer  # noqa: E402
+
+from course_lib.gp import (BernoulliProbit, GaussianConstraint, LikertConfidence,  # noqa: E402
+                           Matern52, MixedLikelihood, PairwiseProbit, SquaredExponential,
+                           VariationalGP, fit_variational, inducing_points)
+from course_lib.plotting.mixed import plot_elbo_ledger, plot_fig2, plot_likert_levels  # noqa: E402
+from course_lib.results import load_result  # noqa: E402
+from course_lib.widgets import InputError  # noqa: E402
+from course_lib.gp.constraints import detection_likelihood  # noqa: E402
+from course_lib.widgets.mixed import (KL_COUNTS, constraint_explorer, constraint_fit,  # noqa: E402
+                                      elbo_ledger_explorer, ledger_fit, likert_explorer,
+                                      likert_level_probabilities)
+
+NAMES = ["yes/no", "constraints"]
+
+
+def detection_problem(n=15):
+    """Yes/no answers about a latent 0.5 x^2 on [-2, 2] and two constraints on items 0 and 2."""
+    x = np.linspace(-2.0, 2.0, n)
+    rng = np.random.default_rng(3)
+    answers = (rng.random(n) < norm.cdf(0.5 * x ** 2)).astype(float)
+    identity = np.eye(n)
+    ends = [n // 2, n - 1]
+    parts = [(BernoulliProbit(), identity, answers),
+             (GaussianConstraint([0.05, 0.05]), identity[ends], [0.0, 2.0])]
+    return x[:, None], parts
+
+
+def small_ledger_explorer():
+    X, parts = detection_problem()
+    return elbo_ledger_explorer(X, parts, NAMES, SquaredExponential(1.0, 1.0),
+                                x_plot=np.linspace(-2, 2, 41))
+
+
+# ------------------------------------------------------------------------------ explorers
+
+def test_ledger_explorer_survives_every_control_and_refuses_no_data():
+    explorer = small_ledger_explorer()
+    checked = exercise_explorer(explorer, error_settings=[{"use_0": False, "use_1": False}])
+    assert checked >= 2 + 2 * len(explorer.controls)
+
+
+def test_ledger_with_no_data_type_names_the_flags_then_recovers():
+    explorer = small_ledger_explorer()
+    explorer.controls["use_0"].value = False
+    assert explorer.last_error is None
+    explorer.controls["use_1"].value = False
+    assert isinstance(explorer.last_error, InputError)
+    assert str(explorer.last_error).startswith("use:")
+    explorer.controls["use_1"].value = True
+    assert explorer.last_error is None
+    plt.close("all")
+
+
+@pytest.mark.parametrize("kl_count", KL_COUNTS)
+def test_ledger_bars_are_the_library_terms(kl_count):
+    X, parts = detection_problem()
+    explorer = elbo_ledger_explorer(X, parts, NAMES, SquaredExponential(1.0, 1.0))
+    fig = explorer.render(use_0=True, use_1=True, lengthscale=0.8, kl_count=kl_count)
+    ax_f, ax_l = fig.axes
+    beta = 1.0 if kl_count == KL_COUNTS[0] else 2.0
+    kernel = SquaredExponential(0.8, 1.0)
+    result = fit_variational(kernel(X), MixedLikelihood(parts), kl_weight=beta)
+    heights = [bar.get_height() for bar in ax_l.patches]
+    expected = list(result.part_expected_log_likelihoods) + [-beta * result.kl,
+                                                             result.objective]
+    np.testing.assert_allclose(heights, expected, rtol=1e-6, atol=1e-6)
+    if beta == 1.0:
+        assert result.objective == pytest.approx(result.elbo)
+        assert "ELBO" in ax_l.get_title()
+    else:
+        assert "2 × KL" in ax_l.get_title()
+        labels = [line.get_label() for line in ax_f.lines]
+        assert "the ELBO's posterior mean" in labels
+    # the band's mean is the library's prediction at the plot's inputs
+    mean = result.posterior.predict(kernel(X, ax_f.lines[0].get_xdata()[:, None]),
+                                    kernel.diag(ax_f.lines[0].get_xdata()[:, None]))[0]
+    np.testing.assert_allclose(ax_f.lines[0].get_ydata(), mean, rtol=1e-6, atol=1e-8)
+    plt.close(fig)
+
+
+def test_counting_the_kl_per_type_pulls_the_posterior_to_the_prior():
+    X, parts = detection_problem()
+    K = SquaredExponential(1.0, 1.0)(X)
+    once = ledger_fit(X, parts, SquaredExponential(1.0, 1.0), [True, True])
+    twice = ledger_fit(X, parts, SquaredExponential(1.0, 1.0), [True, True], kl_weight=2.0)
+    assert twice.kl < once.kl, "a heavier KL should bring q closer to the prior"
+    assert twice.elbo < once.elbo, "only the ELBO's own optimum maximises the ELBO"
+    np.testing.assert_allclose(once.elbo, fit_variational(K, MixedLikelihood(parts)).elbo)
+
+
+def trials(n=12):
+    """Yes/no answers at random intensities in [0, 2] (in the order they were asked)."""
+    rng = np.random.default_rng(5)
+    x = rng.uniform(0.0, 2.0, n)
+    return x[:, None], (rng.random(n) < norm.cdf(0.5 * x ** 2)).astype(float)
+
+
+CONSTRAINT_X, CONSTRAINT_Y = [[0.0], [2.0]], [0.0, 2.0]
+
+
+def small_constraint_explorer():
+    X, answers = trials()
+    return constraint_explorer(X, answers, CONSTRAINT_X, CONSTRAINT_Y, Matern52(0.7, 2.0),
+                               [[0.0, 2.0]], n_inducing=4, x_plot=np.linspace(0, 2, 41))
+
+
+def test_constraint_explorer_survives_every_control():
+    explorer = small_constraint_explorer()
+    assert exercise_explorer(explorer) >= 1 + 2 * len(explorer.controls)
+
+
+def test_constraint_explorer_draws_the_sparse_and_the_full_fit():
+    X, answers = trials()
+    kernel = Matern52(0.7, 2.0)
+    explorer = small_constraint_explorer()
+    fig = explorer.render(constraint_sd=0.1, on_constraints=True, n_trials=8)
+    ax_f, ax_l = fig.axes
+    x_plot = ax_f.lines[0].get_xdata()
+    inducing = np.vstack([inducing_points([[0.0, 2.0]], 4, rng=0), CONSTRAINT_X])
+    sparse = constraint_fit(X[:8], answers[:8], CONSTRAINT_X, CONSTRAINT_Y, kernel, inducing,
+                            0.1)
+    np.testing.assert_allclose(ax_f.lines[0].get_ydata(), sparse.predict(x_plot[:, None])[0],
+                               rtol=1e-6, atol=1e-8)
+    markers = [line for line in ax_f.lines if line.get_label() == "inducing points"][0]
+    np.testing.assert_allclose(markers.get_xdata(), inducing[:, 0])
+    # the dashed line is the full-rank VGP on the same answers and constraints
+    data = detection_likelihood(X[:8], answers[:8], constraint_X=CONSTRAINT_X,
+                                constraint_y=CONSTRAINT_Y)
+    parts = [(lik, data.likelihood.M[rows], data.likelihood.y[rows])
+             for lik, rows in zip(data.likelihood.likelihoods, data.likelihood.slices)]
+    parts[1] = (GaussianConstraint([0.1, 0.1]), parts[1][1], parts[1][2])
+    full = VariationalGP(kernel, MixedLikelihood(parts)).fit(data.items)
+    full_line = [line for line in ax_f.lines if line.get_label() == "full VGP mean"][0]
+    np.testing.assert_allclose(full_line.get_ydata(), full.predict(x_plot[:, None])[0],
+                               atol=1e-4)
+    heights = [bar.get_height() for bar in ax_l.patches]
+    np.testing.assert_allclose(heights[:2], sparse.result.expected_log_likelihoods, rtol=1e-6)
+    plt.close(fig)
+
+
+def test_tight_constraints_without_an_inducing_point_make_the_fit_rigid():
+    X, answers = trials()
+    kernel, sobol = Matern52(0.7, 2.0), inducing_points([[0.0, 2.0]], 4, rng=0)
+    with_points = constraint_fit(X, answers, CONSTRAINT_X, CONSTRAINT_Y, kernel,
+                                 np.vstack([sobol, CONSTRAINT_X]), 0.01)
+    without = constraint_fit(X, answers, CONSTRAINT_X, CONSTRAINT_Y, kernel, sobol, 0.01)
+    # without an inducing point there, the sparse model cannot meet a constraint of sd 0.01
+    assert without.result.expected_log_likelihoods[1] < \
+        with_points.result.expected_log_likelihoods[1] - 100
+    sd_with = np.sqrt(with_points.predict(np.asarray(CONSTRAINT_X))[1])
+    assert np.all(sd_with < 0.02), "an inducing point on a constraint takes its sd"
+
+
+def test_likert_explorer_survives_every_control():
+    explorer = likert_explorer(n_grid=201)
+    assert exercise_explorer(explorer) >= 1 + 2 * len(explorer.controls)
+
+
+def test_likert_explorer_draws_the_cap_of_the_middle_level():
+    explorer = likert_explorer(n_grid=601)
+    lapse = 0.1
+    fig = explorer.render(gap_1=0.5, gap_2=2.0, lapse=lapse, strength=1.5)
+    ax_c, ax_b = fig.axes
+    undamped = 1.0 / (1.0 + 2.0 * np.exp(-1.0))       # seed 003: 0.576 with gaps <= 2
+    cap = (1 - lapse) * undamped + lapse / 3
+    cap_line = [line for line in ax_c.lines if line.get_label().startswith("cap")][0]
+    assert cap_line.get_ydata()[0] == pytest.approx(cap, abs=1e-12)
+    assert f"{cap:.3f}" in ax_c.get_title()
+    # at z = 1.5, in the middle of the interval [0.5, 2.5): distances (1, 0, 1)
+    at = np.array([bar.get_height() for bar in ax_b.patches])
+    hand = np.array([np.exp(-1), 1.0, np.exp(-1)]) / (1 + 2 * np.exp(-1))
+    np.testing.assert_allclose(at, (1 - lapse) * hand + lapse / 3, rtol=1e-12)
+    plt.close(fig)
+
+
+# ------------------------------------------------------------------------------ compute
+
+def test_likert_probabilities_are_eq_2_by_hand():
+    lapse = 1e-3
+    likelihood = LikertConfidence(3, gaps=[2.0, 2.0], lapse=lapse)
+    p = likert_level_probabilities(likelihood, [0.0, 1.0, -3.0, 7.0])
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=1e-12)
+    # distances of |z| to [0, 2), [2, 4), [4, inf)
+    distances = np.array([[0, 2, 4], [0, 1, 3], [1, 0, 1], [5, 3, 0]], dtype=float)
+    softmax = np.exp(-distances) / np.exp(-distances).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(p, (1 - lapse) * softmax + lapse / 3, rtol=1e-12)
+    # the seed's printed examples (cuts 0, 2, 4), to its three decimals
+    np.testing.assert_allclose(softmax[[1, 2, 0]], [[0.705, 0.259, 0.035], [0.212, 0.576, 0.212],
+                                                    [0.867, 0.117, 0.016]], atol=6e-4)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: likert_level_probabilities(PairwiseProbit(), [0.0]), "likelihood"),
+    (lambda: likert_level_probabilities(LikertConfidence(), [[0.0]]), "z"),
+    (lambda: ledger_fit(*detection_problem(), SquaredExponential(), [True]), "use"),
+    (lambda: elbo_ledger_explorer(np.zeros((3, 2)), detection_problem()[1], NAMES,
+                                  SquaredExponential()), "X"),
+    (lambda: elbo_ledger_explorer(*detection_problem(), ["one"], SquaredExponential()),
+     "names"),
+    (lambda: plot_elbo_ledger(plt.gca(), ["a"], [1.0, 2.0], 1.0), "names"),
+    (lambda: constraint_explorer(np.zeros((4, 2)), [0, 1, 0, 1], CONSTRAINT_X, CONSTRAINT_Y,
+                                 Matern52(), [[0.0, 2.0]]), "X"),
+    (lambda: constraint_explorer(*trials(), CONSTRAINT_X, CONSTRAINT_Y[:1], Matern52(),
+                                 [[0.0, 2.0]]), "constraint_y"),
+    (lambda: constraint_explorer(trials()[0], [1.0, 0.0], CONSTRAINT_X, CONSTRAINT_Y,
+                                 Matern52(), [[0.0, 2.0]]), "answers"),
+    (lambda: constraint_fit(*trials(), CONSTRAINT_X, CONSTRAINT_Y, Matern52(), [[0.5]], -0.1),
+     "constraint_sd"),
+    (lambda: plot_likert_levels(plt.gca(), [0.0, 1.0], np.ones((3, 3)), [0.0, 1.0, 2.0]),
+     "probabilities"),
+])
+def test_bad_input_names_the_argument(call, name):
+    with pytest.raises((ValueError, TypeError)) as info:
+        call()
+    assert str(info.value).startswith(f"{name}:"), str(info.value)
+    plt.close("all")
+
+
+# ------------------------------------------------------------------------------ plots
+
+def test_plot_elbo_ledger_sums_the_parts_and_one_kl():
+    fig, ax = plt.subplots()
+    plot_elbo_ledger(ax, ["a", "b"], [-3.0, 1.5], 2.0)
+    heights = [bar.get_height() for bar in ax.patches]
+    assert heights == [-3.0, 1.5, -2.0, -3.5]
+    assert [t.get_text() for t in ax.get_xticklabels()][-2:] == ["− KL", "ELBO"]
+    ax.clear()
+    plot_elbo_ledger(ax, ["a", "b"], [-3.0, 1.5], 2.0, kl_weight=2.0)
+    assert [bar.get_height() for bar in ax.patches][-2:] == [-4.0, -5.5]
+    assert [t.get_text() for t in ax.get_xticklabels()][-2:] == ["− 2 × KL", "objective"]
+    plt.close(fig)
+
+
+def test_plot_likert_levels_draws_each_level_and_the_cuts():
+    likelihood = LikertConfidence(3, gaps=[0.5, 0.5])
+    z = np.linspace(-3, 3, 61)
+    p = likert_level_probabilities(likelihood, z)
+    fig, ax = plt.subplots()
+    plot_likert_levels(ax, z, p, likelihood.cut_points, cap=0.5)
+    level_lines = [line for line in ax.lines if line.get_label().startswith("level")]
+    assert len(level_lines) == 3
+    for level, line in enumerate(level_lines):
+        np.testing.assert_allclose(line.get_ydata(), p[:, level])
+    cut_lines = [line for line in ax.lines if line.get_linestyle() == ":"]
+    assert sorted(line.get_xdata()[0] for line in cut_lines) == [-1.0, -0.5, 0.5, 1.0]
+    plt.close(fig)
+
+
+def test_plot_fig2_draws_the_committed_posteriors():
+    result = load_result("seed003_fig2")
+    fig, axes = plt.subplots(1, 2)
+    plot_fig2(axes, result)
+    for ax, model in zip(axes, ("plain", "mixed")):
+        run = result["result"]["map_ii"][model]
+        mean_line = [line for line in ax.lines if line.get_label().startswith("posterior")][0]
+        np.testing.assert_allclose(mean_line.get_ydata(), run["grid_mean"])
+        np.testing.assert_allclose(mean_line.get_xdata(), result["result"]["grid"])
+        assert f"{run['mean_sd']:.2f}" in ax.get_title()
+    assert len(axes[1].containers) == 1 and not axes[0].containers   # constraints: right only
+    with pytest.raises(ValueError, match="^axes:"):
+        plot_fig2(axes[:1], result)
+    with pytest.raises(ValueError, match="^fit:"):
+        plot_fig2(axes, result, fit="exact")
+    plt.close(fig)
