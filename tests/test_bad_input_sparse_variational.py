@@ -4,16 +4,17 @@ fit_sparse_variational, sparse_variational_elbo, inducing_points). Family
 
 Decisions recorded here: the inducing points are checked when the model is built (shape, finite
 values, one column per lengthscale of an ARD kernel); inputs X must have as many columns as
-the inducing points, and the error names X (the inducing points were accepted first). A
-whitened square root S must be lower triangular with a positive diagonal (the KL reads
-log S_ii). ``inducing_points`` accepts n = 0 only when ``include`` brings points.
+the inducing points, and the error names X (the inducing points were accepted first). A new
+likelihood passed to ``fit`` must have the parameters the model learns (their values carry
+over). A whitened square root S must be lower triangular with a positive diagonal (the KL
+reads log S_ii). ``inducing_points`` accepts n = 0 only when ``include`` brings points.
 """
 
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import LogNormal, SquaredExponential
-from course_lib.gp.likelihoods import BernoulliProbit
+from course_lib.gp.likelihoods import BernoulliProbit, LikertConfidence
 from course_lib.gp.sparse_variational import (SparseVariationalGP, fit_sparse_variational,
                                               inducing_points, sparse_variational_elbo)
 from course_lib.gp.variational import MixedLikelihood
@@ -23,6 +24,7 @@ Z = np.array([[0.2, 0.2], [0.8, 0.8]])
 Y = [1.0, 0.0, 1.0]
 SE = SquaredExponential(0.5, 1.0)
 PROBIT = BernoulliProbit()
+LIKERT = LikertConfidence(3)
 BOUNDS = [[0.0, 1.0], [0.0, 1.0]]
 
 
@@ -73,6 +75,13 @@ CASES = [
     BadInput("sparse_variational: negative tol", model(tol=-1.0), ValueError, "tol"),
     BadInput("sparse_variational: warm_start not a bool", model(warm_start="yes"), TypeError,
              "warm_start"),
+    BadInput("sparse_variational: learning an unknown likelihood parameter",
+             model(learn_likelihood=["part0.gap_1"]), ValueError, "learn_likelihood"),
+    BadInput("sparse_variational: a kl_weight of 0", model(kl_weight=0.0), ValueError,
+             "kl_weight"),
+    BadInput("sparse_variational: a new likelihood without the learned parameters",
+             lambda: SparseVariationalGP(SE, LIKERT, Z, learn_likelihood="all").fit(
+                 X, [0.0, 1.0, 2.0], likelihood=PROBIT), ValueError, "likelihood"),
     BadInput("sparse_variational: fit without y", model_fit(), ValueError, "y"),
     BadInput("sparse_variational: fit with y of the wrong length", model_fit(y=[1.0, 0.0]),
              ValueError, "y"),

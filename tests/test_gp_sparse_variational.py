@@ -15,8 +15,8 @@ from scipy.stats import norm
 
 from course_lib.gp import GPRegression, LogNormal, SquaredExponential
 from course_lib.gp.levelset import global_mi
-from course_lib.gp.likelihoods import (BernoulliProbit, GaussianConstraint, PairwiseGaussian,
-                                      PairwiseProbit)
+from course_lib.gp.likelihoods import (BernoulliProbit, GaussianConstraint, LikertConfidence,
+                                      PairwiseGaussian, PairwiseProbit)
 from course_lib.gp.sparse_variational import (SparseVariationalGP, fit_sparse_variational,
                                               inducing_points, sparse_variational_elbo)
 from course_lib.gp.variational import MixedLikelihood, VariationalGP
@@ -328,6 +328,61 @@ def test_map_ii_with_a_gaussian_likelihood_matches_exact_regression():
     fit = sparse.optimise_hyperparameters(n_restarts=1)
     np.testing.assert_allclose(fit.theta, exact.theta[:2], atol=1e-4)  # its noise is fixed
     assert sparse.result.elbo == pytest.approx(exact.log_marginal_likelihood(), abs=1e-6)
+
+
+def preference_with_ratings():
+    """Probit pairs and Likert confidence ratings of the same 12 pairs (seed 003 section 5)."""
+    X, M, y = probit_pairs()
+    M, y = M[:12], y[:12]
+    strength = np.abs(M @ np.sin(2 * X[:, 0]))
+    ratings = np.digitize(strength, [0.5, 1.2]).astype(float)
+    return X, MixedLikelihood([(PairwiseProbit(1.0, noise_sd_bounds="fixed"), M, y),
+                               (LikertConfidence(3, [0.6, 0.9]), M, ratings)])
+
+
+def test_learned_likelihood_parameters_follow_the_full_model_layout_and_gradient():
+    X, mixed = preference_with_ratings()
+    kernel = SquaredExponential(0.6, 1.2)
+    learn = ["part1.gap_1", "part1.gap_2"]
+    sparse = SparseVariationalGP(kernel, mixed, X[::2], learn_likelihood=learn, **TIGHT).fit(X)
+    full = VariationalGP(kernel, mixed, learn_likelihood=learn)
+    assert sparse.param_names == full.param_names == ("variance", "lengthscale") + tuple(learn)
+    np.testing.assert_allclose(sparse.theta, full.theta)
+    np.testing.assert_allclose(sparse.bounds, full.bounds)
+    theta = sparse.theta + np.array([0.1, -0.1, 0.2, -0.3])
+    value, gradient = sparse.log_marginal_likelihood(theta, eval_gradient=True)
+    h = 1e-5
+    for p in range(theta.size):
+        step = np.zeros_like(theta)
+        step[p] = h
+        fd = (sparse.log_marginal_likelihood(theta + step)
+              - sparse.log_marginal_likelihood(theta - step)) / (2 * h)
+        assert gradient[p] == pytest.approx(fd, rel=1e-4, abs=1e-5), sparse.param_names[p]
+    assert np.all(gradient[2:] != 0)
+
+
+def test_learned_cut_points_at_z_equal_x_give_the_full_models_objective_and_gradient():
+    """Same theta layout, same bound and gradient as VariationalGP when Z = X, hence the same
+    MAP-II; a short MAP-II run then moves the cut points, and a refit with a new likelihood
+    (the same parameters, e.g. after one more trial) keeps the learned values."""
+    X, mixed = preference_with_ratings()
+    kernel = SquaredExponential(0.6, 1.2)
+    learn = ["part1.gap_1", "part1.gap_2"]
+    full = VariationalGP(kernel, mixed, learn_likelihood=learn).fit(X)
+    sparse = SparseVariationalGP(kernel, mixed, X, learn_likelihood=learn, **TIGHT).fit(X)
+    for shift in ([0.0, 0.0, 0.0, 0.0], [0.2, -0.1, -0.3, 0.4]):
+        theta = full.theta + np.array(shift)
+        value, gradient = sparse.log_marginal_likelihood(theta, eval_gradient=True)
+        value_full, gradient_full = full.log_marginal_likelihood(theta, eval_gradient=True)
+        assert value == pytest.approx(value_full, abs=1e-6)
+        np.testing.assert_allclose(gradient, gradient_full, rtol=1e-4, atol=1e-5)
+    before = sparse.result.elbo
+    fit = sparse.optimise_hyperparameters(n_restarts=1, max_iter=3)
+    assert sparse.result.elbo > before
+    np.testing.assert_allclose(sparse.likelihood.theta[1:3], fit.theta[2:])
+    np.testing.assert_allclose(sparse.mixed.theta, sparse.likelihood.theta)
+    sparse.fit(X, likelihood=preference_with_ratings()[1])
+    np.testing.assert_allclose(sparse.likelihood.theta[1:3], fit.theta[2:])
 
 
 # --------------------------------------------------------------------------------------------

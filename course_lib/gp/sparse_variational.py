@@ -48,6 +48,11 @@ form, and B moves through both K_ZX and the Cholesky factor L of K_ZZ:
     dB = L^-1 dK_ZX M^T - Phi(L^-1 dK_ZZ L^-T) B,   Phi(Y) = lower triangle of Y, half diagonal,
     dELBO = sum_k d_var_k dc_k + <G, dB>,  G = m d_mean^T - 2 (I - S S^T) B diag(d_var).
 
+The likelihoods' own parameters (e.g. Likert cut points), when learned, enter only the expected
+log-likelihood, so their gradient is :meth:`MixedLikelihood.expected_parameter_gradient` at the
+rows' moments. The model shares :class:`~course_lib.gp.variational.VariationalGP`'s
+hyper-parameter vector (kernel, then the learned likelihood parameters) and its bookkeeping.
+
 Jitter: K_ZZ gets the :func:`~course_lib.linalg.cholesky_with_jitter` ladder (inducing values
 observed with a tiny noise, so the bound stays a bound); the gradient includes its dependence on
 the kernel (jitter = j * mean diag K_ZZ).
@@ -77,14 +82,13 @@ from scipy.optimize import Bounds, minimize
 from scipy.stats import qmc
 
 from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter
-from ..validation import RngLike, as_bool, as_float_array, as_positive_float, as_positive_int, \
-    as_rng
+from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
+                          as_rng)
 from .kernels import Kernel, as_inputs
 from .likelihoods import Likelihood
 from .prediction import LatentGaussian
 from .priors import Prior
-from .regression import GPRegression, HyperparameterFit
-from .variational import MixedLikelihood, VariationalEvidence
+from .variational import MixedLikelihood, VariationalEvidence, VariationalGP
 
 __all__ = ["SparseVariationalGP", "SparseVariationalResult", "fit_sparse_variational",
            "sparse_variational_elbo", "inducing_points"]
@@ -97,8 +101,8 @@ _FIXED_POINT_MAX_ITER = 200
 _FIXED_POINT_TOL = 1e-9
 _MIN_DAMPING = 1e-3
 _SITE_PRECISION_FLOOR = 1e-8
-# L-BFGS keeps log S_ii within these bounds (S_ii between 1e-17 and 1: q(v) is never wider
-# than the prior N(0, I) at the optimum, and exp(+-40) stays far inside float64).
+# L-BFGS keeps log S_ii within these bounds (S_ii from 4e-18 to 150; with a log-concave
+# likelihood the optimal q(v) is no wider than the prior N(0, I), i.e. S_ii <= 1).
 _LOG_DIAGONAL_BOUNDS = (-40.0, 5.0)
 
 
@@ -240,7 +244,7 @@ def _natural_gradient(bound: _SparseBound, m, S, tol: float):
     precision = S_inv.T @ S_inv
     h = precision @ m
     R = S
-    elbo, _, _, _, pieces = bound.evaluate(m, R)
+    objective, _, _, _, pieces = bound.evaluate(m, R)
     rho, steps = 1.0, _FIXED_POINT_MAX_ITER
     for step in range(_FIXED_POINT_MAX_ITER):
         z_mean, d_mean, d_var = pieces[0], pieces[3], pieces[4]
@@ -254,18 +258,18 @@ def _natural_gradient(bound: _SparseBound, m, S, tol: float):
             m_new = cho_solve((L_P, True), h_new, check_finite=False)
             # S S^T = P^-1 = L_P^-T L_P^-1: R = L_P^-T is an (upper) triangular root
             R_new = solve_triangular(L_P, eye, lower=True, check_finite=False).T
-            elbo_new, _, _, _, pieces_new = bound.evaluate(m_new, R_new)
-            if elbo_new >= elbo:
+            objective_new, _, _, _, pieces_new = bound.evaluate(m_new, R_new)
+            if objective_new >= objective:
                 break
             rho *= 0.5
         else:
             steps = step
             break
-        change = elbo_new - elbo
-        precision, h, m, R, elbo, pieces = (precision_new, h_new, m_new, R_new, elbo_new,
-                                            pieces_new)
+        change = objective_new - objective
+        precision, h, m, R = precision_new, h_new, m_new, R_new
+        objective, pieces = objective_new, pieces_new
         rho = min(1.0, 2.0 * rho)
-        if change <= tol * max(1.0, abs(elbo)):
+        if change <= tol * max(1.0, abs(objective)):
             steps = step + 1
             break
     S = R if R is S else cholesky(R @ R.T, lower=True, check_finite=False)
@@ -447,8 +451,9 @@ def inducing_points(bounds, n: int, *, include=None, rng: RngLike = None) -> np.
 # The model
 # --------------------------------------------------------------------------------------------
 
-class SparseVariationalGP(GPRegression):
-    """Sparse variational GP with fixed inducing points (module docstring), MAP-II on the kernel.
+class SparseVariationalGP(VariationalGP):
+    """Sparse variational GP with fixed inducing points (module docstring), MAP-II on the kernel
+    and, if asked, on the likelihood's parameters.
 
     Parameters
     ----------
@@ -457,7 +462,9 @@ class SparseVariationalGP(GPRegression):
         :class:`~course_lib.gp.variational.MixedLikelihood` whose parts carry their own maps and
         observations (then ``fit(X)``).
     inducing : (p, d) inducing points Z, fixed (e.g. :func:`inducing_points`).
-    priors : mapping name -> Prior over ``param_names`` (MAP-II); flat otherwise.
+    priors, learn_likelihood, kl_weight : as :class:`~course_lib.gp.variational.VariationalGP`
+        (the same hyper-parameter vector: the kernel's log-parameters, then the learned
+        likelihood parameters named ``"part<p>.<name>"``; by default none is learned).
     max_iter, tol : of the L-BFGS run over q(v) (:func:`fit_sparse_variational`).
     warm_start : start every fit from the previous q(v) (the active-learning loop refits after
         each trial; v lives on Z, so the previous optimum is a good start even with new rows).
@@ -465,69 +472,52 @@ class SparseVariationalGP(GPRegression):
     After ``fit``: ``result`` (:class:`SparseVariationalResult`: ELBO, ledger, KL, m, S),
     ``posterior`` (LatentGaussian over u = f(Z)), ``X_train`` (= Z, which is what prediction and
     the level-set acquisitions condition on), ``X_items`` (the rows of X the likelihood
-    addresses). ``log_marginal_likelihood`` is the optimised ELBO, which
-    ``optimise_hyperparameters`` maximises by the restart loop of
-    :class:`~course_lib.gp.regression.GPRegression`.
+    addresses), ``mixed`` (the MixedLikelihood with its data). ``log_marginal_likelihood`` is
+    the optimised ELBO, which ``optimise_hyperparameters`` maximises by the restart loop of
+    :class:`~course_lib.gp.regression.GPRegression`, each evaluation warm-started from the
+    latest q(v).
     """
 
     def __init__(self, kernel: Kernel, likelihood: Likelihood | MixedLikelihood, inducing,
-                 priors: Mapping[str, Prior] | None = None, *, max_iter: int = 2000,
-                 tol: float = 1e-10, warm_start: bool = True):
+                 priors: Mapping[str, Prior] | None = None, *, learn_likelihood=None,
+                 kl_weight: float = 1.0, max_iter: int = 2000, tol: float = 1e-10,
+                 warm_start: bool = True):
         self.inducing = _check_inducing(kernel, inducing)
-        if not isinstance(likelihood, (Likelihood, MixedLikelihood)):
-            raise TypeError(f"likelihood: expected a course_lib.gp.likelihoods Likelihood or a "
-                            f"MixedLikelihood, got {type(likelihood).__name__}")
-        self.kernel, self.likelihood = kernel, likelihood
-        self.priors = self._check_priors(priors)
-        self.max_iter = as_positive_int(max_iter, "max_iter")
-        self.tol = as_positive_float(tol, "tol")
+        super().__init__(kernel, likelihood, priors, learn_likelihood=learn_likelihood,
+                         kl_weight=kl_weight, max_iter=max_iter, tol=tol)
         self.warm_start = as_bool(warm_start, "warm_start")
-        self.X_train: np.ndarray | None = None
         self.X_items: np.ndarray | None = None
-        self.mixed: MixedLikelihood | None = None
         self.result: SparseVariationalResult | None = None
-        self.posterior: LatentGaussian | None = None
-        self._warm: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def n_inducing(self) -> int:
         return int(self.inducing.shape[0])
 
-    @property
-    def learns_noise(self) -> bool:
-        return False
-
-    @property
-    def param_names(self) -> tuple[str, ...]:
-        return self.kernel.param_names
-
-    @property
-    def theta(self) -> np.ndarray:
-        return self.kernel.theta
-
-    @property
-    def bounds(self) -> np.ndarray:
-        return self.kernel.bounds
-
-    def _split(self, theta) -> Kernel:
-        return self.kernel.with_theta(self._checked_theta(theta))
-
-    def _set_theta(self, theta):
-        self.kernel = self._split(theta)
-
     def fit(self, X, y=None, M=None, *, likelihood=None) -> "SparseVariationalGP":
-        """q(v) for the items in the rows of ``X`` at the current kernel; ``y`` and ``M`` as in
-        :func:`fit_sparse_variational` (None with a MixedLikelihood). ``likelihood`` (optional)
-        replaces the model's likelihood first: a MixedLikelihood carries its data, so the
-        active-learning loop passes the grown one after each trial. Warm-started from the
-        previous q(v) when ``warm_start``. Returns self."""
+        """q(v) for the items in the rows of ``X`` at the current hyper-parameters; ``y`` and
+        ``M`` as in :func:`fit_sparse_variational` (None with a MixedLikelihood).
+        ``likelihood`` (optional) replaces the model's likelihood first: a MixedLikelihood
+        carries its data, so the active-learning loop passes the grown one after each trial
+        (learned likelihood parameters carry over to it, so it must have the same ones).
+        Warm-started from the previous q(v) when ``warm_start``. Returns self."""
         if likelihood is not None:
-            if not isinstance(likelihood, (Likelihood, MixedLikelihood)):
-                raise TypeError(f"likelihood: expected a course_lib.gp.likelihoods Likelihood "
-                                f"or a MixedLikelihood, got {type(likelihood).__name__}")
-            self.likelihood = likelihood
+            self.likelihood = self._carried_over(likelihood)
         X, _, mixed = _check_problem(self.kernel, X, self.inducing, self.likelihood, y, M)
         return self._fit(X, mixed)
+
+    def _carried_over(self, likelihood):
+        if not isinstance(likelihood, (Likelihood, MixedLikelihood)):
+            raise TypeError(f"likelihood: expected a course_lib.gp.likelihoods Likelihood or a "
+                            f"MixedLikelihood, got {type(likelihood).__name__}")
+        if self._learned.size == 0:
+            return likelihood
+        if (type(likelihood) is not type(self.likelihood)
+                or likelihood.param_names != self.likelihood.param_names):
+            raise ValueError(f"likelihood: the model learns likelihood parameters, so a new "
+                             f"likelihood needs the same ones {self.likelihood_param_names}")
+        theta = likelihood.theta
+        theta[self._learned] = self.likelihood.theta[self._learned]
+        return likelihood.with_theta(theta)
 
     def _fit(self, X, mixed) -> "SparseVariationalGP":
         warm = self._warm if self.warm_start else None
@@ -542,17 +532,14 @@ class SparseVariationalGP(GPRegression):
         try:
             return fit_sparse_variational(kernel, X, self.inducing, mixed, mean0=warm[0],
                                           root0=warm[1], eval_gradient=eval_gradient,
-                                          max_iter=self.max_iter, tol=self.tol, warn=warn)
+                                          max_iter=self.max_iter, tol=self.tol, warn=warn,
+                                          kl_weight=self.kl_weight)
         except NotPositiveDefiniteError as err:
             raise NotPositiveDefiniteError(f"inducing: no variational posterior at the current "
                                            f"hyper-parameters ({err})") from None
 
     def _refit(self):
         self._fit(self.X_items, self.mixed)
-
-    def _require_fit(self):
-        if self.posterior is None:
-            raise ValueError("self: call fit(X, ...) before predicting or optimising")
 
     def q_u(self) -> tuple[np.ndarray, np.ndarray]:
         """Mean and covariance of u = f(Z) under q: (L m, L S S^T L^T)."""
@@ -562,39 +549,23 @@ class SparseVariationalGP(GPRegression):
     # ----- evidence lower bound ----------------------------------------------------------
     def marginal_likelihood(self, theta=None, eval_gradient: bool = False,
                             warn: bool = True) -> VariationalEvidence:
-        """The optimised ELBO at ``theta`` (default: the current kernel) and, with
-        ``eval_gradient``, its gradient in the log-parameters; warm-started from the latest
-        q(v). The fitted posterior is left as it is."""
+        """The optimised ELBO at ``theta`` (default: the current hyper-parameters) and, with
+        ``eval_gradient``, its gradient in ``theta`` (kernel, then learned likelihood
+        parameters, both at the optimal q(v): the likelihood's part is
+        :meth:`MixedLikelihood.expected_parameter_gradient`, as neither q nor the KL depend on
+        it); warm-started from the latest q(v). The fitted posterior is left as it is."""
         self._require_fit()
-        kernel = self.kernel if theta is None else self._split(theta)
-        result = self._run(kernel, self.X_items, self.mixed, self._warm, eval_gradient, warn)
+        kernel, likelihood = ((self.kernel, self.likelihood) if theta is None
+                              else self._split(theta))
+        mixed = self.mixed.with_theta(likelihood.theta) if self._learned.size else self.mixed
+        result = self._run(kernel, self.X_items, mixed, self._warm, eval_gradient, warn)
         self._warm = (result.mean_whitened, result.root_whitened)
-        return VariationalEvidence(result.elbo, result.gradient_kernel, result)
-
-    def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False):
-        """The ELBO (float), or ``(value, gradient)`` in the order of ``param_names``."""
-        if theta is None and not eval_gradient:
-            self._require_fit()
-            return self.result.elbo
-        evidence = self.marginal_likelihood(theta, eval_gradient)
-        return (evidence.value, evidence.gradient) if eval_gradient else evidence.value
-
-    def _theta_gradient(self, result) -> np.ndarray:
-        return result.gradient
-
-    def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
-                                 max_iter: int = 200) -> HyperparameterFit:
-        """MAP-II: maximise ELBO + log p(theta) with the L-BFGS-B restart loop of
-        :meth:`GPRegression.optimise_hyperparameters` (the first run from the current theta,
-        the others from the priors or uniform in the log-bounds; the best is kept and
-        refitted)."""
-        return super().optimise_hyperparameters(n_restarts, rng=rng, max_iter=max_iter)
-
-    # ----- prediction -------------------------------------------------------------------
-    def predict(self, X_test, full_cov: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        """Mean and variance (``full_cov``: covariance) of the latent f at the rows of
-        ``X_test`` under q (no observation noise)."""
-        return super().predict(X_test, full_cov=full_cov)
+        gradient = None
+        if eval_gradient:
+            likelihood_gradient = mixed.expected_parameter_gradient(result.z_mean, result.z_var)
+            gradient = np.concatenate([result.gradient_kernel,
+                                       likelihood_gradient[self._learned]])
+        return VariationalEvidence(result.objective, gradient, result)
 
     def __repr__(self):
         return (f"SparseVariationalGP(kernel={self.kernel!r}, likelihood={self.likelihood!r}, "
