@@ -343,11 +343,11 @@ def _fixed_point(bound: _Bound, alpha, lam, tol: float):
     likelihood is solved in one full step; the L-BFGS run that follows polishes the rest.
     With a kl_weight beta the targets are those of E / beta - KL. Returns (alpha, lam, steps
     taken)."""
-    elbo = bound.evaluate(alpha, lam)[0]
+    at = bound.evaluate(alpha, lam)
+    elbo, pieces = at[0], at[5]
     eta, rho = None, 1.0
     for step in range(_FIXED_POINT_MAX_ITER):
-        z_mean, z_var, _, _ = bound.moments(alpha, lam)
-        _, d_mean, d_var = bound.mixed.expected_log_likelihood(z_mean, z_var)
+        z_mean, _, _, d_mean, d_var = pieces  # the rows' gradients at the current q
         lam_target = np.maximum(-2.0 * d_var / bound.kl_weight, _SITE_PRECISION_FLOOR)
         eta_target = d_mean / bound.kl_weight + lam_target * z_mean
         if eta is None:  # the start's sites: those its own gradients ask for
@@ -356,14 +356,15 @@ def _fixed_point(bound: _Bound, alpha, lam, tol: float):
             lam_new = (1.0 - rho) * lam + rho * lam_target
             eta_new = (1.0 - rho) * eta + rho * eta_target
             alpha_new = bound.alpha_from_sites(lam_new, eta_new)
-            elbo_new = bound.evaluate(alpha_new, lam_new)[0]
+            at = bound.evaluate(alpha_new, lam_new)
+            elbo_new = at[0]
             if elbo_new >= elbo:
                 break
             rho *= 0.5
         else:
             return alpha, lam, step
         change = elbo_new - elbo
-        alpha, lam, eta, elbo = alpha_new, lam_new, eta_new, elbo_new
+        alpha, lam, eta, elbo, pieces = alpha_new, lam_new, eta_new, elbo_new, at[5]
         rho = min(1.0, 2.0 * rho)
         if change <= tol * max(1.0, abs(elbo)):
             return alpha, lam, step + 1
