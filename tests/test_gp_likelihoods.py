@@ -425,3 +425,27 @@ def test_log_phi_derivatives_are_continuous_where_the_tail_series_takes_over():
     above = log_ndtr_derivatives(np.array([-12.0 + 1e-12]), 3)
     for a, b in zip(below, above):
         np.testing.assert_allclose(a, b, rtol=1e-9)
+
+
+@pytest.mark.parametrize("noise_sd", [1.0 / np.sqrt(2.0), 0.3])
+def test_probit_expectations_by_gauss_hermite_equal_the_panel_rule_on_narrow_rows(noise_sd):
+    # rows with sd(z) up to one link scale take the Gauss-Hermite path: it must agree with the
+    # composite rule and with adaptive quadrature to round-off, right up to the switch
+    lik = PairwiseProbit(noise_sd)
+    link = np.sqrt(2.0) * noise_sd
+    mean = link * np.repeat(np.linspace(-12.0, 8.0, 41), 4)
+    sd = link * np.tile([0.01, 0.3, 1.0, 1.0 + 1e-9], 41)
+    y = np.tile([1.0, 0.0], mean.size // 2)
+    hermite = lik.expected_log_likelihood(y, mean, sd ** 2)
+    narrow = sd <= link
+    assert narrow.sum() == 3 * 41 and (~narrow).sum() == 41
+    nodes, weights, row, start = lik._panel_rule(mean[narrow], sd[narrow] ** 2)
+    terms = lik._derivatives(nodes, y[narrow][row, None], 2)
+    for fast, term, factor in zip(hermite, terms, (1.0, 1.0, 0.5)):
+        slow = np.add.reduceat((weights * term * factor).sum(axis=1), start)
+        # the panel rule's own error is ~1e-12 relative
+        np.testing.assert_allclose(fast[narrow], slow, rtol=1e-12, atol=1e-14)
+    for k in (0, 62, 123):
+        reference = quad_expectation(
+            lambda z: lik.log_likelihood(np.array([z]), y[k:k + 1])[0], mean[k], sd[k] ** 2)
+        assert hermite[0][k] == pytest.approx(reference, rel=1e-11, abs=1e-13)
