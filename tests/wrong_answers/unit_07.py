@@ -230,4 +230,14 @@ MISTAKES = [
         precision, recall = both / np.sum(estimated), both / np.sum(inside)
         return float(precision), float(recall), float((precision + recall) / 2)
         """, expect="HARMONIC mean"),
+    # ----- Task 6 (optional): middle_level_cap ---------------------------------------------------
+    Mistake("middle_level_cap", why="the lapse left out", code="""
+        return float(1.0 / (1.0 + 2.0 * np.exp(-gaps[1] / 2.0)))
+        """, expect="(1 - lapse) p_1 + lapse / 3"),
+    Mistake("middle_level_cap", why="the peak taken at the interval's edge", code="""
+        return float((1.0 - lapse) / (2.0 + np.exp(-gaps[1])) + lapse / 3.0)
+        """, expect="CENTRE of the middle interval"),
+    Mistake("middle_level_cap", why="the first gap taken as the middle level's width", code="""
+        return float((1.0 - lapse) / (1.0 + 2.0 * np.exp(-gaps[0] / 2.0)) + lapse / 3.0)
+        """, expect="the SECOND gap"),
 ]
