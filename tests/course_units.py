@@ -11,5 +11,6 @@ UNITS = [
     "04_gp_regression",
     "05_gp_raters",
     "06_preference_gp",
+    "07_mixed_feedback",
 ]
 NOTEBOOK_DIRS = ("lectures", "solutions")
