@@ -1,0 +1,80 @@
+"""Unit 7's preference + confidence experiments (E7.3 seed 003's synthetic Likert study, E7.4 the
+haptic study and E7.5 the robot-gait study on simulated subjects) stay true to their code.
+
+Each reduced run (a few seeds / splits / sizes of the full run) is re-run and compared value by
+value with the committed full result within the script's tolerance; the committed summaries and
+verdicts must be those of its own per-run values, the settings the script's, the README's table
+the committed one, and the seed's set-up numbers and claims must stand beside ours. A failure
+after a library change means a result is stale: re-run ``python -m experiments.<name>`` and
+commit its result file (and figure).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.special import ndtr
+
+from course_lib.results import RESULTS_DIR, load_result
+from experiments import common
+from experiments import seed003_haptic_like as haptic
+from experiments import seed003_likert_synthetic as synthetic
+
+MODULES = {"synthetic": synthetic}
+
+
+@pytest.fixture(scope="module", params=list(MODULES))
+def reduced_run(request):
+    module = MODULES[request.param]
+    return module, common.reduced_against_committed(module)
+
+
+def test_reduced_run_reproduces_the_committed_full_run(reduced_run):
+    module, run = reduced_run
+    assert not run.problems, (f"the reduced run differs from the committed result beyond "
+                              f"{module.TOLERANCE:g}; re-run `python -m experiments."
+                              f"{module.NAME}`:\n" + "\n".join(run.problems[:20]))
+
+
+def test_committed_settings_are_the_scripts(reduced_run):
+    _, run = reduced_run
+    problems = common.settings_problems(run.document["settings"], run.committed["settings"],
+                                        {"reduced"})
+    assert not problems, "\n".join(problems)
+    assert run.committed["settings"]["reduced"] is False
+
+
+@pytest.mark.parametrize("module", list(MODULES.values()), ids=list(MODULES))
+def test_summary_claims_and_table_come_from_the_committed_values(module):
+    committed = load_result(module.NAME)
+    result = committed["result"]
+    per_run = result["per_seed"] if module is synthetic else result["per_split"]
+    summary = common.to_json(module.summarise(per_run))
+    problems = common.compare_runs(summary, result["summary"], tol=1e-12)
+    assert not problems, "\n".join(problems[:20])
+    assert common.to_json(module.claims(result["summary"])) == result["claims"]
+    for claim in result["claims"]:
+        assert claim["holds"] in ("holds", "partly", "does not hold", "no clear difference")
+    assert common.readme_table(module.NAME) == module.format_table(committed)
+
+
+def test_the_figure_exists():
+    assert (RESULTS_DIR / f"{synthetic.NAME}.png").stat().st_size > 10_000
+
+
+def test_every_split_trains_and_tests_on_disjoint_trials_that_cover_the_subject():
+    for subject in (1, 2):
+        order = haptic.split_order(subject, 0)
+        np.testing.assert_array_equal(np.sort(order), np.arange(haptic.N_PAIRS))
+    # nested training sets: the n = 10 trials are the first of the n = 20 ones
+    order = haptic.split_order(3, 1)
+    assert set(order[:10]) < set(order[:20]) and not set(order[:20]) & set(order[20:])
+
+
+def test_map_errors_of_the_truth_are_zero_and_regions_split_the_grid():
+    x1, x2 = synthetic.grid()
+    errors = synthetic.map_errors(ndtr(x1 - x2), x1, x2)
+    assert errors["mae"] == 0 and errors["max_error"] == 0
+    # a map that says 1/2 everywhere is under-confident in the corners
+    flat = synthetic.map_errors(np.full(x1.size, 0.5), x1, x2)
+    assert flat["confidence_error_corners"] < -0.4 and flat["max_error_region"] == "corner"
