@@ -17,10 +17,11 @@ from scipy.special import ndtr
 
 from course_lib.results import RESULTS_DIR, load_result
 from experiments import common
+from experiments import seed003_gait_like as gait
 from experiments import seed003_haptic_like as haptic
 from experiments import seed003_likert_synthetic as synthetic
 
-MODULES = {"synthetic": synthetic}
+MODULES = {"synthetic": synthetic, "gait": gait}
 
 
 @pytest.fixture(scope="module", params=list(MODULES))
@@ -56,6 +57,14 @@ def test_summary_claims_and_table_come_from_the_committed_values(module):
     for claim in result["claims"]:
         assert claim["holds"] in ("holds", "partly", "does not hold", "no clear difference")
     assert common.readme_table(module.NAME) == module.format_table(committed)
+
+
+def test_gait_set_up_numbers_stand_beside_ours():
+    committed = load_result(gait.NAME)
+    assert committed["source"]["numbers"]["confidence_counts"] == [218, 176, 78]
+    assert "private" in committed["differences"]
+    # the printed confidence counts hold in the simulated subject the run used
+    assert committed["result"]["subject"]["level_counts"] == [218, 176, 78]
 
 
 def test_the_figure_exists():
