@@ -1,6 +1,7 @@
-"""Unit 7 explorers and plots (ELBO ledger, confidence likelihood): every control at its
-extremes, errors shown and recovered from, and the numbers they draw equal to the library's
-(and the confidence probabilities to the hand-worked values of seed 003's eq. 2)."""
+"""Unit 7 explorers and plots (ELBO ledger, constraints, confidence likelihood, the
+over-confident rater): every control at its extremes, errors shown and recovered from, and the
+numbers they draw equal to the library's (and the confidence probabilities to the hand-worked
+values of seed 003's eq. 2, the rater's scores to eq. 3 and F1 by hand)."""
 
 import matplotlib
 
@@ -8,19 +9,24 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from scipy.stats import norm  # noqa: E402
+from scipy.stats import norm, spearmanr  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
 
 from course_lib.gp import (BernoulliProbit, GaussianConstraint, LikertConfidence,  # noqa: E402
                            Matern52, MixedLikelihood, PairwiseProbit, SquaredExponential,
                            VariationalGP, fit_variational, inducing_points)
-from course_lib.plotting.mixed import plot_elbo_ledger, plot_fig2, plot_likert_levels  # noqa: E402
+from course_lib.data.confidence_raters import haptic_like_subjects  # noqa: E402
+from course_lib.gp.confidence import ConfidencePreferenceGP  # noqa: E402
+from course_lib.plotting.mixed import (plot_elbo_ledger, plot_fig2,  # noqa: E402
+                                       plot_levels_by_strength, plot_likert_levels,
+                                       plot_paired_scores)
 from course_lib.results import load_result  # noqa: E402
 from course_lib.widgets import InputError  # noqa: E402
 from course_lib.gp.constraints import detection_likelihood  # noqa: E402
 from course_lib.widgets.mixed import (KL_COUNTS, constraint_explorer, constraint_fit,  # noqa: E402
                                       elbo_ledger_explorer, ledger_fit, likert_explorer,
-                                      likert_level_probabilities)
+                                      likert_level_probabilities, preference_scores,
+                                      rater_explorer, rating_splits)
 
 NAMES = ["yes/no", "constraints"]
 
@@ -273,4 +279,163 @@ def test_plot_fig2_draws_the_committed_posteriors():
         plot_fig2(axes[:1], result)
     with pytest.raises(ValueError, match="^fit:"):
         plot_fig2(axes, result, fit="exact")
+    plt.close(fig)
+
+
+# ------------------------------------------------------------------------------ the rater
+
+def small_subject():
+    """A calibrated haptic-like subject with 16 pairs (8 to train, 8 to test per split)."""
+    return haptic_like_subjects(n_pairs=16, rng=11)[0]
+
+
+def small_rater_explorer(n_splits=2):
+    return rater_explorer(small_subject(), SquaredExponential(0.3, 2.0), n_train=8,
+                          n_splits=n_splits, rng=4)
+
+
+def test_rater_explorer_survives_every_control_and_refuses_a_wrong_histogram():
+    explorer = small_rater_explorer(n_splits=1)
+    checked = exercise_explorer(explorer, error_settings=[
+        {"counts": "9 9 9"}, {"counts": "8 8"}, {"counts": "8 x 8"}, {"counts": "2.5 5.5 8"}])
+    assert checked >= 5 + 2 * len(explorer.controls)
+
+
+def test_rater_explorer_names_counts_and_recovers():
+    explorer = small_rater_explorer()
+    default = explorer.controls["counts"].value
+    explorer.controls["counts"].value = "1 2 3"
+    assert isinstance(explorer.last_error, InputError)
+    assert str(explorer.last_error).startswith("counts:")
+    assert "16" in str(explorer.last_error), "the message should say how many pairs there are"
+    explorer.controls["counts"].value = default
+    assert explorer.last_error is None
+    plt.close("all")
+
+
+def _levels_from_figure(ax_levels, strength):
+    """Each pair's level, read back from the column its strength is drawn in."""
+    levels = np.full(strength.size, -1.0)
+    for line in ax_levels.lines:
+        if line.get_marker() != "o":
+            continue
+        column = int(np.round(line.get_xdata().mean())) if line.get_xdata().size else None
+        for value in line.get_ydata():
+            levels[np.flatnonzero(strength == value)] = column
+    assert np.all(levels >= 0), "every pair should be drawn in one column"
+    return levels
+
+
+def test_rater_explorer_draws_the_library_scores_of_the_levels_it_shows():
+    subject, kernel = small_subject(), SquaredExponential(0.3, 2.0)
+    explorer = small_rater_explorer()
+    strength = np.abs(subject.latent_difference)
+    splits = rating_splits(subject.n_trials, 8, 2, rng=np.random.default_rng(4))
+    choices_only = preference_scores(subject, subject.levels, kernel, splits, use_ratings=False)
+    figures = {}
+    for counts, noise_sd in (("3 5 8", 0.01), ("0 2 14", 100.0)):
+        fig = explorer.render(counts=counts, noise_sd=noise_sd)
+        ax_levels, ax_brier, ax_f1 = fig.axes
+        levels = _levels_from_figure(ax_levels, strength)
+        assert np.bincount(levels.astype(int), minlength=3).tolist() == \
+            [int(c) for c in counts.split()]
+        with_ratings = preference_scores(subject, levels, kernel, splits, use_ratings=True)
+        for ax, column in ((ax_brier, 0), (ax_f1, 1)):
+            points = [line for line in ax.lines if line.get_marker() == "o"]
+            np.testing.assert_allclose(points[0].get_ydata(), choices_only[:, column],
+                                       rtol=1e-12)
+            np.testing.assert_allclose(points[1].get_ydata(), with_ratings[:, column],
+                                       rtol=1e-12)
+            sign = -1.0 if column == 0 else 1.0
+            gain = sign * (with_ratings[:, column] - choices_only[:, column])
+            assert f"{gain.mean():+.3f}" in ax.get_title()
+            assert f"better on {int(np.sum(gain > 0))} of 2 splits" in ax.get_title()
+        figures[noise_sd] = (levels, ax_levels.get_title())
+        plt.close(fig)
+    # sigma 0.01 on strengths spread over ~[0, 3]: the levels rank the pairs by strength
+    ranked, title = figures[0.01]
+    order = np.argsort(strength)
+    assert np.all(np.diff(ranked[order]) >= 0), "a small rating noise should rank by strength"
+    rho = spearmanr(ranked, strength).statistic
+    assert f"{rho:.2f}" in title and rho > 0.8
+
+
+def test_rater_explorer_one_level_for_every_pair_says_so():
+    explorer = small_rater_explorer()
+    fig = explorer.render(counts="0 0 16", noise_sd=1.0)
+    assert "every pair at one level" in fig.axes[0].get_title()
+    assert "nan" not in fig.axes[0].get_title()
+    plt.close(fig)
+
+
+def test_preference_scores_are_the_metrics_of_the_confidence_model():
+    subject, kernel = small_subject(), SquaredExponential(0.3, 2.0)
+    (train, test), = rating_splits(subject.n_trials, 8, 1, rng=0)
+    assert sorted(np.concatenate([train, test]).tolist()) == list(range(subject.n_trials))
+    scores = preference_scores(subject, subject.levels, kernel, [(train, test)],
+                               use_ratings=True)
+    X, first, second = subject.items(train)
+    model = ConfidencePreferenceGP(kernel).fit(X, first, second, subject.choices[train],
+                                               subject.levels[train])
+    mean, var = model.predict_difference(subject.X_first[test], subject.X_second[test])
+    # eq. 3 by hand, at VariationalGP's default tolerance: RATER_TOL costs ~1e-4 in Brier
+    p_first = norm.cdf(mean / np.sqrt(1 + var))
+    labels = subject.choices[test]
+    assert scores[0, 0] == pytest.approx(np.mean((p_first - labels) ** 2), abs=1e-3)
+    predicted = mean > 0
+    tp = np.sum(predicted & (labels == 1))
+    f1 = 2 * tp / (2 * tp + np.sum(predicted & (labels == 0)) + np.sum(~predicted & (labels == 1)))
+    assert scores[0, 1] == pytest.approx(f1, abs=1e-12)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: rating_splits(10, 10, 2), "n_train"),
+    (lambda: rating_splits(10, 5, 0), "n_splits"),
+    (lambda: preference_scores(small_subject(), [0.0, 1.0], SquaredExponential(),
+                               rating_splits(16, 8, 1), use_ratings=True), "levels"),
+    (lambda: preference_scores("subject", np.zeros(16), SquaredExponential(),
+                               rating_splits(16, 8, 1), use_ratings=True), "trials"),
+    (lambda: rater_explorer("subject", SquaredExponential()), "trials"),
+    (lambda: rater_explorer(small_subject(), "SE"), "kernel"),
+    (lambda: rater_explorer(small_subject(), SquaredExponential(),
+                            likert=LikertConfidence(4)), "likert"),
+    (lambda: rater_explorer(small_subject(), SquaredExponential(), tol=0.0), "tol"),
+    (lambda: plot_levels_by_strength(plt.gca(), [0, 1, 2], [0.5, 1.0]), "strength"),
+    (lambda: plot_levels_by_strength(plt.gca(), [0, 1], [0.5, 1.0], level_names=["a"]),
+     "level_names"),
+    (lambda: plot_paired_scores(plt.gca(), [0.1, 0.2], [0.3]), "second"),
+    (lambda: plot_paired_scores(plt.gca(), [0.1], [0.3], names=["one"]), "names"),
+])
+def test_rater_bad_input_names_the_argument(call, name):
+    with pytest.raises((ValueError, TypeError)) as info:
+        call()
+    assert str(info.value).startswith(f"{name}:"), str(info.value)
+    plt.close("all")
+
+
+def test_plot_levels_by_strength_columns_counts_and_cuts():
+    levels = np.array([0, 2, 2, 1, 2])
+    strength = np.array([0.1, 2.5, 0.3, 0.9, 1.7])
+    fig, ax = plt.subplots()
+    plot_levels_by_strength(ax, levels, strength, cut_points=[0.0, 1.0, 2.0])
+    points = [line for line in ax.lines if line.get_marker() == "o"]
+    for level, line in enumerate(points):
+        assert sorted(line.get_ydata()) == sorted(strength[levels == level])
+        assert np.all(np.abs(line.get_xdata() - level) <= 0.25)
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert ticks == ["level 0\n1 pair", "level 1\n1 pair", "level 2\n3 pairs"]
+    cuts = sorted(line.get_ydata()[0] for line in ax.lines if line.get_linestyle() == ":")
+    assert cuts == [1.0, 2.0]
+    plt.close(fig)
+
+
+def test_plot_paired_scores_joins_each_split_and_marks_the_means():
+    fig, ax = plt.subplots()
+    plot_paired_scores(ax, [0.2, 0.3, 0.1], [0.15, 0.35, 0.05])
+    joins = [line for line in ax.lines if line.get_marker() in ("None", "", None)
+             and line.get_color() == "0.6"]
+    assert [tuple(line.get_ydata()) for line in joins] == [(0.2, 0.15), (0.3, 0.35),
+                                                            (0.1, 0.05)]
+    means = [line.get_ydata()[0] for line in ax.lines if line.get_linewidth() == 3]
+    np.testing.assert_allclose(means, [0.2, 0.55 / 3])
     plt.close(fig)

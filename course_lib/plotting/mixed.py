@@ -9,7 +9,11 @@
 * :func:`plot_likert_levels` -- P(level | z) of a confidence likelihood against
   z = f(first) - f(second), with its cut points;
 * :func:`plot_fig2` -- the committed result ``seed003_fig2`` (seed 003's Fig. 2): the plain and
-  the constrained posterior, one axis each.
+  the constrained posterior, one axis each;
+* :func:`plot_levels_by_strength` -- the true strength |f(a) - f(b)| of every rated pair, one
+  column per confidence level, with the levels' counts and a model's cut points;
+* :func:`plot_paired_scores` -- one score of two models on the same splits, each split a line
+  from the first model to the second, with their means.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ import numpy as np
 from ..validation import as_float_array
 
 __all__ = ["KL_COLOUR", "ELBO_COLOUR", "plot_elbo_ledger", "plot_latent_band",
-           "plot_constraints", "plot_binary_answers", "plot_likert_levels", "plot_fig2"]
+           "plot_constraints", "plot_binary_answers", "plot_likert_levels", "plot_fig2",
+           "plot_levels_by_strength", "plot_paired_scores"]
 
 KL_COLOUR = "0.55"
 ELBO_COLOUR = "k"
@@ -143,3 +148,63 @@ def plot_fig2(axes, result: dict, *, fit: str = "map_ii"):
         ax.set_title(f"{'plain VGP' if model == 'plain' else 'with constraints'}: mean sd "
                      f"{run['mean_sd']:.2f}", fontsize="medium")
     return axes
+
+
+# golden-ratio offsets: a deterministic spread of the points inside a level's column
+_GOLDEN = (np.sqrt(5.0) - 1.0) / 2.0
+
+
+def plot_levels_by_strength(ax, levels, strength, *, n_levels: int = 3,
+                            level_names: Sequence[str] | None = None, cut_points=None):
+    """Every pair's true ``strength`` |f(a) - f(b)| in the column of its confidence level
+    0 .. ``n_levels`` - 1 (spread sideways so that equal values stay visible), each column
+    labelled with its name and count; ``cut_points`` (a confidence likelihood's, from 0) as
+    dotted lines: the strengths where that model expects the next level."""
+    levels = as_float_array(levels, "levels", ndim=1)
+    strength = as_float_array(strength, "strength", ndim=1)
+    if strength.size != levels.size:
+        raise ValueError(f"strength: expected one per level ({levels.size}), got "
+                         f"{strength.size}")
+    names = (list(level_names) if level_names is not None
+             else [f"level {level}" for level in range(n_levels)])
+    if len(names) != n_levels:
+        raise ValueError(f"level_names: expected {n_levels} names, got {len(names)}")
+    counts = np.bincount(levels.astype(int), minlength=n_levels)
+    for level in range(n_levels):
+        in_level = strength[levels == level]
+        spread = (np.arange(in_level.size) * _GOLDEN) % 1.0 - 0.5
+        ax.plot(level + 0.5 * spread, in_level, "o", color=f"C{level}", alpha=0.75, ms=5)
+    if cut_points is not None:
+        for index, cut in enumerate(as_float_array(cut_points, "cut_points", ndim=1)[1:]):
+            ax.axhline(cut, color="0.5", lw=0.8, ls=":",
+                       label="the model's cut points" if index == 0 else None)
+    ax.set_xticks(range(n_levels), [f"{name}\n{count} pair{'' if count == 1 else 's'}"
+                                    for name, count in zip(names, counts)], fontsize="small")
+    ax.set_xlim(-0.6, n_levels - 0.4)
+    ax.set_ylabel("true strength |f(a) − f(b)|")
+    return ax
+
+
+def plot_paired_scores(ax, first, second, *, names: Sequence[str] = ("choices only",
+                                                                     "with ratings"),
+                       ylabel: str = "score"):
+    """One score of two models on the same splits: ``first`` and ``second`` (one value per
+    split) as points at x = 0 and 1 joined per split, the means as wide black bars."""
+    first = as_float_array(first, "first", ndim=1)
+    second = as_float_array(second, "second", ndim=1)
+    if second.size != first.size:
+        raise ValueError(f"second: expected one score per split ({first.size}), got "
+                         f"{second.size}")
+    if len(names) != 2:
+        raise ValueError(f"names: expected 2 names (the two models), got {len(names)}")
+    for a, b in zip(first, second):
+        ax.plot([0, 1], [a, b], "-", color="0.6", lw=1)
+    ax.plot(np.zeros(first.size), first, "o", color="C7", ms=6)
+    ax.plot(np.ones(second.size), second, "o", color="C3", ms=6)
+    for x, values in ((0, first), (1, second)):
+        ax.plot([x - 0.2, x + 0.2], [values.mean()] * 2, color="k", lw=3,
+                solid_capstyle="butt")
+    ax.set_xticks([0, 1], list(names))
+    ax.set_xlim(-0.5, 1.5)
+    ax.set_ylabel(ylabel)
+    return ax

@@ -10,16 +10,24 @@
 * :func:`likert_explorer`: the confidence likelihood of seed 003 (eq. 2 with a lapse,
   :class:`~course_lib.gp.likelihoods.LikertConfidence`): P(level | z) for the cut points and
   lapse on the sliders, the probabilities at one strength z, and the cap on the middle level.
+* :func:`rater_explorer`: the over-confident rater. One subject's pairs and choices, with
+  confidence levels re-drawn from a histogram the student sets (pairs at each level) and a
+  rating noise that decides how closely the levels follow the true strength |f(a) - f(b)|;
+  the Brier and F1 scores of the choices-only model and of the model with the ratings on a few
+  fixed train/test splits show the ratings' gain appear or vanish.
 
 The compute functions are :func:`ledger_fit` (which parts, which kernel, how the KL is
 counted -> the :class:`~course_lib.gp.variational.VariationalResult`), :func:`constraint_fit`
 (answers, constraints of one sd, inducing points -> the fitted
-:class:`~course_lib.gp.sparse_variational.SparseVariationalGP`) and
-:func:`likert_level_probabilities`; the models are :mod:`course_lib.gp.variational`,
-:mod:`course_lib.gp.sparse_variational`, :mod:`course_lib.gp.constraints` and
-:mod:`course_lib.gp.likelihoods`, the drawing :mod:`course_lib.plotting.mixed`. The explorers
-hold no data of their own: answers, constraints and parts come from the caller (the lecture
-builds them).
+:class:`~course_lib.gp.sparse_variational.SparseVariationalGP`),
+:func:`likert_level_probabilities`, :func:`rating_splits` and :func:`preference_scores` (one
+model per split, Brier and F1 on its test pairs). The models are
+:mod:`course_lib.gp.variational`, :mod:`course_lib.gp.sparse_variational`,
+:mod:`course_lib.gp.constraints`, :mod:`course_lib.gp.likelihoods` and
+:mod:`course_lib.gp.confidence`, the subjects :mod:`course_lib.data.confidence_raters`, the
+scores :mod:`course_lib.metrics`, the drawing :mod:`course_lib.plotting.mixed`. The explorers
+hold no data of their own: answers, constraints, parts and subjects come from the caller (the
+lecture builds them).
 """
 
 from __future__ import annotations
@@ -30,21 +38,27 @@ import ipywidgets as W
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
-from scipy.stats import norm
+from scipy.stats import norm, spearmanr
 
+from ..data.confidence_raters import ConfidenceTrials, ranked_levels
+from ..gp.confidence import ConfidencePreferenceGP
 from ..gp.constraints import detection_likelihood
 from ..gp.kernels import Kernel, as_inputs
 from ..gp.likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
 from ..gp.sparse_variational import SparseVariationalGP, inducing_points
 from ..gp.variational import MixedLikelihood, VariationalResult, fit_variational
+from ..metrics import brier_preference, f1_preference
 from ..plotting.mixed import (plot_binary_answers, plot_constraints, plot_elbo_ledger,
-                              plot_latent_band, plot_likert_levels)
-from ..validation import as_float_array, as_positive_float, as_positive_int
+                              plot_latent_band, plot_levels_by_strength, plot_likert_levels,
+                              plot_paired_scores)
+from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng
 from .base import Explorer, InputError
+from .hmm import parse_vector
 
 __all__ = ["KL_COUNTS", "ledger_fit", "elbo_ledger_explorer", "constraint_fit",
            "constraint_explorer", "likert_level_probabilities",
-           "likert_explorer"]
+           "likert_explorer", "RATER_TOL", "rating_splits", "preference_scores",
+           "rater_explorer"]
 
 _FULL_LABEL = {"description_width": "initial"}
 
@@ -300,3 +314,143 @@ def likert_explorer(n_grid: int = 601, z_max: float = 6.0) -> Explorer:
 
     return Explorer(render, controls, title="Confidence ratings: cut points, lapse and the cap "
                                             "on the middle level")
+
+
+#: The rater explorer's inner tolerance. The Likert part is not log-concave, so after a short
+#: fixed-point phase L-BFGS runs to ``tol``: at 1e-7 one fit of 20 pairs takes about 0.3 s on
+#: this machine (1e-13, VariationalGP's default, several seconds) and its Brier scores differ
+#: from those at 1e-13 by about 1e-4, far below the differences the explorer shows.
+RATER_TOL = 1e-7
+
+
+def rating_splits(n_trials: int, n_train: int, n_splits: int, *,
+                  rng: RngLike = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``n_splits`` random (train, test) index pairs of ``n_trials`` trials: each a random order
+    of the trials, the first ``n_train`` to train and the rest to test."""
+    n_trials = as_positive_int(n_trials, "n_trials", minimum=2)
+    n_train = as_positive_int(n_train, "n_train", maximum=n_trials - 1)
+    n_splits = as_positive_int(n_splits, "n_splits")
+    generator = as_rng(rng)
+    orders = [generator.permutation(n_trials) for _ in range(n_splits)]
+    return [(order[:n_train], order[n_train:]) for order in orders]
+
+
+def preference_scores(trials: ConfidenceTrials, levels, kernel: Kernel, splits, *,
+                      use_ratings: bool, likert: LikertConfidence | None = None,
+                      tol: float = RATER_TOL) -> np.ndarray:
+    """Brier (seed 003's eq. 3) and F1 of a :class:`~course_lib.gp.confidence.
+    ConfidencePreferenceGP` on each split's test pairs, one row per split: the model (kernel
+    fixed, ``likert`` the rating likelihood, default ``LikertConfidence(3)``) fitted to the
+    split's training pairs of ``trials``, their choices and, with ``use_ratings``, their
+    confidence ``levels`` (one per trial; the subject's own are ``trials.levels``)."""
+    if not isinstance(trials, ConfidenceTrials):
+        raise TypeError(f"trials: expected a course_lib.data.confidence_raters.ConfidenceTrials,"
+                        f" got {type(trials).__name__}")
+    levels = as_float_array(levels, "levels", ndim=1)
+    if levels.size != trials.n_trials:
+        raise ValueError(f"levels: expected one level per trial ({trials.n_trials}), got "
+                         f"{levels.size}")
+    scores = []
+    for train, test in splits:
+        X, first, second = trials.items(train)
+        model = ConfidencePreferenceGP(kernel, likert=likert, use_ratings=use_ratings,
+                                       tol=tol).fit(X, first, second, trials.choices[train],
+                                                    levels[train])
+        mean, var = model.predict_difference(trials.X_first[test], trials.X_second[test])
+        labels = trials.choices[test]
+        scores.append([brier_preference(mean, var, labels), f1_preference(mean, var, labels)])
+    return np.array(scores)
+
+
+def _gain_title(metric: str, without, with_ratings, better_sign: float) -> str:
+    gain = better_sign * (with_ratings - without)
+    return (f"{metric}: ratings gain {gain.mean():+.3f}\n(better on {int(np.sum(gain > 0))} "
+            f"of {gain.size} splits)")
+
+
+def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 20,
+                   n_splits: int = 4, likert: LikertConfidence | None = None,
+                   tol: float = RATER_TOL, rng: RngLike = 0) -> Explorer:
+    """The over-confident rater: how many pairs sit at each confidence level and how closely
+    the levels follow the true strength -> the Brier and F1 gains of mixing in the ratings.
+
+    The pairs, their true strengths |f(a) - f(b)| and the choices are those of ``trials``
+    (e.g. a haptic-like subject); only the confidence levels change. The controls set how many
+    pairs sit at each level and the rating noise sd sigma (in units of the strength): the
+    levels are
+    :func:`~course_lib.data.confidence_raters.ranked_levels` of the strength plus N(0, sigma^2),
+    so a small sigma ranks the pairs by strength (a calibrated rater) and a large one deals
+    the histogram out at random (a rater who ignores the pair, as the seed's subject #2 did).
+    The noise draws are fixed: a slider changes the levels, never the luck.
+
+    Panels: the strength of the pairs in each level with ``likert``'s cut points (where the
+    model expects a higher level) and the rank correlation of level and strength; the Brier
+    score and F1 of the choices-only model and of the model with the ratings on each of
+    ``n_splits`` fixed :func:`rating_splits` (``n_train`` pairs to train, the rest to test;
+    :func:`preference_scores`). The choices-only scores do not depend on the sliders and are
+    computed once. The histogram is typed as three whole numbers (the subject's own to start
+    with); one that does not sum to the subject's pairs is refused with an
+    :class:`~course_lib.widgets.base.InputError` naming ``counts``, and nothing is drawn until
+    it does."""
+    if not isinstance(trials, ConfidenceTrials):
+        raise TypeError(f"trials: expected a course_lib.data.confidence_raters.ConfidenceTrials,"
+                        f" got {type(trials).__name__}")
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
+    likert = LikertConfidence(3) if likert is None else likert
+    if not isinstance(likert, LikertConfidence) or likert.n_levels != 3:
+        raise ValueError("likert: expected a LikertConfidence with 3 levels (the seed's "
+                         "ratings 1-3, 4-6, 7-9)")
+    tol = as_positive_float(tol, "tol")
+    generator = as_rng(rng)
+    splits = rating_splits(trials.n_trials, n_train, n_splits, rng=generator)
+    noise_seed = int(generator.integers(2 ** 32))
+    strength = np.abs(trials.latent_difference)
+    choices_only = preference_scores(trials, trials.levels, kernel, splits, use_ratings=False,
+                                     likert=likert, tol=tol)
+    own_counts = np.bincount(trials.levels.astype(int), minlength=3)
+    controls = {
+        "counts": W.Text(value=" ".join(str(count) for count in own_counts),
+                         description="pairs at levels 0, 1, 2", continuous_update=False,
+                         style=_FULL_LABEL, layout=W.Layout(width="300px")),
+        "noise_sd": W.FloatLogSlider(value=0.1, base=10, min=-2, max=2, step=0.1,
+                                     description="rating noise σ", continuous_update=False,
+                                     style=_FULL_LABEL),
+    }
+    names = ["level 0\n(1–3)", "level 1\n(4–6)", "level 2\n(7–9)"]
+
+    def render(counts, noise_sd) -> Figure:
+        try:
+            counts = parse_vector(counts, "counts")
+            if counts.size != 3:
+                raise ValueError(f"counts: expected 3 numbers (the pairs at levels 0, 1 and 2), "
+                                 f"got {counts.size}")
+            levels = ranked_levels(strength, counts, noise_sd,
+                                   rng=np.random.default_rng(noise_seed))
+        except ValueError as err:          # a half-typed histogram: one line, no figure
+            raise InputError(str(err)) from None
+        with_ratings = preference_scores(trials, levels, kernel, splits, use_ratings=True,
+                                         likert=likert, tol=tol)
+        fig, axes = plt.subplots(1, 3, figsize=(12.5, 4.0), gridspec_kw=dict(
+            left=0.06, right=0.99, bottom=0.17, top=0.86, wspace=0.3,
+            width_ratios=[1.3, 1, 1]))
+        plot_levels_by_strength(axes[0], levels, strength, level_names=names,
+                                cut_points=likert.cut_points)
+        axes[0].legend(loc="upper left", fontsize="x-small")
+        # one level for every pair has no rank correlation: say so instead of printing nan
+        agreement = (f"rank correlation of\nlevel and strength "
+                     f"{spearmanr(levels, strength).statistic:.2f}" if np.ptp(levels) > 0
+                     else "every pair at one level:\nthe level says nothing")
+        axes[0].set_title(f"the ratings (σ = {noise_sd:.2g}): {agreement}", fontsize="medium")
+        for ax, column, metric, sign in ((axes[1], 0, "Brier (lower is better)", -1.0),
+                                         (axes[2], 1, "F1 (higher is better)", 1.0)):
+            plot_paired_scores(ax, choices_only[:, column], with_ratings[:, column],
+                               ylabel=metric.split()[0])
+            ax.set_title(_gain_title(metric, choices_only[:, column], with_ratings[:, column],
+                                     sign), fontsize="medium")
+        return fig
+
+    return Explorer(render, controls, title=f"The over-confident rater: do the ratings still "
+                                            f"help? ({n_splits} splits, {n_train} training "
+                                            f"pairs, {trials.n_trials - n_train} test pairs "
+                                            f"each)")
