@@ -21,7 +21,7 @@ from experiments import seed003_gait_like as gait
 from experiments import seed003_haptic_like as haptic
 from experiments import seed003_likert_synthetic as synthetic
 
-MODULES = {"synthetic": synthetic, "gait": gait}
+MODULES = {"synthetic": synthetic, "haptic": haptic, "gait": gait}
 
 
 @pytest.fixture(scope="module", params=list(MODULES))
@@ -57,6 +57,16 @@ def test_summary_claims_and_table_come_from_the_committed_values(module):
     for claim in result["claims"]:
         assert claim["holds"] in ("holds", "partly", "does not hold", "no clear difference")
     assert common.readme_table(module.NAME) == module.format_table(committed)
+
+
+def test_haptic_set_up_numbers_stand_beside_ours():
+    committed = load_result(haptic.NAME)
+    numbers = committed["source"]["numbers"]
+    assert numbers["subject_2_ratings"] == {"nines": 0.48, "at_least_7": 0.84, "below_3": 0.0}
+    assert "private" in committed["differences"]
+    # the printed marginals hold in the simulated subject #2 the run used
+    counts = committed["result"]["subjects"]["#2"]["rating_counts"]    # ratings 1 .. 9
+    assert counts[8] == 24 and sum(counts[6:]) == 42 and sum(counts[:2]) == 0
 
 
 def test_gait_set_up_numbers_stand_beside_ours():
