@@ -160,9 +160,10 @@ def test_swapping_every_pair_leaves_the_predictions_unchanged():
                                                                  levels)
     assert mirrored.result.elbo == pytest.approx(gp.result.elbo, abs=1e-9)
     Xa, Xb = np.array([[-1.0], [0.5]]), np.array([[1.2], [-0.4]])
-    # the same preferences written the other way round: the same probabilities
+    # the same preferences written the other way round: the same probabilities, up to where
+    # the two optimiser runs stop (an ELBO flat to 1e-13 pins q's mean to about 1e-6)
     np.testing.assert_allclose(mirrored.preference_probability(Xa, Xb),
-                               gp.preference_probability(Xa, Xb), atol=1e-7)
+                               gp.preference_probability(Xa, Xb), atol=1e-5)
     np.testing.assert_allclose(gp.preference_probability(Xb, Xa),
                                1 - gp.preference_probability(Xa, Xb), atol=1e-14)
 
