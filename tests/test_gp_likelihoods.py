@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from course_lib.gp.likelihoods import (DEFAULT_CLIP, BetaRating, PairwiseBeta, PairwiseGaussian,
-                                      PairwiseProbit, TruncatedGaussianRating, WarpedProbitRating,
+from course_lib.gp.likelihoods import (DEFAULT_CLIP, BetaRating, LatentOverflowError,
+                                      PairwiseBeta, PairwiseGaussian, PairwiseProbit, TruncatedGaussianRating, WarpedProbitRating,
                                       inverse_mills_ratio, log_ndtr_derivatives)
 
 Z_GRID = np.array([-40.0, -25.0, -13.0, -11.0, -6.0, -1.3, -0.2, 0.0, 0.4, 2.5, 7.0, 15.0, 40.0])
@@ -449,3 +449,15 @@ def test_probit_expectations_by_gauss_hermite_equal_the_panel_rule_on_narrow_row
         reference = quad_expectation(
             lambda z: lik.log_likelihood(np.array([z]), y[k:k + 1])[0], mean[k], sd[k] ** 2)
         assert hermite[0][k] == pytest.approx(reference, rel=1e-11, abs=1e-13)
+
+
+def test_quadrature_refuses_a_gaussian_too_far_out_naming_mean_and_var():
+    # a diverging optimiser's trial step: the composite rule's panels would lose their digits
+    # to the mean (they vanished, and np.add.reduceat failed, before this check)
+    lik = PairwiseProbit(0.5)
+    with pytest.raises(LatentOverflowError, match=r"mean, var: row 1 has \|mean\| \+ sd"):
+        lik.expected_log_likelihood(np.ones(2), np.array([0.0, 2.5e92]), np.array([4.0, 4.0]))
+    assert issubclass(LatentOverflowError, ValueError)
+    # a narrow row is integrated by Gauss-Hermite, which has no such limit: log Phi there is 0
+    value = lik.expected_log_likelihood(np.ones(1), np.array([2.5e92]), np.array([0.01]))[0]
+    assert value[0] == 0.0

@@ -561,3 +561,17 @@ def test_warm_start_follows_a_growing_data_set():
     X_moved = X_after.copy()
     X_moved[0] += 0.1
     assert model._warm_start(X_moved, mixed_after) == (None, None)
+
+
+def test_a_warm_start_far_out_falls_back_to_the_prior_mean_and_reaches_the_same_optimum():
+    """Weights warm-started from another kernel can put K alpha far beyond anything the
+    quadrature integrates over (an E7.1 MAP-II run did): the fit restarts its mean from the
+    prior, keeps the sites, and reaches the cold fit's optimum."""
+    pairs = probit_pairs()
+    K, M = SE(pairs.X), pairs.matrix()
+    cold = fit_variational(K, PairwiseProbit(0.5), pairs.y, M, tol=1e-10)
+    far = fit_variational(K, PairwiseProbit(0.5), pairs.y, M, tol=1e-10,
+                          alpha0=np.full(K.shape[0], 1e120),
+                          site_precision0=cold.site_precision)
+    assert far.elbo == pytest.approx(cold.elbo, abs=1e-7)
+    np.testing.assert_allclose(K @ far.alpha, K @ cold.alpha, atol=1e-4)

@@ -96,7 +96,8 @@ from .kernels import DEFAULT_BOUNDS, check_log_parameters, check_parameter, log_
 __all__ = ["LikelihoodTerms", "Likelihood", "PairwiseGaussian", "PairwiseProbit", "PairwiseBeta",
            "TruncatedGaussianRating", "BetaRating", "WarpedProbitRating",
            "BernoulliProbit", "GaussianConstraint", "LikertConfidence", "OrdinalProbit",
-           "GAUSS_LEGENDRE_NODES", "DEFAULT_CLIP", "inverse_mills_ratio", "log_ndtr_derivatives"]
+           "GAUSS_LEGENDRE_NODES", "DEFAULT_CLIP", "inverse_mills_ratio", "log_ndtr_derivatives",
+           "LATENT_LIMIT", "LatentOverflowError"]
 
 LOG_2PI = float(np.log(2.0 * np.pi))
 SQRT2 = float(np.sqrt(2.0))
@@ -119,6 +120,11 @@ _MODE_MAX_HALVINGS = 40
 # below 1e-14 there against the panel rule (tested), at a sixth of its cost; the active-learning
 # loop refits after every answer, and most of its rows are that narrow.
 _HERMITE_NODES = 48
+# The composite rule refuses Gaussians over z with |mean| + sd beyond LATENT_LIMIT: its panels
+# are cut from window edges like mean +- 10 sd, which lose their digits to a mean that large
+# (and vanish); only a diverging optimiser's trial step gets there, and its objective treats
+# the refusal as +inf
+LATENT_LIMIT = 1e12
 _HERMITE_MAX_SD = 1.0
 _HERMITE_X, _HERMITE_W = np.polynomial.hermite_e.hermegauss(_HERMITE_NODES)
 _HERMITE_W = _HERMITE_W / _HERMITE_W.sum()
@@ -180,6 +186,11 @@ def log_ndtr_derivatives(t, order: int = 2):
 # --------------------------------------------------------------------------------------------
 # The interface
 # --------------------------------------------------------------------------------------------
+
+class LatentOverflowError(ValueError):
+    """A Gaussian over z with |mean| + sd beyond :data:`LATENT_LIMIT`, refused by the composite
+    quadrature rule (its panels would lose their digits to the mean)."""
+
 
 @dataclass(frozen=True)
 class LikelihoodTerms:
@@ -402,6 +413,13 @@ class Likelihood:
         (:meth:`_kinks`). Returns ``(nodes (P, G), log weights including the Gaussian
         density (P, G), row of each panel (P,), first panel of each row)``."""
         sd, link = np.sqrt(var), self._link_scale()
+        reach = np.abs(mean) + sd
+        if np.any(reach > LATENT_LIMIT):
+            row = int(np.argmax(reach))
+            raise LatentOverflowError(
+                f"mean, var: row {row} has |mean| + sd = {reach[row]:.3g}, beyond "
+                f"LATENT_LIMIT = {LATENT_LIMIT:g}, where quadrature panels lose their digits "
+                "(a diverging fit, or latents on a wild scale)")
         spans = [(c - _WINDOW * w, c + _WINDOW * w, w) for c, w in windows]
         low = np.minimum.reduce([mean - _WINDOW * sd] + [a for a, _, _ in spans])
         high = np.maximum.reduce([mean + _WINDOW * sd] + [b for _, b, _ in spans])

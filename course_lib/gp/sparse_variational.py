@@ -85,7 +85,7 @@ from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter
 from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                           as_rng)
 from .kernels import Kernel, as_inputs
-from .likelihoods import Likelihood
+from .likelihoods import LatentOverflowError, Likelihood
 from .prediction import LatentGaussian
 from .priors import Prior
 from .variational import MixedLikelihood, VariationalEvidence, VariationalGP
@@ -410,7 +410,10 @@ def fit_sparse_variational(kernel: Kernel, X, inducing, likelihood, y=None, M=No
 
     def negative(x):
         mean, root = unpack(x)
-        elbo, _, _, grad_m, pieces = bound.evaluate(mean, root)
+        try:
+            elbo, _, _, grad_m, pieces = bound.evaluate(mean, root)
+        except LatentOverflowError:  # a trial step far out: the line search backs off
+            return np.inf, np.zeros_like(x)
         grad_root = bound.root_gradient(root, pieces)[lower]
         grad_root[on_diagonal] *= np.diag(root)  # d/dlog S_ii = S_ii d/dS_ii
         return -elbo, -np.concatenate([grad_m, grad_root])

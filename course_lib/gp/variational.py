@@ -60,7 +60,7 @@ from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter, log_det_fro
 from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int
 from .kernels import Kernel, as_inputs
 from .laplace import check_latent_problem
-from .likelihoods import Likelihood
+from .likelihoods import LatentOverflowError, Likelihood
 from .prediction import LatentGaussian
 from .priors import Prior
 from .regression import GPRegression, HyperparameterFit
@@ -343,7 +343,18 @@ def _fixed_point(bound: _Bound, alpha, lam, tol: float):
     likelihood is solved in one full step; the L-BFGS run that follows polishes the rest.
     With a kl_weight beta the targets are those of E / beta - KL. Returns (alpha, lam, steps
     taken)."""
-    at = bound.evaluate(alpha, lam)
+    start = np.zeros_like(alpha)
+    at = bound.evaluate(start, lam)
+    if np.any(alpha != 0):
+        # weights warm-started from another kernel (K alpha with a near-singular old K) can
+        # land far out: keep them only if they beat the prior mean under the same sites
+        try:
+            warm = bound.evaluate(alpha, lam)
+        except LatentOverflowError:
+            warm = None
+        if warm is not None and warm[0] >= at[0]:
+            start, at = alpha, warm
+    alpha = start
     elbo, pieces = at[0], at[5]
     eta, rho = None, 1.0
     for step in range(_FIXED_POINT_MAX_ITER):
@@ -356,7 +367,11 @@ def _fixed_point(bound: _Bound, alpha, lam, tol: float):
             lam_new = (1.0 - rho) * lam + rho * lam_target
             eta_new = (1.0 - rho) * eta + rho * eta_target
             alpha_new = bound.alpha_from_sites(lam_new, eta_new)
-            at = bound.evaluate(alpha_new, lam_new)
+            try:
+                at = bound.evaluate(alpha_new, lam_new)
+            except LatentOverflowError:  # a step far beyond the data: as if the bound fell
+                rho *= 0.5
+                continue
             elbo_new = at[0]
             if elbo_new >= elbo:
                 break
@@ -414,7 +429,10 @@ def fit_variational(K, likelihood, y=None, M=None, *, alpha0=None, site_precisio
         v, log_lam = x[:n], x[n:]
         a = solve_triangular(bound.L_K, v, lower=True, trans="T", check_finite=False)
         lam_x = np.exp(log_lam)
-        elbo, _, _, grad_alpha, grad_lam, _ = bound.evaluate(a, lam_x)
+        try:
+            elbo, _, _, grad_alpha, grad_lam, _ = bound.evaluate(a, lam_x)
+        except LatentOverflowError:  # a trial step far out: the line search backs off
+            return np.inf, np.zeros_like(x)
         # d/dv = L_K^-1 d/dalpha (alpha = L_K^-T v); d/dlog lambda = lambda d/dlambda
         grad_v = solve_triangular(bound.L_K, grad_alpha, lower=True, check_finite=False)
         return -elbo, -np.concatenate([grad_v, lam_x * grad_lam])
