@@ -1,11 +1,10 @@
 """course_lib.audio.tone_in_noise: the detection demo's stimulus. The tone's level in the mix,
-level zero = the noise alone, frozen noise, ramps without clicks, the tone's frequency, and
-bad input (the arguments named)."""
+level zero = the noise alone, frozen noise, ramps without clicks, the tone's frequency (its bad
+input is in the catalogue, tests/test_bad_input_audio.py)."""
 
 import numpy as np
 import pytest
 
-from bad_input import BadInput, check_case
 from course_lib import audio as A
 
 FS = A.SAMPLE_RATE
@@ -79,26 +78,3 @@ def test_tone_is_at_its_frequency_and_centred_with_click_free_ramps():
 def test_louder_level_is_louder_in_the_mix():
     levels = [A.rms(flat_part(A.tone_in_noise(u)[0])) for u in (0.0, 0.5, 1.0)]
     assert levels[0] < levels[1] < levels[2]
-
-
-CASES = [
-    BadInput("audio: tone level above 1", lambda: A.tone_in_noise(1.5), ValueError, "level"),
-    BadInput("audio: tone level negative", lambda: A.tone_in_noise(-0.1), ValueError, "level"),
-    BadInput("audio: tone level NaN", lambda: A.tone_in_noise(float("nan")), ValueError,
-             "level"),
-    BadInput("audio: tone level a list", lambda: A.tone_in_noise([0.1, 0.2]), ValueError,
-             "level"),
-    BadInput("audio: tone above the Nyquist frequency",
-             lambda: A.tone_in_noise(0.5, frequency=9000.0), ValueError, "frequency"),
-    BadInput("audio: tone louder than the noise",
-             lambda: A.tone_in_noise(0.5, max_snr_db=3.0), ValueError, "max_snr_db"),
-    BadInput("audio: tone noise loud enough to clip",
-             lambda: A.tone_in_noise(0.5, noise_rms=0.5), ValueError, "noise_rms"),
-    BadInput("audio: tone snr of a level above 1", lambda: A.tone_snr_db([0.5, 2.0]),
-             ValueError, "level"),
-]
-
-
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_bad_input(case):
-    check_case(case)

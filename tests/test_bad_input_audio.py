@@ -1,4 +1,5 @@
-"""Bad-input catalogue: the equaliser, clips and WAV encoding (course_lib.audio). Family "audio"."""
+"""Bad-input catalogue: the equaliser, clips, WAV encoding and the tone in noise (course_lib.audio).
+Family "audio"."""
 
 import numpy as np
 
@@ -45,6 +46,21 @@ CASES = [
              "waveform"),
     BadInput("audio: RMS of an empty waveform", lambda: A.rms(np.array([])), ValueError,
              "waveform"),
+    # the detection demo's tone in noise
+    BadInput("audio: tone level above 1", lambda: A.tone_in_noise(1.5), ValueError, "level"),
+    BadInput("audio: tone level negative", lambda: A.tone_in_noise(-0.1), ValueError, "level"),
+    BadInput("audio: tone level NaN", lambda: A.tone_in_noise(float("nan")), ValueError,
+             "level"),
+    BadInput("audio: tone level a list", lambda: A.tone_in_noise([0.1, 0.2]), ValueError,
+             "level"),
+    BadInput("audio: tone above the Nyquist frequency",
+             lambda: A.tone_in_noise(0.5, frequency=9000.0), ValueError, "frequency"),
+    BadInput("audio: tone louder than the noise",
+             lambda: A.tone_in_noise(0.5, max_snr_db=3.0), ValueError, "max_snr_db"),
+    BadInput("audio: tone noise loud enough to clip",
+             lambda: A.tone_in_noise(0.5, noise_rms=0.5), ValueError, "noise_rms"),
+    BadInput("audio: tone snr of a level above 1", lambda: A.tone_snr_db([0.5, 2.0]),
+             ValueError, "level"),
 ]
 
 

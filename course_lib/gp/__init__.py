@@ -39,12 +39,16 @@ from .ep import (ClippedSiteWarning, EPConvergenceError, EPResult, expectation_p
                  tilted_moments)
 from .variational import (MixedLikelihood, VariationalEvidence, VariationalGP, VariationalResult,
                           fit_variational, variational_elbo)
-from .levelset import (LevelSetLookahead, bald_bernoulli, bvn_cdf, eavc, global_mi,
-                       levelset_probability, lookahead_levelset, straddle)
-from .sparse_variational import (SparseVariationalGP, SparseVariationalResult, fit_sparse_variational, inducing_points, sparse_variational_elbo)
-from .constraints import (constraint_sigma, constraints_from_probability, detection_likelihood, pseudo_data)
+from .levelset import (ACQUISITIONS, LevelSetLookahead, Proposal, bald_bernoulli, bvn_cdf, eavc,
+                       global_mi, levelset_probability, lookahead_levelset, propose, straddle)
+from .sparse_variational import (SparseVariationalGP, SparseVariationalResult,
+                                 fit_sparse_variational, inducing_points,
+                                 sparse_variational_elbo)
+from .constraints import (constraint_sigma, constraints_from_probability, detection_likelihood,
+                          pseudo_data)
 from .levelset_session import LevelSetSession, LevelSetTrace, run_levelset_session
-from .confidence import ConfidencePreferenceGP, preference_confidence_likelihood, seed_preference_likelihood
+from .confidence import (ConfidencePreferenceGP, preference_confidence_likelihood,
+                         seed_preference_likelihood)
 from .preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
 from .sparse_preference import PseudoInputFit, SparsePreferenceGP
 from .acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path,
@@ -91,8 +95,10 @@ __all__ = [
     "Pathology", "CannotHear", "SwitchesPreference", "Fatigue", "MattersAboveThreshold",
     "SimulatedListener", "SessionResult", "paper_h_model", "next_candidate", "run_session",
     "bvn_cdf", "levelset_probability", "LevelSetLookahead", "lookahead_levelset", "global_mi",
-    "eavc", "bald_bernoulli", "straddle",
+    "eavc", "bald_bernoulli", "straddle", "propose", "Proposal", "ACQUISITIONS",
     "constraints_from_probability", "constraint_sigma", "pseudo_data", "detection_likelihood",
     "LevelSetSession", "LevelSetTrace", "run_levelset_session",
-    "SparseVariationalGP", "SparseVariationalResult", "fit_sparse_variational", "inducing_points", "sparse_variational_elbo",
+    "SparseVariationalGP", "SparseVariationalResult", "fit_sparse_variational", "inducing_points",
+    "sparse_variational_elbo",
+    "ConfidencePreferenceGP", "preference_confidence_likelihood", "seed_preference_likelihood",
 ]
