@@ -441,7 +441,7 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
         agreement = (f"rank correlation of\nlevel and strength "
                      f"{spearmanr(levels, strength).statistic:.2f}" if np.ptp(levels) > 0
                      else "every pair at one level:\nthe level says nothing")
-        axes[0].set_title(f"the ratings (σ = {noise_sd:.2g}): {agreement}", fontsize="medium")
+        axes[0].set_title(f"the ratings (σ = {noise_sd:.3g}): {agreement}", fontsize="medium")
         for ax, column, metric, sign in ((axes[1], 0, "Brier (lower is better)", -1.0),
                                          (axes[2], 1, "F1 (higher is better)", 1.0)):
             plot_paired_scores(ax, choices_only[:, column], with_ratings[:, column],
