@@ -5,7 +5,9 @@ Decisions recorded here: confidence levels are whole levels of the model's Liker
 one per comparison, refused naming ``confidence`` (not the MixedLikelihood part they would
 become); choices must be binary; ``likert`` must be a LikertConfidence; the switch
 ``use_ratings`` is a bool. Simulated subjects refuse counts that do not add up to the trials,
-ratings off the scale and negative strengths, naming the argument.
+ratings off the scale and negative strengths, naming the argument. Learning the cut points
+(``learn_cut_points``, a bool) needs a likert whose gaps are free; a prior may name only the
+kernel's parameters and the learned gaps ``part1.gap_<i>``.
 """
 
 import numpy as np
@@ -17,7 +19,8 @@ from course_lib.data.confidence_raters import (calibrated_ratings, gait_like_sub
                                                ranked_levels, rating_levels)
 from course_lib.gp import Comparisons, SquaredExponential
 from course_lib.gp.confidence import ConfidencePreferenceGP, preference_confidence_likelihood
-from course_lib.gp.likelihoods import OrdinalProbit
+from course_lib.gp.likelihoods import LikertConfidence, OrdinalProbit
+from course_lib.gp.priors import LogNormal
 
 X = np.array([[0.0], [1.0], [2.0]])
 FIRST, SECOND, CHOICES, LEVELS = [0, 1], [1, 2], [1.0, 0.0], [2.0, 0.0]
@@ -55,6 +58,17 @@ CASES = [
     BadInput("confidence: use_ratings a string", model(use_ratings="yes"), TypeError,
              "use_ratings"),
     BadInput("confidence: kernel a string", model(kernel="se"), TypeError, "kernel"),
+    BadInput("confidence: learn_cut_points a string", model(learn_cut_points="yes"), TypeError,
+             "learn_cut_points"),
+    BadInput("confidence: learning cut points the likert fixes",
+             model(likert=LikertConfidence(3, gap_bounds="fixed")), ValueError, "likert"),
+    BadInput("confidence: a prior on a parameter the model does not have",
+             model(priors={"part1.lapse": LogNormal()}), ValueError, "priors"),
+    BadInput("confidence: a prior on the gaps when they are not learned",
+             model(learn_cut_points=False, priors={"part1.gap_1": LogNormal()}), ValueError,
+             "priors"),
+    BadInput("confidence: a prior that is not a Prior",
+             model(priors={"part1.gap_1": 1.0}), TypeError, "priors"),
     BadInput("confidence: comparisons not Comparisons",
              lambda: preference_confidence_likelihood("pairs", LEVELS), TypeError,
              "comparisons"),

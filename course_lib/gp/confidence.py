@@ -10,6 +10,17 @@ Each trial shows two items a (``first``) and b (``second``) and gets
   (eq. 2) on |f(a) - f(b)|, :class:`~course_lib.gp.likelihoods.LikertConfidence` (cut points with
   gaps of at most 2, lapse 0.1).
 
+As in the seed (section 5.1), :class:`ConfidencePreferenceGP` learns the Likert cut points with
+the kernel by MAP-II (its gaps ``part1.gap_1`` .. ``part1.gap_{l-1}``, after the kernel's
+parameters in ``theta``); the lapse stays at the likert's value (the seed's 0.1, fixed
+throughout its experiments) and the choices' probit scale stays fixed (it is not identifiable
+against the kernel's amplitude). Few ratings pin a cut point only weakly (a level nobody used
+says little about where it starts), so each gap gets a weak prior from the model's own scale,
+:func:`gap_prior`: the seed bounds a gap by max_gap = 2 because Phi(2) = 0.98 is about the
+largest change of preference probability one level can span; the prior's median is half that
+bound (a gap across which Phi moves from 1/2 to Phi(1) = 0.84) with a log-sd of 1, so the data
+move it freely within a factor e either side and the bound caps it above.
+
 Both parts see the same row z = f(a) - f(b) of the comparison matrix M
 (:meth:`course_lib.gp.comparisons.Comparisons.matrix`), so the mixed likelihood
 (:func:`preference_confidence_likelihood`) is a :class:`~course_lib.gp.variational.MixedLikelihood`
@@ -42,14 +53,16 @@ from .comparisons import Comparisons, DisconnectedComparisonsWarning
 from .kernels import Kernel, as_inputs
 from .likelihoods import LikertConfidence, PairwiseProbit
 from .preference import _paired_kernel
-from .priors import Prior
+from .priors import LogNormal, Prior
 from .variational import MixedLikelihood, VariationalGP
 
-__all__ = ["SEED_PREFERENCE_NOISE_SD", "seed_preference_likelihood",
-           "preference_confidence_likelihood", "ConfidencePreferenceGP"]
+__all__ = ["SEED_PREFERENCE_NOISE_SD", "GAP_PRIOR_LOG_SD", "seed_preference_likelihood",
+           "preference_confidence_likelihood", "gap_prior", "ConfidencePreferenceGP"]
 
 # PairwiseProbit's Phi(z / (sqrt(2) sigma)) is the seed's Phi(z) at sigma = 1 / sqrt(2)
 SEED_PREFERENCE_NOISE_SD = float(1.0 / np.sqrt(2.0))
+# spread (in log units) of gap_prior: a factor e either side of its median is one sd
+GAP_PRIOR_LOG_SD = 1.0
 
 
 def seed_preference_likelihood() -> PairwiseProbit:
@@ -65,6 +78,13 @@ def _check_likert(likert) -> LikertConfidence:
         raise TypeError(f"likert: expected a course_lib.gp.likelihoods.LikertConfidence, got "
                         f"{type(likert).__name__}")
     return likert
+
+
+def gap_prior(likert: LikertConfidence | None = None) -> LogNormal:
+    """The weak prior on each learned Likert gap (module docstring): log gap ~
+    N(log(max_gap / 2), GAP_PRIOR_LOG_SD^2), from the likelihood's own bound ``max_gap``
+    (the seed's 2), never from data."""
+    return LogNormal(float(np.log(0.5 * _check_likert(likert).max_gap)), GAP_PRIOR_LOG_SD)
 
 
 def preference_confidence_likelihood(comparisons: Comparisons, confidence=None, *,
@@ -105,34 +125,61 @@ class ConfidencePreferenceGP(VariationalGP):
     ----------
     kernel : Kernel over the items' inputs.
     likert : the rating likelihood (default ``LikertConfidence(3)``); its levels are the
-        ``confidence`` values ``fit`` accepts.
+        ``confidence`` values ``fit`` accepts, its gaps the starting cut points and its lapse
+        the (fixed) lapse rate.
     use_ratings : False fits the choices alone even when ratings are passed (the preference-only
         model of the seed's comparisons; the switch for a rater whose confidence is not
         informative).
-    priors, max_iter, tol : as :class:`~course_lib.gp.variational.VariationalGP` (MAP-II on the
-        kernel's log-parameters).
+    learn_cut_points : True (the default, as the seed) learns the Likert gaps with the kernel
+        by MAP-II whenever ratings are fitted; False keeps ``likert``'s cut points.
+    priors : mapping name -> Prior over the kernel's parameters and the learned gaps
+        (``"part1.gap_1"`` ..); a gap without one gets :func:`gap_prior`.
+    max_iter, tol : the inner fit's (:class:`~course_lib.gp.variational.VariationalGP`). The
+        default ``tol`` 1e-8 (relative ELBO change) is looser than VariationalGP's 1e-13: the
+        Likert likelihood is not log-concave, and its L-BFGS polish crawls to 1e-13 while the
+        predictions have settled to about 1e-5.
 
     ``fit(X, first, second, choices, confidence=None)``: ``X`` the items' inputs (rows),
     ``first`` / ``second`` row indices of each pair, ``choices`` 1 where the first item was
     preferred. Then ``predict_difference(Xa, Xb)``, ``preference_probability(Xa, Xb)``,
     ``predict(X_test)`` (the latent f), ``optimise_hyperparameters(n_restarts, rng=...)``;
-    ``comparisons`` and ``mixed`` hold the data the model was fitted to and ``result`` the ELBO
-    with its ledger (part 0 the choices, part 1 the ratings).
+    ``comparisons`` and ``mixed`` hold the data the model was fitted to, ``result`` the ELBO
+    with its ledger (part 0 the choices, part 1 the ratings), ``likert`` the rating likelihood
+    at its current (after MAP-II: learned) cut points, which the next ``fit`` starts from, and
+    ``param_names`` the kernel's parameters followed, when ratings are fitted and
+    ``learn_cut_points``, by ``"part1.gap_1"`` ...
     """
 
     def __init__(self, kernel: Kernel, *, likert: LikertConfidence | None = None,
-                 use_ratings: bool = True, priors: Mapping[str, Prior] | None = None,
-                 max_iter: int = 2000, tol: float = 1e-13):
-        super().__init__(kernel, seed_preference_likelihood(), priors, max_iter=max_iter,
-                         tol=tol)
+                 use_ratings: bool = True, learn_cut_points: bool = True,
+                 priors: Mapping[str, Prior] | None = None, max_iter: int = 2000,
+                 tol: float = 1e-8):
+        super().__init__(kernel, seed_preference_likelihood(), max_iter=max_iter, tol=tol)
         self.likert = _check_likert(likert)
         self.use_ratings = as_bool(use_ratings, "use_ratings")
+        self.learn_cut_points = as_bool(learn_cut_points, "learn_cut_points")
+        gap_names = tuple(f"part1.{name}" for name in self.likert.param_names
+                          if name.startswith("gap_"))
+        if self.learn_cut_points and not np.all(np.diff(self.likert.bounds[:-1], axis=1) > 0):
+            raise ValueError("likert: its gap bounds fix the cut points; pass "
+                             "learn_cut_points=False or a LikertConfidence with free gaps")
+        self._gap_names = gap_names if self.learn_cut_points else ()
+        known = self.kernel.param_names + self._gap_names
+        for name, prior in (priors or {}).items():
+            if name not in known:
+                raise ValueError(f"priors: unknown hyper-parameter {name!r}; known: {known}")
+            if not isinstance(prior, Prior):
+                raise TypeError(f"priors: {name!r} needs a course_lib.gp.priors.Prior, got "
+                                f"{type(prior).__name__}")
+        self.priors = {name: gap_prior(self.likert) for name in self._gap_names} \
+            | dict(priors or {})
         self.comparisons: Comparisons | None = None
 
     def fit(self, X, first, second, choices, confidence=None) -> "ConfidencePreferenceGP":
-        """q(f) for the items in the rows of ``X`` given the pairs' choices (and ratings).
-        Pairs of items at distinct inputs form a comparison graph of many components; the
-        kernel links them, so that report of :class:`Comparisons` is not shown here."""
+        """q(f) for the items in the rows of ``X`` given the pairs' choices (and ratings), at
+        the current kernel and cut points. Pairs of items at distinct inputs form a comparison
+        graph of many components; the kernel links them, so that report of
+        :class:`Comparisons` is not shown here."""
         X = as_inputs(X, "X")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DisconnectedComparisonsWarning)
@@ -140,7 +187,14 @@ class ConfidencePreferenceGP(VariationalGP):
         mixed = preference_confidence_likelihood(comparisons, confidence, likert=self.likert,
                                                  use_ratings=self.use_ratings)
         self.likelihood, self.comparisons = mixed, comparisons
+        # the gaps are hyper-parameters only when a Likert part is fitted
+        self._learned = self._check_learned(self._gap_names if mixed.n_parts == 2 else None)
         return super().fit(X)
+
+    def _set_theta(self, theta):
+        super()._set_theta(theta)
+        if isinstance(self.likelihood, MixedLikelihood) and self.likelihood.n_parts == 2:
+            self.likert = self.likelihood.likelihoods[1]
 
     def predict_difference(self, Xa, Xb) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and variance of f(Xa_i) - f(Xb_i) for paired rows: the difference is a
@@ -164,4 +218,4 @@ class ConfidencePreferenceGP(VariationalGP):
 
     def __repr__(self):
         return (f"ConfidencePreferenceGP(kernel={self.kernel!r}, likert={self.likert!r}, "
-                f"use_ratings={self.use_ratings})")
+                f"use_ratings={self.use_ratings}, learn_cut_points={self.learn_cut_points})")
