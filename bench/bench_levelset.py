@@ -26,9 +26,16 @@ the compiled Phi_2 of the look-ahead against scipy's owens_t-based Phi_2 (bvn_cd
 "owens_t"), the reference library) on the same 4.2 million (h, k, rho), and the compiled global
 MI against the same look-ahead written with numpy and Owen's T (what global_mi did before).
 
-No peer library: AEPsych (GlobalMI / EAVC) needs numpy < 2 and torch in its own environment, so
-its per-trial time is not measured here. An early-loop model (10 answers + 20 constraints,
-larger posterior variances, more pairs beyond the series) is timed as well.
+The peer, AEPsych 0.8.0 (GPClassificationModel with constraints, GlobalMI / EAVC), needs
+numpy < 2, scipy 1.14.1 and torch, which the course does not take, so its figures are RECORDED
+in bench/aepsych_levelset_timing.json by tools/make_aepsych_levelset_timing.py in its own
+environment on the same workload (the file keeps a fingerprint of the inputs, checked here),
+not timed alternately with ours: the ratios ours / AEPsych are only indicative. Its trial is
+what an AEPsych strategy does per answer by default: a fresh fit (hyper-parameters by MAP,
+100 inducing points: the 20 constraint locations plus greedy variance reduction) and its
+default OptimizeAcqfGenerator on GlobalMI with the 4096 references as query set. An early-loop
+model (10 answers + 20 constraints, larger posterior variances, more pairs beyond the series)
+is timed as well.
 
 Timing rules (one thread, warm-up, medians; wall and CPU time): bench/harness.py.
 Run: .venv/bin/python bench/bench_levelset.py [--repeats 5]
@@ -38,9 +45,11 @@ import harness  # noqa: F401  (first: one thread before numpy loads)
 
 import argparse  # noqa: E402
 import copy  # noqa: E402
+import json  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 from scipy.special import ndtr, xlogy  # noqa: E402
@@ -57,17 +66,23 @@ from course_lib.linalg import JitterWarning  # noqa: E402
 N_TRIALS, N_CANDIDATES, N_REFERENCES = 100, 1024, 4096
 TRIAL_GOAL_SECONDS = 1.0
 SEED = 2026
+AEPSYCH_TIMING = Path(__file__).resolve().parent / "aepsych_levelset_timing.json"
 
 
 def sobol(n, seed):
     return qmc.Sobol(2, rng=np.random.default_rng(seed)).random(n)
 
 
-def workload(n_trials):
-    """(model fitted to n_trials - 1 answers, X and likelihood of all n_trials, threshold)."""
+def trial_data(n_trials):
+    """(problem, unit-square trial settings, yes/no answers)."""
     problem = psychometric_problem()
     trials = qmc.Sobol(2, rng=np.random.default_rng(SEED)).random(128)[:n_trials]
-    answers = simulate_answers(problem, problem.from_unit(trials), rng=SEED)
+    return problem, trials, simulate_answers(problem, problem.from_unit(trials), rng=SEED)
+
+
+def workload(n_trials):
+    """(model fitted to n_trials - 1 answers, X and likelihood of all n_trials, threshold)."""
+    problem, trials, answers = trial_data(n_trials)
     C_X, C_y = problem.unit_constraint_X, problem.constraint_y
     m = C_y.size
     kernel = (SquaredExponential(np.full(2, 0.5), 2.0)
@@ -143,6 +158,50 @@ def regimes_and_terms(look, batches):
     return counts / counts.sum(), np.array(terms)
 
 
+def print_aepsych(trial, trial_cpu, fit, propose_plain, eavc_plain, candidates, references):
+    """AEPsych's recorded figures beside ours (module docstring), with the ratios ours / theirs
+    (wall times; the trial's CPU-time ratio too, which a busy shared machine disturbs less)."""
+    record = json.loads(AEPSYCH_TIMING.read_text())
+    problem, trials, answers = trial_data(N_TRIALS)
+    ours = {"trials": trials, "answers": answers, "constraint_X": problem.unit_constraint_X,
+            "constraint_y": problem.constraint_y, "candidates": candidates,
+            "references": references}
+    recorded = record["workload"]["fingerprint"]
+    same = all(np.isclose(float(np.sum(value)), recorded[name], rtol=1e-12, atol=0)
+               for name, value in ours.items())
+    seconds = record["seconds"]
+    theirs_trial, theirs_trial_cpu = (record["trial_seconds"][clock] for clock in ("wall", "cpu"))
+    print(f"\nAEPsych {record['versions']['aepsych']}, RECORDED by {record['generated_by']} with "
+          f"{record['versions']} on {record['machine']} (not timed alternately with ours: torch "
+          f"is not a course dependency, so these ratios are indicative); same inputs as here: "
+          f"{'yes' if same else 'NO'}; {record['workload']['n_inducing']} inducing points")
+    for name, what in (("fit_default", "model.fit per answer (refit_every = 1, MAP-II)"),
+                       ("fit_update", "model.update (warm start)"),
+                       ("fit_update_fixed_kernel", "model.update, our kernel fixed"),
+                       ("fit_default_max_fit_time",
+                        f"model.fit, max_fit_time = {record['workload']['max_fit_time']} s"),
+                       ("global_mi_candidates", "GlobalMI on the 1024 candidates"),
+                       ("eavc_candidates", "EAVC on the 1024 candidates"),
+                       ("generator_global_mi", "default OptimizeAcqfGenerator(GlobalMI)")):
+        print(f"  {what:48s} {seconds[name]['wall']:8.3f} s wall / {seconds[name]['cpu']:8.3f} "
+              f"s CPU")
+    print(f"  one AEPsych trial ({record['trial_is']}): {theirs_trial:.3f} s wall / "
+          f"{theirs_trial_cpu:.3f} s CPU; ours {trial:.3f} s wall / {trial_cpu:.3f} s CPU")
+    ratios = {
+        "levelset_trial_vs_aepsych_recorded (wall)": trial / theirs_trial,
+        "levelset_trial_vs_aepsych_recorded (CPU)": trial_cpu / theirs_trial_cpu,
+        "levelset_warm_fit_vs_aepsych_fixed_kernel_update_recorded":
+            fit / seconds["fit_update_fixed_kernel"]["wall"],
+        "global_mi_candidates_vs_aepsych_recorded":
+            propose_plain / seconds["global_mi_candidates"]["wall"],
+        "eavc_candidates_vs_aepsych_recorded":
+            eavc_plain / seconds["eavc_candidates"]["wall"]}
+    for name, ratio in ratios.items():
+        harness.print_ratio(name, ratio)
+        # two decimals round the small ratios to 0.00: say it as a factor too
+        print(f"  = {ratio:.2g}: AEPsych takes {1 / ratio:.3g} times as long")
+
+
 def main(repeats):
     print(f"numpy {np.__version__}; one thread; {repeats} timed repeats after a warm-up; the "
           "machine may be shared, so CPU times are printed beside wall times\n")
@@ -179,6 +238,8 @@ def main(repeats):
         lambda: levelset.propose(model, "global_mi", **kwargs), repeats)
     eavc_wall, eavc_cpu, _ = cpu_median(
         lambda: levelset.propose(model, "eavc", **kwargs), repeats)
+    eavc_plain_wall, _, _ = cpu_median(
+        lambda: levelset.propose(model, "eavc", polish=False, **kwargs), repeats)
 
     shares, terms = regimes_and_terms(look, batches)
     n_pairs = N_CANDIDATES * N_REFERENCES
@@ -217,6 +278,8 @@ def main(repeats):
                         goal=1.0)
     harness.print_ratio("levelset_trial_vs_goal (CPU)", trial_cpu / TRIAL_GOAL_SECONDS,
                         goal=1.0)
+    print_aepsych(trial_wall, trial_cpu, fit_wall, plain_wall, eavc_plain_wall, candidates,
+                  references)
 
     # ----- against scipy's Owen's T on the same inputs ---------------------------------
     inputs = []
