@@ -97,3 +97,16 @@ def test_map_errors_of_the_truth_are_zero_and_regions_split_the_grid():
     # a map that says 1/2 everywhere is under-confident in the corners
     flat = synthetic.map_errors(np.full(x1.size, 0.5), x1, x2)
     assert flat["confidence_error_corners"] < -0.4 and flat["max_error_region"] == "corner"
+
+
+def test_synthetic_arms_learn_or_fix_the_cut_points_as_labelled():
+    committed = load_result(synthetic.NAME)
+    assert committed["settings"]["arms"]["mixed_fixed_cuts"].endswith("fixed at (0, 1, 2)")
+    for entry in committed["result"]["per_seed"]:
+        assert "cut_points" not in entry["mixed_fixed_cuts"]
+        cuts = np.array(entry["mixed"]["cut_points"])
+        # learned: ordered from 0, every gap within the Likert likelihood's bound of 2
+        assert cuts[0] == 0 and np.all(np.diff(cuts) > 0) and np.all(np.diff(cuts) <= 2)
+    # the learned arm differs from the fixed one: the cut points moved somewhere
+    assert any(np.max(np.abs(np.array(e["mixed"]["cut_points"]) - [0, 1, 2])) > 0.05
+               for e in committed["result"]["per_seed"])
