@@ -45,8 +45,8 @@ SOURCE = {
 DIFFERENCES = (
     "As for E7.1 (seed003_levelset): the seed's outcomes survive only as a figure, so only "
     "the direction compares, and the same reductions against its protocol, chosen from cost "
-    "before any run: 20 seeds instead of 100, 10 active trials (only the early part of the "
-    "seed's curves), 512 Sobol references instead of 10^4, 256 Sobol candidates with a short "
+    "before any run: 20 seeds instead of 100, 40 active trials (E7.1's budget rule), 512 "
+    "Sobol references instead of 10^4, 256 Sobol candidates with a short "
     "Nelder-Mead polish, F1 on 2^12 Sobol points of the unit cube (the 75 % set holds about 65 "
     "of them) instead of 10^6, MAP-II after the "
     "initial trials and every 10th answer; the full-rank variational GP with a constant kernel "

@@ -32,22 +32,20 @@ def _png_size(path) -> tuple[int, int]:
 
 @pytest.fixture(scope="module")
 def fig2_run():
-    return common.to_json(fig2.run(reduced=True)), load_result(fig2.NAME)
+    return common.reduced_against_committed(fig2)
 
 
 def test_fig2_reduced_run_reproduces_the_committed_result(fig2_run):
-    document, committed = fig2_run
-    ours, theirs = fig2.select_for_comparison(document["result"], committed["result"])
-    problems = common.compare_runs(ours, theirs, tol=fig2.TOLERANCE,
-                                   rtol=fig2.RELATIVE_TOLERANCE)
-    assert not problems, ("the run differs from the committed result beyond "
-                          f"{fig2.TOLERANCE:g}; re-run `python -m experiments.seed003_fig2`:\n"
-                          + "\n".join(problems[:20]))
+    assert not fig2_run.problems, (
+        "the run differs from the committed result beyond "
+        f"{fig2.TOLERANCE:g}; re-run `python -m experiments.seed003_fig2`:\n"
+        + "\n".join(fig2_run.problems[:20]))
 
 
 def test_fig2_committed_settings_are_the_scripts(fig2_run):
-    document, committed = fig2_run
-    assert document["settings"] == committed["settings"]
+    problems = common.settings_problems(fig2_run.document["settings"],
+                                        fig2_run.committed["settings"])
+    assert not problems, "\n".join(problems)
 
 
 def test_fig2_verdicts_and_table_come_from_its_own_numbers():
@@ -104,26 +102,24 @@ CHECKED_VOLUMES = {"psychometric": 0.0629, "norm_ball_2d": 0.0893, "passthrough"
 @pytest.fixture(scope="module", params=list(LEVELSET_SCRIPTS))
 def levelset_run(request):
     module = LEVELSET_SCRIPTS[request.param]
-    return module, common.to_json(module.run(reduced=True)), load_result(module.NAME)
+    return module, common.reduced_against_committed(module)
 
 
 def test_levelset_reduced_runs_reproduce_the_committed_sessions(levelset_run):
-    module, document, committed = levelset_run
-    ours, theirs = module.select_for_comparison(document["result"], committed["result"])
-    for entry in ours.values():
+    module, run = levelset_run
+    for entry in run.document["result"].values():
         assert len(entry["sessions"]) == len(levelset.ARMS) * len(levelset.ACQUISITIONS)
         assert all(len(s["f1"]) == levelset.REDUCED_N_ACTIVE + 1 for s in entry["sessions"]
                    if "failed" not in s)
-    problems = common.compare_runs(ours, theirs, tol=module.TOLERANCE,
-                                   rtol=module.RELATIVE_TOLERANCE)
-    assert not problems, (f"{module.NAME}: the reduced run differs from the committed result "
-                          f"beyond {module.TOLERANCE:g}; re-run `python -m "
-                          f"experiments.{module.NAME}`:\n" + "\n".join(problems[:20]))
+    assert not run.problems, (f"{module.NAME}: the reduced run differs from the committed "
+                              f"result beyond {module.TOLERANCE:g}; re-run `python -m "
+                              f"experiments.{module.NAME}`:\n" + "\n".join(run.problems[:20]))
 
 
 def test_levelset_committed_settings_are_the_scripts(levelset_run):
-    _module, document, committed = levelset_run
-    assert document["settings"] == committed["settings"]
+    _module, run = levelset_run
+    problems = common.settings_problems(run.document["settings"], run.committed["settings"])
+    assert not problems, "\n".join(problems)
 
 
 def test_levelset_summaries_and_tables_come_from_the_sessions():
@@ -132,6 +128,18 @@ def test_levelset_summaries_and_tables_come_from_the_sessions():
         for problem, entry in committed["result"].items():
             seeds = sorted({s["seed"] for s in entry["sessions"]})
             assert seeds == list(levelset.SEEDS), (name, problem)
+            finished = [s for s in entry["sessions"] if "failed" not in s]
+            # every finished session is scored after the initial trials and each active one,
+            # and the last report point is the session's last trial
+            assert all(s["n_trials"] == list(range(levelset.N_INITIAL, levelset.N_INITIAL
+                                                   + levelset.N_ACTIVE + 1))
+                       for s in finished), (name, problem)
+            assert levelset.REPORT_TRIALS[-1] == levelset.N_INITIAL + levelset.N_ACTIVE
+            # the workers' CPU time is recorded, not only the parent's
+            np.testing.assert_allclose(entry["sessions_cpu_seconds"],
+                                       sum(s["cpu_seconds"] for s in entry["sessions"]),
+                                       rtol=1e-12)
+            assert entry["sessions_cpu_seconds"] > committed["cpu_time_seconds"]
             for summary in entry["summary"].values():
                 # sessions a library failure stopped are counted, not hidden
                 assert all(arm["n_seeds"] + arm["n_failed"] == len(levelset.SEEDS)
