@@ -52,7 +52,7 @@ from ..validation import as_bool
 from .comparisons import Comparisons, DisconnectedComparisonsWarning
 from .kernels import Kernel, as_inputs
 from .likelihoods import LikertConfidence, PairwiseProbit
-from .preference import _paired_kernel
+from .preference import latent_difference
 from .priors import LogNormal, Prior
 from .variational import MixedLikelihood, VariationalGP
 
@@ -201,15 +201,7 @@ class ConfidencePreferenceGP(VariationalGP):
         linear functional of f, so K* = k(X, Xa) - k(X, Xb) and k** = k_aa + k_bb - 2 k_ab
         give it in one prediction (no joint covariance of the test points)."""
         self._require_fit()
-        d = self.X_train.shape[1]
-        Xa, Xb = as_inputs(Xa, "Xa", d), as_inputs(Xb, "Xb", d)
-        if Xa.shape[0] != Xb.shape[0]:
-            raise ValueError(f"Xb: expected {Xa.shape[0]} rows (one per row of Xa), got "
-                             f"{Xb.shape[0]}")
-        K_cross = self.kernel(self.X_train, Xa) - self.kernel(self.X_train, Xb)
-        k_test = (self.kernel.diag(Xa) + self.kernel.diag(Xb)
-                  - 2.0 * _paired_kernel(self.kernel, Xa, Xb))
-        return self.posterior.predict(K_cross, np.maximum(k_test, 0.0))
+        return latent_difference(self.kernel, self.X_train, self.posterior, Xa, Xb)
 
     def preference_probability(self, Xa, Xb) -> np.ndarray:
         """Pr(Xa_i preferred to Xb_i) = Phi(mu / sqrt(1 + v)) on the latent difference."""

@@ -53,6 +53,7 @@ from .ep import ClippedSiteWarning, EPConvergenceError, EPResult, expectation_pr
 from .kernels import Kernel, as_inputs
 from .laplace import LaplaceResult, laplace_mode
 from .likelihoods import Likelihood
+from .prediction import LatentGaussian
 from .priors import Prior
 from .regression import GPRegression, HyperparameterFit
 
@@ -121,6 +122,22 @@ def _paired_kernel(kernel: Kernel, A: np.ndarray, B: np.ndarray) -> np.ndarray:
         stop = start + PAIR_CHUNK
         out[start:stop] = np.diag(kernel(A[start:stop], B[start:stop]))
     return out
+
+
+def latent_difference(kernel: Kernel, X_train: np.ndarray, posterior: LatentGaussian, Xa, Xb
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Posterior mean and variance of d_i = f(Xa_i) - f(Xb_i) for paired rows, under a
+    ``posterior`` of f at ``X_train``. The difference is a linear functional of f, so
+    ``K* = k(X, Xa) - k(X, Xb)`` and ``k** = k_aa + k_bb - 2 k_ab`` give it in one prediction,
+    without any len(Xa) x len(Xa) covariance."""
+    d = X_train.shape[1]
+    Xa, Xb = as_inputs(Xa, "Xa", d), as_inputs(Xb, "Xb", d)
+    if Xa.shape[0] != Xb.shape[0]:
+        raise ValueError(f"Xb: expected {Xa.shape[0]} rows (one per row of Xa), got "
+                         f"{Xb.shape[0]}")
+    K_cross = kernel(X_train, Xa) - kernel(X_train, Xb)
+    k_test = kernel.diag(Xa) + kernel.diag(Xb) - 2.0 * _paired_kernel(kernel, Xa, Xb)
+    return posterior.predict(K_cross, np.maximum(k_test, 0.0))
 
 
 class PreferenceGP(GPRegression):
@@ -406,16 +423,7 @@ class PreferenceGP(GPRegression):
         gives both, without any len(Xa) x len(Xa) covariance.
         """
         self._require_fit()
-        d = self.X_train.shape[1]
-        Xa = as_inputs(Xa, "Xa", d)
-        Xb = as_inputs(Xb, "Xb", d)
-        if Xa.shape[0] != Xb.shape[0]:
-            raise ValueError(f"Xb: expected {Xa.shape[0]} rows (one per row of Xa), got "
-                             f"{Xb.shape[0]}")
-        K_cross = self.kernel(self.X_train, Xa) - self.kernel(self.X_train, Xb)
-        k_test = (self.kernel.diag(Xa) + self.kernel.diag(Xb)
-                  - 2.0 * _paired_kernel(self.kernel, Xa, Xb))
-        return self.posterior.predict(K_cross, np.maximum(k_test, 0.0))
+        return latent_difference(self.kernel, self.X_train, self.posterior, Xa, Xb)
 
     def preference_probability(self, Xa, Xb) -> np.ndarray:
         """Probability that setting Xa_i is preferred to Xb_i, for paired rows (n*,).
