@@ -29,7 +29,8 @@ import numpy as np
 from course_lib.data.confidence_raters import GAIT_LEVEL_COUNTS, gait_like_subject
 
 from .common import run_experiment, task_rng
-from .seed003_haptic_like import ARMS, SE_FACTOR, fit_and_score, model_settings, summarise_pairs
+from .seed003_haptic_like import (ARMS, SE_FACTOR, fit_and_score, model_settings, score_cells,
+                                  summarise_pairs)
 
 NAME = "seed003_gait_like"
 N_TRIALS = 472
@@ -124,14 +125,7 @@ def format_table(document: dict) -> str:
     rows = ["| n train | Brier: preference / mixed (difference +- se) | F1: preference / mixed "
             "(difference +- se) | verdicts (Brier; F1) |", "|---|---|---|---|"]
     for n, entry in document["result"]["summary"].items():
-        cells = []
-        for metric in ("brier", "f1"):
-            e = entry[metric]
-            se = "" if e["difference_se"] is None else f" +- {e['difference_se']:.3f}"
-            cells.append(f"{e['preference']:.3f} / {e['mixed']:.3f} "
-                         f"({e['difference']:+.3f}{se})")
-        rows.append(f"| {n} | {cells[0]} | {cells[1]} | {entry['brier']['verdict']}; "
-                    f"{entry['f1']['verdict']} |")
+        rows.append(f"| {n} | {score_cells(entry)} |")
     return "\n".join(rows)
 
 

@@ -269,20 +269,25 @@ DIFFERENCES = (
     "prior on the output scale is a hard bound [1, 4].")
 
 
+def score_cells(entry: dict) -> str:
+    """One summary entry's README cells: Brier and F1 (preference / mixed, the difference and
+    its se) and the two verdicts (shared with seed003_gait_like's table)."""
+    cells = []
+    for metric in ("brier", "f1"):
+        e = entry[metric]
+        se = "" if e["difference_se"] is None else f" +- {e['difference_se']:.3f}"
+        cells.append(f"{e['preference']:.3f} / {e['mixed']:.3f} ({e['difference']:+.3f}{se})")
+    return (f"{cells[0]} | {cells[1]} | {entry['brier']['verdict']}; "
+            f"{entry['f1']['verdict']}")
+
+
 def format_table(document: dict) -> str:
     rows = ["| subject | n train | Brier: preference / mixed (difference +- se) | "
             "F1: preference / mixed (difference +- se) | verdicts (Brier; F1) |",
             "|---|---|---|---|---|"]
     for name, by_size in document["result"]["summary"].items():
         for n, entry in by_size.items():
-            cells = []
-            for metric in ("brier", "f1"):
-                e = entry[metric]
-                se = "" if e["difference_se"] is None else f" +- {e['difference_se']:.3f}"
-                cells.append(f"{e['preference']:.3f} / {e['mixed']:.3f} "
-                             f"({e['difference']:+.3f}{se})")
-            rows.append(f"| {name} | {n} | {cells[0]} | {cells[1]} | "
-                        f"{entry['brier']['verdict']}; {entry['f1']['verdict']} |")
+            rows.append(f"| {name} | {n} | {score_cells(entry)} |")
     return "\n".join(rows)
 
 
