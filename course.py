@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Set up the course environment and open it, or run every test.
 
-    python3 course.py lab     # JupyterLab on http://127.0.0.1 with a fresh access token
-    python3 course.py test    # every check and test the course has (what CI runs)
+    python3 course.py lab       # JupyterLab on http://127.0.0.1 with a fresh access token
+    python3 course.py test      # every check and test the course has (what CI runs)
+    python3 course.py release   # the student edition (no solutions) as a folder and a zip
+    python3 course.py site      # the executed notebooks as static web pages, and slides
 
-Both create (or reuse) a virtual environment in ``.venv`` next to this file and install the
-course library with what the command needs; a second run skips the install unless
-``pyproject.toml`` changed. Only the Python standard library is used here, so a machine with
-Python 3.11 and pip is enough.
+Each creates (or reuses) a virtual environment in ``.venv`` next to this file and installs the
+course library with what the command needs, at the exact versions the course was tested with
+(``requirements/lock.txt``); ``--latest`` takes the newest releases instead. A second run skips
+the install unless ``pyproject.toml`` or the lock changed. Only the Python standard library is
+used here, so a machine with Python 3.11 and pip is enough.
 """
 
 from __future__ import annotations
@@ -23,8 +26,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
-EXTRAS = {"lab": "lab", "test": "test"}
+# The exact versions the course was tested with, as pip constraints (tools/make_lock.py).
+LOCK = ROOT / "requirements" / "lock.txt"
+# The extra each command installs; release and site need nbconvert and MathJax from the test set.
+EXTRAS = {"lab": "lab", "test": "test", "release": "test", "site": "test"}
 NOTEBOOK_DIRS = ["lectures", "solutions"]
+BROWSER_TESTS = Path("tests") / "browser"
 # Shared by the tests and tools/store_outputs.py, so stored outputs match test runs.
 # TQDM_DISABLE keeps progress bars out of test logs; notebooks still show them in the lab.
 # One BLAS thread: reproducible sums for the checked outputs, no oversubscription on 2 cores.
@@ -37,6 +44,11 @@ LAB_SETTING_OVERRIDES = {
     "@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
                                                     "checkForUpdates": False},
 }
+# nbgrader comes with the test tools (the grading round trip). Students do not need its menus,
+# and its server extension warns at every start that there is no nbgrader_config.py.
+NBGRADER_SERVER_EXTENSIONS = ["assignment_list", "course_list", "formgrader",
+                              "validate_assignment"]
+NBGRADER_LAB_EXTENSION = "@jupyter/nbgrader"
 
 
 def venv_python() -> Path:
@@ -44,19 +56,26 @@ def venv_python() -> Path:
     return VENV / scripts / ("python.exe" if os.name == "nt" else "python")
 
 
-def ensure_environment(extra: str) -> Path:
-    """Create ``.venv`` if needed and install ``course_lib[extra]`` unless already done."""
+def ensure_environment(extra: str, latest: bool = False) -> Path:
+    """Create ``.venv`` if needed and install ``course_lib[extra]`` unless already done.
+
+    The install is constrained to :data:`LOCK` unless ``latest`` is true.
+    """
     python = venv_python()
     if not python.exists():
         print(f"Creating the virtual environment {VENV} ...", flush=True)
         venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()[:16]
-    stamp = VENV / f".installed-{extra}-{digest}"
+    recipe = (ROOT / "pyproject.toml").read_bytes() + (b"latest" if latest else LOCK.read_bytes())
+    stamp = VENV / f".installed-{extra}-{hashlib.sha256(recipe).hexdigest()[:16]}"
     if not stamp.exists():
-        print(f"Installing course_lib[{extra}] and its dependencies (first run only) ...",
-              flush=True)
+        versions = "the newest releases" if latest else f"the tested versions in {LOCK.name}"
+        print(f"Installing course_lib[{extra}] and its dependencies at {versions} "
+              "(first run only) ...", flush=True)
+        # Constraints also replace installed versions that differ from the lock.
+        versions_args = (["--upgrade", "--upgrade-strategy", "eager"] if latest
+                         else ["--constraint", str(LOCK)])
         subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--quiet",
-                        "--disable-pip-version-check", "-e", f"{ROOT}[{extra}]"],
+                        "--disable-pip-version-check", *versions_args, "-e", f"{ROOT}[{extra}]"],
                        check=True, cwd=ROOT)
         for old in VENV.glob(f".installed-{extra}-*"):
             old.unlink()
@@ -68,23 +87,32 @@ def write_lab_overrides(prefix: Path) -> Path:
     """Merge :data:`LAB_SETTING_OVERRIDES` into the settings overrides of environment ``prefix``.
 
     JupyterLab reads ``<prefix>/share/jupyter/lab/settings/overrides.json`` as the defaults of its
-    settings. Entries already there are kept; the file is rewritten only when something changes.
+    settings, and ``page_config.json`` beside it for extensions switched off (nbgrader's, where
+    installed). Entries already there are kept; a file is rewritten only when something changes.
     ``postBuild`` calls this for conda and Binder environments.
     """
-    path = Path(prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
-    current = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    merged = dict(current)
-    for plugin, settings in LAB_SETTING_OVERRIDES.items():
-        merged[plugin] = {**current.get(plugin, {}), **settings}
-    if merged != current:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
+    settings = Path(prefix) / "share" / "jupyter" / "lab" / "settings"
+    path = settings / "overrides.json"
+    merge_json(path, LAB_SETTING_OVERRIDES)
+    merge_json(settings / "page_config.json",
+               {"disabledExtensions": {NBGRADER_LAB_EXTENSION: True}})
     return path
 
 
-def setup_lab() -> Path:
+def merge_json(path: Path, additions: dict) -> None:
+    """Merge ``additions`` one level deep into the JSON object in ``path`` (made if missing)."""
+    current = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    merged = dict(current)
+    for key, value in additions.items():
+        merged[key] = {**current.get(key, {}), **value}
+    if merged != current:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
+
+
+def setup_lab(latest: bool = False) -> Path:
     """Install what the lab needs and its settings overrides; return the venv's python."""
-    python = ensure_environment(EXTRAS["lab"])
+    python = ensure_environment(EXTRAS["lab"], latest)
     write_lab_overrides(VENV)
     return python
 
@@ -105,14 +133,17 @@ def lab_command(python: Path, root_dir: Path, extra_args: list[str]) -> list[str
     command = [str(python), "-m", "jupyter", "lab", "--ServerApp.ip=127.0.0.1",
                f"--ServerApp.root_dir={root_dir}", "--LabApp.extension_manager=readonly",
                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-               "--LabApp.news_url=None", *extra_args]
+               "--LabApp.news_url=None",
+               *(f"--ServerApp.jpserver_extensions=nbgrader.server_extensions.{name}=False"
+                 for name in NBGRADER_SERVER_EXTENSIONS),
+               *extra_args]
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers and CI machines run as root
         command.append("--allow-root")
     return command
 
 
-def run_lab(extra_args: list[str]) -> int:
-    python = setup_lab()
+def run_lab(extra_args: list[str], latest: bool) -> int:
+    python = setup_lab(latest)
     print("Starting JupyterLab on 127.0.0.1; it opens your browser, or open the URL it prints "
           "(the URL carries the access token). Stop it with Control-C.", flush=True)
     # Jupyter makes a fresh random token per start and prints it in the URL.
@@ -120,32 +151,66 @@ def run_lab(extra_args: list[str]) -> int:
                            env=lab_environment())
 
 
-def run_tests(extra_args: list[str]) -> int:
-    python = ensure_environment(EXTRAS["test"])
-    env = dict(os.environ, **TEST_ENVIRONMENT)
+def browser_test_status() -> tuple[list[str], str | None]:
+    """Extra pytest arguments for the browser tests, and the line to print when they cannot run."""
+    sys.path.insert(0, str(ROOT / BROWSER_TESTS))
+    from chromium import HOW_TO_ENABLE, chromium_path
+
+    if chromium_path() is not None:
+        return [], None
+    return ([f"--ignore={BROWSER_TESTS.as_posix()}"],
+            f"The browser tests (tests/browser) did not run: no Chromium found; to run them, "
+            f"{HOW_TO_ENABLE}.")
+
+
+def run_tests(extra_args: list[str], latest: bool) -> int:
+    python = ensure_environment(EXTRAS["test"], latest)
+    # tests/test_environment_lock.py checks the installed versions against the lock unless latest
+    env = dict(os.environ, **TEST_ENVIRONMENT, COURSE_VERSIONS="latest" if latest else "locked")
+    browser_args, browser_missing = browser_test_status()
     steps = [
         [str(python), "tools/check_notebooks.py"],
         [str(python), "tools/make_exercises.py", "--check"],
-        # One pytest run: library, reference, widget and exercise tests, then the lecture and
-        # solution notebooks through nbval (serially: see docs/CONVENTIONS.md section 2).
-        [str(python), "-m", "pytest", "tests", *NOTEBOOK_DIRS, "--nbval-lax",
+        # One pytest run: library, reference, widget, exercise and browser tests, then the lecture
+        # and solution notebooks through nbval (serially: see docs/CONVENTIONS.md section 2).
+        [str(python), "-m", "pytest", "tests", *NOTEBOOK_DIRS, *browser_args, "--nbval-lax",
          "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "--nbval-cell-timeout=300",
          *extra_args],
     ]
+    code = 0
     for step in steps:
         print("$", " ".join(Path(part).name if part == str(python) else part for part in step),
               flush=True)
         code = subprocess.call(step, cwd=ROOT, env=env)
         if code != 0:
-            return code
-    return 0
+            break
+    if browser_missing:
+        print(browser_missing, flush=True)
+        if os.environ.get("CI") and code == 0:  # CI must test in a browser; a user may choose
+            code = 1
+    return code
+
+
+def run_tool(command: str, tool: str, extra_args: list[str], latest: bool) -> int:
+    """Run ``tools/<tool>`` for ``command`` with the course environment's python."""
+    python = ensure_environment(EXTRAS[command], latest)
+    return subprocess.call([str(python), str(ROOT / "tools" / tool), *extra_args], cwd=ROOT,
+                           env=dict(os.environ, **TEST_ENVIRONMENT))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["lab", "test"])
+    parser.add_argument("command", choices=["lab", "test", "release", "site"])
+    parser.add_argument("--latest", action="store_true",
+                        help="install the newest releases instead of the tested versions in "
+                             "requirements/lock.txt")
     args, rest = parser.parse_known_args()
-    return run_lab(rest) if args.command == "lab" else run_tests(rest)
+    if args.command == "lab":
+        return run_lab(rest, args.latest)
+    if args.command == "test":
+        return run_tests(rest, args.latest)
+    tool = {"release": "make_release.py", "site": "build_site.py"}[args.command]
+    return run_tool(args.command, tool, rest, args.latest)
 
 
 if __name__ == "__main__":

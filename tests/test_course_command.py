@@ -25,7 +25,7 @@ def overrides_file(prefix: Path) -> Path:
 
 def test_lab_setup_writes_overrides_that_silence_news_and_update_checks(tmp_path, monkeypatch):
     monkeypatch.setattr(course, "VENV", tmp_path)
-    monkeypatch.setattr(course, "ensure_environment", lambda extra: tmp_path / "bin" / "python")
+    monkeypatch.setattr(course, "ensure_environment", lambda extra, latest: tmp_path / "bin" / "python")
     course.setup_lab()
     written = json.loads(overrides_file(tmp_path).read_text(encoding="utf-8"))
     # "false" (a string: the setting is a three-way choice) is "Never"; "none" would ask.
@@ -100,3 +100,86 @@ def test_a_thread_variable_set_by_the_user_is_respected(variable):
     if (os.cpu_count() or 1) >= 2:  # with one core BLAS reports 1 thread whatever is asked
         assert max(threads["before"]) >= 2, f"precondition: {variable}=2 gave {threads['before']}"
     assert threads["after"] == threads["before"]
+
+
+def test_the_lab_switches_off_nbgrader_for_students(tmp_path):
+    # nbgrader is a test tool here; its menus and its "no nbgrader_config.py" warning are noise
+    command = course.lab_command(tmp_path / "python", tmp_path, [])
+    switched_off = {argument.split("=", 1)[1] for argument in command
+                    if argument.startswith("--ServerApp.jpserver_extensions=")}
+    assert switched_off == {f"nbgrader.server_extensions.{name}=False"
+                            for name in course.NBGRADER_SERVER_EXTENSIONS}
+    course.write_lab_overrides(tmp_path)
+    page_config = json.loads((overrides_file(tmp_path).parent / "page_config.json")
+                             .read_text(encoding="utf-8"))
+    assert page_config == {"disabledExtensions": {course.NBGRADER_LAB_EXTENSION: True}}
+
+
+def test_the_switched_off_extensions_are_the_ones_nbgrader_installs():
+    # If nbgrader renames an extension, the names above silently stop matching.
+    from importlib.metadata import distribution
+
+    files = {str(path) for path in distribution("nbgrader").files}
+    config = next(path for path in distribution("nbgrader").files
+                  if str(path).endswith("jupyter_server_config.d/nbgrader.json"))
+    enabled = json.loads(config.read_text())["ServerApp"]["jpserver_extensions"]
+    assert set(enabled) == {f"nbgrader.server_extensions.{name}"
+                            for name in course.NBGRADER_SERVER_EXTENSIONS}
+    assert any(f"labextensions/{course.NBGRADER_LAB_EXTENSION}/package.json" in path
+               for path in files)
+
+
+def test_without_chromium_the_browser_tests_are_left_out_with_one_line(monkeypatch):
+    sys.path.insert(0, str(ROOT / "tests" / "browser"))
+    import chromium
+
+    monkeypatch.setattr(chromium, "chromium_path", lambda: None)
+    arguments, message = course.browser_test_status()
+    assert arguments == ["--ignore=tests/browser"]
+    assert "\n" not in message and "did not run" in message and "apt-get install chromium" in message
+
+
+def test_without_chromium_ci_fails_and_a_laptop_passes(monkeypatch, capsys):
+    monkeypatch.setattr(course, "ensure_environment", lambda extra, latest: Path(sys.executable))
+    monkeypatch.setattr(course, "browser_test_status", lambda: (["--ignore=x"], "no browser"))
+    commands = []
+    monkeypatch.setattr(course.subprocess, "call", lambda step, **_: commands.append(step) or 0)
+    monkeypatch.delenv("CI", raising=False)
+    assert course.run_tests([], latest=False) == 0
+    assert "--ignore=x" in commands[-1]
+    monkeypatch.setenv("CI", "true")
+    assert course.run_tests([], latest=False) == 1
+    assert capsys.readouterr().out.count("no browser") == 2  # one line per run
+
+
+@pytest.mark.parametrize("command, tool", [("release", "make_release.py"),
+                                           ("site", "build_site.py")])
+def test_release_and_site_run_their_tool_with_the_course_python(monkeypatch, command, tool):
+    monkeypatch.setattr(course, "ensure_environment", lambda extra, latest: Path("/env/python"))
+    calls = []
+    monkeypatch.setattr(course.subprocess, "call", lambda step, **_: calls.append(step) or 0)
+    monkeypatch.setattr(sys, "argv", ["course.py", command, "--out", "somewhere"])
+    assert course.main() == 0
+    assert calls == [["/env/python", str(course.ROOT / "tools" / tool), "--out", "somewhere"]]
+
+
+def test_latest_and_locked_installs_are_told_apart(tmp_path, monkeypatch):
+    # Switching between the lock and --latest must reinstall, not reuse the other's stamp.
+    monkeypatch.setattr(course, "VENV", tmp_path)
+    python = course.venv_python()
+    python.parent.mkdir(parents=True)
+    python.touch()
+    installs = []
+    monkeypatch.setattr(course.subprocess, "run", lambda step, **_: installs.append(step))
+    for latest in (False, True, False):
+        course.ensure_environment("lab", latest)
+    assert len(installs) == 3
+    assert ["--constraint", str(course.LOCK)] == installs[0][-4:-2]
+    assert "--constraint" not in installs[1] and "--upgrade" in installs[1]
+    course.ensure_environment("lab", False)
+    assert len(installs) == 3, "a current install was repeated"
+
+
+def test_the_venv_python_path_on_windows(monkeypatch):
+    monkeypatch.setattr(course.os, "name", "nt")
+    assert course.venv_python().relative_to(course.VENV).parts == ("Scripts", "python.exe")
