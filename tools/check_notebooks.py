@@ -9,7 +9,10 @@
   ``# NBVAL_CHECK_OUTPUT`` comment); none at all in exercises/;
 * only known cell tags and no saved widget state;
 * the same ``NN_topic`` names in all three folders, every solutions notebook has a self-check;
-* the unit number prefixes are unique.
+* the unit number prefixes are unique;
+* grading (solutions/ and exercises/, docs/CONVENTIONS.md s.5): every answer and self-check
+  cell carries nbgrader metadata, grade ids are unique, every ``## Task N`` heading states its
+  points and they add up, and (solutions/) every written answer has a rubric worth its points.
 
 Exit status 1 and one line per problem when anything fails.
 """
@@ -21,6 +24,8 @@ import sys
 from pathlib import Path
 
 import nbformat
+from make_exercises import (RUBRIC, TASK_HEADING, is_code_answer, is_self_check,
+                            is_written_answer, rubric_points)
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("lectures", "solutions", "exercises")
@@ -33,6 +38,8 @@ FORBIDDEN_CODE = [
     (re.compile(r"https?://"), "names a URL in code (data must come from data/)"),
     (re.compile(r"['\"](/home/|/work/|/Users/|/tmp/|[A-Za-z]:\\\\)"), "uses an absolute path"),
 ]
+GRADE_ID = re.compile(r"^[A-Za-z0-9_-]+$")  # what nbgrader accepts
+TASK_POINTS = re.compile(r"^## Task \d+\b.* \((\d+) points?\)$")
 NAME = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
 SETUP_NEEDS = [
     (re.compile(r"^SEED\s*=\s*\d+", re.M), "SEED = <int>"),
@@ -88,9 +95,68 @@ def check_notebook(path: Path) -> list[str]:
         if checks_output(cell) and not cell.outputs and rel.parts[0] != "exercises":
             problems.append(f"{where}: checked by nbval but has no stored output "
                             "(run `python tools/store_outputs.py`)")
+    if rel.parts[0] in ("solutions", "exercises"):
+        problems.extend(check_grading(nb, rel))
     if rel.parts[0] == "solutions" and not any(
             "self-check" in c.metadata.get("tags", []) for c in nb.cells):
         problems.append(f"{rel}: no cell tagged self-check")
+    return problems
+
+
+def check_grading(nb, rel) -> list[str]:
+    """nbgrader metadata of a solutions or exercise notebook (see tools/make_exercises.py)."""
+    problems, grade_ids = [], set()
+    task, points_stated, points_found = None, {}, {}
+    for index, cell in enumerate(nb.cells):
+        where = f"{rel} cell {index}"
+        meta = cell.metadata.get("nbgrader", {})
+        first_line = cell.source.split("\n", 1)[0]
+        if cell.cell_type == "markdown" and first_line.startswith("## "):
+            task = first_line if TASK_HEADING.match(first_line) else None
+            if task:
+                stated = TASK_POINTS.match(first_line)
+                points_stated[task] = int(stated.group(1)) if stated else None
+                points_found[task] = 0
+            continue
+        written = rel.parts[0] == "solutions" and is_written_answer(cell)
+        answer = is_code_answer(cell) or written or (
+            rel.parts[0] == "exercises" and meta.get("solution"))
+        if (answer or is_self_check(cell)) and task is None:
+            problems.append(f"{where}: an answer or self-check outside a '## Task N' section")
+        if answer and not meta.get("solution"):
+            problems.append(f"{where}: an answer cell without nbgrader 'solution: true' "
+                            "(run `python tools/make_exercises.py`)")
+        if is_self_check(cell) and not (meta.get("grade") and meta.get("locked")):
+            problems.append(f"{where}: a self-check that is not a locked nbgrader test cell "
+                            "(run `python tools/make_exercises.py`)")
+        if not meta:
+            continue
+        if meta.get("schema_version") != 3:
+            problems.append(f"{where}: nbgrader schema_version must be 3")
+        grade_id = meta.get("grade_id", "")
+        if not GRADE_ID.match(grade_id):
+            problems.append(f"{where}: nbgrader grade id {grade_id!r} is empty or not "
+                            "letters, digits, '-' and '_'")
+        elif grade_id in grade_ids:
+            problems.append(f"{where}: nbgrader grade id {grade_id!r} is used twice")
+        grade_ids.add(grade_id)
+        if meta.get("grade"):
+            points = meta.get("points")
+            if not isinstance(points, int) or points <= 0:
+                problems.append(f"{where}: a graded cell needs whole points > 0, has {points!r}")
+                continue
+            if task is not None:
+                points_found[task] += points
+            if written and rubric_points(cell.source) != points:
+                problems.append(f"{where}: a written answer worth {points} points needs a "
+                                f"'{RUBRIC}' list whose items add up to it (found "
+                                f"{rubric_points(cell.source)})")
+    for heading, stated in points_stated.items():
+        if not points_found[heading]:
+            problems.append(f"{rel}: '{heading}' has no points (no graded cell)")
+        elif stated != points_found[heading]:
+            problems.append(f"{rel}: '{heading}' should end in '({points_found[heading]} points)'"
+                            " (run `python tools/make_exercises.py`)")
     return problems
 
 

@@ -11,14 +11,26 @@ Markers (nbgrader-compatible), see docs/CONVENTIONS.md section 5:
 
 Outputs are cleared and a first cell says the notebook is generated.
 
-    python tools/make_exercises.py            # (re)write exercises/
-    python tools/make_exercises.py --check    # fail if exercises/ is stale
+Grading (nbgrader 0.9, metadata schema 3) follows one rule, applied to the solutions notebooks
+themselves so that ``nbgrader generate_assignment`` can read them directly:
+
+* a code cell with a SOLUTION block (or tagged ``solution``) is an answer cell
+  (``solution: true``), grade id ``task<N>-<function it defines>``;
+* a ``self-check`` cell is an autograded test cell (``grade: true``, locked) worth
+  ``POINTS_PER_ANSWER`` points for every answer cell since the previous self-check of its task;
+* a markdown cell tagged ``solution`` is a written answer, graded by hand: its points are the
+  sum of the items of the ``**Rubric.**`` list that ends the model answer (``- 2 points: ...``);
+* every ``## Task N`` heading ends in ``(P points)``, the sum over the task's graded cells.
+
+    python tools/make_exercises.py            # apply the grading rule to solutions/, (re)write exercises/
+    python tools/make_exercises.py --check    # fail if solutions/' grading or exercises/ is stale
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
+import re
 import sys
 from pathlib import Path
 
@@ -29,6 +41,11 @@ SOLUTIONS, EXERCISES = ROOT / "solutions", ROOT / "exercises"
 CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
 MARKDOWN_STUB = "YOUR ANSWER HERE"
 BLOCKS = {"SOLUTION": "replace", "HIDDEN TESTS": "remove"}
+POINTS_PER_ANSWER = 4  # each answer cell (one function, as a rule) a self-check grades
+TASK_HEADING = re.compile(r"^## Task (\d+)\b(.*?)(?: \(\d+ points?\))?[ \t]*$")
+RUBRIC = "**Rubric.**"
+RUBRIC_ITEM = re.compile(r"^[-*] (\d+) points?: \S", re.M)
+DEFINED_FUNCTION = re.compile(r"^def (\w+)\(", re.M)
 
 
 class MarkerError(ValueError):
@@ -71,8 +88,99 @@ def strip_blocks(source: str, cell_type: str, where: str) -> str:
     return "\n".join(out)
 
 
+class GradingError(ValueError):
+    """A solutions notebook that the grading rule cannot give nbgrader metadata."""
+
+
+def is_code_answer(cell) -> bool:
+    return cell.cell_type == "code" and (
+        "solution" in cell.metadata.get("tags", [])
+        or any(_marker(line) == ("BEGIN", "SOLUTION") for line in cell.source.split("\n")))
+
+
+def is_written_answer(cell) -> bool:
+    return cell.cell_type == "markdown" and "solution" in cell.metadata.get("tags", [])
+
+
+def is_self_check(cell) -> bool:
+    return "self-check" in cell.metadata.get("tags", [])
+
+
+def rubric_points(source: str) -> int:
+    """Points of a written answer: the sum of its rubric's items (0 when it has no rubric)."""
+    _, found, rubric = source.partition(RUBRIC)
+    return sum(int(points) for points in RUBRIC_ITEM.findall(rubric)) if found else 0
+
+
+def _nbgrader(grade_id: str, *, solution: bool, grade: bool, points: int | None = None) -> dict:
+    meta = {"grade": grade, "grade_id": grade_id, "locked": not solution,
+            "schema_version": 3, "solution": solution, "task": False}
+    if grade:
+        meta["points"] = points
+    return meta
+
+
+def add_grading(solution: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
+    """A copy of ``solution`` with the rule's nbgrader metadata and task headings' points."""
+    graded = copy.deepcopy(solution)
+    task, answers_since_check = None, 0
+    headings: dict[int, tuple] = {}  # task -> (heading cell, its first line without points)
+    points_of: dict[int, int] = {}
+    counts: dict[tuple, int] = {}
+
+    def next_id(kind: str) -> str:
+        counts[task, kind] = counts.get((task, kind), 0) + 1
+        return f"task{task}-{kind}{counts[task, kind]}"
+
+    for index, cell in enumerate(graded.cells):
+        where = f"solutions/{name} cell {index}"
+        cell.metadata.pop("nbgrader", None)
+        first_line = cell.source.split("\n", 1)[0]
+        if cell.cell_type == "markdown" and first_line.startswith("## "):
+            match = TASK_HEADING.match(first_line)
+            task, answers_since_check = (int(match.group(1)) if match else None), 0
+            if match:
+                if task in headings:
+                    raise GradingError(f"{where}: a second '## Task {task}' heading")
+                headings[task] = (cell, f"## Task {task}{match.group(2)}")
+                points_of[task] = 0
+            continue
+        if task is None and (is_code_answer(cell) or is_written_answer(cell)
+                             or is_self_check(cell)):
+            raise GradingError(f"{where}: an answer or self-check outside a '## Task N' section")
+        if is_code_answer(cell):
+            functions = DEFINED_FUNCTION.findall(cell.source)
+            grade_id = f"task{task}-{functions[0]}" if functions else next_id("answer")
+            cell.metadata["nbgrader"] = _nbgrader(grade_id, solution=True, grade=False)
+            answers_since_check += 1
+        elif is_written_answer(cell):
+            points = rubric_points(cell.source)
+            if points == 0:
+                raise GradingError(f"{where}: a written answer without a '{RUBRIC}' list of "
+                                   "'- N points: ...' items")
+            cell.metadata["nbgrader"] = _nbgrader(next_id("written"), solution=True, grade=True,
+                                                  points=points)
+            points_of[task] += points
+        elif is_self_check(cell):
+            points = POINTS_PER_ANSWER * max(1, answers_since_check)
+            cell.metadata["nbgrader"] = _nbgrader(next_id("check"), solution=False, grade=True,
+                                                  points=points)
+            points_of[task] += points
+            answers_since_check = 0
+    for task, (cell, title) in headings.items():
+        if points_of[task] == 0:
+            raise GradingError(f"solutions/{name}: Task {task} has nothing graded (no self-check "
+                               "and no written answer)")
+        rest = cell.source[len(cell.source.split("\n", 1)[0]):]
+        cell.source = f"{title} ({points_of[task]} points){rest}"
+    return graded
+
+
 def make_exercise(solution: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
-    """The exercise notebook generated from a solutions notebook (which is not modified)."""
+    """The exercise notebook generated from a solutions notebook (which is not modified).
+
+    It keeps the solution's nbgrader metadata (``add_grading``), so a copy a student filled in
+    can be autograded like nbgrader's own release of the solutions notebook."""
     exercise = copy.deepcopy(solution)
     for index, cell in enumerate(exercise.cells):
         where = f"solutions/{name} cell {index}"
@@ -98,23 +206,28 @@ def render(notebook: nbformat.NotebookNode) -> str:
     return nbformat.writes(notebook) + "\n"
 
 
-def expected_exercises() -> dict[Path, str]:
-    """Map each exercise path to the text it should have."""
+def expected_notebooks() -> dict[Path, str]:
+    """Map each solutions and exercise path to the text it should have."""
     expected = {}
     for path in sorted(SOLUTIONS.glob("*.ipynb")):
         solution = nbformat.read(path, as_version=4)
-        expected[EXERCISES / path.name] = render(make_exercise(solution, path.name))
+        graded = add_grading(solution, path.name)
+        if render(graded) != render(solution):  # the stored file's own formatting is kept
+            expected[path] = render(graded)
+        expected[EXERCISES / path.name] = render(make_exercise(graded, path.name))
     return expected
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description="Generate exercises/ from solutions/.")
+    parser = argparse.ArgumentParser(
+        description="Apply the grading rule to solutions/ and generate exercises/ from it.")
     parser.add_argument("--check", action="store_true",
-                        help="only check that exercises/ is up to date (exit 1 if stale)")
+                        help="only check that solutions/' grading metadata and exercises/ are up "
+                             "to date (exit 1 if stale)")
     args = parser.parse_args()
     try:
-        expected = expected_exercises()
-    except MarkerError as err:
+        expected = expected_notebooks()
+    except (MarkerError, GradingError) as err:
         print(f"make_exercises: {err}", file=sys.stderr)
         return 1
     orphans = sorted(set(EXERCISES.glob("*.ipynb")) - set(expected))
@@ -124,17 +237,22 @@ def main() -> int:
         for path in stale + orphans:
             print(f"stale: {path.relative_to(ROOT)}", file=sys.stderr)
         if stale or orphans:
-            print("exercises/ is stale: run `python tools/make_exercises.py`", file=sys.stderr)
+            print("solutions/ grading or exercises/ is stale: run "
+                  "`python tools/make_exercises.py`", file=sys.stderr)
             return 1
-        print(f"exercises/ is up to date ({len(expected)} notebooks)")
+        print(f"exercises/ and the grading of solutions/ are up to date "
+              f"({len(list(SOLUTIONS.glob('*.ipynb')))} units)")
         return 0
     EXERCISES.mkdir(exist_ok=True)
     for path, text in expected.items():
         path.write_text(text, encoding="utf-8")
     for path in orphans:
         path.unlink()
-    print(f"wrote {len(expected)} exercise notebooks" +
-          (f", removed {len(orphans)} orphans" if orphans else ""))
+    updated = [p.name for p in expected if p.parent == SOLUTIONS]
+    print(f"wrote {len(expected) - len(updated)} exercise notebooks"
+          + (f", graded {len(updated)} solutions notebooks ({', '.join(updated)})"
+             if updated else "")
+          + (f", removed {len(orphans)} orphans" if orphans else ""))
     return 0
 
 
