@@ -1,0 +1,681 @@
+#!/usr/bin/env python3
+"""A local JupyterHub trial of the course: set it up, serve N students at once, measure.
+
+    python3 tools/hub_trial.py                       # set up under /work/hub, N = 1, 2, 4, ... 12
+    python3 tools/hub_trial.py --numba-cache shared  # the same with a class-wide numba cache
+    python3 tools/hub_trial.py --workdir /tmp/hub --users 1 2 --out /tmp/hub-trial.json
+
+What a hub admin would do, outside the repository, in ``--workdir``:
+
+1. clone the course (``--repo``, default this repository) into ``<workdir>/course``: the shared,
+   read-only copy that the environment is installed from (``course_lib`` finds ``data/`` next to
+   its own source, so the library is installed editable from this clone, once for everyone);
+2. one virtual environment ``<workdir>/env`` with ``course_lib[lab]``, JupyterHub and nbgitpuller,
+   pinned by the course's lock file (``requirements/lock.txt``) when there is one;
+3. configurable-http-proxy from npm into ``<workdir>/proxy`` (not global);
+4. ``<workdir>/jupyterhub_config.py`` from ``tools/hub/jupyterhub_config.py.template``:
+   everything on 127.0.0.1, a shared-password login, one single-user server per student in its
+   own home folder.
+
+Then, for each N in ``--users``, N fresh students at once each: log in through the hub's login
+form, make an API token, start their server, open the course through the nbgitpuller link (which
+clones ``<workdir>/course`` into their home), open ``--notebook`` from their copy as JupyterLab
+does (a session through the server's REST API) and run its code cells one by one over the kernel's
+websocket. Per student: time to spawn, to pull, to start the kernel, to run the notebook, CPU time
+of their process tree during the run, and peak RSS of their single-user server plus kernel (summed
+over the process tree, sampled from /proc). The load average is recorded around each round. The
+rounds stop after the first one where a notebook took over ``--limit`` seconds. Results go to
+``--out`` (default ``docs/hub-trial.json``) with the sizing rule derived from them. The hub and
+every server it started are stopped at the end.
+
+Only the standard library is needed to start; the measurement re-runs this script with the
+environment's Python (it needs tornado for the kernel's websocket). Linux only (/proc).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import secrets
+import shutil
+import signal
+import string
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TEMPLATE = ROOT / "tools" / "hub" / "jupyterhub_config.py.template"
+DEFAULT_NOTEBOOK = "solutions/01_dtw.ipynb"
+LOOPBACK = "127.0.0.1"
+PORTS = {"proxy_port": 18000, "proxy_api_port": 18001, "hub_port": 18081}
+CHP_VERSION = "5"
+SAMPLE_SECONDS = 0.2
+NUMBA_CACHES = ("per-user", "shared")
+
+
+# ---------------------------------------------------------------------------------------------
+# Pure helpers (tested in tests/test_hub_trial.py)
+
+def repo_folder(repo: str) -> str:
+    """The folder nbgitpuller clones ``repo`` into: its last path part, as it is (``.git`` kept)."""
+    if not isinstance(repo, str) or not repo.strip("/"):
+        raise ValueError(f"repo must name a git repository (URL or path), got {repo!r}")
+    return repo.rstrip("/").rsplit("/", 1)[-1]
+
+
+def nbgitpuller_link(hub_url: str, repo: str, path: str, *, branch: str = "main",
+                     app: str = "lab") -> str:
+    """The link that pulls ``repo`` (``branch``) into a student's home and opens ``path`` in it.
+
+    ``hub_url`` is the hub's public address; the link goes through ``hub/user-redirect`` so one
+    link works for every student. ``path`` is relative to the repository (e.g. a notebook).
+    """
+    if not hub_url.startswith(("http://", "https://")):
+        raise ValueError(f"hub_url must start with http:// or https://, got {hub_url!r}")
+    if not branch:
+        raise ValueError("branch must name a branch, got an empty string")
+    if app not in ("lab", "tree"):
+        raise ValueError(f"app must be 'lab' or 'tree', got {app!r}")
+    target = f"{repo_folder(repo)}/{path.lstrip('/')}" if path else repo_folder(repo)
+    urlpath = f"lab/tree/{target}" if app == "lab" else f"tree/{target}"
+    query = urllib.parse.urlencode({"repo": repo, "branch": branch, "urlpath": urlpath})
+    return f"{hub_url.rstrip('/')}/hub/user-redirect/git-pull?{query}"
+
+
+def render_config(workdir: Path, *, service_token: str, user_password: str,
+                  ports: dict[str, int] = PORTS, as_root: bool | None = None,
+                  numba_cache: str = "per-user") -> str:
+    """The text of ``jupyterhub_config.py`` for a hub living in ``workdir``.
+
+    ``numba_cache`` is ``"per-user"`` (in each student's home) or ``"shared"``
+    (``<workdir>/numba-cache``, warmed once by the admin).
+    """
+    if numba_cache not in NUMBA_CACHES:
+        raise ValueError(f"numba_cache must be one of {NUMBA_CACHES}, got {numba_cache!r}")
+    if as_root is None:
+        as_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    if len(user_password) < 8:
+        raise ValueError("user_password must have at least 8 characters (JupyterHub's rule)")
+    workdir = Path(workdir).resolve()
+    cache_dir = ('lambda spawner: f"{spawner.home_dir}/.cache/numba"'
+                 if numba_cache == "per-user" else repr(str(workdir / "numba-cache")))
+    return string.Template(TEMPLATE.read_text(encoding="utf-8")).substitute(
+        workdir=workdir, homes=workdir / "homes", env_bin=workdir / "env" / "bin",
+        chp_command=workdir / "proxy" / "node_modules" / ".bin" / "configurable-http-proxy",
+        service_token=service_token, user_password=user_password, numba_cache_dir=cache_dir,
+        # jupyter-server refuses to run as root without --allow-root (containers, CI)
+        spawner_args=repr(["--allow-root"] if as_root else []),
+        **{key: int(value) for key, value in ports.items()})
+
+
+def sizing_rule(rounds: list[dict], *, limit: float, cores: int) -> dict:
+    """Memory per user, CPU seconds per notebook and users per core from the measured rounds.
+
+    ``served_at_once`` is the largest N whose every notebook finished under ``limit`` seconds.
+    Memory per user is the largest peak RSS seen in any round (per-user peaks barely depend on
+    N); CPU seconds per notebook the median over every run. ``users_per_core`` is the measured
+    ``served_at_once / cores``; ``users_per_core_cpu_bound`` the load-independent estimate
+    ``limit / cpu_seconds``: how many notebooks one core finishes within the limit when all
+    start together.
+    """
+    if not rounds:
+        raise ValueError("rounds is empty: nothing was measured")
+    under = [r["n_users"] for r in rounds if max(u["run_seconds"] for u in r["users"]) < limit]
+    served = max(under) if under else 0
+    users = [u for r in rounds for u in r["users"]]
+    cpu = sorted(u["run_cpu_seconds"] for u in users)
+    median_cpu = cpu[len(cpu) // 2] if len(cpu) % 2 else (cpu[len(cpu) // 2 - 1]
+                                                           + cpu[len(cpu) // 2]) / 2
+    peak_mib = max(u["peak_rss_mib"] for u in users)
+    return {
+        "limit_seconds": limit,
+        "cores": cores,
+        "served_at_once": served,
+        "memory_per_user_mib": round(peak_mib),
+        "cpu_seconds_per_notebook": round(median_cpu, 1),
+        "users_per_core": round(served / cores, 1),
+        "users_per_core_cpu_bound": math.floor(limit / median_cpu) if median_cpu > 0 else None,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# /proc: process trees, RSS and CPU time
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def children_map() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(int(entry))
+    return children
+
+
+def process_tree(pid: int, children: dict[int, list[int]] | None = None) -> list[int]:
+    children = children_map() if children is None else children
+    tree, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        tree.append(current)
+        todo.extend(children.get(current, []))
+    return tree
+
+
+def tree_rss_and_cpu(pids: list[int]) -> tuple[int, float]:
+    """Summed RSS (bytes) and CPU seconds (user + system, own threads) of ``pids``."""
+    rss, cpu = 0, 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        cpu += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
+        rss += int(fields[21]) * PAGE_SIZE
+    return rss, cpu
+
+
+def command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def user_server_pid(hub_pid: int, username: str) -> int | None:
+    """The single-user server the hub spawned for ``username`` (found by its environment)."""
+    for pid in children_map().get(hub_pid, []):
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if f"JUPYTERHUB_USER={username}".encode() in environ:
+            return pid
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Setup (standard library only)
+
+def run(command: list, **kwargs) -> subprocess.CompletedProcess:
+    print("$", " ".join(str(part) for part in command), flush=True)
+    return subprocess.run([str(part) for part in command], check=True, **kwargs)
+
+
+def setup(args: argparse.Namespace) -> None:
+    workdir = args.workdir
+    workdir.mkdir(parents=True, exist_ok=True)
+    course = workdir / "course"
+    if not course.exists():
+        run(["git", "clone", "--quiet", "--branch", args.branch, args.repo, course])
+    else:
+        run(["git", "-C", course, "pull", "--quiet", "--ff-only"])
+    python = workdir / "env" / "bin" / "python"
+    stamp = workdir / "env" / ".installed"
+    if not stamp.exists():
+        run([sys.executable, "-m", "venv", "--clear", workdir / "env"])
+        constraints = course / "requirements" / "lock.txt"
+        if not constraints.exists():
+            constraints = ROOT / "requirements" / "lock.txt"
+        pin = ["-c", constraints] if constraints.exists() else []
+        run([python, "-m", "pip", "install", "--quiet", "--quiet",
+             "--disable-pip-version-check", *pin, "-e", f"{course}[lab]", "jupyterhub",
+             "nbgitpuller"])
+        stamp.write_text("ok\n")
+    chp = workdir / "proxy" / "node_modules" / ".bin" / "configurable-http-proxy"
+    if not chp.exists():
+        run(["npm", "install", "--silent", "--no-save", "--prefix", workdir / "proxy",
+             f"configurable-http-proxy@{CHP_VERSION}"])
+    settings = workdir / "trial-secrets.json"
+    if not settings.exists():
+        settings.write_text(json.dumps({"service_token": secrets.token_hex(32),
+                                        "user_password": secrets.token_urlsafe(12)}))
+        settings.chmod(0o600)
+    secret = json.loads(settings.read_text())
+    (workdir / "jupyterhub_config.py").write_text(
+        render_config(workdir, numba_cache=args.numba_cache, **secret))
+    if args.numba_cache == "shared":
+        # the admin's warm-up: run the notebook once so the class finds numba's cache filled
+        shutil.rmtree(workdir / "numba-cache", ignore_errors=True)
+        run([workdir / "env" / "bin" / "jupyter", "nbconvert", "--to", "notebook", "--execute",
+             "--output-dir", workdir / "warm-up", course / args.notebook],
+            env=dict(os.environ, NUMBA_CACHE_DIR=str(workdir / "numba-cache"),
+                     OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1"),
+            stderr=subprocess.DEVNULL)
+
+
+# ---------------------------------------------------------------------------------------------
+# Measurement (runs in the environment's Python: needs tornado)
+
+class Hub:
+    """HTTP access to the hub on 127.0.0.1: the service's token and students' sessions."""
+
+    def __init__(self, base: str, service_token: str):
+        self.base = base
+        self.service_token = service_token
+
+    def request(self, method: str, path: str, *, token: str | None = None, body=None,
+                opener=None, headers: dict | None = None, timeout: float = 120):
+        data = None if body is None else (body if isinstance(body, bytes)
+                                          else json.dumps(body).encode())
+        request = urllib.request.Request(self.base + path, data=data, method=method,
+                                         headers=dict(headers or {}))
+        if token:
+            request.add_header("Authorization", f"token {token}")
+        return (opener.open if opener else urllib.request.urlopen)(request, timeout=timeout)
+
+    def json(self, method: str, path: str, **kwargs):
+        with self.request(method, path, **kwargs) as response:
+            text = response.read()
+        return json.loads(text) if text else None
+
+    def login(self, username: str, password: str) -> str:
+        """Log in through the login form as a browser does; return a new API token."""
+        import http.cookiejar
+        jar = http.cookiejar.CookieJar()
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+        self.request("GET", "/hub/login", opener=opener).read()
+        xsrf = next(cookie.value for cookie in jar if cookie.name == "_xsrf")
+        form = urllib.parse.urlencode({"username": username, "password": password,
+                                       "_xsrf": xsrf}).encode()
+        # spawning is our own step: do not follow the login's redirect to /hub/spawn
+        no_redirect = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar),
+                                                  _NoRedirect)
+        try:
+            self.request("POST", "/hub/login?next=/hub/token", body=form, opener=no_redirect,
+                         headers={"Content-Type": "application/x-www-form-urlencoded"}).read()
+        except urllib.error.HTTPError as error:
+            if error.code != 302:
+                raise
+        if not any(cookie.name.startswith("jupyterhub-hub-login") for cookie in jar):
+            raise RuntimeError(f"login of {username} through the form failed")
+        # the /hub/token page and its request: a token made with the browser session's cookie
+        # (the login renews the XSRF cookie, so read it again)
+        self.request("GET", "/hub/token", opener=opener).read()
+        xsrf = [cookie.value for cookie in jar if cookie.name == "_xsrf"][-1]
+        reply = self.json("POST", f"/hub/api/users/{username}/tokens", opener=opener,
+                          body={"note": "hub trial", "expires_in": 3600},
+                          headers={"X-XSRFToken": xsrf, "Content-Type": "application/json"})
+        return reply["token"]
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def wait_until(check, timeout: float, what: str, interval: float = 0.25):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = check()
+        if value:
+            return value
+        time.sleep(interval)
+    raise TimeoutError(f"{what} did not happen within {timeout:.0f} s")
+
+
+def start_server(hub: Hub, username: str, token: str) -> None:
+    try:
+        hub.request("POST", f"/hub/api/users/{username}/server", token=token).read()
+    except urllib.error.HTTPError as error:
+        if error.code != 400:  # 400: already running
+            raise
+
+    def ready():
+        model = hub.json("GET", f"/hub/api/users/{username}", token=token)
+        server = model.get("servers", {}).get("", {})
+        return server.get("ready")
+    wait_until(ready, 180, f"server of {username}")
+
+
+def git_pull(hub: Hub, username: str, token: str, repo: str, branch: str, path: str) -> dict:
+    """Follow the nbgitpuller link as a browser does: the page, then its event stream."""
+    link = nbgitpuller_link(hub.base, repo, path, branch=branch)
+    redirected = link.replace("/hub/user-redirect/", f"/user/{username}/")
+    with hub.request("GET", redirected[len(hub.base):], token=token) as page:
+        page_status = page.status
+        page.read()
+    query = urllib.parse.urlencode({"repo": repo, "branch": branch,
+                                    "targetpath": repo_folder(repo)})
+    lines = []
+    with hub.request("GET", f"/user/{username}/git-pull/api?{query}", token=token,
+                     timeout=300) as stream:
+        for raw in stream:
+            line = raw.decode().strip()
+            if not line.startswith("data:"):
+                continue
+            event = json.loads(line[5:])
+            lines.append(event)
+            if event.get("phase") in ("finished", "error"):
+                break
+    last = lines[-1] if lines else {}
+    if last.get("phase") != "finished":
+        raise RuntimeError(f"nbgitpuller for {username} did not finish: {last}")
+    return {"link": link, "page_status": page_status}
+
+
+async def run_notebook_cells(hub: Hub, username: str, token: str, path: str,
+                             cpu_seconds) -> dict:
+    """Open ``path`` as JupyterLab does (a session) and run its code cells over the websocket.
+
+    ``cpu_seconds()`` gives the CPU time of the student's process tree so far; the difference
+    over the run is the notebook's CPU cost (kernel plus the server relaying its messages).
+    """
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    quoted = urllib.parse.quote(path)
+    notebook = hub.json("GET", f"/user/{username}/api/contents/{quoted}?content=1", token=token)
+    cells = [cell for cell in notebook["content"]["cells"] if cell["cell_type"] == "code"]
+    started = time.monotonic()
+    session = hub.json("POST", f"/user/{username}/api/sessions", token=token,
+                       body={"path": path, "name": Path(path).name, "type": "notebook",
+                             "kernel": {"name": "python3"}})
+    kernel_id = session["kernel"]["id"]
+    ws_url = (hub.base.replace("http", "ws", 1)
+              + f"/user/{username}/api/kernels/{kernel_id}/channels?session_id={uuid.uuid4()}")
+    connection = await websocket_connect(HTTPRequest(
+        ws_url, headers={"Authorization": f"token {token}"}, request_timeout=120))
+    session_id = uuid.uuid4().hex
+
+    async def execute(code: str) -> list[str]:
+        msg_id = uuid.uuid4().hex
+        await connection.write_message(json.dumps({
+            "header": {"msg_id": msg_id, "username": username, "session": session_id,
+                       "msg_type": "execute_request", "version": "5.3",
+                       "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
+            "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
+            "content": {"code": code, "silent": False, "store_history": True,
+                        "user_expressions": {}, "allow_stdin": False,
+                        "stop_on_error": False}}))
+        errors, replied, idle = [], False, False
+        while not (replied and idle):
+            raw = await connection.read_message()
+            if raw is None:
+                raise RuntimeError(f"kernel websocket of {username} closed")
+            if not isinstance(raw, str):
+                continue
+            message = json.loads(raw)
+            if message.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind = message["header"]["msg_type"]
+            if kind == "error":
+                errors.append(f"{message['content']['ename']}: {message['content']['evalue']}")
+            elif kind == "execute_reply":
+                replied = True
+            elif kind == "status" and message["content"]["execution_state"] == "idle":
+                idle = True
+        return errors
+
+    await execute("pass")  # the kernel is up and answering
+    kernel_seconds = time.monotonic() - started
+    cpu_before = cpu_seconds()
+    run_started = time.monotonic()
+    errors = []
+    for number, cell in enumerate(cells):
+        for error in await execute("".join(cell["source"])):
+            errors.append(f"code cell {number}: {error}"[:300])
+    run_seconds = time.monotonic() - run_started
+    run_cpu = cpu_seconds() - cpu_before
+    connection.close()
+    hub.request("DELETE", f"/user/{username}/api/sessions/{session['id']}", token=token).read()
+    return {"kernel_start_seconds": round(kernel_seconds, 2), "run_seconds": round(run_seconds, 2),
+            "run_cpu_seconds": round(run_cpu, 2), "code_cells": len(cells), "errors": errors}
+
+
+class Sampler(threading.Thread):
+    """Samples each student's process tree (server + kernel) from /proc: peak RSS."""
+
+    def __init__(self, hub_pid: int):
+        super().__init__(daemon=True)
+        self.hub_pid = hub_pid
+        self.roots: dict[str, int] = {}
+        self.peaks: dict[str, int] = {}
+        self.server_peaks: dict[str, int] = {}
+        self.loads: list[float] = []
+        self.seen_pids: set[int] = set()
+        self.stop_event = threading.Event()
+
+    def run(self):
+        while not self.stop_event.is_set():
+            children = children_map()
+            for username, pid in list(self.roots.items()):
+                tree = process_tree(pid, children)
+                self.seen_pids.update(tree)
+                rss, _ = tree_rss_and_cpu(tree)
+                self.peaks[username] = max(self.peaks.get(username, 0), rss)
+                server_rss, _ = tree_rss_and_cpu([pid])
+                self.server_peaks[username] = max(self.server_peaks.get(username, 0), server_rss)
+            self.loads.append(os.getloadavg()[0])
+            self.stop_event.wait(SAMPLE_SECONDS)
+
+
+def serve_student(hub: Hub, sampler: Sampler, username: str, password: str,
+                  args: argparse.Namespace) -> dict:
+    import asyncio
+    result: dict = {"user": username}
+    start = time.monotonic()
+    token = hub.login(username, password)
+    result["login_seconds"] = round(time.monotonic() - start, 2)
+    start = time.monotonic()
+    start_server(hub, username, token)
+    result["spawn_seconds"] = round(time.monotonic() - start, 2)
+    pid = wait_until(lambda: user_server_pid(sampler.hub_pid, username), 30,
+                     f"server process of {username}")
+    sampler.roots[username] = pid
+    start = time.monotonic()
+    pull = git_pull(hub, username, token, args.pull_repo, args.branch, args.notebook)
+    result["pull_seconds"] = round(time.monotonic() - start, 2)
+    result["link_page_status"] = pull["page_status"]
+    notebook_path = f"{repo_folder(args.pull_repo)}/{args.notebook}"
+    result.update(asyncio.run(run_notebook_cells(
+        hub, username, token, notebook_path,
+        cpu_seconds=lambda: tree_rss_and_cpu(process_tree(pid))[1])))
+    result["peak_rss_mib"] = round(sampler.peaks.get(username, 0) / 2**20, 1)
+    # the single-user server alone; the rest is the kernel (one per open notebook)
+    result["peak_server_rss_mib"] = round(sampler.server_peaks.get(username, 0) / 2**20, 1)
+    hub.request("DELETE", f"/hub/api/users/{username}/server", token=token).read()
+    return result
+
+
+def measure_round(hub: Hub, hub_pid: int, n_users: int, password: str,
+                  args: argparse.Namespace) -> dict:
+    from concurrent.futures import ThreadPoolExecutor
+    sampler = Sampler(hub_pid)
+    sampler.start()
+    names = [f"r{n_users}s{index}" for index in range(1, n_users + 1)]
+    for name in names:
+        shutil.rmtree(args.workdir / "homes" / name, ignore_errors=True)
+    load_before = os.getloadavg()
+    start = time.monotonic()
+    with ThreadPoolExecutor(n_users) as pool:
+        users = list(pool.map(lambda name: serve_student(hub, sampler, name, password, args),
+                              names))
+    wall = time.monotonic() - start
+    sampler.stop_event.set()
+    sampler.join()
+    for name in names:  # servers were asked to stop; wait until their processes are gone
+        wait_until(lambda name=name: user_server_pid(hub_pid, name) is None, 60,
+                   f"stop of {name}'s server")
+        shutil.rmtree(args.workdir / "homes" / name, ignore_errors=True)
+    round_result = {
+        "n_users": n_users, "wall_seconds": round(wall, 1),
+        "max_run_seconds": max(u["run_seconds"] for u in users),
+        "load_average_1min": {"before": round(load_before[0], 2),
+                              "max_during": round(max(sampler.loads, default=0), 2),
+                              "after": round(os.getloadavg()[0], 2)},
+        "users": users,
+    }
+    print(f"N={n_users}: wall {wall:.0f} s, notebook "
+          f"{min(u['run_seconds'] for u in users):.1f}-{round_result['max_run_seconds']:.1f} s, "
+          f"CPU {min(u['run_cpu_seconds'] for u in users):.1f}-"
+          f"{max(u['run_cpu_seconds'] for u in users):.1f} s, peak RSS "
+          f"{max(u['peak_rss_mib'] for u in users):.0f} MiB/user, "
+          f"load max {round_result['load_average_1min']['max_during']}", flush=True)
+    return round_result
+
+
+def versions(python: Path, workdir: Path) -> dict:
+    code = ("import importlib.metadata as m, json, sys; print(json.dumps({**{n: m.version(n) "
+            "for n in ['jupyterhub', 'nbgitpuller', 'jupyterlab', 'jupyter_server', "
+            "'ipykernel', 'numpy', 'scipy', 'numba', 'tornado', 'course_lib']}, "
+            "'python': sys.version.split()[0]}))")
+    found = json.loads(subprocess.run([str(python), "-c", code], capture_output=True, text=True,
+                                      check=True).stdout)
+    chp = workdir / "proxy" / "node_modules" / "configurable-http-proxy" / "package.json"
+    found["configurable-http-proxy"] = json.loads(chp.read_text())["version"]
+    found["node"] = subprocess.run(["node", "--version"], capture_output=True, text=True,
+                                   check=True).stdout.strip()
+    return found
+
+
+def machine_facts() -> dict:
+    model = next((line.split(":", 1)[1].strip()
+                  for line in Path("/proc/cpuinfo").read_text().splitlines()
+                  if line.startswith("model name")), platform.processor())
+    memory_kib = int(next(line.split()[1] for line in Path("/proc/meminfo").read_text()
+                          .splitlines() if line.startswith("MemTotal")))
+    return {"cpu": model, "cores": os.cpu_count(), "memory_gib": round(memory_kib / 2**20, 1),
+            "os": f"{platform.system()} {platform.release()}",
+            "shared_with_other_work": True}
+
+
+def measure(args: argparse.Namespace) -> int:
+    workdir = args.workdir
+    secret = json.loads((workdir / "trial-secrets.json").read_text())
+    with open(workdir / "jupyterhub.log", "w") as log:
+        hub_process = subprocess.Popen(
+            [str(workdir / "env" / "bin" / "jupyterhub"), "-f",
+             str(workdir / "jupyterhub_config.py")],
+            cwd=workdir, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        base = f"http://{LOOPBACK}:{PORTS['proxy_port']}"
+        hub = Hub(base, secret["service_token"])
+        all_pids: set[int] = set()
+        rounds = []
+        try:
+            def hub_up():
+                try:
+                    return hub.json("GET", "/hub/api/", timeout=5) is not None
+                except OSError:
+                    if hub_process.poll() is not None:
+                        raise RuntimeError(f"jupyterhub exited; see {log.name}")
+                    return False
+            start = time.monotonic()
+            wait_until(hub_up, 120, "the hub's start")
+            hub_start = time.monotonic() - start
+            print(f"hub up after {hub_start:.1f} s on {base}", flush=True)
+            for n_users in args.users:
+                rounds.append(measure_round(hub, hub_process.pid, n_users,
+                                            secret["user_password"], args))
+                all_pids.update(process_tree(hub_process.pid))
+                if rounds[-1]["max_run_seconds"] >= args.limit:
+                    print(f"stopping: a notebook took over {args.limit:.0f} s at N={n_users}")
+                    break
+        finally:
+            all_pids.update(process_tree(hub_process.pid))
+            hub_process.send_signal(signal.SIGTERM)  # the hub stops the servers and the proxy
+            try:
+                hub_process.wait(60)
+            except subprocess.TimeoutExpired:
+                hub_process.kill()
+            time.sleep(1)
+            # only processes still running this hub's programs (a pid may have been reused)
+            left = [pid for pid in all_pids
+                    if pid != os.getpid() and str(workdir) in command_line(pid)]
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            print(f"hub stopped; {len(left)} stray processes killed", flush=True)
+    cores = os.cpu_count() or 1
+    result = {
+        "what": "tools/hub_trial.py: N students at once on a local JupyterHub, each logging in, "
+                "starting a server, pulling the course with nbgitpuller and running one "
+                "notebook over the kernel websocket",
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        "settings": {"notebook": args.notebook, "users": args.users,
+                     "limit_seconds": args.limit, "branch": args.branch,
+                     "pull_repo": "<workdir>/course (a local clone, as a file path)",
+                     "spawner": "SimpleLocalProcessSpawner, a home folder per student",
+                     "authenticator": "SharedPasswordAuthenticator",
+                     "blas_threads_per_kernel": 1,
+                     "numba_cache_mode": args.numba_cache,
+                     "numba_cache": {
+                         "per-user": "in each student's home: every student's first run "
+                                     "compiles the numba loops",
+                         "shared": "one class-wide folder, warmed once by the admin: no "
+                                   "student compiles"}[args.numba_cache],
+                     "sample_interval_seconds": SAMPLE_SECONDS,
+                     "hub_start_seconds": round(hub_start, 1)},
+        "versions": versions(workdir / "env" / "bin" / "python", workdir),
+        "machine": machine_facts(),
+        "rounds": rounds,
+        "sizing": sizing_rule(rounds, limit=args.limit, cores=cores),
+    }
+    # one file, one trial per numba cache mode: a new run replaces its own mode's trial
+    trials = (json.loads(args.out.read_text(encoding="utf-8"))["trials"]
+              if args.out.exists() else [])
+    trials = [trial for trial in trials
+              if trial["settings"]["numba_cache_mode"] != args.numba_cache] + [result]
+    trials.sort(key=lambda trial: NUMBA_CACHES.index(trial["settings"]["numba_cache_mode"]))
+    args.out.write_text(json.dumps({"trials": trials}, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}: {json.dumps(result['sizing'])}", flush=True)
+    return 0
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workdir", type=Path, default=Path("/work/hub"),
+                        help="where the hub, its environment and the students' homes live")
+    parser.add_argument("--repo", default=str(ROOT), help="the course repository to clone")
+    parser.add_argument("--branch", default="main")
+    parser.add_argument("--users", type=int, nargs="+", default=[1, 2, 4, 6, 8, 10, 12])
+    parser.add_argument("--notebook", default=DEFAULT_NOTEBOOK,
+                        help="the notebook each student runs, relative to the repository")
+    parser.add_argument("--limit", type=float, default=60.0,
+                        help="stop after the first round with a notebook slower than this")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "hub-trial.json")
+    parser.add_argument("--numba-cache", choices=NUMBA_CACHES, default="per-user",
+                        help="where students' kernels cache numba's compiled loops")
+    parser.add_argument("--setup-only", action="store_true")
+    parser.add_argument("--measure-only", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    args.workdir = args.workdir.resolve()
+    args.out = args.out.resolve()
+    args.pull_repo = str(args.workdir / "course")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if not sys.platform.startswith("linux"):
+        raise SystemExit("hub_trial.py measures through /proc: run it on Linux")
+    if not args.measure_only:
+        setup(args)
+        if args.setup_only:
+            return 0
+        python = args.workdir / "env" / "bin" / "python"
+        return subprocess.call([str(python), __file__, "--measure-only",
+                                *(argv if argv is not None else sys.argv[1:])])
+    return measure(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
