@@ -1,0 +1,140 @@
+"""Every page of the static site (tools/build_site.py) as a reader sees it, in headless Chromium.
+
+The site is built once per session (shared with tests/test_site.py) and served from 127.0.0.1;
+any request to another host is refused and fails the test, so a page that still needs the
+network shows here. Each page must load without a console error, a failed request or an HTTP
+error; MathJax must finish typesetting with no TeX error and no raw TeX left in the text; every
+image must decode and every audio player must know its duration. Screenshots (the whole page;
+for slides the title slide and the first slide with a figure) go to
+``ROOT/.test-artifacts/site/``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from chromium import VIEWPORT
+from course_units import UNITS
+from test_site import built_site
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / ".test-artifacts" / "site"
+PAGES = (["index.html"]
+         + [f"{kind}/{stem}.html" for stem in UNITS for kind in ("lectures", "solutions")]
+         + [f"slides/{stem}.slides.html" for stem in UNITS])
+
+# Resolves once MathJax has started and typeset the page (a hook registered after the event
+# runs at once).
+MATHJAX_DONE = """() => new Promise(resolve =>
+    MathJax.Hub.Register.StartupHook("End", () => resolve(true)))"""
+MATH_REPORT = """() => {
+    const prose = Array.from(document.querySelectorAll(".jp-RenderedMarkdown"))
+        .map(element => element.innerText).join("\\n");
+    const raw = prose.match(/\\$[^$\\n]*\\\\[a-zA-Z]+[^$\\n]*\\$/g) || [];
+    return {typeset: document.querySelectorAll(".MathJax, .MathJax_Display").length,
+            errors: document.querySelectorAll(".MathJax_Error, merror").length,
+            raw: raw.slice(0, 3)};
+}"""
+IMAGES_REPORT = """async () => {
+    const images = Array.from(document.images);
+    await Promise.all(images.map(image => image.decode().catch(() => null)));
+    return images.filter(image => !(image.naturalWidth > 0)).map(image => image.src.slice(0, 60))
+        .concat([String(images.length)]);
+}"""
+AUDIO_DURATIONS = """async () => Promise.all(Array.from(document.querySelectorAll("audio")).map(
+    audio => audio.readyState >= 1 ? audio.duration : new Promise(resolve => {
+        audio.addEventListener("loadedmetadata", () => resolve(audio.duration));
+        audio.addEventListener("error", () => resolve(-1));
+        audio.load();
+    })))"""
+FIRST_FIGURE_SLIDE = """() => {
+    const columns = Array.from(document.querySelectorAll(".reveal .slides > section"));
+    for (let h = 0; h < columns.length; h++) {
+        const rows = Array.from(columns[h].querySelectorAll(":scope > section"));
+        for (let v = 0; v < rows.length; v++) {
+            if (rows[v].querySelector("img")) { Reveal.slide(h, v); return [h, v]; }
+        }
+    }
+    return null;
+}"""
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # the test reports failed requests itself
+        pass
+
+
+@pytest.fixture(scope="session")
+def served_site(tmp_path_factory):
+    out, report = built_site(tmp_path_factory)
+    server = ThreadingHTTPServer(("127.0.0.1", 0),
+                                 functools.partial(QuietHandler, directory=str(out)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", out, report
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_pages_found_are_the_pages_tested(served_site):
+    _, out, _ = served_site
+    on_disk = {path.relative_to(out).as_posix() for path in out.rglob("*.html")
+               if "mathjax" not in path.parts and "reveal" not in path.parts}
+    assert on_disk == set(PAGES)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_in_chromium(browser, served_site, name):
+    base, _, _ = served_site
+    problems: list[str] = []
+    context = browser.new_context(viewport=VIEWPORT)
+    # Only the site itself may answer; anything else would need the network.
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base)
+                  or route.request.url.startswith("data:")
+                  else (problems.append(f"request to {route.request.url}"), route.abort()))
+    page = context.new_page()
+    page.on("console", lambda message: message.type == "error"
+            and problems.append(f"console: {message.text}"))
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    page.on("requestfailed", lambda request: problems.append(
+        f"failed request {request.url[:100]}: {request.failure}"))
+    page.on("response", lambda response: response.status >= 400 and problems.append(
+        f"HTTP {response.status} for {response.url}"))
+    try:
+        page.goto(f"{base}/{name}", wait_until="load")
+        report: dict = {"page": name}
+        if name != "index.html":
+            page.wait_for_function("() => window.MathJax && MathJax.Hub", timeout=30_000)
+            page.evaluate(MATHJAX_DONE)
+            math = page.evaluate(MATH_REPORT)
+            report["math"] = math
+            assert math["typeset"] > 0, f"{name}: no formula typeset"
+            assert math["errors"] == 0, f"{name}: {math['errors']} TeX errors"
+            assert not math["raw"], f"{name}: raw TeX left in the text: {math['raw']}"
+        *broken, count = page.evaluate(IMAGES_REPORT)
+        report["images"] = int(count)
+        assert not broken, f"{name}: images that did not load: {broken}"
+        durations = page.evaluate(AUDIO_DURATIONS)
+        report["audio_seconds"] = durations
+        assert all(duration > 0 for duration in durations), f"{name}: audio durations {durations}"
+        shots = SHOTS / Path(name).parent
+        shots.mkdir(parents=True, exist_ok=True)
+        if name.startswith("slides/"):
+            page.screenshot(path=shots / f"{Path(name).stem}.title.png")
+            report["figure_slide"] = page.evaluate(FIRST_FIGURE_SLIDE)
+            page.wait_for_timeout(300)
+            page.screenshot(path=shots / f"{Path(name).stem}.figure.png")
+        else:
+            page.screenshot(path=shots / f"{Path(name).stem}.png", full_page=True)
+        report["problems"] = problems
+        (shots / f"{Path(name).stem}.json").write_text(json.dumps(report, indent=1))
+        assert not problems, f"{name}: " + "; ".join(problems[:5])
+    finally:
+        context.close()

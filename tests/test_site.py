@@ -1,0 +1,277 @@
+"""The static site and the lecture slides (tools/build_site.py), built once per session.
+
+What a reader of the site must get: one page per executed lecture and solutions notebook and a
+unit index whose links all resolve; figures and sound embedded in the page; formulas typeset by
+the site's own MathJax; nothing loaded from the network; no error output; an explorer shown as a
+short note instead of a widget's text representation; and reveal.js slides of each lecture whose
+structure is the slide rule's. tests/browser/test_site_pages.py opens the same build in Chromium.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import sys
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import build_site  # noqa: E402
+from course_units import UNITS  # noqa: E402
+
+# How nbconvert's lab template marks an error or stderr output (the CSS names it too, unquoted).
+ERROR_OUTPUT = re.compile(r'data-mime-type="application/vnd\.jupyter\.stderr"')
+EXECUTED_CACHE = ROOT / ".test-artifacts" / "site" / "executed"
+_BUILT: dict[str, object] = {}
+
+
+def built_site(tmp_path_factory) -> tuple[Path, dict]:
+    """The site built into a temporary folder, once per test session (shared with the browser
+    test). Executed notebooks are cached by the hash of everything they read."""
+    if "site" not in _BUILT:
+        out = tmp_path_factory.mktemp("site") / "site"
+        start = time.perf_counter()
+        report = build_site.build_site(out, cache=EXECUTED_CACHE)
+        report["test_build_seconds"] = time.perf_counter() - start
+        _BUILT["site"] = (out, report)
+    return _BUILT["site"]
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):
+    return built_site(tmp_path_factory)
+
+
+class Page(HTMLParser):
+    """The parts of a page the tests look at: resource references, links, media and sections."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.resources: list[tuple[str, str]] = []  # (tag, URL) the browser loads by itself
+        self.links: list[str] = []
+        self.images: list[str] = []
+        self.audio = 0
+        self.audio_sources: list[str] = []
+        self.section_depth = 0
+        self.sections: dict[int, int] = {}
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "script" and attrs.get("src"):
+            self.resources.append((tag, attrs["src"]))
+        elif tag == "link" and attrs.get("href"):
+            self.resources.append((tag, attrs["href"]))
+        elif tag == "img":
+            self.resources.append((tag, attrs.get("src", "")))
+            self.images.append(attrs.get("src", ""))
+        elif tag in ("iframe", "video", "embed"):
+            self.resources.append((tag, attrs.get("src", "")))
+        elif tag == "audio":
+            self.audio += 1
+            if attrs.get("src"):
+                self.audio_sources.append(attrs["src"])
+        elif tag == "source":
+            self.audio_sources.append(attrs.get("src", ""))
+            self.resources.append((tag, attrs.get("src", "")))
+        elif tag == "a" and attrs.get("href"):
+            self.links.append(attrs["href"])
+        elif tag == "section":
+            self.section_depth += 1
+            self.sections[self.section_depth] = self.sections.get(self.section_depth, 0) + 1
+
+    def handle_endtag(self, tag):
+        if tag == "section":
+            self.section_depth -= 1
+
+
+def pages(out: Path) -> dict[str, Path]:
+    return {path.relative_to(out).as_posix(): path for path in sorted(out.rglob("*.html"))
+            if path.parts[len(out.parts)] in ("lectures", "solutions", "slides")
+            or path.name == "index.html" and path.parent == out}
+
+
+def outputs_with(nb, predicate) -> int:
+    return sum(1 for cell in nb.cells for output in cell.get("outputs", []) if predicate(output))
+
+
+# --- the slide rule (no build needed) ---------------------------------------------------------
+
+def test_every_lecture_follows_the_slide_rule():
+    problems = {stem: build_site.slide_rule_problems(
+        nbformat.read(ROOT / "lectures" / f"{stem}.ipynb", as_version=4)) for stem in UNITS}
+    assert not {stem: found for stem, found in problems.items() if found}, (
+        "lectures whose slide metadata is off the rule; run python tools/build_site.py "
+        f"--fix-slides: { {stem: found[:3] for stem, found in problems.items() if found} }")
+
+
+def test_slide_rule_on_a_small_notebook():
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Unit 9 — Title\n\nGoals."),
+        nbformat.v4.new_code_cell("import numpy as np\nSEED = 0"),
+        nbformat.v4.new_markdown_cell("## 1. A section"),
+        nbformat.v4.new_code_cell("x = 1"),
+        nbformat.v4.new_markdown_cell("### A subsection"),
+        nbformat.v4.new_markdown_cell("Prose that mentions ## in the middle."),
+        nbformat.v4.new_code_cell("assert x == 1, 'x'"),
+    ])
+    assert build_site.expected_slide_types(nb) == [
+        "slide", "skip", "slide", "subslide", "subslide", "subslide", "subslide"]
+    assert build_site.expected_slide_counts(nb) == (2, 6)
+    assert len(build_site.slide_rule_problems(nb)) == 7  # no metadata yet
+    nb.cells[3].metadata["slideshow"] = {"slide_type": "fragment"}
+    for cell, wanted in zip(nb.cells, build_site.expected_slide_types(nb)):
+        cell.metadata.setdefault("slideshow", {"slide_type": wanted})
+    assert build_site.slide_rule_problems(nb) == [
+        "cell 3: slide_type 'fragment', the rule gives 'subslide'"]
+
+
+def test_index_facts_come_from_the_notebooks():
+    lecture = nbformat.read(ROOT / "lectures" / f"{UNITS[0]}.ipynb", as_version=4)
+    heading = build_site.first_heading(lecture)
+    assert heading.startswith("Unit ") and not heading.startswith("#"), heading
+    assert build_site.unit_title(heading) and "Unit" not in build_site.unit_title(heading)[:5]
+    for text, wanted in [("**Expected time.** About 3½ hours: eight sections", "About 3½ hours"),
+                         ("**Expected time.** 5–10 hours for the nine tasks", "5–10 hours"),
+                         ("**Expected time.** The lecture takes about 3 hours to work through",
+                          "About 3 hours"),
+                         ("**Expected time.** Three to six hours; Tasks 1", "Three to six hours"),
+                         ("No estimate here.", "")]:
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text)])
+        assert build_site.expected_time(nb) == wanted, text
+
+
+def test_error_output_is_refused_and_would_be_seen():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 / 0", outputs=[
+        nbformat.v4.new_output("error", ename="ZeroDivisionError", evalue="division by zero",
+                               traceback=["Traceback (most recent call last)", "ZeroDivision"]),
+        nbformat.v4.new_output("stream", name="stderr", text="a warning\n")])])
+    with pytest.raises(RuntimeError, match="cell 0 raised ZeroDivisionError"):
+        build_site.prepare_for_page(nb, "made-up.ipynb")
+    page_exporter, _ = build_site.exporters()
+    text, _ = page_exporter.from_notebook_node(nb, resources={"course_nav": ""})
+    assert len(ERROR_OUTPUT.findall(text)) == 2 and "Traceback" in text
+
+
+# --- the built site ---------------------------------------------------------------------------
+
+def test_one_page_per_executed_notebook_and_an_index(site):
+    out, report = site
+    expected = ({"index.html"} | {f"{kind}/{stem}.html" for stem in UNITS
+                                  for kind in ("lectures", "solutions")}
+                | {f"slides/{stem}.slides.html" for stem in UNITS})
+    assert set(pages(out)) == expected
+    assert report["pages"] == 2 * len(UNITS) + 1
+    assert (out / "mathjax" / "MathJax.js").is_file()
+    assert (out / "reveal" / "dist" / "reveal.js").is_file()
+
+
+def test_unit_index_titles_times_and_links(site):
+    out, report = site
+    index_text = (out / "index.html").read_text(encoding="utf-8")
+    index = Page(index_text)
+    for stem in UNITS:
+        for href in (f"lectures/{stem}.html", f"solutions/{stem}.html",
+                     f"slides/{stem}.slides.html"):
+            assert href in index.links, f"index.html does not link {href}"
+        lecture = nbformat.read(ROOT / "lectures" / f"{stem}.ipynb", as_version=4)
+        title = build_site.unit_title(build_site.first_heading(lecture))
+        assert f">{html.escape(title)}<" in index_text, f"title of {stem} missing"
+        time_text = build_site.expected_time(lecture)
+        if time_text:
+            assert time_text in index_text, f"{stem}: lecture time {time_text!r} not shown"
+    assert [unit["stem"] for unit in report["units"]] == list(UNITS)
+    for name, path in pages(out).items():
+        for href in Page(path.read_text(encoding="utf-8")).links:
+            parts = urlsplit(href)
+            if parts.scheme or parts.netloc or not parts.path:
+                continue  # a hyperlink in the text, or an anchor on the same page
+            target = (path.parent / unquote(parts.path)).resolve()
+            assert target.is_file(), f"{name}: link {href} does not resolve"
+
+
+def test_nothing_is_loaded_from_the_network(site):
+    out, _ = site
+    for name, path in pages(out).items():
+        text = path.read_text(encoding="utf-8")
+        page = Page(text)
+        for tag, url in page.resources:
+            assert not re.match(r"(https?:)?//", url), f"{name}: <{tag}> loads {url}"
+            if not url.startswith("data:") and url:
+                local = (path.parent / unquote(urlsplit(url).path)).resolve()
+                assert local.is_file(), f"{name}: <{tag}> refers to missing {url}"
+        assert not re.search(r"""(import\s*\(|require\(\[?)\s*["']https?://""", text), name
+        assert not re.search(r"@import\s+url\(\s*[\"']?https?://", text), name
+
+
+def test_pages_show_no_error_output_and_no_widget_text(site):
+    out, report = site
+    for name, path in pages(out).items():
+        text = path.read_text(encoding="utf-8")
+        assert not ERROR_OUTPUT.search(text), f"{name}: error or stderr output"
+        assert "Traceback" not in text, f"{name}: a traceback on the page"
+        assert not re.search(r"\b[HV]Box\(children=", text), f"{name}: a widget's text repr"
+    for notebook, nb in report["executed"].items():
+        page_name = notebook.replace(".ipynb", ".html")
+        widgets = outputs_with(nb, lambda o: build_site.WIDGET_VIEW in o.get("data", {}))
+        notes = (out / page_name).read_text(encoding="utf-8").count('class="course-explorer-note"')
+        assert notes == widgets, f"{page_name}: {notes} explorer notes for {widgets} widgets"
+    assert any(outputs_with(nb, lambda o: build_site.WIDGET_VIEW in o.get("data", {}))
+               for nb in report["executed"].values()), "no explorer at all: the check is empty"
+
+
+def test_figures_and_audio_are_embedded(site):
+    out, report = site
+    for notebook, nb in report["executed"].items():
+        page_name = notebook.replace(".ipynb", ".html")
+        page = Page((out / page_name).read_text(encoding="utf-8"))
+        figures = outputs_with(nb, lambda o: "image/png" in o.get("data", {}))
+        sounds = outputs_with(nb, lambda o: "<audio" in o.get("data", {}).get("text/html", ""))
+        assert len(page.images) == figures, (
+            f"{page_name}: {len(page.images)} images for {figures} figures")
+        assert all(src.startswith("data:image/png;base64,") for src in page.images), page_name
+        assert page.audio == sounds, f"{page_name}: {page.audio} players, {sounds} audio outputs"
+        assert all(src.startswith("data:audio/") for src in page.audio_sources), page_name
+    lectures = [nb for name, nb in report["executed"].items() if name.startswith("lectures/")]
+    assert all(outputs_with(nb, lambda o: "image/png" in o.get("data", {})) for nb in lectures)
+    assert sum(outputs_with(nb, lambda o: "<audio" in o.get("data", {}).get("text/html", ""))
+               for nb in lectures) > 0, "no lecture plays a sound: the audio check checked nothing"
+
+
+def test_math_is_on_the_page_and_mathjax_is_local(site):
+    out, _ = site
+    for name, path in pages(out).items():
+        if name == "index.html":
+            continue
+        text = path.read_text(encoding="utf-8")
+        scripts = [url for tag, url in Page(text).resources if tag == "script"]
+        mathjax = [url for url in scripts if url.split("?")[0].endswith("mathjax/MathJax.js")]
+        assert len(mathjax) == 1, f"{name}: MathJax scripts {mathjax}"
+        config = re.search(r"config=([\w-]+)", mathjax[0]).group(1)
+        assert (out / "mathjax" / "config" / f"{config}.js").is_file(), config
+        assert re.search(r"\$[^$\n]*\\[a-zA-Z]+[^$\n]*\$", text), f"{name}: no TeX formula found"
+    assert (out / "mathjax" / "fonts" / "HTML-CSS" / "STIX-Web" / "woff").is_dir()
+
+
+def test_slides_follow_the_rule(site):
+    out, report = site
+    for stem in UNITS:
+        lecture = nbformat.read(ROOT / "lectures" / f"{stem}.ipynb", as_version=4)
+        slides, screens = build_site.expected_slide_counts(lecture)
+        text = (out / "slides" / f"{stem}.slides.html").read_text(encoding="utf-8")
+        page = Page(text)
+        assert page.sections == {1: slides, 2: screens}, (
+            f"{stem}: sections by depth {page.sections}, the rule gives {slides} slides and "
+            f"{screens} screens")
+        assert report["slides"][stem] == (slides, screens)
+        assert "Reveal.initialize(" in text and "../reveal/dist/reveal.js" in text
+        setup = next(cell for cell in lecture.cells if cell.cell_type == "code")
+        assert setup.source.splitlines()[0] not in text, f"{stem}: the skipped setup cell shows"
+    reveal = (out / "reveal" / "dist" / "reveal.js").read_text(encoding="utf-8")
+    assert "export default" not in reveal and "window.Reveal = W" in reveal
