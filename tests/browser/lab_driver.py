@@ -1,0 +1,753 @@
+"""JupyterLab as a student meets it, driven from headless Chromium: the server and one notebook.
+
+:class:`LabServer` starts JupyterLab with ``course.py``'s own command line and environment on a
+temporary copy of the lectures. :class:`NotebookPage` opens one notebook in a Playwright page,
+runs all cells, checks what a student would see (error outputs, cells that never ran, audio
+players, progress bars), screenshots the whole notebook and operates every explorer.
+
+Findings go into a :class:`Findings` object: ``problems`` fail the tests, ``notes`` are kept in
+``report.json`` for a reader. Synchronisation is on conditions, not sleeps: the browser's own
+kernel status (busy, then idle) after every action, then the figures decoded and two frames
+painted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+import course  # noqa: E402  (the repository's course.py: the lab's command line and environment)
+
+STDERR_MIME = "application/vnd.jupyter.stderr"
+# Cells whose error output is part of the lesson carry one of these tags (nbval honours them).
+EXPECTED_ERROR_TAGS = {"raises-exception", "nbval-raises-exception"}
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# A progress bar taller than this many single lines has wrapped.
+MAX_PROGRESS_LINES = 1.5
+# Settings for the test server only, merged over course.py's overrides: render every cell at
+# once (no windowing), so the scrolled screenshots reach the end of a long notebook and every
+# explorer is in the page while it is operated. Students get JupyterLab's default.
+TEST_SETTING_OVERRIDES = {"@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"}}
+# Variables the test command sets that would change what a student sees in the lab: progress
+# bars must render (TQDM_DISABLE unset) and matplotlib must pick the notebook's backend.
+TEST_ONLY_VARIABLES = ("TQDM_DISABLE", "MPLBACKEND")
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """The first line of ``text`` and, for longer text, its last non-empty line."""
+    lines = [line.rstrip() for line in ANSI.sub("", text).strip().splitlines() if line.strip()]
+    if not lines:
+        return ""
+    line = lines[0] if len(lines) == 1 else f"{lines[0]} ... {lines[-1]}"
+    return line if len(line) <= limit else line[:limit] + "..."
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-")[:50] or "x"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# Findings
+
+
+@dataclass
+class Problem:
+    """One thing a student would meet: where (cell, explorer, control), what, a screenshot."""
+
+    phase: str  # "run" (all cells, audio, progress bars, page) or "explorers"
+    where: str
+    what: str
+    screenshot: str = ""
+
+    def __str__(self) -> str:
+        shot = f" [screenshot: {self.screenshot}]" if self.screenshot else ""
+        return f"{self.where}: {self.what}{shot}"
+
+
+@dataclass
+class Findings:
+    notebook: str
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    actions: list[dict] = field(default_factory=list)
+    screenshots: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def problem(self, phase: str, where: str, what: str, screenshot: str | Path = "") -> None:
+        self.problems.append(Problem(phase, where, what, str(screenshot)))
+
+    def problems_of(self, phase: str) -> list[Problem]:
+        return [p for p in self.problems if p.phase == phase]
+
+    def controls_operated(self) -> int:
+        return len({(a["explorer"], a["control"]) for a in self.actions})
+
+    def write(self, path: Path) -> None:
+        report = asdict(self)
+        report["controls_operated"] = self.controls_operated()
+        path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------------------------
+# The server
+
+
+class LabServer:
+    """JupyterLab started as ``python3 course.py lab`` starts it, serving ``root_dir``.
+
+    Added for the tests: a known token, a free port, ``--no-browser``, the app exposed to the
+    page (``window.jupyterapp``: the tests read the kernel status and run commands through it),
+    fresh user settings and workspaces (a first start), and :data:`TEST_SETTING_OVERRIDES`.
+    """
+
+    def __init__(self, root_dir: Path, state_dir: Path, log_path: Path):
+        self.port = free_port()
+        self.token = secrets.token_hex(24)
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log_path = log_path
+        settings_dir = self._write_overrides(state_dir / "prefix")
+        env = course.lab_environment()
+        for name in TEST_ONLY_VARIABLES:
+            env.pop(name, None)
+        env["JUPYTERLAB_SETTINGS_DIR"] = str(state_dir / "user-settings")
+        env["JUPYTERLAB_WORKSPACES_DIR"] = str(state_dir / "workspaces")
+        command = course.lab_command(Path(sys.executable), root_dir, [
+            "--no-browser", f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}", "--LabApp.expose_app_in_browser=True",
+            f"--LabApp.app_settings_dir={settings_dir}"])
+        self._log = open(log_path, "w", encoding="utf-8")
+        self.process = subprocess.Popen(command, cwd=root_dir, env=env, stdout=self._log,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+        self._wait_until_up(timeout=120)
+
+    @staticmethod
+    def _write_overrides(prefix: Path) -> Path:
+        """course.py's settings overrides (as ``course.py lab`` writes them into the venv),
+        plus this server's own; returns the settings directory."""
+        venv_overrides = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / \
+            "overrides.json"
+        path = course.write_lab_overrides(prefix)
+        settings = json.loads(venv_overrides.read_text(encoding="utf-8")) \
+            if venv_overrides.exists() else {}
+        for plugin, values in json.loads(path.read_text(encoding="utf-8")).items():
+            settings[plugin] = {**settings.get(plugin, {}), **values}
+        for plugin, values in TEST_SETTING_OVERRIDES.items():
+            settings[plugin] = {**settings.get(plugin, {}), **values}
+        path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+        return path.parent
+
+    def api(self, method: str, path: str, timeout: float = 10):
+        request = urllib.request.Request(self.base + path, method=method,
+                                         headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+    def _wait_until_up(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"JupyterLab exited with status {self.process.returncode}; "
+                                   f"see {self.log_path}")
+            with contextlib.suppress(OSError, urllib.error.URLError):
+                self.api("GET", "/api/status", timeout=2)
+                return
+            time.sleep(0.25)  # polling a port: there is no event to wait for
+        raise RuntimeError(f"JupyterLab did not answer within {timeout:.0f} s; see {self.log_path}")
+
+    def url(self, relative_path: str) -> str:
+        return f"{self.base}/lab/tree/{relative_path}?reset&token={self.token}"
+
+    def shut_down_kernels(self) -> None:
+        """End every session and its kernel, so the next notebook starts a fresh one."""
+        with contextlib.suppress(OSError, urllib.error.URLError):
+            for session in self.api("GET", "/api/sessions"):
+                self.api("DELETE", f"/api/sessions/{session['id']}")
+
+    def log_size(self) -> int:
+        self._log.flush()
+        return self.log_path.stat().st_size
+
+    def log_errors(self, since: int) -> list[str]:
+        """Error lines of the server's log from byte ``since`` on (kernel stderr included)."""
+        self._log.flush()
+        with open(self.log_path, "rb") as log:
+            log.seek(since)
+            text = ANSI.sub("", log.read().decode("utf-8", errors="replace"))
+        return [line.strip()[:300] for line in text.splitlines()
+                if line.startswith(("[E ", "[C ", "Traceback"))]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.shut_down_kernels()
+            with contextlib.suppress(OSError, urllib.error.URLError):
+                self.api("POST", "/api/shutdown", timeout=5)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGTERM)
+                self.process.wait(timeout=15)
+        self._log.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# In-page JavaScript
+
+# Follows the kernel status the page itself sees (the toolbar's indicator), counting busy
+# periods, so an action can wait for "busy after the action, then idle".
+TRACK_KERNEL_JS = """async () => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  await panel.sessionContext.ready;
+  const track = {busy: 0, status: panel.sessionContext.kernelDisplayStatus, recent: []};
+  panel.sessionContext.statusChanged.connect((_, status) => {
+    track.status = status;
+    if (status === 'busy') track.busy += 1;
+    track.recent = [...track.recent.slice(-9), `${performance.now().toFixed(0)} ${status}`];
+  });
+  window.courseKernel = track;
+}"""
+
+KERNEL_IDLE_AFTER_JS = """(busyBefore) => window.courseKernel.busy > busyBefore &&
+    window.courseKernel.status === 'idle'"""
+
+# Marks what an explorer shows now, so that its answer (new output nodes) can be recognised.
+MARK_SHOWN_JS = """(selector) => document.querySelector(selector)
+    .querySelectorAll('.jp-OutputArea-output').forEach(e => { e.courseShown = true; })"""
+
+# The kernel is idle and has answered an action: a busy period began after it, or the
+# explorer shows output that was not there before (a redraw, a message).
+ANSWERED_JS = """([selector, busyBefore]) => window.courseKernel.status === 'idle' &&
+  (window.courseKernel.busy > busyBefore || [...document.querySelector(selector)
+     .querySelectorAll('.jp-OutputArea-output')].some(e => !e.courseShown))"""
+
+NOTEBOOK_FINISHED_JS = """() => window.courseKernel.status === 'idle' &&
+  ![...document.querySelectorAll('.jp-Notebook .jp-InputPrompt')]
+     .some(p => p.textContent.includes('[*]'))"""
+
+# Figures in `root` decoded and two frames painted since.
+PAINTED_JS = """async (selector) => {
+  const root = document.querySelector(selector) || document;
+  await Promise.all([...root.querySelectorAll('img')].map(img => img.decode().catch(() => {})));
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+}"""
+
+SCROLLER_JS = """() => {
+  const notebook = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook');
+  return [notebook.querySelector('.jp-WindowedPanel-outer'), notebook]
+      .find(e => e && e.scrollHeight > e.clientHeight) || notebook;
+}"""
+
+# Every top-level displayed widget (an output holding a widget view, not one nested in another
+# widget's output), marked data-course-explorer=N; returns their titles.
+MARK_EXPLORERS_JS = """() => {
+  const all = [...document.querySelectorAll('.jp-Notebook .jp-OutputArea-output')]
+      .filter(el => el.querySelector(':scope > .jupyter-widgets'));
+  const top = all.filter(el => !all.some(other => other !== el && other.contains(el)));
+  return top.map((el, i) => {
+    el.setAttribute('data-course-explorer', String(i));
+    const cell = el.closest('.jp-Cell');
+    const cells = [...document.querySelectorAll('.jp-Notebook .jp-Cell')];
+    const title = el.querySelector('.widget-html b');
+    return {cell: cells.indexOf(cell) + 1, title: title ? title.textContent.trim() : ''};
+  });
+}"""
+
+# The controls of explorer N (not those inside its own output widgets), in page order, marked
+# data-course-control="N-K"; returns their kinds and labels.
+MARK_CONTROLS_JS = """(n) => {
+  const root = document.querySelector(`[data-course-explorer="${n}"]`);
+  const insideOutput = el => { const out = el.closest('.widget-output');
+                               return out && root.contains(out); };
+  const kinds = [
+    ['slider', '.widget-slider'], ['dropdown', '.widget-dropdown'],
+    ['toggle-buttons', '.widget-toggle-buttons'], ['checkbox', '.widget-checkbox'],
+    ['text', '.widget-text, .widget-textarea'],
+    ['button', 'button.widget-button:not(.widget-toggle-button)'],
+  ];
+  const found = [];
+  for (const [kind, selector] of kinds)
+    for (const el of root.querySelectorAll(selector)) {
+      if (insideOutput(el)) continue;
+      // a checkbox's description is in its own label; empty labels hold a zero-width space
+      const label = [...el.querySelectorAll(':scope > .widget-label, .widget-label-basic')]
+          .map(l => l.textContent.replace(/\u200b/g, '').trim()).find(Boolean);
+      const number = kind === 'text' && el.querySelector('input[type=number]');
+      found.push({el, kind: number ? 'number' : kind,
+                  label: label || (el.textContent || '').trim() || kind});
+    }
+  found.sort((a, b) => a.el.compareDocumentPosition(b.el) & Node.DOCUMENT_POSITION_FOLLOWING
+                       ? -1 : 1);
+  return found.map((f, k) => {
+    f.el.setAttribute('data-course-control', `${n}-${k}`);
+    return {kind: f.kind, label: f.label};
+  });
+}"""
+
+# What an explorer shows: its figures (image data), error text (stderr, the explorer's red
+# "Not drawn" line), all its text, its size.
+EXPLORER_STATE_JS = """([selector, mime]) => {
+  const root = document.querySelector(selector);
+  const box = root.getBoundingClientRect();
+  return {
+    images: [...root.querySelectorAll('img')].map(img => img.src),
+    stderr: [...root.querySelectorAll(`[data-mime-type="${mime}"]`)].map(e => e.textContent),
+    not_drawn: [...root.querySelectorAll('.widget-output span')]
+        .map(e => e.textContent).filter(t => t.startsWith('Not drawn')),
+    audio: [...root.querySelectorAll('audio')].map(a => a.src),
+    text: root.innerText,
+    height: box.height,
+  };
+}"""
+
+# Each <audio> element: wait for its metadata (or its error), then play and pause it.
+AUDIO_JS = """async (timeoutMs) => {
+  const within = (promise) => Promise.race([promise, new Promise(r =>
+      setTimeout(() => r('no answer within ' + timeoutMs + ' ms'), timeoutMs))]);
+  const players = [...document.querySelectorAll('.jp-Notebook audio')];
+  const results = [];
+  for (const [index, audio] of players.entries()) {
+    const cell = [...document.querySelectorAll('.jp-Notebook .jp-Cell')]
+        .indexOf(audio.closest('.jp-Cell')) + 1;
+    const src = audio.currentSrc || audio.src ||
+        (audio.querySelector('source') || {}).src || '';
+    let bytes = null;
+    if (src.startsWith('blob:')) bytes = (await (await fetch(src)).blob()).size;
+    const result = {index, cell, bytes, widget: audio.classList.contains('jupyter-widgets')};
+    if (bytes === 0) { result.empty = true; results.push(result); continue; }
+    if (audio.readyState < 1 && !audio.error) {
+      result.loaded = await within(new Promise(resolve => {
+        audio.addEventListener('loadedmetadata', () => resolve('ok'), {once: true});
+        audio.addEventListener('error', () => resolve('error'), {once: true});
+        if (audio.networkState === HTMLMediaElement.NETWORK_EMPTY) audio.load();
+      }));
+    }
+    result.duration = audio.duration;
+    result.error = audio.error ? `media error ${audio.error.code} ${audio.error.message}` : '';
+    if (!result.error && audio.duration > 0) {
+      result.play = await within(audio.play().then(() => 'ok', e => String(e)));
+      audio.pause();
+      audio.currentTime = 0;
+    }
+    results.push(result);
+  }
+  return results;
+}"""
+
+# Each progress bar (ipywidgets' horizontal progress, as tqdm.auto shows it in the lab): the
+# height of its row (bar with its text) against one line of widget height.
+PROGRESS_JS = """() => {
+  const cells = [...document.querySelectorAll('.jp-Notebook .jp-Cell')];
+  return [...document.querySelectorAll('.jp-Notebook .widget-hprogress')].map(bar => {
+    const row = bar.closest('.widget-hbox') || bar;
+    const line = parseFloat(getComputedStyle(bar)
+        .getPropertyValue('--jp-widgets-inline-height')) || bar.getBoundingClientRect().height;
+    return {cell: cells.indexOf(bar.closest('.jp-Cell')) + 1, text: row.innerText.trim(),
+            height: row.getBoundingClientRect().height, line};
+  });
+}"""
+
+
+# ---------------------------------------------------------------------------------------------
+# One notebook in one page
+
+
+class NotebookPage:
+    """One notebook open in JupyterLab in ``page``; findings and screenshots of it."""
+
+    def __init__(self, page: Page, server: LabServer, relative_path: str, shots: Path,
+                 findings: Findings, *, settle_timeout: float = 60.0):
+        self.page, self.server, self.path = page, server, relative_path
+        self.shots, self.findings = shots, findings
+        self.settle_timeout_ms = settle_timeout * 1000
+        self.phase = "run"
+        page.on("console", self._on_console)
+        page.on("pageerror", lambda err: self.findings.problem(
+            self.phase, "browser", f"uncaught page error: {one_line(str(err))}"))
+
+    def _on_console(self, message) -> None:
+        if message.type == "error":
+            self.findings.problem(self.phase, "browser console", one_line(message.text))
+
+    def screenshot(self, name: str) -> str:
+        path = self.shots / f"{name}.png"
+        self.page.screenshot(path=str(path))
+        self.findings.screenshots.append(str(path))
+        return str(path)
+
+    # --- opening and running -----------------------------------------------------------------
+
+    def open(self, timeout: float = 120.0) -> None:
+        page = self.page
+        page.goto(self.server.url(self.path), wait_until="domcontentloaded",
+                  timeout=timeout * 1000)
+        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                               " && window.jupyterapp.shell.currentWidget.sessionContext",
+                               timeout=timeout * 1000)
+        page.evaluate(TRACK_KERNEL_JS)
+        page.wait_for_function("() => window.courseKernel.status === 'idle'",
+                               timeout=timeout * 1000)
+        page.evaluate("() => window.jupyterapp.restored")
+        shot = self.screenshot("00-start")
+        for text in page.locator(".Toastify__toast, .jp-Dialog").all_inner_texts():
+            self.findings.problem("run", "page at start", f"a notification or dialog covers "
+                                  f"the notebook: {one_line(text)}", shot)
+
+    def run_all(self, timeout: float) -> float:
+        """Run > Run All Cells; wait until the kernel is idle and no cell is pending."""
+        started = time.monotonic()
+        busy = self.page.evaluate("() => window.courseKernel.busy")
+        self.page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        self.page.wait_for_function(KERNEL_IDLE_AFTER_JS, arg=busy, timeout=timeout * 1000)
+        self.page.wait_for_function(NOTEBOOK_FINISHED_JS, timeout=timeout * 1000,
+                                    polling=250)
+        seconds = time.monotonic() - started
+        self.findings.seconds["run_all_cells"] = round(seconds, 1)
+        return seconds
+
+    def save(self, copy: Path) -> dict:
+        """Save through JupyterLab (as a student's Ctrl+S) and return the saved notebook."""
+        self.page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
+        self.page.wait_for_function("""() => !window.jupyterapp.shell.currentWidget
+                                        .context.model.dirty""", timeout=60_000)
+        return json.loads(copy.read_text(encoding="utf-8"))
+
+    # --- checks after the run ----------------------------------------------------------------
+
+    def check_outputs(self, notebook: dict) -> None:
+        """Error outputs (unless tagged as expected), stderr text, code cells that never ran."""
+        findings, not_run = self.findings, []
+        for index, cell in enumerate(notebook["cells"], start=1):
+            if cell["cell_type"] != "code":
+                continue
+            if "".join(cell["source"]).strip() and cell.get("execution_count") is None:
+                not_run.append(index)
+            tags = set(cell.get("metadata", {}).get("tags", []))
+            for output in cell.get("outputs", []):
+                if output["output_type"] == "error":
+                    text = f"{output['ename']}: {one_line(output['evalue'], 200)}"
+                    if tags & EXPECTED_ERROR_TAGS:
+                        findings.notes.append(f"cell {index}: expected (tagged) error {text}")
+                    else:
+                        findings.problem("run", f"cell {index}", f"error output {text}")
+                elif output["output_type"] == "stream" and output["name"] == "stderr":
+                    text = "".join(output["text"])
+                    findings.problem("run", f"cell {index}", f"stderr text a student sees: "
+                                     f"{one_line(text, 200)}")
+        if not_run:
+            findings.problem("run", f"cells {', '.join(map(str, not_run))}",
+                             "code cells never ran (execution stopped before them?)")
+
+    def screenshot_pages(self) -> int:
+        """Screenshots scrolled one screen (90 %) at a time to the notebook's end; the height is
+        measured again after every step, so a notebook that grows while scrolled is covered."""
+        page, number, top = self.page, 0, 0
+        while True:
+            height, client = page.evaluate(f"() => {{ const el = ({SCROLLER_JS})();"
+                                           f" return [el.scrollHeight, el.clientHeight]; }}")
+            if number and top >= height - client + 1:
+                break
+            page.evaluate(f"(top) => {{ ({SCROLLER_JS})().scrollTop = top; }}", top)
+            page.evaluate(PAINTED_JS, ".jp-Notebook")
+            number += 1
+            self.screenshot(f"page-{number:02d}")
+            top += max(200, int(client * 0.9))
+        self.findings.notes.append(f"{number} page screenshots ({height} px of notebook)")
+        return number
+
+    def check_audio(self, timeout_ms: int = 10_000) -> None:
+        """Every audio player loads (duration > 0) and plays; empty widget players are noted."""
+        for player in self.page.evaluate(AUDIO_JS, timeout_ms):
+            where = f"cell {player['cell']}, audio player {player['index'] + 1}"
+            if player.get("empty"):
+                self.findings.notes.append(f"{where}: widget player with nothing to play yet")
+                continue
+            if player["error"] or not player["duration"] or not player["duration"] > 0:
+                self.findings.problem(self.phase, where, f"does not load: duration "
+                                      f"{player['duration']}, {player['error'] or player.get('loaded')}")
+            elif player.get("play") != "ok":
+                self.findings.problem(self.phase, where, f"play() failed: {player.get('play')}")
+            else:
+                self.findings.notes.append(f"{where}: {player['duration']:.2f} s, plays")
+
+    def check_progress_bars(self) -> None:
+        """Every progress bar is one line high (its text does not wrap)."""
+        for bar in self.page.evaluate(PROGRESS_JS):
+            if bar["height"] > MAX_PROGRESS_LINES * bar["line"]:
+                self.page.locator(".widget-hprogress").first.scroll_into_view_if_needed()
+                self.findings.problem(
+                    "run", f"cell {bar['cell']}", f"progress bar '{one_line(bar['text'], 120)}'"
+                    f" is {bar['height']:.0f} px high, more than one line ({bar['line']:.0f} px)")
+            else:
+                self.findings.notes.append(f"cell {bar['cell']}: progress bar one line "
+                                           f"({bar['height']:.0f} px): {one_line(bar['text'])}")
+
+    def check_server_log(self, since: int) -> None:
+        for line in self.server.log_errors(since):
+            self.findings.problem(self.phase, "server/kernel log", line)
+
+    # --- explorers ---------------------------------------------------------------------------
+
+    def explorers(self) -> list[dict]:
+        return self.page.evaluate(MARK_EXPLORERS_JS)
+
+    def operate_all(self, figure_may_stay: dict[tuple[str, str], str]) -> None:
+        self.phase = "explorers"
+        for n, explorer in enumerate(self.explorers()):
+            ExplorerDriver(self, n, explorer, figure_may_stay).operate()
+
+
+@dataclass
+class Action:
+    """One move of a control. ``not_there()`` (None: always moves) is True while the control is
+    not yet at the action's target: asked before (skip a move to where it already is) and
+    after (a control that refused the input)."""
+
+    what: str
+    perform: Callable[[], object]
+    not_there: Callable[[], bool] | None = None
+    typed: bool = False  # an entry typed into a box: "Not drawn" is an allowed answer
+
+
+class ExplorerDriver:
+    """Moves every control of one explorer and checks how the explorer answers.
+
+    Per action: wait for the kernel's answer (busy, then idle, as the page sees it), then for
+    the figures to be decoded and painted; screenshot; compare the figure with the one before.
+
+    The figure must change whenever the control's value changed, except
+    - a typed entry (a half-typed text, another number in a number box) that the explorer
+      answers with its one-line red "Not drawn: ..." message instead of a figure: its designed
+      answer to input it cannot draw (anywhere else that message is a problem);
+    - a (explorer title, control label) pair listed in ``figure_may_stay`` with its reason.
+    A button must change the figure or the explorer's text (status line, printed answer).
+    Text shown on stderr in an explorer (a traceback) is always a problem.
+    """
+
+    def __init__(self, notebook: NotebookPage, n: int, info: dict,
+                 figure_may_stay: dict[tuple[str, str], str]):
+        self.nb, self.page, self.findings = notebook, notebook.page, notebook.findings
+        self.n, self.info, self.figure_may_stay = n, info, figure_may_stay
+        self.selector = f'[data-course-explorer="{n}"]'
+        self.name = f"explorer {n + 1} (cell {info['cell']}" + \
+            (f", '{info['title']}')" if info["title"] else ")")
+        self.count = 0
+
+    def state(self) -> dict:
+        return self.page.evaluate(EXPLORER_STATE_JS, [self.selector, STDERR_MIME])
+
+    def control(self, k: int):
+        return self.page.locator(f'[data-course-control="{self.n}-{k}"]')
+
+    def operate(self) -> None:
+        page = self.page
+        page.locator(self.selector).scroll_into_view_if_needed()
+        controls = page.evaluate(MARK_CONTROLS_JS, self.n)
+        first = self.state()
+        if not controls:  # a progress bar, an audio player, a display without controls
+            self.findings.notes.append(f"{self.name}: no controls ({first['text'][:80]!r})")
+            return
+        shot = self.nb.screenshot(f"e{self.n + 1:02d}-00-initial")
+        self.findings.notes.append(
+            f"{self.name}: {len(controls)} controls "
+            f"({', '.join(c['kind'] + ' ' + c['label'] for c in controls)}), "
+            f"{first['height']:.0f} px high, {len(first['images'])} figure(s)")
+        if first["height"] > page.viewport_size["height"]:
+            self.findings.notes.append(f"{self.name} is {first['height']:.0f} px high: taller "
+                                       f"than the {page.viewport_size['height']} px screen")
+        self.check_errors(first, "as first shown", shot, expect_not_drawn=False)
+        for k, control in enumerate(controls):
+            for action in self.actions_for(k, control):
+                self.act(control, action)
+
+    # --- one action --------------------------------------------------------------------------
+
+    def act(self, control: dict, action: Action) -> None:
+        """Perform one action, wait for the explorer's answer and check it."""
+        where = f"{self.name}, {control['kind']} '{control['label']}', {action.what}"
+        record = {"explorer": self.n + 1, "cell": self.info["cell"], "title": self.info["title"],
+                  "control": f"{control['kind']} {control['label']}", "action": action.what}
+        if action.not_there is not None and not action.not_there():
+            # already there (a slider that starts at an end): the kernel hears nothing
+            self.findings.actions.append({**record, "figure": "not checked: already there"})
+            return
+        before = self.state()
+        self.page.evaluate(MARK_SHOWN_JS, self.selector)
+        busy = self.page.evaluate("() => window.courseKernel.busy")
+        started = time.monotonic()
+        self.count += 1
+        name = f"e{self.n + 1:02d}-{self.count:02d}-{slug(control['label'])}-{slug(action.what)}"
+        try:
+            action.perform()
+            if action.not_there is not None and action.not_there():
+                shot = self.nb.screenshot(name)
+                self.findings.problem("explorers", where, "the control did not take the "
+                                      "value (nothing sent to the kernel)", shot)
+                return
+            self.wait_for_answer(busy)
+        except PlaywrightError as err:
+            shot = self.nb.screenshot(name)
+            self.findings.problem("explorers", where, f"could not operate, or no answer: "
+                                  f"{one_line(str(err))}", shot)
+            return
+        seconds = time.monotonic() - started
+        self.page.locator(self.selector).scroll_into_view_if_needed()
+        shot = self.nb.screenshot(name)
+        after = self.state()
+        figure = ("no figure" if not after["images"] else
+                  "changed" if after["images"] != before["images"] else "unchanged")
+        sound = after["audio"] != before["audio"]
+        self.findings.actions.append({
+            **record, "figure": figure, "sound_changed": sound, "seconds": round(seconds, 2),
+            "figure_sha1": [hashlib.sha1(src.encode()).hexdigest()[:10]
+                            for src in after["images"]], "screenshot": shot})
+        self.check_errors(after, where, shot, expect_not_drawn=action.typed)
+        if figure == "changed" or (action.typed and after["not_drawn"]):
+            return  # redrawn, or the designed answer to an entry the explorer cannot draw
+        if sound:
+            self.findings.notes.append(f"{where}: figure {figure}, new sound in its players")
+            return
+        if control["kind"] == "button":
+            if after["text"] == before["text"]:
+                self.findings.problem("explorers", where, f"the button changed nothing: "
+                                      f"figure {figure}, text and sound the same", shot)
+            return
+        reason = self.figure_may_stay.get((self.info["title"], control["label"]))
+        if reason and figure == "unchanged":
+            self.findings.notes.append(f"{where}: figure unchanged, allowed: {reason}")
+        else:
+            self.findings.problem("explorers", where, f"the value changed but the figure "
+                                  f"{'did not' if figure == 'unchanged' else 'is gone'}", shot)
+
+    def wait_for_answer(self, busy: int) -> None:
+        """Until the kernel went busy after the action and is idle again, with the explorer
+        painted and no further message started meanwhile (an answer may chain messages)."""
+        while True:
+            try:
+                self.page.wait_for_function(ANSWERED_JS, arg=[self.selector, busy],
+                                            timeout=self.nb.settle_timeout_ms, polling=50)
+            except PlaywrightError as err:
+                recent = self.page.evaluate("() => window.courseKernel.recent")
+                raise PlaywrightError(f"no answer within {self.nb.settle_timeout_ms / 1000:.0f}"
+                                      f" s (kernel status, last changes: {recent})") from err
+            busy = self.page.evaluate("() => window.courseKernel.busy")
+            self.page.evaluate(PAINTED_JS, self.selector)
+            if self.page.evaluate(f"() => window.courseKernel.busy === {busy} && "
+                                  "window.courseKernel.status === 'idle'"):
+                return  # otherwise a new busy period began: wait for its end too
+
+    def check_errors(self, state: dict, where: str, shot: str, *, expect_not_drawn: bool) -> None:
+        for text in state["stderr"]:
+            self.findings.problem("explorers", where, f"error text in the explorer: "
+                                  f"{one_line(text)}", shot)
+        for text in state["not_drawn"]:
+            if expect_not_drawn:
+                self.findings.notes.append(f"{where}: {one_line(text)} (as designed)")
+            else:
+                self.findings.problem("explorers", where, f"explorer says {one_line(text)}",
+                                      shot)
+
+    # --- the actions for each kind of control ------------------------------------------------
+
+    def actions_for(self, k: int, control: dict):
+        """The :class:`Action` list that moves one control through its range and back."""
+        page, element, kind = self.page, self.control(k), control["kind"]
+
+        def type_into(box, value):
+            def perform():
+                box.click()
+                page.keyboard.press("Control+a")
+                page.keyboard.press("Backspace")
+                page.keyboard.type(value)
+                page.keyboard.press("Enter")
+            return perform
+
+        if kind == "slider":
+            handle = element.locator(".noUi-handle").first
+            readout = element.locator(".widget-readout").first
+            original = readout.inner_text().strip()
+
+            def not_at(attribute):
+                return lambda: handle.get_attribute("aria-valuenow") != \
+                    handle.get_attribute(attribute)
+
+            def press(key):
+                return lambda: (handle.focus(), handle.press(key))
+
+            # the readout may show a typographic minus; a student types "-"
+            typed = original.replace("\u2212", "-")
+            return [Action("to its minimum (Home)", press("Home"), not_at("aria-valuemin")),
+                    Action("to its maximum (End)", press("End"), not_at("aria-valuemax")),
+                    Action(f"back to {typed} (typed)", type_into(readout, typed),
+                           lambda: readout.inner_text().strip() != original)]
+        if kind == "dropdown":
+            select = element.locator("select").first
+            original = select.input_value()
+            options = select.evaluate("s => [...s.options].map(o => [o.value, o.text])")
+            # every other option, then the original last: "each option, and back" in one pass
+            return [Action(f"option '{text.strip()}'" + (" (back)" if value == original else ""),
+                           lambda value=value: select.select_option(value),
+                           lambda value=value: select.input_value() != value)
+                    for value, text in sorted(options, key=lambda o: o[0] == original)]
+        if kind == "toggle-buttons":
+            buttons = element.locator("button")
+            texts = [t.strip() for t in buttons.all_inner_texts()]
+
+            def inactive(i):
+                return lambda: "mod-active" not in (buttons.nth(i).get_attribute("class") or "")
+
+            active = [i for i in range(len(texts)) if not inactive(i)()]
+            return [Action(f"'{texts[i]}'" + (" (back)" if i in active else ""),
+                           lambda i=i: buttons.nth(i).click(), inactive(i))
+                    for i in [i for i in range(len(texts)) if i not in active] + active]
+        if kind == "checkbox":
+            box = element.locator("input").first
+            return [Action("toggled", box.click), Action("toggled back", box.click)]
+        if kind == "text":
+            box = element.locator("input, textarea").first
+            original = box.input_value()
+            half = original[:len(original) // 2]
+            return [Action(f"half-typed '{half}' + Enter", type_into(box, half),
+                           lambda: box.input_value() != half, typed=True),
+                    Action(f"back to '{original}' + Enter", type_into(box, original),
+                           lambda: box.input_value() != original)]
+        if kind == "number":
+            box = element.locator("input").first
+            original = box.input_value()
+            low, high = box.get_attribute("min"), box.get_attribute("max")
+            # another number the box accepts: its lower bound, else its upper bound, else 0 or 1
+            other = next(v for v in (low, high, "0", "1")
+                         if v is not None and float(v) != float(original or "nan"))
+            return [Action(f"typed {other} + Enter", type_into(box, other),
+                           lambda: float(box.input_value() or "nan") != float(other),
+                           typed=True),
+                    Action(f"back to {original} + Enter", type_into(box, original),
+                           lambda: box.input_value() != original)]
+        if kind == "button":
+            return [Action("pressed", element.click)]
+        raise ValueError(f"control kind {kind!r}: no actions defined")

@@ -1,0 +1,124 @@
+"""Every lecture in JupyterLab in headless Chromium, as a student meets it.
+
+For each unit of ``tests/course_units.py`` the notebook ``lectures/<unit>.ipynb`` is opened in
+the session's JupyterLab (a fresh kernel), run top to bottom and saved (in the server's temporary
+copy), and then every explorer is operated. Two tests per lecture share that one page:
+
+- ``test_runs_clean``: no error output (unless its cell is tagged as expected), no stderr text,
+  no code cell that never ran, no notification covering the notebook, every audio player loads
+  (duration > 0) and plays, every progress bar is one line high, no error in the browser console
+  or as an uncaught page error, no error line in the server/kernel log.
+- ``test_explorers_respond``: each control of each explorer moved (sliders to both ends and
+  back, every dropdown option, toggles, checkboxes on and off, text boxes half-typed and back,
+  every button pressed); no error text in the explorer, the figure changes whenever the value
+  did (see :class:`lab_driver.ExplorerDriver` for the exceptions), audio players filled by the
+  explorers load and play, and again no console, page or log error.
+
+Screenshots and ``report.json`` (problems, notes, every action with its timing and figure hash,
+seconds and CPU seconds): ``ROOT/.test-artifacts/browser/<unit>/``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass
+
+import pytest
+from playwright.sync_api import Error as PlaywrightError
+
+from course_units import UNITS
+from lab_driver import Findings, NotebookPage, one_line
+
+# Time allowed for Run All Cells of one lecture (they take 17-60 s on a quiet 2-core machine).
+RUN_TIMEOUT = 600
+# Controls whose move may leave an explorer's figure as it was, each with its reason:
+# (explorer title, control label) -> why. Anything else must redraw when its value changes
+# (a move whose answer is new sound in the explorer's players passes on that).
+FIGURE_MAY_STAY: dict[tuple[str, str], str] = {
+    ("EM for a Gaussian mixture, one step at a time", "var floor"):
+        "the floor acts in EM's M-steps; moving it restarts at t = 0, whose initial "
+        "covariances lie above every floor the slider offers, so the t = 0 figure is the same",
+    ("Baum-Welch, one step at a time", "floor"):
+        "the emission floor acts in the re-estimation; moving it restarts from the same random "
+        "model, so the figure before the first Step is the same",
+    ("Personalise it yourself: which version do you prefer?", "how much"):
+        "the strength of the next answer: it changes what the answer buttons record, not the "
+        "posterior drawn so far",
+    ("Did you hear the tone?", "arm"):
+        "each arm has its own session; before any answer the 'mixed' constraint and the "
+        "'pseudo' answer at level 0 carry the same knowledge (course_lib.widgets.levelset), "
+        "so those two arms draw the same figure until answers arrive",
+}
+
+
+@dataclass
+class LectureRun:
+    notebook: NotebookPage
+    findings: Findings
+    failure: str = ""  # the run itself did not finish (timeout, dead page)
+
+
+def report_problems(run: LectureRun, phase: str) -> None:
+    problems = run.findings.problems_of(phase)
+    if problems:
+        pytest.fail(f"{run.findings.notebook}: {len(problems)} problem(s) "
+                    f"({'running all cells' if phase == 'run' else 'operating explorers'}):\n"
+                    + "\n".join(f"- {p}" for p in problems), pytrace=False)
+
+
+@pytest.fixture(scope="module", params=UNITS)
+def lecture(request, browser_context, lab_server, artifacts, cpu_seconds):
+    """One lecture opened in a fresh kernel, all cells run and saved, the run checked."""
+    unit = request.param
+    relative = f"lectures/{unit}.ipynb"
+    copy = lab_server.root / relative
+    assert copy.is_file(), f"{relative}: listed in tests/course_units.py but missing"
+    shots = artifacts / unit
+    shutil.rmtree(shots, ignore_errors=True)
+    shots.mkdir(parents=True)
+    findings = Findings(relative)
+    started, cpu_start, log_start = time.monotonic(), cpu_seconds(), lab_server.log_size()
+    page = browser_context.new_page()
+    page.set_default_timeout(60_000)
+    notebook = NotebookPage(page, lab_server, relative, shots, findings)
+    run = LectureRun(notebook, findings)
+    try:
+        notebook.open()
+        notebook.run_all(RUN_TIMEOUT)
+        notebook.check_outputs(notebook.save(copy))
+        notebook.check_progress_bars()
+        notebook.check_audio()
+        notebook.screenshot_pages()
+    except PlaywrightError as err:
+        shot = notebook.screenshot("run-failed")
+        run.failure = f"the run did not finish: {one_line(str(err))} [screenshot: {shot}]"
+        findings.problem("run", "lecture", run.failure)
+    notebook.check_server_log(log_start)
+    findings.seconds["open_run_check"] = round(time.monotonic() - started, 1)
+    try:
+        yield run
+    finally:
+        findings.seconds["total"] = round(time.monotonic() - started, 1)
+        findings.seconds["cpu"] = round(cpu_seconds() - cpu_start, 1)
+        findings.write(shots / "report.json")
+        page.close()
+        lab_server.shut_down_kernels()
+
+
+def test_runs_clean(lecture):
+    report_problems(lecture, "run")
+
+
+def test_explorers_respond(lecture, lab_server):
+    if lecture.failure:
+        pytest.fail(f"{lecture.findings.notebook}: explorers not operated, {lecture.failure}",
+                    pytrace=False)
+    started, log_start = time.monotonic(), lab_server.log_size()
+    notebook = lecture.notebook
+    notebook.operate_all(FIGURE_MAY_STAY)
+    notebook.check_audio()
+    notebook.check_server_log(log_start)
+    lecture.findings.seconds["explorers"] = round(time.monotonic() - started, 1)
+    assert lecture.findings.actions, f"{lecture.findings.notebook}: no explorer control found"
+    report_problems(lecture, "explorers")
