@@ -172,7 +172,8 @@ def add_grading(solution: nbformat.NotebookNode, name: str) -> nbformat.Notebook
             raise GradingError(f"solutions/{name}: Task {task} has nothing graded (no self-check "
                                "and no written answer)")
         rest = cell.source[len(cell.source.split("\n", 1)[0]):]
-        cell.source = f"{title} ({points_of[task]} points){rest}"
+        points = points_of[task]
+        cell.source = f"{title} ({points} point{'s' * (points != 1)}){rest}"
     return graded
 
 
