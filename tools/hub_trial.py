@@ -4,6 +4,7 @@
     python3 tools/hub_trial.py                       # set up under /work/hub, N = 1, 2, 4, ... 12
     python3 tools/hub_trial.py --numba-cache shared  # the same with a class-wide numba cache
     python3 tools/hub_trial.py --workdir /tmp/hub --users 1 2 --out /tmp/hub-trial.json
+    python3 tools/hub_trial.py --print-link HUB_URL REPO PATH [--branch main]  # a class link
 
 What a hub admin would do, outside the repository, in ``--workdir``:
 
@@ -655,6 +656,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--numba-cache", choices=NUMBA_CACHES, default="per-user",
                         help="where students' kernels cache numba's compiled loops")
     parser.add_argument("--setup-only", action="store_true")
+    parser.add_argument("--print-link", nargs=3, metavar=("HUB_URL", "REPO", "PATH"),
+                        help="print the nbgitpuller link that opens PATH of REPO on the hub")
     parser.add_argument("--measure-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.workdir = args.workdir.resolve()
@@ -665,6 +668,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.print_link:
+        hub_url, repo, path = args.print_link
+        print(nbgitpuller_link(hub_url, repo, path, branch=args.branch))
+        return 0
     if not sys.platform.startswith("linux"):
         raise SystemExit("hub_trial.py measures through /proc: run it on Linux")
     if not args.measure_only:
