@@ -39,10 +39,12 @@ TEST_ENVIRONMENT = {"MPLBACKEND": "Agg", "PYTHONHASHSEED": "0", "TQDM_DISABLE": 
                     "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 # Defaults for JupyterLab's own settings in the course environment, as a settings override (see
 # write_lab_overrides). A user's own choice in Settings still wins. No news consent pop-up over the
-# first figures, and no news or update look-ups on the network.
+# first figures, and no news, update or font look-ups on the network.
 LAB_SETTING_OVERRIDES = {
     "@jupyterlab/apputils-extension:notification": {"fetchNews": "false",
                                                     "checkForUpdates": False},
+    # RISE slides: reveal's default theme loads web fonts from Google; white needs none.
+    "jupyterlab-rise:plugin": {"theme": "white", "scroll": True},
 }
 # nbgrader comes with the test tools (the grading round trip). Students do not need its menus,
 # and its server extension warns at every start that there is no nbgrader_config.py.

@@ -29,7 +29,8 @@ def test_lab_setup_writes_overrides_that_silence_news_and_update_checks(tmp_path
     course.setup_lab()
     written = json.loads(overrides_file(tmp_path).read_text(encoding="utf-8"))
     # "false" (a string: the setting is a three-way choice) is "Never"; "none" would ask.
-    assert written == {NOTIFICATION_PLUGIN: {"fetchNews": "false", "checkForUpdates": False}}
+    assert written[NOTIFICATION_PLUGIN] == {"fetchNews": "false", "checkForUpdates": False}
+    assert written == course.LAB_SETTING_OVERRIDES
 
 
 def test_overrides_keep_existing_entries_and_are_not_rewritten_when_current(tmp_path):
