@@ -16,7 +16,8 @@
   own subfolder for screenshots and a ``report.json``.
 - ``lab_server``: one JupyterLab for the session, started by :class:`lab_driver.LabServer`
   with ``course.py``'s command line, serving a temporary copy of ``lectures/`` (autosave never
-  touches the repository); its log is ``artifacts/jupyterlab.log``.
+  touches the repository; ``lab_server.root_dir`` is the served folder); its log is
+  ``artifacts/jupyterlab.log``.
 - ``cpu_seconds``: a function giving the CPU seconds used so far by this process and every live
   process under it (the server, its kernels, Playwright's driver and Chromium).
 """
@@ -75,7 +76,6 @@ def lab_server(artifacts):
         shutil.copytree(ROOT / "lectures", root / "lectures",
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
         server = LabServer(root, Path(tmp), artifacts / "jupyterlab.log")
-        server.root = root
         try:
             yield server
         finally:

@@ -127,6 +127,7 @@ class LabServer:
     """
 
     def __init__(self, root_dir: Path, state_dir: Path, log_path: Path):
+        self.root_dir = root_dir
         self.port = free_port()
         self.token = secrets.token_hex(24)
         self.base = f"http://127.0.0.1:{self.port}"
@@ -246,9 +247,14 @@ ANSWERED_JS = """([selector, busyBefore]) => window.courseKernel.status === 'idl
   (window.courseKernel.busy > busyBefore || [...document.querySelector(selector)
      .querySelectorAll('.jp-OutputArea-output')].some(e => !e.courseShown))"""
 
-NOTEBOOK_FINISHED_JS = """() => window.courseKernel.status === 'idle' &&
-  ![...document.querySelectorAll('.jp-Notebook .jp-InputPrompt')]
-     .some(p => p.textContent.includes('[*]'))"""
+# Run All has started (the kernel went busy, or a cell has its execution count), the kernel is
+# idle and no cell is still waiting ("[*]").
+NOTEBOOK_FINISHED_JS = r"""(busyBefore) => {
+  const prompts = [...document.querySelectorAll('.jp-Notebook .jp-InputPrompt')]
+      .map(p => p.textContent);
+  return (window.courseKernel.busy > busyBefore || prompts.some(t => /\[\d+\]/.test(t))) &&
+      window.courseKernel.status === 'idle' && !prompts.some(t => t.includes('[*]'));
+}"""
 
 # Figures in `root` decoded and two frames painted since.
 PAINTED_JS = """async (selector) => {
@@ -423,8 +429,7 @@ class NotebookPage:
         started = time.monotonic()
         busy = self.page.evaluate("() => window.courseKernel.busy")
         self.page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        self.page.wait_for_function(KERNEL_IDLE_AFTER_JS, arg=busy, timeout=timeout * 1000)
-        self.page.wait_for_function(NOTEBOOK_FINISHED_JS, timeout=timeout * 1000,
+        self.page.wait_for_function(NOTEBOOK_FINISHED_JS, arg=busy, timeout=timeout * 1000,
                                     polling=250)
         seconds = time.monotonic() - started
         self.findings.seconds["run_all_cells"] = round(seconds, 1)
@@ -497,12 +502,14 @@ class NotebookPage:
 
     def check_progress_bars(self) -> None:
         """Every progress bar is one line high (its text does not wrap)."""
-        for bar in self.page.evaluate(PROGRESS_JS):
+        for index, bar in enumerate(self.page.evaluate(PROGRESS_JS)):
             if bar["height"] > MAX_PROGRESS_LINES * bar["line"]:
-                self.page.locator(".widget-hprogress").first.scroll_into_view_if_needed()
+                self.page.locator(".jp-Notebook .widget-hprogress").nth(index) \
+                    .scroll_into_view_if_needed()
                 self.findings.problem(
                     "run", f"cell {bar['cell']}", f"progress bar '{one_line(bar['text'], 120)}'"
-                    f" is {bar['height']:.0f} px high, more than one line ({bar['line']:.0f} px)")
+                    f" is {bar['height']:.0f} px high, more than one line ({bar['line']:.0f} px)",
+                    self.screenshot(f"progress-{index + 1:02d}"))
             else:
                 self.findings.notes.append(f"cell {bar['cell']}: progress bar one line "
                                            f"({bar['height']:.0f} px): {one_line(bar['text'])}")

@@ -72,7 +72,7 @@ def lecture(request, browser_context, lab_server, artifacts, cpu_seconds):
     """One lecture opened in a fresh kernel, all cells run and saved, the run checked."""
     unit = request.param
     relative = f"lectures/{unit}.ipynb"
-    copy = lab_server.root / relative
+    copy = lab_server.root_dir / relative
     assert copy.is_file(), f"{relative}: listed in tests/course_units.py but missing"
     shots = artifacts / unit
     shutil.rmtree(shots, ignore_errors=True)
