@@ -30,10 +30,9 @@ from pathlib import Path
 
 import psutil
 import pytest
-from playwright.sync_api import sync_playwright
-
 from chromium import CHROMIUM_FLAGS, HOW_TO_ENABLE, VIEWPORT, chromium_path
 from lab_driver import ROOT, LabServer
+from playwright.sync_api import sync_playwright
 
 ARTIFACTS = ROOT / ".test-artifacts" / "browser"
 

@@ -36,7 +36,8 @@ from playwright.sync_api import Page
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-import course  # noqa: E402  (the repository's course.py: the lab's command line and environment)
+# the repository's course.py: the lab's command line, environment and settings overrides
+import course
 
 STDERR_MIME = "application/vnd.jupyter.stderr"
 # Cells whose error output is part of the lesson carry one of these tags (nbval honours them).
@@ -142,7 +143,7 @@ class LabServer:
             "--no-browser", f"--ServerApp.port={self.port}", "--ServerApp.port_retries=0",
             f"--IdentityProvider.token={self.token}", "--LabApp.expose_app_in_browser=True",
             f"--LabApp.app_settings_dir={settings_dir}"])
-        self._log = open(log_path, "w", encoding="utf-8")
+        self._log = open(log_path, "w", encoding="utf-8")  # noqa: SIM115 (open until stop())
         self.process = subprocess.Popen(command, cwd=root_dir, env=env, stdout=self._log,
                                         stderr=subprocess.STDOUT, start_new_session=True)
         self._wait_until_up(timeout=120)
@@ -233,9 +234,6 @@ TRACK_KERNEL_JS = """async () => {
   });
   window.courseKernel = track;
 }"""
-
-KERNEL_IDLE_AFTER_JS = """(busyBefore) => window.courseKernel.busy > busyBefore &&
-    window.courseKernel.status === 'idle'"""
 
 # Marks what an explorer shows now, so that its answer (new output nodes) can be recognised.
 MARK_SHOWN_JS = """(selector) => document.querySelector(selector)

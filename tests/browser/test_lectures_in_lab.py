@@ -25,10 +25,9 @@ import time
 from dataclasses import dataclass
 
 import pytest
-from playwright.sync_api import Error as PlaywrightError
-
 from course_units import UNITS
 from lab_driver import Findings, NotebookPage, one_line
+from playwright.sync_api import Error as PlaywrightError
 
 # Time allowed for Run All Cells of one lecture (they take 17-60 s on a quiet 2-core machine).
 RUN_TIMEOUT = 600
