@@ -32,6 +32,9 @@ LOCK = ROOT / "requirements" / "lock.txt"
 EXTRAS = {"lab": "lab", "test": "test", "release": "test", "site": "test"}
 NOTEBOOK_DIRS = ["lectures", "solutions"]
 BROWSER_TESTS = Path("tests") / "browser"
+SITE_TESTS = Path("tests") / "test_site.py"
+# Where the browser and site tests, run beside the main pytest run, write their report.
+SIDE_LOG = ROOT / ".test-artifacts" / "browser-and-site-tests.log"
 # Shared by the tests and tools/store_outputs.py, so stored outputs match test runs.
 # TQDM_DISABLE keeps progress bars out of test logs; notebooks still show them in the lab.
 # One BLAS thread: reproducible sums for the checked outputs, no oversubscription on 2 cores.
@@ -154,43 +157,66 @@ def run_lab(extra_args: list[str], latest: bool) -> int:
 
 
 def browser_test_status() -> tuple[list[str], str | None]:
-    """Extra pytest arguments for the browser tests, and the line to print when they cannot run."""
+    """The browser test folder to run (none without Chromium), and the line to print then."""
     sys.path.insert(0, str(ROOT / BROWSER_TESTS))
     from chromium import HOW_TO_ENABLE, chromium_path
 
     if chromium_path() is not None:
-        return [], None
-    return ([f"--ignore={BROWSER_TESTS.as_posix()}"],
-            f"The browser tests (tests/browser) did not run: no Chromium found; to run them, "
-            f"{HOW_TO_ENABLE}.")
+        return [BROWSER_TESTS.as_posix()], None
+    return ([], f"The browser tests (tests/browser) did not run: no Chromium found; to run them, "
+                f"{HOW_TO_ENABLE}.")
 
 
 def run_tests(extra_args: list[str], latest: bool) -> int:
     python = ensure_environment(EXTRAS["test"], latest)
     # tests/test_environment_lock.py checks the installed versions against the lock unless latest
     env = dict(os.environ, **TEST_ENVIRONMENT, COURSE_VERSIONS="latest" if latest else "locked")
-    browser_args, browser_missing = browser_test_status()
-    steps = [
-        [str(python), "tools/check_notebooks.py"],
-        [str(python), "tools/make_exercises.py", "--check"],
-        # One pytest run: library, reference, widget, exercise and browser tests, then the lecture
-        # and solution notebooks through nbval (serially: see docs/CONVENTIONS.md section 2).
-        [str(python), "-m", "pytest", "tests", *NOTEBOOK_DIRS, *browser_args, "--nbval-lax",
-         "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "--nbval-cell-timeout=300",
-         *extra_args],
-    ]
+    browser_paths, browser_missing = browser_test_status()
+    side_paths = [*browser_paths, SITE_TESTS.as_posix()]
+    pytest = [str(python), "-m", "pytest"]
+    nbval = ["--nbval-lax", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
+             "--nbval-cell-timeout=300"]
     code = 0
-    for step in steps:
-        print("$", " ".join(Path(part).name if part == str(python) else part for part in step),
-              flush=True)
-        code = subprocess.call(step, cwd=ROOT, env=env)
-        if code != 0:
-            break
+    for step in ([str(python), "tools/check_notebooks.py"],
+                 [str(python), "tools/make_exercises.py", "--check"]):
+        code = code or run_step(step, python, env)
+    if code == 0 and extra_args:
+        # A chosen subset (-k, -x, a path): one run, in pytest's usual order.
+        code = run_step([*pytest, "tests", *NOTEBOOK_DIRS, *nbval, *extra_args,
+                         *([] if browser_paths else [f"--ignore={BROWSER_TESTS.as_posix()}"])],
+                        python, env)
+    elif code == 0:
+        # The browser and site tests wait on JupyterLab, Chromium and their kernels most of the
+        # time, while the main run (library, reference, widget and exercise tests, then the
+        # notebooks through nbval, serially: docs/CONVENTIONS.md section 2) keeps one core busy;
+        # on two cores running them beside it takes a third off the wall time.
+        SIDE_LOG.parent.mkdir(parents=True, exist_ok=True)
+        side_step = [*pytest, *side_paths, "-p", "no:cacheprovider"]
+        print("$", *shown(side_step, python), f"> {SIDE_LOG} &", flush=True)
+        with open(SIDE_LOG, "w", encoding="utf-8") as log:
+            side = subprocess.Popen(side_step, cwd=ROOT, env=env, stdout=log,
+                                    stderr=subprocess.STDOUT)
+            code = run_step([*pytest, "tests", *NOTEBOOK_DIRS, *nbval,
+                             *(f"--ignore={path}" for path in side_paths)], python, env)
+            side_code = side.wait()
+        print(f"\n$ cat {SIDE_LOG}   # the browser and site tests", flush=True)
+        print(SIDE_LOG.read_text(encoding="utf-8"), end="", flush=True)
+        code = code or side_code
     if browser_missing:
         print(browser_missing, flush=True)
         if os.environ.get("CI") and code == 0:  # CI must test in a browser; a user may choose
             code = 1
     return code
+
+
+def shown(step: list[str], python: Path) -> list[str]:
+    """A command as printed: the venv's python by its name only."""
+    return [Path(part).name if part == str(python) else part for part in step]
+
+
+def run_step(step: list[str], python: Path, env: dict[str, str]) -> int:
+    print("$", *shown(step, python), flush=True)
+    return subprocess.call(step, cwd=ROOT, env=env)
 
 
 def run_tool(command: str, tool: str, extra_args: list[str], latest: bool) -> int:

@@ -135,21 +135,57 @@ def test_without_chromium_the_browser_tests_are_left_out_with_one_line(monkeypat
     import chromium
 
     monkeypatch.setattr(chromium, "chromium_path", lambda: None)
-    arguments, message = course.browser_test_status()
-    assert arguments == ["--ignore=tests/browser"]
+    paths, message = course.browser_test_status()
+    assert paths == []
     assert "\n" not in message and "did not run" in message and "apt-get install chromium" in message
+    monkeypatch.setattr(chromium, "chromium_path", lambda: Path("/usr/bin/chromium"))
+    assert course.browser_test_status() == (["tests/browser"], None)
 
 
-def test_without_chromium_ci_fails_and_a_laptop_passes(monkeypatch, capsys):
+class FakeSideRun:
+    """Stands in for the browser and site pytest run that course.py starts in the background."""
+
+    def __init__(self, step, **_):
+        self.step = step
+
+    def wait(self):
+        return 0
+
+
+def run_tests_recording(monkeypatch, tmp_path, browser, extra_args=()):
+    """Run course.run_tests with every command recorded instead of run; return the commands."""
+    # not the real log: a real test run's side run is writing it
+    monkeypatch.setattr(course, "SIDE_LOG", tmp_path / "side.log")
     monkeypatch.setattr(course, "ensure_environment", lambda extra, latest: Path(sys.executable))
-    monkeypatch.setattr(course, "browser_test_status", lambda: (["--ignore=x"], "no browser"))
+    monkeypatch.setattr(course, "browser_test_status", lambda: browser)
     commands = []
     monkeypatch.setattr(course.subprocess, "call", lambda step, **_: commands.append(step) or 0)
+    monkeypatch.setattr(course.subprocess, "Popen",
+                        lambda step, **kw: commands.append(step) or FakeSideRun(step))
+    code = course.run_tests(list(extra_args), latest=False)
+    return code, commands
+
+
+def test_browser_and_site_tests_run_beside_the_main_run(monkeypatch, tmp_path):
     monkeypatch.delenv("CI", raising=False)
-    assert course.run_tests([], latest=False) == 0
-    assert "--ignore=x" in commands[-1]
+    code, commands = run_tests_recording(monkeypatch, tmp_path, (["tests/browser"], None))
+    assert code == 0
+    side, main = commands[-2], commands[-1]
+    assert "tests/browser" in side and "tests/test_site.py" in side
+    assert "--ignore=tests/browser" in main and "--ignore=tests/test_site.py" in main
+    assert {"tests", "lectures", "solutions"} <= set(main)
+    # a chosen subset runs once, in order, browser tests included
+    code, commands = run_tests_recording(monkeypatch, tmp_path, (["tests/browser"], None), ["-x"])
+    assert len(commands) == 3 and "-x" in commands[-1] and "--ignore=tests/browser" not in commands[-1]
+
+
+def test_without_chromium_ci_fails_and_a_laptop_passes(monkeypatch, tmp_path, capsys):
+    monkeypatch.delenv("CI", raising=False)
+    code, commands = run_tests_recording(monkeypatch, tmp_path, ([], "no browser"))
+    assert code == 0 and "tests/browser" not in commands[-2]
     monkeypatch.setenv("CI", "true")
-    assert course.run_tests([], latest=False) == 1
+    code, _ = run_tests_recording(monkeypatch, tmp_path, ([], "no browser"))
+    assert code == 1
     assert capsys.readouterr().out.count("no browser") == 2  # one line per run
 
 
