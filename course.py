@@ -168,6 +168,10 @@ def browser_test_status() -> tuple[list[str], str | None]:
 
 
 def run_tests(extra_args: list[str], latest: bool) -> int:
+    if not (ROOT / "tests").is_dir():
+        print("This copy of the course has no tests (the student edition leaves them out); "
+              "they are in the full course repository.", flush=True)
+        return 2
     python = ensure_environment(EXTRAS["test"], latest)
     # tests/test_environment_lock.py checks the installed versions against the lock unless latest
     env = dict(os.environ, **TEST_ENVIRONMENT, COURSE_VERSIONS="latest" if latest else "locked")
@@ -221,6 +225,10 @@ def run_step(step: list[str], python: Path, env: dict[str, str]) -> int:
 
 def run_tool(command: str, tool: str, extra_args: list[str], latest: bool) -> int:
     """Run ``tools/<tool>`` for ``command`` with the course environment's python."""
+    if not (ROOT / "tools" / tool).is_file():
+        print(f"'{command}' needs tools/{tool}, which this copy of the course does not have "
+              "(the student edition leaves the authoring tools out).", flush=True)
+        return 2
     python = ensure_environment(EXTRAS[command], latest)
     return subprocess.call([str(python), str(ROOT / "tools" / tool), *extra_args], cwd=ROOT,
                            env=dict(os.environ, **TEST_ENVIRONMENT))

@@ -220,3 +220,13 @@ def test_latest_and_locked_installs_are_told_apart(tmp_path, monkeypatch):
 def test_the_venv_python_path_on_windows(monkeypatch):
     monkeypatch.setattr(course.os, "name", "nt")
     assert course.venv_python().relative_to(course.VENV).parts == ("Scripts", "python.exe")
+
+
+def test_the_student_edition_says_what_it_lacks(tmp_path, monkeypatch, capsys):
+    # tools/make_release.py copies course.py without tests/ and the authoring tools
+    monkeypatch.setattr(course, "ROOT", tmp_path)
+    monkeypatch.setattr(course, "ensure_environment", lambda extra, latest: pytest.fail("installed"))
+    assert course.run_tests([], latest=False) == 2
+    assert course.run_tool("site", "build_site.py", [], latest=False) == 2
+    said = capsys.readouterr().out
+    assert "no tests" in said and "tools/build_site.py" in said
