@@ -176,7 +176,8 @@ def run_tests(extra_args: list[str], latest: bool) -> int:
     # tests/test_environment_lock.py checks the installed versions against the lock unless latest
     env = dict(os.environ, **TEST_ENVIRONMENT, COURSE_VERSIONS="latest" if latest else "locked")
     browser_paths, browser_missing = browser_test_status()
-    side_paths = [*browser_paths, SITE_TESTS.as_posix()]
+    # The site is built by test_site.py first; the browser's site test reuses that build.
+    side_paths = [SITE_TESTS.as_posix(), *browser_paths]
     pytest = [str(python), "-m", "pytest"]
     nbval = ["--nbval-lax", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
              "--nbval-cell-timeout=300"]

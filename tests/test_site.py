@@ -275,3 +275,21 @@ def test_slides_follow_the_rule(site):
         assert setup.source.splitlines()[0] not in text, f"{stem}: the skipped setup cell shows"
     reveal = (out / "reveal" / "dist" / "reveal.js").read_text(encoding="utf-8")
     assert "export default" not in reveal and "window.Reveal = W" in reveal
+
+
+def test_notebooks_run_even_when_the_caller_runs_an_event_loop(tmp_path):
+    # Playwright's sync API keeps a loop running in the browser tests' process; a build from
+    # there once failed with "asyncio.run() cannot be called from a running event loop".
+    import asyncio
+
+    notebook = tmp_path / "tiny.ipynb"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("6 * 7")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, notebook)
+
+    async def build_inside_a_loop():
+        return build_site.executed_notebooks([notebook], cache=None, jobs=1)
+
+    executed = asyncio.run(build_inside_a_loop())[notebook]
+    assert executed.cells[0].outputs[0]["data"]["text/plain"] == "42"

@@ -37,6 +37,7 @@ import re
 import shutil
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -219,7 +220,11 @@ def executed_notebooks(paths: list[Path], cache: Path | None, jobs: int) -> dict
         if cached(path) is not None and cached(path).is_file():
             results[path] = nbformat.reads(cached(path).read_text(encoding="utf-8"), as_version=4)
     to_run = [path for path in paths if path not in results]
-    texts = asyncio.run(_execute_all(to_run, max(1, jobs))) if to_run else []
+    # In a thread of its own: the caller may already run an event loop (Playwright's sync API
+    # does, in the browser tests), and asyncio.run refuses to nest.
+    with ThreadPoolExecutor(max_workers=1) as runner:
+        texts = (runner.submit(asyncio.run, _execute_all(to_run, max(1, jobs))).result()
+                 if to_run else [])
     for path, text in zip(to_run, texts):
         results[path] = nbformat.reads(text, as_version=4)
         if cache is not None:
