@@ -50,6 +50,9 @@ DEFAULT_OUT = ROOT / "dist" / "site"
 # What a notebook's outputs depend on besides its own source.
 INPUT_TREES = ("course_lib", "data", "experiments/results")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+# Seconds one cell may take. The slowest cell takes well under a minute; a kernel that has not
+# answered by then has hung (see _execute_all), and its notebook runs again in a new kernel.
+CELL_TIMEOUT = 240
 EXPLORER_NOTE = ("<p class=\"course-explorer-note\"><b>Interactive explorer.</b> Its controls "
                  "run only in JupyterLab (<code>python3 course.py lab</code>); the figure after "
                  "it shows the same picture at a few settings.</p>")
@@ -188,22 +191,46 @@ def inputs_digest() -> str:
 async def _execute_all(paths: list[Path], jobs: int) -> list[str]:
     """Run notebooks, at most ``jobs`` kernels at once, each in its own kernel process."""
     from nbclient import NotebookClient
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
     limit = asyncio.Semaphore(jobs)
     # The kernels get the test environment: the outputs the notebook tests see.
     environment = {**os.environ, **TEST_ENVIRONMENT}
 
+    async def run_once(path: Path) -> str:
+        nb = nbformat.read(path, as_version=4)
+        # nbclient keeps widget state while running (its output-widget hook needs it); the
+        # page drops it (prepare_for_page).
+        client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
+                                record_timing=False,
+                                resources={"metadata": {"path": str(path.parent)}})
+        await client.async_execute(env=environment)
+        return nbformat.writes(nb)
+
     async def run(path: Path) -> str:
         async with limit:
-            nb = nbformat.read(path, as_version=4)
-            # nbclient keeps widget state while running (its output-widget hook needs it); the
-            # page drops it (prepare_for_page).
-            client = NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=False,
-                                    resources={"metadata": {"path": str(path.parent)}})
-            await client.async_execute(env=environment)
-            return nbformat.writes(nb)
+            try:
+                return await run_once(path)
+            except (CellTimeoutError, DeadKernelError) as err:
+                # Now and then a kernel sits idle while its client waits for a reply that never
+                # comes; a new kernel runs the same notebook normally. Said, never hidden.
+                print(f"build_site: {path.parent.name}/{path.name}: {type(err).__name__} "
+                      f"({str(err).splitlines()[0][:120]}); running it again in a new kernel",
+                      file=sys.stderr, flush=True)
+                return await run_once(path)
 
     return await asyncio.gather(*(run(path) for path in paths))
+
+
+def run_coroutine(coroutine):
+    """``asyncio.run(coroutine)``, in a thread of its own when this thread already runs an event
+    loop (Playwright's sync API does, in the browser tests) and asyncio.run refuses to nest."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)
+    with ThreadPoolExecutor(max_workers=1) as runner:
+        return runner.submit(asyncio.run, coroutine).result()
 
 
 def executed_notebooks(paths: list[Path], cache: Path | None, jobs: int) -> dict[Path, object]:
@@ -220,11 +247,7 @@ def executed_notebooks(paths: list[Path], cache: Path | None, jobs: int) -> dict
         if cached(path) is not None and cached(path).is_file():
             results[path] = nbformat.reads(cached(path).read_text(encoding="utf-8"), as_version=4)
     to_run = [path for path in paths if path not in results]
-    # In a thread of its own: the caller may already run an event loop (Playwright's sync API
-    # does, in the browser tests), and asyncio.run refuses to nest.
-    with ThreadPoolExecutor(max_workers=1) as runner:
-        texts = (runner.submit(asyncio.run, _execute_all(to_run, max(1, jobs))).result()
-                 if to_run else [])
+    texts = run_coroutine(_execute_all(to_run, max(1, jobs))) if to_run else []
     for path, text in zip(to_run, texts):
         results[path] = nbformat.reads(text, as_version=4)
         if cache is not None:
