@@ -46,8 +46,6 @@ import harness  # noqa: F401  (first: one thread before numpy loads)
 import argparse  # noqa: E402
 import copy  # noqa: E402
 import json  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
 import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -104,18 +102,6 @@ def refit(before, X, likelihood):
     model = copy.deepcopy(before)
     model.likelihood = likelihood
     return model.fit(X)
-
-
-def cpu_median(fn, repeats):
-    """(median wall time, median CPU time, last result) after one untimed call."""
-    result = fn()
-    wall, cpu = [], []
-    for _ in range(repeats):
-        w, c = time.perf_counter(), time.process_time()
-        result = fn()
-        wall.append(time.perf_counter() - w)
-        cpu.append(time.process_time() - c)
-    return statistics.median(wall), statistics.median(cpu), result
 
 
 def owens_t_global_mi(look, batches):
@@ -208,7 +194,8 @@ def main(repeats):
     before, X, likelihood, threshold = workload(N_TRIALS)
     candidates, references = sobol(N_CANDIDATES, SEED + 1), sobol(N_REFERENCES, SEED + 2)
     cold = VariationalGP(before.kernel, likelihood).fit(X)
-    fit_wall, fit_cpu, model = cpu_median(lambda: refit(before, X, likelihood), repeats)
+    fit_wall, fit_cpu, model = harness.median_clocks(lambda: refit(before, X, likelihood),
+                                                     repeats)
     print(f"fit: {N_TRIALS} answers + {likelihood.n_rows - N_TRIALS} constraints, "
           f"{X.shape[0]} items: warm refit {fit_wall * 1e3:.1f} ms wall / {fit_cpu * 1e3:.1f} ms "
           f"CPU ({model.result.n_iter} iterations; a cold fit takes {cold.result.n_iter}; ELBOs "
@@ -217,28 +204,28 @@ def main(repeats):
     def reference_side():
         return levelset._ReferenceLookahead(model, references, threshold)
 
-    ref_wall, ref_cpu, look = cpu_median(reference_side, repeats)
+    ref_wall, ref_cpu, look = harness.median_clocks(reference_side, repeats)
 
     def candidate_side():
         return list(look.batches(candidates))
 
-    cross_wall, cross_cpu, batches = cpu_median(candidate_side, repeats)
+    cross_wall, cross_cpu, batches = harness.median_clocks(candidate_side, repeats)
     batches = [(cross, mean, var) for _, cross, mean, var in batches]
 
     def compiled(entropy):
         return lambda: [look.sums(cross, mean, var, entropy) for cross, mean, var in batches]
 
-    phi_wall, phi_cpu, _ = cpu_median(compiled(False), repeats)
-    mi_wall, mi_cpu, _ = cpu_median(compiled(True), repeats)
+    phi_wall, phi_cpu, _ = harness.median_clocks(compiled(False), repeats)
+    mi_wall, mi_cpu, _ = harness.median_clocks(compiled(True), repeats)
     kwargs = dict(candidates=candidates, references=references, threshold=threshold,
                   return_scores=True)
-    plain_wall, plain_cpu, plain = cpu_median(
+    plain_wall, plain_cpu, plain = harness.median_clocks(
         lambda: levelset.propose(model, "global_mi", polish=False, **kwargs), repeats)
-    prop_wall, prop_cpu, proposal = cpu_median(
+    prop_wall, prop_cpu, proposal = harness.median_clocks(
         lambda: levelset.propose(model, "global_mi", **kwargs), repeats)
-    eavc_wall, eavc_cpu, _ = cpu_median(
+    eavc_wall, eavc_cpu, _ = harness.median_clocks(
         lambda: levelset.propose(model, "eavc", **kwargs), repeats)
-    eavc_plain_wall, _, _ = cpu_median(
+    eavc_plain_wall, _, _ = harness.median_clocks(
         lambda: levelset.propose(model, "eavc", polish=False, **kwargs), repeats)
 
     shares, terms = regimes_and_terms(look, batches)
@@ -314,7 +301,7 @@ def main(repeats):
     early_look = levelset._ReferenceLookahead(early, references, threshold)
     early_batches = [(c, m, v) for _, c, m, v in early_look.batches(candidates)]
     early_shares, early_terms = regimes_and_terms(early_look, early_batches)
-    early_wall, early_cpu, _ = cpu_median(
+    early_wall, early_cpu, _ = harness.median_clocks(
         lambda: levelset.propose(early, "global_mi", **kwargs), repeats)
     print(f"\nearly loop (10 answers + 20 constraints): propose(global_mi) {early_wall:.3f} s "
           f"wall / {early_cpu:.3f} s CPU; pairs by regime: series {early_shares[0]:.2%}, "

@@ -82,15 +82,23 @@ def median_time(fn: Callable[[], object], repeats: int, *,
                 warm_up: bool = True) -> tuple[float, object]:
     """Median wall time of ``repeats`` calls of one callable (after one untimed call unless
     ``warm_up=False``), and what the last call returned."""
+    wall, _, result = median_clocks(fn, repeats, warm_up=warm_up)
+    return wall, result
+
+
+def median_clocks(fn: Callable[[], object], repeats: int, *,
+                  warm_up: bool = True) -> tuple[float, float, object]:
+    """:func:`median_time` with both clocks: (median wall time, median CPU time, last result)."""
     if repeats < 1:
         raise ValueError(f"repeats: expected at least 1, got {repeats}")
     result = fn() if warm_up else None
-    times = []
+    wall, cpu = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start_wall, start_cpu = time.perf_counter(), time.process_time()
         result = fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
+        wall.append(time.perf_counter() - start_wall)
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(wall), statistics.median(cpu), result
 
 
 def median_ratio(numerator: list[float], denominator: list[float]) -> float:
