@@ -15,6 +15,7 @@ A result file is one JSON object::
     environment                         python, numpy, scipy, scikit-learn and course_lib
                                         versions, course_lib's git commit (and whether the
                                         tree had uncommitted changes), cores, BLAS threads
+                                        and kernels (architecture), numba's target CPU
     result                              the numbers (per seed / per split and summaries)
     source                              the source paper's numbers beside ours
     differences                         where ours differs from the source and why
@@ -89,8 +90,10 @@ def environment() -> dict:
     import course_lib
 
     status = _git("status", "--porcelain", "--", "course_lib", "experiments")
+    # The kernels BLAS picked for this CPU (OpenBLAS's "architecture", e.g. Haswell) round
+    # differently from another machine's: a reader comparing numbers needs them.
     blas = [{"library": info.get("internal_api"), "threads": info.get("num_threads"),
-             "version": info.get("version")}
+             "version": info.get("version"), "architecture": info.get("architecture")}
             for info in threadpool_info() if info.get("user_api") == "blas"]
     return {
         "python": platform.python_version(),
@@ -106,7 +109,20 @@ def environment() -> dict:
         "cpu": _cpu_model(),
         "cores": os.cpu_count(),
         "blas": blas,
+        "numba_target": _numba_target(),
     }
+
+
+def _numba_target() -> dict:
+    """The CPU numba compiles the dynamic-programming kernels for: the host's, unless
+    ``NUMBA_CPU_NAME`` names another (``generic`` is the portable one)."""
+    import numba
+    from llvmlite import binding
+    from numba.core import config
+
+    return {"numba": numba.__version__,
+            "cpu_name": config.CPU_NAME or binding.get_host_cpu_name(),
+            "chosen_by": "NUMBA_CPU_NAME" if config.CPU_NAME else "host"}
 
 
 def to_json(value, path: str = "result"):

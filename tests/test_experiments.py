@@ -69,6 +69,27 @@ def test_committed_files_have_the_common_layout():
         assert len(document["differences"]) > 200, f"{name}: says too little about differences"
 
 
+def test_every_committed_result_comes_from_committed_code_on_a_recorded_machine():
+    """A result made with uncommitted edits cannot be traced to code, and one without the BLAS
+    kernels and numba target cannot be judged against another machine's numbers."""
+    problems = []
+    for name in available_results():
+        environment = load_result(name)["environment"]
+        if environment.get("uncommitted_changes") is not False:
+            problems.append(f"{name}: made with uncommitted changes "
+                            f"({environment.get('uncommitted_changes')!r})")
+        if not environment.get("course_lib_commit"):
+            problems.append(f"{name}: no course_lib commit")
+        blas = environment.get("blas") or []
+        if not blas or any(not entry.get("architecture") for entry in blas):
+            problems.append(f"{name}: BLAS architecture not recorded ({blas!r})")
+        if not (environment.get("numba_target") or {}).get("cpu_name"):
+            problems.append(f"{name}: numba target not recorded")
+    assert not problems, ("re-run these experiments from a clean, committed tree "
+                          "(`python -m experiments.<name>`) and commit their results:\n"
+                          + "\n".join(problems))
+
+
 # ----- seed 001 toy ------------------------------------------------------------------------
 
 def test_toy_summary_is_the_summary_of_its_seeds():
