@@ -466,9 +466,10 @@ def run(reduced: bool) -> dict:
         "result": {"per_listener": per_listener, "summary": summary,
                    "claims": claims(summary)},
         "source": {
-            "paper": "J. B. Nielsen, B. S. Jensen, T. J. Hansen, J. Larsen, 'Personalized "
-                     "Audio Systems - a Bayesian Approach', IEEE/ACM TASLP 23(1):162-173, 2015 "
-                     "(Paper H of the thesis), Studies 1 and 2, Table H.1",
+            "paper": "J. B. B. Nielsen, J. Nielsen, J. Larsen, 'Perception-based "
+                     "Personalization of Hearing Aids using Gaussian Processes and Active "
+                     "Learning', IEEE/ACM TASLP 23(1):162-173, 2015 (Paper H of the thesis), "
+                     "Studies 1 and 2, Table H.1",
             "numbers": {
                 "study_1_significant": [8, 10], "study_2_significant": [9, 10],
                 "comparisons_claimed": [10, 20],
