@@ -4,11 +4,14 @@
   a failure, never a skip: ``course.py test`` leaves this folder out itself when there is none.
 - ``browser``: one headless Chromium for the whole session, launched by Playwright with
   :data:`chromium.CHROMIUM_FLAGS` (Playwright's own browser download is never used). Open pages
-  in a fresh context with the laptop viewport, and close the context when done::
+  in a fresh context made by :func:`time_limits.new_context` (the laptop viewport and the default
+  time limits of every wait), and close the context when done::
 
-      context = browser.new_context(viewport=VIEWPORT)
+      context = new_context(browser)
       page = context.new_page()
 
+  Run scripts in a page with :meth:`time_limits.TimeLimits.evaluate`, never ``page.evaluate``
+  (which has no time limit), and name other waits with :meth:`time_limits.TimeLimits.wait`.
 - ``browser_context``: one such context for the session (JupyterLab's scripts are fetched once
   and cached); open a page per notebook and close it when done.
 
@@ -30,11 +33,14 @@ from pathlib import Path
 
 import psutil
 import pytest
-from chromium import CHROMIUM_FLAGS, HOW_TO_ENABLE, VIEWPORT, chromium_path
+from chromium import CHROMIUM_FLAGS, HOW_TO_ENABLE, chromium_path
 from lab_driver import ROOT, LabServer
 from playwright.sync_api import sync_playwright
+from time_limits import new_context
 
 ARTIFACTS = ROOT / ".test-artifacts" / "browser"
+# Chromium starts in seconds; a loaded machine gets a minute before the session fails.
+LAUNCH_TIMEOUT_S = 60
 
 
 @pytest.fixture(scope="session")
@@ -49,7 +55,8 @@ def chromium_executable() -> Path:
 def browser(chromium_executable):
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(chromium_executable),
-                                             headless=True, args=CHROMIUM_FLAGS)
+                                             headless=True, args=CHROMIUM_FLAGS,
+                                             timeout=LAUNCH_TIMEOUT_S * 1000)
         yield browser
         browser.close()
 
@@ -57,7 +64,7 @@ def browser(chromium_executable):
 @pytest.fixture(scope="session")
 def browser_context(browser):
     """One context (one HTTP cache: JupyterLab's scripts load once) with the laptop viewport."""
-    context = browser.new_context(viewport=VIEWPORT)
+    context = new_context(browser)
     yield context
     context.close()
 
