@@ -8,7 +8,8 @@ players, progress bars), screenshots the whole notebook and operates every explo
 Findings go into a :class:`Findings` object: ``problems`` fail the tests, ``notes`` are kept in
 ``report.json`` for a reader. Synchronisation is on conditions, not sleeps: the browser's own
 kernel status (busy, then idle) after every action, then the figures decoded and two frames
-painted.
+painted. Every wait has a time limit (:mod:`time_limits`): every script in the page runs through
+:meth:`time_limits.TimeLimits.evaluate`, the server's HTTP calls and process waits have timeouts.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pathlib import Path
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
+from time_limits import DEFAULT_TIMEOUT_S, TimeLimits, slug
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
@@ -61,10 +63,6 @@ def one_line(text: str, limit: int = 300) -> str:
         return ""
     line = lines[0] if len(lines) == 1 else f"{lines[0]} ... {lines[-1]}"
     return line if len(line) <= limit else line[:limit] + "..."
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-")[:50] or "x"
 
 
 def free_port() -> int:
@@ -210,11 +208,13 @@ class LabServer:
             self.shut_down_kernels()
             with contextlib.suppress(OSError, urllib.error.URLError):
                 self.api("POST", "/api/shutdown", timeout=5)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGTERM)
-                self.process.wait(timeout=15)
+            # asked to shut down; if it has not ended 15 s later, SIGTERM, then SIGKILL
+            for stop_signal in (None, signal.SIGTERM, signal.SIGKILL):
+                if stop_signal is not None:
+                    os.killpg(self.process.pid, stop_signal)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.process.wait(timeout=15)
+                    break
         self._log.close()
 
 
@@ -234,6 +234,8 @@ TRACK_KERNEL_JS = """async () => {
   });
   window.courseKernel = track;
 }"""
+
+KERNEL_BUSY_JS = "() => window.courseKernel.busy"
 
 # Marks what an explorer shows now, so that its answer (new output nodes) can be recognised.
 MARK_SHOWN_JS = """(selector) => document.querySelector(selector)
@@ -388,6 +390,7 @@ class NotebookPage:
                  findings: Findings, *, settle_timeout: float = 60.0):
         self.page, self.server, self.path = page, server, relative_path
         self.shots, self.findings = shots, findings
+        self.limits = TimeLimits(page, shots, name=relative_path)
         self.settle_timeout_ms = settle_timeout * 1000
         self.phase = "run"
         page.on("console", self._on_console)
@@ -406,17 +409,25 @@ class NotebookPage:
 
     # --- opening and running -----------------------------------------------------------------
 
+    def busy_periods(self) -> int:
+        return self.limits.evaluate("the kernel's busy count (KERNEL_BUSY_JS)", KERNEL_BUSY_JS)
+
     def open(self, timeout: float = 120.0) -> None:
-        page = self.page
-        page.goto(self.server.url(self.path), wait_until="domcontentloaded",
-                  timeout=timeout * 1000)
-        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                               " && window.jupyterapp.shell.currentWidget.sessionContext",
-                               timeout=timeout * 1000)
-        page.evaluate(TRACK_KERNEL_JS)
-        page.wait_for_function("() => window.courseKernel.status === 'idle'",
-                               timeout=timeout * 1000)
-        page.evaluate("() => window.jupyterapp.restored")
+        page, limits = self.page, self.limits
+        with limits.wait("JupyterLab's page (goto)", timeout) as limit_ms:
+            page.goto(self.server.url(self.path), wait_until="domcontentloaded",
+                      timeout=limit_ms)
+        with limits.wait("the notebook panel and its session", timeout) as limit_ms:
+            page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell"
+                                   ".currentWidget && window.jupyterapp.shell.currentWidget"
+                                   ".sessionContext", timeout=limit_ms)
+        limits.evaluate("the kernel session ready (TRACK_KERNEL_JS)", TRACK_KERNEL_JS,
+                        seconds=timeout)
+        with limits.wait("the kernel idle after its start", timeout) as limit_ms:
+            page.wait_for_function("() => window.courseKernel.status === 'idle'",
+                                   timeout=limit_ms)
+        limits.evaluate("JupyterLab's layout restored (jupyterapp.restored)",
+                        "() => window.jupyterapp.restored", seconds=timeout)
         shot = self.screenshot("00-start")
         for text in page.locator(".Toastify__toast, .jp-Dialog").all_inner_texts():
             self.findings.problem("run", "page at start", f"a notification or dialog covers "
@@ -425,19 +436,27 @@ class NotebookPage:
     def run_all(self, timeout: float) -> float:
         """Run > Run All Cells; wait until the kernel is idle and no cell is pending."""
         started = time.monotonic()
-        busy = self.page.evaluate("() => window.courseKernel.busy")
-        self.page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        self.page.wait_for_function(NOTEBOOK_FINISHED_JS, arg=busy, timeout=timeout * 1000,
-                                    polling=250)
+        busy = self.busy_periods()
+        # the command's promise settles when the last cell has run
+        self.limits.evaluate("Run All Cells (notebook:run-all-cells)", "() => window.jupyterapp"
+                             ".commands.execute('notebook:run-all-cells')", seconds=timeout)
+        left = max(1.0, timeout - (time.monotonic() - started))
+        with self.limits.wait("every cell run, the kernel idle (NOTEBOOK_FINISHED_JS)",
+                              left) as limit_ms:
+            self.page.wait_for_function(NOTEBOOK_FINISHED_JS, arg=busy, timeout=limit_ms,
+                                        polling=250)
         seconds = time.monotonic() - started
         self.findings.seconds["run_all_cells"] = round(seconds, 1)
         return seconds
 
-    def save(self, copy: Path) -> dict:
+    def save(self, copy: Path, timeout: float = 60.0) -> dict:
         """Save through JupyterLab (as a student's Ctrl+S) and return the saved notebook."""
-        self.page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
-        self.page.wait_for_function("""() => !window.jupyterapp.shell.currentWidget
-                                        .context.model.dirty""", timeout=60_000)
+        # a dialog (say, the file changed on disk) would hold the command's promise for ever
+        self.limits.evaluate("Save (docmanager:save)", "() => window.jupyterapp.commands"
+                             ".execute('docmanager:save')", seconds=timeout)
+        with self.limits.wait("the notebook saved (model not dirty)", timeout) as limit_ms:
+            self.page.wait_for_function("""() => !window.jupyterapp.shell.currentWidget
+                                            .context.model.dirty""", timeout=limit_ms)
         return json.loads(copy.read_text(encoding="utf-8"))
 
     # --- checks after the run ----------------------------------------------------------------
@@ -469,14 +488,17 @@ class NotebookPage:
     def screenshot_pages(self) -> int:
         """Screenshots scrolled one screen (90 %) at a time to the notebook's end; the height is
         measured again after every step, so a notebook that grows while scrolled is covered."""
-        page, number, top = self.page, 0, 0
+        limits, number, top = self.limits, 0, 0
         while True:
-            height, client = page.evaluate(f"() => {{ const el = ({SCROLLER_JS})();"
-                                           f" return [el.scrollHeight, el.clientHeight]; }}")
+            height, client = limits.evaluate(
+                "the notebook's height (SCROLLER_JS)", f"() => {{ const el = ({SCROLLER_JS})();"
+                f" return [el.scrollHeight, el.clientHeight]; }}")
             if number and top >= height - client + 1:
                 break
-            page.evaluate(f"(top) => {{ ({SCROLLER_JS})().scrollTop = top; }}", top)
-            page.evaluate(PAINTED_JS, ".jp-Notebook")
+            limits.evaluate(f"the notebook scrolled to {top} px (SCROLLER_JS)",
+                            f"(top) => {{ ({SCROLLER_JS})().scrollTop = top; }}", top)
+            limits.evaluate("the notebook's figures painted (PAINTED_JS)", PAINTED_JS,
+                            ".jp-Notebook")
             number += 1
             self.screenshot(f"page-{number:02d}")
             top += max(200, int(client * 0.9))
@@ -485,7 +507,14 @@ class NotebookPage:
 
     def check_audio(self, timeout_ms: int = 10_000) -> None:
         """Every audio player loads (duration > 0) and plays; empty widget players are noted."""
-        for player in self.page.evaluate(AUDIO_JS, timeout_ms):
+        players = self.limits.evaluate("the number of audio players",
+                                       "() => document.querySelectorAll('.jp-Notebook audio')"
+                                       ".length")
+        # AUDIO_JS gives a player's metadata and its play() timeout_ms each (its bytes are
+        # read from a local blob): the whole gets that for every player, and a spare
+        seconds = 10 + players * 3 * timeout_ms / 1000
+        for player in self.limits.evaluate("every audio player loaded and played (AUDIO_JS)",
+                                           AUDIO_JS, timeout_ms, seconds=seconds):
             where = f"cell {player['cell']}, audio player {player['index'] + 1}"
             if player.get("empty"):
                 self.findings.notes.append(f"{where}: widget player with nothing to play yet")
@@ -500,7 +529,8 @@ class NotebookPage:
 
     def check_progress_bars(self) -> None:
         """Every progress bar is one line high (its text does not wrap)."""
-        for index, bar in enumerate(self.page.evaluate(PROGRESS_JS)):
+        for index, bar in enumerate(self.limits.evaluate("the progress bars' heights "
+                                                         "(PROGRESS_JS)", PROGRESS_JS)):
             if bar["height"] > MAX_PROGRESS_LINES * bar["line"]:
                 self.page.locator(".jp-Notebook .widget-hprogress").nth(index) \
                     .scroll_into_view_if_needed()
@@ -519,12 +549,16 @@ class NotebookPage:
     # --- explorers ---------------------------------------------------------------------------
 
     def explorers(self) -> list[dict]:
-        return self.page.evaluate(MARK_EXPLORERS_JS)
+        return self.limits.evaluate("the explorers (MARK_EXPLORERS_JS)", MARK_EXPLORERS_JS)
 
     def operate_all(self, figure_may_stay: dict[tuple[str, str], str]) -> None:
         self.phase = "explorers"
         for n, explorer in enumerate(self.explorers()):
-            ExplorerDriver(self, n, explorer, figure_may_stay).operate()
+            driver = ExplorerDriver(self, n, explorer, figure_may_stay)
+            # reading a control or scrolling to the explorer (the context's default limit);
+            # an action's own failures are its problems, see ExplorerDriver.act
+            with self.limits.wait(driver.name, DEFAULT_TIMEOUT_S):
+                driver.operate()
 
 
 @dataclass
@@ -557,6 +591,7 @@ class ExplorerDriver:
     def __init__(self, notebook: NotebookPage, n: int, info: dict,
                  figure_may_stay: dict[tuple[str, str], str]):
         self.nb, self.page, self.findings = notebook, notebook.page, notebook.findings
+        self.limits = notebook.limits
         self.n, self.info, self.figure_may_stay = n, info, figure_may_stay
         self.selector = f'[data-course-explorer="{n}"]'
         self.name = f"explorer {n + 1} (cell {info['cell']}" + \
@@ -564,7 +599,8 @@ class ExplorerDriver:
         self.count = 0
 
     def state(self) -> dict:
-        return self.page.evaluate(EXPLORER_STATE_JS, [self.selector, STDERR_MIME])
+        return self.limits.evaluate(f"what {self.name} shows (EXPLORER_STATE_JS)",
+                                    EXPLORER_STATE_JS, [self.selector, STDERR_MIME])
 
     def control(self, k: int):
         return self.page.locator(f'[data-course-control="{self.n}-{k}"]')
@@ -572,7 +608,8 @@ class ExplorerDriver:
     def operate(self) -> None:
         page = self.page
         page.locator(self.selector).scroll_into_view_if_needed()
-        controls = page.evaluate(MARK_CONTROLS_JS, self.n)
+        controls = self.limits.evaluate(f"the controls of {self.name} (MARK_CONTROLS_JS)",
+                                        MARK_CONTROLS_JS, self.n)
         first = self.state()
         if not controls:  # a progress bar, an audio player, a display without controls
             self.findings.notes.append(f"{self.name}: no controls ({first['text'][:80]!r})")
@@ -602,8 +639,9 @@ class ExplorerDriver:
             self.findings.actions.append({**record, "figure": "not checked: already there"})
             return
         before = self.state()
-        self.page.evaluate(MARK_SHOWN_JS, self.selector)
-        busy = self.page.evaluate("() => window.courseKernel.busy")
+        self.limits.evaluate(f"{self.name} marked as shown (MARK_SHOWN_JS)", MARK_SHOWN_JS,
+                             self.selector)
+        busy = self.nb.busy_periods()
         started = time.monotonic()
         self.count += 1
         name = f"e{self.n + 1:02d}-{self.count:02d}-{slug(control['label'])}-{slug(action.what)}"
@@ -657,13 +695,15 @@ class ExplorerDriver:
                 self.page.wait_for_function(ANSWERED_JS, arg=[self.selector, busy],
                                             timeout=self.nb.settle_timeout_ms, polling=50)
             except PlaywrightError as err:
-                recent = self.page.evaluate("() => window.courseKernel.recent")
+                recent = self.limits.evaluate("the kernel's last status changes",
+                                              "() => window.courseKernel.recent")
                 raise PlaywrightError(f"no answer within {self.nb.settle_timeout_ms / 1000:.0f}"
                                       f" s (kernel status, last changes: {recent})") from err
-            busy = self.page.evaluate("() => window.courseKernel.busy")
-            self.page.evaluate(PAINTED_JS, self.selector)
-            if self.page.evaluate(f"() => window.courseKernel.busy === {busy} && "
-                                  "window.courseKernel.status === 'idle'"):
+            busy = self.nb.busy_periods()
+            self.limits.evaluate(f"{self.name} painted (PAINTED_JS)", PAINTED_JS, self.selector)
+            if self.limits.evaluate("the kernel still idle, no new busy period",
+                                    f"() => window.courseKernel.busy === {busy} && "
+                                    "window.courseKernel.status === 'idle'"):
                 return  # otherwise a new busy period began: wait for its end too
 
     def check_errors(self, state: dict, where: str, shot: str, *, expect_not_drawn: bool) -> None:

@@ -78,8 +78,7 @@ def lecture(request, browser_context, lab_server, artifacts, cpu_seconds):
     shots.mkdir(parents=True)
     findings = Findings(relative)
     started, cpu_start, log_start = time.monotonic(), cpu_seconds(), lab_server.log_size()
-    page = browser_context.new_page()
-    page.set_default_timeout(60_000)
+    page = browser_context.new_page()  # with the context's default time limits
     notebook = NotebookPage(page, lab_server, relative, shots, findings)
     run = LectureRun(notebook, findings)
     try:
