@@ -6,7 +6,8 @@ network shows here. Each page must load without a console error, a failed reques
 error; MathJax must finish typesetting with no TeX error and no raw TeX left in the text; every
 image must decode and every audio player must know its duration. Screenshots (the whole page;
 for slides the title slide and the first slide with a figure) go to
-``ROOT/.test-artifacts/site/``.
+``ROOT/.test-artifacts/site/``. Every wait has a time limit (:mod:`time_limits`): one that runs
+out fails the page's test, naming the wait, with a screenshot beside the page's others.
 """
 
 from __future__ import annotations
@@ -18,15 +19,18 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from chromium import VIEWPORT
 from course_units import UNITS
 from test_site import built_site
+from time_limits import TimeLimits, new_context
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / ".test-artifacts" / "site"
 PAGES = (["index.html"]
          + [f"{kind}/{stem}.html" for stem in UNITS for kind in ("lectures", "solutions")]
          + [f"slides/{stem}.slides.html" for stem in UNITS])
+# Time limits (seconds) of a page's waits; every page takes a few seconds on a busy machine.
+LOAD_TIMEOUT_S = 60  # the page and its scripts loaded; MathJax started; MathJax done
+MEDIA_TIMEOUT_S = 30  # every image decoded; every audio player's metadata read
 
 # Resolves once MathJax has started and typeset the page (a hook registered after the event
 # runs at once).
@@ -94,12 +98,14 @@ def test_pages_found_are_the_pages_tested(served_site):
 def test_page_in_chromium(browser, served_site, name):
     base, _, _ = served_site
     problems: list[str] = []
-    context = browser.new_context(viewport=VIEWPORT)
+    context = new_context(browser)
     # Only the site itself may answer; anything else would need the network.
     context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base)
                   or route.request.url.startswith("data:")
                   else (problems.append(f"request to {route.request.url}"), route.abort()))
     page = context.new_page()
+    shots = SHOTS / Path(name).parent
+    limits = TimeLimits(page, shots, name=name)
     page.on("console", lambda message: message.type == "error"
             and problems.append(f"console: {message.text}"))
     page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
@@ -108,27 +114,32 @@ def test_page_in_chromium(browser, served_site, name):
     page.on("response", lambda response: response.status >= 400 and problems.append(
         f"HTTP {response.status} for {response.url}"))
     try:
-        page.goto(f"{base}/{name}", wait_until="load")
+        with limits.wait("the page loaded (goto)", LOAD_TIMEOUT_S) as limit_ms:
+            page.goto(f"{base}/{name}", wait_until="load", timeout=limit_ms)
         report: dict = {"page": name}
         if name != "index.html":
-            page.wait_for_function("() => window.MathJax && MathJax.Hub", timeout=30_000)
-            page.evaluate(MATHJAX_DONE)
-            math = page.evaluate(MATH_REPORT)
+            with limits.wait("MathJax started (MathJax.Hub)", LOAD_TIMEOUT_S) as limit_ms:
+                page.wait_for_function("() => window.MathJax && MathJax.Hub", timeout=limit_ms)
+            limits.evaluate("MathJax done typesetting (MATHJAX_DONE)", MATHJAX_DONE,
+                            seconds=LOAD_TIMEOUT_S)
+            math = limits.evaluate("the typeset formulas (MATH_REPORT)", MATH_REPORT)
             report["math"] = math
             assert math["typeset"] > 0, f"{name}: no formula typeset"
             assert math["errors"] == 0, f"{name}: {math['errors']} TeX errors"
             assert not math["raw"], f"{name}: raw TeX left in the text: {math['raw']}"
-        *broken, count = page.evaluate(IMAGES_REPORT)
+        *broken, count = limits.evaluate("every image decoded (IMAGES_REPORT)", IMAGES_REPORT,
+                                         seconds=MEDIA_TIMEOUT_S)
         report["images"] = int(count)
         assert not broken, f"{name}: images that did not load: {broken}"
-        durations = page.evaluate(AUDIO_DURATIONS)
+        durations = limits.evaluate("every audio player's duration (AUDIO_DURATIONS)",
+                                    AUDIO_DURATIONS, seconds=MEDIA_TIMEOUT_S)
         report["audio_seconds"] = durations
         assert all(duration > 0 for duration in durations), f"{name}: audio durations {durations}"
-        shots = SHOTS / Path(name).parent
         shots.mkdir(parents=True, exist_ok=True)
         if name.startswith("slides/"):
             page.screenshot(path=shots / f"{Path(name).stem}.title.png")
-            report["figure_slide"] = page.evaluate(FIRST_FIGURE_SLIDE)
+            report["figure_slide"] = limits.evaluate("the first slide with a figure shown "
+                                                     "(FIRST_FIGURE_SLIDE)", FIRST_FIGURE_SLIDE)
             page.wait_for_timeout(300)
             page.screenshot(path=shots / f"{Path(name).stem}.figure.png")
         else:
