@@ -1,4 +1,5 @@
-"""Repository-wide pytest hooks: the guard on which notebooks nbval collected; skips fail."""
+"""Repository-wide pytest hooks: the guard on which notebooks nbval collected; skips fail; the
+watchdog (tests/watchdog_plugin.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent
+# Stops a run in which no test finishes for a while, with the stacks of every process involved.
+pytest_plugins = ["watchdog_plugin"]
 
 
 def _requested_notebook_dirs(config) -> set[str]:

@@ -44,7 +44,7 @@ from scipy.stats import wilcoxon
 from course_lib.gp.acquisition import forced_choice_threshold
 
 from . import paper_h_personalisation as paper_h
-from .common import RESULTS_DIR, run_experiment
+from .common import RESULTS_DIR, Z_REPLICATES, compare_replicates, run_experiment
 
 NAME = "acquisition_race"
 STUDY = "2d"
@@ -52,7 +52,6 @@ RULES = ("random", "uei", "bei-argmax", "bei", "thompson", "bald")
 REFERENCES = ("bei", "random")
 LISTENERS, REDUCED_LISTENERS = tuple(range(50)), (0,)
 PAIRED_STEPS = (10, 20, 30)
-TOLERANCE = paper_h.TOLERANCE
 
 
 def run_rule(rule: str, index: int, grid: np.ndarray) -> tuple[dict, float]:
@@ -125,7 +124,7 @@ def run(reduced: bool) -> dict:
                        "(scipy.stats.wilcoxon, zero differences dropped; p = 1 when all are "
                        "zero); standard error of the mean difference with ddof 1",
         "figure": f"results/{NAME}.png",
-        "tolerance": TOLERANCE, "tolerance_reason": paper_h.TOLERANCE_REASON,
+        "tolerance_reason": paper_h.TOLERANCE_REASON, "z_replicates": Z_REPLICATES,
     }
     return {
         "title": "Acquisition race on Paper H's 2-D simulated listeners",
@@ -193,6 +192,14 @@ def select_for_comparison(reduced: dict, committed: dict) -> tuple[list, list]:
     return ours, [by_key.get((e["group"], e["index"])) for e in ours]
 
 
+def compare_with_committed(reduced: dict, committed: dict) -> list[str]:
+    """Each session against the same listener and rule of the full run, within the spread of
+    that rule's sessions (paper_h.TOLERANCE_REASON)."""
+    return compare_replicates(reduced["per_listener"][STUDY], committed["per_listener"][STUDY],
+                              key=("group", "index"), replicate="index",
+                              skip=paper_h.NOT_COMPARED)
+
+
 def draw_figure(document: dict, path) -> None:
     """The committed figure, drawn from the result file (as the lecture does)."""
     import matplotlib
@@ -221,7 +228,8 @@ def draw_figure(document: dict, path) -> None:
 
 def main(argv=None):
     document = run_experiment(NAME, __doc__.splitlines()[0], run, select_for_comparison,
-                              TOLERANCE, argv, format_table=format_table)
+                              argv=argv, format_table=format_table,
+                              compare=compare_with_committed)
     if document is not None and document["settings"]["listeners"] == list(LISTENERS):
         from course_lib.results import load_result
         draw_figure(load_result(NAME), RESULTS_DIR / f"{NAME}.png")

@@ -48,7 +48,8 @@ REPOSITORY = RESULTS_DIR.parents[1]
 README = Path(__file__).with_name("README.md")
 
 __all__ = ["RESULTS_DIR", "available_results", "load_result", "environment", "to_json",
-           "write_result", "run_experiment", "compare_runs", "task_rng", "readme_table",
+           "write_result", "run_experiment", "compare_runs", "compare_replicates",
+           "Z_REPLICATES", "REPLICATE_REASON", "task_rng", "readme_table",
            "update_readme_table", "ReducedRun", "reduced_against_committed",
            "settings_problems"]
 
@@ -188,31 +189,39 @@ def _dumps(document: dict) -> str:
 
 
 def compare_runs(reduced: dict, full: dict, *, tol: float, rtol: float = 0.0,
-                 path: str = "") -> list[str]:
+                 path: str = "", tolerances: dict | None = None) -> list[str]:
     """Where two nested results differ: a list of ``"path: reduced vs full"`` lines.
 
     Only keys present in ``reduced`` are compared (a reduced run holds a subset of the full
     run's seeds or splits). Numbers must agree within ``tol + rtol * |full|``, everything else
-    exactly.
+    exactly. ``tolerances`` gives another ``(tol, rtol)`` to everything under a key of that
+    name (an optimiser's objective, a quantity that depends on where it stopped), or ``None``
+    to leave it out (one restart's end point, an index chosen among near-ties).
     """
     problems: list[str] = []
+    tolerances = tolerances or {}
     if isinstance(reduced, dict):
         if not isinstance(full, dict):
             return [f"{path}: reduced has a mapping, full has {type(full).__name__}"]
         for key, item in reduced.items():
+            key_tol, key_rtol = tol, rtol
+            if key in tolerances:
+                if tolerances[key] is None:
+                    continue
+                key_tol, key_rtol = tolerances[key]
             if key not in full:
                 problems.append(f"{path}/{key}: missing in the full result")
             else:
-                problems.extend(compare_runs(item, full[key], tol=tol, rtol=rtol,
-                                             path=f"{path}/{key}"))
+                problems.extend(compare_runs(item, full[key], tol=key_tol, rtol=key_rtol,
+                                             path=f"{path}/{key}", tolerances=tolerances))
     elif isinstance(reduced, list):
         if not isinstance(full, list) or len(full) != len(reduced):
             return [f"{path}: reduced has {len(reduced)} entries, full has "
                     f"{len(full) if isinstance(full, list) else type(full).__name__}"]
         for index, (a, b) in enumerate(zip(reduced, full)):
-            problems.extend(compare_runs(a, b, tol=tol, rtol=rtol, path=f"{path}[{index}]"))
-    elif isinstance(reduced, (int, float)) and not isinstance(reduced, bool) \
-            and isinstance(full, (int, float)) and not isinstance(full, bool):
+            problems.extend(compare_runs(a, b, tol=tol, rtol=rtol, path=f"{path}[{index}]",
+                                         tolerances=tolerances))
+    elif _is_number(reduced) and _is_number(full):
         if not abs(reduced - full) <= tol + rtol * abs(full):
             problems.append(f"{path}: reduced {reduced!r} vs full {full!r} (tol {tol:g}"
                             + (f", rtol {rtol:g})" if rtol else ")"))
@@ -221,8 +230,103 @@ def compare_runs(reduced: dict, full: dict, *, tol: float, rtol: float = 0.0,
     return problems
 
 
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+REPLICATE_REASON = (
+    "Compared on what survives a flipped near-tie: each number of a replicate within "
+    "Z_REPLICATES x sqrt(2) x its sd over the committed replicates of the same condition "
+    "(experiments.common.compare_replicates). On the same machine a reduced run agrees bit for "
+    "bit; on another BLAS a last-bit change can flip one choice (a draw, a query, an incumbent, "
+    "a restart) and the replicate then follows another path, i.e. becomes another draw of the "
+    "same distribution.")
+# A replicate (seed, split, listener) of a sequential experiment whose trajectory another BLAS
+# sends down another branch at a near-tie is, from then on, another draw from the same
+# distribution: reduced minus committed then has sd sqrt(2) sigma (sigma: the spread over the
+# committed replicates). Z_REPLICATES of those is the allowed difference: a Gaussian exceeds it
+# with probability 5.7e-7, so a flipped tie does not fail the test, while a change of the
+# method that moves a replicate by several of its spreads does.
+Z_REPLICATES = 5.0
+
+
+def _leaves(value, path: str = "") -> dict[str, object]:
+    """Every leaf of a nested result by its path (booleans as 0/1, to be spread like numbers)."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            out.update(_leaves(item, f"{path}/{key}"))
+        return out
+    if isinstance(value, list):
+        out = {}
+        for index, item in enumerate(value):
+            out.update(_leaves(item, f"{path}[{index}]"))
+        return out
+    return {path: float(value) if isinstance(value, bool) else value}
+
+
+def compare_replicates(reduced: list[dict], committed: list[dict], *, key: tuple[str, ...],
+                       replicate: str, z: float = Z_REPLICATES,
+                       floor: tuple[float, float] = (1e-9, 1e-9), skip: tuple[str, ...] = (),
+                       path: str = "") -> list[str]:
+    """Where the replicates of a reduced sequential run differ from the same replicates of the
+    committed full run by more than chance allows (see ``Z_REPLICATES``).
+
+    Entries are matched on the fields ``key``; the replicates of one condition are the
+    committed entries that agree on every key field but ``replicate``. Each number of a
+    reduced entry must lie within ``z sqrt(2) sigma + floor[0] + floor[1] |committed|`` of
+    the committed one, sigma being the sd (ddof 1) of that number over the condition's
+    committed replicates; a number that is the same in every replicate is thus compared at
+    ``floor``. Text and missing values must agree exactly. A path containing a key named in
+    ``skip`` is left out.
+    """
+    def condition(entry):
+        return tuple(entry[field] for field in key if field != replicate)
+
+    def kept(leaves):
+        return {leaf: value for leaf, value in leaves.items()
+                if not {part.split("[")[0] for part in leaf.split("/")} & set(skip)}
+
+    by_key = {tuple(entry[field] for field in key): entry for entry in committed}
+    spread: dict[tuple, dict[str, float]] = {}
+    for cond in {condition(entry) for entry in committed}:
+        values: dict[str, list[float]] = {}
+        for entry in committed:
+            if condition(entry) == cond:
+                for leaf, value in _leaves(entry).items():
+                    if _is_number(value):
+                        values.setdefault(leaf, []).append(float(value))
+        spread[cond] = {leaf: float(np.std(v, ddof=1)) if len(v) > 1 else 0.0
+                        for leaf, v in values.items()}
+    problems: list[str] = []
+    for entry in reduced:
+        name = tuple(entry[field] for field in key)
+        full = by_key.get(name)
+        if full is None:
+            problems.append(f"{path}{name}: missing in the full result")
+            continue
+        ours, theirs = kept(_leaves(entry)), kept(_leaves(full))
+        sigma = spread[condition(entry)]
+        for leaf, value in ours.items():
+            where = f"{path}{name}{leaf}"
+            if leaf not in theirs:
+                problems.append(f"{where}: missing in the full result")
+            elif _is_number(value) and _is_number(theirs[leaf]):
+                allowed = (z * np.sqrt(2.0) * sigma.get(leaf, 0.0) + floor[0]
+                           + floor[1] * abs(theirs[leaf]))
+                if not abs(value - theirs[leaf]) <= allowed:
+                    problems.append(f"{where}: reduced {value!r} vs full {theirs[leaf]!r} "
+                                    f"(allowed {allowed:.3g}: {z:g} x sqrt(2) x the "
+                                    f"replicates' sd {sigma.get(leaf, 0.0):.3g})")
+            elif value != theirs[leaf]:
+                problems.append(f"{where}: reduced {value!r} vs full {theirs[leaf]!r}")
+    return problems
+
+
 def _compare_with_committed(document: dict, committed: dict, select_for_comparison,
-                            tol: float, rtol: float) -> list[str]:
+                            tol: float, rtol: float, compare=None) -> list[str]:
+    if compare is not None:
+        return compare(to_json(document["result"]), committed["result"])
     ours, theirs = select_for_comparison(to_json(document["result"]), committed["result"])
     return compare_runs(ours, theirs, tol=tol, rtol=rtol)
 
@@ -238,15 +342,19 @@ class ReducedRun:
 
 
 def reduced_against_committed(module) -> ReducedRun:
-    """Re-run an experiment script's reduced version and compare the values its
-    ``select_for_comparison`` picks with the committed full result, within ``module.TOLERANCE``
-    plus ``module.RELATIVE_TOLERANCE`` x |value| where the script states one: the one check
-    every experiment's re-run test makes."""
+    """Re-run an experiment script's reduced version and compare it with the committed full
+    result: the one check every experiment's re-run test makes. A script whose result depends
+    on where an optimiser stopped or on which branch a near-tie took states how in its
+    ``compare_with_committed(reduced_result, committed_result)`` (what is stable, within
+    tolerances it gives reasons for); any other compares the values its
+    ``select_for_comparison`` picks within ``module.TOLERANCE`` plus
+    ``module.RELATIVE_TOLERANCE`` x |value|."""
     document = to_json(module.run(reduced=True))
     committed = load_result(module.NAME)
     problems = _compare_with_committed(document, committed, module.select_for_comparison,
-                                       module.TOLERANCE,
-                                       getattr(module, "RELATIVE_TOLERANCE", 0.0))
+                                       getattr(module, "TOLERANCE", None),
+                                       getattr(module, "RELATIVE_TOLERANCE", 0.0),
+                                       getattr(module, "compare_with_committed", None))
     return ReducedRun(document, committed, problems)
 
 
@@ -287,9 +395,10 @@ def update_readme_table(name: str, table: str, readme: Path = README) -> None:
 
 def run_experiment(name: str, description: str, run: Callable[[bool], dict],
                    select_for_comparison: Callable[[dict, dict], tuple[dict, dict]],
-                   tol: float, argv: list[str] | None = None,
+                   tol: float | None = None, argv: list[str] | None = None,
                    format_table: Callable[[dict], str] | None = None,
-                   rtol: float = 0.0) -> dict | None:
+                   rtol: float = 0.0,
+                   compare: Callable[[dict, dict], list[str]] | None = None) -> dict | None:
     """Command-line entry shared by the scripts.
 
     ``run(reduced)`` returns the keyword arguments of :func:`write_result` except ``name`` and
@@ -297,7 +406,9 @@ def run_experiment(name: str, description: str, run: Callable[[bool], dict],
     ``select_for_comparison(reduced_doc, committed_doc)`` picks out and exits non-zero on a
     difference beyond ``tol + rtol * |committed value|``; ``--table`` prints
     ``format_table(committed result)`` (the Markdown table of ``experiments/README.md``, which
-    a full run also updates) without running anything.
+    a full run also updates) without running anything. ``compare(reduced_result,
+    committed_result)``, when given, replaces that comparison (see
+    :func:`reduced_against_committed`).
     """
     parser = argparse.ArgumentParser(prog=f"python -m experiments.{name}", description=description)
     parser.add_argument("--reduced", action="store_true",
@@ -321,9 +432,10 @@ def run_experiment(name: str, description: str, run: Callable[[bool], dict],
             print(f"updated its table in {README.relative_to(REPOSITORY)}")
         return document
     problems = _compare_with_committed(document, load_result(name), select_for_comparison,
-                                       tol, rtol)
-    print(f"reduced run: {elapsed:.1f} s; compared with the committed full result "
-          f"(tolerance {tol:g}" + (f" + {rtol:g} x |value|" if rtol else "") + "): "
+                                       tol, rtol, compare)
+    how = ("on what is stable (the script's compare_with_committed)" if compare else
+           f"(tolerance {tol:g}" + (f" + {rtol:g} x |value|)" if rtol else ")"))
+    print(f"reduced run: {elapsed:.1f} s; compared with the committed full result {how}: "
           + ("agrees" if not problems else f"{len(problems)} differences"))
     for line in problems[:20]:
         print("  " + line)

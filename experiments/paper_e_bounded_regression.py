@@ -87,7 +87,7 @@ from course_lib.gp import (
 )
 from course_lib.gp.ep import EPConvergenceError
 
-from .common import RESULTS_DIR, run_experiment, task_rng
+from .common import RESULTS_DIR, compare_runs, run_experiment, task_rng
 
 NAME = "paper_e_bounded_regression"
 LOW, HIGH = 0.0, 10.0
@@ -119,14 +119,34 @@ MAX_ITER = 200
 # a Laplace fit whose I + K W has an eigenvalue below this is "near breakdown" (summary)
 NEAR_SINGULAR = 0.05
 SIGNIFICANCE = 0.05
+# What a reduced run must reproduce, and how closely (compare_with_committed).
 TOLERANCE = 1e-6
-RELATIVE_TOLERANCE = 1e-6
+RELATIVE_TOLERANCE = 1e-3
 TOLERANCE_REASON = (
-    "The reduced run repeats the full run's computation for realisation 0 (each task's random "
-    "numbers are keyed by realisation and task name), so on the same machine and BLAS every "
-    "number agrees bit for bit. 1e-6 + 1e-6 x |value| leaves room for another BLAS's last "
-    "bits, and L-BFGS-B stopping a hair away on the same optimum; a larger difference means "
-    "another optimum or a changed library: re-run the full experiment.")
+    "At fixed hyper-parameters (the generating values, by Laplace and by EP) a reduced run "
+    "repeats the full run's computation for realisation 0 (random numbers keyed by realisation "
+    "and task name). The latent function itself is a draw through the Cholesky factor of a "
+    "numerically singular SE kernel matrix (150 inputs, condition number about 1e18, jitter "
+    "added): another BLAS draws it about 1e-6 apart (relative), and ratings near the bounds "
+    "magnify that (seen: 3e-4 relative in a log evidence of -0.22). 1e-6 + 1e-3 x |value| "
+    "covers it; a change of method moves these numbers by percents. ML-II fits are compared "
+    "through what is stable (ML_II_TOLERANCES), not through the hyper-parameters or the start "
+    "they came from.")
+# GP-TG's evidence has several local optima within a few tenths of a nat of one another; which
+# one L-BFGS-B reaches from a start, and which start then wins, turns on the last bits of the
+# BLAS. Near-tied optima were seen to predict up to 1.2% apart in summed NLPD. 3% of one
+# realisation's sum moves a table mean over ten realisations by at most 0.3%, a fraction of the
+# table's own sds (4.5 to 31 nats), so neither the table nor a verdict can change by it.
+EVIDENCE_TIE = 0.5
+ML_II_RELATIVE = 0.03
+ML_II_TOLERANCES = {
+    "log_evidence": (EVIDENCE_TIE, ML_II_RELATIVE), "nlpd": (0.0, ML_II_RELATIVE),
+    "nlpd_mean": (0.0, ML_II_RELATIVE), "mse": (0.0, 0.1),
+    # where the optimiser stopped, not what the fit predicts
+    "params": None, "start": None, "starts": None, "n_negative_curvature": None,
+    "smallest_eigenvalue_I_KW": None, "log_det_I_KW": None, "at_bound": None,
+    "n_clipped_sites": None,
+}
 
 # The paper's Table 1 (mean (sd) over its 10 noise realisations; rows: models, columns: the
 # noise that generated the data)
@@ -225,13 +245,43 @@ def likelihood(model: str, spread: float):
     return BetaRating(parameter, concentration_bounds=CONCENTRATION_BOUNDS, clip=DATA_CLIP)
 
 
+def smallest_eigenvalue_I_KW(K: np.ndarray, w: np.ndarray) -> float:
+    """The smallest eigenvalue of I + K W (W = diag(w)), through the symmetric I + L^T W L
+    with K = L L^T (same eigenvalues, as K W = L (L^T W) is similar to L^T W L)."""
+    L = np.linalg.cholesky(K + 1e-10 * np.mean(np.diag(K)) * np.eye(w.size))
+    return float(np.linalg.eigvalsh(np.eye(w.size) + L.T @ (w[:, None] * L))[0])
+
+
+class LaplaceAwayFromBreakdown(PreferenceGP):
+    """A PreferenceGP whose ML-II stays where its Laplace approximation holds.
+
+    The truncated-Gaussian likelihood is not log-concave: some curvatures w are negative, and
+    as the smallest eigenvalue of I + K W goes to 0 the approximation's variance blows up and
+    -1/2 log det(I + K W) in its evidence grows without bound. Left free, ML-II of GP-TG ran
+    into that edge (eigenvalues 1e-4 to 0.02), where the evidence is steep and its maximiser
+    moved with the last bits of the BLAS (NLPD -84.3 against -85.4 on two kernels). An
+    evidence below the margin NEAR_SINGULAR is refused as the library refuses a non-peak (the
+    optimiser's line search backs off), so the fit stops inside the valid region."""
+
+    def marginal_likelihood(self, theta=None, eval_gradient: bool = False, warn: bool = True):
+        result = super().marginal_likelihood(theta, eval_gradient, warn)
+        kernel = self.kernel if theta is None else self._split(theta)[0]
+        w = result.laplace.terms.curvature
+        if np.any(w < 0) and smallest_eigenvalue_I_KW(kernel(self.X_train), w) < NEAR_SINGULAR:
+            raise NotPositiveDefiniteError(
+                f"theta: I + K W has an eigenvalue below {NEAR_SINGULAR} (Laplace breakdown)")
+        return result
+
+
 def fit_model(model: str, function: str, ratings: Comparisons):
-    """ML-II from each start of SPREAD_GRID (kernel at the generating values); the fit with
-    the largest log evidence is returned with a record of every start. Deterministic: one
-    L-BFGS-B run from each start, no random restarts."""
+    """ML-II from each start of SPREAD_GRID (kernel at the generating values), kept where the
+    Laplace approximation holds (:class:`LaplaceAwayFromBreakdown`); the fit with the largest
+    log evidence is returned with a record of every start. Deterministic: one L-BFGS-B run
+    from each start, no random restarts."""
     best, starts = None, []
     for index, spread in enumerate(SPREAD_GRID):
-        gp = PreferenceGP(generating_kernel(function, bounded=True), likelihood(model, spread))
+        gp = LaplaceAwayFromBreakdown(generating_kernel(function, bounded=True),
+                                      likelihood(model, spread))
         try:
             gp.fit(ratings)
             fit = gp.optimise_hyperparameters(1, max_iter=MAX_ITER)
@@ -252,8 +302,7 @@ def laplace_diagnostics(gp: PreferenceGP) -> dict:
     infinite) and log det(I + K W) (the evidence holds -1/2 of it, which grows without bound
     as that eigenvalue goes to 0); and which hyper-parameters ended at a bound."""
     w = gp.laplace.terms.curvature
-    K = gp.kernel(gp.X_train)
-    smallest = float(np.min(np.linalg.eigvals(np.eye(w.size) + K * w[None, :]).real))
+    smallest = smallest_eigenvalue_I_KW(gp.kernel(gp.X_train), w)
     theta, bounds = gp.theta, gp.bounds
     at_bound = [name for name, value, (low, high) in zip(gp.param_names, theta, bounds)
                 if value <= low + 1e-3 or value >= high - 1e-3]
@@ -548,7 +597,13 @@ DIFFERENCES = (
     "text's reading is run as the supplementary 'SE_text' function (the caption's draw "
     "scaled). Ratings are kept in [1e-12, 1 - 1e-12] for every model (n_clipped counts them). "
     "Inference: Laplace for GP-TG and GP-BE, as the paper's table (its EP appears only in "
-    "its Fig. 3); GP-WA is exact.")
+    "its Fig. 3); GP-WA is exact. ML-II stays where the Laplace approximation holds: GP-TG's "
+    "likelihood is not log-concave, and left free its evidence maximisation ran to the edge "
+    f"where I + K W turns singular (12 of 90 GP-TG fits ended with an eigenvalue below "
+    f"{NEAR_SINGULAR}, one at 2e-5), where -1/2 log det(I + K W) grows without bound and the "
+    "optimum moved with the BLAS's last bits; such fits are now refused during the "
+    "optimisation (LaplaceAwayFromBreakdown). The paper (gpml's Laplace) says nothing of "
+    "this; its GP-TG numbers may include such fits.")
 
 
 def run(reduced: bool) -> dict:
@@ -605,8 +660,10 @@ def run(reduced: bool) -> dict:
         "verdict_rule": "the matched model wins a column when its mean NLPD is the lowest of "
                         f"the three; paired t-tests at {SIGNIFICANCE:g} against the others",
         "figure": f"results/{NAME}.png: realisation 0, data and predictive means",
+        "ml_ii_validity": (f"ML-II refuses a Laplace fit where I + K W has an eigenvalue below "
+                           f"{NEAR_SINGULAR} (LaplaceAwayFromBreakdown)"),
         "tolerance": TOLERANCE, "relative_tolerance": RELATIVE_TOLERANCE,
-        "tolerance_reason": TOLERANCE_REASON,
+        "tolerance_reason": TOLERANCE_REASON, "ml_ii_tolerances": ML_II_TOLERANCES,
     }
     return {
         "title": "Paper E: bounded regression toy, three noise types fitted by three models "
@@ -639,9 +696,35 @@ def select_for_comparison(reduced: dict, committed: dict) -> tuple[list, list]:
             [by_key.get(entry["realisation"]) for entry in reduced["per_realisation"]])
 
 
+def compare_with_committed(reduced: dict, committed: dict) -> list[str]:
+    """Fits at fixed hyper-parameters within TOLERANCE; ML-II fits (and EP at their values)
+    through their evidence and predictions within ML_II_TOLERANCES (module constants)."""
+    ours, theirs = select_for_comparison(reduced, committed)
+    fixed = ("n_clipped", "at_generating_values", "ep_at_generating_values")
+    learned = ("models", "ep_at_ml_ii")
+    problems = []
+    for mine, full in zip(ours, theirs):
+        if full is None:
+            problems.append(f"realisation {mine['realisation']}: missing in the full result")
+            continue
+        for function, cells in mine["functions"].items():
+            for noise, cell in cells.items():
+                where = f"/realisation {mine['realisation']}/{function}/{noise}"
+                other = full["functions"].get(function, {}).get(noise)
+                if other is None:
+                    problems.append(f"{where}: missing in the full result")
+                    continue
+                problems += compare_runs({k: cell[k] for k in fixed}, other, tol=TOLERANCE,
+                                         rtol=RELATIVE_TOLERANCE, path=where)
+                problems += compare_runs({k: cell[k] for k in learned}, other, tol=0.0,
+                                         tolerances=ML_II_TOLERANCES, path=where)
+    return problems
+
+
 def main(argv=None):
     return run_experiment(NAME, __doc__.splitlines()[0], run, select_for_comparison, TOLERANCE,
-                          argv, format_table=format_table, rtol=RELATIVE_TOLERANCE)
+                          argv, format_table=format_table, rtol=RELATIVE_TOLERANCE,
+                          compare=compare_with_committed)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ from course_lib.gp.priors import Gamma
 from course_lib.gp.variational import MixedLikelihood, VariationalGP
 from course_lib.linalg import JitterWarning
 
-from .common import RESULTS_DIR, run_experiment, task_rng, to_json
+from .common import RESULTS_DIR, compare_runs, run_experiment, task_rng, to_json
 
 NAME = "seed003_fig2"
 LOW, HIGH, N_ANSWERS = -2.0, 2.0, 30
@@ -53,11 +53,17 @@ LENGTHSCALE_PRIOR = (3.0, 6.0 / (HIGH - LOW))
 START_VARIANCE, START_LENGTHSCALE = 2.0, 1.0
 N_RESTARTS = 5
 TOLERANCE = 1e-6
-RELATIVE_TOLERANCE = 0.0
+RELATIVE_TOLERANCE = 1e-4
 TOLERANCE_REASON = (
     "The reduced run is the full run's computation without the figure, with every random "
-    "number from the same named generators, so on the same machine and BLAS it agrees bit for "
-    "bit; 1e-6 leaves room for round-off in the L-BFGS-B paths on another BLAS.")
+    "number from the same named generators. Each model's kernel is an L-BFGS-B optimum, so it "
+    "is compared through its objective, the ELBO, within 1e-6 + 1e-7 x |value| (first-order "
+    "flat at the optimum), not through the hyper-parameters: L-BFGS-B stops where the "
+    "projected gradient falls below 1e-5, and on another BLAS the kernel moved 2e-6 relative. "
+    "Everything computed from the kernel (sds, means, the ELBO's parts) within 1e-6 + 1e-4 x "
+    "|value|; the verdicts exactly.")
+# the optimiser's end point is compared through the ELBO, not itself
+FIT_TOLERANCES = {"kernel": None, "elbo": (1e-6, 1e-7)}
 
 
 def latent(x) -> np.ndarray:
@@ -252,7 +258,8 @@ def run(reduced: bool) -> dict:
                               "gamma_rate": LENGTHSCALE_PRIOR[1]},
         "n_restarts": N_RESTARTS, "n_grid": N_GRID, "model": "VariationalGP (full rank)",
         "figure": f"results/{NAME}.png",
-        "tolerance": TOLERANCE, "tolerance_reason": TOLERANCE_REASON,
+        "tolerance": TOLERANCE, "relative_tolerance": RELATIVE_TOLERANCE,
+        "tolerance_reason": TOLERANCE_REASON,
     }
     return {
         "title": "Seed 003, Fig. 2: posterior uncertainty with and without latent constraints",
@@ -298,10 +305,18 @@ def select_for_comparison(reduced: dict, committed: dict) -> tuple[dict, dict]:
     return reduced, committed
 
 
+def compare_with_committed(reduced: dict, committed: dict) -> list[str]:
+    """The whole result within TOLERANCE + RELATIVE_TOLERANCE x |value|, the fitted kernels
+    through their ELBO (FIT_TOLERANCES)."""
+    ours, theirs = select_for_comparison(reduced, committed)
+    return compare_runs(ours, theirs, tol=TOLERANCE, rtol=RELATIVE_TOLERANCE,
+                        tolerances=FIT_TOLERANCES)
+
+
 def main(argv=None):
     return run_experiment(NAME, __doc__.splitlines()[0], run, select_for_comparison,
                           TOLERANCE, argv, format_table=format_table,
-                          rtol=RELATIVE_TOLERANCE)
+                          rtol=RELATIVE_TOLERANCE, compare=compare_with_committed)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ NAME = "seed003_passthrough"
 TOLERANCE = levelset.TOLERANCE
 RELATIVE_TOLERANCE = levelset.RELATIVE_TOLERANCE
 select_for_comparison = levelset.select_for_comparison
+compare_with_committed = levelset.compare_with_committed
 format_table = levelset.format_table
 summarise = levelset.summarise
 
@@ -75,7 +76,8 @@ def run(reduced: bool) -> dict:
 
 def main(argv=None):
     return run_experiment(NAME, __doc__.splitlines()[0], run, select_for_comparison,
-                          TOLERANCE, argv, format_table=format_table, rtol=RELATIVE_TOLERANCE)
+                          TOLERANCE, argv, format_table=format_table, rtol=RELATIVE_TOLERANCE,
+                          compare=compare_with_committed)
 
 
 if __name__ == "__main__":

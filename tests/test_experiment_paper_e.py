@@ -53,7 +53,8 @@ def test_committed_settings_are_the_scripts(reduced_run):
 def test_committed_summary_and_verdicts_come_from_its_own_values():
     committed = load_result(paper_e.NAME)
     recomputed = common.to_json(paper_e.summarise(committed["result"]["per_realisation"]))
-    problems = common.compare_runs(recomputed, committed["result"]["summary"], tol=1e-12)
+    problems = common.compare_runs(recomputed, committed["result"]["summary"],
+                                   tol=1e-12, rtol=1e-12)
     assert not problems, "\n".join(problems[:20])
     assert len(committed["result"]["per_realisation"]) == len(paper_e.REALISATIONS)
 

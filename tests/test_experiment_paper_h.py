@@ -3,10 +3,11 @@ code, and their plots draw from the committed results.
 
 Each reduced run (E6.3: two regular 2-D listeners, one of each pathology in 2-D, one regular and
 one switching 4-D listener; E6.4: listener 0 under every rule) repeats sessions of the full run
-(every random number is keyed by study, kind, listener and task) and is compared value by value
-with the committed result within the scripts' TOLERANCE (1e-6: on the same machine the sessions
-agree bit for bit). The committed summaries, claims and paired comparisons must be those of the
-committed per-listener values. A failure after a library change means the results are stale:
+(every random number is keyed by study, kind, listener and task) and is compared with the
+committed result on what is stable (each script's ``compare_with_committed``: every number
+within the spread of its listener group, as a flipped near-tie sends a session down another
+path; on the same machine the sessions agree bit for bit). The committed summaries, claims and
+paired comparisons must be those of the committed per-listener values. A failure after a library change means the results are stale:
 re-run ``python -m experiments.paper_h_personalisation`` and ``python -m
 experiments.acquisition_race`` and commit their result files and figures.
 """
@@ -58,7 +59,7 @@ def test_reduced_run_reproduces_the_committed_full_run(which, paper_h_reduced, r
             for e in entries]
     assert flat and all(e is not None for e in flat)
     assert not run.problems, (f"{module.NAME}: the reduced run differs from the committed "
-                              f"result beyond {module.TOLERANCE:g}; re-run the full "
+                              "result beyond its stated tolerance; re-run the full "
                               "experiment:\n" + "\n".join(run.problems[:20]))
 
 
@@ -98,7 +99,7 @@ def test_committed_full_runs_have_the_stated_sizes():
 def test_paper_h_summary_and_claims_come_from_its_own_values():
     committed = load_result(paper_h.NAME)["result"]
     summary = common.to_json(paper_h.summarise(committed["per_listener"]))
-    problems = common.compare_runs(summary, committed["summary"], tol=1e-12)
+    problems = common.compare_runs(summary, committed["summary"], tol=1e-12, rtol=1e-12)
     assert not problems, "\n".join(problems[:20])
     assert paper_h.claims(committed["summary"]) == committed["claims"]
     for claim in ("10-20 comparisons suffice", "non-convergence flags subjects 6 and 7"):
@@ -110,9 +111,9 @@ def test_paper_h_summary_and_claims_come_from_its_own_values():
 def test_race_summary_and_paired_comparison_come_from_its_own_values():
     committed = load_result(race.NAME)["result"]
     summary = common.to_json(race.summarise(committed["per_listener"]))
-    problems = common.compare_runs(summary, committed["summary"], tol=1e-12)
+    problems = common.compare_runs(summary, committed["summary"], tol=1e-12, rtol=1e-12)
     paired = common.to_json(race.paired(committed["per_listener"]["2d"]))
-    problems += common.compare_runs(paired, committed["paired"]["2d"], tol=1e-12)
+    problems += common.compare_runs(paired, committed["paired"]["2d"], tol=1e-12, rtol=1e-12)
     assert not problems, "\n".join(problems[:20])
     assert set(committed["seconds_per_session"]) == set(race.RULES)
 

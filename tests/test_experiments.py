@@ -97,7 +97,7 @@ def test_toy_summary_is_the_summary_of_its_seeds():
     per_seed = committed["result"]["per_seed"]
     assert [entry["seed"] for entry in per_seed] == list(range(30))
     recomputed = common.to_json(seed001_toy.summarise(per_seed))
-    problems = common.compare_runs(recomputed, committed["result"]["summary"], tol=1e-9)
+    problems = common.compare_runs(recomputed, committed["result"]["summary"], tol=1e-9, rtol=1e-12)
     assert not problems, "\n".join(problems)
 
 
@@ -168,7 +168,7 @@ def test_table1_summary_and_orderings_follow_from_the_splits():
     for dataset, entries in committed["per_split"].items():
         assert [entry["split"] for entry in entries] == list(range(30)), dataset
     summary = common.to_json(seed001_table1.summarise(committed["per_split"]))
-    problems = common.compare_runs(summary, committed["summary"], tol=1e-9)
+    problems = common.compare_runs(summary, committed["summary"], tol=1e-9, rtol=1e-12)
     assert not problems, "\n".join(problems)
     assert common.to_json(seed001_table1.orderings(summary)) == committed["ordering"]
 
@@ -257,6 +257,39 @@ def test_comparison_finds_a_changed_value_and_a_missing_seed():
     assert common.compare_runs({"n": "MA"}, {"n": "MANH"}, tol=1.0) != []
     assert common.compare_runs({"x": 101.0}, {"x": 100.0}, tol=0.5, rtol=0.01) == []
     assert common.compare_runs({"x": 102.0}, {"x": 100.0}, tol=0.5, rtol=0.01) != []
+
+
+def test_per_key_tolerances_widen_or_leave_out_a_key():
+    full = {"fit": {"objective": 10.0, "theta": [1.0, 2.0], "nlpd": 50.0}}
+    near = {"fit": {"objective": 10.0 + 5e-7, "theta": [1.1, 2.0], "nlpd": 50.5}}
+    rules = {"theta": None, "nlpd": (0.0, 0.02), "objective": (1e-6, 0.0)}
+    assert common.compare_runs(near, full, tol=0.0, tolerances=rules) == []
+    far = {"fit": {"objective": 10.001, "theta": [1.1, 2.0], "nlpd": 52.0}}
+    assert len(common.compare_runs(far, full, tol=0.0, tolerances=rules)) == 2
+
+
+def test_replicates_are_compared_within_their_spread_and_constants_exactly():
+    rng = np.random.default_rng(0)
+    committed = [{"seed": s, "arm": arm, "f1": [0.5, float(v)], "won": bool(v > 0.7)}
+                 for arm in ("mixed", "none") for s, v in enumerate(rng.uniform(0.6, 0.8, 30))]
+    sd = np.std([e["f1"][1] for e in committed if e["arm"] == "mixed"], ddof=1)
+    # seed 0 took another path (another draw of the same spread): no failure
+    flipped = [{**committed[0], "f1": [0.5, committed[0]["f1"][1] + 3 * sd], "won": True}]
+    assert common.compare_replicates(flipped, committed, key=("seed", "arm"),
+                                     replicate="seed") == []
+    # a change of method moves it by many of its spreads; a constant moves at all
+    shifted = [{**committed[0], "f1": [0.5, committed[0]["f1"][1] + 10 * sd]}]
+    problems = common.compare_replicates(shifted, committed, key=("seed", "arm"),
+                                         replicate="seed")
+    assert len(problems) == 1 and "/f1[1]" in problems[0] and "sd" in problems[0]
+    moved = [{**committed[0], "f1": [0.5 + 1e-6, committed[0]["f1"][1]]}]
+    assert len(common.compare_replicates(moved, committed, key=("seed", "arm"),
+                                         replicate="seed")) == 1
+    assert common.compare_replicates(moved, committed, key=("seed", "arm"), replicate="seed",
+                                     skip=("f1",)) == []
+    missing = [{**committed[0], "seed": 99}]
+    assert "missing" in common.compare_replicates(missing, committed, key=("seed", "arm"),
+                                                  replicate="seed")[0]
 
 
 def test_settings_check_names_a_changed_or_missing_setting_but_not_a_run_size():

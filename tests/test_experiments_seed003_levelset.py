@@ -37,8 +37,8 @@ def fig2_run():
 
 def test_fig2_reduced_run_reproduces_the_committed_result(fig2_run):
     assert not fig2_run.problems, (
-        "the run differs from the committed result beyond "
-        f"{fig2.TOLERANCE:g}; re-run `python -m experiments.seed003_fig2`:\n"
+        "the run differs from the committed result beyond its stated tolerance; re-run "
+        "`python -m experiments.seed003_fig2`:\n"
         + "\n".join(fig2_run.problems[:20]))
 
 
@@ -56,7 +56,7 @@ def test_fig2_verdicts_and_table_come_from_its_own_numbers():
         plain, mixed = (committed["result"][setup][m] for m in ("plain", "mixed"))
         recomputed = common.to_json(fig2.compare(plain, mixed))
         problems = common.compare_runs(recomputed, committed["result"][setup]["comparison"],
-                                       tol=1e-12)
+                                       tol=1e-12, rtol=1e-12)
         assert not problems, "\n".join(problems)
 
 
@@ -112,7 +112,7 @@ def test_levelset_reduced_runs_reproduce_the_committed_sessions(levelset_run):
         assert all(len(s["f1"]) == levelset.REDUCED_N_ACTIVE + 1 for s in entry["sessions"]
                    if "failed" not in s)
     assert not run.problems, (f"{module.NAME}: the reduced run differs from the committed "
-                              f"result beyond {module.TOLERANCE:g}; re-run `python -m "
+                              "result beyond its stated tolerance; re-run `python -m "
                               f"experiments.{module.NAME}`:\n" + "\n".join(run.problems[:20]))
 
 
@@ -145,7 +145,7 @@ def test_levelset_summaries_and_tables_come_from_the_sessions():
                 assert all(arm["n_seeds"] + arm["n_failed"] == len(levelset.SEEDS)
                            for arm in summary["arms"].values())
             recomputed = common.to_json(module.summarise(entry["sessions"]))
-            problems = common.compare_runs(recomputed, entry["summary"], tol=1e-12)
+            problems = common.compare_runs(recomputed, entry["summary"], tol=1e-12, rtol=1e-12)
             assert not problems, f"{name}/{problem}:\n" + "\n".join(problems[:20])
         assert common.readme_table(name) == module.format_table(committed)
 
