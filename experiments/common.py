@@ -90,7 +90,9 @@ def environment() -> dict:
 
     import course_lib
 
-    status = _git("status", "--porcelain", "--", "course_lib", "experiments")
+    # the code that made the numbers; the results and the README's tables are what runs write
+    status = _git("status", "--porcelain", "--", "course_lib", "experiments",
+                  ":(exclude)experiments/results", ":(exclude)experiments/README.md")
     # The kernels BLAS picked for this CPU (OpenBLAS's "architecture", e.g. Haswell) round
     # differently from another machine's: a reader comparing numbers needs them.
     blas = [{"library": info.get("internal_api"), "threads": info.get("num_threads"),

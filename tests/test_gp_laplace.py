@@ -19,6 +19,7 @@ from course_lib.gp import SquaredExponential
 from course_lib.gp.laplace import InvalidLaplaceError, laplace_mode, newton_path
 from course_lib.gp.likelihoods import Likelihood, PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.linalg import JitterWarning
+from numerics import assert_non_decreasing
 
 
 def pairs_matrix(first, second, n):
@@ -308,8 +309,9 @@ def test_newton_path_is_the_iteration_of_laplace_mode():
     assert len(path) == result.n_iter + 1
     np.testing.assert_array_equal(path[0].f, np.zeros(10))
     np.testing.assert_allclose(path[-1].f, result.f_hat, atol=0)
-    psi = np.array([step.psi for step in path])
-    assert np.all(np.diff(psi) >= 0)
+    # climbs: each Armijo step gains; the last full step (gain below tol) may fall by round-off
+    # of psi, which laplace_mode accepts too
+    assert_non_decreasing([step.psi for step in path], what="Newton's psi")
     gains = np.array([step.predicted_gain for step in path[1:]])
     assert np.all(gains[2:] < gains[1:-1] ** 1.5)   # superlinear: gain_k+1 << gain_k
     assert not any(step.clipped for step in path)   # probit: log-concave
