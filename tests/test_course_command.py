@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import venv
 from pathlib import Path
 
@@ -142,47 +143,52 @@ def test_without_chromium_the_browser_tests_are_left_out_with_one_line(monkeypat
     assert course.browser_test_status() == (["tests/browser"], None)
 
 
-class FakeSideRun:
-    """Stands in for the browser and site pytest run that course.py starts in the background."""
-
-    def __init__(self, step, **_):
-        self.step = step
-
-    def wait(self):
-        return 0
-
-
 def run_tests_recording(monkeypatch, tmp_path, browser, extra_args=()):
-    """Run course.run_tests with every command recorded instead of run; return the commands."""
-    # not the real log: a real test run's side run is writing it
+    """Run course.run_tests with every command recorded instead of run; return the code and the
+    (command, environment) pairs, the main run last."""
+    # not the real log: a real test run's side runs are writing it
     monkeypatch.setattr(course, "SIDE_LOG", tmp_path / "side.log")
     monkeypatch.setattr(course, "ensure_environment", lambda extra, latest: Path(sys.executable))
     monkeypatch.setattr(course, "browser_test_status", lambda: browser)
-    commands = []
-    monkeypatch.setattr(course.subprocess, "call", lambda step, **_: commands.append(step) or 0)
-    monkeypatch.setattr(course.subprocess, "Popen",
-                        lambda step, **kw: commands.append(step) or FakeSideRun(step))
+    commands, side = [], []
+    lock = threading.Lock()
+
+    def call(step, env=None, **_):
+        with lock:
+            (side if threading.current_thread().name == "side-runs" else commands).append(
+                (step, env))
+        return 0
+
+    monkeypatch.setattr(course.subprocess, "call", call)
     code = course.run_tests(list(extra_args), latest=False)
-    return code, commands
+    return code, side + commands
 
 
-def test_browser_and_site_tests_run_beside_the_main_run(monkeypatch, tmp_path):
+def test_the_second_pass_and_the_browser_tests_run_beside_the_main_run(monkeypatch, tmp_path):
     monkeypatch.delenv("CI", raising=False)
     code, commands = run_tests_recording(monkeypatch, tmp_path, (["tests/browser"], None))
     assert code == 0
-    side, main = commands[-2], commands[-1]
-    assert "tests/browser" in side and "tests/test_site.py" in side
-    assert "--ignore=tests/browser" in main and "--ignore=tests/test_site.py" in main
-    assert {"tests", "lectures", "solutions"} <= set(main)
+    (second, second_env), (browser, browser_env), (main, main_env) = commands[:2] + commands[-1:]
+    # the second pass: the site build and the numerics tests under another BLAS and numba target
+    assert "tests/test_site.py" in second and "tests/test_gp_laplace.py" in second
+    assert "tests/reference" in second and "tests/test_experiment_paper_e.py" in second
+    assert second_env["OPENBLAS_CORETYPE"] == "Prescott"
+    assert second_env["NUMBA_CPU_NAME"] == "generic"
+    # then the browser tests, and the main run, on the machine's own kernels
+    assert "tests/browser" in browser and "--ignore=tests/test_site.py" in main
+    assert "--ignore=tests/browser" in main and {"tests", "lectures", "solutions"} <= set(main)
+    for own in (browser_env, main_env):
+        assert all(own.get(name) == os.environ.get(name) for name in course.PORTABILITY_ENVIRONMENT)
     # a chosen subset runs once, in order, browser tests included
     code, commands = run_tests_recording(monkeypatch, tmp_path, (["tests/browser"], None), ["-x"])
-    assert len(commands) == 3 and "-x" in commands[-1] and "--ignore=tests/browser" not in commands[-1]
+    assert len(commands) == 3 and "-x" in commands[-1][0]
+    assert "--ignore=tests/browser" not in commands[-1][0]
 
 
 def test_without_chromium_ci_fails_and_a_laptop_passes(monkeypatch, tmp_path, capsys):
     monkeypatch.delenv("CI", raising=False)
     code, commands = run_tests_recording(monkeypatch, tmp_path, ([], "no browser"))
-    assert code == 0 and "tests/browser" not in commands[-2]
+    assert code == 0 and not any("tests/browser" in step for step, _ in commands[:-1])
     monkeypatch.setenv("CI", "true")
     code, _ = run_tests_recording(monkeypatch, tmp_path, ([], "no browser"))
     assert code == 1
