@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import importlib
 import re
+import sys
 import textwrap
 from pathlib import Path
 
 import nbformat
 import pytest
 from course_units import UNITS
-from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from kernel_client import notebook_client  # noqa: E402
+
 ARTIFACTS = ROOT / ".test-artifacts" / "exercise-feedback"
 MAX_MESSAGE_LINES = 6
 SOLUTION_BLOCK = re.compile(r"^([ \t]*)### BEGIN SOLUTION\n.*?^[ \t]*### END SOLUTION[ \t]*$",
@@ -69,8 +72,8 @@ def test_typical_mistakes_get_specific_messages(unit):
     for function in pending:
         assert any(_defines(c, function) for c in cells), \
             f"{unit}: no answer cell defines {function}()"
-    client = NotebookClient(notebook, timeout=300, kernel_name="python3",
-                            resources={"metadata": {"path": str(ROOT / "solutions")}})
+    client = notebook_client(notebook, timeout=300, kernel_name="python3",
+                             resources={"metadata": {"path": str(ROOT / "solutions")}})
     seen = []
     with client.setup_kernel():
         for index, cell in enumerate(cells):

@@ -16,11 +16,11 @@ from pathlib import Path
 import nbformat
 import pytest
 from course_units import UNITS
-from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import make_exercises  # noqa: E402
+from kernel_client import notebook_client  # noqa: E402
 
 CHECK_FAILURES = {"AssertionError", "SelfCheckFailed", "NotImplementedError"}
 
@@ -46,8 +46,8 @@ def test_exercise_checks_fail_on_stubs(unit):
     committed = (ROOT / "exercises" / f"{unit}.ipynb").read_text(encoding="utf-8")
     assert committed == make_exercises.render(exercise), "exercises/ is stale"
 
-    NotebookClient(exercise, timeout=300, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(ROOT / "exercises")}}).execute()
+    notebook_client(exercise, timeout=300, kernel_name="python3", allow_errors=True,
+                    resources={"metadata": {"path": str(ROOT / "exercises")}}).execute()
 
     checks = [c for c in exercise.cells if _is_self_check(c)]
     assert len(checks) == sum(_is_self_check(c) for c in solution.cells) >= 1

@@ -20,11 +20,11 @@ from pathlib import Path
 import nbformat
 import pytest
 from course_units import UNITS
-from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import make_release  # noqa: E402
+from kernel_client import notebook_client  # noqa: E402
 
 # Unit 4's lecture runs in seconds and needs no numba compilation (a fresh copy of course_lib
 # compiles its DTW and HMM kernels again, which takes minutes); any unit would do for the
@@ -111,8 +111,8 @@ def test_lecture_and_exercise_run_from_the_edition(edition, monkeypatch):
     for folder in ("lectures", "exercises"):
         notebook = nbformat.read(edition / folder / f"{RUN_UNIT}.ipynb", as_version=4)
         notebook.cells.insert(0, nbformat.v4.new_code_cell(probe))
-        NotebookClient(notebook, timeout=300, kernel_name="python3", allow_errors=True,
-                       resources={"metadata": {"path": str(edition / folder)}}).execute()
+        notebook_client(notebook, timeout=300, kernel_name="python3", allow_errors=True,
+                        resources={"metadata": {"path": str(edition / folder)}}).execute()
         errors = [(index, out.ename, out.evalue) for index, cell in enumerate(notebook.cells)
                   for out in cell.get("outputs", []) if out.output_type == "error"]
         allowed = set() if folder == "lectures" else {"NotImplementedError", "AssertionError",

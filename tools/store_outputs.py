@@ -19,12 +19,12 @@ import time
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT)]
 from check_notebooks import checks_output  # noqa: E402
 from course import TEST_ENVIRONMENT  # noqa: E402
+from kernel_client import notebook_client  # noqa: E402
 
 
 def keep_checked_outputs(nb: nbformat.NotebookNode) -> None:
@@ -43,8 +43,8 @@ def process(path: Path, run: bool) -> float:
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
     if run:
-        NotebookClient(nb, timeout=600, kernel_name="python3",
-                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        notebook_client(nb, timeout=600, kernel_name="python3",
+                        resources={"metadata": {"path": str(path.parent)}}).execute()
     keep_checked_outputs(nb)
     path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
     return time.perf_counter() - start
