@@ -43,15 +43,15 @@ from pathlib import Path
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT / "tools"), str(ROOT)]
 from course import TEST_ENVIRONMENT  # noqa: E402
 
 DEFAULT_OUT = ROOT / "dist" / "site"
 # What a notebook's outputs depend on besides its own source.
 INPUT_TREES = ("course_lib", "data", "experiments/results")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-# Seconds one cell may take. The slowest cell takes well under a minute; a kernel that has not
-# answered by then has hung (see _execute_all), and its notebook runs again in a new kernel.
+# Seconds one cell may take: the slowest takes well under a minute. A cell that outlasts it
+# fails the build (nbclient's CellTimeoutError), as any error does.
 CELL_TIMEOUT = 240
 EXPLORER_NOTE = ("<p class=\"course-explorer-note\"><b>Interactive explorer.</b> Its controls "
                  "run only in JupyterLab (<code>python3 course.py lab</code>); the figure after "
@@ -190,34 +190,24 @@ def inputs_digest() -> str:
 
 async def _execute_all(paths: list[Path], jobs: int) -> list[str]:
     """Run notebooks, at most ``jobs`` kernels at once, each in its own kernel process."""
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+    from kernel_client import notebook_client
 
     limit = asyncio.Semaphore(jobs)
     # The kernels get the test environment: the outputs the notebook tests see.
     environment = {**os.environ, **TEST_ENVIRONMENT}
 
-    async def run_once(path: Path) -> str:
-        nb = nbformat.read(path, as_version=4)
-        # nbclient keeps widget state while running (its output-widget hook needs it); the
-        # page drops it (prepare_for_page).
-        client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
-                                record_timing=False,
-                                resources={"metadata": {"path": str(path.parent)}})
-        await client.async_execute(env=environment)
-        return nbformat.writes(nb)
-
     async def run(path: Path) -> str:
         async with limit:
-            try:
-                return await run_once(path)
-            except (CellTimeoutError, DeadKernelError) as err:
-                # Now and then a kernel sits idle while its client waits for a reply that never
-                # comes; a new kernel runs the same notebook normally. Said, never hidden.
-                print(f"build_site: {path.parent.name}/{path.name}: {type(err).__name__} "
-                      f"({str(err).splitlines()[0][:120]}); running it again in a new kernel",
-                      file=sys.stderr, flush=True)
-                return await run_once(path)
+            nb = nbformat.read(path, as_version=4)
+            # nbclient keeps widget state while running (its output-widget hook needs it); the
+            # page drops it (prepare_for_page). The course's kernel client: nbclient's own can
+            # miss a cell's reply while it answers an explorer's Output widget, and then waits
+            # the whole cell timeout (tools/kernel_client.py).
+            client = notebook_client(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
+                                     record_timing=False,
+                                     resources={"metadata": {"path": str(path.parent)}})
+            await client.async_execute(env=environment)
+            return nbformat.writes(nb)
 
     return await asyncio.gather(*(run(path) for path in paths))
 
