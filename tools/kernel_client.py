@@ -20,8 +20,9 @@ stalls that ended without an error. ``tools/kernel_stress.py`` shows it (``--unp
 
 The fix is libzmq's own rule: after sending on a socket whose file descriptor you wait on, look
 at ``ZMQ_EVENTS`` again. Reading it through the asyncio socket makes pyzmq wake the waiting poll
-when a message is there. The kernel (ipykernel), the ports and the two test runs sharing the
-machine play no part; load only makes the window likelier.
+when a message is there. The kernel (ipykernel: it had sent its reply), the ports (each kernel's
+are held by it and its own client only) and the two test runs side by side are not the cause:
+one process running one kernel at a time stalls too.
 """
 
 from __future__ import annotations
