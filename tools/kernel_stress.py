@@ -131,7 +131,8 @@ class Watch:
     def __init__(self, worker: int, index: int):
         self.worker, self.index = worker, index
         self.lock = threading.Lock()
-        self.phase, self.since, self.flagged = "creating the kernel manager", time.monotonic(), False
+        self.phase, self.since = "creating the kernel manager", time.monotonic()
+        self.flagged = False
         self.stalls: list[str] = []
         self.client = None
         self.loop: asyncio.AbstractEventLoop | None = None
