@@ -40,3 +40,4 @@ def test_a_stuck_run_fails_with_the_test_named_and_the_stacks_written(tmp_path):
     text = report.read_text()
     assert "test_waits_on_a_child_for_ever" in text          # this process's stack
     assert "time.sleep(600)" in text and "== child" in text   # and its child's command
+    assert "<module> (<string>:1)" in text, text               # and stack (py-spy)
