@@ -13,6 +13,7 @@ from course_lib.gp.listeners import (ACQUISITIONS, CannotHear, Fatigue, GPDrawRe
                                      MattersAboveThreshold, SimulatedListener, SwitchesPreference,
                                      gp_draw_2d, gp_draw_4d, negated_griewank, paper_h_model,
                                      run_session, settings_grid)
+from numerics import round_off
 
 # binomial and mean tolerances: this many standard errors (a false alarm about 1 in 10^5)
 Z_TOL = 4.5
@@ -65,7 +66,7 @@ def test_gp_draw_evaluated_in_chunks_agrees_with_small_calls():
     irf = gp_draw_2d(rng=2)
     fine = settings_grid(-20, 20, 0.5, 2)   # 6561 settings: more than one chunk
     assert np.allclose(irf(fine), np.concatenate([irf(fine[:100]), irf(fine[100:])]),
-                       rtol=1e-12, atol=1e-12)
+                       rtol=0, atol=draw_round_off(irf, fine))
 
 
 def test_gp_draw_values_have_the_kernel_covariance():
@@ -229,6 +230,13 @@ def known_model():
     return PreferenceGP(SquaredExponential(8.0, 4.0), PairwiseProbit(0.5))
 
 
+def draw_round_off(irf, X):
+    """Round-off of a GP draw's values at X: f(x) = k(x, A) w with w = K_AA^-1 f_A, whose terms
+    cancel (|k| |w| ~ 1e6 for values ~ 4 on SMALL_GRID), so a setting's value depends on the
+    BLAS kernel and the batch it is evaluated in by ~eps |k| |w| ~ 1e-10."""
+    return round_off(np.max(np.abs(irf.kernel(X, irf.anchors)) @ np.abs(irf._weights)))
+
+
 def small_session(seed, acquisition="bei-argmax", **options):
     listener = SimulatedListener(gp_draw_2d(rng=100 + seed), PairwiseProbit(0.5), rng=200 + seed)
     settings = dict(n_random=5, n_active=10, acquisition=acquisition, optimise_every=None,
@@ -252,7 +260,9 @@ def test_session_structure_for_every_rule(acquisition):
     assert r.comparisons.n_comparisons == 5 + n_active
     assert r.incumbents.shape == (n_active + 1, 2) and r.regret.shape == (n_active + 1,)
     assert r.convergence.shape == (n_active + 1,) and np.all(r.convergence >= 0)
-    assert np.all(r.regret >= -1e-12)
+    # regret >= 0 up to the IRF's evaluation round-off (the grid's max and the incumbents are
+    # evaluated in batches of different sizes)
+    assert np.all(r.regret >= -draw_round_off(gp_draw_2d(rng=100), SMALL_GRID))
     assert r.hyperparameters.shape == (n_active + 1, 3)   # variance, lengthscale, noise_sd
     assert np.all(r.hyperparameters == r.hyperparameters[0])   # optimise_every=None
     assert r.optimised_at == ()
