@@ -291,17 +291,22 @@ def test_kernel_gradient_includes_the_jitter_of_k_zz():
 def test_optimum_has_zero_gradient_and_the_fixed_point():
     X, Z, mixed = mixed_with_pairs()
     kernel = SquaredExponential([0.4, 0.6], 1.3)
-    result = fit_sparse_variational(kernel, X, Z, mixed, tol=1e-15)
+    tol = 1e-15
+    result = fit_sparse_variational(kernel, X, Z, mixed, tol=tol)
     assert result.converged
-    np.testing.assert_allclose(result.gradient_mean, 0.0, atol=1e-6)
-    np.testing.assert_allclose(result.gradient_root, 0.0, atol=1e-6)
-    # m = B d_mean and S S^T = (I + B diag(-2 d_var) B^T)^-1, B = L^-1 K_ZX M^T
+    # m = B d_mean and S S^T = (I + B diag(-2 d_var) B^T)^-1 = H^-1, B = L^-1 K_ZX M^T
     B = np.linalg.solve(np.linalg.cholesky(kernel(Z)), kernel(Z, X) @ mixed.M.T)
     _, d_mean, d_var = mixed.expected_log_likelihood(result.z_mean, result.z_var)
-    np.testing.assert_allclose(result.mean_whitened, B @ d_mean, atol=1e-6)
+    H = np.eye(6) + (B * -2 * d_var) @ B.T
+    # L-BFGS-B stops when a step changes the ELBO by less than tol relative: the gradient left
+    # is up to about sqrt(2 lambda_max(H) tol |ELBO|) (1.3e-6 here; 2e-7 to 7e-7 measured on
+    # four BLAS kernels), and the fixed-point equations are off by as much; 4 times that
+    stopped = 4 * np.sqrt(2 * np.linalg.eigvalsh(H).max() * tol * abs(result.elbo))
+    np.testing.assert_allclose(result.gradient_mean, 0.0, atol=stopped)
+    np.testing.assert_allclose(result.gradient_root, 0.0, atol=stopped)
+    np.testing.assert_allclose(result.mean_whitened, B @ d_mean, atol=stopped)
     S = result.root_whitened
-    np.testing.assert_allclose(S @ S.T, np.linalg.inv(np.eye(6) + (B * -2 * d_var) @ B.T),
-                               atol=1e-6)
+    np.testing.assert_allclose(S @ S.T, np.linalg.inv(H), atol=stopped)
 
 
 def test_optimised_elbo_gradient_in_theta_matches_finite_differences():
