@@ -213,10 +213,10 @@ def run_tests(extra_args: list[str], latest: bool) -> int:
             side_steps.append(([*pytest, *browser_paths, "-p", "no:cacheprovider"], env))
         side = SideRuns(side_steps, python)
         side.start()
-        # Every notebook runs twice, once on each set of kernels: the site build runs them all
-        # under the second pass; nbval runs the solutions here, and the browser tests the
-        # lectures as a student meets them (without Chromium, the site build alone checks them).
-        code = run_step([*pytest, "tests", "solutions", *nbval,
+        # Every notebook runs on both sets of kernels: through nbval here, and in the second
+        # pass's site build, whose printed numbers tests/test_site.py compares with the ones
+        # nbval checks.
+        code = run_step([*pytest, "tests", *NOTEBOOK_DIRS, *nbval,
                          f"--ignore={SITE_TESTS.as_posix()}",
                          f"--ignore={BROWSER_TESTS.as_posix()}"], python, env)
         side_code = side.wait()

@@ -176,9 +176,7 @@ def test_the_second_pass_and_the_browser_tests_run_beside_the_main_run(monkeypat
     assert second_env["NUMBA_CPU_NAME"] == "generic"
     # then the browser tests, and the main run, on the machine's own kernels
     assert "tests/browser" in browser and "--ignore=tests/test_site.py" in main
-    # the lectures run in the site build and the browser, the solutions in the site build and here
-    assert "--ignore=tests/browser" in main and {"tests", "solutions"} <= set(main)
-    assert "lectures" not in main
+    assert "--ignore=tests/browser" in main and {"tests", "lectures", "solutions"} <= set(main)
     for own in (browser_env, main_env):
         assert all(own.get(name) == os.environ.get(name) for name in course.PORTABILITY_ENVIRONMENT)
     # a chosen subset runs once, in order, browser tests included

@@ -210,6 +210,57 @@ def test_nothing_is_loaded_from_the_network(site):
         assert not re.search(r"@import\s+url\(\s*[\"']?https?://", text), name
 
 
+SANITIZE_CONFIG = ROOT / "tests" / "nbval_sanitize.cfg"
+
+
+def sanitizers() -> list[tuple[re.Pattern, str]]:
+    """The (regex, replacement) pairs of nbval's sanitize file, which nbval applies too."""
+    lines = [line.strip() for line in SANITIZE_CONFIG.read_text(encoding="utf-8").splitlines()]
+    pairs = [(line[len("regex:"):].strip(), after[len("replace:"):].strip())
+             for line, after in zip(lines, lines[1:])
+             if line.startswith("regex:") and after.startswith("replace:")]
+    return [(re.compile(regex), replace) for regex, replace in pairs]
+
+
+def printed(cell, rules) -> list[str]:
+    """What a code cell prints, as nbval compares it: each stream's text joined, and the plain
+    text of results and displays, sanitised; figures and widgets left aside."""
+    streams: dict[str, str] = {}
+    shown = []
+    for output in cell.get("outputs", []):
+        if output["output_type"] == "stream":
+            streams[output["name"]] = streams.get(output["name"], "") + output["text"]
+        elif "text/plain" in output.get("data", {}) and not any(
+                key.startswith(("image/", "application/vnd.jupyter.widget"))
+                for key in output["data"]):
+            shown.append(output["data"]["text/plain"])
+    texts = [f"{name}: {text}" for name, text in sorted(streams.items())] + shown
+    for pattern, replace in rules:
+        texts = [pattern.sub(replace, text) for text in texts]
+    return texts
+
+
+def test_checked_outputs_are_the_stored_ones_on_this_pass(site):
+    """The site build runs every notebook (in the test command's second pass, on another BLAS
+    kernel and numba's generic target): what each nbval-checked cell prints there must be what
+    the repository stores and nbval checks on the machine's own kernels."""
+    from check_notebooks import checks_output
+
+    _, report = site
+    rules, problems, n_checked = sanitizers(), [], 0
+    for name, executed in report["executed"].items():
+        stored = nbformat.read(ROOT / name, as_version=4)
+        for index, (mine, theirs) in enumerate(zip(executed.cells, stored.cells)):
+            if theirs.cell_type != "code" or not checks_output(theirs):
+                continue
+            n_checked += 1
+            if printed(mine, rules) != printed(theirs, rules):
+                problems.append(f"{name} cell {index}: prints\n{printed(mine, rules)}\n"
+                                f"stored:\n{printed(theirs, rules)}")
+    assert n_checked >= 2 * len(UNITS), "fewer checked cells than expected: is the tag read?"
+    assert not problems, "\n\n".join(problems[:5])
+
+
 def test_pages_show_no_error_output_and_no_widget_text(site):
     out, report = site
     for name, path in pages(out).items():
