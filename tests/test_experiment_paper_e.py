@@ -154,28 +154,22 @@ def test_readme_claims_hold():
             assert verdict["matched_wins"], (function, noise, verdict["winner"])
             assert all(other["significantly_lower"] for other in verdict["against"].values()), (
                 function, noise)
-    # with ML-II: 5 of the paper's 6 columns; SE / TG goes to GP-BE, not significantly
+    # with ML-II kept where Laplace holds: all 6 of the paper's columns; SE / TG is the close
+    # one (GP-BE not significantly higher), and no fit of any model ends near a breakdown
     ml_ii = summary["ml_ii"]["verdicts"]
     lost = [(function, noise) for function in paper_e.MAIN_FUNCTIONS
             for noise in paper_e.NOISE_TYPES if not ml_ii[function][noise]["matched_wins"]]
-    assert lost == [("SE", "TG")], lost
-    assert ml_ii["SE"]["TG"]["winner"] == "GP-BE"
-    assert not any(other["significantly_lower"] or other["p_value"] < paper_e.SIGNIFICANCE
-                   for other in ml_ii["SE"]["TG"]["against"].values())
-    # only GP-TG's ML-II fits end near a Laplace breakdown, among them SE / TG, and there its
-    # NLPD is far above its NLPD at the generating values
+    assert lost == [], lost
+    assert ml_ii["SE"]["TG"]["against"]["GP-BE"]["p_value"] > paper_e.SIGNIFICANCE
     table = summary["ml_ii"]["table"]
     for function, columns in table.items():
         for noise, rows in columns.items():
-            assert rows["GP-WA"]["n_near_singular"] == rows["GP-BE"]["n_near_singular"] == 0
-    assert table["SE"]["TG"]["GP-TG"]["n_near_singular"] >= 1
-    excess = [r["functions"][f][n]["models"]["GP-TG"]["nlpd"]
-              - r["functions"][f][n]["at_generating_values"]["GP-TG"]["nlpd"]
-              for r in per_realisation for f in paper_e.MAIN_FUNCTIONS
-              for n in paper_e.NOISE_TYPES
-              if r["functions"][f][n]["models"]["GP-TG"]["smallest_eigenvalue_I_KW"]
-              < paper_e.NEAR_SINGULAR]
-    assert excess and min(excess) > 10.0, excess
+            assert all(rows[model]["n_near_singular"] == 0 for model in paper_e.MODELS), (
+                function, noise)
+    assert all(r["functions"][f][n]["models"][model]["smallest_eigenvalue_I_KW"]
+               >= paper_e.NEAR_SINGULAR
+               for r in per_realisation for f in paper_e.FUNCTIONS for n in paper_e.NOISE_TYPES
+               for model in paper_e.MODELS if not r["functions"][f][n]["models"][model]["failed"])
     # GP-BE is not log-concave either: some of its fits have negative curvature
     assert any(r["functions"][f][n]["models"]["GP-BE"]["n_negative_curvature"] > 0
                for r in per_realisation for f in paper_e.FUNCTIONS for n in paper_e.NOISE_TYPES)
@@ -224,3 +218,15 @@ def test_readme_claims_about_ep_hold():
     clipped = [fit["n_clipped_sites"] for r in per_realisation for cells in r["functions"].values()
                for cell in cells.values() for ep in paper_e.EP_FITS for fit in cell[ep].values()]
     assert max(clipped) == 13
+
+
+def test_smallest_eigenvalue_of_I_KW_through_the_symmetric_form():
+    """I + K W is not symmetric; its eigenvalues are those of I + L^T W L (K = L L^T), also with
+    negative curvatures w, and the two agree within round-off of the matrix's size."""
+    rng = np.random.default_rng(3)
+    X = np.sort(rng.uniform(0, 10, 30))[:, None]
+    K = paper_e.generating_kernel("SE")(X)
+    w = rng.normal(0.0, 1.0, 30)
+    direct = np.min(np.linalg.eigvals(np.eye(30) + K * w[None, :]).real)
+    scale = 1 + np.max(np.abs(K)) * np.max(np.abs(w)) * 30
+    assert paper_e.smallest_eigenvalue_I_KW(K, w) == pytest.approx(direct, abs=1e-8 * scale)
