@@ -219,7 +219,7 @@ def test_em_step_is_the_closed_form_update(name):
 
 @pytest.mark.parametrize("name", list(MODELS))
 def test_em_never_lowers_the_evidence_and_its_fixed_point_is_stationary(name):
-    gp, _, _ = fitted(name)
+    gp, X, data = fitted(name)
     values = [gp.log_marginal_likelihood()]
     for _ in range(3000):
         before = gp.noise_table_
@@ -227,7 +227,11 @@ def test_em_never_lowers_the_evidence_and_its_fixed_point_is_stationary(name):
         values.append(gp.log_marginal_likelihood())
         if np.max(np.abs(np.log(gp.noise_table_ / before))) < 1e-11:
             break
-    assert_non_decreasing(values, what="the evidence over EM steps")
+    # once EM has settled, consecutive evidences differ by the round-off of a Cholesky solve
+    # with the labels' covariance, which scales with its condition number (~300 here)
+    covariance = gp.kernel(X)[np.ix_(data.items, data.items)] + np.diag(per_label_noise(gp, data))
+    assert_non_decreasing(values, scale=np.linalg.cond(covariance) * np.max(np.abs(values)),
+                          what="the evidence over EM steps")
     assert values[-1] > values[0] + 0.1
     gradient = gp.marginal_likelihood(eval_gradient=True).gradient_log_noise
     free = ~gp.at_floor_.ravel()
