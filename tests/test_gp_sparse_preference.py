@@ -25,6 +25,7 @@ from course_lib.gp.preference import PreferenceGP
 from course_lib.gp.sparse import select_inducing_inputs
 from course_lib.gp.sparse_preference import SparsePreferenceGP
 
+from numerics import round_off
 from preference_data import connected_pairs
 
 PSEUDO = np.array([[-2.0, -1.0], [0.0, 0.5], [2.0, 1.0], [1.0, -2.0]])
@@ -144,7 +145,10 @@ def test_laplace_mode_and_evidence_match_direct_optimisation_of_the_sparse_poste
 
     found = minimize(negative_log_posterior, np.zeros(4), method="BFGS",
                      options={"gtol": 1e-10})
-    assert np.allclose(model.laplace.f_hat, found.x, atol=1e-6)
+    # BFGS on finite-difference gradients stops with "precision loss" 6e-8 to 9e-8 from the
+    # mode, where depending on the BLAS kernel: compared through the objective, the Laplace
+    # mode is at least as high up (found.fun - psi(f_hat) = 4e-15 to 1.4e-14 measured)
+    assert negative_log_posterior(model.laplace.f_hat) <= found.fun + round_off(found.fun)
     # evidence: log p(y | f_hat) - 1/2 f_hat^T K^-1 f_hat - 1/2 log det(I + K W), W by hand
     f_hat = model.laplace.f_hat
     t = sign * (Mt @ f_hat)
