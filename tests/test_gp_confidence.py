@@ -155,8 +155,15 @@ def test_item_model_equals_the_seeds_pair_space_kernel():
     ours = ConfidencePreferenceGP(KERNEL, likert=LIKERT, tol=TIGHT).fit(X, first, second,
                                                                         choices, levels)
     assert ours.result.elbo == pytest.approx(pair_model.elbo, abs=1e-7)
-    np.testing.assert_allclose(ours.result.z_mean[:8], pair_model.z_mean[:8], atol=1e-5)
-    np.testing.assert_allclose(ours.result.z_var[:8], pair_model.z_var[:8], atol=1e-5)
+    # both fits stop on L-BFGS-B's ftol (TIGHT, relative ELBO change), which pins q only to
+    # about sqrt(2 TIGHT |ELBO| / lambda_min(H)), H = K_pair^-1 + Lambda the ELBO's curvature
+    # in z (2.4e-6 here); where each run stops moves with the BLAS kernel (measured: means
+    # 0.2 to 0.4, variances 1.1 to 3.2 times that), so 20 times that is allowed
+    site = pair_model.site_precision
+    H = np.linalg.inv(pair_kernel) + np.diag(site[:8] + site[8:])
+    pinned = 20 * np.sqrt(2 * TIGHT * abs(pair_model.elbo) / np.linalg.eigvalsh(H).min())
+    np.testing.assert_allclose(ours.result.z_mean[:8], pair_model.z_mean[:8], atol=pinned)
+    np.testing.assert_allclose(ours.result.z_var[:8], pair_model.z_var[:8], atol=pinned)
 
 
 def test_swapping_every_pair_leaves_the_predictions_unchanged():
