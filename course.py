@@ -242,7 +242,7 @@ class SideRuns:
         SIDE_LOG.parent.mkdir(parents=True, exist_ok=True)
         for step, step_env in self.steps:
             extra = {key: value for key, value in step_env.items()
-                     if key in PORTABILITY_ENVIRONMENT}
+                     if key in PORTABILITY_ENVIRONMENT and os.environ.get(key) != value}
             prefix = [f"{key}={value}" for key, value in extra.items()]
             print("$", *prefix, *shown(step, self.python), f">> {SIDE_LOG} &", flush=True)
         self._thread.start()
