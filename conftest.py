@@ -3,12 +3,16 @@ watchdog (tests/watchdog_plugin.py)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent
 # Stops a run in which no test finishes for a while, with the stacks of every process involved.
+# tests/ is on the path by pyproject's pythonpath; also when this file is loaded as a plugin.
+if str(ROOT / "tests") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tests"))
 pytest_plugins = ["watchdog_plugin"]
 
 

@@ -34,19 +34,23 @@ EXTRAS = {"lab": "lab", "test": "test", "release": "test", "site": "test"}
 NOTEBOOK_DIRS = ["lectures", "solutions"]
 BROWSER_TESTS = Path("tests") / "browser"
 SITE_TESTS = Path("tests") / "test_site.py"
-# Where the second pass and the browser tests, run beside the main pytest run, write their report.
-SIDE_LOG = ROOT / ".test-artifacts" / "side-runs.log"
+# Where the second pass and the browser tests, run beside the main pytest run, write their reports.
+SIDE_LOGS = {"second pass": ROOT / ".test-artifacts" / "second-pass.log",
+             "browser tests": ROOT / ".test-artifacts" / "browser-tests.log"}
 # The second pass of the numerics-sensitive tests: another set of OpenBLAS kernels and numba's
 # portable target, so a result that holds only on this machine's rounding fails here and not on
 # a lecturer's laptop (docs/CONVENTIONS.md section 6).
 PORTABILITY_ENVIRONMENT = {"OPENBLAS_CORETYPE": "Prescott", "NUMBA_CPU_NAME": "generic"}
 # What the second pass runs: the model and reference tests, the reduced experiment runs, and the
 # site build (tests/test_site.py), which executes every lecture and solutions notebook.
-NUMERICS_TESTS = ["tests/reference", "tests/test_dtw.py", "tests/test_dtw_search.py",
-                  "tests/test_gaussian.py", "tests/test_kmeans.py", "tests/test_gmm.py",
-                  "tests/test_hmm.py", "tests/test_gp_*.py", "tests/test_affinity.py",
-                  "tests/test_metrics.py", "tests/test_levelset_session.py",
-                  "tests/test_experiment*.py"]
+NUMERICS_TESTS = ["tests/reference", *(f"tests/test_{name}.py" for name in (
+    "affinity", "dtw", "dtw_search", "features", "gaussian", "gmm", "kmeans", "vq", "hmm",
+    "metrics", "term_discovery", "recognition", "recognition_selection", "psychophysics",
+    "confidence_raters", "gp_acquisition", "gp_annotators", "gp_bald", "gp_comparisons",
+    "gp_confidence", "gp_constraints", "gp_ep", "gp_feedback_likelihoods", "gp_kernels",
+    "gp_laplace", "gp_levelset", "gp_likelihoods", "gp_listeners", "gp_preference", "gp_raters",
+    "gp_regression", "gp_sparse", "gp_sparse_preference", "gp_sparse_variational",
+    "gp_variational", "levelset_session")), "tests/test_experiment*.py"]
 # Shared by the tests and tools/store_outputs.py, so stored outputs match test runs.
 # TQDM_DISABLE keeps progress bars out of test logs; notebooks still show them in the lab.
 # One BLAS thread: reproducible sums for the checked outputs, no oversubscription on 2 cores.
@@ -202,27 +206,31 @@ def run_tests(extra_args: list[str], latest: bool) -> int:
                         python, env)
     elif code == 0:
         # Beside the main run (library, reference, widget and exercise tests, then the notebooks
-        # through nbval, serially: docs/CONVENTIONS.md section 2), one after the other: the
-        # second pass under PORTABILITY_ENVIRONMENT (with the site build), then the browser
-        # tests, which mostly wait on JupyterLab, Chromium and their kernels.
+        # through nbval, serially: docs/CONVENTIONS.md section 2), two more at once: the second
+        # pass under PORTABILITY_ENVIRONMENT (with the site build) and the browser tests, which
+        # mostly wait on JupyterLab, Chromium and their kernels. Three runs on two cores finish
+        # sooner than two: the browser's waits leave room.
         numerics = sorted({path.relative_to(ROOT).as_posix() for pattern in NUMERICS_TESTS
                            for path in ROOT.glob(pattern)})
-        side_steps = [([*pytest, SITE_TESTS.as_posix(), *numerics, "-p", "no:cacheprovider"],
-                       {**env, **PORTABILITY_ENVIRONMENT})]
+        side_runs = [SideRun("second pass", [*pytest, SITE_TESTS.as_posix(), *numerics,
+                                             "-p", "no:cacheprovider"],
+                             {**env, **PORTABILITY_ENVIRONMENT}, python)]
         if browser_paths:
-            side_steps.append(([*pytest, *browser_paths, "-p", "no:cacheprovider"], env))
-        side = SideRuns(side_steps, python)
-        side.start()
+            side_runs.append(SideRun("browser tests", [*pytest, *browser_paths,
+                                                       "-p", "no:cacheprovider"], env, python))
+        for side in side_runs:
+            side.start()
         # Every notebook runs on both sets of kernels: through nbval here, and in the second
         # pass's site build, whose printed numbers tests/test_site.py compares with the ones
         # nbval checks.
         code = run_step([*pytest, "tests", *NOTEBOOK_DIRS, *nbval,
                          f"--ignore={SITE_TESTS.as_posix()}",
                          f"--ignore={BROWSER_TESTS.as_posix()}"], python, env)
-        side_code = side.wait()
-        print(f"\n$ cat {SIDE_LOG}   # the second pass and the browser tests", flush=True)
-        print(SIDE_LOG.read_text(encoding="utf-8"), end="", flush=True)
-        code = code or side_code
+        for side in side_runs:
+            side_code = side.wait()
+            print(f"\n$ cat {side.log}   # the {side.name}", flush=True)
+            print(side.log.read_text(encoding="utf-8"), end="", flush=True)
+            code = code or side_code
     if browser_missing:
         print(browser_missing, flush=True)
         if os.environ.get("CI") and code == 0:  # CI must test in a browser; a user may choose
@@ -230,34 +238,30 @@ def run_tests(extra_args: list[str], latest: bool) -> int:
     return code
 
 
-class SideRuns:
-    """Commands run one after the other in a thread, beside the main run, into SIDE_LOG."""
+class SideRun:
+    """One pytest run in a thread, beside the main run, into its log (SIDE_LOGS[name])."""
 
-    def __init__(self, steps: list[tuple[list[str], dict[str, str]]], python: Path):
-        self.steps, self.python = steps, python
-        self.codes: list[int] = []
-        self._thread = threading.Thread(target=self._run, name="side-runs", daemon=True)
+    def __init__(self, name: str, step: list[str], env: dict[str, str], python: Path):
+        self.name, self.step, self.env, self.python = name, step, env, python
+        self.log = SIDE_LOGS[name]
+        self.code = 0
+        self._thread = threading.Thread(target=self._run, name=f"side-run: {name}", daemon=True)
 
     def start(self) -> None:
-        SIDE_LOG.parent.mkdir(parents=True, exist_ok=True)
-        for step, step_env in self.steps:
-            extra = {key: value for key, value in step_env.items()
-                     if key in PORTABILITY_ENVIRONMENT and os.environ.get(key) != value}
-            prefix = [f"{key}={value}" for key, value in extra.items()]
-            print("$", *prefix, *shown(step, self.python), f">> {SIDE_LOG} &", flush=True)
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        changed = [f"{key}={value}" for key, value in self.env.items()
+                   if key in PORTABILITY_ENVIRONMENT and os.environ.get(key) != value]
+        print("$", *changed, *shown(self.step, self.python), f"> {self.log} &", flush=True)
         self._thread.start()
 
     def _run(self) -> None:
-        with open(SIDE_LOG, "w", encoding="utf-8") as log:
-            for step, step_env in self.steps:
-                log.write("$ " + " ".join(shown(step, self.python)) + "\n")
-                log.flush()
-                self.codes.append(subprocess.call(step, cwd=ROOT, env=step_env, stdout=log,
-                                                  stderr=subprocess.STDOUT))
+        with open(self.log, "w", encoding="utf-8") as log:
+            self.code = subprocess.call(self.step, cwd=ROOT, env=self.env, stdout=log,
+                                        stderr=subprocess.STDOUT)
 
     def wait(self) -> int:
         self._thread.join()
-        return next((code for code in self.codes if code), 0)
+        return self.code
 
 
 def shown(step: list[str], python: Path) -> list[str]:

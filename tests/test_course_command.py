@@ -146,8 +146,9 @@ def test_without_chromium_the_browser_tests_are_left_out_with_one_line(monkeypat
 def run_tests_recording(monkeypatch, tmp_path, browser, extra_args=()):
     """Run course.run_tests with every command recorded instead of run; return the code and the
     (command, environment) pairs, the main run last."""
-    # not the real log: a real test run's side runs are writing it
-    monkeypatch.setattr(course, "SIDE_LOG", tmp_path / "side.log")
+    # not the real logs: a real test run's side runs are writing them
+    monkeypatch.setattr(course, "SIDE_LOGS", {name: tmp_path / f"{index}.log" for index, name
+                                              in enumerate(course.SIDE_LOGS)})
     monkeypatch.setattr(course, "ensure_environment", lambda extra, latest: Path(sys.executable))
     monkeypatch.setattr(course, "browser_test_status", lambda: browser)
     commands, side = [], []
@@ -155,8 +156,8 @@ def run_tests_recording(monkeypatch, tmp_path, browser, extra_args=()):
 
     def call(step, env=None, **_):
         with lock:
-            (side if threading.current_thread().name == "side-runs" else commands).append(
-                (step, env))
+            side_run = threading.current_thread().name.startswith("side-run")
+            (side if side_run else commands).append((step, env))
         return 0
 
     monkeypatch.setattr(course.subprocess, "call", call)
@@ -168,13 +169,16 @@ def test_the_second_pass_and_the_browser_tests_run_beside_the_main_run(monkeypat
     monkeypatch.delenv("CI", raising=False)
     code, commands = run_tests_recording(monkeypatch, tmp_path, (["tests/browser"], None))
     assert code == 0
-    (second, second_env), (browser, browser_env), (main, main_env) = commands[:2] + commands[-1:]
+    (main, main_env), side = commands[-1], [run for run in commands[:-1] if "pytest" in run[0]]
+    assert len(side) == 2
+    (second, second_env), = [run for run in side if "tests/test_site.py" in run[0]]
+    (browser, browser_env), = [run for run in side if "tests/browser" in run[0]]
     # the second pass: the site build and the numerics tests under another BLAS and numba target
     assert "tests/test_site.py" in second and "tests/test_gp_laplace.py" in second
     assert "tests/reference" in second and "tests/test_experiment_paper_e.py" in second
     assert second_env["OPENBLAS_CORETYPE"] == "Prescott"
     assert second_env["NUMBA_CPU_NAME"] == "generic"
-    # then the browser tests, and the main run, on the machine's own kernels
+    # beside it the browser tests, and the main run, on the machine's own kernels
     assert "tests/browser" in browser and "--ignore=tests/test_site.py" in main
     assert "--ignore=tests/browser" in main and {"tests", "lectures", "solutions"} <= set(main)
     for own in (browser_env, main_env):

@@ -244,7 +244,11 @@ def executed_notebooks(paths: list[Path], cache: Path | None, jobs: int) -> dict
             cache.mkdir(parents=True, exist_ok=True)
             for old in cache.glob(f"{path.parent.name}-{path.stem}-*.ipynb"):
                 old.unlink()
-            cached(path).write_text(text, encoding="utf-8")
+            # written whole, then renamed: a build in another process (the browser tests
+            # beside the second pass) never reads half a notebook
+            partial = cached(path).with_suffix(".partial")
+            partial.write_text(text, encoding="utf-8")
+            partial.replace(cached(path))
     return results
 
 
