@@ -206,10 +206,10 @@ def run_tests(extra_args: list[str], latest: bool) -> int:
                         python, env)
     elif code == 0:
         # Beside the main run (library, reference, widget and exercise tests, then the notebooks
-        # through nbval, serially: docs/CONVENTIONS.md section 2), two more at once: the second
-        # pass under PORTABILITY_ENVIRONMENT (with the site build) and the browser tests, which
-        # mostly wait on JupyterLab, Chromium and their kernels. Three runs on two cores finish
-        # sooner than two: the browser's waits leave room.
+        # through nbval, serially: docs/CONVENTIONS.md section 2), one after the other: the
+        # second pass under PORTABILITY_ENVIRONMENT (with the site build), then the browser
+        # tests, which mostly wait on JupyterLab, Chromium and their kernels. All three at once
+        # took longer on two cores: the browser's kernels and Chromium then wait for CPU.
         numerics = sorted({path.relative_to(ROOT).as_posix() for pattern in NUMERICS_TESTS
                            for path in ROOT.glob(pattern)})
         side_runs = [SideRun("second pass", [*pytest, SITE_TESTS.as_posix(), *numerics,
@@ -219,18 +219,21 @@ def run_tests(extra_args: list[str], latest: bool) -> int:
             side_runs.append(SideRun("browser tests", [*pytest, *browser_paths,
                                                        "-p", "no:cacheprovider"], env, python))
         for side in side_runs:
-            side.start()
+            side.announce()
+        beside = threading.Thread(target=lambda: [side.run() for side in side_runs],
+                                  name="side-runs", daemon=True)
+        beside.start()
         # Every notebook runs on both sets of kernels: through nbval here, and in the second
         # pass's site build, whose printed numbers tests/test_site.py compares with the ones
         # nbval checks.
         code = run_step([*pytest, "tests", *NOTEBOOK_DIRS, *nbval,
                          f"--ignore={SITE_TESTS.as_posix()}",
                          f"--ignore={BROWSER_TESTS.as_posix()}"], python, env)
+        beside.join()
         for side in side_runs:
-            side_code = side.wait()
             print(f"\n$ cat {side.log}   # the {side.name}", flush=True)
             print(side.log.read_text(encoding="utf-8"), end="", flush=True)
-            code = code or side_code
+            code = code or side.code
     if browser_missing:
         print(browser_missing, flush=True)
         if os.environ.get("CI") and code == 0:  # CI must test in a browser; a user may choose
@@ -239,29 +242,23 @@ def run_tests(extra_args: list[str], latest: bool) -> int:
 
 
 class SideRun:
-    """One pytest run in a thread, beside the main run, into its log (SIDE_LOGS[name])."""
+    """One pytest run beside the main run, into its log (SIDE_LOGS[name])."""
 
     def __init__(self, name: str, step: list[str], env: dict[str, str], python: Path):
         self.name, self.step, self.env, self.python = name, step, env, python
         self.log = SIDE_LOGS[name]
         self.code = 0
-        self._thread = threading.Thread(target=self._run, name=f"side-run: {name}", daemon=True)
 
-    def start(self) -> None:
-        self.log.parent.mkdir(parents=True, exist_ok=True)
+    def announce(self) -> None:
         changed = [f"{key}={value}" for key, value in self.env.items()
                    if key in PORTABILITY_ENVIRONMENT and os.environ.get(key) != value]
         print("$", *changed, *shown(self.step, self.python), f"> {self.log} &", flush=True)
-        self._thread.start()
 
-    def _run(self) -> None:
+    def run(self) -> None:
+        self.log.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log, "w", encoding="utf-8") as log:
             self.code = subprocess.call(self.step, cwd=ROOT, env=self.env, stdout=log,
                                         stderr=subprocess.STDOUT)
-
-    def wait(self) -> int:
-        self._thread.join()
-        return self.code
 
 
 def shown(step: list[str], python: Path) -> list[str]:
