@@ -46,13 +46,16 @@ c = get_config()
 c.CourseDirectory.course_id = "speech-judgement-course"
 c.CourseDirectory.db_url = {db_url!r}
 c.Execute.timeout = 300
+c.Execute.kernel_manager_class = "kernel_client.KernelManager"
 """
 
 
 def _nbgrader(course: Path, *args: str) -> str:
     # nbgrader starts `alembic` and kernels by name: the environment's bin/ goes first on PATH
     env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent),
-                                                   os.environ.get("PATH", "")])}
+                                                   os.environ.get("PATH", "")]),
+           # the course's kernel client (tools/kernel_client.py), which misses no reply
+           "PYTHONPATH": os.pathsep.join([str(ROOT / "tools"), os.environ.get("PYTHONPATH", "")])}
     run = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env,
                          capture_output=True, text=True, timeout=900)
     assert run.returncode == 0 and "ERROR" not in run.stderr, run.stderr[-4000:]
