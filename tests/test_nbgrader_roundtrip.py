@@ -46,7 +46,9 @@ c = get_config()
 c.CourseDirectory.course_id = "speech-judgement-course"
 c.CourseDirectory.db_url = {db_url!r}
 c.Execute.timeout = 300
-c.Execute.kernel_manager_class = "kernel_client.KernelManager"
+# nbgrader hands nbclient its kernel manager itself (not configurable): make it the course's
+import kernel_client, nbgrader.preprocessors.execute
+nbgrader.preprocessors.execute.AsyncKernelManager = kernel_client.KernelManager
 """
 
 
