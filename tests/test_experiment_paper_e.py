@@ -230,3 +230,17 @@ def test_smallest_eigenvalue_of_I_KW_through_the_symmetric_form():
     direct = np.min(np.linalg.eigvals(np.eye(30) + K * w[None, :]).real)
     scale = 1 + np.max(np.abs(K)) * np.max(np.abs(w)) * 30
     assert paper_e.smallest_eigenvalue_I_KW(K, w) == pytest.approx(direct, abs=1e-8 * scale)
+
+
+def test_readme_after_numbers_are_the_committed_ones():
+    """The README's before/after paragraph quotes GP-TG's ML-II means (sd) of the committed
+    result; a re-run that moves them must update the prose too."""
+    from experiments.common import README
+
+    table = load_result(paper_e.NAME)["result"]["summary"]["ml_ii"]["table"]
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    for function, noise in (("SE", "TG"), ("periodic", "TG"), ("periodic", "WA"),
+                            ("SE_text", "TG")):
+        row = table[function][noise]["GP-TG"]
+        quoted = f"-> {row['nlpd_mean']:.1f} ({row['nlpd_sd']:.1f})"
+        assert quoted in text.replace("-> **", "-> ").replace(")**", ")"), (function, noise, quoted)
