@@ -11,15 +11,21 @@ ragged lists with the same kind of message, so a check can never pass on an unto
 student never sees numpy's conversion errors. In a notebook the failure shows as its message
 alone (IPython's ``_render_traceback_`` hook); under pytest the check's frames are hidden with
 ``__tracebackhide__``.
+
+Hidden tests call the student's function inside :func:`withheld`, which makes the library's own
+answer unavailable for the duration, so a function that merely calls the library fails there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = ["SelfCheckFailed", "check_close", "check_equal", "check_between", "check_true"]
+__all__ = ["SelfCheckFailed", "check_close", "check_equal", "check_between", "check_true",
+           "withheld"]
 
 _PLACEHOLDERS = (None, Ellipsis, NotImplemented)
 
@@ -172,3 +178,68 @@ def check_true(name: str, condition, message: str, *, hint: str | None = None) -
         _fail(name, f"the check could not be evaluated (got {_describe(condition)})")
     if not condition:
         _fail(name, message, hint)
+
+
+def _full_name(function: Callable) -> str:
+    return f"{function.__module__}.{function.__qualname__}"
+
+
+def _owner_class(function: Callable):
+    """The class whose namespace defines ``function`` (a method), or None for a plain function."""
+    owner = sys.modules.get(function.__module__)
+    parts = function.__qualname__.split(".")
+    if len(parts) < 2 or "<locals>" in parts:
+        return None
+    for part in parts[:-1]:
+        owner = getattr(owner, part, None)
+    return owner if isinstance(owner, type) else None
+
+
+@contextmanager
+def withheld(*functions: Callable, task: str) -> Iterator[None]:
+    """Make ``functions`` raise a self-check failure while the block runs (for hidden tests).
+
+    Every module attribute that is one of ``functions`` (the notebook's own namespace included,
+    so ``from course_lib.gp import f`` at the top does not escape) and, for a method, its
+    class attribute, is replaced by a stand-in that fails with a message naming the function and
+    ``task``. Everything is restored when the block ends, also after an error.
+    """
+    __tracebackhide__ = True
+    if not functions or not all(callable(f) and hasattr(f, "__qualname__") for f in functions):
+        raise TypeError("withheld: pass the library functions themselves, e.g. "
+                        "withheld(discrete_kl, task='Task 2')")
+    stand_ins = {}
+    for function in functions:
+        name = _full_name(function)
+
+        def stand_in(*args, _name=name, **kwargs):
+            __tracebackhide__ = True
+            _fail(task, f"your answer calls {_name}, which this task asks you to write "
+                        "yourself; it is off limits here",
+                  "write the steps with numpy/scipy as the task describes; the self-check "
+                  "compares with the library afterwards")
+
+        stand_ins[id(function)] = stand_in
+    replaced = []
+    try:
+        for function in functions:
+            owner = _owner_class(function)
+            if owner is not None:
+                original = owner.__dict__[function.__name__]
+                replaced.append((owner, function.__name__, original))
+                setattr(owner, function.__name__, stand_ins[id(function)])
+        for module in list(sys.modules.values()):
+            namespace = getattr(module, "__dict__", None)
+            if not isinstance(namespace, dict):
+                continue
+            for key, value in list(namespace.items()):
+                if id(value) in stand_ins:  # both alive, so the same id is the same object
+                    replaced.append((namespace, key, value))
+                    namespace[key] = stand_ins[id(value)]
+        yield
+    finally:
+        for where, key, original in reversed(replaced):
+            if isinstance(where, dict):
+                where[key] = original
+            else:
+                setattr(where, key, original)

@@ -3,7 +3,10 @@
 import numpy as np
 import pytest
 
-from course_lib.checks import check_between, check_close, check_equal, check_true
+from course_lib.checks import (SelfCheckFailed, check_between, check_close, check_equal,
+                               check_true, withheld)
+from course_lib.gp import RaterData
+from course_lib.metrics import discrete_kl
 
 
 @pytest.mark.parametrize("placeholder", [None, Ellipsis, NotImplemented])
@@ -83,3 +86,39 @@ def test_ipython_shows_only_the_message():
     failure = pytest.raises(AssertionError, check_close, "D", [2.0], [1.0]).value
     lines = failure._render_traceback_()
     assert len(lines) == 2 and lines[1] == "D: expected 1 at index [0], got 2"
+
+
+def test_withheld_blocks_every_route_to_a_library_function_and_restores_them():
+    import importlib
+
+    import course_lib.metrics
+    from course_lib.metrics import discrete_kl as renamed  # bound before the block: restored too
+
+    here = globals()
+    scores = np.array([[1.0, 2.0], [3.0, 4.0]])
+    data = RaterData.from_matrix(scores)
+    histogram, log_p = [[1.0, 1.0]], np.log([[0.5, 0.5]])
+    routes = {"module attribute": lambda: course_lib.metrics.discrete_kl(histogram, log_p),
+              "imported name": lambda: here["discrete_kl"](histogram, log_p),
+              "import inside the answer": lambda: importlib.import_module(
+                  "course_lib.metrics").discrete_kl(histogram, log_p),
+              "method": lambda: data.weighted(np.ones(data.n_labels))}
+    with withheld(discrete_kl, RaterData.weighted, task="Task 2"):
+        for route, call in routes.items():
+            with pytest.raises(SelfCheckFailed, match="course_lib.metrics.discrete_kl|"
+                               "RaterData.weighted") as failure:
+                call()
+            assert "Task 2" in str(failure.value) and "off limits" in str(failure.value), route
+    assert discrete_kl is renamed is course_lib.metrics.discrete_kl
+    np.testing.assert_allclose(discrete_kl(histogram, log_p), [0.0], atol=1e-15)
+    assert data.weighted(np.ones(data.n_labels)) is not None
+
+
+def test_withheld_restores_after_an_error_and_refuses_non_functions():
+    with pytest.raises(ZeroDivisionError):
+        with withheld(discrete_kl, task="Task 2"):
+            1 / 0
+    np.testing.assert_allclose(discrete_kl([[1.0, 1.0]], np.log([[0.5, 0.5]])), [0.0], atol=1e-15)
+    with pytest.raises(TypeError, match="withheld"):
+        with withheld("discrete_kl", task="Task 2"):
+            pass
