@@ -144,7 +144,7 @@ def test_source_numbers_stand_beside_ours_and_the_figures_exist():
     numbers = committed["source"]["numbers"]
     assert numbers["study_1_significant"] == [8, 10]
     assert numbers["study_2_significant"] == [9, 10]
-    assert numbers["significant_wins_of_20"] == committed["settings"]["significant_wins"] == 18
+    assert numbers["significant_wins_of_20_derived"] == committed["settings"]["significant_wins"] == 18
     assert "baseline" in committed["differences"]
     assert load_result(race.NAME)["source"]["claims"]
     for name in (paper_h.NAME, race.NAME):
