@@ -1,0 +1,116 @@
+"""The real five-expert panel ``data/speechocean762/`` (see its README).
+
+speechocean762 (J. Zhang, Z. Zhang, Y. Wang et al., "speechocean762: an open-source non-native
+English speech corpus for pronunciation assessment", Interspeech 2021; Apache-2.0): 5,000 English
+sentences read by 250 Mandarin speakers (125 in each split, no speaker in both), each scored 0-10
+for pronunciation accuracy and for fluency by the same five experts. Shipped: every expert's
+sentence scores, 33 utterance features of the course front end
+(:func:`course_lib.data.fluency.utterance_features`, from the audio at 8 kHz), and six clips.
+
+:func:`load_speechocean762` returns a :class:`PanelSet` for one aspect ("accuracy", the score
+the multi-rater GP of arXiv 2306.02719 (2024) models, or "fluency") with the corpus's own
+2,500 / 2,500 train / test split.
+Files are checked against ``SHA256SUMS`` on every load; arrays are read-only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from course_lib.data import DataError, parse_float, parse_int, parse_text, read_csv_table
+from course_lib.data.audio import load_waveform
+from course_lib.data.fluency import FEATURE_NAMES, SAMPLE_RATE, ExampleClip
+from course_lib.gp.raters import RaterData
+
+DATASET = "speechocean762"
+N_ITEMS = 5000
+N_RATERS = 5
+SCALE = (0, 10)
+ASPECTS = ("accuracy", "fluency")
+
+
+@dataclass(frozen=True)
+class PanelSet:
+    """speechocean762 for one aspect; item i is row i of every array.
+
+    ``features`` (5000, 33) with column names ``feature_names``; ``ratings`` a
+    :class:`~course_lib.gp.raters.RaterData` of the five experts' scores of ``aspect`` on the
+    scale (0, 10) (every expert scored every sentence); ``texts`` the prompts, ``speakers`` and
+    ``utterances`` the corpus's ids; ``train`` and ``test`` the corpus's split as sorted item
+    indices (disjoint speakers).
+    """
+
+    aspect: str
+    features: np.ndarray
+    feature_names: tuple[str, ...]
+    ratings: RaterData
+    texts: tuple[str, ...]
+    speakers: tuple[str, ...]
+    utterances: tuple[str, ...]
+    train: np.ndarray
+    test: np.ndarray
+
+    def __len__(self) -> int:
+        return self.features.shape[0]
+
+    def example_audio(self) -> list[ExampleClip]:
+        """Six test sentences from hesitant to fluent (``examples.csv``), 8 kHz, with their
+        five-expert mean fluency as the label (``truth`` holds the mean of this set's aspect)."""
+        rows = read_csv_table(DATASET, "examples.csv",
+                              {"item": parse_int, "label": parse_text, "file": parse_text})
+        clips = []
+        for row in rows:
+            item = row["item"]
+            if not 0 <= item < len(self):
+                raise DataError(f"dataset {DATASET!r}: examples.csv: item {item} is not one of "
+                                f"the items 0..{len(self) - 1}")
+            clips.append(ExampleClip(item, row["label"], self.texts[item],
+                                     float(self.ratings.means[item]),
+                                     load_waveform(DATASET, row["file"], SAMPLE_RATE),
+                                     SAMPLE_RATE))
+        return clips
+
+
+def _read_only(values, dtype) -> np.ndarray:
+    array = np.array(values, dtype=dtype)
+    array.flags.writeable = False
+    return array
+
+
+def load_speechocean762(aspect: str = "accuracy") -> PanelSet:
+    """The panel's scores of ``aspect`` ("accuracy" or "fluency") with the features and split."""
+    if aspect not in ASPECTS:
+        raise ValueError(f"aspect: expected one of {ASPECTS}, got {aspect!r}")
+    utterances = read_csv_table(DATASET, "utterances.csv",
+                                {"item": parse_int, "utt": parse_text, "speaker": parse_text,
+                                 "split": parse_text, "text": parse_text})
+    features = read_csv_table(DATASET, "features.csv",
+                              {"item": parse_int, **dict.fromkeys(FEATURE_NAMES, parse_float)})
+    labels = read_csv_table(DATASET, "scores.csv", {"item": parse_int, "rater": parse_int,
+                                                    aspect: parse_int})
+    for name, rows in (("utterances.csv", utterances), ("features.csv", features)):
+        if [row["item"] for row in rows] != list(range(N_ITEMS)):
+            raise DataError(f"dataset {DATASET!r}: {name} should list the items "
+                            f"0..{N_ITEMS - 1} once each, in order")
+    try:
+        ratings = RaterData.from_long([row["item"] for row in labels],
+                                      [row["rater"] for row in labels],
+                                      [row[aspect] for row in labels],
+                                      n_items=N_ITEMS, n_raters=N_RATERS, scale=SCALE)
+    except ValueError as err:
+        raise DataError(f"dataset {DATASET!r}: scores.csv does not hold valid ratings: "
+                        f"{err}") from None
+    split = np.array([row["split"] for row in utterances])
+    return PanelSet(
+        aspect=aspect,
+        features=_read_only([[row[name] for name in FEATURE_NAMES] for row in features],
+                            np.float64),
+        feature_names=FEATURE_NAMES,
+        ratings=ratings,
+        texts=tuple(row["text"] for row in utterances),
+        speakers=tuple(row["speaker"] for row in utterances),
+        utterances=tuple(row["utt"] for row in utterances),
+        train=_read_only(np.flatnonzero(split == "train"), np.int64),
+        test=_read_only(np.flatnonzero(split == "test"), np.int64))

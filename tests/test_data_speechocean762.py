@@ -1,0 +1,98 @@
+"""The real five-expert panel (course_lib.data.speechocean762, data/speechocean762/).
+
+The corpus itself is not needed: the checksums guard the shipped files, the README's panel
+statistics are recomputed from them, and the clips reproduce their rows of features.csv.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import course_lib.data as data
+from course_lib.data.fluency import utterance_features
+from course_lib.data.speechocean762 import load_speechocean762
+
+FOLDER = data.DATA_ROOT / "speechocean762"
+
+
+@pytest.fixture(scope="module", params=["accuracy", "fluency"])
+def panel(request):
+    return load_speechocean762(request.param)
+
+
+def score_matrix(panel) -> np.ndarray:
+    matrix = np.full((len(panel), 5), np.nan)
+    matrix[panel.ratings.items, panel.ratings.raters] = panel.ratings.scores
+    return matrix
+
+
+def test_manifest_covers_every_file_and_matches():
+    manifest = data.read_manifest("speechocean762")
+    on_disk = {p.relative_to(FOLDER).as_posix() for p in FOLDER.rglob("*") if p.is_file()}
+    assert set(manifest) == on_disk - {"README.md", "SHA256SUMS"}
+    assert len(manifest) == 10
+    for name, digest in manifest.items():
+        assert data.sha256_of(FOLDER / name) == digest, name
+
+
+def test_every_expert_scored_every_sentence_on_the_whole_scale(panel):
+    matrix = score_matrix(panel)
+    assert matrix.shape == (5000, 5) and not np.isnan(matrix).any()
+    assert set(np.unique(matrix)) <= set(range(11))
+    assert panel.features.shape == (5000, 33) and np.isfinite(panel.features).all()
+
+
+def test_split_is_the_corpus_split_with_disjoint_speakers(panel):
+    assert panel.train.size == panel.test.size == 2500
+    assert np.array_equal(np.union1d(panel.train, panel.test), np.arange(5000))
+    train_speakers = {panel.speakers[i] for i in panel.train}
+    test_speakers = {panel.speakers[i] for i in panel.test}
+    assert len(train_speakers) == len(test_speakers) == 125
+    assert not train_speakers & test_speakers
+
+
+def readme_row(label: str) -> list[str]:
+    text = (FOLDER / "README.md").read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith(f"| {label} |"))
+    return [cell.strip() for cell in row.strip("|").split("|")[1:]]
+
+
+def test_readme_panel_statistics_are_the_shipped_scores(panel):
+    column = ("accuracy", "fluency").index(panel.aspect)
+    matrix = score_matrix(panel)
+    pairs = np.corrcoef(matrix.T)[np.triu_indices(5, 1)]
+    quoted = {
+        "mean score": f"{matrix.mean():.2f}",
+        "expert means": " / ".join(f"{m:.2f}" for m in matrix.mean(axis=0)),
+        "mean inter-expert correlation (range over the 10 pairs)":
+            f"{pairs.mean():.3f} ({pairs.min():.3f}-{pairs.max():.3f})",
+        "share of 10s per expert": " / ".join(f"{s:.2f}" for s in (matrix == 10).mean(axis=0)),
+        "between-sentence sd of the five-expert mean": f"{matrix.mean(axis=1).std():.2f}",
+        "mean within-sentence sd": f"{matrix.std(axis=1, ddof=1).mean():.2f}",
+        "sentences whose scores span 3 points or more":
+            f"{np.mean(np.ptp(matrix, axis=1) >= 3):.0%}",
+    }
+    for label, value in quoted.items():
+        assert readme_row(label)[column] == value, label
+
+
+def test_clips_go_from_hesitant_to_fluent_and_reproduce_their_features(panel):
+    clips = panel.example_audio()
+    fluency = load_speechocean762("fluency").ratings.means
+    assert [int(c.item) for c in clips] == [int(n) for n in re.findall(
+        r"s(\d{4}) \(", (FOLDER / "README.md").read_text(encoding="utf-8"))]
+    assert np.all(np.diff([fluency[c.item] for c in clips]) > 0)
+    for clip in clips:
+        assert clip.item in panel.test and clip.sample_rate == 8000
+        assert clip.label == f"fluency {fluency[clip.item]:.1f}"
+        recomputed = utterance_features(clip.samples, clip.sample_rate, len(clip.text.split()))
+        # features.csv keeps 6 significant digits: a relative rounding error of at most 5e-6
+        np.testing.assert_allclose(recomputed, panel.features[clip.item], rtol=5e-6, atol=1e-12)
+
+
+def test_bad_aspect_is_named():
+    with pytest.raises(ValueError, match="aspect: expected one of"):
+        load_speechocean762("prosody")

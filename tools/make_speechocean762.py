@@ -1,0 +1,184 @@
+"""Make ``data/speechocean762/`` from a local copy of the speechocean762 corpus.
+
+speechocean762 (J. Zhang et al., Interspeech 2021; Apache-2.0) holds 5,000 English sentences read
+by 250 Mandarin speakers, each scored 0-10 by five experts. The course ships the five experts'
+separate sentence scores, the course front end's utterance features and a few clips; the audio
+itself (about 500 MB) is not shipped and is not needed at run time.
+
+Run from the repository root, with a clone (or a bare mirror) of
+https://github.com/jimbozhang/speechocean762 somewhere on disk::
+
+    .venv/bin/python tools/make_speechocean762.py /path/to/speechocean762   # about two minutes
+
+Everything is read with ``git`` from the pre-release commit ``COMMIT`` (2020-10-13), the only
+revision whose ``{dev,test}/utt2score`` has all five experts' scores for every sentence (from the
+next revision on, the fifth expert's are missing for 1,000 sentences; the final release moved the
+scores to ``resource/scores-detail.json``). Its ``dev`` split is the release's ``train``.
+
+What it writes (see ``data/speechocean762/README.md``):
+
+* ``utterances.csv``: item, utterance id, speaker, split, the prompt text and its word count;
+* ``scores.csv``: long format ``item, rater, accuracy, fluency`` (25,000 rows);
+* ``features.csv``: the 33 features of :func:`course_lib.data.fluency.utterance_features`,
+  computed from the audio resampled to the course's 8 kHz;
+* ``examples/s<item>.wav`` and ``examples.csv``: six clips from the test split, 8 kHz int16;
+* ``SHA256SUMS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+from scipy.io import wavfile
+from scipy.signal import resample_poly
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import course_lib.data as data  # noqa: E402
+from course_lib.data.fluency import FEATURE_NAMES, SAMPLE_RATE, utterance_features  # noqa: E402
+
+COMMIT = "148498a"
+CORPUS_SPLITS = {"train": "dev", "test": "test"}   # course split -> folder at COMMIT
+DATASET = "speechocean762"
+CORPUS_RATE = 16000
+N_RATERS = 5
+# Example clips: test sentences whose five-expert mean fluency is nearest to these values,
+# low to high, so a listener hears the scale.
+EXAMPLE_FLUENCY = (3.0, 5.0, 6.0, 7.0, 8.0, 9.8)
+
+
+def git_text(corpus: Path, path: str) -> str:
+    return subprocess.run(["git", "-C", str(corpus), "show", f"{COMMIT}:{path}"], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def table(corpus: Path, path: str) -> dict[str, str]:
+    """A Kaldi-style ``key<space or tab>value`` file as a dict."""
+    rows = {}
+    for line in git_text(corpus, path).splitlines():
+        if line.strip():
+            key, value = line.split(None, 1) if "\t" not in line else line.split("\t", 1)
+            rows[key] = value.strip()
+    return rows
+
+
+class BlobReader:
+    """Reads many files of one commit through a single ``git cat-file --batch`` process."""
+
+    def __init__(self, corpus: Path):
+        self.process = subprocess.Popen(["git", "-C", str(corpus), "cat-file", "--batch"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def read(self, path: str) -> bytes:
+        self.process.stdin.write(f"{COMMIT}:{path}\n".encode())
+        self.process.stdin.flush()
+        header = self.process.stdout.readline().decode().split()
+        if len(header) != 3:
+            raise FileNotFoundError(f"{COMMIT}:{path}: {' '.join(header)}")
+        content = self.process.stdout.read(int(header[2]))
+        self.process.stdout.read(1)  # the newline after every object
+        return content
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+
+
+def to_course_rate(wav: bytes, where: str) -> np.ndarray:
+    """16 kHz int16 WAV bytes -> int16 samples at the course's 8 kHz."""
+    rate, samples = wavfile.read(io.BytesIO(wav))
+    if rate != CORPUS_RATE or samples.dtype != np.int16 or samples.ndim != 1:
+        raise ValueError(f"{where}: expected 16 kHz mono int16, got {rate} Hz {samples.dtype} "
+                         f"shape {samples.shape}")
+    down = resample_poly(samples.astype(np.float64), 1, CORPUS_RATE // SAMPLE_RATE)
+    return np.clip(np.round(down), -32768, 32767).astype(np.int16)
+
+
+def read_corpus(corpus: Path) -> list[dict]:
+    """One dict per sentence, train then test, each sorted by utterance id."""
+    rows = []
+    for split, folder in CORPUS_SPLITS.items():
+        scores, texts = table(corpus, f"{folder}/utt2score"), table(corpus, f"{folder}/text")
+        speakers, wavs = table(corpus, f"{folder}/utt2spk"), table(corpus, f"{folder}/wav.scp")
+        for utt in sorted(scores):
+            record = json.loads(scores[utt])
+            accuracy, fluency = record["accuracy"], record["fluency"]
+            if len(accuracy) != N_RATERS or len(fluency) != N_RATERS:
+                raise ValueError(f"{folder}/utt2score {utt}: expected {N_RATERS} experts")
+            # a few sentences store whole scores as floats ("9.0"): keep them as integers
+            if any(score != int(score) for score in accuracy + fluency):
+                raise ValueError(f"{folder}/utt2score {utt}: a score is not a whole number")
+            accuracy, fluency = [int(s) for s in accuracy], [int(s) for s in fluency]
+            rows.append({"utt": utt, "speaker": speakers[utt], "split": split,
+                         "text": " ".join(texts[utt].split()).upper(),
+                         "wav": wavs[utt], "accuracy": accuracy, "fluency": fluency})
+    return rows
+
+
+def stored(value: float) -> str:
+    return f"{value:.6g}"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus", type=Path, help="a clone or mirror of jimbozhang/speechocean762")
+    args = parser.parse_args(argv)
+    rows = read_corpus(args.corpus)
+    folder = data.DATA_ROOT / DATASET
+    (folder / "examples").mkdir(parents=True, exist_ok=True)
+    for stale in (folder / "examples").glob("*.wav"):
+        stale.unlink()
+
+    blobs = BlobReader(args.corpus)
+    features, audio = [], {}
+    try:
+        for item, row in enumerate(rows):
+            samples = to_course_rate(blobs.read(row["wav"]), row["wav"])
+            features.append(utterance_features(samples / 32768.0, SAMPLE_RATE,
+                                               len(row["text"].split())))
+            audio[item] = samples
+    finally:
+        blobs.close()
+
+    with open(folder / "utterances.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(["item", "utt", "speaker", "split", "text", "n_words"])
+        writer.writerows([item, row["utt"], row["speaker"], row["split"], row["text"],
+                          len(row["text"].split())] for item, row in enumerate(rows))
+    with open(folder / "scores.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(["item", "rater", "accuracy", "fluency"])
+        writer.writerows([item, rater, row["accuracy"][rater], row["fluency"][rater]]
+                         for item, row in enumerate(rows) for rater in range(N_RATERS))
+    with open(folder / "features.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(["item", *FEATURE_NAMES])
+        writer.writerows([item, *map(stored, values)] for item, values in enumerate(features))
+
+    test = [item for item, row in enumerate(rows) if row["split"] == "test"]
+    mean_fluency = np.array([np.mean(rows[item]["fluency"]) for item in test])
+    examples = []
+    for target in EXAMPLE_FLUENCY:
+        item = test[int(np.argmin(np.abs(mean_fluency - target)))]
+        name = f"examples/s{item:04d}.wav"
+        wavfile.write(folder / name, SAMPLE_RATE, audio[item])
+        examples.append((item, f"fluency {np.mean(rows[item]['fluency']):.1f}", name))
+    with open(folder / "examples.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(["item", "label", "file"])
+        writer.writerows(examples)
+
+    names = ["utterances.csv", "scores.csv", "features.csv", "examples.csv",
+             *(name for _, _, name in examples)]
+    data.write_manifest(DATASET, names)
+    print(f"wrote {len(rows)} sentences, {len(examples)} clips to {folder}")
+
+
+if __name__ == "__main__":
+    main()
