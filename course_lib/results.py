@@ -50,3 +50,383 @@ def load_result(name: str) -> dict:
     except json.JSONDecodeError as err:
         raise ValueError(f"name: the result file {path} for {name!r} is not valid JSON "
                          f"({err}); restore it with `git checkout` or re-run its script") from err
+
+
+# ----- Unit 5: the reproduced tables of seeds 000 and 001, as printed in lecture 5 section 8 --
+# Each function takes a committed result (``load_result(name)``) and returns the text table the
+# lecture prints; the lecture keeps the message, this module the plumbing.
+
+SEED001_SCENARIOS = {"homogeneous_tau_variances": "homogeneous, τ as variances",
+                     "homogeneous_tau_sds": "homogeneous, τ as sds",
+                     "regions": "region-wise, Λ"}
+SEED001_MODELS = ("GOLD", "Av", "MA", "MANH_affinity", "MANH_kmeans")
+
+
+def _unit5_result(result, name: str) -> dict:
+    """``result`` if it is the committed result ``name``, else a clear error."""
+    if not isinstance(result, dict) or not isinstance(result.get("result"), dict):
+        raise TypeError(f"result: expected the committed result load_result({name!r}), got "
+                        f"{type(result).__name__}")
+    if result.get("name") != name:
+        raise ValueError(f"result: expected the committed result {name!r}, got "
+                         f"{result.get('name')!r}")
+    return result
+
+
+def seed001_toy_table(result) -> str:
+    """Seed 001's toy (``load_result("seed001_toy")``): RMSE x 100, mean ± sd over the seeds,
+    per noise scenario and model; then affinity propagation's numbers of regions and the
+    variances at the noise floor with Lambda."""
+    summary = _unit5_result(result, "seed001_toy")["result"]["summary"]
+    n_seeds = len(result["result"]["per_seed"])
+    lines = [f"RMSE x 100, mean ± sd over {n_seeds} seeds",
+             f"{'noise':28s}" + "".join(f"{name:>15s}" for name in SEED001_MODELS)]
+    for scenario, rows in summary.items():
+        cells = [f"{rows[m]['rmse_x100_mean']:.1f} ± {rows[m]['rmse_x100_sd']:.1f}"
+                 for m in SEED001_MODELS]
+        lines.append(f"{SEED001_SCENARIOS[scenario]:28s}"
+                     + "".join(f"{cell:>15s}" for cell in cells))
+    counts = [seed["n_regions_affinity"] for seed in result["result"]["per_seed"]]
+    floor = summary["regions"]
+    lines += ["", f"affinity propagation: {min(counts)} to {max(counts)} regions (mean "
+              f"{sum(counts) / len(counts):.1f}); noise floor "
+              f"{result['settings']['noise_floor']:g}",
+              f"variances at the floor with Lambda, mean per fit: MANH k-means "
+              f"{floor['MANH_kmeans']['n_at_floor_mean']:.1f}, MANH affinity "
+              f"{floor['MANH_affinity']['n_at_floor_mean']:.1f}"]
+    return "\n".join(lines)
+
+
+def _mean_sd(entry) -> str:
+    if entry is None:
+        return "—"
+    if entry["sd"] is None:
+        return f"{entry['mean']:.1f}"
+    return f"{entry['mean']:.1f}±{entry['sd']:.1f}"
+
+
+def seed001_table1_table(result) -> str:
+    """Seed 001's Table 1 (``load_result("seed001_table1")``): per scenario, our row (mean ± sd
+    of RMSE x 100 over the splits) above the seed's row of the matching half of its table, and
+    whether the row keeps the seed's ordering GOLD < MANH <= MA < Av (affinity / k-means)."""
+    document = _unit5_result(result, "seed001_table1")
+    summary, source = document["result"]["summary"], document["source"]
+    ordering = document["result"]["ordering"]
+    lines = []
+    for scenario, rows in summary.items():
+        part = source["scenario_to_table_part"][scenario]
+        half = "a" if part == "homogeneous" else "b"
+        lines += ["" if lines else None,
+                  f"{SEED001_SCENARIOS[scenario]} (seed: Table 1{half}); last column: "
+                  "GOLD < MANH <= MA < Av holds (affinity / k-means MANH)",
+                  f"{'':16s}" + "".join(f"{name:>14s}" for name in SEED001_MODELS)
+                  + f"{'LMO':>11s}"]
+        for label, row in rows.items():
+            order = ordering[scenario][label]
+            holds = "/".join("yes" if order[m]["holds"] else "no"
+                             for m in ("MANH_affinity", "MANH_kmeans"))
+            lines.append(f"{label + ', ours':16s}"
+                         + "".join(f"{_mean_sd(row[m]):>14s}" for m in SEED001_MODELS)
+                         + f"{'—':>11s}   {holds}")
+            seed = source["table"][part][label]
+            seed_cells = [seed["GOLD"], seed["Av"], seed["MA"], seed["MANH"], None]
+            lines.append(f"{label + ', seed':16s}"
+                         + "".join(f"{_mean_sd(c):>14s}" for c in seed_cells)
+                         + f"{_mean_sd(seed['LMO']):>11s}")
+    return "\n".join(line for line in lines if line is not None)
+
+
+def seed001_calibrated_table(result) -> str:
+    """Seed 001's Table 1a with calibrated annotators (``load_result("seed001_calibrated")``):
+    the annotators' variances, our rows above the seed's with the Av - GOLD and MA - GOLD gaps,
+    then per set the paired tests over the splits (plain and Nadeau-Bengio corrected)."""
+    document = _unit5_result(result, "seed001_calibrated")
+    outcome, seed = document["result"], document["source"]["table"]
+    calibration = outcome["calibration"]
+    variances = ", ".join(f"{v:g}" for v in calibration["annotator_variances"])
+    models = ("GOLD", "Av", "MA")
+    n_splits = len(next(iter(outcome["per_split"].values())))
+    lines = [f"annotator noise variances ({variances}): the plain average carries "
+             f"{calibration['average_noise_of_rounded']:.2f}, the precision-weighted mean "
+             f"{calibration['weighted_noise_of_rounded']:.3f}",
+             f"RMSE x 100, mean±sd over {n_splits} splits",
+             f"{'':16s}" + "".join(f"{m:>12s}" for m in models)
+             + f"{'Av - GOLD':>11s}{'MA - GOLD':>11s}"]
+    for label, row in outcome["summary"].items():
+        for who, cells in (("ours", row), ("seed", seed[label])):
+            lines.append(f"{label + ', ' + who:16s}"
+                         + "".join(f"{_mean_sd(cells[m]):>12s}" for m in models)
+                         + f"{cells['Av']['mean'] - cells['GOLD']['mean']:11.1f}"
+                         + f"{cells['MA']['mean'] - cells['GOLD']['mean']:11.1f}")
+    lines += ["", f"paired tests over the {n_splits} splits (RMSE x 100 difference; p plain / "
+              "p corrected for overlapping splits)"]
+    for label, pairs in outcome["paired_tests"].items():
+        cells = [f"{pair} {test['mean_difference']:+5.1f} (p {test['p_plain']:.1g} / "
+                 f"{test['p_corrected']:.1g})" for pair, test in pairs.items()]
+        lines.append(f"{label:10s}" + ";  ".join(cells))
+    return "\n".join(lines)
+
+
+def _shown(value, digits: int) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def seed000_table1_table(result) -> str:
+    """Seed 000's Table 1 on the fluency set (``load_result("seed000_table1")``): PCC, MSE, KL
+    and the learned noise per model, ours above the seed's ('—' where the seed prints
+    nothing); GP_repeat against GP_joint; the significance tests of GP_joint against GP_base
+    beside the seed's p-values; the rater offsets and what removing them does."""
+    document = _unit5_result(result, "seed000_table1")
+    models, source = document["result"]["models"], document["source"]["table"]
+    lines = [f"{'':17s}{'PCC':>7s}{'MSE':>7s}{'KL':>7s}   learned noise"]
+    for model in ("GP_base", "GP_repeat", "GP_joint"):
+        row, seed = models[model], source[model]
+        noise_name = "σ_base²" if model == "GP_base" else "σ²"
+        lines.append(f"{model + ', ours':17s}{row['PCC']:7.3f}{row['MSE']:7.3f}"
+                     f"{row['KL']:7.3f}   {noise_name} = {row['noise_variance']:.3f}")
+        lines.append(f"{model + ', seed':17s}{_shown(seed['PCC'], 3):>7s}"
+                     f"{_shown(seed['MSE'], 3):>7s}{_shown(seed['KL'], 2):>7s}")
+    same = document["result"]["repeat_vs_joint"]
+    lines += ["", f"repeat vs joint: largest difference of predictive means "
+              f"{same['max_abs_mean_difference']:.1e}, of variances "
+              f"{same['max_abs_variance_difference']:.1e}"]
+    tests = document["result"].get("significance_joint_vs_base")
+    if tests is not None:
+        seed_p = document["source"]["significance"]
+        pcc = tests["PCC"]
+        lines += ["", f"joint vs base on {tests['n_items']} test items "
+                  f"({tests['n_items_whose_rounded_prediction_differs']} rounded predictions "
+                  "differ): p ours (seed's)",
+                  f"  PCC  Steiger's Z1* = {pcc['z1_star']:5.2f}   p = {pcc['p_value']:.3f} "
+                  f"({seed_p['PCC']});  bootstrap p = {pcc['bootstrap_p_value']:.3f}, 95% "
+                  f"interval of the gain [{pcc['bootstrap_interval_95'][0]:+.3f}, "
+                  f"{pcc['bootstrap_interval_95'][1]:+.3f}]"]
+        for metric in ("MSE", "KL"):
+            test = tests[metric]
+            lines.append(f"  {metric:4s} paired t = {test['t']:6.2f}    p = "
+                         f"{test['p_value']:.2g} ({seed_p[metric]});  mean change "
+                         f"{test['mean_difference']:+.3f}")
+    bias = document["result"]["bias_check"]
+    lines += ["", "rater offsets (estimated) "
+              + ", ".join(f"{b:+.2f}" for b in bias["estimated_biases"])
+              + f"; their variance {bias['bias_variance_ddof1']:.2f}",
+              f"σ² of the joint model {bias['sigma2_joint']:.2f}; with the offsets removed "
+              f"{bias['sigma2_joint_debiased']:.2f}; test KL {bias['KL_joint']:.3f} -> "
+              f"{bias['KL_debiased_mixture_over_raters']:.3f} (offsets removed, mixture over "
+              "raters)"]
+    return "\n".join(lines)
+
+
+def seed000_timing_table(result) -> str:
+    """The times of seed 000's Table 1 on the fluency set: per model one ML-II run, the median
+    fit and prediction (the seed's inference time beside them), and the ratios."""
+    document = _unit5_result(result, "seed000_table1")
+    models, source = document["result"]["models"], document["source"]["table"]
+    ratios = document["result"]["time_ratios"]
+    lines = []
+    for model, row in models.items():
+        timing, seed = row["timing_s"], source[model]["inference_time_s"]
+        lines.append(f"{model:10s} ML-II {timing['optimise_hyperparameters']:7.2f} s   fit "
+                     f"{1000 * timing['fit_at_learned_hyperparameters']:6.2f} ms   predict the "
+                     f"test set {1000 * timing['predict_test_set']:5.2f} ms   (seed: "
+                     f"{seed[0]} ± {seed[1]} s)")
+    repeat = ratios["repeat_over_joint"]
+    lines.append(f"repeat / joint: fit + predict {repeat['fit_plus_predict_median']:.0f}x, "
+                 f"ML-II {repeat['optimise_hyperparameters']:.0f}x "
+                 f"(seed {ratios['seed_repeat_over_joint']:.0f}x); joint / base "
+                 f"{ratios['joint_over_base']['fit_plus_predict_median']:.2f}x "
+                 f"(seed {ratios['seed_joint_over_base']:.2f}x)")
+    return "\n".join(lines)
+
+
+# ----- Unit 7: the reproduced experiments of seed 003, as printed in lecture 7 section 8 -----
+# Each function takes a committed result (``load_result``) and returns the text the lecture
+# shows: the source's claims, our table and the sentence that states its message.
+
+import textwrap as _textwrap
+
+_WIDTH = 100
+LEVELSET_STEPS = ("mixed > pseudo", "pseudo > none")
+
+
+def _fill(text: str, indent: str = "") -> str:
+    return _textwrap.fill(text, _WIDTH, subsequent_indent=indent)
+
+
+def _require(result, name: str, keys: tuple[str, ...], what: str) -> dict:
+    if not isinstance(result, dict) or not isinstance(result.get("result"), dict):
+        raise TypeError(f"{name}: expected a committed result (load_result(...)), got "
+                        f"{type(result).__name__}")
+    missing = [key for key in keys if key not in result.get("settings", {})]
+    if missing or "source" not in result:
+        raise ValueError(f"{name}: expected {what}, got {result.get('name', 'a result')!r} "
+                         f"(no {', '.join(missing) or 'source'})")
+    return result
+
+
+def seed_claims(result) -> str:
+    """The source's claims as the result records them, one 'seed: ...' paragraph each."""
+    if not isinstance(result, dict) or not isinstance(result.get("source"), dict):
+        raise TypeError(f"result: expected a committed result (load_result(...)), got "
+                        f"{type(result).__name__}")
+    return "\n".join(_fill("seed: " + claim, "    ")
+                     for claim in result["source"].get("claims", []))
+
+
+def levelset_verdicts(result) -> dict:
+    """{(problem, acquisition, step): verdict} of a level-set result (``seed003_levelset``,
+    ``seed003_levelset_4d``, ``seed003_passthrough``) for the seed's steps
+    mixed > pseudo and pseudo > none."""
+    _require(result, "result", ("report_trials", "arms"), "a level-set result")
+    return {(problem, acquisition, step): summary["directions"][step]["verdict"]
+            for problem, entry in result["result"].items()
+            for acquisition, summary in entry["summary"].items() for step in LEVELSET_STEPS}
+
+
+def levelset_report(result) -> str:
+    """The seed's claims; per problem and acquisition, each arm's F1 after the last reported
+    trial and the paired area differences of the seed's two steps with their verdicts; the
+    sessions a library failure stopped; and how many problem-acquisition pairs each step holds
+    in."""
+    _require(result, "result", ("report_trials", "arms"), "a level-set result")
+    settings = result["settings"]
+    last = str(settings["report_trials"][-1])
+    lines = [seed_claims(result), "",
+             f"{len(settings['seeds'])} seeds per arm: {settings['n_initial']} quasi-random "
+             f"trials, then {settings['n_active']} chosen by the acquisition; F1 on "
+             f"{settings['n_test']} test points", "",
+             f"{'problem':13s}{'acquisition':12s}{'F1 after ' + last + ' trials':23s}"
+             f"{'mixed > pseudo':33s}pseudo > none",
+             f"{'':25s}{'mixed / pseudo / none':23s}{'area difference: verdict':33s}"
+             f"area difference: verdict"]
+    failures = []
+    for problem, entry in result["result"].items():
+        for acquisition, summary in entry["summary"].items():
+            f1 = " / ".join(f"{summary['arms'][arm]['f1_at'][last]['mean']:.3f}"
+                            for arm in settings["arms"])
+            steps = [f"{d['mean']:+.3f} ± {d['se']:.3f} {d['verdict']}"
+                     for d in (summary["directions"][step] for step in LEVELSET_STEPS)]
+            lines.append(f"{problem:13s}{acquisition:12s}{f1:23s}{steps[0]:33s}{steps[1]}")
+            failures += [f"{problem}, {acquisition}, {arm}: {stats['n_failed']} of "
+                         f"{stats['n_failed'] + stats['n_seeds']} sessions failed"
+                         for arm, stats in summary["arms"].items() if stats["n_failed"]]
+    if failures:
+        lines.append(_fill("left out (the directions pair the seeds where both sessions ran): "
+                           + "; ".join(failures)))
+    lines.append("")
+    verdicts = levelset_verdicts(result)
+    for step in LEVELSET_STEPS:
+        chosen = {key: v for key, v in verdicts.items() if key[2] == step}
+        holds = sum(v == "holds" for v in chosen.values())
+        misses = [f"{p}, {a}: {v}" for (p, a, _), v in chosen.items() if v != "holds"]
+        lines.append(_fill(f"The seed's step {step} holds in {holds} of {len(chosen)} "
+                           f"problem-acquisition pairs"
+                           + (f"; not in {'; '.join(misses)}" if misses else "") + "."))
+    return "\n".join(lines)
+
+
+def _change(before: float, after: float) -> str:
+    return f"{'falls' if after < before else 'rises'} from {before:.3f} to {after:.3f}"
+
+
+def likert_synthetic_report(result) -> str:
+    """Seed 003 section 5.2 (``seed003_likert_synthetic``): the claims with our verdicts, the
+    mean absolute error of Pr(x1 > x2) per region for both models, and the change the ratings
+    make in each region."""
+    _require(result, "result", ("n_seeds", "model"), "the seed003_likert_synthetic result")
+    summary = result["result"]["summary"]
+    lines = [seed_claims(result),
+             f"  (Likert cut points learned: "
+             f"{result['settings']['model']['likert'].get('learned', 'not recorded')})"]
+    for entry in result["result"]["claims"]:
+        lines.append(_fill(f"  ours: {entry['claim']}: {entry['holds']}"
+                           + (f" ({entry['ours']})" if "ours" in entry else ""), "      "))
+    lines += ["", f"mean absolute error of Pr(x1 > x2), {result['settings']['n_seeds']} runs",
+              f"{'region':12s}{'choices only':>14s}{'with ratings':>14s}{'difference':>20s}"]
+    regions = {"mae": "whole map", "mae_corners": "corners", "mae_diagonal": "diagonal"}
+    for key, region in regions.items():
+        s = summary[key]
+        lines.append(f"{region:12s}{s['preference']:>14.3f}{s['mixed']:>14.3f}"
+                     f"{s['difference']:>+13.3f} ± {s['difference_se']:.3f}")
+    moves = {key: _change(summary[key]["preference"], summary[key]["mixed"]) for key in regions}
+    lines += ["", _fill(f"With the ratings the error in the corners {moves['mae_corners']}, "
+                        f"near the diagonal it {moves['mae_diagonal']}, and over the whole map "
+                        f"it {moves['mae']}.")]
+    return "\n".join(lines)
+
+
+def haptic_cell_counts(result) -> dict:
+    """Counts of the haptic-like study's verdicts (``seed003_haptic_like``): for the
+    calibrated subjects and for the over-confident one, how many subject-size-score cells are
+    'mixed better', 'mixed worse', and how many there are."""
+    _require(result, "result", ("training_sizes", "overconfident_subject"),
+             "the seed003_haptic_like result")
+    overconfident = f"#{result['settings']['overconfident_subject']}"
+    counts = {}
+    for group, chosen in (("calibrated", lambda s: s != overconfident),
+                          ("overconfident", lambda s: s == overconfident)):
+        cells = [v for e in result["result"]["claims"] if chosen(e["subject"])
+                 for v in e["verdicts"]]
+        counts[group] = {"mixed better": cells.count("mixed better"),
+                         "mixed worse": cells.count("mixed worse"), "cells": len(cells)}
+    counts["overconfident_subject"] = overconfident
+    return counts
+
+
+def haptic_report(result) -> str:
+    """Seed 003 section 5.3 on simulated subjects (``seed003_haptic_like``): per subject and
+    training size the paired Brier and F1 differences (with ratings minus choices only) with
+    their verdicts, the claims with ours, and the count of cells where the ratings help."""
+    _require(result, "result", ("training_sizes", "overconfident_subject"),
+             "the seed003_haptic_like result")
+    summary, sizes = result["result"]["summary"], result["settings"]["training_sizes"]
+    lines = [seed_claims(result),
+             f"  (Likert cut points learned: "
+             f"{result['settings']['model']['likert'].get('learned', 'not recorded')})", "",
+             f"{result['settings']['n_splits']} splits per subject and size; difference with "
+             "ratings minus choices only, mean ± se",
+             f"{'subject':9s}{'pairs':>6s}     {'Brier difference':40s}F1 difference"]
+    for subject, by_size in summary.items():
+        for size in map(str, sizes):
+            cells = [f"{by_size[size][m]['difference']:+.3f} ± "
+                     f"{by_size[size][m]['difference_se']:.3f}  "
+                     f"{by_size[size][m]['verdict']:<20s}" for m in ("brier", "f1")]
+            lines.append(f"{subject:9s}{size:>6s}     {cells[0]:<40s}{cells[1]:<40s}".rstrip())
+    lines.append("")
+    lines += [f"{entry['claim']}: {entry['holds']}" for entry in result["result"]["claims"]]
+    counts = haptic_cell_counts(result)
+    calibrated, over = counts["calibrated"], counts["overconfident"]
+    lines += ["", _fill(
+        f"For the calibrated subjects the ratings help clearly in {calibrated['mixed better']} "
+        f"of {calibrated['cells']} subject-size-score cells and hurt clearly in "
+        f"{calibrated['mixed worse']}; for subject {counts['overconfident_subject']} they help "
+        f"in {over['mixed better']} and hurt in {over['mixed worse']} of {over['cells']}.")]
+    return "\n".join(lines)
+
+
+def gait_report(result) -> str:
+    """Seed 003 section 5.4 on a simulated subject (``seed003_gait_like``): per training size
+    both models' Brier and F1 with the verdicts, and the claim with the count of cells that
+    pass the two-standard-error rule and the share of splits on which the ratings help."""
+    _require(result, "result", ("n_trials", "level_counts", "n_splits"),
+             "the seed003_gait_like result")
+    settings, summary = result["settings"], result["result"]["summary"]
+    lines = [seed_claims(result), "",
+             f"{settings['n_trials']} trials, level counts "
+             f"{' / '.join(map(str, settings['level_counts']))}; {settings['n_splits']} splits "
+             "per size",
+             f"{'pairs':>5s}   {'Brier: choices only / with ratings':44s}"
+             f"F1: choices only / with ratings"]
+    for size, entry in summary.items():
+        row = "".join(f"{entry[m]['preference']:.3f} / {entry[m]['mixed']:.3f}  "
+                      f"{entry[m]['verdict']:<27s}" for m in ("brier", "f1"))
+        lines.append(f"{size:>5s}   {row}".rstrip())
+    claim = result["result"]["claims"][0]
+    better = [summary[size][m]["mixed_better_share"] for size in summary for m in ("brier", "f1")]
+    on_splits = ("on every split of every cell" if min(better) == 1 else
+                 f"on at least {min(better):.0%} of the splits in every cell")
+    lines += ["", _fill(
+        f"{claim['claim']}: {claim['holds']} ({claim['verdicts'].count('mixed better')} of "
+        f"{len(claim['verdicts'])} size-score cells pass the two-standard-error rule; the model "
+        f"with ratings is better {on_splits}).")]
+    return "\n".join(lines)
