@@ -41,10 +41,15 @@ d ELBO / d theta_lik = sum_k E_q d log p(y_k | z_k) / d theta_lik
 
 A teaching device (the lecture's bookkeeping trap): ``kl_weight`` = beta maximises
 E - beta KL instead of the ELBO, as a library does by mistake when it normalises the
-expected log-likelihood per datum of one data type but not the other (AEPsych's
-beta = (n + m) / n with m constraints). Its optimum is the fixed point of E / beta - KL
+expected log-likelihood per datum of one data type but not the other (beta = (n + m) / n
+with n trials and m constraints in AEPsych 0.8.0, aepsych/models/gp_classification.py, whose
+MixedVariationalELBO gets num_data = n while GPyTorch 1.15.2's _approximate_mll.py divides the
+expected log-likelihood by the n + m rows). Its optimum is the fixed point of E / beta - KL
 (alpha = M^T dE/dmean / beta, lambda = -2 dE/dvar / beta): every datum counts 1 / beta times,
-so the posterior moves back toward the prior. Only beta = 1 (the default) is the ELBO.
+so the posterior moves back toward the prior. For beta >= 1, E - beta KL is still a lower
+bound on the log evidence (a looser one, as KL >= 0); what is lost is that its maximiser is
+not the ELBO's, and hyper-parameters chosen by it are biased. Only beta = 1 (the default) is
+the ELBO.
 """
 
 from __future__ import annotations
