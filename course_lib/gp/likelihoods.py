@@ -69,7 +69,7 @@ LikertConfidence           level 0 .. l - 1  softmax of -distance of |z| to each
 OrdinalProbit              level 0 .. K - 1  Phi(b_{y+1} - z) - Phi(b_y - z)  (cumulative probit)
 =========================  ================  ===============================================
 
-(J. B. Nielsen's thesis, DTU 2014/2015, sections 2.2 and 2.4; its Papers A and E. The thesis
+(J. B. Nielsen's thesis, DTU 2014/2015, sections 2.2 and 2.3; its Papers A and E. The thesis
 writes pairs the other way round, see ``comparisons``; its printed Beta derivatives miss the
 chain-rule factor 1/(sqrt(2) sigma) and its warped-GP density divides by Phi(Phi^-1(y)) = y
 instead of the Jacobian phi(Phi^-1(y)); both are corrected here.)
@@ -609,7 +609,8 @@ class PairwiseProbit(Likelihood):
         d^3/dz^3 = s c^3 r ((t + r)(t + 2 r) - 1),      r = phi(t) / Phi(t).
 
     Log-concave (w > 0). Predictive: P(y = 1) = Phi(mean / sqrt(2 sigma^2 + var)) (closed form).
-    Only z / sigma is identified: fix sigma or the kernel's variance (thesis section 2.4.1).
+    Only z / sigma is identified: fix sigma or the kernel's variance (Nielsen, Nielsen & Larsen
+    2015, eq. 25, fix the kernel's sigma_f = 4).
     """
 
     observation_kind = "pair-binary"

@@ -20,7 +20,8 @@ Internal response functions (callables ``irf(X) -> (n,)`` on settings X of shape
   between (smooth, evaluable anywhere). :func:`gp_draw_2d` is Paper H's 2-D study (anchors on
   [-20, 20]^2, step 4) and :func:`gp_draw_4d` its 4-D study (gains 0..80 dB, anchors step 20).
 
-Pathologies of real listeners (thesis section 4.8, digest 5.1 item 12), passed as
+Pathologies of real listeners (Nielsen, Nielsen & Larsen 2015, sections 3.4 and 4.4; thesis
+section 4.1), passed as
 ``pathology=`` (one or a list):
 
 * :class:`CannotHear` -- the listener hears only ``scale`` times the IRF (0: a flat IRF, every
@@ -35,12 +36,14 @@ Pathologies of real listeners (thesis section 4.8, digest 5.1 item 12), passed a
 Every answer counts (``n_answers``), forced choices included, so fatigue and switching act in
 the order the questions were asked.
 
-The personalisation loop (:func:`run_session`; thesis section 3.7, Paper H):
+The personalisation loop (:func:`run_session`; Nielsen, Nielsen & Larsen 2015, sections 2.2 and
+3.1-3.2; thesis section 3.3):
 
 1. random start: ``n_random`` comparisons along a chain of ``n_random + 1`` distinct random
    grid settings (x_0 vs x_1, x_1 vs x_2, ...), so the comparison graph is connected from the
-   start (the thesis's 10 training comparisons were probably not used by its model; a model
-   needs some data to start from);
+   start (Nielsen, Nielsen & Larsen's 10 random comparisons were a training session, used only to
+   let the subjects learn the set-up, their section 3.2; a model needs some data to start
+   from);
 2. for each of ``n_active`` steps: fit (warm-started Laplace refit of the
    :class:`~course_lib.gp.preference.PreferenceGP`; MAP-II re-optimisation with one L-BFGS-B run
    from the current hyper-parameters after the random start and after every
@@ -448,7 +451,8 @@ class SimulatedListener:
 # --------------------------------------------------------------------------------------------
 
 def paper_h_model(dim: int = 2, *, answers: str = "degree") -> PreferenceGP:
-    """Paper H's model in the course's conventions (thesis section 2.4; digest 4.8).
+    """Paper H's model in the course's conventions (Nielsen, Nielsen & Larsen 2015, eqs. 23-28;
+    their section 4.1 for the 4-D study).
 
     SE-ARD kernel with variance 4 fixed (the thesis's sigma_f = 4 multiplies the kernel);
     squared lengthscales lambda_i ~ half-Student-t(6, 10), starting at 5 (2-D, study 1) or

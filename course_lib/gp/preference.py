@@ -30,7 +30,8 @@ built with ``variance_bounds="fixed"``, or ``noise_sd_bounds="fixed"``) or give 
 :meth:`PreferenceGP.optimise_hyperparameters` warns otherwise. The utility is defined only up
 to an additive constant by the data; the zero prior mean fixes it.
 
-The thesis's MAP-II set-up (Paper H, study 1; digest section 2.4) in the course's conventions:
+The thesis's MAP-II set-up (Nielsen, Nielsen & Larsen 2015, eqs. 23-28, their 2-D study) in the
+course's conventions:
 its sigma_f = 4 multiplies the kernel directly, so ``variance=4`` fixed; its lambda_i are
 SQUARED lengthscales with half-Student-t(6, 10) priors, i.e. ``OnSquare(HalfStudentT(6, 10))``
 on each ``lengthscale`` (or ``lengthscale_k``); its likelihood slope sigma is our ``noise_sd``

@@ -4,8 +4,8 @@
 clip, :mod:`course_lib.audio`) through an equaliser at two settings A and B, loudness-matched,
 and asks which the listener prefers and how much. Each answer updates a preference GP over the
 band gains, which picks the next pair: the loop of J. B. Nielsen's hearing-aid studies (thesis,
-DTU 2015, section 3.7; Paper H), in the course's orientation (an answer y > 0.5 means the FIRST
-setting of the pair, here A, was preferred).
+DTU 2015, section 3.3; Nielsen, Nielsen & Larsen, IEEE/ACM TASLP 2015), in the course's
+orientation (an answer y > 0.5 means the FIRST setting of the pair, here A, was preferred).
 
 The loop (:class:`PersonalisationSession`), each step made of library calls:
 
