@@ -1,0 +1,201 @@
+"""Is one model's score significantly better than another's on the same test items?
+
+Three tests for two models scored on the same items (paired data):
+
+* :func:`steiger_z1_star` / :func:`compare_correlations`: two Pearson correlations with a common
+  variable (each model's predictions against the same reference). The two correlations are
+  computed on the same items, so they are dependent; J. H. Steiger, "Tests for comparing
+  elements of a correlation matrix", Psychological Bulletin 87(2), 1980, gives the test
+  statistic Z1* for this case. Both correlations go through Fisher's z = artanh(r); the
+  covariance of the two z values is the large-sample one of O. J. Dunn and V. Clark
+  ("Correlation coefficients measured on the same individuals", JASA 64, 1969), evaluated at
+  the pooled correlation r_bar = (r_jk + r_jh) / 2 (the star):
+
+      psi = r_kh (1 - 2 r_bar^2) - r_bar^2 (1 - 2 r_bar^2 - r_kh^2) / 2,
+      s   = psi / (1 - r_bar^2)^2,
+      Z1* = (z_jk - z_jh) sqrt(n - 3) / sqrt(2 - 2 s),
+
+  j the reference, k and h the two models; two-tailed p = 2 (1 - Phi(|Z1*|)).
+* :func:`paired_bootstrap`: any statistic of (reference, predictions), e.g. the correlation,
+  resampled over items with both models kept together; a percentile interval for the
+  difference and a two-sided bootstrap p-value.
+* :func:`resampled_t_test`: a paired t-test over J random train/test splits of one data set.
+  The splits share most of their items, so the J differences are positively correlated and the
+  plain paired t-test (``scipy.stats.ttest_rel``) is too confident. C. Nadeau and Y. Bengio
+  ("Inference for the generalization error", Machine Learning 52, 2003) replace the variance
+  factor 1/J by 1/J + n_test/n_train (their corrected resampled t-test).
+
+A sum of per-item losses (squared error, KL) needs none of these: a paired t-test on the
+per-item values is the central limit theorem's test (``scipy.stats.ttest_rel``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import norm, t as student_t
+
+from .validation import RngLike, as_float_array, as_positive_int, as_rng
+
+__all__ = ["CorrelationComparison", "BootstrapComparison", "ResampledTTest", "steiger_z1_star",
+           "compare_correlations", "paired_bootstrap", "resampled_t_test"]
+
+
+@dataclass(frozen=True)
+class CorrelationComparison:
+    """``r_first``, ``r_second``: each model's correlation with the reference; ``r_between``:
+    the two models' correlation; ``n`` items; Steiger's ``z`` (positive when the second
+    correlation is the higher) and its two-tailed ``p_value``."""
+    r_first: float
+    r_second: float
+    r_between: float
+    n: int
+    z: float
+    p_value: float
+
+
+@dataclass(frozen=True)
+class BootstrapComparison:
+    """``difference`` = statistic(second) - statistic(first) on the items as given;
+    ``interval``: its percentile interval; ``p_value``: two-sided, twice the smaller share of
+    resampled differences on either side of zero (at least 1 / n_resamples, never 0)."""
+    difference: float
+    interval: tuple[float, float]
+    p_value: float
+    n_resamples: int
+
+
+@dataclass(frozen=True)
+class ResampledTTest:
+    """Mean of the per-split differences, Nadeau and Bengio's corrected t and p (df J - 1), and
+    the plain paired t and p beside them for comparison."""
+    mean_difference: float
+    t: float
+    p_value: float
+    t_plain: float
+    p_value_plain: float
+    n_splits: int
+
+
+def _correlation(value, name: str) -> float:
+    value = float(as_float_array(value, name, ndim=0))
+    if not -1.0 <= value <= 1.0:
+        raise ValueError(f"{name}: a correlation must lie in [-1, 1], got {value}")
+    return value
+
+
+def steiger_z1_star(r_jk, r_jh, r_kh, n) -> tuple[float, float]:
+    """Steiger's (1980) Z1* for H0: rho_jk = rho_jh (two correlations sharing variable j) and
+    its two-tailed p-value; see the module docstring for the equations. ``n``: the number of
+    items the three correlations were computed on (>= 4). Returns (Z1*, p); Z1* > 0 when
+    r_jk > r_jh. Identical correlations give (0, 1), also when k and h coincide."""
+    r_jk, r_jh = _correlation(r_jk, "r_jk"), _correlation(r_jh, "r_jh")
+    r_kh = _correlation(r_kh, "r_kh")
+    n = as_positive_int(n, "n", minimum=4)
+    if abs(r_jk) == 1.0 or abs(r_jh) == 1.0:
+        raise ValueError("r_jk: a correlation of +-1 has no Fisher z; the test needs |r| < 1 "
+                         f"(got r_jk = {r_jk}, r_jh = {r_jh})")
+    difference = np.arctanh(r_jk) - np.arctanh(r_jh)
+    if difference == 0.0:
+        return 0.0, 1.0
+    r_bar2 = ((r_jk + r_jh) / 2.0) ** 2
+    psi = r_kh * (1.0 - 2.0 * r_bar2) - 0.5 * r_bar2 * (1.0 - 2.0 * r_bar2 - r_kh ** 2)
+    s = psi / (1.0 - r_bar2) ** 2
+    spread = 2.0 - 2.0 * s
+    if spread <= 0.0:
+        raise ValueError(f"r_kh: with r_kh = {r_kh} the two correlations cannot differ "
+                         f"(the covariance of their z values leaves no variance); got r_jk = "
+                         f"{r_jk}, r_jh = {r_jh}")
+    z = float(difference * np.sqrt((n - 3) / spread))
+    return z, float(2.0 * norm.sf(abs(z)))
+
+
+def _three(reference, first, second) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    reference = as_float_array(reference, "reference", ndim=1)
+    first = as_float_array(first, "first", ndim=1)
+    second = as_float_array(second, "second", ndim=1)
+    for name, values in (("first", first), ("second", second)):
+        if values.size != reference.size:
+            raise ValueError(f"{name}: expected one value per reference item ({reference.size}),"
+                             f" got {values.size}")
+    return reference, first, second
+
+
+def compare_correlations(reference, first, second) -> CorrelationComparison:
+    """Steiger's Z1* for corr(reference, second) against corr(reference, first), all three
+    arrays over the same items (e.g. rounded predictions of two models and the rounded
+    reference, as seed 000 compares them)."""
+    reference, first, second = _three(reference, first, second)
+    for name, values in (("reference", reference), ("first", first), ("second", second)):
+        if np.all(values == values[0]):
+            raise ValueError(f"{name}: every value is {values[0]:g}, so its correlation is "
+                             "undefined")
+    matrix = np.corrcoef(np.stack([reference, first, second]))
+    r_first, r_second = float(matrix[0, 1]), float(matrix[0, 2])
+    r_between = float(np.clip(matrix[1, 2], -1.0, 1.0))
+    if np.array_equal(first, second):
+        z, p = 0.0, 1.0
+    else:
+        z, p = steiger_z1_star(r_second, r_first, r_between, reference.size)
+    return CorrelationComparison(r_first, r_second, r_between, int(reference.size), z, p)
+
+
+def paired_bootstrap(statistic: Callable[[np.ndarray, np.ndarray], float], reference, first,
+                     second, *, n_resamples: int = 10_000, confidence: float = 0.95,
+                     rng: RngLike = None) -> BootstrapComparison:
+    """Resample the items with replacement (the same draw for both models) and recompute
+    ``statistic(reference, predictions)`` for each model. A resample on which the statistic is
+    undefined (NaN, e.g. a constant resample for a correlation) is drawn again."""
+    if not callable(statistic):
+        raise TypeError(f"statistic: expected a function of (reference, predictions), got "
+                        f"{type(statistic).__name__}")
+    reference, first, second = _three(reference, first, second)
+    n_resamples = as_positive_int(n_resamples, "n_resamples", minimum=100, maximum=10**6)
+    confidence = float(as_float_array(confidence, "confidence", ndim=0))
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence: expected a level in (0, 1), got {confidence}")
+    rng = as_rng(rng)
+    observed = float(statistic(reference, second) - statistic(reference, first))
+    differences = np.empty(n_resamples)
+    filled, attempts = 0, 0
+    while filled < n_resamples:
+        attempts += 1
+        if attempts > 10 * n_resamples:
+            raise ValueError("statistic: undefined (NaN) on most resamples of these items")
+        rows = rng.integers(0, reference.size, reference.size)
+        value = statistic(reference[rows], second[rows]) - statistic(reference[rows], first[rows])
+        if np.isfinite(value):
+            differences[filled] = value
+            filled += 1
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(differences, [tail, 1.0 - tail])
+    side = min(np.mean(differences <= 0.0), np.mean(differences >= 0.0))
+    p_value = float(min(1.0, max(2.0 * side, 1.0 / n_resamples)))
+    return BootstrapComparison(observed, (float(low), float(high)), p_value, n_resamples)
+
+
+def resampled_t_test(differences, n_train, n_test) -> ResampledTTest:
+    """Nadeau and Bengio's (2003) corrected resampled t-test of mean(differences) = 0, where
+    ``differences`` holds one paired difference (model B minus model A, e.g. of RMSE) per random
+    split, each split with ``n_train`` training and ``n_test`` test items:
+    t = mean / sqrt((1/J + n_test/n_train) var), var with ddof 1, df = J - 1, two-tailed. The
+    plain paired t (factor 1/J) is returned beside it."""
+    differences = as_float_array(differences, "differences", ndim=1)
+    if differences.size < 2:
+        raise ValueError("differences: need at least 2 splits")
+    n_train = as_positive_int(n_train, "n_train")
+    n_test = as_positive_int(n_test, "n_test")
+    j = differences.size
+    mean, variance = float(differences.mean()), float(differences.var(ddof=1))
+    if variance == 0.0:
+        raise ValueError("differences: all equal, so the t statistic is undefined")
+
+    def tested(factor: float) -> tuple[float, float]:
+        t_value = mean / np.sqrt(factor * variance)
+        return float(t_value), float(2.0 * student_t.sf(abs(t_value), j - 1))
+
+    t_corrected, p_corrected = tested(1.0 / j + n_test / n_train)
+    t_plain, p_plain = tested(1.0 / j)
+    return ResampledTTest(mean, t_corrected, p_corrected, t_plain, p_plain, j)
