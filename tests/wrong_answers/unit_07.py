@@ -1,6 +1,8 @@
 """Typical wrong answers for solutions/07_mixed_feedback.ipynb (see tests/wrong_answers/__init__.py).
 
-Several per task function; each stands for a slip the self-checks name in their hint.
+Several per task function; each stands for a slip the self-checks name in their hint. For every
+task function one answer just calls the library: the hidden test (course_lib.checks.withheld)
+must fail it with "off limits".
 """
 
 from wrong_answers import Mistake
@@ -60,6 +62,10 @@ MISTAKES = [
             r = norm.pdf(t) / ndtr(t)
         return log_p @ weights, (sign * r) @ weights, 0.5 * (-r * (t + r)) @ weights
         """, expect="use log_ndtr(t)"),
+    Mistake("expected_probit", why="the library's expectation called", code="""
+        from course_lib.gp import BernoulliProbit
+        return tuple(BernoulliProbit().expected_log_likelihood(y, mean, var))
+        """, expect="off limits"),
     # ----- Task 2: mixed_elbo --------------------------------------------------------------------
     Mistake("mixed_elbo", why="one KL per data type (the bookkeeping trap)", code="""
         part_values = []
@@ -129,22 +135,118 @@ MISTAKES = [
                     + 2.0 * np.sum(np.log(np.diag(L_K))) - 2.0 * np.sum(np.log(np.diag(L_S))))
         return sum(part_values) - kl, np.array(part_values), kl
         """, expect="the '- n' of the KL is missing"),
-    # ----- Task 3: gaussian_sites -----------------------------------------------------------------
-    Mistake("gaussian_sites", why="site precision 1 / sigma (an sd, not a variance)", code="""
-        L = cholesky(K + noise_sd ** 2 * np.eye(len(y)), lower=True)
-        return cho_solve((L, True), y), np.full(len(y), 1.0 / noise_sd)
-        """, expect="not 1 / sigma"),
-    Mistake("gaussian_sites", why="the noise variance as the site precision", code="""
-        L = cholesky(K + noise_sd ** 2 * np.eye(len(y)), lower=True)
-        return cho_solve((L, True), y), np.full(len(y), noise_sd ** 2)
-        """, expect="not the noise variance sigma^2"),
-    Mistake("gaussian_sites", why="alpha = K^-1 y: the noise forgotten in the mean", code="""
-        L = cholesky(K, lower=True)
-        return cho_solve((L, True), y), np.full(len(y), 1.0 / noise_sd ** 2)
-        """, expect="K^-1 y interpolates"),
-    Mistake("gaussian_sites", why="alpha from the fixed point at the prior mean 0", code="""
-        return y / noise_sd ** 2, np.full(len(y), 1.0 / noise_sd ** 2)
-        """, expect="at the PRIOR mean"),
+    Mistake("mixed_elbo", why="the MixedLikelihood's own sums called for the parts", code="""
+        from course_lib.gp import MixedLikelihood
+        mixed = MixedLikelihood(parts)
+        z_var = np.einsum("ij,jk,ik->i", mixed.M, S, mixed.M)
+        part_values = mixed.part_expected_log_likelihoods(mixed.M @ mean, z_var)
+        L_K = cholesky(K, lower=True)
+        L_S = cholesky(S, lower=True)
+        whitened_mean = solve_triangular(L_K, mean, lower=True)
+        whitened_S = solve_triangular(L_K, L_S, lower=True)
+        kl = 0.5 * (np.sum(whitened_S ** 2) + whitened_mean @ whitened_mean - len(mean)
+                    + 2.0 * np.sum(np.log(np.diag(L_K))) - 2.0 * np.sum(np.log(np.diag(L_S))))
+        return float(np.sum(part_values)) - kl, np.asarray(part_values), kl
+        """, expect="off limits"),
+    # ----- Task 3: gaussian_expected_gradients and site_fixed_point -------------------------------
+    Mistake("gaussian_expected_gradients", why="the library's Gaussian likelihood called",
+            code="""
+        from course_lib.gp import GaussianConstraint
+        rows = GaussianConstraint(np.full(mean.shape, noise_sd))
+        return tuple(rows.expected_log_likelihood(y, mean, var)[1:])
+        """, expect="off limits"),
+    Mistake("gaussian_expected_gradients", why="Bonnet's 1/2 dropped: dE/dvar = -1/sigma^2",
+            code="""
+        return (y - mean) / noise_sd ** 2, np.full(mean.shape, -1.0 / noise_sd ** 2)
+        """, expect="the 1/2 is missing"),
+    Mistake("gaussian_expected_gradients", why="the residual the wrong way round (mean - y)",
+            code="""
+        return (mean - y) / noise_sd ** 2, np.full(mean.shape, -0.5 / noise_sd ** 2)
+        """, expect="TOWARDS the observation"),
+    Mistake("gaussian_expected_gradients", why="divided by sigma, not sigma^2", code="""
+        return (y - mean) / noise_sd, np.full(mean.shape, -0.5 / noise_sd ** 2)
+        """, expect="VARIANCE sigma^2, not by sigma"),
+    Mistake("gaussian_expected_gradients", why="a scalar dE/dvar instead of one per row",
+            code="""
+        return (y - mean) / noise_sd ** 2, -0.5 / noise_sd ** 2
+        """, expect="one derivative per row"),
+    Mistake("site_fixed_point", why="the library's exact-regression posterior for the sites",
+            code="""
+        from course_lib.gp import LatentGaussian
+        n = K.shape[0]
+        alpha, site_precision = np.zeros(n), np.zeros(n)
+        mean, var = np.zeros(n), np.diag(K).copy()
+        for _ in range(max_iter):
+            d_mean, d_var = expected_gradients(mean, var)
+            new_precision = -2.0 * np.asarray(d_var)
+            posterior = LatentGaussian.from_noise(K, mean + d_mean / new_precision,
+                                                  1.0 / new_precision)
+            new_alpha = posterior.alpha
+            mean, var = posterior.predict(K, np.diag(K))
+            moved = max(np.max(np.abs(new_alpha - alpha)),
+                        np.max(np.abs(new_precision - site_precision)))
+            alpha, site_precision = new_alpha, new_precision
+            if moved <= tol:
+                break
+        return alpha, site_precision
+        """, expect="off limits"),
+    Mistake("site_fixed_point", why="lambda = -dE/dvar: the factor 2 dropped", code="""
+        n = K.shape[0]
+        alpha, site_precision = np.zeros(n), np.zeros(n)
+        mean, var = np.zeros(n), np.diag(K).copy()
+        for _ in range(max_iter):
+            d_mean, d_var = (np.asarray(g, dtype=float) for g in expected_gradients(mean, var))
+            new_precision = -d_var
+            pseudo = mean + d_mean / new_precision
+            root = np.sqrt(new_precision)
+            L_B = cholesky(np.eye(n) + root[:, None] * K * root[None, :], lower=True)
+            new_alpha = root * cho_solve((L_B, True), root * pseudo)
+            W = solve_triangular(L_B, root[:, None] * K, lower=True)
+            mean, var = K @ new_alpha, np.diag(K) - np.sum(W ** 2, axis=0)
+            moved = max(np.max(np.abs(new_alpha - alpha)),
+                        np.max(np.abs(new_precision - site_precision)))
+            alpha, site_precision = new_alpha, new_precision
+            if moved <= tol:
+                break
+        return alpha, site_precision
+        """, expect="the factor 2 is missing"),
+    Mistake("site_fixed_point", why="v = diag(S) never updated: the prior's diag K kept",
+            code="""
+        n = K.shape[0]
+        alpha, site_precision = np.zeros(n), np.zeros(n)
+        mean, var = np.zeros(n), np.diag(K).copy()
+        for _ in range(max_iter):
+            d_mean, d_var = (np.asarray(g, dtype=float) for g in expected_gradients(mean, var))
+            new_precision = -2.0 * d_var
+            pseudo = mean + d_mean / new_precision
+            root = np.sqrt(new_precision)
+            L_B = cholesky(np.eye(n) + root[:, None] * K * root[None, :], lower=True)
+            new_alpha = root * cho_solve((L_B, True), root * pseudo)
+            W = solve_triangular(L_B, root[:, None] * K, lower=True)
+            mean = K @ new_alpha
+            moved = max(np.max(np.abs(new_alpha - alpha)),
+                        np.max(np.abs(new_precision - site_precision)))
+            alpha, site_precision = new_alpha, new_precision
+            if moved <= tol:
+                break
+        return alpha, site_precision
+        """,
+            expect="recompute it after every update"),
+    Mistake("site_fixed_point", why="the plain iteration alpha <- dE/dmean at m = K alpha",
+            code="""
+        n = K.shape[0]
+        alpha = np.zeros(n)
+        for _ in range(max_iter):
+            with np.errstate(all="ignore"):
+                d_mean, d_var = expected_gradients(K @ alpha, np.diag(K))
+                alpha = np.asarray(d_mean, dtype=float)
+        return alpha, -2.0 * np.asarray(d_var, dtype=float)
+        """, expect="update the sites instead"),
+    Mistake("site_fixed_point", why="one plain step from the prior (alpha = dE/dmean at m = 0)",
+            code="""
+        d_mean, d_var = expected_gradients(np.zeros(K.shape[0]), np.diag(K))
+        return np.asarray(d_mean, dtype=float), -2.0 * np.asarray(d_var, dtype=float)
+        """, expect="at the PRIOR mean 0"),
     # ----- Task 4: lookahead_by_hand --------------------------------------------------------------
     Mistake("lookahead_by_hand", why="conditioning with the wrong sign of rho", code="""
         query_mean, query_var = mean[0], cov[0, 0]
@@ -202,34 +304,77 @@ MISTAKES = [
         mi = np.sum(entropy(p_now) - p1 * entropy(P1) - (1.0 - p1) * entropy(P0))
         return float(p1), P1, P0, float(mi)
         """, expect="MI in BITS"),
-    # ----- Task 5: levelset_f1 --------------------------------------------------------------------
-    Mistake("levelset_f1", why="precision and recall swapped", code="""
-        sobol = qmc.Sobol(bounds.shape[0], rng=np.random.default_rng(0))
-        X = qmc.scale(sobol.random(n_points), bounds[:, 0], bounds[:, 1])
-        inside = true_function(X) < threshold
-        estimated = model.predict(X)[0] < threshold
-        both = np.sum(inside & estimated)
-        precision, recall = both / np.sum(inside), both / np.sum(estimated)
-        return float(precision), float(recall), float(2 * precision * recall / (precision + recall))
-        """, expect="you swapped precision and recall"),
-    Mistake("levelset_f1", why="the superlevel set {mean > threshold} as the estimate", code="""
-        sobol = qmc.Sobol(bounds.shape[0], rng=np.random.default_rng(0))
-        X = qmc.scale(sobol.random(n_points), bounds[:, 0], bounds[:, 1])
-        inside = true_function(X) < threshold
-        estimated = model.predict(X)[0] > threshold
-        both = np.sum(inside & estimated)
-        precision, recall = both / np.sum(estimated), both / np.sum(inside)
-        return float(precision), float(recall), float(2 * precision * recall / (precision + recall))
-        """, expect="the points BELOW the threshold"),
-    Mistake("levelset_f1", why="F1 as the arithmetic mean of precision and recall", code="""
-        sobol = qmc.Sobol(bounds.shape[0], rng=np.random.default_rng(0))
-        X = qmc.scale(sobol.random(n_points), bounds[:, 0], bounds[:, 1])
-        inside = true_function(X) < threshold
-        estimated = model.predict(X)[0] < threshold
-        both = np.sum(inside & estimated)
-        precision, recall = both / np.sum(estimated), both / np.sum(inside)
-        return float(precision), float(recall), float((precision + recall) / 2)
-        """, expect="HARMONIC mean"),
+    Mistake("lookahead_by_hand", why="the library's look-ahead called", code="""
+        from course_lib.gp import lookahead_levelset
+        result = lookahead_levelset(mean[0], cov[0, 0], mean[1:], np.diag(cov)[1:], cov[0, 1:],
+                                    threshold)
+        p1, P1, P0, p_now = result.p_one[0], result.p_if_one, result.p_if_zero, result.p_now
+        def entropy_bits(p):
+            return -(xlogy(p, p) + xlogy(1.0 - p, 1.0 - p)) / np.log(2.0)
+        mi = np.sum(entropy_bits(p_now) - p1 * entropy_bits(P1) - (1.0 - p1) * entropy_bits(P0))
+        return float(p1), P1, P0, float(mi)
+        """, expect="off limits"),
+    # ----- Task 5: volume_lookahead ---------------------------------------------------------------
+    Mistake("volume_lookahead", why="the library's look-ahead called", code="""
+        from course_lib.gp import lookahead_levelset
+        result = lookahead_levelset(mean[0], cov[0, 0], mean[1:], np.diag(cov)[1:], cov[0, 1:],
+                                    threshold)
+        p1 = float(result.p_one[0])
+        V, V1, V0 = (float(np.sum(p)) for p in (result.p_now, result.p_if_one, result.p_if_zero))
+        return p1, V, V1, V0, p1 * abs(V1 - V) + (1 - p1) * abs(V0 - V)
+        """, expect="off limits"),
+    Mistake("volume_lookahead", why="the signed expected change (zero by the martingale)",
+            code="""
+        query_mean, query_var = mean[0], cov[0, 0]
+        ref_mean, ref_var, cross = mean[1:], np.diag(cov)[1:], cov[0, 1:]
+        a = query_mean / np.sqrt(1.0 + query_var)
+        b = (threshold - ref_mean) / np.sqrt(ref_var)
+        rho = -cross / (np.sqrt(ref_var) * np.sqrt(1.0 + query_var))
+        p1, p_now = ndtr(a), ndtr(b)
+        joint = bvn_cdf(a, b, rho)
+        P1, P0 = joint / p1, (p_now - joint) / (1.0 - p1)
+        V, V1, V0 = float(np.sum(p_now)), float(np.sum(P1)), float(np.sum(P0))
+        return float(p1), V, V1, V0, float(p1 * (V1 - V) + (1.0 - p1) * (V0 - V))
+        """,
+            expect="the signed expected change is 0"),
+    Mistake("volume_lookahead", why="each reference's |P1 - Px| summed, not |V1 - V|", code="""
+        query_mean, query_var = mean[0], cov[0, 0]
+        ref_mean, ref_var, cross = mean[1:], np.diag(cov)[1:], cov[0, 1:]
+        a = query_mean / np.sqrt(1.0 + query_var)
+        b = (threshold - ref_mean) / np.sqrt(ref_var)
+        rho = -cross / (np.sqrt(ref_var) * np.sqrt(1.0 + query_var))
+        p1, p_now = ndtr(a), ndtr(b)
+        joint = bvn_cdf(a, b, rho)
+        P1, P0 = joint / p1, (p_now - joint) / (1.0 - p1)
+        V, V1, V0 = float(np.sum(p_now)), float(np.sum(P1)), float(np.sum(P0))
+        return float(p1), V, V1, V0, float(p1 * np.sum(np.abs(P1 - p_now)) + (1.0 - p1) * np.sum(np.abs(P0 - p_now)))
+        """,
+            expect="not the sum of each reference's |P1 - Px|"),
+    Mistake("volume_lookahead", why="the answers' probabilities swapped as weights", code="""
+        query_mean, query_var = mean[0], cov[0, 0]
+        ref_mean, ref_var, cross = mean[1:], np.diag(cov)[1:], cov[0, 1:]
+        a = query_mean / np.sqrt(1.0 + query_var)
+        b = (threshold - ref_mean) / np.sqrt(ref_var)
+        rho = -cross / (np.sqrt(ref_var) * np.sqrt(1.0 + query_var))
+        p1, p_now = ndtr(a), ndtr(b)
+        joint = bvn_cdf(a, b, rho)
+        P1, P0 = joint / p1, (p_now - joint) / (1.0 - p1)
+        V, V1, V0 = float(np.sum(p_now)), float(np.sum(P1)), float(np.sum(P0))
+        return float(p1), V, V1, V0, float((1.0 - p1) * abs(V1 - V) + p1 * abs(V0 - V))
+        """,
+            expect="weight the change after y = 1 by p1"),
+    Mistake("volume_lookahead", why="the volume as a count of references with P > 1/2", code="""
+        query_mean, query_var = mean[0], cov[0, 0]
+        ref_mean, ref_var, cross = mean[1:], np.diag(cov)[1:], cov[0, 1:]
+        a = query_mean / np.sqrt(1.0 + query_var)
+        b = (threshold - ref_mean) / np.sqrt(ref_var)
+        rho = -cross / (np.sqrt(ref_var) * np.sqrt(1.0 + query_var))
+        p1, p_now = ndtr(a), ndtr(b)
+        joint = bvn_cdf(a, b, rho)
+        P1, P0 = joint / p1, (p_now - joint) / (1.0 - p1)
+        V, V1, V0 = (float(np.sum(p > 0.5)) for p in (p_now, P1, P0))
+        return float(p1), V, V1, V0, float(p1 * abs(V1 - V) + (1.0 - p1) * abs(V0 - V))
+        """, expect="not a count of references"),
     # ----- Task 6 (optional): middle_level_cap ---------------------------------------------------
     Mistake("middle_level_cap", why="the lapse left out", code="""
         return float(1.0 / (1.0 + 2.0 * np.exp(-gaps[1] / 2.0)))
@@ -240,4 +385,10 @@ MISTAKES = [
     Mistake("middle_level_cap", why="the first gap taken as the middle level's width", code="""
         return float((1.0 - lapse) / (1.0 + 2.0 * np.exp(-gaps[0] / 2.0)) + lapse / 3.0)
         """, expect="the SECOND gap"),
+    Mistake("middle_level_cap", why="the library's likelihood maximised on a grid", code="""
+        from course_lib.gp import LikertConfidence
+        likert = LikertConfidence(3, gaps=list(gaps), lapse=lapse)
+        z = np.linspace(0.0, 8.0, 80_001)
+        return float(np.exp(likert.log_likelihood(z, np.ones_like(z))).max())
+        """, expect="off limits"),
 ]
