@@ -1,6 +1,8 @@
 """Typical wrong answers for solutions/05_gp_raters.ipynb (see tests/wrong_answers/__init__.py).
 
-One per task function; each stands for a slip the self-checks name in their hint.
+Per task function: a typical slip, which the self-check names in its hint, and an answer that
+just calls the library (every such answer passes the visible checks and fails the hidden test,
+which runs the function with the library's routes withheld: "off limits").
 """
 
 from wrong_answers import Mistake
@@ -82,4 +84,61 @@ MISTAKES = [
         np.add.at(counts, cells, 1.0)
         return np.maximum(totals / counts, noise_floor)
         """, expect="not the weighted mean yhat_i"),
+
+    # answers that just call the library: the hidden tests withhold it (course_lib.checks.withheld)
+    Mistake("joint_log_evidence", why="the library's joint evidence, one rater per label",
+            code="""
+        from course_lib.gp import RaterData, joint_log_likelihood
+        data = RaterData.from_long(items, np.arange(items.size), scores, n_items=K.shape[0])
+        return float(joint_log_likelihood(K, data, noise_variance).value)
+        """, expect="off limits"),
+    Mistake("discretised_log_probabilities", why="the library's discretisation", code="""
+        from course_lib.metrics import discretised_log_predictive
+        return discretised_log_predictive(mean, variance, scale)
+        """, expect="off limits"),
+    Mistake("kl_from_histograms", why="the library's KL", code="""
+        from course_lib.metrics import discrete_kl
+        return discrete_kl(histograms, log_probabilities)
+        """, expect="off limits"),
+    Mistake("one_rater_kl", why="the model's noisy predictive through the library's metrics",
+            code="""
+        from course_lib.metrics import discrete_kl, discretised_log_predictive
+        mean, var_noisy = gp.predict(X_test, include_noise=True)
+        return discrete_kl(histograms, discretised_log_predictive(mean + offset, var_noisy))
+        """, expect="off limits"),
+    Mistake("precision_weighted_means", why="RaterData.weighted, one rater per label", code="""
+        from course_lib.gp import RaterData
+        data = RaterData.from_long(items, np.arange(items.size), scores, n_items=n_items)
+        weighted = data.weighted(noise_per_label)
+        return weighted.target, weighted.noise, weighted.constant
+        """, expect="off limits"),
+    Mistake("annotator_log_evidence", why="the library's GPR-MA evidence", code="""
+        from course_lib.gp import RaterData, annotator_log_likelihood
+        data = RaterData.from_long(items, raters, scores, n_items=K.shape[0])
+        return float(annotator_log_likelihood(K, data, annotator_variances, data.raters).value)
+        """, expect="off limits"),
+    Mistake("posterior_at_items", why="LatentGaussian.from_noise", code="""
+        from course_lib.gp import LatentGaussian
+        posterior = LatentGaussian.from_noise(K, target, noise)
+        return posterior.mean, np.diag(posterior.covariance(K))
+        """, expect="off limits"),
+    Mistake("fisher_noise_gradient", why="the library's Fisher gradient (the annotator "
+            "evidence with any dK)", code="""
+        from course_lib.gp import RaterData, annotator_log_likelihood
+        data = RaterData.from_long(items, raters, scores, n_items=K.shape[0])
+        cells = regions[items] * variance_table.shape[1] + raters
+        result = annotator_log_likelihood(K, data, variance_table.ravel(), cells, dK=K[None])
+        return result.gradient_log_noise.reshape(variance_table.shape)
+        """, expect="off limits"),
+    Mistake("em_update", why="the EM step read off the library's Fisher gradient: "
+            "g_j = sum over j's labels of -1/2 + E_l / (2 s_j), so mean E = s_j (1 + 2 g_j / n_j)",
+            code="""
+        from course_lib.gp import RaterData, annotator_log_likelihood
+        data = RaterData.from_long(items, raters, scores, n_items=K.shape[0])
+        cells = regions[items] * variance_table.shape[1] + raters
+        s = variance_table.ravel()
+        g = annotator_log_likelihood(K, data, s, cells, dK=K[None]).gradient_log_noise
+        n = np.bincount(cells, minlength=s.size)
+        return np.maximum(s * (1 + 2 * g / n), noise_floor).reshape(variance_table.shape)
+        """, expect="off limits"),
 ]
