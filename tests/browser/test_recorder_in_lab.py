@@ -1,0 +1,221 @@
+"""The microphone recorder (course_lib.widgets.recorder) in JupyterLab, in headless Chromium.
+
+Chromium's fake capture device stands in for the microphone: launched with
+``--use-fake-device-for-media-stream --use-file-for-fake-audio-capture=<wav>`` it plays a WAV
+file into every ``getUserMedia`` stream, and ``--use-fake-ui-for-media-stream`` accepts the
+permission prompt. The file is a shipped test-speaker digit (8 kHz) resampled to 48 kHz 16-bit,
+with silence before and after, made in a temporary folder by the test.
+
+- ``test_recorded_digit_is_recognised``: a small notebook shows a Recorder whose callback runs
+  the course's DTW template recogniser (3 train speakers' templates per digit, the unit's MFCC
+  front end); the test presses Record, and the label must name the digit in the file. The take
+  went browser -> MediaRecorder -> Web Audio decode -> kernel -> resample -> trim -> DTW.
+- ``test_denied_permission_says_so``: the same with the prompt denied
+  (``--deny-permission-prompts``): one line in the widget, the cell after it still ran on the
+  shipped clip, nothing in the kernel.
+- ``test_silent_microphone_keeps_nothing``: a fake device playing silence: the widget says the
+  take is silent and keeps nothing; the fallback cell's answer is untouched.
+
+Screenshots: ``ROOT/.test-artifacts/browser/recorder/``.
+"""
+
+from __future__ import annotations
+
+import json
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+from chromium import CHROMIUM_FLAGS
+from lab_driver import Findings, NotebookPage
+from playwright.sync_api import sync_playwright
+from time_limits import new_context
+
+from course_lib.data.digits import WORDS, load_digits
+from course_lib.widgets.recorder import resample
+
+LAUNCH_TIMEOUT_S = 60
+# Opening the notebook and running its two cells (the recogniser loads 30 templates).
+RUN_TIMEOUT_S = 240
+# One take lasts at most MAX_SECONDS; decoding, the message to the kernel, resampling, MFCC and
+# 30 DTW alignments take a few seconds more on a loaded 2-core machine.
+MAX_SECONDS = 1.5
+ANSWER_TIMEOUT_S = 90
+SPEAKER, DIGIT = "s33", 7
+FAKE_RATE = 48000
+LEAD_S, TAIL_S = 0.2, 4.0
+
+NOTEBOOK_CELLS = [
+    # 1: the recorder, and a label its callback fills with the recognised word
+    f"""import ipywidgets as W
+import numpy as np
+from IPython.display import display
+from course_lib.data.digits import WORDS, digit_features, load_digits
+from course_lib.features import mfcc_features
+from course_lib.recognition import TemplateRecogniser
+from course_lib.widgets.recorder import Recorder, recorded_or_shipped
+
+X, y, spk = digit_features("train")
+keep = np.flatnonzero(np.isin(spk, ["s00", "s01", "s02"]))
+recogniser = TemplateRecogniser([X[k] for k in keep], y[keep])
+
+def recognise(samples):
+    return WORDS[int(recogniser.predict([mfcc_features(samples, 8000)])[0])]
+
+answer = W.Label("recognised: (nothing yet)")
+answer.add_class("recorder-answer")
+recorder = Recorder(max_seconds={MAX_SECONDS})
+recorder.on_recording(lambda samples: setattr(answer, "value", "recognised: " + recognise(samples)))
+display(recorder, answer)""",
+    # 2: a cell after the recorder: it must run with or without a microphone
+    """shipped = load_digits("test")
+fallback = shipped.waveforms[0]
+samples, whose = recorded_or_shipped(recorder, fallback)
+print(f"FALLBACK-CELL {recognise(samples)} from {whose}")""",
+]
+
+
+# The duration of the widget's player, once the kept take's WAV is loaded (0 without one).
+PLAYER_JS = """() => new Promise((resolve) => {
+    const a = document.querySelector('.course-recorder-player');
+    if (!a || !a.getAttribute('src')) return resolve(0);
+    if (a.readyState >= 1) return resolve(a.duration);
+    a.addEventListener('loadedmetadata', () => resolve(a.duration));
+    a.addEventListener('error', () => resolve(-1));
+    a.load();
+})"""
+
+
+def write_wav(path: Path, samples: np.ndarray, rate: int) -> Path:
+    with wave.open(str(path), "wb") as handle:
+        handle.setnchannels(1)
+        handle.setsampwidth(2)
+        handle.setframerate(rate)
+        handle.writeframes(np.round(np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
+    return path
+
+
+@pytest.fixture(scope="module")
+def fake_files(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("fake-microphone")
+    digits = load_digits("test")
+    k = int(np.flatnonzero((digits.speakers == SPEAKER) & (digits.labels == DIGIT))[0])
+    word = resample(digits.waveforms[k], digits.sample_rate, FAKE_RATE)
+    padded = np.concatenate([np.zeros(round(LEAD_S * FAKE_RATE)), word,
+                             np.zeros(round(TAIL_S * FAKE_RATE))])
+    return {"digit": write_wav(folder / "digit.wav", padded, FAKE_RATE),
+            "silence": write_wav(folder / "silence.wav", np.zeros(5 * FAKE_RATE), FAKE_RATE)}
+
+
+@pytest.fixture(scope="module")
+def notebook_path(lab_server) -> str:
+    cells = [{"cell_type": "code", "execution_count": None, "id": f"rec{k}", "metadata": {},
+              "outputs": [], "source": source} for k, source in enumerate(NOTEBOOK_CELLS)]
+    notebook = {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3",
+                                                            "language": "python",
+                                                            "name": "python3"}},
+                "nbformat": 4, "nbformat_minor": 5}
+    (lab_server.root_dir / "recorder_check.ipynb").write_text(json.dumps(notebook),
+                                                               encoding="utf-8")
+    return "recorder_check.ipynb"
+
+
+def run_with_microphone(lab_server, artifacts, notebook_path, name: str, flags: list[str]):
+    """Open the notebook in a Chromium launched with ``flags``, run it, press Record; return
+    (the widget's status line, the answer label, the fallback cell's text, findings, the
+    player's duration in s)."""
+    shots = artifacts / "recorder" / name
+    shots.mkdir(parents=True, exist_ok=True)
+    findings = Findings(notebook=name)
+    lab_server.shut_down_kernels()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(headless=True, args=CHROMIUM_FLAGS + flags,
+                                             timeout=LAUNCH_TIMEOUT_S * 1000,
+                                             executable_path=_chromium())
+        try:
+            context = new_context(browser)
+            page = context.new_page()
+            notebook = NotebookPage(page, lab_server, notebook_path, shots, findings)
+            notebook.open(timeout=RUN_TIMEOUT_S)
+            notebook.run_all(timeout=RUN_TIMEOUT_S)
+            limits = notebook.limits
+            with limits.wait("the recorder's Record button", 60) as limit_ms:
+                record = page.locator(".course-recorder-record")
+                record.wait_for(state="visible", timeout=limit_ms)
+            fallback = page.locator(".jp-OutputArea-output", has_text="FALLBACK-CELL")
+            with limits.wait("the fallback cell's output", 60) as limit_ms:
+                fallback.wait_for(timeout=limit_ms)
+            fallback_text = fallback.inner_text()
+            notebook.screenshot("01-before-record")
+            status = page.locator(".course-recorder-status")
+            before = status.inner_text()
+            if not record.is_disabled():
+                record.click()
+            # the take ends by itself after MAX_SECONDS; then the kernel answers
+            with limits.wait("the recorder's status after Record", ANSWER_TIMEOUT_S) as ms:
+                page.wait_for_function(
+                    """(before) => {
+                        const s = document.querySelector('.course-recorder-status');
+                        const t = s ? s.textContent : '';
+                        return t !== before && !t.startsWith('Recording') &&
+                               !t.includes('trimming it in Python');
+                    }""", arg=before, timeout=ms, polling=200)
+            with limits.wait("the kernel idle after the take", ANSWER_TIMEOUT_S) as ms:
+                page.wait_for_function("() => window.courseKernel.status === 'idle'",
+                                       timeout=ms)
+            notebook.screenshot("02-after-record")
+            answer = page.locator(".recorder-answer").inner_text()
+            player_s = limits.evaluate("the player's duration (loadedmetadata)", PLAYER_JS)
+            return status.inner_text(), answer, fallback_text, findings, player_s
+        finally:
+            browser.close()
+
+
+def _chromium() -> str:
+    from chromium import chromium_path
+    path = chromium_path()
+    if path is None:
+        pytest.fail("no Chromium for the browser tests")
+    return str(path)
+
+
+def fake_device(wav: Path) -> list[str]:
+    return ["--use-fake-device-for-media-stream", f"--use-file-for-fake-audio-capture={wav}"]
+
+
+def test_recorded_digit_is_recognised(lab_server, artifacts, notebook_path, fake_files):
+    status, answer, fallback, findings, player_s = run_with_microphone(
+        lab_server, artifacts, notebook_path, "digit",
+        ["--use-fake-ui-for-media-stream", *fake_device(fake_files["digit"])])
+    assert "from a shipped clip" in fallback          # before any take, the cell fell back
+    assert status.startswith("Kept"), status
+    # the player plays what Python kept: "Kept 0.86 s of speech ..." (8 kHz WAV; the status
+    # rounds to 10 ms)
+    kept_s = float(status.split()[1])
+    assert player_s == pytest.approx(kept_s, abs=0.006), (player_s, status)
+    assert answer == f"recognised: {WORDS[DIGIT]}", (answer, status)
+    assert not findings.problems, [str(p) for p in findings.problems]
+
+
+def test_denied_permission_says_so(lab_server, artifacts, notebook_path, fake_files):
+    status, answer, fallback, findings, player_s = run_with_microphone(
+        lab_server, artifacts, notebook_path, "denied",
+        ["--deny-permission-prompts", *fake_device(fake_files["digit"])])
+    assert "permission was denied" in status, status
+    assert "shipped recordings" in status
+    assert answer == "recognised: (nothing yet)" and player_s == 0
+    assert "from a shipped clip" in fallback
+    unexpected = [p for p in findings.problems if "Permission" not in p.what]
+    assert not unexpected, [str(p) for p in unexpected]
+
+
+def test_silent_microphone_keeps_nothing(lab_server, artifacts, notebook_path, fake_files):
+    status, answer, fallback, findings, player_s = run_with_microphone(
+        lab_server, artifacts, notebook_path, "silent",
+        ["--use-fake-ui-for-media-stream", *fake_device(fake_files["silence"])])
+    assert status.startswith("The recording is silent"), status
+    assert "nothing was kept" in status
+    assert answer == "recognised: (nothing yet)" and player_s == 0
+    assert "from a shipped clip" in fallback
+    assert not findings.problems, [str(p) for p in findings.problems]
