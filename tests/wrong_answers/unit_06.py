@@ -1,6 +1,8 @@
 """Typical wrong answers for solutions/06_preference_gp.ipynb (see tests/wrong_answers/__init__.py).
 
-Several per task function; each stands for a slip the self-checks name in their hint.
+Several per task function; each stands for a slip the self-checks name in their hint. Every
+task function also has an answer that just calls the library: its hidden test, which runs the
+function inside ``course_lib.checks.withheld``, must fail with "off limits".
 """
 
 from wrong_answers import Mistake
@@ -52,6 +54,10 @@ MISTAKES = [
             r = norm.pdf(t) / ndtr(t)
         return log_p, sign * c * r, c ** 2 * r * (t + r)
         """, expect="use log_ndtr(t)"),
+    Mistake("probit_terms", why="the library's answer: PairwiseProbit.terms", code="""
+        terms = PairwiseProbit(noise_sd).terms(z, y)
+        return terms.log_likelihood, terms.gradient, terms.curvature
+        """, expect="off limits"),
     # ----- Task 2: comparison_matrix, null_space_indicators -------------------------------------
     Mistake("comparison_matrix", why="the thesis's rows (+1 at the second item) kept", code="""
         M = np.zeros((first.size, n_items))
@@ -74,6 +80,13 @@ MISTAKES = [
         M[second, columns] = -1.0
         return M
         """, expect="the shape is transposed"),
+    Mistake("comparison_matrix", why="the library's answer: Comparisons.matrix", code="""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DisconnectedComparisonsWarning)
+            data = Comparisons(np.arange(float(n_items))[:, None], first, second,
+                               np.ones(first.size))
+        return data.matrix()
+        """, expect="off limits"),
     Mistake("null_space_indicators", why="only the constant vector, as if the graph were "
             "connected", code="""
         return np.ones((n_items, 1))
@@ -94,6 +107,14 @@ MISTAKES = [
             V[items[roots == r], column] = 1.0
         return V
         """, expect="an item in no comparison is a component of its own"),
+    Mistake("null_space_indicators", why="the library's answer: Comparisons.components",
+            code="""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DisconnectedComparisonsWarning)
+            labels = Comparisons(np.arange(float(n_items))[:, None], first, second,
+                                 np.ones(first.size)).components()
+        return (labels[:, None] == np.unique(labels)[None, :]).astype(float)
+        """, expect="off limits"),
     # ----- Task 3: newton_step ------------------------------------------------------------------
     Mistake("newton_step", why="the weights a returned instead of f_new = K a", code="""
         z = M @ f
@@ -119,6 +140,10 @@ MISTAKES = [
         L_B = cholesky(np.eye(R.shape[1]) + R.T @ K @ R, lower=True)
         return K @ (b - R @ cho_solve((L_B, True), R.T @ (K @ b)))
         """, expect="with a plus sign"),
+    Mistake("newton_step", why="the library's answer: the first step of newton_path", code="""
+        from course_lib.gp import newton_path
+        return newton_path(K, M, PairwiseProbit(noise_sd), y, f0=f, max_iter=1)[1].f
+        """, expect="off limits"),
     # ----- Task 4: bivariate_ei_values, finite_difference_gradient -------------------------------
     Mistake("bivariate_ei_values", why="no guard for sigma_I = 0: 0/0 at the incumbent",
             code="""
@@ -171,6 +196,10 @@ MISTAKES = [
                           + s[spread] * np.exp(-0.5 * u ** 2 - LOG_SQRT_2PI))
         return values
         """, expect="the improvement is f(x) - f(x_best)"),
+    Mistake("bivariate_ei_values", why="the library's answer: acquisition.bivariate_ei",
+            code="""
+        return bivariate_ei(model, X, x_best)
+        """, expect="off limits"),
     Mistake("finite_difference_gradient", why="a central difference divided by h, not 2h",
             code="""
         shifts = step * np.eye(x.size)
@@ -186,42 +215,113 @@ MISTAKES = [
         values = function(np.vstack([x[None, :], x + shifts]))
         return (values[1:] - values[0]) / step
         """, expect="use central differences"),
-    # ----- Task 5: binomial_p_value, smallest_significant_wins -----------------------------------
-    Mistake("binomial_p_value", why="one-tailed p-value", code="""
-        extreme = max(wins, n - wins)
-        return float(binom.sf(extreme - 1, n, 0.5))
-        """, expect="two-tailed"),
-    Mistake("binomial_p_value", why="the probability of exactly k wins", code="""
-        extreme = max(wins, n - wins)
-        return float(min(1.0, 2.0 * binom.pmf(extreme, n, 0.5)))
-        """, expect="AT LEAST as extreme"),
-    Mistake("binomial_p_value", why="binom.sf(k, ...) read as P(X >= k)", code="""
-        extreme = max(wins, n - wins)
-        return float(min(1.0, 2.0 * binom.sf(extreme, n, 0.5)))
-        """, expect="include k itself"),
-    Mistake("binomial_p_value", why="the doubled tail not capped at 1", code="""
-        extreme = max(wins, n - wins)
-        return float(2.0 * binom.sf(extreme - 1, n, 0.5))
-        """, expect="cap the doubled tail at 1"),
-    Mistake("smallest_significant_wins", why="searched from 0 wins", code="""
-        for k in range(0, n + 1):
-            if binomial_p_value(k, n) < level:
-                return k
-        return None
-        """, expect="search upward from n/2"),
-    Mistake("smallest_significant_wins", why="k = n left out of the search", code="""
-        for k in range((n + 1) // 2, n):
-            if binomial_p_value(k, n) < level:
-                return k
-        return None
-        """, expect="k = n can be the threshold"),
-    Mistake("smallest_significant_wins", why="the one-tailed tail instead of the p-value",
+    Mistake("finite_difference_gradient", why="scipy's adaptive differentiation instead of "
+            "central differences", code="""
+        from scipy.differentiate import jacobian
+        def on_columns(v):
+            return function(v.reshape(x.size, -1).T).reshape(v.shape[1:])
+        return jacobian(on_columns, x).df
+        """, expect="off limits"),
+    # ----- Task 5: preference_probability_values, forced_choice_power --------------------------
+    Mistake("preference_probability_values", why="the covariance term forgotten: f(x1) and "
+            "f(x2) predicted separately", code="""
+        mean_1, var_1 = model.predict(X1)
+        mean_2, var_2 = model.predict(X2)
+        return ndtr((mean_1 - mean_2) / np.sqrt(2.0 * noise_sd ** 2 + var_1 + var_2))
+        """, expect="subtracts 2 Sigma_12"),
+    Mistake("preference_probability_values", why="the answer noise counted once (sigma^2)",
             code="""
-        for k in range((n + 1) // 2, n + 1):
-            if binom.sf(k - 1, n, 0.5) < level:
-                return k
-        return None
+        n_pairs = X1.shape[0]
+        mean, cov = model.predict(np.vstack([X1, X2]), full_cov=True)
+        m = mean[:n_pairs] - mean[n_pairs:]
+        v = (np.diag(cov)[:n_pairs] + np.diag(cov)[n_pairs:]
+             - 2.0 * np.diag(cov[:n_pairs, n_pairs:]))
+        return ndtr(m / np.sqrt(noise_sd ** 2 + np.maximum(v, 0.0)))
+        """, expect="not sigma^2"),
+    Mistake("preference_probability_values", why="P(f(x1) > f(x2)): the answer noise left out",
+            code="""
+        n_pairs = X1.shape[0]
+        mean, cov = model.predict(np.vstack([X1, X2]), full_cov=True)
+        m = mean[:n_pairs] - mean[n_pairs:]
+        v = (np.diag(cov)[:n_pairs] + np.diag(cov)[n_pairs:]
+             - 2.0 * np.diag(cov[:n_pairs, n_pairs:]))
+        return ndtr(m / np.sqrt(np.maximum(v, 0.0)))
+        """, expect="her ANSWER adds her noise"),
+    Mistake("preference_probability_values", why="the posterior mean plugged in (no posterior "
+            "variance)", code="""
+        n_pairs = X1.shape[0]
+        mean = model.predict(np.vstack([X1, X2]))[0]
+        return ndtr((mean[:n_pairs] - mean[n_pairs:]) / (np.sqrt(2.0) * noise_sd))
+        """, expect="average the likelihood over the posterior"),
+    Mistake("preference_probability_values", why="standard deviations added, not variances",
+            code="""
+        n_pairs = X1.shape[0]
+        mean, cov = model.predict(np.vstack([X1, X2]), full_cov=True)
+        m = mean[:n_pairs] - mean[n_pairs:]
+        v = (np.diag(cov)[:n_pairs] + np.diag(cov)[n_pairs:]
+             - 2.0 * np.diag(cov[:n_pairs, n_pairs:]))
+        return ndtr(m / (np.sqrt(2.0) * noise_sd + np.sqrt(np.maximum(v, 0.0))))
+        """, expect="add the variances"),
+    Mistake("preference_probability_values", why="the library's answer: the model's "
+            "preference_probability", code="""
+        return model.preference_probability(X1, X2)
+        """, expect="off limits"),
+    Mistake("preference_probability_values", why="the library's closed form: "
+            "PairwiseProbit.predictive_mean", code="""
+        n_pairs = X1.shape[0]
+        mean, cov = model.predict(np.vstack([X1, X2]), full_cov=True)
+        m = mean[:n_pairs] - mean[n_pairs:]
+        v = (np.diag(cov)[:n_pairs] + np.diag(cov)[n_pairs:]
+             - 2.0 * np.diag(cov[:n_pairs, n_pairs:]))
+        return PairwiseProbit(noise_sd).predictive_mean(m, np.maximum(v, 0.0))
+        """, expect="off limits"),
+    Mistake("forced_choice_power", why="the one-tailed tail instead of the two-tailed p-value",
+            code="""
+        k = np.arange(n + 1)
+        significant = k[(2 * k >= n) & (binom.sf(k - 1, n, 0.5) < level)]
+        if significant.size == 0:
+            return None, 0.0
+        return int(significant[0]), float(binom.sf(significant[0] - 1, n, p_win))
         """, expect="not the one-tailed P(X >= k)"),
+    Mistake("forced_choice_power", why="searched from 0 wins", code="""
+        k = np.arange(n + 1)
+        p_two = np.minimum(1.0, 2.0 * binom.sf(np.maximum(k, n - k) - 1, n, 0.5))
+        significant = k[p_two < level]
+        if significant.size == 0:
+            return None, 0.0
+        return int(significant[0]), float(binom.sf(significant[0] - 1, n, p_win))
+        """, expect="search upward from n/2"),
+    Mistake("forced_choice_power", why="binom.sf(k, ...) read as P(X >= k) in the power",
+            code="""
+        k = np.arange(n + 1)
+        p_two = np.minimum(1.0, 2.0 * binom.sf(np.maximum(k, n - k) - 1, n, 0.5))
+        significant = k[(2 * k >= n) & (p_two < level)]
+        if significant.size == 0:
+            return None, 0.0
+        return int(significant[0]), float(binom.sf(significant[0], n, p_win))
+        """, expect="binom.sf(k, n, p) is P(X > k)"),
+    Mistake("forced_choice_power", why="results significant for the baseline counted as "
+            "confirmations", code="""
+        k = np.arange(n + 1)
+        p_two = np.minimum(1.0, 2.0 * binom.sf(np.maximum(k, n - k) - 1, n, 0.5))
+        significant = k[(2 * k >= n) & (p_two < level)]
+        if significant.size == 0:
+            return None, 0.0
+        k_star = int(significant[0])
+        return k_star, float(binom.sf(k_star - 1, n, p_win) + binom.cdf(n - k_star, n, p_win))
+        """, expect="do not count"),
+    Mistake("forced_choice_power", why="the library's threshold: forced_choice_threshold",
+            code="""
+        from course_lib.gp import forced_choice_threshold
+        k_star = forced_choice_threshold(n, level=level)
+        return k_star, 0.0 if k_star is None else float(binom.sf(k_star - 1, n, p_win))
+        """, expect="off limits"),
+    Mistake("forced_choice_power", why="scipy's binomtest in a loop", code="""
+        from scipy.stats import binomtest
+        k_star = next((k for k in range((n + 1) // 2, n + 1)
+                       if binomtest(k, n, 0.5).pvalue < level), None)
+        return k_star, 0.0 if k_star is None else float(binom.sf(k_star - 1, n, p_win))
+        """, expect="off limits"),
     # ----- Task 6: personalise --------------------------------------------------------------------
     Mistake("personalise", why="the grid argmax of the posterior mean as the incumbent", code="""
         chain = grid[rng.choice(len(grid), n_random + 1, replace=False)]
@@ -325,4 +425,30 @@ MISTAKES = [
             answers.append(listener.answer(pair[0][None, :], pair[1][None, :])[0])
         return np.array(firsts), np.array(seconds), np.array(answers), np.array(incumbents)
         """, expect="n_active + 1"),
+    Mistake("personalise", why="the incumbent always shown first", code="""
+        chain = grid[rng.choice(len(grid), n_random + 1, replace=False)]
+        firsts, seconds = list(chain[:-1]), list(chain[1:])
+        answers = list(listener.answer(chain[:-1], chain[1:]))
+        gp, incumbents = copy.deepcopy(model), []
+        for step in range(n_active + 1):
+            gp.fit(Comparisons.from_pairs(np.array(firsts), np.array(seconds), answers))
+            x_best = incumbent(gp)[1]
+            incumbents.append(x_best)
+            if step == n_active:
+                break
+            values = bivariate_ei(gp, grid, x_best)
+            values[np.all(grid == x_best, axis=1)] = -np.inf
+            candidate = grid[np.argmax(values)]
+            firsts.append(x_best)
+            seconds.append(candidate)
+            answers.append(listener.answer(x_best[None, :], candidate[None, :])[0])
+        return np.array(firsts), np.array(seconds), np.array(answers), np.array(incumbents)
+        """, expect="present each pair in random order"),
+    Mistake("personalise", why="the library's loop: run_session with the bEI argmax", code="""
+        from course_lib.gp import run_session
+        session = run_session(listener, model, grid, n_random=n_random, n_active=n_active,
+                              acquisition="bei-argmax", optimise_every=None, n_forced=0, rng=rng)
+        data = session.comparisons
+        return data.X[data.first], data.X[data.second], data.y, session.incumbents
+        """, expect="off limits"),
 ]
