@@ -108,6 +108,28 @@ def test_paper_h_summary_and_claims_come_from_its_own_values():
             assert verdict.split(" (")[0] in ("holds", "partly", "does not hold"), verdict
 
 
+def test_ten_to_twenty_verdict_counts_active_comparisons_only():
+    # Paper H's 10 random comparisons were a training session (its section 3.2), so the verdict
+    # counts comparisons after our random start: medians shift by exactly N_RANDOM
+    committed = load_result(paper_h.NAME)
+    section = common.README.read_text()
+    section = section[section.index("## E6.3"):section.index("## E6.4")]
+    for study in ("2d", "4d"):
+        regular = committed["result"]["summary"][study]["groups"]["regular"]
+        verdict = committed["result"]["claims"][f"{study}: 10-20 comparisons suffice"]
+        assert "active comparisons only" in verdict
+        for key in ("ei_settled", "incumbent_settled"):
+            active = regular[key]["median_comparisons"] - paper_h.N_RANDOM
+            assert f"median {active:g} until" in verdict, (study, key, verdict)
+            assert f"**{active:g}**" in section, f"README E6.3 should quote {active:g} ({study})"
+    # the rule itself: medians of 25 and 28 comparisons are 15 and 18 active ones -> holds
+    # (counted with the random start they would not)
+    summary = common.to_json(committed["result"]["summary"])
+    for key, median in (("ei_settled", 25.0), ("incumbent_settled", 28.0)):
+        summary["2d"]["groups"]["regular"][key]["median_comparisons"] = median
+    assert paper_h.claims(summary)["2d: 10-20 comparisons suffice"].startswith("holds (")
+
+
 def test_race_summary_and_paired_comparison_come_from_its_own_values():
     committed = load_result(race.NAME)["result"]
     summary = common.to_json(race.summarise(committed["per_listener"]))
