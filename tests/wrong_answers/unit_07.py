@@ -66,6 +66,16 @@ MISTAKES = [
         from course_lib.gp import BernoulliProbit
         return tuple(BernoulliProbit().expected_log_likelihood(y, mean, var))
         """, expect="off limits"),
+    Mistake("expected_probit", why="d/dmean without the sign s of the answer", code="""
+        nodes, weights = roots_hermite(n_nodes)
+        weights = weights / np.sqrt(np.pi)
+        sign = (2.0 * y - 1.0)[:, None]
+        z = mean[:, None] + np.sqrt(2.0 * var)[:, None] * nodes
+        t = sign * z
+        log_p = log_ndtr(t)
+        r = np.exp(-0.5 * t ** 2 - LOG_SQRT_2PI - log_p)
+        return log_p @ weights, r @ weights, 0.5 * (-r * (t + r)) @ weights
+        """, expect="carries the sign s = 2 y - 1"),
     # ----- Task 2: mixed_elbo --------------------------------------------------------------------
     Mistake("mixed_elbo", why="one KL per data type (the bookkeeping trap)", code="""
         part_values = []
@@ -170,6 +180,9 @@ MISTAKES = [
             code="""
         return (y - mean) / noise_sd ** 2, -0.5 / noise_sd ** 2
         """, expect="one derivative per row"),
+    Mistake("gaussian_expected_gradients", why="dE/dvar taken as proportional to var", code="""
+        return (y - mean) / noise_sd ** 2, -0.5 * var / noise_sd ** 2
+        """, expect="does not depend on var"),
     Mistake("site_fixed_point", why="the library's exact-regression posterior for the sites",
             code="""
         from course_lib.gp import LatentGaussian
@@ -247,6 +260,24 @@ MISTAKES = [
         d_mean, d_var = expected_gradients(np.zeros(K.shape[0]), np.diag(K))
         return np.asarray(d_mean, dtype=float), -2.0 * np.asarray(d_var, dtype=float)
         """, expect="at the PRIOR mean 0"),
+    Mistake("site_fixed_point", why="(K + diag(lambda))^-1: the sites' precision used as "
+            "their noise variance", code="""
+        n = K.shape[0]
+        alpha, site_precision = np.zeros(n), np.zeros(n)
+        mean, var = np.zeros(n), np.diag(K).copy()
+        for _ in range(max_iter):
+            d_mean, d_var = expected_gradients(mean, var)
+            lam = -2.0 * np.asarray(d_var)
+            pseudo = mean + d_mean / lam
+            L = cholesky(K + np.diag(lam), lower=True)
+            new_alpha = cho_solve((L, True), pseudo)
+            mean, var = K @ new_alpha, np.diag(K - K @ cho_solve((L, True), K))
+            moved = max(np.max(np.abs(new_alpha - alpha)), np.max(np.abs(lam - site_precision)))
+            alpha, site_precision = new_alpha, lam
+            if moved <= tol:
+                break
+        return alpha, site_precision
+        """, expect="a site's noise VARIANCE is 1 / lambda"),
     # ----- Task 4: lookahead_by_hand --------------------------------------------------------------
     Mistake("lookahead_by_hand", why="conditioning with the wrong sign of rho", code="""
         query_mean, query_var = mean[0], cov[0, 0]
@@ -385,6 +416,9 @@ MISTAKES = [
     Mistake("middle_level_cap", why="the first gap taken as the middle level's width", code="""
         return float((1.0 - lapse) / (1.0 + 2.0 * np.exp(-gaps[0] / 2.0)) + lapse / 3.0)
         """, expect="the SECOND gap"),
+    Mistake("middle_level_cap", why="exp(-g2) where the neighbours are g2 / 2 away", code="""
+        return float((1.0 - lapse) / (1.0 + 2.0 * np.exp(-gaps[1])) + lapse / 3.0)
+        """, expect="exp(-g_2 / 2), not exp(-g_2)"),
     Mistake("middle_level_cap", why="the library's likelihood maximised on a grid", code="""
         from course_lib.gp import LikertConfidence
         likert = LikertConfidence(3, gaps=list(gaps), lapse=lapse)
