@@ -33,7 +33,7 @@ def test_manifest_covers_every_file_and_matches():
     manifest = data.read_manifest("speechocean762")
     on_disk = {p.relative_to(FOLDER).as_posix() for p in FOLDER.rglob("*") if p.is_file()}
     assert set(manifest) == on_disk - {"README.md", "SHA256SUMS"}
-    assert len(manifest) == 10
+    assert len(manifest) == 31
     for name, digest in manifest.items():
         assert data.sha256_of(FOLDER / name) == digest, name
 
@@ -96,3 +96,14 @@ def test_clips_go_from_hesitant_to_fluent_and_reproduce_their_features(panel):
 def test_bad_aspect_is_named():
     with pytest.raises(ValueError, match="aspect: expected one of"):
         load_speechocean762("prosody")
+
+
+def test_clips_to_rate_span_the_scale_one_per_speaker(panel):
+    clips = panel.clips_to_rate()
+    fluency = load_speechocean762("fluency").ratings.means
+    assert len(clips) == 20
+    assert all(clip.item in panel.train for clip in clips)
+    assert len({panel.speakers[clip.item] for clip in clips}) == 20
+    assert np.all(np.diff([fluency[clip.item] for clip in clips]) >= 0)
+    assert fluency[clips[0].item] <= 4.5 and fluency[clips[-1].item] >= 9
+    assert all(1 <= clip.samples.size / clip.sample_rate <= 4 for clip in clips)

@@ -22,6 +22,8 @@ What it writes (see ``data/speechocean762/README.md``):
 * ``features.csv``: the 33 features of :func:`course_lib.data.fluency.utterance_features`,
   computed from the audio resampled to the course's 8 kHz;
 * ``examples/s<item>.wav`` and ``examples.csv``: six clips from the test split, 8 kHz int16;
+* ``rate/s<item>.wav`` and ``rate.csv``: twenty training sentences for a student to score as a
+  sixth rater (Unit 5), spread over the panel's fluency scale, 8 kHz int16;
 * ``SHA256SUMS``.
 """
 
@@ -51,6 +53,10 @@ N_RATERS = 5
 # Example clips: test sentences whose five-expert mean fluency is nearest to these values,
 # low to high, so a listener hears the scale.
 EXAMPLE_FLUENCY = (3.0, 5.0, 6.0, 7.0, 8.0, 9.8)
+# Clips to rate: for each of N_TO_RATE evenly spaced quantiles (2.5% .. 97.5%) of the training
+# sentences' mean fluency, the shortest of the sentences nearest to it (short clips keep the
+# folder small and the rating quick), each from a speaker not chosen before.
+N_TO_RATE = 20
 
 
 def git_text(corpus: Path, path: str) -> str:
@@ -121,6 +127,22 @@ def read_corpus(corpus: Path) -> list[dict]:
     return rows
 
 
+def choose_clips_to_rate(rows: list[dict], audio: dict) -> list[tuple[int, str]]:
+    """(item, file) of the training sentences a student scores, low to high mean fluency."""
+    train = [item for item, row in enumerate(rows) if row["split"] == "train"]
+    mean_fluency = {item: float(np.mean(rows[item]["fluency"])) for item in train}
+    chosen, speakers = [], set()
+    for quantile in np.linspace(0.025, 0.975, N_TO_RATE):
+        target = np.quantile(list(mean_fluency.values()), quantile)
+        free = [item for item in train if rows[item]["speaker"] not in speakers]
+        gap = min(abs(mean_fluency[item] - target) for item in free)
+        nearest = [item for item in free if abs(mean_fluency[item] - target) == gap]
+        item = min(nearest, key=lambda k: (len(audio[k]), k))
+        chosen.append(item)
+        speakers.add(rows[item]["speaker"])
+    return [(item, f"rate/s{item:04d}.wav") for item in chosen]
+
+
 def stored(value: float) -> str:
     return f"{value:.6g}"
 
@@ -174,8 +196,19 @@ def main(argv: list[str] | None = None) -> None:
         writer.writerow(["item", "label", "file"])
         writer.writerows(examples)
 
-    names = ["utterances.csv", "scores.csv", "features.csv", "examples.csv",
-             *(name for _, _, name in examples)]
+    to_rate = choose_clips_to_rate(rows, audio)
+    (folder / "rate").mkdir(exist_ok=True)
+    for stale in (folder / "rate").glob("*.wav"):
+        stale.unlink()
+    for item, name in to_rate:
+        wavfile.write(folder / name, SAMPLE_RATE, audio[item])
+    with open(folder / "rate.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(["item", "file"])
+        writer.writerows(to_rate)
+
+    names = ["utterances.csv", "scores.csv", "features.csv", "examples.csv", "rate.csv",
+             *(name for _, _, name in examples), *(name for _, name in to_rate)]
     data.write_manifest(DATASET, names)
     print(f"wrote {len(rows)} sentences, {len(examples)} clips to {folder}")
 

@@ -5,7 +5,8 @@ English speech corpus for pronunciation assessment", Interspeech 2021; Apache-2.
 sentences read by 250 Mandarin speakers (125 in each split, no speaker in both), each scored 0-10
 for pronunciation accuracy and for fluency by the same five experts. Shipped: every expert's
 sentence scores, 33 utterance features of the course front end
-(:func:`course_lib.data.fluency.utterance_features`, from the audio at 8 kHz), and six clips.
+(:func:`course_lib.data.fluency.utterance_features`, from the audio at 8 kHz), six example clips
+and twenty clips for a listener to score.
 
 :func:`load_speechocean762` returns a :class:`PanelSet` for one aspect ("accuracy", the score
 the multi-rater GP of arXiv 2306.02719 (2024) models, or "fluency") with the corpus's own
@@ -55,18 +56,27 @@ class PanelSet:
     def __len__(self) -> int:
         return self.features.shape[0]
 
+    def clips_to_rate(self) -> list[ExampleClip]:
+        """Twenty training sentences (``rate.csv``), one per speaker, spread from the panel's
+        lowest to its highest mean fluency, for a listener to score as a sixth rater. ``truth``
+        holds the experts' mean of this set's aspect: hide it until the listener has scored."""
+        return self._clips("rate.csv", ("item", "file"))
+
     def example_audio(self) -> list[ExampleClip]:
         """Six test sentences from hesitant to fluent (``examples.csv``), 8 kHz, with their
         five-expert mean fluency as the label (``truth`` holds the mean of this set's aspect)."""
-        rows = read_csv_table(DATASET, "examples.csv",
-                              {"item": parse_int, "label": parse_text, "file": parse_text})
+        return self._clips("examples.csv", ("item", "label", "file"))
+
+    def _clips(self, table: str, columns: tuple[str, ...]) -> list[ExampleClip]:
+        rows = read_csv_table(DATASET, table, {name: parse_int if name == "item" else parse_text
+                                               for name in columns})
         clips = []
         for row in rows:
             item = row["item"]
             if not 0 <= item < len(self):
-                raise DataError(f"dataset {DATASET!r}: examples.csv: item {item} is not one of "
+                raise DataError(f"dataset {DATASET!r}: {table}: item {item} is not one of "
                                 f"the items 0..{len(self) - 1}")
-            clips.append(ExampleClip(item, row["label"], self.texts[item],
+            clips.append(ExampleClip(item, row.get("label", ""), self.texts[item],
                                      float(self.ratings.means[item]),
                                      load_waveform(DATASET, row["file"], SAMPLE_RATE),
                                      SAMPLE_RATE))
