@@ -1,0 +1,131 @@
+"""Be the sixth rater: listen, score, save, and compare yourself with the panel (Unit 5)."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import ipywidgets as W
+from IPython.display import display
+
+from course_lib.audio import wav_bytes
+from course_lib.data.speechocean762 import load_speechocean762
+from course_lib.plotting.rate_yourself import listener_figure
+from course_lib.rate_yourself import ScoreSheet, panel_with_listener
+from course_lib.widgets.base import figure_image
+
+NOT_SCORED = "–"
+
+
+class RateYourself:
+    """One clip at a time: play it, click a score (or "–" to take it back), move on. ``save`` /
+    ``load`` keep the scores in a file you choose; "compare" fits the panel models with you as
+    the sixth rater. Errors show as one line; the scores given so far are kept."""
+
+    def __init__(self, file="my_fluency_scores.json"):
+        self.panel = load_speechocean762("fluency")
+        self.clips = self.panel.clips_to_rate()
+        self.sheet = ScoreSheet([clip.item for clip in self.clips])
+        self.clip = 0
+        self.result = None
+        self.heading = W.HTML()
+        self.audio = W.Audio(format="wav", autoplay=False, loop=False)
+        self.score_buttons = W.ToggleButtons(
+            options=[NOT_SCORED] + [str(s) for s in range(11)], value=NOT_SCORED,
+            description="fluency", style={"button_width": "34px"})
+        self.previous, self.next = W.Button(description="◀ previous"), W.Button(
+            description="next ▶")
+        self.file = W.Text(value=str(file), description="file", layout=W.Layout(width="360px"))
+        self.save_button, self.load_button = W.Button(description="save"), W.Button(
+            description="load")
+        self.compare_button = W.Button(description="compare me with the panel",
+                                       layout=W.Layout(width="220px"))
+        self.status = W.HTML()
+        self.output = W.Output()
+        self.score_buttons.observe(self._on_score, names="value")
+        self.previous.on_click(lambda _b: self.show(self.clip - 1))
+        self.next.on_click(lambda _b: self.show(self.clip + 1))
+        self.save_button.on_click(lambda _b: self.save())
+        self.load_button.on_click(lambda _b: self.load())
+        self.compare_button.on_click(lambda _b: self.compare())
+        self.widget = W.VBox([self.heading, self.audio, self.score_buttons,
+                              W.HBox([self.previous, self.next]),
+                              W.HBox([self.file, self.save_button, self.load_button]),
+                              self.compare_button, self.status, self.output])
+        self.show(0)
+
+    def show(self, clip: int) -> None:
+        """Go to clip number ``clip`` (wrapping around)."""
+        self.clip = clip % len(self.clips)
+        sound = self.clips[self.clip]
+        self.audio.value = wav_bytes(sound.samples, sound.sample_rate)
+        score = self.sheet.scores[self.clip]
+        self._setting = True
+        self.score_buttons.value = NOT_SCORED if score is None else str(score)
+        self._setting = False
+        self.heading.value = (f"<b>Clip {self.clip + 1} of {len(self.clips)}</b>: "
+                              f"\"{html.escape(sound.text.lower())}\" "
+                              f"({self.sheet.n_scored} of {len(self.clips)} scored)")
+        if self.result is not None:
+            self._draw()
+
+    def _on_score(self, change) -> None:
+        if getattr(self, "_setting", False):
+            return
+        value = None if change["new"] == NOT_SCORED else int(change["new"])
+        self.sheet.score(self.clip, value)
+        self._say(f"clip {self.clip + 1}: {change['new']}")
+        self.show(self.clip)
+
+    def save(self) -> None:
+        try:
+            path = self.sheet.save(Path(self.file.value).expanduser())
+        except OSError as err:
+            self._say(f"file: could not save ({err.strerror or err}); your scores are kept",
+                      error=True)
+            return
+        self._say(f"saved {self.sheet.n_scored} scores to {html.escape(str(path))}")
+
+    def load(self) -> None:
+        try:
+            problems = self.sheet.load(Path(self.file.value).expanduser())
+        except ValueError as err:
+            self._say(f"{err}; your scores are kept", error=True)
+            return
+        self.show(self.clip)
+        self._say("loaded" + ("" if not problems else ": " + "; ".join(problems)),
+                  error=bool(problems))
+
+    def compare(self) -> None:
+        try:
+            self.result = panel_with_listener(self.panel, self.sheet)
+        except ValueError as err:
+            self._say(str(err), error=True)
+            return
+        self._say(f"fitted with your {self.sheet.n_scored} scores as rater 6")
+        self._draw()
+
+    def _draw(self) -> None:
+        rated = list(self.result.rated_items)
+        item = self.clips[self.clip].item
+        with self.output:
+            self.output.clear_output(wait=True)
+            if item not in rated:
+                display(W.HTML("This clip was not scored when you compared; score it and "
+                               "compare again."))
+                return
+            clip = rated.index(item)
+            display(figure_image(listener_figure(self.result, clip,
+                                                 self.sheet.scores[self.clip])))
+
+    def _say(self, text: str, error: bool = False) -> None:
+        colour = "#b00020" if error else "#1b5e20"
+        self.status.value = f'<span style="color:{colour}">{html.escape(text)}</span>'
+
+    def _ipython_display_(self) -> None:
+        display(self.widget)
+
+
+def rate_yourself(file="my_fluency_scores.json") -> RateYourself:
+    """The sixth-rater panel (see :class:`RateYourself`); ``file`` is where save/load go."""
+    return RateYourself(file)
