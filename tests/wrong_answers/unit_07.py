@@ -425,4 +425,58 @@ MISTAKES = [
         z = np.linspace(0.0, 8.0, 80_001)
         return float(np.exp(likert.log_likelihood(z, np.ones_like(z))).max())
         """, expect="off limits"),
+    # ----- Task 6 (c) (optional): fit_gaps ---------------------------------------------------------
+    Mistake("fit_gaps", why="the library's Likert likelihood maximised", code="""
+        from course_lib.gp import LikertConfidence
+        def total(log_gaps):
+            likert = LikertConfidence(n_levels, gaps=list(np.minimum(np.exp(log_gaps), max_gap)),
+                                      lapse=lapse)
+            return -likert.log_likelihood(strength, ratings).sum()
+        run = minimize(total, np.zeros(n_levels - 1), method="L-BFGS-B",
+                       bounds=[(np.log(1e-3 * max_gap), np.log(max_gap))] * (n_levels - 1))
+        return np.minimum(np.exp(run.x), max_gap)
+        """, expect="off limits"),
+    Mistake("fit_gaps", why="the lapse left out of the likelihood", code="""
+        rows = np.arange(ratings.size)
+
+        def log_likelihood(gaps):
+            cuts = np.concatenate([[0.0], np.cumsum(gaps)])
+            upper = np.append(cuts[1:], np.inf)
+            a = strength[:, None]
+            dist = np.maximum(cuts - a, 0.0) + np.maximum(a - upper, 0.0)
+            log_p = -dist - logsumexp(-dist, axis=1, keepdims=True)
+            return np.sum(log_p[rows, ratings])
+
+        best = None
+        for start in (0.25, 0.5, 0.9):
+            run = minimize(lambda log_gaps: -log_likelihood(np.exp(log_gaps)),
+                           np.full(n_levels - 1, np.log(start * max_gap)), method="L-BFGS-B",
+                           bounds=[(np.log(1e-3 * max_gap), np.log(max_gap))] * (n_levels - 1))
+            if best is None or run.fun < best.fun:
+                best = run
+        return np.exp(best.x)
+        """,
+            expect="the lapse is part of the model"),
+    Mistake("fit_gaps", why="the gaps not bounded by max_gap", code="""
+        rows = np.arange(ratings.size)
+
+        def log_likelihood(gaps):
+            cuts = np.concatenate([[0.0], np.cumsum(gaps)])
+            upper = np.append(cuts[1:], np.inf)
+            a = strength[:, None]
+            dist = np.maximum(cuts - a, 0.0) + np.maximum(a - upper, 0.0)
+            log_p = -dist - logsumexp(-dist, axis=1, keepdims=True)
+            return np.sum(np.logaddexp(np.log1p(-lapse) + log_p[rows, ratings],
+                                       np.log(lapse / n_levels)))
+
+        best = None
+        for start in (0.25, 0.5, 0.9):
+            run = minimize(lambda log_gaps: -log_likelihood(np.exp(log_gaps)),
+                           np.full(n_levels - 1, np.log(start * max_gap)), method="L-BFGS-B",
+                           bounds=[(None, None)] * (n_levels - 1))
+            if best is None or run.fun < best.fun:
+                best = run
+        return np.exp(best.x)
+        """,
+            expect="bounds every gap by max_gap = 2"),
 ]
