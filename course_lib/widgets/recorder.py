@@ -181,7 +181,7 @@ function render({ model, el }) {
   const audio = document.createElement("audio");
   audio.controls = true;
   audio.className = "course-recorder-player";
-  row.append(record, back, audio);
+  row.append(record, back);   // the player joins the row once there is a take to play
   const canvas = document.createElement("canvas");
   canvas.width = 480; canvas.height = 80;
   canvas.className = "course-recorder-wave";
@@ -284,6 +284,7 @@ function render({ model, el }) {
     if (url) URL.revokeObjectURL(url);
     url = URL.createObjectURL(new Blob([buffers[0]], { type: "audio/wav" }));
     audio.src = url;
+    if (!audio.isConnected) row.append(audio);
     if (lastWave && msg.untrimmed_s > 0) {
       drawWave(canvas, lastWave, [msg.start_s / msg.untrimmed_s, msg.end_s / msg.untrimmed_s]);
     }
