@@ -73,4 +73,30 @@ MISTAKES = [
             start = came_from[i, start]
         return int(start), end, matching_cost
         """, expect="D(0, j) = d(0, j) for all j"),
+    Mistake("trim_to_speech", why="the kept span ends where the last speech frame starts",
+            code="""
+        frame = round(0.010 * sample_rate)
+        n_frames = len(samples) // frame
+        rms = np.sqrt(np.mean(samples[:n_frames * frame].reshape(n_frames, frame) ** 2, axis=1))
+        if rms.max() == 0:
+            raise ValueError("silent")
+        speech = np.flatnonzero(rms >= rms.max() * 10 ** (-threshold_db / 20))
+        margin = round(margin_s * sample_rate)
+        start = max(0, speech[0] * frame - margin)
+        end = min(len(samples), speech[-1] * frame + margin)
+        return samples[start:end]
+        """, expect="keep the last speech frame to its end"),
+    Mistake("trim_to_speech", why="no margin around the speech frames", code="""
+        frame = round(0.010 * sample_rate)
+        n_frames = len(samples) // frame
+        rms = np.sqrt(np.mean(samples[:n_frames * frame].reshape(n_frames, frame) ** 2, axis=1))
+        if rms.max() == 0:
+            raise ValueError("silent")
+        speech = np.flatnonzero(rms >= rms.max() * 10 ** (-threshold_db / 20))
+        return samples[speech[0] * frame:(speech[-1] + 1) * frame]
+        """, expect="widen the kept span by margin_s"),
+    Mistake("trim_to_speech", why="the course's own trimmer called instead of written", code="""
+        from course_lib.widgets.recorder import trim_silence
+        return trim_silence(samples, sample_rate, margin_s=margin_s)[0]
+        """, expect="off limits"),
 ]
