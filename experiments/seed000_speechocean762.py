@@ -168,20 +168,28 @@ def format_table(document: dict) -> str:
     block = result["all_training"]
     lines = ["| model | PCC | MSE | KL | sigma^2 learned | seed PCC | seed MSE | seed KL |",
              "|---|---|---|---|---|---|---|---|"]
+    def cells(values: dict) -> str:
+        return " | ".join("-" if values[k] is None else f"{values[k]:{form}}"
+                          for k, form in (("PCC", ".3f"), ("MSE", ".3f"), ("KL", ".2f")))
+
     for model in ("GP_base", "GP_joint"):
-        row, seed = block["models"][model], source[model]
-        seed_cells = [("-" if seed[k] is None else f"{seed[k]:g}") for k in ("PCC", "MSE", "KL")]
-        lines.append(f"| {model} | {row['PCC']:.3f} | {row['MSE']:.3f} | {row['KL']:.2f} | "
-                     f"{row['noise_variance']:.3f} | " + " | ".join(seed_cells) + " |")
-    seed = source["GP_repeat"]
-    lines.append(f"| GP_repeat (seed) | | | | | {seed['PCC']:g} | {seed['MSE']:g} | "
-                 f"{seed['KL']:g} |")
+        row = block["models"][model]
+        lines.append(f"| {model} | {cells(row)} | {row['noise_variance']:.3f} | "
+                     f"{cells(source[model])} |")
+    lines.append(f"| GP_repeat (seed) | | | | | {cells(source['GP_repeat'])} |")
     tests, seed_p = block["significance_joint_vs_base"], document["source"]["significance"]
-    lines += ["", "Paired tests, GP_joint against GP_base on the 2500 test sentences "
-              f"(ours; seed): PCC Steiger's Z1* p = {tests['PCC']['p_value']:.3g} "
-              f"(bootstrap p = {tests['PCC']['bootstrap_p_value']:.3g}); seed {seed_p['PCC']}; "
-              f"MSE t-test p = {tests['MSE']['p_value']:.3g}; seed {seed_p['MSE']}; "
-              f"KL t-test p = {tests['KL']['p_value']:.3g}; seed {seed_p['KL']}."]
+
+    def change(metric: str, better_if_lower: bool) -> str:
+        base, joint = block["models"]["GP_base"][metric], block["models"]["GP_joint"][metric]
+        better = joint < base if better_if_lower else joint > base
+        return f"{metric} {base:.3f} -> {joint:.3f} ({'better' if better else 'worse'})"
+
+    lines += ["", "Paired tests, GP_joint against GP_base on the 2500 test sentences: "
+              f"{change('PCC', False)}, Steiger's Z1* p = {tests['PCC']['p_value']:.2g} "
+              f"(paired bootstrap p = {tests['PCC']['bootstrap_p_value']:.2g}; seed "
+              f"{seed_p['PCC']}); {change('MSE', True)}, paired t-test p = "
+              f"{tests['MSE']['p_value']:.2g} (seed {seed_p['MSE']}); {change('KL', True)}, "
+              f"paired t-test p = {tests['KL']['p_value']:.2g} (seed {seed_p['KL']})."]
     experts = block["per_expert"]
     lines += ["", "Per expert (training sentences): bias "
               + " / ".join(f"{b:+.2f}" for b in experts["bias_per_expert"])
