@@ -15,6 +15,7 @@ from course_lib.rate_yourself import ScoreSheet, panel_with_listener
 from course_lib.widgets.base import figure_image
 
 NOT_SCORED = "–"
+TITLE = "Be the sixth rater: how fluent is each sentence, 0-10?"
 
 
 class RateYourself:
@@ -48,7 +49,7 @@ class RateYourself:
         self.save_button.on_click(lambda _b: self.save())
         self.load_button.on_click(lambda _b: self.load())
         self.compare_button.on_click(lambda _b: self.compare())
-        self.widget = W.VBox([self.heading, self.audio, self.score_buttons,
+        self.widget = W.VBox([W.HTML(f"<b>{TITLE}</b>"), self.heading, self.audio, self.score_buttons,
                               W.HBox([self.previous, self.next]),
                               W.HBox([self.file, self.save_button, self.load_button]),
                               self.compare_button, self.status, self.output])
@@ -63,7 +64,7 @@ class RateYourself:
         self._setting = True
         self.score_buttons.value = NOT_SCORED if score is None else str(score)
         self._setting = False
-        self.heading.value = (f"<b>Clip {self.clip + 1} of {len(self.clips)}</b>: "
+        self.heading.value = (f"Clip {self.clip + 1} of {len(self.clips)}: "
                               f"\"{html.escape(sound.text.lower())}\" "
                               f"({self.sheet.n_scored} of {len(self.clips)} scored)")
         if self.result is not None:
