@@ -158,12 +158,14 @@ def seed001_calibrated_table(result) -> str:
                          + "".join(f"{_mean_sd(cells[m]):>12s}" for m in models)
                          + f"{cells['Av']['mean'] - cells['GOLD']['mean']:11.1f}"
                          + f"{cells['MA']['mean'] - cells['GOLD']['mean']:11.1f}")
-    lines += ["", f"paired tests over the {n_splits} splits (RMSE x 100 difference; p plain / "
-              "p corrected for overlapping splits)"]
+    lines += ["", f"paired tests over the {n_splits} splits: mean difference of RMSE x 100, "
+              "p plain and p corrected for overlapping splits",
+              f"{'':10s}{'difference':>12s}{'mean':>8s}{'p plain':>10s}{'p corrected':>13s}"]
     for label, pairs in outcome["paired_tests"].items():
-        cells = [f"{pair} {test['mean_difference']:+5.1f} (p {test['p_plain']:.1g} / "
-                 f"{test['p_corrected']:.1g})" for pair, test in pairs.items()]
-        lines.append(f"{label:10s}" + ";  ".join(cells))
+        for index, (pair, test) in enumerate(pairs.items()):
+            lines.append(f"{label if index == 0 else '':10s}{pair:>12s}"
+                         f"{test['mean_difference']:+8.1f}{test['p_plain']:10.2g}"
+                         f"{test['p_corrected']:13.2g}")
     return "\n".join(lines)
 
 
@@ -196,15 +198,16 @@ def seed000_table1_table(result) -> str:
         pcc = tests["PCC"]
         lines += ["", f"joint vs base on {tests['n_items']} test items "
                   f"({tests['n_items_whose_rounded_prediction_differs']} rounded predictions "
-                  "differ): p ours (seed's)",
-                  f"  PCC  Steiger's Z1* = {pcc['z1_star']:5.2f}   p = {pcc['p_value']:.3f} "
-                  f"({seed_p['PCC']});  bootstrap p = {pcc['bootstrap_p_value']:.3f}, 95% "
-                  f"interval of the gain [{pcc['bootstrap_interval_95'][0]:+.3f}, "
-                  f"{pcc['bootstrap_interval_95'][1]:+.3f}]"]
+                  "differ); p-values ours (the seed's)",
+                  f"  PCC  Steiger's Z1* = {pcc['z1_star']:5.2f}   p = {pcc['p_value']:.2g} "
+                  f"({seed_p['PCC']});  gain {pcc['r_joint'] - pcc['r_base']:+.3f}",
+                  f"       paired bootstrap: 95% interval of the gain "
+                  f"[{pcc['bootstrap_interval_95'][0]:+.3f}, "
+                  f"{pcc['bootstrap_interval_95'][1]:+.3f}], p = {pcc['bootstrap_p_value']:.2g}"]
         for metric in ("MSE", "KL"):
             test = tests[metric]
-            lines.append(f"  {metric:4s} paired t = {test['t']:6.2f}    p = "
-                         f"{test['p_value']:.2g} ({seed_p[metric]});  mean change "
+            lines.append(f"  {metric:4s} paired t = {test['t']:5.2f}   p = "
+                         f"{test['p_value']:.2g} ({seed_p[metric]});  change "
                          f"{test['mean_difference']:+.3f}")
     bias = document["result"]["bias_check"]
     lines += ["", "rater offsets (estimated) "
