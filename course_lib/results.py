@@ -433,3 +433,33 @@ def gait_report(result) -> str:
         f"{len(claim['verdicts'])} size-score cells pass the two-standard-error rule; the model "
         f"with ratings is better {on_splits}).")]
     return "\n".join(lines)
+
+
+def levelset_diagnosis_report(result) -> str:
+    """What the norm-ball sessions' models believed (``seed003_levelset_diagnosis``): per
+    problem, acquisition and arm at 10 / 30 / 50 trials the F1, the estimated set's volume
+    against the true one, the posterior mean of f at the origin (truth 0) and the share of
+    seeds whose estimated set is empty; and where the active queries went."""
+    _require(result, "result", ("replays", "report_trials"),
+             "the seed003_levelset_diagnosis result")
+    shown = ("10", "30", "50")
+    lines = []
+    for problem, entry in result["result"].items():
+        reference = entry["reference"]
+        lines += [f"{problem}: true set {reference['true_volume']:.3f} of the box; a uniform "
+                  f"trial is answered 'no' with probability {reference['no_share_box']:.2f} "
+                  f"({reference['no_share_in_set']:.2f} inside the set)",
+                  f"{'':22s}{'after 10 / 30 / 50 trials':59s}active queries",
+                  f"{'acquisition':12s}{'arm':8s}{'F1':20s}{'set volume':23s}"
+                  f"{'mean f(0)':16s}median |x|  in set"]
+        for acquisition, arms in entry["summary"].items():
+            for arm, stats in arms.items():
+                t = stats["trials"]
+                f1 = " / ".join(f"{t[n]['f1']:.2f}" for n in shown)
+                volume = " / ".join(f"{t[n]['estimated_volume']:.3f}" for n in shown)
+                mean = " / ".join(f"{t[n]['mean_at_origin']:.2f}" for n in shown)
+                lines.append(f"{acquisition:12s}{arm:8s}{f1:20s}{volume:23s}{mean:16s}"
+                             f"{stats['median_query_distance']:>10.2f}  "
+                             f"{stats['queries_in_true_set']:>6.2f}")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n")
