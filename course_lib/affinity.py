@@ -25,10 +25,24 @@ its fellow members, and points are assigned once more.
 This follows scikit-learn's ``AffinityPropagation`` step for step, including its defaults
 (preference = the median of all entries of ``similarity``, diagonal included; damping 0.5;
 200 sweeps at most; 15 stable sweeps to converge) and its convention for degenerate input
-(every pair equally similar). One difference: scikit-learn adds noise of relative size 1e-16
-(``(eps * s + 100 * tiny) * N(0, 1)``) to the similarities to break exact ties, drawn from
-its ``random_state``; here nothing is added, so the result is deterministic and exact ties go to
-the lowest index. On data without such ties the two agree exactly (tests/test_affinity.py).
+(every pair equally similar).
+
+Ties. Exactly tied similarities can keep the messages from settling: on the points 0, 1, 10,
+11 either point of a pair is as good an exemplar as the other, and the messages settle where
+both candidates' evidence a(k, k) + r(k, k) is exactly 0: neither becomes an exemplar, for
+ever, whatever max_iter. Frey and Dueck (2007, and their
+``apcluster`` code) therefore add a tiny amount of noise to the similarities; scikit-learn adds
+``(eps * s + 100 * tiny) * N(0, 1)`` drawn from its ``random_state``, so which of the tied
+points wins depends on the seed. Here the perturbation is deterministic, and used only where
+it is needed: the messages are first passed on the similarities as given (so every run that
+settles is exactly scikit-learn's without its noise, tests/test_affinity.py); when that run
+ends stuck (its messages at a standstill on the tie, or its exemplar set switching back and
+forth: ``_pass_messages``), candidate
+exemplar k loses ``TIE_BREAK * scale * k / N`` (scale = the largest |s(i, k)|, preferences
+included) and the messages are passed again. Of two exactly tied candidates the lower index
+then wins, the same on every run; the perturbation, 1e-10 of the similarities' scale at most,
+is far below any real difference. If even that run is stuck, more sweeps cannot help and the
+warning advises more damping or another preference (not a larger max_iter).
 """
 
 from __future__ import annotations
@@ -45,6 +59,10 @@ __all__ = ["AffinityResult", "AffinityPropagationWarning", "affinity_propagation
            "negative_squared_distances"]
 
 
+#: relative size of the deterministic tie-breaking perturbation (module docstring)
+TIE_BREAK = 1e-10
+
+
 class AffinityPropagationWarning(UserWarning):
     """The run did not converge, or the similarities were degenerate (all pairs equal)."""
 
@@ -59,6 +77,10 @@ class AffinityResult:
     n_iter : message-passing sweeps run (0 for degenerate input).
     converged : whether the exemplars stayed the same for ``convergence_iter`` sweeps.
     preference : (N,) the preferences used (the diagonal of the similarities).
+    stuck : not converged, and more sweeps would not help: the messages stopped changing on a
+        tie, or the exemplars keep switching back and forth (more damping may help).
+    ties_broken : the first run was stuck, so the similarities were perturbed to break exact
+        ties and the messages passed again (module docstring); the result is that run's.
     """
 
     labels: np.ndarray
@@ -66,6 +88,8 @@ class AffinityResult:
     n_iter: int
     converged: bool
     preference: np.ndarray
+    stuck: bool = False
+    ties_broken: bool = False
 
     @property
     def n_clusters(self) -> int:
@@ -164,6 +188,43 @@ def _assign(S: np.ndarray, exemplars: np.ndarray) -> np.ndarray:
     return choice
 
 
+def _pass_messages(S: np.ndarray, damping: float, max_iter: int, convergence_iter: int):
+    """The damped message sweeps on S (preferences on its diagonal). Returns (is_exemplar,
+    n_iter, converged, stuck, why): ``stuck`` when the run did not converge and more sweeps
+    cannot change that, because the messages have stopped moving (a fixed point on a tie: the
+    evidence a(k, k) + r(k, k) of tied candidates sits at exactly 0, so none becomes an
+    exemplar) or the exemplar set cycles (in the last ``convergence_iter`` sweeps it changed at
+    least twice and came back to a set it had already been); ``why`` says which."""
+    n = S.shape[0]
+    R = np.zeros((n, n))
+    A = np.zeros((n, n))
+    is_exemplar, unchanged_for, converged = np.zeros(n, dtype=bool), 0, False
+    recent: list[bytes] = []          # the exemplar sets of the last convergence_iter sweeps
+    for n_iter in range(1, max_iter + 1):
+        R_old, A_old = R, A
+        R = damping * R + (1.0 - damping) * _responsibilities(S, A)
+        A = damping * A + (1.0 - damping) * _availabilities(R)
+        previous, is_exemplar = is_exemplar, (np.diag(A) + np.diag(R)) > 0
+        unchanged_for = unchanged_for + 1 if np.array_equal(is_exemplar, previous) else 1
+        recent = (recent + [np.packbits(is_exemplar).tobytes()])[-convergence_iter:]
+        # a decision needs more than convergence_iter sweeps behind it, and an exemplar
+        if n_iter > convergence_iter and unchanged_for >= convergence_iter and is_exemplar.any():
+            converged = True
+            break
+    if converged:
+        return is_exemplar, n_iter, True, False, ""
+    # messages no longer moving: within a few ulps of the similarities' scale
+    still = 16 * np.finfo(float).eps * np.max(np.abs(S))
+    if max(np.max(np.abs(R - R_old)), np.max(np.abs(A - A_old))) <= still:
+        return is_exemplar, n_iter, False, True, "its messages stopped changing on a tie"
+    changes = sum(a != b for a, b in zip(recent, recent[1:]))
+    if changes >= 2 and recent[-1] in recent[:-2]:
+        return is_exemplar, n_iter, False, True, (f"its exemplars switch back and forth "
+                                                  f"({changes} changes in the last "
+                                                  f"{len(recent)} sweeps)")
+    return is_exemplar, n_iter, False, False, ""
+
+
 def affinity_propagation(similarity, *, preference=None, damping: float = 0.5,
                          max_iter: int = 200, convergence_iter: int = 15) -> AffinityResult:
     """Cluster N points from their (N, N) similarities by affinity propagation.
@@ -196,26 +257,29 @@ def affinity_propagation(similarity, *, preference=None, damping: float = 0.5,
 
     n = S.shape[0]
     S[np.diag_indices(n)] = preference
-    R = np.zeros((n, n))
-    A = np.zeros((n, n))
-    is_exemplar, unchanged_for, converged = np.zeros(n, dtype=bool), 0, False
-    for n_iter in range(1, max_iter + 1):
-        R = damping * R + (1.0 - damping) * _responsibilities(S, A)
-        A = damping * A + (1.0 - damping) * _availabilities(R)
-        previous, is_exemplar = is_exemplar, (np.diag(A) + np.diag(R)) > 0
-        unchanged_for = unchanged_for + 1 if np.array_equal(is_exemplar, previous) else 1
-        # a decision needs more than convergence_iter sweeps behind it, and an exemplar
-        if n_iter > convergence_iter and unchanged_for >= convergence_iter and is_exemplar.any():
-            converged = True
-            break
+    is_exemplar, n_iter, converged, stuck, why = _pass_messages(
+        S, damping, max_iter, convergence_iter)
+    ties_broken = False
+    if stuck:   # exact ties: break them (lower index wins) and run again
+        S -= TIE_BREAK * np.max(np.abs(S)) * (np.arange(n) / n)[None, :]
+        is_exemplar, n_iter, converged, stuck, why = _pass_messages(
+            S, damping, max_iter, convergence_iter)
+        ties_broken = True
 
     exemplars = np.flatnonzero(is_exemplar)
-    if not converged:
+    if stuck:
+        warnings.warn(f"damping: affinity propagation did not converge in {max_iter} sweeps, "
+                      f"even with its ties broken: {why} ({exemplars.size} exemplars at the "
+                      "last sweep), so more sweeps will not help; raise damping towards 1 "
+                      "(e.g. 0.9) or change the preference", AffinityPropagationWarning,
+                      stacklevel=2)
+    elif not converged:
         warnings.warn(f"max_iter: affinity propagation did not converge in {max_iter} sweeps "
                       f"({exemplars.size} exemplars at the last one); raise max_iter or "
                       "damping", AffinityPropagationWarning, stacklevel=2)
     if exemplars.size == 0:
-        return AffinityResult(np.full(n, -1), exemplars, n_iter, converged, preference)
+        return AffinityResult(np.full(n, -1), exemplars, n_iter, converged, preference,
+                              stuck, ties_broken)
 
     # refine: each cluster's exemplar becomes the member most similar to its fellow members
     choice = _assign(S, exemplars)
@@ -225,4 +289,4 @@ def affinity_propagation(similarity, *, preference=None, damping: float = 0.5,
     exemplar_of_point = exemplars[_assign(S, exemplars)]
     exemplars = np.unique(exemplar_of_point)
     labels = np.searchsorted(exemplars, exemplar_of_point)
-    return AffinityResult(labels, exemplars, n_iter, converged, preference)
+    return AffinityResult(labels, exemplars, n_iter, converged, preference, stuck, ties_broken)

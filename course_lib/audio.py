@@ -61,7 +61,8 @@ import numpy as np
 from scipy.signal import sosfilt
 
 from .data.audio import load_waveform
-from .validation import as_float_array, as_positive_float, as_positive_int, check_choice
+from .validation import as_float_array, as_positive_float, as_positive_int, check_array_size, \
+    check_choice
 
 __all__ = ["SAMPLE_RATE", "SPEECH_DATASET", "SPEECH_FILE", "BAND_KINDS", "Band", "Equaliser",
            "peaking_biquad", "low_shelf_biquad", "high_shelf_biquad", "standard_equaliser",
@@ -77,6 +78,11 @@ CLIPS = ("speech", "music")
 PEAK_LIMIT = 0.99
 # the level both versions of a pair are scaled to (-20 dB re full scale), unless that clips
 TARGET_RMS = 0.1
+# band gains beyond +-120 dB (a factor of 10^6 in amplitude) are no equaliser setting; far
+# beyond (~ +-6000 dB) the cookbook's A^2 overflows float64
+MAX_GAIN_DB = 120.0
+# a WAV header stores the byte rate (2 bytes per sample, mono) in an unsigned 32-bit field
+MAX_WAV_SAMPLE_RATE = (2 ** 32 - 1) // 2
 
 
 # ----- biquads ------------------------------------------------------------------------------
@@ -87,6 +93,9 @@ def _design_inputs(frequency, gain_db, sample_rate, name):
         raise ValueError(f"{name}: must be below the Nyquist frequency {sample_rate / 2:g} Hz, "
                          f"got {frequency:g}")
     gain_db = float(as_float_array(gain_db, "gain_db", ndim=0))
+    if abs(gain_db) > MAX_GAIN_DB:
+        raise ValueError(f"gain_db: expected a gain within +-{MAX_GAIN_DB:g} dB, got "
+                         f"{gain_db:g}")
     A = 10.0 ** (gain_db / 40.0)
     w0 = 2.0 * np.pi * frequency / sample_rate
     return A, w0
@@ -195,6 +204,11 @@ class Equaliser:
         if gains.shape != (self.n_bands,):
             raise ValueError(f"gains_db: expected one gain per band ({self.n_bands}: "
                              f"{', '.join(self.names)}), got shape {gains.shape}")
+        beyond = np.abs(gains) > MAX_GAIN_DB
+        if beyond.any():
+            band = int(np.flatnonzero(beyond)[0])
+            raise ValueError(f"gains_db: expected gains within +-{MAX_GAIN_DB:g} dB, the "
+                             f"{self.names[band]} band has {gains[band]:g}")
         return gains
 
     def sos(self, gains_db) -> np.ndarray:
@@ -238,6 +252,12 @@ def standard_equaliser(n_bands: int = 2, *, sample_rate: float = SAMPLE_RATE) ->
     bass 250 Hz, mid peak 1 kHz, treble 4 kHz; or bass 200 Hz, peaks at 700 Hz and 2 kHz,
     treble 5 kHz."""
     n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
+    sample_rate = as_positive_float(sample_rate, "sample_rate")
+    top = max(band.frequency for band in _LAYOUTS[n_bands])
+    if top >= sample_rate / 2:
+        raise ValueError(f"sample_rate: the {n_bands}-band equaliser's highest band sits at "
+                         f"{top:g} Hz, which needs a sample rate above {2 * top:g} Hz, got "
+                         f"{sample_rate:g}" + ("; use fewer bands" if n_bands > 2 else ""))
     return Equaliser(_LAYOUTS[n_bands], sample_rate=sample_rate)
 
 
@@ -276,6 +296,8 @@ def synthesised_music(duration: float = 3.0, *, sample_rate: float = SAMPLE_RATE
     duration = as_positive_float(duration, "duration")
     sample_rate = as_positive_float(sample_rate, "sample_rate")
     n = int(round(duration * sample_rate))
+    check_array_size((n,), "duration", f"{duration:g} s at {sample_rate:g} Hz",
+                     f"use a shorter clip or the course's {SAMPLE_RATE} Hz")
     if n < 2:
         raise ValueError(f"duration: {duration:g} s gives fewer than 2 samples at "
                          f"{sample_rate:g} Hz")
@@ -338,6 +360,10 @@ def wav_bytes(waveform, sample_rate: int = SAMPLE_RATE) -> bytes:
     they are refused (scale with :func:`loudness_matched` first)."""
     waveform = as_float_array(waveform, "waveform", ndim=1)
     sample_rate = as_positive_int(sample_rate, "sample_rate")
+    if sample_rate > MAX_WAV_SAMPLE_RATE:
+        raise ValueError(f"sample_rate: a 16-bit mono WAV file holds at most "
+                         f"{MAX_WAV_SAMPLE_RATE} samples per second (its header's 32-bit byte "
+                         f"rate), got {sample_rate}")
     peak = float(np.max(np.abs(waveform)))
     if peak > 1.0:
         raise ValueError(f"waveform: samples reach {peak:.3g}, beyond full scale 1 (they would "
@@ -422,6 +448,9 @@ def tone_in_noise(level: float, *, frequency: float = TONE_FREQUENCY,
         raise ValueError(f"noise_rms: above 0.15 the noise's peaks would clip, got "
                          f"{noise_rms:g}")
     n = int(round(TONE_CLIP_DURATION * sample_rate))
+    check_array_size((n,), "sample_rate", f"a {TONE_CLIP_DURATION:g} s clip at {sample_rate} Hz",
+                     f"use the course's {SAMPLE_RATE} Hz (any rate above twice the tone's "
+                     "frequency will do)")
     noise = np.random.default_rng(_TONE_NOISE_SEED).standard_normal(n)
     noise *= noise_rms / np.sqrt(np.mean(noise ** 2))
     noise *= _raised_cosine_ramps(n, int(round(CLIP_RAMP * sample_rate)))

@@ -28,11 +28,16 @@ def as_float_array(x, name: str, ndim: int | tuple[int, ...] | None = None,
 
     Raises ``ValueError`` for NaN/inf, values beyond float64's range, an unexpected ``ndim`` or
     (unless ``allow_empty``) an empty array, and ``TypeError`` for input that is not real and
-    numeric (strings, None, ragged lists, complex numbers). ``allow_inf="+inf"`` or ``"-inf"``
-    lets that one infinity through (a distance with no path; the log of zero).
+    numeric (strings, None, ragged lists, complex numbers, a masked array with masked entries,
+    whose hidden numbers numpy would silently use). ``allow_inf="+inf"`` or ``"-inf"`` lets that
+    one infinity through (a distance with no path; the log of zero).
     """
     if x is None or isinstance(x, (str, bytes)):
         raise TypeError(f"{name}: expected a numeric array, got {type(x).__name__}")
+    if isinstance(x, np.ma.MaskedArray) and np.ma.getmaskarray(x).any():
+        raise TypeError(f"{name}: a masked array with {int(np.ma.getmaskarray(x).sum())} masked "
+                        "entries; numpy would use the numbers under the mask, so fill them "
+                        "explicitly first (x.filled(value))")
     try:
         is_complex = np.iscomplexobj(x)
         arr = np.asarray(x, dtype=np.float64) if not is_complex else None
@@ -105,3 +110,107 @@ def check_choice(value, name: str, choices) -> str:
     if value not in choices:
         raise ValueError(f"{name}: expected one of {sorted(choices)}, got {value!r}")
     return value
+
+
+# ----- sizes --------------------------------------------------------------------------------
+#: The largest single array a course_lib function will allocate, in bytes (2 GiB). A request
+#: beyond it is refused with the argument that asked for it and what to do instead, rather than
+#: ending in a bare numpy ``MemoryError`` (or, on a machine that overcommits, in swapping).
+MAX_ARRAY_BYTES = 2 * 1024 ** 3
+
+
+def _bytes_text(n_bytes: int) -> str:
+    """1.5 GiB, 52 GiB, 7.3 TiB: a byte count as a person reads it."""
+    value, unit = float(n_bytes), "bytes"
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if value < 1024 or unit == "EiB":
+            break
+        value /= 1024
+    return f"{value:.3g} {unit}"
+
+
+def check_array_size(shape, name: str, what: str, advice: str, *, itemsize: int = 8) -> None:
+    """Refuse, before anything is allocated, an array of ``shape`` (whole numbers, Python ints
+    so the product cannot overflow) with ``itemsize``-byte entries beyond
+    :data:`MAX_ARRAY_BYTES`: ``ValueError`` naming ``name`` (the user's argument that asked
+    for it), saying ``what`` the array is and ``advice`` (what to do instead)."""
+    n_bytes = int(itemsize)
+    for extent in shape:
+        n_bytes *= int(extent)
+    if n_bytes > MAX_ARRAY_BYTES:
+        dims = " x ".join(f"{int(extent):,}" for extent in shape)
+        raise ValueError(f"{name}: {what} ({dims} values) would need {_bytes_text(n_bytes)}, "
+                         f"more than the {_bytes_text(MAX_ARRAY_BYTES)} course_lib allows for "
+                         f"one array; {advice}")
+
+
+# ----- selections of items, trials, raters ----------------------------------------------------
+def as_selection(values, name: str, size: int, *, noun: str = "item",
+                 allow_repeats: bool = True) -> np.ndarray:
+    """Which of ``size`` things (items, trials, raters) a user picked, as int64 indices.
+
+    Accepts integer indices 0..size-1 (floats that are whole numbers too) or a boolean mask of
+    length ``size`` (True = picked). Refuses, naming ``name``: fractions (never truncated),
+    negative or out-of-range indices, a mask of another length, an empty selection and, unless
+    ``allow_repeats``, an index given twice. One rule for every "which items / trials / raters"
+    argument, so a mask is never read as the indices 0 and 1.
+    """
+    if values is None or isinstance(values, (str, bytes)):
+        raise TypeError(f"{name}: expected {noun} indices or a boolean mask, got "
+                        f"{type(values).__name__}")
+    if isinstance(values, np.ma.MaskedArray):
+        values = as_float_array(values, name)        # refuses masked entries by name
+    try:
+        raw = np.asarray(values)
+    except ValueError as err:                        # ragged
+        raise TypeError(f"{name}: expected {noun} indices or a boolean mask (a flat list), got "
+                        f"{type(values).__name__}") from err
+    if raw.dtype == bool:
+        if raw.ndim != 1 or raw.shape[0] != size:
+            raise ValueError(f"{name}: a boolean mask must have one entry per {noun} ({size}), "
+                             f"got shape {raw.shape}")
+        picked = np.flatnonzero(raw)
+        if picked.size == 0:
+            raise ValueError(f"{name}: the mask selects no {noun}")
+        return picked.astype(np.int64)
+    arr = as_float_array(raw, name, ndim=(0, 1))
+    arr = arr.reshape(-1)
+    fractional = arr != np.round(arr)
+    if fractional.any():
+        bad = int(np.flatnonzero(fractional)[0])
+        raise ValueError(f"{name}: expected whole-number {noun} indices (or a boolean mask), "
+                         f"entry {bad} is {arr[bad]:g}; fractions are not rounded")
+    outside = (arr < 0) | (arr >= size)
+    if outside.any():
+        bad = int(np.flatnonzero(outside)[0])
+        raise ValueError(f"{name}: {noun} indices run from 0 to {size - 1} (there are {size}), "
+                         f"entry {bad} is {arr[bad]:g}")
+    index = arr.astype(np.int64)
+    if not allow_repeats:
+        unique, counts = np.unique(index, return_counts=True)
+        if np.any(counts > 1):
+            raise ValueError(f"{name}: {noun} {int(unique[counts > 1][0])} is given more than "
+                             "once")
+    return index
+
+
+# ----- waveforms ------------------------------------------------------------------------------
+def as_waveform(x, name: str = "signal") -> np.ndarray:
+    """A 1-D float64 waveform, checked like :func:`as_float_array`; a boolean array is refused
+    (``TypeError``): True / False are no sample values, and numpy would read them as 1 / 0."""
+    if getattr(x, "dtype", None) == np.bool_ or (
+            isinstance(x, (list, tuple)) and len(x) and np.asarray(x).dtype == np.bool_):
+        raise TypeError(f"{name}: a boolean array is not a waveform (numpy would read True / "
+                        "False as samples 1 / 0); pass the sample values (e.g. float64 in "
+                        "[-1, 1])")
+    return as_float_array(x, name, ndim=1)
+
+
+def renamed_error(err: Exception, internal: str, name: str) -> Exception | None:
+    """``err`` again with its leading argument name ``internal`` (a helper's parameter) replaced
+    by ``name`` (what the user passed), or None when the message does not start with it. For a
+    public function that hands an argument on under another name."""
+    message = str(err)
+    if not message.startswith(f"{internal}:"):
+        return None
+    return type(err)(f"{name}:{message[len(internal) + 1:]}")

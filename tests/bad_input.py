@@ -1,8 +1,11 @@
 """The bad-input catalogue: each case calls a public function wrongly and names what must happen.
 
-Every ``tests/test_bad_input_<family>.py`` defines ``CASES``, a list of :class:`BadInput`, and
-runs them with :func:`check_case`. A case passes when the call raises the stated error type and
-the message names the user's argument (``argument``), so a student knows what to fix.
+Every ``tests/test_bad_input_<family>.py`` defines ``CASES``, a list of :class:`BadInput` (and
+:class:`RightAnswer`), and runs them with :func:`check_case`. A :class:`BadInput` passes when
+the call raises the stated error type and the message names the user's argument
+(``argument``), so a student knows what to fix. A :class:`RightAnswer` is awkward input that
+must be understood, not refused (a boolean mask where indices were expected, a masked array,
+tied similarities): it passes when ``check(result)`` accepts what the call returned.
 ``tests/test_bad_input_catalogue.py`` counts the cases across families.
 """
 
@@ -26,7 +29,20 @@ class BadInput:
         return self.case
 
 
-def check_case(case: BadInput) -> None:
+@dataclass(frozen=True)
+class RightAnswer:
+    case: str                          # short unique id: "raters: subset by a boolean mask"
+    call: Callable[[], object]
+    check: Callable[[object], None]    # raises AssertionError when the answer is wrong
+
+    def __str__(self) -> str:
+        return self.case
+
+
+def check_case(case: BadInput | RightAnswer) -> None:
+    if isinstance(case, RightAnswer):
+        case.check(case.call())
+        return
     with pytest.raises(case.error) as info:
         case.call()
     message = str(info.value)

@@ -3,7 +3,7 @@
 import importlib
 from pathlib import Path
 
-from bad_input import BadInput
+from bad_input import BadInput, RightAnswer
 
 CATALOGUE_FILES = sorted(Path(__file__).parent.glob("test_bad_input_*.py"))
 MINIMUM_CASES = 150
@@ -22,7 +22,7 @@ FAMILIES = {"data", "dtw", "dtw_search", "term_discovery", "features", "gaussian
             "confidence", "confidence_raters"}
 
 
-def _all_cases() -> list[BadInput]:
+def _all_cases() -> list[BadInput | RightAnswer]:
     cases = []
     for path in CATALOGUE_FILES:
         if path.stem == "test_bad_input_catalogue":

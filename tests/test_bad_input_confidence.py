@@ -49,7 +49,7 @@ CASES = [
     BadInput("confidence: one level for two comparisons", fit(confidence=[1.0]), ValueError,
              "confidence"),
     BadInput("confidence: NaN level", fit(confidence=[np.nan, 0.0]), ValueError, "confidence"),
-    BadInput("confidence: a choice of 2", fit(choices=[2.0, 0.0]), ValueError, "y"),
+    BadInput("confidence: a choice of 2", fit(choices=[2.0, 0.0]), ValueError, "choices"),
     BadInput("confidence: an item compared with itself", fit(second=[0, 2]), ValueError,
              "second"),
     BadInput("confidence: an index beyond X", fit(first=[0, 5]), ValueError, "first"),

@@ -396,10 +396,12 @@ def test_from_whitened_is_the_same_gaussian_as_from_mean_cov():
         np.testing.assert_allclose(got, want, atol=1e-9)
 
 
-def test_fit_names_X_when_the_kernel_matrix_is_not_positive_definite():
-    # a linear kernel on inputs at the origin with no noise: K = 0, beyond any jitter
+def test_fit_names_the_kernel_when_its_matrix_is_not_positive_definite():
+    # a linear kernel on inputs at the origin with no noise: K = 0, beyond any jitter. The
+    # message starts with the kernel (the argument to change) and says on which X (issue 20)
     gp = GPRegression(Linear(1.0), 0.0)
-    with pytest.raises(NotPositiveDefiniteError, match="^X: "):
+    with pytest.raises(NotPositiveDefiniteError, match="^kernel: its matrix on X plus "
+                                                       "noise_variance"):
         gp.fit(np.zeros((3, 1)), np.ones(3))
 
 

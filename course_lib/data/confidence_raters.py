@@ -40,7 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr
 
-from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng
+from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
+                          as_selection)
 
 __all__ = ["ConfidenceTrials", "rating_levels", "calibrated_ratings", "overconfident_ratings",
            "ranked_levels", "haptic_latent", "gait_latent", "haptic_like_subjects",
@@ -81,9 +82,12 @@ class ConfidenceTrials:
         return int(self.choices.size)
 
     def items(self, trials=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(X, first, second) for the given trial indices (default all): every trial's two
-        stimuli as items (first stimuli, then second), the pair's row indices into X."""
-        index = np.arange(self.n_trials) if trials is None else np.asarray(trials, dtype=int)
+        """(X, first, second) for the given trials (default all): indices 0 .. n_trials - 1
+        or a boolean mask with one entry per trial (fractions, out-of-range indices and masks
+        of another length are refused by name). Every chosen trial's two stimuli are items
+        (first stimuli, then second); first / second are the pair's row indices into X."""
+        index = np.arange(self.n_trials) if trials is None else \
+            as_selection(trials, "trials", self.n_trials, noun="trial")
         X = np.vstack([self.X_first[index], self.X_second[index]])
         first = np.arange(index.size)
         return X, first, first + index.size

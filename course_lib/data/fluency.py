@@ -29,7 +29,7 @@ from course_lib.data import DataError, parse_float, parse_int, parse_text, read_
 from course_lib.data.audio import load_waveform
 from course_lib.features import mfcc_features
 from course_lib.gp.raters import RaterData
-from course_lib.validation import as_float_array, as_positive_int
+from course_lib.validation import as_float_array, as_positive_int, as_waveform
 
 DATASET = "fluency"
 SAMPLE_RATE = 8000
@@ -53,11 +53,40 @@ FEATURE_NAMES = (PROSODIC_FEATURES
 CONTROL_NAMES = ("speed_wpm", "gap", "n_breaks", "break_ms", "pitch", "n_words")
 
 
+#: below this many samples per second a 10 ms frame has hardly a sample: a rate given in kHz
+MIN_SAMPLE_RATE = 1000
+#: integer PCM sample types and their full scale: utterance_features divides by it
+PCM_FULL_SCALE = {np.dtype(np.int16): 2.0 ** 15, np.dtype(np.int32): 2.0 ** 31}
+
+
+def _check_sample_rate(sample_rate) -> int:
+    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=10_000_000)
+    if sample_rate < MIN_SAMPLE_RATE:
+        raise ValueError(f"sample_rate: expected samples per second in Hz (e.g. 16000), got "
+                         f"{sample_rate}; a rate in kHz? (below {MIN_SAMPLE_RATE} Hz a "
+                         f"{VAD_FRAME_S * 1000:g} ms frame holds "
+                         f"{round(VAD_FRAME_S * sample_rate)} samples)")
+    return sample_rate
+
+
+def _pcm_as_float(samples):
+    """Integer PCM (int16, int32) -> float64 in [-1, 1) by its full scale; other integer types
+    are refused (their full scale is unknown), everything else is left to the checks."""
+    dtype = getattr(samples, "dtype", None)
+    if dtype is None or not np.issubdtype(dtype, np.integer):
+        return samples
+    if dtype not in PCM_FULL_SCALE:
+        raise TypeError(f"samples: integer samples of type {dtype} have no known full scale; "
+                        "pass int16 or int32 PCM, or float64 samples in [-1, 1]")
+    return np.asarray(samples, dtype=np.float64) / PCM_FULL_SCALE[dtype]
+
+
 def frame_rms(samples, sample_rate: int) -> np.ndarray:
     """RMS of each consecutive, non-overlapping 10 ms frame of ``samples`` (a last partial
-    frame is dropped), shape (n_frames,)."""
-    x = as_float_array(samples, "samples", ndim=1)
-    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=10_000_000)
+    frame is dropped), shape (n_frames,). ``sample_rate`` in Hz (samples per second, at least
+    :data:`MIN_SAMPLE_RATE`)."""
+    x = as_waveform(samples, "samples")
+    sample_rate = _check_sample_rate(sample_rate)
     frame = round(VAD_FRAME_S * sample_rate)
     n_frames = len(x) // frame
     if n_frames == 0:
@@ -85,10 +114,16 @@ def utterance_features(samples, sample_rate: int, n_words: int) -> np.ndarray:
     per-coefficient mean and standard deviation (over all frames) of the course front end
     :func:`course_lib.features.mfcc_features` without deltas or mean normalisation (c0 is the
     log frame energy).
+
+    ``samples`` are float64 in [-1, 1] (the shipped clips); integer PCM is CONVERTED, int16 by
+    dividing by 2^15 and int32 by 2^31, so a WAV file's raw samples give the same features as
+    the same clip read as floats (the MFCCs, c0 above all, depend on the scale). Other integer
+    types are refused.
     """
     n_words = as_positive_int(n_words, "n_words", maximum=10_000)
+    samples = _pcm_as_float(samples)
     speech = speech_activity(samples, sample_rate)
-    x = np.asarray(samples, dtype=np.float64)
+    x = as_waveform(samples, "samples")
     first, last = np.flatnonzero(speech)[[0, -1]]
     inside = speech[first:last + 1]
     span_s = inside.size * VAD_FRAME_S

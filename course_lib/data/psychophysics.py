@@ -48,7 +48,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import expit, ndtr, ndtri
+from scipy.special import expit, log_ndtr, ndtr, ndtri
 from scipy.stats import qmc
 
 from ..gp.constraints import constraints_from_probability
@@ -84,10 +84,15 @@ class LevelSetProblem:
     """A simulated detection task (module docstring).
 
     ``bounds`` (d, 2) the box of settings; ``latent(X)`` the observer's latent on the link's
-    own scale for the rows of X (box units); ``link`` "probit" (P = Phi(latent)) or "logistic"
-    (P = s(latent)); ``threshold`` the 75 % point on the model's probit scale (0.6745);
-    ``constraint_X`` (m, d) and ``constraint_y`` (m,) the prior-knowledge constraints as
-    probit-scale latent targets.
+    own scale for the rows of X (box units), one finite value per row (checked on every call,
+    as a simulated listener's utilities are); ``link`` "probit" (P = Phi(latent)) or
+    "logistic" (P = s(latent)); ``threshold`` the level on the model's probit scale (default
+    Phi^-1(0.75) = 0.6745, the 75 % point); ``constraint_X`` (m, d) inside the box and
+    ``constraint_y`` (m,) the prior-knowledge constraints as probit-scale latent targets.
+
+    One definition of the set: {x : P(yes | x) < Phi(threshold)}. The session's F1 compares
+    ``probit_latent`` with ``threshold``, and ``in_level_set`` decides the same set on the
+    truth's own scale (``link_threshold``), so the two agree for every threshold.
     """
 
     name: str
@@ -111,9 +116,15 @@ class LevelSetProblem:
         if C_X.shape != (C_y.size, bounds.shape[0]):
             raise ValueError(f"constraint_X: expected shape ({C_y.size}, {bounds.shape[0]}) "
                              f"(one row per target, one column per bound), got {C_X.shape}")
+        check_inside_box(C_X, bounds, "constraint_X")
+        threshold = float(as_float_array(self.threshold, "threshold", ndim=0))
+        object.__setattr__(self, "threshold", threshold)
         for name, value in (("bounds", bounds), ("constraint_X", C_X), ("constraint_y", C_y)):
             value.setflags(write=False)
             object.__setattr__(self, name, value)
+        # a first look at the latent, at the box's centre and the constraints: a function that
+        # returns one number for all rows, or NaN, is refused here rather than mid-session
+        self._latent(np.vstack([bounds.mean(axis=1), C_X]))
 
     @property
     def dim(self) -> int:
@@ -125,9 +136,21 @@ class LevelSetProblem:
         return np.tile([0.0, 1.0], (self.dim, 1))
 
     @property
+    def level(self) -> float:
+        """The probability level of the set, Phi(threshold) (0.75 by default)."""
+        return float(ndtr(self.threshold))
+
+    @property
     def link_threshold(self) -> float:
-        """The 75 % point on the truth's own scale: Phi^-1(0.75) or s^-1(0.75) = ln 3."""
-        return float(ndtri(LEVEL) if self.link == "probit" else np.log(LEVEL / (1 - LEVEL)))
+        """``threshold`` on the truth's own scale: itself for a probit truth, the log-odds of
+        Phi(threshold) for a logistic one (s^-1(0.75) = ln 3 by default)."""
+        if self.link == "probit":
+            return self.threshold
+        if abs(self.threshold) < 5:
+            p = self.level
+            return float(np.log(p / (1 - p)))
+        # far in a tail 1 - Phi rounds: log Phi(t) - log Phi(-t) keeps every digit
+        return float(log_ndtr(self.threshold) - log_ndtr(-self.threshold))
 
     def _inputs(self, X, name: str) -> np.ndarray:
         X = as_float_array(X, name, ndim=(1, 2))
@@ -148,7 +171,19 @@ class LevelSetProblem:
         return self.bounds[:, 0] + U * (self.bounds[:, 1] - self.bounds[:, 0])
 
     def _latent(self, X) -> np.ndarray:
-        return np.asarray(self.latent(self._inputs(X, "X")), dtype=float)
+        X = self._inputs(X, "X")
+        try:
+            values = np.asarray(self.latent(X), dtype=float)
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"latent: must return one number per row of its (n, d) input, "
+                            f"it returned something else ({err})") from None
+        if values.shape != (X.shape[0],):
+            raise ValueError(f"latent: must return one value per setting, shape "
+                             f"({X.shape[0]},), got {values.shape}")
+        if not np.all(np.isfinite(values)):
+            raise ValueError(f"latent: returned NaN or inf at {int(np.sum(~np.isfinite(values)))}"
+                             f" of {X.shape[0]} settings (first at {X[~np.isfinite(values)][0]})")
+        return values
 
     def answer_probability(self, X) -> np.ndarray:
         """P(yes | x) for the rows of X (box units)."""
@@ -165,12 +200,24 @@ class LevelSetProblem:
         return self.probit_latent(self.from_unit(U))
 
     def in_level_set(self, X) -> np.ndarray:
-        """Whether P(yes | x) < 0.75, decided on the truth's own scale (box units)."""
+        """Whether P(yes | x) < Phi(threshold) (0.75 by default), decided on the truth's own
+        scale (box units)."""
         return self._latent(X) < self.link_threshold
 
     @property
     def unit_constraint_X(self) -> np.ndarray:
         return self.to_unit(self.constraint_X)
+
+
+def check_inside_box(X: np.ndarray, bounds: np.ndarray, name: str) -> None:
+    """Refuse rows of X outside the box ``bounds`` (d, 2), allowing round-off of 1e-9 of each
+    side's width (the tolerance of ``LevelSetSession.observe``)."""
+    slack = 1e-9 * (bounds[:, 1] - bounds[:, 0])
+    outside = np.any((X < bounds[:, 0] - slack) | (X > bounds[:, 1] + slack), axis=1)
+    if outside.any():
+        row = int(np.flatnonzero(outside)[0])
+        raise ValueError(f"{name}: row {row}, {X[row].tolist()}, lies outside the box "
+                         f"{bounds.tolist()} ({int(outside.sum())} of {X.shape[0]} rows do)")
 
 
 def _check_cap(cap):

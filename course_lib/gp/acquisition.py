@@ -83,11 +83,12 @@ import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
 from scipy.optimize import minimize
 from scipy.special import erfcx, gammaln, log_ndtr, logsumexp, ndtr
+from scipy.stats import binom
 
 from ..linalg import sample_gaussian
 from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                           as_rng, check_choice)
-from .kernels import Kernel, as_inputs
+from .kernels import Kernel, as_inputs, check_exact_size
 
 __all__ = ["expected_improvement", "incumbent", "improvement_moments", "univariate_ei",
            "bivariate_ei", "bivariate_ei_gradient", "multinomial_sample", "pairwise_bald",
@@ -298,11 +299,23 @@ def multinomial_sample(values, *, rng: RngLike = None) -> int:
     return min(index, values.shape[0] - 1)
 
 
+def check_thompson_size(n_grid: int, name: str) -> None:
+    """Refuse, naming ``name``, a grid whose joint posterior covariance (n_grid x n_grid) is
+    beyond course_lib's size limit: the course's 4-D study grid ``settings_grid(0, 80, 5, 4)``
+    (83,521 settings) would need 52 GiB."""
+    check_exact_size(n_grid, name, what="Thompson sampling's joint posterior covariance on "
+                     "the grid", advice="use a coarser grid (a larger step) or a random subset "
+                     "of its rows for Thompson sampling, or a rule that needs no joint "
+                     "covariance ('bei', 'uei', 'bald')")
+
+
 def thompson_sample(model, X_grid, *, rng: RngLike = None) -> int:
     """Index of the row of ``X_grid`` where one draw of f from the joint posterior on the grid
-    is largest (Thompson sampling, digest 3.5 d)."""
+    is largest (Thompson sampling). The draw needs the grid's n x n posterior covariance, so a
+    grid beyond about 16,000 settings is refused (:func:`check_thompson_size`)."""
     model = _check_model(model)
     X_grid = as_inputs(X_grid, "X_grid", model.X_train.shape[1])
+    check_thompson_size(X_grid.shape[0], "X_grid")
     rng = as_rng(rng)
     mean, cov = model.predict(X_grid, full_cov=True)
     draw = sample_gaussian(mean, cov, 1, rng=rng)[0]
@@ -502,15 +515,39 @@ def settled_at(history, *, threshold: float, window: int = 4) -> int | None:
 
 
 # ----- the final forced-choice test -----------------------------------------------------------
+#: ``ForcedChoiceTest.preferred``: the side that won more of the forced choices
+PREFERRED_SIDES = ("personal", "baseline", "neither")
+
+
 @dataclass(frozen=True)
 class ForcedChoiceTest:
-    """Exact two-tailed binomial test of ``wins`` out of ``n`` forced choices against 1/2."""
+    """Exact two-tailed binomial test of ``wins`` out of ``n`` forced choices against 1/2.
+
+    ``significant`` (p < level) holds in EITHER direction: 0 of 20 is as significant as 20 of
+    20. ``preferred`` says which side won more choices ("personal" when wins > n / 2,
+    "baseline" when wins < n / 2, "neither" at a tie), and ``personal_preferred`` is the
+    verdict Nielsen et al. (2015) count: significant AND the personal setting ahead.
+    ``str()`` says it in words.
+    """
 
     wins: int
     n: int
     p_value: float
     level: float
     significant: bool
+    preferred: str
+
+    @property
+    def personal_preferred(self) -> bool:
+        """Significant, with the personal setting chosen more often than the baseline."""
+        return self.significant and self.preferred == "personal"
+
+    def __str__(self) -> str:
+        verdict = (f"significantly preferred the {self.preferred} setting"
+                   if self.significant else "no significant preference")
+        return (f"{self.wins} of {self.n} choices for the personal setting: p = "
+                f"{self.p_value:.3g} ({'<' if self.significant else '>='} {self.level:g}), "
+                f"{verdict}")
 
 
 def _two_tailed_p(k: int, n: int) -> float:
@@ -527,7 +564,9 @@ def forced_choice_test(wins: int, n: int, *, level: float = 0.001) -> ForcedChoi
     """Did the listener prefer their personal setting to the baseline more often than chance?
 
     ``wins`` of ``n`` forced choices went to the personal setting; exact two-tailed binomial
-    test against p = 1/2 (Paper H: 20 choices). ``significant`` is ``p_value < level``.
+    test against p = 1/2 (Paper H: 20 choices). ``significant`` is ``p_value < level`` in either
+    direction, so read it with ``preferred`` (which side won) or use ``personal_preferred``:
+    a listener who always chose the baseline is significant too, for the baseline.
     """
     n = as_positive_int(n, "n")
     wins = as_positive_int(wins, "wins", minimum=0)
@@ -537,17 +576,26 @@ def forced_choice_test(wins: int, n: int, *, level: float = 0.001) -> ForcedChoi
     if level >= 1:
         raise ValueError(f"level: must be < 1, got {level}")
     p_value = _two_tailed_p(wins, n)
-    return ForcedChoiceTest(wins, n, p_value, level, p_value < level)
+    preferred = "personal" if 2 * wins > n else "baseline" if 2 * wins < n else "neither"
+    return ForcedChoiceTest(wins, n, p_value, level, p_value < level, preferred)
 
 
 def forced_choice_threshold(n: int, *, level: float = 0.001) -> int | None:
-    """Smallest number of wins out of ``n`` that is significant at ``level`` (two-tailed);
-    None when even n out of n is not (e.g. n < 11 at level 0.001)."""
+    """Smallest number of wins out of ``n`` that is significant at ``level`` (two-tailed, the
+    personal setting ahead); None when even n out of n is not (e.g. n < 11 at level 0.001).
+
+    That is the smallest k > n / 2 with 2 P(X >= k) < level, X ~ Binomial(n, 1/2). The
+    inverse survival function gives it at once (``scipy.stats.binom.isf(level / 2, n, 1/2)``
+    is the smallest j with P(X > j) <= level / 2, so k = j + 1); the exact p-value of
+    :func:`forced_choice_test` then settles the boundary (strict ``<``, round-off), one or two
+    steps at most, instead of trying every k from n / 2 up (minutes at n = 10^7)."""
     n = as_positive_int(n, "n")
     level = as_positive_float(level, "level")
     if level >= 1:
         raise ValueError(f"level: must be < 1, got {level}")
-    for k in range(n // 2, n + 1):
-        if _two_tailed_p(k, n) < level:
-            return k
-    return None
+    k = max(int(binom.isf(level / 2.0, n, 0.5)) + 1, n // 2)
+    while k - 1 >= n // 2 and _two_tailed_p(k - 1, n) < level:
+        k -= 1
+    while k <= n and _two_tailed_p(k, n) >= level:
+        k += 1
+    return k if k <= n else None

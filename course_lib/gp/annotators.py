@@ -69,8 +69,8 @@ from ..kmeans import assign_clusters, kmeans
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, \
     sample_gaussian
 from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
-                          check_choice)
-from .kernels import Kernel, as_inputs
+                          check_choice, renamed_error)
+from .kernels import Kernel, as_inputs, check_exact_size
 from .prediction import LatentGaussian
 from .priors import Prior
 from .raters import RaterData, _as_rater_data
@@ -287,7 +287,13 @@ def assign_regions(X, n_regions: int | None = None, method: str = "kmeans", *,
             raise ValueError("n_regions: k-means needs the number of regions (an int); only "
                              "method='affinity' chooses it from the data")
         options.setdefault("n_restarts", 10)
-        result = kmeans(X, n_regions, rng=rng, **options)
+        try:
+            result = kmeans(X, n_regions, rng=rng, **options)
+        except (TypeError, ValueError) as err:   # k-means calls the number n_clusters
+            renamed = renamed_error(err, "n_clusters", "n_regions")
+            if renamed is None:
+                raise
+            raise renamed from None
         centres, labels = result.centroids, result.labels
     else:
         if n_regions is not None:
@@ -296,9 +302,13 @@ def assign_regions(X, n_regions: int | None = None, method: str = "kmeans", *,
                              f"{n_regions!r}")
         as_rng(rng)
         result = affinity_propagation(negative_squared_distances(X), **options)
+        if result.n_clusters == 0 and result.stuck:
+            raise ValueError("damping: affinity propagation found no exemplar, even with ties "
+                             "broken, and more sweeps will not help; raise damping towards 1 "
+                             "(e.g. 0.9) or change the preference")
         if result.n_clusters == 0:
-            raise ValueError("max_iter: affinity propagation found no exemplar; raise max_iter "
-                             "or damping")
+            raise ValueError(f"max_iter: affinity propagation found no exemplar in "
+                             f"{result.n_iter} sweeps; raise max_iter")
         centres, labels = X[result.exemplars], result.labels
     centres, labels = _merge_small_regions(X, centres, labels, min_size)
     return Regions(labels, centres, method)
@@ -491,6 +501,7 @@ class AnnotatorNoiseGP(GPRegression):
         """Condition on the labels in ``data`` (items = rows of X, raters = annotators) at the
         current hyper-parameters. Returns self."""
         X = as_inputs(X, "X")
+        check_exact_size(X.shape[0], "X")
         data = _as_rater_data(data)
         if data.n_items != X.shape[0]:
             raise ValueError(f"data: has {data.n_items} items but X has {X.shape[0]} rows (one "
@@ -508,8 +519,8 @@ class AnnotatorNoiseGP(GPRegression):
                                                   weighted.noise)
         except NotPositiveDefiniteError as err:
             raise NotPositiveDefiniteError(
-                f"X: the kernel matrix of X plus the noise is not positive definite ({err})"
-            ) from None
+                f"kernel: its matrix on X plus the noise is not positive definite; a valid "
+                f"kernel gives a positive semi-definite matrix ({err})") from None
         self.X_train, self.y_train, self.posterior = X, weighted.target, posterior
         self.data, self.cell_counts_ = data, counts
         return self

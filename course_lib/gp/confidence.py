@@ -48,7 +48,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..validation import as_bool
+from ..validation import as_bool, renamed_error
 from .comparisons import Comparisons, DisconnectedComparisonsWarning
 from .kernels import Kernel, as_inputs
 from .likelihoods import LikertConfidence, PairwiseProbit
@@ -183,7 +183,13 @@ class ConfidencePreferenceGP(VariationalGP):
         X = as_inputs(X, "X")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DisconnectedComparisonsWarning)
-            comparisons = Comparisons(X, first, second, choices, kind="pair-binary")
+            try:
+                comparisons = Comparisons(X, first, second, choices, kind="pair-binary")
+            except (TypeError, ValueError) as err:   # Comparisons calls the answers y
+                renamed = renamed_error(err, "y", "choices")
+                if renamed is None:
+                    raise
+                raise renamed from None
         mixed = preference_confidence_likelihood(comparisons, confidence, likert=self.likert,
                                                  use_ratings=self.use_ratings)
         self.likelihood, self.comparisons = mixed, comparisons

@@ -52,7 +52,7 @@ import numbers
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from ..validation import as_float_array, as_positive_float, check_choice
+from ..validation import as_float_array, as_positive_float, check_array_size, check_choice
 
 DEFAULT_BOUNDS = (1e-5, 1e5)
 # Allowed hyper-parameter values (module docstring): squares of them stay finite and non-zero.
@@ -63,7 +63,13 @@ __all__ = [
     "Kernel", "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
     "RationalQuadratic", "Periodic", "Linear", "Constant", "White", "Sum", "Product",
     "as_inputs", "log_bounds", "check_parameter", "check_log_parameters", "PARAMETER_RANGE",
+    "check_exact_size", "EXACT_GP_ADVICE",
 ]
+
+#: what to do instead of an exact GP whose n x n kernel matrix is too large
+EXACT_GP_ADVICE = ("use the sparse model (course_lib.gp.sparse.fit_sparse_gp for regression, "
+                   "SparseVariationalGP otherwise, with a few hundred inducing points) or fit "
+                   "a subset of the rows")
 
 
 def as_inputs(X, name: str = "X", dim: int | None = None) -> np.ndarray:
@@ -78,6 +84,15 @@ def as_inputs(X, name: str = "X", dim: int | None = None) -> np.ndarray:
         raise ValueError(f"{name}: expected {dim} column(s) (one per input dimension), "
                          f"got shape {X.shape}")
     return X
+
+
+def check_exact_size(n: int, name: str, m: int | None = None, *, what: str | None = None,
+                     advice: str = EXACT_GP_ADVICE) -> None:
+    """Refuse, naming ``name``, an n x m (default n x n) kernel or covariance matrix beyond
+    course_lib's size limit (:func:`course_lib.validation.check_array_size`) before it is
+    allocated: an exact GP on 10^6 points would need 7.3 TiB."""
+    m = n if m is None else m
+    check_array_size((n, m), name, what or "the kernel matrix of an exact GP", advice)
 
 
 def check_parameter(value, name: str) -> float:
@@ -209,6 +224,8 @@ class Kernel:
     def __call__(self, X, X2=None) -> np.ndarray:
         """Kernel matrix ``K[i, j] = k(X[i], X2[j])``, shape ``(n, m)``; ``X2=None`` means X."""
         X, X2 = self._check_pair(X, X2)
+        check_exact_size(X.shape[0], "X", X.shape[0] if X2 is None else X2.shape[0],
+                         what="the kernel matrix")
         return self._K(X, X2)
 
     def diag(self, X) -> np.ndarray:

@@ -63,7 +63,8 @@ from scipy.stats import qmc
 
 from ..linalg import JitterWarning
 from ..metrics import brier_levelset, f1_levelset
-from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
+from ..validation import (RngLike, as_float_array, as_positive_int, as_rng, check_array_size,
+                          check_choice)
 from .constraints import ARMS, detection_likelihood
 from .kernels import Constant, SquaredExponential
 from .levelset import ACQUISITIONS, propose
@@ -86,6 +87,15 @@ MEAN_VARIANCE = 1.0
 # 2^16 points, posterior means within 2e-5
 FIT_MAX_ITER = 300
 FIT_TOL = 1e-9
+
+
+def _check_sobol_size(n: int, dim: int, name: str) -> None:
+    """Refuse a Sobol block (n rounded up to a power of two, d columns) beyond the size limit
+    before it is drawn."""
+    block = 1 << max(0, int(n - 1).bit_length())
+    check_array_size((block, dim), name, f"{n} Sobol points (drawn as a power-of-two block)",
+                     "the session's defaults (1024 candidates and references, "
+                     "2^12 test points) are plenty; a few thousand at most")
 
 
 def _sobol(dim: int, n: int, rng) -> np.ndarray:
@@ -147,7 +157,7 @@ class LevelSetSession:
                  n_candidates: int = 1024,
                  n_references: int = 1024, optimise_every: int = 10, map_max_iter: int = 20,
                  polish: bool = True, n_test: int | None = 2 ** 12, rng: RngLike = None):
-        from ..data.psychophysics import LevelSetProblem  # data builds on gp
+        from ..data.psychophysics import LevelSetProblem, check_inside_box  # data builds on gp
 
         if problem is not None:
             if not isinstance(problem, LevelSetProblem):
@@ -184,6 +194,7 @@ class LevelSetSession:
             if C_X.shape[1] != self.dim:
                 raise ValueError(f"constraint_X: expected {self.dim} columns like bounds, got "
                                  f"{C_X.shape[1]}")
+            check_inside_box(C_X, self.bounds, "constraint_X")
             self._constraints = (self._to_unit(C_X),
                                  as_float_array(constraint_y, "constraint_y", ndim=1))
         self.n_initial = as_positive_int(n_initial, "n_initial", minimum=0)
@@ -202,6 +213,9 @@ class LevelSetSession:
             if n_test & (n_test - 1):
                 raise ValueError(f"n_test: expected a power of two (Sobol points), got {n_test}")
         self.n_test = n_test
+        for name, n in (("n_initial", self.n_initial), ("n_candidates", n_candidates),
+                        ("n_references", n_references), ("n_test", n_test or 1)):
+            _check_sobol_size(n, self.dim, name)
         generator = as_rng(rng)
         self.initial_queries = _sobol(self.dim, self.n_initial, generator)
         self.candidates = _sobol(self.dim, n_candidates, generator)

@@ -78,8 +78,8 @@ from scipy.linalg import solve_triangular
 from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter
 from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
                           check_choice)
-from .acquisition import (ForcedChoiceTest, bivariate_ei, forced_choice_test, incumbent,
-                          maximise_acquisition, multinomial_sample, pairwise_bald,
+from .acquisition import (ForcedChoiceTest, bivariate_ei, check_thompson_size, forced_choice_test,
+                          incumbent, maximise_acquisition, multinomial_sample, pairwise_bald,
                           thompson_sample, univariate_ei)
 from .comparisons import Comparisons
 from .kernels import Kernel, SquaredExponential, as_inputs
@@ -533,9 +533,19 @@ def next_candidate(model, grid, x_best, rule: str, grid_bei, bounds, *, rng: Rng
     "bei-ascent" the mean bEI along the ascents within ``bounds``. One rule for
     :func:`run_session` and the personalisation explorer."""
     check_choice(rule, "rule", ACQUISITIONS)
+    grid = as_inputs(grid, "grid")
+    x_best = as_float_array(x_best, "x_best", ndim=1)
+    if x_best.shape != (grid.shape[1],):
+        raise ValueError(f"x_best: expected one setting with {grid.shape[1]} coordinates like "
+                         f"the grid's rows, got shape {x_best.shape}")
+    if rule == "thompson":
+        check_thompson_size(grid.shape[0], "grid")
     rng = as_rng(rng)
     others = ~np.all(grid == x_best, axis=1)
     index_of_other = np.flatnonzero(others)
+    if index_of_other.size == 0:
+        raise ValueError("grid: holds no setting other than the incumbent x_best, so there is "
+                         "nothing to compare it with")
     if rule == "bei-ascent":
         found = maximise_acquisition(model, bounds, X_grid=grid, starts="random",
                                      n_restarts=ASCENT_STARTS, snap=True, x_best=x_best,
@@ -544,6 +554,10 @@ def next_candidate(model, grid, x_best, rule: str, grid_bei, bounds, *, rng: Rng
         if not others[pick]:  # snapped onto the incumbent
             pick = int(rng.choice(index_of_other))
         return pick, found.path_mean
+    grid_bei = as_float_array(grid_bei, "grid_bei", ndim=1)
+    if grid_bei.shape != (grid.shape[0],):
+        raise ValueError(f"grid_bei: expected one bEI value per grid row ({grid.shape[0]}), got "
+                         f"shape {grid_bei.shape}")
     measure = float(np.mean(grid_bei))
     if rule == "random":
         return int(rng.choice(index_of_other)), measure
@@ -592,12 +606,20 @@ def run_session(listener: SimulatedListener, model, grid, *, n_random: int = 10,
                          f"answers but the listener gives {listener.kind!r} answers")
     grid = as_inputs(grid, "grid")
     d = grid.shape[1]
+    distinct, first_seen = np.unique(grid, axis=0, return_index=True)
+    if distinct.shape[0] < grid.shape[0]:
+        repeated = int(np.setdiff1d(np.arange(grid.shape[0]), first_seen)[0])
+        raise ValueError(f"grid: row {repeated} repeats an earlier setting ({distinct.shape[0]} "
+                         f"distinct of {grid.shape[0]} rows); pass each setting once, e.g. "
+                         "np.unique(grid, axis=0)")
     n_random = as_positive_int(n_random, "n_random")
     n_active = as_positive_int(n_active, "n_active", minimum=0)
     if n_random + 1 > grid.shape[0]:
         raise ValueError(f"n_random: a random start of {n_random} comparisons needs "
                          f"{n_random + 1} distinct grid settings, the grid has {grid.shape[0]}")
     check_choice(acquisition, "acquisition", ACQUISITIONS)
+    if acquisition == "thompson":
+        check_thompson_size(grid.shape[0], "grid")
     if optimise_every is not None:
         optimise_every = as_positive_int(optimise_every, "optimise_every")
     n_restarts = as_positive_int(n_restarts, "n_restarts")

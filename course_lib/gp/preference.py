@@ -51,7 +51,7 @@ from ..linalg import NotPositiveDefiniteError, sample_gaussian
 from ..validation import RngLike, as_positive_float, as_positive_int, as_rng, check_choice
 from .comparisons import Comparisons
 from .ep import ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation
-from .kernels import Kernel, as_inputs
+from .kernels import Kernel, as_inputs, check_exact_size
 from .laplace import LaplaceResult, laplace_mode
 from .likelihoods import Likelihood
 from .prediction import LatentGaussian
@@ -246,6 +246,9 @@ class PreferenceGP(GPRegression):
             raise ValueError(f"comparisons: kind {comparisons.kind!r} does not match the "
                              f"likelihood {type(self.likelihood).__name__}, which models "
                              f"{self.likelihood.observation_kind!r} answers")
+        check_exact_size(comparisons.n_items, "comparisons",
+                         advice="use SparsePreferenceGP (course_lib.gp.sparse_preference) or "
+                                "fit a subset of the comparisons")
         M, X = comparisons.matrix(), comparisons.X
         if self.inference == "ep":
             sites0 = self._warm_sites if comparisons is self.comparisons else None

@@ -38,8 +38,8 @@ import numpy as np
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
 from ..metrics import check_scale
 from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
-                          as_rng, check_choice)
-from .kernels import Kernel, as_inputs
+                          as_rng, as_selection, check_choice)
+from .kernels import Kernel, as_inputs, check_exact_size
 from .prediction import LatentGaussian
 from .priors import Prior
 from .regression import NOISE_BOUNDS, GPRegression, MarginalLikelihood, \
@@ -165,11 +165,17 @@ class RaterData:
 
     @classmethod
     def from_matrix(cls, Y, *, scale=None) -> "RaterData":
-        """From an (n_items, n_raters) table with NaN where a rater did not score an item."""
+        """From an (n_items, n_raters) table with NaN where a rater did not score an item. A
+        numpy masked array is read the same way: its masked entries are the missing scores
+        (whatever number lies under the mask is ignored)."""
         try:
             if Y is None or isinstance(Y, (str, bytes)) or np.iscomplexobj(Y):
                 raise TypeError
-            table = np.asarray(Y, dtype=float)
+            if isinstance(Y, np.ma.MaskedArray):      # masked = missing, i.e. NaN
+                table = np.where(np.ma.getmaskarray(Y), np.nan,
+                                 np.asarray(np.ma.getdata(Y), dtype=float))
+            else:
+                table = np.asarray(Y, dtype=float)
         except (TypeError, ValueError, OverflowError):
             raise TypeError(f"Y: expected an (n_items, n_raters) table of real numbers "
                             f"(equal-length rows, NaN where a rater gave no score), got "
@@ -220,10 +226,9 @@ class RaterData:
         return out
 
     def subset(self, items) -> "RaterData":
-        """The labels of the given items (indices, in that order), renumbered 0..len-1."""
-        keep = _index_array(items, "items", self.n_items)
-        if np.unique(keep).size != keep.size:
-            raise ValueError("items: contains repeated indices")
+        """The labels of the given items, renumbered 0..len-1: indices (in that order) or a
+        boolean mask with one entry per item (:func:`~course_lib.validation.as_selection`)."""
+        keep = as_selection(items, "items", self.n_items, allow_repeats=False)
         position = np.full(self.n_items, -1)
         position[keep] = np.arange(keep.size)
         rows = position[self.items] >= 0
@@ -354,6 +359,7 @@ class MultiRaterGP(GPRegression):
     def fit(self, X, data: RaterData) -> "MultiRaterGP":
         """Condition on the scores in ``data`` of the items at the rows of X. Returns self."""
         X = as_inputs(X, "X")
+        check_exact_size(X.shape[0], "X")
         data = _as_rater_data(data)
         if data.n_items != X.shape[0]:
             raise ValueError(f"data: has {data.n_items} items but X has {X.shape[0]} rows (one "
@@ -366,8 +372,8 @@ class MultiRaterGP(GPRegression):
                                                       self._item_noise(self.noise_variance, data))
             except NotPositiveDefiniteError as err:
                 raise NotPositiveDefiniteError(
-                    f"X: the kernel matrix of X plus the noise is not positive definite "
-                    f"({err})") from None
+                    f"kernel: its matrix on X plus the noise is not positive definite; a "
+                    f"valid kernel gives a positive semi-definite matrix ({err})") from None
             self.X_train, self.y_train, self.posterior = X, data.means, posterior
         self.X_items, self.data = X, data
         return self

@@ -28,7 +28,8 @@ from scipy.linalg import lapack
 from scipy.optimize import minimize
 
 from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng
-from .kernels import Kernel, as_inputs, check_log_parameters, check_parameter, log_bounds
+from .kernels import (Kernel, as_inputs, check_exact_size, check_log_parameters, check_parameter,
+                      log_bounds)
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, sample_gaussian
 from .prediction import LatentGaussian, add_noise
 from .priors import Prior
@@ -214,6 +215,7 @@ class GPRegression:
         """Condition on training data (rows of X are points, y has shape (n,)) at the current
         hyper-parameters (no optimisation). Returns self."""
         X = as_inputs(X, "X")
+        check_exact_size(X.shape[0], "X")
         y = as_float_array(y, "y", ndim=1)
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y: expected {X.shape[0]} values (one per row of X), "
@@ -222,8 +224,8 @@ class GPRegression:
             posterior = LatentGaussian.from_noise(self.kernel(X), y, self.noise_variance)
         except NotPositiveDefiniteError as err:
             raise NotPositiveDefiniteError(
-                f"X: the kernel matrix of X plus noise_variance is not positive definite "
-                f"({err})") from None
+                f"kernel: its matrix on X plus noise_variance is not positive definite; a "
+                f"valid kernel gives a positive semi-definite matrix ({err})") from None
         self.X_train, self.y_train, self.posterior = X, y, posterior
         return self
 
@@ -257,6 +259,10 @@ class GPRegression:
         """
         self._require_fit()
         X_test = as_inputs(X_test, "X_test", self.X_train.shape[1])
+        if full_cov:
+            check_exact_size(X_test.shape[0], "X_test", what="the predictive covariance",
+                             advice="ask for variances only (full_cov=False) or predict at "
+                                    "fewer points")
         K_cross = self.kernel(self.X_train, X_test)
         K_test = self.kernel(X_test) if full_cov else self.kernel.diag(X_test)
         mean, var = self.posterior.predict(K_cross, K_test)

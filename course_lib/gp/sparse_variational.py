@@ -83,7 +83,7 @@ from scipy.stats import qmc
 
 from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter
 from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
-                          as_rng)
+                          as_rng, check_array_size)
 from .kernels import Kernel, as_inputs
 from .likelihoods import LatentOverflowError, Likelihood
 from .prediction import LatentGaussian
@@ -443,6 +443,9 @@ def inducing_points(bounds, n: int, *, include=None, rng: RngLike = None) -> np.
     d = bounds.shape[0]
     extra = np.empty((0, d)) if include is None else as_inputs(include, "include", d)
     n = as_positive_int(n, "n", minimum=0 if extra.shape[0] else 1)
+    check_array_size((n + extra.shape[0], d), "n", "the inducing points",
+                     "a sparse model needs tens to a few thousand inducing points (the "
+                     "level-set sessions use 100)")
     sobol = qmc.Sobol(d, rng=as_rng(rng))
     with warnings.catch_warnings():  # the seed's n = 100 is not a power of two
         warnings.filterwarnings("ignore", message="The balance properties of Sobol")

@@ -63,7 +63,7 @@ from scipy.optimize import minimize
 
 from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter, log_det_from_cholesky
 from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int
-from .kernels import Kernel, as_inputs
+from .kernels import Kernel, as_inputs, check_exact_size
 from .laplace import check_latent_problem
 from .likelihoods import LatentOverflowError, Likelihood
 from .prediction import LatentGaussian
@@ -649,6 +649,8 @@ class VariationalGP(GPRegression):
         MixedLikelihood carries its data: to add some, assign the new one, with the same
         parts and parameters, to ``gp.likelihood`` and fit again.)"""
         X = as_inputs(X, "X")
+        check_exact_size(X.shape[0], "X", advice="use SparseVariationalGP (a few hundred "
+                         "inducing points) or fit a subset of the items")
         K = self.kernel(X)
         return self._fit(X, *_as_mixed(self.likelihood, y, M, K))
 
@@ -687,7 +689,7 @@ class VariationalGP(GPRegression):
                                    max_iter=self.max_iter, tol=self.tol, warn=warn,
                                    kl_weight=self.kl_weight)
         except NotPositiveDefiniteError as err:
-            raise NotPositiveDefiniteError(f"X: no variational posterior at the current "
+            raise NotPositiveDefiniteError(f"kernel: no variational posterior at the current "
                                            f"hyper-parameters ({err})") from None
 
     def _refit(self):

@@ -14,6 +14,7 @@ from matplotlib.collections import LineCollection
 
 from ..dtw import DTWResult, SubsequenceMatch, SubsequenceResult
 from ..term_discovery import SegmentalDTWResult
+from ..validation import as_float_array, as_positive_float, as_positive_int, as_waveform
 
 __all__ = ["plot_cost_matrix", "plot_alignment_path", "plot_dtw_result", "plot_frame_mapping",
            "plot_waveform", "plot_subsequence_matches", "plot_segmental_dtw", "plot_discoveries"]
@@ -27,7 +28,7 @@ def plot_cost_matrix(ax, matrix, *, title: str = "", cmap: str = "viridis",
     Rows (frames of the first sequence, ``row_label``) run up the vertical axis, columns
     (frames of the second, ``col_label``) along the horizontal one.
     """
-    matrix = np.asarray(matrix, dtype=float)
+    matrix = as_float_array(matrix, "matrix", ndim=2, allow_inf="+inf")
     shown = np.ma.masked_invalid(matrix)
     colormap = _colormap(cmap)
     image = ax.imshow(shown, origin="lower", aspect="auto", cmap=colormap,
@@ -41,6 +42,19 @@ def plot_cost_matrix(ax, matrix, *, title: str = "", cmap: str = "viridis",
     return ax
 
 
+def _path(path, lengths: tuple[int, int] | None = None) -> np.ndarray:
+    """A warping path as an (L, 2) array of whole-number (i, j) rows (within ``lengths``)."""
+    path = as_float_array(path, "path", ndim=2)
+    if path.shape[1] != 2 or np.any(path != np.round(path)) or np.any(path < 0):
+        raise ValueError(f"path: expected (L, 2) rows of frame indices (i, j) >= 0, got shape "
+                         f"{path.shape}")
+    if lengths is not None and (np.any(path[:, 0] >= lengths[0])
+                                or np.any(path[:, 1] >= lengths[1])):
+        raise ValueError(f"path: indices beyond the sequences' {lengths[0]} and {lengths[1]} "
+                         "frames")
+    return path.astype(np.int64)
+
+
 def _colormap(name):
     return matplotlib.colormaps[name].with_extremes(bad="0.88")
 
@@ -48,7 +62,7 @@ def _colormap(name):
 def plot_alignment_path(ax, path, *, color: str = "w", marker: str = ".", label: str | None = None,
                         **line_kwargs):
     """Overlay a warping path (L, 2) of (i, j) rows on a matrix drawn by :func:`plot_cost_matrix`."""
-    path = np.asarray(path)
+    path = _path(path)
     ax.plot(path[:, 1], path[:, 0], color=color, marker=marker, ms=3, lw=1.2, label=label,
             **line_kwargs)
     return ax
@@ -69,7 +83,9 @@ def plot_dtw_result(ax, result: DTWResult, *, which: str = "accumulated", title:
 def plot_waveform(ax, waveform, sample_rate: float, *, color: str = "C0", title: str = "",
                   max_points: int = 4000):
     """Waveform against time in seconds (long signals are thinned to ``max_points`` for speed)."""
-    waveform = np.asarray(waveform, dtype=float)
+    waveform = as_waveform(waveform, "waveform")
+    sample_rate = as_positive_float(sample_rate, "sample_rate")
+    max_points = as_positive_int(max_points, "max_points")
     step = max(1, len(waveform) // max_points)
     t = np.arange(0, len(waveform), step) / sample_rate
     ax.plot(t, waveform[::step], color=color, lw=0.6)
@@ -89,7 +105,10 @@ def plot_frame_mapping(ax, x, y, path, *, every: int = 1, x_name: str = "x",
     for every ``every``-th pair (i, j) of ``path``.
     """
     # 1-D input is a sequence of scalar frames, as in course_lib.dtw
-    x, y, path = np.asarray(x, float), np.asarray(y, float), np.asarray(path)
+    x = as_float_array(x, "x", ndim=(1, 2))
+    y = as_float_array(y, "y", ndim=(1, 2))
+    path = _path(path, (len(x), len(y)))
+    every = as_positive_int(every, "every")
     x = x[:, None] if x.ndim == 1 else x
     y = y[:, None] if y.ndim == 1 else y
     ax.imshow(x.T, extent=(0, len(x), 2.0, 3.0), aspect="auto", cmap=cmap, origin="lower",

@@ -13,6 +13,7 @@ from scipy.linalg import cholesky
 from ..gaussian import as_covariance, gaussian_log_density
 from ..gmm import GMMParams, score_samples
 from ..kmeans import assign_clusters
+from ..validation import as_float_array, as_positive_float, as_positive_int
 
 __all__ = ["component_colours", "plot_gaussian_contours", "plot_gaussian_1d",
            "plot_gaussian_fit", "plot_responsibilities", "plot_gmm_density_1d",
@@ -33,9 +34,14 @@ def plot_gaussian_contours(ax, mean, cov, *, levels=(1.0, 2.0, 3.0), color="k",
     With Sigma = L L^T the ellipse {x : (x - mu)^T Sigma^{-1} (x - mu) = r^2} is
     x = mu + r L u for u on the unit circle. ``cov`` is (2, 2) or (2,) variances.
     """
-    mean = np.asarray(mean, dtype=float)
-    cov = np.asarray(cov, dtype=float)
+    mean = as_float_array(mean, "mean", ndim=1)
+    if mean.shape != (2,):
+        raise ValueError(f"mean: expected a 2-D mean (2,), got shape {mean.shape}")
+    cov = as_float_array(cov, "cov", ndim=(1, 2))
     cov = as_covariance(cov, 2, "full" if cov.ndim == 2 else "diag", name="cov")
+    levels = as_float_array(levels, "levels", ndim=(0, 1)).reshape(-1)
+    if np.any(levels <= 0):
+        raise ValueError("levels: expected Mahalanobis radii > 0")
     L = cholesky(cov, lower=True) if cov.ndim == 2 else np.diag(np.sqrt(cov))
     t = np.linspace(0.0, 2.0 * np.pi, n_points)
     circle = np.stack([np.cos(t), np.sin(t)])
@@ -48,6 +54,10 @@ def plot_gaussian_contours(ax, mean, cov, *, levels=(1.0, 2.0, 3.0), color="k",
 def plot_gaussian_1d(ax, mean: float, var: float, samples=None, *, x_range=None,
                      bins: int = 30, color="C0"):
     """The density N(x | mean, var) as a curve, over a histogram of ``samples`` if given."""
+    mean = float(as_float_array(mean, "mean", ndim=0))
+    var = as_positive_float(var, "var")
+    if samples is not None:
+        samples = as_float_array(samples, "samples")
     sd = np.sqrt(var)
     lo, hi = x_range if x_range is not None else (mean - 4 * sd, mean + 4 * sd)
     x = np.linspace(lo, hi, 400)
@@ -96,8 +106,16 @@ def plot_responsibilities(ax, X, resp, params: GMMParams | None = None, *, size:
     With ``params`` each component's mean (x) and 1-, 2-sigma contours are drawn in its
     colour. ``dims`` picks the two columns to show.
     """
-    X = np.asarray(X, dtype=float)[:, list(dims)]
-    resp = np.asarray(resp, dtype=float)
+    X = as_float_array(X, "X", ndim=2)
+    resp = as_float_array(resp, "resp", ndim=2)
+    if resp.shape[0] != X.shape[0]:
+        raise ValueError(f"resp: expected one row per point ({X.shape[0]}), got shape "
+                         f"{resp.shape}")
+    if len(dims) != 2 or not all(isinstance(d, (int, np.integer)) and 0 <= d < X.shape[1]
+                                 for d in dims):
+        raise ValueError(f"dims: expected two column indices of X (0..{X.shape[1] - 1}), got "
+                         f"{dims!r}")
+    X = X[:, list(dims)]
     colours = component_colours(resp.shape[1])
     ax.scatter(X[:, 0], X[:, 1], c=np.clip(resp @ colours, 0, 1), s=size, linewidths=0)
     if params is not None:
@@ -136,7 +154,8 @@ def plot_loglik_trace(ax, trace, *, n_items: int | None = None, item: str = "fra
     ``n_items=N`` divides by the number of frames or points (comparable across data sizes);
     ``item`` names them on the axis.
     """
-    trace = np.asarray(trace, dtype=float)
+    trace = as_float_array(trace, "trace", ndim=1)
+    n_items = None if n_items is None else as_positive_int(n_items, "n_items")
     values = trace / n_items if n_items else trace
     ax.plot(np.arange(len(values)), values, "o-", markersize=3, label=label, **line_kwargs)
     ax.set_xlabel("EM iteration t")
@@ -147,7 +166,9 @@ def plot_loglik_trace(ax, trace, *, n_items: int | None = None, item: str = "fra
 def plot_model_selection(ax, n_components, train_scores, dev_scores, *, best_index=None,
                          item: str = "frame"):
     """Mean train and dev log-likelihood per frame (or point) against K, best K marked."""
-    n_components = np.asarray(n_components)
+    n_components = _candidates(n_components)
+    _scores(train_scores, "train_scores", n_components)
+    _scores(dev_scores, "dev_scores", n_components)
     ax.plot(n_components, train_scores, "o-", label="train")
     ax.plot(n_components, dev_scores, "s-", label="dev")
     if best_index is not None:
@@ -157,6 +178,22 @@ def plot_model_selection(ax, n_components, train_scores, dev_scores, *, best_ind
     ax.set_ylabel(f"log-likelihood per {item}")
     ax.legend()
     return ax
+
+
+def _candidates(n_components) -> np.ndarray:
+    """Candidate numbers of components: whole numbers >= 1, one per score."""
+    values = as_float_array(n_components, "n_components", ndim=1)
+    if np.any(values != np.round(values)) or np.any(values < 1):
+        raise ValueError("n_components: expected whole numbers of components >= 1")
+    return values.astype(np.int64)
+
+
+def _scores(scores, name: str, n_components: np.ndarray) -> np.ndarray:
+    scores = as_float_array(scores, name, ndim=1)
+    if scores.shape != n_components.shape:
+        raise ValueError(f"{name}: expected one value per candidate K ({n_components.size}), "
+                         f"got {scores.size}")
+    return scores
 
 
 def _k_axis(ax, n_components) -> None:
@@ -171,7 +208,8 @@ def _k_axis(ax, n_components) -> None:
 
 def plot_bic(ax, n_components, bic, *, best_index=None, **line_kwargs):
     """BIC = -2 l + p ln N against K (lower is better), the minimum marked."""
-    n_components = np.asarray(n_components)
+    n_components = _candidates(n_components)
+    _scores(bic, "bic", n_components)
     ax.plot(n_components, bic, "D-", **line_kwargs)
     if best_index is not None:
         ax.axvline(n_components[best_index], color="0.5", ls=":",
@@ -190,8 +228,17 @@ def plot_kmeans_state(ax, X, centroids, labels, *, previous=None, regions: bool 
     arrows. ``regions`` shades the plane by nearest centroid (the Voronoi cells the next
     assignment step uses).
     """
-    X = np.asarray(X, dtype=float)
-    centroids = np.asarray(centroids, dtype=float)
+    X = as_float_array(X, "X", ndim=2)
+    centroids = as_float_array(centroids, "centroids", ndim=2)
+    if X.shape[1] != 2 or centroids.shape[1] != 2:
+        raise ValueError(f"X: expected 2-D points and centroids (two columns each), got shapes "
+                         f"{X.shape} and {centroids.shape}")
+    labels = as_float_array(labels, "labels", ndim=1)
+    if labels.shape != (X.shape[0],) or np.any(labels != np.round(labels)) or \
+            np.any(labels < 0) or np.any(labels >= centroids.shape[0]):
+        raise ValueError(f"labels: expected one cluster 0..{centroids.shape[0] - 1} per point "
+                         f"({X.shape[0]})")
+    labels = labels.astype(np.int64)
     colours = component_colours(len(centroids))
     if limits is None:
         pad = 0.05 * (X.max(axis=0) - X.min(axis=0)) + 1e-9
@@ -203,7 +250,7 @@ def plot_kmeans_state(ax, X, centroids, labels, *, previous=None, regions: bool 
         shade = 0.25 * colours[nearest] + 0.75                      # pale version of each colour
         ax.imshow(shade.reshape(200, 200, 3), origin="lower", extent=(x0, x1, y0, y1),
                   aspect="auto", interpolation="nearest")
-    ax.scatter(X[:, 0], X[:, 1], c=colours[np.asarray(labels)], s=10, linewidths=0)
+    ax.scatter(X[:, 0], X[:, 1], c=colours[labels], s=10, linewidths=0)
     if previous is not None:
         for old, new in zip(np.asarray(previous, dtype=float), centroids):
             if np.any(old != new):
@@ -218,7 +265,8 @@ def plot_kmeans_state(ax, X, centroids, labels, *, previous=None, regions: bool 
 def plot_distortion_trace(ax, distortions, *, n_items: int | None = None, item: str = "point",
                           **line_kwargs):
     """k-means distortion J after each iteration t (t = 0: the initial assignment)."""
-    values = np.asarray(distortions, dtype=float)
+    values = as_float_array(distortions, "distortions", ndim=1)
+    n_items = None if n_items is None else as_positive_int(n_items, "n_items")
     values = values / n_items if n_items else values
     ax.plot(np.arange(len(values)), values, "o-", markersize=3, **line_kwargs)
     ax.set_xlabel("k-means iteration t")

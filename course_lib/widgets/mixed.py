@@ -51,7 +51,8 @@ from ..metrics import brier_preference, f1_preference
 from ..plotting.mixed import (plot_binary_answers, plot_constraints, plot_elbo_ledger,
                               plot_latent_band, plot_levels_by_strength, plot_likert_levels,
                               plot_paired_scores)
-from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng
+from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
+                          as_selection)
 from .base import Explorer, InputError
 from .hmm import parse_vector
 
@@ -351,7 +352,9 @@ def preference_scores(trials: ConfidenceTrials, levels, kernel: Kernel, splits, 
         raise ValueError(f"levels: expected one level per trial ({trials.n_trials}), got "
                          f"{levels.size}")
     scores = []
-    for train, test in splits:
+    for k, (train, test) in enumerate(splits):
+        train = as_selection(train, f"splits[{k}][0]", trials.n_trials, noun="trial")
+        test = as_selection(test, f"splits[{k}][1]", trials.n_trials, noun="trial")
         X, first, second = trials.items(train)
         model = ConfidencePreferenceGP(kernel, likert=likert, use_ratings=use_ratings,
                                        tol=tol).fit(X, first, second, trials.choices[train],
