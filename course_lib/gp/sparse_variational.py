@@ -57,10 +57,12 @@ Jitter: K_ZZ gets the :func:`~course_lib.linalg.cholesky_with_jitter` ladder (in
 observed with a tiny noise, so the bound stays a bound); the gradient includes its dependence on
 the kernel (jitter = j * mean diag K_ZZ).
 
-A teaching device (the bookkeeping trap of seed 003's framework, as in
-:mod:`course_lib.gp.variational`): ``kl_weight`` = beta maximises E - beta KL instead of the
+A teaching device (the bookkeeping trap of AEPsych 0.8.0's mixed ELBO, beta = (n + m) / n, as
+in :mod:`course_lib.gp.variational`): ``kl_weight`` = beta maximises E - beta KL instead of the
 ELBO; its optimum is the fixed point above with lambda = -2 d_var / beta and m = B d_mean / beta
-(every datum counts 1 / beta times). Only beta = 1 (the default) is the ELBO.
+(every datum counts 1 / beta times). For beta >= 1 the objective is still a lower bound on the
+log evidence, a looser one; its maximiser is not the ELBO's. Only beta = 1 (the default) is the
+ELBO.
 
 After ``fit`` the model exposes ``kernel``, ``X_train`` (= Z) and ``posterior`` (the
 :class:`~course_lib.gp.prediction.LatentGaussian` over u = f(Z), whitened form), so prediction
