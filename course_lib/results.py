@@ -242,6 +242,47 @@ def seed000_timing_table(result) -> str:
     return "\n".join(lines)
 
 
+def seed000_speechocean762_table(result) -> str:
+    """Seed 000's Table 1 on speechocean762's five experts (``load_result(
+    "seed000_speechocean762")``): ours above the seed's per model, the paired tests of GP_joint
+    against GP_base with the direction of each change, and each expert's bias and GPR-MA noise
+    variance beside the joint model's one sigma^2."""
+    document = _unit5_result(result, "seed000_speechocean762")
+    block, source = document["result"]["all_training"], document["source"]["table"]
+    models = block["models"]
+    lines = [f"{'':17s}{'PCC':>7s}{'MSE':>7s}{'KL':>7s}   learned noise"]
+    for model in ("GP_base", "GP_joint"):
+        row = models[model]
+        noise_name = "σ_base²" if model == "GP_base" else "σ²"
+        lines.append(f"{model + ', ours':17s}{row['PCC']:7.3f}{row['MSE']:7.3f}{row['KL']:7.3f}"
+                     f"   {noise_name} = {row['noise_variance']:.3f}")
+    for model in ("GP_base", "GP_repeat"):
+        seed = source[model]
+        lines.append(f"{model + ', seed':17s}{_shown(seed['PCC'], 3):>7s}"
+                     f"{_shown(seed['MSE'], 3):>7s}{_shown(seed['KL'], 2):>7s}")
+    tests, seed_p = block["significance_joint_vs_base"], document["source"]["significance"]
+    lines += ["", f"joint vs base on {tests['n_items']} test sentences: p ours (seed's)"]
+    for metric, lower_is_better, test_name in (("PCC", False, "Steiger's Z1*"),
+                                               ("MSE", True, "paired t"),
+                                               ("KL", True, "paired t")):
+        base, joint = models["GP_base"][metric], models["GP_joint"][metric]
+        better = (joint < base) == lower_is_better
+        verdict = "(better)" if better else "(worse)"
+        lines.append(f"  {metric:4s}{base:7.3f} -> {joint:6.3f} {verdict:9s}  {test_name:13s} "
+                     f"p = {tests[metric]['p_value']:.2g} ({seed_p[metric]})")
+    experts = block["per_expert"]
+    lines += ["", "expert          " + "".join(f"{k + 1:>7d}" for k in range(5)),
+              "bias            " + "".join(f"{b:+7.2f}" for b in experts["bias_per_expert"]),
+              "GPR-MA noise    " + "".join(f"{v:7.2f}"
+                                           for v in experts["noise_variance_per_expert"]),
+              f"(the joint model's one σ² = {models['GP_joint']['noise_variance']:.2f})"]
+    subset = document["result"]["subset"]
+    lines += ["", f"on {subset['n_train_items']} training sentences: GP_repeat and GP_joint "
+              "predict the same (largest difference "
+              f"{subset['repeat_vs_joint']['max_abs_mean_difference']:.1e})"]
+    return "\n".join(lines)
+
+
 # ----- Unit 7: the reproduced experiments of seed 003, as printed in lecture 7 section 8 -----
 # Each function takes a committed result (``load_result``) and returns the text the lecture
 # shows: the source's claims, our table and the sentence that states its message.

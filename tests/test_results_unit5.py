@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from course_lib.results import load_result, seed000_table1_table, seed000_timing_table, \
-    seed001_calibrated_table, seed001_table1_table, seed001_toy_table
+from course_lib.results import load_result, seed000_speechocean762_table, seed000_table1_table, \
+    seed000_timing_table, seed001_calibrated_table, seed001_table1_table, seed001_toy_table
 
 
 def test_toy_table_shows_every_scenario_and_model():
@@ -55,6 +55,25 @@ def test_seed000_table_shows_metrics_tests_and_the_seeds_p_values():
     assert "(0.036)" in text and "(< 0.001)" in text
     timing = seed000_timing_table(document)
     assert "(seed: 8476 ± 510 s)" in timing
+
+
+def test_speechocean762_table_shows_direction_tests_and_experts():
+    document = load_result("seed000_speechocean762")
+    text = seed000_speechocean762_table(document)
+    block = document["result"]["all_training"]
+    models = block["models"]
+    lines = text.splitlines()
+    for metric, lower_is_better in (("PCC", False), ("MSE", True), ("KL", True)):
+        base, joint = models["GP_base"][metric], models["GP_joint"][metric]
+        row = next(line for line in lines if line.startswith(f"  {metric} "))
+        assert f"{base:.3f} -> {joint:.3f}" in " ".join(row.split())
+        assert ("(better)" in row) == ((joint < base) == lower_is_better), row
+    assert not any(line.startswith("GP_joint, seed") for line in lines)  # the seed has none
+    noise = next(line for line in lines if line.startswith("GPR-MA noise")).split()[2:]
+    assert [float(v) for v in noise] == pytest.approx(
+        block["per_expert"]["noise_variance_per_expert"], abs=0.005)
+    with pytest.raises(ValueError, match="'seed000_speechocean762', got 'seed000_table1'"):
+        seed000_speechocean762_table(load_result("seed000_table1"))
 
 
 def test_tables_refuse_another_result_by_name():
