@@ -13,6 +13,10 @@ with silence before and after, made in a temporary folder by the test.
 - ``test_denied_permission_says_so``: the same with the prompt denied
   (``--deny-permission-prompts``): one line in the widget, the cell after it still ran on the
   shipped clip, nothing in the kernel.
+- ``test_insecure_page_says_so``: a page where the browser offers no ``getUserMedia`` (as on a
+  remote hub served over plain HTTP, which is not a secure context; simulated by removing
+  ``navigator.mediaDevices`` before JupyterLab loads): the widget says so in one line as soon
+  as it is shown, its Record button is disabled, and the cell after it falls back.
 - ``test_silent_microphone_keeps_nothing``: a fake device playing silence: the widget says the
   take is silent and keeps nothing; the fallback cell's answer is untouched.
 
@@ -29,7 +33,6 @@ import numpy as np
 import pytest
 from chromium import CHROMIUM_FLAGS
 from lab_driver import Findings, NotebookPage
-from playwright.sync_api import sync_playwright
 from time_limits import new_context
 
 from course_lib.data.digits import WORDS, load_digits
@@ -121,7 +124,8 @@ def notebook_path(lab_server) -> str:
     return "recorder_check.ipynb"
 
 
-def run_with_microphone(lab_server, artifacts, notebook_path, name: str, flags: list[str]):
+def run_with_microphone(lab_server, artifacts, notebook_path, session_browser, chromium: Path,
+                        name: str, flags: list[str], init_script: str = ""):
     """Open the notebook in a Chromium launched with ``flags``, run it, press Record; return
     (the widget's status line, the answer label, the fallback cell's text, findings, the
     player's duration in s)."""
@@ -129,29 +133,34 @@ def run_with_microphone(lab_server, artifacts, notebook_path, name: str, flags: 
     shots.mkdir(parents=True, exist_ok=True)
     findings = Findings(notebook=name)
     lab_server.shut_down_kernels()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(headless=True, args=CHROMIUM_FLAGS + flags,
-                                             timeout=LAUNCH_TIMEOUT_S * 1000,
-                                             executable_path=_chromium())
-        try:
-            context = new_context(browser)
-            page = context.new_page()
-            notebook = NotebookPage(page, lab_server, notebook_path, shots, findings)
-            notebook.open(timeout=RUN_TIMEOUT_S)
-            notebook.run_all(timeout=RUN_TIMEOUT_S)
-            limits = notebook.limits
-            with limits.wait("the recorder's Record button", 60) as limit_ms:
-                record = page.locator(".course-recorder-record")
-                record.wait_for(state="visible", timeout=limit_ms)
-            fallback = page.locator(".jp-OutputArea-output", has_text="FALLBACK-CELL")
-            with limits.wait("the fallback cell's output", 60) as limit_ms:
-                fallback.wait_for(timeout=limit_ms)
-            fallback_text = fallback.inner_text()
-            notebook.screenshot("01-before-record")
-            status = page.locator(".course-recorder-status")
-            before = status.inner_text()
-            if not record.is_disabled():
-                record.click()
+    # a Chromium of its own (the flags are per process), launched through the session's
+    # Playwright: a second sync_playwright() in the same thread is refused
+    browser = session_browser.browser_type.launch(headless=True, args=CHROMIUM_FLAGS + flags,
+                                                  timeout=LAUNCH_TIMEOUT_S * 1000,
+                                                  executable_path=str(chromium))
+    try:
+        context = new_context(browser)
+        if init_script:
+            context.add_init_script(init_script)
+        page = context.new_page()
+        notebook = NotebookPage(page, lab_server, notebook_path, shots, findings)
+        notebook.open(timeout=RUN_TIMEOUT_S)
+        notebook.run_all(timeout=RUN_TIMEOUT_S)
+        limits = notebook.limits
+        with limits.wait("the recorder's Record button", 60) as limit_ms:
+            record = page.locator(".course-recorder-record")
+            record.wait_for(state="visible", timeout=limit_ms)
+        fallback = page.locator(".jp-OutputArea-output", has_text="FALLBACK-CELL")
+        with limits.wait("the fallback cell's output", 60) as limit_ms:
+            fallback.wait_for(timeout=limit_ms)
+        fallback_text = fallback.inner_text()
+        notebook.screenshot("01-before-record")
+        status = page.locator(".course-recorder-status")
+        before = status.inner_text()
+        if record.is_disabled():    # no microphone at all: nothing to press
+            findings.notes.append("Record disabled")
+        else:
+            record.click()
             # the take ends by itself after MAX_SECONDS; then the kernel answers
             with limits.wait("the recorder's status after Record", ANSWER_TIMEOUT_S) as ms:
                 page.wait_for_function(
@@ -161,35 +170,29 @@ def run_with_microphone(lab_server, artifacts, notebook_path, name: str, flags: 
                         return t !== before && !t.startsWith('Recording') &&
                                !t.includes('trimming it in Python');
                     }""", arg=before, timeout=ms, polling=200)
-            with limits.wait("the kernel idle after the take", ANSWER_TIMEOUT_S) as ms:
-                page.wait_for_function("() => window.courseKernel.status === 'idle'",
-                                       timeout=ms)
-            notebook.screenshot("02-after-record")
-            answer = page.locator(".recorder-answer").inner_text()
-            player_s = limits.evaluate("the player's duration (loadedmetadata)", PLAYER_JS)
-            return status.inner_text(), answer, fallback_text, findings, player_s
-        finally:
-            browser.close()
-
-
-def _chromium() -> str:
-    from chromium import chromium_path
-    path = chromium_path()
-    if path is None:
-        pytest.fail("no Chromium for the browser tests")
-    return str(path)
+        with limits.wait("the kernel idle after the take", ANSWER_TIMEOUT_S) as ms:
+            page.wait_for_function("() => window.courseKernel.status === 'idle'",
+                                   timeout=ms)
+        notebook.screenshot("02-after-record")
+        answer = page.locator(".recorder-answer").inner_text()
+        player_s = limits.evaluate("the player's duration (loadedmetadata)", PLAYER_JS)
+        return status.inner_text(), answer, fallback_text, findings, player_s
+    finally:
+        browser.close()
 
 
 def fake_device(wav: Path) -> list[str]:
     return ["--use-fake-device-for-media-stream", f"--use-file-for-fake-audio-capture={wav}"]
 
 
-def test_recorded_digit_is_recognised(lab_server, artifacts, notebook_path, fake_files):
+def test_recorded_digit_is_recognised(lab_server, artifacts, notebook_path, fake_files,
+                                      browser, chromium_executable):
     status, answer, fallback, findings, player_s = run_with_microphone(
-        lab_server, artifacts, notebook_path, "digit",
+        lab_server, artifacts, notebook_path, browser, chromium_executable, "digit",
         ["--use-fake-ui-for-media-stream", *fake_device(fake_files["digit"])])
     assert "from a shipped clip" in fallback          # before any take, the cell fell back
     assert status.startswith("Kept"), status
+    assert "Record disabled" not in findings.notes
     # the player plays what Python kept: "Kept 0.86 s of speech ..." (8 kHz WAV; the status
     # rounds to 10 ms)
     kept_s = float(status.split()[1])
@@ -198,9 +201,10 @@ def test_recorded_digit_is_recognised(lab_server, artifacts, notebook_path, fake
     assert not findings.problems, [str(p) for p in findings.problems]
 
 
-def test_denied_permission_says_so(lab_server, artifacts, notebook_path, fake_files):
+def test_denied_permission_says_so(lab_server, artifacts, notebook_path, fake_files,
+                                   browser, chromium_executable):
     status, answer, fallback, findings, player_s = run_with_microphone(
-        lab_server, artifacts, notebook_path, "denied",
+        lab_server, artifacts, notebook_path, browser, chromium_executable, "denied",
         ["--deny-permission-prompts", *fake_device(fake_files["digit"])])
     assert "permission was denied" in status, status
     assert "shipped recordings" in status
@@ -210,12 +214,31 @@ def test_denied_permission_says_so(lab_server, artifacts, notebook_path, fake_fi
     assert not unexpected, [str(p) for p in unexpected]
 
 
-def test_silent_microphone_keeps_nothing(lab_server, artifacts, notebook_path, fake_files):
+def test_silent_microphone_keeps_nothing(lab_server, artifacts, notebook_path, fake_files,
+                                         browser, chromium_executable):
     status, answer, fallback, findings, player_s = run_with_microphone(
-        lab_server, artifacts, notebook_path, "silent",
+        lab_server, artifacts, notebook_path, browser, chromium_executable, "silent",
         ["--use-fake-ui-for-media-stream", *fake_device(fake_files["silence"])])
     assert status.startswith("The recording is silent"), status
     assert "nothing was kept" in status
     assert answer == "recognised: (nothing yet)" and player_s == 0
     assert "from a shipped clip" in fallback
+    assert not findings.problems, [str(p) for p in findings.problems]
+
+
+# What a page that is not a secure context offers: no navigator.mediaDevices at all.
+NOT_SECURE_JS = "Object.defineProperty(Navigator.prototype, 'mediaDevices', {get: () => undefined});"
+
+
+def test_insecure_page_says_so(lab_server, artifacts, notebook_path, fake_files,
+                               browser, chromium_executable):
+    status, answer, fallback, findings, player_s = run_with_microphone(
+        lab_server, artifacts, notebook_path, browser, chromium_executable, "insecure",
+        ["--use-fake-ui-for-media-stream", *fake_device(fake_files["digit"])],
+        init_script=NOT_SECURE_JS)
+    assert status.startswith("No microphone here: the browser allows one only on a secure page"), \
+        status
+    assert answer == "recognised: (nothing yet)" and player_s == 0
+    assert "from a shipped clip" in fallback
+    assert "Record disabled" in findings.notes
     assert not findings.problems, [str(p) for p in findings.problems]
