@@ -30,9 +30,9 @@ def listener_figure(result: PanelWithListener, clip: int, your_score=None):
     for ax in (left, middle):
         ax.tick_params(axis="x", labelrotation=45)
     plot_score_distribution(right, result.panel_histograms[clip],
-                            {f"joint, experts only (sigma^2 {result.sigma2_without:.2f})":
+                            {f"joint, experts only (σ² {result.sigma2_without:.2f})":
                                  result.log_p_without[clip],
-                             f"joint, with you (sigma^2 {result.sigma2_with:.2f})":
+                             f"joint, with you (σ² {result.sigma2_with:.2f})":
                                  result.log_p_with[clip]})
     if your_score is not None:
         right.axvline(your_score, color="C3", ls="--", lw=2, label="your score")

@@ -33,7 +33,7 @@ class RateYourself:
         self.audio = W.Audio(format="wav", autoplay=False, loop=False)
         self.score_buttons = W.ToggleButtons(
             options=[NOT_SCORED] + [str(s) for s in range(11)], value=NOT_SCORED,
-            description="fluency", style={"button_width": "34px"})
+            description="fluency", style={"button_width": "40px"})
         self.previous, self.next = W.Button(description="◀ previous"), W.Button(
             description="next ▶")
         self.file = W.Text(value=str(file), description="file", layout=W.Layout(width="360px"))
@@ -43,6 +43,9 @@ class RateYourself:
                                        layout=W.Layout(width="220px"))
         self.status = W.HTML()
         self.output = W.Output()
+        for widget, name in ((self.heading, "heading"), (self.status, "status"),
+                             (self.output, "output")):
+            widget.add_class(f"course-rate-{name}")       # for the browser test
         self.score_buttons.observe(self._on_score, names="value")
         self.previous.on_click(lambda _b: self.show(self.clip - 1))
         self.next.on_click(lambda _b: self.show(self.clip + 1))

@@ -35,6 +35,11 @@ RUN_TIMEOUT = 600
 # (explorer title, control label) -> why. Anything else must redraw when its value changes
 # (a move whose answer is new sound in the explorer's players passes on that).
 FIGURE_MAY_STAY: dict[tuple[str, str], str] = {
+    ("Be the sixth rater: how fluent is each sentence, 0-10?", "fluency"):
+        "a score is recorded on the sheet (the status line says so); the figure shows the panel "
+        "fit of the last 'compare', redrawn only when asked",
+    ("Be the sixth rater: how fluent is each sentence, 0-10?", "file"):
+        "the file name is read when 'save' or 'load' is pressed",
     ("EM for a Gaussian mixture, one step at a time", "var floor"):
         "the floor acts in EM's M-steps; moving it restarts at t = 0, whose initial "
         "covariances lie above every floor the slider offers, so the t = 0 figure is the same",
