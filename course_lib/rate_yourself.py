@@ -108,6 +108,33 @@ def _whole_score(value, name: str) -> int:
     return int(number)
 
 
+def pool_sheets(paths) -> tuple[tuple[int, ...], RaterData]:
+    """A class's saved score sheets (files, one per listener, for the same clips) as one panel:
+    the clips' item numbers and a RaterData with one rater per sheet, numbered in the order
+    given, and only the scores (no names, no file names). A sheet for other clips, or with a
+    score off the scale, is refused naming its position in ``paths``."""
+    paths = list(paths)
+    if not paths:
+        raise ValueError("paths: expected at least one saved score sheet")
+    items, labels = None, []
+    for number, path in enumerate(paths):
+        try:
+            saved = json.loads(Path(path).read_text(encoding="utf-8"))
+            sheet_items, scores = tuple(saved["items"]), list(saved["scores"])
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            raise ValueError(f"paths[{number}]: not a saved score sheet ({err})") from None
+        if items is None:
+            items = sheet_items
+        elif sheet_items != items or len(scores) != len(items):
+            raise ValueError(f"paths[{number}]: scores other clips than paths[0]")
+        for clip, score in enumerate(scores):
+            if score is not None:
+                labels.append((clip, number, _whole_score(score, f"paths[{number}], clip {clip}")))
+    clips, raters, values = zip(*labels) if labels else ((), (), ())
+    return items, RaterData.from_long(clips, raters, values, n_items=len(items),
+                                      n_raters=len(paths), scale=SCALE)
+
+
 def with_listener(ratings: RaterData, items, scores) -> RaterData:
     """``ratings`` with one more rater (number ``ratings.n_raters``) who scored ``items``."""
     items = np.asarray(items, dtype=np.int64)

@@ -14,7 +14,7 @@ import pytest
 
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.gp.raters import RaterData
-from course_lib.rate_yourself import ScoreSheet, panel_with_listener, with_listener
+from course_lib.rate_yourself import ScoreSheet, panel_with_listener, pool_sheets, with_listener
 from course_lib.widgets.rate_yourself import NOT_SCORED, rate_yourself
 
 
@@ -117,3 +117,22 @@ def test_widget_keeps_its_state_through_errors(tmp_path):
     assert widget.sheet.scores[:2] == [8, 3] and widget.score_buttons.value == "3"
     widget.show(0)
     assert widget.score_buttons.value == "8" and "Clip 1 of 20" in widget.heading.value
+
+
+def test_a_class_pools_its_sheets_into_a_panel(tmp_path):
+    paths = []
+    for student, scores in enumerate([[3, None, 8], [4, 5, 9], [None, 6, 7]]):
+        sheet = ScoreSheet([11, 22, 33])
+        for clip, score in enumerate(scores):
+            sheet.score(clip, score)
+        paths.append(sheet.save(tmp_path / f"anything-{student}.json"))
+    items, pooled = pool_sheets(paths)
+    assert items == (11, 22, 33) and pooled.n_raters == 3
+    np.testing.assert_array_equal(pooled.matrix(), [[3, 4, np.nan], [np.nan, 5, 6], [8, 9, 7]])
+    other = ScoreSheet([11, 22, 44])
+    other.score(0, 5)
+    with pytest.raises(ValueError, match=r"paths\[1\]: scores other clips"):
+        pool_sheets([paths[0], other.save(tmp_path / "other.json")])
+    (tmp_path / "bad.json").write_text(json.dumps({"items": [11, 22, 33], "scores": [3, 12, 1]}))
+    with pytest.raises(ValueError, match=r"paths\[1\], clip 1: expected a whole score 0-10"):
+        pool_sheets([paths[0], tmp_path / "bad.json"])
