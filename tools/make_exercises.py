@@ -177,6 +177,26 @@ def add_grading(solution: nbformat.NotebookNode, name: str) -> nbformat.Notebook
     return graded
 
 
+def points_row(solution: nbformat.NotebookNode, unit: str) -> str:
+    """The row of docs/TEACHING.md's points table for a graded solutions notebook: tasks,
+    self-checks / points, written answers / points, total, self-checks with hidden tests."""
+    tasks = sum(cell.cell_type == "markdown" and cell.source.startswith("## Task")
+                for cell in solution.cells)
+    checks, written, hidden = [], [], []
+    for cell in solution.cells:
+        grading = cell.metadata.get("nbgrader", {})
+        if not grading.get("grade"):
+            continue
+        if cell.cell_type == "code":
+            checks.append(grading["points"])
+            if "### BEGIN HIDDEN TESTS" in cell.source:
+                hidden.append(grading["grade_id"])
+        else:
+            written.append(grading["points"])
+    return (f"| {unit} | {tasks} | {len(checks)} / {sum(checks)} | {len(written)} / "
+            f"{sum(written)} | {sum(checks) + sum(written)} | {', '.join(hidden)} |")
+
+
 def make_exercise(solution: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
     """The exercise notebook generated from a solutions notebook (which is not modified).
 
