@@ -304,3 +304,22 @@ def mfcc_features(signal, sample_rate: int, *, deltas: bool = True, cmn: bool = 
     if cmn:
         c = mean_normalise(c)
     return add_deltas(c, N, order=2) if deltas else c
+
+
+def pca_whiten(train, values, *, eigenvalue_cutoff: float = 1e-10) -> np.ndarray:
+    """``values`` (n, d) standardised with the mean and sd of the rows of ``train`` (m, d),
+    rotated onto the eigenvectors of the standardised training covariance and scaled to unit
+    variance along each (PCA whitening), so that one lengthscale suits every direction.
+    Directions whose eigenvalue is below ``eigenvalue_cutoff`` x the largest are dropped."""
+    train = as_float_array(train, "train", ndim=2)
+    values = as_float_array(values, "values", ndim=2)
+    if values.shape[1] != train.shape[1]:
+        raise ValueError(f"values: expected {train.shape[1]} columns like train, got "
+                         f"{values.shape[1]}")
+    mean, sd = train.mean(axis=0), train.std(axis=0)
+    if np.any(sd == 0):
+        raise ValueError(f"train: columns {np.flatnonzero(sd == 0).tolist()} are constant")
+    eigenvalues, eigenvectors = np.linalg.eigh(np.cov((train - mean) / sd, rowvar=False,
+                                                      bias=True))
+    keep = eigenvalues > eigenvalue_cutoff * eigenvalues.max()
+    return ((values - mean) / sd) @ (eigenvectors[:, keep] / np.sqrt(eigenvalues[keep]))

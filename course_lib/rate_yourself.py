@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from course_lib.data.speechocean762 import PanelSet
+from course_lib.features import pca_whiten
 from course_lib.gp.annotators import AnnotatorNoiseGP
 from course_lib.gp.kernels import SquaredExponential
 from course_lib.gp.raters import MultiRaterGP, RaterData
@@ -33,7 +34,6 @@ from course_lib.validation import as_positive_int
 SCALE = (0, 10)
 N_CONTEXT = 280          # other training sentences beside the rated ones
 N_RESTARTS = 3
-EIGENVALUE_CUTOFF = 1e-10
 
 
 class ScoreSheet:
@@ -146,20 +146,6 @@ def with_listener(ratings: RaterData, items, scores) -> RaterData:
                                scale=ratings.scale)
 
 
-def whiten(train, values) -> np.ndarray:
-    """Standardise ``values`` with the rows of ``train``, then rotate onto the training
-    covariance's eigenvectors and scale each direction to unit variance (PCA whitening, so one
-    lengthscale suits every direction); near-null directions are dropped."""
-    train, values = np.asarray(train, float), np.asarray(values, float)
-    mean, sd = train.mean(axis=0), train.std(axis=0)
-    if np.any(sd == 0):
-        raise ValueError(f"train: columns {np.flatnonzero(sd == 0).tolist()} are constant")
-    eigenvalues, eigenvectors = np.linalg.eigh(np.cov((train - mean) / sd, rowvar=False,
-                                                      bias=True))
-    keep = eigenvalues > EIGENVALUE_CUTOFF * eigenvalues.max()
-    return ((values - mean) / sd) @ (eigenvectors[:, keep] / np.sqrt(eigenvalues[keep]))
-
-
 @dataclass(frozen=True)
 class PanelWithListener:
     """What :func:`panel_with_listener` found. Rater ``n_raters - 1`` is the listener.
@@ -195,7 +181,7 @@ def panel_with_listener(panel: PanelSet, sheet: ScoreSheet, *, n_context: int = 
     chosen = np.concatenate([rated, np.sort(context)])
     experts = panel.ratings.subset(chosen)
     everyone = with_listener(experts, np.arange(rated.size), scores)
-    X = whiten(panel.features[chosen], panel.features[chosen])
+    X = pca_whiten(panel.features[chosen], panel.features[chosen])
     centre = float(experts.means.mean())
 
     def centred(data: RaterData) -> RaterData:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from course_lib.data.speechocean762 import load_speechocean762
+from course_lib.features import pca_whiten
 from course_lib.gp import SquaredExponential
 from course_lib.gp.annotators import AnnotatorNoiseGP
 
@@ -33,7 +34,7 @@ from .common import run_experiment, task_rng
 from .seed000_table1 import (EIGENVALUE_CUTOFF, INITIAL, LENGTHSCALE_BOUNDS, MODES, N_RESTARTS,
                              NOISE_BOUNDS, RELATIVE_TOLERANCE, RNG_KEY, SOURCE_SIGNIFICANCE,
                              SOURCE_TABLE, TOLERANCE, VARIANCE_BOUNDS, evaluate, fit_model,
-                             rater_biases, shifted, significance, whiten)
+                             rater_biases, shifted, significance)
 
 NAME = "seed000_speechocean762"
 ASPECT = "accuracy"                 # the seed's score: sentence-level pronunciation accuracy
@@ -95,8 +96,9 @@ def per_expert_noise(X_train, train, centre) -> dict:
 def run(reduced: bool) -> dict:
     panel = load_speechocean762(ASPECT)
     features_train = panel.features[panel.train]
-    X_train = whiten(features_train, features_train)
-    X_test = whiten(features_train, panel.features[panel.test])
+    X_train = pca_whiten(features_train, features_train, eigenvalue_cutoff=EIGENVALUE_CUTOFF)
+    X_test = pca_whiten(features_train, panel.features[panel.test],
+                        eigenvalue_cutoff=EIGENVALUE_CUTOFF)
     train, test = panel.ratings.subset(panel.train), panel.ratings.subset(panel.test)
     centre = float(train.means.mean())
 

@@ -30,6 +30,7 @@ from scipy.special import logsumexp
 from scipy.stats import ttest_rel
 
 from course_lib.data.fluency import load_fluency
+from course_lib.features import pca_whiten
 from course_lib.gp import MultiRaterGP, RaterData, SquaredExponential
 from course_lib.metrics import discrete_kl, discretised_log_predictive, round_scores, \
     rounded_pcc_mse
@@ -70,22 +71,6 @@ SOURCE_TABLE = {
 # Seed 000 section 4: "statistical significance, rho" of GP_joint against GP_base, MSE and KL
 # by a two-tailed paired t-test, PCC by Steiger's Z1*; it prints rho_KL only as "< 0.001".
 SOURCE_SIGNIFICANCE = {"PCC": 0.065, "MSE": 0.036, "KL": "< 0.001"}
-
-
-def whiten(train: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Standardise with the training rows' mean and sd, then rotate onto the training
-    covariance's eigenvectors and scale each direction to unit variance (PCA whitening).
-    Directions with eigenvalue below EIGENVALUE_CUTOFF x the largest are dropped."""
-    mean, sd = train.mean(axis=0), train.std(axis=0)
-    if np.any(sd == 0):
-        raise ValueError(f"features: columns {np.flatnonzero(sd == 0).tolist()} are constant "
-                         "on the training split")
-    standardised_train = (train - mean) / sd
-    eigenvalues, eigenvectors = np.linalg.eigh(np.cov(standardised_train, rowvar=False,
-                                                      bias=True))
-    keep = eigenvalues > EIGENVALUE_CUTOFF * eigenvalues.max()
-    projection = eigenvectors[:, keep] / np.sqrt(eigenvalues[keep])
-    return ((values - mean) / sd) @ projection
 
 
 def shifted(data: RaterData, offsets_per_label: np.ndarray) -> RaterData:
@@ -231,8 +216,10 @@ def bias_check(X_train, X_test, train: RaterData, test: RaterData, centre: float
 
 def run(reduced: bool) -> dict:
     fluency = load_fluency()
-    X_train = whiten(fluency.features[fluency.train], fluency.features[fluency.train])
-    X_test = whiten(fluency.features[fluency.train], fluency.features[fluency.test])
+    X_train = pca_whiten(fluency.features[fluency.train], fluency.features[fluency.train],
+                         eigenvalue_cutoff=EIGENVALUE_CUTOFF)
+    X_test = pca_whiten(fluency.features[fluency.train], fluency.features[fluency.test],
+                        eigenvalue_cutoff=EIGENVALUE_CUTOFF)
     train = fluency.ratings.subset(fluency.train)
     test = fluency.ratings.subset(fluency.test)
     centre = float(train.means.mean())

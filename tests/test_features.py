@@ -227,3 +227,20 @@ def test_bad_flag_type():
         F.mfcc(["a", "b"], 8000)
     with pytest.raises(TypeError, match="^append_energy"):
         F.mfcc(np.ones(400), 8000, append_energy="no")
+
+
+def test_pca_whiten_gives_training_rows_unit_covariance_and_drops_null_directions():
+    from course_lib.features import pca_whiten
+    rng = np.random.default_rng(4)
+    train = rng.normal(size=(200, 3)) @ np.array([[2.0, 0.5, 0.0], [0.0, 1.0, 0.3],
+                                                  [0.0, 0.0, 0.2]]) + [5.0, -1.0, 0.0]
+    whitened = pca_whiten(train, train)
+    # an exact identity for the training rows, up to round-off of a 3 x 3 eigendecomposition
+    np.testing.assert_allclose(np.cov(whitened, rowvar=False, bias=True), np.eye(3), atol=1e-12)
+    np.testing.assert_allclose(whitened.mean(axis=0), 0.0, atol=1e-12)
+    doubled = np.column_stack([train, 2 * train[:, 0]])   # a linearly dependent column
+    assert pca_whiten(doubled, doubled).shape == (200, 3)
+    with pytest.raises(ValueError, match=r"train: columns \[1\] are constant"):
+        pca_whiten(np.column_stack([train[:, 0], np.ones(200)]), train[:, :2])
+    with pytest.raises(ValueError, match="values: expected 3 columns"):
+        pca_whiten(train, train[:, :2])
