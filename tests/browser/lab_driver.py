@@ -583,7 +583,8 @@ class ExplorerDriver:
     - a typed entry (a half-typed text, another number in a number box) that the explorer
       answers with its one-line red "Not drawn: ..." message instead of a figure: its designed
       answer to input it cannot draw (anywhere else that message is a problem);
-    - a (explorer title, control label) pair listed in ``figure_may_stay`` with its reason.
+    - a (explorer title, control label) pair listed in ``figure_may_stay`` with its reason
+      (also when a panel that draws only on request had no figure before and after).
     A button must change the figure or the explorer's text (status line, printed answer).
     Text shown on stderr in an explorer (a traceback) is always a problem.
     """
@@ -681,7 +682,8 @@ class ExplorerDriver:
                                       f"figure {figure}, text and sound the same", shot)
             return
         reason = self.figure_may_stay.get((self.info["title"], control["label"]))
-        if reason and figure == "unchanged":
+        # a panel that draws only on request may also have had no figure before and after
+        if reason and (figure == "unchanged" or (figure == "no figure" and not before["images"])):
             self.findings.notes.append(f"{where}: figure unchanged, allowed: {reason}")
         else:
             self.findings.problem("explorers", where, f"the value changed but the figure "
