@@ -113,3 +113,42 @@ def test_typical_mistakes_get_specific_messages(unit):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / f"{unit}.txt").write_text("\n\n".join(
         f"## {m.function}: {m.why}\n{message}" for m, message in seen) + "\n", encoding="utf-8")
+
+
+# Units whose every task function is graded with the library's answer withheld (issue of units
+# 5-7: their exercises had imported the very references their checks compare with)
+UNITS_WITHOUT_LIBRARY_ANSWERS = {"05", "06", "07"}
+
+
+def _withheld_functions(unit: str) -> list[str]:
+    """Task functions whose next self-check runs them inside checks.withheld (a hidden test)."""
+    cells = nbformat.read(ROOT / "solutions" / f"{unit}.ipynb", as_version=4).cells
+    names = []
+    for index, cell in enumerate(cells):
+        if cell.cell_type != "code" or not SOLUTION_BLOCK.search(cell.source):
+            continue
+        check = next((c for c in cells[index + 1:] if _is_self_check(c)), None)
+        hidden = check.source.split("### BEGIN HIDDEN TESTS", 1)[-1] if check else ""
+        for name in re.findall(r"^def (\w+)\(", cell.source, re.M):
+            if "withheld(" in hidden and re.search(rf"\b{name}\(", hidden):
+                names.append(name)
+    return names
+
+
+@pytest.mark.parametrize("unit", UNITS)
+def test_an_answer_that_calls_the_library_fails_every_hidden_test(unit):
+    """docs/CONVENTIONS.md section 5: each function graded with the library withheld has an
+    answer in tests/wrong_answers that just calls the library, pinned to 'off limits' (the
+    previous test runs it)."""
+    library_calls = {m.function for m in _mistakes(unit) if "off limits" in m.expect}
+    withheld = _withheld_functions(unit)
+    missing = [name for name in withheld if name not in library_calls]
+    assert not missing, (f"{unit}: no library-calling answer in tests/wrong_answers for "
+                         f"{missing}")
+    if unit[:2] in UNITS_WITHOUT_LIBRARY_ANSWERS:
+        cells = nbformat.read(ROOT / "solutions" / f"{unit}.ipynb", as_version=4).cells
+        tasks = {name for cell in cells if cell.cell_type == "code"
+                 and SOLUTION_BLOCK.search(cell.source)
+                 for name in re.findall(r"^def (\w+)\(", cell.source, re.M)}
+        assert tasks <= set(withheld), (f"{unit}: task functions graded without the library "
+                                        f"withheld: {sorted(tasks - set(withheld))}")
