@@ -1,7 +1,7 @@
 """Choosing the next comparison: expected improvement, sampling rules and when to stop.
 
 (J. B. Nielsen, *Systems for Personalization of Hearing Instruments*, PhD thesis, DTU 2014/2015,
-ch. 3, appendix I and Paper H; digest sections 3.2-3.7 and 5.3.)
+ch. 3, appendix I and Paper H.)
 
 Expected improvement of a Gaussian improvement I ~ N(m, s^2), with u = m / s:
 
@@ -28,8 +28,8 @@ step with ``K* = k(X, X_cand) - k(X, x_best)`` and ``k** = k(x, x) + k(x_best, x
 2 k(x, x_best)``, i.e. one (n x n_cand) triangular solve for a whole grid (the 1681 settings of
 Paper H's 2-D study), never a loop over candidates.
 
-Gradient of bEI in the candidate x (appendix I, corrected: erratum 12 of the digest; the dEI/du
-terms cancel):
+Gradient of bEI in the candidate x (appendix I, with its slip corrected; the dEI/du terms
+cancel):
 
     dEI/dx = phi(u) ds/dx + Phi(u) dm/dx,
     dm/dx = (dk(X, x)/dx)^T alpha,
@@ -42,11 +42,11 @@ and the kernel's input derivatives from ``kernel.gradient_inputs``. This equals 
 (it grows like |x - x_best|); the gradient returned there is Phi(u) dm/dx with u = sign(m)
 infinity, i.e. dm/dx if m > 0 and 0 otherwise.
 
-Query rules (digest 3.5): :func:`multinomial_sample` draws a grid index with probability
+Query rules: :func:`multinomial_sample` draws a grid index with probability
 proportional to EI (Paper H, 2-D); :func:`maximise_acquisition` polishes the best grid points
 or random starts with bounded L-BFGS-B (Paper H, 4-D: 5 random starts); :func:`thompson_sample`
 takes the argmax of one posterior draw; :func:`pairwise_bald` scores a candidate pair by the
-information its answer carries about f (below). Convergence (digest 3.6): the grid mean of
+information its answer carries about f (below). Convergence: the grid mean of
 bEI, or the mean bEI along the ascent paths, smoothed by a running mean over 4 iterations
 (:func:`average_ei_path`, :func:`settled_at`). The final check (Paper H): an exact two-tailed
 binomial test of k wins in n forced choices against chance (:func:`forced_choice_test`).

@@ -3,7 +3,7 @@
 Each trial shows two items a (``first``) and b (``second``) and gets
 
 * a choice y in {0, 1}, 1 = the first item was preferred, with the seed's likelihood
-  P(y = 1 | f) = Phi(f(a) - f(b)) (no sqrt 2, digest erratum 5). In the course's
+  P(y = 1 | f) = Phi(f(a) - f(b)) (no sqrt 2). In the course's
   :class:`~course_lib.gp.likelihoods.PairwiseProbit`, Phi(z / (sqrt(2) noise_sd)), that is
   ``noise_sd = 1 / sqrt(2)`` held fixed (:func:`seed_preference_likelihood`);
 * optionally a confidence level c in 0 .. l - 1 (0 = weakest), with the seed's Likert likelihood

@@ -1,7 +1,7 @@
 """Sparse pairwise probit GP: the utility carried by a few pseudo-inputs (thesis Papers B and C).
 
 (J. B. Nielsen, PhD thesis, DTU 2014/2015, eqs. 2.53-2.58 with the sign of 2.58 corrected;
-Papers B and C; digest section 1.5. The thesis writes pairs the other way round: its v is our
+Papers B and C. The thesis writes pairs the other way round: its v is our
 first item, its u our second, see :mod:`course_lib.gp.comparisons`.)
 
 Model
@@ -38,7 +38,7 @@ sqrt(2) sigma: the model IS the full :class:`~course_lib.gp.preference.Preferenc
 Prediction at new settings averages p(f* | f_bar) over q(f_bar): the two equations of
 :mod:`course_lib.gp.prediction` with the pseudo-inputs in the role of the training inputs,
 mean k_bar(x)^T K_bar^-1 f_hat and variance k(x, x) - k_bar(x)^T (K_bar + W^-1)^-1 k_bar(x)
-(Paper C prints it without the factor W; digest erratum 7). So ``X_train`` of a fitted model is
+(Paper C prints it without the factor W). So ``X_train`` of a fitted model is
 X_bar, and ``predict``, ``predict_difference``, ``preference_probability`` and the acquisition
 functions work unchanged. (:func:`~course_lib.gp.acquisition.incumbent` then picks the
 pseudo-input with the largest mean, not an assessed setting.)
