@@ -24,6 +24,7 @@ class BadInput:
     call: Callable[[], object]
     error: type[BaseException]
     argument: str                 # the user's argument the message must name
+    first: bool = False           # the message must START with "argument:" (CONVENTIONS 3.5)
 
     def __str__(self) -> str:
         return self.case
@@ -46,6 +47,10 @@ def check_case(case: BadInput | RightAnswer) -> None:
     with pytest.raises(case.error) as info:
         case.call()
     message = str(info.value)
+    if case.first:
+        assert message.startswith(f"{case.argument}:"), (
+            f"{case.case}: the {type(info.value).__name__} message does not start with "
+            f"{case.argument + ':'!r}: {message!r}")
     assert re.search(rf"(?<![\w.]){re.escape(case.argument)}(?!\w)", message), (
         f"{case.case}: the {type(info.value).__name__} message does not name "
         f"{case.argument!r}: {message!r}")

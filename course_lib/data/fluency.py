@@ -29,7 +29,7 @@ from course_lib.data import DataError, parse_float, parse_int, parse_text, read_
 from course_lib.data.audio import load_waveform
 from course_lib.features import mfcc_features
 from course_lib.gp.raters import RaterData
-from course_lib.validation import as_float_array, as_positive_int, as_waveform
+from course_lib.validation import as_positive_int, as_waveform
 
 DATASET = "fluency"
 SAMPLE_RATE = 8000
