@@ -16,6 +16,7 @@ The folder is found relative to this package, as :mod:`course_lib.data` finds ``
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 RESULTS_DIR = Path(__file__).resolve().parents[1] / "experiments" / "results"
@@ -287,14 +288,13 @@ def seed000_speechocean762_table(result) -> str:
 # Each function takes a committed result (``load_result``) and returns the text the lecture
 # shows: the source's claims, our table and the sentence that states its message.
 
-import textwrap as _textwrap
 
 _WIDTH = 100
 LEVELSET_STEPS = ("mixed > pseudo", "pseudo > none")
 
 
 def _fill(text: str, indent: str = "") -> str:
-    return _textwrap.fill(text, _WIDTH, subsequent_indent=indent)
+    return textwrap.fill(text, _WIDTH, subsequent_indent=indent)
 
 
 def _require(result, name: str, keys: tuple[str, ...], what: str) -> dict:
