@@ -427,3 +427,13 @@ def test_the_optimiser_objective_has_the_gradient_it_reports():
         fd = (gp._negative_objective(theta + step)[0]
               - gp._negative_objective(theta - step)[0]) / 2e-6
         assert grad[p] == pytest.approx(fd, rel=1e-5, abs=1e-7), gp.param_names[p]
+
+
+def test_no_kernel_parameters_give_an_empty_kernel_gradient():
+    """A kernel with nothing to learn passes dK of shape (0, n, n): the evidence is the same and
+    its kernel gradient is empty (it once failed reshaping a size-0 array)."""
+    K = np.array([[2.0, 0.5, 0.1], [0.5, 2.0, 0.5], [0.1, 0.5, 2.0]])
+    y = np.array([1.0, -0.5, 2.0])
+    without = gaussian_log_marginal_likelihood(K, y, 0.1)
+    empty = gaussian_log_marginal_likelihood(K, y, 0.1, np.zeros((0, 3, 3)))
+    assert empty.value == without.value and empty.gradient_kernel.shape == (0,)

@@ -183,7 +183,7 @@ def _evidence(K, data: RaterData, noise_variances, groups, dK, warn: bool):
             posterior
     inverse = _inverse_from_cholesky(L)
     outer_minus_inverse = np.outer(alpha, alpha) - inverse
-    gradient_kernel = 0.5 * (dK.reshape(dK.shape[0], -1) @ outer_minus_inverse.ravel())
+    gradient_kernel = 0.5 * (dK.reshape(dK.shape[0], outer_minus_inverse.size) @ outer_minus_inverse.ravel())
     expected = _expected_squared_errors(data, posterior, weighted.noise, inverse)
     gradient_log_noise = np.bincount(groups, weights=-0.5 + expected / (2.0 * noise_per_label),
                                      minlength=noise_variances.size)

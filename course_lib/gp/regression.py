@@ -86,7 +86,7 @@ def gaussian_log_marginal_likelihood(K, y, noise, dK=None, warn: bool = True
         raise NotPositiveDefiniteError(f"K + noise: inverse from Cholesky failed (info={info})")
     inverse = np.tril(inverse) + np.tril(inverse, -1).T
     outer_minus_inverse = np.outer(alpha, alpha) - inverse
-    gradient_kernel = 0.5 * (dK.reshape(dK.shape[0], -1) @ outer_minus_inverse.ravel())
+    gradient_kernel = 0.5 * (dK.reshape(dK.shape[0], outer_minus_inverse.size) @ outer_minus_inverse.ravel())
     noise_vec = np.broadcast_to(np.asarray(noise, dtype=float), (n,))
     gradient_log_noise = 0.5 * noise_vec * np.diag(outer_minus_inverse)
     if not (np.all(np.isfinite(gradient_kernel)) and np.all(np.isfinite(gradient_log_noise))):

@@ -327,7 +327,7 @@ class _Bound:
         kl_term = (np.outer(alpha, alpha) + self.M.T @ G @ self.M) / 2
         weight = (np.outer(alpha, self.M.T @ d_mean) + Q.T @ (d_var[:, None] * Q)
                   - self.kl_weight * kl_term)
-        return dK.reshape(dK.shape[0], -1) @ weight.ravel()
+        return dK.reshape(dK.shape[0], weight.size) @ weight.ravel()
 
     def alpha_from_sites(self, lam, eta):
         """alpha of q with Gaussian sites N(z_k; eta_k / lam_k, 1 / lam_k) on the rows:
