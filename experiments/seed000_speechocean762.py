@@ -34,7 +34,7 @@ from .common import run_experiment, task_rng
 from .seed000_table1 import (EIGENVALUE_CUTOFF, INITIAL, LENGTHSCALE_BOUNDS, MODES, N_RESTARTS,
                              NOISE_BOUNDS, RELATIVE_TOLERANCE, RNG_KEY, SOURCE_SIGNIFICANCE,
                              SOURCE_TABLE, TOLERANCE, VARIANCE_BOUNDS, evaluate, fit_model,
-                             rater_biases, shifted, significance)
+                             model_row, rater_biases, shifted, significance)
 
 NAME = "seed000_speechocean762"
 ASPECT = "accuracy"                 # the seed's score: sentence-level pronunciation accuracy
@@ -46,16 +46,6 @@ TOLERANCE_REASON = (
     "the reduced run repeats the subset block bit for bit; another BLAS moves L-BFGS-B's stop "
     "along the evidence's flat direction by about 1e-4 relative in the hyper-parameters, hence "
     "1e-6 + 1e-4 x |value|; a rounded prediction that flips moves MSE by 1/2500.")
-
-
-def model_row(gp, fit, mode: str, metrics: dict) -> dict:
-    return {**metrics,
-            "lengthscale": gp.params["lengthscale"], "signal_variance": gp.params["variance"],
-            "noise_variance": gp.noise_variance,
-            "noise_meaning": ("sigma_base^2, noise of the mean score" if mode == "mean"
-                              else "sigma^2, noise of one rater's score"),
-            "log_marginal_likelihood": fit.log_marginal_likelihood,
-            "n_restarts_converged": int(np.sum(fit.converged))}
 
 
 def fit_and_score(models, X_train, X_test, train, test, centre) -> tuple[dict, dict]:

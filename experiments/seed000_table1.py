@@ -173,6 +173,17 @@ def significance(base_mean, joint_mean, base_kl, joint_kl, test: RaterData) -> d
     return out
 
 
+def model_row(gp, fit, mode: str, metrics: dict) -> dict:
+    """One model's row of the table: its metrics, learned hyper-parameters and evidence."""
+    return {**metrics,
+            "lengthscale": gp.params["lengthscale"], "signal_variance": gp.params["variance"],
+            "noise_variance": gp.noise_variance,
+            "noise_meaning": ("sigma_base^2, noise of the mean score" if mode == "mean"
+                              else "sigma^2, noise of one rater's score"),
+            "log_marginal_likelihood": fit.log_marginal_likelihood,
+            "n_restarts_converged": int(np.sum(fit.converged))}
+
+
 def rater_biases(data: RaterData) -> np.ndarray:
     """Each rater's mean deviation from the item means of the items it scored."""
     deviation = data.scores - data.means[data.items]
@@ -233,16 +244,7 @@ def run(reduced: bool) -> dict:
         gp, fit, optimise_seconds = fit_model(mode, X_train, centred, task)
         mean, variance = gp.predict(X_test, include_noise=True)
         mean = mean + centre
-        row = evaluate(mean, variance, test)
-        row.update({
-            "lengthscale": gp.params["lengthscale"],
-            "signal_variance": gp.params["variance"],
-            "noise_variance": gp.noise_variance,
-            "noise_meaning": ("sigma_base^2, noise of the mean score" if mode == "mean"
-                              else "sigma^2, noise of one rater's score"),
-            "log_marginal_likelihood": fit.log_marginal_likelihood,
-            "n_restarts_converged": int(np.sum(fit.converged)),
-        })
+        row = model_row(gp, fit, mode, evaluate(mean, variance, test))
         if not reduced:
             row["timing_s"] = {"optimise_hyperparameters": optimise_seconds}
         rows[model] = row

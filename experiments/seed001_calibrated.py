@@ -31,14 +31,13 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import brentq
 
-from course_lib.data.uci import load_uci
 from course_lib.gp.annotators import simulate_homogeneous
 from course_lib.metrics import rmse
 from course_lib.significance import resampled_t_test
 
 from .common import run_experiment, task_rng
 from .seed001_table1 import DATASETS, N_RESTARTS, SOURCE_TABLE, fit_annotators, fit_plain, \
-    split, standardise
+    split_data
 
 NAME = "seed001_calibrated"
 SPLITS, REDUCED_SPLITS = tuple(range(30)), (0,)
@@ -60,17 +59,6 @@ TOLERANCE_REASON = (
     "ANNOTATOR_VARIANCES.")
 
 
-def _split_data(dataset: str, split_number: int):
-    key = (list(DATASETS).index(dataset), split_number)
-    table = load_uci(dataset)
-    train, test = split(len(table), key)
-    X_train = standardise(table.X[train], table.X[train])
-    X_test = standardise(table.X[train], table.X[test])
-    y_train = standardise(table.y[train], table.y[train])
-    y_test = standardise(table.y[train], table.y[test])
-    return key, X_train, X_test, y_train, y_test
-
-
 def calibration_curve() -> dict:
     """RMSE x 100 of GOLD and of a GP on gold + N(0, v) for every v of NOISE_GRID, on each
     calibration split of each set (the same standard-normal draw scaled by sqrt(v))."""
@@ -78,7 +66,7 @@ def calibration_curve() -> dict:
     for dataset in DATASETS:
         per_split[dataset] = []
         for split_number in CALIBRATION_SPLITS:
-            key, X_train, X_test, y_train, y_test = _split_data(dataset, split_number)
+            key, X_train, X_test, y_train, y_test = split_data(dataset, split_number)
             gold = fit_plain("GOLD", X_train, y_train, task_rng(key, "restarts/GOLD"))
             noise = task_rng(key, "calibration/noise").standard_normal(y_train.size)
             noisy = [100.0 * rmse(fit_plain("Av", X_train, y_train + np.sqrt(v) * noise,
@@ -125,7 +113,7 @@ def calibrate(per_split: dict) -> dict:
 
 
 def run_split(dataset: str, split_number: int) -> dict:
-    key, X_train, X_test, y_train, y_test = _split_data(dataset, split_number)
+    key, X_train, X_test, y_train, y_test = split_data(dataset, split_number)
     data = simulate_homogeneous(y_train, np.array(ANNOTATOR_VARIANCES),
                                 rng=task_rng(key, "noise/calibrated"))
     fits = {"GOLD": fit_plain("GOLD", X_train, y_train, task_rng(key, "restarts/GOLD")),

@@ -110,8 +110,9 @@ def fit_annotators(model: str, X, data, regions, rng) -> AnnotatorNoiseGP:
     return gp
 
 
-def run_split(dataset: str, split_number: int) -> dict:
-    """Every scenario and model on one split of one data set."""
+def split_data(dataset: str, split_number: int):
+    """(key, X_train, X_test, y_train, y_test) of one split, standardised with the training
+    rows' statistics; ``key`` seeds everything drawn for the split."""
     key = (list(DATASETS).index(dataset), split_number)
     table = load_uci(dataset)
     train, test = split(len(table), key)
@@ -119,6 +120,12 @@ def run_split(dataset: str, split_number: int) -> dict:
     X_test = standardise(table.X[train], table.X[test])
     y_train = standardise(table.y[train], table.y[train])
     y_test = standardise(table.y[train], table.y[test])
+    return key, X_train, X_test, y_train, y_test
+
+
+def run_split(dataset: str, split_number: int) -> dict:
+    """Every scenario and model on one split of one data set."""
+    key, X_train, X_test, y_train, y_test = split_data(dataset, split_number)
     simulation = assign_regions(X_train, N_SIMULATION_REGIONS, method="kmeans",
                                 rng=task_rng(key, "regions/simulation"))
     # With the seed's defaults (damping 0.5, 200 sweeps) affinity propagation does not always
@@ -133,7 +140,7 @@ def run_split(dataset: str, split_number: int) -> dict:
                                       rng=task_rng(key, "regions/model")),
     }
     gold = fit_plain("GOLD", X_train, y_train, task_rng(key, "restarts/GOLD"))
-    out = {"split": split_number, "n_train": int(train.size), "n_test": int(test.size),
+    out = {"split": split_number, "n_train": len(y_train), "n_test": len(y_test),
            "n_regions_affinity": int(affinity.n_regions),
            "affinity_converged": not any(issubclass(w.category, AffinityPropagationWarning)
                                          for w in caught),

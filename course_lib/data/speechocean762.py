@@ -22,7 +22,7 @@ import numpy as np
 
 from course_lib.data import DataError, parse_float, parse_int, parse_text, read_csv_table
 from course_lib.data.audio import load_waveform
-from course_lib.data.fluency import FEATURE_NAMES, SAMPLE_RATE, ExampleClip
+from course_lib.data.fluency import FEATURE_NAMES, SAMPLE_RATE, ExampleClip, _read_only
 from course_lib.gp.raters import RaterData
 
 DATASET = "speechocean762"
@@ -81,12 +81,6 @@ class PanelSet:
                                      load_waveform(DATASET, row["file"], SAMPLE_RATE),
                                      SAMPLE_RATE))
         return clips
-
-
-def _read_only(values, dtype) -> np.ndarray:
-    array = np.array(values, dtype=dtype)
-    array.flags.writeable = False
-    return array
 
 
 def load_speechocean762(aspect: str = "accuracy") -> PanelSet:
