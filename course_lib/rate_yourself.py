@@ -1,7 +1,9 @@
 """You as the sixth rater of a real panel: a score sheet and the panel models with you in it.
 
-A listener scores a few clips of speechocean762 (:meth:`PanelSet.clips_to_rate`) 0-10 for
-fluency. :class:`ScoreSheet` keeps the scores (and saves and reloads them, so nothing typed is
+A listener scores a few clips 0-10 for fluency: twenty sentences of speechocean762, beside its
+five real experts (:meth:`~course_lib.data.speechocean762.PanelSet.clips_to_rate`), or twenty
+utterances of the synthetic fluency set, beside its five simulated raters
+(:meth:`~course_lib.data.fluency.FluencySet.clips_to_rate`). :class:`ScoreSheet` keeps the scores (and saves and reloads them, so nothing typed is
 lost); :func:`with_listener` adds them to the five experts' scores as one more rater; and
 :func:`panel_with_listener` fits the two multi-rater models of Unit 5 on the rated sentences
 plus a context of other training sentences, with and without the listener:
@@ -23,7 +25,6 @@ from pathlib import Path
 
 import numpy as np
 
-from course_lib.data.speechocean762 import PanelSet
 from course_lib.features import pca_whiten
 from course_lib.gp.annotators import AnnotatorNoiseGP
 from course_lib.gp.kernels import SquaredExponential
@@ -168,16 +169,20 @@ class PanelWithListener:
     panel_histograms: np.ndarray
 
 
-def panel_with_listener(panel: PanelSet, sheet: ScoreSheet, *, n_context: int = N_CONTEXT,
+def panel_with_listener(panel, sheet: ScoreSheet, *, n_context: int = N_CONTEXT,
                         rng: int = 0) -> PanelWithListener:
     """Fit GPR-MA and the joint model on the rated sentences plus ``n_context`` other training
-    sentences (drawn with ``rng``), with the listener's scores as a sixth rater (see module)."""
-    n_context = as_positive_int(n_context, "n_context", maximum=panel.train.size)
+    sentences (drawn with ``rng``; all of them if there are fewer), with the listener's scores
+    as a sixth rater (see module). ``panel``: a :class:`~course_lib.data.speechocean762.PanelSet` or a
+    :class:`~course_lib.data.fluency.FluencySet` (what
+    they share: ``features``, ``ratings`` on 0-10, ``train``)."""
+    n_context = as_positive_int(n_context, "n_context")
     rated, scores = sheet.scored()
     if rated.size < 3:
         raise ValueError(f"sheet: score at least 3 clips first (scored {rated.size})")
     others = np.setdiff1d(panel.train, rated)
-    context = np.random.default_rng(rng).choice(others, n_context, replace=False)
+    context = np.random.default_rng(rng).choice(others, min(n_context, others.size),
+                                                replace=False)
     chosen = np.concatenate([rated, np.sort(context)])
     experts = panel.ratings.subset(chosen)
     everyone = with_listener(experts, np.arange(rated.size), scores)

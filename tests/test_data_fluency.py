@@ -77,7 +77,7 @@ def test_manifest_covers_every_file_and_matches():
     manifest = data.read_manifest("fluency")
     on_disk = {p.relative_to(FOLDER).as_posix() for p in FOLDER.rglob("*") if p.is_file()}
     assert set(manifest) == on_disk - {"README.md", "SHA256SUMS"}
-    assert len(manifest) == 10
+    assert len(manifest) == 31
     for name, digest in manifest.items():
         assert data.sha256_of(FOLDER / name) == digest
 
@@ -211,3 +211,17 @@ def test_example_clips_span_fluent_to_hesitant_and_reproduce_their_features(flue
                                         len(clip.text.split()))
         # features.csv keeps 6 significant digits: a relative rounding error of at most 5e-6
         np.testing.assert_allclose(recomputed, fluency.features[clip.item], rtol=5e-6, atol=1e-12)
+
+
+def test_clips_to_rate_are_training_items_that_reproduce_their_features(fluency):
+    clips = fluency.clips_to_rate()
+    assert len(clips) == 20 and len({clip.item for clip in clips}) == 20
+    assert all(clip.item in fluency.train for clip in clips)
+    truths = [clip.truth for clip in clips]
+    assert np.all(np.diff(truths) >= 0) and truths[0] < 3 and truths[-1] > 7.5
+    for clip in clips:
+        recomputed = utterance_features(clip.samples, clip.sample_rate,
+                                        len(clip.text.split()))
+        # features.csv keeps 6 significant digits: a relative rounding error of at most 5e-6
+        np.testing.assert_allclose(recomputed, fluency.features[clip.item], rtol=5e-6,
+                                   atol=1e-12)

@@ -136,3 +136,21 @@ def test_a_class_pools_its_sheets_into_a_panel(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps({"items": [11, 22, 33], "scores": [3, 12, 1]}))
     with pytest.raises(ValueError, match=r"paths\[1\], clip 1: expected a whole score 0-10"):
         pool_sheets([paths[0], tmp_path / "bad.json"])
+
+
+def test_the_synthetic_fluency_set_takes_a_sixth_rater_too(tmp_path):
+    from course_lib.data.fluency import load_fluency
+    fluency = load_fluency()
+    clips = fluency.clips_to_rate()
+    assert len(clips) == 20 and all(clip.item in fluency.train for clip in clips)
+    assert np.all(np.diff([clip.truth for clip in clips]) >= 0)
+    sheet = ScoreSheet([clip.item for clip in clips])
+    for number, clip in enumerate(clips):          # a listener who hears the hidden truth
+        sheet.score(number, int(np.clip(round(clip.truth), 0, 10)))
+    result = panel_with_listener(fluency, sheet)    # 200 training items: all are context
+    assert np.argmin(result.noise_variance) == 5
+    assert result.n_scores[5] == 20 and result.n_scores[:5].sum() > 900
+    widget = rate_yourself(tmp_path / "s.json", data_set="fluency")
+    assert widget.sheet.items == tuple(clip.item for clip in clips)
+    with pytest.raises(ValueError, match="data_set: expected one of"):
+        rate_yourself(tmp_path / "s.json", data_set="timit")

@@ -16,6 +16,8 @@ What it writes (see ``data/fluency/README.md``):
 * ``raters.csv``: each rater's slope, bias and noise sd;
 * ``examples/u<item>.wav`` and ``examples.csv``: five utterances to listen to, fluent to very
   hesitant (:func:`choose_examples`);
+* ``rate/u<item>.wav`` and ``rate.csv``: twenty training utterances for a student to score as a
+  sixth rater (:func:`choose_clips_to_rate`);
 * ``SHA256SUMS`` (through ``course_lib.data.write_manifest``).
 
 An utterance is drawn from a Generator seeded by (SEED, 0, item), so any one can be remade on
@@ -28,7 +30,8 @@ resampling to 8 kHz, white noise 45 dB below the RMS of the loudest 10 ms frame 
 (``make_digits.to_int16``). The features are taken
 from that int16 signal, so an example clip reproduces its row of ``features.csv``.
 
-``--scores-only`` needs no espeak-ng: it re-derives ``scores.csv`` from the true fluency in the
+``--clips-to-rate`` renders only the clips to rate (from the committed ``utterances.csv`` and
+``features.csv``) and rewrites the manifest. ``--scores-only`` needs no espeak-ng: it re-derives ``scores.csv`` from the true fluency in the
 committed ``utterances.csv`` (seeded) and rewrites the manifest; a test checks that this gives
 the committed bytes.
 """
@@ -49,14 +52,15 @@ from scipy.signal import resample_poly
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import course_lib.data as data  # noqa: E402  (data.DATA_ROOT is looked up when used)
 from course_lib.data.fluency import (DATASET, FEATURE_NAMES, N_ITEMS, N_RATERS,  # noqa: E402
-                                     SAMPLE_RATE, SCALE, frame_rms, load_utterances,
-                                     utterance_features)
+                                     SAMPLE_RATE, SCALE, frame_rms, load_fluency,
+                                     load_utterances, utterance_features)
 from course_lib.gp.raters import simulate_integer_scores  # noqa: E402
 from make_digits import (RESAMPLE_DOWN, RESAMPLE_UP, SYNTH_RATE, VARIANTS, VOICES,  # noqa: E402
                          WORDS, espeak_version, to_int16, write_csv)
 
 SEED = 20251122
 N_TRAIN = 200                      # the rest (100) is the test split
+N_TO_RATE = 20                     # clips a student scores as a sixth rater (Unit 5)
 
 DIGITS_PER_UTTERANCE = (4, 7)      # inclusive ranges
 SPEED_WPM = (90, 220)
@@ -202,6 +206,47 @@ def choose_examples(truth: np.ndarray, durations: np.ndarray) -> list[tuple[int,
     return chosen
 
 
+def choose_clips_to_rate(truth: np.ndarray, durations: np.ndarray,
+                         train: np.ndarray) -> list[int]:
+    """N_TO_RATE training items, low to high truth: for evenly spaced quantiles (2.5% .. 97.5%)
+    of the training items' truth, the shortest of the EXAMPLE_POOL training items nearest to it,
+    no item twice."""
+    chosen: list[int] = []
+    for quantile in np.linspace(0.025, 0.975, N_TO_RATE):
+        target = np.quantile(truth[train], quantile)
+        free = train[~np.isin(train, chosen)]
+        pool = free[np.argsort(np.abs(truth[free] - target), kind="stable")[:EXAMPLE_POOL]]
+        chosen.append(int(min(pool, key=lambda i: (durations[i], i))))
+    return chosen
+
+
+def write_clips_to_rate(folder: Path, items: list[int], audio: dict) -> list[str]:
+    """``rate/u<item>.wav`` for each item and ``rate.csv`` (item, file); the names written."""
+    (folder / "rate").mkdir(exist_ok=True)
+    for stale in (folder / "rate").glob("*.wav"):
+        stale.unlink()
+    rows = [{"item": item, "file": f"rate/u{item:03d}.wav"} for item in items]
+    for row in rows:
+        wavfile.write(folder / row["file"], SAMPLE_RATE, audio[row["item"]])
+    write_csv(folder / "rate.csv", rows)
+    return ["rate.csv", *(row["file"] for row in rows)]
+
+
+def clips_to_rate_only() -> None:
+    """Render just the clips to rate from the committed tables (espeak-ng needed)."""
+    fluency = load_fluency()
+    folder = data.DATA_ROOT / DATASET
+    features, truth, train = fluency.features, np.asarray(fluency.truth), fluency.train
+    items = choose_clips_to_rate(truth, features[:, FEATURE_NAMES.index("duration_s")], train)
+    with tempfile.TemporaryDirectory() as tmp:
+        audio = {item: render(draw_utterance(item), item, Path(tmp)) for item in items}
+    names = write_clips_to_rate(folder, items, audio)
+    kept = [name for name in data.read_manifest(DATASET)
+            if name != "rate.csv" and not name.startswith("rate/")]
+    data.write_manifest(DATASET, kept + names)
+    print(f"wrote {len(items)} clips to rate: items {items}")
+
+
 def calibration_summary(rows: list[tuple[int, int, int]], truth: np.ndarray) -> str:
     """The panel statistics of data-sources.md §2.1, measured on the simulated labels."""
     table = np.full((truth.size, N_RATERS), np.nan)
@@ -249,8 +294,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--scores-only", action="store_true",
                         help="re-derive scores.csv from utterances.csv (no espeak-ng needed)")
-    if parser.parse_args(argv).scores_only:
+    parser.add_argument("--clips-to-rate", action="store_true",
+                        help="render only the clips to rate, from the committed tables")
+    options = parser.parse_args(argv)
+    if options.scores_only:
         scores_only()
+        return
+    if options.clips_to_rate:
+        clips_to_rate_only()
         return
 
     print(espeak_version())
@@ -293,8 +344,11 @@ def main(argv: list[str] | None = None) -> None:
         example_rows.append({"item": item, "label": label, "file": name})
     write_csv(folder / "examples.csv", example_rows)
 
+    train = np.flatnonzero(np.array(splits) == "train")
+    to_rate = choose_clips_to_rate(truth, features[:, FEATURE_NAMES.index("duration_s")], train)
     names = ["utterances.csv", "features.csv", "scores.csv", "raters.csv", "examples.csv",
-             *(row["file"] for row in example_rows)]
+             *(row["file"] for row in example_rows),
+             *write_clips_to_rate(folder, to_rate, dict(enumerate(audio)))]
     manifest = data.write_manifest(DATASET, names)
     clip_bytes = sum((folder / row["file"]).stat().st_size for row in example_rows)
     print(f"wrote {len(names)} files and {manifest}; example audio {clip_bytes / 1000:.0f} kB")

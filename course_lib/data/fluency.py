@@ -14,8 +14,8 @@ gaps between words and with hesitations (SSML breaks). Each has
 
 :func:`load_fluency` returns everything as a :class:`FluencySet` with a fixed 200/100 train /
 test split; :meth:`FluencySet.example_audio` gives five of the utterances as audio (fluent to
-very hesitant) to listen to. Files are checked against ``SHA256SUMS`` on every load; arrays are
-read-only.
+very hesitant) to listen to, :meth:`FluencySet.clips_to_rate` twenty to score as a sixth rater.
+Files are checked against ``SHA256SUMS`` on every load; arrays are read-only.
 """
 
 from __future__ import annotations
@@ -184,18 +184,31 @@ class FluencySet:
         """The example clips listed in ``examples.csv`` (item, label, file), from fluent to very
         hesitant, with their audio from ``examples/`` (8 kHz int16 WAV, the very samples their
         row of ``features`` was computed from)."""
-        rows = read_csv_table(DATASET, "examples.csv",
-                              {"item": parse_int, "label": parse_text, "file": parse_text})
-        clips = []
-        for number, row in enumerate(rows, start=2):
-            item = row["item"]
-            if not 0 <= item < len(self):
-                raise DataError(f"dataset {DATASET!r}: examples.csv, line {number}: item {item} "
-                                f"is not one of the items 0..{len(self) - 1}")
-            clips.append(ExampleClip(item, row["label"], self.texts[item], float(self.truth[item]),
-                                     load_waveform(DATASET, row["file"], SAMPLE_RATE),
-                                     SAMPLE_RATE))
-        return clips
+        return read_clips(DATASET, "examples.csv", self.texts, self.truth, labelled=True)
+
+    def clips_to_rate(self) -> list[ExampleClip]:
+        """Twenty training utterances (``rate.csv``), low to high true fluency, for a listener
+        to score as a sixth rater; ``truth`` is the hidden fluency: show it only afterwards."""
+        return read_clips(DATASET, "rate.csv", self.texts, self.truth)
+
+
+def read_clips(dataset: str, table: str, texts, values, *,
+               labelled: bool = False) -> list[ExampleClip]:
+    """The clips a data set's ``table`` lists (item, file, and a label if ``labelled``), each
+    with its text, ``values[item]`` as its ``truth`` and its audio (8 kHz)."""
+    columns = {"item": parse_int, "file": parse_text}
+    if labelled:
+        columns["label"] = parse_text
+    clips = []
+    for number, row in enumerate(read_csv_table(dataset, table, columns), start=2):
+        item = row["item"]
+        if not 0 <= item < len(texts):
+            raise DataError(f"dataset {dataset!r}: {table}, line {number}: item {item} "
+                            f"is not one of the items 0..{len(texts) - 1}")
+        clips.append(ExampleClip(item, row.get("label", ""), texts[item], float(values[item]),
+                                 load_waveform(dataset, row["file"], SAMPLE_RATE),
+                                 SAMPLE_RATE))
+    return clips
 
 
 def _read_only(values, dtype) -> np.ndarray:

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from course_lib.data import DataError, parse_float, parse_int, parse_text, read_csv_table
-from course_lib.data.audio import load_waveform
-from course_lib.data.fluency import FEATURE_NAMES, SAMPLE_RATE, ExampleClip, _read_only
+from course_lib.data.fluency import FEATURE_NAMES, ExampleClip, _read_only, read_clips
 from course_lib.gp.raters import RaterData
 
 DATASET = "speechocean762"
@@ -60,27 +59,13 @@ class PanelSet:
         """Twenty training sentences (``rate.csv``), one per speaker, spread from the panel's
         lowest to its highest mean fluency, for a listener to score as a sixth rater. ``truth``
         holds the experts' mean of this set's aspect: hide it until the listener has scored."""
-        return self._clips("rate.csv", ("item", "file"))
+        return read_clips(DATASET, "rate.csv", self.texts, self.ratings.means)
 
     def example_audio(self) -> list[ExampleClip]:
         """Six test sentences from hesitant to fluent (``examples.csv``), 8 kHz, with their
         five-expert mean fluency as the label (``truth`` holds the mean of this set's aspect)."""
-        return self._clips("examples.csv", ("item", "label", "file"))
-
-    def _clips(self, table: str, columns: tuple[str, ...]) -> list[ExampleClip]:
-        rows = read_csv_table(DATASET, table, {name: parse_int if name == "item" else parse_text
-                                               for name in columns})
-        clips = []
-        for row in rows:
-            item = row["item"]
-            if not 0 <= item < len(self):
-                raise DataError(f"dataset {DATASET!r}: {table}: item {item} is not one of "
-                                f"the items 0..{len(self) - 1}")
-            clips.append(ExampleClip(item, row.get("label", ""), self.texts[item],
-                                     float(self.ratings.means[item]),
-                                     load_waveform(DATASET, row["file"], SAMPLE_RATE),
-                                     SAMPLE_RATE))
-        return clips
+        return read_clips(DATASET, "examples.csv", self.texts, self.ratings.means,
+                          labelled=True)
 
 
 def load_speechocean762(aspect: str = "accuracy") -> PanelSet:

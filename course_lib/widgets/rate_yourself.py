@@ -9,6 +9,7 @@ import ipywidgets as W
 from IPython.display import display
 
 from course_lib.audio import wav_bytes
+from course_lib.data.fluency import load_fluency
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.plotting.rate_yourself import listener_figure
 from course_lib.rate_yourself import ScoreSheet, panel_with_listener
@@ -16,6 +17,8 @@ from course_lib.widgets.base import figure_image
 
 NOT_SCORED = "–"
 TITLE = "Be the sixth rater: how fluent is each sentence, 0-10?"
+DATA_SETS = {"speechocean762": lambda: load_speechocean762("fluency"),  # five real experts
+             "fluency": load_fluency}                                   # five simulated raters
 
 
 class RateYourself:
@@ -23,8 +26,10 @@ class RateYourself:
     ``load`` keep the scores in a file you choose; "compare" fits the panel models with you as
     the sixth rater. Errors show as one line; the scores given so far are kept."""
 
-    def __init__(self, file="my_fluency_scores.json"):
-        self.panel = load_speechocean762("fluency")
+    def __init__(self, file="my_fluency_scores.json", data_set: str = "speechocean762"):
+        if data_set not in DATA_SETS:
+            raise ValueError(f"data_set: expected one of {sorted(DATA_SETS)}, got {data_set!r}")
+        self.panel = DATA_SETS[data_set]()
         self.clips = self.panel.clips_to_rate()
         self.sheet = ScoreSheet([clip.item for clip in self.clips])
         self.clip = 0
@@ -130,6 +135,8 @@ class RateYourself:
         display(self.widget)
 
 
-def rate_yourself(file="my_fluency_scores.json") -> RateYourself:
-    """The sixth-rater panel (see :class:`RateYourself`); ``file`` is where save/load go."""
-    return RateYourself(file)
+def rate_yourself(file="my_fluency_scores.json", data_set: str = "speechocean762"
+                  ) -> RateYourself:
+    """The sixth-rater panel (see :class:`RateYourself`); ``file`` is where save/load go;
+    ``data_set``: "speechocean762" (the real experts) or "fluency" (the synthetic set)."""
+    return RateYourself(file, data_set)
