@@ -26,11 +26,13 @@ from course_lib.data import digit_pairs as P
 from course_lib.data import digits as D
 from course_lib.data.regression import load_co2, load_mcycle
 from course_lib.data.fluency import load_fluency
+from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.data.uci import NAMES as UCI_NAMES, load_uci
 from course_lib.audio import load_speech_clip
 
 ROOT = Path(__file__).resolve().parents[1]
-LOADED_DATASETS = {"digits", "digit_pairs", "co2", "mcycle", "uci", "fluency", "speech_clip"}
+LOADED_DATASETS = {"digits", "digit_pairs", "co2", "mcycle", "uci", "fluency", "speech_clip",
+                   "speechocean762"}
 
 
 @contextlib.contextmanager
@@ -50,6 +52,7 @@ def load_every_dataset(root: Path) -> dict[str, object]:
         digits, pairs = D.load_digits("all"), P.load_digit_pairs("all")
         phones = D.load_phone_numbers()
         fluency = load_fluency()
+        panel = load_speechocean762("fluency")
         return {
             "digits/speakers": D.load_speakers(),
             "digits/waveforms": np.concatenate(digits.waveforms),
@@ -70,6 +73,11 @@ def load_every_dataset(root: Path) -> dict[str, object]:
             "fluency/texts": [fluency.texts, fluency.voices],
             "fluency/examples": tuple(clip.samples for clip in fluency.example_audio()),
             "speech_clip": load_speech_clip(),
+            "speechocean762/panel": (panel.features, panel.ratings.items, panel.ratings.raters,
+                                     panel.ratings.scores, panel.texts, panel.speakers),
+            "speechocean762/clips": tuple(clip.samples for clip in
+                                          panel.example_audio() + panel.clips_to_rate()),
+            "fluency/clips_to_rate": tuple(clip.samples for clip in fluency.clips_to_rate()),
         }
 
 
