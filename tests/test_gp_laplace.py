@@ -333,6 +333,64 @@ def test_newton_path_is_the_iteration_of_laplace_mode():
     assert beta_path[1].clipped and not beta_path[-1].clipped
 
 
+def dense_newton_point(K, M, likelihood, y, f, clip):
+    """f_new = (K^-1 + W)^-1 (W f + M^T g) = K (I + W K)^-1 b at f (R&W eq. 3.18), densely;
+    ``clip``: with the weights max(w, 0)."""
+    terms = likelihood.terms(M @ f, y)
+    w = np.maximum(terms.curvature, 0.0) if clip else terms.curvature
+    W = M.T @ (w[:, None] * M)
+    b = M.T @ (w * (M @ f) + terms.gradient)
+    return K @ np.linalg.solve(np.eye(K.shape[0]) + W @ K, b), W
+
+
+def dense_psi(K, M, likelihood, y, f):
+    return likelihood.terms(M @ f, y).log_likelihood.sum() - 0.5 * f @ np.linalg.solve(K, f)
+
+
+def test_predicted_gain_is_half_the_newton_decrement_and_the_stopping_rule_uses_it():
+    """The first step from f = 0 predicts 1/2 grad psi^T (K^-1 + W)^-1 grad psi; Newton stops
+    at the first step whose predicted gain is below tol (here tol = 1.5 x a gain on the way)."""
+    rng = np.random.default_rng(15)
+    X, kernel, M, z = random_problem(rng, n=10, m=20)
+    y = binary_answers(rng, z)
+    K, likelihood = kernel(X), PairwiseProbit(0.5)
+    path = newton_path(K, M, likelihood, y, tol=1e-14)
+    f_new, W = dense_newton_point(K, M, likelihood, y, np.zeros(10), clip=False)
+    np.testing.assert_allclose(path[1].f, f_new, atol=1e-10)
+    gradient = M.T @ likelihood.terms(np.zeros(20), y).gradient
+    assert path[1].predicted_gain == pytest.approx(
+        0.5 * gradient @ np.linalg.solve(np.linalg.inv(K) + W, gradient), rel=1e-8)
+    gains = [step.predicted_gain for step in path[1:]]
+    k = 4                                       # gains[k - 1] is the gain of step k
+    assert gains[k - 2] > 1.5 * gains[k - 1] > 1e-4
+    stopped = newton_path(K, M, likelihood, y, tol=1.5 * gains[k - 1])
+    assert len(stopped) == k + 1
+    assert laplace_mode(K, M, likelihood, y, tol=1.5 * gains[k - 1]).n_iter == k
+
+
+def test_each_step_heads_for_the_newton_point_and_backtracks_by_armijo():
+    """A Beta likelihood from far away: every step moves towards the Newton point of its start
+    (of the clipped weights max(w, 0) where the step is clipped), by the largest of the sizes
+    1, 1/2, 1/4, ... whose psi meets Armijo's condition psi_new >= psi + 1e-4 t slope, with the
+    slope twice the predicted gain."""
+    rng = np.random.default_rng(14)   # the set-up of the bad-start test below
+    X, kernel, M, likelihood, y = beta_problem(rng)
+    K = kernel(X)
+    far = 8.0 * rng.standard_normal(8)
+    path = newton_path(K, M, likelihood, y, f0=far, tol=1e-12)
+    assert path[1].clipped and any(0 < step.step_size < 1 for step in path)
+    for before, step in zip(path[:-1], path[1:]):
+        full, _ = dense_newton_point(K, M, likelihood, y, before.f, clip=step.clipped)
+        t = step.step_size
+        np.testing.assert_allclose(step.f, before.f + t * (full - before.f),
+                                   atol=1e-8 * (1 + np.abs(full).max()))
+        slope = 2 * step.predicted_gain
+        if 0 < t < 1:
+            assert step.psi >= before.psi + 1e-4 * t * slope
+            doubled = before.f + 2 * t * (full - before.f)
+            assert dense_psi(K, M, likelihood, y, doubled) < before.psi + 1e-4 * 2 * t * slope
+
+
 # ----- evidence gradient ------------------------------------------------------------------------
 def evidence_fd(kernel, likelihood, X, M, y, step=1e-5):
     """Central differences of the Laplace log evidence in (kernel theta, likelihood theta)."""

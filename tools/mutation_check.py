@@ -100,6 +100,7 @@ GMM_TESTS = ("tests/reference/test_gmm_reference.py", "tests/test_gmm.py")
 GP_TESTS = ("tests/reference/test_gp_reference.py", "tests/test_gp_regression.py")
 RATERS_TESTS = ("tests/reference/test_raters_reference.py", "tests/test_gp_raters.py")
 METRICS_TESTS = ("tests/test_metrics.py",)
+LAPLACE_TESTS = ("tests/test_gp_laplace.py",)
 
 TARGETS = {t.name: t for t in (
     Target("dtw", "DTW accumulation and back-tracking (course_lib/dtw.py)", DTW_TESTS),
@@ -114,6 +115,9 @@ TARGETS = {t.name: t for t in (
                      "container's summaries (course_lib/gp/raters.py)", RATERS_TESTS),
     Target("metrics", "Score metrics: discretised predictive, discrete KL, rounding, RMSE "
                       "(course_lib/metrics.py)", METRICS_TESTS),
+    Target("laplace", "Laplace approximation: Newton step, line search, stopping rule, evidence "
+                      "and its implicit gradient term (course_lib/gp/laplace.py, "
+                      "course_lib/gp/newton_system.py)", LAPLACE_TESTS),
 )}
 
 VITERBI_TIES_NOTE = """\
@@ -148,6 +152,8 @@ GMM = "course_lib/gmm.py"
 GP = "course_lib/gp/regression.py"
 RATERS = "course_lib/gp/raters.py"
 METRICS = "course_lib/metrics.py"
+LAPLACE = "course_lib/gp/laplace.py"
+NEWTON_SYSTEM = "course_lib/gp/newton_system.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     # ---------------------------------------------------------------------------- DTW
@@ -419,6 +425,52 @@ MUTANTS: tuple[Mutant, ...] = (
            "mean squared error returned as the RMSE (square root dropped)",
            "return float(largest * np.sqrt(np.mean((error / largest) ** 2)))",
            "return float(largest * np.mean((error / largest) ** 2))"),
+    # ---------------------------------------------------------------------------- Laplace
+    Mutant("laplace-b-without-wf", "laplace", LAPLACE, "_newton_direction",
+           "Newton's b = M^T g without W f (a step from f = 0, not from f)",
+           "b = problem.M.T @ (system.w * state.z + state.terms.gradient)",
+           "b = problem.M.T @ state.terms.gradient"),
+    Mutant("laplace-b-unclipped-weights", "laplace", LAPLACE, "_newton_direction",
+           "b built from the raw weights w while the system holds the clipped max(w, 0)",
+           "b = problem.M.T @ (system.w * state.z + state.terms.gradient)",
+           "b = problem.M.T @ (state.terms.curvature * state.z + state.terms.gradient)"),
+    Mutant("laplace-slope-in-weights", "laplace", LAPLACE, "_slope",
+           "slope (and predicted gain) taken along the step in a, not in f = K a",
+           "return float(gradient @ (problem.system.K @ direction))",
+           "return float(gradient @ direction)"),
+    Mutant("laplace-stop-without-half", "laplace", LAPLACE, "_newton_step",
+           "stopping rule compares the slope, not half of it, with tol",
+           "if 0.5 * slope < tol:", "if slope < tol:"),
+    Mutant("laplace-trial-not-scaled", "laplace", LAPLACE, "_line_search",
+           "backtracking evaluates the full step at every trial size",
+           "candidate = problem.evaluate(state.a + size * direction)",
+           "candidate = problem.evaluate(state.a + direction)"),
+    Mutant("laplace-evidence-full-log-det", "laplace", LAPLACE, "_log_evidence",
+           "log q with -log det B instead of -1/2 log det B",
+           "- 0.5 * log_det)", "- log_det)"),
+    Mutant("laplace-explicit-trace-sigma", "laplace", LAPLACE, "_evidence_gradient",
+           "explicit kernel term -1/2 tr(Sigma dK) instead of -1/2 tr((K + W^-1)^-1 dK)",
+           "- 0.5 * np.einsum(\"ij,pij->p\", C, dK)",
+           "- 0.5 * np.einsum(\"ij,pij->p\", Sigma, dK)"),
+    Mutant("laplace-implicit-half-dropped", "laplace", LAPLACE, "_evidence_gradient",
+           "d log q / d f_hat = M^T (t * s) without the factor 1/2",
+           "v = 0.5 * M.T @ (third * s)", "v = M.T @ (third * s)"),
+    Mutant("laplace-implicit-no-inverse", "laplace", LAPLACE, "_evidence_gradient",
+           "d f_hat / d theta taken as dK a, without (I + K W)^-1",
+           "r = v - system.W @ (Sigma @ v)", "r = v"),
+    Mutant("laplace-implicit-likelihood-no-sigma", "laplace", LAPLACE, "_evidence_gradient",
+           "likelihood implicit term v^T M^T dg / dtheta, without Sigma",
+           "(M @ (Sigma @ v)) @ parameter_terms[:, 1].T", "(M @ v) @ parameter_terms[:, 1].T"),
+    Mutant("newton-system-woodbury-sign", "laplace", NEWTON_SYSTEM, "_RootSystem.solve",
+           "(I + W K)^-1 b = b + R B^-1 R^T K b: the matrix inversion lemma's sign slipped",
+           "return b - self.R @ cho_solve(", "return b + self.R @ cho_solve("),
+    Mutant("newton-system-root-not-transposed", "laplace", NEWTON_SYSTEM, "_RootSystem.__init__",
+           "n x n form: R = U from diag(sqrt w) M = Q U, so R R^T = U U^T, not W = U^T U",
+           "np.linalg.qr(root, mode=\"r\").T", "np.linalg.qr(root, mode=\"r\")"),
+    Mutant("newton-system-root-form-for-negative-w", "laplace", NEWTON_SYSTEM,
+           "NewtonSystem.factorise",
+           "the R form also where some w < 0 (sqrt(w) is NaN there)",
+           "self.form if np.all(w >= 0) else \"L_K\"", "self.form"),
 )
 
 
