@@ -149,6 +149,21 @@ class _Problem:
         return state if state.jitter == self.system.jitter else self.evaluate(state.a)
 
 
+def _newton_step(problem: _Problem, state: _State, tol: float) -> tuple[_State, _Step]:
+    """One step of Newton's method on psi: the direction, then the stopping rule (the gain
+    the full step predicts, half the slope, below ``tol``: take it and stop) or the line
+    search; no uphill step at all means the gradient is as small as round-off lets it be."""
+    direction, system, state = _newton_direction(problem, state)
+    slope = _slope(problem, state, direction)
+    if 0.5 * slope < tol:
+        state, size = _last_step(problem, state, direction)
+        return state, _Step(size, system.clipped, 0.5 * slope, True, True)
+    new_state, size = _line_search(problem, state, direction, slope)
+    stop = size == 0.0
+    converged = stop and slope <= 1e-8 * (1.0 + abs(state.psi))
+    return new_state, _Step(size, system.clipped, 0.5 * slope, stop, converged)
+
+
 def _newton_direction(problem: _Problem, state: _State
                       ) -> tuple[np.ndarray, FactorisedSystem, _State]:
     """Newton's direction in the weights from ``state`` (R&W Alg. 3.1 lines 4-7, eq. 3.18):
@@ -193,21 +208,6 @@ def _last_step(problem: _Problem, state: _State, direction: np.ndarray
     if candidate.psi >= state.psi - 1e-12 * (1.0 + abs(state.psi)):
         return candidate, 1.0
     return state, 0.0
-
-
-def _newton_step(problem: _Problem, state: _State, tol: float) -> tuple[_State, _Step]:
-    """One step of Newton's method on psi: the direction, then the stopping rule (the gain
-    the full step predicts, half the slope, below ``tol``: take it and stop) or the line
-    search; no uphill step at all means the gradient is as small as round-off lets it be."""
-    direction, system, state = _newton_direction(problem, state)
-    slope = _slope(problem, state, direction)
-    if 0.5 * slope < tol:
-        state, size = _last_step(problem, state, direction)
-        return state, _Step(size, system.clipped, 0.5 * slope, True, True)
-    new_state, size = _line_search(problem, state, direction, slope)
-    stop = size == 0.0
-    converged = stop and slope <= 1e-8 * (1.0 + abs(state.psi))
-    return new_state, _Step(size, system.clipped, 0.5 * slope, stop, converged)
 
 
 def _log_evidence(state: _State, log_det: float) -> float:
