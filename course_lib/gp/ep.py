@@ -47,7 +47,7 @@ noise_sd 1e-5, where v_hat / v is near 1e-8).
 Closed forms for ``PairwiseProbit`` (Z = Phi(s m / sqrt(2 sigma^2 + v)), s = 2y - 1),
 ``PairwiseGaussian`` and ``WarpedProbitRating`` (Gaussian in f); otherwise (``BetaRating``,
 ``TruncatedGaussianRating``, ...) log Z and the tilted mean and variance come from the
-likelihoods module's composite Gauss-Legendre rule, summed in log space.
+composite Gauss-Legendre rule of ``course_lib.gp.quadrature``, summed in log space.
 
 Negative site precisions. For a likelihood that is not log-concave (Beta, truncated Gaussian)
 v_hat can exceed v: the tilted distribution is wider than the cavity and tau_new < 0. Such a
@@ -96,6 +96,7 @@ from scipy.special import ndtri
 
 from ..linalg import NotPositiveDefiniteError, log_det_from_cholesky
 from ..validation import as_float_array, as_positive_float, as_positive_int
+from . import quadrature
 from .likelihoods import (Likelihood, PairwiseGaussian, PairwiseProbit, WarpedProbitRating,
                           log_ndtr_derivatives)
 from .laplace import check_latent_problem
@@ -191,7 +192,7 @@ def tilted_moments(likelihood: Likelihood, y, mean, var, *, parameters: bool = F
 
     The derivatives of log Z in the cavity mean are g1 = delta / var and
     g2 = (v_hat - var) / var^2. Closed forms for PairwiseProbit, PairwiseGaussian and
-    WarpedProbitRating; otherwise the likelihood's composite Gauss-Legendre rule (windows at
+    WarpedProbitRating; otherwise :func:`course_lib.gp.quadrature.panel_rule` (windows at
     the tilted mode and at the likelihood's own bump, as for its predictive densities), with
     the tilted mean and variance as weighted sums in log space.
     """
@@ -212,7 +213,7 @@ def _likelihood_bump(likelihood, y):
     centre = likelihood._likelihood_centre(y)
     if centre is None:
         return None
-    return likelihood._climb(y, centre, np.zeros_like(y), np.zeros_like(y))
+    return likelihood._window(y, centre, np.zeros_like(y), np.zeros_like(y))
 
 
 def _tilted(likelihood, y, mean, var, find_bump, parameters):
@@ -220,11 +221,12 @@ def _tilted(likelihood, y, mean, var, find_bump, parameters):
     closed = _closed_form(likelihood, y, mean, var)
     if closed is not None and not parameters:
         return closed
-    windows = [likelihood._climb(y, mean.copy(), mean, 1.0 / var)]
+    windows = [likelihood._window(y, mean.copy(), mean, 1.0 / var)]
     bump = find_bump()
     if bump is not None:
         windows.append(bump)
-    nodes, log_weights, row, row_start = likelihood._panels(mean, var, windows)
+    nodes, log_weights, row, row_start = quadrature.panel_rule(
+        mean, var, windows=windows, link_scale=likelihood._link_scale(), kinks=likelihood._kinks())
     log_terms = log_weights + likelihood._log_density(nodes, y[row, None])
     peak = np.maximum.reduceat(log_terms.max(axis=1), row_start)
     weights = np.exp(log_terms - peak[row, None])

@@ -31,24 +31,12 @@ The interface (vectorised over rows; z, y of shape (m,))
 ``expected_parameter_gradient(y, mean, var) -> (P, m)``
     E[d log p/dtheta_p]: the gradient of the expected log-likelihood in the log-parameters.
 
-Integrals over z ~ N(mean, var) without a closed form use composite Gauss-Legendre quadrature
-(``GAUSS_LEGENDRE_NODES`` = 8 nodes per panel) rather than plain Gauss-Hermite: the integrand
-p(y | z) N(z) can hold a bump far narrower than the Gaussian (a sharp likelihood), a second
-bump (the likelihood is not log-concave), a step where the link saturates and a plateau, and
-Gauss-Hermite nodes placed by the Gaussian alone miss them (with 64 nodes, E log Phi(z/s) was
-off by 2e-4 for sd(z) = 6 s, and log predictive densities by 0.3 to 8 nats for a Beta with
-nu = 50 or a truncated Gaussian with sigma = 0.05 under sd(z) = 2 to 3). Panels are at most half
-the Gaussian's sd wide, no wider than the link's scale where the link changes (|z| < 12 link
-scales, then growing in proportion to |z|), and no wider than the width of the integrand's mode
-and of the likelihood's own bump (both found by Newton's method) within 10 widths of them.
-Measured against dense reference integration: log predictive densities within 1e-9 for the
-Beta likelihoods and 1e-6 for the truncated Gaussian (sigma >= 0.01), over means -3..2.5, sds
-0.01..3 and answers from 0 to 1; E log Phi within 1e-9 (relative) for sds up to 1000 times
-the probit's scale; cost about 0.3 ms per row (Beta) and 0.9 ms (truncated Gaussian).
-A likelihood with kinks in z (``_kinks``: LikertConfidence) also gets panel edges at them: its
-E log p agreed with adaptive quadrature piece by piece to 5e-15 nats over means -2..2, sds
-0.05..1 (where 20-node Gauss-Hermite errs by 0.016 nats at mean 0, sd 1), and with its
-d/dvar corrected for the jumps of d log p/dz (LikertConfidence.expected_log_likelihood).
+Integrals over z ~ N(mean, var) without a closed form come from ``course_lib.gp.quadrature``
+(composite Gauss-Legendre with panel edges where the integrand has structure). A likelihood
+tells it where to look: ``_link_scale()`` (the width in z over which its link changes),
+``_likelihood_centre(y)`` (roughly where p(y | z) peaks in z, for likelihoods that are not
+log-concave), ``_kinks()`` (where log p has a kink in z, LikertConfidence) and
+``_smooth_in_z`` (smooth everywhere: narrow rows may take Gauss-Hermite).
 
 The models (sigma = ``noise_sd``, Phi / phi the standard normal cdf / pdf)
 ---------------------------------------------------------------------------
@@ -65,14 +53,17 @@ WarpedProbitRating         rating in [0, 1]  N(Phi^-1(y); z, sigma^2) / phi(Phi^
 BernoulliProbit            0 / 1, one item   P(y = 1) = Phi(z)  (PairwiseProbit, sigma = 1/sqrt2)
 GaussianConstraint         latent target     N(y; z, sigma_k^2), a fixed sigma_k per row
 LikertConfidence           level 0 .. l - 1  softmax of -distance of |z| to each level's
-                                             interval, with a lapse (seed 003, eq. 2)
+                                             interval, with a lapse (Wu et al. 2025, eq. 2)
 OrdinalProbit              level 0 .. K - 1  Phi(b_{y+1} - z) - Phi(b_y - z)  (cumulative probit)
 =========================  ================  ===============================================
 
-(J. B. Nielsen's thesis, DTU 2014/2015, sections 2.2 and 2.3; its Papers A and E. The thesis
-writes pairs the other way round, see ``comparisons``; its printed Beta derivatives miss the
-chain-rule factor 1/(sqrt(2) sigma) and its warped-GP density divides by Phi(Phi^-1(y)) = y
-instead of the Jacobian phi(Phi^-1(y)); both are corrected here.)
+(J. B. Nielsen's thesis, DTU 2014/2015, sections 2.2 and 2.3; B. S. Jensen, J. B. Nielsen and
+J. Larsen, "Efficient preference learning with pairwise continuous observations and Gaussian
+processes", IEEE MLSP 2011, and "Bounded Gaussian process regression", IEEE MLSP 2013; K. Wu,
+C. Sanders, B. Letham and P. Guan, "Mixed likelihood variational Gaussian processes", preprint
+2025. The thesis writes pairs the other way round, see ``comparisons``; its printed Beta
+derivatives miss the chain-rule factor 1/(sqrt(2) sigma) and its warped-GP density divides by
+Phi(Phi^-1(y)) = y instead of the Jacobian phi(Phi^-1(y)); both are corrected here.)
 
 Numerics: log Phi is ``log_ndtr``; the inverse Mills ratio phi(t)/Phi(t) is
 sqrt(2/pi)/erfcx(-t/sqrt(2)) (no 0/0 in the far tail) and, below t = -12, its asymptotic series,
@@ -91,43 +82,16 @@ import numpy as np
 from scipy.special import erf, erfcx, gammaln, log_ndtr, ndtr, ndtri, polygamma, psi
 
 from ..validation import as_float_array, check_choice
+from . import quadrature
 from .kernels import DEFAULT_BOUNDS, check_log_parameters, check_parameter, log_bounds
 
 __all__ = ["LikelihoodTerms", "Likelihood", "PairwiseGaussian", "PairwiseProbit", "PairwiseBeta",
            "TruncatedGaussianRating", "BetaRating", "WarpedProbitRating",
            "BernoulliProbit", "GaussianConstraint", "LikertConfidence", "OrdinalProbit",
-           "GAUSS_LEGENDRE_NODES", "DEFAULT_CLIP", "inverse_mills_ratio", "log_ndtr_derivatives",
-           "LATENT_LIMIT", "LatentOverflowError"]
+           "DEFAULT_CLIP", "inverse_mills_ratio", "log_ndtr_derivatives"]
 
 LOG_2PI = float(np.log(2.0 * np.pi))
 SQRT2 = float(np.sqrt(2.0))
-# Integrals over N(mean, var) (module docstring; Likelihood._panels): GAUSS_LEGENDRE_NODES per
-# panel; windows of +-_WINDOW widths around the integrand's mode and the likelihood's bump, and
-# of +-_WINDOW sds around the mean; the link's zone |z| < _LINK_ZONE link scales; at most
-# _MAX_PANELS panels per piece; Newton's search for a mode stops after _MODE_MAX_ITER steps of
-# at most _MODE_MAX_HALVINGS halvings each.
-GAUSS_LEGENDRE_NODES = 8
-_LINK_ZONE = 12.0
-_MAX_PANELS = 200
-_GL_X, _GL_W = np.polynomial.legendre.leggauss(GAUSS_LEGENDRE_NODES)
-_GL_LOG_W = np.log(_GL_W)
-_WINDOW = 10.0
-_SD_PANEL = 0.5  # panels at most half an sd wide (8 nodes each: relative error ~1e-12)
-_MODE_MAX_ITER = 50
-_MODE_MAX_HALVINGS = 40
-# A smooth log-likelihood (``_smooth_in_z``: the probit family) has expectations over rows with
-# sd(z) <= _HERMITE_MAX_SD link scales by _HERMITE_NODES-node Gauss-Hermite: relative error
-# below 1e-14 there against the panel rule (tested), at a sixth of its cost; the active-learning
-# loop refits after every answer, and most of its rows are that narrow.
-_HERMITE_NODES = 48
-# The composite rule refuses Gaussians over z with |mean| + sd beyond LATENT_LIMIT: its panels
-# are cut from window edges like mean +- 10 sd, which lose their digits to a mean that large
-# (and vanish); only a diverging optimiser's trial step gets there, and its objective treats
-# the refusal as +inf
-LATENT_LIMIT = 1e12
-_HERMITE_MAX_SD = 1.0
-_HERMITE_X, _HERMITE_W = np.polynomial.hermite_e.hermegauss(_HERMITE_NODES)
-_HERMITE_W = _HERMITE_W / _HERMITE_W.sum()
 
 
 # --------------------------------------------------------------------------------------------
@@ -186,11 +150,6 @@ def log_ndtr_derivatives(t, order: int = 2):
 # --------------------------------------------------------------------------------------------
 # The interface
 # --------------------------------------------------------------------------------------------
-
-class LatentOverflowError(ValueError):
-    """A Gaussian over z with |mean| + sd beyond :data:`LATENT_LIMIT`, refused by the composite
-    quadrature rule (its panels would lose their digits to the mean)."""
-
 
 @dataclass(frozen=True)
 class LikelihoodTerms:
@@ -326,8 +285,8 @@ class Likelihood:
     # ----- expectations over z ~ N(mean, var) ----------------------------------------------------
     def predictive_mean(self, mean, var) -> np.ndarray:
         """E[y] when z ~ N(mean, var) (binary answers: P(y = 1)), shape (m,); E[y | z]
-        integrated by the composite rule of :meth:`predictive_log_density` unless a subclass
-        has a closed form."""
+        integrated by :func:`course_lib.gp.quadrature.expectation` unless a subclass has a
+        closed form."""
         mean, var = self._check_gaussian(mean, var)
         result = self._conditional_mean(mean)
         spread = var > 0
@@ -339,161 +298,26 @@ class Likelihood:
     def predictive_log_density(self, y, mean, var) -> np.ndarray:
         """log p(y_k) = log E[p(y_k | z)] when z ~ N(mean_k, var_k), shape (m,).
 
-        Composite Gauss-Legendre (module docstring), with windows around the mode of
-        p(y | z) N(z; mean, var) and around the likelihood's own bump, both found by Newton's
-        method (:meth:`_climb`); summed in log space, so a density far below 1e-308 is still
-        exact. ``var = 0`` gives log p(y | mean).
+        By :func:`course_lib.gp.quadrature.log_expectation`, with windows around the mode of
+        p(y | z) N(z; mean, var) and around the likelihood's own bump (a likelihood that is not
+        log-concave gives the integrand two bumps), both found by Newton's method; summed in
+        log space, so a density far below 1e-308 is still exact. ``var = 0`` gives
+        log p(y | mean).
         """
         mean, var = self._check_gaussian(mean, var)
         y = self._check_domain(_check_rows(y, "y", mean.size), "y")
         result = self._log_density(mean, y)
         spread = var > 0
         if np.any(spread):
-            result[spread] = self._log_integral(y[spread], mean[spread], var[spread])
+            y, mean, var = y[spread], mean[spread], var[spread]
+            windows = [self._window(y, mean.copy(), mean, 1.0 / var)]
+            centre = self._likelihood_centre(y)
+            if centre is not None:
+                windows.append(self._window(y, centre, mean, np.zeros_like(var)))
+            result[spread] = quadrature.log_expectation(
+                lambda z, row: self._log_density(z, y[row, None]), mean, var, windows=windows,
+                link_scale=self._link_scale(), kinks=self._kinks())
         return result
-
-    def _log_integral(self, y, mean, var) -> np.ndarray:
-        """log of the integral of p(y | z) N(z; mean, var) dz (var > 0): see
-        :meth:`predictive_log_density`."""
-        # windows: the integrand's mode, and the likelihood's own bump, which the integrand
-        # also holds when the likelihood is not log-concave (two bumps)
-        windows = [self._climb(y, mean.copy(), mean, 1.0 / var)]
-        centre = self._likelihood_centre(y)
-        if centre is not None:
-            windows.append(self._climb(y, centre, mean, np.zeros_like(var)))
-        nodes, log_weights, row, row_start = self._panels(mean, var, windows)
-        values = log_weights + self._log_density(nodes, y[row, None])
-        # log-sum-exp within each row (the panels of a row are contiguous)
-        peak = np.maximum.reduceat(values.max(axis=1), row_start)
-        total = np.add.reduceat(np.exp(values - peak[row, None]).sum(axis=1), row_start)
-        return np.log(total) + peak
-
-    # a log-likelihood that is smooth in z everywhere (no kinks, bumps or plateaus) opts in to
-    # Gauss-Hermite for narrow rows (_HERMITE_MAX_SD)
-    _smooth_in_z = False
-
-    def _expectation(self, fun, mean, var) -> np.ndarray:
-        """E[fun(z, row)] for z ~ N(mean, var) (var > 0) by the composite rule of
-        :meth:`_panels` (or Gauss-Hermite for the narrow rows of a smooth likelihood); ``fun``
-        gets the nodes (P, G) and the row of each node row (P,) and returns an array of the
-        nodes' shape, or a tuple of such arrays."""
-        sd = np.sqrt(var)
-        narrow = (sd <= _HERMITE_MAX_SD * self._link_scale() if self._smooth_in_z
-                  else np.zeros(mean.shape, dtype=bool))
-        sums = None
-        for rows, rule in ((narrow, self._hermite_rule), (~narrow, self._panel_rule)):
-            if not np.any(rows):
-                continue
-            index = np.flatnonzero(rows)
-            nodes, weights, row, row_start = rule(mean[index], var[index])
-            values = fun(nodes, index[row])
-            values = values if isinstance(values, tuple) else (values,)
-            if sums is None:
-                sums = tuple(np.empty(mean.shape) for _ in values)
-            for total, v in zip(sums, values):
-                total[index] = np.add.reduceat((weights * v).sum(axis=1), row_start)
-        return sums if len(sums) > 1 else sums[0]
-
-    def _panel_rule(self, mean, var):
-        nodes, log_weights, row, row_start = self._panels(mean, var, [])
-        return nodes, np.exp(log_weights), row, row_start
-
-    @staticmethod
-    def _hermite_rule(mean, var):
-        nodes = mean[:, None] + np.sqrt(var)[:, None] * _HERMITE_X
-        rows = np.arange(mean.size)
-        return nodes, np.broadcast_to(_HERMITE_W, nodes.shape), rows, rows
-
-    def _panels(self, mean, var, windows):
-        """Composite Gauss-Legendre for integrals against N(z; mean, var), one ragged set of
-        panels per row over [mean - 10 sd, mean + 10 sd] and the ``windows`` (centre, width)
-        +-10 widths, each panel no wider than the sd, than the width of any window it lies
-        in and than the link's scale where the link changes (|z| < 12 link scales), at most
-        ``_MAX_PANELS`` per piece; panel edges also fall on the likelihood's kinks
-        (:meth:`_kinks`). Returns ``(nodes (P, G), log weights including the Gaussian
-        density (P, G), row of each panel (P,), first panel of each row)``."""
-        sd, link = np.sqrt(var), self._link_scale()
-        reach = np.abs(mean) + sd
-        if np.any(reach > LATENT_LIMIT):
-            row = int(np.argmax(reach))
-            raise LatentOverflowError(
-                f"mean, var: row {row} has |mean| + sd = {reach[row]:.3g}, beyond "
-                f"LATENT_LIMIT = {LATENT_LIMIT:g}, where quadrature panels lose their digits "
-                "(a diverging fit, or latents on a wild scale)")
-        spans = [(c - _WINDOW * w, c + _WINDOW * w, w) for c, w in windows]
-        low = np.minimum.reduce([mean - _WINDOW * sd] + [a for a, _, _ in spans])
-        high = np.maximum.reduce([mean + _WINDOW * sd] + [b for _, b, _ in spans])
-        # nested zones |z| < 12 link 2^k with panels of link 2^k: where the link saturates the
-        # likelihood still changes on the scale of |z| itself (log Phi(t) ~ -t^2/2 - log|t|)
-        reach = max(np.max(np.abs(low)), np.max(np.abs(high)), _LINK_ZONE * link)
-        for k in range(int(np.ceil(np.log2(reach / (_LINK_ZONE * link)))) + 1):
-            spans.append((np.full_like(mean, -_LINK_ZONE * link * 2.0 ** k),
-                          np.full_like(mean, _LINK_ZONE * link * 2.0 ** k),
-                          np.full_like(mean, link * 2.0 ** k)))
-        cuts = [e for a, b, _ in spans for e in (a, b)] + [np.full_like(mean, kink)
-                                                           for kink in self._kinks()]
-        edges = np.sort(np.column_stack([low, high] + [np.clip(e, low, high) for e in cuts]),
-                        axis=1)
-        lengths, middle = np.diff(edges, axis=1), 0.5 * (edges[:, 1:] + edges[:, :-1])
-        scale = np.repeat(_SD_PANEL * sd[:, None], lengths.shape[1], axis=1)
-        for a, b, w in spans:
-            inside = (middle >= a[:, None]) & (middle <= b[:, None])
-            scale = np.where(inside, np.minimum(scale, w[:, None]), scale)
-        counts = np.where(lengths > 0, np.clip(np.ceil(lengths / scale), 1, _MAX_PANELS), 0)
-        counts = counts.astype(np.int64).ravel()
-        piece = np.repeat(np.arange(counts.size), counts)
-        position = np.arange(piece.size) - (np.cumsum(counts) - counts)[piece]
-        step = (lengths.ravel() / np.maximum(counts, 1))[piece]
-        start = edges[:, :-1].ravel()[piece] + position * step
-        row = piece // lengths.shape[1]
-        nodes = start[:, None] + 0.5 * step[:, None] * (1.0 + _GL_X)
-        log_weights = (np.log(0.5 * step)[:, None] + _GL_LOG_W
-                       - 0.5 * (nodes - mean[row, None]) ** 2 / var[row, None]
-                       - 0.5 * np.log(2.0 * np.pi * var[row, None]))
-        return nodes, log_weights, row, np.searchsorted(row, np.arange(mean.size))
-
-    def _climb(self, y, z, mean, precision):
-        """Maximise h(z) = log p(y | z) - precision (z - mean)^2 / 2 from ``z``: Newton steps
-        with the curvature floored (h need not be concave: Beta and truncated Gaussian
-        likelihoods are not log-concave), at most 4 link scales long where precision is 0,
-        halved wherever h would decrease. Returns (z, width) with width =
-        (max(w(z), 0) + precision)^-1/2, or the link scale where that is wider."""
-        link = self._link_scale()
-        floor = precision + 1e-2 / link ** 2
-        cap = np.where(precision > 0, np.inf, 4.0 * link)
-
-        def h(z):
-            return self._log_density(z, y) - 0.5 * precision * (z - mean) ** 2
-
-        value = h(z)
-        for _ in range(_MODE_MAX_ITER):
-            _, d1, d2, _ = self._derivatives(z, y, 2)
-            step = np.clip((d1 - precision * (z - mean)) / (np.maximum(-d2, 0.0) + floor),
-                           -cap, cap)
-            shrink = np.ones_like(z)
-            for _ in range(_MODE_MAX_HALVINGS):
-                trial = z + shrink * step
-                trial_value = h(trial)
-                worse = ~(trial_value >= value)
-                if not np.any(worse):
-                    break
-                shrink = np.where(worse, 0.5 * shrink, shrink)
-            z, value = np.where(worse, z, trial), np.where(worse, value, trial_value)
-            if np.all(np.abs(shrink * step) <= 1e-10 * link):
-                break
-        curvature = np.maximum(-self._derivatives(z, y, 2)[2], 0.0) + precision
-        with np.errstate(divide="ignore"):
-            width = np.minimum(1.0 / np.sqrt(curvature), np.where(precision > 0, np.inf, link))
-        return z, width
-
-    def _link_scale(self) -> float:
-        """The width in z over which the likelihood's link changes (where the integrand of
-        a predictive density can have structure away from its mode)."""
-        return 1.0
-
-    def _likelihood_centre(self, y):
-        """Where p(y | z) peaks as a function of z, roughly (None: not known)."""
-        return None
 
     def expected_parameter_gradient(self, y, mean, var) -> np.ndarray:
         """E[d log p(y | z) / d theta_p] with z ~ N(mean, var): shape (n_params, m), the
@@ -514,16 +338,12 @@ class Likelihood:
             result[:, spread] = np.reshape(sums, (self.n_params, -1))
         return result
 
-    def _kinks(self) -> tuple[float, ...]:
-        """Values of z where log p(y | z) has a kink (a jump in its derivative): the
-        quadrature puts panel edges there, since Gauss-Legendre converges slowly across one."""
-        return ()
-
     def expected_log_likelihood(self, y, mean, var):
         """``(E log p(y | z), d/dmean, d/dvar)`` with z ~ N(mean, var), each of shape (m,).
 
         d/dmean = E[d log p/dz] and d/dvar = E[d^2 log p/dz^2] / 2 (Price's and Bonnet's
-        theorems), all three by the composite rule of :meth:`predictive_log_density`."""
+        theorems), all three by
+        :func:`course_lib.gp.quadrature.expectation`."""
         mean, var = self._check_gaussian(mean, var)
         y = self._check_domain(_check_rows(y, "y", mean.size), "y")
         value, d1, d2, _ = self._derivatives(mean, y, 2)
@@ -539,6 +359,36 @@ class Likelihood:
             value[spread], d1[spread], d2[spread] = self._expectation(integrand, mean[spread],
                                                                       var[spread])
         return value, d1, d2
+
+    # ----- where the quadrature looks (course_lib.gp.quadrature) --------------------------------
+    # a log-likelihood that is smooth in z everywhere (no kinks, bumps or plateaus) lets narrow
+    # rows take Gauss-Hermite
+    _smooth_in_z = False
+
+    def _link_scale(self) -> float:
+        """The width in z over which the likelihood's link changes (where the integrand of
+        a predictive density can have structure away from its mode)."""
+        return 1.0
+
+    def _likelihood_centre(self, y):
+        """Where p(y | z) peaks as a function of z, roughly (None: not known)."""
+        return None
+
+    def _kinks(self) -> tuple[float, ...]:
+        """Values of z where log p(y | z) has a kink (a jump in its derivative): the
+        quadrature puts panel edges there, since Gauss-Legendre converges slowly across one."""
+        return ()
+
+    def _expectation(self, fun, mean, var):
+        """:func:`course_lib.gp.quadrature.expectation` told where this likelihood changes."""
+        return quadrature.expectation(fun, mean, var, link_scale=self._link_scale(),
+                                      kinks=self._kinks(), smooth=self._smooth_in_z)
+
+    def _window(self, y, start, mean, precision):
+        """:func:`course_lib.gp.quadrature.newton_window` on log p(y | z) from ``start``."""
+        return quadrature.newton_window(lambda z: self._log_density(z, y),
+                                        lambda z: self._derivatives(z, y, 2)[1:3], start, mean,
+                                        precision, self._link_scale())
 
 
 # --------------------------------------------------------------------------------------------
@@ -714,9 +564,10 @@ class _BetaInT:
         l_ttt = A H (t^2 - 1) + 3 t A^2 S1 - A^3 (psi''(1 + alpha) - psi''(1 + beta))
                 + D3(t) - D3(-t)
 
-    These are the textbook forms (thesis / Paper E: l_t = nu phi (log y - log(1 - y) - psi(alpha)
-    + psi(beta))) rewritten with psi(a) = psi(1 + a) - 1/a and Gamma(a) = Gamma(1 + a) / a, so
-    the poles at alpha -> 0 or beta -> 0 cancel analytically (nu phi / alpha = r).
+    These are the textbook forms (thesis; Jensen, Nielsen & Larsen 2013: l_t = nu phi (log y -
+    log(1 - y) - psi(alpha) + psi(beta))) rewritten with psi(a) = psi(1 + a) - 1/a and
+    Gamma(a) = Gamma(1 + a) / a, so the poles at alpha -> 0 or beta -> 0 cancel analytically
+    (nu phi / alpha = r).
     """
 
     def __init__(self, t, y, nu, order):
@@ -770,8 +621,9 @@ class PairwiseBeta(Likelihood):
 
     y > 0.5: the first item was preferred (z = f(first) - f(second)); the mean answer is mu and
     its variance mu (1 - mu) / (nu + 1), so ``concentration`` nu measures how consistently the
-    slider is placed. J. B. Nielsen's thesis eqs. 2.59-2.61 / Paper A (with its orientation
-    reversed and its derivatives corrected: the chain-rule factor 1/(sqrt(2) sigma) was missing).
+    slider is placed. J. B. Nielsen's thesis eqs. 2.59-2.61; Jensen, Nielsen & Larsen 2011
+    (with its orientation reversed and its derivatives corrected: the chain-rule factor
+    1/(sqrt(2) sigma) was missing).
 
     NOT log-concave in z: the curvature w = -d^2 log p/dz^2 is negative where |z| is large
     against an answer near 0.5 (the -t A H term), so Newton's method needs damping (Laplace)
@@ -781,7 +633,7 @@ class PairwiseBeta(Likelihood):
     clip or 1 - clip (the thesis does not say what it did). The shapes alpha = nu mu and
     beta = nu (1 - mu) vanish as |z| grows; the algebra of :class:`_BetaInT` keeps every value
     and derivative finite. Predictive mean E[y] = Phi(mean / sqrt(2 sigma^2 + var)) (closed
-    form); predictive density by quadrature (module docstring).
+    form); predictive density by quadrature (``course_lib.gp.quadrature``).
     """
 
     observation_kind = "pair-degree"
@@ -839,10 +691,11 @@ class PairwiseBeta(Likelihood):
 # --------------------------------------------------------------------------------------------
 
 class BetaRating(Likelihood):
-    """A rating y in [0, 1] of one item: y ~ Beta(nu Phi(z), nu (1 - Phi(z))) (thesis 2.36-2.37,
-    Paper E "GP-BE"). The mean rating is Phi(z); not log-concave (as :class:`PairwiseBeta`,
-    of which it is the case t = z). Answers within ``clip`` of 0 or 1 are moved to the clip.
-    Predictive mean E[y] = Phi(mean / sqrt(1 + var)); predictive density by quadrature.
+    """A rating y in [0, 1] of one item: y ~ Beta(nu Phi(z), nu (1 - Phi(z))) (thesis
+    eqs. 2.36-2.37; "GP-BE" of Jensen, Nielsen & Larsen 2013). The mean rating is Phi(z); not
+    log-concave (as :class:`PairwiseBeta`, of which it is the case t = z). Answers within
+    ``clip`` of 0 or 1 are moved to the clip. Predictive mean E[y] = Phi(mean / sqrt(1 + var));
+    predictive density by quadrature.
     """
 
     observation_kind = "bounded"
@@ -880,8 +733,8 @@ class BetaRating(Likelihood):
 
 class TruncatedGaussianRating(Likelihood):
     """A rating y in [0, 1] of one item: N(y; m, sigma^2) truncated to [0, 1], with its MODE
-    m = Phi(z) (thesis 2.35, Paper E "GP-TG"; ``noise_sd`` sigma is the sd before truncation,
-    the paper's 1/nu).
+    m = Phi(z) (thesis eq. 2.35; "GP-TG" of Jensen, Nielsen & Larsen 2013; ``noise_sd`` sigma
+    is the sd before truncation, the paper's 1/nu).
 
     With a = -m/sigma, b = (1 - m)/sigma, x = (y - m)/sigma, D = Phi(b) - Phi(a) and
     k_j = (b^j phi(b) - a^j phi(a)) / D:
@@ -895,7 +748,7 @@ class TruncatedGaussianRating(Likelihood):
     m'' term makes the curvature negative for some (z, y): not log-concave. D never cancels:
     a < 0 < b, so D = (erf(b/sqrt2) + erf(-a/sqrt2)) / 2 adds two positive numbers, and
     1 - m is computed as Phi(-z). Conditional and predictive means and the predictive density
-    by quadrature (module docstring).
+    by quadrature (``course_lib.gp.quadrature``).
     """
 
     observation_kind = "bounded"
@@ -965,12 +818,13 @@ class WarpedProbitRating(Likelihood):
         p(y | z) = N(Phi^-1(y); z, sigma^2) / phi(Phi^-1(y)),
 
     the Gaussian density of the warped rating times the Jacobian d Phi^-1(y)/dy =
-    1/phi(Phi^-1(y)). (Thesis eq. 2.39 and Paper E print Phi(Phi^-1(y)) = y in the denominator;
-    the official erratum to Paper E corrects it to the pdf phi, which is what makes the density
-    integrate to one over y.) The Jacobian does not depend on z or sigma, so the latent
-    posterior is exactly GP regression on Phi^-1(y); it matters when densities of different
-    models are compared (NLPD). Answers within ``clip`` of 0 or 1 are moved to the clip
-    (Phi^-1(0) = -inf). Closed forms: E[y] = Phi(mean / sqrt(1 + sigma^2 + var)) and
+    1/phi(Phi^-1(y)). (Thesis eq. 2.39 and Jensen, Nielsen & Larsen 2013 print
+    Phi(Phi^-1(y)) = y in the denominator; the official erratum to the 2013 paper corrects it
+    to the pdf phi, which is what makes the density integrate to one over y.) The Jacobian
+    does not depend on z or sigma, so the latent posterior is exactly GP regression on
+    Phi^-1(y); it matters when densities of different models are compared (NLPD). Answers
+    within ``clip`` of 0 or 1 are moved to the clip (Phi^-1(0) = -inf). Closed forms:
+    E[y] = Phi(mean / sqrt(1 + sigma^2 + var)) and
     log p(y) = log N(Phi^-1(y); mean, sigma^2 + var) - log phi(Phi^-1(y)).
     """
 
@@ -1024,12 +878,12 @@ class WarpedProbitRating(Likelihood):
 
 
 # --------------------------------------------------------------------------------------------
-# Single-item feedback for mixed-likelihood variational GPs (Unit 7, seed 003)
+# Single-item feedback for mixed-likelihood variational GPs (Unit 7; Wu et al. 2025)
 # --------------------------------------------------------------------------------------------
 
 class BernoulliProbit(PairwiseProbit):
     """A yes/no answer about ONE item (detection, classification): P(y = 1 | z) = Phi(z), with
-    z = f(item) (identity rows of M; the convention of seed 003 and of GPyTorch's Bernoulli
+    z = f(item) (identity rows of M; the convention of Wu et al. 2025 and of GPyTorch's Bernoulli
     likelihood).
 
     This is :class:`PairwiseProbit` with its ``noise_sd`` fixed at 1/sqrt(2), since
@@ -1060,8 +914,8 @@ def _no_parameters(likelihood: Likelihood) -> None:
 
 class GaussianConstraint(Likelihood):
     """Soft constraints on the latent as pseudo-observations: y_k = z_k + N(0, noise_sd_k^2) with
-    a FIXED noise sd per row (seed 003, section 4.3: the value the latent is believed to take at
-    a location, and how firmly). Typically on identity rows (z = f(item)).
+    a FIXED noise sd per row (Wu et al. 2025, section 4.3: the value the latent is believed to
+    take at a location, and how firmly). Typically on identity rows (z = f(item)).
 
     ``noise_sd`` is a 1-D array with one positive sd per row, so the object belongs to one set of
     rows: every method checks that it gets that many. Closed forms throughout:
@@ -1128,7 +982,7 @@ class GaussianConstraint(Likelihood):
 
 
 # --------------------------------------------------------------------------------------------
-# Confidence ratings of pairs (seed 003, eq. 2): z = f(first) - f(second)
+# Confidence ratings of pairs (Wu et al. 2025, eq. 2): z = f(first) - f(second)
 # --------------------------------------------------------------------------------------------
 
 def _check_levels(y, name: str, n_levels: int) -> np.ndarray:
@@ -1142,8 +996,8 @@ def _check_levels(y, name: str, n_levels: int) -> np.ndarray:
 
 class LikertConfidence(Likelihood):
     """How strongly a preference was felt, rated on ``n_levels`` levels y = 0 (weakest) .. l - 1,
-    as a function of the strength a = |z| = |f(first) - f(second)| only (seed 003, eq. 2, with
-    labels from 0 as in its experiments; the sign of z is the preference's business).
+    as a function of the strength a = |z| = |f(first) - f(second)| only (Wu et al. 2025, eq. 2,
+    with labels from 0 as in its experiments; the sign of z is the preference's business).
 
     Level i covers the interval [c_i, c_{i+1}) of a, with cut points c_0 = 0 < c_1 < ... <
     c_{l-1} and c_l = inf. With dist_i(a) the distance from a to that interval (0 inside it,
@@ -1152,8 +1006,8 @@ class LikertConfidence(Likelihood):
         p_i(a) = exp(-dist_i) / sum_j exp(-dist_j),   P(y = i | z) = (1 - lapse) p_i + lapse / l.
 
     Log-parameters: the gaps g_i = c_{i+1} - c_i (``gap_1`` .. ``gap_{l-1}``), bounded above by
-    ``max_gap`` (2 in the seed, where Phi(2) = 0.98 caps how much more preferred one level is than
-    the next), and ``lapse`` (0.1 and fixed in the seed). The seed writes
+    ``max_gap`` (2 in the paper, where Phi(2) = 0.98 caps how much more preferred one level is
+    than the next), and ``lapse`` (0.1 and fixed in the paper). The paper (appendix B) writes
     c_{i+1} = c_i + max_gap sigmoid(eta_i) and optimises eta freely; here the same constraint is
     a log-bound, like every other parameter of the package (``theta``, ``bounds``).
 
@@ -1339,7 +1193,7 @@ def _log_interval_probability(low, high):
 
 class OrdinalProbit(Likelihood):
     """An absolute rating of ONE item on ``n_levels`` ordered levels y = 0 .. K - 1 (cumulative
-    probit; AEPsych's ordinal likelihood, which seed 003 mentions but does not use):
+    probit; AEPsych's ordinal likelihood, which Wu et al. 2025 mention but do not use):
 
         P(y = k | z) = Phi(b_{k+1} - z) - Phi(b_k - z),   b_0 = -inf < b_1 = 0 < ... < b_K = inf.
 

@@ -87,8 +87,9 @@ from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter
 from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                           as_rng, check_array_size)
 from .kernels import Kernel, as_inputs
-from .likelihoods import LatentOverflowError, Likelihood
+from .likelihoods import Likelihood
 from .prediction import LatentGaussian
+from .quadrature import LatentOverflowError
 from .priors import Prior
 from .variational import MixedLikelihood, VariationalEvidence, VariationalGP
 

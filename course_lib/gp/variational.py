@@ -65,8 +65,9 @@ from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter, log_det_fro
 from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int
 from .kernels import Kernel, as_inputs, check_exact_size
 from .laplace import check_latent_problem
-from .likelihoods import LatentOverflowError, Likelihood
+from .likelihoods import Likelihood
 from .prediction import LatentGaussian
+from .quadrature import LatentOverflowError
 from .priors import Prior
 from .regression import GPRegression, HyperparameterFit
 
