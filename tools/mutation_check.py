@@ -565,7 +565,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "posterior variances at candidates and references left at the prior's",
            "var = kernel.diag(X) - np.einsum(\"ij,ij->j\", V, V)", "var = kernel.diag(X)"),
     Mutant("ls-eavc-one-term", "levelset-lookahead", LEVELSET, "_ReferenceLookahead.eavc",
-           "EAVC = |sum_s delta|: one of its two equal terms (y = 1, y = 0) dropped",
+           "EAVC = abs(sum_s delta): one of its two equal terms (y = 1, y = 0) dropped",
            "return 2.0 * np.abs(self._over_candidates(candidates, False))",
            "return np.abs(self._over_candidates(candidates, False))"),
 )
@@ -988,7 +988,8 @@ def write_report(path: Path, outcomes: list[Outcome], facts: dict) -> None:
     for o in outcomes:
         m = o.mutant
         change = f"{_code(m.original)} &rarr; {_code(m.replacement)}"
-        lines.append(f"| {m.name} | `{m.function}` | {m.description} | {change} | "
+        mistake = m.description.replace("|", "\\|")
+        lines.append(f"| {m.name} | `{m.function}` | {mistake} | {change} | "
                      f"**{o.status}** | {o.killed_by.replace('|', '/')} | {o.seconds:.0f} s |")
     survivors = [o for o in outcomes if o.status == "survived"]
     lines += ["", "## Surviving mutants", ""]
