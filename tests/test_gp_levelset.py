@@ -20,6 +20,7 @@ from course_lib.gp.levelset import (bald_bernoulli, bvn_cdf, eavc, global_mi,
                                     straddle)
 from course_lib.gp.likelihoods import PairwiseProbit
 from course_lib.gp.preference import PreferenceGP
+from course_lib.gp.prediction import LatentGaussian
 from course_lib.metrics import brier_levelset, brier_preference, f1_levelset, f1_preference
 from numerics import EPS
 
@@ -307,6 +308,40 @@ def test_acquisitions_with_nearly_certain_references():
     assert np.all(np.isfinite(mi)) and np.all(np.isfinite(volume))
     np.testing.assert_allclose(mi, expected_mi, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(volume, expected_volume, rtol=1e-9, atol=1e-12)
+
+
+class _CovarianceFormModel:
+    """A fitted model's stand-in whose posterior is in the covariance form, as a sparse
+    variational GP's is: any covariance between two sets of points then needs both
+    reduction factors, k(A, B) - V_A^T V_B + U_A^T U_B."""
+
+    def __init__(self):
+        rng = np.random.default_rng(11)
+        self.kernel = SquaredExponential(0.6, 1.5)
+        self.X_train = rng.uniform(-1, 1, size=(5, 2))
+        K = self.kernel(self.X_train)
+        A = rng.standard_normal((5, 5))
+        self.posterior = LatentGaussian.from_mean_cov(K, rng.standard_normal(5),
+                                                      0.3 * K + 0.05 * A @ A.T)
+
+    def predict(self, X, full_cov):
+        """Mean and full covariance at X, the only form _owens_t_acquisitions asks for."""
+        assert full_cov
+        return self.posterior.predict(self.kernel(self.X_train, X), self.kernel(X))
+
+
+def test_acquisitions_of_a_covariance_form_posterior_equal_the_owens_t_lookahead():
+    """The candidate-reference covariances of a covariance-form posterior add U_A^T U_B back:
+    the compiled acquisitions must equal the Owen's T look-ahead on the dense joint covariance
+    (same tolerance as above: two evaluations of one closed form)."""
+    model = _CovarianceFormModel()
+    assert model.posterior.reduction_factors(model.kernel(model.X_train, CANDIDATES))[1] \
+        is not None
+    mi, volume, _ = _owens_t_acquisitions(model, CANDIDATES, REFERENCES, THRESHOLD)
+    np.testing.assert_allclose(global_mi(model, CANDIDATES, REFERENCES, THRESHOLD), mi,
+                               rtol=1e-9, atol=1e-11)
+    np.testing.assert_allclose(eavc(model, CANDIDATES, REFERENCES, THRESHOLD), volume,
+                               rtol=1e-9, atol=1e-11)
 
 
 def test_acquisitions_do_not_depend_on_the_batch_size(monkeypatch):

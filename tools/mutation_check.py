@@ -101,6 +101,9 @@ GP_TESTS = ("tests/reference/test_gp_reference.py", "tests/test_gp_regression.py
 RATERS_TESTS = ("tests/reference/test_raters_reference.py", "tests/test_gp_raters.py")
 METRICS_TESTS = ("tests/test_metrics.py",)
 LAPLACE_TESTS = ("tests/test_gp_laplace.py",)
+EP_TESTS = ("tests/test_gp_ep.py",)
+ELBO_TESTS = ("tests/reference/test_variational_reference.py", "tests/test_gp_variational.py")
+LEVELSET_TESTS = ("tests/reference/test_levelset_reference.py", "tests/test_gp_levelset.py")
 
 TARGETS = {t.name: t for t in (
     Target("dtw", "DTW accumulation and back-tracking (course_lib/dtw.py)", DTW_TESTS),
@@ -118,6 +121,12 @@ TARGETS = {t.name: t for t in (
     Target("laplace", "Laplace approximation: Newton step, line search, stopping rule, evidence "
                       "and its implicit gradient term (course_lib/gp/laplace.py, "
                       "course_lib/gp/newton_system.py)", LAPLACE_TESTS),
+    Target("ep", "EP site update: cavity, tilted moments, moment matching, damping, evidence "
+                 "(course_lib/gp/ep.py)", EP_TESTS),
+    Target("elbo", "Variational ELBO: expected log-likelihood, KL, row moments and their "
+                   "gradients (course_lib/gp/variational.py)", ELBO_TESTS),
+    Target("levelset-lookahead", "Level-set look-ahead: the conditioned probabilities, global "
+                                 "MI and EAVC (course_lib/gp/levelset.py)", LEVELSET_TESTS),
 )}
 
 VITERBI_TIES_NOTE = """\
@@ -141,6 +150,12 @@ now refused); closed by
 `tests/test_gmm.py::test_a_per_dimension_floor_with_a_zero_entry_floors_only_the_other_dimensions`.
 """
 
+COVARIANCE_FORM_NOTE = """\
+Was a test gap (no test used a posterior in the covariance form, whose reduction has a second
+factor U); closed by
+`tests/test_gp_levelset.py::test_acquisitions_of_a_covariance_form_posterior_equal_the_owens_t_lookahead`.
+"""
+
 OPTIMISER_GRADIENT_NOTE = """\
 Was a test gap (the optimiser's own gradient was not checked); closed by
 `tests/test_gp_regression.py::test_the_optimiser_objective_has_the_gradient_it_reports`.
@@ -154,6 +169,9 @@ RATERS = "course_lib/gp/raters.py"
 METRICS = "course_lib/metrics.py"
 LAPLACE = "course_lib/gp/laplace.py"
 NEWTON_SYSTEM = "course_lib/gp/newton_system.py"
+EP = "course_lib/gp/ep.py"
+VARIATIONAL = "course_lib/gp/variational.py"
+LEVELSET = "course_lib/gp/levelset.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     # ---------------------------------------------------------------------------- DTW
@@ -471,6 +489,137 @@ MUTANTS: tuple[Mutant, ...] = (
            "NewtonSystem.factorise",
            "the R form also where some w < 0 (sqrt(w) is NaN there)",
            "self.form if np.all(w >= 0) else \"L_K\"", "self.form"),
+    # ---------------------------------------------------------------------------- EP
+    Mutant("ep-cavity-adds-site", "ep", EP, "_Posterior.cavity",
+           "cavity precision adds the site instead of removing it (weak-site form)",
+           "precision - tau)", "precision + tau)"),
+    Mutant("ep-cavity-mean-nu-sign", "ep", EP, "_Posterior.cavity",
+           "cavity mean adds the site's shift nu instead of removing it",
+           "return (self.mean[item] * precision - nu) / tau_c",
+           "return (self.mean[item] * precision + nu) / tau_c"),
+    Mutant("ep-site-precision-tilted-only", "ep", EP, "_proposal",
+           "new site precision 1 / v_hat (the cavity's precision not divided out)",
+           "tau_new = 1.0 / var_hat - 1.0 / var_c", "tau_new = 1.0 / var_hat"),
+    Mutant("ep-site-shift-tilted-only", "ep", EP, "_proposal",
+           "new site shift is the tilted natural mean, the cavity's not divided out",
+           "nu_new = mean_c * tau_new + delta / var_hat",
+           "nu_new = (mean_c + delta) / var_hat"),
+    Mutant("ep-clipped-site-zero-shift", "ep", EP, "_proposal",
+           "a clipped site also loses its shift (nu = 0, the tilted mean no longer matched)",
+           "np.where(clipped, delta / var_c, nu_new)", "np.where(clipped, 0.0, nu_new)"),
+    Mutant("ep-tilted-variance-uncentred", "ep", EP, "_tilted",
+           "tilted variance as E[(f - m)^2], not centred on the tilted mean",
+           "var_hat = row_sum((offset - delta[row, None]) ** 2) / total",
+           "var_hat = row_sum(offset ** 2) / total"),
+    Mutant("ep-probit-one-noise", "ep", EP, "_closed_form",
+           "probit tilted moments with sigma^2 instead of 2 sigma^2 (the pair's two noises)",
+           "noise = 2.0 * likelihood.params[\"noise_sd\"] ** 2",
+           "noise = likelihood.params[\"noise_sd\"] ** 2"),
+    Mutant("ep-probit-shift-over-variance", "ep", EP, "_closed_form",
+           "probit tilted mean shift divided by (2 sigma^2 + v), not its square root",
+           "var * sign * r / np.sqrt(total)", "var * sign * r / total"),
+    Mutant("ep-damping-swapped", "ep", EP, "_sweeps",
+           "damping weights swapped: the old site gets 1 - damping",
+           "tau_next = damping * tau + (1.0 - damping) * tau_new",
+           "tau_next = damping * tau_new + (1.0 - damping) * tau"),
+    Mutant("ep-damping-never-grows", "ep", EP, "_sweeps",
+           "damping raised when the sites settle instead of when they swing back",
+           "if change > previous_change:", "if change < previous_change:"),
+    Mutant("ep-evidence-full-log-det", "ep", EP, "_log_evidence",
+           "log Z_EP with -log|B| instead of -1/2 log|B|",
+           "- log_det_from_cholesky(state.L) * 0.5", "- log_det_from_cholesky(state.L)"),
+    Mutant("ep-evidence-site-term-times-precision", "ep", EP, "_log_evidence",
+           "log Z_EP with 1/2 log(1 + tau / tau_c) written as 1/2 log(1 + tau / v_c)",
+           "0.5 * np.log1p(tau * var_c)", "0.5 * np.log1p(tau / var_c)"),
+    # ---------------------------------------------------------------------------- ELBO
+    Mutant("elbo-expectation-per-datum", "elbo", VARIATIONAL,
+           "MixedLikelihood.expected_log_likelihood",
+           "each part's expected log-likelihood averaged over its rows instead of summed",
+           "return (float(sum(np.sum(value) for value, _, _ in pieces)),",
+           "return (float(sum(np.mean(value) for value, _, _ in pieces)),"),
+    Mutant("elbo-kl-no-half", "elbo", VARIATIONAL, "_Bound.evaluate",
+           "KL without its factor 1/2",
+           "kl = 0.5 * (alpha @ K_alpha", "kl = 1.0 * (alpha @ K_alpha"),
+    Mutant("elbo-kl-log-det-sign", "elbo", VARIATIONAL, "_Bound.evaluate",
+           "KL with log det S - log det K (= -log det B) instead of log det K - log det S",
+           "kl = 0.5 * (alpha @ K_alpha + log_det_from_cholesky(L_B)",
+           "kl = 0.5 * (alpha @ K_alpha - log_det_from_cholesky(L_B)"),
+    Mutant("elbo-kl-trace-of-factor", "elbo", VARIATIONAL, "_Bound.evaluate",
+           "tr(B^-1) taken as tr(L_B^-1), the trace of the Cholesky factor's inverse",
+           "+ np.sum(L_B_inv ** 2) - lam.size)", "+ np.trace(L_B_inv) - lam.size)"),
+    Mutant("elbo-kl-without-m", "elbo", VARIATIONAL, "_Bound.evaluate",
+           "KL without the -m of its trace term",
+           "+ np.sum(L_B_inv ** 2) - lam.size)", "+ np.sum(L_B_inv ** 2))"),
+    Mutant("elbo-z-var-plus", "elbo", VARIATIONAL, "_Bound.moments",
+           "row variances diag(C) + ||.||^2: the data's reduction added, not subtracted",
+           "np.diag(self.C) - np.einsum(\"ij,ij->j\", W, W)",
+           "np.diag(self.C) + np.einsum(\"ij,ij->j\", W, W)"),
+    Mutant("elbo-z-var-no-site-root", "elbo", VARIATIONAL, "_Bound.moments",
+           "row variances from L_B^-1 C instead of L_B^-1 diag(sqrt lambda) C",
+           "W = solve_triangular(L_B, root[:, None] * self.C,",
+           "W = solve_triangular(L_B, self.C,"),
+    Mutant("elbo-gradient-alpha-not-k", "elbo", VARIATIONAL, "_Bound.evaluate",
+           "d KL / d alpha taken as alpha (the gradient in mu) instead of K alpha",
+           "grad_alpha = self.A.T @ d_mean - self.kl_weight * K_alpha",
+           "grad_alpha = self.A.T @ d_mean - self.kl_weight * alpha"),
+    Mutant("elbo-gradient-lambda-not-squared", "elbo", VARIATIONAL, "_Bound.evaluate",
+           "d ELBO / d lambda with P instead of P o P (elementwise square)",
+           "grad_lam = -(P ** 2) @ (d_var", "grad_lam = -P @ (d_var"),
+    Mutant("elbo-gradient-lambda-half-sign", "elbo", VARIATIONAL, "_Bound.evaluate",
+           "d ELBO / d lambda with dE/dvar - lambda / 2 instead of + lambda / 2",
+           "(d_var + 0.5 * self.kl_weight * lam)", "(d_var - 0.5 * self.kl_weight * lam)"),
+    Mutant("elbo-kernel-gradient-prior-rows", "elbo", VARIATIONAL, "_Bound.kernel_gradient",
+           "d var_j / d theta with M dK M^T (S K^-1 = I forgotten)",
+           "+ Q.T @ (d_var[:, None] * Q)", "+ self.M.T @ (d_var[:, None] * self.M)"),
+    Mutant("elbo-kernel-gradient-kl-trace-sign", "elbo", VARIATIONAL, "_Bound.kernel_gradient",
+           "KL's kernel gradient with the B terms subtracted from alpha alpha^T",
+           "kl_term = (np.outer(alpha, alpha) + self.M.T @ G @ self.M) / 2",
+           "kl_term = (np.outer(alpha, alpha) - self.M.T @ G @ self.M) / 2"),
+    # ------------------------------------------------------------------- level-set look-ahead
+    Mutant("ls-rho-sign", "levelset-lookahead", LEVELSET, "_lookahead",
+           "correlation of {y = 1} and {f_s < threshold} taken as +c / (...), not -c / (...)",
+           "rho = -cross_cov / (sd_ref * scale_q)", "rho = cross_cov / (sd_ref * scale_q)"),
+    Mutant("ls-no-probit-noise", "levelset-lookahead", LEVELSET, "_lookahead",
+           "p1 = Phi(mu_q / sd_q): the probit's own unit noise left out",
+           "scale_q = np.sqrt(1.0 + query_var)\n    h = query_mean / scale_q\n    gap",
+           "scale_q = np.sqrt(query_var)\n    h = query_mean / scale_q\n    gap"),
+    Mutant("ls-p-if-one-sign", "levelset-lookahead", LEVELSET, "_conditionals",
+           "P1 = Px - delta / p1 instead of Px + delta / p1",
+           "p_if_one = min(max(p_now + excess / p_one, 0.0), 1.0)",
+           "p_if_one = min(max(p_now - excess / p_one, 0.0), 1.0)"),
+    Mutant("ls-p-if-zero-over-p-one", "levelset-lookahead", LEVELSET, "_conditionals",
+           "P0 = Px - delta / p1: divided by P(y = 1) instead of P(y = 0)",
+           "p_if_zero = min(max(p_now - excess / q_one, 0.0), 1.0)",
+           "p_if_zero = min(max(p_now - excess / p_one, 0.0), 1.0)"),
+    Mutant("ls-sums-rho-sign", "levelset-lookahead", LEVELSET, "_lookahead_sums",
+           "acquisitions' compiled loop: rho = +c / (...) instead of -c / (...)",
+           "r = min(max(-cross[i, j] / (sd_ref[j] * scale_q[i]), -1.0), 1.0)",
+           "r = min(max(cross[i, j] / (sd_ref[j] * scale_q[i]), -1.0), 1.0)"),
+    Mutant("ls-mi-weights-swapped", "levelset-lookahead", LEVELSET, "_lookahead_sums",
+           "global MI: H(P1) weighted by 1 - p1 and H(P0) by p1",
+           "total += (p1 * _entropy_bits(p_if_one, q_if_one)\n"
+           "                          + q1 * _entropy_bits(p_if_zero, q_if_zero))",
+           "total += (q1 * _entropy_bits(p_if_one, q_if_one)\n"
+           "                          + p1 * _entropy_bits(p_if_zero, q_if_zero))"),
+    Mutant("ls-entropy-in-nats", "levelset-lookahead", LEVELSET, "_entropy_bits",
+           "the look-ahead's entropies in nats while H(Px) is in bits",
+           "return total / math.log(2.0)", "return total"),
+    Mutant("ls-cross-prior-covariance", "levelset-lookahead", LEVELSET,
+           "_ReferenceLookahead.batches",
+           "candidate-reference covariance from the prior kernel, not the posterior",
+           "cross = self.kernel(query.X, self.references) - query.V.T @ self.ref.V",
+           "cross = self.kernel(query.X, self.references)"),
+    Mutant("ls-cross-u-sign", "levelset-lookahead", LEVELSET, "_ReferenceLookahead.batches",
+           "the posterior's second factor subtracted from the covariance instead of added",
+           "cross += query.U.T @ self.ref.U", "cross -= query.U.T @ self.ref.U",
+           note=COVARIANCE_FORM_NOTE),
+    Mutant("ls-marginal-prior-variance", "levelset-lookahead", LEVELSET, "_marginals",
+           "posterior variances at candidates and references left at the prior's",
+           "var = kernel.diag(X) - np.einsum(\"ij,ij->j\", V, V)", "var = kernel.diag(X)"),
+    Mutant("ls-eavc-one-term", "levelset-lookahead", LEVELSET, "_ReferenceLookahead.eavc",
+           "EAVC = abs(sum_s delta): one of its two equal terms (y = 1, y = 0) dropped",
+           "return 2.0 * np.abs(self._over_candidates(candidates, False))",
+           "return np.abs(self._over_candidates(candidates, False))"),
 )
 
 
@@ -891,7 +1040,8 @@ def write_report(path: Path, outcomes: list[Outcome], facts: dict) -> None:
     for o in outcomes:
         m = o.mutant
         change = f"{_code(m.original)} &rarr; {_code(m.replacement)}"
-        lines.append(f"| {m.name} | `{m.function}` | {m.description} | {change} | "
+        mistake = m.description.replace("|", "\\|")
+        lines.append(f"| {m.name} | `{m.function}` | {mistake} | {change} | "
                      f"**{o.status}** | {o.killed_by.replace('|', '/')} | {o.seconds:.0f} s |")
     survivors = [o for o in outcomes if o.status == "survived"]
     lines += ["", "## Surviving mutants", ""]

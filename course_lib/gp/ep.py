@@ -396,6 +396,24 @@ def expectation_propagation(K, M, likelihood, y, *, sites0=None, damping: float 
     max_iter = as_positive_int(max_iter, "max_iter")
     tol = as_positive_float(tol, "tol")
     tau, nu = _check_sites(sites0, problem.y.size)
+    state, tau, nu, n_iter, clipped, damping = _sweeps(problem, tau, nu, damping, max_iter, tol)
+    n_clipped = int(np.count_nonzero(clipped))
+    if n_clipped:
+        warnings.warn(f"likelihood: moment matching asked for a negative site precision in "
+                      f"{n_clipped} of {clipped.size} rows (e.g. row {int(np.argmax(clipped))});"
+                      " those sites have precision 0 and match only the tilted mean, so the "
+                      "posterior there is narrower than EP's and the evidence gradient is "
+                      "approximate", ClippedSiteWarning, stacklevel=2)
+    log_evidence = _log_evidence(problem, state, tau, nu)
+    posterior = LatentGaussian(state.mean, state.alpha, "precision", (state.root, state.L), 0.0)
+    return EPResult(state.mean, state.alpha, state.variance, tau, nu, posterior, log_evidence,
+                    log_det_from_cholesky(state.L), n_iter, n_clipped, damping, problem, state)
+
+
+def _sweeps(problem, tau, nu, damping, max_iter, tol):
+    """Parallel EP sweeps from the sites (tau, nu): every site moved to its moment-matched
+    proposal at once, damped (module docstring), until the largest change is at most ``tol``.
+    Returns (posterior, tau, nu, sweeps, clipped rows of the last sweep, final damping)."""
     state = _Posterior(problem, tau, nu)
     previous_change = best_change = np.inf
     best_at = 0
@@ -426,17 +444,7 @@ def expectation_propagation(K, M, likelihood, y, *, sites0=None, damping: float 
             f"max_iter: EP did not converge in {max_iter} sweep(s) (the sites still moved by "
             f"{change:.3g} > tol = {tol:g} in posterior units); raise max_iter, or start with "
             "more damping if the sites oscillate", best_change, tol, False)
-    n_clipped = int(np.count_nonzero(clipped))
-    if n_clipped:
-        warnings.warn(f"likelihood: moment matching asked for a negative site precision in "
-                      f"{n_clipped} of {clipped.size} rows (e.g. row {int(np.argmax(clipped))});"
-                      " those sites have precision 0 and match only the tilted mean, so the "
-                      "posterior there is narrower than EP's and the evidence gradient is "
-                      "approximate", ClippedSiteWarning, stacklevel=2)
-    log_evidence = _log_evidence(problem, state, tau, nu)
-    posterior = LatentGaussian(state.mean, state.alpha, "precision", (state.root, state.L), 0.0)
-    return EPResult(state.mean, state.alpha, state.variance, tau, nu, posterior, log_evidence,
-                    log_det_from_cholesky(state.L), n_iter, n_clipped, damping, problem, state)
+    return state, tau, nu, n_iter, clipped, damping
 
 
 def _proposal(problem, state, tau, nu):
