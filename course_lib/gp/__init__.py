@@ -64,7 +64,7 @@ from .acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path,
                           settling_threshold, thompson_sample, univariate_ei)
 from .listeners import (CannotHear, Fatigue, GPDrawResponse, MattersAboveThreshold, Pathology,
                         SessionResult, SimulatedListener, SwitchesPreference, gp_draw_2d,
-                        gp_draw_4d, negated_griewank, next_candidate, paper_h_model, run_session,
+                        gp_draw_4d, negated_griewank, next_candidate, hearing_aid_model, run_session,
                         settings_grid)
 
 __all__ = [
@@ -98,7 +98,7 @@ __all__ = [
     "forced_choice_threshold",
     "negated_griewank", "settings_grid", "GPDrawResponse", "gp_draw_2d", "gp_draw_4d",
     "Pathology", "CannotHear", "SwitchesPreference", "Fatigue", "MattersAboveThreshold",
-    "SimulatedListener", "SessionResult", "paper_h_model", "next_candidate", "run_session",
+    "SimulatedListener", "SessionResult", "hearing_aid_model", "next_candidate", "run_session",
     "bvn_cdf", "levelset_probability", "LevelSetLookahead", "lookahead_levelset", "global_mi",
     "eavc", "bald_bernoulli", "straddle", "propose", "Proposal", "ACQUISITIONS",
     "constraints_from_probability", "constraint_sigma", "pseudo_data", "detection_likelihood",
