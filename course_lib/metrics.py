@@ -181,7 +181,7 @@ def round_scores(values) -> np.ndarray:
 
 def rounded_pcc_mse(predictions, reference) -> tuple[float, float]:
     """Pearson correlation and mean squared error after rounding **both** the predictions and the
-    reference (e.g. the mean of the raters) to whole scores, as seed 000 does following the
+    reference (e.g. the mean of the raters) to whole scores, as arXiv 2306.02719 does following the
     speechocean762 protocol. Raises ``ValueError`` naming the argument that is constant after
     rounding (the correlation is undefined)."""
     predictions, reference = _paired(predictions, reference)
