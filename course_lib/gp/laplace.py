@@ -60,8 +60,8 @@ W^-1) and v = 1/2 M^T (t * s) (= d log q / d f_hat):
                                                           +   v^T Sigma M^T dg/dtheta_p
 
 The last term of each line is the implicit term d log q / d f_hat . d f_hat / d theta, from
-differentiating the mode condition f_hat = K M^T g(M f_hat) (Paper C's appendix); leaving it
-out (``implicit=False``) gives a gradient that fails a finite-difference check
+differentiating the mode condition f_hat = K M^T g(M f_hat) (appendix of Nielsen, Jensen & Larsen
+2012); leaving it out (``implicit=False``) gives a gradient that fails a finite-difference check
 (tests/test_gp_laplace.py shows both).
 """
 

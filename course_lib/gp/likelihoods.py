@@ -65,11 +65,11 @@ WarpedProbitRating         rating in [0, 1]  N(Phi^-1(y); z, sigma^2) / phi(Phi^
 BernoulliProbit            0 / 1, one item   P(y = 1) = Phi(z)  (PairwiseProbit, sigma = 1/sqrt2)
 GaussianConstraint         latent target     N(y; z, sigma_k^2), a fixed sigma_k per row
 LikertConfidence           level 0 .. l - 1  softmax of -distance of |z| to each level's
-                                             interval, with a lapse (seed 003, eq. 2)
+                                             interval, with a lapse (Wu et al. 2025, eq. 2)
 OrdinalProbit              level 0 .. K - 1  Phi(b_{y+1} - z) - Phi(b_y - z)  (cumulative probit)
 =========================  ================  ===============================================
 
-(J. B. Nielsen's thesis, DTU 2014/2015, sections 2.2 and 2.3; its Papers A and E. The thesis
+(J. B. Nielsen's thesis, DTU 2014/2015, sections 2.2 and 2.3; Jensen et al. 2011, 2013. The thesis
 writes pairs the other way round, see ``comparisons``; its printed Beta derivatives miss the
 chain-rule factor 1/(sqrt(2) sigma) and its warped-GP density divides by Phi(Phi^-1(y)) = y
 instead of the Jacobian phi(Phi^-1(y)); both are corrected here.)
@@ -714,9 +714,10 @@ class _BetaInT:
         l_ttt = A H (t^2 - 1) + 3 t A^2 S1 - A^3 (psi''(1 + alpha) - psi''(1 + beta))
                 + D3(t) - D3(-t)
 
-    These are the textbook forms (thesis / Paper E: l_t = nu phi (log y - log(1 - y) - psi(alpha)
-    + psi(beta))) rewritten with psi(a) = psi(1 + a) - 1/a and Gamma(a) = Gamma(1 + a) / a, so
-    the poles at alpha -> 0 or beta -> 0 cancel analytically (nu phi / alpha = r).
+    These are the textbook forms (thesis / Jensen et al. 2013:
+    l_t = nu phi (log y - log(1 - y) - psi(alpha) + psi(beta))) rewritten with
+    psi(a) = psi(1 + a) - 1/a and Gamma(a) = Gamma(1 + a) / a, so the poles at alpha -> 0 or
+    beta -> 0 cancel analytically (nu phi / alpha = r).
     """
 
     def __init__(self, t, y, nu, order):
@@ -770,8 +771,9 @@ class PairwiseBeta(Likelihood):
 
     y > 0.5: the first item was preferred (z = f(first) - f(second)); the mean answer is mu and
     its variance mu (1 - mu) / (nu + 1), so ``concentration`` nu measures how consistently the
-    slider is placed. J. B. Nielsen's thesis eqs. 2.59-2.61 / Paper A (with its orientation
-    reversed and its derivatives corrected: the chain-rule factor 1/(sqrt(2) sigma) was missing).
+    slider is placed. J. B. Nielsen's thesis eqs. 2.59-2.61 / Jensen et al. 2011 (with its
+    orientation reversed and its derivatives corrected: the chain-rule factor 1/(sqrt(2) sigma)
+    was missing).
 
     NOT log-concave in z: the curvature w = -d^2 log p/dz^2 is negative where |z| is large
     against an answer near 0.5 (the -t A H term), so Newton's method needs damping (Laplace)
@@ -840,8 +842,9 @@ class PairwiseBeta(Likelihood):
 
 class BetaRating(Likelihood):
     """A rating y in [0, 1] of one item: y ~ Beta(nu Phi(z), nu (1 - Phi(z))) (thesis 2.36-2.37,
-    Paper E "GP-BE"). The mean rating is Phi(z); not log-concave (as :class:`PairwiseBeta`,
-    of which it is the case t = z). Answers within ``clip`` of 0 or 1 are moved to the clip.
+    Jensen et al. 2013, "GP-BE"). The mean rating is Phi(z); not log-concave (as
+    :class:`PairwiseBeta`, of which it is the case t = z). Answers within ``clip`` of 0 or 1 are
+    moved to the clip.
     Predictive mean E[y] = Phi(mean / sqrt(1 + var)); predictive density by quadrature.
     """
 
@@ -880,8 +883,8 @@ class BetaRating(Likelihood):
 
 class TruncatedGaussianRating(Likelihood):
     """A rating y in [0, 1] of one item: N(y; m, sigma^2) truncated to [0, 1], with its MODE
-    m = Phi(z) (thesis 2.35, Paper E "GP-TG"; ``noise_sd`` sigma is the sd before truncation,
-    the paper's 1/nu).
+    m = Phi(z) (thesis 2.35, Jensen et al. 2013, "GP-TG"; ``noise_sd`` sigma is the sd before
+    truncation, the paper's 1/nu).
 
     With a = -m/sigma, b = (1 - m)/sigma, x = (y - m)/sigma, D = Phi(b) - Phi(a) and
     k_j = (b^j phi(b) - a^j phi(a)) / D:
@@ -965,11 +968,11 @@ class WarpedProbitRating(Likelihood):
         p(y | z) = N(Phi^-1(y); z, sigma^2) / phi(Phi^-1(y)),
 
     the Gaussian density of the warped rating times the Jacobian d Phi^-1(y)/dy =
-    1/phi(Phi^-1(y)). (Thesis eq. 2.39 and Paper E print Phi(Phi^-1(y)) = y in the denominator;
-    the official erratum to Paper E corrects it to the pdf phi, which is what makes the density
-    integrate to one over y.) The Jacobian does not depend on z or sigma, so the latent
-    posterior is exactly GP regression on Phi^-1(y); it matters when densities of different
-    models are compared (NLPD). Answers within ``clip`` of 0 or 1 are moved to the clip
+    1/phi(Phi^-1(y)). (Thesis eq. 2.39 and Jensen et al. 2013 print Phi(Phi^-1(y)) = y in the
+    denominator; the official erratum to the paper corrects it to the pdf phi, which is what
+    makes the density integrate to one over y.) The Jacobian does not depend on z or sigma, so
+    the latent posterior is exactly GP regression on Phi^-1(y); it matters when densities of
+    different models are compared (NLPD). Answers within ``clip`` of 0 or 1 are moved to the clip
     (Phi^-1(0) = -inf). Closed forms: E[y] = Phi(mean / sqrt(1 + sigma^2 + var)) and
     log p(y) = log N(Phi^-1(y); mean, sigma^2 + var) - log phi(Phi^-1(y)).
     """
@@ -1024,12 +1027,12 @@ class WarpedProbitRating(Likelihood):
 
 
 # --------------------------------------------------------------------------------------------
-# Single-item feedback for mixed-likelihood variational GPs (Unit 7, seed 003)
+# Single-item feedback for mixed-likelihood variational GPs (Unit 7, Wu et al. 2025)
 # --------------------------------------------------------------------------------------------
 
 class BernoulliProbit(PairwiseProbit):
     """A yes/no answer about ONE item (detection, classification): P(y = 1 | z) = Phi(z), with
-    z = f(item) (identity rows of M; the convention of seed 003 and of GPyTorch's Bernoulli
+    z = f(item) (identity rows of M; the convention of Wu et al. 2025 and of GPyTorch's Bernoulli
     likelihood).
 
     This is :class:`PairwiseProbit` with its ``noise_sd`` fixed at 1/sqrt(2), since
@@ -1060,8 +1063,8 @@ def _no_parameters(likelihood: Likelihood) -> None:
 
 class GaussianConstraint(Likelihood):
     """Soft constraints on the latent as pseudo-observations: y_k = z_k + N(0, noise_sd_k^2) with
-    a FIXED noise sd per row (seed 003, section 4.3: the value the latent is believed to take at
-    a location, and how firmly). Typically on identity rows (z = f(item)).
+    a FIXED noise sd per row (Wu et al. 2025, section 4.3: the value the latent is believed to
+    take at a location, and how firmly). Typically on identity rows (z = f(item)).
 
     ``noise_sd`` is a 1-D array with one positive sd per row, so the object belongs to one set of
     rows: every method checks that it gets that many. Closed forms throughout:
@@ -1128,7 +1131,7 @@ class GaussianConstraint(Likelihood):
 
 
 # --------------------------------------------------------------------------------------------
-# Confidence ratings of pairs (seed 003, eq. 2): z = f(first) - f(second)
+# Confidence ratings of pairs (Wu et al. 2025, eq. 2): z = f(first) - f(second)
 # --------------------------------------------------------------------------------------------
 
 def _check_levels(y, name: str, n_levels: int) -> np.ndarray:
@@ -1142,7 +1145,7 @@ def _check_levels(y, name: str, n_levels: int) -> np.ndarray:
 
 class LikertConfidence(Likelihood):
     """How strongly a preference was felt, rated on ``n_levels`` levels y = 0 (weakest) .. l - 1,
-    as a function of the strength a = |z| = |f(first) - f(second)| only (seed 003, eq. 2, with
+    as a function of the strength a = |z| = |f(first) - f(second)| only (Wu et al. 2025, eq. 2, with
     labels from 0 as in its experiments; the sign of z is the preference's business).
 
     Level i covers the interval [c_i, c_{i+1}) of a, with cut points c_0 = 0 < c_1 < ... <
@@ -1152,8 +1155,8 @@ class LikertConfidence(Likelihood):
         p_i(a) = exp(-dist_i) / sum_j exp(-dist_j),   P(y = i | z) = (1 - lapse) p_i + lapse / l.
 
     Log-parameters: the gaps g_i = c_{i+1} - c_i (``gap_1`` .. ``gap_{l-1}``), bounded above by
-    ``max_gap`` (2 in the seed, where Phi(2) = 0.98 caps how much more preferred one level is than
-    the next), and ``lapse`` (0.1 and fixed in the seed). The seed writes
+    ``max_gap`` (2 in Wu et al., where Phi(2) = 0.98 caps how much more preferred one level is than
+    the next), and ``lapse`` (0.1 and fixed in Wu et al.). They write
     c_{i+1} = c_i + max_gap sigmoid(eta_i) and optimises eta freely; here the same constraint is
     a log-bound, like every other parameter of the package (``theta``, ``bounds``).
 
@@ -1339,7 +1342,7 @@ def _log_interval_probability(low, high):
 
 class OrdinalProbit(Likelihood):
     """An absolute rating of ONE item on ``n_levels`` ordered levels y = 0 .. K - 1 (cumulative
-    probit; AEPsych's ordinal likelihood, which seed 003 mentions but does not use):
+    probit; AEPsych's ordinal likelihood, which Wu et al. 2025 mention but do not use):
 
         P(y = k | z) = Phi(b_{k+1} - z) - Phi(b_k - z),   b_0 = -inf < b_1 = 0 < ... < b_K = inf.
 
