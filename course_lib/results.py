@@ -132,9 +132,9 @@ def annotator_uci_table(result) -> str:
                          + "".join(f"{_mean_sd(row[m]):>14s}" for m in ANNOTATOR_MODELS)
                          + f"{'—':>11s}   {holds}")
             paper = source["table"][part][label]
-            paper_cells = [paper["GOLD"], paper["Av"], paper["MA"], paper["MANH"], None]
+            source_cells = [paper["GOLD"], paper["Av"], paper["MA"], paper["MANH"], None]
             lines.append(f"{label + ', seed':16s}"
-                         + "".join(f"{_mean_sd(c):>14s}" for c in paper_cells)
+                         + "".join(f"{_mean_sd(c):>14s}" for c in source_cells)
                          + f"{_mean_sd(paper['LMO']):>11s}")
     return "\n".join(line for line in lines if line is not None)
 
