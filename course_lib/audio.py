@@ -1,9 +1,9 @@
 """Sound for Unit 6's personalisation explorer: an equaliser, two short clips, WAV bytes.
 
-The explorer (:mod:`course_lib.widgets.personalise`) plays one clip through an equaliser at
-two settings and asks which version the listener prefers, as J. B. Nielsen's hearing-aid
-studies did with a music clip (thesis, DTU 2015; Paper F tuned a 5-band equaliser, Paper H
-four hearing-aid gains).
+The explorer (:mod:`course_lib.widgets.personalise`) plays one clip through an equaliser at two
+settings and asks which version the listener prefers, as J. B. Nielsen's hearing-aid studies did
+with a music clip (thesis, DTU 2015; Nielsen, Jensen, Hansen & Larsen 2013 tuned a 5-band equaliser,
+Nielsen, Nielsen & Larsen 2015 four hearing-aid gains).
 
 Equaliser
 ---------
@@ -43,12 +43,12 @@ Clips (16 kHz mono, float64 in [-1, 1])
 
 Loudness and playback
 ---------------------
-Boosting a band makes a sound louder, and louder tends to win a comparison whatever the
-spectrum. :func:`loudness_matched` therefore scales the versions of a pair to the same RMS
-(one common factor more if needed so that neither clips). RMS is a crude loudness: Paper F
-used A-weighted levels; equal RMS still removes most of the level difference a gain change
-causes. :func:`wav_bytes` encodes a waveform as a 16-bit PCM WAV file in memory (standard
-library ``wave``) for ``ipywidgets.Audio`` or ``IPython.display.Audio``.
+Boosting a band makes a sound louder, and louder tends to win a comparison whatever the spectrum.
+:func:`loudness_matched` therefore scales the versions of a pair to the same RMS (one common factor
+more if needed so that neither clips). RMS is a crude loudness: Nielsen et al. 2013 used A-weighted
+levels; equal RMS still removes most of the level difference a gain change causes. :func:`wav_bytes`
+encodes a waveform as a 16-bit PCM WAV file in memory (standard library ``wave``) for
+``ipywidgets.Audio`` or ``IPython.display.Audio``.
 """
 
 from __future__ import annotations

@@ -22,14 +22,14 @@ scale's bins (mass beyond the two end bins is dropped, not lumped into them):
 It is computed in log space (log Phi differences written so that neither tail cancels), so a
 score far in the tail has a small but finite log-probability and the KL stays finite.
 
-Level sets and preferences (Unit 7, seed 003)
+Level sets and preferences (Unit 7, Wu et al. 2025)
     :func:`f1_levelset` and :func:`brier_levelset` score a model's estimate of the sublevel set
     {x : f(x) < threshold} against the true latent on quasi-random (scrambled Sobol) points of
     a box, predicted in batches so that 2^20 points need little memory. The estimate is
-    {mean < threshold} (posterior probability above 1/2; seed 003 does not spell its rule
+    {mean < threshold} (posterior probability above 1/2; Wu et al. 2025 do not spell their rule
     out), the Brier score uses P(f < threshold) = Phi((threshold - mean) / sd).
     :func:`brier_preference` and :func:`f1_preference` score predicted preferences against the
-    observed answers with seed 003's eq. (3): p = Phi(mu_D / sqrt(1 + v_D)), the probability
+    observed answers with Wu et al.'s eq. (3): p = Phi(mu_D / sqrt(1 + v_D)), the probability
     that the FIRST item is preferred under the link Phi(f(first) - f(second)) (no sqrt 2: a
     course PreferenceGP matches it with PairwiseProbit(1 / sqrt 2)), given the posterior mean
     mu_D and variance v_D of the difference (e.g. ``PreferenceGP.predict_difference``).
@@ -181,7 +181,7 @@ def round_scores(values) -> np.ndarray:
 
 def rounded_pcc_mse(predictions, reference) -> tuple[float, float]:
     """Pearson correlation and mean squared error after rounding **both** the predictions and the
-    reference (e.g. the mean of the raters) to whole scores, as seed 000 does following the
+    reference (e.g. the mean of the raters) to whole scores, as arXiv 2306.02719 does following the
     speechocean762 protocol. Raises ``ValueError`` naming the argument that is constant after
     rounding (the correlation is undefined)."""
     predictions, reference = _paired(predictions, reference)
@@ -428,7 +428,7 @@ def _preference_arrays(mean, var, labels):
 
 
 def brier_preference(mean, var, labels) -> float:
-    """Seed 003's eq. (3): mean((p - o)^2) with p = Phi(mean / sqrt(1 + var)) (module
+    """Wu et al.'s eq. (3): mean((p - o)^2) with p = Phi(mean / sqrt(1 + var)) (module
     docstring). ``mean``, ``var``: posterior mean and variance of f(first) - f(second) per
     comparison; ``labels``: 1 where the first item was preferred, 0 where the second."""
     mean, var, labels = _preference_arrays(mean, var, labels)

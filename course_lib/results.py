@@ -53,14 +53,15 @@ def load_result(name: str) -> dict:
                          f"({err}); restore it with `git checkout` or re-run its script") from err
 
 
-# ----- Unit 5: the reproduced tables of seeds 000 and 001, as printed in lecture 5 section 8 --
+# ----- Unit 5: the reproduced tables of arXiv 2306.02719 and Gil-Gonzalez et al. 2018 --------
+# (lecture 5 section 8; the printed tables keep the lecture's short name, 'seed', for a paper)
 # Each function takes a committed result (``load_result(name)``) and returns the text table the
 # lecture prints; the lecture keeps the message, this module the plumbing.
 
-SEED001_SCENARIOS = {"homogeneous_tau_variances": "homogeneous, τ as variances",
-                     "homogeneous_tau_sds": "homogeneous, τ as sds",
-                     "regions": "region-wise, Λ"}
-SEED001_MODELS = ("GOLD", "Av", "MA", "MANH_affinity", "MANH_kmeans")
+ANNOTATOR_SCENARIOS = {"homogeneous_tau_variances": "homogeneous, τ as variances",
+                       "homogeneous_tau_sds": "homogeneous, τ as sds",
+                       "regions": "region-wise, Λ"}
+ANNOTATOR_MODELS = ("GOLD", "Av", "MA", "MANH_affinity", "MANH_kmeans")
 
 
 def _unit5_result(result, name: str) -> dict:
@@ -74,18 +75,18 @@ def _unit5_result(result, name: str) -> dict:
     return result
 
 
-def seed001_toy_table(result) -> str:
-    """Seed 001's toy (``load_result("seed001_toy")``): RMSE x 100, mean ± sd over the seeds,
-    per noise scenario and model; then affinity propagation's numbers of regions and the
-    variances at the noise floor with Lambda."""
+def annotator_toy_table(result) -> str:
+    """The toy of Gil-Gonzalez, Alvarez & Orozco 2018 (``load_result("seed001_toy")``): RMSE x 100,
+    mean ± sd over the seeds, per noise scenario and model; then affinity propagation's numbers of
+    regions and the variances at the noise floor with Lambda."""
     summary = _unit5_result(result, "seed001_toy")["result"]["summary"]
     n_seeds = len(result["result"]["per_seed"])
     lines = [f"RMSE x 100, mean ± sd over {n_seeds} seeds",
-             f"{'noise':28s}" + "".join(f"{name:>15s}" for name in SEED001_MODELS)]
+             f"{'noise':28s}" + "".join(f"{name:>15s}" for name in ANNOTATOR_MODELS)]
     for scenario, rows in summary.items():
         cells = [f"{rows[m]['rmse_x100_mean']:.1f} ± {rows[m]['rmse_x100_sd']:.1f}"
-                 for m in SEED001_MODELS]
-        lines.append(f"{SEED001_SCENARIOS[scenario]:28s}"
+                 for m in ANNOTATOR_MODELS]
+        lines.append(f"{ANNOTATOR_SCENARIOS[scenario]:28s}"
                      + "".join(f"{cell:>15s}" for cell in cells))
     counts = [seed["n_regions_affinity"] for seed in result["result"]["per_seed"]]
     floor = summary["regions"]
@@ -106,10 +107,11 @@ def _mean_sd(entry) -> str:
     return f"{entry['mean']:.1f}±{entry['sd']:.1f}"
 
 
-def seed001_table1_table(result) -> str:
-    """Seed 001's Table 1 (``load_result("seed001_table1")``): per scenario, our row (mean ± sd
-    of RMSE x 100 over the splits) above the seed's row of the matching half of its table, and
-    whether the row keeps the seed's ordering GOLD < MANH <= MA < Av (affinity / k-means)."""
+def annotator_uci_table(result) -> str:
+    """Table 1 of Gil-Gonzalez, Alvarez & Orozco 2018 (``load_result("seed001_table1")``): per
+    scenario, our row (mean ± sd of RMSE x 100 over the splits) above the paper's row of the
+    matching half of its table, and whether the row keeps the paper's ordering
+    GOLD < MANH <= MA < Av (affinity / k-means)."""
     document = _unit5_result(result, "seed001_table1")
     summary, source = document["result"]["summary"], document["source"]
     ordering = document["result"]["ordering"]
@@ -118,31 +120,32 @@ def seed001_table1_table(result) -> str:
         part = source["scenario_to_table_part"][scenario]
         half = "a" if part == "homogeneous" else "b"
         lines += ["" if lines else None,
-                  f"{SEED001_SCENARIOS[scenario]} (seed: Table 1{half}); last column: "
+                  f"{ANNOTATOR_SCENARIOS[scenario]} (seed: Table 1{half}); last column: "
                   "GOLD < MANH <= MA < Av holds (affinity / k-means MANH)",
-                  f"{'':16s}" + "".join(f"{name:>14s}" for name in SEED001_MODELS)
+                  f"{'':16s}" + "".join(f"{name:>14s}" for name in ANNOTATOR_MODELS)
                   + f"{'LMO':>11s}"]
         for label, row in rows.items():
             order = ordering[scenario][label]
             holds = "/".join("yes" if order[m]["holds"] else "no"
                              for m in ("MANH_affinity", "MANH_kmeans"))
             lines.append(f"{label + ', ours':16s}"
-                         + "".join(f"{_mean_sd(row[m]):>14s}" for m in SEED001_MODELS)
+                         + "".join(f"{_mean_sd(row[m]):>14s}" for m in ANNOTATOR_MODELS)
                          + f"{'—':>11s}   {holds}")
-            seed = source["table"][part][label]
-            seed_cells = [seed["GOLD"], seed["Av"], seed["MA"], seed["MANH"], None]
+            paper = source["table"][part][label]
+            source_cells = [paper["GOLD"], paper["Av"], paper["MA"], paper["MANH"], None]
             lines.append(f"{label + ', seed':16s}"
-                         + "".join(f"{_mean_sd(c):>14s}" for c in seed_cells)
-                         + f"{_mean_sd(seed['LMO']):>11s}")
+                         + "".join(f"{_mean_sd(c):>14s}" for c in source_cells)
+                         + f"{_mean_sd(paper['LMO']):>11s}")
     return "\n".join(line for line in lines if line is not None)
 
 
-def seed001_calibrated_table(result) -> str:
-    """Seed 001's Table 1a with calibrated annotators (``load_result("seed001_calibrated")``):
-    the annotators' variances, our rows above the seed's with the Av - GOLD and MA - GOLD gaps,
-    then per set the paired tests over the splits (plain and Nadeau-Bengio corrected)."""
+def annotator_calibrated_table(result) -> str:
+    """Table 1a of Gil-Gonzalez et al. 2018 with calibrated annotators
+    (``load_result("seed001_calibrated")``): the annotators' variances, our rows above the
+    paper's with the Av - GOLD and MA - GOLD gaps, then per set the paired tests over the splits
+    (plain and Nadeau-Bengio corrected)."""
     document = _unit5_result(result, "seed001_calibrated")
-    outcome, seed = document["result"], document["source"]["table"]
+    outcome, paper = document["result"], document["source"]["table"]
     calibration = outcome["calibration"]
     variances = ", ".join(f"{v:g}" for v in calibration["annotator_variances"])
     models = ("GOLD", "Av", "MA")
@@ -154,7 +157,7 @@ def seed001_calibrated_table(result) -> str:
              f"{'':16s}" + "".join(f"{m:>12s}" for m in models)
              + f"{'Av - GOLD':>11s}{'MA - GOLD':>11s}"]
     for label, row in outcome["summary"].items():
-        for who, cells in (("ours", row), ("seed", seed[label])):
+        for who, cells in (("ours", row), ("seed", paper[label])):
             lines.append(f"{label + ', ' + who:16s}"
                          + "".join(f"{_mean_sd(cells[m]):>12s}" for m in models)
                          + f"{cells['Av']['mean'] - cells['GOLD']['mean']:11.1f}"
@@ -174,41 +177,41 @@ def _shown(value, digits: int) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def seed000_table1_table(result) -> str:
-    """Seed 000's Table 1 on the fluency set (``load_result("seed000_table1")``): PCC, MSE, KL
-    and the learned noise per model, ours above the seed's ('—' where the seed prints
+def fluency_table(result) -> str:
+    """Table 1 of arXiv 2306.02719 on the fluency set (``load_result("seed000_table1")``): PCC,
+    MSE, KL and the learned noise per model, ours above the paper's ('—' where it prints
     nothing); GP_repeat against GP_joint; the significance tests of GP_joint against GP_base
-    beside the seed's p-values; the rater offsets and what removing them does."""
+    beside the paper's p-values; the rater offsets and what removing them does."""
     document = _unit5_result(result, "seed000_table1")
     models, source = document["result"]["models"], document["source"]["table"]
     lines = [f"{'':17s}{'PCC':>7s}{'MSE':>7s}{'KL':>7s}   learned noise"]
     for model in ("GP_base", "GP_repeat", "GP_joint"):
-        row, seed = models[model], source[model]
+        row, paper = models[model], source[model]
         noise_name = "σ_base²" if model == "GP_base" else "σ²"
         lines.append(f"{model + ', ours':17s}{row['PCC']:7.3f}{row['MSE']:7.3f}"
                      f"{row['KL']:7.3f}   {noise_name} = {row['noise_variance']:.3f}")
-        lines.append(f"{model + ', seed':17s}{_shown(seed['PCC'], 3):>7s}"
-                     f"{_shown(seed['MSE'], 3):>7s}{_shown(seed['KL'], 2):>7s}")
+        lines.append(f"{model + ', seed':17s}{_shown(paper['PCC'], 3):>7s}"
+                     f"{_shown(paper['MSE'], 3):>7s}{_shown(paper['KL'], 2):>7s}")
     same = document["result"]["repeat_vs_joint"]
     lines += ["", f"repeat vs joint: largest difference of predictive means "
               f"{same['max_abs_mean_difference']:.1e}, of variances "
               f"{same['max_abs_variance_difference']:.1e}"]
     tests = document["result"].get("significance_joint_vs_base")
     if tests is not None:
-        seed_p = document["source"]["significance"]
+        paper_p = document["source"]["significance"]
         pcc = tests["PCC"]
         lines += ["", f"joint vs base on {tests['n_items']} test items "
                   f"({tests['n_items_whose_rounded_prediction_differs']} rounded predictions "
                   "differ); p-values ours (the seed's)",
                   f"  PCC  Steiger's Z1* = {pcc['z1_star']:5.2f}   p = {pcc['p_value']:.2g} "
-                  f"({seed_p['PCC']});  gain {pcc['r_joint'] - pcc['r_base']:+.3f}",
+                  f"({paper_p['PCC']});  gain {pcc['r_joint'] - pcc['r_base']:+.3f}",
                   f"       paired bootstrap: 95% interval of the gain "
                   f"[{pcc['bootstrap_interval_95'][0]:+.3f}, "
                   f"{pcc['bootstrap_interval_95'][1]:+.3f}], p = {pcc['bootstrap_p_value']:.2g}"]
         for metric in ("MSE", "KL"):
             test = tests[metric]
             lines.append(f"  {metric:4s} paired t = {test['t']:5.2f}   p = "
-                         f"{test['p_value']:.2g} ({seed_p[metric]});  change "
+                         f"{test['p_value']:.2g} ({paper_p[metric]});  change "
                          f"{test['mean_difference']:+.3f}")
     bias = document["result"]["bias_check"]
     lines += ["", "rater offsets (estimated) "
@@ -221,19 +224,19 @@ def seed000_table1_table(result) -> str:
     return "\n".join(lines)
 
 
-def seed000_timing_table(result) -> str:
-    """The times of seed 000's Table 1 on the fluency set: per model one ML-II run, the median
-    fit and prediction (the seed's inference time beside them), and the ratios."""
+def fluency_timing_table(result) -> str:
+    """The times of arXiv 2306.02719's Table 1 on the fluency set: per model one ML-II run, the
+    median fit and prediction (the paper's inference time beside them), and the ratios."""
     document = _unit5_result(result, "seed000_table1")
     models, source = document["result"]["models"], document["source"]["table"]
     ratios = document["result"]["time_ratios"]
     lines = []
     for model, row in models.items():
-        timing, seed = row["timing_s"], source[model]["inference_time_s"]
+        timing, paper = row["timing_s"], source[model]["inference_time_s"]
         lines.append(f"{model:10s} ML-II {timing['optimise_hyperparameters']:7.2f} s   fit "
                      f"{1000 * timing['fit_at_learned_hyperparameters']:6.2f} ms   predict the "
                      f"test set {1000 * timing['predict_test_set']:5.2f} ms   (seed: "
-                     f"{seed[0]} ± {seed[1]} s)")
+                     f"{paper[0]} ± {paper[1]} s)")
     repeat = ratios["repeat_over_joint"]
     lines.append(f"repeat / joint: fit + predict {repeat['fit_plus_predict_median']:.0f}x, "
                  f"ML-II {repeat['optimise_hyperparameters']:.0f}x "
@@ -243,9 +246,9 @@ def seed000_timing_table(result) -> str:
     return "\n".join(lines)
 
 
-def seed000_speechocean762_table(result) -> str:
-    """Seed 000's Table 1 on speechocean762's five experts (``load_result(
-    "seed000_speechocean762")``): ours above the seed's per model, the paired tests of GP_joint
+def speechocean762_table(result) -> str:
+    """Table 1 of arXiv 2306.02719 on speechocean762's five experts (``load_result(
+    "seed000_speechocean762")``): ours above the paper's per model, the paired tests of GP_joint
     against GP_base with the direction of each change, and each expert's bias and GPR-MA noise
     variance beside the joint model's one sigma^2."""
     document = _unit5_result(result, "seed000_speechocean762")
@@ -258,10 +261,10 @@ def seed000_speechocean762_table(result) -> str:
         lines.append(f"{model + ', ours':17s}{row['PCC']:7.3f}{row['MSE']:7.3f}{row['KL']:7.3f}"
                      f"   {noise_name} = {row['noise_variance']:.3f}")
     for model in ("GP_base", "GP_repeat"):
-        seed = source[model]
-        lines.append(f"{model + ', seed':17s}{_shown(seed['PCC'], 3):>7s}"
-                     f"{_shown(seed['MSE'], 3):>7s}{_shown(seed['KL'], 2):>7s}")
-    tests, seed_p = block["significance_joint_vs_base"], document["source"]["significance"]
+        paper = source[model]
+        lines.append(f"{model + ', seed':17s}{_shown(paper['PCC'], 3):>7s}"
+                     f"{_shown(paper['MSE'], 3):>7s}{_shown(paper['KL'], 2):>7s}")
+    tests, paper_p = block["significance_joint_vs_base"], document["source"]["significance"]
     lines += ["", f"joint vs base on {tests['n_items']} test sentences: p ours (seed's)"]
     for metric, lower_is_better, test_name in (("PCC", False, "Steiger's Z1*"),
                                                ("MSE", True, "paired t"),
@@ -270,7 +273,7 @@ def seed000_speechocean762_table(result) -> str:
         better = (joint < base) == lower_is_better
         verdict = "(better)" if better else "(worse)"
         lines.append(f"  {metric:4s}{base:7.3f} -> {joint:6.3f} {verdict:9s}  {test_name:13s} "
-                     f"p = {tests[metric]['p_value']:.2g} ({seed_p[metric]})")
+                     f"p = {tests[metric]['p_value']:.2g} ({paper_p[metric]})")
     experts = block["per_expert"]
     lines += ["", "expert          " + "".join(f"{k + 1:>7d}" for k in range(5)),
               "bias            " + "".join(f"{b:+7.2f}" for b in experts["bias_per_expert"]),
@@ -284,7 +287,8 @@ def seed000_speechocean762_table(result) -> str:
     return "\n".join(lines)
 
 
-# ----- Unit 7: the reproduced experiments of seed 003, as printed in lecture 7 section 8 -----
+# ----- Unit 7: the reproduced experiments of Wu, Sanders, Letham & Guan 2025 (lecture 7 -------
+# section 8; the printed text keeps the lecture's short name, 'seed', for the paper)
 # Each function takes a committed result (``load_result``) and returns the text the lecture
 # shows: the source's claims, our table and the sentence that states its message.
 
@@ -308,8 +312,8 @@ def _require(result, name: str, keys: tuple[str, ...], what: str) -> dict:
     return result
 
 
-def seed_claims(result) -> str:
-    """The source's claims as the result records them, one 'seed: ...' paragraph each."""
+def source_claims(result) -> str:
+    """The source paper's claims as the result records them, one 'seed: ...' paragraph each."""
     if not isinstance(result, dict) or not isinstance(result.get("source"), dict):
         raise TypeError(f"result: expected a committed result (load_result(...)), got "
                         f"{type(result).__name__}")
@@ -319,7 +323,7 @@ def seed_claims(result) -> str:
 
 def levelset_verdicts(result) -> dict:
     """{(problem, acquisition, step): verdict} of a level-set result (``seed003_levelset``,
-    ``seed003_levelset_4d``, ``seed003_passthrough``) for the seed's steps
+    ``seed003_levelset_4d``, ``seed003_passthrough``) for the paper's steps
     mixed > pseudo and pseudo > none."""
     _require(result, "result", ("report_trials", "arms"), "a level-set result")
     return {(problem, acquisition, step): summary["directions"][step]["verdict"]
@@ -328,14 +332,14 @@ def levelset_verdicts(result) -> dict:
 
 
 def levelset_report(result) -> str:
-    """The seed's claims; per problem and acquisition, each arm's F1 after the last reported
-    trial and the paired area differences of the seed's two steps with their verdicts; the
+    """The paper's claims; per problem and acquisition, each arm's F1 after the last reported
+    trial and the paired area differences of the paper's two steps with their verdicts; the
     sessions a library failure stopped; and how many problem-acquisition pairs each step holds
     in."""
     _require(result, "result", ("report_trials", "arms"), "a level-set result")
     settings = result["settings"]
     last = str(settings["report_trials"][-1])
-    lines = [seed_claims(result), "",
+    lines = [source_claims(result), "",
              f"{len(settings['seeds'])} seeds per arm: {settings['n_initial']} quasi-random "
              f"trials, then {settings['n_active']} chosen by the acquisition; F1 on "
              f"{settings['n_test']} test points", "",
@@ -374,12 +378,12 @@ def _change(before: float, after: float) -> str:
 
 
 def likert_synthetic_report(result) -> str:
-    """Seed 003 section 5.2 (``seed003_likert_synthetic``): the claims with our verdicts, the
+    """Wu et al. 2025, section 5.2 (``seed003_likert_synthetic``): the claims with our verdicts, the
     mean absolute error of Pr(x1 > x2) per region for both models, and the change the ratings
     make in each region."""
     _require(result, "result", ("n_seeds", "model"), "the seed003_likert_synthetic result")
     summary = result["result"]["summary"]
-    lines = [seed_claims(result),
+    lines = [source_claims(result),
              f"  (Likert cut points learned: "
              f"{result['settings']['model']['likert'].get('learned', 'not recorded')})"]
     for entry in result["result"]["claims"]:
@@ -418,13 +422,13 @@ def haptic_cell_counts(result) -> dict:
 
 
 def haptic_report(result) -> str:
-    """Seed 003 section 5.3 on simulated subjects (``seed003_haptic_like``): per subject and
+    """Wu et al. 2025, section 5.3 on simulated subjects (``seed003_haptic_like``): per subject and
     training size the paired Brier and F1 differences (with ratings minus choices only) with
     their verdicts, the claims with ours, and the count of cells where the ratings help."""
     _require(result, "result", ("training_sizes", "overconfident_subject"),
              "the seed003_haptic_like result")
     summary, sizes = result["result"]["summary"], result["settings"]["training_sizes"]
-    lines = [seed_claims(result),
+    lines = [source_claims(result),
              f"  (Likert cut points learned: "
              f"{result['settings']['model']['likert'].get('learned', 'not recorded')})", "",
              f"{result['settings']['n_splits']} splits per subject and size; difference with "
@@ -449,13 +453,13 @@ def haptic_report(result) -> str:
 
 
 def gait_report(result) -> str:
-    """Seed 003 section 5.4 on a simulated subject (``seed003_gait_like``): per training size
+    """Wu et al. 2025, section 5.4 on a simulated subject (``seed003_gait_like``): per training size
     both models' Brier and F1 with the verdicts, and the claim with the count of cells that
     pass the two-standard-error rule and the share of splits on which the ratings help."""
     _require(result, "result", ("n_trials", "level_counts", "n_splits"),
              "the seed003_gait_like result")
     settings, summary = result["settings"], result["result"]["summary"]
-    lines = [seed_claims(result), "",
+    lines = [source_claims(result), "",
              f"{settings['n_trials']} trials, level counts "
              f"{' / '.join(map(str, settings['level_counts']))}; {settings['n_splits']} splits "
              "per size",

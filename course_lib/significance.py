@@ -126,7 +126,7 @@ def _three(reference, first, second) -> tuple[np.ndarray, np.ndarray, np.ndarray
 def compare_correlations(reference, first, second) -> CorrelationComparison:
     """Steiger's Z1* for corr(reference, second) against corr(reference, first), all three
     arrays over the same items (e.g. rounded predictions of two models and the rounded
-    reference, as seed 000 compares them)."""
+    reference, as arXiv 2306.02719 compares them)."""
     reference, first, second = _three(reference, first, second)
     for name, values in (("reference", reference), ("first", first), ("second", second)):
         if np.all(values == values[0]):

@@ -118,6 +118,7 @@ def run(reduced: bool) -> dict:
         "significant_wins": forced_choice_threshold(paper_h.N_FORCED, level=paper_h.LEVEL),
         "listener": {"likelihood": "PairwiseBeta", "noise_sd": paper_h.LISTENER_NOISE_SD,
                      "concentration": paper_h.LISTENER_CONCENTRATION},
+        # as the committed run recorded it, when hearing_aid_model was named paper_h_model
         "model": "paper_h_model(2), MAP-II after every fit (as paper_h_personalisation)",
         "convergence_threshold": paper_h.CONVERGENCE_THRESHOLD,
         "paired_test": "Wilcoxon signed-rank test of the per-listener regret differences "

@@ -14,7 +14,7 @@ subjects:
   of the box (the paper's baseline is each subject's audiogram, which a simulated listener does
   not have).
 
-Both: Paper H's model (:func:`course_lib.gp.listeners.paper_h_model`: SE-ARD with variance 4
+Both: Paper H's model (:func:`course_lib.gp.listeners.hearing_aid_model`: SE-ARD with variance 4
 fixed, half-Student-t priors on the squared lengthscales, on noise_sd and on the Beta
 concentration), MAP-II after every fit (one L-BFGS-B run from the current hyper-parameters, as
 the paper re-learns them at every iteration), 10 random comparisons along a chain of random
@@ -83,7 +83,7 @@ from course_lib.gp.listeners import (
     SwitchesPreference,
     gp_draw_2d,
     gp_draw_4d,
-    paper_h_model,
+    hearing_aid_model,
     run_session,
     settings_grid,
 )
@@ -96,8 +96,8 @@ N_RANDOM, N_ACTIVE, N_FORCED, LEVEL = 10, 30, 20, 0.001
 OPTIMISE_EVERY, MAP_II_RESTARTS = 1, 1
 LISTENER_NOISE_SD, LISTENER_CONCENTRATION = 1.0, 10.0
 # The thesis gives no number for "average EI at zero": the course's settling_threshold, 1 % of
-# the model's prior utility sd (0.02: paper_h_model's kernel variance is 4 in both studies)
-CONVERGENCE_THRESHOLD = settling_threshold(paper_h_model(2).kernel, np.zeros((1, 2)))
+# the model's prior utility sd (0.02: hearing_aid_model's kernel variance is 4 in both studies)
+CONVERGENCE_THRESHOLD = settling_threshold(hearing_aid_model(2).kernel, np.zeros((1, 2)))
 FATIGUE_RATE = 0.05
 SWITCH_AFTER = N_RANDOM + N_ACTIVE // 2
 # listeners per study: a 4-D session costs about 5-10 times a 2-D one (the bEI ascents), so
@@ -175,7 +175,7 @@ def session(study: str, kind: str, index: int, grid: np.ndarray, acquisition: st
     """One full session of listener ``index`` (its listener and the SessionResult)."""
     listener = make_listener(study, kind, index)
     dim = STUDIES[study]["dim"]
-    result = run_session(listener, lambda: paper_h_model(dim), grid, n_random=N_RANDOM,
+    result = run_session(listener, lambda: hearing_aid_model(dim), grid, n_random=N_RANDOM,
                          n_active=N_ACTIVE, acquisition=acquisition,
                          optimise_every=OPTIMISE_EVERY, n_restarts=MAP_II_RESTARTS,
                          baseline=np.array(STUDIES[study]["baseline"]), n_forced=N_FORCED,
@@ -449,6 +449,7 @@ def run(reduced: bool) -> dict:
         "studies": STUDIES,
         "n_random": N_RANDOM, "n_active": N_ACTIVE, "n_forced": N_FORCED, "level": LEVEL,
         "significant_wins": forced_choice_threshold(N_FORCED, level=LEVEL),
+        # as the committed run recorded it, when hearing_aid_model was named paper_h_model
         "model": "paper_h_model(dim): SE-ARD, variance 4 fixed; squared lengthscales ~ "
                  "half-Student-t(6, 10) from 5 (2-D) or half-Student-t(6, 100) from 30 (4-D); "
                  "PairwiseBeta with noise_sd ~ half-Student-t(6, 10) from e, concentration ~ "

@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from course_lib.gp import GPRegression, SquaredExponential
-from course_lib.gp.annotators import SEED001_LAMBDA, AnnotatorNoiseGP, assign_regions, \
-    seed001_gold, simulate_homogeneous, simulate_regions
+from course_lib.gp.annotators import ANNOTATOR_TOY_LAMBDA, AnnotatorNoiseGP, assign_regions, \
+    annotator_toy_gold, simulate_homogeneous, simulate_regions
 from course_lib.metrics import rmse
 
 from .common import RESULTS_DIR, compare_runs, run_experiment, task_rng
@@ -29,7 +29,7 @@ from .common import RESULTS_DIR, compare_runs, run_experiment, task_rng
 NAME = "seed001_toy"
 N_TRAIN, N_TEST, N_ANNOTATORS = 60, 600, 3
 TAU = np.array([0.25, 0.5, 0.75])
-LAMBDA = SEED001_LAMBDA
+LAMBDA = ANNOTATOR_TOY_LAMBDA
 N_SIMULATION_REGIONS = 3
 # Every (region, annotator) noise cell needs 2 labels (the library refuses 1: its variance would
 # collapse onto that label); affinity-propagation regions smaller than this are merged.
@@ -105,7 +105,7 @@ def run_seed(seed: int, keep_curves: bool = False) -> dict:
     """Every scenario and model for one seed; ``keep_curves`` adds the test predictions."""
     X = task_rng(seed, "inputs").uniform(0.0, 1.0, size=(N_TRAIN, 1))
     X_test = np.linspace(0.0, 1.0, N_TEST)[:, None]
-    gold, gold_test = seed001_gold(X[:, 0]), seed001_gold(X_test[:, 0])
+    gold, gold_test = annotator_toy_gold(X[:, 0]), annotator_toy_gold(X_test[:, 0])
     simulation = assign_regions(X, N_SIMULATION_REGIONS, method="kmeans",
                                 rng=task_rng(seed, "regions/simulation"))
     model_regions = {
@@ -207,7 +207,7 @@ def draw_figure(curves: dict, path) -> None:
             ax.plot(x_test, gold_test, color="black", lw=1.2, label="gold z")
             ax.plot(x_test, mean, color="tab:purple", lw=1.8, label="predictive mean")
             if model == "GOLD":
-                ax.plot(x, seed001_gold(x), "k.", ms=4, label="gold labels")
+                ax.plot(x, annotator_toy_gold(x), "k.", ms=4, label="gold labels")
             else:
                 for annotator in range(N_ANNOTATORS):
                     mine = data.raters == annotator

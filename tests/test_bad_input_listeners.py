@@ -14,7 +14,7 @@ from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import BetaRating, PairwiseBeta, PairwiseProbit, PreferenceGP, SquaredExponential
 from course_lib.gp.listeners import (CannotHear, Fatigue, GPDrawResponse, MattersAboveThreshold,
                                      SimulatedListener, SwitchesPreference, gp_draw_2d,
-                                     negated_griewank, next_candidate, paper_h_model, run_session,
+                                     negated_griewank, next_candidate, hearing_aid_model, run_session,
                                      settings_grid)
 
 PROBIT = PairwiseProbit(0.5)
@@ -126,7 +126,7 @@ CASES = [
     BadInput("listeners: grid with NaN", session(grid=np.where(GRID == 4, np.nan, GRID)),
              ValueError, "grid"),
     BadInput("listeners: paper-H model for unknown answers",
-             lambda: paper_h_model(2, answers="slider"), ValueError, "answers"),
+             lambda: hearing_aid_model(2, answers="slider"), ValueError, "answers"),
     BadInput("listeners: next candidate by an unknown rule",
              lambda: next_candidate(PreferenceGP(SquaredExponential(2.0, 1.0), PROBIT), GRID,
                                     GRID[0], "greedy", np.zeros(len(GRID)), None, rng=0),

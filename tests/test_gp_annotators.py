@@ -24,7 +24,7 @@ from numerics import assert_non_decreasing
 LAMBDA = np.array([[0.0, 0.65, 1.0], [0.25, 0.0, 0.75], [0.1, 0.75, 0.0]])
 
 
-def seed001_gold(X):
+def annotator_toy_gold(X):
     return np.sin(2 * np.pi * X[:, 0]) * np.sin(6 * np.pi * X[:, 0])
 
 
@@ -246,7 +246,7 @@ def test_perfect_annotators_go_to_the_floor_and_are_reported(seed):
     rng = np.random.default_rng(seed)
     X = rng.uniform(0, 1, (60, 1))
     regions = assign_regions(X, 3, rng=rng)
-    data = simulate_regions(seed001_gold(X), regions, LAMBDA, rng=rng)
+    data = simulate_regions(annotator_toy_gold(X), regions, LAMBDA, rng=rng)
     gp = AnnotatorNoiseGP(SquaredExponential(0.1, 1.0), 3, regions, noise_variance=0.3)
     gp.fit(X, data).optimise_hyperparameters(3, rng=rng)
     np.testing.assert_array_equal(gp.at_floor_, np.eye(3, dtype=bool))
@@ -259,7 +259,7 @@ def test_perfect_annotators_go_to_the_floor_and_are_reported(seed):
 def test_floor_summary_of_gpr_ma_names_annotators():
     rng = np.random.default_rng(3)
     X = rng.uniform(0, 1, (40, 1))
-    data = simulate_homogeneous(seed001_gold(X), [0.0, 0.3, 0.5], rng=rng)
+    data = simulate_homogeneous(annotator_toy_gold(X), [0.0, 0.3, 0.5], rng=rng)
     gp = AnnotatorNoiseGP(SquaredExponential(0.1, 1.0), 3, noise_variance=0.3,
                           noise_floor=1e-3).fit(X, data)
     gp.optimise_hyperparameters(3, rng=rng)
@@ -272,7 +272,7 @@ def test_floor_summary_of_gpr_ma_names_annotators():
 def test_no_floor_without_a_perfect_annotator():
     rng = np.random.default_rng(4)
     X = rng.uniform(0, 1, (40, 1))
-    data = simulate_homogeneous(seed001_gold(X), [0.25, 0.5, 0.75], rng=rng)
+    data = simulate_homogeneous(annotator_toy_gold(X), [0.25, 0.5, 0.75], rng=rng)
     gp = AnnotatorNoiseGP(SquaredExponential(0.1, 1.0), 3, noise_variance=0.3).fit(X, data)
     gp.optimise_hyperparameters(3, rng=rng)
     assert not gp.at_floor_.any()

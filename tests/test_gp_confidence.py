@@ -23,9 +23,9 @@ from scipy.stats import norm
 from course_lib.gp import SquaredExponential
 from course_lib.gp.comparisons import Comparisons
 from course_lib.data.confidence_raters import likert_synthetic_trials
-from course_lib.gp.confidence import (GAP_PRIOR_LOG_SD, SEED_PREFERENCE_NOISE_SD,
+from course_lib.gp.confidence import (GAP_PRIOR_LOG_SD, UNSCALED_PROBIT_NOISE_SD,
                                       ConfidencePreferenceGP, preference_confidence_likelihood,
-                                      seed_preference_likelihood)
+                                      unscaled_pairwise_probit)
 from course_lib.gp.likelihoods import LikertConfidence, PairwiseProbit
 from course_lib.gp.variational import MixedLikelihood, VariationalGP, fit_variational
 
@@ -48,8 +48,8 @@ def _data(n_pairs=12, seed=3):
 
 def test_preference_likelihood_is_the_seeds_phi_of_the_difference():
     z = np.linspace(-6, 6, 25)
-    lik = seed_preference_likelihood()
-    assert SEED_PREFERENCE_NOISE_SD == pytest.approx(1 / np.sqrt(2))
+    lik = unscaled_pairwise_probit()
+    assert UNSCALED_PROBIT_NOISE_SD == pytest.approx(1 / np.sqrt(2))
     np.testing.assert_allclose(lik.log_likelihood(z, np.ones(25)), norm.logcdf(z), rtol=1e-12)
     np.testing.assert_allclose(lik.log_likelihood(z, np.zeros(25)), norm.logcdf(-z), rtol=1e-12)
     # not learnable: the kernel carries the scale
@@ -62,7 +62,7 @@ def test_predictive_probability_is_phi_mean_over_root_one_plus_var(mean, var):
                               -np.inf, np.inf, epsabs=1e-13)
     closed = norm.cdf(mean / np.sqrt(1 + var))
     assert closed == pytest.approx(exact, abs=1e-10)
-    assert seed_preference_likelihood().predictive_mean([mean], [var])[0] == pytest.approx(
+    assert unscaled_pairwise_probit().predictive_mean([mean], [var])[0] == pytest.approx(
         closed, abs=1e-14)
 
 
@@ -114,7 +114,7 @@ def test_mixed_elbo_is_below_the_exact_evidence_of_one_pair_and_close_to_it():
     sd = np.sqrt(K[0, 0] + K[1, 1] - 2 * K[0, 1])
 
     def joint(z):
-        log_p = (seed_preference_likelihood().log_likelihood([z], [1.0])[0]
+        log_p = (unscaled_pairwise_probit().log_likelihood([z], [1.0])[0]
                  + LIKERT.log_likelihood([z], [1.0])[0])
         return np.exp(log_p) * norm.pdf(z, 0.0, sd)
 
@@ -151,7 +151,7 @@ def test_item_model_equals_the_seeds_pair_space_kernel():
     # a variational GP on g(a, b) with that kernel and identity rows gives the same q(z)
     identity = np.eye(8)
     pair_model = fit_variational(pair_kernel, MixedLikelihood(
-        [(seed_preference_likelihood(), identity, choices), (LIKERT, identity, levels)]))
+        [(unscaled_pairwise_probit(), identity, choices), (LIKERT, identity, levels)]))
     ours = ConfidencePreferenceGP(KERNEL, likert=LIKERT, tol=TIGHT).fit(X, first, second,
                                                                         choices, levels)
     assert ours.result.elbo == pytest.approx(pair_model.elbo, abs=1e-7)

@@ -11,7 +11,7 @@ from course_lib.gp import (PairwiseBeta, PairwiseGaussian, PairwiseProbit, Prefe
 from course_lib.gp.acquisition import bivariate_ei, incumbent
 from course_lib.gp.listeners import (ACQUISITIONS, CannotHear, Fatigue, GPDrawResponse,
                                      MattersAboveThreshold, SimulatedListener, SwitchesPreference,
-                                     gp_draw_2d, gp_draw_4d, negated_griewank, paper_h_model,
+                                     gp_draw_2d, gp_draw_4d, negated_griewank, hearing_aid_model,
                                      run_session, settings_grid)
 from numerics import round_off
 
@@ -298,7 +298,7 @@ def test_session_is_reproducible_and_leaves_the_template_unfitted():
 
 def test_map_ii_runs_on_its_schedule_only():
     listener = SimulatedListener(gp_draw_2d(rng=4), PairwiseBeta(1.0, 10.0), rng=5)
-    r = run_session(listener, lambda: paper_h_model(2), SMALL_GRID, n_random=5, n_active=6,
+    r = run_session(listener, lambda: hearing_aid_model(2), SMALL_GRID, n_random=5, n_active=6,
                     optimise_every=3, rng=6)
     assert r.optimised_at == (0, 3, 6)
     theta = r.hyperparameters
@@ -307,7 +307,7 @@ def test_map_ii_runs_on_its_schedule_only():
             assert np.array_equal(theta[t], theta[t - 1])
     # MAP-II moved the free hyper-parameters away from the thesis's starting values, and the
     # fixed kernel variance (4) never moved
-    start = paper_h_model(2).theta
+    start = hearing_aid_model(2).theta
     assert np.all(np.abs(theta[-1, 1:] - start[1:]) > 1e-3)
     assert np.allclose(np.exp(theta[:, 0]), 4.0)
 
@@ -330,7 +330,7 @@ def test_forced_choice_against_the_baseline():
 
 
 def test_paper_h_model_matches_the_thesis_set_up():
-    two, four = paper_h_model(2), paper_h_model(4, answers="binary")
+    two, four = hearing_aid_model(2), hearing_aid_model(4, answers="binary")
     assert two.kernel.variance == 4.0 and two.bounds[0, 0] == two.bounds[0, 1]
     assert np.allclose(two.kernel.lengthscale ** 2, 5.0)
     assert np.allclose(four.kernel.lengthscale ** 2, 30.0)
@@ -349,7 +349,7 @@ def test_convergence_measure_flags_a_listener_who_cannot_hear():
         for seed in range(4):
             listener = SimulatedListener(gp_draw_2d(rng=seed), PairwiseBeta(1.0, 10.0),
                                          rng=10 + seed, pathology=pathology)
-            r = run_session(listener, lambda: paper_h_model(2), SMALL_GRID, n_random=5,
+            r = run_session(listener, lambda: hearing_aid_model(2), SMALL_GRID, n_random=5,
                             n_active=12, n_forced=0, rng=20 + seed)
             values.append(r.convergence[-4:].mean())
         return np.mean(values)

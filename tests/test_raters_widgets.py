@@ -14,10 +14,10 @@ from course_lib.gp.annotators import AnnotatorNoiseGP, assign_regions  # noqa: E
 from course_lib.plotting.raters import (plot_annotator_fit, plot_noise_profile,  # noqa: E402
                                         plot_noise_table, plot_rater_scores, plot_regions,
                                         plot_score_distribution, plot_speedup)
-from course_lib.widgets.raters import (SEED001_LAMBDA, TOY_KERNEL,  # noqa: E402
+from course_lib.widgets.raters import (ANNOTATOR_TOY_LAMBDA, TOY_KERNEL,  # noqa: E402
                                        annotator_explorer, annotator_toy_data, centre_scores,
                                        fit_annotator_models, fit_score_model, noise_profile,
-                                       panel_explorer, seed001_gold, spread_term_explorer,
+                                       panel_explorer, annotator_toy_gold, spread_term_explorer,
                                        toy_rater_data, toy_truth, true_noise_table)
 
 
@@ -119,7 +119,7 @@ def test_annotator_explorer_error_names_the_cell():
 def test_annotator_explorer_tables_show_the_fitted_models():
     explorer = annotator_explorer()                         # the lecture's settings
     fig = explorer.render(**explorer.values())
-    toy = annotator_toy_data(SEED001_LAMBDA, 60, 300, rng=explorer_seed(explorer))
+    toy = annotator_toy_data(ANNOTATOR_TOY_LAMBDA, 60, 300, rng=explorer_seed(explorer))
     models, regions = fit_annotator_models(toy.X, toy.data, toy.gold, 3, 1e-4, n_restarts=3,
                                            rng=explorer_seed(explorer))
     titles = [ax.get_title() for ax in fig.axes]
@@ -209,7 +209,7 @@ def test_noise_profile_splits_the_joint_evidence():
 def test_annotator_toy_regions_run_left_to_right_and_carry_lambda():
     toy = annotator_toy_data(rng=4)
     assert toy.X.shape == (60, 1) and toy.X_test.shape == (600, 1)
-    np.testing.assert_allclose(toy.gold, seed001_gold(toy.X[:, 0]))
+    np.testing.assert_allclose(toy.gold, annotator_toy_gold(toy.X[:, 0]))
     assert np.all(np.diff(toy.regions.centres[:, 0]) > 0)
     assert np.all(np.diff(toy.regions.labels) >= 0)           # sorted inputs, ordered regions
     # the perfect annotator of each region labels it exactly

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from course_lib.results import load_result, seed000_speechocean762_table, seed000_table1_table, \
-    seed000_timing_table, seed001_calibrated_table, seed001_table1_table, seed001_toy_table
+from course_lib.results import load_result, speechocean762_table, fluency_table, \
+    fluency_timing_table, annotator_calibrated_table, annotator_uci_table, annotator_toy_table
 
 
 def test_toy_table_shows_every_scenario_and_model():
     document = load_result("seed001_toy")
-    text = seed001_toy_table(document)
+    text = annotator_toy_table(document)
     for rows in document["result"]["summary"].values():
         for row in rows.values():
             assert f"{row['rmse_x100_mean']:.1f} ± {row['rmse_x100_sd']:.1f}" in text
@@ -20,7 +20,7 @@ def test_toy_table_shows_every_scenario_and_model():
 
 def test_table1_table_puts_the_seeds_row_under_ours():
     document = load_result("seed001_table1")
-    lines = seed001_table1_table(document).splitlines()
+    lines = annotator_uci_table(document).splitlines()
     auto = document["result"]["summary"]["regions"]["Auto"]["GOLD"]
     ours = next(i for i, line in enumerate(lines)
                 if line.startswith("Auto, ours") and f"{auto['mean']:.1f}±{auto['sd']:.1f}" in line)
@@ -30,7 +30,7 @@ def test_table1_table_puts_the_seeds_row_under_ours():
 
 def test_calibrated_table_shows_the_gaps_and_tests():
     document = load_result("seed001_calibrated")
-    text = seed001_calibrated_table(document)
+    text = annotator_calibrated_table(document)
     summary = document["result"]["summary"]
     for label, row in summary.items():
         gap = row["Av"]["mean"] - row["GOLD"]["mean"]
@@ -44,7 +44,7 @@ def test_calibrated_table_shows_the_gaps_and_tests():
 
 def test_seed000_table_shows_metrics_tests_and_the_seeds_p_values():
     document = load_result("seed000_table1")
-    text = seed000_table1_table(document)
+    text = fluency_table(document)
     models = document["result"]["models"]
     for model in models:
         assert f"{models[model]['KL']:7.3f}" in text
@@ -53,13 +53,13 @@ def test_seed000_table_shows_metrics_tests_and_the_seeds_p_values():
     tests = document["result"]["significance_joint_vs_base"]
     assert f"Z1* = {tests['PCC']['z1_star']:5.2f}" in text and "(0.065)" in text
     assert "(0.036)" in text and "(< 0.001)" in text
-    timing = seed000_timing_table(document)
+    timing = fluency_timing_table(document)
     assert "(seed: 8476 ± 510 s)" in timing
 
 
 def test_speechocean762_table_shows_direction_tests_and_experts():
     document = load_result("seed000_speechocean762")
-    text = seed000_speechocean762_table(document)
+    text = speechocean762_table(document)
     block = document["result"]["all_training"]
     models = block["models"]
     lines = text.splitlines()
@@ -73,14 +73,14 @@ def test_speechocean762_table_shows_direction_tests_and_experts():
     assert [float(v) for v in noise] == pytest.approx(
         block["per_expert"]["noise_variance_per_expert"], abs=0.005)
     with pytest.raises(ValueError, match="'seed000_speechocean762', got 'seed000_table1'"):
-        seed000_speechocean762_table(load_result("seed000_table1"))
+        speechocean762_table(load_result("seed000_table1"))
 
 
 def test_tables_refuse_another_result_by_name():
     toy = load_result("seed001_toy")
     with pytest.raises(ValueError, match="^result: expected the committed result "
                                          "'seed000_table1', got 'seed001_toy'"):
-        seed000_table1_table(toy)
+        fluency_table(toy)
     with pytest.raises(TypeError, match=r"^result: expected the committed result "
                                         r"load_result\('seed001_table1'\)"):
-        seed001_table1_table("seed001_table1")
+        annotator_uci_table("seed001_table1")

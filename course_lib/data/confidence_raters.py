@@ -1,29 +1,30 @@
-"""Simulated subjects who choose between two items and say how confident they are (seed 003, §5).
+"""Simulated subjects who choose between two items and say how confident they are (Wu, Sanders,
+Letham & Guan 2025, §5).
 
-The human data of the seed's two studies are private: the haptic roughness preferences come
-from Driller's PhD thesis (TU Delft, 2024, ch. 5), obtained by the seed's authors on request, and
-the robot-gait judgements are 472 answers of one of the seed's authors. Neither is published. The
-subjects here are SUBSTITUTES built from what the seed prints: the numbers of subjects, pairs
+The human data of Wu et al.'s two studies are private: the haptic roughness preferences come
+from Driller's PhD thesis (TU Delft, 2024, ch. 5), obtained by Wu et al. on request, and
+the robot-gait judgements are 472 answers of one of the authors. Neither is published. The
+subjects here are SUBSTITUTES built from what Wu et al. print: the numbers of subjects, pairs
 and trials, the rating scales and their mapping to three levels, the over-confident subject's
 rating marginals and the gait study's confidence counts. Their latent functions and calibration
-noise are this course's choices (stated below), so only the direction of the seed's results can
+noise are this course's choices (stated below), so only the direction of Wu et al.'s results can
 be compared, never a number.
 
 Every subject answers on a latent f over stimuli in the unit box:
 
-* the choice y = 1 (the first item preferred) with probability Phi(f(a) - f(b)), the seed's
+* the choice y = 1 (the first item preferred) with probability Phi(f(a) - f(b)), Wu et al.'s
   preference likelihood;
 * a confidence rating from the strength |f(a) - f(b)|, how well depends on the subject:
 
   - **calibrated** (:func:`calibrated_ratings`): 1 + 8 tanh(|df| / RATING_SCALE) plus
     N(0, noise_sd^2) (the subject's calibration noise), rounded and clipped to 1 .. 9;
   - **over-confident** (:func:`overconfident_ratings`): ratings that ignore |df| and follow the
-    seed's printed marginals for subject #2 (48 % nines, 84 % at least 7, none below 3);
+    paper's printed marginals for subject #2 (48 % nines, 84 % at least 7, none below 3);
   - **forced shares** (:func:`ranked_levels`): |df| plus noise ranked, the weakest n_0 trials
     at the lowest level and so on, so the level counts are exactly the given ones (the gait
     study's 218 / 176 / 78).
 
-Ratings 1 .. 9 become levels 0 .. 2 as in the seed (1-3 -> 0, 4-6 -> 1, 7-9 -> 2;
+Ratings 1 .. 9 become levels 0 .. 2 as in Wu et al. (1-3 -> 0, 4-6 -> 1, 7-9 -> 2;
 :func:`rating_levels`). A :class:`ConfidenceTrials` holds one subject's trials; its ``items()``
 gives the (X, first, second) a model fits.
 
@@ -55,7 +56,7 @@ RATING_SCALE = 1.0
 HAPTIC_NOISE_SD = (0.75, 0.0, 0.5, 1.0, 1.5)
 OVERCONFIDENT_SUBJECT = 2
 # subject #2's ratings (seed App. C): 48 % nines, 84 % >= 7, none < 3. The split of the other
-# 16 % over 3 .. 8 is ours (the seed prints only those three marginals).
+# 16 % over 3 .. 8 is ours (Wu et al. print only those three marginals).
 OVERCONFIDENT_SHARES = {9: 0.48, 8: 0.20, 7: 0.16, 6: 0.06, 5: 0.04, 4: 0.04, 3: 0.02}
 GAIT_LEVEL_COUNTS = (218, 176, 78)
 GAIT_NOISE_SD = 0.3          # calibration noise of the gait-like subject, in units of |df|
@@ -94,7 +95,7 @@ class ConfidenceTrials:
 
 
 def rating_levels(ratings, *, scale: int = 9, n_levels: int = 3) -> np.ndarray:
-    """Ratings 1 .. ``scale`` to levels 0 .. ``n_levels`` - 1 in equal blocks (the seed's
+    """Ratings 1 .. ``scale`` to levels 0 .. ``n_levels`` - 1 in equal blocks (Wu et al.'s
     1-3 -> 0, 4-6 -> 1, 7-9 -> 2)."""
     scale = as_positive_int(scale, "scale")
     n_levels = as_positive_int(n_levels, "n_levels", minimum=2)
@@ -135,7 +136,7 @@ def _apportion(shares: dict, total: int) -> dict:
 
 
 def overconfident_ratings(n_trials: int, *, rng: RngLike = None) -> np.ndarray:
-    """Ratings 1 .. 9 of the seed's over-confident subject #2, whatever the pairs: the counts of
+    """Ratings 1 .. 9 of Wu et al.'s over-confident subject #2, whatever the pairs: the counts of
     :data:`OVERCONFIDENT_SHARES` for ``n_trials`` (largest remainder; at 50 trials exactly 24
     nines, 42 ratings >= 7 and none below 3, as printed), in random order."""
     n_trials = as_positive_int(n_trials, "n_trials")
@@ -196,7 +197,7 @@ def haptic_like_subjects(*, n_pairs: int = 50, rng: RngLike = None) -> list[Conf
     """Five subjects on :func:`haptic_latent`, ``n_pairs`` uniform pairs each, ratings 1 .. 9 to
     levels 0 .. 2. Subjects #1, #3, #4, #5 are calibrated with noise sds
     :data:`HAPTIC_NOISE_SD` (0.75, 0.5, 1.0, 1.5 rating units); #2
-    (:data:`OVERCONFIDENT_SUBJECT`) rates by the seed's printed marginals whatever the pair.
+    (:data:`OVERCONFIDENT_SUBJECT`) rates by Wu et al.'s printed marginals whatever the pair.
     Substitutes for Driller's (2024) private data (module docstring)."""
     n_pairs = as_positive_int(n_pairs, "n_pairs")
     subjects = []
@@ -215,8 +216,8 @@ def haptic_like_subjects(*, n_pairs: int = 50, rng: RngLike = None) -> list[Conf
 def gait_like_subject(*, n_trials: int = 472, counts=GAIT_LEVEL_COUNTS,
                       rng: RngLike = None) -> ConfidenceTrials:
     """One subject, ``n_trials`` uniform pairs on :func:`gait_latent`, confidence 1 .. 3 with
-    exactly ``counts`` trials per level (the seed's 218 / 176 / 78 at 472 trials), ranked by
-    |df| plus N(0, 0.3^2) (:func:`ranked_levels`). A substitute for the seed author's private
+    exactly ``counts`` trials per level (Wu et al.'s 218 / 176 / 78 at 472 trials), ranked by
+    |df| plus N(0, 0.3^2) (:func:`ranked_levels`). A substitute for the author's private
     robot-gait answers (module docstring)."""
     n_trials = as_positive_int(n_trials, "n_trials")
     generator = as_rng(rng)

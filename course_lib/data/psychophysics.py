@@ -1,9 +1,10 @@
-"""Simulated detection tasks with a known threshold: seed 003's level-set test problems.
+"""Simulated detection tasks with a known threshold: the level-set test problems of
+Wu et al. 2025.
 
 Each problem is a yes/no (2AFC-style) task over a box of stimulus settings x: the observer says
 yes with probability P(yes | x) = link(latent(x)), and the experimenter wants the 75 % set
-{x : P(yes | x) < 0.75} (seed 003 §4.2, App. A). All are generated in code; the functions and
-the matrix W are printed in the seed.
+{x : P(yes | x) < 0.75} (Wu et al. 2025 §4.2, App. A). All are generated in code; the functions and
+the matrix W are printed in the paper.
 
 * :func:`psychometric_problem` -- the psychometric discrimination function of Letham et al.
   (2022) on [-1, 1]^2, probit link:
@@ -12,14 +13,14 @@ the matrix W are printed in the seed.
 
   at chance (f = 0) on the line x2 = -1, and f >= 3.19 (P >= 0.9993) on x2 = +1. 20
   constraints: 10 on x2 = -1 with target 0 and 10 on x2 = +1 with the true latent value, at
-  x1 = 10 evenly spaced values from -1 to 1 (the seed gives the counts, not the placement).
-* :func:`norm_ball_problem` -- f(x) = 2 ||x|| on [-1, 1]^d (d = 2 or 4 in the seed), probit;
+  x1 = 10 evenly spaced values from -1 to 1 (Wu et al. give the counts, not the placement).
+* :func:`norm_ball_problem` -- f(x) = 2 ||x|| on [-1, 1]^d (d = 2 or 4 in Wu et al.), probit;
   constraints at the origin (target 0) and at 5 scrambled Sobol points on each of the 2d faces
   with the true values: 21 in 2-D, 41 in 4-D.
 * :func:`passthrough_problem` -- the mixed-reality video-passthrough task (§4.5): a quarter
   ellipsoid with the printed W on [-30, 50] x [0, 60] x [0, 75] (camera separation minus IPD
   in mm, camera z-offset in mm, latency in ms) and a LOGISTIC link, P(yes) = s(x^T W x),
-  s(z) = 1 / (1 + e^-z); the fitted ellipsoid stands in for the participant, as in the seed.
+  s(z) = 1 / (1 + e^-z); the fitted ellipsoid stands in for the participant, as in the paper.
   21 constraints: the origin and 5 scrambled Sobol points on each of the four faces that do not
   contain it (x1 = -30, x1 = 50, x2 = 60, x3 = 75), target Phi^-1(min(s(x^T W x), 0.999)).
 
@@ -33,13 +34,13 @@ latent on the model's scale, ``probit_latent(x) = Phi^-1(P(yes | x))``, is what 
 scores compare the model's mean with.
 
 The model works on the unit cube: the passthrough box spans 80 x 60 x 75 units, and the
-seed's priors (Gamma(3, 6) lengthscales, mean 0.5) only make sense on [0, 1]^d (AEPsych scales
+paper's priors (Gamma(3, 6) lengthscales, mean 0.5) only make sense on [0, 1]^d (AEPsych scales
 every parameter to [0, 1]). ``to_unit`` / ``from_unit`` map between the box and the cube, and
 ``unit_latent`` is ``probit_latent`` on cube coordinates (the ``true_function`` of
 :func:`course_lib.metrics.f1_levelset` with ``bounds = unit_bounds``).
 
 Sublevel-set volumes (share of the box below the 75 % point): psychometric 6.29 %, norm ball
-8.93 % (2-D) and 0.40 % (4-D), passthrough 1.59 % (the seed's "about 2 %").
+8.93 % (2-D) and 0.40 % (4-D), passthrough 1.59 % (Wu et al.'s "about 2 %").
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ __all__ = ["LevelSetProblem", "psychometric_problem", "norm_ball_problem",
 # the target level: the 75 % point of the psychometric function
 LEVEL = 0.75
 LINKS = ("probit", "logistic")
-# seed 003 §4.5: the ellipsoid fitted to one participant's 900 answers
+# Wu et al. 2025 §4.5: the ellipsoid fitted to one participant's 900 answers
 PASSTHROUGH_W = np.array([[+0.00345447, -0.00344695, -0.00144475],
                           [-0.00344695, +0.00556409, +0.00252343],
                           [-0.00144475, +0.00252343, +0.00466492]])
@@ -272,7 +273,7 @@ def psychometric_latent(X) -> np.ndarray:
 def psychometric_problem(*, constraint_cap: float | None = None) -> LevelSetProblem:
     """Psychometric discrimination on [-1, 1]^2 with 20 constraints (module docstring).
 
-    ``constraint_cap`` None gives the seed's targets (the true latent, up to 40 on x2 = +1);
+    ``constraint_cap`` None gives Wu et al.'s targets (the true latent, up to 40 on x2 = +1);
     a probability such as 0.999 caps them at Phi^-1(cap) instead."""
     cap = _check_cap(constraint_cap)
     x1 = np.linspace(-1.0, 1.0, 10)

@@ -1,4 +1,5 @@
-"""The three regression sets of seed 001's Table 1 (``data/uci/``; provenance in its README).
+"""The three regression sets of Table 1 of Gil-Gonzalez, Alvarez & Orozco 2018 (``data/uci/``;
+provenance in its README).
 
 ``load_uci(name)`` for ``name`` in :data:`NAMES`:
 
@@ -9,8 +10,8 @@
 * ``"housing"``: Boston housing, 506 census tracts, 12 features, target ``medv`` (median home
   value in $1000s). The original column ``B`` is **not** included: it was built from the
   proportion of Black residents by a transform that encodes a segregationist assumption, and
-  scikit-learn removed the set over it. Seed 001 used the full set, so our Housing numbers are
-  not exactly comparable with its table.
+  scikit-learn removed the set over it. Gil-Gonzalez et al. used the full set, so our Housing
+  numbers are not exactly comparable with their table.
 
 Files are read through :func:`course_lib.data.read_csv_table` (checked against the manifest on
 every load; a field that is not a finite number is a :class:`~course_lib.data.DataError` naming

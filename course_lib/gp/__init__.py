@@ -7,13 +7,18 @@ Laplace / variational models of later units); ``regression`` exact GP regression
 MAP-II fitting; ``priors`` hyper-priors for MAP-II; ``sparse`` the inducing-point
 (Titsias collapsed variational bound) approximation for large N; ``raters`` several raters'
 scores per item (Unit 5: the mean, joint and repeated-input models); ``annotators`` raters whose
-noise differs by rater and by region of the input space (Unit 5, seed 001); ``comparisons``
-(pairs and the comparison matrix M), ``likelihoods`` (pairwise and bounded-rating likelihoods
-on z = M f), ``laplace`` (the Laplace approximation on z = M f), ``ep`` (expectation
-propagation for single-item ratings) and ``preference`` (the preference GP) and
-``acquisition`` (expected improvement, query rules, convergence and the forced-choice test)
-and ``listeners`` (simulated listeners, their pathologies and the personalisation loop) for
-Unit 6.
+noise differs by rater and by region of the input space (Unit 5; Gil-Gonzalez, Alvarez & Orozco
+2018); ``comparisons`` (pairs and the comparison matrix M), ``likelihoods`` (pairwise and
+bounded-rating likelihoods on z = M f), ``laplace`` (the Laplace approximation on z = M f),
+``ep`` (expectation propagation for single-item ratings), ``preference`` (the preference GP),
+``sparse_preference`` (the pairwise probit GP on pseudo-inputs), ``acquisition`` (expected
+improvement, query rules, convergence and the forced-choice test) and ``listeners`` (simulated
+listeners, their pathologies and the personalisation loop) for Unit 6; ``variational`` (the
+mixed-likelihood variational GP), ``sparse_variational`` (its inducing-point form),
+``constraints`` (prior knowledge as pseudo-observations of the latent), ``confidence``
+(preferences with confidence ratings), ``levelset`` (level-set acquisitions) and
+``levelset_session`` (the threshold-finding session) for Unit 7 (Wu, Sanders, Letham & Guan
+2025).
 """
 
 from .kernels import (Constant, Kernel, Linear, Matern, Matern12, Matern32, Matern52, Periodic,
@@ -48,7 +53,7 @@ from .constraints import (constraint_sigma, constraints_from_probability, detect
                           pseudo_data)
 from .levelset_session import LevelSetSession, LevelSetTrace, run_levelset_session
 from .confidence import (ConfidencePreferenceGP, preference_confidence_likelihood,
-                         seed_preference_likelihood)
+                         unscaled_pairwise_probit)
 from .preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
 from .sparse_preference import PseudoInputFit, SparsePreferenceGP
 from .acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path,
@@ -59,7 +64,7 @@ from .acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path,
                           settling_threshold, thompson_sample, univariate_ei)
 from .listeners import (CannotHear, Fatigue, GPDrawResponse, MattersAboveThreshold, Pathology,
                         SessionResult, SimulatedListener, SwitchesPreference, gp_draw_2d,
-                        gp_draw_4d, negated_griewank, next_candidate, paper_h_model, run_session,
+                        gp_draw_4d, negated_griewank, next_candidate, hearing_aid_model, run_session,
                         settings_grid)
 
 __all__ = [
@@ -93,12 +98,12 @@ __all__ = [
     "forced_choice_threshold",
     "negated_griewank", "settings_grid", "GPDrawResponse", "gp_draw_2d", "gp_draw_4d",
     "Pathology", "CannotHear", "SwitchesPreference", "Fatigue", "MattersAboveThreshold",
-    "SimulatedListener", "SessionResult", "paper_h_model", "next_candidate", "run_session",
+    "SimulatedListener", "SessionResult", "hearing_aid_model", "next_candidate", "run_session",
     "bvn_cdf", "levelset_probability", "LevelSetLookahead", "lookahead_levelset", "global_mi",
     "eavc", "bald_bernoulli", "straddle", "propose", "Proposal", "ACQUISITIONS",
     "constraints_from_probability", "constraint_sigma", "pseudo_data", "detection_likelihood",
     "LevelSetSession", "LevelSetTrace", "run_levelset_session",
     "SparseVariationalGP", "SparseVariationalResult", "fit_sparse_variational", "inducing_points",
     "sparse_variational_elbo",
-    "ConfidencePreferenceGP", "preference_confidence_likelihood", "seed_preference_likelihood",
+    "ConfidencePreferenceGP", "preference_confidence_likelihood", "unscaled_pairwise_probit",
 ]

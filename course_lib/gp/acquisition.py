@@ -1,7 +1,7 @@
 """Choosing the next comparison: expected improvement, sampling rules and when to stop.
 
 (J. B. Nielsen, *Systems for Personalization of Hearing Instruments*, PhD thesis, DTU 2014/2015,
-ch. 3, appendix I and Paper H.)
+ch. 3 and appendix I; Nielsen, Nielsen & Larsen 2015.)
 
 Expected improvement of a Gaussian improvement I ~ N(m, s^2), with u = m / s:
 
@@ -26,7 +26,7 @@ largest posterior mean, :func:`incumbent`):
 bEI is computed as the posterior of the linear functional f(x) - f(x_best): one predictive
 step with ``K* = k(X, X_cand) - k(X, x_best)`` and ``k** = k(x, x) + k(x_best, x_best) -
 2 k(x, x_best)``, i.e. one (n x n_cand) triangular solve for a whole grid (the 1681 settings of
-Paper H's 2-D study), never a loop over candidates.
+Nielsen et al.'s 2-D study), never a loop over candidates.
 
 Gradient of bEI in the candidate x (appendix I, with its slip corrected; the dEI/du terms
 cancel):
@@ -42,14 +42,14 @@ and the kernel's input derivatives from ``kernel.gradient_inputs``. This equals 
 (it grows like |x - x_best|); the gradient returned there is Phi(u) dm/dx with u = sign(m)
 infinity, i.e. dm/dx if m > 0 and 0 otherwise.
 
-Query rules: :func:`multinomial_sample` draws a grid index with probability
-proportional to EI (Paper H, 2-D); :func:`maximise_acquisition` polishes the best grid points
-or random starts with bounded L-BFGS-B (Paper H, 4-D: 5 random starts); :func:`thompson_sample`
-takes the argmax of one posterior draw; :func:`pairwise_bald` scores a candidate pair by the
-information its answer carries about f (below). Convergence: the grid mean of
-bEI, or the mean bEI along the ascent paths, smoothed by a running mean over 4 iterations
-(:func:`average_ei_path`, :func:`settled_at`). The final check (Paper H): an exact two-tailed
-binomial test of k wins in n forced choices against chance (:func:`forced_choice_test`).
+Query rules: :func:`multinomial_sample` draws a grid index with probability proportional to EI
+(Nielsen et al., 2-D); :func:`maximise_acquisition` polishes the best grid points or random starts
+with bounded L-BFGS-B (Nielsen et al., 4-D: 5 random starts); :func:`thompson_sample` takes the
+argmax of one posterior draw; :func:`pairwise_bald` scores a candidate pair by the information its
+answer carries about f (below). Convergence: the grid mean of bEI, or the mean bEI along the ascent
+paths, smoothed by a running mean over 4 iterations (:func:`average_ei_path`, :func:`settled_at`).
+The final check (Nielsen et al.): an exact two-tailed binomial test of k wins in n forced choices
+against chance (:func:`forced_choice_test`).
 
 Pairwise BALD (Bayesian active learning by disagreement; N. Houlsby, F. Huszar, Z. Ghahramani
 and M. Lengyel, arXiv:1112.5745, 2011): the mutual information between the answer y about a
@@ -276,13 +276,13 @@ def bivariate_ei_gradient(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray
 
 # ----- query rules ------------------------------------------------------------------------
 def multinomial_sample(values, *, rng: RngLike = None) -> int:
-    """An index drawn with probability proportional to ``values`` (EI on a grid; Paper H, 2-D).
+    """An index drawn with probability proportional to ``values`` (EI on a grid; Nielsen et al.).
 
-    All-zero fallback (Paper H's "numerical issue": every EI underflowed and the normaliser was
-    0): the draw is UNIFORM over all indices. Argmax would be no better there (all values tie at
-    0, so it would always return index 0, a corner of the grid, every time), and a uniform draw
-    is what "no setting is expected to improve" honestly means; the convergence measure is what
-    reports that the session has settled.
+    All-zero fallback (Nielsen et al.'s "numerical issue": every EI underflowed and the normaliser
+    was 0): the draw is UNIFORM over all indices. Argmax would be no better there (all values tie at
+    0, so it would always return index 0, a corner of the grid, every time), and a uniform draw is
+    what "no setting is expected to improve" honestly means; the convergence measure is what reports
+    that the session has settled.
     """
     values = as_float_array(values, "values", ndim=1)
     if np.any(values < 0):
@@ -387,7 +387,7 @@ class AcquisitionMaximum:
     x : (d,) the chosen setting (snapped to the grid when asked); value: its bEI.
     starts, ends : (n_restarts, d) start and end of every L-BFGS-B run; end_values: their bEI.
     path_mean : mean bEI over every point the ascents evaluated (the 4-D convergence measure
-        of Paper H). grid_values : bEI on ``X_grid`` when one was given, else None.
+        of Nielsen et al.). grid_values : bEI on ``X_grid`` when one was given, else None.
     x_best : the incumbent the improvement was measured against.
     """
 
@@ -416,11 +416,11 @@ def maximise_acquisition(model, bounds, *, X_grid=None, n_restarts: int = 5,
                          max_iter: int = 100, rng: RngLike = None) -> AcquisitionMaximum:
     """Maximise bEI on the box ``bounds`` ((d, 2), natural units) by multi-start L-BFGS-B.
 
-    ``starts="grid"`` (default when ``X_grid`` is given): bEI on the whole grid in one solve,
-    then polish the ``n_restarts`` best grid points. ``starts="random"`` (default otherwise):
-    ``n_restarts`` uniform starts in the box (Paper H, 4-D: 5 starts; few starts leave the
-    global maximum often unfound, which adds exploration). ``snap``: return the grid row
-    nearest to the best end point (needs ``X_grid``). ``max_iter`` caps each L-BFGS-B run.
+    ``starts="grid"`` (default when ``X_grid`` is given): bEI on the whole grid in one solve, then
+    polish the ``n_restarts`` best grid points. ``starts="random"`` (default otherwise):
+    ``n_restarts`` uniform starts in the box (Nielsen et al., 4-D: 5 starts; few starts leave the
+    global maximum often unfound, which adds exploration). ``snap``: return the grid row nearest to
+    the best end point (needs ``X_grid``). ``max_iter`` caps each L-BFGS-B run.
     """
     model = _check_model(model)
     d = model.X_train.shape[1]
@@ -473,7 +473,7 @@ def maximise_acquisition(model, bounds, *, X_grid=None, n_restarts: int = 5,
 # ----- convergence --------------------------------------------------------------------------
 def average_ei_path(history, window: int = 4) -> np.ndarray:
     """Running mean of a per-iteration EI summary (grid mean of bEI, or the path mean of
-    :class:`AcquisitionMaximum`) over the last ``window`` iterations (Paper H, 4-D: 4); the
+    :class:`AcquisitionMaximum`) over the last ``window`` iterations (Nielsen et al., 4-D: 4); the
     first ``window - 1`` entries average what is available."""
     history = as_float_array(history, "history", ndim=1)
     if np.any(history < 0):
@@ -493,7 +493,7 @@ SETTLED_FRACTION = 0.01
 
 def settling_threshold(kernel, X) -> float:
     """``SETTLED_FRACTION`` times the utility's prior sd over the settings ``X`` (the root mean
-    of ``kernel``'s diagonal there), the level for :func:`settled_at`: 0.02 for Paper H's
+    of ``kernel``'s diagonal there), the level for :func:`settled_at`: 0.02 for Nielsen et al.'s
     model (kernel variance 4)."""
     if not isinstance(kernel, Kernel):
         raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
@@ -563,10 +563,10 @@ def _two_tailed_p(k: int, n: int) -> float:
 def forced_choice_test(wins: int, n: int, *, level: float = 0.001) -> ForcedChoiceTest:
     """Did the listener prefer their personal setting to the baseline more often than chance?
 
-    ``wins`` of ``n`` forced choices went to the personal setting; exact two-tailed binomial
-    test against p = 1/2 (Paper H: 20 choices). ``significant`` is ``p_value < level`` in either
-    direction, so read it with ``preferred`` (which side won) or use ``personal_preferred``:
-    a listener who always chose the baseline is significant too, for the baseline.
+    ``wins`` of ``n`` forced choices went to the personal setting; exact two-tailed binomial test
+    against p = 1/2 (Nielsen et al.: 20 choices). ``significant`` is ``p_value < level`` in either
+    direction, so read it with ``preferred`` (which side won) or use ``personal_preferred``: a
+    listener who always chose the baseline is significant too, for the baseline.
     """
     n = as_positive_int(n, "n")
     wins = as_positive_int(wins, "wins", minimum=0)

@@ -1,6 +1,6 @@
 """Annotators whose reliability differs, by annotator and by region of the input space.
 
-(Seed 001: Gil-Gonzalez, Alvarez and Orozco, "Gaussian processes regression with multiple
+(Gil-Gonzalez, Alvarez and Orozco 2018, "Gaussian processes regression with multiple
 annotators: when the annotator performance is not homogeneous", CIARP 2018.)
 
 Annotator r labels some of the N items; each label is the latent gold standard plus noise,
@@ -12,7 +12,7 @@ y_ir = f(x_i) + N(0, s_j), with one variance s_j per *noise cell* j:
 
 With precisions tau_ir = 1 / s_j(i,r), the labels of item i act like ONE observation of f_i:
 the precision-weighted mean yhat_i = Sigma_ii sum_r tau_ir y_ir with noise
-Sigma_ii = 1 / sum_r tau_ir (seed 001, eq. (1); :meth:`RaterData.weighted`). Exactly,
+Sigma_ii = 1 / sum_r tau_ir (Gil-Gonzalez et al., eq. (1); :meth:`RaterData.weighted`). Exactly,
 
     log p(Y | X) = log N(yhat; 0, K + Sigma) + c,
     c = sum_i [-(R_i - 1)/2 log 2pi + 1/2 sum_r log tau_ir + 1/2 log Sigma_ii
@@ -37,7 +37,7 @@ Gradients (hyper-parameters as logs):
 Setting that gradient to zero gives the EM update s_j = mean over j's labels of
 (y_ir - m_i)^2 + V_ii (:meth:`AnnotatorNoiseGP.em_step`), which never lowers the evidence.
 
-Boundaries. An annotator who is noise-free in a region (seed 001's Lambda has a zero diagonal)
+Boundaries. An annotator who is noise-free in a region (the toy's Lambda has a zero diagonal)
 has its ML-II variance at s_j -> 0; the evidence stays bounded because the GP prior and the
 other annotators keep K + Sigma positive definite. Every variance therefore has a documented
 lower bound ``noise_floor`` (default 1e-4; upper bound 1e5) or a prior, and the fitted model
@@ -78,19 +78,19 @@ from .regression import NOISE_BOUNDS, GPRegression
 
 __all__ = ["AnnotatorLikelihood", "annotator_log_likelihood", "AnnotatorNoiseGP", "Regions",
            "assign_regions", "simulate_homogeneous", "simulate_regions", "NOISE_FLOOR",
-           "AT_FLOOR_FACTOR", "REGION_METHODS", "SEED001_LAMBDA", "seed001_gold"]
+           "AT_FLOOR_FACTOR", "REGION_METHODS", "ANNOTATOR_TOY_LAMBDA", "annotator_toy_gold"]
 
-#: Seed 001's toy (its section 4): the gold standard z = sin(2 pi x) sin(6 pi x) on [0, 1] and
-#: the noise table Lambda, entry [l, r] = noise variance of annotator r in region l; each
+#: Gil-Gonzalez et al.'s toy (their section 4): gold standard z = sin(2 pi x) sin(6 pi x) on
+#: [0, 1] and the noise table Lambda, entry [l, r] = noise variance of annotator r in region l; each
 #: annotator is perfect (variance 0) in one region.
-SEED001_LAMBDA = np.array([[0.0, 0.65, 1.0],
-                           [0.25, 0.0, 0.75],
-                           [0.1, 0.75, 0.0]])
-SEED001_LAMBDA.setflags(write=False)
+ANNOTATOR_TOY_LAMBDA = np.array([[0.0, 0.65, 1.0],
+                                 [0.25, 0.0, 0.75],
+                                 [0.1, 0.75, 0.0]])
+ANNOTATOR_TOY_LAMBDA.setflags(write=False)
 
 
-def seed001_gold(x) -> np.ndarray:
-    """Seed 001's toy gold standard z = sin(2 pi x) sin(6 pi x)."""
+def annotator_toy_gold(x) -> np.ndarray:
+    """The gold standard of Gil-Gonzalez et al.'s toy, z = sin(2 pi x) sin(6 pi x)."""
     x = as_float_array(x, "x")
     return np.sin(2.0 * np.pi * x) * np.sin(6.0 * np.pi * x)
 
@@ -664,7 +664,7 @@ def simulate_homogeneous(gold, variances, *, rng: RngLike = None) -> RaterData:
 
 def simulate_regions(gold, regions, variance_table, *, rng: RngLike = None) -> RaterData:
     """Annotator r labels every item with y_ir = gold_i + N(0, variance_table[l(i), r]), l(i)
-    the region of item i (``regions``: (N,) indices or a :class:`Regions`); seed 001's Lambda
+    the region of item i (``regions``: (N,) indices or a :class:`Regions`); the toy's Lambda
     (zeros allowed: a perfect annotator in that region). Uses the random numbers of
     :func:`simulate_homogeneous`: with equal rows the two give the same labels."""
     gold = as_float_array(gold, "gold", ndim=1)

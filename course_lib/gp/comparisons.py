@@ -11,9 +11,9 @@ A comparison is an ORDERED pair (first, second) of items with an answer y about 
   y = 0.5 no preference, and |y - 0.5| is how strongly.
 * An observed difference y (real) is a noisy f(first) - f(second).
 
-J. B. Nielsen's thesis (and its Papers A, D, G, H) uses the opposite orientation: there the
-SECOND option v is preferred when y is large, and the argument is f(v) - f(u). A thesis formula
-reads the same here once its v is taken as our first item and its u as our second (thesis
+J. B. Nielsen's thesis (and the papers of his hearing-aid studies) uses the opposite orientation:
+there the SECOND option v is preferred when y is large, and the argument is f(v) - f(u). A thesis
+formula reads the same here once its v is taken as our first item and its u as our second (thesis
 indicator rows, -1 at u and +1 at v, are then our rows; its binary y = +1 / -1 is our 1 / 0);
 the code never converts. Swapping the two items of every row with y -> 1 - y (binary, degree)
 or y -> -y (difference) describes the same data, so every posterior must be unchanged:

@@ -1,22 +1,23 @@
-"""Preferences with confidence ratings: one latent f, two kinds of answer (seed 003, section 5).
+"""Preferences with confidence ratings: one latent f, two kinds of answer (Wu, Sanders,
+Letham & Guan 2025, section 5).
 
 Each trial shows two items a (``first``) and b (``second``) and gets
 
-* a choice y in {0, 1}, 1 = the first item was preferred, with the seed's likelihood
+* a choice y in {0, 1}, 1 = the first item was preferred, with Wu et al.'s likelihood
   P(y = 1 | f) = Phi(f(a) - f(b)) (no sqrt 2). In the course's
   :class:`~course_lib.gp.likelihoods.PairwiseProbit`, Phi(z / (sqrt(2) noise_sd)), that is
-  ``noise_sd = 1 / sqrt(2)`` held fixed (:func:`seed_preference_likelihood`);
-* optionally a confidence level c in 0 .. l - 1 (0 = weakest), with the seed's Likert likelihood
+  ``noise_sd = 1 / sqrt(2)`` held fixed (:func:`unscaled_pairwise_probit`);
+* optionally a confidence level c in 0 .. l - 1 (0 = weakest), with Wu et al.'s Likert likelihood
   (eq. 2) on |f(a) - f(b)|, :class:`~course_lib.gp.likelihoods.LikertConfidence` (cut points with
   gaps of at most 2, lapse 0.1).
 
-As in the seed (section 5.1), :class:`ConfidencePreferenceGP` learns the Likert cut points with
+As in Wu et al. (section 5.1), :class:`ConfidencePreferenceGP` learns the Likert cut points with
 the kernel by MAP-II (its gaps ``part1.gap_1`` .. ``part1.gap_{l-1}``, after the kernel's
-parameters in ``theta``); the lapse stays at the likert's value (the seed's 0.1, fixed
-throughout its experiments) and the choices' probit scale stays fixed (it is not identifiable
+parameters in ``theta``); the lapse stays at the likert's value (Wu et al.'s 0.1, fixed
+throughout their experiments) and the choices' probit scale stays fixed (it is not identifiable
 against the kernel's amplitude). Few ratings pin a cut point only weakly (a level nobody used
 says little about where it starts), so each gap gets a weak prior from the model's own scale,
-:func:`gap_prior`: the seed bounds a gap by max_gap = 2 because Phi(2) = 0.98 is about the
+:func:`gap_prior`: Wu et al. bound a gap by max_gap = 2 because Phi(2) = 0.98 is about the
 largest change of preference probability one level can span; the prior's median is half that
 bound (a gap across which Phi moves from 1/2 to Phi(1) = 0.84) with a log-sd of 1, so the data
 move it freely within a factor e either side and the bound caps it above.
@@ -31,9 +32,9 @@ ratings), and predicts
 
     Pr(a preferred to b) = E[Phi(f(a) - f(b))] = Phi(mu / sqrt(1 + v))
 
-with mu, v the posterior mean and variance of the latent difference (seed eq. 3's p_i).
+with mu, v the posterior mean and variance of the latent difference (Wu et al.'s eq. 3, p_i).
 
-The seed puts a GP on the pair space with the kernel k(a,c) + k(b,d) - k(a,d) - k(b,c); here f
+Wu et al. put a GP on the pair space with the kernel k(a,c) + k(b,d) - k(a,d) - k(b,c); here f
 lives on the items and M takes differences, which is the same model when the items are the
 pairs' own inputs (units-5-7-design trap 9; the test compares the two).
 
@@ -56,19 +57,19 @@ from .preference import latent_difference
 from .priors import LogNormal, Prior
 from .variational import MixedLikelihood, VariationalGP
 
-__all__ = ["SEED_PREFERENCE_NOISE_SD", "GAP_PRIOR_LOG_SD", "seed_preference_likelihood",
+__all__ = ["UNSCALED_PROBIT_NOISE_SD", "GAP_PRIOR_LOG_SD", "unscaled_pairwise_probit",
            "preference_confidence_likelihood", "gap_prior", "ConfidencePreferenceGP"]
 
-# PairwiseProbit's Phi(z / (sqrt(2) sigma)) is the seed's Phi(z) at sigma = 1 / sqrt(2)
-SEED_PREFERENCE_NOISE_SD = float(1.0 / np.sqrt(2.0))
+# PairwiseProbit's Phi(z / (sqrt(2) sigma)) is Wu et al.'s Phi(z) at sigma = 1 / sqrt(2)
+UNSCALED_PROBIT_NOISE_SD = float(1.0 / np.sqrt(2.0))
 # spread (in log units) of gap_prior: a factor e either side of its median is one sd
 GAP_PRIOR_LOG_SD = 1.0
 
 
-def seed_preference_likelihood() -> PairwiseProbit:
+def unscaled_pairwise_probit() -> PairwiseProbit:
     """P(first preferred | z) = Phi(z): PairwiseProbit with noise_sd fixed at 1/sqrt(2) (the
     latent's scale is the kernel's; a free noise_sd would not be identified)."""
-    return PairwiseProbit(SEED_PREFERENCE_NOISE_SD, noise_sd_bounds="fixed")
+    return PairwiseProbit(UNSCALED_PROBIT_NOISE_SD, noise_sd_bounds="fixed")
 
 
 def _check_likert(likert) -> LikertConfidence:
@@ -83,7 +84,7 @@ def _check_likert(likert) -> LikertConfidence:
 def gap_prior(likert: LikertConfidence | None = None) -> LogNormal:
     """The weak prior on each learned Likert gap (module docstring): log gap ~
     N(log(max_gap / 2), GAP_PRIOR_LOG_SD^2), from the likelihood's own bound ``max_gap``
-    (the seed's 2), never from data."""
+    (Wu et al.'s 2), never from data."""
     return LogNormal(float(np.log(0.5 * _check_likert(likert).max_gap)), GAP_PRIOR_LOG_SD)
 
 
@@ -95,7 +96,7 @@ def preference_confidence_likelihood(comparisons: Comparisons, confidence=None, 
     ``comparisons`` holds the pairs and the binary choices (kind ``"pair-binary"``, 1 = the
     first item preferred); ``confidence`` one level 0 .. l - 1 per comparison, or None;
     ``likert`` the rating likelihood (default ``LikertConfidence(3)``: gaps 1, lapse 0.1).
-    Part 0 is :func:`seed_preference_likelihood` on M; part 1 (only when ratings are given and
+    Part 0 is :func:`unscaled_pairwise_probit` on M; part 1 (only when ratings are given and
     ``use_ratings``) is ``likert`` on the same M.
     """
     if not isinstance(comparisons, Comparisons):
@@ -107,7 +108,7 @@ def preference_confidence_likelihood(comparisons: Comparisons, confidence=None, 
     likert = _check_likert(likert)
     use_ratings = as_bool(use_ratings, "use_ratings")
     M = comparisons.matrix()
-    parts = [(seed_preference_likelihood(), M, comparisons.y)]
+    parts = [(unscaled_pairwise_probit(), M, comparisons.y)]
     if confidence is not None:
         levels = likert.check_observations(confidence, "confidence")
         if levels.size != comparisons.n_comparisons:
@@ -128,9 +129,9 @@ class ConfidencePreferenceGP(VariationalGP):
         ``confidence`` values ``fit`` accepts, its gaps the starting cut points and its lapse
         the (fixed) lapse rate.
     use_ratings : False fits the choices alone even when ratings are passed (the preference-only
-        model of the seed's comparisons; the switch for a rater whose confidence is not
+        model of Wu et al.'s comparisons; the switch for a rater whose confidence is not
         informative).
-    learn_cut_points : True (the default, as the seed) learns the Likert gaps with the kernel
+    learn_cut_points : True (the default, as Wu et al.) learns the Likert gaps with the kernel
         by MAP-II whenever ratings are fitted; False keeps ``likert``'s cut points.
     priors : mapping name -> Prior over the kernel's parameters and the learned gaps
         (``"part1.gap_1"`` ..); a gap without one gets :func:`gap_prior`.
@@ -154,7 +155,7 @@ class ConfidencePreferenceGP(VariationalGP):
                  use_ratings: bool = True, learn_cut_points: bool = True,
                  priors: Mapping[str, Prior] | None = None, max_iter: int = 2000,
                  tol: float = 1e-8):
-        super().__init__(kernel, seed_preference_likelihood(), max_iter=max_iter, tol=tol)
+        super().__init__(kernel, unscaled_pairwise_probit(), max_iter=max_iter, tol=tol)
         self.likert = _check_likert(likert)
         self.use_ratings = as_bool(use_ratings, "use_ratings")
         self.learn_cut_points = as_bool(learn_cut_points, "learn_cut_points")
@@ -212,7 +213,7 @@ class ConfidencePreferenceGP(VariationalGP):
     def preference_probability(self, Xa, Xb) -> np.ndarray:
         """Pr(Xa_i preferred to Xb_i) = Phi(mu / sqrt(1 + v)) on the latent difference."""
         mean, var = self.predict_difference(Xa, Xb)
-        return seed_preference_likelihood().predictive_mean(mean, var)
+        return unscaled_pairwise_probit().predictive_mean(mean, var)
 
     def __repr__(self):
         return (f"ConfidencePreferenceGP(kernel={self.kernel!r}, likert={self.likert!r}, "

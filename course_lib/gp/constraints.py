@@ -1,29 +1,30 @@
-"""Prior knowledge about a detection task as constraints on the latent (Unit 7, seed 003 §4.3).
+"""Prior knowledge about a detection task as constraints on the latent (Unit 7; Wu,
+Sanders, Letham & Guan 2025, §4.3).
 
 An experimenter often knows answers before any trial: at zero intensity a two-alternative
 observer is at chance (P(yes) = 50 %), far above threshold nearly always right (P(yes) near
 100 %). With the probit link P(yes | f) = Phi(f) such a belief is a value of the latent f,
-and seed 003 adds it to the data as a Gaussian pseudo-observation of f (a second data type of
+and Wu et al. 2025 add it to the data as a Gaussian pseudo-observation of f (a second data type of
 the mixed likelihood):
 
     y_k = Phi^-1(p_k),     y_k | f(x_k) ~ N(f(x_k), sigma_k^2),   sigma_k fixed.
 
 :func:`constraints_from_probability` turns probabilities into targets y_k; p is clipped to
 [1 - cap, cap] first (default cap 0.999, so |y_k| <= Phi^-1(0.999) = 3.09), since
-Phi^-1(1) = inf (the seed's App. A.1 uses min(s(x), 0.999); the floor is the same clip on the
+Phi^-1(1) = inf (Wu et al.'s App. A.1 uses min(s(x), 0.999); the floor is the same clip on the
 other side).
 
-:func:`constraint_sigma` is the seed's noise heuristic "20 % relative violation plus 0.1
-absolute violation", repaired: sigma = 0.2 |y| + 0.1. The seed prints 0.2 y + 0.1, which is
+:func:`constraint_sigma` is Wu et al.'s noise heuristic "20 % relative violation plus 0.1
+absolute violation", repaired: sigma = 0.2 |y| + 0.1. Wu et al. print 0.2 y + 0.1, which is
 <= 0 for y <= -0.5 (p <= 0.31): AEPsych squares it into a variance, (0.2 y + 0.1)^2, which is
 exactly ZERO at y = -0.5 (an exact, degenerate constraint) and grows again below it. With the
-absolute value the sd is >= 0.1 everywhere and equal to the seed's for every y >= 0 (all the
-seed's constraints). A-priori 95 % intervals on P(yes): [0.422, 0.578] at y = 0 and
-[0.846, 0.999] at y = 2 (the seed's checked values).
+absolute value the sd is >= 0.1 everywhere and equal to Wu et al.'s for every y >= 0 (all of
+their constraints). A-priori 95 % intervals on P(yes): [0.422, 0.578] at y = 0 and
+[0.846, 0.999] at y = 2 (Wu et al.'s checked values).
 
-:func:`pseudo_data` is the seed's baseline (§4.4): the same knowledge as extra yes/no trials.
-The seed has two kinds of location: "50 %" ones get 5 yes and 5 no answers, "near 100 %" ones
-one yes. The rule used here to tell them apart (the seed gives none; its targets are all 0 or
+:func:`pseudo_data` is Wu et al.'s baseline (§4.4): the same knowledge as extra yes/no trials.
+Wu et al. have two kinds of location: "50 %" ones get 5 yes and 5 no answers, "near 100 %" ones
+one yes. The rule used here to tell them apart (Wu et al. give none; their targets are all 0 or
 >= 2): a target is "at chance" when its own a-priori 95 % interval contains 0, i.e.
 |y| <= 1.96 sigma(y) (|y| <= 0.322, p in [0.374, 0.626]); every other target becomes ONE answer
 on its side of chance: yes for y > 0, no for y < 0 (the symmetric floor, for a belief that a
@@ -54,9 +55,9 @@ __all__ = ["constraints_from_probability", "constraint_sigma", "at_chance", "pse
            "DetectionData", "detection_likelihood", "ARMS", "CHANCE_ANSWERS", "Z_95"]
 
 ARMS = ("mixed", "pseudo", "none")
-# the seed's pseudo-data: 5 yes + 5 no at a chance location
+# Wu et al.'s pseudo-data: 5 yes + 5 no at a chance location
 CHANCE_ANSWERS = 5
-# two-sided 95 % normal quantile (the width of the seed's a-priori intervals)
+# two-sided 95 % normal quantile (the width of Wu et al.'s a-priori intervals)
 Z_95 = float(ndtri(0.975))
 
 
@@ -74,7 +75,7 @@ def constraints_from_probability(p, cap: float = 0.999) -> np.ndarray:
 
 
 def constraint_sigma(y) -> np.ndarray:
-    """The noise sd of constraint targets ``y``: 0.2 |y| + 0.1 (module docstring: the seed's
+    """The noise sd of constraint targets ``y``: 0.2 |y| + 0.1 (module docstring: Wu et al.'s
     0.2 y + 0.1 repaired for y < 0)."""
     y = as_float_array(y, "y", allow_empty=True)
     return 0.2 * np.abs(y) + 0.1
@@ -97,7 +98,7 @@ def at_chance(targets) -> np.ndarray:
 
 
 def pseudo_data(locations, targets) -> tuple[np.ndarray, np.ndarray]:
-    """The seed's pseudo-data baseline: ``(X, answers)`` of Bernoulli pseudo-trials.
+    """Wu et al.'s pseudo-data baseline: ``(X, answers)`` of Bernoulli pseudo-trials.
 
     ``locations`` (m, d) and ``targets`` (m,) as for the constraints. A target at chance
     (:func:`at_chance`) gives 5 yes and 5 no answers at its location, any other one answer:

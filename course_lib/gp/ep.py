@@ -7,8 +7,8 @@ rate the same item: each row keeps its own site. Pairwise rows (+1 and -1) are r
 two-item term would need a factorised pair of sites (thesis footnote 4), which the thesis did
 not implement either; use the Laplace approximation for comparisons.
 
-Sites and posterior (thesis eqs. 2.28-2.29 corrected, Paper E sec. 4.2; Rasmussen & Williams
-2006, sec. 3.6). Each likelihood term is replaced by an unnormalised 1-D Gaussian site in
+Sites and posterior (thesis eqs. 2.28-2.29 corrected, Jensen et al. 2013 sec. 4.2; Rasmussen &
+Williams 2006, sec. 3.6). Each likelihood term is replaced by an unnormalised 1-D Gaussian site in
 natural parameters, t_k(f) = C_k exp(nu_k f - tau_k f^2 / 2), with site precision tau_k >= 0
 and shift nu_k. With S = diag(s), s_i = sum of tau_k over the rows of item i, and
 b_i = sum of nu_k over those rows,
@@ -53,7 +53,7 @@ Negative site precisions. For a likelihood that is not log-concave (Beta, trunca
 v_hat can exceed v: the tilted distribution is wider than the cavity and tau_new < 0. Such a
 site is set to tau = 0 with nu = delta / v = g1, which still matches the tilted MEAN and
 leaves the variance at the cavity's; every cavity then stays proper. (GPML's EP, the toolbox
-Paper E used, also clips tau at 0, but keeps nu from the unclipped formula, so its site
+Jensen et al. 2013 used, also clips tau at 0, but keeps nu from the unclipped formula, so its site
 matches neither moment.) ``EPResult.n_clipped`` counts the sites clipped in the last sweep, and a
 :class:`ClippedSiteWarning` says when some are: there the posterior is narrower than EP's
 fixed point would be, and the evidence gradient is only approximate.

@@ -1,4 +1,4 @@
-"""Level-set estimation (Unit 7, seed 003 section 4.2): where is f below a threshold?
+"""Level-set estimation (Unit 7, Wu et al. 2025 section 4.2): where is f below a threshold?
 
 The target is the sublevel set {x : f(x) < threshold} of a latent f with a Gaussian posterior,
 observed through Bernoulli probit answers y ~ Bernoulli(Phi(f(x))) (a detection task: the
@@ -65,7 +65,7 @@ Bivariate normal CDF
 
 Level-set probability and the look-ahead of one answer
     ``P(f(s) < threshold) = Phi((threshold - mu_s) / sd_s)`` (:func:`levelset_probability`;
-    sd_s = 0 gives the indicator of mu_s < threshold, the F1 rule of seed 003's appendix A).
+    sd_s = 0 gives the indicator of mu_s < threshold, the F1 rule of Wu et al.'s appendix A).
 
     Ask a Bernoulli probit question y at a query x_q, with P(y = 1 | f) = Phi(f(x_q)). With
     the joint Gaussian posterior of (f(x_q), f(s)) (means mu_q, mu_s, variances v_q, v_s,
@@ -76,7 +76,7 @@ Level-set probability and the look-ahead of one answer
         P(y = 1, f_s < threshold) = Phi_2(a_q, b_s; rho),  rho = -c / (sqrt(v_s) sqrt(1 + v_q)),
         P1 = Phi_2 / p1 = Px + delta / p1,   P0 = (Px - Phi_2) / (1 - p1) = Px - delta / (1 - p1)
 
-    (seed 003 section 4.2 by way of Letham et al. 2022; the seed only names the acquisitions).
+    (Wu et al. section 4.2 by way of Letham et al. 2022; the paper only names the acquisitions).
     These are exact for a Gaussian posterior: no refit is needed because conditioning on y is
     done on the Gaussian itself. What IS approximate is using the model's Gaussian posterior
     (Laplace / variational) in place of the true one, and, in a loop, that the model refitted

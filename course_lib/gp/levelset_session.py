@@ -1,4 +1,4 @@
-"""An active-learning session that finds a perceptual threshold (Unit 7, seed 003 §4.2-4.5).
+"""An active-learning session that finds a perceptual threshold (Unit 7, Wu et al. 2025 §4.2-4.5).
 
 A :class:`LevelSetSession` asks yes/no questions at stimulus settings it chooses and keeps a
 variational GP of the observer's probit latent f, so that P(yes | x) = Phi(f(x)); the target is
@@ -6,7 +6,7 @@ the 75 % set {x : f(x) < threshold}, threshold = Phi^-1(0.75) on the model's pro
 a logistic truth see :mod:`course_lib.data.psychophysics`). One trial:
 
 1. ``next_query()``: the first ``n_initial`` queries are scrambled Sobol points of the box (the
-   seed's 10 quasi-random initial trials); after them, the best of ``n_candidates`` Sobol
+   paper's 10 quasi-random initial trials); after them, the best of ``n_candidates`` Sobol
    candidates under the acquisition (``"global_mi"``, ``"eavc"``, ``"bald"``, ``"straddle"``),
    polished locally (:func:`course_lib.gp.levelset.propose`), with ``n_references`` Sobol
    reference points for the look-ahead acquisitions. Candidates and references are drawn once
@@ -14,13 +14,13 @@ a logistic truth see :mod:`course_lib.data.psychophysics`). One trial:
 2. ``observe(x, answer)``: the answer (1 = yes, 0 = no) joins the data and the model is refitted
    (from the ``n_initial``-th answer on).
 
-The model (seed 003 App. A, on the UNIT CUBE: settings are scaled from the box to [0, 1]^d,
+The model (Wu et al. 2025 App. A, on the UNIT CUBE: settings are scaled from the box to [0, 1]^d,
 because the priors below assume unit-scaled inputs; queries and answers stay in box units):
 
 * kernel: squared exponential with one lengthscale per dimension (ARD), lengthscale prior
-  Gamma(3, 6) (shape 3, rate 6: mean 0.5, mode 1/3), signal variance kept in [1, 4] (the seed's
+  Gamma(3, 6) (shape 3, rate 6: mean 0.5, mode 1/3), signal variance kept in [1, 4] (Wu et al.'s
   smoothed box prior on the output scale, here as hard bounds: course_lib has no smoothed-box
-  prior), plus a constant kernel of variance 1 (fixed) for the seed's learned constant mean: an
+  prior), plus a constant kernel of variance 1 (fixed) for Wu et al.'s learned constant mean: an
   offset with prior N(0, 1) integrated out instead of a point estimate;
 * likelihood by ``arm`` (:func:`course_lib.gp.constraints.detection_likelihood`): ``"mixed"``
   Bernoulli answers plus the constraints as Gaussian pseudo-observations, ``"pseudo"`` the
@@ -28,10 +28,10 @@ because the priors below assume unit-scaled inputs; queries and answers stay in 
   else: the same seed gives the same initial queries, candidates, references and (in
   :func:`run_levelset_session`) the same answers to the same questions;
 * ``model="full"``: :class:`~course_lib.gp.variational.VariationalGP` (full rank; for the
-  course's sizes its posterior needs no inducing points, so the seed's "inducing point at
+  course's sizes its posterior needs no inducing points, so Wu et al.'s "inducing point at
   every constraint" holds trivially), a fresh fit after each answer (its items change);
   ``model="sparse"``: :class:`~course_lib.gp.sparse_variational.SparseVariationalGP`, the
-  seed's model, on ``n_inducing`` (100) scrambled Sobol points plus one at every constraint
+  model of Wu et al., on ``n_inducing`` (100) scrambled Sobol points plus one at every constraint
   location (the same set for every arm), each fit warm-started from the previous q(v);
 * MAP-II schedule: one L-BFGS-B run (``map_max_iter`` iterations at most) from the current
   hyper-parameters when the initial trials are complete and then after every
@@ -76,11 +76,11 @@ __all__ = ["LevelSetSession", "LevelSetTrace", "run_levelset_session", "MODELS",
            "LENGTHSCALE_PRIOR", "OUTPUT_SCALE_BOUNDS", "MEAN_VARIANCE"]
 
 MODELS = ("full", "sparse")
-# seed 003 App. A (GPyTorch's (concentration, rate)): mean 0.5, mode 1/3 on unit-cube inputs
+# Wu et al. 2025 App. A (GPyTorch's (concentration, rate)): mean 0.5, mode 1/3 on unit-cube inputs
 LENGTHSCALE_PRIOR = (3.0, 6.0)
 OUTPUT_SCALE_BOUNDS = (1.0, 4.0)
 LENGTHSCALE_BOUNDS = (1e-2, 1e1)
-# prior variance of the constant offset standing in for the seed's learned constant mean
+# prior variance of the constant offset standing in for Wu et al.'s learned constant mean
 MEAN_VARIANCE = 1.0
 # the inner fit of q(f): L-BFGS iterations and relative tolerance, looser than the model's
 # defaults (2000, 1e-13): on 100 answers of the psychometric problem both gave the same F1 on

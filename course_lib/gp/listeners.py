@@ -7,25 +7,27 @@ likelihood says at z = f(x_first) - f(x_second), in the one orientation of
 preferred; a ``PairwiseGaussian`` listener reports a noisy difference). So a
 ``SimulatedListener(irf, PairwiseProbit(sigma))`` is Thurstone's listener: P(y = 1) =
 Phi(z / (sqrt(2) sigma)); with ``PairwiseBeta(sigma, nu)`` it moves a slider to
-y ~ Beta(nu mu, nu (1 - mu)), mu = Phi(z / (sqrt(2) sigma)) (J. B. Nielsen's thesis, DTU 2015,
-Papers A and H; the thesis writes pairs the other way round).
+y ~ Beta(nu mu, nu (1 - mu)), mu = Phi(z / (sqrt(2) sigma)) (J. B. Nielsen's thesis, DTU 2015;
+Jensen, Nielsen & Larsen 2011; Nielsen, Nielsen & Larsen 2015; they write pairs the other way
+round).
 
 Internal response functions (callables ``irf(X) -> (n,)`` on settings X of shape (n, d)):
 
-* :func:`negated_griewank` -- Paper A's 1-D three-peak function on [-8, 8]; the paper does not
-  print it, and f(x) = cos x - x^2 / 4000 matches its description (peaks at 0 and near +-2 pi,
-  the centre higher by about (2 pi)^2 / 4000 = 0.0099).
-* :class:`GPDrawResponse` -- a draw of a GP with known hyper-parameters, exact at a set of
-  anchor settings (f_A ~ N(0, K_AA)) and the GP's conditional mean k(x, A) K_AA^-1 f_A in
-  between (smooth, evaluable anywhere). :func:`gp_draw_2d` is Paper H's 2-D study (anchors on
-  [-20, 20]^2, step 4) and :func:`gp_draw_4d` its 4-D study (gains 0..80 dB, anchors step 20).
+* :func:`negated_griewank` -- the 1-D three-peak function on [-8, 8] of Jensen, Nielsen & Larsen
+  2011; the paper does not print it, and f(x) = cos x - x^2 / 4000 matches its description (peaks at
+  0 and near +-2 pi, the centre higher by about (2 pi)^2 / 4000 = 0.0099).
+* :class:`GPDrawResponse` -- a draw of a GP with known hyper-parameters, exact at a set of anchor
+  settings (f_A ~ N(0, K_AA)) and the GP's conditional mean k(x, A) K_AA^-1 f_A in between (smooth,
+  evaluable anywhere). :func:`gp_draw_2d` is the 2-D study of Nielsen, Nielsen & Larsen 2015
+  (anchors on [-20, 20]^2, step 4) and :func:`gp_draw_4d` its 4-D study (gains 0..80 dB, anchors
+  step 20).
 
 Pathologies of real listeners (Nielsen, Nielsen & Larsen 2015, sections 3.4 and 4.4; thesis
 section 4.1), passed as
 ``pathology=`` (one or a list):
 
 * :class:`CannotHear` -- the listener hears only ``scale`` times the IRF (0: a flat IRF, every
-  answer a coin flip; Paper H's subject 6);
+  answer a coin flip; Nielsen et al. 2015's subject 6);
 * :class:`SwitchesPreference` -- from answer ``after`` on it answers by a second IRF (subject 7,
   "rich but resounding" vs "flat");
 * :class:`Fatigue` -- its noise_sd grows as noise_sd (1 + rate t) with the number t of answers
@@ -50,20 +52,20 @@ The personalisation loop (:func:`run_session`; Nielsen, Nielsen & Larsen 2015, s
    ``optimise_every``-th active step), take the incumbent x_best (the assessed setting with
    the largest posterior mean), pick a candidate by the acquisition rule and ask the listener
    about {x_best, candidate} in random order;
-3. the convergence measure at every fit: the grid mean of bEI against the incumbent (Paper H,
-   2-D), or for ``"bei-ascent"`` the mean bEI along the ascent paths (Paper H, 4-D; smooth it
+3. the convergence measure at every fit: the grid mean of bEI against the incumbent (Nielsen
+   et al. 2015, 2-D), or for ``"bei-ascent"`` the mean bEI along the ascent paths (4-D; smooth it
    with :func:`~course_lib.gp.acquisition.average_ei_path`);
 4. the final forced choice: ``n_forced`` choices between the last incumbent and the baseline,
    with the exact binomial test of :func:`~course_lib.gp.acquisition.forced_choice_test`.
 
 Acquisition rules (all from :mod:`course_lib.gp.acquisition`; the incumbent itself is never a
-candidate, since a pair needs two different settings): ``"bei"`` a multinomial draw
-proportional to bEI on the grid (Paper H, 2-D; uniform when every bEI is 0), ``"bei-argmax"``
-its argmax, ``"uei"`` the argmax of uEI, ``"thompson"`` the argmax of one posterior draw on
-the grid, ``"random"`` a uniform grid setting, ``"bei-ascent"`` bEI maximised by L-BFGS-B
-from 5 random starts and snapped to the grid (Paper H, 4-D; for grids too large for the
-others), ``"bald"`` the grid setting whose pair with the incumbent has the largest mutual
-information between answer and utility (:func:`~course_lib.gp.acquisition.pairwise_bald`).
+candidate, since a pair needs two different settings): ``"bei"`` a multinomial draw proportional to
+bEI on the grid (Nielsen et al. 2015, 2-D; uniform when every bEI is 0), ``"bei-argmax"`` its
+argmax, ``"uei"`` the argmax of uEI, ``"thompson"`` the argmax of one posterior draw on the grid,
+``"random"`` a uniform grid setting, ``"bei-ascent"`` bEI maximised by L-BFGS-B from 5 random starts
+and snapped to the grid (Nielsen et al. 2015, 4-D; for grids too large for the others), ``"bald"``
+the grid setting whose pair with the incumbent has the largest mutual information between answer and
+utility (:func:`~course_lib.gp.acquisition.pairwise_bald`).
 """
 
 from __future__ import annotations
@@ -90,12 +92,12 @@ from .priors import HalfStudentT
 __all__ = ["negated_griewank", "settings_grid", "GPDrawResponse", "gp_draw_2d", "gp_draw_4d",
            "Pathology", "CannotHear", "SwitchesPreference", "Fatigue", "MattersAboveThreshold",
            "SimulatedListener", "PAIRWISE_KINDS", "ACQUISITIONS", "SessionResult",
-           "paper_h_model", "next_candidate", "run_session"]
+           "hearing_aid_model", "next_candidate", "run_session"]
 
 PAIRWISE_KINDS = ("pair-binary", "pair-degree", "pair-difference")
 ACQUISITIONS = ("bei", "bei-argmax", "uei", "thompson", "random", "bei-ascent", "bald")
-ASCENT_STARTS = 5  # Paper H, 4-D: bEI maximised from 5 random starts
-# settings per kernel call when a GP-draw IRF is evaluated (Paper H's 4-D grid has 83,521)
+ASCENT_STARTS = 5  # Nielsen et al. 2015, 4-D: bEI maximised from 5 random starts
+# settings per kernel call when a GP-draw IRF is evaluated (the 4-D study's grid has 83,521)
 _EVALUATION_CHUNK = 4096
 # slider means are kept this far from 0 and 1 so both Beta shapes stay > 0 (numpy refuses 0)
 _MEAN_CLIP = 1e-12
@@ -106,7 +108,8 @@ _MEAN_CLIP = 1e-12
 # --------------------------------------------------------------------------------------------
 
 def negated_griewank(X) -> np.ndarray:
-    """Paper A's 1-D IRF: f(x) = cos x - x^2 / 4000 for settings X of shape (n, 1) (or (n,)).
+    """The 1-D IRF of Jensen, Nielsen & Larsen 2011: f(x) = cos x - x^2 / 4000 for settings X of
+    shape (n, 1) (or (n,)).
 
     On [-8, 8] it has three peaks, at 0 (f = 1) and at +-2 pi (lower by (2 pi)^2 / 4000 =
     0.0099), the negated 1-D Griewank function without its constant.
@@ -121,7 +124,7 @@ def negated_griewank(X) -> np.ndarray:
 
 def settings_grid(low: float, high: float, step: float, dim: int) -> np.ndarray:
     """All settings of a regular grid on [low, high]^dim with spacing ``step``, shape
-    (n_per_axis^dim, dim); the last coordinate varies fastest. Paper H's 2-D grid is
+    (n_per_axis^dim, dim); the last coordinate varies fastest. Nielsen et al. 2015's 2-D grid is
     ``settings_grid(-20, 20, 1, 2)`` (41^2 = 1681 settings)."""
     low = float(as_float_array(low, "low", ndim=0))
     high = float(as_float_array(high, "high", ndim=0))
@@ -177,9 +180,9 @@ class GPDrawResponse:
 
 def gp_draw_2d(*, rng: RngLike = None, lengthscale: float = 8.0, variance: float = 4.0,
                anchor_step: float = 4.0) -> GPDrawResponse:
-    """Paper H study 1's setting space, [-20, 20]^2: an SE-kernel GP draw (``variance`` 4 as the
-    thesis's sigma_f; ``lengthscale`` 8 grid steps, a broad IRF with one or two peaks) anchored
-    on the grid of step ``anchor_step``."""
+    """Study 1's setting space (Nielsen et al. 2015), [-20, 20]^2: an SE-kernel GP draw
+    (``variance`` 4 as the thesis's sigma_f; ``lengthscale`` 8 grid steps, a broad IRF with one or
+    two peaks) anchored on the grid of step ``anchor_step``."""
     kernel = SquaredExponential(as_positive_float(lengthscale, "lengthscale"),
                                 as_positive_float(variance, "variance"))
     return GPDrawResponse(kernel, settings_grid(-20, 20, anchor_step, 2), rng=rng)
@@ -187,8 +190,9 @@ def gp_draw_2d(*, rng: RngLike = None, lengthscale: float = 8.0, variance: float
 
 def gp_draw_4d(*, rng: RngLike = None, lengthscale: float = 25.0, variance: float = 4.0,
                anchor_step: float = 20.0) -> GPDrawResponse:
-    """Paper H study 2's setting space, four gains in [0, 80] dB (the thesis's grid has step 5,
-    17^4 settings): an SE-kernel GP draw anchored every ``anchor_step`` dB (5^4 = 625)."""
+    """Study 2's setting space (Nielsen et al. 2015), four gains in [0, 80] dB (the thesis's grid
+    has step 5, 17^4 settings): an SE-kernel GP draw anchored every ``anchor_step`` dB
+    (5^4 = 625)."""
     kernel = SquaredExponential(as_positive_float(lengthscale, "lengthscale"),
                                 as_positive_float(variance, "variance"))
     return GPDrawResponse(kernel, settings_grid(0, 80, anchor_step, 4), rng=rng)
@@ -420,9 +424,9 @@ class SimulatedListener:
         return y
 
     def forced_choice(self, x_found, x_baseline, n: int = 20) -> int:
-        """Wins of ``x_found`` in ``n`` forced choices against ``x_baseline``, each pair shown
-        in random order (Paper H: 20 choices, then an exact binomial test). A win is an answer
-        favouring x_found (binary or degree on its side of 0.5, a difference of its sign); an
+        """Wins of ``x_found`` in ``n`` forced choices against ``x_baseline``, each pair shown in
+        random order (Nielsen et al. 2015: 20 choices, then an exact binomial test). A win is an
+        answer favouring x_found (binary or degree on its side of 0.5, a difference of its sign); an
         exact tie (a degree of 0.5) counts as no win."""
         n = as_positive_int(n, "n")
         found = as_inputs(np.atleast_2d(as_float_array(x_found, "x_found", ndim=(1, 2))),
@@ -450,9 +454,9 @@ class SimulatedListener:
 # the personalisation loop
 # --------------------------------------------------------------------------------------------
 
-def paper_h_model(dim: int = 2, *, answers: str = "degree") -> PreferenceGP:
-    """Paper H's model in the course's conventions (Nielsen, Nielsen & Larsen 2015, eqs. 23-28;
-    their section 4.1 for the 4-D study).
+def hearing_aid_model(dim: int = 2, *, answers: str = "degree") -> PreferenceGP:
+    """The hearing-aid studies' model in the course's conventions (Nielsen, Nielsen & Larsen 2015,
+    eqs. 23-28; their section 4.1 for the 4-D study).
 
     SE-ARD kernel with variance 4 fixed (the thesis's sigma_f = 4 multiplies the kernel);
     squared lengthscales lambda_i ~ half-Student-t(6, 10), starting at 5 (2-D, study 1) or
@@ -584,15 +588,15 @@ def run_session(listener: SimulatedListener, model, grid, *, n_random: int = 10,
     ----------
     listener : the :class:`SimulatedListener` (its likelihood's kind must match the model's).
     model : a :class:`~course_lib.gp.preference.PreferenceGP` used as a template (copied, so
-        it is left unchanged) or a callable returning a new one, e.g. :func:`paper_h_model`.
-    grid : (n_grid, d) candidate settings (``settings_grid(-20, 20, 1, 2)`` for Paper H).
+        it is left unchanged) or a callable returning a new one, e.g. :func:`hearing_aid_model`.
+    grid : (n_grid, d) candidate settings (``settings_grid(-20, 20, 1, 2)`` for the 2-D study).
     n_random, n_active : comparisons of the random start and of the active phase (10, 30).
     acquisition : one of ``ACQUISITIONS`` (module docstring).
     optimise_every : MAP-II after the random start and after every ``optimise_every``-th
         active step (``n_restarts`` L-BFGS-B runs, the first from the current
         hyper-parameters); None: the model's hyper-parameters are never changed.
     baseline, n_forced, level : the final forced choice of the last incumbent against
-        ``baseline`` (default the origin, Paper H's (0, 0)), ``n_forced`` times (0: none),
+        ``baseline`` (default the origin, Nielsen et al.'s (0, 0)), ``n_forced`` times (0: none),
         tested at ``level``.
     rng : the session's randomness (start, sampling rules, presentation order, MAP-II
         restarts); the listener draws its answers from its own rng.

@@ -8,9 +8,9 @@ items (first, second), each depending on z = f(first) - f(second) through a like
 rows of M for single-item ratings). The posterior of the items' utilities is the Laplace
 approximation of :func:`~course_lib.gp.laplace.laplace_mode` (``inference="laplace"``, the
 default) or, for single-item ratings only, expectation propagation
-(:func:`~course_lib.gp.ep.expectation_propagation`, ``inference="ep"``: Paper E fits its
-bounded-rating models both ways; EP for pairs would need factorised two-item sites, which the
-thesis did not implement either). Predictions at new settings go through the shared
+(:func:`~course_lib.gp.ep.expectation_propagation`, ``inference="ep"``: Jensen et al. 2013 fit
+their bounded-rating models both ways; EP for pairs would need factorised two-item sites, which
+the thesis did not implement either). Predictions at new settings go through the shared
 :class:`~course_lib.gp.prediction.LatentGaussian` either way (thesis of J. B. Nielsen, DTU
 2014/2015, eqs. 2.14-2.16 and H(18)-(19)), and MAP-II maximises whichever log evidence the
 inference gives.

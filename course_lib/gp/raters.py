@@ -1,6 +1,6 @@
 """Several raters per item in one GP: the data container, the joint model and its two peers.
 
-(Seed 000: "Multiple output samples per input in a single-output Gaussian process",
+("Multiple output samples per input in a single-output Gaussian process",
 arXiv 2306.02719, 2024.)
 
 Every item i (a row x_i of X) has R_i >= 1 scores y_i1..y_iR_i from different raters, each
@@ -15,12 +15,12 @@ within-item sum of squares and D = diag(1/R_i), the evidence of all M labels fac
 The spread term does not depend on the kernel but does depend on sigma^2: it is the only place
 where the raters' disagreement S enters. Drop it and the model is a GP on the mean score whose
 noise sigma^2/R_i is a mere re-parameterisation (the "mean" model). With equal R_i = R it is
-seed 000's log g(Y), eq. (4); for unequal R_i it is derived here (course notes).
+the log g(Y) of arXiv 2306.02719, eq. (4); for unequal R_i it is derived here (course notes).
 
 Three models, one class (:class:`MultiRaterGP`, ``mode=``):
 
-``"mean"``      seed 000's GP_base: a GP on ybar with its own homoscedastic noise sigma_base^2.
-``"joint"``     seed 000's GP_joint: the factorised evidence above, an N x N problem.
+``"mean"``      the paper's GP_base: a GP on ybar with its own homoscedastic noise sigma_base^2.
+``"joint"``     the paper's GP_joint: the factorised evidence above, an N x N problem.
 ``"repeated"``  the naive model: every label a data point at its item's input (an M x M
                 problem, O(M^3)); the same model as "joint" and kept as its oracle.
 
@@ -77,7 +77,8 @@ def _rows(mask: np.ndarray, noun: str = "row", limit: int = 5) -> str:
 
 @dataclass(frozen=True)
 class WeightedMeans:
-    """Seed 001's eq. (1) for per-label noise variances v_ir (precisions tau_ir = 1/v_ir):
+    """Eq. (1) of Gil-Gonzalez, Alvarez & Orozco 2018 for per-label noise variances v_ir
+    (precisions tau_ir = 1/v_ir):
 
     ``target[i]``  yhat_i = noise_i * sum_r tau_ir y_ir   (the precision-weighted mean)
     ``noise[i]``   Sigma_ii = 1 / sum_r tau_ir           (the noise of that mean)

@@ -1,7 +1,7 @@
-"""Sparse pairwise probit GP: the utility carried by a few pseudo-inputs (thesis Papers B and C).
+"""Sparse pairwise probit GP: the utility carried by a few pseudo-inputs.
 
 (J. B. Nielsen, PhD thesis, DTU 2014/2015, eqs. 2.53-2.58 with the sign of 2.58 corrected;
-Papers B and C. The thesis writes pairs the other way round: its v is our
+Nielsen, Jensen & Larsen 2011 and 2012. The thesis writes pairs the other way round: its v is our
 first item, its u our second, see :mod:`course_lib.gp.comparisons`.)
 
 Model
@@ -30,7 +30,7 @@ with prior K_bar and map M~ (its Newton iteration, factorisations and evidence u
 
     q(f_bar) = N(f_hat, (K_bar^-1 + W)^-1),  W = M~^T diag(w) M~,
     log q(y) = sum_k log Phi(y_k-signed z~_k) - 1/2 f_hat^T K_bar^-1 f_hat
-               - 1/2 log det(I + K_bar W)                              (Paper C, eq. 9).
+               - 1/2 log det(I + K_bar W)                              (Nielsen et al. 2012, eq. 9).
 
 With the pseudo-inputs at the items (X_bar = X) a_k is row k of M, c_k = 0 and sigma*_k =
 sqrt(2) sigma: the model IS the full :class:`~course_lib.gp.preference.PreferenceGP`.
@@ -38,7 +38,7 @@ sqrt(2) sigma: the model IS the full :class:`~course_lib.gp.preference.Preferenc
 Prediction at new settings averages p(f* | f_bar) over q(f_bar): the two equations of
 :mod:`course_lib.gp.prediction` with the pseudo-inputs in the role of the training inputs,
 mean k_bar(x)^T K_bar^-1 f_hat and variance k(x, x) - k_bar(x)^T (K_bar + W^-1)^-1 k_bar(x)
-(Paper C prints it without the factor W). So ``X_train`` of a fitted model is
+(Nielsen et al. 2012 print it without the factor W). So ``X_train`` of a fitted model is
 X_bar, and ``predict``, ``predict_difference``, ``preference_probability`` and the acquisition
 functions work unchanged. (:func:`~course_lib.gp.acquisition.incumbent` then picks the
 pseudo-input with the largest mean, not an assessed setting.)
@@ -379,9 +379,9 @@ class SparsePreferenceGP(PreferenceGP):
     # ----- moving the pseudo-inputs ---------------------------------------------------------
     def optimise_pseudo_inputs(self, *, max_iter: int = 200) -> PseudoInputFit:
         """Maximise the log evidence (+ log hyper-prior) jointly over the pseudo-inputs and the
-        free log hyper-parameters with one L-BFGS-B run from the current values (Paper C's
-        "Opt"; the evidence has many local maxima in X_bar, so start from k-means centres).
-        The model is refitted at the end."""
+        free log hyper-parameters with one L-BFGS-B run from the current values ("Opt" of
+        Nielsen et al. 2012; the evidence has many local maxima in X_bar, so start from k-means
+        centres). The model is refitted at the end."""
         self._require_fit()
         max_iter = as_positive_int(max_iter, "max_iter")
         ridge = self._scale_ridge()

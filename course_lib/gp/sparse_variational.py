@@ -1,6 +1,7 @@
-"""Sparse variational GP with fixed inducing points (seed 003's model of section 2 and App. A).
+"""Sparse variational GP with fixed inducing points (the model of Wu et al. 2025, section 2 and
+App. A).
 
-The latent f is carried by its values u = f(Z) at p fixed inducing points Z (seed 003: 100
+The latent f is carried by its values u = f(Z) at p fixed inducing points Z (Wu et al. 2025: 100
 scrambled Sobol points of the domain plus one at every constraint location, see
 :func:`inducing_points`). The approximation is q(f, u) = p(f | u) q(u), whitened:
 
@@ -19,7 +20,7 @@ B = A M^T (p x rows), each row is Gaussian under q with
 where b_k is column k of B (c needs only the kernel's diagonal when every row of M observes one
 item; the n x n K_XX is formed only for rows that mix items). The bound is
 
-    ELBO = sum_k E_q log p(y_k | z_k) - KL        (every row once, one KL: seed 003 eq. 1),
+    ELBO = sum_k E_q log p(y_k | z_k) - KL        (every row once, one KL: Wu et al. 2025 eq. 1),
 
 with the expectations of :meth:`MixedLikelihood.expected_log_likelihood` (closed form or the
 likelihoods' deterministic panel rule, never Monte Carlo). Its gradients, with d_mean, d_var the
@@ -435,10 +436,10 @@ def fit_sparse_variational(kernel: Kernel, X, inducing, likelihood, y=None, M=No
 
 def inducing_points(bounds, n: int, *, include=None, rng: RngLike = None) -> np.ndarray:
     """``n`` scrambled Sobol points in the box ``bounds`` (d x 2, rows (low, high)), followed by
-    the rows of ``include`` (k x d; seed 003 puts an inducing point at every constraint
+    the rows of ``include`` (k x d; Wu et al. 2025 put an inducing point at every constraint
     location, without which its mixed model is "inflexible"). Returns an (n + k, d) array.
     ``n`` may be 0 when ``include`` is given; ``rng`` scrambles the Sobol sequence. Sobol points
-    are best balanced when n is a power of two, but the seed's 100 are accepted."""
+    are best balanced when n is a power of two, but Wu et al.'s 100 are accepted."""
     bounds = as_float_array(bounds, "bounds", ndim=2)
     if bounds.shape[1] != 2 or np.any(bounds[:, 0] >= bounds[:, 1]):
         raise ValueError(f"bounds: expected a (d, 2) array of (low, high) rows with low < high, "
@@ -450,7 +451,7 @@ def inducing_points(bounds, n: int, *, include=None, rng: RngLike = None) -> np.
                      "a sparse model needs tens to a few thousand inducing points (the "
                      "level-set sessions use 100)")
     sobol = qmc.Sobol(d, rng=as_rng(rng))
-    with warnings.catch_warnings():  # the seed's n = 100 is not a power of two
+    with warnings.catch_warnings():  # Wu et al.'s n = 100 is not a power of two
         warnings.filterwarnings("ignore", message="The balance properties of Sobol")
         points = qmc.scale(sobol.random(n), bounds[:, 0], bounds[:, 1]) if n else np.empty((0, d))
     return np.vstack([points, extra])

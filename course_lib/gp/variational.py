@@ -530,7 +530,7 @@ class VariationalGP(GPRegression):
         free), or a sequence of names such as ``["part1.gap_1", "part1.gap_2"]``. Learning is
         opt-in and by name because not every likelihood parameter can be learned with the
         kernel: a pairwise or Bernoulli probit's noise scale only rescales f, which the
-        kernel's amplitude already does (the seed fixes it and learns the Likert cut points),
+        kernel's amplitude already does (Wu et al. fix it and learn the Likert cut points),
         and a lapse rate needs many ratings to pin down. A named parameter must have free
         bounds (a likelihood fixes one by ``<name>_bounds="fixed"``).
     kl_weight : the teaching device of the module docstring (default 1: the ELBO).

@@ -1,4 +1,5 @@
-"""Plots of the personalisation experiments (Unit 6: Paper H's loop and the acquisition race).
+"""Plots of the personalisation experiments (Unit 6: the loop of Nielsen, Nielsen & Larsen 2015
+and the acquisition race).
 
 ``plot_xxx(ax, result, study, ...) -> ax`` draw a committed result as
 :func:`course_lib.results.load_result` returns it (``load_result("paper_h_personalisation")`` or
@@ -13,7 +14,7 @@ one layout (``experiments/README.md``)::
                                         one per listener (per listener and rule in the race)
 
 ``study`` is ``"2d"`` or ``"4d"``; a group is a kind of listener (``regular``,
-``cannot_hear``, ``switches``, ``fatigue``, ``threshold``) in Paper H's result and an
+``cannot_hear``, ``switches``, ``fatigue``, ``threshold``) in the personalisation result and an
 acquisition rule in the race.
 """
 
@@ -117,9 +118,9 @@ def plot_regret(ax, result, study: str = "2d", *, groups=None, which: str = "reg
 
 
 def plot_convergence(ax, result, study: str = "2d", *, groups=None):
-    """The convergence measure (Paper H: grid mean of bEI, or the smoothed path mean in 4-D):
-    median over the listeners of each group, quartile band, log scale, and the threshold below
-    which a session counts as settled."""
+    """The convergence measure (Nielsen et al. 2015: grid mean of bEI, or the smoothed path mean
+    in 4-D): median over the listeners of each group, quartile band, log scale, and the threshold
+    below which a session counts as settled."""
     summary = _study(result, study)
     x = np.asarray(summary["comparisons"])
     floor = None

@@ -10,8 +10,8 @@ preference y > 0.5 means the first item was preferred.
   (``course_lib.widgets.preference.GridPosterior``) against a Gaussian (Laplace) approximation,
   in 2-D with the Newton path and the region of negative curvature;
 * :func:`plot_acquisition` -- acquisition functions over 1-D settings with the incumbent;
-* :func:`plot_learning_curves` -- Paper A's learning curves from the committed result
-  ``paper_a_learning_curves`` (one axis per noise level).
+* :func:`plot_learning_curves` -- the learning curves of Jensen, Nielsen & Larsen 2011 from the
+  committed result ``paper_a_learning_curves`` (one axis per noise level).
 """
 
 from __future__ import annotations
@@ -176,7 +176,8 @@ def plot_acquisition(ax, x, values: Mapping[str, np.ndarray], *, incumbent: floa
     return ax
 
 
-#: Paper A's conditions as the learning-curve plot draws them: key prefix, label, line style.
+#: Jensen, Nielsen & Larsen's (2011) conditions as the learning-curve plot draws them: key
+#: prefix, label, line style.
 LEARNING_CURVES = (("BR_noise", "BR Noise (probit on thresholded answers)", "s-"),
                    ("CBR_ideal", "CBR Ideal (Beta, ν known)", "o-"),
                    ("CBR_noise", "CBR Noise (Beta, ν by MAP-II)", "^-"),
@@ -185,9 +186,9 @@ LEARNING_CURVES = (("BR_noise", "BR Noise (probit on thresholded answers)", "s-"
 
 
 def plot_learning_curves(axes: Sequence, result: Mapping):
-    """Paper A's mean error rate against the number of comparisons m, one axis per noise level
-    ν_D, from the result document ``paper_a_learning_curves`` (``load_result`` or the dict its
-    script writes). Returns ``axes``."""
+    """Jensen, Nielsen & Larsen's mean error rate against the number of comparisons m, one axis per
+    noise level ν_D, from the result document ``paper_a_learning_curves`` (``load_result`` or the
+    dict its script writes). Returns ``axes``."""
     settings, mer = result["settings"], result["result"]["summary"]["mer"]
     levels, m_values = settings["noise_levels_nu_D"], settings["m_values"]
     if len(axes) != len(levels):

@@ -1,10 +1,10 @@
-"""Unit 7 explorers: active learning of a detection threshold (seed 003 section 4).
+"""Unit 7 explorers: active learning of a detection threshold (Wu et al. 2025 section 4).
 
 * :func:`levelset_explorer`: "be the observer" in 2-D. A level-set session
   (:class:`~course_lib.gp.levelset_session.LevelSetSession`) proposes a stimulus; you answer
   yes or no (with the true P(yes) there shown, you can play the observer), or a simulated
   observer answers (:func:`~course_lib.data.psychophysics.simulate_answers`). Choose the problem
-  (the psychometric discrimination function or the 2-D norm ball, seed 003 section 4.4), the arm
+  (the psychometric discrimination function or the 2-D norm ball, their section 4.4), the arm
   (constraints in the mixed likelihood, the same knowledge as pseudo-answers, or none) and the
   acquisition (global MI or EAVC). The figure: the posterior mean of the latent with the true
   (dashed) and the estimated (white) 75 % contour, P(f below the threshold), the acquisition
@@ -15,20 +15,20 @@
   listen (no autoplay) and answer "heard it" or "did not". The model's P(heard) curve and its
   75 % threshold after every answer; a simulated listener can answer instead.
 
-What "level zero is never heard" means here. Seed 003's constraint f = 0 at zero intensity says
+What "level zero is never heard" means here. Wu et al.'s constraint f = 0 at zero intensity says
 P(yes) = Phi(0) = 50 %: its tasks are two-alternative (which interval held the stimulus?), where
 a stimulus that cannot be perceived still gets half the answers right by guessing. The demo is
 a yes/no task: with no tone a listener should say "heard it" only by mistake (a false alarm),
 so the same knowledge is P(heard | level 0) = the false-alarm floor, here
-:data:`FALSE_ALARM_FLOOR` = 1 %, a latent target Phi^-1(0.01) = -2.33 with the seed's noise sd
+:data:`FALSE_ALARM_FLOOR` = 1 %, a latent target Phi^-1(0.01) = -2.33 with Wu et al.'s noise sd
 0.2 |y| + 0.1 (:func:`~course_lib.gp.constraints.constraint_sigma`; a-priori P(heard | 0) below
-about 10 %). Writing the seed's f(0) = 0 into a yes/no task would tell the model that silence
+about 10 %). Writing Wu et al.'s f(0) = 0 into a yes/no task would tell the model that silence
 is "heard" half of the time, and drag its threshold estimate towards level zero.
 
 Every step (refit, acquisition, next query, F1 against the truth) is the session's; this module
 only keeps the explorer's state (the session, the next query and the maps drawn from the fitted
 model) and swaps in a new state only after a whole step succeeded, so a failed step leaves it
-unchanged. The sessions are smaller than the seed's (``SESSION_OPTIONS``: 5 initial trials,
+unchanged. The sessions are smaller than Wu et al.'s (``SESSION_OPTIONS``: 5 initial trials,
 256 candidates and references, 2^12 points for F1) so that one step stays well under a second.
 """
 
@@ -66,8 +66,8 @@ PROBLEMS = {"psychometric": psychometric_problem, "norm ball": lambda: norm_ball
 ACQUISITIONS = {"global MI": "global_mi", "EAVC": "eavc"}
 #: P(heard) of the demo's listener with no tone at all (module docstring)
 FALSE_ALARM_FLOOR = 0.01
-# the explorers' sessions: fewer initial trials than the seed's 10 (a student clicks them),
-# 256 Sobol candidates and references (1024 each in the seed-sized experiments) and F1 on 2^12
+# the explorers' sessions: fewer initial trials than Wu et al.'s 10 (a student clicks them),
+# 256 Sobol candidates and references (1024 each in the paper-sized experiments) and F1 on 2^12
 # points: together with the maps one step stays well under a second on one laptop core
 SESSION_OPTIONS = {"n_initial": 5, "n_candidates": 256, "n_references": 256, "n_test": 2 ** 12}
 # the detection demo: 1-D, 3 initial levels; its listener's truth is unknown, so no F1
@@ -458,7 +458,7 @@ def detection_curve(model, threshold: float):
     prior, P(heard) 1/2 with a band from 0 to 1) on CURVE_POINTS levels in [0, 1]: P(heard) =
     Phi(mean) with the band Phi(mean +- 1.96 sd) (the psychometric curve at the posterior
     median of f, so that it crosses 75 % exactly at the threshold estimate: the edge of the
-    seed's estimated set {mean < threshold}, :func:`threshold_level`). The predictive
+    paper's estimated set {mean < threshold}, :func:`threshold_level`). The predictive
     probability of the next answer, Phi(mean / sqrt(1 + var)), is flatter wherever f is
     uncertain and need not reach 75 % at all."""
     levels = np.linspace(0.0, 1.0, CURVE_POINTS)

@@ -5,9 +5,9 @@
   data types switched on and off, the kernel's lengthscale, the KL counted once or (the
   bookkeeping trap) once per data type, and the posterior they give.
 * :func:`constraint_explorer`: constraints as pseudo-observations in a sparse variational GP
-  (the seed's model): how firm they are, whether an inducing point sits on each, the posterior
+  (Wu et al.'s model): how firm they are, whether an inducing point sits on each, the posterior
   after N trials, and the ledger that shows a rigid fit.
-* :func:`likert_explorer`: the confidence likelihood of seed 003 (eq. 2 with a lapse,
+* :func:`likert_explorer`: the confidence likelihood of Wu et al. 2025 (eq. 2 with a lapse,
   :class:`~course_lib.gp.likelihoods.LikertConfidence`): P(level | z) for the cut points and
   lapse on the sliders, the probabilities at one strength z, and the cap on the middle level.
 * :func:`rater_explorer`: the over-confident rater. One subject's pairs and choices, with
@@ -174,7 +174,7 @@ def constraint_fit(X, answers, constraint_X, constraint_y, kernel: Kernel, induc
                    constraint_sd: float) -> SparseVariationalGP:
     """The sparse variational GP (inducing points ``inducing``) of yes/no ``answers`` at ``X``
     and constraints (``constraint_X``, ``constraint_y``) whose noise sd is ``constraint_sd``
-    for every constraint instead of the seed's heuristic (the explorer's slider). The data are
+    for every constraint instead of Wu et al.'s heuristic (the explorer's slider). The data are
     assembled by :func:`~course_lib.gp.constraints.detection_likelihood` (arm "mixed")."""
     constraint_sd = as_positive_float(constraint_sd, "constraint_sd")
     data = detection_likelihood(X, answers, constraint_X=constraint_X,
@@ -271,7 +271,7 @@ def likert_level_probabilities(likelihood: LikertConfidence, z) -> np.ndarray:
 
 
 def likert_explorer(n_grid: int = 601, z_max: float = 6.0) -> Explorer:
-    """Gaps between the cut points of a 3-level confidence likelihood (each at most the seed's
+    """Gaps between the cut points of a 3-level confidence likelihood (each at most Wu et al.'s
     ``max_gap`` = 2), the lapse and one strength z -> P(level | z) over [-z_max, z_max] with
     the cut points, the middle level's peak for these gaps and its cap over all gaps <= 2; and
     the three probabilities at z."""
@@ -339,7 +339,7 @@ def rating_splits(n_trials: int, n_train: int, n_splits: int, *,
 def preference_scores(trials: ConfidenceTrials, levels, kernel: Kernel, splits, *,
                       use_ratings: bool, likert: LikertConfidence | None = None,
                       tol: float = RATER_TOL) -> np.ndarray:
-    """Brier (seed 003's eq. 3) and F1 of a :class:`~course_lib.gp.confidence.
+    """Brier (Wu et al.'s eq. 3) and F1 of a :class:`~course_lib.gp.confidence.
     ConfidencePreferenceGP` on each split's test pairs, one row per split: the model (kernel
     fixed, ``likert`` the rating likelihood, default ``LikertConfidence(3)``) fitted to the
     split's training pairs of ``trials``, their choices and, with ``use_ratings``, their
@@ -383,7 +383,7 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
     levels are
     :func:`~course_lib.data.confidence_raters.ranked_levels` of the strength plus N(0, sigma^2),
     so a small sigma ranks the pairs by strength (a calibrated rater) and a large one deals
-    the histogram out at random (a rater who ignores the pair, as the seed's subject #2 did).
+    the histogram out at random (a rater who ignores the pair, as Wu et al.'s subject #2 did).
     The noise draws are fixed: a slider changes the levels, never the luck.
 
     Panels: the strength of the pairs in each level with ``likert``'s cut points (where the
@@ -402,7 +402,7 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
         raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
     likert = LikertConfidence(3) if likert is None else likert
     if not isinstance(likert, LikertConfidence) or likert.n_levels != 3:
-        raise ValueError("likert: expected a LikertConfidence with 3 levels (the seed's "
+        raise ValueError("likert: expected a LikertConfidence with 3 levels (Wu et al.'s "
                          "ratings 1-3, 4-6, 7-9)")
     tol = as_positive_float(tol, "tol")
     generator = as_rng(rng)

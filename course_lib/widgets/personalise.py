@@ -20,20 +20,20 @@ The loop (:class:`PersonalisationSession`), each step made of library calls:
 3. the incumbent (:func:`~course_lib.gp.acquisition.incumbent`: the assessed setting of
    largest posterior mean) and bEI against it on the whole settings grid
    (:func:`~course_lib.gp.acquisition.bivariate_ei`); after the random start the next pair is
-   {incumbent, a grid setting drawn with probability proportional to bEI} (Paper H, 2-D: the
+   {incumbent, a grid setting drawn with probability proportional to bEI} (Nielsen et al., 2-D: the
    rule ``"bei"`` of ``run_session``), shown in random order;
 4. "settled?": the grid mean of bEI after every answer, its running mean over 4 answers
    (:func:`~course_lib.gp.acquisition.average_ei_path`) and the first answer from which it
    stays below :func:`~course_lib.gp.acquisition.settling_threshold` (0.02 here: 1 % of the
    utility's prior sd; :func:`~course_lib.gp.acquisition.settled_at`).
 
-The model (:func:`equaliser_model`) is Paper H's (:func:`~course_lib.gp.listeners.paper_h_model`:
-Beta degree-of-preference likelihood, kernel variance 4 fixed, half-Student-t priors) with the
-lengthscale prior moved to the equaliser's axis, gains in dB on [-12, 12]: Paper H's 2-D axis
-[-20, 20] had no unit, ours has one. A level change of 1-2 dB in one band is about the
-smallest a listener notices and a preference changes over several dB, so each band's
-lengthscale starts at 5 dB (a fifth of the range) under a half-Student-t(6, 30) prior on its
-square (prior median about 4.5 dB, a heavy tail up to the whole range).
+The model (:func:`equaliser_model`) is Nielsen et al.'s
+(:func:`~course_lib.gp.listeners.hearing_aid_model`: Beta degree-of-preference likelihood, kernel
+variance 4 fixed, half-Student-t priors) with the lengthscale prior moved to the equaliser's axis,
+gains in dB on [-12, 12]: their 2-D axis [-20, 20] had no unit, ours has one. A level change of
+1-2 dB in one band is about the smallest a listener notices and a preference changes over several
+dB, so each band's lengthscale starts at 5 dB (a fifth of the range) under a half-Student-t(6, 30)
+prior on its square (prior median about 4.5 dB, a heavy tail up to the whole range).
 
 A simulated listener (``mode="simulated"``) answers with
 :class:`~course_lib.gp.listeners.SimulatedListener`: a hidden internal response drawn from a GP
@@ -58,7 +58,7 @@ from ..gp.acquisition import (average_ei_path, bivariate_ei, incumbent, settled_
 from ..gp.comparisons import Comparisons
 from ..gp.kernels import SquaredExponential
 from ..gp.likelihoods import PairwiseBeta
-from ..gp.listeners import GPDrawResponse, SimulatedListener, next_candidate, paper_h_model, \
+from ..gp.listeners import GPDrawResponse, SimulatedListener, next_candidate, hearing_aid_model, \
     settings_grid
 from ..gp.preference import OnSquare, PreferenceGP
 from ..gp.priors import HalfStudentT
@@ -86,11 +86,12 @@ MODES = ("audio", "simulated")
 
 
 def equaliser_model(n_bands: int = 2) -> PreferenceGP:
-    """Paper H's preference GP for ``n_bands`` band gains in dB (module docstring): the Beta
-    likelihood and priors of :func:`~course_lib.gp.listeners.paper_h_model`, an SE-ARD kernel
-    with variance 4 fixed and lengthscales from 5 dB under OnSquare(half-Student-t(6, 30))."""
+    """The hearing-aid studies' preference GP for ``n_bands`` band gains in dB (module docstring):
+    the Beta likelihood and priors of :func:`~course_lib.gp.listeners.hearing_aid_model`, an
+    SE-ARD kernel with variance 4 fixed and lengthscales from 5 dB under
+    OnSquare(half-Student-t(6, 30))."""
     n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
-    template = paper_h_model(n_bands, answers="degree")
+    template = hearing_aid_model(n_bands, answers="degree")
     kernel = SquaredExponential(np.full(n_bands, LENGTHSCALE_START), 4.0,
                                 variance_bounds="fixed")
     priors = dict(template.priors)

@@ -6,10 +6,10 @@
 * :func:`panel_explorer`: "one utterance, five raters": the raters' histogram of one test
   utterance against the discretised predictive distributions of the base (mean) and joint
   models, with the per-item KL.
-* :func:`annotator_explorer`: seed 001's toy with an editable 3 x 3 table Lambda of noise
-  variances (region x annotator), the number of regions of the per-region model and the noise
-  floor: what GOLD, Av, MA and MANH learn, and the learned variance tables against the truth
-  with the variances at the floor framed. A half-typed Lambda cell is reported in one line.
+* :func:`annotator_explorer`: the toy of Gil-Gonzalez et al. 2018 with an editable 3 x 3 table
+  Lambda of noise variances (region x annotator), the number of regions of the per-region model and
+  the noise floor: what GOLD, Av, MA and MANH learn, and the learned variance tables against the
+  truth with the variances at the floor framed. A half-typed Lambda cell is reported in one line.
 
 The models are :class:`course_lib.gp.raters.MultiRaterGP`, the metrics come from
 :mod:`course_lib.metrics`, the drawing from :mod:`course_lib.plotting.raters`. The toy data are
@@ -28,8 +28,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..gp.annotators import NOISE_FLOOR, SEED001_LAMBDA, AnnotatorNoiseGP, Regions, \
-    assign_regions, seed001_gold, simulate_regions
+from ..gp.annotators import NOISE_FLOOR, ANNOTATOR_TOY_LAMBDA, AnnotatorNoiseGP, Regions, \
+    assign_regions, annotator_toy_gold, simulate_regions
 from ..gp.kernels import SquaredExponential
 from ..gp.regression import GPRegression
 from ..gp.raters import MODES, MultiRaterGP, RaterData, joint_log_likelihood, \
@@ -44,7 +44,7 @@ from .base import Explorer, InputError
 
 __all__ = ["toy_truth", "ToyPanel", "toy_rater_data", "centre_scores", "ScoreModel",
            "fit_score_model", "NoiseProfile", "noise_profile", "TOY_KERNEL", "spread_term_explorer", "panel_explorer",
-           "SEED001_LAMBDA", "seed001_gold", "AnnotatorToy", "annotator_toy_data",
+           "ANNOTATOR_TOY_LAMBDA", "annotator_toy_gold", "AnnotatorToy", "annotator_toy_data",
            "fit_annotator_models", "true_noise_table", "annotator_explorer"]
 
 SCALE = (0, 10)
@@ -305,7 +305,7 @@ def panel_explorer(n_items: int = 40, n_test: int = 25, *, n_restarts: int = 2,
 
 
 # --------------------------------------------------------------------------------------------
-# Seed 001: annotators whose reliability differs by region
+# Annotators whose reliability differs by region
 # --------------------------------------------------------------------------------------------
 
 def _left_to_right(regions: Regions) -> Regions:
@@ -319,9 +319,9 @@ def _left_to_right(regions: Regions) -> Regions:
 
 @dataclass(frozen=True)
 class AnnotatorToy:
-    """Seed 001's toy: ``X`` (N, 1) inputs on [0, 1], ``gold`` their gold standard, ``regions``
-    the k-means regions the noise was simulated with (numbered left to right), ``data`` the
-    annotators' labels; ``X_test`` and ``gold_test`` the evenly spaced test inputs."""
+    """Gil-Gonzalez et al.'s toy: ``X`` (N, 1) inputs on [0, 1], ``gold`` their gold standard,
+    ``regions`` the k-means regions the noise was simulated with (numbered left to right), ``data``
+    the annotators' labels; ``X_test`` and ``gold_test`` the evenly spaced test inputs."""
 
     X: np.ndarray
     gold: np.ndarray
@@ -331,14 +331,14 @@ class AnnotatorToy:
     gold_test: np.ndarray
 
 
-def annotator_toy_data(variance_table=SEED001_LAMBDA, n_items: int = 60, n_test: int = 600,
+def annotator_toy_data(variance_table=ANNOTATOR_TOY_LAMBDA, n_items: int = 60, n_test: int = 600,
                        *, rng: RngLike = 0) -> AnnotatorToy:
-    """Seed 001's toy: ``n_items`` inputs uniform on [0, 1], gold :func:`seed001_gold`, as many
-    k-means regions as ``variance_table`` has rows (numbered left to right), and one label per
-    item from every annotator (column), y = gold + N(0, variance_table[region, annotator])
-    (:func:`~course_lib.gp.annotators.simulate_regions`; zeros allowed). The draws come in a
-    fixed order (inputs, regions, noise), so another table with the same ``rng`` seed rescales
-    the same noise."""
+    """Gil-Gonzalez et al.'s toy: ``n_items`` inputs uniform on [0, 1], gold
+    :func:`annotator_toy_gold`, as many k-means regions as ``variance_table`` has rows (numbered
+    left to right), and one label per item from every annotator (column), y = gold + N(0,
+    variance_table[region, annotator]) (:func:`~course_lib.gp.annotators.simulate_regions`; zeros
+    allowed). The draws come in a fixed order (inputs, regions, noise), so another table with the
+    same ``rng`` seed rescales the same noise."""
     table = as_float_array(variance_table, "variance_table", ndim=2)
     n_items = as_positive_int(n_items, "n_items", minimum=2 * table.shape[0])
     n_test = as_positive_int(n_test, "n_test")
@@ -346,10 +346,10 @@ def annotator_toy_data(variance_table=SEED001_LAMBDA, n_items: int = 60, n_test:
     x = np.sort(rng.uniform(0.0, 1.0, n_items))
     X = x[:, None]
     regions = _left_to_right(assign_regions(X, table.shape[0], "kmeans", rng=rng))
-    data = simulate_regions(seed001_gold(x), regions, table, rng=rng)
+    data = simulate_regions(annotator_toy_gold(x), regions, table, rng=rng)
     x_test = np.linspace(0.0, 1.0, n_test)
-    return AnnotatorToy(X, seed001_gold(x), regions, data, x_test[:, None],
-                        seed001_gold(x_test))
+    return AnnotatorToy(X, annotator_toy_gold(x), regions, data, x_test[:, None],
+                        annotator_toy_gold(x_test))
 
 
 def _se_kernel() -> SquaredExponential:
@@ -360,7 +360,7 @@ def _se_kernel() -> SquaredExponential:
 def fit_annotator_models(X, data: RaterData, gold, n_regions: int = 3,
                          noise_floor: float = NOISE_FLOOR, *, n_restarts: int = 3,
                          rng: RngLike = 0) -> tuple[dict, Regions]:
-    """The four models of seed 001's comparison, each with an SE kernel fitted by ML-II
+    """The four models of Gil-Gonzalez et al.'s comparison, each with an SE kernel fitted by ML-II
     (``n_restarts`` runs, every noise variance bounded below by ``noise_floor``):
 
     ``GOLD``  a GP on the gold labels (the upper bound no real data set allows);
@@ -424,19 +424,20 @@ def _lambda_entry(text: str, row: int, col: int) -> float:
 
 def annotator_explorer(n_items: int = 60, n_test: int = 300, *, n_restarts: int = 3,
                        rng: RngLike = 0) -> Explorer:
-    """Seed 001's toy with the noise table Lambda typed in (3 x 3: rows are the regions the noise
-    is simulated with, left to right; columns the annotators), the number of regions of GPR-MANH
-    and the noise floor -> GOLD, Av, MA and MANH fitted by ML-II (:func:`fit_annotator_models`),
-    each with its RMSE x 100 against the gold on ``n_test`` test inputs, and the learned noise
-    tables of MA and MANH against the truth (:func:`true_noise_table`), variances at the floor
-    framed in red. Text boxes redraw on Enter or when they lose focus."""
+    """Gil-Gonzalez et al.'s toy with the noise table Lambda typed in (3 x 3: rows are the regions
+    the noise is simulated with, left to right; columns the annotators), the number of regions of
+    GPR-MANH and the noise floor -> GOLD, Av, MA and MANH fitted by ML-II
+    (:func:`fit_annotator_models`), each with its RMSE x 100 against the gold on ``n_test`` test
+    inputs, and the learned noise tables of MA and MANH against the truth
+    (:func:`true_noise_table`), variances at the floor framed in red. Text boxes redraw on Enter or
+    when they lose focus."""
     n_items = as_positive_int(n_items, "n_items", minimum=6)
     n_test = as_positive_int(n_test, "n_test")
     n_restarts = as_positive_int(n_restarts, "n_restarts")
     seed = _fixed_seed(rng)
     cell_layout = W.Layout(width="190px")
     controls = {f"lambda_{row}_{col}": W.Text(
-        value=f"{SEED001_LAMBDA[row, col]:g}", description=f"Λ[{row + 1},{col + 1}]",
+        value=f"{ANNOTATOR_TOY_LAMBDA[row, col]:g}", description=f"Λ[{row + 1},{col + 1}]",
         continuous_update=False, layout=cell_layout,
         style={"description_width": "50px"}) for row in range(3) for col in range(3)}
     controls["n_regions"] = _int_slider("MANH regions", 3, 1, 6)
