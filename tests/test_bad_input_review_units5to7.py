@@ -32,28 +32,29 @@ import pytest
 
 from bad_input import BadInput, RightAnswer, check_case, parametrize
 from course_lib.affinity import affinity_propagation, negative_squared_distances
-from course_lib.audio import (Equaliser, peaking_biquad, standard_equaliser, synthesised_music,
-                              tone_in_noise, wav_bytes)
-from course_lib.data.confidence_raters import haptic_like_subjects
 from course_lib.data.fluency import frame_rms, utterance_features
-from course_lib.data.psychophysics import (LevelSetProblem, norm_ball_problem, passthrough_problem,
-                                           psychometric_problem)
 from course_lib.features import mfcc, mfcc_features
 from course_lib.gp import (GPRegression, MultiRaterGP, PairwiseProbit, PreferenceGP, RaterData,
                            SquaredExponential)
 from course_lib.gp.acquisition import (_two_tailed_p, forced_choice_test,
                                        forced_choice_threshold, thompson_sample)
-from course_lib.gp.annotators import AnnotatorNoiseGP, assign_regions
+from course_lib.gp.annotator_noise import AnnotatorNoiseGP, assign_regions
 from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.confidence import ConfidencePreferenceGP
-from course_lib.gp.levelset_session import LevelSetSession
 from course_lib.gp.likelihoods import BernoulliProbit
-from course_lib.gp.listeners import SimulatedListener, next_candidate, run_session, settings_grid
 from course_lib.gp.sparse_variational import inducing_points
 from course_lib.gp.variational import VariationalGP
 from course_lib.linalg import NotPositiveDefiniteError
 from course_lib.plotting import dtw as dtw_plots
 from course_lib.plotting import gmm as gmm_plots
+from course_lib.simulators.confidence_raters import haptic_like_subjects
+from course_lib.simulators.levelset_session import LevelSetSession
+from course_lib.simulators.listeners import SimulatedListener, next_candidate, run_session, \
+    settings_grid
+from course_lib.simulators.psychophysics import (LevelSetProblem, norm_ball_problem,
+                                                 passthrough_problem, psychometric_problem)
+from course_lib.stimuli import (Equaliser, peaking_biquad, standard_equaliser, synthesised_music,
+                                tone_in_noise, wav_bytes)
 from course_lib.widgets.mixed import preference_scores
 
 # every case here: the message STARTS with the argument's name (a message that merely mentions

@@ -1,10 +1,10 @@
-"""Bad-input catalogue: the equaliser, clips, WAV encoding and the tone in noise (course_lib.audio).
+"""Bad-input catalogue: the equaliser, clips, WAV encoding and the tone in noise (course_lib.stimuli).
 Family "audio"."""
 
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib import audio as A
+from course_lib import stimuli as A
 
 CASES = [
     BadInput("audio: peaking centre at the Nyquist frequency",

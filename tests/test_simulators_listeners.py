@@ -1,4 +1,4 @@
-"""Simulated listeners (course_lib.gp.listeners): IRFs, answers that follow the likelihood in the
+"""Simulated listeners (course_lib.simulators.listeners): IRFs, answers that follow the likelihood in the
 one orientation, the pathologies, forced choices, and the personalisation loop."""
 
 import numpy as np
@@ -9,10 +9,11 @@ from scipy.special import ndtr
 from course_lib.gp import (PairwiseBeta, PairwiseGaussian, PairwiseProbit, PreferenceGP,
                            SquaredExponential)
 from course_lib.gp.acquisition import bivariate_ei, incumbent
-from course_lib.gp.listeners import (ACQUISITIONS, CannotHear, Fatigue, GPDrawResponse,
-                                     MattersAboveThreshold, SimulatedListener, SwitchesPreference,
-                                     gp_draw_2d, gp_draw_4d, negated_griewank, paper_h_model,
-                                     run_session, settings_grid)
+from course_lib.simulators.listeners import (ACQUISITIONS, CannotHear, Fatigue, GPDrawResponse,
+                                             MattersAboveThreshold, SimulatedListener,
+                                             SwitchesPreference, gp_draw_2d, gp_draw_4d,
+                                             negated_griewank, paper_h_model, run_session,
+                                             settings_grid)
 from numerics import round_off
 
 # binomial and mean tolerances: this many standard errors (a false alarm about 1 in 10^5)
