@@ -2,8 +2,8 @@
 against scipy's Owen's T.
 
 Workload (issue 11; design notes 7.6): seed 003's psychometric problem in 2-D on the unit
-square (course_lib.simulators.psychophysics), its 20 constraints as GaussianConstraint rows (noise sd
-0.2 |y| + 0.1, course_lib.gp.constraints), 100 yes/no answers at scrambled Sobol settings drawn
+square (course_lib.simulators.psychophysics), its 20 constraints as GaussianConstraint rows (noise
+sd 0.2 |y| + 0.1, course_lib.gp.constraints), 100 yes/no answers at scrambled Sobol settings drawn
 from the true psychometric function, and the session's kernel (SE-ARD, lengthscales 0.5,
 variance 2, plus a fixed constant of variance 1 for the offset; hyper-parameters fixed, as on
 nine trials in ten of course_lib.simulators.levelset_session). One trial =

@@ -5,9 +5,9 @@ problems of :mod:`course_lib.simulators.psychophysics`: the psychometric discrim
 [-1, 1]^2 (20 constraints) and the norm ball f = 2 ||x|| on [-1, 1]^2 (21 constraints). Arms
 {mixed (constraints as Gaussian pseudo-observations), pseudo (the constraints as extra yes/no
 trials), none} x acquisitions {global_mi, eavc}; each session is
-:func:`course_lib.simulators.levelset_session.run_levelset_session`: 10 scrambled Sobol initial trials,
-then ``N_ACTIVE`` active ones, the model refitted after every answer (MAP-II on the schedule
-stated in the settings), F1 and Brier of the estimated set {posterior mean < Phi^-1(0.75)}
+:func:`course_lib.simulators.levelset_session.run_levelset_session`: 10 scrambled Sobol initial
+trials, then ``N_ACTIVE`` active ones, the model refitted after every answer (MAP-II on the
+schedule stated in the settings), F1 and Brier of the estimated set {posterior mean < Phi^-1(0.75)}
 after every trial on ``N_TEST`` Sobol points of the unit cube.
 
 Every arm and acquisition of one seed and problem gets a generator built from the same key

@@ -1,5 +1,5 @@
-"""Bad-input catalogue: annotator noise models, regions and simulators (course_lib.gp.annotator_noise)
-and affinity propagation (course_lib.affinity).
+"""Bad-input catalogue: annotator noise models, regions and simulators
+(course_lib.gp.annotator_noise) and affinity propagation (course_lib.affinity).
 
 Families: "annotators" and "affinity". The decision on scarce labels is here too: a noise
 variance needs at least 2 labels, so an annotator with one label (GPR-MA, refused naming

@@ -84,7 +84,7 @@ CASES = [
              "Xa"),
     BadInput("confidence: predicting before fit",
              lambda: ConfidencePreferenceGP(SE).predict_difference(X, X), ValueError, "self"),
-    # ----- course_lib.simulators.confidence_raters ------------------------------------------------
+    # ----- course_lib.simulators.confidence_raters -----------------------------------------
     BadInput("confidence_raters: a rating of 10", lambda: rating_levels([1, 10]), ValueError,
              "ratings"),
     BadInput("confidence_raters: levels that do not split the scale",

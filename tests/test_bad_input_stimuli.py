@@ -1,5 +1,5 @@
-"""Bad-input catalogue: the equaliser, clips, WAV encoding and the tone in noise (course_lib.stimuli).
-Family "audio"."""
+"""Bad-input catalogue: the equaliser, clips, WAV encoding and the tone in noise
+(course_lib.stimuli). Family "audio"."""
 
 import numpy as np
 

@@ -1,4 +1,5 @@
-"""The shipped speech clip (data/speech_clip) and its loader, course_lib.stimuli.load_speech_clip."""
+"""The shipped speech clip (data/speech_clip) and its loader,
+course_lib.stimuli.load_speech_clip."""
 
 import os
 import re

@@ -1,5 +1,5 @@
-"""The level-set active-learning session (course_lib.simulators.levelset_session): deterministic under
-a seed, arms that differ only in how the constraints enter, F1 that improves with active
+"""The level-set active-learning session (course_lib.simulators.levelset_session): deterministic
+under a seed, arms that differ only in how the constraints enter, F1 that improves with active
 trials on a 2-D problem, and a failed step that leaves the session as it was."""
 
 import numpy as np

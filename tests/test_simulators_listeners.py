@@ -1,5 +1,5 @@
-"""Simulated listeners (course_lib.simulators.listeners): IRFs, answers that follow the likelihood in the
-one orientation, the pathologies, forced choices, and the personalisation loop."""
+"""Simulated listeners (course_lib.simulators.listeners): IRFs, answers that follow the likelihood
+in the one orientation, the pathologies, forced choices, and the personalisation loop."""
 
 import numpy as np
 import pytest

@@ -50,7 +50,8 @@ def test_region_simulation_uses_each_items_row():
     errors = data.matrix()
     for region in range(3):
         rows = errors[regions == region]
-        np.testing.assert_allclose(rows.var(axis=0), SEED001_LAMBDA[region], rtol=0.15, atol=1e-12)
+        np.testing.assert_allclose(rows.var(axis=0), SEED001_LAMBDA[region], rtol=0.15,
+                                   atol=1e-12)
         assert np.all(rows[:, region] == 0.0)
 
 

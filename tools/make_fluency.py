@@ -167,8 +167,8 @@ def split_labels() -> list[str]:
 
 def score_rows(truth) -> list[tuple[int, int, int]]:
     """(item, rater, score) of every label: every rater scores every item with
-    :func:`course_lib.simulators.rater_scores.simulate_integer_scores`, then N_MISSING labels of distinct
-    items, one random rater each, are blanked."""
+    :func:`course_lib.simulators.rater_scores.simulate_integer_scores`, then N_MISSING labels of
+    distinct items, one random rater each, are blanked."""
     truth = np.asarray(truth, dtype=np.float64)
     scores = simulate_integer_scores(truth, RATER_BIAS, RATER_SLOPE, RATER_NOISE_SD,
                                      scale=SCALE,

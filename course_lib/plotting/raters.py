@@ -1,8 +1,8 @@
 """Plots for Unit 5 (several raters per item, annotators of different reliability).
 
-``plot_xxx(ax, ...) -> ax``; they draw results computed elsewhere (:mod:`course_lib.gp.multi_rater`,
-:mod:`course_lib.metrics`) and compute nothing a test would need. One-dimensional inputs are
-1-D arrays or (n, 1) arrays. Colours used throughout the unit: the GP on the mean score (base,
+``plot_xxx(ax, ...) -> ax``; they draw results computed elsewhere
+(:mod:`course_lib.gp.multi_rater`, :mod:`course_lib.metrics`) and compute nothing a test would
+need. One-dimensional inputs are 1-D arrays or (n, 1) arrays. Colours used throughout the unit: the GP on the mean score (base,
 "Av") orange, the joint model blue, the per-annotator model (MA) green, the per-region model
 (MANH) red, the gold standard black.
 """

@@ -133,8 +133,8 @@ class LevelSetSession:
 
     Parameters
     ----------
-    problem : a :class:`~course_lib.simulators.psychophysics.LevelSetProblem` (its box, threshold and
-        constraints; and its truth for F1 / Brier in ``history``), or None with:
+    problem : a :class:`~course_lib.simulators.psychophysics.LevelSetProblem` (its box,
+        threshold and constraints; and its truth for F1 / Brier in ``history``), or None with:
     bounds : (d, 2) box of settings (low, high per row).
     threshold : the level on the model's probit scale (default Phi^-1(0.75) = 0.6745).
     constraint_X, constraint_y : constraints (box units; probit-scale targets), optional.

@@ -1,12 +1,12 @@
 """Unit 7 explorers: active learning of a detection threshold (seed 003 section 4).
 
 * :func:`levelset_explorer`: "be the observer" in 2-D. A level-set session
-  (:class:`~course_lib.simulators.levelset_session.LevelSetSession`) proposes a stimulus; you answer
-  yes or no (with the true P(yes) there shown, you can play the observer), or a simulated
-  observer answers (:func:`~course_lib.simulators.psychophysics.simulate_answers`). Choose the problem
-  (the psychometric discrimination function or the 2-D norm ball, seed 003 section 4.4), the arm
-  (constraints in the mixed likelihood, the same knowledge as pseudo-answers, or none) and the
-  acquisition (global MI or EAVC). The figure: the posterior mean of the latent with the true
+  (:class:`~course_lib.simulators.levelset_session.LevelSetSession`) proposes a stimulus; you
+  answer yes or no (with the true P(yes) there shown, you can play the observer), or a simulated
+  observer answers (:func:`~course_lib.simulators.psychophysics.simulate_answers`). Choose the
+  problem (the psychometric discrimination function or the 2-D norm ball, seed 003 section 4.4),
+  the arm (constraints in the mixed likelihood, the same knowledge as pseudo-answers, or none) and
+  the acquisition (global MI or EAVC). The figure: the posterior mean of the latent with the true
   (dashed) and the estimated (white) 75 % contour, P(f below the threshold), the acquisition
   over the map with the next query (magenta star), and F1 of the estimated set against the
   truth after every trial.

@@ -345,8 +345,8 @@ def preference_scores(trials: ConfidenceTrials, levels, kernel: Kernel, splits, 
     split's training pairs of ``trials``, their choices and, with ``use_ratings``, their
     confidence ``levels`` (one per trial; the subject's own are ``trials.levels``)."""
     if not isinstance(trials, ConfidenceTrials):
-        raise TypeError(f"trials: expected a course_lib.simulators.confidence_raters.ConfidenceTrials,"
-                        f" got {type(trials).__name__}")
+        raise TypeError(f"trials: expected a course_lib.simulators.confidence_raters."
+                        f"ConfidenceTrials, got {type(trials).__name__}")
     levels = as_float_array(levels, "levels", ndim=1)
     if levels.size != trials.n_trials:
         raise ValueError(f"levels: expected one level per trial ({trials.n_trials}), got "
@@ -381,9 +381,9 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
     (e.g. a haptic-like subject); only the confidence levels change. The controls set how many
     pairs sit at each level and the rating noise sd sigma (in units of the strength): the
     levels are
-    :func:`~course_lib.simulators.confidence_raters.ranked_levels` of the strength plus N(0, sigma^2),
-    so a small sigma ranks the pairs by strength (a calibrated rater) and a large one deals
-    the histogram out at random (a rater who ignores the pair, as the seed's subject #2 did).
+    :func:`~course_lib.simulators.confidence_raters.ranked_levels` of the strength plus N(0,
+    sigma^2), so a small sigma ranks the pairs by strength (a calibrated rater) and a large one
+    deals the histogram out at random (a rater who ignores the pair, as the seed's subject #2 did).
     The noise draws are fixed: a slider changes the levels, never the luck.
 
     Panels: the strength of the pairs in each level with ``likert``'s cut points (where the
@@ -396,8 +396,8 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
     :class:`~course_lib.widgets.base.InputError` naming ``counts``, and nothing is drawn until
     it does."""
     if not isinstance(trials, ConfidenceTrials):
-        raise TypeError(f"trials: expected a course_lib.simulators.confidence_raters.ConfidenceTrials,"
-                        f" got {type(trials).__name__}")
+        raise TypeError(f"trials: expected a course_lib.simulators.confidence_raters."
+                        f"ConfidenceTrials, got {type(trials).__name__}")
     if not isinstance(kernel, Kernel):
         raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
     likert = LikertConfidence(3) if likert is None else likert

@@ -27,18 +27,19 @@ The loop (:class:`PersonalisationSession`), each step made of library calls:
    stays below :func:`~course_lib.gp.acquisition.settling_threshold` (0.02 here: 1 % of the
    utility's prior sd; :func:`~course_lib.gp.acquisition.settled_at`).
 
-The model (:func:`equaliser_model`) is Paper H's (:func:`~course_lib.simulators.listeners.paper_h_model`:
-Beta degree-of-preference likelihood, kernel variance 4 fixed, half-Student-t priors) with the
-lengthscale prior moved to the equaliser's axis, gains in dB on [-12, 12]: Paper H's 2-D axis
-[-20, 20] had no unit, ours has one. A level change of 1-2 dB in one band is about the
-smallest a listener notices and a preference changes over several dB, so each band's
-lengthscale starts at 5 dB (a fifth of the range) under a half-Student-t(6, 30) prior on its
-square (prior median about 4.5 dB, a heavy tail up to the whole range).
+The model (:func:`equaliser_model`) is Paper H's
+(:func:`~course_lib.simulators.listeners.paper_h_model`: Beta degree-of-preference likelihood,
+kernel variance 4 fixed, half-Student-t priors) with the lengthscale prior moved to the equaliser's
+axis, gains in dB on [-12, 12]: Paper H's 2-D axis [-20, 20] had no unit, ours has one. A level
+change of 1-2 dB in one band is about the smallest a listener notices and a preference changes over
+several dB, so each band's lengthscale starts at 5 dB (a fifth of the range) under a
+half-Student-t(6, 30) prior on its square (prior median about 4.5 dB, a heavy tail up to the whole
+range).
 
 A simulated listener (``mode="simulated"``) answers with
-:class:`~course_lib.simulators.listeners.SimulatedListener`: a hidden internal response drawn from a GP
-over the gains (:class:`~course_lib.simulators.listeners.GPDrawResponse`) answered through a Beta
-slider (:class:`~course_lib.gp.likelihoods.PairwiseBeta`). "Answer for me" and "Run 10 steps"
+:class:`~course_lib.simulators.listeners.SimulatedListener`: a hidden internal response drawn from
+a GP over the gains (:class:`~course_lib.simulators.listeners.GPDrawResponse`) answered through a
+Beta slider (:class:`~course_lib.gp.likelihoods.PairwiseBeta`). "Answer for me" and "Run 10 steps"
 let it answer; "show hidden preference" reveals its IRF. The person at the keyboard can answer
 in either mode.
 """
@@ -87,8 +88,9 @@ MODES = ("audio", "simulated")
 
 def equaliser_model(n_bands: int = 2) -> PreferenceGP:
     """Paper H's preference GP for ``n_bands`` band gains in dB (module docstring): the Beta
-    likelihood and priors of :func:`~course_lib.simulators.listeners.paper_h_model`, an SE-ARD kernel
-    with variance 4 fixed and lengthscales from 5 dB under OnSquare(half-Student-t(6, 30))."""
+    likelihood and priors of :func:`~course_lib.simulators.listeners.paper_h_model`, an SE-ARD
+    kernel with variance 4 fixed and lengthscales from 5 dB under OnSquare(half-Student-t(6,
+    30))."""
     n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
     template = paper_h_model(n_bands, answers="degree")
     kernel = SquaredExponential(np.full(n_bands, LENGTHSCALE_START), 4.0,

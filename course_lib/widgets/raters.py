@@ -15,8 +15,8 @@ The models are :class:`course_lib.gp.multi_rater.MultiRaterGP`, the metrics come
 :mod:`course_lib.metrics`, the drawing from :mod:`course_lib.plotting.raters`. The toy data are
 one-dimensional so that every score can be seen: x is the fraction of an utterance spent in
 pauses and :func:`toy_truth` its true fluency; simulated raters score it 0-10 with
-:func:`course_lib.simulators.rater_scores.simulate_integer_scores`. Random draws use one fixed seed per
-explorer, so moving a slider deforms the same draws.
+:func:`course_lib.simulators.rater_scores.simulate_integer_scores`. Random draws use one fixed seed
+per explorer, so moving a slider deforms the same draws.
 """
 
 from __future__ import annotations
@@ -84,8 +84,8 @@ def toy_rater_data(n_items: int = 40, n_raters: int = 5, noise_sd: float = 1.0,
     Training inputs are uniform on [0, 1] and sorted, test inputs evenly spaced on
     [0.02, 0.98]; truth is :func:`toy_truth`. Rater r has a bias b_r ~ N(0, bias_sd^2) and scores
     round(truth + b_r + N(0, noise_sd^2)), clipped to 0..10
-    (:func:`~course_lib.simulators.rater_scores.simulate_integer_scores`). The draws come in a fixed order
-    (biases, inputs, training noise, test noise), so the same ``rng`` seed with another
+    (:func:`~course_lib.simulators.rater_scores.simulate_integer_scores`). The draws come in a
+    fixed order (biases, inputs, training noise, test noise), so the same ``rng`` seed with another
     ``noise_sd`` or ``bias_sd`` rescales the same random numbers.
     """
     n_items = as_positive_int(n_items, "n_items")
@@ -336,8 +336,8 @@ def annotator_toy_data(variance_table=SEED001_LAMBDA, n_items: int = 60, n_test:
     """Seed 001's toy: ``n_items`` inputs uniform on [0, 1], gold :func:`seed001_gold`, as many
     k-means regions as ``variance_table`` has rows (numbered left to right), and one label per
     item from every annotator (column), y = gold + N(0, variance_table[region, annotator])
-    (:func:`~course_lib.simulators.rater_scores.simulate_regions`; zeros allowed). The draws come in a
-    fixed order (inputs, regions, noise), so another table with the same ``rng`` seed rescales
+    (:func:`~course_lib.simulators.rater_scores.simulate_regions`; zeros allowed). The draws come
+    in a fixed order (inputs, regions, noise), so another table with the same ``rng`` seed rescales
     the same noise."""
     table = as_float_array(variance_table, "variance_table", ndim=2)
     n_items = as_positive_int(n_items, "n_items", minimum=2 * table.shape[0])
