@@ -26,17 +26,19 @@ def _name(path: Path) -> str:
 
 def _target(module: str, is_package: bool, node: ast.ImportFrom) -> list[str]:
     """The course_lib modules an import statement names (a submodule for ``from . import x``)."""
+    base = node.module or ""
     if node.level:
         package = module.split(".") if is_package else module.split(".")[:-1]
-        base = ".".join(package[:len(package) - node.level + 1] + ([node.module] if node.module
-                                                                    else []))
-    else:
-        base = node.module or ""
+        base = ".".join(package[:len(package) - node.level + 1] + ([base] if base else []))
     if not base.startswith("course_lib"):
         return []
-    return [f"{base}.{alias.name}" if (ROOT.parent / f"{base}.{alias.name}".replace(".", "/")
-                                       ).with_suffix(".py").exists() else base
-            for alias in node.names]
+    names = [f"{base}.{alias.name}" for alias in node.names]
+    return [name if _is_module(name) else base for name in names]
+
+
+def _is_module(name: str) -> bool:
+    path = ROOT.parent.joinpath(*name.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
 
 
 def _imports():
