@@ -45,12 +45,14 @@ PORTABILITY_ENVIRONMENT = {"OPENBLAS_CORETYPE": "Prescott", "NUMBA_CPU_NAME": "g
 # site build (tests/test_site.py), which executes every lecture and solutions notebook.
 NUMERICS_TESTS = ["tests/reference", *(f"tests/test_{name}.py" for name in (
     "affinity", "dtw", "dtw_search", "features", "gaussian", "gmm", "kmeans", "vq", "hmm",
-    "metrics", "term_discovery", "recognition", "recognition_selection", "psychophysics",
-    "confidence_raters", "gp_acquisition", "gp_annotators", "gp_bald", "gp_comparisons",
+    "metrics", "term_discovery", "recognition", "recognition_selection",
+    "gp_acquisition", "gp_annotator_noise", "gp_bald", "gp_comparisons",
     "gp_confidence", "gp_constraints", "gp_ep", "gp_feedback_likelihoods", "gp_kernels",
-    "gp_laplace", "gp_levelset", "gp_likelihoods", "gp_listeners", "gp_preference", "gp_raters",
+    "gp_laplace", "gp_levelset", "gp_likelihoods", "gp_multi_rater", "gp_preference",
     "gp_regression", "gp_sparse", "gp_sparse_preference", "gp_sparse_variational",
-    "gp_variational", "levelset_session")), "tests/test_experiment*.py"]
+    "gp_variational", "simulators_confidence_raters", "simulators_levelset_session",
+    "simulators_listeners", "simulators_psychophysics", "simulators_rater_scores")),
+    "tests/test_experiment*.py"]
 # Shared by the tests and tools/store_outputs.py, so stored outputs match test runs.
 # TQDM_DISABLE keeps progress bars out of test logs; notebooks still show them in the lab.
 # One BLAS thread: reproducible sums for the checked outputs, no oversubscription on 2 cores.

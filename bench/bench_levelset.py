@@ -2,11 +2,11 @@
 against scipy's Owen's T.
 
 Workload (issue 11; design notes 7.6): seed 003's psychometric problem in 2-D on the unit
-square (course_lib.data.psychophysics), its 20 constraints as GaussianConstraint rows (noise sd
-0.2 |y| + 0.1, course_lib.gp.constraints), 100 yes/no answers at scrambled Sobol settings drawn
+square (course_lib.simulators.psychophysics), its 20 constraints as GaussianConstraint rows (noise
+sd 0.2 |y| + 0.1, course_lib.gp.constraints), 100 yes/no answers at scrambled Sobol settings drawn
 from the true psychometric function, and the session's kernel (SE-ARD, lengthscales 0.5,
 variance 2, plus a fixed constant of variance 1 for the offset; hyper-parameters fixed, as on
-nine trials in ten of course_lib.gp.levelset_session). One trial =
+nine trials in ten of course_lib.simulators.levelset_session). One trial =
 
 * fit: a copy of the VariationalGP fitted to the first 99 answers, refitted to all 100 (the
   items are the constraint locations first, then the trials in order, so the new answer extends
@@ -53,13 +53,13 @@ import numpy as np  # noqa: E402
 from scipy.special import ndtr, xlogy  # noqa: E402
 from scipy.stats import qmc  # noqa: E402
 
-from course_lib.data.psychophysics import psychometric_problem, simulate_answers  # noqa: E402
 from course_lib.gp import levelset  # noqa: E402
 from course_lib.gp.constraints import constraint_sigma  # noqa: E402
 from course_lib.gp.kernels import Constant, SquaredExponential  # noqa: E402
 from course_lib.gp.likelihoods import BernoulliProbit, GaussianConstraint  # noqa: E402
 from course_lib.gp.variational import MixedLikelihood, VariationalGP  # noqa: E402
 from course_lib.linalg import JitterWarning  # noqa: E402
+from course_lib.simulators.psychophysics import psychometric_problem, simulate_answers  # noqa: E402
 
 N_TRIALS, N_CANDIDATES, N_REFERENCES = 100, 1024, 4096
 TRIAL_GOAL_SECONDS = 1.0
@@ -315,6 +315,6 @@ if __name__ == "__main__":
     args = parser.parse_args()
     with harness.one_thread(), warnings.catch_warnings():
         # an SE kernel on 120 nearby settings needs a little jitter on every fit (as in
-        # course_lib.gp.levelset_session, which does not repeat the warning either)
+        # course_lib.simulators.levelset_session, which does not repeat the warning either)
         warnings.simplefilter("ignore", JitterWarning)
         main(args.repeats)

@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402
 from course_lib.gp import (Comparisons, DisconnectedComparisonsWarning,  # noqa: E402
                            PairwiseProbit, PreferenceGP, SquaredExponential)
 from course_lib.gp.acquisition import maximise_acquisition  # noqa: E402
-from course_lib.gp.listeners import settings_grid  # noqa: E402
+from course_lib.simulators.listeners import settings_grid  # noqa: E402
 
 REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "reference" / \
     "botorch_pairwise_gp.json"

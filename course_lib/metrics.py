@@ -27,7 +27,8 @@ Level sets and preferences (Unit 7, Wu et al. 2025)
     {x : f(x) < threshold} against the true latent on quasi-random (scrambled Sobol) points of
     a box, predicted in batches so that 2^20 points need little memory. The estimate is
     {mean < threshold} (posterior probability above 1/2; Wu et al. 2025 do not spell their rule
-    out), the Brier score uses P(f < threshold) = Phi((threshold - mean) / sd).
+    out), the Brier score uses P(f < threshold) = Phi((threshold - mean) / sd)
+    (:func:`levelset_probability`).
     :func:`brier_preference` and :func:`f1_preference` score predicted preferences against the
     observed answers with Wu et al.'s eq. (3): p = Phi(mu_D / sqrt(1 + v_D)), the probability
     that the FIRST item is preferred under the link Phi(f(first) - f(second)) (no sqrt 2: a
@@ -49,8 +50,8 @@ from .validation import RngLike, as_float_array, as_positive_int, as_rng
 
 __all__ = ["RecognitionReport", "confusion_matrix", "evaluate", "label_array", "rmse",
            "round_scores", "rounded_pcc_mse", "check_scale", "discretised_log_predictive",
-           "discrete_kl", "f1_levelset", "brier_levelset", "brier_preference",
-           "f1_preference", "MAX_LEVELSET_POINTS"]
+           "discrete_kl", "standardised_gap", "levelset_probability", "f1_levelset",
+           "brier_levelset", "brier_preference", "f1_preference", "MAX_LEVELSET_POINTS"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -341,10 +342,35 @@ def _check_bounds(bounds) -> np.ndarray:
     return bounds
 
 
+def standardised_gap(mean, var, threshold) -> np.ndarray:
+    """(threshold - mean) / sqrt(var) elementwise, with +-inf where var = 0 (the sign of
+    threshold - mean); arrays already checked."""
+    sd = np.sqrt(var)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gap = (threshold - mean) / sd
+    return np.where(sd > 0, gap, np.where(mean < threshold, np.inf, -np.inf))
+
+
+def levelset_probability(mean, var, threshold) -> np.ndarray:
+    """P(f < threshold) = Phi((threshold - mean) / sqrt(var)) elementwise (broadcasting), the
+    probability of set membership that :func:`brier_levelset` scores.
+
+    A zero variance gives 1.0 where mean < threshold and 0.0 elsewhere.
+    """
+    mean = as_float_array(mean, "mean")
+    var = as_float_array(var, "var")
+    if np.any(var < 0):
+        raise ValueError(f"var: variances must be >= 0, got {var[var < 0].flat[0]:g}")
+    threshold = float(as_float_array(threshold, "threshold", ndim=0))
+    try:
+        np.broadcast_shapes(mean.shape, var.shape)
+    except ValueError:
+        raise ValueError(f"var: shape {var.shape} does not match mean's {mean.shape}") from None
+    return ndtr(standardised_gap(mean, var, threshold))
+
+
 def _levelset_tally(model, true_function, threshold, bounds, n_points, batch_size, rng):
     """(true positives, false positives, false negatives, sum of squared Brier errors, n)."""
-    from .gp.levelset import levelset_probability  # course_lib.gp imports this module
-
     if not callable(getattr(model, "predict", None)):
         raise TypeError(f"model: expected a fitted model with predict(X) -> (mean, var), got "
                         f"{type(model).__name__}")

@@ -4,7 +4,7 @@ The same listeners, model and loop as ``paper_h_personalisation.py``'s 2-D study
 [-20, 20]^2 with step 1; Paper H's model with MAP-II after every fit; 10 random comparisons,
 30 active ones, 20 forced choices against (0, 0)); regular listeners 0-49 (a GP-draw IRF each,
 Beta slider answers at noise_sd 1 and concentration 10). Only the rule that picks the setting
-compared with the incumbent changes (``course_lib.gp.listeners.run_session``):
+compared with the incumbent changes (``course_lib.simulators.listeners.run_session``):
 
 * ``random`` -- a uniform grid setting;
 * ``uei`` -- the argmax of univariate EI (the incumbent's value taken as fixed);
@@ -207,7 +207,7 @@ def draw_figure(document: dict, path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from course_lib.plotting.personalisation import (
+    from course_lib.plotting.personalisation_results import (
         plot_paired_differences,
         plot_regret,
         plot_settling,

@@ -1,9 +1,9 @@
 """Paper A's learning curves (thesis of J. B. Nielsen, Paper A, section 4): Beta vs binary probit.
 
 The listener's internal response is the negated 1-D Griewank function f(x) = cos x - x^2 / 4000
-(``course_lib.gp.listeners.negated_griewank``: three peaks, the centre one higher; the paper
-does not print its formula) on 101 equally spaced inputs in [-8, 8]. Each comparison takes two
-different inputs at random among the 101; the slider answer is
+(``course_lib.simulators.listeners.negated_griewank``: three peaks, the centre one higher; the
+paper does not print its formula) on 101 equally spaced inputs in [-8, 8]. Each comparison takes
+two different inputs at random among the 101; the slider answer is
 pi ~ Beta(nu_D mu, nu_D (1 - mu)), mu = Phi((f(first) - f(second)) / (sqrt(2) * 1)), drawn by a
 ``SimulatedListener`` with ``PairwiseBeta(1, nu_D)``, and the binary answer is d = [pi > 0.5]:
 the SAME answers are fitted by the Beta degree-of-preference model (the paper's CBR) and, as
@@ -48,8 +48,8 @@ from course_lib.gp import (
     PreferenceGP,
     SquaredExponential,
 )
-from course_lib.gp.listeners import SimulatedListener, negated_griewank
 from course_lib.gp.priors import Gamma
+from course_lib.simulators.listeners import SimulatedListener, negated_griewank
 
 from .common import (REPLICATE_REASON, RESULTS_DIR, Z_REPLICATES, compare_replicates,
                      compare_runs, run_experiment, task_rng)

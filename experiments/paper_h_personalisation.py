@@ -14,8 +14,8 @@ subjects:
   of the box (the paper's baseline is each subject's audiogram, which a simulated listener does
   not have).
 
-Both: Paper H's model (:func:`course_lib.gp.listeners.hearing_aid_model`: SE-ARD with variance 4
-fixed, half-Student-t priors on the squared lengthscales, on noise_sd and on the Beta
+Both: Paper H's model (:func:`course_lib.simulators.listeners.hearing_aid_model`: SE-ARD with variance
+4 fixed, half-Student-t priors on the squared lengthscales, on noise_sd and on the Beta
 concentration), MAP-II after every fit (one L-BFGS-B run from the current hyper-parameters, as
 the paper re-learns them at every iteration), 10 random comparisons along a chain of random
 settings, then 30 active comparisons of the incumbent (the assessed setting of largest posterior
@@ -23,10 +23,10 @@ mean) against the acquisition's pick, then 20 forced choices between the last in
 baseline, with the exact two-tailed binomial test at 0.001 (significant and preferred: >= 18 of
 20).
 
-Listeners (:class:`course_lib.gp.listeners.SimulatedListener`): an internal response function
-(IRF) drawn from a GP (:func:`~course_lib.gp.listeners.gp_draw_2d`, lengthscale 8 grid steps;
-:func:`~course_lib.gp.listeners.gp_draw_4d`, lengthscale 25 dB; variance 4 both), answering on
-the slider with the Beta degree likelihood at noise_sd 1 and concentration 10
+Listeners (:class:`course_lib.simulators.listeners.SimulatedListener`): an internal response
+function (IRF) drawn from a GP (:func:`~course_lib.simulators.listeners.gp_draw_2d`, lengthscale
+8 grid steps; :func:`~course_lib.simulators.listeners.gp_draw_4d`, lengthscale 25 dB; variance 4
+both), answering on the slider with the Beta degree likelihood at noise_sd 1 and concentration 10
 (y ~ Beta(10 mu, 10 (1 - mu)), mu = Phi((f(first) - f(second)) / sqrt(2))). 100 regular
 listeners and 10 of each pathology in 2-D, 60 and 5 in 4-D (the paper's subjects 6, 7, 11/13
 and the high-frequency threshold it discusses):
@@ -75,18 +75,9 @@ from course_lib.gp.acquisition import (
     settled_at,
     settling_threshold,
 )
-from course_lib.gp.listeners import (
-    CannotHear,
-    Fatigue,
-    MattersAboveThreshold,
-    SimulatedListener,
-    SwitchesPreference,
-    gp_draw_2d,
-    gp_draw_4d,
-    hearing_aid_model,
-    run_session,
-    settings_grid,
-)
+from course_lib.simulators.listeners import (CannotHear, Fatigue, MattersAboveThreshold,
+                                             SimulatedListener, SwitchesPreference, gp_draw_2d,
+                                             gp_draw_4d, hearing_aid_model, run_session, settings_grid)
 
 from .common import (REPLICATE_REASON, RESULTS_DIR, Z_REPLICATES, compare_replicates,
                      run_experiment, task_rng)
@@ -380,7 +371,7 @@ def draw_figure(document: dict, path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from course_lib.plotting.personalisation import (
+    from course_lib.plotting.personalisation_results import (
         plot_convergence,
         plot_forced_choice,
         plot_regret,

@@ -31,9 +31,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import brentq
 
-from course_lib.gp.annotators import simulate_homogeneous
 from course_lib.metrics import rmse
 from course_lib.significance import resampled_t_test
+from course_lib.simulators.rater_scores import simulate_homogeneous
 
 from .common import run_experiment, task_rng
 from .seed001_table1 import DATASETS, N_RESTARTS, SOURCE_TABLE, fit_annotators, fit_plain, \

@@ -19,9 +19,9 @@ import numpy as np
 from course_lib.affinity import AffinityPropagationWarning
 from course_lib.data.uci import load_uci
 from course_lib.gp import GPRegression, SquaredExponential
-from course_lib.gp.annotators import AnnotatorNoiseGP, assign_regions, simulate_homogeneous, \
-    simulate_regions
+from course_lib.gp.annotator_noise import AnnotatorNoiseGP, assign_regions
 from course_lib.metrics import rmse
+from course_lib.simulators.rater_scores import simulate_homogeneous, simulate_regions
 
 from .common import compare_runs, run_experiment, task_rng
 from .seed001_toy import LAMBDA, MIN_REGION_SIZE, N_ANNOTATORS, N_SIMULATION_REGIONS, \

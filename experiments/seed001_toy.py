@@ -20,9 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from course_lib.gp import GPRegression, SquaredExponential
-from course_lib.gp.annotators import ANNOTATOR_TOY_LAMBDA, AnnotatorNoiseGP, assign_regions, \
-    annotator_toy_gold, simulate_homogeneous, simulate_regions
+from course_lib.gp.annotator_noise import AnnotatorNoiseGP, assign_regions
 from course_lib.metrics import rmse
+from course_lib.simulators.rater_scores import ANNOTATOR_TOY_LAMBDA, annotator_toy_gold, \
+    simulate_homogeneous, simulate_regions
 
 from .common import RESULTS_DIR, compare_runs, run_experiment, task_rng
 

@@ -2,7 +2,7 @@
 
 The seed's data (472 answers of one of its authors: "which robot walks more naturally" and a
 confidence 1 .. 3, counted 218 / 176 / 78) are private. The subject here is a substitute
-(:func:`course_lib.data.confidence_raters.gait_like_subject`, generator
+(:func:`course_lib.simulators.confidence_raters.gait_like_subject`, generator
 ``task_rng(0, "gait/subject")``): 472 uniform pairs on a 3-D latent over [0, 1]^3 (ours: a bump
 of height 3 minus 1), choices ~ Bernoulli(Phi(df)), confidence levels ranked by |df| plus noise
 (sd 0.3) with exactly 218 / 176 / 78 trials at levels 1 / 2 / 3 (0 / 1 / 2 for the model).
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from course_lib.data.confidence_raters import GAIT_LEVEL_COUNTS, gait_like_subject
+from course_lib.simulators.confidence_raters import GAIT_LEVEL_COUNTS, gait_like_subject
 
 from .common import REPLICATE_REASON, compare_replicates, compare_runs, run_experiment, task_rng
 from .seed003_haptic_like import (ARMS, SE_FACTOR, fit_and_score, model_settings, score_cells,
@@ -85,7 +85,7 @@ def run(reduced: bool) -> dict:
         "budget_rule": "at least 20 splits within 15 CPU-min; one split (3 sizes x 2 fits) "
                        "measured at 45 CPU-s",
         "reduced_selection": {"splits": REDUCED_SPLITS, "sizes": REDUCED_SIZES},
-        "subject": "course_lib.data.confidence_raters.gait_like_subject(n_trials=472, "
+        "subject": "course_lib.simulators.confidence_raters.gait_like_subject(n_trials=472, "
                    "rng=task_rng(0, 'gait/subject'))",
         "model": model_settings(),
         "verdict_rule": f"per size and metric: 'mixed better' when the mean paired difference "

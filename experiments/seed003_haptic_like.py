@@ -3,7 +3,7 @@
 The seed's data (Driller 2024: 5 participants, 50 pairs of 3-D printed surfaces each, a choice
 "which felt rougher" and a confidence rating 1 .. 9 mapped to 0 .. 2) are private. The subjects
 here are substitutes built from the printed set-up
-(:func:`course_lib.data.confidence_raters.haptic_like_subjects`): 5 subjects on a 2-D latent
+(:func:`course_lib.simulators.confidence_raters.haptic_like_subjects`): 5 subjects on a 2-D latent
 over [0, 1]^2 (ours), 50 uniform pairs each, choices ~ Bernoulli(Phi(df)); subjects #1, #3, #4,
 #5 rate 1 + 8 tanh|df| plus calibration noise (sd 0.75, 0.5, 1.0, 1.5 rating units); subject #2
 rates by the seed's printed marginals (48 % nines, 84 % >= 7, none < 3) whatever the pair.
@@ -42,14 +42,14 @@ import warnings
 
 import numpy as np
 
-from course_lib.data.confidence_raters import (HAPTIC_NOISE_SD, OVERCONFIDENT_SUBJECT,
-                                               haptic_like_subjects)
 from course_lib.gp import SquaredExponential
 from course_lib.gp.confidence import GAP_PRIOR_LOG_SD, ConfidencePreferenceGP
 from course_lib.gp.likelihoods import LikertConfidence
 from course_lib.gp.priors import Gamma
 from course_lib.linalg import JitterWarning
 from course_lib.metrics import brier_preference, f1_preference
+from course_lib.simulators.confidence_raters import (HAPTIC_NOISE_SD, OVERCONFIDENT_SUBJECT,
+                                                     haptic_like_subjects)
 
 from .common import REPLICATE_REASON, compare_replicates, compare_runs, run_experiment, task_rng
 
@@ -221,7 +221,7 @@ def run(reduced: bool) -> dict:
         "budget_rule": "splits = min(20, floor(17 CPU-min / CPU cost of one split)); one "
                        "split (5 subjects x 3 sizes x 2 fits) measured at about 100 CPU-s",
         "reduced_selection": {"subjects_splits": REDUCED_SPLITS, "sizes": REDUCED_SIZES},
-        "subjects": "course_lib.data.confidence_raters.haptic_like_subjects(n_pairs=50, "
+        "subjects": "course_lib.simulators.confidence_raters.haptic_like_subjects(n_pairs=50, "
                     "rng=task_rng(0, 'haptic/subjects'))",
         "calibration_noise_sd": HAPTIC_NOISE_SD,
         "overconfident_subject": OVERCONFIDENT_SUBJECT,

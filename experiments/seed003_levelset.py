@@ -1,13 +1,13 @@
 """Seed 003's synthetic level-set estimation (Wu et al., section 4.4, App. A.1, Figs. 3 and 9).
 
 Active learning of the 75 % set {x : P(yes | x) < 0.75} of a simulated observer, on two 2-D
-problems of :mod:`course_lib.data.psychophysics`: the psychometric discrimination function on
+problems of :mod:`course_lib.simulators.psychophysics`: the psychometric discrimination function on
 [-1, 1]^2 (20 constraints) and the norm ball f = 2 ||x|| on [-1, 1]^2 (21 constraints). Arms
 {mixed (constraints as Gaussian pseudo-observations), pseudo (the constraints as extra yes/no
 trials), none} x acquisitions {global_mi, eavc}; each session is
-:func:`course_lib.gp.levelset_session.run_levelset_session`: 10 scrambled Sobol initial trials,
-then ``N_ACTIVE`` active ones, the model refitted after every answer (MAP-II on the schedule
-stated in the settings), F1 and Brier of the estimated set {posterior mean < Phi^-1(0.75)}
+:func:`course_lib.simulators.levelset_session.run_levelset_session`: 10 scrambled Sobol initial
+trials, then ``N_ACTIVE`` active ones, the model refitted after every answer (MAP-II on the
+schedule stated in the settings), F1 and Brier of the estimated set {posterior mean < Phi^-1(0.75)}
 after every trial on ``N_TEST`` Sobol points of the unit cube.
 
 Every arm and acquisition of one seed and problem gets a generator built from the same key
@@ -29,9 +29,9 @@ import time
 
 import numpy as np
 
-from course_lib.data.psychophysics import norm_ball_problem, psychometric_problem
 from course_lib.gp.constraints import constraint_sigma
-from course_lib.gp.levelset_session import run_levelset_session
+from course_lib.simulators.levelset_session import run_levelset_session
+from course_lib.simulators.psychophysics import norm_ball_problem, psychometric_problem
 
 from .common import (REPLICATE_REASON, RESULTS_DIR, compare_replicates, compare_runs,
                      run_experiment, task_rng, to_json)
@@ -234,7 +234,7 @@ def run_problems(problem_set: dict, reduced: bool, n_test: int, seeds=SEEDS) -> 
 
 def session_settings(n_test: int, seeds=SEEDS) -> dict:
     return {
-        "session": "course_lib.gp.levelset_session.run_levelset_session (model 'full': "
+        "session": "course_lib.simulators.levelset_session.run_levelset_session (model 'full': "
                    "VariationalGP, squared exponential ARD + constant of variance 1, "
                    "lengthscale prior Gamma(3, 6) on the unit cube, signal variance in [1, 4])",
         "arms": ARMS, "acquisitions": ACQUISITIONS, "n_initial": N_INITIAL,

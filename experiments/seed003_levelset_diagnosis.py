@@ -36,9 +36,9 @@ import numpy as np
 from scipy.special import ndtr
 from scipy.stats import qmc
 
-from course_lib.data.psychophysics import norm_ball_problem
-from course_lib.gp.levelset_session import LevelSetSession
 from course_lib.results import load_result
+from course_lib.simulators.levelset_session import LevelSetSession
+from course_lib.simulators.psychophysics import norm_ball_problem
 
 from . import seed003_levelset as levelset
 from .common import REPLICATE_REASON, compare_replicates, run_experiment, task_rng

@@ -2,7 +2,7 @@
 
 The latent is f(x) = x on [-2, 2]. Each run draws 30 uniform pairs (x1, x2), choices
 y ~ Bernoulli(Phi(x1 - x2)) and confidence levels set deterministically by |x1 - x2| in
-[0, .5], (.5, 1], (1, inf) -> 0, 1, 2 (:func:`course_lib.data.confidence_raters.
+[0, .5], (.5, 1], (1, inf) -> 0, 1, 2 (:func:`course_lib.simulators.confidence_raters.
 likert_synthetic_trials`, generator ``task_rng(seed, "synthetic/trials")``). Two models are
 fitted to the same trials (:class:`course_lib.gp.confidence.ConfidencePreferenceGP`, the
 model of ``seed003_haptic_like`` on inputs scaled to [0, 1]): ``preference`` (choices only) and
@@ -39,8 +39,8 @@ import warnings
 import numpy as np
 from scipy.special import ndtr
 
-from course_lib.data.confidence_raters import SYNTHETIC_CUTS, likert_synthetic_trials
 from course_lib.linalg import JitterWarning
+from course_lib.simulators.confidence_raters import SYNTHETIC_CUTS, likert_synthetic_trials
 
 from .common import (REPLICATE_REASON, RESULTS_DIR, Z_REPLICATES, compare_replicates,
                      run_experiment, task_rng)

@@ -2,8 +2,8 @@
 
 The observer is the printed quarter ellipsoid: P(yes | x) = s(x^T W x) with the logistic s, on
 [-30, 50] x [0, 60] x [0, 75] (camera separation minus IPD, camera z-offset in mm, latency in
-ms), as the seed simulates it (:func:`course_lib.data.psychophysics.passthrough_problem`); the
-model is a probit GP on the unit cube, so the link is misspecified on purpose, the constraint
+ms), as the seed simulates it (:func:`course_lib.simulators.psychophysics.passthrough_problem`);
+the model is a probit GP on the unit cube, so the link is misspecified on purpose, the constraint
 targets are Phi^-1(min(s(x^T W x), 0.999)) at the origin and 5 Sobol points on each of the four
 faces away from it (21), and the 75 % set is the same set on either scale (Phi^-1(0.75) for
 the model, ln 3 for the truth).
@@ -15,7 +15,7 @@ of :mod:`experiments.seed003_levelset` (E7.1), on this one problem: {mixed, pseu
 
 from __future__ import annotations
 
-from course_lib.data.psychophysics import passthrough_problem
+from course_lib.simulators.psychophysics import passthrough_problem
 
 from . import seed003_levelset as levelset
 from .common import RESULTS_DIR, run_experiment, to_json

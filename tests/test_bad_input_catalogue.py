@@ -15,7 +15,7 @@ FAMILIES = {"data", "dtw", "dtw_search", "term_discovery", "features", "gaussian
             "raters", "metrics", "annotators", "affinity",
             # Unit 6
             "comparisons", "likelihoods", "laplace", "preference", "acquisition", "listeners",
-            "bald", "sparse_preference", "ep", "audio",
+            "bald", "sparse_preference", "ep", "stimuli",
             # Unit 7
             "variational", "feedback_likelihoods", "levelset", "sparse_variational",
             "constraints", "psychophysics", "levelset_session",

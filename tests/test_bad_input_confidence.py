@@ -1,5 +1,5 @@
 """Bad-input catalogue: course_lib.gp.confidence (family "confidence") and
-course_lib.data.confidence_raters (family "confidence_raters").
+course_lib.simulators.confidence_raters (family "confidence_raters").
 
 Decisions recorded here: confidence levels are whole levels of the model's Likert likelihood and
 one per comparison, refused naming ``confidence`` (not the MixedLikelihood part they would
@@ -13,14 +13,15 @@ kernel's parameters and the learned gaps ``part1.gap_<i>``.
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib.data.confidence_raters import (calibrated_ratings, gait_like_subject,
-                                               haptic_latent, haptic_like_subjects,
-                                               likert_synthetic_trials, overconfident_ratings,
-                                               ranked_levels, rating_levels)
 from course_lib.gp import Comparisons, SquaredExponential
 from course_lib.gp.confidence import ConfidencePreferenceGP, preference_confidence_likelihood
 from course_lib.gp.likelihoods import LikertConfidence, OrdinalProbit
 from course_lib.gp.priors import LogNormal
+from course_lib.simulators.confidence_raters import (calibrated_ratings, gait_like_subject,
+                                                     haptic_latent, haptic_like_subjects,
+                                                     likert_synthetic_trials,
+                                                     overconfident_ratings, ranked_levels,
+                                                     rating_levels)
 
 X = np.array([[0.0], [1.0], [2.0]])
 FIRST, SECOND, CHOICES, LEVELS = [0, 1], [1, 2], [1.0, 0.0], [2.0, 0.0]
@@ -83,7 +84,7 @@ CASES = [
              "Xa"),
     BadInput("confidence: predicting before fit",
              lambda: ConfidencePreferenceGP(SE).predict_difference(X, X), ValueError, "self"),
-    # ----- course_lib.data.confidence_raters ------------------------------------------------
+    # ----- course_lib.simulators.confidence_raters -----------------------------------------
     BadInput("confidence_raters: a rating of 10", lambda: rating_levels([1, 10]), ValueError,
              "ratings"),
     BadInput("confidence_raters: levels that do not split the scale",

@@ -16,10 +16,10 @@ import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import GPRegression, SquaredExponential
-from course_lib.gp.levelset import (bald_bernoulli, bvn_cdf, eavc, global_mi,
-                                    levelset_probability, lookahead_levelset, propose,
-                                    straddle)
-from course_lib.metrics import brier_levelset, brier_preference, f1_levelset, f1_preference
+from course_lib.gp.levelset import (bald_bernoulli, bvn_cdf, eavc, global_mi, lookahead_levelset,
+                                    propose, straddle)
+from course_lib.metrics import brier_levelset, brier_preference, f1_levelset, f1_preference, \
+    levelset_probability
 
 X = np.array([[0.0, 0.0], [1.0, 0.5], [-0.5, 1.0]])
 POINTS = np.array([[0.2, 0.1], [0.9, -0.3]])

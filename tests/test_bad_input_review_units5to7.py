@@ -32,28 +32,29 @@ import pytest
 
 from bad_input import BadInput, RightAnswer, check_case, parametrize
 from course_lib.affinity import affinity_propagation, negative_squared_distances
-from course_lib.audio import (Equaliser, peaking_biquad, standard_equaliser, synthesised_music,
-                              tone_in_noise, wav_bytes)
-from course_lib.data.confidence_raters import haptic_like_subjects
 from course_lib.data.fluency import frame_rms, utterance_features
-from course_lib.data.psychophysics import (LevelSetProblem, norm_ball_problem, passthrough_problem,
-                                           psychometric_problem)
 from course_lib.features import mfcc, mfcc_features
 from course_lib.gp import (GPRegression, MultiRaterGP, PairwiseProbit, PreferenceGP, RaterData,
                            SquaredExponential)
 from course_lib.gp.acquisition import (_two_tailed_p, forced_choice_test,
                                        forced_choice_threshold, thompson_sample)
-from course_lib.gp.annotators import AnnotatorNoiseGP, assign_regions
+from course_lib.gp.annotator_noise import AnnotatorNoiseGP, assign_regions
 from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.confidence import ConfidencePreferenceGP
-from course_lib.gp.levelset_session import LevelSetSession
 from course_lib.gp.likelihoods import BernoulliProbit
-from course_lib.gp.listeners import SimulatedListener, next_candidate, run_session, settings_grid
 from course_lib.gp.sparse_variational import inducing_points
 from course_lib.gp.variational import VariationalGP
 from course_lib.linalg import NotPositiveDefiniteError
 from course_lib.plotting import dtw as dtw_plots
 from course_lib.plotting import gmm as gmm_plots
+from course_lib.simulators.confidence_raters import haptic_like_subjects
+from course_lib.simulators.levelset_session import LevelSetSession
+from course_lib.simulators.listeners import SimulatedListener, next_candidate, run_session, \
+    settings_grid
+from course_lib.simulators.psychophysics import (LevelSetProblem, norm_ball_problem,
+                                                 passthrough_problem, psychometric_problem)
+from course_lib.stimuli import (Equaliser, peaking_biquad, standard_equaliser, synthesised_music,
+                                tone_in_noise, wav_bytes)
 from course_lib.widgets.mixed import preference_scores
 
 # every case here: the message STARTS with the argument's name (a message that merely mentions
@@ -285,9 +286,9 @@ CASES = [
     Named("sparse_variational: 10^12 inducing points",
              lambda: inducing_points([[0.0, 1.0], [0.0, 1.0]], 10 ** 12, rng=0), ValueError,
              "n"),
-    Named("audio: a tone in noise at 10^12 samples per second",
+    Named("stimuli: a tone in noise at 10^12 samples per second",
              lambda: tone_in_noise(0.5, sample_rate=10 ** 12), ValueError, "sample_rate"),
-    Named("audio: thirty years of music",
+    Named("stimuli: thirty years of music",
              lambda: synthesised_music(30 * 365 * 86400.0), ValueError, "duration"),
     # ----- level sets -----------------------------------------------------------------------
     Named("psychophysics: a latent that is NaN in part of the box",
@@ -374,9 +375,9 @@ CASES = [
     Named("listeners: a grid with one duplicated row",
              session(np.vstack([settings_grid(-2, 2, 1, 2), [[0.0, 1.0]]])), ValueError,
              "grid"),
-    Named("audio: the 4-band equaliser at 8 kHz",
+    Named("stimuli: the 4-band equaliser at 8 kHz",
              lambda: standard_equaliser(4, sample_rate=8000), ValueError, "sample_rate"),
-    Named("audio: the 3-band equaliser at 8 kHz",
+    Named("stimuli: the 3-band equaliser at 8 kHz",
              lambda: standard_equaliser(3, sample_rate=8000.0), ValueError, "sample_rate"),
     Named("gp: a kernel whose matrix is negative definite",
              lambda: GPRegression(NegatedSE(1.0), 0.1).fit(X5, np.zeros(5)),
@@ -401,15 +402,15 @@ CASES = [
              lambda: next_candidate(fitted_preference(2), settings_grid(0, 4, 2, 2),
                                     np.zeros(2), "bei", np.zeros(4), None, rng=0), ValueError,
              "grid_bei"),
-    Named("audio: a WAV file at 2^32 samples per second",
+    Named("stimuli: a WAV file at 2^32 samples per second",
              lambda: wav_bytes(np.zeros(8), sample_rate=2 ** 32), ValueError, "sample_rate"),
-    Named("audio: an equaliser gain of 2e4 dB",
+    Named("stimuli: an equaliser gain of 2e4 dB",
              lambda: standard_equaliser(2).apply(np.zeros(64), [0.0, 2e4]), ValueError,
              "gains_db"),
-    Named("audio: an equaliser gain of -1e5 dB in its response",
+    Named("stimuli: an equaliser gain of -1e5 dB in its response",
              lambda: Equaliser(standard_equaliser(3).bands).response([0.0, -1e5, 0.0], [100.0]),
              ValueError, "gains_db"),
-    Named("audio: a peaking band of 1e4 dB", lambda: peaking_biquad(1000.0, 1e4),
+    Named("stimuli: a peaking band of 1e4 dB", lambda: peaking_biquad(1000.0, 1e4),
              ValueError, "gain_db"),
     # ----- plotting helpers (still open from Units 1-4) -------------------------------------
     Named("plotting: a ragged cost matrix",

@@ -1,4 +1,5 @@
-"""The shipped speech clip (data/speech_clip) and its loader, course_lib.audio.load_speech_clip."""
+"""The shipped speech clip (data/speech_clip) and its loader,
+course_lib.stimuli.load_speech_clip."""
 
 import os
 import re
@@ -9,9 +10,9 @@ import pytest
 from scipy.io import wavfile
 
 import course_lib.data as data
-from course_lib.audio import SAMPLE_RATE, SPEECH_DATASET, SPEECH_FILE, load_clip, \
-    load_speech_clip
 from course_lib.data import DataError
+from course_lib.stimuli import SAMPLE_RATE, SPEECH_DATASET, SPEECH_FILE, load_clip, \
+    load_speech_clip
 
 FOLDER = data.DATA_ROOT / SPEECH_DATASET
 

@@ -24,11 +24,11 @@ import course_lib.data as data
 from course_lib.data import DataError
 from course_lib.data import digit_pairs as P
 from course_lib.data import digits as D
-from course_lib.data.regression import load_co2, load_mcycle
 from course_lib.data.fluency import load_fluency
+from course_lib.data.regression import load_co2, load_mcycle
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.data.uci import NAMES as UCI_NAMES, load_uci
-from course_lib.audio import load_speech_clip
+from course_lib.stimuli import load_speech_clip
 
 ROOT = Path(__file__).resolve().parents[1]
 LOADED_DATASETS = {"digits", "digit_pairs", "co2", "mcycle", "uci", "fluency", "speech_clip",

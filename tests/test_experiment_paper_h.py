@@ -21,8 +21,8 @@ from scipy.stats import binom
 
 from course_lib.gp import PairwiseBeta
 from course_lib.gp.acquisition import forced_choice_test
-from course_lib.gp.listeners import SimulatedListener
-from course_lib.plotting import personalisation as plots
+from course_lib.simulators.listeners import SimulatedListener
+from course_lib.plotting import personalisation_results as plots
 from course_lib.results import RESULTS_DIR, load_result
 from experiments import acquisition_race as race
 from experiments import common

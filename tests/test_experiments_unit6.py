@@ -16,8 +16,8 @@ import warnings
 import numpy as np
 import pytest
 
-from course_lib.gp import negated_griewank
 from course_lib.results import RESULTS_DIR, load_result
+from course_lib.simulators.listeners import negated_griewank
 from experiments import common
 from experiments import paper_a_learning_curves as paper_a
 

@@ -20,9 +20,9 @@ from course_lib.gp import SquaredExponential
 from course_lib.gp.acquisition import pairwise_bald
 from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
-from course_lib.gp.listeners import (SimulatedListener, gp_draw_2d, next_candidate, run_session,
-                                     settings_grid)
 from course_lib.gp.preference import PreferenceGP
+from course_lib.simulators.listeners import (SimulatedListener, gp_draw_2d, next_candidate,
+                                             run_session, settings_grid)
 
 from preference_data import connected_pairs
 

@@ -22,12 +22,12 @@ from scipy.stats import norm
 
 from course_lib.gp import SquaredExponential
 from course_lib.gp.comparisons import Comparisons
-from course_lib.data.confidence_raters import likert_synthetic_trials
 from course_lib.gp.confidence import (GAP_PRIOR_LOG_SD, UNSCALED_PROBIT_NOISE_SD,
                                       ConfidencePreferenceGP, preference_confidence_likelihood,
                                       unscaled_pairwise_probit)
 from course_lib.gp.likelihoods import LikertConfidence, PairwiseProbit
 from course_lib.gp.variational import MixedLikelihood, VariationalGP, fit_variational
+from course_lib.simulators.confidence_raters import likert_synthetic_trials
 
 KERNEL = SquaredExponential(0.7, 1.5)
 LIKERT = LikertConfidence(3, gaps=[0.6, 0.9], lapse=0.1)

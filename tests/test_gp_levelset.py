@@ -15,13 +15,13 @@ from sklearn.metrics import brier_score_loss, f1_score
 from course_lib.gp import GPRegression, SquaredExponential
 from course_lib.gp import levelset
 from course_lib.gp.comparisons import Comparisons
-from course_lib.gp.levelset import (bald_bernoulli, bvn_cdf, eavc, global_mi,
-                                    levelset_probability, lookahead_levelset, propose,
-                                    straddle)
+from course_lib.gp.levelset import (bald_bernoulli, bvn_cdf, eavc, global_mi, lookahead_levelset,
+                                    propose, straddle)
 from course_lib.gp.likelihoods import PairwiseProbit
 from course_lib.gp.preference import PreferenceGP
 from course_lib.gp.prediction import LatentGaussian
-from course_lib.metrics import brier_levelset, brier_preference, f1_levelset, f1_preference
+from course_lib.metrics import brier_levelset, brier_preference, f1_levelset, f1_preference, \
+    levelset_probability
 from numerics import EPS
 
 BOUNDS = [-8.0, -5.0, -1.3, -1e-3, 0.0, 1e-3, 0.7, 4.0, 8.0]

@@ -12,14 +12,14 @@ import pytest  # noqa: E402
 from scipy.io import wavfile  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
 
-from course_lib import audio  # noqa: E402
+from course_lib import stimuli  # noqa: E402
 from course_lib.gp import preference  # noqa: E402
 from course_lib.gp.acquisition import average_ei_path, bivariate_ei, incumbent, \
     settled_at  # noqa: E402
-from course_lib.gp.listeners import CannotHear, SimulatedListener, settings_grid  # noqa: E402
 from course_lib.linalg import NotPositiveDefiniteError  # noqa: E402
-from course_lib.plotting.personalise import plot_comparisons, plot_equaliser_curves, \
-    plot_session_marks, plot_setting_map, plot_settling  # noqa: E402
+from course_lib.plotting.personalisation_session import plot_comparisons, plot_equaliser_curves, \
+    plot_session_marks, plot_setting_map, plot_settling
+from course_lib.simulators.listeners import CannotHear, SimulatedListener, settings_grid  # noqa: E402
 from course_lib.widgets import personalise as P  # noqa: E402
 
 
@@ -226,22 +226,22 @@ def test_simulated_listeners_are_found_and_a_listener_who_cannot_hear_never_sett
 
 def decode(blob):
     rate, samples = wavfile.read(io.BytesIO(blob))
-    assert rate == audio.SAMPLE_RATE
+    assert rate == stimuli.SAMPLE_RATE
     return samples / 32767.0
 
 
-@pytest.mark.parametrize("clip", audio.CLIPS)
+@pytest.mark.parametrize("clip", stimuli.CLIPS)
 def test_the_two_versions_are_the_clip_through_the_equaliser_at_A_and_B_loudness_matched(clip):
     session = new_session(listener=False)
     session.answer(0.3)
     A, B = session.versions(clip)
-    waveform = audio.load_clip(clip)
+    waveform = stimuli.load_clip(clip)
     for version, setting in zip((A, B), session.pair):
         filtered = session.equaliser.apply(waveform, setting)
         scale = version @ filtered / (filtered @ filtered)
         assert scale > 0
         np.testing.assert_allclose(version, scale * filtered, rtol=0, atol=1e-12)
-    assert audio.rms(A) == pytest.approx(audio.rms(B), rel=1e-12)
+    assert stimuli.rms(A) == pytest.approx(stimuli.rms(B), rel=1e-12)
 
 
 def test_players_follow_the_pair_and_the_sound_choice_and_never_autoplay():

@@ -9,16 +9,17 @@ import pytest  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
 
 from course_lib.gp import MultiRaterGP, RaterData, SquaredExponential  # noqa: E402
+from course_lib.gp.annotator_noise import AnnotatorNoiseGP, assign_regions  # noqa: E402
 from course_lib.metrics import discrete_kl, discretised_log_predictive  # noqa: E402
-from course_lib.gp.annotators import AnnotatorNoiseGP, assign_regions  # noqa: E402
 from course_lib.plotting.raters import (plot_annotator_fit, plot_noise_profile,  # noqa: E402
                                         plot_noise_table, plot_rater_scores, plot_regions,
                                         plot_score_distribution, plot_speedup)
-from course_lib.widgets.raters import (ANNOTATOR_TOY_LAMBDA, TOY_KERNEL,  # noqa: E402
-                                       annotator_explorer, annotator_toy_data, centre_scores,
-                                       fit_annotator_models, fit_score_model, noise_profile,
-                                       panel_explorer, annotator_toy_gold, spread_term_explorer,
-                                       toy_rater_data, toy_truth, true_noise_table)
+from course_lib.simulators.rater_scores import ANNOTATOR_TOY_LAMBDA, annotator_toy_gold  # noqa: E402
+from course_lib.widgets.raters import (TOY_KERNEL, annotator_explorer,  # noqa: E402
+                                       annotator_toy_data, centre_scores, fit_annotator_models,
+                                       fit_score_model, noise_profile, panel_explorer,
+                                       spread_term_explorer, toy_rater_data, toy_truth,
+                                       true_noise_table)
 
 
 # ------------------------------------------------------------------------------ explorers

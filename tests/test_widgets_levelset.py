@@ -14,9 +14,9 @@ from scipy.io import wavfile  # noqa: E402
 from scipy.special import ndtr, ndtri  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
 
-from course_lib import audio  # noqa: E402
-from course_lib.gp.levelset import eavc, global_mi, levelset_probability  # noqa: E402
-from course_lib.metrics import f1_levelset  # noqa: E402
+from course_lib import stimuli  # noqa: E402
+from course_lib.gp.levelset import eavc, global_mi  # noqa: E402
+from course_lib.metrics import f1_levelset, levelset_probability  # noqa: E402
 from course_lib.plotting.levelset import plot_contours, plot_detection_curve, \
     plot_f1_trace, plot_map, plot_trials  # noqa: E402
 from course_lib.widgets import levelset as L  # noqa: E402
@@ -32,7 +32,7 @@ def png(fig) -> bytes:
 
 def decode(wav: bytes) -> np.ndarray:
     rate, samples = wavfile.read(io.BytesIO(wav))
-    assert rate == audio.SAMPLE_RATE
+    assert rate == stimuli.SAMPLE_RATE
     return samples / 32767.0
 
 
@@ -303,15 +303,15 @@ def test_detection_players_follow_the_query_and_never_autoplay():
         assert player.autoplay is False and player.format == "wav"
     level = float(demo.state().query[0])
     np.testing.assert_allclose(decode(demo.players["this trial"].value),
-                               audio.tone_in_noise(level)[0], atol=1 / 32767)
+                               stimuli.tone_in_noise(level)[0], atol=1 / 32767)
     np.testing.assert_allclose(decode(demo.players["example, level 1"].value),
-                               audio.tone_in_noise(1.0)[0], atol=1 / 32767)
+                               stimuli.tone_in_noise(1.0)[0], atol=1 / 32767)
     demo.press("Heard it")
     assert demo.last_error is None
     new_level = float(demo.state().query[0])
     assert new_level != level
     np.testing.assert_allclose(decode(demo.players["this trial"].value),
-                               audio.tone_in_noise(new_level)[0], atol=1 / 32767)
+                               stimuli.tone_in_noise(new_level)[0], atol=1 / 32767)
     assert f"level {new_level:.2f}" in demo.status.value
 
 

@@ -15,14 +15,14 @@ from widget_harness import exercise_explorer  # noqa: E402
 from course_lib.gp import (BernoulliProbit, GaussianConstraint, LikertConfidence,  # noqa: E402
                            Matern52, MixedLikelihood, PairwiseProbit, SquaredExponential,
                            VariationalGP, fit_variational, inducing_points)
-from course_lib.data.confidence_raters import haptic_like_subjects  # noqa: E402
 from course_lib.gp.confidence import ConfidencePreferenceGP  # noqa: E402
+from course_lib.gp.constraints import detection_likelihood  # noqa: E402
 from course_lib.plotting.mixed import (plot_elbo_ledger, plot_fig2,  # noqa: E402
                                        plot_levels_by_strength, plot_likert_levels,
                                        plot_paired_scores)
 from course_lib.results import load_result  # noqa: E402
+from course_lib.simulators.confidence_raters import haptic_like_subjects  # noqa: E402
 from course_lib.widgets import InputError  # noqa: E402
-from course_lib.gp.constraints import detection_likelihood  # noqa: E402
 from course_lib.widgets.mixed import (KL_COUNTS, constraint_explorer, constraint_fit,  # noqa: E402
                                       elbo_ledger_explorer, ledger_fit, likert_explorer,
                                       likert_level_probabilities, preference_scores,

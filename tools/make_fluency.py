@@ -54,7 +54,7 @@ import course_lib.data as data  # noqa: E402  (data.DATA_ROOT is looked up when 
 from course_lib.data.fluency import (DATASET, FEATURE_NAMES, N_ITEMS, N_RATERS,  # noqa: E402
                                      SAMPLE_RATE, SCALE, frame_rms, load_fluency,
                                      load_utterances, utterance_features)
-from course_lib.gp.raters import simulate_integer_scores  # noqa: E402
+from course_lib.simulators.rater_scores import simulate_integer_scores  # noqa: E402
 from make_digits import (RESAMPLE_DOWN, RESAMPLE_UP, SYNTH_RATE, VARIANTS, VOICES,  # noqa: E402
                          WORDS, espeak_version, to_int16, write_csv)
 
@@ -167,8 +167,8 @@ def split_labels() -> list[str]:
 
 def score_rows(truth) -> list[tuple[int, int, int]]:
     """(item, rater, score) of every label: every rater scores every item with
-    :func:`course_lib.gp.raters.simulate_integer_scores`, then N_MISSING labels of distinct
-    items, one random rater each, are blanked."""
+    :func:`course_lib.simulators.rater_scores.simulate_integer_scores`, then N_MISSING labels of
+    distinct items, one random rater each, are blanked."""
     truth = np.asarray(truth, dtype=np.float64)
     scores = simulate_integer_scores(truth, RATER_BIAS, RATER_SLOPE, RATER_NOISE_SD,
                                      scale=SCALE,

@@ -5,7 +5,7 @@ Run from the repository root (needs the Debian package ``espeak-ng``; no mbrola 
     .venv/bin/python tools/make_speech_clip.py
 
 Unit 6's "personalise it yourself" explorer (:mod:`course_lib.widgets.personalise`) plays a
-short sound through an equaliser (:mod:`course_lib.audio`) and asks which of two versions the
+short sound through an equaliser (:mod:`course_lib.stimuli`) and asks which of two versions the
 listener prefers. Speech is one of its two sounds; this script makes it once, and the WAV is
 shipped, so the course never needs espeak-ng at run time.
 
@@ -33,7 +33,7 @@ from scipy.io import wavfile
 from scipy.signal import resample_poly
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from course_lib.audio import SAMPLE_RATE, SPEECH_DATASET, SPEECH_FILE  # noqa: E402
+from course_lib.stimuli import SAMPLE_RATE, SPEECH_DATASET, SPEECH_FILE  # noqa: E402
 from course_lib.data import DATA_ROOT, write_manifest  # noqa: E402
 from make_digits import espeak_version, synthesise, to_int16, trim_silence  # noqa: E402
 

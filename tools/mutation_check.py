@@ -98,7 +98,7 @@ DTW_TESTS = ("tests/reference/test_dtw_reference.py", "tests/test_dtw.py")
 HMM_TESTS = ("tests/reference/test_hmm_reference.py", "tests/test_hmm.py")
 GMM_TESTS = ("tests/reference/test_gmm_reference.py", "tests/test_gmm.py")
 GP_TESTS = ("tests/reference/test_gp_reference.py", "tests/test_gp_regression.py")
-RATERS_TESTS = ("tests/reference/test_raters_reference.py", "tests/test_gp_raters.py")
+RATERS_TESTS = ("tests/reference/test_raters_reference.py", "tests/test_gp_multi_rater.py")
 METRICS_TESTS = ("tests/test_metrics.py",)
 LAPLACE_TESTS = ("tests/test_gp_laplace.py",)
 EP_TESTS = ("tests/test_gp_ep.py",)
@@ -115,7 +115,7 @@ TARGETS = {t.name: t for t in (
     Target("gp-lml", "GP log marginal likelihood and its gradient "
                      "(course_lib/gp/regression.py)", GP_TESTS),
     Target("raters", "Several raters per item: the joint evidence, its spread term, the "
-                     "container's summaries (course_lib/gp/raters.py)", RATERS_TESTS),
+                     "container's summaries (course_lib/gp/multi_rater.py)", RATERS_TESTS),
     Target("metrics", "Score metrics: discretised predictive, discrete KL, rounding, RMSE "
                       "(course_lib/metrics.py)", METRICS_TESTS),
     Target("laplace", "Laplace approximation: Newton step, line search, stopping rule, evidence "
@@ -165,7 +165,7 @@ DTW = "course_lib/dtw.py"
 HMM = "course_lib/hmm.py"
 GMM = "course_lib/gmm.py"
 GP = "course_lib/gp/regression.py"
-RATERS = "course_lib/gp/raters.py"
+RATERS = "course_lib/gp/multi_rater.py"
 METRICS = "course_lib/metrics.py"
 LAPLACE = "course_lib/gp/laplace.py"
 NEWTON_SYSTEM = "course_lib/gp/newton_system.py"

@@ -14,7 +14,7 @@ parsed strictly: a field that is not a number where a number belongs is a :class
 naming the file, line and column, never a NaN.
 
 One module per data set: :mod:`~course_lib.data.digits`, :mod:`~course_lib.data.digit_pairs`
-(speech, with :mod:`~course_lib.data.audio` for checksummed WAV files),
+(speech, with :mod:`~course_lib.data.wav` for checksummed WAV files),
 :mod:`~course_lib.data.regression` (Mauna Loa CO2, mcycle), :mod:`~course_lib.data.uci` (the
 Auto MPG, Concrete and Housing tables) and :mod:`~course_lib.data.fluency` (utterance features
 with five simulated raters' scores).

@@ -18,7 +18,7 @@ import numpy as np
 
 from course_lib.data import (DataError, check_split, parse_float, parse_int, parse_text,
                              read_csv_table)
-from course_lib.data.audio import load_waveform, waveform_features
+from course_lib.data.wav import load_waveform, waveform_features
 from course_lib.validation import as_bool
 
 DATASET = "digits"

@@ -1,71 +1,72 @@
-"""Gaussian processes: kernels, exact regression, the shared prediction step, hyper-priors.
+"""Gaussian processes, one module per model; this package's names are listed below by unit.
 
-``kernels`` holds the covariance functions (log-parameters, gradients, composition);
-``prediction`` the step from any Gaussian approximation N(mu, Sigma) of the training latents to
-the predictive distribution, plus the jitter policy (shared by exact regression and the
-Laplace / variational models of later units); ``regression`` exact GP regression with ML-II /
-MAP-II fitting; ``priors`` hyper-priors for MAP-II; ``sparse`` the inducing-point
-(Titsias collapsed variational bound) approximation for large N; ``raters`` several raters'
-scores per item (Unit 5: the mean, joint and repeated-input models); ``annotators`` raters whose
-noise differs by rater and by region of the input space (Unit 5; Gil-Gonzalez, Alvarez & Orozco
-2018); ``comparisons`` (pairs and the comparison matrix M), ``likelihoods`` (pairwise and
-bounded-rating likelihoods on z = M f), ``laplace`` (the Laplace approximation on z = M f),
-``ep`` (expectation propagation for single-item ratings), ``preference`` (the preference GP),
-``sparse_preference`` (the pairwise probit GP on pseudo-inputs), ``acquisition`` (expected
-improvement, query rules, convergence and the forced-choice test) and ``listeners`` (simulated
-listeners, their pathologies and the personalisation loop) for Unit 6; ``variational`` (the
+Unit 4 (GP regression): ``kernels`` (covariance functions with log-parameters and gradients),
+``prediction`` (from any Gaussian N(mu, Sigma) over the training latents to the predictive
+distribution; the jitter policy), ``regression`` (exact GP regression, ML-II / MAP-II),
+``priors`` (hyper-priors for MAP-II), ``sparse`` (Titsias 2009's collapsed bound on inducing
+inputs).
+
+Unit 5 (many raters): ``multi_rater`` (several raters' scores per item with one noise for
+every rater: the mean, joint and repeated-input models) and ``annotator_noise`` (noise that
+differs by rater and by region of the input space; Gil-Gonzalez, Alvarez & Orozco 2018).
+
+Unit 6 (comparisons and preferences): ``comparisons`` (pairs and the comparison matrix M),
+``likelihoods`` (likelihoods of z = M f), ``laplace`` (the Laplace approximation; its linear
+algebra in ``newton_system``), ``ep`` (expectation propagation), ``preference`` (the preference
+GP), ``sparse_preference`` (on pseudo-inputs), ``acquisition`` (expected improvement, query
+rules, convergence and the forced-choice test).
+
+Unit 7 (mixed feedback; Wu, Sanders, Letham & Guan 2025): ``variational`` (the
 mixed-likelihood variational GP), ``sparse_variational`` (its inducing-point form),
-``constraints`` (prior knowledge as pseudo-observations of the latent), ``confidence``
-(preferences with confidence ratings), ``levelset`` (level-set acquisitions) and
-``levelset_session`` (the threshold-finding session) for Unit 7 (Wu, Sanders, Letham & Guan
-2025).
+``constraints`` (prior knowledge as pseudo-observations), ``confidence`` (preferences with
+confidence ratings), ``levelset`` (level-set acquisitions).
+
+Engine rooms a reader of the algorithms need not open: ``quadrature`` (expectations under a
+Gaussian), ``newton_system`` (the factorisations behind Laplace's Newton step). Simulated
+raters, listeners and observers, and the sessions that run them, sit above the models in
+:mod:`course_lib.simulators`.
 """
 
-from .kernels import (Constant, Kernel, Linear, Matern, Matern12, Matern32, Matern52, Periodic,
-                      Product, RationalQuadratic, SquaredExponential, Sum, White)
-from .prediction import (JitterWarning, LatentGaussian, NotPositiveDefiniteError,
-                         cholesky_with_jitter, predict_from_gaussian, sample_gaussian)
-from .priors import Gamma, HalfStudentT, LogNormal, Prior
-from .regression import (GPRegression, HyperparameterFit, LMLSurface, MarginalLikelihood,
-                         gaussian_log_marginal_likelihood, log_marginal_likelihood_surface)
-from .raters import (MultiRaterGP, MultiRaterLikelihood, RaterData, WeightedMeans,
-                     joint_log_likelihood, simulate_integer_scores)
-from .annotators import (AnnotatorLikelihood, AnnotatorNoiseGP, Regions, annotator_log_likelihood,
-                         assign_regions, simulate_homogeneous, simulate_regions)
-from .sparse import (SparseGP, collapsed_bound, collapsed_bound_and_gradient, fit_sparse_gp,
-                     select_inducing_inputs, sparse_posterior)
-from .comparisons import Comparisons, DisconnectedComparisonsWarning
-from .likelihoods import (BetaRating, Likelihood, LikelihoodTerms, PairwiseBeta, PairwiseGaussian,
-                          PairwiseProbit, TruncatedGaussianRating, WarpedProbitRating,
-                          BernoulliProbit, GaussianConstraint, LikertConfidence,
-                          OrdinalProbit)
-from .laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
-from .ep import (ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation,
-                 tilted_moments)
-from .variational import (MixedLikelihood, VariationalEvidence, VariationalGP, VariationalResult,
-                          fit_variational, variational_elbo)
-from .levelset import (ACQUISITIONS, LevelSetLookahead, Proposal, bald_bernoulli, bvn_cdf, eavc,
-                       global_mi, levelset_probability, lookahead_levelset, propose, straddle)
-from .sparse_variational import (SparseVariationalGP, SparseVariationalResult,
-                                 fit_sparse_variational, inducing_points,
-                                 sparse_variational_elbo)
-from .constraints import (constraint_sigma, constraints_from_probability, detection_likelihood,
-                          pseudo_data)
-from .levelset_session import LevelSetSession, LevelSetTrace, run_levelset_session
-from .confidence import (ConfidencePreferenceGP, preference_confidence_likelihood,
-                         unscaled_pairwise_probit)
-from .preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
-from .sparse_preference import PseudoInputFit, SparsePreferenceGP
 from .acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path,
                           bivariate_ei, bivariate_ei_gradient, expected_improvement,
                           forced_choice_test, forced_choice_threshold, improvement_moments,
                           incumbent, maximise_acquisition, multinomial_sample, pairwise_bald,
                           settled_at,
                           settling_threshold, thompson_sample, univariate_ei)
-from .listeners import (CannotHear, Fatigue, GPDrawResponse, MattersAboveThreshold, Pathology,
-                        SessionResult, SimulatedListener, SwitchesPreference, gp_draw_2d,
-                        gp_draw_4d, negated_griewank, next_candidate, hearing_aid_model, run_session,
-                        settings_grid)
+from .annotator_noise import (AnnotatorLikelihood, AnnotatorNoiseGP, Regions,
+                              annotator_log_likelihood, assign_regions)
+from .comparisons import Comparisons, DisconnectedComparisonsWarning
+from .confidence import (ConfidencePreferenceGP, preference_confidence_likelihood,
+                         unscaled_pairwise_probit)
+from .constraints import (constraint_sigma, constraints_from_probability, detection_likelihood,
+                          pseudo_data)
+from .ep import (ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation,
+                 tilted_moments)
+from .kernels import (Constant, Kernel, Linear, Matern, Matern12, Matern32, Matern52, Periodic,
+                      Product, RationalQuadratic, SquaredExponential, Sum, White)
+from .laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
+from .levelset import (ACQUISITIONS, LevelSetLookahead, Proposal, bald_bernoulli, bvn_cdf, eavc,
+                       global_mi, lookahead_levelset, propose, straddle)
+from .likelihoods import (BetaRating, Likelihood, LikelihoodTerms, PairwiseBeta, PairwiseGaussian,
+                          PairwiseProbit, TruncatedGaussianRating, WarpedProbitRating,
+                          BernoulliProbit, GaussianConstraint, LikertConfidence,
+                          OrdinalProbit)
+from .multi_rater import (MultiRaterGP, MultiRaterLikelihood, RaterData, WeightedMeans,
+                          joint_log_likelihood)
+from .prediction import (JitterWarning, LatentGaussian, NotPositiveDefiniteError,
+                         cholesky_with_jitter, predict_from_gaussian, sample_gaussian)
+from .preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
+from .priors import Gamma, HalfStudentT, LogNormal, Prior
+from .regression import (GPRegression, HyperparameterFit, LMLSurface, MarginalLikelihood,
+                         gaussian_log_marginal_likelihood, log_marginal_likelihood_surface)
+from .sparse import (SparseGP, collapsed_bound, collapsed_bound_and_gradient, fit_sparse_gp,
+                     select_inducing_inputs, sparse_posterior)
+from .sparse_preference import PseudoInputFit, SparsePreferenceGP
+from .sparse_variational import (SparseVariationalGP, SparseVariationalResult,
+                                 fit_sparse_variational, inducing_points,
+                                 sparse_variational_elbo)
+from .variational import (MixedLikelihood, VariationalEvidence, VariationalGP, VariationalResult,
+                          fit_variational, variational_elbo)
 
 __all__ = [
     "Kernel", "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
@@ -76,9 +77,8 @@ __all__ = [
     "GPRegression", "MarginalLikelihood", "HyperparameterFit", "LMLSurface",
     "gaussian_log_marginal_likelihood", "log_marginal_likelihood_surface",
     "RaterData", "WeightedMeans", "MultiRaterLikelihood", "joint_log_likelihood", "MultiRaterGP",
-    "simulate_integer_scores",
     "AnnotatorLikelihood", "annotator_log_likelihood", "AnnotatorNoiseGP", "Regions",
-    "assign_regions", "simulate_homogeneous", "simulate_regions",
+    "assign_regions",
     "SparseGP", "collapsed_bound", "collapsed_bound_and_gradient", "fit_sparse_gp",
     "select_inducing_inputs", "sparse_posterior",
     "laplace_mode", "newton_path", "LaplaceResult", "NewtonStep", "InvalidLaplaceError",
@@ -96,13 +96,9 @@ __all__ = [
     "maximise_acquisition",
     "thompson_sample", "average_ei_path", "settling_threshold", "settled_at", "ForcedChoiceTest", "forced_choice_test",
     "forced_choice_threshold",
-    "negated_griewank", "settings_grid", "GPDrawResponse", "gp_draw_2d", "gp_draw_4d",
-    "Pathology", "CannotHear", "SwitchesPreference", "Fatigue", "MattersAboveThreshold",
-    "SimulatedListener", "SessionResult", "hearing_aid_model", "next_candidate", "run_session",
-    "bvn_cdf", "levelset_probability", "LevelSetLookahead", "lookahead_levelset", "global_mi",
+    "bvn_cdf", "LevelSetLookahead", "lookahead_levelset", "global_mi",
     "eavc", "bald_bernoulli", "straddle", "propose", "Proposal", "ACQUISITIONS",
     "constraints_from_probability", "constraint_sigma", "pseudo_data", "detection_likelihood",
-    "LevelSetSession", "LevelSetTrace", "run_levelset_session",
     "SparseVariationalGP", "SparseVariationalResult", "fit_sparse_variational", "inducing_points",
     "sparse_variational_elbo",
     "ConfidencePreferenceGP", "preference_confidence_likelihood", "unscaled_pairwise_probit",

@@ -64,7 +64,8 @@ Bivariate normal CDF
     that rho near +-1 keeps its digits.
 
 Level-set probability and the look-ahead of one answer
-    ``P(f(s) < threshold) = Phi((threshold - mu_s) / sd_s)`` (:func:`levelset_probability`;
+    ``P(f(s) < threshold) = Phi((threshold - mu_s) / sd_s)``
+    (:func:`course_lib.metrics.levelset_probability`;
     sd_s = 0 gives the indicator of mu_s < threshold, the F1 rule of Wu et al.'s appendix A).
 
     Ask a Bernoulli probit question y at a query x_q, with P(y = 1 | f) = Phi(f(x_q)). With
@@ -121,11 +122,12 @@ from numba import njit
 from scipy.optimize import minimize
 from scipy.special import ndtr, owens_t, xlogy
 
+from ..metrics import standardised_gap
 from ..validation import as_bool, as_float_array, as_positive_float, check_choice
 from .kernels import as_inputs
 from .prediction import LatentGaussian
 
-__all__ = ["bvn_cdf", "levelset_probability", "LevelSetLookahead", "lookahead_levelset",
+__all__ = ["bvn_cdf", "LevelSetLookahead", "lookahead_levelset",
            "global_mi", "eavc", "bald_bernoulli", "straddle", "propose", "Proposal",
            "ACQUISITIONS", "BATCH_ELEMENTS"]
 
@@ -404,34 +406,11 @@ def _threshold(threshold) -> float:
     return float(value)
 
 
-def _standardised_gap(mean, var, threshold):
-    """(threshold - mean) / sd, with +-inf where sd = 0 (the sign of threshold - mean)."""
-    sd = np.sqrt(var)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gap = (threshold - mean) / sd
-    return np.where(sd > 0, gap, np.where(mean < threshold, np.inf, -np.inf))
-
-
 def _variance(var, name: str) -> np.ndarray:
     var = as_float_array(var, name)
     if np.any(var < 0):
         raise ValueError(f"{name}: variances must be >= 0, got {var[var < 0].flat[0]:g}")
     return var
-
-
-def levelset_probability(mean, var, threshold) -> np.ndarray:
-    """P(f < threshold) = Phi((threshold - mean) / sqrt(var)) elementwise (broadcasting).
-
-    A zero variance gives 1.0 where mean < threshold and 0.0 elsewhere.
-    """
-    mean = as_float_array(mean, "mean")
-    var = _variance(var, "var")
-    threshold = _threshold(threshold)
-    try:
-        np.broadcast_shapes(mean.shape, var.shape)
-    except ValueError:
-        raise ValueError(f"var: shape {var.shape} does not match mean's {mean.shape}") from None
-    return ndtr(_standardised_gap(mean, var, threshold))
 
 
 @dataclass(frozen=True)
@@ -454,7 +433,7 @@ def _lookahead(query_mean, query_var, ref_mean, ref_var, cross_cov, threshold):
     """The look-ahead on arrays already checked (module docstring)."""
     scale_q = np.sqrt(1.0 + query_var)
     h = query_mean / scale_q
-    gap = _standardised_gap(ref_mean, ref_var, threshold)
+    gap = standardised_gap(ref_mean, ref_var, threshold)
     sd_ref = np.sqrt(ref_var)
     with np.errstate(divide="ignore", invalid="ignore"):
         rho = -cross_cov / (sd_ref * scale_q)
@@ -656,7 +635,7 @@ class _ReferenceLookahead:
         threshold = _threshold(threshold)
         self.ref = _marginals(self.kernel, self.X_train, self.posterior, self.references)
         self.sd = np.sqrt(self.ref.var)
-        self.gap = _standardised_gap(self.ref.mean, self.ref.var, threshold)
+        self.gap = standardised_gap(self.ref.mean, self.ref.var, threshold)
         self.p_now, self.q_now = ndtr(self.gap), ndtr(-self.gap)
         self.coefficients = np.ascontiguousarray(_hermite_table(self.gap).T)
         self.decay = _series_decay(self.gap)

@@ -1,8 +1,8 @@
 """Plots for Unit 5 (several raters per item, annotators of different reliability).
 
-``plot_xxx(ax, ...) -> ax``; they draw results computed elsewhere (:mod:`course_lib.gp.raters`,
-:mod:`course_lib.metrics`) and compute nothing a test would need. One-dimensional inputs are
-1-D arrays or (n, 1) arrays. Colours used throughout the unit: the GP on the mean score (base,
+``plot_xxx(ax, ...) -> ax``; they draw results computed elsewhere
+(:mod:`course_lib.gp.multi_rater`, :mod:`course_lib.metrics`) and compute nothing a test would
+need. One-dimensional inputs are 1-D arrays or (n, 1) arrays. Colours used throughout the unit: the GP on the mean score (base,
 "Av") orange, the joint model blue, the per-annotator model (MA) green, the per-region model
 (MANH) red, the gold standard black.
 """
@@ -16,10 +16,11 @@ from matplotlib.colors import Normalize
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
 
-from ..gp.raters import RaterData
+from ..gp.multi_rater import RaterData
 from ..metrics import check_scale
 from ..validation import as_float_array, as_positive_float
 from .colour import text_colours
+from .gp import plot_gp_posterior
 
 __all__ = ["MODEL_COLOURS", "RATER_COLOURS", "plot_rater_scores", "plot_noise_profile",
            "plot_score_distribution", "plot_speedup", "plot_noise_table", "plot_regions",
@@ -276,8 +277,6 @@ def plot_annotator_fit(ax, x_test, mean, var, *, gold=None, X=None, data: RaterD
     +-``n_sigma`` sd band, :func:`course_lib.plotting.gp.plot_gp_posterior`), the gold standard
     on the same inputs (black dashed), every annotator's labels at the training inputs ``X``
     (one colour per annotator) and the regions of the training inputs shaded."""
-    from .gp import plot_gp_posterior
-
     x_test = _flat(x_test, "x_test")
     if regions is not None:
         if X is None:

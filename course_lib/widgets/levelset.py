@@ -1,17 +1,17 @@
 """Unit 7 explorers: active learning of a detection threshold (Wu et al. 2025 section 4).
 
 * :func:`levelset_explorer`: "be the observer" in 2-D. A level-set session
-  (:class:`~course_lib.gp.levelset_session.LevelSetSession`) proposes a stimulus; you answer
-  yes or no (with the true P(yes) there shown, you can play the observer), or a simulated
-  observer answers (:func:`~course_lib.data.psychophysics.simulate_answers`). Choose the problem
-  (the psychometric discrimination function or the 2-D norm ball, their section 4.4), the arm
-  (constraints in the mixed likelihood, the same knowledge as pseudo-answers, or none) and the
-  acquisition (global MI or EAVC). The figure: the posterior mean of the latent with the true
+  (:class:`~course_lib.simulators.levelset_session.LevelSetSession`) proposes a stimulus; you
+  answer yes or no (with the true P(yes) there shown, you can play the observer), or a simulated
+  observer answers (:func:`~course_lib.simulators.psychophysics.simulate_answers`). Choose the
+  problem (the psychometric discrimination function or the 2-D norm ball, Wu et al.'s section 4.4),
+  the arm (constraints in the mixed likelihood, the same knowledge as pseudo-answers, or none) and
+  the acquisition (global MI or EAVC). The figure: the posterior mean of the latent with the true
   (dashed) and the estimated (white) 75 % contour, P(f below the threshold), the acquisition
   over the map with the next query (magenta star), and F1 of the estimated set against the
   truth after every trial.
 * :func:`detection_demo`: a detection task you can do. A 1 kHz tone in noise
-  (:func:`~course_lib.audio.tone_in_noise`) at a level in [0, 1] that the model chooses; you
+  (:func:`~course_lib.stimuli.tone_in_noise`) at a level in [0, 1] that the model chooses; you
   listen (no autoplay) and answer "heard it" or "did not". The model's P(heard) curve and its
   75 % threshold after every answer; a simulated listener can answer instead.
 
@@ -43,14 +43,15 @@ import numpy as np
 from matplotlib.figure import Figure
 from scipy.special import ndtr
 
-from ..audio import tone_in_noise, tone_snr_db, wav_bytes
-from ..data.psychophysics import LevelSetProblem, norm_ball_problem, psychometric_problem, \
-    simulate_answers
 from ..gp.constraints import ARMS, constraints_from_probability
-from ..gp.levelset import eavc, global_mi, levelset_probability
-from ..gp.levelset_session import LevelSetSession
+from ..gp.levelset import eavc, global_mi
+from ..metrics import levelset_probability
 from ..plotting.levelset import QUERY_COLOUR, plot_contours, plot_detection_curve, \
     plot_f1_trace, plot_map, plot_trials
+from ..simulators.levelset_session import LevelSetSession
+from ..simulators.psychophysics import LevelSetProblem, norm_ball_problem, psychometric_problem, \
+    simulate_answers
+from ..stimuli import tone_in_noise, tone_snr_db, wav_bytes
 from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
 from .base import Explorer
 
@@ -81,7 +82,7 @@ N_RUN = 10        # trials answered by "Run 10 trials"
 class LevelSetMaps:
     """What the 2-D explorer draws, on the grid ``axis_x`` x ``axis_y`` (rows follow
     ``axis_y``): the posterior ``mean`` of the latent, ``p_below`` = P(f < threshold)
-    (:func:`~course_lib.gp.levelset.levelset_probability`), the ``acquisition`` at every grid
+    (:func:`~course_lib.metrics.levelset_probability`), the ``acquisition`` at every grid
     point as a candidate (zeros before a model exists) and the ``truth`` (the problem's latent)."""
 
     axis_x: np.ndarray
@@ -135,7 +136,7 @@ def levelset_maps(session: LevelSetSession, *, size: int = MAP_SIZE) -> LevelSet
 
 class ExplorerState:
     """One level-set session as an explorer holds it: the ``session`` (a
-    :class:`~course_lib.gp.levelset_session.LevelSetSession` with ``SESSION_OPTIONS``), the
+    :class:`~course_lib.simulators.levelset_session.LevelSetSession` with ``SESSION_OPTIONS``), the
     next ``query`` (box units), the answered ``X`` / ``answers`` and the ``maps`` of the
     current model.
 

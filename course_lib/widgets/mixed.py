@@ -24,7 +24,7 @@ counted -> the :class:`~course_lib.gp.variational.VariationalResult`), :func:`co
 model per split, Brier and F1 on its test pairs). The models are
 :mod:`course_lib.gp.variational`, :mod:`course_lib.gp.sparse_variational`,
 :mod:`course_lib.gp.constraints`, :mod:`course_lib.gp.likelihoods` and
-:mod:`course_lib.gp.confidence`, the subjects :mod:`course_lib.data.confidence_raters`, the
+:mod:`course_lib.gp.confidence`, the subjects :mod:`course_lib.simulators.confidence_raters`, the
 scores :mod:`course_lib.metrics`, the drawing :mod:`course_lib.plotting.mixed`. The explorers
 hold no data of their own: answers, constraints, parts and subjects come from the caller (the
 lecture builds them).
@@ -40,7 +40,6 @@ import numpy as np
 from matplotlib.figure import Figure
 from scipy.stats import norm, spearmanr
 
-from ..data.confidence_raters import ConfidenceTrials, ranked_levels
 from ..gp.confidence import ConfidencePreferenceGP
 from ..gp.constraints import detection_likelihood
 from ..gp.kernels import Kernel, as_inputs
@@ -51,6 +50,7 @@ from ..metrics import brier_preference, f1_preference
 from ..plotting.mixed import (plot_binary_answers, plot_constraints, plot_elbo_ledger,
                               plot_latent_band, plot_levels_by_strength, plot_likert_levels,
                               plot_paired_scores)
+from ..simulators.confidence_raters import ConfidenceTrials, ranked_levels
 from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
                           as_selection)
 from .base import Explorer, InputError
@@ -345,8 +345,8 @@ def preference_scores(trials: ConfidenceTrials, levels, kernel: Kernel, splits, 
     split's training pairs of ``trials``, their choices and, with ``use_ratings``, their
     confidence ``levels`` (one per trial; the subject's own are ``trials.levels``)."""
     if not isinstance(trials, ConfidenceTrials):
-        raise TypeError(f"trials: expected a course_lib.data.confidence_raters.ConfidenceTrials,"
-                        f" got {type(trials).__name__}")
+        raise TypeError(f"trials: expected a course_lib.simulators.confidence_raters."
+                        f"ConfidenceTrials, got {type(trials).__name__}")
     levels = as_float_array(levels, "levels", ndim=1)
     if levels.size != trials.n_trials:
         raise ValueError(f"levels: expected one level per trial ({trials.n_trials}), got "
@@ -381,9 +381,9 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
     (e.g. a haptic-like subject); only the confidence levels change. The controls set how many
     pairs sit at each level and the rating noise sd sigma (in units of the strength): the
     levels are
-    :func:`~course_lib.data.confidence_raters.ranked_levels` of the strength plus N(0, sigma^2),
-    so a small sigma ranks the pairs by strength (a calibrated rater) and a large one deals
-    the histogram out at random (a rater who ignores the pair, as Wu et al.'s subject #2 did).
+    :func:`~course_lib.simulators.confidence_raters.ranked_levels` of the strength plus N(0,
+    sigma^2), so a small sigma ranks the pairs by strength (a calibrated rater) and a large one
+    deals the histogram out at random (a rater who ignores the pair, as Wu et al.'s subject #2 did).
     The noise draws are fixed: a slider changes the levels, never the luck.
 
     Panels: the strength of the pairs in each level with ``likert``'s cut points (where the
@@ -396,8 +396,8 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
     :class:`~course_lib.widgets.base.InputError` naming ``counts``, and nothing is drawn until
     it does."""
     if not isinstance(trials, ConfidenceTrials):
-        raise TypeError(f"trials: expected a course_lib.data.confidence_raters.ConfidenceTrials,"
-                        f" got {type(trials).__name__}")
+        raise TypeError(f"trials: expected a course_lib.simulators.confidence_raters."
+                        f"ConfidenceTrials, got {type(trials).__name__}")
     if not isinstance(kernel, Kernel):
         raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
     likert = LikertConfidence(3) if likert is None else likert

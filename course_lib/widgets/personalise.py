@@ -1,7 +1,7 @@
 """Unit 6: "personalise it yourself". Tune an equaliser by answering "which do you prefer?".
 
 :func:`personalise_explorer` plays one short sound (a spoken sentence or a synthesised music
-clip, :mod:`course_lib.audio`) through an equaliser at two settings A and B, loudness-matched,
+clip, :mod:`course_lib.stimuli`) through an equaliser at two settings A and B, loudness-matched,
 and asks which the listener prefers and how much. Each answer updates a preference GP over the
 band gains, which picks the next pair: the loop of J. B. Nielsen's hearing-aid studies (thesis,
 DTU 2015, section 3.3; Nielsen, Nielsen & Larsen, IEEE/ACM TASLP 2015), in the course's
@@ -11,7 +11,7 @@ The loop (:class:`PersonalisationSession`), each step made of library calls:
 
 1. a random start: ``n_random`` comparisons along a chain that begins at the flat setting
    (0 dB in every band) and visits distinct random grid settings, so the comparison graph is
-   connected from the first answer (as :func:`course_lib.gp.listeners.run_session`);
+   connected from the first answer (as :func:`course_lib.simulators.listeners.run_session`);
 2. after every answer: the comparisons so far
    (:meth:`~course_lib.gp.comparisons.Comparisons.from_pairs`, degree answers) refitted by the
    warm-started Laplace posterior of :class:`~course_lib.gp.preference.PreferenceGP`; MAP-II
@@ -28,17 +28,18 @@ The loop (:class:`PersonalisationSession`), each step made of library calls:
    utility's prior sd; :func:`~course_lib.gp.acquisition.settled_at`).
 
 The model (:func:`equaliser_model`) is Nielsen et al.'s
-(:func:`~course_lib.gp.listeners.hearing_aid_model`: Beta degree-of-preference likelihood, kernel
-variance 4 fixed, half-Student-t priors) with the lengthscale prior moved to the equaliser's axis,
-gains in dB on [-12, 12]: their 2-D axis [-20, 20] had no unit, ours has one. A level change of
-1-2 dB in one band is about the smallest a listener notices and a preference changes over several
-dB, so each band's lengthscale starts at 5 dB (a fifth of the range) under a half-Student-t(6, 30)
-prior on its square (prior median about 4.5 dB, a heavy tail up to the whole range).
+(:func:`~course_lib.simulators.listeners.hearing_aid_model`: Beta degree-of-preference likelihood,
+kernel variance 4 fixed, half-Student-t priors) with the lengthscale prior moved to the equaliser's
+axis, gains in dB on [-12, 12]: their 2-D axis [-20, 20] had no unit, ours has one. A level
+change of 1-2 dB in one band is about the smallest a listener notices and a preference changes over
+several dB, so each band's lengthscale starts at 5 dB (a fifth of the range) under a
+half-Student-t(6, 30) prior on its square (prior median about 4.5 dB, a heavy tail up to the whole
+range).
 
 A simulated listener (``mode="simulated"``) answers with
-:class:`~course_lib.gp.listeners.SimulatedListener`: a hidden internal response drawn from a GP
-over the gains (:class:`~course_lib.gp.listeners.GPDrawResponse`) answered through a Beta
-slider (:class:`~course_lib.gp.likelihoods.PairwiseBeta`). "Answer for me" and "Run 10 steps"
+:class:`~course_lib.simulators.listeners.SimulatedListener`: a hidden internal response drawn from
+a GP over the gains (:class:`~course_lib.simulators.listeners.GPDrawResponse`) answered through a
+Beta slider (:class:`~course_lib.gp.likelihoods.PairwiseBeta`). "Answer for me" and "Run 10 steps"
 let it answer; "show hidden preference" reveals its IRF. The person at the keyboard can answer
 in either mode.
 """
@@ -52,19 +53,19 @@ import ipywidgets as W
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..audio import CLIPS, load_clip, loudness_matched, standard_equaliser, wav_bytes
 from ..gp.acquisition import (average_ei_path, bivariate_ei, incumbent, settled_at,
                               settling_threshold)
 from ..gp.comparisons import Comparisons
 from ..gp.kernels import SquaredExponential
 from ..gp.likelihoods import PairwiseBeta
-from ..gp.listeners import GPDrawResponse, SimulatedListener, next_candidate, hearing_aid_model, \
-    settings_grid
 from ..gp.preference import OnSquare, PreferenceGP
 from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError
-from ..plotting.personalise import plot_comparisons, plot_equaliser_curves, \
+from ..plotting.personalisation_session import plot_comparisons, plot_equaliser_curves, \
     plot_session_marks, plot_setting_map, plot_settling
+from ..simulators.listeners import GPDrawResponse, SimulatedListener, next_candidate, \
+    hearing_aid_model, settings_grid
+from ..stimuli import CLIPS, load_clip, loudness_matched, standard_equaliser, wav_bytes
 from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
 from .base import Explorer
 
@@ -87,9 +88,9 @@ MODES = ("audio", "simulated")
 
 def equaliser_model(n_bands: int = 2) -> PreferenceGP:
     """The hearing-aid studies' preference GP for ``n_bands`` band gains in dB (module docstring):
-    the Beta likelihood and priors of :func:`~course_lib.gp.listeners.hearing_aid_model`, an
-    SE-ARD kernel with variance 4 fixed and lengthscales from 5 dB under
-    OnSquare(half-Student-t(6, 30))."""
+    the Beta likelihood and priors of :func:`~course_lib.simulators.listeners.hearing_aid_model`, an SE-ARD
+    kernel with variance 4 fixed and lengthscales from 5 dB under OnSquare(half-Student-t(6,
+    30))."""
     n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
     template = hearing_aid_model(n_bands, answers="degree")
     kernel = SquaredExponential(np.full(n_bands, LENGTHSCALE_START), 4.0,
@@ -132,9 +133,9 @@ class PersonalisationSession:
     Parameters
     ----------
     n_bands : 2, 3 or 4 band gains (the equaliser of
-        :func:`~course_lib.audio.standard_equaliser`), on the grid ``GAIN_RANGE`` with spacing
+        :func:`~course_lib.stimuli.standard_equaliser`), on the grid ``GAIN_RANGE`` with spacing
         ``GRID_STEP[n_bands]``.
-    listener : None or a :class:`~course_lib.gp.listeners.SimulatedListener` with degree
+    listener : None or a :class:`~course_lib.simulators.listeners.SimulatedListener` with degree
         answers (needed by :meth:`answer_for_me`).
     n_random : comparisons of the random start; ``optimise_every``: MAP-II after every this
         many answers after the random start.

@@ -11,12 +11,12 @@
   the noise floor: what GOLD, Av, MA and MANH learn, and the learned variance tables against the
   truth with the variances at the floor framed. A half-typed Lambda cell is reported in one line.
 
-The models are :class:`course_lib.gp.raters.MultiRaterGP`, the metrics come from
+The models are :class:`course_lib.gp.multi_rater.MultiRaterGP`, the metrics come from
 :mod:`course_lib.metrics`, the drawing from :mod:`course_lib.plotting.raters`. The toy data are
 one-dimensional so that every score can be seen: x is the fraction of an utterance spent in
 pauses and :func:`toy_truth` its true fluency; simulated raters score it 0-10 with
-:func:`course_lib.gp.raters.simulate_integer_scores`. Random draws use one fixed seed per
-explorer, so moving a slider deforms the same draws.
+:func:`course_lib.simulators.rater_scores.simulate_integer_scores`. Random draws use one fixed seed
+per explorer, so moving a slider deforms the same draws.
 """
 
 from __future__ import annotations
@@ -28,23 +28,23 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..gp.annotators import NOISE_FLOOR, ANNOTATOR_TOY_LAMBDA, AnnotatorNoiseGP, Regions, \
-    assign_regions, annotator_toy_gold, simulate_regions
+from ..gp.annotator_noise import NOISE_FLOOR, AnnotatorNoiseGP, Regions, assign_regions
 from ..gp.kernels import SquaredExponential
+from ..gp.multi_rater import MODES, MultiRaterGP, RaterData, joint_log_likelihood
 from ..gp.regression import GPRegression
-from ..gp.raters import MODES, MultiRaterGP, RaterData, joint_log_likelihood, \
-    simulate_integer_scores
 from ..metrics import discrete_kl, discretised_log_predictive, rmse
 from ..plotting.gp import plot_gp_posterior
 from ..plotting.raters import MODEL_COLOURS, plot_annotator_fit, plot_noise_profile, \
     plot_noise_table, plot_rater_scores, plot_score_distribution
+from ..simulators.rater_scores import ANNOTATOR_TOY_LAMBDA, annotator_toy_gold, simulate_integer_scores, \
+    simulate_regions
 from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng, \
     check_choice
 from .base import Explorer, InputError
 
 __all__ = ["toy_truth", "ToyPanel", "toy_rater_data", "centre_scores", "ScoreModel",
            "fit_score_model", "NoiseProfile", "noise_profile", "TOY_KERNEL", "spread_term_explorer", "panel_explorer",
-           "ANNOTATOR_TOY_LAMBDA", "annotator_toy_gold", "AnnotatorToy", "annotator_toy_data",
+           "AnnotatorToy", "annotator_toy_data",
            "fit_annotator_models", "true_noise_table", "annotator_explorer"]
 
 SCALE = (0, 10)
@@ -84,8 +84,8 @@ def toy_rater_data(n_items: int = 40, n_raters: int = 5, noise_sd: float = 1.0,
     Training inputs are uniform on [0, 1] and sorted, test inputs evenly spaced on
     [0.02, 0.98]; truth is :func:`toy_truth`. Rater r has a bias b_r ~ N(0, bias_sd^2) and scores
     round(truth + b_r + N(0, noise_sd^2)), clipped to 0..10
-    (:func:`~course_lib.gp.raters.simulate_integer_scores`). The draws come in a fixed order
-    (biases, inputs, training noise, test noise), so the same ``rng`` seed with another
+    (:func:`~course_lib.simulators.rater_scores.simulate_integer_scores`). The draws come in a
+    fixed order (biases, inputs, training noise, test noise), so the same ``rng`` seed with another
     ``noise_sd`` or ``bias_sd`` rescales the same random numbers.
     """
     n_items = as_positive_int(n_items, "n_items")
@@ -144,7 +144,7 @@ def fit_score_model(X, data: RaterData, mode: str, *, lengthscale: float = 0.2,
 @dataclass(frozen=True)
 class NoiseProfile:
     """The joint model's log-likelihood on a grid of one rater's noise variance, in its terms:
-    ``total = gp_term + spread_term`` (see :func:`course_lib.gp.raters.joint_log_likelihood`).
+    ``total = gp_term + spread_term`` (see :func:`course_lib.gp.multi_rater.joint_log_likelihood`).
     ``gp_term`` alone is the evidence of the GP on the mean scores with noise sigma^2 / R_i."""
 
     noise: np.ndarray
@@ -154,7 +154,7 @@ class NoiseProfile:
 
 
 def noise_profile(K, data: RaterData, noise) -> NoiseProfile:
-    """Evaluate :func:`~course_lib.gp.raters.joint_log_likelihood` (kernel matrix ``K`` of the
+    """Evaluate :func:`~course_lib.gp.multi_rater.joint_log_likelihood` (kernel matrix ``K`` of the
     items, centred scores ``data``) at every noise variance of the grid ``noise``."""
     noise = as_float_array(noise, "noise", ndim=1)
     terms = [joint_log_likelihood(K, data, value) for value in noise]
@@ -333,12 +333,12 @@ class AnnotatorToy:
 
 def annotator_toy_data(variance_table=ANNOTATOR_TOY_LAMBDA, n_items: int = 60, n_test: int = 600,
                        *, rng: RngLike = 0) -> AnnotatorToy:
-    """Gil-Gonzalez et al.'s toy: ``n_items`` inputs uniform on [0, 1], gold
-    :func:`annotator_toy_gold`, as many k-means regions as ``variance_table`` has rows (numbered
-    left to right), and one label per item from every annotator (column), y = gold + N(0,
-    variance_table[region, annotator]) (:func:`~course_lib.gp.annotators.simulate_regions`; zeros
-    allowed). The draws come in a fixed order (inputs, regions, noise), so another table with the
-    same ``rng`` seed rescales the same noise."""
+    """Gil-Gonzalez et al.'s toy: ``n_items`` inputs uniform on [0, 1], gold :func:`annotator_toy_gold`, as many
+    k-means regions as ``variance_table`` has rows (numbered left to right), and one label per
+    item from every annotator (column), y = gold + N(0, variance_table[region, annotator])
+    (:func:`~course_lib.simulators.rater_scores.simulate_regions`; zeros allowed). The draws come
+    in a fixed order (inputs, regions, noise), so another table with the same ``rng`` seed rescales
+    the same noise."""
     table = as_float_array(variance_table, "variance_table", ndim=2)
     n_items = as_positive_int(n_items, "n_items", minimum=2 * table.shape[0])
     n_test = as_positive_int(n_test, "n_test")
@@ -365,7 +365,7 @@ def fit_annotator_models(X, data: RaterData, gold, n_regions: int = 3,
 
     ``GOLD``  a GP on the gold labels (the upper bound no real data set allows);
     ``Av``    a GP on the average label of each item;
-    ``MA``    :class:`~course_lib.gp.annotators.AnnotatorNoiseGP`, one variance per annotator;
+    ``MA``    :class:`~course_lib.gp.annotator_noise.AnnotatorNoiseGP`, one variance per annotator;
     ``MANH``  the same with one variance per (region, annotator), regions by k-means
               (``n_regions``, one-dimensional inputs numbered left to right, regions of fewer
               than 2 items merged).

@@ -44,8 +44,8 @@ import numpy as np
 import traitlets as t
 from scipy.signal import resample_poly
 
-from course_lib.audio import wav_bytes
 from course_lib.data.fluency import VAD_FRAME_S, speech_activity
+from course_lib.stimuli import wav_bytes
 from course_lib.validation import as_positive_float, as_positive_int
 
 SAMPLE_RATE = 8000          # Hz: the course's speech rate (data/digits)

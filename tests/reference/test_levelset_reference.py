@@ -23,10 +23,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from course_lib.data.psychophysics import psychometric_latent
 from course_lib.gp.kernels import SquaredExponential
 from course_lib.gp.levelset import eavc, global_mi, lookahead_levelset
 from course_lib.gp.regression import GPRegression
+from course_lib.simulators.psychophysics import psychometric_latent
 
 REFERENCE = json.loads((Path(__file__).parent / "aepsych_levelset.json").read_text())
 AEPSYCH_EPS = 1e-8

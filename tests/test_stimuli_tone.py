@@ -1,11 +1,11 @@
-"""course_lib.audio.tone_in_noise: the detection demo's stimulus. The tone's level in the mix,
+"""course_lib.stimuli.tone_in_noise: the detection demo's stimulus. The tone's level in the mix,
 level zero = the noise alone, frozen noise, ramps without clicks, the tone's frequency (its bad
-input is in the catalogue, tests/test_bad_input_audio.py)."""
+input is in the catalogue, tests/test_bad_input_stimuli.py)."""
 
 import numpy as np
 import pytest
 
-from course_lib import audio as A
+from course_lib import stimuli as A
 
 FS = A.SAMPLE_RATE
 

@@ -1,4 +1,4 @@
-"""Bad-input catalogue: the level-set session (course_lib.gp.levelset_session). Family
+"""Bad-input catalogue: the level-set session (course_lib.simulators.levelset_session). Family
 "levelset_session".
 
 Decisions recorded here: a session takes either a problem or explicit bounds / threshold /
@@ -10,8 +10,8 @@ constraints, never both (naming the first explicit argument given); an answer is
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib.data.psychophysics import norm_ball_problem
-from course_lib.gp.levelset_session import LevelSetSession, run_levelset_session
+from course_lib.simulators.levelset_session import LevelSetSession, run_levelset_session
+from course_lib.simulators.psychophysics import norm_ball_problem
 
 SMALL = dict(n_candidates=16, n_references=16, n_test=2 ** 8)
 BOX = np.array([[0.0, 1.0], [0.0, 1.0]])

@@ -1,5 +1,5 @@
-"""Several raters per item (course_lib.gp.raters): the container, the joint model against the
-repeated-input GP, the spread term (seed 000's g(Y)), ML-II of joint vs mean, simulated raters.
+"""Several raters per item (course_lib.gp.multi_rater): the container, the joint model against the
+repeated-input GP, the spread term (seed 000's g(Y)), ML-II of joint vs mean.
 
 Notation as in the module: item i has R_i labels y_ir, mean ybar_i, M = sum R_i labels,
 S = sum_i sum_r (y_ir - ybar_i)^2, one rater's noise sigma^2.
@@ -11,9 +11,10 @@ from scipy import stats
 
 from course_lib.gp import (GPRegression, LogNormal, Matern52, MultiRaterGP, RaterData,
                            SquaredExponential, gaussian_log_marginal_likelihood,
-                           joint_log_likelihood, simulate_integer_scores)
+                           joint_log_likelihood)
 from course_lib.linalg import LOG_2PI
 from course_lib.metrics import discrete_kl, discretised_log_predictive
+from course_lib.simulators.rater_scores import simulate_integer_scores
 
 
 # ----- panels ----------------------------------------------------------------------------------
@@ -438,31 +439,3 @@ def test_weighted_with_one_shared_noise_is_the_joint_models_split():
     np.testing.assert_allclose(weighted.noise, 0.3 / data.counts, rtol=1e-13)
     spread = joint_log_likelihood(SquaredExponential()(X), data, 0.3).spread_term
     assert weighted.constant == pytest.approx(spread, rel=1e-13)
-
-
-# ----- simulated raters --------------------------------------------------------------------
-def test_simulated_scores_have_the_stated_bias_slope_and_noise():
-    rng = np.random.default_rng(0)
-    truth = rng.uniform(3, 7, 20_000)
-    bias, slope, sd = np.array([0.0, 0.5, -1.0]), np.array([1.0, 0.8, 1.2]), \
-        np.array([0.3, 0.6, 0.9])
-    data = simulate_integer_scores(truth, bias, slope, sd, scale=(0, 10), rng=1)
-    assert data.n_items == truth.size and data.n_raters == 3
-    np.testing.assert_array_equal(data.counts, 3)  # complete
-    assert data.scale == (0, 10)
-    assert np.all(data.scores == np.round(data.scores))
-    assert data.scores.min() >= 0 and data.scores.max() <= 10
-    residual = data.matrix() - (slope * truth[:, None] + bias)
-    # rounding adds a nearly uniform error on [-1/2, 1/2]: variance sd^2 + 1/12
-    np.testing.assert_allclose(residual.mean(axis=0), 0.0, atol=0.02)
-    np.testing.assert_allclose(residual.var(axis=0), sd ** 2 + 1 / 12, rtol=0.05)
-    again = simulate_integer_scores(truth, bias, slope, sd, rng=1)
-    np.testing.assert_array_equal(again.scores, data.scores)
-    other = simulate_integer_scores(truth, bias, slope, sd, rng=2)
-    assert not np.array_equal(other.scores, data.scores)
-
-
-def test_simulated_scores_round_half_up_and_clip_to_the_scale():
-    truth = np.array([2.5, 3.5, -4.0, 12.0, 0.49])
-    data = simulate_integer_scores(truth, [0.0], [1.0], [0.0], scale=(0, 10), rng=0)
-    np.testing.assert_array_equal(data.matrix()[:, 0], [3, 4, 0, 10, 0])

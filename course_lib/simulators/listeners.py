@@ -77,17 +77,17 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import solve_triangular
 
+from ..gp.acquisition import (ForcedChoiceTest, bivariate_ei, check_thompson_size,
+                              forced_choice_test, incumbent, maximise_acquisition,
+                              multinomial_sample, pairwise_bald, thompson_sample, univariate_ei)
+from ..gp.comparisons import Comparisons
+from ..gp.kernels import Kernel, SquaredExponential, as_inputs
+from ..gp.likelihoods import Likelihood, PairwiseBeta, PairwiseProbit
+from ..gp.preference import OnSquare, PreferenceGP
+from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter
 from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
                           check_choice)
-from .acquisition import (ForcedChoiceTest, bivariate_ei, check_thompson_size, forced_choice_test,
-                          incumbent, maximise_acquisition, multinomial_sample, pairwise_bald,
-                          thompson_sample, univariate_ei)
-from .comparisons import Comparisons
-from .kernels import Kernel, SquaredExponential, as_inputs
-from .likelihoods import Likelihood, PairwiseBeta, PairwiseProbit
-from .preference import OnSquare, PreferenceGP
-from .priors import HalfStudentT
 
 __all__ = ["negated_griewank", "settings_grid", "GPDrawResponse", "gp_draw_2d", "gp_draw_4d",
            "Pathology", "CannotHear", "SwitchesPreference", "Fatigue", "MattersAboveThreshold",

@@ -1,4 +1,4 @@
-"""Bad-input catalogue: simulated detection tasks (course_lib.data.psychophysics). Family
+"""Bad-input catalogue: simulated detection tasks (course_lib.simulators.psychophysics). Family
 "psychophysics".
 
 Decisions recorded here: a problem's settings must have one column per dimension of its box
@@ -10,9 +10,9 @@ built only from a known link, a callable latent and constraints that fit its box
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib.data.psychophysics import (LevelSetProblem, norm_ball_problem,
-                                           passthrough_problem, psychometric_problem,
-                                           simulate_answers)
+from course_lib.simulators.psychophysics import (LevelSetProblem, norm_ball_problem,
+                                                 passthrough_problem, psychometric_problem,
+                                                 simulate_answers)
 
 
 def _problem(**changes):

@@ -60,7 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.signal import sosfilt
 
-from .data.audio import load_waveform
+from .data.wav import load_waveform
 from .validation import as_float_array, as_positive_float, as_positive_int, check_array_size, \
     check_choice
 

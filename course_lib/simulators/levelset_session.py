@@ -3,7 +3,7 @@
 A :class:`LevelSetSession` asks yes/no questions at stimulus settings it chooses and keeps a
 variational GP of the observer's probit latent f, so that P(yes | x) = Phi(f(x)); the target is
 the 75 % set {x : f(x) < threshold}, threshold = Phi^-1(0.75) on the model's probit scale (for
-a logistic truth see :mod:`course_lib.data.psychophysics`). One trial:
+a logistic truth see :mod:`course_lib.simulators.psychophysics`). One trial:
 
 1. ``next_query()``: the first ``n_initial`` queries are scrambled Sobol points of the box (the
    paper's 10 quasi-random initial trials); after them, the best of ``n_candidates`` Sobol
@@ -45,7 +45,7 @@ routinely; the session does not repeat that :class:`~course_lib.linalg.JitterWar
 trial.
 
 :func:`run_levelset_session` runs a whole simulated session against a
-:class:`~course_lib.data.psychophysics.LevelSetProblem` and returns a :class:`LevelSetTrace`
+:class:`~course_lib.simulators.psychophysics.LevelSetProblem` and returns a :class:`LevelSetTrace`
 (F1 and Brier of the estimated set after each trial, the queries, the answers, the time per
 trial).
 """
@@ -61,16 +61,17 @@ import numpy as np
 from scipy.special import ndtri
 from scipy.stats import qmc
 
+from ..gp.constraints import ARMS, detection_likelihood
+from ..gp.kernels import Constant, SquaredExponential
+from ..gp.levelset import ACQUISITIONS, propose
+from ..gp.priors import Gamma
+from ..gp.sparse_variational import SparseVariationalGP, inducing_points
+from ..gp.variational import VariationalGP
 from ..linalg import JitterWarning
 from ..metrics import brier_levelset, f1_levelset
 from ..validation import (RngLike, as_float_array, as_positive_int, as_rng, check_array_size,
                           check_choice)
-from .constraints import ARMS, detection_likelihood
-from .kernels import Constant, SquaredExponential
-from .levelset import ACQUISITIONS, propose
-from .priors import Gamma
-from .sparse_variational import SparseVariationalGP, inducing_points
-from .variational import VariationalGP
+from .psychophysics import LevelSetProblem, check_inside_box, simulate_answers
 
 __all__ = ["LevelSetSession", "LevelSetTrace", "run_levelset_session", "MODELS",
            "LENGTHSCALE_PRIOR", "OUTPUT_SCALE_BOUNDS", "MEAN_VARIANCE"]
@@ -132,8 +133,8 @@ class LevelSetSession:
 
     Parameters
     ----------
-    problem : a :class:`~course_lib.data.psychophysics.LevelSetProblem` (its box, threshold and
-        constraints; and its truth for F1 / Brier in ``history``), or None with:
+    problem : a :class:`~course_lib.simulators.psychophysics.LevelSetProblem` (its box,
+        threshold and constraints; and its truth for F1 / Brier in ``history``), or None with:
     bounds : (d, 2) box of settings (low, high per row).
     threshold : the level on the model's probit scale (default Phi^-1(0.75) = 0.6745).
     constraint_X, constraint_y : constraints (box units; probit-scale targets), optional.
@@ -157,8 +158,6 @@ class LevelSetSession:
                  n_candidates: int = 1024,
                  n_references: int = 1024, optimise_every: int = 10, map_max_iter: int = 20,
                  polish: bool = True, n_test: int | None = 2 ** 12, rng: RngLike = None):
-        from ..data.psychophysics import LevelSetProblem, check_inside_box  # data builds on gp
-
         if problem is not None:
             if not isinstance(problem, LevelSetProblem):
                 raise TypeError(f"problem: expected a LevelSetProblem or None, got "
@@ -357,15 +356,13 @@ def run_levelset_session(problem, arm: str, acquisition: str, *, n_initial: int 
                          optimise_every: int = 10, map_max_iter: int = 20,
                          polish: bool = True) -> LevelSetTrace:
     """A simulated session: the problem's observer answers ``n_initial`` Sobol queries and then
-    ``n_active`` chosen ones (:func:`~course_lib.data.psychophysics.simulate_answers`).
+    ``n_active`` chosen ones (:func:`~course_lib.simulators.psychophysics.simulate_answers`).
 
     ``rng`` seeds two streams: one for the session (initial queries, candidates, references)
     and one for the answers, drawn one per trial, so runs of different arms or acquisitions
     with one seed share the initial queries AND their answers. Returns a :class:`LevelSetTrace`
     with F1 / Brier after the initial trials and after every active one.
     """
-    from ..data.psychophysics import simulate_answers
-
     n_active = as_positive_int(n_active, "n_active", minimum=0)
     session_seed, answer_seed = as_rng(rng).integers(2 ** 63, size=2)
     session = LevelSetSession(problem, arm=arm, acquisition=acquisition, model=model,

@@ -1,6 +1,6 @@
-"""course_lib.audio: the equaliser's biquads against scipy.signal and their closed-form gains,
+"""course_lib.stimuli: the equaliser's biquads against scipy.signal and their closed-form gains,
 the synthesised music clip, loudness matching and WAV encoding (bad input:
-tests/test_bad_input_audio.py)."""
+tests/test_bad_input_stimuli.py)."""
 
 import io
 import wave
@@ -10,7 +10,7 @@ import pytest
 from scipy.io import wavfile
 from scipy.signal import freqz, sosfilt, sosfreqz
 
-from course_lib import audio as A
+from course_lib import stimuli as A
 
 FS = A.SAMPLE_RATE
 

@@ -1,7 +1,7 @@
-"""GPR-MA / GPR-MANH (course_lib.gp.annotators): evidence, gradients, EM, floor, regions, simulators.
+"""GPR-MA / GPR-MANH (course_lib.gp.annotator_noise): evidence, gradients, EM, floor, regions.
 
 Oracles: the Gaussian of all M labels at once (M x M covariance K[items][:, items] + diag of the
-per-label noise), the joint multi-rater model of course_lib.gp.raters (equal noise for every
+per-label noise), the joint multi-rater model of course_lib.gp.multi_rater (equal noise for every
 annotator), closed-form posterior moments, and central finite differences for every gradient.
 scikit-learn's GaussianProcessRegressor is in tests/reference/test_annotators_reference.py.
 """
@@ -14,10 +14,10 @@ from course_lib.affinity import affinity_propagation, negative_squared_distances
 from course_lib.gp import (LatentGaussian, LogNormal, MultiRaterGP, RaterData,
                            SquaredExponential, gaussian_log_marginal_likelihood,
                            joint_log_likelihood, log_marginal_likelihood_surface)
-from course_lib.gp.annotators import (AT_FLOOR_FACTOR, NOISE_FLOOR, AnnotatorNoiseGP,
-                                      annotator_log_likelihood, assign_regions,
-                                      simulate_homogeneous, simulate_regions)
+from course_lib.gp.annotator_noise import (AT_FLOOR_FACTOR, NOISE_FLOOR, AnnotatorNoiseGP,
+                                           annotator_log_likelihood, assign_regions)
 from course_lib.kmeans import kmeans
+from course_lib.simulators.rater_scores import simulate_homogeneous, simulate_regions
 from numerics import assert_non_decreasing
 
 # Seed 001's region-wise variances: row = region, column = annotator; zero diagonal.
@@ -412,34 +412,3 @@ def test_min_size_merges_small_regions():
     assert merged.sizes.min() >= 16
     assert all(any(np.array_equal(c, p) for p in plain.centres) for c in merged.centres)
     np.testing.assert_array_equal(merged.regions_of(X), merged.labels)
-
-
-# ----- simulators ---------------------------------------------------------------------------
-
-def test_simulated_labels_have_the_stated_noise():
-    gold = np.linspace(-1, 1, 4000)
-    data = simulate_homogeneous(gold, [0.25, 1.0, 0.0], rng=0)
-    assert data.n_labels == 3 * 4000 and data.n_raters == 3 and data.scale is None
-    errors = data.matrix() - gold[:, None]
-    np.testing.assert_allclose(errors[:, :2].var(axis=0), [0.25, 1.0], rtol=0.1)
-    np.testing.assert_array_equal(errors[:, 2], 0.0)
-
-
-def test_region_simulation_uses_each_items_row():
-    gold = np.zeros(3000)
-    regions = np.repeat([0, 1, 2], 1000)
-    data = simulate_regions(gold, regions, LAMBDA, rng=1)
-    errors = data.matrix()
-    for region in range(3):
-        rows = errors[regions == region]
-        np.testing.assert_allclose(rows.var(axis=0), LAMBDA[region], rtol=0.15, atol=1e-12)
-        assert np.all(rows[:, region] == 0.0)
-
-
-def test_equal_rows_give_the_homogeneous_simulation():
-    gold = np.linspace(0, 1, 30)
-    variances = np.array([0.1, 0.2, 0.3])
-    regions = np.arange(30) % 3
-    homogeneous = simulate_homogeneous(gold, variances, rng=2)
-    by_region = simulate_regions(gold, regions, np.tile(variances, (3, 1)), rng=2)
-    np.testing.assert_array_equal(homogeneous.matrix(), by_region.matrix())

@@ -1,5 +1,5 @@
 """Bad-input catalogue: simulated listeners and the personalisation loop
-(course_lib.gp.listeners). Family "listeners".
+(course_lib.simulators.listeners). Family "listeners".
 
 Decisions recorded here: a listener needs a pairwise likelihood (a bounded-rating likelihood
 is refused naming ``likelihood``); an IRF that returns the wrong shape or NaN is refused naming
@@ -12,10 +12,11 @@ import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import BetaRating, PairwiseBeta, PairwiseProbit, PreferenceGP, SquaredExponential
-from course_lib.gp.listeners import (CannotHear, Fatigue, GPDrawResponse, MattersAboveThreshold,
-                                     SimulatedListener, SwitchesPreference, gp_draw_2d,
-                                     negated_griewank, next_candidate, hearing_aid_model, run_session,
-                                     settings_grid)
+from course_lib.simulators.listeners import (CannotHear, Fatigue, GPDrawResponse,
+                                             MattersAboveThreshold, SimulatedListener,
+                                             SwitchesPreference, gp_draw_2d, negated_griewank,
+                                             next_candidate, hearing_aid_model, run_session,
+                                             settings_grid)
 
 PROBIT = PairwiseProbit(0.5)
 GRID = settings_grid(-4, 4, 2, 2)   # 25 settings

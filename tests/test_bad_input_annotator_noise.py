@@ -1,5 +1,5 @@
-"""Bad-input catalogue: annotator noise models, regions and simulators (course_lib.gp.annotators)
-and affinity propagation (course_lib.affinity).
+"""Bad-input catalogue: annotator noise models, regions and simulators
+(course_lib.gp.annotator_noise) and affinity propagation (course_lib.affinity).
 
 Families: "annotators" and "affinity". The decision on scarce labels is here too: a noise
 variance needs at least 2 labels, so an annotator with one label (GPR-MA, refused naming
@@ -12,8 +12,9 @@ import numpy as np
 from bad_input import BadInput, check_case, parametrize
 from course_lib.affinity import affinity_propagation, negative_squared_distances
 from course_lib.gp import RaterData, SquaredExponential
-from course_lib.gp.annotators import (AnnotatorNoiseGP, annotator_log_likelihood,
-                                      assign_regions, simulate_homogeneous, simulate_regions)
+from course_lib.gp.annotator_noise import (AnnotatorNoiseGP, annotator_log_likelihood,
+                                           assign_regions)
+from course_lib.simulators.rater_scores import simulate_homogeneous, simulate_regions
 
 X = np.linspace(0, 1, 6)[:, None]
 TABLE = np.array([[0.1, 0.2, 0.0], [0.3, 0.1, 0.2], [0.0, 0.5, 0.4],

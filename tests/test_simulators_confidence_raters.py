@@ -1,4 +1,5 @@
-"""course_lib.data.confidence_raters: simulated subjects built from seed 003's printed marginals.
+"""course_lib.simulators.confidence_raters: simulated subjects built from seed 003's printed
+marginals.
 
 Where the seed prints a marginal the simulation forces it, so it must hold exactly (subject #2:
 24 nines, 42 ratings >= 7 and none below 3 out of 50; the gait subject: 218 / 176 / 78); the
@@ -12,12 +13,12 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest, norm
 
-from course_lib.data.confidence_raters import (GAIT_LEVEL_COUNTS, OVERCONFIDENT_SUBJECT,
-                                               calibrated_ratings, gait_latent,
-                                               gait_like_subject, haptic_latent,
-                                               haptic_like_subjects, likert_synthetic_trials,
-                                               overconfident_ratings, ranked_levels,
-                                               rating_levels)
+from course_lib.simulators.confidence_raters import (GAIT_LEVEL_COUNTS, OVERCONFIDENT_SUBJECT,
+                                                     calibrated_ratings, gait_latent,
+                                                     gait_like_subject, haptic_latent,
+                                                     haptic_like_subjects, likert_synthetic_trials,
+                                                     overconfident_ratings, ranked_levels,
+                                                     rating_levels)
 
 
 def test_rating_levels_are_the_seeds_blocks_of_three():

@@ -1,5 +1,5 @@
-"""The level-set active-learning session (course_lib.gp.levelset_session): deterministic under
-a seed, arms that differ only in how the constraints enter, F1 that improves with active
+"""The level-set active-learning session (course_lib.simulators.levelset_session): deterministic
+under a seed, arms that differ only in how the constraints enter, F1 that improves with active
 trials on a 2-D problem, and a failed step that leaves the session as it was."""
 
 import numpy as np
@@ -7,11 +7,11 @@ import pytest
 from scipy.special import ndtri
 from scipy.stats import qmc
 
-from course_lib.data.psychophysics import (norm_ball_problem, passthrough_problem,
-                                           psychometric_problem, simulate_answers)
 from course_lib.gp import variational
 from course_lib.gp.constraints import detection_likelihood
-from course_lib.gp.levelset_session import LevelSetSession, run_levelset_session
+from course_lib.simulators.levelset_session import LevelSetSession, run_levelset_session
+from course_lib.simulators.psychophysics import (norm_ball_problem, passthrough_problem,
+                                                 psychometric_problem, simulate_answers)
 
 SMALL = dict(n_candidates=64, n_references=64, n_test=2 ** 10)
 

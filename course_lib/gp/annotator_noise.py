@@ -32,7 +32,7 @@ Gradients (hyper-parameters as logs):
                             [-1/2 + ((y_ir - m_i)^2 + V_ii) / (2 s_j)].
 
   Differentiating "log N(yhat; 0, K + Sigma) + c" through Sigma alone is WRONG: the target yhat
-  itself moves with the noise variances (tests/test_gp_annotators.py shows the difference).
+  itself moves with the noise variances (tests/test_gp_annotator_noise.py shows the difference).
 
 Setting that gradient to zero gives the EM update s_j = mean over j's labels of
 (y_ir - m_i)^2 + V_ii (:meth:`AnnotatorNoiseGP.em_step`), which never lowers the evidence.
@@ -71,29 +71,14 @@ from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, \
 from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
                           check_choice, renamed_error)
 from .kernels import Kernel, as_inputs, check_exact_size
+from .multi_rater import RaterData, _as_rater_data
 from .prediction import LatentGaussian
 from .priors import Prior
-from .raters import RaterData, _as_rater_data
 from .regression import NOISE_BOUNDS, GPRegression
 
 __all__ = ["AnnotatorLikelihood", "annotator_log_likelihood", "AnnotatorNoiseGP", "Regions",
-           "assign_regions", "simulate_homogeneous", "simulate_regions", "NOISE_FLOOR",
-           "AT_FLOOR_FACTOR", "REGION_METHODS", "ANNOTATOR_TOY_LAMBDA", "annotator_toy_gold"]
-
-#: Gil-Gonzalez et al.'s toy (their section 4): gold standard z = sin(2 pi x) sin(6 pi x) on
-#: [0, 1] and the noise table Lambda, entry [l, r] = noise variance of annotator r in region l; each
-#: annotator is perfect (variance 0) in one region.
-ANNOTATOR_TOY_LAMBDA = np.array([[0.0, 0.65, 1.0],
-                                 [0.25, 0.0, 0.75],
-                                 [0.1, 0.75, 0.0]])
-ANNOTATOR_TOY_LAMBDA.setflags(write=False)
-
-
-def annotator_toy_gold(x) -> np.ndarray:
-    """The gold standard of Gil-Gonzalez et al.'s toy, z = sin(2 pi x) sin(6 pi x)."""
-    x = as_float_array(x, "x")
-    return np.sin(2.0 * np.pi * x) * np.sin(6.0 * np.pi * x)
-
+           "assign_regions", "region_labels", "NOISE_FLOOR", "AT_FLOOR_FACTOR",
+           "REGION_METHODS"]
 
 #: Default lower bound of every noise variance (state it beside any result it shapes).
 NOISE_FLOOR = 1e-4
@@ -318,7 +303,8 @@ def assign_regions(X, n_regions: int | None = None, method: str = "kmeans", *,
 # The model
 # --------------------------------------------------------------------------------------------
 
-def _region_labels(regions) -> tuple[np.ndarray, int]:
+def region_labels(regions) -> tuple[np.ndarray, int]:
+    """(labels (N,), n_regions) of a :class:`Regions` or of (N,) whole-number region indices."""
     if isinstance(regions, Regions):
         return regions.labels, regions.n_regions
     labels = as_float_array(regions, "regions", ndim=1)
@@ -371,7 +357,7 @@ class AnnotatorNoiseGP(GPRegression):
         if regions is None:
             self.regions, self.n_regions = None, 1
         else:
-            self.regions, self.n_regions = _region_labels(regions)
+            self.regions, self.n_regions = region_labels(regions)
         self.noise_floor = as_positive_float(noise_floor, "noise_floor")
         if self.noise_floor >= NOISE_CEILING:
             raise ValueError(f"noise_floor: must lie below the noise ceiling {NOISE_CEILING:g}, "
@@ -635,45 +621,3 @@ class AnnotatorNoiseGP(GPRegression):
         model = "GPR-MA" if self.regions is None else f"GPR-MANH, {self.n_regions} regions"
         return (f"AnnotatorNoiseGP({model}, kernel={self.kernel!r}, "
                 f"n_annotators={self.n_annotators}, noise_floor={self.noise_floor:g})")
-
-
-# --------------------------------------------------------------------------------------------
-# Simulated annotators (continuous labels)
-# --------------------------------------------------------------------------------------------
-
-def _check_variances(values, name: str, ndim: int) -> np.ndarray:
-    values = as_float_array(values, name, ndim=ndim)
-    if np.any(values < 0):
-        raise ValueError(f"{name}: noise variances must be >= 0 (0 = a perfect annotator)")
-    return values
-
-
-def _simulate(gold: np.ndarray, variances: np.ndarray, rng) -> RaterData:
-    """Every annotator labels every item: y_ir = gold_i + sqrt(variances[i, r]) * N(0, 1)."""
-    noise = np.asarray(as_rng(rng).standard_normal(variances.shape))
-    return RaterData.from_matrix(gold[:, None] + np.sqrt(variances) * noise)
-
-
-def simulate_homogeneous(gold, variances, *, rng: RngLike = None) -> RaterData:
-    """Annotator r labels every item with y_ir = gold_i + N(0, variances[r]) (continuous
-    labels, no scale). ``variances``: one per annotator, >= 0."""
-    gold = as_float_array(gold, "gold", ndim=1)
-    variances = _check_variances(variances, "variances", 1)
-    return _simulate(gold, np.broadcast_to(variances, (gold.size, variances.size)), rng)
-
-
-def simulate_regions(gold, regions, variance_table, *, rng: RngLike = None) -> RaterData:
-    """Annotator r labels every item with y_ir = gold_i + N(0, variance_table[l(i), r]), l(i)
-    the region of item i (``regions``: (N,) indices or a :class:`Regions`); the toy's Lambda
-    (zeros allowed: a perfect annotator in that region). Uses the random numbers of
-    :func:`simulate_homogeneous`: with equal rows the two give the same labels."""
-    gold = as_float_array(gold, "gold", ndim=1)
-    labels, _ = _region_labels(regions)
-    if labels.size != gold.size:
-        raise ValueError(f"regions: expected one region per item of gold ({gold.size}), got "
-                         f"{labels.size}")
-    table = _check_variances(variance_table, "variance_table", 2)
-    if labels.max() >= table.shape[0]:
-        raise ValueError(f"regions: region {labels.max()} has no row in variance_table "
-                         f"({table.shape[0]} rows, one per region)")
-    return _simulate(gold, table[labels], rng)

@@ -1,9 +1,9 @@
 """Bad-input catalogue: several raters per item (Unit 5) and the score metrics.
 
-Families: "raters" (course_lib.gp.raters: the container, the joint evidence, the model, the
+Families: "raters" (course_lib.gp.multi_rater: the container, the joint evidence, the model, the
 simulator) and "metrics" (course_lib.metrics: RMSE, rounded PCC/MSE, the discretised predictive,
 the discrete KL). Data sets the issue names as awkward but valid (one label per rater, missing
-labels, raters with no overlap) are accepted and tested in tests/test_gp_raters.py; here are
+labels, raters with no overlap) are accepted and tested in tests/test_gp_multi_rater.py; here are
 the ones that must be refused.
 """
 
@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib.gp import MultiRaterGP, RaterData, SquaredExponential, joint_log_likelihood, \
-    simulate_integer_scores
+from course_lib.gp import MultiRaterGP, RaterData, SquaredExponential, joint_log_likelihood
 from course_lib.metrics import (discrete_kl, discretised_log_predictive, rmse, round_scores,
                                 rounded_pcc_mse)
+from course_lib.simulators.rater_scores import simulate_integer_scores
 
 TABLE = np.array([[3.0, 4.0, np.nan], [5.0, np.nan, 6.0], [np.nan, 2.0, 8.0]])
 DATA = RaterData.from_matrix(TABLE, scale=(0, 10))

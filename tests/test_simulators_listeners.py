@@ -1,5 +1,5 @@
-"""Simulated listeners (course_lib.gp.listeners): IRFs, answers that follow the likelihood in the
-one orientation, the pathologies, forced choices, and the personalisation loop."""
+"""Simulated listeners (course_lib.simulators.listeners): IRFs, answers that follow the likelihood
+in the one orientation, the pathologies, forced choices, and the personalisation loop."""
 
 import numpy as np
 import pytest
@@ -9,10 +9,11 @@ from scipy.special import ndtr
 from course_lib.gp import (PairwiseBeta, PairwiseGaussian, PairwiseProbit, PreferenceGP,
                            SquaredExponential)
 from course_lib.gp.acquisition import bivariate_ei, incumbent
-from course_lib.gp.listeners import (ACQUISITIONS, CannotHear, Fatigue, GPDrawResponse,
-                                     MattersAboveThreshold, SimulatedListener, SwitchesPreference,
-                                     gp_draw_2d, gp_draw_4d, negated_griewank, hearing_aid_model,
-                                     run_session, settings_grid)
+from course_lib.simulators.listeners import (ACQUISITIONS, CannotHear, Fatigue, GPDrawResponse,
+                                             MattersAboveThreshold, SimulatedListener,
+                                             SwitchesPreference, gp_draw_2d, gp_draw_4d,
+                                             negated_griewank, hearing_aid_model, run_session,
+                                             settings_grid)
 from numerics import round_off
 
 # binomial and mean tolerances: this many standard errors (a false alarm about 1 in 10^5)
@@ -329,7 +330,7 @@ def test_forced_choice_against_the_baseline():
     assert listener.n_answers == 5 + 10 + 20
 
 
-def test_paper_h_model_matches_the_thesis_set_up():
+def test_hearing_aid_model_matches_the_thesis_set_up():
     two, four = hearing_aid_model(2), hearing_aid_model(4, answers="binary")
     assert two.kernel.variance == 4.0 and two.bounds[0, 0] == two.bounds[0, 1]
     assert np.allclose(two.kernel.lengthscale ** 2, 5.0)

@@ -1,4 +1,4 @@
-"""Seed 003's level-set test problems (course_lib.data.psychophysics) against the digest's
+"""Seed 003's level-set test problems (course_lib.simulators.psychophysics) against the digest's
 checked numbers: sublevel-set volumes, boundary probabilities, W's eigenvalues, the face
 minima of the passthrough task and the constraint counts; the psychometric function against
 AEPsych's way of writing it."""
@@ -9,9 +9,10 @@ from scipy.optimize import minimize
 from scipy.special import expit, logit
 from scipy.stats import norm, qmc
 
-from course_lib.data.psychophysics import (PASSTHROUGH_BOUNDS, PASSTHROUGH_W, LevelSetProblem,
-                                           norm_ball_problem, passthrough_problem,
-                                           psychometric_problem, simulate_answers)
+from course_lib.simulators.psychophysics import (PASSTHROUGH_BOUNDS, PASSTHROUGH_W,
+                                                 LevelSetProblem, norm_ball_problem,
+                                                 passthrough_problem, psychometric_problem,
+                                                 simulate_answers)
 
 PROBLEMS = {"psychometric": psychometric_problem, "norm2": lambda: norm_ball_problem(2),
             "norm4": lambda: norm_ball_problem(4), "passthrough": passthrough_problem}

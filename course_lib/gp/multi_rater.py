@@ -38,7 +38,7 @@ import numpy as np
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
 from ..metrics import check_scale
 from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
-                          as_rng, as_selection, check_choice)
+                          as_selection, check_choice)
 from .kernels import Kernel, as_inputs, check_exact_size
 from .prediction import LatentGaussian
 from .priors import Prior
@@ -46,7 +46,7 @@ from .regression import NOISE_BOUNDS, GPRegression, MarginalLikelihood, \
     gaussian_log_marginal_likelihood
 
 __all__ = ["RaterData", "WeightedMeans", "MultiRaterLikelihood", "joint_log_likelihood",
-           "MultiRaterGP", "simulate_integer_scores", "MODES"]
+           "MultiRaterGP", "MODES"]
 
 MODES = ("mean", "joint", "repeated")
 LARGEST_INDEX = 2.0 ** 53  # beyond it float64 skips whole numbers
@@ -429,30 +429,3 @@ class MultiRaterGP(GPRegression):
     def __repr__(self):
         return (f"MultiRaterGP(kernel={self.kernel!r}, noise_variance="
                 f"{self.noise_variance:.4g}, mode={self.mode!r})")
-
-
-# --------------------------------------------------------------------------------------------
-# Simulated raters on a whole-number scale
-# --------------------------------------------------------------------------------------------
-
-def simulate_integer_scores(truth, bias, slope, noise_sd, *, scale=(0, 10),
-                            rng: RngLike = None) -> RaterData:
-    """Every rater r scores every item i: round(slope_r * truth_i + bias_r + N(0, noise_sd_r^2)),
-    clipped to ``scale`` (whole scores, rounded half up). ``bias``, ``slope``, ``noise_sd``:
-    one value per rater (``noise_sd`` >= 0). Returns a complete :class:`RaterData`."""
-    truth = as_float_array(truth, "truth", ndim=1)
-    bias = as_float_array(bias, "bias", ndim=1)
-    slope = as_float_array(slope, "slope", ndim=1)
-    noise_sd = as_float_array(noise_sd, "noise_sd", ndim=1)
-    for name, values in (("slope", slope), ("noise_sd", noise_sd)):
-        if values.shape != bias.shape:
-            raise ValueError(f"{name}: expected one value per rater ({bias.size}, as bias), "
-                             f"got {values.size}")
-    if np.any(noise_sd < 0):
-        raise ValueError("noise_sd: must be >= 0")
-    low, high = check_scale(scale)
-    rng = as_rng(rng)
-    raw = slope[None, :] * truth[:, None] + bias[None, :] + noise_sd[None, :] * \
-        rng.standard_normal((truth.size, bias.size))
-    scores = np.clip(np.floor(raw + 0.5), low, high)
-    return RaterData.from_matrix(scores, scale=(low, high))

@@ -1,0 +1,131 @@
+"""The layers of course_lib (docs/CONVENTIONS.md section 3.1), read from the source with ast.
+
+Model modules depend on validation, linalg and metrics only (and on other models); those three
+sit below the models; gp/ never imports simulators/, data/, widgets/ or plotting/; data/ never
+imports simulators/; no module imports another course_lib module inside a function (such an
+import hides a cycle); and the module-level imports have no cycle.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import course_lib
+
+ROOT = Path(course_lib.__file__).parent
+MODELS = {"dtw", "dtw_search", "features", "gaussian", "kmeans", "affinity", "gmm", "hmm", "vq",
+          "gp"}
+BELOW_MODELS = {"validation", "linalg", "metrics"}
+
+
+def _name(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _target(module: str, is_package: bool, node: ast.ImportFrom) -> list[str]:
+    """The course_lib modules an import statement names (a submodule for ``from . import x``)."""
+    base = node.module or ""
+    if node.level:
+        package = module.split(".") if is_package else module.split(".")[:-1]
+        base = ".".join(package[:len(package) - node.level + 1] + ([base] if base else []))
+    if not base.startswith("course_lib"):
+        return []
+    names = [f"{base}.{alias.name}" for alias in node.names]
+    return [name if _is_module(name) else base for name in names]
+
+
+def _is_module(name: str) -> bool:
+    path = ROOT.parent.joinpath(*name.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+def _imports():
+    """{module: set of course_lib modules imported at module level}, and every import of a
+    course_lib module inside a function or class body as (module, line)."""
+    graph, nested = {}, []
+    for path in sorted(ROOT.rglob("*.py")):
+        module, tree = _name(path), ast.parse(path.read_text(encoding="utf-8"))
+        targets = graph.setdefault(module, set())
+        top_level = {id(node) for node in tree.body}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                names = _target(module, path.name == "__init__.py", node)
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names if a.name.startswith("course_lib")]
+            else:
+                continue
+            if names and id(node) not in top_level:
+                nested.append((module, node.lineno))
+            targets.update(names)
+    return graph, nested
+
+
+GRAPH, NESTED = _imports()
+
+
+def _room(module: str) -> str:
+    return module.split(".")[1] if module.count(".") else ""
+
+
+def test_no_course_lib_import_inside_a_function():
+    assert NESTED == []
+
+
+@pytest.mark.parametrize("module", sorted(m for m in GRAPH if _room(m) in MODELS))
+def test_models_import_only_models_and_the_layers_below(module):
+    beyond = {t for t in GRAPH[module] if _room(t) not in MODELS | BELOW_MODELS}
+    assert beyond == set(), f"{module} imports {sorted(beyond)}"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in GRAPH if _room(m) in BELOW_MODELS))
+def test_validation_linalg_and_metrics_sit_below_the_models(module):
+    assert {_room(t) for t in GRAPH[module]} <= BELOW_MODELS
+
+
+@pytest.mark.parametrize("room, forbidden", [
+    ("gp", {"simulators", "data", "widgets", "plotting"}),
+    ("data", {"simulators", "widgets", "plotting"}),
+])
+def test_rooms_do_not_import_the_rooms_above_them(room, forbidden):
+    found = {(m, t) for m in GRAPH if _room(m) == room for t in GRAPH[m] if _room(t) in forbidden}
+    assert found == set()
+
+
+def test_module_level_imports_have_no_cycle():
+    """Importing a submodule from outside its package runs the package's __init__ first, so
+    that counts as an edge too."""
+    edges = {}
+    for module, targets in GRAPH.items():
+        edges[module] = set(targets)
+        for target in targets:
+            parts = target.split(".")
+            for k in range(2, len(parts)):
+                package = ".".join(parts[:k])
+                if not module.startswith(package + ".") and module != package:
+                    edges[module].add(package)
+    state, stack = {}, []
+
+    def visit(node):
+        state[node] = "open"
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == "open":
+                raise AssertionError(" -> ".join(stack[stack.index(nxt):] + [nxt]))
+            if nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = "done"
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node)
+
+
+def test_the_graph_sees_the_imports():
+    """The checks above are only as good as the graph: a few edges known from the source."""
+    assert "course_lib.gp.kernels" in GRAPH["course_lib.gp.regression"]
+    assert "course_lib.gp.constraints" in GRAPH["course_lib.simulators.psychophysics"]
+    assert "course_lib.simulators.psychophysics" in GRAPH["course_lib.simulators.levelset_session"]
+    assert "course_lib.hmm" in GRAPH["course_lib.recognition"]  # from . import hmm as H
