@@ -1,9 +1,10 @@
 """course_lib: the library behind the course "Probabilistic models of speech and human
 judgement, from DTW to preference GPs".
 
-One module per model family (``dtw`` and its pruned search ``dtw_search``, ``term_discovery``,
-``features``, ``gaussian``, ``kmeans``, ``affinity`` (affinity propagation), ``gmm``, ``hmm``,
-``vq``, ``gp``, whose ``raters`` and ``annotators`` modules learn from several raters);
+One module per model family (``dtw`` and its pruned search ``dtw_search``, whose compiled
+kernels are in ``dtw_pruning``; ``term_discovery``, ``features``, ``gaussian``, ``kmeans``,
+``affinity`` (affinity propagation), ``gmm``, ``hmm``, ``vq``, ``gp``, whose ``raters`` and
+``annotators`` modules learn from several raters);
 ``recognition`` puts the DTW, GMM and HMM recognisers behind one interface; ``metrics`` holds
 every evaluation measure (recognition and scores against raters); ``linalg`` and ``validation``
 are the shared numerics and argument checks; ``data`` loads what ``data/`` ships; ``results``

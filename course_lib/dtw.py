@@ -58,6 +58,13 @@ It is symmetric in ``x`` and ``y`` (so symmetric patterns stay symmetric), ``r =
 contains a path for symmetric1/symmetric2, and ``r >= max(n, m) - 1`` is the same as no band.
 (dtaidistance's ``window=r + 1`` and tslearn's ``sakoe_chiba_radius=r`` are the same band;
 dtw-python's ``"sakoechiba"`` is not widened, so it differs when ``n != m``.)
+
+The pruned searches of :mod:`course_lib.dtw_search` run this very recursion, so they reuse, beside
+``__all__``: the argument checks (:func:`check_same_dim`, :func:`as_band`, :func:`metric_terms`,
+:func:`subsequence_pattern`), the packing of many sequences (:func:`concatenate_sequences`,
+:func:`pack_sequences`, :func:`frame_norms`, :meth:`StepPattern.kernel_form`), the compiled pair
+computation (:func:`local_cost_row`, :func:`accumulate_row`, :func:`pair_dtw`,
+:func:`sequence_block`) and :func:`backtrack` with the step codes ``START`` and ``NO_PATH``.
 """
 
 from __future__ import annotations
@@ -73,8 +80,8 @@ from .validation import as_float_array, as_positive_int, as_positive_float, as_r
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "gaussian_nll")
 _METRIC_CODE = {name: code for code, name in enumerate(METRICS)}
-_START = -1      # step code of a cell where a path starts
-_NO_PATH = -2    # step code of a cell no path reaches (or outside the band)
+START = -1      # step code of a cell where a path starts
+NO_PATH = -2    # step code of a cell no path reaches (or outside the band)
 
 
 class NoWarpingPathError(ValueError):
@@ -139,6 +146,21 @@ class StepPattern:
         as_int = [np.array(c, dtype=np.int64) for c in (cols[0], cols[1], cols[3], cols[4])]
         as_float = [np.array(c, dtype=np.float64) for c in (cols[2], cols[5])]
         return as_int[0], as_int[1], as_float[0], as_int[2], as_int[3], as_float[1]
+
+    def kernel_form(self):
+        """The pattern as the compiled kernels take it: ``(arrays(), start_weight, unit)``.
+
+        ``unit = (w_diag, w_across, w_down)`` when the moves are exactly (1, 1), (0, 1) and
+        (1, 0), entering no intermediate cell (symmetric1, symmetric2): those patterns run in a
+        faster two-row loop. Else ``unit`` is an empty array.
+        """
+        moves = dict(self.moves)
+        if len(self.moves) != 3 or set(moves) != {(1, 1), (0, 1), (1, 0)} or \
+                any(len(cells) != 1 for cells in moves.values()):
+            unit = np.empty(0)
+        else:
+            unit = np.array([moves[origin][0][2] for origin in ((1, 1), (0, 1), (1, 0))])
+        return self.arrays(), self.start_weight, unit
 
 
 STEP_PATTERNS = {
@@ -225,13 +247,15 @@ def as_sequence_list(sequences, name: str) -> list[np.ndarray]:
     return out
 
 
-def _check_same_dim(x, y, x_name, y_name):
+def check_same_dim(x, y, x_name: str, y_name: str) -> None:
+    """Raise ``ValueError`` naming ``y_name`` unless the frames of x and y have as many
+    features."""
     if x.shape[1] != y.shape[1]:
         raise ValueError(f"{y_name}: has {y.shape[1]} features per frame but {x_name} has "
                          f"{x.shape[1]}")
 
 
-def _as_band(band) -> int:
+def as_band(band) -> int:
     """-1 for no band, else the radius r >= 0 (a radius beyond any length is no band: capped
     so that the compiled loops get an int64)."""
     return -1 if band is None else min(as_positive_int(band, "band", minimum=0), 2 ** 40)
@@ -251,8 +275,13 @@ def _gaussian_terms(variances, m: int, d: int, per_frame_ok: bool = True):
     return np.ascontiguousarray((1.0 / var).T), 0.5 * np.sum(np.log(2 * np.pi * var), axis=1)
 
 
-def _metric_terms(metric, variances, x_frames, y_frames, names, per_frame_ok=True):
-    """Metric code plus the Gaussian terms (dummies for other metrics); checks cosine norms."""
+def metric_terms(metric, variances, x_frames, y_frames, names, per_frame_ok=True):
+    """The local distance as the compiled kernels take it: ``(metric code, inv_var_t,
+    log_norm)``, the Gaussian terms of :func:`_gaussian_terms` (dummies for other metrics).
+
+    Checks ``metric``, ``variances`` (one per frame of ``y_frames`` only if ``per_frame_ok``)
+    and, for cosine, that no frame is all zeros (``names`` name x and y in the messages).
+    """
     check_choice(metric, "metric", _METRIC_CODE)
     d = x_frames.shape[1]
     if metric == "gaussian_nll":
@@ -293,8 +322,9 @@ def _band_limits(n, m, band):
 
 
 @njit(cache=True)
-def _local_cost_row(x_i, x_norm_i, y_t, y_norm, metric, inv_var_t, log_norm, j_lo, j_hi, out):
-    """out[j] = d(x_i, y_j) for j_lo <= j <= j_hi (metric codes follow ``METRICS``).
+def local_cost_row(x_i, x_norm_i, y_t, y_norm, local, j_lo, j_hi, out):
+    """out[j] = d(x_i, y_j) for j_lo <= j <= j_hi; ``local = (metric code, inv_var_t, log_norm)``
+    as :func:`metric_terms` returns it (metric codes follow ``METRICS``).
 
     ``y_t`` holds the frames of y as columns (features as rows, shape (d, m)), ``y_norm[j]``
     and ``x_norm_i`` the frame lengths (cosine only). ``inv_var_t`` is (d, 1) (shared
@@ -306,6 +336,7 @@ def _local_cost_row(x_i, x_norm_i, y_t, y_norm, metric, inv_var_t, log_norm, j_l
     through slices starting at 0: a computed index that might be negative makes numba check
     for wrap-around, which stops the vectorisation.)
     """
+    metric, inv_var_t, log_norm = local
     row = out[j_lo:j_hi + 1]
     width = row.shape[0]
     cols = slice(j_lo, j_hi + 1)
@@ -348,9 +379,8 @@ def _local_cost_row(x_i, x_norm_i, y_t, y_norm, metric, inv_var_t, log_norm, j_l
 
 
 @njit(cache=True)
-def _local_cost_rows(x, x_norm, i, y_t, y_norm, metric, inv_var_t, log_norm, band, out,
-                     out_next):
-    """:func:`_local_cost_row` for rows i and i + 1 (if there is one) of the band, into ``out``
+def _local_cost_rows(x, x_norm, i, y_t, y_norm, local, band, out, out_next):
+    """:func:`local_cost_row` for rows i and i + 1 (if there is one) of the band, into ``out``
     and ``out_next``.
 
     For the (squared) Euclidean metrics one loop serves both rows, over the columns either of
@@ -358,12 +388,13 @@ def _local_cost_rows(x, x_norm, i, y_t, y_norm, metric, inv_var_t, log_norm, ban
     that dominates the narrow rows of a band. Each row's sums are the same as row by row.
     """
     n, m = x.shape[0], y_t.shape[1]
+    metric = local[0]
     j_lo, j_hi = _row_limits(i, n, m, band)
     if i + 1 == n or metric > 1:
         for row in range(i, min(i + 2, n)):
             row_lo, row_hi = _row_limits(row, n, m, band)
-            _local_cost_row(x[row], x_norm[row], y_t, y_norm, metric, inv_var_t, log_norm,
-                            row_lo, row_hi, out if row == i else out_next)
+            local_cost_row(x[row], x_norm[row], y_t, y_norm, local, row_lo, row_hi,
+                           out if row == i else out_next)
         return
     last = _row_limits(i + 1, n, m, band)[1]  # the next row starts and ends no earlier
     row, row_next = out[j_lo:last + 1], out_next[j_lo:last + 1]
@@ -384,7 +415,7 @@ def _local_cost_rows(x, x_norm, i, y_t, y_norm, metric, inv_var_t, log_norm, ban
 
 
 @njit(cache=True)
-def _frame_norms(x, metric):
+def frame_norms(x, metric):
     """Frame lengths |x_i| for the cosine metric (ones, unused, for the others)."""
     if metric != 2:
         return np.ones(x.shape[0])
@@ -392,31 +423,30 @@ def _frame_norms(x, metric):
 
 
 @njit(cache=True)
-def _local_costs(x, x_norm, y_t, y_norm, metric, inv_var_t, log_norm, out):
-    """out[i, j] = d(x_i, y_j) for every cell (y given as columns, see _local_cost_row)."""
+def _local_costs(x, x_norm, y_t, y_norm, local, out):
+    """out[i, j] = d(x_i, y_j) for every cell (y given as columns, see local_cost_row)."""
     for i in range(x.shape[0]):
-        _local_cost_row(x[i], x_norm[i], y_t, y_norm, metric, inv_var_t, log_norm, 0,
-                        y_t.shape[1] - 1, out[i])
+        local_cost_row(x[i], x_norm[i], y_t, y_norm, local, 0, y_t.shape[1] - 1, out[i])
 
 
 @njit(cache=True)
-def _accumulate_row(i, d, j_lo, j_hi, move_di, move_dj, move_w, mid_di, mid_dj, mid_w,
+def accumulate_row(i, d, j_lo, j_hi, move_di, move_dj, move_w, mid_di, mid_dj, mid_w,
                     start_weight, free_start, D, steps, keep_steps):
     """Row i of the DTW recursion of the slides; D must arrive filled with +inf.
 
     A move k from (i - move_di[k], j - move_dj[k]) adds ``mid_w[k] d(i - mid_di[k],
     j - mid_dj[k]) + move_w[k] d(i, j)`` (mid_w = 0 when it enters no intermediate cell).
-    ``steps[i, j]`` records the winning move (first in pattern order on ties), ``_START`` for a
-    start cell and ``_NO_PATH`` where nothing arrives. With ``free_start`` every cell of row 0
+    ``steps[i, j]`` records the winning move (first in pattern order on ties), ``START`` for a
+    start cell and ``NO_PATH`` where nothing arrives. With ``free_start`` every cell of row 0
     may start a path (subsequence DTW).
     """
     n_moves = move_di.shape[0]
     for j in range(j_lo, j_hi + 1):
         best = np.inf
-        best_move = _NO_PATH
+        best_move = NO_PATH
         if i == 0 and (j == 0 or free_start):
             best = start_weight * d[0, j]
-            best_move = _START
+            best_move = START
         d_ij = d[i, j]
         for k in range(n_moves):
             pi = i - move_di[k]
@@ -438,24 +468,26 @@ def _accumulate_row(i, d, j_lo, j_hi, move_di, move_dj, move_w, mid_di, mid_dj, 
 @njit(cache=True)
 def _accumulate(d, lo, hi, move_di, move_dj, move_w, mid_di, mid_dj, mid_w, start_weight,
                 free_start, D, steps, keep_steps):
-    """The whole recursion, row by row (see :func:`_accumulate_row`)."""
+    """The whole recursion, row by row (see :func:`accumulate_row`)."""
     for i in range(d.shape[0]):
-        _accumulate_row(i, d, lo[i], hi[i], move_di, move_dj, move_w, mid_di, mid_dj, mid_w,
-                        start_weight, free_start, D, steps, keep_steps)
+        accumulate_row(i, d, lo[i], hi[i], move_di, move_dj, move_w, mid_di, mid_dj, mid_w,
+                       start_weight, free_start, D, steps, keep_steps)
 
 
-def _backtrack_arrays(pattern):
+def backtrack(steps, end_i: int, end_j: int, pattern: StepPattern) -> np.ndarray:
+    """The optimal path into cell (end_i, end_j), as (L, 2) rows (i, j) from its start cell:
+    the moves of ``pattern`` that :func:`accumulate_row` recorded in ``steps``, followed back."""
     move_di, move_dj, _, mid_di, mid_dj, mid_w = pattern.arrays()
-    return move_di, move_dj, mid_di, mid_dj, mid_w
+    return _follow_moves(steps, end_i, end_j, move_di, move_dj, mid_di, mid_dj, mid_w)
 
 
 @njit(cache=True)
-def _backtrack(steps, end_i, end_j, move_di, move_dj, mid_di, mid_dj, mid_w):
+def _follow_moves(steps, end_i, end_j, move_di, move_dj, mid_di, mid_dj, mid_w):
     """Follow the recorded moves back from (end_i, end_j) to a start cell; path as (L, 2)."""
     path = np.empty((steps.shape[0] + steps.shape[1], 2), dtype=np.int64)
     length = 0
     i, j = end_i, end_j
-    while steps[i, j] != _START:
+    while steps[i, j] != START:
         k = steps[i, j]
         path[length, 0] = i
         path[length, 1] = j
@@ -472,29 +504,27 @@ def _backtrack(steps, end_i, end_j, move_di, move_dj, mid_di, mid_dj, mid_w):
     return path[:length][::-1].copy()
 
 
+def pack_sequences(frames, offsets, metric_code):
+    """Sequences as the compiled kernels take them: ``(frames, offsets, blocks, norms)``, from
+    the output of :func:`concatenate_sequences`; ``blocks`` as :func:`_transposed_blocks`
+    stores them, ``norms`` the frame lengths (cosine only, see :func:`local_cost_row`)."""
+    blocks = _transposed_blocks(frames, offsets)
+    return frames, offsets, blocks, frame_norms(frames, metric_code)
+
+
 def _transposed_blocks(frames: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Sequences stored one after the other, each transposed: sequence s (rows
-    ``offsets[s]:offsets[s + 1]`` of ``frames``) becomes the (d, m_s) block :func:`_block`
-    returns. One sequence's numbers stay together in memory, which the cache rewards."""
+    ``offsets[s]:offsets[s + 1]`` of ``frames``) becomes the (d, m_s) block
+    :func:`sequence_block` returns. One sequence's numbers stay together in memory, which the cache rewards."""
     return np.concatenate([frames[a:b].T.ravel() for a, b in zip(offsets[:-1], offsets[1:])])
 
 
 @njit(cache=True)
-def _block(blocks, offsets, s):
+def sequence_block(blocks, offsets, s):
     """Sequence s of :func:`_transposed_blocks` as a (d, m_s) array (a view)."""
     m = offsets[s + 1] - offsets[s]
     dim = blocks.shape[0] // offsets[-1]
     return blocks[offsets[s] * dim:offsets[s + 1] * dim].reshape((dim, m))
-
-
-def _unit_step_weights(pattern) -> np.ndarray:
-    """``(w_diag, w_across, w_down)`` when the moves are exactly (1, 1), (0, 1) and (1, 0),
-    entering no intermediate cell (symmetric1, symmetric2); else an empty array."""
-    moves = dict(pattern.moves)
-    if len(pattern.moves) != 3 or set(moves) != {(1, 1), (0, 1), (1, 0)} or \
-            any(len(cells) != 1 for cells in moves.values()):
-        return np.empty(0)
-    return np.array([moves[origin][0][2] for origin in ((1, 1), (0, 1), (1, 0))])
 
 
 @njit(cache=True)
@@ -504,7 +534,7 @@ def _unit_step_row(i, d, j_lo, j_hi, unit, start_weight, prev, cur, rest):
     ``unit = (w_diag, w_across, w_down)``, ``d`` the local costs of row i;
     ``prev[j + 1] = D(i - 1, j)`` and ``cur[j + 1] = D(i, j)``, index 0 standing for column -1.
     Both rows must start filled with +inf, so a cell outside the band never offers a way in.
-    Each D(i, j) is the minimum of the same three sums as in :func:`_accumulate_row`, so the
+    Each D(i, j) is the minimum of the same three sums as in :func:`accumulate_row`, so the
     values are identical. Returns the row's lowest ``D(i, j) + rest[j + 1]`` (for early
     abandoning, see :func:`_row_floor`; found on the way, the chain along the row is the slow
     part anyway).
@@ -541,15 +571,16 @@ def _row_floor(D_row, j_lo, rest_row, rest_cols):
 
 
 @njit(cache=True)
-def _pair_dtw(x, x_norm, y_t, y_norm, metric, inv_var_t, log_norm, band, moves, start_weight,
-              unit, cost_buf, acc_buf, cutoff, rest_rows, rest_cols):
+def pair_dtw(x, x_norm, y_t, y_norm, local, band, pattern, cost_buf, acc_buf, cutoff, rest_rows,
+             rest_cols):
     """``(D(n - 1, m - 1), abandoned)`` of ``x`` (n, d) against y, given as ``y_t`` (d, m) (see
-    :func:`_local_cost_row`); D = +inf when no path arrives.
+    :func:`local_cost_row`); D = +inf when no path arrives. ``local`` as :func:`metric_terms`
+    returns it, ``pattern`` as :meth:`StepPattern.kernel_form` does.
 
     The one pair computation behind :func:`dtw_distance_matrix` and the pruned searches of
     :mod:`course_lib.dtw_search`, so both give identical numbers. Local costs are computed a
     row at a time, inside the band only; unit-step patterns (``unit`` non-empty, see
-    :func:`_unit_step_weights`) keep two rows of D, the others the whole matrix.
+    :meth:`StepPattern.kernel_form`) keep two rows of D, the others the whole matrix.
     ``cost_buf`` and ``acc_buf`` are scratch space of at least max(n m, 2 m) and
     max(n m, 2 (m + 1)) numbers.
 
@@ -560,6 +591,7 @@ def _pair_dtw(x, x_norm, y_t, y_norm, metric, inv_var_t, log_norm, band, moves, 
     cell of those rows can finish at or below ``cutoff`` the pair stops with ``(+inf, True)``.
     """
     n, m = x.shape[0], y_t.shape[1]
+    moves, start_weight, unit = pattern
     unit_steps = unit.shape[0] > 0
     move_di, move_dj, move_w, mid_di, mid_dj, mid_w = moves
     # unit steps: two cost rows and two rows of D; other patterns: the whole matrices
@@ -578,15 +610,15 @@ def _pair_dtw(x, x_norm, y_t, y_norm, metric, inv_var_t, log_norm, band, moves, 
         j_lo, j_hi = _row_limits(i, n, m, band)
         costs = cost_buf[(i % 2) * m:(i % 2 + 1) * m] if unit_steps else d[i]
         if i % 2 == 0:  # rows i and i + 1 are computed together
-            _local_cost_rows(x, x_norm, i, y_t, y_norm, metric, inv_var_t, log_norm, band, costs,
+            _local_cost_rows(x, x_norm, i, y_t, y_norm, local, band, costs,
                              cost_buf[m:2 * m] if unit_steps else d[min(i + 1, n - 1)])
         if unit_steps:
             floors[i] = _unit_step_row(i, costs, j_lo, j_hi, unit, start_weight, prev, cur,
                                        rest_cols) + rest_rows[i + 1]
             prev, cur = cur, prev
         else:
-            _accumulate_row(i, d, j_lo, j_hi, move_di, move_dj, move_w, mid_di, mid_dj, mid_w,
-                            start_weight, False, D, no_steps, False)
+            accumulate_row(i, d, j_lo, j_hi, move_di, move_dj, move_w, mid_di, mid_dj, mid_w,
+                           start_weight, False, D, no_steps, False)
             if cutoff < np.inf:
                 floors[i] = _row_floor(D[i, j_lo:j_hi + 1], j_lo, rest_rows[i + 1], rest_cols)
         if cutoff < np.inf and (floors[i] if rows_per_move == 1 else np.min(
@@ -595,17 +627,19 @@ def _pair_dtw(x, x_norm, y_t, y_norm, metric, inv_var_t, log_norm, band, moves, 
     return (prev[m] if unit_steps else D[n - 1, m - 1]), False
 
 
-def _pair_distances(x_all, x_off, x_blocks, x_norm, y_all, y_off, y_blocks, y_norm, pair_x,
-                    pair_y, chunks, metric, inv_var_t, log_norm, band, moves, start_weight, unit,
+def _pair_distances(queries, templates, pair_x, pair_y, chunks, local, band, pattern,
                     transposable, out):
     """out[p] = D(n-1, m-1) of query pair_x[p] against template pair_y[p] (+inf: no path).
 
-    Sequences come as frames (``x_all``, ``y_all``) and as the blocks of
-    :func:`_transposed_blocks`; ``chunks`` splits the pairs into consecutive runs, one task each
-    with parallel=True, and each run allocates its scratch space once. When D is the same for
-    the transposed matrix (``transposable``: a symmetric pattern and metric), the shorter
-    sequence gives the rows: they are then wider, which suits the vectorised cost loop.
+    Queries and templates come packed by :func:`pack_sequences`; ``chunks`` splits the pairs
+    into consecutive runs, one task each with parallel=True, and each run allocates its scratch
+    space once. When D is the same for the transposed matrix (``transposable``: a symmetric
+    pattern and metric), the shorter sequence gives the rows: they are then wider, which suits
+    the vectorised cost loop.
     """
+    x_all, x_off, x_blocks, x_norm = queries
+    y_all, y_off, y_blocks, y_norm = templates
+    moves, start_weight, unit = pattern  # a parallel loop takes no nested tuple
     max_n = np.max(x_off[1:] - x_off[:-1])
     max_m = np.max(y_off[1:] - y_off[:-1])
     longest = max(max_n, max_m)
@@ -618,342 +652,17 @@ def _pair_distances(x_all, x_off, x_blocks, x_norm, y_all, y_off, y_blocks, y_no
             xs, ys = slice(x_off[a], x_off[a + 1]), slice(y_off[b], y_off[b + 1])
             if transposable and y_off[b + 1] - y_off[b] < x_off[a + 1] - x_off[a]:
                 rows, rows_norm = y_all[ys], y_norm[ys]
-                cols_t, cols_norm = _block(x_blocks, x_off, a), x_norm[xs]
+                cols_t, cols_norm = sequence_block(x_blocks, x_off, a), x_norm[xs]
             else:
                 rows, rows_norm = x_all[xs], x_norm[xs]
-                cols_t, cols_norm = _block(y_blocks, y_off, b), y_norm[ys]
-            out[p] = _pair_dtw(rows, rows_norm, cols_t, cols_norm, metric, inv_var_t, log_norm,
-                               band, moves, start_weight, unit, cost_buf, acc_buf, np.inf,
-                               no_bound, no_bound)[0]
+                cols_t, cols_norm = sequence_block(y_blocks, y_off, b), y_norm[ys]
+            out[p] = pair_dtw(rows, rows_norm, cols_t, cols_norm, local, band,
+                              (moves, start_weight, unit), cost_buf, acc_buf, np.inf, no_bound,
+                              no_bound)[0]
 
 
 _pair_distances_serial = njit(cache=True)(_pair_distances)
 _pair_distances_parallel = None  # compiled on first use of parallel=True (not cached)
-
-
-# --------------------------------------------------------------------------------------------
-# Compiled kernels of the pruned searches (the API and the proofs are in course_lib.dtw_search)
-# --------------------------------------------------------------------------------------------
-# They live here, beside the recursion they inline: numba's on-disk cache is rebuilt only when
-# the file that defines a function changes, so kernels that call each other share one file.
-
-@njit(cache=True)
-def _normaliser(code, n, m):
-    """M_phi for the normalisation codes 0 (none: 1), 1 (n + m), 2 (n)."""
-    if code == 1:
-        return float(n + m)
-    if code == 2:
-        return float(n)
-    return 1.0
-
-
-@njit(cache=True)
-def _rounding_margin(n, m, dim):
-    """Relative slack when comparing a bound with a best-so-far distance: more than the
-    round-off of sums of n + m local costs of d features each (see course_lib.dtw_search)."""
-    return 4.0 * (n + m + dim + 4) * np.finfo(np.float64).eps
-
-
-@njit(cache=True)
-def _kim_raw(x, x_norm, y_t, y_norm, metric, inv_var_t, log_norm, start_weight, end_weight,
-             cost_buf):
-    """LB_Kim before normalisation, from the very local costs DTW uses for those two cells."""
-    n, m = x.shape[0], y_t.shape[1]
-    bound = 0.0
-    for last in range(2 if n > 1 or m > 1 else 1):  # one cell when both have one frame
-        i, j = (n - 1, m - 1) if last else (0, 0)
-        _local_cost_row(x[i], x_norm[i], y_t, y_norm, metric, inv_var_t, log_norm, j, j,
-                        cost_buf)
-        bound += (end_weight if last else start_weight) * cost_buf[j]
-    return bound
-
-
-@njit(cache=True)
-def _band_reach(n, m, band):
-    """How far left (``a``) and right (``b``) of the diagonal the band reaches in a row of an
-    n x m matrix: row i allows the columns ``i - a .. i + b`` that exist (see _row_limits)."""
-    if band < 0:
-        return n - 1, m - 1
-    return band + max(0, n - m), band + max(0, m - n)
-
-
-@njit(cache=True)
-def _levels_for(width):
-    """Number of power-of-two levels whose largest window (2**(levels - 1)) fits in width."""
-    levels = 1
-    while (2 << (levels - 1)) <= width:
-        levels += 1
-    return levels
-
-
-@njit(cache=True)
-def _extreme_tables(seq_t, pad_left, length, levels, hi, lo):
-    """Running extremes of each feature over windows of 2**q positions, for q < levels.
-
-    The frames (columns of ``seq_t``, (d, n)) sit at positions pad_left.. of rows of ``length``
-    positions; any other position is empty (-inf for the max, +inf for the min). Level q is the
-    (d, length) block q of the flat arrays ``hi`` and ``lo``: at position p, the max and min of
-    positions p .. p + 2**q - 1 (valid for p <= length - 2**q). Level q + 1 puts two level-q
-    windows side by side, one pass over contiguous memory that vectorises.
-    """
-    dim, n = seq_t.shape
-    size = dim * length
-    base_hi = hi[:size].reshape((dim, length))
-    base_lo = lo[:size].reshape((dim, length))
-    base_hi[:] = -np.inf
-    base_lo[:] = np.inf
-    kept = min(n, length - pad_left)  # frames beyond the last position no window reaches
-    base_hi[:, pad_left:pad_left + kept] = seq_t[:, :kept]
-    base_lo[:, pad_left:pad_left + kept] = seq_t[:, :kept]
-    for q in range(1, levels):
-        shift = 1 << (q - 1)
-        below_hi, below_lo = hi[(q - 1) * size:q * size], lo[(q - 1) * size:q * size]
-        ahead_hi, ahead_lo = below_hi[shift:], below_lo[shift:]
-        level_hi, level_lo = hi[q * size:(q + 1) * size], lo[q * size:(q + 1) * size]
-        for f in range(size - shift):
-            level_hi[f] = max(below_hi[f], ahead_hi[f])
-            level_lo[f] = min(below_lo[f], ahead_lo[f])
-
-
-@njit(cache=True)
-def _window_extremes(hi, lo, length, pad_left, a, b, upper, lower):
-    """``upper[k, j]``, ``lower[k, j]`` for every column j of upper: max and min of feature k
-    over the frames j - a .. j + b of the sequence in the tables of :func:`_extreme_tables`
-    (frames that do not exist count as empty): the extremes of two power-of-two windows that
-    together cover exactly that range. Needs ``pad_left >= a`` and ``length >= pad_left + b +
-    n_out`` (n_out = columns of upper)."""
-    dim, n_out = upper.shape
-    levels = _levels_for(a + b + 1)
-    span = 1 << (levels - 1)
-    size = dim * length
-    level_hi = hi[(levels - 1) * size:levels * size].reshape((dim, length))
-    level_lo = lo[(levels - 1) * size:levels * size].reshape((dim, length))
-    first, second = pad_left - a, pad_left + b - span + 1  # window starts for j = 0
-    for k in range(dim):
-        hi_1, hi_2 = level_hi[k, first:first + n_out], level_hi[k, second:second + n_out]
-        lo_1, lo_2 = level_lo[k, first:first + n_out], level_lo[k, second:second + n_out]
-        up, low = upper[k], lower[k]
-        for j in range(n_out):
-            up[j] = max(hi_1[j], hi_2[j])
-            low[j] = min(lo_1[j], lo_2[j])
-
-
-@njit(cache=True)
-def _keogh_terms(frames_t, upper, lower, metric, rest):
-    """Box distances of the frames (columns of ``frames_t``, (d, L)) to the boxes
-    ``[lower[:, i], upper[:, i]]``; ``rest[i]`` becomes their sum over frames i.. (``rest[L] =
-    0``), a bound on what frames i.. still cost a path, and ``rest[0]`` is returned.
-
-    Feature by feature the gap to the box is at most the difference to any frame inside it,
-    and the squared gaps are added in the same order as a local cost, so a term is at most the
-    local cost (euclidean, code 0, or sqeuclidean) of any cell its frame has in the band.
-    """
-    dim, length = frames_t.shape
-    squares = rest[:length]
-    squares[:] = 0.0
-    for k in range(dim):
-        values, hi, lo = frames_t[k], upper[k], lower[k]
-        for i in range(length):
-            gap = max(values[i] - hi[i], lo[i] - values[i], 0.0)
-            squares[i] += gap * gap
-    rest[length] = 0.0
-    for i in range(length - 1, -1, -1):
-        rest[i] = rest[i + 1] + (np.sqrt(squares[i]) if metric == 0 else squares[i])
-    return rest[0]
-
-
-@njit(cache=True)
-def _keogh_scratch(max_n, max_m, dim, band):
-    """Flat scratch space for the extreme tables and one envelope (upper, lower) of sequences
-    of at most max_n and max_m frames."""
-    longest = max(max_n, max_m)
-    length = 3 * longest if band < 0 else 2 * longest + 2 * band + 1
-    levels = _levels_for(length)
-    return (np.empty(levels * dim * length), np.empty(levels * dim * length),
-            np.empty(dim * longest), np.empty(dim * longest))
-
-
-@njit(cache=True)
-def _one_sided_keogh(frames_t, other_t, a, b, metric, scratch, rest):
-    """Sum of the box distances of the frames (columns of ``frames_t``) to the envelope of the
-    other sequence over the window ``i - a .. i + b`` of each (``rest`` filled as in
-    :func:`_keogh_terms`)."""
-    tables_hi, tables_lo, upper_buf, lower_buf = scratch
-    dim, n_rows = frames_t.shape
-    length = a + b + n_rows
-    _extreme_tables(other_t, a, length, _levels_for(a + b + 1), tables_hi, tables_lo)
-    upper = upper_buf[:dim * n_rows].reshape((dim, n_rows))
-    lower = lower_buf[:dim * n_rows].reshape((dim, n_rows))
-    _window_extremes(tables_hi, tables_lo, length, a, a, b, upper, lower)
-    return _keogh_terms(frames_t, upper, lower, metric, rest)
-
-
-_QUERY_SIDE, _TEMPLATE_SIDE = 1, 2  # which side of LB_Keogh a nearest-template search uses
-
-
-@njit(cache=True)
-def _nearest_one(x, x_t, x_norm, y_all, y_lead, y_blocks, y_off, y_norm, metric, inv_var_t,
-                 log_norm, band, moves, start_weight, unit, transposable, normalisation,
-                 end_weight, keogh, use_kim, early_abandon, leading, slot_lengths, length_slot,
-                 counts):
-    """Index and distance of the template nearest to query x; counts[0..3] += pairs pruned by
-    LB_Kim, by LB_Keogh, abandoned, computed in full (see dtw_search.nearest_templates).
-
-    Templates are visited in order of increasing LB_Kim, so a good best-so-far comes early;
-    ties in the result still go to the lowest index. ``keogh``: 0 (none), _QUERY_SIDE (template
-    frames against the query's envelope, one per template length: ``slot_lengths`` lists the
-    lengths, ``length_slot[m]`` is the slot of length m) or _TEMPLATE_SIDE (query frames
-    against each template's envelope). With ``leading`` < d, a DTW on the first ``leading``
-    features (``y_lead``: the templates' frames cut to them) runs first and the full DTW only
-    if that one is not abandoned. As in :func:`_pair_distances`, the shorter sequence gives the
-    rows when ``transposable``, but only without LB_Keogh: its terms for what the path still
-    owes are per template frame, and they tell most when they vary along a row, that is, when
-    the template frames are the columns.
-    """
-    n, dim = x.shape
-    n_t = y_off.shape[0] - 1
-    max_m = np.max(slot_lengths)
-    longest = max(n, max_m)
-    cost_buf = np.empty(max(n * max_m, 2 * longest))
-    acc_buf = np.empty(max(n * max_m, 2 * longest + 2))
-    rest = np.zeros(longest + 1)  # LB_Keogh terms still to come, per frame (see _keogh_terms)
-    no_rest = np.zeros(longest + 1)
-    scratch = _keogh_scratch(n, max_m, dim, band)
-    # the query's envelope for each template length, from one set of extreme tables
-    envelope_start = np.zeros(slot_lengths.shape[0] + 1, dtype=np.int64)
-    envelope_start[1:] = np.cumsum(slot_lengths) * dim
-    kept_upper = np.empty(envelope_start[-1] if keogh == _QUERY_SIDE else 0)
-    kept_lower = np.empty(envelope_start[-1] if keogh == _QUERY_SIDE else 0)
-    if keogh == _QUERY_SIDE:
-        pad_left, length, widest = 0, 0, 1
-        for m in slot_lengths:  # seen from a template frame the band reaches b left, a right
-            a, b = _band_reach(n, m, band)
-            pad_left, widest = max(pad_left, b), max(widest, a + b + 1)
-        for m in slot_lengths:
-            a, b = _band_reach(n, m, band)
-            length = max(length, pad_left + a + m)
-        tables_hi = np.empty(_levels_for(widest) * dim * length)
-        tables_lo = np.empty(_levels_for(widest) * dim * length)
-        _extreme_tables(x_t, pad_left, length, _levels_for(widest), tables_hi, tables_lo)
-        for s in range(slot_lengths.shape[0]):
-            m = slot_lengths[s]
-            a, b = _band_reach(n, m, band)
-            _window_extremes(tables_hi, tables_lo, length, pad_left, b, a,
-                             kept_upper[envelope_start[s]:envelope_start[s + 1]].reshape((dim, m)),
-                             kept_lower[envelope_start[s]:envelope_start[s + 1]].reshape((dim, m)))
-    x_lead = np.ascontiguousarray(x[:, :leading])
-    kim = np.zeros(n_t)
-    scaled_kim = np.zeros(n_t)
-    if use_kim:
-        for t in range(n_t):
-            kim[t] = _kim_raw(x, x_norm, _block(y_blocks, y_off, t), y_norm[y_off[t]:y_off[t + 1]],
-                              metric, inv_var_t, log_norm, start_weight, end_weight, cost_buf)
-            scaled_kim[t] = kim[t] / _normaliser(normalisation, n, y_off[t + 1] - y_off[t])
-    best, best_t = np.inf, -1
-    for t in np.argsort(scaled_kim, kind="mergesort"):
-        y_t = _block(y_blocks, y_off, t)
-        m = y_t.shape[1]
-        scale = _normaliser(normalisation, n, m)
-        # a pair whose bound exceeds this can neither beat nor tie the best so far
-        cutoff = best * scale * (1.0 + _rounding_margin(n, m, dim))
-        if use_kim and kim[t] > cutoff:
-            counts[0] += 1
-            continue
-        bound = 0.0
-        if keogh == _QUERY_SIDE:
-            s = length_slot[m]
-            bound = _keogh_terms(
-                y_t, kept_upper[envelope_start[s]:envelope_start[s + 1]].reshape((dim, m)),
-                kept_lower[envelope_start[s]:envelope_start[s + 1]].reshape((dim, m)), metric,
-                rest)
-        elif keogh == _TEMPLATE_SIDE:
-            a, b = _band_reach(n, m, band)
-            bound = _one_sided_keogh(x_t, y_t, a, b, metric, scratch, rest)
-        if bound > cutoff:
-            counts[1] += 1
-            continue
-        ys = slice(y_off[t], y_off[t + 1])
-        if transposable and m < n and keogh == 0:
-            rows, rows_lead, rows_norm = y_all[ys], y_lead[ys], y_norm[ys]
-            cols_t, cols_norm = x_t, x_norm
-        else:
-            rows, rows_lead, rows_norm, cols_t, cols_norm = x, x_lead, x_norm, y_t, y_norm[ys]
-        rest_rows, rest_cols = (no_rest, rest) if keogh == _QUERY_SIDE else (rest, no_rest)
-        limit = cutoff if early_abandon else np.inf
-        # first the DTW on the leading features (a cheaper lower bound), then on all of them
-        first_pass = 0 if leading < dim and limit < np.inf else 1
-        raw, abandoned = np.inf, False
-        for full in range(first_pass, 2):
-            features = dim if full else leading
-            raw, abandoned = _pair_dtw(rows if full else rows_lead, rows_norm,
-                                       cols_t[:features], cols_norm, metric, inv_var_t, log_norm,
-                                       band, moves, start_weight, unit, cost_buf, acc_buf, limit,
-                                       rest_rows, rest_cols)
-            if abandoned:
-                break
-        if abandoned:
-            counts[2] += 1
-            continue
-        counts[3] += 1
-        distance = raw / scale if normalisation != 0 else raw
-        if distance < best or (distance == best and t < best_t):
-            best, best_t = distance, t
-    return best_t, best
-
-
-def _nearest_all(x_all, x_off, x_blocks, x_norm, y_all, y_lead, y_off, y_blocks, y_norm,
-                 metric, inv_var_t, log_norm, band, moves, start_weight, unit, transposable,
-                 normalisation, end_weight, keogh, use_kim, early_abandon, leading, slot_lengths,
-                 length_slot, index, distance, counts):
-    """:func:`_nearest_one` for every query (one row of counts per query)."""
-    for q in prange(index.shape[0]):
-        lo, hi = x_off[q], x_off[q + 1]
-        found, value = _nearest_one(
-            x_all[lo:hi], _block(x_blocks, x_off, q), x_norm[lo:hi], y_all, y_lead, y_blocks,
-            y_off, y_norm, metric, inv_var_t, log_norm, band, moves, start_weight, unit,
-            transposable, normalisation, end_weight, keogh, use_kim, early_abandon, leading,
-            slot_lengths, length_slot, counts[q])
-        index[q] = found
-        distance[q] = value
-
-
-_nearest_serial = njit(cache=True)(_nearest_all)
-_nearest_parallel = None  # compiled on first use of parallel=True (not cached)
-
-
-def _nearest_kernel(parallel: bool):
-    global _nearest_parallel
-    if not parallel:
-        return _nearest_serial
-    if _nearest_parallel is None:
-        _nearest_parallel = njit(parallel=True)(_nearest_all)
-    return _nearest_parallel
-
-
-@njit(cache=True)
-def _subsequence_rows(query, query_norm, ref_t, ref_norm, metric, inv_var_t, log_norm, moves,
-                      start_weight, cutoff, d, D, steps):
-    """Subsequence DTW of ``query`` in one reference (columns of ``ref_t``), row by row, as
-    :func:`subsequence_dtw` computes it; False when abandoned.
-
-    Every match crosses each row of the query (one of every two rows when a move advances two),
-    and D never decreases along it, so once those rows hold no cell at or below ``cutoff`` no
-    match in this reference can end at or below it.
-    """
-    n, m = query.shape[0], ref_t.shape[1]
-    move_di, move_dj, move_w, mid_di, mid_dj, mid_w = moves
-    rows_per_move = np.max(move_di)
-    floors = np.full(n, np.inf)
-    for i in range(n):
-        _local_cost_row(query[i], query_norm[i], ref_t, ref_norm, metric, inv_var_t, log_norm,
-                        0, m - 1, d[i])
-        _accumulate_row(i, d, 0, m - 1, move_di, move_dj, move_w, mid_di, mid_dj, mid_w,
-                        start_weight, True, D, steps, True)
-        if cutoff < np.inf:
-            floors[i] = np.min(D[i])
-            if np.min(floors[max(0, i - rows_per_move + 1):i + 1]) > cutoff:
-                return False
-    return True
 
 
 # --------------------------------------------------------------------------------------------
@@ -978,18 +687,18 @@ def local_cost_matrix(x, y, metric: str = "euclidean", variances=None) -> np.nda
     Returns the ``(n, m)`` matrix (rows are frames of ``x``).
     """
     x, y = as_sequence(x, "x"), as_sequence(y, "y")
-    _check_same_dim(x, y, "x", "y")
-    code, inv_var_t, log_norm = _metric_terms(metric, variances, x, y, ("x", "y"))
+    check_same_dim(x, y, "x", "y")
+    local = metric_terms(metric, variances, x, y, ("x", "y"))
     out = np.empty((x.shape[0], y.shape[0]))
-    _local_costs(x, _frame_norms(x, code), np.ascontiguousarray(y.T), _frame_norms(y, code),
-                 code, inv_var_t, log_norm, out)
+    _local_costs(x, frame_norms(x, local[0]), np.ascontiguousarray(y.T),
+                 frame_norms(y, local[0]), local, out)
     return out
 
 
 def band_mask(n: int, m: int, band: int | None) -> np.ndarray:
     """Boolean ``(n, m)`` mask of the cells the Sakoe-Chiba band of radius ``band`` allows."""
     n, m = as_positive_int(n, "n"), as_positive_int(m, "m")
-    lo, hi = _band_limits(n, m, _as_band(band))
+    lo, hi = _band_limits(n, m, as_band(band))
     cols = np.arange(m)
     return (cols >= lo[:, None]) & (cols <= hi[:, None])
 
@@ -1027,17 +736,17 @@ def dtw_from_cost_matrix(cost, *, step_pattern: str | StepPattern = "symmetric2"
     """
     cost = np.ascontiguousarray(as_float_array(cost, "cost", ndim=2))
     pattern = get_step_pattern(step_pattern)
-    r = _as_band(band)
+    r = as_band(band)
     n, m = cost.shape
     lo, hi = _band_limits(n, m, r)
     arrays = pattern.arrays()
     D = np.full((n, m), np.inf)
-    steps = np.full((n, m), _NO_PATH, dtype=np.int8)
+    steps = np.full((n, m), NO_PATH, dtype=np.int8)
     _accumulate(cost, lo, hi, *arrays, pattern.start_weight, False, D, steps, True)
     distance = D[n - 1, m - 1]
     if not np.isfinite(distance):
         raise _no_path_error(pattern, band, n, m)
-    path = _backtrack(steps, n - 1, m - 1, *_backtrack_arrays(pattern))
+    path = backtrack(steps, n - 1, m - 1, pattern)
     normaliser = pattern.normaliser(n, m)
     normalised = None if normaliser is None else float(distance / normaliser)
     return DTWResult(cost, D, steps, path, float(distance), normaliser, normalised, pattern,
@@ -1046,7 +755,7 @@ def dtw_from_cost_matrix(cost, *, step_pattern: str | StepPattern = "symmetric2"
 
 def _path_exists(pattern, n, m, band) -> bool:
     """Whether the step pattern joins (0, 0) to (n - 1, m - 1) inside the band at all."""
-    lo, hi = _band_limits(n, m, _as_band(band))
+    lo, hi = _band_limits(n, m, as_band(band))
     D = np.full((n, m), np.inf)
     _accumulate(np.zeros((n, m)), lo, hi, *pattern.arrays(), pattern.start_weight, False, D,
                 np.empty((1, 1), dtype=np.int8), False)
@@ -1090,7 +799,9 @@ def dtw_distance(x, y, **kwargs) -> float:
 # Many against many
 # --------------------------------------------------------------------------------------------
 
-def _concatenate(sequences):
+def concatenate_sequences(sequences):
+    """The frames of all sequences one after the other, and ``offsets``: sequence s is rows
+    ``offsets[s]:offsets[s + 1]``."""
     offsets = np.cumsum([0] + [len(s) for s in sequences]).astype(np.int64)
     return np.ascontiguousarray(np.concatenate(sequences)), offsets
 
@@ -1116,9 +827,9 @@ def dtw_distance_matrix(queries, templates=None, *,
     queries = as_sequence_list(queries, "queries")
     all_pairs = templates is None
     templates = queries if all_pairs else as_sequence_list(templates, "templates")
-    _check_same_dim(queries[0], templates[0], "queries", "templates")
+    check_same_dim(queries[0], templates[0], "queries", "templates")
     pattern = get_step_pattern(step_pattern)
-    r = _as_band(band)
+    r = as_band(band)
     check_choice(on_no_path, "on_no_path", {"raise", "inf"})
     if not isinstance(parallel, (bool, np.bool_)):
         raise TypeError(f"parallel: expected True or False, got {type(parallel).__name__}")
@@ -1127,10 +838,10 @@ def dtw_distance_matrix(queries, templates=None, *,
     if normalise and pattern.normalisation == "none":
         raise ValueError(f"normalise: step pattern {pattern.name!r} admits no normalisation "
                          f"(its path weight sum depends on the path); use normalise=False")
-    x_all, x_off = _concatenate(queries)
-    y_all, y_off = (x_all, x_off) if all_pairs else _concatenate(templates)
-    code, inv_var_t, log_norm = _metric_terms(metric, variances, x_all, y_all,
-                                              ("queries", "templates"), per_frame_ok=False)
+    x_all, x_off = concatenate_sequences(queries)
+    y_all, y_off = (x_all, x_off) if all_pairs else concatenate_sequences(templates)
+    local = metric_terms(metric, variances, x_all, y_all, ("queries", "templates"),
+                         per_frame_ok=False)
     n_q, n_t = len(queries), len(templates)
     mirrored = all_pairs and pattern.is_symmetric and metric != "gaussian_nll"
     if mirrored:
@@ -1140,10 +851,8 @@ def dtw_distance_matrix(queries, templates=None, *,
     pair_x, pair_y = pair_x.astype(np.int64), pair_y.astype(np.int64)
     raw = np.empty(len(pair_x))
     kernel = _parallel_kernel() if parallel else _pair_distances_serial
-    kernel(x_all, x_off, _transposed_blocks(x_all, x_off), _frame_norms(x_all, code), y_all,
-           y_off, _transposed_blocks(y_all, y_off), _frame_norms(y_all, code), pair_x, pair_y,
-           _pair_chunks(len(raw), parallel), code, inv_var_t, log_norm, r, pattern.arrays(),
-           pattern.start_weight, _unit_step_weights(pattern),
+    kernel(pack_sequences(x_all, x_off, local[0]), pack_sequences(y_all, y_off, local[0]), pair_x,
+           pair_y, _pair_chunks(len(raw), parallel), local, r, pattern.kernel_form(),
            pattern.is_symmetric and metric != "gaussian_nll", raw)
     if on_no_path == "raise" and not np.all(np.isfinite(raw)):
         p = int(np.flatnonzero(~np.isfinite(raw))[0])
@@ -1217,7 +926,15 @@ def select_templates(labels, n_per_class: int, *, groups=None, rng=None) -> np.n
 # Subsequence DTW (query-by-example)
 # --------------------------------------------------------------------------------------------
 
-_SUBSEQUENCE_PATTERNS = ("n", "none")
+def subsequence_pattern(step_pattern: str | StepPattern) -> StepPattern:
+    """:func:`get_step_pattern`, refusing a pattern whose costs of matches of different spans
+    are not comparable (it must normalise by the query length ``n`` or not at all)."""
+    pattern = get_step_pattern(step_pattern)
+    if pattern.normalisation not in ("n", "none"):
+        raise ValueError(f"step_pattern: {pattern.name!r} normalises by the matched span, so "
+                         f"costs of different matches are not comparable; use 'asymmetric' or "
+                         f"'symmetric1'")
+    return pattern
 
 
 @dataclass(frozen=True)
@@ -1255,8 +972,7 @@ class SubsequenceResult:
         end = as_positive_int(end, "end", minimum=0)
         if end >= len(self.matching_cost) or not np.isfinite(self.matching_cost[end]):
             raise ValueError(f"end: no match ends at reference frame {end}")
-        path = _backtrack(self.steps, self.cost.shape[0] - 1, end,
-                          *_backtrack_arrays(self.step_pattern))
+        path = backtrack(self.steps, self.cost.shape[0] - 1, end, self.step_pattern)
         return SubsequenceMatch(int(path[0, 1]), end, float(self.matching_cost[end]), path)
 
 
@@ -1272,12 +988,8 @@ def subsequence_dtw(query, reference, *, step_pattern: str | StepPattern = "asym
     sum). The query must not be longer than the reference.
     """
     query, reference = as_sequence(query, "query"), as_sequence(reference, "reference")
-    _check_same_dim(query, reference, "query", "reference")
-    pattern = get_step_pattern(step_pattern)
-    if pattern.normalisation not in _SUBSEQUENCE_PATTERNS:
-        raise ValueError(f"step_pattern: {pattern.name!r} normalises by the matched span, so "
-                         f"costs of different matches are not comparable; use 'asymmetric' or "
-                         f"'symmetric1'")
+    check_same_dim(query, reference, "query", "reference")
+    pattern = subsequence_pattern(step_pattern)
     n, m = query.shape[0], reference.shape[0]
     if n > m:
         raise ValueError(f"query: has {n} frames, longer than the reference ({m} frames)")
@@ -1285,14 +997,14 @@ def subsequence_dtw(query, reference, *, step_pattern: str | StepPattern = "asym
     lo, hi = _band_limits(n, m, -1)
     arrays = pattern.arrays()
     D = np.full((n, m), np.inf)
-    steps = np.full((n, m), _NO_PATH, dtype=np.int8)
+    steps = np.full((n, m), NO_PATH, dtype=np.int8)
     _accumulate(cost, lo, hi, *arrays, pattern.start_weight, True, D, steps, True)
     matching_cost = D[n - 1] / (pattern.normaliser(n, m) or 1.0)
     if not np.any(np.isfinite(matching_cost)):
         raise NoWarpingPathError(f"step_pattern: {pattern.name!r} cannot match a query of {n} "
                                  f"frames anywhere in the reference")
     end = int(np.argmin(matching_cost))
-    path = _backtrack(steps, n - 1, end, *_backtrack_arrays(pattern))
+    path = backtrack(steps, n - 1, end, pattern)
     return SubsequenceResult(cost, D, steps, matching_cost, int(path[0, 1]), end, path,
                              float(matching_cost[end]), pattern)
 
@@ -1348,7 +1060,7 @@ def align_words(utterance, word_templates, *, step_pattern: str | StepPattern = 
     """
     utterance = as_sequence(utterance, "utterance")
     templates = as_sequence_list(word_templates, "word_templates")
-    _check_same_dim(utterance, templates[0], "utterance", "word_templates")
+    check_same_dim(utterance, templates[0], "utterance", "word_templates")
     boundaries = np.cumsum([0] + [len(t) for t in templates])
     path = dtw(utterance, np.concatenate(templates), step_pattern=step_pattern, metric=metric,
                band=band).path

@@ -59,15 +59,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# The compiled kernels are in course_lib.dtw, beside the recursion they inline (numba's on-disk
-# cache is rebuilt only when the file defining a function changes).
-from .dtw import (_NO_PATH, _QUERY_SIDE, _SUBSEQUENCE_PATTERNS, _TEMPLATE_SIDE, ASYMMETRIC_P1,
-                  STEP_PATTERNS, NoWarpingPathError, StepPattern, SubsequenceMatch, _as_band,
-                  _backtrack, _backtrack_arrays, _band_reach, _check_same_dim, _concatenate,
-                  _frame_norms, _keogh_scratch, _kim_raw, _metric_terms, _nearest_kernel,
-                  _normaliser, _one_sided_keogh, _rounding_margin, _subsequence_rows,
-                  _transposed_blocks, _unit_step_weights, as_sequence, as_sequence_list,
-                  get_step_pattern)
+from .dtw import (ASYMMETRIC_P1, NO_PATH, STEP_PATTERNS, NoWarpingPathError, StepPattern,
+                  SubsequenceMatch, as_band, as_sequence, as_sequence_list, backtrack,
+                  check_same_dim, concatenate_sequences, frame_norms, get_step_pattern,
+                  metric_terms, pack_sequences, subsequence_pattern)
+from .dtw_pruning import (QUERY_SIDE, TEMPLATE_SIDE, band_reach, keogh_scratch, kim_raw,
+                          nearest_kernel, normaliser, one_sided_keogh, rounding_margin,
+                          subsequence_rows)
 from .validation import as_bool, as_positive_int, check_choice
 
 __all__ = ["lb_kim", "lb_keogh", "supports_lower_bounds", "NearestTemplates",
@@ -124,7 +122,7 @@ def supports_lower_bounds(step_pattern: str | StepPattern, metric: str) -> bool:
 def _effective_band(band, longest: int) -> int:
     """The band radius for the compiled code: -1 (no band) also for a radius that reaches every
     cell anyway (r >= max(n, m) - 1), so envelope windows stay as small as the sequences."""
-    r = _as_band(band)
+    r = as_band(band)
     return -1 if r >= longest - 1 else r
 
 
@@ -139,9 +137,8 @@ def _end_weight(pattern: StepPattern) -> float:
 
 def _pair_inputs(x, y, metric):
     x, y = as_sequence(x, "x"), as_sequence(y, "y")
-    _check_same_dim(x, y, "x", "y")
-    code, inv_var_t, log_norm = _metric_terms(metric, None, x, y, ("x", "y"))
-    return x, y, code, inv_var_t, log_norm
+    check_same_dim(x, y, "x", "y")
+    return x, y, metric_terms(metric, None, x, y, ("x", "y"))
 
 
 def lb_kim(x, y, *, metric: str = "euclidean",
@@ -155,12 +152,12 @@ def lb_kim(x, y, *, metric: str = "euclidean",
     """
     _kim_metric(metric)
     pattern = get_step_pattern(step_pattern)
-    x, y, code, inv_var_t, log_norm = _pair_inputs(x, y, metric)
+    x, y, local = _pair_inputs(x, y, metric)
     n, m = x.shape[0], y.shape[0]
-    raw = _kim_raw(x, _frame_norms(x, code), np.ascontiguousarray(y.T), _frame_norms(y, code),
-                   code, inv_var_t, log_norm, pattern.start_weight, _end_weight(pattern),
-                   np.empty(m))
-    return float(raw / _normaliser(_NORMALISATION_CODE[pattern.normalisation], n, m))
+    raw = kim_raw(x, frame_norms(x, local[0]), np.ascontiguousarray(y.T),
+                  frame_norms(y, local[0]), local, pattern.start_weight, _end_weight(pattern),
+                  np.empty(m))
+    return float(raw / normaliser(_NORMALISATION_CODE[pattern.normalisation], n, m))
 
 
 def lb_keogh(x, y, *, band: int | None, metric: str = "euclidean",
@@ -176,20 +173,20 @@ def lb_keogh(x, y, *, band: int | None, metric: str = "euclidean",
     _keogh_metric(metric)
     pattern = get_step_pattern(step_pattern)
     combination = _keogh_combination(pattern)
-    _as_band(band)
-    x, y, code, _, _ = _pair_inputs(x, y, metric)
+    as_band(band)
+    x, y, (code, _, _) = _pair_inputs(x, y, metric)
     n, m = x.shape[0], y.shape[0]
     r = _effective_band(band, max(n, m))
     x_t, y_t = np.ascontiguousarray(x.T), np.ascontiguousarray(y.T)
-    scratch = _keogh_scratch(n, m, x.shape[1], r)
-    a, b = _band_reach(n, m, r)
-    rows = _one_sided_keogh(x_t, y_t, a, b, code, scratch, np.empty(n + 1))
+    scratch = keogh_scratch(n, m, x.shape[1], r)
+    a, b = band_reach(n, m, r)
+    rows = one_sided_keogh(x_t, y_t, a, b, code, scratch, np.empty(n + 1))
     if combination == _ROWS:
         raw = rows
     else:  # seen from y, the band reaches b to the left and a to the right
-        columns = _one_sided_keogh(y_t, x_t, b, a, code, scratch, np.empty(m + 1))
+        columns = one_sided_keogh(y_t, x_t, b, a, code, scratch, np.empty(m + 1))
         raw = rows + columns if combination == _ROWS_PLUS_COLUMNS else max(rows, columns)
-    return float(raw / _normaliser(_NORMALISATION_CODE[pattern.normalisation], n, m))
+    return float(raw / normaliser(_NORMALISATION_CODE[pattern.normalisation], n, m))
 
 
 # --------------------------------------------------------------------------------------------
@@ -268,7 +265,7 @@ def nearest_templates(queries, templates, *, band: int | None,
     """
     queries = as_sequence_list(queries, "queries")
     templates = as_sequence_list(templates, "templates")
-    _check_same_dim(queries[0], templates[0], "queries", "templates")
+    check_same_dim(queries[0], templates[0], "queries", "templates")
     dim = queries[0].shape[1]
     pattern = get_step_pattern(step_pattern)
     r = _effective_band(band, max(len(s) for s in queries + templates))
@@ -278,7 +275,7 @@ def nearest_templates(queries, templates, *, band: int | None,
     check_choice(on_no_path, "on_no_path", {"raise", "inf"})
     if lower_bounds:
         _keogh_metric(metric)
-        keogh = (_TEMPLATE_SIDE if _keogh_combination(pattern) == _ROWS else _QUERY_SIDE)
+        keogh = (TEMPLATE_SIDE if _keogh_combination(pattern) == _ROWS else QUERY_SIDE)
     else:
         _kim_metric(metric)
         keogh = 0
@@ -289,20 +286,20 @@ def nearest_templates(queries, templates, *, band: int | None,
         if metric not in _KEOGH_METRICS:
             raise ValueError(f"leading_features: a DTW on fewer features bounds the full one "
                              f"only for metric {list(_KEOGH_METRICS)}, got {metric!r}")
-    x_all, x_off = _concatenate(queries)
-    y_all, y_off = _concatenate(templates)
-    code, inv_var_t, log_norm = _metric_terms(metric, None, x_all, y_all,
-                                              ("queries", "templates"), per_frame_ok=False)
+    x_all, x_off = concatenate_sequences(queries)
+    y_all, y_off = concatenate_sequences(templates)
+    local = metric_terms(metric, None, x_all, y_all, ("queries", "templates"),
+                         per_frame_ok=False)
+    search = (pattern.is_symmetric, _NORMALISATION_CODE[pattern.normalisation],
+              _end_weight(pattern), keogh, lower_bounds, early_abandon, leading,
+              *_length_slots(np.diff(y_off)))
     index = np.empty(len(queries), dtype=np.int64)
     distance = np.empty(len(queries))
     counts = np.zeros((len(queries), 4), dtype=np.int64)
-    _nearest_kernel(parallel)(
-        x_all, x_off, _transposed_blocks(x_all, x_off), _frame_norms(x_all, code), y_all,
-        np.ascontiguousarray(y_all[:, :leading]), y_off, _transposed_blocks(y_all, y_off),
-        _frame_norms(y_all, code), code, inv_var_t, log_norm, r, pattern.arrays(),
-        pattern.start_weight, _unit_step_weights(pattern), pattern.is_symmetric,
-        _NORMALISATION_CODE[pattern.normalisation], _end_weight(pattern), keogh, lower_bounds,
-        early_abandon, leading, *_length_slots(np.diff(y_off)), index, distance, counts)
+    nearest_kernel(parallel)(
+        pack_sequences(x_all, x_off, local[0]), pack_sequences(y_all, y_off, local[0]),
+        np.ascontiguousarray(y_all[:, :leading]), local, r, pattern.kernel_form(), search, index,
+        distance, counts)
     hopeless = np.flatnonzero(index < 0)
     if hopeless.size and on_no_path == "raise":
         raise NoWarpingPathError(f"queries: query {int(hopeless[0])} has no warping path to any "
@@ -361,25 +358,21 @@ def subsequence_search(query, references, *, n_best: int = 1,
     """
     query = as_sequence(query, "query")
     references = as_sequence_list(references, "references")
-    _check_same_dim(query, references[0], "query", "references")
+    check_same_dim(query, references[0], "query", "references")
     n_best = as_positive_int(n_best, "n_best")
     early_abandon = as_bool(early_abandon, "early_abandon")
-    pattern = get_step_pattern(step_pattern)
-    if pattern.normalisation not in _SUBSEQUENCE_PATTERNS:
-        raise ValueError(f"step_pattern: {pattern.name!r} normalises by the matched span, so "
-                         f"costs of different matches are not comparable; use 'asymmetric' or "
-                         f"'symmetric1'")
+    pattern = subsequence_pattern(step_pattern)
     _kim_metric(metric)
     n, dim = query.shape
     for k, reference in enumerate(references):
         if reference.shape[0] < n:
             raise ValueError(f"references[{k}]: has {reference.shape[0]} frames, fewer than the "
                              f"query ({n} frames)")
-    ref_all, _ = _concatenate(references)
-    code, inv_var_t, log_norm = _metric_terms(metric, None, query, ref_all,
-                                              ("query", "references"), per_frame_ok=False)
-    query_norm = _frame_norms(query, code)
-    moves = pattern.arrays()
+    ref_all, _ = concatenate_sequences(references)
+    local = metric_terms(metric, None, query, ref_all, ("query", "references"),
+                         per_frame_ok=False)
+    query_norm = frame_norms(query, local[0])
+    kernel_pattern = pattern.kernel_form()
     scale = float(n) if pattern.normalisation == "n" else 1.0  # M_phi, the same for every match
     best: list[tuple[float, int, SubsequenceMatch]] = []
     abandoned = 0
@@ -387,20 +380,20 @@ def subsequence_search(query, references, *, n_best: int = 1,
         m = reference.shape[0]
         cutoff = np.inf
         if early_abandon and len(best) == n_best:
-            cutoff = best[-1][0] * scale * (1.0 + _rounding_margin(n, m, dim))
+            cutoff = best[-1][0] * scale * (1.0 + rounding_margin(n, m, dim))
         d = np.empty((n, m))
         D = np.full((n, m), np.inf)
-        steps = np.full((n, m), _NO_PATH, dtype=np.int8)
-        if not _subsequence_rows(query, query_norm, np.ascontiguousarray(reference.T),
-                                 _frame_norms(reference, code), code, inv_var_t, log_norm, moves,
-                                 pattern.start_weight, cutoff, d, D, steps):
+        steps = np.full((n, m), NO_PATH, dtype=np.int8)
+        if not subsequence_rows(query, query_norm, np.ascontiguousarray(reference.T),
+                                frame_norms(reference, local[0]), local, kernel_pattern, cutoff,
+                                d, D, steps):
             abandoned += 1
             continue
         matching_cost = D[n - 1] / scale
         if not np.any(np.isfinite(matching_cost)):
             continue  # the pattern cannot place the query in this reference at all
         end = int(np.argmin(matching_cost))
-        path = _backtrack(steps, n - 1, end, *_backtrack_arrays(pattern))
+        path = backtrack(steps, n - 1, end, pattern)
         match = SubsequenceMatch(int(path[0, 1]), end, float(matching_cost[end]), path)
         best.append((match.distance, k, match))
         best.sort(key=lambda item: (item[0], item[1]))

@@ -346,50 +346,76 @@ def _is_collapsed(Sigma: np.ndarray, data_var: np.ndarray, covariance_type: str)
 
 
 def _m_step(X, gamma, covariance_type, floor, prior, ridge, data_var):
-    """M-step with regularisation; returns params and the number of repaired components."""
-    N, D = X.shape
+    """The M-step as the module docstring lists it: the maximum-likelihood step, the
+    regularisers in their order, then the collapse repair. Returns params and the number of
+    repaired components."""
+    Nk, means, covariances, empty = _maximum_likelihood(X, gamma, covariance_type, data_var)
+    weights = Nk / Nk.sum()  # Bishop (2006) eq. 9.26
+    if prior is not None:
+        covariances = _shrink_to_prior(covariances, Nk, prior,
+                                       _prior_scale(prior, covariance_type, data_var))
+    if ridge:
+        eye = np.eye(X.shape[1]) if covariance_type == "full" else 1.0
+        covariances = covariances + ridge * eye
+    if np.any(floor > 0):
+        covariances = np.array([_floor(S, floor, covariance_type) for S in covariances])
+    repaired = int(empty.sum()) + _repair_collapsed(covariances, floor, data_var,
+                                                    covariance_type)
+    return GMMParams._unchecked(weights, means, covariances, covariance_type), repaired
+
+
+def _maximum_likelihood(X, gamma, covariance_type, data_var):
+    """The maximum-likelihood step, Bishop (2006) eqs. 9.24-9.27: N_k, mu_k and S_k (the
+    caller takes pi_k = N_k / N, eq. 9.26).
+
+    A component with no frames (N_k below ``MIN_FRAMES``) has no estimate (0 / 0): it is
+    re-seeded on the frame worst explained by its most responsible component, with N_k = 1 and
+    the data's covariance. Returns N_k, the means, the covariances and the re-seeded mask.
+    """
     K = gamma.shape[1]
     Nk = gamma.sum(axis=0)
     empty = Nk < MIN_FRAMES
-    safe_Nk = np.where(empty, 1.0, Nk)
+    Nk = np.where(empty, 1.0, Nk)
     # sums over frames centred at their mean: exact also for data far from the origin
     centre = X.mean(axis=0)
     centred = X - centre
-    means = centre + (gamma.T @ centred) / safe_Nk[:, None]
+    means = centre + (gamma.T @ centred) / Nk[:, None]
     if empty.any():
-        # re-seed on the frames worst explained by their most responsible component
         distance = np.sum((X - means[np.argmax(gamma, axis=1)]) ** 2, axis=1)
         means[empty] = X[np.argsort(distance)[::-1][:int(empty.sum())]]
-        Nk = np.where(empty, 1.0, Nk)
-    psi = None if prior is None else _prior_scale(prior, covariance_type, data_var)
-    collapse_floor = np.maximum(floor, COLLAPSE_FLOOR * data_var)
-    covariances = np.empty((K, D, D) if covariance_type == "full" else (K, D))
-    repaired = int(empty.sum())
     if covariance_type == "diag":
         # all K at once: E_gamma[(x - m)^2] - (mu_k - m)^2 on the centred frames
-        variances = (gamma.T @ (centred * centred)) / Nk[:, None] - (means - centre) ** 2
-        np.maximum(variances, 0.0, out=variances)
+        covariances = (gamma.T @ (centred * centred)) / Nk[:, None] - (means - centre) ** 2
+        np.maximum(covariances, 0.0, out=covariances)
+        covariances[empty] = data_var
+        return Nk, means, covariances, empty
+    covariances = np.empty((K, X.shape[1], X.shape[1]))
     for k in range(K):
         if empty[k]:
-            S = np.diag(data_var) if covariance_type == "full" else data_var.copy()
-        elif covariance_type == "full":
+            covariances[k] = np.diag(data_var)
+        else:
             # (x - mu)^T diag(gamma) (x - mu) as d^T d with d = sqrt(gamma) (x - mu): a SYRK
             d = (X - means[k]) * np.sqrt(gamma[:, k])[:, None]
-            S = (d.T @ d) / Nk[k]
-        else:
-            S = variances[k]
-        if psi is not None:
-            S = (Nk[k] * S + prior.strength * psi) / (Nk[k] + prior.strength)
-        if ridge:
-            S = S + ridge * (np.eye(D) if covariance_type == "full" else 1.0)
-        if np.any(floor > 0):
-            S = _floor(S, floor, covariance_type)
-        if _is_collapsed(S, data_var, covariance_type):
-            S = _floor(S, collapse_floor, covariance_type)
+            covariances[k] = (d.T @ d) / Nk[k]
+    return Nk, means, covariances, empty
+
+
+def _shrink_to_prior(covariances, Nk, prior, psi):
+    """MAP: Sigma_k = (N_k S_k + tau Psi) / (N_k + tau) for every k (module docstring)."""
+    n = Nk.reshape((-1,) + (1,) * (covariances.ndim - 1))
+    return (n * covariances + prior.strength * psi) / (n + prior.strength)
+
+
+def _repair_collapsed(covariances, floor, data_var, covariance_type) -> int:
+    """Floor every collapsed covariance (in place) at ``COLLAPSE_FLOOR`` times the data
+    variance (or the variance floor, if higher); returns how many there were."""
+    collapse_floor = np.maximum(floor, COLLAPSE_FLOOR * data_var)
+    repaired = 0
+    for k in range(covariances.shape[0]):
+        if _is_collapsed(covariances[k], data_var, covariance_type):
+            covariances[k] = _floor(covariances[k], collapse_floor, covariance_type)
             repaired += 1
-        covariances[k] = S
-    weights = Nk / Nk.sum()
-    return GMMParams._unchecked(weights, means, covariances, covariance_type), repaired
+    return repaired
 
 
 def _floor(S, floor, covariance_type):
