@@ -14,7 +14,7 @@ import pytest
 import course_lib
 
 ROOT = Path(course_lib.__file__).parent
-MODELS = {"dtw", "dtw_search", "features", "gaussian", "kmeans", "affinity", "gmm", "hmm", "vq",
+MODELS = {"dtw", "dtw_search", "dtw_pruning", "features", "gaussian", "kmeans", "affinity", "gmm", "hmm", "vq",
           "gp"}
 BELOW_MODELS = {"validation", "linalg", "metrics"}
 
