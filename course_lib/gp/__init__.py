@@ -3,8 +3,10 @@
 ``kernels`` holds the covariance functions (log-parameters, gradients, composition);
 ``prediction`` the step from any Gaussian approximation N(mu, Sigma) of the training latents to
 the predictive distribution, plus the jitter policy (shared by exact regression and the
-Laplace / variational models of later units); ``regression`` exact GP regression with ML-II /
-MAP-II fitting; ``priors`` hyper-priors for MAP-II; ``sparse`` the inducing-point
+Laplace / variational models of later units); ``regression`` exact GP regression; ``optimise``
+ML-II / MAP-II as one function (L-BFGS-B with restarts) that every model of Units 4-7 calls
+with itself as the problem (theta, bounds, priors, objective with gradient); each model holds
+its own fit, evidence and prediction and none subclasses ``GPRegression``; ``priors`` hyper-priors for MAP-II; ``sparse`` the inducing-point
 (Titsias collapsed variational bound) approximation for large N; ``raters`` several raters'
 scores per item (Unit 5: the mean, joint and repeated-input models); ``annotators`` raters whose
 noise differs by rater and by region of the input space (Unit 5, seed 001); ``comparisons``
@@ -21,7 +23,8 @@ from .kernels import (Constant, Kernel, Linear, Matern, Matern12, Matern32, Mate
 from .prediction import (JitterWarning, LatentGaussian, NotPositiveDefiniteError,
                          cholesky_with_jitter, predict_from_gaussian, sample_gaussian)
 from .priors import Gamma, HalfStudentT, LogNormal, Prior
-from .regression import (GPRegression, HyperparameterFit, LMLSurface, MarginalLikelihood,
+from .optimise import HyperparameterFit
+from .regression import (GPRegression, LMLSurface, MarginalLikelihood,
                          gaussian_log_marginal_likelihood, log_marginal_likelihood_surface)
 from .raters import (MultiRaterGP, MultiRaterLikelihood, RaterData, WeightedMeans,
                      joint_log_likelihood, simulate_integer_scores)
