@@ -48,7 +48,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from ..linalg import NotPositiveDefiniteError, sample_gaussian
-from ..validation import RngLike, as_positive_float, as_positive_int, check_choice
+from ..validation import RngLike, as_positive_float, as_positive_int, as_rng, check_choice
 from .comparisons import Comparisons
 from .ep import ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation
 from .kernels import Kernel, as_inputs, check_exact_size
@@ -394,6 +394,8 @@ class PreferenceGP:
         refitted). Warns when the kernel's variance and ``noise_sd`` are both free without a
         prior (module docstring: the evidence is flat along their ratio)."""
         self._require_fit()
+        n_restarts = as_positive_int(n_restarts, "n_restarts")   # before the warning below
+        rng = as_rng(rng)
         ridge = self._scale_ridge()
         if ridge:
             warnings.warn(f"self: {' and '.join(ridge)} are both free without a prior, but the "

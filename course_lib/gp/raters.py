@@ -39,8 +39,9 @@ from ..linalg import LOG_2PI, NotPositiveDefiniteError, sample_gaussian
 from ..metrics import check_scale
 from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                           as_rng, as_selection, check_choice)
-from .kernels import Kernel, as_inputs, check_exact_size, check_parameter, log_bounds
+from .kernels import Kernel, as_inputs, check_exact_size
 from .optimise import HyperparameterFit, check_priors, log_hyper_prior, optimise_hyperparameters
+from .parameters import check_parameter, log_bounds
 from .prediction import LatentGaussian, add_noise
 from .priors import Prior
 from .regression import (NOISE_BOUNDS, MarginalLikelihood, checked_theta,

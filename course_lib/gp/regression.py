@@ -12,7 +12,7 @@ With K = k(X, X) and L = chol(K + sigma_n^2 I):
 
 Hyper-parameters are the kernel's log-parameters followed by ``log noise_variance`` (left out
 when ``noise_variance=0``: noise-free interpolation); like the kernel's, a positive noise
-variance lies within ``kernels.PARAMETER_RANGE`` (1e-100 to 1e100). Predictions go through the
+variance lies within ``parameters.PARAMETER_RANGE`` (1e-100 to 1e100). Predictions go through the
 shared :class:`~course_lib.gp.prediction.LatentGaussian` ("noise" form), exactly as the Laplace
 and variational models of later units do. Jitter: see :mod:`course_lib.gp.prediction`.
 """
@@ -27,8 +27,8 @@ import numpy as np
 from scipy.linalg import lapack
 
 from ..validation import RngLike, as_float_array, as_positive_float
-from .kernels import (Kernel, as_inputs, check_exact_size, check_log_parameters, check_parameter,
-                      log_bounds)
+from .kernels import Kernel, as_inputs, check_exact_size
+from .parameters import check_log_parameters, check_parameter, log_bounds
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, sample_gaussian
 from .optimise import HyperparameterFit, check_priors, log_hyper_prior, optimise_hyperparameters
 from .prediction import LatentGaussian, add_noise

@@ -67,6 +67,7 @@ from .kernels import Kernel, as_inputs, check_exact_size
 from .laplace import check_latent_problem
 from .likelihoods import LatentOverflowError, Likelihood
 from .optimise import HyperparameterFit, check_priors, log_hyper_prior, optimise_hyperparameters
+from .parameters import LogParameters
 from .prediction import LatentGaussian
 from .priors import Prior
 from .regression import checked_theta, predict_latent
@@ -111,7 +112,7 @@ def _check_part(part, index: int) -> tuple[Likelihood, np.ndarray, np.ndarray]:
     return likelihood, M, y
 
 
-class MixedLikelihood:
+class MixedLikelihood(LogParameters):
     """Several likelihoods on one latent f: ``parts`` = [(likelihood, M_part, y_part), ...].
 
     ``M_part`` (m_part x n) maps the n items' latents to the part's rows z = M_part f (identity
@@ -167,10 +168,6 @@ class MixedLikelihood:
                      for name in likelihood.param_names)
 
     @property
-    def n_params(self) -> int:
-        return len(self.param_names)
-
-    @property
     def theta(self) -> np.ndarray:
         """Log-parameters of every part, in the order of ``param_names``."""
         return np.concatenate([likelihood.theta for likelihood in self.likelihoods])
@@ -180,19 +177,11 @@ class MixedLikelihood:
         """Log-bounds, shape (n_params, 2)."""
         return np.vstack([likelihood.bounds.reshape(-1, 2) for likelihood in self.likelihoods])
 
-    def with_theta(self, theta) -> "MixedLikelihood":
-        """A copy whose parts have log-parameters ``theta`` (shape (n_params,)); maps and
-        observations are shared (they are read-only)."""
-        theta = as_float_array(theta, "theta", ndim=1, allow_empty=True)
-        if theta.shape != (self.n_params,):
-            raise ValueError(f"theta: expected shape ({self.n_params},) for parameters "
-                             f"{self.param_names}, got {theta.shape}")
+    def _set_theta(self, theta: np.ndarray) -> None:
+        # with_theta's copy shares the maps and observations (they are read-only)
         edges = np.cumsum([0] + [likelihood.n_params for likelihood in self.likelihoods])
-        new = object.__new__(MixedLikelihood)
-        new.__dict__.update(self.__dict__)
-        new.likelihoods = tuple(likelihood.with_theta(theta[a:b]) for likelihood, a, b
-                                in zip(self.likelihoods, edges[:-1], edges[1:]))
-        return new
+        self.likelihoods = tuple(likelihood.with_theta(theta[a:b]) for likelihood, a, b
+                                 in zip(self.likelihoods, edges[:-1], edges[1:]))
 
     def expected_parameter_gradient(self, mean, var) -> np.ndarray:
         """d/dtheta of ``expected_log_likelihood(mean, var)[0]``, shape (n_params,): each
