@@ -6,9 +6,10 @@ the predictive distribution, plus the jitter policy (shared by exact regression 
 Laplace / variational models of later units); ``regression`` exact GP regression; ``optimise``
 ML-II / MAP-II as one function (L-BFGS-B with restarts) that every model of Units 4-7 calls
 with itself as the problem (theta, bounds, priors, objective with gradient); each model holds
-its own fit, evidence and prediction and none subclasses ``GPRegression``; ``priors`` hyper-priors for MAP-II; ``sparse`` the inducing-point
-(Titsias collapsed variational bound) approximation for large N; ``raters`` several raters'
-scores per item (Unit 5: the mean, joint and repeated-input models); ``annotators`` raters whose
+its own fit, evidence and prediction and none subclasses ``GPRegression``; ``parameters``
+the log-parameter bookkeeping of kernels and likelihoods; ``priors`` hyper-priors for MAP-II;
+``sparse`` the inducing-point (Titsias collapsed variational bound) approximation for large N;
+``raters`` several raters' scores per item (Unit 5: the mean, joint and repeated-input models); ``annotators`` raters whose
 noise differs by rater and by region of the input space (Unit 5, seed 001); ``comparisons``
 (pairs and the comparison matrix M), ``likelihoods`` (pairwise and bounded-rating likelihoods
 on z = M f), ``laplace`` (the Laplace approximation on z = M f), ``ep`` (expectation

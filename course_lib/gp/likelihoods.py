@@ -221,8 +221,9 @@ def _scale_parameter_terms(t, l_t, l_tt, l_ttt, scale, sign=1.0) -> np.ndarray:
 
 
 class Likelihood(LogParameters):
-    """Base class: argument checks and expectations over N(mean, var); the log-parameters are
-    held as :class:`~course_lib.gp.parameters.LogParameters` (``theta``, ``bounds``, ``with_theta``).
+    """Base class: argument checks and expectations over N(mean, var); the log-parameters
+    are held as :class:`~course_lib.gp.parameters.LogParameters` (``theta``, ``bounds``,
+    ``with_theta``).
 
     A subclass sets ``observation_kind`` and ``_names``, calls ``_init_parameters`` in its
     constructor and implements
