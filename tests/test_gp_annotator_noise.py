@@ -189,10 +189,10 @@ def test_objective_with_priors_matches_finite_differences():
                           kernel_priors={"lengthscale": LogNormal(np.log(0.3), 0.5)}).fit(X, data)
     assert set(gp.priors) == set(gp.noise_names) | {"lengthscale"}
     theta = gp.theta
-    value, grad = gp._negative_objective(theta)
+    value, grad = gp.negative_objective(theta)
     prior_value, _ = gp.log_hyper_prior(theta)
     assert value == pytest.approx(-(gp.log_marginal_likelihood() + prior_value), rel=1e-12)
-    numeric = finite_differences(lambda t: gp._negative_objective(t)[0], theta)
+    numeric = finite_differences(lambda t: gp.negative_objective(t)[0], theta)
     np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-7)
 
 
@@ -301,8 +301,7 @@ def test_restarts_start_from_current_em_and_equal_variances_and_keep_the_best():
     np.testing.assert_array_equal(fit.starts[0], initial)
     # run 2 starts at the EM fixed point of the initial state, run 3 at equal variances
     probe = fitted("GPR-MANH")[0]
-    probe._set_theta(fit.starts[1])
-    probe._refit()
+    probe.refit_at(fit.starts[1])
     np.testing.assert_allclose(np.log(probe.em_step().ravel()), fit.starts[1][P:], atol=1e-3)
     np.testing.assert_array_equal(fit.starts[1][:P], initial[:P])
     assert np.ptp(fit.starts[2][P:]) == 0.0 and fit.starts[2][P] != initial[P]

@@ -229,7 +229,7 @@ def test_every_gradient_by_finite_differences(mode):
     assert gp.param_names == ("variance", "lengthscale_0", "lengthscale_1", "noise_variance")
     theta = gp.theta
     _, grad = gp.log_marginal_likelihood(theta, eval_gradient=True)
-    _, objective_grad = gp._negative_objective(theta)  # what L-BFGS-B sees (prior included)
+    _, objective_grad = gp.negative_objective(theta)  # what L-BFGS-B sees (prior included)
     h = 1e-6
     for p, name in enumerate(gp.param_names):
         step = np.zeros_like(theta)
@@ -237,8 +237,8 @@ def test_every_gradient_by_finite_differences(mode):
         fd = (gp.log_marginal_likelihood(theta + step)
               - gp.log_marginal_likelihood(theta - step)) / (2 * h)
         assert grad[p] == pytest.approx(fd, rel=1e-6, abs=1e-7), (mode, name)
-        fd_objective = (gp._negative_objective(theta + step)[0]
-                        - gp._negative_objective(theta - step)[0]) / (2 * h)
+        fd_objective = (gp.negative_objective(theta + step)[0]
+                        - gp.negative_objective(theta - step)[0]) / (2 * h)
         assert objective_grad[p] == pytest.approx(fd_objective, rel=1e-6, abs=1e-7), (mode, name)
 
 

@@ -420,12 +420,12 @@ def test_the_optimiser_objective_has_the_gradient_it_reports():
     gp = GPRegression(SquaredExponential(0.7, 1.3), 0.2,
                       priors={"lengthscale": LogNormal(0.0, 1.0)}).fit(X, Y)
     theta = gp.theta
-    _, grad = gp._negative_objective(theta)
+    _, grad = gp.negative_objective(theta)
     for p in range(theta.size):
         step = np.zeros_like(theta)
         step[p] = 1e-6
-        fd = (gp._negative_objective(theta + step)[0]
-              - gp._negative_objective(theta - step)[0]) / 2e-6
+        fd = (gp.negative_objective(theta + step)[0]
+              - gp.negative_objective(theta - step)[0]) / 2e-6
         assert grad[p] == pytest.approx(fd, rel=1e-5, abs=1e-7), gp.param_names[p]
 
 

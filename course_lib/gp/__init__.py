@@ -2,9 +2,11 @@
 
 Unit 4 (GP regression): ``kernels`` (covariance functions with log-parameters and gradients),
 ``prediction`` (from any Gaussian N(mu, Sigma) over the training latents to the predictive
-distribution; the jitter policy), ``regression`` (exact GP regression, ML-II / MAP-II),
-``priors`` (hyper-priors for MAP-II), ``sparse`` (Titsias 2009's collapsed bound on inducing
-inputs).
+distribution; the jitter policy), ``regression`` (exact GP regression), ``optimise`` (ML-II /
+MAP-II as one function, L-BFGS-B with restarts, that every model of Units 4-7 calls with
+itself as the problem: theta, bounds, priors, objective with gradient; no model subclasses
+``GPRegression``), ``priors`` (hyper-priors for MAP-II), ``sparse`` (Titsias 2009's collapsed
+bound on inducing inputs).
 
 Unit 5 (many raters): ``multi_rater`` (several raters' scores per item with one noise for
 every rater: the mean, joint and repeated-input models) and ``annotator_noise`` (noise that
@@ -21,8 +23,9 @@ mixed-likelihood variational GP), ``sparse_variational`` (its inducing-point for
 ``constraints`` (prior knowledge as pseudo-observations), ``confidence`` (preferences with
 confidence ratings), ``levelset`` (level-set acquisitions).
 
-Engine rooms a reader of the algorithms need not open: ``quadrature`` (expectations under a
-Gaussian), ``newton_system`` (the factorisations behind Laplace's Newton step). Simulated
+Engine rooms a reader of the algorithms need not open: ``parameters`` (the log-parameter
+bookkeeping of kernels and likelihoods), ``quadrature`` (expectations under a Gaussian),
+``newton_system`` (the factorisations behind Laplace's Newton step). Simulated
 raters, listeners and observers, and the sessions that run them, sit above the models in
 :mod:`course_lib.simulators`.
 """
@@ -57,7 +60,8 @@ from .prediction import (JitterWarning, LatentGaussian, NotPositiveDefiniteError
                          cholesky_with_jitter, predict_from_gaussian, sample_gaussian)
 from .preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
 from .priors import Gamma, HalfStudentT, LogNormal, Prior
-from .regression import (GPRegression, HyperparameterFit, LMLSurface, MarginalLikelihood,
+from .optimise import HyperparameterFit
+from .regression import (GPRegression, LMLSurface, MarginalLikelihood,
                          gaussian_log_marginal_likelihood, log_marginal_likelihood_surface)
 from .sparse import (SparseGP, collapsed_bound, collapsed_bound_and_gradient, fit_sparse_gp,
                      select_inducing_inputs, sparse_posterior)

@@ -72,9 +72,10 @@ from ..validation import (RngLike, as_float_array, as_positive_float, as_positiv
                           check_choice, renamed_error)
 from .kernels import Kernel, as_inputs, check_exact_size
 from .multi_rater import RaterData, _as_rater_data
+from .optimise import HyperparameterFit, check_priors, log_hyper_prior, optimise_hyperparameters
 from .prediction import LatentGaussian
 from .priors import Prior
-from .regression import NOISE_BOUNDS, GPRegression
+from .regression import NOISE_BOUNDS, checked_theta, predict_latent
 
 __all__ = ["AnnotatorLikelihood", "annotator_log_likelihood", "AnnotatorNoiseGP", "Regions",
            "assign_regions", "region_labels", "NOISE_FLOOR", "AT_FLOOR_FACTOR",
@@ -321,7 +322,7 @@ def _cells(labels_mask: np.ndarray, n_regions: int) -> str:
     return text + (f" and {len(cells) - 6} more" if len(cells) > 6 else "")
 
 
-class AnnotatorNoiseGP(GPRegression):
+class AnnotatorNoiseGP:
     """GP regression of a latent gold standard from annotators with their own noise variance
     (GPR-MA, ``regions=None``) or one per region and annotator (GPR-MANH); module docstring.
 
@@ -375,7 +376,7 @@ class AnnotatorNoiseGP(GPRegression):
                 raise ValueError(f"kernel_priors: unknown kernel parameter {name!r}; known: "
                                  f"{kernel.param_names}")
         noise = {} if noise_priors is None else dict.fromkeys(self.noise_names, noise_priors)
-        self.priors = self._check_priors({**kernel_priors, **noise})
+        self.priors = check_priors({**kernel_priors, **noise}, self.param_names)
         self.X_train: np.ndarray | None = None
         self.y_train: np.ndarray | None = None
         self.posterior: LatentGaussian | None = None
@@ -414,10 +415,6 @@ class AnnotatorNoiseGP(GPRegression):
                      for r in range(self.n_annotators))
 
     @property
-    def learns_noise(self) -> bool:
-        return True
-
-    @property
     def param_names(self) -> tuple[str, ...]:
         return self.kernel.param_names + self.noise_names
 
@@ -429,6 +426,10 @@ class AnnotatorNoiseGP(GPRegression):
     def bounds(self) -> np.ndarray:
         noise = np.tile(np.log([self.noise_floor, NOISE_CEILING]), (self.n_noise, 1))
         return np.vstack([self.kernel.bounds, noise])
+
+    @property
+    def params(self) -> dict[str, float]:
+        return dict(zip(self.param_names, np.exp(self.theta).tolist()))
 
     @property
     def noise_table_(self) -> np.ndarray:
@@ -450,12 +451,14 @@ class AnnotatorNoiseGP(GPRegression):
                 f"{self.noise_floor:g}: {_cells(at_floor, self.n_regions)}")
 
     def _split(self, theta) -> tuple[Kernel, np.ndarray]:
-        theta = self._checked_theta(theta)
+        theta = checked_theta(theta, self.param_names)
         P = self.kernel.n_params
         return self.kernel.with_theta(theta[:P]), theta[P:].copy()
 
-    def _set_theta(self, theta):
+    def refit_at(self, theta):
+        """Set the hyper-parameters to ``theta`` and condition again on the labels."""
         self.kernel, self._log_noise = self._split(theta)
+        self.fit(self.X_train, self.data)
 
     # ----- data -------------------------------------------------------------------------
     def _label_cells(self, data: RaterData) -> np.ndarray:
@@ -511,9 +514,6 @@ class AnnotatorNoiseGP(GPRegression):
         self.data, self.cell_counts_ = data, counts
         return self
 
-    def _refit(self):
-        self.fit(self.X_train, self.data)
-
     def _require_fit(self):
         if self.posterior is None:
             raise ValueError("self: call fit(X, data) before predicting or optimising")
@@ -538,8 +538,21 @@ class AnnotatorNoiseGP(GPRegression):
             return result.value
         return result.value, np.concatenate([result.gradient_kernel, result.gradient_log_noise])
 
-    def _theta_gradient(self, result) -> np.ndarray:
-        return np.concatenate([result.gradient_kernel, result.gradient_log_noise])
+    def log_hyper_prior(self, theta=None) -> tuple[float, np.ndarray]:
+        """Sum of the log hyper-prior densities of u = log theta, and its gradient (0 if none)."""
+        return log_hyper_prior(self.theta if theta is None else theta, self.param_names,
+                               self.priors)
+
+    def negative_objective(self, theta) -> tuple[float, np.ndarray]:
+        """-(log p(labels | X, theta) + log p(theta)) and its gradient: what L-BFGS-B
+        minimises."""
+        try:
+            result = self.marginal_likelihood(theta, eval_gradient=True, warn=False)
+        except NotPositiveDefiniteError:  # the line search backs off from such a point
+            return np.inf, np.zeros_like(theta)
+        lp, dlp = self.log_hyper_prior(theta)
+        return -(result.value + lp), -(np.concatenate([result.gradient_kernel,
+                                                       result.gradient_log_noise]) + dlp)
 
     # ----- EM for the noise variances ---------------------------------------------------
     def _em_update(self, log_noise: np.ndarray, K: np.ndarray, pooled: bool = False
@@ -566,7 +579,7 @@ class AnnotatorNoiseGP(GPRegression):
         play no part in it)."""
         self._require_fit()
         self._log_noise = self._em_update(self._log_noise, self.kernel(self.X_train))
-        self._refit()
+        self.fit(self.X_train, self.data)
         return self.noise_table_
 
     def _em_fixed_point(self) -> np.ndarray:
@@ -583,33 +596,37 @@ class AnnotatorNoiseGP(GPRegression):
         return log_noise
 
     # ----- ML-II / MAP-II ---------------------------------------------------------------
-    def _starts(self, n_restarts: int, rng) -> list[np.ndarray]:
+    def _planned_starts(self, n_restarts: int) -> list[np.ndarray]:
+        """The first (at most three) starts of ``optimise_hyperparameters``, each computed
+        only when that many runs are asked for."""
         kernel_theta = self.kernel.theta
         planned = [lambda: self.theta,
                    lambda: np.concatenate([kernel_theta, self._em_fixed_point()]),
                    lambda: np.concatenate([kernel_theta, self._em_update(
                        self._log_noise, self.kernel(self.X_train), pooled=True)])]
-        starts = [start() for start in planned[:n_restarts]]
-        return starts + [self._random_start(rng) for _ in range(n_restarts - len(starts))]
+        return [start() for start in planned[:n_restarts]]
 
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
-                                 max_iter: int = 200):
+                                 max_iter: int = 200) -> HyperparameterFit:
         """Maximise the evidence (+ log hyper-priors) over the kernel's log-parameters and every
-        log noise variance (L-BFGS-B within the bounds, analytic gradients), as
-        :meth:`GPRegression.optimise_hyperparameters`.
+        log noise variance (L-BFGS-B within the bounds, analytic gradients) with the restart
+        loop of :func:`~course_lib.gp.optimise.optimise_hyperparameters`.
 
         ``n_restarts`` runs in total, starting from: (1) the current hyper-parameters; (2) the
         EM fixed point of the noise variances at the current kernel; (3) equal variances (all at
         the pooled EM value at the current kernel); then random starts drawn with ``rng``. The
         best run is kept and refitted; ``at_floor_`` then tells which variances hit the floor.
         """
-        return super().optimise_hyperparameters(n_restarts, rng=rng, max_iter=max_iter)
+        self._require_fit()
+        return optimise_hyperparameters(self, n_restarts=n_restarts, rng=rng, max_iter=max_iter,
+                                        planned=self._planned_starts)
 
     # ----- prediction -------------------------------------------------------------------
     def predict(self, X_test, full_cov: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and variance (``full_cov``: covariance) of the latent gold standard
         f at the rows of ``X_test``."""
-        return super().predict(X_test, full_cov=full_cov)
+        self._require_fit()
+        return predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
 
     def sample_posterior(self, X_test, n_samples: int = 1, *, rng: RngLike = None
                          ) -> np.ndarray:

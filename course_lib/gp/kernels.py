@@ -11,9 +11,11 @@ Conventions (used by every kernel here and by the rest of ``course_lib.gp``)
   vector of log-parameters in the order ``kernel.param_names``; ``kernel.bounds`` is an
   ``(n_params, 2)`` array of log-bounds (a parameter whose two bounds are equal is fixed).
   Kernels are immutable: ``kernel.with_theta(theta)`` returns a new kernel.
-* Every hyper-parameter (and bound) lies in ``PARAMETER_RANGE`` = [1e-100, 1e100], i.e. every
-  log-parameter within +-230: squares and products of such values stay inside float64, so a
-  kernel never turns into inf or NaN. Values beyond it are refused, naming the argument.
+* Every hyper-parameter (and bound) lies in ``parameters.PARAMETER_RANGE`` = [1e-100, 1e100],
+  i.e. every log-parameter within +-230: squares and products of such values stay inside
+  float64, so a kernel never turns into inf or NaN. Values beyond it are refused, naming the
+  argument. The bookkeeping (``theta``, ``bounds``, ``params``, ``with_theta``) is
+  :class:`~course_lib.gp.parameters.LogParameters`, shared with the likelihoods.
 
 The interface that the rest of the package (regression, sparse, Laplace, ...) relies on
 --------------------------------------------------------------------------------------
@@ -52,18 +54,14 @@ import numbers
 import numpy as np
 from scipy.spatial.distance import cdist
 
-from ..validation import as_float_array, as_positive_float, check_array_size, check_choice
-
-DEFAULT_BOUNDS = (1e-5, 1e5)
-# Allowed hyper-parameter values (module docstring): squares of them stay finite and non-zero.
-PARAMETER_RANGE = (1e-100, 1e100)
-LOG_PARAMETER_LIMIT = float(np.log(PARAMETER_RANGE[1]))
+from ..validation import as_float_array, check_array_size, check_choice
+from .parameters import (DEFAULT_BOUNDS, LogParameters, check_parameter, log_bounds,
+                         positive_vector)
 
 __all__ = [
     "Kernel", "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
     "RationalQuadratic", "Periodic", "Linear", "Constant", "White", "Sum", "Product",
-    "as_inputs", "log_bounds", "check_parameter", "check_log_parameters", "PARAMETER_RANGE",
-    "check_exact_size", "EXACT_GP_ADVICE",
+    "as_inputs", "check_exact_size", "EXACT_GP_ADVICE",
 ]
 
 #: what to do instead of an exact GP whose n x n kernel matrix is too large
@@ -95,32 +93,6 @@ def check_exact_size(n: int, name: str, m: int | None = None, *, what: str | Non
     check_array_size((n, m), name, what or "the kernel matrix of an exact GP", advice)
 
 
-def check_parameter(value, name: str) -> float:
-    """A positive hyper-parameter inside ``PARAMETER_RANGE``, as a float."""
-    value = as_positive_float(value, name)
-    _check_in_range(np.array([value]), name)
-    return value
-
-
-def _check_in_range(values: np.ndarray, name: str) -> None:
-    low, high = PARAMETER_RANGE
-    outside = (values < low) | (values > high)
-    if np.any(outside):
-        raise ValueError(f"{name}: hyper-parameters must lie within [{low:g}, {high:g}] (beyond "
-                         f"that their squares leave float64), got {values[outside][0]:.3g}")
-
-
-def check_log_parameters(theta: np.ndarray, names, name: str = "theta") -> None:
-    """Refuse log-parameters outside +-log(1e100), naming the entry and its parameter."""
-    outside = np.flatnonzero(np.abs(theta) > LOG_PARAMETER_LIMIT * (1 + 1e-12))
-    if outside.size:
-        index = int(outside[0])
-        raise ValueError(
-            f"{name}: entry {index} ({names[index]!r}) is {theta[index]:.6g}, i.e. a value "
-            f"exp({theta[index]:.6g}); log-parameters must lie within "
-            f"+-{LOG_PARAMETER_LIMIT:.1f} (values 1e-100 to 1e100)")
-
-
 def _vanishing_product(factor: np.ndarray, growing: np.ndarray) -> np.ndarray:
     """``factor * growing`` with 0 where ``factor`` is exactly 0.
 
@@ -133,35 +105,9 @@ def _vanishing_product(factor: np.ndarray, growing: np.ndarray) -> np.ndarray:
     return np.where(factor == 0.0, 0.0, product)
 
 
-def _positive_vector(value, name: str) -> np.ndarray:
-    """A positive scalar or 1-D vector (ARD) inside ``PARAMETER_RANGE``, as a 1-D float array."""
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        return np.array([check_parameter(value, name)])
-    arr = as_float_array(value, name, ndim=1)
-    if np.any(arr <= 0):
-        raise ValueError(f"{name}: every entry must be > 0, got {arr}")
-    _check_in_range(arr, name)
-    return arr
-
-
-def log_bounds(bounds, value: np.ndarray, name: str) -> np.ndarray:
-    """Natural-unit bounds ``(low, high)`` -> log-bounds, one row per entry of ``value``."""
-    if isinstance(bounds, str) and bounds == "fixed":
-        return np.column_stack([np.log(value), np.log(value)])
-    try:
-        low, high = (float(b) for b in bounds)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name}_bounds: expected (low, high) or 'fixed', got {bounds!r}") from err
-    if not (0 < low <= high < np.inf):
-        raise ValueError(f"{name}_bounds: need 0 < low <= high < inf, got ({low}, {high})")
-    _check_in_range(np.array([low, high]), f"{name}_bounds")
-    if np.any(value < low * (1 - 1e-12)) or np.any(value > high * (1 + 1e-12)):
-        raise ValueError(f"{name}: value {value} lies outside its bounds ({low}, {high})")
-    return np.tile(np.log([low, high]), (value.size, 1))
-
-
-class Kernel:
-    """Base class: log-parameter bookkeeping, checks and composition.
+class Kernel(LogParameters):
+    """Base class: checks and composition; its log-parameters are held as
+    :class:`~course_lib.gp.parameters.LogParameters` (``theta``, ``bounds``, ``with_theta``).
 
     Subclasses implement ``_K(X, Z)``, ``_diag(X)``, ``_gradient(X, Z) -> (K, dK)``,
     ``_gradient_diag(X)`` and ``_gradient_inputs(X, Z)`` on already-checked 2-D arrays, and
@@ -170,46 +116,6 @@ class Kernel:
     """
 
     name = "kernel"
-    _names: tuple[str, ...] = ()
-
-    # ----- parameters -------------------------------------------------------------------
-    @property
-    def theta(self) -> np.ndarray:
-        """Log hyper-parameters, in the order of ``param_names``."""
-        return self._log_theta.copy()
-
-    @property
-    def param_names(self) -> tuple[str, ...]:
-        return self._names
-
-    @property
-    def n_params(self) -> int:
-        return len(self.param_names)
-
-    @property
-    def bounds(self) -> np.ndarray:
-        """Log-bounds, shape ``(n_params, 2)``."""
-        return self._log_bounds.copy()
-
-    @property
-    def params(self) -> dict[str, float]:
-        """Natural (not log) hyper-parameter values by name."""
-        return dict(zip(self.param_names, np.exp(self.theta).tolist()))
-
-    def with_theta(self, theta) -> "Kernel":
-        """A copy of this kernel with log-parameters ``theta`` (shape ``(n_params,)``)."""
-        theta = as_float_array(theta, "theta", ndim=1, allow_empty=True)
-        if theta.shape != (self.n_params,):
-            raise ValueError(f"theta: expected shape ({self.n_params},) for parameters "
-                             f"{self.param_names}, got {theta.shape}")
-        check_log_parameters(theta, self.param_names)
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        new._set_theta(theta)
-        return new
-
-    def _set_theta(self, theta: np.ndarray) -> None:
-        self._log_theta = theta.copy()
 
     # ----- public evaluation (checks inputs, then calls the subclass) -------------------
     def _check_pair(self, X, X2):
@@ -279,7 +185,7 @@ class _Stationary(Kernel):
 
     def __init__(self, lengthscale=1.0, variance=1.0, lengthscale_bounds=DEFAULT_BOUNDS,
                  variance_bounds=DEFAULT_BOUNDS, name: str | None = None, extra=()):
-        ell = _positive_vector(lengthscale, "lengthscale")
+        ell = positive_vector(lengthscale, "lengthscale")
         var = np.array([check_parameter(variance, "variance")])
         self.ard = not (isinstance(lengthscale, numbers.Real) and not isinstance(lengthscale, bool))
         self.name = name or self.name

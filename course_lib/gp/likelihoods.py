@@ -83,7 +83,7 @@ from scipy.special import erf, erfcx, gammaln, log_ndtr, ndtr, ndtri, polygamma,
 
 from ..validation import as_float_array, check_choice
 from . import quadrature
-from .kernels import DEFAULT_BOUNDS, check_log_parameters, check_parameter, log_bounds
+from .parameters import DEFAULT_BOUNDS, LogParameters, check_parameter
 
 __all__ = ["LikelihoodTerms", "Likelihood", "PairwiseGaussian", "PairwiseProbit", "PairwiseBeta",
            "TruncatedGaussianRating", "BetaRating", "WarpedProbitRating",
@@ -179,8 +179,10 @@ def _scale_parameter_terms(t, l_t, l_tt, l_ttt, scale, sign=1.0) -> np.ndarray:
                      scale ** 2 * (2.0 * l_tt + t * l_ttt)])
 
 
-class Likelihood:
-    """Base class: log-parameter bookkeeping, argument checks and expectations over N(mean, var).
+class Likelihood(LogParameters):
+    """Base class: argument checks and expectations over N(mean, var); the log-parameters
+    are held as :class:`~course_lib.gp.parameters.LogParameters` (``theta``, ``bounds``,
+    ``with_theta``).
 
     A subclass sets ``observation_kind`` and ``_names``, calls ``_init_parameters`` in its
     constructor and implements
@@ -194,48 +196,6 @@ class Likelihood:
     """
 
     observation_kind = ""
-    _names: tuple[str, ...] = ()
-
-    def _init_parameters(self, values: dict, bounds: dict) -> None:
-        checked = {name: check_parameter(values[name], name) for name in self._names}
-        self._log_theta = np.log([checked[name] for name in self._names])
-        self._log_bounds = np.vstack([log_bounds(bounds[name], np.array([checked[name]]), name)
-                                      for name in self._names])
-
-    # ----- parameters -------------------------------------------------------------------------
-    @property
-    def param_names(self) -> tuple[str, ...]:
-        return self._names
-
-    @property
-    def n_params(self) -> int:
-        return len(self._names)
-
-    @property
-    def theta(self) -> np.ndarray:
-        """Log-parameters, in the order of ``param_names``."""
-        return self._log_theta.copy()
-
-    @property
-    def bounds(self) -> np.ndarray:
-        """Log-bounds, shape (n_params, 2)."""
-        return self._log_bounds.copy()
-
-    @property
-    def params(self) -> dict[str, float]:
-        return dict(zip(self._names, np.exp(self._log_theta).tolist()))
-
-    def with_theta(self, theta) -> "Likelihood":
-        """A copy with log-parameters ``theta`` (shape (n_params,))."""
-        theta = as_float_array(theta, "theta", ndim=1, allow_empty=True)
-        if theta.shape != (self.n_params,):
-            raise ValueError(f"theta: expected shape ({self.n_params},) for parameters "
-                             f"{self._names}, got {theta.shape}")
-        check_log_parameters(theta, self._names)
-        new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        new._log_theta = theta.copy()
-        return new
 
     def _param(self, name: str) -> float:
         return float(np.exp(self._log_theta[self._names.index(name)]))

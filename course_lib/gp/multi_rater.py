@@ -35,15 +35,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..linalg import LOG_2PI, NotPositiveDefiniteError
+from ..linalg import LOG_2PI, NotPositiveDefiniteError, sample_gaussian
 from ..metrics import check_scale
 from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                           as_selection, check_choice)
 from .kernels import Kernel, as_inputs, check_exact_size
-from .prediction import LatentGaussian
+from .optimise import HyperparameterFit, check_priors, log_hyper_prior, optimise_hyperparameters
+from .parameters import check_parameter, log_bounds
+from .prediction import LatentGaussian, add_noise
 from .priors import Prior
-from .regression import NOISE_BOUNDS, GPRegression, MarginalLikelihood, \
-    gaussian_log_marginal_likelihood
+from .regression import (NOISE_BOUNDS, MarginalLikelihood, checked_theta,
+                         gaussian_log_marginal_likelihood, predict_latent)
 
 __all__ = ["RaterData", "WeightedMeans", "MultiRaterLikelihood", "joint_log_likelihood",
            "MultiRaterGP", "MODES"]
@@ -335,7 +337,7 @@ def _joint_evidence(K, data: RaterData, sigma2: float, dK, include_spread_term: 
 # The model
 # --------------------------------------------------------------------------------------------
 
-class MultiRaterGP(GPRegression):
+class MultiRaterGP:
     """GP regression from several raters' scores per item; ``mode`` picks the model (module
     docstring): ``"mean"`` (GP on the mean score), ``"joint"`` (every score, N x N) or
     ``"repeated"`` (every score as its own data point, M x M; the oracle).
@@ -353,10 +355,44 @@ class MultiRaterGP(GPRegression):
     def __init__(self, kernel: Kernel, noise_variance: float = 1.0, mode: str = "joint",
                  noise_bounds=NOISE_BOUNDS, priors: Mapping[str, Prior] | None = None):
         self.mode = check_choice(mode, "mode", MODES)
-        as_positive_float(noise_variance, "noise_variance")
-        super().__init__(kernel, noise_variance, noise_bounds, priors)
+        self.noise_variance = as_positive_float(noise_variance, "noise_variance")
+        if not isinstance(kernel, Kernel):
+            raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
+        self.kernel = kernel
+        check_parameter(self.noise_variance, "noise_variance")
+        self._noise_log_bounds = log_bounds(noise_bounds, np.array([self.noise_variance]),
+                                            "noise_variance")
+        self.priors = check_priors(priors, self.param_names)
+        self.X_train: np.ndarray | None = None
+        self.y_train: np.ndarray | None = None
+        self.posterior: LatentGaussian | None = None
         self.data: RaterData | None = None
 
+    # ----- hyper-parameter vector -------------------------------------------------------
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return self.kernel.param_names + ("noise_variance",)
+
+    @property
+    def theta(self) -> np.ndarray:
+        """Log hyper-parameters: kernel's, then log noise_variance."""
+        return np.concatenate([self.kernel.theta, [np.log(self.noise_variance)]])
+
+    @property
+    def bounds(self) -> np.ndarray:
+        """Log-bounds, shape (n_params, 2)."""
+        return np.vstack([self.kernel.bounds, self._noise_log_bounds])
+
+    @property
+    def params(self) -> dict[str, float]:
+        return dict(zip(self.param_names, np.exp(self.theta).tolist()))
+
+    def _split(self, theta) -> tuple[Kernel, float]:
+        theta = checked_theta(theta, self.param_names)
+        P = self.kernel.n_params
+        return self.kernel.with_theta(theta[:P]), float(np.exp(theta[P]))
+
+    # ----- data -------------------------------------------------------------------------
     def fit(self, X, data: RaterData) -> "MultiRaterGP":
         """Condition on the scores in ``data`` of the items at the rows of X. Returns self."""
         X = as_inputs(X, "X")
@@ -365,26 +401,52 @@ class MultiRaterGP(GPRegression):
         if data.n_items != X.shape[0]:
             raise ValueError(f"data: has {data.n_items} items but X has {X.shape[0]} rows (one "
                              "row per item)")
-        if self.mode == "repeated":
-            super().fit(X[data.items], data.scores)
+        if self.mode == "repeated":   # every label a data point at its item's input
+            check_exact_size(data.n_labels, "X")
+            X_train, target = X[data.items], data.scores
         else:
-            try:
-                posterior = LatentGaussian.from_noise(self.kernel(X), data.means,
-                                                      self._item_noise(self.noise_variance, data))
-            except NotPositiveDefiniteError as err:
-                raise NotPositiveDefiniteError(
-                    f"kernel: its matrix on X plus the noise is not positive definite; a "
-                    f"valid kernel gives a positive semi-definite matrix ({err})") from None
-            self.X_train, self.y_train, self.posterior = X, data.means, posterior
+            X_train, target = X, data.means
+        try:
+            posterior = LatentGaussian.from_noise(self.kernel(X_train), target,
+                                                  self._item_noise(self.noise_variance, data))
+        except NotPositiveDefiniteError as err:
+            raise NotPositiveDefiniteError(
+                f"kernel: its matrix on X plus the noise is not positive definite; a "
+                f"valid kernel gives a positive semi-definite matrix ({err})") from None
+        self.X_train, self.y_train, self.posterior = X_train, target, posterior
         self.X_items, self.data = X, data
         return self
 
     def _item_noise(self, noise_variance: float, data: RaterData):
         return noise_variance / data.counts if self.mode == "joint" else noise_variance
 
-    def _refit(self):
+    def refit_at(self, theta):
+        """Set the hyper-parameters to ``theta`` and condition again on the scores."""
+        self.kernel, self.noise_variance = self._split(theta)
         self.fit(self.X_items, self.data)
 
+    def _require_fit(self):
+        if self.posterior is None:
+            raise ValueError("self: call fit(X, data) before predicting or optimising")
+
+    # ----- prediction -------------------------------------------------------------------
+    def predict(self, X_test, full_cov: bool = False, include_noise: bool = False
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """Predictive mean and variance (``full_cov``: covariance) at the rows of ``X_test``:
+        latent f* by default; ``include_noise`` adds ``noise_variance`` (one rater's score, or
+        the mean score in the "mean" model)."""
+        self._require_fit()
+        mean, var = predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
+        return mean, (add_noise(var, self.noise_variance) if include_noise else var)
+
+    def sample_posterior(self, X_test, n_samples: int = 1, *, rng: RngLike = None,
+                         include_noise: bool = False) -> np.ndarray:
+        """Draws of f(X_test) (or a score with ``include_noise``) given the data,
+        (n_samples, n*)."""
+        mean, cov = self.predict(X_test, full_cov=True, include_noise=include_noise)
+        return sample_gaussian(mean, cov, n_samples, rng=rng)
+
+    # ----- evidence ---------------------------------------------------------------------
     def marginal_likelihood(self, theta=None, eval_gradient: bool = False, warn: bool = True,
                             include_spread_term: bool = True):
         """log p(scores | X, theta) of the model (see the module docstring), with its terms.
@@ -398,16 +460,47 @@ class MultiRaterGP(GPRegression):
             raise ValueError("include_spread_term: the repeated model's evidence holds the "
                              "spread term inside (every label is a data point) and cannot "
                              "leave it out; use mode='joint'")
-        if self.mode != "joint":
-            return super().marginal_likelihood(theta, eval_gradient, warn)
         self._require_fit()
         kernel, noise = (self.kernel, self.noise_variance) if theta is None else self._split(theta)
-        K, dK = kernel.gradient(self.X_items) if eval_gradient else (kernel(self.X_items), None)
+        X = self.X_items if self.mode == "joint" else self.X_train
+        K, dK = kernel.gradient(X) if eval_gradient else (kernel(X), None)
+        if self.mode != "joint":
+            return gaussian_log_marginal_likelihood(K, self.y_train, noise, dK, warn)
         return _joint_evidence(K, self.data, noise, dK, include_spread_term, warn)
 
+    def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False):
+        """log p(scores | X, theta) (float), or ``(value, gradient)`` with the gradient w.r.t.
+        the log hyper-parameters in the order of ``param_names``."""
+        result = self.marginal_likelihood(theta, eval_gradient)
+        return (result.value, self._theta_gradient(result)) if eval_gradient else result.value
+
+    def log_hyper_prior(self, theta=None) -> tuple[float, np.ndarray]:
+        """Sum of the log hyper-prior densities of u = log theta, and its gradient (0 if none)."""
+        return log_hyper_prior(self.theta if theta is None else theta, self.param_names,
+                               self.priors)
+
+    # ----- ML-II / MAP-II ---------------------------------------------------------------
+    @staticmethod
+    def _theta_gradient(result) -> np.ndarray:
+        """d/d theta: the kernel's entries, then the per-item noise entries summed (one shared
+        sigma^2)."""
+        return np.append(result.gradient_kernel, result.gradient_log_noise.sum())
+
+    def negative_objective(self, theta) -> tuple[float, np.ndarray]:
+        """-(log p(scores | X, theta) + log p(theta)) and its gradient: what L-BFGS-B
+        minimises."""
+        try:
+            result = self.marginal_likelihood(theta, eval_gradient=True, warn=False)
+        except NotPositiveDefiniteError:  # the line search backs off from such a point
+            return np.inf, np.zeros_like(theta)
+        lp, dlp = self.log_hyper_prior(theta)
+        return -(result.value + lp), -(self._theta_gradient(result) + dlp)
+
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
-                                 max_iter: int = 200):
-        """ML-II / MAP-II as :meth:`GPRegression.optimise_hyperparameters`.
+                                 max_iter: int = 200) -> HyperparameterFit:
+        """ML-II / MAP-II with the restart loop of
+        :func:`~course_lib.gp.optimise.optimise_hyperparameters` (as
+        :meth:`GPRegression.optimise_hyperparameters`).
 
         Raises ``ValueError`` naming ``data`` in the joint and repeated models when every item's
         raters agree exactly (within-item spread S = 0 with M > N) and sigma^2 is free without a
@@ -424,7 +517,7 @@ class MultiRaterGP(GPRegression):
                              "so the joint evidence grows without bound as the rater noise "
                              "goes to 0; use mode='mean', fix noise_bounds, or set a prior on "
                              "noise_variance")
-        return super().optimise_hyperparameters(n_restarts, rng=rng, max_iter=max_iter)
+        return optimise_hyperparameters(self, n_restarts=n_restarts, rng=rng, max_iter=max_iter)
 
     def __repr__(self):
         return (f"MultiRaterGP(kernel={self.kernel!r}, noise_variance="

@@ -17,8 +17,8 @@ inference gives.
 
 Hyper-parameters (``theta``, ``param_names``): the kernel's log-parameters, then the
 likelihood's (e.g. ``noise_sd``). MAP-II maximises the Laplace log evidence plus the log
-hyper-priors with the one L-BFGS-B restart loop of
-:meth:`~course_lib.gp.regression.GPRegression.optimise_hyperparameters`, using the evidence
+hyper-priors with the one L-BFGS-B restart loop,
+:func:`~course_lib.gp.optimise.optimise_hyperparameters`, using the evidence
 gradient with its implicit term; every evaluation warm-starts Newton from the previous weights
 a = K^-1 f_hat, and so does every refit on new comparisons (old items keep their weight, new
 items start at 0, i.e. at the current predictive mean). Under EP the evidence gradient is the
@@ -54,9 +54,10 @@ from .ep import ClippedSiteWarning, EPConvergenceError, EPResult, expectation_pr
 from .kernels import Kernel, as_inputs, check_exact_size
 from .laplace import LaplaceResult, laplace_mode
 from .likelihoods import Likelihood
+from .optimise import HyperparameterFit, check_priors, log_hyper_prior, optimise_hyperparameters
 from .prediction import LatentGaussian
 from .priors import Prior
-from .regression import GPRegression, HyperparameterFit
+from .regression import checked_theta, predict_latent
 
 __all__ = ["PreferenceGP", "LaplaceEvidence", "EPEvidence", "OnSquare", "INFERENCES"]
 
@@ -141,7 +142,7 @@ def latent_difference(kernel: Kernel, X_train: np.ndarray, posterior: LatentGaus
     return posterior.predict(K_cross, np.maximum(k_test, 0.0))
 
 
-class PreferenceGP(GPRegression):
+class PreferenceGP:
     """Preference GP: Laplace posterior of a utility f from comparisons (module docstring).
 
     Parameters
@@ -180,7 +181,7 @@ class PreferenceGP(GPRegression):
             raise ValueError(f"likelihood: its parameter names {sorted(shared)} clash with the "
                              "kernel's; hyper-parameters are addressed by name")
         self.kernel, self.likelihood = kernel, likelihood
-        self.priors = self._check_priors(priors)
+        self.priors = check_priors(priors, self.param_names)
         self.newton_max_iter = as_positive_int(newton_max_iter, "newton_max_iter")
         self.newton_tol = as_positive_float(newton_tol, "newton_tol")
         self.inference = check_choice(inference, "inference", INFERENCES)
@@ -204,10 +205,6 @@ class PreferenceGP(GPRegression):
 
     # ----- hyper-parameter vector -------------------------------------------------------
     @property
-    def learns_noise(self) -> bool:
-        return False  # no additive Gaussian noise variance: the likelihood has its own theta
-
-    @property
     def param_names(self) -> tuple[str, ...]:
         return self.kernel.param_names + self.likelihood.param_names
 
@@ -220,13 +217,19 @@ class PreferenceGP(GPRegression):
     def bounds(self) -> np.ndarray:
         return np.vstack([self.kernel.bounds, self.likelihood.bounds])
 
+    @property
+    def params(self) -> dict[str, float]:
+        return dict(zip(self.param_names, np.exp(self.theta).tolist()))
+
     def _split(self, theta) -> tuple[Kernel, Likelihood]:
-        theta = self._checked_theta(theta)
+        theta = checked_theta(theta, self.param_names)
         P = self.kernel.n_params
         return self.kernel.with_theta(theta[:P]), self.likelihood.with_theta(theta[P:])
 
-    def _set_theta(self, theta):
+    def refit_at(self, theta):
+        """Set the hyper-parameters to ``theta`` and fit the comparisons again."""
         self.kernel, self.likelihood = self._split(theta)
+        self.fit(self.comparisons)
 
     # ----- data -------------------------------------------------------------------------
     def fit(self, comparisons: Comparisons) -> "PreferenceGP":
@@ -285,9 +288,6 @@ class PreferenceGP(GPRegression):
                 alpha[j] = self._warm_alpha[i]
         return alpha
 
-    def _refit(self):
-        self.fit(self.comparisons)
-
     def _expectation_propagation(self, K, M, likelihood, y, sites0) -> EPResult:
         try:
             return expectation_propagation(K, M, likelihood, y, sites0=sites0,
@@ -343,7 +343,13 @@ class PreferenceGP(GPRegression):
         result = self.marginal_likelihood(theta, eval_gradient)
         return (result.value, result.gradient) if eval_gradient else result.value
 
-    def _negative_objective(self, theta):
+    def log_hyper_prior(self, theta=None) -> tuple[float, np.ndarray]:
+        """Sum of the log hyper-prior densities of u = log theta, and its gradient (0 if none)."""
+        return log_hyper_prior(self.theta if theta is None else theta, self.param_names,
+                               self.priors)
+
+    def negative_objective(self, theta) -> tuple[float, np.ndarray]:
+        """-(log evidence + log p(theta)) and its gradient: what L-BFGS-B minimises."""
         try:
             with warnings.catch_warnings():   # clipped EP sites are reported by the refit
                 warnings.simplefilter("ignore", ClippedSiteWarning)
@@ -382,13 +388,13 @@ class PreferenceGP(GPRegression):
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200) -> HyperparameterFit:
         """MAP-II (ML-II without priors): maximise log q(y | theta) + log p(theta) over the log
-        hyper-parameters with L-BFGS-B restarts, exactly as
-        :meth:`GPRegression.optimise_hyperparameters` (first run from the current theta,
+        hyper-parameters with the L-BFGS-B restarts of
+        :func:`~course_lib.gp.optimise.optimise_hyperparameters` (first run from the current theta,
         ``n_restarts - 1`` from the priors or uniform in the log-bounds; the best is kept and
         refitted). Warns when the kernel's variance and ``noise_sd`` are both free without a
         prior (module docstring: the evidence is flat along their ratio)."""
         self._require_fit()
-        n_restarts = as_positive_int(n_restarts, "n_restarts")
+        n_restarts = as_positive_int(n_restarts, "n_restarts")   # before the warning below
         rng = as_rng(rng)
         ridge = self._scale_ridge()
         if ridge:
@@ -396,21 +402,18 @@ class PreferenceGP(GPRegression):
                           "answers depend only on their ratio; fix one (bounds='fixed') or give "
                           "it a prior, else the optimiser wanders along a flat ridge",
                           UserWarning, stacklevel=2)
-        try:
-            return super().optimise_hyperparameters(n_restarts, rng=rng, max_iter=max_iter)
-        except NotPositiveDefiniteError as err:
-            if "every optimisation run failed" not in str(err):
-                raise
-            raise NotPositiveDefiniteError(
-                "theta: every optimisation run failed (no Laplace mode with K^-1 + W positive "
-                "definite, or Newton / EP did not converge) at its start; narrow the "
-                "hyper-parameter bounds or add priors") from None
+        return optimise_hyperparameters(
+            self, n_restarts=n_restarts, rng=rng, max_iter=max_iter,
+            failure="theta: every optimisation run failed (no Laplace mode with K^-1 + W "
+                    "positive definite, or Newton / EP did not converge) at its start; narrow "
+                    "the hyper-parameter bounds or add priors")
 
     # ----- prediction -------------------------------------------------------------------
     def predict(self, X_test, full_cov: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and variance (``full_cov``: covariance) of the utility f at the rows
         of ``X_test`` (Laplace or EP posterior; no observation noise)."""
-        return super().predict(X_test, full_cov=full_cov)
+        self._require_fit()
+        return predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
 
     def sample_posterior(self, X_test, n_samples: int = 1, *, rng: RngLike = None
                          ) -> np.ndarray:

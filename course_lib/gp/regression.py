@@ -12,7 +12,7 @@ With K = k(X, X) and L = chol(K + sigma_n^2 I):
 
 Hyper-parameters are the kernel's log-parameters followed by ``log noise_variance`` (left out
 when ``noise_variance=0``: noise-free interpolation); like the kernel's, a positive noise
-variance lies within ``kernels.PARAMETER_RANGE`` (1e-100 to 1e100). Predictions go through the
+variance lies within ``parameters.PARAMETER_RANGE`` (1e-100 to 1e100). Predictions go through the
 shared :class:`~course_lib.gp.prediction.LatentGaussian` ("noise" form), exactly as the Laplace
 and variational models of later units do. Jitter: see :mod:`course_lib.gp.prediction`.
 """
@@ -25,19 +25,19 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import lapack
-from scipy.optimize import minimize
 
-from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng
-from .kernels import (Kernel, as_inputs, check_exact_size, check_log_parameters, check_parameter,
-                      log_bounds)
+from ..validation import RngLike, as_float_array, as_positive_float
+from .kernels import Kernel, as_inputs, check_exact_size
+from .parameters import check_log_parameters, check_parameter, log_bounds
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, sample_gaussian
+from .optimise import HyperparameterFit, check_priors, log_hyper_prior, optimise_hyperparameters
 from .prediction import LatentGaussian, add_noise
 from .priors import Prior
 
 NOISE_BOUNDS = (1e-8, 1e5)
 
-__all__ = ["GPRegression", "MarginalLikelihood", "HyperparameterFit", "LMLSurface",
-           "gaussian_log_marginal_likelihood", "log_marginal_likelihood_surface"]
+__all__ = ["GPRegression", "MarginalLikelihood", "LMLSurface", "gaussian_log_marginal_likelihood",
+           "log_marginal_likelihood_surface", "checked_theta", "predict_latent"]
 
 
 @dataclass(frozen=True)
@@ -104,31 +104,28 @@ def _condition(K, y, noise, warn: bool) -> LatentGaussian:
         return LatentGaussian.from_noise(K, y, noise)
 
 
-@dataclass(frozen=True)
-class HyperparameterFit:
-    """Result of :meth:`GPRegression.optimise_hyperparameters`.
+def checked_theta(theta, param_names) -> np.ndarray:
+    """``theta`` as a float vector with one log-parameter per name, within the parameter range."""
+    theta = as_float_array(theta, "theta", ndim=1)
+    if theta.shape != (len(param_names),):
+        raise ValueError(f"theta: expected shape ({len(param_names)},) for "
+                         f"{param_names}, got {theta.shape}")
+    check_log_parameters(theta, param_names)
+    return theta
 
-    ``theta`` / ``params``: best log / natural hyper-parameters; ``objective``: the maximised
-    log marginal likelihood + log hyper-prior (equal to ``log_marginal_likelihood`` for ML-II);
-    per run (rows, the run from the initial theta first): ``starts`` and ``ends``
-    (log-parameters), ``objectives`` (-inf when a run failed), ``converged`` and ``n_iter``
-    (L-BFGS-B iterations run); ``best`` indexes the winning run.
-    """
 
-    theta: np.ndarray
-    param_names: tuple[str, ...]
-    objective: float
-    log_marginal_likelihood: float
-    starts: np.ndarray
-    ends: np.ndarray
-    objectives: np.ndarray
-    converged: np.ndarray
-    n_iter: np.ndarray
-    best: int
-
-    @property
-    def params(self) -> dict[str, float]:
-        return dict(zip(self.param_names, np.exp(self.theta).tolist()))
+def predict_latent(kernel: Kernel, X_train, posterior: LatentGaussian, X_test,
+                   full_cov: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and variance (``full_cov``: covariance) of the latent f at the rows of ``X_test``
+    under a ``posterior`` of f at ``X_train`` (R&W Alg. 3.1 lines 4-6, in any form)."""
+    X_test = as_inputs(X_test, "X_test", X_train.shape[1])
+    if full_cov:
+        check_exact_size(X_test.shape[0], "X_test", what="the predictive covariance",
+                         advice="ask for variances only (full_cov=False) or predict at "
+                                "fewer points")
+    K_cross = kernel(X_train, X_test)
+    K_test = kernel(X_test) if full_cov else kernel.diag(X_test)
+    return posterior.predict(K_cross, K_test)
 
 
 class GPRegression:
@@ -163,7 +160,7 @@ class GPRegression:
         self._noise_log_bounds = (None if self.noise_variance == 0 else
                                   log_bounds(noise_bounds, np.array([self.noise_variance]),
                                               "noise_variance"))
-        self.priors = self._check_priors(priors)
+        self.priors = check_priors(priors, self.param_names)
         self.X_train: np.ndarray | None = None
         self.y_train: np.ndarray | None = None
         self.posterior: LatentGaussian | None = None
@@ -194,21 +191,10 @@ class GPRegression:
         return dict(zip(self.param_names, np.exp(self.theta).tolist()))
 
     def _split(self, theta) -> tuple[Kernel, float]:
-        theta = self._checked_theta(theta)
+        theta = checked_theta(theta, self.param_names)
         P = self.kernel.n_params
         noise = float(np.exp(theta[P])) if self.learns_noise else 0.0
         return self.kernel.with_theta(theta[:P]), noise
-
-    def _check_priors(self, priors):
-        priors = dict(priors or {})
-        for name, prior in priors.items():
-            if name not in self.param_names:
-                raise ValueError(f"priors: unknown hyper-parameter {name!r}; "
-                                 f"known: {self.param_names}")
-            if not isinstance(prior, Prior):
-                raise TypeError(f"priors: {name!r} needs a course_lib.gp.priors.Prior, "
-                                f"got {type(prior).__name__}")
-        return priors
 
     # ----- data -------------------------------------------------------------------------
     def fit(self, X, y) -> "GPRegression":
@@ -229,20 +215,9 @@ class GPRegression:
         self.X_train, self.y_train, self.posterior = X, y, posterior
         return self
 
-    def _checked_theta(self, theta) -> np.ndarray:
-        """``theta`` as a float vector of this model's length, within the parameter range."""
-        theta = as_float_array(theta, "theta", ndim=1)
-        if theta.shape != (len(self.param_names),):
-            raise ValueError(f"theta: expected shape ({len(self.param_names)},) for "
-                             f"{self.param_names}, got {theta.shape}")
-        check_log_parameters(theta, self.param_names)
-        return theta
-
-    def _set_theta(self, theta):
+    def refit_at(self, theta):
+        """Set the hyper-parameters to ``theta`` and condition again on the training data."""
         self.kernel, self.noise_variance = self._split(theta)
-
-    def _refit(self):
-        """Condition again on the training data at the current hyper-parameters."""
         self.fit(self.X_train, self.y_train)
 
     def _require_fit(self):
@@ -258,14 +233,7 @@ class GPRegression:
         Returns ``(mean (n*,), var (n*,) or cov (n*, n*))``.
         """
         self._require_fit()
-        X_test = as_inputs(X_test, "X_test", self.X_train.shape[1])
-        if full_cov:
-            check_exact_size(X_test.shape[0], "X_test", what="the predictive covariance",
-                             advice="ask for variances only (full_cov=False) or predict at "
-                                    "fewer points")
-        K_cross = self.kernel(self.X_train, X_test)
-        K_test = self.kernel(X_test) if full_cov else self.kernel.diag(X_test)
-        mean, var = self.posterior.predict(K_cross, K_test)
+        mean, var = predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
         return mean, (add_noise(var, self.noise_variance) if include_noise else var)
 
     def sample_prior(self, X_test, n_samples: int = 1, *, rng: RngLike = None) -> np.ndarray:
@@ -308,43 +276,26 @@ class GPRegression:
 
     def log_hyper_prior(self, theta=None) -> tuple[float, np.ndarray]:
         """Sum of the log hyper-prior densities of u = log theta, and its gradient (0 if none)."""
-        theta = self.theta if theta is None else as_float_array(theta, "theta", ndim=1)
-        value, grad = 0.0, np.zeros(len(self.param_names))
-        for index, name in enumerate(self.param_names):
-            if name in self.priors:
-                lp, dlp = self.priors[name].log_pdf_log(theta[index])
-                value += float(lp)
-                grad[index] = float(dlp)
-        return value, grad
+        return log_hyper_prior(self.theta if theta is None else theta, self.param_names,
+                               self.priors)
 
     # ----- ML-II / MAP-II ---------------------------------------------------------------
     def _theta_gradient(self, result) -> np.ndarray:
         """The gradient over theta from a ``marginal_likelihood(..., eval_gradient=True)``
-        result (a subclass whose result has another layout overrides this)."""
+        result."""
         grad = result.gradient_kernel
         if self.learns_noise:
             grad = np.append(grad, result.gradient_log_noise.sum())
         return grad
 
-    def _negative_objective(self, theta):
+    def negative_objective(self, theta) -> tuple[float, np.ndarray]:
+        """-(log p(y | X, theta) + log p(theta)) and its gradient: what L-BFGS-B minimises."""
         try:
             result = self.marginal_likelihood(theta, eval_gradient=True, warn=False)
         except NotPositiveDefiniteError:  # the line search backs off from such a point
             return np.inf, np.zeros_like(theta)
         lp, dlp = self.log_hyper_prior(theta)
         return -(result.value + lp), -(self._theta_gradient(result) + dlp)
-
-    def _random_start(self, rng) -> np.ndarray:
-        bounds = self.bounds
-        start = rng.uniform(bounds[:, 0], bounds[:, 1])
-        for index, name in enumerate(self.param_names):
-            if name in self.priors:
-                start[index] = self.priors[name].sample_log(rng=rng)
-        return np.clip(start, bounds[:, 0], bounds[:, 1])
-
-    def _starts(self, n_restarts: int, rng) -> list[np.ndarray]:
-        """Starting points of the optimiser runs: the current theta, then random starts."""
-        return [self.theta] + [self._random_start(rng) for _ in range(n_restarts - 1)]
 
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200) -> HyperparameterFit:
@@ -355,33 +306,10 @@ class GPRegression:
         random starts drawn with ``rng`` from the hyper-prior where one is set, else uniformly
         between the log-bounds. ``max_iter`` caps the iterations of each run. The best run is
         kept, the model refitted at it, and every run returned (local optima are part of the
-        lesson).
+        lesson); :func:`~course_lib.gp.optimise.optimise_hyperparameters` runs the loop.
         """
         self._require_fit()
-        n_restarts = as_positive_int(n_restarts, "n_restarts")
-        max_iter = as_positive_int(max_iter, "max_iter")
-        rng = as_rng(rng)
-        starts = self._starts(n_restarts, rng)
-        ends, values, converged, n_iter = [], [], [], []
-        for start in starts:
-            run = minimize(self._negative_objective, start, jac=True, method="L-BFGS-B",
-                           bounds=self.bounds, options={"maxiter": max_iter})
-            ends.append(run.x)
-            values.append(-run.fun if np.isfinite(run.fun) else -np.inf)
-            converged.append(bool(run.success))
-            n_iter.append(int(run.nit))
-        values = np.array(values)
-        if not np.any(np.isfinite(values)):
-            raise NotPositiveDefiniteError(
-                "theta: every optimisation run failed to factorise K + noise; try a larger "
-                "noise_variance lower bound or narrower kernel bounds")
-        best = int(np.argmax(values))
-        self._set_theta(ends[best])
-        self._refit()
-        return HyperparameterFit(ends[best].copy(), self.param_names, float(values[best]),
-                                 float(self.log_marginal_likelihood()), np.array(starts),
-                                 np.array(ends), values, np.array(converged), np.array(n_iter),
-                                 best)
+        return optimise_hyperparameters(self, n_restarts=n_restarts, rng=rng, max_iter=max_iter)
 
     def __repr__(self):
         return f"GPRegression(kernel={self.kernel!r}, noise_variance={self.noise_variance:.4g})"
@@ -448,7 +376,7 @@ def log_marginal_likelihood_surface(gp: GPRegression, x_name: str, x_values, y_n
                                                           result.complexity)
 
     # the eigendecomposition shortcut holds for one shared noise on plain targets only
-    shortcut = gp.learns_noise and type(gp).marginal_likelihood is GPRegression.marginal_likelihood
+    shortcut = isinstance(gp, GPRegression) and gp.learns_noise
     noise_axis = {x_name: 1, y_name: 0}.get("noise_variance") if shortcut else None
     if noise_axis is None:
         for i in range(shape[0]):

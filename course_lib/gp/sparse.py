@@ -69,7 +69,8 @@ from scipy.optimize import minimize
 from ..kmeans import kmeans
 from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                           as_rng, check_choice)
-from .kernels import DEFAULT_BOUNDS, Kernel, as_inputs, check_parameter, log_bounds
+from .kernels import Kernel, as_inputs
+from .parameters import DEFAULT_BOUNDS, check_parameter, log_bounds
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
 from .prediction import LatentGaussian, add_noise
 

@@ -417,7 +417,7 @@ class SparsePreferenceGP(PreferenceGP):
         if not np.isfinite(run.fun):
             raise NotPositiveDefiniteError("pseudo_inputs: the optimisation failed (no Laplace "
                                            "posterior at the points it reached)")
-        self._set_theta(run.x[:P])
+        self.kernel, self.likelihood = self._split(run.x[:P])
         self.pseudo_inputs = run.x[P:].reshape(shape).copy()
         self.fit(self.comparisons)
         return PseudoInputFit(self.pseudo_inputs.copy(), self.theta, float(start_value),

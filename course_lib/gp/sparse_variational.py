@@ -484,8 +484,8 @@ class SparseVariationalGP(VariationalGP):
     the level-set acquisitions condition on), ``X_items`` (the rows of X the likelihood
     addresses), ``mixed`` (the MixedLikelihood with its data). ``log_marginal_likelihood`` is
     the optimised ELBO, which ``optimise_hyperparameters`` maximises by the restart loop of
-    :class:`~course_lib.gp.regression.GPRegression`, each evaluation warm-started from the
-    latest q(v).
+    :func:`~course_lib.gp.optimise.optimise_hyperparameters`, each evaluation warm-started from
+    the latest q(v).
     """
 
     def __init__(self, kernel: Kernel, likelihood: Likelihood | MixedLikelihood, inducing,

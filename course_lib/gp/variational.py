@@ -66,10 +66,12 @@ from ..validation import RngLike, as_float_array, as_positive_float, as_positive
 from .kernels import Kernel, as_inputs, check_exact_size
 from .laplace import check_latent_problem
 from .likelihoods import Likelihood
+from .optimise import HyperparameterFit, check_priors, log_hyper_prior, optimise_hyperparameters
+from .parameters import LogParameters
 from .prediction import LatentGaussian
 from .quadrature import LatentOverflowError
 from .priors import Prior
-from .regression import GPRegression, HyperparameterFit
+from .regression import checked_theta, predict_latent
 
 __all__ = ["MixedLikelihood", "VariationalGP", "VariationalResult", "VariationalEvidence",
            "variational_elbo", "fit_variational"]
@@ -111,7 +113,7 @@ def _check_part(part, index: int) -> tuple[Likelihood, np.ndarray, np.ndarray]:
     return likelihood, M, y
 
 
-class MixedLikelihood:
+class MixedLikelihood(LogParameters):
     """Several likelihoods on one latent f: ``parts`` = [(likelihood, M_part, y_part), ...].
 
     ``M_part`` (m_part x n) maps the n items' latents to the part's rows z = M_part f (identity
@@ -167,10 +169,6 @@ class MixedLikelihood:
                      for name in likelihood.param_names)
 
     @property
-    def n_params(self) -> int:
-        return len(self.param_names)
-
-    @property
     def theta(self) -> np.ndarray:
         """Log-parameters of every part, in the order of ``param_names``."""
         return np.concatenate([likelihood.theta for likelihood in self.likelihoods])
@@ -180,19 +178,11 @@ class MixedLikelihood:
         """Log-bounds, shape (n_params, 2)."""
         return np.vstack([likelihood.bounds.reshape(-1, 2) for likelihood in self.likelihoods])
 
-    def with_theta(self, theta) -> "MixedLikelihood":
-        """A copy whose parts have log-parameters ``theta`` (shape (n_params,)); maps and
-        observations are shared (they are read-only)."""
-        theta = as_float_array(theta, "theta", ndim=1, allow_empty=True)
-        if theta.shape != (self.n_params,):
-            raise ValueError(f"theta: expected shape ({self.n_params},) for parameters "
-                             f"{self.param_names}, got {theta.shape}")
+    def _set_theta(self, theta: np.ndarray) -> None:
+        # with_theta's copy shares the maps and observations (they are read-only)
         edges = np.cumsum([0] + [likelihood.n_params for likelihood in self.likelihoods])
-        new = object.__new__(MixedLikelihood)
-        new.__dict__.update(self.__dict__)
-        new.likelihoods = tuple(likelihood.with_theta(theta[a:b]) for likelihood, a, b
-                                in zip(self.likelihoods, edges[:-1], edges[1:]))
-        return new
+        self.likelihoods = tuple(likelihood.with_theta(theta[a:b]) for likelihood, a, b
+                                 in zip(self.likelihoods, edges[:-1], edges[1:]))
 
     def expected_parameter_gradient(self, mean, var) -> np.ndarray:
         """d/dtheta of ``expected_log_likelihood(mean, var)[0]``, shape (n_params,): each
@@ -512,7 +502,7 @@ class VariationalEvidence:
     result: VariationalResult
 
 
-class VariationalGP(GPRegression):
+class VariationalGP:
     """Full-rank variational GP on z = M f (module docstring), with MAP-II on the kernel and,
     if asked, on the likelihood's parameters.
 
@@ -543,8 +533,8 @@ class VariationalGP(GPRegression):
     ``gp.X_train``, ``gp.mixed`` (the MixedLikelihood with its data). ``log_marginal_likelihood``
     is the ELBO (a lower bound on the log evidence; with ``kl_weight`` != 1 the objective
     E - kl_weight KL), which ``optimise_hyperparameters`` maximises by the restart loop of
-    :class:`~course_lib.gp.regression.GPRegression`, each evaluation warm-started from the
-    previous (alpha, lambda).
+    :func:`~course_lib.gp.optimise.optimise_hyperparameters`, each evaluation warm-started from
+    the previous (alpha, lambda).
     """
 
     def __init__(self, kernel: Kernel, likelihood: Likelihood | MixedLikelihood,
@@ -604,11 +594,7 @@ class VariationalGP(GPRegression):
             if name in self.likelihood_param_names and name not in learned:
                 raise ValueError(f"priors: {name!r} is a likelihood parameter that is not "
                                  "learned; name it in learn_likelihood")
-        return super()._check_priors(priors)
-
-    @property
-    def learns_noise(self) -> bool:
-        return False
+        return check_priors(priors, self.param_names)
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -624,8 +610,12 @@ class VariationalGP(GPRegression):
         return np.vstack([self.kernel.bounds,
                           self.likelihood.bounds.reshape(-1, 2)[self._learned]])
 
+    @property
+    def params(self) -> dict[str, float]:
+        return dict(zip(self.param_names, np.exp(self.theta).tolist()))
+
     def _split(self, theta) -> tuple[Kernel, Likelihood | MixedLikelihood]:
-        theta = self._checked_theta(theta)
+        theta = checked_theta(theta, self.param_names)
         P = self.kernel.n_params
         if self._learned.size == 0:
             return self.kernel.with_theta(theta), self.likelihood
@@ -696,6 +686,11 @@ class VariationalGP(GPRegression):
     def _refit(self):
         self._fit(self.X_train, self.kernel(self.X_train), self.mixed)
 
+    def refit_at(self, theta):
+        """Set the hyper-parameters to ``theta`` and fit q(f) again."""
+        self._set_theta(theta)
+        self._refit()
+
     def _require_fit(self):
         if self.posterior is None:
             raise ValueError("self: call fit(X, ...) before predicting or optimising")
@@ -730,22 +725,36 @@ class VariationalGP(GPRegression):
         evidence = self.marginal_likelihood(theta, eval_gradient)
         return (evidence.value, evidence.gradient) if eval_gradient else evidence.value
 
-    def _theta_gradient(self, result) -> np.ndarray:
-        return result.gradient
+    def log_hyper_prior(self, theta=None) -> tuple[float, np.ndarray]:
+        """Sum of the log hyper-prior densities of u = log theta, and its gradient (0 if none)."""
+        return log_hyper_prior(self.theta if theta is None else theta, self.param_names,
+                               self.priors)
+
+    def negative_objective(self, theta) -> tuple[float, np.ndarray]:
+        """-(ELBO + log p(theta)) and its gradient: what L-BFGS-B minimises."""
+        try:
+            evidence = self.marginal_likelihood(theta, eval_gradient=True, warn=False)
+        except NotPositiveDefiniteError:  # the line search backs off from such a point
+            return np.inf, np.zeros_like(theta)
+        lp, dlp = self.log_hyper_prior(theta)
+        return -(evidence.value + lp), -(evidence.gradient + dlp)
 
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200) -> HyperparameterFit:
         """MAP-II on ``theta`` (the kernel's log-parameters, then the learned likelihood
         parameters): maximise ELBO + log p(theta) with the L-BFGS-B restart loop of
-        :meth:`GPRegression.optimise_hyperparameters` (first run from the current theta, the
-        others from the priors or uniform in the log-bounds; the best is kept and refitted)."""
-        return super().optimise_hyperparameters(n_restarts, rng=rng, max_iter=max_iter)
+        :func:`~course_lib.gp.optimise.optimise_hyperparameters` (first run from the current
+        theta, the others from the priors or uniform in the log-bounds; the best is kept and
+        refitted)."""
+        self._require_fit()
+        return optimise_hyperparameters(self, n_restarts=n_restarts, rng=rng, max_iter=max_iter)
 
     # ----- prediction -------------------------------------------------------------------
     def predict(self, X_test, full_cov: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Mean and variance (``full_cov``: covariance) of the latent f at the rows of
         ``X_test`` under q (no observation noise)."""
-        return super().predict(X_test, full_cov=full_cov)
+        self._require_fit()
+        return predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
 
     def __repr__(self):
         return f"VariationalGP(kernel={self.kernel!r}, likelihood={self.likelihood!r})"

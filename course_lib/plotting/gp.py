@@ -10,7 +10,8 @@ import numpy as np
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from ..gp.kernels import Kernel
-from ..gp.regression import HyperparameterFit, LMLSurface
+from ..gp.optimise import HyperparameterFit
+from ..gp.regression import LMLSurface
 from ..validation import as_float_array, as_positive_float, check_choice
 
 __all__ = ["plot_kernel_function", "plot_samples", "plot_gp_posterior", "plot_lml_surface",

@@ -1,0 +1,136 @@
+"""Named positive parameters held on the log scale, with log-bounds: the one bookkeeping of
+kernels, likelihoods and mixed likelihoods.
+
+An object with such parameters (a :class:`LogParameters`) lists their names in ``_names``, their
+natural logs in ``_log_theta`` and their log-bounds in ``_log_bounds`` (one (low, high) row per
+parameter; equal bounds fix a parameter). It shows them as ``param_names``, ``theta``,
+``bounds`` and ``params`` (natural values by name) and is immutable: ``with_theta(theta)``
+returns a copy with new log-parameters. Composites (sums and products of kernels, mixed
+likelihoods) gather their parts' instead and override ``param_names``, ``theta``, ``bounds``
+and ``_set_theta``.
+
+Every parameter and bound lies in ``PARAMETER_RANGE`` = [1e-100, 1e100], i.e. every
+log-parameter within +-230: squares and products of such values stay inside float64, so a kernel
+or likelihood never turns into inf or NaN. Values beyond it are refused, naming the argument.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..validation import as_float_array, as_positive_float
+
+__all__ = ["LogParameters", "DEFAULT_BOUNDS", "PARAMETER_RANGE", "check_parameter",
+           "check_log_parameters", "log_bounds", "positive_vector"]
+
+DEFAULT_BOUNDS = (1e-5, 1e5)
+# Allowed parameter values (module docstring): squares of them stay finite and non-zero.
+PARAMETER_RANGE = (1e-100, 1e100)
+LOG_PARAMETER_LIMIT = float(np.log(PARAMETER_RANGE[1]))
+
+
+def check_parameter(value, name: str) -> float:
+    """A positive hyper-parameter inside ``PARAMETER_RANGE``, as a float."""
+    value = as_positive_float(value, name)
+    _check_in_range(np.array([value]), name)
+    return value
+
+
+def _check_in_range(values: np.ndarray, name: str) -> None:
+    low, high = PARAMETER_RANGE
+    outside = (values < low) | (values > high)
+    if np.any(outside):
+        raise ValueError(f"{name}: hyper-parameters must lie within [{low:g}, {high:g}] (beyond "
+                         f"that their squares leave float64), got {values[outside][0]:.3g}")
+
+
+def check_log_parameters(theta: np.ndarray, names, name: str = "theta") -> None:
+    """Refuse log-parameters outside +-log(1e100), naming the entry and its parameter."""
+    outside = np.flatnonzero(np.abs(theta) > LOG_PARAMETER_LIMIT * (1 + 1e-12))
+    if outside.size:
+        index = int(outside[0])
+        raise ValueError(
+            f"{name}: entry {index} ({names[index]!r}) is {theta[index]:.6g}, i.e. a value "
+            f"exp({theta[index]:.6g}); log-parameters must lie within "
+            f"+-{LOG_PARAMETER_LIMIT:.1f} (values 1e-100 to 1e100)")
+
+
+def positive_vector(value, name: str) -> np.ndarray:
+    """A positive scalar or 1-D vector (ARD) inside ``PARAMETER_RANGE``, as a 1-D float array."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return np.array([check_parameter(value, name)])
+    arr = as_float_array(value, name, ndim=1)
+    if np.any(arr <= 0):
+        raise ValueError(f"{name}: every entry must be > 0, got {arr}")
+    _check_in_range(arr, name)
+    return arr
+
+
+def log_bounds(bounds, value: np.ndarray, name: str) -> np.ndarray:
+    """Natural-unit bounds ``(low, high)`` -> log-bounds, one row per entry of ``value``."""
+    if isinstance(bounds, str) and bounds == "fixed":
+        return np.column_stack([np.log(value), np.log(value)])
+    try:
+        low, high = (float(b) for b in bounds)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name}_bounds: expected (low, high) or 'fixed', got {bounds!r}") from err
+    if not (0 < low <= high < np.inf):
+        raise ValueError(f"{name}_bounds: need 0 < low <= high < inf, got ({low}, {high})")
+    _check_in_range(np.array([low, high]), f"{name}_bounds")
+    if np.any(value < low * (1 - 1e-12)) or np.any(value > high * (1 + 1e-12)):
+        raise ValueError(f"{name}: value {value} lies outside its bounds ({low}, {high})")
+    return np.tile(np.log([low, high]), (value.size, 1))
+
+
+class LogParameters:
+    """Named positive parameters on the log scale (module docstring)."""
+
+    _names: tuple[str, ...] = ()
+
+    def _init_parameters(self, values: dict, bounds: dict) -> None:
+        """Check ``values[name]`` and ``bounds[name]`` (natural units) for every name in
+        ``_names`` and store them on the log scale."""
+        checked = {name: check_parameter(values[name], name) for name in self._names}
+        self._log_theta = np.log([checked[name] for name in self._names])
+        self._log_bounds = np.vstack([log_bounds(bounds[name], np.array([checked[name]]), name)
+                                      for name in self._names])
+
+    @property
+    def theta(self) -> np.ndarray:
+        """Log hyper-parameters, in the order of ``param_names``."""
+        return self._log_theta.copy()
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return self._names
+
+    @property
+    def n_params(self) -> int:
+        return len(self.param_names)
+
+    @property
+    def bounds(self) -> np.ndarray:
+        """Log-bounds, shape ``(n_params, 2)``."""
+        return self._log_bounds.copy()
+
+    @property
+    def params(self) -> dict[str, float]:
+        """Natural (not log) hyper-parameter values by name."""
+        return dict(zip(self.param_names, np.exp(self.theta).tolist()))
+
+    def with_theta(self, theta) -> "LogParameters":
+        """A copy with log-parameters ``theta`` (shape ``(n_params,)``)."""
+        theta = as_float_array(theta, "theta", ndim=1, allow_empty=True)
+        if theta.shape != (self.n_params,):
+            raise ValueError(f"theta: expected shape ({self.n_params},) for parameters "
+                             f"{self.param_names}, got {theta.shape}")
+        check_log_parameters(theta, self.param_names)
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._set_theta(theta)
+        return new
+
+    def _set_theta(self, theta: np.ndarray) -> None:
+        self._log_theta = theta.copy()
