@@ -72,7 +72,8 @@ from ..validation import (RngLike, as_float_array, as_positive_float, as_positiv
                           check_choice, renamed_error)
 from .kernels import Kernel, as_inputs, check_exact_size
 from .multi_rater import RaterData, _as_rater_data
-from .optimise import HyperparameterFit, check_priors, log_hyper_prior, optimise_hyperparameters
+from .optimise import (HyperparameterFit, check_priors, log_hyper_prior, negative_log_posterior,
+                       optimise_hyperparameters)
 from .prediction import LatentGaussian
 from .priors import Prior
 from .regression import NOISE_BOUNDS, checked_theta, predict_latent
@@ -546,13 +547,8 @@ class AnnotatorNoiseGP:
     def negative_objective(self, theta) -> tuple[float, np.ndarray]:
         """-(log p(labels | X, theta) + log p(theta)) and its gradient: what L-BFGS-B
         minimises."""
-        try:
-            result = self.marginal_likelihood(theta, eval_gradient=True, warn=False)
-        except NotPositiveDefiniteError:  # the line search backs off from such a point
-            return np.inf, np.zeros_like(theta)
-        lp, dlp = self.log_hyper_prior(theta)
-        return -(result.value + lp), -(np.concatenate([result.gradient_kernel,
-                                                       result.gradient_log_noise]) + dlp)
+        return negative_log_posterior(self, theta, lambda evidence: np.concatenate(
+            [evidence.gradient_kernel, evidence.gradient_log_noise]))
 
     # ----- EM for the noise variances ---------------------------------------------------
     def _em_update(self, log_noise: np.ndarray, K: np.ndarray, pooled: bool = False

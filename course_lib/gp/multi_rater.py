@@ -40,7 +40,8 @@ from ..metrics import check_scale
 from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                           as_selection, check_choice)
 from .kernels import Kernel, as_inputs, check_exact_size
-from .optimise import HyperparameterFit, check_priors, log_hyper_prior, optimise_hyperparameters
+from .optimise import (HyperparameterFit, check_priors, log_hyper_prior, negative_log_posterior,
+                       optimise_hyperparameters)
 from .parameters import check_parameter, log_bounds
 from .prediction import LatentGaussian, add_noise
 from .priors import Prior
@@ -489,12 +490,7 @@ class MultiRaterGP:
     def negative_objective(self, theta) -> tuple[float, np.ndarray]:
         """-(log p(scores | X, theta) + log p(theta)) and its gradient: what L-BFGS-B
         minimises."""
-        try:
-            result = self.marginal_likelihood(theta, eval_gradient=True, warn=False)
-        except NotPositiveDefiniteError:  # the line search backs off from such a point
-            return np.inf, np.zeros_like(theta)
-        lp, dlp = self.log_hyper_prior(theta)
-        return -(result.value + lp), -(self._theta_gradient(result) + dlp)
+        return negative_log_posterior(self, theta, self._theta_gradient)
 
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200) -> HyperparameterFit:

@@ -82,6 +82,19 @@ class HyperparameterProblem(Protocol):
     def log_marginal_likelihood(self) -> float: ...
 
 
+def negative_log_posterior(model, theta, gradient_of: Callable) -> tuple[float, np.ndarray]:
+    """-(log evidence + log p(theta)) and its gradient, what L-BFGS-B minimises, for a model
+    whose ``marginal_likelihood(theta, eval_gradient=True, warn=False)`` returns the evidence
+    and ``gradient_of(evidence)`` its gradient in theta. Where K is not positive definite the
+    value is +inf, so the line search backs off."""
+    try:
+        evidence = model.marginal_likelihood(theta, eval_gradient=True, warn=False)
+    except NotPositiveDefiniteError:
+        return np.inf, np.zeros_like(theta)
+    lp, dlp = model.log_hyper_prior(theta)
+    return -(evidence.value + lp), -(gradient_of(evidence) + dlp)
+
+
 def check_priors(priors, param_names: Sequence[str]) -> dict[str, Prior]:
     """``priors`` as a dict, every key one of ``param_names`` and every value a Prior."""
     priors = dict(priors or {})

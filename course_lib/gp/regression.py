@@ -30,7 +30,8 @@ from ..validation import RngLike, as_float_array, as_positive_float
 from .kernels import Kernel, as_inputs, check_exact_size
 from .parameters import check_log_parameters, check_parameter, log_bounds
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, sample_gaussian
-from .optimise import HyperparameterFit, check_priors, log_hyper_prior, optimise_hyperparameters
+from .optimise import (HyperparameterFit, check_priors, log_hyper_prior, negative_log_posterior,
+                       optimise_hyperparameters)
 from .prediction import LatentGaussian, add_noise
 from .priors import Prior
 
@@ -290,12 +291,7 @@ class GPRegression:
 
     def negative_objective(self, theta) -> tuple[float, np.ndarray]:
         """-(log p(y | X, theta) + log p(theta)) and its gradient: what L-BFGS-B minimises."""
-        try:
-            result = self.marginal_likelihood(theta, eval_gradient=True, warn=False)
-        except NotPositiveDefiniteError:  # the line search backs off from such a point
-            return np.inf, np.zeros_like(theta)
-        lp, dlp = self.log_hyper_prior(theta)
-        return -(result.value + lp), -(self._theta_gradient(result) + dlp)
+        return negative_log_posterior(self, theta, self._theta_gradient)
 
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200) -> HyperparameterFit:

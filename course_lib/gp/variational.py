@@ -66,7 +66,8 @@ from ..validation import RngLike, as_float_array, as_positive_float, as_positive
 from .kernels import Kernel, as_inputs, check_exact_size
 from .laplace import check_latent_problem
 from .likelihoods import Likelihood
-from .optimise import HyperparameterFit, check_priors, log_hyper_prior, optimise_hyperparameters
+from .optimise import (HyperparameterFit, check_priors, log_hyper_prior, negative_log_posterior,
+                       optimise_hyperparameters)
 from .parameters import LogParameters
 from .prediction import LatentGaussian
 from .quadrature import LatentOverflowError
@@ -732,12 +733,7 @@ class VariationalGP:
 
     def negative_objective(self, theta) -> tuple[float, np.ndarray]:
         """-(ELBO + log p(theta)) and its gradient: what L-BFGS-B minimises."""
-        try:
-            evidence = self.marginal_likelihood(theta, eval_gradient=True, warn=False)
-        except NotPositiveDefiniteError:  # the line search backs off from such a point
-            return np.inf, np.zeros_like(theta)
-        lp, dlp = self.log_hyper_prior(theta)
-        return -(evidence.value + lp), -(evidence.gradient + dlp)
+        return negative_log_posterior(self, theta, lambda evidence: evidence.gradient)
 
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200) -> HyperparameterFit:
