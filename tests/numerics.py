@@ -17,6 +17,7 @@ loops and numba's target CPU differ too, and so do numpy/scipy versions. So
 from __future__ import annotations
 
 import numpy as np
+from scipy import integrate, stats
 
 EPS = float(np.finfo(float).eps)
 
@@ -78,3 +79,15 @@ def assert_within(actual, desired, tol, *, what: str = "the values") -> None:
         raise AssertionError(
             f"{what}: {int(bad.sum())} of {bad.size} differ beyond their tolerance; at {i}: "
             f"{actual[i]!r} vs {desired[i]!r}, tolerance {tol[i]:.3g}")
+
+
+def adaptive_expectation(fun, mean, var, points=()):
+    """E[fun(z)] for z ~ N(mean, var) by scipy's adaptive quadrature (the reference for the
+    course's fixed rules), piecewise between ``points`` (where fun changes on a scale much finer
+    than the sd)."""
+    sd = np.sqrt(var)
+    edges = np.unique(np.clip([mean - 12 * sd, *points, mean + 12 * sd],
+                              mean - 12 * sd, mean + 12 * sd))
+    return sum(integrate.quad(lambda z: fun(z) * stats.norm.pdf(z, mean, sd), a, b,
+                              epsabs=1e-13, epsrel=1e-12, limit=200)[0]
+               for a, b in zip(edges[:-1], edges[1:]))

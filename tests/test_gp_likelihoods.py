@@ -13,6 +13,7 @@ from scipy import integrate, stats
 from course_lib.gp.likelihoods import (DEFAULT_CLIP, BetaRating, PairwiseBeta, PairwiseGaussian,
                                       PairwiseProbit, TruncatedGaussianRating, WarpedProbitRating,
                                       inverse_mills_ratio, log_ndtr_derivatives)
+from numerics import adaptive_expectation
 
 Z_GRID = np.array([-40.0, -25.0, -13.0, -11.0, -6.0, -1.3, -0.2, 0.0, 0.4, 2.5, 7.0, 15.0, 40.0])
 
@@ -161,22 +162,12 @@ def test_gaussian_against_scipy_and_closed_forms():
     np.testing.assert_array_equal(lik.predictive_mean(mean, var), mean)
 
 
-def quad_expectation(fun, mean, var, points=()):
-    """E[fun(z)] for z ~ N(mean, var) by adaptive quadrature (the reference), piecewise
-    between ``points`` (where fun changes on a scale much finer than the sd)."""
-    sd = np.sqrt(var)
-    edges = np.unique(np.clip([mean - 12 * sd, *points, mean + 12 * sd],
-                              mean - 12 * sd, mean + 12 * sd))
-    return sum(integrate.quad(lambda z: fun(z) * stats.norm.pdf(z, mean, sd), a, b,
-                              epsabs=1e-13, epsrel=1e-12, limit=200)[0]
-               for a, b in zip(edges[:-1], edges[1:]))
-
 
 def test_probit_predictive_probability_against_quadrature_and_monte_carlo():
     lik = PairwiseProbit(0.6)
     mean, var = np.array([0.7, -2.0, 0.0, 3.0]), np.array([1.9, 0.3, 4.0, 0.01])
     closed = lik.predictive_mean(mean, var)
-    reference = [quad_expectation(lambda z: stats.norm.cdf(z / (np.sqrt(2) * 0.6)), m, v)
+    reference = [adaptive_expectation(lambda z: stats.norm.cdf(z / (np.sqrt(2) * 0.6)), m, v)
                  for m, v in zip(mean, var)]
     np.testing.assert_allclose(closed, reference, rtol=1e-9)
     rng = np.random.default_rng(5)
@@ -198,7 +189,7 @@ def test_expected_log_likelihood_against_quadrature(name):
     y = answers(name, mean, rng)
     value, d_mean, d_var = lik.expected_log_likelihood(y, mean, var)
     for k in range(4):
-        reference = quad_expectation(
+        reference = adaptive_expectation(
             lambda z: lik.log_likelihood(np.array([z]), y[k:k + 1])[0], mean[k], var[k])
         assert value[k] == pytest.approx(reference, rel=1e-8, abs=1e-10)
     # derivatives by finite differences of the (quadrature) expectation itself
@@ -380,7 +371,7 @@ def test_predictive_mean_against_monte_carlo_and_quadrature(name):
     lik = LIKELIHOODS[name]()
     mean, var = np.array([0.6, -1.1, 0.0]), np.array([0.5, 2.0, 0.05])
     predicted = lik.predictive_mean(mean, var)
-    reference = [quad_expectation(lambda z: lik.predictive_mean([z], [0.0])[0], m, v)
+    reference = [adaptive_expectation(lambda z: lik.predictive_mean([z], [0.0])[0], m, v)
                  for m, v in zip(mean, var)]
     np.testing.assert_allclose(predicted, reference, rtol=1e-8)
     # simulate answers: z from the Gaussian, then y from the likelihood

@@ -14,28 +14,19 @@ for polynomials up to degree 95, so its moments too are exact up to round-off.
 
 import numpy as np
 import pytest
-from scipy import integrate, stats
+from scipy import stats
 from scipy.special import log_ndtr, ndtr
 
 from course_lib.gp import quadrature
 from course_lib.gp.likelihoods import PairwiseProbit, log_ndtr_derivatives
 from course_lib.gp.quadrature import LatentOverflowError
+from numerics import adaptive_expectation
 
 # means and variances from far below to far above the probit's scale 1, and far out
 MEAN = np.array([-3.0, 0.0, 0.4, 2.5, -20.0, 7.0, 100.0, -0.05])
 VAR = np.array([0.01, 1.0, 4.0, 0.3, 25.0, 900.0, 1e4, 1e-6])
 ROUND_OFF = 1e-14
 
-
-def adaptive_expectation(fun, mean, var, points=()):
-    """E[fun(z)] for z ~ N(mean, var) by adaptive quadrature (the reference), piecewise
-    between ``points`` (where fun changes on a scale much finer than the sd)."""
-    sd = np.sqrt(var)
-    edges = np.unique(np.clip([mean - 12 * sd, *points, mean + 12 * sd],
-                              mean - 12 * sd, mean + 12 * sd))
-    return sum(integrate.quad(lambda z: fun(z) * stats.norm.pdf(z, mean, sd), a, b,
-                              epsabs=1e-13, epsrel=1e-12, limit=200)[0]
-               for a, b in zip(edges[:-1], edges[1:]))
 
 
 def probit_slopes(z):
