@@ -22,7 +22,8 @@ import warnings  # noqa: E402
 import GPy  # noqa: E402
 import numpy as np  # noqa: E402
 
-from course_lib.gp import PairwiseProbit, SquaredExponential  # noqa: E402
+from course_lib.gp import SquaredExponential
+from course_lib.preference import PairwiseProbit
 from course_lib.gp.ep import expectation_propagation  # noqa: E402
 
 LENGTHSCALE, VARIANCE = 0.9, 1.7

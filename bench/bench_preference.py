@@ -33,8 +33,9 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from course_lib.gp import (Comparisons, DisconnectedComparisonsWarning,  # noqa: E402
-                           PairwiseProbit, PreferenceGP, SquaredExponential)
+from course_lib.gp import SquaredExponential
+from course_lib.preference import (Comparisons, DisconnectedComparisonsWarning, PairwiseProbit,
+                                   PreferenceGP)
 from course_lib.gp.acquisition import maximise_acquisition  # noqa: E402
 from course_lib.simulators.listeners import settings_grid  # noqa: E402
 

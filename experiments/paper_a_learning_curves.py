@@ -38,16 +38,9 @@ import warnings
 import numpy as np
 from scipy.stats import ttest_rel
 
-from course_lib.gp import (
-    Comparisons,
-    DisconnectedComparisonsWarning,
-    JitterWarning,
-    NotPositiveDefiniteError,
-    PairwiseBeta,
-    PairwiseProbit,
-    PreferenceGP,
-    SquaredExponential,
-)
+from course_lib.gp import JitterWarning, NotPositiveDefiniteError, SquaredExponential
+from course_lib.preference import (Comparisons, DisconnectedComparisonsWarning, PairwiseBeta,
+                                   PairwiseProbit, PreferenceGP)
 from course_lib.gp.priors import Gamma
 from course_lib.simulators.listeners import SimulatedListener, negated_griewank
 

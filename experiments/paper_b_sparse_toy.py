@@ -33,8 +33,8 @@ from itertools import combinations
 
 import numpy as np
 
-from course_lib.gp import (Comparisons, PairwiseProbit, PreferenceGP, SparsePreferenceGP,
-                           SquaredExponential)
+from course_lib.gp import SquaredExponential
+from course_lib.preference import Comparisons, PairwiseProbit, PreferenceGP, SparsePreferenceGP
 
 from .common import RESULTS_DIR, compare_runs, run_experiment
 

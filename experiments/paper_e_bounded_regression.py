@@ -72,19 +72,10 @@ import numpy as np
 from scipy.special import ndtr
 from scipy.stats import truncnorm, ttest_rel
 
-from course_lib.gp import (
-    BetaRating,
-    ClippedSiteWarning,
-    Comparisons,
-    JitterWarning,
-    NotPositiveDefiniteError,
-    Periodic,
-    PreferenceGP,
-    SquaredExponential,
-    TruncatedGaussianRating,
-    WarpedProbitRating,
-    sample_gaussian,
-)
+from course_lib.gp import (JitterWarning, NotPositiveDefiniteError, Periodic, SquaredExponential,
+                           sample_gaussian)
+from course_lib.preference import (BetaRating, ClippedSiteWarning, Comparisons, PreferenceGP,
+                                   TruncatedGaussianRating, WarpedProbitRating)
 from course_lib.gp.ep import EPConvergenceError
 
 from .common import RESULTS_DIR, compare_runs, run_experiment, task_rng

@@ -68,7 +68,7 @@ from scipy.special import ndtr
 from scipy.stats import beta as beta_distribution
 from scipy.stats import binom
 
-from course_lib.gp import PairwiseBeta
+from course_lib.preference import PairwiseBeta
 from course_lib.gp.acquisition import (
     average_ei_path,
     forced_choice_threshold,

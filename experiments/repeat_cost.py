@@ -27,7 +27,8 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from course_lib.gp import MultiRaterGP, RaterData, SquaredExponential
+from course_lib.gp import SquaredExponential
+from course_lib.raters import MultiRaterGP, RaterData
 
 from .common import REPOSITORY, write_result
 

@@ -11,7 +11,8 @@ import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib.affinity import affinity_propagation, negative_squared_distances
-from course_lib.gp import RaterData, SquaredExponential
+from course_lib.gp import SquaredExponential
+from course_lib.raters import RaterData
 from course_lib.gp.annotator_noise import (AnnotatorNoiseGP, annotator_log_likelihood,
                                            assign_regions)
 from course_lib.simulators.rater_scores import simulate_homogeneous, simulate_regions

@@ -13,7 +13,8 @@ kernel's parameters and the learned gaps ``part1.gap_<i>``.
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib.gp import Comparisons, SquaredExponential
+from course_lib.gp import SquaredExponential
+from course_lib.preference import Comparisons
 from course_lib.gp.confidence import ConfidencePreferenceGP, preference_confidence_likelihood
 from course_lib.gp.likelihoods import LikertConfidence, OrdinalProbit
 from course_lib.gp.priors import LogNormal

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib.gp import MultiRaterGP, RaterData, SquaredExponential, joint_log_likelihood
+from course_lib.gp import SquaredExponential
+from course_lib.raters import MultiRaterGP, RaterData, joint_log_likelihood
 from course_lib.metrics import (discrete_kl, discretised_log_predictive, rmse, round_scores,
                                 rounded_pcc_mse)
 from course_lib.simulators.rater_scores import simulate_integer_scores

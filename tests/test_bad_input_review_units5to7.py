@@ -34,8 +34,9 @@ from bad_input import BadInput, RightAnswer, check_case, parametrize
 from course_lib.affinity import affinity_propagation, negative_squared_distances
 from course_lib.data.fluency import frame_rms, utterance_features
 from course_lib.features import mfcc, mfcc_features
-from course_lib.gp import (GPRegression, MultiRaterGP, PairwiseProbit, PreferenceGP, RaterData,
-                           SquaredExponential)
+from course_lib.gp import GPRegression, SquaredExponential
+from course_lib.preference import PairwiseProbit, PreferenceGP
+from course_lib.raters import MultiRaterGP, RaterData
 from course_lib.gp.acquisition import (_two_tailed_p, forced_choice_test,
                                        forced_choice_threshold, thompson_sample)
 from course_lib.gp.annotator_noise import AnnotatorNoiseGP, assign_regions

@@ -11,7 +11,8 @@ than the listener gives is refused naming ``model``.
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib.gp import BetaRating, PairwiseBeta, PairwiseProbit, PreferenceGP, SquaredExponential
+from course_lib.gp import SquaredExponential
+from course_lib.preference import BetaRating, PairwiseBeta, PairwiseProbit, PreferenceGP
 from course_lib.simulators.listeners import (CannotHear, Fatigue, GPDrawResponse,
                                              MattersAboveThreshold, SimulatedListener,
                                              SwitchesPreference, gp_draw_2d, negated_griewank,

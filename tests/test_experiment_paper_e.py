@@ -20,7 +20,8 @@ import pytest
 from scipy.special import ndtr
 from scipy.stats import kstest
 
-from course_lib.gp import Comparisons, JitterWarning
+from course_lib.gp import JitterWarning
+from course_lib.preference import Comparisons
 from course_lib.results import RESULTS_DIR, load_result
 from experiments import common
 from experiments import paper_e_bounded_regression as paper_e

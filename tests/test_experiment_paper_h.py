@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from course_lib.gp import PairwiseBeta
+from course_lib.preference import PairwiseBeta
 from course_lib.gp.acquisition import forced_choice_test
 from course_lib.simulators.listeners import SimulatedListener
 from course_lib.plotting import personalisation_results as plots

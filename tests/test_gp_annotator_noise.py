@@ -11,9 +11,9 @@ import pytest
 from scipy.stats import multivariate_normal
 
 from course_lib.affinity import affinity_propagation, negative_squared_distances
-from course_lib.gp import (LatentGaussian, LogNormal, MultiRaterGP, RaterData,
-                           SquaredExponential, gaussian_log_marginal_likelihood,
-                           joint_log_likelihood, log_marginal_likelihood_surface)
+from course_lib.gp import (LatentGaussian, LogNormal, SquaredExponential,
+                           gaussian_log_marginal_likelihood, log_marginal_likelihood_surface)
+from course_lib.raters import MultiRaterGP, RaterData, joint_log_likelihood
 from course_lib.gp.annotator_noise import (AT_FLOOR_FACTOR, NOISE_FLOOR, AnnotatorNoiseGP,
                                            annotator_log_likelihood, assign_regions)
 from course_lib.kmeans import kmeans

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from course_lib.gp import SquaredExponential, VariationalGP
+from course_lib.gp import SquaredExponential
+from course_lib.mixed import VariationalGP
 from course_lib.gp.constraints import (CHANCE_ANSWERS, Z_95, at_chance, constraint_sigma,
                                        constraints_from_probability, detection_likelihood,
                                        pseudo_data)

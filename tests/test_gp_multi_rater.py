@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from course_lib.gp import (GPRegression, LogNormal, Matern52, MultiRaterGP, RaterData,
-                           SquaredExponential, gaussian_log_marginal_likelihood,
-                           joint_log_likelihood)
+from course_lib.gp import (GPRegression, LogNormal, Matern52, SquaredExponential,
+                           gaussian_log_marginal_likelihood)
+from course_lib.raters import MultiRaterGP, RaterData, joint_log_likelihood
 from course_lib.linalg import LOG_2PI
 from course_lib.metrics import discrete_kl, discretised_log_predictive
 from course_lib.simulators.rater_scores import simulate_integer_scores

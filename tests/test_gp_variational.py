@@ -13,7 +13,8 @@ import pytest
 from scipy.special import log_ndtr, ndtr
 from scipy.stats import multivariate_normal
 
-from course_lib.gp import GPRegression, LogNormal, PreferenceGP, SquaredExponential
+from course_lib.gp import GPRegression, LogNormal, SquaredExponential
+from course_lib.preference import PreferenceGP
 from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.likelihoods import (BernoulliProbit, GaussianConstraint, LikertConfidence,
                                       OrdinalProbit, PairwiseGaussian, PairwiseProbit)

@@ -2,7 +2,8 @@
 
 Model modules depend on validation, linalg and metrics only (and on other models); those three
 sit below the models; gp/ never imports simulators/, data/, widgets/ or plotting/; data/ never
-imports simulators/; no module imports another course_lib module inside a function (such an
+imports simulators/; the unit faces (raters, preference, mixed) import only gp/ and no library
+module imports them; no module imports another course_lib module inside a function (such an
 import hides a cycle); and the module-level imports have no cycle.
 """
 
@@ -17,6 +18,8 @@ ROOT = Path(course_lib.__file__).parent
 MODELS = {"dtw", "dtw_search", "dtw_pruning", "features", "gaussian", "kmeans", "affinity", "gmm", "hmm", "vq",
           "gp"}
 BELOW_MODELS = {"validation", "linalg", "metrics"}
+# The front doors of Units 5-7 (course_lib.gp is Unit 4's): they re-export gp's models and nothing else.
+FACES = {"raters", "preference", "mixed"}
 
 
 def _name(path: Path) -> str:
@@ -90,6 +93,18 @@ def test_validation_linalg_and_metrics_sit_below_the_models(module):
 ])
 def test_rooms_do_not_import_the_rooms_above_them(room, forbidden):
     found = {(m, t) for m in GRAPH if _room(m) == room for t in GRAPH[m] if _room(t) in forbidden}
+    assert found == set()
+
+
+@pytest.mark.parametrize("face", sorted(FACES))
+def test_unit_faces_show_only_the_models_of_gp(face):
+    assert {_room(t) for t in GRAPH[f"course_lib.{face}"]} == {"gp"}
+
+
+def test_no_library_module_enters_by_a_front_door():
+    """Inside course_lib a module imports from the module that defines a name, so the faces
+    stay a reader's entrance and never become a layer."""
+    found = {(m, t) for m in GRAPH for t in GRAPH[m] if _room(t) in FACES and m != t}
     assert found == set()
 
 

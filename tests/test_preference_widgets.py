@@ -10,8 +10,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
 
-from course_lib.gp import (BetaRating, PairwiseBeta, PairwiseGaussian,  # noqa: E402
-                           PairwiseProbit, laplace_mode, newton_path)
+from course_lib.preference import (BetaRating, PairwiseBeta, PairwiseGaussian, PairwiseProbit,
+                                   laplace_mode, newton_path)
 from course_lib.plotting.preference import (LEARNING_CURVES, plot_acquisition,  # noqa: E402
                                             plot_curvature, plot_learning_curves,
                                             plot_posterior_1d, plot_posterior_2d)

@@ -8,7 +8,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
 
-from course_lib.gp import MultiRaterGP, RaterData, SquaredExponential  # noqa: E402
+from course_lib.gp import SquaredExponential
+from course_lib.raters import MultiRaterGP, RaterData
 from course_lib.gp.annotator_noise import AnnotatorNoiseGP, assign_regions  # noqa: E402
 from course_lib.metrics import discrete_kl, discretised_log_predictive  # noqa: E402
 from course_lib.plotting.raters import (plot_annotator_fit, plot_noise_profile,  # noqa: E402

@@ -6,8 +6,8 @@ import pytest
 from scipy import stats
 from scipy.special import ndtr
 
-from course_lib.gp import (PairwiseBeta, PairwiseGaussian, PairwiseProbit, PreferenceGP,
-                           SquaredExponential)
+from course_lib.gp import SquaredExponential
+from course_lib.preference import PairwiseBeta, PairwiseGaussian, PairwiseProbit, PreferenceGP
 from course_lib.gp.acquisition import bivariate_ei, incumbent
 from course_lib.simulators.listeners import (ACQUISITIONS, CannotHear, Fatigue, GPDrawResponse,
                                              MattersAboveThreshold, SimulatedListener,

@@ -12,9 +12,10 @@ import pytest  # noqa: E402
 from scipy.stats import norm, spearmanr  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
 
-from course_lib.gp import (BernoulliProbit, GaussianConstraint, LikertConfidence,  # noqa: E402
-                           Matern52, MixedLikelihood, PairwiseProbit, SquaredExponential,
-                           VariationalGP, fit_variational, inducing_points)
+from course_lib.gp import Matern52, SquaredExponential
+from course_lib.mixed import (BernoulliProbit, GaussianConstraint, LikertConfidence,
+                              MixedLikelihood, VariationalGP, fit_variational, inducing_points)
+from course_lib.preference import PairwiseProbit
 from course_lib.gp.confidence import ConfidencePreferenceGP  # noqa: E402
 from course_lib.gp.constraints import detection_likelihood  # noqa: E402
 from course_lib.plotting.mixed import (plot_elbo_ledger, plot_fig2,  # noqa: E402

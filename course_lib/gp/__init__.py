@@ -1,109 +1,45 @@
-"""Gaussian processes, one module per model; this package's names are listed below by unit.
+"""Unit 4, Gaussian-process regression: the face of ``course_lib.gp``.
 
-Unit 4 (GP regression): ``kernels`` (covariance functions with log-parameters and gradients),
-``prediction`` (from any Gaussian N(mu, Sigma) over the training latents to the predictive
-distribution; the jitter policy), ``regression`` (exact GP regression), ``optimise`` (ML-II /
-MAP-II as one function, L-BFGS-B with restarts, that every model of Units 4-7 calls with
-itself as the problem: theta, bounds, priors, objective with gradient; no model subclasses
-``GPRegression``), ``priors`` (hyper-priors for MAP-II), ``sparse`` (Titsias 2009's collapsed
-bound on inducing inputs).
+What the unit teaches, in the order of lecture 04:
 
-Unit 5 (many raters): ``multi_rater`` (several raters' scores per item with one noise for
-every rater: the mean, joint and repeated-input models) and ``annotator_noise`` (noise that
-differs by rater and by region of the input space; Gil-Gonzalez, Alvarez & Orozco 2018).
+- ``kernels``: covariance functions with log-parameters and their gradients
+  (:class:`SquaredExponential`, :class:`Matern`, :class:`Periodic`, ..., sums and products).
+- ``regression``: exact GP regression (Rasmussen & Williams 2006, Alg. 2.1) and its log marginal
+  likelihood (R&W eq. 2.30) with the gradient of eq. 5.9 (:class:`GPRegression`).
+- ``prediction``: from any Gaussian N(mu, Sigma) over the training latents to the predictive
+  distribution, and the jitter policy of the Cholesky factor (:class:`LatentGaussian`).
+- ``optimise`` and ``priors``: ML-II / MAP-II with L-BFGS-B and restarts, one function that every
+  model of Units 4-7 calls with itself as the problem (:class:`HyperparameterFit`); hyper-priors.
+- ``sparse``: Titsias's (2009) collapsed bound on inducing inputs (:class:`SparseGP`).
 
-Unit 6 (comparisons and preferences): ``comparisons`` (pairs and the comparison matrix M),
-``likelihoods`` (likelihoods of z = M f), ``laplace`` (the Laplace approximation; its linear
-algebra in ``newton_system``), ``ep`` (expectation propagation), ``preference`` (the preference
-GP), ``sparse_preference`` (on pseudo-inputs), ``acquisition`` (expected improvement, query
-rules, convergence and the forced-choice test).
-
-Unit 7 (mixed feedback; Wu, Sanders, Letham & Guan 2025): ``variational`` (the
-mixed-likelihood variational GP), ``sparse_variational`` (its inducing-point form),
-``constraints`` (prior knowledge as pseudo-observations), ``confidence`` (preferences with
-confidence ratings), ``levelset`` (level-set acquisitions).
-
-Engine rooms a reader of the algorithms need not open: ``parameters`` (the log-parameter
-bookkeeping of kernels and likelihoods), ``quadrature`` (expectations under a Gaussian),
-``newton_system`` (the factorisations behind Laplace's Newton step). Simulated
-raters, listeners and observers, and the sessions that run them, sit above the models in
-:mod:`course_lib.simulators`.
+The later units build on these modules and have their own faces: :mod:`course_lib.raters`
+(Unit 5, many raters), :mod:`course_lib.preference` (Unit 6, comparisons and preferences) and
+:mod:`course_lib.mixed` (Unit 7, mixed feedback). Their models live in this package too, one module
+per model (``multi_rater``, ``laplace``, ``ep``, ``variational``, ...), with the engine rooms a
+reader of an algorithm need not open: ``parameters`` (log-parameter bookkeeping), ``quadrature``
+(expectations under a Gaussian) and ``newton_system`` (the factorisations behind Laplace's
+Newton step).
 """
 
-from .acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path,
-                          bivariate_ei, bivariate_ei_gradient, expected_improvement,
-                          forced_choice_test, forced_choice_threshold, improvement_moments,
-                          incumbent, maximise_acquisition, multinomial_sample, pairwise_bald,
-                          settled_at,
-                          settling_threshold, thompson_sample, univariate_ei)
-from .annotator_noise import (AnnotatorLikelihood, AnnotatorNoiseGP, Regions,
-                              annotator_log_likelihood, assign_regions)
-from .comparisons import Comparisons, DisconnectedComparisonsWarning
-from .confidence import (ConfidencePreferenceGP, preference_confidence_likelihood,
-                         unscaled_pairwise_probit)
-from .constraints import (constraint_sigma, constraints_from_probability, detection_likelihood,
-                          pseudo_data)
-from .ep import (ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation,
-                 tilted_moments)
 from .kernels import (Constant, Kernel, Linear, Matern, Matern12, Matern32, Matern52, Periodic,
                       Product, RationalQuadratic, SquaredExponential, Sum, White)
-from .laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
-from .levelset import (ACQUISITIONS, LevelSetLookahead, Proposal, bald_bernoulli, bvn_cdf, eavc,
-                       global_mi, lookahead_levelset, propose, straddle)
-from .likelihoods import (BetaRating, Likelihood, LikelihoodTerms, PairwiseBeta, PairwiseGaussian,
-                          PairwiseProbit, TruncatedGaussianRating, WarpedProbitRating,
-                          BernoulliProbit, GaussianConstraint, LikertConfidence,
-                          OrdinalProbit)
-from .multi_rater import (MultiRaterGP, MultiRaterLikelihood, RaterData, WeightedMeans,
-                          joint_log_likelihood)
+from .optimise import HyperparameterFit
 from .prediction import (JitterWarning, LatentGaussian, NotPositiveDefiniteError,
                          cholesky_with_jitter, predict_from_gaussian, sample_gaussian)
-from .preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
 from .priors import Gamma, HalfStudentT, LogNormal, Prior
-from .optimise import HyperparameterFit
 from .regression import (GPRegression, LMLSurface, MarginalLikelihood,
                          gaussian_log_marginal_likelihood, log_marginal_likelihood_surface)
 from .sparse import (SparseGP, collapsed_bound, collapsed_bound_and_gradient, fit_sparse_gp,
                      select_inducing_inputs, sparse_posterior)
-from .sparse_preference import PseudoInputFit, SparsePreferenceGP
-from .sparse_variational import (SparseVariationalGP, SparseVariationalResult,
-                                 fit_sparse_variational, inducing_points,
-                                 sparse_variational_elbo)
-from .variational import (MixedLikelihood, VariationalEvidence, VariationalGP, VariationalResult,
-                          fit_variational, variational_elbo)
 
 __all__ = [
     "Kernel", "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
     "RationalQuadratic", "Periodic", "Linear", "Constant", "White", "Sum", "Product",
-    "JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter", "LatentGaussian",
-    "predict_from_gaussian", "sample_gaussian",
-    "Prior", "LogNormal", "Gamma", "HalfStudentT",
-    "GPRegression", "MarginalLikelihood", "HyperparameterFit", "LMLSurface",
+    "GPRegression", "MarginalLikelihood", "LMLSurface",
     "gaussian_log_marginal_likelihood", "log_marginal_likelihood_surface",
-    "RaterData", "WeightedMeans", "MultiRaterLikelihood", "joint_log_likelihood", "MultiRaterGP",
-    "AnnotatorLikelihood", "annotator_log_likelihood", "AnnotatorNoiseGP", "Regions",
-    "assign_regions",
+    "LatentGaussian", "predict_from_gaussian", "sample_gaussian", "cholesky_with_jitter",
+    "JitterWarning", "NotPositiveDefiniteError",
+    "HyperparameterFit", "Prior", "LogNormal", "Gamma", "HalfStudentT",
     "SparseGP", "collapsed_bound", "collapsed_bound_and_gradient", "fit_sparse_gp",
     "select_inducing_inputs", "sparse_posterior",
-    "laplace_mode", "newton_path", "LaplaceResult", "NewtonStep", "InvalidLaplaceError",
-    "expectation_propagation", "EPResult", "EPConvergenceError", "ClippedSiteWarning",
-    "tilted_moments", "EPEvidence",
-    "MixedLikelihood", "VariationalGP", "VariationalResult", "VariationalEvidence",
-    "fit_variational", "variational_elbo",
-    "PreferenceGP", "LaplaceEvidence", "OnSquare", "SparsePreferenceGP", "PseudoInputFit",
-    "Comparisons", "DisconnectedComparisonsWarning",
-    "Likelihood", "LikelihoodTerms", "PairwiseGaussian", "PairwiseProbit", "PairwiseBeta",
-    "TruncatedGaussianRating", "BetaRating", "WarpedProbitRating",
-    "BernoulliProbit", "GaussianConstraint", "LikertConfidence", "OrdinalProbit",
-    "expected_improvement", "incumbent", "improvement_moments", "univariate_ei", "bivariate_ei",
-    "bivariate_ei_gradient", "multinomial_sample", "pairwise_bald", "AcquisitionMaximum",
-    "maximise_acquisition",
-    "thompson_sample", "average_ei_path", "settling_threshold", "settled_at", "ForcedChoiceTest", "forced_choice_test",
-    "forced_choice_threshold",
-    "bvn_cdf", "LevelSetLookahead", "lookahead_levelset", "global_mi",
-    "eavc", "bald_bernoulli", "straddle", "propose", "Proposal", "ACQUISITIONS",
-    "constraints_from_probability", "constraint_sigma", "pseudo_data", "detection_likelihood",
-    "SparseVariationalGP", "SparseVariationalResult", "fit_sparse_variational", "inducing_points",
-    "sparse_variational_elbo",
-    "ConfidencePreferenceGP", "preference_confidence_likelihood", "unscaled_pairwise_probit",
 ]

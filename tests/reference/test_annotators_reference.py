@@ -17,7 +17,8 @@ import pytest
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process import kernels as skk
 
-from course_lib.gp import Matern52, RaterData, SquaredExponential
+from course_lib.gp import Matern52, SquaredExponential
+from course_lib.raters import RaterData
 from course_lib.gp.annotator_noise import AnnotatorNoiseGP, assign_regions
 from course_lib.simulators.rater_scores import simulate_regions
 

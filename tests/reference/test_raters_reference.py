@@ -24,7 +24,8 @@ import pytest
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
-from course_lib.gp import MultiRaterGP, RaterData, SquaredExponential, joint_log_likelihood
+from course_lib.gp import SquaredExponential
+from course_lib.raters import MultiRaterGP, RaterData, joint_log_likelihood
 
 VARIANCE, LENGTHSCALE = 1.4, 0.8
 

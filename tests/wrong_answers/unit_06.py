@@ -141,7 +141,7 @@ MISTAKES = [
         return K @ (b - R @ cho_solve((L_B, True), R.T @ (K @ b)))
         """, expect="with a plus sign"),
     Mistake("newton_step", why="the library's answer: the first step of newton_path", code="""
-        from course_lib.gp import newton_path
+        from course_lib.preference import newton_path
         return newton_path(K, M, PairwiseProbit(noise_sd), y, f0=f, max_iter=1)[1].f
         """, expect="off limits"),
     # ----- Task 4: bivariate_ei_values, finite_difference_gradient -------------------------------
@@ -312,7 +312,7 @@ MISTAKES = [
         """, expect="do not count"),
     Mistake("forced_choice_power", why="the library's threshold: forced_choice_threshold",
             code="""
-        from course_lib.gp import forced_choice_threshold
+        from course_lib.preference import forced_choice_threshold
         k_star = forced_choice_threshold(n, level=level)
         return k_star, 0.0 if k_star is None else float(binom.sf(k_star - 1, n, p_win))
         """, expect="off limits"),

@@ -63,7 +63,7 @@ MISTAKES = [
         return log_p @ weights, (sign * r) @ weights, 0.5 * (-r * (t + r)) @ weights
         """, expect="use log_ndtr(t)"),
     Mistake("expected_probit", why="the library's expectation called", code="""
-        from course_lib.gp import BernoulliProbit
+        from course_lib.mixed import BernoulliProbit
         return tuple(BernoulliProbit().expected_log_likelihood(y, mean, var))
         """, expect="off limits"),
     Mistake("expected_probit", why="d/dmean without the sign s of the answer", code="""
@@ -146,7 +146,7 @@ MISTAKES = [
         return sum(part_values) - kl, np.array(part_values), kl
         """, expect="the '- n' of the KL is missing"),
     Mistake("mixed_elbo", why="the MixedLikelihood's own sums called for the parts", code="""
-        from course_lib.gp import MixedLikelihood
+        from course_lib.mixed import MixedLikelihood
         mixed = MixedLikelihood(parts)
         z_var = np.einsum("ij,jk,ik->i", mixed.M, S, mixed.M)
         part_values = mixed.part_expected_log_likelihoods(mixed.M @ mean, z_var)
@@ -161,7 +161,7 @@ MISTAKES = [
     # ----- Task 3: gaussian_expected_gradients and site_fixed_point -------------------------------
     Mistake("gaussian_expected_gradients", why="the library's Gaussian likelihood called",
             code="""
-        from course_lib.gp import GaussianConstraint
+        from course_lib.mixed import GaussianConstraint
         rows = GaussianConstraint(np.full(mean.shape, noise_sd))
         return tuple(rows.expected_log_likelihood(y, mean, var)[1:])
         """, expect="off limits"),
@@ -336,7 +336,7 @@ MISTAKES = [
         return float(p1), P1, P0, float(mi)
         """, expect="MI in BITS"),
     Mistake("lookahead_by_hand", why="the library's look-ahead called", code="""
-        from course_lib.gp import lookahead_levelset
+        from course_lib.mixed import lookahead_levelset
         result = lookahead_levelset(mean[0], cov[0, 0], mean[1:], np.diag(cov)[1:], cov[0, 1:],
                                     threshold)
         p1, P1, P0, p_now = result.p_one[0], result.p_if_one, result.p_if_zero, result.p_now
@@ -347,7 +347,7 @@ MISTAKES = [
         """, expect="off limits"),
     # ----- Task 5: volume_lookahead ---------------------------------------------------------------
     Mistake("volume_lookahead", why="the library's look-ahead called", code="""
-        from course_lib.gp import lookahead_levelset
+        from course_lib.mixed import lookahead_levelset
         result = lookahead_levelset(mean[0], cov[0, 0], mean[1:], np.diag(cov)[1:], cov[0, 1:],
                                     threshold)
         p1 = float(result.p_one[0])
@@ -420,14 +420,14 @@ MISTAKES = [
         return float((1.0 - lapse) / (1.0 + 2.0 * np.exp(-gaps[1])) + lapse / 3.0)
         """, expect="exp(-g_2 / 2), not exp(-g_2)"),
     Mistake("middle_level_cap", why="the library's likelihood maximised on a grid", code="""
-        from course_lib.gp import LikertConfidence
+        from course_lib.mixed import LikertConfidence
         likert = LikertConfidence(3, gaps=list(gaps), lapse=lapse)
         z = np.linspace(0.0, 8.0, 80_001)
         return float(np.exp(likert.log_likelihood(z, np.ones_like(z))).max())
         """, expect="off limits"),
     # ----- Task 6 (c) (optional): fit_gaps ---------------------------------------------------------
     Mistake("fit_gaps", why="the library's Likert likelihood maximised", code="""
-        from course_lib.gp import LikertConfidence
+        from course_lib.mixed import LikertConfidence
         def total(log_gaps):
             likert = LikertConfidence(n_levels, gaps=list(np.minimum(np.exp(log_gaps), max_gap)),
                                       lapse=lapse)

@@ -1,0 +1,48 @@
+"""Unit 6, comparisons and preferences: the face of the unit's models.
+
+In the order of lecture 06:
+
+- Data: :class:`Comparisons` (items, ordered pairs and answers; single-item ratings as identity
+  rows) and the comparison matrix M that maps the latent f to z = M f.
+- Likelihoods of z (:class:`Likelihood` is their one interface): :class:`PairwiseProbit`
+  (Chu & Ghahramani 2005), :class:`PairwiseGaussian`, :class:`PairwiseBeta` and the bounded
+  ratings :class:`BetaRating`, :class:`TruncatedGaussianRating`, :class:`WarpedProbitRating`.
+- Inference: the Laplace approximation (:func:`laplace_mode`, :func:`newton_path`; Rasmussen &
+  Williams 2006, Alg. 3.1) and expectation propagation (:func:`expectation_propagation`,
+  :func:`tilted_moments`; R&W Alg. 3.5).
+- The model: :class:`PreferenceGP` (Laplace or EP, hyper-parameters by ML-II or MAP-II), and
+  :class:`SparsePreferenceGP` on pseudo-inputs.
+- Choosing the next comparison (Nielsen 2014/2015, ch. 3): expected improvement
+  (:func:`expected_improvement`, :func:`univariate_ei`, :func:`bivariate_ei`), sampling rules,
+  when to stop (:func:`settling_threshold`), and the forced-choice test of the result.
+"""
+
+from .gp.acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path, bivariate_ei,
+                             bivariate_ei_gradient, expected_improvement, forced_choice_test,
+                             forced_choice_threshold, improvement_moments, incumbent,
+                             maximise_acquisition, multinomial_sample, pairwise_bald, settled_at,
+                             settling_threshold, thompson_sample, univariate_ei)
+from .gp.comparisons import Comparisons, DisconnectedComparisonsWarning
+from .gp.ep import (ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation,
+                    tilted_moments)
+from .gp.laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
+from .gp.likelihoods import (BetaRating, Likelihood, LikelihoodTerms, PairwiseBeta,
+                             PairwiseGaussian, PairwiseProbit, TruncatedGaussianRating,
+                             WarpedProbitRating)
+from .gp.preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
+from .gp.sparse_preference import PseudoInputFit, SparsePreferenceGP
+
+__all__ = [
+    "Comparisons", "DisconnectedComparisonsWarning",
+    "Likelihood", "LikelihoodTerms", "PairwiseProbit", "PairwiseGaussian", "PairwiseBeta",
+    "BetaRating", "TruncatedGaussianRating", "WarpedProbitRating",
+    "laplace_mode", "newton_path", "LaplaceResult", "NewtonStep", "InvalidLaplaceError",
+    "expectation_propagation", "tilted_moments", "EPResult", "EPConvergenceError",
+    "ClippedSiteWarning",
+    "PreferenceGP", "LaplaceEvidence", "EPEvidence", "OnSquare",
+    "SparsePreferenceGP", "PseudoInputFit",
+    "expected_improvement", "incumbent", "improvement_moments", "univariate_ei", "bivariate_ei",
+    "bivariate_ei_gradient", "AcquisitionMaximum", "maximise_acquisition", "multinomial_sample",
+    "thompson_sample", "pairwise_bald", "average_ei_path", "settling_threshold", "settled_at",
+    "ForcedChoiceTest", "forced_choice_test", "forced_choice_threshold",
+]
