@@ -28,8 +28,8 @@ Conventions (chosen so that the result equals python_speech_features 0.6 ``mfcc`
   never gives -inf;
 * delta at the edges repeats the first / last frame.
 
-Sizes are capped where a typo would otherwise allocate terabytes (:data:`MAX_SAMPLE_RATE`,
-:data:`MAX_FRAME_LENGTH`, :data:`MAX_NFFT`; at most one filter per FFT bin), and a result that
+Sizes are capped where a typo would otherwise allocate terabytes (:data:`_MAX_SAMPLE_RATE`,
+:data:`_MAX_FRAME_LENGTH`, :data:`_MAX_NFFT`; at most one filter per FFT bin), and a result that
 overflows float64 (a signal with values around 1e200, whose powers exceed 1e308) is refused with a
 message naming the input, never returned as inf or NaN.
 """
@@ -43,10 +43,10 @@ from course_lib.validation import as_bool, as_float_array, as_positive_float, as
     as_waveform
 
 EPS = np.finfo(np.float64).eps
-MAX_SAMPLE_RATE = 10_000_000    # Hz
-MAX_FRAME_LENGTH = 2 ** 20      # samples per frame
-MAX_NFFT = 2 ** 21
-MAX_DELTA_WINDOW = 10_000       # N of the delta regression, in frames
+_MAX_SAMPLE_RATE = 10_000_000    # Hz
+_MAX_FRAME_LENGTH = 2 ** 20      # samples per frame
+_MAX_NFFT = 2 ** 21
+_MAX_DELTA_WINDOW = 10_000       # N of the delta regression, in frames
 
 
 def _check_finite(result, name: str, what: str) -> np.ndarray:
@@ -86,10 +86,10 @@ def mel_to_hz(m):
 
 def seconds_to_samples(seconds: float, sample_rate: int, name: str = "seconds") -> int:
     """Number of samples in ``seconds`` at ``sample_rate``, rounded half up (at least 1)."""
-    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=MAX_SAMPLE_RATE)
+    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=_MAX_SAMPLE_RATE)
     seconds = as_positive_float(seconds, name)
-    if seconds * sample_rate > MAX_FRAME_LENGTH:
-        raise ValueError(f"{name}: {seconds:g} s is more than {MAX_FRAME_LENGTH} samples at "
+    if seconds * sample_rate > _MAX_FRAME_LENGTH:
+        raise ValueError(f"{name}: {seconds:g} s is more than {_MAX_FRAME_LENGTH} samples at "
                          f"{sample_rate} Hz")
     samples = int(np.floor(seconds * sample_rate + 0.5))
     if samples < 1:
@@ -99,7 +99,7 @@ def seconds_to_samples(seconds: float, sample_rate: int, name: str = "seconds") 
 
 def default_nfft(frame_length: int) -> int:
     """Smallest power of two K >= ``frame_length`` (256 for the 200-sample window at 8 kHz)."""
-    frame_length = as_positive_int(frame_length, "frame_length", maximum=MAX_FRAME_LENGTH)
+    frame_length = as_positive_int(frame_length, "frame_length", maximum=_MAX_FRAME_LENGTH)
     return 1 << (frame_length - 1).bit_length()
 
 
@@ -115,8 +115,8 @@ def preemphasis(signal, coeff: float = 0.97) -> np.ndarray:
 def n_frames(n_samples: int, frame_length: int, frame_step: int) -> int:
     """Frames for ``n_samples``: 1 if n <= L, else 1 + ceil((n - L) / S)."""
     n_samples = as_positive_int(n_samples, "n_samples")
-    frame_length = as_positive_int(frame_length, "frame_length", maximum=MAX_FRAME_LENGTH)
-    frame_step = as_positive_int(frame_step, "frame_step", maximum=MAX_FRAME_LENGTH)
+    frame_length = as_positive_int(frame_length, "frame_length", maximum=_MAX_FRAME_LENGTH)
+    frame_step = as_positive_int(frame_step, "frame_step", maximum=_MAX_FRAME_LENGTH)
     if n_samples <= frame_length:
         return 1
     return 1 + -(-(n_samples - frame_length) // frame_step)   # integer ceil
@@ -144,7 +144,7 @@ def power_spectrum(frames, nfft: int | None = None) -> np.ndarray:
     """
     frames = as_float_array(frames, "frames", ndim=2)
     K = default_nfft(frames.shape[1]) if nfft is None else \
-        as_positive_int(nfft, "nfft", maximum=MAX_NFFT)
+        as_positive_int(nfft, "nfft", maximum=_MAX_NFFT)
     if K < frames.shape[1]:
         raise ValueError(f"nfft: {K} is shorter than the frame length {frames.shape[1]}")
     return _check_finite(_power_spectrum(frames, K), "frames", "the power spectrum")
@@ -165,12 +165,12 @@ def mel_filterbank(n_filters: int, nfft: int, sample_rate: int, low_hz: float = 
     H_j[k] = (k - b_j) / (b_{j+1} - b_j) on [b_j, b_{j+1}), (b_{j+2} - k) / (b_{j+2} - b_{j+1})
     on [b_{j+1}, b_{j+2}), 0 elsewhere.
     """
-    nfft = as_positive_int(nfft, "nfft", minimum=2, maximum=MAX_NFFT)
+    nfft = as_positive_int(nfft, "nfft", minimum=2, maximum=_MAX_NFFT)
     n_filters = as_positive_int(n_filters, "n_filters")
     if n_filters > nfft // 2 + 1:
         raise ValueError(f"n_filters: {n_filters} filters do not fit the {nfft // 2 + 1} "
                          f"frequency bins of a {nfft}-point FFT")
-    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=MAX_SAMPLE_RATE)
+    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=_MAX_SAMPLE_RATE)
     low_hz = as_positive_float(low_hz, "low_hz", allow_zero=True)
     high_hz = sample_rate / 2 if high_hz is None else as_positive_float(high_hz, "high_hz")
     if high_hz > sample_rate / 2:
@@ -198,11 +198,11 @@ def mel_energies(signal, sample_rate: int, *, frame_length_s: float = 0.025,
     the conventions.
     """
     x = as_waveform(signal, "signal")
-    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=MAX_SAMPLE_RATE)
+    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=_MAX_SAMPLE_RATE)
     preemph = _as_coefficient(preemph, "preemph")
     L = seconds_to_samples(frame_length_s, sample_rate, "frame_length_s")
     S = seconds_to_samples(frame_step_s, sample_rate, "frame_step_s")
-    K = default_nfft(L) if nfft is None else as_positive_int(nfft, "nfft", maximum=MAX_NFFT)
+    K = default_nfft(L) if nfft is None else as_positive_int(nfft, "nfft", maximum=_MAX_NFFT)
     if K < L:
         raise ValueError(f"nfft: {K} is shorter than the frame length {L} samples "
                          f"(frame_length_s = {frame_length_s} s)")
@@ -263,7 +263,7 @@ def delta(features, N: int = 2) -> np.ndarray:
     last frame. Returns shape (T, d). For a linear ramp c_t = a t + b the interior deltas are a.
     """
     c = as_float_array(features, "features", ndim=2)
-    N = as_positive_int(N, "N", maximum=MAX_DELTA_WINDOW)
+    N = as_positive_int(N, "N", maximum=_MAX_DELTA_WINDOW)
     T = len(c)
     padded = np.pad(c, ((N, N), (0, 0)), mode="edge")
     with np.errstate(over="ignore", invalid="ignore"):

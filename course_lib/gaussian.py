@@ -26,7 +26,7 @@ from .linalg import LOG_2PI, cholesky_factor, log_det_from_cholesky, sample_gaus
 from .validation import as_float_array, as_positive_float, check_choice
 
 __all__ = ["LOG_2PI", "cholesky_factor", "as_covariance", "covariance_2d",
-           "gaussian_log_density", "log_density_from_cholesky", "fit_gaussian",
+           "gaussian_log_density", "fit_gaussian",
            "sample_gaussian"]
 
 COVARIANCE_TYPES = ("full", "diag")
@@ -64,7 +64,7 @@ def covariance_2d(sigma1: float, sigma2: float, rho: float) -> np.ndarray:
     return np.array([[sigma1 ** 2, off], [off, sigma2 ** 2]])
 
 
-def log_density_from_cholesky(X: np.ndarray, mu: np.ndarray, L: np.ndarray) -> np.ndarray:
+def _log_density_from_cholesky(X: np.ndarray, mu: np.ndarray, L: np.ndarray) -> np.ndarray:
     """log N(x_n | mu, L L^T) for every row of X (N, D), given the lower factor L (D, D).
 
     z_n = L^{-1}(x_n - mu) by a triangular solve; log N = -1/2 (D log 2pi + 2 sum log L_dd
@@ -100,7 +100,7 @@ def gaussian_log_density(X, mu, Sigma, covariance_type: str = "full") -> np.ndar
     Sigma = as_covariance(Sigma, D, covariance_type)
     if covariance_type == "diag":
         return _log_density_diag(X, mu, Sigma)
-    return log_density_from_cholesky(X, mu, cholesky(Sigma, lower=True))
+    return _log_density_from_cholesky(X, mu, cholesky(Sigma, lower=True))
 
 
 def fit_gaussian(X, covariance_type: str = "full") -> tuple[np.ndarray, np.ndarray]:

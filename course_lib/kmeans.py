@@ -40,10 +40,10 @@ __all__ = ["KMeansResult", "KMeansState", "kmeans", "kmeans_steps", "initialise_
            "assign_clusters", "pairwise_squared_distances", "count_distinct_rows",
            "check_spread"]
 
-INIT_METHODS = ("k-means++", "random")
+_INIT_METHODS = ("k-means++", "random")
 #: Points whose spread exceeds this (or is below its inverse) would overflow (underflow)
 #: float64 when distances are squared.
-MAX_SPREAD = 1e150
+_MAX_SPREAD = 1e150
 
 
 @dataclass(frozen=True)
@@ -91,15 +91,15 @@ def check_spread(X: np.ndarray, name: str = "X") -> None:
     """Refuse points whose squared distances cannot be represented in float64.
 
     The spread is the largest range max_n x_nd - min_n x_nd over dimensions; squaring a spread
-    above ``MAX_SPREAD`` overflows and one below ``1 / MAX_SPREAD`` underflows to 0, so every
+    above ``_MAX_SPREAD`` overflows and one below ``1 / _MAX_SPREAD`` underflows to 0, so every
     distance would be inf or 0. Rescale such data first.
     """
     # halves first: max - min itself overflows for values near the float64 limit
     spread = 2.0 * np.max(0.5 * X.max(axis=0) - 0.5 * X.min(axis=0))
-    if spread > MAX_SPREAD or 0.0 < spread < 1.0 / MAX_SPREAD:
+    if spread > _MAX_SPREAD or 0.0 < spread < 1.0 / _MAX_SPREAD:
         raise ValueError(f"{name}: the points spread over {spread:.3g}; squared distances "
-                         f"overflow or underflow float64 beyond [{1 / MAX_SPREAD:.0e}, "
-                         f"{MAX_SPREAD:.0e}]: rescale the data")
+                         f"overflow or underflow float64 beyond [{1 / _MAX_SPREAD:.0e}, "
+                         f"{_MAX_SPREAD:.0e}]: rescale the data")
 
 
 def pairwise_squared_distances(X: np.ndarray, centroids: np.ndarray) -> np.ndarray:
@@ -240,7 +240,7 @@ def initialise_centroids(X, n_clusters: int, *, init: str = "k-means++",
     rows of X)."""
     X = _check_points(X)
     n_clusters = _check_n_clusters(X, n_clusters)
-    check_choice(init, "init", INIT_METHODS)
+    check_choice(init, "init", _INIT_METHODS)
     return _initial_centroids(X, n_clusters, init, as_rng(rng))
 
 
@@ -289,7 +289,7 @@ def kmeans(X, n_clusters: int, *, init="k-means++", n_restarts: int = 1, max_ite
     tol = as_positive_float(tol, "tol", allow_zero=True)
     rng = as_rng(rng)
     if isinstance(init, str):
-        check_choice(init, "init", INIT_METHODS)
+        check_choice(init, "init", _INIT_METHODS)
         n_clusters = _check_n_clusters(X, n_clusters)
         starts = (_initial_centroids(X, n_clusters, init, rng) for _ in range(n_restarts))
     else:

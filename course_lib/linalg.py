@@ -24,13 +24,13 @@ from .validation import RngLike, as_float_array, as_positive_int, as_rng, check_
 
 __all__ = ["LOG_2PI", "JITTER_START", "JITTER_CAP", "JitterWarning", "NotPositiveDefiniteError",
            "as_square_matrix", "check_symmetric", "cholesky_factor", "cholesky_with_jitter", "log_det_from_cholesky",
-           "solve_lower", "solve_cholesky", "sample_gaussian"]
+           "solve_lower", "sample_gaussian"]
 
 LOG_2PI = float(np.log(2.0 * np.pi))
 JITTER_START = 1e-10
 JITTER_CAP = 1e-4
 # Relative size of a negative eigenvalue that is still round-off of a positive semi-definite matrix.
-PSD_TOLERANCE = 1e-8
+_PSD_TOLERANCE = 1e-8
 
 
 class JitterWarning(UserWarning):
@@ -121,7 +121,7 @@ def solve_lower(L: np.ndarray, B: np.ndarray) -> np.ndarray:
     return solve_triangular(L, B, lower=True, check_finite=False)
 
 
-def solve_cholesky(L: np.ndarray, B: np.ndarray) -> np.ndarray:
+def _solve_cholesky(L: np.ndarray, B: np.ndarray) -> np.ndarray:
     """``A^-1 B = L^-T (L^-1 B)`` for ``A = L L^T`` (two triangular solves)."""
     return cho_solve((L, True), B, check_finite=False)
 
@@ -138,7 +138,7 @@ def _sampling_root(cov: np.ndarray) -> np.ndarray:
         return cholesky_with_jitter(cov, "cov", warn=False)[0]
     except NotPositiveDefiniteError:
         eigval, Q = np.linalg.eigh(cov)
-        if eigval[0] < -PSD_TOLERANCE * max(eigval[-1], np.finfo(float).tiny):
+        if eigval[0] < -_PSD_TOLERANCE * max(eigval[-1], np.finfo(float).tiny):
             raise ValueError(f"cov: not positive semi-definite (smallest eigenvalue "
                              f"{eigval[0]:.3g}, largest {eigval[-1]:.3g})") from None
         return Q * np.sqrt(np.maximum(eigval, 0.0))

@@ -51,7 +51,7 @@ from .validation import RngLike, as_float_array, as_positive_int, as_rng
 __all__ = ["RecognitionReport", "confusion_matrix", "evaluate", "label_array", "rmse",
            "round_scores", "rounded_pcc_mse", "check_scale", "discretised_log_predictive",
            "discrete_kl", "standardised_gap", "levelset_probability", "f1_levelset",
-           "brier_levelset", "brier_preference", "f1_preference", "MAX_LEVELSET_POINTS"]
+           "brier_levelset", "brier_preference", "f1_preference"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -222,7 +222,7 @@ def check_scale(scale, name: str = "scale") -> tuple[int, int]:
 # a bin narrower than this (in sd units, times max(1, distance from the mean)) uses the
 # midpoint rule: there Phi(b) - Phi(a) would cancel, and after renormalisation over the scale
 # the rule's error is below 1e-9 in log P (measured: 1e-12 against quadrature)
-NARROW_BIN = 1e-3
+_NARROW_BIN = 1e-3
 
 
 def _log_normal_interval(lower, upper) -> np.ndarray:
@@ -231,14 +231,14 @@ def _log_normal_interval(lower, upper) -> np.ndarray:
     Wide bins: mirror a bin in the right tail (Phi(u) - Phi(l) = Phi(-l) - Phi(-u)) so that both
     ends sit where log Phi is accurate, then log(Phi(b) - Phi(a)) = log Phi(b) + log(1 - e^d),
     d = log Phi(a) - log Phi(b) < 0 (with expm1 for d near 0). Narrow bins (width w with
-    w * max(1, |m|) < NARROW_BIN, m the midpoint; e.g. a predictive sd of 1e4 on a 0-10
+    w * max(1, |m|) < _NARROW_BIN, m the midpoint; e.g. a predictive sd of 1e4 on a 0-10
     scale): Phi(b) - Phi(a) = w phi(m) (1 + (m^2 - 1) w^2 / 24 + ...), whose correction is
     nearly the same for every bin of the scale and cancels in the renormalisation.
     """
     # inf - inf, log(0), overflow: only for items beyond float64, which the caller refuses
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         width, middle = upper - lower, 0.5 * (lower + upper)
-        narrow = width * np.maximum(1.0, np.abs(middle)) < NARROW_BIN
+        narrow = width * np.maximum(1.0, np.abs(middle)) < _NARROW_BIN
         mirror = lower > 0
         a = np.where(mirror, -upper, lower)
         b = np.where(mirror, -lower, upper)
@@ -281,7 +281,7 @@ def discretised_log_predictive(mean, variance, scale=(0, 10)) -> np.ndarray:
 
 
 # |log sum_c P(c)| above this: not a distribution (a density or unnormalised CDF differences)
-LOG_TOTAL_TOLERANCE = 1e-6
+_LOG_TOTAL_TOLERANCE = 1e-6
 
 
 def discrete_kl(reference, log_probabilities) -> np.ndarray:
@@ -308,7 +308,7 @@ def discrete_kl(reference, log_probabilities) -> np.ndarray:
         raise ValueError(f"reference: row {int(np.argmax(largest == 0))} is empty (no scores)")
     with np.errstate(divide="ignore"):  # a row of -inf sums to 0: refused just below
         log_totals = logsumexp(log_probabilities, axis=1)
-    unnormalised = np.abs(log_totals) > LOG_TOTAL_TOLERANCE
+    unnormalised = np.abs(log_totals) > _LOG_TOTAL_TOLERANCE
     if unnormalised.any():
         row = int(np.argmax(unnormalised))
         raise ValueError(f"log_probabilities: row {row} sums to {np.exp(log_totals[row]):.6g} "
@@ -327,7 +327,7 @@ def discrete_kl(reference, log_probabilities) -> np.ndarray:
 # Level sets and preferences (Unit 7)
 # --------------------------------------------------------------------------------------------
 
-MAX_LEVELSET_POINTS = 2 ** 20
+_MAX_LEVELSET_POINTS = 2 ** 20
 
 
 def _check_bounds(bounds) -> np.ndarray:
@@ -379,7 +379,7 @@ def _levelset_tally(model, true_function, threshold, bounds, n_points, batch_siz
                         f"{type(true_function).__name__}")
     threshold = float(as_float_array(threshold, "threshold", ndim=0))
     bounds = _check_bounds(bounds)
-    n_points = as_positive_int(n_points, "n_points", minimum=2, maximum=MAX_LEVELSET_POINTS)
+    n_points = as_positive_int(n_points, "n_points", minimum=2, maximum=_MAX_LEVELSET_POINTS)
     batch_size = as_positive_int(batch_size, "batch_size")
     for name, value in (("n_points", n_points), ("batch_size", batch_size)):
         if value & (value - 1):

@@ -33,7 +33,7 @@ from course_lib.metrics import discretised_log_predictive
 from course_lib.validation import as_positive_int
 
 SCALE = (0, 10)
-N_CONTEXT = 280          # other training sentences beside the rated ones
+_N_CONTEXT = 280          # other training sentences beside the rated ones
 N_RESTARTS = 3
 
 
@@ -169,7 +169,7 @@ class PanelWithListener:
     panel_histograms: np.ndarray
 
 
-def panel_with_listener(panel, sheet: ScoreSheet, *, n_context: int = N_CONTEXT,
+def panel_with_listener(panel, sheet: ScoreSheet, *, n_context: int = _N_CONTEXT,
                         rng: int = 0) -> PanelWithListener:
     """Fit GPR-MA and the joint model on the rated sentences plus ``n_context`` other training
     sentences (drawn with ``rng``; all of them if there are fewer), with the listener's scores

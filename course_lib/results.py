@@ -321,7 +321,7 @@ def source_claims(result) -> str:
                      for claim in result["source"].get("claims", []))
 
 
-def levelset_verdicts(result) -> dict:
+def _levelset_verdicts(result) -> dict:
     """{(problem, acquisition, step): verdict} of a level-set result (``seed003_levelset``,
     ``seed003_levelset_4d``, ``seed003_passthrough``) for the paper's steps
     mixed > pseudo and pseudo > none."""
@@ -362,7 +362,7 @@ def levelset_report(result) -> str:
         lines.append(_fill("left out (the directions pair the seeds where both sessions ran): "
                            + "; ".join(failures)))
     lines.append("")
-    verdicts = levelset_verdicts(result)
+    verdicts = _levelset_verdicts(result)
     for step in LEVELSET_STEPS:
         chosen = {key: v for key, v in verdicts.items() if key[2] == step}
         holds = sum(v == "holds" for v in chosen.values())

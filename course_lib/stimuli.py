@@ -67,7 +67,7 @@ from .validation import as_float_array, as_positive_float, as_positive_int, chec
 __all__ = ["SAMPLE_RATE", "SPEECH_DATASET", "SPEECH_FILE", "BAND_KINDS", "Band", "Equaliser",
            "peaking_biquad", "low_shelf_biquad", "high_shelf_biquad", "standard_equaliser",
            "load_speech_clip", "synthesised_music", "CLIPS", "load_clip", "rms",
-           "loudness_matched", "wav_bytes", "TONE_FREQUENCY", "tone_snr_db", "tone_in_noise"]
+           "loudness_matched", "wav_bytes", "tone_snr_db", "tone_in_noise"]
 
 SAMPLE_RATE = 16000
 SPEECH_DATASET = "speech_clip"
@@ -77,12 +77,12 @@ CLIPS = ("speech", "music")
 # loudness_matched keeps every sample below this (int16 full scale is 1 - 2^-15)
 PEAK_LIMIT = 0.99
 # the level both versions of a pair are scaled to (-20 dB re full scale), unless that clips
-TARGET_RMS = 0.1
+_TARGET_RMS = 0.1
 # band gains beyond +-120 dB (a factor of 10^6 in amplitude) are no equaliser setting; far
 # beyond (~ +-6000 dB) the cookbook's A^2 overflows float64
-MAX_GAIN_DB = 120.0
+_MAX_GAIN_DB = 120.0
 # a WAV header stores the byte rate (2 bytes per sample, mono) in an unsigned 32-bit field
-MAX_WAV_SAMPLE_RATE = (2 ** 32 - 1) // 2
+_MAX_WAV_SAMPLE_RATE = (2 ** 32 - 1) // 2
 
 
 # ----- biquads ------------------------------------------------------------------------------
@@ -93,8 +93,8 @@ def _design_inputs(frequency, gain_db, sample_rate, name):
         raise ValueError(f"{name}: must be below the Nyquist frequency {sample_rate / 2:g} Hz, "
                          f"got {frequency:g}")
     gain_db = float(as_float_array(gain_db, "gain_db", ndim=0))
-    if abs(gain_db) > MAX_GAIN_DB:
-        raise ValueError(f"gain_db: expected a gain within +-{MAX_GAIN_DB:g} dB, got "
+    if abs(gain_db) > _MAX_GAIN_DB:
+        raise ValueError(f"gain_db: expected a gain within +-{_MAX_GAIN_DB:g} dB, got "
                          f"{gain_db:g}")
     A = 10.0 ** (gain_db / 40.0)
     w0 = 2.0 * np.pi * frequency / sample_rate
@@ -204,10 +204,10 @@ class Equaliser:
         if gains.shape != (self.n_bands,):
             raise ValueError(f"gains_db: expected one gain per band ({self.n_bands}: "
                              f"{', '.join(self.names)}), got shape {gains.shape}")
-        beyond = np.abs(gains) > MAX_GAIN_DB
+        beyond = np.abs(gains) > _MAX_GAIN_DB
         if beyond.any():
             band = int(np.flatnonzero(beyond)[0])
-            raise ValueError(f"gains_db: expected gains within +-{MAX_GAIN_DB:g} dB, the "
+            raise ValueError(f"gains_db: expected gains within +-{_MAX_GAIN_DB:g} dB, the "
                              f"{self.names[band]} band has {gains[band]:g}")
         return gains
 
@@ -334,7 +334,7 @@ def rms(waveform) -> float:
     return float(np.sqrt(np.mean(waveform ** 2)))
 
 
-def loudness_matched(*waveforms, target_rms: float = TARGET_RMS) -> list[np.ndarray]:
+def loudness_matched(*waveforms, target_rms: float = _TARGET_RMS) -> list[np.ndarray]:
     """The ``waveforms`` each scaled to RMS ``target_rms``, then all by one common factor if
     needed so that no sample reaches :data:`PEAK_LIMIT`: equal RMS, no clipping. A silent
     waveform (RMS 0) cannot be matched and raises."""
@@ -360,9 +360,9 @@ def wav_bytes(waveform, sample_rate: int = SAMPLE_RATE) -> bytes:
     they are refused (scale with :func:`loudness_matched` first)."""
     waveform = as_float_array(waveform, "waveform", ndim=1)
     sample_rate = as_positive_int(sample_rate, "sample_rate")
-    if sample_rate > MAX_WAV_SAMPLE_RATE:
+    if sample_rate > _MAX_WAV_SAMPLE_RATE:
         raise ValueError(f"sample_rate: a 16-bit mono WAV file holds at most "
-                         f"{MAX_WAV_SAMPLE_RATE} samples per second (its header's 32-bit byte "
+                         f"{_MAX_WAV_SAMPLE_RATE} samples per second (its header's 32-bit byte "
                          f"rate), got {sample_rate}")
     peak = float(np.max(np.abs(waveform)))
     if peak > 1.0:
@@ -388,8 +388,8 @@ def wav_bytes(waveform, sample_rate: int = SAMPLE_RATE) -> bytes:
 # noise power inside one auditory filter (~130 Hz of the 8 kHz band, about -18 dB re the whole
 # noise), i.e. around -20 dB re the noise: with max_snr_db = -12 dB that is u ~ 0.4, inside
 # the range whatever the listener's headphones.
-TONE_FREQUENCY = 1000.0      # Hz
-TONE_MAX_SNR_DB = -12.0      # dB, tone RMS re noise RMS at level 1
+_TONE_FREQUENCY = 1000.0      # Hz
+_TONE_MAX_SNR_DB = -12.0      # dB, tone RMS re noise RMS at level 1
 TONE_NOISE_RMS = 0.1         # -20 dB re full scale: Gaussian peaks (~4.5 sd) stay far below 1
 TONE_DURATION, TONE_CLIP_DURATION = 0.4, 0.8     # s: the tone, centred in the noise clip
 TONE_RAMP, CLIP_RAMP = 0.02, 0.01                # s: raised-cosine on/off ramps
@@ -407,7 +407,7 @@ def _raised_cosine_ramps(n: int, n_ramp: int) -> np.ndarray:
     return envelope
 
 
-def tone_snr_db(level, *, max_snr_db: float = TONE_MAX_SNR_DB) -> np.ndarray:
+def tone_snr_db(level, *, max_snr_db: float = _TONE_MAX_SNR_DB) -> np.ndarray:
     """The tone's level re the noise (dB) at ``level`` in (0, 1]: 20 log10(level) + max_snr_db
     (level 0, no tone, is -inf dB)."""
     level = as_float_array(level, "level")
@@ -418,8 +418,8 @@ def tone_snr_db(level, *, max_snr_db: float = TONE_MAX_SNR_DB) -> np.ndarray:
         return 20.0 * np.log10(level) + max_snr_db
 
 
-def tone_in_noise(level: float, *, frequency: float = TONE_FREQUENCY,
-                  max_snr_db: float = TONE_MAX_SNR_DB, noise_rms: float = TONE_NOISE_RMS,
+def tone_in_noise(level: float, *, frequency: float = _TONE_FREQUENCY,
+                  max_snr_db: float = _TONE_MAX_SNR_DB, noise_rms: float = TONE_NOISE_RMS,
                   sample_rate: int = SAMPLE_RATE) -> tuple[np.ndarray, np.ndarray]:
     """A detection trial: ``TONE_CLIP_DURATION`` s of white Gaussian noise at RMS ``noise_rms``
     with a sine of ``frequency`` Hz, ``TONE_DURATION`` s long and centred in it, at ``level``

@@ -76,12 +76,12 @@ from tqdm.auto import tqdm
 from .dtw import as_sequence, as_sequence_list, local_cost_matrix
 from .validation import as_bool, as_float_array, as_positive_float, as_positive_int, check_choice
 
-__all__ = ["DISCOVERY_METRICS", "DEFAULT_THRESHOLD", "Fragment", "BandFragment",
+__all__ = [ "DEFAULT_THRESHOLD", "Fragment", "BandFragment",
            "SegmentalDTWResult", "DiscoveredPair", "DiscoveryReport", "band_offsets",
            "band_alignment", "least_average_segment", "segmental_dtw", "discover_pairs",
            "cluster_fragments", "fragment_word", "evaluate_discoveries"]
 
-DISCOVERY_METRICS = ("cosine", "euclidean", "sqeuclidean")
+_DISCOVERY_METRICS = ("cosine", "euclidean", "sqeuclidean")
 # Cosine distances of unrelated mean-normalised frames are about 1 and the best band fragments of
 # unrelated speech stay above about 0.4 (the lecture's histogram); a quarter keeps to near copies.
 DEFAULT_THRESHOLD = 0.25
@@ -344,7 +344,7 @@ def segmental_dtw(x, y, *, band_radius: int = 10, min_length: int = 25,
     """
     x, y = as_sequence(x, "x"), as_sequence(y, "y")
     band_radius, min_length = _check_band(band_radius, min_length)
-    check_choice(metric, "metric", DISCOVERY_METRICS)
+    check_choice(metric, "metric", _DISCOVERY_METRICS)
     if x.shape[1] != y.shape[1]:
         raise ValueError(f"y: has {y.shape[1]} features per frame but x has {x.shape[1]}")
     cost = local_cost_matrix(x, y, metric=metric)
@@ -388,7 +388,7 @@ def discover_pairs(utterances, *, band_radius: int = 10, min_length: int = 25,
     if len(sequences) < 2:
         raise ValueError(f"utterances: need at least two to compare, got {len(sequences)}")
     band_radius, min_length = _check_band(band_radius, min_length)
-    check_choice(metric, "metric", DISCOVERY_METRICS)
+    check_choice(metric, "metric", _DISCOVERY_METRICS)
     threshold = _check_threshold(threshold, metric)
     progress = as_bool(progress, "progress")
     if metric == "cosine":

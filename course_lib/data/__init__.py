@@ -127,7 +127,7 @@ def read_verified(dataset: str, name: str, *, text: bool = False) -> VerifiedFil
     return VerifiedFile(path, content, expected)
 
 
-def data_file(dataset: str, name: str) -> Path:
+def _data_file(dataset: str, name: str) -> Path:
     """Path of ``data/<dataset>/<name>`` after checking its bytes against the manifest.
 
     For reading the file, prefer :func:`read_verified`: it returns the bytes it checked.

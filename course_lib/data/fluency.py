@@ -39,31 +39,31 @@ SCALE = (0, 10)
 SPLITS = ("train", "test")
 
 # Voice activity detection: 10 ms frames; a frame is speech when its RMS is within
-# VAD_THRESHOLD_DB of the loudest frame's. A pause counts when it lasts at least MIN_PAUSE_S.
+# _VAD_THRESHOLD_DB of the loudest frame's. A pause counts when it lasts at least _MIN_PAUSE_S.
 VAD_FRAME_S = 0.010
-VAD_THRESHOLD_DB = 35.0
-MIN_PAUSE_S = 0.200
+_VAD_THRESHOLD_DB = 35.0
+_MIN_PAUSE_S = 0.200
 N_MFCC = 13
 
-PROSODIC_FEATURES = ("duration_s", "speech_span_s", "speech_time_s", "pause_fraction",
+_PROSODIC_FEATURES = ("duration_s", "speech_span_s", "speech_time_s", "pause_fraction",
                      "n_pauses", "n_words", "words_per_second")
-FEATURE_NAMES = (PROSODIC_FEATURES
+FEATURE_NAMES = (_PROSODIC_FEATURES
                  + tuple(f"mfcc{k}_mean" for k in range(N_MFCC))
                  + tuple(f"mfcc{k}_sd" for k in range(N_MFCC)))
-CONTROL_NAMES = ("speed_wpm", "gap", "n_breaks", "break_ms", "pitch", "n_words")
+_CONTROL_NAMES = ("speed_wpm", "gap", "n_breaks", "break_ms", "pitch", "n_words")
 
 
 #: below this many samples per second a 10 ms frame has hardly a sample: a rate given in kHz
-MIN_SAMPLE_RATE = 1000
+_MIN_SAMPLE_RATE = 1000
 #: integer PCM sample types and their full scale: utterance_features divides by it
-PCM_FULL_SCALE = {np.dtype(np.int16): 2.0 ** 15, np.dtype(np.int32): 2.0 ** 31}
+_PCM_FULL_SCALE = {np.dtype(np.int16): 2.0 ** 15, np.dtype(np.int32): 2.0 ** 31}
 
 
 def _check_sample_rate(sample_rate) -> int:
     sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=10_000_000)
-    if sample_rate < MIN_SAMPLE_RATE:
+    if sample_rate < _MIN_SAMPLE_RATE:
         raise ValueError(f"sample_rate: expected samples per second in Hz (e.g. 16000), got "
-                         f"{sample_rate}; a rate in kHz? (below {MIN_SAMPLE_RATE} Hz a "
+                         f"{sample_rate}; a rate in kHz? (below {_MIN_SAMPLE_RATE} Hz a "
                          f"{VAD_FRAME_S * 1000:g} ms frame holds "
                          f"{round(VAD_FRAME_S * sample_rate)} samples)")
     return sample_rate
@@ -75,16 +75,16 @@ def _pcm_as_float(samples):
     dtype = getattr(samples, "dtype", None)
     if dtype is None or not np.issubdtype(dtype, np.integer):
         return samples
-    if dtype not in PCM_FULL_SCALE:
+    if dtype not in _PCM_FULL_SCALE:
         raise TypeError(f"samples: integer samples of type {dtype} have no known full scale; "
                         "pass int16 or int32 PCM, or float64 samples in [-1, 1]")
-    return np.asarray(samples, dtype=np.float64) / PCM_FULL_SCALE[dtype]
+    return np.asarray(samples, dtype=np.float64) / _PCM_FULL_SCALE[dtype]
 
 
 def frame_rms(samples, sample_rate: int) -> np.ndarray:
     """RMS of each consecutive, non-overlapping 10 ms frame of ``samples`` (a last partial
     frame is dropped), shape (n_frames,). ``sample_rate`` in Hz (samples per second, at least
-    :data:`MIN_SAMPLE_RATE`)."""
+    :data:`_MIN_SAMPLE_RATE`)."""
     x = as_waveform(samples, "samples")
     sample_rate = _check_sample_rate(sample_rate)
     frame = round(VAD_FRAME_S * sample_rate)
@@ -97,11 +97,11 @@ def frame_rms(samples, sample_rate: int) -> np.ndarray:
 
 def speech_activity(samples, sample_rate: int) -> np.ndarray:
     """Boolean speech mask of the 10 ms frames of :func:`frame_rms`: a frame is speech when its
-    RMS is at least the loudest frame's RMS x 10^(-VAD_THRESHOLD_DB / 20)."""
+    RMS is at least the loudest frame's RMS x 10^(-_VAD_THRESHOLD_DB / 20)."""
     rms = frame_rms(samples, sample_rate)
     if rms.max() == 0:
         raise ValueError("samples: the signal is silent (all zeros), so it has no speech")
-    return rms >= rms.max() * 10 ** (-VAD_THRESHOLD_DB / 20)
+    return rms >= rms.max() * 10 ** (-_VAD_THRESHOLD_DB / 20)
 
 
 def utterance_features(samples, sample_rate: int, n_words: int) -> np.ndarray:
@@ -110,7 +110,7 @@ def utterance_features(samples, sample_rate: int, n_words: int) -> np.ndarray:
     From the speech mask of :func:`speech_activity` (frames of 10 ms): the speech span runs from
     the first to the last speech frame, the speech time counts speech frames, the pause fraction
     is 1 - speech time / span, and a pause is a run of non-speech frames inside the span lasting
-    at least ``MIN_PAUSE_S``. Words per second = ``n_words`` / span. The MFCC statistics are the
+    at least ``_MIN_PAUSE_S``. Words per second = ``n_words`` / span. The MFCC statistics are the
     per-coefficient mean and standard deviation (over all frames) of the course front end
     :func:`course_lib.features.mfcc_features` without deltas or mean normalisation (c0 is the
     log frame energy).
@@ -131,7 +131,7 @@ def utterance_features(samples, sample_rate: int, n_words: int) -> np.ndarray:
     # runs of non-speech inside the span: starts and ends from the edges of the mask
     edges = np.diff(np.concatenate(([1], inside.astype(np.int8), [1])))
     pause_frames = np.flatnonzero(edges == 1) - np.flatnonzero(edges == -1)
-    n_pauses = int(np.sum(pause_frames >= round(MIN_PAUSE_S / VAD_FRAME_S)))
+    n_pauses = int(np.sum(pause_frames >= round(_MIN_PAUSE_S / VAD_FRAME_S)))
     cepstra = mfcc_features(x, sample_rate, deltas=False, cmn=False)
     prosodic = [len(x) / sample_rate, span_s, speech_s, 1.0 - speech_s / span_s, n_pauses,
                 n_words, n_words / span_s]
@@ -158,7 +158,7 @@ class FluencySet:
     ``features`` (N, 33) float64 with column names ``feature_names``; ``ratings`` a
     :class:`~course_lib.gp.multi_rater.RaterData` on the scale (0, 10) (items 0..N-1, raters 0..4,
     a few labels missing); ``truth`` (N,) the hidden true fluency; ``controls`` maps each of
-    :data:`CONTROL_NAMES` to an (N,) array (speed in words per minute, word gap in espeak-ng's
+    :data:`_CONTROL_NAMES` to an (N,) array (speed in words per minute, word gap in espeak-ng's
     units of 10 ms, number of hesitations and their total length in ms, pitch, number of
     words); ``texts`` the digit strings as spoken; ``voices`` the espeak-ng voice+variant;
     ``train`` and ``test`` the fixed split as sorted item indices; ``rater_parameters`` maps
@@ -312,7 +312,7 @@ def load_fluency() -> FluencySet:
         ratings=ratings,
         truth=_read_only([row["truth"] for row in utterances], np.float64),
         controls=MappingProxyType({name: _read_only([row[name] for row in utterances],
-                                                    np.int64) for name in CONTROL_NAMES}),
+                                                    np.int64) for name in _CONTROL_NAMES}),
         texts=tuple(row["text"] for row in utterances),
         voices=tuple(row["voice"] for row in utterances),
         train=_read_only(np.flatnonzero(split == "train"), np.int64),

@@ -28,7 +28,7 @@ DATASET = "speechocean762"
 N_ITEMS = 5000
 N_RATERS = 5
 SCALE = (0, 10)
-ASPECTS = ("accuracy", "fluency")
+_ASPECTS = ("accuracy", "fluency")
 
 
 @dataclass(frozen=True)
@@ -70,8 +70,8 @@ class PanelSet:
 
 def load_speechocean762(aspect: str = "accuracy") -> PanelSet:
     """The panel's scores of ``aspect`` ("accuracy" or "fluency") with the features and split."""
-    if aspect not in ASPECTS:
-        raise ValueError(f"aspect: expected one of {ASPECTS}, got {aspect!r}")
+    if aspect not in _ASPECTS:
+        raise ValueError(f"aspect: expected one of {_ASPECTS}, got {aspect!r}")
     utterances = read_csv_table(DATASET, "utterances.csv",
                                 {"item": parse_int, "utt": parse_text, "speaker": parse_text,
                                  "split": parse_text, "text": parse_text})

@@ -93,16 +93,16 @@ from .kernels import Kernel, as_inputs, check_exact_size
 __all__ = ["expected_improvement", "incumbent", "improvement_moments", "univariate_ei",
            "bivariate_ei", "bivariate_ei_gradient", "multinomial_sample", "pairwise_bald",
            "AcquisitionMaximum",
-           "maximise_acquisition", "thompson_sample", "average_ei_path", "SETTLED_FRACTION",
+           "maximise_acquisition", "thompson_sample", "average_ei_path",
            "settling_threshold", "settled_at",
            "ForcedChoiceTest", "forced_choice_test", "forced_choice_threshold"]
 
 LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
-SQRT_HALF_PI = np.sqrt(0.5 * np.pi)
+_SQRT_HALF_PI = np.sqrt(0.5 * np.pi)
 # Below this u, m Phi(u) + s phi(u) cancels; the scaled-erfc form is used instead.
-CANCELLATION_U = -1.0
+_CANCELLATION_U = -1.0
 # c^2 of the Gaussian bump ln 2 exp(-t^2 / (2 c^2)) that approximates h(Phi(t)) (pairwise BALD)
-BALD_C2 = 0.5 * np.pi * np.log(2.0)
+_BALD_C2 = 0.5 * np.pi * np.log(2.0)
 
 
 # ----- expected improvement ---------------------------------------------------------------
@@ -134,7 +134,7 @@ def expected_improvement(mean, var, best=0.0) -> np.ndarray:
     m, s = m[positive], s[positive]
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         u = m / s
-    upper = u >= CANCELLATION_U
+    upper = u >= _CANCELLATION_U
     value = np.empty_like(m)
     uu = u[upper]
     with np.errstate(over="ignore"):  # u^2 of a huge u (s subnormal): phi(u) = 0
@@ -145,7 +145,7 @@ def expected_improvement(mean, var, best=0.0) -> np.ndarray:
     if np.any(lower):
         ul = np.maximum(u[lower], -1e150)  # u = -inf (m < 0, s subnormal): EI is 0 anyway
         # phi(u) (1 + u Phi(u) / phi(u)), Phi(u) / phi(u) = sqrt(pi/2) erfcx(-u / sqrt 2)
-        bracket = 1.0 + ul * SQRT_HALF_PI * erfcx(-ul / np.sqrt(2.0))
+        bracket = 1.0 + ul * _SQRT_HALF_PI * erfcx(-ul / np.sqrt(2.0))
         with np.errstate(divide="ignore"):
             log_value = np.log(s[lower]) - 0.5 * ul ** 2 - LOG_SQRT_2PI + np.log(
                 np.maximum(bracket, 0.0))
@@ -374,7 +374,7 @@ def pairwise_bald(model, X_first, X_second) -> np.ndarray:
     if kind == "pair-difference":
         return 0.5 * np.log1p(var / noise_var)
     marginal = _entropy_of_ndtr(mean / np.sqrt(2.0 * noise_var + var))
-    bump_var = 2.0 * noise_var * BALD_C2          # c^2 in units of z
+    bump_var = 2.0 * noise_var * _BALD_C2          # c^2 in units of z
     spread = var + bump_var
     conditional = np.log(2.0) * np.sqrt(bump_var / spread) * np.exp(-0.5 * mean ** 2 / spread)
     return np.maximum(marginal - conditional, 0.0)
@@ -488,17 +488,17 @@ def average_ei_path(history, window: int = 4) -> np.ndarray:
 # The course's "settled" level of the convergence measure (the thesis gives none): a mean
 # expected improvement of 1 % of the utility's prior sd, i.e. no setting is expected to beat the
 # incumbent by a noticeable part of the spread of utilities.
-SETTLED_FRACTION = 0.01
+_SETTLED_FRACTION = 0.01
 
 
 def settling_threshold(kernel, X) -> float:
-    """``SETTLED_FRACTION`` times the utility's prior sd over the settings ``X`` (the root mean
+    """``_SETTLED_FRACTION`` times the utility's prior sd over the settings ``X`` (the root mean
     of ``kernel``'s diagonal there), the level for :func:`settled_at`: 0.02 for Nielsen et al.'s
     model (kernel variance 4)."""
     if not isinstance(kernel, Kernel):
         raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
     X = as_inputs(X, "X")
-    return SETTLED_FRACTION * float(np.sqrt(np.mean(kernel.diag(X))))
+    return _SETTLED_FRACTION * float(np.sqrt(np.mean(kernel.diag(X))))
 
 
 def settled_at(history, *, threshold: float, window: int = 4) -> int | None:
@@ -516,7 +516,7 @@ def settled_at(history, *, threshold: float, window: int = 4) -> int | None:
 
 # ----- the final forced-choice test -----------------------------------------------------------
 #: ``ForcedChoiceTest.preferred``: the side that won more of the forced choices
-PREFERRED_SIDES = ("personal", "baseline", "neither")
+_PREFERRED_SIDES = ("personal", "baseline", "neither")
 
 
 @dataclass(frozen=True)

@@ -79,19 +79,18 @@ from .priors import Prior
 from .regression import NOISE_BOUNDS, checked_theta, predict_latent
 
 __all__ = ["AnnotatorLikelihood", "annotator_log_likelihood", "AnnotatorNoiseGP", "Regions",
-           "assign_regions", "region_labels", "NOISE_FLOOR", "AT_FLOOR_FACTOR",
-           "REGION_METHODS"]
+           "assign_regions", "region_labels", "NOISE_FLOOR", "AT_FLOOR_FACTOR"]
 
 #: Default lower bound of every noise variance (state it beside any result it shapes).
 NOISE_FLOOR = 1e-4
 #: Upper bound of every noise variance (GPRegression's).
-NOISE_CEILING = NOISE_BOUNDS[1]
+_NOISE_CEILING = NOISE_BOUNDS[1]
 #: A variance counts as "at the floor" up to this factor above it.
 AT_FLOOR_FACTOR = 1.01
 #: EM iterations and relative tolerance for the EM fixed point used as an optimiser start.
-EM_START_MAX_ITER = 50
-EM_START_TOL = 1e-3
-REGION_METHODS = ("kmeans", "affinity")
+_EM_START_MAX_ITER = 50
+_EM_START_TOL = 1e-3
+_REGION_METHODS = ("kmeans", "affinity")
 
 
 # --------------------------------------------------------------------------------------------
@@ -267,7 +266,7 @@ def assign_regions(X, n_regions: int | None = None, method: str = "kmeans", *,
     dropped, their points join the nearest remaining centre), smallest first.
     """
     X = as_inputs(X, "X")
-    check_choice(method, "method", REGION_METHODS)
+    check_choice(method, "method", _REGION_METHODS)
     min_size = as_positive_int(min_size, "min_size")
     if method == "kmeans":
         if n_regions is None:
@@ -361,8 +360,8 @@ class AnnotatorNoiseGP:
         else:
             self.regions, self.n_regions = region_labels(regions)
         self.noise_floor = as_positive_float(noise_floor, "noise_floor")
-        if self.noise_floor >= NOISE_CEILING:
-            raise ValueError(f"noise_floor: must lie below the noise ceiling {NOISE_CEILING:g}, "
+        if self.noise_floor >= _NOISE_CEILING:
+            raise ValueError(f"noise_floor: must lie below the noise ceiling {_NOISE_CEILING:g}, "
                              f"got {self.noise_floor:g}")
         self._log_noise = np.log(self._initial_table(noise_variance)).ravel()
         if noise_priors is not None and not isinstance(noise_priors, Prior):
@@ -395,11 +394,11 @@ class AnnotatorNoiseGP:
             if table.shape != shape:
                 raise ValueError(f"noise_variance: expected a number or a table of shape "
                                  f"{shape} (regions x annotators), got shape {table.shape}")
-        outside = (table < self.noise_floor) | (table > NOISE_CEILING)
+        outside = (table < self.noise_floor) | (table > _NOISE_CEILING)
         if outside.any():
             raise ValueError(f"noise_variance: starting variances must lie within "
-                             f"[noise_floor, {NOISE_CEILING:g}] = [{self.noise_floor:g}, "
-                             f"{NOISE_CEILING:g}], got {table[outside][0]:g}")
+                             f"[noise_floor, {_NOISE_CEILING:g}] = [{self.noise_floor:g}, "
+                             f"{_NOISE_CEILING:g}], got {table[outside][0]:g}")
         return table.astype(float)
 
     # ----- hyper-parameters ------------------------------------------------------------
@@ -425,7 +424,7 @@ class AnnotatorNoiseGP:
 
     @property
     def bounds(self) -> np.ndarray:
-        noise = np.tile(np.log([self.noise_floor, NOISE_CEILING]), (self.n_noise, 1))
+        noise = np.tile(np.log([self.noise_floor, _NOISE_CEILING]), (self.n_noise, 1))
         return np.vstack([self.kernel.bounds, noise])
 
     @property
@@ -566,7 +565,7 @@ class AnnotatorNoiseGP:
         else:
             updated = (np.bincount(cells, weights=expected, minlength=self.n_noise)
                        / np.bincount(cells, minlength=self.n_noise))
-        return np.log(np.clip(updated, self.noise_floor, NOISE_CEILING))
+        return np.log(np.clip(updated, self.noise_floor, _NOISE_CEILING))
 
     def em_step(self) -> np.ndarray:
         """One EM update of every noise variance at the current kernel (the closed-form fixed
@@ -580,12 +579,12 @@ class AnnotatorNoiseGP:
 
     def _em_fixed_point(self) -> np.ndarray:
         """log s of the EM iterations from the current state (kernel fixed) until the largest
-        change of a log variance is below ``EM_START_TOL`` or after ``EM_START_MAX_ITER``
+        change of a log variance is below ``_EM_START_TOL`` or after ``_EM_START_MAX_ITER``
         (a start for L-BFGS-B, which finishes the job: near an optimum EM steps shrink)."""
         log_noise, K = self._log_noise, self.kernel(self.X_train)
-        for _ in range(EM_START_MAX_ITER):
+        for _ in range(_EM_START_MAX_ITER):
             updated = self._em_update(log_noise, K)
-            converged = np.max(np.abs(updated - log_noise)) < EM_START_TOL
+            converged = np.max(np.abs(updated - log_noise)) < _EM_START_TOL
             log_noise = updated
             if converged:
                 break

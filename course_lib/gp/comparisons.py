@@ -47,12 +47,12 @@ from scipy.spatial import cKDTree
 from ..validation import as_float_array, as_positive_float, check_choice
 from .kernels import as_inputs
 
-__all__ = ["Comparisons", "DisconnectedComparisonsWarning", "KINDS", "NO_SECOND", "consolidate"]
+__all__ = ["Comparisons", "DisconnectedComparisonsWarning", "KINDS", "NO_SECOND"]
 
 # what y means, by kind (the same strings as Likelihood.observation_kind)
 KINDS = ("pair-binary", "pair-degree", "pair-difference", "bounded")
 NO_SECOND = -1  # the "second" index of a single-item (identity) row
-DEFAULT_TOL = 1e-8
+_DEFAULT_TOL = 1e-8
 
 
 class DisconnectedComparisonsWarning(UserWarning):
@@ -99,7 +99,7 @@ def _check_answers(y, kind: str, m: int) -> np.ndarray:
     return y
 
 
-def consolidate(points: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
+def _consolidate(points: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
     """Merge rows of ``points`` that lie within ``tol`` of each other (max-norm).
 
     Leader clustering in order of appearance: each row not yet assigned becomes an item and
@@ -185,7 +185,7 @@ class Comparisons:
 
     @classmethod
     def from_pairs(cls, X_first, X_second, y, *, kind: str = "pair-binary",
-                   tol: float = DEFAULT_TOL) -> "Comparisons":
+                   tol: float = _DEFAULT_TOL) -> "Comparisons":
         """From the inputs of the two items of each comparison (rows of ``X_first``,
         ``X_second``), merging items whose inputs agree within ``tol`` in every coordinate
         (the same setting presented twice is one item). Items are numbered in order of first
@@ -198,7 +198,7 @@ class Comparisons:
                              f"got {B.shape[0]}")
         interleaved = np.empty((2 * A.shape[0], A.shape[1]))
         interleaved[0::2], interleaved[1::2] = A, B
-        items, index = consolidate(interleaved, tol)
+        items, index = _consolidate(interleaved, tol)
         first, second = index[0::2], index[1::2]
         same = first == second
         if same.any():
@@ -208,12 +208,12 @@ class Comparisons:
         return cls(items, first, second, y, kind=kind)
 
     @classmethod
-    def from_ratings(cls, X, y, *, tol: float = DEFAULT_TOL) -> "Comparisons":
+    def from_ratings(cls, X, y, *, tol: float = _DEFAULT_TOL) -> "Comparisons":
         """Bounded ratings in [0, 1] of single items (rows of ``X``, one per rating), as
         identity rows of M; repeated settings (within ``tol``) become one item."""
         tol = as_positive_float(tol, "tol", allow_zero=True)
         X = as_inputs(X, "X")
-        items, index = consolidate(X, tol)
+        items, index = _consolidate(X, tol)
         return cls(items, index, None, y, kind="bounded")
 
     # ----- sizes and the matrix ---------------------------------------------------------------

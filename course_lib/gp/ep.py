@@ -68,7 +68,7 @@ adaptive damping they settle in 64, tests/test_gp_ep.py), so the damping starts 
 before. The iteration stops when no site moved by more than ``tol`` in the units of its
 item's posterior, |d tau_k| Sigma_ii and |d nu_k| sqrt(Sigma_ii); it raises
 :class:`EPConvergenceError` after ``max_iter`` sweeps, or sooner when that largest change has
-not reached a new low for ``STALL_SWEEPS`` sweeps (the sites cycle, or the quadrature's
+not reached a new low for ``_STALL_SWEEPS`` sweeps (the sites cycle, or the quadrature's
 round-off keeps them moving by more than ``tol``, as for a likelihood far sharper than its
 quadrature resolves: a truncated Gaussian with noise_sd 1e-5 stalled near 1e-3).
 
@@ -108,7 +108,7 @@ __all__ = ["expectation_propagation", "EPResult", "EPConvergenceError", "Clipped
 # The damping never rises above this (at 1 the sites would stop moving).
 MAX_DAMPING = 0.9
 # EP gives up when the largest site change has not reached a new low for this many sweeps.
-STALL_SWEEPS = 50
+_STALL_SWEEPS = 50
 
 
 class EPConvergenceError(RuntimeError):
@@ -378,7 +378,7 @@ def expectation_propagation(K, M, likelihood, y, *, sites0=None, damping: float 
         the sites more than the sweep before (module docstring).
     max_iter : cap on the sweeps; :class:`EPConvergenceError` (naming ``max_iter``) when the
         sites still move by more than ``tol`` after it, or (naming ``tol``) as soon as the
-        largest site change has not reached a new low for ``STALL_SWEEPS`` sweeps.
+        largest site change has not reached a new low for ``_STALL_SWEEPS`` sweeps.
     tol : largest site change allowed at convergence, in units of the item's posterior
         (module docstring). log Z_EP is stationary in the sites, so its error is of order
         ``tol^2`` while the posterior and the evidence gradient are accurate to order ``tol``;
@@ -433,10 +433,10 @@ def _sweeps(problem, tau, nu, damping, max_iter, tol):
         previous_change = change
         if change < best_change:
             best_change, best_at = change, n_iter
-        elif n_iter - best_at >= STALL_SWEEPS:
+        elif n_iter - best_at >= _STALL_SWEEPS:
             raise EPConvergenceError(
                 f"tol: EP stalled: the sites have moved by more than {best_change:.3g} > tol = "
-                f"{tol:g} (posterior units) in every one of the last {STALL_SWEEPS} sweeps; the "
+                f"{tol:g} (posterior units) in every one of the last {_STALL_SWEEPS} sweeps; the "
                 "likelihood may be too sharp for its quadrature at these parameters, or the "
                 "sites cycle", best_change, tol, True)
     else:

@@ -61,11 +61,11 @@ from .parameters import (DEFAULT_BOUNDS, LogParameters, check_parameter, log_bou
 __all__ = [
     "Kernel", "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
     "RationalQuadratic", "Periodic", "Linear", "Constant", "White", "Sum", "Product",
-    "as_inputs", "check_exact_size", "EXACT_GP_ADVICE",
+    "as_inputs", "check_exact_size",
 ]
 
 #: what to do instead of an exact GP whose n x n kernel matrix is too large
-EXACT_GP_ADVICE = ("use the sparse model (course_lib.gp.sparse.fit_sparse_gp for regression, "
+_EXACT_GP_ADVICE = ("use the sparse model (course_lib.gp.sparse.fit_sparse_gp for regression, "
                    "SparseVariationalGP otherwise, with a few hundred inducing points) or fit "
                    "a subset of the rows")
 
@@ -85,7 +85,7 @@ def as_inputs(X, name: str = "X", dim: int | None = None) -> np.ndarray:
 
 
 def check_exact_size(n: int, name: str, m: int | None = None, *, what: str | None = None,
-                     advice: str = EXACT_GP_ADVICE) -> None:
+                     advice: str = _EXACT_GP_ADVICE) -> None:
     """Refuse, naming ``name``, an n x m (default n x n) kernel or covariance matrix beyond
     course_lib's size limit (:func:`course_lib.validation.check_array_size`) before it is
     allocated: an exact GP on 10^6 points would need 7.3 TiB."""

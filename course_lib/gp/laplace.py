@@ -47,8 +47,8 @@ __all__ = ["laplace_mode", "newton_path", "LaplaceResult", "NewtonStep",
            "InvalidLaplaceError"]
 
 # Armijo constant of the backtracking line search, and how often it halves the step.
-ARMIJO = 1e-4
-MAX_HALVINGS = 40
+_ARMIJO = 1e-4
+_MAX_HALVINGS = 40
 
 
 class InvalidLaplaceError(NotPositiveDefiniteError):
@@ -189,12 +189,12 @@ def _line_search(problem: _Problem, state: _State, direction: np.ndarray, slope:
                  ) -> tuple[_State, float]:
     """Backtracking from the full step (Nocedal & Wright 2006, Alg. 3.1): the first of the
     sizes t = 1, 1/2, 1/4, ... whose psi meets Armijo's condition
-    psi(a + t direction) >= psi(a) + ARMIJO t slope (their eq. 3.4). Returns the new state and
-    t, or ``state`` and 0 when none of ``MAX_HALVINGS`` sizes does."""
+    psi(a + t direction) >= psi(a) + _ARMIJO t slope (their eq. 3.4). Returns the new state and
+    t, or ``state`` and 0 when none of ``_MAX_HALVINGS`` sizes does."""
     size = 1.0
-    for _ in range(MAX_HALVINGS):
+    for _ in range(_MAX_HALVINGS):
         candidate = problem.evaluate(state.a + size * direction)
-        if candidate.psi >= state.psi + ARMIJO * size * slope:
+        if candidate.psi >= state.psi + _ARMIJO * size * slope:
             return candidate, size
         size *= 0.5
     return state, 0.0

@@ -23,7 +23,7 @@ Bivariate normal CDF
       g_m = (x g_{m-1} - sqrt(m - 1) g_{m-2}) / sqrt(m). Cramer's inequality
       |He_m(x)| exp(-x^2 / 4) <= 1.0865 sqrt(m!) bounds term n by c |rho|^n / n with
       c = 1.0865^2 exp(-(h^2 + k^2) / 4) / (2 pi), so the sum stops at the first N with
-      c |rho|^(N+1) / ((N + 1)(1 - |rho|)) < 2^-53 (at most SERIES_TERMS = 62 terms). For a
+      c |rho|^(N+1) / ((N + 1)(1 - |rho|)) < 2^-53 (at most _SERIES_TERMS = 62 terms). For a
       candidate-reference pair it is a short polynomial in rho whose coefficients belong to the
       candidate (h) and to the reference (k) alone, computed once each: the acquisitions run it
       over all references of a candidate in one vectorised loop per term.
@@ -242,7 +242,7 @@ SERIES_MAX_RHO = 0.6
 # |rho| from which the quadrature runs from rho to 1 (the arcsine form turns sharp there)
 NEAR_ONE_RHO = 0.925
 # the series stops once its remaining terms are bounded by this (absolute)
-SERIES_TOL = 2.0 ** -53
+_SERIES_TOL = 2.0 ** -53
 # Cramer's inequality, |He_m(x)| exp(-x^2 / 4) <= 1.086435 sqrt(m!): term n of the series is
 # at most _TERM_BOUND exp(-(h^2 + k^2) / 4) |rho|^n / n
 _TERM_BOUND = 1.086435 ** 2 / (2.0 * np.pi)
@@ -252,13 +252,13 @@ def _series_cap() -> int:
     """Terms the series needs at |rho| = SERIES_MAX_RHO and h = k = 0 (the worst case)."""
     n = 1
     while (_TERM_BOUND * SERIES_MAX_RHO ** (n + 1) / ((n + 1) * (1.0 - SERIES_MAX_RHO))
-           >= SERIES_TOL):
+           >= _SERIES_TOL):
         n += 1
     return n
 
 
-SERIES_TERMS = _series_cap()
-_ROOT = np.sqrt(np.arange(SERIES_TERMS + 1.0))
+_SERIES_TERMS = _series_cap()
+_ROOT = np.sqrt(np.arange(_SERIES_TERMS + 1.0))
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(20)
 # beyond +-40 Phi underflows to 0 (or rounds to 1): clamping there changes no float64 value
 _CLAMP = 40.0
@@ -290,15 +290,15 @@ def _hermite_coefficients(x, out, n):
 
 @njit(cache=True)
 def _series_length(abs_rho, bound):
-    """The smallest N <= SERIES_TERMS with bound |rho|^(N+1) / ((N+1)(1 - |rho|)) < SERIES_TOL
+    """The smallest N <= _SERIES_TERMS with bound |rho|^(N+1) / ((N+1)(1 - |rho|)) < _SERIES_TOL
     (``bound`` = _TERM_BOUND exp(-(h^2 + k^2) / 4), or a larger number)."""
     scale = bound / (1.0 - abs_rho)
     power = abs_rho
     n = 0
-    while n < SERIES_TERMS:
+    while n < _SERIES_TERMS:
         n += 1
         power *= abs_rho
-        if scale * power < SERIES_TOL * (n + 1):
+        if scale * power < _SERIES_TOL * (n + 1):
             break
     return n
 
@@ -379,8 +379,8 @@ def _series(coeff_h, coeff_k, rho, n):
 def _elementwise(h, k, rho, out, add_product):
     """out[i] = delta(h[i], k[i]; rho[i]), plus Phi(h[i]) Phi(k[i]) with ``add_product``
     (then out is Phi_2, its two terms from the same Phi)."""
-    coeff_h = np.empty(SERIES_TERMS)
-    coeff_k = np.empty(SERIES_TERMS)
+    coeff_h = np.empty(_SERIES_TERMS)
+    coeff_k = np.empty(_SERIES_TERMS)
     for i in range(h.size):
         p_h, q_h = _phi_pair(h[i])
         p_k, q_k = _phi_pair(k[i])
@@ -548,10 +548,10 @@ def _marginals(kernel, X_train, posterior, X) -> _Marginals:
 
 @njit(cache=True)
 def _hermite_table(x):
-    """(len(x), SERIES_TERMS): row i holds the series coefficients of x[i]."""
-    table = np.empty((x.size, SERIES_TERMS))
+    """(len(x), _SERIES_TERMS): row i holds the series coefficients of x[i]."""
+    table = np.empty((x.size, _SERIES_TERMS))
     for i in range(x.size):
-        _hermite_coefficients(x[i], table[i], SERIES_TERMS)
+        _hermite_coefficients(x[i], table[i], _SERIES_TERMS)
     return table
 
 
@@ -581,7 +581,7 @@ def _lookahead_sums(h, p_one, q_one, coeff_h, decay_h, scale_q, gap, p_now, q_no
     Per candidate the series runs over all references at once (one short loop per term over a
     contiguous row, which the compiler vectorises), as many terms as the worst of its
     references needs; references with |rho| > SERIES_MAX_RHO take no series terms and get the
-    quadrature instead. ``coeff_gap`` is term-major (SERIES_TERMS, n_s)."""
+    quadrature instead. ``coeff_gap`` is term-major (_SERIES_TERMS, n_s)."""
     n_c, n_s = cross.shape
     rho = np.empty(n_s)
     power = np.empty(n_s)
@@ -714,9 +714,9 @@ def _predictive(model, candidates):
     return mean, np.maximum(var, 0.0)
 
 
-# E_f[H(Phi(f))]: Gauss-Legendre on the part of mean +- BALD_WINDOW sd where |f| < BALD_WINDOW
+# E_f[H(Phi(f))]: Gauss-Legendre on the part of mean +- _BALD_WINDOW sd where |f| < _BALD_WINDOW
 # (H(Phi(f)) < 1e-20 beyond |f| = 10); the integrand is smooth there
-BALD_WINDOW = 10.0
+_BALD_WINDOW = 10.0
 _BALD_X, _BALD_W = np.polynomial.legendre.leggauss(64)
 
 
@@ -728,8 +728,8 @@ def bald_bernoulli(model, candidates) -> np.ndarray:
     """
     mean, var = _predictive(model, candidates)
     sd = np.sqrt(var)
-    lo = np.maximum(mean - BALD_WINDOW * sd, -BALD_WINDOW)
-    hi = np.minimum(mean + BALD_WINDOW * sd, BALD_WINDOW)
+    lo = np.maximum(mean - _BALD_WINDOW * sd, -_BALD_WINDOW)
+    hi = np.minimum(mean + _BALD_WINDOW * sd, _BALD_WINDOW)
     half = np.maximum(hi - lo, 0.0) / 2.0
     f = (lo + hi)[:, None] / 2.0 + half[:, None] * _BALD_X[None, :]
     with np.errstate(divide="ignore", invalid="ignore", under="ignore"):

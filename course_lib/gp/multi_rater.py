@@ -52,13 +52,13 @@ __all__ = ["RaterData", "WeightedMeans", "MultiRaterLikelihood", "joint_log_like
            "MultiRaterGP", "MODES"]
 
 MODES = ("mean", "joint", "repeated")
-LARGEST_INDEX = 2.0 ** 53  # beyond it float64 skips whole numbers
+_LARGEST_INDEX = 2.0 ** 53  # beyond it float64 skips whole numbers
 
 
 def _index_array(values, name: str, size: int | None) -> np.ndarray:
     """Non-negative integer indices (floats that are whole numbers accepted), checked by name."""
     arr = as_float_array(values, name, ndim=1)
-    invalid = (arr != np.round(arr)) | (arr < 0) | (arr >= LARGEST_INDEX)
+    invalid = (arr != np.round(arr)) | (arr < 0) | (arr >= _LARGEST_INDEX)
     if invalid.any():
         bad = int(np.flatnonzero(invalid)[0])
         raise ValueError(f"{name}: expected non-negative whole-number indices (0, 1, 2, ...), "

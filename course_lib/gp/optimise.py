@@ -35,7 +35,7 @@ __all__ = ["HyperparameterFit", "HyperparameterProblem", "optimise_hyperparamete
 
 
 # the message when every run failed, unless the model gives its own
-FAILED_FACTORISATION = ("theta: every optimisation run failed to factorise K + noise; try a "
+_FAILED_FACTORISATION = ("theta: every optimisation run failed to factorise K + noise; try a "
                         "larger noise_variance lower bound or narrower kernel bounds")
 
 
@@ -133,7 +133,7 @@ def _random_start(problem: HyperparameterProblem, rng: np.random.Generator) -> n
 def optimise_hyperparameters(problem: HyperparameterProblem, *, n_restarts: int = 5,
                              rng: RngLike = None, max_iter: int = 200,
                              planned: Callable[[int], list[np.ndarray]] | None = None,
-                             failure: str = FAILED_FACTORISATION) -> HyperparameterFit:
+                             failure: str = _FAILED_FACTORISATION) -> HyperparameterFit:
     """Maximise log evidence + log hyper-prior over the log hyper-parameters of ``problem``.
 
     ``n_restarts`` L-BFGS-B runs in total (bounds in log space, analytic gradient), each

@@ -28,7 +28,7 @@ __all__ = ["LogParameters", "DEFAULT_BOUNDS", "PARAMETER_RANGE", "check_paramete
 DEFAULT_BOUNDS = (1e-5, 1e5)
 # Allowed parameter values (module docstring): squares of them stay finite and non-zero.
 PARAMETER_RANGE = (1e-100, 1e100)
-LOG_PARAMETER_LIMIT = float(np.log(PARAMETER_RANGE[1]))
+_LOG_PARAMETER_LIMIT = float(np.log(PARAMETER_RANGE[1]))
 
 
 def check_parameter(value, name: str) -> float:
@@ -48,13 +48,13 @@ def _check_in_range(values: np.ndarray, name: str) -> None:
 
 def check_log_parameters(theta: np.ndarray, names, name: str = "theta") -> None:
     """Refuse log-parameters outside +-log(1e100), naming the entry and its parameter."""
-    outside = np.flatnonzero(np.abs(theta) > LOG_PARAMETER_LIMIT * (1 + 1e-12))
+    outside = np.flatnonzero(np.abs(theta) > _LOG_PARAMETER_LIMIT * (1 + 1e-12))
     if outside.size:
         index = int(outside[0])
         raise ValueError(
             f"{name}: entry {index} ({names[index]!r}) is {theta[index]:.6g}, i.e. a value "
             f"exp({theta[index]:.6g}); log-parameters must lie within "
-            f"+-{LOG_PARAMETER_LIMIT:.1f} (values 1e-100 to 1e100)")
+            f"+-{_LOG_PARAMETER_LIMIT:.1f} (values 1e-100 to 1e100)")
 
 
 def positive_vector(value, name: str) -> np.ndarray:

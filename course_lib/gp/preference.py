@@ -59,14 +59,14 @@ from .prediction import LatentGaussian
 from .priors import Prior
 from .regression import checked_theta, predict_latent
 
-__all__ = ["PreferenceGP", "LaplaceEvidence", "EPEvidence", "OnSquare", "INFERENCES"]
+__all__ = ["PreferenceGP", "LaplaceEvidence", "EPEvidence", "OnSquare"]
 
-INFERENCES = ("laplace", "ep")
+_INFERENCES = ("laplace", "ep")
 
 # rows of test pairs handled per kernel call in preference_probability (memory stays O(chunk n))
-PAIR_CHUNK = 1024
+_PAIR_CHUNK = 1024
 # How much worse than the last evaluated MAP-II objective a point where EP fails is taken to be.
-FAILED_EP_PENALTY = 1e6
+_FAILED_EP_PENALTY = 1e6
 
 
 @dataclass(frozen=True)
@@ -120,8 +120,8 @@ class OnSquare(Prior):
 def _paired_kernel(kernel: Kernel, A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """k(a_i, b_i) for every row i, in chunks (never the full len(A) x len(B) matrix)."""
     out = np.empty(A.shape[0])
-    for start in range(0, A.shape[0], PAIR_CHUNK):
-        stop = start + PAIR_CHUNK
+    for start in range(0, A.shape[0], _PAIR_CHUNK):
+        stop = start + _PAIR_CHUNK
         out[start:stop] = np.diag(kernel(A[start:stop], B[start:stop]))
     return out
 
@@ -184,7 +184,7 @@ class PreferenceGP:
         self.priors = check_priors(priors, self.param_names)
         self.newton_max_iter = as_positive_int(newton_max_iter, "newton_max_iter")
         self.newton_tol = as_positive_float(newton_tol, "newton_tol")
-        self.inference = check_choice(inference, "inference", INFERENCES)
+        self.inference = check_choice(inference, "inference", _INFERENCES)
         if self.inference == "ep" and likelihood.observation_kind != "bounded":
             raise ValueError(f"inference: 'ep' fits ratings of single items (a likelihood for "
                              f"'bounded' answers); {type(likelihood).__name__} models "
@@ -371,7 +371,7 @@ class PreferenceGP:
         for convergence and stops at its start, while a large finite one makes it backtrack."""
         if self.inference != "ep" or self._last_objective is None:
             return np.inf, np.zeros_like(theta)
-        return self._last_objective + FAILED_EP_PENALTY, np.zeros_like(theta)
+        return self._last_objective + _FAILED_EP_PENALTY, np.zeros_like(theta)
 
     def _scale_ridge(self) -> tuple[str, ...]:
         """Names of the free, prior-less scale parameters that trade off exactly (probit and

@@ -56,7 +56,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["GAUSS_LEGENDRE_NODES", "LATENT_LIMIT", "LatentOverflowError", "expectation",
+__all__ = ["GAUSS_LEGENDRE_NODES", "LatentOverflowError", "expectation",
            "gauss_hermite_nodes", "gauss_legendre_panels", "log_expectation", "newton_window",
            "panel_rule"]
 
@@ -74,15 +74,15 @@ _HERMITE_MAX_SD = 1.0  # in link scales
 _HERMITE_X, _HERMITE_W = np.polynomial.hermite_e.hermegauss(_HERMITE_NODES)
 _HERMITE_W = _HERMITE_W / _HERMITE_W.sum()
 
-# The composite rule refuses Gaussians over z with |mean| + sd beyond LATENT_LIMIT: its panels
+# The composite rule refuses Gaussians over z with |mean| + sd beyond _LATENT_LIMIT: its panels
 # are cut from window edges like mean +- 10 sd, which lose their digits to a mean that large
 # (and vanish); only a diverging optimiser's trial step gets there, and its objective treats
 # the refusal as +inf
-LATENT_LIMIT = 1e12
+_LATENT_LIMIT = 1e12
 
 
 class LatentOverflowError(ValueError):
-    """A Gaussian over z with |mean| + sd beyond :data:`LATENT_LIMIT`, refused by the composite
+    """A Gaussian over z with |mean| + sd beyond :data:`_LATENT_LIMIT`, refused by the composite
     quadrature rule (its panels would lose their digits to the mean)."""
 
 
@@ -122,11 +122,11 @@ def gauss_legendre_panels(edges, widths, mean, var):
 
 def _check_reach(mean, sd):
     reach = np.abs(mean) + sd
-    if np.any(reach > LATENT_LIMIT):
+    if np.any(reach > _LATENT_LIMIT):
         row = int(np.argmax(reach))
         raise LatentOverflowError(
             f"mean, var: row {row} has |mean| + sd = {reach[row]:.3g}, beyond "
-            f"LATENT_LIMIT = {LATENT_LIMIT:g}, where quadrature panels lose their digits "
+            f"_LATENT_LIMIT = {_LATENT_LIMIT:g}, where quadrature panels lose their digits "
             "(a diverging fit, or latents on a wild scale)")
 
 
@@ -154,7 +154,7 @@ def panel_rule(mean, var, *, windows=(), link_scale: float = 1.0, kinks=()):
     and the kinks within the range; each piece between two break points takes the narrowest
     width of the zones holding its middle (half the sd outside them). Returns ``(nodes, log
     weights, row, row_start)`` as :func:`gauss_legendre_panels`. Raises
-    :class:`LatentOverflowError` for a row with |mean| + sd > :data:`LATENT_LIMIT`."""
+    :class:`LatentOverflowError` for a row with |mean| + sd > :data:`_LATENT_LIMIT`."""
     sd = np.sqrt(var)
     _check_reach(mean, sd)
     low, high, zones = _zones(mean, sd, windows, link_scale)

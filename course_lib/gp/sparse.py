@@ -180,8 +180,8 @@ class BoundGradient:
     d_Z: np.ndarray
 
 
-# Data rows per block of the gradient loop: memory stays O(P * CHUNK_ROWS * M).
-CHUNK_ROWS = 2048
+# Data rows per block of the gradient loop: memory stays O(P * _CHUNK_ROWS * M).
+_CHUNK_ROWS = 2048
 
 
 def collapsed_bound_and_gradient(X, y, Z, kernel: Kernel, noise_variance: float, *,
@@ -243,8 +243,8 @@ def _bound_and_gradient(X, y, Z, kernel, noise_variance, jitter, with_Z) -> Boun
         d_Z += (2.0 * jitter * trace_G_uu / M) * np.einsum("jjk->jk", grad_in_uu)
 
     d_theta -= np.sum(kernel.gradient_diag(X)[1], axis=1) / (2.0 * noise_variance)
-    for start in range(0, N, CHUNK_ROWS):
-        X_c = X[start:start + CHUNK_ROWS]
+    for start in range(0, N, _CHUNK_ROWS):
+        X_c = X[start:start + _CHUNK_ROWS]
         n_c = X_c.shape[0]
         G_fu_c = f.A[:, start:start + n_c].T @ C.T                 # (n_c, M) block of dF/dK_fu
         G_fu_c += np.outer(residual[start:start + n_c], v / noise_variance)

@@ -97,12 +97,12 @@ from .preference import LaplaceEvidence, PreferenceGP, _paired_kernel
 from .priors import Prior
 from .sparse import DEFAULT_JITTER
 
-__all__ = ["SparsePreferenceGP", "SparseProjection", "PseudoInputFit", "UNIT_PROBIT"]
+__all__ = ["SparsePreferenceGP", "SparseProjection", "PseudoInputFit"]
 
 # Phi(z) itself: PairwiseProbit's link is Phi(z / (sqrt 2 sigma)), so sigma = 1 / sqrt 2.
-UNIT_PROBIT = PairwiseProbit(1.0 / np.sqrt(2.0), noise_sd_bounds="fixed")
+_UNIT_PROBIT = PairwiseProbit(1.0 / np.sqrt(2.0), noise_sd_bounds="fixed")
 # pairs per kernel call for the pairs' own kernel derivatives (memory O(P chunk^2))
-PAIR_GRADIENT_CHUNK = 256
+_PAIR_GRADIENT_CHUNK = 256
 
 
 @dataclass(frozen=True)
@@ -145,8 +145,8 @@ class PseudoInputFit:
 def _paired_kernel_gradient(kernel: Kernel, A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """d k(a_i, b_i) / d theta_p for every row i, (P, len(A)), in chunks of rows."""
     out = np.empty((kernel.n_params, A.shape[0]))
-    for start in range(0, A.shape[0], PAIR_GRADIENT_CHUNK):
-        stop = start + PAIR_GRADIENT_CHUNK
+    for start in range(0, A.shape[0], _PAIR_GRADIENT_CHUNK):
+        stop = start + _PAIR_GRADIENT_CHUNK
         _, dK = kernel.gradient(A[start:stop], B[start:stop])
         out[:, start:stop] = np.diagonal(dK, axis1=1, axis2=2)
     return out
@@ -255,7 +255,7 @@ class SparsePreferenceGP(PreferenceGP):
                  ) -> tuple[SparseProjection, LaplaceResult]:
         projection = self._project(kernel, likelihood, comparisons, pseudo_inputs)
         try:
-            laplace = laplace_mode(projection.K_bar, projection.M, UNIT_PROBIT, comparisons.y,
+            laplace = laplace_mode(projection.K_bar, projection.M, _UNIT_PROBIT, comparisons.y,
                                    alpha0=warm, max_iter=self.newton_max_iter,
                                    tol=self.newton_tol)
         except NotPositiveDefiniteError as err:
@@ -300,7 +300,7 @@ class SparsePreferenceGP(PreferenceGP):
         """d log q / d M~ at fixed K_bar, implicit term included (module docstring), (m, n_bar)."""
         Mt, f_hat = projection.M, laplace.f_hat
         z = Mt @ f_hat
-        terms = UNIT_PROBIT.terms(z, self.comparisons.y, order=3)
+        terms = _UNIT_PROBIT.terms(z, self.comparisons.y, order=3)
         g, w, t = terms.gradient, terms.curvature, terms.third
         Sigma = laplace.covariance()
         Mt_Sigma = Mt @ Sigma

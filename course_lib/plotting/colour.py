@@ -7,7 +7,7 @@ from matplotlib import colormaps
 from matplotlib.colors import Normalize
 
 # Relative luminance above which black text reads better than white (WCAG's crossover point).
-LUMINANCE_THRESHOLD = 0.179
+_LUMINANCE_THRESHOLD = 0.179
 
 
 def relative_luminance(rgba) -> np.ndarray:
@@ -21,4 +21,4 @@ def text_colours(values, cmap, norm: Normalize) -> np.ndarray:
     """"k" or "w" for each value: the one that contrasts with ``cmap(norm(value))``."""
     colours = colormaps[cmap](norm(np.asarray(values, dtype=float))) if isinstance(cmap, str) \
         else cmap(norm(np.asarray(values, dtype=float)))
-    return np.where(relative_luminance(colours) > LUMINANCE_THRESHOLD, "k", "w")
+    return np.where(relative_luminance(colours) > _LUMINANCE_THRESHOLD, "k", "w")

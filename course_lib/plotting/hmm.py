@@ -111,7 +111,7 @@ def plot_trellis(ax, values, *, observations=None, path=None, state_names=None,
         _log_values(values)
     T, N = values.shape
     if not log_values:
-        if values.min() < -PROBABILITY_SLACK or values.max() > 1 + PROBABILITY_SLACK:
+        if values.min() < -_PROBABILITY_SLACK or values.max() > 1 + _PROBABILITY_SLACK:
             raise ValueError(f"values: probabilities must lie in [0, 1], got "
                              f"[{values.min():.3g}, {values.max():.3g}] (pass log_values=True "
                              "for log-probabilities)")
@@ -183,7 +183,7 @@ def plot_trellis(ax, values, *, observations=None, path=None, state_names=None,
 
 
 #: Probabilities computed in floating point may stray this far outside [0, 1].
-PROBABILITY_SLACK = 1e-9
+_PROBABILITY_SLACK = 1e-9
 
 
 def _log_values(values) -> np.ndarray:

@@ -18,11 +18,11 @@ from matplotlib.ticker import MaxNLocator
 
 from ..validation import as_float_array
 
-__all__ = ["TRUE_COLOUR", "ESTIMATE_COLOUR", "QUERY_COLOUR", "plot_map", "plot_contours",
+__all__ = [ "QUERY_COLOUR", "plot_map", "plot_contours",
            "plot_trials", "plot_f1_trace", "plot_detection_curve"]
 
-TRUE_COLOUR = "black"
-ESTIMATE_COLOUR = "white"
+_TRUE_COLOUR = "black"
+_ESTIMATE_COLOUR = "white"
 QUERY_COLOUR = "#e7298a"       # magenta: apart from viridis, RdBu and the greens
 YES_COLOUR, NO_COLOUR = "#d95f02", "#1b9e77"   # orange and teal: apart for colour-blind eyes
 
@@ -59,7 +59,7 @@ def plot_contours(ax, axis_x, axis_y, *, threshold: float, true_latent=None, mea
     """The threshold contour of the true latent (black, dashed) and of the posterior mean (the
     estimated set's edge: white, solid), each a (len(axis_y), len(axis_x)) array or None.
     A field that never crosses the threshold on the grid draws nothing."""
-    for field, colour, style in ((true_latent, TRUE_COLOUR, "--"), (mean, ESTIMATE_COLOUR, "-")):
+    for field, colour, style in ((true_latent, _TRUE_COLOUR, "--"), (mean, _ESTIMATE_COLOUR, "-")):
         if field is None:
             continue
         axis_x, axis_y, field = _grid_values(axis_x, axis_y, field)
@@ -135,7 +135,7 @@ def plot_detection_curve(ax, levels, p_heard, *, p_low=None, p_high=None, target
                         as_float_array(p_high, "p_high", ndim=1), color="C0", alpha=0.18,
                         lw=0, label="95 % band of Phi(f)")
     if true_p is not None:
-        ax.plot(levels, as_float_array(true_p, "true_p", ndim=1), "--", color=TRUE_COLOUR,
+        ax.plot(levels, as_float_array(true_p, "true_p", ndim=1), "--", color=_TRUE_COLOUR,
                 lw=1.2, label="simulated listener")
     ax.plot(levels, p_heard, color="C0", lw=2, label="model: Phi(posterior mean of f)")
     ax.axhline(target, color="0.5", lw=0.8, ls=":")

@@ -24,12 +24,12 @@ import numpy as np
 
 from ..validation import as_float_array
 
-__all__ = ["KL_COLOUR", "ELBO_COLOUR", "plot_elbo_ledger", "plot_latent_band",
+__all__ = [ "plot_elbo_ledger", "plot_latent_band",
            "plot_constraints", "plot_binary_answers", "plot_likert_levels", "plot_fig2",
            "plot_levels_by_strength", "plot_paired_scores"]
 
-KL_COLOUR = "0.55"
-ELBO_COLOUR = "k"
+_KL_COLOUR = "0.55"
+_ELBO_COLOUR = "k"
 
 
 def plot_elbo_ledger(ax, names: Sequence[str], expected_log_likelihoods, kl: float, *,
@@ -47,7 +47,7 @@ def plot_elbo_ledger(ax, names: Sequence[str], expected_log_likelihoods, kl: flo
     labels = [f"E log p\n{name}" for name in names] + [kl_label,
                                                         "ELBO" if kl_weight == 1.0 else "objective"]
     heights = list(values) + [-kl_weight * kl, total]
-    bar_colours = colours + [KL_COLOUR, ELBO_COLOUR]
+    bar_colours = colours + [_KL_COLOUR, _ELBO_COLOUR]
     bars = ax.bar(range(len(heights)), heights, color=bar_colours, width=0.7)
     ax.axhline(0.0, color="0.3", lw=0.8)
     span = max(abs(h) for h in heights) or 1.0

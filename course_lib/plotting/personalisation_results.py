@@ -27,7 +27,6 @@ import numpy as np
 from ..validation import check_choice
 
 __all__ = [
-    "GROUP_COLOURS",
     "GROUP_LABELS",
     "plot_convergence",
     "plot_forced_choice",
@@ -36,7 +35,7 @@ __all__ = [
     "plot_settling",
 ]
 
-GROUP_COLOURS = {"regular": "C0", "cannot_hear": "C3", "switches": "C1", "fatigue": "C2",
+_GROUP_COLOURS = {"regular": "C0", "cannot_hear": "C3", "switches": "C1", "fatigue": "C2",
                  "threshold": "C4", "random": "0.45", "uei": "C1", "bei": "C0",
                  "bei-argmax": "C9", "thompson": "C2", "bald": "C4", "bei-ascent": "C0"}
 GROUP_LABELS = {"regular": "regular", "cannot_hear": "cannot hear (subject 6)",
@@ -80,7 +79,7 @@ def _groups(summary: Mapping, groups) -> list[str]:
 
 
 def _colour(group: str, index: int) -> str:
-    return GROUP_COLOURS.get(group, f"C{index % 10}")
+    return _GROUP_COLOURS.get(group, f"C{index % 10}")
 
 
 def _random_start(ax, result) -> None:

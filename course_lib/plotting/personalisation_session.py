@@ -19,11 +19,11 @@ from matplotlib.ticker import FixedLocator, MaxNLocator, NullLocator
 
 from ..validation import as_float_array
 
-__all__ = ["PAIR_COLOURS", "plot_setting_map", "plot_comparisons", "plot_session_marks",
+__all__ = [ "plot_setting_map", "plot_comparisons", "plot_session_marks",
            "plot_settling", "plot_equaliser_curves"]
 
-PAIR_COLOURS = {"A": "#d95f02", "B": "#7570b3"}   # orange and purple: apart for colour-blind eyes
-INCUMBENT_COLOUR = "white"
+_PAIR_COLOURS = {"A": "#d95f02", "B": "#7570b3"}   # orange and purple: apart for colour-blind eyes
+_INCUMBENT_COLOUR = "white"
 
 
 def plot_setting_map(ax, axis_x, axis_y, values, *, cmap: str = "viridis",
@@ -90,14 +90,14 @@ def plot_session_marks(ax, *, incumbent=None, pair=None, optimum=None,
                 mec="k", mew=0.8, zorder=6, label="hidden optimum")
     if incumbent is not None:
         ax.plot(*as_float_array(incumbent, "incumbent", ndim=1), "*", ms=14,
-                color=INCUMBENT_COLOUR, mec="k", mew=0.8, zorder=7, label="incumbent")
+                color=_INCUMBENT_COLOUR, mec="k", mew=0.8, zorder=7, label="incumbent")
     if pair is not None:
         pair = as_float_array(pair, "pair", ndim=2)
         low, high = ax.get_ylim()
         for letter, point, side in zip("AB", pair, (-9, 9)):
             # above the point, or below it in the top quarter (clear of the title)
             offset = (side, -9 if point[1] > low + 0.75 * (high - low) else 9)
-            colour = PAIR_COLOURS[letter]
+            colour = _PAIR_COLOURS[letter]
             ax.plot(*point, "o", ms=6, color=colour, mec="k", mew=0.7, zorder=8)
             # the letter beside the point, so an incumbent star under it stays visible
             ax.annotate(letter, point, xytext=offset, textcoords="offset points",
@@ -140,13 +140,13 @@ def plot_settling(ax, measure, smoothed, *, threshold: float, settled_at: int | 
 
 def plot_equaliser_curves(ax, frequencies, responses_db: dict, *, band_frequencies=()):
     """Frequency responses in dB (``responses_db``: label -> values at ``frequencies`` Hz) on
-    a log frequency axis, coloured by :data:`PAIR_COLOURS` when the label starts with A or B
+    a log frequency axis, coloured by :data:`_PAIR_COLOURS` when the label starts with A or B
     and labelled above the axes (the first label highest); thin lines at the bands' centre or corner frequencies."""
     frequencies = as_float_array(frequencies, "frequencies", ndim=1)
     for f in band_frequencies:
         ax.axvline(f, color="0.85", lw=0.8, zorder=0)
     for k, (label, values) in enumerate(responses_db.items()):
-        colour = PAIR_COLOURS.get(label[:1], "0.3")
+        colour = _PAIR_COLOURS.get(label[:1], "0.3")
         values = as_float_array(values, "responses_db", ndim=1)
         ax.semilogx(frequencies, values, lw=2, color=colour)
         ax.text(0.0, 1.03 + 0.13 * (len(responses_db) - 1 - k), label,

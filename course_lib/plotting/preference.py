@@ -23,14 +23,14 @@ from matplotlib.patches import Ellipse
 
 from ..validation import as_float_array
 
-__all__ = ["NEGATIVE_COLOUR", "EXACT_COLOUR", "LAPLACE_COLOUR", "EP_COLOUR", "plot_likelihood",
+__all__ = [ "LAPLACE_COLOUR", "plot_likelihood",
            "shade_negative", "plot_curvature", "plot_posterior_1d", "plot_posterior_2d",
            "plot_acquisition", "LEARNING_CURVES", "plot_learning_curves"]
 
-NEGATIVE_COLOUR = "#d62728"   # w < 0: the likelihood is not log-concave there
-EXACT_COLOUR = "k"
+_NEGATIVE_COLOUR = "#d62728"   # w < 0: the likelihood is not log-concave there
+_EXACT_COLOUR = "k"
 LAPLACE_COLOUR = "#1f77b4"
-EP_COLOUR = "#2ca02c"
+_EP_COLOUR = "#2ca02c"
 
 
 def _flat(x, name: str) -> np.ndarray:
@@ -61,18 +61,18 @@ def _spans(mask: np.ndarray):
 
 
 def shade_negative(ax, z, curvature, *, label: str | None = "w < 0 (not log-concave)"):
-    """Shade, in ``NEGATIVE_COLOUR``, the z where the curvature w(z) is negative."""
+    """Shade, in ``_NEGATIVE_COLOUR``, the z where the curvature w(z) is negative."""
     z = _flat(z, "z")
     w = as_float_array(curvature, "curvature")
     for index, (start, stop) in enumerate(_spans(w < 0)):
-        ax.axvspan(z[start], z[stop], color=NEGATIVE_COLOUR, alpha=0.15, lw=0,
+        ax.axvspan(z[start], z[stop], color=_NEGATIVE_COLOUR, alpha=0.15, lw=0,
                    label=label if index == 0 else None)
     return ax
 
 
 def plot_curvature(ax, z, curvature, *, color: str = "C0", label: str | None = None,
                    shade: bool = True):
-    """Draw the curvature w(z) = -d^2 log p(y | z) / dz^2 and shade, in ``NEGATIVE_COLOUR``,
+    """Draw the curvature w(z) = -d^2 log p(y | z) / dz^2 and shade, in ``_NEGATIVE_COLOUR``,
     the z where it is negative (log p is convex there: not log-concave)."""
     z = _flat(z, "z")
     w = as_float_array(curvature, "curvature")
@@ -93,11 +93,11 @@ def plot_posterior_1d(ax, posterior, *, laplace: tuple[float, float] | None = No
     optionally ``ep``, and the zero-mean prior (``prior_var``)."""
     grid = posterior.axes[item]
     density = posterior.marginal(item)
-    ax.plot(grid, density, color=EXACT_COLOUR, lw=2,
+    ax.plot(grid, density, color=_EXACT_COLOUR, lw=2,
             label=f"exact (mean {posterior.mean[item]:.2f}, sd "
                   f"{np.sqrt(posterior.cov[item, item]):.2f})")
     for name, moments, colour, style in (("Laplace", laplace, LAPLACE_COLOUR, "--"),
-                                         ("EP", ep, EP_COLOUR, "-.")):
+                                         ("EP", ep, _EP_COLOUR, "-.")):
         if moments is not None:
             mean, var = float(moments[0]), float(moments[1])
             ax.plot(grid, _gaussian_density(grid, mean, var), color=colour, lw=2, ls=style,
@@ -130,11 +130,11 @@ def plot_posterior_2d(ax, posterior, *, laplace_mean=None, laplace_cov=None, pat
     if negative is not None:
         mask = np.asarray(negative, dtype=bool).T
         if mask.any():
-            ax.contourf(f1, f2, mask.astype(float), levels=[0.5, 1.5], colors=[NEGATIVE_COLOUR],
+            ax.contourf(f1, f2, mask.astype(float), levels=[0.5, 1.5], colors=[_NEGATIVE_COLOUR],
                         alpha=0.15)
-            ax.contour(f1, f2, mask.astype(float), levels=[0.5], colors=NEGATIVE_COLOUR,
+            ax.contour(f1, f2, mask.astype(float), levels=[0.5], colors=_NEGATIVE_COLOUR,
                        linewidths=0.8)
-            ax.fill_between([], [], color=NEGATIVE_COLOUR, alpha=0.15, label="w < 0")
+            ax.fill_between([], [], color=_NEGATIVE_COLOUR, alpha=0.15, label="w < 0")
     ax.plot(*posterior.mean, "k+", ms=12, mew=2, label="exact mean")
     if laplace_mean is not None and laplace_cov is not None:
         for n_sd in (1.0, 2.0):

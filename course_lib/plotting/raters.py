@@ -24,7 +24,7 @@ from .gp import plot_gp_posterior
 
 __all__ = ["MODEL_COLOURS", "RATER_COLOURS", "plot_rater_scores", "plot_noise_profile",
            "plot_score_distribution", "plot_speedup", "plot_noise_table", "plot_regions",
-           "plot_annotator_fit", "REGION_COLOURS"]
+           "plot_annotator_fit"]
 
 MODEL_COLOURS = {"GOLD": "k", "base": "C1", "Av": "C1", "mean": "C1", "joint": "C0",
                  "repeated": "C0", "MA": "C2", "MANH": "C3"}
@@ -32,7 +32,7 @@ MODEL_COLOURS = {"GOLD": "k", "base": "C1", "Av": "C1", "mean": "C1", "joint": "
 RATER_COLOURS = ("C4", "C8", "C9", "C5", "C6", "C7", "#393b79", "#637939", "#8c6d31",
                  "#843c39")
 #: Pale backgrounds for regions of the input space.
-REGION_COLOURS = ("#e8e8e8", "#fff2cc", "#dae8fc", "#f8cecc", "#d5e8d4", "#e1d5e7")
+_REGION_COLOURS = ("#e8e8e8", "#fff2cc", "#dae8fc", "#f8cecc", "#d5e8d4", "#e1d5e7")
 
 
 def _flat(x, name: str) -> np.ndarray:
@@ -252,7 +252,7 @@ def plot_noise_table(ax, learned, truth=None, at_floor=None, *, row_labels=None,
 
 def plot_regions(ax, x, regions):
     """Shade the stretches of a one-dimensional input axis by region (pale colours of
-    ``REGION_COLOURS``): each input ``x`` (sorted or not) carries a region index, and
+    ``_REGION_COLOURS``): each input ``x`` (sorted or not) carries a region index, and
     consecutive inputs of one region form a band that reaches halfway to the next input."""
     x = _flat(x, "x")
     regions = np.asarray(regions)
@@ -266,7 +266,7 @@ def plot_regions(ax, x, regions):
     for index in range(1, xs.size + 1):
         if index == xs.size or rs[index] != rs[start]:
             ax.axvspan(edges[start], edges[index], lw=0, zorder=0,
-                       color=REGION_COLOURS[rs[start] % len(REGION_COLOURS)])
+                       color=_REGION_COLOURS[rs[start] % len(_REGION_COLOURS)])
             start = index
     return ax
 

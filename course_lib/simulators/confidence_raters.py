@@ -16,7 +16,7 @@ Every subject answers on a latent f over stimuli in the unit box:
   preference likelihood;
 * a confidence rating from the strength |f(a) - f(b)|, how well depends on the subject:
 
-  - **calibrated** (:func:`calibrated_ratings`): 1 + 8 tanh(|df| / RATING_SCALE) plus
+  - **calibrated** (:func:`calibrated_ratings`): 1 + 8 tanh(|df| / _RATING_SCALE) plus
     N(0, noise_sd^2) (the subject's calibration noise), rounded and clipped to 1 .. 9;
   - **over-confident** (:func:`overconfident_ratings`): ratings that ignore |df| and follow the
     paper's printed marginals for subject #2 (48 % nines, 84 % at least 7, none below 3);
@@ -47,19 +47,18 @@ from ..validation import (RngLike, as_float_array, as_positive_float, as_positiv
 __all__ = ["ConfidenceTrials", "rating_levels", "calibrated_ratings", "overconfident_ratings",
            "ranked_levels", "haptic_latent", "gait_latent", "haptic_like_subjects",
            "gait_like_subject", "likert_synthetic_trials", "HAPTIC_NOISE_SD",
-           "OVERCONFIDENT_SUBJECT", "OVERCONFIDENT_SHARES", "GAIT_LEVEL_COUNTS",
-           "RATING_SCALE", "SYNTHETIC_CUTS"]
+           "OVERCONFIDENT_SUBJECT", "GAIT_LEVEL_COUNTS", "SYNTHETIC_CUTS"]
 
-# 1 + 8 tanh(|df| / RATING_SCALE): |df| = 0.25, 0.5, 1 give 2.96, 4.70, 7.09 (levels 0, 1, 2)
-RATING_SCALE = 1.0
+# 1 + 8 tanh(|df| / _RATING_SCALE): |df| = 0.25, 0.5, 1 give 2.96, 4.70, 7.09 (levels 0, 1, 2)
+_RATING_SCALE = 1.0
 # calibration noise sd (rating units) of the haptic-like subjects #1 .. #5; #2's is unused
 HAPTIC_NOISE_SD = (0.75, 0.0, 0.5, 1.0, 1.5)
 OVERCONFIDENT_SUBJECT = 2
 # subject #2's ratings (seed App. C): 48 % nines, 84 % >= 7, none < 3. The split of the other
 # 16 % over 3 .. 8 is ours (Wu et al. print only those three marginals).
-OVERCONFIDENT_SHARES = {9: 0.48, 8: 0.20, 7: 0.16, 6: 0.06, 5: 0.04, 4: 0.04, 3: 0.02}
+_OVERCONFIDENT_SHARES = {9: 0.48, 8: 0.20, 7: 0.16, 6: 0.06, 5: 0.04, 4: 0.04, 3: 0.02}
 GAIT_LEVEL_COUNTS = (218, 176, 78)
-GAIT_NOISE_SD = 0.3          # calibration noise of the gait-like subject, in units of |df|
+_GAIT_NOISE_SD = 0.3          # calibration noise of the gait-like subject, in units of |df|
 SYNTHETIC_CUTS = (0.5, 1.0)  # seed §5.2: level 0 for |df| in [0, .5], 1 in [.5, 1], 2 above
 
 
@@ -112,14 +111,14 @@ def rating_levels(ratings, *, scale: int = 9, n_levels: int = 3) -> np.ndarray:
 
 def calibrated_ratings(strength, noise_sd: float, *, rng: RngLike = None) -> np.ndarray:
     """Ratings 1 .. 9 of a subject whose confidence follows the strength |df|:
-    round(1 + 8 tanh(strength / RATING_SCALE) + N(0, noise_sd^2)), clipped to 1 .. 9."""
+    round(1 + 8 tanh(strength / _RATING_SCALE) + N(0, noise_sd^2)), clipped to 1 .. 9."""
     strength = as_float_array(strength, "strength", ndim=1)
     if np.any(strength < 0):
         raise ValueError(f"strength: expected |f(a) - f(b)| >= 0, row "
                          f"{int(np.argmax(strength < 0))} is negative")
     noise_sd = as_positive_float(noise_sd, "noise_sd", allow_zero=True)
     rng = as_rng(rng)
-    raw = 1.0 + 8.0 * np.tanh(strength / RATING_SCALE) + noise_sd * rng.standard_normal(
+    raw = 1.0 + 8.0 * np.tanh(strength / _RATING_SCALE) + noise_sd * rng.standard_normal(
         strength.size)
     return np.clip(np.round(raw), 1, 9)
 
@@ -137,10 +136,10 @@ def _apportion(shares: dict, total: int) -> dict:
 
 def overconfident_ratings(n_trials: int, *, rng: RngLike = None) -> np.ndarray:
     """Ratings 1 .. 9 of Wu et al.'s over-confident subject #2, whatever the pairs: the counts of
-    :data:`OVERCONFIDENT_SHARES` for ``n_trials`` (largest remainder; at 50 trials exactly 24
+    :data:`_OVERCONFIDENT_SHARES` for ``n_trials`` (largest remainder; at 50 trials exactly 24
     nines, 42 ratings >= 7 and none below 3, as printed), in random order."""
     n_trials = as_positive_int(n_trials, "n_trials")
-    counts = _apportion(OVERCONFIDENT_SHARES, n_trials)
+    counts = _apportion(_OVERCONFIDENT_SHARES, n_trials)
     ratings = np.repeat(list(counts), list(counts.values())).astype(float)
     return as_rng(rng).permutation(ratings)
 
@@ -222,7 +221,7 @@ def gait_like_subject(*, n_trials: int = 472, counts=GAIT_LEVEL_COUNTS,
     n_trials = as_positive_int(n_trials, "n_trials")
     generator = as_rng(rng)
     A, B, difference, choices = _pairs_and_choices(gait_latent, n_trials, 3, generator)
-    levels = ranked_levels(np.abs(difference), counts, GAIT_NOISE_SD, rng=generator)
+    levels = ranked_levels(np.abs(difference), counts, _GAIT_NOISE_SD, rng=generator)
     return ConfidenceTrials("gait", A, B, choices, levels + 1.0, levels, difference)
 
 

@@ -74,20 +74,20 @@ from ..validation import (RngLike, as_float_array, as_positive_int, as_rng, chec
 from .psychophysics import LevelSetProblem, check_inside_box, simulate_answers
 
 __all__ = ["LevelSetSession", "LevelSetTrace", "run_levelset_session", "MODELS",
-           "LENGTHSCALE_PRIOR", "OUTPUT_SCALE_BOUNDS", "MEAN_VARIANCE"]
+           "LENGTHSCALE_PRIOR"]
 
 MODELS = ("full", "sparse")
 # Wu et al. 2025 App. A (GPyTorch's (concentration, rate)): mean 0.5, mode 1/3 on unit-cube inputs
 LENGTHSCALE_PRIOR = (3.0, 6.0)
-OUTPUT_SCALE_BOUNDS = (1.0, 4.0)
+_OUTPUT_SCALE_BOUNDS = (1.0, 4.0)
 LENGTHSCALE_BOUNDS = (1e-2, 1e1)
 # prior variance of the constant offset standing in for Wu et al.'s learned constant mean
-MEAN_VARIANCE = 1.0
+_MEAN_VARIANCE = 1.0
 # the inner fit of q(f): L-BFGS iterations and relative tolerance, looser than the model's
 # defaults (2000, 1e-13): on 100 answers of the psychometric problem both gave the same F1 on
 # 2^16 points, posterior means within 2e-5
-FIT_MAX_ITER = 300
-FIT_TOL = 1e-9
+_FIT_MAX_ITER = 300
+_FIT_TOL = 1e-9
 
 
 def _check_sobol_size(n: int, dim: int, name: str) -> None:
@@ -227,8 +227,8 @@ class LevelSetSession:
         d = self.dim
         self.kernel = (SquaredExponential(np.full(d, LENGTHSCALE_PRIOR[0] / LENGTHSCALE_PRIOR[1]),
                                           2.0, lengthscale_bounds=LENGTHSCALE_BOUNDS,
-                                          variance_bounds=OUTPUT_SCALE_BOUNDS)
-                       + Constant(MEAN_VARIANCE, variance_bounds="fixed"))
+                                          variance_bounds=_OUTPUT_SCALE_BOUNDS)
+                       + Constant(_MEAN_VARIANCE, variance_bounds="fixed"))
         self.priors = {name: Gamma(*LENGTHSCALE_PRIOR) for name in self.kernel.param_names
                        if "lengthscale" in name}
         self._X = np.zeros((0, d))
@@ -308,11 +308,11 @@ class LevelSetSession:
             warnings.simplefilter("ignore", JitterWarning)
             if self.model_kind == "full":
                 model = VariationalGP(self.kernel, data.likelihood, self.priors,
-                                      max_iter=FIT_MAX_ITER, tol=FIT_TOL).fit(data.items)
+                                      max_iter=_FIT_MAX_ITER, tol=_FIT_TOL).fit(data.items)
             elif self.model is None:
                 model = SparseVariationalGP(self.kernel, data.likelihood, self.inducing,
-                                            self.priors, max_iter=FIT_MAX_ITER,
-                                            tol=FIT_TOL).fit(data.items)
+                                            self.priors, max_iter=_FIT_MAX_ITER,
+                                            tol=_FIT_TOL).fit(data.items)
             else:  # a copy, so that a failed fit leaves the session's model as it was
                 model = copy.deepcopy(self.model).fit(data.items, likelihood=data.likelihood)
             if self._optimises_at(answers.size):

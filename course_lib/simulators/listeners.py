@@ -91,12 +91,12 @@ from ..validation import (RngLike, as_float_array, as_positive_float, as_positiv
 
 __all__ = ["negated_griewank", "settings_grid", "GPDrawResponse", "gp_draw_2d", "gp_draw_4d",
            "Pathology", "CannotHear", "SwitchesPreference", "Fatigue", "MattersAboveThreshold",
-           "SimulatedListener", "PAIRWISE_KINDS", "ACQUISITIONS", "SessionResult",
+           "SimulatedListener", "ACQUISITIONS", "SessionResult",
            "hearing_aid_model", "next_candidate", "run_session"]
 
-PAIRWISE_KINDS = ("pair-binary", "pair-degree", "pair-difference")
+_PAIRWISE_KINDS = ("pair-binary", "pair-degree", "pair-difference")
 ACQUISITIONS = ("bei", "bei-argmax", "uei", "thompson", "random", "bei-ascent", "bald")
-ASCENT_STARTS = 5  # Nielsen et al. 2015, 4-D: bEI maximised from 5 random starts
+_ASCENT_STARTS = 5  # Nielsen et al. 2015, 4-D: bEI maximised from 5 random starts
 # settings per kernel call when a GP-draw IRF is evaluated (the 4-D study's grid has 83,521)
 _EVALUATION_CHUNK = 4096
 # slider means are kept this far from 0 and 1 so both Beta shapes stay > 0 (numpy refuses 0)
@@ -344,9 +344,9 @@ class SimulatedListener:
         if not isinstance(likelihood, Likelihood):
             raise TypeError(f"likelihood: expected a course_lib.gp.likelihoods Likelihood, got "
                             f"{type(likelihood).__name__}")
-        if likelihood.observation_kind not in PAIRWISE_KINDS:
+        if likelihood.observation_kind not in _PAIRWISE_KINDS:
             raise ValueError(f"likelihood: a listener answers about pairs, so it needs a pairwise "
-                             f"likelihood ({', '.join(PAIRWISE_KINDS)}), got "
+                             f"likelihood ({', '.join(_PAIRWISE_KINDS)}), got "
                              f"{type(likelihood).__name__} ({likelihood.observation_kind!r})")
         self.likelihood = likelihood
         self.rng = as_rng(rng)
@@ -552,7 +552,7 @@ def next_candidate(model, grid, x_best, rule: str, grid_bei, bounds, *, rng: Rng
                          "nothing to compare it with")
     if rule == "bei-ascent":
         found = maximise_acquisition(model, bounds, X_grid=grid, starts="random",
-                                     n_restarts=ASCENT_STARTS, snap=True, x_best=x_best,
+                                     n_restarts=_ASCENT_STARTS, snap=True, x_best=x_best,
                                      rng=rng)
         pick = int(np.argmin(np.sum((grid - found.x) ** 2, axis=1)))
         if not others[pick]:  # snapped onto the incumbent

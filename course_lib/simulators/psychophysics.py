@@ -56,19 +56,19 @@ from ..gp.constraints import constraints_from_probability
 from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
 
 __all__ = ["LevelSetProblem", "psychometric_problem", "norm_ball_problem",
-           "passthrough_problem", "simulate_answers", "face_points", "PASSTHROUGH_W",
-           "PASSTHROUGH_BOUNDS", "LEVEL", "LINKS"]
+           "passthrough_problem", "simulate_answers", "PASSTHROUGH_W",
+           "PASSTHROUGH_BOUNDS", "LEVEL"]
 
 # the target level: the 75 % point of the psychometric function
 LEVEL = 0.75
-LINKS = ("probit", "logistic")
+_LINKS = ("probit", "logistic")
 # Wu et al. 2025 §4.5: the ellipsoid fitted to one participant's 900 answers
 PASSTHROUGH_W = np.array([[+0.00345447, -0.00344695, -0.00144475],
                           [-0.00344695, +0.00556409, +0.00252343],
                           [-0.00144475, +0.00252343, +0.00466492]])
 PASSTHROUGH_BOUNDS = np.array([[-30.0, 50.0], [0.0, 60.0], [0.0, 75.0]])
 # Sobol points per face of the norm-ball and passthrough constraints
-POINTS_PER_FACE = 5
+_POINTS_PER_FACE = 5
 
 for _array in (PASSTHROUGH_W, PASSTHROUGH_BOUNDS):
     _array.setflags(write=False)
@@ -105,7 +105,7 @@ class LevelSetProblem:
     threshold: float = field(default=float(ndtri(LEVEL)))
 
     def __post_init__(self):
-        check_choice(self.link, "link", LINKS)
+        check_choice(self.link, "link", _LINKS)
         if not callable(self.latent):
             raise TypeError(f"latent: expected a function of an (n, d) array, got "
                             f"{type(self.latent).__name__}")
@@ -240,7 +240,7 @@ def _probit_targets(problem_latent, X, link: str, cap) -> np.ndarray:
     return constraints_from_probability(p, cap=cap)
 
 
-def face_points(bounds, faces, n_per_face: int = POINTS_PER_FACE, *, rng: RngLike = 0
+def _face_points(bounds, faces, n_per_face: int = _POINTS_PER_FACE, *, rng: RngLike = 0
                 ) -> np.ndarray:
     """``n_per_face`` scrambled Sobol points on each face of the box ``bounds`` (d, 2).
 
@@ -297,7 +297,7 @@ def norm_ball_problem(dim: int = 2, *, constraint_cap: float | None = None,
     cap = _check_cap(constraint_cap)
     bounds = np.tile([-1.0, 1.0], (dim, 1))
     faces = [(k, side) for k in range(dim) for side in (0, 1)]
-    C_X = np.vstack([np.zeros((1, dim)), face_points(bounds, faces, rng=rng)])
+    C_X = np.vstack([np.zeros((1, dim)), _face_points(bounds, faces, rng=rng)])
     C_y = _probit_targets(_norm_ball_latent, C_X, "probit", cap)
     return LevelSetProblem(f"norm ball {dim}-D", bounds, _norm_ball_latent, "probit", C_X, C_y)
 
@@ -311,7 +311,7 @@ def passthrough_problem(*, rng: RngLike = 0) -> LevelSetProblem:
     constraints with targets Phi^-1(min(s(x^T W x), 0.999)); ``rng`` scrambles the face
     points."""
     faces = [(0, 0), (0, 1), (1, 1), (2, 1)]     # x1 = -30, x1 = 50, x2 = 60, x3 = 75
-    C_X = np.vstack([np.zeros((1, 3)), face_points(PASSTHROUGH_BOUNDS, faces, rng=rng)])
+    C_X = np.vstack([np.zeros((1, 3)), _face_points(PASSTHROUGH_BOUNDS, faces, rng=rng)])
     C_y = _probit_targets(_passthrough_latent, C_X, "logistic", 0.999)
     return LevelSetProblem("passthrough", PASSTHROUGH_BOUNDS.copy(), _passthrough_latent,
                            "logistic", C_X, C_y)

@@ -31,7 +31,7 @@ from .base import Explorer
 __all__ = ["alignment_explorer", "subsequence_explorer"]
 
 FIGURE_SIZE = (6.4, 5.0)        # inches at 100 dpi: 640 x 500 pixels
-COLUMN_WIDTH = "260px"          # controls and players beside the figure
+_COLUMN_WIDTH = "260px"          # controls and players beside the figure
 
 
 def _check_utterances(utterances, name: str) -> dict:
@@ -92,7 +92,7 @@ def _side_by_side(explorer: Explorer, title: str, extra=()) -> W.Box:
         control.layout.width = "100%"
         control.style.description_width = "76px"
     column = W.VBox([W.HTML(f"<b>{title}</b>"), *explorer.controls.values(), *extra],
-                    layout=W.Layout(width=COLUMN_WIDTH, min_width=COLUMN_WIDTH))
+                    layout=W.Layout(width=_COLUMN_WIDTH, min_width=_COLUMN_WIDTH))
     return W.HBox([column, explorer.output], layout=W.Layout(align_items="flex-start"))
 
 

@@ -58,7 +58,7 @@ from .base import Explorer
 __all__ = ["PROBLEMS", "ACQUISITIONS", "FALSE_ALARM_FLOOR", "SESSION_OPTIONS",
            "DETECTION_OPTIONS", "LevelSetMaps", "levelset_maps", "ExplorerState",
            "DetectionState", "simulated_state", "levelset_figure", "detection_problem",
-           "threshold_level", "detection_curve", "acquisition_curve", "detection_figure",
+           "threshold_level", "acquisition_curve", "detection_figure",
            "levelset_explorer", "detection_demo"]
 
 #: The 2-D problems of the explorer, by the name its dropdown shows.
@@ -398,7 +398,7 @@ def levelset_explorer(problem: str = "psychometric", arm: str = "mixed",
 # exactly the false-alarm floor; its 75 % threshold sits at u = 0.45
 LISTENER_U50 = 0.35
 LISTENER_SPREAD = LISTENER_U50 / -float(constraints_from_probability(FALSE_ALARM_FLOOR))
-CURVE_POINTS = 201
+_CURVE_POINTS = 201
 
 
 def detection_problem() -> LevelSetProblem:
@@ -442,7 +442,7 @@ class DetectionState(ExplorerState):
             return ()
         previous = self.summary if session.n_answers > self.options["n_initial"] else ()
         return (*previous, (session.n_answers,
-                            detection_curve(session.model, self.problem.threshold)[-1]))
+                            _detection_curve(session.model, self.problem.threshold)[-1]))
 
     @property
     def thresholds(self) -> list:
@@ -450,19 +450,19 @@ class DetectionState(ExplorerState):
         return list(self.summary)
 
     def curve(self):
-        """:func:`detection_curve` of the current model."""
-        return detection_curve(self.model, self.problem.threshold)
+        """:func:`_detection_curve` of the current model."""
+        return _detection_curve(self.model, self.problem.threshold)
 
 
-def detection_curve(model, threshold: float):
+def _detection_curve(model, threshold: float):
     """(levels, P(heard), low, high, threshold estimate) of a fitted 1-D ``model`` (None: the
-    prior, P(heard) 1/2 with a band from 0 to 1) on CURVE_POINTS levels in [0, 1]: P(heard) =
+    prior, P(heard) 1/2 with a band from 0 to 1) on _CURVE_POINTS levels in [0, 1]: P(heard) =
     Phi(mean) with the band Phi(mean +- 1.96 sd) (the psychometric curve at the posterior
     median of f, so that it crosses 75 % exactly at the threshold estimate: the edge of the
     paper's estimated set {mean < threshold}, :func:`threshold_level`). The predictive
     probability of the next answer, Phi(mean / sqrt(1 + var)), is flatter wherever f is
     uncertain and need not reach 75 % at all."""
-    levels = np.linspace(0.0, 1.0, CURVE_POINTS)
+    levels = np.linspace(0.0, 1.0, _CURVE_POINTS)
     if model is None:
         half = np.full(levels.size, 0.5)
         return levels, half, np.zeros(levels.size), np.ones(levels.size), None

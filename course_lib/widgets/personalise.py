@@ -69,15 +69,15 @@ from ..stimuli import CLIPS, load_clip, loudness_matched, standard_equaliser, wa
 from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
 from .base import Explorer
 
-__all__ = ["GAIN_RANGE", "GRID_STEP", "MAX_DEGREE", "equaliser_model",
+__all__ = [ "GRID_STEP", "MAX_DEGREE", "equaliser_model",
            "hidden_listener", "answer_from_buttons", "PersonalisationSession", "session_figure",
            "personalise_explorer"]
 
-GAIN_RANGE = (-12.0, 12.0)          # dB, every band
+_GAIN_RANGE = (-12.0, 12.0)          # dB, every band
 GRID_STEP = {2: 1.0, 3: 2.0, 4: 3.0}  # dB between settings: 625, 2197 and 6561 settings
-DISPLAY_STEP = 1.0                  # dB between the cells of a drawn map
-LENGTHSCALE_START = 5.0             # dB (module docstring)
-LENGTHSCALE_SQUARED_SCALE = 30.0    # dB^2, scale of the half-Student-t(6, .) on lengthscale^2
+_DISPLAY_STEP = 1.0                  # dB between the cells of a drawn map
+_LENGTHSCALE_START = 5.0             # dB (module docstring)
+_LENGTHSCALE_SQUARED_SCALE = 30.0    # dB^2, scale of the half-Student-t(6, .) on lengthscale^2
 # "much better" on the slider is y = 0.5 + MAX_DEGREE (never exactly 0 or 1)
 MAX_DEGREE = 0.45
 # the simulated listener: IRF a GP draw over the gains, answers a Beta slider
@@ -93,10 +93,10 @@ def equaliser_model(n_bands: int = 2) -> PreferenceGP:
     30))."""
     n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
     template = hearing_aid_model(n_bands, answers="degree")
-    kernel = SquaredExponential(np.full(n_bands, LENGTHSCALE_START), 4.0,
+    kernel = SquaredExponential(np.full(n_bands, _LENGTHSCALE_START), 4.0,
                                 variance_bounds="fixed")
     priors = dict(template.priors)
-    priors.update({f"lengthscale_{k}": OnSquare(HalfStudentT(6, LENGTHSCALE_SQUARED_SCALE))
+    priors.update({f"lengthscale_{k}": OnSquare(HalfStudentT(6, _LENGTHSCALE_SQUARED_SCALE))
                    for k in range(n_bands)})
     return PreferenceGP(kernel, template.likelihood, priors)
 
@@ -108,7 +108,7 @@ def hidden_listener(n_bands: int = 2, *, rng: RngLike = None) -> SimulatedListen
     n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
     rng = as_rng(rng)
     irf = GPDrawResponse(SquaredExponential(LISTENER_LENGTHSCALE, LISTENER_VARIANCE),
-                         settings_grid(*GAIN_RANGE, 6.0, n_bands), rng=rng)
+                         settings_grid(*_GAIN_RANGE, 6.0, n_bands), rng=rng)
     return SimulatedListener(irf, PairwiseBeta(LISTENER_NOISE_SD, LISTENER_CONCENTRATION),
                              rng=rng)
 
@@ -133,7 +133,7 @@ class PersonalisationSession:
     Parameters
     ----------
     n_bands : 2, 3 or 4 band gains (the equaliser of
-        :func:`~course_lib.stimuli.standard_equaliser`), on the grid ``GAIN_RANGE`` with spacing
+        :func:`~course_lib.stimuli.standard_equaliser`), on the grid ``_GAIN_RANGE`` with spacing
         ``GRID_STEP[n_bands]``.
     listener : None or a :class:`~course_lib.simulators.listeners.SimulatedListener` with degree
         answers (needed by :meth:`answer_for_me`).
@@ -163,8 +163,8 @@ class PersonalisationSession:
         self.optimise_every = as_positive_int(optimise_every, "optimise_every")
         self.rng = as_rng(rng)
         self.equaliser = standard_equaliser(self.n_bands)
-        self.grid = settings_grid(*GAIN_RANGE, GRID_STEP[self.n_bands], self.n_bands)
-        self.bounds = np.tile(np.array(GAIN_RANGE), (self.n_bands, 1))
+        self.grid = settings_grid(*_GAIN_RANGE, GRID_STEP[self.n_bands], self.n_bands)
+        self.bounds = np.tile(np.array(_GAIN_RANGE), (self.n_bands, 1))
         self.start_again()
 
     # ----- state ------------------------------------------------------------------------
@@ -275,12 +275,12 @@ class PersonalisationSession:
                                       self.equaliser.apply(waveform, B)))
 
     def slice_settings(self, shown: tuple[int, int], through=None) -> tuple[np.ndarray, ...]:
-        """Settings of a map over bands ``shown`` (every DISPLAY_STEP dB) with the other bands
+        """Settings of a map over bands ``shown`` (every _DISPLAY_STEP dB) with the other bands
         held at ``through`` (default: the incumbent, or flat before any answer): the two axes
         and the (n_y * n_x, d) settings, rows following the second shown band."""
         i, j = shown
         through = np.zeros(self.n_bands) if through is None else np.asarray(through, float)
-        axis = np.arange(GAIN_RANGE[0], GAIN_RANGE[1] + DISPLAY_STEP / 2, DISPLAY_STEP)
+        axis = np.arange(_GAIN_RANGE[0], _GAIN_RANGE[1] + _DISPLAY_STEP / 2, _DISPLAY_STEP)
         gx, gy = np.meshgrid(axis, axis)          # rows: band j, columns: band i
         settings = np.tile(through, (gx.size, 1))
         settings[:, i], settings[:, j] = gx.ravel(), gy.ravel()

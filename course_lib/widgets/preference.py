@@ -44,7 +44,7 @@ __all__ = ["GridPosterior", "grid_posterior", "MODELS", "pairwise_likelihood",
 #: The explorers' answer models, by the name their dropdown shows.
 MODELS = ("probit (which?)", "Beta (how much?)")
 # brute-force grids hold at most this many points (a 3-item grid of 200^3 would be 64 MB)
-MAX_GRID_POINTS = 2_000_000
+_MAX_GRID_POINTS = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,8 @@ def grid_posterior(K, M, likelihood: Likelihood, y, axes) -> GridPosterior:
         if a.size < 3 or np.any(steps <= 0) or np.ptp(steps) > 1e-9 * steps[0]:
             raise ValueError(f"axes[{k}]: expected an increasing, evenly spaced grid of at "
                              "least 3 points")
-    if np.prod([a.size for a in axes]) > MAX_GRID_POINTS:
-        raise ValueError(f"axes: at most {MAX_GRID_POINTS} grid points in all")
+    if np.prod([a.size for a in axes]) > _MAX_GRID_POINTS:
+        raise ValueError(f"axes: at most {_MAX_GRID_POINTS} grid points in all")
     points = np.stack([m.ravel() for m in np.meshgrid(*axes, indexing="ij")], axis=1)
     L, _ = cholesky_with_jitter(K, "K", warn=False)
     whitened = solve_triangular(L, points.T, lower=True)

@@ -16,8 +16,8 @@ from course_lib.stimuli import wav_bytes
 from course_lib.widgets.base import figure_image
 
 NOT_SCORED = "–"
-TITLE = "Be the sixth rater: how fluent is each sentence, 0-10?"
-DATA_SETS = {"speechocean762": lambda: load_speechocean762("fluency"),  # five real experts
+_TITLE = "Be the sixth rater: how fluent is each sentence, 0-10?"
+_DATA_SETS = {"speechocean762": lambda: load_speechocean762("fluency"),  # five real experts
              "fluency": load_fluency}                                   # five simulated raters
 
 
@@ -27,9 +27,9 @@ class RateYourself:
     the sixth rater. Errors show as one line; the scores given so far are kept."""
 
     def __init__(self, file="my_fluency_scores.json", data_set: str = "speechocean762"):
-        if data_set not in DATA_SETS:
-            raise ValueError(f"data_set: expected one of {sorted(DATA_SETS)}, got {data_set!r}")
-        self.panel = DATA_SETS[data_set]()
+        if data_set not in _DATA_SETS:
+            raise ValueError(f"data_set: expected one of {sorted(_DATA_SETS)}, got {data_set!r}")
+        self.panel = _DATA_SETS[data_set]()
         self.clips = self.panel.clips_to_rate()
         self.sheet = ScoreSheet([clip.item for clip in self.clips])
         self.clip = 0
@@ -57,7 +57,7 @@ class RateYourself:
         self.save_button.on_click(lambda _b: self.save())
         self.load_button.on_click(lambda _b: self.load())
         self.compare_button.on_click(lambda _b: self.compare())
-        self.widget = W.VBox([W.HTML(f"<b>{TITLE}</b>"), self.heading, self.audio, self.score_buttons,
+        self.widget = W.VBox([W.HTML(f"<b>{_TITLE}</b>"), self.heading, self.audio, self.score_buttons,
                               W.HBox([self.previous, self.next]),
                               W.HBox([self.file, self.save_button, self.load_button]),
                               self.compare_button, self.status, self.output])

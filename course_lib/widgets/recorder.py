@@ -50,12 +50,12 @@ from course_lib.validation import as_positive_float, as_positive_int
 
 SAMPLE_RATE = 8000          # Hz: the course's speech rate (data/digits)
 TRIM_MARGIN_S = 0.03        # s of signal kept before the first and after the last speech frame
-MAX_SECONDS_LIMIT = 30.0    # s: the longest clip a recorder may be asked for
+_MAX_SECONDS_LIMIT = 30.0    # s: the longest clip a recorder may be asked for
 # A take whose peak stays below this (about -80 dB re full scale; one step of 16-bit PCM is
 # -90 dB) is silence: a muted or disconnected microphone, not a quiet word.
-SILENCE_PEAK = 1e-4
+_SILENCE_PEAK = 1e-4
 # Shorter than this after trimming (two 10 ms frames of speech) is no word at all.
-MIN_SPEECH_S = 0.05
+_MIN_SPEECH_S = 0.05
 
 NO_KERNEL_LINE = ("Microphone recorder: needs JupyterLab with a running kernel; without one the "
                   "cells below use the course's shipped recordings.")
@@ -105,17 +105,17 @@ def trim_silence(samples, sample_rate: int = SAMPLE_RATE, *,
     """The speech part of ``samples``: from the first to the last 10 ms frame that
     :func:`course_lib.data.fluency.speech_activity` marks as speech, widened by ``margin_s``
     either side. Returns (trimmed samples, start in s, end in s). Raises
-    :class:`EmptyRecording` for a silent take or one with less than :data:`MIN_SPEECH_S` of
+    :class:`EmptyRecording` for a silent take or one with less than :data:`_MIN_SPEECH_S` of
     speech."""
     x = np.asarray(samples, dtype=np.float64)
     margin_s = as_positive_float(margin_s, "margin_s", allow_zero=True)
     frame = round(VAD_FRAME_S * sample_rate)
-    if len(x) < frame or float(np.max(np.abs(x))) < SILENCE_PEAK:
+    if len(x) < frame or float(np.max(np.abs(x))) < _SILENCE_PEAK:
         raise EmptyRecording("the recording is silent (is the microphone muted?); nothing was "
                              "kept, record again")
     speech = np.flatnonzero(speech_activity(x, sample_rate))
     first, last = int(speech[0]), int(speech[-1])
-    if (last - first + 1) * VAD_FRAME_S < MIN_SPEECH_S:
+    if (last - first + 1) * VAD_FRAME_S < _MIN_SPEECH_S:
         raise EmptyRecording("the recording holds no word (only a click or a very short "
                              "sound); nothing was kept, record again")
     margin = round(margin_s * sample_rate)
@@ -339,8 +339,8 @@ class Recorder(anywidget.AnyWidget):
     def __init__(self, max_seconds: float = 2.0, *, prompts: Sequence[str] = (),
                  sample_rate: int = SAMPLE_RATE):
         max_seconds = as_positive_float(max_seconds, "max_seconds")
-        if max_seconds > MAX_SECONDS_LIMIT:
-            raise ValueError(f"max_seconds: at most {MAX_SECONDS_LIMIT:g} s (a recorder is for "
+        if max_seconds > _MAX_SECONDS_LIMIT:
+            raise ValueError(f"max_seconds: at most {_MAX_SECONDS_LIMIT:g} s (a recorder is for "
                              f"short words), got {max_seconds:g}")
         if isinstance(prompts, str) or not all(isinstance(p, str) and p for p in prompts):
             raise TypeError("prompts: expected a list of non-empty words, e.g. ['one', 'two']")
