@@ -6,7 +6,7 @@ n points uniform in [-2, 2]^2, labels from a smooth function plus noise, SE kern
 (lengthscale 0.9, variance 1.7) fixed. Each side builds the kernel matrix, runs EP to its
 convergence test (ours: no site moves by more than 1e-6 relative to its item's posterior;
 GPy: its default epsilon 1e-6 on the sites' change) and returns the log evidence; both fixed
-points agree (tests/test_gp_ep.py checks them against each other to 1e-8 at a tight
+points agree (tests/gp/test_ep.py checks them against each other to 1e-8 at a tight
 tolerance). Ours updates every site at once (parallel EP), GPy one at a time (sequential).
 Goal: ours no slower than GPy (ratio <= 1).
 

@@ -5,7 +5,9 @@ from pathlib import Path
 
 from bad_input import BadInput, RightAnswer
 
-CATALOGUE_FILES = sorted(Path(__file__).parent.glob("test_bad_input_*.py"))
+TESTS = Path(__file__).parent
+# each family's cases beside its tests: tests/gp/test_ep_bad_input.py next to tests/gp/test_ep.py
+CATALOGUE_FILES = sorted(TESTS.rglob("test_*_bad_input.py"))
 MINIMUM_CASES = 150
 # Every family of public functions must be fed bad input somewhere in the catalogue.
 FAMILIES = {"data", "dtw", "dtw_search", "term_discovery", "features", "gaussian", "gmm", "kmeans",
@@ -25,9 +27,8 @@ FAMILIES = {"data", "dtw", "dtw_search", "term_discovery", "features", "gaussian
 def _all_cases() -> list[BadInput | RightAnswer]:
     cases = []
     for path in CATALOGUE_FILES:
-        if path.stem == "test_bad_input_catalogue":
-            continue
-        cases.extend(importlib.import_module(path.stem).CASES)
+        module = ".".join(path.relative_to(TESTS).with_suffix("").parts)  # as pytest names it
+        cases.extend(importlib.import_module(module).CASES)
     return cases
 
 

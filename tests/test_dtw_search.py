@@ -5,7 +5,7 @@
   where the module docstring says they must be;
 * the pruned searches return exactly the exhaustive answer (same index, same distance to the last
   bit, lowest index on ties), with the pruning actually happening;
-* bad input names the argument (the catalogue cases are in tests/test_bad_input_dtw_search.py).
+* bad input names the argument (the catalogue cases are in tests/test_dtw_search_bad_input.py).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import mutation_check as mc  # noqa: E402
 
 # a hand-worked LML value: the data-fit sign mutant must fail it, the gradient mutant cannot
-VALUE_TEST = "tests/test_gp_regression.py::test_one_point_gp_by_hand"
+VALUE_TEST = "tests/gp/test_regression.py::test_one_point_gp_by_hand"
 
 
 def test_every_mutant_matches_the_current_sources_exactly_once():

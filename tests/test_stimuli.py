@@ -1,6 +1,6 @@
 """course_lib.stimuli: the equaliser's biquads against scipy.signal and their closed-form gains,
 the synthesised music clip, loudness matching and WAV encoding (bad input:
-tests/test_bad_input_stimuli.py)."""
+tests/test_stimuli_bad_input.py)."""
 
 import io
 import wave

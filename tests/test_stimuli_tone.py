@@ -1,6 +1,6 @@
 """course_lib.stimuli.tone_in_noise: the detection demo's stimulus. The tone's level in the mix,
 level zero = the noise alone, frozen noise, ramps without clicks, the tone's frequency (its bad
-input is in the catalogue, tests/test_bad_input_stimuli.py)."""
+input is in the catalogue, tests/test_stimuli_bad_input.py)."""
 
 import numpy as np
 import pytest

@@ -34,7 +34,7 @@ Usage (from the repository root, with the project's environment)::
     .venv/bin/python tools/mutation_check.py --report docs/mutation-report.md
     .venv/bin/python tools/mutation_check.py --target gp-lml      # one target
     .venv/bin/python tools/mutation_check.py --mutant gp-lml-data-fit-sign \\
-        --tests tests/test_gp_regression.py::test_name            # a tiny selection
+        --tests tests/gp/test_regression.py::test_name            # a tiny selection
     .venv/bin/python tools/mutation_check.py --check              # snippets only, no runs
     .venv/bin/python tools/mutation_check.py --list
 """
@@ -97,13 +97,13 @@ class Mutant:
 DTW_TESTS = ("tests/reference/test_dtw_reference.py", "tests/test_dtw.py")
 HMM_TESTS = ("tests/reference/test_hmm_reference.py", "tests/test_hmm.py")
 GMM_TESTS = ("tests/reference/test_gmm_reference.py", "tests/test_gmm.py")
-GP_TESTS = ("tests/reference/test_gp_reference.py", "tests/test_gp_regression.py")
-RATERS_TESTS = ("tests/reference/test_raters_reference.py", "tests/test_gp_multi_rater.py")
+GP_TESTS = ("tests/reference/test_gp_reference.py", "tests/gp/test_regression.py")
+RATERS_TESTS = ("tests/reference/test_raters_reference.py", "tests/gp/test_multi_rater.py")
 METRICS_TESTS = ("tests/test_metrics.py",)
-LAPLACE_TESTS = ("tests/test_gp_laplace.py",)
-EP_TESTS = ("tests/test_gp_ep.py",)
-ELBO_TESTS = ("tests/reference/test_variational_reference.py", "tests/test_gp_variational.py")
-LEVELSET_TESTS = ("tests/reference/test_levelset_reference.py", "tests/test_gp_levelset.py")
+LAPLACE_TESTS = ("tests/gp/test_laplace.py",)
+EP_TESTS = ("tests/gp/test_ep.py",)
+ELBO_TESTS = ("tests/reference/test_variational_reference.py", "tests/gp/test_variational.py")
+LEVELSET_TESTS = ("tests/reference/test_levelset_reference.py", "tests/gp/test_levelset.py")
 
 TARGETS = {t.name: t for t in (
     Target("dtw", "DTW accumulation and back-tracking (course_lib/dtw.py)", DTW_TESTS),
@@ -153,12 +153,12 @@ now refused); closed by
 COVARIANCE_FORM_NOTE = """\
 Was a test gap (no test used a posterior in the covariance form, whose reduction has a second
 factor U); closed by
-`tests/test_gp_levelset.py::test_acquisitions_of_a_covariance_form_posterior_equal_the_owens_t_lookahead`.
+`tests/gp/test_levelset.py::test_acquisitions_of_a_covariance_form_posterior_equal_the_owens_t_lookahead`.
 """
 
 OPTIMISER_GRADIENT_NOTE = """\
 Was a test gap (the optimiser's own gradient was not checked); closed by
-`tests/test_gp_regression.py::test_the_optimiser_objective_has_the_gradient_it_reports`.
+`tests/gp/test_regression.py::test_the_optimiser_objective_has_the_gradient_it_reports`.
 """
 
 DTW = "course_lib/dtw.py"

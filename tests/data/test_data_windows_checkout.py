@@ -30,7 +30,7 @@ from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.data.uci import NAMES as UCI_NAMES, load_uci
 from course_lib.stimuli import load_speech_clip
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LOADED_DATASETS = {"digits", "digit_pairs", "co2", "mcycle", "uci", "fluency", "speech_clip",
                    "speechocean762"}
 

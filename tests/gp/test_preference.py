@@ -26,7 +26,7 @@ from course_lib.gp.preference import OnSquare, PreferenceGP
 
 from preference_data import connected_pairs
 
-REFERENCE = json.loads((Path(__file__).parent / "reference" / "botorch_pairwise_gp.json")
+REFERENCE = json.loads((Path(__file__).parents[1] / "reference" / "botorch_pairwise_gp.json")
                        .read_text())
 
 

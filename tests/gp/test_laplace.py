@@ -5,7 +5,7 @@ explicitly for these tiny well-conditioned problems); the exact Gaussian posteri
 for the pairwise Gaussian likelihood (closed forms, thesis eqs. 2.44); the true posterior on a
 dense grid for two and three items; central finite differences of the Laplace evidence for its
 gradient (with the implicit term, and without it to show the term matters). BoTorch's
-PairwiseGP is the library cross-check, in tests/test_gp_preference.py (frozen values).
+PairwiseGP is the library cross-check, in tests/gp/test_preference.py (frozen values).
 """
 
 import warnings

@@ -185,7 +185,7 @@ def test_one_dimensional_inputs_are_columns():
     np.testing.assert_allclose(k(x), k(x[:, None]))
 
 
-# ----- extreme magnitudes: computed correctly (bad input lives in test_bad_input_gp.py) -----
+# ----- extreme magnitudes: computed correctly (bad input: tests/gp/test_gp_bad_input.py) -----
 STATIONARY = ["se", "se_ard", "matern12", "matern32_ard", "matern52", "rq"]
 
 

@@ -6,7 +6,7 @@ VariationalGP of course_lib.gp.variational (any likelihood with Z = X: the same 
 the optimum's monotonicity in nested inducing sets, dense-matrix formulas for the rows' moments
 and the KL (scipy's slogdet), the likelihoods' own expectations for the ledger, and finite
 differences for every gradient. GPflow's SVGP is not an oracle for the reason given in
-tests/test_gp_variational.py (it needs TensorFlow).
+tests/gp/test_variational.py (it needs TensorFlow).
 """
 
 import numpy as np

@@ -3,7 +3,7 @@
 Families: "raters" (course_lib.gp.multi_rater: the container, the joint evidence, the model, the
 simulator) and "metrics" (course_lib.metrics: RMSE, rounded PCC/MSE, the discretised predictive,
 the discrete KL). Data sets the issue names as awkward but valid (one label per rater, missing
-labels, raters with no overlap) are accepted and tested in tests/test_gp_multi_rater.py; here are
+labels, raters with no overlap) are accepted and tested in tests/gp/test_multi_rater.py; here are
 the ones that must be refused.
 """
 

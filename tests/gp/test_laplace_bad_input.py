@@ -15,7 +15,7 @@ from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.laplace import InvalidLaplaceError, laplace_mode, newton_path
 from course_lib.gp.likelihoods import BetaRating, PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.gp.preference import OnSquare, PreferenceGP
-from test_gp_laplace import SymmetricMixture
+from gp.test_laplace import SymmetricMixture
 
 X = np.array([[0.0], [1.0], [2.0]])
 SE = SquaredExponential(1.0, 1.0)

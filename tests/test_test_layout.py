@@ -1,0 +1,103 @@
+"""The tests mirror the library: ``tests/<folder>/test_<module>[_<aspect>].py`` tests
+``course_lib/<folder>/<module>.py`` (``tests/gp/test_laplace.py``,
+``tests/gp/test_ep_bad_input.py``, ``tests/test_dtw.py``), so a reader finds a module's tests by
+its path (CONVENTIONS section 6)."""
+
+from pathlib import Path
+
+import course_lib
+
+TESTS = Path(__file__).resolve().parent
+LIBRARY = Path(course_lib.__file__).resolve().parent
+# Folders of tests that test no single module.
+CROSS_CUTTING_FOLDERS = {"browser": "the lectures in a real browser",
+                         "reference": "cross-checks against other libraries, one per model"}
+# Top-level test files that test no single module: the repository, its tools and its documents.
+CROSS_CUTTING_FILES = {
+    "test_algorithms_map.py": "docs/ALGORITHMS.md",
+    "test_bad_input_catalogue.py": "counts the test_*_bad_input.py files of every folder",
+    "test_course_command.py": "course.py",
+    "test_environment_lock.py": "requirements/",
+    "test_exercise_feedback.py": "the exercises' checks",
+    "test_exercises.py": "exercises/ and solutions/",
+    "test_hub_trial.py": "tools/hub_trial.py",
+    "test_kernel_client.py": "tools/kernel_client.py",
+    "test_layers.py": "imports across the library",
+    "test_library_labels.py": "names and docstrings across the library",
+    "test_mutation_tool.py": "tools/mutation_check.py",
+    "test_nbgrader_roundtrip.py": "the grading round trip",
+    "test_no_silent_skips.py": "conftest.py",
+    "test_release.py": "tools/make_release.py",
+    "test_review_units5to7_bad_input.py": "bad-input cases of the Units 5-7 review, many families",
+    "test_site.py": "tools/build_site.py",
+    "test_test_layout.py": "this file",
+    "test_tools.py": "tools/",
+    "test_watchdog.py": "tests/watchdog_plugin.py",
+    "test_widget_harness.py": "tests/widget_harness.py",
+}
+EXPERIMENTS = "test_experiment"  # test_experiment*.py: the runs of experiments/
+PACKAGES = {path.parent.name for path in LIBRARY.glob("*/__init__.py")}
+
+
+def _test_files():
+    for path in sorted(TESTS.rglob("test_*.py")):
+        folder = path.relative_to(TESTS).parent
+        if folder.parts and folder.parts[0] in CROSS_CUTTING_FOLDERS:
+            continue
+        if not folder.parts and (path.name in CROSS_CUTTING_FILES
+                                 or path.name.startswith(EXPERIMENTS)):
+            continue
+        yield path, folder
+
+
+def _module_of(path: Path, folder: Path) -> str | None:
+    """The longest leading part of the name after ``test_`` that is a module of the folder's
+    package (or, inside a folder, the package itself); None when there is none."""
+    words = path.stem.removeprefix("test_").split("_")
+    for end in range(len(words), 0, -1):
+        name = "_".join(words[:end])
+        if (LIBRARY / folder / f"{name}.py").is_file() or (folder.parts and name == folder.name):
+            return name
+    return None
+
+
+def test_every_folder_of_tests_mirrors_a_library_package():
+    folders = {folder for _, folder in _test_files() if folder.parts}
+    assert folders, "no tests/<package>/ folders found"
+    for folder in folders:
+        assert (LIBRARY / folder / "__init__.py").is_file(), (
+            f"tests/{folder.as_posix()}/ mirrors no package of course_lib")
+        # a package of tests, so tests/gp/test_regression.py and tests/data/test_regression.py
+        # do not collide under pytest's default import mode
+        assert (TESTS / folder / "__init__.py").is_file(), f"tests/{folder.as_posix()}/__init__.py"
+
+
+def test_every_test_file_names_the_module_it_tests():
+    wrong = []
+    for path, folder in _test_files():
+        where = path.relative_to(TESTS).as_posix()
+        module = _module_of(path, folder)
+        if module is None:
+            package = "".join(f"{part}/" for part in folder.parts)
+            wrong.append(f"tests/{where}: no course_lib/{package}<module>.py starts its name "
+                         "(or list it as cross-cutting here)")
+            continue
+        aspect = path.stem.removeprefix(f"test_{module}").split("_")
+        misplaced = PACKAGES.intersection(aspect) - {folder.name}
+        if misplaced:
+            wrong.append(f"tests/{where}: a test of course_lib/{sorted(misplaced)[0]}/ belongs in "
+                         f"tests/{sorted(misplaced)[0]}/")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_bad_input_cases_sit_beside_their_modules_tests():
+    lonely = []
+    for path, folder in _test_files():
+        if not path.stem.endswith("_bad_input"):
+            continue
+        module = _module_of(path, folder)
+        if module is not None and module != folder.name and \
+                not (path.parent / f"test_{module}.py").is_file():
+            where = path.relative_to(TESTS).as_posix()
+            lonely.append(f"tests/{where}: no test_{module}.py beside it")
+    assert not lonely, "\n".join(lonely)
