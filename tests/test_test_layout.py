@@ -32,6 +32,7 @@ CROSS_CUTTING_FILES = {
     "test_site.py": "tools/build_site.py",
     "test_test_layout.py": "this file",
     "test_tools.py": "tools/",
+    "test_unit_faces.py": "the front doors gp, raters, preference and mixed, and the notebooks' imports",
     "test_watchdog.py": "tests/watchdog_plugin.py",
     "test_widget_harness.py": "tests/widget_harness.py",
 }

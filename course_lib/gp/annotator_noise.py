@@ -32,7 +32,7 @@ Gradients (hyper-parameters as logs):
                             [-1/2 + ((y_ir - m_i)^2 + V_ii) / (2 s_j)].
 
   Differentiating "log N(yhat; 0, K + Sigma) + c" through Sigma alone is WRONG: the target yhat
-  itself moves with the noise variances (tests/test_gp_annotator_noise.py shows the difference).
+  itself moves with the noise variances (tests/gp/test_annotator_noise.py shows the difference).
 
 Setting that gradient to zero gives the EM update s_j = mean over j's labels of
 (y_ir - m_i)^2 + V_ii (:meth:`AnnotatorNoiseGP.em_step`), which never lowers the evidence.

@@ -63,7 +63,7 @@ on the order of the rows), damped, new = damping * old + (1 - damping) * propose
 parameters (a convex combination keeps tau >= 0). Undamped parallel EP converges fastest when
 it converges, but for sharp likelihoods the sites can swing back and forth (probit labels with
 noise_sd = 0.1 on 50 close inputs still moved by 1e-3 after 300 undamped sweeps; with the
-adaptive damping they settle in 64, tests/test_gp_ep.py), so the damping starts at
+adaptive damping they settle in 64, tests/gp/test_ep.py), so the damping starts at
 ``damping`` and moves halfway to 1 whenever a sweep moves the sites more than the sweep
 before. The iteration stops when no site moved by more than ``tol`` in the units of its
 item's posterior, |d tau_k| Sigma_ii and |d nu_k| sqrt(Sigma_ii); it raises

@@ -174,7 +174,7 @@ def bvn_cdf(h, k, rho, *, method: str = "series") -> np.ndarray:
     Owen's T function, kept as the reference the tests and bench/bench_levelset.py compare
     against.
 
-    The error of both is ABSOLUTE, at float64 round-off (tests/test_gp_levelset.py): the two
+    The error of both is ABSOLUTE, at float64 round-off (tests/gp/test_levelset.py): the two
     methods agree within 5e-16 on h, k in [-9, 9] (0 and +-1e-3 included) and rho up to
     +-(1 - 1e-12); both lie within 2e-16 of scipy's ``multivariate_normal.cdf`` (tolerance
     1e-14) for |rho| <= 0.999 and within 1.3e-15 at +-0.999999. Far in the lower tail the

@@ -65,7 +65,7 @@ chain rule does the rest:
   the pairs' own kernel values and log sigma, and through ``kernel.gradient`` (and
   ``kernel.gradient_inputs`` for the pseudo-inputs) to the log hyper-parameters.
 
-Every piece is checked by finite differences in tests/test_gp_sparse_preference.py.
+Every piece is checked by finite differences in tests/gp/test_sparse_preference.py.
 
 Jitter: K_bar gets ``jitter * mean(diag K_bar)`` on its diagonal (default
 :data:`~course_lib.gp.sparse.DEFAULT_JITTER`, fixed rather than escalating so that the evidence
