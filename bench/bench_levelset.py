@@ -53,7 +53,7 @@ import numpy as np  # noqa: E402
 from scipy.special import ndtr, xlogy  # noqa: E402
 from scipy.stats import qmc  # noqa: E402
 
-from course_lib.gp import levelset  # noqa: E402
+from course_lib.gp import bivariate_normal, levelset  # noqa: E402
 from course_lib.gp.constraints import constraint_sigma  # noqa: E402
 from course_lib.gp.kernels import Constant, SquaredExponential  # noqa: E402
 from course_lib.gp.likelihoods import BernoulliProbit, GaussianConstraint  # noqa: E402
@@ -115,7 +115,7 @@ def owens_t_global_mi(look, batches):
         scale = np.sqrt(1 + var)[:, None]
         h = mean[:, None] / scale
         rho = np.clip(np.where(look.sd > 0, -cross / (look.sd * scale), 0.0), -1, 1)
-        joint = levelset.bvn_cdf(h, look.gap, rho, method="owens_t")
+        joint = bivariate_normal.bvn_cdf(h, look.gap, rho, method="owens_t")
         p_one, p_now = ndtr(h), look.p_now
         joint = np.clip(joint, np.maximum(0, p_one + p_now - 1), np.minimum(p_one, p_now))
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -134,13 +134,13 @@ def regimes_and_terms(look, batches):
     for cross, mean, var in batches:
         scale = np.sqrt(1 + var)[:, None]
         rho = np.abs(np.clip(np.where(look.sd > 0, -cross / (look.sd * scale), 0.0), -1, 1))
-        series = rho <= levelset.SERIES_MAX_RHO
-        counts += [series.sum(), (~series & (rho < levelset.NEAR_ONE_RHO)).sum(),
-                   (rho >= levelset.NEAR_ONE_RHO).sum()]
+        series = rho <= bivariate_normal.SERIES_MAX_RHO
+        counts += [series.sum(), (~series & (rho < bivariate_normal.NEAR_ONE_RHO)).sum(),
+                   (rho >= bivariate_normal.NEAR_ONE_RHO).sum()]
         decay_h = np.exp(-0.25 * (mean / scale[:, 0]) ** 2)
         for row, decay in zip(np.where(series, rho, 0.0), decay_h):
-            terms.append(levelset._series_length(
-                float(row.max()), levelset._TERM_BOUND * decay * float(look.decay.max())))
+            terms.append(bivariate_normal.series_length(
+                float(row.max()), bivariate_normal.TERM_BOUND * decay * float(look.decay.max())))
     return counts / counts.sum(), np.array(terms)
 
 
@@ -274,15 +274,15 @@ def main(repeats):
         scale = np.sqrt(1 + var)[:, None]
         rho = np.clip(np.where(look.sd > 0, -cross / (look.sd * scale), 0.0), -1, 1)
         inputs.append(np.broadcast_arrays(mean[:, None] / scale, look.gap, rho))
-    ours = [levelset.bvn_cdf(h, k, r) for h, k, r in inputs]
-    theirs = [levelset.bvn_cdf(h, k, r, method="owens_t") for h, k, r in inputs]
+    ours = [bivariate_normal.bvn_cdf(h, k, r) for h, k, r in inputs]
+    theirs = [bivariate_normal.bvn_cdf(h, k, r, method="owens_t") for h, k, r in inputs]
     gap = max(float(np.abs(a - b).max()) for a, b in zip(ours, theirs))
     print(f"\nPhi_2 on the look-ahead's {n_pairs / 1e6:.1f} M (h, k, rho): compiled and Owen's T "
           f"agree within {gap:.1e}")
     print("  (ours = the compiled loop of the acquisitions, Phi_2 and the EAVC sums; theirs = "
           "bvn_cdf(method='owens_t') on the same arrays)")
     harness.compare("phi2_lookahead_vs_owens_t", compiled(False),
-                    lambda: [levelset.bvn_cdf(h, k, r, method="owens_t")
+                    lambda: [bivariate_normal.bvn_cdf(h, k, r, method="owens_t")
                              for h, k, r in inputs],
                     repeats=repeats, labels=("compiled", "owens_t"))
     ours_mi = np.concatenate(compiled(True)())

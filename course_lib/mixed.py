@@ -21,7 +21,8 @@ from .gp.confidence import (ConfidencePreferenceGP, preference_confidence_likeli
                             unscaled_pairwise_probit)
 from .gp.constraints import (constraint_sigma, constraints_from_probability, detection_likelihood,
                              pseudo_data)
-from .gp.levelset import (ACQUISITIONS, LevelSetLookahead, Proposal, bald_bernoulli, bvn_cdf, eavc,
+from .gp.bivariate_normal import bvn_cdf
+from .gp.levelset import (ACQUISITIONS, LevelSetLookahead, Proposal, bald_bernoulli, eavc,
                           global_mi, lookahead_levelset, propose, straddle)
 from .gp.likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence, OrdinalProbit
 from .gp.sparse_variational import (SparseVariationalGP, SparseVariationalResult,

@@ -16,7 +16,8 @@ import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import GPRegression, SquaredExponential
-from course_lib.gp.levelset import (bald_bernoulli, bvn_cdf, eavc, global_mi, lookahead_levelset,
+from course_lib.gp.bivariate_normal import bvn_cdf
+from course_lib.gp.levelset import (bald_bernoulli, eavc, global_mi, lookahead_levelset,
                                     propose, straddle)
 from course_lib.metrics import brier_levelset, brier_preference, f1_levelset, f1_preference, \
     levelset_probability
