@@ -3,8 +3,9 @@ judgement, from DTW to preference GPs".
 
 One module per model family (``dtw`` and its pruned search ``dtw_search``, whose compiled
 kernels are in ``dtw_pruning``; ``term_discovery``, ``features``, ``gaussian``, ``kmeans``,
-``affinity`` (affinity propagation), ``gmm``, ``hmm``, ``vq``, ``gp``, whose ``raters`` and
-``annotators`` modules learn from several raters);
+``affinity`` (affinity propagation), ``gmm``, ``hmm`` (with the model type, examples and
+sampling in ``hmm_models`` and the packing of observations in ``hmm_sequences``), ``vq``, ``gp``,
+whose ``raters`` and ``annotators`` modules learn from several raters);
 ``recognition`` puts the DTW, GMM and HMM recognisers behind one interface; ``metrics`` holds
 every evaluation measure (recognition and scores against raters); ``linalg`` and ``validation``
 are the shared numerics and argument checks; ``data`` loads what ``data/`` ships; ``results``
