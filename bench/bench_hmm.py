@@ -18,6 +18,8 @@ import argparse  # noqa: E402
 import numpy as np  # noqa: E402
 
 from course_lib import hmm as H  # noqa: E402
+from course_lib.hmm_models import random_hmm, sample_sequences  # noqa: E402
+from course_lib.hmm_sequences import pack_sequences  # noqa: E402
 
 GOAL = 2.0
 
@@ -36,10 +38,10 @@ def main() -> None:
 
     rng = np.random.default_rng(0)
     N, M, n_seq, T, n_iter = 5, 16, 200, 50, 20
-    true = H.random_hmm(N, M, rng=rng)
-    seqs = H.sample_sequences(true, [T] * n_seq, rng=rng).symbols
-    start = H.random_hmm(N, M, rng=rng)
-    batch = H.pack_sequences(seqs, M)
+    true = random_hmm(N, M, rng=rng)
+    seqs = sample_sequences(true, [T] * n_seq, rng=rng).symbols
+    start = random_hmm(N, M, rng=rng)
+    batch = pack_sequences(seqs, M)
     X = np.concatenate(seqs)[:, None]
     lengths = [T] * n_seq
 

@@ -3,10 +3,12 @@ judgement, from DTW to preference GPs".
 
 One module per model family (``dtw`` and its pruned search ``dtw_search``, whose compiled
 kernels are in ``dtw_pruning``; ``term_discovery``, ``features``, ``gaussian``, ``kmeans``,
-``affinity`` (affinity propagation), ``gmm``, ``hmm``, ``vq``, and ``gp`` for the Gaussian
-processes of Units 4-7). The GP units each have a front door: ``gp`` (Unit 4, regression),
-``raters`` (Unit 5, many raters), ``preference`` (Unit 6, comparisons) and ``mixed`` (Unit 7,
-mixed feedback); ``simulators`` plays the raters, listeners and observers of Units 5-7;
+``affinity`` (affinity propagation), ``gmm``, ``hmm`` (with the model type, examples and
+sampling in ``hmm_models`` and the packing of observations in ``hmm_sequences``), ``vq``, and
+``gp`` for the Gaussian processes of Units 4-7). The GP units each have a front door: ``gp``
+(Unit 4, regression), ``raters`` (Unit 5, many raters), ``preference`` (Unit 6, comparisons) and
+``mixed`` (Unit 7, mixed feedback); ``simulators`` plays the raters, listeners and observers of
+Units 5-7;
 ``recognition`` puts the DTW, GMM and HMM recognisers behind one interface; ``metrics`` holds
 every evaluation measure (recognition and scores against raters); ``linalg`` and ``validation``
 are the shared numerics and argument checks; ``data`` loads what ``data/`` ships; ``results``

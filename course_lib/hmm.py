@@ -1,7 +1,7 @@
 """Discrete hidden Markov models: scoring, decoding and training (Unit 3).
 
-Notation follows the lecture. A discrete HMM ``lambda = (pi, A, B)`` has N hidden states and
-M observation symbols:
+Notation follows the lecture. A discrete HMM ``lambda = (pi, A, B)``
+(:class:`course_lib.hmm_models.DiscreteHMM`) has N hidden states and M observation symbols:
 
 * ``pi[i]   = P(q_1 = i)``                 initial state distribution, shape (N,)
 * ``A[i, j] = P(q_{t+1} = j | q_t = i)``   transition matrix, shape (N, N), rows sum to one
@@ -20,10 +20,11 @@ The three problems of the slides map to
   :func:`baum_welch_step` (a single step from a model); the per-class recogniser is in
   :mod:`course_lib.recognition`.
 
-Many sequences of different lengths are handled as one :class:`SequenceBatch`: the symbols of
-all sequences concatenated, plus offsets. The dynamic-programming kernels (plain loops of the
-slides, compiled with numba) walk over all sequences in one call, so there is no per-sequence
-Python overhead.
+Each pass is the plain loop of the slides, compiled with numba (the ``_*_kernel`` functions),
+over all sequences of a :class:`course_lib.hmm_sequences.SequenceBatch` at once. The model type,
+the lecture's weather-mood example, starting models and sampling are in
+:mod:`course_lib.hmm_models`; checking and packing observations in
+:mod:`course_lib.hmm_sequences`.
 
 Impossible observations. When a symbol has zero emission probability in every state that can
 be reached at that time, ``P(O | lambda) = 0``: the scoring functions then return a
@@ -31,11 +32,6 @@ log-likelihood of ``-inf`` (documented, no warning, no division by zero), while 
 Viterbi and Baum-Welch raise a ``ValueError`` that names the sequence and the time step, since
 ``gamma = alpha * beta / P(O)`` is 0/0 there; :func:`explain_zero_probability` gives that
 explanation without raising. An ``emission_floor`` in training prevents it.
-
-Example data live beside their model: :func:`weather_mood_hmm` (the slides' model and two
-variants the lecture asks about), :data:`WEATHER_MOOD_OBSERVATIONS` and
-:data:`WEATHER_MOOD_LONG_OBSERVATIONS`, and :func:`weather_mood_sequences` (training data
-sampled from it).
 """
 
 from __future__ import annotations
@@ -43,449 +39,63 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 from numba import njit
 
+from .hmm_models import TOPOLOGIES, DiscreteHMM, check_model, random_hmm, safe_log
+from .hmm_sequences import (SequenceBatch, pack_for_model, pack_one_sequence, pack_sequences,
+                            zero_probability_message)
 from .validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                          as_rng, check_choice)
 
 __all__ = [
-    "PROBABILITY_TOLERANCE", "DiscreteHMM", "weather_mood_hmm", "WEATHER_MOOD_VARIANTS",
-    "WEATHER_MOOD_OBSERVATIONS", "WEATHER_MOOD_LONG_OBSERVATIONS", "weather_mood_sequences",
-    "left_to_right_hmm", "random_hmm", "SequenceBatch", "pack_sequences",
-    "UnscaledForward", "ScaledForward", "LogForward", "Posteriors", "ViterbiResult",
-    "ViterbiBatch", "HMMSample", "BaumWelchResult", "BaumWelchStepper",
+    "UnscaledForward", "ScaledForward", "BaumWelchStepper",
     "forward_unscaled", "forward_scaled", "backward_scaled", "forward_log", "backward_log",
     "explain_zero_probability", "posteriors", "viterbi", "viterbi_paths", "log_likelihoods",
-    "sample", "sample_sequences", "baum_welch_step", "baum_welch", "fit_hmm",
+    "baum_welch_step", "baum_welch", "fit_hmm",
 ]
 
-#: How far a row of pi, A or B may be from summing to one.
-PROBABILITY_TOLERANCE = 1e-6
-
 _METHODS = ("log", "scaled")
-_TOPOLOGIES = ("ergodic", "left-to-right")
 
 
 # --------------------------------------------------------------------------------------------
-# The model
+# Scoring: the forward and backward passes
 # --------------------------------------------------------------------------------------------
 
-def _check_stochastic(P: np.ndarray, name: str) -> None:
-    """Raise unless every row of ``P`` is a distribution (entries >= 0, sum 1 within tolerance)."""
-    rows = P.reshape(-1, P.shape[-1])
-    if np.any(rows < 0):
-        where = np.unravel_index(np.argmin(P), P.shape)
-        raise ValueError(f"{name}: probabilities must be >= 0, found {P[where]:g} at {where}")
-    sums = rows.sum(axis=1)
-    bad = np.flatnonzero(np.abs(sums - 1.0) > PROBABILITY_TOLERANCE)
-    if bad.size:
-        what = "entries" if P.ndim == 1 else f"row {bad[0]}"
-        raise ValueError(f"{name}: {what} must sum to 1 (within {PROBABILITY_TOLERANCE:g}), "
-                         f"got {sums[bad[0]]:.6g}")
+@dataclass(frozen=True, eq=False)
+class UnscaledForward:
+    """The naive forward pass: ``alpha[t, i] = P(o_1..o_t, q_t = i)``,
+    ``P(O) = sum_i alpha[T-1, i]``."""
 
-
-def _as_names(names, count: int, name: str) -> tuple[str, ...] | None:
-    if names is None:
-        return None
-    names = tuple(str(n) for n in names)
-    if len(names) != count:
-        raise ValueError(f"{name}: expected {count} names, got {len(names)}")
-    if len(set(names)) != count:
-        raise ValueError(f"{name}: names must be distinct, got {names}")
-    return names
-
-
-def _frozen(arr: np.ndarray) -> np.ndarray:
-    arr = np.ascontiguousarray(arr, dtype=np.float64).copy()
-    arr.flags.writeable = False
-    return arr
-
-
-def _safe_log(P: np.ndarray) -> np.ndarray:
-    """Elementwise log with log(0) = -inf and no divide-by-zero warning."""
-    with np.errstate(divide="ignore"):
-        return np.log(P)
+    alpha: np.ndarray  # (T, N)
+    probability: float
 
 
 @dataclass(frozen=True, eq=False)
-class DiscreteHMM:
-    """A discrete HMM ``lambda = (pi, A, B)`` with N states and M symbols, validated on creation.
+class ScaledForward:
+    """Rabiner-scaled forward pass.
 
-    Parameters
-    ----------
-    pi : (N,) initial distribution, ``pi[i] = P(q_1 = i)``.
-    A : (N, N) transitions, ``A[i, j] = P(q_{t+1} = j | q_t = i)``; rows sum to one.
-    B : (N, M) emissions, ``B[i, k] = P(o_t = k | q_t = i)``; rows sum to one.
-    state_names, symbol_names : optional labels (e.g. ``("F", "C", "R")`` and ``("H", "U")``);
-        with single-character symbol names a string such as ``"HHUH"`` is a valid observation.
-
-    Zeros are allowed and meaningful: a zero in A is a transition that cannot happen (a
-    structural zero, kept zero by Baum-Welch). The arrays are stored read-only.
+    ``alpha_hat[t, i] = P(q_t = i | o_1..o_t)`` (each row sums to one) and
+    ``scale[t] = P(o_t | o_1..o_{t-1})``, so ``alpha[t] = alpha_hat[t] * prod_{s<=t} scale[s]``
+    and ``log P(O) = sum_t log scale[t]``. (Rabiner's c_t is the reciprocal of ``scale[t]``.)
+    A zero ``scale[t]`` marks the first impossible observation; ``alpha_hat`` is 0 from there
+    on and ``log_likelihood`` is ``-inf``.
     """
 
-    pi: np.ndarray
-    A: np.ndarray
-    B: np.ndarray
-    state_names: tuple[str, ...] | None = None
-    symbol_names: tuple[str, ...] | None = None
-
-    def __post_init__(self):
-        pi = as_float_array(self.pi, "pi", ndim=1)
-        A = as_float_array(self.A, "A", ndim=2)
-        B = as_float_array(self.B, "B", ndim=2)
-        _check_stochastic(pi, "pi")  # first: a half-typed pi is named as such, not as A's size
-        N = pi.shape[0]
-        if A.shape != (N, N):
-            raise ValueError(f"A: expected shape (N, N) = ({N}, {N}) to match pi, got {A.shape}")
-        if B.shape[0] != N:
-            raise ValueError(f"B: expected {N} rows (one per state) to match pi, got {B.shape}")
-        _check_stochastic(A, "A")
-        _check_stochastic(B, "B")
-        object.__setattr__(self, "pi", _frozen(pi))
-        object.__setattr__(self, "A", _frozen(A))
-        object.__setattr__(self, "B", _frozen(B))
-        object.__setattr__(self, "state_names", _as_names(self.state_names, N, "state_names"))
-        object.__setattr__(self, "symbol_names",
-                           _as_names(self.symbol_names, B.shape[1], "symbol_names"))
-
-    @property
-    def n_states(self) -> int:
-        """N, the number of hidden states."""
-        return self.pi.shape[0]
-
-    @property
-    def n_symbols(self) -> int:
-        """M, the number of observation symbols."""
-        return self.B.shape[1]
-
-    @cached_property
-    def log_pi(self) -> np.ndarray:
-        """``log pi`` with ``log 0 = -inf``."""
-        return _safe_log(self.pi)
-
-    @cached_property
-    def log_A(self) -> np.ndarray:
-        """``log A`` with ``log 0 = -inf``."""
-        return _safe_log(self.A)
-
-    @cached_property
-    def log_B(self) -> np.ndarray:
-        """``log B`` with ``log 0 = -inf``."""
-        return _safe_log(self.B)
-
-    def replace(self, **changes) -> "DiscreteHMM":
-        """A validated copy with some of ``pi``, ``A``, ``B`` or the names changed."""
-        return dataclasses.replace(self, **changes)
-
-    def encode(self, observations, name: str = "observations") -> np.ndarray:
-        """Observation symbols as an int array: accepts ints, symbol names or a string.
-
-        A string is split into characters when every symbol name is one character (``"HHUH"``),
-        otherwise on whitespace.
-        """
-        return _as_symbols(observations, self.n_symbols, self.symbol_names, name)
-
-    def state_labels(self, states) -> list[str]:
-        """The names of a state sequence (e.g. a Viterbi path); indices when the model has none."""
-        names = self.state_names or tuple(str(i) for i in range(self.n_states))
-        return [names[int(s)] for s in states]
-
-
-#: The four phone calls of the lecture's worked example.
-WEATHER_MOOD_OBSERVATIONS = "HHUH"
-#: Eighteen days with a run of unhappy calls in the middle (the trellis explorer's long example).
-WEATHER_MOOD_LONG_OBSERVATIONS = "HHHHHHUUUUUUUUHHHH"
-
-_WEATHER_MOOD = dict(pi=[0.4, 0.3, 0.3],
-                     A=[[0.8, 0.2, 0.0], [0.3, 0.4, 0.3], [0.0, 0.3, 0.7]],
-                     B=[[0.9, 0.1], [0.5, 0.5], [0.2, 0.8]])
-#: What each variant of :func:`weather_mood_hmm` changes in the slides' model.
-WEATHER_MOOD_VARIANTS = {
-    "slides": {},
-    # moods carry no information about the weather: the posteriors are the Markov chain's
-    "uninformative": dict(B=[[0.5, 0.5], [0.5, 0.5], [0.5, 0.5]]),
-    # it starts fair and stays fair, and fair weather is never unhappy: any U is impossible
-    "fair-forever": dict(pi=[1.0, 0.0, 0.0], A=[[1.0, 0.0, 0.0], [0.3, 0.4, 0.3], [0.0, 0.3, 0.7]],
-                         B=[[1.0, 0.0], [0.5, 0.5], [0.2, 0.8]]),
-}
-
-
-def weather_mood_hmm(variant: str = "slides") -> DiscreteHMM:
-    """The weather-mood model of the slides: states F(air), C(loudy), R(ainy); moods H, U.
-
-    ``pi = [0.4 0.3 0.3]``, ``A = [[.8 .2 0], [.3 .4 .3], [0 .3 .7]]``,
-    ``B = [[.9 .1], [.5 .5], [.2 .8]]`` (columns H, U).
-
-    ``variant`` (see :data:`WEATHER_MOOD_VARIANTS`): ``"uninformative"`` makes every row of B
-    ``[.5 .5]``; ``"fair-forever"`` sets ``pi = [1 0 0]``, makes F absorbing (``a_FF = 1``) and
-    always happy (``b_F = [1 0]``), so every observation string containing a U has
-    probability 0.
-    """
-    changes = WEATHER_MOOD_VARIANTS[check_choice(variant, "variant", WEATHER_MOOD_VARIANTS)]
-    return DiscreteHMM(**{**_WEATHER_MOOD, **changes}, state_names=("F", "C", "R"),
-                       symbol_names=("H", "U"))
-
-
-def weather_mood_sequences(n_sequences: int = 30, length: int = 40, *,
-                           rng: RngLike = 0) -> list[np.ndarray]:
-    """Training data for Baum-Welch: ``n_sequences`` mood sequences of ``length`` days sampled
-    from the slides' weather-mood model (symbols 0 = H, 1 = U)."""
-    n_sequences = as_positive_int(n_sequences, "n_sequences")
-    length = as_positive_int(length, "length")
-    return sample_sequences(weather_mood_hmm(), [length] * n_sequences, rng=rng).symbols
-
-
-def _left_to_right_transitions(n_states: int, self_loop: float, skip: float) -> np.ndarray:
-    """Self-loop ``a_ii``, next ``a_{i,i+1}`` and optional skip ``a_{i,i+2}``; last state absorbs."""
-    A = np.zeros((n_states, n_states))
-    for i in range(n_states):
-        targets = [i + step for step in (1, 2) if i + step < n_states]
-        A[i, i] = self_loop if targets else 1.0
-        if len(targets) == 2 and skip > 0:
-            A[i, i + 1], A[i, i + 2] = 1.0 - self_loop - skip, skip
-        elif targets:
-            A[i, i + 1] = 1.0 - self_loop
-    return A
-
-
-def left_to_right_hmm(n_states: int, n_symbols: int, *, self_loop: float = 0.5,
-                      skip: float = 0.0, rng: RngLike | None = None,
-                      concentration: float = 1.0) -> DiscreteHMM:
-    """A left-to-right (Bakis) HMM: start in state 0, then stay, move on by one, or skip one.
-
-    ``a_ii = self_loop``, ``a_{i,i+1} = 1 - self_loop - skip``, ``a_{i,i+2} = skip`` (only when
-    ``skip > 0``); the second-to-last state has no skip and the last state only loops. Every
-    other transition is a structural zero that Baum-Welch keeps at zero.
-
-    Emissions are uniform when ``rng`` is None (a deterministic "flat start": the first
-    Baum-Welch step then segments each sequence by position alone), otherwise each row of B is
-    drawn from a symmetric Dirichlet with the given ``concentration`` (for restarts).
-    """
-    N = as_positive_int(n_states, "n_states")
-    M = as_positive_int(n_symbols, "n_symbols")
-    self_loop = as_positive_float(self_loop, "self_loop", allow_zero=True)
-    skip = as_positive_float(skip, "skip", allow_zero=True)
-    if self_loop + skip >= 1.0:
-        raise ValueError(f"self_loop: self_loop + skip must be < 1 so a state can be left, "
-                         f"got {self_loop} + {skip}")
-    pi = np.zeros(N)
-    pi[0] = 1.0
-    if rng is None:
-        B = np.full((N, M), 1.0 / M)
-    else:
-        concentration = as_positive_float(concentration, "concentration")
-        B = as_rng(rng).dirichlet(np.full(M, concentration), size=N)
-    return DiscreteHMM(pi, _left_to_right_transitions(N, self_loop, skip), B)
-
-
-def random_hmm(n_states: int, n_symbols: int, *, rng: RngLike = None,
-               topology: str = "ergodic", skip: bool = False,
-               concentration: float = 1.0) -> DiscreteHMM:
-    """A random starting point for Baum-Welch, rows drawn from a symmetric Dirichlet.
-
-    ``topology="ergodic"``: every pi, A and B entry is free. ``"left-to-right"``: pi = e_0 and
-    A keeps the left-to-right zeros of :func:`left_to_right_hmm` (with a skip transition when
-    ``skip``), its free entries random; B is random in both cases.
-    """
-    N = as_positive_int(n_states, "n_states")
-    M = as_positive_int(n_symbols, "n_symbols")
-    check_choice(topology, "topology", _TOPOLOGIES)
-    skip = as_bool(skip, "skip")
-    concentration = as_positive_float(concentration, "concentration")
-    rng = as_rng(rng)
-    B = rng.dirichlet(np.full(M, concentration), size=N)
-    if topology == "ergodic":
-        pi = rng.dirichlet(np.full(N, concentration))
-        A = rng.dirichlet(np.full(N, concentration), size=N)
-        return DiscreteHMM(pi, A, B)
-    allowed = _left_to_right_transitions(N, 0.5, 0.25 if skip else 0.0) > 0
-    A = np.zeros((N, N))
-    for i in range(N):
-        A[i, allowed[i]] = rng.dirichlet(np.full(allowed[i].sum(), concentration))
-    pi = np.zeros(N)
-    pi[0] = 1.0
-    return DiscreteHMM(pi, A, B)
-
-
-# --------------------------------------------------------------------------------------------
-# Observations: one sequence, or many packed into a batch
-# --------------------------------------------------------------------------------------------
-
-def _as_symbols(observations, n_symbols: int, symbol_names=None,
-                name: str = "observations") -> np.ndarray:
-    """Validate one observation sequence and return it as a C-contiguous int64 array."""
-    if isinstance(observations, str):
-        if symbol_names is None:
-            raise TypeError(f"{name}: a string needs a model with symbol_names; pass ints "
-                            "0..M-1 instead")
-        single = all(len(s) == 1 for s in symbol_names)
-        observations = list(observations) if single else observations.split()
-    arr = np.asarray(observations)
-    if arr.dtype == object and arr.ndim == 1 and arr.size and all(
-            isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in arr.tolist()):
-        _check_symbol_range(arr, n_symbols, name)  # Python ints beyond int64, e.g. 10**30
-        arr = np.asarray(arr.tolist(), dtype=np.int64)
-    elif arr.dtype.kind in "US" or arr.dtype == object:
-        if symbol_names is None:
-            raise TypeError(f"{name}: symbol names need a model with symbol_names")
-        lookup = {s: k for k, s in enumerate(symbol_names)}
-        codes = []
-        for t, s in enumerate(arr.ravel().tolist()):
-            if s not in lookup:
-                raise ValueError(f"{name}: symbol {s!r} at position {t} is not one of "
-                                 f"{symbol_names}")
-            codes.append(lookup[s])
-        arr = np.asarray(codes, dtype=np.int64).reshape(arr.shape)
-    if arr.ndim != 1:
-        raise ValueError(f"{name}: expected a 1-D sequence of symbols, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name}: the observation sequence is empty (T must be >= 1)")
-    if arr.dtype.kind == "b":
-        raise TypeError(f"{name}: expected integer symbols, got booleans")
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name}: contains NaN or inf")
-        if np.any(arr != np.round(arr)):
-            raise ValueError(f"{name}: symbols must be whole numbers 0..M-1")
-    elif arr.dtype.kind not in "iu":
-        raise TypeError(f"{name}: expected integer symbols, got dtype {arr.dtype}")
-    _check_symbol_range(arr, n_symbols, name)  # before the cast: uint64 2**64-1 is not -1
-    return np.ascontiguousarray(arr, dtype=np.int64)
-
-
-def _check_symbol_range(symbols: np.ndarray, n_symbols: int, name: str) -> None:
-    low, high = int(symbols.min()), int(symbols.max())  # Python ints: exact for any dtype
-    if low < 0 or high >= n_symbols:
-        bad = low if low < 0 else high
-        t = int(np.flatnonzero(symbols == bad)[0])
-        raise ValueError(f"{name}: symbol {bad} at position {t} is out of range 0..{n_symbols - 1} "
-                         f"(the model has M = {n_symbols} symbols)")
+    alpha_hat: np.ndarray  # (T, N)
+    scale: np.ndarray  # (T,)
+    log_likelihood: float
 
 
 @dataclass(frozen=True, eq=False)
-class SequenceBatch:
-    """Many symbol sequences packed end to end: ``symbols[offsets[s]:offsets[s+1]]`` is sequence s.
+class _LogForward:
+    """Log-space forward pass: ``log_alpha[t, i] = log P(o_1..o_t, q_t = i)``."""
 
-    This is how the compiled kernels see a data set (like hmmlearn's ``X, lengths``); build one
-    with :func:`pack_sequences` to score or train on the same data many times without re-checking.
-    """
+    log_alpha: np.ndarray  # (T, N)
+    log_likelihood: float
 
-    symbols: np.ndarray  # (sum of lengths,) int64
-    offsets: np.ndarray  # (n_sequences + 1,) int64, offsets[0] = 0
-    max_symbol: int
-
-    @property
-    def n_sequences(self) -> int:
-        return self.offsets.shape[0] - 1
-
-    @property
-    def lengths(self) -> np.ndarray:
-        return np.diff(self.offsets)
-
-    def split(self, values: np.ndarray) -> list[np.ndarray]:
-        """Cut a per-frame array (rows are frames of the concatenation) into per-sequence pieces."""
-        return np.split(values, self.offsets[1:-1])
-
-    def sequence(self, s: int) -> np.ndarray:
-        """The symbols of sequence ``s``."""
-        return self.symbols[self.offsets[s]:self.offsets[s + 1]]
-
-
-def pack_sequences(sequences, n_symbols: int | None = None, symbol_names=None,
-                   name: str = "sequences") -> SequenceBatch:
-    """Check a list of symbol sequences and concatenate them into a :class:`SequenceBatch`.
-
-    ``sequences`` is a list (or tuple) of 1-D sequences of possibly different lengths, or a 2-D
-    int array whose rows are equal-length sequences. A single sequence must be wrapped in a
-    list. Every sequence must be non-empty; symbols must lie in ``0 .. n_symbols-1``.
-    """
-    if isinstance(sequences, SequenceBatch):
-        if n_symbols is not None and sequences.max_symbol >= n_symbols:
-            raise ValueError(f"{name}: symbol {sequences.max_symbol} is out of range "
-                             f"0..{n_symbols - 1} (the model has M = {n_symbols} symbols)")
-        return sequences
-    limit = np.iinfo(np.int64).max if n_symbols is None else n_symbols
-    if isinstance(sequences, np.ndarray) and sequences.ndim == 2:
-        sequences = list(sequences)
-    if isinstance(sequences, (str, np.ndarray)) or not isinstance(sequences, Sequence):
-        raise TypeError(f"{name}: expected a list of symbol sequences (wrap a single sequence "
-                        f"as [observations]), got {type(sequences).__name__}")
-    if len(sequences) == 0:
-        raise ValueError(f"{name}: needs at least one sequence, got an empty list")
-    if isinstance(sequences[0], numbers.Number):
-        raise TypeError(f"{name}: expected a list of sequences but its items are numbers; wrap "
-                        "a single sequence as [observations]")
-    parts = []
-    for s, seq in enumerate(sequences):
-        if (isinstance(seq, np.ndarray) and seq.dtype.kind in "iu" and seq.ndim == 1
-                and seq.size and np.can_cast(seq.dtype, np.int64)):
-            parts.append(seq)  # fast path: the range is checked once on the concatenation
-        else:
-            parts.append(_as_symbols(seq, limit, symbol_names, f"{name}[{s}]"))
-    lengths = np.fromiter((p.shape[0] for p in parts), dtype=np.int64, count=len(parts))
-    symbols = np.ascontiguousarray(np.concatenate(parts), dtype=np.int64)
-    if symbols.min() < 0 or symbols.max() >= limit:
-        s = int(np.flatnonzero([(p.min() < 0) | (p.max() >= limit) for p in parts])[0])
-        _check_symbol_range(parts[s], limit, f"{name}[{s}]")
-    offsets = np.zeros(len(parts) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    return SequenceBatch(symbols, offsets, int(symbols.max()))
-
-
-def _batch_for(hmm: DiscreteHMM, sequences, name: str = "sequences") -> SequenceBatch:
-    return pack_sequences(sequences, hmm.n_symbols, hmm.symbol_names, name)
-
-
-def _single_batch(hmm: DiscreteHMM, observations) -> SequenceBatch:
-    O = hmm.encode(observations)
-    return SequenceBatch(O, np.array([0, O.shape[0]], dtype=np.int64), int(O.max()))
-
-
-def _check_model(hmm) -> DiscreteHMM:
-    if not isinstance(hmm, DiscreteHMM):
-        raise TypeError(f"hmm: expected a DiscreteHMM, got {type(hmm).__name__}")
-    return hmm
-
-
-def _impossible_message(hmm: DiscreteHMM, batch: SequenceBatch, log_lik: np.ndarray,
-                        scale: np.ndarray, what: str | None = None,
-                        name: str = "observations") -> str:
-    """Explain why P(O | lambda) = 0 for the first such sequence.
-
-    ``scale`` holds the scaled forward pass's factors of the whole batch: the first zero marks
-    the first observation that no reachable state can emit. ``name`` is the user's argument:
-    ``"observations"`` (one sequence) or ``"sequences"`` (a list; the message names the item).
-    """
-    s = int(np.flatnonzero(~np.isfinite(log_lik))[0])
-    segment = scale[batch.offsets[s]:batch.offsets[s + 1]]
-    t = int(np.flatnonzero(segment <= 0)[0])
-    symbol = int(batch.sequence(s)[t])
-    shown = repr(hmm.symbol_names[symbol]) if hmm.symbol_names is not None else str(symbol)
-    sequence = f"{name}[{s}]" if name == "sequences" else "the sequence"
-    consequence = (f", so {what} is undefined (0/0)" if what is not None else "")
-    return (f"{name}: P(O | lambda) = 0 for {sequence}: the observation at t={t} (number "
-            f"{t + 1} of {segment.shape[0]}, symbol {shown}) has zero probability in every "
-            f"state the model can be in at that time{consequence}. Its log-likelihood is -inf; "
-            "use an emission_floor in training, or smooth B.")
-
-
-def _scaled_factors(hmm: DiscreteHMM, batch: SequenceBatch) -> tuple[np.ndarray, np.ndarray]:
-    """The scaled forward pass's factors and log-likelihoods of every sequence of a batch."""
-    T = batch.symbols.shape[0]
-    scale, log_lik = np.empty(T), np.empty(batch.n_sequences)
-    _forward_scaled_kernel(hmm.pi, hmm.A, hmm.B, batch.symbols, batch.offsets,
-                           np.empty((T, hmm.n_states)), scale, log_lik)
-    return scale, log_lik
-
-
-# --------------------------------------------------------------------------------------------
-# Compiled kernels: the loops of the slides, over all sequences of a batch
-# --------------------------------------------------------------------------------------------
 
 @njit(cache=True)
 def _forward_unscaled_kernel(pi, A, B, obs, alpha):
@@ -614,6 +224,226 @@ def _backward_log_kernel(A, log_B, obs, offsets, log_beta):
                 log_beta[t, i] = m + math.log(acc)
 
 
+def forward_unscaled(hmm: DiscreteHMM, observations) -> UnscaledForward:
+    """The textbook forward recursion in plain probabilities, WITHOUT scaling (for teaching).
+
+    ``alpha_1(i) = pi_i b_i(o_1)``,  ``alpha_{t+1}(j) = [sum_i alpha_t(i) a_ij] b_j(o_{t+1})``,
+    ``P(O | lambda) = sum_i alpha_T(i)``.
+
+    Why it fails on long sequences: every step multiplies by probabilities below one, so
+    ``alpha_t`` shrinks geometrically, by the typical ``P(o_t | o_1..o_{t-1})`` per step (about
+    0.54 for the weather-mood model). After about 1 200 such steps it is below the smallest
+    positive float64 (~5e-324) and becomes exactly 0.0, so the returned ``probability`` is
+    0.0 (its log -inf) although every observation is possible. :func:`forward_scaled` and
+    :func:`forward_log` are the two fixes.
+    """
+    O = check_model(hmm).encode(observations)
+    alpha = np.empty((O.shape[0], hmm.n_states))
+    _forward_unscaled_kernel(hmm.pi, hmm.A, hmm.B, O, alpha)
+    return UnscaledForward(alpha, float(alpha[-1].sum()))
+
+
+def forward_scaled(hmm: DiscreteHMM, observations) -> ScaledForward:
+    """Forward pass with Rabiner scaling: normalise alpha at every frame, keep the normalisers.
+
+    ``scale[t] = sum_j [sum_i alpha_hat[t-1, i] a_ij] b_j(o_t)``,
+    ``alpha_hat[t] = (alpha_hat[t-1] A) * b(o_t) / scale[t]``, ``log P(O) = sum_t log scale[t]``.
+    Impossible observations give ``log_likelihood = -inf`` (no division by zero, see
+    :class:`ScaledForward`).
+    """
+    batch = pack_one_sequence(check_model(hmm), observations)
+    T = batch.symbols.shape[0]
+    alpha_hat, scale, log_lik = np.empty((T, hmm.n_states)), np.empty(T), np.empty(1)
+    _forward_scaled_kernel(hmm.pi, hmm.A, hmm.B, batch.symbols, batch.offsets,
+                           alpha_hat, scale, log_lik)
+    return ScaledForward(alpha_hat, scale, float(log_lik[0]))
+
+
+def backward_scaled(hmm: DiscreteHMM, observations, scale=None) -> np.ndarray:
+    """Scaled backward pass with the forward pass's scale factors; returns ``beta_hat`` (T, N).
+
+    ``beta_hat[T-1] = 1``,
+    ``beta_hat[t, i] = sum_j a_ij b_j(o_{t+1}) beta_hat[t+1, j] / scale[t+1]``,
+    i.e. ``beta_hat[t] = beta[t] / prod_{s>t} scale[s]``, so that
+    ``gamma[t] = alpha_hat[t] * beta_hat[t]`` with no further normalisation.
+    ``scale`` defaults to the one from :func:`forward_scaled`. Raises ``ValueError`` when
+    ``P(O | lambda) = 0`` (the scale factors contain a zero).
+    """
+    batch = pack_one_sequence(check_model(hmm), observations)
+    T = batch.symbols.shape[0]
+    if scale is None:
+        scale = forward_scaled(hmm, batch.symbols).scale
+    scale = as_float_array(scale, "scale", ndim=1)
+    if scale.shape != (T,):
+        raise ValueError(f"scale: expected shape ({T},) to match the observations, "
+                         f"got {scale.shape}")
+    if np.any(scale <= 0):
+        raise ValueError(zero_probability_message(hmm, batch, np.array([-np.inf]), scale,
+                                                  "beta_hat"))
+    beta_hat = np.empty((T, hmm.n_states))
+    _backward_scaled_kernel(hmm.A, hmm.B, batch.symbols, batch.offsets, scale, beta_hat)
+    return beta_hat
+
+
+def forward_log(hmm: DiscreteHMM, observations) -> _LogForward:
+    """Forward pass in log space.
+
+    ``log alpha_1(i) = log pi_i + log b_i(o_1)``,
+    ``log alpha_{t+1}(j) = logsumexp_i(log alpha_t(i) + log a_ij) + log b_j(o_{t+1})``,
+    ``log P(O) = logsumexp_i log alpha_T(i)``; ``-inf`` when O is impossible.
+    """
+    batch = pack_one_sequence(check_model(hmm), observations)
+    T = batch.symbols.shape[0]
+    log_alpha, log_lik = np.empty((T, hmm.n_states)), np.empty(1)
+    _forward_log_kernel(hmm.log_pi, hmm.A, hmm.log_B, batch.symbols, batch.offsets,
+                        log_alpha, log_lik)
+    return _LogForward(log_alpha, float(log_lik[0]))
+
+
+def backward_log(hmm: DiscreteHMM, observations) -> np.ndarray:
+    """Backward pass in log space; returns ``log_beta`` (T, N).
+
+    ``log beta_T(i) = 0``,
+    ``log beta_t(i) = logsumexp_j(log a_ij + log b_j(o_{t+1}) + log beta_{t+1}(j))``.
+    """
+    batch = pack_one_sequence(check_model(hmm), observations)
+    log_beta = np.empty((batch.symbols.shape[0], hmm.n_states))
+    _backward_log_kernel(hmm.A, hmm.log_B, batch.symbols, batch.offsets, log_beta)
+    return log_beta
+
+
+def explain_zero_probability(hmm: DiscreteHMM, observations,
+                             what: str | None = None) -> str | None:
+    """Why ``P(O | lambda) = 0`` for one sequence, in words; ``None`` when ``P(O | lambda) > 0``.
+
+    Names the first observation that no state reachable at that time can emit (the first zero
+    scale factor of :func:`forward_scaled`). ``what`` names the quantity that becomes 0/0 (as in
+    the errors of :func:`posteriors`, :func:`viterbi` and Baum-Welch, which raise this text).
+    """
+    batch = pack_one_sequence(check_model(hmm), observations)
+    scale, log_lik = _scaled_factors(hmm, batch)
+    if np.isfinite(log_lik[0]):
+        return None
+    return zero_probability_message(hmm, batch, log_lik, scale, what)
+
+
+def log_likelihoods(hmm: DiscreteHMM, sequences, *, method: str = "scaled") -> np.ndarray:
+    """``log P(O_s | lambda)`` for every sequence s of a list or :class:`SequenceBatch`, shape (S,).
+
+    One compiled forward pass over all sequences; ``method`` is ``"scaled"`` (Rabiner scaling,
+    the faster) or ``"log"`` (log space). Impossible sequences get ``-inf``.
+    """
+    check_choice(method, "method", _METHODS)
+    batch = pack_for_model(check_model(hmm), sequences)
+    T, N = batch.symbols.shape[0], hmm.n_states
+    log_lik = np.empty(batch.n_sequences)
+    if method == "scaled":
+        return _scaled_factors(hmm, batch)[1]
+    _forward_log_kernel(hmm.log_pi, hmm.A, hmm.log_B, batch.symbols, batch.offsets,
+                        np.empty((T, N)), log_lik)
+    return log_lik
+
+
+def _scaled_factors(hmm: DiscreteHMM, batch: SequenceBatch) -> tuple[np.ndarray, np.ndarray]:
+    """The scaled forward pass's factors and log-likelihoods of every sequence of a batch."""
+    T = batch.symbols.shape[0]
+    scale, log_lik = np.empty(T), np.empty(batch.n_sequences)
+    _forward_scaled_kernel(hmm.pi, hmm.A, hmm.B, batch.symbols, batch.offsets,
+                           np.empty((T, hmm.n_states)), scale, log_lik)
+    return scale, log_lik
+
+
+# --------------------------------------------------------------------------------------------
+# _Posteriors
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class _Posteriors:
+    """State and transition posteriors of one sequence, with the passes they came from.
+
+    ``gamma[t, i] = P(q_t = i | O) = alpha_t(i) beta_t(i) / P(O)``, shape (T, N), rows sum to 1;
+    ``xi[t, i, j] = P(q_t = i, q_{t+1} = j | O)
+    = alpha_t(i) a_ij b_j(o_{t+1}) beta_{t+1}(j) / P(O)``, shape (T-1, N, N), each slice sums
+    to 1 and ``xi[t].sum(axis=1) = gamma[t]``.
+    """
+
+    gamma: np.ndarray
+    xi: np.ndarray
+    log_alpha: np.ndarray
+    log_beta: np.ndarray
+    log_likelihood: float
+
+    @property
+    def alpha(self) -> np.ndarray:
+        """``alpha`` in probability space (underflows to 0 for long sequences)."""
+        return np.exp(self.log_alpha)
+
+    @property
+    def beta(self) -> np.ndarray:
+        """``beta`` in probability space (underflows to 0 for long sequences)."""
+        return np.exp(self.log_beta)
+
+
+def posteriors(hmm: DiscreteHMM, observations, *, method: str = "log") -> _Posteriors:
+    """Forward-backward: gamma and xi of one sequence, by the log-space or the scaled passes.
+
+    Both methods give the same numbers (to rounding); ``log_alpha`` and ``log_beta`` are
+    returned either way (from the scaled pass via ``log alpha_t = log alpha_hat_t +
+    sum_{s<=t} log scale_s``). Raises ``ValueError`` when ``P(O | lambda) = 0``.
+    """
+    check_choice(method, "method", _METHODS)
+    O = check_model(hmm).encode(observations)
+    if method == "log":
+        fwd = forward_log(hmm, O)
+        if fwd.log_likelihood == -np.inf:
+            raise ValueError(explain_zero_probability(hmm, O, "the posterior gamma"))
+        log_alpha, log_beta, log_lik = fwd.log_alpha, backward_log(hmm, O), fwd.log_likelihood
+        gamma = np.exp(log_alpha + log_beta - log_lik)
+        log_xi = (log_alpha[:-1, :, None] + hmm.log_A[None]
+                  + (hmm.log_B[:, O[1:]].T + log_beta[1:])[:, None, :] - log_lik)
+        xi = np.exp(log_xi)
+    else:
+        fwd = forward_scaled(hmm, O)
+        if fwd.log_likelihood == -np.inf:
+            raise ValueError(explain_zero_probability(hmm, O, "the posterior gamma"))
+        beta_hat = backward_scaled(hmm, O, fwd.scale)
+        gamma = fwd.alpha_hat * beta_hat
+        xi = (fwd.alpha_hat[:-1, :, None] * hmm.A[None]
+              * (hmm.B[:, O[1:]].T * beta_hat[1:] / fwd.scale[1:, None])[:, None, :])
+        cum_log_scale = np.cumsum(np.log(fwd.scale))
+        log_lik = float(cum_log_scale[-1])
+        log_alpha = safe_log(fwd.alpha_hat) + cum_log_scale[:, None]
+        log_beta = safe_log(beta_hat) + (log_lik - cum_log_scale)[:, None]
+    return _Posteriors(gamma, xi, log_alpha, log_beta, float(log_lik))
+
+
+# --------------------------------------------------------------------------------------------
+# Decoding: Viterbi
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class _ViterbiResult:
+    """The single best state path of one sequence.
+
+    ``log_delta[t, j] = max_{q_1..q_{t-1}} log P(q_1..q_{t-1}, q_t = j, o_1..o_t)``,
+    ``backpointer[t, j]`` = the argmax predecessor i (row 0 unused), ``path`` (T,) int and
+    ``log_probability = log P(Q*, O | lambda) <= log P(O | lambda)``.
+    """
+
+    path: np.ndarray
+    log_probability: float
+    log_delta: np.ndarray
+    backpointer: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class _ViterbiBatch:
+    """Viterbi over many sequences: one path per sequence and their log-probabilities (S,)."""
+
+    paths: list[np.ndarray]
+    log_probabilities: np.ndarray
+
+
 @njit(cache=True)
 def _viterbi_kernel(log_pi, log_A, log_B, obs, offsets, log_delta, psi, path, log_prob):
     N = log_pi.shape[0]
@@ -646,6 +476,45 @@ def _viterbi_kernel(log_pi, log_A, log_B, obs, offsets, log_delta, psi, path, lo
             path[t - 1] = psi[t, path[t]]
 
 
+def _run_viterbi(hmm: DiscreteHMM, batch: SequenceBatch, name: str):
+    T, N = batch.symbols.shape[0], hmm.n_states
+    log_delta = np.empty((T, N))
+    psi = np.empty((T, N), dtype=np.int64)
+    path = np.empty(T, dtype=np.int64)
+    log_prob = np.empty(batch.n_sequences)
+    _viterbi_kernel(hmm.log_pi, hmm.log_A, hmm.log_B, batch.symbols, batch.offsets,
+                    log_delta, psi, path, log_prob)
+    if np.any(log_prob == -np.inf):
+        scale, log_lik = _scaled_factors(hmm, batch)
+        raise ValueError(zero_probability_message(hmm, batch, log_lik, scale, "the best path",
+                                                  name))
+    return log_delta, psi, path, log_prob
+
+
+def viterbi(hmm: DiscreteHMM, observations) -> _ViterbiResult:
+    """Viterbi decoding in log space: the most probable state sequence and its log-probability.
+
+    ``log delta_1(j) = log pi_j + log b_j(o_1)``,
+    ``log delta_t(j) = max_i [log delta_{t-1}(i) + log a_ij] + log b_j(o_t)``,
+    ``psi_t(j) = argmax_i [...]``; back-track from ``argmax_j log delta_T(j)``.
+    Ties go to the lowest state index. Raises ``ValueError`` when ``P(O | lambda) = 0``.
+    """
+    batch = pack_one_sequence(check_model(hmm), observations)
+    log_delta, psi, path, log_prob = _run_viterbi(hmm, batch, "observations")
+    return _ViterbiResult(path, float(log_prob[0]), log_delta, psi)
+
+
+def viterbi_paths(hmm: DiscreteHMM, sequences) -> _ViterbiBatch:
+    """:func:`viterbi` for every sequence of a list or :class:`SequenceBatch`, in one pass."""
+    batch = pack_for_model(check_model(hmm), sequences)
+    _, _, path, log_prob = _run_viterbi(hmm, batch, "sequences")
+    return _ViterbiBatch(batch.split(path), log_prob)
+
+
+# --------------------------------------------------------------------------------------------
+# Training: Baum-Welch
+# --------------------------------------------------------------------------------------------
+
 @njit(cache=True)
 def _expected_counts_kernel(pi, A, B, obs, offsets, alpha_hat, beta_hat, scale, log_lik,
                             start_counts, trans_counts, emit_counts):
@@ -677,357 +546,6 @@ def _expected_counts_kernel(pi, A, B, obs, offsets, alpha_hat, beta_hat, scale, 
     return -1
 
 
-@njit(cache=True)
-def _sample_kernel(cum_pi, cum_A, cum_B, offsets, u_state, u_symbol, states, symbols):
-    # inverse-CDF sampling: the first index whose cumulative probability exceeds u
-    N = cum_pi.shape[0]
-    M = cum_B.shape[1]
-    for s in range(offsets.shape[0] - 1):
-        for t in range(offsets[s], offsets[s + 1]):
-            if t == offsets[s]:
-                row = cum_pi
-            else:
-                row = cum_A[states[t - 1]]
-            q = 0
-            while q < N - 1 and u_state[t] >= row[q]:
-                q += 1
-            states[t] = q
-            k = 0
-            while k < M - 1 and u_symbol[t] >= cum_B[q, k]:
-                k += 1
-            symbols[t] = k
-
-
-# --------------------------------------------------------------------------------------------
-# Scoring: forward and backward passes
-# --------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True, eq=False)
-class UnscaledForward:
-    """The naive forward pass: ``alpha[t, i] = P(o_1..o_t, q_t = i)``, and ``P(O) = sum_i alpha[T-1, i]``."""
-
-    alpha: np.ndarray  # (T, N)
-    probability: float
-
-
-@dataclass(frozen=True, eq=False)
-class ScaledForward:
-    """Rabiner-scaled forward pass.
-
-    ``alpha_hat[t, i] = P(q_t = i | o_1..o_t)`` (each row sums to one) and
-    ``scale[t] = P(o_t | o_1..o_{t-1})``, so ``alpha[t] = alpha_hat[t] * prod_{s<=t} scale[s]``
-    and ``log P(O) = sum_t log scale[t]``. (Rabiner's c_t is the reciprocal of ``scale[t]``.)
-    A zero ``scale[t]`` marks the first impossible observation; ``alpha_hat`` is 0 from there
-    on and ``log_likelihood`` is ``-inf``.
-    """
-
-    alpha_hat: np.ndarray  # (T, N)
-    scale: np.ndarray  # (T,)
-    log_likelihood: float
-
-
-@dataclass(frozen=True, eq=False)
-class LogForward:
-    """Log-space forward pass: ``log_alpha[t, i] = log P(o_1..o_t, q_t = i)``."""
-
-    log_alpha: np.ndarray  # (T, N)
-    log_likelihood: float
-
-
-def forward_unscaled(hmm: DiscreteHMM, observations) -> UnscaledForward:
-    """The textbook forward recursion in plain probabilities, WITHOUT scaling (for teaching).
-
-    ``alpha_1(i) = pi_i b_i(o_1)``,  ``alpha_{t+1}(j) = [sum_i alpha_t(i) a_ij] b_j(o_{t+1})``,
-    ``P(O | lambda) = sum_i alpha_T(i)``.
-
-    Why it fails on long sequences: every step multiplies by probabilities below one, so
-    ``alpha_t`` shrinks geometrically, by the typical ``P(o_t | o_1..o_{t-1})`` per step (about
-    0.54 for the weather-mood model). After about 1 200 such steps it is below the smallest
-    positive float64 (~5e-324) and becomes exactly 0.0, so the returned ``probability`` is
-    0.0 (its log -inf) although every observation is possible. :func:`forward_scaled` and :func:`forward_log`
-    are the two fixes.
-    """
-    O = _check_model(hmm).encode(observations)
-    alpha = np.empty((O.shape[0], hmm.n_states))
-    _forward_unscaled_kernel(hmm.pi, hmm.A, hmm.B, O, alpha)
-    return UnscaledForward(alpha, float(alpha[-1].sum()))
-
-
-def forward_scaled(hmm: DiscreteHMM, observations) -> ScaledForward:
-    """Forward pass with Rabiner scaling: normalise alpha at every frame, keep the normalisers.
-
-    ``scale[t] = sum_j [sum_i alpha_hat[t-1, i] a_ij] b_j(o_t)``,
-    ``alpha_hat[t] = (alpha_hat[t-1] A) * b(o_t) / scale[t]``, ``log P(O) = sum_t log scale[t]``.
-    Impossible observations give ``log_likelihood = -inf`` (no division by zero, see
-    :class:`ScaledForward`).
-    """
-    batch = _single_batch(_check_model(hmm), observations)
-    T = batch.symbols.shape[0]
-    alpha_hat, scale, log_lik = np.empty((T, hmm.n_states)), np.empty(T), np.empty(1)
-    _forward_scaled_kernel(hmm.pi, hmm.A, hmm.B, batch.symbols, batch.offsets,
-                           alpha_hat, scale, log_lik)
-    return ScaledForward(alpha_hat, scale, float(log_lik[0]))
-
-
-def backward_scaled(hmm: DiscreteHMM, observations, scale=None) -> np.ndarray:
-    """Scaled backward pass with the forward pass's scale factors; returns ``beta_hat`` (T, N).
-
-    ``beta_hat[T-1] = 1``,  ``beta_hat[t, i] = sum_j a_ij b_j(o_{t+1}) beta_hat[t+1, j] / scale[t+1]``,
-    i.e. ``beta_hat[t] = beta[t] / prod_{s>t} scale[s]``, so that
-    ``gamma[t] = alpha_hat[t] * beta_hat[t]`` with no further normalisation.
-    ``scale`` defaults to the one from :func:`forward_scaled`. Raises ``ValueError`` when
-    ``P(O | lambda) = 0`` (the scale factors contain a zero).
-    """
-    batch = _single_batch(_check_model(hmm), observations)
-    T = batch.symbols.shape[0]
-    if scale is None:
-        scale = forward_scaled(hmm, batch.symbols).scale
-    scale = as_float_array(scale, "scale", ndim=1)
-    if scale.shape != (T,):
-        raise ValueError(f"scale: expected shape ({T},) to match the observations, got {scale.shape}")
-    if np.any(scale <= 0):
-        raise ValueError(_impossible_message(hmm, batch, np.array([-np.inf]), scale, "beta_hat"))
-    beta_hat = np.empty((T, hmm.n_states))
-    _backward_scaled_kernel(hmm.A, hmm.B, batch.symbols, batch.offsets, scale, beta_hat)
-    return beta_hat
-
-
-def forward_log(hmm: DiscreteHMM, observations) -> LogForward:
-    """Forward pass in log space.
-
-    ``log alpha_1(i) = log pi_i + log b_i(o_1)``,
-    ``log alpha_{t+1}(j) = logsumexp_i(log alpha_t(i) + log a_ij) + log b_j(o_{t+1})``,
-    ``log P(O) = logsumexp_i log alpha_T(i)``; ``-inf`` when O is impossible.
-    """
-    batch = _single_batch(_check_model(hmm), observations)
-    T = batch.symbols.shape[0]
-    log_alpha, log_lik = np.empty((T, hmm.n_states)), np.empty(1)
-    _forward_log_kernel(hmm.log_pi, hmm.A, hmm.log_B, batch.symbols, batch.offsets,
-                        log_alpha, log_lik)
-    return LogForward(log_alpha, float(log_lik[0]))
-
-
-def backward_log(hmm: DiscreteHMM, observations) -> np.ndarray:
-    """Backward pass in log space; returns ``log_beta`` (T, N).
-
-    ``log beta_T(i) = 0``,
-    ``log beta_t(i) = logsumexp_j(log a_ij + log b_j(o_{t+1}) + log beta_{t+1}(j))``.
-    """
-    batch = _single_batch(_check_model(hmm), observations)
-    log_beta = np.empty((batch.symbols.shape[0], hmm.n_states))
-    _backward_log_kernel(hmm.A, hmm.log_B, batch.symbols, batch.offsets, log_beta)
-    return log_beta
-
-
-def explain_zero_probability(hmm: DiscreteHMM, observations,
-                             what: str | None = None) -> str | None:
-    """Why ``P(O | lambda) = 0`` for one sequence, in words; ``None`` when ``P(O | lambda) > 0``.
-
-    Names the first observation that no state reachable at that time can emit (the first zero
-    scale factor of :func:`forward_scaled`). ``what`` names the quantity that becomes 0/0 (as in
-    the errors of :func:`posteriors`, :func:`viterbi` and Baum-Welch, which raise this text).
-    """
-    batch = _single_batch(_check_model(hmm), observations)
-    scale, log_lik = _scaled_factors(hmm, batch)
-    if np.isfinite(log_lik[0]):
-        return None
-    return _impossible_message(hmm, batch, log_lik, scale, what)
-
-
-def log_likelihoods(hmm: DiscreteHMM, sequences, *, method: str = "scaled") -> np.ndarray:
-    """``log P(O_s | lambda)`` for every sequence s of a list or :class:`SequenceBatch`, shape (S,).
-
-    One compiled forward pass over all sequences; ``method`` is ``"scaled"`` (Rabiner scaling,
-    the faster) or ``"log"`` (log space). Impossible sequences get ``-inf``.
-    """
-    check_choice(method, "method", _METHODS)
-    batch = _batch_for(_check_model(hmm), sequences)
-    T, N = batch.symbols.shape[0], hmm.n_states
-    log_lik = np.empty(batch.n_sequences)
-    if method == "scaled":
-        return _scaled_factors(hmm, batch)[1]
-    _forward_log_kernel(hmm.log_pi, hmm.A, hmm.log_B, batch.symbols, batch.offsets,
-                        np.empty((T, N)), log_lik)
-    return log_lik
-
-
-# --------------------------------------------------------------------------------------------
-# Posteriors
-# --------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True, eq=False)
-class Posteriors:
-    """State and transition posteriors of one sequence, with the passes they came from.
-
-    ``gamma[t, i] = P(q_t = i | O) = alpha_t(i) beta_t(i) / P(O)``, shape (T, N), rows sum to 1;
-    ``xi[t, i, j] = P(q_t = i, q_{t+1} = j | O)
-    = alpha_t(i) a_ij b_j(o_{t+1}) beta_{t+1}(j) / P(O)``, shape (T-1, N, N), each slice sums
-    to 1 and ``xi[t].sum(axis=1) = gamma[t]``.
-    """
-
-    gamma: np.ndarray
-    xi: np.ndarray
-    log_alpha: np.ndarray
-    log_beta: np.ndarray
-    log_likelihood: float
-
-    @property
-    def alpha(self) -> np.ndarray:
-        """``alpha`` in probability space (underflows to 0 for long sequences)."""
-        return np.exp(self.log_alpha)
-
-    @property
-    def beta(self) -> np.ndarray:
-        """``beta`` in probability space (underflows to 0 for long sequences)."""
-        return np.exp(self.log_beta)
-
-
-def posteriors(hmm: DiscreteHMM, observations, *, method: str = "log") -> Posteriors:
-    """Forward-backward: gamma and xi of one sequence, by the log-space or the scaled passes.
-
-    Both methods give the same numbers (to rounding); ``log_alpha`` and ``log_beta`` are
-    returned either way (from the scaled pass via ``log alpha_t = log alpha_hat_t +
-    sum_{s<=t} log scale_s``). Raises ``ValueError`` when ``P(O | lambda) = 0``.
-    """
-    check_choice(method, "method", _METHODS)
-    O = _check_model(hmm).encode(observations)
-    if method == "log":
-        fwd = forward_log(hmm, O)
-        if fwd.log_likelihood == -np.inf:
-            raise ValueError(explain_zero_probability(hmm, O, "the posterior gamma"))
-        log_alpha, log_beta, log_lik = fwd.log_alpha, backward_log(hmm, O), fwd.log_likelihood
-        gamma = np.exp(log_alpha + log_beta - log_lik)
-        log_xi = (log_alpha[:-1, :, None] + hmm.log_A[None]
-                  + (hmm.log_B[:, O[1:]].T + log_beta[1:])[:, None, :] - log_lik)
-        xi = np.exp(log_xi)
-    else:
-        fwd = forward_scaled(hmm, O)
-        if fwd.log_likelihood == -np.inf:
-            raise ValueError(explain_zero_probability(hmm, O, "the posterior gamma"))
-        beta_hat = backward_scaled(hmm, O, fwd.scale)
-        gamma = fwd.alpha_hat * beta_hat
-        xi = (fwd.alpha_hat[:-1, :, None] * hmm.A[None]
-              * (hmm.B[:, O[1:]].T * beta_hat[1:] / fwd.scale[1:, None])[:, None, :])
-        cum_log_scale = np.cumsum(np.log(fwd.scale))
-        log_lik = float(cum_log_scale[-1])
-        log_alpha = _safe_log(fwd.alpha_hat) + cum_log_scale[:, None]
-        log_beta = _safe_log(beta_hat) + (log_lik - cum_log_scale)[:, None]
-    return Posteriors(gamma, xi, log_alpha, log_beta, float(log_lik))
-
-
-# --------------------------------------------------------------------------------------------
-# Decoding
-# --------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True, eq=False)
-class ViterbiResult:
-    """The single best state path of one sequence.
-
-    ``log_delta[t, j] = max_{q_1..q_{t-1}} log P(q_1..q_{t-1}, q_t = j, o_1..o_t)``,
-    ``backpointer[t, j]`` = the argmax predecessor i (row 0 unused), ``path`` (T,) int and
-    ``log_probability = log P(Q*, O | lambda) <= log P(O | lambda)``.
-    """
-
-    path: np.ndarray
-    log_probability: float
-    log_delta: np.ndarray
-    backpointer: np.ndarray
-
-
-@dataclass(frozen=True, eq=False)
-class ViterbiBatch:
-    """Viterbi over many sequences: one path per sequence and their log-probabilities (S,)."""
-
-    paths: list[np.ndarray]
-    log_probabilities: np.ndarray
-
-
-def _run_viterbi(hmm: DiscreteHMM, batch: SequenceBatch, name: str):
-    T, N = batch.symbols.shape[0], hmm.n_states
-    log_delta = np.empty((T, N))
-    psi = np.empty((T, N), dtype=np.int64)
-    path = np.empty(T, dtype=np.int64)
-    log_prob = np.empty(batch.n_sequences)
-    _viterbi_kernel(hmm.log_pi, hmm.log_A, hmm.log_B, batch.symbols, batch.offsets,
-                    log_delta, psi, path, log_prob)
-    if np.any(log_prob == -np.inf):
-        scale, log_lik = _scaled_factors(hmm, batch)
-        raise ValueError(_impossible_message(hmm, batch, log_lik, scale, "the best path", name))
-    return log_delta, psi, path, log_prob
-
-
-def viterbi(hmm: DiscreteHMM, observations) -> ViterbiResult:
-    """Viterbi decoding in log space: the most probable state sequence and its log-probability.
-
-    ``log delta_1(j) = log pi_j + log b_j(o_1)``,
-    ``log delta_t(j) = max_i [log delta_{t-1}(i) + log a_ij] + log b_j(o_t)``,
-    ``psi_t(j) = argmax_i [...]``; back-track from ``argmax_j log delta_T(j)``.
-    Ties go to the lowest state index. Raises ``ValueError`` when ``P(O | lambda) = 0``.
-    """
-    batch = _single_batch(_check_model(hmm), observations)
-    log_delta, psi, path, log_prob = _run_viterbi(hmm, batch, "observations")
-    return ViterbiResult(path, float(log_prob[0]), log_delta, psi)
-
-
-def viterbi_paths(hmm: DiscreteHMM, sequences) -> ViterbiBatch:
-    """:func:`viterbi` for every sequence of a list or :class:`SequenceBatch`, in one compiled pass."""
-    batch = _batch_for(_check_model(hmm), sequences)
-    _, _, path, log_prob = _run_viterbi(hmm, batch, "sequences")
-    return ViterbiBatch(batch.split(path), log_prob)
-
-
-# --------------------------------------------------------------------------------------------
-# Sampling
-# --------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True, eq=False)
-class HMMSample:
-    """Sampled hidden states and observed symbols, one array per sequence."""
-
-    states: list[np.ndarray]
-    symbols: list[np.ndarray]
-
-
-def _cumulative(P: np.ndarray) -> np.ndarray:
-    cum = np.cumsum(P, axis=-1)
-    return cum / cum[..., -1:]  # last entry exactly 1, so u in [0, 1) always finds a bin
-
-
-def sample_sequences(hmm: DiscreteHMM, lengths, *, rng: RngLike = None) -> HMMSample:
-    """Draw independent sequences: ``q_1 ~ pi``, ``q_{t+1} ~ A[q_t]``, ``o_t ~ B[q_t]``.
-
-    ``lengths`` is a list of positive ints (one per sequence). Deterministic given ``rng``.
-    """
-    _check_model(hmm)
-    lengths = np.atleast_1d(np.asarray(lengths))
-    if lengths.ndim != 1 or lengths.size == 0 or lengths.dtype.kind not in "iu":
-        raise ValueError(f"lengths: expected a non-empty list of positive ints, got {lengths!r}")
-    if np.any(lengths < 1):
-        raise ValueError(f"lengths: every sequence needs length >= 1, got {lengths.min()}")
-    rng = as_rng(rng)
-    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    total = int(offsets[-1])
-    u_state, u_symbol = rng.random(total), rng.random(total)
-    states = np.empty(total, dtype=np.int64)
-    symbols = np.empty(total, dtype=np.int64)
-    _sample_kernel(_cumulative(hmm.pi), _cumulative(hmm.A), _cumulative(hmm.B), offsets,
-                   u_state, u_symbol, states, symbols)
-    cut = offsets[1:-1]
-    return HMMSample(np.split(states, cut), np.split(symbols, cut))
-
-
-def sample(hmm: DiscreteHMM, n_steps: int, *,
-           rng: RngLike = None) -> tuple[np.ndarray, np.ndarray]:
-    """One sequence of ``n_steps`` steps: returns ``(states, symbols)``, both (T,) int arrays."""
-    n_steps = as_positive_int(n_steps, "n_steps")
-    drawn = sample_sequences(hmm, [n_steps], rng=rng)
-    return drawn.states[0], drawn.symbols[0]
-
-
-# --------------------------------------------------------------------------------------------
-# Training: Baum-Welch
-# --------------------------------------------------------------------------------------------
-
 def _e_step(hmm: DiscreteHMM, batch: SequenceBatch):
     T, N, M = batch.symbols.shape[0], hmm.n_states, hmm.n_symbols
     scale, log_lik = np.empty(T), np.empty(batch.n_sequences)
@@ -1036,8 +554,8 @@ def _e_step(hmm: DiscreteHMM, batch: SequenceBatch):
                                      np.empty((T, N)), np.empty((T, N)), scale, log_lik,
                                      start_counts, trans_counts, emit_counts)
     if failed >= 0:
-        raise ValueError(_impossible_message(hmm, batch, log_lik, scale, "the Baum-Welch update",
-                                             "sequences"))
+        raise ValueError(zero_probability_message(hmm, batch, log_lik, scale,
+                                                  "the Baum-Welch update", "sequences"))
     return (start_counts, trans_counts, emit_counts), float(log_lik.sum())
 
 
@@ -1089,9 +607,9 @@ class BaumWelchStepper:
     """
 
     def __init__(self, hmm: DiscreteHMM, sequences, *, emission_floor: float = 0.0):
-        _check_model(hmm)
+        check_model(hmm)
         self.emission_floor = _check_floor(emission_floor, hmm.n_symbols)
-        self.batch = _batch_for(hmm, sequences)
+        self.batch = pack_for_model(hmm, sequences)
         self._counts, log_lik = _e_step(hmm, self.batch)
         self.hmm = hmm
         self._trace = [log_lik]
@@ -1143,16 +661,17 @@ def baum_welch_step(hmm: DiscreteHMM, sequences, *,
     of the old B only, so structural zeros stay zero),
 
     so a symbol unseen in training does not make test data impossible. The returned
-    log-likelihood is that of the *input* model (as in hmmlearn's convergence monitor). Raises ``ValueError`` if a sequence is impossible.
+    log-likelihood is that of the *input* model (as in hmmlearn's convergence monitor).
+    Raises ``ValueError`` if a sequence is impossible.
     """
-    _check_model(hmm)
+    check_model(hmm)
     emission_floor = _check_floor(emission_floor, hmm.n_symbols)
-    counts, log_lik = _e_step(hmm, _batch_for(hmm, sequences))
+    counts, log_lik = _e_step(hmm, pack_for_model(hmm, sequences))
     return _m_step(hmm, counts, emission_floor), log_lik
 
 
 @dataclass(frozen=True, eq=False)
-class BaumWelchResult:
+class _BaumWelchResult:
     """Outcome of Baum-Welch training.
 
     ``log_likelihood_trace[k] = log P(O | lambda_k)`` summed over sequences, for the initial
@@ -1181,7 +700,7 @@ def _check_tol(tol) -> float:
 
 
 def baum_welch(hmm: DiscreteHMM, sequences, *, max_iter: int = 100, tol: float = 1e-4,
-               emission_floor: float = 0.0, progress: bool = False) -> BaumWelchResult:
+               emission_floor: float = 0.0, progress: bool = False) -> _BaumWelchResult:
     """Baum-Welch (EM) from the starting model ``hmm`` over many sequences of any lengths.
 
     Steps a :class:`BaumWelchStepper` until a step raises the log-likelihood by less than
@@ -1203,18 +722,19 @@ def baum_welch(hmm: DiscreteHMM, sequences, *, max_iter: int = 100, tol: float =
         if stepper.gain < tol:
             converged = True
             break
-    return BaumWelchResult(stepper.hmm, stepper.log_likelihood_trace, stepper.n_iter, converged)
+    return _BaumWelchResult(stepper.hmm, stepper.log_likelihood_trace, stepper.n_iter, converged)
 
 
 def fit_hmm(sequences, n_states: int, n_symbols: int, *, topology: str = "ergodic",
             skip: bool = False, n_restarts: int = 1, max_iter: int = 100, tol: float = 1e-4,
             emission_floor: float = 0.0, rng: RngLike = None,
-            progress: bool = False) -> BaumWelchResult:
-    """Train an HMM from ``n_restarts`` random starts (:func:`random_hmm`); keep the best.
+            progress: bool = False) -> _BaumWelchResult:
+    """Train an HMM from ``n_restarts`` random starts; keep the best.
 
     "Best" is the highest final training log-likelihood; all of them are returned in
     ``restart_log_likelihoods``. ``topology`` is ``"ergodic"`` or ``"left-to-right"``
-    (with a skip transition when ``skip``). The options are checked before any training.
+    (with a skip transition when ``skip``); the starts are
+    :func:`course_lib.hmm_models.random_hmm`. The options are checked before any training.
     """
     n_states = as_positive_int(n_states, "n_states")
     n_symbols = as_positive_int(n_symbols, "n_symbols")
@@ -1222,7 +742,7 @@ def fit_hmm(sequences, n_states: int, n_symbols: int, *, topology: str = "ergodi
     max_iter = as_positive_int(max_iter, "max_iter", minimum=0)
     _check_tol(tol)
     _check_floor(emission_floor, n_symbols)
-    check_choice(topology, "topology", _TOPOLOGIES)
+    check_choice(topology, "topology", TOPOLOGIES)
     rng = as_rng(rng)
     batch = pack_sequences(sequences, n_symbols)
     results = []

@@ -37,6 +37,8 @@ from . import vq
 from .dtw import StepPattern, as_sequence_list, dtw_distance_matrix, get_step_pattern
 from .dtw_search import nearest_templates, supports_lower_bounds
 from .gmm import GMMParams, fit_gmm, score_samples
+from .hmm_models import DiscreteHMM
+from .hmm_sequences import pack_sequences
 from .metrics import RecognitionReport, confusion_matrix, evaluate, label_array
 from .validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                          as_rng, check_choice)
@@ -412,7 +414,7 @@ class HMMRecogniser(Recogniser):
     """
 
     classes: np.ndarray
-    models: tuple[H.DiscreteHMM, ...]
+    models: tuple[DiscreteHMM, ...]
     front_end: VQFrontEnd | None = None
     training_log_likelihoods: np.ndarray | None = None
 
@@ -426,7 +428,7 @@ class HMMRecogniser(Recogniser):
 
     def scores(self, items) -> np.ndarray:
         """``log P(O_i | lambda_c)``, shape (n_items, C); -inf where a model cannot emit O_i."""
-        batch = H.pack_sequences(self.symbols(items), min(m.n_symbols for m in self.models))
+        batch = pack_sequences(self.symbols(items), min(m.n_symbols for m in self.models))
         return np.column_stack([H.log_likelihoods(m, batch) for m in self.models])
 
 

@@ -7,7 +7,10 @@ import numpy as np
 import pytest
 
 from course_lib import hmm as H
-from course_lib.hmm import DiscreteHMM
+from course_lib.hmm_models import (DiscreteHMM, WEATHER_MOOD_LONG_OBSERVATIONS, left_to_right_hmm,
+                                   random_hmm, sample, sample_sequences, weather_mood_hmm,
+                                   weather_mood_sequences)
+from course_lib.hmm_sequences import pack_sequences
 from numerics import assert_non_decreasing
 
 
@@ -34,7 +37,7 @@ def path_log_probability(model: DiscreteHMM, q, O) -> float:
 
 @pytest.fixture
 def weather():
-    return H.weather_mood_hmm()
+    return weather_mood_hmm()
 
 
 @pytest.fixture
@@ -114,7 +117,7 @@ def test_two_state_by_hand(two_state):
 def test_brute_force_on_random_models():
     rng = np.random.default_rng(3)
     for _ in range(5):
-        model = H.random_hmm(3, 4, rng=rng)
+        model = random_hmm(3, 4, rng=rng)
         O = rng.integers(0, 4, size=5)
         total, best_p, best_q = brute_force(model, O)
         assert H.forward_log(model, O).log_likelihood == pytest.approx(np.log(total), rel=1e-12)
@@ -128,8 +131,8 @@ def test_brute_force_on_random_models():
 @pytest.mark.parametrize("method", ["log", "scaled"])
 def test_posteriors_are_distributions(method):
     rng = np.random.default_rng(0)
-    model = H.random_hmm(4, 5, rng=rng)
-    O = H.sample(model, 60, rng=rng)[1]
+    model = random_hmm(4, 5, rng=rng)
+    O = sample(model, 60, rng=rng)[1]
     post = H.posteriors(model, O, method=method)
     np.testing.assert_allclose(post.gamma.sum(axis=1), 1.0, atol=1e-12)
     np.testing.assert_allclose(post.xi.sum(axis=(1, 2)), 1.0, atol=1e-12)
@@ -142,8 +145,8 @@ def test_posteriors_are_distributions(method):
 
 def test_scaled_and_log_passes_agree():
     rng = np.random.default_rng(1)
-    model = H.random_hmm(3, 4, rng=rng)
-    O = H.sample(model, 200, rng=rng)[1]
+    model = random_hmm(3, 4, rng=rng)
+    O = sample(model, 200, rng=rng)[1]
     log_p = H.posteriors(model, O, method="log")
     scaled_p = H.posteriors(model, O, method="scaled")
     np.testing.assert_allclose(scaled_p.gamma, log_p.gamma, atol=1e-12)
@@ -160,7 +163,7 @@ def test_scaled_and_log_passes_agree():
 def test_viterbi_never_above_forward():
     rng = np.random.default_rng(2)
     for _ in range(10):
-        model = H.random_hmm(4, 3, rng=rng)
+        model = random_hmm(4, 3, rng=rng)
         O = rng.integers(0, 3, size=int(rng.integers(1, 30)))
         vit = H.viterbi(model, O)
         assert vit.log_probability <= H.forward_log(model, O).log_likelihood + 1e-12
@@ -169,14 +172,14 @@ def test_viterbi_never_above_forward():
 
 def test_batch_functions_equal_single_sequence_versions():
     rng = np.random.default_rng(4)
-    model = H.random_hmm(3, 5, rng=rng)
-    drawn = H.sample_sequences(model, [1, 7, 30, 2], rng=rng)
+    model = random_hmm(3, 5, rng=rng)
+    drawn = sample_sequences(model, [1, 7, 30, 2], rng=rng)
     seqs = drawn.symbols
     for method in ("log", "scaled"):
         batch_ll = H.log_likelihoods(model, seqs, method=method)
         np.testing.assert_allclose(batch_ll, [H.forward_log(model, s).log_likelihood for s in seqs],
                                    rtol=1e-12)
-    batch = H.viterbi_paths(model, H.pack_sequences(seqs, model.n_symbols))
+    batch = H.viterbi_paths(model, pack_sequences(seqs, model.n_symbols))
     for s, seq in enumerate(seqs):
         single = H.viterbi(model, seq)
         np.testing.assert_array_equal(batch.paths[s], single.path)
@@ -185,11 +188,11 @@ def test_batch_functions_equal_single_sequence_versions():
 
 
 def test_sampling_is_reproducible_and_follows_the_model(weather):
-    a = H.sample_sequences(weather, [5, 3], rng=7)
-    b = H.sample_sequences(weather, [5, 3], rng=np.random.default_rng(7))
+    a = sample_sequences(weather, [5, 3], rng=7)
+    b = sample_sequences(weather, [5, 3], rng=np.random.default_rng(7))
     for x, y in zip(a.states + a.symbols, b.states + b.symbols):
         np.testing.assert_array_equal(x, y)
-    states, symbols = H.sample(weather, 200_000, rng=0)
+    states, symbols = sample(weather, 200_000, rng=0)
     # a_FR = 0 and a_RF = 0: those transitions never occur
     pairs = states[:-1] * 3 + states[1:]
     assert not np.any(pairs == 0 * 3 + 2) and not np.any(pairs == 2 * 3 + 0)
@@ -198,14 +201,14 @@ def test_sampling_is_reproducible_and_follows_the_model(weather):
     np.testing.assert_allclose(counts / counts.sum(axis=1, keepdims=True), weather.A, atol=0.01)
     emit = np.bincount(states * 2 + symbols, minlength=6).reshape(3, 2)
     np.testing.assert_allclose(emit / emit.sum(axis=1, keepdims=True), weather.B, atol=0.01)
-    first = np.concatenate(H.sample_sequences(weather, [1] * 20000, rng=1).states)
+    first = np.concatenate(sample_sequences(weather, [1] * 20000, rng=1).states)
     np.testing.assert_allclose(np.bincount(first, minlength=3) / 20000, weather.pi, atol=0.015)
 
 
 # ---------------------------------------------------------------------------- underflow
 
 def test_long_sequence_underflows_unscaled_but_not_scaled(weather):
-    _, O = H.sample(weather, 100_000, rng=0)
+    _, O = sample(weather, 100_000, rng=0)
     naive = H.forward_unscaled(weather, O)
     assert naive.probability == 0.0  # the failure the lecture shows
     scaled = H.forward_scaled(weather, O).log_likelihood
@@ -221,10 +224,10 @@ def test_long_sequence_underflows_unscaled_but_not_scaled(weather):
 
 def test_baum_welch_never_decreases_likelihood():
     rng = np.random.default_rng(5)
-    true = H.random_hmm(3, 4, rng=rng)
-    seqs = H.sample_sequences(true, rng.integers(5, 40, size=40), rng=rng).symbols
+    true = random_hmm(3, 4, rng=rng)
+    seqs = sample_sequences(true, rng.integers(5, 40, size=40), rng=rng).symbols
     for _ in range(3):
-        result = H.baum_welch(H.random_hmm(3, 4, rng=rng), seqs, max_iter=30, tol=-np.inf)
+        result = H.baum_welch(random_hmm(3, 4, rng=rng), seqs, max_iter=30, tol=-np.inf)
         trace = result.log_likelihood_trace
         assert trace.shape == (31,) and result.n_iter == 30
         assert_non_decreasing(trace, what="Baum-Welch's log-likelihood")
@@ -233,10 +236,10 @@ def test_baum_welch_never_decreases_likelihood():
 
 def test_baum_welch_step_matches_loop_and_batch_input():
     rng = np.random.default_rng(6)
-    model = H.random_hmm(2, 3, rng=rng)
-    seqs = H.sample_sequences(model, [4, 9], rng=rng).symbols
+    model = random_hmm(2, 3, rng=rng)
+    seqs = sample_sequences(model, [4, 9], rng=rng).symbols
     new_list, ll_list = H.baum_welch_step(model, seqs)
-    new_batch, ll_batch = H.baum_welch_step(model, H.pack_sequences(seqs, 3))
+    new_batch, ll_batch = H.baum_welch_step(model, pack_sequences(seqs, 3))
     np.testing.assert_array_equal(new_list.A, new_batch.A)
     assert ll_list == ll_batch
     # the same M-step from explicit posteriors of each sequence
@@ -252,7 +255,7 @@ def test_baum_welch_recovers_a_known_model():
     true = DiscreteHMM(pi=[0.7, 0.3], A=[[0.85, 0.15], [0.25, 0.75]],
                        B=[[0.7, 0.2, 0.1], [0.05, 0.25, 0.7]])
     rng = np.random.default_rng(8)
-    seqs = H.sample_sequences(true, [100] * 300, rng=rng).symbols
+    seqs = sample_sequences(true, [100] * 300, rng=rng).symbols
     fit = H.fit_hmm(seqs, 2, 3, n_restarts=3, max_iter=300, tol=1e-7, rng=rng)
     assert fit.restart_log_likelihoods.shape == (3,)
     assert fit.log_likelihood == pytest.approx(fit.restart_log_likelihoods.max())
@@ -264,10 +267,10 @@ def test_baum_welch_recovers_a_known_model():
 
 def test_structural_zeros_stay_zero_and_floor_applies():
     rng = np.random.default_rng(9)
-    start = H.left_to_right_hmm(4, 6, skip=0.2, rng=rng)
+    start = left_to_right_hmm(4, 6, skip=0.2, rng=rng)
     start = start.replace(B=np.where(np.arange(6) == 5, 0.0, start.B) / (1 - start.B[:, 5:]))
-    true = H.random_hmm(4, 6, rng=rng, topology="left-to-right")
-    seqs = H.sample_sequences(true, [20] * 30, rng=rng).symbols
+    true = random_hmm(4, 6, rng=rng, topology="left-to-right")
+    seqs = sample_sequences(true, [20] * 30, rng=rng).symbols
     seqs = [np.where(s == 5, 4, s) for s in seqs]  # symbol 5 never occurs (its B column is 0)
     floor = 0.02
     fit = H.baum_welch(start, seqs, max_iter=20, emission_floor=floor)
@@ -282,21 +285,21 @@ def test_structural_zeros_stay_zero_and_floor_applies():
 
 
 def test_left_to_right_topology():
-    model = H.left_to_right_hmm(4, 3, self_loop=0.6)
+    model = left_to_right_hmm(4, 3, self_loop=0.6)
     np.testing.assert_allclose(model.A, [[0.6, 0.4, 0, 0], [0, 0.6, 0.4, 0], [0, 0, 0.6, 0.4], [0, 0, 0, 1]])
     np.testing.assert_array_equal(model.pi, [1, 0, 0, 0])
     np.testing.assert_allclose(model.B, 1 / 3)
-    skip = H.left_to_right_hmm(4, 3, self_loop=0.5, skip=0.1)
+    skip = left_to_right_hmm(4, 3, self_loop=0.5, skip=0.1)
     np.testing.assert_allclose(skip.A[0], [0.5, 0.4, 0.1, 0])
     np.testing.assert_allclose(skip.A[2], [0, 0, 0.5, 0.5])
-    rand = H.random_hmm(5, 3, rng=0, topology="left-to-right", skip=True)
+    rand = random_hmm(5, 3, rng=0, topology="left-to-right", skip=True)
     assert np.all(np.triu(rand.A, 3) == 0) and np.all(np.tril(rand.A, -1) == 0)
     with pytest.raises(ValueError, match="self_loop"):
-        H.left_to_right_hmm(3, 2, self_loop=0.7, skip=0.3)
+        left_to_right_hmm(3, 2, self_loop=0.7, skip=0.3)
 
 
 def test_convergence_flag_and_zero_iterations(weather):
-    seqs = H.sample_sequences(weather, [30] * 10, rng=0).symbols
+    seqs = sample_sequences(weather, [30] * 10, rng=0).symbols
     none = H.baum_welch(weather, seqs, max_iter=0)
     assert none.n_iter == 0 and not none.converged and none.log_likelihood_trace.shape == (1,)
     conv = H.baum_welch(weather, seqs, max_iter=500, tol=1e-3)
@@ -374,7 +377,7 @@ def test_bad_observations(weather):
     with pytest.raises(TypeError, match="^observations"):
         H.viterbi(weather, [True, False])
     with pytest.raises(TypeError, match="^observations"):
-        H.forward_scaled(H.random_hmm(2, 2, rng=0), "HU")  # no symbol names to read a string
+        H.forward_scaled(random_hmm(2, 2, rng=0), "HU")  # no symbol names to read a string
 
 
 def test_bad_sequence_lists(weather):
@@ -390,7 +393,7 @@ def test_bad_sequence_lists(weather):
         H.log_likelihoods(weather, [0, 1, 0])
     with pytest.raises(TypeError, match="^sequences"):
         H.baum_welch(weather, "HHUH")
-    big = H.pack_sequences([[0, 3]])
+    big = pack_sequences([[0, 3]])
     with pytest.raises(ValueError, match="^sequences: symbol 3"):
         H.log_likelihoods(weather, big)
 
@@ -403,13 +406,13 @@ def test_bad_options(weather):
     with pytest.raises(ValueError, match="^emission_floor"):
         H.baum_welch_step(weather, ["HU"], emission_floor=-0.1)
     with pytest.raises(TypeError, match="^rng"):
-        H.sample(weather, 5, rng="seed")
+        sample(weather, 5, rng="seed")
     with pytest.raises(ValueError, match="^n_steps"):
-        H.sample(weather, 0)
+        sample(weather, 0)
     with pytest.raises(ValueError, match="^lengths"):
-        H.sample_sequences(weather, [3, 0])
+        sample_sequences(weather, [3, 0])
     with pytest.raises(ValueError, match="^topology"):
-        H.random_hmm(2, 2, rng=0, topology="circular")
+        random_hmm(2, 2, rng=0, topology="circular")
     with pytest.raises(TypeError, match="^hmm"):
         H.forward_log("weather", "HU")
     with pytest.raises(ValueError, match="^scale"):
@@ -444,8 +447,8 @@ def test_emission_floor_formula_by_hand():
 
 def test_stepper_is_the_loop_of_baum_welch():
     rng = np.random.default_rng(12)
-    seqs = H.sample_sequences(H.random_hmm(3, 4, rng=rng), [15, 30, 8], rng=rng).symbols
-    start = H.random_hmm(3, 4, rng=rng)
+    seqs = sample_sequences(random_hmm(3, 4, rng=rng), [15, 30, 8], rng=rng).symbols
+    start = random_hmm(3, 4, rng=rng)
     stepper = H.BaumWelchStepper(start, seqs, emission_floor=0.01)
     assert stepper.n_iter == 0 and stepper.gain == np.inf and stepper.hmm is start
     models = [stepper.hmm]
@@ -468,7 +471,7 @@ def test_stepper_is_the_loop_of_baum_welch():
 
 
 def test_convergence_keeps_the_model_of_the_small_step(weather):
-    seqs = H.sample_sequences(weather, [30] * 10, rng=3).symbols
+    seqs = sample_sequences(weather, [30] * 10, rng=3).symbols
     fit = H.baum_welch(weather, seqs, max_iter=1000, tol=1e-2)
     trace = fit.log_likelihood_trace
     assert fit.converged and trace[-1] - trace[-2] < 1e-2 <= trace[-2] - trace[-3]
@@ -478,28 +481,28 @@ def test_convergence_keeps_the_model_of_the_small_step(weather):
 # ---------------------------------------------------------------------------- examples and explanations
 
 def test_weather_mood_variants():
-    uninformative = H.weather_mood_hmm("uninformative")
+    uninformative = weather_mood_hmm("uninformative")
     np.testing.assert_array_equal(uninformative.B, 0.5)
     # moods carry no information: the posteriors are the Markov chain's marginals pi A^t
-    gamma = H.posteriors(uninformative, H.WEATHER_MOOD_LONG_OBSERVATIONS).gamma
+    gamma = H.posteriors(uninformative, WEATHER_MOOD_LONG_OBSERVATIONS).gamma
     marginals = [uninformative.pi @ np.linalg.matrix_power(uninformative.A, t)
-                 for t in range(len(H.WEATHER_MOOD_LONG_OBSERVATIONS))]
+                 for t in range(len(WEATHER_MOOD_LONG_OBSERVATIONS))]
     np.testing.assert_allclose(gamma, marginals, atol=1e-12)
-    fair = H.weather_mood_hmm("fair-forever")
+    fair = weather_mood_hmm("fair-forever")
     for observations, possible in (("HHHH", True), ("HHUH", False), ("U", False)):
         log_lik = H.forward_log(fair, observations).log_likelihood
         assert np.isfinite(log_lik) == possible, observations
     assert H.forward_log(fair, "HHHH").log_likelihood == 0.0  # P(HHHH) = 1
     with pytest.raises(ValueError, match="^variant"):
-        H.weather_mood_hmm("sunny")
-    seqs = H.weather_mood_sequences(4, 7, rng=1)
+        weather_mood_hmm("sunny")
+    seqs = weather_mood_sequences(4, 7, rng=1)
     assert len(seqs) == 4 and all(s.shape == (7,) for s in seqs)
-    np.testing.assert_array_equal(seqs[2], H.weather_mood_sequences(4, 7, rng=1)[2])
+    np.testing.assert_array_equal(seqs[2], weather_mood_sequences(4, 7, rng=1)[2])
 
 
 def test_explain_zero_probability_names_the_first_impossible_observation():
-    fair = H.weather_mood_hmm("fair-forever")
-    assert H.explain_zero_probability(H.weather_mood_hmm(), "HHUH") is None
+    fair = weather_mood_hmm("fair-forever")
+    assert H.explain_zero_probability(weather_mood_hmm(), "HHUH") is None
     message = H.explain_zero_probability(fair, "HHUHU")
     assert message.startswith("observations: P(O | lambda) = 0 for the sequence")
     assert "t=2 (number 3 of 5, symbol 'U')" in message
@@ -527,7 +530,7 @@ def test_uint64_symbols_are_reported_with_their_real_value(weather):
 
 def test_viterbi_ties_go_to_the_lowest_state_index():
     # every state sequence is equally likely, so every comparison is a tie
-    flat = H.DiscreteHMM(pi=[0.5, 0.5], A=[[0.5, 0.5], [0.5, 0.5]], B=[[0.5, 0.5], [0.5, 0.5]])
+    flat = DiscreteHMM(pi=[0.5, 0.5], A=[[0.5, 0.5], [0.5, 0.5]], B=[[0.5, 0.5], [0.5, 0.5]])
     result = H.viterbi(flat, [0, 1, 1, 0])
     np.testing.assert_array_equal(result.path, [0, 0, 0, 0])
     assert result.log_probability == pytest.approx(8 * np.log(0.5))
@@ -535,7 +538,7 @@ def test_viterbi_ties_go_to_the_lowest_state_index():
 
 def test_a_state_never_visited_keeps_its_rows():
     # state 1 can never be entered (pi_1 = 0, no transition into it): zero expected occupancy
-    start = H.DiscreteHMM(pi=[1.0, 0.0], A=[[1.0, 0.0], [0.3, 0.7]],
+    start = DiscreteHMM(pi=[1.0, 0.0], A=[[1.0, 0.0], [0.3, 0.7]],
                           B=[[0.6, 0.4], [0.9, 0.1]])
     new, _ = H.baum_welch_step(start, [[0, 1, 1, 0, 1]])
     np.testing.assert_array_equal(new.A[1], start.A[1])

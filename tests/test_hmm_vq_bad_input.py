@@ -7,11 +7,14 @@ import numpy as np  # noqa: E402
 
 from bad_input import BadInput, check_case, parametrize  # noqa: E402
 from course_lib import hmm as H, vq  # noqa: E402
+from course_lib.hmm_models import (DiscreteHMM, left_to_right_hmm, random_hmm,  # noqa: E402
+                                   sample, sample_sequences, weather_mood_hmm,
+                                   weather_mood_sequences)
 from course_lib.plotting import hmm as P  # noqa: E402
 from course_lib.widgets import hmm as WH  # noqa: E402
 
-WEATHER = H.weather_mood_hmm()
-FAIR_FOREVER = H.weather_mood_hmm("fair-forever")
+WEATHER = weather_mood_hmm()
+FAIR_FOREVER = weather_mood_hmm("fair-forever")
 GOOD = dict(pi=[0.5, 0.5], A=[[0.9, 0.1], [0.2, 0.8]], B=[[0.5, 0.5], [0.1, 0.9]])
 SEQS = [np.array([0, 1, 1, 0]), np.array([1, 1, 0])]
 FRAMES = [np.arange(10.0).reshape(5, 2), np.ones((3, 2)) * [2.0, 7.0]]
@@ -19,7 +22,7 @@ CODEBOOK = np.array([[0.0, 0.0], [5.0, 5.0]])
 
 
 def model(**changes):
-    return lambda: H.DiscreteHMM(**{**GOOD, **changes})
+    return lambda: DiscreteHMM(**{**GOOD, **changes})
 
 
 def trellis_render(**changes):
@@ -44,17 +47,17 @@ CASES = [
              "state_names"),
     BadInput("hmm: symbol names not distinct", model(symbol_names=("x", "x")), ValueError,
              "symbol_names"),
-    BadInput("hmm: unknown weather-mood variant", lambda: H.weather_mood_hmm("sunny"), ValueError,
+    BadInput("hmm: unknown weather-mood variant", lambda: weather_mood_hmm("sunny"), ValueError,
              "variant"),
-    BadInput("hmm: zero states", lambda: H.random_hmm(0, 2), ValueError, "n_states"),
-    BadInput("hmm: zero symbols", lambda: H.left_to_right_hmm(3, 0), ValueError, "n_symbols"),
+    BadInput("hmm: zero states", lambda: random_hmm(0, 2), ValueError, "n_states"),
+    BadInput("hmm: zero symbols", lambda: left_to_right_hmm(3, 0), ValueError, "n_symbols"),
     BadInput("hmm: self-loop and skip leave no way on",
-             lambda: H.left_to_right_hmm(3, 2, self_loop=0.7, skip=0.3), ValueError, "self_loop"),
+             lambda: left_to_right_hmm(3, 2, self_loop=0.7, skip=0.3), ValueError, "self_loop"),
     BadInput("hmm: zero Dirichlet concentration",
-             lambda: H.random_hmm(2, 2, rng=0, concentration=0), ValueError, "concentration"),
-    BadInput("hmm: skip as a string", lambda: H.random_hmm(3, 2, rng=0, skip="yes"), TypeError,
+             lambda: random_hmm(2, 2, rng=0, concentration=0), ValueError, "concentration"),
+    BadInput("hmm: skip as a string", lambda: random_hmm(3, 2, rng=0, skip="yes"), TypeError,
              "skip"),
-    BadInput("hmm: unknown topology", lambda: H.random_hmm(2, 2, rng=0, topology="circular"),
+    BadInput("hmm: unknown topology", lambda: random_hmm(2, 2, rng=0, topology="circular"),
              ValueError, "topology"),
     # ------------------------------------------------------------------ observations
     BadInput("hmm: symbol out of range", lambda: H.forward_log(WEATHER, [0, 2, 1]), ValueError,
@@ -77,7 +80,7 @@ CASES = [
     BadInput("hmm: unknown symbol name", lambda: H.forward_log(WEATHER, "HXU"), ValueError,
              "observations"),
     BadInput("hmm: a string for a model without symbol names",
-             lambda: H.forward_scaled(H.random_hmm(2, 2, rng=0), "HU"), TypeError, "observations"),
+             lambda: H.forward_scaled(random_hmm(2, 2, rng=0), "HU"), TypeError, "observations"),
     BadInput("hmm: 2-D observations", lambda: H.forward_log(WEATHER, [[0, 1]]), ValueError,
              "observations"),
     BadInput("hmm: the model is not a DiscreteHMM", lambda: H.forward_log("weather", "HU"),
@@ -127,14 +130,14 @@ CASES = [
     BadInput("hmm: fit with symbols beyond n_symbols", lambda: H.fit_hmm([[0, 3]], 2, 2),
              ValueError, "sequences"),
     # ------------------------------------------------------------------ sampling
-    BadInput("hmm: rng as a string", lambda: H.sample(WEATHER, 5, rng="seed"), TypeError, "rng"),
-    BadInput("hmm: zero steps to sample", lambda: H.sample(WEATHER, 0), ValueError, "n_steps"),
-    BadInput("hmm: a zero length to sample", lambda: H.sample_sequences(WEATHER, [3, 0]),
+    BadInput("hmm: rng as a string", lambda: sample(WEATHER, 5, rng="seed"), TypeError, "rng"),
+    BadInput("hmm: zero steps to sample", lambda: sample(WEATHER, 0), ValueError, "n_steps"),
+    BadInput("hmm: a zero length to sample", lambda: sample_sequences(WEATHER, [3, 0]),
              ValueError, "lengths"),
-    BadInput("hmm: fractional lengths to sample", lambda: H.sample_sequences(WEATHER, [2.5]),
+    BadInput("hmm: fractional lengths to sample", lambda: sample_sequences(WEATHER, [2.5]),
              ValueError, "lengths"),
     BadInput("hmm: weather-mood data of zero days",
-             lambda: H.weather_mood_sequences(3, 0), ValueError, "length"),
+             lambda: weather_mood_sequences(3, 0), ValueError, "length"),
     # ------------------------------------------------------------------ vector quantisation
     BadInput("vq: no utterances", lambda: vq.train_codebook([], 2), ValueError, "frames_list"),
     BadInput("vq: utterances with different dimensions",

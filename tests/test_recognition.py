@@ -6,6 +6,7 @@ import pytest
 from course_lib import hmm as H
 from course_lib.dtw import select_templates
 from course_lib.gmm import score_samples
+from course_lib.hmm_models import left_to_right_hmm, sample_sequences
 from course_lib.recognition import (GMMRecogniser, HMMRecogniser, NoViableClassError,
                                     TemplateRecogniser, VQFrontEnd, confusion_matrix, evaluate,
                                     fit_gmm_recogniser, fit_hmm_recogniser, predict_from_scores)
@@ -116,10 +117,10 @@ def test_gmm_recogniser_scores_are_summed_frame_log_likelihoods():
 # ----------------------------------------------------------------------------- HMMs
 
 def _two_sources(rng):
-    word_a = H.left_to_right_hmm(3, 4, self_loop=0.7).replace(
+    word_a = left_to_right_hmm(3, 4, self_loop=0.7).replace(
         B=[[0.85, 0.05, 0.05, 0.05], [0.05, 0.85, 0.05, 0.05], [0.05, 0.05, 0.85, 0.05]])
     word_b = word_a.replace(B=word_a.B[::-1])
-    return [H.sample_sequences(w, rng.integers(8, 20, size=15), rng=rng).symbols
+    return [sample_sequences(w, rng.integers(8, 20, size=15), rng=rng).symbols
             for w in (word_a, word_b)]
 
 
@@ -140,7 +141,7 @@ def test_hmm_recogniser_separates_two_sources():
 
 
 def test_hmm_recogniser_refuses_an_unemittable_sequence():
-    model = H.left_to_right_hmm(2, 3).replace(B=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    model = left_to_right_hmm(2, 3).replace(B=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
     rec = HMMRecogniser(np.array(["only"]), (model,))
     with pytest.raises(NoViableClassError, match="item 0"):
         rec.predict([np.array([0, 2])])

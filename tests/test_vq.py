@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from course_lib import vq
-from course_lib.hmm import log_likelihoods, random_hmm
+from course_lib.hmm import log_likelihoods
+from course_lib.hmm_models import random_hmm
 
 
 def three_blobs(rng, n_utterances=6):

@@ -20,6 +20,7 @@ from matplotlib.patches import Circle, FancyArrowPatch, Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from .. import hmm as H
+from ..hmm_models import DiscreteHMM
 from ..validation import as_bool, as_float_array, check_choice
 from .colour import text_colours
 
@@ -193,7 +194,7 @@ def _log_values(values) -> np.ndarray:
 
 def trellis_observations(model, observations) -> np.ndarray:
     """``observations`` as symbols of ``model``, refused beyond :data:`TRELLIS_MAX_LENGTH`."""
-    if not isinstance(model, H.DiscreteHMM):
+    if not isinstance(model, DiscreteHMM):
         raise TypeError(f"model: expected a DiscreteHMM, got {type(model).__name__}")
     O = model.encode(observations)
     if O.shape[0] > TRELLIS_MAX_LENGTH:
@@ -207,7 +208,7 @@ def render_trellis(model, observations, *, scale: str = "probability",
                    show_viterbi: bool = True):
     """Figure: alpha, beta and gamma of ``observations`` on the trellis, Viterbi path on each.
 
-    ``model`` is a :class:`course_lib.hmm.DiscreteHMM`. ``scale="probability"`` colours and
+    ``model`` is a :class:`course_lib.hmm_models.DiscreteHMM`. ``scale="probability"`` colours and
     writes alpha_t(i), beta_t(i) and gamma_t(i) on the fixed scale 0..1; ``"log"`` their logs,
     each panel on its own range (what a long sequence needs, since alpha shrinks with t).
     Sequences longer than :data:`TRELLIS_MAX_LENGTH` are refused (``ValueError`` naming
@@ -329,7 +330,7 @@ def plot_matrix(ax, matrix, *, row_labels=None, col_labels=None, title: str = ""
 
 
 def plot_hmm_parameters(axes, hmm, *, title_prefix: str = ""):
-    """pi, A and B of a :class:`course_lib.hmm.DiscreteHMM` on three axes; returns the axes."""
+    """pi, A and B of a :class:`course_lib.hmm_models.DiscreteHMM` on three axes; returns them."""
     ax_pi, ax_A, ax_B = axes
     states = _names(hmm.state_names, hmm.n_states)
     symbols = _names(hmm.symbol_names, hmm.n_symbols)

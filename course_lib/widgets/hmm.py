@@ -7,8 +7,9 @@
 * :func:`baum_welch_explorer`: a Step button runs one re-estimation; the figure shows the
   log-likelihood trace and the current pi, A and B.
 
-The compute lives in :mod:`course_lib.hmm` (including the example model and data), the drawing
-in :mod:`course_lib.plotting.hmm`; this module only parses text and wires the controls.
+The compute lives in :mod:`course_lib.hmm` (the example model and data in
+:mod:`course_lib.hmm_models`), the drawing in :mod:`course_lib.plotting.hmm`; this module only
+parses text and wires the controls.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ import ipywidgets as W
 import numpy as np
 
 from .. import hmm as H
+from ..hmm_models import (WEATHER_MOOD_OBSERVATIONS, DiscreteHMM, random_hmm, weather_mood_hmm,
+                          weather_mood_sequences)
+from ..hmm_sequences import pack_sequences
 from ..plotting.hmm import render_baum_welch, render_trellis, trellis_observations
 from ..validation import RngLike, as_positive_int
 from .base import Explorer, InputError
@@ -65,8 +69,8 @@ def format_matrix(matrix) -> str:
     return "; ".join(" ".join(f"{v:g}" for v in row) for row in matrix)
 
 
-def hmm_from_text(pi: str, A: str, B: str, template: H.DiscreteHMM | None = None) -> H.DiscreteHMM:
-    """A validated :class:`~course_lib.hmm.DiscreteHMM` from the three text boxes.
+def hmm_from_text(pi: str, A: str, B: str, template: DiscreteHMM | None = None) -> DiscreteHMM:
+    """A validated :class:`~course_lib.hmm_models.DiscreteHMM` from the three text boxes.
 
     State and symbol names come from ``template`` when the sizes match (so ``"HHUH"`` still
     reads with the weather-mood B); otherwise states are named 1..N and symbols A, B, C, ...
@@ -79,13 +83,13 @@ def hmm_from_text(pi: str, A: str, B: str, template: H.DiscreteHMM | None = None
               and template.state_names is not None else tuple(str(i + 1) for i in range(N)))
     symbols = (template.symbol_names if template is not None and template.n_symbols == M
                and template.symbol_names is not None else tuple(string.ascii_uppercase[:M]))
-    return H.DiscreteHMM(pi_, A_, B_, state_names=states, symbol_names=symbols)
+    return DiscreteHMM(pi_, A_, B_, state_names=states, symbol_names=symbols)
 
 
 # ------------------------------------------------------------------------------- trellis
 
-def trellis_explorer(model: H.DiscreteHMM | None = None,
-                     observations: str = H.WEATHER_MOOD_OBSERVATIONS) -> Explorer:
+def trellis_explorer(model: DiscreteHMM | None = None,
+                     observations: str = WEATHER_MOOD_OBSERVATIONS) -> Explorer:
     """Explorer over the trellis; starts from the slides' weather-mood model and O = HHUH.
 
     Controls: ``observations`` (text, symbol names, at most
@@ -93,8 +97,8 @@ def trellis_explorer(model: H.DiscreteHMM | None = None,
     separated by ``;``), ``scale`` (probability or log) and ``viterbi`` (draw the best path).
     Text boxes redraw on Enter or when they lose focus.
     """
-    template = H.weather_mood_hmm() if model is None else model
-    if not isinstance(template, H.DiscreteHMM):
+    template = weather_mood_hmm() if model is None else model
+    if not isinstance(template, DiscreteHMM):
         raise TypeError(f"model: expected a DiscreteHMM, got {type(template).__name__}")
     trellis_observations(template, observations)  # a bad starting string fails here, not later
 
@@ -137,10 +141,10 @@ class BaumWelchSession:
     refused again on every redraw or step. ``step(k)`` runs k re-estimations.
     """
 
-    def __init__(self, sequences, n_symbols: int, true_model: H.DiscreteHMM | None = None,
+    def __init__(self, sequences, n_symbols: int, true_model: DiscreteHMM | None = None,
                  symbol_names=None):
         self.n_symbols = as_positive_int(n_symbols, "n_symbols")
-        self.batch = H.pack_sequences(sequences, self.n_symbols)
+        self.batch = pack_sequences(sequences, self.n_symbols)
         self.true_model = true_model
         self.symbol_names = symbol_names
         self.reference = (None if true_model is None
@@ -149,7 +153,7 @@ class BaumWelchSession:
         self.stepper: H.BaumWelchStepper | None = None
 
     @property
-    def model(self) -> H.DiscreteHMM:
+    def model(self) -> DiscreteHMM:
         return self.stepper.hmm
 
     @property
@@ -159,7 +163,7 @@ class BaumWelchSession:
     def configure(self, seed: int, n_states: int, emission_floor: float) -> None:
         settings = (seed, n_states, emission_floor)
         if settings != self.settings:
-            start = H.random_hmm(n_states, self.n_symbols, rng=seed)
+            start = random_hmm(n_states, self.n_symbols, rng=seed)
             stepper = H.BaumWelchStepper(start.replace(symbol_names=self.symbol_names),
                                          self.batch, emission_floor=emission_floor)
             self.settings, self.stepper = settings, stepper
@@ -181,11 +185,11 @@ _EMISSION_FLOORS = (0.0, 0.001, 0.01, 0.05)
 
 
 def baum_welch_explorer(sequences=None, n_symbols: int | None = None, *,
-                        true_model: H.DiscreteHMM | None = None, n_sequences: int = 30,
+                        true_model: DiscreteHMM | None = None, n_sequences: int = 30,
                         length: int = 40, rng: RngLike = 0) -> Explorer:
     """Explorer stepping Baum-Welch by hand.
 
-    By default the data are :func:`course_lib.hmm.weather_mood_sequences` (``n_sequences`` of
+    By default the data are :func:`course_lib.hmm_models.weather_mood_sequences` (``n_sequences`` of
     ``length`` days, drawn with ``rng``), and the weather-mood model's log-likelihood is shown
     as a dashed line. Controls: ``seed`` of the random starting model, ``n_states``,
     ``emission_floor`` (the choices below 1/M). Buttons: "Step" (one re-estimation),
@@ -193,8 +197,8 @@ def baum_welch_explorer(sequences=None, n_symbols: int | None = None, *,
     """
     symbol_names = None
     if sequences is None:
-        true_model = H.weather_mood_hmm()
-        sequences = H.weather_mood_sequences(n_sequences, length, rng=rng)
+        true_model = weather_mood_hmm()
+        sequences = weather_mood_sequences(n_sequences, length, rng=rng)
         n_symbols, symbol_names = true_model.n_symbols, true_model.symbol_names
     elif n_symbols is None:
         raise ValueError("n_symbols: give the number of symbols M of the sequences")

@@ -19,9 +19,10 @@ import pytest
 from hmmlearn import hmm as hmmlearn_hmm
 
 from course_lib import hmm as H
+from course_lib.hmm_models import DiscreteHMM, left_to_right_hmm, random_hmm, sample_sequences
 
 
-def hmmlearn_model(model: H.DiscreteHMM, implementation: str, n_iter: int = 10):
+def hmmlearn_model(model: DiscreteHMM, implementation: str, n_iter: int = 10):
     ref = hmmlearn_hmm.CategoricalHMM(n_components=model.n_states, n_features=model.n_symbols,
                                       init_params="", params="ste", n_iter=n_iter, tol=-np.inf,
                                       implementation=implementation)
@@ -32,9 +33,9 @@ def hmmlearn_model(model: H.DiscreteHMM, implementation: str, n_iter: int = 10):
 @pytest.fixture(scope="module")
 def data():
     rng = np.random.default_rng(2024)
-    true = H.random_hmm(4, 6, rng=rng)
-    seqs = H.sample_sequences(true, rng.integers(1, 60, size=40), rng=rng).symbols
-    start = H.random_hmm(4, 6, rng=rng)
+    true = random_hmm(4, 6, rng=rng)
+    seqs = sample_sequences(true, rng.integers(1, 60, size=40), rng=rng).symbols
+    start = random_hmm(4, 6, rng=rng)
     X = np.concatenate(seqs)[:, None]
     lengths = [len(s) for s in seqs]
     return start, seqs, X, lengths
@@ -106,7 +107,7 @@ def test_baum_welch_iterates_match(data, implementation, n_iter):
 
 def test_baum_welch_keeps_left_to_right_zeros_like_hmmlearn(data):
     _, seqs, X, lengths = data
-    start = H.left_to_right_hmm(4, 6, skip=0.2, rng=1)
+    start = left_to_right_hmm(4, 6, skip=0.2, rng=1)
     ref = hmmlearn_model(start, "log", n_iter=10)
     ref.fit(X, lengths)
     ours = H.baum_welch(start, seqs, max_iter=10, tol=-np.inf)

@@ -8,6 +8,9 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from course_lib import hmm as H  # noqa: E402
+from course_lib.hmm_models import (WEATHER_MOOD_LONG_OBSERVATIONS,  # noqa: E402
+                                   WEATHER_MOOD_OBSERVATIONS, left_to_right_hmm, random_hmm,
+                                   sample, weather_mood_hmm)
 from course_lib.plotting import hmm as P  # noqa: E402
 from course_lib.widgets import hmm as WH  # noqa: E402
 from numerics import assert_non_decreasing  # noqa: E402
@@ -41,7 +44,7 @@ def _text_contrast_ok(ax, values):
 
 
 def test_trellis_shows_values_and_path():
-    model = H.weather_mood_hmm()
+    model = weather_mood_hmm()
     post = H.posteriors(model, "HHUH")
     path = H.viterbi(model, "HHUH").path
     fig, ax = plt.subplots(figsize=(5, 3))
@@ -68,7 +71,7 @@ def test_trellis_shows_values_and_path():
 
 def test_probabilities_share_a_fixed_scale_and_text_follows_the_drawn_colour():
     # uninformative moods: beta_4 = 1 (darkest) and small alphas (palest) in one figure
-    model = H.weather_mood_hmm("uninformative")
+    model = weather_mood_hmm("uninformative")
     fig = P.render_trellis(model, "HHUH")
     post = H.posteriors(model, "HHUH")
     trellis_axes = trellis_panels(fig)
@@ -104,8 +107,8 @@ def _overlaps(labels) -> bool:
 @pytest.mark.parametrize("length", [4, 8, 18, P.TRELLIS_MAX_LENGTH])
 @pytest.mark.parametrize("scale", ["probability", "log"])
 def test_trellis_stays_readable_up_to_the_longest_input(length, scale):
-    observations = (H.WEATHER_MOOD_LONG_OBSERVATIONS * 2)[:length]
-    fig = P.render_trellis(H.weather_mood_hmm(), observations, scale=scale)
+    observations = (WEATHER_MOOD_LONG_OBSERVATIONS * 2)[:length]
+    fig = P.render_trellis(weather_mood_hmm(), observations, scale=scale)
     fig.canvas.draw()
     trellis_axes = trellis_panels(fig)
     assert len(trellis_axes) == 3
@@ -120,11 +123,11 @@ def test_trellis_stays_readable_up_to_the_longest_input(length, scale):
     if length >= 18:
         assert all(not ax.texts for ax in trellis_axes), "numbers written into narrow cells"
     with pytest.raises(ValueError, match=f"^observations: .*at most {P.TRELLIS_MAX_LENGTH}"):
-        P.render_trellis(H.weather_mood_hmm(), "H" * (P.TRELLIS_MAX_LENGTH + 1))
+        P.render_trellis(weather_mood_hmm(), "H" * (P.TRELLIS_MAX_LENGTH + 1))
 
 
 def test_impossible_sequence_shows_the_library_explanation():
-    model = H.weather_mood_hmm("fair-forever")
+    model = weather_mood_hmm("fair-forever")
     fig = P.render_trellis(model, "HHUH")
     shown = " ".join(t.get_text().replace("\n", " ") for ax in fig.axes for t in ax.texts)
     explanation = H.explain_zero_probability(model, "HHUH", "beta, gamma and the Viterbi path")
@@ -134,17 +137,17 @@ def test_impossible_sequence_shows_the_library_explanation():
 
 def test_other_plots():
     rng = np.random.default_rng(0)
-    model = H.random_hmm(3, 4, rng=rng)
-    states, symbols = H.sample(model, 300, rng=rng)
+    model = random_hmm(3, 4, rng=rng)
+    states, symbols = sample(model, 300, rng=rng)
     post = H.posteriors(model, symbols)
     fig, axes = plt.subplots(2, 3)
     P.plot_posteriors(axes[0, 0], post.gamma, true_states=states, path=H.viterbi(model, symbols).path)
-    trace = H.baum_welch(H.random_hmm(3, 4, rng=rng), [symbols], max_iter=5).log_likelihood_trace
+    trace = H.baum_welch(random_hmm(3, 4, rng=rng), [symbols], max_iter=5).log_likelihood_trace
     ax = P.plot_log_likelihood_trace(axes[0, 1], trace, reference=-400.0)
     np.testing.assert_allclose(ax.lines[0].get_ydata(), trace)
     P.plot_hmm_parameters(axes[1], model)
     assert [t.get_text() for t in axes[1, 1].texts][0] == f"{model.A[0, 0]:.2f}"
-    P.plot_state_diagram(axes[0, 2], H.weather_mood_hmm())
+    P.plot_state_diagram(axes[0, 2], weather_mood_hmm())
     # 7 transitions of the weather-mood A are non-zero: 7 probability labels
     assert len(axes[0, 2].texts) == 3 + 7
     P.plot_symbol_sequence(plt.subplots()[1], symbols[:50], states=states[:50])
@@ -153,7 +156,7 @@ def test_other_plots():
 # ---------------------------------------------------------------------------- text parsing
 
 def test_parse_and_format_round_trip():
-    A = H.weather_mood_hmm().A
+    A = weather_mood_hmm().A
     np.testing.assert_array_equal(WH.parse_matrix(WH.format_matrix(A), "A"), A)
     np.testing.assert_array_equal(WH.parse_vector("0.4, 0.3 0.3", "pi"), [0.4, 0.3, 0.3])
     np.testing.assert_array_equal(WH.parse_matrix("1 0\n0 1", "A"), np.eye(2))
@@ -168,7 +171,7 @@ def test_parse_and_format_round_trip():
 
 
 def test_hmm_from_text_names():
-    template = H.weather_mood_hmm()
+    template = weather_mood_hmm()
     same = WH.hmm_from_text("0.4 0.3 0.3", WH.format_matrix(template.A),
                             WH.format_matrix(template.B), template)
     assert same.symbol_names == ("H", "U") and same.state_names == ("F", "C", "R")
@@ -197,28 +200,28 @@ def test_trellis_explorer_is_driven_and_refuses_half_typed_entries():
         with pytest.raises(WH.InputError, match=f"^{box}: ") as info:
             explorer.render(**{**values, box: text})
         assert "\n" not in str(info.value)
-    assert values["observations"] == H.WEATHER_MOOD_OBSERVATIONS
+    assert values["observations"] == WEATHER_MOOD_OBSERVATIONS
     fig = explorer.render(**values)
     assert "log P(O) = -2.9046" in fig._suptitle.get_text()  # = log of the enumerated 0.05477
     # a half-typed matrix: one line in the panel, no traceback, no figure
     explorer.controls["A"].value = "0.8 0.2 0; 0.3 0.4"
     assert isinstance(explorer.last_error, WH.InputError)
     assert str(explorer.last_error) == "A: every row needs the same number of entries, got [3, 2]"
-    explorer.controls["A"].value = WH.format_matrix(H.weather_mood_hmm().A)
+    explorer.controls["A"].value = WH.format_matrix(weather_mood_hmm().A)
     assert explorer.last_error is None
 
 
 def test_trellis_explorer_suggestions_of_the_lecture():
     explorer = WH.trellis_explorer()
     values = explorer.values()
-    uninformative = WH.format_matrix(H.weather_mood_hmm("uninformative").B)
+    uninformative = WH.format_matrix(weather_mood_hmm("uninformative").B)
     assert uninformative == "0.5 0.5; 0.5 0.5; 0.5 0.5"
     fig = explorer.render(**{**values, "B": uninformative})
     assert "Viterbi path" in fig._suptitle.get_text()
-    fig = explorer.render(**{**values, "observations": H.WEATHER_MOOD_LONG_OBSERVATIONS,
+    fig = explorer.render(**{**values, "observations": WEATHER_MOOD_LONG_OBSERVATIONS,
                              "scale": "log"})
     assert "FFFFFFCRRRRRRCFFFF" in fig._suptitle.get_text()
-    fair = H.weather_mood_hmm("fair-forever")
+    fair = weather_mood_hmm("fair-forever")
     typed = {name: WH.format_matrix(getattr(fair, name)) for name in ("pi", "A", "B")}
     assert typed == {"pi": "1 0 0", "A": "1 0 0; 0.3 0.4 0.3; 0 0.3 0.7",
                      "B": "1 0; 0.5 0.5; 0.2 0.8"}
@@ -244,7 +247,7 @@ def test_baum_welch_explorer_steps_increase_likelihood():
     np.testing.assert_allclose(session.trace[-1],
                                H.log_likelihoods(session.model, session.batch).sum())
     # the explorer's run is the library's Baum-Welch from the same start
-    start = H.random_hmm(3, 2, rng=3)
+    start = random_hmm(3, 2, rng=3)
     fit = H.baum_welch(start, session.batch, max_iter=11, tol=-np.inf)
     np.testing.assert_array_equal(session.trace, fit.log_likelihood_trace)
     explorer.controls["n_states"].value = 2  # a new setting restarts from a new model
@@ -280,7 +283,7 @@ def test_baum_welch_explorer_keeps_no_stale_state_after_an_error():
             f"{label}: the previous model moved on although the floor shown is refused"
     floor.value = 0.01  # back to a valid floor: after "Restart", a fresh run of that setting
     assert explorer.last_error is None and len(session.trace) == 1
-    np.testing.assert_array_equal(session.model.B, H.random_hmm(3, 25, rng=0).B)
+    np.testing.assert_array_equal(session.model.B, random_hmm(3, 25, rng=0).B)
     explorer.press("Step")
     assert explorer.last_error is None and len(session.trace) == 2
 
@@ -297,7 +300,7 @@ def test_baum_welch_explorer_on_own_data():
 # ---------------------------------------------------------------------------- lecture figures
 
 def test_chain_diagram_draws_each_transition_once():
-    model = H.left_to_right_hmm(5, 3, self_loop=0.6, skip=0.1)
+    model = left_to_right_hmm(5, 3, self_loop=0.6, skip=0.1)
     ax = P.plot_chain_diagram(plt.subplots()[1], model)
     labels = [t.get_text() for t in ax.texts]
     # 5 state names + 1 "start" + one label per non-zero a_ij (counted independently of A's layout:
@@ -326,8 +329,8 @@ def test_viterbi_segmentation_marks_state_changes():
 
 
 def test_forward_underflow_plot_shows_where_alpha_vanishes():
-    model = H.weather_mood_hmm()
-    _, symbols = H.sample(model, 1500, rng=0)
+    model = weather_mood_hmm()
+    _, symbols = sample(model, 1500, rng=0)
     naive, scaled = H.forward_unscaled(model, symbols), H.forward_scaled(model, symbols)
     ax = P.plot_forward_underflow(plt.subplots()[1], naive, scaled)
     exact_line, naive_line = ax.lines[0], ax.lines[1]

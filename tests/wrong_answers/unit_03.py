@@ -75,7 +75,7 @@ MISTAKES = [
     Mistake("train_digit_hmms", why="every digit's model trained on all the utterances", code="""
         models = []
         for digit in range(len(WORDS)):
-            flat_start = H.left_to_right_hmm(n_states, n_symbols)
+            flat_start = left_to_right_hmm(n_states, n_symbols)
             result = H.baum_welch(flat_start, sequences, max_iter=MAX_ITER, tol=1e-3,
                                   emission_floor=EMISSION_FLOOR)
             models.append(result.hmm)
