@@ -50,10 +50,11 @@ from .kernels import (Constant, Kernel, Linear, Matern, Matern12, Matern32, Mate
 from .laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
 from .levelset import (ACQUISITIONS, LevelSetLookahead, Proposal, bald_bernoulli, bvn_cdf, eavc,
                        global_mi, lookahead_levelset, propose, straddle)
-from .likelihoods import (BetaRating, Likelihood, LikelihoodTerms, PairwiseBeta, PairwiseGaussian,
-                          PairwiseProbit, TruncatedGaussianRating, WarpedProbitRating,
-                          BernoulliProbit, GaussianConstraint, LikertConfidence,
-                          OrdinalProbit)
+from .feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
+from .likelihoods import Likelihood, LikelihoodTerms
+from .pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
+from .rating_likelihoods import (BetaRating, TruncatedGaussianRating, WarpedProbitRating,
+                                 OrdinalProbit)
 from .multi_rater import (MultiRaterGP, MultiRaterLikelihood, RaterData, WeightedMeans,
                           joint_log_likelihood)
 from .prediction import (JitterWarning, LatentGaussian, NotPositiveDefiniteError,
