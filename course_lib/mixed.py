@@ -24,7 +24,8 @@ from .gp.constraints import (constraint_sigma, constraints_from_probability, det
 from .gp.bivariate_normal import bvn_cdf
 from .gp.levelset import (ACQUISITIONS, LevelSetLookahead, Proposal, bald_bernoulli, eavc,
                           global_mi, lookahead_levelset, propose, straddle)
-from .gp.likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence, OrdinalProbit
+from .gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
+from .gp.rating_likelihoods import OrdinalProbit
 from .gp.sparse_variational import (SparseVariationalGP, SparseVariationalResult,
                                     fit_sparse_variational, inducing_points,
                                     sparse_variational_elbo)

@@ -26,10 +26,10 @@ from .gp.comparisons import Comparisons, DisconnectedComparisonsWarning
 from .gp.ep import (ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation,
                     tilted_moments)
 from .gp.laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
-from .gp.likelihoods import (BetaRating, Likelihood, LikelihoodTerms, PairwiseBeta,
-                             PairwiseGaussian, PairwiseProbit, TruncatedGaussianRating,
-                             WarpedProbitRating)
+from .gp.likelihoods import Likelihood, LikelihoodTerms
+from .gp.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from .gp.preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
+from .gp.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
 from .gp.sparse_preference import PseudoInputFit, SparsePreferenceGP
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 Ratings y in (0, 1) of one latent function f on a 1-D input, with three kinds of noise (the
 paper's "WA", "TG" and "BE"), each fitted by the three bounded-rating models of
-``course_lib.gp.likelihoods`` through ``PreferenceGP`` on ``Comparisons.from_ratings``
+``course_lib.gp.rating_likelihoods`` through ``PreferenceGP`` on ``Comparisons.from_ratings``
 (identity rows of M, Laplace posterior):
 
 * WA (warped): y = Phi(f + eps), eps ~ N(0, s_WA^2)   -> GP-WA = ``WarpedProbitRating``

@@ -34,7 +34,7 @@ import numpy as np
 from scipy.stats import norm
 
 from course_lib.gp import SquaredExponential
-from course_lib.gp.likelihoods import BernoulliProbit, GaussianConstraint
+from course_lib.gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint
 from course_lib.gp.priors import Gamma
 from course_lib.gp.variational import MixedLikelihood, VariationalGP
 from course_lib.linalg import JitterWarning

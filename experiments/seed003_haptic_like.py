@@ -44,7 +44,7 @@ import numpy as np
 
 from course_lib.gp import SquaredExponential
 from course_lib.gp.confidence import GAP_PRIOR_LOG_SD, ConfidencePreferenceGP
-from course_lib.gp.likelihoods import LikertConfidence
+from course_lib.gp.feedback_likelihoods import LikertConfidence
 from course_lib.gp.priors import Gamma
 from course_lib.linalg import JitterWarning
 from course_lib.metrics import brier_preference, f1_preference

@@ -42,7 +42,7 @@ from course_lib.gp.acquisition import (_two_tailed_p, forced_choice_test,
 from course_lib.gp.annotator_noise import AnnotatorNoiseGP, assign_regions
 from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.confidence import ConfidencePreferenceGP
-from course_lib.gp.likelihoods import BernoulliProbit
+from course_lib.gp.feedback_likelihoods import BernoulliProbit
 from course_lib.gp.sparse_variational import inducing_points
 from course_lib.gp.variational import VariationalGP
 from course_lib.linalg import NotPositiveDefiniteError

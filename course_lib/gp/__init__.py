@@ -17,8 +17,11 @@ The later units build on these modules and have their own faces: :mod:`course_li
 :mod:`course_lib.mixed` (Unit 7, mixed feedback). Their models live in this package too, one module
 per model (``multi_rater``, ``laplace``, ``ep``, ``variational``, ...), with the engine rooms a
 reader of an algorithm need not open: ``parameters`` (log-parameter bookkeeping), ``quadrature``
-(expectations under a Gaussian) and ``newton_system`` (the factorisations behind Laplace's
-Newton step).
+(expectations under a Gaussian), ``newton_system`` (the factorisations behind Laplace's
+Newton step) and ``bivariate_normal`` (the CDF behind the level-set look-ahead). The likelihoods
+share one interface in ``likelihoods``, with a module per family: ``pairwise_likelihoods``
+(comparisons), ``rating_likelihoods`` (bounded and ordinal ratings) and ``feedback_likelihoods``
+(yes/no answers, constraints, confidence ratings).
 """
 
 from .kernels import (Constant, Kernel, Linear, Matern, Matern12, Matern32, Matern52, Periodic,

@@ -5,11 +5,11 @@ Each trial shows two items a (``first``) and b (``second``) and gets
 
 * a choice y in {0, 1}, 1 = the first item was preferred, with Wu et al.'s likelihood
   P(y = 1 | f) = Phi(f(a) - f(b)) (no sqrt 2). In the course's
-  :class:`~course_lib.gp.likelihoods.PairwiseProbit`, Phi(z / (sqrt(2) noise_sd)), that is
-  ``noise_sd = 1 / sqrt(2)`` held fixed (:func:`unscaled_pairwise_probit`);
+  :class:`~course_lib.gp.pairwise_likelihoods.PairwiseProbit`, Phi(z / (sqrt(2) noise_sd)),
+  that is ``noise_sd = 1 / sqrt(2)`` held fixed (:func:`unscaled_pairwise_probit`);
 * optionally a confidence level c in 0 .. l - 1 (0 = weakest), with Wu et al.'s Likert likelihood
-  (eq. 2) on |f(a) - f(b)|, :class:`~course_lib.gp.likelihoods.LikertConfidence` (cut points with
-  gaps of at most 2, lapse 0.1).
+  (eq. 2) on |f(a) - f(b)|, :class:`~course_lib.gp.feedback_likelihoods.LikertConfidence` (cut
+  points with gaps of at most 2, lapse 0.1).
 
 As in Wu et al. (section 5.1), :class:`ConfidencePreferenceGP` learns the Likert cut points with
 the kernel by MAP-II (its gaps ``part1.gap_1`` .. ``part1.gap_{l-1}``, after the kernel's
@@ -52,7 +52,8 @@ import numpy as np
 from ..validation import as_bool, renamed_error
 from .comparisons import Comparisons, DisconnectedComparisonsWarning
 from .kernels import Kernel, as_inputs
-from .likelihoods import LikertConfidence, PairwiseProbit
+from .feedback_likelihoods import LikertConfidence
+from .pairwise_likelihoods import PairwiseProbit
 from .preference import latent_difference
 from .priors import LogNormal, Prior
 from .variational import MixedLikelihood, VariationalGP
@@ -76,8 +77,8 @@ def _check_likert(likert) -> LikertConfidence:
     if likert is None:
         return LikertConfidence(3)
     if not isinstance(likert, LikertConfidence):
-        raise TypeError(f"likert: expected a course_lib.gp.likelihoods.LikertConfidence, got "
-                        f"{type(likert).__name__}")
+        raise TypeError("likert: expected a course_lib.gp.feedback_likelihoods.LikertConfidence, "
+                        f"got {type(likert).__name__}")
     return likert
 
 

@@ -32,9 +32,10 @@ location is nearly never detected).
 
 :func:`detection_likelihood` builds the mixed likelihood of a level-set session in one place
 (the session, the experiments, the lecture and the widgets call it): yes/no answers
-(:class:`~course_lib.gp.likelihoods.BernoulliProbit`) plus, by ``arm``, the constraints as
-Gaussian pseudo-observations (``"mixed"``, :class:`~course_lib.gp.likelihoods.GaussianConstraint`),
-as pseudo-answers (``"pseudo"``) or not at all (``"none"``, the unconstrained arm of App. A.2).
+(:class:`~course_lib.gp.feedback_likelihoods.BernoulliProbit`) plus, by ``arm``, the constraints
+as Gaussian pseudo-observations (``"mixed"``,
+:class:`~course_lib.gp.feedback_likelihoods.GaussianConstraint`), as pseudo-answers
+(``"pseudo"``) or not at all (``"none"``, the unconstrained arm of App. A.2).
 Locations that coincide (repeated queries, pseudo-answers, a constraint at a queried point)
 share one latent item, so K has no duplicate rows.
 """
@@ -48,7 +49,7 @@ from scipy.special import ndtri
 
 from ..validation import as_float_array, check_choice
 from .kernels import as_inputs
-from .likelihoods import BernoulliProbit, GaussianConstraint
+from .feedback_likelihoods import BernoulliProbit, GaussianConstraint
 from .variational import MixedLikelihood
 
 __all__ = ["constraints_from_probability", "constraint_sigma", "at_chance", "pseudo_data",

@@ -3,11 +3,12 @@
 A listener's internal response (utility) f(x) over settings x has a GP prior f ~ GP(0, k). The
 data are :class:`~course_lib.gp.comparisons.Comparisons`: answers y about ordered pairs of
 items (first, second), each depending on z = f(first) - f(second) through a likelihood from
-:mod:`course_lib.gp.likelihoods` (``PairwiseProbit`` for "which do you prefer",
+:mod:`course_lib.gp.pairwise_likelihoods` (``PairwiseProbit`` for "which do you prefer",
 ``PairwiseBeta`` for "and how much", ``PairwiseGaussian`` for observed differences; identity
-rows of M for single-item ratings). The posterior of the items' utilities is the Laplace
-approximation of :func:`~course_lib.gp.laplace.laplace_mode` (``inference="laplace"``, the
-default) or, for single-item ratings only, expectation propagation
+rows of M for the single-item ratings of :mod:`course_lib.gp.rating_likelihoods`). The
+posterior of the items' utilities is the Laplace approximation of
+:func:`~course_lib.gp.laplace.laplace_mode` (``inference="laplace"``, the default) or, for
+single-item ratings only, expectation propagation
 (:func:`~course_lib.gp.ep.expectation_propagation`, ``inference="ep"``: Jensen et al. 2013 fit
 their bounded-rating models both ways; EP for pairs would need factorised two-item sites, which
 the thesis did not implement either). Predictions at new settings go through the shared

@@ -1,6 +1,6 @@
 """Integrals of a function of one latent z against a Gaussian N(z; mean, var), row by row.
 
-The likelihoods of ``course_lib.gp.likelihoods`` need E[g(z)] and log E[p(y | z)] for
+Every ``course_lib.gp.likelihoods.Likelihood`` needs E[g(z)] and log E[p(y | z)] for
 z ~ N(mean_k, var_k), one Gaussian per observation row k: predictive probabilities and
 densities, the expected log-likelihood of a variational GP and its derivatives, EP's tilted
 moments. Where no closed form exists they come from here.

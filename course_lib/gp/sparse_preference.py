@@ -92,7 +92,7 @@ from ..validation import as_bool, as_positive_float, as_positive_int
 from .comparisons import Comparisons
 from .kernels import Kernel, as_inputs
 from .laplace import LaplaceResult, laplace_mode
-from .likelihoods import PairwiseProbit
+from .pairwise_likelihoods import PairwiseProbit
 from .preference import LaplaceEvidence, PreferenceGP, _paired_kernel
 from .priors import Prior
 from .sparse import DEFAULT_JITTER
@@ -167,7 +167,7 @@ class SparsePreferenceGP(PreferenceGP):
     Parameters
     ----------
     kernel : Kernel over the settings.
-    likelihood : a :class:`~course_lib.gp.likelihoods.PairwiseProbit` (binary answers; the
+    likelihood : a :class:`~course_lib.gp.pairwise_likelihoods.PairwiseProbit` (binary answers; the
         closed-form integral over a pair's conditional exists for the probit only).
     pseudo_inputs : (n_bar, d) the pseudo-inputs X_bar (e.g. from
         :func:`~course_lib.gp.sparse.select_inducing_inputs`); fixed unless

@@ -82,7 +82,8 @@ from ..gp.acquisition import (ForcedChoiceTest, bivariate_ei, check_thompson_siz
                               multinomial_sample, pairwise_bald, thompson_sample, univariate_ei)
 from ..gp.comparisons import Comparisons
 from ..gp.kernels import Kernel, SquaredExponential, as_inputs
-from ..gp.likelihoods import Likelihood, PairwiseBeta, PairwiseProbit
+from ..gp.likelihoods import Likelihood
+from ..gp.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
 from ..gp.preference import OnSquare, PreferenceGP
 from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter

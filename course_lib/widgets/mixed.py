@@ -8,8 +8,9 @@
   (Wu et al.'s model): how firm they are, whether an inducing point sits on each, the posterior
   after N trials, and the ledger that shows a rigid fit.
 * :func:`likert_explorer`: the confidence likelihood of Wu et al. 2025 (eq. 2 with a lapse,
-  :class:`~course_lib.gp.likelihoods.LikertConfidence`): P(level | z) for the cut points and
-  lapse on the sliders, the probabilities at one strength z, and the cap on the middle level.
+  :class:`~course_lib.gp.feedback_likelihoods.LikertConfidence`): P(level | z) for the cut
+  points and lapse on the sliders, the probabilities at one strength z, and the cap on the
+  middle level.
 * :func:`rater_explorer`: the over-confident rater. One subject's pairs and choices, with
   confidence levels re-drawn from a histogram the student sets (pairs at each level) and a
   rating noise that decides how closely the levels follow the true strength |f(a) - f(b)|;
@@ -23,7 +24,7 @@ counted -> the :class:`~course_lib.gp.variational.VariationalResult`), :func:`co
 :func:`likert_level_probabilities`, :func:`rating_splits` and :func:`preference_scores` (one
 model per split, Brier and F1 on its test pairs). The models are
 :mod:`course_lib.gp.variational`, :mod:`course_lib.gp.sparse_variational`,
-:mod:`course_lib.gp.constraints`, :mod:`course_lib.gp.likelihoods` and
+:mod:`course_lib.gp.constraints`, :mod:`course_lib.gp.feedback_likelihoods` and
 :mod:`course_lib.gp.confidence`, the subjects :mod:`course_lib.simulators.confidence_raters`, the
 scores :mod:`course_lib.metrics`, the drawing :mod:`course_lib.plotting.mixed`. The explorers
 hold no data of their own: answers, constraints, parts and subjects come from the caller (the
@@ -43,7 +44,7 @@ from scipy.stats import norm, spearmanr
 from ..gp.confidence import ConfidencePreferenceGP
 from ..gp.constraints import detection_likelihood
 from ..gp.kernels import Kernel, as_inputs
-from ..gp.likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
+from ..gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
 from ..gp.sparse_variational import SparseVariationalGP, inducing_points
 from ..gp.variational import MixedLikelihood, VariationalResult, fit_variational
 from ..metrics import brier_preference, f1_preference
@@ -113,9 +114,9 @@ def elbo_ledger_explorer(X, parts: Sequence, names: Sequence[str], kernel: Kerne
     type, the ELBO's own posterior is drawn dashed beside the mis-weighted one.
 
     ``parts`` as :func:`ledger_fit`; on identity rows a
-    :class:`~course_lib.gp.likelihoods.GaussianConstraint` part is drawn as constraints and a
-    :class:`~course_lib.gp.likelihoods.BernoulliProbit` part as answer ticks. ``truth``
-    (optional): the true latent at ``x_plot``."""
+    :class:`~course_lib.gp.feedback_likelihoods.GaussianConstraint` part is drawn as constraints
+    and a :class:`~course_lib.gp.feedback_likelihoods.BernoulliProbit` part as answer ticks.
+    ``truth`` (optional): the true latent at ``x_plot``."""
     X = as_inputs(X, "X")
     if X.shape[1] != 1:
         raise ValueError(f"X: the ledger explorer draws 1-D inputs, got {X.shape[1]} columns")

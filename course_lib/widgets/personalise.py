@@ -39,9 +39,9 @@ range).
 A simulated listener (``mode="simulated"``) answers with
 :class:`~course_lib.simulators.listeners.SimulatedListener`: a hidden internal response drawn from
 a GP over the gains (:class:`~course_lib.simulators.listeners.GPDrawResponse`) answered through a
-Beta slider (:class:`~course_lib.gp.likelihoods.PairwiseBeta`). "Answer for me" and "Run 10 steps"
-let it answer; "show hidden preference" reveals its IRF. The person at the keyboard can answer
-in either mode.
+Beta slider (:class:`~course_lib.gp.pairwise_likelihoods.PairwiseBeta`). "Answer for me" and
+"Run 10 steps" let it answer; "show hidden preference" reveals its IRF. The person at the
+keyboard can answer in either mode.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ from ..gp.acquisition import (average_ei_path, bivariate_ei, incumbent, settled_
                               settling_threshold)
 from ..gp.comparisons import Comparisons
 from ..gp.kernels import SquaredExponential
-from ..gp.likelihoods import PairwiseBeta
+from ..gp.pairwise_likelihoods import PairwiseBeta
 from ..gp.preference import OnSquare, PreferenceGP
 from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError

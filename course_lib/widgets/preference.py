@@ -11,7 +11,7 @@
 
 The compute function :func:`grid_posterior` is the brute-force reference (the posterior on a
 product grid, normalised by a Riemann sum in log space); the models are
-:mod:`course_lib.gp.likelihoods` and :func:`course_lib.gp.laplace.laplace_mode` /
+:mod:`course_lib.gp.pairwise_likelihoods` and :func:`course_lib.gp.laplace.laplace_mode` /
 :func:`~course_lib.gp.laplace.newton_path`, the drawing :mod:`course_lib.plotting.preference`.
 Orientation (:mod:`course_lib.gp.comparisons`): a degree y > 0.5 means the first item was
 preferred; the explorers read the slider that way for the probit too (y > 0.5: "first", y < 0.5:
@@ -30,7 +30,8 @@ from scipy.linalg import solve_triangular
 from scipy.special import logsumexp
 
 from ..gp.laplace import InvalidLaplaceError, laplace_mode, newton_path
-from ..gp.likelihoods import Likelihood, PairwiseBeta, PairwiseProbit
+from ..gp.likelihoods import Likelihood
+from ..gp.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
 from ..linalg import as_square_matrix, cholesky_with_jitter
 from ..plotting.preference import (LAPLACE_COLOUR, plot_curvature, plot_likelihood,
                                    plot_posterior_1d, plot_posterior_2d,

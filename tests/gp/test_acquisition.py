@@ -24,7 +24,7 @@ from course_lib.gp.acquisition import (average_ei_path, bivariate_ei, bivariate_
                                        maximise_acquisition, multinomial_sample, settled_at,
                                        settling_threshold, thompson_sample, univariate_ei)
 from course_lib.gp.comparisons import Comparisons
-from course_lib.gp.likelihoods import PairwiseBeta, PairwiseProbit
+from course_lib.gp.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
 from course_lib.gp.preference import PreferenceGP
 
 from preference_data import connected_pairs

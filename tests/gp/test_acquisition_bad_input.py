@@ -18,7 +18,7 @@ from course_lib.gp.acquisition import (average_ei_path, bivariate_ei, bivariate_
                                        multinomial_sample, settled_at, settling_threshold,
                                        thompson_sample, univariate_ei)
 from course_lib.gp.comparisons import Comparisons
-from course_lib.gp.likelihoods import PairwiseProbit
+from course_lib.gp.pairwise_likelihoods import PairwiseProbit
 from course_lib.gp.preference import PreferenceGP
 
 X = np.array([[0.0, 0.0], [1.0, 0.5], [2.0, -1.0]])

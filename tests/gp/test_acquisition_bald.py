@@ -19,7 +19,7 @@ from scipy.special import log_ndtr, ndtr, xlogy
 from course_lib.gp import SquaredExponential
 from course_lib.gp.acquisition import pairwise_bald
 from course_lib.gp.comparisons import Comparisons
-from course_lib.gp.likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
+from course_lib.gp.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.gp.preference import PreferenceGP
 from course_lib.simulators.listeners import (SimulatedListener, gp_draw_2d, next_candidate,
                                              run_session, settings_grid)

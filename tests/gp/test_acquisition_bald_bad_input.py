@@ -11,7 +11,8 @@ from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import GPRegression, SquaredExponential
 from course_lib.gp.acquisition import pairwise_bald
 from course_lib.gp.comparisons import Comparisons
-from course_lib.gp.likelihoods import BetaRating, PairwiseProbit
+from course_lib.gp.pairwise_likelihoods import PairwiseProbit
+from course_lib.gp.rating_likelihoods import BetaRating
 from course_lib.gp.preference import PreferenceGP
 
 X = np.array([[0.0, 0.0], [1.0, 0.5], [2.0, -1.0]])

@@ -2,16 +2,16 @@
 
 Families: "comparisons" (course_lib.gp.comparisons: indices, self-comparisons, answers outside
 their kind's domain, duplicate items that make a self-comparison) and "likelihoods"
-(course_lib.gp.likelihoods: parameters, answers outside a likelihood's domain, lengths that do
-not match, negative predictive variances).
+(course_lib.gp.likelihoods and its pairwise and rating families: parameters, answers outside a
+likelihood's domain, lengths that do not match, negative predictive variances).
 """
 
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp.comparisons import Comparisons
-from course_lib.gp.likelihoods import (BetaRating, PairwiseBeta, PairwiseGaussian, PairwiseProbit,
-                                      TruncatedGaussianRating, WarpedProbitRating)
+from course_lib.gp.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
+from course_lib.gp.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
 
 X3 = np.arange(3.0)
 Z = np.array([-1.0, 0.0, 2.0])

@@ -16,7 +16,8 @@ from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import SquaredExponential
 from course_lib.preference import Comparisons
 from course_lib.gp.confidence import ConfidencePreferenceGP, preference_confidence_likelihood
-from course_lib.gp.likelihoods import LikertConfidence, OrdinalProbit
+from course_lib.gp.feedback_likelihoods import LikertConfidence
+from course_lib.gp.rating_likelihoods import OrdinalProbit
 from course_lib.gp.priors import LogNormal
 from course_lib.simulators.confidence_raters import (calibrated_ratings, gait_like_subject,
                                                      haptic_latent, haptic_like_subjects,

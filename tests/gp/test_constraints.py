@@ -12,7 +12,7 @@ from course_lib.mixed import VariationalGP
 from course_lib.gp.constraints import (CHANCE_ANSWERS, Z_95, at_chance, constraint_sigma,
                                        constraints_from_probability, detection_likelihood,
                                        pseudo_data)
-from course_lib.gp.likelihoods import BernoulliProbit, GaussianConstraint
+from course_lib.gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint
 
 
 def test_targets_are_the_probit_quantiles_clipped_at_the_cap():

@@ -25,8 +25,8 @@ import course_lib.gp.ep as ep_module
 from course_lib.gp.ep import (ClippedSiteWarning, EPConvergenceError, expectation_propagation,
                               tilted_moments)
 from course_lib.gp.laplace import laplace_mode
-from course_lib.gp.likelihoods import (BetaRating, PairwiseGaussian, PairwiseProbit,
-                                       TruncatedGaussianRating, WarpedProbitRating)
+from course_lib.gp.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
+from course_lib.gp.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
 from course_lib.gp.preference import PreferenceGP
 
 X2 = np.array([[0.0], [0.8]])

@@ -16,7 +16,8 @@ from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import SquaredExponential
 from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.ep import EPConvergenceError, expectation_propagation, tilted_moments
-from course_lib.gp.likelihoods import BetaRating, PairwiseProbit, TruncatedGaussianRating
+from course_lib.gp.pairwise_likelihoods import PairwiseProbit
+from course_lib.gp.rating_likelihoods import BetaRating, TruncatedGaussianRating
 from course_lib.gp.preference import PreferenceGP
 
 X = np.array([[0.0], [1.0], [2.0]])

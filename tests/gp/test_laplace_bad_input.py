@@ -13,7 +13,8 @@ from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import HalfStudentT, SquaredExponential
 from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.laplace import InvalidLaplaceError, laplace_mode, newton_path
-from course_lib.gp.likelihoods import BetaRating, PairwiseBeta, PairwiseGaussian, PairwiseProbit
+from course_lib.gp.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
+from course_lib.gp.rating_likelihoods import BetaRating
 from course_lib.gp.preference import OnSquare, PreferenceGP
 from gp.test_laplace import SymmetricMixture
 

@@ -17,7 +17,7 @@ from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.bivariate_normal import bvn_cdf
 from course_lib.gp.levelset import (bald_bernoulli, eavc, global_mi, lookahead_levelset,
                                     propose, straddle)
-from course_lib.gp.likelihoods import PairwiseProbit
+from course_lib.gp.pairwise_likelihoods import PairwiseProbit
 from course_lib.gp.preference import PreferenceGP
 from course_lib.gp.prediction import LatentGaussian
 from course_lib.metrics import brier_levelset, brier_preference, f1_levelset, f1_preference, \

@@ -1,7 +1,8 @@
-"""Likelihoods on z = M f (course_lib.gp.likelihoods): every derivative against finite
-differences (in z and in every log-parameter, far tails included), each density against scipy,
-predictive means and densities against adaptive quadrature and Monte Carlo, the orientation by
-swapping, stability where naive formulas give 0/0.
+"""Likelihoods on z = M f (course_lib.gp.likelihoods, pairwise_likelihoods and
+rating_likelihoods): every derivative against finite differences (in z and in every
+log-parameter, far tails included), each density against scipy, predictive means and densities
+against adaptive quadrature and Monte Carlo, the orientation by swapping, stability where naive
+formulas give 0/0.
 
 Orientation: z = f(first) - f(second); y = 1 (or degree > 0.5) means the first item won.
 """
@@ -10,9 +11,9 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from course_lib.gp.likelihoods import (DEFAULT_CLIP, BetaRating, PairwiseBeta, PairwiseGaussian,
-                                      PairwiseProbit, TruncatedGaussianRating, WarpedProbitRating,
-                                      inverse_mills_ratio, log_ndtr_derivatives)
+from course_lib.gp.likelihoods import DEFAULT_CLIP, inverse_mills_ratio, log_ndtr_derivatives
+from course_lib.gp.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
+from course_lib.gp.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
 from numerics import adaptive_expectation
 
 Z_GRID = np.array([-40.0, -25.0, -13.0, -11.0, -6.0, -1.3, -0.2, 0.0, 0.4, 2.5, 7.0, 15.0, 40.0])

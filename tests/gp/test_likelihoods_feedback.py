@@ -1,5 +1,6 @@
 """Likelihoods for mixed-feedback variational GPs (Unit 7, seed 003): BernoulliProbit,
-GaussianConstraint and LikertConfidence in course_lib.gp.likelihoods.
+GaussianConstraint and LikertConfidence in course_lib.gp.feedback_likelihoods, and OrdinalProbit in
+course_lib.gp.rating_likelihoods.
 
 Every expected log-likelihood E log p(y | z), z ~ N(mean, var), and its derivatives in mean and
 var are checked against scipy's adaptive quadrature (told where the likelihood has kinks) and
@@ -12,9 +13,9 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from course_lib.gp.likelihoods import (BernoulliProbit, GaussianConstraint, LikertConfidence,
-                                      OrdinalProbit, PairwiseBeta, PairwiseProbit,
-                                      TruncatedGaussianRating)
+from course_lib.gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
+from course_lib.gp.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
+from course_lib.gp.rating_likelihoods import OrdinalProbit, TruncatedGaussianRating
 
 MEANS = np.array([-30.0, -6.0, -1.2, -0.3, 0.0, 0.45, 1.7, 5.0, 25.0])
 VARS = np.array([1e-10, 1e-4, 0.04, 1.0, 9.0, 1e4])

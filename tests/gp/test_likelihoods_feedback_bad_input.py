@@ -1,11 +1,12 @@
 """Bad-input catalogue: likelihoods for mixed-feedback variational GPs (Unit 7):
-BernoulliProbit, GaussianConstraint and LikertConfidence in course_lib.gp.likelihoods."""
+BernoulliProbit, GaussianConstraint and LikertConfidence in course_lib.gp.feedback_likelihoods,
+OrdinalProbit in course_lib.gp.rating_likelihoods."""
 
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib.gp.likelihoods import (BernoulliProbit, GaussianConstraint, LikertConfidence,
-                                      OrdinalProbit)
+from course_lib.gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
+from course_lib.gp.rating_likelihoods import OrdinalProbit
 
 CASES = [
     BadInput("feedback_likelihoods: Bernoulli answer 2",

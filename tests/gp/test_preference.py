@@ -21,7 +21,8 @@ from scipy.special import ndtr
 from course_lib.gp import HalfStudentT, LogNormal, SquaredExponential
 from course_lib.gp.comparisons import Comparisons, DisconnectedComparisonsWarning
 from course_lib.gp.laplace import laplace_mode
-from course_lib.gp.likelihoods import BetaRating, PairwiseBeta, PairwiseGaussian, PairwiseProbit
+from course_lib.gp.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
+from course_lib.gp.rating_likelihoods import BetaRating
 from course_lib.gp.preference import OnSquare, PreferenceGP
 
 from preference_data import connected_pairs

@@ -18,7 +18,8 @@ from scipy import stats
 from scipy.special import log_ndtr, ndtr
 
 from course_lib.gp import quadrature
-from course_lib.gp.likelihoods import PairwiseProbit, log_ndtr_derivatives
+from course_lib.gp.likelihoods import log_ndtr_derivatives
+from course_lib.gp.pairwise_likelihoods import PairwiseProbit
 from course_lib.gp.quadrature import LatentOverflowError
 from numerics import adaptive_expectation
 

@@ -15,8 +15,8 @@ from scipy.stats import norm
 
 from course_lib.gp import GPRegression, LogNormal, SquaredExponential
 from course_lib.gp.levelset import global_mi
-from course_lib.gp.likelihoods import (BernoulliProbit, GaussianConstraint, LikertConfidence,
-                                      PairwiseGaussian, PairwiseProbit)
+from course_lib.gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
+from course_lib.gp.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
 from course_lib.gp.sparse_variational import (SparseVariationalGP, fit_sparse_variational,
                                               inducing_points, sparse_variational_elbo)
 from course_lib.gp.variational import MixedLikelihood, VariationalGP

@@ -14,7 +14,7 @@ import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import LogNormal, SquaredExponential
-from course_lib.gp.likelihoods import BernoulliProbit, LikertConfidence
+from course_lib.gp.feedback_likelihoods import BernoulliProbit, LikertConfidence
 from course_lib.gp.sparse_variational import (SparseVariationalGP, fit_sparse_variational,
                                               inducing_points, sparse_variational_elbo)
 from course_lib.gp.variational import MixedLikelihood

@@ -16,8 +16,9 @@ from scipy.stats import multivariate_normal
 from course_lib.gp import GPRegression, LogNormal, SquaredExponential
 from course_lib.preference import PreferenceGP
 from course_lib.gp.comparisons import Comparisons
-from course_lib.gp.likelihoods import (BernoulliProbit, GaussianConstraint, LikertConfidence,
-                                      OrdinalProbit, PairwiseGaussian, PairwiseProbit)
+from course_lib.gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
+from course_lib.gp.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
+from course_lib.gp.rating_likelihoods import OrdinalProbit
 from course_lib.gp.variational import (MixedLikelihood, VariationalGP, fit_variational,
                                        variational_elbo)
 

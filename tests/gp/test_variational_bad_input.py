@@ -16,7 +16,7 @@ import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import LogNormal, SquaredExponential
-from course_lib.gp.likelihoods import PairwiseGaussian, PairwiseProbit
+from course_lib.gp.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
 from course_lib.gp.variational import (MixedLikelihood, VariationalGP, fit_variational,
                                        variational_elbo)
 

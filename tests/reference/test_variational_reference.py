@@ -28,7 +28,7 @@ import pytest
 from scipy.linalg import cholesky, solve_triangular
 
 from course_lib.gp.kernels import SquaredExponential
-from course_lib.gp.likelihoods import BernoulliProbit, GaussianConstraint
+from course_lib.gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint
 from course_lib.gp.sparse_variational import sparse_variational_elbo
 from course_lib.gp.variational import MixedLikelihood, variational_elbo
 

@@ -179,7 +179,7 @@ def test_bad_arguments_name_themselves(call, name):
 
 
 def test_a_binary_listener_is_refused():
-    from course_lib.gp.likelihoods import PairwiseProbit
+    from course_lib.gp.pairwise_likelihoods import PairwiseProbit
     listener = SimulatedListener(lambda X: X[:, 0], PairwiseProbit(1.0), rng=0)
     with pytest.raises(ValueError, match="^listener:.*pair-binary"):
         P.PersonalisationSession(2, listener=listener)
