@@ -6,7 +6,7 @@ the utterance features, standardised and then PCA-whitened with the training spl
 (seed 000 whitens its network features so that one scalar lengthscale suits every direction).
 Scores are centred on the training mean of the item means (the GPs have zero prior mean).
 
-Three models (:class:`course_lib.gp.MultiRaterGP`, SE kernel with one lengthscale, ML-II):
+Three models (:class:`course_lib.raters.MultiRaterGP`, SE kernel with one lengthscale, ML-II):
 GP_base (``mode="mean"``, a GP on the mean score), GP_repeat (``"repeated"``, every score a data
 point) and GP_joint (``"joint"``, every score, N x N). Metrics on the test items: PCC and MSE of
 the rounded predictive mean against the rounded mean of the raters; the discrete KL from the

@@ -101,7 +101,7 @@ def preference_confidence_likelihood(comparisons: Comparisons, confidence=None, 
     ``use_ratings``) is ``likert`` on the same M.
     """
     if not isinstance(comparisons, Comparisons):
-        raise TypeError(f"comparisons: expected a course_lib.gp.Comparisons, got "
+        raise TypeError(f"comparisons: expected a course_lib.preference.Comparisons, got "
                         f"{type(comparisons).__name__}")
     if comparisons.kind != "pair-binary":
         raise ValueError(f"comparisons: choices must be binary (kind 'pair-binary', 1 = the "

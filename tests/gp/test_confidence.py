@@ -15,7 +15,7 @@ import pytest
 
 # random pairs of distinct items form many components (the kernel links them); K of nearby
 # inputs takes jitter: both reported by the library, neither what these tests are about
-pytestmark = [pytest.mark.filterwarnings("ignore::course_lib.gp.DisconnectedComparisonsWarning"),
+pytestmark = [pytest.mark.filterwarnings("ignore::course_lib.preference.DisconnectedComparisonsWarning"),
               pytest.mark.filterwarnings("ignore::course_lib.gp.JitterWarning")]
 from scipy import integrate
 from scipy.stats import norm
