@@ -360,13 +360,33 @@ def reduced_against_committed(module) -> ReducedRun:
     return ReducedRun(document, committed, problems)
 
 
+# A setting derived by numpy's elementary functions (np.geomspace goes through log and exp) may
+# differ in its last few bits on another CPU, whose SIMD exp and log round differently (each
+# within a few ulps, about 1e-15 relative). 1e-14 allows that and nothing a setting could mean.
+SETTING_RTOL = 1e-14
+
+
+def _same_setting(a, b) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        return (isinstance(a, (int, float)) and isinstance(b, (int, float))
+                and not isinstance(a, bool) and not isinstance(b, bool)
+                and abs(a - b) <= SETTING_RTOL * max(abs(a), abs(b)))
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_setting(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_setting(a[k], b[k]) for k in a)
+    return a == b
+
+
 def settings_problems(script: dict, committed: dict, run_size_settings=()) -> list[str]:
     """Settings on which a script and its committed result disagree, except those that differ
-    between a reduced and a full run by design (``run_size_settings``)."""
+    between a reduced and a full run by design (``run_size_settings``); floats agree within
+    :data:`SETTING_RTOL`."""
     script, committed = to_json(script), to_json(committed)
     return [f"setting {key!r}: script {script.get(key)!r}, committed {committed.get(key)!r}"
             for key in sorted(set(script) | set(committed))
-            if key not in run_size_settings and script.get(key) != committed.get(key)]
+            if key not in run_size_settings and not _same_setting(script.get(key),
+                                                                  committed.get(key))]
 
 
 def _table_markers(name: str) -> tuple[str, str]:

@@ -377,6 +377,16 @@ def test_settings_check_names_a_changed_or_missing_setting_but_not_a_run_size():
         "setting 'k': script None, committed 1"]
 
 
+def test_settings_check_allows_last_bit_rounding_of_a_float_but_not_a_changed_value():
+    grid = [0.02, 0.21971210866122357, 8.0]
+    rounded_elsewhere = [0.02, 0.2197121086612236, 8.0]  # one ulp: another CPU's exp and log
+    assert common.settings_problems({"grid": rounded_elsewhere}, {"grid": grid}) == []
+    assert common.settings_problems({"grid": [0.02, 0.2197121087, 8.0]}, {"grid": grid})
+    assert common.settings_problems({"grid": grid[:2]}, {"grid": grid})
+    assert common.settings_problems({"flag": True}, {"flag": 1.0})
+    assert common.settings_problems({"n": 1.0}, {"n": "1.0"})
+
+
 def test_result_writer_refuses_nan_and_records_the_environment(tmp_path):
     with pytest.raises(ValueError, match=r"x\['rmse'\]\[1\]: nan is not a finite number"):
         common.to_json({"rmse": [1.0, float("nan")]}, "x")
