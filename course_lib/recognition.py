@@ -36,7 +36,8 @@ from . import hmm as H
 from . import vq
 from .dtw import StepPattern, as_sequence_list, dtw_distance_matrix, get_step_pattern
 from .dtw_search import nearest_templates, supports_lower_bounds
-from .gmm import GMMParams, fit_gmm, score_samples
+from .gmm import fit_gmm, score_samples
+from .gmm_params import GMMParams
 from .metrics import RecognitionReport, confusion_matrix, evaluate, label_array
 from .validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                          as_rng, check_choice)
