@@ -14,8 +14,9 @@ import pytest
 import course_lib
 
 ROOT = Path(course_lib.__file__).parent
-MODELS = {"dtw", "dtw_search", "dtw_pruning", "features", "gaussian", "kmeans", "affinity", "gmm",
-          "gmm_params", "gmm_density", "gmm_selection", "hmm", "vq", "gp"}
+MODELS = {"dtw", "dtw_costs", "dtw_sequences", "dtw_subsequence", "dtw_search", "dtw_pruning",
+          "features", "gaussian", "kmeans", "affinity", "gmm", "gmm_params", "gmm_density",
+          "gmm_selection", "hmm", "vq", "gp"}
 BELOW_MODELS = {"validation", "linalg", "metrics"}
 
 
