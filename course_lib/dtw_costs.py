@@ -128,14 +128,16 @@ def local_cost_two_rows(x, x_norm, i, y_t, y_norm, local, limits, limits_next, o
     """
     n = x.shape[0]
     metric = local[0]
-    j_lo = limits[0]
+    # max(0, .): column limits known to be >= 0 spare numba's wrap-around check on the slices
+    # below, which would stop the vectorisation (see local_cost_row)
+    j_lo, j_hi = max(0, limits[0]), max(0, limits[1])
+    next_lo, last = max(0, limits_next[0]), max(0, limits_next[1])
     if i + 1 == n or metric > 1:
-        local_cost_row(x[i], x_norm[i], y_t, y_norm, local, limits[0], limits[1], out)
+        local_cost_row(x[i], x_norm[i], y_t, y_norm, local, j_lo, j_hi, out)
         if i + 1 < n:
-            local_cost_row(x[i + 1], x_norm[i + 1], y_t, y_norm, local, limits_next[0],
-                           limits_next[1], out_next)
+            local_cost_row(x[i + 1], x_norm[i + 1], y_t, y_norm, local, next_lo, last, out_next)
         return
-    last = limits_next[1]  # the next row starts and ends no earlier
+    # the next row starts and ends no earlier: one loop over j_lo..last serves both
     row, row_next = out[j_lo:last + 1], out_next[j_lo:last + 1]
     cols = slice(j_lo, last + 1)
     for t in range(row.shape[0]):
