@@ -17,7 +17,8 @@ import warnings  # noqa: E402
 import numpy as np  # noqa: E402
 
 from course_lib.data.digits import digit_features  # noqa: E402
-from course_lib.gmm import GMMParams, fit_gmm  # noqa: E402
+from course_lib.gmm import fit_gmm  # noqa: E402
+from course_lib.gmm_params import GMMParams  # noqa: E402
 from course_lib.kmeans import kmeans  # noqa: E402
 
 N_FRAMES, K, N_ITER, REPEATS, GOAL = 20_000, 8, 50, 5, 1.0

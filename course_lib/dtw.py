@@ -59,27 +59,31 @@ contains a path for symmetric1/symmetric2, and ``r >= max(n, m) - 1`` is the sam
 (dtaidistance's ``window=r + 1`` and tslearn's ``sakoe_chiba_radius=r`` are the same band;
 dtw-python's ``"sakoechiba"`` is not widened, so it differs when ``n != m``.)
 
-The pruned searches of :mod:`course_lib.dtw_search` run this very recursion, so they reuse, beside
-``__all__``: the argument checks (:func:`check_same_dim`, :func:`as_band`, :func:`metric_terms`,
-:func:`subsequence_pattern`), the packing of many sequences (:func:`concatenate_sequences`,
-:func:`pack_sequences`, :func:`frame_norms`, :meth:`StepPattern.kernel_form`), the compiled pair
-computation (:func:`local_cost_row`, :func:`accumulate_row`, :func:`pair_dtw`,
-:func:`sequence_block`) and :func:`backtrack` with the step codes ``START`` and ``NO_PATH``.
+Rooms beside this core: :mod:`course_lib.dtw_costs` (the local distances, compiled),
+:mod:`course_lib.dtw_sequences` (checking the sequences, packing many for one compiled loop),
+:mod:`course_lib.dtw_subsequence` (subsequence DTW, connected words) and
+:mod:`course_lib.dtw_search` with its engine :mod:`course_lib.dtw_pruning` (lower bounds and
+early abandoning, which reuse :func:`accumulate_row` and :func:`pair_dtw`, so the pruned searches
+give the very numbers of the exhaustive ones).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 from numba import njit, prange
 
-from .validation import as_float_array, as_positive_int, as_positive_float, as_rng, check_choice
+from .dtw_costs import frame_norms, local_cost_two_rows, local_costs, metric_terms
+from .dtw_sequences import (as_sequence, as_sequence_list, check_same_dim, concatenate_sequences,
+                            pack_sequences, sequence_block)
+from .validation import as_float_array, as_positive_int, check_choice
 
-METRICS = ("euclidean", "sqeuclidean", "cosine", "gaussian_nll")
-_METRIC_CODE = {name: code for code, name in enumerate(METRICS)}
+__all__ = ["STEP_PATTERNS", "ASYMMETRIC_P1", "StepPattern", "get_step_pattern",
+           "NoWarpingPathError", "local_cost_matrix", "band_mask", "DTWResult",
+           "dtw_from_cost_matrix", "dtw", "dtw_distance", "dtw_distance_matrix"]
+
 START = -1      # step code of a cell where a path starts
 NO_PATH = -2    # step code of a cell no path reaches (or outside the band)
 
@@ -205,96 +209,10 @@ def get_step_pattern(step_pattern: str | StepPattern) -> StepPattern:
     return STEP_PATTERNS[step_pattern]
 
 
-# --------------------------------------------------------------------------------------------
-# Input checks
-# --------------------------------------------------------------------------------------------
-
-# Larger values would overflow float64 in the local distances or their sums along a path.
-MAX_ABS_VALUE = 1e100
-
-
-def as_sequence(x, name: str) -> np.ndarray:
-    """A finite ``(n, d)`` float64 C-contiguous sequence (rows are frames); 1-D -> ``(n, 1)``.
-
-    Values must stay below :data:`MAX_ABS_VALUE` in magnitude (squared distances of larger
-    ones, summed along a path, overflow float64).
-    """
-    arr = as_float_array(x, name, ndim=(1, 2))
-    if arr.ndim == 1:
-        arr = arr[:, None]
-    peak = float(np.max(np.abs(arr)))
-    if peak > MAX_ABS_VALUE:
-        raise ValueError(f"{name}: values as large as {peak:.3g} are out of range for DTW "
-                         f"(|value| <= {MAX_ABS_VALUE:g}, or the distances overflow float64); "
-                         f"scale the features down")
-    return np.ascontiguousarray(arr)
-
-
-def as_sequence_list(sequences, name: str) -> list[np.ndarray]:
-    """A list of sequences (each as in :func:`as_sequence`), all with the same ``d``."""
-    if isinstance(sequences, np.ndarray) and sequences.ndim == 3:
-        sequences = list(sequences)
-    if isinstance(sequences, np.ndarray) or not isinstance(sequences, Sequence) or \
-            isinstance(sequences, str):
-        raise TypeError(f"{name}: expected a list of (n, d) sequences (or a 3-D array); "
-                        f"wrap a single sequence in a list")
-    if len(sequences) == 0:
-        raise ValueError(f"{name}: must contain at least one sequence")
-    out = [as_sequence(s, f"{name}[{k}]") for k, s in enumerate(sequences)]
-    dims = {s.shape[1] for s in out}
-    if len(dims) > 1:
-        raise ValueError(f"{name}: sequences have different feature dimensions {sorted(dims)}")
-    return out
-
-
-def check_same_dim(x, y, x_name: str, y_name: str) -> None:
-    """Raise ``ValueError`` naming ``y_name`` unless the frames of x and y have as many
-    features."""
-    if x.shape[1] != y.shape[1]:
-        raise ValueError(f"{y_name}: has {y.shape[1]} features per frame but {x_name} has "
-                         f"{x.shape[1]}")
-
-
 def as_band(band) -> int:
     """-1 for no band, else the radius r >= 0 (a radius beyond any length is no band: capped
     so that the compiled loops get an int64)."""
     return -1 if band is None else min(as_positive_int(band, "band", minimum=0), 2 ** 40)
-
-
-def _gaussian_terms(variances, m: int, d: int, per_frame_ok: bool = True):
-    """1 / variance as columns ``(d, 1)`` or ``(d, m)`` (one per template frame), and the log
-    normaliser 0.5 sum log(2 pi var) of each column."""
-    var = np.ones(d) if variances is None else as_float_array(variances, "variances", (1, 2))
-    allowed = [(d,), (1, d)] + ([(m, d)] if per_frame_ok else [])
-    if var.shape not in allowed:
-        raise ValueError(f"variances: expected shape {' or '.join(map(str, allowed))}, "
-                         f"got {var.shape}")
-    if np.any(var <= 0):
-        raise ValueError("variances: must all be > 0")
-    var = np.atleast_2d(var)
-    return np.ascontiguousarray((1.0 / var).T), 0.5 * np.sum(np.log(2 * np.pi * var), axis=1)
-
-
-def metric_terms(metric, variances, x_frames, y_frames, names, per_frame_ok=True):
-    """The local distance as the compiled kernels take it: ``(metric code, inv_var_t,
-    log_norm)``, the Gaussian terms of :func:`_gaussian_terms` (dummies for other metrics).
-
-    Checks ``metric``, ``variances`` (one per frame of ``y_frames`` only if ``per_frame_ok``)
-    and, for cosine, that no frame is all zeros (``names`` name x and y in the messages).
-    """
-    check_choice(metric, "metric", _METRIC_CODE)
-    d = x_frames.shape[1]
-    if metric == "gaussian_nll":
-        inv_var, log_norm = _gaussian_terms(variances, y_frames.shape[0], d, per_frame_ok)
-    else:
-        if variances is not None:
-            raise ValueError("variances: only used with metric='gaussian_nll'")
-        inv_var, log_norm = np.ones((d, 1)), np.zeros(1)
-    if metric == "cosine":
-        for frames, name in zip((x_frames, y_frames), names):
-            if np.any(np.all(frames == 0, axis=1)):
-                raise ValueError(f"{name}: cosine distance is undefined for an all-zero frame")
-    return _METRIC_CODE[metric], inv_var, log_norm
 
 
 # --------------------------------------------------------------------------------------------
@@ -319,114 +237,6 @@ def _band_limits(n, m, band):
         lo[i] = first
         hi[i] = last
     return lo, hi
-
-
-@njit(cache=True)
-def local_cost_row(x_i, x_norm_i, y_t, y_norm, local, j_lo, j_hi, out):
-    """out[j] = d(x_i, y_j) for j_lo <= j <= j_hi; ``local = (metric code, inv_var_t, log_norm)``
-    as :func:`metric_terms` returns it (metric codes follow ``METRICS``).
-
-    ``y_t`` holds the frames of y as columns (features as rows, shape (d, m)), ``y_norm[j]``
-    and ``x_norm_i`` the frame lengths (cosine only). ``inv_var_t`` is (d, 1) (shared
-    variances) or (d, m) (one column per frame of y).
-
-    The loop over features is the outer one: each frame's sum still adds k = 0, 1, ..., d - 1
-    in order, the same numbers as the plain scalar loop (no fastmath), while the inner loop
-    runs over neighbouring frames in contiguous memory, which LLVM vectorises. (Indices go
-    through slices starting at 0: a computed index that might be negative makes numba check
-    for wrap-around, which stops the vectorisation.)
-    """
-    metric, inv_var_t, log_norm = local
-    row = out[j_lo:j_hi + 1]
-    width = row.shape[0]
-    cols = slice(j_lo, j_hi + 1)
-    for t in range(width):
-        row[t] = 0.0
-    # one loop nest per metric: a test on the metric inside the loops would run d times a row
-    if metric == 2:  # cosine: 1 - <x, y> / (|x| |y|), clipped at 0 against round-off
-        for k in range(x_i.shape[0]):
-            x_ik, y_k = x_i[k], y_t[k, cols]
-            for t in range(width):
-                row[t] += x_ik * y_k[t]
-        y_n = y_norm[cols]
-        for t in range(width):
-            row[t] = max(0.0, 1.0 - row[t] / (x_norm_i * y_n[t]))
-    elif metric == 3:  # -log N(x_i; mean y_j, diag(var_j))
-        per_frame_var = inv_var_t.shape[1] > 1
-        for k in range(x_i.shape[0]):
-            x_ik, y_k = x_i[k], y_t[k, cols]
-            if per_frame_var:
-                w_k = inv_var_t[k, cols]
-                for t in range(width):
-                    diff = x_ik - y_k[t]
-                    row[t] += diff * diff * w_k[t]
-            else:
-                w = inv_var_t[k, 0]
-                for t in range(width):
-                    diff = x_ik - y_k[t]
-                    row[t] += diff * diff * w
-        for t in range(width):
-            row[t] = 0.5 * row[t] + log_norm[j_lo + t if per_frame_var else 0]
-    else:  # squared Euclidean, and its square root for euclidean
-        for k in range(x_i.shape[0]):
-            x_ik, y_k = x_i[k], y_t[k, cols]
-            for t in range(width):
-                diff = x_ik - y_k[t]
-                row[t] += diff * diff
-        if metric == 0:
-            for t in range(width):
-                row[t] = np.sqrt(row[t])
-
-
-@njit(cache=True)
-def _local_cost_rows(x, x_norm, i, y_t, y_norm, local, band, out, out_next):
-    """:func:`local_cost_row` for rows i and i + 1 (if there is one) of the band, into ``out``
-    and ``out_next``.
-
-    For the (squared) Euclidean metrics one loop serves both rows, over the columns either of
-    them needs: each value of y is loaded once for two rows, which halves the loop overhead
-    that dominates the narrow rows of a band. Each row's sums are the same as row by row.
-    """
-    n, m = x.shape[0], y_t.shape[1]
-    metric = local[0]
-    j_lo, j_hi = _row_limits(i, n, m, band)
-    if i + 1 == n or metric > 1:
-        for row in range(i, min(i + 2, n)):
-            row_lo, row_hi = _row_limits(row, n, m, band)
-            local_cost_row(x[row], x_norm[row], y_t, y_norm, local, row_lo, row_hi,
-                           out if row == i else out_next)
-        return
-    last = _row_limits(i + 1, n, m, band)[1]  # the next row starts and ends no earlier
-    row, row_next = out[j_lo:last + 1], out_next[j_lo:last + 1]
-    cols = slice(j_lo, last + 1)
-    for t in range(row.shape[0]):
-        row[t] = 0.0
-        row_next[t] = 0.0
-    for k in range(x.shape[1]):
-        x_ik, x_next_k, y_k = x[i, k], x[i + 1, k], y_t[k, cols]
-        for t in range(row.shape[0]):
-            diff, diff_next = x_ik - y_k[t], x_next_k - y_k[t]
-            row[t] += diff * diff
-            row_next[t] += diff_next * diff_next
-    if metric == 0:
-        for t in range(row.shape[0]):
-            row[t] = np.sqrt(row[t])
-            row_next[t] = np.sqrt(row_next[t])
-
-
-@njit(cache=True)
-def frame_norms(x, metric):
-    """Frame lengths |x_i| for the cosine metric (ones, unused, for the others)."""
-    if metric != 2:
-        return np.ones(x.shape[0])
-    return np.sqrt(np.sum(x * x, axis=1))
-
-
-@njit(cache=True)
-def _local_costs(x, x_norm, y_t, y_norm, local, out):
-    """out[i, j] = d(x_i, y_j) for every cell (y given as columns, see local_cost_row)."""
-    for i in range(x.shape[0]):
-        local_cost_row(x[i], x_norm[i], y_t, y_norm, local, 0, y_t.shape[1] - 1, out[i])
 
 
 @njit(cache=True)
@@ -466,7 +276,7 @@ def accumulate_row(i, d, j_lo, j_hi, move_di, move_dj, move_w, mid_di, mid_dj, m
 
 
 @njit(cache=True)
-def _accumulate(d, lo, hi, move_di, move_dj, move_w, mid_di, mid_dj, mid_w, start_weight,
+def accumulate(d, lo, hi, move_di, move_dj, move_w, mid_di, mid_dj, mid_w, start_weight,
                 free_start, D, steps, keep_steps):
     """The whole recursion, row by row (see :func:`accumulate_row`)."""
     for i in range(d.shape[0]):
@@ -502,29 +312,6 @@ def _follow_moves(steps, end_i, end_j, move_di, move_dj, mid_di, mid_dj, mid_w):
     path[length, 1] = j
     length += 1
     return path[:length][::-1].copy()
-
-
-def pack_sequences(frames, offsets, metric_code):
-    """Sequences as the compiled kernels take them: ``(frames, offsets, blocks, norms)``, from
-    the output of :func:`concatenate_sequences`; ``blocks`` as :func:`_transposed_blocks`
-    stores them, ``norms`` the frame lengths (cosine only, see :func:`local_cost_row`)."""
-    blocks = _transposed_blocks(frames, offsets)
-    return frames, offsets, blocks, frame_norms(frames, metric_code)
-
-
-def _transposed_blocks(frames: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Sequences stored one after the other, each transposed: sequence s (rows
-    ``offsets[s]:offsets[s + 1]`` of ``frames``) becomes the (d, m_s) block
-    :func:`sequence_block` returns. One sequence's numbers stay together in memory, which the cache rewards."""
-    return np.concatenate([frames[a:b].T.ravel() for a, b in zip(offsets[:-1], offsets[1:])])
-
-
-@njit(cache=True)
-def sequence_block(blocks, offsets, s):
-    """Sequence s of :func:`_transposed_blocks` as a (d, m_s) array (a view)."""
-    m = offsets[s + 1] - offsets[s]
-    dim = blocks.shape[0] // offsets[-1]
-    return blocks[offsets[s] * dim:offsets[s + 1] * dim].reshape((dim, m))
 
 
 @njit(cache=True)
@@ -574,8 +361,9 @@ def _row_floor(D_row, j_lo, rest_row, rest_cols):
 def pair_dtw(x, x_norm, y_t, y_norm, local, band, pattern, cost_buf, acc_buf, cutoff, rest_rows,
              rest_cols):
     """``(D(n - 1, m - 1), abandoned)`` of ``x`` (n, d) against y, given as ``y_t`` (d, m) (see
-    :func:`local_cost_row`); D = +inf when no path arrives. ``local`` as :func:`metric_terms`
-    returns it, ``pattern`` as :meth:`StepPattern.kernel_form` does.
+    :func:`~course_lib.dtw_costs.local_cost_row`); D = +inf when no path arrives. ``local`` as
+    :func:`~course_lib.dtw_costs.metric_terms` returns it, ``pattern`` as
+    :meth:`StepPattern.kernel_form` does.
 
     The one pair computation behind :func:`dtw_distance_matrix` and the pruned searches of
     :mod:`course_lib.dtw_search`, so both give identical numbers. Local costs are computed a
@@ -610,8 +398,9 @@ def pair_dtw(x, x_norm, y_t, y_norm, local, band, pattern, cost_buf, acc_buf, cu
         j_lo, j_hi = _row_limits(i, n, m, band)
         costs = cost_buf[(i % 2) * m:(i % 2 + 1) * m] if unit_steps else d[i]
         if i % 2 == 0:  # rows i and i + 1 are computed together
-            _local_cost_rows(x, x_norm, i, y_t, y_norm, local, band, costs,
-                             cost_buf[m:2 * m] if unit_steps else d[min(i + 1, n - 1)])
+            local_cost_two_rows(x, x_norm, i, y_t, y_norm, local, (j_lo, j_hi),
+                                _row_limits(min(i + 1, n - 1), n, m, band), costs,
+                                cost_buf[m:2 * m] if unit_steps else d[min(i + 1, n - 1)])
         if unit_steps:
             floors[i] = _unit_step_row(i, costs, j_lo, j_hi, unit, start_weight, prev, cur,
                                        rest_cols) + rest_rows[i + 1]
@@ -662,6 +451,8 @@ def _pair_distances(queries, templates, pair_x, pair_y, chunks, local, band, pat
 
 
 _pair_distances_serial = njit(cache=True)(_pair_distances)
+
+
 _pair_distances_parallel = None  # compiled on first use of parallel=True (not cached)
 
 
@@ -690,7 +481,7 @@ def local_cost_matrix(x, y, metric: str = "euclidean", variances=None) -> np.nda
     check_same_dim(x, y, "x", "y")
     local = metric_terms(metric, variances, x, y, ("x", "y"))
     out = np.empty((x.shape[0], y.shape[0]))
-    _local_costs(x, frame_norms(x, local[0]), np.ascontiguousarray(y.T),
+    local_costs(x, frame_norms(x, local[0]), np.ascontiguousarray(y.T),
                  frame_norms(y, local[0]), local, out)
     return out
 
@@ -742,7 +533,7 @@ def dtw_from_cost_matrix(cost, *, step_pattern: str | StepPattern = "symmetric2"
     arrays = pattern.arrays()
     D = np.full((n, m), np.inf)
     steps = np.full((n, m), NO_PATH, dtype=np.int8)
-    _accumulate(cost, lo, hi, *arrays, pattern.start_weight, False, D, steps, True)
+    accumulate(cost, lo, hi, *arrays, pattern.start_weight, False, D, steps, True)
     distance = D[n - 1, m - 1]
     if not np.isfinite(distance):
         raise _no_path_error(pattern, band, n, m)
@@ -757,7 +548,7 @@ def _path_exists(pattern, n, m, band) -> bool:
     """Whether the step pattern joins (0, 0) to (n - 1, m - 1) inside the band at all."""
     lo, hi = _band_limits(n, m, as_band(band))
     D = np.full((n, m), np.inf)
-    _accumulate(np.zeros((n, m)), lo, hi, *pattern.arrays(), pattern.start_weight, False, D,
+    accumulate(np.zeros((n, m)), lo, hi, *pattern.arrays(), pattern.start_weight, False, D,
                 np.empty((1, 1), dtype=np.int8), False)
     return bool(np.isfinite(D[n - 1, m - 1]))
 
@@ -798,13 +589,6 @@ def dtw_distance(x, y, **kwargs) -> float:
 # --------------------------------------------------------------------------------------------
 # Many against many
 # --------------------------------------------------------------------------------------------
-
-def concatenate_sequences(sequences):
-    """The frames of all sequences one after the other, and ``offsets``: sequence s is rows
-    ``offsets[s]:offsets[s + 1]``."""
-    offsets = np.cumsum([0] + [len(s) for s in sequences]).astype(np.int64)
-    return np.ascontiguousarray(np.concatenate(sequences)), offsets
-
 
 def dtw_distance_matrix(queries, templates=None, *,
                         step_pattern: str | StepPattern = "symmetric2",
@@ -881,204 +665,3 @@ def _pair_chunks(n_pairs: int, parallel: bool) -> np.ndarray:
     threads which draw short pairs can pick up more."""
     n_runs = min(n_pairs, 8 * numba.get_num_threads()) if parallel else 1
     return np.linspace(0, n_pairs, n_runs + 1).round().astype(np.int64)
-
-
-# --------------------------------------------------------------------------------------------
-# Choosing templates (the recogniser itself is in course_lib.recognition)
-# --------------------------------------------------------------------------------------------
-
-def select_templates(labels, n_per_class: int, *, groups=None, rng=None) -> np.ndarray:
-    """Indices of ``n_per_class`` templates for every class (sorted).
-
-    With ``groups`` (e.g. speaker ids), ``n_per_class`` groups are drawn at random among those
-    that have every class, and all their items are used (so "3 templates per digit" means the
-    recordings of 3 speakers); without it, items are drawn per class. A group with several items
-    of one class contributes its first.
-    """
-    labels = np.asarray(labels)
-    if labels.ndim != 1 or labels.size == 0:
-        raise ValueError(f"labels: expected a non-empty 1-D array, got shape {labels.shape}")
-    n_per_class = as_positive_int(n_per_class, "n_per_class")
-    rng = as_rng(rng)
-    classes = np.unique(labels)
-    if groups is None:
-        chosen = []
-        for c in classes:
-            members = np.flatnonzero(labels == c)
-            if len(members) < n_per_class:
-                raise ValueError(f"n_per_class: class {c.item()!r} has only {len(members)} items")
-            chosen.extend(rng.choice(members, size=n_per_class, replace=False))
-        return np.sort(np.asarray(chosen, dtype=np.int64))
-    groups = np.asarray(groups)
-    if groups.shape != labels.shape:
-        raise ValueError(f"groups: expected shape {labels.shape}, got {groups.shape}")
-    complete = [g for g in np.unique(groups)
-                if set(labels[groups == g].tolist()) >= set(classes.tolist())]
-    if len(complete) < n_per_class:
-        raise ValueError(f"n_per_class: only {len(complete)} groups have every class, "
-                         f"asked for {n_per_class}")
-    picked = rng.choice(np.asarray(complete), size=n_per_class, replace=False)
-    chosen = [np.flatnonzero((groups == g) & (labels == c))[0] for g in picked for c in classes]
-    return np.sort(np.asarray(chosen, dtype=np.int64))
-
-
-# --------------------------------------------------------------------------------------------
-# Subsequence DTW (query-by-example)
-# --------------------------------------------------------------------------------------------
-
-def subsequence_pattern(step_pattern: str | StepPattern) -> StepPattern:
-    """:func:`get_step_pattern`, refusing a pattern whose costs of matches of different spans
-    are not comparable (it must normalise by the query length ``n`` or not at all)."""
-    pattern = get_step_pattern(step_pattern)
-    if pattern.normalisation not in ("n", "none"):
-        raise ValueError(f"step_pattern: {pattern.name!r} normalises by the matched span, so "
-                         f"costs of different matches are not comparable; use 'asymmetric' or "
-                         f"'symmetric1'")
-    return pattern
-
-
-@dataclass(frozen=True)
-class SubsequenceMatch:
-    """One hit of a query in the reference: frames ``start..end`` (inclusive) of the reference."""
-
-    start: int
-    end: int
-    distance: float
-    path: np.ndarray
-
-
-@dataclass(frozen=True)
-class SubsequenceResult:
-    """Subsequence DTW of a query (n frames) inside a reference (m frames).
-
-    ``cost``, ``accumulated``, ``steps``: (n, m) as in :class:`DTWResult`, but every cell of
-    row 0 may start a path. ``matching_cost`` (m,): ``D(n - 1, j) / M_phi``, the cost of the
-    best match ending at reference frame j (``M_phi = n`` for asymmetric, 1 for symmetric1).
-    ``start``, ``end``, ``path``, ``distance``: the best match.
-    """
-
-    cost: np.ndarray
-    accumulated: np.ndarray
-    steps: np.ndarray
-    matching_cost: np.ndarray
-    start: int
-    end: int
-    path: np.ndarray
-    distance: float
-    step_pattern: StepPattern
-
-    def match_ending_at(self, end: int) -> SubsequenceMatch:
-        """Back-track the best match that ends at reference frame ``end``."""
-        end = as_positive_int(end, "end", minimum=0)
-        if end >= len(self.matching_cost) or not np.isfinite(self.matching_cost[end]):
-            raise ValueError(f"end: no match ends at reference frame {end}")
-        path = backtrack(self.steps, self.cost.shape[0] - 1, end, self.step_pattern)
-        return SubsequenceMatch(int(path[0, 1]), end, float(self.matching_cost[end]), path)
-
-
-def subsequence_dtw(query, reference, *, step_pattern: str | StepPattern = "asymmetric",
-                    metric: str = "euclidean", variances=None) -> SubsequenceResult:
-    """Find where ``query`` (n, d) best matches inside ``reference`` (m, d), free start and end.
-
-    Same recursion as :func:`dtw` except that every reference frame may be the first
-    (``D(0, j) = m(1) d(0, j)``) and the path may end at any ``(n - 1, j)``. The matching cost
-    ``D(n - 1, j) / M_phi`` can only be compared across end points when ``M_phi`` does not
-    depend on the matched span, so the pattern must normalise by ``n`` (asymmetric, the
-    default and dtw-python's requirement for open begin/end) or not at all (symmetric1, raw
-    sum). The query must not be longer than the reference.
-    """
-    query, reference = as_sequence(query, "query"), as_sequence(reference, "reference")
-    check_same_dim(query, reference, "query", "reference")
-    pattern = subsequence_pattern(step_pattern)
-    n, m = query.shape[0], reference.shape[0]
-    if n > m:
-        raise ValueError(f"query: has {n} frames, longer than the reference ({m} frames)")
-    cost = local_cost_matrix(query, reference, metric=metric, variances=variances)
-    lo, hi = _band_limits(n, m, -1)
-    arrays = pattern.arrays()
-    D = np.full((n, m), np.inf)
-    steps = np.full((n, m), NO_PATH, dtype=np.int8)
-    _accumulate(cost, lo, hi, *arrays, pattern.start_weight, True, D, steps, True)
-    matching_cost = D[n - 1] / (pattern.normaliser(n, m) or 1.0)
-    if not np.any(np.isfinite(matching_cost)):
-        raise NoWarpingPathError(f"step_pattern: {pattern.name!r} cannot match a query of {n} "
-                                 f"frames anywhere in the reference")
-    end = int(np.argmin(matching_cost))
-    path = backtrack(steps, n - 1, end, pattern)
-    return SubsequenceResult(cost, D, steps, matching_cost, int(path[0, 1]), end, path,
-                             float(matching_cost[end]), pattern)
-
-
-def find_matches(query, reference, *, max_matches: int = 5, max_distance: float | None = None,
-                 step_pattern: str | StepPattern = "asymmetric", metric: str = "euclidean",
-                 variances=None) -> list[SubsequenceMatch]:
-    """Up to ``max_matches`` non-overlapping matches of ``query`` in ``reference``, best first.
-
-    End frames are visited in order of increasing matching cost; each candidate is
-    back-tracked and kept if its span ``start..end`` overlaps no match kept so far and its cost
-    is at most ``max_distance`` (if given). Reference frames inside a kept span are no longer
-    candidate end points.
-    """
-    max_matches = as_positive_int(max_matches, "max_matches")
-    if max_distance is not None:
-        max_distance = as_positive_float(max_distance, "max_distance", allow_zero=True)
-    result = subsequence_dtw(query, reference, step_pattern=step_pattern, metric=metric,
-                             variances=variances)
-    covered = np.zeros(len(result.matching_cost), dtype=bool)
-    matches: list[SubsequenceMatch] = []
-    for end in np.argsort(result.matching_cost, kind="stable"):
-        cost = result.matching_cost[end]
-        if len(matches) == max_matches or not np.isfinite(cost) or \
-                (max_distance is not None and cost > max_distance):
-            break
-        if covered[end]:
-            continue
-        match = result.match_ending_at(int(end))
-        if np.any(covered[match.start:match.end + 1]):
-            covered[end] = True
-            continue
-        covered[match.start:match.end + 1] = True
-        matches.append(match)
-    return matches
-
-
-# --------------------------------------------------------------------------------------------
-# Connected words with a known transcript
-# --------------------------------------------------------------------------------------------
-
-def align_words(utterance, word_templates, *, step_pattern: str | StepPattern = "symmetric2",
-                metric: str = "euclidean", band: int | None = None) -> np.ndarray:
-    """Where each word of a known transcript lies in a connected ``utterance`` (n, d).
-
-    The templates ``Y_1, ..., Y_W`` of the spoken words, in order, are joined into one
-    reference ``Y = [Y_1; ...; Y_W]`` and aligned to the utterance by :func:`dtw`. Word w then
-    covers the utterance frames that the optimal path maps onto frames of ``Y_w``. Returns an
-    int array ``(W, 2)`` of ``[start, end]`` utterance frames (inclusive); neighbouring words
-    may share a boundary frame. Raises ``ValueError`` naming ``step_pattern`` if the path
-    skips every frame of some template (possible only for patterns that skip frames and
-    one-frame templates).
-    """
-    utterance = as_sequence(utterance, "utterance")
-    templates = as_sequence_list(word_templates, "word_templates")
-    check_same_dim(utterance, templates[0], "utterance", "word_templates")
-    boundaries = np.cumsum([0] + [len(t) for t in templates])
-    path = dtw(utterance, np.concatenate(templates), step_pattern=step_pattern, metric=metric,
-               band=band).path
-    word_of_cell = np.searchsorted(boundaries, path[:, 1], side="right") - 1
-    spans = np.empty((len(templates), 2), dtype=np.int64)
-    for w in range(len(templates)):
-        rows = path[word_of_cell == w, 0]
-        if rows.size == 0:
-            raise ValueError(f"step_pattern: the optimal path skips every frame of word {w}; "
-                             f"use a pattern that visits every template frame")
-        spans[w] = rows.min(), rows.max()
-    return spans
-
-
-__all__ = [
-    "METRICS", "STEP_PATTERNS", "ASYMMETRIC_P1", "StepPattern", "get_step_pattern",
-    "NoWarpingPathError",
-    "as_sequence", "as_sequence_list", "local_cost_matrix", "band_mask", "DTWResult",
-    "dtw_from_cost_matrix", "dtw", "dtw_distance", "dtw_distance_matrix", "select_templates", "SubsequenceMatch",
-    "SubsequenceResult", "subsequence_dtw", "find_matches", "align_words",
-]

@@ -5,9 +5,10 @@ is in the docstring of :mod:`course_lib.dtw_search`; the recursion they run is
 :func:`course_lib.dtw.accumulate_row` and the pair computation :func:`course_lib.dtw.pair_dtw`.
 
 numba's on-disk cache of a kernel here is rebuilt only when this file changes, not when the
-kernels of :mod:`course_lib.dtw` it inlines do: after editing those, clear the cache
+kernels it inlines from :mod:`course_lib.dtw`, :mod:`course_lib.dtw_costs` or
+:mod:`course_lib.dtw_sequences` do: after editing those, clear the cache
 (``course_lib/__pycache__``). A stale cache cannot pass unnoticed: tests/test_dtw_search.py
-compares every search with the exhaustive one, which compiles from course_lib/dtw.py.
+compares every search with the exhaustive one, which compiles from those very files.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .dtw import accumulate_row, local_cost_row, pair_dtw, sequence_block
+from .dtw import accumulate_row, pair_dtw
+from .dtw_costs import local_cost_row
+from .dtw_sequences import sequence_block
 
 
 @njit(cache=True)
@@ -172,72 +175,129 @@ QUERY_SIDE, TEMPLATE_SIDE = 1, 2  # which side of LB_Keogh a nearest-template se
 
 
 @njit(cache=True)
+def _query_envelopes(x_t, band, slot_lengths, keogh):
+    """The query's envelope for each template length (LB_Keogh's QUERY_SIDE), from one set of
+    extreme tables: slot s is ``upper``/``lower`` ``[start[s]:start[s + 1]]``, (d, m_s) each.
+    Empty unless ``keogh`` is QUERY_SIDE."""
+    if keogh != QUERY_SIDE:
+        return np.empty(0), np.empty(0), np.zeros(1, dtype=np.int64)
+    dim, n = x_t.shape
+    start = np.zeros(slot_lengths.shape[0] + 1, dtype=np.int64)
+    start[1:] = np.cumsum(slot_lengths) * dim
+    upper, lower = np.empty(start[-1]), np.empty(start[-1])
+    pad_left, length, widest = 0, 0, 1
+    for m in slot_lengths:  # seen from a template frame the band reaches b left, a right
+        a, b = band_reach(n, m, band)
+        pad_left, widest = max(pad_left, b), max(widest, a + b + 1)
+    for m in slot_lengths:
+        a, b = band_reach(n, m, band)
+        length = max(length, pad_left + a + m)
+    tables_hi = np.empty(_levels_for(widest) * dim * length)
+    tables_lo = np.empty(_levels_for(widest) * dim * length)
+    _extreme_tables(x_t, pad_left, length, _levels_for(widest), tables_hi, tables_lo)
+    for s in range(slot_lengths.shape[0]):
+        m = slot_lengths[s]
+        a, b = band_reach(n, m, band)
+        _window_extremes(tables_hi, tables_lo, length, pad_left, b, a,
+                         upper[start[s]:start[s + 1]].reshape((dim, m)),
+                         lower[start[s]:start[s + 1]].reshape((dim, m)))
+    return upper, lower, start
+
+
+@njit(cache=True)
+def _kim_bounds(x, x_norm, templates, local, start_weight, end_weight, normalisation, use_kim,
+                cost_buf):
+    """LB_Kim of the query against every template: raw and divided by M_phi (zeros unless
+    ``use_kim``)."""
+    _, y_off, y_blocks, y_norm = templates
+    n_t = y_off.shape[0] - 1
+    kim = np.zeros(n_t)
+    scaled = np.zeros(n_t)
+    for t in range(n_t if use_kim else 0):
+        kim[t] = kim_raw(x, x_norm, sequence_block(y_blocks, y_off, t),
+                         y_norm[y_off[t]:y_off[t + 1]], local, start_weight, end_weight,
+                         cost_buf)
+        scaled[t] = kim[t] / normaliser(normalisation, x.shape[0], y_off[t + 1] - y_off[t])
+    return kim, scaled
+
+
+@njit(cache=True)
+def _keogh_bound(keogh, x_t, y_t, slot, envelopes, band, metric, scratch, rest):
+    """LB_Keogh of the pair (0 when ``keogh`` is 0), with ``rest`` filled as in
+    :func:`_keogh_terms`: template frames against the query's envelope of their length (slot
+    ``slot`` of ``envelopes``, QUERY_SIDE) or query frames against the template's envelope
+    (TEMPLATE_SIDE)."""
+    if keogh == QUERY_SIDE:
+        upper, lower, start = envelopes
+        dim, m = y_t.shape
+        return _keogh_terms(y_t, upper[start[slot]:start[slot + 1]].reshape((dim, m)),
+                            lower[start[slot]:start[slot + 1]].reshape((dim, m)), metric, rest)
+    if keogh == TEMPLATE_SIDE:
+        a, b = band_reach(x_t.shape[1], y_t.shape[1], band)
+        return one_sided_keogh(x_t, y_t, a, b, metric, scratch, rest)
+    return 0.0
+
+
+@njit(cache=True)
+def _bounded_dtw(rows, rows_lead, rows_norm, cols_t, cols_norm, local, band, pattern, leading,
+                 limit, rest_rows, rest_cols, cost_buf, acc_buf):
+    """``(D(n - 1, m - 1), abandoned)`` as :func:`course_lib.dtw.pair_dtw` with cutoff
+    ``limit``, first on the ``leading`` features (a cheaper lower bound) when there are fewer
+    than all and a cutoff: the full DTW runs only if that one is not abandoned."""
+    dim = rows.shape[1]
+    first_pass = 0 if leading < dim and limit < np.inf else 1
+    raw, abandoned = np.inf, False
+    for full in range(first_pass, 2):
+        features = dim if full else leading
+        raw, abandoned = pair_dtw(rows if full else rows_lead, rows_norm, cols_t[:features],
+                                  cols_norm, local, band, pattern, cost_buf, acc_buf, limit,
+                                  rest_rows, rest_cols)
+        if abandoned:
+            break
+    return raw, abandoned
+
+
+@njit(cache=True)
+def _query_scratch(n, max_m, dim, band):
+    """Scratch space of one query's search: the buffers of :func:`course_lib.dtw.pair_dtw`,
+    LB_Keogh's terms still to come per frame (``rest``, see :func:`_keogh_terms`), zeros for
+    no such bound, and the tables of :func:`keogh_scratch`."""
+    longest = max(n, max_m)
+    cost_buf = np.empty(max(n * max_m, 2 * longest))
+    acc_buf = np.empty(max(n * max_m, 2 * longest + 2))
+    return (cost_buf, acc_buf, np.zeros(longest + 1), np.zeros(longest + 1),
+            keogh_scratch(n, max_m, dim, band))
+
+
+@njit(cache=True)
 def _nearest_one(x, x_t, x_norm, templates, y_lead, local, band, pattern, search, counts):
     """Index and distance of the template nearest to query x; counts[0..3] += pairs pruned by
     LB_Kim, by LB_Keogh, abandoned, computed in full (see dtw_search.nearest_templates).
 
     ``x`` comes as frames, as columns ``x_t`` and with its frame lengths ``x_norm``, the
-    templates packed by :func:`course_lib.dtw.pack_sequences`; ``local``, ``band`` and
-    ``pattern`` as :func:`course_lib.dtw.pair_dtw` takes them. ``search`` holds the settings
-    ``(transposable, normalisation, end_weight, keogh, use_kim, early_abandon, leading,
-    slot_lengths, length_slot)``: the normalisation code of :func:`normaliser`, the weight of
-    LB_Kim's last cell, and the options below.
+    templates packed by :func:`course_lib.dtw_sequences.pack_sequences`; ``local``, ``band``
+    and ``pattern`` as :func:`course_lib.dtw.pair_dtw` takes them. ``search`` holds the
+    settings ``(transposable, normalisation, end_weight, keogh, use_kim, early_abandon,
+    leading, slot_lengths, length_slot)``: the normalisation code of :func:`normaliser`, the
+    weight of LB_Kim's last cell, and the options below.
 
     Templates are visited in order of increasing LB_Kim, so a good best-so-far comes early;
-    ties in the result still go to the lowest index. ``keogh``: 0 (none), QUERY_SIDE (template
-    frames against the query's envelope, one per template length: ``slot_lengths`` lists the
-    lengths, ``length_slot[m]`` is the slot of length m) or TEMPLATE_SIDE (query frames
-    against each template's envelope). With ``leading`` < d, a DTW on the first ``leading``
-    features (``y_lead``: the templates' frames cut to them) runs first and the full DTW only
-    if that one is not abandoned. As in :func:`_pair_distances`, the shorter sequence gives the
-    rows when ``transposable``, but only without LB_Keogh: its terms for what the path still
-    owes are per template frame, and they tell most when they vary along a row, that is, when
-    the template frames are the columns.
+    ties still go to the lowest index. ``keogh``: 0 (none), QUERY_SIDE or TEMPLATE_SIDE (see
+    :func:`_keogh_bound`; ``length_slot[m]`` is the slot of length m in ``slot_lengths``);
+    ``leading``: see :func:`_bounded_dtw`. As in :func:`course_lib.dtw._pair_distances`, the
+    shorter sequence gives the rows when ``transposable``, but only without LB_Keogh: its terms
+    for what the path still owes are per template frame, and tell most along a row.
     """
     y_all, y_off, y_blocks, y_norm = templates
     (transposable, normalisation, end_weight, keogh, use_kim, early_abandon, leading,
      slot_lengths, length_slot) = search
-    start_weight, metric = pattern[1], local[0]
     n, dim = x.shape
-    n_t = y_off.shape[0] - 1
-    max_m = np.max(slot_lengths)
-    longest = max(n, max_m)
-    cost_buf = np.empty(max(n * max_m, 2 * longest))
-    acc_buf = np.empty(max(n * max_m, 2 * longest + 2))
-    rest = np.zeros(longest + 1)  # LB_Keogh terms still to come, per frame (see _keogh_terms)
-    no_rest = np.zeros(longest + 1)
-    scratch = keogh_scratch(n, max_m, dim, band)
-    # the query's envelope for each template length, from one set of extreme tables
-    envelope_start = np.zeros(slot_lengths.shape[0] + 1, dtype=np.int64)
-    envelope_start[1:] = np.cumsum(slot_lengths) * dim
-    kept_upper = np.empty(envelope_start[-1] if keogh == QUERY_SIDE else 0)
-    kept_lower = np.empty(envelope_start[-1] if keogh == QUERY_SIDE else 0)
-    if keogh == QUERY_SIDE:
-        pad_left, length, widest = 0, 0, 1
-        for m in slot_lengths:  # seen from a template frame the band reaches b left, a right
-            a, b = band_reach(n, m, band)
-            pad_left, widest = max(pad_left, b), max(widest, a + b + 1)
-        for m in slot_lengths:
-            a, b = band_reach(n, m, band)
-            length = max(length, pad_left + a + m)
-        tables_hi = np.empty(_levels_for(widest) * dim * length)
-        tables_lo = np.empty(_levels_for(widest) * dim * length)
-        _extreme_tables(x_t, pad_left, length, _levels_for(widest), tables_hi, tables_lo)
-        for s in range(slot_lengths.shape[0]):
-            m = slot_lengths[s]
-            a, b = band_reach(n, m, band)
-            _window_extremes(tables_hi, tables_lo, length, pad_left, b, a,
-                             kept_upper[envelope_start[s]:envelope_start[s + 1]].reshape((dim, m)),
-                             kept_lower[envelope_start[s]:envelope_start[s + 1]].reshape((dim, m)))
+    cost_buf, acc_buf, rest, no_rest, scratch = _query_scratch(n, np.max(slot_lengths), dim,
+                                                               band)
+    envelopes = _query_envelopes(x_t, band, slot_lengths, keogh)
     x_lead = np.ascontiguousarray(x[:, :leading])
-    kim = np.zeros(n_t)
-    scaled_kim = np.zeros(n_t)
-    if use_kim:
-        for t in range(n_t):
-            kim[t] = kim_raw(x, x_norm, sequence_block(y_blocks, y_off, t),
-                             y_norm[y_off[t]:y_off[t + 1]], local, start_weight, end_weight,
-                             cost_buf)
-            scaled_kim[t] = kim[t] / normaliser(normalisation, n, y_off[t + 1] - y_off[t])
+    kim, scaled_kim = _kim_bounds(x, x_norm, templates, local, pattern[1], end_weight,
+                                  normalisation, use_kim, cost_buf)
     best, best_t = np.inf, -1
     for t in np.argsort(scaled_kim, kind="mergesort"):
         y_t = sequence_block(y_blocks, y_off, t)
@@ -248,17 +308,8 @@ def _nearest_one(x, x_t, x_norm, templates, y_lead, local, band, pattern, search
         if use_kim and kim[t] > cutoff:
             counts[0] += 1
             continue
-        bound = 0.0
-        if keogh == QUERY_SIDE:
-            s = length_slot[m]
-            bound = _keogh_terms(
-                y_t, kept_upper[envelope_start[s]:envelope_start[s + 1]].reshape((dim, m)),
-                kept_lower[envelope_start[s]:envelope_start[s + 1]].reshape((dim, m)), metric,
-                rest)
-        elif keogh == TEMPLATE_SIDE:
-            a, b = band_reach(n, m, band)
-            bound = one_sided_keogh(x_t, y_t, a, b, metric, scratch, rest)
-        if bound > cutoff:
+        if _keogh_bound(keogh, x_t, y_t, length_slot[m], envelopes, band, local[0], scratch,
+                        rest) > cutoff:
             counts[1] += 1
             continue
         ys = slice(y_off[t], y_off[t + 1])
@@ -268,17 +319,9 @@ def _nearest_one(x, x_t, x_norm, templates, y_lead, local, band, pattern, search
         else:
             rows, rows_lead, rows_norm, cols_t, cols_norm = x, x_lead, x_norm, y_t, y_norm[ys]
         rest_rows, rest_cols = (no_rest, rest) if keogh == QUERY_SIDE else (rest, no_rest)
-        limit = cutoff if early_abandon else np.inf
-        # first the DTW on the leading features (a cheaper lower bound), then on all of them
-        first_pass = 0 if leading < dim and limit < np.inf else 1
-        raw, abandoned = np.inf, False
-        for full in range(first_pass, 2):
-            features = dim if full else leading
-            raw, abandoned = pair_dtw(rows if full else rows_lead, rows_norm, cols_t[:features],
-                                      cols_norm, local, band, pattern, cost_buf, acc_buf, limit,
-                                      rest_rows, rest_cols)
-            if abandoned:
-                break
+        raw, abandoned = _bounded_dtw(rows, rows_lead, rows_norm, cols_t, cols_norm, local, band,
+                                      pattern, leading, cutoff if early_abandon else np.inf,
+                                      rest_rows, rest_cols, cost_buf, acc_buf)
         if abandoned:
             counts[2] += 1
             continue
@@ -321,8 +364,8 @@ def nearest_kernel(parallel: bool):
 @njit(cache=True)
 def subsequence_rows(query, query_norm, ref_t, ref_norm, local, pattern, cutoff, d, D, steps):
     """Subsequence DTW of ``query`` in one reference (columns of ``ref_t``), row by row, as
-    :func:`course_lib.dtw.subsequence_dtw` computes it; False when abandoned. ``local`` and
-    ``pattern`` as :func:`course_lib.dtw.pair_dtw` takes them.
+    :func:`course_lib.dtw_subsequence.subsequence_dtw` computes it; False when abandoned.
+    ``local`` and ``pattern`` as :func:`course_lib.dtw.pair_dtw` takes them.
 
     Every match crosses each row of the query (one of every two rows when a move advances two),
     and D never decreases along it, so once those rows hold no cell at or below ``cutoff`` no

@@ -50,8 +50,9 @@ skips a template only when its bound exceeds the best distance so far by more th
 round-off of such sums (a relative margin of ``4 (n + m + d + 4)`` machine epsilons, about
 ``1e-13`` for the digits), so a skipped template would have been strictly worse: the pruned
 searches return the same indices and bit-for-bit the same distances as the exhaustive ones
-(:func:`course_lib.dtw.dtw_distance_matrix`, :func:`course_lib.dtw.subsequence_dtw`), whose
-compiled pair computation they share. Ties go to the lowest index.
+(:func:`course_lib.dtw.dtw_distance_matrix`,
+:func:`course_lib.dtw_subsequence.subsequence_dtw`), whose compiled pair computation they
+share. Ties go to the lowest index.
 """
 from __future__ import annotations
 
@@ -60,12 +61,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .dtw import (ASYMMETRIC_P1, NO_PATH, STEP_PATTERNS, NoWarpingPathError, StepPattern,
-                  SubsequenceMatch, as_band, as_sequence, as_sequence_list, backtrack,
-                  check_same_dim, concatenate_sequences, frame_norms, get_step_pattern,
-                  metric_terms, pack_sequences, subsequence_pattern)
+                  as_band, backtrack, get_step_pattern)
+from .dtw_costs import frame_norms, metric_terms
 from .dtw_pruning import (QUERY_SIDE, TEMPLATE_SIDE, band_reach, keogh_scratch, kim_raw,
                           nearest_kernel, normaliser, one_sided_keogh, rounding_margin,
                           subsequence_rows)
+from .dtw_sequences import (as_sequence, as_sequence_list, check_same_dim, concatenate_sequences,
+                            pack_sequences)
+from .dtw_subsequence import SubsequenceMatch, subsequence_pattern
 from .validation import as_bool, as_positive_int, check_choice
 
 __all__ = ["lb_kim", "lb_keogh", "supports_lower_bounds", "NearestTemplates",
@@ -319,10 +322,10 @@ class SubsequenceSearch:
     """The best matches of one query over many references, best first.
 
     ``reference[k]`` is the index of the reference holding match ``matches[k]`` (a
-    :class:`~course_lib.dtw.SubsequenceMatch`: start and end frame in that reference, distance,
-    path), each the best match in its reference, exactly as
-    :func:`~course_lib.dtw.subsequence_dtw` finds it. Every reference is counted once:
-    ``abandoned`` (its subsequence DTW stopped early) or ``computed_in_full``.
+    :class:`~course_lib.dtw_subsequence.SubsequenceMatch`: start and end frame in that
+    reference, distance, path), each the best match in its reference, exactly as
+    :func:`~course_lib.dtw_subsequence.subsequence_dtw` finds it. Every reference is counted
+    once: ``abandoned`` (its subsequence DTW stopped early) or ``computed_in_full``.
     """
 
     reference: np.ndarray
@@ -349,13 +352,44 @@ def subsequence_search(query, references, *, n_best: int = 1,
     """Query-by-example over many references: the ``n_best`` references whose best match of
     ``query`` costs least, with early abandoning.
 
-    For each reference in turn, subsequence DTW (:func:`course_lib.dtw.subsequence_dtw`: free
-    start and end, ``step_pattern`` normalised by the query length or not at all) runs row by
-    row, and stops as soon as no match can beat the ``n_best``-th best matching cost found so
-    far (``early_abandon``). The result is the exhaustive one: the same references, matches and
-    costs, ranked by cost and then by reference index. Every reference must be at least as long
-    as the query; ``metric`` must give costs >= 0 (euclidean, sqeuclidean, cosine).
+    For each reference in turn, subsequence DTW
+    (:func:`course_lib.dtw_subsequence.subsequence_dtw`: free start and end, ``step_pattern``
+    normalised by the query length or not at all) runs row by row, and stops as soon as no
+    match can beat the ``n_best``-th best matching cost found so far (``early_abandon``). The
+    result is the exhaustive one: the same references, matches and costs, ranked by cost and
+    then by reference index. Every reference must be at least as long as the query; ``metric``
+    must give costs >= 0 (euclidean, sqeuclidean, cosine).
     """
+    query, references, n_best, early_abandon, pattern, local = _subsequence_inputs(
+        query, references, n_best, early_abandon, step_pattern, metric)
+    n, dim = query.shape
+    query_norm = frame_norms(query, local[0])
+    kernel_pattern = pattern.kernel_form()
+    scale = float(n) if pattern.normalisation == "n" else 1.0  # M_phi, the same for every match
+    best: list[tuple[float, int, SubsequenceMatch]] = []
+    abandoned = 0
+    for k, reference in enumerate(references):
+        cutoff = np.inf
+        if early_abandon and len(best) == n_best:
+            cutoff = best[-1][0] * scale * (1.0 + rounding_margin(n, reference.shape[0], dim))
+        match, stopped = _best_match(query, query_norm, reference, local, pattern,
+                                     kernel_pattern, scale, cutoff)
+        abandoned += stopped
+        if match is not None:
+            best.append((match.distance, k, match))
+            best.sort(key=lambda item: (item[0], item[1]))
+            del best[n_best:]
+    if not best:
+        raise NoWarpingPathError(f"step_pattern: {pattern.name!r} cannot match the query "
+                                 f"({n} frames) anywhere in any reference")
+    return SubsequenceSearch(np.array([k for _, k, _ in best], dtype=np.int64),
+                             tuple(match for _, _, match in best), len(references), abandoned,
+                             len(references) - abandoned)
+
+
+def _subsequence_inputs(query, references, n_best, early_abandon, step_pattern, metric):
+    """The arguments of :func:`subsequence_search`, checked, with the step pattern and the
+    local-distance terms."""
     query = as_sequence(query, "query")
     references = as_sequence_list(references, "references")
     check_same_dim(query, references[0], "query", "references")
@@ -363,44 +397,31 @@ def subsequence_search(query, references, *, n_best: int = 1,
     early_abandon = as_bool(early_abandon, "early_abandon")
     pattern = subsequence_pattern(step_pattern)
     _kim_metric(metric)
-    n, dim = query.shape
     for k, reference in enumerate(references):
-        if reference.shape[0] < n:
+        if reference.shape[0] < query.shape[0]:
             raise ValueError(f"references[{k}]: has {reference.shape[0]} frames, fewer than the "
-                             f"query ({n} frames)")
+                             f"query ({query.shape[0]} frames)")
     ref_all, _ = concatenate_sequences(references)
     local = metric_terms(metric, None, query, ref_all, ("query", "references"),
                          per_frame_ok=False)
-    query_norm = frame_norms(query, local[0])
-    kernel_pattern = pattern.kernel_form()
-    scale = float(n) if pattern.normalisation == "n" else 1.0  # M_phi, the same for every match
-    best: list[tuple[float, int, SubsequenceMatch]] = []
-    abandoned = 0
-    for k, reference in enumerate(references):
-        m = reference.shape[0]
-        cutoff = np.inf
-        if early_abandon and len(best) == n_best:
-            cutoff = best[-1][0] * scale * (1.0 + rounding_margin(n, m, dim))
-        d = np.empty((n, m))
-        D = np.full((n, m), np.inf)
-        steps = np.full((n, m), NO_PATH, dtype=np.int8)
-        if not subsequence_rows(query, query_norm, np.ascontiguousarray(reference.T),
-                                frame_norms(reference, local[0]), local, kernel_pattern, cutoff,
-                                d, D, steps):
-            abandoned += 1
-            continue
-        matching_cost = D[n - 1] / scale
-        if not np.any(np.isfinite(matching_cost)):
-            continue  # the pattern cannot place the query in this reference at all
-        end = int(np.argmin(matching_cost))
-        path = backtrack(steps, n - 1, end, pattern)
-        match = SubsequenceMatch(int(path[0, 1]), end, float(matching_cost[end]), path)
-        best.append((match.distance, k, match))
-        best.sort(key=lambda item: (item[0], item[1]))
-        del best[n_best:]
-    if not best:
-        raise NoWarpingPathError(f"step_pattern: {pattern.name!r} cannot match the query "
-                                 f"({n} frames) anywhere in any reference")
-    return SubsequenceSearch(np.array([k for _, k, _ in best], dtype=np.int64),
-                             tuple(match for _, _, match in best), len(references), abandoned,
-                             len(references) - abandoned)
+    return query, references, n_best, early_abandon, pattern, local
+
+
+def _best_match(query, query_norm, reference, local, pattern, kernel_pattern, scale, cutoff):
+    """``(match, abandoned)``: the best match of the query in one reference, as
+    :func:`course_lib.dtw_subsequence.subsequence_dtw` finds it, or None when the subsequence
+    DTW was abandoned at ``cutoff`` (then ``abandoned``) or no path places the query there."""
+    n, m = query.shape[0], reference.shape[0]
+    d = np.empty((n, m))
+    D = np.full((n, m), np.inf)
+    steps = np.full((n, m), NO_PATH, dtype=np.int8)
+    if not subsequence_rows(query, query_norm, np.ascontiguousarray(reference.T),
+                            frame_norms(reference, local[0]), local, kernel_pattern, cutoff,
+                            d, D, steps):
+        return None, True
+    matching_cost = D[n - 1] / scale
+    if not np.any(np.isfinite(matching_cost)):
+        return None, False
+    end = int(np.argmin(matching_cost))
+    path = backtrack(steps, n - 1, end, pattern)
+    return SubsequenceMatch(int(path[0, 1]), end, float(matching_cost[end]), path), False

@@ -34,9 +34,11 @@ import numpy as np
 
 from . import hmm as H
 from . import vq
-from .dtw import StepPattern, as_sequence_list, dtw_distance_matrix, get_step_pattern
+from .dtw import StepPattern, dtw_distance_matrix, get_step_pattern
 from .dtw_search import nearest_templates, supports_lower_bounds
-from .gmm import GMMParams, fit_gmm, score_samples
+from .dtw_sequences import as_sequence_list
+from .gmm import fit_gmm, score_samples
+from .gmm_params import GMMParams
 from .hmm_models import DiscreteHMM
 from .hmm_sequences import pack_sequences
 from .metrics import RecognitionReport, confusion_matrix, evaluate, label_array
@@ -44,9 +46,9 @@ from .validation import (RngLike, as_bool, as_float_array, as_positive_float, as
                          as_rng, check_choice)
 
 __all__ = ["NoViableClassError", "RecognitionReport", "confusion_matrix", "evaluate",
-           "predict_from_scores", "Recogniser", "TemplateRecogniser", "GMMRecogniser",
-           "fit_gmm_recogniser", "GMMSelection",
-           "select_gmm_recogniser", "VQFrontEnd", "HMMRecogniser", "fit_hmm_recogniser"]
+           "predict_from_scores", "Recogniser", "TemplateRecogniser", "select_templates",
+           "GMMRecogniser", "fit_gmm_recogniser", "GMMSelection", "select_gmm_recogniser",
+           "VQFrontEnd", "HMMRecogniser", "fit_hmm_recogniser"]
 
 
 class NoViableClassError(ValueError):
@@ -183,6 +185,41 @@ def _as_distances(distances) -> np.ndarray:
     if (dist < 0).any():
         raise ValueError("distances: contains negative values (DTW distances are >= 0)")
     return dist
+
+
+def select_templates(labels, n_per_class: int, *, groups=None, rng=None) -> np.ndarray:
+    """Indices of ``n_per_class`` templates for every class (sorted).
+
+    With ``groups`` (e.g. speaker ids), ``n_per_class`` groups are drawn at random among those
+    that have every class, and all their items are used (so "3 templates per digit" means the
+    recordings of 3 speakers); without it, items are drawn per class. A group with several items
+    of one class contributes its first.
+    """
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or labels.size == 0:
+        raise ValueError(f"labels: expected a non-empty 1-D array, got shape {labels.shape}")
+    n_per_class = as_positive_int(n_per_class, "n_per_class")
+    rng = as_rng(rng)
+    classes = np.unique(labels)
+    if groups is None:
+        chosen = []
+        for c in classes:
+            members = np.flatnonzero(labels == c)
+            if len(members) < n_per_class:
+                raise ValueError(f"n_per_class: class {c.item()!r} has only {len(members)} items")
+            chosen.extend(rng.choice(members, size=n_per_class, replace=False))
+        return np.sort(np.asarray(chosen, dtype=np.int64))
+    groups = np.asarray(groups)
+    if groups.shape != labels.shape:
+        raise ValueError(f"groups: expected shape {labels.shape}, got {groups.shape}")
+    complete = [g for g in np.unique(groups)
+                if set(labels[groups == g].tolist()) >= set(classes.tolist())]
+    if len(complete) < n_per_class:
+        raise ValueError(f"n_per_class: only {len(complete)} groups have every class, "
+                         f"asked for {n_per_class}")
+    picked = rng.choice(np.asarray(complete), size=n_per_class, replace=False)
+    chosen = [np.flatnonzero((groups == g) & (labels == c))[0] for g in picked for c in classes]
+    return np.sort(np.asarray(chosen, dtype=np.int64))
 
 
 # --------------------------------------------------------------------------------------------

@@ -73,7 +73,8 @@ from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import squareform
 from tqdm.auto import tqdm
 
-from .dtw import as_sequence, as_sequence_list, local_cost_matrix
+from .dtw import local_cost_matrix
+from .dtw_sequences import as_sequence, as_sequence_list
 from .validation import as_bool, as_float_array, as_positive_float, as_positive_int, check_choice
 
 __all__ = [ "DEFAULT_THRESHOLD", "Fragment", "BandFragment",

@@ -10,9 +10,10 @@ from scipy.spatial.distance import cdist
 from scipy.stats import multivariate_normal
 
 from course_lib.dtw import (ASYMMETRIC_P1, STEP_PATTERNS, NoWarpingPathError, StepPattern,
-                            align_words, band_mask, dtw,
-                            dtw_distance, dtw_distance_matrix, dtw_from_cost_matrix,
-                            find_matches, local_cost_matrix, select_templates, subsequence_dtw)
+                            band_mask, dtw, dtw_distance, dtw_distance_matrix,
+                            dtw_from_cost_matrix, local_cost_matrix)
+from course_lib.dtw_subsequence import align_words, find_matches, subsequence_dtw
+from course_lib.recognition import select_templates
 
 PATTERNS = list(STEP_PATTERNS)
 INF = np.inf

@@ -9,7 +9,9 @@ import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib import dtw as D
+from course_lib import dtw_subsequence as DS
 from course_lib import features as F
+from course_lib import recognition as R
 from course_lib import term_discovery as TD
 from course_lib.widgets.dtw import alignment_explorer, subsequence_explorer
 
@@ -63,16 +65,16 @@ CASES = [
              TypeError, "normalise"),
     BadInput("dtw: parallel not a bool", lambda: D.dtw_distance_matrix([X], parallel="yes"),
              TypeError, "parallel"),
-    BadInput("dtw: query longer than the reference", lambda: D.subsequence_dtw(Y, X),
+    BadInput("dtw: query longer than the reference", lambda: DS.subsequence_dtw(Y, X),
              ValueError, "query"),
     BadInput("dtw: subsequence with a span-normalised pattern",
-             lambda: D.subsequence_dtw(X, Y, step_pattern="symmetric2"), ValueError,
+             lambda: DS.subsequence_dtw(X, Y, step_pattern="symmetric2"), ValueError,
              "step_pattern"),
-    BadInput("dtw: no matches asked for", lambda: D.find_matches(X, Y, max_matches=0),
+    BadInput("dtw: no matches asked for", lambda: DS.find_matches(X, Y, max_matches=0),
              ValueError, "max_matches"),
-    BadInput("dtw: too few templates per class", lambda: D.select_templates([0, 1, 1], 2),
+    BadInput("dtw: too few templates per class", lambda: R.select_templates([0, 1, 1], 2),
              ValueError, "n_per_class"),
-    BadInput("dtw: word templates as one array", lambda: D.align_words(X, Y), TypeError,
+    BadInput("dtw: word templates as one array", lambda: DS.align_words(X, Y), TypeError,
              "word_templates"),
     # --- term_discovery ---------------------------------------------------------------------
     BadInput("term_discovery: a single utterance", lambda: TD.discover_pairs([X]), ValueError,

@@ -5,13 +5,15 @@ import numpy as np
 from bad_input import BadInput, check_case, parametrize
 from course_lib import gaussian as G
 from course_lib import gmm as M
+from course_lib import gmm_params as MP
+from course_lib import gmm_selection as MS
 from course_lib import kmeans as KM
 from course_lib.widgets import gmm as W
 
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(60, 2))
-ONE = M.GMMParams(np.ones(1), np.zeros((1, 2)), np.eye(2)[None])
-TWO = M.GMMParams(np.full(2, 0.5), np.array([[-1.0, 0.0], [1.0, 0.0]]), np.ones((2, 2)), "diag")
+ONE = MP.GMMParams(np.ones(1), np.zeros((1, 2)), np.eye(2)[None])
+TWO = MP.GMMParams(np.full(2, 0.5), np.array([[-1.0, 0.0], [1.0, 0.0]]), np.ones((2, 2)), "diag")
 FEW = np.repeat(np.eye(3)[:, :2], 4, axis=0)        # 12 points on 3 distinct positions
 
 CASES = [
@@ -91,13 +93,13 @@ CASES = [
     BadInput("gmm: negative ridge", lambda: M.fit_gmm(X, 2, ridge=-1e-6), ValueError, "ridge"),
     BadInput("gmm: prior that is not a CovariancePrior", lambda: M.fit_gmm(X, 2, prior=1.0),
              TypeError, "prior"),
-    BadInput("gmm: prior with zero strength", lambda: M.CovariancePrior(0.0), ValueError,
+    BadInput("gmm: prior with zero strength", lambda: MP.CovariancePrior(0.0), ValueError,
              "prior.strength"),
     BadInput("gmm: weights that do not sum to one",
-             lambda: M.GMMParams(np.array([0.5, 0.6]), np.zeros((2, 2)), np.ones((2, 2)), "diag"),
+             lambda: MP.GMMParams(np.array([0.5, 0.6]), np.zeros((2, 2)), np.ones((2, 2)), "diag"),
              ValueError, "weights"),
     BadInput("gmm: indefinite component covariance",
-             lambda: M.GMMParams(np.ones(1), np.zeros((1, 2)), np.array([[[1.0, 2.0],
+             lambda: MP.GMMParams(np.ones(1), np.zeros((1, 2)), np.array([[[1.0, 2.0],
                                                                            [2.0, 1.0]]])),
              ValueError, "covariances"),
     BadInput("gmm: params not a GMMParams", lambda: M.e_step(X, {"weights": [1.0]}), TypeError,
@@ -112,16 +114,16 @@ CASES = [
              lambda: M.m_step(X, np.ones((59, 1))), ValueError, "responsibilities"),
     BadInput("gmm: em_steps from a model of another dimension",
              lambda: M.em_steps(np.c_[X, X], ONE), ValueError, "X"),
-    BadInput("gmm: zero samples", lambda: M.sample_gmm(ONE, 0), ValueError, "n_samples"),
+    BadInput("gmm: zero samples", lambda: MP.sample_gmm(ONE, 0), ValueError, "n_samples"),
     BadInput("gmm: dev set of another dimension",
-             lambda: M.select_n_components(X, X[:, :1], [1]), ValueError, "X_dev"),
-    BadInput("gmm: no candidates", lambda: M.select_n_components(X, X, []), ValueError,
+             lambda: MS.select_n_components(X, X[:, :1], [1]), ValueError, "X_dev"),
+    BadInput("gmm: no candidates", lambda: MS.select_n_components(X, X, []), ValueError,
              "candidates"),
-    BadInput("gmm: zero perturbation", lambda: M.split_components(ONE, 0.0), ValueError,
+    BadInput("gmm: zero perturbation", lambda: MS.split_components(ONE, 0.0), ValueError,
              "perturbation"),
-    BadInput("gmm: parameter count for zero components", lambda: M.n_parameters(0, 2),
+    BadInput("gmm: parameter count for zero components", lambda: MS.n_parameters(0, 2),
              ValueError, "n_components"),
-    BadInput("gmm: BIC of frames of another dimension", lambda: M.bic(X[:, :1], ONE),
+    BadInput("gmm: BIC of frames of another dimension", lambda: MS.bic(X[:, :1], ONE),
              ValueError, "X"),
     # --- widgets
     BadInput("widgets: EM explorer on 3-D points", lambda: W.em_explorer(np.zeros((10, 3))),

@@ -8,11 +8,13 @@ import pytest
 from scipy.stats import norm
 
 from course_lib.gaussian import fit_gaussian, gaussian_log_density
-from course_lib.gmm import (ComponentCollapseWarning, CovariancePrior, GMMParams,
-                            average_log_likelihood, bic, demo_mixture, e_step, em_steps, fit_gmm,
-                            grow_by_splitting, initialise_gmm, log_prior, m_step, n_parameters,
-                            predict, predict_proba, sample_gmm, score_samples,
-                            select_n_components, split_components)
+from course_lib.gmm import (average_log_likelihood, e_step, em_steps, fit_gmm, initialise_gmm,
+                            m_step, predict, predict_proba, score_samples)
+from course_lib.gmm_density import log_prior
+from course_lib.gmm_params import (ComponentCollapseWarning, CovariancePrior, GMMParams,
+                                   demo_mixture, sample_gmm)
+from course_lib.gmm_selection import (bic, grow_by_splitting, n_parameters, select_n_components,
+                                      split_components)
 from numerics import assert_non_decreasing
 
 TRUE = GMMParams(np.array([0.5, 0.3, 0.2]),

@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 
 from course_lib import hmm as H
-from course_lib.dtw import select_templates
 from course_lib.gmm import score_samples
 from course_lib.hmm_models import left_to_right_hmm, sample_sequences
 from course_lib.recognition import (GMMRecogniser, HMMRecogniser, NoViableClassError,
                                     TemplateRecogniser, VQFrontEnd, confusion_matrix, evaluate,
-                                    fit_gmm_recogniser, fit_hmm_recogniser, predict_from_scores)
+                                    fit_gmm_recogniser, fit_hmm_recogniser, predict_from_scores,
+                                    select_templates)
 
 
 def _toy_words(rng, n_speakers):

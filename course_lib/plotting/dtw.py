@@ -12,7 +12,8 @@ import numpy as np
 import matplotlib
 from matplotlib.collections import LineCollection
 
-from ..dtw import DTWResult, SubsequenceMatch, SubsequenceResult
+from ..dtw import DTWResult
+from ..dtw_subsequence import SubsequenceMatch, SubsequenceResult
 from ..term_discovery import SegmentalDTWResult
 from ..validation import as_float_array, as_positive_float, as_positive_int, as_waveform
 

@@ -11,7 +11,8 @@ from matplotlib import colormaps
 from scipy.linalg import cholesky
 
 from ..gaussian import as_covariance, gaussian_log_density
-from ..gmm import GMMParams, score_samples
+from ..gmm import score_samples
+from ..gmm_params import GMMParams
 from ..kmeans import assign_clusters
 from ..validation import as_float_array, as_positive_float, as_positive_int
 

@@ -21,8 +21,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Audio
 
-from ..dtw import (ASYMMETRIC_P1, METRICS, STEP_PATTERNS, NoWarpingPathError, as_sequence,
-                   band_mask, dtw, find_matches, local_cost_matrix, subsequence_dtw)
+from ..dtw import (ASYMMETRIC_P1, STEP_PATTERNS, NoWarpingPathError, band_mask, dtw,
+                   local_cost_matrix)
+from ..dtw_costs import METRICS
+from ..dtw_sequences import as_sequence
+from ..dtw_subsequence import find_matches, subsequence_dtw
 from ..plotting.dtw import (plot_alignment_path, plot_cost_matrix, plot_frame_mapping,
                             plot_subsequence_matches, plot_waveform)
 from ..validation import as_bool, as_float_array, as_positive_float, as_positive_int

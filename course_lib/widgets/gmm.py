@@ -16,7 +16,7 @@ Both steppers drive the library's own loops (:func:`course_lib.kmeans.kmeans_ste
 :func:`course_lib.gmm.em_steps`) and keep a consistent state after an error: new settings are
 validated and the new start computed before anything is stored, so a failed reset leaves the
 previous model in place and the explorer shows the error until the controls are valid again.
-The example data is :func:`course_lib.gmm.demo_mixture`; the drawing is
+The example data is :func:`course_lib.gmm_params.demo_mixture`; the drawing is
 :mod:`course_lib.plotting.gmm`.
 """
 
@@ -29,7 +29,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..gaussian import covariance_2d, fit_gaussian, sample_gaussian
-from ..gmm import ComponentCollapseWarning, demo_mixture, em_steps, initialise_gmm, sample_gmm
+from ..gmm import em_steps, initialise_gmm
+from ..gmm_params import ComponentCollapseWarning, demo_mixture, sample_gmm
 from ..kmeans import initialise_centroids, kmeans_steps
 from ..plotting.gmm import (plot_distortion_trace, plot_gaussian_fit, plot_kmeans_state,
                             plot_loglik_trace, plot_responsibilities)
