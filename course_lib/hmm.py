@@ -51,7 +51,8 @@ from .validation import (RngLike, as_bool, as_float_array, as_positive_float, as
                          as_rng, check_choice)
 
 __all__ = [
-    "UnscaledForward", "ScaledForward", "BaumWelchStepper",
+    "UnscaledForward", "ScaledForward", "LogForward", "Posteriors", "ViterbiResult", "ViterbiBatch",
+    "BaumWelchResult", "BaumWelchStepper",
     "forward_unscaled", "forward_scaled", "backward_scaled", "forward_log", "backward_log",
     "explain_zero_probability", "posteriors", "viterbi", "viterbi_paths", "log_likelihoods",
     "baum_welch_step", "baum_welch", "fit_hmm",
@@ -90,7 +91,7 @@ class ScaledForward:
 
 
 @dataclass(frozen=True, eq=False)
-class _LogForward:
+class LogForward:
     """Log-space forward pass: ``log_alpha[t, i] = log P(o_1..o_t, q_t = i)``."""
 
     log_alpha: np.ndarray  # (T, N)
@@ -285,7 +286,7 @@ def backward_scaled(hmm: DiscreteHMM, observations, scale=None) -> np.ndarray:
     return beta_hat
 
 
-def forward_log(hmm: DiscreteHMM, observations) -> _LogForward:
+def forward_log(hmm: DiscreteHMM, observations) -> LogForward:
     """Forward pass in log space.
 
     ``log alpha_1(i) = log pi_i + log b_i(o_1)``,
@@ -297,7 +298,7 @@ def forward_log(hmm: DiscreteHMM, observations) -> _LogForward:
     log_alpha, log_lik = np.empty((T, hmm.n_states)), np.empty(1)
     _forward_log_kernel(hmm.log_pi, hmm.A, hmm.log_B, batch.symbols, batch.offsets,
                         log_alpha, log_lik)
-    return _LogForward(log_alpha, float(log_lik[0]))
+    return LogForward(log_alpha, float(log_lik[0]))
 
 
 def backward_log(hmm: DiscreteHMM, observations) -> np.ndarray:
@@ -354,11 +355,11 @@ def _scaled_factors(hmm: DiscreteHMM, batch: SequenceBatch) -> tuple[np.ndarray,
 
 
 # --------------------------------------------------------------------------------------------
-# _Posteriors
+# Posteriors
 # --------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True, eq=False)
-class _Posteriors:
+class Posteriors:
     """State and transition posteriors of one sequence, with the passes they came from.
 
     ``gamma[t, i] = P(q_t = i | O) = alpha_t(i) beta_t(i) / P(O)``, shape (T, N), rows sum to 1;
@@ -384,7 +385,7 @@ class _Posteriors:
         return np.exp(self.log_beta)
 
 
-def posteriors(hmm: DiscreteHMM, observations, *, method: str = "log") -> _Posteriors:
+def posteriors(hmm: DiscreteHMM, observations, *, method: str = "log") -> Posteriors:
     """Forward-backward: gamma and xi of one sequence, by the log-space or the scaled passes.
 
     Both methods give the same numbers (to rounding); ``log_alpha`` and ``log_beta`` are
@@ -414,7 +415,7 @@ def posteriors(hmm: DiscreteHMM, observations, *, method: str = "log") -> _Poste
         log_lik = float(cum_log_scale[-1])
         log_alpha = safe_log(fwd.alpha_hat) + cum_log_scale[:, None]
         log_beta = safe_log(beta_hat) + (log_lik - cum_log_scale)[:, None]
-    return _Posteriors(gamma, xi, log_alpha, log_beta, float(log_lik))
+    return Posteriors(gamma, xi, log_alpha, log_beta, float(log_lik))
 
 
 # --------------------------------------------------------------------------------------------
@@ -422,7 +423,7 @@ def posteriors(hmm: DiscreteHMM, observations, *, method: str = "log") -> _Poste
 # --------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True, eq=False)
-class _ViterbiResult:
+class ViterbiResult:
     """The single best state path of one sequence.
 
     ``log_delta[t, j] = max_{q_1..q_{t-1}} log P(q_1..q_{t-1}, q_t = j, o_1..o_t)``,
@@ -437,7 +438,7 @@ class _ViterbiResult:
 
 
 @dataclass(frozen=True, eq=False)
-class _ViterbiBatch:
+class ViterbiBatch:
     """Viterbi over many sequences: one path per sequence and their log-probabilities (S,)."""
 
     paths: list[np.ndarray]
@@ -491,7 +492,7 @@ def _run_viterbi(hmm: DiscreteHMM, batch: SequenceBatch, name: str):
     return log_delta, psi, path, log_prob
 
 
-def viterbi(hmm: DiscreteHMM, observations) -> _ViterbiResult:
+def viterbi(hmm: DiscreteHMM, observations) -> ViterbiResult:
     """Viterbi decoding in log space: the most probable state sequence and its log-probability.
 
     ``log delta_1(j) = log pi_j + log b_j(o_1)``,
@@ -501,14 +502,14 @@ def viterbi(hmm: DiscreteHMM, observations) -> _ViterbiResult:
     """
     batch = pack_one_sequence(check_model(hmm), observations)
     log_delta, psi, path, log_prob = _run_viterbi(hmm, batch, "observations")
-    return _ViterbiResult(path, float(log_prob[0]), log_delta, psi)
+    return ViterbiResult(path, float(log_prob[0]), log_delta, psi)
 
 
-def viterbi_paths(hmm: DiscreteHMM, sequences) -> _ViterbiBatch:
+def viterbi_paths(hmm: DiscreteHMM, sequences) -> ViterbiBatch:
     """:func:`viterbi` for every sequence of a list or :class:`SequenceBatch`, in one pass."""
     batch = pack_for_model(check_model(hmm), sequences)
     _, _, path, log_prob = _run_viterbi(hmm, batch, "sequences")
-    return _ViterbiBatch(batch.split(path), log_prob)
+    return ViterbiBatch(batch.split(path), log_prob)
 
 
 # --------------------------------------------------------------------------------------------
@@ -671,7 +672,7 @@ def baum_welch_step(hmm: DiscreteHMM, sequences, *,
 
 
 @dataclass(frozen=True, eq=False)
-class _BaumWelchResult:
+class BaumWelchResult:
     """Outcome of Baum-Welch training.
 
     ``log_likelihood_trace[k] = log P(O | lambda_k)`` summed over sequences, for the initial
@@ -700,7 +701,7 @@ def _check_tol(tol) -> float:
 
 
 def baum_welch(hmm: DiscreteHMM, sequences, *, max_iter: int = 100, tol: float = 1e-4,
-               emission_floor: float = 0.0, progress: bool = False) -> _BaumWelchResult:
+               emission_floor: float = 0.0, progress: bool = False) -> BaumWelchResult:
     """Baum-Welch (EM) from the starting model ``hmm`` over many sequences of any lengths.
 
     Steps a :class:`BaumWelchStepper` until a step raises the log-likelihood by less than
@@ -722,13 +723,13 @@ def baum_welch(hmm: DiscreteHMM, sequences, *, max_iter: int = 100, tol: float =
         if stepper.gain < tol:
             converged = True
             break
-    return _BaumWelchResult(stepper.hmm, stepper.log_likelihood_trace, stepper.n_iter, converged)
+    return BaumWelchResult(stepper.hmm, stepper.log_likelihood_trace, stepper.n_iter, converged)
 
 
 def fit_hmm(sequences, n_states: int, n_symbols: int, *, topology: str = "ergodic",
             skip: bool = False, n_restarts: int = 1, max_iter: int = 100, tol: float = 1e-4,
             emission_floor: float = 0.0, rng: RngLike = None,
-            progress: bool = False) -> _BaumWelchResult:
+            progress: bool = False) -> BaumWelchResult:
     """Train an HMM from ``n_restarts`` random starts; keep the best.
 
     "Best" is the highest final training log-likelihood; all of them are returned in

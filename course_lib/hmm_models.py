@@ -32,7 +32,7 @@ from .validation import (RngLike, as_bool, as_float_array, as_positive_float, as
 __all__ = [
     "DiscreteHMM", "weather_mood_hmm", "WEATHER_MOOD_OBSERVATIONS",
     "WEATHER_MOOD_LONG_OBSERVATIONS", "weather_mood_sequences", "left_to_right_hmm", "random_hmm",
-    "sample", "sample_sequences",
+    "sample", "sample_sequences", "HMMSample",
 ]
 
 #: How far a row of pi, A or B may be from summing to one.
@@ -298,7 +298,7 @@ def random_hmm(n_states: int, n_symbols: int, *, rng: RngLike = None,
 # --------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True, eq=False)
-class _HMMSample:
+class HMMSample:
     """Sampled hidden states and observed symbols, one array per sequence."""
 
     states: list[np.ndarray]
@@ -331,7 +331,7 @@ def _sample_kernel(cum_pi, cum_A, cum_B, offsets, u_state, u_symbol, states, sym
             symbols[t] = k
 
 
-def sample_sequences(hmm: DiscreteHMM, lengths, *, rng: RngLike = None) -> _HMMSample:
+def sample_sequences(hmm: DiscreteHMM, lengths, *, rng: RngLike = None) -> HMMSample:
     """Draw independent sequences: ``q_1 ~ pi``, ``q_{t+1} ~ A[q_t]``, ``o_t ~ B[q_t]``.
 
     ``lengths`` is a list of positive ints (one per sequence). Deterministic given ``rng``.
@@ -351,7 +351,7 @@ def sample_sequences(hmm: DiscreteHMM, lengths, *, rng: RngLike = None) -> _HMMS
     _sample_kernel(_cumulative(hmm.pi), _cumulative(hmm.A), _cumulative(hmm.B), offsets,
                    u_state, u_symbol, states, symbols)
     cut = offsets[1:-1]
-    return _HMMSample(np.split(states, cut), np.split(symbols, cut))
+    return HMMSample(np.split(states, cut), np.split(symbols, cut))
 
 
 def sample(hmm: DiscreteHMM, n_steps: int, *,
