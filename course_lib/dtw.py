@@ -475,6 +475,8 @@ def local_cost_matrix(x, y, metric: str = "euclidean", variances=None) -> np.nda
       variances this is squared Euclidean up to scale and shift: the slides' bridge from DTW to
       Gaussian models. It can be negative.
 
+    One row of the matrix is :func:`course_lib.dtw_costs.local_cost_row`.
+
     Returns the ``(n, m)`` matrix (rows are frames of ``x``).
     """
     x, y = as_sequence(x, "x"), as_sequence(y, "y")

@@ -151,7 +151,7 @@ def lb_kim(x, y, *, metric: str = "euclidean",
     ``(m(1) d(0, 0) + w_end d(n-1, m-1)) / M_phi`` with ``w_end`` the smallest weight a move
     gives its end cell (only the first term when both sequences have one frame); see the module
     docstring. Valid for every step pattern; ``metric`` must give costs >= 0 (euclidean,
-    sqeuclidean, cosine).
+    sqeuclidean, cosine). The bound itself: :func:`course_lib.dtw_pruning.kim_raw`.
     """
     _kim_metric(metric)
     pattern = get_step_pattern(step_pattern)
@@ -171,7 +171,8 @@ def lb_keogh(x, y, *, band: int | None, metric: str = "euclidean",
     whole of y), and of the frames of y to the envelope of x, combined as the step pattern
     allows: x's frames only (asymmetric, asymmetricP1), the sum of both (symmetric2,
     symmetricP1) or the larger one (symmetric1), then divided by ``M_phi``; see the module
-    docstring. ``metric``: euclidean or sqeuclidean. A narrower band gives a tighter bound.
+    docstring. ``metric``: euclidean or sqeuclidean. A narrower band gives a tighter bound. The
+    box distances: :func:`course_lib.dtw_pruning._keogh_terms`.
     """
     _keogh_metric(metric)
     pattern = get_step_pattern(step_pattern)

@@ -88,7 +88,7 @@ def gaussian_log_density(X, mu, Sigma, covariance_type: str = "full") -> np.ndar
     mu : (D,) mean.
     Sigma : (D, D) covariance (``covariance_type="full"``) or (D,) variances ("diag").
 
-    The full case uses Sigma = L L^T (see the module docstring); the diagonal case is the sum of
+    The full case uses Sigma = L L^T (:func:`_log_density_from_cholesky`); the diagonal case is the sum of
     D one-dimensional log-densities, -1/2 sum_d [log(2 pi sigma2_d) + (x_d - mu_d)^2 / sigma2_d].
     Densities can exceed 1, so log-densities can be positive.
     """

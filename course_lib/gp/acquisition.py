@@ -566,7 +566,8 @@ def forced_choice_test(wins: int, n: int, *, level: float = 0.001) -> ForcedChoi
     ``wins`` of ``n`` forced choices went to the personal setting; exact two-tailed binomial test
     against p = 1/2 (Nielsen et al.: 20 choices). ``significant`` is ``p_value < level`` in either
     direction, so read it with ``preferred`` (which side won) or use ``personal_preferred``: a
-    listener who always chose the baseline is significant too, for the baseline.
+    listener who always chose the baseline is significant too, for the baseline. The p-value:
+    :func:`_two_tailed_p`.
     """
     n = as_positive_int(n, "n")
     wins = as_positive_int(wins, "wins", minimum=0)
