@@ -57,7 +57,8 @@ from course_lib.gp import bivariate_normal, levelset  # noqa: E402
 from course_lib.gp.constraints import constraint_sigma  # noqa: E402
 from course_lib.gp.kernels import Constant, SquaredExponential  # noqa: E402
 from course_lib.gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint  # noqa: E402
-from course_lib.gp.variational import MixedLikelihood, VariationalGP  # noqa: E402
+from course_lib.gp.mixed_likelihood import MixedLikelihood  # noqa: E402
+from course_lib.gp.variational_gp import VariationalGP  # noqa: E402
 from course_lib.linalg import JitterWarning  # noqa: E402
 from course_lib.simulators.psychophysics import psychometric_problem, simulate_answers  # noqa: E402
 

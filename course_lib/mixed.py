@@ -29,8 +29,9 @@ from .gp.rating_likelihoods import OrdinalProbit
 from .gp.sparse_variational import (SparseVariationalGP, SparseVariationalResult,
                                     fit_sparse_variational, inducing_points,
                                     sparse_variational_elbo)
-from .gp.variational import (MixedLikelihood, VariationalEvidence, VariationalGP,
-                             VariationalResult, fit_variational, variational_elbo)
+from .gp.mixed_likelihood import MixedLikelihood
+from .gp.variational import VariationalResult, fit_variational, variational_elbo
+from .gp.variational_gp import VariationalEvidence, VariationalGP
 
 __all__ = [
     "BernoulliProbit", "GaussianConstraint", "LikertConfidence", "OrdinalProbit",

@@ -19,7 +19,8 @@ FAMILIES = {"data", "dtw", "dtw_search", "term_discovery", "features", "gaussian
             "comparisons", "likelihoods", "laplace", "preference", "acquisition", "listeners",
             "bald", "sparse_preference", "ep", "stimuli",
             # Unit 7
-            "variational", "feedback_likelihoods", "levelset", "sparse_variational",
+            "mixed_likelihood", "variational", "variational_gp", "feedback_likelihoods", "levelset",
+            "sparse_variational",
             "constraints", "psychophysics", "levelset_session",
             "confidence", "confidence_raters"}
 

@@ -44,7 +44,7 @@ from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.confidence import ConfidencePreferenceGP
 from course_lib.gp.feedback_likelihoods import BernoulliProbit
 from course_lib.gp.sparse_variational import inducing_points
-from course_lib.gp.variational import VariationalGP
+from course_lib.gp.variational_gp import VariationalGP
 from course_lib.linalg import NotPositiveDefiniteError
 from course_lib.plotting import dtw as dtw_plots
 from course_lib.plotting import gmm as gmm_plots

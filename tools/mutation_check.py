@@ -102,7 +102,8 @@ RATERS_TESTS = ("tests/reference/test_raters_reference.py", "tests/gp/test_multi
 METRICS_TESTS = ("tests/test_metrics.py",)
 LAPLACE_TESTS = ("tests/gp/test_laplace.py",)
 EP_TESTS = ("tests/gp/test_ep.py",)
-ELBO_TESTS = ("tests/reference/test_variational_reference.py", "tests/gp/test_variational.py")
+ELBO_TESTS = ("tests/reference/test_variational_reference.py", "tests/gp/test_variational.py",
+              "tests/gp/test_mixed_likelihood.py", "tests/gp/test_variational_gp.py")
 LEVELSET_TESTS = ("tests/reference/test_levelset_reference.py", "tests/gp/test_levelset.py")
 
 TARGETS = {t.name: t for t in (
@@ -124,7 +125,8 @@ TARGETS = {t.name: t for t in (
     Target("ep", "EP site update: cavity, tilted moments, moment matching, damping, evidence "
                  "(course_lib/gp/ep.py)", EP_TESTS),
     Target("elbo", "Variational ELBO: expected log-likelihood, KL, row moments and their "
-                   "gradients (course_lib/gp/variational.py)", ELBO_TESTS),
+                   "gradients (course_lib/gp/variational.py, course_lib/gp/mixed_likelihood.py)",
+           ELBO_TESTS),
     Target("levelset-lookahead", "Level-set look-ahead: the conditioned probabilities, global "
                                  "MI and EAVC (course_lib/gp/levelset.py)", LEVELSET_TESTS),
 )}
@@ -171,6 +173,7 @@ LAPLACE = "course_lib/gp/laplace.py"
 NEWTON_SYSTEM = "course_lib/gp/newton_system.py"
 EP = "course_lib/gp/ep.py"
 VARIATIONAL = "course_lib/gp/variational.py"
+MIXED_LIKELIHOOD = "course_lib/gp/mixed_likelihood.py"
 LEVELSET = "course_lib/gp/levelset.py"
 
 MUTANTS: tuple[Mutant, ...] = (
@@ -532,7 +535,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "log Z_EP with 1/2 log(1 + tau / tau_c) written as 1/2 log(1 + tau / v_c)",
            "0.5 * np.log1p(tau * var_c)", "0.5 * np.log1p(tau / var_c)"),
     # ---------------------------------------------------------------------------- ELBO
-    Mutant("elbo-expectation-per-datum", "elbo", VARIATIONAL,
+    Mutant("elbo-expectation-per-datum", "elbo", MIXED_LIKELIHOOD,
            "MixedLikelihood.expected_log_likelihood",
            "each part's expected log-likelihood averaged over its rows instead of summed",
            "return (float(sum(np.sum(value) for value, _, _ in pieces)),",

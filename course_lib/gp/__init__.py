@@ -15,13 +15,15 @@ What the unit teaches, in the order of lecture 04:
 The later units build on these modules and have their own faces: :mod:`course_lib.raters`
 (Unit 5, many raters), :mod:`course_lib.preference` (Unit 6, comparisons and preferences) and
 :mod:`course_lib.mixed` (Unit 7, mixed feedback). Their models live in this package too, one module
-per model (``multi_rater``, ``laplace``, ``ep``, ``variational``, ...), with the engine rooms a
-reader of an algorithm need not open: ``parameters`` (log-parameter bookkeeping), ``quadrature``
-(expectations under a Gaussian), ``newton_system`` (the factorisations behind Laplace's
-Newton step) and ``bivariate_normal`` (the CDF behind the level-set look-ahead). The likelihoods
+per model (``multi_rater``, ``laplace``, ``ep``, ``variational`` with the model class in
+``variational_gp``, ...), with the engine rooms a reader of an algorithm need not open:
+``parameters`` (log-parameter bookkeeping), ``quadrature`` (expectations under a Gaussian),
+``newton_system`` (the factorisations behind Laplace's Newton step) and ``bivariate_normal``
+(the CDF behind the level-set look-ahead). The likelihoods
 share one interface in ``likelihoods``, with a module per family: ``pairwise_likelihoods``
 (comparisons), ``rating_likelihoods`` (bounded and ordinal ratings) and ``feedback_likelihoods``
-(yes/no answers, constraints, confidence ratings).
+(yes/no answers, constraints, confidence ratings); ``mixed_likelihood`` joins several of them on
+one latent, each with its own rows of M.
 """
 
 from .kernels import (Constant, Kernel, Linear, Matern, Matern12, Matern32, Matern52, Periodic,

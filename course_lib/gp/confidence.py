@@ -24,11 +24,11 @@ move it freely within a factor e either side and the bound caps it above.
 
 Both parts see the same row z = f(a) - f(b) of the comparison matrix M
 (:meth:`course_lib.gp.comparisons.Comparisons.matrix`), so the mixed likelihood
-(:func:`preference_confidence_likelihood`) is a :class:`~course_lib.gp.variational.MixedLikelihood`
-whose two parts share M: the ELBO sums both parts' expected log-likelihoods once and subtracts
-one KL. :class:`ConfidencePreferenceGP` is the full-rank variational GP on it, with a
-``use_ratings`` switch (an over-confident rater's ratings can hurt: keep the choices, drop the
-ratings), and predicts
+(:func:`preference_confidence_likelihood`) is a
+:class:`~course_lib.gp.mixed_likelihood.MixedLikelihood` whose two parts share M: the ELBO sums
+both parts' expected log-likelihoods once and subtracts one KL. :class:`ConfidencePreferenceGP` is
+the full-rank variational GP on it, with a ``use_ratings`` switch (an over-confident rater's
+ratings can hurt: keep the choices, drop the ratings), and predicts
 
     Pr(a preferred to b) = E[Phi(f(a) - f(b))] = Phi(mu / sqrt(1 + v))
 
@@ -53,10 +53,11 @@ from ..validation import as_bool, renamed_error
 from .comparisons import Comparisons, DisconnectedComparisonsWarning
 from .kernels import Kernel, as_inputs
 from .feedback_likelihoods import LikertConfidence
+from .mixed_likelihood import MixedLikelihood
 from .pairwise_likelihoods import PairwiseProbit
 from .preference import latent_difference
 from .priors import LogNormal, Prior
-from .variational import MixedLikelihood, VariationalGP
+from .variational_gp import VariationalGP
 
 __all__ = ["UNSCALED_PROBIT_NOISE_SD", "GAP_PRIOR_LOG_SD", "unscaled_pairwise_probit",
            "preference_confidence_likelihood", "gap_prior", "ConfidencePreferenceGP"]
@@ -136,7 +137,7 @@ class ConfidencePreferenceGP(VariationalGP):
         by MAP-II whenever ratings are fitted; False keeps ``likert``'s cut points.
     priors : mapping name -> Prior over the kernel's parameters and the learned gaps
         (``"part1.gap_1"`` ..); a gap without one gets :func:`gap_prior`.
-    max_iter, tol : the inner fit's (:class:`~course_lib.gp.variational.VariationalGP`). The
+    max_iter, tol : the inner fit's (:class:`~course_lib.gp.variational_gp.VariationalGP`). The
         default ``tol`` 1e-8 (relative ELBO change) is looser than VariationalGP's 1e-13: the
         Likert likelihood is not log-concave, and its L-BFGS polish crawls to 1e-13 while the
         predictions have settled to about 1e-5.

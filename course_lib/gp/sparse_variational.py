@@ -11,9 +11,9 @@ so the prior of v is N(0, I) and the KL term needs no kernel matrix at all:
 
     KL(q(v) || N(0, I)) = 1/2 [ ||S||_F^2 + m^T m - p - 2 sum_i log S_ii ].
 
-The data are the rows z = M f of a :class:`~course_lib.gp.variational.MixedLikelihood` (identity
-rows for yes/no answers and constraints, +1/-1 rows for pairs). With A = L^-1 K_ZX (p x n) and
-B = A M^T (p x rows), each row is Gaussian under q with
+The data are the rows z = M f of a :class:`~course_lib.gp.mixed_likelihood.MixedLikelihood`
+(identity rows for yes/no answers and constraints, +1/-1 rows for pairs). With
+A = L^-1 K_ZX (p x n) and B = A M^T (p x rows), each row is Gaussian under q with
 
     mean_k = b_k^T m,   var_k = c_k - ||b_k||^2 + ||S^T b_k||^2,   c = diag(M K_XX M^T),
 
@@ -51,7 +51,7 @@ form, and B moves through both K_ZX and the Cholesky factor L of K_ZZ:
 
 The likelihoods' own parameters (e.g. Likert cut points), when learned, enter only the expected
 log-likelihood, so their gradient is :meth:`MixedLikelihood.expected_parameter_gradient` at the
-rows' moments. The model shares :class:`~course_lib.gp.variational.VariationalGP`'s
+rows' moments. The model shares :class:`~course_lib.gp.variational_gp.VariationalGP`'s
 hyper-parameter vector (kernel, then the learned likelihood parameters) and its bookkeeping.
 
 Jitter: K_ZZ gets the :func:`~course_lib.linalg.cholesky_with_jitter` ladder (inducing values
@@ -69,7 +69,7 @@ After ``fit`` the model exposes ``kernel``, ``X_train`` (= Z) and ``posterior`` 
 :class:`~course_lib.gp.prediction.LatentGaussian` over u = f(Z), whitened form), so prediction
 and the level-set acquisitions of :mod:`course_lib.gp.levelset` treat it like any other course
 GP: at test inputs, with a = L^-1 k(Z, x*), mean = a^T m and var = k(x*, x*) - |a|^2 + |S^T a|^2.
-With Z = X the model is the full variational GP of :mod:`course_lib.gp.variational` (and with a
+With Z = X the model is the full variational GP of :mod:`course_lib.gp.variational_gp` (and with a
 Gaussian likelihood, exact regression).
 """
 
@@ -89,10 +89,11 @@ from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, a
                           as_rng, check_array_size)
 from .kernels import Kernel, as_inputs
 from .likelihoods import Likelihood
+from .mixed_likelihood import MixedLikelihood
 from .prediction import LatentGaussian
 from .quadrature import LatentOverflowError
 from .priors import Prior
-from .variational import MixedLikelihood, VariationalEvidence, VariationalGP
+from .variational_gp import VariationalEvidence, VariationalGP
 
 __all__ = ["SparseVariationalGP", "SparseVariationalResult", "fit_sparse_variational",
            "sparse_variational_elbo", "inducing_points"]
@@ -365,7 +366,7 @@ def sparse_variational_elbo(kernel: Kernel, X, inducing, likelihood, mean_whiten
                             kl_weight: float = 1.0) -> SparseVariationalResult:
     """The ELBO and its ledger at GIVEN q(v) = N(mean_whitened, S S^T), ``root_whitened`` = S
     (lower triangular, positive diagonal), no optimisation. ``likelihood`` is a
-    :class:`~course_lib.gp.variational.MixedLikelihood` over the rows of ``X`` (then ``y`` and
+    :class:`~course_lib.gp.mixed_likelihood.MixedLikelihood` over the rows of ``X`` (then ``y`` and
     ``M`` stay None) or one Likelihood with its observations ``y`` and map ``M`` (None: the
     identity). ``eval_gradient`` adds the gradient in the kernel's log-parameters; with
     ``kl_weight`` the gradients are those of ``result.objective``."""
@@ -469,10 +470,10 @@ class SparseVariationalGP(VariationalGP):
     ----------
     kernel : Kernel over the inputs.
     likelihood : a :class:`~course_lib.gp.likelihoods.Likelihood` (then ``fit(X, y, M)``) or a
-        :class:`~course_lib.gp.variational.MixedLikelihood` whose parts carry their own maps and
-        observations (then ``fit(X)``).
+        :class:`~course_lib.gp.mixed_likelihood.MixedLikelihood` whose parts carry their own
+        maps and observations (then ``fit(X)``).
     inducing : (p, d) inducing points Z, fixed (e.g. :func:`inducing_points`).
-    priors, learn_likelihood, kl_weight : as :class:`~course_lib.gp.variational.VariationalGP`
+    priors, learn_likelihood, kl_weight : as :class:`~course_lib.gp.variational_gp.VariationalGP`
         (the same hyper-parameter vector: the kernel's log-parameters, then the learned
         likelihood parameters named ``"part<p>.<name>"``; by default none is learned).
     max_iter, tol : of the L-BFGS run over q(v) (:func:`fit_sparse_variational`).

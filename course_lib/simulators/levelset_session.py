@@ -27,7 +27,7 @@ because the priors below assume unit-scaled inputs; queries and answers stay in 
   constraints as extra yes/no answers, ``"none"`` answers only. The arms differ in nothing
   else: the same seed gives the same initial queries, candidates, references and (in
   :func:`run_levelset_session`) the same answers to the same questions;
-* ``model="full"``: :class:`~course_lib.gp.variational.VariationalGP` (full rank; for the
+* ``model="full"``: :class:`~course_lib.gp.variational_gp.VariationalGP` (full rank; for the
   course's sizes its posterior needs no inducing points, so Wu et al.'s "inducing point at
   every constraint" holds trivially), a fresh fit after each answer (its items change);
   ``model="sparse"``: :class:`~course_lib.gp.sparse_variational.SparseVariationalGP`, the
@@ -66,7 +66,7 @@ from ..gp.kernels import Constant, SquaredExponential
 from ..gp.levelset import ACQUISITIONS, propose
 from ..gp.priors import Gamma
 from ..gp.sparse_variational import SparseVariationalGP, inducing_points
-from ..gp.variational import VariationalGP
+from ..gp.variational_gp import VariationalGP
 from ..linalg import JitterWarning
 from ..metrics import brier_levelset, f1_levelset
 from ..validation import (RngLike, as_float_array, as_positive_int, as_rng, check_array_size,

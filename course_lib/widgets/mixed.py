@@ -23,8 +23,9 @@ counted -> the :class:`~course_lib.gp.variational.VariationalResult`), :func:`co
 :class:`~course_lib.gp.sparse_variational.SparseVariationalGP`),
 :func:`likert_level_probabilities`, :func:`rating_splits` and :func:`preference_scores` (one
 model per split, Brier and F1 on its test pairs). The models are
-:mod:`course_lib.gp.variational`, :mod:`course_lib.gp.sparse_variational`,
-:mod:`course_lib.gp.constraints`, :mod:`course_lib.gp.feedback_likelihoods` and
+:mod:`course_lib.gp.mixed_likelihood`, :mod:`course_lib.gp.variational`,
+:mod:`course_lib.gp.sparse_variational`, :mod:`course_lib.gp.constraints`,
+:mod:`course_lib.gp.feedback_likelihoods` and
 :mod:`course_lib.gp.confidence`, the subjects :mod:`course_lib.simulators.confidence_raters`, the
 scores :mod:`course_lib.metrics`, the drawing :mod:`course_lib.plotting.mixed`. The explorers
 hold no data of their own: answers, constraints, parts and subjects come from the caller (the
@@ -45,8 +46,9 @@ from ..gp.confidence import ConfidencePreferenceGP
 from ..gp.constraints import detection_likelihood
 from ..gp.kernels import Kernel, as_inputs
 from ..gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
+from ..gp.mixed_likelihood import MixedLikelihood
 from ..gp.sparse_variational import SparseVariationalGP, inducing_points
-from ..gp.variational import MixedLikelihood, VariationalResult, fit_variational
+from ..gp.variational import VariationalResult, fit_variational
 from ..metrics import brier_preference, f1_preference
 from ..plotting.mixed import (plot_binary_answers, plot_constraints, plot_elbo_ledger,
                               plot_latent_band, plot_levels_by_strength, plot_likert_levels,

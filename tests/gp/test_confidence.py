@@ -26,8 +26,10 @@ from course_lib.gp.confidence import (GAP_PRIOR_LOG_SD, UNSCALED_PROBIT_NOISE_SD
                                       ConfidencePreferenceGP, preference_confidence_likelihood,
                                       unscaled_pairwise_probit)
 from course_lib.gp.feedback_likelihoods import LikertConfidence
+from course_lib.gp.mixed_likelihood import MixedLikelihood
 from course_lib.gp.pairwise_likelihoods import PairwiseProbit
-from course_lib.gp.variational import MixedLikelihood, VariationalGP, fit_variational
+from course_lib.gp.variational import fit_variational
+from course_lib.gp.variational_gp import VariationalGP
 from course_lib.simulators.confidence_raters import likert_synthetic_trials
 
 KERNEL = SquaredExponential(0.7, 1.5)

@@ -2,7 +2,7 @@
 inducing points.
 
 Oracles: exact GP regression (Gaussian likelihood with Z = X: the bound is tight), the full-rank
-VariationalGP of course_lib.gp.variational (any likelihood with Z = X: the same family of q),
+VariationalGP of course_lib.gp.variational_gp (any likelihood with Z = X: the same family of q),
 the optimum's monotonicity in nested inducing sets, dense-matrix formulas for the rows' moments
 and the KL (scipy's slogdet), the likelihoods' own expectations for the ledger, and finite
 differences for every gradient. GPflow's SVGP is not an oracle for the reason given in
@@ -16,10 +16,11 @@ from scipy.stats import norm
 from course_lib.gp import GPRegression, LogNormal, SquaredExponential
 from course_lib.gp.levelset import global_mi
 from course_lib.gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
+from course_lib.gp.mixed_likelihood import MixedLikelihood
 from course_lib.gp.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
 from course_lib.gp.sparse_variational import (SparseVariationalGP, fit_sparse_variational,
                                               inducing_points, sparse_variational_elbo)
-from course_lib.gp.variational import MixedLikelihood, VariationalGP
+from course_lib.gp.variational_gp import VariationalGP
 
 RNG = np.random.default_rng(7)
 X12 = np.sort(RNG.uniform(0.0, 5.0, 12))[:, None]

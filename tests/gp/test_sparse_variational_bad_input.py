@@ -15,9 +15,9 @@ import numpy as np
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import LogNormal, SquaredExponential
 from course_lib.gp.feedback_likelihoods import BernoulliProbit, LikertConfidence
+from course_lib.gp.mixed_likelihood import MixedLikelihood
 from course_lib.gp.sparse_variational import (SparseVariationalGP, fit_sparse_variational,
                                               inducing_points, sparse_variational_elbo)
-from course_lib.gp.variational import MixedLikelihood
 
 X = np.array([[0.0, 0.0], [0.5, 1.0], [1.0, 0.2]])
 Z = np.array([[0.2, 0.2], [0.8, 0.8]])
