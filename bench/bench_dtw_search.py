@@ -41,7 +41,7 @@ import statistics  # noqa: E402
 import numpy as np  # noqa: E402
 
 from course_lib.data.digits import digit_features, phone_number_features  # noqa: E402
-from course_lib.dtw import dtw_distance_matrix  # noqa: E402
+from course_lib.dtw_matrix import dtw_distance_matrix  # noqa: E402
 from course_lib.dtw_search import nearest_templates, subsequence_search  # noqa: E402
 from course_lib.dtw_subsequence import subsequence_dtw  # noqa: E402
 

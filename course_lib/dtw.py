@@ -61,28 +61,27 @@ dtw-python's ``"sakoechiba"`` is not widened, so it differs when ``n != m``.)
 
 Rooms beside this core: :mod:`course_lib.dtw_costs` (the local distances, compiled),
 :mod:`course_lib.dtw_sequences` (checking the sequences, packing many for one compiled loop),
-:mod:`course_lib.dtw_subsequence` (subsequence DTW, connected words) and
+:mod:`course_lib.dtw_matrix` (many against many: every query against every template in one
+compiled loop), :mod:`course_lib.dtw_subsequence` (subsequence DTW, connected words) and
 :mod:`course_lib.dtw_search` with its engine :mod:`course_lib.dtw_pruning` (lower bounds and
-early abandoning, which reuse :func:`accumulate_row` and :func:`pair_dtw`, so the pruned searches
-give the very numbers of the exhaustive ones).
+early abandoning, which reuse :func:`accumulate_row` and :func:`course_lib.dtw_matrix.pair_dtw`,
+so the pruned searches give the very numbers of the exhaustive ones).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from .dtw_costs import frame_norms, local_cost_two_rows, local_costs, metric_terms
-from .dtw_sequences import (as_sequence, as_sequence_list, check_same_dim, concatenate_sequences,
-                            pack_sequences, sequence_block)
+from .dtw_costs import frame_norms, local_costs, metric_terms
+from .dtw_sequences import as_sequence, check_same_dim
 from .validation import as_float_array, as_positive_int, check_choice
 
 __all__ = ["STEP_PATTERNS", "ASYMMETRIC_P1", "StepPattern", "get_step_pattern",
            "NoWarpingPathError", "local_cost_matrix", "band_mask", "DTWResult",
-           "dtw_from_cost_matrix", "dtw", "dtw_distance", "dtw_distance_matrix"]
+           "dtw_from_cost_matrix", "dtw", "dtw_distance"]
 
 START = -1      # step code of a cell where a path starts
 NO_PATH = -2    # step code of a cell no path reaches (or outside the band)
@@ -220,7 +219,7 @@ def as_band(band) -> int:
 # --------------------------------------------------------------------------------------------
 
 @njit(cache=True)
-def _row_limits(i, n, m, band):
+def row_limits(i, n, m, band):
     """First and last allowed column of row i (see the band definition in the docstring)."""
     if band < 0:
         return 0, m - 1
@@ -229,11 +228,11 @@ def _row_limits(i, n, m, band):
 
 @njit(cache=True)
 def _band_limits(n, m, band):
-    """:func:`_row_limits` of every row, as two arrays ``lo`` and ``hi``."""
+    """:func:`row_limits` of every row, as two arrays ``lo`` and ``hi``."""
     lo = np.empty(n, dtype=np.int64)
     hi = np.empty(n, dtype=np.int64)
     for i in range(n):
-        first, last = _row_limits(i, n, m, band)
+        first, last = row_limits(i, n, m, band)
         lo[i] = first
         hi[i] = last
     return lo, hi
@@ -312,148 +311,6 @@ def _follow_moves(steps, end_i, end_j, move_di, move_dj, mid_di, mid_dj, mid_w):
     path[length, 1] = j
     length += 1
     return path[:length][::-1].copy()
-
-
-@njit(cache=True)
-def _unit_step_row(i, d, j_lo, j_hi, unit, start_weight, prev, cur, rest):
-    """Row i of the recursion when the moves are (1, 1), (0, 1), (1, 0) only: two rows of D.
-
-    ``unit = (w_diag, w_across, w_down)``, ``d`` the local costs of row i;
-    ``prev[j + 1] = D(i - 1, j)`` and ``cur[j + 1] = D(i, j)``, index 0 standing for column -1.
-    Both rows must start filled with +inf, so a cell outside the band never offers a way in.
-    Each D(i, j) is the minimum of the same three sums as in :func:`accumulate_row`, so the
-    values are identical. Returns the row's lowest ``D(i, j) + rest[j + 1]`` (for early
-    abandoning, see :func:`_row_floor`; found on the way, the chain along the row is the slow
-    part anyway).
-    """
-    cost = d[j_lo:j_hi + 1]
-    up = prev[j_lo:j_hi + 2]        # up[t] = D(i - 1, j_lo + t - 1)
-    here = cur[j_lo + 1:j_hi + 2]   # here[t] = D(i, j_lo + t)
-    w_diag, w_across, w_down = unit[0], unit[1], unit[2]
-    # the two moves from row i - 1 do not depend on each other: one pass that vectorises
-    for t in range(cost.shape[0]):
-        here[t] = min(up[t] + w_diag * cost[t], up[t + 1] + w_down * cost[t])
-    if i == 0:
-        here[0] = start_weight * cost[0]
-    # the move along the row chains from cell to cell
-    rest_after = rest[j_lo + 1:j_hi + 2]
-    left = floor = np.inf
-    for t in range(cost.shape[0]):
-        left = min(here[t], left + w_across * cost[t])
-        here[t] = left
-        floor = min(floor, left + rest_after[t])
-    return floor
-
-
-@njit(cache=True)
-def _row_floor(D_row, j_lo, rest_row, rest_cols):
-    """Lowest ``D(i, j) + rest_row + rest_cols[j + 1]`` over the cells j_lo.. of row i: when
-    the two rests bound together what a path must still pay after (i, j), no path through this
-    row ends below it."""
-    rest = rest_cols[j_lo + 1:j_lo + 1 + D_row.shape[0]]
-    floor = np.inf
-    for t in range(D_row.shape[0]):
-        floor = min(floor, D_row[t] + rest[t])
-    return floor + rest_row
-
-
-@njit(cache=True)
-def pair_dtw(x, x_norm, y_t, y_norm, local, band, pattern, cost_buf, acc_buf, cutoff, rest_rows,
-             rest_cols):
-    """``(D(n - 1, m - 1), abandoned)`` of ``x`` (n, d) against y, given as ``y_t`` (d, m) (see
-    :func:`~course_lib.dtw_costs.local_cost_row`); D = +inf when no path arrives. ``local`` as
-    :func:`~course_lib.dtw_costs.metric_terms` returns it, ``pattern`` as
-    :meth:`StepPattern.kernel_form` does.
-
-    The one pair computation behind :func:`dtw_distance_matrix` and the pruned searches of
-    :mod:`course_lib.dtw_search`, so both give identical numbers. Local costs are computed a
-    row at a time, inside the band only; unit-step patterns (``unit`` non-empty, see
-    :meth:`StepPattern.kernel_form`) keep two rows of D, the others the whole matrix.
-    ``cost_buf`` and ``acc_buf`` are scratch space of at least max(n m, 2 m) and
-    max(n m, 2 (m + 1)) numbers.
-
-    Early abandoning (``cutoff`` < inf, same scale as D): D never decreases along a path
-    (local costs >= 0), every path to the end cell passes through each row (through one of
-    every two neighbouring rows if a move advances two rows), and after (i, j) it still pays at
-    least ``rest_rows[i + 1] + rest_cols[j + 1]`` (zeros when there are no bounds). Once no
-    cell of those rows can finish at or below ``cutoff`` the pair stops with ``(+inf, True)``.
-    """
-    n, m = x.shape[0], y_t.shape[1]
-    moves, start_weight, unit = pattern
-    unit_steps = unit.shape[0] > 0
-    move_di, move_dj, move_w, mid_di, mid_dj, mid_w = moves
-    # unit steps: two cost rows and two rows of D; other patterns: the whole matrices
-    d = cost_buf[:n * m].reshape((n, m))
-    D = acc_buf[:n * m].reshape((n, m))
-    prev, cur = acc_buf[:m + 1], acc_buf[m + 1:2 * m + 2]
-    if unit_steps:
-        prev[:] = np.inf
-        cur[:] = np.inf
-    else:
-        D[:] = np.inf
-    no_steps = np.empty((1, 1), dtype=np.int8)
-    rows_per_move = 1 if unit_steps else np.max(move_di)
-    floors = np.full(n, np.inf)  # row floors, for moves that jump over a row
-    for i in range(n):
-        j_lo, j_hi = _row_limits(i, n, m, band)
-        costs = cost_buf[(i % 2) * m:(i % 2 + 1) * m] if unit_steps else d[i]
-        if i % 2 == 0:  # rows i and i + 1 are computed together
-            local_cost_two_rows(x, x_norm, i, y_t, y_norm, local, (j_lo, j_hi),
-                                _row_limits(min(i + 1, n - 1), n, m, band), costs,
-                                cost_buf[m:2 * m] if unit_steps else d[min(i + 1, n - 1)])
-        if unit_steps:
-            floors[i] = _unit_step_row(i, costs, j_lo, j_hi, unit, start_weight, prev, cur,
-                                       rest_cols) + rest_rows[i + 1]
-            prev, cur = cur, prev
-        else:
-            accumulate_row(i, d, j_lo, j_hi, move_di, move_dj, move_w, mid_di, mid_dj, mid_w,
-                           start_weight, False, D, no_steps, False)
-            if cutoff < np.inf:
-                floors[i] = _row_floor(D[i, j_lo:j_hi + 1], j_lo, rest_rows[i + 1], rest_cols)
-        if cutoff < np.inf and (floors[i] if rows_per_move == 1 else np.min(
-                floors[max(0, i - rows_per_move + 1):i + 1])) > cutoff:
-            return np.inf, True
-    return (prev[m] if unit_steps else D[n - 1, m - 1]), False
-
-
-def _pair_distances(queries, templates, pair_x, pair_y, chunks, local, band, pattern,
-                    transposable, out):
-    """out[p] = D(n-1, m-1) of query pair_x[p] against template pair_y[p] (+inf: no path).
-
-    Queries and templates come packed by :func:`pack_sequences`; ``chunks`` splits the pairs
-    into consecutive runs, one task each with parallel=True, and each run allocates its scratch
-    space once. When D is the same for the transposed matrix (``transposable``: a symmetric
-    pattern and metric), the shorter sequence gives the rows: they are then wider, which suits
-    the vectorised cost loop.
-    """
-    x_all, x_off, x_blocks, x_norm = queries
-    y_all, y_off, y_blocks, y_norm = templates
-    moves, start_weight, unit = pattern  # a parallel loop takes no nested tuple
-    max_n = np.max(x_off[1:] - x_off[:-1])
-    max_m = np.max(y_off[1:] - y_off[:-1])
-    longest = max(max_n, max_m)
-    no_bound = np.zeros(longest + 1)
-    for c in prange(chunks.shape[0] - 1):
-        cost_buf = np.empty(max(max_n * max_m, 2 * longest))
-        acc_buf = np.empty(max(max_n * max_m, 2 * longest + 2))
-        for p in range(chunks[c], chunks[c + 1]):
-            a, b = pair_x[p], pair_y[p]
-            xs, ys = slice(x_off[a], x_off[a + 1]), slice(y_off[b], y_off[b + 1])
-            if transposable and y_off[b + 1] - y_off[b] < x_off[a + 1] - x_off[a]:
-                rows, rows_norm = y_all[ys], y_norm[ys]
-                cols_t, cols_norm = sequence_block(x_blocks, x_off, a), x_norm[xs]
-            else:
-                rows, rows_norm = x_all[xs], x_norm[xs]
-                cols_t, cols_norm = sequence_block(y_blocks, y_off, b), y_norm[ys]
-            out[p] = pair_dtw(rows, rows_norm, cols_t, cols_norm, local, band,
-                              (moves, start_weight, unit), cost_buf, acc_buf, np.inf, no_bound,
-                              no_bound)[0]
-
-
-_pair_distances_serial = njit(cache=True)(_pair_distances)
-
-
-_pair_distances_parallel = None  # compiled on first use of parallel=True (not cached)
 
 
 # --------------------------------------------------------------------------------------------
@@ -538,7 +395,7 @@ def dtw_from_cost_matrix(cost, *, step_pattern: str | StepPattern = "symmetric2"
     accumulate(cost, lo, hi, *arrays, pattern.start_weight, False, D, steps, True)
     distance = D[n - 1, m - 1]
     if not np.isfinite(distance):
-        raise _no_path_error(pattern, band, n, m)
+        raise no_path_error(pattern, band, n, m)
     path = backtrack(steps, n - 1, m - 1, pattern)
     normaliser = pattern.normaliser(n, m)
     normalised = None if normaliser is None else float(distance / normaliser)
@@ -555,7 +412,9 @@ def _path_exists(pattern, n, m, band) -> bool:
     return bool(np.isfinite(D[n - 1, m - 1]))
 
 
-def _no_path_error(pattern, band, n, m) -> NoWarpingPathError:
+def no_path_error(pattern, band, n, m) -> NoWarpingPathError:
+    """The error for lengths n, m without a path: it names ``band`` when there is one (and
+    says whether the lengths are to blame), else ``step_pattern``."""
     what = f"step pattern {pattern.name!r} and lengths n={n}, m={m}"
     if band is not None:
         # the widened band always keeps the corner-to-corner strip, so for the shipped
@@ -586,84 +445,3 @@ def dtw_distance(x, y, **kwargs) -> float:
     """The normalised DTW distance if the pattern has one, else the raw D(n-1, m-1)."""
     result = dtw(x, y, **kwargs)
     return result.distance if result.normalised_distance is None else result.normalised_distance
-
-
-# --------------------------------------------------------------------------------------------
-# Many against many
-# --------------------------------------------------------------------------------------------
-
-def dtw_distance_matrix(queries, templates=None, *,
-                        step_pattern: str | StepPattern = "symmetric2",
-                        metric: str = "euclidean", band: int | None = None, variances=None,
-                        normalise: bool | None = None, on_no_path: str = "raise",
-                        parallel: bool = False) -> np.ndarray:
-    """DTW distances between every query and every template, shape ``(Q, T)``.
-
-    ``queries`` and ``templates`` are lists of ``(n_k, d)`` sequences. With ``templates=None``
-    the all-pairs ``(Q, Q)`` matrix of ``queries`` is returned; when the step pattern and the
-    metric are symmetric each pair is computed once and mirrored.
-
-    All pairs run in one compiled loop over the concatenated sequences (no Python loop per
-    pair); ``parallel=True`` spreads the pairs over numba threads. ``normalise``: None divides
-    by ``M_phi`` when the pattern has one (see the module docstring), True requires it, False
-    returns the raw ``D(n-1, m-1)``. ``variances`` (gaussian_nll) must be shared, shape
-    ``(d,)``. Pairs without a warping path raise :class:`NoWarpingPathError`
-    (``on_no_path="raise"``) or get ``+inf`` (``on_no_path="inf"``).
-    """
-    queries = as_sequence_list(queries, "queries")
-    all_pairs = templates is None
-    templates = queries if all_pairs else as_sequence_list(templates, "templates")
-    check_same_dim(queries[0], templates[0], "queries", "templates")
-    pattern = get_step_pattern(step_pattern)
-    r = as_band(band)
-    check_choice(on_no_path, "on_no_path", {"raise", "inf"})
-    if not isinstance(parallel, (bool, np.bool_)):
-        raise TypeError(f"parallel: expected True or False, got {type(parallel).__name__}")
-    if normalise not in (None, True, False):
-        raise TypeError(f"normalise: expected None, True or False, got {normalise!r}")
-    if normalise and pattern.normalisation == "none":
-        raise ValueError(f"normalise: step pattern {pattern.name!r} admits no normalisation "
-                         f"(its path weight sum depends on the path); use normalise=False")
-    x_all, x_off = concatenate_sequences(queries)
-    y_all, y_off = (x_all, x_off) if all_pairs else concatenate_sequences(templates)
-    local = metric_terms(metric, variances, x_all, y_all, ("queries", "templates"),
-                         per_frame_ok=False)
-    n_q, n_t = len(queries), len(templates)
-    mirrored = all_pairs and pattern.is_symmetric and metric != "gaussian_nll"
-    if mirrored:
-        pair_x, pair_y = np.triu_indices(n_q)
-    else:
-        pair_x, pair_y = np.indices((n_q, n_t)).reshape(2, -1)
-    pair_x, pair_y = pair_x.astype(np.int64), pair_y.astype(np.int64)
-    raw = np.empty(len(pair_x))
-    kernel = _parallel_kernel() if parallel else _pair_distances_serial
-    kernel(pack_sequences(x_all, x_off, local[0]), pack_sequences(y_all, y_off, local[0]), pair_x,
-           pair_y, _pair_chunks(len(raw), parallel), local, r, pattern.kernel_form(),
-           pattern.is_symmetric and metric != "gaussian_nll", raw)
-    if on_no_path == "raise" and not np.all(np.isfinite(raw)):
-        p = int(np.flatnonzero(~np.isfinite(raw))[0])
-        err = _no_path_error(pattern, band, len(queries[pair_x[p]]), len(templates[pair_y[p]]))
-        raise NoWarpingPathError(f"{err} [query {pair_x[p]}, template {pair_y[p]}]")
-    if normalise is not False and pattern.normalisation != "none":
-        n_len = np.diff(x_off)[pair_x]
-        m_len = np.diff(y_off)[pair_y]
-        raw = raw / (n_len + m_len if pattern.normalisation == "n+m" else n_len)
-    out = np.empty((n_q, n_t))
-    out[pair_x, pair_y] = raw
-    if mirrored:
-        out[pair_y, pair_x] = raw
-    return out
-
-
-def _parallel_kernel():
-    global _pair_distances_parallel
-    if _pair_distances_parallel is None:
-        _pair_distances_parallel = njit(parallel=True)(_pair_distances)
-    return _pair_distances_parallel
-
-
-def _pair_chunks(n_pairs: int, parallel: bool) -> np.ndarray:
-    """Boundaries of consecutive runs of pairs: one run, or a few per numba thread so that
-    threads which draw short pairs can pick up more."""
-    n_runs = min(n_pairs, 8 * numba.get_num_threads()) if parallel else 1
-    return np.linspace(0, n_pairs, n_runs + 1).round().astype(np.int64)

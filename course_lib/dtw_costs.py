@@ -1,10 +1,11 @@
 """Local distances d(i, j) between frames, as the compiled DTW kernels compute them (Unit 1).
 
 The engine behind :func:`course_lib.dtw.local_cost_matrix` (which lists the metrics and their
-formulas), the compiled pair computation :func:`course_lib.dtw.pair_dtw` and the pruned searches
-of :mod:`course_lib.dtw_search`. :func:`metric_terms` checks ``metric`` and ``variances`` and
-turns them into the tuple ``local = (metric code, inv_var_t, log_norm)`` every kernel takes;
-:func:`local_cost_row` fills one row of local costs, in a loop order that LLVM vectorises.
+formulas), the compiled pair computation :func:`course_lib.dtw_matrix.pair_dtw` and the pruned
+searches of :mod:`course_lib.dtw_search`. :func:`metric_terms` checks ``metric`` and
+``variances`` and turns them into the tuple ``local = (metric code, inv_var_t, log_norm)`` every
+kernel takes; :func:`local_cost_row` fills one row of local costs, in a loop order that LLVM
+vectorises.
 
 numba's on-disk cache of a kernel is rebuilt only when its own file changes, not when a kernel
 it inlines from here does: after editing this file, clear the cache (``course_lib/__pycache__``).

@@ -2,12 +2,13 @@
 
 What they compute and why it is exact (the lower bounds, early abandoning, the rounding margin)
 is in the docstring of :mod:`course_lib.dtw_search`; the recursion they run is
-:func:`course_lib.dtw.accumulate_row` and the pair computation :func:`course_lib.dtw.pair_dtw`.
+:func:`course_lib.dtw.accumulate_row` and the pair computation
+:func:`course_lib.dtw_matrix.pair_dtw`.
 
 numba's on-disk cache of a kernel here is rebuilt only when this file changes, not when the
-kernels it inlines from :mod:`course_lib.dtw`, :mod:`course_lib.dtw_costs` or
-:mod:`course_lib.dtw_sequences` do: after editing those, clear the cache
-(``course_lib/__pycache__``). A stale cache cannot pass unnoticed: tests/test_dtw_search.py
+kernels it inlines from :mod:`course_lib.dtw`, :mod:`course_lib.dtw_matrix`,
+:mod:`course_lib.dtw_costs` or :mod:`course_lib.dtw_sequences` do: after editing those, clear the
+cache (``course_lib/__pycache__``). A stale cache cannot pass unnoticed: tests/test_dtw_search.py
 compares every search with the exhaustive one, which compiles from those very files.
 """
 
@@ -16,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .dtw import accumulate_row, pair_dtw
+from .dtw import accumulate_row
 from .dtw_costs import local_cost_row
+from .dtw_matrix import pair_dtw
 from .dtw_sequences import sequence_block
 
 
@@ -241,7 +243,7 @@ def _keogh_bound(keogh, x_t, y_t, slot, envelopes, band, metric, scratch, rest):
 @njit(cache=True)
 def _bounded_dtw(rows, rows_lead, rows_norm, cols_t, cols_norm, local, band, pattern, leading,
                  limit, rest_rows, rest_cols, cost_buf, acc_buf):
-    """``(D(n - 1, m - 1), abandoned)`` as :func:`course_lib.dtw.pair_dtw` with cutoff
+    """``(D(n - 1, m - 1), abandoned)`` as :func:`course_lib.dtw_matrix.pair_dtw` with cutoff
     ``limit``, first on the ``leading`` features (a cheaper lower bound) when there are fewer
     than all and a cutoff: the full DTW runs only if that one is not abandoned."""
     dim = rows.shape[1]
@@ -259,7 +261,7 @@ def _bounded_dtw(rows, rows_lead, rows_norm, cols_t, cols_norm, local, band, pat
 
 @njit(cache=True)
 def _query_scratch(n, max_m, dim, band):
-    """Scratch space of one query's search: the buffers of :func:`course_lib.dtw.pair_dtw`,
+    """Scratch space of one query's search: the buffers of :func:`course_lib.dtw_matrix.pair_dtw`,
     LB_Keogh's terms still to come per frame (``rest``, see :func:`_keogh_terms`), zeros for
     no such bound, and the tables of :func:`keogh_scratch`."""
     longest = max(n, max_m)
@@ -276,7 +278,7 @@ def _nearest_one(x, x_t, x_norm, templates, y_lead, local, band, pattern, search
 
     ``x`` comes as frames, as columns ``x_t`` and with its frame lengths ``x_norm``, the
     templates packed by :func:`course_lib.dtw_sequences.pack_sequences`; ``local``, ``band``
-    and ``pattern`` as :func:`course_lib.dtw.pair_dtw` takes them. ``search`` holds the
+    and ``pattern`` as :func:`course_lib.dtw_matrix.pair_dtw` takes them. ``search`` holds the
     settings ``(transposable, normalisation, end_weight, keogh, use_kim, early_abandon,
     leading, slot_lengths, length_slot)``: the normalisation code of :func:`normaliser`, the
     weight of LB_Kim's last cell, and the options below.
@@ -284,7 +286,7 @@ def _nearest_one(x, x_t, x_norm, templates, y_lead, local, band, pattern, search
     Templates are visited in order of increasing LB_Kim, so a good best-so-far comes early;
     ties still go to the lowest index. ``keogh``: 0 (none), QUERY_SIDE or TEMPLATE_SIDE (see
     :func:`_keogh_bound`; ``length_slot[m]`` is the slot of length m in ``slot_lengths``);
-    ``leading``: see :func:`_bounded_dtw`. As in :func:`course_lib.dtw._pair_distances`, the
+    ``leading``: see :func:`_bounded_dtw`. As in :func:`course_lib.dtw_matrix._pair_distances`, the
     shorter sequence gives the rows when ``transposable``, but only without LB_Keogh: its terms
     for what the path still owes are per template frame, and tell most along a row.
     """
@@ -365,7 +367,7 @@ def nearest_kernel(parallel: bool):
 def subsequence_rows(query, query_norm, ref_t, ref_norm, local, pattern, cutoff, d, D, steps):
     """Subsequence DTW of ``query`` in one reference (columns of ``ref_t``), row by row, as
     :func:`course_lib.dtw_subsequence.subsequence_dtw` computes it; False when abandoned.
-    ``local`` and ``pattern`` as :func:`course_lib.dtw.pair_dtw` takes them.
+    ``local`` and ``pattern`` as :func:`course_lib.dtw_matrix.pair_dtw` takes them.
 
     Every match crosses each row of the query (one of every two rows when a move advances two),
     and D never decreases along it, so once those rows hold no cell at or below ``cutoff`` no

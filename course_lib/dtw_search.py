@@ -50,7 +50,7 @@ skips a template only when its bound exceeds the best distance so far by more th
 round-off of such sums (a relative margin of ``4 (n + m + d + 4)`` machine epsilons, about
 ``1e-13`` for the digits), so a skipped template would have been strictly worse: the pruned
 searches return the same indices and bit-for-bit the same distances as the exhaustive ones
-(:func:`course_lib.dtw.dtw_distance_matrix`,
+(:func:`course_lib.dtw_matrix.dtw_distance_matrix`,
 :func:`course_lib.dtw_subsequence.subsequence_dtw`), whose compiled pair computation they
 share. Ties go to the lowest index.
 """

@@ -34,7 +34,8 @@ import numpy as np
 
 from . import hmm as H
 from . import vq
-from .dtw import StepPattern, dtw_distance_matrix, get_step_pattern
+from .dtw import StepPattern, get_step_pattern
+from .dtw_matrix import dtw_distance_matrix
 from .dtw_search import nearest_templates, supports_lower_bounds
 from .dtw_sequences import as_sequence_list
 from .gmm import fit_gmm, score_samples

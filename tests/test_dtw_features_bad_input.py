@@ -9,6 +9,7 @@ import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib import dtw as D
+from course_lib import dtw_matrix as DM
 from course_lib import dtw_subsequence as DS
 from course_lib import features as F
 from course_lib import recognition as R
@@ -59,11 +60,11 @@ CASES = [
     BadInput("dtw: the band leaves no path",
              lambda: D.dtw(X[:4], Y, step_pattern="asymmetric", band=0), D.NoWarpingPathError,
              "band"),
-    BadInput("dtw: one sequence where a list is expected", lambda: D.dtw_distance_matrix(X),
+    BadInput("dtw: one sequence where a list is expected", lambda: DM.dtw_distance_matrix(X),
              TypeError, "queries"),
-    BadInput("dtw: normalise not a bool", lambda: D.dtw_distance_matrix([X], normalise="yes"),
+    BadInput("dtw: normalise not a bool", lambda: DM.dtw_distance_matrix([X], normalise="yes"),
              TypeError, "normalise"),
-    BadInput("dtw: parallel not a bool", lambda: D.dtw_distance_matrix([X], parallel="yes"),
+    BadInput("dtw: parallel not a bool", lambda: DM.dtw_distance_matrix([X], parallel="yes"),
              TypeError, "parallel"),
     BadInput("dtw: query longer than the reference", lambda: DS.subsequence_dtw(Y, X),
              ValueError, "query"),

@@ -18,7 +18,8 @@ import pytest
 from course_lib import recognition as R
 from course_lib.data.digits import digit_features
 from course_lib.dtw import (ASYMMETRIC_P1, STEP_PATTERNS, NoWarpingPathError, StepPattern,
-                            dtw_distance, dtw_distance_matrix)
+                            dtw_distance)
+from course_lib.dtw_matrix import dtw_distance_matrix
 from course_lib.dtw_search import (NearestTemplates, lb_keogh, lb_kim, nearest_templates,
                                    subsequence_search)
 from course_lib.dtw_subsequence import subsequence_dtw

@@ -94,7 +94,8 @@ class Mutant:
     note: str = ""
 
 
-DTW_TESTS = ("tests/reference/test_dtw_reference.py", "tests/test_dtw.py")
+DTW_TESTS = ("tests/reference/test_dtw_reference.py", "tests/test_dtw.py",
+             "tests/test_dtw_matrix.py")
 HMM_TESTS = ("tests/reference/test_hmm_reference.py", "tests/test_hmm.py")
 GMM_TESTS = ("tests/reference/test_gmm_reference.py", "tests/test_gmm.py")
 GP_TESTS = ("tests/reference/test_gp_reference.py", "tests/gp/test_regression.py")
@@ -107,7 +108,8 @@ ELBO_TESTS = ("tests/reference/test_variational_reference.py", "tests/gp/test_va
 LEVELSET_TESTS = ("tests/reference/test_levelset_reference.py", "tests/gp/test_levelset.py")
 
 TARGETS = {t.name: t for t in (
-    Target("dtw", "DTW accumulation and back-tracking (course_lib/dtw.py)", DTW_TESTS),
+    Target("dtw", "DTW accumulation and back-tracking, the two-row kernel of the distance matrix "
+                  "(course_lib/dtw.py, course_lib/dtw_matrix.py)", DTW_TESTS),
     Target("hmm-forward", "HMM forward pass, scaled and log space (course_lib/hmm.py)",
            HMM_TESTS),
     Target("hmm-viterbi", "HMM Viterbi decoding (course_lib/hmm.py)", HMM_TESTS),
@@ -164,6 +166,7 @@ Was a test gap (the optimiser's own gradient was not checked); closed by
 """
 
 DTW = "course_lib/dtw.py"
+DTW_MATRIX = "course_lib/dtw_matrix.py"
 HMM = "course_lib/hmm.py"
 GMM = "course_lib/gmm.py"
 GP = "course_lib/gp/regression.py"
@@ -193,16 +196,16 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("dtw-row-last-column", "dtw", DTW, "accumulate_row",
            "off by one: the last column of each row is never filled",
            "for j in range(j_lo, j_hi + 1):", "for j in range(j_lo, j_hi):"),
-    Mutant("dtw-band-wrong-side", "dtw", DTW, "_row_limits",
+    Mutant("dtw-band-wrong-side", "dtw", DTW, "row_limits",
            "band widened for unequal lengths on the wrong side (upper limit uses n - m)",
            "min(m - 1, i + band + max(0, m - n))", "min(m - 1, i + band + max(0, n - m))"),
-    Mutant("dtw-fast-diagonal-weight-1", "dtw", DTW, "_unit_step_row",
+    Mutant("dtw-fast-diagonal-weight-1", "dtw", DTW_MATRIX, "_unit_step_row",
            "two-row kernel: diagonal move weighted 1 instead of w_diag (2 for symmetric2)",
            "up[t] + w_diag * cost[t]", "up[t] + cost[t]"),
-    Mutant("dtw-fast-down-origin", "dtw", DTW, "_unit_step_row",
+    Mutant("dtw-fast-down-origin", "dtw", DTW_MATRIX, "_unit_step_row",
            "two-row kernel: the move from the row above starts at the diagonal cell",
            "up[t + 1] + w_down * cost[t]", "up[t] + w_down * cost[t]"),
-    Mutant("dtw-fast-min-to-max", "dtw", DTW, "_unit_step_row",
+    Mutant("dtw-fast-min-to-max", "dtw", DTW_MATRIX, "_unit_step_row",
            "two-row kernel: min becomes max along the row",
            "left = min(here[t], left + w_across * cost[t])",
            "left = max(here[t], left + w_across * cost[t])"),
@@ -218,7 +221,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "path returned end-to-start (not reversed)",
            "return path[:length][::-1].copy()", "return path[:length].copy()"),
     # ---------------------------------------------------------------------------- HMM forward
-    Mutant("dtw-matrix-asymmetric-over-m", "dtw", DTW, "dtw_distance_matrix",
+    Mutant("dtw-matrix-asymmetric-over-m", "dtw", DTW_MATRIX, "dtw_distance_matrix",
            "distance matrix: asymmetric pattern normalised by the template length m, not n",
            "raw = raw / (n_len + m_len if pattern.normalisation == \"n+m\" else n_len)",
            "raw = raw / (n_len + m_len if pattern.normalisation == \"n+m\" else m_len)"),

@@ -21,7 +21,8 @@ import pytest
 from dtaidistance import dtw_ndim as dtai
 
 from course_lib.data.digits import digit_features
-from course_lib.dtw import ASYMMETRIC_P1, STEP_PATTERNS, band_mask, dtw, dtw_distance_matrix
+from course_lib.dtw import ASYMMETRIC_P1, STEP_PATTERNS, band_mask, dtw
+from course_lib.dtw_matrix import dtw_distance_matrix
 from course_lib.dtw_search import nearest_templates, subsequence_search
 from course_lib.dtw_subsequence import subsequence_dtw
 
