@@ -152,7 +152,7 @@ def _maximum_likelihood(X, gamma, covariance_type, data_var):
     """The maximum-likelihood step, Bishop (2006) eqs. 9.24-9.27: N_k, mu_k and S_k (the
     caller takes pi_k = N_k / N, eq. 9.26).
 
-    A component with no frames (N_k below 1e-8) has no estimate (0 / 0): it is
+    A component with no frames (N_k below ``_MIN_FRAMES``) has no estimate (0 / 0): it is
     re-seeded on the frame worst explained by its most responsible component, with N_k = 1 and
     the data's covariance. Returns N_k, the means, the covariances and the re-seeded mask.
     """

@@ -18,7 +18,7 @@ cancellation. Three forms, by |rho|:
   g_m = (x g_{m-1} - sqrt(m - 1) g_{m-2}) / sqrt(m). Cramer's inequality
   |He_m(x)| exp(-x^2 / 4) <= 1.0865 sqrt(m!) bounds term n by c |rho|^n / n with
   c = 1.0865^2 exp(-(h^2 + k^2) / 4) / (2 pi), so the sum stops at the first N with
-  c |rho|^(N+1) / ((N + 1)(1 - |rho|)) < 2^-53 (at most _SERIES_TERMS = 62 terms). For a
+  c |rho|^(N+1) / ((N + 1)(1 - |rho|)) < 2^-53 (at most SERIES_TERMS = 62 terms). For a
   candidate-reference pair it is a short polynomial in rho whose coefficients belong to the
   candidate (h) and to the reference (k) alone, computed once each: the acquisitions run it
   over all references of a candidate in one vectorised loop per term.
