@@ -26,9 +26,9 @@ from .gp.levelset import (ACQUISITIONS, LevelSetLookahead, Proposal, bald_bernou
                           global_mi, lookahead_levelset, propose, straddle)
 from .gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
 from .gp.rating_likelihoods import OrdinalProbit
-from .gp.sparse_variational import (SparseVariationalGP, SparseVariationalResult,
-                                    fit_sparse_variational, inducing_points,
-                                    sparse_variational_elbo)
+from .gp.sparse_variational import fit_sparse_variational, sparse_variational_elbo
+from .gp.sparse_variational_gp import SparseVariationalGP, inducing_points
+from .gp.sparse_variational_params import SparseVariationalResult
 from .gp.mixed_likelihood import MixedLikelihood
 from .gp.variational import VariationalResult, fit_variational, variational_elbo
 from .gp.variational_gp import VariationalEvidence, VariationalGP

@@ -20,7 +20,7 @@ FAMILIES = {"data", "dtw", "dtw_search", "term_discovery", "features", "gaussian
             "bald", "sparse_preference", "ep", "stimuli",
             # Unit 7
             "mixed_likelihood", "variational", "variational_gp", "feedback_likelihoods", "levelset",
-            "sparse_variational",
+            "sparse_variational", "sparse_variational_gp",
             "constraints", "psychophysics", "levelset_session",
             "confidence", "confidence_raters"}
 

@@ -43,7 +43,7 @@ from course_lib.gp.annotator_noise import AnnotatorNoiseGP, assign_regions
 from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.confidence import ConfidencePreferenceGP
 from course_lib.gp.feedback_likelihoods import BernoulliProbit
-from course_lib.gp.sparse_variational import inducing_points
+from course_lib.gp.sparse_variational_gp import inducing_points
 from course_lib.gp.variational_gp import VariationalGP
 from course_lib.linalg import NotPositiveDefiniteError
 from course_lib.plotting import dtw as dtw_plots
@@ -284,7 +284,7 @@ CASES = [
     Named("levelset_session: 2^40 test points",
              lambda: LevelSetSession(norm_ball_problem(2), n_test=2 ** 40, rng=0), ValueError,
              "n_test"),
-    Named("sparse_variational: 10^12 inducing points",
+    Named("sparse_variational_gp: 10^12 inducing points",
              lambda: inducing_points([[0.0, 1.0], [0.0, 1.0]], 10 ** 12, rng=0), ValueError,
              "n"),
     Named("stimuli: a tone in noise at 10^12 samples per second",

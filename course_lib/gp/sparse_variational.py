@@ -1,9 +1,10 @@
-"""Sparse variational GP with fixed inducing points (the model of Wu et al. 2025, section 2 and
-App. A).
+"""The sparse variational bound with fixed inducing points and its fit (Hensman, Matthews &
+Ghahramani 2015; the model of Wu et al. 2025, section 2 and App. A).
 
 The latent f is carried by its values u = f(Z) at p fixed inducing points Z (Wu et al. 2025: 100
 scrambled Sobol points of the domain plus one at every constraint location, see
-:func:`inducing_points`). The approximation is q(f, u) = p(f | u) q(u), whitened:
+:func:`~course_lib.gp.sparse_variational_gp.inducing_points`). The approximation is
+q(f, u) = p(f | u) q(u), whitened:
 
     K_ZZ = L L^T,   u = L v,   q(v) = N(m, S S^T),   S lower triangular, diag(S) > 0,
 
@@ -49,11 +50,6 @@ form, and B moves through both K_ZX and the Cholesky factor L of K_ZZ:
     dB = L^-1 dK_ZX M^T - Phi(L^-1 dK_ZZ L^-T) B,   Phi(Y) = lower triangle of Y, half diagonal,
     dELBO = sum_k d_var_k dc_k + <G, dB>,  G = m d_mean^T - 2 (I - S S^T) B diag(d_var).
 
-The likelihoods' own parameters (e.g. Likert cut points), when learned, enter only the expected
-log-likelihood, so their gradient is :meth:`MixedLikelihood.expected_parameter_gradient` at the
-rows' moments. The model shares :class:`~course_lib.gp.variational_gp.VariationalGP`'s
-hyper-parameter vector (kernel, then the learned likelihood parameters) and its bookkeeping.
-
 Jitter: K_ZZ gets the :func:`~course_lib.linalg.cholesky_with_jitter` ladder (inducing values
 observed with a tiny noise, so the bound stays a bound); the gradient includes its dependence on
 the kernel (jitter = j * mean diag K_ZZ).
@@ -65,38 +61,27 @@ ELBO; its optimum is the fixed point above with lambda = -2 d_var / beta and m =
 log evidence, a looser one; its maximiser is not the ELBO's. Only beta = 1 (the default) is the
 ELBO.
 
-After ``fit`` the model exposes ``kernel``, ``X_train`` (= Z) and ``posterior`` (the
-:class:`~course_lib.gp.prediction.LatentGaussian` over u = f(Z), whitened form), so prediction
-and the level-set acquisitions of :mod:`course_lib.gp.levelset` treat it like any other course
-GP: at test inputs, with a = L^-1 k(Z, x*), mean = a^T m and var = k(x*, x*) - |a|^2 + |S^T a|^2.
-With Z = X the model is the full variational GP of :mod:`course_lib.gp.variational_gp` (and with a
-Gaussian likelihood, exact regression).
+The model (MAP-II, warm-started refits, prediction) is
+:class:`~course_lib.gp.sparse_variational_gp.SparseVariationalGP`; the result type and the
+argument checks sit in :mod:`course_lib.gp.sparse_variational_params`.
 """
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Mapping
-from dataclasses import dataclass
-
 import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.optimize import Bounds, minimize
-from scipy.stats import qmc
 
-from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter
-from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
-                          as_rng, check_array_size)
-from .kernels import Kernel, as_inputs
-from .likelihoods import Likelihood
+from ..linalg import cholesky_with_jitter
+from ..validation import as_bool, as_positive_float, as_positive_int
+from .kernels import Kernel
 from .mixed_likelihood import MixedLikelihood
 from .prediction import LatentGaussian
 from .quadrature import LatentOverflowError
-from .priors import Prior
-from .variational_gp import VariationalEvidence, VariationalGP
+from .sparse_variational_params import (SparseVariationalResult, check_mean, check_problem,
+                                        check_root)
 
-__all__ = ["SparseVariationalGP", "SparseVariationalResult", "fit_sparse_variational",
-           "sparse_variational_elbo", "inducing_points"]
+__all__ = ["fit_sparse_variational", "sparse_variational_elbo"]
 
 # The natural-gradient phase: at most _FIXED_POINT_MAX_ITER steps, stopping when the ELBO gains
 # less than _FIXED_POINT_TOL (relative); damping halved down to _MIN_DAMPING. Site precisions
@@ -109,50 +94,6 @@ _SITE_PRECISION_FLOOR = 1e-8
 # L-BFGS keeps log S_ii within these bounds (S_ii from 4e-18 to 150; with a log-concave
 # likelihood the optimal q(v) is no wider than the prior N(0, I), i.e. S_ii <= 1).
 _LOG_DIAGONAL_BOUNDS = (-40.0, 5.0)
-
-
-@dataclass(frozen=True)
-class SparseVariationalResult:
-    """The ELBO of the whitened q(v) = N(mean_whitened, S S^T) and its ledger.
-
-    ``elbo = expected_log_likelihood - kl``; ``part_expected_log_likelihoods`` splits the first
-    term by the MixedLikelihood's parts (the ELBO ledger, also under the name
-    ``expected_log_likelihoods``); ``root_whitened`` is S (lower triangular); ``z_mean`` and
-    ``z_var`` are the rows' moments under q; ``kl_weight`` is the teaching device's beta
-    (module docstring) and ``objective`` = expected_log_likelihood - kl_weight * kl (the ELBO
-    when kl_weight = 1); ``gradient_mean`` and ``gradient_root`` are d objective/dm and
-    d objective/dS (lower triangle; both 0 at the optimum); ``gradient_kernel`` (when asked
-    for) is d objective/dtheta_p of the kernel's log-parameters at fixed (m, S);
-    ``n_iter`` (natural-gradient steps plus L-BFGS iterations) and ``converged`` describe the
-    run (0 / False for a plain evaluation); ``posterior`` is the
-    :class:`~course_lib.gp.prediction.LatentGaussian` over u = f(Z).
-    """
-
-    elbo: float
-    expected_log_likelihood: float
-    part_expected_log_likelihoods: np.ndarray
-    kl: float
-    mean_whitened: np.ndarray
-    root_whitened: np.ndarray
-    z_mean: np.ndarray
-    z_var: np.ndarray
-    posterior: LatentGaussian
-    gradient_mean: np.ndarray
-    gradient_root: np.ndarray
-    gradient_kernel: np.ndarray | None = None
-    n_iter: int = 0
-    converged: bool = False
-    kl_weight: float = 1.0
-
-    @property
-    def objective(self) -> float:
-        """What the optimiser maximised: expected_log_likelihood - kl_weight * kl."""
-        return self.expected_log_likelihood - self.kl_weight * self.kl
-
-    @property
-    def expected_log_likelihoods(self) -> np.ndarray:
-        """Each part's summed expected log-likelihood (``part_expected_log_likelihoods``)."""
-        return self.part_expected_log_likelihoods
 
 
 class _SparseBound:
@@ -281,73 +222,6 @@ def _natural_gradient(bound: _SparseBound, m, S, tol: float):
     return m, S, steps
 
 
-def _check_root(S, name: str, p: int) -> np.ndarray:
-    S = as_float_array(S, name, ndim=2)
-    if S.shape != (p, p):
-        raise ValueError(f"{name}: expected shape ({p}, {p}) (one row and column per inducing "
-                         f"point), got {S.shape}")
-    if np.any(np.triu(S, 1)) or np.any(np.diag(S) <= 0):
-        raise ValueError(f"{name}: expected a lower-triangular square root S with a positive "
-                         "diagonal (q(v) = N(m, S S^T))")
-    return S
-
-
-def _check_mean(m, name: str, p: int) -> np.ndarray:
-    m = as_float_array(m, name, ndim=1)
-    if m.shape != (p,):
-        raise ValueError(f"{name}: expected shape ({p},) (one value per inducing point), got "
-                         f"{m.shape}")
-    return m
-
-
-def _mixed_for(likelihood, y, M, n: int) -> MixedLikelihood:
-    """The MixedLikelihood for n items from either form of the arguments (errors name them)."""
-    if isinstance(likelihood, MixedLikelihood):
-        if y is not None or M is not None:
-            raise ValueError("y: a MixedLikelihood carries its own observations and maps; pass "
-                             "y=None and M=None")
-        if likelihood.n_items != n:
-            raise ValueError(f"X: expected {likelihood.n_items} rows (one per item of the "
-                             f"likelihood's maps), got {n}")
-        return likelihood
-    if not isinstance(likelihood, Likelihood):
-        raise TypeError(f"likelihood: expected a course_lib.gp.likelihoods Likelihood or a "
-                        f"MixedLikelihood, got {type(likelihood).__name__}")
-    if y is None:
-        raise ValueError("y: a single likelihood needs its observations y")
-    y = likelihood.check_observations(y, "y")
-    if M is None:
-        if y.size != n:
-            raise ValueError(f"y: expected {n} observations (one per row of X, as M is None), "
-                             f"got {y.size}")
-        M = np.eye(n)
-    M = as_float_array(M, "M", ndim=2)
-    if M.shape != (y.size, n):
-        raise ValueError(f"M: expected shape ({y.size}, {n}) (one row per observation, one "
-                         f"column per row of X), got {M.shape}")
-    return MixedLikelihood([(likelihood, M, y)])
-
-
-def _check_inducing(kernel, Z) -> np.ndarray:
-    if not isinstance(kernel, Kernel):
-        raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
-    Z = as_inputs(Z, "inducing")
-    dim = kernel._input_dim()
-    if dim is not None and Z.shape[1] != dim:
-        raise ValueError(f"inducing: expected {dim} column(s), as the kernel has one "
-                         f"lengthscale per input dimension, got shape {Z.shape}")
-    return Z
-
-
-def _check_problem(kernel, X, Z, likelihood, y, M):
-    Z = _check_inducing(kernel, Z)
-    X = as_inputs(X, "X")
-    if X.shape[1] != Z.shape[1]:
-        raise ValueError(f"X: expected {Z.shape[1]} column(s), as many as the inducing points "
-                         f"(one per input dimension), got shape {X.shape}")
-    return X, Z, _mixed_for(likelihood, y, M, X.shape[0])
-
-
 def _result(bound: _SparseBound, m, S, with_gradient: bool, n_iter: int, converged: bool
             ) -> SparseVariationalResult:
     _, expected, kl, grad_m, pieces = bound.evaluate(m, S)
@@ -370,10 +244,10 @@ def sparse_variational_elbo(kernel: Kernel, X, inducing, likelihood, mean_whiten
     ``M`` stay None) or one Likelihood with its observations ``y`` and map ``M`` (None: the
     identity). ``eval_gradient`` adds the gradient in the kernel's log-parameters; with
     ``kl_weight`` the gradients are those of ``result.objective``."""
-    X, Z, mixed = _check_problem(kernel, X, inducing, likelihood, y, M)
+    X, Z, mixed = check_problem(kernel, X, inducing, likelihood, y, M)
     p = Z.shape[0]
-    m = _check_mean(mean_whitened, "mean_whitened", p)
-    S = _check_root(root_whitened, "root_whitened", p)
+    m = check_mean(mean_whitened, "mean_whitened", p)
+    S = check_root(root_whitened, "root_whitened", p)
     bound = _SparseBound(kernel, X, Z, mixed, as_bool(eval_gradient, "eval_gradient"),
                          kl_weight=as_positive_float(kl_weight, "kl_weight"))
     return _result(bound, m, S, eval_gradient, 0, False)
@@ -392,13 +266,13 @@ def fit_sparse_variational(kernel: Kernel, X, inducing, likelihood, y=None, M=No
     silences the jitter warning of K_ZZ's Cholesky factor. ``kl_weight`` (a teaching device,
     module docstring) maximises E - kl_weight * KL instead of the ELBO.
     """
-    X, Z, mixed = _check_problem(kernel, X, inducing, likelihood, y, M)
+    X, Z, mixed = check_problem(kernel, X, inducing, likelihood, y, M)
     p = Z.shape[0]
     max_iter = as_positive_int(max_iter, "max_iter")
     tol = as_positive_float(tol, "tol")
     eval_gradient = as_bool(eval_gradient, "eval_gradient")
-    m = np.zeros(p) if mean0 is None else _check_mean(mean0, "mean0", p)
-    S = np.eye(p) if root0 is None else _check_root(root0, "root0", p)
+    m = np.zeros(p) if mean0 is None else check_mean(mean0, "mean0", p)
+    S = np.eye(p) if root0 is None else check_root(root0, "root0", p)
     bound = _SparseBound(kernel, X, Z, mixed, eval_gradient, warn,
                          as_positive_float(kl_weight, "kl_weight"))
     m, S, n_steps = _natural_gradient(bound, m, S, _FIXED_POINT_TOL)
@@ -433,151 +307,3 @@ def fit_sparse_variational(kernel: Kernel, X, inducing, likelihood, y=None, M=No
                    options={"maxiter": max_iter, "ftol": tol, "gtol": 1e-9})
     m, S = unpack(run.x)
     return _result(bound, m, S, eval_gradient, n_steps + int(run.nit), bool(run.success))
-
-
-def inducing_points(bounds, n: int, *, include=None, rng: RngLike = None) -> np.ndarray:
-    """``n`` scrambled Sobol points in the box ``bounds`` (d x 2, rows (low, high)), followed by
-    the rows of ``include`` (k x d; Wu et al. 2025 put an inducing point at every constraint
-    location, without which its mixed model is "inflexible"). Returns an (n + k, d) array.
-    ``n`` may be 0 when ``include`` is given; ``rng`` scrambles the Sobol sequence. Sobol points
-    are best balanced when n is a power of two, but Wu et al.'s 100 are accepted."""
-    bounds = as_float_array(bounds, "bounds", ndim=2)
-    if bounds.shape[1] != 2 or np.any(bounds[:, 0] >= bounds[:, 1]):
-        raise ValueError(f"bounds: expected a (d, 2) array of (low, high) rows with low < high, "
-                         f"got {bounds.tolist()}")
-    d = bounds.shape[0]
-    extra = np.empty((0, d)) if include is None else as_inputs(include, "include", d)
-    n = as_positive_int(n, "n", minimum=0 if extra.shape[0] else 1)
-    check_array_size((n + extra.shape[0], d), "n", "the inducing points",
-                     "a sparse model needs tens to a few thousand inducing points (the "
-                     "level-set sessions use 100)")
-    sobol = qmc.Sobol(d, rng=as_rng(rng))
-    with warnings.catch_warnings():  # Wu et al.'s n = 100 is not a power of two
-        warnings.filterwarnings("ignore", message="The balance properties of Sobol")
-        points = qmc.scale(sobol.random(n), bounds[:, 0], bounds[:, 1]) if n else np.empty((0, d))
-    return np.vstack([points, extra])
-
-
-# --------------------------------------------------------------------------------------------
-# The model
-# --------------------------------------------------------------------------------------------
-
-class SparseVariationalGP(VariationalGP):
-    """Sparse variational GP with fixed inducing points (module docstring), MAP-II on the kernel
-    and, if asked, on the likelihood's parameters.
-
-    Parameters
-    ----------
-    kernel : Kernel over the inputs.
-    likelihood : a :class:`~course_lib.gp.likelihoods.Likelihood` (then ``fit(X, y, M)``) or a
-        :class:`~course_lib.gp.mixed_likelihood.MixedLikelihood` whose parts carry their own
-        maps and observations (then ``fit(X)``).
-    inducing : (p, d) inducing points Z, fixed (e.g. :func:`inducing_points`).
-    priors, learn_likelihood, kl_weight : as :class:`~course_lib.gp.variational_gp.VariationalGP`
-        (the same hyper-parameter vector: the kernel's log-parameters, then the learned
-        likelihood parameters named ``"part<p>.<name>"``; by default none is learned).
-    max_iter, tol : of the L-BFGS run over q(v) (:func:`fit_sparse_variational`).
-    warm_start : start every fit from the previous q(v) (the active-learning loop refits after
-        each trial; v lives on Z, so the previous optimum is a good start even with new rows).
-
-    After ``fit``: ``result`` (:class:`SparseVariationalResult`: ELBO, ledger, KL, m, S),
-    ``posterior`` (LatentGaussian over u = f(Z)), ``X_train`` (= Z, which is what prediction and
-    the level-set acquisitions condition on), ``X_items`` (the rows of X the likelihood
-    addresses), ``mixed`` (the MixedLikelihood with its data). ``log_marginal_likelihood`` is
-    the optimised ELBO, which ``optimise_hyperparameters`` maximises by the restart loop of
-    :func:`~course_lib.gp.optimise.optimise_hyperparameters`, each evaluation warm-started from
-    the latest q(v).
-    """
-
-    def __init__(self, kernel: Kernel, likelihood: Likelihood | MixedLikelihood, inducing,
-                 priors: Mapping[str, Prior] | None = None, *, learn_likelihood=None,
-                 kl_weight: float = 1.0, max_iter: int = 2000, tol: float = 1e-10,
-                 warm_start: bool = True):
-        self.inducing = _check_inducing(kernel, inducing)
-        super().__init__(kernel, likelihood, priors, learn_likelihood=learn_likelihood,
-                         kl_weight=kl_weight, max_iter=max_iter, tol=tol)
-        self.warm_start = as_bool(warm_start, "warm_start")
-        self.X_items: np.ndarray | None = None
-        self.result: SparseVariationalResult | None = None
-
-    @property
-    def n_inducing(self) -> int:
-        return int(self.inducing.shape[0])
-
-    def fit(self, X, y=None, M=None, *, likelihood=None) -> "SparseVariationalGP":
-        """q(v) for the items in the rows of ``X`` at the current hyper-parameters; ``y`` and
-        ``M`` as in :func:`fit_sparse_variational` (None with a MixedLikelihood).
-        ``likelihood`` (optional) replaces the model's likelihood first: a MixedLikelihood
-        carries its data, so the active-learning loop passes the grown one after each trial
-        (learned likelihood parameters carry over to it, so it must have the same ones).
-        Warm-started from the previous q(v) when ``warm_start``. Returns self."""
-        if likelihood is not None:
-            self.likelihood = self._carried_over(likelihood)
-        X, _, mixed = _check_problem(self.kernel, X, self.inducing, self.likelihood, y, M)
-        return self._fit(X, mixed)
-
-    def _carried_over(self, likelihood):
-        if not isinstance(likelihood, (Likelihood, MixedLikelihood)):
-            raise TypeError(f"likelihood: expected a course_lib.gp.likelihoods Likelihood or a "
-                            f"MixedLikelihood, got {type(likelihood).__name__}")
-        if self._learned.size == 0:
-            return likelihood
-        if (type(likelihood) is not type(self.likelihood)
-                or likelihood.param_names != self.likelihood.param_names):
-            raise ValueError(f"likelihood: the model learns likelihood parameters, so a new "
-                             f"likelihood needs the same ones {self.likelihood_param_names}")
-        theta = likelihood.theta
-        theta[self._learned] = self.likelihood.theta[self._learned]
-        return likelihood.with_theta(theta)
-
-    def _fit(self, X, mixed) -> "SparseVariationalGP":
-        warm = self._warm if self.warm_start else None
-        result = self._run(self.kernel, X, mixed, warm, False, True)
-        self.X_items, self.mixed, self.result = X, mixed, result
-        self.X_train, self.posterior = self.inducing, result.posterior
-        self._warm = (result.mean_whitened, result.root_whitened)
-        return self
-
-    def _run(self, kernel, X, mixed, warm, eval_gradient, warn) -> SparseVariationalResult:
-        warm = warm or (None, None)
-        try:
-            return fit_sparse_variational(kernel, X, self.inducing, mixed, mean0=warm[0],
-                                          root0=warm[1], eval_gradient=eval_gradient,
-                                          max_iter=self.max_iter, tol=self.tol, warn=warn,
-                                          kl_weight=self.kl_weight)
-        except NotPositiveDefiniteError as err:
-            raise NotPositiveDefiniteError(f"inducing: no variational posterior at the current "
-                                           f"hyper-parameters ({err})") from None
-
-    def _refit(self):
-        self._fit(self.X_items, self.mixed)
-
-    def q_u(self) -> tuple[np.ndarray, np.ndarray]:
-        """Mean and covariance of u = f(Z) under q: (L m, L S S^T L^T)."""
-        self._require_fit()
-        return self.posterior.mean.copy(), self.posterior.covariance()
-
-    # ----- evidence lower bound ----------------------------------------------------------
-    def marginal_likelihood(self, theta=None, eval_gradient: bool = False,
-                            warn: bool = True) -> VariationalEvidence:
-        """The optimised ELBO at ``theta`` (default: the current hyper-parameters) and, with
-        ``eval_gradient``, its gradient in ``theta`` (kernel, then learned likelihood
-        parameters, both at the optimal q(v): the likelihood's part is
-        :meth:`MixedLikelihood.expected_parameter_gradient`, as neither q nor the KL depend on
-        it); warm-started from the latest q(v). The fitted posterior is left as it is."""
-        self._require_fit()
-        kernel, likelihood = ((self.kernel, self.likelihood) if theta is None
-                              else self._split(theta))
-        mixed = self.mixed.with_theta(likelihood.theta) if self._learned.size else self.mixed
-        result = self._run(kernel, self.X_items, mixed, self._warm, eval_gradient, warn)
-        self._warm = (result.mean_whitened, result.root_whitened)
-        gradient = None
-        if eval_gradient:
-            likelihood_gradient = mixed.expected_parameter_gradient(result.z_mean, result.z_var)
-            gradient = np.concatenate([result.gradient_kernel,
-                                       likelihood_gradient[self._learned]])
-        return VariationalEvidence(result.objective, gradient, result)
-
-    def __repr__(self):
-        return (f"SparseVariationalGP(kernel={self.kernel!r}, likelihood={self.likelihood!r}, "
-                f"{self.n_inducing} inducing points)")

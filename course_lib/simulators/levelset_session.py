@@ -30,7 +30,7 @@ because the priors below assume unit-scaled inputs; queries and answers stay in 
 * ``model="full"``: :class:`~course_lib.gp.variational_gp.VariationalGP` (full rank; for the
   course's sizes its posterior needs no inducing points, so Wu et al.'s "inducing point at
   every constraint" holds trivially), a fresh fit after each answer (its items change);
-  ``model="sparse"``: :class:`~course_lib.gp.sparse_variational.SparseVariationalGP`, the
+  ``model="sparse"``: :class:`~course_lib.gp.sparse_variational_gp.SparseVariationalGP`, the
   model of Wu et al., on ``n_inducing`` (100) scrambled Sobol points plus one at every constraint
   location (the same set for every arm), each fit warm-started from the previous q(v);
 * MAP-II schedule: one L-BFGS-B run (``map_max_iter`` iterations at most) from the current
@@ -65,7 +65,7 @@ from ..gp.constraints import ARMS, detection_likelihood
 from ..gp.kernels import Constant, SquaredExponential
 from ..gp.levelset import ACQUISITIONS, propose
 from ..gp.priors import Gamma
-from ..gp.sparse_variational import SparseVariationalGP, inducing_points
+from ..gp.sparse_variational_gp import SparseVariationalGP, inducing_points
 from ..gp.variational_gp import VariationalGP
 from ..linalg import JitterWarning
 from ..metrics import brier_levelset, f1_levelset

@@ -20,11 +20,11 @@
 The compute functions are :func:`ledger_fit` (which parts, which kernel, how the KL is
 counted -> the :class:`~course_lib.gp.variational.VariationalResult`), :func:`constraint_fit`
 (answers, constraints of one sd, inducing points -> the fitted
-:class:`~course_lib.gp.sparse_variational.SparseVariationalGP`),
+:class:`~course_lib.gp.sparse_variational_gp.SparseVariationalGP`),
 :func:`likert_level_probabilities`, :func:`rating_splits` and :func:`preference_scores` (one
 model per split, Brier and F1 on its test pairs). The models are
 :mod:`course_lib.gp.mixed_likelihood`, :mod:`course_lib.gp.variational`,
-:mod:`course_lib.gp.sparse_variational`, :mod:`course_lib.gp.constraints`,
+:mod:`course_lib.gp.sparse_variational_gp`, :mod:`course_lib.gp.constraints`,
 :mod:`course_lib.gp.feedback_likelihoods` and
 :mod:`course_lib.gp.confidence`, the subjects :mod:`course_lib.simulators.confidence_raters`, the
 scores :mod:`course_lib.metrics`, the drawing :mod:`course_lib.plotting.mixed`. The explorers
@@ -47,7 +47,7 @@ from ..gp.constraints import detection_likelihood
 from ..gp.kernels import Kernel, as_inputs
 from ..gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
 from ..gp.mixed_likelihood import MixedLikelihood
-from ..gp.sparse_variational import SparseVariationalGP, inducing_points
+from ..gp.sparse_variational_gp import SparseVariationalGP, inducing_points
 from ..gp.variational import VariationalResult, fit_variational
 from ..metrics import brier_preference, f1_preference
 from ..plotting.mixed import (plot_binary_answers, plot_constraints, plot_elbo_ledger,
@@ -201,7 +201,7 @@ def constraint_explorer(X, answers, constraint_X, constraint_y, kernel: Kernel, 
 
     The inducing points are ``n_inducing`` scrambled Sobol points of ``bounds`` (scrambled by
     ``rng``, the same for every setting), plus the constraint locations when the box is ticked
-    (:func:`~course_lib.gp.sparse_variational.inducing_points`). ``truth``: the true latent at
+    (:func:`~course_lib.gp.sparse_variational_gp.inducing_points`). ``truth``: the true latent at
     ``x_plot`` (optional)."""
     X = as_inputs(X, "X")
     if X.shape[1] != 1:
