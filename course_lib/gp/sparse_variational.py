@@ -80,17 +80,17 @@ from .prediction import LatentGaussian
 from .quadrature import LatentOverflowError
 from .sparse_variational_params import (SparseVariationalResult, check_mean, check_problem,
                                         check_root)
+from .variational import SITE_PRECISION_FLOOR
 
 __all__ = ["fit_sparse_variational", "sparse_variational_elbo"]
 
 # The natural-gradient phase: at most _FIXED_POINT_MAX_ITER steps, stopping when the ELBO gains
 # less than _FIXED_POINT_TOL (relative); damping halved down to _MIN_DAMPING. Site precisions
-# are floored at _SITE_PRECISION_FLOOR (a likelihood that is not log-concave can ask for a
-# negative one, which would leave q without a covariance; L-BFGS then finishes the job).
+# are floored at the full-rank fit's SITE_PRECISION_FLOOR (a likelihood that is not log-concave
+# can ask for a negative one, which would leave q without a covariance; L-BFGS then finishes).
 _FIXED_POINT_MAX_ITER = 200
 _FIXED_POINT_TOL = 1e-9
 _MIN_DAMPING = 1e-3
-_SITE_PRECISION_FLOOR = 1e-8
 # L-BFGS keeps log S_ii within these bounds (S_ii from 4e-18 to 150; with a log-concave
 # likelihood the optimal q(v) is no wider than the prior N(0, I), i.e. S_ii <= 1).
 _LOG_DIAGONAL_BOUNDS = (-40.0, 5.0)
@@ -194,7 +194,7 @@ def _natural_gradient(bound: _SparseBound, m, S, tol: float):
     rho, steps = 1.0, _FIXED_POINT_MAX_ITER
     for step in range(_FIXED_POINT_MAX_ITER):
         z_mean, d_mean, d_var = pieces[0], pieces[3], pieces[4]
-        lam = np.maximum(-2.0 * d_var / bound.kl_weight, _SITE_PRECISION_FLOOR)
+        lam = np.maximum(-2.0 * d_var / bound.kl_weight, SITE_PRECISION_FLOOR)
         precision_target = eye + (bound.B * lam) @ bound.B.T
         h_target = bound.B @ (d_mean / bound.kl_weight + lam * z_mean)
         while rho >= _MIN_DAMPING:
