@@ -3,8 +3,10 @@ judgement, from DTW to preference GPs".
 
 One module per model family (``dtw`` and its pruned search ``dtw_search``, whose compiled
 kernels are in ``dtw_pruning``; ``term_discovery``, ``features``, ``gaussian``, ``kmeans``,
-``affinity`` (affinity propagation), ``gmm``, ``hmm`` (with the model type, examples and
-sampling in ``hmm_models`` and the packing of observations in ``hmm_sequences``), ``vq``, and
+``affinity`` (affinity propagation), ``gmm``, ``hmm`` (with Baum-Welch's loop and restarts in
+``hmm_training``, its compiled passes in ``hmm_kernels``, their result types in ``hmm_results``,
+the model type, examples and sampling in ``hmm_models`` and the packing of observations in
+``hmm_sequences``), ``vq``, and
 ``gp`` for the Gaussian processes of Units 4-7). The GP units each have a front door: ``gp``
 (Unit 4, regression), ``raters`` (Unit 5, many raters), ``preference`` (Unit 6, comparisons) and
 ``mixed`` (Unit 7, mixed feedback); ``simulators`` plays the raters, listeners and observers of

@@ -15,16 +15,15 @@ The three problems of the slides map to
 * scoring  ``P(O | lambda)``: :func:`forward_log`, :func:`forward_scaled`, :func:`log_likelihoods`
   (and :func:`forward_unscaled`, the naive version that underflows);
 * decoding ``argmax_Q P(Q, O | lambda)``: :func:`viterbi`, :func:`viterbi_paths`;
-* training ``argmax_lambda P(O | lambda)``: :class:`BaumWelchStepper` (one re-estimation at a
-  time, what the explorer steps), :func:`baum_welch` (its loop), :func:`fit_hmm` (restarts),
-  :func:`baum_welch_step` (a single step from a model); the per-class recogniser is in
+* training ``argmax_lambda P(O | lambda)``: Baum-Welch's :func:`e_step` and :func:`m_step`;
+  its loop and restarts are in :mod:`course_lib.hmm_training`, the per-class recogniser in
   :mod:`course_lib.recognition`.
 
-Each pass is the plain loop of the slides, compiled with numba (the ``_*_kernel`` functions),
-over all sequences of a :class:`course_lib.hmm_sequences.SequenceBatch` at once. The model type,
-the lecture's weather-mood example, starting models and sampling are in
-:mod:`course_lib.hmm_models`; checking and packing observations in
-:mod:`course_lib.hmm_sequences`.
+A public function checks its arguments once and runs an internal pass (``_forward_log`` ...)
+on trusted arrays: a loop of the slides, compiled with numba in :mod:`course_lib.hmm_kernels`,
+over all sequences of a :class:`course_lib.hmm_sequences.SequenceBatch` at once. Beside it:
+the result types (:mod:`course_lib.hmm_results`), the model, examples, starts and sampling
+(:mod:`course_lib.hmm_models`), checking and packing observations (:mod:`course_lib.hmm_sequences`).
 
 Impossible observations. When a symbol has zero emission probability in every state that can
 be reached at that time, ``P(O | lambda) = 0``: the scoring functions then return a
@@ -36,27 +35,20 @@ explanation without raising. An ``emission_floor`` in training prevents it.
 
 from __future__ import annotations
 
-import dataclasses
-import math
-import numbers
-from dataclasses import dataclass
-
 import numpy as np
-from numba import njit
 
-from .hmm_models import TOPOLOGIES, DiscreteHMM, check_model, random_hmm, safe_log
-from .hmm_sequences import (SequenceBatch, pack_for_model, pack_one_sequence, pack_sequences,
+from .hmm_kernels import (backward_log_kernel, backward_scaled_kernel, expected_counts_kernel,
+                          forward_log_kernel, forward_scaled_kernel, forward_unscaled_kernel,
+                          viterbi_kernel)
+from .hmm_models import DiscreteHMM, check_model, safe_log
+from .hmm_results import (LogForward, Posteriors, ScaledForward, UnscaledForward, ViterbiBatch,
+                          ViterbiResult)
+from .hmm_sequences import (SequenceBatch, pack_for_model, pack_one_sequence,
                             zero_probability_message)
-from .validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
-                         as_rng, check_choice)
+from .validation import as_float_array, check_choice
 
-__all__ = [
-    "UnscaledForward", "ScaledForward", "LogForward", "Posteriors", "ViterbiResult", "ViterbiBatch",
-    "BaumWelchResult", "BaumWelchStepper",
-    "forward_unscaled", "forward_scaled", "backward_scaled", "forward_log", "backward_log",
-    "explain_zero_probability", "posteriors", "viterbi", "viterbi_paths", "log_likelihoods",
-    "baum_welch_step", "baum_welch", "fit_hmm",
-]
+__all__ = ["forward_unscaled", "forward_scaled", "backward_scaled", "forward_log", "backward_log",
+           "explain_zero_probability", "posteriors", "viterbi", "viterbi_paths", "log_likelihoods"]
 
 _METHODS = ("log", "scaled")
 
@@ -64,166 +56,6 @@ _METHODS = ("log", "scaled")
 # --------------------------------------------------------------------------------------------
 # Scoring: the forward and backward passes
 # --------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True, eq=False)
-class UnscaledForward:
-    """The naive forward pass: ``alpha[t, i] = P(o_1..o_t, q_t = i)``,
-    ``P(O) = sum_i alpha[T-1, i]``."""
-
-    alpha: np.ndarray  # (T, N)
-    probability: float
-
-
-@dataclass(frozen=True, eq=False)
-class ScaledForward:
-    """Rabiner-scaled forward pass.
-
-    ``alpha_hat[t, i] = P(q_t = i | o_1..o_t)`` (each row sums to one) and
-    ``scale[t] = P(o_t | o_1..o_{t-1})``, so ``alpha[t] = alpha_hat[t] * prod_{s<=t} scale[s]``
-    and ``log P(O) = sum_t log scale[t]``. (Rabiner's c_t is the reciprocal of ``scale[t]``.)
-    A zero ``scale[t]`` marks the first impossible observation; ``alpha_hat`` is 0 from there
-    on and ``log_likelihood`` is ``-inf``.
-    """
-
-    alpha_hat: np.ndarray  # (T, N)
-    scale: np.ndarray  # (T,)
-    log_likelihood: float
-
-
-@dataclass(frozen=True, eq=False)
-class LogForward:
-    """Log-space forward pass: ``log_alpha[t, i] = log P(o_1..o_t, q_t = i)``."""
-
-    log_alpha: np.ndarray  # (T, N)
-    log_likelihood: float
-
-
-@njit(cache=True)
-def _forward_unscaled_kernel(pi, A, B, obs, alpha):
-    T, N = alpha.shape
-    for j in range(N):
-        alpha[0, j] = pi[j] * B[j, obs[0]]
-    for t in range(1, T):
-        for j in range(N):
-            acc = 0.0
-            for i in range(N):
-                acc += alpha[t - 1, i] * A[i, j]
-            alpha[t, j] = acc * B[j, obs[t]]
-
-
-@njit(cache=True)
-def _forward_scaled_kernel(pi, A, B, obs, offsets, alpha_hat, scale, log_lik):
-    N = pi.shape[0]
-    for s in range(offsets.shape[0] - 1):
-        start, stop = offsets[s], offsets[s + 1]
-        total = 0.0
-        for t in range(start, stop):
-            o = obs[t]
-            c = 0.0
-            for j in range(N):
-                if t == start:
-                    v = pi[j] * B[j, o]
-                else:
-                    acc = 0.0
-                    for i in range(N):
-                        acc += alpha_hat[t - 1, i] * A[i, j]
-                    v = acc * B[j, o]
-                alpha_hat[t, j] = v
-                c += v
-            scale[t] = c
-            if c > 0.0:
-                for j in range(N):
-                    alpha_hat[t, j] /= c
-                total += math.log(c)
-            else:  # o_t is impossible: alpha stays 0 from here on, P(O) = 0
-                total = -np.inf
-        log_lik[s] = total
-
-
-@njit(cache=True)
-def _backward_scaled_kernel(A, B, obs, offsets, scale, beta_hat):
-    N = A.shape[0]
-    w = np.empty(N)
-    for s in range(offsets.shape[0] - 1):
-        start, stop = offsets[s], offsets[s + 1]
-        for i in range(N):
-            beta_hat[stop - 1, i] = 1.0
-        for t in range(stop - 2, start - 1, -1):
-            o = obs[t + 1]
-            c = scale[t + 1]
-            for j in range(N):
-                w[j] = B[j, o] * beta_hat[t + 1, j] / c
-            for i in range(N):
-                acc = 0.0
-                for j in range(N):
-                    acc += A[i, j] * w[j]
-                beta_hat[t, i] = acc
-
-
-@njit(cache=True)
-def _forward_log_kernel(log_pi, A, log_B, obs, offsets, log_alpha, log_lik):
-    # log alpha_t(j) = m + log sum_i exp(log alpha_{t-1}(i) - m) a_ij + log b_j(o_t),
-    # m = max_i log alpha_{t-1}(i): log-sum-exp with the max factored out, so N exps per step.
-    N = log_pi.shape[0]
-    w = np.empty(N)
-    for s in range(offsets.shape[0] - 1):
-        start, stop = offsets[s], offsets[s + 1]
-        for j in range(N):
-            log_alpha[start, j] = log_pi[j] + log_B[j, obs[start]]
-        for t in range(start + 1, stop):
-            o = obs[t]
-            m = -np.inf
-            for i in range(N):
-                m = max(m, log_alpha[t - 1, i])
-            if m == -np.inf:
-                for j in range(N):
-                    log_alpha[t, j] = -np.inf
-                continue
-            for i in range(N):
-                w[i] = math.exp(log_alpha[t - 1, i] - m)
-            for j in range(N):
-                acc = 0.0
-                for i in range(N):
-                    acc += w[i] * A[i, j]
-                log_alpha[t, j] = m + math.log(acc) + log_B[j, o]
-        m = -np.inf
-        for j in range(N):
-            m = max(m, log_alpha[stop - 1, j])
-        if m == -np.inf:
-            log_lik[s] = -np.inf
-        else:
-            acc = 0.0
-            for j in range(N):
-                acc += math.exp(log_alpha[stop - 1, j] - m)
-            log_lik[s] = m + math.log(acc)
-
-
-@njit(cache=True)
-def _backward_log_kernel(A, log_B, obs, offsets, log_beta):
-    # log beta_t(i) = m + log sum_j a_ij exp(log b_j(o_{t+1}) + log beta_{t+1}(j) - m)
-    N = A.shape[0]
-    w = np.empty(N)
-    for s in range(offsets.shape[0] - 1):
-        start, stop = offsets[s], offsets[s + 1]
-        for i in range(N):
-            log_beta[stop - 1, i] = 0.0
-        for t in range(stop - 2, start - 1, -1):
-            o = obs[t + 1]
-            m = -np.inf
-            for j in range(N):
-                m = max(m, log_B[j, o] + log_beta[t + 1, j])
-            if m == -np.inf:
-                for i in range(N):
-                    log_beta[t, i] = -np.inf
-                continue
-            for j in range(N):
-                w[j] = math.exp(log_B[j, o] + log_beta[t + 1, j] - m)
-            for i in range(N):
-                acc = 0.0
-                for j in range(N):
-                    acc += A[i, j] * w[j]
-                log_beta[t, i] = m + math.log(acc)
-
 
 def forward_unscaled(hmm: DiscreteHMM, observations) -> UnscaledForward:
     """The textbook forward recursion in plain probabilities, WITHOUT scaling (for teaching).
@@ -240,7 +72,7 @@ def forward_unscaled(hmm: DiscreteHMM, observations) -> UnscaledForward:
     """
     O = check_model(hmm).encode(observations)
     alpha = np.empty((O.shape[0], hmm.n_states))
-    _forward_unscaled_kernel(hmm.pi, hmm.A, hmm.B, O, alpha)
+    forward_unscaled_kernel(hmm.pi, hmm.A, hmm.B, O, alpha)
     return UnscaledForward(alpha, float(alpha[-1].sum()))
 
 
@@ -250,13 +82,16 @@ def forward_scaled(hmm: DiscreteHMM, observations) -> ScaledForward:
     ``scale[t] = sum_j [sum_i alpha_hat[t-1, i] a_ij] b_j(o_t)``,
     ``alpha_hat[t] = (alpha_hat[t-1] A) * b(o_t) / scale[t]``, ``log P(O) = sum_t log scale[t]``.
     Impossible observations give ``log_likelihood = -inf`` (no division by zero, see
-    :class:`ScaledForward`).
+    :class:`course_lib.hmm_results.ScaledForward`).
     """
-    batch = pack_one_sequence(check_model(hmm), observations)
+    return _forward_scaled(hmm, pack_one_sequence(check_model(hmm), observations))
+
+
+def _forward_scaled(hmm: DiscreteHMM, batch: SequenceBatch) -> ScaledForward:
     T = batch.symbols.shape[0]
     alpha_hat, scale, log_lik = np.empty((T, hmm.n_states)), np.empty(T), np.empty(1)
-    _forward_scaled_kernel(hmm.pi, hmm.A, hmm.B, batch.symbols, batch.offsets,
-                           alpha_hat, scale, log_lik)
+    forward_scaled_kernel(hmm.pi, hmm.A, hmm.B, batch.symbols, batch.offsets,
+                          alpha_hat, scale, log_lik)
     return ScaledForward(alpha_hat, scale, float(log_lik[0]))
 
 
@@ -273,7 +108,7 @@ def backward_scaled(hmm: DiscreteHMM, observations, scale=None) -> np.ndarray:
     batch = pack_one_sequence(check_model(hmm), observations)
     T = batch.symbols.shape[0]
     if scale is None:
-        scale = forward_scaled(hmm, batch.symbols).scale
+        scale = _forward_scaled(hmm, batch).scale
     scale = as_float_array(scale, "scale", ndim=1)
     if scale.shape != (T,):
         raise ValueError(f"scale: expected shape ({T},) to match the observations, "
@@ -281,8 +116,12 @@ def backward_scaled(hmm: DiscreteHMM, observations, scale=None) -> np.ndarray:
     if np.any(scale <= 0):
         raise ValueError(zero_probability_message(hmm, batch, np.array([-np.inf]), scale,
                                                   "beta_hat"))
-    beta_hat = np.empty((T, hmm.n_states))
-    _backward_scaled_kernel(hmm.A, hmm.B, batch.symbols, batch.offsets, scale, beta_hat)
+    return _backward_scaled(hmm, batch, scale)
+
+
+def _backward_scaled(hmm: DiscreteHMM, batch: SequenceBatch, scale: np.ndarray) -> np.ndarray:
+    beta_hat = np.empty((batch.symbols.shape[0], hmm.n_states))
+    backward_scaled_kernel(hmm.A, hmm.B, batch.symbols, batch.offsets, scale, beta_hat)
     return beta_hat
 
 
@@ -293,11 +132,14 @@ def forward_log(hmm: DiscreteHMM, observations) -> LogForward:
     ``log alpha_{t+1}(j) = logsumexp_i(log alpha_t(i) + log a_ij) + log b_j(o_{t+1})``,
     ``log P(O) = logsumexp_i log alpha_T(i)``; ``-inf`` when O is impossible.
     """
-    batch = pack_one_sequence(check_model(hmm), observations)
+    return _forward_log(hmm, pack_one_sequence(check_model(hmm), observations))
+
+
+def _forward_log(hmm: DiscreteHMM, batch: SequenceBatch) -> LogForward:
     T = batch.symbols.shape[0]
     log_alpha, log_lik = np.empty((T, hmm.n_states)), np.empty(1)
-    _forward_log_kernel(hmm.log_pi, hmm.A, hmm.log_B, batch.symbols, batch.offsets,
-                        log_alpha, log_lik)
+    forward_log_kernel(hmm.log_pi, hmm.A, hmm.log_B, batch.symbols, batch.offsets,
+                       log_alpha, log_lik)
     return LogForward(log_alpha, float(log_lik[0]))
 
 
@@ -307,9 +149,12 @@ def backward_log(hmm: DiscreteHMM, observations) -> np.ndarray:
     ``log beta_T(i) = 0``,
     ``log beta_t(i) = logsumexp_j(log a_ij + log b_j(o_{t+1}) + log beta_{t+1}(j))``.
     """
-    batch = pack_one_sequence(check_model(hmm), observations)
+    return _backward_log(hmm, pack_one_sequence(check_model(hmm), observations))
+
+
+def _backward_log(hmm: DiscreteHMM, batch: SequenceBatch) -> np.ndarray:
     log_beta = np.empty((batch.symbols.shape[0], hmm.n_states))
-    _backward_log_kernel(hmm.A, hmm.log_B, batch.symbols, batch.offsets, log_beta)
+    backward_log_kernel(hmm.A, hmm.log_B, batch.symbols, batch.offsets, log_beta)
     return log_beta
 
 
@@ -321,7 +166,10 @@ def explain_zero_probability(hmm: DiscreteHMM, observations,
     scale factor of :func:`forward_scaled`). ``what`` names the quantity that becomes 0/0 (as in
     the errors of :func:`posteriors`, :func:`viterbi` and Baum-Welch, which raise this text).
     """
-    batch = pack_one_sequence(check_model(hmm), observations)
+    return _explain(hmm, pack_one_sequence(check_model(hmm), observations), what)
+
+
+def _explain(hmm: DiscreteHMM, batch: SequenceBatch, what: str | None) -> str | None:
     scale, log_lik = _scaled_factors(hmm, batch)
     if np.isfinite(log_lik[0]):
         return None
@@ -340,8 +188,8 @@ def log_likelihoods(hmm: DiscreteHMM, sequences, *, method: str = "scaled") -> n
     log_lik = np.empty(batch.n_sequences)
     if method == "scaled":
         return _scaled_factors(hmm, batch)[1]
-    _forward_log_kernel(hmm.log_pi, hmm.A, hmm.log_B, batch.symbols, batch.offsets,
-                        np.empty((T, N)), log_lik)
+    forward_log_kernel(hmm.log_pi, hmm.A, hmm.log_B, batch.symbols, batch.offsets,
+                       np.empty((T, N)), log_lik)
     return log_lik
 
 
@@ -349,41 +197,14 @@ def _scaled_factors(hmm: DiscreteHMM, batch: SequenceBatch) -> tuple[np.ndarray,
     """The scaled forward pass's factors and log-likelihoods of every sequence of a batch."""
     T = batch.symbols.shape[0]
     scale, log_lik = np.empty(T), np.empty(batch.n_sequences)
-    _forward_scaled_kernel(hmm.pi, hmm.A, hmm.B, batch.symbols, batch.offsets,
-                           np.empty((T, hmm.n_states)), scale, log_lik)
+    forward_scaled_kernel(hmm.pi, hmm.A, hmm.B, batch.symbols, batch.offsets,
+                          np.empty((T, hmm.n_states)), scale, log_lik)
     return scale, log_lik
 
 
 # --------------------------------------------------------------------------------------------
 # Posteriors
 # --------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True, eq=False)
-class Posteriors:
-    """State and transition posteriors of one sequence, with the passes they came from.
-
-    ``gamma[t, i] = P(q_t = i | O) = alpha_t(i) beta_t(i) / P(O)``, shape (T, N), rows sum to 1;
-    ``xi[t, i, j] = P(q_t = i, q_{t+1} = j | O)
-    = alpha_t(i) a_ij b_j(o_{t+1}) beta_{t+1}(j) / P(O)``, shape (T-1, N, N), each slice sums
-    to 1 and ``xi[t].sum(axis=1) = gamma[t]``.
-    """
-
-    gamma: np.ndarray
-    xi: np.ndarray
-    log_alpha: np.ndarray
-    log_beta: np.ndarray
-    log_likelihood: float
-
-    @property
-    def alpha(self) -> np.ndarray:
-        """``alpha`` in probability space (underflows to 0 for long sequences)."""
-        return np.exp(self.log_alpha)
-
-    @property
-    def beta(self) -> np.ndarray:
-        """``beta`` in probability space (underflows to 0 for long sequences)."""
-        return np.exp(self.log_beta)
-
 
 def posteriors(hmm: DiscreteHMM, observations, *, method: str = "log") -> Posteriors:
     """Forward-backward: gamma and xi of one sequence, by the log-space or the scaled passes.
@@ -393,21 +214,22 @@ def posteriors(hmm: DiscreteHMM, observations, *, method: str = "log") -> Poster
     sum_{s<=t} log scale_s``). Raises ``ValueError`` when ``P(O | lambda) = 0``.
     """
     check_choice(method, "method", _METHODS)
-    O = check_model(hmm).encode(observations)
+    batch = pack_one_sequence(check_model(hmm), observations)
+    O = batch.symbols
     if method == "log":
-        fwd = forward_log(hmm, O)
+        fwd = _forward_log(hmm, batch)
         if fwd.log_likelihood == -np.inf:
-            raise ValueError(explain_zero_probability(hmm, O, "the posterior gamma"))
-        log_alpha, log_beta, log_lik = fwd.log_alpha, backward_log(hmm, O), fwd.log_likelihood
+            raise ValueError(_explain(hmm, batch, "the posterior gamma"))
+        log_alpha, log_beta, log_lik = fwd.log_alpha, _backward_log(hmm, batch), fwd.log_likelihood
         gamma = np.exp(log_alpha + log_beta - log_lik)
         log_xi = (log_alpha[:-1, :, None] + hmm.log_A[None]
                   + (hmm.log_B[:, O[1:]].T + log_beta[1:])[:, None, :] - log_lik)
         xi = np.exp(log_xi)
     else:
-        fwd = forward_scaled(hmm, O)
+        fwd = _forward_scaled(hmm, batch)
         if fwd.log_likelihood == -np.inf:
-            raise ValueError(explain_zero_probability(hmm, O, "the posterior gamma"))
-        beta_hat = backward_scaled(hmm, O, fwd.scale)
+            raise ValueError(_explain(hmm, batch, "the posterior gamma"))
+        beta_hat = _backward_scaled(hmm, batch, fwd.scale)
         gamma = fwd.alpha_hat * beta_hat
         xi = (fwd.alpha_hat[:-1, :, None] * hmm.A[None]
               * (hmm.B[:, O[1:]].T * beta_hat[1:] / fwd.scale[1:, None])[:, None, :])
@@ -422,69 +244,14 @@ def posteriors(hmm: DiscreteHMM, observations, *, method: str = "log") -> Poster
 # Decoding: Viterbi
 # --------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True, eq=False)
-class ViterbiResult:
-    """The single best state path of one sequence.
-
-    ``log_delta[t, j] = max_{q_1..q_{t-1}} log P(q_1..q_{t-1}, q_t = j, o_1..o_t)``,
-    ``backpointer[t, j]`` = the argmax predecessor i (row 0 unused), ``path`` (T,) int and
-    ``log_probability = log P(Q*, O | lambda) <= log P(O | lambda)``.
-    """
-
-    path: np.ndarray
-    log_probability: float
-    log_delta: np.ndarray
-    backpointer: np.ndarray
-
-
-@dataclass(frozen=True, eq=False)
-class ViterbiBatch:
-    """Viterbi over many sequences: one path per sequence and their log-probabilities (S,)."""
-
-    paths: list[np.ndarray]
-    log_probabilities: np.ndarray
-
-
-@njit(cache=True)
-def _viterbi_kernel(log_pi, log_A, log_B, obs, offsets, log_delta, psi, path, log_prob):
-    N = log_pi.shape[0]
-    for s in range(offsets.shape[0] - 1):
-        start, stop = offsets[s], offsets[s + 1]
-        for j in range(N):
-            log_delta[start, j] = log_pi[j] + log_B[j, obs[start]]
-            psi[start, j] = 0
-        for t in range(start + 1, stop):
-            o = obs[t]
-            for j in range(N):
-                best = -np.inf
-                arg = 0
-                for i in range(N):
-                    v = log_delta[t - 1, i] + log_A[i, j]
-                    if v > best:  # ties go to the lowest state index
-                        best = v
-                        arg = i
-                log_delta[t, j] = best + log_B[j, o]
-                psi[t, j] = arg
-        best = -np.inf
-        arg = 0
-        for j in range(N):
-            if log_delta[stop - 1, j] > best:
-                best = log_delta[stop - 1, j]
-                arg = j
-        log_prob[s] = best
-        path[stop - 1] = arg
-        for t in range(stop - 1, start, -1):
-            path[t - 1] = psi[t, path[t]]
-
-
 def _run_viterbi(hmm: DiscreteHMM, batch: SequenceBatch, name: str):
     T, N = batch.symbols.shape[0], hmm.n_states
     log_delta = np.empty((T, N))
     psi = np.empty((T, N), dtype=np.int64)
     path = np.empty(T, dtype=np.int64)
     log_prob = np.empty(batch.n_sequences)
-    _viterbi_kernel(hmm.log_pi, hmm.log_A, hmm.log_B, batch.symbols, batch.offsets,
-                    log_delta, psi, path, log_prob)
+    viterbi_kernel(hmm.log_pi, hmm.log_A, hmm.log_B, batch.symbols, batch.offsets,
+                   log_delta, psi, path, log_prob)
     if np.any(log_prob == -np.inf):
         scale, log_lik = _scaled_factors(hmm, batch)
         raise ValueError(zero_probability_message(hmm, batch, log_lik, scale, "the best path",
@@ -516,44 +283,16 @@ def viterbi_paths(hmm: DiscreteHMM, sequences) -> ViterbiBatch:
 # Training: Baum-Welch
 # --------------------------------------------------------------------------------------------
 
-@njit(cache=True)
-def _expected_counts_kernel(pi, A, B, obs, offsets, alpha_hat, beta_hat, scale, log_lik,
-                            start_counts, trans_counts, emit_counts):
-    """E-step over all sequences: scaled forward-backward, then sums of gamma and xi."""
-    N = pi.shape[0]
-    _forward_scaled_kernel(pi, A, B, obs, offsets, alpha_hat, scale, log_lik)
-    for s in range(log_lik.shape[0]):
-        if log_lik[s] == -np.inf:
-            return s  # an impossible sequence: the caller raises
-    _backward_scaled_kernel(A, B, obs, offsets, scale, beta_hat)
-    w = np.empty(N)
-    for s in range(offsets.shape[0] - 1):
-        start, stop = offsets[s], offsets[s + 1]
-        for i in range(N):
-            start_counts[i] += alpha_hat[start, i] * beta_hat[start, i]
-        for t in range(start, stop):
-            o = obs[t]
-            for i in range(N):
-                emit_counts[i, o] += alpha_hat[t, i] * beta_hat[t, i]  # gamma_t(i)
-            if t + 1 < stop:
-                o_next = obs[t + 1]
-                c = scale[t + 1]
-                for j in range(N):
-                    w[j] = B[j, o_next] * beta_hat[t + 1, j] / c
-                for i in range(N):
-                    a = alpha_hat[t, i]
-                    for j in range(N):
-                        trans_counts[i, j] += a * A[i, j] * w[j]  # xi_t(i, j)
-    return -1
-
-
-def _e_step(hmm: DiscreteHMM, batch: SequenceBatch):
+def e_step(hmm: DiscreteHMM, batch: SequenceBatch):
+    """Baum-Welch E-step (Rabiner 1989, eqs. 36-38) on a checked batch: the expected counts
+    ``sum_s gamma^s_1``, ``sum_{s,t} xi^s_t`` and ``sum_{s,t: o_t = k} gamma^s_t``, and
+    ``log P(O | lambda)``. Raises ``ValueError`` if a sequence is impossible."""
     T, N, M = batch.symbols.shape[0], hmm.n_states, hmm.n_symbols
     scale, log_lik = np.empty(T), np.empty(batch.n_sequences)
     start_counts, trans_counts, emit_counts = np.zeros(N), np.zeros((N, N)), np.zeros((N, M))
-    failed = _expected_counts_kernel(hmm.pi, hmm.A, hmm.B, batch.symbols, batch.offsets,
-                                     np.empty((T, N)), np.empty((T, N)), scale, log_lik,
-                                     start_counts, trans_counts, emit_counts)
+    failed = expected_counts_kernel(hmm.pi, hmm.A, hmm.B, batch.symbols, batch.offsets,
+                                    np.empty((T, N)), np.empty((T, N)), scale, log_lik,
+                                    start_counts, trans_counts, emit_counts)
     if failed >= 0:
         raise ValueError(zero_probability_message(hmm, batch, log_lik, scale,
                                                   "the Baum-Welch update", "sequences"))
@@ -577,16 +316,9 @@ def _floor_emissions(B: np.ndarray, allowed: np.ndarray, emission_floor: float) 
     return floored / floored.sum(axis=1, keepdims=True)
 
 
-def _check_floor(emission_floor, n_symbols: int) -> float:
-    emission_floor = as_positive_float(emission_floor, "emission_floor", allow_zero=True)
-    if emission_floor * n_symbols >= 1:
-        raise ValueError(f"emission_floor: must be < 1/M = {1 / n_symbols:g} for M = {n_symbols} "
-                         f"symbols (M floored entries would already sum to 1), "
-                         f"got {emission_floor}")
-    return emission_floor
-
-
-def _m_step(hmm: DiscreteHMM, counts, emission_floor: float) -> DiscreteHMM:
+def m_step(hmm: DiscreteHMM, counts, emission_floor: float) -> DiscreteHMM:
+    """Baum-Welch M-step (Rabiner 1989, eqs. 40a-40c): pi, A and B are the expected counts of
+    :func:`e_step`, normalised; a row never visited keeps its old value; then the floor."""
     start_counts, trans_counts, emit_counts = counts
     pi = start_counts / start_counts.sum()
     A = _normalise_rows(trans_counts, hmm.A)
@@ -595,162 +327,3 @@ def _m_step(hmm: DiscreteHMM, counts, emission_floor: float) -> DiscreteHMM:
         B = _floor_emissions(B, hmm.B > 0, emission_floor)
     return hmm.replace(pi=pi, A=A, B=B)
 
-
-class BaumWelchStepper:
-    """Baum-Welch one re-estimation at a time: the loop of :func:`baum_welch`, paused.
-
-    ``BaumWelchStepper(start, sequences, emission_floor=...)`` packs and checks the data and
-    runs the E-step of the starting model; every :meth:`step` re-estimates the model (M-step)
-    and runs the E-step of the new one, which gives its log-likelihood and the expected counts
-    of the next step. So ``log_likelihood_trace[k] = log P(O | lambda_k)`` for k = 0 (the
-    start) .. ``n_iter``, each value computed once. A step that fails (an impossible sequence)
-    changes nothing. :func:`baum_welch` and the Baum-Welch explorer both drive this class.
-    """
-
-    def __init__(self, hmm: DiscreteHMM, sequences, *, emission_floor: float = 0.0):
-        check_model(hmm)
-        self.emission_floor = _check_floor(emission_floor, hmm.n_symbols)
-        self.batch = pack_for_model(hmm, sequences)
-        self._counts, log_lik = _e_step(hmm, self.batch)
-        self.hmm = hmm
-        self._trace = [log_lik]
-
-    @property
-    def log_likelihood_trace(self) -> np.ndarray:
-        """``log P(O | lambda_k)`` summed over sequences, k = 0 .. n_iter."""
-        return np.asarray(self._trace)
-
-    @property
-    def log_likelihood(self) -> float:
-        """``log P(O | current model)``."""
-        return self._trace[-1]
-
-    @property
-    def n_iter(self) -> int:
-        """The number of re-estimations done so far."""
-        return len(self._trace) - 1
-
-    @property
-    def gain(self) -> float:
-        """How much the last step raised the log-likelihood (``inf`` before the first step)."""
-        return self._trace[-1] - self._trace[-2] if len(self._trace) > 1 else np.inf
-
-    def step(self) -> float:
-        """One re-estimation; returns the new model's log-likelihood."""
-        new_hmm = _m_step(self.hmm, self._counts, self.emission_floor)
-        counts, log_lik = _e_step(new_hmm, self.batch)  # may raise: then nothing changes
-        self.hmm, self._counts = new_hmm, counts
-        self._trace.append(log_lik)
-        return log_lik
-
-
-def baum_welch_step(hmm: DiscreteHMM, sequences, *,
-                    emission_floor: float = 0.0) -> tuple[DiscreteHMM, float]:
-    """One Baum-Welch re-estimation; returns ``(new_hmm, log P(O | old hmm))``.
-
-    E-step (all sequences at once): ``gamma_t(i)`` and ``xi_t(i, j)`` from the scaled
-    forward-backward passes. M-step, summing over sequences s and their frames t:
-
-    ``pi_i = sum_s gamma^s_1(i) / S``,
-    ``a_ij = sum_{s,t<T_s} xi^s_t(i, j) / sum_{s,t<T_s} gamma^s_t(i)``,
-    ``b_i(k) = sum_{s,t: o_t = k} gamma^s_t(i) / sum_{s,t} gamma^s_t(i)``.
-
-    Zeros of pi, A and B stay zero (their expected counts are exactly zero). A state with no
-    expected occupancy keeps its old row. ``emission_floor`` > 0 then floors B,
-
-    ``b_i(k) <- max(b_i(k), floor) / sum_k' max(b_i(k'), floor)`` (over the non-zero entries
-    of the old B only, so structural zeros stay zero),
-
-    so a symbol unseen in training does not make test data impossible. The returned
-    log-likelihood is that of the *input* model (as in hmmlearn's convergence monitor).
-    Raises ``ValueError`` if a sequence is impossible.
-    """
-    check_model(hmm)
-    emission_floor = _check_floor(emission_floor, hmm.n_symbols)
-    counts, log_lik = _e_step(hmm, pack_for_model(hmm, sequences))
-    return _m_step(hmm, counts, emission_floor), log_lik
-
-
-@dataclass(frozen=True, eq=False)
-class BaumWelchResult:
-    """Outcome of Baum-Welch training.
-
-    ``log_likelihood_trace[k] = log P(O | lambda_k)`` summed over sequences, for the initial
-    model (k = 0) and after every re-estimation (k = 1..n_iter); it never decreases.
-    ``n_iter`` is the number of re-estimations run (at most ``max_iter``).
-    ``restart_log_likelihoods`` holds the final log-likelihood of each restart (:func:`fit_hmm`).
-    """
-
-    hmm: DiscreteHMM
-    log_likelihood_trace: np.ndarray
-    n_iter: int
-    converged: bool
-    restart_log_likelihoods: np.ndarray | None = None
-
-    @property
-    def log_likelihood(self) -> float:
-        """``log P(O | final model)``."""
-        return float(self.log_likelihood_trace[-1])
-
-
-def _check_tol(tol) -> float:
-    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or np.isnan(tol):
-        raise TypeError(f"tol: expected a real number (-inf to always run max_iter steps), "
-                        f"got {tol!r}")
-    return float(tol)
-
-
-def baum_welch(hmm: DiscreteHMM, sequences, *, max_iter: int = 100, tol: float = 1e-4,
-               emission_floor: float = 0.0, progress: bool = False) -> BaumWelchResult:
-    """Baum-Welch (EM) from the starting model ``hmm`` over many sequences of any lengths.
-
-    Steps a :class:`BaumWelchStepper` until a step raises the log-likelihood by less than
-    ``tol`` (``converged``; that step's model is kept) or ``max_iter`` steps are done
-    (``tol=-inf`` always runs ``max_iter``). The sequences are packed once and every E-step is
-    one compiled pass over all of them. ``progress=True`` shows a tqdm bar.
-    """
-    max_iter = as_positive_int(max_iter, "max_iter", minimum=0)
-    tol = _check_tol(tol)
-    progress = as_bool(progress, "progress")
-    stepper = BaumWelchStepper(hmm, sequences, emission_floor=emission_floor)
-    steps = range(max_iter)
-    if progress:
-        from tqdm.auto import tqdm
-        steps = tqdm(steps, desc="Baum-Welch", leave=False)
-    converged = False
-    for _ in steps:
-        stepper.step()
-        if stepper.gain < tol:
-            converged = True
-            break
-    return BaumWelchResult(stepper.hmm, stepper.log_likelihood_trace, stepper.n_iter, converged)
-
-
-def fit_hmm(sequences, n_states: int, n_symbols: int, *, topology: str = "ergodic",
-            skip: bool = False, n_restarts: int = 1, max_iter: int = 100, tol: float = 1e-4,
-            emission_floor: float = 0.0, rng: RngLike = None,
-            progress: bool = False) -> BaumWelchResult:
-    """Train an HMM from ``n_restarts`` random starts; keep the best.
-
-    "Best" is the highest final training log-likelihood; all of them are returned in
-    ``restart_log_likelihoods``. ``topology`` is ``"ergodic"`` or ``"left-to-right"``
-    (with a skip transition when ``skip``); the starts are
-    :func:`course_lib.hmm_models.random_hmm`. The options are checked before any training.
-    """
-    n_states = as_positive_int(n_states, "n_states")
-    n_symbols = as_positive_int(n_symbols, "n_symbols")
-    n_restarts = as_positive_int(n_restarts, "n_restarts")
-    max_iter = as_positive_int(max_iter, "max_iter", minimum=0)
-    _check_tol(tol)
-    _check_floor(emission_floor, n_symbols)
-    check_choice(topology, "topology", TOPOLOGIES)
-    rng = as_rng(rng)
-    batch = pack_sequences(sequences, n_symbols)
-    results = []
-    for _ in range(n_restarts):
-        start = random_hmm(n_states, n_symbols, rng=rng, topology=topology, skip=skip)
-        results.append(baum_welch(start, batch, max_iter=max_iter, tol=tol,
-                                  emission_floor=emission_floor, progress=progress))
-    finals = np.array([r.log_likelihood for r in results])
-    best = results[int(np.argmax(finals))]
-    return dataclasses.replace(best, restart_log_likelihoods=finals)

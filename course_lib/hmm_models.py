@@ -12,8 +12,9 @@
 * Sampling: :func:`sample` (one sequence) and :func:`sample_sequences` (many, in one compiled
   pass).
 
-Beside ``__all__``, :mod:`course_lib.hmm` uses :func:`check_model` (the ``hmm`` argument of
-every entry point), :func:`safe_log` and :data:`TOPOLOGIES`.
+Beside ``__all__``, :mod:`course_lib.hmm` and :mod:`course_lib.hmm_training` use
+:func:`check_model` (the ``hmm`` argument of every entry point), :func:`safe_log`,
+:data:`TOPOLOGIES` and :func:`draw_random_hmm` (a restart's start, on checked arguments).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ __all__ = [
 
 #: How far a row of pi, A or B may be from summing to one.
 _PROBABILITY_TOLERANCE = 1e-6
-#: The shapes of A that :func:`random_hmm` and :func:`course_lib.hmm.fit_hmm` start from.
+#: The shapes of A that :func:`random_hmm` and :func:`course_lib.hmm_training.fit_hmm` start from.
 TOPOLOGIES = ("ergodic", "left-to-right")
 
 
@@ -278,7 +279,13 @@ def random_hmm(n_states: int, n_symbols: int, *, rng: RngLike = None,
     check_choice(topology, "topology", TOPOLOGIES)
     skip = as_bool(skip, "skip")
     concentration = as_positive_float(concentration, "concentration")
-    rng = as_rng(rng)
+    return draw_random_hmm(N, M, as_rng(rng), topology, skip, concentration)
+
+
+def draw_random_hmm(N: int, M: int, rng: np.random.Generator, topology: str, skip: bool,
+                    concentration: float = 1.0) -> DiscreteHMM:
+    """:func:`random_hmm` on checked arguments (the restarts of
+    :func:`course_lib.hmm_training.fit_hmm`, which check them once for all)."""
     B = rng.dirichlet(np.full(M, concentration), size=N)
     if topology == "ergodic":
         pi = rng.dirichlet(np.full(N, concentration))

@@ -42,6 +42,7 @@ from .gmm import fit_gmm, score_samples
 from .gmm_params import GMMParams
 from .hmm_models import DiscreteHMM
 from .hmm_sequences import pack_sequences
+from .hmm_training import fit_hmm
 from .metrics import RecognitionReport, confusion_matrix, evaluate, label_array
 from .validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                          as_rng, check_choice)
@@ -475,7 +476,8 @@ def fit_hmm_recogniser(items, labels, n_states: int, *, front_end: VQFrontEnd | 
                        skip: bool = False, n_restarts: int = 1, max_iter: int = 50,
                        tol: float = 1e-3, emission_floor: float = 1e-3, rng: RngLike = None,
                        progress: bool = False) -> HMMRecogniser:
-    """Train one HMM per distinct label (:func:`course_lib.hmm.fit_hmm`) on that label's items.
+    """Train one HMM per distinct label (:func:`course_lib.hmm_training.fit_hmm`) on that
+    label's items.
 
     ``items`` are feature matrices when a ``front_end`` is given (its symbols are used), else
     symbol sequences over ``n_symbols`` symbols. The default emission floor keeps a test
@@ -497,9 +499,9 @@ def fit_hmm_recogniser(items, labels, n_states: int, *, front_end: VQFrontEnd | 
     models, finals = [], []
     for cls in classes:
         own = [seq for seq, label in zip(sequences, labels) if label == cls]
-        result = H.fit_hmm(own, n_states, n_symbols, topology=topology, skip=skip,
-                           n_restarts=n_restarts, max_iter=max_iter, tol=tol,
-                           emission_floor=emission_floor, rng=rng, progress=progress)
+        result = fit_hmm(own, n_states, n_symbols, topology=topology, skip=skip,
+                         n_restarts=n_restarts, max_iter=max_iter, tol=tol,
+                         emission_floor=emission_floor, rng=rng, progress=progress)
         models.append(result.hmm)
         finals.append(result.log_likelihood)
     return HMMRecogniser(classes, tuple(models), front_end, np.asarray(finals))

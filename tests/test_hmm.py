@@ -1,4 +1,6 @@
-"""Tests of course_lib.hmm: golden examples, invariants, training, numerics and bad input."""
+"""Tests of course_lib.hmm: golden examples, invariants, the E- and M-steps, numerics and bad input.
+
+The Baum-Welch loop, its stepper and restarts are tested in test_hmm_training.py."""
 
 import itertools
 import warnings
@@ -11,7 +13,7 @@ from course_lib.hmm_models import (DiscreteHMM, WEATHER_MOOD_LONG_OBSERVATIONS, 
                                    random_hmm, sample, sample_sequences, weather_mood_hmm,
                                    weather_mood_sequences)
 from course_lib.hmm_sequences import pack_sequences
-from numerics import assert_non_decreasing
+from course_lib.hmm_training import BaumWelchStepper, baum_welch, baum_welch_step
 
 
 def brute_force(model: DiscreteHMM, O):
@@ -105,7 +107,7 @@ def test_two_state_by_hand(two_state):
     np.testing.assert_array_equal(vit.backpointer[1], [0, 0])
     # one Baum-Welch step on this single sequence, from the sums above:
     # pi' = gamma_1, A' rows = xi rows / gamma_1, B'(i, k) = gamma at frames with o_t = k / sum_t gamma
-    new, log_lik = H.baum_welch_step(two_state, [O])
+    new, log_lik = baum_welch_step(two_state, [O])
     assert log_lik == pytest.approx(np.log(P), rel=1e-13)
     np.testing.assert_allclose(new.pi, [0.186 / P, 0.0296 / P], rtol=1e-12)
     np.testing.assert_allclose(new.A, [[0.105 / 0.186, 0.081 / 0.186], [0.008 / 0.0296, 0.0216 / 0.0296]],
@@ -220,50 +222,7 @@ def test_long_sequence_underflows_unscaled_but_not_scaled(weather):
     assert np.isfinite(H.viterbi(weather, O).log_probability)
 
 
-# ---------------------------------------------------------------------------- training
-
-def test_baum_welch_never_decreases_likelihood():
-    rng = np.random.default_rng(5)
-    true = random_hmm(3, 4, rng=rng)
-    seqs = sample_sequences(true, rng.integers(5, 40, size=40), rng=rng).symbols
-    for _ in range(3):
-        result = H.baum_welch(random_hmm(3, 4, rng=rng), seqs, max_iter=30, tol=-np.inf)
-        trace = result.log_likelihood_trace
-        assert trace.shape == (31,) and result.n_iter == 30
-        assert_non_decreasing(trace, what="Baum-Welch's log-likelihood")
-        assert trace[-1] == pytest.approx(H.log_likelihoods(result.hmm, seqs).sum(), rel=1e-12)
-
-
-def test_baum_welch_step_matches_loop_and_batch_input():
-    rng = np.random.default_rng(6)
-    model = random_hmm(2, 3, rng=rng)
-    seqs = sample_sequences(model, [4, 9], rng=rng).symbols
-    new_list, ll_list = H.baum_welch_step(model, seqs)
-    new_batch, ll_batch = H.baum_welch_step(model, pack_sequences(seqs, 3))
-    np.testing.assert_array_equal(new_list.A, new_batch.A)
-    assert ll_list == ll_batch
-    # the same M-step from explicit posteriors of each sequence
-    posts = [H.posteriors(model, s) for s in seqs]
-    xi = sum(p.xi.sum(axis=0) for p in posts)
-    np.testing.assert_allclose(new_list.A, xi / xi.sum(axis=1, keepdims=True), rtol=1e-12)
-    np.testing.assert_allclose(new_list.pi, sum(p.gamma[0] for p in posts) / 2, rtol=1e-12)
-    emit = sum(p.gamma.T @ np.eye(3)[s] for p, s in zip(posts, seqs))
-    np.testing.assert_allclose(new_list.B, emit / emit.sum(axis=1, keepdims=True), rtol=1e-12)
-
-
-def test_baum_welch_recovers_a_known_model():
-    true = DiscreteHMM(pi=[0.7, 0.3], A=[[0.85, 0.15], [0.25, 0.75]],
-                       B=[[0.7, 0.2, 0.1], [0.05, 0.25, 0.7]])
-    rng = np.random.default_rng(8)
-    seqs = sample_sequences(true, [100] * 300, rng=rng).symbols
-    fit = H.fit_hmm(seqs, 2, 3, n_restarts=3, max_iter=300, tol=1e-7, rng=rng)
-    assert fit.restart_log_likelihoods.shape == (3,)
-    assert fit.log_likelihood == pytest.approx(fit.restart_log_likelihoods.max())
-    order = np.argsort(-fit.hmm.B[:, 0])  # up to a permutation of the states
-    np.testing.assert_allclose(fit.hmm.A[np.ix_(order, order)], true.A, atol=0.03)
-    np.testing.assert_allclose(fit.hmm.B[order], true.B, atol=0.03)
-    np.testing.assert_allclose(fit.hmm.pi[order], true.pi, atol=0.1)
-
+# ---------------------------------------------------------------------------- the M-step
 
 def test_structural_zeros_stay_zero_and_floor_applies():
     rng = np.random.default_rng(9)
@@ -273,14 +232,14 @@ def test_structural_zeros_stay_zero_and_floor_applies():
     seqs = sample_sequences(true, [20] * 30, rng=rng).symbols
     seqs = [np.where(s == 5, 4, s) for s in seqs]  # symbol 5 never occurs (its B column is 0)
     floor = 0.02
-    fit = H.baum_welch(start, seqs, max_iter=20, emission_floor=floor)
+    fit = baum_welch(start, seqs, max_iter=20, emission_floor=floor)
     np.testing.assert_array_equal(fit.hmm.A == 0, start.A == 0)
     np.testing.assert_array_equal(fit.hmm.pi == 0, start.pi == 0)
     np.testing.assert_array_equal(fit.hmm.B == 0, start.B == 0)
     nonzero = fit.hmm.B[start.B > 0]
     # floored before renormalising: a row sum is at most 1 + (M - 1) * floor
     assert nonzero.min() >= floor / (1 + 5 * floor)
-    plain = H.baum_welch(start, seqs, max_iter=20)
+    plain = baum_welch(start, seqs, max_iter=20)
     assert plain.hmm.B[start.B > 0].min() < floor / 2  # without the floor, rare symbols fade
 
 
@@ -296,15 +255,6 @@ def test_left_to_right_topology():
     assert np.all(np.triu(rand.A, 3) == 0) and np.all(np.tril(rand.A, -1) == 0)
     with pytest.raises(ValueError, match="self_loop"):
         left_to_right_hmm(3, 2, self_loop=0.7, skip=0.3)
-
-
-def test_convergence_flag_and_zero_iterations(weather):
-    seqs = sample_sequences(weather, [30] * 10, rng=0).symbols
-    none = H.baum_welch(weather, seqs, max_iter=0)
-    assert none.n_iter == 0 and not none.converged and none.log_likelihood_trace.shape == (1,)
-    conv = H.baum_welch(weather, seqs, max_iter=500, tol=1e-3)
-    assert conv.converged and conv.n_iter < 500
-    assert conv.log_likelihood_trace[-1] - conv.log_likelihood_trace[-2] < 1e-3
 
 
 # ---------------------------------------------------------------------------- impossible data
@@ -327,7 +277,7 @@ def test_zero_probability_observation_gives_minus_inf_without_warning():
                  lambda: H.viterbi(model, O), lambda: H.backward_scaled(model, O)):
         with pytest.raises(ValueError, match=r"^observations: P\(O \| lambda\) = 0.*t=2"):
             call()
-    for call in (lambda: H.baum_welch_step(model, [[0, 0], O]),
+    for call in (lambda: baum_welch_step(model, [[0, 0], O]),
                  lambda: H.viterbi_paths(model, [[0, 0], O])):
         with pytest.raises(ValueError, match=r"^sequences: P\(O \| lambda\) = 0 for sequences\[1\]: .*t=2"):
             call()
@@ -384,7 +334,7 @@ def test_bad_sequence_lists(weather):
     with pytest.raises(ValueError, match=r"^sequences\[1\]: .*empty"):
         H.log_likelihoods(weather, [[0, 1], []])
     with pytest.raises(ValueError, match=r"^sequences\[1\]: .*out of range"):
-        H.baum_welch_step(weather, [np.array([0, 1]), np.array([1, 5])])
+        baum_welch_step(weather, [np.array([0, 1]), np.array([1, 5])])
     with pytest.raises(ValueError, match=r"^sequences\[0\]: .*NaN"):
         H.viterbi_paths(weather, [[0.0, np.nan]])
     with pytest.raises(ValueError, match="^sequences: .*at least one"):
@@ -392,7 +342,7 @@ def test_bad_sequence_lists(weather):
     with pytest.raises(TypeError, match=r"^sequences: .*\[observations\]"):
         H.log_likelihoods(weather, [0, 1, 0])
     with pytest.raises(TypeError, match="^sequences"):
-        H.baum_welch(weather, "HHUH")
+        baum_welch(weather, "HHUH")
     big = pack_sequences([[0, 3]])
     with pytest.raises(ValueError, match="^sequences: symbol 3"):
         H.log_likelihoods(weather, big)
@@ -402,9 +352,9 @@ def test_bad_options(weather):
     with pytest.raises(ValueError, match="^method"):
         H.log_likelihoods(weather, ["HU"], method="fast")
     with pytest.raises(ValueError, match="^emission_floor"):
-        H.baum_welch_step(weather, ["HU"], emission_floor=0.6)
+        baum_welch_step(weather, ["HU"], emission_floor=0.6)
     with pytest.raises(ValueError, match="^emission_floor"):
-        H.baum_welch_step(weather, ["HU"], emission_floor=-0.1)
+        baum_welch_step(weather, ["HU"], emission_floor=-0.1)
     with pytest.raises(TypeError, match="^rng"):
         sample(weather, 5, rng="seed")
     with pytest.raises(ValueError, match="^n_steps"):
@@ -432,50 +382,15 @@ def test_emission_floor_formula_by_hand():
     #   row 0: [max(0, .1), max(1, .1), 0] = [.1, 1, 0] -> / 1.1
     #   row 1: [max(.75, .1), max(.25, .1), max(0, .1)] = [.75, .25, .1] -> / 1.1
     expected_B = np.array([[0.1 / 1.1, 1.0 / 1.1, 0.0], [0.75 / 1.1, 0.25 / 1.1, 0.1 / 1.1]])
-    new, _ = H.baum_welch_step(start, [O], emission_floor=0.1)
+    new, _ = baum_welch_step(start, [O], emission_floor=0.1)
     np.testing.assert_allclose(new.B, expected_B, rtol=1e-14)
     np.testing.assert_array_equal(new.A, start.A)  # xi counts: 0 -> 1 once, 1 -> 1 three times
     np.testing.assert_array_equal(new.pi, start.pi)
-    unfloored, _ = H.baum_welch_step(start, [O])
+    unfloored, _ = baum_welch_step(start, [O])
     np.testing.assert_allclose(unfloored.B, [[0, 1, 0], [0.75, 0.25, 0]], rtol=1e-14)
-    stepper = H.BaumWelchStepper(start, [O], emission_floor=0.1)
+    stepper = BaumWelchStepper(start, [O], emission_floor=0.1)
     stepper.step()
     np.testing.assert_allclose(stepper.hmm.B, expected_B, rtol=1e-14)
-
-
-# ---------------------------------------------------------------------------- the stepper
-
-def test_stepper_is_the_loop_of_baum_welch():
-    rng = np.random.default_rng(12)
-    seqs = sample_sequences(random_hmm(3, 4, rng=rng), [15, 30, 8], rng=rng).symbols
-    start = random_hmm(3, 4, rng=rng)
-    stepper = H.BaumWelchStepper(start, seqs, emission_floor=0.01)
-    assert stepper.n_iter == 0 and stepper.gain == np.inf and stepper.hmm is start
-    models = [stepper.hmm]
-    for _ in range(7):
-        log_lik = stepper.step()
-        models.append(stepper.hmm)
-        assert log_lik == stepper.log_likelihood == stepper.log_likelihood_trace[-1]
-    # every trace value is the log-likelihood of the model it belongs to, computed once
-    np.testing.assert_allclose(stepper.log_likelihood_trace,
-                               [H.log_likelihoods(m, seqs).sum() for m in models], rtol=1e-12)
-    assert stepper.gain == stepper.log_likelihood_trace[-1] - stepper.log_likelihood_trace[-2]
-    fit = H.baum_welch(start, seqs, max_iter=7, tol=-np.inf, emission_floor=0.01)
-    np.testing.assert_array_equal(fit.log_likelihood_trace, stepper.log_likelihood_trace)
-    np.testing.assert_array_equal(fit.hmm.B, stepper.hmm.B)
-    assert fit.n_iter == 7 and not fit.converged
-    # each step is baum_welch_step applied to the previous model
-    single, log_lik_before = H.baum_welch_step(models[3], seqs, emission_floor=0.01)
-    np.testing.assert_allclose(single.A, models[4].A, rtol=1e-12)
-    assert log_lik_before == pytest.approx(stepper.log_likelihood_trace[3], rel=1e-12)
-
-
-def test_convergence_keeps_the_model_of_the_small_step(weather):
-    seqs = sample_sequences(weather, [30] * 10, rng=3).symbols
-    fit = H.baum_welch(weather, seqs, max_iter=1000, tol=1e-2)
-    trace = fit.log_likelihood_trace
-    assert fit.converged and trace[-1] - trace[-2] < 1e-2 <= trace[-2] - trace[-3]
-    assert H.log_likelihoods(fit.hmm, seqs).sum() == pytest.approx(trace[-1], rel=1e-12)
 
 
 # ---------------------------------------------------------------------------- examples and explanations
@@ -514,7 +429,7 @@ def test_explain_zero_probability_names_the_first_impossible_observation():
     nameless = DiscreteHMM(pi=[1.0, 0.0], A=[[1.0, 0.0], [0.5, 0.5]], B=[[1.0, 0.0], [0.5, 0.5]])
     assert "symbol 1)" in H.explain_zero_probability(nameless, [0, 1])
     with pytest.raises(ValueError, match=r"^sequences: .*sequences\[1\]: .*t=0 \(number 1 of 2"):
-        H.baum_welch_step(nameless, [[0, 0], [1, 0]])
+        baum_welch_step(nameless, [[0, 0], [1, 0]])
 
 
 def test_uint64_symbols_are_reported_with_their_real_value(weather):
@@ -540,7 +455,7 @@ def test_a_state_never_visited_keeps_its_rows():
     # state 1 can never be entered (pi_1 = 0, no transition into it): zero expected occupancy
     start = DiscreteHMM(pi=[1.0, 0.0], A=[[1.0, 0.0], [0.3, 0.7]],
                           B=[[0.6, 0.4], [0.9, 0.1]])
-    new, _ = H.baum_welch_step(start, [[0, 1, 1, 0, 1]])
+    new, _ = baum_welch_step(start, [[0, 1, 1, 0, 1]])
     np.testing.assert_array_equal(new.A[1], start.A[1])
     np.testing.assert_array_equal(new.B[1], start.B[1])
     np.testing.assert_allclose(new.B[0], [0.4, 0.6])  # state 0 saw two 0s and three 1s

@@ -508,8 +508,8 @@ _LOG10_TINIEST = float(np.log10(np.nextafter(0.0, 1.0)))
 def plot_forward_underflow(ax, unscaled, scaled):
     """Why scaling is needed: ``log10 P(o_1..o_t)`` from the naive pass and the scaled one.
 
-    ``unscaled`` is a :class:`course_lib.hmm.UnscaledForward`, ``scaled`` a
-    :class:`course_lib.hmm.ScaledForward` of the same sequence. The naive curve is
+    ``unscaled`` is a :class:`course_lib.hmm_results.UnscaledForward`, ``scaled`` a
+    :class:`course_lib.hmm_results.ScaledForward` of the same sequence. The naive curve is
     ``log10 sum_i alpha_t(i)`` and stops where alpha underflows to exactly 0; the scaled one is
     ``sum_{s<=t} log10 scale_s`` and goes on. A dashed line marks the smallest float64.
     """

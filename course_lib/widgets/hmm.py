@@ -7,9 +7,9 @@
 * :func:`baum_welch_explorer`: a Step button runs one re-estimation; the figure shows the
   log-likelihood trace and the current pi, A and B.
 
-The compute lives in :mod:`course_lib.hmm` (the example model and data in
-:mod:`course_lib.hmm_models`), the drawing in :mod:`course_lib.plotting.hmm`; this module only
-parses text and wires the controls.
+The compute lives in :mod:`course_lib.hmm` and :mod:`course_lib.hmm_training` (the example
+model and data in :mod:`course_lib.hmm_models`), the drawing in :mod:`course_lib.plotting.hmm`;
+this module only parses text and wires the controls.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from .. import hmm as H
 from ..hmm_models import (WEATHER_MOOD_OBSERVATIONS, DiscreteHMM, random_hmm, weather_mood_hmm,
                           weather_mood_sequences)
 from ..hmm_sequences import pack_sequences
+from ..hmm_training import BaumWelchStepper
 from ..plotting.hmm import render_baum_welch, render_trellis, trellis_observations
 from ..validation import RngLike, as_positive_int
 from .base import Explorer, InputError
@@ -133,7 +134,7 @@ def trellis_explorer(model: DiscreteHMM | None = None,
 class BaumWelchSession:
     """The state behind the Baum-Welch explorer: the data and a Baum-Welch stepper.
 
-    The stepper is a :class:`course_lib.hmm.BaumWelchStepper`, the loop of ``baum_welch``.
+    The stepper is a :class:`course_lib.hmm_training.BaumWelchStepper`, the loop of ``baum_welch``.
 
     ``configure(seed, n_states, emission_floor)`` starts a new stepper from a random model when
     a setting changed; the new settings are stored only once the stepper exists, so a refused
@@ -150,7 +151,7 @@ class BaumWelchSession:
         self.reference = (None if true_model is None
                           else float(H.log_likelihoods(true_model, self.batch).sum()))
         self.settings = None
-        self.stepper: H.BaumWelchStepper | None = None
+        self.stepper: BaumWelchStepper | None = None
 
     @property
     def model(self) -> DiscreteHMM:
@@ -164,8 +165,8 @@ class BaumWelchSession:
         settings = (seed, n_states, emission_floor)
         if settings != self.settings:
             start = random_hmm(n_states, self.n_symbols, rng=seed)
-            stepper = H.BaumWelchStepper(start.replace(symbol_names=self.symbol_names),
-                                         self.batch, emission_floor=emission_floor)
+            stepper = BaumWelchStepper(start.replace(symbol_names=self.symbol_names),
+                                       self.batch, emission_floor=emission_floor)
             self.settings, self.stepper = settings, stepper
 
     def reset(self) -> None:

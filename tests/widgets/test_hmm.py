@@ -11,6 +11,7 @@ from course_lib import hmm as H  # noqa: E402
 from course_lib.hmm_models import (WEATHER_MOOD_LONG_OBSERVATIONS,  # noqa: E402
                                    WEATHER_MOOD_OBSERVATIONS, left_to_right_hmm, random_hmm,
                                    sample, weather_mood_hmm)
+from course_lib.hmm_training import baum_welch  # noqa: E402
 from course_lib.plotting import hmm as P  # noqa: E402
 from course_lib.widgets import hmm as WH  # noqa: E402
 from numerics import assert_non_decreasing  # noqa: E402
@@ -142,7 +143,7 @@ def test_other_plots():
     post = H.posteriors(model, symbols)
     fig, axes = plt.subplots(2, 3)
     P.plot_posteriors(axes[0, 0], post.gamma, true_states=states, path=H.viterbi(model, symbols).path)
-    trace = H.baum_welch(random_hmm(3, 4, rng=rng), [symbols], max_iter=5).log_likelihood_trace
+    trace = baum_welch(random_hmm(3, 4, rng=rng), [symbols], max_iter=5).log_likelihood_trace
     ax = P.plot_log_likelihood_trace(axes[0, 1], trace, reference=-400.0)
     np.testing.assert_allclose(ax.lines[0].get_ydata(), trace)
     P.plot_hmm_parameters(axes[1], model)
@@ -248,7 +249,7 @@ def test_baum_welch_explorer_steps_increase_likelihood():
                                H.log_likelihoods(session.model, session.batch).sum())
     # the explorer's run is the library's Baum-Welch from the same start
     start = random_hmm(3, 2, rng=3)
-    fit = H.baum_welch(start, session.batch, max_iter=11, tol=-np.inf)
+    fit = baum_welch(start, session.batch, max_iter=11, tol=-np.inf)
     np.testing.assert_array_equal(session.trace, fit.log_likelihood_trace)
     explorer.controls["n_states"].value = 2  # a new setting restarts from a new model
     assert len(session.trace) == 1 and session.model.n_states == 2

@@ -76,8 +76,8 @@ MISTAKES = [
         models = []
         for digit in range(len(WORDS)):
             flat_start = left_to_right_hmm(n_states, n_symbols)
-            result = H.baum_welch(flat_start, sequences, max_iter=MAX_ITER, tol=1e-3,
-                                  emission_floor=EMISSION_FLOOR)
+            result = baum_welch(flat_start, sequences, max_iter=MAX_ITER, tol=1e-3,
+                                emission_floor=EMISSION_FLOOR)
             models.append(result.hmm)
         return models
         """, expect="train each model on its own digit's sequences only"),
