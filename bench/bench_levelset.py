@@ -12,8 +12,8 @@ nine trials in ten of course_lib.simulators.levelset_session). One trial =
   items are the constraint locations first, then the trials in order, so the new answer extends
   the data and VariationalGP.fit warm-starts from the previous (alpha, lambda) when it can;
   the cold fit's iteration count is printed beside it);
-* propose: course_lib.gp.levelset.propose with global MI (and EAVC) over 1024 scrambled Sobol
-  candidates and 4096 scrambled Sobol references, then its polish.
+* propose: course_lib.gp.levelset_propose.propose with global MI (and EAVC) over 1024 scrambled
+  Sobol candidates and 4096 scrambled Sobol references, then its polish.
 
 Printed: the time split of one acquisition (reference side; candidate marginals and
 cross-covariances; Phi_2 with the EAVC sums; the entropies of global MI as the difference of
@@ -53,7 +53,7 @@ import numpy as np  # noqa: E402
 from scipy.special import ndtr, xlogy  # noqa: E402
 from scipy.stats import qmc  # noqa: E402
 
-from course_lib.gp import bivariate_normal, levelset  # noqa: E402
+from course_lib.gp import bivariate_normal, levelset, levelset_propose  # noqa: E402
 from course_lib.gp.constraints import constraint_sigma  # noqa: E402
 from course_lib.gp.kernels import Constant, SquaredExponential  # noqa: E402
 from course_lib.gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint  # noqa: E402
@@ -203,7 +203,7 @@ def main(repeats):
           f"differ by {abs(model.result.elbo - cold.result.elbo):.1e})")
 
     def reference_side():
-        return levelset._ReferenceLookahead(model, references, threshold)
+        return levelset.ReferenceLookahead(model, references, threshold)
 
     ref_wall, ref_cpu, look = harness.median_clocks(reference_side, repeats)
 
@@ -221,13 +221,13 @@ def main(repeats):
     kwargs = dict(candidates=candidates, references=references, threshold=threshold,
                   return_scores=True)
     plain_wall, plain_cpu, plain = harness.median_clocks(
-        lambda: levelset.propose(model, "global_mi", polish=False, **kwargs), repeats)
+        lambda: levelset_propose.propose(model, "global_mi", polish=False, **kwargs), repeats)
     prop_wall, prop_cpu, proposal = harness.median_clocks(
-        lambda: levelset.propose(model, "global_mi", **kwargs), repeats)
+        lambda: levelset_propose.propose(model, "global_mi", **kwargs), repeats)
     eavc_wall, eavc_cpu, _ = harness.median_clocks(
-        lambda: levelset.propose(model, "eavc", **kwargs), repeats)
+        lambda: levelset_propose.propose(model, "eavc", **kwargs), repeats)
     eavc_plain_wall, _, _ = harness.median_clocks(
-        lambda: levelset.propose(model, "eavc", polish=False, **kwargs), repeats)
+        lambda: levelset_propose.propose(model, "eavc", polish=False, **kwargs), repeats)
 
     shares, terms = regimes_and_terms(look, batches)
     n_pairs = N_CANDIDATES * N_REFERENCES
@@ -299,11 +299,11 @@ def main(repeats):
     # ----- early in the loop: 10 answers, wider posterior ------------------------------
     early_before, early_X, early_likelihood, _ = workload(10)
     early = refit(early_before, early_X, early_likelihood)
-    early_look = levelset._ReferenceLookahead(early, references, threshold)
+    early_look = levelset.ReferenceLookahead(early, references, threshold)
     early_batches = [(c, m, v) for _, c, m, v in early_look.batches(candidates)]
     early_shares, early_terms = regimes_and_terms(early_look, early_batches)
     early_wall, early_cpu, _ = harness.median_clocks(
-        lambda: levelset.propose(early, "global_mi", **kwargs), repeats)
+        lambda: levelset_propose.propose(early, "global_mi", **kwargs), repeats)
     print(f"\nearly loop (10 answers + 20 constraints): propose(global_mi) {early_wall:.3f} s "
           f"wall / {early_cpu:.3f} s CPU; pairs by regime: series {early_shares[0]:.2%}, "
           f"arcsine {early_shares[1]:.2%}, from 1 {early_shares[2]:.2%}; series terms per "

@@ -22,8 +22,9 @@ from .gp.confidence import (ConfidencePreferenceGP, preference_confidence_likeli
 from .gp.constraints import (constraint_sigma, constraints_from_probability, detection_likelihood,
                              pseudo_data)
 from .gp.bivariate_normal import bvn_cdf
-from .gp.levelset import (ACQUISITIONS, LevelSetLookahead, Proposal, bald_bernoulli, eavc,
-                          global_mi, lookahead_levelset, propose, straddle)
+from .gp.levelset import LevelSetLookahead, eavc, global_mi, lookahead_levelset
+from .gp.levelset_pointwise import bald_bernoulli, straddle
+from .gp.levelset_propose import ACQUISITIONS, Proposal, propose
 from .gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
 from .gp.rating_likelihoods import OrdinalProbit
 from .gp.sparse_variational import fit_sparse_variational, sparse_variational_elbo

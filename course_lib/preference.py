@@ -17,14 +17,16 @@ In the order of lecture 06:
   when to stop (:func:`settling_threshold`), and the forced-choice test of the result.
 """
 
-from .gp.acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_path, bivariate_ei,
-                             bivariate_ei_gradient, expected_improvement, forced_choice_test,
-                             forced_choice_threshold, improvement_moments, incumbent,
-                             maximise_acquisition, multinomial_sample, pairwise_bald, settled_at,
-                             settling_threshold, thompson_sample, univariate_ei)
+from .gp.acquisition import (bivariate_ei, bivariate_ei_gradient, expected_improvement,
+                             improvement_moments, incumbent, multinomial_sample, thompson_sample,
+                             univariate_ei)
+from .gp.acquisition_bald import pairwise_bald
+from .gp.acquisition_maximise import AcquisitionMaximum, maximise_acquisition
 from .gp.comparisons import Comparisons, DisconnectedComparisonsWarning
+from .gp.ei_convergence import average_ei_path, settled_at, settling_threshold
 from .gp.ep import (ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation,
                     tilted_moments)
+from .gp.forced_choice import ForcedChoiceTest, forced_choice_test, forced_choice_threshold
 from .gp.laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
 from .gp.likelihoods import Likelihood, LikelihoodTerms
 from .gp.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit

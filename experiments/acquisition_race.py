@@ -41,7 +41,7 @@ import time
 import numpy as np
 from scipy.stats import wilcoxon
 
-from course_lib.gp.acquisition import forced_choice_threshold
+from course_lib.gp.forced_choice import forced_choice_threshold
 
 from . import paper_h_personalisation as paper_h
 from .common import RESULTS_DIR, Z_REPLICATES, compare_replicates, run_experiment

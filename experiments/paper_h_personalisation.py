@@ -69,12 +69,8 @@ from scipy.stats import beta as beta_distribution
 from scipy.stats import binom
 
 from course_lib.preference import PairwiseBeta
-from course_lib.gp.acquisition import (
-    average_ei_path,
-    forced_choice_threshold,
-    settled_at,
-    settling_threshold,
-)
+from course_lib.gp.ei_convergence import average_ei_path, settled_at, settling_threshold
+from course_lib.gp.forced_choice import forced_choice_threshold
 from course_lib.simulators.listeners import (CannotHear, Fatigue, MattersAboveThreshold,
                                              SimulatedListener, SwitchesPreference, gp_draw_2d,
                                              gp_draw_4d, hearing_aid_model, run_session, settings_grid)

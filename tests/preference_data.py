@@ -1,6 +1,12 @@
 """Test data shared by the preference-GP tests."""
 
 import numpy as np
+from scipy.special import ndtr
+
+from course_lib.gp.comparisons import Comparisons
+from course_lib.gp.kernels import SquaredExponential
+from course_lib.gp.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
+from course_lib.gp.preference import PreferenceGP
 
 
 def connected_pairs(rng: np.random.Generator, n_settings: int, m: int):
@@ -11,3 +17,29 @@ def connected_pairs(rng: np.random.Generator, n_settings: int, m: int):
                              (first[n_settings - 1:] + rng.integers(1, n_settings, m))
                              % n_settings])
     return first, second
+
+
+BOX = np.array([[-3.0, 3.0], [-3.0, 3.0]])
+
+
+def utility(X):
+    return np.sin(1.2 * X[:, 0]) + 0.4 * X[:, 1] - 0.1 * X[:, 1] ** 2
+
+
+def comparisons(rng, n_settings=14, m=30, kind="pair-binary"):
+    """m comparisons among random 2-D settings in BOX, chained first so the graph is connected."""
+    X = rng.uniform(-3, 3, (n_settings, 2))
+    first, second = connected_pairs(rng, n_settings, m)
+    z = utility(X[first]) - utility(X[second])
+    if kind == "pair-binary":
+        y = (z + 0.7 * rng.standard_normal(z.size) > 0).astype(float)
+    else:
+        y = np.clip(ndtr(z / 1.0) + 0.1 * rng.standard_normal(z.size), 0.02, 0.98)
+    return Comparisons(X, first, second, y, kind=kind)
+
+
+def preference_model(kernel=None, kind="pair-binary", seed=0):
+    kernel = SquaredExponential([1.2, 1.8], 1.5) if kernel is None else kernel
+    likelihood = PairwiseProbit(0.7) if kind == "pair-binary" else PairwiseBeta(0.7, 10.0)
+    return PreferenceGP(kernel, likelihood).fit(comparisons(np.random.default_rng(seed),
+                                                            kind=kind))

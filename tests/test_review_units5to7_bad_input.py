@@ -37,11 +37,11 @@ from course_lib.features import mfcc, mfcc_features
 from course_lib.gp import GPRegression, SquaredExponential
 from course_lib.preference import PairwiseProbit, PreferenceGP
 from course_lib.raters import MultiRaterGP, RaterData
-from course_lib.gp.acquisition import (_two_tailed_p, forced_choice_test,
-                                       forced_choice_threshold, thompson_sample)
+from course_lib.gp.acquisition import thompson_sample
 from course_lib.gp.annotator_noise import AnnotatorNoiseGP, assign_regions
 from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.confidence import ConfidencePreferenceGP
+from course_lib.gp.forced_choice import _two_tailed_p, forced_choice_test, forced_choice_threshold
 from course_lib.gp.feedback_likelihoods import BernoulliProbit
 from course_lib.gp.sparse_variational_gp import inducing_points
 from course_lib.gp.variational_gp import VariationalGP

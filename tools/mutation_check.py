@@ -130,7 +130,8 @@ TARGETS = {t.name: t for t in (
                    "gradients (course_lib/gp/variational.py, course_lib/gp/mixed_likelihood.py)",
            ELBO_TESTS),
     Target("levelset-lookahead", "Level-set look-ahead: the conditioned probabilities, global "
-                                 "MI and EAVC (course_lib/gp/levelset.py)", LEVELSET_TESTS),
+                                 "MI and EAVC (course_lib/gp/levelset.py, levelset_posterior.py)",
+           LEVELSET_TESTS),
 )}
 
 VITERBI_TIES_NOTE = """\
@@ -179,6 +180,7 @@ EP = "course_lib/gp/ep.py"
 VARIATIONAL = "course_lib/gp/variational.py"
 MIXED_LIKELIHOOD = "course_lib/gp/mixed_likelihood.py"
 LEVELSET = "course_lib/gp/levelset.py"
+LEVELSET_POSTERIOR = "course_lib/gp/levelset_posterior.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     # ---------------------------------------------------------------------------- DTW
@@ -612,18 +614,18 @@ MUTANTS: tuple[Mutant, ...] = (
            "the look-ahead's entropies in nats while H(Px) is in bits",
            "return total / math.log(2.0)", "return total"),
     Mutant("ls-cross-prior-covariance", "levelset-lookahead", LEVELSET,
-           "_ReferenceLookahead.batches",
+           "ReferenceLookahead.batches",
            "candidate-reference covariance from the prior kernel, not the posterior",
            "cross = self.kernel(query.X, self.references) - query.V.T @ self.ref.V",
            "cross = self.kernel(query.X, self.references)"),
-    Mutant("ls-cross-u-sign", "levelset-lookahead", LEVELSET, "_ReferenceLookahead.batches",
+    Mutant("ls-cross-u-sign", "levelset-lookahead", LEVELSET, "ReferenceLookahead.batches",
            "the posterior's second factor subtracted from the covariance instead of added",
            "cross += query.U.T @ self.ref.U", "cross -= query.U.T @ self.ref.U",
            note=COVARIANCE_FORM_NOTE),
-    Mutant("ls-marginal-prior-variance", "levelset-lookahead", LEVELSET, "_marginals",
+    Mutant("ls-marginal-prior-variance", "levelset-lookahead", LEVELSET_POSTERIOR, "marginals",
            "posterior variances at candidates and references left at the prior's",
            "var = kernel.diag(X) - np.einsum(\"ij,ij->j\", V, V)", "var = kernel.diag(X)"),
-    Mutant("ls-eavc-one-term", "levelset-lookahead", LEVELSET, "_ReferenceLookahead.eavc",
+    Mutant("ls-eavc-one-term", "levelset-lookahead", LEVELSET, "ReferenceLookahead.eavc",
            "EAVC = abs(sum_s delta): one of its two equal terms (y = 1, y = 0) dropped",
            "return 2.0 * np.abs(self._over_candidates(candidates, False))",
            "return np.abs(self._over_candidates(candidates, False))"),

@@ -1,4 +1,4 @@
-"""Choosing the next comparison: expected improvement, sampling rules and when to stop.
+"""Choosing the next comparison: expected improvement and the sampling rules.
 
 (J. B. Nielsen, *Systems for Personalization of Hearing Instruments*, PhD thesis, DTU 2014/2015,
 ch. 3 and appendix I; Nielsen, Nielsen & Larsen 2015.)
@@ -43,33 +43,11 @@ and the kernel's input derivatives from ``kernel.gradient_inputs``. This equals 
 infinity, i.e. dm/dx if m > 0 and 0 otherwise.
 
 Query rules: :func:`multinomial_sample` draws a grid index with probability proportional to EI
-(Nielsen et al., 2-D); :func:`maximise_acquisition` polishes the best grid points or random starts
-with bounded L-BFGS-B (Nielsen et al., 4-D: 5 random starts); :func:`thompson_sample` takes the
-argmax of one posterior draw; :func:`pairwise_bald` scores a candidate pair by the information its
-answer carries about f (below). Convergence: the grid mean of bEI, or the mean bEI along the ascent
-paths, smoothed by a running mean over 4 iterations (:func:`average_ei_path`, :func:`settled_at`).
-The final check (Nielsen et al.): an exact two-tailed binomial test of k wins in n forced choices
-against chance (:func:`forced_choice_test`).
-
-Pairwise BALD (Bayesian active learning by disagreement; N. Houlsby, F. Huszar, Z. Ghahramani
-and M. Lengyel, arXiv:1112.5745, 2011): the mutual information between the answer y about a
-pair and the utility f, I(y; f) = H[y] - E_f H[y | f]. The answer depends on f only through
-the difference z = f(first) - f(second), whose posterior is N(m, s^2) (the model's
-``predict_difference``), so I(y; f) = I(y; z). For the probit, P(y = 1 | z) = Phi(z / (sqrt 2
-sigma)) and with h(p) = -p log p - (1 - p) log(1 - p):
-
-    H[y] = h(Phi(m / sqrt(2 sigma^2 + s^2)))                 (exact)
-    E_z h(Phi(z / (sqrt 2 sigma))) ~ ln 2 sqrt(2 sigma^2 c^2 / (s^2 + 2 sigma^2 c^2))
-                                      * exp(-m^2 / (2 (s^2 + 2 sigma^2 c^2))),  c^2 = pi ln 2 / 2,
-
-from h(Phi(t)) ~ ln 2 exp(-t^2 / (2 c^2)) (a Gaussian bump with the same height and curvature
-at t = 0), whose Gaussian expectation is closed form. The bump never lies below h(Phi(t)) and
-exceeds it by at most 0.0027 bits (1.9e-3 nats, at |t| = 2.05), so the approximate expected
-conditional entropy is too large by at most that much: the returned value is the exact
-mutual information minus between 0 and 1.9e-3 nats (clipped at 0, which keeps that bound
-since the exact value is >= 0). Large where the model is unsure about the answer (m near 0)
-AND sure that f decides it (s^2 large against sigma^2); small for a pair whose answer is a coin
-flip either way.
+(Nielsen et al., 2-D); :func:`thompson_sample` takes the argmax of one posterior draw. Beside this
+core: maximising bEI by multi-start L-BFGS-B (:mod:`course_lib.gp.acquisition_maximise`), pairwise
+BALD (:mod:`course_lib.gp.acquisition_bald`), the convergence measure
+(:mod:`course_lib.gp.ei_convergence`) and the final forced-choice test
+(:mod:`course_lib.gp.forced_choice`).
 
 Works with any fitted course GP that has ``kernel``, ``X_train`` and a ``posterior``
 (:class:`~course_lib.gp.preference.PreferenceGP`, :class:`~course_lib.gp.regression.GPRegression`).
@@ -77,32 +55,21 @@ Works with any fitted course GP that has ``kernel``, ``X_train`` and a ``posteri
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
-from scipy.optimize import minimize
-from scipy.special import erfcx, gammaln, log_ndtr, logsumexp, ndtr
-from scipy.stats import binom
+from scipy.special import erfcx, ndtr
 
 from ..linalg import sample_gaussian
-from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
-                          as_rng, check_choice)
-from .kernels import Kernel, as_inputs, check_exact_size
+from ..validation import RngLike, as_float_array, as_rng
+from .kernels import as_inputs, check_exact_size
 
 __all__ = ["expected_improvement", "incumbent", "improvement_moments", "univariate_ei",
-           "bivariate_ei", "bivariate_ei_gradient", "multinomial_sample", "pairwise_bald",
-           "AcquisitionMaximum",
-           "maximise_acquisition", "thompson_sample", "average_ei_path",
-           "settling_threshold", "settled_at",
-           "ForcedChoiceTest", "forced_choice_test", "forced_choice_threshold"]
+           "bivariate_ei", "bivariate_ei_gradient", "multinomial_sample", "thompson_sample"]
 
 LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
 _SQRT_HALF_PI = np.sqrt(0.5 * np.pi)
 # Below this u, m Phi(u) + s phi(u) cancels; the scaled-erfc form is used instead.
 _CANCELLATION_U = -1.0
-# c^2 of the Gaussian bump ln 2 exp(-t^2 / (2 c^2)) that approximates h(Phi(t)) (pairwise BALD)
-_BALD_C2 = 0.5 * np.pi * np.log(2.0)
 
 
 # ----- expected improvement ---------------------------------------------------------------
@@ -155,7 +122,7 @@ def expected_improvement(mean, var, best=0.0) -> np.ndarray:
 
 
 # ----- the model's posterior ---------------------------------------------------------------
-def _check_model(model):
+def check_model(model):
     for attribute in ("kernel", "X_train", "posterior"):
         if not hasattr(model, attribute):
             raise TypeError(f"model: expected a fitted course_lib GP (PreferenceGP or "
@@ -167,12 +134,12 @@ def _check_model(model):
 
 def incumbent(model) -> tuple[int, np.ndarray]:
     """(index, x_best): the training input (assessed setting) with the largest posterior mean."""
-    model = _check_model(model)
+    model = check_model(model)
     index = int(np.argmax(model.posterior.mean))
     return index, model.X_train[index].copy()
 
 
-def _best_input(model, x_best) -> np.ndarray:
+def best_input(model, x_best) -> np.ndarray:
     d = model.X_train.shape[1]
     if x_best is None:
         return incumbent(model)[1]
@@ -187,10 +154,10 @@ def improvement_moments(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray]:
     """Mean and variance of f(x) - f(x_best) for every row x of ``X`` under the joint
     posterior (variance clipped at 0): one predictive step for all rows (module docstring).
     ``x_best`` defaults to :func:`incumbent`."""
-    model = _check_model(model)
+    model = check_model(model)
     d = model.X_train.shape[1]
     X = as_inputs(X, "X", d)
-    z = _best_input(model, x_best)[None, :]
+    z = best_input(model, x_best)[None, :]
     kernel, X_train = model.kernel, model.X_train
     k_xz = kernel(X, z)[:, 0]
     K_cross = kernel(X_train, X) - kernel(X_train, z)
@@ -202,7 +169,7 @@ def improvement_moments(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray]:
 def univariate_ei(model, X, best=None) -> np.ndarray:
     """uEI at the rows of ``X``: EI of f(x) over the fixed value ``best`` (default: the largest
     posterior mean at the training inputs, mu_best), ignoring the correlation with f(x_best)."""
-    model = _check_model(model)
+    model = check_model(model)
     X = as_inputs(X, "X", model.X_train.shape[1])
     if best is None:
         best = float(np.max(model.posterior.mean))
@@ -241,12 +208,12 @@ def bivariate_ei_gradient(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray
     for the rows of ``X`` (a single setting of shape (d,) gives B = 1). The corrected formula of
     the module docstring; the self-derivative dk(x, x)/dx forms a (B, B, d) array, so pass few
     rows at a time (the optimiser passes one)."""
-    model = _check_model(model)
+    model = check_model(model)
     d = model.X_train.shape[1]
     X = as_float_array(X, "X", ndim=(1, 2))
     X = X.reshape(1, -1) if X.ndim == 1 else X
     X = as_inputs(X, "X", d)
-    z = _best_input(model, x_best)[None, :]
+    z = best_input(model, x_best)[None, :]
     kernel, X_train, posterior = model.kernel, model.X_train, model.posterior
     k_xz = kernel(X, z)[:, 0]
     K_diff = kernel(X_train, X) - kernel(X_train, z)                     # (n, B)
@@ -313,290 +280,10 @@ def thompson_sample(model, X_grid, *, rng: RngLike = None) -> int:
     """Index of the row of ``X_grid`` where one draw of f from the joint posterior on the grid
     is largest (Thompson sampling). The draw needs the grid's n x n posterior covariance, so a
     grid beyond about 16,000 settings is refused (:func:`check_thompson_size`)."""
-    model = _check_model(model)
+    model = check_model(model)
     X_grid = as_inputs(X_grid, "X_grid", model.X_train.shape[1])
     check_thompson_size(X_grid.shape[0], "X_grid")
     rng = as_rng(rng)
     mean, cov = model.predict(X_grid, full_cov=True)
     draw = sample_gaussian(mean, cov, 1, rng=rng)[0]
     return int(np.argmax(draw))
-
-
-def _entropy_of_ndtr(a: np.ndarray) -> np.ndarray:
-    """h(Phi(a)) in nats, with log Phi(a) and log(1 - Phi(a)) = log Phi(-a) from ``log_ndtr``:
-    no log 0 in either tail and no 1 - p cancellation near p = 1."""
-    return -(ndtr(a) * log_ndtr(a) + ndtr(-a) * log_ndtr(-a))
-
-
-def pairwise_bald(model, X_first, X_second) -> np.ndarray:
-    """Mutual information (NATS; divide by ln 2 for bits) between the answer about each pair
-    (X_first_i, X_second_i) and the utility f, under the model's posterior (module docstring).
-
-    ``X_first`` and ``X_second`` are (n, d) settings paired by row; a single row of either is
-    paired with every row of the other (the incumbent against a grid). The value is symmetric
-    in the two settings. By the model's likelihood:
-
-    * ``PairwiseProbit``: Houlsby et al.'s closed-form approximation, at most 1.9e-3 nats below
-      the exact mutual information (module docstring).
-    * ``PairwiseBeta``: the same formula, i.e. the information in the BINARY Thurstone choice
-      "first preferred" with probability Phi(z / (sqrt 2 sigma)), the slider's mean, at the
-      model's noise_sd. It ignores what the degree adds (the exact information of a Beta answer
-      needs a 2-D integral per pair, too costly for a grid), so it ranks pairs as the binary
-      question would. It is no bound on the slider's information either way: a slider of low
-      concentration says less than the binary choice, one of high concentration more.
-    * ``PairwiseGaussian`` (an observed difference y = z + eps): the exact value
-      0.5 log(1 + s^2 / sigma^2).
-
-    Single-item ratings are refused (not a pairwise question).
-    """
-    model = _check_model(model)
-    for attribute in ("likelihood", "predict_difference"):
-        if not hasattr(model, attribute):
-            raise TypeError(f"model: pairwise BALD needs a pairwise model with a likelihood and "
-                            f"predict_difference (a PreferenceGP), got {type(model).__name__}")
-    kind = model.likelihood.observation_kind
-    if kind not in ("pair-binary", "pair-degree", "pair-difference"):
-        raise ValueError(f"model: pairwise BALD needs a likelihood of pairwise answers, got "
-                         f"{type(model.likelihood).__name__} ({kind!r} answers)")
-    d = model.X_train.shape[1]
-    X_first = as_inputs(X_first, "X_first", d)
-    X_second = as_inputs(X_second, "X_second", d)
-    if X_first.shape[0] == 1:
-        X_first = np.repeat(X_first, X_second.shape[0], axis=0)
-    elif X_second.shape[0] == 1:
-        X_second = np.repeat(X_second, X_first.shape[0], axis=0)
-    if X_first.shape[0] != X_second.shape[0]:
-        raise ValueError(f"X_second: expected {X_first.shape[0]} rows (one per row of X_first), "
-                         f"got {X_second.shape[0]}")
-    mean, var = model.predict_difference(X_first, X_second)
-    var = np.maximum(var, 0.0)
-    noise_var = model.likelihood.params["noise_sd"] ** 2
-    if kind == "pair-difference":
-        return 0.5 * np.log1p(var / noise_var)
-    marginal = _entropy_of_ndtr(mean / np.sqrt(2.0 * noise_var + var))
-    bump_var = 2.0 * noise_var * _BALD_C2          # c^2 in units of z
-    spread = var + bump_var
-    conditional = np.log(2.0) * np.sqrt(bump_var / spread) * np.exp(-0.5 * mean ** 2 / spread)
-    return np.maximum(marginal - conditional, 0.0)
-
-
-@dataclass(frozen=True)
-class AcquisitionMaximum:
-    """Result of :func:`maximise_acquisition`.
-
-    x : (d,) the chosen setting (snapped to the grid when asked); value: its bEI.
-    starts, ends : (n_restarts, d) start and end of every L-BFGS-B run; end_values: their bEI.
-    path_mean : mean bEI over every point the ascents evaluated (the 4-D convergence measure
-        of Nielsen et al.). grid_values : bEI on ``X_grid`` when one was given, else None.
-    x_best : the incumbent the improvement was measured against.
-    """
-
-    x: np.ndarray
-    value: float
-    starts: np.ndarray
-    ends: np.ndarray
-    end_values: np.ndarray
-    path_mean: float
-    grid_values: np.ndarray | None
-    x_best: np.ndarray
-
-
-def _check_box(bounds, d: int) -> np.ndarray:
-    bounds = as_float_array(bounds, "bounds", ndim=2)
-    if bounds.shape != (d, 2):
-        raise ValueError(f"bounds: expected shape ({d}, 2) (low, high per parameter), got "
-                         f"{bounds.shape}")
-    if np.any(bounds[:, 0] >= bounds[:, 1]):
-        raise ValueError("bounds: every low must be < its high")
-    return bounds
-
-
-def maximise_acquisition(model, bounds, *, X_grid=None, n_restarts: int = 5,
-                         starts: str | None = None, snap: bool = False, x_best=None,
-                         max_iter: int = 100, rng: RngLike = None) -> AcquisitionMaximum:
-    """Maximise bEI on the box ``bounds`` ((d, 2), natural units) by multi-start L-BFGS-B.
-
-    ``starts="grid"`` (default when ``X_grid`` is given): bEI on the whole grid in one solve, then
-    polish the ``n_restarts`` best grid points. ``starts="random"`` (default otherwise):
-    ``n_restarts`` uniform starts in the box (Nielsen et al., 4-D: 5 starts; few starts leave the
-    global maximum often unfound, which adds exploration). ``snap``: return the grid row nearest to
-    the best end point (needs ``X_grid``). ``max_iter`` caps each L-BFGS-B run.
-    """
-    model = _check_model(model)
-    d = model.X_train.shape[1]
-    bounds = _check_box(bounds, d)
-    n_restarts = as_positive_int(n_restarts, "n_restarts")
-    max_iter = as_positive_int(max_iter, "max_iter")
-    snap = as_bool(snap, "snap")
-    if X_grid is not None:
-        X_grid = as_inputs(X_grid, "X_grid", d)
-    if starts is None:
-        starts = "grid" if X_grid is not None else "random"
-    check_choice(starts, "starts", {"grid", "random"})
-    if (starts == "grid" or snap) and X_grid is None:
-        raise ValueError(f"X_grid: needed for {'snap' if snap else 'starts=grid'}")
-    z = _best_input(model, x_best)
-    rng = as_rng(rng)
-
-    grid_values = None
-    if starts == "grid":
-        grid_values = bivariate_ei(model, X_grid, z)
-        order = np.argsort(-grid_values, kind="stable")[:n_restarts]
-        start_points = np.clip(X_grid[order], bounds[:, 0], bounds[:, 1])
-    else:
-        start_points = rng.uniform(bounds[:, 0], bounds[:, 1], size=(n_restarts, d))
-
-    visited: list[float] = []
-
-    def negative(x):
-        value, gradient = bivariate_ei_gradient(model, x, z)
-        visited.append(float(value[0]))
-        return -float(value[0]), -gradient[0]
-
-    ends = np.empty_like(start_points)
-    end_values = np.empty(start_points.shape[0])
-    for i, x0 in enumerate(start_points):
-        result = minimize(negative, x0, jac=True, method="L-BFGS-B", bounds=bounds,
-                          options={"maxiter": max_iter})
-        ends[i] = np.clip(result.x, bounds[:, 0], bounds[:, 1])
-        end_values[i] = -result.fun
-    best = int(np.argmax(end_values))
-    x, value = ends[best].copy(), float(end_values[best])
-    if snap:
-        nearest = int(np.argmin(np.sum((X_grid - x) ** 2, axis=1)))
-        x = X_grid[nearest].copy()
-        value = float(bivariate_ei(model, x[None, :], z)[0])
-    return AcquisitionMaximum(x, value, start_points, ends, end_values,
-                              float(np.mean(visited)), grid_values, z)
-
-
-# ----- convergence --------------------------------------------------------------------------
-def average_ei_path(history, window: int = 4) -> np.ndarray:
-    """Running mean of a per-iteration EI summary (grid mean of bEI, or the path mean of
-    :class:`AcquisitionMaximum`) over the last ``window`` iterations (Nielsen et al., 4-D: 4); the
-    first ``window - 1`` entries average what is available."""
-    history = as_float_array(history, "history", ndim=1)
-    if np.any(history < 0):
-        raise ValueError("history: expected improvements must be >= 0")
-    window = as_positive_int(window, "window")
-    cumulative = np.concatenate([[0.0], np.cumsum(history)])
-    index = np.arange(1, history.shape[0] + 1)
-    lower = np.maximum(index - window, 0)
-    return (cumulative[index] - cumulative[lower]) / (index - lower)
-
-
-# The course's "settled" level of the convergence measure (the thesis gives none): a mean
-# expected improvement of 1 % of the utility's prior sd, i.e. no setting is expected to beat the
-# incumbent by a noticeable part of the spread of utilities.
-_SETTLED_FRACTION = 0.01
-
-
-def settling_threshold(kernel, X) -> float:
-    """``_SETTLED_FRACTION`` times the utility's prior sd over the settings ``X`` (the root mean
-    of ``kernel``'s diagonal there), the level for :func:`settled_at`: 0.02 for Nielsen et al.'s
-    model (kernel variance 4)."""
-    if not isinstance(kernel, Kernel):
-        raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
-    X = as_inputs(X, "X")
-    return _SETTLED_FRACTION * float(np.sqrt(np.mean(kernel.diag(X))))
-
-
-def settled_at(history, *, threshold: float, window: int = 4) -> int | None:
-    """First iteration (0-based index into ``history``) from which the smoothed EI
-    (:func:`average_ei_path`) stays below ``threshold`` to the end; None if it never does
-    (a listener who keeps a clearly non-zero EI: inconsistent, or cannot hear differences).
-    The thesis gives no threshold: :func:`settling_threshold` is the course's, relative to the
-    utility scale."""
-    threshold = as_positive_float(threshold, "threshold")
-    smoothed = average_ei_path(history, window)
-    above = np.flatnonzero(smoothed >= threshold)
-    first = 0 if above.size == 0 else int(above[-1]) + 1
-    return first if first < smoothed.shape[0] else None
-
-
-# ----- the final forced-choice test -----------------------------------------------------------
-#: ``ForcedChoiceTest.preferred``: the side that won more of the forced choices
-_PREFERRED_SIDES = ("personal", "baseline", "neither")
-
-
-@dataclass(frozen=True)
-class ForcedChoiceTest:
-    """Exact two-tailed binomial test of ``wins`` out of ``n`` forced choices against 1/2.
-
-    ``significant`` (p < level) holds in EITHER direction: 0 of 20 is as significant as 20 of
-    20. ``preferred`` says which side won more choices ("personal" when wins > n / 2,
-    "baseline" when wins < n / 2, "neither" at a tie), and ``personal_preferred`` is the
-    verdict Nielsen et al. (2015) count: significant AND the personal setting ahead.
-    ``str()`` says it in words.
-    """
-
-    wins: int
-    n: int
-    p_value: float
-    level: float
-    significant: bool
-    preferred: str
-
-    @property
-    def personal_preferred(self) -> bool:
-        """Significant, with the personal setting chosen more often than the baseline."""
-        return self.significant and self.preferred == "personal"
-
-    def __str__(self) -> str:
-        verdict = (f"significantly preferred the {self.preferred} setting"
-                   if self.significant else "no significant preference")
-        return (f"{self.wins} of {self.n} choices for the personal setting: p = "
-                f"{self.p_value:.3g} ({'<' if self.significant else '>='} {self.level:g}), "
-                f"{verdict}")
-
-
-def _two_tailed_p(k: int, n: int) -> float:
-    """Two-tailed exact p-value of k successes in n fair trials: the probability of an outcome
-    at least as far from n/2, i.e. 2 P(X >= max(k, n - k)) capped at 1 (the binomial(n, 1/2) is
-    symmetric, so this is also the sum of all outcomes no more probable than k)."""
-    extreme = max(k, n - k)
-    j = np.arange(extreme, n + 1)
-    log_terms = gammaln(n + 1) - gammaln(j + 1) - gammaln(n - j + 1) - n * np.log(2.0)
-    return float(min(1.0, 2.0 * np.exp(logsumexp(log_terms))))
-
-
-def forced_choice_test(wins: int, n: int, *, level: float = 0.001) -> ForcedChoiceTest:
-    """Did the listener prefer their personal setting to the baseline more often than chance?
-
-    ``wins`` of ``n`` forced choices went to the personal setting; exact two-tailed binomial test
-    against p = 1/2 (Nielsen et al.: 20 choices). ``significant`` is ``p_value < level`` in either
-    direction, so read it with ``preferred`` (which side won) or use ``personal_preferred``: a
-    listener who always chose the baseline is significant too, for the baseline. The p-value:
-    :func:`_two_tailed_p`.
-    """
-    n = as_positive_int(n, "n")
-    wins = as_positive_int(wins, "wins", minimum=0)
-    if wins > n:
-        raise ValueError(f"wins: must be <= n = {n}, got {wins}")
-    level = as_positive_float(level, "level")
-    if level >= 1:
-        raise ValueError(f"level: must be < 1, got {level}")
-    p_value = _two_tailed_p(wins, n)
-    preferred = "personal" if 2 * wins > n else "baseline" if 2 * wins < n else "neither"
-    return ForcedChoiceTest(wins, n, p_value, level, p_value < level, preferred)
-
-
-def forced_choice_threshold(n: int, *, level: float = 0.001) -> int | None:
-    """Smallest number of wins out of ``n`` that is significant at ``level`` (two-tailed, the
-    personal setting ahead); None when even n out of n is not (e.g. n < 11 at level 0.001).
-
-    That is the smallest k > n / 2 with 2 P(X >= k) < level, X ~ Binomial(n, 1/2). The
-    inverse survival function gives it at once (``scipy.stats.binom.isf(level / 2, n, 1/2)``
-    is the smallest j with P(X > j) <= level / 2, so k = j + 1); the exact p-value of
-    :func:`forced_choice_test` then settles the boundary (strict ``<``, round-off), one or two
-    steps at most, instead of trying every k from n / 2 up (minutes at n = 10^7)."""
-    n = as_positive_int(n, "n")
-    level = as_positive_float(level, "level")
-    if level >= 1:
-        raise ValueError(f"level: must be < 1, got {level}")
-    k = max(int(binom.isf(level / 2.0, n, 0.5)) + 1, n // 2)
-    while k - 1 >= n // 2 and _two_tailed_p(k - 1, n) < level:
-        k -= 1
-    while k <= n and _two_tailed_p(k, n) >= level:
-        k += 1
-    return k if k <= n else None

@@ -15,13 +15,12 @@ cancellation. Three forms, by |rho|:
       g_m(x) = phi(x) He_m(x) / sqrt(m!)
 
   (He the probabilists' Hermite polynomials), g by the stable recursion
-  g_m = (x g_{m-1} - sqrt(m - 1) g_{m-2}) / sqrt(m). Cramer's inequality
-  |He_m(x)| exp(-x^2 / 4) <= 1.0865 sqrt(m!) bounds term n by c |rho|^n / n with
-  c = 1.0865^2 exp(-(h^2 + k^2) / 4) / (2 pi), so the sum stops at the first N with
-  c |rho|^(N+1) / ((N + 1)(1 - |rho|)) < 2^-53 (at most SERIES_TERMS = 62 terms). For a
-  candidate-reference pair it is a short polynomial in rho whose coefficients belong to the
-  candidate (h) and to the reference (k) alone, computed once each: the acquisitions run it
-  over all references of a candidate in one vectorised loop per term.
+  g_m = (x g_{m-1} - sqrt(m - 1) g_{m-2}) / sqrt(m). Cramer's inequality |He_m(x)| exp(-x^2 / 4)
+  <= 1.0865 sqrt(m!) bounds term n by c |rho|^n / n with c = 1.0865^2 exp(-(h^2 + k^2) / 4) /
+  (2 pi), so the sum stops at the first N with c |rho|^(N+1) / ((N + 1)(1 - |rho|)) < 2^-53 (at
+  most SERIES_TERMS = 62 terms). For a candidate-reference pair it is a short polynomial in rho
+  whose coefficients belong to the candidate (h) and to the reference (k) alone, computed once
+  each: the acquisitions run it over all references of a candidate in one vectorised loop per term.
 * SERIES_MAX_RHO < |rho| < NEAR_ONE_RHO = 0.925: d Phi_2 / d rho is the bivariate density
   (Plackett 1954); with rho = sin t,
 
@@ -35,16 +34,15 @@ cancellation. Three forms, by |rho|:
       J = int_0^a exp(-b^2 / (2 x^2)) exp(-h k / (1 + r)) / r dx,
       a = sqrt(1 - rho^2),  b = |h - k|,  r = sqrt(1 - x^2).
 
-  exp(-hk / (1 + r)) / r = exp(-hk / 2) (1 + c1 x^2 + c2 x^4 + O(x^6)) with
-  c1 = (4 - hk) / 8 and c2 = c1 (12 - hk) / 16. Against exp(-b^2 / (2 x^2)) the three
-  leading terms integrate exactly, I_0 = a E(a) - b sqrt(2 pi) Phi(-b / a) and
-  (2j + 1) I_j = a^(2j+1) E(a) - b^2 I_(j-1) (by parts; E(x) = exp(-b^2 / (2 x^2))), and
-  only the smooth O(x^6) remainder goes to 20-point Gauss-Legendre (Genz 2004 splits the
-  same way). At rho = 1, J = 0.
+  exp(-hk / (1 + r)) / r = exp(-hk / 2) (1 + c1 x^2 + c2 x^4 + O(x^6)) with c1 = (4 - hk) / 8
+  and c2 = c1 (12 - hk) / 16. Against exp(-b^2 / (2 x^2)) the three leading terms integrate
+  exactly, I_0 = a E(a) - b sqrt(2 pi) Phi(-b / a) and (2j + 1) I_j = a^(2j+1) E(a) - b^2 I_(j-1)
+  (by parts; E(x) = exp(-b^2 / (2 x^2))), and only the smooth O(x^6) remainder goes to 20-point
+  Gauss-Legendre (Genz 2004 splits the same way). At rho = 1, J = 0.
 
-In the quadratures h and k are clamped to +-40, where Phi(-40) underflows to 0 (no float64
-value changes); an infinite h or k gives delta = 0, i.e. the exact limits Phi(k), Phi(h)
-or 0. Accuracy: absolute, at float64 round-off (:func:`bvn_cdf`).
+In the quadratures h and k are clamped to +-40, where Phi(-40) underflows to 0 (no float64 value
+changes); an infinite h or k gives delta = 0, i.e. the exact limits Phi(k), Phi(h) or 0.
+Accuracy: absolute, at float64 round-off (:func:`bvn_cdf`).
 
 ``bvn_cdf(..., method="owens_t")`` keeps the textbook form through Owen's T function
 (scipy.special.owens_t), the reference the tests and the benchmark compare against:
@@ -52,11 +50,11 @@ or 0. Accuracy: absolute, at float64 round-off (:func:`bvn_cdf`).
     Phi_2(h, k; rho) = [Phi(h) + Phi(k)] / 2 - T(h, a_h) - T(k, a_k) - beta,
     a_h = (k - rho h) / (h sqrt(1 - rho^2)),   a_k = (h - rho k) / (k sqrt(1 - rho^2)),
 
-with beta = 1/2 when h and k have opposite signs (or one is 0 and h + k < 0), else 0.
-At h = 0 the ratio a_h is infinite and T(0, +-inf) = +-1/4 is used in its place; at
-h = k = 0 the closed form 1/4 + arcsin(rho) / (2 pi) applies; at rho = +-1 the limits
-Phi(min(h, k)) and max(0, Phi(h) - Phi(-k)). 1 - rho^2 is formed as (1 - rho)(1 + rho) so
-that rho near +-1 keeps its digits.
+with beta = 1/2 when h and k have opposite signs (or one is 0 and h + k < 0), else 0. At h = 0
+the ratio a_h is infinite and T(0, +-inf) = +-1/4 is used in its place; at h = k = 0 the closed
+form 1/4 + arcsin(rho) / (2 pi) applies; at rho = +-1 the limits Phi(min(h, k)) and
+max(0, Phi(h) - Phi(-k)). 1 - rho^2 is formed as (1 - rho)(1 + rho) so that rho near +-1 keeps
+its digits.
 """
 
 from __future__ import annotations
@@ -102,22 +100,21 @@ def _owens_t_term(h, k, rho, one_minus_rho2):
 def bvn_cdf(h, k, rho, *, method: str = "series") -> np.ndarray:
     """Phi_2(h, k; rho) = P(Z1 < h, Z2 < k), (Z1, Z2) standard normal with correlation rho.
 
-    ``h``, ``k`` and ``rho`` broadcast against each other; h and k may be +-inf (the CDF's
-    limits), rho must lie in [-1, 1]. ``method="series"`` (default): Phi(h) Phi(k) plus the
-    excess over independence by the tetrachoric series or Gauss-Legendre quadrature (module
-    docstring), compiled with numba; measured per value, 140 ns against 650 ns for
-    ``method="owens_t"`` at |rho| <= 0.3, 460 ns against 640 ns for rho uniform in [-1, 1]
-    (where the quadratures dominate). ``method="owens_t"``: the textbook form through scipy's
-    Owen's T function, kept as the reference the tests and bench/bench_levelset.py compare
-    against.
+    ``h``, ``k`` and ``rho`` broadcast against each other; h and k may be +-inf (the CDF's limits),
+    rho must lie in [-1, 1]. ``method="series"`` (default): Phi(h) Phi(k) plus the excess over
+    independence by the tetrachoric series or Gauss-Legendre quadrature (module docstring),
+    compiled with numba; measured per value, 140 ns against 650 ns for ``method="owens_t"`` at
+    |rho| <= 0.3, 460 ns against 640 ns for rho uniform in [-1, 1] (where the quadratures
+    dominate). ``method="owens_t"``: the textbook form through scipy's Owen's T function, kept
+    as the reference the tests and bench/bench_levelset.py compare against.
 
-    The error of both is ABSOLUTE, at float64 round-off (tests/gp/test_levelset.py): the two
-    methods agree within 5e-16 on h, k in [-9, 9] (0 and +-1e-3 included) and rho up to
-    +-(1 - 1e-12); both lie within 2e-16 of scipy's ``multivariate_normal.cdf`` (tolerance
-    1e-14) for |rho| <= 0.999 and within 1.3e-15 at +-0.999999. Far in the lower tail the
-    Owen's T form loses relative accuracy (about 1e-9 at values near 1e-13), as it subtracts
-    terms of order Phi(h); the series form keeps Phi(h) Phi(k) to relative round-off and adds
-    the excess with its absolute error.
+    The error of both is ABSOLUTE, at float64 round-off (tests/gp/test_bivariate_normal.py): the
+    two methods agree within 5e-16 on h, k in [-9, 9] (0 and +-1e-3 included) and rho up to
+    +-(1 - 1e-12); both lie within 2e-16 of scipy's ``multivariate_normal.cdf`` (tolerance 1e-14)
+    for |rho| <= 0.999 and within 1.3e-15 at +-0.999999. Far in the lower tail the Owen's T form
+    loses relative accuracy (about 1e-9 at values near 1e-13), as it subtracts terms of order
+    Phi(h); the series form keeps Phi(h) Phi(k) to relative round-off and adds the excess with
+    its absolute error.
     """
     check_choice(method, "method", ("series", "owens_t"))
     h, k, rho = _bvn_arguments(h, k, rho)
@@ -173,7 +170,6 @@ def _bvn_cdf_owens_t(h, k, rho) -> np.ndarray:
 
 
 # ----- the excess over independence, compiled (module docstring) --------------------------
-
 # |rho| up to which the tetrachoric series is used; beyond, Gauss-Legendre quadrature
 SERIES_MAX_RHO = 0.6
 # |rho| from which the quadrature runs from rho to 1 (the arcsine form turns sharp there)

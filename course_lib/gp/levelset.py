@@ -38,20 +38,13 @@ Acquisitions over candidate queries (reference points s_1..s_S fixed, e.g. Sobol
       change of the estimated set's volume (in reference points). By the martingale both terms
       equal |sum_s (p1 Px - Phi_2)|, so EAVC = 2 |sum_s (p1 Px - Phi_2)| = 2 |sum_s delta|,
       computed without dividing by p1 or 1 - p1 [derived here].
-    * :func:`bald_bernoulli` (bits): H(p1) - E_f[H(Phi(f_q))], the information of y about
-      f(x_q) alone, the expectation by Gauss-Legendre quadrature (:func:`bald_bernoulli`).
-    * :func:`straddle`: width * sd_q - |mu_q - threshold| (Bryan et al. 2005; width 1.96).
-
-Choosing the next query
-    :func:`propose` scores a candidate set (e.g. 1024 Sobol points) with one of the
-    acquisitions above or a callable, takes the best candidate and polishes it by a short
-    bounded Nelder-Mead run (never returning a worse point). The reference side of the
-    look-ahead (marginals and whitened cross-kernels of the references) is computed once per
-    call and shared by the candidates and every polish evaluation.
+    * BALD and straddle need no look-ahead (:mod:`course_lib.gp.levelset_pointwise`); choosing
+      the next query from a candidate set is :func:`~course_lib.gp.levelset_propose.propose`.
 
 The candidate-reference covariances come from the model's posterior (a fitted course_lib GP
-with ``kernel``, ``X_train`` and a :class:`LatentGaussian` ``posterior``) in batches of
-candidates, so memory stays at about ``BATCH_ELEMENTS`` numbers per array whatever the sizes.
+with ``kernel``, ``X_train`` and a :class:`LatentGaussian` ``posterior``, read by
+:mod:`course_lib.gp.levelset_posterior`) in batches of candidates, so memory stays at about
+``BATCH_ELEMENTS`` numbers per array whatever the sizes.
 For each batch one compiled loop forms rho, delta, P1, P0 and the sums of global MI or EAVC
 pair by pair without temporary arrays (bench/bench_levelset.py measures it).
 """
@@ -63,19 +56,17 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
-from scipy.optimize import minimize
-from scipy.special import ndtr, xlogy
+from scipy.special import ndtr
 
 from ..metrics import standardised_gap
-from ..validation import as_bool, as_float_array, as_positive_float, check_choice
-from .bivariate_normal import (SERIES_MAX_RHO, SERIES_TERMS, TERM_BOUND, bvn_excess,
-                               hermite_coefficients, quadrature_excess, series_length)
+from ..validation import as_float_array
+from .bivariate_normal import (SERIES_MAX_RHO, TERM_BOUND, bvn_excess, quadrature_excess,
+                               series_length)
 from .kernels import as_inputs
-from .prediction import LatentGaussian
+from .levelset_posterior import (as_threshold, binary_entropy_bits, fitted_posterior,
+                                 hermite_table, marginals, series_decay)
 
-__all__ = ["LevelSetLookahead", "lookahead_levelset",
-           "global_mi", "eavc", "bald_bernoulli", "straddle", "propose", "Proposal",
-           "ACQUISITIONS", "BATCH_ELEMENTS"]
+__all__ = ["LevelSetLookahead", "lookahead_levelset", "global_mi", "eavc", "BATCH_ELEMENTS"]
 
 # candidates x references per batch of the acquisitions (about 2 MB per float64 array)
 BATCH_ELEMENTS = 2 ** 18
@@ -84,11 +75,6 @@ BATCH_ELEMENTS = 2 ** 18
 # --------------------------------------------------------------------------------------------
 # Level-set probability and the look-ahead
 # --------------------------------------------------------------------------------------------
-
-def _threshold(threshold) -> float:
-    value = as_float_array(threshold, "threshold", ndim=0)
-    return float(value)
-
 
 def _variance(var, name: str) -> np.ndarray:
     var = as_float_array(var, name)
@@ -173,7 +159,7 @@ def lookahead_levelset(query_mean, query_var, ref_mean, ref_var, cross_cov, thre
     ref_mean = as_float_array(ref_mean, "ref_mean")
     ref_var = _variance(ref_var, "ref_var")
     cross_cov = as_float_array(cross_cov, "cross_cov")
-    threshold = _threshold(threshold)
+    threshold = as_threshold(threshold)
     names = ("query_mean", "query_var", "ref_mean", "ref_var", "cross_cov")
     arrays = (query_mean, query_var, ref_mean, ref_var, cross_cov)
     try:
@@ -192,58 +178,6 @@ def lookahead_levelset(query_mean, query_var, ref_mean, ref_var, cross_cov, thre
 # --------------------------------------------------------------------------------------------
 # Acquisitions over candidates
 # --------------------------------------------------------------------------------------------
-
-def _fitted_posterior(model):
-    """(kernel, X_train, posterior) of a fitted course_lib GP, or an error naming ``model``."""
-    missing = [name for name in ("kernel", "X_train", "posterior") if not hasattr(model, name)]
-    if missing:
-        raise TypeError(f"model: expected a fitted course_lib GP (GPRegression, PreferenceGP, "
-                        f"...) with kernel, X_train and posterior; {type(model).__name__} has "
-                        f"no {', '.join(missing)}")
-    if model.posterior is None:
-        raise ValueError("model: not fitted yet; call fit before computing an acquisition")
-    if not isinstance(model.posterior, LatentGaussian):
-        raise TypeError(f"model: posterior must be a LatentGaussian, got "
-                        f"{type(model.posterior).__name__}")
-    return model.kernel, model.X_train, model.posterior
-
-
-@dataclass(frozen=True)
-class _Marginals:
-    """Posterior means and variances at some points, with the whitened cross-kernels that give
-    any covariance between two sets as k(A, B) - V_A^T V_B (+ U_A^T U_B)."""
-
-    X: np.ndarray
-    mean: np.ndarray
-    var: np.ndarray
-    V: np.ndarray
-    U: np.ndarray | None
-
-
-def _marginals(kernel, X_train, posterior, X) -> _Marginals:
-    K_cross = kernel(X_train, X)
-    # LatentGaussian.predict returns only the variances; the covariances need its factors
-    V, U = posterior.reduction_factors(K_cross)
-    var = kernel.diag(X) - np.einsum("ij,ij->j", V, V)
-    if U is not None:
-        var += np.einsum("ij,ij->j", U, U)
-    return _Marginals(X, K_cross.T @ posterior.alpha, np.maximum(var, 0.0), V, U)
-
-
-@njit(cache=True)
-def _hermite_table(x):
-    """(len(x), SERIES_TERMS): row i holds the series coefficients of x[i]."""
-    table = np.empty((x.size, SERIES_TERMS))
-    for i in range(x.size):
-        hermite_coefficients(x[i], table[i], SERIES_TERMS)
-    return table
-
-
-def _series_decay(x):
-    """exp(-x^2 / 4), 0 at +-inf: each side's factor of the bound on the series' terms."""
-    with np.errstate(over="ignore"):
-        return np.exp(-0.25 * np.square(x))
-
 
 @njit(cache=True)
 def _entropy_bits(p, q):
@@ -308,22 +242,22 @@ def _lookahead_sums(h, p_one, q_one, coeff_h, decay_h, scale_q, gap, p_now, q_no
         out[i] = total
 
 
-class _ReferenceLookahead:
+class ReferenceLookahead:
     """The reference side of the look-ahead for one model, reference set and threshold,
     computed once so that many candidate sets (a polish step scores one point at a time) cost
     only their own marginals, cross-covariances and series coefficients."""
 
     def __init__(self, model, references, threshold):
-        self.kernel, self.X_train, self.posterior = _fitted_posterior(model)
+        self.kernel, self.X_train, self.posterior = fitted_posterior(model)
         self.references = as_inputs(references, "references", self.X_train.shape[1])
-        threshold = _threshold(threshold)
-        self.ref = _marginals(self.kernel, self.X_train, self.posterior, self.references)
+        threshold = as_threshold(threshold)
+        self.ref = marginals(self.kernel, self.X_train, self.posterior, self.references)
         self.sd = np.sqrt(self.ref.var)
         self.gap = standardised_gap(self.ref.mean, self.ref.var, threshold)
         self.p_now, self.q_now = ndtr(self.gap), ndtr(-self.gap)
-        self.coefficients = np.ascontiguousarray(_hermite_table(self.gap).T)
-        self.decay = _series_decay(self.gap)
-        self.entropy_now = float(np.sum(_binary_entropy_bits(self.p_now, self.q_now)))
+        self.coefficients = np.ascontiguousarray(hermite_table(self.gap).T)
+        self.decay = series_decay(self.gap)
+        self.entropy_now = float(np.sum(binary_entropy_bits(self.p_now, self.q_now)))
 
     def batches(self, candidates):
         """Yield (slice of candidates, cross-covariances (batch, n_s), posterior means and
@@ -332,7 +266,7 @@ class _ReferenceLookahead:
         batch = max(1, BATCH_ELEMENTS // self.references.shape[0])
         for start in range(0, candidates.shape[0], batch):
             rows = slice(start, min(start + batch, candidates.shape[0]))
-            query = _marginals(self.kernel, self.X_train, self.posterior, candidates[rows])
+            query = marginals(self.kernel, self.X_train, self.posterior, candidates[rows])
             cross = self.kernel(query.X, self.references) - query.V.T @ self.ref.V
             if query.U is not None:
                 cross += query.U.T @ self.ref.U
@@ -343,7 +277,7 @@ class _ReferenceLookahead:
         scale_q = np.sqrt(1.0 + query_var)
         h = query_mean / scale_q
         out = np.empty(h.size)
-        _lookahead_sums(h, ndtr(h), ndtr(-h), _hermite_table(h), _series_decay(h), scale_q,
+        _lookahead_sums(h, ndtr(h), ndtr(-h), hermite_table(h), series_decay(h), scale_q,
                         self.gap, self.p_now, self.q_now, self.coefficients, self.decay,
                         self.sd, cross, entropy, out)
         return out
@@ -366,11 +300,6 @@ def _n_rows(candidates) -> int:
     return as_inputs(candidates, "candidates").shape[0]
 
 
-def _binary_entropy_bits(p, q):
-    """Binary entropy in bits of arrays p and q = 1 - p (each passed at full accuracy)."""
-    return -(xlogy(p, p) + xlogy(q, q)) / np.log(2.0)
-
-
 def global_mi(model, candidates, references, threshold) -> np.ndarray:
     """Global mutual information (BITS) between a Bernoulli probit answer at each candidate and
     the level-set memberships of the references, summed over references (module docstring).
@@ -380,7 +309,7 @@ def global_mi(model, candidates, references, threshold) -> np.ndarray:
     (n_c,); it grows with the number of references (divide by n_s for a per-point value).
     """
     _n_rows(candidates)
-    return _ReferenceLookahead(model, references, threshold).global_mi(candidates)
+    return ReferenceLookahead(model, references, threshold).global_mi(candidates)
 
 
 def eavc(model, candidates, references, threshold) -> np.ndarray:
@@ -388,187 +317,4 @@ def eavc(model, candidates, references, threshold) -> np.ndarray:
     Bernoulli probit answer at each candidate: 2 |sum_s (p1 Px - Phi_2)| (module docstring).
     Arguments as :func:`global_mi`; returns (n_c,)."""
     _n_rows(candidates)
-    return _ReferenceLookahead(model, references, threshold).eavc(candidates)
-
-
-def _predictive(model, candidates):
-    kernel, X_train, posterior = _fitted_posterior(model)
-    candidates = as_inputs(candidates, "candidates", X_train.shape[1])
-    mean, var = posterior.predict(kernel(X_train, candidates), kernel.diag(candidates))
-    return mean, np.maximum(var, 0.0)
-
-
-# E_f[H(Phi(f))]: Gauss-Legendre on the part of mean +- _BALD_WINDOW sd where |f| < _BALD_WINDOW
-# (H(Phi(f)) < 1e-20 beyond |f| = 10); the integrand is smooth there
-_BALD_WINDOW = 10.0
-_BALD_X, _BALD_W = np.polynomial.legendre.leggauss(64)
-
-
-def bald_bernoulli(model, candidates) -> np.ndarray:
-    """BALD (BITS): the information a Bernoulli probit answer at each candidate carries about f,
-    H(Phi(mu / sqrt(1 + v))) - E_{f ~ N(mu, v)}[H(Phi(f))] (module docstring). Returns (n_c,).
-    The expectation is a 64-node Gauss-Legendre rule on the window where both the Gaussian and
-    H(Phi(f)) are non-negligible (error below 1e-9 bits, checked against adaptive quadrature).
-    """
-    mean, var = _predictive(model, candidates)
-    sd = np.sqrt(var)
-    lo = np.maximum(mean - _BALD_WINDOW * sd, -_BALD_WINDOW)
-    hi = np.minimum(mean + _BALD_WINDOW * sd, _BALD_WINDOW)
-    half = np.maximum(hi - lo, 0.0) / 2.0
-    f = (lo + hi)[:, None] / 2.0 + half[:, None] * _BALD_X[None, :]
-    with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
-        density = np.exp(-0.5 * ((f - mean[:, None]) / sd[:, None]) ** 2) / (
-            sd[:, None] * np.sqrt(2.0 * np.pi))
-        expected = half * np.sum(_BALD_W * density * _binary_entropy_bits(ndtr(f), ndtr(-f)),
-                                 axis=1)
-    expected = np.where(sd > 0, np.where(half > 0, expected, 0.0),
-                        _binary_entropy_bits(ndtr(mean), ndtr(-mean)))
-    a = mean / np.sqrt(1.0 + var)
-    marginal = _binary_entropy_bits(ndtr(a), ndtr(-a))
-    return np.maximum(marginal - expected, 0.0)
-
-
-def straddle(model, candidates, threshold, *, width: float = 1.96) -> np.ndarray:
-    """Straddle score width * sd - |mean - threshold| at each candidate (Bryan et al. 2005):
-    large where the posterior is unsure on which side of the threshold f lies. Returns (n_c,)."""
-    width = as_positive_float(width, "width")
-    threshold = _threshold(threshold)
-    mean, var = _predictive(model, candidates)
-    return width * np.sqrt(var) - np.abs(mean - threshold)
-
-
-# --------------------------------------------------------------------------------------------
-# Choosing the next query
-# --------------------------------------------------------------------------------------------
-
-ACQUISITIONS = ("global_mi", "eavc", "bald", "straddle")
-# the polish: Nelder-Mead with at most POLISH_EVALUATIONS_PER_DIM * d acquisition evaluations,
-# its first simplex one candidate spacing (box width / n_c^(1/d)) wide in each free coordinate
-POLISH_EVALUATIONS_PER_DIM = 30
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """What :func:`propose` found (with ``return_scores=True``).
-
-    x : (d,) the next query. value : the acquisition at x. scores : (n_c,) the acquisition over
-    the candidates (the map a widget draws). best_candidate : index of the best candidate (the
-    polish's start; x equals its row when ``polish=False`` or when the polish found nothing
-    better). n_evaluations : acquisition evaluations the polish spent (0 without polish).
-    """
-
-    x: np.ndarray
-    value: float
-    scores: np.ndarray
-    best_candidate: int
-    n_evaluations: int
-
-
-def _scorer(model, acquisition, references, threshold):
-    """A function (n, d) points -> (n,) scores for ``acquisition`` on ``model``."""
-    if callable(acquisition):
-        def score(X):
-            values = np.asarray(acquisition(model, X))
-            if values.shape != (X.shape[0],) or not np.issubdtype(values.dtype, np.number) \
-                    or np.iscomplexobj(values):
-                raise ValueError(f"acquisition: a callable must return one real score per "
-                                 f"candidate, shape ({X.shape[0]},); got {values.dtype} values "
-                                 f"of shape {values.shape}")
-            values = values.astype(np.float64)
-            if np.any(np.isnan(values)):
-                raise ValueError("acquisition: the callable returned NaN scores")
-            return values
-        return score
-    if not isinstance(acquisition, str):
-        raise TypeError(f"acquisition: expected one of {list(ACQUISITIONS)} or a callable "
-                        f"(model, candidates) -> scores, got {type(acquisition).__name__}")
-    check_choice(acquisition, "acquisition", ACQUISITIONS)
-    needs = {"global_mi": ("references", "threshold"), "eavc": ("references", "threshold"),
-             "straddle": ("threshold",), "bald": ()}[acquisition]
-    given = {"references": references, "threshold": threshold}
-    for name in needs:
-        if given[name] is None:
-            what = ("reference points (n_s, d), e.g. Sobol points in the box" if
-                    name == "references" else "the level of the set (e.g. Phi^-1(0.75))")
-            raise ValueError(f"{name}: the {acquisition!r} acquisition needs {what}")
-    if acquisition == "bald":
-        return lambda X: bald_bernoulli(model, X)
-    if acquisition == "straddle":
-        threshold = _threshold(threshold)
-        return lambda X: straddle(model, X, threshold)
-    look = _ReferenceLookahead(model, references, threshold)
-    return look.global_mi if acquisition == "global_mi" else look.eavc
-
-
-def _polish_box(bounds, candidates) -> np.ndarray:
-    d = candidates.shape[1]
-    if bounds is None:
-        return np.column_stack([candidates.min(axis=0), candidates.max(axis=0)])
-    bounds = as_float_array(bounds, "bounds", ndim=2)
-    if bounds.shape != (d, 2):
-        raise ValueError(f"bounds: expected shape ({d}, 2) (low, high per input dimension), "
-                         f"got {bounds.shape}")
-    if np.any(bounds[:, 0] > bounds[:, 1]):
-        raise ValueError("bounds: every low must be <= its high")
-    outside = np.any((candidates < bounds[:, 0]) | (candidates > bounds[:, 1]), axis=1)
-    if np.any(outside):
-        raise ValueError(f"bounds: candidate {int(np.argmax(outside))} lies outside the box")
-    return bounds
-
-
-def propose(model, acquisition, *, candidates, references=None, threshold=None,
-            polish: bool = True, bounds=None, return_scores: bool = False):
-    """The next query of a level-set active-learning loop: the best of ``candidates`` under
-    ``acquisition``, then (``polish``) a short local search from it.
-
-    ``acquisition``: "global_mi", "eavc" (both need ``references`` and ``threshold``),
-    "straddle" (needs ``threshold``), "bald", or a callable (model, candidates) -> (n_c,)
-    scores (larger = better); arguments an acquisition does not use are ignored.
-    ``candidates``: (n_c, d) points, e.g. 1024 Sobol points in the box. The polish is a
-    bounded Nelder-Mead run on the acquisition (derivative-free: EAVC and straddle have kinks)
-    from the best candidate, its first simplex one candidate spacing wide, at most
-    ``POLISH_EVALUATIONS_PER_DIM * d`` evaluations, inside ``bounds`` ((d, 2); default the
-    candidates' bounding box; a zero-width coordinate stays fixed). The result is never worse
-    than the best candidate, and deterministic. Returns the (d,) point, or a :class:`Proposal`
-    (point, its score, the candidates' scores) with ``return_scores=True``.
-    """
-    candidates = as_inputs(candidates, "candidates")
-    polish = as_bool(polish, "polish")
-    return_scores = as_bool(return_scores, "return_scores")
-    box = _polish_box(bounds, candidates)
-    score = _scorer(model, acquisition, references, threshold)
-    scores = score(candidates)
-    best = int(np.argmax(scores))
-    x, value, n_evaluations = candidates[best].copy(), float(scores[best]), 0
-    free = box[:, 1] > box[:, 0]
-    if polish and np.any(free):
-        x, value, n_evaluations = _polish(score, x, value, box, free, candidates.shape[0])
-    if return_scores:
-        return Proposal(x, value, scores, best, n_evaluations)
-    return x
-
-
-def _polish(score, x0, value0, box, free, n_candidates):
-    """Bounded Nelder-Mead on the free coordinates from x0 (module constants); keeps x0 unless
-    a strictly better point is found."""
-    low, high = box[free, 0], box[free, 1]
-    spacing = (high - low) / n_candidates ** (1.0 / free.sum())
-    start = x0[free]
-    # each vertex steps away from the nearer wall, so the first simplex lies inside the box
-    step = np.where(start + spacing <= high, spacing, -spacing)
-    simplex = np.vstack([start, start + np.diag(step)])
-
-    def negative(z):
-        x = x0.copy()
-        x[free] = np.clip(z, low, high)
-        return -float(score(x[None, :])[0])
-
-    run = minimize(negative, start, method="Nelder-Mead", bounds=list(zip(low, high)),
-                   options={"initial_simplex": simplex,
-                            "maxfev": POLISH_EVALUATIONS_PER_DIM * x0.size,
-                            "xatol": 1e-3 * float(spacing.min()), "fatol": np.inf})
-    if -run.fun > value0:
-        x = x0.copy()
-        x[free] = np.clip(run.x, low, high)
-        return x, float(-run.fun), int(run.nfev)
-    return x0, value0, int(run.nfev)
+    return ReferenceLookahead(model, references, threshold).eavc(candidates)

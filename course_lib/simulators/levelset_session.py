@@ -8,7 +8,7 @@ a logistic truth see :mod:`course_lib.simulators.psychophysics`). One trial:
 1. ``next_query()``: the first ``n_initial`` queries are scrambled Sobol points of the box (the
    paper's 10 quasi-random initial trials); after them, the best of ``n_candidates`` Sobol
    candidates under the acquisition (``"global_mi"``, ``"eavc"``, ``"bald"``, ``"straddle"``),
-   polished locally (:func:`course_lib.gp.levelset.propose`), with ``n_references`` Sobol
+   polished locally (:func:`course_lib.gp.levelset_propose.propose`), with ``n_references`` Sobol
    reference points for the look-ahead acquisitions. Candidates and references are drawn once
    per session.
 2. ``observe(x, answer)``: the answer (1 = yes, 0 = no) joins the data and the model is refitted
@@ -63,7 +63,7 @@ from scipy.stats import qmc
 
 from ..gp.constraints import ARMS, detection_likelihood
 from ..gp.kernels import Constant, SquaredExponential
-from ..gp.levelset import ACQUISITIONS, propose
+from ..gp.levelset_propose import ACQUISITIONS, propose
 from ..gp.priors import Gamma
 from ..gp.sparse_variational_gp import SparseVariationalGP, inducing_points
 from ..gp.variational_gp import VariationalGP
@@ -145,7 +145,7 @@ class LevelSetSession:
     n_initial : quasi-random queries before the first fit (>= 1 unless constraints are in use).
     n_candidates, n_references : Sobol candidate and reference points (unit cube).
     optimise_every, map_max_iter : the MAP-II schedule (module docstring).
-    polish : polish the best candidate locally (:func:`~course_lib.gp.levelset.propose`).
+    polish : polish the best candidate locally (:func:`~course_lib.gp.levelset_propose.propose`).
     n_test : Sobol points (a power of two) for the F1 / Brier of ``history`` when the truth is
         known (``problem``); None skips the scores.
     rng : draws the initial queries, the candidates, the references and the Sobol inducing

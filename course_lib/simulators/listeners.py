@@ -54,18 +54,19 @@ The personalisation loop (:func:`run_session`; Nielsen, Nielsen & Larsen 2015, s
    about {x_best, candidate} in random order;
 3. the convergence measure at every fit: the grid mean of bEI against the incumbent (Nielsen
    et al. 2015, 2-D), or for ``"bei-ascent"`` the mean bEI along the ascent paths (4-D; smooth it
-   with :func:`~course_lib.gp.acquisition.average_ei_path`);
+   with :func:`~course_lib.gp.ei_convergence.average_ei_path`);
 4. the final forced choice: ``n_forced`` choices between the last incumbent and the baseline,
-   with the exact binomial test of :func:`~course_lib.gp.acquisition.forced_choice_test`.
+   with the exact binomial test of :func:`~course_lib.gp.forced_choice.forced_choice_test`.
 
-Acquisition rules (all from :mod:`course_lib.gp.acquisition`; the incumbent itself is never a
-candidate, since a pair needs two different settings): ``"bei"`` a multinomial draw proportional to
-bEI on the grid (Nielsen et al. 2015, 2-D; uniform when every bEI is 0), ``"bei-argmax"`` its
-argmax, ``"uei"`` the argmax of uEI, ``"thompson"`` the argmax of one posterior draw on the grid,
-``"random"`` a uniform grid setting, ``"bei-ascent"`` bEI maximised by L-BFGS-B from 5 random starts
-and snapped to the grid (Nielsen et al. 2015, 4-D; for grids too large for the others), ``"bald"``
-the grid setting whose pair with the incumbent has the largest mutual information between answer and
-utility (:func:`~course_lib.gp.acquisition.pairwise_bald`).
+Acquisition rules (from :mod:`course_lib.gp.acquisition` and its siblings ``acquisition_maximise``
+and ``acquisition_bald``; the incumbent itself is never a candidate, since a pair needs two
+different settings): ``"bei"`` a multinomial draw proportional to bEI on the grid (Nielsen et al.
+2015, 2-D; uniform when every bEI is 0), ``"bei-argmax"`` its argmax, ``"uei"`` the argmax of uEI,
+``"thompson"`` the argmax of one posterior draw on the grid, ``"random"`` a uniform grid setting,
+``"bei-ascent"`` bEI maximised by L-BFGS-B from 5 random starts and snapped to the grid (Nielsen
+et al. 2015, 4-D; for grids too large for the others), ``"bald"`` the grid setting whose pair with
+the incumbent has the largest mutual information between answer and
+utility (:func:`~course_lib.gp.acquisition_bald.pairwise_bald`).
 """
 
 from __future__ import annotations
@@ -77,10 +78,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from ..gp.acquisition import (ForcedChoiceTest, bivariate_ei, check_thompson_size,
-                              forced_choice_test, incumbent, maximise_acquisition,
-                              multinomial_sample, pairwise_bald, thompson_sample, univariate_ei)
+from ..gp.acquisition import (bivariate_ei, check_thompson_size, incumbent, multinomial_sample,
+                              thompson_sample, univariate_ei)
+from ..gp.acquisition_bald import pairwise_bald
+from ..gp.acquisition_maximise import maximise_acquisition
 from ..gp.comparisons import Comparisons
+from ..gp.forced_choice import ForcedChoiceTest, forced_choice_test
 from ..gp.kernels import Kernel, SquaredExponential, as_inputs
 from ..gp.likelihoods import Likelihood
 from ..gp.pairwise_likelihoods import PairwiseBeta, PairwiseProbit

@@ -23,9 +23,9 @@ The loop (:class:`PersonalisationSession`), each step made of library calls:
    {incumbent, a grid setting drawn with probability proportional to bEI} (Nielsen et al., 2-D: the
    rule ``"bei"`` of ``run_session``), shown in random order;
 4. "settled?": the grid mean of bEI after every answer, its running mean over 4 answers
-   (:func:`~course_lib.gp.acquisition.average_ei_path`) and the first answer from which it
-   stays below :func:`~course_lib.gp.acquisition.settling_threshold` (0.02 here: 1 % of the
-   utility's prior sd; :func:`~course_lib.gp.acquisition.settled_at`).
+   (:func:`~course_lib.gp.ei_convergence.average_ei_path`) and the first answer from which it
+   stays below :func:`~course_lib.gp.ei_convergence.settling_threshold` (0.02 here: 1 % of the
+   utility's prior sd; :func:`~course_lib.gp.ei_convergence.settled_at`).
 
 The model (:func:`equaliser_model`) is Nielsen et al.'s
 (:func:`~course_lib.simulators.listeners.hearing_aid_model`: Beta degree-of-preference likelihood,
@@ -53,9 +53,9 @@ import ipywidgets as W
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..gp.acquisition import (average_ei_path, bivariate_ei, incumbent, settled_at,
-                              settling_threshold)
+from ..gp.acquisition import bivariate_ei, incumbent
 from ..gp.comparisons import Comparisons
+from ..gp.ei_convergence import average_ei_path, settled_at, settling_threshold
 from ..gp.kernels import SquaredExponential
 from ..gp.pairwise_likelihoods import PairwiseBeta
 from ..gp.preference import OnSquare, PreferenceGP

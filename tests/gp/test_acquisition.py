@@ -2,8 +2,7 @@
 from the posterior, bEI exactly zero at the incumbent, the corrected bEI gradient against finite
 differences (every LatentGaussian form, a non-stationary kernel), grid evaluation = pointwise
 evaluation, the EI tail against an independent quadrature, the multinomial draw and its all-zero
-fallback, Thompson sampling, the multi-start maximiser, the convergence measure, and the
-forced-choice binomial test against scipy.stats.binomtest.
+fallback, Thompson sampling, and the grid mean of bEI shrinking as comparisons accumulate.
 
 Monte Carlo tolerances: 5 standard errors of the Monte Carlo mean (estimated from the same
 draws), so a correct formula fails with probability below 1e-6 per check.
@@ -15,44 +14,16 @@ import numpy as np
 import pytest
 from scipy.integrate import quad
 from scipy.special import ndtr
-from scipy.stats import binomtest
 
 from course_lib.gp import GPRegression, LatentGaussian, Linear, Matern52, SquaredExponential
-from course_lib.gp.acquisition import (average_ei_path, bivariate_ei, bivariate_ei_gradient,
-                                       expected_improvement, forced_choice_test,
-                                       forced_choice_threshold, improvement_moments, incumbent,
-                                       maximise_acquisition, multinomial_sample, settled_at,
-                                       settling_threshold, thompson_sample, univariate_ei)
+from course_lib.gp.acquisition import (bivariate_ei, bivariate_ei_gradient, expected_improvement,
+                                       improvement_moments, incumbent, multinomial_sample,
+                                       thompson_sample, univariate_ei)
 from course_lib.gp.comparisons import Comparisons
-from course_lib.gp.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
+from course_lib.gp.pairwise_likelihoods import PairwiseProbit
 from course_lib.gp.preference import PreferenceGP
 
-from preference_data import connected_pairs
-
-BOX = np.array([[-3.0, 3.0], [-3.0, 3.0]])
-
-
-def utility(X):
-    return np.sin(1.2 * X[:, 0]) + 0.4 * X[:, 1] - 0.1 * X[:, 1] ** 2
-
-
-def comparisons(rng, n_settings=14, m=30, kind="pair-binary"):
-    """m comparisons among random 2-D settings in BOX, chained first so the graph is connected."""
-    X = rng.uniform(-3, 3, (n_settings, 2))
-    first, second = connected_pairs(rng, n_settings, m)
-    z = utility(X[first]) - utility(X[second])
-    if kind == "pair-binary":
-        y = (z + 0.7 * rng.standard_normal(z.size) > 0).astype(float)
-    else:
-        y = np.clip(ndtr(z / 1.0) + 0.1 * rng.standard_normal(z.size), 0.02, 0.98)
-    return Comparisons(X, first, second, y, kind=kind)
-
-
-def preference_model(kernel=None, kind="pair-binary", seed=0):
-    kernel = SquaredExponential([1.2, 1.8], 1.5) if kernel is None else kernel
-    likelihood = PairwiseProbit(0.7) if kind == "pair-binary" else PairwiseBeta(0.7, 10.0)
-    return PreferenceGP(kernel, likelihood).fit(comparisons(np.random.default_rng(seed),
-                                                            kind=kind))
+from preference_data import preference_model, utility
 
 
 def regression_model(seed=1):
@@ -338,69 +309,6 @@ def test_thompson_sample_picks_with_the_posterior_probability_of_being_best():
     assert _within_binomial(np.sum(picks == 0), 3000, p_first)
 
 
-# ----- maximiser ----------------------------------------------------------------------------
-def test_maximise_from_grid_starts_reaches_the_dense_grid_maximum():
-    model = preference_model()
-    coarse = np.stack(np.meshgrid(np.linspace(-3, 3, 7), np.linspace(-3, 3, 7)),
-                      -1).reshape(-1, 2)
-    dense_axis = np.linspace(-3, 3, 301)
-    dense = np.stack(np.meshgrid(dense_axis, dense_axis), -1).reshape(-1, 2)
-    result = maximise_acquisition(model, BOX, X_grid=coarse, n_restarts=5)
-    assert result.grid_values is not None
-    assert result.value >= np.max(result.grid_values)                  # polish never loses
-    assert result.value >= np.max(bivariate_ei(model, dense)) - 1e-6
-    assert np.all(result.ends >= BOX[:, 0]) and np.all(result.ends <= BOX[:, 1])
-    assert result.value == pytest.approx(bivariate_ei(model, result.x[None])[0], rel=1e-10)
-    assert 0 < result.path_mean <= result.value
-    assert np.array_equal(result.x_best, incumbent(model)[1])
-
-
-def test_maximise_ends_at_stationary_points_or_bounds():
-    model = preference_model()
-    result = maximise_acquisition(model, BOX, n_restarts=4, rng=22)
-    _, gradients = bivariate_ei_gradient(model, result.ends)
-    at_bound = np.isclose(result.ends, BOX[:, 0]) | np.isclose(result.ends, BOX[:, 1])
-    assert np.all(at_bound | (np.abs(gradients) < 1e-4))
-    assert result.starts.shape == (4, 2)
-    assert np.all(result.starts >= BOX[:, 0]) and np.all(result.starts <= BOX[:, 1])
-
-
-def test_maximise_with_snap_returns_a_grid_row():
-    model = preference_model()
-    grid = np.stack(np.meshgrid(np.arange(-3.0, 3.5), np.arange(-3.0, 3.5)), -1).reshape(-1, 2)
-    result = maximise_acquisition(model, BOX, X_grid=grid, snap=True)
-    distances = np.sum((grid - result.x) ** 2, axis=1)
-    assert np.min(distances) == 0.0
-    best_end = result.ends[np.argmax(result.end_values)]
-    assert np.argmin(distances) == np.argmin(np.sum((grid - best_end) ** 2, axis=1))
-    assert result.value == pytest.approx(bivariate_ei(model, result.x[None])[0], rel=1e-12)
-
-
-# ----- convergence measure -----------------------------------------------------------------
-def test_average_ei_path_is_the_trailing_running_mean():
-    history = np.random.default_rng(23).uniform(size=11)
-    for window in (1, 3, 4, 20):
-        expected = [history[max(0, t + 1 - window):t + 1].mean() for t in range(11)]
-        assert np.allclose(average_ei_path(history, window), expected, rtol=1e-13)
-
-
-def test_settled_at_finds_where_the_smoothed_ei_stays_low():
-    history = np.array([0.5, 0.4, 0.3, 0.01, 0.01, 0.01, 0.01, 0.01, 0.01])
-    smoothed = average_ei_path(history, 4)
-    first = settled_at(history, threshold=0.05, window=4)
-    assert np.all(smoothed[first:] < 0.05) and smoothed[first - 1] >= 0.05
-    assert settled_at(np.full(6, 0.2), threshold=0.05) is None       # never settles
-    assert settled_at(np.r_[history, 0.5], threshold=0.05) is None   # relapse at the end
-
-
-def test_settling_threshold_is_a_fraction_of_the_prior_utility_sd():
-    from course_lib.simulators.listeners import hearing_aid_model, settings_grid
-    grid = settings_grid(-20, 20, 5, 2)
-    assert settling_threshold(hearing_aid_model(2).kernel, grid) == pytest.approx(0.02)  # variance 4
-    # it follows the utility's scale: nine times the variance, three times the level
-    assert settling_threshold(SquaredExponential(3.0, 36.0), grid) == pytest.approx(0.06)
-
-
 def test_grid_mean_of_bei_shrinks_as_comparisons_accumulate():
     # the Paper H convergence measure: an informed listener model expects less improvement
     axis = np.linspace(-3, 3, 21)
@@ -417,26 +325,3 @@ def test_grid_mean_of_bei_shrinks_as_comparisons_accumulate():
         model = PreferenceGP(SquaredExponential([1.2, 1.8], 1.5), PairwiseProbit(0.2)).fit(pairs)
         means.append(bivariate_ei(model, grid).mean())
     assert means[0] > means[1] > means[2]
-
-
-# ----- forced-choice test -------------------------------------------------------------------
-@pytest.mark.parametrize("n", [1, 2, 5, 10, 11, 20, 31, 100])
-def test_forced_choice_p_values_match_scipy_binomtest(n):
-    for wins in range(n + 1):
-        reference = binomtest(wins, n, 0.5, alternative="two-sided").pvalue
-        result = forced_choice_test(wins, n, level=0.05)
-        assert result.p_value == pytest.approx(reference, rel=1e-10, abs=1e-300)
-        assert result.significant == (reference < 0.05)
-
-
-def test_forced_choice_threshold_18_of_20_at_one_in_a_thousand():
-    assert forced_choice_test(18, 20).significant
-    assert not forced_choice_test(17, 20).significant
-    assert forced_choice_test(2, 20).significant           # two-tailed: the baseline winning
-    assert forced_choice_threshold(20) == 18
-    for n in (5, 11, 20, 30):
-        for level in (0.05, 0.005, 0.001):
-            expected = next((k for k in range(n + 1)
-                             if k >= n / 2 and binomtest(k, n, 0.5).pvalue < level), None)
-            assert forced_choice_threshold(n, level=level) == expected
-    assert forced_choice_threshold(10) is None             # 10/10 gives p = 2^-9 > 0.001

@@ -1,4 +1,4 @@
-"""Pairwise BALD (course_lib.gp.acquisition.pairwise_bald) and the "bald" query rule.
+"""Pairwise BALD (course_lib.gp.acquisition_bald.pairwise_bald) and the "bald" query rule.
 
 Oracles: the exact mutual information I(y; z) = H[y] - E_z H[y | z] by adaptive quadrature
 (scipy.integrate.quad) and, for a fitted model, a Monte Carlo estimate of E[log p(y | z) -
@@ -17,7 +17,7 @@ from scipy.integrate import quad
 from scipy.special import log_ndtr, ndtr, xlogy
 
 from course_lib.gp import SquaredExponential
-from course_lib.gp.acquisition import pairwise_bald
+from course_lib.gp.acquisition_bald import pairwise_bald
 from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.gp.preference import PreferenceGP

@@ -1,4 +1,4 @@
-"""Bad-input catalogue: pairwise BALD (course_lib.gp.acquisition.pairwise_bald). Family "bald".
+"""Bad-input catalogue: pairwise BALD (course_lib.gp.acquisition_bald). Family "bald".
 
 Decisions recorded here: a model without a pairwise likelihood (ratings of single items) is
 refused naming ``model`` (a rating is not a question about a pair); paired settings whose row
@@ -9,7 +9,7 @@ import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import GPRegression, SquaredExponential
-from course_lib.gp.acquisition import pairwise_bald
+from course_lib.gp.acquisition_bald import pairwise_bald
 from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.pairwise_likelihoods import PairwiseProbit
 from course_lib.gp.rating_likelihoods import BetaRating

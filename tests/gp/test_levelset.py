@@ -1,5 +1,5 @@
 """Level-set estimation (course_lib.gp.levelset): the look-ahead of a Bernoulli probit answer and
-the acquisitions, each against scipy, a closed form or Monte Carlo;
+the acquisitions global MI and EAVC, each against scipy, a closed form or Monte Carlo;
 the level-set and preference scores of course_lib.metrics against hand-worked values and
 scikit-learn."""
 
@@ -13,22 +13,19 @@ from sklearn.metrics import brier_score_loss, f1_score
 
 from course_lib.gp import GPRegression, SquaredExponential
 from course_lib.gp import bivariate_normal, levelset
-from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.bivariate_normal import bvn_cdf
-from course_lib.gp.levelset import (bald_bernoulli, eavc, global_mi, lookahead_levelset,
-                                    propose, straddle)
-from course_lib.gp.pairwise_likelihoods import PairwiseProbit
-from course_lib.gp.preference import PreferenceGP
+from course_lib.gp.levelset import eavc, global_mi, lookahead_levelset
 from course_lib.gp.prediction import LatentGaussian
 from course_lib.metrics import brier_levelset, brier_preference, f1_levelset, f1_preference, \
     levelset_probability
+
+from levelset_data import (CANDIDATES, REFERENCES, THRESHOLD, entropy_bits, preference_model,
+                           regression_model)
 
 
 # --------------------------------------------------------------------------------------------
 # Level-set probability and the look-ahead
 # --------------------------------------------------------------------------------------------
-
-THRESHOLD = norm.ppf(0.75)
 
 
 def test_levelset_probability_closed_form_and_zero_variance():
@@ -80,27 +77,6 @@ def test_lookahead_limits_broadcast_and_certain_references():
 # Acquisitions
 # --------------------------------------------------------------------------------------------
 
-def _regression():
-    rng = np.random.default_rng(3)
-    X = rng.uniform(-1, 1, size=(6, 2))
-    y = 2.0 * np.linalg.norm(X, axis=1) + 0.5 * rng.standard_normal(6)
-    return GPRegression(SquaredExponential(0.5, 1.0), noise_variance=0.5).fit(X, y)
-
-
-def _preference():
-    rng = np.random.default_rng(4)
-    X = rng.uniform(-1, 1, size=(10, 2))
-    first, second = np.arange(9), np.arange(1, 10)
-    wins = (X[first, 0] > X[second, 0]).astype(float)
-    # PairwiseProbit(1/sqrt 2) has P(y = 1) = Phi(f(first) - f(second)), seed 003's link
-    return PreferenceGP(SquaredExponential(0.7, 1.0),
-                        PairwiseProbit(1 / np.sqrt(2))).fit(Comparisons(X, first, second, wins))
-
-
-CANDIDATES = np.array([[0.1, 0.2], [-0.7, 0.5], [0.9, -0.9]])
-REFERENCES = np.random.default_rng(5).uniform(-1, 1, size=(7, 2))
-
-
 def _joint_draws(model, candidate, n, rng):
     """Draws of (f(candidate), f(references)) and an answer y at the candidate."""
     mean, cov = model.predict(np.vstack([candidate, REFERENCES]), full_cov=True)
@@ -109,13 +85,7 @@ def _joint_draws(model, candidate, n, rng):
     return f, answer
 
 
-def _entropy_bits(p):
-    p = np.clip(p, 1e-300, 1)
-    q = np.clip(1 - p, 1e-300, 1)
-    return -(p * np.log2(p) + q * np.log2(q))
-
-
-@pytest.mark.parametrize("make_model", [_regression, _preference])
+@pytest.mark.parametrize("make_model", [regression_model, preference_model])
 def test_global_mi_and_eavc_match_monte_carlo(make_model):
     model = make_model()
     mi, volume = (global_mi(model, CANDIDATES, REFERENCES, THRESHOLD),
@@ -128,8 +98,8 @@ def test_global_mi_and_eavc_match_monte_carlo(make_model):
         p_one = answer.mean()
         p_now, p1, p0 = below.mean(axis=0), below[answer].mean(axis=0), below[~answer].mean(
             axis=0)
-        mc_mi = np.sum(_entropy_bits(p_now) - p_one * _entropy_bits(p1)
-                       - (1 - p_one) * _entropy_bits(p0))
+        mc_mi = np.sum(entropy_bits(p_now) - p_one * entropy_bits(p1)
+                       - (1 - p_one) * entropy_bits(p0))
         mc_volume = p_one * abs(np.sum(p_now - p1)) + (1 - p_one) * abs(np.sum(p_now - p0))
         # measured MC errors at this n: up to 2e-3 (MI) and 2.5e-3 (volume); values 0.001-0.4
         assert abs(mi[j] - mc_mi) < 0.006, (j, mi[j], mc_mi)
@@ -149,8 +119,8 @@ def _owens_t_acquisitions(model, candidates, references, threshold):
     p_one, p_now = norm.cdf(a), np.broadcast_to(norm.cdf(b), joint.shape)
     p1, p0 = joint / p_one, (p_now - joint) / (1 - p_one)
     p_one = p_one[:, 0]
-    mi = (np.sum(_entropy_bits(p_now), axis=1) - p_one * np.sum(_entropy_bits(p1), axis=1)
-          - (1 - p_one) * np.sum(_entropy_bits(p0), axis=1))
+    mi = (np.sum(entropy_bits(p_now), axis=1) - p_one * np.sum(entropy_bits(p1), axis=1)
+          - (1 - p_one) * np.sum(entropy_bits(p0), axis=1))
     volume = (p_one * np.abs(np.sum(p_now - p1, axis=1))
               + (1 - p_one) * np.abs(np.sum(p_now - p0, axis=1)))
     return mi, volume, rho
@@ -235,7 +205,7 @@ def test_acquisitions_of_a_covariance_form_posterior_equal_the_owens_t_lookahead
 
 
 def test_acquisitions_do_not_depend_on_the_batch_size(monkeypatch):
-    model = _regression()
+    model = regression_model()
     whole = (global_mi(model, CANDIDATES, REFERENCES, THRESHOLD),
              eavc(model, CANDIDATES, REFERENCES, THRESHOLD))
     monkeypatch.setattr(levelset, "BATCH_ELEMENTS", 8)  # one candidate per batch
@@ -247,7 +217,7 @@ def test_acquisitions_do_not_depend_on_the_batch_size(monkeypatch):
 
 def test_eavc_equals_the_expected_absolute_change_from_the_lookahead():
     """EAVC = p1 |sum(Px - P1)| + (1 - p1) |sum(Px - P0)| as the seed writes it."""
-    model = _preference()
+    model = preference_model()
     mean, cov = model.predict(np.vstack([CANDIDATES, REFERENCES]), full_cov=True)
     nc = CANDIDATES.shape[0]
     var = np.diag(cov)
@@ -258,118 +228,6 @@ def test_eavc_equals_the_expected_absolute_change_from_the_lookahead():
                 + (1 - p_one) * np.abs(np.sum(look.p_now - look.p_if_zero, axis=1)))
     np.testing.assert_allclose(eavc(model, CANDIDATES, REFERENCES, THRESHOLD), expected,
                                rtol=1e-10)
-
-
-def _expected_entropy(mean, sd, lower, upper):
-    """E[H(Phi(f))] in bits over f ~ N(mean, sd^2) restricted to [lower, upper], adaptively."""
-    return quad(lambda f: norm.pdf(f, mean, sd) * _entropy_bits(norm.cdf(f)), lower, upper,
-                epsabs=1e-13, epsrel=1e-12, limit=200)[0]
-
-
-@pytest.mark.parametrize("make_model", [_regression, _preference])
-def test_bald_bernoulli_matches_quadrature_and_monte_carlo(make_model):
-    model = make_model()
-    value = bald_bernoulli(model, CANDIDATES)
-    mean, var = model.predict(CANDIDATES)
-    rng = np.random.default_rng(7)
-    for j in range(len(CANDIDATES)):
-        sd = np.sqrt(var[j])
-        inner = _expected_entropy(mean[j], sd, -np.inf, np.inf)
-        exact = _entropy_bits(norm.cdf(mean[j] / np.sqrt(1 + var[j]))) - inner
-        assert abs(value[j] - exact) < 1e-9
-        f = rng.normal(mean[j], sd, size=400_000)
-        assert abs(np.mean(_entropy_bits(norm.cdf(f))) - inner) < 5e-3
-
-
-def test_bald_bernoulli_extremes():
-    """A wide posterior (sd 30) and a nearly certain one (sd 1e-4) are integrated correctly."""
-    X = np.array([[0.0], [1.0]])
-    wide = GPRegression(SquaredExponential(0.3, 900.0), noise_variance=1e-8).fit(X, [0.5, -2.0])
-    points = np.array([[0.0], [10.0]])
-    mean, var = wide.predict(points)
-    assert var[0] < 1e-7 and abs(var[1] - 900.0) < 1e-6
-    for j, value in enumerate(bald_bernoulli(wide, points)):
-        sd = np.sqrt(var[j])
-        inner = _expected_entropy(mean[j], sd, mean[j] - 12 * sd, mean[j] + 12 * sd)
-        exact = _entropy_bits(norm.cdf(mean[j] / np.sqrt(1 + var[j]))) - inner
-        assert abs(value - exact) < 1e-9
-
-
-def test_straddle_from_the_predictive():
-    model = _regression()
-    mean, var = model.predict(CANDIDATES)
-    np.testing.assert_allclose(straddle(model, CANDIDATES, THRESHOLD, width=2.5),
-                               2.5 * np.sqrt(var) - np.abs(mean - THRESHOLD), rtol=1e-14)
-
-
-# --------------------------------------------------------------------------------------------
-# propose: the next query
-# --------------------------------------------------------------------------------------------
-
-SOBOL_CANDIDATES = qmc.scale(qmc.Sobol(2, rng=np.random.default_rng(8)).random(64), [-1, -1],
-                             [1, 1])
-
-
-@pytest.mark.parametrize("acquisition", ["global_mi", "eavc", "bald", "straddle"])
-def test_propose_without_polish_is_the_best_candidate(acquisition):
-    model = _regression()
-    found = propose(model, acquisition, candidates=SOBOL_CANDIDATES, references=REFERENCES,
-                    threshold=THRESHOLD, polish=False, return_scores=True)
-    direct = {"global_mi": lambda: global_mi(model, SOBOL_CANDIDATES, REFERENCES, THRESHOLD),
-              "eavc": lambda: eavc(model, SOBOL_CANDIDATES, REFERENCES, THRESHOLD),
-              "bald": lambda: bald_bernoulli(model, SOBOL_CANDIDATES),
-              "straddle": lambda: straddle(model, SOBOL_CANDIDATES, THRESHOLD)}[acquisition]()
-    np.testing.assert_array_equal(found.scores, direct)
-    best = int(np.argmax(direct))
-    assert found.best_candidate == best and found.n_evaluations == 0
-    np.testing.assert_array_equal(found.x, SOBOL_CANDIDATES[best])
-    assert found.value == direct[best]
-    plain = propose(model, acquisition, candidates=SOBOL_CANDIDATES, references=REFERENCES,
-                    threshold=THRESHOLD, polish=False)
-    np.testing.assert_array_equal(plain, found.x)
-
-
-@pytest.mark.parametrize("acquisition", ["global_mi", "eavc", "bald", "straddle"])
-def test_propose_polish_stays_in_the_box_and_never_loses(acquisition):
-    model = _preference()
-    box = np.column_stack([SOBOL_CANDIDATES.min(axis=0), SOBOL_CANDIDATES.max(axis=0)])
-    found = propose(model, acquisition, candidates=SOBOL_CANDIDATES, references=REFERENCES,
-                    threshold=THRESHOLD, return_scores=True)
-    assert found.x.shape == (2,)
-    assert np.all(found.x >= box[:, 0]) and np.all(found.x <= box[:, 1])
-    assert found.value >= found.scores[found.best_candidate]
-    assert 0 < found.n_evaluations <= levelset.POLISH_EVALUATIONS_PER_DIM * 2
-    # the reported value is the acquisition at the returned point
-    again = propose(model, acquisition, candidates=found.x[None, :], references=REFERENCES,
-                    threshold=THRESHOLD, polish=False, return_scores=True)
-    np.testing.assert_allclose(again.value, found.value, rtol=1e-12)
-    # deterministic
-    np.testing.assert_array_equal(
-        propose(model, acquisition, candidates=SOBOL_CANDIDATES, references=REFERENCES,
-                threshold=THRESHOLD), found.x)
-
-
-def test_propose_polish_finds_the_peak_between_candidates():
-    """A callable with its peak off the candidates: the polish must get closer than the best
-    candidate, stay inside explicit bounds, and keep a zero-width coordinate fixed."""
-    peak = np.array([0.123, -0.456])
-
-    def bump(model, X):
-        return -np.sum((X - peak) ** 2, axis=1)
-
-    found = propose(None, bump, candidates=SOBOL_CANDIDATES, return_scores=True)
-    start = SOBOL_CANDIDATES[found.best_candidate]
-    assert np.linalg.norm(found.x - peak) < 0.1 * np.linalg.norm(start - peak)
-    assert found.value > found.scores[found.best_candidate]
-    # the peak outside the box [-1, 0] x [0, 1]: the polish ends near its corner (0, 0)
-    bounds = [[-1.0, 0.0], [0.0, 1.0]]
-    inside = SOBOL_CANDIDATES[(SOBOL_CANDIDATES[:, 0] <= 0) & (SOBOL_CANDIDATES[:, 1] >= 0)]
-    x = propose(None, bump, candidates=inside, bounds=bounds)
-    assert -1.0 <= x[0] <= 0.0 and 0.0 <= x[1] <= 1.0
-    assert np.linalg.norm(x) < 0.01, x
-    flat = np.column_stack([SOBOL_CANDIDATES[:, 0], np.full(64, 0.5)])
-    x = propose(None, bump, candidates=flat)
-    assert x[1] == 0.5 and abs(x[0] - peak[0]) < 0.01
 
 
 # --------------------------------------------------------------------------------------------
@@ -400,7 +258,7 @@ def test_f1_and_brier_levelset_hand_worked():
 
 
 def test_levelset_metrics_match_sklearn_on_the_same_sobol_points():
-    model = _regression()
+    model = regression_model()
     bounds = np.array([[-1.0, 1.0], [-1.0, 1.2]])
     truth = lambda X: 2.0 * np.linalg.norm(X, axis=1)  # noqa: E731
     n, seed = 2 ** 12, 11

@@ -3,13 +3,10 @@
 Decisions recorded here: bvn_cdf accepts +-inf bounds (the CDF's limits) but refuses NaN, a
 correlation outside [-1, 1] and a method it does not know; a posterior covariance larger than
 the two sds allow is refused naming ``cross_cov`` (it cannot come from a Gaussian); a model
-without a LatentGaussian posterior, or an unfitted one, is refused naming ``model``.
-``propose`` names the argument an acquisition lacks (``references``, ``threshold``) and ignores
-the ones it does not use (a widget may pass all of them whatever the acquisition); a callable
-acquisition's wrong-shaped or NaN scores are refused naming ``acquisition``. The level-set and
-preference scores of course_lib.metrics are here too (same family): Sobol sizes must be powers
-of two, and an F1 with no member in either set (0 / 0) is refused naming ``true_function`` /
-``labels``.
+without a LatentGaussian posterior, or an unfitted one, is refused naming ``model``. The
+level-set and preference scores of course_lib.metrics are here too (same family): Sobol sizes
+must be powers of two, and an F1 with no member in either set (0 / 0) is refused naming
+``true_function`` / ``labels``.
 """
 
 import numpy as np
@@ -17,15 +14,13 @@ import numpy as np
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import GPRegression, SquaredExponential
 from course_lib.gp.bivariate_normal import bvn_cdf
-from course_lib.gp.levelset import (bald_bernoulli, eavc, global_mi, lookahead_levelset,
-                                    propose, straddle)
+from course_lib.gp.levelset import eavc, global_mi, lookahead_levelset
 from course_lib.metrics import brier_levelset, brier_preference, f1_levelset, f1_preference, \
     levelset_probability
 
 X = np.array([[0.0, 0.0], [1.0, 0.5], [-0.5, 1.0]])
 POINTS = np.array([[0.2, 0.1], [0.9, -0.3]])
 BOX = [[-1.0, 1.0], [-1.0, 1.0]]
-BOX_SMALL = [[0.0, 0.5], [-1.0, 1.0]]
 
 
 def norm_ball(X):
@@ -77,45 +72,6 @@ CASES = [
              lambda: eavc(model(), POINTS, [[np.nan, 0.0]], 0.5), ValueError, "references"),
     BadInput("levelset: EAVC with threshold as text",
              lambda: eavc(model(), POINTS, POINTS, "0.67"), TypeError, "threshold"),
-    BadInput("levelset: BALD with empty candidates",
-             lambda: bald_bernoulli(model(), np.zeros((0, 2))), ValueError, "candidates"),
-    BadInput("levelset: straddle with a negative width",
-             lambda: straddle(model(), POINTS, 0.5, width=-1.0), ValueError, "width"),
-    BadInput("levelset: propose with an unknown acquisition name",
-             lambda: propose(model(), "mutual_information", candidates=POINTS), ValueError,
-             "acquisition"),
-    BadInput("levelset: propose with an acquisition that is neither a name nor callable",
-             lambda: propose(model(), 3, candidates=POINTS), TypeError, "acquisition"),
-    BadInput("levelset: propose global MI without references",
-             lambda: propose(model(), "global_mi", candidates=POINTS, threshold=0.5),
-             ValueError, "references"),
-    BadInput("levelset: propose EAVC without a threshold",
-             lambda: propose(model(), "eavc", candidates=POINTS, references=POINTS),
-             ValueError, "threshold"),
-    BadInput("levelset: propose straddle without a threshold",
-             lambda: propose(model(), "straddle", candidates=POINTS), ValueError, "threshold"),
-    BadInput("levelset: propose with a callable giving one score too few",
-             lambda: propose(model(), lambda m, C: np.zeros(len(C) - 1), candidates=POINTS),
-             ValueError, "acquisition"),
-    BadInput("levelset: propose with a callable giving NaN",
-             lambda: propose(model(), lambda m, C: np.full(len(C), np.nan), candidates=POINTS),
-             ValueError, "acquisition"),
-    BadInput("levelset: propose with NaN candidates",
-             lambda: propose(model(), "bald", candidates=[[np.nan, 0.0]]), ValueError,
-             "candidates"),
-    BadInput("levelset: propose with 3-column references",
-             lambda: propose(model(), "global_mi", candidates=POINTS,
-                             references=np.zeros((2, 3)), threshold=0.5), ValueError,
-             "references"),
-    BadInput("levelset: propose with bounds of the wrong shape",
-             lambda: propose(model(), "bald", candidates=POINTS, bounds=[0.0, 1.0]),
-             ValueError, "bounds"),
-    BadInput("levelset: propose with candidates outside the bounds",
-             lambda: propose(model(), "bald", candidates=POINTS, bounds=BOX_SMALL), ValueError,
-             "bounds"),
-    BadInput("levelset: propose with polish as text",
-             lambda: propose(model(), "bald", candidates=POINTS, polish="yes"), TypeError,
-             "polish"),
     BadInput("levelset: F1 of something without predict",
              lambda: f1_levelset("gp", norm_ball, 0.5, BOX), TypeError, "model"),
     BadInput("levelset: F1 with a true function that is not callable",

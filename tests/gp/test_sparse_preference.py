@@ -18,7 +18,8 @@ from scipy.optimize import minimize
 from scipy.special import log_ndtr, ndtr
 
 from course_lib.gp import Matern52, SquaredExponential
-from course_lib.gp.acquisition import bivariate_ei, pairwise_bald
+from course_lib.gp.acquisition import bivariate_ei
+from course_lib.gp.acquisition_bald import pairwise_bald
 from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.pairwise_likelihoods import PairwiseProbit
 from course_lib.gp.preference import PreferenceGP

@@ -14,8 +14,8 @@ from widget_harness import exercise_explorer  # noqa: E402
 
 from course_lib import stimuli  # noqa: E402
 from course_lib.gp import preference  # noqa: E402
-from course_lib.gp.acquisition import average_ei_path, bivariate_ei, incumbent, \
-    settled_at  # noqa: E402
+from course_lib.gp.acquisition import bivariate_ei, incumbent  # noqa: E402
+from course_lib.gp.ei_convergence import average_ei_path, settled_at  # noqa: E402
 from course_lib.linalg import NotPositiveDefiniteError  # noqa: E402
 from course_lib.plotting.personalisation_session import plot_comparisons, plot_equaliser_curves, \
     plot_session_marks, plot_setting_map, plot_settling
