@@ -26,8 +26,9 @@ share one interface in ``likelihoods``, with a module per family: ``pairwise_lik
 one latent, each with its own rows of M.
 """
 
-from .kernels import (Constant, Kernel, Linear, Matern, Matern12, Matern32, Matern52, Periodic,
-                      Product, RationalQuadratic, SquaredExponential, Sum, White)
+from .kernel_algebra import Kernel, Product, Sum
+from .kernels import (Constant, Linear, Matern, Matern12, Matern32, Matern52, Periodic,
+                      RationalQuadratic, SquaredExponential, White)
 from .optimise import HyperparameterFit
 from .prediction import (JitterWarning, LatentGaussian, NotPositiveDefiniteError,
                          cholesky_with_jitter, predict_from_gaussian, sample_gaussian)

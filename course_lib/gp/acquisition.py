@@ -88,7 +88,8 @@ from scipy.stats import binom
 from ..linalg import sample_gaussian
 from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                           as_rng, check_choice)
-from .kernels import Kernel, as_inputs, check_exact_size
+from .inputs import as_inputs, check_exact_size
+from .kernel_algebra import Kernel
 
 __all__ = ["expected_improvement", "incumbent", "improvement_moments", "univariate_ei",
            "bivariate_ei", "bivariate_ei_gradient", "multinomial_sample", "pairwise_bald",

@@ -70,7 +70,7 @@ from ..metrics import standardised_gap
 from ..validation import as_bool, as_float_array, as_positive_float, check_choice
 from .bivariate_normal import (SERIES_MAX_RHO, SERIES_TERMS, TERM_BOUND, bvn_excess,
                                hermite_coefficients, quadrature_excess, series_length)
-from .kernels import as_inputs
+from .inputs import as_inputs
 from .prediction import LatentGaussian
 
 __all__ = ["LevelSetLookahead", "lookahead_levelset",

@@ -27,7 +27,8 @@ import numpy as np
 from scipy.linalg import lapack
 
 from ..validation import RngLike, as_float_array, as_positive_float
-from .kernels import Kernel, as_inputs, check_exact_size
+from .inputs import as_inputs, check_exact_size
+from .kernel_algebra import Kernel
 from .parameters import check_log_parameters, check_parameter, log_bounds
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, sample_gaussian
 from .optimise import (HyperparameterFit, check_priors, log_hyper_prior, negative_log_posterior,

@@ -69,7 +69,8 @@ from scipy.optimize import minimize
 from ..kmeans import kmeans
 from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                           as_rng, check_choice)
-from .kernels import Kernel, as_inputs
+from .inputs import as_inputs
+from .kernel_algebra import Kernel
 from .parameters import DEFAULT_BOUNDS, check_parameter, log_bounds
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
 from .prediction import LatentGaussian, add_noise
@@ -86,7 +87,7 @@ DEFAULT_JITTER = 1e-10
 # ---------------------------------------------------------------------------------------
 def _check_problem(X, y, Z, kernel, noise_variance, jitter):
     if not isinstance(kernel, Kernel):
-        raise TypeError(f"kernel: expected a course_lib.gp.kernels.Kernel, got "
+        raise TypeError(f"kernel: expected a course_lib.gp.kernel_algebra.Kernel, got "
                         f"{type(kernel).__name__}")
     X = as_inputs(X, "X")
     y = as_float_array(y, "y", ndim=1)
@@ -155,7 +156,7 @@ def collapsed_bound(X, y, Z, kernel: Kernel, noise_variance: float, *,
     """Titsias' collapsed bound F = log N(y | 0, Q_ff + s2 I) - tr(K_ff - Q_ff) / (2 s2).
 
     X : (N, D) training inputs (rows are points; 1-D means D = 1). y : (N,) targets.
-    Z : (M, D) inducing inputs. kernel : a :class:`~course_lib.gp.kernels.Kernel`.
+    Z : (M, D) inducing inputs. kernel : a :class:`~course_lib.gp.kernel_algebra.Kernel`.
     noise_variance : s2 > 0 (a variance, not a standard deviation).
     jitter : relative jitter on K_uu (module docstring). Cost O(N M^2), memory O(N M).
     """

@@ -90,7 +90,8 @@ from scipy.optimize import minimize
 from ..linalg import NotPositiveDefiniteError
 from ..validation import as_bool, as_positive_float, as_positive_int
 from .comparisons import Comparisons
-from .kernels import Kernel, as_inputs
+from .inputs import as_inputs
+from .kernel_algebra import Kernel
 from .laplace import LaplaceResult, laplace_mode
 from .pairwise_likelihoods import PairwiseProbit
 from .preference import LaplaceEvidence, PreferenceGP, _paired_kernel

@@ -81,7 +81,9 @@ from ..gp.acquisition import (ForcedChoiceTest, bivariate_ei, check_thompson_siz
                               forced_choice_test, incumbent, maximise_acquisition,
                               multinomial_sample, pairwise_bald, thompson_sample, univariate_ei)
 from ..gp.comparisons import Comparisons
-from ..gp.kernels import Kernel, SquaredExponential, as_inputs
+from ..gp.inputs import as_inputs
+from ..gp.kernel_algebra import Kernel
+from ..gp.kernels import SquaredExponential
 from ..gp.likelihoods import Likelihood
 from ..gp.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
 from ..gp.preference import OnSquare, PreferenceGP
