@@ -29,12 +29,12 @@ one latent, each with its own rows of M.
 from .kernel_algebra import Kernel, Product, Sum
 from .kernels import (Constant, Linear, Matern, Matern12, Matern32, Matern52, Periodic,
                       RationalQuadratic, SquaredExponential, White)
+from .lml_surface import LMLSurface, log_marginal_likelihood_surface
 from .optimise import HyperparameterFit
 from .prediction import (JitterWarning, LatentGaussian, NotPositiveDefiniteError,
                          cholesky_with_jitter, predict_from_gaussian, sample_gaussian)
 from .priors import Gamma, HalfStudentT, LogNormal, Prior
-from .regression import (GPRegression, LMLSurface, MarginalLikelihood,
-                         gaussian_log_marginal_likelihood, log_marginal_likelihood_surface)
+from .regression import GPRegression, MarginalLikelihood, gaussian_log_marginal_likelihood
 from .sparse import (SparseGP, collapsed_bound, collapsed_bound_and_gradient, fit_sparse_gp,
                      select_inducing_inputs, sparse_posterior)
 

@@ -11,7 +11,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from ..gp.kernel_algebra import Kernel
 from ..gp.optimise import HyperparameterFit
-from ..gp.regression import LMLSurface
+from ..gp.lml_surface import LMLSurface
 from ..validation import as_float_array, as_positive_float, check_choice
 
 __all__ = ["plot_kernel_function", "plot_samples", "plot_gp_posterior", "plot_lml_surface",
