@@ -26,6 +26,7 @@ share one interface in ``likelihoods``, with a module per family: ``pairwise_lik
 one latent, each with its own rows of M.
 """
 
+from .inducing_inputs import select_inducing_inputs
 from .kernel_algebra import Kernel, Product, Sum
 from .kernels import (Constant, Linear, Matern, Matern12, Matern32, Matern52, Periodic,
                       RationalQuadratic, SquaredExponential, White)
@@ -35,8 +36,9 @@ from .prediction import (JitterWarning, LatentGaussian, NotPositiveDefiniteError
                          cholesky_with_jitter, predict_from_gaussian, sample_gaussian)
 from .priors import Gamma, HalfStudentT, LogNormal, Prior
 from .regression import GPRegression, MarginalLikelihood, gaussian_log_marginal_likelihood
-from .sparse import (SparseGP, collapsed_bound, collapsed_bound_and_gradient, fit_sparse_gp,
-                     select_inducing_inputs, sparse_posterior)
+from .sparse import (collapsed_bound, collapsed_bound_and_gradient, fit_sparse_gp,
+                     sparse_posterior)
+from .sparse_results import SparseGP
 
 __all__ = [
     "Kernel", "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",

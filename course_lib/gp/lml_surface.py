@@ -1,9 +1,9 @@
 """The log marginal likelihood of a GP regression on a grid of two hyper-parameters.
 
 A diagnostic, apart from :mod:`course_lib.gp.regression` (Rasmussen & Williams 2006, Alg. 2.1
-and eq. 2.30, which it evaluates): the lecture draws the surface and its two terms, data fit and
-complexity (R&W §5.4.1, Figs. 5.3 and 5.5), to show where ML-II lands and why it can have several optima.
-Along a noise axis one eigendecomposition of K serves every noise level at once.
+and eq. 2.30, which it evaluates): the lecture draws the surface and its two terms, data fit
+and complexity (R&W §5.4.1, Figs. 5.3 and 5.5), to show where ML-II lands and why it can have
+several optima. Along a noise axis one eigendecomposition of K serves every noise level at once.
 """
 
 from __future__ import annotations

@@ -20,9 +20,9 @@ from scipy.special import log_ndtr, ndtr
 from course_lib.gp import Matern52, SquaredExponential
 from course_lib.gp.acquisition import bivariate_ei, pairwise_bald
 from course_lib.gp.comparisons import Comparisons
+from course_lib.gp.inducing_inputs import select_inducing_inputs
 from course_lib.gp.pairwise_likelihoods import PairwiseProbit
 from course_lib.gp.preference import PreferenceGP
-from course_lib.gp.sparse import select_inducing_inputs
 from course_lib.gp.sparse_preference import SparsePreferenceGP
 
 from numerics import round_off
