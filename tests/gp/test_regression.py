@@ -284,11 +284,11 @@ def test_n_restarts_counts_every_run_and_n_iter_is_reported():
 def test_rng_is_keyword_only_everywhere_in_unit_4():
     import inspect
 
-    from course_lib.gp import priors, sparse
+    from course_lib.gp import inducing_inputs, priors
     from course_lib.widgets import gp as gp_widgets
     callables = [GPRegression.optimise_hyperparameters, GPRegression.sample_prior,
                  GPRegression.sample_posterior, LogNormal.sample_log, sample_gaussian,
-                 sparse.select_inducing_inputs, gp_widgets.toy_regression_data,
+                 inducing_inputs.select_inducing_inputs, gp_widgets.toy_regression_data,
                  gp_widgets.ambiguous_regression_data, gp_widgets.kernel_explorer,
                  gp_widgets.conditioning_explorer]
     for function in callables:
