@@ -46,6 +46,9 @@ __all__ = [
 ]
 
 
+# ---------------------------------------------------------------------------------------
+# Stationary kernels k(x, x') = variance * g(s), s = r^2 (distances, chain rule: stationary.py)
+# ---------------------------------------------------------------------------------------
 class SquaredExponential(Stationary):
     """Squared exponential (RBF) kernel, isotropic or ARD.
 

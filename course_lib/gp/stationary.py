@@ -27,8 +27,8 @@ def vanishing_product(factor: np.ndarray, growing: np.ndarray) -> np.ndarray:
     """``factor * growing`` with 0 where ``factor`` is exactly 0.
 
     Far-apart inputs give a kernel factor that underflows to 0 next to a distance that
-    overflows to inf; the product's limit there is 0 (every kernel here decays faster than the
-    distance grows), where IEEE arithmetic would give NaN.
+    overflows to inf; the product's limit there is 0 (every kernel of ``gp.kernels`` decays
+    faster than the distance grows), where IEEE arithmetic would give NaN.
     """
     with np.errstate(invalid="ignore", over="ignore"):
         product = factor * growing
