@@ -61,7 +61,7 @@ from scipy.special import erfcx, ndtr
 
 from ..linalg import sample_gaussian
 from ..validation import RngLike, as_float_array, as_rng
-from .kernels import as_inputs, check_exact_size
+from .inputs import as_inputs, check_exact_size
 
 __all__ = ["expected_improvement", "incumbent", "improvement_moments", "univariate_ei",
            "bivariate_ei", "bivariate_ei_gradient", "multinomial_sample", "thompson_sample"]

@@ -31,7 +31,7 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr
 
 from .acquisition import check_model
-from .kernels import as_inputs
+from .inputs import as_inputs
 
 __all__ = ["pairwise_bald"]
 

@@ -17,7 +17,7 @@ from scipy.optimize import minimize
 
 from ..validation import RngLike, as_bool, as_float_array, as_positive_int, as_rng, check_choice
 from .acquisition import best_input, bivariate_ei, bivariate_ei_gradient, check_model
-from .kernels import as_inputs
+from .inputs import as_inputs
 
 __all__ = ["AcquisitionMaximum", "maximise_acquisition"]
 

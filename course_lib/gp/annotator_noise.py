@@ -70,7 +70,8 @@ from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, \
     sample_gaussian
 from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
                           check_choice, renamed_error)
-from .kernels import Kernel, as_inputs, check_exact_size
+from .inputs import as_inputs, check_exact_size
+from .kernel_algebra import Kernel
 from .multi_rater import RaterData, _as_rater_data
 from .optimise import (HyperparameterFit, check_priors, log_hyper_prior, negative_log_posterior,
                        optimise_hyperparameters)

@@ -51,7 +51,8 @@ import numpy as np
 
 from ..validation import as_bool, renamed_error
 from .comparisons import Comparisons, DisconnectedComparisonsWarning
-from .kernels import Kernel, as_inputs
+from .inputs import as_inputs
+from .kernel_algebra import Kernel
 from .feedback_likelihoods import LikertConfidence
 from .mixed_likelihood import MixedLikelihood
 from .pairwise_likelihoods import PairwiseProbit

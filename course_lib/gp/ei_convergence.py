@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import as_float_array, as_positive_float, as_positive_int
-from .kernels import Kernel, as_inputs
+from .inputs import as_inputs
+from .kernel_algebra import Kernel
 
 __all__ = ["average_ei_path", "settling_threshold", "settled_at"]
 

@@ -62,7 +62,7 @@ from ..metrics import standardised_gap
 from ..validation import as_float_array
 from .bivariate_normal import (SERIES_MAX_RHO, TERM_BOUND, bvn_excess, quadrature_excess,
                                series_length)
-from .kernels import as_inputs
+from .inputs import as_inputs
 from .levelset_posterior import (as_threshold, binary_entropy_bits, fitted_posterior,
                                  hermite_table, marginals, series_decay)
 

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from ..validation import as_positive_float
-from .kernels import as_inputs
+from .inputs import as_inputs
 from .levelset_posterior import as_threshold, binary_entropy_bits, fitted_posterior
 
 __all__ = ["bald_bernoulli", "straddle"]

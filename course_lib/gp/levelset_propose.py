@@ -17,7 +17,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from ..validation import as_bool, as_float_array, check_choice
-from .kernels import as_inputs
+from .inputs import as_inputs
 from .levelset import ReferenceLookahead
 from .levelset_pointwise import bald_bernoulli, straddle
 from .levelset_posterior import as_threshold

@@ -39,7 +39,8 @@ from ..linalg import LOG_2PI, NotPositiveDefiniteError, sample_gaussian
 from ..metrics import check_scale
 from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                           as_selection, check_choice)
-from .kernels import Kernel, as_inputs, check_exact_size
+from .inputs import as_inputs, check_exact_size
+from .kernel_algebra import Kernel
 from .optimise import (HyperparameterFit, check_priors, log_hyper_prior, negative_log_posterior,
                        optimise_hyperparameters)
 from .parameters import check_parameter, log_bounds

@@ -52,7 +52,8 @@ from ..linalg import NotPositiveDefiniteError, sample_gaussian
 from ..validation import RngLike, as_positive_float, as_positive_int, as_rng, check_choice
 from .comparisons import Comparisons
 from .ep import ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation
-from .kernels import Kernel, as_inputs, check_exact_size
+from .inputs import as_inputs, check_exact_size
+from .kernel_algebra import Kernel
 from .laplace import LaplaceResult, laplace_mode
 from .likelihoods import Likelihood
 from .optimise import HyperparameterFit, check_priors, log_hyper_prior, optimise_hyperparameters

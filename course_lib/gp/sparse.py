@@ -54,8 +54,11 @@ try. The jitter is fixed rather than the escalating ladder of
 parameters would make F discontinuous under the optimiser.
 
 M may exceed N (the bound stays valid and is exact once the inducing inputs contain X) but it
-then costs O(M^3) for nothing; the selection helper :func:`select_inducing_inputs` refuses
-M larger than the number of distinct rows of X.
+then costs O(M^3) for nothing; the selection helper
+:func:`~course_lib.gp.inducing_inputs.select_inducing_inputs` refuses M larger than the number of
+distinct rows of X. The result types :class:`~course_lib.gp.sparse_results.BoundGradient` and
+:class:`~course_lib.gp.sparse_results.SparseGP` (with its predictions) are in
+:mod:`course_lib.gp.sparse_results`.
 """
 
 from __future__ import annotations
@@ -66,17 +69,16 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 from scipy.optimize import minimize
 
-from ..kmeans import kmeans
-from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
-                          as_rng, check_choice)
-from .kernels import Kernel, as_inputs
+from ..validation import as_bool, as_float_array, as_positive_float, as_positive_int
+from .inputs import as_inputs
+from .kernel_algebra import Kernel
 from .parameters import DEFAULT_BOUNDS, check_parameter, log_bounds
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
-from .prediction import LatentGaussian, add_noise
+from .prediction import LatentGaussian
+from .sparse_results import BoundGradient, SparseGP
 
-__all__ = ["DEFAULT_JITTER", "BoundGradient", "SparseGP", "collapsed_bound",
-           "collapsed_bound_and_gradient", "sparse_posterior", "fit_sparse_gp",
-           "select_inducing_inputs"]
+__all__ = ["DEFAULT_JITTER", "collapsed_bound", "collapsed_bound_and_gradient", "sparse_posterior",
+           "fit_sparse_gp"]
 
 DEFAULT_JITTER = 1e-10
 
@@ -86,7 +88,7 @@ DEFAULT_JITTER = 1e-10
 # ---------------------------------------------------------------------------------------
 def _check_problem(X, y, Z, kernel, noise_variance, jitter):
     if not isinstance(kernel, Kernel):
-        raise TypeError(f"kernel: expected a course_lib.gp.kernels.Kernel, got "
+        raise TypeError(f"kernel: expected a course_lib.gp.kernel_algebra.Kernel, got "
                         f"{type(kernel).__name__}")
     X = as_inputs(X, "X")
     y = as_float_array(y, "y", ndim=1)
@@ -155,29 +157,13 @@ def collapsed_bound(X, y, Z, kernel: Kernel, noise_variance: float, *,
     """Titsias' collapsed bound F = log N(y | 0, Q_ff + s2 I) - tr(K_ff - Q_ff) / (2 s2).
 
     X : (N, D) training inputs (rows are points; 1-D means D = 1). y : (N,) targets.
-    Z : (M, D) inducing inputs. kernel : a :class:`~course_lib.gp.kernels.Kernel`.
+    Z : (M, D) inducing inputs. kernel : a :class:`~course_lib.gp.kernel_algebra.Kernel`.
     noise_variance : s2 > 0 (a variance, not a standard deviation).
     jitter : relative jitter on K_uu (module docstring). Cost O(N M^2), memory O(N M).
     """
     X, y, Z, noise_variance, jitter = _check_problem(X, y, Z, kernel, noise_variance, jitter)
     factors = _factorise(X, y, Z, kernel, noise_variance, jitter)
     return _bound_from(factors, y, float(np.sum(kernel.diag(X))), noise_variance)
-
-
-@dataclass(frozen=True)
-class BoundGradient:
-    """The collapsed bound and its gradient.
-
-    bound : F (a lower bound on log p(y | X)).
-    d_theta : (P,) dF / d kernel.theta (log kernel parameters, order ``kernel.param_names``).
-    d_log_noise_variance : dF / d log s2.
-    d_Z : (M, D) dF / dZ.
-    """
-
-    bound: float
-    d_theta: np.ndarray
-    d_log_noise_variance: float
-    d_Z: np.ndarray
 
 
 # Data rows per block of the gradient loop: memory stays O(P * _CHUNK_ROWS * M).
@@ -256,55 +242,8 @@ def _bound_and_gradient(X, y, Z, kernel, noise_variance, jitter, with_Z) -> Boun
 
 
 # ---------------------------------------------------------------------------------------
-# Posterior q(u) and predictions
+# Posterior q(u)
 # ---------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class SparseGP:
-    """A fitted sparse GP: kernel, inducing inputs, noise and the optimal q(u).
-
-    kernel, Z (M, D), noise_variance s2, jitter (relative, as used), bound F, and ``posterior``:
-    q(u) as a :class:`~course_lib.gp.prediction.LatentGaussian` over the inducing values (the
-    same prediction step as every other GP model of the course).
-    n_iter / converged / message describe the optimiser run (0 / True / "" when not fitted).
-    Use :meth:`predict` for the predictive distribution and :meth:`q_u` for N(m, S).
-    """
-
-    kernel: Kernel
-    Z: np.ndarray
-    noise_variance: float
-    jitter: float
-    bound: float
-    posterior: LatentGaussian
-    n_iter: int = 0
-    converged: bool = True
-    message: str = ""
-
-    @property
-    def n_inducing(self) -> int:
-        return self.Z.shape[0]
-
-    def q_u(self) -> tuple[np.ndarray, np.ndarray]:
-        """Optimal q(u) = N(m, S): ``m = L L_B^-T c`` (M,), ``S = L B^-1 L^T`` (M, M).
-
-        L is the Cholesky factor of the jittered K_uu, so m and S are for the (very slightly
-        noisy) inducing variables that the bound used.
-        """
-        return self.posterior.mean, self.posterior.covariance()
-
-    def predict(self, X_test, full_cov: bool = False, include_noise: bool = False):
-        """Predictive mean and variance (or covariance) of f* (or y* with ``include_noise``).
-
-        ``mean = K_*u K_uu^-1 m`` and ``cov = K_** - K_*u K_uu^-1 K_u* + K_*u Sigma^-1 K_u*``
-        (``Sigma = K_uu + K_uf K_fu / s2``): :meth:`LatentGaussian.predict` of q(u), in
-        O(N* M^2). ``include_noise`` adds s2 to the variance. X_test : (N*, D). Returns
-        ``(mean (N*,), var (N*,))`` or, with ``full_cov``, ``(mean, cov (N*, N*))``.
-        """
-        X_test = as_inputs(X_test, "X_test", self.Z.shape[1])
-        K_test = self.kernel(X_test) if full_cov else self.kernel.diag(X_test)
-        mean, var = self.posterior.predict(self.kernel(self.Z, X_test), K_test)
-        return mean, (add_noise(var, self.noise_variance) if include_noise else var)
-
-
 def sparse_posterior(X, y, Z, kernel: Kernel, noise_variance: float, *,
                      jitter: float = DEFAULT_JITTER) -> SparseGP:
     """The optimal q(u) and the bound at fixed kernel, noise variance and inducing inputs.
@@ -341,10 +280,10 @@ def fit_sparse_gp(X, y, Z, kernel: Kernel, noise_variance: float, *,
     ``kernel.bounds`` (equal bounds fix a parameter), s2 within ``noise_bounds`` ((low, high)
     in natural units, or "fixed"; as in :class:`~course_lib.gp.regression.GPRegression`), and
     Z is free. With ``optimise_inducing=False`` Z stays where it is (e.g.
-    from :func:`select_inducing_inputs`). Each step costs O(N M^2).
+    from :func:`~course_lib.gp.inducing_inputs.select_inducing_inputs`). Each step costs O(N M^2).
 
-    Returns the :class:`SparseGP` at the optimum, with the optimiser's ``n_iter``,
-    ``converged`` and ``message``.
+    Returns the :class:`~course_lib.gp.sparse_results.SparseGP` at the optimum, with the
+    optimiser's ``n_iter``, ``converged`` and ``message``.
     """
     X, y, Z, noise_variance, jitter = _check_problem(X, y, Z, kernel, noise_variance, jitter)
     optimise_inducing = as_bool(optimise_inducing, "optimise_inducing")
@@ -378,31 +317,3 @@ def fit_sparse_gp(X, y, Z, kernel: Kernel, noise_variance: float, *,
     k, s2, Z_best = unpack(run.x)
     return _posterior(X, y, Z_best, k, s2, jitter, n_iter=int(run.nit),
                       converged=bool(run.success), message=str(run.message))
-
-
-# ---------------------------------------------------------------------------------------
-# Choosing inducing inputs from the data
-# ---------------------------------------------------------------------------------------
-def select_inducing_inputs(X, n_inducing: int, *, method: str = "random",
-                           rng: RngLike = None) -> np.ndarray:
-    """Pick M inducing inputs from the data.
-
-    method "random": M distinct rows of X drawn uniformly without replacement.
-    method "kmeans": the M centroids of :func:`course_lib.kmeans.kmeans` (k-means++ seeding),
-    which spreads them over the data in proportion to its density.
-    X : (N, D). Returns Z : (M, D), sorted by its first column for readable plots.
-    M must not exceed the number of distinct rows of X.
-    """
-    X = as_inputs(X, "X")
-    n_inducing = as_positive_int(n_inducing, "n_inducing")
-    check_choice(method, "method", {"random", "kmeans"})
-    rng = as_rng(rng)
-    distinct = np.unique(X, axis=0)
-    if n_inducing > distinct.shape[0]:
-        raise ValueError(f"n_inducing: {n_inducing} inducing inputs chosen from the data need "
-                         f"as many distinct rows, X has {distinct.shape[0]}")
-    if method == "random":
-        Z = distinct[rng.choice(distinct.shape[0], n_inducing, replace=False)]
-    else:
-        Z = kmeans(X, n_inducing, rng=rng).centroids
-    return Z[np.argsort(Z[:, 0], kind="stable")]

@@ -71,7 +71,8 @@ Jitter: K_bar gets ``jitter * mean(diag K_bar)`` on its diagonal (default
 :data:`~course_lib.gp.sparse.DEFAULT_JITTER`, fixed rather than escalating so that the evidence
 stays smooth in the hyper-parameters, as in :mod:`course_lib.gp.sparse`); the gradient includes
 the jitter's dependence on the parameters. Choose pseudo-inputs with
-:func:`~course_lib.gp.sparse.select_inducing_inputs` (``method="kmeans"``, as the thesis does).
+:func:`~course_lib.gp.inducing_inputs.select_inducing_inputs` (``method="kmeans"``, as the thesis
+does).
 
 Cost: O(m n_bar^2) per Newton step and per gradient (m comparisons), O(n n_bar) for the items'
 kernel columns, no n x n or m x m matrix; the pairs' own kernel values in chunks.
@@ -90,7 +91,8 @@ from scipy.optimize import minimize
 from ..linalg import NotPositiveDefiniteError
 from ..validation import as_bool, as_positive_float, as_positive_int
 from .comparisons import Comparisons
-from .kernels import Kernel, as_inputs
+from .inputs import as_inputs
+from .kernel_algebra import Kernel
 from .laplace import LaplaceResult, laplace_mode
 from .pairwise_likelihoods import PairwiseProbit
 from .preference import LaplaceEvidence, PreferenceGP, _paired_kernel
@@ -170,7 +172,7 @@ class SparsePreferenceGP(PreferenceGP):
     likelihood : a :class:`~course_lib.gp.pairwise_likelihoods.PairwiseProbit` (binary answers; the
         closed-form integral over a pair's conditional exists for the probit only).
     pseudo_inputs : (n_bar, d) the pseudo-inputs X_bar (e.g. from
-        :func:`~course_lib.gp.sparse.select_inducing_inputs`); fixed unless
+        :func:`~course_lib.gp.inducing_inputs.select_inducing_inputs`); fixed unless
         :meth:`optimise_pseudo_inputs` moves them.
     priors : mapping name -> Prior over ``param_names`` (MAP-II), as for PreferenceGP.
     conditional_variance : keep c_k in sigma*_k (the thesis's model; default) or drop it

@@ -74,7 +74,7 @@ from scipy.optimize import Bounds, minimize
 
 from ..linalg import cholesky_with_jitter
 from ..validation import as_bool, as_positive_float, as_positive_int
-from .kernels import Kernel
+from .kernel_algebra import Kernel
 from .mixed_likelihood import MixedLikelihood
 from .prediction import LatentGaussian
 from .quadrature import LatentOverflowError

@@ -29,7 +29,8 @@ from scipy.stats import qmc
 
 from ..linalg import NotPositiveDefiniteError
 from ..validation import RngLike, as_bool, as_float_array, as_positive_int, as_rng, check_array_size
-from .kernels import Kernel, as_inputs
+from .inputs import as_inputs
+from .kernel_algebra import Kernel
 from .likelihoods import Likelihood
 from .mixed_likelihood import MixedLikelihood
 from .priors import Prior

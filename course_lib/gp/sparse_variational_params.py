@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..validation import as_float_array
-from .kernels import Kernel, as_inputs
+from .inputs import as_inputs
+from .kernel_algebra import Kernel
 from .likelihoods import Likelihood
 from .mixed_likelihood import MixedLikelihood
 from .prediction import LatentGaussian

@@ -18,7 +18,8 @@ import numpy as np
 
 from ..linalg import NotPositiveDefiniteError
 from ..validation import RngLike, as_positive_float, as_positive_int
-from .kernels import Kernel, as_inputs, check_exact_size
+from .inputs import as_inputs, check_exact_size
+from .kernel_algebra import Kernel
 from .likelihoods import Likelihood
 from .mixed_likelihood import MixedLikelihood, as_mixed
 from .optimise import (HyperparameterFit, check_priors, log_hyper_prior, negative_log_posterior,

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from ..gp.kernels import Kernel
+from ..gp.kernel_algebra import Kernel
 from ..gp.optimise import HyperparameterFit
-from ..gp.regression import LMLSurface
+from ..gp.lml_surface import LMLSurface
 from ..validation import as_float_array, as_positive_float, check_choice
 
 __all__ = ["plot_kernel_function", "plot_samples", "plot_gp_posterior", "plot_lml_surface",

@@ -84,7 +84,9 @@ from ..gp.acquisition_bald import pairwise_bald
 from ..gp.acquisition_maximise import maximise_acquisition
 from ..gp.comparisons import Comparisons
 from ..gp.forced_choice import ForcedChoiceTest, forced_choice_test
-from ..gp.kernels import Kernel, SquaredExponential, as_inputs
+from ..gp.inputs import as_inputs
+from ..gp.kernel_algebra import Kernel
+from ..gp.kernels import SquaredExponential
 from ..gp.likelihoods import Likelihood
 from ..gp.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
 from ..gp.preference import OnSquare, PreferenceGP

@@ -16,7 +16,8 @@ from matplotlib.figure import Figure
 from ..gp.kernels import (Linear, Matern12, Matern32, Matern52, Periodic, RationalQuadratic,
                           SquaredExponential)
 from ..linalg import sample_gaussian
-from ..gp.regression import GPRegression, log_marginal_likelihood_surface
+from ..gp.lml_surface import log_marginal_likelihood_surface
+from ..gp.regression import GPRegression
 from ..plotting.gp import plot_gp_posterior, plot_kernel_function, plot_lml_surface, plot_samples
 from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng, \
     check_choice

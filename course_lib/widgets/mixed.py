@@ -44,7 +44,8 @@ from scipy.stats import norm, spearmanr
 
 from ..gp.confidence import ConfidencePreferenceGP
 from ..gp.constraints import detection_likelihood
-from ..gp.kernels import Kernel, as_inputs
+from ..gp.inputs import as_inputs
+from ..gp.kernel_algebra import Kernel
 from ..gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
 from ..gp.mixed_likelihood import MixedLikelihood
 from ..gp.sparse_variational_gp import SparseVariationalGP, inducing_points

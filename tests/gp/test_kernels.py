@@ -1,4 +1,5 @@
-"""Kernels: written formulas, conventions, finite-difference gradients, composition, checks."""
+"""Kernels: written formulas, conventions, finite-difference gradients, checks (sums and products:
+test_kernel_algebra.py)."""
 
 import numpy as np
 import pytest
@@ -159,30 +160,10 @@ def test_gradient_inputs_chain_rule_for_kzz():
     np.testing.assert_allclose(analytic, numeric, atol=1e-7)
 
 
-def test_composition_names_theta_and_values():
-    k1, k2 = SquaredExponential(0.5, 2.0), SquaredExponential(3.0, 0.1, name="long")
-    s, p = k1 + k2, k1 * Periodic(1.0, 2.0)
-    np.testing.assert_allclose(s(X, Z), k1(X, Z) + k2(X, Z))
-    np.testing.assert_allclose(p(X, Z), k1(X, Z) * Periodic(1.0, 2.0)(X, Z))
-    assert s.param_names == ("se.variance", "se.lengthscale", "long.variance", "long.lengthscale")
-    assert (k1 + k1).param_names[:2] == ("se_1.variance", "se_1.lengthscale")
-    np.testing.assert_allclose(s.theta, np.log([2.0, 0.5, 0.1, 3.0]))
-    moved = s.with_theta(np.zeros(4))
-    np.testing.assert_allclose(moved(X), 2 * SquaredExponential(1.0, 1.0)(X))
-    np.testing.assert_allclose(s.theta, np.log([2.0, 0.5, 0.1, 3.0]))  # original unchanged
-    assert s.bounds.shape == (4, 2)
-
-
 def test_bounds_are_logs_and_fixed_means_equal_bounds():
     k = SquaredExponential(2.0, 1.0, lengthscale_bounds=(0.1, 10.0), variance_bounds="fixed")
     np.testing.assert_allclose(k.bounds, [[0.0, 0.0], np.log([0.1, 10.0])])
     assert k.params == pytest.approx({"variance": 1.0, "lengthscale": 2.0})
-
-
-def test_one_dimensional_inputs_are_columns():
-    k = Matern32(0.7)
-    x = np.linspace(0, 1, 5)
-    np.testing.assert_allclose(k(x), k(x[:, None]))
 
 
 # ----- extreme magnitudes: computed correctly (bad input: tests/gp/test_gp_bad_input.py) -----

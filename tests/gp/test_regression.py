@@ -13,9 +13,7 @@ from course_lib.gp.prediction import (JitterWarning, LatentGaussian, NotPositive
                                       cholesky_with_jitter, predict_from_gaussian,
                                       sample_gaussian)
 from course_lib.gp.priors import Gamma, HalfStudentT, LogNormal
-from course_lib.gp.regression import (GPRegression, gaussian_log_marginal_likelihood,
-                                      log_marginal_likelihood_surface)
-from numerics import assert_within, round_off
+from course_lib.gp.regression import GPRegression, gaussian_log_marginal_likelihood
 
 
 def toy(n=25, seed=1, d=1):
@@ -272,46 +270,6 @@ def test_map_ii_pulls_towards_the_prior_and_fixed_bounds_hold():
     assert fit.objective == pytest.approx(fit.log_marginal_likelihood + lp)
 
 
-def test_lml_surface_matches_pointwise_values():
-    gp = GPRegression(SquaredExponential(1.0), 0.1).fit(X, Y)
-    ell, noise = np.array([0.3, 1.0, 3.0]), np.array([0.01, 0.1])
-    surface = log_marginal_likelihood_surface(gp, "lengthscale", ell, "noise_variance", noise)
-    assert surface.values.shape == (2, 3)
-    check = gp.log_marginal_likelihood(np.log([1.0, 3.0, 0.01]))
-    assert surface.values[0, 2] == pytest.approx(check)
-    i, j = np.unravel_index(np.argmax(surface.values), surface.values.shape)
-    assert surface.best == (ell[j], noise[i])
-
-
-def test_lml_surface_is_the_pointwise_value_on_either_axis_and_when_ill_conditioned():
-    # the noise axis is served by one eigendecomposition per kernel setting; tiny noise levels
-    # (condition number > 1e10) fall back to the Cholesky route with its jitter
-    gp = GPRegression(SquaredExponential(1.0, 1.3), 0.1).fit(X, Y)
-    ell = np.array([0.2, 0.7, 2.5, 9.0])
-    noise = np.array([1e-14, 1e-6, 0.03, 1.0])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", JitterWarning)
-        expected = np.array([[gp.marginal_likelihood(np.log([1.3, l, s]), warn=False).value
-                              for l in ell] for s in noise])
-    by_rows = log_marginal_likelihood_surface(gp, "lengthscale", ell, "noise_variance", noise)
-    by_columns = log_marginal_likelihood_surface(gp, "noise_variance", noise, "lengthscale", ell)
-    # the eigendecomposition and the Cholesky route solve K + s I differently: they agree to
-    # round-off times its condition number (up to 1e10 on that route; 2e7 and 7e-10 relative
-    # apart here). Beyond 1e10 both surfaces hold the pointwise values themselves.
-    cond = np.array([[np.linalg.cond(SquaredExponential(l, 1.3)(X) + s * np.eye(len(X)))
-                      for l in ell] for s in noise])
-    tol = round_off(cond * expected, k=16)
-    assert_within(by_rows.values, expected, tol, what="the surface by rows")
-    assert_within(by_columns.values, expected.T, tol.T, what="the surface by columns")
-    np.testing.assert_array_equal(by_rows.values[cond > 1e10], expected[cond > 1e10])
-    terms = gp.marginal_likelihood(np.log([1.3, 0.7, 0.03]))
-    assert by_rows.data_fit[2, 1] == pytest.approx(terms.data_fit, rel=1e-9)
-    assert by_rows.complexity[2, 1] == pytest.approx(terms.complexity, rel=1e-9)
-    # a surface over two kernel parameters is evaluated point by point
-    both = log_marginal_likelihood_surface(gp, "lengthscale", ell, "variance", [0.5, 2.0])
-    assert both.values[1, 3] == pytest.approx(gp.log_marginal_likelihood(np.log([2.0, 9.0, 0.1])))
-
-
 def test_n_restarts_counts_every_run_and_n_iter_is_reported():
     gp = GPRegression(SquaredExponential(1.0, 1.0), 0.1).fit(X, Y)
     initial = gp.theta
@@ -326,11 +284,11 @@ def test_n_restarts_counts_every_run_and_n_iter_is_reported():
 def test_rng_is_keyword_only_everywhere_in_unit_4():
     import inspect
 
-    from course_lib.gp import priors, sparse
+    from course_lib.gp import inducing_inputs, priors
     from course_lib.widgets import gp as gp_widgets
     callables = [GPRegression.optimise_hyperparameters, GPRegression.sample_prior,
                  GPRegression.sample_posterior, LogNormal.sample_log, sample_gaussian,
-                 sparse.select_inducing_inputs, gp_widgets.toy_regression_data,
+                 inducing_inputs.select_inducing_inputs, gp_widgets.toy_regression_data,
                  gp_widgets.ambiguous_regression_data, gp_widgets.kernel_explorer,
                  gp_widgets.conditioning_explorer]
     for function in callables:

@@ -10,28 +10,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from course_lib.gp.inducing_inputs import select_inducing_inputs
 from course_lib.gp.kernels import Linear, Matern32, Periodic, SquaredExponential
-from course_lib.gp.prediction import LatentGaussian, predict_from_gaussian
+from course_lib.gp.prediction import predict_from_gaussian
 from course_lib.gp.regression import GPRegression
 from course_lib.gp.sparse import (DEFAULT_JITTER, collapsed_bound, collapsed_bound_and_gradient,
-                                  fit_sparse_gp, select_inducing_inputs, sparse_posterior)
-
-NOISE = 0.05
-
-
-def toy_data(n=40, seed=0, dim=1):
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(0.0, 5.0, (n, dim))
-    y = np.sin(X.sum(axis=1)) + np.sqrt(NOISE) * rng.standard_normal(n)
-    return X, y
-
-
-def spread_inducing(m, seed=1, dim=1):
-    """Inducing inputs near a grid (well conditioned K_uu), slightly perturbed."""
-    rng = np.random.default_rng(seed)
-    grid = np.linspace(0.2, 4.8, m)
-    return np.column_stack([grid + 0.05 * rng.standard_normal(m) for _ in range(dim)])
-
+                                  fit_sparse_gp, sparse_posterior)
+from sparse_data import NOISE, spread_inducing, toy_data
 
 def exact_log_ml(X, y, kernel, noise):
     """log N(y | 0, K + s2 I) from the exact GP."""
@@ -183,20 +168,6 @@ def test_predictions_are_the_two_equations_applied_to_q_u():
         np.testing.assert_allclose(cov, expected_cov, atol=1e-8)
 
 
-def test_predictive_variance_properties():
-    X, y = toy_data(n=100)
-    kernel = SquaredExponential(0.8, 1.3)
-    model = sparse_posterior(X, y, spread_inducing(8), kernel, NOISE)
-    X_star = np.linspace(-3, 8, 70)[:, None]
-    mean, var = model.predict(X_star)
-    assert np.all(var >= 0) and np.all(var <= kernel.diag(X_star) + 1e-12)
-    assert var[0] == pytest.approx(kernel.variance, rel=1e-6)  # far from the data: the prior
-    _, noisy = model.predict(X_star, include_noise=True)
-    np.testing.assert_allclose(noisy, var + NOISE)
-    _, cov = model.predict(X_star, full_cov=True)
-    np.testing.assert_allclose(np.diag(cov), var, atol=1e-12)
-
-
 def test_fit_with_fixed_inducing_inputs_raises_bound_and_finds_the_noise():
     X, y = toy_data(n=2000, seed=5)
     Z = select_inducing_inputs(X, 15, method="kmeans", rng=0)
@@ -244,22 +215,6 @@ def test_tens_of_thousands_of_points_run():
     assert mean[0] == pytest.approx(np.sin(2.0), abs=0.05)
 
 
-def test_select_inducing_inputs():
-    X = np.repeat(np.arange(10.0), 3)[:, None]  # 10 distinct inputs, each three times
-    Z = select_inducing_inputs(X, 10, rng=0)
-    np.testing.assert_array_equal(Z[:, 0], np.arange(10.0))  # all distinct rows, sorted
-    a, b = (select_inducing_inputs(X, 4, rng=np.random.default_rng(1)) for _ in range(2))
-    np.testing.assert_array_equal(a, b)
-    assert np.all(np.isin(a, X)) and np.unique(a).size == 4
-    centres = select_inducing_inputs(np.r_[np.zeros(20), np.full(20, 5.0)] + 0.0, 2,
-                                     method="kmeans", rng=0)
-    np.testing.assert_allclose(centres[:, 0], [0.0, 5.0])
-    with pytest.raises(ValueError, match="n_inducing"):
-        select_inducing_inputs(X, 11, rng=0)
-    with pytest.raises(ValueError, match="method"):
-        select_inducing_inputs(X, 3, method="grid")
-
-
 def test_predictions_equal_the_textbook_formulas_with_dense_matrices():
     # mean = K*u Sigma^-1 K_uf y / s2, cov = K** - K*u K_uu^-1 K_u* + K*u Sigma^-1 K_u*, with
     # Sigma = K_uu + K_uf K_fu / s2, by plain dense solves (independent of the factor algebra)
@@ -281,17 +236,3 @@ def test_predictions_equal_the_textbook_formulas_with_dense_matrices():
     m, S = model.q_u()   # q(u) = N(K_uu Sigma^-1 K_uf y / s2, K_uu Sigma^-1 K_uu)
     np.testing.assert_allclose(m, K_uu @ np.linalg.solve(Sigma, K_uf @ y) / NOISE, atol=1e-8)
     np.testing.assert_allclose(S, K_uu @ np.linalg.solve(Sigma, K_uu), atol=1e-10)
-
-
-def test_predictions_go_through_the_shared_latent_gaussian():
-    X, y = toy_data(n=80)
-    kernel = SquaredExponential(0.8, 1.3)
-    Z = spread_inducing(6)
-    model = sparse_posterior(X, y, Z, kernel, NOISE)
-    assert isinstance(model.posterior, LatentGaussian) and model.posterior.form == "covariance"
-    X_star = np.linspace(0, 5, 11)[:, None]
-    expected = model.posterior.predict(kernel(Z, X_star), kernel.diag(X_star))
-    for got, want in zip(model.predict(X_star), expected):
-        np.testing.assert_array_equal(got, want)
-    # the jitter on K_uu is recorded as the absolute amount added to its diagonal
-    assert model.posterior.jitter == pytest.approx(DEFAULT_JITTER * kernel.variance)

@@ -21,9 +21,9 @@ from course_lib.gp import Matern52, SquaredExponential
 from course_lib.gp.acquisition import bivariate_ei
 from course_lib.gp.acquisition_bald import pairwise_bald
 from course_lib.gp.comparisons import Comparisons
+from course_lib.gp.inducing_inputs import select_inducing_inputs
 from course_lib.gp.pairwise_likelihoods import PairwiseProbit
 from course_lib.gp.preference import PreferenceGP
-from course_lib.gp.sparse import select_inducing_inputs
 from course_lib.gp.sparse_preference import SparsePreferenceGP
 
 from numerics import round_off

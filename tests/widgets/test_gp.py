@@ -9,7 +9,8 @@ import pytest  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
 
 from course_lib.gp.kernels import SquaredExponential  # noqa: E402
-from course_lib.gp.regression import GPRegression, log_marginal_likelihood_surface  # noqa: E402
+from course_lib.gp.lml_surface import log_marginal_likelihood_surface  # noqa: E402
+from course_lib.gp.regression import GPRegression  # noqa: E402
 from course_lib.plotting.gp import (plot_gp_posterior, plot_inducing_inputs,  # noqa: E402
                                     plot_kernel_function, plot_lml_surface, plot_lml_terms,
                                     plot_optimiser_runs, plot_samples, plot_timings)

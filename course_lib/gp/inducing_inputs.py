@@ -1,0 +1,42 @@
+"""Choosing the inducing inputs of a sparse GP from the data.
+
+Every sparse model of the course (:mod:`course_lib.gp.sparse` after Titsias 2009,
+:mod:`course_lib.gp.sparse_preference`, :mod:`course_lib.gp.sparse_variational`) takes its
+inducing inputs Z as given; this picks a starting Z from the rows of X, at random or as k-means
+centroids (Arthur & Vassilvitskii 2007 seeding), apart from the bounds that then use or move it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..kmeans import kmeans
+from ..validation import RngLike, as_positive_int, as_rng, check_choice
+from .inputs import as_inputs
+
+__all__ = ["select_inducing_inputs"]
+
+
+def select_inducing_inputs(X, n_inducing: int, *, method: str = "random",
+                           rng: RngLike = None) -> np.ndarray:
+    """Pick M inducing inputs from the data.
+
+    method "random": M distinct rows of X drawn uniformly without replacement.
+    method "kmeans": the M centroids of :func:`course_lib.kmeans.kmeans` (k-means++ seeding),
+    which spreads them over the data in proportion to its density.
+    X : (N, D). Returns Z : (M, D), sorted by its first column for readable plots.
+    M must not exceed the number of distinct rows of X.
+    """
+    X = as_inputs(X, "X")
+    n_inducing = as_positive_int(n_inducing, "n_inducing")
+    check_choice(method, "method", {"random", "kmeans"})
+    rng = as_rng(rng)
+    distinct = np.unique(X, axis=0)
+    if n_inducing > distinct.shape[0]:
+        raise ValueError(f"n_inducing: {n_inducing} inducing inputs chosen from the data need "
+                         f"as many distinct rows, X has {distinct.shape[0]}")
+    if method == "random":
+        Z = distinct[rng.choice(distinct.shape[0], n_inducing, replace=False)]
+    else:
+        Z = kmeans(X, n_inducing, rng=rng).centroids
+    return Z[np.argsort(Z[:, 0], kind="stable")]
