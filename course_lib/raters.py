@@ -15,8 +15,8 @@ kernels and GP regression they build on are in :mod:`course_lib.gp`.
 
 from .gp.annotator_noise import (AnnotatorLikelihood, AnnotatorNoiseGP, Regions,
                                  annotator_log_likelihood, assign_regions)
-from .gp.multi_rater import (MultiRaterGP, MultiRaterLikelihood, RaterData, WeightedMeans,
-                             joint_log_likelihood)
+from .gp.multi_rater import MultiRaterGP, MultiRaterLikelihood, joint_log_likelihood
+from .gp.rater_data import RaterData, WeightedMeans
 
 __all__ = [
     "RaterData", "WeightedMeans", "MultiRaterLikelihood", "joint_log_likelihood", "MultiRaterGP",

@@ -71,11 +71,11 @@ from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, \
 from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
                           check_choice, renamed_error)
 from .kernels import Kernel, as_inputs, check_exact_size
-from .multi_rater import RaterData, _as_rater_data
 from .optimise import (HyperparameterFit, check_priors, log_hyper_prior, negative_log_posterior,
                        optimise_hyperparameters)
 from .prediction import LatentGaussian
 from .priors import Prior
+from .rater_data import RaterData, as_rater_data
 from .regression import NOISE_BOUNDS, checked_theta, predict_latent
 
 __all__ = ["AnnotatorLikelihood", "annotator_log_likelihood", "AnnotatorNoiseGP", "Regions",
@@ -186,7 +186,7 @@ def annotator_log_likelihood(K, data: RaterData, noise_variances, groups, dK=Non
     ``dK``: (P, N, N) kernel derivatives, to get the gradient (kernel, and Fisher's identity for
     the noise; module docstring).
     """
-    data = _as_rater_data(data)
+    data = as_rater_data(data)
     K = as_float_array(K, "K", ndim=2)
     if K.shape != (data.n_items, data.n_items):
         raise ValueError(f"K: expected shape ({data.n_items}, {data.n_items}) (one row per "
@@ -491,7 +491,7 @@ class AnnotatorNoiseGP:
         current hyper-parameters. Returns self."""
         X = as_inputs(X, "X")
         check_exact_size(X.shape[0], "X")
-        data = _as_rater_data(data)
+        data = as_rater_data(data)
         if data.n_items != X.shape[0]:
             raise ValueError(f"data: has {data.n_items} items but X has {X.shape[0]} rows (one "
                              "row per item)")

@@ -9,7 +9,7 @@ differs by annotator and by region of the input space.
   Orozco, 2018); the models are in :mod:`course_lib.gp.annotator_noise`.
 * ``ANNOTATOR_TOY_LAMBDA`` and :func:`annotator_toy_gold` -- that paper's toy problem (its section 4).
 
-Each returns a complete :class:`~course_lib.gp.multi_rater.RaterData`.
+Each returns a complete :class:`~course_lib.gp.rater_data.RaterData`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..gp.annotator_noise import region_labels
-from ..gp.multi_rater import RaterData
+from ..gp.rater_data import RaterData
 from ..metrics import check_scale
 from ..validation import RngLike, as_float_array, as_rng
 
