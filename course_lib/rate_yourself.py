@@ -28,7 +28,8 @@ import numpy as np
 from course_lib.features import pca_whiten
 from course_lib.gp.annotator_noise import AnnotatorNoiseGP
 from course_lib.gp.kernels import SquaredExponential
-from course_lib.gp.multi_rater import MultiRaterGP, RaterData
+from course_lib.gp.multi_rater import MultiRaterGP
+from course_lib.gp.rater_data import RaterData
 from course_lib.metrics import discretised_log_predictive
 from course_lib.validation import as_positive_int
 

@@ -9,14 +9,16 @@
   (:class:`Regions`, :func:`assign_regions`; Gil-Gonzalez, Alvarez & Orozco 2018), with its
   likelihood :func:`annotator_log_likelihood`.
 
-The models are in ``course_lib.gp.multi_rater`` and ``course_lib.gp.annotator_noise``; the
+The models are in ``course_lib.gp.multi_rater`` and ``course_lib.gp.annotator_noise``, the data
+type in ``course_lib.gp.rater_data``, the regions in ``course_lib.gp.annotator_regions``; the
 kernels and GP regression they build on are in :mod:`course_lib.gp`.
 """
 
-from .gp.annotator_noise import (AnnotatorLikelihood, AnnotatorNoiseGP, Regions,
-                                 annotator_log_likelihood, assign_regions)
-from .gp.multi_rater import (MultiRaterGP, MultiRaterLikelihood, RaterData, WeightedMeans,
-                             joint_log_likelihood)
+from .gp.annotator_evidence_terms import AnnotatorLikelihood
+from .gp.annotator_noise import AnnotatorNoiseGP, annotator_log_likelihood
+from .gp.annotator_regions import Regions, assign_regions
+from .gp.multi_rater import MultiRaterGP, MultiRaterLikelihood, joint_log_likelihood
+from .gp.rater_data import RaterData, WeightedMeans
 
 __all__ = [
     "RaterData", "WeightedMeans", "MultiRaterLikelihood", "joint_log_likelihood", "MultiRaterGP",

@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from course_lib.gp import GPRegression, SquaredExponential
-from course_lib.gp.annotator_noise import AnnotatorNoiseGP, assign_regions
+from course_lib.gp.annotator_noise import AnnotatorNoiseGP
+from course_lib.gp.annotator_regions import assign_regions
 from course_lib.metrics import rmse
 from course_lib.simulators.rater_scores import ANNOTATOR_TOY_LAMBDA, annotator_toy_gold, \
     simulate_homogeneous, simulate_regions

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from course_lib.data.speechocean762 import load_speechocean762
-from course_lib.gp.multi_rater import RaterData
+from course_lib.gp.rater_data import RaterData
 from course_lib.rate_yourself import ScoreSheet, panel_with_listener, pool_sheets, with_listener
 from course_lib.widgets.rate_yourself import NOT_SCORED, rate_yourself
 

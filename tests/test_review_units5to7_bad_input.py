@@ -38,7 +38,8 @@ from course_lib.gp import GPRegression, SquaredExponential
 from course_lib.preference import PairwiseProbit, PreferenceGP
 from course_lib.raters import MultiRaterGP, RaterData
 from course_lib.gp.acquisition import thompson_sample
-from course_lib.gp.annotator_noise import AnnotatorNoiseGP, assign_regions
+from course_lib.gp.annotator_noise import AnnotatorNoiseGP
+from course_lib.gp.annotator_regions import assign_regions
 from course_lib.gp.comparisons import Comparisons
 from course_lib.gp.confidence import ConfidencePreferenceGP
 from course_lib.gp.forced_choice import _two_tailed_p, forced_choice_test, forced_choice_threshold

@@ -99,7 +99,8 @@ DTW_TESTS = ("tests/reference/test_dtw_reference.py", "tests/test_dtw.py",
 HMM_TESTS = ("tests/reference/test_hmm_reference.py", "tests/test_hmm.py")
 GMM_TESTS = ("tests/reference/test_gmm_reference.py", "tests/test_gmm.py")
 GP_TESTS = ("tests/reference/test_gp_reference.py", "tests/gp/test_regression.py")
-RATERS_TESTS = ("tests/reference/test_raters_reference.py", "tests/gp/test_multi_rater.py")
+RATERS_TESTS = ("tests/reference/test_raters_reference.py", "tests/gp/test_multi_rater.py",
+                "tests/gp/test_rater_data.py")
 METRICS_TESTS = ("tests/test_metrics.py",)
 LAPLACE_TESTS = ("tests/gp/test_laplace.py",)
 EP_TESTS = ("tests/gp/test_ep.py",)
@@ -118,7 +119,8 @@ TARGETS = {t.name: t for t in (
     Target("gp-lml", "GP log marginal likelihood and its gradient "
                      "(course_lib/gp/regression.py)", GP_TESTS),
     Target("raters", "Several raters per item: the joint evidence, its spread term, the "
-                     "container's summaries (course_lib/gp/multi_rater.py)", RATERS_TESTS),
+                     "container's summaries (course_lib/gp/multi_rater.py, "
+                     "course_lib/gp/rater_data.py)", RATERS_TESTS),
     Target("metrics", "Score metrics: discretised predictive, discrete KL, rounding, RMSE "
                       "(course_lib/metrics.py)", METRICS_TESTS),
     Target("laplace", "Laplace approximation: Newton step, line search, stopping rule, evidence "
@@ -173,6 +175,7 @@ HMM_KERNELS = "course_lib/hmm_kernels.py"
 GMM = "course_lib/gmm.py"
 GP = "course_lib/gp/regression.py"
 RATERS = "course_lib/gp/multi_rater.py"
+RATER_DATA = "course_lib/gp/rater_data.py"
 METRICS = "course_lib/metrics.py"
 LAPLACE = "course_lib/gp/laplace.py"
 NEWTON_SYSTEM = "course_lib/gp/newton_system.py"
@@ -418,12 +421,12 @@ MUTANTS: tuple[Mutant, ...] = (
            "joint model conditions on the means with sigma^2 instead of sigma^2 / R_i",
            "return noise_variance / data.counts if self.mode == \"joint\" else noise_variance",
            "return noise_variance"),
-    Mutant("raters-means-over-all-raters", "raters", RATERS, "RaterData.__init__",
+    Mutant("raters-means-over-all-raters", "raters", RATER_DATA, "RaterData.__init__",
            "item means divided by the number of raters, not by the item's own count R_i",
            "self.means = np.bincount(items, weights=scores, minlength=self.n_items) / counts",
            "self.means = np.bincount(items, weights=scores, minlength=self.n_items) / "
            "self.n_raters"),
-    Mutant("raters-weighted-constant-no-log-det", "raters", RATERS, "RaterData.weighted",
+    Mutant("raters-weighted-constant-no-log-det", "raters", RATER_DATA, "RaterData.weighted",
            "seed 001's constant c without +1/2 sum_i log Sigma_ii",
            "+ 0.5 * np.sum(np.log(precision)) + 0.5 * np.sum(np.log(item_noise))",
            "+ 0.5 * np.sum(np.log(precision))"),

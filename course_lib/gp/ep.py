@@ -97,7 +97,8 @@ from scipy.special import ndtri
 from ..linalg import NotPositiveDefiniteError, log_det_from_cholesky
 from ..validation import as_float_array, as_positive_float, as_positive_int
 from . import quadrature
-from .likelihoods import Likelihood, log_ndtr_derivatives
+from .likelihoods import Likelihood
+from .log_phi import log_ndtr_derivatives
 from .pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
 from .rating_likelihoods import WarpedProbitRating
 from .laplace import check_latent_problem

@@ -21,8 +21,8 @@ import numpy as np
 
 from ..linalg import LOG_2PI
 from ..validation import as_float_array
-from .likelihoods import (_SQRT2, Likelihood, _check_binary, _check_levels, _check_rows,
-                          _no_parameters)
+from .likelihoods import Likelihood, _check_binary, _check_levels, _check_rows, _no_parameters
+from .log_phi import _SQRT2
 from .pairwise_likelihoods import PairwiseProbit
 from .parameters import check_parameter
 

@@ -46,16 +46,9 @@ The families, one module each (with its table of y and p(y | z))
                           WarpedProbitRating (bounded ratings, Unit 6), OrdinalProbit (levels).
 ``feedback_likelihoods``  the mixed feedback of Unit 7 (Wu et al. 2025): BernoulliProbit,
                           GaussianConstraint, LikertConfidence.
-What two families share sits here: the checks of their answers and :class:`_BetaInT`, the
-Beta algebra of PairwiseBeta and BetaRating.
-
-Numerics: log Phi is ``log_ndtr``; the inverse Mills ratio phi(t)/Phi(t) is
-sqrt(2/pi)/erfcx(-t/sqrt(2)) (no 0/0 in the far tail) and, below t = -12, its asymptotic series,
-so curvature and third derivative keep full relative precision at z = -40 and beyond. Beta
-likelihoods never form Gamma(alpha) for a vanishing shape alpha = nu Phi(t): they use
-log Gamma(alpha) = log Gamma(1 + alpha) - log alpha with log alpha = log nu + log Phi(t), and
-psi(alpha) = psi(1 + alpha) - 1/alpha with nu phi(t)/alpha = phi(t)/Phi(t), so the log density
-and every derivative stay finite for every finite z.
+What two families share sits here: the checks of their answers. Beside it:
+``probit_beta`` (the Beta algebra of PairwiseBeta and BetaRating, finite however small a shape)
+and ``log_phi`` (log Phi and its derivatives, stable in both tails, for every probit).
 """
 
 from __future__ import annotations
@@ -63,69 +56,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import erfcx, gammaln, log_ndtr, polygamma, psi
 
 from ..validation import as_float_array, check_choice
 from . import quadrature
 from .parameters import LogParameters
 
-__all__ = ["LikelihoodTerms", "Likelihood", "DEFAULT_CLIP", "inverse_mills_ratio",
-           "log_ndtr_derivatives"]
-
-_SQRT2 = float(np.sqrt(2.0))
-
-
-# --------------------------------------------------------------------------------------------
-# log Phi and its derivatives, stable in both tails
-# --------------------------------------------------------------------------------------------
-
-def _tail_coefficients(n_terms: int) -> np.ndarray:
-    """c_k of the asymptotic series a(t) = t + phi(t)/Phi(t) ~ sum_k c_k t^-(2k-1), t -> -inf.
-
-    a satisfies a' = 1 + t a - a^2 (from r' = -r (t + r) for r = phi/Phi); matching powers of t
-    gives c_1 = -1 and c_{n+1} = -(2n - 1) c_n + sum_{i + j = n + 1} c_i c_j.
-    """
-    c = [-1.0]
-    for n in range(1, n_terms):
-        c.append(-(2 * n - 1) * c[n - 1] + sum(c[i] * c[n - 1 - i] for i in range(n)))
-    return np.array(c)
-
-
-# Below t = -12 the series (12 terms) is used: there r (t + r) - 1 cancels in the direct
-# formula, while the truncated series agrees with it to 2e-10 (relative) at the switch.
-_TAIL_SWITCH = -12.0
-_TAIL_C = _tail_coefficients(12)
-_TAIL_K = np.arange(1, _TAIL_C.size + 1)
-
-
-def inverse_mills_ratio(t) -> np.ndarray:
-    """r(t) = phi(t) / Phi(t) = d log Phi(t) / dt, finite for every t (r ~ -t as t -> -inf)."""
-    t = np.asarray(t, dtype=float)
-    with np.errstate(over="ignore"):  # erfcx overflows for t > 37: r is then 0 as it should be
-        return np.sqrt(2.0 / np.pi) / erfcx(-t / _SQRT2)
-
-
-def log_ndtr_derivatives(t, order: int = 2):
-    """``(log Phi(t), d/dt, d^2/dt^2, d^3/dt^3 or None)`` elementwise, stable for all t.
-
-    d/dt = r (inverse Mills ratio), d^2/dt^2 = -r (t + r) in (-1, 0), d^3/dt^3 =
-    r ((t + r)(t + 2 r) - 1). For t < -12 the last two come from the asymptotic series of
-    a = t + r (:func:`_tail_coefficients`): d^2 = a' - 1 and d^3 = a''.
-    """
-    t = np.asarray(t, dtype=float)
-    value = log_ndtr(t)
-    r = inverse_mills_ratio(t)
-    a = t + r
-    d2 = -r * a
-    d3 = r * (a * (a + r) - 1.0) if order >= 3 else None
-    tail = t < _TAIL_SWITCH
-    if np.any(tail):
-        s = t[tail][..., None]
-        c, k = _TAIL_C, _TAIL_K
-        d2[tail] = np.sum(-(2 * k - 1) * c * s ** (-2.0 * k), axis=-1) - 1.0
-        if d3 is not None:
-            d3[tail] = np.sum((2 * k - 1) * (2 * k) * c * s ** (-2.0 * k - 1), axis=-1)
-    return value, r, d2, d3
+__all__ = ["LikelihoodTerms", "Likelihood", "DEFAULT_CLIP"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -322,7 +258,7 @@ class Likelihood(LogParameters):
 
 
 # --------------------------------------------------------------------------------------------
-# Shared by two families: checks of the answers, the Beta algebra in t
+# Shared by the families: checks of the answers
 # --------------------------------------------------------------------------------------------
 
 def _check_binary(y, name: str, meaning: str) -> np.ndarray:
@@ -370,73 +306,3 @@ def _no_parameters(likelihood: Likelihood) -> None:
     """Set up an empty log-parameter vector (a likelihood with nothing to learn)."""
     likelihood._log_theta = np.zeros(0)
     likelihood._log_bounds = np.zeros((0, 2))
-
-
-def _normal_pdf(t):
-    return np.exp(-0.5 * t * t) / np.sqrt(2.0 * np.pi)
-
-
-class _BetaInT:
-    """log Beta(y; nu Phi(t), nu (1 - Phi(t))) and its derivatives in t and in log nu.
-
-    alpha = nu Phi(t), beta = nu Phi(-t), A = d alpha/dt = nu phi(t) (= -d beta/dt),
-    H = log y - log(1 - y) - psi(1 + alpha) + psi(1 + beta), S1 = psi'(1 + alpha) +
-    psi'(1 + beta), r = phi/Phi (inverse Mills ratio), q(s) = r(s)(s + r(s)), D3 = d^3 log Phi:
-
-        l     = log G(nu) - log G(1 + alpha) + log alpha - log G(1 + beta) + log beta
-                + (alpha - 1) log y + (beta - 1) log(1 - y)
-        l_t   = A H + r(t) - r(-t)
-        l_tt  = -t A H - A^2 S1 - q(t) - q(-t)
-        l_ttt = A H (t^2 - 1) + 3 t A^2 S1 - A^3 (psi''(1 + alpha) - psi''(1 + beta))
-                + D3(t) - D3(-t)
-
-    These are the textbook forms (thesis; Jensen, Nielsen & Larsen 2013: l_t = nu phi (log y -
-    log(1 - y) - psi(alpha) + psi(beta))) rewritten with psi(a) = psi(1 + a) - 1/a and
-    Gamma(a) = Gamma(1 + a) / a, so the poles at alpha -> 0 or beta -> 0 cancel analytically
-    (nu phi / alpha = r).
-    """
-
-    def __init__(self, t, y, nu, order):
-        self.t, self.nu, self.order = t, nu, order
-        self.log_y, self.log_1my = np.log(y), np.log1p(-y)
-        self.log_alpha, self.log_beta = np.log(nu) + log_ndtr(t), np.log(nu) + log_ndtr(-t)
-        self.alpha, self.beta = np.exp(self.log_alpha), np.exp(self.log_beta)
-
-    def log_density(self):
-        return (gammaln(self.nu) - gammaln(1.0 + self.alpha) + self.log_alpha
-                - gammaln(1.0 + self.beta) + self.log_beta
-                + (self.alpha - 1.0) * self.log_y + (self.beta - 1.0) * self.log_1my)
-
-    def _slopes(self):
-        """A, H, S1 (class docstring); computed only when a derivative is asked for."""
-        if not hasattr(self, "A"):
-            self.A = self.nu * _normal_pdf(self.t)
-            self.H = (self.log_y - self.log_1my - psi(1.0 + self.alpha)
-                      + psi(1.0 + self.beta))
-            self.S1 = polygamma(1, 1.0 + self.alpha) + polygamma(1, 1.0 + self.beta)
-        return self.A, self.H, self.S1
-
-    def derivatives(self):
-        t = self.t
-        A, H, S1 = self._slopes()
-        _, r_t, d2_t, d3_t = log_ndtr_derivatives(t, self.order)
-        _, r_m, d2_m, d3_m = log_ndtr_derivatives(-t, self.order)
-        l_t = A * H + r_t - r_m
-        l_tt = -t * A * H - A * A * S1 + d2_t + d2_m
-        l_ttt = None
-        if self.order >= 3:
-            S2 = polygamma(2, 1.0 + self.alpha) - polygamma(2, 1.0 + self.beta)
-            l_ttt = A * H * (t * t - 1.0) + 3.0 * t * A * A * S1 - A ** 3 * S2 + d3_t - d3_m
-        return self.log_density(), l_t, l_tt, l_ttt
-
-    def log_nu_terms(self):
-        """d/dlog nu of (l, l_t, l_tt)."""
-        t, a, b = self.t, self.alpha, self.beta
-        A, H, _ = self._slopes()
-        dH = -a * polygamma(1, 1.0 + a) + b * polygamma(1, 1.0 + b)
-        dl = (self.nu * psi(self.nu) - a * psi(1.0 + a) - b * psi(1.0 + b) + 2.0
-              + a * self.log_y + b * self.log_1my)
-        dl_t = A * (H + dH)
-        dl_tt = (-t * A * (H + dH) - 2.0 * A * A * self._slopes()[2]
-                 - A * A * (a * polygamma(2, 1.0 + a) + b * polygamma(2, 1.0 + b)))
-        return dl, dl_t, dl_tt

@@ -26,9 +26,11 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr, ndtri
 
 from ..linalg import LOG_2PI
-from .likelihoods import (_SQRT2, DEFAULT_CLIP, Likelihood, _BetaInT, _check_binary, _check_clip,
-                          _check_rows, _check_unit_interval, log_ndtr_derivatives)
+from .likelihoods import (DEFAULT_CLIP, Likelihood, _check_binary, _check_clip, _check_rows,
+                          _check_unit_interval)
+from .log_phi import _SQRT2, log_ndtr_derivatives
 from .parameters import DEFAULT_BOUNDS
+from .probit_beta import _BetaInT
 
 __all__ = ["PairwiseGaussian", "PairwiseProbit", "PairwiseBeta"]
 
@@ -175,7 +177,7 @@ class PairwiseBeta(Likelihood):
     Answers within ``clip`` (default ``DEFAULT_CLIP`` = 2^-20, about 1e-6) of 0 or 1 are read as
     clip or 1 - clip (the thesis does not say what it did). The shapes alpha = nu mu and
     beta = nu (1 - mu) vanish as |z| grows; the algebra of
-    :class:`~course_lib.gp.likelihoods._BetaInT` keeps every value and derivative finite.
+    :class:`~course_lib.gp.probit_beta._BetaInT` keeps every value and derivative finite.
     Predictive mean E[y] = Phi(mean / sqrt(2 sigma^2 + var)) (closed form); predictive density
     by quadrature (``course_lib.gp.quadrature``).
     """

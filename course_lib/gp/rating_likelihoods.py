@@ -28,10 +28,11 @@ from scipy.special import erf, log_ndtr, ndtr, ndtri
 
 from ..linalg import LOG_2PI
 from ..validation import as_float_array
-from .likelihoods import (_SQRT2, DEFAULT_CLIP, Likelihood, _BetaInT, _check_clip, _check_levels,
-                          _check_rows, _check_unit_interval, _no_parameters, _normal_pdf,
-                          log_ndtr_derivatives)
+from .likelihoods import (DEFAULT_CLIP, Likelihood, _check_clip, _check_levels, _check_rows,
+                          _check_unit_interval, _no_parameters)
+from .log_phi import _SQRT2, _normal_pdf, log_ndtr_derivatives
 from .parameters import DEFAULT_BOUNDS
+from .probit_beta import _BetaInT
 
 __all__ = ["BetaRating", "TruncatedGaussianRating", "WarpedProbitRating", "OrdinalProbit"]
 

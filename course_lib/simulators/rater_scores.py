@@ -9,15 +9,15 @@ differs by annotator and by region of the input space.
   Orozco, 2018); the models are in :mod:`course_lib.gp.annotator_noise`.
 * ``ANNOTATOR_TOY_LAMBDA`` and :func:`annotator_toy_gold` -- that paper's toy problem (its section 4).
 
-Each returns a complete :class:`~course_lib.gp.multi_rater.RaterData`.
+Each returns a complete :class:`~course_lib.gp.rater_data.RaterData`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..gp.annotator_noise import region_labels
-from ..gp.multi_rater import RaterData
+from ..gp.annotator_regions import region_labels
+from ..gp.rater_data import RaterData
 from ..metrics import check_scale
 from ..validation import RngLike, as_float_array, as_rng
 
@@ -86,7 +86,7 @@ def simulate_homogeneous(gold, variances, *, rng: RngLike = None) -> RaterData:
 def simulate_regions(gold, regions, variance_table, *, rng: RngLike = None) -> RaterData:
     """Annotator r labels every item with y_ir = gold_i + N(0, variance_table[l(i), r]), l(i)
     the region of item i (``regions``: (N,) indices or a
-    :class:`~course_lib.gp.annotator_noise.Regions`); the toy's Lambda
+    :class:`~course_lib.gp.annotator_regions.Regions`); the toy's Lambda
     (zeros allowed: a perfect annotator in that region). Uses the random numbers of
     :func:`simulate_homogeneous`: with equal rows the two give the same labels."""
     gold = as_float_array(gold, "gold", ndim=1)

@@ -28,9 +28,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..gp.annotator_noise import NOISE_FLOOR, AnnotatorNoiseGP, Regions, assign_regions
+from ..gp.annotator_cells import NOISE_FLOOR
+from ..gp.annotator_noise import AnnotatorNoiseGP
+from ..gp.annotator_regions import Regions, assign_regions
 from ..gp.kernels import SquaredExponential
-from ..gp.multi_rater import MODES, MultiRaterGP, RaterData, joint_log_likelihood
+from ..gp.multi_rater import MODES, MultiRaterGP, joint_log_likelihood
+from ..gp.rater_data import RaterData
 from ..gp.regression import GPRegression
 from ..metrics import discrete_kl, discretised_log_predictive, rmse
 from ..plotting.gp import plot_gp_posterior

@@ -1,5 +1,6 @@
-"""Bad-input catalogue: annotator noise models, regions and simulators
-(course_lib.gp.annotator_noise) and affinity propagation (course_lib.affinity).
+"""Bad-input catalogue: annotator noise models and simulators (course_lib.gp.annotator_noise)
+and affinity propagation (course_lib.affinity); the regions' cases are in
+test_annotator_regions_bad_input.py.
 
 Families: "annotators" and "affinity". The decision on scarce labels is here too: a noise
 variance needs at least 2 labels, so an annotator with one label (GPR-MA, refused naming
@@ -13,8 +14,7 @@ from bad_input import BadInput, check_case, parametrize
 from course_lib.affinity import affinity_propagation, negative_squared_distances
 from course_lib.gp import SquaredExponential
 from course_lib.raters import RaterData
-from course_lib.gp.annotator_noise import (AnnotatorNoiseGP, annotator_log_likelihood,
-                                           assign_regions)
+from course_lib.gp.annotator_noise import AnnotatorNoiseGP, annotator_log_likelihood
 from course_lib.simulators.rater_scores import simulate_homogeneous, simulate_regions
 
 X = np.linspace(0, 1, 6)[:, None]
@@ -108,19 +108,6 @@ CASES = [
     BadInput("annotators: evidence with a zero noise variance",
              lambda: annotator_log_likelihood(SE(X), DATA, [0.1, 0.0, 0.1], DATA.raters),
              ValueError, "noise_variances"),
-    # ----- regions ------------------------------------------------------------------------
-    BadInput("annotators: k-means regions without their number",
-             lambda: assign_regions(X), ValueError, "n_regions"),
-    BadInput("annotators: affinity regions with a number",
-             lambda: assign_regions(X, 3, method="affinity"), ValueError, "n_regions"),
-    BadInput("annotators: unknown region method",
-             lambda: assign_regions(X, 3, method="spectral"), ValueError, "method"),
-    BadInput("annotators: zero min_size", lambda: assign_regions(X, 2, min_size=0), ValueError,
-             "min_size"),
-    BadInput("annotators: NaN in the region inputs",
-             lambda: assign_regions(with_nan(np.ones((4, 3))), 2), ValueError, "X"),
-    BadInput("annotators: new points with the wrong number of columns",
-             lambda: assign_regions(X, 2, rng=0).regions_of(np.ones((2, 3))), ValueError, "X"),
     # ----- simulators ---------------------------------------------------------------------
     BadInput("annotators: negative simulated variance",
              lambda: simulate_homogeneous(np.zeros(4), [0.1, -0.2], rng=0), ValueError,

@@ -18,7 +18,7 @@ from scipy import stats
 from scipy.special import log_ndtr, ndtr
 
 from course_lib.gp import quadrature
-from course_lib.gp.likelihoods import log_ndtr_derivatives
+from course_lib.gp.log_phi import log_ndtr_derivatives
 from course_lib.gp.pairwise_likelihoods import PairwiseProbit
 from course_lib.gp.quadrature import LatentOverflowError
 from numerics import adaptive_expectation

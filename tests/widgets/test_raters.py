@@ -10,7 +10,8 @@ from widget_harness import exercise_explorer  # noqa: E402
 
 from course_lib.gp import SquaredExponential
 from course_lib.raters import MultiRaterGP, RaterData
-from course_lib.gp.annotator_noise import AnnotatorNoiseGP, assign_regions  # noqa: E402
+from course_lib.gp.annotator_noise import AnnotatorNoiseGP  # noqa: E402
+from course_lib.gp.annotator_regions import assign_regions  # noqa: E402
 from course_lib.metrics import discrete_kl, discretised_log_predictive  # noqa: E402
 from course_lib.plotting.raters import (plot_annotator_fit, plot_noise_profile,  # noqa: E402
                                         plot_noise_table, plot_rater_scores, plot_regions,
