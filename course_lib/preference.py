@@ -23,14 +23,15 @@ from .gp.acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_pa
                              maximise_acquisition, multinomial_sample, pairwise_bald, settled_at,
                              settling_threshold, thompson_sample, univariate_ei)
 from .gp.comparisons import Comparisons, DisconnectedComparisonsWarning
-from .gp.ep import (ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation,
-                    tilted_moments)
+from .gp.ep import expectation_propagation
+from .gp.ep_result import ClippedSiteWarning, EPConvergenceError, EPResult
 from .gp.laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
 from .gp.likelihoods import Likelihood, LikelihoodTerms
 from .gp.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from .gp.preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
 from .gp.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
 from .gp.sparse_preference import PseudoInputFit, SparsePreferenceGP
+from .gp.tilted_moments import tilted_moments
 
 __all__ = [
     "Comparisons", "DisconnectedComparisonsWarning",

@@ -84,7 +84,7 @@ class LaplaceEvidence:
 @dataclass(frozen=True)
 class EPEvidence:
     """The EP log evidence log Z_EP at some theta, its gradient (as :class:`LaplaceEvidence`)
-    and the :class:`~course_lib.gp.ep.EPResult` it came from."""
+    and the :class:`~course_lib.gp.ep_result.EPResult` it came from."""
 
     value: float
     gradient: np.ndarray | None
@@ -164,7 +164,7 @@ class PreferenceGP:
     ``gp.predict(X_test)`` (utility mean and variance); ``gp.preference_probability(Xa, Xb)``;
     ``gp.optimise_hyperparameters(5, rng=rng)``. After ``fit``: ``gp.laplace`` (the
     :class:`~course_lib.gp.laplace.LaplaceResult`, or None under EP), ``gp.ep`` (the
-    :class:`~course_lib.gp.ep.EPResult`, or None under Laplace), ``gp.posterior``,
+    :class:`~course_lib.gp.ep_result.EPResult`, or None under Laplace), ``gp.posterior``,
     ``gp.X_train`` (the items).
     """
 
