@@ -25,7 +25,8 @@ from .gp.acquisition import (AcquisitionMaximum, ForcedChoiceTest, average_ei_pa
 from .gp.comparisons import Comparisons, DisconnectedComparisonsWarning
 from .gp.ep import expectation_propagation
 from .gp.ep_result import ClippedSiteWarning, EPConvergenceError, EPResult
-from .gp.laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
+from .gp.laplace import laplace_mode, newton_path
+from .gp.laplace_result import InvalidLaplaceError, LaplaceResult, NewtonStep
 from .gp.likelihoods import Likelihood, LikelihoodTerms
 from .gp.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from .gp.preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP

@@ -90,7 +90,7 @@ from scipy.linalg import cho_solve, cholesky, solve_triangular
 from ..linalg import NotPositiveDefiniteError, log_det_from_cholesky
 from ..validation import as_float_array, as_positive_float, as_positive_int
 from .ep_result import ClippedSiteWarning, EPConvergenceError, EPResult
-from .laplace import check_latent_problem
+from .latent_checks import check_latent_problem
 from .prediction import LatentGaussian
 from .tilted_moments import likelihood_bump, trusted_tilted_moments
 

@@ -53,7 +53,8 @@ from ..validation import RngLike, as_positive_float, as_positive_int, as_rng, ch
 from .comparisons import Comparisons
 from .ep import ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation
 from .kernels import Kernel, as_inputs, check_exact_size
-from .laplace import LaplaceResult, laplace_mode
+from .laplace import laplace_mode
+from .laplace_result import LaplaceResult
 from .likelihoods import Likelihood
 from .optimise import HyperparameterFit, check_priors, log_hyper_prior, optimise_hyperparameters
 from .prediction import LatentGaussian
@@ -74,7 +75,7 @@ _FAILED_EP_PENALTY = 1e6
 class LaplaceEvidence:
     """The Laplace log evidence log q(y | theta) at some theta, its gradient with respect to
     the log hyper-parameters (order of ``param_names``; None unless asked for) and the
-    :class:`~course_lib.gp.laplace.LaplaceResult` it came from."""
+    :class:`~course_lib.gp.laplace_result.LaplaceResult` it came from."""
 
     value: float
     gradient: np.ndarray | None
@@ -163,7 +164,7 @@ class PreferenceGP:
     Usage: ``gp = PreferenceGP(k, PairwiseProbit(1.0)).fit(comparisons)``;
     ``gp.predict(X_test)`` (utility mean and variance); ``gp.preference_probability(Xa, Xb)``;
     ``gp.optimise_hyperparameters(5, rng=rng)``. After ``fit``: ``gp.laplace`` (the
-    :class:`~course_lib.gp.laplace.LaplaceResult`, or None under EP), ``gp.ep`` (the
+    :class:`~course_lib.gp.laplace_result.LaplaceResult`, or None under EP), ``gp.ep`` (the
     :class:`~course_lib.gp.ep_result.EPResult`, or None under Laplace), ``gp.posterior``,
     ``gp.X_train`` (the items).
     """

@@ -91,7 +91,8 @@ from ..linalg import NotPositiveDefiniteError
 from ..validation import as_bool, as_positive_float, as_positive_int
 from .comparisons import Comparisons
 from .kernels import Kernel, as_inputs
-from .laplace import LaplaceResult, laplace_mode
+from .laplace import laplace_mode
+from .laplace_result import LaplaceResult
 from .pairwise_likelihoods import PairwiseProbit
 from .preference import LaplaceEvidence, PreferenceGP, _paired_kernel
 from .priors import Prior

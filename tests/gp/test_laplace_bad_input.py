@@ -12,7 +12,8 @@ import numpy as np
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import HalfStudentT, SquaredExponential
 from course_lib.gp.comparisons import Comparisons
-from course_lib.gp.laplace import InvalidLaplaceError, laplace_mode, newton_path
+from course_lib.gp.laplace import laplace_mode, newton_path
+from course_lib.gp.laplace_result import InvalidLaplaceError
 from course_lib.gp.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.gp.rating_likelihoods import BetaRating
 from course_lib.gp.preference import OnSquare, PreferenceGP
