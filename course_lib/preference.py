@@ -29,7 +29,8 @@ from .gp.laplace import laplace_mode, newton_path
 from .gp.laplace_result import InvalidLaplaceError, LaplaceResult, NewtonStep
 from .gp.likelihoods import Likelihood, LikelihoodTerms
 from .gp.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
-from .gp.preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
+from .gp.preference import PreferenceGP
+from .gp.preference_hyperparameters import EPEvidence, LaplaceEvidence, OnSquare
 from .gp.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
 from .gp.sparse_preference import PseudoInputFit, SparsePreferenceGP
 from .gp.tilted_moments import tilted_moments

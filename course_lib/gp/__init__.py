@@ -18,8 +18,11 @@ The later units build on these modules and have their own faces: :mod:`course_li
 per model (``multi_rater``, ``laplace``, ``ep``, ``variational`` with the model class in
 ``variational_gp``, ...), with the engine rooms a reader of an algorithm need not open:
 ``parameters`` (log-parameter bookkeeping), ``quadrature`` (expectations under a Gaussian),
-``newton_system`` (the factorisations behind Laplace's Newton step) and ``bivariate_normal``
-(the CDF behind the level-set look-ahead). The likelihoods
+``newton_system`` (the factorisations behind Laplace's Newton step), ``tilted_moments`` (EP's
+moment matching), ``bivariate_normal`` (the CDF behind the level-set look-ahead), the result
+types ``laplace_result`` and ``ep_result``, ``latent_checks``, ``pair_prediction``,
+``preference_checks``, ``preference_hyperparameters`` and ``sparse_preference_gradient``. The
+likelihoods
 share one interface in ``likelihoods``, with a module per family: ``pairwise_likelihoods``
 (comparisons), ``rating_likelihoods`` (bounded and ordinal ratings) and ``feedback_likelihoods``
 (yes/no answers, constraints, confidence ratings); ``mixed_likelihood`` joins several of them on

@@ -55,7 +55,7 @@ from .kernels import Kernel, as_inputs
 from .feedback_likelihoods import LikertConfidence
 from .mixed_likelihood import MixedLikelihood
 from .pairwise_likelihoods import PairwiseProbit
-from .preference import latent_difference
+from .pair_prediction import latent_difference
 from .priors import LogNormal, Prior
 from .variational_gp import VariationalGP
 

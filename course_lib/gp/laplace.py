@@ -53,7 +53,6 @@ _ARMIJO = 1e-4
 _MAX_HALVINGS = 40
 
 
-
 def laplace_mode(K, M, likelihood, y, f0=None, *, alpha0=None, max_iter: int = 100,
                  tol: float = 1e-9, form: str = "auto") -> LaplaceResult:
     """Mode, Gaussian approximation and log evidence of p(f | y) for f ~ N(0, K), z = M f.

@@ -61,7 +61,6 @@ kernel columns, no n x n or m x m matrix; the pairs' own kernel values in chunks
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -76,7 +75,9 @@ from .kernels import Kernel, as_inputs
 from .laplace import laplace_mode
 from .laplace_result import LaplaceResult
 from .pairwise_likelihoods import PairwiseProbit
-from .preference import LaplaceEvidence, PreferenceGP, _paired_kernel
+from .pair_prediction import paired_kernel
+from .preference import PreferenceGP
+from .preference_hyperparameters import LaplaceEvidence, warn_of_scale_ridge
 from .priors import Prior
 from .sparse import DEFAULT_JITTER
 from .sparse_preference_gradient import evidence_gradients
@@ -185,8 +186,8 @@ class SparsePreferenceGP(PreferenceGP):
         A = cho_solve((L, True), D.T, check_finite=False).T
         if self.conditional_variance:
             diag = kernel.diag(X)
-            pairs = diag[first] + diag[second] - 2.0 * _paired_kernel(kernel, X[first],
-                                                                      X[second])
+            pairs = diag[first] + diag[second] - 2.0 * paired_kernel(kernel, X[first],
+                                                                     X[second])
             conditional = np.maximum(pairs - np.einsum("kj,kj->k", A, D), 0.0)
         else:
             conditional = np.zeros(first.shape[0])
@@ -230,8 +231,9 @@ class SparsePreferenceGP(PreferenceGP):
     def marginal_likelihood(self, theta=None, eval_gradient: bool = False,
                             warn: bool = True) -> LaplaceEvidence:
         """Laplace log evidence log q(y | theta) of the sparse model (``theta`` defaults to the
-        current one) and, with ``eval_gradient``, its gradient in the order of
-        ``param_names`` (module docstring). Warm-started from the latest weights."""
+        current one) and, with ``eval_gradient``, its gradient in the order of ``param_names``
+        (:mod:`course_lib.gp.sparse_preference_gradient`). Warm-started from the latest
+        weights."""
         self._require_fit()
         kernel, likelihood = (self.kernel, self.likelihood) if theta is None else \
             self._split(theta)
@@ -267,11 +269,7 @@ class SparsePreferenceGP(PreferenceGP):
         centres). The model is refitted at the end."""
         self._require_fit()
         max_iter = as_positive_int(max_iter, "max_iter")
-        ridge = self._scale_ridge()
-        if ridge:
-            warnings.warn(f"self: {' and '.join(ridge)} are both free without a prior, but the "
-                          "answers depend only on their ratio; fix one or give it a prior",
-                          UserWarning, stacklevel=2)
+        warn_of_scale_ridge(self, "fix one or give it a prior")
         shape, P = self.pseudo_inputs.shape, len(self.param_names)
         start_theta, start_pseudo = self.theta, self.pseudo_inputs.copy()
 
