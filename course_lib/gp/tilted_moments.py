@@ -45,8 +45,8 @@ def tilted_moments(likelihood: Likelihood, y, mean, var, *, parameters: bool = F
     y = likelihood.check_observations(y, "y")
     if y.shape != mean.shape:
         raise ValueError(f"y: expected {mean.size} observations (one per mean), got {y.size}")
-    return trusted_tilted_moments(likelihood, y, mean, var, lambda: likelihood_bump(likelihood, y),
-                   parameters)
+    return trusted_tilted_moments(likelihood, y, mean, var,
+                                  lambda: likelihood_bump(likelihood, y), parameters)
 
 
 def likelihood_bump(likelihood, y):
@@ -59,7 +59,8 @@ def likelihood_bump(likelihood, y):
 
 
 def trusted_tilted_moments(likelihood, y, mean, var, find_bump, parameters):
-    """:func:`tilted_moments` with ``find_bump()`` giving the likelihood's window."""
+    """:func:`tilted_moments` on checked arrays, with ``find_bump()`` giving the likelihood's
+    window (EP's loop calls it once per sweep)."""
     closed = _closed_form(likelihood, y, mean, var)
     if closed is not None and not parameters:
         return closed
