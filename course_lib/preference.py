@@ -24,15 +24,18 @@ from .gp.acquisition_bald import pairwise_bald
 from .gp.acquisition_maximise import AcquisitionMaximum, maximise_acquisition
 from .gp.comparisons import Comparisons, DisconnectedComparisonsWarning
 from .gp.ei_convergence import average_ei_path, settled_at, settling_threshold
-from .gp.ep import (ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation,
-                    tilted_moments)
+from .gp.ep import expectation_propagation
+from .gp.ep_result import ClippedSiteWarning, EPConvergenceError, EPResult
 from .gp.forced_choice import ForcedChoiceTest, forced_choice_test, forced_choice_threshold
-from .gp.laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
+from .gp.laplace import laplace_mode, newton_path
+from .gp.laplace_result import InvalidLaplaceError, LaplaceResult, NewtonStep
 from .gp.likelihoods import Likelihood, LikelihoodTerms
 from .gp.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
-from .gp.preference import EPEvidence, LaplaceEvidence, OnSquare, PreferenceGP
+from .gp.preference import PreferenceGP
+from .gp.preference_hyperparameters import EPEvidence, LaplaceEvidence, OnSquare
 from .gp.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
 from .gp.sparse_preference import PseudoInputFit, SparsePreferenceGP
+from .gp.tilted_moments import tilted_moments
 
 __all__ = [
     "Comparisons", "DisconnectedComparisonsWarning",

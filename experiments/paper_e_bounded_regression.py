@@ -76,7 +76,7 @@ from course_lib.gp import (JitterWarning, NotPositiveDefiniteError, Periodic, Sq
                            sample_gaussian)
 from course_lib.preference import (BetaRating, ClippedSiteWarning, Comparisons, PreferenceGP,
                                    TruncatedGaussianRating, WarpedProbitRating)
-from course_lib.gp.ep import EPConvergenceError
+from course_lib.gp.ep_result import EPConvergenceError
 
 from .common import RESULTS_DIR, compare_runs, run_experiment, task_rng
 

@@ -91,3 +91,14 @@ def adaptive_expectation(fun, mean, var, points=()):
     return sum(integrate.quad(lambda z: fun(z) * stats.norm.pdf(z, mean, sd), a, b,
                               epsabs=1e-13, epsrel=1e-12, limit=200)[0]
                for a, b in zip(edges[:-1], edges[1:]))
+
+
+def finite_difference(function, x, step=1e-5):
+    """Central differences of a scalar ``function`` in every entry of ``x`` (any shape)."""
+    x = np.asarray(x, dtype=float)
+    out = np.zeros(x.shape)
+    for index in np.ndindex(x.shape):
+        e = np.zeros(x.shape)
+        e[index] = step
+        out[index] = (function(x + e) - function(x - e)) / (2 * step)
+    return out

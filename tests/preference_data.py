@@ -4,7 +4,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from course_lib.gp.comparisons import Comparisons
-from course_lib.gp.kernels import SquaredExponential
+from course_lib.gp.kernels import Matern52, SquaredExponential
 from course_lib.gp.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
 from course_lib.gp.preference import PreferenceGP
 
@@ -43,3 +43,27 @@ def preference_model(kernel=None, kind="pair-binary", seed=0):
     likelihood = PairwiseProbit(0.7) if kind == "pair-binary" else PairwiseBeta(0.7, 10.0)
     return PreferenceGP(kernel, likelihood).fit(comparisons(np.random.default_rng(seed),
                                                             kind=kind))
+
+
+# pseudo-inputs of the sparse model's tests, on the plane of plane_comparisons
+PSEUDO = np.array([[-2.0, -1.0], [0.0, 0.5], [2.0, 1.0], [1.0, -2.0]])
+
+
+def plane_utility(X):
+    """The listener's utility behind plane_comparisons."""
+    return np.sin(X[:, 0]) + 0.3 * X[:, 1]
+
+
+def plane_comparisons(seed=0, n_items=9, m=16):
+    """Binary answers (probit noise 0.4) about connected pairs of items on [-3, 3]^2."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-3, 3, (n_items, 2))
+    first, second = connected_pairs(rng, n_items, m)
+    z = plane_utility(X)[first] - plane_utility(X)[second]
+    y = (z + rng.normal(0, 0.4, z.size) > 0).astype(float)
+    return Comparisons(X, first, second, y)
+
+
+def ard_kernel():
+    """A Matern 5/2 kernel with a lengthscale per coordinate."""
+    return Matern52([1.1, 0.8], 1.3)

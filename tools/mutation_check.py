@@ -103,7 +103,7 @@ RATERS_TESTS = ("tests/reference/test_raters_reference.py", "tests/gp/test_multi
                 "tests/gp/test_rater_data.py")
 METRICS_TESTS = ("tests/test_metrics.py",)
 LAPLACE_TESTS = ("tests/gp/test_laplace.py",)
-EP_TESTS = ("tests/gp/test_ep.py",)
+EP_TESTS = ("tests/gp/test_ep.py", "tests/gp/test_tilted_moments.py")
 ELBO_TESTS = ("tests/reference/test_variational_reference.py", "tests/gp/test_variational.py",
               "tests/gp/test_mixed_likelihood.py", "tests/gp/test_variational_gp.py")
 LEVELSET_TESTS = ("tests/reference/test_levelset_reference.py", "tests/gp/test_levelset.py")
@@ -127,7 +127,7 @@ TARGETS = {t.name: t for t in (
                       "and its implicit gradient term (course_lib/gp/laplace.py, "
                       "course_lib/gp/newton_system.py)", LAPLACE_TESTS),
     Target("ep", "EP site update: cavity, tilted moments, moment matching, damping, evidence "
-                 "(course_lib/gp/ep.py)", EP_TESTS),
+                 "(course_lib/gp/ep.py, course_lib/gp/tilted_moments.py)", EP_TESTS),
     Target("elbo", "Variational ELBO: expected log-likelihood, KL, row moments and their "
                    "gradients (course_lib/gp/variational.py, course_lib/gp/mixed_likelihood.py)",
            ELBO_TESTS),
@@ -180,6 +180,7 @@ METRICS = "course_lib/metrics.py"
 LAPLACE = "course_lib/gp/laplace.py"
 NEWTON_SYSTEM = "course_lib/gp/newton_system.py"
 EP = "course_lib/gp/ep.py"
+TILTED_MOMENTS = "course_lib/gp/tilted_moments.py"
 VARIATIONAL = "course_lib/gp/variational.py"
 MIXED_LIKELIHOOD = "course_lib/gp/mixed_likelihood.py"
 LEVELSET = "course_lib/gp/levelset.py"
@@ -519,15 +520,15 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("ep-clipped-site-zero-shift", "ep", EP, "_proposal",
            "a clipped site also loses its shift (nu = 0, the tilted mean no longer matched)",
            "np.where(clipped, delta / var_c, nu_new)", "np.where(clipped, 0.0, nu_new)"),
-    Mutant("ep-tilted-variance-uncentred", "ep", EP, "_tilted",
+    Mutant("ep-tilted-variance-uncentred", "ep", TILTED_MOMENTS, "trusted_tilted_moments",
            "tilted variance as E[(f - m)^2], not centred on the tilted mean",
            "var_hat = row_sum((offset - delta[row, None]) ** 2) / total",
            "var_hat = row_sum(offset ** 2) / total"),
-    Mutant("ep-probit-one-noise", "ep", EP, "_closed_form",
+    Mutant("ep-probit-one-noise", "ep", TILTED_MOMENTS, "_closed_form",
            "probit tilted moments with sigma^2 instead of 2 sigma^2 (the pair's two noises)",
            "noise = 2.0 * likelihood.params[\"noise_sd\"] ** 2",
            "noise = likelihood.params[\"noise_sd\"] ** 2"),
-    Mutant("ep-probit-shift-over-variance", "ep", EP, "_closed_form",
+    Mutant("ep-probit-shift-over-variance", "ep", TILTED_MOMENTS, "_closed_form",
            "probit tilted mean shift divided by (2 sigma^2 + v), not its square root",
            "var * sign * r / np.sqrt(total)", "var * sign * r / total"),
     Mutant("ep-damping-swapped", "ep", EP, "_sweeps",

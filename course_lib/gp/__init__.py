@@ -23,11 +23,13 @@ per model (``multi_rater``, ``laplace``, ``ep``, ``variational`` with the model 
 ``inputs`` (rows are points, the size limit of an exact GP), ``stationary`` (the distance and
 chain-rule machinery of stationary kernels), ``parameters`` (log-parameter bookkeeping),
 ``quadrature`` (expectations under a Gaussian), ``newton_system`` (the factorisations behind
-Laplace's Newton step) and ``bivariate_normal`` (the CDF behind the level-set look-ahead). The
-likelihoods share one interface in ``likelihoods``, with a module per family:
-``pairwise_likelihoods`` (comparisons), ``rating_likelihoods`` (bounded and ordinal ratings) and
-``feedback_likelihoods`` (yes/no answers, constraints, confidence ratings); ``mixed_likelihood``
-joins several of them on one latent, each with its own rows of M.
+Laplace's Newton step), ``tilted_moments`` (EP's moment matching), ``bivariate_normal`` (the CDF
+behind the level-set look-ahead), the result types ``laplace_result`` and ``ep_result``,
+``latent_checks``, ``pair_prediction``, ``preference_checks``, ``preference_hyperparameters`` and
+``sparse_preference_gradient``. The likelihoods share one interface in ``likelihoods``, with a
+module per family: ``pairwise_likelihoods`` (comparisons), ``rating_likelihoods`` (bounded and
+ordinal ratings) and ``feedback_likelihoods`` (yes/no answers, constraints, confidence ratings);
+``mixed_likelihood`` joins several of them on one latent, each with its own rows of M.
 """
 
 from .inducing_inputs import select_inducing_inputs

@@ -56,7 +56,7 @@ from .kernel_algebra import Kernel
 from .feedback_likelihoods import LikertConfidence
 from .mixed_likelihood import MixedLikelihood
 from .pairwise_likelihoods import PairwiseProbit
-from .preference import latent_difference
+from .pair_prediction import latent_difference
 from .priors import LogNormal, Prior
 from .variational_gp import VariationalGP
 

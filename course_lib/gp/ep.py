@@ -44,10 +44,8 @@ computed from delta and v_hat directly: R&W's form -g2 / (1 + v g2) forms v_hat 
 1 + v g2, which loses as many digits as v_hat / v is small (eight for a truncated Gaussian with
 noise_sd 1e-5, where v_hat / v is near 1e-8).
 
-Closed forms for ``PairwiseProbit`` (Z = Phi(s m / sqrt(2 sigma^2 + v)), s = 2y - 1),
-``PairwiseGaussian`` and ``WarpedProbitRating`` (Gaussian in f); otherwise (``BetaRating``,
-``TruncatedGaussianRating``, ...) log Z and the tilted mean and variance come from the
-composite Gauss-Legendre rule of ``course_lib.gp.quadrature``, summed in log space.
+The tilted moments come in closed form where the likelihood allows, else by quadrature
+(:mod:`course_lib.gp.tilted_moments`).
 
 Negative site precisions. For a likelihood that is not log-concave (Beta, truncated Gaussian)
 v_hat can exceed v: the tilted distribution is wider than the cavity and tau_new < 0. Such a
@@ -78,196 +76,30 @@ cavities of the final posterior and C_k fixed by Z_k = int q_-k(f) t_k(f) df:
     log Z_EP = sum_k [log Z_k + 1/2 log(1 + tau_k / tau_c,k)
                       + 1/2 (tau_c,k m_k^2 - mu_i^2 / Sigma_ii)]  - 1/2 log det B + 1/2 b^T mu.
 
-Its gradient at a fixed point (:meth:`EPResult.evidence_gradient`): log Z_EP is stationary in
-the sites there, so only the explicit dependence counts (R&W 5.27):
-
-    kernel theta_j:     1/2 alpha^T dK_j alpha - 1/2 tr(S^1/2 B^-1 S^1/2 dK_j)
-    likelihood theta_p: sum_k E_tilted,k[d log p(y_k | f) / d theta_p]     (quadrature).
+Its gradient at a fixed point, the result type and the errors are in
+:mod:`course_lib.gp.ep_result`.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
-from scipy.special import ndtri
 
 from ..linalg import NotPositiveDefiniteError, log_det_from_cholesky
 from ..validation import as_float_array, as_positive_float, as_positive_int
-from . import quadrature
-from .likelihoods import Likelihood
-from .log_phi import log_ndtr_derivatives
-from .pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
-from .rating_likelihoods import WarpedProbitRating
-from .laplace import check_latent_problem
+from .ep_result import ClippedSiteWarning, EPConvergenceError, EPResult
+from .latent_checks import check_latent_problem
 from .prediction import LatentGaussian
+from .tilted_moments import likelihood_bump, trusted_tilted_moments
 
-__all__ = ["expectation_propagation", "EPResult", "EPConvergenceError", "ClippedSiteWarning",
-           "tilted_moments"]
+__all__ = ["expectation_propagation"]
 
 # The damping never rises above this (at 1 the sites would stop moving).
 MAX_DAMPING = 0.9
 # EP gives up when the largest site change has not reached a new low for this many sweeps.
 _STALL_SWEEPS = 50
-
-
-class EPConvergenceError(RuntimeError):
-    """The EP sites were still moving after ``max_iter`` sweeps, or (``stalled``) stopped
-    settling; ``change`` is the smallest largest-site-change reached (in posterior units) and
-    ``tol`` the tolerance it missed."""
-
-    def __init__(self, message: str, change: float, tol: float, stalled: bool):
-        super().__init__(message)
-        self.change, self.tol, self.stalled = change, tol, stalled
-
-
-class ClippedSiteWarning(UserWarning):
-    """Moment matching asked for a negative site precision; the site was set to precision 0."""
-
-
-@dataclass(frozen=True)
-class EPResult:
-    """The EP approximation q(f) = N(mean, Sigma) and its log evidence (module docstring).
-
-    Attributes
-    ----------
-    mean : (n,) posterior mean mu of the items' latents; ``alpha`` = K^-1 mu.
-    variance : (n,) posterior variances diag Sigma.
-    tau, nu : (m,) site precisions and shifts, one per row (observation).
-    posterior : :class:`~course_lib.gp.prediction.LatentGaussian` ("precision" form, R = S^1/2).
-    log_evidence : log Z_EP.  log_det : log det B = log det(I + K S).
-    n_iter : sweeps taken; ``n_clipped``: sites whose precision was clipped to 0 in the last
-        sweep; ``damping``: the damping in force at the end (above the one asked for when the
-        sites oscillated).
-    """
-
-    mean: np.ndarray
-    alpha: np.ndarray
-    variance: np.ndarray
-    tau: np.ndarray
-    nu: np.ndarray
-    posterior: LatentGaussian
-    log_evidence: float
-    log_det: float
-    n_iter: int
-    n_clipped: int
-    damping: float
-    _problem: "_Problem" = field(repr=False, compare=False)
-    _state: "_Posterior" = field(repr=False, compare=False)
-
-    def covariance(self) -> np.ndarray:
-        """Sigma = (K^-1 + S)^-1, the (n, n) posterior covariance (for checks and plots)."""
-        return self.posterior.covariance(self._problem.K)
-
-    def evidence_gradient(self, dK) -> tuple[np.ndarray, np.ndarray]:
-        """Gradient of :attr:`log_evidence`: ``(d / d kernel theta (P,), d / d likelihood
-        theta (Q,))`` for ``dK`` of shape (P, n, n) (``kernel.gradient(X)[1]``), exact at an
-        EP fixed point (module docstring)."""
-        problem, state = self._problem, self._state
-        n = self.mean.shape[0]
-        dK = as_float_array(dK, "dK", ndim=3, allow_empty=True)
-        if dK.shape[1:] != (n, n):
-            raise ValueError(f"dK: expected shape (P, {n}, {n}) (one kernel derivative per "
-                             f"hyper-parameter), got {dK.shape}")
-        U = solve_triangular(state.L, np.diag(state.root), lower=True, check_finite=False)
-        C = U.T @ U                                       # S^1/2 B^-1 S^1/2
-        grad_kernel = 0.5 * (dK @ self.alpha) @ self.alpha - 0.5 * np.einsum("ij,pij->p", C, dK)
-        mean_c, var_c = state.cavity(problem.item, self.tau, self.nu)
-        grad_likelihood = problem.tilted(mean_c, var_c, parameters=True)[3].sum(axis=1)
-        if not (np.all(np.isfinite(grad_kernel)) and np.all(np.isfinite(grad_likelihood))):
-            raise ValueError("dK: the gradient of the EP evidence is not finite; check that dK "
-                             "holds finite kernel derivatives")
-        return grad_kernel, grad_likelihood
-
-
-# --------------------------------------------------------------------------------------------
-# Moments of the tilted distributions p(y_k | f) N(f; m_k, v_k)
-# --------------------------------------------------------------------------------------------
-
-def tilted_moments(likelihood: Likelihood, y, mean, var, *, parameters: bool = False):
-    """``(log Z, delta, v_hat)``, each (m,): the normaliser Z_k = int p(y_k | f) N(f; mean_k,
-    var_k) df of the tilted distribution, its mean minus ``mean`` and its variance; with
-    ``parameters=True`` also E_tilted[d log p / d theta] of shape (Q, m) (the derivative of
-    log Z in the likelihood's log-parameters).
-
-    The derivatives of log Z in the cavity mean are g1 = delta / var and
-    g2 = (v_hat - var) / var^2. Closed forms for PairwiseProbit, PairwiseGaussian and
-    WarpedProbitRating; otherwise :func:`course_lib.gp.quadrature.panel_rule` (windows at
-    the tilted mode and at the likelihood's own bump, as for its predictive densities), with
-    the tilted mean and variance as weighted sums in log space.
-    """
-    mean = as_float_array(mean, "mean", ndim=1)
-    var = as_float_array(var, "var", ndim=1)
-    if var.shape != mean.shape or np.any(var <= 0):
-        raise ValueError(f"var: expected {mean.size} positive variances (one per mean)")
-    y = likelihood.check_observations(y, "y")
-    if y.shape != mean.shape:
-        raise ValueError(f"y: expected {mean.size} observations (one per mean), got {y.size}")
-    return _tilted(likelihood, y, mean, var, lambda: _likelihood_bump(likelihood, y),
-                   parameters)
-
-
-def _likelihood_bump(likelihood, y):
-    """The window (centre, width) of p(y | f)'s own peak, or None: it does not depend on the
-    cavity, so EP finds it once per fit rather than once per sweep."""
-    centre = likelihood._likelihood_centre(y)
-    if centre is None:
-        return None
-    return likelihood._window(y, centre, np.zeros_like(y), np.zeros_like(y))
-
-
-def _tilted(likelihood, y, mean, var, find_bump, parameters):
-    """:func:`tilted_moments` with ``find_bump()`` giving the likelihood's window."""
-    closed = _closed_form(likelihood, y, mean, var)
-    if closed is not None and not parameters:
-        return closed
-    windows = [likelihood._window(y, mean.copy(), mean, 1.0 / var)]
-    bump = find_bump()
-    if bump is not None:
-        windows.append(bump)
-    nodes, log_weights, row, row_start = quadrature.panel_rule(
-        mean, var, windows=windows, link_scale=likelihood._link_scale(), kinks=likelihood._kinks())
-    log_terms = log_weights + likelihood._log_density(nodes, y[row, None])
-    peak = np.maximum.reduceat(log_terms.max(axis=1), row_start)
-    weights = np.exp(log_terms - peak[row, None])
-
-    def row_sum(values):
-        return np.add.reduceat((weights * values).sum(axis=1), row_start)
-
-    total = row_sum(1.0)
-    offset = nodes - mean[row, None]
-    delta = row_sum(offset) / total                              # E[f] - mean
-    var_hat = row_sum((offset - delta[row, None]) ** 2) / total  # Var[f]
-    if closed is None:
-        closed = (np.log(total) + peak, delta, var_hat)
-    if not parameters:
-        return closed
-    flat = likelihood.parameter_terms(nodes.ravel(), np.repeat(y[row], nodes.shape[1]))[:, 0]
-    dtheta = np.stack([row_sum(d.reshape(nodes.shape)) / total for d in flat])
-    return closed + (dtheta,)
-
-
-def _closed_form(likelihood, y, mean, var):
-    """(log Z, delta, v_hat) where Z has a closed form, else None.
-
-    Probit (R&W 3.58): t = s mean / sqrt(2 sigma^2 + var), delta = var s r(t) / sqrt(...),
-    v_hat = var (2 sigma^2 + var (1 - r(t)(t + r(t)))) / (2 sigma^2 + var). Gaussian in f with
-    observed o (y, or Phi^-1(y) for the warp): delta = var (o - mean) / (sigma^2 + var),
-    v_hat = var sigma^2 / (sigma^2 + var)."""
-    if isinstance(likelihood, PairwiseProbit):
-        sign = 2.0 * y - 1.0
-        noise = 2.0 * likelihood.params["noise_sd"] ** 2
-        total = noise + var
-        log_Z, r, d2, _ = log_ndtr_derivatives(sign * mean / np.sqrt(total))
-        return log_Z, var * sign * r / np.sqrt(total), var * (noise + var * (1.0 + d2)) / total
-    if isinstance(likelihood, (PairwiseGaussian, WarpedProbitRating)):
-        observed = y if isinstance(likelihood, PairwiseGaussian) else ndtri(y)
-        noise = likelihood.params["noise_sd"] ** 2
-        log_Z = likelihood.predictive_log_density(y, mean, var)
-        return log_Z, var * (observed - mean) / (noise + var), var * noise / (noise + var)
-    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -323,11 +155,11 @@ class _Problem:
     def bump(self):
         """The likelihood's window, found at the first call (it depends on y only)."""
         if self._bump is None:
-            self._bump = (_likelihood_bump(self.likelihood, self.y),)
+            self._bump = (likelihood_bump(self.likelihood, self.y),)
         return self._bump[0]
 
     def tilted(self, mean, var, parameters=False):
-        return _tilted(self.likelihood, self.y, mean, var, self.bump, parameters)
+        return trusted_tilted_moments(self.likelihood, self.y, mean, var, self.bump, parameters)
 
 
 def _check_problem(K, M, likelihood, y) -> _Problem:

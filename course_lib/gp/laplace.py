@@ -27,33 +27,30 @@ a = K^-1 f_hat (= M^T g there):
     log q(y | theta) = sum_k log p(y_k | z_hat_k) - 1/2 f_hat^T a - 1/2 log det(I + K W),
 
 and the gradient of log q in the hyper-parameters, with its implicit term through f_hat
-(R&W eqs. 5.21-5.24; :func:`_evidence_gradient`).
+(R&W eqs. 5.21-5.24; :func:`_evidence_gradient`). The result types and the error are in
+:mod:`course_lib.gp.laplace_result`, the checks shared with EP in
+:mod:`course_lib.gp.latent_checks`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_solve
 
-from ..linalg import NotPositiveDefiniteError, as_square_matrix, check_symmetric
 from ..validation import as_float_array, as_positive_float, as_positive_int, check_choice
+from .latent_checks import check_latent_problem
+from .laplace_result import InvalidLaplaceError, LaplaceResult, NewtonStep, not_peak_message
 from .likelihoods import Likelihood, LikelihoodTerms
 from .newton_system import FORMS, FactorisedSystem, NewtonSystem
-from .prediction import LatentGaussian
 
-__all__ = ["laplace_mode", "newton_path", "LaplaceResult", "NewtonStep",
-           "InvalidLaplaceError"]
+__all__ = ["laplace_mode", "newton_path"]
 
 # Armijo constant of the backtracking line search, and how often it halves the step.
 _ARMIJO = 1e-4
 _MAX_HALVINGS = 40
-
-
-class InvalidLaplaceError(NotPositiveDefiniteError):
-    """K^-1 + W is not positive definite at the stationary point Newton's method reached: the
-    posterior is not locally a peak there, so no Gaussian (Laplace) approximation exists."""
 
 
 def laplace_mode(K, M, likelihood, y, f0=None, *, alpha0=None, max_iter: int = 100,
@@ -262,92 +259,12 @@ def _at_the_mode(problem: _Problem, state: _State, n_iter: int, converged: bool,
             state = problem.restate(state)
             system = problem.system.factorise(state.terms.curvature)
     except LinAlgError:
-        raise InvalidLaplaceError(_not_peak_message(problem, state.terms.curvature)) from None
+        raise InvalidLaplaceError(not_peak_message(problem, state.terms.curvature)) from None
     log_det = system.log_det()
     return LaplaceResult(state.f, state.a, state.terms, system.posterior(state.f, state.a),
                          _log_evidence(state, log_det), log_det, n_iter, converged, n_clipped,
-                         system.form, problem.system.jitter, problem, system)
-
-
-# --------------------------------------------------------------------------------------------
-# Results
-# --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class LaplaceResult:
-    """The Laplace approximation q(f) = N(f_hat, (K^-1 + W)^-1) and its log evidence.
-
-    Attributes
-    ----------
-    f_hat : (n,) the mode of the log posterior.
-    alpha : (n,) a = K^-1 f_hat (equals M^T g at the mode; the predictive mean is K*^T a).
-    terms : :class:`~course_lib.gp.likelihoods.LikelihoodTerms` at z_hat = M f_hat.
-    posterior : :class:`~course_lib.gp.prediction.LatentGaussian` of the training latents.
-    log_evidence : log q(y | theta) (module docstring).
-    log_det : log det(I + K W) at the mode.
-    n_iter : Newton steps taken; ``converged``: whether the stopping rule was met within
-        ``max_iter``; ``n_clipped``: how many of the steps used the clipped weights max(w, 0)
-        (K^-1 + W indefinite there).
-    form : ``"m x m"``, ``"n x n"`` or ``"L_K"``, the factorisation used at the mode.
-    jitter : absolute jitter added to K's diagonal for its Cholesky factor (L_K form only).
-    """
-
-    f_hat: np.ndarray
-    alpha: np.ndarray
-    terms: LikelihoodTerms
-    posterior: LatentGaussian
-    log_evidence: float
-    log_det: float
-    n_iter: int
-    converged: bool
-    n_clipped: int
-    form: str
-    jitter: float
-    _problem: _Problem = field(repr=False, compare=False)
-    _system: FactorisedSystem = field(repr=False, compare=False)
-
-    @property
-    def z_hat(self) -> np.ndarray:
-        """M f_hat, the latent argument of every observation at the mode."""
-        return self._problem.M @ self.f_hat
-
-    def covariance(self) -> np.ndarray:
-        """Sigma = (K^-1 + W)^-1, the (n, n) posterior covariance (for checks and plots)."""
-        return self._system.covariance()
-
-    def evidence_gradient(self, dK, *, implicit: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """Gradient of :attr:`log_evidence`: ``(d / d kernel theta (P,), d / d likelihood
-        theta (Q,))``, for ``dK`` of shape (P, n, n) (``kernel.gradient(X)[1]``) and the
-        likelihood's log-parameters in the order of ``likelihood.param_names``.
-
-        ``implicit=False`` leaves out the term through f_hat(theta) (:func:`_evidence_gradient`),
-        which is wrong: it is there to show what that term is worth.
-        """
-        n = self.f_hat.shape[0]
-        dK = as_float_array(dK, "dK", ndim=3, allow_empty=True)
-        if dK.shape[1:] != (n, n):
-            raise ValueError(f"dK: expected shape (P, {n}, {n}) (one kernel derivative per "
-                             f"hyper-parameter), got {dK.shape}")
-        grad_kernel, grad_likelihood = _evidence_gradient(
-            self._problem, self._system, self.alpha, self.z_hat, dK, implicit)
-        if not (np.all(np.isfinite(grad_kernel)) and np.all(np.isfinite(grad_likelihood))):
-            raise ValueError("dK: the gradient of the Laplace evidence is not finite; check "
-                             "that dK holds finite kernel derivatives")
-        return grad_kernel, grad_likelihood
-
-
-@dataclass(frozen=True)
-class NewtonStep:
-    """One point of the Newton path (:func:`newton_path`): the latents ``f`` and the log
-    posterior ``psi`` (up to its constant) after the step; ``step_size`` the line-search
-    factor taken (1 = the full Newton step; 0 for the start); ``clipped`` whether the step used
-    the clipped weights max(w, 0); ``predicted_gain`` the increase of psi the full step
-    predicted (its stopping rule compares it with ``tol``)."""
-
-    f: np.ndarray
-    psi: float
-    step_size: float
-    clipped: bool
-    predicted_gain: float
+                         system.form, problem.system.jitter, problem, system,
+                         partial(_evidence_gradient, problem, system))
 
 
 @dataclass(frozen=True)
@@ -362,27 +279,6 @@ class _Step:
 # --------------------------------------------------------------------------------------------
 # Checks at the entry points
 # --------------------------------------------------------------------------------------------
-def check_latent_problem(K, M, likelihood, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Validate the inputs of a latent-Gaussian approximation (Laplace or EP): the items' prior
-    covariance ``K`` (n x n, symmetric), the map ``M`` (m x n), a ``likelihood`` and its m
-    observations ``y``; returns K, M and y as checked arrays, errors name the argument."""
-    K = as_square_matrix(K, "K")
-    check_symmetric(K, "K")
-    n = K.shape[0]
-    M = as_float_array(M, "M", ndim=2)
-    if M.shape[1] != n:
-        raise ValueError(f"M: expected {n} columns (one per item, as K is {n} x {n}), got shape "
-                         f"{M.shape}")
-    if not isinstance(likelihood, Likelihood):
-        raise TypeError(f"likelihood: expected a course_lib.gp.likelihoods Likelihood, got "
-                        f"{type(likelihood).__name__}")
-    y = likelihood.check_observations(y, "y")
-    if y.shape != (M.shape[0],):
-        raise ValueError(f"y: expected {M.shape[0]} observations (one per row of M), got shape "
-                         f"{y.shape}")
-    return K, M, y
-
-
 def _prepare(K, M, likelihood, y, f0, alpha0, max_iter, tol, form):
     check_choice(form, "form", FORMS)
     K, M, y = check_latent_problem(K, M, likelihood, y)
@@ -413,14 +309,3 @@ def _start(problem: _Problem, f0, alpha0) -> _State:
         raise ValueError(f"alpha0: expected shape ({n},) (one weight per item), got {a.shape}")
     warm = problem.evaluate(a)
     return warm if warm.psi > cold.psi else cold
-
-
-def _not_peak_message(problem: _Problem, w: np.ndarray) -> str:
-    smallest = problem.system.smallest_eigenvalue(w)
-    negative = np.flatnonzero(w < 0)
-    return (f"likelihood: K^-1 + W is not positive definite at the stationary point reached "
-            f"(smallest eigenvalue of I + L^T W L: {smallest:.3g}; negative curvature w < 0 in "
-            f"{negative.size} of {w.size} observations, e.g. row {int(negative[0])}): the "
-            "posterior is not a peak there (a saddle of a likelihood that is not log-concave), "
-            "so no Laplace approximation exists. Start Newton elsewhere (f0), or revise the "
-            "likelihood's parameters; jitter would only hide this")

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..validation import as_float_array
-from .laplace import check_latent_problem
+from .latent_checks import check_latent_problem
 from .likelihoods import Likelihood
 from .parameters import LogParameters
 

@@ -17,131 +17,37 @@ the thesis did not implement either). Predictions at new settings go through the
 inference gives.
 
 Hyper-parameters (``theta``, ``param_names``): the kernel's log-parameters, then the
-likelihood's (e.g. ``noise_sd``). MAP-II maximises the Laplace log evidence plus the log
-hyper-priors with the one L-BFGS-B restart loop,
-:func:`~course_lib.gp.optimise.optimise_hyperparameters`, using the evidence
-gradient with its implicit term; every evaluation warm-starts Newton from the previous weights
-a = K^-1 f_hat, and so does every refit on new comparisons (old items keep their weight, new
-items start at 0, i.e. at the current predictive mean). Under EP the evidence gradient is the
-one at converged sites, and every evaluation starts from the previous sites.
-
-Scale: probit and Beta answers depend on f only through z / sigma, so the kernel's variance
-and ``noise_sd`` trade off exactly (the evidence has a ridge). Fix one of them (a kernel
-built with ``variance_bounds="fixed"``, or ``noise_sd_bounds="fixed"``) or give it a prior;
-:meth:`PreferenceGP.optimise_hyperparameters` warns otherwise. The utility is defined only up
-to an additive constant by the data; the zero prior mean fixes it.
-
-The thesis's MAP-II set-up (Nielsen, Nielsen & Larsen 2015, eqs. 23-28, their 2-D study) in the
-course's conventions:
-its sigma_f = 4 multiplies the kernel directly, so ``variance=4`` fixed; its lambda_i are
-SQUARED lengthscales with half-Student-t(6, 10) priors, i.e. ``OnSquare(HalfStudentT(6, 10))``
-on each ``lengthscale`` (or ``lengthscale_k``); its likelihood slope sigma is our ``noise_sd``
-with ``HalfStudentT(6, 10)``.
+likelihood's (e.g. ``noise_sd``), by MAP-II; its warm starts, the scale ridge of probit and Beta
+answers and the thesis's set-up are in :mod:`course_lib.gp.preference_hyperparameters`.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import ndtr
 
 from ..linalg import NotPositiveDefiniteError, sample_gaussian
-from ..validation import RngLike, as_positive_float, as_positive_int, as_rng, check_choice
+from ..validation import RngLike, as_positive_float, as_positive_int, as_rng
 from .comparisons import Comparisons
-from .ep import ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation
-from .inputs import as_inputs, check_exact_size
+from .ep import expectation_propagation
+from .ep_result import ClippedSiteWarning, EPConvergenceError, EPResult
 from .kernel_algebra import Kernel
-from .laplace import LaplaceResult, laplace_mode
+from .laplace import laplace_mode
+from .laplace_result import LaplaceResult
 from .likelihoods import Likelihood
 from .optimise import HyperparameterFit, check_priors, log_hyper_prior, optimise_hyperparameters
-from .prediction import LatentGaussian
+from .pair_prediction import latent_difference
+from .preference_checks import (check_comparisons, check_inference,
+                                check_kernel_and_likelihood, restated_ep_error)
+from .preference_hyperparameters import (EPEvidence, LaplaceEvidence, carried_over_weights,
+                                         failed_objective, warn_of_scale_ridge)
 from .priors import Prior
 from .regression import checked_theta, predict_latent
 
-__all__ = ["PreferenceGP", "LaplaceEvidence", "EPEvidence", "OnSquare"]
-
-_INFERENCES = ("laplace", "ep")
-
-# rows of test pairs handled per kernel call in preference_probability (memory stays O(chunk n))
-_PAIR_CHUNK = 1024
-# How much worse than the last evaluated MAP-II objective a point where EP fails is taken to be.
-_FAILED_EP_PENALTY = 1e6
-
-
-@dataclass(frozen=True)
-class LaplaceEvidence:
-    """The Laplace log evidence log q(y | theta) at some theta, its gradient with respect to
-    the log hyper-parameters (order of ``param_names``; None unless asked for) and the
-    :class:`~course_lib.gp.laplace.LaplaceResult` it came from."""
-
-    value: float
-    gradient: np.ndarray | None
-    laplace: LaplaceResult
-
-
-@dataclass(frozen=True)
-class EPEvidence:
-    """The EP log evidence log Z_EP at some theta, its gradient (as :class:`LaplaceEvidence`)
-    and the :class:`~course_lib.gp.ep.EPResult` it came from."""
-
-    value: float
-    gradient: np.ndarray | None
-    ep: EPResult
-
-
-class OnSquare(Prior):
-    """The prior of a parameter whose SQUARE follows ``prior``: theta^2 ~ prior.
-
-    For priors stated on a squared lengthscale lambda = ell^2 (the thesis's lambda_i) while the
-    course's kernels take ell. In u = log ell, log lambda = 2 u, so
-    ``log p_u(u) = log p_{log lambda}(2 u) + log 2`` (the Jacobian of u -> 2 u).
-    """
-
-    def __init__(self, prior: Prior):
-        if not isinstance(prior, Prior):
-            raise TypeError(f"prior: expected a course_lib.gp.priors.Prior, got "
-                            f"{type(prior).__name__}")
-        self.prior = prior
-
-    def _log_pdf_u(self, u):
-        return self.prior._log_pdf_u(2.0 * u) + np.log(2.0)
-
-    def _dlog_pdf_u(self, u):
-        return 2.0 * self.prior._dlog_pdf_u(2.0 * u)
-
-    def _sample_u(self, rng, size):
-        return 0.5 * self.prior._sample_u(rng, size)
-
-    def __repr__(self):
-        return f"OnSquare({self.prior!r})"
-
-
-def _paired_kernel(kernel: Kernel, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """k(a_i, b_i) for every row i, in chunks (never the full len(A) x len(B) matrix)."""
-    out = np.empty(A.shape[0])
-    for start in range(0, A.shape[0], _PAIR_CHUNK):
-        stop = start + _PAIR_CHUNK
-        out[start:stop] = np.diag(kernel(A[start:stop], B[start:stop]))
-    return out
-
-
-def latent_difference(kernel: Kernel, X_train: np.ndarray, posterior: LatentGaussian, Xa, Xb
-                      ) -> tuple[np.ndarray, np.ndarray]:
-    """Posterior mean and variance of d_i = f(Xa_i) - f(Xb_i) for paired rows, under a
-    ``posterior`` of f at ``X_train``. The difference is a linear functional of f, so
-    ``K* = k(X, Xa) - k(X, Xb)`` and ``k** = k_aa + k_bb - 2 k_ab`` give it in one prediction,
-    without any len(Xa) x len(Xa) covariance."""
-    d = X_train.shape[1]
-    Xa, Xb = as_inputs(Xa, "Xa", d), as_inputs(Xb, "Xb", d)
-    if Xa.shape[0] != Xb.shape[0]:
-        raise ValueError(f"Xb: expected {Xa.shape[0]} rows (one per row of Xa), got "
-                         f"{Xb.shape[0]}")
-    K_cross = kernel(X_train, Xa) - kernel(X_train, Xb)
-    k_test = kernel.diag(Xa) + kernel.diag(Xb) - 2.0 * _paired_kernel(kernel, Xa, Xb)
-    return posterior.predict(K_cross, np.maximum(k_test, 0.0))
+__all__ = ["PreferenceGP"]
 
 
 class PreferenceGP:
@@ -149,7 +55,8 @@ class PreferenceGP:
 
     Parameters
     ----------
-    kernel : Kernel over the settings (fix or give a prior to its variance: module docstring).
+    kernel : Kernel over the settings (fix or give a prior to its variance:
+        :mod:`course_lib.gp.preference_hyperparameters`).
     likelihood : a :class:`~course_lib.gp.likelihoods.Likelihood` whose ``observation_kind``
         matches the comparisons to be fitted.
     priors : mapping name -> Prior over any of ``param_names`` (MAP-II); flat otherwise.
@@ -164,8 +71,8 @@ class PreferenceGP:
     Usage: ``gp = PreferenceGP(k, PairwiseProbit(1.0)).fit(comparisons)``;
     ``gp.predict(X_test)`` (utility mean and variance); ``gp.preference_probability(Xa, Xb)``;
     ``gp.optimise_hyperparameters(5, rng=rng)``. After ``fit``: ``gp.laplace`` (the
-    :class:`~course_lib.gp.laplace.LaplaceResult`, or None under EP), ``gp.ep`` (the
-    :class:`~course_lib.gp.ep.EPResult`, or None under Laplace), ``gp.posterior``,
+    :class:`~course_lib.gp.laplace_result.LaplaceResult`, or None under EP), ``gp.ep`` (the
+    :class:`~course_lib.gp.ep_result.EPResult`, or None under Laplace), ``gp.posterior``,
     ``gp.X_train`` (the items).
     """
 
@@ -173,26 +80,13 @@ class PreferenceGP:
                  priors: Mapping[str, Prior] | None = None, *, newton_max_iter: int = 100,
                  newton_tol: float = 1e-10, inference: str = "laplace",
                  ep_max_iter: int = 500, ep_tol: float = 1e-6):
-        if not isinstance(kernel, Kernel):
-            raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
-        if not isinstance(likelihood, Likelihood):
-            raise TypeError(f"likelihood: expected a course_lib.gp.likelihoods Likelihood, got "
-                            f"{type(likelihood).__name__}")
-        shared = set(kernel.param_names) & set(likelihood.param_names)
-        if shared:
-            raise ValueError(f"likelihood: its parameter names {sorted(shared)} clash with the "
-                             "kernel's; hyper-parameters are addressed by name")
+        check_kernel_and_likelihood(kernel, likelihood)
+        self.kernel, self.likelihood = kernel, likelihood
         self.kernel, self.likelihood = kernel, likelihood
         self.priors = check_priors(priors, self.param_names)
         self.newton_max_iter = as_positive_int(newton_max_iter, "newton_max_iter")
         self.newton_tol = as_positive_float(newton_tol, "newton_tol")
-        self.inference = check_choice(inference, "inference", _INFERENCES)
-        if self.inference == "ep" and likelihood.observation_kind != "bounded":
-            raise ValueError(f"inference: 'ep' fits ratings of single items (a likelihood for "
-                             f"'bounded' answers); {type(likelihood).__name__} models "
-                             f"{likelihood.observation_kind!r} answers about pairs, whose terms "
-                             "would need factorised two-item sites (thesis footnote 4), not "
-                             "implemented. Use inference='laplace'")
+        self.inference = check_inference(inference, likelihood)
         self.ep_max_iter = as_positive_int(ep_max_iter, "ep_max_iter")
         self.ep_tol = as_positive_float(ep_tol, "ep_tol")
         self.comparisons: Comparisons | None = None
@@ -239,21 +133,8 @@ class PreferenceGP:
         hyper-parameters, by Laplace (warm-started from the previous fit where items
         coincide) or EP (warm-started from the previous sites when refitting the same
         comparisons). Returns self."""
-        if not isinstance(comparisons, Comparisons):
-            raise TypeError(f"comparisons: expected a course_lib.gp.comparisons.Comparisons, "
-                            f"got {type(comparisons).__name__}")
-        if self.inference == "ep" and comparisons.is_pairwise:
-            raise ValueError(f"comparisons: inference='ep' fits single-item ratings only (kind "
-                             f"'bounded'), got kind {comparisons.kind!r}: a pairwise term would "
-                             "need factorised two-item sites (thesis footnote 4), not "
-                             "implemented. Use inference='laplace'")
-        if comparisons.kind != self.likelihood.observation_kind:
-            raise ValueError(f"comparisons: kind {comparisons.kind!r} does not match the "
-                             f"likelihood {type(self.likelihood).__name__}, which models "
-                             f"{self.likelihood.observation_kind!r} answers")
-        check_exact_size(comparisons.n_items, "comparisons",
-                         advice="use SparsePreferenceGP (course_lib.gp.sparse_preference) or "
-                                "fit a subset of the comparisons")
+        check_comparisons(comparisons, self.inference, self.likelihood)
+        M, X = comparisons.matrix(), comparisons.X
         M, X = comparisons.matrix(), comparisons.X
         if self.inference == "ep":
             sites0 = self._warm_sites if comparisons is self.comparisons else None
@@ -263,7 +144,7 @@ class PreferenceGP:
             self.ep, self.posterior = ep, ep.posterior
             self._warm_sites = (ep.tau, ep.nu)
             return self
-        warm = self._carry_over(X)
+        warm = carried_over_weights(self.X_train, self._warm_alpha, X)
         try:
             laplace = laplace_mode(self.kernel(X), M, self.likelihood, comparisons.y,
                                    alpha0=warm, max_iter=self.newton_max_iter,
@@ -276,34 +157,12 @@ class PreferenceGP:
         self._warm_alpha = laplace.alpha
         return self
 
-    def _carry_over(self, X: np.ndarray) -> np.ndarray | None:
-        """Warm-start weights for items X: the previous weight of every item seen before (same
-        input), 0 for new items, so the start is f_hat at old items and the predictive mean at
-        new ones."""
-        if self._warm_alpha is None or self.X_train is None:
-            return None
-        previous = {row.tobytes(): i for i, row in enumerate(self.X_train)}
-        alpha = np.zeros(X.shape[0])
-        for j, row in enumerate(X):
-            i = previous.get(row.tobytes())
-            if i is not None:
-                alpha[j] = self._warm_alpha[i]
-        return alpha
-
     def _expectation_propagation(self, K, M, likelihood, y, sites0) -> EPResult:
         try:
             return expectation_propagation(K, M, likelihood, y, sites0=sites0,
                                            max_iter=self.ep_max_iter, tol=self.ep_tol)
         except EPConvergenceError as err:
-            if err.stalled:
-                message = (f"ep_tol: EP stalled at the current hyper-parameters (the sites kept "
-                           f"moving by more than {err.change:.3g} > ep_tol = {err.tol:g}); the "
-                           "likelihood may be too sharp there for its quadrature")
-            else:
-                message = (f"ep_max_iter: EP did not converge in {self.ep_max_iter} sweep(s) at "
-                           f"the current hyper-parameters (the sites still moved by more than "
-                           f"{err.change:.3g} > ep_tol = {err.tol:g}); raise ep_max_iter")
-            raise EPConvergenceError(message, err.change, err.tol, err.stalled) from None
+            raise restated_ep_error(err, self.ep_max_iter) from None
 
     def _require_fit(self):
         if self.posterior is None:
@@ -366,26 +225,9 @@ class PreferenceGP:
         return self._last_objective, -(result.gradient + dlp)
 
     def _failed_objective(self, theta):
-        """The objective where no approximation exists: +inf (a failed run) under Laplace;
-        under EP, whose quadrature fails at the extreme hyper-parameters that L-BFGS-B's
-        first, gradient-sized step often reaches, a finite value far above the last one
-        evaluated, because scipy's L-BFGS-B takes an infinite value at its first trial point
-        for convergence and stops at its start, while a large finite one makes it backtrack."""
-        if self.inference != "ep" or self._last_objective is None:
-            return np.inf, np.zeros_like(theta)
-        return self._last_objective + _FAILED_EP_PENALTY, np.zeros_like(theta)
-
-    def _scale_ridge(self) -> tuple[str, ...]:
-        """Names of the free, prior-less scale parameters that trade off exactly (probit and
-        Beta pairs depend on f / noise_sd only); empty when the scale is pinned."""
-        if self.likelihood.observation_kind not in ("pair-binary", "pair-degree"):
-            return ()
-        bounds = self.bounds
-        free = [name for index, name in enumerate(self.param_names)
-                if bounds[index, 0] < bounds[index, 1] and name not in self.priors]
-        variances = [name for name in free if name.split(".")[-1] == "variance"]
-        noise = [name for name in free if name == "noise_sd"]
-        return tuple(variances + noise) if variances and noise else ()
+        """The objective where no approximation exists
+        (:func:`~course_lib.gp.preference_hyperparameters.failed_objective`)."""
+        return failed_objective(self.inference, self._last_objective, theta)
 
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200) -> HyperparameterFit:
@@ -394,16 +236,13 @@ class PreferenceGP:
         :func:`~course_lib.gp.optimise.optimise_hyperparameters` (first run from the current theta,
         ``n_restarts - 1`` from the priors or uniform in the log-bounds; the best is kept and
         refitted). Warns when the kernel's variance and ``noise_sd`` are both free without a
-        prior (module docstring: the evidence is flat along their ratio)."""
+        prior (the evidence is flat along their ratio:
+        :mod:`course_lib.gp.preference_hyperparameters`)."""
         self._require_fit()
         n_restarts = as_positive_int(n_restarts, "n_restarts")   # before the warning below
         rng = as_rng(rng)
-        ridge = self._scale_ridge()
-        if ridge:
-            warnings.warn(f"self: {' and '.join(ridge)} are both free without a prior, but the "
-                          "answers depend only on their ratio; fix one (bounds='fixed') or give "
-                          "it a prior, else the optimiser wanders along a flat ridge",
-                          UserWarning, stacklevel=2)
+        warn_of_scale_ridge(self, "fix one (bounds='fixed') or give it a prior, else the "
+                                  "optimiser wanders along a flat ridge")
         return optimise_hyperparameters(
             self, n_restarts=n_restarts, rng=rng, max_iter=max_iter,
             failure="theta: every optimisation run failed (no Laplace mode with K^-1 + W "
@@ -424,13 +263,8 @@ class PreferenceGP:
         return sample_gaussian(mean, cov, n_samples, rng=rng)
 
     def predict_difference(self, Xa, Xb) -> tuple[np.ndarray, np.ndarray]:
-        """Predictive mean and variance of d_i = f(Xa_i) - f(Xb_i) for paired rows.
-
-        From the joint Gaussian of the pair: mean_a - mean_b and
-        var_a + var_b - 2 cov_ab. The difference is a linear functional of f, so one call of
-        the two equations with ``K* = k(X, Xa) - k(X, Xb)`` and ``k** = k_aa + k_bb - 2 k_ab``
-        gives both, without any len(Xa) x len(Xa) covariance.
-        """
+        """Predictive mean and variance of d_i = f(Xa_i) - f(Xb_i) for paired rows, from the
+        joint Gaussian of the pair (:func:`~course_lib.gp.pair_prediction.latent_difference`)."""
         self._require_fit()
         return latent_difference(self.kernel, self.X_train, self.posterior, Xa, Xb)
 

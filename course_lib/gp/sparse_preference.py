@@ -46,26 +46,8 @@ pseudo-input with the largest mean, not an assessed setting.)
 Gradient of the evidence
 ------------------------
 Both K_bar and M~ depend on the kernel's hyper-parameters (M~ through K_bar^-1 d_k and c_k) and
-M~ on sigma (and on X_bar). The evidence is computed as a function of the two matrices, and the
-chain rule does the rest:
-
-* through K_bar at fixed M~: :meth:`LaplaceResult.evidence_gradient` (its implicit term
-  included);
-* through M~ at fixed K_bar, with g, w, t the first, minus second and third derivatives of
-  log Phi at the mode, Sigma = (K_bar^-1 + W)^-1, s_k = (M~ Sigma M~^T)_kk and
-  v = 1/2 M~^T (t * s) (d log q / d f_hat, as in :mod:`~course_lib.gp.laplace`):
-
-      d log q / d M~ = (g + s t / 2 - w * (M~ Sigma v)) f_hat^T - diag(w) M~ Sigma + g (Sigma v)^T,
-
-  the first two terms from the likelihood and log det at fixed f_hat, the rest the implicit
-  term: differentiating the mode condition K_bar^-1 f_hat = M~^T g(M~ f_hat) gives
-  d f_hat = Sigma (dM~^T g - M~^T (w * dM~ f_hat));
-* then back through M~ = diag(1/sigma*) D K_bar^-1 (D: the rows d_k), sigma*^2 = 2 sigma^2 + c and
-  c = diag(K_pairs) - rowsum(D K_bar^-1 * D), to K_bar, D = K(first, X_bar) - K(second, X_bar),
-  the pairs' own kernel values and log sigma, and through ``kernel.gradient`` (and
-  ``kernel.gradient_inputs`` for the pseudo-inputs) to the log hyper-parameters.
-
-Every piece is checked by finite differences in tests/gp/test_sparse_preference.py.
+M~ on sigma (and on X_bar); the chain rule through the two matrices is in
+:mod:`course_lib.gp.sparse_preference_gradient`.
 
 Jitter: K_bar gets ``jitter * mean(diag K_bar)`` on its diagonal (default
 :data:`~course_lib.gp.sparse.DEFAULT_JITTER`, fixed rather than escalating so that the evidence
@@ -80,7 +62,6 @@ kernel columns, no n x n or m x m matrix; the pairs' own kernel values in chunks
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -93,18 +74,20 @@ from ..validation import as_bool, as_positive_float, as_positive_int
 from .comparisons import Comparisons
 from .inputs import as_inputs
 from .kernel_algebra import Kernel
-from .laplace import LaplaceResult, laplace_mode
+from .laplace import laplace_mode
+from .laplace_result import LaplaceResult
 from .pairwise_likelihoods import PairwiseProbit
-from .preference import LaplaceEvidence, PreferenceGP, _paired_kernel
+from .pair_prediction import paired_kernel
+from .preference import PreferenceGP
+from .preference_hyperparameters import LaplaceEvidence, warn_of_scale_ridge
 from .priors import Prior
 from .sparse import DEFAULT_JITTER
+from .sparse_preference_gradient import evidence_gradients
 
 __all__ = ["SparsePreferenceGP", "SparseProjection", "PseudoInputFit"]
 
 # Phi(z) itself: PairwiseProbit's link is Phi(z / (sqrt 2 sigma)), so sigma = 1 / sqrt 2.
 _UNIT_PROBIT = PairwiseProbit(1.0 / np.sqrt(2.0), noise_sd_bounds="fixed")
-# pairs per kernel call for the pairs' own kernel derivatives (memory O(P chunk^2))
-_PAIR_GRADIENT_CHUNK = 256
 
 
 @dataclass(frozen=True)
@@ -142,25 +125,6 @@ class PseudoInputFit:
     value: float
     n_iter: int
     converged: bool
-
-
-def _paired_kernel_gradient(kernel: Kernel, A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """d k(a_i, b_i) / d theta_p for every row i, (P, len(A)), in chunks of rows."""
-    out = np.empty((kernel.n_params, A.shape[0]))
-    for start in range(0, A.shape[0], _PAIR_GRADIENT_CHUNK):
-        stop = start + _PAIR_GRADIENT_CHUNK
-        _, dK = kernel.gradient(A[start:stop], B[start:stop])
-        out[:, start:stop] = np.diagonal(dK, axis1=1, axis2=2)
-    return out
-
-
-def _rows_to_items(G_rows: np.ndarray, first: np.ndarray, second: np.ndarray,
-                   n_items: int) -> np.ndarray:
-    """M^T G for the comparison matrix M (+1 at first, -1 at second) without forming M."""
-    out = np.zeros((n_items,) + G_rows.shape[1:])
-    np.add.at(out, first, G_rows)
-    np.subtract.at(out, second, G_rows)
-    return out
 
 
 class SparsePreferenceGP(PreferenceGP):
@@ -224,8 +188,8 @@ class SparsePreferenceGP(PreferenceGP):
         A = cho_solve((L, True), D.T, check_finite=False).T
         if self.conditional_variance:
             diag = kernel.diag(X)
-            pairs = diag[first] + diag[second] - 2.0 * _paired_kernel(kernel, X[first],
-                                                                      X[second])
+            pairs = diag[first] + diag[second] - 2.0 * paired_kernel(kernel, X[first],
+                                                                     X[second])
             conditional = np.maximum(pairs - np.einsum("kj,kj->k", A, D), 0.0)
         else:
             conditional = np.zeros(first.shape[0])
@@ -269,8 +233,9 @@ class SparsePreferenceGP(PreferenceGP):
     def marginal_likelihood(self, theta=None, eval_gradient: bool = False,
                             warn: bool = True) -> LaplaceEvidence:
         """Laplace log evidence log q(y | theta) of the sparse model (``theta`` defaults to the
-        current one) and, with ``eval_gradient``, its gradient in the order of
-        ``param_names`` (module docstring). Warm-started from the latest weights."""
+        current one) and, with ``eval_gradient``, its gradient in the order of ``param_names``
+        (:mod:`course_lib.gp.sparse_preference_gradient`). Warm-started from the latest
+        weights."""
         self._require_fit()
         kernel, likelihood = (self.kernel, self.likelihood) if theta is None else \
             self._split(theta)
@@ -279,8 +244,9 @@ class SparsePreferenceGP(PreferenceGP):
         self._warm_alpha = laplace.alpha
         gradient = None
         if eval_gradient:
-            gradient, _ = self._gradients(kernel, likelihood, projection, laplace,
-                                          self.pseudo_inputs, with_pseudo_inputs=False)
+            gradient, _ = evidence_gradients(self, kernel, likelihood, projection, laplace,
+                                             self.pseudo_inputs, _UNIT_PROBIT,
+                                             with_pseudo_inputs=False)
         return LaplaceEvidence(laplace.log_evidence, gradient, laplace)
 
     def evidence_pseudo_input_gradient(self, pseudo_inputs=None) -> tuple[float, np.ndarray]:
@@ -293,90 +259,9 @@ class SparsePreferenceGP(PreferenceGP):
         warm = self._warm_alpha if pseudo_inputs.shape == self.pseudo_inputs.shape else None
         projection, laplace = self._laplace(self.kernel, self.likelihood, self.comparisons,
                                             pseudo_inputs, warm)
-        _, d_pseudo = self._gradients(self.kernel, self.likelihood, projection, laplace,
-                                      pseudo_inputs, with_pseudo_inputs=True)
+        _, d_pseudo = evidence_gradients(self, self.kernel, self.likelihood, projection, laplace,
+                                         pseudo_inputs, _UNIT_PROBIT, with_pseudo_inputs=True)
         return laplace.log_evidence, d_pseudo
-
-    def _map_gradient(self, projection: SparseProjection, laplace: LaplaceResult
-                      ) -> np.ndarray:
-        """d log q / d M~ at fixed K_bar, implicit term included (module docstring), (m, n_bar)."""
-        Mt, f_hat = projection.M, laplace.f_hat
-        z = Mt @ f_hat
-        terms = _UNIT_PROBIT.terms(z, self.comparisons.y, order=3)
-        g, w, t = terms.gradient, terms.curvature, terms.third
-        Sigma = laplace.covariance()
-        Mt_Sigma = Mt @ Sigma
-        s = np.einsum("kj,kj->k", Mt_Sigma, Mt)
-        Sigma_v = Sigma @ (0.5 * Mt.T @ (t * s))
-        return (np.outer(g + 0.5 * s * t - w * (Mt @ Sigma_v), f_hat)
-                - w[:, None] * Mt_Sigma + np.outer(g, Sigma_v))
-
-    def _gradients(self, kernel, likelihood, projection: SparseProjection,
-                   laplace: LaplaceResult, pseudo_inputs: np.ndarray, with_pseudo_inputs: bool
-                   ) -> tuple[np.ndarray, np.ndarray | None]:
-        """(d log q / d theta in ``param_names`` order, d log q / d X_bar or None)."""
-        p = projection
-        comparisons = self.comparisons
-        X, first, second = comparisons.X, comparisons.first, comparisons.second
-        n_bar = pseudo_inputs.shape[0]
-        G_M = self._map_gradient(p, laplace)
-        # back through M~ = A / sigma*: A, then sigma*^2 = 2 sigma^2 + c
-        G_A = G_M / p.scale[:, None]
-        g_scale2 = -np.einsum("kj,kj->k", G_M, p.A) / (2.0 * p.scale ** 3)
-        # A = D K_bar^-1: dA = (dD - A dK_bar) K_bar^-1
-        G_A_Kinv = cho_solve((p.L, True), G_A.T, check_finite=False).T
-        G_D = G_A_Kinv
-        G_K_extra = -p.A.T @ G_A_Kinv
-        if self.conditional_variance:
-            # c = pairs - rowsum(D K_bar^-1 * D): dc = dpairs - 2 rowsum(dD * A) + a^T dK_bar a
-            G_D = G_D - 2.0 * g_scale2[:, None] * p.A
-            G_K_extra = G_K_extra + p.A.T @ (g_scale2[:, None] * p.A)
-        G_K_extra = 0.5 * (G_K_extra + G_K_extra.T)
-        G_items = _rows_to_items(G_D, first, second, X.shape[0])       # d log q / d K_items
-
-        _, dK_bar = kernel.gradient(pseudo_inputs)
-        # the jitter jitter * mean(diag K_bar) moves with the parameters
-        dK_bar = dK_bar + (self.jitter * np.mean(np.diagonal(dK_bar, axis1=1, axis2=2),
-                                                 axis=1))[:, None, None] * np.eye(n_bar)
-        through_prior, _ = laplace.evidence_gradient(dK_bar)        # at fixed M~
-        _, dK_items = kernel.gradient(X, pseudo_inputs)
-        grad_kernel = (through_prior + np.einsum("ij,pij->p", G_K_extra, dK_bar)
-                       + np.einsum("ij,pij->p", G_items, dK_items))
-        if self.conditional_variance:
-            _, d_diag = kernel.gradient_diag(X)
-            d_pairs = (d_diag[:, first] + d_diag[:, second]
-                       - 2.0 * _paired_kernel_gradient(kernel, X[first], X[second]))
-            grad_kernel = grad_kernel + d_pairs @ g_scale2
-        # sigma*^2 = 2 sigma^2 + c: d sigma*^2 / d log sigma = 4 sigma^2
-        grad_noise = 4.0 * likelihood.params["noise_sd"] ** 2 * np.sum(g_scale2)
-        gradient = np.concatenate([grad_kernel, [grad_noise]])
-
-        d_pseudo = None
-        if with_pseudo_inputs:
-            d_pseudo = self._pseudo_input_gradient(kernel, projection, laplace, pseudo_inputs,
-                                                   G_K_extra, G_items)
-        return gradient, d_pseudo
-
-    def _pseudo_input_gradient(self, kernel, projection, laplace, pseudo_inputs, G_K_extra,
-                               G_items) -> np.ndarray:
-        """d log q / d X_bar: K_bar and K_items move with X_bar (the pairs' own values do not)."""
-        n_bar, d = pseudo_inputs.shape
-        X = self.comparisons.X
-        G_in = kernel.gradient_inputs(pseudo_inputs, pseudo_inputs)    # d k(xb_i, xb_j)/d xb_j
-        # dK_bar / d X_bar[j, e]: row and column j (symmetric kernel), plus the jitter's share
-        # of the diagonal, as a stack of (n_bar d) matrices for the Laplace part
-        stack = np.zeros((n_bar, d, n_bar, n_bar))
-        for j in range(n_bar):
-            stack[j, :, :, j] += G_in[:, j, :].T
-            stack[j, :, j, :] += G_in[:, j, :].T
-        diag_share = 2.0 * np.einsum("jje->je", G_in) * self.jitter / n_bar
-        stack += diag_share[:, :, None, None] * np.eye(n_bar)
-        stack = stack.reshape(n_bar * d, n_bar, n_bar)
-        through_prior, _ = laplace.evidence_gradient(stack)
-        through_extra = np.einsum("ij,qij->q", G_K_extra, stack)
-        through_items = np.einsum("ij,ije->je", G_items, kernel.gradient_inputs(X,
-                                                                                pseudo_inputs))
-        return (through_prior + through_extra).reshape(n_bar, d) + through_items
 
     # ----- moving the pseudo-inputs ---------------------------------------------------------
     def optimise_pseudo_inputs(self, *, max_iter: int = 200) -> PseudoInputFit:
@@ -386,11 +271,7 @@ class SparsePreferenceGP(PreferenceGP):
         centres). The model is refitted at the end."""
         self._require_fit()
         max_iter = as_positive_int(max_iter, "max_iter")
-        ridge = self._scale_ridge()
-        if ridge:
-            warnings.warn(f"self: {' and '.join(ridge)} are both free without a prior, but the "
-                          "answers depend only on their ratio; fix one or give it a prior",
-                          UserWarning, stacklevel=2)
+        warn_of_scale_ridge(self, "fix one or give it a prior")
         shape, P = self.pseudo_inputs.shape, len(self.param_names)
         start_theta, start_pseudo = self.theta, self.pseudo_inputs.copy()
 
@@ -405,8 +286,9 @@ class SparsePreferenceGP(PreferenceGP):
             if not laplace.converged:
                 return np.inf, np.zeros_like(params)
             self._warm_alpha = laplace.alpha
-            grad_theta, grad_pseudo = self._gradients(kernel, likelihood, projection, laplace,
-                                                      pseudo, with_pseudo_inputs=True)
+            grad_theta, grad_pseudo = evidence_gradients(self, kernel, likelihood, projection,
+                                                         laplace, pseudo, _UNIT_PROBIT,
+                                                         with_pseudo_inputs=True)
             lp, dlp = self.log_hyper_prior(theta)
             return (-(laplace.log_evidence + lp),
                     -np.concatenate([grad_theta + dlp, grad_pseudo.ravel()]))

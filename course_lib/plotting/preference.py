@@ -121,7 +121,7 @@ def plot_posterior_2d(ax, posterior, *, laplace_mean=None, laplace_cov=None, pat
                       negative=None, levels: int = 8):
     """The exact posterior of two items' utilities (``GridPosterior`` on a 2-D grid) as filled
     contours; the Laplace Gaussian as 1- and 2-sd ellipses around its mode; ``path`` the Newton
-    iterates (``course_lib.gp.laplace.NewtonStep`` list; steps that used the clipped weights
+    iterates (``course_lib.gp.laplace_result.NewtonStep`` list; steps that used the clipped weights
     max(w, 0) drawn as open squares); ``negative`` a boolean mask on the grid where some
     curvature w is negative (shaded)."""
     f1, f2 = posterior.axes

@@ -89,7 +89,8 @@ from ..gp.kernel_algebra import Kernel
 from ..gp.kernels import SquaredExponential
 from ..gp.likelihoods import Likelihood
 from ..gp.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
-from ..gp.preference import OnSquare, PreferenceGP
+from ..gp.preference import PreferenceGP
+from ..gp.preference_hyperparameters import OnSquare
 from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter
 from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,

@@ -58,7 +58,8 @@ from ..gp.comparisons import Comparisons
 from ..gp.ei_convergence import average_ei_path, settled_at, settling_threshold
 from ..gp.kernels import SquaredExponential
 from ..gp.pairwise_likelihoods import PairwiseBeta
-from ..gp.preference import OnSquare, PreferenceGP
+from ..gp.preference import PreferenceGP
+from ..gp.preference_hyperparameters import OnSquare
 from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError
 from ..plotting.personalisation_session import plot_comparisons, plot_equaliser_curves, \

@@ -29,7 +29,8 @@ from matplotlib.figure import Figure
 from scipy.linalg import solve_triangular
 from scipy.special import logsumexp
 
-from ..gp.laplace import InvalidLaplaceError, laplace_mode, newton_path
+from ..gp.laplace import laplace_mode, newton_path
+from ..gp.laplace_result import InvalidLaplaceError
 from ..gp.likelihoods import Likelihood
 from ..gp.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
 from ..linalg import as_square_matrix, cholesky_with_jitter
@@ -219,7 +220,7 @@ def laplace_explorer(n_grid: int = 161, f_max: float = 4.0) -> Explorer:
     the Laplace ellipses, Newton's path (:func:`~course_lib.gp.laplace.newton_path`) and the
     shaded band where w(f(first) - f(second)) < 0; and the posterior of z = f(first) -
     f(second), exact against Laplace. A start from which no Laplace approximation exists
-    (:class:`~course_lib.gp.laplace.InvalidLaplaceError`) is reported in one line."""
+    (:class:`~course_lib.gp.laplace_result.InvalidLaplaceError`) is reported in one line."""
     f_max = as_positive_float(f_max, "f_max")
     grid = np.linspace(-f_max, f_max, int(n_grid))
     controls = {

@@ -3,8 +3,8 @@
 
 Oracles: the true posterior and evidence by brute-force integration on a dense grid (one and two
 items); the exact Gaussian posterior and evidence for the Gaussian-in-f likelihoods
-(PairwiseGaussian, WarpedProbitRating); scipy's adaptive quadrature and central finite
-differences for the tilted moments; finite differences for every evidence gradient; and GPy
+(PairwiseGaussian, WarpedProbitRating); finite differences for the model's evidence
+gradient; and GPy
 1.15's EP probit classification (a test extra, imported plainly: a missing GPy fails the run).
 Conventions for GPy: its Bernoulli likelihood is P(y = 1 | f) = Phi(f), which is
 PairwiseProbit(noise_sd = 1/sqrt(2)) on identity rows (Phi(z / (sqrt(2) sigma)) = Phi(z)); its
@@ -15,15 +15,14 @@ natural parameters, ours in their logs (d/dlog p = p d/dp).
 import GPy
 import numpy as np
 import pytest
-from scipy.integrate import quad
 from scipy.special import ndtri
 from scipy.stats import multivariate_normal
 
 from course_lib.gp import SquaredExponential
 from course_lib.gp.comparisons import Comparisons
 import course_lib.gp.ep as ep_module
-from course_lib.gp.ep import (ClippedSiteWarning, EPConvergenceError, expectation_propagation,
-                              tilted_moments)
+from course_lib.gp.ep import expectation_propagation
+from course_lib.gp.ep_result import ClippedSiteWarning, EPConvergenceError
 from course_lib.gp.laplace import laplace_mode
 from course_lib.gp.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
 from course_lib.gp.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
@@ -182,86 +181,9 @@ def test_probit_classification_matches_gpy_ep():
     np.testing.assert_allclose(gradient, model.gradient, rtol=1e-7)
 
 
-# ----- moments and gradients ----------------------------------------------------------------------
-MOMENT_CASES = [
-    (PairwiseProbit(0.6), 1.0, -0.7, 0.5),
-    (PairwiseGaussian(0.3), 0.4, 0.1, 2.0),
-    (WarpedProbitRating(0.3), 0.8, 0.2, 0.7),
-    (BetaRating(12.0), 0.2, 0.9, 0.3),
-    (BetaRating(2.5), 0.999, -1.0, 4.0),
-    (TruncatedGaussianRating(0.1), 0.3, 0.5, 0.2),
-    (TruncatedGaussianRating(0.3), 1.0, -0.5, 1.5),
-]
-
-
-@pytest.mark.parametrize("likelihood, answer, mean, var", MOMENT_CASES,
-                         ids=lambda v: repr(v) if not isinstance(v, float) else None)
-def test_tilted_moments_match_dense_integration_and_finite_differences(likelihood, answer, mean,
-                                                                        var):
-    """log Z against scipy's adaptive quadrature (1e-8); the derivatives of log Z in the cavity
-    mean that the tilted mean and variance give (g1 = delta / v, g2 = (v_hat - v) / v^2)
-    against central differences of log Z (1e-6), and its derivatives in the likelihood's
-    log-parameters (E_tilted[d log p / d theta]) likewise."""
-    y, m, v = np.array([answer]), np.array([mean]), np.array([var])
-    log_Z, delta, var_hat, dtheta = tilted_moments(likelihood, y, m, v, parameters=True)
-    g1, g2 = delta / v, (var_hat - v) / v ** 2
-    sd = np.sqrt(v[0])
-
-    def integrand(f):
-        return np.exp(likelihood.log_likelihood(np.array([f]), y)[0]
-                      + multivariate_normal(mean, var).logpdf(f))
-
-    reference = quad(integrand, mean - 12 * sd, mean + 12 * sd, points=[mean], limit=400,
-                     epsabs=0, epsrel=1e-11)[0]
-    assert log_Z[0] == pytest.approx(np.log(reference), abs=1e-8)
-
-    def log_Z_at(shift, lik=likelihood):
-        return tilted_moments(lik, y, m + shift, v)[0][0]
-
-    h = 1e-4
-    assert g1[0] == pytest.approx((log_Z_at(h) - log_Z_at(-h)) / (2 * h), abs=1e-6)
-    assert g2[0] == pytest.approx((log_Z_at(h) - 2 * log_Z_at(0) + log_Z_at(-h)) / h ** 2,
-                                  abs=1e-5)
-    for p, step in enumerate(np.eye(likelihood.n_params) * 1e-5):
-        up, down = (likelihood.with_theta(likelihood.theta + s * step) for s in (1, -1))
-        numeric = (log_Z_at(0, up) - log_Z_at(0, down)) / 2e-5
-        assert dtheta[p, 0] == pytest.approx(numeric, abs=1e-6)
-
-
 def fd_gradient(evidence, theta, h=1e-5):
     return np.array([(evidence(theta + h * e) - evidence(theta - h * e)) / (2 * h)
                      for e in np.eye(theta.size)])
-
-
-@pytest.mark.parametrize("likelihood", [BetaRating(8.0), TruncatedGaussianRating(0.15),
-                                        WarpedProbitRating(0.3), PairwiseProbit(0.8)])
-def test_evidence_gradient_matches_finite_differences(likelihood):
-    """d log Z_EP / d theta at converged sites (kernel: explicit terms only; likelihood:
-    E_tilted[d log p / d theta] by quadrature) against central differences of log Z_EP, each
-    evaluation converged from scratch; 8 items, one rated twice."""
-    rng = np.random.default_rng(2)
-    X = rng.uniform(-2, 2, (8, 2))
-    item = np.array([0, 1, 2, 3, 4, 5, 6, 7, 3])
-    f = np.sin(X[item, 0]) + 0.5 * X[item, 1]
-    if isinstance(likelihood, PairwiseProbit):
-        y = (f + 0.5 * rng.standard_normal(item.size) > 0).astype(float)
-    else:
-        y = np.clip(1 / (1 + np.exp(-2 * f)) + 0.05 * rng.standard_normal(item.size), 0.02,
-                    0.98)
-    kernel = SquaredExponential([0.9, 1.3], 1.2)
-    M = rows(item, 8)
-    P = kernel.n_params
-
-    def result(theta):
-        return expectation_propagation(kernel.with_theta(theta[:P])(X), M,
-                                       likelihood.with_theta(theta[P:]), y, tol=1e-11)
-
-    theta = np.concatenate([kernel.theta, likelihood.theta])
-    ep = result(theta)
-    assert ep.n_clipped == 0
-    gradient = np.concatenate(ep.evidence_gradient(kernel.gradient(X)[1]))
-    numeric = fd_gradient(lambda t: result(t).log_evidence, theta)
-    np.testing.assert_allclose(gradient, numeric, rtol=1e-5, atol=1e-6)
 
 
 # ----- the iteration ------------------------------------------------------------------------------

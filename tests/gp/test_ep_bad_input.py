@@ -15,7 +15,8 @@ import numpy as np
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import SquaredExponential
 from course_lib.gp.comparisons import Comparisons
-from course_lib.gp.ep import EPConvergenceError, expectation_propagation, tilted_moments
+from course_lib.gp.ep import expectation_propagation
+from course_lib.gp.ep_result import EPConvergenceError
 from course_lib.gp.pairwise_likelihoods import PairwiseProbit
 from course_lib.gp.rating_likelihoods import BetaRating, TruncatedGaussianRating
 from course_lib.gp.preference import PreferenceGP
@@ -38,10 +39,6 @@ SHARP_Y = np.array([0.0, 0.2, 0.5, 0.9, 1.0])
 def ep(**changes):
     args = {"K": K, "M": M, "likelihood": BETA, "y": Y} | changes
     return lambda: expectation_propagation(**args)
-
-
-def evidence_gradient(dK):
-    return lambda: expectation_propagation(K, M, BETA, Y).evidence_gradient(dK)
 
 
 def model(**changes):
@@ -90,14 +87,6 @@ CASES = [
              ep(sites0=(np.array([1.0, -1.0, 0.0, 0.0]), np.zeros(4))), ValueError, "sites0"),
     BadInput("ep: sites0 with NaN", ep(sites0=(np.zeros(4), np.full(4, np.nan))), ValueError,
              "sites0"),
-    BadInput("ep: dK of the wrong size", evidence_gradient(np.ones((2, 2, 2))), ValueError,
-             "dK"),
-    BadInput("ep: dK with NaN", evidence_gradient(np.full((1, 3, 3), np.nan)), ValueError, "dK"),
-    # ----- tilted_moments ----------------------------------------------------------------------
-    BadInput("ep: tilted moments with a zero variance",
-             lambda: tilted_moments(BETA, [0.5], [0.0], [0.0]), ValueError, "var"),
-    BadInput("ep: tilted moments with one answer too many",
-             lambda: tilted_moments(BETA, [0.5, 0.4], [0.0], [1.0]), ValueError, "y"),
     # ----- PreferenceGP(inference="ep") ----------------------------------------------------------
     BadInput("ep: unknown inference", model(inference="vb"), ValueError, "inference"),
     BadInput("ep: EP with a pairwise likelihood", model(likelihood=PairwiseProbit(1.0)),

@@ -16,7 +16,8 @@ from scipy.optimize import minimize
 from scipy.stats import multivariate_normal
 
 from course_lib.gp import SquaredExponential
-from course_lib.gp.laplace import InvalidLaplaceError, laplace_mode, newton_path
+from course_lib.gp.laplace import laplace_mode, newton_path
+from course_lib.gp.laplace_result import InvalidLaplaceError
 from course_lib.gp.likelihoods import Likelihood
 from course_lib.gp.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.linalg import JitterWarning

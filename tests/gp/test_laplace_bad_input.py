@@ -12,10 +12,11 @@ import numpy as np
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import HalfStudentT, SquaredExponential
 from course_lib.gp.comparisons import Comparisons
-from course_lib.gp.laplace import InvalidLaplaceError, laplace_mode, newton_path
+from course_lib.gp.laplace import laplace_mode, newton_path
+from course_lib.gp.laplace_result import InvalidLaplaceError
 from course_lib.gp.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.gp.rating_likelihoods import BetaRating
-from course_lib.gp.preference import OnSquare, PreferenceGP
+from course_lib.gp.preference import PreferenceGP
 from gp.test_laplace import SymmetricMixture
 
 X = np.array([[0.0], [1.0], [2.0]])
@@ -142,7 +143,6 @@ CASES = [
              lambda: fitted().optimise_hyperparameters(2, rng="seed"), TypeError, "rng"),
     BadInput("preference: zero posterior samples",
              lambda: fitted().sample_posterior(X, 0), ValueError, "n_samples"),
-    BadInput("preference: OnSquare of a number", lambda: OnSquare(10.0), TypeError, "prior"),
     BadInput("preference: likelihood parameter named like a kernel parameter",
              lambda: PreferenceGP(SE, _ClashingLikelihood()), ValueError, "likelihood"),
     BadInput("preference: a rating predicted from a pairwise model",

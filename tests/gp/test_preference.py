@@ -18,12 +18,13 @@ import numpy as np
 import pytest
 from scipy.special import ndtr
 
-from course_lib.gp import HalfStudentT, LogNormal, SquaredExponential
+from course_lib.gp import HalfStudentT, SquaredExponential
 from course_lib.gp.comparisons import Comparisons, DisconnectedComparisonsWarning
 from course_lib.gp.laplace import laplace_mode
 from course_lib.gp.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.gp.rating_likelihoods import BetaRating
-from course_lib.gp.preference import OnSquare, PreferenceGP
+from course_lib.gp.preference import PreferenceGP
+from course_lib.gp.preference_hyperparameters import OnSquare
 
 from preference_data import connected_pairs
 
@@ -255,23 +256,6 @@ def test_warm_start_after_a_new_comparison_saves_newton_steps():
     cold = laplace_mode(gp.kernel(X), grown.matrix(), gp.likelihood, grown.y, tol=1e-10)
     np.testing.assert_allclose(gp.laplace.f_hat, cold.f_hat, atol=1e-8)
     assert gp.laplace.n_iter < cold.n_iter
-
-
-def test_on_square_is_the_prior_of_the_square_root():
-    """OnSquare(LogNormal(mu, s)) on ell is exactly LogNormal(mu / 2, s / 2): ell^2 = lambda."""
-    u = np.linspace(-3, 3, 13)
-    wrapped, plain = OnSquare(LogNormal(0.4, 1.2)), LogNormal(0.2, 0.6)
-    for a, b in zip(wrapped.log_pdf_log(u), plain.log_pdf_log(u)):
-        np.testing.assert_allclose(a, b, atol=1e-12)
-    draws = wrapped.sample_log(200000, rng=0)
-    assert draws.mean() == pytest.approx(0.2, abs=0.01)
-    assert draws.std() == pytest.approx(0.6, abs=0.01)
-    # and the half-Student-t on a squared lengthscale: derivative by finite differences
-    prior = OnSquare(HalfStudentT(6, 10.0))
-    value, slope = prior.log_pdf_log(u)
-    step = 1e-6
-    numeric = (prior.log_pdf_log(u + step)[0] - prior.log_pdf_log(u - step)[0]) / (2 * step)
-    np.testing.assert_allclose(slope, numeric, rtol=1e-6, atol=1e-8)
 
 
 # ----- BoTorch ------------------------------------------------------------------------------------
