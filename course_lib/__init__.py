@@ -2,7 +2,9 @@
 judgement, from DTW to preference GPs".
 
 One module per model family (``dtw`` and its pruned search ``dtw_search``, whose compiled
-kernels are in ``dtw_pruning``; ``term_discovery``, ``features``, ``gaussian``, ``kmeans``,
+kernels are in ``dtw_pruning``; ``term_discovery`` (with the fragment types in
+``term_fragments``, clustering in ``term_clusters``, judging by known words in
+``term_evaluation``), ``features``, ``gaussian``, ``kmeans``,
 ``affinity`` (affinity propagation), ``gmm``, ``hmm`` (with the model type, examples and
 sampling in ``hmm_models`` and the packing of observations in ``hmm_sequences``), ``vq``, and
 ``gp`` for the Gaussian processes of Units 4-7). The GP units each have a front door: ``gp``
