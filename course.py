@@ -49,7 +49,7 @@ NUMERICS_TESTS = ["tests/reference", "tests/gp/test_*.py", "tests/simulators/tes
                   *(f"tests/test_{name}.py" for name in (
                       "affinity", "dtw", "dtw_search", "features", "gaussian", "gmm", "kmeans",
                       "vq", "hmm", "metrics", "term_discovery", "term_clusters",
-                      "term_evaluation", "recognition",
+                      "term_evaluation", "recognition", "recognition_metrics", "levelset_metrics",
                       "recognition_selection")),
                   "tests/test_experiment*.py"]
 # Shared by the tests and tools/store_outputs.py, so stored outputs match test runs.

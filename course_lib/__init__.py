@@ -12,8 +12,9 @@ sampling in ``hmm_models`` and the packing of observations in ``hmm_sequences``)
 ``mixed`` (Unit 7, mixed feedback); ``simulators`` plays the raters, listeners and observers of
 Units 5-7;
 ``recognition`` puts the DTW, GMM and HMM recognisers behind one interface; ``metrics`` holds
-every evaluation measure (recognition and scores against raters); ``linalg`` and ``validation``
-are the shared numerics and argument checks; ``data`` loads what ``data/`` ships; ``results``
+the evaluation measures (scores against raters, preferences), with the recognition measures in
+``recognition_metrics`` and the level-set scores in ``levelset_metrics``; ``linalg`` and
+``validation`` are the shared numerics and argument checks; ``data`` loads what ``data/`` ships; ``results``
 reads the committed results of ``experiments/``; ``plotting`` and ``widgets`` are thin layers
 that the notebooks use; ``checks`` backs the exercise self-checks.
 

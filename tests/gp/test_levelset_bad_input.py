@@ -7,9 +7,9 @@ without a LatentGaussian posterior, or an unfitted one, is refused naming ``mode
 ``propose`` names the argument an acquisition lacks (``references``, ``threshold``) and ignores
 the ones it does not use (a widget may pass all of them whatever the acquisition); a callable
 acquisition's wrong-shaped or NaN scores are refused naming ``acquisition``. The level-set and
-preference scores of course_lib.metrics are here too (same family): Sobol sizes must be powers
-of two, and an F1 with no member in either set (0 / 0) is refused naming ``true_function`` /
-``labels``.
+preference scores of course_lib.levelset_metrics and course_lib.metrics are here too (same
+family): Sobol sizes must be powers of two, and an F1 with no member in either set (0 / 0) is
+refused naming ``true_function`` / ``labels``.
 """
 
 import numpy as np
@@ -19,8 +19,8 @@ from course_lib.gp import GPRegression, SquaredExponential
 from course_lib.gp.bivariate_normal import bvn_cdf
 from course_lib.gp.levelset import (bald_bernoulli, eavc, global_mi, lookahead_levelset,
                                     propose, straddle)
-from course_lib.metrics import brier_levelset, brier_preference, f1_levelset, f1_preference, \
-    levelset_probability
+from course_lib.levelset_metrics import brier_levelset, f1_levelset
+from course_lib.metrics import brier_preference, f1_preference, levelset_probability
 
 X = np.array([[0.0, 0.0], [1.0, 0.5], [-0.5, 1.0]])
 POINTS = np.array([[0.2, 0.1], [0.9, -0.3]])
