@@ -48,7 +48,8 @@ PORTABILITY_ENVIRONMENT = {"OPENBLAS_CORETYPE": "Prescott", "NUMBA_CPU_NAME": "g
 NUMERICS_TESTS = ["tests/reference", "tests/gp/test_*.py", "tests/simulators/test_*.py",
                   *(f"tests/test_{name}.py" for name in (
                       "affinity", "dtw", "dtw_search", "features", "gaussian", "gmm", "kmeans",
-                      "vq", "hmm", "hmm_training", "metrics", "term_discovery", "recognition",
+                      "vq", "hmm", "hmm_training", "metrics", "term_discovery", "term_clusters",
+                      "term_evaluation", "recognition", "recognition_metrics", "levelset_metrics",
                       "recognition_selection")),
                   "tests/test_experiment*.py"]
 # Shared by the tests and tools/store_outputs.py, so stored outputs match test runs.

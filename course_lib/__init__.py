@@ -2,7 +2,9 @@
 judgement, from DTW to preference GPs".
 
 One module per model family (``dtw`` and its pruned search ``dtw_search``, whose compiled
-kernels are in ``dtw_pruning``; ``term_discovery``, ``features``, ``gaussian``, ``kmeans``,
+kernels are in ``dtw_pruning``; ``term_discovery`` (with the fragment types in
+``term_fragments``, clustering in ``term_clusters``, judging by known words in
+``term_evaluation``), ``features``, ``gaussian``, ``kmeans``,
 ``affinity`` (affinity propagation), ``gmm``, ``hmm`` (with Baum-Welch's loop and restarts in
 ``hmm_training``, its compiled passes in ``hmm_kernels``, their result types in ``hmm_results``,
 the model type, examples and sampling in ``hmm_models`` and the packing of observations in
@@ -12,8 +14,9 @@ the model type, examples and sampling in ``hmm_models`` and the packing of obser
 ``mixed`` (Unit 7, mixed feedback); ``simulators`` plays the raters, listeners and observers of
 Units 5-7;
 ``recognition`` puts the DTW, GMM and HMM recognisers behind one interface; ``metrics`` holds
-every evaluation measure (recognition and scores against raters); ``linalg`` and ``validation``
-are the shared numerics and argument checks; ``data`` loads what ``data/`` ships; ``results``
+the evaluation measures (scores against raters, preferences), with the recognition measures in
+``recognition_metrics`` and the level-set scores in ``levelset_metrics``; ``linalg`` and
+``validation`` are the shared numerics and argument checks; ``data`` loads what ``data/`` ships; ``results``
 reads the committed results of ``experiments/``; ``plotting`` and ``widgets`` are thin layers
 that the notebooks use; ``checks`` backs the exercise self-checks.
 

@@ -1,9 +1,5 @@
-"""Evaluation in one place: recognition (Units 1-3), scores against raters (Unit 5), level
-sets and preferences (Unit 7).
-
-Recognition
-    :func:`confusion_matrix`, :func:`evaluate` -> :class:`RecognitionReport` (accuracy and
-    confusion matrix). The recognisers of :mod:`course_lib.recognition` use them.
+"""Evaluation: scores against raters (Unit 5), level sets and preferences (Unit 7). The
+measures of a recogniser (Units 1-3) are in :mod:`course_lib.recognition_metrics`.
 
 Scores on a scale (human ratings, gold standards)
     :func:`rmse` against a gold standard; :func:`rounded_pcc_mse`, Pearson correlation and mean
@@ -23,12 +19,10 @@ It is computed in log space (log Phi differences written so that neither tail ca
 score far in the tail has a small but finite log-probability and the KL stays finite.
 
 Level sets and preferences (Unit 7, Wu et al. 2025)
-    :func:`f1_levelset` and :func:`brier_levelset` score a model's estimate of the sublevel set
-    {x : f(x) < threshold} against the true latent on quasi-random (scrambled Sobol) points of
-    a box, predicted in batches so that 2^20 points need little memory. The estimate is
-    {mean < threshold} (posterior probability above 1/2; Wu et al. 2025 do not spell their rule
-    out), the Brier score uses P(f < threshold) = Phi((threshold - mean) / sd)
-    (:func:`levelset_probability`).
+    :func:`levelset_probability`, P(f < threshold) = Phi((threshold - mean) / sd), is what
+    the Brier score of an estimated level set scores (:func:`f1_levelset` and
+    :func:`brier_levelset`, on quasi-random points of a box, are in
+    :mod:`course_lib.levelset_metrics`); :func:`f1_from_counts` is the F1 both F1 scores share.
     :func:`brier_preference` and :func:`f1_preference` score predicted preferences against the
     observed answers with Wu et al.'s eq. (3): p = Phi(mu_D / sqrt(1 + v_D)), the probability
     that the FIRST item is preferred under the link Phi(f(first) - f(second)) (no sqrt 2: a
@@ -40,112 +34,15 @@ from __future__ import annotations
 
 import numbers
 import reprlib
-from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import log_ndtr, logsumexp, ndtr
-from scipy.stats import qmc
 
-from .validation import RngLike, as_float_array, as_positive_int, as_rng
+from .validation import as_float_array
 
-__all__ = ["RecognitionReport", "confusion_matrix", "evaluate", "label_array", "rmse",
-           "round_scores", "rounded_pcc_mse", "check_scale", "discretised_log_predictive",
-           "discrete_kl", "standardised_gap", "levelset_probability", "f1_levelset",
-           "brier_levelset", "brier_preference", "f1_preference"]
-
-
-# --------------------------------------------------------------------------------------------
-# Recognition
-# --------------------------------------------------------------------------------------------
-
-def label_array(values, name: str) -> np.ndarray:
-    """``values`` as a non-empty 1-D array of labels (any hashable dtype), checked by name."""
-    if values is None or isinstance(values, (str, bytes)):
-        raise TypeError(f"{name}: expected a sequence of labels, got {type(values).__name__}")
-    arr = np.asarray(values)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name}: expected a non-empty 1-D sequence of labels, got shape "
-                         f"{arr.shape}")
-    return arr
-
-
-def confusion_matrix(labels, predictions, classes) -> np.ndarray:
-    """Counts ``C[a, b]`` of items of class ``classes[a]`` predicted as ``classes[b]``.
-
-    Rows are the true class, columns the predicted one; ``np.trace(C) / C.sum()`` is the
-    accuracy. A label or prediction that is not in ``classes`` raises ``ValueError``.
-    """
-    labels = label_array(labels, "labels")
-    predictions = label_array(predictions, "predictions")
-    classes = label_array(classes, "classes")
-    if labels.shape != predictions.shape:
-        raise ValueError(f"predictions: expected one per label ({labels.shape[0]}), got "
-                         f"{predictions.shape[0]}")
-    index = {c: k for k, c in enumerate(classes.tolist())}
-    if len(index) != len(classes):
-        raise ValueError("classes: contains duplicates")
-    for name, values in (("labels", labels), ("predictions", predictions)):
-        unknown = [v for v in values.tolist() if v not in index]
-        if unknown:
-            raise ValueError(f"{name}: {unknown[0]!r} is not one of classes "
-                             f"{classes.tolist()}")
-    out = np.zeros((len(classes), len(classes)), dtype=np.int64)
-    np.add.at(out, ([index[v] for v in labels.tolist()],
-                    [index[v] for v in predictions.tolist()]), 1)
-    return out
-
-
-@dataclass(frozen=True)
-class RecognitionReport:
-    """Accuracy and confusion matrix of predictions against true labels.
-
-    ``confusion[a, b]`` counts items of ``classes[a]`` recognised as ``classes[b]``.
-    """
-
-    accuracy: float
-    confusion: np.ndarray
-    classes: np.ndarray
-    predictions: np.ndarray
-    labels: np.ndarray
-
-    @property
-    def n_items(self) -> int:
-        return int(self.labels.shape[0])
-
-    @property
-    def n_errors(self) -> int:
-        return int(np.sum(self.predictions != self.labels))
-
-    @property
-    def class_accuracy(self) -> np.ndarray:
-        """Fraction of each class's items recognised correctly (NaN for a class with none)."""
-        totals = self.confusion.sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(totals > 0, np.diag(self.confusion) / totals, np.nan)
-
-    def summary(self, class_names=None) -> str:
-        """One line: accuracy, errors, and the most frequent confusion."""
-        names = [str(c) for c in self.classes] if class_names is None else list(class_names)
-        off = self.confusion - np.diag(np.diag(self.confusion))
-        text = f"accuracy {self.accuracy:.3f} ({self.n_errors} errors in {self.n_items})"
-        if off.max() > 0:
-            a, b = np.unravel_index(np.argmax(off), off.shape)
-            text += f"; most frequent confusion: {names[a]} -> {names[b]} ({off[a, b]}x)"
-        return text
-
-
-def evaluate(labels, predictions, classes=None) -> RecognitionReport:
-    """Accuracy and confusion matrix of ``predictions`` against the true ``labels``.
-
-    ``classes`` defaults to the sorted union of both.
-    """
-    labels = label_array(labels, "labels")
-    predictions = label_array(predictions, "predictions")
-    if classes is None:
-        classes = np.unique(np.concatenate([labels, predictions]))
-    confusion = confusion_matrix(labels, predictions, classes)
-    return RecognitionReport(float(np.trace(confusion) / confusion.sum()), confusion,
-                             np.asarray(classes), predictions, labels)
+__all__ = ["rmse", "round_scores", "rounded_pcc_mse", "check_scale", "discretised_log_predictive",
+           "discrete_kl", "standardised_gap", "levelset_probability", "f1_from_counts",
+           "brier_preference", "f1_preference"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -327,20 +224,6 @@ def discrete_kl(reference, log_probabilities) -> np.ndarray:
 # Level sets and preferences (Unit 7)
 # --------------------------------------------------------------------------------------------
 
-_MAX_LEVELSET_POINTS = 2 ** 20
-
-
-def _check_bounds(bounds) -> np.ndarray:
-    bounds = as_float_array(bounds, "bounds", ndim=2)
-    if bounds.shape[1] != 2:
-        raise ValueError(f"bounds: expected one (low, high) row per input dimension, got shape "
-                         f"{bounds.shape}")
-    if np.any(bounds[:, 0] >= bounds[:, 1]):
-        raise ValueError(f"bounds: expected low < high in every row, got row "
-                         f"{int(np.argmax(bounds[:, 0] >= bounds[:, 1]))} = "
-                         f"{bounds[bounds[:, 0] >= bounds[:, 1]][0].tolist()}")
-    return bounds
-
 
 def standardised_gap(mean, var, threshold) -> np.ndarray:
     """(threshold - mean) / sqrt(var) elementwise, with +-inf where var = 0 (the sign of
@@ -369,72 +252,13 @@ def levelset_probability(mean, var, threshold) -> np.ndarray:
     return ndtr(standardised_gap(mean, var, threshold))
 
 
-def _levelset_tally(model, true_function, threshold, bounds, n_points, batch_size, rng):
-    """(true positives, false positives, false negatives, sum of squared Brier errors, n)."""
-    if not callable(getattr(model, "predict", None)):
-        raise TypeError(f"model: expected a fitted model with predict(X) -> (mean, var), got "
-                        f"{type(model).__name__}")
-    if not callable(true_function):
-        raise TypeError(f"true_function: expected a function of an (n, d) array, got "
-                        f"{type(true_function).__name__}")
-    threshold = float(as_float_array(threshold, "threshold", ndim=0))
-    bounds = _check_bounds(bounds)
-    n_points = as_positive_int(n_points, "n_points", minimum=2, maximum=_MAX_LEVELSET_POINTS)
-    batch_size = as_positive_int(batch_size, "batch_size")
-    for name, value in (("n_points", n_points), ("batch_size", batch_size)):
-        if value & (value - 1):
-            raise ValueError(f"{name}: Sobol points keep their balance only in blocks of a "
-                             f"power of two, got {value}")
-    sobol = qmc.Sobol(bounds.shape[0], rng=as_rng(rng))
-    tally = np.zeros(4)
-    for start in range(0, n_points, batch_size):
-        X = qmc.scale(sobol.random(min(batch_size, n_points - start)), bounds[:, 0],
-                      bounds[:, 1])
-        truth = as_float_array(true_function(X), "true_function", ndim=1)
-        if truth.shape[0] != X.shape[0]:
-            raise ValueError(f"true_function: expected one value per point ({X.shape[0]}), "
-                             f"got {truth.shape[0]}")
-        mean, var = model.predict(X)
-        inside, predicted = truth < threshold, mean < threshold
-        brier = (levelset_probability(mean, var, threshold) - inside) ** 2
-        tally += [np.sum(inside & predicted), np.sum(predicted & ~inside),
-                  np.sum(inside & ~predicted), brier.sum()]
-    return (*tally, n_points)
-
-
-def _f1(true_pos, false_pos, false_neg, name: str) -> float:
+def f1_from_counts(true_pos, false_pos, false_neg, name: str) -> float:
+    """F1 = 2 TP / (2 TP + FP + FN) from the counts (or masses); refused naming ``name`` when
+    all three are 0."""
     if true_pos + false_pos + false_neg == 0:
         raise ValueError(f"{name}: neither the true set nor the estimate has any member, so F1 "
                          "is undefined (0 / 0)")
     return float(2.0 * true_pos / (2.0 * true_pos + false_pos + false_neg))
-
-
-def f1_levelset(model, true_function, threshold, bounds, *, n_points: int = 2 ** 16,
-                batch_size: int = 2 ** 14, rng: RngLike = 0) -> float:
-    """F1 score of the estimated sublevel set {mean < threshold} against the true one
-    {true_function < threshold} on ``n_points`` scrambled Sobol points of the box ``bounds``
-    ((d, 2) rows of (low, high)); module docstring.
-
-    ``model.predict(X)`` must return the posterior (mean, variance) of the latent f;
-    ``true_function(X)`` the true latent at the rows of X. ``n_points`` is a power of two up to
-    2^20 (a set that fills 0.4 % of a 4-D box needs about 2^20 for a stable F1), predicted
-    ``batch_size`` (a power of two) points at a time. ``rng`` scrambles the Sobol points; the
-    default 0 gives every call the same points, so that models are compared on one set.
-    F1 = 2 TP / (2 TP + FP + FN); when neither set has a member it is undefined and refused
-    naming ``true_function``.
-    """
-    true_pos, false_pos, false_neg, _, _ = _levelset_tally(
-        model, true_function, threshold, bounds, n_points, batch_size, rng)
-    return _f1(true_pos, false_pos, false_neg, "true_function")
-
-
-def brier_levelset(model, true_function, threshold, bounds, *, n_points: int = 2 ** 16,
-                   batch_size: int = 2 ** 14, rng: RngLike = 0) -> float:
-    """Brier score mean((P(f < threshold) - [true f < threshold])^2) over the same Sobol points
-    as :func:`f1_levelset` (same arguments; 0 is perfect, 1/4 is a constant guess of 1/2)."""
-    *_, squared_error, n = _levelset_tally(model, true_function, threshold, bounds, n_points,
-                                           batch_size, rng)
-    return float(squared_error / n)
 
 
 def _preference_arrays(mean, var, labels):
@@ -467,5 +291,5 @@ def f1_preference(mean, var, labels) -> float:
     naming ``labels``) when no label and no prediction says "first"."""
     mean, _, labels = _preference_arrays(mean, var, labels)
     predicted = mean > 0
-    return _f1(np.sum(labels & predicted), np.sum(predicted & ~labels),
-               np.sum(labels & ~predicted), "labels")
+    return f1_from_counts(np.sum(labels & predicted), np.sum(predicted & ~labels),
+                          np.sum(labels & ~predicted), "labels")

@@ -9,8 +9,9 @@ used, so they share one interface, :class:`Recogniser`:
   minus a DTW distance);
 * ``predict(items)`` (or ``predict(scores=S)`` for precomputed scores): ``argmax_c`` of the scores,
   as an array;
-* ``evaluate(items, labels)``: a :class:`~course_lib.metrics.RecognitionReport` (accuracy and
-  confusion matrix; the evaluation functions live in :mod:`course_lib.metrics`, re-exported here).
+* ``evaluate(items, labels)``: a :class:`~course_lib.recognition_metrics.RecognitionReport`
+  (accuracy and confusion matrix; the evaluation functions live in
+  :mod:`course_lib.recognition_metrics`, re-exported here).
 
 =========================  ===========================================  =============================
 recogniser                 class score of an utterance X                built by
@@ -43,7 +44,7 @@ from .gmm_params import GMMParams
 from .hmm_models import DiscreteHMM
 from .hmm_sequences import pack_sequences
 from .hmm_training import fit_hmm
-from .metrics import RecognitionReport, confusion_matrix, evaluate, label_array
+from .recognition_metrics import RecognitionReport, confusion_matrix, evaluate, label_array
 from .validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                          as_rng, check_choice)
 

@@ -43,17 +43,9 @@ A band's fragment is a **discovered pair** when its distortion is at most ``thre
 Neighbouring bands often find the same match twice; of pairs that overlap in both utterances only
 the one with the lowest distortion is kept.
 
-**Clustering.** Each pair says "these two stretches sound alike". Fragments of one utterance that
-overlap by at least ``min_overlap`` of the shorter one are taken to be one *occurrence*; two
-occurrences are linked when a pair joins them; average-linkage clustering of that link graph
-groups occurrences that are densely linked (:func:`cluster_fragments`; Park & Glass cluster a
-similar graph by modularity). Ideally one cluster per recurring word.
-
-**Measuring it afterwards.** Only now are labels used: given each utterance's word spans (start
-and end frame of every word token), a fragment's *word* is the token that overlaps most of its
-frames. A pair is *right* when both fragments have the same word (:func:`evaluate_discoveries`).
-Precision is the fraction of right pairs; coverage the fraction of all word tokens that are the
-word of a fragment in at least one right pair.
+Clustering the pairs into word-like units is in :mod:`course_lib.term_clusters`, judging them
+with known word spans in :mod:`course_lib.term_evaluation`; the fragment and pair types are in
+:mod:`course_lib.term_fragments`.
 
 References: A. Park and J. Glass, "Unsupervised pattern discovery in speech", IEEE Trans. Audio,
 Speech and Language Processing 16(1), 2008 (segmental DTW, least-average subsequences, graph
@@ -69,65 +61,20 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
-from scipy.cluster.hierarchy import fcluster, linkage
-from scipy.spatial.distance import squareform
 from tqdm.auto import tqdm
 
 from .dtw import local_cost_matrix
 from .dtw_sequences import as_sequence, as_sequence_list
+from .term_fragments import BandFragment, DiscoveredPair, Fragment
 from .validation import as_bool, as_float_array, as_positive_float, as_positive_int, check_choice
 
-__all__ = [ "DEFAULT_THRESHOLD", "Fragment", "BandFragment",
-           "SegmentalDTWResult", "DiscoveredPair", "DiscoveryReport", "band_offsets",
-           "band_alignment", "least_average_segment", "segmental_dtw", "discover_pairs",
-           "cluster_fragments", "fragment_word", "evaluate_discoveries"]
+__all__ = ["DEFAULT_THRESHOLD", "SegmentalDTWResult", "band_offsets", "band_alignment",
+           "least_average_segment", "segmental_dtw", "discover_pairs"]
 
 _DISCOVERY_METRICS = ("cosine", "euclidean", "sqeuclidean")
 # Cosine distances of unrelated mean-normalised frames are about 1 and the best band fragments of
 # unrelated speech stay above about 0.4 (the lecture's histogram); a quarter keeps to near copies.
 DEFAULT_THRESHOLD = 0.25
-
-
-@dataclass(frozen=True)
-class Fragment:
-    """Frames ``start..end`` (inclusive) of utterance number ``utterance``."""
-
-    utterance: int
-    start: int
-    end: int
-
-    @property
-    def length(self) -> int:
-        return self.end - self.start + 1
-
-    def overlap(self, other: "Fragment") -> int:
-        """Frames shared with ``other`` (0 if they belong to different utterances)."""
-        if other.utterance != self.utterance:
-            return 0
-        return max(0, min(self.end, other.end) - max(self.start, other.start) + 1)
-
-
-@dataclass(frozen=True, eq=False)
-class BandFragment:
-    """The least-average-distortion stretch of one band's path (steps 3-4 of the module doc).
-
-    ``path`` (K, 2) is the band's whole alignment, rows ``(i, j)``; the fragment is
-    ``path[path_start:path_end + 1]`` and ``distortion`` the mean local cost along it.
-    """
-
-    offset: int
-    path: np.ndarray
-    path_start: int
-    path_end: int
-    distortion: float
-
-    @property
-    def first_span(self) -> tuple[int, int]:
-        return int(self.path[self.path_start, 0]), int(self.path[self.path_end, 0])
-
-    @property
-    def second_span(self) -> tuple[int, int]:
-        return int(self.path[self.path_start, 1]), int(self.path[self.path_end, 1])
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,48 +92,6 @@ class SegmentalDTWResult:
         best first, without those that overlap a better one in both (as in
         :func:`discover_pairs`)."""
         return _keep_best(self.fragments, 0, 1, _check_threshold(threshold, self.metric))
-
-
-@dataclass(frozen=True, eq=False)
-class DiscoveredPair:
-    """Two fragments, of utterances ``first.utterance < second.utterance``, that sound alike.
-
-    ``path`` (K, 2) pairs frames of the first fragment (column 0) with frames of the second
-    (column 1); ``distortion`` is the mean local cost along it.
-    """
-
-    first: Fragment
-    second: Fragment
-    distortion: float
-    path: np.ndarray
-
-
-@dataclass(frozen=True, eq=False)
-class DiscoveryReport:
-    """How many discovered pairs are right, judged by known word spans.
-
-    ``words[k]`` is the (first, second) word of pair k (see :func:`fragment_word`), ``correct[k]``
-    whether they agree; ``found_tokens[u]`` flags the word tokens of utterance u that are the word
-    of a fragment in a right pair.
-    """
-
-    words: list[tuple]
-    correct: np.ndarray
-    found_tokens: list[np.ndarray]
-
-    @property
-    def n_pairs(self) -> int:
-        return int(self.correct.size)
-
-    @property
-    def precision(self) -> float:
-        """Fraction of the pairs whose two fragments have the same word (NaN without pairs)."""
-        return float(np.mean(self.correct)) if self.correct.size else float("nan")
-
-    @property
-    def coverage(self) -> float:
-        """Fraction of all word tokens found by at least one right pair."""
-        return float(np.mean(np.concatenate(self.found_tokens)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -405,155 +310,3 @@ def discover_pairs(utterances, *, band_radius: int = 10, min_length: int = 25,
         found.extend(_keep_best(_band_fragments(cost, offsets, band_radius, min_length), a, b,
                                 threshold))
     return sorted(found, key=lambda p: p.distortion)
-
-
-def _check_pairs(pairs) -> list[DiscoveredPair]:
-    if isinstance(pairs, (str, bytes)) or not hasattr(pairs, "__iter__"):
-        raise TypeError(f"pairs: expected a list of DiscoveredPair, got {type(pairs).__name__}")
-    pairs = list(pairs)
-    for k, pair in enumerate(pairs):
-        if not isinstance(pair, DiscoveredPair):
-            raise TypeError(f"pairs[{k}]: expected a DiscoveredPair, got {type(pair).__name__}")
-    return pairs
-
-
-def _occurrences(fragments: list[Fragment], min_overlap: float) -> list[list[int]]:
-    """Indices of ``fragments`` grouped into occurrences: within one utterance, fragments that
-    share at least ``min_overlap`` of the shorter one's frames (and chains of such)."""
-    parent = list(range(len(fragments)))
-
-    def root(k):
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
-
-    for a, b in itertools.combinations(range(len(fragments)), 2):
-        fa, fb = fragments[a], fragments[b]
-        if fa.overlap(fb) >= min_overlap * min(fa.length, fb.length):
-            parent[root(a)] = root(b)
-    groups: dict[int, list[int]] = {}
-    for k in range(len(fragments)):
-        groups.setdefault(root(k), []).append(k)
-    return list(groups.values())
-
-
-def cluster_fragments(pairs, *, min_overlap: float = 0.5,
-                      min_link_fraction: float = 0.3) -> list[list[Fragment]]:
-    """Group what the discovered ``pairs`` found into clusters of occurrences of one pattern.
-
-    1. **Occurrences.** Fragments of one utterance that share at least ``min_overlap`` of the
-       shorter one's frames are the same occurrence; it spans all their frames.
-    2. **Links.** Two occurrences are linked when a discovered pair joins fragments of them.
-    3. **Average linkage.** Starting from single occurrences, the two clusters with the largest
-       fraction of linked occurrence pairs between them are merged, as long as that fraction is
-       at least ``min_link_fraction`` (agglomerative clustering with average linkage on the
-       distance 0 = linked, 1 = not). Unlike connected components, one wrong pair cannot chain
-       two words' clusters together: a merge needs many links.
-
-    Returns the clusters, largest first; each is a list of occurrences (a :class:`Fragment` per
-    occurrence, sorted by utterance and start).
-    """
-    pairs = _check_pairs(pairs)
-    min_overlap = _as_fraction(min_overlap, "min_overlap")
-    min_link_fraction = _as_fraction(min_link_fraction, "min_link_fraction")
-    fragments = sorted({f for p in pairs for f in (p.first, p.second)},
-                       key=lambda f: (f.utterance, f.start, f.end))
-    if not fragments:
-        return []
-    groups = _occurrences(fragments, min_overlap)
-    occurrence_of = {fragments[k]: g for g, members in enumerate(groups) for k in members}
-    spans = [Fragment(fragments[members[0]].utterance,
-                      min(fragments[k].start for k in members),
-                      max(fragments[k].end for k in members)) for members in groups]
-    linked = np.zeros((len(groups), len(groups)), dtype=bool)
-    for p in pairs:
-        a, b = occurrence_of[p.first], occurrence_of[p.second]
-        linked[a, b] = linked[b, a] = True
-    distance = 1.0 - linked
-    np.fill_diagonal(distance, 0.0)
-    tree = linkage(squareform(distance, checks=False), method="average")
-    labels = fcluster(tree, t=1.0 - min_link_fraction, criterion="distance")
-    clusters: dict[int, list[Fragment]] = {}
-    for label, span in zip(labels, spans):
-        clusters.setdefault(int(label), []).append(span)
-    return sorted((sorted(c, key=lambda f: (f.utterance, f.start)) for c in clusters.values()),
-                  key=lambda c: (-len(c), c[0].utterance, c[0].start))
-
-
-def _as_fraction(value, name: str) -> float:
-    value = as_positive_float(value, name)
-    if value > 1:
-        raise ValueError(f"{name}: a fraction, at most 1, got {value}")
-    return value
-
-
-# --------------------------------------------------------------------------------------------
-# Evaluation with known word spans
-# --------------------------------------------------------------------------------------------
-
-def _check_spans(word_spans, transcripts):
-    if isinstance(word_spans, (str, bytes)) or not hasattr(word_spans, "__len__"):
-        raise TypeError(f"word_spans: expected one (W_u, 2) array per utterance, got "
-                        f"{type(word_spans).__name__}")
-    if isinstance(transcripts, (str, bytes)) or not hasattr(transcripts, "__len__"):
-        raise TypeError(f"transcripts: expected one word sequence per utterance, got "
-                        f"{type(transcripts).__name__}")
-    if len(transcripts) != len(word_spans):
-        raise ValueError(f"transcripts: expected one per utterance of word_spans "
-                         f"({len(word_spans)}), got {len(transcripts)}")
-    spans = []
-    for u, (s, words) in enumerate(zip(word_spans, transcripts)):
-        s = as_float_array(s, f"word_spans[{u}]", ndim=2)
-        if s.shape != (len(words), 2) or np.any(s != np.round(s)) or np.any(s[:, 1] < s[:, 0]):
-            raise ValueError(f"word_spans[{u}]: expected {len(words)} rows [start, end] of "
-                             f"frame numbers with start <= end (one per word of "
-                             f"transcripts[{u}]), got shape {s.shape}")
-        spans.append(s.astype(np.int64))
-    return spans
-
-
-def fragment_word(fragment: Fragment, word_spans, transcripts):
-    """``(word, token)``: the word token of the fragment's utterance that overlaps most of its
-    frames (the first on ties), or ``(None, -1)`` if it overlaps none."""
-    if not isinstance(fragment, Fragment):
-        raise TypeError(f"fragment: expected a Fragment, got {type(fragment).__name__}")
-    spans = _check_spans(word_spans, transcripts)
-    if not 0 <= fragment.utterance < len(spans):
-        raise ValueError(f"fragment: utterance {fragment.utterance} is not one of the "
-                         f"{len(spans)} utterances of word_spans")
-    return _word_of(fragment, spans[fragment.utterance], transcripts[fragment.utterance])
-
-
-def _word_of(fragment, spans, words):
-    shared = np.minimum(spans[:, 1], fragment.end) - np.maximum(spans[:, 0], fragment.start) + 1
-    token = int(np.argmax(shared))
-    return (words[token], token) if shared[token] > 0 else (None, -1)
-
-
-def evaluate_discoveries(pairs, word_spans, transcripts) -> DiscoveryReport:
-    """Judge discovered ``pairs`` with the known word spans of every utterance.
-
-    ``word_spans[u]`` is a (W_u, 2) array of [start, end] frames (inclusive) of the words
-    ``transcripts[u]`` (a sequence of W_u words or digits). A pair is right when both fragments
-    have the same :func:`fragment_word`; a fragment that overlaps no word never is.
-    """
-    pairs = _check_pairs(pairs)
-    spans = _check_spans(word_spans, transcripts)
-    found = [np.zeros(len(s), dtype=bool) for s in spans]
-    words, correct = [], []
-    for k, pair in enumerate(pairs):
-        labelled = []
-        for f in (pair.first, pair.second):
-            if not 0 <= f.utterance < len(spans):
-                raise ValueError(f"pairs[{k}]: utterance {f.utterance} is not one of the "
-                                 f"{len(spans)} utterances of word_spans")
-            labelled.append(_word_of(f, spans[f.utterance], transcripts[f.utterance]))
-        (word_a, token_a), (word_b, token_b) = labelled
-        right = word_a is not None and word_a == word_b
-        if right:
-            found[pair.first.utterance][token_a] = True
-            found[pair.second.utterance][token_b] = True
-        words.append((word_a, word_b))
-        correct.append(right)
-    return DiscoveryReport(words, np.array(correct, dtype=bool), found)

@@ -13,7 +13,10 @@ from course_lib import dtw_matrix as DM
 from course_lib import dtw_subsequence as DS
 from course_lib import features as F
 from course_lib import recognition as R
+from course_lib import term_clusters as TC
 from course_lib import term_discovery as TD
+from course_lib import term_evaluation as TE
+from course_lib.term_fragments import DiscoveredPair, Fragment
 from course_lib.widgets.dtw import alignment_explorer, subsequence_explorer
 
 X = np.random.default_rng(0).normal(size=(10, 3))
@@ -25,8 +28,8 @@ SPANS, WORDS = [np.array([[0, 4], [5, 9]])], [("one", "two")]
 
 
 def pair(first_utterance, second_utterance):
-    return TD.DiscoveredPair(TD.Fragment(first_utterance, 0, 3), TD.Fragment(second_utterance, 0, 3),
-                             0.1, np.zeros((4, 2), dtype=int))
+    return DiscoveredPair(Fragment(first_utterance, 0, 3), Fragment(second_utterance, 0, 3),
+                          0.1, np.zeros((4, 2), dtype=int))
 
 
 CASES = [
@@ -103,16 +106,16 @@ CASES = [
     BadInput("term_discovery: min_length longer than the values",
              lambda: TD.least_average_segment([1.0, 2.0], 3), ValueError, "min_length"),
     BadInput("term_discovery: pairs that are not DiscoveredPair",
-             lambda: TD.cluster_fragments([1, 2]), TypeError, "pairs[0]"),
+             lambda: TC.cluster_fragments([1, 2]), TypeError, "pairs[0]"),
     BadInput("term_discovery: overlap fraction above 1",
-             lambda: TD.cluster_fragments([], min_overlap=1.5), ValueError, "min_overlap"),
+             lambda: TC.cluster_fragments([], min_overlap=1.5), ValueError, "min_overlap"),
     BadInput("term_discovery: one transcript too many",
-             lambda: TD.evaluate_discoveries([], SPANS, WORDS * 2), ValueError, "transcripts"),
+             lambda: TE.evaluate_discoveries([], SPANS, WORDS * 2), ValueError, "transcripts"),
     BadInput("term_discovery: word span that ends before it starts",
-             lambda: TD.evaluate_discoveries([], [np.array([[4, 0], [5, 9]])], WORDS),
+             lambda: TE.evaluate_discoveries([], [np.array([[4, 0], [5, 9]])], WORDS),
              ValueError, "word_spans[0]"),
     BadInput("term_discovery: pair of an unknown utterance",
-             lambda: TD.evaluate_discoveries([pair(0, 3)], SPANS, WORDS), ValueError,
+             lambda: TE.evaluate_discoveries([pair(0, 3)], SPANS, WORDS), ValueError,
              "pairs[0]"),
     # --- features ---------------------------------------------------------------------------
     BadInput("features: append_energy as a string",

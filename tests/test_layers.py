@@ -18,8 +18,9 @@ ROOT = Path(course_lib.__file__).parent
 MODELS = {"dtw", "dtw_costs", "dtw_sequences", "dtw_matrix", "dtw_subsequence", "dtw_search",
           "dtw_pruning", "features", "gaussian", "kmeans", "affinity", "gmm", "gmm_params",
           "gmm_density", "gmm_selection", "hmm", "hmm_kernels", "hmm_results", "hmm_training",
-          "hmm_models", "hmm_sequences", "vq", "gp"}
-BELOW_MODELS = {"validation", "linalg", "metrics"}
+          "hmm_models", "hmm_sequences", "vq", "term_fragments", "term_clusters",
+          "term_evaluation", "gp"}
+BELOW_MODELS = {"validation", "linalg", "metrics", "recognition_metrics", "levelset_metrics"}
 # The front doors of Units 5-7 (course_lib.gp is Unit 4's): they re-export gp's models and nothing else.
 FACES = {"raters", "preference", "mixed"}
 

@@ -7,9 +7,8 @@ from course_lib import hmm as H
 from course_lib.gmm import score_samples
 from course_lib.hmm_models import left_to_right_hmm, sample_sequences
 from course_lib.recognition import (GMMRecogniser, HMMRecogniser, NoViableClassError,
-                                    TemplateRecogniser, VQFrontEnd, confusion_matrix, evaluate,
-                                    fit_gmm_recogniser, fit_hmm_recogniser, predict_from_scores,
-                                    select_templates)
+                                    TemplateRecogniser, VQFrontEnd, fit_gmm_recogniser,
+                                    fit_hmm_recogniser, predict_from_scores, select_templates)
 
 
 def _toy_words(rng, n_speakers):
@@ -28,20 +27,6 @@ def _toy_words(rng, n_speakers):
 
 
 # ----------------------------------------------------------------------------- evaluation
-
-def test_confusion_matrix_counts_rows_true_columns_predicted():
-    np.testing.assert_array_equal(confusion_matrix([0, 0, 1, 2], [0, 1, 1, 0], [0, 1, 2]),
-                                  [[1, 1, 0], [0, 1, 0], [1, 0, 0]])
-
-
-def test_evaluate_report():
-    report = evaluate(["a", "a", "b", "c"], ["a", "b", "b", "a"])
-    assert report.accuracy == 0.5 and report.n_errors == 2 and report.n_items == 4
-    np.testing.assert_array_equal(report.classes, ["a", "b", "c"])
-    np.testing.assert_allclose(report.class_accuracy, [0.5, 1.0, 0.0])
-    assert report.summary().startswith("accuracy 0.500 (2 errors in 4)")
-    assert "a -> b (1x)" in report.summary()
-
 
 def test_predict_from_scores_refuses_hopeless_and_broken_rows():
     classes = np.array(["x", "y"])

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from course_lib import term_discovery as TD
+from course_lib.term_clusters import cluster_fragments
+from course_lib.term_evaluation import evaluate_discoveries, fragment_word
 from course_lib.dtw import dtw_from_cost_matrix, local_cost_matrix
 
 DIM = 13   # as many numbers per frame as the static MFCCs
@@ -69,7 +71,7 @@ TRANSCRIPTS = [(0, 1), (1, 2), (2, 0), (0, 2), (1, 0), (2, 1)]
 def test_planted_repeats_are_all_found_and_nothing_else(seed):
     utterances, spans, labels = planted_collection(np.random.default_rng(seed), TRANSCRIPTS)
     pairs = TD.discover_pairs(utterances)
-    report = TD.evaluate_discoveries(pairs, spans, labels)
+    report = evaluate_discoveries(pairs, spans, labels)
     assert report.n_pairs > 0 and report.precision == 1.0, report.words
     # every pair of utterances that shares a word has a discovered pair on that word
     found = {(p.first.utterance, p.second.utterance, w[0]) for p, w in zip(pairs, report.words)}
@@ -84,10 +86,10 @@ def test_planted_repeats_are_all_found_and_nothing_else(seed):
 
 def test_clusters_of_planted_repeats_are_the_words():
     utterances, spans, labels = planted_collection(np.random.default_rng(3), TRANSCRIPTS)
-    clusters = TD.cluster_fragments(TD.discover_pairs(utterances))
+    clusters = cluster_fragments(TD.discover_pairs(utterances))
     assert len(clusters) == 3
     for cluster in clusters:
-        words = {TD.fragment_word(o, spans, labels)[0] for o in cluster}
+        words = {fragment_word(o, spans, labels)[0] for o in cluster}
         assert len(words) == 1 and len(cluster) == 4   # each word is in 4 of the utterances
 
 
@@ -210,43 +212,6 @@ def test_discovered_pairs_drop_duplicates_and_are_sorted():
          if (p.first.utterance, p.second.utterance) == (0, 1)]
 
 
-def test_average_linkage_resists_one_wrong_pair():
-    F = TD.Fragment
-
-    def pair(f, g):
-        return TD.DiscoveredPair(f, g, 0.1, np.zeros((1, 2), dtype=int))
-
-    a = [F(0, 0, 30), F(1, 10, 40), F(2, 5, 35)]       # one word, in three utterances
-    b = [F(0, 50, 80), F(3, 0, 30), F(4, 20, 50)]      # another, in three more
-    pairs = [pair(f, g) for group in (a, b) for f, g in itertools.combinations(group, 2)]
-    pairs.append(pair(a[1], b[1]))                     # one wrong pair between them
-    pairs.append(pair(F(0, 2, 31), F(1, 12, 41)))      # a near-duplicate: the same occurrences
-    clusters = TD.cluster_fragments(pairs)
-    assert sorted(len(c) for c in clusters) == [3, 3]
-    assert F(0, 0, 31) in clusters[0] + clusters[1]     # merged occurrence spans both fragments
-    # with every link enough to merge (a fraction of 1e-9), the wrong pair chains them
-    assert len(TD.cluster_fragments(pairs, min_link_fraction=1e-9)) == 1
-
-
-def test_evaluate_discoveries_by_hand():
-    F = TD.Fragment
-    spans = [np.array([[0, 9], [10, 19]]), np.array([[0, 14], [15, 29]])]
-    words = [("one", "two"), ("two", "three")]
-
-    def pair(f, g):
-        return TD.DiscoveredPair(f, g, 0.1, np.zeros((1, 2), dtype=int))
-
-    pairs = [pair(F(0, 11, 19), F(1, 2, 12)),     # two ~ two: right
-             pair(F(0, 2, 12), F(1, 16, 28))]     # one (8 of 11 frames) ~ three: wrong
-    report = TD.evaluate_discoveries(pairs, spans, words)
-    assert report.words == [("two", "two"), ("one", "three")]
-    np.testing.assert_array_equal(report.correct, [True, False])
-    assert report.precision == 0.5 and report.coverage == 2 / 4
-    assert TD.fragment_word(F(1, 30, 40), spans, words) == (None, -1)
-    assert TD.fragment_word(F(0, 5, 14), spans, words) == ("one", 0)   # 5 and 5 frames: first
-    assert np.isnan(TD.evaluate_discoveries([], spans, words).precision)
-
-
 def test_plots_draw_what_was_discovered():
     import matplotlib
     matplotlib.use("Agg")
@@ -262,7 +227,7 @@ def test_plots_draw_what_was_discovered():
     orange = [line for line in left.lines if same_color(line.get_color(), "C1")]
     assert len(orange) == sum(f.distortion <= TD.DEFAULT_THRESHOLD for f in result.fragments) > 0
     assert len(left.lines) == 2 * len(result.fragments)      # every band: path and fragment
-    clusters = TD.cluster_fragments(TD.discover_pairs(utterances))
+    clusters = cluster_fragments(TD.discover_pairs(utterances))
     plot_discoveries(right, clusters, [len(u) for u in utterances], word_spans=spans,
                      transcripts=labels)
     thick = [line for line in right.lines if line.get_linewidth() == 6

@@ -183,8 +183,8 @@ def plot_discoveries(ax, clusters, lengths, *, frame_shift: float = 0.01, names=
                      word_spans=None, transcripts=None, max_clusters: int = 10):
     """Where the clusters of discovered fragments lie: one row per utterance, time across.
 
-    ``clusters`` comes from :func:`course_lib.term_discovery.cluster_fragments` (occurrences as
-    :class:`~course_lib.term_discovery.Fragment`); the ``max_clusters`` largest get a colour and
+    ``clusters`` comes from :func:`course_lib.term_clusters.cluster_fragments` (occurrences as
+    :class:`~course_lib.term_fragments.Fragment`); the ``max_clusters`` largest get a colour and
     a number, the rest are drawn in grey. ``lengths`` are the utterances' frame counts. With
     ``word_spans`` and ``transcripts`` the known words are written under each row (for reading
     the result, not used to find it).

@@ -68,7 +68,7 @@ from ..gp.priors import Gamma
 from ..gp.sparse_variational_gp import SparseVariationalGP, inducing_points
 from ..gp.variational_gp import VariationalGP
 from ..linalg import JitterWarning
-from ..metrics import brier_levelset, f1_levelset
+from ..levelset_metrics import brier_levelset, f1_levelset
 from ..validation import (RngLike, as_float_array, as_positive_int, as_rng, check_array_size,
                           check_choice)
 from .psychophysics import LevelSetProblem, check_inside_box, simulate_answers

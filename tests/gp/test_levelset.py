@@ -1,13 +1,12 @@
 """Level-set estimation (course_lib.gp.levelset): the look-ahead of a Bernoulli probit answer and
 the acquisitions global MI and EAVC, each against scipy, a closed form or Monte Carlo;
-the level-set and preference scores of course_lib.metrics against hand-worked values and
-scikit-learn."""
+the level-set and preference scores of course_lib.levelset_metrics and course_lib.metrics against
+hand-worked values and scikit-learn."""
 
 import warnings
 
 import numpy as np
 import pytest
-from scipy.integrate import quad
 from scipy.stats import norm, qmc
 from sklearn.metrics import brier_score_loss, f1_score
 
@@ -16,8 +15,8 @@ from course_lib.gp import bivariate_normal, levelset
 from course_lib.gp.bivariate_normal import bvn_cdf
 from course_lib.gp.levelset import eavc, global_mi, lookahead_levelset
 from course_lib.gp.prediction import LatentGaussian
-from course_lib.metrics import brier_levelset, brier_preference, f1_levelset, f1_preference, \
-    levelset_probability
+from course_lib.levelset_metrics import brier_levelset, f1_levelset
+from course_lib.metrics import brier_preference, f1_preference, levelset_probability
 
 from levelset_data import (CANDIDATES, REFERENCES, THRESHOLD, entropy_bits, preference_model,
                            regression_model)
@@ -231,31 +230,8 @@ def test_eavc_equals_the_expected_absolute_change_from_the_lookahead():
 
 
 # --------------------------------------------------------------------------------------------
-# Metrics (course_lib.metrics): level sets and preferences
+# Metrics (course_lib.levelset_metrics, course_lib.metrics): level sets and preferences
 # --------------------------------------------------------------------------------------------
-
-class _LineModel:
-    """A stand-in posterior on [0, 1]: mean x, a fixed variance (for hand-worked values)."""
-
-    def __init__(self, var):
-        self.var = var
-
-    def predict(self, X):
-        return X[:, 0], np.full(X.shape[0], self.var)
-
-
-def test_f1_and_brier_levelset_hand_worked():
-    """Truth f = x - 0.1 (set x < 0.6), estimate mean = x (set x < 0.5), threshold 0.5:
-    TP = 0.5, FP = 0, FN = 0.1 of the interval, so F1 = 1 / 1.1; with zero variance the
-    Brier score is the misclassified length 0.1."""
-    bounds = [[0.0, 1.0]]
-    truth = lambda X: X[:, 0] - 0.1  # noqa: E731
-    assert abs(f1_levelset(_LineModel(0.0), truth, 0.5, bounds) - 1 / 1.1) < 1e-4
-    assert abs(brier_levelset(_LineModel(0.0), truth, 0.5, bounds) - 0.1) < 1e-4
-    sd = 0.2  # Brier = integral of (Phi((0.5 - x) / sd) - [x < 0.6])^2 over [0, 1]
-    exact = quad(lambda x: (norm.cdf((0.5 - x) / sd) - (x < 0.6)) ** 2, 0, 1, points=[0.6])[0]
-    assert abs(brier_levelset(_LineModel(sd ** 2), truth, 0.5, bounds) - exact) < 1e-4
-
 
 def test_levelset_metrics_match_sklearn_on_the_same_sobol_points():
     model = regression_model()

@@ -16,7 +16,8 @@ from widget_harness import exercise_explorer  # noqa: E402
 
 from course_lib import stimuli  # noqa: E402
 from course_lib.gp.levelset import eavc, global_mi  # noqa: E402
-from course_lib.metrics import f1_levelset, levelset_probability  # noqa: E402
+from course_lib.levelset_metrics import f1_levelset  # noqa: E402
+from course_lib.metrics import levelset_probability  # noqa: E402
 from course_lib.plotting.levelset import plot_contours, plot_detection_curve, \
     plot_f1_trace, plot_map, plot_trials  # noqa: E402
 from course_lib.widgets import levelset as L  # noqa: E402
