@@ -17,7 +17,8 @@ import course_lib
 ROOT = Path(course_lib.__file__).parent
 MODELS = {"dtw", "dtw_costs", "dtw_sequences", "dtw_matrix", "dtw_subsequence", "dtw_search",
           "dtw_pruning", "features", "gaussian", "kmeans", "affinity", "gmm", "gmm_params",
-          "gmm_density", "gmm_selection", "hmm", "hmm_models", "hmm_sequences", "vq", "gp"}
+          "gmm_density", "gmm_selection", "gmm_training", "hmm", "hmm_models", "hmm_sequences",
+          "vq", "gp"}
 BELOW_MODELS = {"validation", "linalg", "metrics"}
 # The front doors of Units 5-7 (course_lib.gp is Unit 4's): they re-export gp's models and nothing else.
 FACES = {"raters", "preference", "mixed"}
