@@ -34,10 +34,11 @@ import numpy as np
 
 from . import hmm as H
 from . import vq
-from .dtw import StepPattern, get_step_pattern
 from .dtw_matrix import dtw_distance_matrix
-from .dtw_search import nearest_templates, supports_lower_bounds
+from .dtw_search import nearest_templates
+from .dtw_search_checks import supports_lower_bounds
 from .dtw_sequences import as_sequence_list
+from .dtw_step_patterns import StepPattern, get_step_pattern
 from .gmm import score_samples
 from .gmm_params import GMMParams
 from .gmm_training import fit_gmm
