@@ -47,7 +47,8 @@ PORTABILITY_ENVIRONMENT = {"OPENBLAS_CORETYPE": "Prescott", "NUMBA_CPU_NAME": "g
 # the error a wrong argument gets does not depend on the BLAS kernels.
 NUMERICS_TESTS = ["tests/reference", "tests/gp/test_*.py", "tests/simulators/test_*.py",
                   *(f"tests/test_{name}.py" for name in (
-                      "affinity", "dtw", "dtw_search", "features", "gaussian", "gmm", "kmeans",
+                      "affinity", "dtw", "dtw_step_patterns", "dtw_search", "dtw_search_checks",
+                      "dtw_envelope", "features", "gaussian", "gmm", "gmm_training", "kmeans",
                       "vq", "hmm", "hmm_training", "metrics", "term_discovery", "term_clusters",
                       "term_evaluation", "recognition", "recognition_metrics", "levelset_metrics",
                       "recognition_selection")),

@@ -17,7 +17,7 @@ import warnings  # noqa: E402
 import numpy as np  # noqa: E402
 
 from course_lib.data.digits import digit_features  # noqa: E402
-from course_lib.gmm import fit_gmm  # noqa: E402
+from course_lib.gmm_training import fit_gmm  # noqa: E402
 from course_lib.gmm_params import GMMParams  # noqa: E402
 from course_lib.kmeans import kmeans  # noqa: E402
 

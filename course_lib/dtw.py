@@ -17,30 +17,8 @@ The dynamic programme of the slides, with local distance ``d(i, j)`` and step we
 * termination ``d(X, Y) = D(n - 1, m - 1) / M_phi``, where ``M_phi`` is the sum of the weights
   along the path. For the normalisable patterns ``M_phi`` does not depend on the path.
 
-Step patterns (names and moves as in dtw-python, which takes them from Sakoe & Chiba 1978 and
-Rabiner & Juang 1993). A move is written origin offset -> cells entered (offset back from the
-destination ``(i, j)``, weight):
-
-===============  ===========================================  ======  ===================
-name             moves (origin: entered cells with weights)   m(1)    normalisation M_phi
-===============  ===========================================  ======  ===================
-symmetric1       (1,1): (0,0) w1; (0,1): (0,0) w1;            1       none (path-dependent)
-                 (1,0): (0,0) w1
-symmetric2       (1,1): (0,0) w2; (0,1): (0,0) w1;            2       n + m
-                 (1,0): (0,0) w1
-asymmetric       (1,0): (0,0) w1; (1,1): (0,0) w1;            1       n
-                 (1,2): (0,0) w1
-symmetricP1      (1,2): (0,1) w2, (0,0) w1; (1,1): (0,0) w2;  2       n + m
-                 (2,1): (1,0) w2, (0,0) w1
-asymmetricP1     (1,2): (0,1) w1/2, (0,0) w1/2;               1       n
-                 (1,1): (0,0) w1; (2,1): (1,0) w1, (0,0) w1
-===============  ===========================================  ======  ===================
-
-``asymmetricP1`` (:data:`ASYMMETRIC_P1`, not in ``STEP_PATTERNS``: pass the object) keeps the
-asymmetric pattern's normaliser ``n`` but limits the slope to between 1/2 and 2, so it needs
-``(n - 1) / 2 <= m - 1 <= 2 (n - 1)``. In subsequence search a match therefore spans at least
-about half the query's frames, where plain ``asymmetric`` may squeeze the whole query onto a
-single reference frame.
+The step patterns (the moves, their weights, ``m(1)`` and ``M_phi`` of Sakoe & Chiba 1978 and
+Rabiner & Juang 1993) are data, tabled in :mod:`course_lib.dtw_step_patterns`.
 
 ``m(1)`` is the weight of the first cell. We use the textbook value (Rabiner & Juang: the path
 starts from a virtual cell (-1, -1), so the first cell of a symmetric pattern has weight 1 + 1 =
@@ -59,11 +37,13 @@ contains a path for symmetric1/symmetric2, and ``r >= max(n, m) - 1`` is the sam
 (dtaidistance's ``window=r + 1`` and tslearn's ``sakoe_chiba_radius=r`` are the same band;
 dtw-python's ``"sakoechiba"`` is not widened, so it differs when ``n != m``.)
 
-Rooms beside this core: :mod:`course_lib.dtw_costs` (the local distances, compiled),
+Rooms beside this core: :mod:`course_lib.dtw_step_patterns` (the step patterns as data),
+:mod:`course_lib.dtw_costs` (the local distances, compiled),
 :mod:`course_lib.dtw_sequences` (checking the sequences, packing many for one compiled loop),
 :mod:`course_lib.dtw_matrix` (many against many: every query against every template in one
 compiled loop), :mod:`course_lib.dtw_subsequence` (subsequence DTW, connected words) and
-:mod:`course_lib.dtw_search` with its engine :mod:`course_lib.dtw_pruning` (lower bounds and
+:mod:`course_lib.dtw_search` with its engines :mod:`course_lib.dtw_pruning`,
+:mod:`course_lib.dtw_envelope` and :mod:`course_lib.dtw_search_checks` (lower bounds and
 early abandoning, which reuse :func:`accumulate_row` and :func:`course_lib.dtw_matrix.pair_dtw`,
 so the pruned searches give the very numbers of the exhaustive ones).
 """
@@ -77,10 +57,10 @@ from numba import njit
 
 from .dtw_costs import frame_norms, local_costs, metric_terms
 from .dtw_sequences import as_sequence, check_same_dim
-from .validation import as_float_array, as_positive_int, check_choice
+from .dtw_step_patterns import StepPattern, get_step_pattern
+from .validation import as_float_array, as_positive_int
 
-__all__ = ["STEP_PATTERNS", "ASYMMETRIC_P1", "StepPattern", "get_step_pattern",
-           "NoWarpingPathError", "local_cost_matrix", "band_mask", "DTWResult",
+__all__ = ["NoWarpingPathError", "local_cost_matrix", "band_mask", "DTWResult",
            "dtw_from_cost_matrix", "dtw", "dtw_distance"]
 
 START = -1      # step code of a cell where a path starts
@@ -89,123 +69,6 @@ NO_PATH = -2    # step code of a cell no path reaches (or outside the band)
 
 class NoWarpingPathError(ValueError):
     """No warping path joins the start and end cells under the band and step pattern."""
-
-
-# --------------------------------------------------------------------------------------------
-# Step patterns
-# --------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class StepPattern:
-    """A DTW step pattern as data.
-
-    ``moves`` is a tuple of ``(origin, cells)``: ``origin = (di, dj)`` is the predecessor
-    ``(i - di, j - dj)``; ``cells`` lists ``(a, b, w)`` for each cell ``(i - a, j - b)`` the
-    move enters, in path order and ending with the destination ``(0, 0, w)``. The move adds
-    ``sum w * d(i - a, j - b)``. A move may enter at most one intermediate cell (enough for
-    the patterns here and for symmetricP0/P1; keeping the compiled loop free of a nested loop
-    makes it several times faster). ``start_weight`` is ``m(1)``, the weight of the first cell.
-    ``normalisation`` is ``"n+m"``, ``"n"`` or ``"none"`` (see the module docstring table).
-    """
-
-    name: str
-    moves: tuple
-    start_weight: float
-    normalisation: str
-
-    def __post_init__(self):
-        check_choice(self.normalisation, "normalisation", {"n+m", "n", "none"})
-        for origin, cells in self.moves:
-            if min(origin) < 0 or max(origin) < 1 or tuple(cells[-1][:2]) != (0, 0):
-                raise ValueError(f"moves: move {origin} must go forward and end at (0, 0)")
-            if len(cells) > 2 or any(c[2] <= 0 for c in cells):
-                raise ValueError(f"moves: move {origin} may enter at most one intermediate "
-                                 f"cell before (0, 0), each with a weight > 0")
-
-    @property
-    def is_symmetric(self) -> bool:
-        """True when swapping the roles of x and y maps the pattern onto itself."""
-        def canon(moves):
-            return sorted((o, tuple(c)) for o, c in moves)
-        swapped = [((dj, di), tuple((b, a, w) for a, b, w in cells))
-                   for (di, dj), cells in self.moves]
-        return canon(swapped) == canon(self.moves)
-
-    def normaliser(self, n: int, m: int) -> float | None:
-        """``M_phi`` for lengths ``n`` and ``m``, or None when it depends on the path."""
-        return {"n+m": float(n + m), "n": float(n), "none": None}[self.normalisation]
-
-    def arrays(self):
-        """The moves as flat arrays for the compiled recursion.
-
-        ``move_di, move_dj, move_w`` (origin offset, weight of the destination cell) and
-        ``mid_di, mid_dj, mid_w`` (the intermediate cell, weight 0 when there is none).
-        """
-        rows = []
-        for (di, dj), cells in self.moves:
-            mid = cells[0] if len(cells) == 2 else (0, 0, 0.0)
-            rows.append((di, dj, cells[-1][2], *mid))
-        cols = list(zip(*rows))
-        as_int = [np.array(c, dtype=np.int64) for c in (cols[0], cols[1], cols[3], cols[4])]
-        as_float = [np.array(c, dtype=np.float64) for c in (cols[2], cols[5])]
-        return as_int[0], as_int[1], as_float[0], as_int[2], as_int[3], as_float[1]
-
-    def kernel_form(self):
-        """The pattern as the compiled kernels take it: ``(arrays(), start_weight, unit)``.
-
-        ``unit = (w_diag, w_across, w_down)`` when the moves are exactly (1, 1), (0, 1) and
-        (1, 0), entering no intermediate cell (symmetric1, symmetric2): those patterns run in a
-        faster two-row loop. Else ``unit`` is an empty array.
-        """
-        moves = dict(self.moves)
-        if len(self.moves) != 3 or set(moves) != {(1, 1), (0, 1), (1, 0)} or \
-                any(len(cells) != 1 for cells in moves.values()):
-            unit = np.empty(0)
-        else:
-            unit = np.array([moves[origin][0][2] for origin in ((1, 1), (0, 1), (1, 0))])
-        return self.arrays(), self.start_weight, unit
-
-
-STEP_PATTERNS = {
-    "symmetric1": StepPattern("symmetric1", (
-        ((1, 1), ((0, 0, 1.0),)),
-        ((0, 1), ((0, 0, 1.0),)),
-        ((1, 0), ((0, 0, 1.0),)),
-    ), start_weight=1.0, normalisation="none"),
-    "symmetric2": StepPattern("symmetric2", (
-        ((1, 1), ((0, 0, 2.0),)),
-        ((0, 1), ((0, 0, 1.0),)),
-        ((1, 0), ((0, 0, 1.0),)),
-    ), start_weight=2.0, normalisation="n+m"),
-    "asymmetric": StepPattern("asymmetric", (
-        ((1, 0), ((0, 0, 1.0),)),
-        ((1, 1), ((0, 0, 1.0),)),
-        ((1, 2), ((0, 0, 1.0),)),
-    ), start_weight=1.0, normalisation="n"),
-    "symmetricP1": StepPattern("symmetricP1", (
-        ((1, 2), ((0, 1, 2.0), (0, 0, 1.0))),
-        ((1, 1), ((0, 0, 2.0),)),
-        ((2, 1), ((1, 0, 2.0), (0, 0, 1.0))),
-    ), start_weight=2.0, normalisation="n+m"),
-}
-
-
-# Sakoe & Chiba's slope constraint P = 1 on the asymmetric pattern (dtw-python's asymmetricP1):
-# every query frame still carries total weight 1, so M_phi = n and matching costs of
-# subsequence matches of different lengths stay comparable.
-ASYMMETRIC_P1 = StepPattern("asymmetricP1", (
-    ((1, 2), ((0, 1, 0.5), (0, 0, 0.5))),
-    ((1, 1), ((0, 0, 1.0),)),
-    ((2, 1), ((1, 0, 1.0), (0, 0, 1.0))),
-), start_weight=1.0, normalisation="n")
-
-
-def get_step_pattern(step_pattern: str | StepPattern) -> StepPattern:
-    """Look up a step pattern by name (``STEP_PATTERNS``) or pass a :class:`StepPattern` on."""
-    if isinstance(step_pattern, StepPattern):
-        return step_pattern
-    check_choice(step_pattern, "step_pattern", STEP_PATTERNS)
-    return STEP_PATTERNS[step_pattern]
 
 
 def as_band(band) -> int:
@@ -380,9 +243,9 @@ def dtw_from_cost_matrix(cost, *, step_pattern: str | StepPattern = "symmetric2"
                          band: int | None = None) -> DTWResult:
     """Run the DTW dynamic programme on a given local cost matrix ``cost`` (n, m).
 
-    See the module docstring for the recursion, the step patterns and the band. Raises
-    :class:`NoWarpingPathError` (a ``ValueError``) naming ``band`` (or ``step_pattern``) when
-    no path reaches ``(n - 1, m - 1)``.
+    See the module docstring for the recursion and the band, :mod:`course_lib.dtw_step_patterns`
+    for the step patterns. Raises :class:`NoWarpingPathError` (a ``ValueError``) naming
+    ``band`` (or ``step_pattern``) when no path reaches ``(n - 1, m - 1)``.
     """
     cost = np.ascontiguousarray(as_float_array(cost, "cost", ndim=2))
     pattern = get_step_pattern(step_pattern)
@@ -432,8 +295,9 @@ def dtw(x, y, *, step_pattern: str | StepPattern = "symmetric2", metric: str = "
         band: int | None = None, variances=None) -> DTWResult:
     """Align ``x`` (n, d) to ``y`` (m, d) by dynamic time warping.
 
-    ``d(X, Y) = D(n - 1, m - 1) / M_phi`` with the recursion, step patterns and band of the
-    module docstring and the local distance ``metric`` of :func:`local_cost_matrix`.
+    ``d(X, Y) = D(n - 1, m - 1) / M_phi`` with the recursion and band of the module docstring,
+    the step patterns of :mod:`course_lib.dtw_step_patterns` and the local distance ``metric``
+    of :func:`local_cost_matrix`.
     Returns a :class:`DTWResult` (cost and accumulated matrices, path, raw and normalised
     distance).
     """

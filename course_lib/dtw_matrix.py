@@ -21,11 +21,11 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .dtw import (NoWarpingPathError, StepPattern, accumulate_row, as_band, get_step_pattern,
-                  no_path_error, row_limits)
+from .dtw import NoWarpingPathError, accumulate_row, as_band, no_path_error, row_limits
 from .dtw_costs import local_cost_two_rows, metric_terms
 from .dtw_sequences import (as_sequence_list, check_same_dim, concatenate_sequences,
                             pack_sequences, sequence_block)
+from .dtw_step_patterns import StepPattern, get_step_pattern
 from .validation import check_choice
 
 __all__ = ["dtw_distance_matrix"]
@@ -162,12 +162,12 @@ def pair_dtw(x, x_norm, y_t, y_norm, local, band, pattern, cost_buf, acc_buf, cu
     """``(D(n - 1, m - 1), abandoned)`` of ``x`` (n, d) against y, given as ``y_t`` (d, m) (see
     :func:`~course_lib.dtw_costs.local_cost_row`); D = +inf when no path arrives. ``local`` as
     :func:`~course_lib.dtw_costs.metric_terms` returns it, ``pattern`` as
-    :meth:`~course_lib.dtw.StepPattern.kernel_form` does.
+    :meth:`~course_lib.dtw_step_patterns.StepPattern.kernel_form` does.
 
     The one pair computation behind :func:`dtw_distance_matrix` and the pruned searches of
     :mod:`course_lib.dtw_search`, so both give identical numbers. Local costs are computed a
     row at a time, inside the band only; unit-step patterns (``unit`` non-empty, see
-    :meth:`~course_lib.dtw.StepPattern.kernel_form`) keep two rows of D, the others the whole
+    :meth:`~course_lib.dtw_step_patterns.StepPattern.kernel_form`) keep two rows of D, the others the whole
     matrix. ``cost_buf`` and ``acc_buf`` are scratch space of at least max(n m, 2 m) and
     max(n m, 2 (m + 1)) numbers.
 

@@ -5,11 +5,15 @@ is in the docstring of :mod:`course_lib.dtw_search`; the recursion they run is
 :func:`course_lib.dtw.accumulate_row` and the pair computation
 :func:`course_lib.dtw_matrix.pair_dtw`.
 
+The envelopes LB_Keogh measures against (running extremes over the band's windows) are built
+in :mod:`course_lib.dtw_envelope`.
+
 numba's on-disk cache of a kernel here is rebuilt only when this file changes, not when the
 kernels it inlines from :mod:`course_lib.dtw`, :mod:`course_lib.dtw_matrix`,
-:mod:`course_lib.dtw_costs` or :mod:`course_lib.dtw_sequences` do: after editing those, clear the
-cache (``course_lib/__pycache__``). A stale cache cannot pass unnoticed: tests/test_dtw_search.py
-compares every search with the exhaustive one, which compiles from those very files.
+:mod:`course_lib.dtw_costs`, :mod:`course_lib.dtw_envelope` or :mod:`course_lib.dtw_sequences`
+do: after editing those, clear the cache (``course_lib/__pycache__``). A stale cache cannot pass
+unnoticed: tests/test_dtw_search.py compares every search with the exhaustive one, which
+compiles from those very files.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from numba import njit, prange
 
 from .dtw import accumulate_row
 from .dtw_costs import local_cost_row
+from .dtw_envelope import band_reach, extreme_tables, keogh_scratch, levels_for, window_extremes
 from .dtw_matrix import pair_dtw
 from .dtw_sequences import sequence_block
 
@@ -53,77 +58,6 @@ def kim_raw(x, x_norm, y_t, y_norm, local, start_weight, end_weight, cost_buf):
 
 
 @njit(cache=True)
-def band_reach(n, m, band):
-    """How far left (``a``) and right (``b``) of the diagonal the band reaches in a row of an
-    n x m matrix: row i allows the columns ``i - a .. i + b`` that exist (the band of
-    course_lib.dtw)."""
-    if band < 0:
-        return n - 1, m - 1
-    return band + max(0, n - m), band + max(0, m - n)
-
-
-@njit(cache=True)
-def _levels_for(width):
-    """Number of power-of-two levels whose largest window (2**(levels - 1)) fits in width."""
-    levels = 1
-    while (2 << (levels - 1)) <= width:
-        levels += 1
-    return levels
-
-
-@njit(cache=True)
-def _extreme_tables(seq_t, pad_left, length, levels, hi, lo):
-    """Running extremes of each feature over windows of 2**q positions, for q < levels.
-
-    The frames (columns of ``seq_t``, (d, n)) sit at positions pad_left.. of rows of ``length``
-    positions; any other position is empty (-inf for the max, +inf for the min). Level q is the
-    (d, length) block q of the flat arrays ``hi`` and ``lo``: at position p, the max and min of
-    positions p .. p + 2**q - 1 (valid for p <= length - 2**q). Level q + 1 puts two level-q
-    windows side by side, one pass over contiguous memory that vectorises.
-    """
-    dim, n = seq_t.shape
-    size = dim * length
-    base_hi = hi[:size].reshape((dim, length))
-    base_lo = lo[:size].reshape((dim, length))
-    base_hi[:] = -np.inf
-    base_lo[:] = np.inf
-    kept = min(n, length - pad_left)  # frames beyond the last position no window reaches
-    base_hi[:, pad_left:pad_left + kept] = seq_t[:, :kept]
-    base_lo[:, pad_left:pad_left + kept] = seq_t[:, :kept]
-    for q in range(1, levels):
-        shift = 1 << (q - 1)
-        below_hi, below_lo = hi[(q - 1) * size:q * size], lo[(q - 1) * size:q * size]
-        ahead_hi, ahead_lo = below_hi[shift:], below_lo[shift:]
-        level_hi, level_lo = hi[q * size:(q + 1) * size], lo[q * size:(q + 1) * size]
-        for f in range(size - shift):
-            level_hi[f] = max(below_hi[f], ahead_hi[f])
-            level_lo[f] = min(below_lo[f], ahead_lo[f])
-
-
-@njit(cache=True)
-def _window_extremes(hi, lo, length, pad_left, a, b, upper, lower):
-    """``upper[k, j]``, ``lower[k, j]`` for every column j of upper: max and min of feature k
-    over the frames j - a .. j + b of the sequence in the tables of :func:`_extreme_tables`
-    (frames that do not exist count as empty): the extremes of two power-of-two windows that
-    together cover exactly that range. Needs ``pad_left >= a`` and ``length >= pad_left + b +
-    n_out`` (n_out = columns of upper)."""
-    dim, n_out = upper.shape
-    levels = _levels_for(a + b + 1)
-    span = 1 << (levels - 1)
-    size = dim * length
-    level_hi = hi[(levels - 1) * size:levels * size].reshape((dim, length))
-    level_lo = lo[(levels - 1) * size:levels * size].reshape((dim, length))
-    first, second = pad_left - a, pad_left + b - span + 1  # window starts for j = 0
-    for k in range(dim):
-        hi_1, hi_2 = level_hi[k, first:first + n_out], level_hi[k, second:second + n_out]
-        lo_1, lo_2 = level_lo[k, first:first + n_out], level_lo[k, second:second + n_out]
-        up, low = upper[k], lower[k]
-        for j in range(n_out):
-            up[j] = max(hi_1[j], hi_2[j])
-            low[j] = min(lo_1[j], lo_2[j])
-
-
-@njit(cache=True)
 def _keogh_terms(frames_t, upper, lower, metric, rest):
     """Box distances of the frames (columns of ``frames_t``, (d, L)) to the boxes
     ``[lower[:, i], upper[:, i]]``; ``rest[i]`` becomes their sum over frames i.. (``rest[L] =
@@ -148,17 +82,6 @@ def _keogh_terms(frames_t, upper, lower, metric, rest):
 
 
 @njit(cache=True)
-def keogh_scratch(max_n, max_m, dim, band):
-    """Flat scratch space for the extreme tables and one envelope (upper, lower) of sequences
-    of at most max_n and max_m frames."""
-    longest = max(max_n, max_m)
-    length = 3 * longest if band < 0 else 2 * longest + 2 * band + 1
-    levels = _levels_for(length)
-    return (np.empty(levels * dim * length), np.empty(levels * dim * length),
-            np.empty(dim * longest), np.empty(dim * longest))
-
-
-@njit(cache=True)
 def one_sided_keogh(frames_t, other_t, a, b, metric, scratch, rest):
     """Sum of the box distances of the frames (columns of ``frames_t``) to the envelope of the
     other sequence over the window ``i - a .. i + b`` of each (``rest`` filled as in
@@ -166,10 +89,10 @@ def one_sided_keogh(frames_t, other_t, a, b, metric, scratch, rest):
     tables_hi, tables_lo, upper_buf, lower_buf = scratch
     dim, n_rows = frames_t.shape
     length = a + b + n_rows
-    _extreme_tables(other_t, a, length, _levels_for(a + b + 1), tables_hi, tables_lo)
+    extreme_tables(other_t, a, length, levels_for(a + b + 1), tables_hi, tables_lo)
     upper = upper_buf[:dim * n_rows].reshape((dim, n_rows))
     lower = lower_buf[:dim * n_rows].reshape((dim, n_rows))
-    _window_extremes(tables_hi, tables_lo, length, a, a, b, upper, lower)
+    window_extremes(tables_hi, tables_lo, length, a, a, b, upper, lower)
     return _keogh_terms(frames_t, upper, lower, metric, rest)
 
 
@@ -194,13 +117,13 @@ def _query_envelopes(x_t, band, slot_lengths, keogh):
     for m in slot_lengths:
         a, b = band_reach(n, m, band)
         length = max(length, pad_left + a + m)
-    tables_hi = np.empty(_levels_for(widest) * dim * length)
-    tables_lo = np.empty(_levels_for(widest) * dim * length)
-    _extreme_tables(x_t, pad_left, length, _levels_for(widest), tables_hi, tables_lo)
+    tables_hi = np.empty(levels_for(widest) * dim * length)
+    tables_lo = np.empty(levels_for(widest) * dim * length)
+    extreme_tables(x_t, pad_left, length, levels_for(widest), tables_hi, tables_lo)
     for s in range(slot_lengths.shape[0]):
         m = slot_lengths[s]
         a, b = band_reach(n, m, band)
-        _window_extremes(tables_hi, tables_lo, length, pad_left, b, a,
+        window_extremes(tables_hi, tables_lo, length, pad_left, b, a,
                          upper[start[s]:start[s + 1]].reshape((dim, m)),
                          lower[start[s]:start[s + 1]].reshape((dim, m)))
     return upper, lower, start
@@ -263,7 +186,7 @@ def _bounded_dtw(rows, rows_lead, rows_norm, cols_t, cols_norm, local, band, pat
 def _query_scratch(n, max_m, dim, band):
     """Scratch space of one query's search: the buffers of :func:`course_lib.dtw_matrix.pair_dtw`,
     LB_Keogh's terms still to come per frame (``rest``, see :func:`_keogh_terms`), zeros for
-    no such bound, and the tables of :func:`keogh_scratch`."""
+    no such bound, and the tables of :func:`course_lib.dtw_envelope.keogh_scratch`."""
     longest = max(n, max_m)
     cost_buf = np.empty(max(n * max_m, 2 * longest))
     acc_buf = np.empty(max(n * max_m, 2 * longest + 2))

@@ -60,89 +60,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dtw import (ASYMMETRIC_P1, NO_PATH, STEP_PATTERNS, NoWarpingPathError, StepPattern,
-                  as_band, backtrack, get_step_pattern)
+from .dtw import NO_PATH, NoWarpingPathError, as_band, backtrack
 from .dtw_costs import frame_norms, metric_terms
-from .dtw_pruning import (QUERY_SIDE, TEMPLATE_SIDE, band_reach, keogh_scratch, kim_raw,
-                          nearest_kernel, normaliser, one_sided_keogh, rounding_margin,
+from .dtw_envelope import band_reach, keogh_scratch
+from .dtw_pruning import (kim_raw, nearest_kernel, normaliser, one_sided_keogh, rounding_margin,
                           subsequence_rows)
-from .dtw_sequences import (as_sequence, as_sequence_list, check_same_dim, concatenate_sequences,
-                            pack_sequences)
-from .dtw_subsequence import SubsequenceMatch, subsequence_pattern
-from .validation import as_bool, as_positive_int, check_choice
+from .dtw_search_checks import (NORMALISATION_CODE, ROWS, ROWS_PLUS_COLUMNS, check_keogh_metric,
+                                check_kim_metric, effective_band, end_weight, keogh_combination,
+                                length_slots, pair_inputs, search_options, subsequence_inputs)
+from .dtw_sequences import as_sequence_list, check_same_dim, concatenate_sequences, pack_sequences
+from .dtw_step_patterns import StepPattern, get_step_pattern
+from .dtw_subsequence import SubsequenceMatch
+from .validation import as_bool, check_choice
 
-__all__ = ["lb_kim", "lb_keogh", "supports_lower_bounds", "NearestTemplates",
-           "nearest_templates", "SubsequenceSearch", "subsequence_search"]
-
-# How the LB_Keogh row and column sums combine for each pattern (module docstring).
-_ROWS, _ROWS_PLUS_COLUMNS, _LARGER = 0, 1, 2
-_KEOGH_COMBINATION = {
-    STEP_PATTERNS["asymmetric"]: _ROWS,
-    ASYMMETRIC_P1: _ROWS,
-    STEP_PATTERNS["symmetric2"]: _ROWS_PLUS_COLUMNS,
-    STEP_PATTERNS["symmetricP1"]: _ROWS_PLUS_COLUMNS,
-    STEP_PATTERNS["symmetric1"]: _LARGER,
-}
-_NORMALISATION_CODE = {"none": 0, "n+m": 1, "n": 2}
-_KIM_METRICS = ("euclidean", "sqeuclidean", "cosine")
-_KEOGH_METRICS = ("euclidean", "sqeuclidean")
-
-
-# --------------------------------------------------------------------------------------------
-# Argument checks
-# --------------------------------------------------------------------------------------------
-
-def _kim_metric(metric) -> None:
-    check_choice(metric, "metric", set(_KIM_METRICS) | {"gaussian_nll"})
-    if metric == "gaussian_nll":
-        raise ValueError("metric: 'gaussian_nll' local costs can be negative, so D may decrease "
-                         "along a path and neither lower bounds nor early abandoning hold; use "
-                         f"one of {list(_KIM_METRICS)}")
-
-
-def _keogh_metric(metric) -> None:
-    _kim_metric(metric)
-    if metric not in _KEOGH_METRICS:
-        raise ValueError(f"metric: LB_Keogh bounds the distance to the envelope only for "
-                         f"{list(_KEOGH_METRICS)}, got {metric!r}")
-
-
-def _keogh_combination(pattern: StepPattern) -> int:
-    combination = _KEOGH_COMBINATION.get(pattern)
-    if combination is None:
-        raise ValueError(f"step_pattern: LB_Keogh is shown valid here only for symmetric1, "
-                         f"symmetric2, symmetricP1, asymmetric and asymmetricP1, not "
-                         f"{pattern.name!r}")
-    return combination
-
-
-def supports_lower_bounds(step_pattern: str | StepPattern, metric: str) -> bool:
-    """Whether LB_Keogh (so ``nearest_templates(lower_bounds=True)``) holds for this step
-    pattern and metric (see the module docstring)."""
-    return get_step_pattern(step_pattern) in _KEOGH_COMBINATION and metric in _KEOGH_METRICS
-
-
-def _effective_band(band, longest: int) -> int:
-    """The band radius for the compiled code: -1 (no band) also for a radius that reaches every
-    cell anyway (r >= max(n, m) - 1), so envelope windows stay as small as the sequences."""
-    r = as_band(band)
-    return -1 if r >= longest - 1 else r
-
-
-def _end_weight(pattern: StepPattern) -> float:
-    """The smallest weight a move gives the cell it ends in (the last cell of every path)."""
-    return min(cells[-1][2] for _, cells in pattern.moves)
-
+__all__ = ["lb_kim", "lb_keogh", "NearestTemplates", "nearest_templates", "SubsequenceSearch",
+           "subsequence_search"]
 
 # --------------------------------------------------------------------------------------------
 # The two bounds for one pair
 # --------------------------------------------------------------------------------------------
-
-def _pair_inputs(x, y, metric):
-    x, y = as_sequence(x, "x"), as_sequence(y, "y")
-    check_same_dim(x, y, "x", "y")
-    return x, y, metric_terms(metric, None, x, y, ("x", "y"))
-
 
 def lb_kim(x, y, *, metric: str = "euclidean",
            step_pattern: str | StepPattern = "symmetric2") -> float:
@@ -153,14 +89,14 @@ def lb_kim(x, y, *, metric: str = "euclidean",
     docstring. Valid for every step pattern; ``metric`` must give costs >= 0 (euclidean,
     sqeuclidean, cosine). The bound itself: :func:`course_lib.dtw_pruning.kim_raw`.
     """
-    _kim_metric(metric)
+    check_kim_metric(metric)
     pattern = get_step_pattern(step_pattern)
-    x, y, local = _pair_inputs(x, y, metric)
+    x, y, local = pair_inputs(x, y, metric)
     n, m = x.shape[0], y.shape[0]
     raw = kim_raw(x, frame_norms(x, local[0]), np.ascontiguousarray(y.T),
-                  frame_norms(y, local[0]), local, pattern.start_weight, _end_weight(pattern),
+                  frame_norms(y, local[0]), local, pattern.start_weight, end_weight(pattern),
                   np.empty(m))
-    return float(raw / normaliser(_NORMALISATION_CODE[pattern.normalisation], n, m))
+    return float(raw / normaliser(NORMALISATION_CODE[pattern.normalisation], n, m))
 
 
 def lb_keogh(x, y, *, band: int | None, metric: str = "euclidean",
@@ -174,23 +110,23 @@ def lb_keogh(x, y, *, band: int | None, metric: str = "euclidean",
     docstring. ``metric``: euclidean or sqeuclidean. A narrower band gives a tighter bound. The
     box distances: :func:`course_lib.dtw_pruning._keogh_terms`.
     """
-    _keogh_metric(metric)
+    check_keogh_metric(metric)
     pattern = get_step_pattern(step_pattern)
-    combination = _keogh_combination(pattern)
+    combination = keogh_combination(pattern)
     as_band(band)
-    x, y, (code, _, _) = _pair_inputs(x, y, metric)
+    x, y, (code, _, _) = pair_inputs(x, y, metric)
     n, m = x.shape[0], y.shape[0]
-    r = _effective_band(band, max(n, m))
+    r = effective_band(band, max(n, m))
     x_t, y_t = np.ascontiguousarray(x.T), np.ascontiguousarray(y.T)
     scratch = keogh_scratch(n, m, x.shape[1], r)
     a, b = band_reach(n, m, r)
     rows = one_sided_keogh(x_t, y_t, a, b, code, scratch, np.empty(n + 1))
-    if combination == _ROWS:
+    if combination == ROWS:
         raw = rows
     else:  # seen from y, the band reaches b to the left and a to the right
         columns = one_sided_keogh(y_t, x_t, b, a, code, scratch, np.empty(m + 1))
-        raw = rows + columns if combination == _ROWS_PLUS_COLUMNS else max(rows, columns)
-    return float(raw / normaliser(_NORMALISATION_CODE[pattern.normalisation], n, m))
+        raw = rows + columns if combination == ROWS_PLUS_COLUMNS else max(rows, columns)
+    return float(raw / normaliser(NORMALISATION_CODE[pattern.normalisation], n, m))
 
 
 # --------------------------------------------------------------------------------------------
@@ -222,15 +158,6 @@ class NearestTemplates:
         """Fraction of the pairs whose DTW never started: ``(pruned_by_kim + pruned_by_keogh) /
         n_pairs`` (abandoned pairs did part of the work and are not counted)."""
         return (self.pruned_by_kim + self.pruned_by_keogh) / self.n_pairs
-
-
-def _length_slots(lengths: np.ndarray):
-    """The distinct template lengths, and ``length_slot[m]``: the position of length m among
-    them (a search keeps one query envelope per template length)."""
-    distinct = np.unique(lengths).astype(np.int64)
-    length_slot = np.full(distinct[-1] + 1, -1, dtype=np.int64)
-    length_slot[distinct] = np.arange(len(distinct))
-    return distinct, length_slot
 
 
 def nearest_templates(queries, templates, *, band: int | None,
@@ -272,31 +199,19 @@ def nearest_templates(queries, templates, *, band: int | None,
     check_same_dim(queries[0], templates[0], "queries", "templates")
     dim = queries[0].shape[1]
     pattern = get_step_pattern(step_pattern)
-    r = _effective_band(band, max(len(s) for s in queries + templates))
+    r = effective_band(band, max(len(s) for s in queries + templates))
     lower_bounds = as_bool(lower_bounds, "lower_bounds")
     early_abandon = as_bool(early_abandon, "early_abandon")
     parallel = as_bool(parallel, "parallel")
     check_choice(on_no_path, "on_no_path", {"raise", "inf"})
-    if lower_bounds:
-        _keogh_metric(metric)
-        keogh = (TEMPLATE_SIDE if _keogh_combination(pattern) == _ROWS else QUERY_SIDE)
-    else:
-        _kim_metric(metric)
-        keogh = 0
-    if leading_features is None:
-        leading = dim
-    else:
-        leading = as_positive_int(leading_features, "leading_features", maximum=dim)
-        if metric not in _KEOGH_METRICS:
-            raise ValueError(f"leading_features: a DTW on fewer features bounds the full one "
-                             f"only for metric {list(_KEOGH_METRICS)}, got {metric!r}")
+    keogh, leading = search_options(metric, pattern, lower_bounds, leading_features, dim)
     x_all, x_off = concatenate_sequences(queries)
     y_all, y_off = concatenate_sequences(templates)
     local = metric_terms(metric, None, x_all, y_all, ("queries", "templates"),
                          per_frame_ok=False)
-    search = (pattern.is_symmetric, _NORMALISATION_CODE[pattern.normalisation],
-              _end_weight(pattern), keogh, lower_bounds, early_abandon, leading,
-              *_length_slots(np.diff(y_off)))
+    search = (pattern.is_symmetric, NORMALISATION_CODE[pattern.normalisation],
+              end_weight(pattern), keogh, lower_bounds, early_abandon, leading,
+              *length_slots(np.diff(y_off)))
     index = np.empty(len(queries), dtype=np.int64)
     distance = np.empty(len(queries))
     counts = np.zeros((len(queries), 4), dtype=np.int64)
@@ -361,7 +276,7 @@ def subsequence_search(query, references, *, n_best: int = 1,
     then by reference index. Every reference must be at least as long as the query; ``metric``
     must give costs >= 0 (euclidean, sqeuclidean, cosine).
     """
-    query, references, n_best, early_abandon, pattern, local = _subsequence_inputs(
+    query, references, n_best, early_abandon, pattern, local = subsequence_inputs(
         query, references, n_best, early_abandon, step_pattern, metric)
     n, dim = query.shape
     query_norm = frame_norms(query, local[0])
@@ -386,26 +301,6 @@ def subsequence_search(query, references, *, n_best: int = 1,
     return SubsequenceSearch(np.array([k for _, k, _ in best], dtype=np.int64),
                              tuple(match for _, _, match in best), len(references), abandoned,
                              len(references) - abandoned)
-
-
-def _subsequence_inputs(query, references, n_best, early_abandon, step_pattern, metric):
-    """The arguments of :func:`subsequence_search`, checked, with the step pattern and the
-    local-distance terms."""
-    query = as_sequence(query, "query")
-    references = as_sequence_list(references, "references")
-    check_same_dim(query, references[0], "query", "references")
-    n_best = as_positive_int(n_best, "n_best")
-    early_abandon = as_bool(early_abandon, "early_abandon")
-    pattern = subsequence_pattern(step_pattern)
-    _kim_metric(metric)
-    for k, reference in enumerate(references):
-        if reference.shape[0] < query.shape[0]:
-            raise ValueError(f"references[{k}]: has {reference.shape[0]} frames, fewer than the "
-                             f"query ({query.shape[0]} frames)")
-    ref_all, _ = concatenate_sequences(references)
-    local = metric_terms(metric, None, query, ref_all, ("query", "references"),
-                         per_frame_ok=False)
-    return query, references, n_best, early_abandon, pattern, local
 
 
 def _best_match(query, query_norm, reference, local, pattern, kernel_pattern, scale, cutoff):

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dtw import (NO_PATH, NoWarpingPathError, StepPattern, accumulate, backtrack, dtw,
-                  get_step_pattern, local_cost_matrix)
+from .dtw import NO_PATH, NoWarpingPathError, accumulate, backtrack, dtw, local_cost_matrix
 from .dtw_sequences import as_sequence, as_sequence_list, check_same_dim
+from .dtw_step_patterns import StepPattern, get_step_pattern
 from .validation import as_positive_float, as_positive_int
 
 __all__ = ["SubsequenceMatch", "SubsequenceResult", "subsequence_dtw", "find_matches",

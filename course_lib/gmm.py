@@ -1,4 +1,4 @@
-"""Gaussian mixture models trained by EM, with regularisation and restarts (Unit 2).
+"""Gaussian mixture models trained by EM, with regularisation (Unit 2).
 
 Rows of ``X`` are frames x_n (N, D). A mixture of K components has
 
@@ -33,12 +33,14 @@ The objective EM increases is the log-likelihood, plus sum_k log p(Sigma_k) with
 :class:`GMMResult` records both traces.
 
 One steppable loop: :func:`em_steps` yields the state after every iteration (E-step of the
-start, then M-step + E-step); :func:`fit_gmm` and the lecture's EM explorer both drive it.
+start, then M-step + E-step); :func:`course_lib.gmm_training.fit_gmm` and the lecture's EM
+explorer both drive it.
 
-Rooms beside this core: :mod:`course_lib.gmm_params` (the parameter and result types, sampling,
-the argument checks), :mod:`course_lib.gmm_density` (the log-densities, computed so that data
-far from the origin lose no precision) and :mod:`course_lib.gmm_selection` (choosing K on
-held-out data or by BIC, growing a mixture by splitting).
+Rooms beside this core: :mod:`course_lib.gmm_training` (starting points, the stopping rule and
+restarts: ``initialise_gmm``, ``fit_gmm``), :mod:`course_lib.gmm_params` (the parameter and
+result types, sampling, the argument checks), :mod:`course_lib.gmm_density` (the log-densities,
+computed so that data far from the origin lose no precision) and :mod:`course_lib.gmm_selection`
+(choosing K on held-out data or by BIC, growing a mixture by splitting).
 
 A collapsing component (its covariance numerically singular, or N_k ~ 0) is never left to
 produce NaN: a singular covariance is floored at ``COLLAPSE_FLOOR`` times the data variance and
@@ -56,15 +58,12 @@ from scipy.linalg import cholesky, eigh
 
 from .gaussian import COVARIANCE_TYPES
 from .gmm_density import log_joint, log_prior
-from .gmm_params import (ComponentCollapseWarning, CovariancePrior, EMState, GMMParams, GMMResult,
-                         check_distinct, check_frames, check_params, check_regularisers,
-                         check_training_data)
-from .kmeans import kmeans
-from .validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
-                         check_choice)
+from .gmm_params import (ComponentCollapseWarning, CovariancePrior, EMState, GMMParams,
+                         check_frames, check_params, check_regularisers, check_training_data)
+from .validation import as_float_array, check_choice
 
-__all__ = ["e_step", "m_step", "initialise_gmm", "em_steps", "fit_gmm", "score_samples",
-           "average_log_likelihood", "predict_proba", "predict"]
+__all__ = ["e_step", "m_step", "em_steps", "score_samples", "average_log_likelihood",
+           "predict_proba", "predict"]
 
 #: A component whose smallest conditional variance falls below this fraction of the data
 #: variance (or whose covariance is not positive definite) counts as collapsed ...
@@ -129,10 +128,10 @@ def _is_collapsed(Sigma: np.ndarray, data_var: np.ndarray, covariance_type: str)
     return bool(np.any(np.diag(L) ** 2 < _COLLAPSE_RATIO * data_var))
 
 
-def _m_step(X, gamma, covariance_type, floor, prior, ridge, data_var):
-    """The M-step as the module docstring lists it: the maximum-likelihood step, the
-    regularisers in their order, then the collapse repair. Returns params and the number of
-    repaired components."""
+def m_step_trusted(X, gamma, covariance_type, floor, prior, ridge, data_var):
+    """The M-step on checked arrays, as the module docstring lists it: the maximum-likelihood
+    step, the regularisers in their order, then the collapse repair. Returns params and the
+    number of repaired components."""
     Nk, means, covariances, empty = _maximum_likelihood(X, gamma, covariance_type, data_var)
     weights = Nk / Nk.sum()  # Bishop (2006) eq. 9.26
     if prior is not None:
@@ -142,7 +141,8 @@ def _m_step(X, gamma, covariance_type, floor, prior, ridge, data_var):
         eye = np.eye(X.shape[1]) if covariance_type == "full" else 1.0
         covariances = covariances + ridge * eye
     if np.any(floor > 0):
-        covariances = np.array([_floor(S, floor, covariance_type) for S in covariances])
+        covariances = np.array([floor_covariance(S, floor, covariance_type)
+                                for S in covariances])
     repaired = int(empty.sum()) + _repair_collapsed(covariances, floor, data_var,
                                                     covariance_type)
     return GMMParams._unchecked(weights, means, covariances, covariance_type), repaired
@@ -197,12 +197,13 @@ def _repair_collapsed(covariances, floor, data_var, covariance_type) -> int:
     repaired = 0
     for k in range(covariances.shape[0]):
         if _is_collapsed(covariances[k], data_var, covariance_type):
-            covariances[k] = _floor(covariances[k], collapse_floor, covariance_type)
+            covariances[k] = floor_covariance(covariances[k], collapse_floor, covariance_type)
             repaired += 1
     return repaired
 
 
-def _floor(S, floor, covariance_type):
+def floor_covariance(S, floor, covariance_type):
+    """The variance floor Sigma >= diag(floor) on one covariance (module docstring)."""
     if covariance_type == "diag":
         return np.maximum(S, floor)
     if np.any(floor == 0) and np.any(floor > 0):
@@ -213,7 +214,8 @@ def _floor(S, floor, covariance_type):
     return _apply_floor_full(S, floor)
 
 
-def _warn_repaired(repaired: int) -> None:
+def warn_repaired(repaired: int) -> None:
+    """One :class:`ComponentCollapseWarning` for the ``repaired`` components, if any."""
     if repaired:
         warnings.warn(f"{repaired} mixture component(s) collapsed (singular covariance or no "
                       f"frames) and were floored or re-seeded; consider a variance_floor, a "
@@ -241,56 +243,24 @@ def m_step(X, responsibilities, covariance_type: str = "full", *, variance_floor
     if np.any(gamma < 0) or not np.allclose(gamma.sum(axis=1), 1.0, atol=1e-8):
         raise ValueError("responsibilities: each row must be non-negative and sum to 1")
     floor, ridge = check_regularisers(X.shape[1], variance_floor, prior, ridge)
-    params, repaired = _m_step(X, gamma, covariance_type, floor, prior, ridge,
+    params, repaired = m_step_trusted(X, gamma, covariance_type, floor, prior, ridge,
                                X.var(axis=0))
-    _warn_repaired(repaired)
+    warn_repaired(repaired)
     return params
 
 
 # ----------------------------------------------------------------------------- EM loop
 
-def _initial_params(X, K, covariance_type, init, rng, floor, prior, ridge, data_var):
-    if init == "kmeans":
-        labels = kmeans(X, K, init="k-means++", rng=rng).labels
-        return _m_step(X, np.eye(K)[labels], covariance_type, floor, prior, ridge, data_var)
-    # "random": K distinct frames as means, the data covariance for every component
-    distinct = np.unique(X, axis=0)
-    means = distinct[rng.choice(distinct.shape[0], K, replace=False)]
-    centred = X - X.mean(axis=0)
-    S = centred.T @ centred / X.shape[0] if covariance_type == "full" else data_var.copy()
-    S = _floor(S, np.maximum(floor, COLLAPSE_FLOOR * data_var), covariance_type)
-    return GMMParams(np.full(K, 1.0 / K), means, np.stack([S] * K), covariance_type), 0
-
-
-def initialise_gmm(X, n_components: int, *, covariance_type: str = "full", init="kmeans",
-                   variance_floor=0.0, prior: CovariancePrior | None = None,
-                   ridge: float = 0.0, rng: RngLike = None) -> GMMParams:
-    """Starting parameters theta_0 for EM, as :func:`fit_gmm` makes them.
-
-    init="kmeans": k-means++ / k-means, then one M-step from its hard assignments;
-    init="random": K distinct random frames as means, the data covariance for every
-    component, equal weights (a deliberately rough start, good for watching EM work).
-    """
-    K = as_positive_int(n_components, "n_components")
-    check_choice(covariance_type, "covariance_type", COVARIANCE_TYPES)
-    check_choice(init, "init", {"kmeans", "random"})
-    X, data_var = check_training_data(X)
-    floor, ridge = check_regularisers(X.shape[1], variance_floor, prior, ridge)
-    check_distinct(X, K)
-    params, repaired = _initial_params(X, K, covariance_type, init, as_rng(rng), floor, prior,
-                                       ridge, data_var)
-    _warn_repaired(repaired)
-    return params
-
-
-def _em_steps(X, params, floor, prior, ridge, data_var) -> Iterator[EMState]:
+def em_steps_trusted(X, params, floor, prior, ridge, data_var) -> Iterator[EMState]:
+    """The EM iterations of Bishop (2006) section 9.2.2 on checked arrays: the E-step of
+    ``params``, then M-step and E-step, the log-likelihood (eq. 9.28) and objective of each."""
     gamma, log_px = _posteriors(log_joint(X, params))
     ll = float(log_px.sum())
     state = EMState(params, gamma, ll, ll + log_prior(params, prior, data_var))
     yield state
     while True:
-        params, repaired = _m_step(X, state.responsibilities, params.covariance_type, floor,
-                                   prior, ridge, data_var)
+        params, repaired = m_step_trusted(X, state.responsibilities, params.covariance_type,
+                                          floor, prior, ridge, data_var)
         gamma, log_px = _posteriors(log_joint(X, params))
         ll = float(log_px.sum())
         state = EMState(params, gamma, ll, ll + log_prior(params, prior, data_var), repaired)
@@ -305,8 +275,8 @@ def em_steps(X, params: GMMParams, *, variance_floor=0.0, prior: CovariancePrior
     regularisers of :func:`m_step`) from the current responsibilities and the E-step of the new
     parameters. The objective never decreases from one state to the next, except at a step
     that repaired a collapsed component (``n_repaired > 0``; no warning is issued here).
-    Take as many states as you need (``itertools.islice``); :func:`fit_gmm` adds the stopping
-    rule and restarts.
+    Take as many states as you need (``itertools.islice``);
+    :func:`course_lib.gmm_training.fit_gmm` adds the stopping rule and restarts.
     """
     params = check_params(params)
     X, data_var = check_training_data(X)
@@ -314,87 +284,7 @@ def em_steps(X, params: GMMParams, *, variance_floor=0.0, prior: CovariancePrior
         raise ValueError(f"X: expected {params.n_features} columns (the model's dimension), "
                          f"got shape {X.shape}")
     floor, ridge = check_regularisers(X.shape[1], variance_floor, prior, ridge)
-    return _em_steps(X, params, floor, prior, ridge, data_var)
-
-
-def _run_em(X, params, max_iter, tol, floor, prior, ridge, data_var, repaired):
-    """Drive :func:`_em_steps` until the objective gains < tol per frame or max_iter."""
-    N = X.shape[0]
-    steps = _em_steps(X, params, floor, prior, ridge, data_var)
-    state = next(steps)
-    lls, objectives = [state.log_likelihood], [state.objective]
-    converged = False
-    n_iter = 0
-    for n_iter in range(1, max_iter + 1):
-        state = next(steps)
-        repaired += state.n_repaired
-        lls.append(state.log_likelihood)
-        objectives.append(state.objective)
-        if abs(objectives[-1] - objectives[-2]) < tol * N:
-            converged = True
-            break
-    _warn_repaired(repaired)
-    return GMMResult(state.params, state.responsibilities, np.array(lls), np.array(objectives),
-                     n_iter, converged)
-
-
-def fit_gmm(X, n_components: int, *, covariance_type: str = "full", init="kmeans",
-            n_restarts: int = 1, max_iter: int = 100, tol: float = 1e-4, variance_floor=0.0,
-            prior: CovariancePrior | None = None, ridge: float = 0.0,
-            rng: RngLike = None) -> GMMResult:
-    """Fit a K-component Gaussian mixture to the rows of ``X`` by EM.
-
-    Parameters
-    ----------
-    X : (N, D) frames; needs N > D and at least K distinct rows.
-    n_components : K.
-    covariance_type : "full" or "diag".
-    init : "kmeans" (k-means++ then k-means; parameters from its hard assignments),
-        "random" (K distinct random frames as means, the data covariance for every component,
-        equal weights) or a :class:`GMMParams` to start from (then only one run is done).
-    n_restarts : total number of runs from different starts; the one with the highest final
-        objective is kept.
-    max_iter : maximum number of EM iterations per run.
-    tol : stop when the objective changes by less than ``tol`` per frame in one iteration
-        (``tol=0`` runs all ``max_iter`` iterations).
-    variance_floor : f, a scalar or (D,) minimum variance (Sigma_k >= diag(f)).
-    prior : a :class:`CovariancePrior` for the MAP M-step, or None (maximum likelihood).
-    ridge : added to every covariance's diagonal after each M-step (scikit-learn's reg_covar).
-    rng : Generator, int seed or None (initialisation only; EM itself is deterministic).
-
-    Returns
-    -------
-    :class:`GMMResult` with the parameters, responsibilities, log-likelihood trace,
-    objective trace, iteration count and converged flag of the best restart.
-    """
-    K = as_positive_int(n_components, "n_components")
-    check_choice(covariance_type, "covariance_type", COVARIANCE_TYPES)
-    n_restarts = as_positive_int(n_restarts, "n_restarts")
-    max_iter = as_positive_int(max_iter, "max_iter", minimum=0)
-    tol = as_positive_float(tol, "tol", allow_zero=True)
-    X, data_var = check_training_data(X)
-    D = X.shape[1]
-    floor, ridge = check_regularisers(D, variance_floor, prior, ridge)
-    rng = as_rng(rng)
-    if isinstance(init, GMMParams):
-        if init.n_components != K or init.n_features != D or \
-                init.covariance_type != covariance_type:
-            raise ValueError(f"init: expected GMMParams with K={K}, D={D}, "
-                             f"{covariance_type!r}; got K={init.n_components}, "
-                             f"D={init.n_features}, {init.covariance_type!r}")
-        return _run_em(X, init, max_iter, tol, floor, prior, ridge, data_var, 0)
-    check_choice(init, "init", {"kmeans", "random"})
-    check_distinct(X, K)
-    best, finals = None, []
-    for _ in range(n_restarts):
-        start, repaired = _initial_params(X, K, covariance_type, init, rng, floor, prior,
-                                          ridge, data_var)
-        run = _run_em(X, start, max_iter, tol, floor, prior, ridge, data_var, repaired)
-        finals.append(run.objective_trace[-1])
-        if best is None or run.objective_trace[-1] > best.objective_trace[-1]:
-            best = run
-    return GMMResult(best.params, best.responsibilities, best.log_likelihood_trace,
-                     best.objective_trace, best.n_iter, best.converged, np.array(finals))
+    return em_steps_trusted(X, params, floor, prior, ridge, data_var)
 
 
 # ----------------------------------------------------------------------------- using a model

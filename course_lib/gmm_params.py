@@ -128,7 +128,7 @@ class GMMParams:
 
 @dataclass(frozen=True, eq=False)
 class GMMResult:
-    """The outcome of :func:`course_lib.gmm.fit_gmm` (the best restart).
+    """The outcome of :func:`course_lib.gmm_training.fit_gmm` (the best restart).
 
     params : the fitted :class:`GMMParams`.
     responsibilities : (N, K) gamma_nk under ``params``.

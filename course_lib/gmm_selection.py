@@ -9,7 +9,7 @@ from one Gaussian by splitting every component in two (HTK's mixture splitting, 
 By a complexity penalty, without held-out data: the Bayesian information criterion (Schwarz
 1978), BIC = -2 l(theta) + p ln N with p free parameters (:func:`n_parameters`, :func:`bic`).
 
-Every fit is :func:`course_lib.gmm.fit_gmm`.
+Every fit is :func:`course_lib.gmm_training.fit_gmm`.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .gaussian import COVARIANCE_TYPES
-from .gmm import average_log_likelihood, fit_gmm, score_samples
+from .gmm import average_log_likelihood, score_samples
 from .gmm_params import GMMParams, check_params
+from .gmm_training import fit_gmm
 from .kmeans import count_distinct_rows
 from .validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
                          check_choice)

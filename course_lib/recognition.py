@@ -35,12 +35,14 @@ import numpy as np
 
 from . import hmm as H
 from . import vq
-from .dtw import StepPattern, get_step_pattern
 from .dtw_matrix import dtw_distance_matrix
-from .dtw_search import nearest_templates, supports_lower_bounds
+from .dtw_search import nearest_templates
+from .dtw_search_checks import supports_lower_bounds
 from .dtw_sequences import as_sequence_list
-from .gmm import fit_gmm, score_samples
+from .dtw_step_patterns import StepPattern, get_step_pattern
+from .gmm import score_samples
 from .gmm_params import GMMParams
+from .gmm_training import fit_gmm
 from .hmm_models import DiscreteHMM
 from .hmm_sequences import pack_sequences
 from .hmm_training import fit_hmm
@@ -266,8 +268,8 @@ def fit_gmm_recogniser(utterances, labels, n_components: int, *, rng: RngLike = 
                        **fit_options) -> GMMRecogniser:
     """Train one GMM per class on all frames of that class's utterances (each (T, D)).
 
-    ``fit_options`` go to :func:`course_lib.gmm.fit_gmm` (covariance_type, variance_floor, ...).
-    Classes are sorted; the fits share one ``rng`` stream.
+    ``fit_options`` go to :func:`course_lib.gmm_training.fit_gmm` (covariance_type,
+    variance_floor, ...). Classes are sorted; the fits share one ``rng`` stream.
     """
     frames = _utterance_list(utterances, "utterances")
     labels = label_array(labels, "labels")

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from course_lib.dtw import ASYMMETRIC_P1, STEP_PATTERNS, NoWarpingPathError, dtw_distance
+from course_lib.dtw import NoWarpingPathError, dtw_distance
 from course_lib.dtw_matrix import dtw_distance_matrix
+from course_lib.dtw_step_patterns import ASYMMETRIC_P1, STEP_PATTERNS
 
 PATTERNS = list(STEP_PATTERNS)
 INF = np.inf

@@ -17,11 +17,11 @@ import pytest
 
 from course_lib import recognition as R
 from course_lib.data.digits import digit_features
-from course_lib.dtw import (ASYMMETRIC_P1, STEP_PATTERNS, NoWarpingPathError, StepPattern,
-                            dtw_distance)
+from course_lib.dtw import NoWarpingPathError, dtw_distance
 from course_lib.dtw_matrix import dtw_distance_matrix
 from course_lib.dtw_search import (NearestTemplates, lb_keogh, lb_kim, nearest_templates,
                                    subsequence_search)
+from course_lib.dtw_step_patterns import ASYMMETRIC_P1, STEP_PATTERNS, StepPattern
 from course_lib.dtw_subsequence import subsequence_dtw
 
 PATTERNS = [STEP_PATTERNS[name] for name in STEP_PATTERNS] + [ASYMMETRIC_P1]

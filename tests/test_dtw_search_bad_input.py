@@ -7,8 +7,8 @@ names the user's argument (see tests/bad_input.py).
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib.dtw import StepPattern
 from course_lib.dtw_search import lb_keogh, lb_kim, nearest_templates, subsequence_search
+from course_lib.dtw_step_patterns import StepPattern
 
 X = np.random.default_rng(0).normal(size=(10, 3))
 Y = np.random.default_rng(1).normal(size=(12, 3))

@@ -7,6 +7,7 @@ from course_lib import gaussian as G
 from course_lib import gmm as M
 from course_lib import gmm_params as MP
 from course_lib import gmm_selection as MS
+from course_lib import gmm_training as MT
 from course_lib import kmeans as KM
 from course_lib.widgets import gmm as W
 
@@ -71,27 +72,27 @@ CASES = [
     BadInput("kmeans: initialise with unknown method",
              lambda: KM.initialise_centroids(X, 2, init="farthest"), ValueError, "init"),
     # --- gmm
-    BadInput("gmm: NaN in X", lambda: M.fit_gmm(np.r_[X, [[np.nan, 0.0]]], 2), ValueError, "X"),
-    BadInput("gmm: fewer frames than dimensions", lambda: M.fit_gmm(X[:2], 1), ValueError, "X"),
-    BadInput("gmm: constant dimension", lambda: M.fit_gmm(np.c_[X[:, 0], np.ones(60)], 2),
+    BadInput("gmm: NaN in X", lambda: MT.fit_gmm(np.r_[X, [[np.nan, 0.0]]], 2), ValueError, "X"),
+    BadInput("gmm: fewer frames than dimensions", lambda: MT.fit_gmm(X[:2], 1), ValueError, "X"),
+    BadInput("gmm: constant dimension", lambda: MT.fit_gmm(np.c_[X[:, 0], np.ones(60)], 2),
              ValueError, "X"),
-    BadInput("gmm: frames spread over 1e200", lambda: M.fit_gmm(X * 1e200, 2, rng=0),
+    BadInput("gmm: frames spread over 1e200", lambda: MT.fit_gmm(X * 1e200, 2, rng=0),
              ValueError, "X"),
-    BadInput("gmm: more components than distinct frames", lambda: M.fit_gmm(FEW, 4, rng=0),
+    BadInput("gmm: more components than distinct frames", lambda: MT.fit_gmm(FEW, 4, rng=0),
              ValueError, "n_components"),
-    BadInput("gmm: unknown covariance_type", lambda: M.fit_gmm(X, 2, covariance_type="tied"),
+    BadInput("gmm: unknown covariance_type", lambda: MT.fit_gmm(X, 2, covariance_type="tied"),
              ValueError, "covariance_type"),
-    BadInput("gmm: unknown init", lambda: M.fit_gmm(X, 2, init="kmeans++"), ValueError, "init"),
-    BadInput("gmm: init params of another size", lambda: M.fit_gmm(X, 2, init=ONE),
+    BadInput("gmm: unknown init", lambda: MT.fit_gmm(X, 2, init="kmeans++"), ValueError, "init"),
+    BadInput("gmm: init params of another size", lambda: MT.fit_gmm(X, 2, init=ONE),
              ValueError, "init"),
-    BadInput("gmm: zero restarts", lambda: M.fit_gmm(X, 2, n_restarts=0), ValueError,
+    BadInput("gmm: zero restarts", lambda: MT.fit_gmm(X, 2, n_restarts=0), ValueError,
              "n_restarts"),
-    BadInput("gmm: negative variance floor", lambda: M.fit_gmm(X, 2, variance_floor=-1.0),
+    BadInput("gmm: negative variance floor", lambda: MT.fit_gmm(X, 2, variance_floor=-1.0),
              ValueError, "variance_floor"),
-    BadInput("gmm: floor of the wrong length", lambda: M.fit_gmm(X, 2, variance_floor=[1, 2, 3]),
+    BadInput("gmm: floor of the wrong length", lambda: MT.fit_gmm(X, 2, variance_floor=[1, 2, 3]),
              ValueError, "variance_floor"),
-    BadInput("gmm: negative ridge", lambda: M.fit_gmm(X, 2, ridge=-1e-6), ValueError, "ridge"),
-    BadInput("gmm: prior that is not a CovariancePrior", lambda: M.fit_gmm(X, 2, prior=1.0),
+    BadInput("gmm: negative ridge", lambda: MT.fit_gmm(X, 2, ridge=-1e-6), ValueError, "ridge"),
+    BadInput("gmm: prior that is not a CovariancePrior", lambda: MT.fit_gmm(X, 2, prior=1.0),
              TypeError, "prior"),
     BadInput("gmm: prior with zero strength", lambda: MP.CovariancePrior(0.0), ValueError,
              "prior.strength"),

@@ -15,9 +15,10 @@ import pytest
 import course_lib
 
 ROOT = Path(course_lib.__file__).parent
-MODELS = {"dtw", "dtw_costs", "dtw_sequences", "dtw_matrix", "dtw_subsequence", "dtw_search",
-          "dtw_pruning", "features", "gaussian", "kmeans", "affinity", "gmm", "gmm_params",
-          "gmm_density", "gmm_selection", "hmm", "hmm_kernels", "hmm_results", "hmm_training",
+MODELS = {"dtw", "dtw_step_patterns", "dtw_costs", "dtw_sequences", "dtw_matrix",
+          "dtw_subsequence", "dtw_search", "dtw_search_checks", "dtw_pruning", "dtw_envelope",
+          "features", "gaussian", "kmeans", "affinity", "gmm", "gmm_params", "gmm_density",
+          "gmm_selection", "gmm_training", "hmm", "hmm_kernels", "hmm_results", "hmm_training",
           "hmm_models", "hmm_sequences", "vq", "term_fragments", "term_clusters",
           "term_evaluation", "gp"}
 BELOW_MODELS = {"validation", "linalg", "metrics", "recognition_metrics", "levelset_metrics"}

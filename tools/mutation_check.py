@@ -97,7 +97,8 @@ class Mutant:
 DTW_TESTS = ("tests/reference/test_dtw_reference.py", "tests/test_dtw.py",
              "tests/test_dtw_matrix.py")
 HMM_TESTS = ("tests/reference/test_hmm_reference.py", "tests/test_hmm.py")
-GMM_TESTS = ("tests/reference/test_gmm_reference.py", "tests/test_gmm.py")
+GMM_TESTS = ("tests/reference/test_gmm_reference.py", "tests/test_gmm.py",
+             "tests/test_gmm_training.py")
 GP_TESTS = ("tests/reference/test_gp_reference.py", "tests/gp/test_regression.py")
 RATERS_TESTS = ("tests/reference/test_raters_reference.py", "tests/gp/test_multi_rater.py",
                 "tests/gp/test_rater_data.py")
@@ -330,7 +331,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "return np.where(visited, counts / np.where(visited, sums, 1.0), fallback)",
            "return np.where(visited, counts / np.where(visited, sums, 1.0), "
            "1.0 / counts.shape[-1])", note=UNVISITED_STATE_NOTE),
-    Mutant("gmm-weights-smoothed", "gmm-m-step", GMM, "_m_step",
+    Mutant("gmm-weights-smoothed", "gmm-m-step", GMM, "m_step_trusted",
            "pi_k = (N_k + 1) / (N + K) instead of N_k / N",
            "weights = Nk / Nk.sum()", "weights = (Nk + 1.0) / (Nk.sum() + len(Nk))"),
     Mutant("gmm-means-centre-dropped", "gmm-m-step", GMM, "_maximum_likelihood",
@@ -349,7 +350,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "MAP shrinkage divided by N_k instead of N_k + tau",
            "return (n * covariances + prior.strength * psi) / (n + prior.strength)",
            "return (n * covariances + prior.strength * psi) / n"),
-    Mutant("gmm-ridge-every-entry", "gmm-m-step", GMM, "_m_step",
+    Mutant("gmm-ridge-every-entry", "gmm-m-step", GMM, "m_step_trusted",
            "ridge added to every entry of a full covariance, not only the diagonal",
            "eye = np.eye(X.shape[1]) if covariance_type == \"full\" else 1.0",
            "eye = np.ones((X.shape[1],) * 2) if covariance_type == \"full\" else 1.0"),
@@ -360,7 +361,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "responsibilities not normalised over components",
            "gamma /= total", "gamma /= 1.0"),
     # ---------------------------------------------------------------------------- GP LML
-    Mutant("gmm-floor-only-if-all-dims", "gmm-m-step", GMM, "_m_step",
+    Mutant("gmm-floor-only-if-all-dims", "gmm-m-step", GMM, "m_step_trusted",
            "a per-dimension variance floor is applied only when every entry is > 0",
            "if np.any(floor > 0):", "if np.all(floor > 0):", note=VECTOR_FLOOR_NOTE),
     Mutant("gmm-full-floor-not-clipped", "gmm-m-step", GMM, "_apply_floor_full",

@@ -21,10 +21,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Audio
 
-from ..dtw import (ASYMMETRIC_P1, STEP_PATTERNS, NoWarpingPathError, band_mask, dtw,
-                   local_cost_matrix)
+from ..dtw import NoWarpingPathError, band_mask, dtw, local_cost_matrix
 from ..dtw_costs import METRICS
 from ..dtw_sequences import as_sequence
+from ..dtw_step_patterns import ASYMMETRIC_P1, STEP_PATTERNS
 from ..dtw_subsequence import find_matches, subsequence_dtw
 from ..plotting.dtw import (plot_alignment_path, plot_cost_matrix, plot_frame_mapping,
                             plot_subsequence_matches, plot_waveform)
@@ -195,7 +195,7 @@ def subsequence_explorer(queries: Mapping, references: Mapping, *,
     """Query-by-example: search a spoken query inside a longer reference utterance.
 
     Controls: the query, the reference, the step pattern (those that admit a free start and
-    end, including the slope-limited :data:`~course_lib.dtw.ASYMMETRIC_P1`), the local distance
+    end, including the slope-limited :data:`~course_lib.dtw_step_patterns.ASYMMETRIC_P1`), the local distance
     and how many non-overlapping matches to show. The figure shows the reference waveform with
     the matches shaded, the accumulated cost of subsequence DTW with the best path, and the
     matching cost along the reference (``frame_shift`` seconds per frame). Audio players under

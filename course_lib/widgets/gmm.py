@@ -29,8 +29,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..gaussian import covariance_2d, fit_gaussian, sample_gaussian
-from ..gmm import em_steps, initialise_gmm
+from ..gmm import em_steps
 from ..gmm_params import ComponentCollapseWarning, demo_mixture, sample_gmm
+from ..gmm_training import initialise_gmm
 from ..kmeans import initialise_centroids, kmeans_steps
 from ..plotting.gmm import (plot_distortion_trace, plot_gaussian_fit, plot_kmeans_state,
                             plot_loglik_trace, plot_responsibilities)
@@ -181,7 +182,7 @@ def kmeans_explorer(X=None, *, max_clusters: int = 8, rng: RngLike = 0) -> Explo
 class EMStepper:
     """EM state that a lecture steps by hand: theta_t, gamma under theta_t, l(theta_0..t).
 
-    ``reset(...)`` draws theta_0 with :func:`course_lib.gmm.initialise_gmm`; ``step()`` takes
+    ``reset(...)`` draws theta_0 with :func:`course_lib.gmm_training.initialise_gmm`; ``step()`` takes
     the next state of :func:`course_lib.gmm.em_steps` (one M-step, then the E-step of the new
     parameters). Repaired collapses are kept in ``notes`` so the explorer can show them.
     """

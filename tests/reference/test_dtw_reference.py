@@ -21,9 +21,10 @@ import pytest
 from dtaidistance import dtw_ndim as dtai
 
 from course_lib.data.digits import digit_features
-from course_lib.dtw import ASYMMETRIC_P1, STEP_PATTERNS, band_mask, dtw
+from course_lib.dtw import band_mask, dtw
 from course_lib.dtw_matrix import dtw_distance_matrix
 from course_lib.dtw_search import nearest_templates, subsequence_search
+from course_lib.dtw_step_patterns import ASYMMETRIC_P1, STEP_PATTERNS
 from course_lib.dtw_subsequence import subsequence_dtw
 
 RTOL = 1e-10  # the libraries add the same numbers in other orders (round-off only)

@@ -22,9 +22,10 @@ import numpy as np
 import pytest
 from sklearn import cluster, mixture
 
-from course_lib.gmm import fit_gmm, predict_proba, score_samples
+from course_lib.gmm import predict_proba, score_samples
 from course_lib.gmm_params import GMMParams
 from course_lib.gmm_selection import bic, n_parameters
+from course_lib.gmm_training import fit_gmm
 from course_lib.kmeans import kmeans
 
 
