@@ -27,10 +27,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..validation import as_float_array, as_positive_float
-from .inputs import as_inputs, check_exact_size
 from .kernel_algebra import Kernel
 from .priors import Prior
-from .rater_data import RaterData, as_rater_data
+from .rater_data import RaterData, as_items_and_ratings, as_rater_data
 from .regression import NOISE_BOUNDS
 
 __all__ = ["NOISE_FLOOR", "NOISE_CEILING", "AT_FLOOR_FACTOR", "check_groups",
@@ -140,12 +139,7 @@ def check_labels(X, data: RaterData, n_annotators: int, regions: np.ndarray | No
                  ) -> tuple[np.ndarray, RaterData]:
     """``(X, data)`` checked for a model of ``n_annotators`` with these ``regions``: one row of X
     per item, one rater per annotator, one region per item."""
-    X = as_inputs(X, "X")
-    check_exact_size(X.shape[0], "X")
-    data = as_rater_data(data)
-    if data.n_items != X.shape[0]:
-        raise ValueError(f"data: has {data.n_items} items but X has {X.shape[0]} rows (one "
-                         "row per item)")
+    X, data = as_items_and_ratings(X, data)
     if data.n_raters != n_annotators:
         raise ValueError(f"data: has {data.n_raters} raters but the model was built for "
                          f"n_annotators={n_annotators} (pass n_raters= to RaterData)")

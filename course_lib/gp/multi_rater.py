@@ -40,14 +40,14 @@ import numpy as np
 
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, sample_gaussian
 from ..validation import RngLike, as_bool, as_float_array, as_positive_float, check_choice
-from .inputs import as_inputs, check_exact_size
+from .inputs import check_exact_size
 from .kernel_algebra import Kernel
 from .optimise import (HyperparameterFit, check_priors, log_hyper_prior, negative_log_posterior,
                        optimise_hyperparameters)
 from .parameters import check_parameter, log_bounds
 from .prediction import LatentGaussian, add_noise
 from .priors import Prior
-from .rater_data import RaterData, as_rater_data
+from .rater_data import RaterData, as_items_and_ratings, as_rater_data
 from .regression import (NOISE_BOUNDS, MarginalLikelihood, checked_theta,
                          gaussian_log_marginal_likelihood, predict_latent)
 
@@ -180,12 +180,7 @@ class MultiRaterGP:
     # ----- data -------------------------------------------------------------------------
     def fit(self, X, data: RaterData) -> "MultiRaterGP":
         """Condition on the scores in ``data`` of the items at the rows of X. Returns self."""
-        X = as_inputs(X, "X")
-        check_exact_size(X.shape[0], "X")
-        data = as_rater_data(data)
-        if data.n_items != X.shape[0]:
-            raise ValueError(f"data: has {data.n_items} items but X has {X.shape[0]} rows (one "
-                             "row per item)")
+        X, data = as_items_and_ratings(X, data)
         if self.mode == "repeated":   # every label a data point at its item's input
             check_exact_size(data.n_labels, "X")
             X_train, target = X[data.items], data.scores

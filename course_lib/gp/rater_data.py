@@ -19,6 +19,7 @@ import numpy as np
 from ..linalg import LOG_2PI
 from ..metrics import check_scale
 from ..validation import as_float_array, as_positive_int, as_selection
+from .inputs import as_inputs, check_exact_size
 
 __all__ = ["RaterData", "WeightedMeans", "as_rater_data"]
 
@@ -240,3 +241,14 @@ def as_rater_data(data) -> RaterData:
         raise TypeError(f"data: expected a RaterData (RaterData.from_long or from_matrix), got "
                         f"{type(data).__name__}")
     return data
+
+
+def as_items_and_ratings(X, data) -> tuple[np.ndarray, RaterData]:
+    """``(X, data)`` checked together: one row of X per item that ``data`` rates."""
+    X = as_inputs(X, "X")
+    check_exact_size(X.shape[0], "X")
+    data = as_rater_data(data)
+    if data.n_items != X.shape[0]:
+        raise ValueError(f"data: has {data.n_items} items but X has {X.shape[0]} rows (one "
+                         "row per item)")
+    return X, data
