@@ -201,7 +201,12 @@ def local_cost_matrix(x, y, metric: str = "euclidean", variances=None) -> np.nda
     """
     x, y = as_sequence(x, "x"), as_sequence(y, "y")
     check_same_dim(x, y, "x", "y")
-    local = metric_terms(metric, variances, x, y, ("x", "y"))
+    return local_cost_matrix_trusted(x, y, metric_terms(metric, variances, x, y, ("x", "y")))
+
+
+def local_cost_matrix_trusted(x, y, local) -> np.ndarray:
+    """:func:`local_cost_matrix` of checked sequences, ``local`` as
+    :func:`course_lib.dtw_costs.metric_terms` returns it."""
     out = np.empty((x.shape[0], y.shape[0]))
     local_costs(x, frame_norms(x, local[0]), np.ascontiguousarray(y.T),
                  frame_norms(y, local[0]), local, out)

@@ -48,16 +48,27 @@ def metric_terms(metric, variances, x_frames, y_frames, names, per_frame_ok=True
     check_choice(metric, "metric", _METRIC_CODE)
     d = x_frames.shape[1]
     if metric == "gaussian_nll":
-        inv_var, log_norm = _gaussian_terms(variances, y_frames.shape[0], d, per_frame_ok)
+        local = (_METRIC_CODE[metric],
+                 *_gaussian_terms(variances, y_frames.shape[0], d, per_frame_ok))
     else:
         if variances is not None:
             raise ValueError("variances: only used with metric='gaussian_nll'")
-        inv_var, log_norm = np.ones((d, 1)), np.zeros(1)
+        local = plain_metric_terms(metric, d)
     if metric == "cosine":
         for frames, name in zip((x_frames, y_frames), names):
-            if np.any(np.all(frames == 0, axis=1)):
-                raise ValueError(f"{name}: cosine distance is undefined for an all-zero frame")
-    return _METRIC_CODE[metric], inv_var, log_norm
+            check_nonzero_frames(frames, name)
+    return local
+
+
+def plain_metric_terms(metric: str, d: int):
+    """:func:`metric_terms` of a checked metric other than gaussian_nll, for ``d`` features."""
+    return _METRIC_CODE[metric], np.ones((d, 1)), np.zeros(1)
+
+
+def check_nonzero_frames(frames: np.ndarray, name: str) -> None:
+    """Refuse an all-zero frame, whose cosine distance is undefined."""
+    if np.any(np.all(frames == 0, axis=1)):
+        raise ValueError(f"{name}: cosine distance is undefined for an all-zero frame")
 
 
 @njit(cache=True)

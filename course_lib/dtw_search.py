@@ -113,10 +113,10 @@ def lb_keogh(x, y, *, band: int | None, metric: str = "euclidean",
     check_keogh_metric(metric)
     pattern = get_step_pattern(step_pattern)
     combination = keogh_combination(pattern)
-    as_band(band)
+    radius = as_band(band)
     x, y, (code, _, _) = pair_inputs(x, y, metric)
     n, m = x.shape[0], y.shape[0]
-    r = effective_band(band, max(n, m))
+    r = effective_band(radius, max(n, m))
     x_t, y_t = np.ascontiguousarray(x.T), np.ascontiguousarray(y.T)
     scratch = keogh_scratch(n, m, x.shape[1], r)
     a, b = band_reach(n, m, r)
@@ -199,7 +199,7 @@ def nearest_templates(queries, templates, *, band: int | None,
     check_same_dim(queries[0], templates[0], "queries", "templates")
     dim = queries[0].shape[1]
     pattern = get_step_pattern(step_pattern)
-    r = effective_band(band, max(len(s) for s in queries + templates))
+    r = effective_band(as_band(band), max(len(s) for s in queries + templates))
     lower_bounds = as_bool(lower_bounds, "lower_bounds")
     early_abandon = as_bool(early_abandon, "early_abandon")
     parallel = as_bool(parallel, "parallel")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dtw import as_band
 from .dtw_costs import metric_terms
 from .dtw_pruning import QUERY_SIDE, TEMPLATE_SIDE
 from .dtw_sequences import as_sequence, as_sequence_list, check_same_dim, concatenate_sequences
@@ -70,10 +69,10 @@ def supports_lower_bounds(step_pattern: str | StepPattern, metric: str) -> bool:
     return get_step_pattern(step_pattern) in _KEOGH_COMBINATION and metric in KEOGH_METRICS
 
 
-def effective_band(band, longest: int) -> int:
-    """The band radius for the compiled code: -1 (no band) also for a radius that reaches every
-    cell anyway (r >= max(n, m) - 1), so envelope windows stay as small as the sequences."""
-    r = as_band(band)
+def effective_band(r: int, longest: int) -> int:
+    """The band radius for the compiled code from a checked one (:func:`course_lib.dtw.as_band`):
+    -1 (no band) also for a radius that reaches every cell anyway (r >= max(n, m) - 1), so
+    envelope windows stay as small as the sequences."""
     return -1 if r >= longest - 1 else r
 
 

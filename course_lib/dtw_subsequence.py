@@ -18,7 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dtw import NO_PATH, NoWarpingPathError, accumulate, backtrack, dtw, local_cost_matrix
+from .dtw import (NO_PATH, NoWarpingPathError, accumulate, backtrack, dtw_from_cost_matrix,
+                  local_cost_matrix_trusted)
+from .dtw_costs import metric_terms
 from .dtw_sequences import as_sequence, as_sequence_list, check_same_dim
 from .dtw_step_patterns import StepPattern, get_step_pattern
 from .validation import as_positive_float, as_positive_int
@@ -73,6 +75,10 @@ class SubsequenceResult:
         end = as_positive_int(end, "end", minimum=0)
         if end >= len(self.matching_cost) or not np.isfinite(self.matching_cost[end]):
             raise ValueError(f"end: no match ends at reference frame {end}")
+        return self._match(end)
+
+    def _match(self, end: int) -> SubsequenceMatch:
+        """:meth:`match_ending_at` for an ``end`` with a finite matching cost."""
         path = backtrack(self.steps, self.cost.shape[0] - 1, end, self.step_pattern)
         return SubsequenceMatch(int(path[0, 1]), end, float(self.matching_cost[end]), path)
 
@@ -94,7 +100,9 @@ def subsequence_dtw(query, reference, *, step_pattern: str | StepPattern = "asym
     n, m = query.shape[0], reference.shape[0]
     if n > m:
         raise ValueError(f"query: has {n} frames, longer than the reference ({m} frames)")
-    cost = local_cost_matrix(query, reference, metric=metric, variances=variances)
+    # the names x, y in the metric's messages are those local_cost_matrix gave them
+    cost = local_cost_matrix_trusted(query, reference,
+                                     metric_terms(metric, variances, query, reference, ("x", "y")))
     lo, hi = np.zeros(n, dtype=np.int64), np.full(n, m - 1, dtype=np.int64)  # no band
     D = np.full((n, m), np.inf)
     steps = np.full((n, m), NO_PATH, dtype=np.int8)
@@ -133,7 +141,7 @@ def find_matches(query, reference, *, max_matches: int = 5, max_distance: float 
             break
         if covered[end]:
             continue
-        match = result.match_ending_at(int(end))
+        match = result._match(int(end))
         if np.any(covered[match.start:match.end + 1]):
             covered[end] = True
             continue
@@ -160,8 +168,10 @@ def align_words(utterance, word_templates, *, step_pattern: str | StepPattern = 
     templates = as_sequence_list(word_templates, "word_templates")
     check_same_dim(utterance, templates[0], "utterance", "word_templates")
     boundaries = np.cumsum([0] + [len(t) for t in templates])
-    path = dtw(utterance, np.concatenate(templates), step_pattern=step_pattern, metric=metric,
-               band=band).path
+    reference = np.concatenate(templates)
+    cost = local_cost_matrix_trusted(utterance, reference,
+                                     metric_terms(metric, None, utterance, reference, ("x", "y")))
+    path = dtw_from_cost_matrix(cost, step_pattern=step_pattern, band=band).path
     word_of_cell = np.searchsorted(boundaries, path[:, 1], side="right") - 1
     spans = np.empty((len(templates), 2), dtype=np.int64)
     for w in range(len(templates)):

@@ -63,7 +63,8 @@ import numpy as np
 from numba import njit
 from tqdm.auto import tqdm
 
-from .dtw import local_cost_matrix
+from .dtw import local_cost_matrix_trusted
+from .dtw_costs import check_nonzero_frames, plain_metric_terms
 from .dtw_sequences import as_sequence, as_sequence_list
 from .term_fragments import BandFragment, DiscoveredPair, Fragment
 from .validation import as_bool, as_float_array, as_positive_float, as_positive_int, check_choice
@@ -196,7 +197,11 @@ def band_offsets(n: int, m: int, band_radius: int, min_length: int) -> np.ndarra
     and ``min(m, n + c)`` for ``c < 0``, so ``-(n - L) <= c <= m - L``.
     """
     n, m = as_positive_int(n, "n"), as_positive_int(m, "m")
-    band_radius, min_length = _check_band(band_radius, min_length)
+    return _offsets(n, m, *_check_band(band_radius, min_length))
+
+
+def _offsets(n, m, band_radius, min_length):
+    """:func:`band_offsets` of checked arguments."""
     if min(n, m) < min_length:
         return np.empty(0, dtype=np.int64)
     below = -np.arange(band_radius, n - min_length + 1, band_radius)[::-1]
@@ -253,8 +258,11 @@ def segmental_dtw(x, y, *, band_radius: int = 10, min_length: int = 25,
     check_choice(metric, "metric", _DISCOVERY_METRICS)
     if x.shape[1] != y.shape[1]:
         raise ValueError(f"y: has {y.shape[1]} features per frame but x has {x.shape[1]}")
-    cost = local_cost_matrix(x, y, metric=metric)
-    offsets = band_offsets(len(x), len(y), band_radius, min_length)
+    if metric == "cosine":
+        check_nonzero_frames(x, "x")
+        check_nonzero_frames(y, "y")
+    cost = local_cost_matrix_trusted(x, y, plain_metric_terms(metric, x.shape[1]))
+    offsets = _offsets(len(x), len(y), band_radius, min_length)
     return SegmentalDTWResult(cost, band_radius, min_length, metric,
                               _band_fragments(cost, offsets, band_radius, min_length))
 
@@ -299,14 +307,13 @@ def discover_pairs(utterances, *, band_radius: int = 10, min_length: int = 25,
     progress = as_bool(progress, "progress")
     if metric == "cosine":
         for k, s in enumerate(sequences):
-            if np.any(np.all(s == 0, axis=1)):
-                raise ValueError(f"utterances[{k}]: cosine distance is undefined for an "
-                                 f"all-zero frame")
+            check_nonzero_frames(s, f"utterances[{k}]")
+    local = plain_metric_terms(metric, sequences[0].shape[1])
     pairs = list(itertools.combinations(range(len(sequences)), 2))
     found: list[DiscoveredPair] = []
     for a, b in tqdm(pairs, desc="utterance pairs", disable=not progress):
-        cost = local_cost_matrix(sequences[a], sequences[b], metric=metric)
-        offsets = band_offsets(*cost.shape, band_radius, min_length)
+        cost = local_cost_matrix_trusted(sequences[a], sequences[b], local)
+        offsets = _offsets(*cost.shape, band_radius, min_length)
         found.extend(_keep_best(_band_fragments(cost, offsets, band_radius, min_length), a, b,
                                 threshold))
     return sorted(found, key=lambda p: p.distortion)
