@@ -22,7 +22,7 @@ from .gmm import (COLLAPSE_FLOOR, em_steps_trusted, floor_covariance, m_step_tru
                   warn_repaired)
 from .gmm_params import (CovariancePrior, GMMParams, GMMResult, check_distinct,
                          check_regularisers, check_training_data)
-from .kmeans import kmeans
+from .kmeans import kmeans_trusted
 from .validation import RngLike, as_positive_float, as_positive_int, as_rng, check_choice
 
 __all__ = ["initialise_gmm", "fit_gmm"]
@@ -30,7 +30,7 @@ __all__ = ["initialise_gmm", "fit_gmm"]
 
 def _initial_params(X, K, covariance_type, init, rng, floor, prior, ridge, data_var):
     if init == "kmeans":
-        labels = kmeans(X, K, init="k-means++", rng=rng).labels
+        labels = kmeans_trusted(X, K, rng).labels
         return m_step_trusted(X, np.eye(K)[labels], covariance_type, floor, prior, ridge,
                               data_var)
     # "random": K distinct frames as means, the data covariance for every component

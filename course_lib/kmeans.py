@@ -144,6 +144,11 @@ def assign_clusters(X, centroids) -> tuple[np.ndarray, np.ndarray]:
     return _assign(X, centroids)
 
 
+def assign_clusters_trusted(X, centroids) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`assign_clusters` of checked arrays with as many columns."""
+    return _assign(X, centroids)
+
+
 def _assign(X, centroids):
     labels = np.argmin(pairwise_squared_distances(X, centroids), axis=1)
     own = X - centroids[labels]                     # direct differences: exact J
@@ -291,16 +296,26 @@ def kmeans(X, n_clusters: int, *, init="k-means++", n_restarts: int = 1, max_ite
     if isinstance(init, str):
         check_choice(init, "init", _INIT_METHODS)
         n_clusters = _check_n_clusters(X, n_clusters)
-        starts = (_initial_centroids(X, n_clusters, init, rng) for _ in range(n_restarts))
     else:
         if n_clusters > X.shape[0]:
             raise ValueError(f"n_clusters: {n_clusters} clusters need at least as many points, "
                              f"X has {X.shape[0]}")
-        start = as_float_array(init, "init", ndim=2)
-        if start.shape != (n_clusters, X.shape[1]):
+        init = as_float_array(init, "init", ndim=2)
+        if init.shape != (n_clusters, X.shape[1]):
             raise ValueError(f"init: expected centroids of shape {(n_clusters, X.shape[1])}, "
-                             f"got {start.shape}")
-        starts = iter([start.copy()])
+                             f"got {init.shape}")
+    return kmeans_trusted(X, n_clusters, rng, init=init, n_restarts=n_restarts,
+                          max_iter=max_iter, tol=tol)
+
+
+def kmeans_trusted(X, n_clusters, rng, *, init="k-means++", n_restarts=1, max_iter=100,
+                   tol=1e-6) -> KMeansResult:
+    """:func:`kmeans` of checked arguments: ``init`` a method or a (K, D) array of centroids,
+    ``rng`` a Generator."""
+    if isinstance(init, str):
+        starts = (_initial_centroids(X, n_clusters, init, rng) for _ in range(n_restarts))
+    else:
+        starts = iter([init.copy()])
     best, inertias = None, []
     for start in starts:
         run = _lloyd(X, start, max_iter, tol)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .kmeans import assign_clusters, count_distinct_rows, kmeans
-from .validation import RngLike, as_float_array, as_positive_int
+from .kmeans import assign_clusters_trusted, check_spread, count_distinct_rows, kmeans_trusted
+from .validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng
 
 __all__ = ["Codebook", "train_codebook", "quantise", "quantise_all", "quantisation_error"]
 
@@ -65,7 +65,8 @@ def _as_frames_list(frames_list, name: str) -> list[np.ndarray]:
 
 def _centroids(codebook) -> np.ndarray:
     if isinstance(codebook, Codebook):
-        return codebook.centroids
+        # a Codebook may be built by hand: its centroids under the name k-means gives them
+        return as_float_array(codebook.centroids, "centroids", ndim=2)
     return as_float_array(codebook, "codebook", ndim=2)
 
 
@@ -99,8 +100,13 @@ def train_codebook(frames_list, codebook_size: int, *, rng: RngLike = None,
     if codebook_size > distinct:
         raise ValueError(f"codebook_size: {codebook_size} centroids need at least as many distinct "
                          f"frames, got {distinct}")
-    result = kmeans(frames, codebook_size, n_restarts=n_restarts, max_iter=max_iter, tol=tol,
-                    rng=rng)
+    # kmeans's own checks of what it alone checks, with its messages
+    check_spread(frames)
+    n_restarts = as_positive_int(n_restarts, "n_restarts")
+    max_iter = as_positive_int(max_iter, "max_iter")
+    tol = as_positive_float(tol, "tol", allow_zero=True)
+    result = kmeans_trusted(frames, codebook_size, as_rng(rng), n_restarts=n_restarts,
+                            max_iter=max_iter, tol=tol)
     centroids = result.centroids.copy()
     centroids.flags.writeable = False
     return Codebook(centroids, float(result.inertia), int(result.n_iter), bool(result.converged))
@@ -117,14 +123,14 @@ def quantise(features, codebook) -> np.ndarray:
     if features.shape[1] != centroids.shape[1]:
         raise ValueError(f"features: expected {centroids.shape[1]} columns like the codebook, "
                          f"got shape {features.shape}")
-    labels, _ = assign_clusters(features, centroids)
+    labels, _ = assign_clusters_trusted(features, centroids)
     return labels.astype(np.int64)
 
 
 def quantise_all(features_list, codebook) -> list[np.ndarray]:
     """:func:`quantise` for a list of utterances, done as one distance computation."""
     arrays, centroids = _utterances_and_centroids(features_list, codebook)
-    labels, _ = assign_clusters(np.concatenate(arrays), centroids)
+    labels, _ = assign_clusters_trusted(np.concatenate(arrays), centroids)
     cuts = np.cumsum([a.shape[0] for a in arrays])[:-1]
     return np.split(labels.astype(np.int64), cuts)
 
@@ -132,5 +138,5 @@ def quantise_all(features_list, codebook) -> list[np.ndarray]:
 def quantisation_error(features_list, codebook) -> float:
     """Mean squared distance of a frame to its nearest centroid (the VQ distortion per frame)."""
     arrays, centroids = _utterances_and_centroids(features_list, codebook)
-    _, squared_distances = assign_clusters(np.concatenate(arrays), centroids)
+    _, squared_distances = assign_clusters_trusted(np.concatenate(arrays), centroids)
     return float(squared_distances.mean())

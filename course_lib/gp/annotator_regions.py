@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..affinity import affinity_propagation, negative_squared_distances
-from ..kmeans import assign_clusters, kmeans
+from ..kmeans import assign_clusters, assign_clusters_trusted, kmeans
 from ..validation import (RngLike, as_float_array, as_positive_int, as_rng, check_choice,
                           renamed_error)
 from .inputs import as_inputs
@@ -62,7 +62,7 @@ def _merge_small_regions(X, centres, labels, min_size: int):
         if sizes[smallest] >= min_size:
             break
         centres = np.delete(centres, smallest, axis=0)
-        labels = assign_clusters(X, centres)[0]
+        labels = assign_clusters_trusted(X, centres)[0]
     return centres, labels
 
 
