@@ -134,7 +134,10 @@ def check_model(model):
 
 def incumbent(model) -> tuple[int, np.ndarray]:
     """(index, x_best): the training input (assessed setting) with the largest posterior mean."""
-    model = check_model(model)
+    return _incumbent(check_model(model))
+
+
+def _incumbent(model) -> tuple[int, np.ndarray]:
     index = int(np.argmax(model.posterior.mean))
     return index, model.X_train[index].copy()
 
@@ -142,7 +145,7 @@ def incumbent(model) -> tuple[int, np.ndarray]:
 def best_input(model, x_best) -> np.ndarray:
     d = model.X_train.shape[1]
     if x_best is None:
-        return incumbent(model)[1]
+        return _incumbent(model)[1]
     x_best = as_float_array(x_best, "x_best", ndim=(1, 2))
     if x_best.size != d:
         raise ValueError(f"x_best: expected one setting with {d} coordinates, got shape "

@@ -213,7 +213,7 @@ class AnnotatorNoiseGP:
     def refit_at(self, theta):
         """Set the hyper-parameters to ``theta`` and condition again on the labels."""
         self.kernel, self._log_noise = self._split(theta)
-        self.fit(self.X_train, self.data)
+        self._fit_checked(self.X_train, self.data, self.cell_counts_)
 
     # ----- data -------------------------------------------------------------------------
     def _label_cells(self, data: RaterData) -> np.ndarray:
@@ -227,6 +227,9 @@ class AnnotatorNoiseGP:
         current hyper-parameters. Returns self."""
         X, data = check_labels(X, data, self.n_annotators, self.regions)
         counts = check_cells(self._label_cells(data), self.n_regions, self.n_annotators)
+        return self._fit_checked(X, data, counts)
+
+    def _fit_checked(self, X, data: RaterData, counts) -> "AnnotatorNoiseGP":  # fit, checked
         weighted = data.weighted(self.noise_table_.ravel()[self._label_cells(data)])
         posterior = fitted_posterior(self.kernel(X), weighted.target, weighted.noise)
         self.X_train, self.y_train, self.posterior = X, weighted.target, posterior
@@ -243,8 +246,7 @@ class AnnotatorNoiseGP:
         """Terms (and gradient) of log p(labels | X, theta); ``theta`` defaults to the current
         one. ``gradient_log_noise`` has one entry per noise variance (row-major table order)."""
         self._require_fit()
-        kernel, log_noise = ((self.kernel, self._log_noise) if theta is None
-                             else self._split(theta))
+        kernel, log_noise = (self.kernel, self._log_noise) if theta is None else self._split(theta)
         K, dK = kernel.gradient(self.X_train) if eval_gradient else (kernel(self.X_train), None)
         return _evidence(K, self.data, np.exp(log_noise), self._label_cells(self.data), dK,
                          warn)[0]
@@ -287,27 +289,25 @@ class AnnotatorNoiseGP:
         return np.log(np.clip(updated, self.noise_floor, NOISE_CEILING))
 
     def em_step(self) -> np.ndarray:
-        """One EM update of every noise variance at the current kernel (the closed-form fixed
-        point of Fisher's identity, module docstring); refits and returns the new
-        ``noise_table_``. Repeated steps never lower the evidence (an ML update: hyper-priors
-        play no part in it)."""
+        """One EM update of every noise variance at the current kernel (the closed-form fixed point
+        of Fisher's identity, module docstring); refits and returns the new ``noise_table_``.
+        Repeated steps never lower the evidence (an ML update: hyper-priors play no part in it)."""
         self._require_fit()
         self._log_noise = self._em_update(self._log_noise, self.kernel(self.X_train))
-        self.fit(self.X_train, self.data)
+        self._fit_checked(self.X_train, self.data, self.cell_counts_)
         return self.noise_table_
 
     # ----- ML-II / MAP-II ---------------------------------------------------------------
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200) -> HyperparameterFit:
         """Maximise the evidence (+ log hyper-priors) over the kernel's log-parameters and every
-        log noise variance (L-BFGS-B within the bounds, analytic gradients) with the restart
-        loop of :func:`~course_lib.gp.optimise.optimise_hyperparameters`.
+        log noise variance (L-BFGS-B within the bounds, analytic gradients) with the restart loop
+        of :func:`~course_lib.gp.optimise.optimise_hyperparameters`.
 
         ``n_restarts`` runs in total, starting from: (1) the current hyper-parameters; (2) the
         EM fixed point of the noise variances at the current kernel; (3) equal variances (all at
         the pooled EM value at the current kernel); then random starts drawn with ``rng``. The
-        best run is kept and refitted; ``at_floor_`` then tells which variances hit the floor.
-        """
+        best run is kept and refitted; ``at_floor_`` then tells which variances hit the floor."""
         self._require_fit()
         return optimise_hyperparameters(self, n_restarts=n_restarts, rng=rng, max_iter=max_iter,
                                         planned=partial(planned_starts, self))

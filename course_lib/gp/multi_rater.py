@@ -181,8 +181,13 @@ class MultiRaterGP:
     def fit(self, X, data: RaterData) -> "MultiRaterGP":
         """Condition on the scores in ``data`` of the items at the rows of X. Returns self."""
         X, data = as_items_and_ratings(X, data)
-        if self.mode == "repeated":   # every label a data point at its item's input
+        if self.mode == "repeated":
             check_exact_size(data.n_labels, "X")
+        return self._fit_checked(X, data)
+
+    def _fit_checked(self, X, data: RaterData) -> "MultiRaterGP":
+        """:meth:`fit` on checked arguments."""
+        if self.mode == "repeated":   # every label a data point at its item's input
             X_train, target = X[data.items], data.scores
         else:
             X_train, target = X, data.means
@@ -203,7 +208,7 @@ class MultiRaterGP:
     def refit_at(self, theta):
         """Set the hyper-parameters to ``theta`` and condition again on the scores."""
         self.kernel, self.noise_variance = self._split(theta)
-        self.fit(self.X_items, self.data)
+        self._fit_checked(self.X_items, self.data)
 
     def _require_fit(self):
         if self.posterior is None:

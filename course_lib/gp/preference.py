@@ -125,7 +125,7 @@ class PreferenceGP:
     def refit_at(self, theta):
         """Set the hyper-parameters to ``theta`` and fit the comparisons again."""
         self.kernel, self.likelihood = self._split(theta)
-        self.fit(self.comparisons)
+        self._fit_checked(self.comparisons)
 
     # ----- data -------------------------------------------------------------------------
     def fit(self, comparisons: Comparisons) -> "PreferenceGP":
@@ -134,7 +134,10 @@ class PreferenceGP:
         coincide) or EP (warm-started from the previous sites when refitting the same
         comparisons). Returns self."""
         check_comparisons(comparisons, self.inference, self.likelihood)
-        M, X = comparisons.matrix(), comparisons.X
+        return self._fit_checked(comparisons)
+
+    def _fit_checked(self, comparisons: Comparisons) -> "PreferenceGP":
+        """:meth:`fit` of checked comparisons."""
         M, X = comparisons.matrix(), comparisons.X
         if self.inference == "ep":
             sites0 = self._warm_sites if comparisons is self.comparisons else None

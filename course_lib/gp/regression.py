@@ -209,6 +209,10 @@ class GPRegression:
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y: expected {X.shape[0]} values (one per row of X), "
                              f"got {y.shape[0]}")
+        return self._fit_checked(X, y)
+
+    def _fit_checked(self, X, y) -> "GPRegression":
+        """:meth:`fit` on checked arrays."""
         try:
             posterior = LatentGaussian.from_noise(self.kernel(X), y, self.noise_variance)
         except NotPositiveDefiniteError as err:
@@ -221,7 +225,7 @@ class GPRegression:
     def refit_at(self, theta):
         """Set the hyper-parameters to ``theta`` and condition again on the training data."""
         self.kernel, self.noise_variance = self._split(theta)
-        self.fit(self.X_train, self.y_train)
+        self._fit_checked(self.X_train, self.y_train)
 
     def _require_fit(self):
         if self.posterior is None:

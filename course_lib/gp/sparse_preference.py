@@ -210,6 +210,10 @@ class SparsePreferenceGP(PreferenceGP):
         if comparisons.X.shape[1] != self.pseudo_inputs.shape[1]:
             raise ValueError(f"comparisons: items have {comparisons.X.shape[1]} coordinates, "
                              f"the pseudo-inputs {self.pseudo_inputs.shape[1]}")
+        return self._fit_checked(comparisons)
+
+    def _fit_checked(self, comparisons: Comparisons) -> "SparsePreferenceGP":
+        """:meth:`fit` of checked comparisons."""
         projection, laplace = self._laplace(self.kernel, self.likelihood, comparisons,
                                             self.pseudo_inputs, self._warm_alpha)
         self.comparisons, self.X_train = comparisons, self.pseudo_inputs
@@ -303,7 +307,7 @@ class SparsePreferenceGP(PreferenceGP):
                                            "posterior at the points it reached)")
         self.kernel, self.likelihood = self._split(run.x[:P])
         self.pseudo_inputs = run.x[P:].reshape(shape).copy()
-        self.fit(self.comparisons)
+        self._fit_checked(self.comparisons)
         return PseudoInputFit(self.pseudo_inputs.copy(), self.theta, float(start_value),
                               float(-run.fun), int(run.nit), bool(run.success))
 
