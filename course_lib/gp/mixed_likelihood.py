@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..validation import as_float_array
-from .latent_checks import check_latent_problem
+from .latent_checks import check_latent_problem, check_map_columns, check_prior_covariance
 from .likelihoods import Likelihood
 from .parameters import LogParameters
 
@@ -168,8 +168,9 @@ def as_mixed(likelihood, y, M, K) -> tuple[np.ndarray, MixedLikelihood]:
         if y is not None or M is not None:
             raise ValueError("y: a MixedLikelihood carries its own observations and maps; "
                              "pass y=None and M=None")
-        for part, rows in zip(likelihood.likelihoods, likelihood.slices):
-            K, _, _ = check_latent_problem(K, likelihood.M[rows], part, likelihood.y[rows])
+        # its constructor checked every part's M and y; all parts have the same columns
+        K = check_prior_covariance(K)
+        check_map_columns(likelihood.M[likelihood.slices[0]], K.shape[0])
         return K, likelihood
     if y is None:
         raise ValueError("y: a single likelihood needs its observations y")

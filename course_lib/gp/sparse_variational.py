@@ -271,10 +271,19 @@ def fit_sparse_variational(kernel: Kernel, X, inducing, likelihood, y=None, M=No
     max_iter = as_positive_int(max_iter, "max_iter")
     tol = as_positive_float(tol, "tol")
     eval_gradient = as_bool(eval_gradient, "eval_gradient")
-    m = np.zeros(p) if mean0 is None else check_mean(mean0, "mean0", p)
-    S = np.eye(p) if root0 is None else check_root(root0, "root0", p)
-    bound = _SparseBound(kernel, X, Z, mixed, eval_gradient, warn,
-                         as_positive_float(kl_weight, "kl_weight"))
+    m = None if mean0 is None else check_mean(mean0, "mean0", p)
+    S = None if root0 is None else check_root(root0, "root0", p)
+    return fit_sparse_variational_trusted(kernel, X, Z, mixed, m, S, eval_gradient, max_iter,
+                                          tol, warn, as_positive_float(kl_weight, "kl_weight"))
+
+
+def fit_sparse_variational_trusted(kernel, X, Z, mixed, m, S, eval_gradient, max_iter, tol,
+                                   warn, kl_weight) -> SparseVariationalResult:
+    """:func:`fit_sparse_variational` of checked arguments (``m``, ``S`` None: the prior)."""
+    p = Z.shape[0]
+    m = np.zeros(p) if m is None else m
+    S = np.eye(p) if S is None else S
+    bound = _SparseBound(kernel, X, Z, mixed, eval_gradient, warn, kl_weight)
     m, S, n_steps = _natural_gradient(bound, m, S, _FIXED_POINT_TOL)
 
     lower = np.tril_indices(p)

@@ -34,8 +34,8 @@ from .kernel_algebra import Kernel
 from .likelihoods import Likelihood
 from .mixed_likelihood import MixedLikelihood
 from .priors import Prior
-from .sparse_variational import fit_sparse_variational
-from .sparse_variational_params import SparseVariationalResult, check_inducing, check_problem
+from .sparse_variational import fit_sparse_variational_trusted
+from .sparse_variational_params import SparseVariationalResult, check_inducing, check_items
 from .variational_gp import VariationalEvidence, VariationalGP
 
 __all__ = ["SparseVariationalGP", "inducing_points"]
@@ -116,7 +116,7 @@ class SparseVariationalGP(VariationalGP):
         Warm-started from the previous q(v) when ``warm_start``. Returns self."""
         if likelihood is not None:
             self.likelihood = self._carried_over(likelihood)
-        X, _, mixed = check_problem(self.kernel, X, self.inducing, self.likelihood, y, M)
+        X, mixed = check_items(X, self.inducing, self.likelihood, y, M)
         return self._fit(X, mixed)
 
     def _carried_over(self, likelihood):
@@ -144,10 +144,9 @@ class SparseVariationalGP(VariationalGP):
     def _run(self, kernel, X, mixed, warm, eval_gradient, warn) -> SparseVariationalResult:
         warm = warm or (None, None)
         try:
-            return fit_sparse_variational(kernel, X, self.inducing, mixed, mean0=warm[0],
-                                          root0=warm[1], eval_gradient=eval_gradient,
-                                          max_iter=self.max_iter, tol=self.tol, warn=warn,
-                                          kl_weight=self.kl_weight)
+            return fit_sparse_variational_trusted(kernel, X, self.inducing, mixed, warm[0],
+                                                  warm[1], eval_gradient, self.max_iter,
+                                                  self.tol, warn, self.kl_weight)
         except NotPositiveDefiniteError as err:
             raise NotPositiveDefiniteError(f"inducing: no variational posterior at the current "
                                            f"hyper-parameters ({err})") from None
@@ -172,6 +171,7 @@ class SparseVariationalGP(VariationalGP):
         kernel, likelihood = ((self.kernel, self.likelihood) if theta is None
                               else self._split(theta))
         mixed = self.mixed.with_theta(likelihood.theta) if self._learned.size else self.mixed
+        eval_gradient = as_bool(eval_gradient, "eval_gradient")
         result = self._run(kernel, self.X_items, mixed, self._warm, eval_gradient, warn)
         self._warm = (result.mean_whitened, result.root_whitened)
         gradient = None

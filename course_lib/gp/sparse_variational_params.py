@@ -133,8 +133,14 @@ def check_inducing(kernel, Z) -> np.ndarray:
 
 def check_problem(kernel, X, Z, likelihood, y, M):
     Z = check_inducing(kernel, Z)
+    X, mixed = check_items(X, Z, likelihood, y, M)
+    return X, Z, mixed
+
+
+def check_items(X, Z, likelihood, y, M):
+    """The rows ``X`` and the likelihood's data, for checked inducing points ``Z``."""
     X = as_inputs(X, "X")
     if X.shape[1] != Z.shape[1]:
         raise ValueError(f"X: expected {Z.shape[1]} column(s), as many as the inducing points "
                          f"(one per input dimension), got shape {X.shape}")
-    return X, Z, _mixed_for(likelihood, y, M, X.shape[0])
+    return X, _mixed_for(likelihood, y, M, X.shape[0])

@@ -59,6 +59,7 @@ from scipy.optimize import minimize
 
 from ..linalg import cholesky_with_jitter, log_det_from_cholesky
 from ..validation import as_float_array, as_positive_float, as_positive_int
+from .latent_checks import check_variational_starts
 from .mixed_likelihood import MixedLikelihood, as_mixed
 from .prediction import LatentGaussian
 from .quadrature import LatentOverflowError
@@ -258,21 +259,23 @@ def fit_variational(K, likelihood, y=None, M=None, *, alpha0=None, site_precisio
     K, mixed = as_mixed(likelihood, y, M, K)
     max_iter = as_positive_int(max_iter, "max_iter")
     tol = as_positive_float(tol, "tol")
-    bound = _Bound(K, mixed, warn, as_positive_float(kl_weight, "kl_weight"))
-    n, m = bound.K.shape[0], mixed.n_rows
-    alpha = np.zeros(n) if alpha0 is None else as_float_array(alpha0, "alpha0", ndim=1)
-    if alpha.size != n:
-        raise ValueError(f"alpha0: expected {n} weights (one per item), got {alpha.size}")
-    if site_precision0 is None:
+    kl_weight = as_positive_float(kl_weight, "kl_weight")
+    alpha0, site_precision0 = check_variational_starts(alpha0, site_precision0, K.shape[0],
+                                                       mixed.n_rows)
+    return fit_variational_trusted(K, mixed, alpha0, site_precision0, dK, max_iter, tol, warn,
+                                   kl_weight)
+
+
+def fit_variational_trusted(K, mixed, alpha0, site_precision0, dK, max_iter, tol, warn,
+                            kl_weight) -> VariationalResult:
+    """:func:`fit_variational` of checked arguments (``K`` and ``mixed`` from ``as_mixed``)."""
+    bound = _Bound(K, mixed, warn, kl_weight)
+    n, m, lam = K.shape[0], mixed.n_rows, site_precision0
+    alpha = np.zeros(n) if alpha0 is None else alpha0
+    if lam is None:
         z_mean, z_var, _, _ = bound.moments(alpha, np.zeros(m))
         lam = np.maximum(-2.0 * mixed.expected_log_likelihood(z_mean, z_var)[2]
                          / bound.kl_weight, SITE_PRECISION_FLOOR)
-    else:
-        lam = as_float_array(site_precision0, "site_precision0", ndim=1)
-        if lam.size != m or np.any(lam <= 0):
-            raise ValueError(f"site_precision0: expected {m} positive precisions (one per row "
-                             f"of M), got {lam.size} values, smallest {lam.min():g}")
-
     alpha, lam, n_fixed = _fixed_point(bound, alpha, lam, tol)
 
     def negative(x):

@@ -20,6 +20,7 @@ from ..linalg import NotPositiveDefiniteError
 from ..validation import RngLike, as_positive_float, as_positive_int
 from .inputs import as_inputs, check_exact_size
 from .kernel_algebra import Kernel
+from .latent_checks import check_prior_covariance
 from .likelihoods import Likelihood
 from .mixed_likelihood import MixedLikelihood, as_mixed
 from .optimise import (HyperparameterFit, check_priors, log_hyper_prior, negative_log_posterior,
@@ -27,7 +28,7 @@ from .optimise import (HyperparameterFit, check_priors, log_hyper_prior, negativ
 from .prediction import LatentGaussian
 from .priors import Prior
 from .regression import checked_theta, predict_latent
-from .variational import SITE_PRECISION_FLOOR, VariationalResult, fit_variational
+from .variational import SITE_PRECISION_FLOOR, VariationalResult, fit_variational_trusted
 
 __all__ = ["VariationalGP", "VariationalEvidence"]
 
@@ -217,15 +218,14 @@ class VariationalGP:
 
     def _run(self, K, mixed, warm, dK, warn) -> VariationalResult:
         try:
-            return fit_variational(K, mixed, alpha0=warm[0], site_precision0=warm[1], dK=dK,
-                                   max_iter=self.max_iter, tol=self.tol, warn=warn,
-                                   kl_weight=self.kl_weight)
+            return fit_variational_trusted(K, mixed, warm[0], warm[1], dK, self.max_iter,
+                                           self.tol, warn, self.kl_weight)
         except NotPositiveDefiniteError as err:
             raise NotPositiveDefiniteError(f"kernel: no variational posterior at the current "
                                            f"hyper-parameters ({err})") from None
 
     def _refit(self):
-        self._fit(self.X_train, self.kernel(self.X_train), self.mixed)
+        self._fit(self.X_train, check_prior_covariance(self.kernel(self.X_train)), self.mixed)
 
     def refit_at(self, theta):
         """Set the hyper-parameters to ``theta`` and fit q(f) again."""
@@ -248,7 +248,7 @@ class VariationalGP:
             else self._split(theta)
         mixed = self.mixed.with_theta(likelihood.theta) if self._learned.size else self.mixed
         K, dK = kernel.gradient(self.X_train) if eval_gradient else (kernel(self.X_train), None)
-        result = self._run(K, mixed, self._warm, dK, warn)
+        result = self._run(check_prior_covariance(K), mixed, self._warm, dK, warn)
         self._warm = (result.alpha, result.site_precision)
         gradient = None
         if eval_gradient:

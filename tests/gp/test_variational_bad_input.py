@@ -58,6 +58,12 @@ CASES = [
              "alpha"),
     BadInput("variational: negative kl_weight", fit(kl_weight=-1.0), ValueError, "kl_weight"),
     BadInput("variational: NaN kl_weight", elbo(kl_weight=np.nan), ValueError, "kl_weight"),
+    # the starts are checked before K is factorised: their error comes first
+    BadInput("variational: alpha0 of the wrong length with a K that has no Cholesky factor",
+             fit(K=-np.eye(3), alpha0=np.zeros(2)), ValueError, "alpha0"),
+    BadInput("variational: a zero starting site precision with a K that has no Cholesky "
+             "factor", fit(K=-np.eye(3), site_precision0=np.array([1.0, 0.0])), ValueError,
+             "site_precision0"),
 ]
 
 
