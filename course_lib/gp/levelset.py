@@ -283,10 +283,9 @@ class ReferenceLookahead:
         return out
 
     def _over_candidates(self, candidates, entropy: bool) -> np.ndarray:
-        out = np.empty(_n_rows(candidates))
-        for rows, cross, mean, var in self.batches(candidates):
-            out[rows] = self.sums(cross, mean, var, entropy)
-        return out
+        # batches checks the candidates and covers their rows in order
+        return np.concatenate([self.sums(cross, mean, var, entropy)
+                               for _, cross, mean, var in self.batches(candidates)])
 
     def global_mi(self, candidates) -> np.ndarray:
         information = self.entropy_now - self._over_candidates(candidates, True)
