@@ -1,7 +1,7 @@
 """Paper H's personalisation experiment (E6.3) and the acquisition race (E6.4) stay true to their
 code, and their plots draw from the committed results.
 
-Each reduced run (E6.3: two regular 2-D listeners, one of each pathology in 2-D, one regular and
+Each reduced run (E6.3: one regular 2-D listener, one of each pathology in 2-D, one regular and
 one switching 4-D listener; E6.4: listener 0 under every rule) repeats sessions of the full run
 (every random number is keyed by study, kind, listener and task) and is compared with the
 committed result on what is stable (each script's ``compare_with_committed``: every number
