@@ -34,11 +34,11 @@ import os
 
 __version__ = "0.1.0"
 
-BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+_BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def _default_to_one_blas_thread() -> None:
-    if any(os.environ.get(name) for name in BLAS_THREAD_VARIABLES):
+    if any(os.environ.get(name) for name in _BLAS_THREAD_VARIABLES):
         return
     # threadpoolctl can only limit libraries already loaded: numpy and scipy each bring their own.
     import numpy  # noqa: F401

@@ -60,7 +60,7 @@ __all__ = ["AffinityResult", "AffinityPropagationWarning", "affinity_propagation
 
 
 #: relative size of the deterministic tie-breaking perturbation (module docstring)
-TIE_BREAK = 1e-10
+_TIE_BREAK = 1e-10
 
 
 class AffinityPropagationWarning(UserWarning):
@@ -261,7 +261,7 @@ def affinity_propagation(similarity, *, preference=None, damping: float = 0.5,
         S, damping, max_iter, convergence_iter)
     ties_broken = False
     if stuck:   # exact ties: break them (lower index wins) and run again
-        S -= TIE_BREAK * np.max(np.abs(S)) * (np.arange(n) / n)[None, :]
+        S -= _TIE_BREAK * np.max(np.abs(S)) * (np.arange(n) / n)[None, :]
         is_exemplar, n_iter, converged, stuck, why = _pass_messages(
             S, damping, max_iter, convergence_iter)
         ties_broken = True

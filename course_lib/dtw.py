@@ -63,7 +63,7 @@ from .validation import as_float_array, as_positive_int
 __all__ = ["NoWarpingPathError", "local_cost_matrix", "band_mask", "DTWResult",
            "dtw_from_cost_matrix", "dtw", "dtw_distance"]
 
-START = -1      # step code of a cell where a path starts
+_START = -1      # step code of a cell where a path starts
 NO_PATH = -2    # step code of a cell no path reaches (or outside the band)
 
 
@@ -108,7 +108,7 @@ def accumulate_row(i, d, j_lo, j_hi, move_di, move_dj, move_w, mid_di, mid_dj, m
 
     A move k from (i - move_di[k], j - move_dj[k]) adds ``mid_w[k] d(i - mid_di[k],
     j - mid_dj[k]) + move_w[k] d(i, j)`` (mid_w = 0 when it enters no intermediate cell).
-    ``steps[i, j]`` records the winning move (first in pattern order on ties), ``START`` for a
+    ``steps[i, j]`` records the winning move (first in pattern order on ties), ``_START`` for a
     start cell and ``NO_PATH`` where nothing arrives. With ``free_start`` every cell of row 0
     may start a path (subsequence DTW).
     """
@@ -118,7 +118,7 @@ def accumulate_row(i, d, j_lo, j_hi, move_di, move_dj, move_w, mid_di, mid_dj, m
         best_move = NO_PATH
         if i == 0 and (j == 0 or free_start):
             best = start_weight * d[0, j]
-            best_move = START
+            best_move = _START
         d_ij = d[i, j]
         for k in range(n_moves):
             pi = i - move_di[k]
@@ -159,7 +159,7 @@ def _follow_moves(steps, end_i, end_j, move_di, move_dj, mid_di, mid_dj, mid_w):
     path = np.empty((steps.shape[0] + steps.shape[1], 2), dtype=np.int64)
     length = 0
     i, j = end_i, end_j
-    while steps[i, j] != START:
+    while steps[i, j] != _START:
         k = steps[i, j]
         path[length, 0] = i
         path[length, 1] = j

@@ -22,17 +22,17 @@ from .validation import as_bool, as_positive_int, check_choice
 __all__ = ["supports_lower_bounds"]
 
 # How the LB_Keogh row and column sums combine for each pattern (course_lib.dtw_search).
-ROWS, ROWS_PLUS_COLUMNS, LARGER = 0, 1, 2
+ROWS, ROWS_PLUS_COLUMNS, _LARGER = 0, 1, 2
 _KEOGH_COMBINATION = {
     STEP_PATTERNS["asymmetric"]: ROWS,
     ASYMMETRIC_P1: ROWS,
     STEP_PATTERNS["symmetric2"]: ROWS_PLUS_COLUMNS,
     STEP_PATTERNS["symmetricP1"]: ROWS_PLUS_COLUMNS,
-    STEP_PATTERNS["symmetric1"]: LARGER,
+    STEP_PATTERNS["symmetric1"]: _LARGER,
 }
 NORMALISATION_CODE = {"none": 0, "n+m": 1, "n": 2}
 _KIM_METRICS = ("euclidean", "sqeuclidean", "cosine")
-KEOGH_METRICS = ("euclidean", "sqeuclidean")
+_KEOGH_METRICS = ("euclidean", "sqeuclidean")
 
 
 def check_kim_metric(metric) -> None:
@@ -47,9 +47,9 @@ def check_kim_metric(metric) -> None:
 def check_keogh_metric(metric) -> None:
     """Refuse a ``metric`` for which the box distance does not bound the local cost."""
     check_kim_metric(metric)
-    if metric not in KEOGH_METRICS:
+    if metric not in _KEOGH_METRICS:
         raise ValueError(f"metric: LB_Keogh bounds the distance to the envelope only for "
-                         f"{list(KEOGH_METRICS)}, got {metric!r}")
+                         f"{list(_KEOGH_METRICS)}, got {metric!r}")
 
 
 def keogh_combination(pattern: StepPattern) -> int:
@@ -66,7 +66,7 @@ def keogh_combination(pattern: StepPattern) -> int:
 def supports_lower_bounds(step_pattern: str | StepPattern, metric: str) -> bool:
     """Whether LB_Keogh (so ``nearest_templates(lower_bounds=True)``) holds for this step
     pattern and metric (see the docstring of :mod:`course_lib.dtw_search`)."""
-    return get_step_pattern(step_pattern) in _KEOGH_COMBINATION and metric in KEOGH_METRICS
+    return get_step_pattern(step_pattern) in _KEOGH_COMBINATION and metric in _KEOGH_METRICS
 
 
 def effective_band(r: int, longest: int) -> int:
@@ -112,9 +112,9 @@ def search_options(metric, pattern: StepPattern, lower_bounds: bool, leading_fea
         leading = dim
     else:
         leading = as_positive_int(leading_features, "leading_features", maximum=dim)
-        if metric not in KEOGH_METRICS:
+        if metric not in _KEOGH_METRICS:
             raise ValueError(f"leading_features: a DTW on fewer features bounds the full one "
-                             f"only for metric {list(KEOGH_METRICS)}, got {metric!r}")
+                             f"only for metric {list(_KEOGH_METRICS)}, got {metric!r}")
     return keogh, leading
 
 

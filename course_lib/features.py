@@ -42,7 +42,7 @@ from scipy.fft import dct
 from course_lib.validation import as_bool, as_float_array, as_positive_float, as_positive_int, \
     as_waveform
 
-EPS = np.finfo(np.float64).eps
+_EPS = np.finfo(np.float64).eps
 _MAX_SAMPLE_RATE = 10_000_000    # Hz
 _MAX_FRAME_LENGTH = 2 ** 20      # samples per frame
 _MAX_NFFT = 2 ** 21
@@ -66,7 +66,7 @@ def _as_coefficient(value, name: str) -> float:
     return value
 
 
-def hz_to_mel(f):
+def _hz_to_mel(f):
     """Mel value of frequency ``f`` in Hz: mel(f) = 2595 log10(1 + f / 700) (elementwise)."""
     f = as_float_array(f, "f", allow_empty=True)
     if np.any(f < 0):
@@ -74,8 +74,8 @@ def hz_to_mel(f):
     return 2595.0 * np.log10(1.0 + f / 700.0)
 
 
-def mel_to_hz(m):
-    """Inverse of :func:`hz_to_mel`: f = 700 (10^(m / 2595) - 1) (elementwise)."""
+def _mel_to_hz(m):
+    """Inverse of :func:`_hz_to_mel`: f = 700 (10^(m / 2595) - 1) (elementwise)."""
     m = as_float_array(m, "m", allow_empty=True)
     if np.any(m < 0):
         raise ValueError("m: mel values must be >= 0")
@@ -84,7 +84,7 @@ def mel_to_hz(m):
                              "the frequency of a mel value above about 8e5")
 
 
-def seconds_to_samples(seconds: float, sample_rate: int, name: str = "seconds") -> int:
+def _seconds_to_samples(seconds: float, sample_rate: int, name: str = "seconds") -> int:
     """Number of samples in ``seconds`` at ``sample_rate``, rounded half up (at least 1)."""
     sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=_MAX_SAMPLE_RATE)
     seconds = as_positive_float(seconds, name)
@@ -97,13 +97,13 @@ def seconds_to_samples(seconds: float, sample_rate: int, name: str = "seconds") 
     return samples
 
 
-def default_nfft(frame_length: int) -> int:
+def _default_nfft(frame_length: int) -> int:
     """Smallest power of two K >= ``frame_length`` (256 for the 200-sample window at 8 kHz)."""
     frame_length = as_positive_int(frame_length, "frame_length", maximum=_MAX_FRAME_LENGTH)
     return 1 << (frame_length - 1).bit_length()
 
 
-def preemphasis(signal, coeff: float = 0.97) -> np.ndarray:
+def _preemphasis(signal, coeff: float = 0.97) -> np.ndarray:
     """y[0] = x[0], y[n] = x[n] - coeff x[n-1]: boosts high frequencies (first difference)."""
     x = as_waveform(signal, "signal")
     coeff = _as_coefficient(coeff, "coeff")
@@ -122,7 +122,7 @@ def n_frames(n_samples: int, frame_length: int, frame_step: int) -> int:
     return 1 + -(-(n_samples - frame_length) // frame_step)   # integer ceil
 
 
-def frame_signal(signal, frame_length: int, frame_step: int) -> np.ndarray:
+def _frame_signal(signal, frame_length: int, frame_step: int) -> np.ndarray:
     """Cut ``signal`` into overlapping frames, shape (n_frames, frame_length); rows are frames.
 
     Frame t holds samples t * S .. t * S + L - 1; the end is zero-padded so that the last frame
@@ -136,14 +136,14 @@ def frame_signal(signal, frame_length: int, frame_step: int) -> np.ndarray:
     return padded[starts[:, None] + np.arange(frame_length)[None, :]]
 
 
-def power_spectrum(frames, nfft: int | None = None) -> np.ndarray:
+def _checked_power_spectrum(frames, nfft: int | None = None) -> np.ndarray:
     """P_t[k] = |sum_m frame_t[m] e^{-2 pi i k m / K}|^2 / K for k = 0..K/2; shape (T, K/2 + 1).
 
-    ``nfft`` (K) defaults to :func:`default_nfft` of the frame length; frames are zero-padded
+    ``nfft`` (K) defaults to :func:`_default_nfft` of the frame length; frames are zero-padded
     to K, and K smaller than the frame length is an error (it would drop samples).
     """
     frames = as_float_array(frames, "frames", ndim=2)
-    K = default_nfft(frames.shape[1]) if nfft is None else \
+    K = _default_nfft(frames.shape[1]) if nfft is None else \
         as_positive_int(nfft, "nfft", maximum=_MAX_NFFT)
     if K < frames.shape[1]:
         raise ValueError(f"nfft: {K} is shorter than the frame length {frames.shape[1]}")
@@ -177,8 +177,8 @@ def mel_filterbank(n_filters: int, nfft: int, sample_rate: int, low_hz: float = 
         raise ValueError(f"high_hz: {high_hz} Hz is above the Nyquist frequency {sample_rate / 2} Hz")
     if low_hz >= high_hz:
         raise ValueError(f"low_hz: {low_hz} Hz must be below high_hz = {high_hz} Hz")
-    mel_edges = np.linspace(hz_to_mel(low_hz), hz_to_mel(high_hz), n_filters + 2)
-    bins = np.floor((nfft + 1) * mel_to_hz(mel_edges) / sample_rate)
+    mel_edges = np.linspace(_hz_to_mel(low_hz), _hz_to_mel(high_hz), n_filters + 2)
+    bins = np.floor((nfft + 1) * _mel_to_hz(mel_edges) / sample_rate)
     left, centre, right = bins[:-2, None], bins[1:-1, None], bins[2:, None]
     k = np.arange(nfft // 2 + 1)[None, :]
     # an empty side (equal integer edges) is never selected below, so its denominator may be 1
@@ -200,24 +200,24 @@ def mel_energies(signal, sample_rate: int, *, frame_length_s: float = 0.025,
     x = as_waveform(signal, "signal")
     sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=_MAX_SAMPLE_RATE)
     preemph = _as_coefficient(preemph, "preemph")
-    L = seconds_to_samples(frame_length_s, sample_rate, "frame_length_s")
-    S = seconds_to_samples(frame_step_s, sample_rate, "frame_step_s")
-    K = default_nfft(L) if nfft is None else as_positive_int(nfft, "nfft", maximum=_MAX_NFFT)
+    L = _seconds_to_samples(frame_length_s, sample_rate, "frame_length_s")
+    S = _seconds_to_samples(frame_step_s, sample_rate, "frame_step_s")
+    K = _default_nfft(L) if nfft is None else as_positive_int(nfft, "nfft", maximum=_MAX_NFFT)
     if K < L:
         raise ValueError(f"nfft: {K} is shorter than the frame length {L} samples "
                          f"(frame_length_s = {frame_length_s} s)")
     H = mel_filterbank(n_filters, K, sample_rate, low_hz, high_hz)
     with np.errstate(over="ignore", invalid="ignore"):
         emphasised = np.concatenate((x[:1], x[1:] - preemph * x[:-1]))
-        P = _power_spectrum(frame_signal(emphasised, L, S) * np.hamming(L), K)
+        P = _power_spectrum(_frame_signal(emphasised, L, S) * np.hamming(L), K)
         E, energy = P @ H.T, P.sum(axis=1)
     for result in (P, E, energy):
         _check_finite(result, "signal", f"the power spectrum of a signal with peak "
                                         f"|x| = {np.max(np.abs(x)):.3g}")
-    return np.maximum(E, EPS), np.maximum(energy, EPS)
+    return np.maximum(E, _EPS), np.maximum(energy, _EPS)
 
 
-def lifter(cepstra, Q: int = 22) -> np.ndarray:
+def _lifter(cepstra, Q: int = 22) -> np.ndarray:
     """c[i] * (1 + (Q / 2) sin(pi i / Q)) for each column i; Q = 0 leaves cepstra unchanged."""
     c = as_float_array(cepstra, "cepstra", ndim=2)
     Q = as_positive_int(Q, "Q", minimum=0, maximum=10 ** 9)
@@ -238,8 +238,8 @@ def mfcc(signal, sample_rate: int, *, frame_length_s: float = 0.025,
 
     c_t = lifter(DCT-II_ortho(log E_t))[:n_cepstra], and with ``append_energy`` c_t[0] is
     replaced by the log frame energy log sum_k P_t[k] (stages 1-8 of the module docstring).
-    ``cep_lifter`` is Q of :func:`lifter` (0: no liftering), ``preemph`` the coefficient of
-    :func:`preemphasis`.
+    ``cep_lifter`` is Q of :func:`_lifter` (0: no liftering), ``preemph`` the coefficient of
+    :func:`_preemphasis`.
     """
     n_filters = as_positive_int(n_filters, "n_filters")
     n_cepstra = as_positive_int(n_cepstra, "n_cepstra")
@@ -250,7 +250,7 @@ def mfcc(signal, sample_rate: int, *, frame_length_s: float = 0.025,
     E, energy = mel_energies(signal, sample_rate, frame_length_s=frame_length_s,
                              frame_step_s=frame_step_s, preemph=preemph, n_filters=n_filters,
                              nfft=nfft, low_hz=low_hz, high_hz=high_hz)
-    c = lifter(dct(np.log(E), type=2, norm="ortho", axis=1)[:, :n_cepstra], cep_lifter)
+    c = _lifter(dct(np.log(E), type=2, norm="ortho", axis=1)[:, :n_cepstra], cep_lifter)
     if append_energy:
         c[:, 0] = np.log(energy)
     return c
@@ -273,7 +273,7 @@ def delta(features, N: int = 2) -> np.ndarray:
                          "the delta regression")
 
 
-def add_deltas(features, N: int = 2, order: int = 2) -> np.ndarray:
+def _add_deltas(features, N: int = 2, order: int = 2) -> np.ndarray:
     """[c, delta c, delta^2 c, ...] side by side up to ``order``: shape (T, d (order + 1))."""
     c = as_float_array(features, "features", ndim=2)
     order = as_positive_int(order, "order", minimum=0, maximum=10)
@@ -283,7 +283,7 @@ def add_deltas(features, N: int = 2, order: int = 2) -> np.ndarray:
     return np.hstack(blocks)
 
 
-def mean_normalise(features) -> np.ndarray:
+def _mean_normalise(features) -> np.ndarray:
     """Cepstral mean normalisation: c_t - (1/T) sum_t c_t, per column; rows are frames."""
     c = as_float_array(features, "features", ndim=2)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -302,8 +302,8 @@ def mfcc_features(signal, sample_rate: int, *, deltas: bool = True, cmn: bool = 
     as_bool(cmn, "cmn")
     c = mfcc(signal, sample_rate)
     if cmn:
-        c = mean_normalise(c)
-    return add_deltas(c, N, order=2) if deltas else c
+        c = _mean_normalise(c)
+    return _add_deltas(c, N, order=2) if deltas else c
 
 
 def pca_whiten(train, values, *, eigenvalue_cutoff: float = 1e-10) -> np.ndarray:

@@ -156,7 +156,7 @@ class SplitStep:
 class SplitHistory:
     """All rounds of splitting (the last one may be the dev-set drop that stopped it)."""
 
-    steps: tuple
+    steps: tuple[SplitStep, ...]
     best_index: int
 
     @property

@@ -47,7 +47,7 @@ from .hmm_sequences import (SequenceBatch, pack_for_model, pack_one_sequence,
                             zero_probability_message)
 from .validation import as_float_array, check_choice
 
-__all__ = ["forward_unscaled", "forward_scaled", "backward_scaled", "forward_log", "backward_log",
+__all__ = ["forward_unscaled", "forward_scaled", "backward_scaled", "forward_log",
            "explain_zero_probability", "posteriors", "viterbi", "viterbi_paths", "log_likelihoods"]
 
 _METHODS = ("log", "scaled")
@@ -143,7 +143,7 @@ def _forward_log(hmm: DiscreteHMM, batch: SequenceBatch) -> LogForward:
     return LogForward(log_alpha, float(log_lik[0]))
 
 
-def backward_log(hmm: DiscreteHMM, observations) -> np.ndarray:
+def _checked_backward_log(hmm: DiscreteHMM, observations) -> np.ndarray:
     """Backward pass in log space; returns ``log_beta`` (T, N).
 
     ``log beta_T(i) = 0``,

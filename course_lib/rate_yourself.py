@@ -33,9 +33,9 @@ from course_lib.gp.rater_data import RaterData
 from course_lib.metrics import discretised_log_predictive
 from course_lib.validation import as_positive_int
 
-SCALE = (0, 10)
+_SCALE = (0, 10)
 _N_CONTEXT = 280          # other training sentences beside the rated ones
-N_RESTARTS = 3
+_N_RESTARTS = 3
 
 
 class ScoreSheet:
@@ -100,7 +100,7 @@ class ScoreSheet:
 
 
 def _whole_score(value, name: str) -> int:
-    low, high = SCALE
+    low, high = _SCALE
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -134,7 +134,7 @@ def pool_sheets(paths) -> tuple[tuple[int, ...], RaterData]:
                 labels.append((clip, number, _whole_score(score, f"paths[{number}], clip {clip}")))
     clips, raters, values = zip(*labels) if labels else ((), (), ())
     return items, RaterData.from_long(clips, raters, values, n_items=len(items),
-                                      n_raters=len(paths), scale=SCALE)
+                                      n_raters=len(paths), scale=_SCALE)
 
 
 def with_listener(ratings: RaterData, items, scores) -> RaterData:
@@ -198,14 +198,14 @@ def panel_with_listener(panel, sheet: ScoreSheet, *, n_context: int = _N_CONTEXT
         return SquaredExponential(np.sqrt(X.shape[1]), float(np.var(experts.means)))
 
     annotators = AnnotatorNoiseGP(kernel(), everyone.n_raters).fit(X, centred(everyone))
-    annotators.optimise_hyperparameters(N_RESTARTS, rng=rng)
+    annotators.optimise_hyperparameters(_N_RESTARTS, rng=rng)
     predictive = {}
     for name, data in (("without", experts), ("with", everyone)):
         joint = MultiRaterGP(kernel(), 1.0, mode="joint").fit(X, centred(data))
-        joint.optimise_hyperparameters(N_RESTARTS, rng=rng)
+        joint.optimise_hyperparameters(_N_RESTARTS, rng=rng)
         mean, variance = joint.predict(X[:rated.size], include_noise=True)
         predictive[name] = (joint.noise_variance,
-                            discretised_log_predictive(mean + centre, variance, SCALE))
+                            discretised_log_predictive(mean + centre, variance, _SCALE))
     deviation = everyone.scores - everyone.means[everyone.items]
     counts = everyone.rater_counts
     return PanelWithListener(

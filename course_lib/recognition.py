@@ -50,17 +50,17 @@ from .recognition_metrics import RecognitionReport, confusion_matrix, evaluate, 
 from .validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                          as_rng, check_choice)
 
-__all__ = ["NoViableClassError", "RecognitionReport", "confusion_matrix", "evaluate",
-           "predict_from_scores", "Recogniser", "TemplateRecogniser", "select_templates",
-           "GMMRecogniser", "fit_gmm_recogniser", "GMMSelection", "select_gmm_recogniser",
-           "VQFrontEnd", "HMMRecogniser", "fit_hmm_recogniser"]
+__all__ = ["NoViableClassError", "RecognitionReport", "confusion_matrix", "evaluate", "Recogniser",
+           "TemplateRecogniser", "select_templates", "GMMRecogniser", "fit_gmm_recogniser",
+           "GMMSelection", "select_gmm_recogniser", "VQFrontEnd", "HMMRecogniser",
+           "fit_hmm_recogniser"]
 
 
 class NoViableClassError(ValueError):
     """Every class scored -inf for an item, so no class can be chosen."""
 
 
-def predict_from_scores(scores, classes) -> np.ndarray:
+def _predict_from_scores(scores, classes) -> np.ndarray:
     """``classes[argmax_c scores[i, c]]`` for each row; ties go to the first class.
 
     Raises :class:`NoViableClassError` when a row is ``-inf`` everywhere, and ``ValueError`` for
@@ -94,7 +94,7 @@ class Recogniser:
         """The best-scoring class of each item (pass ``scores`` to skip computing them)."""
         if scores is None:
             scores = self.scores(items, **score_options)
-        return predict_from_scores(scores, self.classes)
+        return _predict_from_scores(scores, self.classes)
 
     def evaluate(self, items, labels, *, scores=None, **score_options) -> RecognitionReport:
         """Accuracy and confusion matrix of :meth:`predict` against the true ``labels``."""
@@ -181,7 +181,7 @@ class TemplateRecogniser(Recogniser):
         hit = np.flatnonzero(found.index >= 0)
         nearest_class = np.searchsorted(self.classes, self.labels[order][found.index[hit]])
         scores[hit, nearest_class] = -found.distance[hit]
-        return predict_from_scores(scores, self.classes)
+        return _predict_from_scores(scores, self.classes)
 
 
 def _as_distances(distances) -> np.ndarray:

@@ -294,7 +294,7 @@ def speechocean762_table(result) -> str:
 
 
 _WIDTH = 100
-LEVELSET_STEPS = ("mixed > pseudo", "pseudo > none")
+_LEVELSET_STEPS = ("mixed > pseudo", "pseudo > none")
 
 
 def _fill(text: str, indent: str = "") -> str:
@@ -328,7 +328,7 @@ def _levelset_verdicts(result) -> dict:
     _require(result, "result", ("report_trials", "arms"), "a level-set result")
     return {(problem, acquisition, step): summary["directions"][step]["verdict"]
             for problem, entry in result["result"].items()
-            for acquisition, summary in entry["summary"].items() for step in LEVELSET_STEPS}
+            for acquisition, summary in entry["summary"].items() for step in _LEVELSET_STEPS}
 
 
 def levelset_report(result) -> str:
@@ -353,7 +353,7 @@ def levelset_report(result) -> str:
             f1 = " / ".join(f"{summary['arms'][arm]['f1_at'][last]['mean']:.3f}"
                             for arm in settings["arms"])
             steps = [f"{d['mean']:+.3f} ± {d['se']:.3f} {d['verdict']}"
-                     for d in (summary["directions"][step] for step in LEVELSET_STEPS)]
+                     for d in (summary["directions"][step] for step in _LEVELSET_STEPS)]
             lines.append(f"{problem:13s}{acquisition:12s}{f1:23s}{steps[0]:33s}{steps[1]}")
             failures += [f"{problem}, {acquisition}, {arm}: {stats['n_failed']} of "
                          f"{stats['n_failed'] + stats['n_seeds']} sessions failed"
@@ -363,7 +363,7 @@ def levelset_report(result) -> str:
                            + "; ".join(failures)))
     lines.append("")
     verdicts = _levelset_verdicts(result)
-    for step in LEVELSET_STEPS:
+    for step in _LEVELSET_STEPS:
         chosen = {key: v for key, v in verdicts.items() if key[2] == step}
         holds = sum(v == "holds" for v in chosen.values())
         misses = [f"{p}, {a}: {v}" for (p, a, _), v in chosen.items() if v != "holds"]
@@ -403,7 +403,7 @@ def likert_synthetic_report(result) -> str:
     return "\n".join(lines)
 
 
-def haptic_cell_counts(result) -> dict:
+def _haptic_cell_counts(result) -> dict:
     """Counts of the haptic-like study's verdicts (``seed003_haptic_like``): for the
     calibrated subjects and for the over-confident one, how many subject-size-score cells are
     'mixed better', 'mixed worse', and how many there are."""
@@ -442,7 +442,7 @@ def haptic_report(result) -> str:
             lines.append(f"{subject:9s}{size:>6s}     {cells[0]:<40s}{cells[1]:<40s}".rstrip())
     lines.append("")
     lines += [f"{entry['claim']}: {entry['holds']}" for entry in result["result"]["claims"]]
-    counts = haptic_cell_counts(result)
+    counts = _haptic_cell_counts(result)
     calibrated, over = counts["calibrated"], counts["overconfident"]
     lines += ["", _fill(
         f"For the calibrated subjects the ratings help clearly in {calibrated['mixed better']} "

@@ -34,10 +34,10 @@ peaking bands in between.
 
 Clips (16 kHz mono, float64 in [-1, 1])
 ---------------------------------------
-* :func:`load_speech_clip`: one sentence spoken by espeak-ng, shipped in
+* :func:`_load_speech_clip`: one sentence spoken by espeak-ng, shipped in
   ``data/speech_clip/`` (made by ``tools/make_speech_clip.py``), verified against its
   checksum on every load.
-* :func:`synthesised_music`: a few seconds of a chord progression with harmonics, a bass line
+* :func:`_synthesised_music`: a few seconds of a chord progression with harmonics, a bass line
   and percussive noise bursts, computed deterministically (no file), with energy from about
   50 Hz to 8 kHz so that every band is audible.
 
@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import io
 import wave
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,18 +65,17 @@ from .data.wav import load_waveform
 from .validation import as_float_array, as_positive_float, as_positive_int, check_array_size, \
     check_choice
 
-__all__ = ["SAMPLE_RATE", "SPEECH_DATASET", "SPEECH_FILE", "BAND_KINDS", "Band", "Equaliser",
-           "peaking_biquad", "low_shelf_biquad", "high_shelf_biquad", "standard_equaliser",
-           "load_speech_clip", "synthesised_music", "CLIPS", "load_clip", "rms",
-           "loudness_matched", "wav_bytes", "tone_snr_db", "tone_in_noise"]
+__all__ = ["SAMPLE_RATE", "SPEECH_DATASET", "SPEECH_FILE", "Band", "Equaliser",
+           "standard_equaliser", "CLIPS", "load_clip", "loudness_matched", "wav_bytes",
+           "tone_snr_db", "tone_in_noise"]
 
 SAMPLE_RATE = 16000
 SPEECH_DATASET = "speech_clip"
 SPEECH_FILE = "speech.wav"
-BAND_KINDS = ("low_shelf", "peaking", "high_shelf")
+_BAND_KINDS = ("low_shelf", "peaking", "high_shelf")
 CLIPS = ("speech", "music")
 # loudness_matched keeps every sample below this (int16 full scale is 1 - 2^-15)
-PEAK_LIMIT = 0.99
+_PEAK_LIMIT = 0.99
 # the level both versions of a pair are scaled to (-20 dB re full scale), unless that clips
 _TARGET_RMS = 0.1
 # band gains beyond +-120 dB (a factor of 10^6 in amplitude) are no equaliser setting; far
@@ -105,7 +105,7 @@ def _normalised(b, a) -> np.ndarray:
     return np.concatenate([np.asarray(b) / a[0], np.asarray(a) / a[0]])
 
 
-def peaking_biquad(centre_hz: float, gain_db: float, q: float = 1.0, *,
+def _peaking_biquad(centre_hz: float, gain_db: float, q: float = 1.0, *,
                    sample_rate: float = SAMPLE_RATE) -> np.ndarray:
     """One peaking section (b0, b1, b2, 1, a1, a2): gain ``gain_db`` at ``centre_hz``, bandwidth
     set by the quality ``q`` (module docstring)."""
@@ -123,7 +123,7 @@ def _shelf_terms(A, w0):
     return np.cos(w0), 2.0 * np.sqrt(A) * alpha
 
 
-def low_shelf_biquad(corner_hz: float, gain_db: float, *,
+def _low_shelf_biquad(corner_hz: float, gain_db: float, *,
                      sample_rate: float = SAMPLE_RATE) -> np.ndarray:
     """One low-shelf section: gain ``gain_db`` below ``corner_hz`` (half of it at the corner),
     0 dB at the Nyquist frequency (module docstring)."""
@@ -136,7 +136,7 @@ def low_shelf_biquad(corner_hz: float, gain_db: float, *,
     return _normalised(b, a)
 
 
-def high_shelf_biquad(corner_hz: float, gain_db: float, *,
+def _high_shelf_biquad(corner_hz: float, gain_db: float, *,
                       sample_rate: float = SAMPLE_RATE) -> np.ndarray:
     """One high-shelf section: gain ``gain_db`` above ``corner_hz`` (half of it at the corner),
     0 dB at 0 Hz (module docstring)."""
@@ -151,7 +151,7 @@ def high_shelf_biquad(corner_hz: float, gain_db: float, *,
 
 @dataclass(frozen=True)
 class Band:
-    """One band of an equaliser: ``kind`` in ``BAND_KINDS``, its centre or corner
+    """One band of an equaliser: ``kind`` in ``_BAND_KINDS``, its centre or corner
     ``frequency`` (Hz), the quality ``q`` (peaking bands only) and a ``name`` for plots."""
 
     kind: str
@@ -160,15 +160,15 @@ class Band:
     q: float = 1.0
 
     def __post_init__(self):
-        check_choice(self.kind, "kind", BAND_KINDS)
+        check_choice(self.kind, "kind", _BAND_KINDS)
         as_positive_float(self.frequency, "frequency")
         as_positive_float(self.q, "q")
 
     def section(self, gain_db: float, sample_rate: float) -> np.ndarray:
         """This band's biquad at ``gain_db``, a row (b0, b1, b2, 1, a1, a2)."""
         if self.kind == "peaking":
-            return peaking_biquad(self.frequency, gain_db, self.q, sample_rate=sample_rate)
-        design = low_shelf_biquad if self.kind == "low_shelf" else high_shelf_biquad
+            return _peaking_biquad(self.frequency, gain_db, self.q, sample_rate=sample_rate)
+        design = _low_shelf_biquad if self.kind == "low_shelf" else _high_shelf_biquad
         return design(self.frequency, gain_db, sample_rate=sample_rate)
 
 
@@ -180,7 +180,7 @@ class Equaliser:
     waveform (``scipy.signal.sosfilt``, zero initial state).
     """
 
-    def __init__(self, bands, *, sample_rate: float = SAMPLE_RATE):
+    def __init__(self, bands: Iterable[Band], *, sample_rate: float = SAMPLE_RATE):
         bands = tuple(bands)
         if not bands or not all(isinstance(band, Band) for band in bands):
             raise TypeError("bands: expected a non-empty sequence of Band")
@@ -262,7 +262,7 @@ def standard_equaliser(n_bands: int = 2, *, sample_rate: float = SAMPLE_RATE) ->
 
 
 # ----- clips --------------------------------------------------------------------------------
-def load_speech_clip() -> np.ndarray:
+def _load_speech_clip() -> np.ndarray:
     """The shipped sentence (``data/speech_clip/speech.wav``, 16 kHz), read-only float64 in
     [-1, 1); verified against the data set's SHA256SUMS on every call."""
     return load_waveform(SPEECH_DATASET, SPEECH_FILE, SAMPLE_RATE)
@@ -274,7 +274,7 @@ _CHORDS = ((261.63, 329.63, 392.00), (220.00, 261.63, 329.63), (174.61, 220.00, 
 _MUSIC_SEED = 20260601   # fixes the noise of the percussion, so the clip never changes
 # levels of the parts, chosen so that about half of the energy lies below 250 Hz and a tenth
 # above 3 kHz: both shelves of the 2-band equaliser are clearly heard
-CHORD_LEVEL, BASS_LEVEL, HIHAT_LEVEL, KICK_LEVEL = 0.25, 0.3, 0.35, 0.8
+_CHORD_LEVEL, _BASS_LEVEL, _HIHAT_LEVEL, _KICK_LEVEL = 0.25, 0.3, 0.35, 0.8
 
 
 def _tone(frequency, t, n_harmonics, sample_rate, decay):
@@ -286,7 +286,7 @@ def _tone(frequency, t, n_harmonics, sample_rate, decay):
     return wave_ * np.exp(-t / decay)
 
 
-def synthesised_music(duration: float = 3.0, *, sample_rate: float = SAMPLE_RATE
+def _synthesised_music(duration: float = 3.0, *, sample_rate: float = SAMPLE_RATE
                       ) -> np.ndarray:
     """A deterministic music-like clip of ``duration`` seconds (peak 0.9): the chords C, Am, F,
     G in turn (0.75 s each, repeated as needed), each note with 12 harmonics; a bass note two
@@ -308,27 +308,27 @@ def synthesised_music(duration: float = 3.0, *, sample_rate: float = SAMPLE_RATE
         chord = _CHORDS[(start // chord_len) % len(_CHORDS)]
         t = np.arange(min(chord_len, n - start)) / sample_rate
         notes = sum(_tone(f, t, 12, sample_rate, 0.6) for f in chord)
-        x[start:start + t.size] += CHORD_LEVEL * notes + BASS_LEVEL * _tone(
+        x[start:start + t.size] += _CHORD_LEVEL * notes + _BASS_LEVEL * _tone(
             chord[0] / 4, t, 6, sample_rate, 0.9)
     for beat, start in enumerate(range(0, n, beat_len)):
         t = np.arange(min(beat_len, n - start)) / sample_rate
         # hi-hat: differenced white noise (a first difference tilts it towards the treble)
         burst = np.diff(noise.standard_normal(t.size + 1))
-        x[start:start + t.size] += HIHAT_LEVEL * burst * np.exp(-t / 0.05)
+        x[start:start + t.size] += _HIHAT_LEVEL * burst * np.exp(-t / 0.05)
         if beat % 2 == 0:   # kick: a sine falling from 120 to 50 Hz
             phase = 2 * np.pi * (50 * t + 70 * 0.03 * (1 - np.exp(-t / 0.03)))
-            x[start:start + t.size] += KICK_LEVEL * np.sin(phase) * np.exp(-t / 0.12)
+            x[start:start + t.size] += _KICK_LEVEL * np.sin(phase) * np.exp(-t / 0.12)
     return 0.9 * x / np.max(np.abs(x))
 
 
 def load_clip(name: str) -> np.ndarray:
     """The clip ``name`` ("speech" or "music"; see :data:`CLIPS`) at 16 kHz."""
     check_choice(name, "name", CLIPS)
-    return load_speech_clip() if name == "speech" else synthesised_music()
+    return _load_speech_clip() if name == "speech" else _synthesised_music()
 
 
 # ----- loudness and playback ----------------------------------------------------------------
-def rms(waveform) -> float:
+def _rms(waveform) -> float:
     """Root mean square of a waveform (its level; full-scale sine = 0.707)."""
     waveform = as_float_array(waveform, "waveform", ndim=1)
     return float(np.sqrt(np.mean(waveform ** 2)))
@@ -336,21 +336,21 @@ def rms(waveform) -> float:
 
 def loudness_matched(*waveforms, target_rms: float = _TARGET_RMS) -> list[np.ndarray]:
     """The ``waveforms`` each scaled to RMS ``target_rms``, then all by one common factor if
-    needed so that no sample reaches :data:`PEAK_LIMIT`: equal RMS, no clipping. A silent
+    needed so that no sample reaches :data:`_PEAK_LIMIT`: equal RMS, no clipping. A silent
     waveform (RMS 0) cannot be matched and raises."""
     if not waveforms:
         raise ValueError("waveforms: expected at least one waveform")
     target_rms = as_positive_float(target_rms, "target_rms")
     arrays = [as_float_array(w, f"waveforms[{i}]", ndim=1) for i, w in enumerate(waveforms)]
-    levels = [rms(w) for w in arrays]
+    levels = [_rms(w) for w in arrays]
     for i, level in enumerate(levels):
         if level == 0:
             raise ValueError(f"waveforms[{i}]: is silent (RMS 0), so its loudness cannot be "
                              "matched")
     scaled = [w * (target_rms / level) for w, level in zip(arrays, levels)]
     peak = max(float(np.max(np.abs(w))) for w in scaled)
-    if peak >= PEAK_LIMIT:
-        scaled = [w * (PEAK_LIMIT / peak * (1 - 1e-9)) for w in scaled]
+    if peak >= _PEAK_LIMIT:
+        scaled = [w * (_PEAK_LIMIT / peak * (1 - 1e-9)) for w in scaled]
     return scaled
 
 
@@ -390,9 +390,9 @@ def wav_bytes(waveform, sample_rate: int = SAMPLE_RATE) -> bytes:
 # the range whatever the listener's headphones.
 _TONE_FREQUENCY = 1000.0      # Hz
 _TONE_MAX_SNR_DB = -12.0      # dB, tone RMS re noise RMS at level 1
-TONE_NOISE_RMS = 0.1         # -20 dB re full scale: Gaussian peaks (~4.5 sd) stay far below 1
-TONE_DURATION, TONE_CLIP_DURATION = 0.4, 0.8     # s: the tone, centred in the noise clip
-TONE_RAMP, CLIP_RAMP = 0.02, 0.01                # s: raised-cosine on/off ramps
+_TONE_NOISE_RMS = 0.1         # -20 dB re full scale: Gaussian peaks (~4.5 sd) stay far below 1
+_TONE_DURATION, _TONE_CLIP_DURATION = 0.4, 0.8     # s: the tone, centred in the noise clip
+_TONE_RAMP, _CLIP_RAMP = 0.02, 0.01                # s: raised-cosine on/off ramps
 _TONE_NOISE_SEED = 20261122  # one frozen noise: every trial's noise is the same sample
 
 
@@ -419,10 +419,10 @@ def tone_snr_db(level, *, max_snr_db: float = _TONE_MAX_SNR_DB) -> np.ndarray:
 
 
 def tone_in_noise(level: float, *, frequency: float = _TONE_FREQUENCY,
-                  max_snr_db: float = _TONE_MAX_SNR_DB, noise_rms: float = TONE_NOISE_RMS,
+                  max_snr_db: float = _TONE_MAX_SNR_DB, noise_rms: float = _TONE_NOISE_RMS,
                   sample_rate: int = SAMPLE_RATE) -> tuple[np.ndarray, np.ndarray]:
-    """A detection trial: ``TONE_CLIP_DURATION`` s of white Gaussian noise at RMS ``noise_rms``
-    with a sine of ``frequency`` Hz, ``TONE_DURATION`` s long and centred in it, at ``level``
+    """A detection trial: ``_TONE_CLIP_DURATION`` s of white Gaussian noise at RMS ``noise_rms``
+    with a sine of ``frequency`` Hz, ``_TONE_DURATION`` s long and centred in it, at ``level``
     in [0, 1] (comment above: tone RMS over its flat part = level * noise_rms *
     10^(max_snr_db / 20); level 0 is the noise alone, sample for sample).
 
@@ -447,18 +447,18 @@ def tone_in_noise(level: float, *, frequency: float = _TONE_FREQUENCY,
     if noise_rms > 0.15:
         raise ValueError(f"noise_rms: above 0.15 the noise's peaks would clip, got "
                          f"{noise_rms:g}")
-    n = int(round(TONE_CLIP_DURATION * sample_rate))
-    check_array_size((n,), "sample_rate", f"a {TONE_CLIP_DURATION:g} s clip at {sample_rate} Hz",
+    n = int(round(_TONE_CLIP_DURATION * sample_rate))
+    check_array_size((n,), "sample_rate", f"a {_TONE_CLIP_DURATION:g} s clip at {sample_rate} Hz",
                      f"use the course's {SAMPLE_RATE} Hz (any rate above twice the tone's "
                      "frequency will do)")
     noise = np.random.default_rng(_TONE_NOISE_SEED).standard_normal(n)
     noise *= noise_rms / np.sqrt(np.mean(noise ** 2))
-    noise *= _raised_cosine_ramps(n, int(round(CLIP_RAMP * sample_rate)))
-    n_tone = int(round(TONE_DURATION * sample_rate))
+    noise *= _raised_cosine_ramps(n, int(round(_CLIP_RAMP * sample_rate)))
+    n_tone = int(round(_TONE_DURATION * sample_rate))
     start = (n - n_tone) // 2
     amplitude = np.sqrt(2.0) * level * noise_rms * 10.0 ** (max_snr_db / 20.0)  # RMS -> peak
     t = np.arange(n_tone) / sample_rate
     tone = np.zeros(n)
     tone[start:start + n_tone] = amplitude * np.sin(2 * np.pi * frequency * t) * \
-        _raised_cosine_ramps(n_tone, int(round(TONE_RAMP * sample_rate)))
+        _raised_cosine_ramps(n_tone, int(round(_TONE_RAMP * sample_rate)))
     return noise + tone, tone

@@ -69,8 +69,7 @@ from .dtw_sequences import as_sequence, as_sequence_list
 from .term_fragments import BandFragment, DiscoveredPair, Fragment
 from .validation import as_bool, as_float_array, as_positive_float, as_positive_int, check_choice
 
-__all__ = ["DEFAULT_THRESHOLD", "SegmentalDTWResult", "band_offsets", "band_alignment",
-           "least_average_segment", "segmental_dtw", "discover_pairs"]
+__all__ = ["DEFAULT_THRESHOLD", "SegmentalDTWResult", "segmental_dtw", "discover_pairs"]
 
 _DISCOVERY_METRICS = ("cosine", "euclidean", "sqeuclidean")
 # Cosine distances of unrelated mean-normalised frames are about 1 and the best band fragments of
@@ -190,18 +189,12 @@ def _least_average(values, min_length):
 # One pair
 # --------------------------------------------------------------------------------------------
 
-def band_offsets(n: int, m: int, band_radius: int, min_length: int) -> np.ndarray:
+def _band_offsets(n: int, m: int, band_radius: int, min_length: int) -> np.ndarray:
     """Diagonal offsets ``c`` of the bands (step 2): multiples of R whose diagonal has >= L cells.
 
     The diagonal ``j - i = c`` of an ``n x m`` matrix has ``min(n, m - c)`` cells for ``c >= 0``
     and ``min(m, n + c)`` for ``c < 0``, so ``-(n - L) <= c <= m - L``.
     """
-    n, m = as_positive_int(n, "n"), as_positive_int(m, "m")
-    return _offsets(n, m, *_check_band(band_radius, min_length))
-
-
-def _offsets(n, m, band_radius, min_length):
-    """:func:`band_offsets` of checked arguments."""
     if min(n, m) < min_length:
         return np.empty(0, dtype=np.int64)
     below = -np.arange(band_radius, n - min_length + 1, band_radius)[::-1]
@@ -209,7 +202,7 @@ def _offsets(n, m, band_radius, min_length):
     return np.concatenate([below, above]).astype(np.int64)
 
 
-def band_alignment(cost, offset: int, band_radius: int) -> np.ndarray:
+def _band_alignment(cost, offset: int, band_radius: int) -> np.ndarray:
     """The DTW path (K, 2) inside band ``offset`` of the local cost matrix ``cost`` (step 3)."""
     cost = as_float_array(cost, "cost", ndim=2)
     if np.any(cost < 0):
@@ -224,7 +217,7 @@ def band_alignment(cost, offset: int, band_radius: int) -> np.ndarray:
     return _band_path(np.ascontiguousarray(cost), int(offset), band_radius)
 
 
-def least_average_segment(values, min_length: int) -> tuple[int, int, float]:
+def _least_average_segment(values, min_length: int) -> tuple[int, int, float]:
     """``(start, end, mean)`` of the stretch of at least ``min_length`` values with the lowest
     mean (step 4; ``end`` inclusive; the first such stretch on ties)."""
     values = as_float_array(values, "values", ndim=1)
@@ -262,7 +255,7 @@ def segmental_dtw(x, y, *, band_radius: int = 10, min_length: int = 25,
         check_nonzero_frames(x, "x")
         check_nonzero_frames(y, "y")
     cost = local_cost_matrix_trusted(x, y, plain_metric_terms(metric, x.shape[1]))
-    offsets = _offsets(len(x), len(y), band_radius, min_length)
+    offsets = _band_offsets(len(x), len(y), band_radius, min_length)
     return SegmentalDTWResult(cost, band_radius, min_length, metric,
                               _band_fragments(cost, offsets, band_radius, min_length))
 
@@ -313,7 +306,7 @@ def discover_pairs(utterances, *, band_radius: int = 10, min_length: int = 25,
     found: list[DiscoveredPair] = []
     for a, b in tqdm(pairs, desc="utterance pairs", disable=not progress):
         cost = local_cost_matrix_trusted(sequences[a], sequences[b], local)
-        offsets = _offsets(*cost.shape, band_radius, min_length)
+        offsets = _band_offsets(*cost.shape, band_radius, min_length)
         found.extend(_keep_best(_band_fragments(cost, offsets, band_radius, min_length), a, b,
                                 threshold))
     return sorted(found, key=lambda p: p.distortion)

@@ -116,7 +116,7 @@ def check_choice(value, name: str, choices) -> str:
 #: The largest single array a course_lib function will allocate, in bytes (2 GiB). A request
 #: beyond it is refused with the argument that asked for it and what to do instead, rather than
 #: ending in a bare numpy ``MemoryError`` (or, on a machine that overcommits, in swapping).
-MAX_ARRAY_BYTES = 2 * 1024 ** 3
+_MAX_ARRAY_BYTES = 2 * 1024 ** 3
 
 
 def _bytes_text(n_bytes: int) -> str:
@@ -132,15 +132,15 @@ def _bytes_text(n_bytes: int) -> str:
 def check_array_size(shape, name: str, what: str, advice: str, *, itemsize: int = 8) -> None:
     """Refuse, before anything is allocated, an array of ``shape`` (whole numbers, Python ints
     so the product cannot overflow) with ``itemsize``-byte entries beyond
-    :data:`MAX_ARRAY_BYTES`: ``ValueError`` naming ``name`` (the user's argument that asked
+    :data:`_MAX_ARRAY_BYTES`: ``ValueError`` naming ``name`` (the user's argument that asked
     for it), saying ``what`` the array is and ``advice`` (what to do instead)."""
     n_bytes = int(itemsize)
     for extent in shape:
         n_bytes *= int(extent)
-    if n_bytes > MAX_ARRAY_BYTES:
+    if n_bytes > _MAX_ARRAY_BYTES:
         dims = " x ".join(f"{int(extent):,}" for extent in shape)
         raise ValueError(f"{name}: {what} ({dims} values) would need {_bytes_text(n_bytes)}, "
-                         f"more than the {_bytes_text(MAX_ARRAY_BYTES)} course_lib allows for "
+                         f"more than the {_bytes_text(_MAX_ARRAY_BYTES)} course_lib allows for "
                          f"one array; {advice}")
 
 

@@ -77,7 +77,7 @@ print(json.dumps({"before": before, "after": blas_threads()}))
 def blas_threads_around_import(**variables: str) -> dict:
     """BLAS thread counts in a fresh python just before and after ``import course_lib``."""
     env = {name: value for name, value in os.environ.items()
-           if name not in course_lib.BLAS_THREAD_VARIABLES}
+           if name not in course_lib._BLAS_THREAD_VARIABLES}
     env.update(variables)
     run = subprocess.run([sys.executable, "-c", BLAS_REPORT], capture_output=True, text=True,
                          env=env, timeout=120)
@@ -96,7 +96,7 @@ def test_an_empty_variable_counts_as_not_set():
     assert threads["after"] == [1] * len(threads["after"])
 
 
-@pytest.mark.parametrize("variable", course_lib.BLAS_THREAD_VARIABLES)
+@pytest.mark.parametrize("variable", course_lib._BLAS_THREAD_VARIABLES)
 def test_a_thread_variable_set_by_the_user_is_respected(variable):
     threads = blas_threads_around_import(**{variable: "2"})
     if (os.cpu_count() or 1) >= 2:  # with one core BLAS reports 1 thread whatever is asked

@@ -240,7 +240,7 @@ def test_plots_draw_the_committed_race(ax):
     document = load_result(race.NAME)
     plots.plot_regret(ax, document, "2d", band=False)
     labels = ax.get_legend_handles_labels()[1]
-    assert [label.split(" (n =")[0] for label in labels] == [plots.GROUP_LABELS[r]
+    assert [label.split(" (n =")[0] for label in labels] == [plots._GROUP_LABELS[r]
                                                              for r in race.RULES]
     ax.clear()
     plots.plot_paired_differences(ax, document, "2d", reference="bei")

@@ -10,16 +10,16 @@ from course_lib import features as F
 
 def test_mel_of_700_hz_is_2595_log10_2():
     # by hand: 2595 * log10(1 + 700 / 700)
-    assert F.hz_to_mel(700.0) == pytest.approx(2595 * np.log10(2.0), rel=1e-15)
+    assert F._hz_to_mel(700.0) == pytest.approx(2595 * np.log10(2.0), rel=1e-15)
     # the scale is built so that 1000 Hz is about 1000 mel
-    assert F.hz_to_mel(1000.0) == pytest.approx(1000.0, abs=0.1)
+    assert F._hz_to_mel(1000.0) == pytest.approx(1000.0, abs=0.1)
 
 
 def test_mel_round_trip():
     f = np.linspace(0.0, 8000.0, 101)
-    np.testing.assert_allclose(F.mel_to_hz(F.hz_to_mel(f)), f, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(F._mel_to_hz(F._hz_to_mel(f)), f, rtol=1e-12, atol=1e-9)
     m = np.linspace(0.0, 3000.0, 31)
-    np.testing.assert_allclose(F.hz_to_mel(F.mel_to_hz(m)), m, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(F._hz_to_mel(F._mel_to_hz(m)), m, rtol=1e-12, atol=1e-9)
 
 
 # --- mel filterbank --------------------------------------------------------------------------
@@ -41,7 +41,7 @@ def test_single_filter_by_hand():
 def test_triangle_peaks_at_centre_bins():
     n_filters, nfft, rate = 26, 256, 8000
     H = F.mel_filterbank(n_filters, nfft, rate)
-    edges = F.mel_to_hz(np.linspace(0.0, F.hz_to_mel(rate / 2), n_filters + 2))
+    edges = F._mel_to_hz(np.linspace(0.0, F._hz_to_mel(rate / 2), n_filters + 2))
     centres = np.floor((nfft + 1) * edges[1:-1] / rate).astype(int)
     assert np.all(H[np.arange(n_filters), centres] == 1.0)
     assert np.all(np.argmax(H, axis=1) == centres)
@@ -59,38 +59,38 @@ def test_triangle_peaks_at_centre_bins():
 def test_frame_counts(n, expected):
     # 1 frame if n <= L, else 1 + ceil((n - L) / S), with L = 200, S = 80
     assert F.n_frames(n, 200, 80) == expected
-    assert F.frame_signal(np.ones(n), 200, 80).shape == (expected, 200)
+    assert F._frame_signal(np.ones(n), 200, 80).shape == (expected, 200)
 
 
 def test_frame_contents_and_zero_padding():
     x = np.arange(1.0, 11.0)                     # 10 samples, L = 4, S = 3 -> 3 frames
-    frames = F.frame_signal(x, 4, 3)
+    frames = F._frame_signal(x, 4, 3)
     np.testing.assert_array_equal(frames, [[1, 2, 3, 4], [4, 5, 6, 7], [7, 8, 9, 10]])
-    frames = F.frame_signal(np.arange(1.0, 10.0), 4, 3)   # 9 samples: last frame padded
+    frames = F._frame_signal(np.arange(1.0, 10.0), 4, 3)   # 9 samples: last frame padded
     np.testing.assert_array_equal(frames[-1], [7, 8, 9, 0])
 
 
 def test_seconds_to_samples_and_default_nfft():
-    assert F.seconds_to_samples(0.025, 8000) == 200
-    assert F.seconds_to_samples(0.010, 8000) == 80
-    assert F.seconds_to_samples(0.0125, 100) == 1        # 1.25 -> 1
-    assert F.seconds_to_samples(0.015, 100) == 2         # 1.5 rounds half up
-    assert [F.default_nfft(n) for n in (1, 200, 256, 257)] == [1, 256, 256, 512]
+    assert F._seconds_to_samples(0.025, 8000) == 200
+    assert F._seconds_to_samples(0.010, 8000) == 80
+    assert F._seconds_to_samples(0.0125, 100) == 1        # 1.25 -> 1
+    assert F._seconds_to_samples(0.015, 100) == 2         # 1.5 rounds half up
+    assert [F._default_nfft(n) for n in (1, 200, 256, 257)] == [1, 256, 256, 512]
 
 
 def test_preemphasis_by_hand():
-    np.testing.assert_allclose(F.preemphasis([1.0, 2.0, 3.0], 0.5), [1.0, 1.5, 2.0])
-    np.testing.assert_array_equal(F.preemphasis([1.0, 2.0], 0.0), [1.0, 2.0])
+    np.testing.assert_allclose(F._preemphasis([1.0, 2.0, 3.0], 0.5), [1.0, 1.5, 2.0])
+    np.testing.assert_array_equal(F._preemphasis([1.0, 2.0], 0.0), [1.0, 2.0])
 
 
 def test_power_spectrum_of_constant_and_cosine():
     K = 16
-    P = F.power_spectrum(np.ones((1, K)))
+    P = F._checked_power_spectrum(np.ones((1, K)))
     # DC bin: |sum of K ones|^2 / K = K, all other bins 0
     np.testing.assert_allclose(P, [[K] + [0.0] * (K // 2)], atol=1e-12)
     k0 = 3
     cosine = np.cos(2 * np.pi * k0 * np.arange(K) / K)[None, :]
-    P = F.power_spectrum(cosine)
+    P = F._checked_power_spectrum(cosine)
     # |K / 2|^2 / K = K / 4 at bin k0 only
     assert np.argmax(P[0]) == k0 and P[0, k0] == pytest.approx(K / 4)
     assert np.sum(P) == pytest.approx(K / 4)
@@ -100,10 +100,10 @@ def test_power_spectrum_of_constant_and_cosine():
 
 def test_lifter_by_hand():
     c = np.ones((2, 13))
-    lifted = F.lifter(c, 22)
+    lifted = F._lifter(c, 22)
     assert lifted[0, 0] == 1.0                               # sin(0) = 0
     assert lifted[0, 11] == pytest.approx(12.0)              # 1 + 11 sin(pi / 2)
-    np.testing.assert_array_equal(F.lifter(c, 0), c)
+    np.testing.assert_array_equal(F._lifter(c, 0), c)
 
 
 def test_mfcc_shape_and_silence_is_finite():
@@ -146,7 +146,7 @@ def test_append_energy_false_keeps_the_cepstral_c0():
 
 def test_energy_term_is_log_sum_of_power_spectrum():
     x = np.random.default_rng(1).standard_normal(1000)
-    frames = F.frame_signal(F.preemphasis(x, 0.97), 200, 80) * np.hamming(200)
+    frames = F._frame_signal(F._preemphasis(x, 0.97), 200, 80) * np.hamming(200)
     energy = np.sum(np.abs(np.fft.rfft(frames, 256, axis=1)) ** 2, axis=1) / 256
     np.testing.assert_allclose(F.mfcc(x, 8000)[:, 0], np.log(energy), rtol=1e-12)
 
@@ -167,7 +167,7 @@ def test_delta_of_constant_is_zero_and_deltas_stack():
     c = np.full((7, 3), 4.2)
     np.testing.assert_array_equal(F.delta(c), 0.0)
     x = np.random.default_rng(2).standard_normal((30, 13))
-    full = F.add_deltas(x)
+    full = F._add_deltas(x)
     assert full.shape == (30, 39)
     np.testing.assert_array_equal(full[:, :13], x)
     np.testing.assert_allclose(full[:, 26:], F.delta(F.delta(x)))
@@ -175,7 +175,7 @@ def test_delta_of_constant_is_zero_and_deltas_stack():
 
 def test_mean_normalise():
     x = np.random.default_rng(3).standard_normal((50, 13)) + 7.0
-    y = F.mean_normalise(x)
+    y = F._mean_normalise(x)
     np.testing.assert_allclose(y.mean(axis=0), 0.0, atol=1e-12)
     np.testing.assert_allclose(x - y, np.tile(x.mean(axis=0), (50, 1)))
 
@@ -202,15 +202,15 @@ def test_mfcc_features_front_end():
     (lambda: F.mel_filterbank(26, 256, 8000, high_hz=5000.0), "high_hz"),
     (lambda: F.mel_filterbank(26, 256, 8000, low_hz=4000.0), "low_hz"),
     (lambda: F.mel_filterbank(0, 256, 8000), "n_filters"),
-    (lambda: F.hz_to_mel(-1.0), "f"),
-    (lambda: F.mel_to_hz(-1.0), "m"),
-    (lambda: F.frame_signal(np.ones(10), 0, 3), "frame_length"),
-    (lambda: F.frame_signal(np.ones(10), 4, 0), "frame_step"),
-    (lambda: F.power_spectrum(np.ones(8)), "frames"),
+    (lambda: F._hz_to_mel(-1.0), "f"),
+    (lambda: F._mel_to_hz(-1.0), "m"),
+    (lambda: F._frame_signal(np.ones(10), 0, 3), "frame_length"),
+    (lambda: F._frame_signal(np.ones(10), 4, 0), "frame_step"),
+    (lambda: F._checked_power_spectrum(np.ones(8)), "frames"),
     (lambda: F.delta(np.ones(5)), "features"),
     (lambda: F.delta(np.ones((5, 2)), 0), "N"),
-    (lambda: F.lifter(np.ones((2, 3)), -1), "Q"),
-    (lambda: F.preemphasis(np.ones(3), -0.5), "coeff"),
+    (lambda: F._lifter(np.ones((2, 3)), -1), "Q"),
+    (lambda: F._preemphasis(np.ones(3), -0.5), "coeff"),
     (lambda: F.mfcc(np.ones(400), 8000, preemph=-0.5), "preemph"),
     (lambda: F.mfcc(np.ones(400), 8000, cep_lifter=-1), "cep_lifter"),
     (lambda: F.mel_energies(np.ones(400), 8000, preemph=2.0), "preemph"),

@@ -178,7 +178,7 @@ CASES = [
     BadInput("widgets: trellis empty observations", trellis_render(observations="  "),
              WH.InputError, "observations"),
     BadInput("widgets: parse a matrix that is not text",
-             lambda: WH.parse_matrix(np.eye(2), "A"), TypeError, "A"),
+             lambda: WH._parse_matrix(np.eye(2), "A"), TypeError, "A"),
     BadInput("widgets: Baum-Welch explorer data without n_symbols",
              lambda: WH.baum_welch_explorer([[0, 1]]), ValueError, "n_symbols"),
     BadInput("widgets: Baum-Welch explorer symbols beyond n_symbols",

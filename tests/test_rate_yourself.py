@@ -15,7 +15,7 @@ import pytest
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.gp.rater_data import RaterData
 from course_lib.rate_yourself import ScoreSheet, panel_with_listener, pool_sheets, with_listener
-from course_lib.widgets.rate_yourself import NOT_SCORED, rate_yourself
+from course_lib.widgets.rate_yourself import _NOT_SCORED, rate_yourself
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +112,7 @@ def test_widget_keeps_its_state_through_errors(tmp_path):
     assert "could not save" in widget.status.value and "kept" in widget.status.value
     widget.file.value = str(tmp_path / "scores.json")
     widget.save()
-    widget.score_buttons.value = NOT_SCORED
+    widget.score_buttons.value = _NOT_SCORED
     widget.load()
     assert widget.sheet.scores[:2] == [8, 3] and widget.score_buttons.value == "3"
     widget.show(0)

@@ -8,7 +8,7 @@ from course_lib.gmm import score_samples
 from course_lib.hmm_models import left_to_right_hmm, sample_sequences
 from course_lib.recognition import (GMMRecogniser, HMMRecogniser, NoViableClassError,
                                     TemplateRecogniser, VQFrontEnd, fit_gmm_recogniser,
-                                    fit_hmm_recogniser, predict_from_scores, select_templates)
+                                    fit_hmm_recogniser, _predict_from_scores, select_templates)
 
 
 def _toy_words(rng, n_speakers):
@@ -30,12 +30,12 @@ def _toy_words(rng, n_speakers):
 
 def test_predict_from_scores_refuses_hopeless_and_broken_rows():
     classes = np.array(["x", "y"])
-    np.testing.assert_array_equal(predict_from_scores([[0.0, 1.0], [-np.inf, -5.0]], classes),
+    np.testing.assert_array_equal(_predict_from_scores([[0.0, 1.0], [-np.inf, -5.0]], classes),
                                   ["y", "y"])
     with pytest.raises(NoViableClassError, match="item 1: every class scores -inf"):
-        predict_from_scores([[0.0, 1.0], [-np.inf, -np.inf]], classes)
+        _predict_from_scores([[0.0, 1.0], [-np.inf, -np.inf]], classes)
     with pytest.raises(ValueError, match="scores: row 0 contains NaN"):
-        predict_from_scores([[np.nan, 1.0]], classes)
+        _predict_from_scores([[np.nan, 1.0]], classes)
 
 
 # ----------------------------------------------------------------------------- DTW templates

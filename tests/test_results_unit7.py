@@ -26,7 +26,7 @@ def test_levelset_report_shows_each_arms_last_f1_and_counts_the_verdicts(name):
     result = load_result(name)
     text = results.levelset_report(result)
     last = str(result["settings"]["report_trials"][-1])
-    holds = {step: 0 for step in results.LEVELSET_STEPS}
+    holds = {step: 0 for step in results._LEVELSET_STEPS}
     pairs = 0
     for problem, entry in result["result"].items():
         for acquisition, summary in entry["summary"].items():
@@ -36,11 +36,11 @@ def test_levelset_report_shows_each_arms_last_f1_and_counts_the_verdicts(name):
             row = next(line for line in text.splitlines()
                        if line.startswith(f"{problem:13s}{acquisition:12s}"))
             assert f1 in row
-            for step in results.LEVELSET_STEPS:
+            for step in results._LEVELSET_STEPS:
                 verdict = _rule(summary["directions"][step])
                 assert verdict == summary["directions"][step]["verdict"]
                 holds[step] += verdict == "holds"
-    for step in results.LEVELSET_STEPS:
+    for step in results._LEVELSET_STEPS:
         assert (f"The seed's step {step} holds in {holds[step]} of {pairs} "
                 "problem-acquisition pairs") in text.replace("\n", " ")
 
@@ -56,7 +56,7 @@ def test_levelset_report_names_a_step_that_does_not_hold():
 
 def test_haptic_counts_come_from_the_per_cell_verdicts():
     result = load_result("seed003_haptic_like")
-    counts = results.haptic_cell_counts(result)
+    counts = results._haptic_cell_counts(result)
     over = f"#{result['settings']['overconfident_subject']}"
     recount = {"calibrated": [], "overconfident": []}
     for subject, by_size in result["result"]["summary"].items():
@@ -78,7 +78,7 @@ def test_haptic_count_follows_a_changed_verdict():
     result = copy.deepcopy(load_result("seed003_haptic_like"))
     calibrated = next(e for e in result["result"]["claims"] if e["subject"] == "#4")
     calibrated["verdicts"][0] = "mixed better"
-    assert results.haptic_cell_counts(result)["calibrated"]["mixed better"] == 3
+    assert results._haptic_cell_counts(result)["calibrated"]["mixed better"] == 3
 
 
 def test_gait_and_likert_reports_print_the_committed_numbers():

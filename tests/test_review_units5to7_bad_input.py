@@ -10,7 +10,7 @@ Decisions recorded here:
 * A numpy masked array is honoured where "missing" has a meaning (``RaterData.from_matrix``:
   masked = missing, as NaN) and refused by name everywhere else (its hidden numbers would be
   used silently).
-* Nothing allocates a single array beyond 2 GiB (``validation.MAX_ARRAY_BYTES``): the argument
+* Nothing allocates a single array beyond 2 GiB (``validation._MAX_ARRAY_BYTES``): the argument
   that asked for it is named, with what to do instead (the sparse model, a coarser grid, fewer
   points).
 * A level-set problem has one definition of its set, {P(yes) < Phi(threshold)}; its latent is
@@ -55,7 +55,7 @@ from course_lib.simulators.listeners import SimulatedListener, next_candidate, r
     settings_grid
 from course_lib.simulators.psychophysics import (LevelSetProblem, norm_ball_problem,
                                                  passthrough_problem, psychometric_problem)
-from course_lib.stimuli import (Equaliser, peaking_biquad, standard_equaliser, synthesised_music,
+from course_lib.stimuli import (Equaliser, _peaking_biquad, standard_equaliser, _synthesised_music,
                                 tone_in_noise, wav_bytes)
 from course_lib.widgets.mixed import preference_scores
 
@@ -182,7 +182,7 @@ def _two_clusters(result):
 
 def _stuck_warning():
     S = negative_squared_distances(np.array([0.0, 1.0, 10.0, 11.0]))
-    with mock.patch("course_lib.affinity.TIE_BREAK", 0.0), \
+    with mock.patch("course_lib.affinity._TIE_BREAK", 0.0), \
             warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         affinity_propagation(S)
@@ -291,7 +291,7 @@ CASES = [
     Named("stimuli: a tone in noise at 10^12 samples per second",
              lambda: tone_in_noise(0.5, sample_rate=10 ** 12), ValueError, "sample_rate"),
     Named("stimuli: thirty years of music",
-             lambda: synthesised_music(30 * 365 * 86400.0), ValueError, "duration"),
+             lambda: _synthesised_music(30 * 365 * 86400.0), ValueError, "duration"),
     # ----- level sets -----------------------------------------------------------------------
     Named("psychophysics: a latent that is NaN in part of the box",
              lambda: LevelSetProblem("holey", [[0.0, 1.0]],
@@ -412,7 +412,7 @@ CASES = [
     Named("stimuli: an equaliser gain of -1e5 dB in its response",
              lambda: Equaliser(standard_equaliser(3).bands).response([0.0, -1e5, 0.0], [100.0]),
              ValueError, "gains_db"),
-    Named("stimuli: a peaking band of 1e4 dB", lambda: peaking_biquad(1000.0, 1e4),
+    Named("stimuli: a peaking band of 1e4 dB", lambda: _peaking_biquad(1000.0, 1e4),
              ValueError, "gain_db"),
     # ----- plotting helpers (still open from Units 1-4) -------------------------------------
     Named("plotting: a ragged cost matrix",

@@ -1,5 +1,5 @@
 """The shipped speech clip (data/speech_clip) and its loader,
-course_lib.stimuli.load_speech_clip."""
+course_lib.stimuli._load_speech_clip."""
 
 import os
 import re
@@ -12,7 +12,7 @@ from scipy.io import wavfile
 import course_lib.data as data
 from course_lib.data import DataError
 from course_lib.stimuli import SAMPLE_RATE, SPEECH_DATASET, SPEECH_FILE, load_clip, \
-    load_speech_clip
+    _load_speech_clip
 
 FOLDER = data.DATA_ROOT / SPEECH_DATASET
 
@@ -21,7 +21,7 @@ def test_manifest_lists_the_one_wav_and_matches_its_bytes():
     manifest = data.read_manifest(SPEECH_DATASET)
     on_disk = {p.name for p in FOLDER.iterdir() if p.is_file()}
     assert set(manifest) == on_disk - {"README.md", "SHA256SUMS"} == {SPEECH_FILE}
-    assert data.sha256_of(FOLDER / SPEECH_FILE) == manifest[SPEECH_FILE]
+    assert data._sha256_of(FOLDER / SPEECH_FILE) == manifest[SPEECH_FILE]
 
 
 def test_the_clip_is_a_short_16_khz_mono_sentence_as_the_readme_says():
@@ -42,7 +42,7 @@ def test_the_clip_is_a_short_16_khz_mono_sentence_as_the_readme_says():
 
 def test_loader_returns_the_file_as_read_only_floats():
     _, samples = wavfile.read(FOLDER / SPEECH_FILE)
-    clip = load_speech_clip()
+    clip = _load_speech_clip()
     np.testing.assert_array_equal(clip, samples / 32768.0)
     assert clip.dtype == np.float64 and not clip.flags.writeable
     np.testing.assert_array_equal(load_clip("speech"), clip)
@@ -57,7 +57,7 @@ def data_copy(tmp_path, monkeypatch):
 
 
 def test_a_changed_byte_is_caught_on_every_load(data_copy):
-    load_speech_clip()                                   # memoised by content hash
+    _load_speech_clip()                                   # memoised by content hash
     target = data_copy / SPEECH_FILE
     before = target.stat()
     raw = bytearray(target.read_bytes())
@@ -65,13 +65,13 @@ def test_a_changed_byte_is_caught_on_every_load(data_copy):
     target.write_bytes(bytes(raw))
     os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))   # same size, same time
     with pytest.raises(DataError, match="speech.wav is corrupt"):
-        load_speech_clip()
+        _load_speech_clip()
 
 
 def test_missing_file_or_manifest_raises_data_error(data_copy):
     (data_copy / "SHA256SUMS").unlink()
     with pytest.raises(DataError, match="manifest"):
-        load_speech_clip()
+        _load_speech_clip()
     (data_copy / SPEECH_FILE).unlink()
     with pytest.raises(DataError, match="missing"):
-        load_speech_clip()
+        _load_speech_clip()

@@ -118,14 +118,14 @@ def test_no_discoveries_in_smooth_noise_of_mfcc_dimension():
 
 def test_band_offsets_by_hand():
     # n = 50, m = 60, R = 10, L = 25: c from -(50 - 25) = -25 to 60 - 25 = 35 in steps of 10
-    np.testing.assert_array_equal(TD.band_offsets(50, 60, 10, 25), [-20, -10, 0, 10, 20, 30])
-    assert TD.band_offsets(20, 60, 10, 25).size == 0            # shorter than L
-    assert TD.band_offsets(25, 25, 10, 25).tolist() == [0]
+    np.testing.assert_array_equal(TD._band_offsets(50, 60, 10, 25), [-20, -10, 0, 10, 20, 30])
+    assert TD._band_offsets(20, 60, 10, 25).size == 0            # shorter than L
+    assert TD._band_offsets(25, 25, 10, 25).tolist() == [0]
 
 
 def test_bands_cover_every_cell_a_fragment_can_use():
     n, m, R, L = 40, 55, 6, 10
-    offsets = TD.band_offsets(n, m, R, L)
+    offsets = TD._band_offsets(n, m, R, L)
     i, j = np.indices((n, m))
     covered = np.zeros((n, m), dtype=bool)
     for c in offsets:
@@ -141,7 +141,7 @@ def test_band_alignment_equals_library_dtw_on_the_band(offset):
     rng = np.random.default_rng(offset + 100)
     cost = rng.random((30, 36))
     R = 4
-    path = TD.band_alignment(cost, offset, R)
+    path = TD._band_alignment(cost, offset, R)
     i0, j0 = max(0, -offset), max(0, offset)
     i1 = min(29, 35 - offset)
     sub = cost[i0:i1 + 1, j0:i1 + offset + 1]
@@ -158,7 +158,7 @@ def test_least_average_segment_equals_brute_force():
         L = int(rng.integers(1, len(values) + 1))
         best = min(((values[s:e + 1].mean(), s, e) for s in range(len(values))
                     for e in range(s + L - 1, len(values))), key=lambda t: t[0])
-        start, end, mean = TD.least_average_segment(values, L)
+        start, end, mean = TD._least_average_segment(values, L)
         assert np.isclose(mean, best[0], rtol=1e-12)
         assert np.isclose(values[start:end + 1].mean(), mean, rtol=1e-12)
         assert L <= end - start + 1 <= 2 * L - 1
@@ -167,8 +167,8 @@ def test_least_average_segment_equals_brute_force():
 def test_least_average_segment_by_hand():
     # means of two neighbours: 4.5, 2.5, 0.5, 0.5, 3.5; longer stretches around the 0 average
     # more; of the two tied stretches (positions 2-3 and 3-4) the first is returned
-    assert TD.least_average_segment([5, 4, 1, 0, 1, 6], 2) == (2, 3, 0.5)
-    assert TD.least_average_segment([3.0, 1.0, 2.0], 3) == (0, 2, 2.0)
+    assert TD._least_average_segment([5, 4, 1, 0, 1, 6], 2) == (2, 3, 0.5)
+    assert TD._least_average_segment([3.0, 1.0, 2.0], 3) == (0, 2, 2.0)
 
 
 def test_segmental_dtw_fragments_are_means_along_their_paths():
@@ -177,7 +177,7 @@ def test_segmental_dtw_fragments_are_means_along_their_paths():
     result = TD.segmental_dtw(x, y, band_radius=5, min_length=12)
     np.testing.assert_allclose(result.cost, local_cost_matrix(x, y, metric="cosine"))
     np.testing.assert_array_equal([f.offset for f in result.fragments],
-                                  TD.band_offsets(60, 45, 5, 12))
+                                  TD._band_offsets(60, 45, 5, 12))
     for f in result.fragments:
         stretch = f.path[f.path_start:f.path_end + 1]
         assert 12 <= len(stretch) <= 23

@@ -27,6 +27,7 @@ CROSS_CUTTING_FILES = {
     "test_mutation_tool.py": "tools/mutation_check.py",
     "test_nbgrader_roundtrip.py": "the grading round trip",
     "test_no_silent_skips.py": "conftest.py",
+    "test_public_names.py": "public names across the library",
     "test_release.py": "tools/make_release.py",
     "test_review_units5to7_bad_input.py": "bad-input cases of the Units 5-7 review, many families",
     "test_site.py": "tools/build_site.py",

@@ -33,7 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 
 DATA_ROOT = Path(__file__).resolve().parents[2] / "data"
-MANIFEST = "SHA256SUMS"
+_MANIFEST = "SHA256SUMS"
 _MANIFEST_LINE = re.compile(r"([0-9a-fA-F]{64}) [ *](\S.*)")
 
 
@@ -41,7 +41,7 @@ class DataError(RuntimeError):
     """A data file is missing, unlisted, corrupt or malformed, or its manifest is."""
 
 
-def sha256_of(path: Path) -> str:
+def _sha256_of(path: Path) -> str:
     """Hex SHA-256 digest of a file's bytes."""
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
@@ -80,7 +80,7 @@ def _parse_manifest(text: str, manifest: str) -> dict[str, str]:
 
 def read_manifest(dataset: str) -> dict[str, str]:
     """Map file name -> expected SHA-256 for ``data/<dataset>/SHA256SUMS``."""
-    manifest = _folder(dataset) / MANIFEST
+    manifest = _folder(dataset) / _MANIFEST
     if not manifest.is_file():
         raise DataError(f"dataset {dataset!r}: no manifest at {manifest}; is the repository "
                         f"complete? {_restore_advice(dataset)}")
@@ -113,7 +113,7 @@ def read_verified(dataset: str, name: str, *, text: bool = False) -> VerifiedFil
     expected = read_manifest(dataset).get(name)
     if expected is None:
         raise DataError(f"dataset {dataset!r}: {name!r} is not listed in "
-                        f"{_folder(dataset) / MANIFEST}; {_restore_advice(dataset)}")
+                        f"{_folder(dataset) / _MANIFEST}; {_restore_advice(dataset)}")
     content = path.read_bytes()
     actual = hashlib.sha256(content).hexdigest()
     if actual != expected and text and b"\r\n" in content:
@@ -122,7 +122,7 @@ def read_verified(dataset: str, name: str, *, text: bool = False) -> VerifiedFil
             content, actual = as_lf, expected
     if actual != expected:
         raise DataError(f"dataset {dataset!r}: {path} is corrupt: its SHA-256 is "
-                        f"{actual[:12]}... but {MANIFEST} lists {expected[:12]}...; "
+                        f"{actual[:12]}... but {_MANIFEST} lists {expected[:12]}...; "
                         f"{_restore_advice(dataset)}")
     return VerifiedFile(path, content, expected)
 
@@ -214,8 +214,8 @@ def read_csv_table(dataset: str, name: str,
 def write_manifest(dataset: str, names: list[str]) -> Path:
     """Write ``data/<dataset>/SHA256SUMS`` for ``names`` (used by the data generators)."""
     folder = _folder(dataset)
-    lines = [f"{sha256_of(folder / name)}  {name}" for name in sorted(names)]
-    manifest = folder / MANIFEST
+    lines = [f"{_sha256_of(folder / name)}  {name}" for name in sorted(names)]
+    manifest = folder / _MANIFEST
     manifest.write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
     return manifest
 

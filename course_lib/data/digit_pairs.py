@@ -37,7 +37,7 @@ SPLITS["all"] = SPLITS["train"] + SPLITS["dev"] + SPLITS["test"]
 
 
 @dataclass(frozen=True)
-class DigitPairSet:
+class _DigitPairSet:
     """Two-word strings in stable order (speaker, then class).
 
     ``waveforms[i]`` is float64 in [-1, 1] (int16 / 32768), ``labels[i]`` indexes
@@ -53,7 +53,7 @@ class DigitPairSet:
         return len(self.waveforms)
 
 
-def load_speakers() -> list[dict]:
+def _load_speakers() -> list[dict]:
     """Rows of ``speakers.csv``: speaker, split, voice, variant, speed_wpm, pitch, snr_db."""
     rows = read_csv_table(DATASET, "speakers.csv", {
         "speaker": parse_text, "split": parse_text, "voice": parse_text, "variant": parse_text,
@@ -86,10 +86,10 @@ def _items(split: str) -> list[tuple[str, int, str]]:
                    if row["speaker"] in chosen), key=lambda item: (item[2], item[1]))
 
 
-def load_digit_pairs(split: str = "train") -> DigitPairSet:
+def _load_digit_pairs(split: str = "train") -> _DigitPairSet:
     """The utterances of one split ("train", "dev", "test" or "all"), by speaker, then class."""
     items = _items(split)
-    return DigitPairSet(
+    return _DigitPairSet(
         waveforms=[load_waveform(DATASET, name, SAMPLE_RATE) for name, _, _ in items],
         labels=np.array([label for _, label, _ in items], dtype=np.int64),
         speakers=np.array([speaker for _, _, speaker in items]),
@@ -98,7 +98,7 @@ def load_digit_pairs(split: str = "train") -> DigitPairSet:
 
 def digit_pair_features(split: str = "train", *, deltas: bool = True,
                         cmn: bool = True) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
-    """MFCC features of :func:`load_digit_pairs` (split): (features, labels, speakers).
+    """MFCC features of :func:`_load_digit_pairs` (split): (features, labels, speakers).
 
     The front end of :func:`course_lib.data.digits.digit_features`: ``features[i]`` has shape
     (T_i, 39) with deltas or (T_i, 13) without, rows are frames. Class names: :data:`CLASSES`.

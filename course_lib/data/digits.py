@@ -67,7 +67,7 @@ def _features(name: str, deltas: bool, cmn: bool) -> np.ndarray:
     return waveform_features(DATASET, name, SAMPLE_RATE, deltas=deltas, cmn=cmn)
 
 
-def load_speakers() -> list[dict]:
+def _load_speakers() -> list[dict]:
     """Rows of ``speakers.csv``: speaker, split, voice, variant, speed_wpm, pitch, snr_db.
 
     Includes the held-out speakers h00..h04 (split "heldout") of the phone numbers. Numbers are

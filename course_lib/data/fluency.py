@@ -36,20 +36,20 @@ SAMPLE_RATE = 8000
 N_ITEMS = 300
 N_RATERS = 5
 SCALE = (0, 10)
-SPLITS = ("train", "test")
+_SPLITS = ("train", "test")
 
 # Voice activity detection: 10 ms frames; a frame is speech when its RMS is within
 # _VAD_THRESHOLD_DB of the loudest frame's. A pause counts when it lasts at least _MIN_PAUSE_S.
 VAD_FRAME_S = 0.010
 _VAD_THRESHOLD_DB = 35.0
 _MIN_PAUSE_S = 0.200
-N_MFCC = 13
+_N_MFCC = 13
 
 _PROSODIC_FEATURES = ("duration_s", "speech_span_s", "speech_time_s", "pause_fraction",
                      "n_pauses", "n_words", "words_per_second")
 FEATURE_NAMES = (_PROSODIC_FEATURES
-                 + tuple(f"mfcc{k}_mean" for k in range(N_MFCC))
-                 + tuple(f"mfcc{k}_sd" for k in range(N_MFCC)))
+                 + tuple(f"mfcc{k}_mean" for k in range(_N_MFCC))
+                 + tuple(f"mfcc{k}_sd" for k in range(_N_MFCC)))
 _CONTROL_NAMES = ("speed_wpm", "gap", "n_breaks", "break_ms", "pitch", "n_words")
 
 
@@ -224,8 +224,8 @@ def _check_items(rows: list[dict], name: str, expected: list[int]) -> None:
 
 
 def _parse_split(field: str) -> str:
-    if field not in SPLITS:
-        raise ValueError(f"expected one of {list(SPLITS)}")
+    if field not in _SPLITS:
+        raise ValueError(f"expected one of {list(_SPLITS)}")
     return field
 
 

@@ -1,7 +1,7 @@
 """The three regression sets of Table 1 of Gil-Gonzalez, Alvarez & Orozco 2018 (``data/uci/``;
 provenance in its README).
 
-``load_uci(name)`` for ``name`` in :data:`NAMES`:
+``load_uci(name)`` for ``name`` in :data:`_NAMES`:
 
 * ``"auto_mpg"``: Auto MPG, 392 cars (the 6 with unknown horsepower dropped), 7 features,
   target ``mpg`` (miles per gallon); ``origin`` is a code (1 USA, 2 Europe, 3 Japan);
@@ -30,7 +30,7 @@ DATASET = "uci"
 
 
 @dataclass(frozen=True)
-class UCISpec:
+class _UCISpec:
     """Where a set lives and what its columns are (the generator writes this layout)."""
 
     file: str
@@ -40,17 +40,17 @@ class UCISpec:
 
 
 SETS = {
-    "auto_mpg": UCISpec("auto_mpg.csv",
+    "auto_mpg": _UCISpec("auto_mpg.csv",
                         ("cylinders", "displacement", "horsepower", "weight", "acceleration",
                          "model_year", "origin"), "mpg", 392),
-    "concrete": UCISpec("concrete.csv",
+    "concrete": _UCISpec("concrete.csv",
                         ("cement", "blast_furnace_slag", "fly_ash", "water", "superplasticizer",
                          "coarse_aggregate", "fine_aggregate", "age"), "strength", 1030),
-    "housing": UCISpec("housing.csv",
+    "housing": _UCISpec("housing.csv",
                        ("crim", "zn", "indus", "chas", "nox", "rm", "age", "dis", "rad", "tax",
                         "ptratio", "lstat"), "medv", 506),
 }
-NAMES = tuple(SETS)
+_NAMES = tuple(SETS)
 
 
 @dataclass(frozen=True)
@@ -70,12 +70,12 @@ class RegressionSet:
 
 
 def load_uci(name: str) -> RegressionSet:
-    """One of the sets in :data:`NAMES` ("auto_mpg", "concrete", "housing") as a RegressionSet."""
+    """One of the sets in :data:`_NAMES` ("auto_mpg", "concrete", "housing") as a RegressionSet."""
     if not isinstance(name, str):
-        raise TypeError(f"name: expected one of {list(NAMES)} as a string, got "
+        raise TypeError(f"name: expected one of {list(_NAMES)} as a string, got "
                         f"{type(name).__name__}")
     if name not in SETS:
-        raise ValueError(f"name: expected one of {list(NAMES)}, got {name!r}")
+        raise ValueError(f"name: expected one of {list(_NAMES)}, got {name!r}")
     spec = SETS[name]
     columns = (*spec.features, spec.target)
     rows = read_csv_table(DATASET, spec.file, dict.fromkeys(columns, parse_float))

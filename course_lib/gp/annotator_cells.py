@@ -32,10 +32,9 @@ from .priors import Prior
 from .rater_data import RaterData, as_items_and_ratings, as_rater_data
 from .regression import NOISE_BOUNDS
 
-__all__ = ["NOISE_FLOOR", "NOISE_CEILING", "AT_FLOOR_FACTOR", "check_groups",
-           "check_evidence_arguments", "check_noise_floor",
-           "initial_table", "noise_names", "model_priors", "check_labels", "check_cells",
-           "floor_summary"]
+__all__ = ["NOISE_FLOOR", "NOISE_CEILING", "AT_FLOOR_FACTOR", "check_evidence_arguments",
+           "check_noise_floor", "initial_table", "noise_names", "model_priors", "check_labels",
+           "check_cells", "floor_summary"]
 
 #: Default lower bound of every noise variance (state it beside any result it shapes).
 NOISE_FLOOR = 1e-4
@@ -45,7 +44,7 @@ NOISE_CEILING = NOISE_BOUNDS[1]
 AT_FLOOR_FACTOR = 1.01
 
 
-def check_groups(groups, n_labels: int, n_groups: int) -> np.ndarray:
+def _check_groups(groups, n_labels: int, n_groups: int) -> np.ndarray:
     """The noise cell of every label as whole numbers 0..n_groups-1 (errors name ``groups``)."""
     groups = as_float_array(groups, "groups", ndim=1)
     if groups.shape != (n_labels,):
@@ -69,7 +68,7 @@ def check_evidence_arguments(K, data, noise_variances, groups, dK):
     noise_variances = as_float_array(noise_variances, "noise_variances", ndim=1)
     if np.any(noise_variances <= 0):
         raise ValueError("noise_variances: every noise variance must be > 0")
-    groups = check_groups(groups, data.n_labels, noise_variances.size)
+    groups = _check_groups(groups, data.n_labels, noise_variances.size)
     if dK is not None:
         dK = as_float_array(dK, "dK", ndim=3, allow_empty=True)
         if dK.shape[1:] != K.shape:

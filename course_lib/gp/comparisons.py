@@ -47,11 +47,11 @@ from scipy.spatial import cKDTree
 from ..validation import as_float_array, as_positive_float, check_choice
 from .inputs import as_inputs
 
-__all__ = ["Comparisons", "DisconnectedComparisonsWarning", "KINDS", "NO_SECOND"]
+__all__ = ["Comparisons", "DisconnectedComparisonsWarning", "KINDS"]
 
 # what y means, by kind (the same strings as Likelihood.observation_kind)
 KINDS = ("pair-binary", "pair-degree", "pair-difference", "bounded")
-NO_SECOND = -1  # the "second" index of a single-item (identity) row
+_NO_SECOND = -1  # the "second" index of a single-item (identity) row
 _DEFAULT_TOL = 1e-8
 
 
@@ -68,9 +68,9 @@ def _rows(mask: np.ndarray, noun: str = "row", limit: int = 5) -> str:
 
 
 def _item_indices(values, name: str, n_items: int, allow_none: bool = False) -> np.ndarray:
-    """Whole-number indices 0..n_items-1 (``NO_SECOND`` too when ``allow_none``)."""
+    """Whole-number indices 0..n_items-1 (``_NO_SECOND`` too when ``allow_none``)."""
     arr = as_float_array(values, name, ndim=1)
-    low = NO_SECOND if allow_none else 0
+    low = _NO_SECOND if allow_none else 0
     invalid = (arr != np.round(arr)) | (arr < low) | (arr >= n_items)
     if invalid.any():
         bad = int(np.flatnonzero(invalid)[0])
@@ -137,7 +137,7 @@ class Comparisons:
         The items' inputs (settings); rows are items. Rows need not all be compared.
     first, second : (m,) integer arrays
         Row indices into X of the two items of each comparison. ``second`` is ``None`` (or
-        ``NO_SECOND`` = -1 everywhere) for single-item ratings (kind ``"bounded"``).
+        ``_NO_SECOND`` = -1 everywhere) for single-item ratings (kind ``"bounded"``).
     y : (m,) array
         The answers; what they mean depends on ``kind`` (module docstring):
         ``"pair-binary"`` 1 = first preferred, 0 = second; ``"pair-degree"`` in [0, 1],
@@ -159,11 +159,11 @@ class Comparisons:
         if kind == "bounded":
             if second is not None:
                 second = _item_indices(second, "second", n, allow_none=True)
-                if np.any(second != NO_SECOND):
+                if np.any(second != _NO_SECOND):
                     raise ValueError(f"second: kind 'bounded' rates one item per row; pass "
                                      f"second=None (got an item index in "
-                                     f"{_rows(second != NO_SECOND)})")
-            self.second = np.full(m, NO_SECOND, dtype=np.int64)
+                                     f"{_rows(second != _NO_SECOND)})")
+            self.second = np.full(m, _NO_SECOND, dtype=np.int64)
         else:
             if second is None:
                 raise ValueError(f"second: kind {kind!r} needs the second item of each pair "
@@ -236,7 +236,7 @@ class Comparisons:
         M = np.zeros((self.n_comparisons, self.n_items))
         rows = np.arange(self.n_comparisons)
         M[rows, self.first] = 1.0
-        pair = self.second != NO_SECOND
+        pair = self.second != _NO_SECOND
         M[rows[pair], self.second[pair]] = -1.0
         return M
 
@@ -246,13 +246,13 @@ class Comparisons:
         if f.size != self.n_items:
             raise ValueError(f"f: expected {self.n_items} values (one per item), got {f.size}")
         z = f[self.first].copy()
-        pair = self.second != NO_SECOND
+        pair = self.second != _NO_SECOND
         z[pair] -= f[self.second[pair]]
         return z
 
     # ----- outcomes -----------------------------------------------------------------------------
     def _count_outcomes(self) -> None:
-        n, pair = self.n_items, self.second != NO_SECOND
+        n, pair = self.n_items, self.second != _NO_SECOND
         if self.kind == "pair-binary":
             first_won = self.y == 1
             second_won = self.y == 0
@@ -276,7 +276,7 @@ class Comparisons:
 
     # ----- the graph -----------------------------------------------------------------------------
     def _graph_components(self) -> np.ndarray:
-        pair = self.second != NO_SECOND
+        pair = self.second != _NO_SECOND
         n = self.n_items
         graph = coo_matrix((np.ones(int(pair.sum())), (self.first[pair], self.second[pair])),
                            shape=(n, n))
@@ -293,7 +293,7 @@ class Comparisons:
 
     def _report_components(self) -> None:
         observed = np.unique(self._labels[self.compared])
-        anchored = np.unique(self._labels[self.first[self.second == NO_SECOND]])
+        anchored = np.unique(self._labels[self.first[self.second == _NO_SECOND]])
         floating = np.setdiff1d(observed, anchored)
         self.n_components = int(observed.size)
         # several observed components of which one has no absolute anchor: offsets unidentified

@@ -60,11 +60,11 @@ from .pair_prediction import latent_difference
 from .priors import LogNormal, Prior
 from .variational_gp import VariationalGP
 
-__all__ = ["UNSCALED_PROBIT_NOISE_SD", "GAP_PRIOR_LOG_SD", "unscaled_pairwise_probit",
-           "preference_confidence_likelihood", "gap_prior", "ConfidencePreferenceGP"]
+__all__ = ["GAP_PRIOR_LOG_SD", "unscaled_pairwise_probit", "preference_confidence_likelihood",
+           "gap_prior", "ConfidencePreferenceGP"]
 
 # PairwiseProbit's Phi(z / (sqrt(2) sigma)) is Wu et al.'s Phi(z) at sigma = 1 / sqrt(2)
-UNSCALED_PROBIT_NOISE_SD = float(1.0 / np.sqrt(2.0))
+_UNSCALED_PROBIT_NOISE_SD = float(1.0 / np.sqrt(2.0))
 # spread (in log units) of gap_prior: a factor e either side of its median is one sd
 GAP_PRIOR_LOG_SD = 1.0
 
@@ -72,7 +72,7 @@ GAP_PRIOR_LOG_SD = 1.0
 def unscaled_pairwise_probit() -> PairwiseProbit:
     """P(first preferred | z) = Phi(z): PairwiseProbit with noise_sd fixed at 1/sqrt(2) (the
     latent's scale is the kernel's; a free noise_sd would not be identified)."""
-    return PairwiseProbit(UNSCALED_PROBIT_NOISE_SD, noise_sd_bounds="fixed")
+    return PairwiseProbit(_UNSCALED_PROBIT_NOISE_SD, noise_sd_bounds="fixed")
 
 
 def _check_likert(likert) -> LikertConfidence:

@@ -53,11 +53,11 @@ from .feedback_likelihoods import BernoulliProbit, GaussianConstraint
 from .mixed_likelihood import MixedLikelihood
 
 __all__ = ["constraints_from_probability", "constraint_sigma", "at_chance", "pseudo_data",
-           "DetectionData", "detection_likelihood", "ARMS", "CHANCE_ANSWERS", "Z_95"]
+           "DetectionData", "detection_likelihood", "ARMS", "Z_95"]
 
 ARMS = ("mixed", "pseudo", "none")
 # Wu et al.'s pseudo-data: 5 yes + 5 no at a chance location
-CHANCE_ANSWERS = 5
+_CHANCE_ANSWERS = 5
 # two-sided 95 % normal quantile (the width of Wu et al.'s a-priori intervals)
 Z_95 = float(ndtri(0.975))
 
@@ -107,10 +107,10 @@ def pseudo_data(locations, targets) -> tuple[np.ndarray, np.ndarray]:
     """
     X, y = _locations_and_targets(locations, targets)
     chance = at_chance(y)
-    repeats = np.where(chance, 2 * CHANCE_ANSWERS, 1)
+    repeats = np.where(chance, 2 * _CHANCE_ANSWERS, 1)
     X_out = np.repeat(X, repeats, axis=0)
     answers = np.concatenate([
-        np.r_[np.ones(CHANCE_ANSWERS), np.zeros(CHANCE_ANSWERS)] if c else [float(t > 0)]
+        np.r_[np.ones(_CHANCE_ANSWERS), np.zeros(_CHANCE_ANSWERS)] if c else [float(t > 0)]
         for c, t in zip(chance, y)])
     return X_out, answers
 

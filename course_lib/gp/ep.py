@@ -97,7 +97,7 @@ from .tilted_moments import likelihood_bump, trusted_tilted_moments
 __all__ = ["expectation_propagation"]
 
 # The damping never rises above this (at 1 the sites would stop moving).
-MAX_DAMPING = 0.9
+_MAX_DAMPING = 0.9
 # EP gives up when the largest site change has not reached a new low for this many sweeps.
 _STALL_SWEEPS = 50
 
@@ -208,7 +208,7 @@ def expectation_propagation(K, M, likelihood, y, *, sites0=None, damping: float 
     sites0 : optional warm start ``(tau, nu)`` (e.g. ``(result.tau, result.nu)`` of a fit at
         nearby hyper-parameters); default all sites 0 (q = the prior).
     damping : in [0, 1): weight of the old site in each update at the start (0 = undamped
-        parallel EP); it moves halfway to 1 (at most ``MAX_DAMPING``) whenever a sweep moves
+        parallel EP); it moves halfway to 1 (at most ``_MAX_DAMPING``) whenever a sweep moves
         the sites more than the sweep before (module docstring).
     max_iter : cap on the sweeps; :class:`EPConvergenceError` (naming ``max_iter``) when the
         sites still move by more than ``tol`` after it, or (naming ``tol``) as soon as the
@@ -263,7 +263,7 @@ def _sweeps(problem, tau, nu, damping, max_iter, tol):
         if change <= tol:
             break
         if change > previous_change:      # the sites swing back and forth: damp more
-            damping = min(0.5 * (1.0 + damping), MAX_DAMPING)
+            damping = min(0.5 * (1.0 + damping), _MAX_DAMPING)
         previous_change = change
         if change < best_change:
             best_change, best_at = change, n_iter

@@ -44,7 +44,7 @@ Acquisitions over candidate queries (reference points s_1..s_S fixed, e.g. Sobol
 The candidate-reference covariances come from the model's posterior (a fitted course_lib GP
 with ``kernel``, ``X_train`` and a :class:`LatentGaussian` ``posterior``, read by
 :mod:`course_lib.gp.levelset_posterior`) in batches of candidates, so memory stays at about
-``BATCH_ELEMENTS`` numbers per array whatever the sizes.
+``_BATCH_ELEMENTS`` numbers per array whatever the sizes.
 For each batch one compiled loop forms rho, delta, P1, P0 and the sums of global MI or EAVC
 pair by pair without temporary arrays (bench/bench_levelset.py measures it).
 """
@@ -66,10 +66,10 @@ from .inputs import as_inputs
 from .levelset_posterior import (as_threshold, binary_entropy_bits, fitted_posterior,
                                  hermite_table, marginals, series_decay)
 
-__all__ = ["LevelSetLookahead", "lookahead_levelset", "global_mi", "eavc", "BATCH_ELEMENTS"]
+__all__ = ["LevelSetLookahead", "lookahead_levelset", "global_mi", "eavc"]
 
 # candidates x references per batch of the acquisitions (about 2 MB per float64 array)
-BATCH_ELEMENTS = 2 ** 18
+_BATCH_ELEMENTS = 2 ** 18
 
 
 # --------------------------------------------------------------------------------------------
@@ -263,7 +263,7 @@ class ReferenceLookahead:
         """Yield (slice of candidates, cross-covariances (batch, n_s), posterior means and
         variances at the batch)."""
         candidates = as_inputs(candidates, "candidates", self.X_train.shape[1])
-        batch = max(1, BATCH_ELEMENTS // self.references.shape[0])
+        batch = max(1, _BATCH_ELEMENTS // self.references.shape[0])
         for start in range(0, candidates.shape[0], batch):
             rows = slice(start, min(start + batch, candidates.shape[0]))
             query = marginals(self.kernel, self.X_train, self.posterior, candidates[rows])

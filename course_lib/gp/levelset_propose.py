@@ -27,7 +27,7 @@ __all__ = ["propose", "Proposal", "ACQUISITIONS"]
 ACQUISITIONS = ("global_mi", "eavc", "bald", "straddle")
 # the polish: Nelder-Mead with at most POLISH_EVALUATIONS_PER_DIM * d acquisition evaluations,
 # its first simplex one candidate spacing (box width / n_c^(1/d)) wide in each free coordinate
-POLISH_EVALUATIONS_PER_DIM = 30
+_POLISH_EVALUATIONS_PER_DIM = 30
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,7 @@ def _polish(score, x0, value0, box, free, n_candidates):
 
     run = minimize(negative, start, method="Nelder-Mead", bounds=list(zip(low, high)),
                    options={"initial_simplex": simplex,
-                            "maxfev": POLISH_EVALUATIONS_PER_DIM * x0.size,
+                            "maxfev": _POLISH_EVALUATIONS_PER_DIM * x0.size,
                             "xatol": 1e-3 * float(spacing.min()), "fatol": np.inf})
     if -run.fun > value0:
         x = x0.copy()

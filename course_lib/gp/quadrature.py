@@ -13,8 +13,8 @@ second bump (a likelihood that is not log-concave), a step where the link satura
 plateau. Gauss-Hermite misses them: with 64 nodes, E log Phi(z/s) was off by 2e-4 for
 sd(z) = 6 s, and log predictive densities by 0.3 to 8 nats for a Beta likelihood with nu = 50 or
 a truncated Gaussian with sigma = 0.05 under sd(z) = 2 to 3. So each row's range is cut into
-pieces at break points, each piece into equal panels, with ``GAUSS_LEGENDRE_NODES`` = 8 nodes
-per panel (:func:`gauss_legendre_panels`: a compound Gauss rule, Davis & Rabinowitz 1984,
+pieces at break points, each piece into equal panels, with ``_GAUSS_LEGENDRE_NODES`` = 8 nodes
+per panel (:func:`_gauss_legendre_panels`: a compound Gauss rule, Davis & Rabinowitz 1984,
 ch. 2; the 8-node rule integrates polynomials of degree 15 exactly). The refinement
 (:func:`panel_rule`) makes every panel
 
@@ -39,7 +39,7 @@ means -2..2, sds 0.05..1, where 20-node Gauss-Hermite errs by 0.016 nats at mean
 
 A smooth integrand (no kinks, bumps or plateaus: the probit family) on a row with
 sd(z) <= 1 link scale is integrated by 48-node Gauss-Hermite instead
-(:func:`gauss_hermite_nodes`): relative error below 1e-14 there against the panel rule, at a
+(:func:`_gauss_hermite_nodes`): relative error below 1e-14 there against the panel rule, at a
 sixth of its cost. The active-learning loops refit after every answer, and most of their rows
 are that narrow.
 
@@ -56,12 +56,10 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["GAUSS_LEGENDRE_NODES", "LatentOverflowError", "expectation",
-           "gauss_hermite_nodes", "gauss_legendre_panels", "log_expectation", "newton_window",
-           "panel_rule"]
+__all__ = ["LatentOverflowError", "expectation", "log_expectation", "newton_window", "panel_rule"]
 
-GAUSS_LEGENDRE_NODES = 8
-_GL_X, _GL_W = np.polynomial.legendre.leggauss(GAUSS_LEGENDRE_NODES)
+_GAUSS_LEGENDRE_NODES = 8
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(_GAUSS_LEGENDRE_NODES)
 _GL_LOG_W = np.log(_GL_W)
 _SD_PANEL = 0.5  # panels at most half an sd wide (8 nodes each: relative error ~1e-12)
 _WINDOW = 10.0  # a row's range: +-10 sds around the mean and +-10 widths around each window
@@ -86,7 +84,7 @@ class LatentOverflowError(ValueError):
     quadrature rule (its panels would lose their digits to the mean)."""
 
 
-def gauss_hermite_nodes(mean, var):
+def _gauss_hermite_nodes(mean, var):
     """48-node Gauss-Hermite for N(z; mean, var): one panel per row, weights summing to 1.
 
     Returns ``(nodes (m, 48), weights (m, 48), row, row_start)`` in the layout of the module
@@ -96,7 +94,7 @@ def gauss_hermite_nodes(mean, var):
     return nodes, np.broadcast_to(_HERMITE_W, nodes.shape), rows, rows
 
 
-def gauss_legendre_panels(edges, widths, mean, var):
+def _gauss_legendre_panels(edges, widths, mean, var):
     """The node/weight rule: piece j of row k, [edges[k, j], edges[k, j + 1]], is cut into
     ceil(length / widths[k, j]) equal panels (at least 1, at most ``_MAX_PANELS``; none for an
     empty piece), each with the 8 Gauss-Legendre nodes mapped onto it.
@@ -153,7 +151,7 @@ def panel_rule(mean, var, *, windows=(), link_scale: float = 1.0, kinks=()):
     of z where the integrand has a kink. Break points: each row's ends, the ends of every zone
     and the kinks within the range; each piece between two break points takes the narrowest
     width of the zones holding its middle (half the sd outside them). Returns ``(nodes, log
-    weights, row, row_start)`` as :func:`gauss_legendre_panels`. Raises
+    weights, row, row_start)`` as :func:`_gauss_legendre_panels`. Raises
     :class:`LatentOverflowError` for a row with |mean| + sd > :data:`_LATENT_LIMIT`."""
     sd = np.sqrt(var)
     _check_reach(mean, sd)
@@ -166,7 +164,7 @@ def panel_rule(mean, var, *, windows=(), link_scale: float = 1.0, kinks=()):
     for a, b, w in zones:
         inside = (middle >= a[:, None]) & (middle <= b[:, None])
         widths = np.where(inside, np.minimum(widths, w[:, None]), widths)
-    return gauss_legendre_panels(edges, widths, mean, var)
+    return _gauss_legendre_panels(edges, widths, mean, var)
 
 
 def expectation(fun: Callable, mean, var, *, link_scale: float = 1.0, kinks=(),
@@ -176,7 +174,7 @@ def expectation(fun: Callable, mean, var, *, link_scale: float = 1.0, kinks=(),
     ``fun`` gets the nodes (P, G) and the observation row of each node row (P,) and returns an
     array of the nodes' shape, or a tuple of such arrays (then a tuple of expectations is
     returned). By :func:`panel_rule` (no windows: the integrand is weighted by the Gaussian
-    alone), or, when ``smooth`` (no kinks, bumps or plateaus), by :func:`gauss_hermite_nodes`
+    alone), or, when ``smooth`` (no kinks, bumps or plateaus), by :func:`_gauss_hermite_nodes`
     on rows with sd <= 1 link scale."""
     sd = np.sqrt(var)
     narrow = (sd <= _HERMITE_MAX_SD * link_scale if smooth
@@ -188,7 +186,7 @@ def expectation(fun: Callable, mean, var, *, link_scale: float = 1.0, kinks=(),
         return nodes, np.exp(log_weights), row, row_start
 
     sums = None
-    for rows, rule in ((narrow, gauss_hermite_nodes), (~narrow, legendre)):
+    for rows, rule in ((narrow, _gauss_hermite_nodes), (~narrow, legendre)):
         if not np.any(rows):
             continue
         index = np.flatnonzero(rows)

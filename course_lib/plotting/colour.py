@@ -10,7 +10,7 @@ from matplotlib.colors import Normalize
 _LUMINANCE_THRESHOLD = 0.179
 
 
-def relative_luminance(rgba) -> np.ndarray:
+def _relative_luminance(rgba) -> np.ndarray:
     """WCAG relative luminance of sRGB colours (..., 3 or 4) in [0, 1]."""
     rgb = np.asarray(rgba, dtype=float)[..., :3]
     linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
@@ -21,4 +21,4 @@ def text_colours(values, cmap, norm: Normalize) -> np.ndarray:
     """"k" or "w" for each value: the one that contrasts with ``cmap(norm(value))``."""
     colours = colormaps[cmap](norm(np.asarray(values, dtype=float))) if isinstance(cmap, str) \
         else cmap(norm(np.asarray(values, dtype=float)))
-    return np.where(relative_luminance(colours) > _LUMINANCE_THRESHOLD, "k", "w")
+    return np.where(_relative_luminance(colours) > _LUMINANCE_THRESHOLD, "k", "w")

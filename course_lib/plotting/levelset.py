@@ -18,13 +18,13 @@ from matplotlib.ticker import MaxNLocator
 
 from ..validation import as_float_array
 
-__all__ = [ "QUERY_COLOUR", "plot_map", "plot_contours",
-           "plot_trials", "plot_f1_trace", "plot_detection_curve"]
+__all__ = ["QUERY_COLOUR", "plot_map", "plot_contours", "plot_trials", "plot_f1_trace",
+           "plot_detection_curve"]
 
 _TRUE_COLOUR = "black"
 _ESTIMATE_COLOUR = "white"
 QUERY_COLOUR = "#e7298a"       # magenta: apart from viridis, RdBu and the greens
-YES_COLOUR, NO_COLOUR = "#d95f02", "#1b9e77"   # orange and teal: apart for colour-blind eyes
+_YES_COLOUR, _NO_COLOUR = "#d95f02", "#1b9e77"   # orange and teal: apart for colour-blind eyes
 
 
 def _grid_values(axis_x, axis_y, values):
@@ -84,9 +84,9 @@ def plot_trials(ax, X, answers, *, constraints=None, query=None, size: float = 4
             raise ValueError(f"answers: expected one answer per row of X ({X.shape[0]}), got "
                              f"{answers.size}")
         yes = answers == 1
-        ax.plot(X[yes, 0], X[yes, 1], "o", ms=size, color=YES_COLOUR, mec="k", mew=0.5,
+        ax.plot(X[yes, 0], X[yes, 1], "o", ms=size, color=_YES_COLOUR, mec="k", mew=0.5,
                 zorder=5, clip_on=False)
-        ax.plot(X[~yes, 0], X[~yes, 1], "o", ms=size, mfc="none", mec=NO_COLOUR, mew=1.3,
+        ax.plot(X[~yes, 0], X[~yes, 1], "o", ms=size, mfc="none", mec=_NO_COLOUR, mew=1.3,
                 zorder=5, clip_on=False)
     if query is not None:
         query = as_float_array(query, "query", ndim=1)
@@ -148,9 +148,9 @@ def plot_detection_curve(ax, levels, p_heard, *, p_low=None, p_high=None, target
             raise ValueError(f"answers: expected one answer per level in X ({X.size}), got "
                              f"{answers.size}")
         yes = answers == 1
-        ax.plot(X[yes], np.full(yes.sum(), 1.0), "|", ms=12, mew=1.6, color=YES_COLOUR,
+        ax.plot(X[yes], np.full(yes.sum(), 1.0), "|", ms=12, mew=1.6, color=_YES_COLOUR,
                 clip_on=False, zorder=5)
-        ax.plot(X[~yes], np.zeros((~yes).sum()), "|", ms=12, mew=1.6, color=NO_COLOUR,
+        ax.plot(X[~yes], np.zeros((~yes).sum()), "|", ms=12, mew=1.6, color=_NO_COLOUR,
                 clip_on=False, zorder=5)
     if constraint_levels is not None and np.size(constraint_levels):
         C = as_float_array(constraint_levels, "constraint_levels", ndim=1)

@@ -27,7 +27,6 @@ import numpy as np
 from ..validation import check_choice
 
 __all__ = [
-    "GROUP_LABELS",
     "plot_convergence",
     "plot_forced_choice",
     "plot_paired_differences",
@@ -38,7 +37,7 @@ __all__ = [
 _GROUP_COLOURS = {"regular": "C0", "cannot_hear": "C3", "switches": "C1", "fatigue": "C2",
                  "threshold": "C4", "random": "0.45", "uei": "C1", "bei": "C0",
                  "bei-argmax": "C9", "thompson": "C2", "bald": "C4", "bei-ascent": "C0"}
-GROUP_LABELS = {"regular": "regular", "cannot_hear": "cannot hear (subject 6)",
+_GROUP_LABELS = {"regular": "regular", "cannot_hear": "cannot hear (subject 6)",
                 "switches": "switches preference (subject 7)",
                 "fatigue": "fatigue (subjects 11, 13)", "threshold": "matters above a threshold",
                 "random": "random", "uei": "uEI argmax", "bei": "bEI multinomial",
@@ -103,7 +102,7 @@ def plot_regret(ax, result, study: str = "2d", *, groups=None, which: str = "reg
             raise ValueError(f"which: group {group!r} has no {which!r} curve")
         colour = _colour(group, index)
         ax.plot(x, curve["mean"], color=colour, lw=1.8,
-                label=f"{GROUP_LABELS.get(group, group)} "
+                label=f"{_GROUP_LABELS.get(group, group)} "
                       f"(n = {summary['groups'][group]['n_listeners']})")
         if band:
             ax.fill_between(x, curve["quantiles"]["25"], curve["quantiles"]["75"],
@@ -129,7 +128,7 @@ def plot_convergence(ax, result, study: str = "2d", *, groups=None):
             raise ValueError(f"groups: group {group!r} has no convergence curve")
         colour = _colour(group, index)
         median = np.asarray(curve["median"])
-        ax.plot(x, median, color=colour, lw=1.8, label=GROUP_LABELS.get(group, group))
+        ax.plot(x, median, color=colour, lw=1.8, label=_GROUP_LABELS.get(group, group))
         ax.fill_between(x, curve["quantiles"]["25"], curve["quantiles"]["75"], color=colour,
                         alpha=0.15, lw=0)
         positive = median[median > 0]
@@ -167,7 +166,7 @@ def plot_settling(ax, result, study: str = "2d", *, group: str = "regular"):
     _random_start(ax, result)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("comparisons")
-    ax.set_ylabel(f"share settled ({GROUP_LABELS.get(group, group)}, n = {len(entries)})")
+    ax.set_ylabel(f"share settled ({_GROUP_LABELS.get(group, group)}, n = {len(entries)})")
     ax.legend(fontsize=8, loc="upper left")
     return ax
 
@@ -188,7 +187,7 @@ def plot_forced_choice(ax, result, study: str = "2d", *, groups=None):
         wins = np.array([e["wins"] for e in rows], dtype=float)
         ax.scatter(gap, wins + rng.uniform(-0.2, 0.2, wins.size), s=12,
                    color=_colour(group, index), alpha=0.7,
-                   label=GROUP_LABELS.get(group, group))
+                   label=_GROUP_LABELS.get(group, group))
     needed = settings.get("significant_wins")
     if needed is not None:
         ax.axhline(needed - 0.5, color="k", lw=0.8, ls="--",
@@ -224,7 +223,7 @@ def plot_paired_differences(ax, result, study: str = "2d", *, reference: str = "
                alpha=0.8, label=f"after {step} active", capsize=2)
     ax.axhline(0, color="k", lw=0.8)
     ax.set_xticks(np.arange(len(rules)))
-    ax.set_xticklabels([GROUP_LABELS.get(r, r) for r in rules], rotation=20, fontsize=8)
-    ax.set_ylabel(f"regret minus {GROUP_LABELS.get(reference, reference)}'s (mean, +-2 se)")
+    ax.set_xticklabels([_GROUP_LABELS.get(r, r) for r in rules], rotation=20, fontsize=8)
+    ax.set_ylabel(f"regret minus {_GROUP_LABELS.get(reference, reference)}'s (mean, +-2 se)")
     ax.legend(fontsize=8)
     return ax

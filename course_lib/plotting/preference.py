@@ -23,9 +23,8 @@ from matplotlib.patches import Ellipse
 
 from ..validation import as_float_array
 
-__all__ = [ "LAPLACE_COLOUR", "plot_likelihood",
-           "shade_negative", "plot_curvature", "plot_posterior_1d", "plot_posterior_2d",
-           "plot_acquisition", "LEARNING_CURVES", "plot_learning_curves"]
+__all__ = ["LAPLACE_COLOUR", "plot_likelihood", "shade_negative", "plot_curvature",
+           "plot_posterior_1d", "plot_posterior_2d", "plot_acquisition", "plot_learning_curves"]
 
 _NEGATIVE_COLOUR = "#d62728"   # w < 0: the likelihood is not log-concave there
 _EXACT_COLOUR = "k"
@@ -178,7 +177,7 @@ def plot_acquisition(ax, x, values: Mapping[str, np.ndarray], *, incumbent: floa
 
 #: Jensen, Nielsen & Larsen's (2011) conditions as the learning-curve plot draws them: key
 #: prefix, label, line style.
-LEARNING_CURVES = (("BR_noise", "BR Noise (probit on thresholded answers)", "s-"),
+_LEARNING_CURVES = (("BR_noise", "BR Noise (probit on thresholded answers)", "s-"),
                    ("CBR_ideal", "CBR Ideal (Beta, ν known)", "o-"),
                    ("CBR_noise", "CBR Noise (Beta, ν by MAP-II)", "^-"),
                    ("BR_noise_free", "BR NoiseFree", "k--"),
@@ -195,7 +194,7 @@ def plot_learning_curves(axes: Sequence, result: Mapping):
         raise ValueError(f"axes: expected {len(levels)} axes (one per noise level), got "
                          f"{len(axes)}")
     for ax, nu in zip(axes, levels):
-        for key, label, style in LEARNING_CURVES:
+        for key, label, style in _LEARNING_CURVES:
             cell = key if key.endswith("noise_free") else f"{key}/nu={nu}"
             ax.plot(m_values, mer[cell]["mean"], style, label=label, ms=4)
         ax.set_title(f"ν_D = {nu}")

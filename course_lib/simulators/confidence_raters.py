@@ -16,16 +16,16 @@ Every subject answers on a latent f over stimuli in the unit box:
   preference likelihood;
 * a confidence rating from the strength |f(a) - f(b)|, how well depends on the subject:
 
-  - **calibrated** (:func:`calibrated_ratings`): 1 + 8 tanh(|df| / _RATING_SCALE) plus
+  - **calibrated** (:func:`_calibrated_ratings`): 1 + 8 tanh(|df| / _RATING_SCALE) plus
     N(0, noise_sd^2) (the subject's calibration noise), rounded and clipped to 1 .. 9;
-  - **over-confident** (:func:`overconfident_ratings`): ratings that ignore |df| and follow the
+  - **over-confident** (:func:`_overconfident_ratings`): ratings that ignore |df| and follow the
     paper's printed marginals for subject #2 (48 % nines, 84 % at least 7, none below 3);
   - **forced shares** (:func:`ranked_levels`): |df| plus noise ranked, the weakest n_0 trials
     at the lowest level and so on, so the level counts are exactly the given ones (the gait
     study's 218 / 176 / 78).
 
 Ratings 1 .. 9 become levels 0 .. 2 as in Wu et al. (1-3 -> 0, 4-6 -> 1, 7-9 -> 2;
-:func:`rating_levels`). A :class:`ConfidenceTrials` holds one subject's trials; its ``items()``
+:func:`_rating_levels`). A :class:`ConfidenceTrials` holds one subject's trials; its ``items()``
 gives the (X, first, second) a model fits.
 
 Studies: :func:`haptic_like_subjects` (5 subjects on a 2-D latent, 50 pairs each, subject #2
@@ -44,10 +44,9 @@ from scipy.special import ndtr
 from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
                           as_selection)
 
-__all__ = ["ConfidenceTrials", "rating_levels", "calibrated_ratings", "overconfident_ratings",
-           "ranked_levels", "haptic_latent", "gait_latent", "haptic_like_subjects",
-           "gait_like_subject", "likert_synthetic_trials", "HAPTIC_NOISE_SD",
-           "OVERCONFIDENT_SUBJECT", "GAIT_LEVEL_COUNTS", "SYNTHETIC_CUTS"]
+__all__ = ["ConfidenceTrials", "ranked_levels", "haptic_like_subjects", "gait_like_subject",
+           "likert_synthetic_trials", "HAPTIC_NOISE_SD", "OVERCONFIDENT_SUBJECT",
+           "GAIT_LEVEL_COUNTS", "SYNTHETIC_CUTS"]
 
 # 1 + 8 tanh(|df| / _RATING_SCALE): |df| = 0.25, 0.5, 1 give 2.96, 4.70, 7.09 (levels 0, 1, 2)
 _RATING_SCALE = 1.0
@@ -93,7 +92,7 @@ class ConfidenceTrials:
         return X, first, first + index.size
 
 
-def rating_levels(ratings, *, scale: int = 9, n_levels: int = 3) -> np.ndarray:
+def _rating_levels(ratings, *, scale: int = 9, n_levels: int = 3) -> np.ndarray:
     """Ratings 1 .. ``scale`` to levels 0 .. ``n_levels`` - 1 in equal blocks (Wu et al.'s
     1-3 -> 0, 4-6 -> 1, 7-9 -> 2)."""
     scale = as_positive_int(scale, "scale")
@@ -109,7 +108,7 @@ def rating_levels(ratings, *, scale: int = 9, n_levels: int = 3) -> np.ndarray:
     return ((ratings.astype(np.int64) - 1) // (scale // n_levels)).astype(float)
 
 
-def calibrated_ratings(strength, noise_sd: float, *, rng: RngLike = None) -> np.ndarray:
+def _calibrated_ratings(strength, noise_sd: float, *, rng: RngLike = None) -> np.ndarray:
     """Ratings 1 .. 9 of a subject whose confidence follows the strength |df|:
     round(1 + 8 tanh(strength / _RATING_SCALE) + N(0, noise_sd^2)), clipped to 1 .. 9."""
     strength = as_float_array(strength, "strength", ndim=1)
@@ -134,7 +133,7 @@ def _apportion(shares: dict, total: int) -> dict:
     return dict(zip(keys, counts.tolist()))
 
 
-def overconfident_ratings(n_trials: int, *, rng: RngLike = None) -> np.ndarray:
+def _overconfident_ratings(n_trials: int, *, rng: RngLike = None) -> np.ndarray:
     """Ratings 1 .. 9 of Wu et al.'s over-confident subject #2, whatever the pairs: the counts of
     :data:`_OVERCONFIDENT_SHARES` for ``n_trials`` (largest remainder; at 50 trials exactly 24
     nines, 42 ratings >= 7 and none below 3, as printed), in random order."""
@@ -160,7 +159,7 @@ def ranked_levels(strength, counts, noise_sd: float, *, rng: RngLike = None) -> 
     return levels
 
 
-def haptic_latent(X) -> np.ndarray:
+def _haptic_latent(X) -> np.ndarray:
     """The haptic-like latent on [0, 1]^2 (x_1 roughness, x_2 elasticity; ours):
     f(x) = 3 (x_1 - 1/2) + 0.8 x_1 sin(2 pi x_2), range about [-1.5, 2.3]."""
     X = as_float_array(X, "X", ndim=2)
@@ -169,7 +168,7 @@ def haptic_latent(X) -> np.ndarray:
     return 3.0 * (X[:, 0] - 0.5) + 0.8 * X[:, 0] * np.sin(2.0 * np.pi * X[:, 1])
 
 
-def gait_latent(X) -> np.ndarray:
+def _gait_latent(X) -> np.ndarray:
     """The gait-like latent on [0, 1]^3 (ours): a bump of height 3 at (0.6, 0.4, 0.5) with
     width 0.35, minus 1: f(x) = 3 exp(-|x - c|^2 / (2 0.35^2)) - 1."""
     X = as_float_array(X, "X", ndim=2)
@@ -193,7 +192,7 @@ def _generators(rng, n: int) -> list[np.random.Generator]:
 
 
 def haptic_like_subjects(*, n_pairs: int = 50, rng: RngLike = None) -> list[ConfidenceTrials]:
-    """Five subjects on :func:`haptic_latent`, ``n_pairs`` uniform pairs each, ratings 1 .. 9 to
+    """Five subjects on :func:`_haptic_latent`, ``n_pairs`` uniform pairs each, ratings 1 .. 9 to
     levels 0 .. 2. Subjects #1, #3, #4, #5 are calibrated with noise sds
     :data:`HAPTIC_NOISE_SD` (0.75, 0.5, 1.0, 1.5 rating units); #2
     (:data:`OVERCONFIDENT_SUBJECT`) rates by Wu et al.'s printed marginals whatever the pair.
@@ -201,26 +200,26 @@ def haptic_like_subjects(*, n_pairs: int = 50, rng: RngLike = None) -> list[Conf
     n_pairs = as_positive_int(n_pairs, "n_pairs")
     subjects = []
     for number, generator in enumerate(_generators(rng, len(HAPTIC_NOISE_SD)), start=1):
-        A, B, difference, choices = _pairs_and_choices(haptic_latent, n_pairs, 2, generator)
+        A, B, difference, choices = _pairs_and_choices(_haptic_latent, n_pairs, 2, generator)
         if number == OVERCONFIDENT_SUBJECT:
-            ratings = overconfident_ratings(n_pairs, rng=generator)
+            ratings = _overconfident_ratings(n_pairs, rng=generator)
         else:
-            ratings = calibrated_ratings(np.abs(difference), HAPTIC_NOISE_SD[number - 1],
+            ratings = _calibrated_ratings(np.abs(difference), HAPTIC_NOISE_SD[number - 1],
                                          rng=generator)
         subjects.append(ConfidenceTrials(f"#{number}", A, B, choices, ratings,
-                                         rating_levels(ratings), difference))
+                                         _rating_levels(ratings), difference))
     return subjects
 
 
 def gait_like_subject(*, n_trials: int = 472, counts=GAIT_LEVEL_COUNTS,
                       rng: RngLike = None) -> ConfidenceTrials:
-    """One subject, ``n_trials`` uniform pairs on :func:`gait_latent`, confidence 1 .. 3 with
+    """One subject, ``n_trials`` uniform pairs on :func:`_gait_latent`, confidence 1 .. 3 with
     exactly ``counts`` trials per level (Wu et al.'s 218 / 176 / 78 at 472 trials), ranked by
     |df| plus N(0, 0.3^2) (:func:`ranked_levels`). A substitute for the author's private
     robot-gait answers (module docstring)."""
     n_trials = as_positive_int(n_trials, "n_trials")
     generator = as_rng(rng)
-    A, B, difference, choices = _pairs_and_choices(gait_latent, n_trials, 3, generator)
+    A, B, difference, choices = _pairs_and_choices(_gait_latent, n_trials, 3, generator)
     levels = ranked_levels(np.abs(difference), counts, _GAIT_NOISE_SD, rng=generator)
     return ConfidenceTrials("gait", A, B, choices, levels + 1.0, levels, difference)
 

@@ -73,14 +73,13 @@ from ..validation import (RngLike, as_float_array, as_positive_int, as_rng, chec
                           check_choice)
 from .psychophysics import LevelSetProblem, check_inside_box, simulate_answers
 
-__all__ = ["LevelSetSession", "LevelSetTrace", "run_levelset_session", "MODELS",
-           "LENGTHSCALE_PRIOR"]
+__all__ = ["LevelSetSession", "LevelSetTrace", "run_levelset_session"]
 
-MODELS = ("full", "sparse")
+_MODELS = ("full", "sparse")
 # Wu et al. 2025 App. A (GPyTorch's (concentration, rate)): mean 0.5, mode 1/3 on unit-cube inputs
-LENGTHSCALE_PRIOR = (3.0, 6.0)
+_LENGTHSCALE_PRIOR = (3.0, 6.0)
 _OUTPUT_SCALE_BOUNDS = (1.0, 4.0)
-LENGTHSCALE_BOUNDS = (1e-2, 1e1)
+_LENGTHSCALE_BOUNDS = (1e-2, 1e1)
 # prior variance of the constant offset standing in for Wu et al.'s learned constant mean
 _MEAN_VARIANCE = 1.0
 # the inner fit of q(f): L-BFGS iterations and relative tolerance, looser than the model's
@@ -184,7 +183,7 @@ class LevelSetSession:
             raise ValueError(f"acquisition: expected one of {list(ACQUISITIONS)}, got "
                              f"{acquisition!r}")
         self.acquisition = acquisition
-        self.model_kind = check_choice(model, "model", MODELS)
+        self.model_kind = check_choice(model, "model", _MODELS)
         if (constraint_X is None) != (constraint_y is None):
             raise ValueError("constraint_y: constraints need both constraint_X and constraint_y")
         self._constraints = None
@@ -225,11 +224,11 @@ class LevelSetSession:
             include=None if self._constraints is None else self._constraints[0])
 
         d = self.dim
-        self.kernel = (SquaredExponential(np.full(d, LENGTHSCALE_PRIOR[0] / LENGTHSCALE_PRIOR[1]),
-                                          2.0, lengthscale_bounds=LENGTHSCALE_BOUNDS,
+        self.kernel = (SquaredExponential(np.full(d, _LENGTHSCALE_PRIOR[0] / _LENGTHSCALE_PRIOR[1]),
+                                          2.0, lengthscale_bounds=_LENGTHSCALE_BOUNDS,
                                           variance_bounds=_OUTPUT_SCALE_BOUNDS)
                        + Constant(_MEAN_VARIANCE, variance_bounds="fixed"))
-        self.priors = {name: Gamma(*LENGTHSCALE_PRIOR) for name in self.kernel.param_names
+        self.priors = {name: Gamma(*_LENGTHSCALE_PRIOR) for name in self.kernel.param_names
                        if "lengthscale" in name}
         self._X = np.zeros((0, d))
         self._answers = np.zeros(0)

@@ -98,11 +98,11 @@ from ..validation import (RngLike, as_float_array, as_positive_float, as_positiv
 
 __all__ = ["negated_griewank", "settings_grid", "GPDrawResponse", "gp_draw_2d", "gp_draw_4d",
            "Pathology", "CannotHear", "SwitchesPreference", "Fatigue", "MattersAboveThreshold",
-           "SimulatedListener", "ACQUISITIONS", "SessionResult",
-           "hearing_aid_model", "next_candidate", "run_session"]
+           "SimulatedListener", "SessionResult", "hearing_aid_model", "next_candidate",
+           "run_session"]
 
 _PAIRWISE_KINDS = ("pair-binary", "pair-degree", "pair-difference")
-ACQUISITIONS = ("bei", "bei-argmax", "uei", "thompson", "random", "bei-ascent", "bald")
+_ACQUISITIONS = ("bei", "bei-argmax", "uei", "thompson", "random", "bei-ascent", "bald")
 _ASCENT_STARTS = 5  # Nielsen et al. 2015, 4-D: bEI maximised from 5 random starts
 # settings per kernel call when a GP-draw IRF is evaluated (the 4-D study's grid has 83,521)
 _EVALUATION_CHUNK = 4096
@@ -539,11 +539,11 @@ def _random_chain(n_grid: int, n_random: int, rng) -> np.ndarray:
 def next_candidate(model, grid, x_best, rule: str, grid_bei, bounds, *, rng: RngLike = None
                    ) -> tuple[int, float]:
     """Grid index of the setting to compare with the incumbent ``x_best`` next (never the
-    incumbent itself) under ``rule`` (one of ``ACQUISITIONS``), and the convergence measure:
+    incumbent itself) under ``rule`` (one of ``_ACQUISITIONS``), and the convergence measure:
     the grid mean of bEI (``grid_bei``, bEI of ``model`` at every ``grid`` row), or for
     "bei-ascent" the mean bEI along the ascents within ``bounds``. One rule for
     :func:`run_session` and the personalisation explorer."""
-    check_choice(rule, "rule", ACQUISITIONS)
+    check_choice(rule, "rule", _ACQUISITIONS)
     grid = as_inputs(grid, "grid")
     x_best = as_float_array(x_best, "x_best", ndim=1)
     if x_best.shape != (grid.shape[1],):
@@ -598,7 +598,7 @@ def run_session(listener: SimulatedListener, model, grid, *, n_random: int = 10,
         it is left unchanged) or a callable returning a new one, e.g. :func:`hearing_aid_model`.
     grid : (n_grid, d) candidate settings (``settings_grid(-20, 20, 1, 2)`` for the 2-D study).
     n_random, n_active : comparisons of the random start and of the active phase (10, 30).
-    acquisition : one of ``ACQUISITIONS`` (module docstring).
+    acquisition : one of ``_ACQUISITIONS`` (module docstring).
     optimise_every : MAP-II after the random start and after every ``optimise_every``-th
         active step (``n_restarts`` L-BFGS-B runs, the first from the current
         hyper-parameters); None: the model's hyper-parameters are never changed.
@@ -628,7 +628,7 @@ def run_session(listener: SimulatedListener, model, grid, *, n_random: int = 10,
     if n_random + 1 > grid.shape[0]:
         raise ValueError(f"n_random: a random start of {n_random} comparisons needs "
                          f"{n_random + 1} distinct grid settings, the grid has {grid.shape[0]}")
-    check_choice(acquisition, "acquisition", ACQUISITIONS)
+    check_choice(acquisition, "acquisition", _ACQUISITIONS)
     if acquisition == "thompson":
         check_thompson_size(grid.shape[0], "grid")
     if optimise_every is not None:

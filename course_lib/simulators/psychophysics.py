@@ -55,22 +55,21 @@ from scipy.stats import qmc
 from ..gp.constraints import constraints_from_probability
 from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
 
-__all__ = ["LevelSetProblem", "psychometric_problem", "norm_ball_problem",
-           "passthrough_problem", "simulate_answers", "PASSTHROUGH_W",
-           "PASSTHROUGH_BOUNDS", "LEVEL"]
+__all__ = ["LevelSetProblem", "psychometric_problem", "norm_ball_problem", "passthrough_problem",
+           "simulate_answers"]
 
 # the target level: the 75 % point of the psychometric function
-LEVEL = 0.75
+_LEVEL = 0.75
 _LINKS = ("probit", "logistic")
 # Wu et al. 2025 §4.5: the ellipsoid fitted to one participant's 900 answers
-PASSTHROUGH_W = np.array([[+0.00345447, -0.00344695, -0.00144475],
+_PASSTHROUGH_W = np.array([[+0.00345447, -0.00344695, -0.00144475],
                           [-0.00344695, +0.00556409, +0.00252343],
                           [-0.00144475, +0.00252343, +0.00466492]])
-PASSTHROUGH_BOUNDS = np.array([[-30.0, 50.0], [0.0, 60.0], [0.0, 75.0]])
+_PASSTHROUGH_BOUNDS = np.array([[-30.0, 50.0], [0.0, 60.0], [0.0, 75.0]])
 # Sobol points per face of the norm-ball and passthrough constraints
 _POINTS_PER_FACE = 5
 
-for _array in (PASSTHROUGH_W, PASSTHROUGH_BOUNDS):
+for _array in (_PASSTHROUGH_W, _PASSTHROUGH_BOUNDS):
     _array.setflags(write=False)
 
 
@@ -102,7 +101,7 @@ class LevelSetProblem:
     link: str
     constraint_X: np.ndarray
     constraint_y: np.ndarray
-    threshold: float = field(default=float(ndtri(LEVEL)))
+    threshold: float = field(default=float(ndtri(_LEVEL)))
 
     def __post_init__(self):
         check_choice(self.link, "link", _LINKS)
@@ -264,7 +263,7 @@ def _face_points(bounds, faces, n_per_face: int = _POINTS_PER_FACE, *, rng: RngL
     return np.vstack(rows)
 
 
-def psychometric_latent(X) -> np.ndarray:
+def _psychometric_latent(X) -> np.ndarray:
     """f(x1, x2) = (1 + x2) / (0.05 + 0.4 x1^2 (0.2 x1 - 1)^2) for the rows of X (n, 2)."""
     x1, x2 = X[:, 0], X[:, 1]
     return (1.0 + x2) / (0.05 + 0.4 * x1 ** 2 * (0.2 * x1 - 1.0) ** 2)
@@ -279,9 +278,9 @@ def psychometric_problem(*, constraint_cap: float | None = None) -> LevelSetProb
     x1 = np.linspace(-1.0, 1.0, 10)
     C_X = np.vstack([np.column_stack([x1, np.full(10, -1.0)]),
                      np.column_stack([x1, np.full(10, 1.0)])])
-    C_y = _probit_targets(psychometric_latent, C_X, "probit", cap)   # exactly 0 on x2 = -1
+    C_y = _probit_targets(_psychometric_latent, C_X, "probit", cap)   # exactly 0 on x2 = -1
     return LevelSetProblem("psychometric", np.array([[-1.0, 1.0], [-1.0, 1.0]]),
-                           psychometric_latent, "probit", C_X, C_y)
+                           _psychometric_latent, "probit", C_X, C_y)
 
 
 def _norm_ball_latent(X) -> np.ndarray:
@@ -303,7 +302,7 @@ def norm_ball_problem(dim: int = 2, *, constraint_cap: float | None = None,
 
 
 def _passthrough_latent(X) -> np.ndarray:
-    return np.einsum("ni,ij,nj->n", X, PASSTHROUGH_W, X)
+    return np.einsum("ni,ij,nj->n", X, _PASSTHROUGH_W, X)
 
 
 def passthrough_problem(*, rng: RngLike = 0) -> LevelSetProblem:
@@ -311,9 +310,9 @@ def passthrough_problem(*, rng: RngLike = 0) -> LevelSetProblem:
     constraints with targets Phi^-1(min(s(x^T W x), 0.999)); ``rng`` scrambles the face
     points."""
     faces = [(0, 0), (0, 1), (1, 1), (2, 1)]     # x1 = -30, x1 = 50, x2 = 60, x3 = 75
-    C_X = np.vstack([np.zeros((1, 3)), _face_points(PASSTHROUGH_BOUNDS, faces, rng=rng)])
+    C_X = np.vstack([np.zeros((1, 3)), _face_points(_PASSTHROUGH_BOUNDS, faces, rng=rng)])
     C_y = _probit_targets(_passthrough_latent, C_X, "logistic", 0.999)
-    return LevelSetProblem("passthrough", PASSTHROUGH_BOUNDS.copy(), _passthrough_latent,
+    return LevelSetProblem("passthrough", _PASSTHROUGH_BOUNDS.copy(), _passthrough_latent,
                            "logistic", C_X, C_y)
 
 

@@ -33,7 +33,7 @@ from .base import Explorer
 
 __all__ = ["alignment_explorer", "subsequence_explorer"]
 
-FIGURE_SIZE = (6.4, 5.0)        # inches at 100 dpi: 640 x 500 pixels
+_FIGURE_SIZE = (6.4, 5.0)        # inches at 100 dpi: 640 x 500 pixels
 _COLUMN_WIDTH = "260px"          # controls and players beside the figure
 
 
@@ -137,7 +137,7 @@ def alignment_explorer(utterances: Mapping, *, first: str | None = None,
         band_r = None if band >= longest else band
         options = {"variances": variances} if metric == "gaussian_nll" else {}
         # fixed margins: constrained layout would double the drawing time
-        fig = plt.figure(figsize=FIGURE_SIZE)
+        fig = plt.figure(figsize=_FIGURE_SIZE)
         grid = fig.add_gridspec(3, 2, height_ratios=[0.55, 2.2, 1.0], left=0.1, right=0.99,
                                 bottom=0.08, top=0.84, hspace=0.55, wspace=0.3)
         _small_waveform(fig.add_subplot(grid[0, 0]), wave_x, rate_x, f"x = {x_name}")
@@ -224,7 +224,7 @@ def subsequence_explorer(queries: Mapping, references: Mapping, *,
         best.clear()
         _, _, q = queries[query]
         wave, rate, r = references[reference]
-        fig = plt.figure(figsize=FIGURE_SIZE)
+        fig = plt.figure(figsize=_FIGURE_SIZE)
         grid = fig.add_gridspec(3, 1, height_ratios=[0.8, 1.6, 1.3], left=0.12, right=0.99,
                                 bottom=0.09, top=0.85, hspace=0.7)
         ax_wave, ax_acc, ax_cost = (fig.add_subplot(grid[k]) for k in range(3))

@@ -38,7 +38,7 @@ from ..plotting.gmm import (plot_distortion_trace, plot_gaussian_fit, plot_kmean
 from ..validation import RngLike, as_float_array, as_rng
 from .base import Explorer
 
-__all__ = ["gaussian_explorer", "KMeansStepper", "kmeans_explorer", "EMStepper", "em_explorer"]
+__all__ = ["gaussian_explorer", "kmeans_explorer", "em_explorer"]
 
 
 def _slider(cls, value, lo, hi, step, description, **kwargs):
@@ -90,7 +90,7 @@ def gaussian_explorer(*, rng: RngLike = 0) -> Explorer:
     return Explorer(render, controls, title="A Gaussian: parameters, samples, ML estimate")
 
 
-class KMeansStepper:
+class _KMeansStepper:
     """k-means state that a lecture steps by hand: the centroids and J after each iteration.
 
     ``reset(...)`` draws starting centroids (:func:`course_lib.kmeans.initialise_centroids`)
@@ -129,7 +129,7 @@ class KMeansStepper:
 def kmeans_explorer(X=None, *, max_clusters: int = 8, rng: RngLike = 0) -> Explorer:
     """Step through k-means on 2-D points (``X`` (N, 2); default: the demo mixture's points)."""
     X = _points_2d(X, rng)
-    stepper = KMeansStepper(X)
+    stepper = _KMeansStepper(X)
     pad = 0.05 * (X.max(axis=0) - X.min(axis=0))
     limits = np.stack([X.min(axis=0) - pad, X.max(axis=0) + pad], axis=1)
     controls = {
@@ -179,7 +179,7 @@ def kmeans_explorer(X=None, *, max_clusters: int = 8, rng: RngLike = 0) -> Explo
     return explorer
 
 
-class EMStepper:
+class _EMStepper:
     """EM state that a lecture steps by hand: theta_t, gamma under theta_t, l(theta_0..t).
 
     ``reset(...)`` draws theta_0 with :func:`course_lib.gmm_training.initialise_gmm`; ``step()`` takes
@@ -233,7 +233,7 @@ class EMStepper:
 def em_explorer(X=None, *, max_components: int = 6, rng: RngLike = 0) -> Explorer:
     """Step through EM on 2-D points (``X`` (N, 2); default: the demo mixture's points)."""
     X = _points_2d(X, rng)
-    stepper = EMStepper(X)
+    stepper = _EMStepper(X)
     controls = {
         "n_components": _slider(W.IntSlider, 3, 1, max_components, 1, "K"),
         "covariance_type": W.Dropdown(options=["full", "diag"], value="full",

@@ -23,17 +23,17 @@ from ..validation import RngLike, as_float_array, as_positive_float, as_positive
     check_choice
 from .base import Explorer
 
-__all__ = ["KERNEL_FAMILIES", "make_kernel", "toy_regression_data", "ambiguous_regression_data",
-           "kernel_explorer", "conditioning_explorer", "lml_surface_explorer"]
+__all__ = ["make_kernel", "toy_regression_data", "ambiguous_regression_data", "kernel_explorer",
+           "conditioning_explorer", "lml_surface_explorer"]
 
-KERNEL_FAMILIES = ("squared exponential", "Matern 1/2", "Matern 3/2", "Matern 5/2",
+_KERNEL_FAMILIES = ("squared exponential", "Matern 1/2", "Matern 3/2", "Matern 5/2",
                    "rational quadratic", "periodic", "linear")
 
 
 def make_kernel(family: str, lengthscale: float = 1.0, variance: float = 1.0):
-    """A kernel of one of ``KERNEL_FAMILIES`` (rational quadratic: alpha = 1; periodic:
+    """A kernel of one of ``_KERNEL_FAMILIES`` (rational quadratic: alpha = 1; periodic:
     period = 2; linear ignores the lengthscale)."""
-    check_choice(family, "family", KERNEL_FAMILIES)
+    check_choice(family, "family", _KERNEL_FAMILIES)
     if family == "linear":
         return Linear(variance)
     if family == "periodic":
@@ -112,7 +112,7 @@ def kernel_explorer(n_samples: int = 3, n_grid: int = 150, *, rng: RngLike = 0) 
     x = np.linspace(-5.0, 5.0, as_positive_int(n_grid, "n_grid"))
     seed = _fixed_seed(rng)
     controls = {
-        "family": W.Dropdown(options=KERNEL_FAMILIES, value="squared exponential",
+        "family": W.Dropdown(options=_KERNEL_FAMILIES, value="squared exponential",
                              description="kernel"),
         "lengthscale": _log_slider("lengthscale", 1.0, 0.1, 10.0),
         "variance": _log_slider("variance", 1.0, 0.1, 10.0),

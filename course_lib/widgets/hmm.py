@@ -28,8 +28,7 @@ from ..plotting.hmm import render_baum_welch, render_trellis, trellis_observatio
 from ..validation import RngLike, as_positive_int
 from .base import Explorer, InputError
 
-__all__ = ["parse_vector", "parse_matrix", "format_matrix", "hmm_from_text", "InputError",
-           "trellis_explorer", "BaumWelchSession", "baum_welch_explorer"]
+__all__ = ["parse_vector", "InputError", "trellis_explorer", "baum_welch_explorer"]
 
 _TEXT_LAYOUT = W.Layout(width="330px")
 
@@ -49,7 +48,7 @@ def parse_vector(text: str, name: str) -> np.ndarray:
         raise ValueError(f"{name}: could not read a number in {text!r}") from None
 
 
-def parse_matrix(text: str, name: str) -> np.ndarray:
+def _parse_matrix(text: str, name: str) -> np.ndarray:
     """Rows separated by ``;`` or new lines, entries by spaces: ``"0.9 0.1; 0.5 0.5"``."""
     if not isinstance(text, str):
         raise TypeError(f"{name}: expected text such as '0.9 0.1; 0.2 0.8', got "
@@ -64,19 +63,19 @@ def parse_matrix(text: str, name: str) -> np.ndarray:
     return np.vstack(parsed)
 
 
-def format_matrix(matrix) -> str:
-    """The inverse of :func:`parse_matrix` (a 1-D array gives one row without ``;``)."""
+def _format_matrix(matrix) -> str:
+    """The inverse of :func:`_parse_matrix` (a 1-D array gives one row without ``;``)."""
     matrix = np.atleast_2d(matrix)
     return "; ".join(" ".join(f"{v:g}" for v in row) for row in matrix)
 
 
-def hmm_from_text(pi: str, A: str, B: str, template: DiscreteHMM | None = None) -> DiscreteHMM:
+def _hmm_from_text(pi: str, A: str, B: str, template: DiscreteHMM | None = None) -> DiscreteHMM:
     """A validated :class:`~course_lib.hmm_models.DiscreteHMM` from the three text boxes.
 
     State and symbol names come from ``template`` when the sizes match (so ``"HHUH"`` still
     reads with the weather-mood B); otherwise states are named 1..N and symbols A, B, C, ...
     """
-    pi_, A_, B_ = parse_vector(pi, "pi"), parse_matrix(A, "A"), parse_matrix(B, "B")
+    pi_, A_, B_ = parse_vector(pi, "pi"), _parse_matrix(A, "A"), _parse_matrix(B, "B")
     N, M = pi_.shape[0], B_.shape[1]
     if M > len(string.ascii_uppercase):
         raise ValueError(f"B: at most {len(string.ascii_uppercase)} symbols, got {M}")
@@ -109,9 +108,9 @@ def trellis_explorer(model: DiscreteHMM | None = None,
 
     controls = {
         "observations": text_box(observations, "O"),
-        "pi": text_box(format_matrix(template.pi), "pi"),
-        "A": text_box(format_matrix(template.A), "A"),
-        "B": text_box(format_matrix(template.B), "B"),
+        "pi": text_box(_format_matrix(template.pi), "pi"),
+        "A": text_box(_format_matrix(template.A), "A"),
+        "B": text_box(_format_matrix(template.B), "B"),
         "scale": W.Dropdown(options=["probability", "log"], value="probability",
                             description="numbers"),
         "viterbi": W.Checkbox(value=True, description="Viterbi path"),
@@ -119,7 +118,7 @@ def trellis_explorer(model: DiscreteHMM | None = None,
 
     def render(observations, pi, A, B, scale, viterbi):
         try:  # a half-typed entry is shown as one line naming its box, not a traceback
-            typed = hmm_from_text(pi, A, B, template)
+            typed = _hmm_from_text(pi, A, B, template)
             O = trellis_observations(typed, observations.strip())
         except (ValueError, TypeError) as err:
             raise InputError(str(err)) from None
@@ -131,7 +130,7 @@ def trellis_explorer(model: DiscreteHMM | None = None,
 
 # ------------------------------------------------------------------------------- Baum-Welch
 
-class BaumWelchSession:
+class _BaumWelchSession:
     """The state behind the Baum-Welch explorer: the data and a Baum-Welch stepper.
 
     The stepper is a :class:`course_lib.hmm_training.BaumWelchStepper`, the loop of ``baum_welch``.
@@ -203,7 +202,7 @@ def baum_welch_explorer(sequences=None, n_symbols: int | None = None, *,
         n_symbols, symbol_names = true_model.n_symbols, true_model.symbol_names
     elif n_symbols is None:
         raise ValueError("n_symbols: give the number of symbols M of the sequences")
-    session = BaumWelchSession(sequences, n_symbols, true_model, symbol_names)
+    session = _BaumWelchSession(sequences, n_symbols, true_model, symbol_names)
     # a floor must stay below 1/M (M floored entries would already sum to one)
     floors = [floor for floor in _EMISSION_FLOORS if floor * session.n_symbols < 1]
     controls = {

@@ -20,7 +20,7 @@ P(yes) = Phi(0) = 50 %: its tasks are two-alternative (which interval held the s
 a stimulus that cannot be perceived still gets half the answers right by guessing. The demo is
 a yes/no task: with no tone a listener should say "heard it" only by mistake (a false alarm),
 so the same knowledge is P(heard | level 0) = the false-alarm floor, here
-:data:`FALSE_ALARM_FLOOR` = 1 %, a latent target Phi^-1(0.01) = -2.33 with Wu et al.'s noise sd
+:data:`_FALSE_ALARM_FLOOR` = 1 %, a latent target Phi^-1(0.01) = -2.33 with Wu et al.'s noise sd
 0.2 |y| + 0.1 (:func:`~course_lib.gp.constraints.constraint_sigma`; a-priori P(heard | 0) below
 about 10 %). Writing Wu et al.'s f(0) = 0 into a yes/no task would tell the model that silence
 is "heard" half of the time, and drag its threshold estimate towards level zero.
@@ -28,7 +28,7 @@ is "heard" half of the time, and drag its threshold estimate towards level zero.
 Every step (refit, acquisition, next query, F1 against the truth) is the session's; this module
 only keeps the explorer's state (the session, the next query and the maps drawn from the fitted
 model) and swaps in a new state only after a whole step succeeded, so a failed step leaves it
-unchanged. The sessions are smaller than Wu et al.'s (``SESSION_OPTIONS``: 5 initial trials,
+unchanged. The sessions are smaller than Wu et al.'s (``_SESSION_OPTIONS``: 5 initial trials,
 256 candidates and references, 2^12 points for F1) so that one step stays well under a second.
 """
 
@@ -55,27 +55,25 @@ from ..stimuli import tone_in_noise, tone_snr_db, wav_bytes
 from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
 from .base import Explorer
 
-__all__ = ["PROBLEMS", "ACQUISITIONS", "FALSE_ALARM_FLOOR", "SESSION_OPTIONS",
-           "DETECTION_OPTIONS", "LevelSetMaps", "levelset_maps", "ExplorerState",
-           "DetectionState", "simulated_state", "levelset_figure", "detection_problem",
-           "threshold_level", "acquisition_curve", "detection_figure",
+__all__ = ["ACQUISITIONS", "LevelSetMaps", "ExplorerState", "DetectionState", "simulated_state",
+           "levelset_figure", "detection_problem", "threshold_level", "detection_figure",
            "levelset_explorer", "detection_demo"]
 
 #: The 2-D problems of the explorer, by the name its dropdown shows.
-PROBLEMS = {"psychometric": psychometric_problem, "norm ball": lambda: norm_ball_problem(dim=2)}
+_PROBLEMS = {"psychometric": psychometric_problem, "norm ball": lambda: norm_ball_problem(dim=2)}
 #: The acquisitions, dropdown name -> the session's name.
 ACQUISITIONS = {"global MI": "global_mi", "EAVC": "eavc"}
 #: P(heard) of the demo's listener with no tone at all (module docstring)
-FALSE_ALARM_FLOOR = 0.01
+_FALSE_ALARM_FLOOR = 0.01
 # the explorers' sessions: fewer initial trials than Wu et al.'s 10 (a student clicks them),
 # 256 Sobol candidates and references (1024 each in the paper-sized experiments) and F1 on 2^12
 # points: together with the maps one step stays well under a second on one laptop core
-SESSION_OPTIONS = {"n_initial": 5, "n_candidates": 256, "n_references": 256, "n_test": 2 ** 12}
+_SESSION_OPTIONS = {"n_initial": 5, "n_candidates": 256, "n_references": 256, "n_test": 2 ** 12}
 # the detection demo: 1-D, 3 initial levels; its listener's truth is unknown, so no F1
-DETECTION_OPTIONS = {"n_initial": 3, "n_candidates": 128, "n_references": 128, "n_test": None}
+_DETECTION_OPTIONS = {"n_initial": 3, "n_candidates": 128, "n_references": 128, "n_test": None}
 # maps: MAP_SIZE^2 grid points, each a candidate of the acquisition map
-MAP_SIZE = 25
-N_RUN = 10        # trials answered by "Run 10 trials"
+_MAP_SIZE = 25
+_N_RUN = 10        # trials answered by "Run 10 trials"
 
 
 @dataclass(frozen=True)
@@ -100,7 +98,7 @@ def _map_points(bounds, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return axis_x, axis_y, np.column_stack([gx.ravel(), gy.ravel()])
 
 
-def levelset_maps(session: LevelSetSession, *, size: int = MAP_SIZE) -> LevelSetMaps:
+def _levelset_maps(session: LevelSetSession, *, size: int = _MAP_SIZE) -> LevelSetMaps:
     """The maps of :class:`LevelSetMaps` for a 2-D ``session`` with a problem: its fitted
     model's mean and P(f < threshold) on a ``size`` x ``size`` grid of the box, and its
     acquisition ("global_mi" or "eavc") with every grid point as a candidate against the
@@ -136,7 +134,7 @@ def levelset_maps(session: LevelSetSession, *, size: int = MAP_SIZE) -> LevelSet
 
 class ExplorerState:
     """One level-set session as an explorer holds it: the ``session`` (a
-    :class:`~course_lib.simulators.levelset_session.LevelSetSession` with ``SESSION_OPTIONS``), the
+    :class:`~course_lib.simulators.levelset_session.LevelSetSession` with ``_SESSION_OPTIONS``), the
     next ``query`` (box units), the answered ``X`` / ``answers`` and the ``maps`` of the
     current model.
 
@@ -145,7 +143,7 @@ class ExplorerState:
     the session and the simulated observer afresh at every :meth:`start_again`.
     """
 
-    options = SESSION_OPTIONS
+    options = _SESSION_OPTIONS
 
     def __init__(self, problem: LevelSetProblem, arm: str, acquisition: str, *, seed: int):
         self.problem = problem
@@ -165,7 +163,7 @@ class ExplorerState:
 
     def _summary(self, session):
         """What is drawn of a session beside its own history: here its maps."""
-        return levelset_maps(session)
+        return _levelset_maps(session)
 
     @property
     def maps(self) -> LevelSetMaps:
@@ -217,11 +215,11 @@ def simulated_state(problem: str = "psychometric", arm: str = "mixed",
     static figure under an explorer: ``levelset_figure(simulated_state(...))``. ``problem``,
     ``arm`` and ``acquisition`` as the explorer's dropdowns; ``rng`` as the explorer's, so the
     same arguments give the explorer's state after "Run 10 trials" twice (n_trials = 20)."""
-    check_choice(problem, "problem", tuple(PROBLEMS))
+    check_choice(problem, "problem", tuple(_PROBLEMS))
     check_choice(arm, "arm", ARMS)
     check_choice(acquisition, "acquisition", tuple(ACQUISITIONS))
     n_trials = as_positive_int(n_trials, "n_trials", minimum=0)
-    state = ExplorerState(PROBLEMS[problem](), arm, ACQUISITIONS[acquisition], seed=_seed(rng))
+    state = ExplorerState(_PROBLEMS[problem](), arm, ACQUISITIONS[acquisition], seed=_seed(rng))
     if n_trials:
         state.answer_for_me(n_trials)
     return state
@@ -365,13 +363,13 @@ def levelset_explorer(problem: str = "psychometric", arm: str = "mixed",
     Buttons: "Yes" / "No" (your answer at the star), "Answer for me", "Run 10 trials",
     "Start again".
     """
-    check_choice(problem, "problem", tuple(PROBLEMS))
+    check_choice(problem, "problem", tuple(_PROBLEMS))
     check_choice(arm, "arm", ARMS)
     check_choice(acquisition, "acquisition", tuple(ACQUISITIONS))
-    problems = {name: make() for name, make in PROBLEMS.items()}
+    problems = {name: make() for name, make in _PROBLEMS.items()}
     states = _States(lambda p, a, q, seed: ExplorerState(problems[p], a, ACQUISITIONS[q],
                                                          seed=seed), _seed(rng))
-    controls = {"problem": _dropdown(list(PROBLEMS), problem, "problem"),
+    controls = {"problem": _dropdown(list(_PROBLEMS), problem, "problem"),
                 "arm": _dropdown(list(ARMS), arm, "arm", "140px"),
                 "acquisition": _dropdown(list(ACQUISITIONS), acquisition, "acquisition"),
                 "show_truth": W.Checkbox(value=True, description="show truth", indent=False,
@@ -386,7 +384,7 @@ def levelset_explorer(problem: str = "psychometric", arm: str = "mixed",
 
     buttons = {"Yes": act(lambda s: s.answer(1)), "No": act(lambda s: s.answer(0)),
                "Answer for me": act(lambda s: s.answer_for_me()),
-               f"Run {N_RUN} trials": act(lambda s: s.answer_for_me(N_RUN)),
+               f"Run {_N_RUN} trials": act(lambda s: s.answer_for_me(_N_RUN)),
                "Start again": act(lambda s: s.start_again())}
     explorer = LevelSetExplorer(states, session_controls, _levelset_status, render, controls,
                                 buttons, "Be the observer: where is P(yes) below 75 %?")
@@ -396,8 +394,8 @@ def levelset_explorer(problem: str = "psychometric", arm: str = "mixed",
 # ----- the detection demo ---------------------------------------------------------------------
 # the simulated listener: P(heard) = Phi((u - U50) / SPREAD), 50 % at level U50, and at level 0
 # exactly the false-alarm floor; its 75 % threshold sits at u = 0.45
-LISTENER_U50 = 0.35
-LISTENER_SPREAD = LISTENER_U50 / -float(constraints_from_probability(FALSE_ALARM_FLOOR))
+_LISTENER_U50 = 0.35
+_LISTENER_SPREAD = _LISTENER_U50 / -float(constraints_from_probability(_FALSE_ALARM_FLOOR))
 _CURVE_POINTS = 201
 
 
@@ -408,9 +406,9 @@ def detection_problem() -> LevelSetProblem:
     chosen so that P(heard | 0) is the floor."""
     return LevelSetProblem(
         name="tone in noise", bounds=np.array([[0.0, 1.0]]),
-        latent=lambda X: (np.asarray(X, float)[:, 0] - LISTENER_U50) / LISTENER_SPREAD,
+        latent=lambda X: (np.asarray(X, float)[:, 0] - _LISTENER_U50) / _LISTENER_SPREAD,
         link="probit", constraint_X=np.zeros((1, 1)),
-        constraint_y=constraints_from_probability([FALSE_ALARM_FLOOR]))
+        constraint_y=constraints_from_probability([_FALSE_ALARM_FLOOR]))
 
 
 def threshold_level(levels, mean, threshold: float):
@@ -430,11 +428,11 @@ def threshold_level(levels, mean, threshold: float):
 
 
 class DetectionState(ExplorerState):
-    """The demo's :class:`ExplorerState` (``DETECTION_OPTIONS``): no maps; instead
+    """The demo's :class:`ExplorerState` (``_DETECTION_OPTIONS``): no maps; instead
     ``thresholds``, the 75 % threshold estimate after every fit (None while the model's curve
     never reaches 75 %), at ``n_trials`` answers. A real listener's truth is unknown: no F1."""
 
-    options = DETECTION_OPTIONS
+    options = _DETECTION_OPTIONS
 
     def _summary(self, session):
         """The thresholds so far, with the one of this session's model appended."""
@@ -494,7 +492,7 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
                          if state.arm != "none" else None, query=state.query[0])
     ax_curve.legend(loc="lower right", fontsize="x-small")
     ax_curve.tick_params(labelbottom=False)
-    scores = acquisition_curve(state.session, levels)
+    scores = _acquisition_curve(state.session, levels)
     ax_acq.fill_between(levels, scores, color="C2", alpha=0.5, lw=0)
     ax_acq.axvline(state.query[0], color=QUERY_COLOUR, lw=1.5, ls="--")
     ax_acq.set_ylim(0, max(float(scores.max()), 1e-9) * 1.1)
@@ -512,7 +510,7 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
         n, values = zip(*known)
         ax_trace.plot(n, values, "o-", color="C0", ms=3.5, lw=1.2)
     if show_listener:
-        true_level = LISTENER_U50 + LISTENER_SPREAD * problem.threshold
+        true_level = _LISTENER_U50 + _LISTENER_SPREAD * problem.threshold
         ax_trace.axhline(true_level, color="k", ls="--", lw=1)
     ax_trace.set_xlim(0, max(10, state.answers.size + 1))
     ax_trace.set_ylim(0, 1)
@@ -524,7 +522,7 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
     return fig
 
 
-def acquisition_curve(session: LevelSetSession, levels) -> np.ndarray:
+def _acquisition_curve(session: LevelSetSession, levels) -> np.ndarray:
     """The ``session``'s acquisition (global MI or EAVC, against its own reference points) at
     every level of ``levels`` (box units of a 1-D session) as a candidate; zeros before the
     first fit."""

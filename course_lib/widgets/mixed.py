@@ -21,7 +21,7 @@ The compute functions are :func:`ledger_fit` (which parts, which kernel, how the
 counted -> the :class:`~course_lib.gp.variational.VariationalResult`), :func:`constraint_fit`
 (answers, constraints of one sd, inducing points -> the fitted
 :class:`~course_lib.gp.sparse_variational_gp.SparseVariationalGP`),
-:func:`likert_level_probabilities`, :func:`rating_splits` and :func:`preference_scores` (one
+:func:`likert_level_probabilities`, :func:`_rating_splits` and :func:`preference_scores` (one
 model per split, Brier and F1 on its test pairs). The models are
 :mod:`course_lib.gp.mixed_likelihood`, :mod:`course_lib.gp.variational`,
 :mod:`course_lib.gp.sparse_variational_gp`, :mod:`course_lib.gp.constraints`,
@@ -61,9 +61,8 @@ from .base import Explorer, InputError
 from .hmm import parse_vector
 
 __all__ = ["KL_COUNTS", "ledger_fit", "elbo_ledger_explorer", "constraint_fit",
-           "constraint_explorer", "likert_level_probabilities",
-           "likert_explorer", "RATER_TOL", "rating_splits", "preference_scores",
-           "rater_explorer"]
+           "constraint_explorer", "likert_level_probabilities", "likert_explorer",
+           "preference_scores", "rater_explorer"]
 
 _FULL_LABEL = {"description_width": "initial"}
 
@@ -325,10 +324,10 @@ def likert_explorer(n_grid: int = 601, z_max: float = 6.0) -> Explorer:
 #: fixed-point phase L-BFGS runs to ``tol``: at 1e-7 one fit of 20 pairs takes about 0.3 s on
 #: this machine (1e-13, VariationalGP's default, several seconds) and its Brier scores differ
 #: from those at 1e-13 by about 1e-4, far below the differences the explorer shows.
-RATER_TOL = 1e-7
+_RATER_TOL = 1e-7
 
 
-def rating_splits(n_trials: int, n_train: int, n_splits: int, *,
+def _rating_splits(n_trials: int, n_train: int, n_splits: int, *,
                   rng: RngLike = 0) -> list[tuple[np.ndarray, np.ndarray]]:
     """``n_splits`` random (train, test) index pairs of ``n_trials`` trials: each a random order
     of the trials, the first ``n_train`` to train and the rest to test."""
@@ -342,7 +341,7 @@ def rating_splits(n_trials: int, n_train: int, n_splits: int, *,
 
 def preference_scores(trials: ConfidenceTrials, levels, kernel: Kernel, splits, *,
                       use_ratings: bool, likert: LikertConfidence | None = None,
-                      tol: float = RATER_TOL) -> np.ndarray:
+                      tol: float = _RATER_TOL) -> np.ndarray:
     """Brier (Wu et al.'s eq. 3) and F1 of a :class:`~course_lib.gp.confidence.
     ConfidencePreferenceGP` on each split's test pairs, one row per split: the model (kernel
     fixed, ``likert`` the rating likelihood, default ``LikertConfidence(3)``) fitted to the
@@ -377,7 +376,7 @@ def _gain_title(metric: str, without, with_ratings, better_sign: float) -> str:
 
 def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 20,
                    n_splits: int = 4, likert: LikertConfidence | None = None,
-                   tol: float = RATER_TOL, rng: RngLike = 0) -> Explorer:
+                   tol: float = _RATER_TOL, rng: RngLike = 0) -> Explorer:
     """The over-confident rater: how many pairs sit at each confidence level and how closely
     the levels follow the true strength -> the Brier and F1 gains of mixing in the ratings.
 
@@ -393,7 +392,7 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
     Panels: the strength of the pairs in each level with ``likert``'s cut points (where the
     model expects a higher level) and the rank correlation of level and strength; the Brier
     score and F1 of the choices-only model and of the model with the ratings on each of
-    ``n_splits`` fixed :func:`rating_splits` (``n_train`` pairs to train, the rest to test;
+    ``n_splits`` fixed :func:`_rating_splits` (``n_train`` pairs to train, the rest to test;
     :func:`preference_scores`). The choices-only scores do not depend on the sliders and are
     computed once. The histogram is typed as three whole numbers (the subject's own to start
     with); one that does not sum to the subject's pairs is refused with an
@@ -410,7 +409,7 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
                          "ratings 1-3, 4-6, 7-9)")
     tol = as_positive_float(tol, "tol")
     generator = as_rng(rng)
-    splits = rating_splits(trials.n_trials, n_train, n_splits, rng=generator)
+    splits = _rating_splits(trials.n_trials, n_train, n_splits, rng=generator)
     noise_seed = int(generator.integers(2 ** 32))
     strength = np.abs(trials.latent_difference)
     choices_only = preference_scores(trials, trials.levels, kernel, splits, use_ratings=False,

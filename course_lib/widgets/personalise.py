@@ -27,7 +27,7 @@ The loop (:class:`PersonalisationSession`), each step made of library calls:
    stays below :func:`~course_lib.gp.ei_convergence.settling_threshold` (0.02 here: 1 % of the
    utility's prior sd; :func:`~course_lib.gp.ei_convergence.settled_at`).
 
-The model (:func:`equaliser_model`) is Nielsen et al.'s
+The model (:func:`_equaliser_model`) is Nielsen et al.'s
 (:func:`~course_lib.simulators.listeners.hearing_aid_model`: Beta degree-of-preference likelihood,
 kernel variance 4 fixed, half-Student-t priors) with the lengthscale prior moved to the equaliser's
 axis, gains in dB on [-12, 12]: their 2-D axis [-20, 20] had no unit, ours has one. A level
@@ -70,24 +70,22 @@ from ..stimuli import CLIPS, load_clip, loudness_matched, standard_equaliser, wa
 from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
 from .base import Explorer
 
-__all__ = [ "GRID_STEP", "MAX_DEGREE", "equaliser_model",
-           "hidden_listener", "answer_from_buttons", "PersonalisationSession", "session_figure",
-           "personalise_explorer"]
+__all__ = ["PersonalisationSession", "session_figure", "personalise_explorer"]
 
 _GAIN_RANGE = (-12.0, 12.0)          # dB, every band
-GRID_STEP = {2: 1.0, 3: 2.0, 4: 3.0}  # dB between settings: 625, 2197 and 6561 settings
+_GRID_STEP = {2: 1.0, 3: 2.0, 4: 3.0}  # dB between settings: 625, 2197 and 6561 settings
 _DISPLAY_STEP = 1.0                  # dB between the cells of a drawn map
 _LENGTHSCALE_START = 5.0             # dB (module docstring)
 _LENGTHSCALE_SQUARED_SCALE = 30.0    # dB^2, scale of the half-Student-t(6, .) on lengthscale^2
 # "much better" on the slider is y = 0.5 + MAX_DEGREE (never exactly 0 or 1)
-MAX_DEGREE = 0.45
+_MAX_DEGREE = 0.45
 # the simulated listener: IRF a GP draw over the gains, answers a Beta slider
-LISTENER_LENGTHSCALE, LISTENER_VARIANCE = 6.0, 4.0
+_LISTENER_LENGTHSCALE, _LISTENER_VARIANCE = 6.0, 4.0
 LISTENER_NOISE_SD, LISTENER_CONCENTRATION = 1.0, 8.0
-MODES = ("audio", "simulated")
+_MODES = ("audio", "simulated")
 
 
-def equaliser_model(n_bands: int = 2) -> PreferenceGP:
+def _equaliser_model(n_bands: int = 2) -> PreferenceGP:
     """The hearing-aid studies' preference GP for ``n_bands`` band gains in dB (module docstring):
     the Beta likelihood and priors of :func:`~course_lib.simulators.listeners.hearing_aid_model`, an SE-ARD
     kernel with variance 4 fixed and lengthscales from 5 dB under OnSquare(half-Student-t(6,
@@ -102,19 +100,19 @@ def equaliser_model(n_bands: int = 2) -> PreferenceGP:
     return PreferenceGP(kernel, template.likelihood, priors)
 
 
-def hidden_listener(n_bands: int = 2, *, rng: RngLike = None) -> SimulatedListener:
+def _hidden_listener(n_bands: int = 2, *, rng: RngLike = None) -> SimulatedListener:
     """A simulated listener over ``n_bands`` gains: its IRF a draw of an SE-kernel GP
     (lengthscale 6 dB, variance 4) anchored every 6 dB on [-12, 12], its answers a Beta slider
     (noise_sd 1, concentration 8). ``rng`` draws the IRF and then the listener's answers."""
     n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
     rng = as_rng(rng)
-    irf = GPDrawResponse(SquaredExponential(LISTENER_LENGTHSCALE, LISTENER_VARIANCE),
+    irf = GPDrawResponse(SquaredExponential(_LISTENER_LENGTHSCALE, _LISTENER_VARIANCE),
                          settings_grid(*_GAIN_RANGE, 6.0, n_bands), rng=rng)
     return SimulatedListener(irf, PairwiseBeta(LISTENER_NOISE_SD, LISTENER_CONCENTRATION),
                              rng=rng)
 
 
-def answer_from_buttons(choice: str, strength: float = 1.0) -> float:
+def _answer_from_buttons(choice: str, strength: float = 1.0) -> float:
     """The degree y in (0, 1) of an answer about the pair (A, B): ``choice`` "A" (A better),
     "B" or "same", ``strength`` in [0, 1] from "barely" to "much better":
     y = 0.5 +- MAX_DEGREE * strength (y > 0.5: A, the first setting, preferred)."""
@@ -124,7 +122,7 @@ def answer_from_buttons(choice: str, strength: float = 1.0) -> float:
         raise ValueError(f"strength: expected a value in [0, 1], got {strength:g}")
     if choice == "same":
         return 0.5
-    return 0.5 + (MAX_DEGREE if choice == "A" else -MAX_DEGREE) * strength
+    return 0.5 + (_MAX_DEGREE if choice == "A" else -_MAX_DEGREE) * strength
 
 
 class PersonalisationSession:
@@ -164,7 +162,7 @@ class PersonalisationSession:
         self.optimise_every = as_positive_int(optimise_every, "optimise_every")
         self.rng = as_rng(rng)
         self.equaliser = standard_equaliser(self.n_bands)
-        self.grid = settings_grid(*_GAIN_RANGE, GRID_STEP[self.n_bands], self.n_bands)
+        self.grid = settings_grid(*_GAIN_RANGE, _GRID_STEP[self.n_bands], self.n_bands)
         self.bounds = np.tile(np.array(_GAIN_RANGE), (self.n_bands, 1))
         self.start_again()
 
@@ -216,7 +214,7 @@ class PersonalisationSession:
     @property
     def settled_threshold(self) -> float:
         """The level of "settled" (``settling_threshold`` of the model over the grid)."""
-        model = self.model if self.model is not None else equaliser_model(self.n_bands)
+        model = self.model if self.model is not None else _equaliser_model(self.n_bands)
         return settling_threshold(model.kernel, self.grid)
 
     # ----- answers ----------------------------------------------------------------------
@@ -231,7 +229,7 @@ class PersonalisationSession:
         answers = self._answers + [y]
         data = Comparisons.from_pairs(np.array(firsts), np.array(seconds), answers,
                                       kind="pair-degree")
-        model = equaliser_model(self.n_bands) if self.model is None else \
+        model = _equaliser_model(self.n_bands) if self.model is None else \
             copy.deepcopy(self.model)        # the committed model stays as it was on failure
         model.fit(data)
         t = len(answers)
@@ -397,11 +395,11 @@ def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str =
     ``n_random``: comparisons of the random start; ``rng``: seeds the hidden listener and the
     session, so a rendered page is the same on every run.
     """
-    check_choice(mode, "mode", MODES)
+    check_choice(mode, "mode", _MODES)
     bands = as_positive_int(bands, "bands", minimum=2, maximum=4)
     check_choice(clip, "clip", CLIPS)
     rng = as_rng(rng)
-    listener = hidden_listener(bands, rng=rng) if mode == "simulated" else None
+    listener = _hidden_listener(bands, rng=rng) if mode == "simulated" else None
     session = PersonalisationSession(bands, listener=listener, n_random=n_random, rng=rng)
     names = session.equaliser.names
     axis_names, frequencies, band_frequencies = _figure_inputs(session)
@@ -431,7 +429,7 @@ def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str =
 
     def say(choice):
         def act():
-            session.answer(answer_from_buttons(choice, explorer.controls["strength"].value))
+            session.answer(_answer_from_buttons(choice, explorer.controls["strength"].value))
         return act
 
     buttons = {"A better": say("A"), "B better": say("B"), "No difference": say("same")}

@@ -40,8 +40,8 @@ from ..plotting.preference import (LAPLACE_COLOUR, plot_curvature, plot_likeliho
 from ..validation import as_float_array, as_positive_float, check_choice
 from .base import Explorer, InputError
 
-__all__ = ["GridPosterior", "grid_posterior", "MODELS", "pairwise_likelihood",
-           "answer_for", "likelihood_explorer", "laplace_explorer", "two_item_prior"]
+__all__ = ["GridPosterior", "grid_posterior", "MODELS", "likelihood_explorer", "laplace_explorer",
+           "two_item_prior"]
 
 #: The explorers' answer models, by the name their dropdown shows.
 MODELS = ("probit (which?)", "Beta (how much?)")
@@ -117,7 +117,7 @@ def grid_posterior(K, M, likelihood: Likelihood, y, axes) -> GridPosterior:
     return GridPosterior(axes, log_post.reshape(shape), mean, cov, cell)
 
 
-def pairwise_likelihood(model: str, noise_sd: float, concentration: float) -> Likelihood:
+def _pairwise_likelihood(model: str, noise_sd: float, concentration: float) -> Likelihood:
     """The explorers' likelihood: ``PairwiseProbit(noise_sd)`` or
     ``PairwiseBeta(noise_sd, concentration)`` by the name in :data:`MODELS`."""
     check_choice(model, "model", MODELS)
@@ -126,7 +126,7 @@ def pairwise_likelihood(model: str, noise_sd: float, concentration: float) -> Li
     return PairwiseBeta(noise_sd, concentration)
 
 
-def answer_for(model: str, answer: float) -> float:
+def _answer_for(model: str, answer: float) -> float:
     """The answer the likelihood sees: the slider's degree for the Beta model; for the probit
     its side, 1 (first preferred, degree > 0.5) or 0. A degree of exactly 0.5 (no preference)
     is no binary answer: :class:`~course_lib.widgets.base.InputError`."""
@@ -186,8 +186,8 @@ def likelihood_explorer(n_grid: int = 801, z_max: float = 8.0) -> Explorer:
     }
 
     def render(model, answer, noise_sd, concentration, prior_sd) -> Figure:
-        y = answer_for(model, answer)
-        likelihood = pairwise_likelihood(model, noise_sd, concentration)
+        y = _answer_for(model, answer)
+        likelihood = _pairwise_likelihood(model, noise_sd, concentration)
         terms = likelihood.terms(z, np.full(z.size, y))
         prior_var = 2.0 * prior_sd ** 2
         # z itself as the one latent: prior N(0, 2 prior_sd^2), an identity row of M
@@ -233,8 +233,8 @@ def laplace_explorer(n_grid: int = 161, f_max: float = 4.0) -> Explorer:
     }
 
     def render(model, answer, noise_sd, concentration, correlation, start) -> Figure:
-        y = answer_for(model, answer)
-        likelihood = pairwise_likelihood(model, noise_sd, concentration)
+        y = _answer_for(model, answer)
+        likelihood = _pairwise_likelihood(model, noise_sd, concentration)
         K = two_item_prior(1.0, correlation)
         M = np.array([[1.0, -1.0]])
         exact = grid_posterior(K, M, likelihood, [y], (grid, grid))

@@ -15,7 +15,7 @@ from course_lib.rate_yourself import ScoreSheet, panel_with_listener
 from course_lib.stimuli import wav_bytes
 from course_lib.widgets.base import figure_image
 
-NOT_SCORED = "–"
+_NOT_SCORED = "–"
 _TITLE = "Be the sixth rater: how fluent is each sentence, 0-10?"
 _DATA_SETS = {"speechocean762": lambda: load_speechocean762("fluency"),  # five real experts
              "fluency": load_fluency}                                   # five simulated raters
@@ -37,7 +37,7 @@ class RateYourself:
         self.heading = W.HTML()
         self.audio = W.Audio(format="wav", autoplay=False, loop=False)
         self.score_buttons = W.ToggleButtons(
-            options=[NOT_SCORED] + [str(s) for s in range(11)], value=NOT_SCORED,
+            options=[_NOT_SCORED] + [str(s) for s in range(11)], value=_NOT_SCORED,
             description="fluency", style={"button_width": "40px"})
         self.previous, self.next = W.Button(description="◀ previous"), W.Button(
             description="next ▶")
@@ -70,7 +70,7 @@ class RateYourself:
         self.audio.value = wav_bytes(sound.samples, sound.sample_rate)
         score = self.sheet.scores[self.clip]
         self._setting = True
-        self.score_buttons.value = NOT_SCORED if score is None else str(score)
+        self.score_buttons.value = _NOT_SCORED if score is None else str(score)
         self._setting = False
         self.heading.value = (f"Clip {self.clip + 1} of {len(self.clips)}: "
                               f"\"{html.escape(sound.text.lower())}\" "
@@ -81,7 +81,7 @@ class RateYourself:
     def _on_score(self, change) -> None:
         if getattr(self, "_setting", False):
             return
-        value = None if change["new"] == NOT_SCORED else int(change["new"])
+        value = None if change["new"] == _NOT_SCORED else int(change["new"])
         self.sheet.score(self.clip, value)
         self._say(f"clip {self.clip + 1}: {change['new']}")
         self.show(self.clip)

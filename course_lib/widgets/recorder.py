@@ -12,7 +12,7 @@ message; Python then
    back into the band);
 2. trims the silence before and after the word with the course's energy detector,
    :func:`course_lib.data.fluency.speech_activity` (10 ms frames; a frame is speech when its RMS
-   is within 35 dB of the loudest frame), keeping :data:`TRIM_MARGIN_S` either side;
+   is within 35 dB of the loudest frame), keeping :data:`_TRIM_MARGIN_S` either side;
 3. keeps the take (``recorder.samples`` is the newest, ``recorder.takes`` all of them, with
    their prompts), calls the functions registered with :meth:`Recorder.on_recording`, and sends
    the trimmed take back as a WAV so that the player plays exactly what Python kept.
@@ -48,8 +48,8 @@ from course_lib.data.fluency import VAD_FRAME_S, speech_activity
 from course_lib.stimuli import wav_bytes
 from course_lib.validation import as_positive_float, as_positive_int
 
-SAMPLE_RATE = 8000          # Hz: the course's speech rate (data/digits)
-TRIM_MARGIN_S = 0.03        # s of signal kept before the first and after the last speech frame
+_SAMPLE_RATE = 8000          # Hz: the course's speech rate (data/digits)
+_TRIM_MARGIN_S = 0.03        # s of signal kept before the first and after the last speech frame
 _MAX_SECONDS_LIMIT = 30.0    # s: the longest clip a recorder may be asked for
 # A take whose peak stays below this (about -80 dB re full scale; one step of 16-bit PCM is
 # -90 dB) is silence: a muted or disconnected microphone, not a quiet word.
@@ -57,7 +57,7 @@ _SILENCE_PEAK = 1e-4
 # Shorter than this after trimming (two 10 ms frames of speech) is no word at all.
 _MIN_SPEECH_S = 0.05
 
-NO_KERNEL_LINE = ("Microphone recorder: needs JupyterLab with a running kernel; without one the "
+_NO_KERNEL_LINE = ("Microphone recorder: needs JupyterLab with a running kernel; without one the "
                   "cells below use the course's shipped recordings.")
 
 
@@ -84,7 +84,7 @@ class EmptyRecording(ValueError):
     """A take with no speech in it (silent, or too short): it is not kept."""
 
 
-def resample(samples, source_rate: int, target_rate: int = SAMPLE_RATE) -> np.ndarray:
+def resample(samples, source_rate: int, target_rate: int = _SAMPLE_RATE) -> np.ndarray:
     """``samples`` at ``source_rate`` resampled to ``target_rate`` (both in Hz) by a polyphase
     filter (``scipy.signal.resample_poly`` with the reduced ratio target/source)."""
     x = np.asarray(samples, dtype=np.float64)
@@ -100,8 +100,8 @@ def resample(samples, source_rate: int, target_rate: int = SAMPLE_RATE) -> np.nd
     return resample_poly(x, ratio.numerator, ratio.denominator)
 
 
-def trim_silence(samples, sample_rate: int = SAMPLE_RATE, *,
-                 margin_s: float = TRIM_MARGIN_S) -> tuple[np.ndarray, float, float]:
+def trim_silence(samples, sample_rate: int = _SAMPLE_RATE, *,
+                 margin_s: float = _TRIM_MARGIN_S) -> tuple[np.ndarray, float, float]:
     """The speech part of ``samples``: from the first to the last 10 ms frame that
     :func:`course_lib.data.fluency.speech_activity` marks as speech, widened by ``margin_s``
     either side. Returns (trimmed samples, start in s, end in s). Raises
@@ -337,7 +337,7 @@ class Recorder(anywidget.AnyWidget):
     unavailable = t.Bool(False).tag(sync=True)
 
     def __init__(self, max_seconds: float = 2.0, *, prompts: Sequence[str] = (),
-                 sample_rate: int = SAMPLE_RATE):
+                 sample_rate: int = _SAMPLE_RATE):
         max_seconds = as_positive_float(max_seconds, "max_seconds")
         if max_seconds > _MAX_SECONDS_LIMIT:
             raise ValueError(f"max_seconds: at most {_MAX_SECONDS_LIMIT:g} s (a recorder is for "
@@ -460,7 +460,7 @@ class Recorder(anywidget.AnyWidget):
         else:
             data, metadata = (bundle or {}), {}
         data = dict(data)
-        data["text/plain"] = NO_KERNEL_LINE
+        data["text/plain"] = _NO_KERNEL_LINE
         return data, metadata
 
 
@@ -486,7 +486,7 @@ def read_wav(path) -> tuple[np.ndarray, int]:
     return np.frombuffer(frames, dtype="<i2").astype(np.float64) / 32768.0, rate
 
 
-def recorded_or_shipped(recorder: Recorder | None, shipped) -> tuple[np.ndarray, str]:
+def _recorded_or_shipped(recorder: Recorder | None, shipped) -> tuple[np.ndarray, str]:
     """The recorder's newest take and "your recording", or ``shipped`` and "a shipped clip"
     when there is no recorder or nothing was kept."""
     if recorder is not None and recorder.samples is not None:
@@ -494,5 +494,4 @@ def recorded_or_shipped(recorder: Recorder | None, shipped) -> tuple[np.ndarray,
     return np.asarray(shipped, dtype=np.float64), "a shipped clip"
 
 
-__all__ = ["Recorder", "Take", "EmptyRecording", "resample", "trim_silence", "read_wav",
-           "recorded_or_shipped", "SAMPLE_RATE", "NO_KERNEL_LINE"]
+__all__ = ["Recorder", "Take", "EmptyRecording", "resample", "trim_silence", "read_wav"]

@@ -57,7 +57,7 @@ from IPython.display import display
 from course_lib.data.digits import WORDS, digit_features, load_digits
 from course_lib.features import mfcc_features
 from course_lib.recognition import TemplateRecogniser
-from course_lib.widgets.recorder import Recorder, recorded_or_shipped
+from course_lib.widgets.recorder import Recorder, _recorded_or_shipped
 
 X, y, spk = digit_features("train")
 keep = np.flatnonzero(np.isin(spk, ["s00", "s01", "s02"]))
@@ -74,7 +74,7 @@ display(recorder, answer)""",
     # 2: a cell after the recorder: it must run with or without a microphone
     """shipped = load_digits("test")
 fallback = shipped.waveforms[0]
-samples, whose = recorded_or_shipped(recorder, fallback)
+samples, whose = _recorded_or_shipped(recorder, fallback)
 print(f"FALLBACK-CELL {recognise(samples)} from {whose}")""",
 ]
 

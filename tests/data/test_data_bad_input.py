@@ -49,12 +49,12 @@ def in_changed_copy(dataset: str, change, load, *, reseal: bool = False, waves: 
 
 def reseal_manifest(folder: Path) -> None:
     lines = []
-    for line in (folder / data.MANIFEST).read_text().splitlines():
+    for line in (folder / data._MANIFEST).read_text().splitlines():
         digest, name = line.split(maxsplit=1)
         if (folder / name).is_file():
-            digest = data.sha256_of(folder / name)
+            digest = data._sha256_of(folder / name)
         lines.append(f"{digest}  {name}\n")
-    (folder / data.MANIFEST).write_text("".join(lines))
+    (folder / data._MANIFEST).write_text("".join(lines))
 
 
 def replace_text(name: str, old: str, new: str, count: int = 1):
@@ -96,7 +96,7 @@ def delete(name: str):
 
 
 def manifest_line(dataset: str, number: int) -> str:
-    lines = (data.DATA_ROOT / dataset / data.MANIFEST).read_text().splitlines()
+    lines = (data.DATA_ROOT / dataset / data._MANIFEST).read_text().splitlines()
     return lines[number - 1]
 
 
@@ -121,7 +121,7 @@ CASES = [
              TypeError, "cmn"),
     BadInput("data: phone_number_features deltas None",
              lambda: D.phone_number_features(deltas=None), TypeError, "deltas"),
-    BadInput("data: digit pairs unknown split", lambda: P.load_digit_pairs("validation"),
+    BadInput("data: digit pairs unknown split", lambda: P._load_digit_pairs("validation"),
              ValueError, "split"),
     BadInput("data: digit pairs split as bytes", lambda: P.digit_pair_features(b"train"),
              TypeError, "split"),
@@ -141,11 +141,11 @@ CASES = [
                              lambda: D.load_digits("test"), waves=True),
              DataError, "isolated/s31_four.wav"),
     BadInput("data: digits missing manifest",
-             in_changed_copy("digits", delete("SHA256SUMS"), D.load_speakers),
+             in_changed_copy("digits", delete("SHA256SUMS"), D._load_speakers),
              DataError, "SHA256SUMS"),
     BadInput("data: digits edited speakers.csv",
              in_changed_copy("digits", replace_text("speakers.csv", "s20,dev", "s20,train"),
-                             D.load_speakers),
+                             D._load_speakers),
              DataError, "speakers.csv"),
     BadInput("data: co2 corrupt CSV",
              in_changed_copy("co2", replace_text("co2_monthly.csv", "316.1", "361.1"), load_co2),
@@ -155,7 +155,7 @@ CASES = [
              DataError, "mcycle.csv"),
     BadInput("data: digit pairs corrupt WAV",
              in_changed_copy("digit_pairs", flip_byte(PAIR_WAV),
-                             lambda: P.load_digit_pairs("test"), waves=True),
+                             lambda: P._load_digit_pairs("test"), waves=True),
              DataError, PAIR_WAV),
     BadInput("data: digit pairs WAV with CRLF line endings (binary files are exact)",
              in_changed_copy("digit_pairs",
@@ -165,30 +165,30 @@ CASES = [
              DataError, PAIR_WAV),
     BadInput("data: digit pairs missing utterances.csv",
              in_changed_copy("digit_pairs", delete("utterances.csv"),
-                             lambda: P.load_digit_pairs("dev")),
+                             lambda: P._load_digit_pairs("dev")),
              DataError, "utterances.csv"),
     # ---- malformed manifests ----
     BadInput("data: manifest line with only a digest",
              in_changed_copy("digits", replace_text("SHA256SUMS", DIGIT_ROW, DIGEST),
-                             D.load_speakers),
+                             D._load_speakers),
              DataError, "SHA256SUMS"),
     BadInput("data: manifest digest too short",
              in_changed_copy("digits", replace_text("SHA256SUMS", DIGIT_ROW, DIGIT_ROW[2:]),
-                             D.load_speakers),
+                             D._load_speakers),
              DataError, "SHA256SUMS"),
     BadInput("data: manifest digest not hexadecimal",
              in_changed_copy("digits", replace_text("SHA256SUMS", DIGIT_ROW,
                                                     "g" + DIGIT_ROW[1:]),
-                             D.load_speakers),
+                             D._load_speakers),
              DataError, "SHA256SUMS"),
     BadInput("data: manifest one space between digest and name",
              in_changed_copy("digits", replace_text("SHA256SUMS", DIGIT_ROW, f"{DIGEST} {NAME}"),
-                             D.load_speakers),
+                             D._load_speakers),
              DataError, "SHA256SUMS"),
     BadInput("data: manifest lists a file twice with two digests",
              in_changed_copy("digits", replace_text("SHA256SUMS", DIGIT_ROW,
                                                     f"{DIGIT_ROW}\n{'0' * 64}  {NAME}"),
-                             D.load_speakers),
+                             D._load_speakers),
              DataError, NAME),
     BadInput("data: manifest not UTF-8",
              in_changed_copy("mcycle", write_bytes("SHA256SUMS", b"\xff\xfe\x00garbage"),
@@ -200,35 +200,35 @@ CASES = [
     # ---- CSV fields that do not parse (resealed) ----
     BadInput("data: speakers.csv speed_wpm not a number",
              in_changed_copy("digits", replace_text("speakers.csv", ",131,", ",fast,"),
-                             D.load_speakers, reseal=True),
+                             D._load_speakers, reseal=True),
              DataError, "speed_wpm"),
     BadInput("data: speakers.csv pitch not whole",
              in_changed_copy("digits", replace_text("speakers.csv", ",131,55,", ",131,55.5,"),
-                             D.load_speakers, reseal=True),
+                             D._load_speakers, reseal=True),
              DataError, "pitch"),
     BadInput("data: speakers.csv snr_db nan",
              in_changed_copy("digits", replace_text("speakers.csv", ",17.3\n", ",nan\n"),
-                             D.load_speakers, reseal=True),
+                             D._load_speakers, reseal=True),
              DataError, "snr_db"),
     BadInput("data: speakers.csv snr_db empty",
              in_changed_copy("digits", replace_text("speakers.csv", ",17.3\n", ",\n"),
-                             D.load_speakers, reseal=True),
+                             D._load_speakers, reseal=True),
              DataError, "snr_db"),
     BadInput("data: speakers.csv row with a field missing",
              in_changed_copy("digits", replace_text("speakers.csv", ",55,17.3\n", ",55\n"),
-                             D.load_speakers, reseal=True),
+                             D._load_speakers, reseal=True),
              DataError, "speakers.csv"),
     BadInput("data: speakers.csv header lacks a column",
              in_changed_copy("digits", replace_text("speakers.csv", "snr_db", "snr"),
-                             D.load_speakers, reseal=True),
+                             D._load_speakers, reseal=True),
              DataError, "snr_db"),
     BadInput("data: speakers.csv empty",
-             in_changed_copy("digits", write_bytes("speakers.csv", b""), D.load_speakers,
+             in_changed_copy("digits", write_bytes("speakers.csv", b""), D._load_speakers,
                              reseal=True),
              DataError, "speakers.csv"),
     BadInput("data: speakers.csv not UTF-8",
              in_changed_copy("digits", write_bytes("speakers.csv", b"speaker\n\xe9\n"),
-                             D.load_speakers, reseal=True),
+                             D._load_speakers, reseal=True),
              DataError, "speakers.csv"),
     BadInput("data: phone_numbers.csv digit is a letter",
              in_changed_copy("digits",
@@ -262,12 +262,12 @@ CASES = [
              DataError, "accel_g"),
     BadInput("data: digit pairs speakers.csv split moved",
              in_changed_copy("digit_pairs", replace_text("speakers.csv", "p07,dev", "p07,test"),
-                             P.load_speakers, reseal=True),
+                             P._load_speakers, reseal=True),
              DataError, "speakers.csv"),
     BadInput("data: digit pairs unknown words",
              in_changed_copy("digit_pairs", replace_text("utterances.csv", ",one two,",
                                                          ",one one,"),
-                             lambda: P.load_digit_pairs("train"), reseal=True),
+                             lambda: P._load_digit_pairs("train"), reseal=True),
              DataError, "words"),
     BadInput("data: digit pairs utterance listed twice",
              in_changed_copy("digit_pairs", replace_text("utterances.csv", "p00,two one",
@@ -286,7 +286,7 @@ CASES = [
     BadInput("data: digit pairs stereo WAV",
              in_changed_copy("digit_pairs",
                              rewrite_wave(PAIR_WAV, lambda rate, x: (rate, np.stack([x, x], 1))),
-                             lambda: P.load_digit_pairs("test"), reseal=True, waves=True),
+                             lambda: P._load_digit_pairs("test"), reseal=True, waves=True),
              DataError, PAIR_WAV),
     BadInput("data: digit pairs float WAV",
              in_changed_copy("digit_pairs",
@@ -410,7 +410,7 @@ def test_bad_input(case):
 def test_a_field_that_does_not_parse_names_file_line_and_column():
     # line 3 of speakers.csv is "s01,train,en-029,m4,150,43,17.6"
     load = in_changed_copy("digits", replace_text("speakers.csv", ",150,43,", ",150,high,"),
-                           D.load_speakers, reseal=True)
+                           D._load_speakers, reseal=True)
     with pytest.raises(DataError, match=r"speakers\.csv, line 3, column 'pitch': not a whole "
                                         r"number, got 'high'"):
         load()
@@ -426,7 +426,7 @@ def test_a_nan_field_is_an_error_not_a_nan():
 
 def test_a_malformed_manifest_line_names_the_manifest_and_the_line():
     load = in_changed_copy("digits", replace_text("SHA256SUMS", DIGIT_ROW, "oops"),
-                           D.load_speakers)
+                           D._load_speakers)
     with pytest.raises(DataError, match=r"digits[/\\]SHA256SUMS, line 3: expected .*got 'oops'"):
         load()
 

@@ -27,8 +27,8 @@ from course_lib.data import digits as D
 from course_lib.data.fluency import load_fluency
 from course_lib.data.regression import load_co2, load_mcycle
 from course_lib.data.speechocean762 import load_speechocean762
-from course_lib.data.uci import NAMES as UCI_NAMES, load_uci
-from course_lib.stimuli import load_speech_clip
+from course_lib.data.uci import _NAMES as UCI_NAMES, load_uci
+from course_lib.stimuli import _load_speech_clip
 
 ROOT = Path(__file__).resolve().parents[2]
 LOADED_DATASETS = {"digits", "digit_pairs", "co2", "mcycle", "uci", "fluency", "speech_clip",
@@ -49,18 +49,18 @@ def data_root(root: Path):
 def load_every_dataset(root: Path) -> dict[str, object]:
     """What every loader returns from ``root``, as arrays and plain rows."""
     with data_root(root):
-        digits, pairs = D.load_digits("all"), P.load_digit_pairs("all")
+        digits, pairs = D.load_digits("all"), P._load_digit_pairs("all")
         phones = D.load_phone_numbers()
         fluency = load_fluency()
         panel = load_speechocean762("fluency")
         return {
-            "digits/speakers": D.load_speakers(),
+            "digits/speakers": D._load_speakers(),
             "digits/waveforms": np.concatenate(digits.waveforms),
             "digits/labels": (digits.labels, digits.speakers),
             "digits/features": np.vstack(D.digit_features("dev")[0]),
             "digits/phone_waveforms": np.concatenate([p.waveform for p in phones]),
             "digits/phone_digits": [p.digits for p in phones],
-            "digit_pairs/speakers": P.load_speakers(),
+            "digit_pairs/speakers": P._load_speakers(),
             "digit_pairs/waveforms": np.concatenate(pairs.waveforms),
             "digit_pairs/labels": (pairs.labels, pairs.speakers),
             "co2": load_co2(),
@@ -72,7 +72,7 @@ def load_every_dataset(root: Path) -> dict[str, object]:
             "fluency/controls": tuple(fluency.controls.values()),
             "fluency/texts": [fluency.texts, fluency.voices],
             "fluency/examples": tuple(clip.samples for clip in fluency.example_audio()),
-            "speech_clip": load_speech_clip(),
+            "speech_clip": _load_speech_clip(),
             "speechocean762/panel": (panel.features, panel.ratings.items, panel.ratings.raters,
                                      panel.ratings.scores, panel.texts, panel.speakers),
             "speechocean762/clips": tuple(clip.samples for clip in
@@ -119,7 +119,7 @@ def windows_clone(target: Path, *, with_gitattributes: bool) -> Path:
 
 
 def text_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.suffix == ".csv" or p.name == data.MANIFEST)
+    return sorted(p for p in folder.rglob("*") if p.suffix == ".csv" or p.name == data._MANIFEST)
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +146,7 @@ def test_gitattributes_keep_data_files_byte_for_byte(lf_clone):
         with data_root(lf_clone / "data"):
             manifest = data.read_manifest(folder.name)
         for name, digest in manifest.items():
-            assert data.sha256_of(folder / name) == digest, f"{folder.name}/{name} was converted"
+            assert data._sha256_of(folder / name) == digest, f"{folder.name}/{name} was converted"
     assert all(b"\r\n" not in p.read_bytes() for p in text_files(lf_clone / "data"))
 
 
@@ -190,9 +190,9 @@ def test_the_advice_of_a_corrupt_error_repairs_a_windows_checkout(tmp_path, lf_c
     wave.write_bytes(wave.read_bytes()[:-2])
     with data_root(clone / "data"):
         with pytest.raises(DataError, match="speakers.csv is corrupt") as speakers_error:
-            D.load_speakers()
+            D._load_speakers()
         with pytest.raises(DataError, match="p10_six_four.wav is corrupt") as wave_error:
-            P.load_digit_pairs("test")
+            P._load_digit_pairs("test")
     run_advice(str(speakers_error.value))
     run_advice(str(wave_error.value))
     assert_same_values(load_every_dataset(clone / "data"), load_every_dataset(lf_clone / "data"))

@@ -33,7 +33,7 @@ def test_splits_are_the_documented_disjoint_speaker_sets():
         seen[split] = speakers
     assert not (seen["train"] & seen["dev"] or seen["train"] & seen["test"]
                 or seen["dev"] & seen["test"])
-    csv_split = {row["speaker"]: row["split"] for row in D.load_speakers()}
+    csv_split = {row["speaker"]: row["split"] for row in D._load_speakers()}
     for split, speakers in seen.items():
         assert all(csv_split[s] == split for s in speakers)
 
@@ -62,7 +62,7 @@ def test_waveforms_are_peak_normalised_floats():
 
 def test_phone_numbers_are_heldout_and_well_formed():
     phones = D.load_phone_numbers()
-    heldout = {row["speaker"] for row in D.load_speakers() if row["split"] == "heldout"}
+    heldout = {row["speaker"] for row in D._load_speakers() if row["split"] == "heldout"}
     assert {p.speaker for p in phones} == heldout
     assert heldout.isdisjoint(D.SPLITS["all"])
     for p in phones:
@@ -97,7 +97,7 @@ def test_manifest_covers_every_file_and_matches(dataset, n_files):
     assert set(manifest) == on_disk - {"README.md", "SHA256SUMS"}
     assert len(manifest) == n_files
     for name, digest in manifest.items():
-        assert data.sha256_of(folder / name) == digest
+        assert data._sha256_of(folder / name) == digest
 
 
 @pytest.fixture
@@ -126,14 +126,14 @@ def test_missing_files_raise_data_error(data_copy):
         D.load_phone_numbers()
     (data_copy / "SHA256SUMS").unlink()
     with pytest.raises(DataError, match="manifest"):
-        D.load_speakers()
+        D._load_speakers()
 
 
 def test_edited_csv_raises_data_error(data_copy):
     csv_path = data_copy / "speakers.csv"
     csv_path.write_text(csv_path.read_text().replace("s20,dev", "s20,train"))
     with pytest.raises(DataError, match="speakers.csv"):
-        D.load_speakers()
+        D._load_speakers()
 
 
 def test_checksum_is_verified_on_every_load_not_by_modification_time(data_copy):
@@ -184,7 +184,7 @@ def test_digit_pair_classes_are_reverse_twins():
 def test_digit_pair_splits_are_disjoint_and_complete():
     seen = {}
     for split, (lo, hi) in PAIR_SPLITS.items():
-        subset = P.load_digit_pairs(split)
+        subset = P._load_digit_pairs(split)
         speakers = {f"p{i:02d}" for i in range(lo, hi)}
         assert set(subset.speakers) == speakers and len(subset) == 8 * (hi - lo)
         # stable order: speaker, then class; every speaker says every string once
@@ -193,13 +193,13 @@ def test_digit_pair_splits_are_disjoint_and_complete():
         seen[split] = speakers
     assert not (seen["train"] & seen["dev"] or seen["train"] & seen["test"]
                 or seen["dev"] & seen["test"])
-    assert {row["speaker"]: row["split"] for row in P.load_speakers()} == {
+    assert {row["speaker"]: row["split"] for row in P._load_speakers()} == {
         s: split for split, speakers in seen.items() for s in speakers}
-    assert not {row["speaker"] for row in D.load_speakers()} & set(P.SPLITS["all"])
+    assert not {row["speaker"] for row in D._load_speakers()} & set(P.SPLITS["all"])
 
 
 def test_digit_pair_waveforms_are_the_named_files():
-    every = P.load_digit_pairs("all")
+    every = P._load_digit_pairs("all")
     assert len(every) == 104 and every.sample_rate == 8000
     for i in (0, 37, 103):
         first, second = P.CLASSES[every.labels[i]].split()
@@ -218,7 +218,7 @@ def _pause_ms() -> dict[tuple[str, str], int]:
 
 
 def test_twins_are_the_same_word_recordings_in_the_other_order():
-    every = P.load_digit_pairs("all")
+    every = P._load_digit_pairs("all")
     pauses = _pause_ms()
     assert len(pauses) == 104 and all(50 <= ms <= 100 for ms in pauses.values())
     length = {(s, P.CLASSES[c]): len(x)
@@ -250,7 +250,7 @@ def test_a_bag_of_frames_summary_cannot_tell_twins_apart_but_order_can():
 
 def test_digit_pair_features_match_the_front_end_and_are_read_only():
     feats, labels, speakers = P.digit_pair_features("test")
-    every = P.load_digit_pairs("test")
+    every = P._load_digit_pairs("test")
     np.testing.assert_array_equal(labels, every.labels)
     np.testing.assert_array_equal(speakers, every.speakers)
     assert all(f.shape[1] == 39 for f in feats)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import course_lib.data as data
-from course_lib.data.fluency import (FEATURE_NAMES, N_MFCC, load_fluency, speech_activity,
+from course_lib.data.fluency import (FEATURE_NAMES, _N_MFCC, load_fluency, speech_activity,
                                      utterance_features)
 from course_lib.features import mfcc_features
 from course_lib.gp.rater_data import RaterData
@@ -79,7 +79,7 @@ def test_manifest_covers_every_file_and_matches():
     assert set(manifest) == on_disk - {"README.md", "SHA256SUMS"}
     assert len(manifest) == 31
     for name, digest in manifest.items():
-        assert data.sha256_of(FOLDER / name) == digest
+        assert data._sha256_of(FOLDER / name) == digest
 
 
 def test_truth_follows_the_readme_formula(fluency):
@@ -185,8 +185,8 @@ def test_feature_function_on_a_signal_with_known_pauses():
     assert features["n_pauses"] == 1                          # 0.3 s counts, 0.1 s does not
     assert features["words_per_second"] == pytest.approx(3 / 1.5)
     cepstra = mfcc_features(x, rate, deltas=False, cmn=False)
-    means = [features[f"mfcc{k}_mean"] for k in range(N_MFCC)]
-    sds = [features[f"mfcc{k}_sd"] for k in range(N_MFCC)]
+    means = [features[f"mfcc{k}_mean"] for k in range(_N_MFCC)]
+    sds = [features[f"mfcc{k}_sd"] for k in range(_N_MFCC)]
     np.testing.assert_allclose(means, cepstra.mean(axis=0))
     np.testing.assert_allclose(sds, cepstra.std(axis=0))
     # the detector's threshold is 35 dB below the loudest frame

@@ -35,7 +35,7 @@ def test_manifest_covers_every_file_and_matches():
     assert set(manifest) == on_disk - {"README.md", "SHA256SUMS"}
     assert len(manifest) == 31
     for name, digest in manifest.items():
-        assert data.sha256_of(FOLDER / name) == digest, name
+        assert data._sha256_of(FOLDER / name) == digest, name
 
 
 def test_every_expert_scored_every_sentence_on_the_whole_scale(panel):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import course_lib.data as data
-from course_lib.data.uci import NAMES, SETS, RegressionSet, load_uci
+from course_lib.data.uci import _NAMES, SETS, RegressionSet, load_uci
 
 EXPECTED = {   # name: (rows, features, target, min, max, mean of the target)
     "auto_mpg": (392, 7, "mpg", 9.0, 46.6, 23.4459),
@@ -21,7 +21,7 @@ EXPECTED = {   # name: (rows, features, target, min, max, mean of the target)
 }
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", _NAMES)
 def test_shapes_targets_and_names(name):
     rows, n_features, target, low, high, mean = EXPECTED[name]
     table = load_uci(name)
@@ -34,7 +34,7 @@ def test_shapes_targets_and_names(name):
     assert np.isfinite(table.X).all()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", _NAMES)
 def test_columns_are_the_csv_columns_in_order(name):
     table = load_uci(name)
     with open(data.DATA_ROOT / "uci" / SETS[name].file, newline="") as handle:
@@ -90,7 +90,7 @@ def test_manifest_covers_every_file_and_matches():
     assert set(manifest) == on_disk - {"README.md", "SHA256SUMS"} == {
         spec.file for spec in SETS.values()}
     for name, digest in manifest.items():
-        assert data.sha256_of(folder / name) == digest
+        assert data._sha256_of(folder / name) == digest
 
 
 @pytest.mark.parametrize("bad, error", [("boston", ValueError), ("Auto_MPG", ValueError),

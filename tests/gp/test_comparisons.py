@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from course_lib.gp.comparisons import NO_SECOND, Comparisons, DisconnectedComparisonsWarning
+from course_lib.gp.comparisons import _NO_SECOND, Comparisons, DisconnectedComparisonsWarning
 
 
 def random_comparisons(n_items=7, m=15, seed=0, kind="pair-binary"):
@@ -131,7 +131,7 @@ def test_ratings_are_identity_rows_and_anchor_their_items():
         warnings.simplefilter("error")  # separate items, but each one's level is observed
         ratings = Comparisons.from_ratings(X, [0.2, 0.7, 0.3, 1.0])
     assert ratings.kind == "bounded" and ratings.n_items == 3
-    np.testing.assert_array_equal(ratings.second, NO_SECOND)
+    np.testing.assert_array_equal(ratings.second, _NO_SECOND)
     np.testing.assert_array_equal(ratings.matrix(), [[1, 0, 0], [0, 1, 0], [1, 0, 0],
                                                      [0, 0, 1]])
     assert ratings.is_connected

@@ -22,7 +22,7 @@ from scipy.stats import norm
 
 from course_lib.gp import SquaredExponential
 from course_lib.gp.comparisons import Comparisons
-from course_lib.gp.confidence import (GAP_PRIOR_LOG_SD, UNSCALED_PROBIT_NOISE_SD,
+from course_lib.gp.confidence import (GAP_PRIOR_LOG_SD, _UNSCALED_PROBIT_NOISE_SD,
                                       ConfidencePreferenceGP, preference_confidence_likelihood,
                                       unscaled_pairwise_probit)
 from course_lib.gp.feedback_likelihoods import LikertConfidence
@@ -52,7 +52,7 @@ def _data(n_pairs=12, seed=3):
 def test_preference_likelihood_is_the_seeds_phi_of_the_difference():
     z = np.linspace(-6, 6, 25)
     lik = unscaled_pairwise_probit()
-    assert UNSCALED_PROBIT_NOISE_SD == pytest.approx(1 / np.sqrt(2))
+    assert _UNSCALED_PROBIT_NOISE_SD == pytest.approx(1 / np.sqrt(2))
     np.testing.assert_allclose(lik.log_likelihood(z, np.ones(25)), norm.logcdf(z), rtol=1e-12)
     np.testing.assert_allclose(lik.log_likelihood(z, np.zeros(25)), norm.logcdf(-z), rtol=1e-12)
     # not learnable: the kernel carries the scale

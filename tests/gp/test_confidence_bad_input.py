@@ -19,11 +19,11 @@ from course_lib.gp.confidence import ConfidencePreferenceGP, preference_confiden
 from course_lib.gp.feedback_likelihoods import LikertConfidence
 from course_lib.gp.rating_likelihoods import OrdinalProbit
 from course_lib.gp.priors import LogNormal
-from course_lib.simulators.confidence_raters import (calibrated_ratings, gait_like_subject,
-                                                     haptic_latent, haptic_like_subjects,
+from course_lib.simulators.confidence_raters import (_calibrated_ratings, gait_like_subject,
+                                                     _haptic_latent, haptic_like_subjects,
                                                      likert_synthetic_trials,
-                                                     overconfident_ratings, ranked_levels,
-                                                     rating_levels)
+                                                     _overconfident_ratings, ranked_levels,
+                                                     _rating_levels)
 
 X = np.array([[0.0], [1.0], [2.0]])
 FIRST, SECOND, CHOICES, LEVELS = [0, 1], [1, 2], [1.0, 0.0], [2.0, 0.0]
@@ -87,22 +87,22 @@ CASES = [
     BadInput("confidence: predicting before fit",
              lambda: ConfidencePreferenceGP(SE).predict_difference(X, X), ValueError, "self"),
     # ----- course_lib.simulators.confidence_raters -----------------------------------------
-    BadInput("confidence_raters: a rating of 10", lambda: rating_levels([1, 10]), ValueError,
+    BadInput("confidence_raters: a rating of 10", lambda: _rating_levels([1, 10]), ValueError,
              "ratings"),
     BadInput("confidence_raters: levels that do not split the scale",
-             lambda: rating_levels([1, 2], n_levels=4), ValueError, "n_levels"),
+             lambda: _rating_levels([1, 2], n_levels=4), ValueError, "n_levels"),
     BadInput("confidence_raters: a negative strength",
-             lambda: calibrated_ratings([0.5, -0.1], 1.0), ValueError, "strength"),
+             lambda: _calibrated_ratings([0.5, -0.1], 1.0), ValueError, "strength"),
     BadInput("confidence_raters: negative calibration noise",
-             lambda: calibrated_ratings([0.5], -1.0), ValueError, "noise_sd"),
-    BadInput("confidence_raters: no trials", lambda: overconfident_ratings(0), ValueError,
+             lambda: _calibrated_ratings([0.5], -1.0), ValueError, "noise_sd"),
+    BadInput("confidence_raters: no trials", lambda: _overconfident_ratings(0), ValueError,
              "n_trials"),
     BadInput("confidence_raters: counts that miss trials",
              lambda: ranked_levels([0.1, 0.2, 0.3], [1, 1], 0.0), ValueError, "counts"),
     BadInput("confidence_raters: gait counts for another number of trials",
              lambda: gait_like_subject(n_trials=100, rng=0), ValueError, "counts"),
     BadInput("confidence_raters: haptic latent of 3-D stimuli",
-             lambda: haptic_latent(np.zeros((2, 3))), ValueError, "X"),
+             lambda: _haptic_latent(np.zeros((2, 3))), ValueError, "X"),
     BadInput("confidence_raters: n_pairs a float",
              lambda: haptic_like_subjects(n_pairs=2.5, rng=0), (TypeError, ValueError),
              "n_pairs"),

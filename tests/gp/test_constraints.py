@@ -9,7 +9,7 @@ from scipy.stats import norm
 
 from course_lib.gp import SquaredExponential
 from course_lib.mixed import VariationalGP
-from course_lib.gp.constraints import (CHANCE_ANSWERS, Z_95, at_chance, constraint_sigma,
+from course_lib.gp.constraints import (_CHANCE_ANSWERS, Z_95, at_chance, constraint_sigma,
                                        constraints_from_probability, detection_likelihood,
                                        pseudo_data)
 from course_lib.gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint
@@ -63,7 +63,7 @@ def test_pseudo_data_gives_five_and_five_at_chance_and_one_answer_elsewhere():
     locations = np.array([[0.0, -1.0], [0.5, -1.0], [0.0, 1.0], [0.3, 0.3]])
     targets = np.array([0.0, 0.1, 2.5, -1.5])
     X, answers = pseudo_data(locations, targets)
-    assert X.shape == (2 * 2 * CHANCE_ANSWERS + 2, 2)
+    assert X.shape == (2 * 2 * _CHANCE_ANSWERS + 2, 2)
     for row, (location, target) in enumerate(zip(locations, targets)):
         here = np.all(X == location, axis=1)
         if abs(target) < 0.3:

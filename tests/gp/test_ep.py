@@ -255,7 +255,7 @@ def test_oscillating_sites_are_damped_into_convergence(monkeypatch):
     damped = expectation_propagation(K, np.eye(50), likelihood, y, tol=1e-9, damping=0.5)
     np.testing.assert_allclose(adaptive.mean, damped.mean, atol=1e-7)
     assert adaptive.log_evidence == pytest.approx(damped.log_evidence, abs=1e-10)
-    monkeypatch.setattr(ep_module, "MAX_DAMPING", 0.0)
+    monkeypatch.setattr(ep_module, "_MAX_DAMPING", 0.0)
     with pytest.raises(EPConvergenceError, match="max_iter"):
         expectation_propagation(K, np.eye(50), likelihood, y, tol=1e-9, max_iter=300)
 

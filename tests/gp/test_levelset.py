@@ -207,7 +207,7 @@ def test_acquisitions_do_not_depend_on_the_batch_size(monkeypatch):
     model = regression_model()
     whole = (global_mi(model, CANDIDATES, REFERENCES, THRESHOLD),
              eavc(model, CANDIDATES, REFERENCES, THRESHOLD))
-    monkeypatch.setattr(levelset, "BATCH_ELEMENTS", 8)  # one candidate per batch
+    monkeypatch.setattr(levelset, "_BATCH_ELEMENTS", 8)  # one candidate per batch
     batched = (global_mi(model, CANDIDATES, REFERENCES, THRESHOLD),
                eavc(model, CANDIDATES, REFERENCES, THRESHOLD))
     for a, b in zip(whole, batched):

@@ -46,7 +46,7 @@ def test_propose_polish_stays_in_the_box_and_never_loses(acquisition):
     assert found.x.shape == (2,)
     assert np.all(found.x >= box[:, 0]) and np.all(found.x <= box[:, 1])
     assert found.value >= found.scores[found.best_candidate]
-    assert 0 < found.n_evaluations <= levelset_propose.POLISH_EVALUATIONS_PER_DIM * 2
+    assert 0 < found.n_evaluations <= levelset_propose._POLISH_EVALUATIONS_PER_DIM * 2
     # the reported value is the acquisition at the returned point
     again = propose(model, acquisition, candidates=found.x[None, :], references=REFERENCES,
                     threshold=THRESHOLD, polish=False, return_scores=True)

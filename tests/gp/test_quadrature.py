@@ -49,7 +49,7 @@ def test_moments_and_the_probit_integral_match_their_closed_forms(smooth):
 
 
 def test_gauss_hermite_nodes_are_exact_for_low_moments():
-    nodes, weights, row, row_start = quadrature.gauss_hermite_nodes(MEAN, VAR)
+    nodes, weights, row, row_start = quadrature._gauss_hermite_nodes(MEAN, VAR)
     assert nodes.shape == weights.shape == (MEAN.size, 48)
     np.testing.assert_array_equal(row, np.arange(MEAN.size))
     np.testing.assert_array_equal(row_start, np.arange(MEAN.size))
@@ -77,9 +77,9 @@ def test_the_node_weight_rule_cuts_each_piece_into_equal_panels():
     edges = np.array([[0.0, 1.0, 1.0, 3.0], [-1.0, -1.0, -1.0, 0.0]])
     widths = np.array([[0.3, 1.0, 2.0], [1.0, 1.0, 1e-3]])
     mean, var = np.array([0.5, 0.0]), np.array([4.0, 1.0])
-    nodes, log_weights, row, row_start = quadrature.gauss_legendre_panels(edges, widths, mean,
+    nodes, log_weights, row, row_start = quadrature._gauss_legendre_panels(edges, widths, mean,
                                                                           var)
-    assert nodes.shape == (5 + 200, quadrature.GAUSS_LEGENDRE_NODES)
+    assert nodes.shape == (5 + 200, quadrature._GAUSS_LEGENDRE_NODES)
     np.testing.assert_array_equal(row, [0] * 5 + [1] * 200)
     np.testing.assert_array_equal(row_start, [0, 5])
     spans = nodes[:, -1] - nodes[:, 0]  # the outer nodes of equal panels span equal widths

@@ -26,7 +26,7 @@ import pytest
 from course_lib.gp.kernels import SquaredExponential
 from course_lib.gp.levelset import eavc, global_mi, lookahead_levelset
 from course_lib.gp.regression import GPRegression
-from course_lib.simulators.psychophysics import psychometric_latent
+from course_lib.simulators.psychophysics import _psychometric_latent
 
 REFERENCE = json.loads((Path(__file__).parent / "aepsych_levelset.json").read_text())
 AEPSYCH_EPS = 1e-8
@@ -105,5 +105,5 @@ def test_acquisitions_match_aepsych(acquisition):
 
 
 def test_psychometric_test_function_is_aepsychs_novel_discrimination():
-    np.testing.assert_allclose(psychometric_latent(array("testfun_X")),
+    np.testing.assert_allclose(_psychometric_latent(array("testfun_X")),
                                array("novel_discrimination_testfun"), rtol=1e-14, atol=0)

@@ -14,21 +14,21 @@ import pytest
 from scipy.stats import binomtest, norm
 
 from course_lib.simulators.confidence_raters import (GAIT_LEVEL_COUNTS, OVERCONFIDENT_SUBJECT,
-                                                     calibrated_ratings, gait_latent,
-                                                     gait_like_subject, haptic_latent,
+                                                     _calibrated_ratings, _gait_latent,
+                                                     gait_like_subject, _haptic_latent,
                                                      haptic_like_subjects, likert_synthetic_trials,
-                                                     overconfident_ratings, ranked_levels,
-                                                     rating_levels)
+                                                     _overconfident_ratings, ranked_levels,
+                                                     _rating_levels)
 
 
 def test_rating_levels_are_the_seeds_blocks_of_three():
-    np.testing.assert_array_equal(rating_levels(np.arange(1, 10)),
+    np.testing.assert_array_equal(_rating_levels(np.arange(1, 10)),
                                   [0, 0, 0, 1, 1, 1, 2, 2, 2])
-    np.testing.assert_array_equal(rating_levels([1, 2, 3], scale=3), [0, 1, 2])
+    np.testing.assert_array_equal(_rating_levels([1, 2, 3], scale=3), [0, 1, 2])
 
 
 def test_overconfident_subject_has_the_printed_marginals_exactly():
-    ratings = overconfident_ratings(50, rng=0)
+    ratings = _overconfident_ratings(50, rng=0)
     assert np.sum(ratings == 9) == 24            # 48 %
     assert np.sum(ratings >= 7) == 42            # 84 %
     assert np.sum(ratings < 3) == 0
@@ -43,7 +43,7 @@ def test_overconfident_subject_has_the_printed_marginals_exactly():
 
 def test_overconfident_ratings_ignore_the_pairs():
     # the same counts whatever the latent differences: only the order is random
-    a, b = overconfident_ratings(50, rng=0), overconfident_ratings(50, rng=1)
+    a, b = _overconfident_ratings(50, rng=0), _overconfident_ratings(50, rng=1)
     np.testing.assert_array_equal(np.sort(a), np.sort(b))
     assert not np.array_equal(a, b)
 
@@ -54,7 +54,7 @@ def test_gait_subject_has_the_printed_level_counts_and_ranks_by_strength():
     np.testing.assert_array_equal(np.bincount(subject.levels.astype(int)), GAIT_LEVEL_COUNTS)
     np.testing.assert_array_equal(subject.ratings, subject.levels + 1)
     np.testing.assert_allclose(subject.latent_difference,
-                               gait_latent(subject.X_first) - gait_latent(subject.X_second))
+                               _gait_latent(subject.X_first) - _gait_latent(subject.X_second))
     # without noise the ranking is exactly by strength
     strength = np.array([0.3, 0.1, 2.0, 0.7, 0.2])
     np.testing.assert_array_equal(ranked_levels(strength, [2, 2, 1], 0.0), [1, 0, 2, 1, 0])
@@ -62,16 +62,16 @@ def test_gait_subject_has_the_printed_level_counts_and_ranks_by_strength():
 
 def test_calibrated_ratings_follow_the_strength():
     strength = np.linspace(0, 3, 40)
-    exact = calibrated_ratings(strength, 0.0)
+    exact = _calibrated_ratings(strength, 0.0)
     np.testing.assert_array_equal(exact, np.clip(np.round(1 + 8 * np.tanh(strength)), 1, 9))
     assert np.all(np.diff(exact) >= 0) and exact[0] == 1 and exact[-1] == 9
-    noisy = calibrated_ratings(np.repeat(strength, 20), 1.0, rng=0)
+    noisy = _calibrated_ratings(np.repeat(strength, 20), 1.0, rng=0)
     assert noisy.min() >= 1 and noisy.max() <= 9 and np.all(noisy == np.round(noisy))
     # away from the clipped ends the noisy ratings centre on 1 + 8 tanh(strength): rounding a
     # N(mu, 1) value is unbiased there to ~1e-3, and the mean of 400 draws has sd
     # sqrt(1 + 1/12) / 20
     middle = np.array([0.3, 0.5, 0.7])
-    draws = calibrated_ratings(np.repeat(middle, 400), 1.0, rng=1).reshape(3, 400)
+    draws = _calibrated_ratings(np.repeat(middle, 400), 1.0, rng=1).reshape(3, 400)
     np.testing.assert_allclose(draws.mean(axis=1), 1 + 8 * np.tanh(middle),
                                atol=4 * np.sqrt(1 + 1 / 12) / 20)
 
@@ -96,8 +96,8 @@ def test_haptic_subjects_use_the_haptic_latent_and_map_ratings_to_levels():
     for s in subjects:
         assert s.n_trials == 50
         np.testing.assert_allclose(s.latent_difference,
-                                   haptic_latent(s.X_first) - haptic_latent(s.X_second))
-        np.testing.assert_array_equal(s.levels, rating_levels(s.ratings))
+                                   _haptic_latent(s.X_first) - _haptic_latent(s.X_second))
+        np.testing.assert_array_equal(s.levels, _rating_levels(s.ratings))
         X, first, second = s.items([3, 7])
         np.testing.assert_array_equal(X[first], s.X_first[[3, 7]])
         np.testing.assert_array_equal(X[second], s.X_second[[3, 7]])

@@ -9,7 +9,7 @@ from scipy.special import ndtr
 from course_lib.gp import SquaredExponential
 from course_lib.preference import PairwiseBeta, PairwiseGaussian, PairwiseProbit, PreferenceGP
 from course_lib.gp.acquisition import bivariate_ei, incumbent
-from course_lib.simulators.listeners import (ACQUISITIONS, CannotHear, Fatigue, GPDrawResponse,
+from course_lib.simulators.listeners import (_ACQUISITIONS, CannotHear, Fatigue, GPDrawResponse,
                                              MattersAboveThreshold, SimulatedListener,
                                              SwitchesPreference, gp_draw_2d, gp_draw_4d,
                                              negated_griewank, hearing_aid_model, run_session,
@@ -254,7 +254,7 @@ def test_active_session_improves_regret_over_its_random_start():
     assert end < 0.5 * start, f"mean regret {start:.3f} -> {end:.3f}"
 
 
-@pytest.mark.parametrize("acquisition", ACQUISITIONS)
+@pytest.mark.parametrize("acquisition", _ACQUISITIONS)
 def test_session_structure_for_every_rule(acquisition):
     r = small_session(0, acquisition, n_active=4 if acquisition == "bei-ascent" else 6)
     n_active = r.queries.shape[0]

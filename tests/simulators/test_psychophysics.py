@@ -9,7 +9,7 @@ from scipy.optimize import minimize
 from scipy.special import expit, logit
 from scipy.stats import norm, qmc
 
-from course_lib.simulators.psychophysics import (PASSTHROUGH_BOUNDS, PASSTHROUGH_W,
+from course_lib.simulators.psychophysics import (_PASSTHROUGH_BOUNDS, _PASSTHROUGH_W,
                                                  LevelSetProblem, norm_ball_problem,
                                                  passthrough_problem, psychometric_problem,
                                                  simulate_answers)
@@ -85,7 +85,7 @@ def test_norm_ball_constraints_and_boundary_probabilities(dim, count, corner):
 
 
 def test_passthrough_ellipsoid_facts():
-    np.testing.assert_allclose(np.linalg.eigvalsh(PASSTHROUGH_W), [8.61e-4, 3.07e-3, 9.76e-3],
+    np.testing.assert_allclose(np.linalg.eigvalsh(_PASSTHROUGH_W), [8.61e-4, 3.07e-3, 9.76e-3],
                                rtol=2e-3)
     problem = passthrough_problem()
     assert problem.link == "logistic"
@@ -96,13 +96,13 @@ def test_passthrough_ellipsoid_facts():
     C_X, C_y = problem.constraint_X, problem.constraint_y
     assert C_X.shape == (21, 3)
     np.testing.assert_array_equal(C_X[0], 0.0)
-    quad = np.einsum("ni,ij,nj->n", C_X, PASSTHROUGH_W, C_X)
+    quad = np.einsum("ni,ij,nj->n", C_X, _PASSTHROUGH_W, C_X)
     np.testing.assert_allclose(C_y, norm.ppf(np.minimum(expit(quad), 0.999)), rtol=1e-12,
                                atol=1e-15)
     faces = [(0, -30.0), (0, 50.0), (1, 60.0), (2, 75.0)]
     for index, (dim, value) in enumerate(faces):
         np.testing.assert_array_equal(C_X[1 + 5 * index:6 + 5 * index, dim], value)
-    assert np.all((C_X >= PASSTHROUGH_BOUNDS[:, 0]) & (C_X <= PASSTHROUGH_BOUNDS[:, 1]))
+    assert np.all((C_X >= _PASSTHROUGH_BOUNDS[:, 0]) & (C_X <= _PASSTHROUGH_BOUNDS[:, 1]))
 
 
 @pytest.mark.parametrize("dim, value, digest", [(0, -30.0, 0.958), (0, 50.0, 0.964),
@@ -119,19 +119,19 @@ def test_passthrough_face_minimum_probabilities(dim, value, digest):
     def quad(v):
         x = np.empty(3)
         x[dim], x[free] = value, v
-        return x @ PASSTHROUGH_W @ x, 2 * (PASSTHROUGH_W @ x)[free]
+        return x @ _PASSTHROUGH_W @ x, 2 * (_PASSTHROUGH_W @ x)[free]
 
-    run = minimize(quad, PASSTHROUGH_BOUNDS[free].mean(axis=1), jac=True, method="L-BFGS-B",
-                   bounds=PASSTHROUGH_BOUNDS[free])
+    run = minimize(quad, _PASSTHROUGH_BOUNDS[free].mean(axis=1), jac=True, method="L-BFGS-B",
+                   bounds=_PASSTHROUGH_BOUNDS[free])
     exact = float(expit(run.fun))
     digits = 3 if digest < 0.99 else 4
     assert exact <= digest + 0.5 * 10.0 ** -digits and digest - exact < 1e-3
     if value == -30.0:
-        assert exact == pytest.approx(expit(900 * PASSTHROUGH_W[0, 0]), rel=1e-9)
+        assert exact == pytest.approx(expit(900 * _PASSTHROUGH_W[0, 0]), rel=1e-9)
         assert round(exact, 4) == 0.9573
     # no Sobol point of the face goes below it, and the sampled minimum rounds to the digest's
     U = qmc.Sobol(3, rng=0).random_base2(20)
-    X = PASSTHROUGH_BOUNDS[:, 0] + U * np.ptp(PASSTHROUGH_BOUNDS, axis=1)
+    X = _PASSTHROUGH_BOUNDS[:, 0] + U * np.ptp(_PASSTHROUGH_BOUNDS, axis=1)
     X[:, dim] = value
     sampled = problem.answer_probability(X).min()
     assert sampled >= exact - 1e-12 and round(float(sampled), digits) == digest
@@ -140,7 +140,7 @@ def test_passthrough_face_minimum_probabilities(dim, value, digest):
 def test_probit_latent_of_the_logistic_truth_keeps_its_tails():
     problem = passthrough_problem()
     X = np.array([[0.0, 0.0, 0.0], [10.0, 5.0, 3.0], [50.0, 0.0, 75.0], [-30.0, 60.0, 75.0]])
-    quad = np.einsum("ni,ij,nj->n", X, PASSTHROUGH_W, X)
+    quad = np.einsum("ni,ij,nj->n", X, _PASSTHROUGH_W, X)
     np.testing.assert_allclose(problem.probit_latent(X), norm.isf(expit(-quad)), rtol=1e-12)
     assert np.all(np.isfinite(problem.probit_latent(X)))
     np.testing.assert_allclose(problem.answer_probability(X), expit(quad), rtol=1e-15)
@@ -151,8 +151,8 @@ def test_unit_cube_scaling_round_trips():
     problem = passthrough_problem()
     U = np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 1.0], [0.375, 0.5, 0.2]])
     X = problem.from_unit(U)
-    np.testing.assert_allclose(X[0], PASSTHROUGH_BOUNDS[:, 0])
-    np.testing.assert_allclose(X[1], PASSTHROUGH_BOUNDS[:, 1])
+    np.testing.assert_allclose(X[0], _PASSTHROUGH_BOUNDS[:, 0])
+    np.testing.assert_allclose(X[1], _PASSTHROUGH_BOUNDS[:, 1])
     np.testing.assert_allclose(X[2], [0.0, 30.0, 15.0])
     np.testing.assert_allclose(problem.to_unit(X), U, atol=1e-15)
     np.testing.assert_allclose(problem.unit_constraint_X[0], [0.375, 0.0, 0.0])

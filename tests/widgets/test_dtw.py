@@ -8,7 +8,7 @@ import pytest
 
 from widget_harness import exercise_explorer
 from course_lib.dtw_step_patterns import ASYMMETRIC_P1
-from course_lib.widgets.dtw import FIGURE_SIZE, alignment_explorer, subsequence_explorer
+from course_lib.widgets.dtw import _FIGURE_SIZE, alignment_explorer, subsequence_explorer
 
 RATE = 8000
 
@@ -51,7 +51,7 @@ def test_explorers_put_controls_beside_a_laptop_sized_figure():
         column = row.children[0]
         assert all(control in column.children for control in explorer.controls.values())
         fig = explorer.render(**explorer.values())
-        assert tuple(fig.get_size_inches()) == FIGURE_SIZE and fig.dpi * FIGURE_SIZE[1] <= 520
+        assert tuple(fig.get_size_inches()) == _FIGURE_SIZE and fig.dpi * _FIGURE_SIZE[1] <= 520
 
 
 def test_alignment_explorer_names_the_refused_utterance():

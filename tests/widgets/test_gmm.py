@@ -18,7 +18,7 @@ from course_lib.plotting.gmm import (component_colours, plot_bic,  # noqa: E402
                                      plot_gaussian_contours, plot_gaussian_fit,
                                      plot_gmm_density_1d, plot_kmeans_state, plot_loglik_trace,
                                      plot_model_selection, plot_responsibilities)
-from course_lib.widgets.gmm import (EMStepper, KMeansStepper, em_explorer,  # noqa: E402
+from course_lib.widgets.gmm import (_EMStepper, _KMeansStepper, em_explorer,  # noqa: E402
                                     gaussian_explorer, kmeans_explorer)
 from numerics import assert_non_increasing  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
@@ -116,7 +116,7 @@ def test_kmeans_state_plot_colours_points_and_regions_by_nearest_centroid():
 
 def test_em_stepper_drives_the_library_loop():
     X = demo_points(200, seed=1)
-    stepper = EMStepper(X)
+    stepper = _EMStepper(X)
     stepper.reset(3, rng=2)
     for _ in range(5):
         stepper.step()
@@ -130,7 +130,7 @@ def test_em_stepper_drives_the_library_loop():
 
 def test_kmeans_stepper_drives_the_library_loop():
     X = demo_points(200, seed=1)
-    stepper = KMeansStepper(X)
+    stepper = _KMeansStepper(X)
     stepper.reset(4, init="k-means++", rng=3)
     for _ in range(30):
         stepper.step()

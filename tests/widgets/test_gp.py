@@ -14,7 +14,7 @@ from course_lib.gp.regression import GPRegression  # noqa: E402
 from course_lib.plotting.gp import (plot_gp_posterior, plot_inducing_inputs,  # noqa: E402
                                     plot_kernel_function, plot_lml_surface, plot_lml_terms,
                                     plot_optimiser_runs, plot_samples, plot_timings)
-from course_lib.widgets.gp import (KERNEL_FAMILIES, ambiguous_regression_data,  # noqa: E402
+from course_lib.widgets.gp import (_KERNEL_FAMILIES, ambiguous_regression_data,  # noqa: E402
                                    conditioning_explorer, kernel_explorer, lml_surface_explorer,
                                    make_kernel, toy_regression_data)
 
@@ -53,7 +53,7 @@ def test_conditioning_explorer_title_reports_the_marginal_likelihood():
     plt.close(fig)
 
 
-@pytest.mark.parametrize("family", KERNEL_FAMILIES)
+@pytest.mark.parametrize("family", _KERNEL_FAMILIES)
 def test_make_kernel_at_slider_extremes_is_valid(family):
     x = np.linspace(-5, 5, 40)[:, None]
     for ell in (0.1, 10.0):

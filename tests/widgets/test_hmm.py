@@ -34,11 +34,11 @@ def _cell_colours(ax, values):
 
 def _text_contrast_ok(ax, values):
     """Every number is white on a dark cell and black on a light one (as drawn)."""
-    from course_lib.plotting.colour import relative_luminance
+    from course_lib.plotting.colour import _relative_luminance
     colours = _cell_colours(ax, values)
     for text in ax.texts:
         t, i = (int(round(v)) for v in text.get_position())
-        dark = relative_luminance(colours[t, i]) <= 0.179
+        dark = _relative_luminance(colours[t, i]) <= 0.179
         if text.get_color() != ("w" if dark else "k"):
             return False
     return True
@@ -158,25 +158,25 @@ def test_other_plots():
 
 def test_parse_and_format_round_trip():
     A = weather_mood_hmm().A
-    np.testing.assert_array_equal(WH.parse_matrix(WH.format_matrix(A), "A"), A)
+    np.testing.assert_array_equal(WH._parse_matrix(WH._format_matrix(A), "A"), A)
     np.testing.assert_array_equal(WH.parse_vector("0.4, 0.3 0.3", "pi"), [0.4, 0.3, 0.3])
-    np.testing.assert_array_equal(WH.parse_matrix("1 0\n0 1", "A"), np.eye(2))
+    np.testing.assert_array_equal(WH._parse_matrix("1 0\n0 1", "A"), np.eye(2))
     with pytest.raises(ValueError, match="^pi: could not read"):
         WH.parse_vector("0.5 x", "pi")
     with pytest.raises(ValueError, match="^A: every row"):
-        WH.parse_matrix("0.5 0.5; 1", "A")
+        WH._parse_matrix("0.5 0.5; 1", "A")
     with pytest.raises(ValueError, match="^B: enter rows"):
-        WH.parse_matrix(" ; ", "B")
+        WH._parse_matrix(" ; ", "B")
     with pytest.raises(ValueError, match="^A: row 0 must sum"):
-        WH.hmm_from_text("0.5 0.5", "0.5 0.6; 0.5 0.5", "1; 1")
+        WH._hmm_from_text("0.5 0.5", "0.5 0.6; 0.5 0.5", "1; 1")
 
 
 def test_hmm_from_text_names():
     template = weather_mood_hmm()
-    same = WH.hmm_from_text("0.4 0.3 0.3", WH.format_matrix(template.A),
-                            WH.format_matrix(template.B), template)
+    same = WH._hmm_from_text("0.4 0.3 0.3", WH._format_matrix(template.A),
+                            WH._format_matrix(template.B), template)
     assert same.symbol_names == ("H", "U") and same.state_names == ("F", "C", "R")
-    bigger = WH.hmm_from_text("1 0", "0.5 0.5; 0.5 0.5", "0.2 0.3 0.5; 0.1 0.1 0.8", template)
+    bigger = WH._hmm_from_text("1 0", "0.5 0.5; 0.5 0.5", "0.2 0.3 0.5; 0.1 0.1 0.8", template)
     assert bigger.symbol_names == ("A", "B", "C") and bigger.state_names == ("1", "2")
 
 
@@ -208,14 +208,14 @@ def test_trellis_explorer_is_driven_and_refuses_half_typed_entries():
     explorer.controls["A"].value = "0.8 0.2 0; 0.3 0.4"
     assert isinstance(explorer.last_error, WH.InputError)
     assert str(explorer.last_error) == "A: every row needs the same number of entries, got [3, 2]"
-    explorer.controls["A"].value = WH.format_matrix(weather_mood_hmm().A)
+    explorer.controls["A"].value = WH._format_matrix(weather_mood_hmm().A)
     assert explorer.last_error is None
 
 
 def test_trellis_explorer_suggestions_of_the_lecture():
     explorer = WH.trellis_explorer()
     values = explorer.values()
-    uninformative = WH.format_matrix(weather_mood_hmm("uninformative").B)
+    uninformative = WH._format_matrix(weather_mood_hmm("uninformative").B)
     assert uninformative == "0.5 0.5; 0.5 0.5; 0.5 0.5"
     fig = explorer.render(**{**values, "B": uninformative})
     assert "Viterbi path" in fig._suptitle.get_text()
@@ -223,7 +223,7 @@ def test_trellis_explorer_suggestions_of_the_lecture():
                              "scale": "log"})
     assert "FFFFFFCRRRRRRCFFFF" in fig._suptitle.get_text()
     fair = weather_mood_hmm("fair-forever")
-    typed = {name: WH.format_matrix(getattr(fair, name)) for name in ("pi", "A", "B")}
+    typed = {name: WH._format_matrix(getattr(fair, name)) for name in ("pi", "A", "B")}
     assert typed == {"pi": "1 0 0", "A": "1 0 0; 0.3 0.4 0.3; 0 0.3 0.7",
                      "B": "1 0; 0.5 0.5; 0.2 0.8"}
     fig = explorer.render(**{**values, **typed})

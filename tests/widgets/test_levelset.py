@@ -38,7 +38,7 @@ def decode(wav: bytes) -> np.ndarray:
 
 
 def state_2d(problem="psychometric", arm="mixed", acquisition="global_mi", seed=0):
-    return L.ExplorerState(L.PROBLEMS[problem](), arm, acquisition, seed=seed)
+    return L.ExplorerState(L._PROBLEMS[problem](), arm, acquisition, seed=seed)
 
 
 def snapshot(state):
@@ -51,11 +51,11 @@ def snapshot(state):
 @pytest.mark.parametrize("acquisition", ["global_mi", "eavc"])
 def test_maps_are_the_library_s_on_the_unit_square(acquisition):
     state = state_2d(acquisition=acquisition)
-    state.answer_for_me(L.SESSION_OPTIONS["n_initial"] + 2)
+    state.answer_for_me(L._SESSION_OPTIONS["n_initial"] + 2)
     problem, model, maps = state.problem, state.model, state.maps
     gx, gy = np.meshgrid(maps.axis_x, maps.axis_y)
     points = np.column_stack([gx.ravel(), gy.ravel()])
-    np.testing.assert_allclose(maps.axis_x, np.linspace(-1, 1, L.MAP_SIZE))
+    np.testing.assert_allclose(maps.axis_x, np.linspace(-1, 1, L._MAP_SIZE))
     unit = (points + 1) / 2
     mean, var = model.predict(unit)
     np.testing.assert_allclose(maps.mean.ravel(), mean)
@@ -69,7 +69,7 @@ def test_maps_are_the_library_s_on_the_unit_square(acquisition):
     # the F1 trace drawn is the session's, against the truth on the unit square
     assert state.session.history["f1"][-1] == pytest.approx(f1_levelset(
         model, problem.unit_latent, problem.threshold, problem.unit_bounds,
-        n_points=L.SESSION_OPTIONS["n_test"]))
+        n_points=L._SESSION_OPTIONS["n_test"]))
 
 
 def test_before_the_first_fit_the_maps_show_the_prior():
@@ -100,7 +100,7 @@ def test_a_failed_step_leaves_the_state_as_it_was(monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("acquisition failed")
 
-    monkeypatch.setattr(L, "levelset_maps", broken)     # fails after the refit and next query
+    monkeypatch.setattr(L, "_levelset_maps", broken)     # fails after the refit and next query
     with pytest.raises(RuntimeError, match="acquisition failed"):
         state.answer(0)
     after = snapshot(state)
@@ -193,10 +193,10 @@ def test_buttons_answer_at_the_star_and_start_again_empties():
     assert state.answers.tolist() == [1.0]
     explorer.press("No")
     assert state.answers.tolist() == [1.0, 0.0]
-    explorer.press(f"Run {L.N_RUN} trials")
-    assert state.answers.size == 2 + L.N_RUN
+    explorer.press(f"Run {L._N_RUN} trials")
+    assert state.answers.size == 2 + L._N_RUN
     explorer.press("Answer for me")
-    assert state.answers.size == 3 + L.N_RUN
+    assert state.answers.size == 3 + L._N_RUN
     explorer.press("Start again")
     assert explorer.state().answers.size == 0
     # the status line names the next query
@@ -216,7 +216,7 @@ def test_a_failed_button_leaves_the_explorer_as_it_was(monkeypatch):
     explorer = L.levelset_explorer()
     explorer.press("Yes")
     before = png(explorer.render(**explorer.values()))
-    monkeypatch.setattr(L, "levelset_maps", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr(L, "_levelset_maps", lambda *a, **k: 1 / 0)
     explorer.press("No")
     assert isinstance(explorer.last_error, ZeroDivisionError)
     assert explorer.state().answers.tolist() == [1.0]
@@ -241,12 +241,12 @@ def test_bad_arguments_name_themselves():
 
 def test_detection_problem_level_zero_is_the_false_alarm_floor():
     problem = L.detection_problem()
-    assert problem.answer_probability([[0.0]])[0] == pytest.approx(L.FALSE_ALARM_FLOOR)
-    assert problem.constraint_y[0] == pytest.approx(ndtri(L.FALSE_ALARM_FLOOR))
+    assert problem.answer_probability([[0.0]])[0] == pytest.approx(L._FALSE_ALARM_FLOOR)
+    assert problem.constraint_y[0] == pytest.approx(ndtri(L._FALSE_ALARM_FLOOR))
     np.testing.assert_array_equal(problem.constraint_X, [[0.0]])
     assert problem.threshold == pytest.approx(ndtri(0.75))
     # the listener's 75 % level, by the closed form of its probit curve
-    u75 = L.LISTENER_U50 + L.LISTENER_SPREAD * ndtri(0.75)
+    u75 = L._LISTENER_U50 + L._LISTENER_SPREAD * ndtri(0.75)
     assert problem.answer_probability([[u75]])[0] == pytest.approx(0.75)
 
 
@@ -261,7 +261,7 @@ def test_threshold_level_interpolates_the_first_crossing():
 
 def test_detection_curve_is_the_predictive_probability_of_the_model():
     state = L.DetectionState(L.detection_problem(), "mixed", "global_mi", seed=0)
-    state.answer_for_me(L.DETECTION_OPTIONS["n_initial"] + 3)
+    state.answer_for_me(L._DETECTION_OPTIONS["n_initial"] + 3)
     levels, p, low, high, estimate = state.curve()
     mean, var = state.model.predict(levels[:, None])
     np.testing.assert_allclose(p, ndtr(mean))
@@ -278,10 +278,10 @@ def test_the_acquisition_strip_is_the_session_s_acquisition_over_the_levels():
     for acquisition, rule in (("global_mi", global_mi), ("eavc", eavc)):
         state = L.DetectionState(L.detection_problem(), "mixed", acquisition, seed=2)
         levels = np.linspace(0, 1, 11)
-        np.testing.assert_array_equal(L.acquisition_curve(state.session, levels), 0.0)
-        state.answer_for_me(L.DETECTION_OPTIONS["n_initial"] + 2)
+        np.testing.assert_array_equal(L._acquisition_curve(state.session, levels), 0.0)
+        state.answer_for_me(L._DETECTION_OPTIONS["n_initial"] + 2)
         np.testing.assert_allclose(
-            L.acquisition_curve(state.session, levels),
+            L._acquisition_curve(state.session, levels),
             rule(state.model, levels[:, None], state.session.references,
                  state.problem.threshold))
 

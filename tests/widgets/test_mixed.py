@@ -27,7 +27,7 @@ from course_lib.widgets import InputError  # noqa: E402
 from course_lib.widgets.mixed import (KL_COUNTS, constraint_explorer, constraint_fit,  # noqa: E402
                                       elbo_ledger_explorer, ledger_fit, likert_explorer,
                                       likert_level_probabilities, preference_scores,
-                                      rater_explorer, rating_splits)
+                                      rater_explorer, _rating_splits)
 
 NAMES = ["yes/no", "constraints"]
 
@@ -331,7 +331,7 @@ def test_rater_explorer_draws_the_library_scores_of_the_levels_it_shows():
     subject, kernel = small_subject(), SquaredExponential(0.3, 2.0)
     explorer = small_rater_explorer()
     strength = np.abs(subject.latent_difference)
-    splits = rating_splits(subject.n_trials, 8, 2, rng=np.random.default_rng(4))
+    splits = _rating_splits(subject.n_trials, 8, 2, rng=np.random.default_rng(4))
     choices_only = preference_scores(subject, subject.levels, kernel, splits, use_ratings=False)
     figures = {}
     for counts, noise_sd in (("3 5 8", 0.01), ("0 2 14", 100.0)):
@@ -371,7 +371,7 @@ def test_rater_explorer_one_level_for_every_pair_says_so():
 
 def test_preference_scores_are_the_metrics_of_the_confidence_model():
     subject, kernel = small_subject(), SquaredExponential(0.3, 2.0)
-    (train, test), = rating_splits(subject.n_trials, 8, 1, rng=0)
+    (train, test), = _rating_splits(subject.n_trials, 8, 1, rng=0)
     assert sorted(np.concatenate([train, test]).tolist()) == list(range(subject.n_trials))
     scores = preference_scores(subject, subject.levels, kernel, [(train, test)],
                                use_ratings=True)
@@ -379,7 +379,7 @@ def test_preference_scores_are_the_metrics_of_the_confidence_model():
     model = ConfidencePreferenceGP(kernel).fit(X, first, second, subject.choices[train],
                                                subject.levels[train])
     mean, var = model.predict_difference(subject.X_first[test], subject.X_second[test])
-    # eq. 3 by hand, at VariationalGP's default tolerance: RATER_TOL costs ~1e-4 in Brier
+    # eq. 3 by hand, at VariationalGP's default tolerance: _RATER_TOL costs ~1e-4 in Brier
     p_first = norm.cdf(mean / np.sqrt(1 + var))
     labels = subject.choices[test]
     assert scores[0, 0] == pytest.approx(np.mean((p_first - labels) ** 2), abs=1e-3)
@@ -390,12 +390,12 @@ def test_preference_scores_are_the_metrics_of_the_confidence_model():
 
 
 @pytest.mark.parametrize("call, name", [
-    (lambda: rating_splits(10, 10, 2), "n_train"),
-    (lambda: rating_splits(10, 5, 0), "n_splits"),
+    (lambda: _rating_splits(10, 10, 2), "n_train"),
+    (lambda: _rating_splits(10, 5, 0), "n_splits"),
     (lambda: preference_scores(small_subject(), [0.0, 1.0], SquaredExponential(),
-                               rating_splits(16, 8, 1), use_ratings=True), "levels"),
+                               _rating_splits(16, 8, 1), use_ratings=True), "levels"),
     (lambda: preference_scores("subject", np.zeros(16), SquaredExponential(),
-                               rating_splits(16, 8, 1), use_ratings=True), "trials"),
+                               _rating_splits(16, 8, 1), use_ratings=True), "trials"),
     (lambda: rater_explorer("subject", SquaredExponential()), "trials"),
     (lambda: rater_explorer(small_subject(), "SE"), "kernel"),
     (lambda: rater_explorer(small_subject(), SquaredExponential(),

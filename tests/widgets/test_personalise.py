@@ -24,7 +24,7 @@ from course_lib.widgets import personalise as P  # noqa: E402
 
 
 def new_session(n_bands=2, *, seed=0, n_random=4, listener=True):
-    hidden = P.hidden_listener(n_bands, rng=seed) if listener else None
+    hidden = P._hidden_listener(n_bands, rng=seed) if listener else None
     return P.PersonalisationSession(n_bands, listener=hidden, n_random=n_random, rng=seed)
 
 
@@ -81,7 +81,7 @@ def test_grid_sizes_and_model():
         session = new_session(n_bands, listener=False)
         assert session.grid.shape == (n_settings, n_bands)
         assert session.grid.min() == -12 and session.grid.max() == 12
-    model = P.equaliser_model(3)
+    model = P._equaliser_model(3)
     assert model.kernel.params["variance"] == 4.0
     np.testing.assert_allclose([model.kernel.params[f"lengthscale_{k}"] for k in range(3)],
                                [5.0, 5.0, 5.0])
@@ -93,7 +93,7 @@ def test_grid_sizes_and_model():
                                                  ("B", 1.0, 0.05), ("B", 0.5, 0.275),
                                                  ("same", 0.9, 0.5)])
 def test_buttons_map_to_degrees_with_A_as_the_first_setting(choice, strength, y):
-    assert P.answer_from_buttons(choice, strength) == pytest.approx(y)
+    assert P._answer_from_buttons(choice, strength) == pytest.approx(y)
 
 
 def test_answering_A_better_makes_the_model_prefer_A():
@@ -102,7 +102,7 @@ def test_answering_A_better_makes_the_model_prefer_A():
     for choice, sign in (("A", 1), ("B", -1)):
         session = new_session(listener=False)
         A, B = session.pair
-        session.answer(P.answer_from_buttons(choice, 1.0))
+        session.answer(P._answer_from_buttons(choice, 1.0))
         mean, _ = session.model.predict(np.array([A, B]))
         assert sign * (mean[0] - mean[1]) > 0
         p_first = session.model.preference_probability(A[None, :], B[None, :])[0]
@@ -166,8 +166,8 @@ def test_without_a_listener_answer_for_me_names_the_listener():
     (lambda: P.PersonalisationSession(5), "n_bands"),
     (lambda: P.PersonalisationSession(2, listener="me"), "listener"),
     (lambda: P.PersonalisationSession(2, n_random=0), "n_random"),
-    (lambda: P.answer_from_buttons("C"), "choice"),
-    (lambda: P.answer_from_buttons("A", 1.5), "strength"),
+    (lambda: P._answer_from_buttons("C"), "choice"),
+    (lambda: P._answer_from_buttons("A", 1.5), "strength"),
     (lambda: P.personalise_explorer("video"), "mode"),
     (lambda: P.personalise_explorer(bands=1), "bands"),
     (lambda: P.personalise_explorer(clip="song"), "clip"),
@@ -205,7 +205,7 @@ def test_simulated_listeners_are_found_and_a_listener_who_cannot_hear_never_sett
     cannot hear them (every answer a coin flip) keeps a clearly non-zero mean bEI."""
     quantiles, hearing_final, deaf_final = [], [], []
     for seed in SEEDS:
-        listener = P.hidden_listener(2, rng=seed)
+        listener = P._hidden_listener(2, rng=seed)
         session = P.PersonalisationSession(2, listener=listener, rng=seed)
         session.answer_for_me(30)
         truth = listener.irf(session.grid)
@@ -241,7 +241,7 @@ def test_the_two_versions_are_the_clip_through_the_equaliser_at_A_and_B_loudness
         scale = version @ filtered / (filtered @ filtered)
         assert scale > 0
         np.testing.assert_allclose(version, scale * filtered, rtol=0, atol=1e-12)
-    assert stimuli.rms(A) == pytest.approx(stimuli.rms(B), rel=1e-12)
+    assert stimuli._rms(A) == pytest.approx(stimuli._rms(B), rel=1e-12)
 
 
 def test_players_follow_the_pair_and_the_sound_choice_and_never_autoplay():
@@ -255,7 +255,7 @@ def test_players_follow_the_pair_and_the_sound_choice_and_never_autoplay():
     explorer.controls["strength"].value = 0.8
     explorer.buttons["B better"].click()
     assert explorer.last_error is None
-    assert explorer.session.answers[-1] == pytest.approx(0.5 - P.MAX_DEGREE * 0.8)
+    assert explorer.session.answers[-1] == pytest.approx(0.5 - P._MAX_DEGREE * 0.8)
     np.testing.assert_allclose(decode(explorer.players["B"].value),
                                explorer.session.versions("speech")[1], atol=1 / 32767)
     explorer.controls["clip"].value = "music"

@@ -12,14 +12,14 @@ from widget_harness import exercise_explorer  # noqa: E402
 
 from course_lib.preference import (BetaRating, PairwiseBeta, PairwiseGaussian, PairwiseProbit,
                                    laplace_mode, newton_path)
-from course_lib.plotting.preference import (LEARNING_CURVES, plot_acquisition,  # noqa: E402
+from course_lib.plotting.preference import (_LEARNING_CURVES, plot_acquisition,  # noqa: E402
                                             plot_curvature, plot_learning_curves,
                                             plot_posterior_1d, plot_posterior_2d)
 from course_lib.results import load_result  # noqa: E402
 from course_lib.widgets import InputError  # noqa: E402
-from course_lib.widgets.preference import (MODELS, answer_for, grid_posterior,  # noqa: E402
+from course_lib.widgets.preference import (MODELS, _answer_for, grid_posterior,  # noqa: E402
                                            laplace_explorer, likelihood_explorer,
-                                           pairwise_likelihood, two_item_prior)
+                                           _pairwise_likelihood, two_item_prior)
 
 PROBIT, BETA = MODELS
 
@@ -170,7 +170,7 @@ def test_grid_posterior_of_one_bounded_rating_against_quadrature():
     (lambda: grid_posterior(np.eye(2), [[1.0, -1.0]], "probit", [1.0],
                             [np.linspace(0, 1, 5)] * 2), "likelihood"),
     (lambda: two_item_prior(1.0, 1.0), "correlation"),
-    (lambda: pairwise_likelihood("logit", 1.0, 10.0), "model"),
+    (lambda: _pairwise_likelihood("logit", 1.0, 10.0), "model"),
 ])
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises((ValueError, TypeError)) as info:
@@ -179,12 +179,12 @@ def test_bad_input_names_the_argument(call, name):
 
 
 def test_answer_for_reads_degrees_and_sides():
-    assert answer_for(BETA, 0.37) == 0.37
-    assert answer_for(PROBIT, 0.51) == 1.0 and answer_for(PROBIT, 0.2) == 0.0
+    assert _answer_for(BETA, 0.37) == 0.37
+    assert _answer_for(PROBIT, 0.51) == 1.0 and _answer_for(PROBIT, 0.2) == 0.0
     with pytest.raises(InputError, match="^answer:"):
-        answer_for(PROBIT, 0.5)
-    assert isinstance(pairwise_likelihood(PROBIT, 0.3, 5.0), PairwiseProbit)
-    beta = pairwise_likelihood(BETA, 0.3, 5.0)
+        _answer_for(PROBIT, 0.5)
+    assert isinstance(_pairwise_likelihood(PROBIT, 0.3, 5.0), PairwiseProbit)
+    beta = _pairwise_likelihood(BETA, 0.3, 5.0)
     assert beta.params == pytest.approx({"noise_sd": 0.3, "concentration": 5.0})
 
 
@@ -197,7 +197,7 @@ def test_plot_learning_curves_draws_the_committed_means():
     plot_learning_curves(axes, result)
     mer = result["result"]["summary"]["mer"]
     for ax, nu in zip(axes, levels):
-        assert len(ax.lines) == len(LEARNING_CURVES)
+        assert len(ax.lines) == len(_LEARNING_CURVES)
         np.testing.assert_allclose(ax.lines[0].get_ydata(), mer[f"BR_noise/nu={nu}"]["mean"])
         np.testing.assert_allclose(ax.lines[3].get_ydata(), mer["BR_noise_free"]["mean"])
         np.testing.assert_allclose(ax.lines[0].get_xdata(), result["settings"]["m_values"])

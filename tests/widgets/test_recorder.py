@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from course_lib.data.digits import load_digits
-from course_lib.widgets.recorder import (NO_KERNEL_LINE, TRIM_MARGIN_S, EmptyRecording, Recorder,
-                                         read_wav, recorded_or_shipped, resample, trim_silence)
+from course_lib.widgets.recorder import (_NO_KERNEL_LINE, _TRIM_MARGIN_S, EmptyRecording, Recorder,
+                                         read_wav, _recorded_or_shipped, resample, trim_silence)
 
 BROWSER_RATE = 48000
 FRAME = 80   # samples in one 10 ms frame at 8000 Hz
@@ -45,7 +45,7 @@ def test_trim_finds_the_word_inside_silence():
     lead, tail = 2000, 4000
     padded = np.concatenate([np.zeros(lead), word, np.zeros(tail)])
     kept, start, end = trim_silence(padded, 8000)
-    margin = round(TRIM_MARGIN_S * 8000)
+    margin = round(_TRIM_MARGIN_S * 8000)
     # the shipped digits have speech from their first to their last 10 ms frame, so the kept
     # span is the word plus the margin, rounded out to whole frames
     assert start == pytest.approx((lead - margin) / 8000, abs=FRAME / 8000)
@@ -76,7 +76,7 @@ def test_a_take_goes_through_resampled_trimmed_and_labelled():
     assert recorder.prompt_index == 1 and recorder.slots[0] is take and recorder.slots[1] is None
     # the word (its length at 8 kHz) and the two margins survive, the silence does not
     word_s = len(digits.waveforms[k]) / 8000
-    assert take.duration == pytest.approx(word_s + 2 * TRIM_MARGIN_S, abs=2 * FRAME / 8000)
+    assert take.duration == pytest.approx(word_s + 2 * _TRIM_MARGIN_S, abs=2 * FRAME / 8000)
     assert "Kept" in recorder.status and '"seven"' in recorder.status
 
 
@@ -147,13 +147,13 @@ def test_bad_arguments_are_named():
 def test_without_a_kernel_the_page_shows_one_line_and_cells_fall_back():
     recorder = Recorder()
     data, _ = recorder._repr_mimebundle_()
-    assert data["text/plain"] == NO_KERNEL_LINE
+    assert data["text/plain"] == _NO_KERNEL_LINE
     assert "application/vnd.jupyter.widget-view+json" in data
     shipped = np.ones(5)
-    samples, whose = recorded_or_shipped(recorder, shipped)
+    samples, whose = _recorded_or_shipped(recorder, shipped)
     assert whose == "a shipped clip" and np.array_equal(samples, shipped)
     assert recorder.samples_or(shipped)[1] is False
-    assert recorded_or_shipped(None, shipped)[1] == "a shipped clip"
+    assert _recorded_or_shipped(None, shipped)[1] == "a shipped clip"
 
 
 def test_front_end_handles_every_failure_it_promises():
