@@ -222,30 +222,38 @@ class LabServer:
 # In-page JavaScript
 
 # Follows the kernel status the page itself sees (the toolbar's indicator), counting busy
-# periods, so an action can wait for "busy after the action, then idle".
+# periods (for Run All), and every request the page sends the kernel (a widget's comm message is
+# one) until the kernel reports idle for that very request: a busy period alone may belong to an
+# earlier message, which answered a typed entry before the kernel had even read it.
 TRACK_KERNEL_JS = """async () => {
   const panel = window.jupyterapp.shell.currentWidget;
   await panel.sessionContext.ready;
-  const track = {busy: 0, status: panel.sessionContext.kernelDisplayStatus, recent: []};
+  const track = {busy: 0, status: panel.sessionContext.kernelDisplayStatus, recent: [],
+                 sent: 0, pending: new Set()};
   panel.sessionContext.statusChanged.connect((_, status) => {
     track.status = status;
     if (status === 'busy') track.busy += 1;
     track.recent = [...track.recent.slice(-9), `${performance.now().toFixed(0)} ${status}`];
   });
+  panel.sessionContext.session.kernel.anyMessage.connect((_, {msg, direction}) => {
+    if (direction === 'send' && msg.channel === 'shell') {
+      track.sent += 1;
+      track.pending.add(msg.header.msg_id);
+    } else if (direction === 'recv' && msg.channel === 'iopub' &&
+               msg.header.msg_type === 'status' && msg.content.execution_state === 'idle') {
+      track.pending.delete(msg.parent_header.msg_id);
+    }
+  });
   window.courseKernel = track;
 }"""
 
 KERNEL_BUSY_JS = "() => window.courseKernel.busy"
+REQUESTS_SENT_JS = "() => window.courseKernel.sent"
 
-# Marks what an explorer shows now, so that its answer (new output nodes) can be recognised.
-MARK_SHOWN_JS = """(selector) => document.querySelector(selector)
-    .querySelectorAll('.jp-OutputArea-output').forEach(e => { e.courseShown = true; })"""
-
-# The kernel is idle and has answered an action: a busy period began after it, or the
-# explorer shows output that was not there before (a redraw, a message).
-ANSWERED_JS = """([selector, busyBefore]) => window.courseKernel.status === 'idle' &&
-  (window.courseKernel.busy > busyBefore || [...document.querySelector(selector)
-     .querySelectorAll('.jp-OutputArea-output')].some(e => !e.courseShown))"""
+# The kernel has answered an action: the page sent it a request after the action, and the kernel
+# has gone idle after every request the page sent.
+ANSWERED_JS = """(sentBefore) => window.courseKernel.sent > sentBefore &&
+  window.courseKernel.pending.size === 0 && window.courseKernel.status === 'idle'"""
 
 # Run All has started (the kernel went busy, or a cell has its execution count), the kernel is
 # idle and no cell is still waiting ("[*]").
@@ -411,6 +419,10 @@ class NotebookPage:
 
     def busy_periods(self) -> int:
         return self.limits.evaluate("the kernel's busy count (KERNEL_BUSY_JS)", KERNEL_BUSY_JS)
+
+    def requests_sent(self) -> int:
+        return self.limits.evaluate("the requests sent to the kernel (REQUESTS_SENT_JS)",
+                                    REQUESTS_SENT_JS)
 
     def open(self, timeout: float = 120.0) -> None:
         page, limits = self.page, self.limits
@@ -640,9 +652,7 @@ class ExplorerDriver:
             self.findings.actions.append({**record, "figure": "not checked: already there"})
             return
         before = self.state()
-        self.limits.evaluate(f"{self.name} marked as shown (MARK_SHOWN_JS)", MARK_SHOWN_JS,
-                             self.selector)
-        busy = self.nb.busy_periods()
+        sent = self.nb.requests_sent()
         started = time.monotonic()
         self.count += 1
         name = f"e{self.n + 1:02d}-{self.count:02d}-{slug(control['label'])}-{slug(action.what)}"
@@ -653,7 +663,7 @@ class ExplorerDriver:
                 self.findings.problem("explorers", where, "the control did not take the "
                                       "value (nothing sent to the kernel)", shot)
                 return
-            self.wait_for_answer(busy)
+            self.wait_for_answer(sent)
         except PlaywrightError as err:
             shot = self.nb.screenshot(name)
             self.findings.problem("explorers", where, f"could not operate, or no answer: "
@@ -689,24 +699,25 @@ class ExplorerDriver:
             self.findings.problem("explorers", where, f"the value changed but the figure "
                                   f"{'did not' if figure == 'unchanged' else 'is gone'}", shot)
 
-    def wait_for_answer(self, busy: int) -> None:
-        """Until the kernel went busy after the action and is idle again, with the explorer
-        painted and no further message started meanwhile (an answer may chain messages)."""
+    def wait_for_answer(self, sent: int) -> None:
+        """Until the page sent the kernel a request after the action and the kernel is idle
+        after every request, with the explorer painted and no further request sent meanwhile
+        (an answer may chain messages)."""
         while True:
             try:
-                self.page.wait_for_function(ANSWERED_JS, arg=[self.selector, busy],
+                self.page.wait_for_function(ANSWERED_JS, arg=sent,
                                             timeout=self.nb.settle_timeout_ms, polling=50)
             except PlaywrightError as err:
                 recent = self.limits.evaluate("the kernel's last status changes",
                                               "() => window.courseKernel.recent")
                 raise PlaywrightError(f"no answer within {self.nb.settle_timeout_ms / 1000:.0f}"
                                       f" s (kernel status, last changes: {recent})") from err
-            busy = self.nb.busy_periods()
+            sent = self.nb.requests_sent()
             self.limits.evaluate(f"{self.name} painted (PAINTED_JS)", PAINTED_JS, self.selector)
-            if self.limits.evaluate("the kernel still idle, no new busy period",
-                                    f"() => window.courseKernel.busy === {busy} && "
-                                    "window.courseKernel.status === 'idle'"):
-                return  # otherwise a new busy period began: wait for its end too
+            if self.limits.evaluate("no request sent or pending since",
+                                    f"() => window.courseKernel.sent === {sent} && "
+                                    "window.courseKernel.pending.size === 0"):
+                return  # otherwise the page asked the kernel again: wait for that answer too
 
     def check_errors(self, state: dict, where: str, shot: str, *, expect_not_drawn: bool) -> None:
         for text in state["stderr"]:
