@@ -141,15 +141,11 @@ def assign_clusters(X, centroids) -> tuple[np.ndarray, np.ndarray]:
     if centroids.shape[1] != X.shape[1]:
         raise ValueError(f"centroids: expected {X.shape[1]} columns like X, "
                          f"got shape {centroids.shape}")
-    return _assign(X, centroids)
+    return assign_clusters_trusted(X, centroids)
 
 
 def assign_clusters_trusted(X, centroids) -> tuple[np.ndarray, np.ndarray]:
     """:func:`assign_clusters` of checked arrays with as many columns."""
-    return _assign(X, centroids)
-
-
-def _assign(X, centroids):
     labels = np.argmin(pairwise_squared_distances(X, centroids), axis=1)
     own = X - centroids[labels]                     # direct differences: exact J
     return labels, np.einsum("nd,nd->n", own, own)
@@ -183,13 +179,13 @@ def _update(X, labels, squared_distances, n_clusters):
 
 
 def _lloyd_steps(X, centroids) -> Iterator[KMeansState]:
-    labels, d2 = _assign(X, centroids)
+    labels, d2 = assign_clusters_trusted(X, centroids)
     state = KMeansState(centroids, labels, d2)
     yield state
     while True:
         centroids, reseeded = _update(X, state.labels, state.squared_distances,
                                       centroids.shape[0])
-        labels, d2 = _assign(X, centroids)
+        labels, d2 = assign_clusters_trusted(X, centroids)
         state = KMeansState(centroids, labels, d2, reseeded)
         yield state
 
