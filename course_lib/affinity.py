@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .kmeans import check_spread, pairwise_squared_distances
+from .kmeans import _check_spread, pairwise_squared_distances
 from .validation import as_float_array, as_positive_int
 
 __all__ = ["AffinityResult", "AffinityPropagationWarning", "affinity_propagation",
@@ -101,7 +101,7 @@ def negative_squared_distances(X) -> np.ndarray:
     exact zero diagonal (scikit-learn's "euclidean" affinity)."""
     X = as_float_array(X, "X", ndim=(1, 2))
     X = X[:, None] if X.ndim == 1 else X
-    check_spread(X)
+    _check_spread(X)
     similarity = -pairwise_squared_distances(X, X)
     np.fill_diagonal(similarity, 0.0)
     return similarity

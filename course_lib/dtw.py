@@ -55,8 +55,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .dtw_costs import frame_norms, local_costs, metric_terms
-from .dtw_sequences import as_sequence, check_same_dim
+from .dtw_costs import _frame_norms, _local_costs, _metric_terms
+from .dtw_sequences import as_sequence, _check_same_dim
 from .dtw_step_patterns import StepPattern, get_step_pattern
 from .validation import as_float_array, as_positive_int
 
@@ -64,14 +64,14 @@ __all__ = ["NoWarpingPathError", "local_cost_matrix", "band_mask", "DTWResult",
            "dtw_from_cost_matrix", "dtw", "dtw_distance"]
 
 _START = -1      # step code of a cell where a path starts
-NO_PATH = -2    # step code of a cell no path reaches (or outside the band)
+_NO_PATH = -2    # step code of a cell no path reaches (or outside the band)
 
 
 class NoWarpingPathError(ValueError):
     """No warping path joins the start and end cells under the band and step pattern."""
 
 
-def as_band(band) -> int:
+def _as_band(band) -> int:
     """-1 for no band, else the radius r >= 0 (a radius beyond any length is no band: capped
     so that the compiled loops get an int64)."""
     return -1 if band is None else min(as_positive_int(band, "band", minimum=0), 2 ** 40)
@@ -109,13 +109,13 @@ def accumulate_row(i, d, j_lo, j_hi, move_di, move_dj, move_w, mid_di, mid_dj, m
     A move k from (i - move_di[k], j - move_dj[k]) adds ``mid_w[k] d(i - mid_di[k],
     j - mid_dj[k]) + move_w[k] d(i, j)`` (mid_w = 0 when it enters no intermediate cell).
     ``steps[i, j]`` records the winning move (first in pattern order on ties), ``_START`` for a
-    start cell and ``NO_PATH`` where nothing arrives. With ``free_start`` every cell of row 0
+    start cell and ``_NO_PATH`` where nothing arrives. With ``free_start`` every cell of row 0
     may start a path (subsequence DTW).
     """
     n_moves = move_di.shape[0]
     for j in range(j_lo, j_hi + 1):
         best = np.inf
-        best_move = NO_PATH
+        best_move = _NO_PATH
         if i == 0 and (j == 0 or free_start):
             best = start_weight * d[0, j]
             best_move = _START
@@ -138,7 +138,7 @@ def accumulate_row(i, d, j_lo, j_hi, move_di, move_dj, move_w, mid_di, mid_dj, m
 
 
 @njit(cache=True)
-def accumulate(d, lo, hi, move_di, move_dj, move_w, mid_di, mid_dj, mid_w, start_weight,
+def _accumulate(d, lo, hi, move_di, move_dj, move_w, mid_di, mid_dj, mid_w, start_weight,
                 free_start, D, steps, keep_steps):
     """The whole recursion, row by row (see :func:`accumulate_row`)."""
     for i in range(d.shape[0]):
@@ -200,23 +200,23 @@ def local_cost_matrix(x, y, metric: str = "euclidean", variances=None) -> np.nda
     Returns the ``(n, m)`` matrix (rows are frames of ``x``).
     """
     x, y = as_sequence(x, "x"), as_sequence(y, "y")
-    check_same_dim(x, y, "x", "y")
-    return local_cost_matrix_trusted(x, y, metric_terms(metric, variances, x, y, ("x", "y")))
+    _check_same_dim(x, y, "x", "y")
+    return _local_cost_matrix_trusted(x, y, _metric_terms(metric, variances, x, y, ("x", "y")))
 
 
-def local_cost_matrix_trusted(x, y, local) -> np.ndarray:
+def _local_cost_matrix_trusted(x, y, local) -> np.ndarray:
     """:func:`local_cost_matrix` of checked sequences, ``local`` as
     :func:`course_lib.dtw_costs.metric_terms` returns it."""
     out = np.empty((x.shape[0], y.shape[0]))
-    local_costs(x, frame_norms(x, local[0]), np.ascontiguousarray(y.T),
-                 frame_norms(y, local[0]), local, out)
+    _local_costs(x, _frame_norms(x, local[0]), np.ascontiguousarray(y.T),
+                 _frame_norms(y, local[0]), local, out)
     return out
 
 
 def band_mask(n: int, m: int, band: int | None) -> np.ndarray:
     """Boolean ``(n, m)`` mask of the cells the Sakoe-Chiba band of radius ``band`` allows."""
     n, m = as_positive_int(n, "n"), as_positive_int(m, "m")
-    lo, hi = _band_limits(n, m, as_band(band))
+    lo, hi = _band_limits(n, m, _as_band(band))
     cols = np.arange(m)
     return (cols >= lo[:, None]) & (cols <= hi[:, None])
 
@@ -254,16 +254,16 @@ def dtw_from_cost_matrix(cost, *, step_pattern: str | StepPattern = "symmetric2"
     """
     cost = np.ascontiguousarray(as_float_array(cost, "cost", ndim=2))
     pattern = get_step_pattern(step_pattern)
-    r = as_band(band)
+    r = _as_band(band)
     n, m = cost.shape
     lo, hi = _band_limits(n, m, r)
     arrays = pattern.arrays()
     D = np.full((n, m), np.inf)
-    steps = np.full((n, m), NO_PATH, dtype=np.int8)
-    accumulate(cost, lo, hi, *arrays, pattern.start_weight, False, D, steps, True)
+    steps = np.full((n, m), _NO_PATH, dtype=np.int8)
+    _accumulate(cost, lo, hi, *arrays, pattern.start_weight, False, D, steps, True)
     distance = D[n - 1, m - 1]
     if not np.isfinite(distance):
-        raise no_path_error(pattern, band, n, m)
+        raise _no_path_error(pattern, band, n, m)
     path = backtrack(steps, n - 1, m - 1, pattern)
     normaliser = pattern.normaliser(n, m)
     normalised = None if normaliser is None else float(distance / normaliser)
@@ -273,14 +273,14 @@ def dtw_from_cost_matrix(cost, *, step_pattern: str | StepPattern = "symmetric2"
 
 def _path_exists(pattern, n, m, band) -> bool:
     """Whether the step pattern joins (0, 0) to (n - 1, m - 1) inside the band at all."""
-    lo, hi = _band_limits(n, m, as_band(band))
+    lo, hi = _band_limits(n, m, _as_band(band))
     D = np.full((n, m), np.inf)
-    accumulate(np.zeros((n, m)), lo, hi, *pattern.arrays(), pattern.start_weight, False, D,
+    _accumulate(np.zeros((n, m)), lo, hi, *pattern.arrays(), pattern.start_weight, False, D,
                 np.empty((1, 1), dtype=np.int8), False)
     return bool(np.isfinite(D[n - 1, m - 1]))
 
 
-def no_path_error(pattern, band, n, m) -> NoWarpingPathError:
+def _no_path_error(pattern, band, n, m) -> NoWarpingPathError:
     """The error for lengths n, m without a path: it names ``band`` when there is one (and
     says whether the lengths are to blame), else ``step_pattern``."""
     what = f"step pattern {pattern.name!r} and lengths n={n}, m={m}"

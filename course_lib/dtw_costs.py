@@ -2,7 +2,7 @@
 
 The engine behind :func:`course_lib.dtw.local_cost_matrix` (which lists the metrics and their
 formulas), the compiled pair computation :func:`course_lib.dtw_matrix.pair_dtw` and the pruned
-searches of :mod:`course_lib.dtw_search`. :func:`metric_terms` checks ``metric`` and
+searches of :mod:`course_lib.dtw_search`. :func:`_metric_terms` checks ``metric`` and
 ``variances`` and turns them into the tuple ``local = (metric code, inv_var_t, log_norm)`` every
 kernel takes; :func:`local_cost_row` fills one row of local costs, in a loop order that LLVM
 vectorises.
@@ -38,7 +38,7 @@ def _gaussian_terms(variances, m: int, d: int, per_frame_ok: bool = True):
     return np.ascontiguousarray((1.0 / var).T), 0.5 * np.sum(np.log(2 * np.pi * var), axis=1)
 
 
-def metric_terms(metric, variances, x_frames, y_frames, names, per_frame_ok=True):
+def _metric_terms(metric, variances, x_frames, y_frames, names, per_frame_ok=True):
     """The local distance as the compiled kernels take it: ``(metric code, inv_var_t,
     log_norm)``, the Gaussian terms of :func:`_gaussian_terms` (dummies for other metrics).
 
@@ -53,19 +53,19 @@ def metric_terms(metric, variances, x_frames, y_frames, names, per_frame_ok=True
     else:
         if variances is not None:
             raise ValueError("variances: only used with metric='gaussian_nll'")
-        local = plain_metric_terms(metric, d)
+        local = _plain_metric_terms(metric, d)
     if metric == "cosine":
         for frames, name in zip((x_frames, y_frames), names):
-            check_nonzero_frames(frames, name)
+            _check_nonzero_frames(frames, name)
     return local
 
 
-def plain_metric_terms(metric: str, d: int):
-    """:func:`metric_terms` of a checked metric other than gaussian_nll, for ``d`` features."""
+def _plain_metric_terms(metric: str, d: int):
+    """:func:`_metric_terms` of a checked metric other than gaussian_nll, for ``d`` features."""
     return _METRIC_CODE[metric], np.ones((d, 1)), np.zeros(1)
 
 
-def check_nonzero_frames(frames: np.ndarray, name: str) -> None:
+def _check_nonzero_frames(frames: np.ndarray, name: str) -> None:
     """Refuse an all-zero frame, whose cosine distance is undefined."""
     if np.any(np.all(frames == 0, axis=1)):
         raise ValueError(f"{name}: cosine distance is undefined for an all-zero frame")
@@ -74,7 +74,7 @@ def check_nonzero_frames(frames: np.ndarray, name: str) -> None:
 @njit(cache=True)
 def local_cost_row(x_i, x_norm_i, y_t, y_norm, local, j_lo, j_hi, out):
     """out[j] = d(x_i, y_j) for j_lo <= j <= j_hi; ``local = (metric code, inv_var_t, log_norm)``
-    as :func:`metric_terms` returns it (metric codes follow ``METRICS``).
+    as :func:`_metric_terms` returns it (metric codes follow ``METRICS``).
 
     ``y_t`` holds the frames of y as columns (features as rows, shape (d, m)), ``y_norm[j]``
     and ``x_norm_i`` the frame lengths (cosine only). ``inv_var_t`` is (d, 1) (shared
@@ -129,7 +129,7 @@ def local_cost_row(x_i, x_norm_i, y_t, y_norm, local, j_lo, j_hi, out):
 
 
 @njit(cache=True)
-def local_cost_two_rows(x, x_norm, i, y_t, y_norm, local, limits, limits_next, out, out_next):
+def _local_cost_two_rows(x, x_norm, i, y_t, y_norm, local, limits, limits_next, out, out_next):
     """:func:`local_cost_row` for rows i and i + 1 (if there is one) of the band, into ``out``
     and ``out_next``; ``limits`` and ``limits_next`` are the first and last allowed column of
     each row.
@@ -168,7 +168,7 @@ def local_cost_two_rows(x, x_norm, i, y_t, y_norm, local, limits, limits_next, o
 
 
 @njit(cache=True)
-def frame_norms(x, metric):
+def _frame_norms(x, metric):
     """Frame lengths |x_i| for the cosine metric (ones, unused, for the others)."""
     if metric != 2:
         return np.ones(x.shape[0])
@@ -176,7 +176,7 @@ def frame_norms(x, metric):
 
 
 @njit(cache=True)
-def local_costs(x, x_norm, y_t, y_norm, local, out):
+def _local_costs(x, x_norm, y_t, y_norm, local, out):
     """out[i, j] = d(x_i, y_j) for every cell (y given as columns, see :func:`local_cost_row`)."""
     for i in range(x.shape[0]):
         local_cost_row(x[i], x_norm[i], y_t, y_norm, local, 0, y_t.shape[1] - 1, out[i])

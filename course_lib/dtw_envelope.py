@@ -2,9 +2,9 @@
 minima of each feature over the window of frames the Sakoe-Chiba band lets a row reach.
 
 For every column j the envelope is ``upper[k, j] = max`` and ``lower[k, j] = min`` of feature k
-over the frames ``j - a .. j + b`` (:func:`band_reach`). Each window is covered by two
-power-of-two windows from tables of running extremes (:func:`extreme_tables`,
-:func:`window_extremes`), so an envelope costs O(n log w) per feature for windows of w frames.
+over the frames ``j - a .. j + b`` (:func:`_band_reach`). Each window is covered by two
+power-of-two windows from tables of running extremes (:func:`_extreme_tables`,
+:func:`_window_extremes`), so an envelope costs O(n log w) per feature for windows of w frames.
 The bound that measures frames against these boxes, and the searches that use it, are in
 :mod:`course_lib.dtw_pruning`; this is apart because a student follows the bound without the
 tables.
@@ -17,7 +17,7 @@ from numba import njit
 
 
 @njit(cache=True)
-def band_reach(n, m, band):
+def _band_reach(n, m, band):
     """How far left (``a``) and right (``b``) of the diagonal the band reaches in a row of an
     n x m matrix: row i allows the columns ``i - a .. i + b`` that exist (the band of
     course_lib.dtw)."""
@@ -27,7 +27,7 @@ def band_reach(n, m, band):
 
 
 @njit(cache=True)
-def levels_for(width):
+def _levels_for(width):
     """Number of power-of-two levels whose largest window (2**(levels - 1)) fits in width."""
     levels = 1
     while (2 << (levels - 1)) <= width:
@@ -36,7 +36,7 @@ def levels_for(width):
 
 
 @njit(cache=True)
-def extreme_tables(seq_t, pad_left, length, levels, hi, lo):
+def _extreme_tables(seq_t, pad_left, length, levels, hi, lo):
     """Running extremes of each feature over windows of 2**q positions, for q < levels.
 
     The frames (columns of ``seq_t``, (d, n)) sit at positions pad_left.. of rows of ``length``
@@ -65,14 +65,14 @@ def extreme_tables(seq_t, pad_left, length, levels, hi, lo):
 
 
 @njit(cache=True)
-def window_extremes(hi, lo, length, pad_left, a, b, upper, lower):
+def _window_extremes(hi, lo, length, pad_left, a, b, upper, lower):
     """``upper[k, j]``, ``lower[k, j]`` for every column j of upper: max and min of feature k
-    over the frames j - a .. j + b of the sequence in the tables of :func:`extreme_tables`
+    over the frames j - a .. j + b of the sequence in the tables of :func:`_extreme_tables`
     (frames that do not exist count as empty): the extremes of two power-of-two windows that
     together cover exactly that range. Needs ``pad_left >= a`` and ``length >= pad_left + b +
     n_out`` (n_out = columns of upper)."""
     dim, n_out = upper.shape
-    levels = levels_for(a + b + 1)
+    levels = _levels_for(a + b + 1)
     span = 1 << (levels - 1)
     size = dim * length
     level_hi = hi[(levels - 1) * size:levels * size].reshape((dim, length))
@@ -88,11 +88,11 @@ def window_extremes(hi, lo, length, pad_left, a, b, upper, lower):
 
 
 @njit(cache=True)
-def keogh_scratch(max_n, max_m, dim, band):
+def _keogh_scratch(max_n, max_m, dim, band):
     """Flat scratch space for the extreme tables and one envelope (upper, lower) of sequences
     of at most max_n and max_m frames."""
     longest = max(max_n, max_m)
     length = 3 * longest if band < 0 else 2 * longest + 2 * band + 1
-    levels = levels_for(length)
+    levels = _levels_for(length)
     return (np.empty(levels * dim * length), np.empty(levels * dim * length),
             np.empty(dim * longest), np.empty(dim * longest))

@@ -1,7 +1,7 @@
 """Many against many (Unit 1): the DTW distance of every query to every template.
 
 The recursion, step patterns, band and normalisation are those of :mod:`course_lib.dtw`; this
-room runs them over many pairs in one compiled loop. :func:`pair_dtw` computes one pair, with
+room runs them over many pairs in one compiled loop. :func:`_pair_dtw` computes one pair, with
 local costs a row at a time inside the band and, for the unit-step patterns (symmetric1,
 symmetric2), two rows of D (:func:`_unit_step_row`) instead of the whole matrix; it can abandon
 a pair once no path can finish below a cutoff. The pruned searches of :mod:`course_lib.dtw_search`
@@ -21,10 +21,10 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from .dtw import NoWarpingPathError, accumulate_row, as_band, no_path_error, row_limits
-from .dtw_costs import local_cost_two_rows, metric_terms
-from .dtw_sequences import (as_sequence_list, check_same_dim, concatenate_sequences,
-                            pack_sequences, sequence_block)
+from .dtw import NoWarpingPathError, accumulate_row, _as_band, _no_path_error, row_limits
+from .dtw_costs import _local_cost_two_rows, _metric_terms
+from .dtw_sequences import (_as_sequence_list, _check_same_dim, _concatenate_sequences,
+                            _pack_sequences, _sequence_block)
 from .dtw_step_patterns import StepPattern, get_step_pattern
 from .validation import check_choice
 
@@ -50,12 +50,12 @@ def dtw_distance_matrix(queries, templates=None, *,
     :class:`~course_lib.dtw.NoWarpingPathError` (``on_no_path="raise"``) or get ``+inf``
     (``on_no_path="inf"``).
     """
-    queries = as_sequence_list(queries, "queries")
+    queries = _as_sequence_list(queries, "queries")
     all_pairs = templates is None
-    templates = queries if all_pairs else as_sequence_list(templates, "templates")
-    check_same_dim(queries[0], templates[0], "queries", "templates")
+    templates = queries if all_pairs else _as_sequence_list(templates, "templates")
+    _check_same_dim(queries[0], templates[0], "queries", "templates")
     pattern = get_step_pattern(step_pattern)
-    r = as_band(band)
+    r = _as_band(band)
     check_choice(on_no_path, "on_no_path", {"raise", "inf"})
     if not isinstance(parallel, (bool, np.bool_)):
         raise TypeError(f"parallel: expected True or False, got {type(parallel).__name__}")
@@ -64,9 +64,9 @@ def dtw_distance_matrix(queries, templates=None, *,
     if normalise and pattern.normalisation == "none":
         raise ValueError(f"normalise: step pattern {pattern.name!r} admits no normalisation "
                          f"(its path weight sum depends on the path); use normalise=False")
-    x_all, x_off = concatenate_sequences(queries)
-    y_all, y_off = (x_all, x_off) if all_pairs else concatenate_sequences(templates)
-    local = metric_terms(metric, variances, x_all, y_all, ("queries", "templates"),
+    x_all, x_off = _concatenate_sequences(queries)
+    y_all, y_off = (x_all, x_off) if all_pairs else _concatenate_sequences(templates)
+    local = _metric_terms(metric, variances, x_all, y_all, ("queries", "templates"),
                          per_frame_ok=False)
     n_q, n_t = len(queries), len(templates)
     mirrored = all_pairs and pattern.is_symmetric and metric != "gaussian_nll"
@@ -77,12 +77,12 @@ def dtw_distance_matrix(queries, templates=None, *,
     pair_x, pair_y = pair_x.astype(np.int64), pair_y.astype(np.int64)
     raw = np.empty(len(pair_x))
     kernel = _parallel_kernel() if parallel else _pair_distances_serial
-    kernel(pack_sequences(x_all, x_off, local[0]), pack_sequences(y_all, y_off, local[0]), pair_x,
+    kernel(_pack_sequences(x_all, x_off, local[0]), _pack_sequences(y_all, y_off, local[0]), pair_x,
            pair_y, _pair_chunks(len(raw), parallel), local, r, pattern.kernel_form(),
            pattern.is_symmetric and metric != "gaussian_nll", raw)
     if on_no_path == "raise" and not np.all(np.isfinite(raw)):
         p = int(np.flatnonzero(~np.isfinite(raw))[0])
-        err = no_path_error(pattern, band, len(queries[pair_x[p]]), len(templates[pair_y[p]]))
+        err = _no_path_error(pattern, band, len(queries[pair_x[p]]), len(templates[pair_y[p]]))
         raise NoWarpingPathError(f"{err} [query {pair_x[p]}, template {pair_y[p]}]")
     if normalise is not False and pattern.normalisation != "none":
         n_len = np.diff(x_off)[pair_x]
@@ -157,7 +157,7 @@ def _row_floor(D_row, j_lo, rest_row, rest_cols):
 
 
 @njit(cache=True)
-def pair_dtw(x, x_norm, y_t, y_norm, local, band, pattern, cost_buf, acc_buf, cutoff, rest_rows,
+def _pair_dtw(x, x_norm, y_t, y_norm, local, band, pattern, cost_buf, acc_buf, cutoff, rest_rows,
              rest_cols):
     """``(D(n - 1, m - 1), abandoned)`` of ``x`` (n, d) against y, given as ``y_t`` (d, m) (see
     :func:`~course_lib.dtw_costs.local_cost_row`); D = +inf when no path arrives. ``local`` as
@@ -197,7 +197,7 @@ def pair_dtw(x, x_norm, y_t, y_norm, local, band, pattern, cost_buf, acc_buf, cu
         j_lo, j_hi = row_limits(i, n, m, band)
         costs = cost_buf[(i % 2) * m:(i % 2 + 1) * m] if unit_steps else d[i]
         if i % 2 == 0:  # rows i and i + 1 are computed together
-            local_cost_two_rows(x, x_norm, i, y_t, y_norm, local, (j_lo, j_hi),
+            _local_cost_two_rows(x, x_norm, i, y_t, y_norm, local, (j_lo, j_hi),
                                 row_limits(min(i + 1, n - 1), n, m, band), costs,
                                 cost_buf[m:2 * m] if unit_steps else d[min(i + 1, n - 1)])
         if unit_steps:
@@ -240,11 +240,11 @@ def _pair_distances(queries, templates, pair_x, pair_y, chunks, local, band, pat
             xs, ys = slice(x_off[a], x_off[a + 1]), slice(y_off[b], y_off[b + 1])
             if transposable and y_off[b + 1] - y_off[b] < x_off[a + 1] - x_off[a]:
                 rows, rows_norm = y_all[ys], y_norm[ys]
-                cols_t, cols_norm = sequence_block(x_blocks, x_off, a), x_norm[xs]
+                cols_t, cols_norm = _sequence_block(x_blocks, x_off, a), x_norm[xs]
             else:
                 rows, rows_norm = x_all[xs], x_norm[xs]
-                cols_t, cols_norm = sequence_block(y_blocks, y_off, b), y_norm[ys]
-            out[p] = pair_dtw(rows, rows_norm, cols_t, cols_norm, local, band,
+                cols_t, cols_norm = _sequence_block(y_blocks, y_off, b), y_norm[ys]
+            out[p] = _pair_dtw(rows, rows_norm, cols_t, cols_norm, local, band,
                               (moves, start_weight, unit), cost_buf, acc_buf, np.inf, no_bound,
                               no_bound)[0]
 

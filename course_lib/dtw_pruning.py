@@ -23,9 +23,10 @@ from numba import njit, prange
 
 from .dtw import accumulate_row
 from .dtw_costs import local_cost_row
-from .dtw_envelope import band_reach, extreme_tables, keogh_scratch, levels_for, window_extremes
-from .dtw_matrix import pair_dtw
-from .dtw_sequences import sequence_block
+from .dtw_envelope import (_band_reach, _extreme_tables, _keogh_scratch, _levels_for,
+                           _window_extremes)
+from .dtw_matrix import _pair_dtw
+from .dtw_sequences import _sequence_block
 
 
 @njit(cache=True)
@@ -39,7 +40,7 @@ def normaliser(code, n, m):
 
 
 @njit(cache=True)
-def rounding_margin(n, m, dim):
+def _rounding_margin(n, m, dim):
     """Relative slack when comparing a bound with a best-so-far distance: more than the
     round-off of sums of n + m local costs of d features each (see course_lib.dtw_search)."""
     return 4.0 * (n + m + dim + 4) * np.finfo(np.float64).eps
@@ -82,21 +83,21 @@ def _keogh_terms(frames_t, upper, lower, metric, rest):
 
 
 @njit(cache=True)
-def one_sided_keogh(frames_t, other_t, a, b, metric, scratch, rest):
+def _one_sided_keogh(frames_t, other_t, a, b, metric, scratch, rest):
     """Sum of the box distances of the frames (columns of ``frames_t``) to the envelope of the
     other sequence over the window ``i - a .. i + b`` of each (``rest`` filled as in
     :func:`_keogh_terms`)."""
     tables_hi, tables_lo, upper_buf, lower_buf = scratch
     dim, n_rows = frames_t.shape
     length = a + b + n_rows
-    extreme_tables(other_t, a, length, levels_for(a + b + 1), tables_hi, tables_lo)
+    _extreme_tables(other_t, a, length, _levels_for(a + b + 1), tables_hi, tables_lo)
     upper = upper_buf[:dim * n_rows].reshape((dim, n_rows))
     lower = lower_buf[:dim * n_rows].reshape((dim, n_rows))
-    window_extremes(tables_hi, tables_lo, length, a, a, b, upper, lower)
+    _window_extremes(tables_hi, tables_lo, length, a, a, b, upper, lower)
     return _keogh_terms(frames_t, upper, lower, metric, rest)
 
 
-QUERY_SIDE, TEMPLATE_SIDE = 1, 2  # which side of LB_Keogh a nearest-template search uses
+_QUERY_SIDE, _TEMPLATE_SIDE = 1, 2  # which side of LB_Keogh a nearest-template search uses
 
 
 @njit(cache=True)
@@ -104,7 +105,7 @@ def _query_envelopes(x_t, band, slot_lengths, keogh):
     """The query's envelope for each template length (LB_Keogh's QUERY_SIDE), from one set of
     extreme tables: slot s is ``upper``/``lower`` ``[start[s]:start[s + 1]]``, (d, m_s) each.
     Empty unless ``keogh`` is QUERY_SIDE."""
-    if keogh != QUERY_SIDE:
+    if keogh != _QUERY_SIDE:
         return np.empty(0), np.empty(0), np.zeros(1, dtype=np.int64)
     dim, n = x_t.shape
     start = np.zeros(slot_lengths.shape[0] + 1, dtype=np.int64)
@@ -112,18 +113,18 @@ def _query_envelopes(x_t, band, slot_lengths, keogh):
     upper, lower = np.empty(start[-1]), np.empty(start[-1])
     pad_left, length, widest = 0, 0, 1
     for m in slot_lengths:  # seen from a template frame the band reaches b left, a right
-        a, b = band_reach(n, m, band)
+        a, b = _band_reach(n, m, band)
         pad_left, widest = max(pad_left, b), max(widest, a + b + 1)
     for m in slot_lengths:
-        a, b = band_reach(n, m, band)
+        a, b = _band_reach(n, m, band)
         length = max(length, pad_left + a + m)
-    tables_hi = np.empty(levels_for(widest) * dim * length)
-    tables_lo = np.empty(levels_for(widest) * dim * length)
-    extreme_tables(x_t, pad_left, length, levels_for(widest), tables_hi, tables_lo)
+    tables_hi = np.empty(_levels_for(widest) * dim * length)
+    tables_lo = np.empty(_levels_for(widest) * dim * length)
+    _extreme_tables(x_t, pad_left, length, _levels_for(widest), tables_hi, tables_lo)
     for s in range(slot_lengths.shape[0]):
         m = slot_lengths[s]
-        a, b = band_reach(n, m, band)
-        window_extremes(tables_hi, tables_lo, length, pad_left, b, a,
+        a, b = _band_reach(n, m, band)
+        _window_extremes(tables_hi, tables_lo, length, pad_left, b, a,
                          upper[start[s]:start[s + 1]].reshape((dim, m)),
                          lower[start[s]:start[s + 1]].reshape((dim, m)))
     return upper, lower, start
@@ -139,7 +140,7 @@ def _kim_bounds(x, x_norm, templates, local, start_weight, end_weight, normalisa
     kim = np.zeros(n_t)
     scaled = np.zeros(n_t)
     for t in range(n_t if use_kim else 0):
-        kim[t] = kim_raw(x, x_norm, sequence_block(y_blocks, y_off, t),
+        kim[t] = kim_raw(x, x_norm, _sequence_block(y_blocks, y_off, t),
                          y_norm[y_off[t]:y_off[t + 1]], local, start_weight, end_weight,
                          cost_buf)
         scaled[t] = kim[t] / normaliser(normalisation, x.shape[0], y_off[t + 1] - y_off[t])
@@ -152,14 +153,14 @@ def _keogh_bound(keogh, x_t, y_t, slot, envelopes, band, metric, scratch, rest):
     :func:`_keogh_terms`: template frames against the query's envelope of their length (slot
     ``slot`` of ``envelopes``, QUERY_SIDE) or query frames against the template's envelope
     (TEMPLATE_SIDE)."""
-    if keogh == QUERY_SIDE:
+    if keogh == _QUERY_SIDE:
         upper, lower, start = envelopes
         dim, m = y_t.shape
         return _keogh_terms(y_t, upper[start[slot]:start[slot + 1]].reshape((dim, m)),
                             lower[start[slot]:start[slot + 1]].reshape((dim, m)), metric, rest)
-    if keogh == TEMPLATE_SIDE:
-        a, b = band_reach(x_t.shape[1], y_t.shape[1], band)
-        return one_sided_keogh(x_t, y_t, a, b, metric, scratch, rest)
+    if keogh == _TEMPLATE_SIDE:
+        a, b = _band_reach(x_t.shape[1], y_t.shape[1], band)
+        return _one_sided_keogh(x_t, y_t, a, b, metric, scratch, rest)
     return 0.0
 
 
@@ -174,7 +175,7 @@ def _bounded_dtw(rows, rows_lead, rows_norm, cols_t, cols_norm, local, band, pat
     raw, abandoned = np.inf, False
     for full in range(first_pass, 2):
         features = dim if full else leading
-        raw, abandoned = pair_dtw(rows if full else rows_lead, rows_norm, cols_t[:features],
+        raw, abandoned = _pair_dtw(rows if full else rows_lead, rows_norm, cols_t[:features],
                                   cols_norm, local, band, pattern, cost_buf, acc_buf, limit,
                                   rest_rows, rest_cols)
         if abandoned:
@@ -191,7 +192,7 @@ def _query_scratch(n, max_m, dim, band):
     cost_buf = np.empty(max(n * max_m, 2 * longest))
     acc_buf = np.empty(max(n * max_m, 2 * longest + 2))
     return (cost_buf, acc_buf, np.zeros(longest + 1), np.zeros(longest + 1),
-            keogh_scratch(n, max_m, dim, band))
+            _keogh_scratch(n, max_m, dim, band))
 
 
 @njit(cache=True)
@@ -225,11 +226,11 @@ def _nearest_one(x, x_t, x_norm, templates, y_lead, local, band, pattern, search
                                   normalisation, use_kim, cost_buf)
     best, best_t = np.inf, -1
     for t in np.argsort(scaled_kim, kind="mergesort"):
-        y_t = sequence_block(y_blocks, y_off, t)
+        y_t = _sequence_block(y_blocks, y_off, t)
         m = y_t.shape[1]
         scale = normaliser(normalisation, n, m)
         # a pair whose bound exceeds this can neither beat nor tie the best so far
-        cutoff = best * scale * (1.0 + rounding_margin(n, m, dim))
+        cutoff = best * scale * (1.0 + _rounding_margin(n, m, dim))
         if use_kim and kim[t] > cutoff:
             counts[0] += 1
             continue
@@ -243,7 +244,7 @@ def _nearest_one(x, x_t, x_norm, templates, y_lead, local, band, pattern, search
             cols_t, cols_norm = x_t, x_norm
         else:
             rows, rows_lead, rows_norm, cols_t, cols_norm = x, x_lead, x_norm, y_t, y_norm[ys]
-        rest_rows, rest_cols = (no_rest, rest) if keogh == QUERY_SIDE else (rest, no_rest)
+        rest_rows, rest_cols = (no_rest, rest) if keogh == _QUERY_SIDE else (rest, no_rest)
         raw, abandoned = _bounded_dtw(rows, rows_lead, rows_norm, cols_t, cols_norm, local, band,
                                       pattern, leading, cutoff if early_abandon else np.inf,
                                       rest_rows, rest_cols, cost_buf, acc_buf)
@@ -265,7 +266,7 @@ def _nearest_all(queries, templates, y_lead, local, band, pattern, search, index
     moves, start_weight, unit = pattern  # a parallel loop takes no nested tuple
     for q in prange(index.shape[0]):
         lo, hi = x_off[q], x_off[q + 1]
-        found, value = _nearest_one(x_all[lo:hi], sequence_block(x_blocks, x_off, q),
+        found, value = _nearest_one(x_all[lo:hi], _sequence_block(x_blocks, x_off, q),
                                     x_norm[lo:hi], templates, y_lead, local, band,
                                     (moves, start_weight, unit), search, counts[q])
         index[q] = found
@@ -276,7 +277,7 @@ _nearest_serial = njit(cache=True)(_nearest_all)
 _nearest_parallel = None  # compiled on first use of parallel=True (not cached)
 
 
-def nearest_kernel(parallel: bool):
+def _nearest_kernel(parallel: bool):
     """The compiled nearest-template search over all queries, serial or over numba threads."""
     global _nearest_parallel
     if not parallel:
@@ -287,7 +288,7 @@ def nearest_kernel(parallel: bool):
 
 
 @njit(cache=True)
-def subsequence_rows(query, query_norm, ref_t, ref_norm, local, pattern, cutoff, d, D, steps):
+def _subsequence_rows(query, query_norm, ref_t, ref_norm, local, pattern, cutoff, d, D, steps):
     """Subsequence DTW of ``query`` in one reference (columns of ``ref_t``), row by row, as
     :func:`course_lib.dtw_subsequence.subsequence_dtw` computes it; False when abandoned.
     ``local`` and ``pattern`` as :func:`course_lib.dtw_matrix.pair_dtw` takes them.

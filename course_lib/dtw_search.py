@@ -60,15 +60,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dtw import NO_PATH, NoWarpingPathError, as_band, backtrack
-from .dtw_costs import frame_norms, metric_terms
-from .dtw_envelope import band_reach, keogh_scratch
-from .dtw_pruning import (kim_raw, nearest_kernel, normaliser, one_sided_keogh, rounding_margin,
-                          subsequence_rows)
-from .dtw_search_checks import (NORMALISATION_CODE, ROWS, ROWS_PLUS_COLUMNS, check_keogh_metric,
-                                check_kim_metric, effective_band, end_weight, keogh_combination,
-                                length_slots, pair_inputs, search_options, subsequence_inputs)
-from .dtw_sequences import as_sequence_list, check_same_dim, concatenate_sequences, pack_sequences
+from .dtw import _NO_PATH, NoWarpingPathError, _as_band, backtrack
+from .dtw_costs import _frame_norms, _metric_terms
+from .dtw_envelope import _band_reach, _keogh_scratch
+from .dtw_pruning import (kim_raw, _nearest_kernel, normaliser, _one_sided_keogh, _rounding_margin,
+                          _subsequence_rows)
+from .dtw_search_checks import (_NORMALISATION_CODE, _ROWS, _ROWS_PLUS_COLUMNS, _check_keogh_metric,
+                                _check_kim_metric, _effective_band, _end_weight, _keogh_combination,
+                                _length_slots, _pair_inputs, _search_options, _subsequence_inputs)
+from .dtw_sequences import (_as_sequence_list, _check_same_dim, _concatenate_sequences,
+                            _pack_sequences)
 from .dtw_step_patterns import StepPattern, get_step_pattern
 from .dtw_subsequence import SubsequenceMatch
 from .validation import as_bool, check_choice
@@ -89,14 +90,14 @@ def lb_kim(x, y, *, metric: str = "euclidean",
     docstring. Valid for every step pattern; ``metric`` must give costs >= 0 (euclidean,
     sqeuclidean, cosine). The bound itself: :func:`course_lib.dtw_pruning.kim_raw`.
     """
-    check_kim_metric(metric)
+    _check_kim_metric(metric)
     pattern = get_step_pattern(step_pattern)
-    x, y, local = pair_inputs(x, y, metric)
+    x, y, local = _pair_inputs(x, y, metric)
     n, m = x.shape[0], y.shape[0]
-    raw = kim_raw(x, frame_norms(x, local[0]), np.ascontiguousarray(y.T),
-                  frame_norms(y, local[0]), local, pattern.start_weight, end_weight(pattern),
+    raw = kim_raw(x, _frame_norms(x, local[0]), np.ascontiguousarray(y.T),
+                  _frame_norms(y, local[0]), local, pattern.start_weight, _end_weight(pattern),
                   np.empty(m))
-    return float(raw / normaliser(NORMALISATION_CODE[pattern.normalisation], n, m))
+    return float(raw / normaliser(_NORMALISATION_CODE[pattern.normalisation], n, m))
 
 
 def lb_keogh(x, y, *, band: int | None, metric: str = "euclidean",
@@ -110,23 +111,23 @@ def lb_keogh(x, y, *, band: int | None, metric: str = "euclidean",
     docstring. ``metric``: euclidean or sqeuclidean. A narrower band gives a tighter bound. The
     box distances: :func:`course_lib.dtw_pruning._keogh_terms`.
     """
-    check_keogh_metric(metric)
+    _check_keogh_metric(metric)
     pattern = get_step_pattern(step_pattern)
-    combination = keogh_combination(pattern)
-    radius = as_band(band)
-    x, y, (code, _, _) = pair_inputs(x, y, metric)
+    combination = _keogh_combination(pattern)
+    radius = _as_band(band)
+    x, y, (code, _, _) = _pair_inputs(x, y, metric)
     n, m = x.shape[0], y.shape[0]
-    r = effective_band(radius, max(n, m))
+    r = _effective_band(radius, max(n, m))
     x_t, y_t = np.ascontiguousarray(x.T), np.ascontiguousarray(y.T)
-    scratch = keogh_scratch(n, m, x.shape[1], r)
-    a, b = band_reach(n, m, r)
-    rows = one_sided_keogh(x_t, y_t, a, b, code, scratch, np.empty(n + 1))
-    if combination == ROWS:
+    scratch = _keogh_scratch(n, m, x.shape[1], r)
+    a, b = _band_reach(n, m, r)
+    rows = _one_sided_keogh(x_t, y_t, a, b, code, scratch, np.empty(n + 1))
+    if combination == _ROWS:
         raw = rows
     else:  # seen from y, the band reaches b to the left and a to the right
-        columns = one_sided_keogh(y_t, x_t, b, a, code, scratch, np.empty(m + 1))
-        raw = rows + columns if combination == ROWS_PLUS_COLUMNS else max(rows, columns)
-    return float(raw / normaliser(NORMALISATION_CODE[pattern.normalisation], n, m))
+        columns = _one_sided_keogh(y_t, x_t, b, a, code, scratch, np.empty(m + 1))
+        raw = rows + columns if combination == _ROWS_PLUS_COLUMNS else max(rows, columns)
+    return float(raw / normaliser(_NORMALISATION_CODE[pattern.normalisation], n, m))
 
 
 # --------------------------------------------------------------------------------------------
@@ -194,29 +195,29 @@ def nearest_templates(queries, templates, *, band: int | None,
     spreads the queries over numba threads. Returns a :class:`NearestTemplates` with the counts
     of what was pruned.
     """
-    queries = as_sequence_list(queries, "queries")
-    templates = as_sequence_list(templates, "templates")
-    check_same_dim(queries[0], templates[0], "queries", "templates")
+    queries = _as_sequence_list(queries, "queries")
+    templates = _as_sequence_list(templates, "templates")
+    _check_same_dim(queries[0], templates[0], "queries", "templates")
     dim = queries[0].shape[1]
     pattern = get_step_pattern(step_pattern)
-    r = effective_band(as_band(band), max(len(s) for s in queries + templates))
+    r = _effective_band(_as_band(band), max(len(s) for s in queries + templates))
     lower_bounds = as_bool(lower_bounds, "lower_bounds")
     early_abandon = as_bool(early_abandon, "early_abandon")
     parallel = as_bool(parallel, "parallel")
     check_choice(on_no_path, "on_no_path", {"raise", "inf"})
-    keogh, leading = search_options(metric, pattern, lower_bounds, leading_features, dim)
-    x_all, x_off = concatenate_sequences(queries)
-    y_all, y_off = concatenate_sequences(templates)
-    local = metric_terms(metric, None, x_all, y_all, ("queries", "templates"),
+    keogh, leading = _search_options(metric, pattern, lower_bounds, leading_features, dim)
+    x_all, x_off = _concatenate_sequences(queries)
+    y_all, y_off = _concatenate_sequences(templates)
+    local = _metric_terms(metric, None, x_all, y_all, ("queries", "templates"),
                          per_frame_ok=False)
-    search = (pattern.is_symmetric, NORMALISATION_CODE[pattern.normalisation],
-              end_weight(pattern), keogh, lower_bounds, early_abandon, leading,
-              *length_slots(np.diff(y_off)))
+    search = (pattern.is_symmetric, _NORMALISATION_CODE[pattern.normalisation],
+              _end_weight(pattern), keogh, lower_bounds, early_abandon, leading,
+              *_length_slots(np.diff(y_off)))
     index = np.empty(len(queries), dtype=np.int64)
     distance = np.empty(len(queries))
     counts = np.zeros((len(queries), 4), dtype=np.int64)
-    nearest_kernel(parallel)(
-        pack_sequences(x_all, x_off, local[0]), pack_sequences(y_all, y_off, local[0]),
+    _nearest_kernel(parallel)(
+        _pack_sequences(x_all, x_off, local[0]), _pack_sequences(y_all, y_off, local[0]),
         np.ascontiguousarray(y_all[:, :leading]), local, r, pattern.kernel_form(), search, index,
         distance, counts)
     hopeless = np.flatnonzero(index < 0)
@@ -276,10 +277,10 @@ def subsequence_search(query, references, *, n_best: int = 1,
     then by reference index. Every reference must be at least as long as the query; ``metric``
     must give costs >= 0 (euclidean, sqeuclidean, cosine).
     """
-    query, references, n_best, early_abandon, pattern, local = subsequence_inputs(
+    query, references, n_best, early_abandon, pattern, local = _subsequence_inputs(
         query, references, n_best, early_abandon, step_pattern, metric)
     n, dim = query.shape
-    query_norm = frame_norms(query, local[0])
+    query_norm = _frame_norms(query, local[0])
     kernel_pattern = pattern.kernel_form()
     scale = float(n) if pattern.normalisation == "n" else 1.0  # M_phi, the same for every match
     best: list[tuple[float, int, SubsequenceMatch]] = []
@@ -287,7 +288,7 @@ def subsequence_search(query, references, *, n_best: int = 1,
     for k, reference in enumerate(references):
         cutoff = np.inf
         if early_abandon and len(best) == n_best:
-            cutoff = best[-1][0] * scale * (1.0 + rounding_margin(n, reference.shape[0], dim))
+            cutoff = best[-1][0] * scale * (1.0 + _rounding_margin(n, reference.shape[0], dim))
         match, stopped = _best_match(query, query_norm, reference, local, pattern,
                                      kernel_pattern, scale, cutoff)
         abandoned += stopped
@@ -310,9 +311,9 @@ def _best_match(query, query_norm, reference, local, pattern, kernel_pattern, sc
     n, m = query.shape[0], reference.shape[0]
     d = np.empty((n, m))
     D = np.full((n, m), np.inf)
-    steps = np.full((n, m), NO_PATH, dtype=np.int8)
-    if not subsequence_rows(query, query_norm, np.ascontiguousarray(reference.T),
-                            frame_norms(reference, local[0]), local, kernel_pattern, cutoff,
+    steps = np.full((n, m), _NO_PATH, dtype=np.int8)
+    if not _subsequence_rows(query, query_norm, np.ascontiguousarray(reference.T),
+                            _frame_norms(reference, local[0]), local, kernel_pattern, cutoff,
                             d, D, steps):
         return None, True
     matching_cost = D[n - 1] / scale

@@ -1,10 +1,10 @@
 """The sequences DTW takes: checked at the border, and packed for the compiled kernels (Unit 1).
 
 Rows are frames: a sequence is a finite ``(n, d)`` float64 array (a 1-D array is ``n`` scalar
-frames). :func:`as_sequence`, :func:`as_sequence_list` and :func:`check_same_dim` are the
+frames). :func:`as_sequence`, :func:`_as_sequence_list` and :func:`_check_same_dim` are the
 argument checks of every public DTW entry point (:mod:`course_lib.dtw`,
 :mod:`course_lib.dtw_subsequence`, :mod:`course_lib.dtw_search`); many sequences run in one
-compiled loop after :func:`concatenate_sequences` and :func:`pack_sequences`.
+compiled loop after :func:`_concatenate_sequences` and :func:`_pack_sequences`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from .dtw_costs import frame_norms
+from .dtw_costs import _frame_norms
 from .validation import as_float_array
 
-__all__ = ["as_sequence", "as_sequence_list"]
+__all__ = ["as_sequence"]
 
 # Larger values would overflow float64 in the local distances or their sums along a path.
 _MAX_ABS_VALUE = 1e100
@@ -40,7 +40,7 @@ def as_sequence(x, name: str) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
-def as_sequence_list(sequences, name: str) -> list[np.ndarray]:
+def _as_sequence_list(sequences, name: str) -> list[np.ndarray]:
     """A list of sequences (each as in :func:`as_sequence`), all with the same ``d``."""
     if isinstance(sequences, np.ndarray) and sequences.ndim == 3:
         sequences = list(sequences)
@@ -57,7 +57,7 @@ def as_sequence_list(sequences, name: str) -> list[np.ndarray]:
     return out
 
 
-def check_same_dim(x, y, x_name: str, y_name: str) -> None:
+def _check_same_dim(x, y, x_name: str, y_name: str) -> None:
     """Raise ``ValueError`` naming ``y_name`` unless the frames of x and y have as many
     features."""
     if x.shape[1] != y.shape[1]:
@@ -65,32 +65,32 @@ def check_same_dim(x, y, x_name: str, y_name: str) -> None:
                          f"{x.shape[1]}")
 
 
-def concatenate_sequences(sequences):
+def _concatenate_sequences(sequences):
     """The frames of all sequences one after the other, and ``offsets``: sequence s is rows
     ``offsets[s]:offsets[s + 1]``."""
     offsets = np.cumsum([0] + [len(s) for s in sequences]).astype(np.int64)
     return np.ascontiguousarray(np.concatenate(sequences)), offsets
 
 
-def pack_sequences(frames, offsets, metric_code):
+def _pack_sequences(frames, offsets, metric_code):
     """Sequences as the compiled kernels take them: ``(frames, offsets, blocks, norms)``, from
-    the output of :func:`concatenate_sequences`; ``blocks`` as :func:`_transposed_blocks`
+    the output of :func:`_concatenate_sequences`; ``blocks`` as :func:`_transposed_blocks`
     stores them, ``norms`` the frame lengths (cosine only, see
     :func:`course_lib.dtw_costs.local_cost_row`)."""
     blocks = _transposed_blocks(frames, offsets)
-    return frames, offsets, blocks, frame_norms(frames, metric_code)
+    return frames, offsets, blocks, _frame_norms(frames, metric_code)
 
 
 def _transposed_blocks(frames: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Sequences stored one after the other, each transposed: sequence s (rows
     ``offsets[s]:offsets[s + 1]`` of ``frames``) becomes the (d, m_s) block
-    :func:`sequence_block` returns. One sequence's numbers stay together in memory, which the
+    :func:`_sequence_block` returns. One sequence's numbers stay together in memory, which the
     cache rewards."""
     return np.concatenate([frames[a:b].T.ravel() for a, b in zip(offsets[:-1], offsets[1:])])
 
 
 @njit(cache=True)
-def sequence_block(blocks, offsets, s):
+def _sequence_block(blocks, offsets, s):
     """Sequence s of :func:`_transposed_blocks` as a (d, m_s) array (a view)."""
     m = offsets[s + 1] - offsets[s]
     dim = blocks.shape[0] // offsets[-1]

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dtw import (NO_PATH, NoWarpingPathError, accumulate, backtrack, dtw_from_cost_matrix,
-                  local_cost_matrix_trusted)
-from .dtw_costs import metric_terms
-from .dtw_sequences import as_sequence, as_sequence_list, check_same_dim
+from .dtw import (_NO_PATH, NoWarpingPathError, _accumulate, backtrack, dtw_from_cost_matrix,
+                  _local_cost_matrix_trusted)
+from .dtw_costs import _metric_terms
+from .dtw_sequences import as_sequence, _as_sequence_list, _check_same_dim
 from .dtw_step_patterns import StepPattern, get_step_pattern
 from .validation import as_positive_float, as_positive_int
 
@@ -29,7 +29,7 @@ __all__ = ["SubsequenceMatch", "SubsequenceResult", "subsequence_dtw", "find_mat
            "align_words"]
 
 
-def subsequence_pattern(step_pattern: str | StepPattern) -> StepPattern:
+def _subsequence_pattern(step_pattern: str | StepPattern) -> StepPattern:
     """:func:`get_step_pattern`, refusing a pattern whose costs of matches of different spans
     are not comparable (it must normalise by the query length ``n`` or not at all)."""
     pattern = get_step_pattern(step_pattern)
@@ -95,18 +95,18 @@ def subsequence_dtw(query, reference, *, step_pattern: str | StepPattern = "asym
     sum). The query must not be longer than the reference.
     """
     query, reference = as_sequence(query, "query"), as_sequence(reference, "reference")
-    check_same_dim(query, reference, "query", "reference")
-    pattern = subsequence_pattern(step_pattern)
+    _check_same_dim(query, reference, "query", "reference")
+    pattern = _subsequence_pattern(step_pattern)
     n, m = query.shape[0], reference.shape[0]
     if n > m:
         raise ValueError(f"query: has {n} frames, longer than the reference ({m} frames)")
     # the names x, y in the metric's messages are those local_cost_matrix gave them
-    cost = local_cost_matrix_trusted(query, reference,
-                                     metric_terms(metric, variances, query, reference, ("x", "y")))
+    cost = _local_cost_matrix_trusted(query, reference,
+                                     _metric_terms(metric, variances, query, reference, ("x", "y")))
     lo, hi = np.zeros(n, dtype=np.int64), np.full(n, m - 1, dtype=np.int64)  # no band
     D = np.full((n, m), np.inf)
-    steps = np.full((n, m), NO_PATH, dtype=np.int8)
-    accumulate(cost, lo, hi, *pattern.arrays(), pattern.start_weight, True, D, steps, True)
+    steps = np.full((n, m), _NO_PATH, dtype=np.int8)
+    _accumulate(cost, lo, hi, *pattern.arrays(), pattern.start_weight, True, D, steps, True)
     matching_cost = D[n - 1] / (pattern.normaliser(n, m) or 1.0)
     if not np.any(np.isfinite(matching_cost)):
         raise NoWarpingPathError(f"step_pattern: {pattern.name!r} cannot match a query of {n} "
@@ -165,12 +165,12 @@ def align_words(utterance, word_templates, *, step_pattern: str | StepPattern = 
     one-frame templates).
     """
     utterance = as_sequence(utterance, "utterance")
-    templates = as_sequence_list(word_templates, "word_templates")
-    check_same_dim(utterance, templates[0], "utterance", "word_templates")
+    templates = _as_sequence_list(word_templates, "word_templates")
+    _check_same_dim(utterance, templates[0], "utterance", "word_templates")
     boundaries = np.cumsum([0] + [len(t) for t in templates])
     reference = np.concatenate(templates)
-    cost = local_cost_matrix_trusted(utterance, reference,
-                                     metric_terms(metric, None, utterance, reference, ("x", "y")))
+    cost = _local_cost_matrix_trusted(utterance, reference,
+                                     _metric_terms(metric, None, utterance, reference, ("x", "y")))
     path = dtw_from_cost_matrix(cost, step_pattern=step_pattern, band=band).path
     word_of_cell = np.searchsorted(boundaries, path[:, 1], side="right") - 1
     spans = np.empty((len(templates), 2), dtype=np.int64)

@@ -40,7 +40,7 @@ import numpy as np
 from scipy.fft import dct
 
 from course_lib.validation import as_bool, as_float_array, as_positive_float, as_positive_int, \
-    as_waveform
+    _as_waveform
 
 _EPS = np.finfo(np.float64).eps
 _MAX_SAMPLE_RATE = 10_000_000    # Hz
@@ -105,7 +105,7 @@ def _default_nfft(frame_length: int) -> int:
 
 def _preemphasis(signal, coeff: float = 0.97) -> np.ndarray:
     """y[0] = x[0], y[n] = x[n] - coeff x[n-1]: boosts high frequencies (first difference)."""
-    x = as_waveform(signal, "signal")
+    x = _as_waveform(signal, "signal")
     coeff = _as_coefficient(coeff, "coeff")
     with np.errstate(over="ignore", invalid="ignore"):
         return _check_finite(np.concatenate((x[:1], x[1:] - coeff * x[:-1])), "signal",
@@ -128,7 +128,7 @@ def _frame_signal(signal, frame_length: int, frame_step: int) -> np.ndarray:
     Frame t holds samples t * S .. t * S + L - 1; the end is zero-padded so that the last frame
     is complete (frame count: :func:`n_frames`). No window is applied here.
     """
-    x = as_waveform(signal, "signal")
+    x = _as_waveform(signal, "signal")
     T = n_frames(len(x), frame_length, frame_step)
     padded = np.zeros((T - 1) * frame_step + frame_length)
     padded[:len(x)] = x
@@ -197,7 +197,7 @@ def mel_energies(signal, sample_rate: int, *, frame_length_s: float = 0.025,
     Both are floored at machine epsilon (so their log is finite). See the module docstring for
     the conventions.
     """
-    x = as_waveform(signal, "signal")
+    x = _as_waveform(signal, "signal")
     sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=_MAX_SAMPLE_RATE)
     preemph = _as_coefficient(preemph, "preemph")
     L = _seconds_to_samples(frame_length_s, sample_rate, "frame_length_s")

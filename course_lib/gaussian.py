@@ -21,21 +21,20 @@ import numbers
 import numpy as np
 from scipy.linalg import cholesky
 
-from .kmeans import check_spread
+from .kmeans import _check_spread
 from .linalg import LOG_2PI, cholesky_factor, log_det_from_cholesky, sample_gaussian, solve_lower
 from .validation import as_float_array, as_positive_float, check_choice
 
-__all__ = ["LOG_2PI", "cholesky_factor", "as_covariance", "covariance_2d",
-           "gaussian_log_density", "fit_gaussian",
+__all__ = ["LOG_2PI", "cholesky_factor", "covariance_2d", "gaussian_log_density", "fit_gaussian",
            "sample_gaussian"]
 
-COVARIANCE_TYPES = ("full", "diag")
+_COVARIANCE_TYPES = ("full", "diag")
 
 
-def as_covariance(Sigma, dim: int, covariance_type: str = "full",
+def _as_covariance(Sigma, dim: int, covariance_type: str = "full",
                   name: str = "Sigma") -> np.ndarray:
     """Check a user covariance: (D, D) symmetric positive definite, or (D,) positive variances."""
-    check_choice(covariance_type, "covariance_type", COVARIANCE_TYPES)
+    check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
     if covariance_type == "full":
         Sigma = as_float_array(Sigma, name, ndim=2)
         if Sigma.shape != (dim, dim):
@@ -97,7 +96,7 @@ def gaussian_log_density(X, mu, Sigma, covariance_type: str = "full") -> np.ndar
     mu = as_float_array(mu, "mu", ndim=1)
     if mu.shape != (D,):
         raise ValueError(f"mu: expected shape {(D,)} to match X's {D} columns, got {mu.shape}")
-    Sigma = as_covariance(Sigma, D, covariance_type)
+    Sigma = _as_covariance(Sigma, D, covariance_type)
     if covariance_type == "diag":
         return _log_density_diag(X, mu, Sigma)
     return _log_density_from_cholesky(X, mu, cholesky(Sigma, lower=True))
@@ -113,10 +112,10 @@ def fit_gaussian(X, covariance_type: str = "full") -> tuple[np.ndarray, np.ndarr
     dimension is constant, so those cases raise ``ValueError`` instead of returning a matrix
     that has no density.
     """
-    check_choice(covariance_type, "covariance_type", COVARIANCE_TYPES)
+    check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
     X = as_float_array(X, "X", ndim=2)
     N, D = X.shape
-    check_spread(X)
+    _check_spread(X)
     if covariance_type == "full" and N <= D:
         raise ValueError(f"X: a full ML covariance needs more samples than dimensions "
                          f"(N = {N} <= D = {D}); it would be singular")

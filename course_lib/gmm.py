@@ -43,7 +43,7 @@ computed so that data far from the origin lose no precision) and :mod:`course_li
 (choosing K on held-out data or by BIC, growing a mixture by splitting).
 
 A collapsing component (its covariance numerically singular, or N_k ~ 0) is never left to
-produce NaN: a singular covariance is floored at ``COLLAPSE_FLOOR`` times the data variance and
+produce NaN: a singular covariance is floored at ``_COLLAPSE_FLOOR`` times the data variance and
 a component with no frames is re-seeded on the worst-explained frame; either way a
 :class:`ComponentCollapseWarning` is issued, and the log-likelihood may drop at that step.
 """
@@ -56,10 +56,10 @@ from collections.abc import Iterator
 import numpy as np
 from scipy.linalg import cholesky, eigh
 
-from .gaussian import COVARIANCE_TYPES
+from .gaussian import _COVARIANCE_TYPES
 from .gmm_density import log_joint, log_prior
 from .gmm_params import (ComponentCollapseWarning, CovariancePrior, EMState, GMMParams,
-                         check_frames, check_params, check_regularisers, check_training_data)
+                         _check_frames, _check_params, _check_regularisers, _check_training_data)
 from .validation import as_float_array, check_choice
 
 __all__ = ["e_step", "m_step", "em_steps", "score_samples", "average_log_likelihood",
@@ -69,7 +69,7 @@ __all__ = ["e_step", "m_step", "em_steps", "score_samples", "average_log_likelih
 #: variance (or whose covariance is not positive definite) counts as collapsed ...
 _COLLAPSE_RATIO = 1e-10
 #: ... and is then floored at this fraction of the data variance.
-COLLAPSE_FLOOR = 1e-6
+_COLLAPSE_FLOOR = 1e-6
 #: A component with fewer than this many (soft) frames has no data and is re-seeded.
 _MIN_FRAMES = 1e-8
 
@@ -97,8 +97,8 @@ def e_step(X, params: GMMParams) -> tuple[np.ndarray, float]:
 
     Working in log space keeps gamma exact when every density underflows (13-dim MFCCs).
     """
-    params = check_params(params)
-    gamma, log_px = _posteriors(log_joint(check_frames(X, params), params))
+    params = _check_params(params)
+    gamma, log_px = _posteriors(log_joint(_check_frames(X, params), params))
     return gamma, float(log_px.sum())
 
 
@@ -141,7 +141,7 @@ def m_step_trusted(X, gamma, covariance_type, floor, prior, ridge, data_var):
         eye = np.eye(X.shape[1]) if covariance_type == "full" else 1.0
         covariances = covariances + ridge * eye
     if np.any(floor > 0):
-        covariances = np.array([floor_covariance(S, floor, covariance_type)
+        covariances = np.array([_floor_covariance(S, floor, covariance_type)
                                 for S in covariances])
     repaired = int(empty.sum()) + _repair_collapsed(covariances, floor, data_var,
                                                     covariance_type)
@@ -191,18 +191,18 @@ def _shrink_to_prior(covariances, Nk, prior, psi):
 
 
 def _repair_collapsed(covariances, floor, data_var, covariance_type) -> int:
-    """Floor every collapsed covariance (in place) at ``COLLAPSE_FLOOR`` times the data
+    """Floor every collapsed covariance (in place) at ``_COLLAPSE_FLOOR`` times the data
     variance (or the variance floor, if higher); returns how many there were."""
-    collapse_floor = np.maximum(floor, COLLAPSE_FLOOR * data_var)
+    collapse_floor = np.maximum(floor, _COLLAPSE_FLOOR * data_var)
     repaired = 0
     for k in range(covariances.shape[0]):
         if _is_collapsed(covariances[k], data_var, covariance_type):
-            covariances[k] = floor_covariance(covariances[k], collapse_floor, covariance_type)
+            covariances[k] = _floor_covariance(covariances[k], collapse_floor, covariance_type)
             repaired += 1
     return repaired
 
 
-def floor_covariance(S, floor, covariance_type):
+def _floor_covariance(S, floor, covariance_type):
     """The variance floor Sigma >= diag(floor) on one covariance (module docstring)."""
     if covariance_type == "diag":
         return np.maximum(S, floor)
@@ -214,7 +214,7 @@ def floor_covariance(S, floor, covariance_type):
     return _apply_floor_full(S, floor)
 
 
-def warn_repaired(repaired: int) -> None:
+def _warn_repaired(repaired: int) -> None:
     """One :class:`ComponentCollapseWarning` for the ``repaired`` components, if any."""
     if repaired:
         warnings.warn(f"{repaired} mixture component(s) collapsed (singular covariance or no "
@@ -234,7 +234,7 @@ def m_step(X, responsibilities, covariance_type: str = "full", *, variance_floor
     (see the module docstring). A collapsed component is repaired with a
     :class:`ComponentCollapseWarning`.
     """
-    check_choice(covariance_type, "covariance_type", COVARIANCE_TYPES)
+    check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
     X = as_float_array(X, "X", ndim=2)
     gamma = as_float_array(responsibilities, "responsibilities", ndim=2)
     if gamma.shape[0] != X.shape[0]:
@@ -242,10 +242,10 @@ def m_step(X, responsibilities, covariance_type: str = "full", *, variance_floor
                          f"got shape {gamma.shape}")
     if np.any(gamma < 0) or not np.allclose(gamma.sum(axis=1), 1.0, atol=1e-8):
         raise ValueError("responsibilities: each row must be non-negative and sum to 1")
-    floor, ridge = check_regularisers(X.shape[1], variance_floor, prior, ridge)
+    floor, ridge = _check_regularisers(X.shape[1], variance_floor, prior, ridge)
     params, repaired = m_step_trusted(X, gamma, covariance_type, floor, prior, ridge,
                                X.var(axis=0))
-    warn_repaired(repaired)
+    _warn_repaired(repaired)
     return params
 
 
@@ -278,12 +278,12 @@ def em_steps(X, params: GMMParams, *, variance_floor=0.0, prior: CovariancePrior
     Take as many states as you need (``itertools.islice``);
     :func:`course_lib.gmm_training.fit_gmm` adds the stopping rule and restarts.
     """
-    params = check_params(params)
-    X, data_var = check_training_data(X)
+    params = _check_params(params)
+    X, data_var = _check_training_data(X)
     if X.shape[1] != params.n_features:
         raise ValueError(f"X: expected {params.n_features} columns (the model's dimension), "
                          f"got shape {X.shape}")
-    floor, ridge = check_regularisers(X.shape[1], variance_floor, prior, ridge)
+    floor, ridge = _check_regularisers(X.shape[1], variance_floor, prior, ridge)
     return em_steps_trusted(X, params, floor, prior, ridge, data_var)
 
 
@@ -291,8 +291,8 @@ def em_steps(X, params: GMMParams, *, variance_floor=0.0, prior: CovariancePrior
 
 def score_samples(X, params: GMMParams) -> np.ndarray:
     """log p(x_n) = logsumexp_k [log pi_k + log N(x_n | mu_k, Sigma_k)] for each row; (N,)."""
-    params = check_params(params)
-    return _posteriors(log_joint(check_frames(X, params), params))[1]
+    params = _check_params(params)
+    return _posteriors(log_joint(_check_frames(X, params), params))[1]
 
 
 def average_log_likelihood(X, params: GMMParams) -> float:

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.linalg import cholesky
 
-from .gaussian import COVARIANCE_TYPES, as_covariance
-from .kmeans import check_spread, count_distinct_rows
+from .gaussian import _COVARIANCE_TYPES, _as_covariance
+from .kmeans import _check_spread, _count_distinct_rows
 from .validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
                          check_choice)
 
@@ -56,8 +56,8 @@ class CovariancePrior:
             if covariance_type == "diag":
                 raise ValueError("prior.scale: a (D, D) scale needs covariance_type='full'; "
                                  "give D variances for 'diag'")
-            return as_covariance(scale, D, "full", name="prior.scale")
-        scale = as_covariance(scale, D, "diag", name="prior.scale")
+            return _as_covariance(scale, D, "full", name="prior.scale")
+        scale = _as_covariance(scale, D, "diag", name="prior.scale")
         return np.diag(scale) if covariance_type == "full" else scale
 
 
@@ -80,7 +80,7 @@ class GMMParams:
     covariance_type: str = "full"
 
     def __post_init__(self):
-        check_choice(self.covariance_type, "covariance_type", COVARIANCE_TYPES)
+        check_choice(self.covariance_type, "covariance_type", _COVARIANCE_TYPES)
         weights = as_float_array(self.weights, "weights", ndim=1)
         means = as_float_array(self.means, "means", ndim=2)
         K, D = means.shape
@@ -96,7 +96,7 @@ class GMMParams:
             raise ValueError(f"covariances: expected shape {want} for K={K}, D={D}, "
                              f"{self.covariance_type!r}, got {covariances.shape}")
         for k in range(K):
-            as_covariance(covariances[k], D, self.covariance_type, name=f"covariances[{k}]")
+            _as_covariance(covariances[k], D, self.covariance_type, name=f"covariances[{k}]")
         object.__setattr__(self, "weights", weights)
         object.__setattr__(self, "means", means)
         object.__setattr__(self, "covariances", covariances)
@@ -181,7 +181,7 @@ def sample_gmm(params: GMMParams, n_samples: int, *,
 
     Returns the samples (n, D) and their component labels z (n,).
     """
-    params = check_params(params)
+    params = _check_params(params)
     n_samples = as_positive_int(n_samples, "n_samples")
     rng = as_rng(rng)
     z = rng.choice(params.n_components, size=n_samples, p=params.weights)
@@ -209,13 +209,13 @@ def demo_mixture() -> GMMParams:
 
 # ----------------------------------------------------------------------------- argument checks
 
-def check_params(params) -> GMMParams:
+def _check_params(params) -> GMMParams:
     if not isinstance(params, GMMParams):
         raise TypeError(f"params: expected GMMParams, got {type(params).__name__}")
     return params
 
 
-def check_frames(X, params: GMMParams) -> np.ndarray:
+def _check_frames(X, params: GMMParams) -> np.ndarray:
     X = as_float_array(X, "X", ndim=2)
     if X.shape[1] != params.n_features:
         raise ValueError(f"X: expected {params.n_features} columns (the model's dimension), "
@@ -234,7 +234,7 @@ def _as_floor(variance_floor, D: int) -> np.ndarray:
     return floor
 
 
-def check_regularisers(D, variance_floor, prior, ridge):
+def _check_regularisers(D, variance_floor, prior, ridge):
     floor = _as_floor(variance_floor, D)
     if prior is not None and not isinstance(prior, CovariancePrior):
         raise TypeError(f"prior: expected a CovariancePrior or None, got {type(prior).__name__}")
@@ -242,14 +242,14 @@ def check_regularisers(D, variance_floor, prior, ridge):
     return floor, ridge
 
 
-def check_training_data(X):
+def _check_training_data(X):
     """Checks shared by fit_gmm and initialise_gmm; returns X and its per-dimension variance."""
     X = as_float_array(X, "X", ndim=2)
     N, D = X.shape
     if N <= D:
         raise ValueError(f"X: need more frames than dimensions to fit covariances "
                          f"(N = {N} <= D = {D})")
-    check_spread(X)
+    _check_spread(X)
     data_var = X.var(axis=0)
     if np.any(data_var <= 0):
         raise ValueError(f"X: dimension(s) {np.flatnonzero(data_var <= 0).tolist()} are "
@@ -257,8 +257,8 @@ def check_training_data(X):
     return X, data_var
 
 
-def check_distinct(X, K):
-    distinct = count_distinct_rows(X)
+def _check_distinct(X, K):
+    distinct = _count_distinct_rows(X)
     if K > distinct:
         raise ValueError(f"n_components: {K} components but X has only {distinct} distinct "
                          f"frames")

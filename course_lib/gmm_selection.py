@@ -19,11 +19,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .gaussian import COVARIANCE_TYPES
+from .gaussian import _COVARIANCE_TYPES
 from .gmm import average_log_likelihood, score_samples
-from .gmm_params import GMMParams, check_params
+from .gmm_params import GMMParams, _check_params
 from .gmm_training import fit_gmm
-from .kmeans import count_distinct_rows
+from .kmeans import _count_distinct_rows
 from .validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
                          check_choice)
 
@@ -42,7 +42,7 @@ def n_parameters(n_components: int, n_features: int, covariance_type: str = "ful
     """
     K = as_positive_int(n_components, "n_components")
     D = as_positive_int(n_features, "n_features")
-    check_choice(covariance_type, "covariance_type", COVARIANCE_TYPES)
+    check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
     per_covariance = D * (D + 1) // 2 if covariance_type == "full" else D
     return (K - 1) + K * D + K * per_covariance
 
@@ -130,7 +130,7 @@ def split_components(params: GMMParams, perturbation: float = 0.2, *,
     delta_k = perturbation * sqrt(diag Sigma_k) * u_k with u_k ~ N(0, I): a small random step
     measured in the component's own standard deviations. Component k becomes 2k and 2k + 1.
     """
-    params = check_params(params)
+    params = _check_params(params)
     perturbation = as_positive_float(perturbation, "perturbation")
     rng = as_rng(rng)
     K, D = params.means.shape
@@ -193,7 +193,7 @@ def grow_by_splitting(X_train, X_dev, *, max_components: int = 64, perturbation:
     X_dev = _check_dev(X_dev, X_train.shape[1])
     max_components = as_positive_int(max_components, "max_components")
     rng = as_rng(rng)
-    distinct = count_distinct_rows(X_train)
+    distinct = _count_distinct_rows(X_train)
     # Just after a split the two halves barely differ, so the log-likelihood moves little at
     # first: fit_gmm's default tol would stop EM after one step and splitting would stall.
     fit_kwargs.setdefault("tol", _SPLIT_TOL)

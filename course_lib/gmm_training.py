@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .gaussian import COVARIANCE_TYPES
-from .gmm import (COLLAPSE_FLOOR, em_steps_trusted, floor_covariance, m_step_trusted,
-                  warn_repaired)
-from .gmm_params import (CovariancePrior, GMMParams, GMMResult, check_distinct,
-                         check_regularisers, check_training_data)
-from .kmeans import kmeans_trusted
+from .gaussian import _COVARIANCE_TYPES
+from .gmm import (_COLLAPSE_FLOOR, em_steps_trusted, _floor_covariance, m_step_trusted,
+                  _warn_repaired)
+from .gmm_params import (CovariancePrior, GMMParams, GMMResult, _check_distinct,
+                         _check_regularisers, _check_training_data)
+from .kmeans import _kmeans_trusted
 from .validation import RngLike, as_positive_float, as_positive_int, as_rng, check_choice
 
 __all__ = ["initialise_gmm", "fit_gmm"]
@@ -30,7 +30,7 @@ __all__ = ["initialise_gmm", "fit_gmm"]
 
 def _initial_params(X, K, covariance_type, init, rng, floor, prior, ridge, data_var):
     if init == "kmeans":
-        labels = kmeans_trusted(X, K, rng).labels
+        labels = _kmeans_trusted(X, K, rng).labels
         return m_step_trusted(X, np.eye(K)[labels], covariance_type, floor, prior, ridge,
                               data_var)
     # "random": K distinct frames as means, the data covariance for every component
@@ -38,7 +38,7 @@ def _initial_params(X, K, covariance_type, init, rng, floor, prior, ridge, data_
     means = distinct[rng.choice(distinct.shape[0], K, replace=False)]
     centred = X - X.mean(axis=0)
     S = centred.T @ centred / X.shape[0] if covariance_type == "full" else data_var.copy()
-    S = floor_covariance(S, np.maximum(floor, COLLAPSE_FLOOR * data_var), covariance_type)
+    S = _floor_covariance(S, np.maximum(floor, _COLLAPSE_FLOOR * data_var), covariance_type)
     return GMMParams(np.full(K, 1.0 / K), means, np.stack([S] * K), covariance_type), 0
 
 
@@ -52,14 +52,14 @@ def initialise_gmm(X, n_components: int, *, covariance_type: str = "full", init=
     component, equal weights (a deliberately rough start, good for watching EM work).
     """
     K = as_positive_int(n_components, "n_components")
-    check_choice(covariance_type, "covariance_type", COVARIANCE_TYPES)
+    check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
     check_choice(init, "init", {"kmeans", "random"})
-    X, data_var = check_training_data(X)
-    floor, ridge = check_regularisers(X.shape[1], variance_floor, prior, ridge)
-    check_distinct(X, K)
+    X, data_var = _check_training_data(X)
+    floor, ridge = _check_regularisers(X.shape[1], variance_floor, prior, ridge)
+    _check_distinct(X, K)
     params, repaired = _initial_params(X, K, covariance_type, init, as_rng(rng), floor, prior,
                                        ridge, data_var)
-    warn_repaired(repaired)
+    _warn_repaired(repaired)
     return params
 
 
@@ -80,7 +80,7 @@ def _run_em(X, params, max_iter, tol, floor, prior, ridge, data_var, repaired):
         if abs(objectives[-1] - objectives[-2]) < tol * N:
             converged = True
             break
-    warn_repaired(repaired)
+    _warn_repaired(repaired)
     return GMMResult(state.params, state.responsibilities, np.array(lls), np.array(objectives),
                      n_iter, converged)
 
@@ -115,13 +115,13 @@ def fit_gmm(X, n_components: int, *, covariance_type: str = "full", init="kmeans
     objective trace, iteration count and converged flag of the best restart.
     """
     K = as_positive_int(n_components, "n_components")
-    check_choice(covariance_type, "covariance_type", COVARIANCE_TYPES)
+    check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
     n_restarts = as_positive_int(n_restarts, "n_restarts")
     max_iter = as_positive_int(max_iter, "max_iter", minimum=0)
     tol = as_positive_float(tol, "tol", allow_zero=True)
-    X, data_var = check_training_data(X)
+    X, data_var = _check_training_data(X)
     D = X.shape[1]
-    floor, ridge = check_regularisers(D, variance_floor, prior, ridge)
+    floor, ridge = _check_regularisers(D, variance_floor, prior, ridge)
     rng = as_rng(rng)
     if isinstance(init, GMMParams):
         if init.n_components != K or init.n_features != D or \
@@ -131,7 +131,7 @@ def fit_gmm(X, n_components: int, *, covariance_type: str = "full", init="kmeans
                              f"D={init.n_features}, {init.covariance_type!r}")
         return _run_em(X, init, max_iter, tol, floor, prior, ridge, data_var, 0)
     check_choice(init, "init", {"kmeans", "random"})
-    check_distinct(X, K)
+    _check_distinct(X, K)
     best, finals = None, []
     for _ in range(n_restarts):
         start, repaired = _initial_params(X, K, covariance_type, init, rng, floor, prior,

@@ -37,18 +37,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .hmm_kernels import (backward_log_kernel, backward_scaled_kernel, expected_counts_kernel,
+from .hmm_kernels import (_backward_log_kernel, backward_scaled_kernel, expected_counts_kernel,
                           forward_log_kernel, forward_scaled_kernel, forward_unscaled_kernel,
                           viterbi_kernel)
-from .hmm_models import DiscreteHMM, check_model, safe_log
+from .hmm_models import DiscreteHMM, _check_model, _safe_log
 from .hmm_results import (LogForward, Posteriors, ScaledForward, UnscaledForward, ViterbiBatch,
                           ViterbiResult)
-from .hmm_sequences import (SequenceBatch, pack_for_model, pack_one_sequence,
-                            zero_probability_message)
+from .hmm_sequences import (SequenceBatch, _pack_for_model, _pack_one_sequence,
+                            _zero_probability_message)
 from .validation import as_float_array, check_choice
 
 __all__ = ["forward_unscaled", "forward_scaled", "backward_scaled", "forward_log",
-           "explain_zero_probability", "posteriors", "viterbi", "viterbi_paths", "log_likelihoods"]
+           "explain_zero_probability", "posteriors", "viterbi", "viterbi_paths", "log_likelihoods",
+           "e_step", "m_step"]
 
 _METHODS = ("log", "scaled")
 
@@ -70,7 +71,7 @@ def forward_unscaled(hmm: DiscreteHMM, observations) -> UnscaledForward:
     0.0 (its log -inf) although every observation is possible. :func:`forward_scaled` and
     :func:`forward_log` are the two fixes.
     """
-    O = check_model(hmm).encode(observations)
+    O = _check_model(hmm).encode(observations)
     alpha = np.empty((O.shape[0], hmm.n_states))
     forward_unscaled_kernel(hmm.pi, hmm.A, hmm.B, O, alpha)
     return UnscaledForward(alpha, float(alpha[-1].sum()))
@@ -84,7 +85,7 @@ def forward_scaled(hmm: DiscreteHMM, observations) -> ScaledForward:
     Impossible observations give ``log_likelihood = -inf`` (no division by zero, see
     :class:`course_lib.hmm_results.ScaledForward`).
     """
-    return _forward_scaled(hmm, pack_one_sequence(check_model(hmm), observations))
+    return _forward_scaled(hmm, _pack_one_sequence(_check_model(hmm), observations))
 
 
 def _forward_scaled(hmm: DiscreteHMM, batch: SequenceBatch) -> ScaledForward:
@@ -105,7 +106,7 @@ def backward_scaled(hmm: DiscreteHMM, observations, scale=None) -> np.ndarray:
     ``scale`` defaults to the one from :func:`forward_scaled`. Raises ``ValueError`` when
     ``P(O | lambda) = 0`` (the scale factors contain a zero).
     """
-    batch = pack_one_sequence(check_model(hmm), observations)
+    batch = _pack_one_sequence(_check_model(hmm), observations)
     T = batch.symbols.shape[0]
     if scale is None:
         scale = _forward_scaled(hmm, batch).scale
@@ -114,7 +115,7 @@ def backward_scaled(hmm: DiscreteHMM, observations, scale=None) -> np.ndarray:
         raise ValueError(f"scale: expected shape ({T},) to match the observations, "
                          f"got {scale.shape}")
     if np.any(scale <= 0):
-        raise ValueError(zero_probability_message(hmm, batch, np.array([-np.inf]), scale,
+        raise ValueError(_zero_probability_message(hmm, batch, np.array([-np.inf]), scale,
                                                   "beta_hat"))
     return _backward_scaled(hmm, batch, scale)
 
@@ -132,7 +133,7 @@ def forward_log(hmm: DiscreteHMM, observations) -> LogForward:
     ``log alpha_{t+1}(j) = logsumexp_i(log alpha_t(i) + log a_ij) + log b_j(o_{t+1})``,
     ``log P(O) = logsumexp_i log alpha_T(i)``; ``-inf`` when O is impossible.
     """
-    return _forward_log(hmm, pack_one_sequence(check_model(hmm), observations))
+    return _forward_log(hmm, _pack_one_sequence(_check_model(hmm), observations))
 
 
 def _forward_log(hmm: DiscreteHMM, batch: SequenceBatch) -> LogForward:
@@ -149,12 +150,12 @@ def _checked_backward_log(hmm: DiscreteHMM, observations) -> np.ndarray:
     ``log beta_T(i) = 0``,
     ``log beta_t(i) = logsumexp_j(log a_ij + log b_j(o_{t+1}) + log beta_{t+1}(j))``.
     """
-    return _backward_log(hmm, pack_one_sequence(check_model(hmm), observations))
+    return _backward_log(hmm, _pack_one_sequence(_check_model(hmm), observations))
 
 
 def _backward_log(hmm: DiscreteHMM, batch: SequenceBatch) -> np.ndarray:
     log_beta = np.empty((batch.symbols.shape[0], hmm.n_states))
-    backward_log_kernel(hmm.A, hmm.log_B, batch.symbols, batch.offsets, log_beta)
+    _backward_log_kernel(hmm.A, hmm.log_B, batch.symbols, batch.offsets, log_beta)
     return log_beta
 
 
@@ -166,14 +167,14 @@ def explain_zero_probability(hmm: DiscreteHMM, observations,
     scale factor of :func:`forward_scaled`). ``what`` names the quantity that becomes 0/0 (as in
     the errors of :func:`posteriors`, :func:`viterbi` and Baum-Welch, which raise this text).
     """
-    return _explain(hmm, pack_one_sequence(check_model(hmm), observations), what)
+    return _explain(hmm, _pack_one_sequence(_check_model(hmm), observations), what)
 
 
 def _explain(hmm: DiscreteHMM, batch: SequenceBatch, what: str | None) -> str | None:
     scale, log_lik = _scaled_factors(hmm, batch)
     if np.isfinite(log_lik[0]):
         return None
-    return zero_probability_message(hmm, batch, log_lik, scale, what)
+    return _zero_probability_message(hmm, batch, log_lik, scale, what)
 
 
 def log_likelihoods(hmm: DiscreteHMM, sequences, *, method: str = "scaled") -> np.ndarray:
@@ -183,7 +184,7 @@ def log_likelihoods(hmm: DiscreteHMM, sequences, *, method: str = "scaled") -> n
     the faster) or ``"log"`` (log space). Impossible sequences get ``-inf``.
     """
     check_choice(method, "method", _METHODS)
-    batch = pack_for_model(check_model(hmm), sequences)
+    batch = _pack_for_model(_check_model(hmm), sequences)
     T, N = batch.symbols.shape[0], hmm.n_states
     log_lik = np.empty(batch.n_sequences)
     if method == "scaled":
@@ -214,7 +215,7 @@ def posteriors(hmm: DiscreteHMM, observations, *, method: str = "log") -> Poster
     sum_{s<=t} log scale_s``). Raises ``ValueError`` when ``P(O | lambda) = 0``.
     """
     check_choice(method, "method", _METHODS)
-    batch = pack_one_sequence(check_model(hmm), observations)
+    batch = _pack_one_sequence(_check_model(hmm), observations)
     O = batch.symbols
     if method == "log":
         fwd = _forward_log(hmm, batch)
@@ -235,8 +236,8 @@ def posteriors(hmm: DiscreteHMM, observations, *, method: str = "log") -> Poster
               * (hmm.B[:, O[1:]].T * beta_hat[1:] / fwd.scale[1:, None])[:, None, :])
         cum_log_scale = np.cumsum(np.log(fwd.scale))
         log_lik = float(cum_log_scale[-1])
-        log_alpha = safe_log(fwd.alpha_hat) + cum_log_scale[:, None]
-        log_beta = safe_log(beta_hat) + (log_lik - cum_log_scale)[:, None]
+        log_alpha = _safe_log(fwd.alpha_hat) + cum_log_scale[:, None]
+        log_beta = _safe_log(beta_hat) + (log_lik - cum_log_scale)[:, None]
     return Posteriors(gamma, xi, log_alpha, log_beta, float(log_lik))
 
 
@@ -254,7 +255,7 @@ def _run_viterbi(hmm: DiscreteHMM, batch: SequenceBatch, name: str):
                    log_delta, psi, path, log_prob)
     if np.any(log_prob == -np.inf):
         scale, log_lik = _scaled_factors(hmm, batch)
-        raise ValueError(zero_probability_message(hmm, batch, log_lik, scale, "the best path",
+        raise ValueError(_zero_probability_message(hmm, batch, log_lik, scale, "the best path",
                                                   name))
     return log_delta, psi, path, log_prob
 
@@ -267,14 +268,14 @@ def viterbi(hmm: DiscreteHMM, observations) -> ViterbiResult:
     ``psi_t(j) = argmax_i [...]``; back-track from ``argmax_j log delta_T(j)``.
     Ties go to the lowest state index. Raises ``ValueError`` when ``P(O | lambda) = 0``.
     """
-    batch = pack_one_sequence(check_model(hmm), observations)
+    batch = _pack_one_sequence(_check_model(hmm), observations)
     log_delta, psi, path, log_prob = _run_viterbi(hmm, batch, "observations")
     return ViterbiResult(path, float(log_prob[0]), log_delta, psi)
 
 
 def viterbi_paths(hmm: DiscreteHMM, sequences) -> ViterbiBatch:
     """:func:`viterbi` for every sequence of a list or :class:`SequenceBatch`, in one pass."""
-    batch = pack_for_model(check_model(hmm), sequences)
+    batch = _pack_for_model(_check_model(hmm), sequences)
     _, _, path, log_prob = _run_viterbi(hmm, batch, "sequences")
     return ViterbiBatch(batch.split(path), log_prob)
 
@@ -294,7 +295,7 @@ def e_step(hmm: DiscreteHMM, batch: SequenceBatch):
                                     np.empty((T, N)), np.empty((T, N)), scale, log_lik,
                                     start_counts, trans_counts, emit_counts)
     if failed >= 0:
-        raise ValueError(zero_probability_message(hmm, batch, log_lik, scale,
+        raise ValueError(_zero_probability_message(hmm, batch, log_lik, scale,
                                                   "the Baum-Welch update", "sequences"))
     return (start_counts, trans_counts, emit_counts), float(log_lik.sum())
 

@@ -130,7 +130,7 @@ def forward_log_kernel(log_pi, A, log_B, obs, offsets, log_alpha, log_lik):
 
 
 @njit(cache=True)
-def backward_log_kernel(A, log_B, obs, offsets, log_beta):
+def _backward_log_kernel(A, log_B, obs, offsets, log_beta):
     """Backward in log space (Rabiner 1989, eqs. 23-25 in logarithms): ``log beta_T(i) = 0``."""
     # log beta_t(i) = m + log sum_j a_ij exp(log b_j(o_{t+1}) + log beta_{t+1}(j) - m)
     N = A.shape[0]

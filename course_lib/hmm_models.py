@@ -13,8 +13,8 @@
   pass).
 
 Beside ``__all__``, :mod:`course_lib.hmm` and :mod:`course_lib.hmm_training` use
-:func:`check_model` (the ``hmm`` argument of every entry point), :func:`safe_log`,
-:data:`TOPOLOGIES` and :func:`draw_random_hmm` (a restart's start, on checked arguments).
+:func:`_check_model` (the ``hmm`` argument of every entry point), :func:`_safe_log`,
+:data:`_TOPOLOGIES` and :func:`_draw_random_hmm` (a restart's start, on checked arguments).
 """
 
 from __future__ import annotations
@@ -26,20 +26,18 @@ from functools import cached_property
 import numpy as np
 from numba import njit
 
-from .hmm_sequences import as_symbols
+from .hmm_sequences import _as_symbols
 from .validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                          as_rng, check_choice)
 
-__all__ = [
-    "DiscreteHMM", "weather_mood_hmm", "WEATHER_MOOD_OBSERVATIONS",
-    "WEATHER_MOOD_LONG_OBSERVATIONS", "weather_mood_sequences", "left_to_right_hmm", "random_hmm",
-    "sample", "sample_sequences", "HMMSample",
-]
+__all__ = ["DiscreteHMM", "weather_mood_hmm", "WEATHER_MOOD_OBSERVATIONS",
+           "WEATHER_MOOD_LONG_OBSERVATIONS", "weather_mood_sequences", "left_to_right_hmm",
+           "random_hmm", "sample", "sample_sequences", "HMMSample"]
 
 #: How far a row of pi, A or B may be from summing to one.
 _PROBABILITY_TOLERANCE = 1e-6
 #: The shapes of A that :func:`random_hmm` and :func:`course_lib.hmm_training.fit_hmm` start from.
-TOPOLOGIES = ("ergodic", "left-to-right")
+_TOPOLOGIES = ("ergodic", "left-to-right")
 
 
 # --------------------------------------------------------------------------------------------
@@ -77,7 +75,7 @@ def _frozen(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
-def safe_log(P: np.ndarray) -> np.ndarray:
+def _safe_log(P: np.ndarray) -> np.ndarray:
     """Elementwise log with log(0) = -inf and no divide-by-zero warning."""
     with np.errstate(divide="ignore"):
         return np.log(P)
@@ -137,17 +135,17 @@ class DiscreteHMM:
     @cached_property
     def log_pi(self) -> np.ndarray:
         """``log pi`` with ``log 0 = -inf``."""
-        return safe_log(self.pi)
+        return _safe_log(self.pi)
 
     @cached_property
     def log_A(self) -> np.ndarray:
         """``log A`` with ``log 0 = -inf``."""
-        return safe_log(self.A)
+        return _safe_log(self.A)
 
     @cached_property
     def log_B(self) -> np.ndarray:
         """``log B`` with ``log 0 = -inf``."""
-        return safe_log(self.B)
+        return _safe_log(self.B)
 
     def replace(self, **changes) -> "DiscreteHMM":
         """A validated copy with some of ``pi``, ``A``, ``B`` or the names changed."""
@@ -159,7 +157,7 @@ class DiscreteHMM:
         A string is split into characters when every symbol name is one character (``"HHUH"``),
         otherwise on whitespace.
         """
-        return as_symbols(observations, self.n_symbols, self.symbol_names, name)
+        return _as_symbols(observations, self.n_symbols, self.symbol_names, name)
 
     def state_labels(self, states) -> list[str]:
         """The names of a state sequence (e.g. a Viterbi path); indices when the model has none."""
@@ -167,7 +165,7 @@ class DiscreteHMM:
         return [names[int(s)] for s in states]
 
 
-def check_model(hmm) -> DiscreteHMM:
+def _check_model(hmm) -> DiscreteHMM:
     """``hmm`` itself if it is a :class:`DiscreteHMM`: the check of every entry point's ``hmm``."""
     if not isinstance(hmm, DiscreteHMM):
         raise TypeError(f"hmm: expected a DiscreteHMM, got {type(hmm).__name__}")
@@ -276,13 +274,13 @@ def random_hmm(n_states: int, n_symbols: int, *, rng: RngLike = None,
     """
     N = as_positive_int(n_states, "n_states")
     M = as_positive_int(n_symbols, "n_symbols")
-    check_choice(topology, "topology", TOPOLOGIES)
+    check_choice(topology, "topology", _TOPOLOGIES)
     skip = as_bool(skip, "skip")
     concentration = as_positive_float(concentration, "concentration")
-    return draw_random_hmm(N, M, as_rng(rng), topology, skip, concentration)
+    return _draw_random_hmm(N, M, as_rng(rng), topology, skip, concentration)
 
 
-def draw_random_hmm(N: int, M: int, rng: np.random.Generator, topology: str, skip: bool,
+def _draw_random_hmm(N: int, M: int, rng: np.random.Generator, topology: str, skip: bool,
                     concentration: float = 1.0) -> DiscreteHMM:
     """:func:`random_hmm` on checked arguments (the restarts of
     :func:`course_lib.hmm_training.fit_hmm`, which check them once for all)."""
@@ -343,7 +341,7 @@ def sample_sequences(hmm: DiscreteHMM, lengths, *, rng: RngLike = None) -> HMMSa
 
     ``lengths`` is a list of positive ints (one per sequence). Deterministic given ``rng``.
     """
-    check_model(hmm)
+    _check_model(hmm)
     lengths = np.atleast_1d(np.asarray(lengths))
     if lengths.ndim != 1 or lengths.size == 0 or lengths.dtype.kind not in "iu":
         raise ValueError(f"lengths: expected a non-empty list of positive ints, got {lengths!r}")

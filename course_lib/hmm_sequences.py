@@ -6,9 +6,9 @@ sequences of different lengths are one :class:`SequenceBatch`, the symbols of al
 concatenated plus offsets, so that a compiled kernel walks over all of them in one call with no
 per-sequence Python overhead (like hmmlearn's ``X, lengths``).
 
-Beside ``__all__``, the sibling modules use :func:`as_symbols` (one sequence, checked),
-:func:`pack_for_model` and :func:`pack_one_sequence` (a model's data as a batch) and
-:func:`zero_probability_message` (where in a batch ``P(O | lambda)`` became 0, in words).
+Beside ``__all__``, the sibling modules use :func:`_as_symbols` (one sequence, checked),
+:func:`_pack_for_model` and :func:`_pack_one_sequence` (a model's data as a batch) and
+:func:`_zero_probability_message` (where in a batch ``P(O | lambda)`` became 0, in words).
 ``hmm`` below is a :class:`course_lib.hmm_models.DiscreteHMM`.
 """
 
@@ -23,7 +23,7 @@ import numpy as np
 __all__ = ["SequenceBatch", "pack_sequences"]
 
 
-def as_symbols(observations, n_symbols: int, symbol_names=None,
+def _as_symbols(observations, n_symbols: int, symbol_names=None,
                name: str = "observations") -> np.ndarray:
     """Validate one observation sequence and return it as a C-contiguous int64 array."""
     if isinstance(observations, str):
@@ -133,7 +133,7 @@ def pack_sequences(sequences, n_symbols: int | None = None, symbol_names=None,
                 and seq.size and np.can_cast(seq.dtype, np.int64)):
             parts.append(seq)  # fast path: the range is checked once on the concatenation
         else:
-            parts.append(as_symbols(seq, limit, symbol_names, f"{name}[{s}]"))
+            parts.append(_as_symbols(seq, limit, symbol_names, f"{name}[{s}]"))
     lengths = np.fromiter((p.shape[0] for p in parts), dtype=np.int64, count=len(parts))
     symbols = np.ascontiguousarray(np.concatenate(parts), dtype=np.int64)
     if symbols.min() < 0 or symbols.max() >= limit:
@@ -144,18 +144,18 @@ def pack_sequences(sequences, n_symbols: int | None = None, symbol_names=None,
     return SequenceBatch(symbols, offsets, int(symbols.max()))
 
 
-def pack_for_model(hmm, sequences, name: str = "sequences") -> SequenceBatch:
+def _pack_for_model(hmm, sequences, name: str = "sequences") -> SequenceBatch:
     """:func:`pack_sequences` with the model's number of symbols and symbol names."""
     return pack_sequences(sequences, hmm.n_symbols, hmm.symbol_names, name)
 
 
-def pack_one_sequence(hmm, observations) -> SequenceBatch:
+def _pack_one_sequence(hmm, observations) -> SequenceBatch:
     """One observation sequence (checked by ``hmm.encode``) as a batch of one."""
     O = hmm.encode(observations)
     return SequenceBatch(O, np.array([0, O.shape[0]], dtype=np.int64), int(O.max()))
 
 
-def zero_probability_message(hmm, batch: SequenceBatch, log_lik: np.ndarray, scale: np.ndarray,
+def _zero_probability_message(hmm, batch: SequenceBatch, log_lik: np.ndarray, scale: np.ndarray,
                              what: str | None = None, name: str = "observations") -> str:
     """Explain why P(O | lambda) = 0 for the first such sequence.
 

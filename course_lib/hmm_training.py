@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .hmm import e_step, m_step
-from .hmm_models import TOPOLOGIES, DiscreteHMM, check_model, draw_random_hmm
-from .hmm_sequences import SequenceBatch, pack_for_model, pack_sequences
+from .hmm_models import _TOPOLOGIES, DiscreteHMM, _check_model, _draw_random_hmm
+from .hmm_sequences import SequenceBatch, _pack_for_model, pack_sequences
 from .validation import (RngLike, as_bool, as_positive_float, as_positive_int, as_rng,
                          check_choice)
 
@@ -47,9 +47,9 @@ class BaumWelchStepper:
     """
 
     def __init__(self, hmm: DiscreteHMM, sequences, *, emission_floor: float = 0.0):
-        check_model(hmm)
+        _check_model(hmm)
         emission_floor = _check_floor(emission_floor, hmm.n_symbols)
-        self._start(hmm, pack_for_model(hmm, sequences), emission_floor)
+        self._start(hmm, _pack_for_model(hmm, sequences), emission_floor)
 
     @classmethod
     def _checked(cls, hmm: DiscreteHMM, batch: SequenceBatch,
@@ -116,9 +116,9 @@ def baum_welch_step(hmm: DiscreteHMM, sequences, *,
     log-likelihood is that of the *input* model (as in hmmlearn's convergence monitor).
     Raises ``ValueError`` if a sequence is impossible.
     """
-    check_model(hmm)
+    _check_model(hmm)
     emission_floor = _check_floor(emission_floor, hmm.n_symbols)
-    counts, log_lik = e_step(hmm, pack_for_model(hmm, sequences))
+    counts, log_lik = e_step(hmm, _pack_for_model(hmm, sequences))
     return m_step(hmm, counts, emission_floor), log_lik
 
 
@@ -200,14 +200,14 @@ def fit_hmm(sequences, n_states: int, n_symbols: int, *, topology: str = "ergodi
     max_iter = as_positive_int(max_iter, "max_iter", minimum=0)
     tol = _check_tol(tol)
     emission_floor = _check_floor(emission_floor, n_symbols)
-    check_choice(topology, "topology", TOPOLOGIES)
+    check_choice(topology, "topology", _TOPOLOGIES)
     skip = as_bool(skip, "skip")
     progress = as_bool(progress, "progress")
     rng = as_rng(rng)
     batch = pack_sequences(sequences, n_symbols)
     results = []
     for _ in range(n_restarts):
-        start = draw_random_hmm(n_states, n_symbols, rng, topology, skip)
+        start = _draw_random_hmm(n_states, n_symbols, rng, topology, skip)
         results.append(_run(BaumWelchStepper._checked(start, batch, emission_floor),
                             max_iter, tol, progress))
     finals = np.array([r.log_likelihood for r in results])

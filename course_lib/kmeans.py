@@ -37,8 +37,7 @@ from .validation import (RngLike, as_float_array, as_positive_float, as_positive
                          check_choice)
 
 __all__ = ["KMeansResult", "KMeansState", "kmeans", "kmeans_steps", "initialise_centroids",
-           "assign_clusters", "pairwise_squared_distances", "count_distinct_rows",
-           "check_spread"]
+           "assign_clusters", "pairwise_squared_distances"]
 
 _INIT_METHODS = ("k-means++", "random")
 #: Points whose spread exceeds this (or is below its inverse) would overflow (underflow)
@@ -87,7 +86,7 @@ class KMeansState:
         return float(self.squared_distances.sum())
 
 
-def check_spread(X: np.ndarray, name: str = "X") -> None:
+def _check_spread(X: np.ndarray, name: str = "X") -> None:
     """Refuse points whose squared distances cannot be represented in float64.
 
     The spread is the largest range max_n x_nd - min_n x_nd over dimensions; squaring a spread
@@ -117,7 +116,7 @@ def pairwise_squared_distances(X: np.ndarray, centroids: np.ndarray) -> np.ndarr
     return np.maximum(d2, 0.0, out=d2)
 
 
-def count_distinct_rows(X: np.ndarray) -> int:
+def _count_distinct_rows(X: np.ndarray) -> int:
     """Number of distinct rows of a 2-D array."""
     return int(np.unique(X, axis=0).shape[0])
 
@@ -192,7 +191,7 @@ def _lloyd_steps(X, centroids) -> Iterator[KMeansState]:
 
 def _check_points(X):
     X = as_float_array(X, "X", ndim=2)
-    check_spread(X)
+    _check_spread(X)
     return X
 
 
@@ -220,7 +219,7 @@ def _check_n_clusters(X, n_clusters):
     if n_clusters > X.shape[0]:
         raise ValueError(f"n_clusters: {n_clusters} clusters need at least as many points, "
                          f"X has {X.shape[0]}")
-    distinct = count_distinct_rows(X)
+    distinct = _count_distinct_rows(X)
     if n_clusters > distinct:
         raise ValueError(f"n_clusters: {n_clusters} is larger than the number of distinct "
                          f"points in X ({distinct})")
@@ -300,11 +299,11 @@ def kmeans(X, n_clusters: int, *, init="k-means++", n_restarts: int = 1, max_ite
         if init.shape != (n_clusters, X.shape[1]):
             raise ValueError(f"init: expected centroids of shape {(n_clusters, X.shape[1])}, "
                              f"got {init.shape}")
-    return kmeans_trusted(X, n_clusters, rng, init=init, n_restarts=n_restarts,
+    return _kmeans_trusted(X, n_clusters, rng, init=init, n_restarts=n_restarts,
                           max_iter=max_iter, tol=tol)
 
 
-def kmeans_trusted(X, n_clusters, rng, *, init="k-means++", n_restarts=1, max_iter=100,
+def _kmeans_trusted(X, n_clusters, rng, *, init="k-means++", n_restarts=1, max_iter=100,
                    tol=1e-6) -> KMeansResult:
     """:func:`kmeans` of checked arguments: ``init`` a method or a (K, D) array of centroids,
     ``rng`` a Generator."""

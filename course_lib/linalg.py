@@ -22,13 +22,13 @@ from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 
 from .validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
 
-__all__ = ["LOG_2PI", "JITTER_START", "JITTER_CAP", "JitterWarning", "NotPositiveDefiniteError",
-           "as_square_matrix", "check_symmetric", "cholesky_factor", "cholesky_with_jitter", "log_det_from_cholesky",
-           "solve_lower", "sample_gaussian"]
+__all__ = ["LOG_2PI", "JitterWarning", "NotPositiveDefiniteError", "as_square_matrix",
+           "cholesky_factor", "cholesky_with_jitter", "log_det_from_cholesky", "solve_lower",
+           "sample_gaussian"]
 
 LOG_2PI = float(np.log(2.0 * np.pi))
-JITTER_START = 1e-10
-JITTER_CAP = 1e-4
+_JITTER_START = 1e-10
+_JITTER_CAP = 1e-4
 # Relative size of a negative eigenvalue that is still round-off of a positive semi-definite matrix.
 _PSD_TOLERANCE = 1e-8
 
@@ -50,7 +50,7 @@ def as_square_matrix(A, name: str, n: int | None = None) -> np.ndarray:
     return A
 
 
-def check_symmetric(A: np.ndarray, name: str) -> None:
+def _check_symmetric(A: np.ndarray, name: str) -> None:
     """Raise ``ValueError`` naming ``name`` and the worst entry unless ``A`` is symmetric."""
     # one tolerance relative to the largest entry: a single temporary, cheap for large kernels
     asymmetry = np.abs(A - A.T)
@@ -67,7 +67,7 @@ def cholesky_factor(A, name: str = "Sigma") -> np.ndarray:
     positive-definite ``A`` (with its smallest eigenvalue).
     """
     A = as_square_matrix(A, name)
-    check_symmetric(A, name)
+    _check_symmetric(A, name)
     try:
         return cholesky(A, lower=True, check_finite=False)
     except LinAlgError:
@@ -92,8 +92,8 @@ def cholesky_with_jitter(A: np.ndarray, name: str = "K", warn: bool = True
             f"{name}: not positive definite and its mean diagonal is {scale:.3g}; check that "
             "every variance hyper-parameter is positive and the kernel is valid")
     eye = np.eye(A.shape[0])
-    jitter = JITTER_START
-    while jitter <= JITTER_CAP * (1 + 1e-9):
+    jitter = _JITTER_START
+    while jitter <= _JITTER_CAP * (1 + 1e-9):
         try:
             L = cholesky(A + jitter * scale * eye, lower=True, check_finite=False)
         except LinAlgError:
@@ -105,7 +105,7 @@ def cholesky_with_jitter(A: np.ndarray, name: str = "K", warn: bool = True
                 "on the diagonal (duplicated inputs or noise-free data?)"), stacklevel=3)
         return L, jitter * scale
     raise NotPositiveDefiniteError(
-        f"{name}: not positive definite even with jitter {JITTER_CAP:.0e} * mean(diag) on the "
+        f"{name}: not positive definite even with jitter {_JITTER_CAP:.0e} * mean(diag) on the "
         "diagonal. Try: a larger noise variance (or a White kernel term), removing duplicated "
         "inputs, a shorter lengthscale or smaller variance for very smooth kernels, rescaling "
         "the inputs, or checking that the kernel is a valid (positive semi-definite) one")
@@ -166,5 +166,5 @@ def sample_gaussian(mean, cov, n_samples: int, *, rng: RngLike = None,
             raise ValueError(f"cov: variances must be >= 0, got min {variances.min():.3g}")
         return mean + e * np.sqrt(variances)
     cov = as_square_matrix(cov, "cov", D)
-    check_symmetric(cov, "cov")
+    _check_symmetric(cov, "cov")
     return mean + e @ _sampling_root(cov).T

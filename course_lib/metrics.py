@@ -40,9 +40,9 @@ from scipy.special import log_ndtr, logsumexp, ndtr
 
 from .validation import as_float_array
 
-__all__ = ["rmse", "round_scores", "rounded_pcc_mse", "check_scale", "discretised_log_predictive",
-           "discrete_kl", "standardised_gap", "levelset_probability", "f1_from_counts",
-           "brier_preference", "f1_preference"]
+__all__ = ["rmse", "round_scores", "rounded_pcc_mse", "discretised_log_predictive", "discrete_kl",
+           "standardised_gap", "levelset_probability", "f1_from_counts", "brier_preference",
+           "f1_preference"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -97,7 +97,7 @@ def rounded_pcc_mse(predictions, reference) -> tuple[float, float]:
         return pcc, float(np.mean((rounded_pred - rounded_ref) ** 2))
 
 
-def check_scale(scale, name: str = "scale") -> tuple[int, int]:
+def _check_scale(scale, name: str = "scale") -> tuple[int, int]:
     """``scale`` as ``(low, high)``: two integers with low < high (the whole scores low..high)."""
     try:
         low, high = scale
@@ -163,7 +163,7 @@ def discretised_log_predictive(mean, variance, scale=(0, 10)) -> np.ndarray:
     if np.any(variance <= 0):
         raise ValueError(f"variance: must be > 0 (item {int(np.argmax(variance <= 0))} has "
                          f"{variance[variance <= 0][0]:g})")
-    low, high = check_scale(scale)
+    low, high = _check_scale(scale)
     edges = np.arange(low, high + 2) - 0.5
     with np.errstate(over="ignore"):
         standardised = (edges[None, :] - mean[:, None]) / np.sqrt(variance)[:, None]

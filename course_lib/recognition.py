@@ -37,8 +37,8 @@ from . import hmm as H
 from . import vq
 from .dtw_matrix import dtw_distance_matrix
 from .dtw_search import nearest_templates
-from .dtw_search_checks import supports_lower_bounds
-from .dtw_sequences import as_sequence_list
+from .dtw_search_checks import _supports_lower_bounds
+from .dtw_sequences import _as_sequence_list
 from .dtw_step_patterns import StepPattern, get_step_pattern
 from .gmm import score_samples
 from .gmm_params import GMMParams
@@ -46,7 +46,7 @@ from .gmm_training import fit_gmm
 from .hmm_models import DiscreteHMM
 from .hmm_sequences import pack_sequences
 from .hmm_training import fit_hmm
-from .recognition_metrics import RecognitionReport, confusion_matrix, evaluate, label_array
+from .recognition_metrics import RecognitionReport, confusion_matrix, evaluate, _label_array
 from .validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                          as_rng, check_choice)
 
@@ -66,7 +66,7 @@ def _predict_from_scores(scores, classes) -> np.ndarray:
     Raises :class:`NoViableClassError` when a row is ``-inf`` everywhere, and ``ValueError`` for
     NaN or ``+inf`` scores (a precomputed matrix gone wrong must not pick a class silently).
     """
-    classes = label_array(classes, "classes")
+    classes = _label_array(classes, "classes")
     scores = np.asarray(scores, dtype=float)
     if scores.ndim != 2 or scores.shape[1] != len(classes):
         raise ValueError(f"scores: expected shape (n_items, {len(classes)}), got {scores.shape}")
@@ -99,7 +99,7 @@ class Recogniser:
     def evaluate(self, items, labels, *, scores=None, **score_options) -> RecognitionReport:
         """Accuracy and confusion matrix of :meth:`predict` against the true ``labels``."""
         predictions = self.predict(items, scores=scores, **score_options)
-        labels = label_array(labels, "labels")
+        labels = _label_array(labels, "labels")
         if labels.shape != predictions.shape:
             raise ValueError(f"labels: expected one per item ({predictions.shape[0]}), got "
                              f"{labels.shape[0]}")
@@ -122,8 +122,8 @@ class TemplateRecogniser(Recogniser):
     def __init__(self, templates, labels, *, combine: str = "min",
                  step_pattern: str | StepPattern = "symmetric2", metric: str = "euclidean",
                  band: int | None = None, variances=None, parallel: bool = False):
-        self.templates = as_sequence_list(templates, "templates")
-        self.labels = label_array(labels, "labels")
+        self.templates = _as_sequence_list(templates, "templates")
+        self.labels = _label_array(labels, "labels")
         if self.labels.shape != (len(self.templates),):
             raise ValueError(f"labels: expected one label per template ({len(self.templates)}), "
                              f"got shape {self.labels.shape}")
@@ -174,7 +174,7 @@ class TemplateRecogniser(Recogniser):
         options = {k: v for k, v in self.dtw_options.items() if k != "variances"}
         found = nearest_templates(
             queries, [self.templates[k] for k in order], on_no_path="inf", parallel=self.parallel,
-            lower_bounds=supports_lower_bounds(options["step_pattern"], options["metric"]),
+            lower_bounds=_supports_lower_bounds(options["step_pattern"], options["metric"]),
             **options)
         # minus the nearest distance for its class, -inf for the others: the scores' argmax
         scores = np.full((len(found.index), len(self.classes)), -np.inf)
@@ -272,7 +272,7 @@ def fit_gmm_recogniser(utterances, labels, n_components: int, *, rng: RngLike = 
     variance_floor, ...). Classes are sorted; the fits share one ``rng`` stream.
     """
     frames = _utterance_list(utterances, "utterances")
-    labels = label_array(labels, "labels")
+    labels = _label_array(labels, "labels")
     if len(labels) != len(frames):
         raise ValueError(f"labels: expected one label per utterance ({len(frames)}), got "
                          f"{len(labels)}")
@@ -354,8 +354,8 @@ def select_gmm_recogniser(train_utterances, train_labels, dev_utterances, dev_la
     """
     train = _utterance_list(train_utterances, "train_utterances")
     dev = _utterance_list(dev_utterances, "dev_utterances")
-    train_labels = label_array(train_labels, "train_labels")
-    dev_labels = label_array(dev_labels, "dev_labels")
+    train_labels = _label_array(train_labels, "train_labels")
+    dev_labels = _label_array(dev_labels, "dev_labels")
     for name, items, labels in (("train_labels", train, train_labels),
                                 ("dev_labels", dev, dev_labels)):
         if len(labels) != len(items):
@@ -486,7 +486,7 @@ def fit_hmm_recogniser(items, labels, n_states: int, *, front_end: VQFrontEnd | 
     symbol sequences over ``n_symbols`` symbols. The default emission floor keeps a test
     utterance with a symbol unseen in one class's training data from scoring -inf there.
     """
-    labels = label_array(labels, "labels")
+    labels = _label_array(labels, "labels")
     if front_end is not None:
         sequences = front_end.symbols(items)
         n_symbols = front_end.n_symbols

@@ -61,8 +61,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.signal import sosfilt
 
-from .data.wav import load_waveform
-from .validation import as_float_array, as_positive_float, as_positive_int, check_array_size, \
+from .data.wav import _load_waveform
+from .validation import as_float_array, as_positive_float, as_positive_int, _check_array_size, \
     check_choice
 
 __all__ = ["SAMPLE_RATE", "SPEECH_DATASET", "SPEECH_FILE", "Band", "Equaliser",
@@ -265,7 +265,7 @@ def standard_equaliser(n_bands: int = 2, *, sample_rate: float = SAMPLE_RATE) ->
 def _load_speech_clip() -> np.ndarray:
     """The shipped sentence (``data/speech_clip/speech.wav``, 16 kHz), read-only float64 in
     [-1, 1); verified against the data set's SHA256SUMS on every call."""
-    return load_waveform(SPEECH_DATASET, SPEECH_FILE, SAMPLE_RATE)
+    return _load_waveform(SPEECH_DATASET, SPEECH_FILE, SAMPLE_RATE)
 
 
 # the chord progression C, A minor, F, G (root, third, fifth in Hz, fourth octave)
@@ -296,7 +296,7 @@ def _synthesised_music(duration: float = 3.0, *, sample_rate: float = SAMPLE_RAT
     duration = as_positive_float(duration, "duration")
     sample_rate = as_positive_float(sample_rate, "sample_rate")
     n = int(round(duration * sample_rate))
-    check_array_size((n,), "duration", f"{duration:g} s at {sample_rate:g} Hz",
+    _check_array_size((n,), "duration", f"{duration:g} s at {sample_rate:g} Hz",
                      f"use a shorter clip or the course's {SAMPLE_RATE} Hz")
     if n < 2:
         raise ValueError(f"duration: {duration:g} s gives fewer than 2 samples at "
@@ -448,7 +448,7 @@ def tone_in_noise(level: float, *, frequency: float = _TONE_FREQUENCY,
         raise ValueError(f"noise_rms: above 0.15 the noise's peaks would clip, got "
                          f"{noise_rms:g}")
     n = int(round(_TONE_CLIP_DURATION * sample_rate))
-    check_array_size((n,), "sample_rate", f"a {_TONE_CLIP_DURATION:g} s clip at {sample_rate} Hz",
+    _check_array_size((n,), "sample_rate", f"a {_TONE_CLIP_DURATION:g} s clip at {sample_rate} Hz",
                      f"use the course's {SAMPLE_RATE} Hz (any rate above twice the tone's "
                      "frequency will do)")
     noise = np.random.default_rng(_TONE_NOISE_SEED).standard_normal(n)

@@ -20,7 +20,7 @@ import numpy as np
 from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import squareform
 
-from .term_fragments import Fragment, check_pairs
+from .term_fragments import Fragment, _check_pairs
 from .validation import as_positive_float
 
 __all__ = ["cluster_fragments"]
@@ -63,7 +63,7 @@ def cluster_fragments(pairs, *, min_overlap: float = 0.5,
     Returns the clusters, largest first; each is a list of occurrences (a :class:`Fragment` per
     occurrence, sorted by utterance and start).
     """
-    pairs = check_pairs(pairs)
+    pairs = _check_pairs(pairs)
     min_overlap = _as_fraction(min_overlap, "min_overlap")
     min_link_fraction = _as_fraction(min_link_fraction, "min_link_fraction")
     fragments = sorted({f for p in pairs for f in (p.first, p.second)},

@@ -63,9 +63,9 @@ import numpy as np
 from numba import njit
 from tqdm.auto import tqdm
 
-from .dtw import local_cost_matrix_trusted
-from .dtw_costs import check_nonzero_frames, plain_metric_terms
-from .dtw_sequences import as_sequence, as_sequence_list
+from .dtw import _local_cost_matrix_trusted
+from .dtw_costs import _check_nonzero_frames, _plain_metric_terms
+from .dtw_sequences import as_sequence, _as_sequence_list
 from .term_fragments import BandFragment, DiscoveredPair, Fragment
 from .validation import as_bool, as_float_array, as_positive_float, as_positive_int, check_choice
 
@@ -252,9 +252,9 @@ def segmental_dtw(x, y, *, band_radius: int = 10, min_length: int = 25,
     if x.shape[1] != y.shape[1]:
         raise ValueError(f"y: has {y.shape[1]} features per frame but x has {x.shape[1]}")
     if metric == "cosine":
-        check_nonzero_frames(x, "x")
-        check_nonzero_frames(y, "y")
-    cost = local_cost_matrix_trusted(x, y, plain_metric_terms(metric, x.shape[1]))
+        _check_nonzero_frames(x, "x")
+        _check_nonzero_frames(y, "y")
+    cost = _local_cost_matrix_trusted(x, y, _plain_metric_terms(metric, x.shape[1]))
     offsets = _band_offsets(len(x), len(y), band_radius, min_length)
     return SegmentalDTWResult(cost, band_radius, min_length, metric,
                               _band_fragments(cost, offsets, band_radius, min_length))
@@ -291,7 +291,7 @@ def discover_pairs(utterances, *, band_radius: int = 10, min_length: int = 25,
     second.utterance``. Within one pair of utterances a fragment pair overlapping a better one in
     both utterances is dropped. An utterance is not compared with itself.
     """
-    sequences = as_sequence_list(utterances, "utterances")
+    sequences = _as_sequence_list(utterances, "utterances")
     if len(sequences) < 2:
         raise ValueError(f"utterances: need at least two to compare, got {len(sequences)}")
     band_radius, min_length = _check_band(band_radius, min_length)
@@ -300,12 +300,12 @@ def discover_pairs(utterances, *, band_radius: int = 10, min_length: int = 25,
     progress = as_bool(progress, "progress")
     if metric == "cosine":
         for k, s in enumerate(sequences):
-            check_nonzero_frames(s, f"utterances[{k}]")
-    local = plain_metric_terms(metric, sequences[0].shape[1])
+            _check_nonzero_frames(s, f"utterances[{k}]")
+    local = _plain_metric_terms(metric, sequences[0].shape[1])
     pairs = list(itertools.combinations(range(len(sequences)), 2))
     found: list[DiscoveredPair] = []
     for a, b in tqdm(pairs, desc="utterance pairs", disable=not progress):
-        cost = local_cost_matrix_trusted(sequences[a], sequences[b], local)
+        cost = _local_cost_matrix_trusted(sequences[a], sequences[b], local)
         offsets = _band_offsets(*cost.shape, band_radius, min_length)
         found.extend(_keep_best(_band_fragments(cost, offsets, band_radius, min_length), a, b,
                                 threshold))

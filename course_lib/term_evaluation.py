@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .term_fragments import Fragment, check_pairs
+from .term_fragments import Fragment, _check_pairs
 from .validation import as_float_array
 
 __all__ = ["DiscoveryReport", "fragment_word", "evaluate_discoveries"]
@@ -94,7 +94,7 @@ def evaluate_discoveries(pairs, word_spans, transcripts) -> DiscoveryReport:
     ``transcripts[u]`` (a sequence of W_u words or digits). A pair is right when both fragments
     have the same :func:`fragment_word`; a fragment that overlaps no word never is.
     """
-    pairs = check_pairs(pairs)
+    pairs = _check_pairs(pairs)
     spans = _check_spans(word_spans, transcripts)
     found = [np.zeros(len(s), dtype=bool) for s in spans]
     words, correct = [], []

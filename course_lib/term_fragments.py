@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Fragment", "BandFragment", "DiscoveredPair", "check_pairs"]
+__all__ = ["Fragment", "BandFragment", "DiscoveredPair"]
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class DiscoveredPair:
     path: np.ndarray
 
 
-def check_pairs(pairs) -> list[DiscoveredPair]:
+def _check_pairs(pairs) -> list[DiscoveredPair]:
     """``pairs`` as a list, refused by name unless every item is a :class:`DiscoveredPair`."""
     if isinstance(pairs, (str, bytes)) or not hasattr(pairs, "__iter__"):
         raise TypeError(f"pairs: expected a list of DiscoveredPair, got {type(pairs).__name__}")

@@ -129,7 +129,7 @@ def _bytes_text(n_bytes: int) -> str:
     return f"{value:.3g} {unit}"
 
 
-def check_array_size(shape, name: str, what: str, advice: str, *, itemsize: int = 8) -> None:
+def _check_array_size(shape, name: str, what: str, advice: str, *, itemsize: int = 8) -> None:
     """Refuse, before anything is allocated, an array of ``shape`` (whole numbers, Python ints
     so the product cannot overflow) with ``itemsize``-byte entries beyond
     :data:`_MAX_ARRAY_BYTES`: ``ValueError`` naming ``name`` (the user's argument that asked
@@ -195,7 +195,7 @@ def as_selection(values, name: str, size: int, *, noun: str = "item",
 
 
 # ----- waveforms ------------------------------------------------------------------------------
-def as_waveform(x, name: str = "signal") -> np.ndarray:
+def _as_waveform(x, name: str = "signal") -> np.ndarray:
     """A 1-D float64 waveform, checked like :func:`as_float_array`; a boolean array is refused
     (``TypeError``): True / False are no sample values, and numpy would read them as 1 / 0."""
     if getattr(x, "dtype", None) == np.bool_ or (
@@ -206,7 +206,7 @@ def as_waveform(x, name: str = "signal") -> np.ndarray:
     return as_float_array(x, name, ndim=1)
 
 
-def renamed_error(err: Exception, internal: str, name: str) -> Exception | None:
+def _renamed_error(err: Exception, internal: str, name: str) -> Exception | None:
     """``err`` again with its leading argument name ``internal`` (a helper's parameter) replaced
     by ``name`` (what the user passed), or None when the message does not start with it. For a
     public function that hands an argument on under another name."""

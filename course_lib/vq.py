@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .kmeans import assign_clusters_trusted, check_spread, count_distinct_rows, kmeans_trusted
+from .kmeans import assign_clusters_trusted, _check_spread, _count_distinct_rows, _kmeans_trusted
 from .validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng
 
 __all__ = ["Codebook", "train_codebook", "quantise", "quantise_all", "quantisation_error"]
@@ -96,16 +96,16 @@ def train_codebook(frames_list, codebook_size: int, *, rng: RngLike = None,
     if codebook_size > frames.shape[0]:
         raise ValueError(f"codebook_size: {codebook_size} centroids need at least as many frames, "
                          f"got {frames.shape[0]}")
-    distinct = count_distinct_rows(frames)
+    distinct = _count_distinct_rows(frames)
     if codebook_size > distinct:
         raise ValueError(f"codebook_size: {codebook_size} centroids need at least as many distinct "
                          f"frames, got {distinct}")
     # kmeans's own checks of what it alone checks, with its messages
-    check_spread(frames)
+    _check_spread(frames)
     n_restarts = as_positive_int(n_restarts, "n_restarts")
     max_iter = as_positive_int(max_iter, "max_iter")
     tol = as_positive_float(tol, "tol", allow_zero=True)
-    result = kmeans_trusted(frames, codebook_size, as_rng(rng), n_restarts=n_restarts,
+    result = _kmeans_trusted(frames, codebook_size, as_rng(rng), n_restarts=n_restarts,
                             max_iter=max_iter, tol=tol)
     centroids = result.centroids.copy()
     centroids.flags.writeable = False

@@ -1,15 +1,19 @@
-"""Every public module-level name of course_lib is used outside its module (CONVENTIONS 3.1).
+"""A public name of course_lib is one a reader is meant to call (CONVENTIONS 3.1).
 
 A name is public when it is a module-level ``def``, ``class`` or assignment not starting with
-``_``. It is used outside its module when another course_lib module, a notebook of
-``lectures/``, ``solutions/`` or ``exercises/``, or a file of ``experiments/``, ``bench/`` or
-``tools/`` names it together with the module (an import from it, ``module.name``, its path).
-Tests do not count: a helper only tests use gets a leading underscore, and the tests import
-that. Public without such a use by rule: a class a student meets in ``help()`` or a repr (a
-type in a public signature, the result type a public function returns and the types its fields
-hold, the base of a public class), an exception or warning class a user may catch, a core
-``docs/ALGORITHMS.md`` names, and a ``course_lib.module.name`` docs/TEACHING.md tells the
-lecturer to call.
+``_``. Each must be used where the course meets its readers: a notebook of ``lectures/``,
+``solutions/`` or ``exercises/``, or a file of ``experiments/``, ``bench/`` or ``tools/`` names it
+together with its module (an import from it, ``module.name``, its path), or a widget does (the
+notebooks' controls), or a door lists it in ``__all__`` (a GP unit's face, or a top-level module
+by which Units 1-3 and the shared homes are entered), or a module re-exports it under a public
+name that is so used. Other course_lib modules do not count:
+a helper only the library itself calls is internal and carries a leading underscore (course_lib
+modules import each other's underscored names; tests do too). Public without such a use by rule:
+a class a student meets in ``help()`` or a repr (a type in a public signature, the result type a
+public function returns and the types its fields hold, the base of a public class), an exception
+or warning class a user may catch, a core ``docs/ALGORITHMS.md`` names, and a
+``course_lib.module.name`` docs/TEACHING.md tells the lecturer to call. Every public function
+and class has a docstring.
 """
 
 from __future__ import annotations
@@ -23,8 +27,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "course_lib"
-USERS = ("lectures/*.ipynb", "solutions/*.ipynb", "exercises/*.ipynb", "experiments/**/*.py",
-         "bench/**/*.py", "tools/**/*.py")
+# Widgets count as readers: they are the notebooks' controls, and call what a notebook could.
+USERS = ("lectures/*.ipynb", "solutions/*.ipynb", "exercises/*.ipynb", "course_lib/widgets/*.py",
+         "experiments/**/*.py", "bench/**/*.py", "tools/**/*.py")
 
 
 def _module_name(path: Path) -> str:
@@ -63,9 +68,9 @@ def _notebook_code(path: Path) -> str:
 
 @cache
 def _words() -> dict[str, frozenset[str]]:
-    """Every file that may use course_lib: path -> the words of its text (of a notebook's code)."""
-    texts = {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8")
-             for p in sorted(LIBRARY.rglob("*.py"))}
+    """Every file where the course meets its readers: path -> the words of its text (of a
+    notebook's code)."""
+    texts = {}
     for pattern in USERS:
         for p in sorted(ROOT.glob(pattern)):
             texts[p.relative_to(ROOT).as_posix()] = (
@@ -79,11 +84,48 @@ def _own_path(module: str) -> str:
 
 
 def users(module: str, name: str) -> list[str]:
-    """Files outside ``module`` that name ``name`` together with the module's own name."""
+    """Notebooks, widgets, experiments, benches and tools that name ``name`` together with the
+    module's own name (a widget module not for its own names)."""
     home = module.rsplit(".", 1)[-1]
     own = _own_path(module)
     return [path for path, words in _words().items()
             if path != own and name in words and home in words]
+
+
+def _resolve(module: str, node: ast.ImportFrom) -> str:
+    """The absolute module an ``ImportFrom`` inside ``module`` reads from."""
+    if not node.level:
+        return node.module or ""
+    package = module.split(".")
+    is_package = (ROOT / _own_path(module)).name == "__init__.py"
+    base = package[:len(package) - node.level + (1 if is_package else 0)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+@cache
+def _re_exports() -> dict[tuple[str, str], set[tuple[str, str]]]:
+    """(module, name) -> the (module, name) under which other modules import it at top level."""
+    found: dict[tuple[str, str], set[tuple[str, str]]] = {}
+    for module, tree in _trees().items():
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom):
+                source = _resolve(module, node)
+                for alias in node.names:
+                    found.setdefault((source, alias.name), set()).add(
+                        (module, alias.asname or alias.name))
+    return found
+
+
+def _face_names() -> set[tuple[str, str]]:
+    """What the doors list in ``__all__``: the faces of the GP units, and the top-level modules
+    by which Units 1-3 and the shared homes are entered (CONVENTIONS 3.1)."""
+    faces = {"course_lib.gp", "course_lib.raters", "course_lib.preference", "course_lib.mixed"}
+    faces |= {m for m in _trees() if m.count(".") == 1 and _own_path(m).endswith(".py")
+              and not _own_path(m).endswith("__init__.py")}
+    return {(face, name) for face in faces for node in _trees()[face].body
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__"
+                                                   for t in node.targets)
+            for name in ast.literal_eval(node.value)}
 
 
 def _is_public_function(node: ast.AST) -> bool:
@@ -160,8 +202,17 @@ def _taught() -> set[str]:
     return set(re.findall(r"\bcourse_lib(?:\.\w+)+", text))
 
 
+def _used(module: str, name: str, seen: frozenset = frozenset()) -> bool:
+    """Used by a reader under this name, or under a public name another module re-exports it as."""
+    if users(module, name) or (module, name) in _face_names():
+        return True
+    return any(not alias.startswith("_") and _used(importer, alias, seen | {(module, name)})
+               for importer, alias in _re_exports().get((module, name), ())
+               if (importer, alias) not in seen)
+
+
 def unused_public_names() -> list[str]:
-    """``module.name`` of every public name nothing outside its module uses, exceptions apart."""
+    """``module.name`` of every public name no reader uses, the public-by-rule ones apart."""
     cores, taught = algorithm_cores(), _taught()
     found = []
     for module, tree in _trees().items():
@@ -171,22 +222,67 @@ def unused_public_names() -> list[str]:
                     or (name in interface_types() and any(
                         isinstance(n, ast.ClassDef) and n.name == name for n in tree.body))):
                 continue
-            if not users(module, name):
+            if not _used(module, name):
                 found.append(f"{module}.{name}")
     return found
 
 
-def test_every_public_name_is_used_outside_its_module():
+def test_every_public_name_has_a_reader():
     unused = unused_public_names()
     assert unused == [], (
-        "public names nothing outside their module uses (give them a leading underscore, "
-        f"docs/CONVENTIONS.md 3.1): {unused}")
+        "public names no notebook, widget, experiment, bench or tool uses (give them a leading "
+        f"underscore, docs/CONVENTIONS.md 3.1): {unused}")
+
+
+def test_readers_import_no_internal_name():
+    """Notebooks, widgets, experiments, benches and tools use the interface; a private core
+    ``docs/ALGORITHMS.md`` lists may be named (a solution withholds it from its exercise)."""
+    cores = algorithm_cores()
+    found = []
+    for pattern in USERS:
+        for path in sorted(ROOT.glob(pattern)):
+            code = (_notebook_code(path) if path.suffix == ".ipynb"
+                    else path.read_text(encoding="utf-8"))
+            code = re.sub(r"(?m)^\s*[%!].*$", "", code)  # IPython magics and shell lines
+            home = _module_name(path) if path.is_relative_to(LIBRARY) else ""
+            for node in ast.walk(ast.parse(code)):
+                source = _resolve(home, node) if isinstance(node, ast.ImportFrom) else ""
+                if source.startswith("course_lib"):
+                    found += [f"{path.relative_to(ROOT)}: {source}.{a.name}" for a in node.names
+                              if a.name.startswith("_") and (source, a.name) not in cores]
+    assert found == [], f"internal names imported outside course_lib: {found}"
+
+
+def test_every_public_function_and_class_is_documented():
+    undocumented = [f"{module}.{node.name}" for module, tree in _trees().items()
+                    for node in tree.body
+                    if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+                    and not node.name.startswith("_") and not ast.get_docstring(node)]
+    assert undocumented == [], f"public names without a docstring: {undocumented}"
+
+
+def _with_source(monkeypatch, module: str, extra: str) -> None:
+    trees = dict(_trees())
+    path = ROOT / _own_path(module)
+    trees[module] = ast.parse(path.read_text(encoding="utf-8") + extra)
+    monkeypatch.setattr(sys.modules[__name__], "_trees", lambda: trees)
+    _re_exports.cache_clear()
 
 
 def test_the_rule_sees_a_helper_nobody_uses(monkeypatch):
     """A new public helper only its own module calls is found."""
-    trees = dict(_trees())
-    trees["course_lib.linalg"] = ast.parse(
-        (LIBRARY / "linalg.py").read_text(encoding="utf-8") + "\n\ndef spare_helper():\n    pass\n")
-    monkeypatch.setattr(sys.modules[__name__], "_trees", lambda: trees)
+    _with_source(monkeypatch, "course_lib.linalg", "\n\ndef spare_helper():\n    pass\n")
     assert "course_lib.linalg.spare_helper" in unused_public_names()
+
+
+def test_the_rule_sees_a_helper_only_the_library_uses(monkeypatch):
+    """Another course_lib module importing a helper does not make it public; a reader's use
+    of a public re-export does."""
+    _with_source(monkeypatch, "course_lib.gaussian",
+                 "\n\nfrom course_lib.linalg import spare_helper\n")
+    _with_source(monkeypatch, "course_lib.linalg", "\n\ndef spare_helper():\n    pass\n")
+    assert "course_lib.linalg.spare_helper" in unused_public_names()
+    reader = ["lectures/x.ipynb"]
+    monkeypatch.setattr(sys.modules[__name__], "users",
+                        lambda module, name: reader * (module == "course_lib.gaussian"))
+    assert "course_lib.linalg.spare_helper" not in unused_public_names()

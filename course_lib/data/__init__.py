@@ -2,7 +2,7 @@
 
 Every data set lives in ``data/<name>/`` with a ``README.md`` (provenance, licence, recipe) and a
 ``SHA256SUMS`` manifest (``sha256sum`` format) written by its generator. Loaders read a file
-through :func:`read_verified`, which hashes the bytes it returns on every call (never trusting a
+through :func:`_read_verified`, which hashes the bytes it returns on every call (never trusting a
 modification time), so a missing, changed or damaged file gives a clear :class:`DataError`
 instead of silently wrong numbers. Anything a loader memoises is keyed by that content hash,
 so an edited file is never served from a stale cache.
@@ -52,7 +52,7 @@ def _folder(dataset: str) -> Path:
 
 def _restore_advice(dataset: str) -> str:
     # A checkout writes the committed bytes (or, in a clone made before .gitattributes existed,
-    # their CRLF form, which read_verified accepts). Restoring the whole folder also covers a
+    # their CRLF form, which _read_verified accepts). Restoring the whole folder also covers a
     # manifest edited on its own; "-C" makes the command work from any directory.
     folder = _folder(dataset)
     return (f'restore the committed copies with `git -C "{folder}" checkout -- .` or '
@@ -92,7 +92,7 @@ def read_manifest(dataset: str) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
-class VerifiedFile:
+class _VerifiedFile:
     """A data file's bytes as checked against its manifest (``sha256`` is the listed digest)."""
 
     path: Path
@@ -100,7 +100,7 @@ class VerifiedFile:
     sha256: str
 
 
-def read_verified(dataset: str, name: str, *, text: bool = False) -> VerifiedFile:
+def _read_verified(dataset: str, name: str, *, text: bool = False) -> _VerifiedFile:
     """Read ``data/<dataset>/<name>`` and check its bytes against the data set's manifest.
 
     With ``text=True`` a file whose CRLF line endings are the only difference from the listed
@@ -124,18 +124,18 @@ def read_verified(dataset: str, name: str, *, text: bool = False) -> VerifiedFil
         raise DataError(f"dataset {dataset!r}: {path} is corrupt: its SHA-256 is "
                         f"{actual[:12]}... but {_MANIFEST} lists {expected[:12]}...; "
                         f"{_restore_advice(dataset)}")
-    return VerifiedFile(path, content, expected)
+    return _VerifiedFile(path, content, expected)
 
 
 def _data_file(dataset: str, name: str) -> Path:
     """Path of ``data/<dataset>/<name>`` after checking its bytes against the manifest.
 
-    For reading the file, prefer :func:`read_verified`: it returns the bytes it checked.
+    For reading the file, prefer :func:`_read_verified`: it returns the bytes it checked.
     """
-    return read_verified(dataset, name).path
+    return _read_verified(dataset, name).path
 
 
-def check_split(split, splits) -> str:
+def _check_split(split, splits) -> str:
     """``split`` if it is one of ``splits`` (e.g. "train"), else ``TypeError``/``ValueError``."""
     if not isinstance(split, str):
         raise TypeError(f"split: expected one of {sorted(splits)} as a string, "
@@ -145,22 +145,22 @@ def check_split(split, splits) -> str:
     return split
 
 
-# Field parsers for read_csv_table: each raises ValueError with a reason a person can act on.
-def parse_text(field: str) -> str:
+# Field parsers for _read_csv_table: each raises ValueError with a reason a person can act on.
+def _parse_text(field: str) -> str:
     """A non-empty string field, as is."""
     if not field:
         raise ValueError("empty field")
     return field
 
 
-def parse_int(field: str) -> int:
+def _parse_int(field: str) -> int:
     """A whole number written in decimal digits (an optional sign)."""
     if not re.fullmatch(r"[+-]?[0-9]+", field):
         raise ValueError("not a whole number")
     return int(field)
 
 
-def parse_float(field: str) -> float:
+def _parse_float(field: str) -> float:
     """A finite decimal number; "nan", "inf" and empty fields are refused."""
     try:
         value = float(field)
@@ -171,16 +171,16 @@ def parse_float(field: str) -> float:
     return value
 
 
-def read_csv_table(dataset: str, name: str,
+def _read_csv_table(dataset: str, name: str,
                    columns: dict[str, Callable[[str], object]]) -> list[dict]:
     """Rows of a checksummed CSV with a header line, each parsed column by column.
 
-    ``columns`` maps each column the caller needs to its parser (:func:`parse_int`,
-    :func:`parse_float`, :func:`parse_text` or any callable raising ``ValueError``). Returns
+    ``columns`` maps each column the caller needs to its parser (:func:`_parse_int`,
+    :func:`_parse_float`, :func:`_parse_text` or any callable raising ``ValueError``). Returns
     one dict per data row with those columns. A missing column, a row with the wrong number of
     fields or a field its parser refuses raises :class:`DataError` naming file, line and column.
     """
-    verified = read_verified(dataset, name, text=True)
+    verified = _read_verified(dataset, name, text=True)
     where = f"dataset {dataset!r}: {verified.path}"
     try:
         text = verified.content.decode("utf-8")

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from course_lib.data import (DataError, check_split, parse_float, parse_int, parse_text,
-                             read_csv_table)
-from course_lib.data.wav import load_waveform, waveform_features
+from course_lib.data import (DataError, _check_split, _parse_float, _parse_int, _parse_text,
+                             _read_csv_table)
+from course_lib.data.wav import _load_waveform, _waveform_features
 from course_lib.validation import as_bool
 
 DATASET = "digit_pairs"
@@ -55,9 +55,9 @@ class _DigitPairSet:
 
 def _load_speakers() -> list[dict]:
     """Rows of ``speakers.csv``: speaker, split, voice, variant, speed_wpm, pitch, snr_db."""
-    rows = read_csv_table(DATASET, "speakers.csv", {
-        "speaker": parse_text, "split": parse_text, "voice": parse_text, "variant": parse_text,
-        "speed_wpm": parse_int, "pitch": parse_int, "snr_db": parse_float})
+    rows = _read_csv_table(DATASET, "speakers.csv", {
+        "speaker": _parse_text, "split": _parse_text, "voice": _parse_text, "variant": _parse_text,
+        "speed_wpm": _parse_int, "pitch": _parse_int, "snr_db": _parse_float})
     documented = {s: split for split in ("train", "dev", "test") for s in SPLITS[split]}
     if {row["speaker"]: row["split"] for row in rows} != documented:
         raise DataError(f"dataset {DATASET!r}: speakers.csv does not hold the documented split "
@@ -73,9 +73,9 @@ def _parse_class(field: str) -> int:
 
 def _items(split: str) -> list[tuple[str, int, str]]:
     """(file, label, speaker) of one split from ``utterances.csv``, by speaker, then class."""
-    check_split(split, SPLITS)
-    rows = read_csv_table(DATASET, "utterances.csv",
-                          {"file": parse_text, "speaker": parse_text, "words": _parse_class})
+    _check_split(split, SPLITS)
+    rows = _read_csv_table(DATASET, "utterances.csv",
+                          {"file": _parse_text, "speaker": _parse_text, "words": _parse_class})
     listed = sorted((row["speaker"], row["words"]) for row in rows)
     expected = [(speaker, label) for speaker in SPLITS["all"] for label in range(len(CLASSES))]
     if listed != expected:
@@ -90,7 +90,7 @@ def _load_digit_pairs(split: str = "train") -> _DigitPairSet:
     """The utterances of one split ("train", "dev", "test" or "all"), by speaker, then class."""
     items = _items(split)
     return _DigitPairSet(
-        waveforms=[load_waveform(DATASET, name, SAMPLE_RATE) for name, _, _ in items],
+        waveforms=[_load_waveform(DATASET, name, SAMPLE_RATE) for name, _, _ in items],
         labels=np.array([label for _, label, _ in items], dtype=np.int64),
         speakers=np.array([speaker for _, _, speaker in items]),
         sample_rate=SAMPLE_RATE)
@@ -105,7 +105,7 @@ def digit_pair_features(split: str = "train", *, deltas: bool = True,
     """
     items = _items(split)
     deltas, cmn = as_bool(deltas, "deltas"), as_bool(cmn, "cmn")
-    return ([waveform_features(DATASET, name, SAMPLE_RATE, deltas=deltas, cmn=cmn)
+    return ([_waveform_features(DATASET, name, SAMPLE_RATE, deltas=deltas, cmn=cmn)
              for name, _, _ in items],
             np.array([label for _, label, _ in items], dtype=np.int64),
             np.array([speaker for _, _, speaker in items]))

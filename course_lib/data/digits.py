@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from course_lib.data import (DataError, check_split, parse_float, parse_int, parse_text,
-                             read_csv_table)
-from course_lib.data.wav import load_waveform, waveform_features
+from course_lib.data import (DataError, _check_split, _parse_float, _parse_int, _parse_text,
+                             _read_csv_table)
+from course_lib.data.wav import _load_waveform, _waveform_features
 from course_lib.validation import as_bool
 
 DATASET = "digits"
@@ -60,11 +60,11 @@ class PhoneNumber:
 
 
 def _wave(name: str) -> np.ndarray:
-    return load_waveform(DATASET, name, SAMPLE_RATE)
+    return _load_waveform(DATASET, name, SAMPLE_RATE)
 
 
 def _features(name: str, deltas: bool, cmn: bool) -> np.ndarray:
-    return waveform_features(DATASET, name, SAMPLE_RATE, deltas=deltas, cmn=cmn)
+    return _waveform_features(DATASET, name, SAMPLE_RATE, deltas=deltas, cmn=cmn)
 
 
 def _load_speakers() -> list[dict]:
@@ -73,9 +73,9 @@ def _load_speakers() -> list[dict]:
     Includes the held-out speakers h00..h04 (split "heldout") of the phone numbers. Numbers are
     converted (speed_wpm and pitch to int, snr_db to float).
     """
-    rows = read_csv_table(DATASET, "speakers.csv", {
-        "speaker": parse_text, "split": parse_text, "voice": parse_text, "variant": parse_text,
-        "speed_wpm": parse_int, "pitch": parse_int, "snr_db": parse_float})
+    rows = _read_csv_table(DATASET, "speakers.csv", {
+        "speaker": _parse_text, "split": _parse_text, "voice": _parse_text, "variant": _parse_text,
+        "speed_wpm": _parse_int, "pitch": _parse_int, "snr_db": _parse_float})
     documented = {s: split for split in ("train", "dev", "test") for s in SPLITS[split]}
     listed = {row["speaker"]: row["split"] for row in rows if row["split"] != "heldout"}
     if listed != documented:
@@ -85,7 +85,7 @@ def _load_speakers() -> list[dict]:
 
 
 def _isolated_items(split: str) -> list[tuple[str, int, str]]:
-    check_split(split, SPLITS)
+    _check_split(split, SPLITS)
     return [(f"isolated/{speaker}_{word}.wav", label, speaker)
             for speaker in SPLITS[split] for label, word in enumerate(WORDS)]
 
@@ -122,8 +122,8 @@ def _parse_digits(field: str) -> tuple[int, ...]:
 
 
 def _phone_rows() -> list[dict]:
-    return read_csv_table(DATASET, "phone_numbers.csv",
-                          {"file": parse_text, "speaker": parse_text, "digits": _parse_digits})
+    return _read_csv_table(DATASET, "phone_numbers.csv",
+                          {"file": _parse_text, "speaker": _parse_text, "digits": _parse_digits})
 
 
 def load_phone_numbers() -> list[PhoneNumber]:

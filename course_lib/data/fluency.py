@@ -25,11 +25,11 @@ from types import MappingProxyType
 
 import numpy as np
 
-from course_lib.data import DataError, parse_float, parse_int, parse_text, read_csv_table
-from course_lib.data.wav import load_waveform
+from course_lib.data import DataError, _parse_float, _parse_int, _parse_text, _read_csv_table
+from course_lib.data.wav import _load_waveform
 from course_lib.features import mfcc_features
 from course_lib.gp.rater_data import RaterData
-from course_lib.validation import as_positive_int, as_waveform
+from course_lib.validation import as_positive_int, _as_waveform
 
 DATASET = "fluency"
 SAMPLE_RATE = 8000
@@ -85,7 +85,7 @@ def frame_rms(samples, sample_rate: int) -> np.ndarray:
     """RMS of each consecutive, non-overlapping 10 ms frame of ``samples`` (a last partial
     frame is dropped), shape (n_frames,). ``sample_rate`` in Hz (samples per second, at least
     :data:`_MIN_SAMPLE_RATE`)."""
-    x = as_waveform(samples, "samples")
+    x = _as_waveform(samples, "samples")
     sample_rate = _check_sample_rate(sample_rate)
     frame = round(VAD_FRAME_S * sample_rate)
     n_frames = len(x) // frame
@@ -123,7 +123,7 @@ def utterance_features(samples, sample_rate: int, n_words: int) -> np.ndarray:
     n_words = as_positive_int(n_words, "n_words", maximum=10_000)
     samples = _pcm_as_float(samples)
     speech = speech_activity(samples, sample_rate)
-    x = as_waveform(samples, "samples")
+    x = _as_waveform(samples, "samples")
     first, last = np.flatnonzero(speech)[[0, -1]]
     inside = speech[first:last + 1]
     span_s = inside.size * VAD_FRAME_S
@@ -184,29 +184,29 @@ class FluencySet:
         """The example clips listed in ``examples.csv`` (item, label, file), from fluent to very
         hesitant, with their audio from ``examples/`` (8 kHz int16 WAV, the very samples their
         row of ``features`` was computed from)."""
-        return read_clips(DATASET, "examples.csv", self.texts, self.truth, labelled=True)
+        return _read_clips(DATASET, "examples.csv", self.texts, self.truth, labelled=True)
 
     def clips_to_rate(self) -> list[ExampleClip]:
         """Twenty training utterances (``rate.csv``), low to high true fluency, for a listener
         to score as a sixth rater; ``truth`` is the hidden fluency: show it only afterwards."""
-        return read_clips(DATASET, "rate.csv", self.texts, self.truth)
+        return _read_clips(DATASET, "rate.csv", self.texts, self.truth)
 
 
-def read_clips(dataset: str, table: str, texts, values, *,
+def _read_clips(dataset: str, table: str, texts, values, *,
                labelled: bool = False) -> list[ExampleClip]:
     """The clips a data set's ``table`` lists (item, file, and a label if ``labelled``), each
     with its text, ``values[item]`` as its ``truth`` and its audio (8 kHz)."""
-    columns = {"item": parse_int, "file": parse_text}
+    columns = {"item": _parse_int, "file": _parse_text}
     if labelled:
-        columns["label"] = parse_text
+        columns["label"] = _parse_text
     clips = []
-    for number, row in enumerate(read_csv_table(dataset, table, columns), start=2):
+    for number, row in enumerate(_read_csv_table(dataset, table, columns), start=2):
         item = row["item"]
         if not 0 <= item < len(texts):
             raise DataError(f"dataset {dataset!r}: {table}, line {number}: item {item} "
                             f"is not one of the items 0..{len(texts) - 1}")
         clips.append(ExampleClip(item, row.get("label", ""), texts[item], float(values[item]),
-                                 load_waveform(dataset, row["file"], SAMPLE_RATE),
+                                 _load_waveform(dataset, row["file"], SAMPLE_RATE),
                                  SAMPLE_RATE))
     return clips
 
@@ -250,14 +250,14 @@ def _parse_breaks(field: str) -> tuple[tuple[int, int], ...]:
 
 
 def _parse_score(field: str) -> int:
-    value = parse_int(field)
+    value = _parse_int(field)
     if not SCALE[0] <= value <= SCALE[1]:
         raise ValueError(f"a score outside {SCALE[0]}..{SCALE[1]}")
     return value
 
 
 def _parse_rater(field: str) -> int:
-    value = parse_int(field)
+    value = _parse_int(field)
     if not 0 <= value < N_RATERS:
         raise ValueError(f"a rater outside 0..{N_RATERS - 1}")
     return value
@@ -267,11 +267,11 @@ def load_utterances() -> list[dict]:
     """Rows of ``utterances.csv``: item, text, voice, pitch, speed_wpm, gap, n_breaks,
     breaks (a tuple of (after word, ms) pairs), break_ms, n_words, split, truth (numbers
     converted)."""
-    rows = read_csv_table(DATASET, "utterances.csv", {
-        "item": parse_int, "text": _parse_words, "voice": parse_text, "pitch": parse_int,
-        "speed_wpm": parse_int, "gap": parse_int, "n_breaks": parse_int, "breaks": _parse_breaks,
-        "break_ms": parse_int, "n_words": parse_int, "split": _parse_split,
-        "truth": parse_float})
+    rows = _read_csv_table(DATASET, "utterances.csv", {
+        "item": _parse_int, "text": _parse_words, "voice": _parse_text, "pitch": _parse_int,
+        "speed_wpm": _parse_int, "gap": _parse_int, "n_breaks": _parse_int, "breaks": _parse_breaks,
+        "break_ms": _parse_int, "n_words": _parse_int, "split": _parse_split,
+        "truth": _parse_float})
     _check_items(rows, "utterances.csv", list(range(N_ITEMS)))
     for number, row in enumerate(rows, start=2):
         breaks = row["breaks"]
@@ -286,13 +286,13 @@ def load_utterances() -> list[dict]:
 def load_fluency() -> FluencySet:
     """The whole set as a :class:`FluencySet` (see the module docstring and the README)."""
     utterances = load_utterances()
-    feature_rows = read_csv_table(DATASET, "features.csv",
-                                  {"item": parse_int, **dict.fromkeys(FEATURE_NAMES, parse_float)})
+    parsers = {"item": _parse_int, **dict.fromkeys(FEATURE_NAMES, _parse_float)}
+    feature_rows = _read_csv_table(DATASET, "features.csv", parsers)
     _check_items(feature_rows, "features.csv", list(range(N_ITEMS)))
-    labels = read_csv_table(DATASET, "scores.csv", {"item": parse_int, "rater": _parse_rater,
+    labels = _read_csv_table(DATASET, "scores.csv", {"item": _parse_int, "rater": _parse_rater,
                                                     "score": _parse_score})
-    raters = read_csv_table(DATASET, "raters.csv", {"rater": parse_int, "slope": parse_float,
-                                                    "bias": parse_float, "noise_sd": parse_float})
+    raters = _read_csv_table(DATASET, "raters.csv", {"rater": _parse_int, "slope": _parse_float,
+                                                    "bias": _parse_float, "noise_sd": _parse_float})
     if [row["rater"] for row in raters] != list(range(N_RATERS)):
         raise DataError(f"dataset {DATASET!r}: raters.csv should list the raters "
                         f"0..{N_RATERS - 1} once each, in order")

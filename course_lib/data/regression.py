@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from course_lib.data import parse_float, read_csv_table
+from course_lib.data import _parse_float, _read_csv_table
 
 
 def _read_columns(dataset: str, name: str, columns: tuple[str, ...]) -> dict[str, np.ndarray]:
     """Named float columns of a checksummed CSV with a header row."""
-    rows = read_csv_table(dataset, name, dict.fromkeys(columns, parse_float))
+    rows = _read_csv_table(dataset, name, dict.fromkeys(columns, _parse_float))
     return {col: np.array([row[col] for row in rows], dtype=np.float64) for col in columns}
 
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from course_lib.data import DataError, parse_float, parse_int, parse_text, read_csv_table
-from course_lib.data.fluency import FEATURE_NAMES, ExampleClip, _read_only, read_clips
+from course_lib.data import DataError, _parse_float, _parse_int, _parse_text, _read_csv_table
+from course_lib.data.fluency import FEATURE_NAMES, ExampleClip, _read_only, _read_clips
 from course_lib.gp.rater_data import RaterData
 
 DATASET = "speechocean762"
@@ -59,12 +59,12 @@ class PanelSet:
         """Twenty training sentences (``rate.csv``), one per speaker, spread from the panel's
         lowest to its highest mean fluency, for a listener to score as a sixth rater. ``truth``
         holds the experts' mean of this set's aspect: hide it until the listener has scored."""
-        return read_clips(DATASET, "rate.csv", self.texts, self.ratings.means)
+        return _read_clips(DATASET, "rate.csv", self.texts, self.ratings.means)
 
     def example_audio(self) -> list[ExampleClip]:
         """Six test sentences from hesitant to fluent (``examples.csv``), 8 kHz, with their
         five-expert mean fluency as the label (``truth`` holds the mean of this set's aspect)."""
-        return read_clips(DATASET, "examples.csv", self.texts, self.ratings.means,
+        return _read_clips(DATASET, "examples.csv", self.texts, self.ratings.means,
                           labelled=True)
 
 
@@ -72,13 +72,13 @@ def load_speechocean762(aspect: str = "accuracy") -> PanelSet:
     """The panel's scores of ``aspect`` ("accuracy" or "fluency") with the features and split."""
     if aspect not in _ASPECTS:
         raise ValueError(f"aspect: expected one of {_ASPECTS}, got {aspect!r}")
-    utterances = read_csv_table(DATASET, "utterances.csv",
-                                {"item": parse_int, "utt": parse_text, "speaker": parse_text,
-                                 "split": parse_text, "text": parse_text})
-    features = read_csv_table(DATASET, "features.csv",
-                              {"item": parse_int, **dict.fromkeys(FEATURE_NAMES, parse_float)})
-    labels = read_csv_table(DATASET, "scores.csv", {"item": parse_int, "rater": parse_int,
-                                                    aspect: parse_int})
+    utterances = _read_csv_table(DATASET, "utterances.csv",
+                                {"item": _parse_int, "utt": _parse_text, "speaker": _parse_text,
+                                 "split": _parse_text, "text": _parse_text})
+    features = _read_csv_table(DATASET, "features.csv",
+                              {"item": _parse_int, **dict.fromkeys(FEATURE_NAMES, _parse_float)})
+    labels = _read_csv_table(DATASET, "scores.csv", {"item": _parse_int, "rater": _parse_int,
+                                                    aspect: _parse_int})
     for name, rows in (("utterances.csv", utterances), ("features.csv", features)):
         if [row["item"] for row in rows] != list(range(N_ITEMS)):
             raise DataError(f"dataset {DATASET!r}: {name} should list the items "

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from course_lib.data import DataError, parse_float, read_csv_table
+from course_lib.data import DataError, _parse_float, _read_csv_table
 
 DATASET = "uci"
 
@@ -78,7 +78,7 @@ def load_uci(name: str) -> RegressionSet:
         raise ValueError(f"name: expected one of {list(_NAMES)}, got {name!r}")
     spec = SETS[name]
     columns = (*spec.features, spec.target)
-    rows = read_csv_table(DATASET, spec.file, dict.fromkeys(columns, parse_float))
+    rows = _read_csv_table(DATASET, spec.file, dict.fromkeys(columns, _parse_float))
     if len(rows) != spec.n_rows:
         raise DataError(f"dataset {DATASET!r}: {spec.file} has {len(rows)} rows, expected "
                         f"{spec.n_rows} (see data/uci/README.md)")

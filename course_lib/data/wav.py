@@ -13,7 +13,7 @@ import struct
 import numpy as np
 from scipy.io import wavfile
 
-from course_lib.data import DataError, VerifiedFile, read_verified
+from course_lib.data import DataError, _VerifiedFile, _read_verified
 from course_lib.features import mfcc_features
 from course_lib.validation import as_bool
 
@@ -21,7 +21,7 @@ _waveforms: dict[str, np.ndarray] = {}
 _features: dict[tuple[str, bool, bool], np.ndarray] = {}
 
 
-def _decode(verified: VerifiedFile, sample_rate: int) -> np.ndarray:
+def _decode(verified: _VerifiedFile, sample_rate: int) -> np.ndarray:
     cached = _waveforms.get(verified.sha256)
     if cached is not None:
         return cached
@@ -38,16 +38,16 @@ def _decode(verified: VerifiedFile, sample_rate: int) -> np.ndarray:
     return waveform
 
 
-def load_waveform(dataset: str, name: str, sample_rate: int) -> np.ndarray:
+def _load_waveform(dataset: str, name: str, sample_rate: int) -> np.ndarray:
     """``data/<dataset>/<name>`` as read-only float64 in [-1, 1) (int16 / 32768)."""
-    return _decode(read_verified(dataset, name), sample_rate)
+    return _decode(_read_verified(dataset, name), sample_rate)
 
 
-def waveform_features(dataset: str, name: str, sample_rate: int, *, deltas: bool,
+def _waveform_features(dataset: str, name: str, sample_rate: int, *, deltas: bool,
                       cmn: bool) -> np.ndarray:
-    """:func:`course_lib.features.mfcc_features` of :func:`load_waveform`, read-only."""
+    """:func:`course_lib.features.mfcc_features` of :func:`_load_waveform`, read-only."""
     deltas, cmn = as_bool(deltas, "deltas"), as_bool(cmn, "cmn")
-    verified = read_verified(dataset, name)
+    verified = _read_verified(dataset, name)
     key = (verified.sha256, deltas, cmn)
     cached = _features.get(key)
     if cached is None:

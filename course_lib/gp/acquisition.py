@@ -61,7 +61,7 @@ from scipy.special import erfcx, ndtr
 
 from ..linalg import sample_gaussian
 from ..validation import RngLike, as_float_array, as_rng
-from .inputs import as_inputs, check_exact_size
+from .inputs import as_inputs, _check_exact_size
 
 __all__ = ["expected_improvement", "incumbent", "improvement_moments", "univariate_ei",
            "bivariate_ei", "bivariate_ei_gradient", "multinomial_sample", "thompson_sample"]
@@ -122,7 +122,7 @@ def expected_improvement(mean, var, best=0.0) -> np.ndarray:
 
 
 # ----- the model's posterior ---------------------------------------------------------------
-def check_model(model):
+def _check_model(model):
     for attribute in ("kernel", "X_train", "posterior"):
         if not hasattr(model, attribute):
             raise TypeError(f"model: expected a fitted course_lib GP (PreferenceGP or "
@@ -134,7 +134,7 @@ def check_model(model):
 
 def incumbent(model) -> tuple[int, np.ndarray]:
     """(index, x_best): the training input (assessed setting) with the largest posterior mean."""
-    return _incumbent(check_model(model))
+    return _incumbent(_check_model(model))
 
 
 def _incumbent(model) -> tuple[int, np.ndarray]:
@@ -142,7 +142,7 @@ def _incumbent(model) -> tuple[int, np.ndarray]:
     return index, model.X_train[index].copy()
 
 
-def best_input(model, x_best) -> np.ndarray:
+def _best_input(model, x_best) -> np.ndarray:
     d = model.X_train.shape[1]
     if x_best is None:
         return _incumbent(model)[1]
@@ -157,10 +157,10 @@ def improvement_moments(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray]:
     """Mean and variance of f(x) - f(x_best) for every row x of ``X`` under the joint
     posterior (variance clipped at 0): one predictive step for all rows (module docstring).
     ``x_best`` defaults to :func:`incumbent`."""
-    model = check_model(model)
+    model = _check_model(model)
     d = model.X_train.shape[1]
     X = as_inputs(X, "X", d)
-    z = best_input(model, x_best)[None, :]
+    z = _best_input(model, x_best)[None, :]
     kernel, X_train = model.kernel, model.X_train
     k_xz = kernel(X, z)[:, 0]
     K_cross = kernel(X_train, X) - kernel(X_train, z)
@@ -172,7 +172,7 @@ def improvement_moments(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray]:
 def univariate_ei(model, X, best=None) -> np.ndarray:
     """uEI at the rows of ``X``: EI of f(x) over the fixed value ``best`` (default: the largest
     posterior mean at the training inputs, mu_best), ignoring the correlation with f(x_best)."""
-    model = check_model(model)
+    model = _check_model(model)
     X = as_inputs(X, "X", model.X_train.shape[1])
     if best is None:
         best = float(np.max(model.posterior.mean))
@@ -211,12 +211,12 @@ def bivariate_ei_gradient(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray
     for the rows of ``X`` (a single setting of shape (d,) gives B = 1). The corrected formula of
     the module docstring; the self-derivative dk(x, x)/dx forms a (B, B, d) array, so pass few
     rows at a time (the optimiser passes one)."""
-    model = check_model(model)
+    model = _check_model(model)
     d = model.X_train.shape[1]
     X = as_float_array(X, "X", ndim=(1, 2))
     X = X.reshape(1, -1) if X.ndim == 1 else X
     X = as_inputs(X, "X", d)
-    z = best_input(model, x_best)[None, :]
+    z = _best_input(model, x_best)[None, :]
     kernel, X_train, posterior = model.kernel, model.X_train, model.posterior
     k_xz = kernel(X, z)[:, 0]
     K_diff = kernel(X_train, X) - kernel(X_train, z)                     # (n, B)
@@ -269,11 +269,11 @@ def multinomial_sample(values, *, rng: RngLike = None) -> int:
     return min(index, values.shape[0] - 1)
 
 
-def check_thompson_size(n_grid: int, name: str) -> None:
+def _check_thompson_size(n_grid: int, name: str) -> None:
     """Refuse, naming ``name``, a grid whose joint posterior covariance (n_grid x n_grid) is
     beyond course_lib's size limit: the course's 4-D study grid ``settings_grid(0, 80, 5, 4)``
     (83,521 settings) would need 52 GiB."""
-    check_exact_size(n_grid, name, what="Thompson sampling's joint posterior covariance on "
+    _check_exact_size(n_grid, name, what="Thompson sampling's joint posterior covariance on "
                      "the grid", advice="use a coarser grid (a larger step) or a random subset "
                      "of its rows for Thompson sampling, or a rule that needs no joint "
                      "covariance ('bei', 'uei', 'bald')")
@@ -282,10 +282,10 @@ def check_thompson_size(n_grid: int, name: str) -> None:
 def thompson_sample(model, X_grid, *, rng: RngLike = None) -> int:
     """Index of the row of ``X_grid`` where one draw of f from the joint posterior on the grid
     is largest (Thompson sampling). The draw needs the grid's n x n posterior covariance, so a
-    grid beyond about 16,000 settings is refused (:func:`check_thompson_size`)."""
-    model = check_model(model)
+    grid beyond about 16,000 settings is refused (:func:`_check_thompson_size`)."""
+    model = _check_model(model)
     X_grid = as_inputs(X_grid, "X_grid", model.X_train.shape[1])
-    check_thompson_size(X_grid.shape[0], "X_grid")
+    _check_thompson_size(X_grid.shape[0], "X_grid")
     rng = as_rng(rng)
     mean, cov = model.predict(X_grid, full_cov=True)
     draw = sample_gaussian(mean, cov, 1, rng=rng)[0]

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import log_ndtr, ndtr
 
-from .acquisition import check_model
+from .acquisition import _check_model
 from .inputs import as_inputs
 
 __all__ = ["pairwise_bald"]
@@ -66,7 +66,7 @@ def pairwise_bald(model, X_first, X_second) -> np.ndarray:
 
     Single-item ratings are refused (not a pairwise question).
     """
-    model = check_model(model)
+    model = _check_model(model)
     for attribute in ("likelihood", "predict_difference"):
         if not hasattr(model, attribute):
             raise TypeError(f"model: pairwise BALD needs a pairwise model with a likelihood and "

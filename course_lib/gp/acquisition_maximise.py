@@ -16,7 +16,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from ..validation import RngLike, as_bool, as_float_array, as_positive_int, as_rng, check_choice
-from .acquisition import best_input, bivariate_ei, bivariate_ei_gradient, check_model
+from .acquisition import _best_input, bivariate_ei, bivariate_ei_gradient, _check_model
 from .inputs import as_inputs
 
 __all__ = ["AcquisitionMaximum", "maximise_acquisition"]
@@ -64,7 +64,7 @@ def maximise_acquisition(model, bounds, *, X_grid=None, n_restarts: int = 5,
     global maximum often unfound, which adds exploration). ``snap``: return the grid row nearest to
     the best end point (needs ``X_grid``). ``max_iter`` caps each L-BFGS-B run.
     """
-    model = check_model(model)
+    model = _check_model(model)
     d = model.X_train.shape[1]
     bounds = _check_box(bounds, d)
     n_restarts = as_positive_int(n_restarts, "n_restarts")
@@ -77,7 +77,7 @@ def maximise_acquisition(model, bounds, *, X_grid=None, n_restarts: int = 5,
     check_choice(starts, "starts", {"grid", "random"})
     if (starts == "grid" or snap) and X_grid is None:
         raise ValueError(f"X_grid: needed for {'snap' if snap else 'starts=grid'}")
-    z = best_input(model, x_best)
+    z = _best_input(model, x_best)
     rng = as_rng(rng)
 
     grid_values = None

@@ -10,7 +10,7 @@ of the variances that end at the floor.
 Boundaries. An annotator who is noise-free in a region (the toy's Lambda has a zero diagonal)
 has its ML-II variance at s_j -> 0; the evidence stays bounded because the GP prior and the
 other annotators keep K + Sigma positive definite. Every variance therefore has a documented
-lower bound ``noise_floor`` (default :data:`NOISE_FLOOR`; upper bound :data:`NOISE_CEILING`) or a
+lower bound ``noise_floor`` (default :data:`NOISE_FLOOR`; upper bound :data:`_NOISE_CEILING`) or a
 prior, and a fitted model reports which variances sit at the floor (``at_floor_``,
 ``floor_summary()``): their value is the floor, not an estimate. A cell with a
 single label would collapse the same way for no good reason (the posterior mean can move onto
@@ -29,19 +29,17 @@ import numpy as np
 from ..validation import as_float_array, as_positive_float
 from .kernel_algebra import Kernel
 from .priors import Prior
-from .rater_data import RaterData, as_items_and_ratings, as_rater_data
-from .regression import NOISE_BOUNDS
+from .rater_data import RaterData, _as_items_and_ratings, _as_rater_data
+from .regression import _NOISE_BOUNDS
 
-__all__ = ["NOISE_FLOOR", "NOISE_CEILING", "AT_FLOOR_FACTOR", "check_evidence_arguments",
-           "check_noise_floor", "initial_table", "noise_names", "model_priors", "check_labels",
-           "check_cells", "floor_summary"]
+__all__ = ["NOISE_FLOOR", "floor_summary"]
 
 #: Default lower bound of every noise variance (state it beside any result it shapes).
 NOISE_FLOOR = 1e-4
 #: Upper bound of every noise variance (GPRegression's).
-NOISE_CEILING = NOISE_BOUNDS[1]
+_NOISE_CEILING = _NOISE_BOUNDS[1]
 #: A variance counts as "at the floor" up to this factor above it.
-AT_FLOOR_FACTOR = 1.01
+_AT_FLOOR_FACTOR = 1.01
 
 
 def _check_groups(groups, n_labels: int, n_groups: int) -> np.ndarray:
@@ -56,11 +54,11 @@ def _check_groups(groups, n_labels: int, n_groups: int) -> np.ndarray:
     return groups.astype(np.int64)
 
 
-def check_evidence_arguments(K, data, noise_variances, groups, dK):
+def _check_evidence_arguments(K, data, noise_variances, groups, dK):
     """The arguments of ``annotator_log_likelihood``, checked: ``(K, data, noise_variances,
     groups, dK)`` with K (N, N), positive variances, one whole-number cell per label and dK
     (P, N, N) or None."""
-    data = as_rater_data(data)
+    data = _as_rater_data(data)
     K = as_float_array(K, "K", ndim=2)
     if K.shape != (data.n_items, data.n_items):
         raise ValueError(f"K: expected shape ({data.n_items}, {data.n_items}) (one row per "
@@ -77,16 +75,16 @@ def check_evidence_arguments(K, data, noise_variances, groups, dK):
     return K, data, noise_variances, groups, dK
 
 
-def check_noise_floor(noise_floor) -> float:
-    """``noise_floor`` as a positive float below :data:`NOISE_CEILING`."""
+def _check_noise_floor(noise_floor) -> float:
+    """``noise_floor`` as a positive float below :data:`_NOISE_CEILING`."""
     noise_floor = as_positive_float(noise_floor, "noise_floor")
-    if noise_floor >= NOISE_CEILING:
-        raise ValueError(f"noise_floor: must lie below the noise ceiling {NOISE_CEILING:g}, "
+    if noise_floor >= _NOISE_CEILING:
+        raise ValueError(f"noise_floor: must lie below the noise ceiling {_NOISE_CEILING:g}, "
                          f"got {noise_floor:g}")
     return noise_floor
 
 
-def initial_table(noise_variance, n_regions: int, n_annotators: int, noise_floor: float
+def _initial_table(noise_variance, n_regions: int, n_annotators: int, noise_floor: float
                   ) -> np.ndarray:
     """The (n_regions, n_annotators) table of starting variances from a number or a table (for
     GPR-MA also (n_annotators,)), each within [noise_floor, NOISE_CEILING]."""
@@ -100,15 +98,15 @@ def initial_table(noise_variance, n_regions: int, n_annotators: int, noise_floor
         if table.shape != shape:
             raise ValueError(f"noise_variance: expected a number or a table of shape "
                              f"{shape} (regions x annotators), got shape {table.shape}")
-    outside = (table < noise_floor) | (table > NOISE_CEILING)
+    outside = (table < noise_floor) | (table > _NOISE_CEILING)
     if outside.any():
         raise ValueError(f"noise_variance: starting variances must lie within "
-                         f"[noise_floor, {NOISE_CEILING:g}] = [{noise_floor:g}, "
-                         f"{NOISE_CEILING:g}], got {table[outside][0]:g}")
+                         f"[noise_floor, {_NOISE_CEILING:g}] = [{noise_floor:g}, "
+                         f"{_NOISE_CEILING:g}], got {table[outside][0]:g}")
     return table.astype(float)
 
 
-def noise_names(by_region: bool, n_regions: int, n_annotators: int) -> tuple[str, ...]:
+def _noise_names(by_region: bool, n_regions: int, n_annotators: int) -> tuple[str, ...]:
     """``"noise_variance[r]"`` (GPR-MA) or ``"noise_variance[l,r]"`` (GPR-MANH), row-major."""
     if not by_region:
         return tuple(f"noise_variance[{r}]" for r in range(n_annotators))
@@ -116,7 +114,7 @@ def noise_names(by_region: bool, n_regions: int, n_annotators: int) -> tuple[str
                  for r in range(n_annotators))
 
 
-def model_priors(kernel: Kernel, kernel_priors, noise_priors, names: tuple[str, ...]) -> dict:
+def _model_priors(kernel: Kernel, kernel_priors, noise_priors, names: tuple[str, ...]) -> dict:
     """{parameter name: Prior}: ``kernel_priors`` by kernel parameter name, and the one
     ``noise_priors`` on every noise variance in ``names`` (for ``check_priors``)."""
     if noise_priors is not None and not isinstance(noise_priors, Prior):
@@ -134,11 +132,11 @@ def model_priors(kernel: Kernel, kernel_priors, noise_priors, names: tuple[str, 
     return {**kernel_priors, **noise}
 
 
-def check_labels(X, data: RaterData, n_annotators: int, regions: np.ndarray | None
+def _check_labels(X, data: RaterData, n_annotators: int, regions: np.ndarray | None
                  ) -> tuple[np.ndarray, RaterData]:
     """``(X, data)`` checked for a model of ``n_annotators`` with these ``regions``: one row of X
     per item, one rater per annotator, one region per item."""
-    X, data = as_items_and_ratings(X, data)
+    X, data = _as_items_and_ratings(X, data)
     if data.n_raters != n_annotators:
         raise ValueError(f"data: has {data.n_raters} raters but the model was built for "
                          f"n_annotators={n_annotators} (pass n_raters= to RaterData)")
@@ -155,7 +153,7 @@ def _cells(labels_mask: np.ndarray, n_regions: int) -> str:
     return text + (f" and {len(cells) - 6} more" if len(cells) > 6 else "")
 
 
-def check_cells(label_cells: np.ndarray, n_regions: int, n_annotators: int) -> np.ndarray:
+def _check_cells(label_cells: np.ndarray, n_regions: int, n_annotators: int) -> np.ndarray:
     """Labels per cell, shape (n_regions, n_annotators); refuses an annotator (``data``) or a
     (region, annotator) cell (``regions``) with fewer than 2 labels: with one, the posterior
     mean moves onto it and its variance collapses to the floor for no good reason."""

@@ -20,7 +20,7 @@ from scipy.linalg import lapack
 from ..linalg import NotPositiveDefiniteError
 from .prediction import LatentGaussian
 
-__all__ = ["AnnotatorLikelihood", "condition", "fitted_posterior", "inverse_from_cholesky"]
+__all__ = ["AnnotatorLikelihood", "condition"]
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def condition(K, target, noise, warn: bool) -> LatentGaussian:
         return LatentGaussian.from_noise(K, target, noise)
 
 
-def fitted_posterior(K, target, noise) -> LatentGaussian:
+def _fitted_posterior(K, target, noise) -> LatentGaussian:
     """The posterior ``fit`` conditions on; a matrix that is not positive definite is blamed on
     the kernel."""
     try:
@@ -62,7 +62,7 @@ def fitted_posterior(K, target, noise) -> LatentGaussian:
             f"kernel gives a positive semi-definite matrix ({err})") from None
 
 
-def inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
+def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
     """(K + Sigma)^-1 from its lower Cholesky factor (LAPACK dpotri), symmetric."""
     inverse, info = lapack.dpotri(L, lower=1)
     if info != 0:

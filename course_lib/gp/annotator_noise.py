@@ -52,20 +52,20 @@ import numpy as np
 
 from ..linalg import LOG_2PI, log_det_from_cholesky, sample_gaussian
 from ..validation import RngLike, as_positive_int
-from .annotator_cells import (AT_FLOOR_FACTOR, NOISE_CEILING, NOISE_FLOOR, check_cells,
-                              check_evidence_arguments, check_labels, check_noise_floor,
-                              floor_summary, initial_table, model_priors, noise_names)
-from .annotator_evidence_terms import (AnnotatorLikelihood, condition, fitted_posterior,
-                                       inverse_from_cholesky)
-from .annotator_regions import region_labels
-from .annotator_restarts import planned_starts
+from .annotator_cells import (_AT_FLOOR_FACTOR, _NOISE_CEILING, NOISE_FLOOR, _check_cells,
+                              _check_evidence_arguments, _check_labels, _check_noise_floor,
+                              floor_summary, _initial_table, _model_priors, _noise_names)
+from .annotator_evidence_terms import (AnnotatorLikelihood, condition, _fitted_posterior,
+                                       _inverse_from_cholesky)
+from .annotator_regions import _region_labels
+from .annotator_restarts import _planned_starts
 from .kernel_algebra import Kernel
-from .optimise import (HyperparameterFit, check_priors, log_hyper_prior, negative_log_posterior,
+from .optimise import (HyperparameterFit, _check_priors, log_hyper_prior, _negative_log_posterior,
                        optimise_hyperparameters)
 from .prediction import LatentGaussian
 from .priors import Prior
 from .rater_data import RaterData
-from .regression import checked_theta, predict_latent
+from .regression import _checked_theta, _predict_latent
 
 __all__ = ["annotator_log_likelihood", "AnnotatorNoiseGP"]
 
@@ -96,7 +96,7 @@ def _evidence(K, data: RaterData, noise_variances, groups, dK, warn: bool):
     if dK is None:
         return AnnotatorLikelihood(value, data_fit, complexity, constant, weighted.constant), \
             posterior
-    inverse = inverse_from_cholesky(L)
+    inverse = _inverse_from_cholesky(L)
     outer_minus_inverse = np.outer(alpha, alpha) - inverse
     gradient_kernel = 0.5 * (dK.reshape(dK.shape[0], outer_minus_inverse.size) @ outer_minus_inverse.ravel())
     expected = _expected_squared_errors(data, posterior, weighted.noise, inverse)
@@ -115,7 +115,7 @@ def annotator_log_likelihood(K, data: RaterData, noise_variances, groups, dK=Non
     ``dK``: (P, N, N) kernel derivatives, to get the gradient (kernel, and Fisher's identity for
     the noise; module docstring).
     """
-    return _evidence(*check_evidence_arguments(K, data, noise_variances, groups, dK), warn)[0]
+    return _evidence(*_check_evidence_arguments(K, data, noise_variances, groups, dK), warn)[0]
 
 
 class AnnotatorNoiseGP:
@@ -151,11 +151,11 @@ class AnnotatorNoiseGP:
             raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
         self.kernel = kernel
         self.n_annotators = as_positive_int(n_annotators, "n_annotators")
-        self.regions, self.n_regions = (None, 1) if regions is None else region_labels(regions)
-        self.noise_floor = check_noise_floor(noise_floor)
-        self._log_noise = np.log(initial_table(noise_variance, self.n_regions, self.n_annotators,
+        self.regions, self.n_regions = (None, 1) if regions is None else _region_labels(regions)
+        self.noise_floor = _check_noise_floor(noise_floor)
+        self._log_noise = np.log(_initial_table(noise_variance, self.n_regions, self.n_annotators,
                                                self.noise_floor)).ravel()
-        self.priors = check_priors(model_priors(kernel, kernel_priors, noise_priors,
+        self.priors = _check_priors(_model_priors(kernel, kernel_priors, noise_priors,
                                                 self.noise_names), self.param_names)
         self.X_train: np.ndarray | None = None
         self.y_train: np.ndarray | None = None
@@ -171,7 +171,7 @@ class AnnotatorNoiseGP:
 
     @property
     def noise_names(self) -> tuple[str, ...]:
-        return noise_names(self.regions is not None, self.n_regions, self.n_annotators)
+        return _noise_names(self.regions is not None, self.n_regions, self.n_annotators)
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -183,7 +183,7 @@ class AnnotatorNoiseGP:
 
     @property
     def bounds(self) -> np.ndarray:
-        noise = np.tile(np.log([self.noise_floor, NOISE_CEILING]), (self.n_noise, 1))
+        noise = np.tile(np.log([self.noise_floor, _NOISE_CEILING]), (self.n_noise, 1))
         return np.vstack([self.kernel.bounds, noise])
 
     @property
@@ -197,16 +197,16 @@ class AnnotatorNoiseGP:
 
     @property
     def at_floor_(self) -> np.ndarray:
-        """Which variances sit at the floor (within ``AT_FLOOR_FACTOR`` of it): their value is
+        """Which variances sit at the floor (within ``_AT_FLOOR_FACTOR`` of it): their value is
         the bound, not an estimate. Same shape as ``noise_table_``."""
-        return self.noise_table_ <= self.noise_floor * AT_FLOOR_FACTOR
+        return self.noise_table_ <= self.noise_floor * _AT_FLOOR_FACTOR
 
     def floor_summary(self) -> str:
         """One line naming the variances at the floor."""
         return floor_summary(self.at_floor_, self.noise_floor, self.n_regions)
 
     def _split(self, theta) -> tuple[Kernel, np.ndarray]:
-        theta = checked_theta(theta, self.param_names)
+        theta = _checked_theta(theta, self.param_names)
         P = self.kernel.n_params
         return self.kernel.with_theta(theta[:P]), theta[P:].copy()
 
@@ -225,13 +225,13 @@ class AnnotatorNoiseGP:
     def fit(self, X, data: RaterData) -> "AnnotatorNoiseGP":
         """Condition on the labels in ``data`` (items = rows of X, raters = annotators) at the
         current hyper-parameters. Returns self."""
-        X, data = check_labels(X, data, self.n_annotators, self.regions)
-        counts = check_cells(self._label_cells(data), self.n_regions, self.n_annotators)
+        X, data = _check_labels(X, data, self.n_annotators, self.regions)
+        counts = _check_cells(self._label_cells(data), self.n_regions, self.n_annotators)
         return self._fit_checked(X, data, counts)
 
     def _fit_checked(self, X, data: RaterData, counts) -> "AnnotatorNoiseGP":  # fit, checked
         weighted = data.weighted(self.noise_table_.ravel()[self._label_cells(data)])
-        posterior = fitted_posterior(self.kernel(X), weighted.target, weighted.noise)
+        posterior = _fitted_posterior(self.kernel(X), weighted.target, weighted.noise)
         self.X_train, self.y_train, self.posterior = X, weighted.target, posterior
         self.data, self.cell_counts_ = data, counts
         return self
@@ -267,7 +267,7 @@ class AnnotatorNoiseGP:
     def negative_objective(self, theta) -> tuple[float, np.ndarray]:
         """-(log p(labels | X, theta) + log p(theta)) and its gradient: what L-BFGS-B
         minimises."""
-        return negative_log_posterior(self, theta, lambda evidence: np.concatenate(
+        return _negative_log_posterior(self, theta, lambda evidence: np.concatenate(
             [evidence.gradient_kernel, evidence.gradient_log_noise]))
 
     # ----- EM for the noise variances ---------------------------------------------------
@@ -280,13 +280,13 @@ class AnnotatorNoiseGP:
         weighted = self.data.weighted(noise[cells])
         posterior = condition(K, weighted.target, weighted.noise, False)
         expected = _expected_squared_errors(self.data, posterior, weighted.noise,
-                                            inverse_from_cholesky(posterior.factors[0]))
+                                            _inverse_from_cholesky(posterior.factors[0]))
         if pooled:
             updated = np.full(self.n_noise, expected.mean())
         else:
             updated = (np.bincount(cells, weights=expected, minlength=self.n_noise)
                        / np.bincount(cells, minlength=self.n_noise))
-        return np.log(np.clip(updated, self.noise_floor, NOISE_CEILING))
+        return np.log(np.clip(updated, self.noise_floor, _NOISE_CEILING))
 
     def em_step(self) -> np.ndarray:
         """One EM update of every noise variance at the current kernel (the closed-form fixed point
@@ -310,14 +310,14 @@ class AnnotatorNoiseGP:
         best run is kept and refitted; ``at_floor_`` then tells which variances hit the floor."""
         self._require_fit()
         return optimise_hyperparameters(self, n_restarts=n_restarts, rng=rng, max_iter=max_iter,
-                                        planned=partial(planned_starts, self))
+                                        planned=partial(_planned_starts, self))
 
     # ----- prediction -------------------------------------------------------------------
     def predict(self, X_test, full_cov: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and variance (``full_cov``: covariance) of the latent gold standard
         f at the rows of ``X_test``."""
         self._require_fit()
-        return predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
+        return _predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
 
     def sample_posterior(self, X_test, n_samples: int = 1, *, rng: RngLike = None) -> np.ndarray:
         """Draws of the latent f(X_test) given the labels, shape (n_samples, n*)."""

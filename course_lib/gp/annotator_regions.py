@@ -17,10 +17,10 @@ import numpy as np
 from ..affinity import affinity_propagation, negative_squared_distances
 from ..kmeans import assign_clusters, assign_clusters_trusted, kmeans
 from ..validation import (RngLike, as_float_array, as_positive_int, as_rng, check_choice,
-                          renamed_error)
+                          _renamed_error)
 from .inputs import as_inputs
 
-__all__ = ["Regions", "assign_regions", "region_labels"]
+__all__ = ["Regions", "assign_regions"]
 
 _REGION_METHODS = ("kmeans", "affinity")
 
@@ -94,7 +94,7 @@ def assign_regions(X, n_regions: int | None = None, method: str = "kmeans", *,
         try:
             result = kmeans(X, n_regions, rng=rng, **options)
         except (TypeError, ValueError) as err:   # k-means calls the number n_clusters
-            renamed = renamed_error(err, "n_clusters", "n_regions")
+            renamed = _renamed_error(err, "n_clusters", "n_regions")
             if renamed is None:
                 raise
             raise renamed from None
@@ -117,7 +117,7 @@ def assign_regions(X, n_regions: int | None = None, method: str = "kmeans", *,
     centres, labels = _merge_small_regions(X, centres, labels, min_size)
     return Regions(labels, centres, method)
 
-def region_labels(regions) -> tuple[np.ndarray, int]:
+def _region_labels(regions) -> tuple[np.ndarray, int]:
     """(labels (N,), n_regions) of a :class:`Regions` or of (N,) whole-number region indices."""
     if isinstance(regions, Regions):
         return regions.labels, regions.n_regions

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["em_fixed_point", "planned_starts"]
+__all__ = ["em_fixed_point"]
 
 #: EM iterations and relative tolerance for the EM fixed point used as an optimiser start.
 _EM_START_MAX_ITER = 50
@@ -37,7 +37,7 @@ def em_fixed_point(update: Callable[[np.ndarray, np.ndarray], np.ndarray], log_n
     return log_noise
 
 
-def planned_starts(model, n_restarts: int) -> list[np.ndarray]:
+def _planned_starts(model, n_restarts: int) -> list[np.ndarray]:
     """The first (at most three) starts of ``model.optimise_hyperparameters`` (an
     ``AnnotatorNoiseGP``), each computed only when that many runs are asked for: the current
     hyper-parameters, the EM fixed point of the noise variances at the current kernel, and equal

@@ -120,7 +120,7 @@ def bvn_cdf(h, k, rho, *, method: str = "series") -> np.ndarray:
     h, k, rho = _bvn_arguments(h, k, rho)
     if method == "owens_t":
         return _bvn_cdf_owens_t(h, k, rho)
-    return np.clip(bvn_excess(h, k, rho, add_product=True), 0.0, 1.0)
+    return np.clip(_bvn_excess(h, k, rho, add_product=True), 0.0, 1.0)
 
 
 def _bvn_arguments(h, k, rho):
@@ -137,7 +137,7 @@ def _bvn_arguments(h, k, rho):
                          "broadcast together") from None
 
 
-def bvn_excess(h, k, rho, add_product: bool = False) -> np.ndarray:
+def _bvn_excess(h, k, rho, add_product: bool = False) -> np.ndarray:
     """delta(h, k; rho) = Phi_2 - Phi(h) Phi(k) elementwise (Phi_2 with ``add_product``), on
     checked arrays of one shape."""
     out = np.empty(h.shape)
@@ -190,8 +190,8 @@ def _series_cap() -> int:
     return n
 
 
-SERIES_TERMS = _series_cap()
-_ROOT = np.sqrt(np.arange(SERIES_TERMS + 1.0))
+_SERIES_TERMS = _series_cap()
+_ROOT = np.sqrt(np.arange(_SERIES_TERMS + 1.0))
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(20)
 # beyond +-40 Phi underflows to 0 (or rounds to 1): clamping there changes no float64 value
 _CLAMP = 40.0
@@ -208,7 +208,7 @@ def _phi_pair(x):
 
 
 @njit(cache=True)
-def hermite_coefficients(x, out, n):
+def _hermite_coefficients(x, out, n):
     """out[i] = g_i(x) / sqrt(i + 1) for i < n, g_i(x) = phi(x) He_i(x) / sqrt(i!) by the
     three-term recursion; all zero at x = +-inf. Term i + 1 of the series is
     rho^(i+1) out_h[i] out_k[i]."""
@@ -228,7 +228,7 @@ def series_length(abs_rho, bound):
     scale = bound / (1.0 - abs_rho)
     power = abs_rho
     n = 0
-    while n < SERIES_TERMS:
+    while n < _SERIES_TERMS:
         n += 1
         power *= abs_rho
         if scale * power < _SERIES_TOL * (n + 1):
@@ -286,7 +286,7 @@ def _near_one_quadrature(h, k, rho, p_h, q_h, p_k, q_k):
 
 
 @njit(cache=True)
-def quadrature_excess(h, k, rho, p_h, q_h, p_k, q_k):
+def _quadrature_excess(h, k, rho, p_h, q_h, p_k, q_k):
     """delta for |rho| > SERIES_MAX_RHO and finite h, k."""
     h = min(max(h, -_CLAMP), _CLAMP)
     k = min(max(k, -_CLAMP), _CLAMP)
@@ -312,8 +312,8 @@ def _series(coeff_h, coeff_k, rho, n):
 def _elementwise(h, k, rho, out, add_product):
     """out[i] = delta(h[i], k[i]; rho[i]), plus Phi(h[i]) Phi(k[i]) with ``add_product``
     (then out is Phi_2, its two terms from the same Phi)."""
-    coeff_h = np.empty(SERIES_TERMS)
-    coeff_k = np.empty(SERIES_TERMS)
+    coeff_h = np.empty(_SERIES_TERMS)
+    coeff_k = np.empty(_SERIES_TERMS)
     for i in range(h.size):
         p_h, q_h = _phi_pair(h[i])
         p_k, q_k = _phi_pair(k[i])
@@ -322,9 +322,9 @@ def _elementwise(h, k, rho, out, add_product):
             if abs(rho[i]) <= SERIES_MAX_RHO:
                 bound = TERM_BOUND * math.exp(-0.25 * (h[i] * h[i] + k[i] * k[i]))
                 n = series_length(abs(rho[i]), bound)
-                hermite_coefficients(h[i], coeff_h, n)
-                hermite_coefficients(k[i], coeff_k, n)
+                _hermite_coefficients(h[i], coeff_h, n)
+                _hermite_coefficients(k[i], coeff_k, n)
                 excess = _series(coeff_h, coeff_k, rho[i], n)
             else:
-                excess = quadrature_excess(h[i], k[i], rho[i], p_h, q_h, p_k, q_k)
+                excess = _quadrature_excess(h[i], k[i], rho[i], p_h, q_h, p_k, q_k)
         out[i] = excess + p_h * p_k if add_product else excess

@@ -49,7 +49,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..validation import as_bool, renamed_error
+from ..validation import as_bool, _renamed_error
 from .comparisons import Comparisons, DisconnectedComparisonsWarning
 from .inputs import as_inputs
 from .kernel_algebra import Kernel
@@ -190,7 +190,7 @@ class ConfidencePreferenceGP(VariationalGP):
             try:
                 comparisons = Comparisons(X, first, second, choices, kind="pair-binary")
             except (TypeError, ValueError) as err:   # Comparisons calls the answers y
-                renamed = renamed_error(err, "y", "choices")
+                renamed = _renamed_error(err, "y", "choices")
                 if renamed is None:
                     raise
                 raise renamed from None

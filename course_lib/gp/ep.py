@@ -90,9 +90,9 @@ from scipy.linalg import cho_solve, cholesky, solve_triangular
 from ..linalg import NotPositiveDefiniteError, log_det_from_cholesky
 from ..validation import as_float_array, as_positive_float, as_positive_int
 from .ep_result import ClippedSiteWarning, EPConvergenceError, EPResult
-from .latent_checks import check_latent_problem
+from .latent_checks import _check_latent_problem
 from .prediction import LatentGaussian
-from .tilted_moments import likelihood_bump, trusted_tilted_moments
+from .tilted_moments import _likelihood_bump, trusted_tilted_moments
 
 __all__ = ["expectation_propagation"]
 
@@ -155,7 +155,7 @@ class _Problem:
     def bump(self):
         """The likelihood's window, found at the first call (it depends on y only)."""
         if self._bump is None:
-            self._bump = (likelihood_bump(self.likelihood, self.y),)
+            self._bump = (_likelihood_bump(self.likelihood, self.y),)
         return self._bump[0]
 
     def tilted(self, mean, var, parameters=False):
@@ -163,7 +163,7 @@ class _Problem:
 
 
 def _check_problem(K, M, likelihood, y) -> _Problem:
-    K, M, y = check_latent_problem(K, M, likelihood, y)
+    K, M, y = _check_latent_problem(K, M, likelihood, y)
     identity = (np.count_nonzero(M, axis=1) == 1) & np.isclose(M.sum(axis=1), 1.0)
     if not np.all(identity):
         k = int(np.argmax(~identity))

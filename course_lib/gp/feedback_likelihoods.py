@@ -24,7 +24,7 @@ from ..validation import as_float_array
 from .likelihoods import Likelihood, _check_binary, _check_levels, _check_rows, _no_parameters
 from .log_phi import _SQRT2
 from .pairwise_likelihoods import PairwiseProbit
-from .parameters import check_parameter
+from .parameters import _check_parameter
 
 __all__ = ["BernoulliProbit", "GaussianConstraint", "LikertConfidence"]
 
@@ -163,7 +163,7 @@ class LikertConfidence(Likelihood):
                 or n_levels < 2:
             raise ValueError(f"n_levels: expected an integer >= 2, got {n_levels!r}")
         self.n_levels = int(n_levels)
-        self.max_gap = check_parameter(max_gap, "max_gap")
+        self.max_gap = _check_parameter(max_gap, "max_gap")
         gaps = np.full(self.n_levels - 1, 0.5 * self.max_gap) if gaps is None \
             else as_float_array(gaps, "gaps", ndim=1)
         if gaps.size != self.n_levels - 1:
@@ -173,7 +173,7 @@ class LikertConfidence(Likelihood):
             bad = int(np.argmax((gaps <= 0) | (gaps > self.max_gap)))
             raise ValueError(f"gaps: each gap must lie in (0, max_gap = {self.max_gap:g}], gap "
                              f"{bad} is {gaps[bad]:g}")
-        lapse = check_parameter(lapse, "lapse")
+        lapse = _check_parameter(lapse, "lapse")
         if lapse >= 1:
             raise ValueError(f"lapse: a lapse rate must lie in (0, 1), got {lapse:g}")
         if gap_bounds is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kmeans import check_spread, kmeans_trusted
+from ..kmeans import _check_spread, _kmeans_trusted
 from ..validation import RngLike, as_positive_int, as_rng, check_choice
 from .inputs import as_inputs
 
@@ -38,6 +38,6 @@ def select_inducing_inputs(X, n_inducing: int, *, method: str = "random",
     if method == "random":
         Z = distinct[rng.choice(distinct.shape[0], n_inducing, replace=False)]
     else:
-        check_spread(X)   # what kmeans alone checks, in its words
-        Z = kmeans_trusted(X, n_inducing, rng).centroids
+        _check_spread(X)   # what kmeans alone checks, in its words
+        Z = _kmeans_trusted(X, n_inducing, rng).centroids
     return Z[np.argsort(Z[:, 0], kind="stable")]

@@ -2,7 +2,7 @@
 
 ``X`` is a 2-D array whose rows are points, shape ``(n, d)``; a 1-D array of length n is n points
 in one dimension (:func:`as_inputs`). An exact GP forms n x n matrices, so
-:func:`check_exact_size` refuses, naming the argument, an n that would not fit in memory before
+:func:`_check_exact_size` refuses, naming the argument, an n that would not fit in memory before
 anything is allocated. They sit apart from the kernel formulas of :mod:`course_lib.gp.kernels`
 (Rasmussen & Williams 2006, ch. 4) because every kernel and every model of ``gp`` checks its
 inputs with them.
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import as_float_array, check_array_size
+from ..validation import as_float_array, _check_array_size
 
-__all__ = ["as_inputs", "check_exact_size"]
+__all__ = ["as_inputs"]
 
 #: what to do instead of an exact GP whose n x n kernel matrix is too large
 _EXACT_GP_ADVICE = ("use the sparse model (course_lib.gp.sparse.fit_sparse_gp for regression, "
@@ -36,10 +36,10 @@ def as_inputs(X, name: str = "X", dim: int | None = None) -> np.ndarray:
     return X
 
 
-def check_exact_size(n: int, name: str, m: int | None = None, *, what: str | None = None,
+def _check_exact_size(n: int, name: str, m: int | None = None, *, what: str | None = None,
                      advice: str = _EXACT_GP_ADVICE) -> None:
     """Refuse, naming ``name``, an n x m (default n x n) kernel or covariance matrix beyond
     course_lib's size limit (:func:`course_lib.validation.check_array_size`) before it is
     allocated: an exact GP on 10^6 points would need 7.3 TiB."""
     m = n if m is None else m
-    check_array_size((n, m), name, what or "the kernel matrix of an exact GP", advice)
+    _check_array_size((n, m), name, what or "the kernel matrix of an exact GP", advice)

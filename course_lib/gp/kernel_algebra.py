@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .inputs import as_inputs, check_exact_size
+from .inputs import as_inputs, _check_exact_size
 from .parameters import LogParameters
 
 __all__ = ["Kernel", "Sum", "Product"]
@@ -67,7 +67,7 @@ class Kernel(LogParameters):
     def __call__(self, X, X2=None) -> np.ndarray:
         """Kernel matrix ``K[i, j] = k(X[i], X2[j])``, shape ``(n, m)``; ``X2=None`` means X."""
         X, X2 = self._check_pair(X, X2)
-        check_exact_size(X.shape[0], "X", X.shape[0] if X2 is None else X2.shape[0],
+        _check_exact_size(X.shape[0], "X", X.shape[0] if X2 is None else X2.shape[0],
                          what="the kernel matrix")
         return self._K(X, X2)
 

@@ -37,8 +37,8 @@ import numpy as np
 
 from ..validation import check_choice
 from .kernel_algebra import Kernel
-from .parameters import DEFAULT_BOUNDS, check_parameter, log_bounds
-from .stationary import Stationary, vanishing_product
+from .parameters import _DEFAULT_BOUNDS, _check_parameter, log_bounds
+from .stationary import Stationary, _vanishing_product
 
 __all__ = [
     "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
@@ -79,7 +79,7 @@ class Matern(Stationary):
     """
 
     def __init__(self, nu: float = 1.5, lengthscale=1.0, variance=1.0,
-                 lengthscale_bounds=DEFAULT_BOUNDS, variance_bounds=DEFAULT_BOUNDS,
+                 lengthscale_bounds=_DEFAULT_BOUNDS, variance_bounds=_DEFAULT_BOUNDS,
                  name: str | None = None):
         self.nu = check_choice(nu, "nu", (0.5, 1.5, 2.5))
         default = {0.5: "matern12", 1.5: "matern32", 2.5: "matern52"}[self.nu]
@@ -92,11 +92,11 @@ class Matern(Stationary):
             return np.exp(-r)
         if self.nu == 1.5:
             a = np.sqrt(3.0) * r
-            return vanishing_product(np.exp(-a), 1.0 + a)
+            return _vanishing_product(np.exp(-a), 1.0 + a)
         a = np.sqrt(5.0) * r
         with np.errstate(over="ignore"):
             polynomial = 1.0 + a + a * a / 3.0
-        return vanishing_product(np.exp(-a), polynomial)
+        return _vanishing_product(np.exp(-a), polynomial)
 
     def _dg_ds(self, s):
         # dg/ds = (dg/dr) / (2 r), written so that it is finite at r = 0 where possible
@@ -108,7 +108,7 @@ class Matern(Stationary):
         if self.nu == 1.5:
             return -1.5 * np.exp(-np.sqrt(3.0) * r)
         a = np.sqrt(5.0) * r
-        return -(5.0 / 6.0) * vanishing_product(np.exp(-a), 1.0 + a)
+        return -(5.0 / 6.0) * _vanishing_product(np.exp(-a), 1.0 + a)
 
 
 def Matern12(lengthscale=1.0, variance=1.0, **kwargs) -> Matern:
@@ -137,8 +137,8 @@ class RationalQuadratic(Stationary):
     name = "rq"
 
     def __init__(self, lengthscale=1.0, variance=1.0, alpha=1.0,
-                 lengthscale_bounds=DEFAULT_BOUNDS, variance_bounds=DEFAULT_BOUNDS,
-                 alpha_bounds=DEFAULT_BOUNDS, name: str | None = None):
+                 lengthscale_bounds=_DEFAULT_BOUNDS, variance_bounds=_DEFAULT_BOUNDS,
+                 alpha_bounds=_DEFAULT_BOUNDS, name: str | None = None):
         super().__init__(lengthscale, variance, lengthscale_bounds, variance_bounds, name,
                          extra=[("alpha", alpha, alpha_bounds)])
 
@@ -158,7 +158,7 @@ class RationalQuadratic(Stationary):
         base = 1.0 + s / (2.0 * a)
         with np.errstate(invalid="ignore"):  # inf / inf where s = inf; the factor is 0 there
             growing = -a * np.log(base) + 0.5 * s / base
-        out[0] = self.variance * vanishing_product(base ** (-a), growing)
+        out[0] = self.variance * _vanishing_product(base ** (-a), growing)
 
 
 class Periodic(Stationary):
@@ -176,8 +176,8 @@ class Periodic(Stationary):
     name = "periodic"
 
     def __init__(self, lengthscale=1.0, period=1.0, variance=1.0,
-                 lengthscale_bounds=DEFAULT_BOUNDS, period_bounds=DEFAULT_BOUNDS,
-                 variance_bounds=DEFAULT_BOUNDS, name: str | None = None):
+                 lengthscale_bounds=_DEFAULT_BOUNDS, period_bounds=_DEFAULT_BOUNDS,
+                 variance_bounds=_DEFAULT_BOUNDS, name: str | None = None):
         if not isinstance(lengthscale, numbers.Real) or isinstance(lengthscale, bool):
             raise TypeError("lengthscale: the periodic kernel takes a single (isotropic) "
                             f"lengthscale, got {type(lengthscale).__name__}")
@@ -213,13 +213,13 @@ class Periodic(Stationary):
         dK[1] = K * 4.0 * sum_sin2 / ell2
         with np.errstate(over="ignore"):
             growing = (2.0 / ell2) * np.sum(np.sin(2.0 * phase) * phase, axis=2)
-        dK[2] = vanishing_product(K, growing)
+        dK[2] = _vanishing_product(K, growing)
         return K, dK
 
     def _gradient_inputs(self, X, Z):
         phase, _, K = self._parts(X, Z)
         scale = 2.0 * np.pi / (self.lengthscale ** 2 * self.period)
-        return vanishing_product(K, scale)[:, :, None] * np.sin(2.0 * phase)
+        return _vanishing_product(K, scale)[:, :, None] * np.sin(2.0 * phase)
 
 
 # ---------------------------------------------------------------------------------------
@@ -228,8 +228,8 @@ class Periodic(Stationary):
 class _SingleVariance(Kernel):
     """A kernel with one parameter, ``variance``."""
 
-    def __init__(self, variance=1.0, variance_bounds=DEFAULT_BOUNDS, name: str | None = None):
-        var = np.array([check_parameter(variance, "variance")])
+    def __init__(self, variance=1.0, variance_bounds=_DEFAULT_BOUNDS, name: str | None = None):
+        var = np.array([_check_parameter(variance, "variance")])
         self.name = name or self.name
         self._names = ("variance",)
         self._log_theta = np.log(var)

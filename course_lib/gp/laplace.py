@@ -41,10 +41,10 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_solve
 
 from ..validation import as_float_array, as_positive_float, as_positive_int, check_choice
-from .latent_checks import check_latent_problem
-from .laplace_result import InvalidLaplaceError, LaplaceResult, NewtonStep, not_peak_message
+from .latent_checks import _check_latent_problem
+from .laplace_result import InvalidLaplaceError, LaplaceResult, NewtonStep, _not_peak_message
 from .likelihoods import Likelihood, LikelihoodTerms
-from .newton_system import FORMS, FactorisedSystem, NewtonSystem
+from .newton_system import _FORMS, FactorisedSystem, NewtonSystem
 
 __all__ = ["laplace_mode", "newton_path"]
 
@@ -259,7 +259,7 @@ def _at_the_mode(problem: _Problem, state: _State, n_iter: int, converged: bool,
             state = problem.restate(state)
             system = problem.system.factorise(state.terms.curvature)
     except LinAlgError:
-        raise InvalidLaplaceError(not_peak_message(problem, state.terms.curvature)) from None
+        raise InvalidLaplaceError(_not_peak_message(problem, state.terms.curvature)) from None
     log_det = system.log_det()
     return LaplaceResult(state.f, state.a, state.terms, system.posterior(state.f, state.a),
                          _log_evidence(state, log_det), log_det, n_iter, converged, n_clipped,
@@ -280,8 +280,8 @@ class _Step:
 # Checks at the entry points
 # --------------------------------------------------------------------------------------------
 def _prepare(K, M, likelihood, y, f0, alpha0, max_iter, tol, form):
-    check_choice(form, "form", FORMS)
-    K, M, y = check_latent_problem(K, M, likelihood, y)
+    check_choice(form, "form", _FORMS)
+    K, M, y = _check_latent_problem(K, M, likelihood, y)
     max_iter = as_positive_int(max_iter, "max_iter")
     tol = as_positive_float(tol, "tol")
     problem = _Problem(NewtonSystem(K, M, form), likelihood, y)

@@ -107,7 +107,7 @@ class NewtonStep:
     predicted_gain: float
 
 
-def not_peak_message(problem, w: np.ndarray) -> str:
+def _not_peak_message(problem, w: np.ndarray) -> str:
     """The message of :class:`InvalidLaplaceError` for the curvature ``w`` at the point reached."""
     smallest = problem.system.smallest_eigenvalue(w)
     negative = np.flatnonzero(w < 0)

@@ -9,20 +9,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..linalg import as_square_matrix, check_symmetric
+from ..linalg import as_square_matrix, _check_symmetric
 from ..validation import as_float_array
 from .likelihoods import Likelihood
 
-__all__ = ["check_latent_problem"]
 
-
-def check_latent_problem(K, M, likelihood, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _check_latent_problem(K, M, likelihood, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validate the inputs of a latent-Gaussian approximation (Laplace or EP): the items' prior
     covariance ``K`` (n x n, symmetric), the map ``M`` (m x n), a ``likelihood`` and its m
     observations ``y``; returns K, M and y as checked arrays, errors name the argument."""
-    K = check_prior_covariance(K)
+    K = _check_prior_covariance(K)
     M = as_float_array(M, "M", ndim=2)
-    check_map_columns(M, K.shape[0])
+    _check_map_columns(M, K.shape[0])
     if not isinstance(likelihood, Likelihood):
         raise TypeError(f"likelihood: expected a course_lib.gp.likelihoods Likelihood, got "
                         f"{type(likelihood).__name__}")
@@ -33,21 +31,21 @@ def check_latent_problem(K, M, likelihood, y) -> tuple[np.ndarray, np.ndarray, n
     return K, M, y
 
 
-def check_prior_covariance(K) -> np.ndarray:
+def _check_prior_covariance(K) -> np.ndarray:
     """``K`` checked as the items' prior covariance (n x n, symmetric)."""
     K = as_square_matrix(K, "K")
-    check_symmetric(K, "K")
+    _check_symmetric(K, "K")
     return K
 
 
-def check_map_columns(M: np.ndarray, n: int) -> None:
+def _check_map_columns(M: np.ndarray, n: int) -> None:
     """Refuse a map ``M`` without one column per item (n of them)."""
     if M.shape[1] != n:
         raise ValueError(f"M: expected {n} columns (one per item, as K is {n} x {n}), got shape "
                          f"{M.shape}")
 
 
-def check_variational_starts(alpha0, site_precision0, n: int, m: int):
+def _check_variational_starts(alpha0, site_precision0, n: int, m: int):
     """The warm starts of a variational fit, each None or checked: ``alpha0`` (n,) weights and
     ``site_precision0`` (m,) positive precisions."""
     if alpha0 is not None:

@@ -60,11 +60,11 @@ from scipy.special import ndtr
 
 from ..metrics import standardised_gap
 from ..validation import as_float_array
-from .bivariate_normal import (SERIES_MAX_RHO, TERM_BOUND, bvn_excess, quadrature_excess,
+from .bivariate_normal import (SERIES_MAX_RHO, TERM_BOUND, _bvn_excess, _quadrature_excess,
                                series_length)
 from .inputs import as_inputs
-from .levelset_posterior import (as_threshold, binary_entropy_bits, fitted_posterior,
-                                 hermite_table, marginals, series_decay)
+from .levelset_posterior import (_as_threshold, _binary_entropy_bits, _fitted_posterior,
+                                 _hermite_table, marginals, _series_decay)
 
 __all__ = ["LevelSetLookahead", "lookahead_levelset", "global_mi", "eavc"]
 
@@ -109,7 +109,7 @@ def _lookahead(query_mean, query_var, ref_mean, ref_var, cross_cov, threshold):
         rho = -cross_cov / (sd_ref * scale_q)
     rho = np.clip(np.where(sd_ref > 0, rho, 0.0), -1.0, 1.0)
     h, gap, rho = np.broadcast_arrays(h, gap, rho)
-    excess = bvn_excess(h, gap, rho)
+    excess = _bvn_excess(h, gap, rho)
     p_one, p_now = ndtr(h), ndtr(gap)
     joint, p_if_one, p_if_zero = (np.empty(h.shape) for _ in range(3))
     _conditionals_elementwise(p_one.ravel(), ndtr(-h).ravel(), p_now.ravel(),
@@ -159,7 +159,7 @@ def lookahead_levelset(query_mean, query_var, ref_mean, ref_var, cross_cov, thre
     ref_mean = as_float_array(ref_mean, "ref_mean")
     ref_var = _variance(ref_var, "ref_var")
     cross_cov = as_float_array(cross_cov, "cross_cov")
-    threshold = as_threshold(threshold)
+    threshold = _as_threshold(threshold)
     names = ("query_mean", "query_var", "ref_mean", "ref_var", "cross_cov")
     arrays = (query_mean, query_var, ref_mean, ref_var, cross_cov)
     try:
@@ -231,7 +231,7 @@ def _lookahead_sums(h, p_one, q_one, coeff_h, decay_h, scale_q, gap, p_now, q_no
         for j in range(n_s):
             excess = series[j]
             if abs(rho[j]) > SERIES_MAX_RHO and math.isfinite(gap[j]):
-                excess = quadrature_excess(h[i], gap[j], rho[j], p1, q1, p_now[j], q_now[j])
+                excess = _quadrature_excess(h[i], gap[j], rho[j], p1, q1, p_now[j], q_now[j])
             excess, p_if_one, q_if_one, p_if_zero, q_if_zero = _conditionals(
                 p1, q1, p_now[j], q_now[j], excess)
             if entropy:
@@ -248,16 +248,16 @@ class ReferenceLookahead:
     only their own marginals, cross-covariances and series coefficients."""
 
     def __init__(self, model, references, threshold):
-        self.kernel, self.X_train, self.posterior = fitted_posterior(model)
+        self.kernel, self.X_train, self.posterior = _fitted_posterior(model)
         self.references = as_inputs(references, "references", self.X_train.shape[1])
-        threshold = as_threshold(threshold)
+        threshold = _as_threshold(threshold)
         self.ref = marginals(self.kernel, self.X_train, self.posterior, self.references)
         self.sd = np.sqrt(self.ref.var)
         self.gap = standardised_gap(self.ref.mean, self.ref.var, threshold)
         self.p_now, self.q_now = ndtr(self.gap), ndtr(-self.gap)
-        self.coefficients = np.ascontiguousarray(hermite_table(self.gap).T)
-        self.decay = series_decay(self.gap)
-        self.entropy_now = float(np.sum(binary_entropy_bits(self.p_now, self.q_now)))
+        self.coefficients = np.ascontiguousarray(_hermite_table(self.gap).T)
+        self.decay = _series_decay(self.gap)
+        self.entropy_now = float(np.sum(_binary_entropy_bits(self.p_now, self.q_now)))
 
     def batches(self, candidates):
         """Yield (slice of candidates, cross-covariances (batch, n_s), posterior means and
@@ -277,7 +277,7 @@ class ReferenceLookahead:
         scale_q = np.sqrt(1.0 + query_var)
         h = query_mean / scale_q
         out = np.empty(h.size)
-        _lookahead_sums(h, ndtr(h), ndtr(-h), hermite_table(h), series_decay(h), scale_q,
+        _lookahead_sums(h, ndtr(h), ndtr(-h), _hermite_table(h), _series_decay(h), scale_q,
                         self.gap, self.p_now, self.q_now, self.coefficients, self.decay,
                         self.sd, cross, entropy, out)
         return out

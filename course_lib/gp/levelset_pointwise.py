@@ -17,13 +17,13 @@ from scipy.special import ndtr
 
 from ..validation import as_positive_float
 from .inputs import as_inputs
-from .levelset_posterior import as_threshold, binary_entropy_bits, fitted_posterior
+from .levelset_posterior import _as_threshold, _binary_entropy_bits, _fitted_posterior
 
 __all__ = ["bald_bernoulli", "straddle"]
 
 
 def _predictive(model, candidates):
-    kernel, X_train, posterior = fitted_posterior(model)
+    kernel, X_train, posterior = _fitted_posterior(model)
     candidates = as_inputs(candidates, "candidates", X_train.shape[1])
     mean, var = posterior.predict(kernel(X_train, candidates), kernel.diag(candidates))
     return mean, np.maximum(var, 0.0)
@@ -50,12 +50,12 @@ def bald_bernoulli(model, candidates) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore", under="ignore"):
         density = np.exp(-0.5 * ((f - mean[:, None]) / sd[:, None]) ** 2) / (
             sd[:, None] * np.sqrt(2.0 * np.pi))
-        expected = half * np.sum(_BALD_W * density * binary_entropy_bits(ndtr(f), ndtr(-f)),
+        expected = half * np.sum(_BALD_W * density * _binary_entropy_bits(ndtr(f), ndtr(-f)),
                                  axis=1)
     expected = np.where(sd > 0, np.where(half > 0, expected, 0.0),
-                        binary_entropy_bits(ndtr(mean), ndtr(-mean)))
+                        _binary_entropy_bits(ndtr(mean), ndtr(-mean)))
     a = mean / np.sqrt(1.0 + var)
-    marginal = binary_entropy_bits(ndtr(a), ndtr(-a))
+    marginal = _binary_entropy_bits(ndtr(a), ndtr(-a))
     return np.maximum(marginal - expected, 0.0)
 
 
@@ -63,6 +63,6 @@ def straddle(model, candidates, threshold, *, width: float = 1.96) -> np.ndarray
     """Straddle score width * sd - |mean - threshold| at each candidate (Bryan et al. 2005):
     large where the posterior is unsure on which side of the threshold f lies. Returns (n_c,)."""
     width = as_positive_float(width, "width")
-    threshold = as_threshold(threshold)
+    threshold = _as_threshold(threshold)
     mean, var = _predictive(model, candidates)
     return width * np.sqrt(var) - np.abs(mean - threshold)

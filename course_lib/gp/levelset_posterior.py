@@ -19,20 +19,19 @@ from numba import njit
 from scipy.special import xlogy
 
 from ..validation import as_float_array
-from .bivariate_normal import SERIES_TERMS, hermite_coefficients
+from .bivariate_normal import _SERIES_TERMS, _hermite_coefficients
 from .prediction import LatentGaussian
 
-__all__ = ["as_threshold", "fitted_posterior", "marginals", "hermite_table",
-           "series_decay", "binary_entropy_bits"]
+__all__ = ["marginals"]
 
 
-def as_threshold(threshold) -> float:
+def _as_threshold(threshold) -> float:
     """``threshold`` as a float, or an error naming it."""
     value = as_float_array(threshold, "threshold", ndim=0)
     return float(value)
 
 
-def fitted_posterior(model):
+def _fitted_posterior(model):
     """(kernel, X_train, posterior) of a fitted course_lib GP, or an error naming ``model``."""
     missing = [name for name in ("kernel", "X_train", "posterior") if not hasattr(model, name)]
     if missing:
@@ -60,6 +59,8 @@ class _Marginals:
 
 
 def marginals(kernel, X_train, posterior, X) -> _Marginals:
+    """Posterior means and variances of f at the rows of ``X`` (R&W 2006 eqs. 3.21, 3.24), with
+    the factors their covariances with other points are built from."""
     K_cross = kernel(X_train, X)
     # LatentGaussian.predict returns only the variances; the covariances need its factors
     V, U = posterior.reduction_factors(K_cross)
@@ -70,20 +71,20 @@ def marginals(kernel, X_train, posterior, X) -> _Marginals:
 
 
 @njit(cache=True)
-def hermite_table(x):
+def _hermite_table(x):
     """(len(x), SERIES_TERMS): row i holds the series coefficients of x[i]."""
-    table = np.empty((x.size, SERIES_TERMS))
+    table = np.empty((x.size, _SERIES_TERMS))
     for i in range(x.size):
-        hermite_coefficients(x[i], table[i], SERIES_TERMS)
+        _hermite_coefficients(x[i], table[i], _SERIES_TERMS)
     return table
 
 
-def series_decay(x):
+def _series_decay(x):
     """exp(-x^2 / 4), 0 at +-inf: each side's factor of the bound on the series' terms."""
     with np.errstate(over="ignore"):
         return np.exp(-0.25 * np.square(x))
 
 
-def binary_entropy_bits(p, q):
+def _binary_entropy_bits(p, q):
     """Binary entropy in bits of arrays p and q = 1 - p (each passed at full accuracy)."""
     return -(xlogy(p, p) + xlogy(q, q)) / np.log(2.0)

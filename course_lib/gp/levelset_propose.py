@@ -20,7 +20,7 @@ from ..validation import as_bool, as_float_array, check_choice
 from .inputs import as_inputs
 from .levelset import ReferenceLookahead
 from .levelset_pointwise import bald_bernoulli, straddle
-from .levelset_posterior import as_threshold
+from .levelset_posterior import _as_threshold
 
 __all__ = ["propose", "Proposal", "ACQUISITIONS"]
 
@@ -77,7 +77,7 @@ def _scorer(model, acquisition, references, threshold):
     if acquisition == "bald":
         return lambda X: bald_bernoulli(model, X)
     if acquisition == "straddle":
-        threshold = as_threshold(threshold)
+        threshold = _as_threshold(threshold)
         return lambda X: straddle(model, X, threshold)
     look = ReferenceLookahead(model, references, threshold)
     return look.global_mi if acquisition == "global_mi" else look.eavc

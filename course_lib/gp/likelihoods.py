@@ -61,7 +61,7 @@ from ..validation import as_float_array, check_choice
 from . import quadrature
 from .parameters import LogParameters
 
-__all__ = ["LikelihoodTerms", "Likelihood", "DEFAULT_CLIP"]
+__all__ = ["LikelihoodTerms", "Likelihood"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -180,7 +180,7 @@ class Likelihood(LogParameters):
             centre = self._likelihood_centre(y)
             if centre is not None:
                 windows.append(self._window(y, centre, mean, np.zeros_like(var)))
-            result[spread] = quadrature.log_expectation(
+            result[spread] = quadrature._log_expectation(
                 lambda z, row: self._log_density(z, y[row, None]), mean, var, windows=windows,
                 link_scale=self._link_scale(), kinks=self._kinks())
         return result
@@ -252,7 +252,7 @@ class Likelihood(LogParameters):
 
     def _window(self, y, start, mean, precision):
         """:func:`course_lib.gp.quadrature.newton_window` on log p(y | z) from ``start``."""
-        return quadrature.newton_window(lambda z: self._log_density(z, y),
+        return quadrature._newton_window(lambda z: self._log_density(z, y),
                                         lambda z: self._derivatives(z, y, 2)[1:3], start, mean,
                                         precision, self._link_scale())
 
@@ -274,7 +274,7 @@ def _check_binary(y, name: str, meaning: str) -> np.ndarray:
 # infinite at the ends): finer than any slider's resolution, so real answers are untouched,
 # while an answer of exactly 0 or 1 gets a finite, very strong, log density. A power of two
 # (2^-20 = 9.5e-7), so 1 - clip is exact and the answers y and 1 - y clip symmetrically.
-DEFAULT_CLIP = 2.0 ** -20
+_DEFAULT_CLIP = 2.0 ** -20
 
 
 def _check_unit_interval(y, name: str, clip: float | None) -> np.ndarray:

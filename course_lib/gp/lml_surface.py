@@ -14,7 +14,7 @@ import numpy as np
 
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
 from ..validation import as_float_array
-from .parameters import check_log_parameters
+from .parameters import _check_log_parameters
 from .regression import GPRegression
 
 __all__ = ["LMLSurface", "log_marginal_likelihood_surface"]
@@ -65,7 +65,7 @@ def log_marginal_likelihood_surface(gp: GPRegression, x_name: str, x_values, y_n
     for arg, values in (("x_values", x_values), ("y_values", y_values)):
         if np.any(values <= 0):
             raise ValueError(f"{arg}: hyper-parameter values must be > 0")
-        check_log_parameters(np.log(values), [arg] * values.size, arg)
+        _check_log_parameters(np.log(values), [arg] * values.size, arg)
     ix, iy = names.index(x_name), names.index(y_name)
     shape = (y_values.size, x_values.size)
     values, data_fit, complexity = np.full(shape, -np.inf), np.full(shape, -np.inf), np.zeros(shape)

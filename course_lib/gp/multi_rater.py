@@ -40,16 +40,16 @@ import numpy as np
 
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, sample_gaussian
 from ..validation import RngLike, as_bool, as_float_array, as_positive_float, check_choice
-from .inputs import check_exact_size
+from .inputs import _check_exact_size
 from .kernel_algebra import Kernel
-from .optimise import (HyperparameterFit, check_priors, log_hyper_prior, negative_log_posterior,
+from .optimise import (HyperparameterFit, _check_priors, log_hyper_prior, _negative_log_posterior,
                        optimise_hyperparameters)
-from .parameters import check_parameter, log_bounds
-from .prediction import LatentGaussian, add_noise
+from .parameters import _check_parameter, log_bounds
+from .prediction import LatentGaussian, _add_noise
 from .priors import Prior
-from .rater_data import RaterData, as_items_and_ratings, as_rater_data
-from .regression import (NOISE_BOUNDS, MarginalLikelihood, checked_theta,
-                         gaussian_log_marginal_likelihood, predict_latent)
+from .rater_data import RaterData, _as_items_and_ratings, _as_rater_data
+from .regression import (_NOISE_BOUNDS, MarginalLikelihood, _checked_theta,
+                         gaussian_log_marginal_likelihood, _predict_latent)
 
 __all__ = ["MultiRaterLikelihood", "joint_log_likelihood", "MultiRaterGP", "MODES"]
 
@@ -83,7 +83,7 @@ def joint_log_likelihood(K, data: RaterData, noise_variance: float, dK=None, *,
                          ) -> MultiRaterLikelihood:
     """Evidence of every label of ``data`` under the joint model, from the N x N kernel matrix
     ``K`` of the items (and its gradient when ``dK``, shape (P, N, N), is given)."""
-    data = as_rater_data(data)
+    data = _as_rater_data(data)
     sigma2 = as_positive_float(noise_variance, "noise_variance")
     include_spread_term = as_bool(include_spread_term, "include_spread_term")
     K = as_float_array(K, "K", ndim=2)
@@ -138,16 +138,16 @@ class MultiRaterGP:
     """
 
     def __init__(self, kernel: Kernel, noise_variance: float = 1.0, mode: str = "joint",
-                 noise_bounds=NOISE_BOUNDS, priors: Mapping[str, Prior] | None = None):
+                 noise_bounds=_NOISE_BOUNDS, priors: Mapping[str, Prior] | None = None):
         self.mode = check_choice(mode, "mode", MODES)
         self.noise_variance = as_positive_float(noise_variance, "noise_variance")
         if not isinstance(kernel, Kernel):
             raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
         self.kernel = kernel
-        check_parameter(self.noise_variance, "noise_variance")
+        _check_parameter(self.noise_variance, "noise_variance")
         self._noise_log_bounds = log_bounds(noise_bounds, np.array([self.noise_variance]),
                                             "noise_variance")
-        self.priors = check_priors(priors, self.param_names)
+        self.priors = _check_priors(priors, self.param_names)
         self.X_train: np.ndarray | None = None
         self.y_train: np.ndarray | None = None
         self.posterior: LatentGaussian | None = None
@@ -173,16 +173,16 @@ class MultiRaterGP:
         return dict(zip(self.param_names, np.exp(self.theta).tolist()))
 
     def _split(self, theta) -> tuple[Kernel, float]:
-        theta = checked_theta(theta, self.param_names)
+        theta = _checked_theta(theta, self.param_names)
         P = self.kernel.n_params
         return self.kernel.with_theta(theta[:P]), float(np.exp(theta[P]))
 
     # ----- data -------------------------------------------------------------------------
     def fit(self, X, data: RaterData) -> "MultiRaterGP":
         """Condition on the scores in ``data`` of the items at the rows of X. Returns self."""
-        X, data = as_items_and_ratings(X, data)
+        X, data = _as_items_and_ratings(X, data)
         if self.mode == "repeated":
-            check_exact_size(data.n_labels, "X")
+            _check_exact_size(data.n_labels, "X")
         return self._fit_checked(X, data)
 
     def _fit_checked(self, X, data: RaterData) -> "MultiRaterGP":
@@ -221,8 +221,8 @@ class MultiRaterGP:
         latent f* by default; ``include_noise`` adds ``noise_variance`` (one rater's score, or
         the mean score in the "mean" model)."""
         self._require_fit()
-        mean, var = predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
-        return mean, (add_noise(var, self.noise_variance) if include_noise else var)
+        mean, var = _predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
+        return mean, (_add_noise(var, self.noise_variance) if include_noise else var)
 
     def sample_posterior(self, X_test, n_samples: int = 1, *, rng: RngLike = None,
                          include_noise: bool = False) -> np.ndarray:
@@ -274,7 +274,7 @@ class MultiRaterGP:
     def negative_objective(self, theta) -> tuple[float, np.ndarray]:
         """-(log p(scores | X, theta) + log p(theta)) and its gradient: what L-BFGS-B
         minimises."""
-        return negative_log_posterior(self, theta, self._theta_gradient)
+        return _negative_log_posterior(self, theta, self._theta_gradient)
 
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200) -> HyperparameterFit:

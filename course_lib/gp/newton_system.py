@@ -42,9 +42,9 @@ from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 from ..linalg import cholesky_with_jitter, log_det_from_cholesky
 from .prediction import LatentGaussian
 
-__all__ = ["NewtonSystem", "FactorisedSystem", "FORMS"]
+__all__ = ["NewtonSystem", "FactorisedSystem"]
 
-FORMS = ("auto", "m x m", "n x n", "L_K")
+_FORMS = ("auto", "m x m", "n x n", "L_K")
 
 
 class NewtonSystem:
@@ -52,7 +52,7 @@ class NewtonSystem:
     Cholesky factor once a form needs it), the map M (m x n) and the form; :meth:`factorise`
     gives K^-1 + W for the weights of one step.
 
-    ``form`` is one of :data:`FORMS`; ``"auto"`` takes the smaller B (``"m x m"`` when m <= n,
+    ``form`` is one of :data:`_FORMS`; ``"auto"`` takes the smaller B (``"m x m"`` when m <= n,
     else ``"n x n"``).
     """
 

@@ -31,7 +31,7 @@ from ..validation import RngLike, as_float_array, as_positive_int, as_rng
 from .priors import Prior
 
 __all__ = ["HyperparameterFit", "HyperparameterProblem", "optimise_hyperparameters",
-           "log_hyper_prior", "check_priors"]
+           "log_hyper_prior"]
 
 
 # the message when every run failed, unless the model gives its own
@@ -82,7 +82,7 @@ class HyperparameterProblem(Protocol):
     def log_marginal_likelihood(self) -> float: ...
 
 
-def negative_log_posterior(model, theta, gradient_of: Callable) -> tuple[float, np.ndarray]:
+def _negative_log_posterior(model, theta, gradient_of: Callable) -> tuple[float, np.ndarray]:
     """-(log evidence + log p(theta)) and its gradient, what L-BFGS-B minimises, for a model
     whose ``marginal_likelihood(theta, eval_gradient=True, warn=False)`` returns the evidence
     and ``gradient_of(evidence)`` its gradient in theta. Where K is not positive definite the
@@ -95,7 +95,7 @@ def negative_log_posterior(model, theta, gradient_of: Callable) -> tuple[float, 
     return -(evidence.value + lp), -(gradient_of(evidence) + dlp)
 
 
-def check_priors(priors, param_names: Sequence[str]) -> dict[str, Prior]:
+def _check_priors(priors, param_names: Sequence[str]) -> dict[str, Prior]:
     """``priors`` as a dict, every key one of ``param_names`` and every value a Prior."""
     priors = dict(priors or {})
     for name, prior in priors.items():

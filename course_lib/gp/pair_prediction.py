@@ -15,13 +15,13 @@ from .inputs import as_inputs
 from .kernel_algebra import Kernel
 from .prediction import LatentGaussian
 
-__all__ = ["latent_difference", "paired_kernel"]
+__all__ = ["latent_difference"]
 
-# rows of test pairs handled per kernel call in paired_kernel (memory stays O(chunk n))
+# rows of test pairs handled per kernel call in _paired_kernel (memory stays O(chunk n))
 _PAIR_CHUNK = 1024
 
 
-def paired_kernel(kernel: Kernel, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+def _paired_kernel(kernel: Kernel, A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """k(a_i, b_i) for every row i, in chunks (never the full len(A) x len(B) matrix)."""
     out = np.empty(A.shape[0])
     for start in range(0, A.shape[0], _PAIR_CHUNK):
@@ -42,5 +42,5 @@ def latent_difference(kernel: Kernel, X_train: np.ndarray, posterior: LatentGaus
         raise ValueError(f"Xb: expected {Xa.shape[0]} rows (one per row of Xa), got "
                          f"{Xb.shape[0]}")
     K_cross = kernel(X_train, Xa) - kernel(X_train, Xb)
-    k_test = kernel.diag(Xa) + kernel.diag(Xb) - 2.0 * paired_kernel(kernel, Xa, Xb)
+    k_test = kernel.diag(Xa) + kernel.diag(Xb) - 2.0 * _paired_kernel(kernel, Xa, Xb)
     return posterior.predict(K_cross, np.maximum(k_test, 0.0))

@@ -26,10 +26,10 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr, ndtri
 
 from ..linalg import LOG_2PI
-from .likelihoods import (DEFAULT_CLIP, Likelihood, _check_binary, _check_clip, _check_rows,
+from .likelihoods import (_DEFAULT_CLIP, Likelihood, _check_binary, _check_clip, _check_rows,
                           _check_unit_interval)
 from .log_phi import _SQRT2, log_ndtr_derivatives
-from .parameters import DEFAULT_BOUNDS
+from .parameters import _DEFAULT_BOUNDS
 from .probit_beta import _BetaInT
 
 __all__ = ["PairwiseGaussian", "PairwiseProbit", "PairwiseBeta"]
@@ -57,7 +57,7 @@ class PairwiseGaussian(Likelihood):
     observation_kind = "pair-difference"
     _names = ("noise_sd",)
 
-    def __init__(self, noise_sd: float = 1.0, *, noise_sd_bounds=DEFAULT_BOUNDS):
+    def __init__(self, noise_sd: float = 1.0, *, noise_sd_bounds=_DEFAULT_BOUNDS):
         self._init_parameters({"noise_sd": noise_sd}, {"noise_sd": noise_sd_bounds})
 
     def _check_domain(self, y, name):
@@ -118,7 +118,7 @@ class PairwiseProbit(Likelihood):
     _names = ("noise_sd",)
     _smooth_in_z = True
 
-    def __init__(self, noise_sd: float = 1.0, *, noise_sd_bounds=DEFAULT_BOUNDS):
+    def __init__(self, noise_sd: float = 1.0, *, noise_sd_bounds=_DEFAULT_BOUNDS):
         self._init_parameters({"noise_sd": noise_sd}, {"noise_sd": noise_sd_bounds})
 
     def _check_domain(self, y, name):
@@ -174,7 +174,7 @@ class PairwiseBeta(Likelihood):
     against an answer near 0.5 (the -t A H term), so Newton's method needs damping (Laplace)
     and the Laplace covariance is valid only where K^-1 + W is positive definite at the mode.
 
-    Answers within ``clip`` (default ``DEFAULT_CLIP`` = 2^-20, about 1e-6) of 0 or 1 are read as
+    Answers within ``clip`` (default ``_DEFAULT_CLIP`` = 2^-20, about 1e-6) of 0 or 1 are read as
     clip or 1 - clip (the thesis does not say what it did). The shapes alpha = nu mu and
     beta = nu (1 - mu) vanish as |z| grows; the algebra of
     :class:`~course_lib.gp.probit_beta._BetaInT` keeps every value and derivative finite.
@@ -186,8 +186,8 @@ class PairwiseBeta(Likelihood):
     _names = ("noise_sd", "concentration")
 
     def __init__(self, noise_sd: float = 1.0, concentration: float = 10.0, *,
-                 noise_sd_bounds=DEFAULT_BOUNDS, concentration_bounds=DEFAULT_BOUNDS,
-                 clip: float = DEFAULT_CLIP):
+                 noise_sd_bounds=_DEFAULT_BOUNDS, concentration_bounds=_DEFAULT_BOUNDS,
+                 clip: float = _DEFAULT_CLIP):
         self.clip = _check_clip(clip)
         self._init_parameters({"noise_sd": noise_sd, "concentration": concentration},
                               {"noise_sd": noise_sd_bounds,

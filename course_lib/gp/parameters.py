@@ -9,7 +9,7 @@ returns a copy with new log-parameters. Composites (sums and products of kernels
 likelihoods) gather their parts' instead and override ``param_names``, ``theta``, ``bounds``
 and ``_set_theta``.
 
-Every parameter and bound lies in ``PARAMETER_RANGE`` = [1e-100, 1e100], i.e. every
+Every parameter and bound lies in ``_PARAMETER_RANGE`` = [1e-100, 1e100], i.e. every
 log-parameter within +-230: squares and products of such values stay inside float64, so a kernel
 or likelihood never turns into inf or NaN. Values beyond it are refused, naming the argument.
 """
@@ -22,31 +22,30 @@ import numpy as np
 
 from ..validation import as_float_array, as_positive_float
 
-__all__ = ["LogParameters", "DEFAULT_BOUNDS", "PARAMETER_RANGE", "check_parameter",
-           "check_log_parameters", "log_bounds", "positive_vector"]
+__all__ = ["LogParameters", "log_bounds"]
 
-DEFAULT_BOUNDS = (1e-5, 1e5)
+_DEFAULT_BOUNDS = (1e-5, 1e5)
 # Allowed parameter values (module docstring): squares of them stay finite and non-zero.
-PARAMETER_RANGE = (1e-100, 1e100)
-_LOG_PARAMETER_LIMIT = float(np.log(PARAMETER_RANGE[1]))
+_PARAMETER_RANGE = (1e-100, 1e100)
+_LOG_PARAMETER_LIMIT = float(np.log(_PARAMETER_RANGE[1]))
 
 
-def check_parameter(value, name: str) -> float:
-    """A positive hyper-parameter inside ``PARAMETER_RANGE``, as a float."""
+def _check_parameter(value, name: str) -> float:
+    """A positive hyper-parameter inside ``_PARAMETER_RANGE``, as a float."""
     value = as_positive_float(value, name)
     _check_in_range(np.array([value]), name)
     return value
 
 
 def _check_in_range(values: np.ndarray, name: str) -> None:
-    low, high = PARAMETER_RANGE
+    low, high = _PARAMETER_RANGE
     outside = (values < low) | (values > high)
     if np.any(outside):
         raise ValueError(f"{name}: hyper-parameters must lie within [{low:g}, {high:g}] (beyond "
                          f"that their squares leave float64), got {values[outside][0]:.3g}")
 
 
-def check_log_parameters(theta: np.ndarray, names, name: str = "theta") -> None:
+def _check_log_parameters(theta: np.ndarray, names, name: str = "theta") -> None:
     """Refuse log-parameters outside +-log(1e100), naming the entry and its parameter."""
     outside = np.flatnonzero(np.abs(theta) > _LOG_PARAMETER_LIMIT * (1 + 1e-12))
     if outside.size:
@@ -57,10 +56,10 @@ def check_log_parameters(theta: np.ndarray, names, name: str = "theta") -> None:
             f"+-{_LOG_PARAMETER_LIMIT:.1f} (values 1e-100 to 1e100)")
 
 
-def positive_vector(value, name: str) -> np.ndarray:
-    """A positive scalar or 1-D vector (ARD) inside ``PARAMETER_RANGE``, as a 1-D float array."""
+def _positive_vector(value, name: str) -> np.ndarray:
+    """A positive scalar or 1-D vector (ARD) inside ``_PARAMETER_RANGE``, as a 1-D float array."""
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        return np.array([check_parameter(value, name)])
+        return np.array([_check_parameter(value, name)])
     arr = as_float_array(value, name, ndim=1)
     if np.any(arr <= 0):
         raise ValueError(f"{name}: every entry must be > 0, got {arr}")
@@ -92,7 +91,7 @@ class LogParameters:
     def _init_parameters(self, values: dict, bounds: dict) -> None:
         """Check ``values[name]`` and ``bounds[name]`` (natural units) for every name in
         ``_names`` and store them on the log scale."""
-        checked = {name: check_parameter(values[name], name) for name in self._names}
+        checked = {name: _check_parameter(values[name], name) for name in self._names}
         self._log_theta = np.log([checked[name] for name in self._names])
         self._log_bounds = np.vstack([log_bounds(bounds[name], np.array([checked[name]]), name)
                                       for name in self._names])
@@ -126,7 +125,7 @@ class LogParameters:
         if theta.shape != (self.n_params,):
             raise ValueError(f"theta: expected shape ({self.n_params},) for parameters "
                              f"{self.param_names}, got {theta.shape}")
-        check_log_parameters(theta, self.param_names)
+        _check_log_parameters(theta, self.param_names)
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         new._set_theta(theta)

@@ -41,17 +41,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
 
-from ..linalg import (JITTER_CAP, JITTER_START, JitterWarning, NotPositiveDefiniteError,
-                      as_square_matrix, check_symmetric, cholesky_with_jitter,
+from ..linalg import (JitterWarning, NotPositiveDefiniteError,
+                      as_square_matrix, _check_symmetric, cholesky_with_jitter,
                       log_det_from_cholesky, sample_gaussian)
 from ..validation import as_float_array
 
-__all__ = ["JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter",
-           "LatentGaussian", "add_noise", "predict_from_gaussian", "sample_gaussian", "JITTER_START",
-           "JITTER_CAP"]
+__all__ = ["JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter", "LatentGaussian",
+           "predict_from_gaussian", "sample_gaussian"]
 
 
-def add_noise(var: np.ndarray, noise: float) -> np.ndarray:
+def _add_noise(var: np.ndarray, noise: float) -> np.ndarray:
     """Predictive variance of y* = f* + noise: ``var`` (n*,) plus ``noise``, or a covariance
     (n*, n*) with ``noise`` on its diagonal (independent noise per test point)."""
     if var.ndim == 2:
@@ -92,7 +91,7 @@ class LatentGaussian:
         noise interpolates, with jitter if K is singular).
         """
         K = as_square_matrix(K, "K")
-        check_symmetric(K, "K")
+        _check_symmetric(K, "K")
         n = K.shape[0]
         y = _vector(y, "y", n)
         noise = _noise_vector(noise, n)
@@ -112,7 +111,7 @@ class LatentGaussian:
         gradient of the log-likelihood); otherwise it is solved with Cholesky of K.
         """
         K = as_square_matrix(K, "K")
-        check_symmetric(K, "K")
+        _check_symmetric(K, "K")
         n = K.shape[0]
         mean = _vector(mean, "mean", n)
         R = as_float_array(R, "R", ndim=(1, 2))
@@ -135,11 +134,11 @@ class LatentGaussian:
     def from_mean_cov(cls, K, mean, Sigma) -> "LatentGaussian":
         """Any Gaussian N(mean, Sigma): the two equations with Cholesky factors of K and Sigma."""
         K = as_square_matrix(K, "K")
-        check_symmetric(K, "K")
+        _check_symmetric(K, "K")
         n = K.shape[0]
         mean = _vector(mean, "mean", n)
         Sigma = as_square_matrix(Sigma, "Sigma", n)
-        check_symmetric(Sigma, "Sigma")
+        _check_symmetric(Sigma, "Sigma")
         L_K, jitter = cholesky_with_jitter(K, "K")
         L_S, _ = cholesky_with_jitter(Sigma, "Sigma")
         alpha = cho_solve((L_K, True), mean, check_finite=False)

@@ -38,14 +38,14 @@ from .kernel_algebra import Kernel
 from .laplace import laplace_mode
 from .laplace_result import LaplaceResult
 from .likelihoods import Likelihood
-from .optimise import HyperparameterFit, check_priors, log_hyper_prior, optimise_hyperparameters
+from .optimise import HyperparameterFit, _check_priors, log_hyper_prior, optimise_hyperparameters
 from .pair_prediction import latent_difference
-from .preference_checks import (check_comparisons, check_inference,
-                                check_kernel_and_likelihood, restated_ep_error)
-from .preference_hyperparameters import (EPEvidence, LaplaceEvidence, carried_over_weights,
-                                         failed_objective, warn_of_scale_ridge)
+from .preference_checks import (_check_comparisons, _check_inference,
+                                _check_kernel_and_likelihood, _restated_ep_error)
+from .preference_hyperparameters import (EPEvidence, LaplaceEvidence, _carried_over_weights,
+                                         _failed_objective, _warn_of_scale_ridge)
 from .priors import Prior
-from .regression import checked_theta, predict_latent
+from .regression import _checked_theta, _predict_latent
 
 __all__ = ["PreferenceGP"]
 
@@ -80,13 +80,13 @@ class PreferenceGP:
                  priors: Mapping[str, Prior] | None = None, *, newton_max_iter: int = 100,
                  newton_tol: float = 1e-10, inference: str = "laplace",
                  ep_max_iter: int = 500, ep_tol: float = 1e-6):
-        check_kernel_and_likelihood(kernel, likelihood)
+        _check_kernel_and_likelihood(kernel, likelihood)
         self.kernel, self.likelihood = kernel, likelihood
         self.kernel, self.likelihood = kernel, likelihood
-        self.priors = check_priors(priors, self.param_names)
+        self.priors = _check_priors(priors, self.param_names)
         self.newton_max_iter = as_positive_int(newton_max_iter, "newton_max_iter")
         self.newton_tol = as_positive_float(newton_tol, "newton_tol")
-        self.inference = check_inference(inference, likelihood)
+        self.inference = _check_inference(inference, likelihood)
         self.ep_max_iter = as_positive_int(ep_max_iter, "ep_max_iter")
         self.ep_tol = as_positive_float(ep_tol, "ep_tol")
         self.comparisons: Comparisons | None = None
@@ -118,7 +118,7 @@ class PreferenceGP:
         return dict(zip(self.param_names, np.exp(self.theta).tolist()))
 
     def _split(self, theta) -> tuple[Kernel, Likelihood]:
-        theta = checked_theta(theta, self.param_names)
+        theta = _checked_theta(theta, self.param_names)
         P = self.kernel.n_params
         return self.kernel.with_theta(theta[:P]), self.likelihood.with_theta(theta[P:])
 
@@ -133,7 +133,7 @@ class PreferenceGP:
         hyper-parameters, by Laplace (warm-started from the previous fit where items
         coincide) or EP (warm-started from the previous sites when refitting the same
         comparisons). Returns self."""
-        check_comparisons(comparisons, self.inference, self.likelihood)
+        _check_comparisons(comparisons, self.inference, self.likelihood)
         return self._fit_checked(comparisons)
 
     def _fit_checked(self, comparisons: Comparisons) -> "PreferenceGP":
@@ -147,7 +147,7 @@ class PreferenceGP:
             self.ep, self.posterior = ep, ep.posterior
             self._warm_sites = (ep.tau, ep.nu)
             return self
-        warm = carried_over_weights(self.X_train, self._warm_alpha, X)
+        warm = _carried_over_weights(self.X_train, self._warm_alpha, X)
         try:
             laplace = laplace_mode(self.kernel(X), M, self.likelihood, comparisons.y,
                                    alpha0=warm, max_iter=self.newton_max_iter,
@@ -165,7 +165,7 @@ class PreferenceGP:
             return expectation_propagation(K, M, likelihood, y, sites0=sites0,
                                            max_iter=self.ep_max_iter, tol=self.ep_tol)
         except EPConvergenceError as err:
-            raise restated_ep_error(err, self.ep_max_iter) from None
+            raise _restated_ep_error(err, self.ep_max_iter) from None
 
     def _require_fit(self):
         if self.posterior is None:
@@ -230,7 +230,7 @@ class PreferenceGP:
     def _failed_objective(self, theta):
         """The objective where no approximation exists
         (:func:`~course_lib.gp.preference_hyperparameters.failed_objective`)."""
-        return failed_objective(self.inference, self._last_objective, theta)
+        return _failed_objective(self.inference, self._last_objective, theta)
 
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200) -> HyperparameterFit:
@@ -244,7 +244,7 @@ class PreferenceGP:
         self._require_fit()
         n_restarts = as_positive_int(n_restarts, "n_restarts")   # before the warning below
         rng = as_rng(rng)
-        warn_of_scale_ridge(self, "fix one (bounds='fixed') or give it a prior, else the "
+        _warn_of_scale_ridge(self, "fix one (bounds='fixed') or give it a prior, else the "
                                   "optimiser wanders along a flat ridge")
         return optimise_hyperparameters(
             self, n_restarts=n_restarts, rng=rng, max_iter=max_iter,
@@ -257,7 +257,7 @@ class PreferenceGP:
         """Posterior mean and variance (``full_cov``: covariance) of the utility f at the rows
         of ``X_test`` (Laplace or EP posterior; no observation noise)."""
         self._require_fit()
-        return predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
+        return _predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
 
     def sample_posterior(self, X_test, n_samples: int = 1, *, rng: RngLike = None
                          ) -> np.ndarray:

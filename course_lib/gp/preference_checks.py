@@ -13,17 +13,14 @@ from __future__ import annotations
 from ..validation import check_choice
 from .comparisons import Comparisons
 from .ep_result import EPConvergenceError
-from .inputs import check_exact_size
+from .inputs import _check_exact_size
 from .kernel_algebra import Kernel
 from .likelihoods import Likelihood
-
-__all__ = ["check_kernel_and_likelihood", "check_inference", "check_comparisons",
-           "restated_ep_error"]
 
 _INFERENCES = ("laplace", "ep")
 
 
-def check_kernel_and_likelihood(kernel, likelihood) -> None:
+def _check_kernel_and_likelihood(kernel, likelihood) -> None:
     """A course_lib Kernel and Likelihood whose parameter names do not clash."""
     if not isinstance(kernel, Kernel):
         raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
@@ -36,7 +33,7 @@ def check_kernel_and_likelihood(kernel, likelihood) -> None:
                          "kernel's; hyper-parameters are addressed by name")
 
 
-def check_inference(inference, likelihood: Likelihood) -> str:
+def _check_inference(inference, likelihood: Likelihood) -> str:
     """``"laplace"`` or ``"ep"``; EP only for a likelihood of single-item (bounded) ratings."""
     inference = check_choice(inference, "inference", _INFERENCES)
     if inference == "ep" and likelihood.observation_kind != "bounded":
@@ -48,7 +45,7 @@ def check_inference(inference, likelihood: Likelihood) -> str:
     return inference
 
 
-def check_comparisons(comparisons, inference: str, likelihood: Likelihood) -> None:
+def _check_comparisons(comparisons, inference: str, likelihood: Likelihood) -> None:
     """Comparisons of the kind the ``likelihood`` models (single-item ratings under EP), few
     enough items for the exact model."""
     if not isinstance(comparisons, Comparisons):
@@ -63,12 +60,12 @@ def check_comparisons(comparisons, inference: str, likelihood: Likelihood) -> No
         raise ValueError(f"comparisons: kind {comparisons.kind!r} does not match the "
                          f"likelihood {type(likelihood).__name__}, which models "
                          f"{likelihood.observation_kind!r} answers")
-    check_exact_size(comparisons.n_items, "comparisons",
+    _check_exact_size(comparisons.n_items, "comparisons",
                      advice="use SparsePreferenceGP (course_lib.gp.sparse_preference) or "
                             "fit a subset of the comparisons")
 
 
-def restated_ep_error(err: EPConvergenceError, ep_max_iter: int) -> EPConvergenceError:
+def _restated_ep_error(err: EPConvergenceError, ep_max_iter: int) -> EPConvergenceError:
     """``err`` of :func:`~course_lib.gp.ep.expectation_propagation` in the model's names."""
     if err.stalled:
         message = (f"ep_tol: EP stalled at the current hyper-parameters (the sites kept "

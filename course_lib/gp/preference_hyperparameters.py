@@ -16,7 +16,7 @@ Scale: probit and Beta answers depend on f only through z / sigma, so the kernel
 and ``noise_sd`` trade off exactly (the evidence has a ridge). Fix one of them (a kernel
 built with ``variance_bounds="fixed"``, or ``noise_sd_bounds="fixed"``) or give it a prior;
 :meth:`~course_lib.gp.preference.PreferenceGP.optimise_hyperparameters` warns otherwise
-(:func:`warn_of_scale_ridge`). The utility is defined only up
+(:func:`_warn_of_scale_ridge`). The utility is defined only up
 to an additive constant by the data; the zero prior mean fixes it.
 
 The thesis's MAP-II set-up (Nielsen, Nielsen & Larsen 2015, eqs. 23-28, their 2-D study) in the
@@ -38,8 +38,7 @@ from .ep_result import EPResult
 from .laplace_result import LaplaceResult
 from .priors import Prior
 
-__all__ = ["LaplaceEvidence", "EPEvidence", "OnSquare", "warn_of_scale_ridge", "failed_objective",
-           "carried_over_weights"]
+__all__ = ["LaplaceEvidence", "EPEvidence", "OnSquare"]
 
 # How much worse than the last evaluated MAP-II objective a point where EP fails is taken to be.
 _FAILED_EP_PENALTY = 1e6
@@ -106,7 +105,7 @@ def _scale_ridge(model) -> tuple[str, ...]:
     return tuple(variances + noise) if variances and noise else ()
 
 
-def warn_of_scale_ridge(model, advice: str) -> None:
+def _warn_of_scale_ridge(model, advice: str) -> None:
     """Warn when the ``model``'s kernel variance and ``noise_sd`` are both free without a prior
     (the evidence is flat along their ratio); ``advice`` ends the message."""
     ridge = _scale_ridge(model)
@@ -115,7 +114,7 @@ def warn_of_scale_ridge(model, advice: str) -> None:
                       f"answers depend only on their ratio; {advice}", UserWarning, stacklevel=3)
 
 
-def failed_objective(inference: str, last_objective: float | None, theta):
+def _failed_objective(inference: str, last_objective: float | None, theta):
     """The MAP-II objective where no approximation exists (``last_objective``: the last one
     evaluated): +inf (a failed run) under Laplace;
     under EP, whose quadrature fails at the extreme hyper-parameters that L-BFGS-B's
@@ -127,7 +126,7 @@ def failed_objective(inference: str, last_objective: float | None, theta):
     return last_objective + _FAILED_EP_PENALTY, np.zeros_like(theta)
 
 
-def carried_over_weights(X_train: np.ndarray | None, warm_alpha: np.ndarray | None,
+def _carried_over_weights(X_train: np.ndarray | None, warm_alpha: np.ndarray | None,
                          X: np.ndarray) -> np.ndarray | None:
     """Warm-start weights for items X from the weights ``warm_alpha`` of a fit at ``X_train``:
     the previous weight of every item seen before (same input), 0 for new items, so the start

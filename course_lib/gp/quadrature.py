@@ -16,7 +16,7 @@ a truncated Gaussian with sigma = 0.05 under sd(z) = 2 to 3. So each row's range
 pieces at break points, each piece into equal panels, with ``_GAUSS_LEGENDRE_NODES`` = 8 nodes
 per panel (:func:`_gauss_legendre_panels`: a compound Gauss rule, Davis & Rabinowitz 1984,
 ch. 2; the 8-node rule integrates polynomials of degree 15 exactly). The refinement
-(:func:`panel_rule`) makes every panel
+(:func:`_panel_rule`) makes every panel
 
 * at most half the Gaussian's sd wide (8 nodes each: relative error about 1e-12);
 * no wider than the link's scale where the link changes (|z| < 12 link scales), and no wider
@@ -24,7 +24,7 @@ ch. 2; the 8-node rule integrates polynomials of degree 15 exactly). The refinem
   link saturates the likelihood still changes on the scale of |z| (log Phi(t) ~ -t^2/2 - log|t|);
 * no wider than a window's width within 10 widths of its centre: the windows are the mode of
   the integrand and the likelihood's own bump, each found by Newton's method
-  (:func:`newton_window`);
+  (:func:`_newton_window`);
 
 and puts break points at the likelihood's kinks (where its derivative jumps; Gauss-Legendre
 converges slowly across one). The range of a row is mean +- 10 sd and every window's +- 10
@@ -56,7 +56,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["LatentOverflowError", "expectation", "log_expectation", "newton_window", "panel_rule"]
+__all__ = ["LatentOverflowError", "expectation"]
 
 _GAUSS_LEGENDRE_NODES = 8
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(_GAUSS_LEGENDRE_NODES)
@@ -142,11 +142,11 @@ def _zones(mean, sd, windows, link_scale):
     return low, high, zones
 
 
-def panel_rule(mean, var, *, windows=(), link_scale: float = 1.0, kinks=()):
+def _panel_rule(mean, var, *, windows=(), link_scale: float = 1.0, kinks=()):
     """Composite Gauss-Legendre for integrals against N(z; mean_k, var_k) (var > 0), refined
     as the module docstring says.
 
-    ``windows``: (centre, width) pairs of arrays (m,), e.g. from :func:`newton_window`;
+    ``windows``: (centre, width) pairs of arrays (m,), e.g. from :func:`_newton_window`;
     ``link_scale``: the width in z over which the likelihood's link changes; ``kinks``: values
     of z where the integrand has a kink. Break points: each row's ends, the ends of every zone
     and the kinks within the range; each piece between two break points takes the narrowest
@@ -173,7 +173,7 @@ def expectation(fun: Callable, mean, var, *, link_scale: float = 1.0, kinks=(),
 
     ``fun`` gets the nodes (P, G) and the observation row of each node row (P,) and returns an
     array of the nodes' shape, or a tuple of such arrays (then a tuple of expectations is
-    returned). By :func:`panel_rule` (no windows: the integrand is weighted by the Gaussian
+    returned). By :func:`_panel_rule` (no windows: the integrand is weighted by the Gaussian
     alone), or, when ``smooth`` (no kinks, bumps or plateaus), by :func:`_gauss_hermite_nodes`
     on rows with sd <= 1 link scale."""
     sd = np.sqrt(var)
@@ -181,7 +181,7 @@ def expectation(fun: Callable, mean, var, *, link_scale: float = 1.0, kinks=(),
               else np.zeros(mean.shape, dtype=bool))
 
     def legendre(mean, var):
-        nodes, log_weights, row, row_start = panel_rule(mean, var, link_scale=link_scale,
+        nodes, log_weights, row, row_start = _panel_rule(mean, var, link_scale=link_scale,
                                                         kinks=kinks)
         return nodes, np.exp(log_weights), row, row_start
 
@@ -200,15 +200,15 @@ def expectation(fun: Callable, mean, var, *, link_scale: float = 1.0, kinks=(),
     return sums if len(sums) > 1 else sums[0]
 
 
-def log_expectation(log_fun: Callable, mean, var, *, windows=(), link_scale: float = 1.0,
+def _log_expectation(log_fun: Callable, mean, var, *, windows=(), link_scale: float = 1.0,
                     kinks=()) -> np.ndarray:
     """log E[exp(log_fun(z, row))] for z ~ N(mean_k, var_k) (var > 0), shape (m,): e.g. a log
     predictive density log E[p(y | z)].
 
-    ``log_fun`` as ``fun`` of :func:`expectation` (one array). By :func:`panel_rule` with the
+    ``log_fun`` as ``fun`` of :func:`expectation` (one array). By :func:`_panel_rule` with the
     given windows, summed in log space (log-sum-exp within each row), so a result far below
     1e-308 is still exact."""
-    nodes, log_weights, row, row_start = panel_rule(mean, var, windows=windows,
+    nodes, log_weights, row, row_start = _panel_rule(mean, var, windows=windows,
                                                     link_scale=link_scale, kinks=kinks)
     values = log_weights + log_fun(nodes, row)
     peak = np.maximum.reduceat(values.max(axis=1), row_start)
@@ -216,7 +216,7 @@ def log_expectation(log_fun: Callable, mean, var, *, windows=(), link_scale: flo
     return np.log(total) + peak
 
 
-def newton_window(log_density: Callable, slopes: Callable, start, mean, precision,
+def _newton_window(log_density: Callable, slopes: Callable, start, mean, precision,
                   link_scale: float = 1.0):
     """A window (centre, width) around the maximum of
     h(z) = log_density(z) - precision (z - mean)^2 / 2, row by row, from ``start``.

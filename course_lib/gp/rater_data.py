@@ -17,11 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..linalg import LOG_2PI
-from ..metrics import check_scale
+from ..metrics import _check_scale
 from ..validation import as_float_array, as_positive_int, as_selection
-from .inputs import as_inputs, check_exact_size
+from .inputs import as_inputs, _check_exact_size
 
-__all__ = ["RaterData", "WeightedMeans", "as_rater_data"]
+__all__ = ["RaterData", "WeightedMeans"]
 
 _LARGEST_INDEX = 2.0 ** 53  # beyond it float64 skips whole numbers
 
@@ -100,7 +100,7 @@ class RaterData:
                 raise ValueError(f"{name}: index {index.max()} implies {index.max() + 1} {name} "
                                  f"for only {scores.size} labels; number the {name} 0, 1, 2, "
                                  f"... (or pass n_{name})")
-        self.scale = None if scale is None else check_scale(scale)
+        self.scale = None if scale is None else _check_scale(scale)
         if self.scale is not None:
             low, high = self.scale
             outside = (scores < low) | (scores > high)
@@ -236,18 +236,18 @@ class RaterData:
                 f"n_labels={self.n_labels}{scale})")
 
 
-def as_rater_data(data) -> RaterData:
+def _as_rater_data(data) -> RaterData:
     if not isinstance(data, RaterData):
         raise TypeError(f"data: expected a RaterData (RaterData.from_long or from_matrix), got "
                         f"{type(data).__name__}")
     return data
 
 
-def as_items_and_ratings(X, data) -> tuple[np.ndarray, RaterData]:
+def _as_items_and_ratings(X, data) -> tuple[np.ndarray, RaterData]:
     """``(X, data)`` checked together: one row of X per item that ``data`` rates."""
     X = as_inputs(X, "X")
-    check_exact_size(X.shape[0], "X")
-    data = as_rater_data(data)
+    _check_exact_size(X.shape[0], "X")
+    data = _as_rater_data(data)
     if data.n_items != X.shape[0]:
         raise ValueError(f"data: has {data.n_items} items but X has {X.shape[0]} rows (one "
                          "row per item)")

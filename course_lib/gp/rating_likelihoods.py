@@ -28,10 +28,10 @@ from scipy.special import erf, log_ndtr, ndtr, ndtri
 
 from ..linalg import LOG_2PI
 from ..validation import as_float_array
-from .likelihoods import (DEFAULT_CLIP, Likelihood, _check_clip, _check_levels, _check_rows,
+from .likelihoods import (_DEFAULT_CLIP, Likelihood, _check_clip, _check_levels, _check_rows,
                           _check_unit_interval, _no_parameters)
 from .log_phi import _SQRT2, _normal_pdf, log_ndtr_derivatives
-from .parameters import DEFAULT_BOUNDS
+from .parameters import _DEFAULT_BOUNDS
 from .probit_beta import _BetaInT
 
 __all__ = ["BetaRating", "TruncatedGaussianRating", "WarpedProbitRating", "OrdinalProbit"]
@@ -52,8 +52,8 @@ class BetaRating(Likelihood):
     observation_kind = "bounded"
     _names = ("concentration",)
 
-    def __init__(self, concentration: float = 10.0, *, concentration_bounds=DEFAULT_BOUNDS,
-                 clip: float = DEFAULT_CLIP):
+    def __init__(self, concentration: float = 10.0, *, concentration_bounds=_DEFAULT_BOUNDS,
+                 clip: float = _DEFAULT_CLIP):
         self.clip = _check_clip(clip)
         self._init_parameters({"concentration": concentration},
                               {"concentration": concentration_bounds})
@@ -105,14 +105,14 @@ class TruncatedGaussianRating(Likelihood):
     observation_kind = "bounded"
     _names = ("noise_sd",)
 
-    def __init__(self, noise_sd: float = 0.1, *, noise_sd_bounds=DEFAULT_BOUNDS):
+    def __init__(self, noise_sd: float = 0.1, *, noise_sd_bounds=_DEFAULT_BOUNDS):
         self._init_parameters({"noise_sd": noise_sd}, {"noise_sd": noise_sd_bounds})
 
     def _check_domain(self, y, name):
         return _check_unit_interval(y, name, None)
 
     def _likelihood_centre(self, y):
-        return ndtri(np.clip(y, DEFAULT_CLIP, 1.0 - DEFAULT_CLIP))
+        return ndtri(np.clip(y, _DEFAULT_CLIP, 1.0 - _DEFAULT_CLIP))
 
     def _pieces(self, z, y):
         s = self._param("noise_sd")
@@ -182,8 +182,8 @@ class WarpedProbitRating(Likelihood):
     observation_kind = "bounded"
     _names = ("noise_sd",)
 
-    def __init__(self, noise_sd: float = 0.3, *, noise_sd_bounds=DEFAULT_BOUNDS,
-                 clip: float = DEFAULT_CLIP):
+    def __init__(self, noise_sd: float = 0.3, *, noise_sd_bounds=_DEFAULT_BOUNDS,
+                 clip: float = _DEFAULT_CLIP):
         self.clip = _check_clip(clip)
         self._init_parameters({"noise_sd": noise_sd}, {"noise_sd": noise_sd_bounds})
 
@@ -266,7 +266,7 @@ class OrdinalProbit(Likelihood):
 
     observation_kind = "single-ordinal"
 
-    def __init__(self, n_levels: int = 5, gaps=None, *, gap_bounds=DEFAULT_BOUNDS):
+    def __init__(self, n_levels: int = 5, gaps=None, *, gap_bounds=_DEFAULT_BOUNDS):
         if isinstance(n_levels, bool) or not isinstance(n_levels, (int, np.integer)) \
                 or n_levels < 2:
             raise ValueError(f"n_levels: expected an integer >= 2, got {n_levels!r}")

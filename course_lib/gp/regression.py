@@ -28,19 +28,18 @@ import numpy as np
 from scipy.linalg import lapack
 
 from ..validation import RngLike, as_float_array, as_positive_float
-from .inputs import as_inputs, check_exact_size
+from .inputs import as_inputs, _check_exact_size
 from .kernel_algebra import Kernel
-from .parameters import check_log_parameters, check_parameter, log_bounds
+from .parameters import _check_log_parameters, _check_parameter, log_bounds
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, sample_gaussian
-from .optimise import (HyperparameterFit, check_priors, log_hyper_prior, negative_log_posterior,
+from .optimise import (HyperparameterFit, _check_priors, log_hyper_prior, _negative_log_posterior,
                        optimise_hyperparameters)
-from .prediction import LatentGaussian, add_noise
+from .prediction import LatentGaussian, _add_noise
 from .priors import Prior
 
-NOISE_BOUNDS = (1e-8, 1e5)
+_NOISE_BOUNDS = (1e-8, 1e5)
 
-__all__ = ["GPRegression", "MarginalLikelihood", "gaussian_log_marginal_likelihood",
-           "checked_theta", "predict_latent"]
+__all__ = ["GPRegression", "MarginalLikelihood", "gaussian_log_marginal_likelihood"]
 
 
 @dataclass(frozen=True)
@@ -107,23 +106,23 @@ def _condition(K, y, noise, warn: bool) -> LatentGaussian:
         return LatentGaussian.from_noise(K, y, noise)
 
 
-def checked_theta(theta, param_names) -> np.ndarray:
+def _checked_theta(theta, param_names) -> np.ndarray:
     """``theta`` as a float vector with one log-parameter per name, within the parameter range."""
     theta = as_float_array(theta, "theta", ndim=1)
     if theta.shape != (len(param_names),):
         raise ValueError(f"theta: expected shape ({len(param_names)},) for "
                          f"{param_names}, got {theta.shape}")
-    check_log_parameters(theta, param_names)
+    _check_log_parameters(theta, param_names)
     return theta
 
 
-def predict_latent(kernel: Kernel, X_train, posterior: LatentGaussian, X_test,
+def _predict_latent(kernel: Kernel, X_train, posterior: LatentGaussian, X_test,
                    full_cov: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Mean and variance (``full_cov``: covariance) of the latent f at the rows of ``X_test``
     under a ``posterior`` of f at ``X_train`` (R&W Alg. 3.1 lines 4-6, in any form)."""
     X_test = as_inputs(X_test, "X_test", X_train.shape[1])
     if full_cov:
-        check_exact_size(X_test.shape[0], "X_test", what="the predictive covariance",
+        _check_exact_size(X_test.shape[0], "X_test", what="the predictive covariance",
                          advice="ask for variances only (full_cov=False) or predict at "
                                 "fewer points")
     K_cross = kernel(X_train, X_test)
@@ -153,17 +152,17 @@ class GPRegression:
     """
 
     def __init__(self, kernel: Kernel, noise_variance: float = 1e-2,
-                 noise_bounds=NOISE_BOUNDS, priors: Mapping[str, Prior] | None = None):
+                 noise_bounds=_NOISE_BOUNDS, priors: Mapping[str, Prior] | None = None):
         if not isinstance(kernel, Kernel):
             raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
         self.kernel = kernel
         self.noise_variance = as_positive_float(noise_variance, "noise_variance", allow_zero=True)
         if self.noise_variance > 0:
-            check_parameter(self.noise_variance, "noise_variance")
+            _check_parameter(self.noise_variance, "noise_variance")
         self._noise_log_bounds = (None if self.noise_variance == 0 else
                                   log_bounds(noise_bounds, np.array([self.noise_variance]),
                                               "noise_variance"))
-        self.priors = check_priors(priors, self.param_names)
+        self.priors = _check_priors(priors, self.param_names)
         self.X_train: np.ndarray | None = None
         self.y_train: np.ndarray | None = None
         self.posterior: LatentGaussian | None = None
@@ -194,7 +193,7 @@ class GPRegression:
         return dict(zip(self.param_names, np.exp(self.theta).tolist()))
 
     def _split(self, theta) -> tuple[Kernel, float]:
-        theta = checked_theta(theta, self.param_names)
+        theta = _checked_theta(theta, self.param_names)
         P = self.kernel.n_params
         noise = float(np.exp(theta[P])) if self.learns_noise else 0.0
         return self.kernel.with_theta(theta[:P]), noise
@@ -204,7 +203,7 @@ class GPRegression:
         """Condition on training data (rows of X are points, y has shape (n,)) at the current
         hyper-parameters (no optimisation). Returns self."""
         X = as_inputs(X, "X")
-        check_exact_size(X.shape[0], "X")
+        _check_exact_size(X.shape[0], "X")
         y = as_float_array(y, "y", ndim=1)
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y: expected {X.shape[0]} values (one per row of X), "
@@ -240,8 +239,8 @@ class GPRegression:
         Returns ``(mean (n*,), var (n*,) or cov (n*, n*))``.
         """
         self._require_fit()
-        mean, var = predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
-        return mean, (add_noise(var, self.noise_variance) if include_noise else var)
+        mean, var = _predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
+        return mean, (_add_noise(var, self.noise_variance) if include_noise else var)
 
     def sample_prior(self, X_test, n_samples: int = 1, *, rng: RngLike = None) -> np.ndarray:
         """Draws of f(X_test) from the GP prior, shape (n_samples, n*)."""
@@ -297,7 +296,7 @@ class GPRegression:
 
     def negative_objective(self, theta) -> tuple[float, np.ndarray]:
         """-(log p(y | X, theta) + log p(theta)) and its gradient: what L-BFGS-B minimises."""
-        return negative_log_posterior(self, theta, self._theta_gradient)
+        return _negative_log_posterior(self, theta, self._theta_gradient)
 
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200) -> HyperparameterFit:

@@ -72,15 +72,14 @@ from scipy.optimize import minimize
 from ..validation import as_bool, as_float_array, as_positive_float, as_positive_int
 from .inputs import as_inputs
 from .kernel_algebra import Kernel
-from .parameters import DEFAULT_BOUNDS, check_parameter, log_bounds
+from .parameters import _DEFAULT_BOUNDS, _check_parameter, log_bounds
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
 from .prediction import LatentGaussian
 from .sparse_results import BoundGradient, SparseGP
 
-__all__ = ["DEFAULT_JITTER", "collapsed_bound", "collapsed_bound_and_gradient", "sparse_posterior",
-           "fit_sparse_gp"]
+__all__ = ["collapsed_bound", "collapsed_bound_and_gradient", "sparse_posterior", "fit_sparse_gp"]
 
-DEFAULT_JITTER = 1e-10
+_DEFAULT_JITTER = 1e-10
 
 
 # ---------------------------------------------------------------------------------------
@@ -98,7 +97,7 @@ def _check_problem(X, y, Z, kernel, noise_variance, jitter):
     if Z.shape[1] != X.shape[1]:
         raise ValueError(f"Z: inducing inputs need {X.shape[1]} column(s) like X, "
                          f"got shape {Z.shape}")
-    noise_variance = check_parameter(noise_variance, "noise_variance")
+    noise_variance = _check_parameter(noise_variance, "noise_variance")
     jitter = as_positive_float(jitter, "jitter", allow_zero=True)
     return X, y, Z, noise_variance, jitter
 
@@ -153,7 +152,7 @@ def _bound_from(factors: _Factors, y, trace_K_ff, noise_variance) -> float:
 # Bound and gradient
 # ---------------------------------------------------------------------------------------
 def collapsed_bound(X, y, Z, kernel: Kernel, noise_variance: float, *,
-                    jitter: float = DEFAULT_JITTER) -> float:
+                    jitter: float = _DEFAULT_JITTER) -> float:
     """Titsias' collapsed bound F = log N(y | 0, Q_ff + s2 I) - tr(K_ff - Q_ff) / (2 s2).
 
     X : (N, D) training inputs (rows are points; 1-D means D = 1). y : (N,) targets.
@@ -171,7 +170,7 @@ _CHUNK_ROWS = 2048
 
 
 def collapsed_bound_and_gradient(X, y, Z, kernel: Kernel, noise_variance: float, *,
-                                 jitter: float = DEFAULT_JITTER) -> BoundGradient:
+                                 jitter: float = _DEFAULT_JITTER) -> BoundGradient:
     """F (see :func:`collapsed_bound`) and its analytic gradient, in O(N M^2) time.
 
     With ``Sigma = K_uu + K_uf K_fu / s2``, ``v = Sigma^-1 K_uf y / s2`` (so that the fitted
@@ -245,7 +244,7 @@ def _bound_and_gradient(X, y, Z, kernel, noise_variance, jitter, with_Z) -> Boun
 # Posterior q(u)
 # ---------------------------------------------------------------------------------------
 def sparse_posterior(X, y, Z, kernel: Kernel, noise_variance: float, *,
-                     jitter: float = DEFAULT_JITTER) -> SparseGP:
+                     jitter: float = _DEFAULT_JITTER) -> SparseGP:
     """The optimal q(u) and the bound at fixed kernel, noise variance and inducing inputs.
 
     Shapes as in :func:`collapsed_bound`; O(N M^2) time, no N x N matrix.
@@ -270,8 +269,8 @@ def _posterior(X, y, Z, kernel, noise_variance, jitter, **run) -> SparseGP:
 # ---------------------------------------------------------------------------------------
 def fit_sparse_gp(X, y, Z, kernel: Kernel, noise_variance: float, *,
                   optimise_inducing: bool = False,
-                  noise_bounds=DEFAULT_BOUNDS,
-                  jitter: float = DEFAULT_JITTER, max_iter: int = 200) -> SparseGP:
+                  noise_bounds=_DEFAULT_BOUNDS,
+                  jitter: float = _DEFAULT_JITTER, max_iter: int = 200) -> SparseGP:
     """Maximise the collapsed bound F over the hyper-parameters (and optionally Z).
 
     The search runs L-BFGS-B with the analytic gradient of

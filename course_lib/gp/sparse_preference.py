@@ -77,21 +77,21 @@ from .kernel_algebra import Kernel
 from .laplace import laplace_mode
 from .laplace_result import LaplaceResult
 from .pairwise_likelihoods import PairwiseProbit
-from .pair_prediction import paired_kernel
+from .pair_prediction import _paired_kernel
 from .preference import PreferenceGP
-from .preference_hyperparameters import LaplaceEvidence, warn_of_scale_ridge
+from .preference_hyperparameters import LaplaceEvidence, _warn_of_scale_ridge
 from .priors import Prior
-from .sparse import DEFAULT_JITTER
-from .sparse_preference_gradient import evidence_gradients
+from .sparse import _DEFAULT_JITTER
+from .sparse_preference_gradient import _evidence_gradients
 
-__all__ = ["SparsePreferenceGP", "SparseProjection", "PseudoInputFit"]
+__all__ = ["SparsePreferenceGP", "PseudoInputFit"]
 
 # Phi(z) itself: PairwiseProbit's link is Phi(z / (sqrt 2 sigma)), so sigma = 1 / sqrt 2.
 _UNIT_PROBIT = PairwiseProbit(1.0 / np.sqrt(2.0), noise_sd_bounds="fixed")
 
 
 @dataclass(frozen=True)
-class SparseProjection:
+class _SparseProjection:
     """The sparse likelihood's linear map and what its gradient reuses (module docstring).
 
     K_bar : (n_bar, n_bar) k(X_bar, X_bar) with the jitter on its diagonal; L its Cholesky
@@ -145,14 +145,14 @@ class SparsePreferenceGP(PreferenceGP):
     newton_max_iter, newton_tol : the inner Newton iteration's ``max_iter`` and ``tol``.
 
     After ``fit(comparisons)``: ``laplace`` (over f_bar), ``posterior``, ``projection``
-    (:class:`SparseProjection`), ``X_train`` = the pseudo-inputs, ``comparisons``. MAP-II over
+    (:class:`_SparseProjection`), ``X_train`` = the pseudo-inputs, ``comparisons``. MAP-II over
     the kernel's and the likelihood's log-parameters with the inherited
     :meth:`~course_lib.gp.preference.PreferenceGP.optimise_hyperparameters`.
     """
 
     def __init__(self, kernel: Kernel, likelihood: PairwiseProbit, pseudo_inputs,
                  priors: Mapping[str, Prior] | None = None, *,
-                 conditional_variance: bool = True, jitter: float = DEFAULT_JITTER,
+                 conditional_variance: bool = True, jitter: float = _DEFAULT_JITTER,
                  newton_max_iter: int = 100, newton_tol: float = 1e-10):
         if not isinstance(likelihood, PairwiseProbit):
             raise TypeError(f"likelihood: the sparse pairwise GP integrates the probit over a "
@@ -167,11 +167,11 @@ class SparsePreferenceGP(PreferenceGP):
         self.pseudo_inputs = pseudo_inputs.copy()
         self.conditional_variance = as_bool(conditional_variance, "conditional_variance")
         self.jitter = as_positive_float(jitter, "jitter", allow_zero=True)
-        self.projection: SparseProjection | None = None
+        self.projection: _SparseProjection | None = None
 
     # ----- the sparse likelihood's map ----------------------------------------------------
     def _project(self, kernel: Kernel, likelihood: PairwiseProbit, comparisons: Comparisons,
-                 pseudo_inputs: np.ndarray) -> SparseProjection:
+                 pseudo_inputs: np.ndarray) -> _SparseProjection:
         K_bar = kernel(pseudo_inputs)
         jitter_added = self.jitter * float(np.mean(np.diag(K_bar)))
         K_bar[np.diag_indices_from(K_bar)] += jitter_added
@@ -188,13 +188,13 @@ class SparsePreferenceGP(PreferenceGP):
         A = cho_solve((L, True), D.T, check_finite=False).T
         if self.conditional_variance:
             diag = kernel.diag(X)
-            pairs = diag[first] + diag[second] - 2.0 * paired_kernel(kernel, X[first],
+            pairs = diag[first] + diag[second] - 2.0 * _paired_kernel(kernel, X[first],
                                                                      X[second])
             conditional = np.maximum(pairs - np.einsum("kj,kj->k", A, D), 0.0)
         else:
             conditional = np.zeros(first.shape[0])
         scale = np.sqrt(2.0 * likelihood.params["noise_sd"] ** 2 + conditional)
-        return SparseProjection(K_bar, L, jitter_added, K_items, D, A, conditional, scale,
+        return _SparseProjection(K_bar, L, jitter_added, K_items, D, A, conditional, scale,
                                 A / scale[:, None])
 
     # ----- data ---------------------------------------------------------------------------
@@ -222,7 +222,7 @@ class SparsePreferenceGP(PreferenceGP):
         return self
 
     def _laplace(self, kernel, likelihood, comparisons, pseudo_inputs, warm
-                 ) -> tuple[SparseProjection, LaplaceResult]:
+                 ) -> tuple[_SparseProjection, LaplaceResult]:
         projection = self._project(kernel, likelihood, comparisons, pseudo_inputs)
         try:
             laplace = laplace_mode(projection.K_bar, projection.M, _UNIT_PROBIT, comparisons.y,
@@ -248,7 +248,7 @@ class SparsePreferenceGP(PreferenceGP):
         self._warm_alpha = laplace.alpha
         gradient = None
         if eval_gradient:
-            gradient, _ = evidence_gradients(self, kernel, likelihood, projection, laplace,
+            gradient, _ = _evidence_gradients(self, kernel, likelihood, projection, laplace,
                                              self.pseudo_inputs, _UNIT_PROBIT,
                                              with_pseudo_inputs=False)
         return LaplaceEvidence(laplace.log_evidence, gradient, laplace)
@@ -263,7 +263,7 @@ class SparsePreferenceGP(PreferenceGP):
         warm = self._warm_alpha if pseudo_inputs.shape == self.pseudo_inputs.shape else None
         projection, laplace = self._laplace(self.kernel, self.likelihood, self.comparisons,
                                             pseudo_inputs, warm)
-        _, d_pseudo = evidence_gradients(self, self.kernel, self.likelihood, projection, laplace,
+        _, d_pseudo = _evidence_gradients(self, self.kernel, self.likelihood, projection, laplace,
                                          pseudo_inputs, _UNIT_PROBIT, with_pseudo_inputs=True)
         return laplace.log_evidence, d_pseudo
 
@@ -275,7 +275,7 @@ class SparsePreferenceGP(PreferenceGP):
         centres). The model is refitted at the end."""
         self._require_fit()
         max_iter = as_positive_int(max_iter, "max_iter")
-        warn_of_scale_ridge(self, "fix one or give it a prior")
+        _warn_of_scale_ridge(self, "fix one or give it a prior")
         shape, P = self.pseudo_inputs.shape, len(self.param_names)
         start_theta, start_pseudo = self.theta, self.pseudo_inputs.copy()
 
@@ -290,7 +290,7 @@ class SparsePreferenceGP(PreferenceGP):
             if not laplace.converged:
                 return np.inf, np.zeros_like(params)
             self._warm_alpha = laplace.alpha
-            grad_theta, grad_pseudo = evidence_gradients(self, kernel, likelihood, projection,
+            grad_theta, grad_pseudo = _evidence_gradients(self, kernel, likelihood, projection,
                                                          laplace, pseudo, _UNIT_PROBIT,
                                                          with_pseudo_inputs=True)
             lp, dlp = self.log_hyper_prior(theta)

@@ -39,8 +39,6 @@ from scipy.linalg import cho_solve
 from .kernel_algebra import Kernel
 from .laplace_result import LaplaceResult
 
-__all__ = ["evidence_gradients"]
-
 # pairs per kernel call for the pairs' own kernel derivatives (memory O(P chunk^2))
 _PAIR_GRADIENT_CHUNK = 256
 
@@ -79,7 +77,7 @@ def _map_gradient(projection, laplace: LaplaceResult, probit, y) -> np.ndarray:
             - w[:, None] * Mt_Sigma + np.outer(g, Sigma_v))
 
 
-def evidence_gradients(model, kernel, likelihood, projection, laplace: LaplaceResult,
+def _evidence_gradients(model, kernel, likelihood, projection, laplace: LaplaceResult,
                        pseudo_inputs: np.ndarray, probit, with_pseudo_inputs: bool
                        ) -> tuple[np.ndarray, np.ndarray | None]:
     """(d log q / d theta in ``param_names`` order, d log q / d X_bar or None) of the fitted

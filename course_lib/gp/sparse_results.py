@@ -15,7 +15,7 @@ import numpy as np
 
 from .inputs import as_inputs
 from .kernel_algebra import Kernel
-from .prediction import LatentGaussian, add_noise
+from .prediction import LatentGaussian, _add_noise
 
 __all__ = ["BoundGradient", "SparseGP"]
 
@@ -80,4 +80,4 @@ class SparseGP:
         X_test = as_inputs(X_test, "X_test", self.Z.shape[1])
         K_test = self.kernel(X_test) if full_cov else self.kernel.diag(X_test)
         mean, var = self.posterior.predict(self.kernel(self.Z, X_test), K_test)
-        return mean, (add_noise(var, self.noise_variance) if include_noise else var)
+        return mean, (_add_noise(var, self.noise_variance) if include_noise else var)

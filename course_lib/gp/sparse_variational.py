@@ -78,15 +78,15 @@ from .kernel_algebra import Kernel
 from .mixed_likelihood import MixedLikelihood
 from .prediction import LatentGaussian
 from .quadrature import LatentOverflowError
-from .sparse_variational_params import (SparseVariationalResult, check_mean, check_problem,
-                                        check_root)
-from .variational import SITE_PRECISION_FLOOR
+from .sparse_variational_params import (SparseVariationalResult, _check_mean, _check_problem,
+                                        _check_root)
+from .variational import _SITE_PRECISION_FLOOR
 
 __all__ = ["fit_sparse_variational", "sparse_variational_elbo"]
 
 # The natural-gradient phase: at most _FIXED_POINT_MAX_ITER steps, stopping when the ELBO gains
 # less than _FIXED_POINT_TOL (relative); damping halved down to _MIN_DAMPING. Site precisions
-# are floored at the full-rank fit's SITE_PRECISION_FLOOR (a likelihood that is not log-concave
+# are floored at the full-rank fit's _SITE_PRECISION_FLOOR (a likelihood that is not log-concave
 # can ask for a negative one, which would leave q without a covariance; L-BFGS then finishes).
 _FIXED_POINT_MAX_ITER = 200
 _FIXED_POINT_TOL = 1e-9
@@ -194,7 +194,7 @@ def _natural_gradient(bound: _SparseBound, m, S, tol: float):
     rho, steps = 1.0, _FIXED_POINT_MAX_ITER
     for step in range(_FIXED_POINT_MAX_ITER):
         z_mean, d_mean, d_var = pieces[0], pieces[3], pieces[4]
-        lam = np.maximum(-2.0 * d_var / bound.kl_weight, SITE_PRECISION_FLOOR)
+        lam = np.maximum(-2.0 * d_var / bound.kl_weight, _SITE_PRECISION_FLOOR)
         precision_target = eye + (bound.B * lam) @ bound.B.T
         h_target = bound.B @ (d_mean / bound.kl_weight + lam * z_mean)
         while rho >= _MIN_DAMPING:
@@ -244,10 +244,10 @@ def sparse_variational_elbo(kernel: Kernel, X, inducing, likelihood, mean_whiten
     ``M`` stay None) or one Likelihood with its observations ``y`` and map ``M`` (None: the
     identity). ``eval_gradient`` adds the gradient in the kernel's log-parameters; with
     ``kl_weight`` the gradients are those of ``result.objective``."""
-    X, Z, mixed = check_problem(kernel, X, inducing, likelihood, y, M)
+    X, Z, mixed = _check_problem(kernel, X, inducing, likelihood, y, M)
     p = Z.shape[0]
-    m = check_mean(mean_whitened, "mean_whitened", p)
-    S = check_root(root_whitened, "root_whitened", p)
+    m = _check_mean(mean_whitened, "mean_whitened", p)
+    S = _check_root(root_whitened, "root_whitened", p)
     bound = _SparseBound(kernel, X, Z, mixed, as_bool(eval_gradient, "eval_gradient"),
                          kl_weight=as_positive_float(kl_weight, "kl_weight"))
     return _result(bound, m, S, eval_gradient, 0, False)
@@ -266,18 +266,18 @@ def fit_sparse_variational(kernel: Kernel, X, inducing, likelihood, y=None, M=No
     silences the jitter warning of K_ZZ's Cholesky factor. ``kl_weight`` (a teaching device,
     module docstring) maximises E - kl_weight * KL instead of the ELBO.
     """
-    X, Z, mixed = check_problem(kernel, X, inducing, likelihood, y, M)
+    X, Z, mixed = _check_problem(kernel, X, inducing, likelihood, y, M)
     p = Z.shape[0]
     max_iter = as_positive_int(max_iter, "max_iter")
     tol = as_positive_float(tol, "tol")
     eval_gradient = as_bool(eval_gradient, "eval_gradient")
-    m = None if mean0 is None else check_mean(mean0, "mean0", p)
-    S = None if root0 is None else check_root(root0, "root0", p)
-    return fit_sparse_variational_trusted(kernel, X, Z, mixed, m, S, eval_gradient, max_iter,
+    m = None if mean0 is None else _check_mean(mean0, "mean0", p)
+    S = None if root0 is None else _check_root(root0, "root0", p)
+    return _fit_sparse_variational_trusted(kernel, X, Z, mixed, m, S, eval_gradient, max_iter,
                                           tol, warn, as_positive_float(kl_weight, "kl_weight"))
 
 
-def fit_sparse_variational_trusted(kernel, X, Z, mixed, m, S, eval_gradient, max_iter, tol,
+def _fit_sparse_variational_trusted(kernel, X, Z, mixed, m, S, eval_gradient, max_iter, tol,
                                    warn, kl_weight) -> SparseVariationalResult:
     """:func:`fit_sparse_variational` of checked arguments (``m``, ``S`` None: the prior)."""
     p = Z.shape[0]

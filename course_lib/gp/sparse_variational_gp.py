@@ -28,14 +28,15 @@ import numpy as np
 from scipy.stats import qmc
 
 from ..linalg import NotPositiveDefiniteError
-from ..validation import RngLike, as_bool, as_float_array, as_positive_int, as_rng, check_array_size
+from ..validation import (RngLike, _check_array_size, as_bool, as_float_array, as_positive_int,
+                          as_rng)
 from .inputs import as_inputs
 from .kernel_algebra import Kernel
 from .likelihoods import Likelihood
 from .mixed_likelihood import MixedLikelihood
 from .priors import Prior
-from .sparse_variational import fit_sparse_variational_trusted
-from .sparse_variational_params import SparseVariationalResult, check_inducing, check_items
+from .sparse_variational import _fit_sparse_variational_trusted
+from .sparse_variational_params import SparseVariationalResult, _check_inducing, _check_items
 from .variational_gp import VariationalEvidence, VariationalGP
 
 __all__ = ["SparseVariationalGP", "inducing_points"]
@@ -54,7 +55,7 @@ def inducing_points(bounds, n: int, *, include=None, rng: RngLike = None) -> np.
     d = bounds.shape[0]
     extra = np.empty((0, d)) if include is None else as_inputs(include, "include", d)
     n = as_positive_int(n, "n", minimum=0 if extra.shape[0] else 1)
-    check_array_size((n + extra.shape[0], d), "n", "the inducing points",
+    _check_array_size((n + extra.shape[0], d), "n", "the inducing points",
                      "a sparse model needs tens to a few thousand inducing points (the "
                      "level-set sessions use 100)")
     sobol = qmc.Sobol(d, rng=as_rng(rng))
@@ -96,7 +97,7 @@ class SparseVariationalGP(VariationalGP):
                  priors: Mapping[str, Prior] | None = None, *, learn_likelihood=None,
                  kl_weight: float = 1.0, max_iter: int = 2000, tol: float = 1e-10,
                  warm_start: bool = True):
-        self.inducing = check_inducing(kernel, inducing)
+        self.inducing = _check_inducing(kernel, inducing)
         super().__init__(kernel, likelihood, priors, learn_likelihood=learn_likelihood,
                          kl_weight=kl_weight, max_iter=max_iter, tol=tol)
         self.warm_start = as_bool(warm_start, "warm_start")
@@ -116,7 +117,7 @@ class SparseVariationalGP(VariationalGP):
         Warm-started from the previous q(v) when ``warm_start``. Returns self."""
         if likelihood is not None:
             self.likelihood = self._carried_over(likelihood)
-        X, mixed = check_items(X, self.inducing, self.likelihood, y, M)
+        X, mixed = _check_items(X, self.inducing, self.likelihood, y, M)
         return self._fit(X, mixed)
 
     def _carried_over(self, likelihood):
@@ -144,7 +145,7 @@ class SparseVariationalGP(VariationalGP):
     def _run(self, kernel, X, mixed, warm, eval_gradient, warn) -> SparseVariationalResult:
         warm = warm or (None, None)
         try:
-            return fit_sparse_variational_trusted(kernel, X, self.inducing, mixed, warm[0],
+            return _fit_sparse_variational_trusted(kernel, X, self.inducing, mixed, warm[0],
                                                   warm[1], eval_gradient, self.max_iter,
                                                   self.tol, warn, self.kl_weight)
         except NotPositiveDefiniteError as err:

@@ -73,7 +73,7 @@ class SparseVariationalResult:
         return self.part_expected_log_likelihoods
 
 
-def check_root(S, name: str, p: int) -> np.ndarray:
+def _check_root(S, name: str, p: int) -> np.ndarray:
     S = as_float_array(S, name, ndim=2)
     if S.shape != (p, p):
         raise ValueError(f"{name}: expected shape ({p}, {p}) (one row and column per inducing "
@@ -84,7 +84,7 @@ def check_root(S, name: str, p: int) -> np.ndarray:
     return S
 
 
-def check_mean(m, name: str, p: int) -> np.ndarray:
+def _check_mean(m, name: str, p: int) -> np.ndarray:
     m = as_float_array(m, name, ndim=1)
     if m.shape != (p,):
         raise ValueError(f"{name}: expected shape ({p},) (one value per inducing point), got "
@@ -120,7 +120,7 @@ def _mixed_for(likelihood, y, M, n: int) -> MixedLikelihood:
     return MixedLikelihood([(likelihood, M, y)])
 
 
-def check_inducing(kernel, Z) -> np.ndarray:
+def _check_inducing(kernel, Z) -> np.ndarray:
     if not isinstance(kernel, Kernel):
         raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
     Z = as_inputs(Z, "inducing")
@@ -131,13 +131,13 @@ def check_inducing(kernel, Z) -> np.ndarray:
     return Z
 
 
-def check_problem(kernel, X, Z, likelihood, y, M):
-    Z = check_inducing(kernel, Z)
-    X, mixed = check_items(X, Z, likelihood, y, M)
+def _check_problem(kernel, X, Z, likelihood, y, M):
+    Z = _check_inducing(kernel, Z)
+    X, mixed = _check_items(X, Z, likelihood, y, M)
     return X, Z, mixed
 
 
-def check_items(X, Z, likelihood, y, M):
+def _check_items(X, Z, likelihood, y, M):
     """The rows ``X`` and the likelihood's data, for checked inducing points ``Z``."""
     X = as_inputs(X, "X")
     if X.shape[1] != Z.shape[1]:

@@ -18,12 +18,12 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from .kernel_algebra import Kernel
-from .parameters import DEFAULT_BOUNDS, check_parameter, log_bounds, positive_vector
+from .parameters import _DEFAULT_BOUNDS, _check_parameter, log_bounds, _positive_vector
 
-__all__ = ["Stationary", "vanishing_product"]
+__all__ = ["Stationary"]
 
 
-def vanishing_product(factor: np.ndarray, growing: np.ndarray) -> np.ndarray:
+def _vanishing_product(factor: np.ndarray, growing: np.ndarray) -> np.ndarray:
     """``factor * growing`` with 0 where ``factor`` is exactly 0.
 
     Far-apart inputs give a kernel factor that underflows to 0 next to a distance that
@@ -44,10 +44,10 @@ class Stationary(Kernel):
     ``variance`` and the lengthscale(s) via ``_extra_*`` hooks.
     """
 
-    def __init__(self, lengthscale=1.0, variance=1.0, lengthscale_bounds=DEFAULT_BOUNDS,
-                 variance_bounds=DEFAULT_BOUNDS, name: str | None = None, extra=()):
-        ell = positive_vector(lengthscale, "lengthscale")
-        var = np.array([check_parameter(variance, "variance")])
+    def __init__(self, lengthscale=1.0, variance=1.0, lengthscale_bounds=_DEFAULT_BOUNDS,
+                 variance_bounds=_DEFAULT_BOUNDS, name: str | None = None, extra=()):
+        ell = _positive_vector(lengthscale, "lengthscale")
+        var = np.array([_check_parameter(variance, "variance")])
         self.ard = not (isinstance(lengthscale, numbers.Real) and not isinstance(lengthscale, bool))
         self.name = name or self.name
         names = ["variance"] + (["lengthscale"] if not self.ard
@@ -56,7 +56,7 @@ class Stationary(Kernel):
         bounds = [log_bounds(variance_bounds, var, "variance"),
                   log_bounds(lengthscale_bounds, ell, "lengthscale")]
         for extra_name, value, extra_bounds in extra:
-            v = np.array([check_parameter(value, extra_name)])
+            v = np.array([_check_parameter(value, extra_name)])
             names.append(extra_name)
             values.append(np.log(v))
             bounds.append(log_bounds(extra_bounds, v, extra_name))
@@ -109,9 +109,9 @@ class Stationary(Kernel):
             for k in range(self._n_ell):
                 with np.errstate(over="ignore"):
                     scaled = ((X[:, k, None] - Z[None, :, k]) / ell[k]) ** 2
-                dK[1 + k] = -2.0 * vanishing_product(dK_ds, scaled)
+                dK[1 + k] = -2.0 * _vanishing_product(dK_ds, scaled)
         else:  # ds/dlog ell = -2 s
-            dK[1] = -2.0 * vanishing_product(dK_ds, s)
+            dK[1] = -2.0 * _vanishing_product(dK_ds, s)
         self._extra_gradient(s, dK[1 + self._n_ell:])
         return K, dK
 
@@ -131,4 +131,4 @@ class Stationary(Kernel):
         # ds/dz_k = 2 (z_k - x_k) / ell_k^2
         with np.errstate(over="ignore"):
             diff = (Z[None, :, :] - X[:, None, :]) / ell ** 2
-        return vanishing_product((2.0 * self.variance * self._dg_ds(s))[:, :, None], diff)
+        return _vanishing_product((2.0 * self.variance * self._dg_ds(s))[:, :, None], diff)

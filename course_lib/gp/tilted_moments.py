@@ -24,7 +24,7 @@ from .log_phi import log_ndtr_derivatives
 from .pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
 from .rating_likelihoods import WarpedProbitRating
 
-__all__ = ["tilted_moments", "trusted_tilted_moments", "likelihood_bump"]
+__all__ = ["tilted_moments", "trusted_tilted_moments"]
 
 
 def tilted_moments(likelihood: Likelihood, y, mean, var, *, parameters: bool = False):
@@ -47,10 +47,10 @@ def tilted_moments(likelihood: Likelihood, y, mean, var, *, parameters: bool = F
     if y.shape != mean.shape:
         raise ValueError(f"y: expected {mean.size} observations (one per mean), got {y.size}")
     return trusted_tilted_moments(likelihood, y, mean, var,
-                                  lambda: likelihood_bump(likelihood, y), parameters)
+                                  lambda: _likelihood_bump(likelihood, y), parameters)
 
 
-def likelihood_bump(likelihood, y):
+def _likelihood_bump(likelihood, y):
     """The window (centre, width) of p(y | f)'s own peak, or None: it does not depend on the
     cavity, so EP finds it once per fit rather than once per sweep."""
     centre = likelihood._likelihood_centre(y)
@@ -69,7 +69,7 @@ def trusted_tilted_moments(likelihood, y, mean, var, find_bump, parameters):
     bump = find_bump()
     if bump is not None:
         windows.append(bump)
-    nodes, log_weights, row, row_start = quadrature.panel_rule(
+    nodes, log_weights, row, row_start = quadrature._panel_rule(
         mean, var, windows=windows, link_scale=likelihood._link_scale(), kinks=likelihood._kinks())
     log_terms = log_weights + likelihood._log_density(nodes, y[row, None])
     peak = np.maximum.reduceat(log_terms.max(axis=1), row_start)

@@ -59,8 +59,8 @@ from scipy.optimize import minimize
 
 from ..linalg import cholesky_with_jitter, log_det_from_cholesky
 from ..validation import as_float_array, as_positive_float, as_positive_int
-from .latent_checks import check_variational_starts
-from .mixed_likelihood import MixedLikelihood, as_mixed
+from .latent_checks import _check_variational_starts
+from .mixed_likelihood import MixedLikelihood, _as_mixed
 from .prediction import LatentGaussian
 from .quadrature import LatentOverflowError
 
@@ -72,12 +72,12 @@ __all__ = ["VariationalResult", "variational_elbo", "fit_variational"]
 # converges there in a few more steps than to 1e-9, and beats the L-BFGS polish, whose
 # iteration count is set by the tolerance rather than by how good the start is: 2-D,
 # 100 Bernoulli rows + 20 constraints, measured once: 13 warm / 15 cold steps to 1e-14); damping
-# halved down to _MIN_DAMPING. Site precisions are floored at SITE_PRECISION_FLOOR (a
+# halved down to _MIN_DAMPING. Site precisions are floored at _SITE_PRECISION_FLOOR (a
 # likelihood that is not log-concave can ask for lambda < 0, which this parameterisation
 # cannot hold).
 _FIXED_POINT_MAX_ITER = 200
 _MIN_DAMPING = 1e-3
-SITE_PRECISION_FLOOR = 1e-8
+_SITE_PRECISION_FLOOR = 1e-8
 
 
 # --------------------------------------------------------------------------------------------
@@ -210,7 +210,7 @@ def _fixed_point(bound: _Bound, alpha, lam, tol: float):
     eta, rho = None, 1.0
     for step in range(_FIXED_POINT_MAX_ITER):
         z_mean, _, _, d_mean, d_var = pieces  # the rows' gradients at the current q
-        lam_target = np.maximum(-2.0 * d_var / bound.kl_weight, SITE_PRECISION_FLOOR)
+        lam_target = np.maximum(-2.0 * d_var / bound.kl_weight, _SITE_PRECISION_FLOOR)
         eta_target = d_mean / bound.kl_weight + lam_target * z_mean
         if eta is None:  # the start's sites: those its own gradients ask for
             eta = eta_target
@@ -256,26 +256,26 @@ def fit_variational(K, likelihood, y=None, M=None, *, alpha0=None, site_precisio
     ``warn=False`` silences the jitter warning of K's Cholesky factor. ``kl_weight`` (a
     teaching device, module docstring) maximises E - kl_weight * KL instead of the ELBO.
     """
-    K, mixed = as_mixed(likelihood, y, M, K)
+    K, mixed = _as_mixed(likelihood, y, M, K)
     max_iter = as_positive_int(max_iter, "max_iter")
     tol = as_positive_float(tol, "tol")
     kl_weight = as_positive_float(kl_weight, "kl_weight")
-    alpha0, site_precision0 = check_variational_starts(alpha0, site_precision0, K.shape[0],
+    alpha0, site_precision0 = _check_variational_starts(alpha0, site_precision0, K.shape[0],
                                                        mixed.n_rows)
-    return fit_variational_trusted(K, mixed, alpha0, site_precision0, dK, max_iter, tol, warn,
+    return _fit_variational_trusted(K, mixed, alpha0, site_precision0, dK, max_iter, tol, warn,
                                    kl_weight)
 
 
-def fit_variational_trusted(K, mixed, alpha0, site_precision0, dK, max_iter, tol, warn,
+def _fit_variational_trusted(K, mixed, alpha0, site_precision0, dK, max_iter, tol, warn,
                             kl_weight) -> VariationalResult:
-    """:func:`fit_variational` of checked arguments (``K`` and ``mixed`` from ``as_mixed``)."""
+    """:func:`fit_variational` of checked arguments (``K`` and ``mixed`` from ``_as_mixed``)."""
     bound = _Bound(K, mixed, warn, kl_weight)
     n, m, lam = K.shape[0], mixed.n_rows, site_precision0
     alpha = np.zeros(n) if alpha0 is None else alpha0
     if lam is None:
         z_mean, z_var, _, _ = bound.moments(alpha, np.zeros(m))
         lam = np.maximum(-2.0 * mixed.expected_log_likelihood(z_mean, z_var)[2]
-                         / bound.kl_weight, SITE_PRECISION_FLOOR)
+                         / bound.kl_weight, _SITE_PRECISION_FLOOR)
     alpha, lam, n_fixed = _fixed_point(bound, alpha, lam, tol)
 
     def negative(x):
@@ -303,7 +303,7 @@ def variational_elbo(K, likelihood, alpha, site_precision, y=None, M=None, dK=No
     """The ELBO and its ledger at GIVEN (alpha, site_precision) (no optimisation); arguments
     as :func:`fit_variational` (with ``kl_weight``, the gradients are those of
     ``result.objective``)."""
-    K, mixed = as_mixed(likelihood, y, M, K)
+    K, mixed = _as_mixed(likelihood, y, M, K)
     bound = _Bound(K, mixed, kl_weight=as_positive_float(kl_weight, "kl_weight"))
     alpha = as_float_array(alpha, "alpha", ndim=1)
     if alpha.size != bound.K.shape[0]:

@@ -18,17 +18,17 @@ import numpy as np
 
 from ..linalg import NotPositiveDefiniteError
 from ..validation import RngLike, as_positive_float, as_positive_int
-from .inputs import as_inputs, check_exact_size
+from .inputs import as_inputs, _check_exact_size
 from .kernel_algebra import Kernel
-from .latent_checks import check_prior_covariance
+from .latent_checks import _check_prior_covariance
 from .likelihoods import Likelihood
-from .mixed_likelihood import MixedLikelihood, as_mixed
-from .optimise import (HyperparameterFit, check_priors, log_hyper_prior, negative_log_posterior,
+from .mixed_likelihood import MixedLikelihood, _as_mixed
+from .optimise import (HyperparameterFit, _check_priors, log_hyper_prior, _negative_log_posterior,
                        optimise_hyperparameters)
 from .prediction import LatentGaussian
 from .priors import Prior
-from .regression import checked_theta, predict_latent
-from .variational import SITE_PRECISION_FLOOR, VariationalResult, fit_variational_trusted
+from .regression import _checked_theta, _predict_latent
+from .variational import _SITE_PRECISION_FLOOR, VariationalResult, _fit_variational_trusted
 
 __all__ = ["VariationalGP", "VariationalEvidence"]
 
@@ -136,7 +136,7 @@ class VariationalGP:
             if name in self.likelihood_param_names and name not in learned:
                 raise ValueError(f"priors: {name!r} is a likelihood parameter that is not "
                                  "learned; name it in learn_likelihood")
-        return check_priors(priors, self.param_names)
+        return _check_priors(priors, self.param_names)
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -157,7 +157,7 @@ class VariationalGP:
         return dict(zip(self.param_names, np.exp(self.theta).tolist()))
 
     def _split(self, theta) -> tuple[Kernel, Likelihood | MixedLikelihood]:
-        theta = checked_theta(theta, self.param_names)
+        theta = _checked_theta(theta, self.param_names)
         P = self.kernel.n_params
         if self._learned.size == 0:
             return self.kernel.with_theta(theta), self.likelihood
@@ -182,10 +182,10 @@ class VariationalGP:
         MixedLikelihood carries its data: to add some, assign the new one, with the same
         parts and parameters, to ``gp.likelihood`` and fit again.)"""
         X = as_inputs(X, "X")
-        check_exact_size(X.shape[0], "X", advice="use SparseVariationalGP (a few hundred "
+        _check_exact_size(X.shape[0], "X", advice="use SparseVariationalGP (a few hundred "
                          "inducing points) or fit a subset of the items")
         K = self.kernel(X)
-        return self._fit(X, *as_mixed(self.likelihood, y, M, K))
+        return self._fit(X, *_as_mixed(self.likelihood, y, M, K))
 
     def _warm_start(self, X, mixed) -> tuple[np.ndarray | None, np.ndarray | None]:
         """(alpha0, site_precision0) carried over from the previous fit, or (None, None) when
@@ -198,7 +198,7 @@ class VariationalGP:
                 or not np.array_equal(X[:n_old], old_X) or mixed.n_parts != old.n_parts):
             return None, None
         alpha, old_lam = self._warm
-        lam = np.full(mixed.n_rows, SITE_PRECISION_FLOOR)
+        lam = np.full(mixed.n_rows, _SITE_PRECISION_FLOOR)
         for rows, old_rows in zip(mixed.slices, old.slices):
             count = old_rows.stop - old_rows.start
             kept = slice(rows.start, rows.start + count)
@@ -218,14 +218,14 @@ class VariationalGP:
 
     def _run(self, K, mixed, warm, dK, warn) -> VariationalResult:
         try:
-            return fit_variational_trusted(K, mixed, warm[0], warm[1], dK, self.max_iter,
+            return _fit_variational_trusted(K, mixed, warm[0], warm[1], dK, self.max_iter,
                                            self.tol, warn, self.kl_weight)
         except NotPositiveDefiniteError as err:
             raise NotPositiveDefiniteError(f"kernel: no variational posterior at the current "
                                            f"hyper-parameters ({err})") from None
 
     def _refit(self):
-        self._fit(self.X_train, check_prior_covariance(self.kernel(self.X_train)), self.mixed)
+        self._fit(self.X_train, _check_prior_covariance(self.kernel(self.X_train)), self.mixed)
 
     def refit_at(self, theta):
         """Set the hyper-parameters to ``theta`` and fit q(f) again."""
@@ -248,7 +248,7 @@ class VariationalGP:
             else self._split(theta)
         mixed = self.mixed.with_theta(likelihood.theta) if self._learned.size else self.mixed
         K, dK = kernel.gradient(self.X_train) if eval_gradient else (kernel(self.X_train), None)
-        result = self._run(check_prior_covariance(K), mixed, self._warm, dK, warn)
+        result = self._run(_check_prior_covariance(K), mixed, self._warm, dK, warn)
         self._warm = (result.alpha, result.site_precision)
         gradient = None
         if eval_gradient:
@@ -273,7 +273,7 @@ class VariationalGP:
 
     def negative_objective(self, theta) -> tuple[float, np.ndarray]:
         """-(ELBO + log p(theta)) and its gradient: what L-BFGS-B minimises."""
-        return negative_log_posterior(self, theta, lambda evidence: evidence.gradient)
+        return _negative_log_posterior(self, theta, lambda evidence: evidence.gradient)
 
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200) -> HyperparameterFit:
@@ -290,7 +290,7 @@ class VariationalGP:
         """Mean and variance (``full_cov``: covariance) of the latent f at the rows of
         ``X_test`` under q (no observation noise)."""
         self._require_fit()
-        return predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
+        return _predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
 
     def __repr__(self):
         return f"VariationalGP(kernel={self.kernel!r}, likelihood={self.likelihood!r})"

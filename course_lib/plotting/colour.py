@@ -17,7 +17,7 @@ def _relative_luminance(rgba) -> np.ndarray:
     return linear @ np.array([0.2126, 0.7152, 0.0722])
 
 
-def text_colours(values, cmap, norm: Normalize) -> np.ndarray:
+def _text_colours(values, cmap, norm: Normalize) -> np.ndarray:
     """"k" or "w" for each value: the one that contrasts with ``cmap(norm(value))``."""
     colours = colormaps[cmap](norm(np.asarray(values, dtype=float))) if isinstance(cmap, str) \
         else cmap(norm(np.asarray(values, dtype=float)))

@@ -15,7 +15,7 @@ from matplotlib.collections import LineCollection
 from ..dtw import DTWResult
 from ..dtw_subsequence import SubsequenceMatch, SubsequenceResult
 from ..term_discovery import SegmentalDTWResult
-from ..validation import as_float_array, as_positive_float, as_positive_int, as_waveform
+from ..validation import as_float_array, as_positive_float, as_positive_int, _as_waveform
 
 __all__ = ["plot_cost_matrix", "plot_alignment_path", "plot_dtw_result", "plot_frame_mapping",
            "plot_waveform", "plot_subsequence_matches", "plot_segmental_dtw", "plot_discoveries"]
@@ -84,7 +84,7 @@ def plot_dtw_result(ax, result: DTWResult, *, which: str = "accumulated", title:
 def plot_waveform(ax, waveform, sample_rate: float, *, color: str = "C0", title: str = "",
                   max_points: int = 4000):
     """Waveform against time in seconds (long signals are thinned to ``max_points`` for speed)."""
-    waveform = as_waveform(waveform, "waveform")
+    waveform = _as_waveform(waveform, "waveform")
     sample_rate = as_positive_float(sample_rate, "sample_rate")
     max_points = as_positive_int(max_points, "max_points")
     step = max(1, len(waveform) // max_points)

@@ -22,7 +22,7 @@ from matplotlib.ticker import MaxNLocator
 from .. import hmm as H
 from ..hmm_models import DiscreteHMM
 from ..validation import as_bool, as_float_array, check_choice
-from .colour import text_colours
+from .colour import _text_colours
 
 __all__ = ["TRELLIS_MAX_LENGTH", "plot_trellis", "trellis_observations", "render_trellis",
            "plot_posteriors", "plot_log_likelihood_trace", "plot_matrix", "plot_hmm_parameters",
@@ -136,7 +136,7 @@ def plot_trellis(ax, values, *, observations=None, path=None, state_names=None,
     if annotate:
         size, texts = fitting[0] if fitting else (_CELL_FONTSIZE, [[_format(v) for v in row]
                                                                     for row in values])
-        text_colour = np.where(np.isfinite(values), text_colours(values, colours, norm), "k")
+        text_colour = np.where(np.isfinite(values), _text_colours(values, colours, norm), "k")
         for t in range(T):
             for i in range(N):
                 ax.text(t, i, texts[t][i], ha="center", va="center", fontsize=size,
@@ -317,7 +317,7 @@ def plot_matrix(ax, matrix, *, row_labels=None, col_labels=None, title: str = ""
     if annotate is None:
         annotate = R * C <= _ANNOTATE_MAX_CELLS
     if annotate:
-        colours = text_colours(matrix, cmap, norm)
+        colours = _text_colours(matrix, cmap, norm)
         for r in range(R):
             for c in range(C):
                 ax.text(c, r, f"{matrix[r, c]:.2f}", ha="center", va="center", fontsize=8,
@@ -554,7 +554,7 @@ def plot_accuracy_grid(ax, accuracy, row_values, col_values, *, row_name: str = 
     low, high = float(accuracy.min()), float(accuracy.max())
     norm = Normalize(low - 0.25 * (high - low + 1e-9), high)
     ax.imshow(accuracy, cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
-    colours = text_colours(accuracy, cmap, norm)
+    colours = _text_colours(accuracy, cmap, norm)
     for r in range(R):
         for c in range(C):
             ax.text(c, r, f"{accuracy[r, c]:.3f}", ha="center", va="center", fontsize=9,

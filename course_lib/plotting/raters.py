@@ -17,9 +17,9 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
 
 from ..gp.rater_data import RaterData
-from ..metrics import check_scale
+from ..metrics import _check_scale
 from ..validation import as_float_array, as_positive_float
-from .colour import text_colours
+from .colour import _text_colours
 from .gp import plot_gp_posterior
 
 __all__ = ["MODEL_COLOURS", "RATER_COLOURS", "plot_rater_scores", "plot_noise_profile",
@@ -140,7 +140,7 @@ def plot_score_distribution(ax, counts, log_probabilities: Mapping[str, np.ndarr
     model's discretised predictive distribution of one rater's score (lines with markers; from
     :func:`course_lib.metrics.discretised_log_predictive`). ``kl`` adds each model's
     KL(raters || model) to its legend entry."""
-    low, high = check_scale(scale)
+    low, high = _check_scale(scale)
     scores = np.arange(low, high + 1)
     counts = as_float_array(counts, "counts", ndim=1)
     if counts.size != scores.size:
@@ -229,7 +229,7 @@ def plot_noise_table(ax, learned, truth=None, at_floor=None, *, row_labels=None,
                                             0.0 if truth is None else float(truth.max()), 1e-12)
     norm = Normalize(0.0, top)
     ax.imshow(learned, cmap=cmap, norm=norm, aspect="auto")
-    colours = text_colours(learned, cmap, norm)
+    colours = _text_colours(learned, cmap, norm)
     compact = n_rows > 3          # many rows: one line per cell, "learned (true)"
     for row in range(n_rows):
         for col in range(n_cols):

@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.colors import Normalize
 
 from ..recognition import RecognitionReport
-from .colour import text_colours
+from .colour import _text_colours
 
 
 def plot_confusion_matrix(ax, report: RecognitionReport, *, class_names=None,
@@ -23,7 +23,7 @@ def plot_confusion_matrix(ax, report: RecognitionReport, *, class_names=None,
     ax.set_yticks(range(len(names)), names)
     ax.set_xlabel("recognised as")
     ax.set_ylabel("true class")
-    colours = text_colours(confusion, cmap, norm)
+    colours = _text_colours(confusion, cmap, norm)
     for (a, b), count in np.ndenumerate(confusion):
         if count:
             ax.text(b, a, str(count), ha="center", va="center", fontsize=7, color=colours[a, b])

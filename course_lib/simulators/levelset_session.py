@@ -69,9 +69,9 @@ from ..gp.sparse_variational_gp import SparseVariationalGP, inducing_points
 from ..gp.variational_gp import VariationalGP
 from ..linalg import JitterWarning
 from ..levelset_metrics import brier_levelset, f1_levelset
-from ..validation import (RngLike, as_float_array, as_positive_int, as_rng, check_array_size,
+from ..validation import (RngLike, as_float_array, as_positive_int, as_rng, _check_array_size,
                           check_choice)
-from .psychophysics import LevelSetProblem, check_inside_box, simulate_answers
+from .psychophysics import LevelSetProblem, _check_inside_box, simulate_answers
 
 __all__ = ["LevelSetSession", "LevelSetTrace", "run_levelset_session"]
 
@@ -93,7 +93,7 @@ def _check_sobol_size(n: int, dim: int, name: str) -> None:
     """Refuse a Sobol block (n rounded up to a power of two, d columns) beyond the size limit
     before it is drawn."""
     block = 1 << max(0, int(n - 1).bit_length())
-    check_array_size((block, dim), name, f"{n} Sobol points (drawn as a power-of-two block)",
+    _check_array_size((block, dim), name, f"{n} Sobol points (drawn as a power-of-two block)",
                      "the session's defaults (1024 candidates and references, "
                      "2^12 test points) are plenty; a few thousand at most")
 
@@ -192,7 +192,7 @@ class LevelSetSession:
             if C_X.shape[1] != self.dim:
                 raise ValueError(f"constraint_X: expected {self.dim} columns like bounds, got "
                                  f"{C_X.shape[1]}")
-            check_inside_box(C_X, self.bounds, "constraint_X")
+            _check_inside_box(C_X, self.bounds, "constraint_X")
             self._constraints = (self._to_unit(C_X),
                                  as_float_array(constraint_y, "constraint_y", ndim=1))
         self.n_initial = as_positive_int(n_initial, "n_initial", minimum=0)

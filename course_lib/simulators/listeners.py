@@ -78,7 +78,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from ..gp.acquisition import (bivariate_ei, check_thompson_size, incumbent, multinomial_sample,
+from ..gp.acquisition import (bivariate_ei, _check_thompson_size, incumbent, multinomial_sample,
                               thompson_sample, univariate_ei)
 from ..gp.acquisition_bald import pairwise_bald
 from ..gp.acquisition_maximise import maximise_acquisition
@@ -550,7 +550,7 @@ def next_candidate(model, grid, x_best, rule: str, grid_bei, bounds, *, rng: Rng
         raise ValueError(f"x_best: expected one setting with {grid.shape[1]} coordinates like "
                          f"the grid's rows, got shape {x_best.shape}")
     if rule == "thompson":
-        check_thompson_size(grid.shape[0], "grid")
+        _check_thompson_size(grid.shape[0], "grid")
     rng = as_rng(rng)
     others = ~np.all(grid == x_best, axis=1)
     index_of_other = np.flatnonzero(others)
@@ -630,7 +630,7 @@ def run_session(listener: SimulatedListener, model, grid, *, n_random: int = 10,
                          f"{n_random + 1} distinct grid settings, the grid has {grid.shape[0]}")
     check_choice(acquisition, "acquisition", _ACQUISITIONS)
     if acquisition == "thompson":
-        check_thompson_size(grid.shape[0], "grid")
+        _check_thompson_size(grid.shape[0], "grid")
     if optimise_every is not None:
         optimise_every = as_positive_int(optimise_every, "optimise_every")
     n_restarts = as_positive_int(n_restarts, "n_restarts")

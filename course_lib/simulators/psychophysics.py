@@ -116,7 +116,7 @@ class LevelSetProblem:
         if C_X.shape != (C_y.size, bounds.shape[0]):
             raise ValueError(f"constraint_X: expected shape ({C_y.size}, {bounds.shape[0]}) "
                              f"(one row per target, one column per bound), got {C_X.shape}")
-        check_inside_box(C_X, bounds, "constraint_X")
+        _check_inside_box(C_X, bounds, "constraint_X")
         threshold = float(as_float_array(self.threshold, "threshold", ndim=0))
         object.__setattr__(self, "threshold", threshold)
         for name, value in (("bounds", bounds), ("constraint_X", C_X), ("constraint_y", C_y)):
@@ -209,7 +209,7 @@ class LevelSetProblem:
         return self.to_unit(self.constraint_X)
 
 
-def check_inside_box(X: np.ndarray, bounds: np.ndarray, name: str) -> None:
+def _check_inside_box(X: np.ndarray, bounds: np.ndarray, name: str) -> None:
     """Refuse rows of X outside the box ``bounds`` (d, 2), allowing round-off of 1e-9 of each
     side's width (the tolerance of ``LevelSetSession.observe``)."""
     slack = 1e-9 * (bounds[:, 1] - bounds[:, 0])

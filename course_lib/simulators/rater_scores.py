@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..gp.annotator_regions import region_labels
+from ..gp.annotator_regions import _region_labels
 from ..gp.rater_data import RaterData
-from ..metrics import check_scale
+from ..metrics import _check_scale
 from ..validation import RngLike, as_float_array, as_rng
 
 __all__ = ["simulate_integer_scores", "simulate_homogeneous", "simulate_regions",
@@ -54,7 +54,7 @@ def simulate_integer_scores(truth, bias, slope, noise_sd, *, scale=(0, 10),
                              f"got {values.size}")
     if np.any(noise_sd < 0):
         raise ValueError("noise_sd: must be >= 0")
-    low, high = check_scale(scale)
+    low, high = _check_scale(scale)
     rng = as_rng(rng)
     raw = slope[None, :] * truth[:, None] + bias[None, :] + noise_sd[None, :] * \
         rng.standard_normal((truth.size, bias.size))
@@ -90,7 +90,7 @@ def simulate_regions(gold, regions, variance_table, *, rng: RngLike = None) -> R
     (zeros allowed: a perfect annotator in that region). Uses the random numbers of
     :func:`simulate_homogeneous`: with equal rows the two give the same labels."""
     gold = as_float_array(gold, "gold", ndim=1)
-    labels, _ = region_labels(regions)
+    labels, _ = _region_labels(regions)
     if labels.size != gold.size:
         raise ValueError(f"regions: expected one region per item of gold ({gold.size}), got "
                          f"{labels.size}")

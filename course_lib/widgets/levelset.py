@@ -56,8 +56,8 @@ from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check
 from .base import Explorer
 
 __all__ = ["ACQUISITIONS", "LevelSetMaps", "ExplorerState", "DetectionState", "simulated_state",
-           "levelset_figure", "detection_problem", "threshold_level", "detection_figure",
-           "levelset_explorer", "detection_demo"]
+           "levelset_figure", "detection_problem", "detection_figure", "levelset_explorer",
+           "detection_demo"]
 
 #: The 2-D problems of the explorer, by the name its dropdown shows.
 _PROBLEMS = {"psychometric": psychometric_problem, "norm ball": lambda: norm_ball_problem(dim=2)}
@@ -411,7 +411,7 @@ def detection_problem() -> LevelSetProblem:
         constraint_y=constraints_from_probability([_FALSE_ALARM_FLOOR]))
 
 
-def threshold_level(levels, mean, threshold: float):
+def _threshold_level(levels, mean, threshold: float):
     """The lowest level at which the posterior ``mean`` of the latent (on the increasing grid
     ``levels``) reaches ``threshold``, interpolated linearly between grid points; None when it
     never does on the grid (or is above it everywhere)."""
@@ -467,7 +467,7 @@ def _detection_curve(model, threshold: float):
     mean, var = model.predict(levels[:, None])
     sd = np.sqrt(np.maximum(var, 0.0))
     return (levels, ndtr(mean), ndtr(mean - 1.96 * sd),
-            ndtr(mean + 1.96 * sd), threshold_level(levels, mean, threshold))
+            ndtr(mean + 1.96 * sd), _threshold_level(levels, mean, threshold))
 
 
 def detection_figure(state: DetectionState, *, show_listener: bool = False) -> Figure:

@@ -14,7 +14,7 @@ from scipy.stats import multivariate_normal
 from course_lib.gp import (LatentGaussian, LogNormal, SquaredExponential,
                            gaussian_log_marginal_likelihood, log_marginal_likelihood_surface)
 from course_lib.raters import MultiRaterGP, RaterData, joint_log_likelihood
-from course_lib.gp.annotator_cells import AT_FLOOR_FACTOR, NOISE_FLOOR
+from course_lib.gp.annotator_cells import _AT_FLOOR_FACTOR, NOISE_FLOOR
 from course_lib.gp.annotator_noise import AnnotatorNoiseGP, annotator_log_likelihood
 from course_lib.gp.annotator_regions import assign_regions
 from course_lib.simulators.rater_scores import simulate_homogeneous, simulate_regions
@@ -250,7 +250,7 @@ def test_perfect_annotators_go_to_the_floor_and_are_reported(seed):
     gp = AnnotatorNoiseGP(SquaredExponential(0.1, 1.0), 3, regions, noise_variance=0.3)
     gp.fit(X, data).optimise_hyperparameters(3, rng=rng)
     np.testing.assert_array_equal(gp.at_floor_, np.eye(3, dtype=bool))
-    np.testing.assert_allclose(np.diag(gp.noise_table_), NOISE_FLOOR, rtol=AT_FLOOR_FACTOR - 1)
+    np.testing.assert_allclose(np.diag(gp.noise_table_), NOISE_FLOOR, rtol=_AT_FLOOR_FACTOR - 1)
     assert gp.floor_summary() == ("3 of 9 noise variances sit at the floor 0.0001: "
                                   "(region 0, annotator 0), (region 1, annotator 1), "
                                   "(region 2, annotator 2)")

@@ -66,7 +66,7 @@ def test_bvn_excess_over_independence_matches_plackett_quadrature(h, k, rho):
     error is round-off of delta itself, not of Phi_2 (here values down to 7e-22: at
     (-9, -9.5, 0.95) a clamp of the bounds nearer than 40 would show)."""
     exact = _excess_by_quadrature(h, k, rho)
-    excess = bivariate_normal.bvn_excess(*np.broadcast_arrays(np.float64(h), np.float64(k),
+    excess = bivariate_normal._bvn_excess(*np.broadcast_arrays(np.float64(h), np.float64(k),
                                                        np.float64(rho)))
     assert abs(excess - exact) < 1e-16 + 1e-13 * abs(exact), (excess, exact)
 

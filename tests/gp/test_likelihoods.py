@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from course_lib.gp.likelihoods import DEFAULT_CLIP
+from course_lib.gp.likelihoods import _DEFAULT_CLIP
 from course_lib.gp.log_phi import inverse_mills_ratio
 from course_lib.gp.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.gp.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
@@ -246,8 +246,8 @@ def test_answers_of_exactly_zero_or_one_are_clipped_as_documented():
     lik = PairwiseBeta(0.5, 8.0)
     z = np.array([-1.0, 0.3, 2.0])
     ends = lik.log_likelihood(z, [0.0, 1.0, 1.0])
-    np.testing.assert_array_equal(ends, lik.log_likelihood(z, [DEFAULT_CLIP, 1 - DEFAULT_CLIP,
-                                                               1 - DEFAULT_CLIP]))
+    np.testing.assert_array_equal(ends, lik.log_likelihood(z, [_DEFAULT_CLIP, 1 - _DEFAULT_CLIP,
+                                                               1 - _DEFAULT_CLIP]))
     assert np.all(np.isfinite(ends))
     coarse = PairwiseBeta(0.5, 8.0, clip=1e-3)
     np.testing.assert_array_equal(coarse.check_observations([0.0, 0.5, 1.0]),
@@ -339,7 +339,7 @@ def test_predictive_log_density_against_dense_integration(case):
 
 
 NORMALISATION_CASES = {
-    # Gaussians over z that put (almost) no answers within DEFAULT_CLIP of 0 or 1: where a
+    # Gaussians over z that put (almost) no answers within _DEFAULT_CLIP of 0 or 1: where a
     # Beta shape below 1 or a wide warped Gaussian puts mass there, the clipped density is
     # constant on [0, clip] and the total falls short of one (documented)
     "beta": (lambda: PairwiseBeta(0.4, 40.0), [(0.2, 0.05), (-0.3, 0.03)]),

@@ -98,14 +98,14 @@ def test_newton_window_finds_the_mode_and_width_of_a_gaussian_integrand():
     # 1e-10 link scales, so the mode is found within that
     y, s2 = np.array([1.0, -4.0, 0.3]), np.array([0.2, 1.0, 5.0])
     m, v = np.array([0.0, 2.0, 0.3]), np.array([1.0, 0.1, 9.0])
-    centre, width = quadrature.newton_window(
+    centre, width = quadrature._newton_window(
         lambda z: -0.5 * (y - z) ** 2 / s2, lambda z: ((y - z) / s2, -1.0 / s2), m.copy(), m,
         1.0 / v)
     precision = 1.0 / s2 + 1.0 / v
     np.testing.assert_allclose(centre, (y / s2 + m / v) / precision, rtol=0, atol=1e-9)
     np.testing.assert_allclose(width, precision ** -0.5, rtol=ROUND_OFF)
     # precision 0: the likelihood's own bump, its width capped at the link scale
-    centre, width = quadrature.newton_window(
+    centre, width = quadrature._newton_window(
         lambda z: -0.5 * (y - z) ** 2 / s2, lambda z: ((y - z) / s2, -1.0 / s2), np.zeros(3),
         np.zeros(3), np.zeros(3), link_scale=1.0)
     np.testing.assert_allclose(centre, y, rtol=0, atol=1e-9)
@@ -119,10 +119,10 @@ def test_log_expectation_reaches_a_mode_far_from_the_mean_through_its_window():
     m = np.array([-40.0, -8.0, 0.0, 3.0, -300.0])
     v = np.array([1.0, 0.25, 4.0, 1e-4, 100.0])
     exact = log_ndtr(m / np.sqrt(1.0 + v))
-    window = quadrature.newton_window(log_ndtr, probit_slopes, m.copy(), m, 1.0 / v)
-    ours = quadrature.log_expectation(lambda z, row: log_ndtr(z), m, v, windows=[window])
+    window = quadrature._newton_window(log_ndtr, probit_slopes, m.copy(), m, 1.0 / v)
+    ours = quadrature._log_expectation(lambda z, row: log_ndtr(z), m, v, windows=[window])
     np.testing.assert_allclose(ours, exact, rtol=ROUND_OFF, atol=ROUND_OFF)
-    blind = quadrature.log_expectation(lambda z, row: log_ndtr(z), m, v)
+    blind = quadrature._log_expectation(lambda z, row: log_ndtr(z), m, v)
     assert abs(blind[0] - exact[0]) > 1.0
 
 
@@ -157,7 +157,7 @@ def test_probit_expectations_by_gauss_hermite_equal_the_panel_rule_on_narrow_row
     hermite = lik.expected_log_likelihood(y, mean, sd ** 2)
     narrow = sd <= link
     assert narrow.sum() == 3 * 41 and (~narrow).sum() == 41
-    nodes, log_weights, row, start = quadrature.panel_rule(mean[narrow], sd[narrow] ** 2,
+    nodes, log_weights, row, start = quadrature._panel_rule(mean[narrow], sd[narrow] ** 2,
                                                            link_scale=link)
     terms = lik._derivatives(nodes, y[narrow][row, None], 2)
     for fast, term, factor in zip(hermite, terms, (1.0, 1.0, 0.5)):
@@ -174,7 +174,7 @@ def test_quadrature_refuses_a_gaussian_too_far_out_naming_mean_and_var():
     # a diverging optimiser's trial step: the composite rule's panels would lose their digits
     # to the mean (they vanished, and np.add.reduceat failed, before this check)
     with pytest.raises(LatentOverflowError, match=r"mean, var: row 1 has \|mean\| \+ sd"):
-        quadrature.panel_rule(np.array([0.0, 2.5e92]), np.array([4.0, 4.0]))
+        quadrature._panel_rule(np.array([0.0, 2.5e92]), np.array([4.0, 4.0]))
     lik = PairwiseProbit(0.5)
     with pytest.raises(LatentOverflowError, match=r"mean, var: row 1 has \|mean\| \+ sd"):
         lik.expected_log_likelihood(np.ones(2), np.array([0.0, 2.5e92]), np.array([4.0, 4.0]))

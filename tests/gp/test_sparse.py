@@ -14,7 +14,7 @@ from course_lib.gp.inducing_inputs import select_inducing_inputs
 from course_lib.gp.kernels import Linear, Matern32, Periodic, SquaredExponential
 from course_lib.gp.prediction import predict_from_gaussian
 from course_lib.gp.regression import GPRegression
-from course_lib.gp.sparse import (DEFAULT_JITTER, collapsed_bound, collapsed_bound_and_gradient,
+from course_lib.gp.sparse import (_DEFAULT_JITTER, collapsed_bound, collapsed_bound_and_gradient,
                                   fit_sparse_gp, sparse_posterior)
 from sparse_data import NOISE, spread_inducing, toy_data
 
@@ -120,7 +120,7 @@ def test_bound_equals_exact_when_inducing_inputs_are_the_training_inputs():
     assert collapsed_bound(X, y, Z, kernel, NOISE, jitter=0.0) == pytest.approx(exact, abs=1e-8)
     # the default jitter keeps it a bound, lower by about N * jitter * variance / (2 s2)
     gap = exact - collapsed_bound(X, y, X, kernel, NOISE)
-    assert 0 < gap < 2 * 30 * DEFAULT_JITTER * kernel.variance / (2 * NOISE)
+    assert 0 < gap < 2 * 30 * _DEFAULT_JITTER * kernel.variance / (2 * NOISE)
 
 
 def test_predictions_equal_exact_gp_when_inducing_inputs_are_the_training_inputs():

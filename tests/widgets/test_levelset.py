@@ -252,11 +252,11 @@ def test_detection_problem_level_zero_is_the_false_alarm_floor():
 
 def test_threshold_level_interpolates_the_first_crossing():
     levels = np.linspace(0, 1, 11)
-    assert L.threshold_level(levels, 4 * levels - 1, 0.6) == pytest.approx(0.4)
-    assert L.threshold_level(levels, np.full(11, -1.0), 0.6) is None     # never reached
-    assert L.threshold_level(levels, np.full(11, 2.0), 0.6) is None      # above everywhere
+    assert L._threshold_level(levels, 4 * levels - 1, 0.6) == pytest.approx(0.4)
+    assert L._threshold_level(levels, np.full(11, -1.0), 0.6) is None     # never reached
+    assert L._threshold_level(levels, np.full(11, 2.0), 0.6) is None      # above everywhere
     with pytest.raises(ValueError, match="^mean:"):
-        L.threshold_level(levels, levels[:5], 0.6)
+        L._threshold_level(levels, levels[:5], 0.6)
 
 
 def test_detection_curve_is_the_predictive_probability_of_the_model():
@@ -267,7 +267,7 @@ def test_detection_curve_is_the_predictive_probability_of_the_model():
     np.testing.assert_allclose(p, ndtr(mean))
     np.testing.assert_allclose(low, ndtr(mean - 1.96 * np.sqrt(var)))
     assert np.all(low <= p + 1e-12) and np.all(p <= high + 1e-12)
-    assert estimate == L.threshold_level(levels, mean, state.problem.threshold)
+    assert estimate == L._threshold_level(levels, mean, state.problem.threshold)
     if estimate is not None:     # the curve crosses 75 % at the estimate
         assert np.interp(estimate, levels, p) == pytest.approx(0.75, abs=0.01)
     assert [n for n, _ in state.thresholds] == [3, 4, 5, 6]
