@@ -100,9 +100,8 @@ def subsequence_dtw(query, reference, *, step_pattern: str | StepPattern = "asym
     n, m = query.shape[0], reference.shape[0]
     if n > m:
         raise ValueError(f"query: has {n} frames, longer than the reference ({m} frames)")
-    # the names x, y in the metric's messages are those local_cost_matrix gave them
-    cost = _local_cost_matrix_trusted(query, reference,
-                                     _metric_terms(metric, variances, query, reference, ("x", "y")))
+    cost = _local_cost_matrix_trusted(
+        query, reference, _metric_terms(metric, variances, query, reference, ("query", "reference")))
     lo, hi = np.zeros(n, dtype=np.int64), np.full(n, m - 1, dtype=np.int64)  # no band
     D = np.full((n, m), np.inf)
     steps = np.full((n, m), _NO_PATH, dtype=np.int8)
@@ -169,8 +168,9 @@ def align_words(utterance, word_templates, *, step_pattern: str | StepPattern = 
     _check_same_dim(utterance, templates[0], "utterance", "word_templates")
     boundaries = np.cumsum([0] + [len(t) for t in templates])
     reference = np.concatenate(templates)
-    cost = _local_cost_matrix_trusted(utterance, reference,
-                                     _metric_terms(metric, None, utterance, reference, ("x", "y")))
+    cost = _local_cost_matrix_trusted(
+        utterance, reference,
+        _metric_terms(metric, None, utterance, reference, ("utterance", "word_templates")))
     path = dtw_from_cost_matrix(cost, step_pattern=step_pattern, band=band).path
     word_of_cell = np.searchsorted(boundaries, path[:, 1], side="right") - 1
     spans = np.empty((len(templates), 2), dtype=np.int64)
