@@ -18,7 +18,7 @@ from course_lib.gp.annotator_cells import _AT_FLOOR_FACTOR, NOISE_FLOOR
 from course_lib.gp.annotator_noise import AnnotatorNoiseGP, annotator_log_likelihood
 from course_lib.gp.annotator_regions import assign_regions
 from course_lib.simulators.rater_scores import simulate_homogeneous, simulate_regions
-from numerics import assert_non_decreasing
+from numerics import assert_non_decreasing, finite_difference
 
 # Seed 001's region-wise variances: row = region, column = annotator; zero diagonal.
 LAMBDA = np.array([[0.0, 0.65, 1.0], [0.25, 0.0, 0.75], [0.1, 0.75, 0.0]])
@@ -60,15 +60,6 @@ def fitted(name):
 
 def per_label_noise(gp, data):
     return gp.noise_table_.ravel()[gp._label_cells(data)]
-
-
-def finite_differences(function, theta, step=1e-5):
-    grad = np.empty_like(theta)
-    for k in range(theta.size):
-        shift = np.zeros_like(theta)
-        shift[k] = step
-        grad[k] = (function(theta + shift) - function(theta - shift)) / (2 * step)
-    return grad
 
 
 # ----- the evidence ---------------------------------------------------------------------------
@@ -141,11 +132,11 @@ def test_equal_noise_is_the_joint_multi_rater_model():
 # ----- gradients ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", list(MODELS))
-def test_every_gradient_matches_finite_differences(name):
+def test_every_gradient_matches_finite_difference(name):
     gp, _, _ = fitted(name)
     theta = gp.theta
     value, grad = gp.log_marginal_likelihood(eval_gradient=True)
-    numeric = finite_differences(gp.log_marginal_likelihood, theta)
+    numeric = finite_difference(gp.log_marginal_likelihood, theta)
     assert grad.shape == (2 + gp.n_noise,)
     np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-7)
     assert np.all(np.abs(grad[2:]) > 1e-3), "a noise gradient is too small to test anything"
@@ -168,8 +159,8 @@ def test_differentiating_the_gp_on_the_weighted_mean_alone_is_wrong():
         return gp_term(log_noise, frozen.target) + weighted(log_noise).constant
 
     log_noise = gp.theta[P:]
-    naive_gradient = finite_differences(naive, log_noise)
-    true_gradient = finite_differences(lambda u: gp.log_marginal_likelihood(
+    naive_gradient = finite_difference(naive, log_noise)
+    true_gradient = finite_difference(lambda u: gp.log_marginal_likelihood(
         np.concatenate([gp.kernel.theta, u])), log_noise)
     fisher = gp.marginal_likelihood(eval_gradient=True).gradient_log_noise
     np.testing.assert_allclose(fisher, true_gradient, rtol=1e-6, atol=1e-7)
@@ -182,7 +173,7 @@ def test_differentiating_the_gp_on_the_weighted_mean_alone_is_wrong():
                                atol=1e-6)
 
 
-def test_objective_with_priors_matches_finite_differences():
+def test_objective_with_priors_matches_finite_difference():
     X, data, regions = sparse_problem()
     gp = AnnotatorNoiseGP(SquaredExponential(0.25, 1.3), 4, regions, noise_variance=0.3,
                           noise_priors=LogNormal(np.log(0.1), 1.0),
@@ -192,7 +183,7 @@ def test_objective_with_priors_matches_finite_differences():
     value, grad = gp.negative_objective(theta)
     prior_value, _ = gp.log_hyper_prior(theta)
     assert value == pytest.approx(-(gp.log_marginal_likelihood() + prior_value), rel=1e-12)
-    numeric = finite_differences(lambda t: gp.negative_objective(t)[0], theta)
+    numeric = finite_difference(lambda t: gp.negative_objective(t)[0], theta)
     np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-7)
 
 

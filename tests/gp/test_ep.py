@@ -27,6 +27,7 @@ from course_lib.gp.laplace import laplace_mode
 from course_lib.gp.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
 from course_lib.gp.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
 from course_lib.gp.preference import PreferenceGP
+from numerics import finite_difference
 
 X2 = np.array([[0.0], [0.8]])
 SE = SquaredExponential(1.0, 1.5)
@@ -181,11 +182,6 @@ def test_probit_classification_matches_gpy_ep():
     np.testing.assert_allclose(gradient, model.gradient, rtol=1e-7)
 
 
-def fd_gradient(evidence, theta, h=1e-5):
-    return np.array([(evidence(theta + h * e) - evidence(theta - h * e)) / (2 * h)
-                     for e in np.eye(theta.size)])
-
-
 # ----- the iteration ------------------------------------------------------------------------------
 def ratings_problem(rng, n=10, repeats=3):
     X = rng.uniform(-2, 2, (n, 1))
@@ -305,7 +301,7 @@ def test_preference_gp_ep_gradient_matches_finite_differences_and_map_ii_is_stat
     theta = gp.theta
     value, gradient = gp.log_marginal_likelihood(theta, eval_gradient=True)
     assert value == pytest.approx(gp.log_marginal_likelihood(), abs=1e-10)
-    numeric = fd_gradient(gp.log_marginal_likelihood, theta)
+    numeric = finite_difference(gp.log_marginal_likelihood, theta)
     np.testing.assert_allclose(gradient, numeric, rtol=1e-5, atol=1e-6)
     fit = gp.optimise_hyperparameters(1)
     assert fit.converged[0] and not np.allclose(fit.theta, theta)

@@ -10,16 +10,12 @@ from course_lib.gp import SquaredExponential
 from course_lib.gp.ep import expectation_propagation
 from course_lib.gp.pairwise_likelihoods import PairwiseProbit
 from course_lib.gp.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
+from numerics import finite_difference
 
 
 def rows(item, n):
     """Identity rows of M for the items rated, one row per rating."""
     return np.eye(n)[np.asarray(item)]
-
-
-def fd_gradient(evidence, theta, h=1e-5):
-    return np.array([(evidence(theta + h * e) - evidence(theta - h * e)) / (2 * h)
-                     for e in np.eye(theta.size)])
 
 
 @pytest.mark.parametrize("likelihood", [BetaRating(8.0), TruncatedGaussianRating(0.15),
@@ -49,5 +45,5 @@ def test_evidence_gradient_matches_finite_differences(likelihood):
     ep = result(theta)
     assert ep.n_clipped == 0
     gradient = np.concatenate(ep.evidence_gradient(kernel.gradient(X)[1]))
-    numeric = fd_gradient(lambda t: result(t).log_evidence, theta)
+    numeric = finite_difference(lambda t: result(t).log_evidence, theta)
     np.testing.assert_allclose(gradient, numeric, rtol=1e-5, atol=1e-6)
