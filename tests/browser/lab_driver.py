@@ -411,7 +411,9 @@ class NotebookPage:
 
     def screenshot(self, name: str) -> str:
         path = self.shots / f"{name}.png"
-        self.page.screenshot(path=str(path))
+        # The caret does not matter in these pictures; hiding it (Playwright's default) restyles
+        # the page around every shot.
+        self.page.screenshot(path=str(path), caret="initial")
         self.findings.screenshots.append(str(path))
         return str(path)
 
