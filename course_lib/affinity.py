@@ -53,7 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .kmeans import _check_spread, pairwise_squared_distances
-from .validation import as_float_array, as_positive_int
+from .validation import as_float_array, _as_positive_int
 
 __all__ = ["AffinityResult", "AffinityPropagationWarning", "affinity_propagation",
            "negative_squared_distances"]
@@ -249,8 +249,8 @@ def affinity_propagation(similarity, *, preference=None, damping: float = 0.5,
     S = _check_similarity(similarity)
     preference = _check_preference(preference, S)
     damping = _check_damping(damping)
-    max_iter = as_positive_int(max_iter, "max_iter")
-    convergence_iter = as_positive_int(convergence_iter, "convergence_iter")
+    max_iter = _as_positive_int(max_iter, "max_iter")
+    convergence_iter = _as_positive_int(convergence_iter, "convergence_iter")
     degenerate = _degenerate(S, preference)
     if degenerate is not None:
         return degenerate

@@ -58,7 +58,7 @@ from numba import njit
 from .dtw_costs import _frame_norms, _local_costs, _metric_terms
 from .dtw_sequences import as_sequence, _check_same_dim
 from .dtw_step_patterns import StepPattern, get_step_pattern
-from .validation import as_float_array, as_positive_int
+from .validation import as_float_array, _as_positive_int
 
 __all__ = ["NoWarpingPathError", "local_cost_matrix", "band_mask", "DTWResult",
            "dtw_from_cost_matrix", "dtw", "dtw_distance"]
@@ -74,7 +74,7 @@ class NoWarpingPathError(ValueError):
 def _as_band(band) -> int:
     """-1 for no band, else the radius r >= 0 (a radius beyond any length is no band: capped
     so that the compiled loops get an int64)."""
-    return -1 if band is None else min(as_positive_int(band, "band", minimum=0), 2 ** 40)
+    return -1 if band is None else min(_as_positive_int(band, "band", minimum=0), 2 ** 40)
 
 
 # --------------------------------------------------------------------------------------------
@@ -215,7 +215,7 @@ def _local_cost_matrix_trusted(x, y, local) -> np.ndarray:
 
 def band_mask(n: int, m: int, band: int | None) -> np.ndarray:
     """Boolean ``(n, m)`` mask of the cells the Sakoe-Chiba band of radius ``band`` allows."""
-    n, m = as_positive_int(n, "n"), as_positive_int(m, "m")
+    n, m = _as_positive_int(n, "n"), _as_positive_int(m, "m")
     lo, hi = _band_limits(n, m, _as_band(band))
     cols = np.arange(m)
     return (cols >= lo[:, None]) & (cols <= hi[:, None])

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .validation import as_float_array, check_choice
+from .validation import as_float_array, _check_choice
 
 __all__ = ["METRICS"]
 
@@ -45,7 +45,7 @@ def _metric_terms(metric, variances, x_frames, y_frames, names, per_frame_ok=Tru
     Checks ``metric``, ``variances`` (one per frame of ``y_frames`` only if ``per_frame_ok``)
     and, for cosine, that no frame is all zeros (``names`` name x and y in the messages).
     """
-    check_choice(metric, "metric", _METRIC_CODE)
+    _check_choice(metric, "metric", _METRIC_CODE)
     d = x_frames.shape[1]
     if metric == "gaussian_nll":
         local = (_METRIC_CODE[metric],

@@ -72,7 +72,7 @@ from .dtw_sequences import (_as_sequence_list, _check_same_dim, _concatenate_seq
                             _pack_sequences)
 from .dtw_step_patterns import StepPattern, get_step_pattern
 from .dtw_subsequence import SubsequenceMatch
-from .validation import as_bool, check_choice
+from .validation import _as_bool, _check_choice
 
 __all__ = ["lb_kim", "lb_keogh", "NearestTemplates", "nearest_templates", "SubsequenceSearch",
            "subsequence_search"]
@@ -201,10 +201,10 @@ def nearest_templates(queries, templates, *, band: int | None,
     dim = queries[0].shape[1]
     pattern = get_step_pattern(step_pattern)
     r = _effective_band(_as_band(band), max(len(s) for s in queries + templates))
-    lower_bounds = as_bool(lower_bounds, "lower_bounds")
-    early_abandon = as_bool(early_abandon, "early_abandon")
-    parallel = as_bool(parallel, "parallel")
-    check_choice(on_no_path, "on_no_path", {"raise", "inf"})
+    lower_bounds = _as_bool(lower_bounds, "lower_bounds")
+    early_abandon = _as_bool(early_abandon, "early_abandon")
+    parallel = _as_bool(parallel, "parallel")
+    _check_choice(on_no_path, "on_no_path", {"raise", "inf"})
     keogh, leading = _search_options(metric, pattern, lower_bounds, leading_features, dim)
     x_all, x_off = _concatenate_sequences(queries)
     y_all, y_off = _concatenate_sequences(templates)

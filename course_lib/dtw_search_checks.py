@@ -17,7 +17,7 @@ from .dtw_pruning import _QUERY_SIDE, _TEMPLATE_SIDE
 from .dtw_sequences import as_sequence, _as_sequence_list, _check_same_dim, _concatenate_sequences
 from .dtw_step_patterns import ASYMMETRIC_P1, STEP_PATTERNS, StepPattern, get_step_pattern
 from .dtw_subsequence import _subsequence_pattern
-from .validation import as_bool, as_positive_int, check_choice
+from .validation import _as_bool, _as_positive_int, _check_choice
 
 # How the LB_Keogh row and column sums combine for each pattern (course_lib.dtw_search).
 _ROWS, _ROWS_PLUS_COLUMNS, _LARGER = 0, 1, 2
@@ -35,7 +35,7 @@ _KEOGH_METRICS = ("euclidean", "sqeuclidean")
 
 def _check_kim_metric(metric) -> None:
     """Refuse a ``metric`` whose local costs may be negative (no bound, no early abandoning)."""
-    check_choice(metric, "metric", set(_KIM_METRICS) | {"gaussian_nll"})
+    _check_choice(metric, "metric", set(_KIM_METRICS) | {"gaussian_nll"})
     if metric == "gaussian_nll":
         raise ValueError("metric: 'gaussian_nll' local costs can be negative, so D may decrease "
                          "along a path and neither lower bounds nor early abandoning hold; use "
@@ -109,7 +109,7 @@ def _search_options(metric, pattern: StepPattern, lower_bounds: bool, leading_fe
     if leading_features is None:
         leading = dim
     else:
-        leading = as_positive_int(leading_features, "leading_features", maximum=dim)
+        leading = _as_positive_int(leading_features, "leading_features", maximum=dim)
         if metric not in _KEOGH_METRICS:
             raise ValueError(f"leading_features: a DTW on fewer features bounds the full one "
                              f"only for metric {list(_KEOGH_METRICS)}, got {metric!r}")
@@ -122,8 +122,8 @@ def _subsequence_inputs(query, references, n_best, early_abandon, step_pattern, 
     query = as_sequence(query, "query")
     references = _as_sequence_list(references, "references")
     _check_same_dim(query, references[0], "query", "references")
-    n_best = as_positive_int(n_best, "n_best")
-    early_abandon = as_bool(early_abandon, "early_abandon")
+    n_best = _as_positive_int(n_best, "n_best")
+    early_abandon = _as_bool(early_abandon, "early_abandon")
     pattern = _subsequence_pattern(step_pattern)
     _check_kim_metric(metric)
     for k, reference in enumerate(references):

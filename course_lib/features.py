@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.fft import dct
 
-from course_lib.validation import as_bool, as_float_array, as_positive_float, as_positive_int, \
+from course_lib.validation import _as_bool, as_float_array, _as_positive_float, _as_positive_int, \
     _as_waveform
 
 _EPS = np.finfo(np.float64).eps
@@ -59,7 +59,7 @@ def _check_finite(result, name: str, what: str) -> np.ndarray:
 
 def _as_coefficient(value, name: str) -> float:
     """A pre-emphasis coefficient a with 0 <= a <= 1."""
-    value = as_positive_float(value, name, allow_zero=True)
+    value = _as_positive_float(value, name, allow_zero=True)
     if value > 1:
         raise ValueError(f"{name}: expected a pre-emphasis coefficient between 0 and 1 "
                          f"(usually 0.95-0.97), got {value}")
@@ -86,8 +86,8 @@ def _mel_to_hz(m):
 
 def _seconds_to_samples(seconds: float, sample_rate: int, name: str = "seconds") -> int:
     """Number of samples in ``seconds`` at ``sample_rate``, rounded half up (at least 1)."""
-    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=_MAX_SAMPLE_RATE)
-    seconds = as_positive_float(seconds, name)
+    sample_rate = _as_positive_int(sample_rate, "sample_rate", maximum=_MAX_SAMPLE_RATE)
+    seconds = _as_positive_float(seconds, name)
     if seconds * sample_rate > _MAX_FRAME_LENGTH:
         raise ValueError(f"{name}: {seconds:g} s is more than {_MAX_FRAME_LENGTH} samples at "
                          f"{sample_rate} Hz")
@@ -99,7 +99,7 @@ def _seconds_to_samples(seconds: float, sample_rate: int, name: str = "seconds")
 
 def _default_nfft(frame_length: int) -> int:
     """Smallest power of two K >= ``frame_length`` (256 for the 200-sample window at 8 kHz)."""
-    frame_length = as_positive_int(frame_length, "frame_length", maximum=_MAX_FRAME_LENGTH)
+    frame_length = _as_positive_int(frame_length, "frame_length", maximum=_MAX_FRAME_LENGTH)
     return 1 << (frame_length - 1).bit_length()
 
 
@@ -114,9 +114,9 @@ def _preemphasis(signal, coeff: float = 0.97) -> np.ndarray:
 
 def n_frames(n_samples: int, frame_length: int, frame_step: int) -> int:
     """Frames for ``n_samples``: 1 if n <= L, else 1 + ceil((n - L) / S)."""
-    n_samples = as_positive_int(n_samples, "n_samples")
-    frame_length = as_positive_int(frame_length, "frame_length", maximum=_MAX_FRAME_LENGTH)
-    frame_step = as_positive_int(frame_step, "frame_step", maximum=_MAX_FRAME_LENGTH)
+    n_samples = _as_positive_int(n_samples, "n_samples")
+    frame_length = _as_positive_int(frame_length, "frame_length", maximum=_MAX_FRAME_LENGTH)
+    frame_step = _as_positive_int(frame_step, "frame_step", maximum=_MAX_FRAME_LENGTH)
     if n_samples <= frame_length:
         return 1
     return 1 + -(-(n_samples - frame_length) // frame_step)   # integer ceil
@@ -144,7 +144,7 @@ def _checked_power_spectrum(frames, nfft: int | None = None) -> np.ndarray:
     """
     frames = as_float_array(frames, "frames", ndim=2)
     K = _default_nfft(frames.shape[1]) if nfft is None else \
-        as_positive_int(nfft, "nfft", maximum=_MAX_NFFT)
+        _as_positive_int(nfft, "nfft", maximum=_MAX_NFFT)
     if K < frames.shape[1]:
         raise ValueError(f"nfft: {K} is shorter than the frame length {frames.shape[1]}")
     return _check_finite(_power_spectrum(frames, K), "frames", "the power spectrum")
@@ -165,14 +165,14 @@ def mel_filterbank(n_filters: int, nfft: int, sample_rate: int, low_hz: float = 
     H_j[k] = (k - b_j) / (b_{j+1} - b_j) on [b_j, b_{j+1}), (b_{j+2} - k) / (b_{j+2} - b_{j+1})
     on [b_{j+1}, b_{j+2}), 0 elsewhere.
     """
-    nfft = as_positive_int(nfft, "nfft", minimum=2, maximum=_MAX_NFFT)
-    n_filters = as_positive_int(n_filters, "n_filters")
+    nfft = _as_positive_int(nfft, "nfft", minimum=2, maximum=_MAX_NFFT)
+    n_filters = _as_positive_int(n_filters, "n_filters")
     if n_filters > nfft // 2 + 1:
         raise ValueError(f"n_filters: {n_filters} filters do not fit the {nfft // 2 + 1} "
                          f"frequency bins of a {nfft}-point FFT")
-    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=_MAX_SAMPLE_RATE)
-    low_hz = as_positive_float(low_hz, "low_hz", allow_zero=True)
-    high_hz = sample_rate / 2 if high_hz is None else as_positive_float(high_hz, "high_hz")
+    sample_rate = _as_positive_int(sample_rate, "sample_rate", maximum=_MAX_SAMPLE_RATE)
+    low_hz = _as_positive_float(low_hz, "low_hz", allow_zero=True)
+    high_hz = sample_rate / 2 if high_hz is None else _as_positive_float(high_hz, "high_hz")
     if high_hz > sample_rate / 2:
         raise ValueError(f"high_hz: {high_hz} Hz is above the Nyquist frequency {sample_rate / 2} Hz")
     if low_hz >= high_hz:
@@ -198,11 +198,11 @@ def mel_energies(signal, sample_rate: int, *, frame_length_s: float = 0.025,
     the conventions.
     """
     x = _as_waveform(signal, "signal")
-    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=_MAX_SAMPLE_RATE)
+    sample_rate = _as_positive_int(sample_rate, "sample_rate", maximum=_MAX_SAMPLE_RATE)
     preemph = _as_coefficient(preemph, "preemph")
     L = _seconds_to_samples(frame_length_s, sample_rate, "frame_length_s")
     S = _seconds_to_samples(frame_step_s, sample_rate, "frame_step_s")
-    K = _default_nfft(L) if nfft is None else as_positive_int(nfft, "nfft", maximum=_MAX_NFFT)
+    K = _default_nfft(L) if nfft is None else _as_positive_int(nfft, "nfft", maximum=_MAX_NFFT)
     if K < L:
         raise ValueError(f"nfft: {K} is shorter than the frame length {L} samples "
                          f"(frame_length_s = {frame_length_s} s)")
@@ -220,7 +220,7 @@ def mel_energies(signal, sample_rate: int, *, frame_length_s: float = 0.025,
 def _lifter(cepstra, Q: int = 22) -> np.ndarray:
     """c[i] * (1 + (Q / 2) sin(pi i / Q)) for each column i; Q = 0 leaves cepstra unchanged."""
     c = as_float_array(cepstra, "cepstra", ndim=2)
-    Q = as_positive_int(Q, "Q", minimum=0, maximum=10 ** 9)
+    Q = _as_positive_int(Q, "Q", minimum=0, maximum=10 ** 9)
     if Q == 0:
         return c
     i = np.arange(c.shape[1])
@@ -241,12 +241,12 @@ def mfcc(signal, sample_rate: int, *, frame_length_s: float = 0.025,
     ``cep_lifter`` is Q of :func:`_lifter` (0: no liftering), ``preemph`` the coefficient of
     :func:`_preemphasis`.
     """
-    n_filters = as_positive_int(n_filters, "n_filters")
-    n_cepstra = as_positive_int(n_cepstra, "n_cepstra")
+    n_filters = _as_positive_int(n_filters, "n_filters")
+    n_cepstra = _as_positive_int(n_cepstra, "n_cepstra")
     if n_cepstra > n_filters:
         raise ValueError(f"n_cepstra: {n_cepstra} is more than n_filters = {n_filters}")
-    cep_lifter = as_positive_int(cep_lifter, "cep_lifter", minimum=0, maximum=10 ** 9)
-    append_energy = as_bool(append_energy, "append_energy")
+    cep_lifter = _as_positive_int(cep_lifter, "cep_lifter", minimum=0, maximum=10 ** 9)
+    append_energy = _as_bool(append_energy, "append_energy")
     E, energy = mel_energies(signal, sample_rate, frame_length_s=frame_length_s,
                              frame_step_s=frame_step_s, preemph=preemph, n_filters=n_filters,
                              nfft=nfft, low_hz=low_hz, high_hz=high_hz)
@@ -263,7 +263,7 @@ def delta(features, N: int = 2) -> np.ndarray:
     last frame. Returns shape (T, d). For a linear ramp c_t = a t + b the interior deltas are a.
     """
     c = as_float_array(features, "features", ndim=2)
-    N = as_positive_int(N, "N", maximum=_MAX_DELTA_WINDOW)
+    N = _as_positive_int(N, "N", maximum=_MAX_DELTA_WINDOW)
     T = len(c)
     padded = np.pad(c, ((N, N), (0, 0)), mode="edge")
     with np.errstate(over="ignore", invalid="ignore"):
@@ -276,7 +276,7 @@ def delta(features, N: int = 2) -> np.ndarray:
 def _add_deltas(features, N: int = 2, order: int = 2) -> np.ndarray:
     """[c, delta c, delta^2 c, ...] side by side up to ``order``: shape (T, d (order + 1))."""
     c = as_float_array(features, "features", ndim=2)
-    order = as_positive_int(order, "order", minimum=0, maximum=10)
+    order = _as_positive_int(order, "order", minimum=0, maximum=10)
     blocks = [c]
     for _ in range(order):
         blocks.append(delta(blocks[-1], N))
@@ -298,8 +298,8 @@ def mfcc_features(signal, sample_rate: int, *, deltas: bool = True, cmn: bool = 
     Shape (T, 39) with deltas, (T, 13) without; rows are frames. The mean is removed from the
     static coefficients before the deltas are taken (deltas ignore a constant offset anyway).
     """
-    as_bool(deltas, "deltas")
-    as_bool(cmn, "cmn")
+    _as_bool(deltas, "deltas")
+    _as_bool(cmn, "cmn")
     c = mfcc(signal, sample_rate)
     if cmn:
         c = _mean_normalise(c)

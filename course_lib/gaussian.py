@@ -23,7 +23,7 @@ from scipy.linalg import cholesky
 
 from .kmeans import _check_spread
 from .linalg import LOG_2PI, cholesky_factor, log_det_from_cholesky, sample_gaussian, solve_lower
-from .validation import as_float_array, as_positive_float, check_choice
+from .validation import as_float_array, _as_positive_float, _check_choice
 
 __all__ = ["LOG_2PI", "cholesky_factor", "covariance_2d", "gaussian_log_density", "fit_gaussian",
            "sample_gaussian"]
@@ -34,7 +34,7 @@ _COVARIANCE_TYPES = ("full", "diag")
 def _as_covariance(Sigma, dim: int, covariance_type: str = "full",
                   name: str = "Sigma") -> np.ndarray:
     """Check a user covariance: (D, D) symmetric positive definite, or (D,) positive variances."""
-    check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
+    _check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
     if covariance_type == "full":
         Sigma = as_float_array(Sigma, name, ndim=2)
         if Sigma.shape != (dim, dim):
@@ -53,8 +53,8 @@ def _as_covariance(Sigma, dim: int, covariance_type: str = "full",
 def covariance_2d(sigma1: float, sigma2: float, rho: float) -> np.ndarray:
     """Sigma = [[s1^2, rho s1 s2], [rho s1 s2, s2^2]] from two standard deviations and a
     correlation -1 < rho < 1 (the three free numbers of a 2-D covariance)."""
-    sigma1 = as_positive_float(sigma1, "sigma1")
-    sigma2 = as_positive_float(sigma2, "sigma2")
+    sigma1 = _as_positive_float(sigma1, "sigma1")
+    sigma2 = _as_positive_float(sigma2, "sigma2")
     if isinstance(rho, bool) or not isinstance(rho, numbers.Real):
         raise TypeError(f"rho: expected a real number, got {type(rho).__name__}")
     if not -1 < rho < 1:
@@ -112,7 +112,7 @@ def fit_gaussian(X, covariance_type: str = "full") -> tuple[np.ndarray, np.ndarr
     dimension is constant, so those cases raise ``ValueError`` instead of returning a matrix
     that has no density.
     """
-    check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
+    _check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
     X = as_float_array(X, "X", ndim=2)
     N, D = X.shape
     _check_spread(X)

@@ -16,8 +16,8 @@ from scipy.linalg import cholesky
 
 from .gaussian import _COVARIANCE_TYPES, _as_covariance
 from .kmeans import _check_spread, _count_distinct_rows
-from .validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
-                         check_choice)
+from .validation import (RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng,
+                         _check_choice)
 
 __all__ = ["ComponentCollapseWarning", "CovariancePrior", "GMMParams", "GMMResult", "EMState",
            "sample_gmm", "demo_mixture"]
@@ -43,14 +43,14 @@ class CovariancePrior:
     scale: float | np.ndarray | None = None
 
     def __post_init__(self):
-        as_positive_float(self.strength, "prior.strength")
+        _as_positive_float(self.strength, "prior.strength")
 
     def psi(self, covariance_type: str, data_var: np.ndarray) -> np.ndarray:
         """Psi as (D, D) for full or (D,) for diag covariances (``data_var``: var(X), (D,))."""
         D = data_var.shape[0]
         scale = data_var if self.scale is None else self.scale
         if np.ndim(scale) == 0:
-            scale = np.full(D, as_positive_float(scale, "prior.scale"))
+            scale = np.full(D, _as_positive_float(scale, "prior.scale"))
         scale = np.asarray(scale, dtype=float)
         if scale.ndim == 2:
             if covariance_type == "diag":
@@ -80,7 +80,7 @@ class GMMParams:
     covariance_type: str = "full"
 
     def __post_init__(self):
-        check_choice(self.covariance_type, "covariance_type", _COVARIANCE_TYPES)
+        _check_choice(self.covariance_type, "covariance_type", _COVARIANCE_TYPES)
         weights = as_float_array(self.weights, "weights", ndim=1)
         means = as_float_array(self.means, "means", ndim=2)
         K, D = means.shape
@@ -182,8 +182,8 @@ def sample_gmm(params: GMMParams, n_samples: int, *,
     Returns the samples (n, D) and their component labels z (n,).
     """
     params = _check_params(params)
-    n_samples = as_positive_int(n_samples, "n_samples")
-    rng = as_rng(rng)
+    n_samples = _as_positive_int(n_samples, "n_samples")
+    rng = _as_rng(rng)
     z = rng.choice(params.n_components, size=n_samples, p=params.weights)
     e = rng.standard_normal((n_samples, params.n_features))
     if params.covariance_type == "diag":
@@ -225,7 +225,7 @@ def _check_frames(X, params: GMMParams) -> np.ndarray:
 
 def _as_floor(variance_floor, D: int) -> np.ndarray:
     if np.ndim(variance_floor) == 0:
-        floor = as_positive_float(variance_floor, "variance_floor", allow_zero=True)
+        floor = _as_positive_float(variance_floor, "variance_floor", allow_zero=True)
         return np.full(D, floor)
     floor = as_float_array(variance_floor, "variance_floor", ndim=1)
     if floor.shape != (D,) or np.any(floor < 0):
@@ -238,7 +238,7 @@ def _check_regularisers(D, variance_floor, prior, ridge):
     floor = _as_floor(variance_floor, D)
     if prior is not None and not isinstance(prior, CovariancePrior):
         raise TypeError(f"prior: expected a CovariancePrior or None, got {type(prior).__name__}")
-    ridge = as_positive_float(ridge, "ridge", allow_zero=True)
+    ridge = _as_positive_float(ridge, "ridge", allow_zero=True)
     return floor, ridge
 
 

@@ -23,7 +23,7 @@ from .gmm import (_COLLAPSE_FLOOR, em_steps_trusted, _floor_covariance, m_step_t
 from .gmm_params import (CovariancePrior, GMMParams, GMMResult, _check_distinct,
                          _check_regularisers, _check_training_data)
 from .kmeans import _kmeans_trusted
-from .validation import RngLike, as_positive_float, as_positive_int, as_rng, check_choice
+from .validation import RngLike, _as_positive_float, _as_positive_int, _as_rng, _check_choice
 
 __all__ = ["initialise_gmm", "fit_gmm"]
 
@@ -51,13 +51,13 @@ def initialise_gmm(X, n_components: int, *, covariance_type: str = "full", init=
     init="random": K distinct random frames as means, the data covariance for every
     component, equal weights (a deliberately rough start, good for watching EM work).
     """
-    K = as_positive_int(n_components, "n_components")
-    check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
-    check_choice(init, "init", {"kmeans", "random"})
+    K = _as_positive_int(n_components, "n_components")
+    _check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
+    _check_choice(init, "init", {"kmeans", "random"})
     X, data_var = _check_training_data(X)
     floor, ridge = _check_regularisers(X.shape[1], variance_floor, prior, ridge)
     _check_distinct(X, K)
-    params, repaired = _initial_params(X, K, covariance_type, init, as_rng(rng), floor, prior,
+    params, repaired = _initial_params(X, K, covariance_type, init, _as_rng(rng), floor, prior,
                                        ridge, data_var)
     _warn_repaired(repaired)
     return params
@@ -114,15 +114,15 @@ def fit_gmm(X, n_components: int, *, covariance_type: str = "full", init="kmeans
     :class:`GMMResult` with the parameters, responsibilities, log-likelihood trace,
     objective trace, iteration count and converged flag of the best restart.
     """
-    K = as_positive_int(n_components, "n_components")
-    check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
-    n_restarts = as_positive_int(n_restarts, "n_restarts")
-    max_iter = as_positive_int(max_iter, "max_iter", minimum=0)
-    tol = as_positive_float(tol, "tol", allow_zero=True)
+    K = _as_positive_int(n_components, "n_components")
+    _check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
+    n_restarts = _as_positive_int(n_restarts, "n_restarts")
+    max_iter = _as_positive_int(max_iter, "max_iter", minimum=0)
+    tol = _as_positive_float(tol, "tol", allow_zero=True)
     X, data_var = _check_training_data(X)
     D = X.shape[1]
     floor, ridge = _check_regularisers(D, variance_floor, prior, ridge)
-    rng = as_rng(rng)
+    rng = _as_rng(rng)
     if isinstance(init, GMMParams):
         if init.n_components != K or init.n_features != D or \
                 init.covariance_type != covariance_type:
@@ -130,7 +130,7 @@ def fit_gmm(X, n_components: int, *, covariance_type: str = "full", init="kmeans
                              f"{covariance_type!r}; got K={init.n_components}, "
                              f"D={init.n_features}, {init.covariance_type!r}")
         return _run_em(X, init, max_iter, tol, floor, prior, ridge, data_var, 0)
-    check_choice(init, "init", {"kmeans", "random"})
+    _check_choice(init, "init", {"kmeans", "random"})
     _check_distinct(X, K)
     best, finals = None, []
     for _ in range(n_restarts):

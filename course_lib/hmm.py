@@ -45,7 +45,7 @@ from .hmm_results import (LogForward, Posteriors, ScaledForward, UnscaledForward
                           ViterbiResult)
 from .hmm_sequences import (SequenceBatch, _pack_for_model, _pack_one_sequence,
                             _zero_probability_message)
-from .validation import as_float_array, check_choice
+from .validation import as_float_array, _check_choice
 
 __all__ = ["forward_unscaled", "forward_scaled", "backward_scaled", "forward_log",
            "explain_zero_probability", "posteriors", "viterbi", "viterbi_paths", "log_likelihoods",
@@ -183,7 +183,7 @@ def log_likelihoods(hmm: DiscreteHMM, sequences, *, method: str = "scaled") -> n
     One compiled forward pass over all sequences; ``method`` is ``"scaled"`` (Rabiner scaling,
     the faster) or ``"log"`` (log space). Impossible sequences get ``-inf``.
     """
-    check_choice(method, "method", _METHODS)
+    _check_choice(method, "method", _METHODS)
     batch = _pack_for_model(_check_model(hmm), sequences)
     T, N = batch.symbols.shape[0], hmm.n_states
     log_lik = np.empty(batch.n_sequences)
@@ -214,7 +214,7 @@ def posteriors(hmm: DiscreteHMM, observations, *, method: str = "log") -> Poster
     returned either way (from the scaled pass via ``log alpha_t = log alpha_hat_t +
     sum_{s<=t} log scale_s``). Raises ``ValueError`` when ``P(O | lambda) = 0``.
     """
-    check_choice(method, "method", _METHODS)
+    _check_choice(method, "method", _METHODS)
     batch = _pack_one_sequence(_check_model(hmm), observations)
     O = batch.symbols
     if method == "log":

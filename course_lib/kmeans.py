@@ -33,8 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
-                         check_choice)
+from .validation import (RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng,
+                         _check_choice)
 
 __all__ = ["KMeansResult", "KMeansState", "kmeans", "kmeans_steps", "initialise_centroids",
            "assign_clusters", "pairwise_squared_distances"]
@@ -215,7 +215,7 @@ def kmeans_steps(X, centroids) -> Iterator[KMeansState]:
 
 
 def _check_n_clusters(X, n_clusters):
-    n_clusters = as_positive_int(n_clusters, "n_clusters")
+    n_clusters = _as_positive_int(n_clusters, "n_clusters")
     if n_clusters > X.shape[0]:
         raise ValueError(f"n_clusters: {n_clusters} clusters need at least as many points, "
                          f"X has {X.shape[0]}")
@@ -240,8 +240,8 @@ def initialise_centroids(X, n_clusters: int, *, init: str = "k-means++",
     rows of X)."""
     X = _check_points(X)
     n_clusters = _check_n_clusters(X, n_clusters)
-    check_choice(init, "init", _INIT_METHODS)
-    return _initial_centroids(X, n_clusters, init, as_rng(rng))
+    _check_choice(init, "init", _INIT_METHODS)
+    return _initial_centroids(X, n_clusters, init, _as_rng(rng))
 
 
 def _lloyd(X, centroids, max_iter, tol):
@@ -283,13 +283,13 @@ def kmeans(X, n_clusters: int, *, init="k-means++", n_restarts: int = 1, max_ite
     final J of every restart.
     """
     X = _check_points(X)
-    n_clusters = as_positive_int(n_clusters, "n_clusters")
-    n_restarts = as_positive_int(n_restarts, "n_restarts")
-    max_iter = as_positive_int(max_iter, "max_iter")
-    tol = as_positive_float(tol, "tol", allow_zero=True)
-    rng = as_rng(rng)
+    n_clusters = _as_positive_int(n_clusters, "n_clusters")
+    n_restarts = _as_positive_int(n_restarts, "n_restarts")
+    max_iter = _as_positive_int(max_iter, "max_iter")
+    tol = _as_positive_float(tol, "tol", allow_zero=True)
+    rng = _as_rng(rng)
     if isinstance(init, str):
-        check_choice(init, "init", _INIT_METHODS)
+        _check_choice(init, "init", _INIT_METHODS)
         n_clusters = _check_n_clusters(X, n_clusters)
     else:
         if n_clusters > X.shape[0]:

@@ -17,7 +17,7 @@ import numpy as np
 from scipy.stats import qmc
 
 from .metrics import f1_from_counts, levelset_probability
-from .validation import RngLike, as_float_array, as_positive_int, as_rng
+from .validation import RngLike, as_float_array, _as_positive_int, _as_rng
 
 __all__ = ["f1_levelset", "brier_levelset"]
 
@@ -46,13 +46,13 @@ def _levelset_tally(model, true_function, threshold, bounds, n_points, batch_siz
                         f"{type(true_function).__name__}")
     threshold = float(as_float_array(threshold, "threshold", ndim=0))
     bounds = _check_bounds(bounds)
-    n_points = as_positive_int(n_points, "n_points", minimum=2, maximum=_MAX_LEVELSET_POINTS)
-    batch_size = as_positive_int(batch_size, "batch_size")
+    n_points = _as_positive_int(n_points, "n_points", minimum=2, maximum=_MAX_LEVELSET_POINTS)
+    batch_size = _as_positive_int(batch_size, "batch_size")
     for name, value in (("n_points", n_points), ("batch_size", batch_size)):
         if value & (value - 1):
             raise ValueError(f"{name}: Sobol points keep their balance only in blocks of a "
                              f"power of two, got {value}")
-    sobol = qmc.Sobol(bounds.shape[0], rng=as_rng(rng))
+    sobol = qmc.Sobol(bounds.shape[0], rng=_as_rng(rng))
     tally = np.zeros(4)
     for start in range(0, n_points, batch_size):
         X = qmc.scale(sobol.random(min(batch_size, n_points - start)), bounds[:, 0],

@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 
-from .validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
+from .validation import RngLike, as_float_array, _as_positive_int, _as_rng, _check_choice
 
 __all__ = ["LOG_2PI", "JitterWarning", "NotPositiveDefiniteError", "as_square_matrix",
            "cholesky_factor", "cholesky_with_jitter", "log_det_from_cholesky", "solve_lower",
@@ -151,10 +151,10 @@ def sample_gaussian(mean, cov, n_samples: int, *, rng: RngLike = None,
     ``cov`` is a symmetric positive semi-definite (D, D) matrix (``covariance_type="full"``) or
     the (D,) vector of variances of a diagonal covariance (``"diag"``), where R = diag(sqrt(cov)).
     """
-    check_choice(covariance_type, "covariance_type", ("full", "diag"))
+    _check_choice(covariance_type, "covariance_type", ("full", "diag"))
     mean = as_float_array(mean, "mean", ndim=1)
-    n_samples = as_positive_int(n_samples, "n_samples")
-    rng = as_rng(rng)
+    n_samples = _as_positive_int(n_samples, "n_samples")
+    rng = _as_rng(rng)
     D = mean.shape[0]
     e = rng.standard_normal((n_samples, D))
     if covariance_type == "diag":

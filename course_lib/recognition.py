@@ -47,8 +47,8 @@ from .hmm_models import DiscreteHMM
 from .hmm_sequences import pack_sequences
 from .hmm_training import fit_hmm
 from .recognition_metrics import RecognitionReport, confusion_matrix, evaluate, _label_array
-from .validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
-                         as_rng, check_choice)
+from .validation import (RngLike, _as_bool, as_float_array, _as_positive_float, _as_positive_int,
+                         _as_rng, _check_choice)
 
 __all__ = ["NoViableClassError", "RecognitionReport", "confusion_matrix", "evaluate", "Recogniser",
            "TemplateRecogniser", "select_templates", "GMMRecogniser", "fit_gmm_recogniser",
@@ -127,12 +127,12 @@ class TemplateRecogniser(Recogniser):
         if self.labels.shape != (len(self.templates),):
             raise ValueError(f"labels: expected one label per template ({len(self.templates)}), "
                              f"got shape {self.labels.shape}")
-        self.combine = check_choice(combine, "combine", {"min", "mean"})
+        self.combine = _check_choice(combine, "combine", {"min", "mean"})
         self.classes = np.unique(self.labels)
         get_step_pattern(step_pattern)
         self.dtw_options = dict(step_pattern=step_pattern, metric=metric, band=band,
                                 variances=variances)
-        self.parallel = as_bool(parallel, "parallel")
+        self.parallel = _as_bool(parallel, "parallel")
 
     def distances(self, queries) -> np.ndarray:
         """DTW distance of every query to every template, shape ``(Q, T)`` (+inf: no path)."""
@@ -203,8 +203,8 @@ def select_templates(labels, n_per_class: int, *, groups=None, rng=None) -> np.n
     labels = np.asarray(labels)
     if labels.ndim != 1 or labels.size == 0:
         raise ValueError(f"labels: expected a non-empty 1-D array, got shape {labels.shape}")
-    n_per_class = as_positive_int(n_per_class, "n_per_class")
-    rng = as_rng(rng)
+    n_per_class = _as_positive_int(n_per_class, "n_per_class")
+    rng = _as_rng(rng)
     classes = np.unique(labels)
     if groups is None:
         chosen = []
@@ -276,7 +276,7 @@ def fit_gmm_recogniser(utterances, labels, n_components: int, *, rng: RngLike = 
     if len(labels) != len(frames):
         raise ValueError(f"labels: expected one label per utterance ({len(frames)}), got "
                          f"{len(labels)}")
-    rng = as_rng(rng)
+    rng = _as_rng(rng)
     classes = np.unique(labels)
     models = tuple(fit_gmm(np.vstack([f for f, c in zip(frames, labels) if c == cls]),
                            n_components, rng=rng, **fit_options).params for cls in classes)
@@ -369,14 +369,14 @@ def select_gmm_recogniser(train_utterances, train_labels, dev_utterances, dev_la
                          f"training utterances, got {dev[0].shape[1]}")
     if isinstance(candidates, (str, bytes)) or np.ndim(candidates) != 1 or len(candidates) == 0:
         raise ValueError("candidates: expected a non-empty sequence of numbers of components")
-    candidates = [as_positive_int(K, "candidates") for K in candidates]
+    candidates = [_as_positive_int(K, "candidates") for K in candidates]
     if isinstance(floor_fractions, (str, bytes)) or np.ndim(floor_fractions) != 1 \
             or len(floor_fractions) == 0:
         raise ValueError("floor_fractions: expected a non-empty sequence of fractions >= 0")
-    floor_fractions = [as_positive_float(f, "floor_fractions", allow_zero=True)
+    floor_fractions = [_as_positive_float(f, "floor_fractions", allow_zero=True)
                        for f in floor_fractions]
-    progress = as_bool(progress, "progress")
-    rng = as_rng(rng)
+    progress = _as_bool(progress, "progress")
+    rng = _as_rng(rng)
     variance = np.vstack(train).var(axis=0)
     options = dict(covariance_type=covariance_type, max_iter=max_iter, **fit_options)
     grid = [(K, f) for K in candidates for f in floor_fractions]
@@ -497,7 +497,7 @@ def fit_hmm_recogniser(items, labels, n_states: int, *, front_end: VQFrontEnd | 
     if len(labels) != len(sequences):
         raise ValueError(f"labels: expected one label per item ({len(sequences)}), got "
                          f"{len(labels)}")
-    rng = as_rng(rng)
+    rng = _as_rng(rng)
     classes = np.unique(labels)
     models, finals = [], []
     for cls in classes:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm, t as student_t
 
-from .validation import RngLike, as_float_array, as_positive_int, as_rng
+from .validation import RngLike, as_float_array, _as_positive_int, _as_rng
 
 __all__ = ["CorrelationComparison", "BootstrapComparison", "ResampledTTest", "steiger_z1_star",
            "compare_correlations", "paired_bootstrap", "resampled_t_test"]
@@ -93,7 +93,7 @@ def steiger_z1_star(r_jk, r_jh, r_kh, n) -> tuple[float, float]:
     r_jk > r_jh. Identical correlations give (0, 1), also when k and h coincide."""
     r_jk, r_jh = _correlation(r_jk, "r_jk"), _correlation(r_jh, "r_jh")
     r_kh = _correlation(r_kh, "r_kh")
-    n = as_positive_int(n, "n", minimum=4)
+    n = _as_positive_int(n, "n", minimum=4)
     if abs(r_jk) == 1.0 or abs(r_jh) == 1.0:
         raise ValueError("r_jk: a correlation of +-1 has no Fisher z; the test needs |r| < 1 "
                          f"(got r_jk = {r_jk}, r_jh = {r_jh})")
@@ -152,11 +152,11 @@ def paired_bootstrap(statistic: Callable[[np.ndarray, np.ndarray], float], refer
         raise TypeError(f"statistic: expected a function of (reference, predictions), got "
                         f"{type(statistic).__name__}")
     reference, first, second = _three(reference, first, second)
-    n_resamples = as_positive_int(n_resamples, "n_resamples", minimum=100, maximum=10**6)
+    n_resamples = _as_positive_int(n_resamples, "n_resamples", minimum=100, maximum=10**6)
     confidence = float(as_float_array(confidence, "confidence", ndim=0))
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence: expected a level in (0, 1), got {confidence}")
-    rng = as_rng(rng)
+    rng = _as_rng(rng)
     observed = float(statistic(reference, second) - statistic(reference, first))
     differences = np.empty(n_resamples)
     filled, attempts = 0, 0
@@ -185,8 +185,8 @@ def resampled_t_test(differences, n_train, n_test) -> ResampledTTest:
     differences = as_float_array(differences, "differences", ndim=1)
     if differences.size < 2:
         raise ValueError("differences: need at least 2 splits")
-    n_train = as_positive_int(n_train, "n_train")
-    n_test = as_positive_int(n_test, "n_test")
+    n_train = _as_positive_int(n_train, "n_train")
+    n_test = _as_positive_int(n_test, "n_test")
     j = differences.size
     mean, variance = float(differences.mean()), float(differences.var(ddof=1))
     if variance == 0.0:

@@ -62,8 +62,8 @@ import numpy as np
 from scipy.signal import sosfilt
 
 from .data.wav import _load_waveform
-from .validation import as_float_array, as_positive_float, as_positive_int, _check_array_size, \
-    check_choice
+from .validation import as_float_array, _as_positive_float, _as_positive_int, _check_array_size, \
+    _check_choice
 
 __all__ = ["SAMPLE_RATE", "SPEECH_DATASET", "SPEECH_FILE", "Band", "Equaliser",
            "standard_equaliser", "CLIPS", "load_clip", "loudness_matched", "wav_bytes",
@@ -87,8 +87,8 @@ _MAX_WAV_SAMPLE_RATE = (2 ** 32 - 1) // 2
 
 # ----- biquads ------------------------------------------------------------------------------
 def _design_inputs(frequency, gain_db, sample_rate, name):
-    sample_rate = as_positive_float(sample_rate, "sample_rate")
-    frequency = as_positive_float(frequency, name)
+    sample_rate = _as_positive_float(sample_rate, "sample_rate")
+    frequency = _as_positive_float(frequency, name)
     if frequency >= sample_rate / 2:
         raise ValueError(f"{name}: must be below the Nyquist frequency {sample_rate / 2:g} Hz, "
                          f"got {frequency:g}")
@@ -110,7 +110,7 @@ def _peaking_biquad(centre_hz: float, gain_db: float, q: float = 1.0, *,
     """One peaking section (b0, b1, b2, 1, a1, a2): gain ``gain_db`` at ``centre_hz``, bandwidth
     set by the quality ``q`` (module docstring)."""
     A, w0 = _design_inputs(centre_hz, gain_db, sample_rate, "centre_hz")
-    q = as_positive_float(q, "q")
+    q = _as_positive_float(q, "q")
     alpha, c = np.sin(w0) / (2.0 * q), np.cos(w0)
     return _normalised([1.0 + alpha * A, -2.0 * c, 1.0 - alpha * A],
                        [1.0 + alpha / A, -2.0 * c, 1.0 - alpha / A])
@@ -160,9 +160,9 @@ class Band:
     q: float = 1.0
 
     def __post_init__(self):
-        check_choice(self.kind, "kind", _BAND_KINDS)
-        as_positive_float(self.frequency, "frequency")
-        as_positive_float(self.q, "q")
+        _check_choice(self.kind, "kind", _BAND_KINDS)
+        _as_positive_float(self.frequency, "frequency")
+        _as_positive_float(self.q, "q")
 
     def section(self, gain_db: float, sample_rate: float) -> np.ndarray:
         """This band's biquad at ``gain_db``, a row (b0, b1, b2, 1, a1, a2)."""
@@ -184,7 +184,7 @@ class Equaliser:
         bands = tuple(bands)
         if not bands or not all(isinstance(band, Band) for band in bands):
             raise TypeError("bands: expected a non-empty sequence of Band")
-        self.sample_rate = as_positive_float(sample_rate, "sample_rate")
+        self.sample_rate = _as_positive_float(sample_rate, "sample_rate")
         for band in bands:
             if band.frequency >= self.sample_rate / 2:
                 raise ValueError(f"bands: band {band.name!r} at {band.frequency:g} Hz is not "
@@ -251,8 +251,8 @@ def standard_equaliser(n_bands: int = 2, *, sample_rate: float = SAMPLE_RATE) ->
     """The course's equaliser with 2, 3 or 4 bands: bass shelf 250 Hz and treble shelf 3 kHz;
     bass 250 Hz, mid peak 1 kHz, treble 4 kHz; or bass 200 Hz, peaks at 700 Hz and 2 kHz,
     treble 5 kHz."""
-    n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
-    sample_rate = as_positive_float(sample_rate, "sample_rate")
+    n_bands = _as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
+    sample_rate = _as_positive_float(sample_rate, "sample_rate")
     top = max(band.frequency for band in _LAYOUTS[n_bands])
     if top >= sample_rate / 2:
         raise ValueError(f"sample_rate: the {n_bands}-band equaliser's highest band sits at "
@@ -293,8 +293,8 @@ def _synthesised_music(duration: float = 3.0, *, sample_rate: float = SAMPLE_RAT
     octaves below each root; on every beat (0.375 s) a short burst of white noise with a fast
     decay (a hi-hat) and on every other beat a falling sine (a kick drum). Energy from about
     50 Hz (the kick) to 8 kHz (the noise), so bass and treble gains are both heard."""
-    duration = as_positive_float(duration, "duration")
-    sample_rate = as_positive_float(sample_rate, "sample_rate")
+    duration = _as_positive_float(duration, "duration")
+    sample_rate = _as_positive_float(sample_rate, "sample_rate")
     n = int(round(duration * sample_rate))
     _check_array_size((n,), "duration", f"{duration:g} s at {sample_rate:g} Hz",
                      f"use a shorter clip or the course's {SAMPLE_RATE} Hz")
@@ -323,7 +323,7 @@ def _synthesised_music(duration: float = 3.0, *, sample_rate: float = SAMPLE_RAT
 
 def load_clip(name: str) -> np.ndarray:
     """The clip ``name`` ("speech" or "music"; see :data:`CLIPS`) at 16 kHz."""
-    check_choice(name, "name", CLIPS)
+    _check_choice(name, "name", CLIPS)
     return _load_speech_clip() if name == "speech" else _synthesised_music()
 
 
@@ -340,7 +340,7 @@ def loudness_matched(*waveforms, target_rms: float = _TARGET_RMS) -> list[np.nda
     waveform (RMS 0) cannot be matched and raises."""
     if not waveforms:
         raise ValueError("waveforms: expected at least one waveform")
-    target_rms = as_positive_float(target_rms, "target_rms")
+    target_rms = _as_positive_float(target_rms, "target_rms")
     arrays = [as_float_array(w, f"waveforms[{i}]", ndim=1) for i, w in enumerate(waveforms)]
     levels = [_rms(w) for w in arrays]
     for i, level in enumerate(levels):
@@ -359,7 +359,7 @@ def wav_bytes(waveform, sample_rate: int = SAMPLE_RATE) -> bytes:
     ``ipywidgets.Audio(value=..., format="wav")``. Samples beyond full scale would clip, so
     they are refused (scale with :func:`loudness_matched` first)."""
     waveform = as_float_array(waveform, "waveform", ndim=1)
-    sample_rate = as_positive_int(sample_rate, "sample_rate")
+    sample_rate = _as_positive_int(sample_rate, "sample_rate")
     if sample_rate > _MAX_WAV_SAMPLE_RATE:
         raise ValueError(f"sample_rate: a 16-bit mono WAV file holds at most "
                          f"{_MAX_WAV_SAMPLE_RATE} samples per second (its header's 32-bit byte "
@@ -434,8 +434,8 @@ def tone_in_noise(level: float, *, frequency: float = _TONE_FREQUENCY,
     level = float(as_float_array(level, "level", ndim=0))
     if not 0.0 <= level <= 1.0:
         raise ValueError(f"level: expected a value in [0, 1] (0: no tone), got {level:g}")
-    sample_rate = as_positive_int(sample_rate, "sample_rate", minimum=4000)
-    frequency = as_positive_float(frequency, "frequency")
+    sample_rate = _as_positive_int(sample_rate, "sample_rate", minimum=4000)
+    frequency = _as_positive_float(frequency, "frequency")
     if frequency >= sample_rate / 2:
         raise ValueError(f"frequency: must be below the Nyquist frequency {sample_rate / 2:g} "
                          f"Hz, got {frequency:g}")
@@ -443,7 +443,7 @@ def tone_in_noise(level: float, *, frequency: float = _TONE_FREQUENCY,
     if max_snr_db > 0:
         raise ValueError(f"max_snr_db: a tone above the noise (> 0 dB) is no detection task, "
                          f"got {max_snr_db:g}")
-    noise_rms = as_positive_float(noise_rms, "noise_rms")
+    noise_rms = _as_positive_float(noise_rms, "noise_rms")
     if noise_rms > 0.15:
         raise ValueError(f"noise_rms: above 0.15 the noise's peaks would clip, got "
                          f"{noise_rms:g}")

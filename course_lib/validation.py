@@ -13,7 +13,7 @@ import numpy as np
 RngLike = np.random.Generator | int | None
 
 
-def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
+def _as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
     """Return a ``np.random.Generator`` from a Generator, an int seed or None (fresh entropy)."""
     if isinstance(rng, np.random.Generator):
         return rng
@@ -66,7 +66,7 @@ def as_float_array(x, name: str, ndim: int | tuple[int, ...] | None = None,
     return arr
 
 
-def as_positive_int(value, name: str, minimum: int = 1, maximum: int | None = None) -> int:
+def _as_positive_int(value, name: str, minimum: int = 1, maximum: int | None = None) -> int:
     """Return ``value`` as an int, raising ``ValueError`` outside ``[minimum, maximum]``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name}: expected an integer, got {type(value).__name__}")
@@ -83,7 +83,7 @@ def _short(value: int) -> str:
     return text if len(text) <= 20 else f"an integer with {len(text.lstrip('-'))} digits"
 
 
-def as_positive_float(value, name: str, allow_zero: bool = False) -> float:
+def _as_positive_float(value, name: str, allow_zero: bool = False) -> float:
     """Return ``value`` as a finite float that is > 0 (or >= 0 with ``allow_zero``)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name}: expected a real number, got {type(value).__name__}")
@@ -98,14 +98,14 @@ def as_positive_float(value, name: str, allow_zero: bool = False) -> float:
     return value
 
 
-def as_bool(value, name: str) -> bool:
+def _as_bool(value, name: str) -> bool:
     """Return ``value`` as a bool, raising ``TypeError`` unless it is True or False."""
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name}: expected True or False, got {type(value).__name__}")
     return bool(value)
 
 
-def check_choice(value, name: str, choices) -> str:
+def _check_choice(value, name: str, choices) -> str:
     """Raise ``ValueError`` unless ``value`` is one of ``choices``."""
     if value not in choices:
         raise ValueError(f"{name}: expected one of {sorted(choices)}, got {value!r}")
@@ -145,7 +145,7 @@ def _check_array_size(shape, name: str, what: str, advice: str, *, itemsize: int
 
 
 # ----- selections of items, trials, raters ----------------------------------------------------
-def as_selection(values, name: str, size: int, *, noun: str = "item",
+def _as_selection(values, name: str, size: int, *, noun: str = "item",
                  allow_repeats: bool = True) -> np.ndarray:
     """Which of ``size`` things (items, trials, raters) a user picked, as int64 indices.
 

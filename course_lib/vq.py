@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .kmeans import assign_clusters_trusted, _check_spread, _count_distinct_rows, _kmeans_trusted
-from .validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng
+from .validation import RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng
 
 __all__ = ["Codebook", "train_codebook", "quantise", "quantise_all", "quantisation_error"]
 
@@ -92,7 +92,7 @@ def train_codebook(frames_list, codebook_size: int, *, rng: RngLike = None,
         from different seeds, the one with the lowest distortion kept).
     """
     frames = np.concatenate(_as_frames_list(frames_list, "frames_list"))
-    codebook_size = as_positive_int(codebook_size, "codebook_size")
+    codebook_size = _as_positive_int(codebook_size, "codebook_size")
     if codebook_size > frames.shape[0]:
         raise ValueError(f"codebook_size: {codebook_size} centroids need at least as many frames, "
                          f"got {frames.shape[0]}")
@@ -102,10 +102,10 @@ def train_codebook(frames_list, codebook_size: int, *, rng: RngLike = None,
                          f"frames, got {distinct}")
     # kmeans's own checks of what it alone checks, with its messages
     _check_spread(frames)
-    n_restarts = as_positive_int(n_restarts, "n_restarts")
-    max_iter = as_positive_int(max_iter, "max_iter")
-    tol = as_positive_float(tol, "tol", allow_zero=True)
-    result = _kmeans_trusted(frames, codebook_size, as_rng(rng), n_restarts=n_restarts,
+    n_restarts = _as_positive_int(n_restarts, "n_restarts")
+    max_iter = _as_positive_int(max_iter, "max_iter")
+    tol = _as_positive_float(tol, "tol", allow_zero=True)
+    result = _kmeans_trusted(frames, codebook_size, _as_rng(rng), n_restarts=n_restarts,
                             max_iter=max_iter, tol=tol)
     centroids = result.centroids.copy()
     centroids.flags.writeable = False

@@ -3,17 +3,17 @@
 A name is public when it is a module-level ``def``, ``class`` or assignment not starting with
 ``_``. Each must be used where the course meets its readers: a notebook of ``lectures/``,
 ``solutions/`` or ``exercises/``, or a file of ``experiments/``, ``bench/`` or ``tools/`` names it
-together with its module (an import from it, ``module.name``, its path), or a widget does (the
-notebooks' controls), or a door lists it in ``__all__`` (a GP unit's face, or a top-level module
-by which Units 1-3 and the shared homes are entered), or a module re-exports it under a public
-name that is so used. Other course_lib modules do not count:
-a helper only the library itself calls is internal and carries a leading underscore (course_lib
-modules import each other's underscored names; tests do too). Public without such a use by rule:
-a class a student meets in ``help()`` or a repr (a type in a public signature, the result type a
-public function returns and the types its fields hold, the base of a public class), an exception
-or warning class a user may catch, a core ``docs/ALGORITHMS.md`` names, and a
-``course_lib.module.name`` docs/TEACHING.md tells the lecturer to call. Every public function
-and class has a docstring.
+together with its module (an import from it, ``module.name``, its path), or a door lists it in
+``__all__`` (a GP unit's face, or a top-level module by which Units 1-3 and the shared homes are
+entered), or a module re-exports it under a public name that is so used. Other course_lib
+modules do not count, widgets included (an explorer's figure builders and input parsers are the
+library's own): a helper only the library itself calls is internal and carries a leading
+underscore (course_lib modules import each other's underscored names; tests do too). Public
+without such a use by rule: a class or type alias a student meets in ``help()`` or a repr (a type
+in a public signature, the result type a public function returns and the types its fields hold,
+the base of a public class), an exception or warning class a user may catch, a core
+``docs/ALGORITHMS.md`` names, and a ``course_lib.module.name`` docs/TEACHING.md tells the
+lecturer to call. Every public function and class has a docstring.
 """
 
 from __future__ import annotations
@@ -27,9 +27,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "course_lib"
-# Widgets count as readers: they are the notebooks' controls, and call what a notebook could.
-USERS = ("lectures/*.ipynb", "solutions/*.ipynb", "exercises/*.ipynb", "course_lib/widgets/*.py",
-         "experiments/**/*.py", "bench/**/*.py", "tools/**/*.py")
+USERS = ("lectures/*.ipynb", "solutions/*.ipynb", "exercises/*.ipynb", "experiments/**/*.py",
+         "bench/**/*.py", "tools/**/*.py")
 
 
 def _module_name(path: Path) -> str:
@@ -84,12 +83,10 @@ def _own_path(module: str) -> str:
 
 
 def users(module: str, name: str) -> list[str]:
-    """Notebooks, widgets, experiments, benches and tools that name ``name`` together with the
-    module's own name (a widget module not for its own names)."""
+    """Notebooks, experiments, benches and tools that name ``name`` together with the module's
+    own name."""
     home = module.rsplit(".", 1)[-1]
-    own = _own_path(module)
-    return [path for path, words in _words().items()
-            if path != own and name in words and home in words]
+    return [path for path, words in _words().items() if name in words and home in words]
 
 
 def _resolve(module: str, node: ast.ImportFrom) -> str:
@@ -219,8 +216,8 @@ def unused_public_names() -> list[str]:
         exceptions = {n.name for n in tree.body if isinstance(n, ast.ClassDef) and _is_exception(n)}
         for name in sorted(public_names()[module]):
             if (name in exceptions or (module, name) in cores or f"{module}.{name}" in taught
-                    or (name in interface_types() and any(
-                        isinstance(n, ast.ClassDef) and n.name == name for n in tree.body))):
+                    or (name in interface_types() and any(  # a class or a type alias
+                        name in _targets(n) for n in tree.body))):
                 continue
             if not _used(module, name):
                 found.append(f"{module}.{name}")
@@ -230,12 +227,12 @@ def unused_public_names() -> list[str]:
 def test_every_public_name_has_a_reader():
     unused = unused_public_names()
     assert unused == [], (
-        "public names no notebook, widget, experiment, bench or tool uses (give them a leading "
+        "public names no notebook, experiment, bench or tool uses (give them a leading "
         f"underscore, docs/CONVENTIONS.md 3.1): {unused}")
 
 
 def test_readers_import_no_internal_name():
-    """Notebooks, widgets, experiments, benches and tools use the interface; a private core
+    """Notebooks, experiments, benches and tools use the interface; a private core
     ``docs/ALGORITHMS.md`` lists may be named (a solution withholds it from its exercise)."""
     cores = algorithm_cores()
     found = []
@@ -244,9 +241,8 @@ def test_readers_import_no_internal_name():
             code = (_notebook_code(path) if path.suffix == ".ipynb"
                     else path.read_text(encoding="utf-8"))
             code = re.sub(r"(?m)^\s*[%!].*$", "", code)  # IPython magics and shell lines
-            home = _module_name(path) if path.is_relative_to(LIBRARY) else ""
             for node in ast.walk(ast.parse(code)):
-                source = _resolve(home, node) if isinstance(node, ast.ImportFrom) else ""
+                source = (node.module or "") if isinstance(node, ast.ImportFrom) else ""
                 if source.startswith("course_lib"):
                     found += [f"{path.relative_to(ROOT)}: {source}.{a.name}" for a in node.names
                               if a.name.startswith("_") and (source, a.name) not in cores]

@@ -26,7 +26,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from course_lib.widgets import Explorer  # noqa: E402
 from course_lib.widgets import base as widgets_base  # noqa: E402
-from course_lib.widgets.base import figure_image  # noqa: E402
+from course_lib.widgets.base import _figure_image  # noqa: E402
 
 
 def control_settings(control: W.ValueWidget) -> list:
@@ -55,19 +55,19 @@ def control_settings(control: W.ValueWidget) -> list:
 
 @contextlib.contextmanager
 def _shown_figures():
-    """The PNG of every figure an explorer shows (``figure_image``), in order, while open."""
+    """The PNG of every figure an explorer shows (``_figure_image``), in order, while open."""
     shown: list[bytes] = []
 
     def recorded(fig):
-        image = figure_image(fig)
+        image = _figure_image(fig)
         shown.append(image.data)
         return image
 
-    widgets_base.figure_image = recorded
+    widgets_base._figure_image = recorded
     try:
         yield shown
     finally:
-        widgets_base.figure_image = figure_image
+        widgets_base._figure_image = _figure_image
 
 
 def _show(explorer: Explorer, shown: list[bytes], change=None) -> None:
@@ -86,7 +86,7 @@ def _render_checked(explorer: Explorer, shown: list[bytes], where: str) -> bytes
     fig = explorer.render(**explorer.values())
     assert isinstance(fig, Figure), f"{where}: render returned {type(fig).__name__}, not a Figure"
     assert fig.axes, f"{where}: the figure has no axes"
-    assert figure_image(fig).data == shown[-1], \
+    assert _figure_image(fig).data == shown[-1], \
         f"{where}: redrawing the same state changed the figure"
     return shown[-1]
 

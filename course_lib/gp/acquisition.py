@@ -60,8 +60,8 @@ from scipy.linalg import cho_solve, solve_triangular
 from scipy.special import erfcx, ndtr
 
 from ..linalg import sample_gaussian
-from ..validation import RngLike, as_float_array, as_rng
-from .inputs import as_inputs, _check_exact_size
+from ..validation import RngLike, as_float_array, _as_rng
+from .inputs import _as_inputs, _check_exact_size
 
 __all__ = ["expected_improvement", "incumbent", "improvement_moments", "univariate_ei",
            "bivariate_ei", "bivariate_ei_gradient", "multinomial_sample", "thompson_sample"]
@@ -159,7 +159,7 @@ def improvement_moments(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray]:
     ``x_best`` defaults to :func:`incumbent`."""
     model = _check_model(model)
     d = model.X_train.shape[1]
-    X = as_inputs(X, "X", d)
+    X = _as_inputs(X, "X", d)
     z = _best_input(model, x_best)[None, :]
     kernel, X_train = model.kernel, model.X_train
     k_xz = kernel(X, z)[:, 0]
@@ -173,7 +173,7 @@ def univariate_ei(model, X, best=None) -> np.ndarray:
     """uEI at the rows of ``X``: EI of f(x) over the fixed value ``best`` (default: the largest
     posterior mean at the training inputs, mu_best), ignoring the correlation with f(x_best)."""
     model = _check_model(model)
-    X = as_inputs(X, "X", model.X_train.shape[1])
+    X = _as_inputs(X, "X", model.X_train.shape[1])
     if best is None:
         best = float(np.max(model.posterior.mean))
     else:
@@ -215,7 +215,7 @@ def bivariate_ei_gradient(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray
     d = model.X_train.shape[1]
     X = as_float_array(X, "X", ndim=(1, 2))
     X = X.reshape(1, -1) if X.ndim == 1 else X
-    X = as_inputs(X, "X", d)
+    X = _as_inputs(X, "X", d)
     z = _best_input(model, x_best)[None, :]
     kernel, X_train, posterior = model.kernel, model.X_train, model.posterior
     k_xz = kernel(X, z)[:, 0]
@@ -257,7 +257,7 @@ def multinomial_sample(values, *, rng: RngLike = None) -> int:
     values = as_float_array(values, "values", ndim=1)
     if np.any(values < 0):
         raise ValueError("values: must be >= 0 (expected improvements)")
-    rng = as_rng(rng)
+    rng = _as_rng(rng)
     with np.errstate(over="ignore"):
         total = values.sum()
     if not np.isfinite(total):
@@ -284,9 +284,9 @@ def thompson_sample(model, X_grid, *, rng: RngLike = None) -> int:
     is largest (Thompson sampling). The draw needs the grid's n x n posterior covariance, so a
     grid beyond about 16,000 settings is refused (:func:`_check_thompson_size`)."""
     model = _check_model(model)
-    X_grid = as_inputs(X_grid, "X_grid", model.X_train.shape[1])
+    X_grid = _as_inputs(X_grid, "X_grid", model.X_train.shape[1])
     _check_thompson_size(X_grid.shape[0], "X_grid")
-    rng = as_rng(rng)
+    rng = _as_rng(rng)
     mean, cov = model.predict(X_grid, full_cov=True)
     draw = sample_gaussian(mean, cov, 1, rng=rng)[0]
     return int(np.argmax(draw))

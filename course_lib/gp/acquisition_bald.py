@@ -31,7 +31,7 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr
 
 from .acquisition import _check_model
-from .inputs import as_inputs
+from .inputs import _as_inputs
 
 __all__ = ["pairwise_bald"]
 
@@ -76,8 +76,8 @@ def pairwise_bald(model, X_first, X_second) -> np.ndarray:
         raise ValueError(f"model: pairwise BALD needs a likelihood of pairwise answers, got "
                          f"{type(model.likelihood).__name__} ({kind!r} answers)")
     d = model.X_train.shape[1]
-    X_first = as_inputs(X_first, "X_first", d)
-    X_second = as_inputs(X_second, "X_second", d)
+    X_first = _as_inputs(X_first, "X_first", d)
+    X_second = _as_inputs(X_second, "X_second", d)
     if X_first.shape[0] == 1:
         X_first = np.repeat(X_first, X_second.shape[0], axis=0)
     elif X_second.shape[0] == 1:

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from ..validation import RngLike, as_bool, as_float_array, as_positive_int, as_rng, check_choice
+from ..validation import (RngLike, _as_bool, as_float_array, _as_positive_int, _as_rng,
+                          _check_choice)
 from .acquisition import _best_input, bivariate_ei, bivariate_ei_gradient, _check_model
-from .inputs import as_inputs
+from .inputs import _as_inputs
 
 __all__ = ["AcquisitionMaximum", "maximise_acquisition"]
 
@@ -67,18 +68,18 @@ def maximise_acquisition(model, bounds, *, X_grid=None, n_restarts: int = 5,
     model = _check_model(model)
     d = model.X_train.shape[1]
     bounds = _check_box(bounds, d)
-    n_restarts = as_positive_int(n_restarts, "n_restarts")
-    max_iter = as_positive_int(max_iter, "max_iter")
-    snap = as_bool(snap, "snap")
+    n_restarts = _as_positive_int(n_restarts, "n_restarts")
+    max_iter = _as_positive_int(max_iter, "max_iter")
+    snap = _as_bool(snap, "snap")
     if X_grid is not None:
-        X_grid = as_inputs(X_grid, "X_grid", d)
+        X_grid = _as_inputs(X_grid, "X_grid", d)
     if starts is None:
         starts = "grid" if X_grid is not None else "random"
-    check_choice(starts, "starts", {"grid", "random"})
+    _check_choice(starts, "starts", {"grid", "random"})
     if (starts == "grid" or snap) and X_grid is None:
         raise ValueError(f"X_grid: needed for {'snap' if snap else 'starts=grid'}")
     z = _best_input(model, x_best)
-    rng = as_rng(rng)
+    rng = _as_rng(rng)
 
     grid_values = None
     if starts == "grid":

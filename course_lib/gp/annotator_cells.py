@@ -26,7 +26,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..validation import as_float_array, as_positive_float
+from ..validation import as_float_array, _as_positive_float
 from .kernel_algebra import Kernel
 from .priors import Prior
 from .rater_data import RaterData, _as_items_and_ratings, _as_rater_data
@@ -77,7 +77,7 @@ def _check_evidence_arguments(K, data, noise_variances, groups, dK):
 
 def _check_noise_floor(noise_floor) -> float:
     """``noise_floor`` as a positive float below :data:`_NOISE_CEILING`."""
-    noise_floor = as_positive_float(noise_floor, "noise_floor")
+    noise_floor = _as_positive_float(noise_floor, "noise_floor")
     if noise_floor >= _NOISE_CEILING:
         raise ValueError(f"noise_floor: must lie below the noise ceiling {_NOISE_CEILING:g}, "
                          f"got {noise_floor:g}")
@@ -90,7 +90,7 @@ def _initial_table(noise_variance, n_regions: int, n_annotators: int, noise_floo
     GPR-MA also (n_annotators,)), each within [noise_floor, NOISE_CEILING]."""
     shape = (n_regions, n_annotators)
     if isinstance(noise_variance, numbers.Real) and not isinstance(noise_variance, bool):
-        table = np.full(shape, as_positive_float(noise_variance, "noise_variance"))
+        table = np.full(shape, _as_positive_float(noise_variance, "noise_variance"))
     else:
         table = as_float_array(noise_variance, "noise_variance", ndim=(1, 2))
         if table.shape == (n_annotators,) and n_regions == 1:

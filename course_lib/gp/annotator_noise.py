@@ -51,7 +51,7 @@ from functools import partial
 import numpy as np
 
 from ..linalg import LOG_2PI, log_det_from_cholesky, sample_gaussian
-from ..validation import RngLike, as_positive_int
+from ..validation import RngLike, _as_positive_int
 from .annotator_cells import (_AT_FLOOR_FACTOR, _NOISE_CEILING, NOISE_FLOOR, _check_cells,
                               _check_evidence_arguments, _check_labels, _check_noise_floor,
                               floor_summary, _initial_table, _model_priors, _noise_names)
@@ -150,7 +150,7 @@ class AnnotatorNoiseGP:
         if not isinstance(kernel, Kernel):
             raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
         self.kernel = kernel
-        self.n_annotators = as_positive_int(n_annotators, "n_annotators")
+        self.n_annotators = _as_positive_int(n_annotators, "n_annotators")
         self.regions, self.n_regions = (None, 1) if regions is None else _region_labels(regions)
         self.noise_floor = _check_noise_floor(noise_floor)
         self._log_noise = np.log(_initial_table(noise_variance, self.n_regions, self.n_annotators,

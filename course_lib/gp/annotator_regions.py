@@ -16,9 +16,9 @@ import numpy as np
 
 from ..affinity import affinity_propagation, negative_squared_distances
 from ..kmeans import assign_clusters, assign_clusters_trusted, kmeans
-from ..validation import (RngLike, as_float_array, as_positive_int, as_rng, check_choice,
+from ..validation import (RngLike, as_float_array, _as_positive_int, _as_rng, _check_choice,
                           _renamed_error)
-from .inputs import as_inputs
+from .inputs import _as_inputs
 
 __all__ = ["Regions", "assign_regions"]
 
@@ -49,7 +49,7 @@ class Regions:
 
     def regions_of(self, X) -> np.ndarray:
         """Region of new points (rows of X): the nearest centre (squared Euclidean)."""
-        X = as_inputs(X, "X", self.centres.shape[1])
+        X = _as_inputs(X, "X", self.centres.shape[1])
         return assign_clusters(X, self.centres)[0]
 
 
@@ -83,9 +83,9 @@ def assign_regions(X, n_regions: int | None = None, method: str = "kmeans", *,
     ``min_size``: regions with fewer points are merged into their neighbours (their centre is
     dropped, their points join the nearest remaining centre), smallest first.
     """
-    X = as_inputs(X, "X")
-    check_choice(method, "method", _REGION_METHODS)
-    min_size = as_positive_int(min_size, "min_size")
+    X = _as_inputs(X, "X")
+    _check_choice(method, "method", _REGION_METHODS)
+    min_size = _as_positive_int(min_size, "min_size")
     if method == "kmeans":
         if n_regions is None:
             raise ValueError("n_regions: k-means needs the number of regions (an int); only "
@@ -104,7 +104,7 @@ def assign_regions(X, n_regions: int | None = None, method: str = "kmeans", *,
             raise ValueError(f"n_regions: affinity propagation chooses the number of regions "
                              f"itself (through preference); pass n_regions=None, got "
                              f"{n_regions!r}")
-        as_rng(rng)
+        _as_rng(rng)
         result = affinity_propagation(negative_squared_distances(X), **options)
         if result.n_clusters == 0 and result.stuck:
             raise ValueError("damping: affinity propagation found no exemplar, even with ties "

@@ -49,9 +49,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..validation import as_bool, _renamed_error
+from ..validation import _as_bool, _renamed_error
 from .comparisons import Comparisons, DisconnectedComparisonsWarning
-from .inputs import as_inputs
+from .inputs import _as_inputs
 from .kernel_algebra import Kernel
 from .feedback_likelihoods import LikertConfidence
 from .mixed_likelihood import MixedLikelihood
@@ -109,7 +109,7 @@ def preference_confidence_likelihood(comparisons: Comparisons, confidence=None, 
         raise ValueError(f"comparisons: choices must be binary (kind 'pair-binary', 1 = the "
                          f"first item preferred), got kind {comparisons.kind!r}")
     likert = _check_likert(likert)
-    use_ratings = as_bool(use_ratings, "use_ratings")
+    use_ratings = _as_bool(use_ratings, "use_ratings")
     M = comparisons.matrix()
     parts = [(unscaled_pairwise_probit(), M, comparisons.y)]
     if confidence is not None:
@@ -160,8 +160,8 @@ class ConfidencePreferenceGP(VariationalGP):
                  tol: float = 1e-8):
         super().__init__(kernel, unscaled_pairwise_probit(), max_iter=max_iter, tol=tol)
         self.likert = _check_likert(likert)
-        self.use_ratings = as_bool(use_ratings, "use_ratings")
-        self.learn_cut_points = as_bool(learn_cut_points, "learn_cut_points")
+        self.use_ratings = _as_bool(use_ratings, "use_ratings")
+        self.learn_cut_points = _as_bool(learn_cut_points, "learn_cut_points")
         gap_names = tuple(f"part1.{name}" for name in self.likert.param_names
                           if name.startswith("gap_"))
         if self.learn_cut_points and not np.all(np.diff(self.likert.bounds[:-1], axis=1) > 0):
@@ -184,7 +184,7 @@ class ConfidencePreferenceGP(VariationalGP):
         the current kernel and cut points. Pairs of items at distinct inputs form a comparison
         graph of many components; the kernel links them, so that report of
         :class:`Comparisons` is not shown here."""
-        X = as_inputs(X, "X")
+        X = _as_inputs(X, "X")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DisconnectedComparisonsWarning)
             try:

@@ -47,8 +47,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtri
 
-from ..validation import as_float_array, check_choice
-from .inputs import as_inputs
+from ..validation import as_float_array, _check_choice
+from .inputs import _as_inputs
 from .feedback_likelihoods import BernoulliProbit, GaussianConstraint
 from .mixed_likelihood import MixedLikelihood
 
@@ -83,7 +83,7 @@ def constraint_sigma(y) -> np.ndarray:
 
 
 def _locations_and_targets(locations, targets, names=("locations", "targets")):
-    X = as_inputs(locations, names[0])
+    X = _as_inputs(locations, names[0])
     y = as_float_array(targets, names[1], ndim=1)
     if y.size != X.shape[0]:
         raise ValueError(f"{names[1]}: expected one target per row of {names[0]} "
@@ -143,10 +143,10 @@ def detection_likelihood(X, answers, *, constraint_X=None, constraint_y=None,
     locations instead; ``"none"`` ignores the constraints. ``X`` may have no rows (a session
     before its first trial) when the arm brings constraints. Coinciding locations share one item.
     """
-    arm = check_choice(arm, "arm", ARMS)
+    arm = _check_choice(arm, "arm", ARMS)
     answers = as_float_array(answers, "answers", ndim=1, allow_empty=True)
     no_trials = answers.size == 0 and X is not None and np.size(X) == 0
-    X = np.zeros((0, 0)) if no_trials else as_inputs(X, "X")
+    X = np.zeros((0, 0)) if no_trials else _as_inputs(X, "X")
     if X.shape[0] != answers.size:
         raise ValueError(f"answers: expected one answer per row of X ({X.shape[0]}), got "
                          f"{answers.size}")

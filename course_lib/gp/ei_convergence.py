@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import as_float_array, as_positive_float, as_positive_int
-from .inputs import as_inputs
+from ..validation import as_float_array, _as_positive_float, _as_positive_int
+from .inputs import _as_inputs
 from .kernel_algebra import Kernel
 
 __all__ = ["average_ei_path", "settling_threshold", "settled_at"]
@@ -26,7 +26,7 @@ def average_ei_path(history, window: int = 4) -> np.ndarray:
     history = as_float_array(history, "history", ndim=1)
     if np.any(history < 0):
         raise ValueError("history: expected improvements must be >= 0")
-    window = as_positive_int(window, "window")
+    window = _as_positive_int(window, "window")
     cumulative = np.concatenate([[0.0], np.cumsum(history)])
     index = np.arange(1, history.shape[0] + 1)
     lower = np.maximum(index - window, 0)
@@ -45,7 +45,7 @@ def settling_threshold(kernel, X) -> float:
     model (kernel variance 4)."""
     if not isinstance(kernel, Kernel):
         raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
-    X = as_inputs(X, "X")
+    X = _as_inputs(X, "X")
     return _SETTLED_FRACTION * float(np.sqrt(np.mean(kernel.diag(X))))
 
 
@@ -55,7 +55,7 @@ def settled_at(history, *, threshold: float, window: int = 4) -> int | None:
     (a listener who keeps a clearly non-zero EI: inconsistent, or cannot hear differences).
     The thesis gives no threshold: :func:`settling_threshold` is the course's, relative to the
     utility scale."""
-    threshold = as_positive_float(threshold, "threshold")
+    threshold = _as_positive_float(threshold, "threshold")
     smoothed = average_ei_path(history, window)
     above = np.flatnonzero(smoothed >= threshold)
     first = 0 if above.size == 0 else int(above[-1]) + 1

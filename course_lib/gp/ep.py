@@ -88,7 +88,7 @@ import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 
 from ..linalg import NotPositiveDefiniteError, log_det_from_cholesky
-from ..validation import as_float_array, as_positive_float, as_positive_int
+from ..validation import as_float_array, _as_positive_float, _as_positive_int
 from .ep_result import ClippedSiteWarning, EPConvergenceError, EPResult
 from .latent_checks import _check_latent_problem
 from .prediction import LatentGaussian
@@ -223,12 +223,12 @@ def expectation_propagation(K, M, likelihood, y, *, sites0=None, damping: float 
     sweep had their negative precisions set to 0.
     """
     problem = _check_problem(K, M, likelihood, y)
-    damping = as_positive_float(damping, "damping", allow_zero=True)
+    damping = _as_positive_float(damping, "damping", allow_zero=True)
     if damping >= 1.0:
         raise ValueError(f"damping: expected a weight in [0, 1) for the old site (1 would never "
                          f"move), got {damping:g}")
-    max_iter = as_positive_int(max_iter, "max_iter")
-    tol = as_positive_float(tol, "tol")
+    max_iter = _as_positive_int(max_iter, "max_iter")
+    tol = _as_positive_float(tol, "tol")
     tau, nu = _check_sites(sites0, problem.y.size)
     state, tau, nu, n_iter, clipped, damping = _sweeps(problem, tau, nu, damping, max_iter, tol)
     n_clipped = int(np.count_nonzero(clipped))

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..kmeans import _check_spread, _kmeans_trusted
-from ..validation import RngLike, as_positive_int, as_rng, check_choice
-from .inputs import as_inputs
+from ..validation import RngLike, _as_positive_int, _as_rng, _check_choice
+from .inputs import _as_inputs
 
 __all__ = ["select_inducing_inputs"]
 
@@ -27,10 +27,10 @@ def select_inducing_inputs(X, n_inducing: int, *, method: str = "random",
     X : (N, D). Returns Z : (M, D), sorted by its first column for readable plots.
     M must not exceed the number of distinct rows of X.
     """
-    X = as_inputs(X, "X")
-    n_inducing = as_positive_int(n_inducing, "n_inducing")
-    check_choice(method, "method", {"random", "kmeans"})
-    rng = as_rng(rng)
+    X = _as_inputs(X, "X")
+    n_inducing = _as_positive_int(n_inducing, "n_inducing")
+    _check_choice(method, "method", {"random", "kmeans"})
+    rng = _as_rng(rng)
     distinct = np.unique(X, axis=0)
     if n_inducing > distinct.shape[0]:
         raise ValueError(f"n_inducing: {n_inducing} inducing inputs chosen from the data need "

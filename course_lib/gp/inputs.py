@@ -1,7 +1,7 @@
 """The inputs of every GP model: rows are points, and the size limit of an exact GP.
 
 ``X`` is a 2-D array whose rows are points, shape ``(n, d)``; a 1-D array of length n is n points
-in one dimension (:func:`as_inputs`). An exact GP forms n x n matrices, so
+in one dimension (:func:`_as_inputs`). An exact GP forms n x n matrices, so
 :func:`_check_exact_size` refuses, naming the argument, an n that would not fit in memory before
 anything is allocated. They sit apart from the kernel formulas of :mod:`course_lib.gp.kernels`
 (Rasmussen & Williams 2006, ch. 4) because every kernel and every model of ``gp`` checks its
@@ -14,7 +14,6 @@ import numpy as np
 
 from ..validation import as_float_array, _check_array_size
 
-__all__ = ["as_inputs"]
 
 #: what to do instead of an exact GP whose n x n kernel matrix is too large
 _EXACT_GP_ADVICE = ("use the sparse model (course_lib.gp.sparse.fit_sparse_gp for regression, "
@@ -22,7 +21,7 @@ _EXACT_GP_ADVICE = ("use the sparse model (course_lib.gp.sparse.fit_sparse_gp fo
                    "a subset of the rows")
 
 
-def as_inputs(X, name: str = "X", dim: int | None = None) -> np.ndarray:
+def _as_inputs(X, name: str = "X", dim: int | None = None) -> np.ndarray:
     """Return ``X`` as a finite float array of shape ``(n, d)`` (rows are points).
 
     A 1-D array is one-dimensional inputs. ``dim`` (if given) is the required number of columns.

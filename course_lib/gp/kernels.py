@@ -35,7 +35,7 @@ import numbers
 
 import numpy as np
 
-from ..validation import check_choice
+from ..validation import _check_choice
 from .kernel_algebra import Kernel
 from .parameters import _DEFAULT_BOUNDS, _check_parameter, log_bounds
 from .stationary import Stationary, _vanishing_product
@@ -81,7 +81,7 @@ class Matern(Stationary):
     def __init__(self, nu: float = 1.5, lengthscale=1.0, variance=1.0,
                  lengthscale_bounds=_DEFAULT_BOUNDS, variance_bounds=_DEFAULT_BOUNDS,
                  name: str | None = None):
-        self.nu = check_choice(nu, "nu", (0.5, 1.5, 2.5))
+        self.nu = _check_choice(nu, "nu", (0.5, 1.5, 2.5))
         default = {0.5: "matern12", 1.5: "matern32", 2.5: "matern52"}[self.nu]
         super().__init__(lengthscale, variance, lengthscale_bounds, variance_bounds,
                          name or default)

@@ -40,7 +40,7 @@ from functools import partial
 import numpy as np
 from scipy.linalg import LinAlgError, cho_solve
 
-from ..validation import as_float_array, as_positive_float, as_positive_int, check_choice
+from ..validation import as_float_array, _as_positive_float, _as_positive_int, _check_choice
 from .latent_checks import _check_latent_problem
 from .laplace_result import InvalidLaplaceError, LaplaceResult, NewtonStep, _not_peak_message
 from .likelihoods import Likelihood, LikelihoodTerms
@@ -280,10 +280,10 @@ class _Step:
 # Checks at the entry points
 # --------------------------------------------------------------------------------------------
 def _prepare(K, M, likelihood, y, f0, alpha0, max_iter, tol, form):
-    check_choice(form, "form", _FORMS)
+    _check_choice(form, "form", _FORMS)
     K, M, y = _check_latent_problem(K, M, likelihood, y)
-    max_iter = as_positive_int(max_iter, "max_iter")
-    tol = as_positive_float(tol, "tol")
+    max_iter = _as_positive_int(max_iter, "max_iter")
+    tol = _as_positive_float(tol, "tol")
     problem = _Problem(NewtonSystem(K, M, form), likelihood, y)
     return problem, _start(problem, f0, alpha0), max_iter, tol
 

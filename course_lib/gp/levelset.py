@@ -62,7 +62,7 @@ from ..metrics import standardised_gap
 from ..validation import as_float_array
 from .bivariate_normal import (SERIES_MAX_RHO, TERM_BOUND, _bvn_excess, _quadrature_excess,
                                series_length)
-from .inputs import as_inputs
+from .inputs import _as_inputs
 from .levelset_posterior import (_as_threshold, _binary_entropy_bits, _fitted_posterior,
                                  _hermite_table, marginals, _series_decay)
 
@@ -249,7 +249,7 @@ class ReferenceLookahead:
 
     def __init__(self, model, references, threshold):
         self.kernel, self.X_train, self.posterior = _fitted_posterior(model)
-        self.references = as_inputs(references, "references", self.X_train.shape[1])
+        self.references = _as_inputs(references, "references", self.X_train.shape[1])
         threshold = _as_threshold(threshold)
         self.ref = marginals(self.kernel, self.X_train, self.posterior, self.references)
         self.sd = np.sqrt(self.ref.var)
@@ -262,7 +262,7 @@ class ReferenceLookahead:
     def batches(self, candidates):
         """Yield (slice of candidates, cross-covariances (batch, n_s), posterior means and
         variances at the batch)."""
-        candidates = as_inputs(candidates, "candidates", self.X_train.shape[1])
+        candidates = _as_inputs(candidates, "candidates", self.X_train.shape[1])
         batch = max(1, _BATCH_ELEMENTS // self.references.shape[0])
         for start in range(0, candidates.shape[0], batch):
             rows = slice(start, min(start + batch, candidates.shape[0]))
@@ -296,7 +296,7 @@ class ReferenceLookahead:
 
 
 def _n_rows(candidates) -> int:
-    return as_inputs(candidates, "candidates").shape[0]
+    return _as_inputs(candidates, "candidates").shape[0]
 
 
 def global_mi(model, candidates, references, threshold) -> np.ndarray:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtr
 
-from ..validation import as_positive_float
-from .inputs import as_inputs
+from ..validation import _as_positive_float
+from .inputs import _as_inputs
 from .levelset_posterior import _as_threshold, _binary_entropy_bits, _fitted_posterior
 
 __all__ = ["bald_bernoulli", "straddle"]
@@ -24,7 +24,7 @@ __all__ = ["bald_bernoulli", "straddle"]
 
 def _predictive(model, candidates):
     kernel, X_train, posterior = _fitted_posterior(model)
-    candidates = as_inputs(candidates, "candidates", X_train.shape[1])
+    candidates = _as_inputs(candidates, "candidates", X_train.shape[1])
     mean, var = posterior.predict(kernel(X_train, candidates), kernel.diag(candidates))
     return mean, np.maximum(var, 0.0)
 
@@ -62,7 +62,7 @@ def bald_bernoulli(model, candidates) -> np.ndarray:
 def straddle(model, candidates, threshold, *, width: float = 1.96) -> np.ndarray:
     """Straddle score width * sd - |mean - threshold| at each candidate (Bryan et al. 2005):
     large where the posterior is unsure on which side of the threshold f lies. Returns (n_c,)."""
-    width = as_positive_float(width, "width")
+    width = _as_positive_float(width, "width")
     threshold = _as_threshold(threshold)
     mean, var = _predictive(model, candidates)
     return width * np.sqrt(var) - np.abs(mean - threshold)

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from ..validation import as_bool, as_float_array, check_choice
-from .inputs import as_inputs
+from ..validation import _as_bool, as_float_array, _check_choice
+from .inputs import _as_inputs
 from .levelset import ReferenceLookahead
 from .levelset_pointwise import bald_bernoulli, straddle
 from .levelset_posterior import _as_threshold
@@ -65,7 +65,7 @@ def _scorer(model, acquisition, references, threshold):
     if not isinstance(acquisition, str):
         raise TypeError(f"acquisition: expected one of {list(ACQUISITIONS)} or a callable "
                         f"(model, candidates) -> scores, got {type(acquisition).__name__}")
-    check_choice(acquisition, "acquisition", ACQUISITIONS)
+    _check_choice(acquisition, "acquisition", ACQUISITIONS)
     needs = {"global_mi": ("references", "threshold"), "eavc": ("references", "threshold"),
              "straddle": ("threshold",), "bald": ()}[acquisition]
     given = {"references": references, "threshold": threshold}
@@ -115,9 +115,9 @@ def propose(model, acquisition, *, candidates, references=None, threshold=None,
     than the best candidate, and deterministic. Returns the (d,) point, or a :class:`Proposal`
     (point, its score, the candidates' scores) with ``return_scores=True``.
     """
-    candidates = as_inputs(candidates, "candidates")
-    polish = as_bool(polish, "polish")
-    return_scores = as_bool(return_scores, "return_scores")
+    candidates = _as_inputs(candidates, "candidates")
+    polish = _as_bool(polish, "polish")
+    return_scores = _as_bool(return_scores, "return_scores")
     box = _polish_box(bounds, candidates)
     score = _scorer(model, acquisition, references, threshold)
     scores = score(candidates)

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import as_float_array, check_choice
+from ..validation import as_float_array, _check_choice
 from . import quadrature
 from .parameters import LogParameters
 
@@ -130,7 +130,7 @@ class Likelihood(LogParameters):
     # ----- derivatives ------------------------------------------------------------------------
     def terms(self, z, y, order: int = 2) -> LikelihoodTerms:
         """log p(y | z), gradient, curvature w = -d^2/dz^2 and (order=3) the third derivative."""
-        check_choice(order, "order", (2, 3))
+        _check_choice(order, "order", (2, 3))
         z, y = self._check_zy(z, y)
         value, d1, d2, d3 = self._derivatives(z, y, order)
         return LikelihoodTerms(value, d1, -d2, d3)

@@ -27,7 +27,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from ..linalg import NotPositiveDefiniteError
-from ..validation import RngLike, as_float_array, as_positive_int, as_rng
+from ..validation import RngLike, as_float_array, _as_positive_int, _as_rng
 from .priors import Prior
 
 __all__ = ["HyperparameterFit", "HyperparameterProblem", "optimise_hyperparameters",
@@ -143,9 +143,9 @@ def optimise_hyperparameters(problem: HyperparameterProblem, *, n_restarts: int 
     optima are part of the lesson). Raises ``NotPositiveDefiniteError`` with the message
     ``failure`` when every run failed.
     """
-    n_restarts = as_positive_int(n_restarts, "n_restarts")
-    max_iter = as_positive_int(max_iter, "max_iter")
-    rng = as_rng(rng)
+    n_restarts = _as_positive_int(n_restarts, "n_restarts")
+    max_iter = _as_positive_int(max_iter, "max_iter")
+    rng = _as_rng(rng)
     starts = planned(n_restarts) if planned is not None else [problem.theta]
     starts += [_random_start(problem, rng) for _ in range(n_restarts - len(starts))]
     bounds = problem.bounds

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .inputs import as_inputs
+from .inputs import _as_inputs
 from .kernel_algebra import Kernel
 from .prediction import LatentGaussian
 
@@ -37,7 +37,7 @@ def latent_difference(kernel: Kernel, X_train: np.ndarray, posterior: LatentGaus
     ``K* = k(X, Xa) - k(X, Xb)`` and ``k** = k_aa + k_bb - 2 k_ab`` give it in one prediction,
     without any len(Xa) x len(Xa) covariance."""
     d = X_train.shape[1]
-    Xa, Xb = as_inputs(Xa, "Xa", d), as_inputs(Xb, "Xb", d)
+    Xa, Xb = _as_inputs(Xa, "Xa", d), _as_inputs(Xb, "Xb", d)
     if Xa.shape[0] != Xb.shape[0]:
         raise ValueError(f"Xb: expected {Xa.shape[0]} rows (one per row of Xa), got "
                          f"{Xb.shape[0]}")

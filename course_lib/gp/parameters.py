@@ -20,7 +20,7 @@ import numbers
 
 import numpy as np
 
-from ..validation import as_float_array, as_positive_float
+from ..validation import as_float_array, _as_positive_float
 
 __all__ = ["LogParameters", "log_bounds"]
 
@@ -32,7 +32,7 @@ _LOG_PARAMETER_LIMIT = float(np.log(_PARAMETER_RANGE[1]))
 
 def _check_parameter(value, name: str) -> float:
     """A positive hyper-parameter inside ``_PARAMETER_RANGE``, as a float."""
-    value = as_positive_float(value, name)
+    value = _as_positive_float(value, name)
     _check_in_range(np.array([value]), name)
     return value
 

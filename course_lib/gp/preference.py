@@ -30,7 +30,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from ..linalg import NotPositiveDefiniteError, sample_gaussian
-from ..validation import RngLike, as_positive_float, as_positive_int, as_rng
+from ..validation import RngLike, _as_positive_float, _as_positive_int, _as_rng
 from .comparisons import Comparisons
 from .ep import expectation_propagation
 from .ep_result import ClippedSiteWarning, EPConvergenceError, EPResult
@@ -84,11 +84,11 @@ class PreferenceGP:
         self.kernel, self.likelihood = kernel, likelihood
         self.kernel, self.likelihood = kernel, likelihood
         self.priors = _check_priors(priors, self.param_names)
-        self.newton_max_iter = as_positive_int(newton_max_iter, "newton_max_iter")
-        self.newton_tol = as_positive_float(newton_tol, "newton_tol")
+        self.newton_max_iter = _as_positive_int(newton_max_iter, "newton_max_iter")
+        self.newton_tol = _as_positive_float(newton_tol, "newton_tol")
         self.inference = _check_inference(inference, likelihood)
-        self.ep_max_iter = as_positive_int(ep_max_iter, "ep_max_iter")
-        self.ep_tol = as_positive_float(ep_tol, "ep_tol")
+        self.ep_max_iter = _as_positive_int(ep_max_iter, "ep_max_iter")
+        self.ep_tol = _as_positive_float(ep_tol, "ep_tol")
         self.comparisons: Comparisons | None = None
         self.X_train: np.ndarray | None = None
         self.laplace: LaplaceResult | None = None
@@ -242,8 +242,8 @@ class PreferenceGP:
         prior (the evidence is flat along their ratio:
         :mod:`course_lib.gp.preference_hyperparameters`)."""
         self._require_fit()
-        n_restarts = as_positive_int(n_restarts, "n_restarts")   # before the warning below
-        rng = as_rng(rng)
+        n_restarts = _as_positive_int(n_restarts, "n_restarts")   # before the warning below
+        rng = _as_rng(rng)
         _warn_of_scale_ridge(self, "fix one (bounds='fixed') or give it a prior, else the "
                                   "optimiser wanders along a flat ridge")
         return optimise_hyperparameters(

@@ -10,7 +10,7 @@ with the user's argument; and EP's convergence errors, which name ``max_iter`` a
 
 from __future__ import annotations
 
-from ..validation import check_choice
+from ..validation import _check_choice
 from .comparisons import Comparisons
 from .ep_result import EPConvergenceError
 from .inputs import _check_exact_size
@@ -35,7 +35,7 @@ def _check_kernel_and_likelihood(kernel, likelihood) -> None:
 
 def _check_inference(inference, likelihood: Likelihood) -> str:
     """``"laplace"`` or ``"ep"``; EP only for a likelihood of single-item (bounded) ratings."""
-    inference = check_choice(inference, "inference", _INFERENCES)
+    inference = _check_choice(inference, "inference", _INFERENCES)
     if inference == "ep" and likelihood.observation_kind != "bounded":
         raise ValueError(f"inference: 'ep' fits ratings of single items (a likelihood for "
                          f"'bounded' answers); {type(likelihood).__name__} models "

@@ -18,8 +18,8 @@ import numpy as np
 
 from ..linalg import LOG_2PI
 from ..metrics import _check_scale
-from ..validation import as_float_array, as_positive_int, as_selection
-from .inputs import as_inputs, _check_exact_size
+from ..validation import as_float_array, _as_positive_int, _as_selection
+from .inputs import _as_inputs, _check_exact_size
 
 __all__ = ["RaterData", "WeightedMeans"]
 
@@ -80,8 +80,8 @@ class RaterData:
 
     def __init__(self, items, raters, scores, *, n_items: int | None = None,
                  n_raters: int | None = None, scale=None):
-        n_items = None if n_items is None else as_positive_int(n_items, "n_items")
-        n_raters = None if n_raters is None else as_positive_int(n_raters, "n_raters")
+        n_items = None if n_items is None else _as_positive_int(n_items, "n_items")
+        n_raters = None if n_raters is None else _as_positive_int(n_raters, "n_raters")
         items = _index_array(items, "items", n_items)
         raters = _index_array(raters, "raters", n_raters)
         scores = as_float_array(scores, "scores", ndim=1).copy()  # frozen below: not the caller's
@@ -203,7 +203,7 @@ class RaterData:
     def subset(self, items) -> "RaterData":
         """The labels of the given items, renumbered 0..len-1: indices (in that order) or a
         boolean mask with one entry per item (:func:`~course_lib.validation.as_selection`)."""
-        keep = as_selection(items, "items", self.n_items, allow_repeats=False)
+        keep = _as_selection(items, "items", self.n_items, allow_repeats=False)
         position = np.full(self.n_items, -1)
         position[keep] = np.arange(keep.size)
         rows = position[self.items] >= 0
@@ -245,7 +245,7 @@ def _as_rater_data(data) -> RaterData:
 
 def _as_items_and_ratings(X, data) -> tuple[np.ndarray, RaterData]:
     """``(X, data)`` checked together: one row of X per item that ``data`` rates."""
-    X = as_inputs(X, "X")
+    X = _as_inputs(X, "X")
     _check_exact_size(X.shape[0], "X")
     data = _as_rater_data(data)
     if data.n_items != X.shape[0]:

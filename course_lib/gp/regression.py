@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import lapack
 
-from ..validation import RngLike, as_float_array, as_positive_float
-from .inputs import as_inputs, _check_exact_size
+from ..validation import RngLike, as_float_array, _as_positive_float
+from .inputs import _as_inputs, _check_exact_size
 from .kernel_algebra import Kernel
 from .parameters import _check_log_parameters, _check_parameter, log_bounds
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, sample_gaussian
@@ -120,7 +120,7 @@ def _predict_latent(kernel: Kernel, X_train, posterior: LatentGaussian, X_test,
                    full_cov: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Mean and variance (``full_cov``: covariance) of the latent f at the rows of ``X_test``
     under a ``posterior`` of f at ``X_train`` (R&W Alg. 3.1 lines 4-6, in any form)."""
-    X_test = as_inputs(X_test, "X_test", X_train.shape[1])
+    X_test = _as_inputs(X_test, "X_test", X_train.shape[1])
     if full_cov:
         _check_exact_size(X_test.shape[0], "X_test", what="the predictive covariance",
                          advice="ask for variances only (full_cov=False) or predict at "
@@ -156,7 +156,7 @@ class GPRegression:
         if not isinstance(kernel, Kernel):
             raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
         self.kernel = kernel
-        self.noise_variance = as_positive_float(noise_variance, "noise_variance", allow_zero=True)
+        self.noise_variance = _as_positive_float(noise_variance, "noise_variance", allow_zero=True)
         if self.noise_variance > 0:
             _check_parameter(self.noise_variance, "noise_variance")
         self._noise_log_bounds = (None if self.noise_variance == 0 else
@@ -202,7 +202,7 @@ class GPRegression:
     def fit(self, X, y) -> "GPRegression":
         """Condition on training data (rows of X are points, y has shape (n,)) at the current
         hyper-parameters (no optimisation). Returns self."""
-        X = as_inputs(X, "X")
+        X = _as_inputs(X, "X")
         _check_exact_size(X.shape[0], "X")
         y = as_float_array(y, "y", ndim=1)
         if y.shape[0] != X.shape[0]:
@@ -244,7 +244,7 @@ class GPRegression:
 
     def sample_prior(self, X_test, n_samples: int = 1, *, rng: RngLike = None) -> np.ndarray:
         """Draws of f(X_test) from the GP prior, shape (n_samples, n*)."""
-        X_test = as_inputs(X_test, "X_test")
+        X_test = _as_inputs(X_test, "X_test")
         return sample_gaussian(np.zeros(X_test.shape[0]), self.kernel(X_test), n_samples, rng=rng)
 
     def sample_posterior(self, X_test, n_samples: int = 1, *, rng: RngLike = None,

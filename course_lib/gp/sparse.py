@@ -69,8 +69,8 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 from scipy.optimize import minimize
 
-from ..validation import as_bool, as_float_array, as_positive_float, as_positive_int
-from .inputs import as_inputs
+from ..validation import _as_bool, as_float_array, _as_positive_float, _as_positive_int
+from .inputs import _as_inputs
 from .kernel_algebra import Kernel
 from .parameters import _DEFAULT_BOUNDS, _check_parameter, log_bounds
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
@@ -89,16 +89,16 @@ def _check_problem(X, y, Z, kernel, noise_variance, jitter):
     if not isinstance(kernel, Kernel):
         raise TypeError(f"kernel: expected a course_lib.gp.kernel_algebra.Kernel, got "
                         f"{type(kernel).__name__}")
-    X = as_inputs(X, "X")
+    X = _as_inputs(X, "X")
     y = as_float_array(y, "y", ndim=1)
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"y: expected {X.shape[0]} values (one per row of X), got {y.shape[0]}")
-    Z = as_inputs(Z, "Z")
+    Z = _as_inputs(Z, "Z")
     if Z.shape[1] != X.shape[1]:
         raise ValueError(f"Z: inducing inputs need {X.shape[1]} column(s) like X, "
                          f"got shape {Z.shape}")
     noise_variance = _check_parameter(noise_variance, "noise_variance")
-    jitter = as_positive_float(jitter, "jitter", allow_zero=True)
+    jitter = _as_positive_float(jitter, "jitter", allow_zero=True)
     return X, y, Z, noise_variance, jitter
 
 
@@ -285,8 +285,8 @@ def fit_sparse_gp(X, y, Z, kernel: Kernel, noise_variance: float, *,
     optimiser's ``n_iter``, ``converged`` and ``message``.
     """
     X, y, Z, noise_variance, jitter = _check_problem(X, y, Z, kernel, noise_variance, jitter)
-    optimise_inducing = as_bool(optimise_inducing, "optimise_inducing")
-    max_iter = as_positive_int(max_iter, "max_iter")
+    optimise_inducing = _as_bool(optimise_inducing, "optimise_inducing")
+    max_iter = _as_positive_int(max_iter, "max_iter")
     noise_log_bounds = log_bounds(noise_bounds, np.array([noise_variance]), "noise_variance")
     P, shape_Z = kernel.n_params, Z.shape
 

@@ -70,9 +70,9 @@ from scipy.linalg import LinAlgError, cho_solve, cholesky
 from scipy.optimize import minimize
 
 from ..linalg import NotPositiveDefiniteError
-from ..validation import as_bool, as_positive_float, as_positive_int
+from ..validation import _as_bool, _as_positive_float, _as_positive_int
 from .comparisons import Comparisons
-from .inputs import as_inputs
+from .inputs import _as_inputs
 from .kernel_algebra import Kernel
 from .laplace import laplace_mode
 from .laplace_result import LaplaceResult
@@ -160,13 +160,13 @@ class SparsePreferenceGP(PreferenceGP):
                             f"{type(likelihood).__name__}")
         super().__init__(kernel, likelihood, priors, newton_max_iter=newton_max_iter,
                          newton_tol=newton_tol)
-        pseudo_inputs = as_inputs(pseudo_inputs, "pseudo_inputs")
+        pseudo_inputs = _as_inputs(pseudo_inputs, "pseudo_inputs")
         if np.unique(pseudo_inputs, axis=0).shape[0] != pseudo_inputs.shape[0]:
             raise ValueError("pseudo_inputs: two rows coincide, so K_bar is singular; remove "
                              "the duplicates")
         self.pseudo_inputs = pseudo_inputs.copy()
-        self.conditional_variance = as_bool(conditional_variance, "conditional_variance")
-        self.jitter = as_positive_float(jitter, "jitter", allow_zero=True)
+        self.conditional_variance = _as_bool(conditional_variance, "conditional_variance")
+        self.jitter = _as_positive_float(jitter, "jitter", allow_zero=True)
         self.projection: _SparseProjection | None = None
 
     # ----- the sparse likelihood's map ----------------------------------------------------
@@ -259,7 +259,7 @@ class SparsePreferenceGP(PreferenceGP):
         (n_bar, d)."""
         self._require_fit()
         pseudo_inputs = self.pseudo_inputs if pseudo_inputs is None else \
-            as_inputs(pseudo_inputs, "pseudo_inputs", self.pseudo_inputs.shape[1])
+            _as_inputs(pseudo_inputs, "pseudo_inputs", self.pseudo_inputs.shape[1])
         warm = self._warm_alpha if pseudo_inputs.shape == self.pseudo_inputs.shape else None
         projection, laplace = self._laplace(self.kernel, self.likelihood, self.comparisons,
                                             pseudo_inputs, warm)
@@ -274,7 +274,7 @@ class SparsePreferenceGP(PreferenceGP):
         Nielsen et al. 2012; the evidence has many local maxima in X_bar, so start from k-means
         centres). The model is refitted at the end."""
         self._require_fit()
-        max_iter = as_positive_int(max_iter, "max_iter")
+        max_iter = _as_positive_int(max_iter, "max_iter")
         _warn_of_scale_ridge(self, "fix one or give it a prior")
         shape, P = self.pseudo_inputs.shape, len(self.param_names)
         start_theta, start_pseudo = self.theta, self.pseudo_inputs.copy()

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .inputs import as_inputs
+from .inputs import _as_inputs
 from .kernel_algebra import Kernel
 from .prediction import LatentGaussian, _add_noise
 
@@ -77,7 +77,7 @@ class SparseGP:
         O(N* M^2). ``include_noise`` adds s2 to the variance. X_test : (N*, D). Returns
         ``(mean (N*,), var (N*,))`` or, with ``full_cov``, ``(mean, cov (N*, N*))``.
         """
-        X_test = as_inputs(X_test, "X_test", self.Z.shape[1])
+        X_test = _as_inputs(X_test, "X_test", self.Z.shape[1])
         K_test = self.kernel(X_test) if full_cov else self.kernel.diag(X_test)
         mean, var = self.posterior.predict(self.kernel(self.Z, X_test), K_test)
         return mean, (_add_noise(var, self.noise_variance) if include_noise else var)

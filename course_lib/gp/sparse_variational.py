@@ -73,7 +73,7 @@ from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.optimize import Bounds, minimize
 
 from ..linalg import cholesky_with_jitter
-from ..validation import as_bool, as_positive_float, as_positive_int
+from ..validation import _as_bool, _as_positive_float, _as_positive_int
 from .kernel_algebra import Kernel
 from .mixed_likelihood import MixedLikelihood
 from .prediction import LatentGaussian
@@ -248,8 +248,8 @@ def sparse_variational_elbo(kernel: Kernel, X, inducing, likelihood, mean_whiten
     p = Z.shape[0]
     m = _check_mean(mean_whitened, "mean_whitened", p)
     S = _check_root(root_whitened, "root_whitened", p)
-    bound = _SparseBound(kernel, X, Z, mixed, as_bool(eval_gradient, "eval_gradient"),
-                         kl_weight=as_positive_float(kl_weight, "kl_weight"))
+    bound = _SparseBound(kernel, X, Z, mixed, _as_bool(eval_gradient, "eval_gradient"),
+                         kl_weight=_as_positive_float(kl_weight, "kl_weight"))
     return _result(bound, m, S, eval_gradient, 0, False)
 
 
@@ -268,13 +268,13 @@ def fit_sparse_variational(kernel: Kernel, X, inducing, likelihood, y=None, M=No
     """
     X, Z, mixed = _check_problem(kernel, X, inducing, likelihood, y, M)
     p = Z.shape[0]
-    max_iter = as_positive_int(max_iter, "max_iter")
-    tol = as_positive_float(tol, "tol")
-    eval_gradient = as_bool(eval_gradient, "eval_gradient")
+    max_iter = _as_positive_int(max_iter, "max_iter")
+    tol = _as_positive_float(tol, "tol")
+    eval_gradient = _as_bool(eval_gradient, "eval_gradient")
     m = None if mean0 is None else _check_mean(mean0, "mean0", p)
     S = None if root0 is None else _check_root(root0, "root0", p)
     return _fit_sparse_variational_trusted(kernel, X, Z, mixed, m, S, eval_gradient, max_iter,
-                                          tol, warn, as_positive_float(kl_weight, "kl_weight"))
+                                          tol, warn, _as_positive_float(kl_weight, "kl_weight"))
 
 
 def _fit_sparse_variational_trusted(kernel, X, Z, mixed, m, S, eval_gradient, max_iter, tol,

@@ -28,9 +28,9 @@ import numpy as np
 from scipy.stats import qmc
 
 from ..linalg import NotPositiveDefiniteError
-from ..validation import (RngLike, _check_array_size, as_bool, as_float_array, as_positive_int,
-                          as_rng)
-from .inputs import as_inputs
+from ..validation import (RngLike, _check_array_size, _as_bool, as_float_array, _as_positive_int,
+                          _as_rng)
+from .inputs import _as_inputs
 from .kernel_algebra import Kernel
 from .likelihoods import Likelihood
 from .mixed_likelihood import MixedLikelihood
@@ -53,12 +53,12 @@ def inducing_points(bounds, n: int, *, include=None, rng: RngLike = None) -> np.
         raise ValueError(f"bounds: expected a (d, 2) array of (low, high) rows with low < high, "
                          f"got {bounds.tolist()}")
     d = bounds.shape[0]
-    extra = np.empty((0, d)) if include is None else as_inputs(include, "include", d)
-    n = as_positive_int(n, "n", minimum=0 if extra.shape[0] else 1)
+    extra = np.empty((0, d)) if include is None else _as_inputs(include, "include", d)
+    n = _as_positive_int(n, "n", minimum=0 if extra.shape[0] else 1)
     _check_array_size((n + extra.shape[0], d), "n", "the inducing points",
                      "a sparse model needs tens to a few thousand inducing points (the "
                      "level-set sessions use 100)")
-    sobol = qmc.Sobol(d, rng=as_rng(rng))
+    sobol = qmc.Sobol(d, rng=_as_rng(rng))
     with warnings.catch_warnings():  # Wu et al.'s n = 100 is not a power of two
         warnings.filterwarnings("ignore", message="The balance properties of Sobol")
         points = qmc.scale(sobol.random(n), bounds[:, 0], bounds[:, 1]) if n else np.empty((0, d))
@@ -100,7 +100,7 @@ class SparseVariationalGP(VariationalGP):
         self.inducing = _check_inducing(kernel, inducing)
         super().__init__(kernel, likelihood, priors, learn_likelihood=learn_likelihood,
                          kl_weight=kl_weight, max_iter=max_iter, tol=tol)
-        self.warm_start = as_bool(warm_start, "warm_start")
+        self.warm_start = _as_bool(warm_start, "warm_start")
         self.X_items: np.ndarray | None = None
         self.result: SparseVariationalResult | None = None
 
@@ -172,7 +172,7 @@ class SparseVariationalGP(VariationalGP):
         kernel, likelihood = ((self.kernel, self.likelihood) if theta is None
                               else self._split(theta))
         mixed = self.mixed.with_theta(likelihood.theta) if self._learned.size else self.mixed
-        eval_gradient = as_bool(eval_gradient, "eval_gradient")
+        eval_gradient = _as_bool(eval_gradient, "eval_gradient")
         result = self._run(kernel, self.X_items, mixed, self._warm, eval_gradient, warn)
         self._warm = (result.mean_whitened, result.root_whitened)
         gradient = None

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..validation import as_float_array
-from .inputs import as_inputs
+from .inputs import _as_inputs
 from .kernel_algebra import Kernel
 from .likelihoods import Likelihood
 from .mixed_likelihood import MixedLikelihood
@@ -123,7 +123,7 @@ def _mixed_for(likelihood, y, M, n: int) -> MixedLikelihood:
 def _check_inducing(kernel, Z) -> np.ndarray:
     if not isinstance(kernel, Kernel):
         raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
-    Z = as_inputs(Z, "inducing")
+    Z = _as_inputs(Z, "inducing")
     dim = kernel._input_dim()
     if dim is not None and Z.shape[1] != dim:
         raise ValueError(f"inducing: expected {dim} column(s), as the kernel has one "
@@ -139,7 +139,7 @@ def _check_problem(kernel, X, Z, likelihood, y, M):
 
 def _check_items(X, Z, likelihood, y, M):
     """The rows ``X`` and the likelihood's data, for checked inducing points ``Z``."""
-    X = as_inputs(X, "X")
+    X = _as_inputs(X, "X")
     if X.shape[1] != Z.shape[1]:
         raise ValueError(f"X: expected {Z.shape[1]} column(s), as many as the inducing points "
                          f"(one per input dimension), got shape {X.shape}")

@@ -58,7 +58,7 @@ from scipy.linalg import cho_solve, solve_triangular
 from scipy.optimize import minimize
 
 from ..linalg import cholesky_with_jitter, log_det_from_cholesky
-from ..validation import as_float_array, as_positive_float, as_positive_int
+from ..validation import as_float_array, _as_positive_float, _as_positive_int
 from .latent_checks import _check_variational_starts
 from .mixed_likelihood import MixedLikelihood, _as_mixed
 from .prediction import LatentGaussian
@@ -257,9 +257,9 @@ def fit_variational(K, likelihood, y=None, M=None, *, alpha0=None, site_precisio
     teaching device, module docstring) maximises E - kl_weight * KL instead of the ELBO.
     """
     K, mixed = _as_mixed(likelihood, y, M, K)
-    max_iter = as_positive_int(max_iter, "max_iter")
-    tol = as_positive_float(tol, "tol")
-    kl_weight = as_positive_float(kl_weight, "kl_weight")
+    max_iter = _as_positive_int(max_iter, "max_iter")
+    tol = _as_positive_float(tol, "tol")
+    kl_weight = _as_positive_float(kl_weight, "kl_weight")
     alpha0, site_precision0 = _check_variational_starts(alpha0, site_precision0, K.shape[0],
                                                        mixed.n_rows)
     return _fit_variational_trusted(K, mixed, alpha0, site_precision0, dK, max_iter, tol, warn,
@@ -304,7 +304,7 @@ def variational_elbo(K, likelihood, alpha, site_precision, y=None, M=None, dK=No
     as :func:`fit_variational` (with ``kl_weight``, the gradients are those of
     ``result.objective``)."""
     K, mixed = _as_mixed(likelihood, y, M, K)
-    bound = _Bound(K, mixed, kl_weight=as_positive_float(kl_weight, "kl_weight"))
+    bound = _Bound(K, mixed, kl_weight=_as_positive_float(kl_weight, "kl_weight"))
     alpha = as_float_array(alpha, "alpha", ndim=1)
     if alpha.size != bound.K.shape[0]:
         raise ValueError(f"alpha: expected {bound.K.shape[0]} weights (one per item), got "

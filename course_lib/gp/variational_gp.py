@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..linalg import NotPositiveDefiniteError
-from ..validation import RngLike, as_positive_float, as_positive_int
-from .inputs import as_inputs, _check_exact_size
+from ..validation import RngLike, _as_positive_float, _as_positive_int
+from .inputs import _as_inputs, _check_exact_size
 from .kernel_algebra import Kernel
 from .latent_checks import _check_prior_covariance
 from .likelihoods import Likelihood
@@ -90,9 +90,9 @@ class VariationalGP:
         self.kernel, self.likelihood = kernel, likelihood
         self._learned = self._check_learned(learn_likelihood)
         self.priors = self._check_priors(priors)
-        self.kl_weight = as_positive_float(kl_weight, "kl_weight")
-        self.max_iter = as_positive_int(max_iter, "max_iter")
-        self.tol = as_positive_float(tol, "tol")
+        self.kl_weight = _as_positive_float(kl_weight, "kl_weight")
+        self.max_iter = _as_positive_int(max_iter, "max_iter")
+        self.tol = _as_positive_float(tol, "tol")
         self.X_train: np.ndarray | None = None
         self.mixed: MixedLikelihood | None = None
         self.result: VariationalResult | None = None
@@ -181,7 +181,7 @@ class VariationalGP:
         the first fixed-point step then gives them the sites their gradients ask for. (A
         MixedLikelihood carries its data: to add some, assign the new one, with the same
         parts and parameters, to ``gp.likelihood`` and fit again.)"""
-        X = as_inputs(X, "X")
+        X = _as_inputs(X, "X")
         _check_exact_size(X.shape[0], "X", advice="use SparseVariationalGP (a few hundred "
                          "inducing points) or fit a subset of the items")
         K = self.kernel(X)

@@ -15,7 +15,7 @@ from matplotlib.collections import LineCollection
 from ..dtw import DTWResult
 from ..dtw_subsequence import SubsequenceMatch, SubsequenceResult
 from ..term_discovery import SegmentalDTWResult
-from ..validation import as_float_array, as_positive_float, as_positive_int, _as_waveform
+from ..validation import as_float_array, _as_positive_float, _as_positive_int, _as_waveform
 
 __all__ = ["plot_cost_matrix", "plot_alignment_path", "plot_dtw_result", "plot_frame_mapping",
            "plot_waveform", "plot_subsequence_matches", "plot_segmental_dtw", "plot_discoveries"]
@@ -85,8 +85,8 @@ def plot_waveform(ax, waveform, sample_rate: float, *, color: str = "C0", title:
                   max_points: int = 4000):
     """Waveform against time in seconds (long signals are thinned to ``max_points`` for speed)."""
     waveform = _as_waveform(waveform, "waveform")
-    sample_rate = as_positive_float(sample_rate, "sample_rate")
-    max_points = as_positive_int(max_points, "max_points")
+    sample_rate = _as_positive_float(sample_rate, "sample_rate")
+    max_points = _as_positive_int(max_points, "max_points")
     step = max(1, len(waveform) // max_points)
     t = np.arange(0, len(waveform), step) / sample_rate
     ax.plot(t, waveform[::step], color=color, lw=0.6)
@@ -109,7 +109,7 @@ def plot_frame_mapping(ax, x, y, path, *, every: int = 1, x_name: str = "x",
     x = as_float_array(x, "x", ndim=(1, 2))
     y = as_float_array(y, "y", ndim=(1, 2))
     path = _path(path, (len(x), len(y)))
-    every = as_positive_int(every, "every")
+    every = _as_positive_int(every, "every")
     x = x[:, None] if x.ndim == 1 else x
     y = y[:, None] if y.ndim == 1 else y
     ax.imshow(x.T, extent=(0, len(x), 2.0, 3.0), aspect="auto", cmap=cmap, origin="lower",

@@ -14,12 +14,11 @@ from ..gaussian import _as_covariance, gaussian_log_density
 from ..gmm import score_samples
 from ..gmm_params import GMMParams
 from ..kmeans import assign_clusters
-from ..validation import as_float_array, as_positive_float, as_positive_int
+from ..validation import as_float_array, _as_positive_float, _as_positive_int
 
 __all__ = ["component_colours", "plot_gaussian_contours", "plot_gaussian_1d",
-           "plot_gaussian_fit", "plot_responsibilities", "plot_gmm_density_1d",
-           "plot_loglik_trace", "plot_model_selection", "plot_bic", "plot_kmeans_state",
-           "plot_distortion_trace"]
+           "plot_responsibilities", "plot_gmm_density_1d", "plot_loglik_trace",
+           "plot_model_selection", "plot_bic", "plot_kmeans_state", "plot_distortion_trace"]
 
 
 def component_colours(n_components: int) -> np.ndarray:
@@ -56,7 +55,7 @@ def plot_gaussian_1d(ax, mean: float, var: float, samples=None, *, x_range=None,
                      bins: int = 30, color="C0"):
     """The density N(x | mean, var) as a curve, over a histogram of ``samples`` if given."""
     mean = float(as_float_array(mean, "mean", ndim=0))
-    var = as_positive_float(var, "var")
+    var = _as_positive_float(var, "var")
     if samples is not None:
         samples = as_float_array(samples, "samples")
     sd = np.sqrt(var)
@@ -72,7 +71,7 @@ def plot_gaussian_1d(ax, mean: float, var: float, samples=None, *, x_range=None,
     return ax
 
 
-def plot_gaussian_fit(ax, samples, mean, cov, fitted_mean, fitted_cov, *,
+def _plot_gaussian_fit(ax, samples, mean, cov, fitted_mean, fitted_cov, *,
                       limits=(-10.0, 10.0)):
     """Samples of a Gaussian with the true and the fitted (ML) density, in 1-D or 2-D.
 
@@ -156,7 +155,7 @@ def plot_loglik_trace(ax, trace, *, n_items: int | None = None, item: str = "fra
     ``item`` names them on the axis.
     """
     trace = as_float_array(trace, "trace", ndim=1)
-    n_items = None if n_items is None else as_positive_int(n_items, "n_items")
+    n_items = None if n_items is None else _as_positive_int(n_items, "n_items")
     values = trace / n_items if n_items else trace
     ax.plot(np.arange(len(values)), values, "o-", markersize=3, label=label, **line_kwargs)
     ax.set_xlabel("EM iteration t")
@@ -267,7 +266,7 @@ def plot_distortion_trace(ax, distortions, *, n_items: int | None = None, item: 
                           **line_kwargs):
     """k-means distortion J after each iteration t (t = 0: the initial assignment)."""
     values = as_float_array(distortions, "distortions", ndim=1)
-    n_items = None if n_items is None else as_positive_int(n_items, "n_items")
+    n_items = None if n_items is None else _as_positive_int(n_items, "n_items")
     values = values / n_items if n_items else values
     ax.plot(np.arange(len(values)), values, "o-", markersize=3, **line_kwargs)
     ax.set_xlabel("k-means iteration t")

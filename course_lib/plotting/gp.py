@@ -12,7 +12,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 from ..gp.kernel_algebra import Kernel
 from ..gp.optimise import HyperparameterFit
 from ..gp.lml_surface import LMLSurface
-from ..validation import as_float_array, as_positive_float, check_choice
+from ..validation import as_float_array, _as_positive_float, _check_choice
 
 __all__ = ["plot_kernel_function", "plot_samples", "plot_gp_posterior", "plot_lml_surface",
            "plot_lml_terms", "plot_optimiser_runs", "plot_inducing_inputs", "plot_timings"]
@@ -79,7 +79,7 @@ def plot_lml_surface(ax, surface: LMLSurface, levels: int = 20, current=None, cm
     12) separates neighbouring optima, the default 100 shows the whole landscape. Tick labels
     are plain numbers (0.01, 0.1, 1), not powers of ten.
     """
-    depth = as_positive_float(depth, "depth")
+    depth = _as_positive_float(depth, "depth")
     values = surface.values
     finite = np.isfinite(values)
     top = values[finite].max()
@@ -110,7 +110,7 @@ def plot_lml_terms(ax, surface: LMLSurface, row: int = 0):
 
     The maximum of the total is marked with a dot.
     """
-    check_choice(row, "row", range(surface.y_values.size))
+    _check_choice(row, "row", range(surface.y_values.size))
     x = surface.x_values
     total, fit, complexity = (surface.values[row], surface.data_fit[row],
                               surface.complexity[row])
@@ -135,8 +135,8 @@ def plot_optimiser_runs(ax, fit: HyperparameterFit, x_name: str, y_name: str,
 
     Starts outside the current axis limits are still drawn (matplotlib clips them).
     """
-    check_choice(x_name, "x_name", fit.param_names)
-    check_choice(y_name, "y_name", fit.param_names)
+    _check_choice(x_name, "x_name", fit.param_names)
+    _check_choice(y_name, "y_name", fit.param_names)
     ix, iy = fit.param_names.index(x_name), fit.param_names.index(y_name)
     starts, ends = np.exp(fit.starts), np.exp(fit.ends)
     for index, (start, end) in enumerate(zip(starts, ends)):
@@ -168,7 +168,7 @@ def plot_timings(ax, timings, slopes=None):
     """
     slopes = dict(slopes or {})
     for name in slopes:
-        check_choice(name, "slopes", tuple(timings))
+        _check_choice(name, "slopes", tuple(timings))
     for index, (label, (sizes, seconds)) in enumerate(timings.items()):
         sizes = as_float_array(sizes, "sizes", ndim=1)
         seconds = as_float_array(seconds, "seconds", ndim=1)

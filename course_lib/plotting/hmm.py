@@ -21,14 +21,13 @@ from matplotlib.ticker import MaxNLocator
 
 from .. import hmm as H
 from ..hmm_models import DiscreteHMM
-from ..validation import as_bool, as_float_array, check_choice
+from ..validation import _as_bool, as_float_array, _check_choice
 from .colour import _text_colours
 
-__all__ = ["TRELLIS_MAX_LENGTH", "plot_trellis", "trellis_observations", "render_trellis",
-           "plot_posteriors", "plot_log_likelihood_trace", "plot_matrix", "plot_hmm_parameters",
-           "render_baum_welch", "plot_state_diagram", "plot_symbol_sequence",
-           "plot_chain_diagram", "plot_viterbi_segmentation", "plot_forward_underflow",
-           "plot_accuracy_grid"]
+__all__ = ["TRELLIS_MAX_LENGTH", "plot_trellis", "render_trellis", "plot_posteriors",
+           "plot_log_likelihood_trace", "plot_matrix", "plot_hmm_parameters", "render_baum_welch",
+           "plot_state_diagram", "plot_symbol_sequence", "plot_chain_diagram",
+           "plot_viterbi_segmentation", "plot_forward_underflow", "plot_accuracy_grid"]
 
 _ANNOTATE_MAX_CELLS = 120
 
@@ -192,7 +191,7 @@ def _log_values(values) -> np.ndarray:
     return as_float_array(values, "values", ndim=2, allow_inf="-inf")
 
 
-def trellis_observations(model, observations) -> np.ndarray:
+def _trellis_observations(model, observations) -> np.ndarray:
     """``observations`` as symbols of ``model``, refused beyond :data:`TRELLIS_MAX_LENGTH`."""
     if not isinstance(model, DiscreteHMM):
         raise TypeError(f"model: expected a DiscreteHMM, got {type(model).__name__}")
@@ -216,9 +215,9 @@ def render_trellis(model, observations, *, scale: str = "probability",
     impossible step on) and the library's explanation
     (:func:`course_lib.hmm.explain_zero_probability`) instead of failing.
     """
-    O = trellis_observations(model, observations)
-    check_choice(scale, "scale", ("probability", "log"))
-    show_viterbi = as_bool(show_viterbi, "show_viterbi")
+    O = _trellis_observations(model, observations)
+    _check_choice(scale, "scale", ("probability", "log"))
+    show_viterbi = _as_bool(show_viterbi, "show_viterbi")
     log_scale = scale == "log"
     # a fixed layout (no constrained layout): the explorer redraws this figure on every change
     fig = plt.figure(figsize=(11, 3.5))

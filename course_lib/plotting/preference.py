@@ -23,8 +23,8 @@ from matplotlib.patches import Ellipse
 
 from ..validation import as_float_array
 
-__all__ = ["LAPLACE_COLOUR", "plot_likelihood", "shade_negative", "plot_curvature",
-           "plot_posterior_1d", "plot_posterior_2d", "plot_acquisition", "plot_learning_curves"]
+__all__ = ["LAPLACE_COLOUR", "plot_likelihood", "plot_curvature", "plot_posterior_1d",
+           "plot_posterior_2d", "plot_acquisition", "plot_learning_curves"]
 
 _NEGATIVE_COLOUR = "#d62728"   # w < 0: the likelihood is not log-concave there
 _EXACT_COLOUR = "k"
@@ -59,7 +59,7 @@ def _spans(mask: np.ndarray):
     return zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1)
 
 
-def shade_negative(ax, z, curvature, *, label: str | None = "w < 0 (not log-concave)"):
+def _shade_negative(ax, z, curvature, *, label: str | None = "w < 0 (not log-concave)"):
     """Shade, in ``_NEGATIVE_COLOUR``, the z where the curvature w(z) is negative."""
     z = _flat(z, "z")
     w = as_float_array(curvature, "curvature")
@@ -78,7 +78,7 @@ def plot_curvature(ax, z, curvature, *, color: str = "C0", label: str | None = N
     ax.plot(z, w, color=color, lw=2, label=label)
     ax.axhline(0.0, color="0.5", lw=0.8)
     if shade:
-        shade_negative(ax, z, w)
+        _shade_negative(ax, z, w)
     ax.set_xlabel("z = f(first) − f(second)")
     ax.set_ylabel("w = −d² log p / dz²")
     return ax

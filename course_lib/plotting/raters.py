@@ -18,13 +18,12 @@ from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
 
 from ..gp.rater_data import RaterData
 from ..metrics import _check_scale
-from ..validation import as_float_array, as_positive_float
+from ..validation import as_float_array, _as_positive_float
 from .colour import _text_colours
 from .gp import plot_gp_posterior
 
 __all__ = ["MODEL_COLOURS", "RATER_COLOURS", "plot_rater_scores", "plot_noise_profile",
-           "plot_score_distribution", "plot_speedup", "plot_noise_table", "plot_regions",
-           "plot_annotator_fit"]
+           "plot_score_distribution", "plot_speedup", "plot_noise_table", "plot_regions"]
 
 MODEL_COLOURS = {"GOLD": "k", "base": "C1", "Av": "C1", "mean": "C1", "joint": "C0",
                  "repeated": "C0", "MA": "C2", "MANH": "C3"}
@@ -108,7 +107,7 @@ def plot_noise_profile(ax, noise, curves: Mapping[str, np.ndarray], *, true_nois
     noise = as_float_array(noise, "noise", ndim=1)
     if np.any(noise <= 0):
         raise ValueError("noise: the noise variances must be > 0 (log axis)")
-    depth = as_positive_float(depth, "depth")
+    depth = _as_positive_float(depth, "depth")
     styles = dict(styles or {})
     if not curves:
         raise ValueError("curves: expected at least one labelled curve")
@@ -123,7 +122,7 @@ def plot_noise_profile(ax, noise, curves: Mapping[str, np.ndarray], *, true_nois
                         label=f"{label}: max at σ² = {noise[best]:.3g}", **style)
         ax.plot(noise[best], 0.0, "o", color=line.get_color(), ms=7)
     if true_noise is not None:
-        ax.axvline(as_positive_float(true_noise, "true_noise"), color="0.5", ls=":", lw=1.5,
+        ax.axvline(_as_positive_float(true_noise, "true_noise"), color="0.5", ls=":", lw=1.5,
                    label=f"{true_label} = {true_noise:.3g}")
     _plain_log_axis(ax, "x")
     ax.set_ylim(-depth, 0.08 * depth)
@@ -271,7 +270,7 @@ def plot_regions(ax, x, regions):
     return ax
 
 
-def plot_annotator_fit(ax, x_test, mean, var, *, gold=None, X=None, data: RaterData | None = None,
+def _plot_annotator_fit(ax, x_test, mean, var, *, gold=None, X=None, data: RaterData | None = None,
                        regions=None, color: str = "C0", n_sigma: float = 2.0):
     """The posterior of the latent gold standard on one-dimensional test inputs (mean and
     +-``n_sigma`` sd band, :func:`course_lib.plotting.gp.plot_gp_posterior`), the gold standard

@@ -20,7 +20,7 @@ Every subject answers on a latent f over stimuli in the unit box:
     N(0, noise_sd^2) (the subject's calibration noise), rounded and clipped to 1 .. 9;
   - **over-confident** (:func:`_overconfident_ratings`): ratings that ignore |df| and follow the
     paper's printed marginals for subject #2 (48 % nines, 84 % at least 7, none below 3);
-  - **forced shares** (:func:`ranked_levels`): |df| plus noise ranked, the weakest n_0 trials
+  - **forced shares** (:func:`_ranked_levels`): |df| plus noise ranked, the weakest n_0 trials
     at the lowest level and so on, so the level counts are exactly the given ones (the gait
     study's 218 / 176 / 78).
 
@@ -41,10 +41,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr
 
-from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
-                          as_selection)
+from ..validation import (RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng,
+                          _as_selection)
 
-__all__ = ["ConfidenceTrials", "ranked_levels", "haptic_like_subjects", "gait_like_subject",
+__all__ = ["ConfidenceTrials", "haptic_like_subjects", "gait_like_subject",
            "likert_synthetic_trials", "HAPTIC_NOISE_SD", "OVERCONFIDENT_SUBJECT",
            "GAIT_LEVEL_COUNTS", "SYNTHETIC_CUTS"]
 
@@ -86,7 +86,7 @@ class ConfidenceTrials:
         of another length are refused by name). Every chosen trial's two stimuli are items
         (first stimuli, then second); first / second are the pair's row indices into X."""
         index = np.arange(self.n_trials) if trials is None else \
-            as_selection(trials, "trials", self.n_trials, noun="trial")
+            _as_selection(trials, "trials", self.n_trials, noun="trial")
         X = np.vstack([self.X_first[index], self.X_second[index]])
         first = np.arange(index.size)
         return X, first, first + index.size
@@ -95,8 +95,8 @@ class ConfidenceTrials:
 def _rating_levels(ratings, *, scale: int = 9, n_levels: int = 3) -> np.ndarray:
     """Ratings 1 .. ``scale`` to levels 0 .. ``n_levels`` - 1 in equal blocks (Wu et al.'s
     1-3 -> 0, 4-6 -> 1, 7-9 -> 2)."""
-    scale = as_positive_int(scale, "scale")
-    n_levels = as_positive_int(n_levels, "n_levels", minimum=2)
+    scale = _as_positive_int(scale, "scale")
+    n_levels = _as_positive_int(n_levels, "n_levels", minimum=2)
     if scale % n_levels:
         raise ValueError(f"n_levels: {n_levels} levels do not split the scale 1 .. {scale} into "
                          "equal blocks")
@@ -115,8 +115,8 @@ def _calibrated_ratings(strength, noise_sd: float, *, rng: RngLike = None) -> np
     if np.any(strength < 0):
         raise ValueError(f"strength: expected |f(a) - f(b)| >= 0, row "
                          f"{int(np.argmax(strength < 0))} is negative")
-    noise_sd = as_positive_float(noise_sd, "noise_sd", allow_zero=True)
-    rng = as_rng(rng)
+    noise_sd = _as_positive_float(noise_sd, "noise_sd", allow_zero=True)
+    rng = _as_rng(rng)
     raw = 1.0 + 8.0 * np.tanh(strength / _RATING_SCALE) + noise_sd * rng.standard_normal(
         strength.size)
     return np.clip(np.round(raw), 1, 9)
@@ -137,13 +137,13 @@ def _overconfident_ratings(n_trials: int, *, rng: RngLike = None) -> np.ndarray:
     """Ratings 1 .. 9 of Wu et al.'s over-confident subject #2, whatever the pairs: the counts of
     :data:`_OVERCONFIDENT_SHARES` for ``n_trials`` (largest remainder; at 50 trials exactly 24
     nines, 42 ratings >= 7 and none below 3, as printed), in random order."""
-    n_trials = as_positive_int(n_trials, "n_trials")
+    n_trials = _as_positive_int(n_trials, "n_trials")
     counts = _apportion(_OVERCONFIDENT_SHARES, n_trials)
     ratings = np.repeat(list(counts), list(counts.values())).astype(float)
-    return as_rng(rng).permutation(ratings)
+    return _as_rng(rng).permutation(ratings)
 
 
-def ranked_levels(strength, counts, noise_sd: float, *, rng: RngLike = None) -> np.ndarray:
+def _ranked_levels(strength, counts, noise_sd: float, *, rng: RngLike = None) -> np.ndarray:
     """Levels 0 .. len(counts) - 1 with exactly ``counts[k]`` trials at level k: the trials
     ranked by strength + N(0, noise_sd^2), the weakest ``counts[0]`` at level 0 and so on."""
     strength = as_float_array(strength, "strength", ndim=1)
@@ -151,8 +151,8 @@ def ranked_levels(strength, counts, noise_sd: float, *, rng: RngLike = None) -> 
     if np.any(counts < 0) or np.any(counts != np.round(counts)) or counts.sum() != strength.size:
         raise ValueError(f"counts: expected whole counts >= 0 summing to the {strength.size} "
                          f"trials, got {counts.tolist()}")
-    noise_sd = as_positive_float(noise_sd, "noise_sd", allow_zero=True)
-    noisy = strength + noise_sd * as_rng(rng).standard_normal(strength.size)
+    noise_sd = _as_positive_float(noise_sd, "noise_sd", allow_zero=True)
+    noisy = strength + noise_sd * _as_rng(rng).standard_normal(strength.size)
     levels = np.empty(strength.size)
     levels[np.argsort(noisy, kind="stable")] = np.repeat(np.arange(counts.size),
                                                          counts.astype(int))
@@ -188,7 +188,7 @@ def _pairs_and_choices(latent, n_trials, dim, rng):
 
 def _generators(rng, n: int) -> list[np.random.Generator]:
     """``n`` independent generators from ``rng`` (each subject its own stream)."""
-    return as_rng(rng).spawn(n)
+    return _as_rng(rng).spawn(n)
 
 
 def haptic_like_subjects(*, n_pairs: int = 50, rng: RngLike = None) -> list[ConfidenceTrials]:
@@ -197,7 +197,7 @@ def haptic_like_subjects(*, n_pairs: int = 50, rng: RngLike = None) -> list[Conf
     :data:`HAPTIC_NOISE_SD` (0.75, 0.5, 1.0, 1.5 rating units); #2
     (:data:`OVERCONFIDENT_SUBJECT`) rates by Wu et al.'s printed marginals whatever the pair.
     Substitutes for Driller's (2024) private data (module docstring)."""
-    n_pairs = as_positive_int(n_pairs, "n_pairs")
+    n_pairs = _as_positive_int(n_pairs, "n_pairs")
     subjects = []
     for number, generator in enumerate(_generators(rng, len(HAPTIC_NOISE_SD)), start=1):
         A, B, difference, choices = _pairs_and_choices(_haptic_latent, n_pairs, 2, generator)
@@ -215,12 +215,12 @@ def gait_like_subject(*, n_trials: int = 472, counts=GAIT_LEVEL_COUNTS,
                       rng: RngLike = None) -> ConfidenceTrials:
     """One subject, ``n_trials`` uniform pairs on :func:`_gait_latent`, confidence 1 .. 3 with
     exactly ``counts`` trials per level (Wu et al.'s 218 / 176 / 78 at 472 trials), ranked by
-    |df| plus N(0, 0.3^2) (:func:`ranked_levels`). A substitute for the author's private
+    |df| plus N(0, 0.3^2) (:func:`_ranked_levels`). A substitute for the author's private
     robot-gait answers (module docstring)."""
-    n_trials = as_positive_int(n_trials, "n_trials")
-    generator = as_rng(rng)
+    n_trials = _as_positive_int(n_trials, "n_trials")
+    generator = _as_rng(rng)
     A, B, difference, choices = _pairs_and_choices(_gait_latent, n_trials, 3, generator)
-    levels = ranked_levels(np.abs(difference), counts, _GAIT_NOISE_SD, rng=generator)
+    levels = _ranked_levels(np.abs(difference), counts, _GAIT_NOISE_SD, rng=generator)
     return ConfidenceTrials("gait", A, B, choices, levels + 1.0, levels, difference)
 
 
@@ -229,11 +229,11 @@ def likert_synthetic_trials(n_pairs: int = 30, *, low: float = -2.0, high: float
     """Seed §5.2: f(x) = x on [low, high], ``n_pairs`` uniform pairs, choices ~ Bernoulli(
     Phi(x_1 - x_2)), levels set deterministically by |x_1 - x_2| in [0, .5], (.5, 1], (1, inf)
     (:data:`SYNTHETIC_CUTS`; ratings None)."""
-    n_pairs = as_positive_int(n_pairs, "n_pairs")
+    n_pairs = _as_positive_int(n_pairs, "n_pairs")
     low, high = float(low), float(high)
     if not high > low:
         raise ValueError(f"high: expected high > low = {low:g}, got {high:g}")
-    generator = as_rng(rng)
+    generator = _as_rng(rng)
     A = generator.uniform(low, high, size=(n_pairs, 1))
     B = generator.uniform(low, high, size=(n_pairs, 1))
     difference = (A - B)[:, 0]

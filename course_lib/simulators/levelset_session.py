@@ -69,8 +69,8 @@ from ..gp.sparse_variational_gp import SparseVariationalGP, inducing_points
 from ..gp.variational_gp import VariationalGP
 from ..linalg import JitterWarning
 from ..levelset_metrics import brier_levelset, f1_levelset
-from ..validation import (RngLike, as_float_array, as_positive_int, as_rng, _check_array_size,
-                          check_choice)
+from ..validation import (RngLike, as_float_array, _as_positive_int, _as_rng, _check_array_size,
+                          _check_choice)
 from .psychophysics import LevelSetProblem, _check_inside_box, simulate_answers
 
 __all__ = ["LevelSetSession", "LevelSetTrace", "run_levelset_session"]
@@ -178,12 +178,12 @@ class LevelSetSession:
                              f"{self.bounds.tolist()}")
         self.threshold = float(ndtri(0.75) if threshold is None
                                else as_float_array(threshold, "threshold", ndim=0))
-        self.arm = check_choice(arm, "arm", ARMS)
+        self.arm = _check_choice(arm, "arm", ARMS)
         if callable(acquisition) or acquisition not in ACQUISITIONS:
             raise ValueError(f"acquisition: expected one of {list(ACQUISITIONS)}, got "
                              f"{acquisition!r}")
         self.acquisition = acquisition
-        self.model_kind = check_choice(model, "model", _MODELS)
+        self.model_kind = _check_choice(model, "model", _MODELS)
         if (constraint_X is None) != (constraint_y is None):
             raise ValueError("constraint_y: constraints need both constraint_X and constraint_y")
         self._constraints = None
@@ -195,30 +195,30 @@ class LevelSetSession:
             _check_inside_box(C_X, self.bounds, "constraint_X")
             self._constraints = (self._to_unit(C_X),
                                  as_float_array(constraint_y, "constraint_y", ndim=1))
-        self.n_initial = as_positive_int(n_initial, "n_initial", minimum=0)
+        self.n_initial = _as_positive_int(n_initial, "n_initial", minimum=0)
         if self.n_initial == 0 and (self._constraints is None or self.arm == "none"):
             raise ValueError("n_initial: with no constraint in use the first fit needs at least "
                              "one answer")
-        n_candidates = as_positive_int(n_candidates, "n_candidates")
-        n_references = as_positive_int(n_references, "n_references")
-        self.optimise_every = as_positive_int(optimise_every, "optimise_every")
-        self.map_max_iter = as_positive_int(map_max_iter, "map_max_iter")
+        n_candidates = _as_positive_int(n_candidates, "n_candidates")
+        n_references = _as_positive_int(n_references, "n_references")
+        self.optimise_every = _as_positive_int(optimise_every, "optimise_every")
+        self.map_max_iter = _as_positive_int(map_max_iter, "map_max_iter")
         if not isinstance(polish, (bool, np.bool_)):
             raise TypeError(f"polish: expected True or False, got {type(polish).__name__}")
         self.polish = bool(polish)
         if n_test is not None:
-            n_test = as_positive_int(n_test, "n_test", minimum=2)
+            n_test = _as_positive_int(n_test, "n_test", minimum=2)
             if n_test & (n_test - 1):
                 raise ValueError(f"n_test: expected a power of two (Sobol points), got {n_test}")
         self.n_test = n_test
         for name, n in (("n_initial", self.n_initial), ("n_candidates", n_candidates),
                         ("n_references", n_references), ("n_test", n_test or 1)):
             _check_sobol_size(n, self.dim, name)
-        generator = as_rng(rng)
+        generator = _as_rng(rng)
         self.initial_queries = _sobol(self.dim, self.n_initial, generator)
         self.candidates = _sobol(self.dim, n_candidates, generator)
         self.references = _sobol(self.dim, n_references, generator)
-        n_inducing = as_positive_int(n_inducing, "n_inducing")
+        n_inducing = _as_positive_int(n_inducing, "n_inducing")
         self.inducing = inducing_points(
             self.unit_bounds, n_inducing, rng=generator,
             include=None if self._constraints is None else self._constraints[0])
@@ -362,8 +362,8 @@ def run_levelset_session(problem, arm: str, acquisition: str, *, n_initial: int 
     with one seed share the initial queries AND their answers. Returns a :class:`LevelSetTrace`
     with F1 / Brier after the initial trials and after every active one.
     """
-    n_active = as_positive_int(n_active, "n_active", minimum=0)
-    session_seed, answer_seed = as_rng(rng).integers(2 ** 63, size=2)
+    n_active = _as_positive_int(n_active, "n_active", minimum=0)
+    session_seed, answer_seed = _as_rng(rng).integers(2 ** 63, size=2)
     session = LevelSetSession(problem, arm=arm, acquisition=acquisition, model=model,
                               n_inducing=n_inducing, n_initial=n_initial,
                               n_candidates=n_candidates, n_references=n_references,

@@ -84,7 +84,7 @@ from ..gp.acquisition_bald import pairwise_bald
 from ..gp.acquisition_maximise import maximise_acquisition
 from ..gp.comparisons import Comparisons
 from ..gp.forced_choice import ForcedChoiceTest, forced_choice_test
-from ..gp.inputs import as_inputs
+from ..gp.inputs import _as_inputs
 from ..gp.kernel_algebra import Kernel
 from ..gp.kernels import SquaredExponential
 from ..gp.likelihoods import Likelihood
@@ -93,8 +93,8 @@ from ..gp.preference import PreferenceGP
 from ..gp.preference_hyperparameters import OnSquare
 from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter
-from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
-                          check_choice)
+from ..validation import (RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng,
+                          _check_choice)
 
 __all__ = ["negated_griewank", "settings_grid", "GPDrawResponse", "gp_draw_2d", "gp_draw_4d",
            "Pathology", "CannotHear", "SwitchesPreference", "Fatigue", "MattersAboveThreshold",
@@ -137,8 +137,8 @@ def settings_grid(low: float, high: float, step: float, dim: int) -> np.ndarray:
     high = float(as_float_array(high, "high", ndim=0))
     if not high > low:
         raise ValueError(f"high: must exceed low ({low:g}), got {high:g}")
-    step = as_positive_float(step, "step")
-    dim = as_positive_int(dim, "dim")
+    step = _as_positive_float(step, "step")
+    dim = _as_positive_int(dim, "dim")
     n_axis = int(np.floor((high - low) / step + 1e-9)) + 1
     if n_axis ** dim > 10 ** 7:
         raise ValueError(f"step: a grid of {n_axis}^{dim} settings is too large; use a larger "
@@ -162,8 +162,8 @@ class GPDrawResponse:
             raise TypeError(f"kernel: expected a course_lib.gp Kernel, got "
                             f"{type(kernel).__name__}")
         self.kernel = kernel
-        self.anchors = as_inputs(anchors, "anchors").copy()
-        rng = as_rng(rng)
+        self.anchors = _as_inputs(anchors, "anchors").copy()
+        rng = _as_rng(rng)
         L, _ = cholesky_with_jitter(kernel(self.anchors), "anchors", warn=False)
         e = rng.standard_normal(self.anchors.shape[0])
         self.values = L @ e
@@ -174,7 +174,7 @@ class GPDrawResponse:
         return int(self.anchors.shape[1])
 
     def __call__(self, X) -> np.ndarray:
-        X = as_inputs(X, "X", self.dim)
+        X = _as_inputs(X, "X", self.dim)
         out = np.empty(X.shape[0])
         for start in range(0, X.shape[0], _EVALUATION_CHUNK):  # memory O(chunk x anchors)
             stop = start + _EVALUATION_CHUNK
@@ -190,8 +190,8 @@ def gp_draw_2d(*, rng: RngLike = None, lengthscale: float = 8.0, variance: float
     """Study 1's setting space (Nielsen et al. 2015), [-20, 20]^2: an SE-kernel GP draw
     (``variance`` 4 as the thesis's sigma_f; ``lengthscale`` 8 grid steps, a broad IRF with one or
     two peaks) anchored on the grid of step ``anchor_step``."""
-    kernel = SquaredExponential(as_positive_float(lengthscale, "lengthscale"),
-                                as_positive_float(variance, "variance"))
+    kernel = SquaredExponential(_as_positive_float(lengthscale, "lengthscale"),
+                                _as_positive_float(variance, "variance"))
     return GPDrawResponse(kernel, settings_grid(-20, 20, anchor_step, 2), rng=rng)
 
 
@@ -200,8 +200,8 @@ def gp_draw_4d(*, rng: RngLike = None, lengthscale: float = 25.0, variance: floa
     """Study 2's setting space (Nielsen et al. 2015), four gains in [0, 80] dB (the thesis's grid
     has step 5, 17^4 settings): an SE-kernel GP draw anchored every ``anchor_step`` dB
     (5^4 = 625)."""
-    kernel = SquaredExponential(as_positive_float(lengthscale, "lengthscale"),
-                                as_positive_float(variance, "variance"))
+    kernel = SquaredExponential(_as_positive_float(lengthscale, "lengthscale"),
+                                _as_positive_float(variance, "variance"))
     return GPDrawResponse(kernel, settings_grid(0, 80, anchor_step, 4), rng=rng)
 
 
@@ -243,7 +243,7 @@ class CannotHear(Pathology):
     """Hears only ``scale`` (in [0, 1)) times its IRF: 0 makes every answer a coin flip."""
 
     def __init__(self, scale: float = 0.0):
-        scale = as_positive_float(scale, "scale", allow_zero=True)
+        scale = _as_positive_float(scale, "scale", allow_zero=True)
         if scale >= 1.0:
             raise ValueError(f"scale: a listener who cannot hear differences hears less than "
                              f"its IRF, so scale must be < 1, got {scale:g}")
@@ -261,7 +261,7 @@ class SwitchesPreference(Pathology):
 
     def __init__(self, other, after: int):
         self.other = _check_irf(other, "other")
-        self.after = as_positive_int(after, "after", minimum=0)
+        self.after = _as_positive_int(after, "after", minimum=0)
 
     def utility(self, irf, X, t):
         switched = t >= self.after
@@ -280,7 +280,7 @@ class Fatigue(Pathology):
     """noise_sd grows linearly with the answers given: noise_sd (1 + rate t)."""
 
     def __init__(self, rate: float):
-        self.rate = as_positive_float(rate, "rate")
+        self.rate = _as_positive_float(rate, "rate")
 
     def noise_factor(self, t):
         return 1.0 + self.rate * t
@@ -295,7 +295,7 @@ class MattersAboveThreshold(Pathology):
     nothing)."""
 
     def __init__(self, dim: int, level: float):
-        self.dim = as_positive_int(dim, "dim", minimum=0)
+        self.dim = _as_positive_int(dim, "dim", minimum=0)
         self.level = float(as_float_array(level, "level", ndim=0))
 
     def utility(self, irf, X, t):
@@ -356,7 +356,7 @@ class SimulatedListener:
                              f"likelihood ({', '.join(_PAIRWISE_KINDS)}), got "
                              f"{type(likelihood).__name__} ({likelihood.observation_kind!r})")
         self.likelihood = likelihood
-        self.rng = as_rng(rng)
+        self.rng = _as_rng(rng)
         self.pathologies = _check_pathologies(pathology)
         self.n_answers = 0
 
@@ -371,9 +371,9 @@ class SimulatedListener:
     def utility(self, X, *, t: int | None = None) -> np.ndarray:
         """The utilities the listener answers by at settings X, as heard at its ``t``-th answer
         (default: the next one, for one setting per answer as in :meth:`answer`)."""
-        X = as_inputs(X, "X")
+        X = _as_inputs(X, "X")
         if t is not None:
-            t = as_positive_int(t, "t", minimum=0)
+            t = _as_positive_int(t, "t", minimum=0)
         return self._heard(X, self._times(X.shape[0], t))
 
     def _heard(self, X: np.ndarray, times: np.ndarray) -> np.ndarray:
@@ -395,8 +395,8 @@ class SimulatedListener:
         return self._mean(z, factor)
 
     def _differences(self, X_first, X_second):
-        A = as_inputs(X_first, "X_first")
-        B = as_inputs(X_second, "X_second", A.shape[1])
+        A = _as_inputs(X_first, "X_first")
+        B = _as_inputs(X_second, "X_second", A.shape[1])
         if A.shape[0] != B.shape[0]:
             raise ValueError(f"X_second: expected {A.shape[0]} rows (one per row of X_first), "
                              f"got {B.shape[0]}")
@@ -435,10 +435,10 @@ class SimulatedListener:
         random order (Nielsen et al. 2015: 20 choices, then an exact binomial test). A win is an
         answer favouring x_found (binary or degree on its side of 0.5, a difference of its sign); an
         exact tie (a degree of 0.5) counts as no win."""
-        n = as_positive_int(n, "n")
-        found = as_inputs(np.atleast_2d(as_float_array(x_found, "x_found", ndim=(1, 2))),
+        n = _as_positive_int(n, "n")
+        found = _as_inputs(np.atleast_2d(as_float_array(x_found, "x_found", ndim=(1, 2))),
                           "x_found")
-        baseline = as_inputs(np.atleast_2d(as_float_array(x_baseline, "x_baseline",
+        baseline = _as_inputs(np.atleast_2d(as_float_array(x_baseline, "x_baseline",
                                                           ndim=(1, 2))), "x_baseline",
                              found.shape[1])
         if found.shape[0] != 1 or baseline.shape[0] != 1:
@@ -474,8 +474,8 @@ def hearing_aid_model(dim: int = 2, *, answers: str = "degree") -> PreferenceGP:
     parameter itself, so the prior here is on the concentration nu (from 2 + e), bounded below by
     2 instead of shifted.
     """
-    dim = as_positive_int(dim, "dim")
-    check_choice(answers, "answers", ("degree", "binary"))
+    dim = _as_positive_int(dim, "dim")
+    _check_choice(answers, "answers", ("degree", "binary"))
     squared, scale = (5.0, 10.0) if dim <= 2 else (30.0, 100.0)
     kernel = SquaredExponential(np.full(dim, np.sqrt(squared)), 4.0, variance_bounds="fixed")
     priors = {f"lengthscale_{k}": OnSquare(HalfStudentT(6, scale)) for k in range(dim)}
@@ -543,15 +543,15 @@ def next_candidate(model, grid, x_best, rule: str, grid_bei, bounds, *, rng: Rng
     the grid mean of bEI (``grid_bei``, bEI of ``model`` at every ``grid`` row), or for
     "bei-ascent" the mean bEI along the ascents within ``bounds``. One rule for
     :func:`run_session` and the personalisation explorer."""
-    check_choice(rule, "rule", _ACQUISITIONS)
-    grid = as_inputs(grid, "grid")
+    _check_choice(rule, "rule", _ACQUISITIONS)
+    grid = _as_inputs(grid, "grid")
     x_best = as_float_array(x_best, "x_best", ndim=1)
     if x_best.shape != (grid.shape[1],):
         raise ValueError(f"x_best: expected one setting with {grid.shape[1]} coordinates like "
                          f"the grid's rows, got shape {x_best.shape}")
     if rule == "thompson":
         _check_thompson_size(grid.shape[0], "grid")
-    rng = as_rng(rng)
+    rng = _as_rng(rng)
     others = ~np.all(grid == x_best, axis=1)
     index_of_other = np.flatnonzero(others)
     if index_of_other.size == 0:
@@ -615,7 +615,7 @@ def run_session(listener: SimulatedListener, model, grid, *, n_random: int = 10,
     if gp.likelihood.observation_kind != listener.kind:
         raise ValueError(f"model: its likelihood models {gp.likelihood.observation_kind!r} "
                          f"answers but the listener gives {listener.kind!r} answers")
-    grid = as_inputs(grid, "grid")
+    grid = _as_inputs(grid, "grid")
     d = grid.shape[1]
     distinct, first_seen = np.unique(grid, axis=0, return_index=True)
     if distinct.shape[0] < grid.shape[0]:
@@ -623,24 +623,24 @@ def run_session(listener: SimulatedListener, model, grid, *, n_random: int = 10,
         raise ValueError(f"grid: row {repeated} repeats an earlier setting ({distinct.shape[0]} "
                          f"distinct of {grid.shape[0]} rows); pass each setting once, e.g. "
                          "np.unique(grid, axis=0)")
-    n_random = as_positive_int(n_random, "n_random")
-    n_active = as_positive_int(n_active, "n_active", minimum=0)
+    n_random = _as_positive_int(n_random, "n_random")
+    n_active = _as_positive_int(n_active, "n_active", minimum=0)
     if n_random + 1 > grid.shape[0]:
         raise ValueError(f"n_random: a random start of {n_random} comparisons needs "
                          f"{n_random + 1} distinct grid settings, the grid has {grid.shape[0]}")
-    check_choice(acquisition, "acquisition", _ACQUISITIONS)
+    _check_choice(acquisition, "acquisition", _ACQUISITIONS)
     if acquisition == "thompson":
         _check_thompson_size(grid.shape[0], "grid")
     if optimise_every is not None:
-        optimise_every = as_positive_int(optimise_every, "optimise_every")
-    n_restarts = as_positive_int(n_restarts, "n_restarts")
-    n_forced = as_positive_int(n_forced, "n_forced", minimum=0)
+        optimise_every = _as_positive_int(optimise_every, "optimise_every")
+    n_restarts = _as_positive_int(n_restarts, "n_restarts")
+    n_forced = _as_positive_int(n_forced, "n_forced", minimum=0)
     baseline = np.zeros(d) if baseline is None else \
         as_float_array(baseline, "baseline", ndim=1)
     if baseline.shape != (d,):
         raise ValueError(f"baseline: expected one setting with {d} coordinates, got shape "
                          f"{baseline.shape}")
-    rng = as_rng(rng)
+    rng = _as_rng(rng)
     bounds = np.column_stack([grid.min(axis=0), grid.max(axis=0)])
     if acquisition == "bei-ascent" and np.any(bounds[:, 0] >= bounds[:, 1]):
         raise ValueError("grid: 'bei-ascent' needs a grid that spans an interval in every "

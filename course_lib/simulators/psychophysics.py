@@ -53,7 +53,7 @@ from scipy.special import expit, log_ndtr, ndtr, ndtri
 from scipy.stats import qmc
 
 from ..gp.constraints import constraints_from_probability
-from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
+from ..validation import RngLike, as_float_array, _as_positive_int, _as_rng, _check_choice
 
 __all__ = ["LevelSetProblem", "psychometric_problem", "norm_ball_problem", "passthrough_problem",
            "simulate_answers"]
@@ -104,7 +104,7 @@ class LevelSetProblem:
     threshold: float = field(default=float(ndtri(_LEVEL)))
 
     def __post_init__(self):
-        check_choice(self.link, "link", _LINKS)
+        _check_choice(self.link, "link", _LINKS)
         if not callable(self.latent):
             raise TypeError(f"latent: expected a function of an (n, d) array, got "
                             f"{type(self.latent).__name__}")
@@ -249,9 +249,9 @@ def _face_points(bounds, faces, n_per_face: int = _POINTS_PER_FACE, *, rng: RngL
     Returns (len(faces) * n_per_face, d), faces in the order given.
     """
     bounds = as_float_array(bounds, "bounds", ndim=2)
-    n_per_face = as_positive_int(n_per_face, "n_per_face")
+    n_per_face = _as_positive_int(n_per_face, "n_per_face")
     d = bounds.shape[0]
-    sobol = qmc.Sobol(d - 1, rng=as_rng(rng)) if d > 1 else None
+    sobol = qmc.Sobol(d - 1, rng=_as_rng(rng)) if d > 1 else None
     n_draw = 1 << int(np.ceil(np.log2(n_per_face)))   # Sobol blocks of a power of two
     rows = []
     for dim, side in faces:
@@ -292,7 +292,7 @@ def norm_ball_problem(dim: int = 2, *, constraint_cap: float | None = None,
     """The norm ball f(x) = 2 ||x|| on [-1, 1]^dim with 1 + 5 * 2 dim constraints (origin and
     Sobol points on every face; ``rng`` scrambles them); ``constraint_cap`` as for
     :func:`psychometric_problem`."""
-    dim = as_positive_int(dim, "dim", minimum=2)
+    dim = _as_positive_int(dim, "dim", minimum=2)
     cap = _check_cap(constraint_cap)
     bounds = np.tile([-1.0, 1.0], (dim, 1))
     faces = [(k, side) for k in range(dim) for side in (0, 1)]
@@ -322,4 +322,4 @@ def simulate_answers(problem: LevelSetProblem, X, *, rng: RngLike = None) -> np.
     if not isinstance(problem, LevelSetProblem):
         raise TypeError(f"problem: expected a LevelSetProblem, got {type(problem).__name__}")
     p = problem.answer_probability(X)
-    return (as_rng(rng).random(p.shape) < p).astype(float)
+    return (_as_rng(rng).random(p.shape) < p).astype(float)

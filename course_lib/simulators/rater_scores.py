@@ -19,7 +19,7 @@ import numpy as np
 from ..gp.annotator_regions import _region_labels
 from ..gp.rater_data import RaterData
 from ..metrics import _check_scale
-from ..validation import RngLike, as_float_array, as_rng
+from ..validation import RngLike, as_float_array, _as_rng
 
 __all__ = ["simulate_integer_scores", "simulate_homogeneous", "simulate_regions",
            "ANNOTATOR_TOY_LAMBDA", "annotator_toy_gold"]
@@ -55,7 +55,7 @@ def simulate_integer_scores(truth, bias, slope, noise_sd, *, scale=(0, 10),
     if np.any(noise_sd < 0):
         raise ValueError("noise_sd: must be >= 0")
     low, high = _check_scale(scale)
-    rng = as_rng(rng)
+    rng = _as_rng(rng)
     raw = slope[None, :] * truth[:, None] + bias[None, :] + noise_sd[None, :] * \
         rng.standard_normal((truth.size, bias.size))
     scores = np.clip(np.floor(raw + 0.5), low, high)
@@ -71,7 +71,7 @@ def _check_variances(values, name: str, ndim: int) -> np.ndarray:
 
 def _simulate(gold: np.ndarray, variances: np.ndarray, rng) -> RaterData:
     """Every annotator labels every item: y_ir = gold_i + sqrt(variances[i, r]) * N(0, 1)."""
-    noise = np.asarray(as_rng(rng).standard_normal(variances.shape))
+    noise = np.asarray(_as_rng(rng).standard_normal(variances.shape))
     return RaterData.from_matrix(gold[:, None] + np.sqrt(variances) * noise)
 
 

@@ -20,7 +20,7 @@ class InputError(ValueError):
     """
 
 
-def figure_image(fig) -> Image:
+def _figure_image(fig) -> Image:
     """The figure as a PNG image, drawn once (and closed).
 
     Displaying the Figure itself would let the inline backend draw it twice (once to find its
@@ -79,7 +79,7 @@ class Explorer:
         with self.output:
             self.output.clear_output(wait=True)
             try:
-                display(figure_image(self.render(**self.values())))
+                display(_figure_image(self.render(**self.values())))
             except InputError as err:
                 self.last_error = err
                 display(W.HTML(f'<span style="color:#b00020">Not drawn: '

@@ -33,9 +33,9 @@ from ..gmm import em_steps
 from ..gmm_params import ComponentCollapseWarning, demo_mixture, sample_gmm
 from ..gmm_training import initialise_gmm
 from ..kmeans import initialise_centroids, kmeans_steps
-from ..plotting.gmm import (plot_distortion_trace, plot_gaussian_fit, plot_kmeans_state,
+from ..plotting.gmm import (plot_distortion_trace, _plot_gaussian_fit, plot_kmeans_state,
                             plot_loglik_trace, plot_responsibilities)
-from ..validation import RngLike, as_float_array, as_rng
+from ..validation import RngLike, as_float_array, _as_rng
 from .base import Explorer
 
 __all__ = ["gaussian_explorer", "kmeans_explorer", "em_explorer"]
@@ -61,7 +61,7 @@ def gaussian_explorer(*, rng: RngLike = 0) -> Explorer:
     One seed is drawn from ``rng`` here and every redraw samples afresh from it, so moving a
     slider changes the Gaussian, not the random draw.
     """
-    seed = int(as_rng(rng).integers(2 ** 32))
+    seed = int(_as_rng(rng).integers(2 ** 32))
 
     controls = {
         "dimension": W.Dropdown(options=["1-D", "2-D"], value="2-D", description="dimension"),
@@ -84,7 +84,7 @@ def gaussian_explorer(*, rng: RngLike = 0) -> Explorer:
             x = sample_gaussian(mean, cov, n_samples, rng=draw)
             fitted = fit_gaussian(x)
         fig, ax = plt.subplots(figsize=(5.5, 4.5), layout="constrained")
-        plot_gaussian_fit(ax, x, mean, cov, *fitted)
+        _plot_gaussian_fit(ax, x, mean, cov, *fitted)
         return fig
 
     return Explorer(render, controls, title="A Gaussian: parameters, samples, ML estimate")

@@ -19,8 +19,8 @@ from ..linalg import sample_gaussian
 from ..gp.lml_surface import log_marginal_likelihood_surface
 from ..gp.regression import GPRegression
 from ..plotting.gp import plot_gp_posterior, plot_kernel_function, plot_lml_surface, plot_samples
-from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng, \
-    check_choice
+from ..validation import RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng, \
+    _check_choice
 from .base import Explorer
 
 __all__ = ["make_kernel", "toy_regression_data", "ambiguous_regression_data", "kernel_explorer",
@@ -33,7 +33,7 @@ _KERNEL_FAMILIES = ("squared exponential", "Matern 1/2", "Matern 3/2", "Matern 5
 def make_kernel(family: str, lengthscale: float = 1.0, variance: float = 1.0):
     """A kernel of one of ``_KERNEL_FAMILIES`` (rational quadratic: alpha = 1; periodic:
     period = 2; linear ignores the lengthscale)."""
-    check_choice(family, "family", _KERNEL_FAMILIES)
+    _check_choice(family, "family", _KERNEL_FAMILIES)
     if family == "linear":
         return Linear(variance)
     if family == "periodic":
@@ -47,9 +47,9 @@ def make_kernel(family: str, lengthscale: float = 1.0, variance: float = 1.0):
 
 def toy_regression_data(n: int = 30, noise_sd: float = 0.2, *, rng: RngLike = 0):
     """A 1-D toy set: x ~ U(-4, 4) sorted, y = sin(1.5 x) + 0.3 x + N(0, noise_sd^2)."""
-    n = as_positive_int(n, "n")
-    noise_sd = as_positive_float(noise_sd, "noise_sd", allow_zero=True)
-    rng = as_rng(rng)
+    n = _as_positive_int(n, "n")
+    noise_sd = _as_positive_float(noise_sd, "noise_sd", allow_zero=True)
+    rng = _as_rng(rng)
     x = np.sort(rng.uniform(-4.0, 4.0, n))
     return x[:, None], np.sin(1.5 * x) + 0.3 * x + noise_sd * rng.standard_normal(n)
 
@@ -64,8 +64,8 @@ def ambiguous_regression_data(n: int = 12, *, rng: RngLike = 55):
     lengthscale that calls the wiggles noise (Rasmussen & Williams 2006, section 5.4.1 show
     the same effect). Other seeds need not have two.
     """
-    n = as_positive_int(n, "n")
-    rng = as_rng(rng)
+    n = _as_positive_int(n, "n")
+    rng = _as_rng(rng)
     x = np.sort(rng.uniform(-5.0, 5.0, n))
     f = sample_gaussian(np.zeros(n), SquaredExponential(1.0, 1.0)(x[:, None]), 1, rng=rng)[0]
     return x[:, None], f + 0.1 * rng.standard_normal(n)
@@ -78,7 +78,7 @@ def _log_slider(description, value, low, high):
 
 def _fixed_seed(rng: RngLike) -> int:
     """One integer seed drawn from ``rng``: every render redraws the same random numbers."""
-    return int(as_rng(rng).integers(2 ** 63))
+    return int(_as_rng(rng).integers(2 ** 63))
 
 
 def _one_dimensional_data(X, y) -> tuple[np.ndarray, np.ndarray]:
@@ -97,7 +97,7 @@ def _one_dimensional_data(X, y) -> tuple[np.ndarray, np.ndarray]:
 
 def _range(value, name: str) -> tuple[float, float]:
     try:
-        low, high = (as_positive_float(v, name) for v in value)
+        low, high = (_as_positive_float(v, name) for v in value)
     except (TypeError, ValueError) as err:
         raise ValueError(f"{name}: expected (low, high) with 0 < low < high, got {value!r}") \
             from err
@@ -108,8 +108,8 @@ def _range(value, name: str) -> tuple[float, float]:
 
 def kernel_explorer(n_samples: int = 3, n_grid: int = 150, *, rng: RngLike = 0) -> Explorer:
     """Kernel family, lengthscale and variance -> the kernel function k(0, x) and prior samples."""
-    n_samples = as_positive_int(n_samples, "n_samples")
-    x = np.linspace(-5.0, 5.0, as_positive_int(n_grid, "n_grid"))
+    n_samples = _as_positive_int(n_samples, "n_samples")
+    x = np.linspace(-5.0, 5.0, _as_positive_int(n_grid, "n_grid"))
     seed = _fixed_seed(rng)
     controls = {
         "family": W.Dropdown(options=_KERNEL_FAMILIES, value="squared exponential",
@@ -143,8 +143,8 @@ def conditioning_explorer(X=None, y=None, n_samples: int = 3, n_grid: int = 120,
     :func:`toy_regression_data`."""
     X, y = _one_dimensional_data(X, y)
     seed = _fixed_seed(rng)
-    x_test = np.linspace(X.min() - 1.0, X.max() + 1.0, as_positive_int(n_grid, "n_grid"))
-    n_samples = as_positive_int(n_samples, "n_samples")
+    x_test = np.linspace(X.min() - 1.0, X.max() + 1.0, _as_positive_int(n_grid, "n_grid"))
+    n_samples = _as_positive_int(n_samples, "n_samples")
     controls = {
         "noise_variance": _log_slider("noise var", 0.04, 1e-4, 1.0),
         "lengthscale": _log_slider("lengthscale", 1.0, 0.1, 10.0),
@@ -192,12 +192,12 @@ def lml_surface_explorer(X=None, y=None, *, lengthscale_range=(0.1, 10.0),
     X, y = _one_dimensional_data(X, y)
     lengthscale_range = _range(lengthscale_range, "lengthscale_range")
     noise_range = _range(noise_range, "noise_range")
-    n_grid = as_positive_int(n_grid, "n_grid", minimum=2)
-    depth = as_positive_float(depth, "depth")
-    levels = as_positive_int(levels, "levels", minimum=2)
+    n_grid = _as_positive_int(n_grid, "n_grid", minimum=2)
+    depth = _as_positive_float(depth, "depth")
+    levels = _as_positive_int(levels, "levels", minimum=2)
     lengthscales = np.geomspace(*lengthscale_range, n_grid)
     noises = np.geomspace(*noise_range, n_grid)
-    x_test = np.linspace(X.min() - 1.0, X.max() + 1.0, as_positive_int(n_test, "n_test"))
+    x_test = np.linspace(X.min() - 1.0, X.max() + 1.0, _as_positive_int(n_test, "n_test"))
     surfaces: dict[float, object] = {}
     controls = {
         "lengthscale": _log_slider("lengthscale", np.clip(1.0, *lengthscale_range),

@@ -24,18 +24,18 @@ from ..hmm_models import (WEATHER_MOOD_OBSERVATIONS, DiscreteHMM, random_hmm, we
                           weather_mood_sequences)
 from ..hmm_sequences import pack_sequences
 from ..hmm_training import BaumWelchStepper
-from ..plotting.hmm import render_baum_welch, render_trellis, trellis_observations
-from ..validation import RngLike, as_positive_int
+from ..plotting.hmm import render_baum_welch, render_trellis, _trellis_observations
+from ..validation import RngLike, _as_positive_int
 from .base import Explorer, InputError
 
-__all__ = ["parse_vector", "InputError", "trellis_explorer", "baum_welch_explorer"]
+__all__ = ["InputError", "trellis_explorer", "baum_welch_explorer"]
 
 _TEXT_LAYOUT = W.Layout(width="330px")
 
 
 # ------------------------------------------------------------------------------- text <-> arrays
 
-def parse_vector(text: str, name: str) -> np.ndarray:
+def _parse_vector(text: str, name: str) -> np.ndarray:
     """Numbers separated by spaces or commas, e.g. ``"0.4 0.3 0.3"``."""
     if not isinstance(text, str):
         raise TypeError(f"{name}: expected text such as '0.5 0.5', got {type(text).__name__}")
@@ -56,7 +56,7 @@ def _parse_matrix(text: str, name: str) -> np.ndarray:
     rows = [row for row in text.replace("\n", ";").split(";") if row.strip()]
     if not rows:
         raise ValueError(f"{name}: enter rows separated by ';', e.g. '0.9 0.1; 0.2 0.8'")
-    parsed = [parse_vector(row, name) for row in rows]
+    parsed = [_parse_vector(row, name) for row in rows]
     if len({len(r) for r in parsed}) > 1:
         raise ValueError(f"{name}: every row needs the same number of entries, "
                          f"got {[len(r) for r in parsed]}")
@@ -75,7 +75,7 @@ def _hmm_from_text(pi: str, A: str, B: str, template: DiscreteHMM | None = None)
     State and symbol names come from ``template`` when the sizes match (so ``"HHUH"`` still
     reads with the weather-mood B); otherwise states are named 1..N and symbols A, B, C, ...
     """
-    pi_, A_, B_ = parse_vector(pi, "pi"), _parse_matrix(A, "A"), _parse_matrix(B, "B")
+    pi_, A_, B_ = _parse_vector(pi, "pi"), _parse_matrix(A, "A"), _parse_matrix(B, "B")
     N, M = pi_.shape[0], B_.shape[1]
     if M > len(string.ascii_uppercase):
         raise ValueError(f"B: at most {len(string.ascii_uppercase)} symbols, got {M}")
@@ -100,7 +100,7 @@ def trellis_explorer(model: DiscreteHMM | None = None,
     template = weather_mood_hmm() if model is None else model
     if not isinstance(template, DiscreteHMM):
         raise TypeError(f"model: expected a DiscreteHMM, got {type(template).__name__}")
-    trellis_observations(template, observations)  # a bad starting string fails here, not later
+    _trellis_observations(template, observations)  # a bad starting string fails here, not later
 
     def text_box(value: str, description: str) -> W.Text:
         return W.Text(value=value, description=description, layout=_TEXT_LAYOUT,
@@ -119,7 +119,7 @@ def trellis_explorer(model: DiscreteHMM | None = None,
     def render(observations, pi, A, B, scale, viterbi):
         try:  # a half-typed entry is shown as one line naming its box, not a traceback
             typed = _hmm_from_text(pi, A, B, template)
-            O = trellis_observations(typed, observations.strip())
+            O = _trellis_observations(typed, observations.strip())
         except (ValueError, TypeError) as err:
             raise InputError(str(err)) from None
         return render_trellis(typed, O, scale=scale, show_viterbi=viterbi)
@@ -143,7 +143,7 @@ class _BaumWelchSession:
 
     def __init__(self, sequences, n_symbols: int, true_model: DiscreteHMM | None = None,
                  symbol_names=None):
-        self.n_symbols = as_positive_int(n_symbols, "n_symbols")
+        self.n_symbols = _as_positive_int(n_symbols, "n_symbols")
         self.batch = pack_sequences(sequences, self.n_symbols)
         self.true_model = true_model
         self.symbol_names = symbol_names

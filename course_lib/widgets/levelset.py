@@ -46,13 +46,13 @@ from scipy.special import ndtr
 from ..gp.constraints import ARMS, constraints_from_probability
 from ..gp.levelset import eavc, global_mi
 from ..metrics import levelset_probability
-from ..plotting.levelset import QUERY_COLOUR, plot_contours, plot_detection_curve, \
-    plot_f1_trace, plot_map, plot_trials
+from ..plotting.levelset import _QUERY_COLOUR, _plot_contours, _plot_detection_curve, \
+    _plot_f1_trace, _plot_map, _plot_trials
 from ..simulators.levelset_session import LevelSetSession
 from ..simulators.psychophysics import LevelSetProblem, norm_ball_problem, psychometric_problem, \
     simulate_answers
 from ..stimuli import tone_in_noise, tone_snr_db, wav_bytes
-from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
+from ..validation import RngLike, as_float_array, _as_positive_int, _as_rng, _check_choice
 from .base import Explorer
 
 __all__ = ["ACQUISITIONS", "LevelSetMaps", "ExplorerState", "DetectionState", "simulated_state",
@@ -107,8 +107,8 @@ def _levelset_maps(session: LevelSetSession, *, size: int = _MAP_SIZE) -> LevelS
     if not isinstance(session, LevelSetSession) or session.problem is None:
         raise TypeError(f"session: expected a LevelSetSession with a problem, got "
                         f"{session!r}")
-    check_choice(session.acquisition, "session.acquisition", tuple(ACQUISITIONS.values()))
-    size = as_positive_int(size, "size", minimum=3)
+    _check_choice(session.acquisition, "session.acquisition", tuple(ACQUISITIONS.values()))
+    size = _as_positive_int(size, "size", minimum=3)
     problem, model = session.problem, session.model
     bounds = np.asarray(problem.bounds, float)
     if bounds.shape != (2, 2):
@@ -147,8 +147,8 @@ class ExplorerState:
 
     def __init__(self, problem: LevelSetProblem, arm: str, acquisition: str, *, seed: int):
         self.problem = problem
-        self.arm = check_choice(arm, "arm", ARMS)
-        self.acquisition = check_choice(acquisition, "acquisition", tuple(ACQUISITIONS.values()))
+        self.arm = _check_choice(arm, "arm", ARMS)
+        self.acquisition = _check_choice(acquisition, "acquisition", tuple(ACQUISITIONS.values()))
         self.seed = int(seed)
         self.start_again()
 
@@ -197,7 +197,7 @@ class ExplorerState:
 
     def answer_for_me(self, n: int = 1) -> None:
         """Let the simulated observer answer the next ``n`` queries."""
-        for _ in range(as_positive_int(n, "n")):
+        for _ in range(_as_positive_int(n, "n")):
             rng = copy.deepcopy(self.observer_rng)    # advanced only when the step succeeds
             y = simulate_answers(self.problem, self.query[None, :], rng=rng)[0]
             self.answer(float(y))
@@ -215,10 +215,10 @@ def simulated_state(problem: str = "psychometric", arm: str = "mixed",
     static figure under an explorer: ``levelset_figure(simulated_state(...))``. ``problem``,
     ``arm`` and ``acquisition`` as the explorer's dropdowns; ``rng`` as the explorer's, so the
     same arguments give the explorer's state after "Run 10 trials" twice (n_trials = 20)."""
-    check_choice(problem, "problem", tuple(_PROBLEMS))
-    check_choice(arm, "arm", ARMS)
-    check_choice(acquisition, "acquisition", tuple(ACQUISITIONS))
-    n_trials = as_positive_int(n_trials, "n_trials", minimum=0)
+    _check_choice(problem, "problem", tuple(_PROBLEMS))
+    _check_choice(arm, "arm", ARMS)
+    _check_choice(acquisition, "acquisition", tuple(ACQUISITIONS))
+    n_trials = _as_positive_int(n_trials, "n_trials", minimum=0)
     state = ExplorerState(_PROBLEMS[problem](), arm, ACQUISITIONS[acquisition], seed=_seed(rng))
     if n_trials:
         state.answer_for_me(n_trials)
@@ -293,7 +293,7 @@ def _dropdown(options, value, description, width="190px"):
 
 
 def _seed(rng: RngLike) -> int:
-    return int(as_rng(rng).integers(2 ** 31))
+    return int(_as_rng(rng).integers(2 ** 31))
 
 
 # ----- the 2-D explorer -----------------------------------------------------------------------
@@ -312,16 +312,16 @@ def levelset_figure(state: ExplorerState, *, show_truth: bool = True) -> Figure:
     ax_mean, ax_p, ax_acq, ax_f1 = (fig.add_subplot(grid[0, k]) for k in range(4))
     names = ("x1", "x2")
     ax_x, ax_y = maps.axis_x, maps.axis_y
-    plot_map(ax_mean, ax_x, ax_y, maps.mean, cmap="viridis", names=names)
-    plot_map(ax_p, ax_x, ax_y, maps.p_below, cmap="RdBu_r", vmin=0, vmax=1, names=names)
+    _plot_map(ax_mean, ax_x, ax_y, maps.mean, cmap="viridis", names=names)
+    _plot_map(ax_p, ax_x, ax_y, maps.p_below, cmap="RdBu_r", vmin=0, vmax=1, names=names)
     top = float(maps.acquisition.max())
-    plot_map(ax_acq, ax_x, ax_y, maps.acquisition, cmap="Greens", vmin=0,
+    _plot_map(ax_acq, ax_x, ax_y, maps.acquisition, cmap="Greens", vmin=0,
              vmax=max(top, 1e-9), names=names)
     truth = maps.truth if show_truth else None
     for ax in (ax_mean, ax_p, ax_acq):
-        plot_contours(ax, ax_x, ax_y, threshold=problem.threshold, true_latent=truth,
+        _plot_contours(ax, ax_x, ax_y, threshold=problem.threshold, true_latent=truth,
                       mean=maps.mean if state.model is not None else None)
-        plot_trials(ax, state.X, state.answers,
+        _plot_trials(ax, state.X, state.answers,
                     constraints=problem.constraint_X if state.arm != "none" else None,
                     query=state.query)
     for ax in (ax_p, ax_acq):
@@ -335,7 +335,7 @@ def levelset_figure(state: ExplorerState, *, show_truth: bool = True) -> Figure:
                      "\n★ next query", fontsize="small")
     history = state.session.history
     f1 = history["f1"]
-    plot_f1_trace(ax_f1, history["n_trials"], f1, n_initial=state.session.n_initial,
+    _plot_f1_trace(ax_f1, history["n_trials"], f1, n_initial=state.session.n_initial,
                   x_max=t + 5)
     last = f"{f1[-1]:.2f}" if f1.size else "-"
     ax_f1.set_title(f"F1 of the estimated set: {last}", fontsize="small")
@@ -363,9 +363,9 @@ def levelset_explorer(problem: str = "psychometric", arm: str = "mixed",
     Buttons: "Yes" / "No" (your answer at the star), "Answer for me", "Run 10 trials",
     "Start again".
     """
-    check_choice(problem, "problem", tuple(_PROBLEMS))
-    check_choice(arm, "arm", ARMS)
-    check_choice(acquisition, "acquisition", tuple(ACQUISITIONS))
+    _check_choice(problem, "problem", tuple(_PROBLEMS))
+    _check_choice(arm, "arm", ARMS)
+    _check_choice(acquisition, "acquisition", tuple(ACQUISITIONS))
     problems = {name: make() for name, make in _PROBLEMS.items()}
     states = _States(lambda p, a, q, seed: ExplorerState(problems[p], a, ACQUISITIONS[q],
                                                          seed=seed), _seed(rng))
@@ -485,7 +485,7 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
     ax_curve, ax_trace = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[:, 1])
     ax_acq = fig.add_subplot(grid[1, 0], sharex=ax_curve)
     true_p = problem.answer_probability(levels[:, None]) if show_listener else None
-    plot_detection_curve(ax_curve, levels, p_heard, p_low=low, p_high=high,
+    _plot_detection_curve(ax_curve, levels, p_heard, p_low=low, p_high=high,
                          threshold_level=estimate, true_p=true_p, X=state.X[:, 0],
                          answers=state.answers,
                          constraint_levels=problem.constraint_X[:, 0]
@@ -494,7 +494,7 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
     ax_curve.tick_params(labelbottom=False)
     scores = _acquisition_curve(state.session, levels)
     ax_acq.fill_between(levels, scores, color="C2", alpha=0.5, lw=0)
-    ax_acq.axvline(state.query[0], color=QUERY_COLOUR, lw=1.5, ls="--")
+    ax_acq.axvline(state.query[0], color=_QUERY_COLOUR, lw=1.5, ls="--")
     ax_acq.set_ylim(0, max(float(scores.max()), 1e-9) * 1.1)
     ax_acq.set_yticks([])
     rule = next(k for k, v in ACQUISITIONS.items() if v == state.acquisition)
@@ -529,7 +529,7 @@ def _acquisition_curve(session: LevelSetSession, levels) -> np.ndarray:
     levels = as_float_array(levels, "levels", ndim=1)
     if session.model is None:
         return np.zeros(levels.size)
-    check_choice(session.acquisition, "session.acquisition", tuple(ACQUISITIONS.values()))
+    _check_choice(session.acquisition, "session.acquisition", tuple(ACQUISITIONS.values()))
     rule = global_mi if session.acquisition == "global_mi" else eavc
     unit = (levels[:, None] - session.bounds[:, 0]) / (session.bounds[:, 1] - session.bounds[:, 0])
     return rule(session.model, unit, session.references, session.threshold)
@@ -553,8 +553,8 @@ def detection_demo(arm: str = "mixed", acquisition: str = "global MI", *,
     "pseudo" (the same as one pseudo-answer "not heard" at level 0) or "none";
     ``acquisition``: "global MI" or "EAVC"; ``rng`` seeds the session and the simulated
     listener. Two players (never autoplaying): this trial's sound and an example at level 1."""
-    check_choice(arm, "arm", ARMS)
-    check_choice(acquisition, "acquisition", tuple(ACQUISITIONS))
+    _check_choice(arm, "arm", ARMS)
+    _check_choice(acquisition, "acquisition", tuple(ACQUISITIONS))
     problem = detection_problem()
     states = _States(lambda a, q, seed: DetectionState(problem, a, ACQUISITIONS[q], seed=seed),
                      _seed(rng))

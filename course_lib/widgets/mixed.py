@@ -44,7 +44,7 @@ from scipy.stats import norm, spearmanr
 
 from ..gp.confidence import ConfidencePreferenceGP
 from ..gp.constraints import detection_likelihood
-from ..gp.inputs import as_inputs
+from ..gp.inputs import _as_inputs
 from ..gp.kernel_algebra import Kernel
 from ..gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
 from ..gp.mixed_likelihood import MixedLikelihood
@@ -52,13 +52,13 @@ from ..gp.sparse_variational_gp import SparseVariationalGP, inducing_points
 from ..gp.variational import VariationalResult, fit_variational
 from ..metrics import brier_preference, f1_preference
 from ..plotting.mixed import (plot_binary_answers, plot_constraints, plot_elbo_ledger,
-                              plot_latent_band, plot_levels_by_strength, plot_likert_levels,
-                              plot_paired_scores)
-from ..simulators.confidence_raters import ConfidenceTrials, ranked_levels
-from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
-                          as_selection)
+                              plot_latent_band, _plot_levels_by_strength, plot_likert_levels,
+                              _plot_paired_scores)
+from ..simulators.confidence_raters import ConfidenceTrials, _ranked_levels
+from ..validation import (RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng,
+                          _as_selection)
 from .base import Explorer, InputError
-from .hmm import parse_vector
+from .hmm import _parse_vector
 
 __all__ = ["KL_COUNTS", "ledger_fit", "elbo_ledger_explorer", "constraint_fit",
            "constraint_explorer", "likert_level_probabilities", "likert_explorer",
@@ -87,7 +87,7 @@ def ledger_fit(X, parts: Sequence, kernel: Kernel, use: Sequence[bool], *,
     if not chosen:
         raise InputError("use: switch on at least one data type (with none there is no "
                          "likelihood, only the prior)")
-    X = as_inputs(X, "X")
+    X = _as_inputs(X, "X")
     # a slider's long lengthscales make K near-singular; its tiny jitter is no news on every
     # redraw, so it is not warned about
     return fit_variational(kernel(X), MixedLikelihood(chosen), kl_weight=kl_weight, warn=False)
@@ -119,7 +119,7 @@ def elbo_ledger_explorer(X, parts: Sequence, names: Sequence[str], kernel: Kerne
     :class:`~course_lib.gp.feedback_likelihoods.GaussianConstraint` part is drawn as constraints
     and a :class:`~course_lib.gp.feedback_likelihoods.BernoulliProbit` part as answer ticks.
     ``truth`` (optional): the true latent at ``x_plot``."""
-    X = as_inputs(X, "X")
+    X = _as_inputs(X, "X")
     if X.shape[1] != 1:
         raise ValueError(f"X: the ledger explorer draws 1-D inputs, got {X.shape[1]} columns")
     if len(names) != len(parts):
@@ -179,7 +179,7 @@ def constraint_fit(X, answers, constraint_X, constraint_y, kernel: Kernel, induc
     and constraints (``constraint_X``, ``constraint_y``) whose noise sd is ``constraint_sd``
     for every constraint instead of Wu et al.'s heuristic (the explorer's slider). The data are
     assembled by :func:`~course_lib.gp.constraints.detection_likelihood` (arm "mixed")."""
-    constraint_sd = as_positive_float(constraint_sd, "constraint_sd")
+    constraint_sd = _as_positive_float(constraint_sd, "constraint_sd")
     data = detection_likelihood(X, answers, constraint_X=constraint_X,
                                 constraint_y=constraint_y, arm="mixed")
     mixed = data.likelihood
@@ -203,17 +203,17 @@ def constraint_explorer(X, answers, constraint_X, constraint_y, kernel: Kernel, 
     ``rng``, the same for every setting), plus the constraint locations when the box is ticked
     (:func:`~course_lib.gp.sparse_variational_gp.inducing_points`). ``truth``: the true latent at
     ``x_plot`` (optional)."""
-    X = as_inputs(X, "X")
+    X = _as_inputs(X, "X")
     if X.shape[1] != 1:
         raise ValueError(f"X: the constraint explorer draws 1-D inputs, got {X.shape[1]} columns")
     answers = as_float_array(answers, "answers", ndim=1)
     if answers.size != X.shape[0] or X.shape[0] < 2:
         raise ValueError(f"answers: expected one answer per row of X ({X.shape[0]}, at least "
                          f"2), got {answers.size}")
-    constraint_X = as_inputs(constraint_X, "constraint_X")
+    constraint_X = _as_inputs(constraint_X, "constraint_X")
     detection_likelihood(X, answers, constraint_X=constraint_X, constraint_y=constraint_y)
     bounds = as_float_array(bounds, "bounds", ndim=2)
-    sobol = inducing_points(bounds, as_positive_int(n_inducing, "n_inducing"), rng=rng)
+    sobol = inducing_points(bounds, _as_positive_int(n_inducing, "n_inducing"), rng=rng)
     x_plot = (np.linspace(bounds[0, 0], bounds[0, 1], 200) if x_plot is None
               else as_float_array(x_plot, "x_plot", ndim=1))
     truth = None if truth is None else as_float_array(truth, "truth", ndim=1)
@@ -278,7 +278,7 @@ def likert_explorer(n_grid: int = 601, z_max: float = 6.0) -> Explorer:
     ``max_gap`` = 2), the lapse and one strength z -> P(level | z) over [-z_max, z_max] with
     the cut points, the middle level's peak for these gaps and its cap over all gaps <= 2; and
     the three probabilities at z."""
-    z = np.linspace(-float(z_max), float(z_max), as_positive_int(n_grid, "n_grid", minimum=3))
+    z = np.linspace(-float(z_max), float(z_max), _as_positive_int(n_grid, "n_grid", minimum=3))
     controls = {
         "gap_1": W.FloatSlider(value=0.5, min=0.05, max=2.0, step=0.05,
                                description="gap c₁ − c₀", continuous_update=False,
@@ -331,10 +331,10 @@ def _rating_splits(n_trials: int, n_train: int, n_splits: int, *,
                   rng: RngLike = 0) -> list[tuple[np.ndarray, np.ndarray]]:
     """``n_splits`` random (train, test) index pairs of ``n_trials`` trials: each a random order
     of the trials, the first ``n_train`` to train and the rest to test."""
-    n_trials = as_positive_int(n_trials, "n_trials", minimum=2)
-    n_train = as_positive_int(n_train, "n_train", maximum=n_trials - 1)
-    n_splits = as_positive_int(n_splits, "n_splits")
-    generator = as_rng(rng)
+    n_trials = _as_positive_int(n_trials, "n_trials", minimum=2)
+    n_train = _as_positive_int(n_train, "n_train", maximum=n_trials - 1)
+    n_splits = _as_positive_int(n_splits, "n_splits")
+    generator = _as_rng(rng)
     orders = [generator.permutation(n_trials) for _ in range(n_splits)]
     return [(order[:n_train], order[n_train:]) for order in orders]
 
@@ -356,8 +356,8 @@ def preference_scores(trials: ConfidenceTrials, levels, kernel: Kernel, splits, 
                          f"{levels.size}")
     scores = []
     for k, (train, test) in enumerate(splits):
-        train = as_selection(train, f"splits[{k}][0]", trials.n_trials, noun="trial")
-        test = as_selection(test, f"splits[{k}][1]", trials.n_trials, noun="trial")
+        train = _as_selection(train, f"splits[{k}][0]", trials.n_trials, noun="trial")
+        test = _as_selection(test, f"splits[{k}][1]", trials.n_trials, noun="trial")
         X, first, second = trials.items(train)
         model = ConfidencePreferenceGP(kernel, likert=likert, use_ratings=use_ratings,
                                        tol=tol).fit(X, first, second, trials.choices[train],
@@ -407,8 +407,8 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
     if not isinstance(likert, LikertConfidence) or likert.n_levels != 3:
         raise ValueError("likert: expected a LikertConfidence with 3 levels (Wu et al.'s "
                          "ratings 1-3, 4-6, 7-9)")
-    tol = as_positive_float(tol, "tol")
-    generator = as_rng(rng)
+    tol = _as_positive_float(tol, "tol")
+    generator = _as_rng(rng)
     splits = _rating_splits(trials.n_trials, n_train, n_splits, rng=generator)
     noise_seed = int(generator.integers(2 ** 32))
     strength = np.abs(trials.latent_difference)
@@ -427,11 +427,11 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
 
     def render(counts, noise_sd) -> Figure:
         try:
-            counts = parse_vector(counts, "counts")
+            counts = _parse_vector(counts, "counts")
             if counts.size != 3:
                 raise ValueError(f"counts: expected 3 numbers (the pairs at levels 0, 1 and 2), "
                                  f"got {counts.size}")
-            levels = ranked_levels(strength, counts, noise_sd,
+            levels = _ranked_levels(strength, counts, noise_sd,
                                    rng=np.random.default_rng(noise_seed))
         except ValueError as err:          # a half-typed histogram: one line, no figure
             raise InputError(str(err)) from None
@@ -440,7 +440,7 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
         fig, axes = plt.subplots(1, 3, figsize=(12.5, 4.0), gridspec_kw=dict(
             left=0.06, right=0.99, bottom=0.17, top=0.86, wspace=0.3,
             width_ratios=[1.3, 1, 1]))
-        plot_levels_by_strength(axes[0], levels, strength, level_names=names,
+        _plot_levels_by_strength(axes[0], levels, strength, level_names=names,
                                 cut_points=likert.cut_points)
         axes[0].legend(loc="upper left", fontsize="x-small")
         # one level for every pair has no rank correlation: say so instead of printing nan
@@ -450,7 +450,7 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
         axes[0].set_title(f"the ratings (σ = {noise_sd:.3g}): {agreement}", fontsize="medium")
         for ax, column, metric, sign in ((axes[1], 0, "Brier (lower is better)", -1.0),
                                          (axes[2], 1, "F1 (higher is better)", 1.0)):
-            plot_paired_scores(ax, choices_only[:, column], with_ratings[:, column],
+            _plot_paired_scores(ax, choices_only[:, column], with_ratings[:, column],
                                ylabel=metric.split()[0])
             ax.set_title(_gain_title(metric, choices_only[:, column], with_ratings[:, column],
                                      sign), fontsize="medium")

@@ -62,12 +62,12 @@ from ..gp.preference import PreferenceGP
 from ..gp.preference_hyperparameters import OnSquare
 from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError
-from ..plotting.personalisation_session import plot_comparisons, plot_equaliser_curves, \
-    plot_session_marks, plot_setting_map, plot_settling
+from ..plotting.personalisation_session import _plot_comparisons, _plot_equaliser_curves, \
+    _plot_session_marks, _plot_setting_map, plot_settling
 from ..simulators.listeners import GPDrawResponse, SimulatedListener, next_candidate, \
     hearing_aid_model, settings_grid
 from ..stimuli import CLIPS, load_clip, loudness_matched, standard_equaliser, wav_bytes
-from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
+from ..validation import RngLike, as_float_array, _as_positive_int, _as_rng, _check_choice
 from .base import Explorer
 
 __all__ = ["PersonalisationSession", "session_figure", "personalise_explorer"]
@@ -90,7 +90,7 @@ def _equaliser_model(n_bands: int = 2) -> PreferenceGP:
     the Beta likelihood and priors of :func:`~course_lib.simulators.listeners.hearing_aid_model`, an SE-ARD
     kernel with variance 4 fixed and lengthscales from 5 dB under OnSquare(half-Student-t(6,
     30))."""
-    n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
+    n_bands = _as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
     template = hearing_aid_model(n_bands, answers="degree")
     kernel = SquaredExponential(np.full(n_bands, _LENGTHSCALE_START), 4.0,
                                 variance_bounds="fixed")
@@ -104,8 +104,8 @@ def _hidden_listener(n_bands: int = 2, *, rng: RngLike = None) -> SimulatedListe
     """A simulated listener over ``n_bands`` gains: its IRF a draw of an SE-kernel GP
     (lengthscale 6 dB, variance 4) anchored every 6 dB on [-12, 12], its answers a Beta slider
     (noise_sd 1, concentration 8). ``rng`` draws the IRF and then the listener's answers."""
-    n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
-    rng = as_rng(rng)
+    n_bands = _as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
+    rng = _as_rng(rng)
     irf = GPDrawResponse(SquaredExponential(_LISTENER_LENGTHSCALE, _LISTENER_VARIANCE),
                          settings_grid(*_GAIN_RANGE, 6.0, n_bands), rng=rng)
     return SimulatedListener(irf, PairwiseBeta(LISTENER_NOISE_SD, LISTENER_CONCENTRATION),
@@ -116,7 +116,7 @@ def _answer_from_buttons(choice: str, strength: float = 1.0) -> float:
     """The degree y in (0, 1) of an answer about the pair (A, B): ``choice`` "A" (A better),
     "B" or "same", ``strength`` in [0, 1] from "barely" to "much better":
     y = 0.5 +- MAX_DEGREE * strength (y > 0.5: A, the first setting, preferred)."""
-    check_choice(choice, "choice", ("A", "B", "same"))
+    _check_choice(choice, "choice", ("A", "B", "same"))
     strength = float(as_float_array(strength, "strength", ndim=0))
     if not 0.0 <= strength <= 1.0:
         raise ValueError(f"strength: expected a value in [0, 1], got {strength:g}")
@@ -149,7 +149,7 @@ class PersonalisationSession:
 
     def __init__(self, n_bands: int = 2, *, listener: SimulatedListener | None = None,
                  n_random: int = 4, optimise_every: int = 5, rng: RngLike = None):
-        self.n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
+        self.n_bands = _as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
         if listener is not None:
             if not isinstance(listener, SimulatedListener):
                 raise TypeError(f"listener: expected None or a SimulatedListener, got "
@@ -158,9 +158,9 @@ class PersonalisationSession:
                 raise ValueError(f"listener: the session asks for degrees of preference, the "
                                  f"listener gives {listener.kind!r} answers")
         self.listener = listener
-        self.n_random = as_positive_int(n_random, "n_random")
-        self.optimise_every = as_positive_int(optimise_every, "optimise_every")
-        self.rng = as_rng(rng)
+        self.n_random = _as_positive_int(n_random, "n_random")
+        self.optimise_every = _as_positive_int(optimise_every, "optimise_every")
+        self.rng = _as_rng(rng)
         self.equaliser = standard_equaliser(self.n_bands)
         self.grid = settings_grid(*_GAIN_RANGE, _GRID_STEP[self.n_bands], self.n_bands)
         self.bounds = np.tile(np.array(_GAIN_RANGE), (self.n_bands, 1))
@@ -261,7 +261,7 @@ class PersonalisationSession:
         if self.listener is None:
             raise ValueError("listener: this session has no simulated listener; answer with "
                              "answer(y) or start one with a listener")
-        for _ in range(as_positive_int(n, "n")):
+        for _ in range(_as_positive_int(n, "n")):
             A, B = self.pair
             self.answer(float(self.listener.answer(A[None, :], B[None, :])[0]))
 
@@ -395,10 +395,10 @@ def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str =
     ``n_random``: comparisons of the random start; ``rng``: seeds the hidden listener and the
     session, so a rendered page is the same on every run.
     """
-    check_choice(mode, "mode", _MODES)
-    bands = as_positive_int(bands, "bands", minimum=2, maximum=4)
-    check_choice(clip, "clip", CLIPS)
-    rng = as_rng(rng)
+    _check_choice(mode, "mode", _MODES)
+    bands = _as_positive_int(bands, "bands", minimum=2, maximum=4)
+    _check_choice(clip, "clip", CLIPS)
+    rng = _as_rng(rng)
     listener = _hidden_listener(bands, rng=rng) if mode == "simulated" else None
     session = PersonalisationSession(bands, listener=listener, n_random=n_random, rng=rng)
     names = session.equaliser.names
@@ -502,17 +502,17 @@ def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies,
         if np.allclose(optimum[others], settings[0, others]):   # in this slice
             marks["optimum"] = optimum[[i, j]]
     low = float(mean.min())
-    plot_setting_map(ax_mean, axis_x, axis_y, mean, cmap="viridis", vmin=low,
+    _plot_setting_map(ax_mean, axis_x, axis_y, mean, cmap="viridis", vmin=low,
                      vmax=max(float(mean.max()), low + 1e-3), colorbar=False, names=names)
-    plot_setting_map(ax_sd, axis_x, axis_y, sd, cmap="magma", vmin=0, vmax=2.0,
+    _plot_setting_map(ax_sd, axis_x, axis_y, sd, cmap="magma", vmin=0, vmax=2.0,
                      colorbar=False, names=names)
-    plot_setting_map(ax_bei, axis_x, axis_y, bei, cmap="Greens", vmin=0,
+    _plot_setting_map(ax_bei, axis_x, axis_y, bei, cmap="Greens", vmin=0,
                      vmax=max(float(bei.max()), 1e-3), colorbar=False, names=names)
     first, second = session.asked
     if session.n_answers and session.n_bands == 2:
-        plot_comparisons(ax_mean, first[:, [i, j]], second[:, [i, j]], session.answers)
+        _plot_comparisons(ax_mean, first[:, [i, j]], second[:, [i, j]], session.answers)
     for ax in (ax_mean, ax_sd, ax_bei):
-        plot_session_marks(ax, **marks)
+        _plot_session_marks(ax, **marks)
     for ax in (ax_sd, ax_bei):       # the same axes as the mean map's, labelled once
         ax.set_ylabel("")
         ax.tick_params(labelleft=False)
@@ -535,7 +535,7 @@ def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies,
     A, B = session.pair
     curves = {f"A {_gains_text(A)}": _db(session.equaliser.response(A, frequencies)),
               f"B {_gains_text(B)}": _db(session.equaliser.response(B, frequencies))}
-    plot_equaliser_curves(ax_eq, frequencies, curves, band_frequencies=band_frequencies)
+    _plot_equaliser_curves(ax_eq, frequencies, curves, band_frequencies=band_frequencies)
     smoothed, settled = session.settling()
     plot_settling(ax_settle, np.array(session.measures), smoothed,
                   threshold=session.settled_threshold, settled_at=settled, n_random=session.n_random)

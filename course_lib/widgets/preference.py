@@ -36,8 +36,8 @@ from ..gp.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
 from ..linalg import as_square_matrix, cholesky_with_jitter
 from ..plotting.preference import (LAPLACE_COLOUR, plot_curvature, plot_likelihood,
                                    plot_posterior_1d, plot_posterior_2d,
-                                   shade_negative)
-from ..validation import as_float_array, as_positive_float, check_choice
+                                   _shade_negative)
+from ..validation import as_float_array, _as_positive_float, _check_choice
 from .base import Explorer, InputError
 
 __all__ = ["GridPosterior", "grid_posterior", "MODELS", "likelihood_explorer", "laplace_explorer",
@@ -120,7 +120,7 @@ def grid_posterior(K, M, likelihood: Likelihood, y, axes) -> GridPosterior:
 def _pairwise_likelihood(model: str, noise_sd: float, concentration: float) -> Likelihood:
     """The explorers' likelihood: ``PairwiseProbit(noise_sd)`` or
     ``PairwiseBeta(noise_sd, concentration)`` by the name in :data:`MODELS`."""
-    check_choice(model, "model", MODELS)
+    _check_choice(model, "model", MODELS)
     if model == MODELS[0]:
         return PairwiseProbit(noise_sd)
     return PairwiseBeta(noise_sd, concentration)
@@ -130,7 +130,7 @@ def _answer_for(model: str, answer: float) -> float:
     """The answer the likelihood sees: the slider's degree for the Beta model; for the probit
     its side, 1 (first preferred, degree > 0.5) or 0. A degree of exactly 0.5 (no preference)
     is no binary answer: :class:`~course_lib.widgets.base.InputError`."""
-    check_choice(model, "model", MODELS)
+    _check_choice(model, "model", MODELS)
     if model == MODELS[1]:
         return float(answer)
     if answer == 0.5:
@@ -143,7 +143,7 @@ def two_item_prior(prior_sd: float, correlation: float) -> np.ndarray:
     """Prior covariance of two items' utilities: prior_sd^2 [[1, rho], [rho, 1]] (two settings
     whose kernel correlation is rho). Their difference z has prior variance
     2 prior_sd^2 (1 - rho)."""
-    prior_sd = as_positive_float(prior_sd, "prior_sd")
+    prior_sd = _as_positive_float(prior_sd, "prior_sd")
     correlation = float(as_float_array(correlation, "correlation", ndim=0))
     if not -1.0 < correlation < 1.0:
         raise ValueError(f"correlation: expected a value in (-1, 1), got {correlation:g}")
@@ -176,7 +176,7 @@ def likelihood_explorer(n_grid: int = 801, z_max: float = 8.0) -> Explorer:
     shaded) and the posterior of z after this one answer (two independent items, so z has prior
     variance 2 prior_sd^2): exact on a grid of ``n_grid`` points on [-z_max, z_max] against the
     Laplace Gaussian."""
-    z = np.linspace(-as_positive_float(z_max, "z_max"), z_max, int(n_grid))
+    z = np.linspace(-_as_positive_float(z_max, "z_max"), z_max, int(n_grid))
     controls = {
         "model": _model_dropdown(),
         "answer": _slider("answer y (> 0.5: first)", 0.95, 0.01, 0.99, 0.01),
@@ -221,7 +221,7 @@ def laplace_explorer(n_grid: int = 161, f_max: float = 4.0) -> Explorer:
     shaded band where w(f(first) - f(second)) < 0; and the posterior of z = f(first) -
     f(second), exact against Laplace. A start from which no Laplace approximation exists
     (:class:`~course_lib.gp.laplace_result.InvalidLaplaceError`) is reported in one line."""
-    f_max = as_positive_float(f_max, "f_max")
+    f_max = _as_positive_float(f_max, "f_max")
     grid = np.linspace(-f_max, f_max, int(n_grid))
     controls = {
         "model": _model_dropdown(),
@@ -263,7 +263,7 @@ def laplace_explorer(n_grid: int = 161, f_max: float = 4.0) -> Explorer:
         z_laplace = (float((M @ result.f_hat)[0]), float((M @ cov @ M.T)[0, 0]))
         plot_posterior_1d(ax_z, exact_z, laplace=z_laplace, prior_var=z_var)
         ax_z.set_xlabel("z = f(first) − f(second)")
-        shade_negative(ax_z, z_grid, likelihood.terms(z_grid, np.full(z_grid.size, y)).curvature)
+        _shade_negative(ax_z, z_grid, likelihood.terms(z_grid, np.full(z_grid.size, y)).curvature)
         ax_z.set_title("posterior of z (shaded: w < 0)", fontsize="medium")
         ax_z.legend(loc="upper left", fontsize="small")
         ax_z.axvline(z_laplace[0], color=LAPLACE_COLOUR, lw=0.8)

@@ -13,7 +13,7 @@ from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.plotting.rate_yourself import listener_figure
 from course_lib.rate_yourself import ScoreSheet, panel_with_listener
 from course_lib.stimuli import wav_bytes
-from course_lib.widgets.base import figure_image
+from course_lib.widgets.base import _figure_image
 
 _NOT_SCORED = "–"
 _TITLE = "Be the sixth rater: how fluent is each sentence, 0-10?"
@@ -124,7 +124,7 @@ class RateYourself:
                                "compare again."))
                 return
             clip = rated.index(item)
-            display(figure_image(listener_figure(self.result, clip,
+            display(_figure_image(listener_figure(self.result, clip,
                                                  self.sheet.scores[self.clip])))
 
     def _say(self, text: str, error: bool = False) -> None:

@@ -37,12 +37,12 @@ from ..gp.rater_data import RaterData
 from ..gp.regression import GPRegression
 from ..metrics import discrete_kl, discretised_log_predictive, rmse
 from ..plotting.gp import plot_gp_posterior
-from ..plotting.raters import MODEL_COLOURS, plot_annotator_fit, plot_noise_profile, \
+from ..plotting.raters import MODEL_COLOURS, _plot_annotator_fit, plot_noise_profile, \
     plot_noise_table, plot_rater_scores, plot_score_distribution
 from ..simulators.rater_scores import ANNOTATOR_TOY_LAMBDA, annotator_toy_gold, simulate_integer_scores, \
     simulate_regions
-from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng, \
-    check_choice
+from ..validation import RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng, \
+    _check_choice
 from .base import Explorer, InputError
 
 __all__ = ["toy_truth", "ToyPanel", "toy_rater_data", "centre_scores", "ScoreModel",
@@ -91,12 +91,12 @@ def toy_rater_data(n_items: int = 40, n_raters: int = 5, noise_sd: float = 1.0,
     fixed order (biases, inputs, training noise, test noise), so the same ``rng`` seed with another
     ``noise_sd`` or ``bias_sd`` rescales the same random numbers.
     """
-    n_items = as_positive_int(n_items, "n_items")
-    n_raters = as_positive_int(n_raters, "n_raters")
-    n_test = as_positive_int(n_test, "n_test", minimum=0)
-    noise_sd = as_positive_float(noise_sd, "noise_sd", allow_zero=True)
-    bias_sd = as_positive_float(bias_sd, "bias_sd", allow_zero=True)
-    rng = as_rng(rng)
+    n_items = _as_positive_int(n_items, "n_items")
+    n_raters = _as_positive_int(n_raters, "n_raters")
+    n_test = _as_positive_int(n_test, "n_test", minimum=0)
+    noise_sd = _as_positive_float(noise_sd, "noise_sd", allow_zero=True)
+    bias_sd = _as_positive_float(bias_sd, "bias_sd", allow_zero=True)
+    rng = _as_rng(rng)
     bias = bias_sd * rng.standard_normal(n_raters)
     x = np.sort(rng.uniform(0.0, 1.0, n_items))
     x_test = np.linspace(0.02, 0.98, n_test)
@@ -136,7 +136,7 @@ def fit_score_model(X, data: RaterData, mode: str, *, lengthscale: float = 0.2,
                     n_restarts: int = 3, rng: RngLike = 0) -> ScoreModel:
     """A :class:`MultiRaterGP` (SE kernel) of ``mode`` fitted to the centred scores of ``data``,
     by ML-II with ``n_restarts`` runs when ``optimise`` (else at the given hyper-parameters)."""
-    check_choice(mode, "mode", MODES)
+    _check_choice(mode, "mode", MODES)
     model = MultiRaterGP(SquaredExponential(lengthscale, variance), noise_variance,
                          mode=mode).fit(X, centre_scores(data))
     if optimise:
@@ -177,7 +177,7 @@ def centre_scores(data: RaterData) -> RaterData:
 
 def _fixed_seed(rng: RngLike) -> int:
     """One integer seed drawn from ``rng``: every render redraws the same random numbers."""
-    return int(as_rng(rng).integers(2 ** 63))
+    return int(_as_rng(rng).integers(2 ** 63))
 
 
 _FULL_LABEL = {"description_width": "initial"}   # show a control's whole description
@@ -202,8 +202,8 @@ def spread_term_explorer(n_items: int = 40, n_grid: int = 120, *, rng: RngLike =
     model's sigma^2; without it the model is the GP on the means, whose noise sigma_base^2 =
     sigma^2 / R is the noise of a mean score, and that is what it adds for one rater.
     """
-    n_items = as_positive_int(n_items, "n_items", minimum=2)
-    noise_grid = np.geomspace(0.02, 30.0, as_positive_int(n_grid, "n_grid", minimum=10))
+    n_items = _as_positive_int(n_items, "n_items", minimum=2)
+    noise_grid = np.geomspace(0.02, 30.0, _as_positive_int(n_grid, "n_grid", minimum=10))
     x_test = np.linspace(0.0, 1.0, 150)
     seed = _fixed_seed(rng)
     kernel = SquaredExponential(**TOY_KERNEL)
@@ -259,9 +259,9 @@ def panel_explorer(n_items: int = 40, n_test: int = 25, *, n_restarts: int = 2,
     ML-II to a toy training panel, and for one test utterance (slider) its raters' histogram
     against both models' discretised predictive distributions of one rater's score, with the
     per-item KL(raters || model) and its mean over the ``n_test`` test utterances."""
-    n_items = as_positive_int(n_items, "n_items", minimum=2)
-    n_test = as_positive_int(n_test, "n_test", minimum=1)
-    n_restarts = as_positive_int(n_restarts, "n_restarts")
+    n_items = _as_positive_int(n_items, "n_items", minimum=2)
+    n_test = _as_positive_int(n_test, "n_test", minimum=1)
+    n_restarts = _as_positive_int(n_restarts, "n_restarts")
     x_grid = np.linspace(0.0, 1.0, 150)
     seed = _fixed_seed(rng)
     controls = {
@@ -343,9 +343,9 @@ def annotator_toy_data(variance_table=ANNOTATOR_TOY_LAMBDA, n_items: int = 60, n
     in a fixed order (inputs, regions, noise), so another table with the same ``rng`` seed rescales
     the same noise."""
     table = as_float_array(variance_table, "variance_table", ndim=2)
-    n_items = as_positive_int(n_items, "n_items", minimum=2 * table.shape[0])
-    n_test = as_positive_int(n_test, "n_test")
-    rng = as_rng(rng)
+    n_items = _as_positive_int(n_items, "n_items", minimum=2 * table.shape[0])
+    n_test = _as_positive_int(n_test, "n_test")
+    rng = _as_rng(rng)
     x = np.sort(rng.uniform(0.0, 1.0, n_items))
     X = x[:, None]
     regions = _left_to_right(assign_regions(X, table.shape[0], "kmeans", rng=rng))
@@ -375,10 +375,10 @@ def fit_annotator_models(X, data: RaterData, gold, n_regions: int = 3,
 
     Returns ``(models, regions)``: the fitted models by name and MANH's regions.
     """
-    rng = as_rng(rng)
-    noise_floor = as_positive_float(noise_floor, "noise_floor")
+    rng = _as_rng(rng)
+    noise_floor = _as_positive_float(noise_floor, "noise_floor")
     gold = as_float_array(gold, "gold", ndim=1)
-    regions = assign_regions(X, as_positive_int(n_regions, "n_regions"), "kmeans", rng=rng,
+    regions = assign_regions(X, _as_positive_int(n_regions, "n_regions"), "kmeans", rng=rng,
                              min_size=2)
     if np.shape(X)[1] == 1:
         regions = _left_to_right(regions)
@@ -434,9 +434,9 @@ def annotator_explorer(n_items: int = 60, n_test: int = 300, *, n_restarts: int 
     inputs, and the learned noise tables of MA and MANH against the truth
     (:func:`true_noise_table`), variances at the floor framed in red. Text boxes redraw on Enter or
     when they lose focus."""
-    n_items = as_positive_int(n_items, "n_items", minimum=6)
-    n_test = as_positive_int(n_test, "n_test")
-    n_restarts = as_positive_int(n_restarts, "n_restarts")
+    n_items = _as_positive_int(n_items, "n_items", minimum=6)
+    n_test = _as_positive_int(n_test, "n_test")
+    n_restarts = _as_positive_int(n_restarts, "n_restarts")
     seed = _fixed_seed(rng)
     cell_layout = W.Layout(width="190px")
     controls = {f"lambda_{row}_{col}": W.Text(
@@ -463,7 +463,7 @@ def annotator_explorer(n_items: int = 60, n_test: int = 300, *, n_restarts: int 
             first = first or ax
             mean, var = model.predict(toy.X_test)
             shown = regions if name == "MANH" else toy.regions
-            plot_annotator_fit(ax, toy.X_test, mean, var, gold=toy.gold_test,
+            _plot_annotator_fit(ax, toy.X_test, mean, var, gold=toy.gold_test,
                                X=toy.X if name != "GOLD" else None,
                                data=toy.data if name != "GOLD" else None,
                                regions=shown.labels if name != "GOLD" else None,

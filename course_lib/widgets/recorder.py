@@ -46,7 +46,7 @@ from scipy.signal import resample_poly
 
 from course_lib.data.fluency import VAD_FRAME_S, speech_activity
 from course_lib.stimuli import wav_bytes
-from course_lib.validation import as_positive_float, as_positive_int
+from course_lib.validation import _as_positive_float, _as_positive_int
 
 _SAMPLE_RATE = 8000          # Hz: the course's speech rate (data/digits)
 _TRIM_MARGIN_S = 0.03        # s of signal kept before the first and after the last speech frame
@@ -92,8 +92,8 @@ def resample(samples, source_rate: int, target_rate: int = _SAMPLE_RATE) -> np.n
         raise ValueError(f"samples: expected a 1-D array of audio samples, got shape {x.shape}")
     if not np.all(np.isfinite(x)):
         raise ValueError("samples: contains NaN or infinite values")
-    source_rate = as_positive_int(source_rate, "source_rate", maximum=768_000)
-    target_rate = as_positive_int(target_rate, "target_rate", maximum=768_000)
+    source_rate = _as_positive_int(source_rate, "source_rate", maximum=768_000)
+    target_rate = _as_positive_int(target_rate, "target_rate", maximum=768_000)
     if source_rate == target_rate:
         return x.copy()
     ratio = Fraction(target_rate, source_rate)
@@ -108,7 +108,7 @@ def trim_silence(samples, sample_rate: int = _SAMPLE_RATE, *,
     :class:`EmptyRecording` for a silent take or one with less than :data:`_MIN_SPEECH_S` of
     speech."""
     x = np.asarray(samples, dtype=np.float64)
-    margin_s = as_positive_float(margin_s, "margin_s", allow_zero=True)
+    margin_s = _as_positive_float(margin_s, "margin_s", allow_zero=True)
     frame = round(VAD_FRAME_S * sample_rate)
     if len(x) < frame or float(np.max(np.abs(x))) < _SILENCE_PEAK:
         raise EmptyRecording("the recording is silent (is the microphone muted?); nothing was "
@@ -338,13 +338,13 @@ class Recorder(anywidget.AnyWidget):
 
     def __init__(self, max_seconds: float = 2.0, *, prompts: Sequence[str] = (),
                  sample_rate: int = _SAMPLE_RATE):
-        max_seconds = as_positive_float(max_seconds, "max_seconds")
+        max_seconds = _as_positive_float(max_seconds, "max_seconds")
         if max_seconds > _MAX_SECONDS_LIMIT:
             raise ValueError(f"max_seconds: at most {_MAX_SECONDS_LIMIT:g} s (a recorder is for "
                              f"short words), got {max_seconds:g}")
         if isinstance(prompts, str) or not all(isinstance(p, str) and p for p in prompts):
             raise TypeError("prompts: expected a list of non-empty words, e.g. ['one', 'two']")
-        self.sample_rate = as_positive_int(sample_rate, "sample_rate", minimum=1000,
+        self.sample_rate = _as_positive_int(sample_rate, "sample_rate", minimum=1000,
                                            maximum=96_000)
         super().__init__(max_seconds=max_seconds, prompts=list(prompts))
         self._takes: list[Take] = []

@@ -17,7 +17,7 @@ from course_lib.simulators.confidence_raters import (GAIT_LEVEL_COUNTS, OVERCONF
                                                      _calibrated_ratings, _gait_latent,
                                                      gait_like_subject, _haptic_latent,
                                                      haptic_like_subjects, likert_synthetic_trials,
-                                                     _overconfident_ratings, ranked_levels,
+                                                     _overconfident_ratings, _ranked_levels,
                                                      _rating_levels)
 
 
@@ -57,7 +57,7 @@ def test_gait_subject_has_the_printed_level_counts_and_ranks_by_strength():
                                _gait_latent(subject.X_first) - _gait_latent(subject.X_second))
     # without noise the ranking is exactly by strength
     strength = np.array([0.3, 0.1, 2.0, 0.7, 0.2])
-    np.testing.assert_array_equal(ranked_levels(strength, [2, 2, 1], 0.0), [1, 0, 2, 1, 0])
+    np.testing.assert_array_equal(_ranked_levels(strength, [2, 2, 1], 0.0), [1, 0, 2, 1, 0])
 
 
 def test_calibrated_ratings_follow_the_strength():

@@ -159,10 +159,10 @@ def test_other_plots():
 def test_parse_and_format_round_trip():
     A = weather_mood_hmm().A
     np.testing.assert_array_equal(WH._parse_matrix(WH._format_matrix(A), "A"), A)
-    np.testing.assert_array_equal(WH.parse_vector("0.4, 0.3 0.3", "pi"), [0.4, 0.3, 0.3])
+    np.testing.assert_array_equal(WH._parse_vector("0.4, 0.3 0.3", "pi"), [0.4, 0.3, 0.3])
     np.testing.assert_array_equal(WH._parse_matrix("1 0\n0 1", "A"), np.eye(2))
     with pytest.raises(ValueError, match="^pi: could not read"):
-        WH.parse_vector("0.5 x", "pi")
+        WH._parse_vector("0.5 x", "pi")
     with pytest.raises(ValueError, match="^A: every row"):
         WH._parse_matrix("0.5 0.5; 1", "A")
     with pytest.raises(ValueError, match="^B: enter rows"):
