@@ -126,3 +126,12 @@ def _region_labels(regions) -> tuple[np.ndarray, int]:
         raise ValueError("regions: expected one non-negative whole-number region per item")
     labels = labels.astype(np.int64)
     return labels, int(labels.max()) + 1
+
+
+def _left_to_right(regions: Regions) -> Regions:
+    """The same partition of one-dimensional inputs with the regions numbered by their centre,
+    left to right (k-means numbers them in no particular order)."""
+    order = np.argsort(regions.centres[:, 0])
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return Regions(rank[regions.labels], regions.centres[order], regions.method)

@@ -51,9 +51,9 @@ from .rater_data import RaterData, _as_items_and_ratings, _as_rater_data
 from .regression import (_NOISE_BOUNDS, MarginalLikelihood, _checked_theta,
                          gaussian_log_marginal_likelihood, _predict_latent)
 
-__all__ = ["MultiRaterLikelihood", "joint_log_likelihood", "MultiRaterGP", "MODES"]
+__all__ = ["MultiRaterLikelihood", "joint_log_likelihood", "MultiRaterGP"]
 
-MODES = ("mean", "joint", "repeated")
+_MODES = ("mean", "joint", "repeated")
 
 
 # --------------------------------------------------------------------------------------------
@@ -139,7 +139,7 @@ class MultiRaterGP:
 
     def __init__(self, kernel: Kernel, noise_variance: float = 1.0, mode: str = "joint",
                  noise_bounds=_NOISE_BOUNDS, priors: Mapping[str, Prior] | None = None):
-        self.mode = _check_choice(mode, "mode", MODES)
+        self.mode = _check_choice(mode, "mode", _MODES)
         self.noise_variance = _as_positive_float(noise_variance, "noise_variance")
         if not isinstance(kernel, Kernel):
             raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")

@@ -7,26 +7,34 @@ differs by annotator and by region of the input space.
 * :func:`simulate_homogeneous`, :func:`simulate_regions` -- continuous labels y_ir = gold_i +
   N(0, s), one variance per annotator or per (region, annotator) (Gil-Gonzalez, Alvarez and
   Orozco, 2018); the models are in :mod:`course_lib.gp.annotator_noise`.
-* ``ANNOTATOR_TOY_LAMBDA`` and :func:`annotator_toy_gold` -- that paper's toy problem (its section 4).
+* ``ANNOTATOR_TOY_LAMBDA`` and :func:`annotator_toy_gold` -- that paper's toy problem (its
+  section 4), drawn whole by :func:`annotator_toy_data`.
+* :func:`toy_rater_data` -- the toy panel of Unit 5's explorers: utterances that differ in one
+  number, the fraction x of their time spent in pauses, with true fluency :func:`toy_truth`,
+  scored 0-10 by a panel of raters (one-dimensional, so that every score can be seen).
 
-Each returns a complete :class:`~course_lib.gp.rater_data.RaterData`.
+Each simulator returns a complete :class:`~course_lib.gp.rater_data.RaterData` (the toy problems
+return it with their inputs and truth).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from ..gp.annotator_regions import _region_labels
+from ..gp.annotator_regions import Regions, _left_to_right, _region_labels, assign_regions
 from ..gp.rater_data import RaterData
 from ..metrics import _check_scale
-from ..validation import RngLike, as_float_array, _as_rng
+from ..validation import RngLike, _as_positive_float, _as_positive_int, _as_rng, as_float_array
 
 __all__ = ["simulate_integer_scores", "simulate_homogeneous", "simulate_regions",
-           "ANNOTATOR_TOY_LAMBDA", "annotator_toy_gold"]
+           "ANNOTATOR_TOY_LAMBDA", "annotator_toy_gold", "AnnotatorToy", "annotator_toy_data",
+           "TOY_KERNEL", "toy_truth", "ToyPanel", "toy_rater_data"]
 
-#: Gil-Gonzalez et al.'s toy (their section 4): the gold standard z = sin(2 pi x) sin(6 pi x) on [0, 1] and
-#: the noise table Lambda, entry [l, r] = noise variance of annotator r in region l; each
-#: annotator is perfect (variance 0) in one region.
+#: Gil-Gonzalez et al.'s toy (their section 4): the gold standard z = sin(2 pi x) sin(6 pi x) on
+#: [0, 1] and the noise table Lambda, entry [l, r] = noise variance of annotator r in region l;
+#: each annotator is perfect (variance 0) in one region.
 ANNOTATOR_TOY_LAMBDA = np.array([[0.0, 0.65, 1.0],
                            [0.25, 0.0, 0.75],
                            [0.1, 0.75, 0.0]])
@@ -99,3 +107,100 @@ def simulate_regions(gold, regions, variance_table, *, rng: RngLike = None) -> R
         raise ValueError(f"regions: region {labels.max()} has no row in variance_table "
                          f"({table.shape[0]} rows, one per region)")
     return _simulate(gold, table[labels], rng)
+
+
+@dataclass(frozen=True)
+class AnnotatorToy:
+    """Gil-Gonzalez et al.'s toy: ``X`` (N, 1) inputs on [0, 1], ``gold`` their gold standard,
+    ``regions`` the k-means regions the noise was simulated with (numbered left to right), ``data``
+    the annotators' labels; ``X_test`` and ``gold_test`` the evenly spaced test inputs."""
+
+    X: np.ndarray
+    gold: np.ndarray
+    regions: Regions
+    data: RaterData
+    X_test: np.ndarray
+    gold_test: np.ndarray
+
+
+def annotator_toy_data(variance_table=ANNOTATOR_TOY_LAMBDA, n_items: int = 60, n_test: int = 600,
+                       *, rng: RngLike = 0) -> AnnotatorToy:
+    """Gil-Gonzalez et al.'s toy: ``n_items`` inputs uniform on [0, 1], gold
+    :func:`annotator_toy_gold`, as many k-means regions as ``variance_table`` has rows (numbered
+    left to right), and one label per item from every annotator (column), y = gold +
+    N(0, variance_table[region, annotator]) (:func:`simulate_regions`; zeros allowed). The
+    draws come in a fixed order (inputs, regions, noise), so another table with the same ``rng``
+    seed rescales the same noise."""
+    table = as_float_array(variance_table, "variance_table", ndim=2)
+    n_items = _as_positive_int(n_items, "n_items", minimum=2 * table.shape[0])
+    n_test = _as_positive_int(n_test, "n_test")
+    rng = _as_rng(rng)
+    x = np.sort(rng.uniform(0.0, 1.0, n_items))
+    X = x[:, None]
+    regions = _left_to_right(assign_regions(X, table.shape[0], "kmeans", rng=rng))
+    data = simulate_regions(annotator_toy_gold(x), regions, table, rng=rng)
+    x_test = np.linspace(0.0, 1.0, n_test)
+    return AnnotatorToy(X, annotator_toy_gold(x), regions, data, x_test[:, None],
+                        annotator_toy_gold(x_test))
+
+
+# The toy panel's scale: whole scores 0-10.
+_TOY_SCALE = (0, 10)
+
+
+#: The toy's kernel, close to what ML-II finds on it (lengthscale 0.2, variance 4): the
+#: spread-term explorer holds it fixed so that only sigma^2 moves.
+TOY_KERNEL = dict(lengthscale=0.2, variance=4.0)
+
+
+def toy_truth(x) -> np.ndarray:
+    """True fluency (0-10) of a toy utterance that spends a fraction x in [0, 1] of its time in
+    pauses: 8 - 5x + sin(3 pi x), falling from 8 to 3 with a bump (short pauses barely hurt)."""
+    x = as_float_array(x, "x")
+    return 8.0 - 5.0 * x + np.sin(3.0 * np.pi * x)
+
+
+@dataclass(frozen=True)
+class ToyPanel:
+    """Toy utterances scored by one panel of raters (see :func:`toy_rater_data`).
+
+    ``X`` (n_items, 1) pause fractions, ``truth`` their true fluency, ``data`` the panel's
+    scores; ``X_test``, ``truth_test``, ``test``: the same raters (same biases) scoring
+    ``n_test`` evenly spaced test utterances (``None`` without test utterances).
+    """
+
+    X: np.ndarray
+    truth: np.ndarray
+    data: RaterData
+    X_test: np.ndarray | None = None
+    truth_test: np.ndarray | None = None
+    test: RaterData | None = None
+
+
+def toy_rater_data(n_items: int = 40, n_raters: int = 5, noise_sd: float = 1.0,
+                   bias_sd: float = 0.0, *, n_test: int = 0, rng: RngLike = 0) -> ToyPanel:
+    """Toy utterances scored by a panel of raters on the 0-10 scale.
+
+    Training inputs are uniform on [0, 1] and sorted, test inputs evenly spaced on
+    [0.02, 0.98]; truth is :func:`toy_truth`. Rater r has a bias b_r ~ N(0, bias_sd^2) and scores
+    round(truth + b_r + N(0, noise_sd^2)), clipped to 0..10
+    (:func:`simulate_integer_scores`). The draws come in a
+    fixed order (biases, inputs, training noise, test noise), so the same ``rng`` seed with another
+    ``noise_sd`` or ``bias_sd`` rescales the same random numbers.
+    """
+    n_items = _as_positive_int(n_items, "n_items")
+    n_raters = _as_positive_int(n_raters, "n_raters")
+    n_test = _as_positive_int(n_test, "n_test", minimum=0)
+    noise_sd = _as_positive_float(noise_sd, "noise_sd", allow_zero=True)
+    bias_sd = _as_positive_float(bias_sd, "bias_sd", allow_zero=True)
+    rng = _as_rng(rng)
+    bias = bias_sd * rng.standard_normal(n_raters)
+    x = np.sort(rng.uniform(0.0, 1.0, n_items))
+    x_test = np.linspace(0.02, 0.98, n_test)
+    slope, noise = np.ones(n_raters), np.full(n_raters, noise_sd)
+    panels = [(x[:, None], toy_truth(x), simulate_integer_scores(
+        toy_truth(x), bias, slope, noise, scale=_TOY_SCALE, rng=rng))]
+    if n_test:
+        panels.append((x_test[:, None], toy_truth(x_test), simulate_integer_scores(
+            toy_truth(x_test), bias, slope, noise, scale=_TOY_SCALE, rng=rng)))
+    return ToyPanel(*[part for panel in panels for part in panel])

@@ -11,17 +11,15 @@
   the noise floor: what GOLD, Av, MA and MANH learn, and the learned variance tables against the
   truth with the variances at the floor framed. A half-typed Lambda cell is reported in one line.
 
-The models are :class:`course_lib.gp.multi_rater.MultiRaterGP`, the metrics come from
-:mod:`course_lib.metrics`, the drawing from :mod:`course_lib.plotting.raters`. The toy data are
-one-dimensional so that every score can be seen: x is the fraction of an utterance spent in
-pauses and :func:`toy_truth` its true fluency; simulated raters score it 0-10 with
-:func:`course_lib.simulators.rater_scores.simulate_integer_scores`. Random draws use one fixed seed
-per explorer, so moving a slider deforms the same draws.
+The explorers wire controls to the models (:class:`course_lib.gp.multi_rater.MultiRaterGP`, the
+comparisons of :mod:`course_lib.gp.rater_comparison`), the toy problems of
+:mod:`course_lib.simulators.rater_scores` (x the fraction of an utterance spent in pauses,
+scored 0-10 by simulated raters), the metrics of :mod:`course_lib.metrics` and the drawing of
+:mod:`course_lib.plotting.raters`. Random draws use one fixed seed per explorer, so moving a
+slider deforms the same draws.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import ipywidgets as W
 import matplotlib.pyplot as plt
@@ -29,150 +27,19 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..gp.annotator_cells import NOISE_FLOOR
-from ..gp.annotator_noise import AnnotatorNoiseGP
-from ..gp.annotator_regions import Regions, assign_regions
 from ..gp.kernels import SquaredExponential
-from ..gp.multi_rater import MODES, MultiRaterGP, joint_log_likelihood
-from ..gp.rater_data import RaterData
-from ..gp.regression import GPRegression
-from ..metrics import discrete_kl, discretised_log_predictive, rmse
+from ..gp.rater_comparison import (centre_scores, fit_annotator_models, fit_score_model,
+                                   noise_profile, true_noise_table)
+from ..metrics import discrete_kl, rmse
 from ..plotting.gp import plot_gp_posterior
 from ..plotting.raters import MODEL_COLOURS, _plot_annotator_fit, plot_noise_profile, \
     plot_noise_table, plot_rater_scores, plot_score_distribution
-from ..simulators.rater_scores import ANNOTATOR_TOY_LAMBDA, annotator_toy_gold, simulate_integer_scores, \
-    simulate_regions
-from ..validation import RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng, \
-    _check_choice
+from ..simulators.rater_scores import (ANNOTATOR_TOY_LAMBDA, TOY_KERNEL, annotator_toy_data,
+                                       toy_rater_data)
+from ..validation import RngLike, _as_positive_int, _as_rng
 from .base import Explorer, InputError
 
-__all__ = ["toy_truth", "ToyPanel", "toy_rater_data", "centre_scores", "ScoreModel",
-           "fit_score_model", "NoiseProfile", "noise_profile", "TOY_KERNEL", "spread_term_explorer", "panel_explorer",
-           "AnnotatorToy", "annotator_toy_data",
-           "fit_annotator_models", "true_noise_table", "annotator_explorer"]
-
-SCALE = (0, 10)
-#: The toy's kernel, close to what ML-II finds on it (lengthscale 0.2, variance 4): the
-#: spread-term explorer holds it fixed so that only sigma^2 moves.
-TOY_KERNEL = dict(lengthscale=0.2, variance=4.0)
-
-
-def toy_truth(x) -> np.ndarray:
-    """True fluency (0-10) of a toy utterance that spends a fraction x in [0, 1] of its time in
-    pauses: 8 - 5x + sin(3 pi x), falling from 8 to 3 with a bump (short pauses barely hurt)."""
-    x = as_float_array(x, "x")
-    return 8.0 - 5.0 * x + np.sin(3.0 * np.pi * x)
-
-
-@dataclass(frozen=True)
-class ToyPanel:
-    """Toy utterances scored by one panel of raters (see :func:`toy_rater_data`).
-
-    ``X`` (n_items, 1) pause fractions, ``truth`` their true fluency, ``data`` the panel's
-    scores; ``X_test``, ``truth_test``, ``test``: the same raters (same biases) scoring
-    ``n_test`` evenly spaced test utterances (``None`` without test utterances).
-    """
-
-    X: np.ndarray
-    truth: np.ndarray
-    data: RaterData
-    X_test: np.ndarray | None = None
-    truth_test: np.ndarray | None = None
-    test: RaterData | None = None
-
-
-def toy_rater_data(n_items: int = 40, n_raters: int = 5, noise_sd: float = 1.0,
-                   bias_sd: float = 0.0, *, n_test: int = 0, rng: RngLike = 0) -> ToyPanel:
-    """Toy utterances scored by a panel of raters on the 0-10 scale.
-
-    Training inputs are uniform on [0, 1] and sorted, test inputs evenly spaced on
-    [0.02, 0.98]; truth is :func:`toy_truth`. Rater r has a bias b_r ~ N(0, bias_sd^2) and scores
-    round(truth + b_r + N(0, noise_sd^2)), clipped to 0..10
-    (:func:`~course_lib.simulators.rater_scores.simulate_integer_scores`). The draws come in a
-    fixed order (biases, inputs, training noise, test noise), so the same ``rng`` seed with another
-    ``noise_sd`` or ``bias_sd`` rescales the same random numbers.
-    """
-    n_items = _as_positive_int(n_items, "n_items")
-    n_raters = _as_positive_int(n_raters, "n_raters")
-    n_test = _as_positive_int(n_test, "n_test", minimum=0)
-    noise_sd = _as_positive_float(noise_sd, "noise_sd", allow_zero=True)
-    bias_sd = _as_positive_float(bias_sd, "bias_sd", allow_zero=True)
-    rng = _as_rng(rng)
-    bias = bias_sd * rng.standard_normal(n_raters)
-    x = np.sort(rng.uniform(0.0, 1.0, n_items))
-    x_test = np.linspace(0.02, 0.98, n_test)
-    slope, noise = np.ones(n_raters), np.full(n_raters, noise_sd)
-    panels = [(x[:, None], toy_truth(x), simulate_integer_scores(
-        toy_truth(x), bias, slope, noise, scale=SCALE, rng=rng))]
-    if n_test:
-        panels.append((x_test[:, None], toy_truth(x_test), simulate_integer_scores(
-            toy_truth(x_test), bias, slope, noise, scale=SCALE, rng=rng)))
-    return ToyPanel(*[part for panel in panels for part in panel])
-
-
-@dataclass(frozen=True)
-class ScoreModel:
-    """A :class:`MultiRaterGP` fitted to centred scores, and the offset to add back.
-
-    Both seeds use a zero-mean GP, but scores sit around 5-7 on a 0-10 scale: the model is
-    fitted to the scores minus ``offset`` (the training mean of the item means).
-    """
-
-    model: MultiRaterGP
-    offset: float
-
-    def predict_one_rater(self, X_test) -> tuple[np.ndarray, np.ndarray, float]:
-        """(mean score, latent variance, noise of one rater's score) at the rows of X_test."""
-        mean, var = self.model.predict(X_test)
-        return mean + self.offset, var, self.model.noise_variance
-
-    def log_predictive(self, X_test, scale=SCALE) -> np.ndarray:
-        """log P(one rater gives score c) for each test item and whole score c, (n*, L)."""
-        mean, var = self.model.predict(X_test, include_noise=True)
-        return discretised_log_predictive(mean + self.offset, var, scale)
-
-
-def fit_score_model(X, data: RaterData, mode: str, *, lengthscale: float = 0.2,
-                    variance: float = 4.0, noise_variance: float = 1.0, optimise: bool = True,
-                    n_restarts: int = 3, rng: RngLike = 0) -> ScoreModel:
-    """A :class:`MultiRaterGP` (SE kernel) of ``mode`` fitted to the centred scores of ``data``,
-    by ML-II with ``n_restarts`` runs when ``optimise`` (else at the given hyper-parameters)."""
-    _check_choice(mode, "mode", MODES)
-    model = MultiRaterGP(SquaredExponential(lengthscale, variance), noise_variance,
-                         mode=mode).fit(X, centre_scores(data))
-    if optimise:
-        model.optimise_hyperparameters(n_restarts, rng=rng)
-    return ScoreModel(model, float(data.means.mean()))
-
-
-@dataclass(frozen=True)
-class NoiseProfile:
-    """The joint model's log-likelihood on a grid of one rater's noise variance, in its terms:
-    ``total = gp_term + spread_term`` (see :func:`course_lib.gp.multi_rater.joint_log_likelihood`).
-    ``gp_term`` alone is the evidence of the GP on the mean scores with noise sigma^2 / R_i."""
-
-    noise: np.ndarray
-    gp_term: np.ndarray
-    spread_term: np.ndarray
-    total: np.ndarray
-
-
-def noise_profile(K, data: RaterData, noise) -> NoiseProfile:
-    """Evaluate :func:`~course_lib.gp.multi_rater.joint_log_likelihood` (kernel matrix ``K`` of the
-    items, centred scores ``data``) at every noise variance of the grid ``noise``."""
-    noise = as_float_array(noise, "noise", ndim=1)
-    terms = [joint_log_likelihood(K, data, value) for value in noise]
-    gp_term = np.array([term.gp_term.value for term in terms])
-    spread_term = np.array([term.spread_term for term in terms])
-    return NoiseProfile(noise, gp_term, spread_term, gp_term + spread_term)
-
-
-def centre_scores(data: RaterData) -> RaterData:
-    """The same labels with every score minus the mean of the item means (no scale: centred
-    scores are not whole numbers): what a zero-mean GP should be fitted to."""
-    if not isinstance(data, RaterData):
-        raise TypeError(f"data: expected a RaterData, got {type(data).__name__}")
-    return RaterData(data.items, data.raters, data.scores - data.means.mean(),
-                     n_items=data.n_items, n_raters=data.n_raters)
+__all__ = ["spread_term_explorer", "panel_explorer", "annotator_explorer"]
 
 
 def _fixed_seed(rng: RngLike) -> int:
@@ -310,108 +177,6 @@ def panel_explorer(n_items: int = 40, n_test: int = 25, *, n_restarts: int = 2,
 # --------------------------------------------------------------------------------------------
 # Annotators whose reliability differs by region
 # --------------------------------------------------------------------------------------------
-
-def _left_to_right(regions: Regions) -> Regions:
-    """The same partition of one-dimensional inputs with the regions numbered by their centre,
-    left to right (k-means numbers them in no particular order)."""
-    order = np.argsort(regions.centres[:, 0])
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    return Regions(rank[regions.labels], regions.centres[order], regions.method)
-
-
-@dataclass(frozen=True)
-class AnnotatorToy:
-    """Gil-Gonzalez et al.'s toy: ``X`` (N, 1) inputs on [0, 1], ``gold`` their gold standard,
-    ``regions`` the k-means regions the noise was simulated with (numbered left to right), ``data``
-    the annotators' labels; ``X_test`` and ``gold_test`` the evenly spaced test inputs."""
-
-    X: np.ndarray
-    gold: np.ndarray
-    regions: Regions
-    data: RaterData
-    X_test: np.ndarray
-    gold_test: np.ndarray
-
-
-def annotator_toy_data(variance_table=ANNOTATOR_TOY_LAMBDA, n_items: int = 60, n_test: int = 600,
-                       *, rng: RngLike = 0) -> AnnotatorToy:
-    """Gil-Gonzalez et al.'s toy: ``n_items`` inputs uniform on [0, 1], gold :func:`annotator_toy_gold`, as many
-    k-means regions as ``variance_table`` has rows (numbered left to right), and one label per
-    item from every annotator (column), y = gold + N(0, variance_table[region, annotator])
-    (:func:`~course_lib.simulators.rater_scores.simulate_regions`; zeros allowed). The draws come
-    in a fixed order (inputs, regions, noise), so another table with the same ``rng`` seed rescales
-    the same noise."""
-    table = as_float_array(variance_table, "variance_table", ndim=2)
-    n_items = _as_positive_int(n_items, "n_items", minimum=2 * table.shape[0])
-    n_test = _as_positive_int(n_test, "n_test")
-    rng = _as_rng(rng)
-    x = np.sort(rng.uniform(0.0, 1.0, n_items))
-    X = x[:, None]
-    regions = _left_to_right(assign_regions(X, table.shape[0], "kmeans", rng=rng))
-    data = simulate_regions(annotator_toy_gold(x), regions, table, rng=rng)
-    x_test = np.linspace(0.0, 1.0, n_test)
-    return AnnotatorToy(X, annotator_toy_gold(x), regions, data, x_test[:, None],
-                        annotator_toy_gold(x_test))
-
-
-def _se_kernel() -> SquaredExponential:
-    return SquaredExponential(0.1, 1.0, lengthscale_bounds=(1e-3, 10.0),
-                              variance_bounds=(1e-3, 100.0))
-
-
-def fit_annotator_models(X, data: RaterData, gold, n_regions: int = 3,
-                         noise_floor: float = NOISE_FLOOR, *, n_restarts: int = 3,
-                         rng: RngLike = 0) -> tuple[dict, Regions]:
-    """The four models of Gil-Gonzalez et al.'s comparison, each with an SE kernel fitted by ML-II
-    (``n_restarts`` runs, every noise variance bounded below by ``noise_floor``):
-
-    ``GOLD``  a GP on the gold labels (the upper bound no real data set allows);
-    ``Av``    a GP on the average label of each item;
-    ``MA``    :class:`~course_lib.gp.annotator_noise.AnnotatorNoiseGP`, one variance per annotator;
-    ``MANH``  the same with one variance per (region, annotator), regions by k-means
-              (``n_regions``, one-dimensional inputs numbered left to right, regions of fewer
-              than 2 items merged).
-
-    Returns ``(models, regions)``: the fitted models by name and MANH's regions.
-    """
-    rng = _as_rng(rng)
-    noise_floor = _as_positive_float(noise_floor, "noise_floor")
-    gold = as_float_array(gold, "gold", ndim=1)
-    regions = assign_regions(X, _as_positive_int(n_regions, "n_regions"), "kmeans", rng=rng,
-                             min_size=2)
-    if np.shape(X)[1] == 1:
-        regions = _left_to_right(regions)
-    models = {
-        "GOLD": GPRegression(_se_kernel(), 0.1, noise_bounds=(noise_floor, 100.0)).fit(X, gold),
-        "Av": GPRegression(_se_kernel(), 0.1, noise_bounds=(noise_floor, 100.0)).fit(
-            X, data.means),
-        "MA": AnnotatorNoiseGP(_se_kernel(), data.n_raters, noise_variance=0.1,
-                               noise_floor=noise_floor).fit(X, data),
-        "MANH": AnnotatorNoiseGP(_se_kernel(), data.n_raters, regions, noise_variance=0.1,
-                                 noise_floor=noise_floor).fit(X, data),
-    }
-    for model in models.values():
-        model.optimise_hyperparameters(n_restarts, rng=rng)
-    return models, regions
-
-
-def true_noise_table(model_regions, true_regions, variance_table) -> np.ndarray:
-    """The true noise variance of every (model region, annotator) cell: the mean, over the
-    items of that model region, of the variance ``variance_table[true region, annotator]`` their
-    labels were drawn with (the table itself when the two partitions agree). Shape
-    (n_model_regions, n_annotators); ``model_regions=None`` gives GPR-MA's single row."""
-    table = as_float_array(variance_table, "variance_table", ndim=2)
-    true_labels = (true_regions.labels if isinstance(true_regions, Regions)
-                   else np.asarray(true_regions))
-    per_item = table[true_labels]
-    if model_regions is None:
-        return per_item.mean(axis=0, keepdims=True)
-    labels = (model_regions.labels if isinstance(model_regions, Regions)
-              else np.asarray(model_regions))
-    return np.vstack([per_item[labels == region].mean(axis=0)
-                      for region in range(int(labels.max()) + 1)])
-
 
 def _lambda_entry(text: str, row: int, col: int) -> float:
     name = f"Lambda[{row + 1},{col + 1}]"

@@ -1,10 +1,14 @@
 """Simulated raters (course_lib.simulators.rater_scores): whole scores with the stated bias, slope
-and noise, rounded and clipped; continuous labels with noise by annotator and by region."""
+and noise, rounded and clipped; continuous labels with noise by annotator and by region; the two
+toy problems of Unit 5."""
 
 import numpy as np
+import pytest
 
-from course_lib.simulators.rater_scores import (ANNOTATOR_TOY_LAMBDA, simulate_homogeneous,
-                                                simulate_integer_scores, simulate_regions)
+from course_lib.simulators.rater_scores import (ANNOTATOR_TOY_LAMBDA, annotator_toy_data,
+                                                annotator_toy_gold, simulate_homogeneous,
+                                                simulate_integer_scores, simulate_regions,
+                                                toy_rater_data, toy_truth)
 
 
 def test_simulated_scores_have_the_stated_bias_slope_and_noise():
@@ -62,3 +66,45 @@ def test_equal_rows_give_the_homogeneous_simulation():
     homogeneous = simulate_homogeneous(gold, variances, rng=2)
     by_region = simulate_regions(gold, regions, np.tile(variances, (3, 1)), rng=2)
     np.testing.assert_array_equal(homogeneous.matrix(), by_region.matrix())
+
+
+def test_toy_rater_data_is_a_complete_panel_with_shared_rater_biases():
+    panel = toy_rater_data(30, 4, noise_sd=0.0, bias_sd=1.0, n_test=6, rng=3)
+    assert panel.X.shape == (30, 1) and panel.X_test.shape == (6, 1)
+    assert panel.data.n_labels == 30 * 4 and panel.test.n_labels == 6 * 4
+    assert np.all(np.diff(panel.X[:, 0]) >= 0)
+    np.testing.assert_allclose(panel.truth, toy_truth(panel.X[:, 0]))
+    # without noise, rater r scores round(truth + b_r): within 1/2 of one offset per rater,
+    # the same offset on the training and the test utterances
+    scores = np.vstack([panel.data.matrix(), panel.test.matrix()])
+    offsets = scores - np.concatenate([panel.truth, panel.truth_test])[:, None]
+    offsets[(scores == 0) | (scores == 10)] = np.nan          # clipped scores say less
+    spread = np.nanmax(offsets, axis=0) - np.nanmin(offsets, axis=0)
+    assert np.all(spread <= 1.0 + 1e-12)
+    assert np.ptp(np.nanmean(offsets, axis=0)) > 0.5            # the raters differ
+    # same seed, another noise level: the same inputs and biases
+    again = toy_rater_data(30, 4, noise_sd=2.0, bias_sd=1.0, n_test=6, rng=3)
+    np.testing.assert_array_equal(again.X, panel.X)
+    assert toy_rater_data(30, 4, rng=3).test is None
+    with pytest.raises(ValueError, match="noise_sd"):
+        toy_rater_data(noise_sd=-1.0)
+    with pytest.raises(ValueError, match="n_test"):
+        toy_rater_data(n_test=-2)
+
+
+def test_annotator_toy_regions_run_left_to_right_and_carry_lambda():
+    toy = annotator_toy_data(rng=4)
+    assert toy.X.shape == (60, 1) and toy.X_test.shape == (600, 1)
+    np.testing.assert_allclose(toy.gold, annotator_toy_gold(toy.X[:, 0]))
+    assert np.all(np.diff(toy.regions.centres[:, 0]) > 0)
+    assert np.all(np.diff(toy.regions.labels) >= 0)           # sorted inputs, ordered regions
+    # the perfect annotator of each region labels it exactly
+    matrix = toy.data.matrix()
+    for region in range(3):
+        rows = toy.regions.labels == region
+        np.testing.assert_allclose(matrix[rows, region], toy.gold[rows])
+        assert np.all(matrix[rows, (region + 1) % 3] != toy.gold[rows])
+    with pytest.raises(ValueError, match="variance_table"):
+        annotator_toy_data([[-1.0, 0.0, 0.0]])
+    with pytest.raises(ValueError, match="n_items"):
+        annotator_toy_data(n_items=4)

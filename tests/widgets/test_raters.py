@@ -8,21 +8,18 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
 
-from course_lib.gp import SquaredExponential
-from course_lib.raters import MultiRaterGP, RaterData
-from course_lib.gp.annotator_noise import AnnotatorNoiseGP  # noqa: E402
-from course_lib.gp.annotator_regions import assign_regions  # noqa: E402
+from course_lib.gp import SquaredExponential  # noqa: E402
+from course_lib.gp.rater_comparison import (centre_scores, fit_annotator_models,  # noqa: E402
+                                            fit_score_model, noise_profile)
 from course_lib.metrics import discrete_kl, discretised_log_predictive  # noqa: E402
 from course_lib.plotting.raters import (_plot_annotator_fit, plot_noise_profile,  # noqa: E402
                                         plot_noise_table, plot_rater_scores, plot_regions,
                                         plot_score_distribution, plot_speedup)
-from course_lib.simulators.rater_scores import ANNOTATOR_TOY_LAMBDA, annotator_toy_gold  # noqa: E402
-from course_lib.widgets.raters import (TOY_KERNEL, annotator_explorer,  # noqa: E402
-                                       annotator_toy_data, centre_scores, fit_annotator_models,
-                                       fit_score_model, noise_profile, panel_explorer,
-                                       spread_term_explorer, toy_rater_data, toy_truth,
-                                       true_noise_table)
-
+from course_lib.raters import RaterData  # noqa: E402
+from course_lib.simulators.rater_scores import (ANNOTATOR_TOY_LAMBDA, TOY_KERNEL,  # noqa: E402
+                                                annotator_toy_data, toy_rater_data)
+from course_lib.widgets.raters import (annotator_explorer, panel_explorer,  # noqa: E402
+                                       spread_term_explorer)
 
 # ------------------------------------------------------------------------------ explorers
 
@@ -136,122 +133,6 @@ def test_annotator_explorer_tables_show_the_fitted_models():
     assert models["MANH"].at_floor_.sum() == 3
     assert np.array_equal(np.argmax(models["MANH"].at_floor_, axis=1), [0, 1, 2])
     plt.close(fig)
-
-
-# ------------------------------------------------------------------------------ helpers
-
-def test_toy_rater_data_is_a_complete_panel_with_shared_rater_biases():
-    panel = toy_rater_data(30, 4, noise_sd=0.0, bias_sd=1.0, n_test=6, rng=3)
-    assert panel.X.shape == (30, 1) and panel.X_test.shape == (6, 1)
-    assert panel.data.n_labels == 30 * 4 and panel.test.n_labels == 6 * 4
-    assert np.all(np.diff(panel.X[:, 0]) >= 0)
-    np.testing.assert_allclose(panel.truth, toy_truth(panel.X[:, 0]))
-    # without noise, rater r scores round(truth + b_r): within 1/2 of one offset per rater,
-    # the same offset on the training and the test utterances
-    scores = np.vstack([panel.data.matrix(), panel.test.matrix()])
-    offsets = scores - np.concatenate([panel.truth, panel.truth_test])[:, None]
-    offsets[(scores == 0) | (scores == 10)] = np.nan          # clipped scores say less
-    spread = np.nanmax(offsets, axis=0) - np.nanmin(offsets, axis=0)
-    assert np.all(spread <= 1.0 + 1e-12)
-    assert np.ptp(np.nanmean(offsets, axis=0)) > 0.5            # the raters differ
-    # same seed, another noise level: the same inputs and biases
-    again = toy_rater_data(30, 4, noise_sd=2.0, bias_sd=1.0, n_test=6, rng=3)
-    np.testing.assert_array_equal(again.X, panel.X)
-    assert toy_rater_data(30, 4, rng=3).test is None
-    with pytest.raises(ValueError, match="noise_sd"):
-        toy_rater_data(noise_sd=-1.0)
-    with pytest.raises(ValueError, match="n_test"):
-        toy_rater_data(n_test=-2)
-
-
-def test_fit_score_model_centres_the_scores_and_adds_one_raters_noise():
-    panel = toy_rater_data(25, 3, rng=1)
-    fitted = fit_score_model(panel.X, panel.data, "joint", noise_variance=0.8, optimise=False)
-    assert fitted.offset == pytest.approx(panel.data.means.mean())
-    mean, var, noise = fitted.predict_one_rater(panel.X[:5])
-    assert noise == pytest.approx(0.8)
-    reference = MultiRaterGP(SquaredExponential(0.2, 4.0), 0.8, mode="joint").fit(
-        panel.X, RaterData(panel.data.items, panel.data.raters,
-                           panel.data.scores - fitted.offset))
-    ref_mean, ref_var = reference.predict(panel.X[:5])
-    np.testing.assert_allclose(mean, ref_mean + fitted.offset)
-    np.testing.assert_allclose(var, ref_var)
-    np.testing.assert_allclose(fitted.log_predictive(panel.X[:5]),
-                               discretised_log_predictive(mean, var + 0.8))
-    with pytest.raises(ValueError, match="mode"):
-        fit_score_model(panel.X, panel.data, "median")
-    with pytest.raises(TypeError, match="data"):
-        fit_score_model(panel.X, panel.data.matrix(), "joint")
-
-
-def test_centre_scores_subtracts_the_mean_of_the_item_means():
-    data = RaterData.from_matrix([[1, 3, np.nan], [6, 8, 10]], scale=(0, 10))
-    centred = centre_scores(data)
-    assert data.means.mean() == pytest.approx(5.0)      # (2 + 8) / 2, not the mean of all labels
-    np.testing.assert_allclose(centred.scores, data.scores - 5.0)
-    np.testing.assert_array_equal(centred.items, data.items)
-    assert centred.scale is None and centred.n_raters == 3
-    with pytest.raises(TypeError, match="data"):
-        centre_scores(data.matrix())
-
-
-def test_noise_profile_splits_the_joint_evidence():
-    panel = toy_rater_data(15, 3, rng=2)
-    data = RaterData(panel.data.items, panel.data.raters, panel.data.scores - 5.0)
-    K = SquaredExponential(0.3, 2.0)(panel.X)
-    profile = noise_profile(K, data, [0.5, 1.0, 2.0])
-    np.testing.assert_allclose(profile.total, profile.gp_term + profile.spread_term)
-    model = MultiRaterGP(SquaredExponential(0.3, 2.0), 1.0, mode="repeated").fit(panel.X, data)
-    assert profile.total[1] == pytest.approx(model.log_marginal_likelihood())
-    # the spread term in closed form at sigma^2 = 2
-    M, N, S = data.n_labels, data.n_items, data.within_ss
-    expected = -0.5 * (M - N) * np.log(2 * np.pi * 2.0) - 0.5 * N * np.log(3) - S / 4.0
-    assert profile.spread_term[2] == pytest.approx(expected)
-
-
-def test_annotator_toy_regions_run_left_to_right_and_carry_lambda():
-    toy = annotator_toy_data(rng=4)
-    assert toy.X.shape == (60, 1) and toy.X_test.shape == (600, 1)
-    np.testing.assert_allclose(toy.gold, annotator_toy_gold(toy.X[:, 0]))
-    assert np.all(np.diff(toy.regions.centres[:, 0]) > 0)
-    assert np.all(np.diff(toy.regions.labels) >= 0)           # sorted inputs, ordered regions
-    # the perfect annotator of each region labels it exactly
-    matrix = toy.data.matrix()
-    for region in range(3):
-        rows = toy.regions.labels == region
-        np.testing.assert_allclose(matrix[rows, region], toy.gold[rows])
-        assert np.all(matrix[rows, (region + 1) % 3] != toy.gold[rows])
-    with pytest.raises(ValueError, match="variance_table"):
-        annotator_toy_data([[-1.0, 0.0, 0.0]])
-    with pytest.raises(ValueError, match="n_items"):
-        annotator_toy_data(n_items=4)
-
-
-def test_true_noise_table_averages_lambda_over_each_model_region():
-    true_labels = np.array([0, 0, 1, 1, 2, 2])
-    table = np.array([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]])
-    np.testing.assert_allclose(true_noise_table(None, true_labels, table), [[2.0, 3.0]])
-    np.testing.assert_allclose(true_noise_table(true_labels, true_labels, table), table)
-    merged = np.array([0, 0, 0, 0, 1, 1])
-    np.testing.assert_allclose(true_noise_table(merged, true_labels, table),
-                               [[1.0, 2.0], [4.0, 5.0]])
-
-
-def test_fit_annotator_models_matches_the_library_models():
-    toy = annotator_toy_data(rng=7)
-    models, regions = fit_annotator_models(toy.X, toy.data, toy.gold, 2, 1e-3, n_restarts=1,
-                                           rng=0)
-    assert regions.n_regions == 2 and np.all(np.diff(regions.centres[:, 0]) > 0)
-    manh = models["MANH"]
-    assert isinstance(manh, AnnotatorNoiseGP) and manh.noise_table_.shape == (2, 3)
-    assert manh.noise_floor == 1e-3 and np.all(manh.noise_table_ >= 1e-3 * (1 - 1e-12))
-    # the regions are k-means' partition, renumbered left to right
-    direct = assign_regions(toy.X, 2, "kmeans", rng=np.random.default_rng(0), min_size=2)
-    pairs = set(zip(direct.labels.tolist(), regions.labels.tolist()))
-    assert len(pairs) == 2
-    assert models["Av"].y_train == pytest.approx(toy.data.means)
-    with pytest.raises(ValueError, match="noise_floor"):
-        fit_annotator_models(toy.X, toy.data, toy.gold, noise_floor=0.0)
 
 
 # ------------------------------------------------------------------------------ plots
