@@ -3,8 +3,8 @@
 What the unit teaches, in the order of lecture 04:
 
 - ``kernels``: covariance functions with log-parameters and their gradients
-  (:class:`SquaredExponential`, :class:`Matern`, :class:`Periodic`, ...); the interface they
-  share, with sums and products, is ``kernel_algebra``.
+  (:class:`SquaredExponential`, :class:`Matern`, :class:`Periodic`, ...; :func:`make_kernel`
+  by a family's name); the interface they share, with sums and products, is ``kernel_algebra``.
 - ``regression``: exact GP regression (Rasmussen & Williams 2006, Alg. 2.1) and its log marginal
   likelihood (R&W eq. 2.30) with the gradient of eq. 5.9 (:class:`GPRegression`); ``lml_surface``
   draws that evidence over two hyper-parameters.
@@ -35,7 +35,7 @@ ordinal ratings) and ``feedback_likelihoods`` (yes/no answers, constraints, conf
 from .inducing_inputs import select_inducing_inputs
 from .kernel_algebra import Kernel, Product, Sum
 from .kernels import (Constant, Linear, Matern, Matern12, Matern32, Matern52, Periodic,
-                      RationalQuadratic, SquaredExponential, White)
+                      RationalQuadratic, SquaredExponential, White, make_kernel)
 from .lml_surface import LMLSurface, log_marginal_likelihood_surface
 from .optimise import HyperparameterFit
 from .prediction import (JitterWarning, LatentGaussian, NotPositiveDefiniteError,
@@ -49,6 +49,7 @@ from .sparse_results import SparseGP
 __all__ = [
     "Kernel", "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
     "RationalQuadratic", "Periodic", "Linear", "Constant", "White", "Sum", "Product",
+    "make_kernel",
     "GPRegression", "MarginalLikelihood", "LMLSurface",
     "gaussian_log_marginal_likelihood", "log_marginal_likelihood_surface",
     "LatentGaussian", "predict_from_gaussian", "sample_gaussian", "cholesky_with_jitter",

@@ -42,7 +42,7 @@ from .stationary import Stationary, _vanishing_product
 
 __all__ = [
     "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
-    "RationalQuadratic", "Periodic", "Linear", "Constant", "White",
+    "RationalQuadratic", "Periodic", "Linear", "Constant", "White", "make_kernel",
 ]
 
 
@@ -308,3 +308,23 @@ class White(_SingleVariance):
 
     def _gradient_inputs(self, X, Z):
         return np.zeros((X.shape[0], Z.shape[0], X.shape[1]))
+
+
+_KERNEL_FAMILIES = ("squared exponential", "Matern 1/2", "Matern 3/2", "Matern 5/2",
+                   "rational quadratic", "periodic", "linear")
+
+
+def make_kernel(family: str, lengthscale: float = 1.0, variance: float = 1.0):
+    """A kernel by the name of its family, as lecture 04's menu shows it: "squared exponential",
+    "Matern 1/2", "Matern 3/2", "Matern 5/2", "rational quadratic" (alpha = 1), "periodic"
+    (period 2) or "linear" (which has no lengthscale)."""
+    _check_choice(family, "family", _KERNEL_FAMILIES)
+    if family == "linear":
+        return Linear(variance)
+    if family == "periodic":
+        return Periodic(lengthscale, period=2.0, variance=variance)
+    if family == "rational quadratic":
+        return RationalQuadratic(lengthscale, variance, alpha=1.0)
+    factory = {"squared exponential": SquaredExponential, "Matern 1/2": Matern12,
+               "Matern 3/2": Matern32, "Matern 5/2": Matern52}[family]
+    return factory(lengthscale, variance)

@@ -13,63 +13,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..gp.kernels import (Linear, Matern12, Matern32, Matern52, Periodic, RationalQuadratic,
-                          SquaredExponential)
-from ..linalg import sample_gaussian
+from ..gp.kernels import _KERNEL_FAMILIES, SquaredExponential, make_kernel
 from ..gp.lml_surface import log_marginal_likelihood_surface
 from ..gp.regression import GPRegression
+from ..linalg import sample_gaussian
 from ..plotting.gp import plot_gp_posterior, plot_kernel_function, plot_lml_surface, plot_samples
-from ..validation import RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng, \
-    _check_choice
+from ..toy_data import toy_regression_data
+from ..validation import RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng
 from .base import Explorer
 
-__all__ = ["make_kernel", "toy_regression_data", "ambiguous_regression_data", "kernel_explorer",
-           "conditioning_explorer", "lml_surface_explorer"]
-
-_KERNEL_FAMILIES = ("squared exponential", "Matern 1/2", "Matern 3/2", "Matern 5/2",
-                   "rational quadratic", "periodic", "linear")
-
-
-def make_kernel(family: str, lengthscale: float = 1.0, variance: float = 1.0):
-    """A kernel of one of ``_KERNEL_FAMILIES`` (rational quadratic: alpha = 1; periodic:
-    period = 2; linear ignores the lengthscale)."""
-    _check_choice(family, "family", _KERNEL_FAMILIES)
-    if family == "linear":
-        return Linear(variance)
-    if family == "periodic":
-        return Periodic(lengthscale, period=2.0, variance=variance)
-    if family == "rational quadratic":
-        return RationalQuadratic(lengthscale, variance, alpha=1.0)
-    factory = {"squared exponential": SquaredExponential, "Matern 1/2": Matern12,
-               "Matern 3/2": Matern32, "Matern 5/2": Matern52}[family]
-    return factory(lengthscale, variance)
-
-
-def toy_regression_data(n: int = 30, noise_sd: float = 0.2, *, rng: RngLike = 0):
-    """A 1-D toy set: x ~ U(-4, 4) sorted, y = sin(1.5 x) + 0.3 x + N(0, noise_sd^2)."""
-    n = _as_positive_int(n, "n")
-    noise_sd = _as_positive_float(noise_sd, "noise_sd", allow_zero=True)
-    rng = _as_rng(rng)
-    x = np.sort(rng.uniform(-4.0, 4.0, n))
-    return x[:, None], np.sin(1.5 * x) + 0.3 * x + noise_sd * rng.standard_normal(n)
-
-
-def ambiguous_regression_data(n: int = 12, *, rng: RngLike = 55):
-    """A 1-D set with two explanations: x ~ U(-5, 5) sorted, f a draw from an SE-kernel GP
-    (lengthscale 1, variance 1), y = f + N(0, 0.1^2).
-
-    With the defaults (12 points, seed 55) the log marginal likelihood of an SE GP with its
-    signal variance fixed at 1 has two local maxima over (lengthscale, noise variance): a
-    wiggly fit with short lengthscale and little noise, and a smooth fit with a long
-    lengthscale that calls the wiggles noise (Rasmussen & Williams 2006, section 5.4.1 show
-    the same effect). Other seeds need not have two.
-    """
-    n = _as_positive_int(n, "n")
-    rng = _as_rng(rng)
-    x = np.sort(rng.uniform(-5.0, 5.0, n))
-    f = sample_gaussian(np.zeros(n), SquaredExponential(1.0, 1.0)(x[:, None]), 1, rng=rng)[0]
-    return x[:, None], f + 0.1 * rng.standard_normal(n)
-
+__all__ = ["kernel_explorer", "conditioning_explorer", "lml_surface_explorer"]
 
 def _log_slider(description, value, low, high):
     return W.FloatLogSlider(value=value, base=10, min=np.log10(low), max=np.log10(high),

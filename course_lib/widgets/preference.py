@@ -9,8 +9,9 @@
   (steps that needed the clipped weights max(w, 0) marked) and the band of (f(first),
   f(second)) where the curvature is negative.
 
-The compute function :func:`grid_posterior` is the brute-force reference (the posterior on a
-product grid, normalised by a Riemann sum in log space); the models are
+The exact posterior is :func:`course_lib.gp.grid_posterior.grid_posterior`, the brute-force
+reference (the posterior on a product grid, normalised by a Riemann sum in log space); the models
+are
 :mod:`course_lib.gp.pairwise_likelihoods` and :func:`course_lib.gp.laplace.laplace_mode` /
 :func:`~course_lib.gp.laplace.newton_path`, the drawing :mod:`course_lib.plotting.preference`.
 Orientation (:mod:`course_lib.gp.comparisons`): a degree y > 0.5 means the first item was
@@ -20,101 +21,26 @@ preferred; the explorers read the slider that way for the probit too (y > 0.5: "
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import ipywidgets as W
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
-from scipy.linalg import solve_triangular
-from scipy.special import logsumexp
 
+from ..gp.grid_posterior import grid_posterior, two_item_prior
 from ..gp.laplace import laplace_mode, newton_path
 from ..gp.laplace_result import InvalidLaplaceError
 from ..gp.likelihoods import Likelihood
 from ..gp.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
-from ..linalg import as_square_matrix, cholesky_with_jitter
 from ..plotting.preference import (LAPLACE_COLOUR, plot_curvature, plot_likelihood,
                                    plot_posterior_1d, plot_posterior_2d,
                                    _shade_negative)
-from ..validation import as_float_array, _as_positive_float, _check_choice
+from ..validation import _as_positive_float, _check_choice
 from .base import Explorer, InputError
 
-__all__ = ["GridPosterior", "grid_posterior", "MODELS", "likelihood_explorer", "laplace_explorer",
-           "two_item_prior"]
+__all__ = ["likelihood_explorer", "laplace_explorer"]
 
 #: The explorers' answer models, by the name their dropdown shows.
 MODELS = ("probit (which?)", "Beta (how much?)")
-# brute-force grids hold at most this many points (a 3-item grid of 200^3 would be 64 MB)
-_MAX_GRID_POINTS = 2_000_000
-
-
-@dataclass(frozen=True)
-class GridPosterior:
-    """An exact posterior of n = 1, 2 or 3 items' utilities on a product grid.
-
-    ``axes``: one 1-D grid per item; ``log_density``: log p(f | y) at every grid point (shape
-    of the mesh, ``indexing="ij"``), normalised so that ``exp(log_density) * cell`` sums to 1;
-    ``mean`` (n,) and ``cov`` (n, n) its moments; ``cell`` the volume of one grid cell.
-    """
-
-    axes: tuple[np.ndarray, ...]
-    log_density: np.ndarray
-    mean: np.ndarray
-    cov: np.ndarray
-    cell: float
-
-    def marginal(self, item: int = 0) -> np.ndarray:
-        """The marginal density of one item's utility on its grid."""
-        others = tuple(k for k in range(len(self.axes)) if k != item)
-        spacing = [np.diff(self.axes[k][:2])[0] for k in others]
-        return np.exp(logsumexp(self.log_density, axis=others)) * float(np.prod(spacing))
-
-
-def grid_posterior(K, M, likelihood: Likelihood, y, axes) -> GridPosterior:
-    """Brute force: log N(f; 0, K) + sum_k log p(y_k | (M f)_k) at every point of the product
-    grid of ``axes`` (one evenly spaced 1-D grid per item, at most three items), normalised by
-    a Riemann sum in log space. The reference that the Laplace (and EP) approximations are
-    judged against; accurate when the grids cover the posterior's mass and resolve its
-    width."""
-    K = as_square_matrix(K, "K")
-    n = K.shape[0]
-    if n > 3:
-        raise ValueError(f"K: a grid posterior is for 1 to 3 items, got {n}")
-    M = as_float_array(M, "M", ndim=2)
-    if M.shape[1] != n:
-        raise ValueError(f"M: expected {n} columns (one per item), got shape {M.shape}")
-    if not isinstance(likelihood, Likelihood):
-        raise TypeError(f"likelihood: expected a course_lib.gp.likelihoods Likelihood, got "
-                        f"{type(likelihood).__name__}")
-    y = likelihood.check_observations(y, "y")
-    if y.shape != (M.shape[0],):
-        raise ValueError(f"y: expected {M.shape[0]} answers (one per row of M), got {y.shape}")
-    if len(axes) != n:
-        raise ValueError(f"axes: expected {n} grids (one per item), got {len(axes)}")
-    axes = tuple(as_float_array(a, f"axes[{k}]", ndim=1) for k, a in enumerate(axes))
-    for k, a in enumerate(axes):
-        steps = np.diff(a)
-        if a.size < 3 or np.any(steps <= 0) or np.ptp(steps) > 1e-9 * steps[0]:
-            raise ValueError(f"axes[{k}]: expected an increasing, evenly spaced grid of at "
-                             "least 3 points")
-    if np.prod([a.size for a in axes]) > _MAX_GRID_POINTS:
-        raise ValueError(f"axes: at most {_MAX_GRID_POINTS} grid points in all")
-    points = np.stack([m.ravel() for m in np.meshgrid(*axes, indexing="ij")], axis=1)
-    L, _ = cholesky_with_jitter(K, "K", warn=False)
-    whitened = solve_triangular(L, points.T, lower=True)
-    log_prior = -0.5 * np.sum(whitened ** 2, axis=0)       # constants cancel in normalising
-    z = points @ M.T                                        # (G, m)
-    log_lik = likelihood.log_likelihood(z.ravel(), np.tile(y, points.shape[0]))
-    log_post = log_prior + log_lik.reshape(z.shape).sum(axis=1)
-    cell = float(np.prod([a[1] - a[0] for a in axes]))
-    log_post = log_post - logsumexp(log_post) - np.log(cell)
-    weights = np.exp(log_post) * cell
-    mean = weights @ points
-    centred = points - mean
-    cov = (centred * weights[:, None]).T @ centred
-    shape = tuple(a.size for a in axes)
-    return GridPosterior(axes, log_post.reshape(shape), mean, cov, cell)
 
 
 def _pairwise_likelihood(model: str, noise_sd: float, concentration: float) -> Likelihood:
@@ -137,17 +63,6 @@ def _answer_for(model: str, answer: float) -> float:
         raise InputError("answer: 0.5 means 'no preference', which a binary (probit) answer "
                          "cannot say; move the slider to one side or choose the Beta model")
     return 1.0 if answer > 0.5 else 0.0
-
-
-def two_item_prior(prior_sd: float, correlation: float) -> np.ndarray:
-    """Prior covariance of two items' utilities: prior_sd^2 [[1, rho], [rho, 1]] (two settings
-    whose kernel correlation is rho). Their difference z has prior variance
-    2 prior_sd^2 (1 - rho)."""
-    prior_sd = _as_positive_float(prior_sd, "prior_sd")
-    correlation = float(as_float_array(correlation, "correlation", ndim=0))
-    if not -1.0 < correlation < 1.0:
-        raise ValueError(f"correlation: expected a value in (-1, 1), got {correlation:g}")
-    return prior_sd ** 2 * np.array([[1.0, correlation], [correlation, 1.0]])
 
 
 _FULL_LABEL = {"description_width": "initial"}

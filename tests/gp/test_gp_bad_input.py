@@ -22,8 +22,10 @@ from course_lib.gp.inducing_inputs import select_inducing_inputs  # noqa: E402
 from course_lib.gp.sparse import collapsed_bound, fit_sparse_gp, sparse_posterior  # noqa: E402
 from course_lib.plotting.gp import (plot_inducing_inputs, plot_lml_surface,  # noqa: E402
                                     plot_optimiser_runs, plot_timings)
+from course_lib.gp.kernels import make_kernel  # noqa: E402
+from course_lib.toy_data import toy_regression_data  # noqa: E402
 from course_lib.widgets.gp import (conditioning_explorer, kernel_explorer,  # noqa: E402
-                                   lml_surface_explorer, make_kernel, toy_regression_data)
+                                   lml_surface_explorer)
 
 X = np.linspace(-2.0, 2.0, 8)[:, None]
 Y = np.sin(2.0 * X[:, 0])
@@ -286,13 +288,13 @@ CASES = [
              lambda: lml_surface_explorer(depth=0.0), ValueError, "depth"),
     BadInput("widgets: kernel_explorer with zero samples", lambda: kernel_explorer(0),
              ValueError, "n_samples"),
-    BadInput("widgets: make_kernel of an unknown family", lambda: make_kernel("cubic"),
+    BadInput("kernels: make_kernel of an unknown family", lambda: make_kernel("cubic"),
              ValueError, "family"),
-    BadInput("widgets: make_kernel with a negative lengthscale",
+    BadInput("kernels: make_kernel with a negative lengthscale",
              lambda: make_kernel("squared exponential", -1.0), ValueError, "lengthscale"),
-    BadInput("widgets: toy_regression_data with no points", lambda: toy_regression_data(0),
+    BadInput("toy_data: toy_regression_data with no points", lambda: toy_regression_data(0),
              ValueError, "n"),
-    BadInput("widgets: toy_regression_data with a negative noise_sd",
+    BadInput("toy_data: toy_regression_data with a negative noise_sd",
              lambda: toy_regression_data(5, -0.1), ValueError, "noise_sd"),
 ]
 

@@ -4,8 +4,9 @@ test_kernel_algebra.py)."""
 import numpy as np
 import pytest
 
-from course_lib.gp.kernels import (Constant, Linear, Matern, Matern12, Matern32, Matern52,
-                                   Periodic, RationalQuadratic, SquaredExponential, White)
+from course_lib.gp.kernels import (_KERNEL_FAMILIES, Constant, Linear, Matern, Matern12, Matern32,
+                                   Matern52, Periodic, RationalQuadratic, SquaredExponential,
+                                   White, make_kernel)
 
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(7, 2))
@@ -196,3 +197,11 @@ def test_log_parameters_at_the_limit_stay_finite(log_value):
         assert np.all(np.isfinite(K)) and np.all(np.isfinite(dK)), name
         eigenvalues = np.linalg.eigvalsh(K)
         assert eigenvalues.min() >= -1e-8 * max(eigenvalues.max(), 1e-300), name
+
+
+@pytest.mark.parametrize("family", _KERNEL_FAMILIES)
+def test_make_kernel_at_slider_extremes_is_valid(family):
+    x = np.linspace(-5, 5, 40)[:, None]
+    for ell in (0.1, 10.0):
+        K = make_kernel(family, ell, 10.0)(x)
+        assert np.linalg.eigvalsh(K).min() > -1e-8 * np.abs(K).max()

@@ -284,12 +284,13 @@ def test_n_restarts_counts_every_run_and_n_iter_is_reported():
 def test_rng_is_keyword_only_everywhere_in_unit_4():
     import inspect
 
+    from course_lib import toy_data
     from course_lib.gp import inducing_inputs, priors
     from course_lib.widgets import gp as gp_widgets
     callables = [GPRegression.optimise_hyperparameters, GPRegression.sample_prior,
                  GPRegression.sample_posterior, LogNormal.sample_log, sample_gaussian,
-                 inducing_inputs.select_inducing_inputs, gp_widgets.toy_regression_data,
-                 gp_widgets.ambiguous_regression_data, gp_widgets.kernel_explorer,
+                 inducing_inputs.select_inducing_inputs, toy_data.toy_regression_data,
+                 toy_data.ambiguous_regression_data, gp_widgets.kernel_explorer,
                  gp_widgets.conditioning_explorer]
     for function in callables:
         parameter = inspect.signature(function).parameters["rng"]

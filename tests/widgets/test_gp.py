@@ -14,9 +14,9 @@ from course_lib.gp.regression import GPRegression  # noqa: E402
 from course_lib.plotting.gp import (plot_gp_posterior, plot_inducing_inputs,  # noqa: E402
                                     plot_kernel_function, plot_lml_surface, plot_lml_terms,
                                     plot_optimiser_runs, plot_samples, plot_timings)
-from course_lib.widgets.gp import (_KERNEL_FAMILIES, ambiguous_regression_data,  # noqa: E402
-                                   conditioning_explorer, kernel_explorer, lml_surface_explorer,
-                                   make_kernel, toy_regression_data)
+from course_lib.toy_data import ambiguous_regression_data, toy_regression_data  # noqa: E402
+from course_lib.widgets.gp import (conditioning_explorer, kernel_explorer,  # noqa: E402
+                                   lml_surface_explorer)
 
 
 def ambiguous_surface_explorer():
@@ -51,14 +51,6 @@ def test_conditioning_explorer_title_reports_the_marginal_likelihood():
     expected = GPRegression(SquaredExponential(1.0, 1.0), 0.04).fit(X[:5], y[:5])
     assert f"{expected.log_marginal_likelihood():.1f}" in fig.axes[0].get_title()
     plt.close(fig)
-
-
-@pytest.mark.parametrize("family", _KERNEL_FAMILIES)
-def test_make_kernel_at_slider_extremes_is_valid(family):
-    x = np.linspace(-5, 5, 40)[:, None]
-    for ell in (0.1, 10.0):
-        K = make_kernel(family, ell, 10.0)(x)
-        assert np.linalg.eigvalsh(K).min() > -1e-8 * np.abs(K).max()
 
 
 def test_lml_explorer_colours_resolve_the_requested_depth_on_its_grid():
