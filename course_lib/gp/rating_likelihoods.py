@@ -221,9 +221,8 @@ class WarpedProbitRating(Likelihood):
         total = self._param("noise_sd") ** 2 + var
         return -0.5 * (np.log(total) + (w - mean) ** 2 / total) + 0.5 * w * w
 
-    def expected_log_likelihood(self, y, mean, var):
-        mean, var = self._check_gaussian(mean, var)
-        w = ndtri(self._check_domain(_check_rows(y, "y", mean.size), "y"))
+    def _expected_log_likelihood(self, y, mean, var):
+        w = ndtri(y)
         variance = self._param("noise_sd") ** 2
         value = (-0.5 * ((w - mean) ** 2 + var) / variance - 0.5 * np.log(variance)
                  + 0.5 * w * w)
