@@ -547,7 +547,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "0.5 * np.log1p(tau * var_c)", "0.5 * np.log1p(tau / var_c)"),
     # ---------------------------------------------------------------------------- ELBO
     Mutant("elbo-expectation-per-datum", "elbo", MIXED_LIKELIHOOD,
-           "MixedLikelihood.expected_log_likelihood",
+           "MixedLikelihood._expected_log_likelihood",
            "each part's expected log-likelihood averaged over its rows instead of summed",
            "return (float(sum(np.sum(value) for value, _, _ in pieces)),",
            "return (float(sum(np.mean(value) for value, _, _ in pieces)),"),

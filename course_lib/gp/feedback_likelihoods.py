@@ -115,9 +115,7 @@ class GaussianConstraint(Likelihood):
         total = self._variance(mean.size) + var
         return -0.5 * (LOG_2PI + np.log(total) + (y - mean) ** 2 / total)
 
-    def expected_log_likelihood(self, y, mean, var):
-        mean, var = self._check_gaussian(mean, var)
-        y = _check_rows(y, "y", mean.size)
+    def _expected_log_likelihood(self, y, mean, var):
         variance = self._variance(mean.size)
         value = -0.5 * (LOG_2PI + np.log(variance) + ((y - mean) ** 2 + var) / variance)
         return value, (y - mean) / variance, -0.5 / variance
@@ -208,7 +206,9 @@ class LikertConfidence(Likelihood):
         upper = np.append(cuts[1:], np.inf)
         below, above = a < cuts, a > upper
         dist = np.where(below, cuts - a, 0.0) + np.where(above, a - upper, 0.0)
-        log_p = -dist - np.logaddexp.reduce(-dist, axis=-1, keepdims=True)
+        # a lies in one level's interval (dist 0), so the sum is in [1, n_levels]: no overflow,
+        # and a plain sum is 3x faster than logaddexp.reduce
+        log_p = -dist - np.log(np.sum(np.exp(-dist), axis=-1, keepdims=True))
         return below, above, above.astype(float) - below, log_p
 
     def _mixture(self, log_p_y):
@@ -279,7 +279,7 @@ class LikertConfidence(Likelihood):
         out.append(lapse_terms)
         return np.stack(out)
 
-    def expected_log_likelihood(self, y, mean, var):
+    def _expected_log_likelihood(self, y, mean, var):
         """``(E log P(y | z), d/dmean, d/dvar)``, z ~ N(mean, var), by the composite rule with
         panel edges at the kinks.
 
@@ -290,9 +290,7 @@ class LikertConfidence(Likelihood):
         with mean 0: the fixed point lambda = -2 d/dvar of a variational GP would be wrong.)
         With var = 0 the point masses are left out (d/dvar is unbounded on a kink).
         """
-        value, d_mean, d_var = super().expected_log_likelihood(y, mean, var)
-        mean, var = self._check_gaussian(mean, var)
-        y = self._check_domain(_check_rows(y, "y", mean.size), "y")
+        value, d_mean, d_var = super()._expected_log_likelihood(y, mean, var)
         spread = var > 0
         for kink in self._kinks():
             sides = [np.full(mean.size, np.nextafter(kink, limit)) for limit in (np.inf, -np.inf)]

@@ -192,6 +192,9 @@ class Likelihood(LogParameters):
         the derivative passes under the integral even where the likelihood has kinks."""
         mean, var = self._check_gaussian(mean, var)
         y = self._check_domain(_check_rows(y, "y", mean.size), "y")
+        return self._expected_parameter_gradient(y, mean, var)
+
+    def _expected_parameter_gradient(self, y, mean, var):
         if self.n_params == 0:
             return np.zeros((0, mean.size))
         result = self._parameter_terms(mean, y)[:, 0, :].copy()
@@ -212,6 +215,11 @@ class Likelihood(LogParameters):
         :func:`course_lib.gp.quadrature.expectation`."""
         mean, var = self._check_gaussian(mean, var)
         y = self._check_domain(_check_rows(y, "y", mean.size), "y")
+        return self._expected_log_likelihood(y, mean, var)
+
+    def _expected_log_likelihood(self, y, mean, var):
+        """:meth:`expected_log_likelihood` on checked rows: the value at the mean where var is
+        0, the quadrature elsewhere."""
         value, d1, d2, _ = self._derivatives(mean, y, 2)
         d2 = 0.5 * d2
         spread = var > 0

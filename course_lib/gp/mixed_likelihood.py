@@ -125,28 +125,36 @@ class MixedLikelihood(LogParameters):
         """d/dtheta of ``expected_log_likelihood(mean, var)[0]``, shape (n_params,): each
         part's :meth:`~course_lib.gp.likelihoods.Likelihood.expected_parameter_gradient`
         summed over its rows."""
-        mean, var = self._rows(mean, var)
-        pieces = [likelihood.expected_parameter_gradient(self.y[rows], mean[rows], var[rows])
+        return self._expected_parameter_gradient(*self._rows(mean, var))
+
+    def _expected_parameter_gradient(self, mean, var) -> np.ndarray:
+        pieces = [likelihood._expected_parameter_gradient(self.y[rows], mean[rows], var[rows])
                   for likelihood, rows in zip(self.likelihoods, self.slices)]
         return np.concatenate([np.sum(piece, axis=1) for piece in pieces])
 
     def _rows(self, mean, var):
+        """The border of the methods below: the y were checked when the parts were joined."""
         mean = as_float_array(mean, "mean", ndim=1)
         var = as_float_array(var, "var", ndim=1)
         for values, name in ((mean, "mean"), (var, "var")):
             if values.size != self.n_rows:
                 raise ValueError(f"{name}: expected {self.n_rows} values (one per row of the "
                                  f"stacked M), got {values.size}")
+        if np.any(var < 0):
+            raise ValueError(f"var: variances must be >= 0, row {int(np.argmax(var < 0))} has "
+                             f"{var[var < 0][0]:g}")
         return mean, var
 
     def _per_part(self, mean, var):
-        mean, var = self._rows(mean, var)
-        return [likelihood.expected_log_likelihood(self.y[rows], mean[rows], var[rows])
+        return [likelihood._expected_log_likelihood(self.y[rows], mean[rows], var[rows])
                 for likelihood, rows in zip(self.likelihoods, self.slices)]
 
     def expected_log_likelihood(self, mean, var) -> tuple[float, np.ndarray, np.ndarray]:
         """``(sum_k E log p(y_k | z_k), d/dmean (m,), d/dvar (m,))`` for z_k ~ N(mean_k, var_k)
         over the stacked rows; each row is counted once, by its own part's likelihood."""
+        return self._expected_log_likelihood(*self._rows(mean, var))
+
+    def _expected_log_likelihood(self, mean, var) -> tuple[float, np.ndarray, np.ndarray]:
         pieces = self._per_part(mean, var)
         return (float(sum(np.sum(value) for value, _, _ in pieces)),
                 np.concatenate([d_mean for _, d_mean, _ in pieces]),
@@ -154,7 +162,8 @@ class MixedLikelihood(LogParameters):
 
     def part_expected_log_likelihoods(self, mean, var) -> np.ndarray:
         """Each part's summed expected log-likelihood, shape (n_parts,)."""
-        return np.array([float(np.sum(value)) for value, _, _ in self._per_part(mean, var)])
+        return np.array([float(np.sum(value))
+                         for value, _, _ in self._per_part(*self._rows(mean, var))])
 
     def __repr__(self) -> str:
         inside = ", ".join(f"{type(lik).__name__} x {rows.stop - rows.start}"

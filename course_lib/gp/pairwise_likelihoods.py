@@ -90,9 +90,7 @@ class PairwiseGaussian(Likelihood):
         total = self._param("noise_sd") ** 2 + var
         return -0.5 * (LOG_2PI + np.log(total) + (y - mean) ** 2 / total)
 
-    def expected_log_likelihood(self, y, mean, var):
-        mean, var = self._check_gaussian(mean, var)
-        y = _check_rows(y, "y", mean.size)
+    def _expected_log_likelihood(self, y, mean, var):
         variance = self._param("noise_sd") ** 2
         value = (-0.5 * (LOG_2PI + np.log(variance) + (y - mean) ** 2 / variance)
                  - 0.5 * var / variance)

@@ -114,11 +114,16 @@ class TruncatedGaussianRating(Likelihood):
     def _likelihood_centre(self, y):
         return ndtri(np.clip(y, _DEFAULT_CLIP, 1.0 - _DEFAULT_CLIP))
 
-    def _pieces(self, z, y):
+    def _standardised(self, z, y):
+        """sigma, x = (y - m) / sigma, the truncation ends a < 0 < b and the mass D."""
         s = self._param("noise_sd")
         m, m_c = ndtr(z), ndtr(-z)
         a, b, x = -m / s, m_c / s, (y - m) / s
         D = 0.5 * (erf(b / _SQRT2) + erf(-a / _SQRT2))
+        return s, x, D, a, b
+
+    def _pieces(self, z, y):
+        s, x, D, a, b = self._standardised(z, y)
         phi_a, phi_b = _normal_pdf(a), _normal_pdf(b)
         k = [(b ** j * phi_b - a ** j * phi_a) / D for j in range(4)]
         return s, x, D, k
@@ -142,7 +147,7 @@ class TruncatedGaussianRating(Likelihood):
         return value, l_z, l_zz, l_zzz
 
     def _log_density(self, z, y):
-        s, x, D, _ = self._pieces(z, y)
+        s, x, D, _, _ = self._standardised(z, y)  # the k_j are for the derivatives only
         return -0.5 * x * x - np.log(s) - 0.5 * LOG_2PI - np.log(D)
 
     def _parameter_terms(self, z, y):
@@ -216,9 +221,8 @@ class WarpedProbitRating(Likelihood):
         total = self._param("noise_sd") ** 2 + var
         return -0.5 * (np.log(total) + (w - mean) ** 2 / total) + 0.5 * w * w
 
-    def expected_log_likelihood(self, y, mean, var):
-        mean, var = self._check_gaussian(mean, var)
-        w = ndtri(self._check_domain(_check_rows(y, "y", mean.size), "y"))
+    def _expected_log_likelihood(self, y, mean, var):
+        w = ndtri(y)
         variance = self._param("noise_sd") ** 2
         value = (-0.5 * ((w - mean) ** 2 + var) / variance - 0.5 * np.log(variance)
                  + 0.5 * w * w)

@@ -137,7 +137,7 @@ class _SparseBound:
     def evaluate(self, m, R):
         """(objective, expected, kl, d/dm, pieces) at q(v) = N(m, R R^T), R triangular."""
         z_mean, z_var, W = self.moments(m, R)
-        expected, d_mean, d_var = self.mixed.expected_log_likelihood(z_mean, z_var)
+        expected, d_mean, d_var = self.mixed._expected_log_likelihood(z_mean, z_var)
         diagonal = np.abs(np.diag(R))
         kl = 0.5 * (np.sum(R ** 2) + m @ m - self.p) - np.sum(np.log(diagonal))
         w = self.kl_weight

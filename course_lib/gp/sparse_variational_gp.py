@@ -177,7 +177,7 @@ class SparseVariationalGP(VariationalGP):
         self._warm = (result.mean_whitened, result.root_whitened)
         gradient = None
         if eval_gradient:
-            likelihood_gradient = mixed.expected_parameter_gradient(result.z_mean, result.z_var)
+            likelihood_gradient = mixed._expected_parameter_gradient(result.z_mean, result.z_var)
             gradient = np.concatenate([result.gradient_kernel,
                                        likelihood_gradient[self._learned]])
         return VariationalEvidence(result.objective, gradient, result)

@@ -148,7 +148,7 @@ class _Bound:
     def evaluate(self, alpha, lam):
         """(objective, expected log-likelihood, kl, d/dalpha, d/dlambda, pieces)."""
         z_mean, z_var, L_B, W = self.moments(alpha, lam)
-        expected, d_mean, d_var = self.mixed.expected_log_likelihood(z_mean, z_var)
+        expected, d_mean, d_var = self.mixed._expected_log_likelihood(z_mean, z_var)
         K_alpha = self.K @ alpha
         L_B_inv = solve_triangular(L_B, np.eye(lam.size), lower=True, check_finite=False)
         kl = 0.5 * (alpha @ K_alpha + log_det_from_cholesky(L_B)
@@ -274,7 +274,7 @@ def _fit_variational_trusted(K, mixed, alpha0, site_precision0, dK, max_iter, to
     alpha = np.zeros(n) if alpha0 is None else alpha0
     if lam is None:
         z_mean, z_var, _, _ = bound.moments(alpha, np.zeros(m))
-        lam = np.maximum(-2.0 * mixed.expected_log_likelihood(z_mean, z_var)[2]
+        lam = np.maximum(-2.0 * mixed._expected_log_likelihood(z_mean, z_var)[2]
                          / bound.kl_weight, _SITE_PRECISION_FLOOR)
     alpha, lam, n_fixed = _fixed_point(bound, alpha, lam, tol)
 

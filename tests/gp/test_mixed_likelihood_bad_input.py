@@ -56,6 +56,10 @@ CASES = [
     BadInput("mixed_likelihood: parameter gradient with too few rows",
              lambda: MixedLikelihood([GOOD]).expected_parameter_gradient([0.0], [1.0]),
              ValueError, "mean"),
+    BadInput("mixed_likelihood: ledger with a negative variance",
+             lambda: MixedLikelihood([GOOD]).part_expected_log_likelihoods([0.0, 0.0],
+                                                                           [1.0, -1.0]),
+             ValueError, "var"),
 ]
 
 
