@@ -57,7 +57,7 @@ from course_lib.simulators.psychophysics import (LevelSetProblem, norm_ball_prob
                                                  passthrough_problem, psychometric_problem)
 from course_lib.stimuli import (Equaliser, _peaking_biquad, standard_equaliser, _synthesised_music,
                                 tone_in_noise, wav_bytes)
-from course_lib.widgets.mixed import preference_scores
+from course_lib.simulators.confidence_raters import preference_scores
 
 # every case here: the message STARTS with the argument's name (a message that merely mentions
 # it, as "X: the kernel matrix of X ..." mentions the kernel, does not count)

@@ -300,9 +300,15 @@ class LikertConfidence(Likelihood):
                 2.0 * np.pi * var[spread])
         return value, d_mean, d_var
 
-    def _conditional_mean(self, z):
-        """E[y | z]: the expected level."""
+    def level_probabilities(self, z) -> np.ndarray:
+        """P(y = i | z) for every level i (columns) at every z (rows): (1 - lapse) p_i + lapse / l."""
+        return self._level_probabilities(as_float_array(z, "z", ndim=1))
+
+    def _level_probabilities(self, z):
         _, _, _, log_p = self._levels(z)
         lapse = self._param("lapse")
-        q = (1.0 - lapse) * np.exp(log_p) + lapse / self.n_levels
-        return q @ np.arange(self.n_levels, dtype=float)
+        return (1.0 - lapse) * np.exp(log_p) + lapse / self.n_levels
+
+    def _conditional_mean(self, z):
+        """E[y | z]: the expected level."""
+        return self._level_probabilities(z) @ np.arange(self.n_levels, dtype=float)

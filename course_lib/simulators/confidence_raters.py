@@ -41,12 +41,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr
 
+from ..gp.confidence import ConfidencePreferenceGP
+from ..gp.feedback_likelihoods import LikertConfidence
+from ..gp.kernel_algebra import Kernel
+from ..metrics import brier_preference, f1_preference
 from ..validation import (RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng,
                           _as_selection)
 
 __all__ = ["ConfidenceTrials", "haptic_like_subjects", "gait_like_subject",
            "likert_synthetic_trials", "HAPTIC_NOISE_SD", "OVERCONFIDENT_SUBJECT",
-           "GAIT_LEVEL_COUNTS", "SYNTHETIC_CUTS"]
+           "GAIT_LEVEL_COUNTS", "SYNTHETIC_CUTS", "preference_scores"]
 
 # 1 + 8 tanh(|df| / _RATING_SCALE): |df| = 0.25, 0.5, 1 give 2.96, 4.70, 7.09 (levels 0, 1, 2)
 _RATING_SCALE = 1.0
@@ -241,3 +245,51 @@ def likert_synthetic_trials(n_pairs: int = 30, *, low: float = -2.0, high: float
     levels = np.searchsorted(np.array(SYNTHETIC_CUTS), np.abs(difference),
                              side="left").astype(float)
     return ConfidenceTrials("synthetic", A, B, choices, None, levels, difference)
+
+
+# The inner tolerance of the rater explorer's fits. The Likert part is not log-concave, so after a short
+#: fixed-point phase L-BFGS runs to ``tol``: at 1e-7 one fit of 20 pairs takes about 0.3 s on
+#: this machine (1e-13, VariationalGP's default, several seconds) and its Brier scores differ
+#: from those at 1e-13 by about 1e-4, far below the differences the explorer shows.
+_RATER_TOL = 1e-7
+
+
+def _rating_splits(n_trials: int, n_train: int, n_splits: int, *,
+                  rng: RngLike = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``n_splits`` random (train, test) index pairs of ``n_trials`` trials: each a random order
+    of the trials, the first ``n_train`` to train and the rest to test."""
+    n_trials = _as_positive_int(n_trials, "n_trials", minimum=2)
+    n_train = _as_positive_int(n_train, "n_train", maximum=n_trials - 1)
+    n_splits = _as_positive_int(n_splits, "n_splits")
+    generator = _as_rng(rng)
+    orders = [generator.permutation(n_trials) for _ in range(n_splits)]
+    return [(order[:n_train], order[n_train:]) for order in orders]
+
+
+def preference_scores(trials: ConfidenceTrials, levels, kernel: Kernel, splits, *,
+                      use_ratings: bool, likert: LikertConfidence | None = None,
+                      tol: float = _RATER_TOL) -> np.ndarray:
+    """Brier (Wu et al.'s eq. 3) and F1 of a :class:`~course_lib.gp.confidence.
+    ConfidencePreferenceGP` on each split's test pairs, one row per split: the model (kernel
+    fixed, ``likert`` the rating likelihood, default ``LikertConfidence(3)``) fitted to the
+    split's training pairs of ``trials``, their choices and, with ``use_ratings``, their
+    confidence ``levels`` (one per trial; the subject's own are ``trials.levels``)."""
+    if not isinstance(trials, ConfidenceTrials):
+        raise TypeError(f"trials: expected a course_lib.simulators.confidence_raters."
+                        f"ConfidenceTrials, got {type(trials).__name__}")
+    levels = as_float_array(levels, "levels", ndim=1)
+    if levels.size != trials.n_trials:
+        raise ValueError(f"levels: expected one level per trial ({trials.n_trials}), got "
+                         f"{levels.size}")
+    scores = []
+    for k, (train, test) in enumerate(splits):
+        train = _as_selection(train, f"splits[{k}][0]", trials.n_trials, noun="trial")
+        test = _as_selection(test, f"splits[{k}][1]", trials.n_trials, noun="trial")
+        X, first, second = trials.items(train)
+        model = ConfidencePreferenceGP(kernel, likert=likert, use_ratings=use_ratings,
+                                       tol=tol).fit(X, first, second, trials.choices[train],
+                                                    levels[train])
+        mean, var = model.predict_difference(trials.X_first[test], trials.X_second[test])
+        labels = trials.choices[test]
+        scores.append([brier_preference(mean, var, labels), f1_preference(mean, var, labels)])
+    return np.array(scores)

@@ -17,19 +17,13 @@
   the Brier and F1 scores of the choices-only model and of the model with the ratings on a few
   fixed train/test splits show the ratings' gain appear or vanish.
 
-The compute functions are :func:`ledger_fit` (which parts, which kernel, how the KL is
-counted -> the :class:`~course_lib.gp.variational.VariationalResult`), :func:`constraint_fit`
-(answers, constraints of one sd, inducing points -> the fitted
-:class:`~course_lib.gp.sparse_variational_gp.SparseVariationalGP`),
-:func:`likert_level_probabilities`, :func:`_rating_splits` and :func:`preference_scores` (one
-model per split, Brier and F1 on its test pairs). The models are
-:mod:`course_lib.gp.mixed_likelihood`, :mod:`course_lib.gp.variational`,
-:mod:`course_lib.gp.sparse_variational_gp`, :mod:`course_lib.gp.constraints`,
-:mod:`course_lib.gp.feedback_likelihoods` and
-:mod:`course_lib.gp.confidence`, the subjects :mod:`course_lib.simulators.confidence_raters`, the
-scores :mod:`course_lib.metrics`, the drawing :mod:`course_lib.plotting.mixed`. The explorers
-hold no data of their own: answers, constraints, parts and subjects come from the caller (the
-lecture builds them).
+The explorers wire controls to the fits of :mod:`course_lib.gp.feedback_fits` (the ELBO's
+ledger on chosen data types, constraints of one sd), to
+:meth:`~course_lib.gp.feedback_likelihoods.LikertConfidence.level_probabilities`, and to the
+scores of :func:`course_lib.simulators.confidence_raters.preference_scores` (one model per
+split, Brier and F1 on its test pairs); the drawing is :mod:`course_lib.plotting.mixed`. The
+explorers hold no data of their own: answers, constraints, parts and subjects come from the
+caller (the lecture builds them).
 """
 
 from __future__ import annotations
@@ -42,55 +36,30 @@ import numpy as np
 from matplotlib.figure import Figure
 from scipy.stats import norm, spearmanr
 
-from ..gp.confidence import ConfidencePreferenceGP
 from ..gp.constraints import detection_likelihood
+from ..gp.feedback_fits import constraint_fit, ledger_fit
+from ..gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
 from ..gp.inputs import _as_inputs
 from ..gp.kernel_algebra import Kernel
-from ..gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
 from ..gp.mixed_likelihood import MixedLikelihood
-from ..gp.sparse_variational_gp import SparseVariationalGP, inducing_points
-from ..gp.variational import VariationalResult, fit_variational
-from ..metrics import brier_preference, f1_preference
+from ..gp.sparse_variational_gp import inducing_points
 from ..plotting.mixed import (plot_binary_answers, plot_constraints, plot_elbo_ledger,
                               plot_latent_band, _plot_levels_by_strength, plot_likert_levels,
                               _plot_paired_scores)
-from ..simulators.confidence_raters import ConfidenceTrials, _ranked_levels
-from ..validation import (RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng,
-                          _as_selection)
+from ..simulators.confidence_raters import (_RATER_TOL, ConfidenceTrials, _ranked_levels,
+                                            _rating_splits, preference_scores)
+from ..validation import RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng
 from .base import Explorer, InputError
 from .hmm import _parse_vector
 
-__all__ = ["KL_COUNTS", "ledger_fit", "elbo_ledger_explorer", "constraint_fit",
-           "constraint_explorer", "likert_level_probabilities", "likert_explorer",
-           "preference_scores", "rater_explorer"]
+__all__ = ["elbo_ledger_explorer", "constraint_explorer", "likert_explorer", "rater_explorer"]
 
 _FULL_LABEL = {"description_width": "initial"}
 
 
-#: How the ledger explorer counts the KL: once (the ELBO), or once per data type (the
+# How the ledger explorer counts the KL: once (the ELBO), or once per data type (the
 #: bookkeeping error of a per-type normalisation, which maximises E - T KL for T types).
-KL_COUNTS = ("once (the ELBO)", "once per data type (a bookkeeping error)")
-
-
-def ledger_fit(X, parts: Sequence, kernel: Kernel, use: Sequence[bool], *,
-               kl_weight: float = 1.0) -> VariationalResult:
-    """The full-rank variational fit of the items ``X`` on the parts ``use`` selects.
-
-    ``parts`` is a list of (likelihood, M, y) triples as :class:`MixedLikelihood` takes them
-    (every M with one column per row of ``X``); ``use`` one bool per part. At least one part
-    must be used (:class:`~course_lib.widgets.base.InputError` otherwise). ``kl_weight``
-    beta != 1 maximises E - beta KL instead of the ELBO
-    (:func:`~course_lib.gp.variational.fit_variational`'s teaching device)."""
-    if len(use) != len(parts):
-        raise ValueError(f"use: expected {len(parts)} flags (one per part), got {len(use)}")
-    chosen = [part for part, on in zip(parts, use) if on]
-    if not chosen:
-        raise InputError("use: switch on at least one data type (with none there is no "
-                         "likelihood, only the prior)")
-    X = _as_inputs(X, "X")
-    # a slider's long lengthscales make K near-singular; its tiny jitter is no news on every
-    # redraw, so it is not warned about
-    return fit_variational(kernel(X), MixedLikelihood(chosen), kl_weight=kl_weight, warn=False)
+_KL_COUNTS = ("once (the ELBO)", "once per data type (a bookkeeping error)")
 
 
 def _draw_data(ax, X, parts, names, use):
@@ -110,7 +79,7 @@ def _draw_data(ax, X, parts, names, use):
 def elbo_ledger_explorer(X, parts: Sequence, names: Sequence[str], kernel: Kernel, *,
                          truth=None, x_plot=None) -> Explorer:
     """Checkboxes (one per data type in ``names``), the kernel's lengthscale and how the KL is
-    counted (:data:`KL_COUNTS`) -> the posterior of f over ``x_plot`` (default: 200 points
+    counted (:data:`_KL_COUNTS`) -> the posterior of f over ``x_plot`` (default: 200 points
     spanning the 1-D items ``X``) and the ledger of the fit: each used type's expected
     log-likelihood, minus the (weighted) KL, and the objective. With the KL counted once per
     type, the ELBO's own posterior is drawn dashed beside the mis-weighted one.
@@ -135,7 +104,7 @@ def elbo_ledger_explorer(X, parts: Sequence, names: Sequence[str], kernel: Kerne
     controls["lengthscale"] = W.FloatLogSlider(
         value=lengthscale, base=10, min=np.log10(lengthscale) - 1, max=np.log10(lengthscale) + 1,
         step=0.05, description="lengthscale", continuous_update=False, style=_FULL_LABEL)
-    controls["kl_count"] = W.Dropdown(options=list(KL_COUNTS), value=KL_COUNTS[0],
+    controls["kl_count"] = W.Dropdown(options=list(_KL_COUNTS), value=_KL_COUNTS[0],
                                       description="KL counted", style=_FULL_LABEL)
 
     def render(lengthscale, kl_count, **flags) -> Figure:
@@ -143,7 +112,10 @@ def elbo_ledger_explorer(X, parts: Sequence, names: Sequence[str], kernel: Kerne
         theta = kernel.theta.copy()
         theta[kernel.param_names.index("lengthscale")] = np.log(lengthscale)
         chosen_kernel = kernel.with_theta(theta)
-        kl_weight = 1.0 if kl_count == KL_COUNTS[0] else float(sum(use))
+        kl_weight = 1.0 if kl_count == _KL_COUNTS[0] else float(sum(use))
+        if not any(use):  # shown in the panel, not as a traceback
+            raise InputError("use: switch on at least one data type (with none there is no "
+                             "likelihood, only the prior)")
         result = ledger_fit(X, parts, chosen_kernel, use, kl_weight=kl_weight)
         K_cross, K_test = chosen_kernel(X, x_plot[:, None]), chosen_kernel.diag(x_plot[:, None])
         mean, var = result.posterior.predict(K_cross, K_test)
@@ -171,24 +143,6 @@ def elbo_ledger_explorer(X, parts: Sequence, names: Sequence[str], kernel: Kerne
 
     return Explorer(render, controls, title="The ELBO as a ledger: every data type once, "
                                             "one KL")
-
-
-def constraint_fit(X, answers, constraint_X, constraint_y, kernel: Kernel, inducing,
-                   constraint_sd: float) -> SparseVariationalGP:
-    """The sparse variational GP (inducing points ``inducing``) of yes/no ``answers`` at ``X``
-    and constraints (``constraint_X``, ``constraint_y``) whose noise sd is ``constraint_sd``
-    for every constraint instead of Wu et al.'s heuristic (the explorer's slider). The data are
-    assembled by :func:`~course_lib.gp.constraints.detection_likelihood` (arm "mixed")."""
-    constraint_sd = _as_positive_float(constraint_sd, "constraint_sd")
-    data = detection_likelihood(X, answers, constraint_X=constraint_X,
-                                constraint_y=constraint_y, arm="mixed")
-    mixed = data.likelihood
-    parts = [(likelihood, mixed.M[rows], mixed.y[rows])
-             for likelihood, rows in zip(mixed.likelihoods, mixed.slices)]
-    constraint_rows = parts[-1][1]
-    parts[-1] = (GaussianConstraint(np.full(constraint_rows.shape[0], constraint_sd)),
-                 constraint_rows, parts[-1][2])
-    return SparseVariationalGP(kernel, MixedLikelihood(parts), inducing).fit(data.items)
 
 
 def constraint_explorer(X, answers, constraint_X, constraint_y, kernel: Kernel, bounds, *,
@@ -262,17 +216,6 @@ def constraint_explorer(X, answers, constraint_X, constraint_y, kernel: Kernel, 
                                             "where the inducing points sit")
 
 
-def likert_level_probabilities(likelihood: LikertConfidence, z) -> np.ndarray:
-    """P(y = i | z) for every level i (columns) at every z (rows), from the likelihood's own
-    log-density."""
-    if not isinstance(likelihood, LikertConfidence):
-        raise TypeError(f"likelihood: expected a LikertConfidence, got "
-                        f"{type(likelihood).__name__}")
-    z = as_float_array(z, "z", ndim=1)
-    return np.exp(np.stack([likelihood.log_likelihood(z, np.full(z.size, level))
-                            for level in range(likelihood.n_levels)], axis=1))
-
-
 def likert_explorer(n_grid: int = 601, z_max: float = 6.0) -> Explorer:
     """Gaps between the cut points of a 3-level confidence likelihood (each at most Wu et al.'s
     ``max_gap`` = 2), the lapse and one strength z -> P(level | z) over [-z_max, z_max] with
@@ -297,9 +240,9 @@ def likert_explorer(n_grid: int = 601, z_max: float = 6.0) -> Explorer:
     def render(gap_1, gap_2, lapse, strength) -> Figure:
         likelihood = LikertConfidence(3, gaps=[gap_1, gap_2], lapse=lapse)
         widest = LikertConfidence(3, gaps=[gap_1, likelihood.max_gap], lapse=lapse)
-        probabilities = likert_level_probabilities(likelihood, z)
-        cap = float(likert_level_probabilities(widest, z)[:, 1].max())
-        at = likert_level_probabilities(likelihood, [strength])[0]
+        probabilities = likelihood.level_probabilities(z)
+        cap = float(widest.level_probabilities(z)[:, 1].max())
+        at = likelihood.level_probabilities([strength])[0]
         fig, (ax_c, ax_b) = plt.subplots(1, 2, figsize=(11, 3.8), gridspec_kw=dict(
             left=0.07, right=0.99, bottom=0.15, top=0.9, wspace=0.25, width_ratios=[2, 1]))
         plot_likert_levels(ax_c, z, probabilities, likelihood.cut_points, cap=cap)
@@ -318,54 +261,6 @@ def likert_explorer(n_grid: int = 601, z_max: float = 6.0) -> Explorer:
 
     return Explorer(render, controls, title="Confidence ratings: cut points, lapse and the cap "
                                             "on the middle level")
-
-
-#: The rater explorer's inner tolerance. The Likert part is not log-concave, so after a short
-#: fixed-point phase L-BFGS runs to ``tol``: at 1e-7 one fit of 20 pairs takes about 0.3 s on
-#: this machine (1e-13, VariationalGP's default, several seconds) and its Brier scores differ
-#: from those at 1e-13 by about 1e-4, far below the differences the explorer shows.
-_RATER_TOL = 1e-7
-
-
-def _rating_splits(n_trials: int, n_train: int, n_splits: int, *,
-                  rng: RngLike = 0) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``n_splits`` random (train, test) index pairs of ``n_trials`` trials: each a random order
-    of the trials, the first ``n_train`` to train and the rest to test."""
-    n_trials = _as_positive_int(n_trials, "n_trials", minimum=2)
-    n_train = _as_positive_int(n_train, "n_train", maximum=n_trials - 1)
-    n_splits = _as_positive_int(n_splits, "n_splits")
-    generator = _as_rng(rng)
-    orders = [generator.permutation(n_trials) for _ in range(n_splits)]
-    return [(order[:n_train], order[n_train:]) for order in orders]
-
-
-def preference_scores(trials: ConfidenceTrials, levels, kernel: Kernel, splits, *,
-                      use_ratings: bool, likert: LikertConfidence | None = None,
-                      tol: float = _RATER_TOL) -> np.ndarray:
-    """Brier (Wu et al.'s eq. 3) and F1 of a :class:`~course_lib.gp.confidence.
-    ConfidencePreferenceGP` on each split's test pairs, one row per split: the model (kernel
-    fixed, ``likert`` the rating likelihood, default ``LikertConfidence(3)``) fitted to the
-    split's training pairs of ``trials``, their choices and, with ``use_ratings``, their
-    confidence ``levels`` (one per trial; the subject's own are ``trials.levels``)."""
-    if not isinstance(trials, ConfidenceTrials):
-        raise TypeError(f"trials: expected a course_lib.simulators.confidence_raters."
-                        f"ConfidenceTrials, got {type(trials).__name__}")
-    levels = as_float_array(levels, "levels", ndim=1)
-    if levels.size != trials.n_trials:
-        raise ValueError(f"levels: expected one level per trial ({trials.n_trials}), got "
-                         f"{levels.size}")
-    scores = []
-    for k, (train, test) in enumerate(splits):
-        train = _as_selection(train, f"splits[{k}][0]", trials.n_trials, noun="trial")
-        test = _as_selection(test, f"splits[{k}][1]", trials.n_trials, noun="trial")
-        X, first, second = trials.items(train)
-        model = ConfidencePreferenceGP(kernel, likert=likert, use_ratings=use_ratings,
-                                       tol=tol).fit(X, first, second, trials.choices[train],
-                                                    levels[train])
-        mean, var = model.predict_difference(trials.X_first[test], trials.X_second[test])
-        labels = trials.choices[test]
-        scores.append([brier_preference(mean, var, labels), f1_preference(mean, var, labels)])
-    return np.array(scores)
 
 
 def _gain_title(metric: str, without, with_ratings, better_sign: float) -> str:

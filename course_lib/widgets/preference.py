@@ -39,15 +39,15 @@ from .base import Explorer, InputError
 
 __all__ = ["likelihood_explorer", "laplace_explorer"]
 
-#: The explorers' answer models, by the name their dropdown shows.
-MODELS = ("probit (which?)", "Beta (how much?)")
+# The explorers' answer models, by the name their dropdown shows.
+_MODELS = ("probit (which?)", "Beta (how much?)")
 
 
 def _pairwise_likelihood(model: str, noise_sd: float, concentration: float) -> Likelihood:
     """The explorers' likelihood: ``PairwiseProbit(noise_sd)`` or
-    ``PairwiseBeta(noise_sd, concentration)`` by the name in :data:`MODELS`."""
-    _check_choice(model, "model", MODELS)
-    if model == MODELS[0]:
+    ``PairwiseBeta(noise_sd, concentration)`` by the name in :data:`_MODELS`."""
+    _check_choice(model, "model", _MODELS)
+    if model == _MODELS[0]:
         return PairwiseProbit(noise_sd)
     return PairwiseBeta(noise_sd, concentration)
 
@@ -56,8 +56,8 @@ def _answer_for(model: str, answer: float) -> float:
     """The answer the likelihood sees: the slider's degree for the Beta model; for the probit
     its side, 1 (first preferred, degree > 0.5) or 0. A degree of exactly 0.5 (no preference)
     is no binary answer: :class:`~course_lib.widgets.base.InputError`."""
-    _check_choice(model, "model", MODELS)
-    if model == MODELS[1]:
+    _check_choice(model, "model", _MODELS)
+    if model == _MODELS[1]:
         return float(answer)
     if answer == 0.5:
         raise InputError("answer: 0.5 means 'no preference', which a binary (probit) answer "
@@ -80,7 +80,7 @@ def _concentration_slider():
 
 
 def _model_dropdown():
-    return W.Dropdown(options=list(MODELS), value=MODELS[1], description="answer model",
+    return W.Dropdown(options=list(_MODELS), value=_MODELS[1], description="answer model",
                       style=_FULL_LABEL)
 
 
@@ -110,7 +110,7 @@ def likelihood_explorer(n_grid: int = 801, z_max: float = 8.0) -> Explorer:
         laplace = laplace_mode([[prior_var]], [[1.0]], likelihood, [y])
         fig, (ax_l, ax_w, ax_p) = plt.subplots(1, 3, figsize=(11, 3.6), gridspec_kw=dict(
             left=0.06, right=0.99, bottom=0.15, top=0.9, wspace=0.3))
-        said = (f"y = {y:g}" if model == MODELS[1] else
+        said = (f"y = {y:g}" if model == _MODELS[1] else
                 "first preferred" if y == 1 else "second preferred")
         plot_likelihood(ax_l, z, terms.log_likelihood, label=said)
         ax_l.set_title(f"{type(likelihood).__name__}: {said}", fontsize="medium")

@@ -297,3 +297,22 @@ def test_ordinal_probit_against_scipy_and_bernoulli():
         lambda v: sum(k * np.exp(lik.log_likelihood([v], [float(k)])[0]) for k in range(4))
         * stats.norm.pdf(v, 0.5, np.sqrt(2.0)), -20, 20, limit=400, epsabs=1e-12)[0]
     assert abs(lik.predictive_mean([0.5], [2.0])[0] - reference) < 1e-9
+
+
+def test_likert_probabilities_are_eq_2_by_hand():
+    lapse = 1e-3
+    likelihood = LikertConfidence(3, gaps=[2.0, 2.0], lapse=lapse)
+    p = likelihood.level_probabilities([0.0, 1.0, -3.0, 7.0])
+    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=1e-12)
+    # distances of |z| to [0, 2), [2, 4), [4, inf)
+    distances = np.array([[0, 2, 4], [0, 1, 3], [1, 0, 1], [5, 3, 0]], dtype=float)
+    softmax = np.exp(-distances) / np.exp(-distances).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(p, (1 - lapse) * softmax + lapse / 3, rtol=1e-12)
+    # the seed's printed examples (cuts 0, 2, 4), to its three decimals
+    np.testing.assert_allclose(softmax[[1, 2, 0]], [[0.705, 0.259, 0.035], [0.212, 0.576, 0.212],
+                                                    [0.867, 0.117, 0.016]], atol=6e-4)
+    with pytest.raises(ValueError, match="^z:"):
+        likelihood.level_probabilities([[0.0]])
+    # E[y | z] is the mean level under these probabilities
+    np.testing.assert_allclose(likelihood.predictive_mean([1.0], [0.0]), p[1] @ [0, 1, 2],
+                               rtol=1e-12)

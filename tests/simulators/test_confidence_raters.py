@@ -13,8 +13,11 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest, norm
 
+from course_lib.gp.confidence import ConfidencePreferenceGP
+from course_lib.gp.kernels import SquaredExponential
 from course_lib.simulators.confidence_raters import (GAIT_LEVEL_COUNTS, OVERCONFIDENT_SUBJECT,
                                                      _calibrated_ratings, _gait_latent,
+                                                     _rating_splits, preference_scores,
                                                      gait_like_subject, _haptic_latent,
                                                      haptic_like_subjects, likert_synthetic_trials,
                                                      _overconfident_ratings, _ranked_levels,
@@ -111,3 +114,43 @@ def test_the_same_seed_gives_the_same_subject_and_another_seed_another(make):
     for field in ("X_first", "X_second", "choices", "levels"):
         np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
     assert not np.array_equal(a.X_first, c.X_first)
+
+
+def small_subject():
+    """A calibrated haptic-like subject with 16 pairs (8 to train, 8 to test per split)."""
+    return haptic_like_subjects(n_pairs=16, rng=11)[0]
+
+
+def test_preference_scores_are_the_metrics_of_the_confidence_model():
+    subject, kernel = small_subject(), SquaredExponential(0.3, 2.0)
+    (train, test), = _rating_splits(subject.n_trials, 8, 1, rng=0)
+    assert sorted(np.concatenate([train, test]).tolist()) == list(range(subject.n_trials))
+    scores = preference_scores(subject, subject.levels, kernel, [(train, test)],
+                               use_ratings=True)
+    X, first, second = subject.items(train)
+    model = ConfidencePreferenceGP(kernel).fit(X, first, second, subject.choices[train],
+                                               subject.levels[train])
+    mean, var = model.predict_difference(subject.X_first[test], subject.X_second[test])
+    # eq. 3 by hand, at VariationalGP's default tolerance: _RATER_TOL costs ~1e-4 in Brier
+    p_first = norm.cdf(mean / np.sqrt(1 + var))
+    labels = subject.choices[test]
+    assert scores[0, 0] == pytest.approx(np.mean((p_first - labels) ** 2), abs=1e-3)
+    predicted = mean > 0
+    tp = np.sum(predicted & (labels == 1))
+    f1 = 2 * tp / (2 * tp + np.sum(predicted & (labels == 0)) + np.sum(~predicted & (labels == 1)))
+    assert scores[0, 1] == pytest.approx(f1, abs=1e-12)
+
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: _rating_splits(10, 10, 2), "n_train"),
+    (lambda: _rating_splits(10, 5, 0), "n_splits"),
+    (lambda: preference_scores(small_subject(), [0.0, 1.0], SquaredExponential(),
+                               _rating_splits(16, 8, 1), use_ratings=True), "levels"),
+    (lambda: preference_scores("subject", np.zeros(16), SquaredExponential(),
+                               _rating_splits(16, 8, 1), use_ratings=True), "trials"),
+])
+def test_scores_bad_input_names_the_argument(call, name):
+    with pytest.raises((ValueError, TypeError)) as info:
+        call()
+    assert str(info.value).startswith(f"{name}:"), str(info.value)

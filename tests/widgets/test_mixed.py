@@ -9,39 +9,26 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from scipy.stats import norm, spearmanr  # noqa: E402
+from scipy.stats import spearmanr  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
 
-from course_lib.gp import Matern52, SquaredExponential
-from course_lib.mixed import (BernoulliProbit, GaussianConstraint, LikertConfidence,
-                              MixedLikelihood, VariationalGP, fit_variational, inducing_points)
-from course_lib.preference import PairwiseProbit
-from course_lib.gp.confidence import ConfidencePreferenceGP  # noqa: E402
+from course_lib.gp import Matern52, SquaredExponential  # noqa: E402
+from course_lib.mixed import (GaussianConstraint, LikertConfidence, MixedLikelihood,  # noqa: E402
+                              VariationalGP, fit_variational, inducing_points)
 from course_lib.gp.constraints import detection_likelihood  # noqa: E402
+from course_lib.gp.feedback_fits import constraint_fit  # noqa: E402
 from course_lib.plotting.mixed import (plot_elbo_ledger, plot_fig2,  # noqa: E402
                                        _plot_levels_by_strength, plot_likert_levels,
                                        _plot_paired_scores)
 from course_lib.results import load_result  # noqa: E402
-from course_lib.simulators.confidence_raters import haptic_like_subjects  # noqa: E402
+from course_lib.simulators.confidence_raters import (_rating_splits,  # noqa: E402
+                                                     haptic_like_subjects, preference_scores)
 from course_lib.widgets import InputError  # noqa: E402
-from course_lib.widgets.mixed import (KL_COUNTS, constraint_explorer, constraint_fit,  # noqa: E402
-                                      elbo_ledger_explorer, ledger_fit, likert_explorer,
-                                      likert_level_probabilities, preference_scores,
-                                      rater_explorer, _rating_splits)
+from course_lib.widgets.mixed import (_KL_COUNTS, constraint_explorer,  # noqa: E402
+                                      elbo_ledger_explorer, likert_explorer, rater_explorer)
+from mixed_data import CONSTRAINT_X, CONSTRAINT_Y, detection_problem, trials  # noqa: E402
 
 NAMES = ["yes/no", "constraints"]
-
-
-def detection_problem(n=15):
-    """Yes/no answers about a latent 0.5 x^2 on [-2, 2] and two constraints on items 0 and 2."""
-    x = np.linspace(-2.0, 2.0, n)
-    rng = np.random.default_rng(3)
-    answers = (rng.random(n) < norm.cdf(0.5 * x ** 2)).astype(float)
-    identity = np.eye(n)
-    ends = [n // 2, n - 1]
-    parts = [(BernoulliProbit(), identity, answers),
-             (GaussianConstraint([0.05, 0.05]), identity[ends], [0.0, 2.0])]
-    return x[:, None], parts
 
 
 def small_ledger_explorer():
@@ -70,13 +57,13 @@ def test_ledger_with_no_data_type_names_the_flags_then_recovers():
     plt.close("all")
 
 
-@pytest.mark.parametrize("kl_count", KL_COUNTS)
+@pytest.mark.parametrize("kl_count", _KL_COUNTS)
 def test_ledger_bars_are_the_library_terms(kl_count):
     X, parts = detection_problem()
     explorer = elbo_ledger_explorer(X, parts, NAMES, SquaredExponential(1.0, 1.0))
     fig = explorer.render(use_0=True, use_1=True, lengthscale=0.8, kl_count=kl_count)
     ax_f, ax_l = fig.axes
-    beta = 1.0 if kl_count == KL_COUNTS[0] else 2.0
+    beta = 1.0 if kl_count == _KL_COUNTS[0] else 2.0
     kernel = SquaredExponential(0.8, 1.0)
     result = fit_variational(kernel(X), MixedLikelihood(parts), kl_weight=beta)
     heights = [bar.get_height() for bar in ax_l.patches]
@@ -95,26 +82,6 @@ def test_ledger_bars_are_the_library_terms(kl_count):
                                     kernel.diag(ax_f.lines[0].get_xdata()[:, None]))[0]
     np.testing.assert_allclose(ax_f.lines[0].get_ydata(), mean, rtol=1e-6, atol=1e-8)
     plt.close(fig)
-
-
-def test_counting_the_kl_per_type_pulls_the_posterior_to_the_prior():
-    X, parts = detection_problem()
-    K = SquaredExponential(1.0, 1.0)(X)
-    once = ledger_fit(X, parts, SquaredExponential(1.0, 1.0), [True, True])
-    twice = ledger_fit(X, parts, SquaredExponential(1.0, 1.0), [True, True], kl_weight=2.0)
-    assert twice.kl < once.kl, "a heavier KL should bring q closer to the prior"
-    assert twice.elbo < once.elbo, "only the ELBO's own optimum maximises the ELBO"
-    np.testing.assert_allclose(once.elbo, fit_variational(K, MixedLikelihood(parts)).elbo)
-
-
-def trials(n=12):
-    """Yes/no answers at random intensities in [0, 2] (in the order they were asked)."""
-    rng = np.random.default_rng(5)
-    x = rng.uniform(0.0, 2.0, n)
-    return x[:, None], (rng.random(n) < norm.cdf(0.5 * x ** 2)).astype(float)
-
-
-CONSTRAINT_X, CONSTRAINT_Y = [[0.0], [2.0]], [0.0, 2.0]
 
 
 def small_constraint_explorer():
@@ -157,19 +124,6 @@ def test_constraint_explorer_draws_the_sparse_and_the_full_fit():
     plt.close(fig)
 
 
-def test_tight_constraints_without_an_inducing_point_make_the_fit_rigid():
-    X, answers = trials()
-    kernel, sobol = Matern52(0.7, 2.0), inducing_points([[0.0, 2.0]], 4, rng=0)
-    with_points = constraint_fit(X, answers, CONSTRAINT_X, CONSTRAINT_Y, kernel,
-                                 np.vstack([sobol, CONSTRAINT_X]), 0.01)
-    without = constraint_fit(X, answers, CONSTRAINT_X, CONSTRAINT_Y, kernel, sobol, 0.01)
-    # without an inducing point there, the sparse model cannot meet a constraint of sd 0.01
-    assert without.result.expected_log_likelihoods[1] < \
-        with_points.result.expected_log_likelihoods[1] - 100
-    sd_with = np.sqrt(with_points.predict(np.asarray(CONSTRAINT_X))[1])
-    assert np.all(sd_with < 0.02), "an inducing point on a constraint takes its sd"
-
-
 def test_likert_explorer_survives_every_control():
     explorer = likert_explorer(n_grid=201)
     assert exercise_explorer(explorer) >= 1 + 2 * len(explorer.controls)
@@ -192,26 +146,9 @@ def test_likert_explorer_draws_the_cap_of_the_middle_level():
     plt.close(fig)
 
 
-# ------------------------------------------------------------------------------ compute
-
-def test_likert_probabilities_are_eq_2_by_hand():
-    lapse = 1e-3
-    likelihood = LikertConfidence(3, gaps=[2.0, 2.0], lapse=lapse)
-    p = likert_level_probabilities(likelihood, [0.0, 1.0, -3.0, 7.0])
-    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=1e-12)
-    # distances of |z| to [0, 2), [2, 4), [4, inf)
-    distances = np.array([[0, 2, 4], [0, 1, 3], [1, 0, 1], [5, 3, 0]], dtype=float)
-    softmax = np.exp(-distances) / np.exp(-distances).sum(axis=1, keepdims=True)
-    np.testing.assert_allclose(p, (1 - lapse) * softmax + lapse / 3, rtol=1e-12)
-    # the seed's printed examples (cuts 0, 2, 4), to its three decimals
-    np.testing.assert_allclose(softmax[[1, 2, 0]], [[0.705, 0.259, 0.035], [0.212, 0.576, 0.212],
-                                                    [0.867, 0.117, 0.016]], atol=6e-4)
-
+# ------------------------------------------------------------------------------ bad input
 
 @pytest.mark.parametrize("call, name", [
-    (lambda: likert_level_probabilities(PairwiseProbit(), [0.0]), "likelihood"),
-    (lambda: likert_level_probabilities(LikertConfidence(), [[0.0]]), "z"),
-    (lambda: ledger_fit(*detection_problem(), SquaredExponential(), [True]), "use"),
     (lambda: elbo_ledger_explorer(np.zeros((3, 2)), detection_problem()[1], NAMES,
                                   SquaredExponential()), "X"),
     (lambda: elbo_ledger_explorer(*detection_problem(), ["one"], SquaredExponential()),
@@ -223,8 +160,6 @@ def test_likert_probabilities_are_eq_2_by_hand():
                                  [[0.0, 2.0]]), "constraint_y"),
     (lambda: constraint_explorer(trials()[0], [1.0, 0.0], CONSTRAINT_X, CONSTRAINT_Y,
                                  Matern52(), [[0.0, 2.0]]), "answers"),
-    (lambda: constraint_fit(*trials(), CONSTRAINT_X, CONSTRAINT_Y, Matern52(), [[0.5]], -0.1),
-     "constraint_sd"),
     (lambda: plot_likert_levels(plt.gca(), [0.0, 1.0], np.ones((3, 3)), [0.0, 1.0, 2.0]),
      "probabilities"),
 ])
@@ -253,7 +188,7 @@ def test_plot_elbo_ledger_sums_the_parts_and_one_kl():
 def test_plot_likert_levels_draws_each_level_and_the_cuts():
     likelihood = LikertConfidence(3, gaps=[0.5, 0.5])
     z = np.linspace(-3, 3, 61)
-    p = likert_level_probabilities(likelihood, z)
+    p = likelihood.level_probabilities(z)
     fig, ax = plt.subplots()
     plot_likert_levels(ax, z, p, likelihood.cut_points, cap=0.5)
     level_lines = [line for line in ax.lines if line.get_label().startswith("level")]
@@ -369,33 +304,7 @@ def test_rater_explorer_one_level_for_every_pair_says_so():
     plt.close(fig)
 
 
-def test_preference_scores_are_the_metrics_of_the_confidence_model():
-    subject, kernel = small_subject(), SquaredExponential(0.3, 2.0)
-    (train, test), = _rating_splits(subject.n_trials, 8, 1, rng=0)
-    assert sorted(np.concatenate([train, test]).tolist()) == list(range(subject.n_trials))
-    scores = preference_scores(subject, subject.levels, kernel, [(train, test)],
-                               use_ratings=True)
-    X, first, second = subject.items(train)
-    model = ConfidencePreferenceGP(kernel).fit(X, first, second, subject.choices[train],
-                                               subject.levels[train])
-    mean, var = model.predict_difference(subject.X_first[test], subject.X_second[test])
-    # eq. 3 by hand, at VariationalGP's default tolerance: _RATER_TOL costs ~1e-4 in Brier
-    p_first = norm.cdf(mean / np.sqrt(1 + var))
-    labels = subject.choices[test]
-    assert scores[0, 0] == pytest.approx(np.mean((p_first - labels) ** 2), abs=1e-3)
-    predicted = mean > 0
-    tp = np.sum(predicted & (labels == 1))
-    f1 = 2 * tp / (2 * tp + np.sum(predicted & (labels == 0)) + np.sum(~predicted & (labels == 1)))
-    assert scores[0, 1] == pytest.approx(f1, abs=1e-12)
-
-
 @pytest.mark.parametrize("call, name", [
-    (lambda: _rating_splits(10, 10, 2), "n_train"),
-    (lambda: _rating_splits(10, 5, 0), "n_splits"),
-    (lambda: preference_scores(small_subject(), [0.0, 1.0], SquaredExponential(),
-                               _rating_splits(16, 8, 1), use_ratings=True), "levels"),
-    (lambda: preference_scores("subject", np.zeros(16), SquaredExponential(),
-                               _rating_splits(16, 8, 1), use_ratings=True), "trials"),
     (lambda: rater_explorer("subject", SquaredExponential()), "trials"),
     (lambda: rater_explorer(small_subject(), "SE"), "kernel"),
     (lambda: rater_explorer(small_subject(), SquaredExponential(),
