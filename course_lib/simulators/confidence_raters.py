@@ -247,10 +247,10 @@ def likert_synthetic_trials(n_pairs: int = 30, *, low: float = -2.0, high: float
     return ConfidenceTrials("synthetic", A, B, choices, None, levels, difference)
 
 
-# The inner tolerance of the rater explorer's fits. The Likert part is not log-concave, so after a short
-#: fixed-point phase L-BFGS runs to ``tol``: at 1e-7 one fit of 20 pairs takes about 0.3 s on
-#: this machine (1e-13, VariationalGP's default, several seconds) and its Brier scores differ
-#: from those at 1e-13 by about 1e-4, far below the differences the explorer shows.
+# The inner tolerance of the rater explorer's fits. The Likert part is not log-concave, so
+# after a short fixed-point phase L-BFGS runs to ``tol``: at 1e-7 one fit of 20 pairs takes
+# about 0.3 s on one laptop core (1e-13, VariationalGP's default, several seconds) and its Brier
+# scores differ from those at 1e-13 by about 1e-4, far below the differences the explorer shows.
 _RATER_TOL = 1e-7
 
 

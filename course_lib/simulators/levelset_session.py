@@ -58,22 +58,24 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtri
+from scipy.special import ndtr, ndtri
 from scipy.stats import qmc
 
 from ..gp.constraints import ARMS, detection_likelihood
 from ..gp.kernels import Constant, SquaredExponential
+from ..gp.levelset import eavc, global_mi
 from ..gp.levelset_propose import ACQUISITIONS, propose
 from ..gp.priors import Gamma
 from ..gp.sparse_variational_gp import SparseVariationalGP, inducing_points
 from ..gp.variational_gp import VariationalGP
 from ..linalg import JitterWarning
 from ..levelset_metrics import brier_levelset, f1_levelset
+from ..metrics import levelset_probability
 from ..validation import (RngLike, as_float_array, _as_positive_int, _as_rng, _check_array_size,
                           _check_choice)
 from .psychophysics import LevelSetProblem, _check_inside_box, simulate_answers
 
-__all__ = ["LevelSetSession", "LevelSetTrace", "run_levelset_session"]
+__all__ = ["LevelSetSession", "LevelSetTrace", "run_levelset_session", "LevelSetMaps"]
 
 _MODELS = ("full", "sparse")
 # Wu et al. 2025 App. A (GPyTorch's (concentration, rate)): mean 0.5, mode 1/3 on unit-cube inputs
@@ -382,3 +384,114 @@ def run_levelset_session(problem, arm: str, acquisition: str, *, n_initial: int 
     return LevelSetTrace(arm, acquisition, history["n_trials"], history["f1"],
                          history["brier"], history["fit_seconds"], np.array(query_seconds),
                          history["X"], history["answers"])
+
+
+# ----- what the explorers of lecture 07 draw of a session ----------------------------------------
+# maps: MAP_SIZE^2 grid points, each a candidate of the acquisition map; the two rules drawn
+_DRAWN_ACQUISITIONS = ("global_mi", "eavc")
+_MAP_SIZE = 25
+_CURVE_POINTS = 201
+
+
+@dataclass(frozen=True)
+class LevelSetMaps:
+    """What the 2-D level-set explorer draws of a session, on the grid ``axis_x`` x ``axis_y``
+    (rows follow ``axis_y``): the posterior ``mean`` of the latent, ``p_below`` = P(f < threshold)
+    (:func:`~course_lib.metrics.levelset_probability`), the ``acquisition`` at every grid
+    point as a candidate (zeros before a model exists) and the ``truth`` (the problem's latent)."""
+
+    axis_x: np.ndarray
+    axis_y: np.ndarray
+    mean: np.ndarray
+    p_below: np.ndarray
+    acquisition: np.ndarray
+    truth: np.ndarray
+
+
+def _map_points(bounds, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    axis_x = np.linspace(bounds[0, 0], bounds[0, 1], size)
+    axis_y = np.linspace(bounds[1, 0], bounds[1, 1], size)
+    gx, gy = np.meshgrid(axis_x, axis_y)       # rows: axis_y
+    return axis_x, axis_y, np.column_stack([gx.ravel(), gy.ravel()])
+
+
+def _levelset_maps(session: LevelSetSession, *, size: int = _MAP_SIZE) -> LevelSetMaps:
+    """The maps of :class:`LevelSetMaps` for a 2-D ``session`` with a problem: its fitted
+    model's mean and P(f < threshold) on a ``size`` x ``size`` grid of the box, and its
+    acquisition ("global_mi" or "eavc") with every grid point as a candidate against the
+    session's own reference points. Before the first fit (no model yet): the prior, mean 0 and
+    P(f < threshold) from the session's prior kernel, no acquisition."""
+    if not isinstance(session, LevelSetSession) or session.problem is None:
+        raise TypeError(f"session: expected a LevelSetSession with a problem, got "
+                        f"{session!r}")
+    _check_choice(session.acquisition, "session.acquisition", _DRAWN_ACQUISITIONS)
+    size = _as_positive_int(size, "size", minimum=3)
+    problem, model = session.problem, session.model
+    bounds = np.asarray(problem.bounds, float)
+    if bounds.shape != (2, 2):
+        raise ValueError(f"session: the maps are for 2-D problems, got bounds of shape "
+                         f"{bounds.shape}")
+    axis_x, axis_y, points = _map_points(bounds, size)
+    shape = (size, size)
+    truth = problem.probit_latent(points).reshape(shape)
+    if model is None:
+        mean = np.zeros(shape)
+        prior_var = session.kernel.diag(problem.to_unit(points))
+        p_below = levelset_probability(mean.ravel(), prior_var, problem.threshold).reshape(shape)
+        scores = np.zeros(shape)
+    else:
+        unit = problem.to_unit(points)        # the model works on the unit square
+        m, v = model.predict(unit)
+        mean = m.reshape(shape)
+        p_below = levelset_probability(m, v, problem.threshold).reshape(shape)
+        rule = global_mi if session.acquisition == "global_mi" else eavc
+        scores = rule(model, unit, session.references, problem.threshold).reshape(shape)
+    return LevelSetMaps(axis_x, axis_y, mean, p_below, scores, truth)
+
+
+def _acquisition_curve(session: LevelSetSession, levels) -> np.ndarray:
+    """The ``session``'s acquisition (global MI or EAVC, against its own reference points) at
+    every level of ``levels`` (box units of a 1-D session) as a candidate; zeros before the
+    first fit."""
+    levels = as_float_array(levels, "levels", ndim=1)
+    if session.model is None:
+        return np.zeros(levels.size)
+    _check_choice(session.acquisition, "session.acquisition", _DRAWN_ACQUISITIONS)
+    rule = global_mi if session.acquisition == "global_mi" else eavc
+    unit = (levels[:, None] - session.bounds[:, 0]) / (session.bounds[:, 1] - session.bounds[:, 0])
+    return rule(session.model, unit, session.references, session.threshold)
+
+
+def _threshold_level(levels, mean, threshold: float):
+    """The lowest level at which the posterior ``mean`` of the latent (on the increasing grid
+    ``levels``) reaches ``threshold``, interpolated linearly between grid points; None when it
+    never does on the grid (or is above it everywhere)."""
+    levels = as_float_array(levels, "levels", ndim=1)
+    mean = as_float_array(mean, "mean", ndim=1)
+    if mean.size != levels.size:
+        raise ValueError(f"mean: expected one value per level ({levels.size}), got {mean.size}")
+    above = np.flatnonzero(mean >= threshold)
+    if above.size == 0 or above[0] == 0:
+        return None
+    k = above[0]
+    weight = (threshold - mean[k - 1]) / (mean[k] - mean[k - 1])
+    return float(levels[k - 1] + weight * (levels[k] - levels[k - 1]))
+
+
+def _detection_curve(model, threshold: float):
+    """(levels, P(heard), low, high, threshold estimate) of a fitted 1-D ``model`` (None: the
+    prior, P(heard) 1/2 with a band from 0 to 1) on _CURVE_POINTS levels in [0, 1]: P(heard) =
+    Phi(mean) with the band Phi(mean +- 1.96 sd) (the psychometric curve at the posterior
+    median of f, so that it crosses 75 % exactly at the threshold estimate: the edge of the
+    paper's estimated set {mean < threshold}, :func:`threshold_level`). The predictive
+    probability of the next answer, Phi(mean / sqrt(1 + var)), is flatter wherever f is
+    uncertain and need not reach 75 % at all."""
+    levels = np.linspace(0.0, 1.0, _CURVE_POINTS)
+    if model is None:
+        half = np.full(levels.size, 0.5)
+        return levels, half, np.zeros(levels.size), np.ones(levels.size), None
+    mean, var = model.predict(levels[:, None])
+    sd = np.sqrt(np.maximum(var, 0.0))
+    return (levels, ndtr(mean), ndtr(mean - 1.96 * sd),
+            ndtr(mean + 1.96 * sd), _threshold_level(levels, mean, threshold))
+

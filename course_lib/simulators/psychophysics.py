@@ -56,6 +56,7 @@ from ..gp.constraints import constraints_from_probability
 from ..validation import RngLike, as_float_array, _as_positive_int, _as_rng, _check_choice
 
 __all__ = ["LevelSetProblem", "psychometric_problem", "norm_ball_problem", "passthrough_problem",
+           "detection_problem",
            "simulate_answers"]
 
 # the target level: the 75 % point of the psychometric function
@@ -323,3 +324,23 @@ def simulate_answers(problem: LevelSetProblem, X, *, rng: RngLike = None) -> np.
         raise TypeError(f"problem: expected a LevelSetProblem, got {type(problem).__name__}")
     p = problem.answer_probability(X)
     return (_as_rng(rng).random(p.shape) < p).astype(float)
+
+
+# The detection demo's listener (lecture 07): P(heard | level 0) is the false-alarm floor, and
+# P(heard) = Phi((u - U50) / SPREAD), 50 % at level U50; its 75 % threshold sits at u = 0.45.
+_FALSE_ALARM_FLOOR = 0.01
+_LISTENER_U50 = 0.35
+_LISTENER_SPREAD = _LISTENER_U50 / -float(constraints_from_probability(_FALSE_ALARM_FLOOR))
+
+
+def detection_problem() -> LevelSetProblem:
+    """The detection demo's problem: levels u in [0, 1], the 75 % threshold on the probit scale,
+    one constraint "level 0 is heard only as a false alarm" (P = 1 %: a yes/no task, where
+    Wu et al.'s f(0) = 0 of a two-alternative task would say that silence is heard half of the
+    time), and a simulated listener with P(heard) = Phi((u - 0.35) / spread), the spread
+    chosen so that P(heard | 0) is the floor."""
+    return LevelSetProblem(
+        name="tone in noise", bounds=np.array([[0.0, 1.0]]),
+        latent=lambda X: (np.asarray(X, float)[:, 0] - _LISTENER_U50) / _LISTENER_SPREAD,
+        link="probit", constraint_X=np.zeros((1, 1)),
+        constraint_y=constraints_from_probability([_FALSE_ALARM_FLOOR]))

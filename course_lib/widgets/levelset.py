@@ -19,9 +19,9 @@ What "level zero is never heard" means here. Wu et al.'s constraint f = 0 at zer
 P(yes) = Phi(0) = 50 %: its tasks are two-alternative (which interval held the stimulus?), where
 a stimulus that cannot be perceived still gets half the answers right by guessing. The demo is
 a yes/no task: with no tone a listener should say "heard it" only by mistake (a false alarm),
-so the same knowledge is P(heard | level 0) = the false-alarm floor, here
-:data:`_FALSE_ALARM_FLOOR` = 1 %, a latent target Phi^-1(0.01) = -2.33 with Wu et al.'s noise sd
-0.2 |y| + 0.1 (:func:`~course_lib.gp.constraints.constraint_sigma`; a-priori P(heard | 0) below
+so the same knowledge is P(heard | level 0) = the false-alarm floor, here 1 %
+(:func:`course_lib.simulators.psychophysics.detection_problem`), a latent target
+Phi^-1(0.01) = -2.33 with Wu et al.'s noise sd 0.2 |y| + 0.1 (:func:`~course_lib.gp.constraints.constraint_sigma`; a-priori P(heard | 0) below
 about 10 %). Writing Wu et al.'s f(0) = 0 into a yes/no task would tell the model that silence
 is "heard" half of the time, and drag its threshold estimate towards level zero.
 
@@ -36,100 +36,37 @@ from __future__ import annotations
 
 import copy
 import html
-from dataclasses import dataclass
 
 import ipywidgets as W
 import numpy as np
 from matplotlib.figure import Figure
-from scipy.special import ndtr
 
-from ..gp.constraints import ARMS, constraints_from_probability
-from ..gp.levelset import eavc, global_mi
-from ..metrics import levelset_probability
+from ..gp.constraints import ARMS
 from ..plotting.levelset import _QUERY_COLOUR, _plot_contours, _plot_detection_curve, \
     _plot_f1_trace, _plot_map, _plot_trials
-from ..simulators.levelset_session import LevelSetSession
-from ..simulators.psychophysics import LevelSetProblem, norm_ball_problem, psychometric_problem, \
-    simulate_answers
+from ..simulators.levelset_session import (LevelSetMaps, LevelSetSession, _acquisition_curve,
+                                           _detection_curve, _levelset_maps)
+from ..simulators.psychophysics import (_LISTENER_SPREAD, _LISTENER_U50, LevelSetProblem,
+                                        detection_problem, norm_ball_problem,
+                                        psychometric_problem, simulate_answers)
 from ..stimuli import tone_in_noise, tone_snr_db, wav_bytes
 from ..validation import RngLike, as_float_array, _as_positive_int, _as_rng, _check_choice
 from .base import Explorer
 
-__all__ = ["ACQUISITIONS", "LevelSetMaps", "ExplorerState", "DetectionState", "simulated_state",
-           "levelset_figure", "detection_problem", "detection_figure", "levelset_explorer",
-           "detection_demo"]
+__all__ = ["ACQUISITIONS", "ExplorerState", "DetectionState", "simulated_state",
+           "levelset_figure", "detection_figure", "levelset_explorer", "detection_demo"]
 
 #: The 2-D problems of the explorer, by the name its dropdown shows.
 _PROBLEMS = {"psychometric": psychometric_problem, "norm ball": lambda: norm_ball_problem(dim=2)}
 #: The acquisitions, dropdown name -> the session's name.
 ACQUISITIONS = {"global MI": "global_mi", "EAVC": "eavc"}
-#: P(heard) of the demo's listener with no tone at all (module docstring)
-_FALSE_ALARM_FLOOR = 0.01
 # the explorers' sessions: fewer initial trials than Wu et al.'s 10 (a student clicks them),
 # 256 Sobol candidates and references (1024 each in the paper-sized experiments) and F1 on 2^12
 # points: together with the maps one step stays well under a second on one laptop core
 _SESSION_OPTIONS = {"n_initial": 5, "n_candidates": 256, "n_references": 256, "n_test": 2 ** 12}
 # the detection demo: 1-D, 3 initial levels; its listener's truth is unknown, so no F1
 _DETECTION_OPTIONS = {"n_initial": 3, "n_candidates": 128, "n_references": 128, "n_test": None}
-# maps: MAP_SIZE^2 grid points, each a candidate of the acquisition map
-_MAP_SIZE = 25
 _N_RUN = 10        # trials answered by "Run 10 trials"
-
-
-@dataclass(frozen=True)
-class LevelSetMaps:
-    """What the 2-D explorer draws, on the grid ``axis_x`` x ``axis_y`` (rows follow
-    ``axis_y``): the posterior ``mean`` of the latent, ``p_below`` = P(f < threshold)
-    (:func:`~course_lib.metrics.levelset_probability`), the ``acquisition`` at every grid
-    point as a candidate (zeros before a model exists) and the ``truth`` (the problem's latent)."""
-
-    axis_x: np.ndarray
-    axis_y: np.ndarray
-    mean: np.ndarray
-    p_below: np.ndarray
-    acquisition: np.ndarray
-    truth: np.ndarray
-
-
-def _map_points(bounds, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    axis_x = np.linspace(bounds[0, 0], bounds[0, 1], size)
-    axis_y = np.linspace(bounds[1, 0], bounds[1, 1], size)
-    gx, gy = np.meshgrid(axis_x, axis_y)       # rows: axis_y
-    return axis_x, axis_y, np.column_stack([gx.ravel(), gy.ravel()])
-
-
-def _levelset_maps(session: LevelSetSession, *, size: int = _MAP_SIZE) -> LevelSetMaps:
-    """The maps of :class:`LevelSetMaps` for a 2-D ``session`` with a problem: its fitted
-    model's mean and P(f < threshold) on a ``size`` x ``size`` grid of the box, and its
-    acquisition ("global_mi" or "eavc") with every grid point as a candidate against the
-    session's own reference points. Before the first fit (no model yet): the prior, mean 0 and
-    P(f < threshold) from the session's prior kernel, no acquisition."""
-    if not isinstance(session, LevelSetSession) or session.problem is None:
-        raise TypeError(f"session: expected a LevelSetSession with a problem, got "
-                        f"{session!r}")
-    _check_choice(session.acquisition, "session.acquisition", tuple(ACQUISITIONS.values()))
-    size = _as_positive_int(size, "size", minimum=3)
-    problem, model = session.problem, session.model
-    bounds = np.asarray(problem.bounds, float)
-    if bounds.shape != (2, 2):
-        raise ValueError(f"session: the maps are for 2-D problems, got bounds of shape "
-                         f"{bounds.shape}")
-    axis_x, axis_y, points = _map_points(bounds, size)
-    shape = (size, size)
-    truth = problem.probit_latent(points).reshape(shape)
-    if model is None:
-        mean = np.zeros(shape)
-        prior_var = session.kernel.diag(problem.to_unit(points))
-        p_below = levelset_probability(mean.ravel(), prior_var, problem.threshold).reshape(shape)
-        scores = np.zeros(shape)
-    else:
-        unit = problem.to_unit(points)        # the model works on the unit square
-        m, v = model.predict(unit)
-        mean = m.reshape(shape)
-        p_below = levelset_probability(m, v, problem.threshold).reshape(shape)
-        rule = global_mi if session.acquisition == "global_mi" else eavc
-        scores = rule(model, unit, session.references, problem.threshold).reshape(shape)
-    return LevelSetMaps(axis_x, axis_y, mean, p_below, scores, truth)
 
 
 class ExplorerState:
@@ -392,41 +329,6 @@ def levelset_explorer(problem: str = "psychometric", arm: str = "mixed",
 
 
 # ----- the detection demo ---------------------------------------------------------------------
-# the simulated listener: P(heard) = Phi((u - U50) / SPREAD), 50 % at level U50, and at level 0
-# exactly the false-alarm floor; its 75 % threshold sits at u = 0.45
-_LISTENER_U50 = 0.35
-_LISTENER_SPREAD = _LISTENER_U50 / -float(constraints_from_probability(_FALSE_ALARM_FLOOR))
-_CURVE_POINTS = 201
-
-
-def detection_problem() -> LevelSetProblem:
-    """The detection demo's problem: levels u in [0, 1], the 75 % threshold on the probit scale,
-    one constraint "level 0 is heard only as a false alarm" (P = FALSE_ALARM_FLOOR, module
-    docstring), and a simulated listener with P(heard) = Phi((u - 0.35) / spread), the spread
-    chosen so that P(heard | 0) is the floor."""
-    return LevelSetProblem(
-        name="tone in noise", bounds=np.array([[0.0, 1.0]]),
-        latent=lambda X: (np.asarray(X, float)[:, 0] - _LISTENER_U50) / _LISTENER_SPREAD,
-        link="probit", constraint_X=np.zeros((1, 1)),
-        constraint_y=constraints_from_probability([_FALSE_ALARM_FLOOR]))
-
-
-def _threshold_level(levels, mean, threshold: float):
-    """The lowest level at which the posterior ``mean`` of the latent (on the increasing grid
-    ``levels``) reaches ``threshold``, interpolated linearly between grid points; None when it
-    never does on the grid (or is above it everywhere)."""
-    levels = as_float_array(levels, "levels", ndim=1)
-    mean = as_float_array(mean, "mean", ndim=1)
-    if mean.size != levels.size:
-        raise ValueError(f"mean: expected one value per level ({levels.size}), got {mean.size}")
-    above = np.flatnonzero(mean >= threshold)
-    if above.size == 0 or above[0] == 0:
-        return None
-    k = above[0]
-    weight = (threshold - mean[k - 1]) / (mean[k] - mean[k - 1])
-    return float(levels[k - 1] + weight * (levels[k] - levels[k - 1]))
-
-
 class DetectionState(ExplorerState):
     """The demo's :class:`ExplorerState` (``_DETECTION_OPTIONS``): no maps; instead
     ``thresholds``, the 75 % threshold estimate after every fit (None while the model's curve
@@ -450,24 +352,6 @@ class DetectionState(ExplorerState):
     def curve(self):
         """:func:`_detection_curve` of the current model."""
         return _detection_curve(self.model, self.problem.threshold)
-
-
-def _detection_curve(model, threshold: float):
-    """(levels, P(heard), low, high, threshold estimate) of a fitted 1-D ``model`` (None: the
-    prior, P(heard) 1/2 with a band from 0 to 1) on _CURVE_POINTS levels in [0, 1]: P(heard) =
-    Phi(mean) with the band Phi(mean +- 1.96 sd) (the psychometric curve at the posterior
-    median of f, so that it crosses 75 % exactly at the threshold estimate: the edge of the
-    paper's estimated set {mean < threshold}, :func:`threshold_level`). The predictive
-    probability of the next answer, Phi(mean / sqrt(1 + var)), is flatter wherever f is
-    uncertain and need not reach 75 % at all."""
-    levels = np.linspace(0.0, 1.0, _CURVE_POINTS)
-    if model is None:
-        half = np.full(levels.size, 0.5)
-        return levels, half, np.zeros(levels.size), np.ones(levels.size), None
-    mean, var = model.predict(levels[:, None])
-    sd = np.sqrt(np.maximum(var, 0.0))
-    return (levels, ndtr(mean), ndtr(mean - 1.96 * sd),
-            ndtr(mean + 1.96 * sd), _threshold_level(levels, mean, threshold))
 
 
 def detection_figure(state: DetectionState, *, show_listener: bool = False) -> Figure:
@@ -520,19 +404,6 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
     ax_trace.grid(alpha=0.3)
     ax_trace.set_title("the threshold estimate after each answer", fontsize="small")
     return fig
-
-
-def _acquisition_curve(session: LevelSetSession, levels) -> np.ndarray:
-    """The ``session``'s acquisition (global MI or EAVC, against its own reference points) at
-    every level of ``levels`` (box units of a 1-D session) as a candidate; zeros before the
-    first fit."""
-    levels = as_float_array(levels, "levels", ndim=1)
-    if session.model is None:
-        return np.zeros(levels.size)
-    _check_choice(session.acquisition, "session.acquisition", tuple(ACQUISITIONS.values()))
-    rule = global_mi if session.acquisition == "global_mi" else eavc
-    unit = (levels[:, None] - session.bounds[:, 0]) / (session.bounds[:, 1] - session.bounds[:, 0])
-    return rule(session.model, unit, session.references, session.threshold)
 
 
 def _detection_status(state: DetectionState, arm, acquisition, show_truth) -> str:

@@ -51,7 +51,7 @@ FIGURE_MAY_STAY: dict[tuple[str, str], str] = {
         "posterior drawn so far",
     ("Did you hear the tone?", "arm"):
         "each arm has its own session; before any answer the 'mixed' constraint and the "
-        "'pseudo' answer at level 0 carry the same knowledge (course_lib.widgets.levelset), "
+        "'pseudo' answer at level 0 carry the same knowledge (simulators.psychophysics), "
         "so those two arms draw the same figure until answers arrive",
 }
 

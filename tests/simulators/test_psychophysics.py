@@ -6,10 +6,12 @@ AEPsych's way of writing it."""
 import numpy as np
 import pytest
 from scipy.optimize import minimize
-from scipy.special import expit, logit
+from scipy.special import expit, logit, ndtri
 from scipy.stats import norm, qmc
 
-from course_lib.simulators.psychophysics import (_PASSTHROUGH_BOUNDS, _PASSTHROUGH_W,
+from course_lib.simulators.psychophysics import (_FALSE_ALARM_FLOOR, _LISTENER_SPREAD,
+                                                 _LISTENER_U50, _PASSTHROUGH_BOUNDS, _PASSTHROUGH_W,
+                                                 detection_problem,
                                                  LevelSetProblem, norm_ball_problem,
                                                  passthrough_problem, psychometric_problem,
                                                  simulate_answers)
@@ -178,3 +180,14 @@ def test_problem_is_frozen_and_its_arrays_read_only():
     with pytest.raises(ValueError):
         problem.constraint_y[0] = 1.0
     assert isinstance(problem, LevelSetProblem)
+
+
+def test_detection_problem_level_zero_is_the_false_alarm_floor():
+    problem = detection_problem()
+    assert problem.answer_probability([[0.0]])[0] == pytest.approx(_FALSE_ALARM_FLOOR)
+    assert problem.constraint_y[0] == pytest.approx(ndtri(_FALSE_ALARM_FLOOR))
+    np.testing.assert_array_equal(problem.constraint_X, [[0.0]])
+    assert problem.threshold == pytest.approx(ndtri(0.75))
+    # the listener's 75 % level, by the closed form of its probit curve
+    u75 = _LISTENER_U50 + _LISTENER_SPREAD * ndtri(0.75)
+    assert problem.answer_probability([[u75]])[0] == pytest.approx(0.75)

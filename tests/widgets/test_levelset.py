@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from scipy.io import wavfile  # noqa: E402
-from scipy.special import ndtr, ndtri  # noqa: E402
+from scipy.special import ndtr  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
 
 from course_lib import stimuli  # noqa: E402
@@ -20,6 +20,8 @@ from course_lib.levelset_metrics import f1_levelset  # noqa: E402
 from course_lib.metrics import levelset_probability  # noqa: E402
 from course_lib.plotting.levelset import _plot_contours, _plot_detection_curve, \
     _plot_f1_trace, _plot_map, _plot_trials  # noqa: E402
+from course_lib.simulators import levelset_session as S  # noqa: E402
+from course_lib.simulators.psychophysics import detection_problem  # noqa: E402
 from course_lib.widgets import levelset as L  # noqa: E402
 from course_lib.widgets.base import _figure_image  # noqa: E402
 
@@ -55,7 +57,7 @@ def test_maps_are_the_library_s_on_the_unit_square(acquisition):
     problem, model, maps = state.problem, state.model, state.maps
     gx, gy = np.meshgrid(maps.axis_x, maps.axis_y)
     points = np.column_stack([gx.ravel(), gy.ravel()])
-    np.testing.assert_allclose(maps.axis_x, np.linspace(-1, 1, L._MAP_SIZE))
+    np.testing.assert_allclose(maps.axis_x, np.linspace(-1, 1, S._MAP_SIZE))
     unit = (points + 1) / 2
     mean, var = model.predict(unit)
     np.testing.assert_allclose(maps.mean.ravel(), mean)
@@ -239,35 +241,15 @@ def test_bad_arguments_name_themselves():
 
 # ----- the detection demo -----------------------------------------------------------------------
 
-def test_detection_problem_level_zero_is_the_false_alarm_floor():
-    problem = L.detection_problem()
-    assert problem.answer_probability([[0.0]])[0] == pytest.approx(L._FALSE_ALARM_FLOOR)
-    assert problem.constraint_y[0] == pytest.approx(ndtri(L._FALSE_ALARM_FLOOR))
-    np.testing.assert_array_equal(problem.constraint_X, [[0.0]])
-    assert problem.threshold == pytest.approx(ndtri(0.75))
-    # the listener's 75 % level, by the closed form of its probit curve
-    u75 = L._LISTENER_U50 + L._LISTENER_SPREAD * ndtri(0.75)
-    assert problem.answer_probability([[u75]])[0] == pytest.approx(0.75)
-
-
-def test_threshold_level_interpolates_the_first_crossing():
-    levels = np.linspace(0, 1, 11)
-    assert L._threshold_level(levels, 4 * levels - 1, 0.6) == pytest.approx(0.4)
-    assert L._threshold_level(levels, np.full(11, -1.0), 0.6) is None     # never reached
-    assert L._threshold_level(levels, np.full(11, 2.0), 0.6) is None      # above everywhere
-    with pytest.raises(ValueError, match="^mean:"):
-        L._threshold_level(levels, levels[:5], 0.6)
-
-
 def test_detection_curve_is_the_predictive_probability_of_the_model():
-    state = L.DetectionState(L.detection_problem(), "mixed", "global_mi", seed=0)
+    state = L.DetectionState(detection_problem(), "mixed", "global_mi", seed=0)
     state.answer_for_me(L._DETECTION_OPTIONS["n_initial"] + 3)
     levels, p, low, high, estimate = state.curve()
     mean, var = state.model.predict(levels[:, None])
     np.testing.assert_allclose(p, ndtr(mean))
     np.testing.assert_allclose(low, ndtr(mean - 1.96 * np.sqrt(var)))
     assert np.all(low <= p + 1e-12) and np.all(p <= high + 1e-12)
-    assert estimate == L._threshold_level(levels, mean, state.problem.threshold)
+    assert estimate == S._threshold_level(levels, mean, state.problem.threshold)
     if estimate is not None:     # the curve crosses 75 % at the estimate
         assert np.interp(estimate, levels, p) == pytest.approx(0.75, abs=0.01)
     assert [n for n, _ in state.thresholds] == [3, 4, 5, 6]
@@ -276,19 +258,19 @@ def test_detection_curve_is_the_predictive_probability_of_the_model():
 
 def test_the_acquisition_strip_is_the_session_s_acquisition_over_the_levels():
     for acquisition, rule in (("global_mi", global_mi), ("eavc", eavc)):
-        state = L.DetectionState(L.detection_problem(), "mixed", acquisition, seed=2)
+        state = L.DetectionState(detection_problem(), "mixed", acquisition, seed=2)
         levels = np.linspace(0, 1, 11)
-        np.testing.assert_array_equal(L._acquisition_curve(state.session, levels), 0.0)
+        np.testing.assert_array_equal(S._acquisition_curve(state.session, levels), 0.0)
         state.answer_for_me(L._DETECTION_OPTIONS["n_initial"] + 2)
         np.testing.assert_allclose(
-            L._acquisition_curve(state.session, levels),
+            S._acquisition_curve(state.session, levels),
             rule(state.model, levels[:, None], state.session.references,
                  state.problem.threshold))
 
 
 def test_the_level_zero_constraint_pulls_p_heard_at_zero_down():
-    with_constraint = L.DetectionState(L.detection_problem(), "mixed", "global_mi", seed=0)
-    without = L.DetectionState(L.detection_problem(), "none", "global_mi", seed=0)
+    with_constraint = L.DetectionState(detection_problem(), "mixed", "global_mi", seed=0)
+    without = L.DetectionState(detection_problem(), "none", "global_mi", seed=0)
     for state in (with_constraint, without):
         for level_answer in (1, 1, 0, 1):
             state.answer(level_answer)
