@@ -36,7 +36,7 @@ from lab_driver import Findings, NotebookPage
 from time_limits import new_context
 
 from course_lib.data.digits import WORDS, load_digits
-from course_lib.widgets.recorder import resample
+from course_lib.recording import resample
 
 LAUNCH_TIMEOUT_S = 60
 # Opening the notebook and running its two cells (the recogniser loads 30 templates).

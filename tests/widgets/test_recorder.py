@@ -1,5 +1,4 @@
-"""The microphone recorder's Python half (course_lib.widgets.recorder): resampling, trimming,
-takes and prompts, the browser's message, saving, and the lines a student sees when there is
+"""The microphone recorder's Python half (course_lib.widgets.recorder): takes and prompts, the browser's message, saving, and the lines a student sees when there is
 nothing to keep. The browser half is tested in tests/browser/test_recorder_in_lab.py."""
 
 from __future__ import annotations
@@ -8,8 +7,8 @@ import numpy as np
 import pytest
 
 from course_lib.data.digits import load_digits
-from course_lib.widgets.recorder import (_NO_KERNEL_LINE, _TRIM_MARGIN_S, EmptyRecording, Recorder,
-                                         read_wav, _recorded_or_shipped, resample, trim_silence)
+from course_lib.recording import _TRIM_MARGIN_S, read_wav, resample
+from course_lib.widgets.recorder import _NO_KERNEL_LINE, Recorder, _recorded_or_shipped
 
 BROWSER_RATE = 48000
 FRAME = 80   # samples in one 10 ms frame at 8000 Hz
@@ -23,45 +22,6 @@ def as_browser_take(waveform, lead_s=0.25, tail_s=0.6, noise=1e-3, seed=0):
     x = np.concatenate([np.zeros(round(lead_s * BROWSER_RATE)), word,
                         np.zeros(round(tail_s * BROWSER_RATE))])
     return (x + noise * rng.standard_normal(len(x))).astype(np.float32)
-
-
-def test_resample_keeps_the_band_and_removes_what_would_alias():
-    t = np.arange(BROWSER_RATE) / BROWSER_RATE          # 1 s
-    low = np.sin(2 * np.pi * 440 * t)
-    out = resample(low, BROWSER_RATE, 8000)
-    assert len(out) == 8000
-    spectrum = np.abs(np.fft.rfft(out))
-    assert np.argmax(spectrum) == 440                   # 1 Hz bins over 1 s
-    # RMS of a unit sine is 1/sqrt(2); the polyphase filter's passband ripple is far below 1%
-    assert np.sqrt(np.mean(out[800:-800] ** 2)) == pytest.approx(1 / np.sqrt(2), rel=0.01)
-    # 6 kHz lies above the new Nyquist frequency (4 kHz): it must be filtered out, not folded to
-    # 2 kHz. The default Kaiser window attenuates the stopband by far more than 40 dB (1%).
-    high = resample(np.sin(2 * np.pi * 6000 * t), BROWSER_RATE, 8000)
-    assert np.sqrt(np.mean(high[800:-800] ** 2)) < 0.01 / np.sqrt(2)
-
-
-def test_trim_finds_the_word_inside_silence():
-    word = load_digits("test").waveforms[0]
-    lead, tail = 2000, 4000
-    padded = np.concatenate([np.zeros(lead), word, np.zeros(tail)])
-    kept, start, end = trim_silence(padded, 8000)
-    margin = round(_TRIM_MARGIN_S * 8000)
-    # the shipped digits have speech from their first to their last 10 ms frame, so the kept
-    # span is the word plus the margin, rounded out to whole frames
-    assert start == pytest.approx((lead - margin) / 8000, abs=FRAME / 8000)
-    assert end == pytest.approx((lead + len(word) + margin) / 8000, abs=FRAME / 8000)
-    assert len(kept) == round((end - start) * 8000)
-
-
-def test_silent_and_click_takes_are_refused_with_a_reason():
-    with pytest.raises(EmptyRecording, match="silent"):
-        trim_silence(np.zeros(8000), 8000)
-    with pytest.raises(EmptyRecording, match="silent"):
-        trim_silence(1e-6 * np.ones(8000), 8000)
-    click = np.zeros(8000)
-    click[4000] = 0.5
-    with pytest.raises(EmptyRecording, match="no word"):
-        trim_silence(click, 8000)
 
 
 def test_a_take_goes_through_resampled_trimmed_and_labelled():

@@ -96,7 +96,7 @@ MISTAKES = [
         return samples[speech[0] * frame:(speech[-1] + 1) * frame]
         """, expect="widen the kept span by margin_s"),
     Mistake("trim_to_speech", why="the course's own trimmer called instead of written", code="""
-        from course_lib.widgets.recorder import trim_silence
+        from course_lib.recording import trim_silence
         return trim_silence(samples, sample_rate, margin_s=margin_s)[0]
         """, expect="off limits"),
 ]
