@@ -1,0 +1,155 @@
+"""The personalisation loop (course_lib.simulators.personalisation): the random start and the
+bEI draws against the library, the model, its state after errors, and simulated listeners."""
+
+import numpy as np
+import pytest
+from personalisation_data import new_session
+
+from course_lib.gp import preference
+from course_lib.gp.acquisition import incumbent
+from course_lib.linalg import NotPositiveDefiniteError
+from course_lib.simulators import personalisation as S
+from course_lib.simulators.listeners import CannotHear, SimulatedListener
+
+
+def test_random_start_is_a_chain_from_the_flat_setting_then_incumbent_against_a_bei_draw():
+    session = new_session(n_random=3)
+    assert session.in_random_start
+    assert any(np.all(x == 0) for x in session.pair)          # the flat setting comes first
+    chain = [session.pair]
+    for _ in range(3):
+        session.answer(0.7)
+        chain.append(session.pair)
+    # consecutive random pairs share a setting: the comparison graph is a connected chain
+    for earlier, later in zip(chain[:3], chain[1:3]):
+        assert any(np.all(a == b) for a in earlier for b in later)
+    assert session.comparisons.is_connected
+    assert not session.in_random_start
+    # after the random start one setting of the pair is the incumbent, the other a grid
+    # setting where bEI is positive (drawn in proportion to it)
+    for _ in range(4):
+        index, x_best = incumbent(session.model)
+        np.testing.assert_array_equal(session.incumbent, x_best)
+        is_best = [np.all(x == x_best) for x in session.pair]
+        assert sum(is_best) == 1
+        other = session.pair[is_best.index(False)]
+        row = np.flatnonzero(np.all(session.grid == other, axis=1))
+        assert row.size == 1 and session.grid_bei[row[0]] > 0
+        session.answer_for_me()
+
+
+
+def test_grid_sizes_and_model():
+    for n_bands, n_settings in ((2, 625), (3, 2197), (4, 6561)):
+        session = new_session(n_bands, listener=False)
+        assert session.grid.shape == (n_settings, n_bands)
+        assert session.grid.min() == -12 and session.grid.max() == 12
+    model = S._equaliser_model(3)
+    assert model.kernel.params["variance"] == 4.0
+    np.testing.assert_allclose([model.kernel.params[f"lengthscale_{k}"] for k in range(3)],
+                               [5.0, 5.0, 5.0])
+    assert model.likelihood.observation_kind == "pair-degree"
+    assert set(model.priors) == set(model.param_names) - {"variance"}
+
+
+
+def snapshot(session):
+    return (session.n_answers, session.pair.copy(), session.model, list(session.measures),
+            None if session.grid_bei is None else session.grid_bei.copy())
+
+
+
+def assert_unchanged(session, before):
+    after = snapshot(session)
+    assert after[0] == before[0]
+    np.testing.assert_array_equal(after[1], before[1])
+    assert after[2] is before[2] and after[3] == before[3]
+    if before[4] is not None:
+        np.testing.assert_array_equal(after[4], before[4])
+
+
+
+@pytest.mark.parametrize("y", [1.5, -0.1, float("nan"), "A"])
+def test_a_bad_answer_is_refused_naming_y_and_changes_nothing(y):
+    session = new_session()
+    session.answer_for_me(5)
+    before = snapshot(session)
+    with pytest.raises((ValueError, TypeError), match="^y:"):
+        session.answer(y)
+    assert_unchanged(session, before)
+
+
+
+def test_a_failed_fit_leaves_the_session_as_it_was(monkeypatch):
+    session = new_session()
+    session.answer_for_me(6)
+    before = snapshot(session)
+    theta = session.model.theta.copy()
+
+    def failing_fit(self, comparisons):
+        raise NotPositiveDefiniteError("comparisons: no Laplace posterior (test)")
+
+    monkeypatch.setattr(preference.PreferenceGP, "fit", failing_fit)
+    with pytest.raises(NotPositiveDefiniteError):
+        session.answer(0.8)
+    assert_unchanged(session, before)
+    np.testing.assert_array_equal(session.model.theta, theta)
+    monkeypatch.undo()
+    session.answer(0.8)                           # and the session carries on
+    assert session.n_answers == before[0] + 1
+
+
+
+def test_without_a_listener_answer_for_me_names_the_listener():
+    session = new_session(listener=False)
+    with pytest.raises(ValueError, match="^listener:"):
+        session.answer_for_me()
+    assert session.n_answers == 0
+
+
+
+def test_a_binary_listener_is_refused():
+    from course_lib.gp.pairwise_likelihoods import PairwiseProbit
+    listener = SimulatedListener(lambda X: X[:, 0], PairwiseProbit(1.0), rng=0)
+    with pytest.raises(ValueError, match="^listener:.*pair-binary"):
+        S.PersonalisationSession(2, listener=listener)
+
+
+
+def test_start_again_forgets_the_answers_but_keeps_the_listener():
+    session = new_session()
+    listener = session.listener
+    session.answer_for_me(6)
+    session.n_failed_optimisations = 1
+    session.start_again()
+    assert session.n_answers == 0 and session.model is None and session.measures == []
+    assert session.n_failed_optimisations == 0
+    assert session.listener is listener and session.in_random_start
+
+
+
+SEEDS = range(4)   # the first four, all of them
+
+
+def test_simulated_listeners_are_found_and_a_listener_who_cannot_hear_never_settles():
+    """Paper H's two findings on the 2-band equaliser, 30 answers each: a listener who hears
+    the differences ends at an incumbent near the top of its hidden preference, and one who
+    cannot hear them (every answer a coin flip) keeps a clearly non-zero mean bEI."""
+    quantiles, hearing_final, deaf_final = [], [], []
+    for seed in SEEDS:
+        listener = S._hidden_listener(2, rng=seed)
+        session = S.PersonalisationSession(2, listener=listener, rng=seed)
+        session.answer_for_me(30)
+        truth = listener.irf(session.grid)
+        quantiles.append(np.mean(truth <= listener.irf(session.incumbent[None])[0]))
+        hearing_final.append(session.settling()[0][-1])
+        deaf = SimulatedListener(listener.irf, listener.likelihood, rng=seed,
+                                 pathology=CannotHear(0.0))
+        unheard = S.PersonalisationSession(2, listener=deaf, rng=seed)
+        unheard.answer_for_me(30)
+        assert unheard.settling()[1] is None, f"seed {seed}: a deaf listener settled"
+        deaf_final.append(unheard.settling()[0][-1])
+    assert np.median(quantiles) > 0.95, quantiles
+    assert min(quantiles) > 0.8, quantiles
+    assert np.mean(hearing_final) < np.mean(deaf_final) / 3, (hearing_final, deaf_final)
+
