@@ -148,3 +148,61 @@ def test_the_graph_sees_the_imports():
     assert "course_lib.gp.constraints" in GRAPH["course_lib.simulators.psychophysics"]
     assert "course_lib.simulators.psychophysics" in GRAPH["course_lib.simulators.levelset_session"]
     assert "course_lib.hmm" in GRAPH["course_lib.recognition"]  # from . import hmm as H
+
+
+def _widget_public_names():
+    """(module, node) of every public def, class and assignment in course_lib/widgets."""
+    for path in sorted((ROOT / "widgets").glob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            names = ([node.name] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else
+                     [t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name)])
+            if any(not name.startswith("_") for name in names):
+                yield path.stem, node
+
+
+def _returns(node: ast.FunctionDef) -> str:
+    return ast.unparse(node.returns) if node.returns is not None else ""
+
+
+def _widget_violations(items) -> list[str]:
+    """The (module, node) pairs of ``items`` that are not an explorer, its state, its figure or
+    its error (see the test below)."""
+    items = list(items)
+    classes = {node.name for _, node in items if isinstance(node, ast.ClassDef)}
+    found = []
+    for module, node in items:
+        if isinstance(node, ast.FunctionDef):
+            kind = _returns(node)
+            ok = kind in classes or kind == "Explorer" or (
+                node.name.endswith("_figure") and kind == "Figure")
+        elif isinstance(node, ast.ClassDef):
+            bases = {ast.unparse(b) for b in node.bases}
+            shows_itself = any(getattr(item, "name", "") == "_ipython_display_"
+                               for item in node.body)
+            ok = shows_itself or node.name.endswith(("Explorer", "State", "Error")) or bool(
+                bases & (classes | {"Explorer", "ValueError", "anywidget.AnyWidget"}))
+        else:
+            ok = False
+        if not ok:
+            found.append(f"{module}.{getattr(node, 'name', ast.unparse(node)[:40])}")
+    return found
+
+
+def test_widgets_hold_only_explorers_their_state_and_their_figures():
+    """docs/CONVENTIONS.md 3.1: a widget module wires controls to library and plotting calls. Its
+    public names are explorers (a builder returning one, or the explorer's class, or a class that
+    displays itself), the state an explorer keeps between clicks (``...State``), the figure an
+    explorer draws (``..._figure``, returning a Figure) and the errors it shows; example data,
+    fits and algorithms live in the library's rooms (simulators/, toy_data, recording, gp/)."""
+    found = _widget_violations(_widget_public_names())
+    assert found == [], f"widgets holding more than explorers: {found}"
+
+
+def test_the_widget_rule_sees_example_data_and_fits():
+    source = ast.parse("def toy_data(n: int = 3) -> tuple:\n    pass\n"
+                       "SCALE = (0, 10)\n"
+                       "def fit_models(X, y) -> dict:\n    pass\n"
+                       "def some_explorer() -> Explorer:\n    pass\n"
+                       "def some_figure(state) -> Figure:\n    pass\n")
+    found = _widget_violations(("toy", node) for node in source.body)
+    assert found == ["toy.toy_data", "toy.SCALE = (0, 10)", "toy.fit_models"]

@@ -53,13 +53,13 @@ from ..stimuli import tone_in_noise, tone_snr_db, wav_bytes
 from ..validation import RngLike, as_float_array, _as_positive_int, _as_rng, _check_choice
 from .base import Explorer
 
-__all__ = ["ACQUISITIONS", "ExplorerState", "DetectionState", "simulated_state",
+__all__ = ["ExplorerState", "DetectionState", "simulated_state",
            "levelset_figure", "detection_figure", "levelset_explorer", "detection_demo"]
 
 #: The 2-D problems of the explorer, by the name its dropdown shows.
 _PROBLEMS = {"psychometric": psychometric_problem, "norm ball": lambda: norm_ball_problem(dim=2)}
-#: The acquisitions, dropdown name -> the session's name.
-ACQUISITIONS = {"global MI": "global_mi", "EAVC": "eavc"}
+# The acquisitions, dropdown name -> the session's name.
+_ACQUISITIONS = {"global MI": "global_mi", "EAVC": "eavc"}
 # the explorers' sessions: fewer initial trials than Wu et al.'s 10 (a student clicks them),
 # 256 Sobol candidates and references (1024 each in the paper-sized experiments) and F1 on 2^12
 # points: together with the maps one step stays well under a second on one laptop core
@@ -85,7 +85,8 @@ class ExplorerState:
     def __init__(self, problem: LevelSetProblem, arm: str, acquisition: str, *, seed: int):
         self.problem = problem
         self.arm = _check_choice(arm, "arm", ARMS)
-        self.acquisition = _check_choice(acquisition, "acquisition", tuple(ACQUISITIONS.values()))
+        self.acquisition = _check_choice(acquisition, "acquisition",
+                                         tuple(_ACQUISITIONS.values()))
         self.seed = int(seed)
         self.start_again()
 
@@ -154,9 +155,9 @@ def simulated_state(problem: str = "psychometric", arm: str = "mixed",
     same arguments give the explorer's state after "Run 10 trials" twice (n_trials = 20)."""
     _check_choice(problem, "problem", tuple(_PROBLEMS))
     _check_choice(arm, "arm", ARMS)
-    _check_choice(acquisition, "acquisition", tuple(ACQUISITIONS))
+    _check_choice(acquisition, "acquisition", tuple(_ACQUISITIONS))
     n_trials = _as_positive_int(n_trials, "n_trials", minimum=0)
-    state = ExplorerState(_PROBLEMS[problem](), arm, ACQUISITIONS[acquisition], seed=_seed(rng))
+    state = ExplorerState(_PROBLEMS[problem](), arm, _ACQUISITIONS[acquisition], seed=_seed(rng))
     if n_trials:
         state.answer_for_me(n_trials)
     return state
@@ -267,7 +268,7 @@ def levelset_figure(state: ExplorerState, *, show_truth: bool = True) -> Figure:
     ax_mean.set_title(f"posterior mean of f, {t} trials\n{maps.mean.min():+.1f} (dark) to "
                       f"{maps.mean.max():+.1f} (yellow)", fontsize="small")
     ax_p.set_title("P(f < threshold): red = below,\ni.e. P(yes) under 75 %", fontsize="small")
-    rule = next(k for k, v in ACQUISITIONS.items() if v == state.acquisition)
+    rule = next(k for k, v in _ACQUISITIONS.items() if v == state.acquisition)
     ax_acq.set_title(f"{rule}" + (f", max {top:.3g}" if top > 0 else ": after a fit") +
                      "\n★ next query", fontsize="small")
     history = state.session.history
@@ -302,13 +303,13 @@ def levelset_explorer(problem: str = "psychometric", arm: str = "mixed",
     """
     _check_choice(problem, "problem", tuple(_PROBLEMS))
     _check_choice(arm, "arm", ARMS)
-    _check_choice(acquisition, "acquisition", tuple(ACQUISITIONS))
+    _check_choice(acquisition, "acquisition", tuple(_ACQUISITIONS))
     problems = {name: make() for name, make in _PROBLEMS.items()}
-    states = _States(lambda p, a, q, seed: ExplorerState(problems[p], a, ACQUISITIONS[q],
+    states = _States(lambda p, a, q, seed: ExplorerState(problems[p], a, _ACQUISITIONS[q],
                                                          seed=seed), _seed(rng))
     controls = {"problem": _dropdown(list(_PROBLEMS), problem, "problem"),
                 "arm": _dropdown(list(ARMS), arm, "arm", "140px"),
-                "acquisition": _dropdown(list(ACQUISITIONS), acquisition, "acquisition"),
+                "acquisition": _dropdown(list(_ACQUISITIONS), acquisition, "acquisition"),
                 "show_truth": W.Checkbox(value=True, description="show truth", indent=False,
                                          layout=W.Layout(width="120px"))}
     session_controls = ("problem", "arm", "acquisition")
@@ -381,7 +382,7 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
     ax_acq.axvline(state.query[0], color=_QUERY_COLOUR, lw=1.5, ls="--")
     ax_acq.set_ylim(0, max(float(scores.max()), 1e-9) * 1.1)
     ax_acq.set_yticks([])
-    rule = next(k for k, v in ACQUISITIONS.items() if v == state.acquisition)
+    rule = next(k for k, v in _ACQUISITIONS.items() if v == state.acquisition)
     ax_acq.set_ylabel(rule, fontsize="x-small")
     ax_acq.tick_params(labelsize="x-small")
     ax_acq.set_xlabel("tone level (0: noise only; 1: tone at "
@@ -425,12 +426,12 @@ def detection_demo(arm: str = "mixed", acquisition: str = "global MI", *,
     ``acquisition``: "global MI" or "EAVC"; ``rng`` seeds the session and the simulated
     listener. Two players (never autoplaying): this trial's sound and an example at level 1."""
     _check_choice(arm, "arm", ARMS)
-    _check_choice(acquisition, "acquisition", tuple(ACQUISITIONS))
+    _check_choice(acquisition, "acquisition", tuple(_ACQUISITIONS))
     problem = detection_problem()
-    states = _States(lambda a, q, seed: DetectionState(problem, a, ACQUISITIONS[q], seed=seed),
+    states = _States(lambda a, q, seed: DetectionState(problem, a, _ACQUISITIONS[q], seed=seed),
                      _seed(rng))
     controls = {"arm": _dropdown(list(ARMS), arm, "arm", "140px"),
-                "acquisition": _dropdown(list(ACQUISITIONS), acquisition, "acquisition"),
+                "acquisition": _dropdown(list(_ACQUISITIONS), acquisition, "acquisition"),
                 "show_truth": W.Checkbox(value=False, description="show the simulated listener",
                                          indent=False, layout=W.Layout(width="230px"))}
 
