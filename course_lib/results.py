@@ -9,6 +9,7 @@ result with :func:`load_result` instead of re-running an experiment that takes m
     from course_lib.results import load_result
     toy = load_result("seed001_toy")
     toy["result"]["summary"]
+    print(report(toy))      # the table the lecture shows, beside the source's numbers
 
 The folder is found relative to this package, as :mod:`course_lib.data` finds ``data/``.
 """
@@ -55,38 +56,27 @@ def load_result(name: str) -> dict:
 
 # ----- Unit 5: the reproduced tables of arXiv 2306.02719 and Gil-Gonzalez et al. 2018 --------
 # (lecture 5 section 8; the printed tables keep the lecture's short name, 'seed', for a paper)
-# Each function takes a committed result (``load_result(name)``) and returns the text table the
-# lecture prints; the lecture keeps the message, this module the plumbing.
+# Each function takes its committed result (report() dispatches by the result's name) and returns
+# the text table the lecture prints; the lecture keeps the message, this module the plumbing.
 
-ANNOTATOR_SCENARIOS = {"homogeneous_tau_variances": "homogeneous, τ as variances",
+_ANNOTATOR_SCENARIOS = {"homogeneous_tau_variances": "homogeneous, τ as variances",
                        "homogeneous_tau_sds": "homogeneous, τ as sds",
                        "regions": "region-wise, Λ"}
-ANNOTATOR_MODELS = ("GOLD", "Av", "MA", "MANH_affinity", "MANH_kmeans")
+_ANNOTATOR_MODELS = ("GOLD", "Av", "MA", "MANH_affinity", "MANH_kmeans")
 
 
-def _unit5_result(result, name: str) -> dict:
-    """``result`` if it is the committed result ``name``, else a clear error."""
-    if not isinstance(result, dict) or not isinstance(result.get("result"), dict):
-        raise TypeError(f"result: expected the committed result load_result({name!r}), got "
-                        f"{type(result).__name__}")
-    if result.get("name") != name:
-        raise ValueError(f"result: expected the committed result {name!r}, got "
-                         f"{result.get('name')!r}")
-    return result
-
-
-def annotator_toy_table(result) -> str:
+def _annotator_toy_table(result) -> str:
     """The toy of Gil-Gonzalez, Alvarez & Orozco 2018 (``load_result("seed001_toy")``): RMSE x 100,
     mean ± sd over the seeds, per noise scenario and model; then affinity propagation's numbers of
     regions and the variances at the noise floor with Lambda."""
-    summary = _unit5_result(result, "seed001_toy")["result"]["summary"]
+    summary = result["result"]["summary"]
     n_seeds = len(result["result"]["per_seed"])
     lines = [f"RMSE x 100, mean ± sd over {n_seeds} seeds",
-             f"{'noise':28s}" + "".join(f"{name:>15s}" for name in ANNOTATOR_MODELS)]
+             f"{'noise':28s}" + "".join(f"{name:>15s}" for name in _ANNOTATOR_MODELS)]
     for scenario, rows in summary.items():
         cells = [f"{rows[m]['rmse_x100_mean']:.1f} ± {rows[m]['rmse_x100_sd']:.1f}"
-                 for m in ANNOTATOR_MODELS]
-        lines.append(f"{ANNOTATOR_SCENARIOS[scenario]:28s}"
+                 for m in _ANNOTATOR_MODELS]
+        lines.append(f"{_ANNOTATOR_SCENARIOS[scenario]:28s}"
                      + "".join(f"{cell:>15s}" for cell in cells))
     counts = [seed["n_regions_affinity"] for seed in result["result"]["per_seed"]]
     floor = summary["regions"]
@@ -107,12 +97,12 @@ def _mean_sd(entry) -> str:
     return f"{entry['mean']:.1f}±{entry['sd']:.1f}"
 
 
-def annotator_uci_table(result) -> str:
+def _annotator_uci_table(result) -> str:
     """Table 1 of Gil-Gonzalez, Alvarez & Orozco 2018 (``load_result("seed001_table1")``): per
     scenario, our row (mean ± sd of RMSE x 100 over the splits) above the paper's row of the
     matching half of its table, and whether the row keeps the paper's ordering
     GOLD < MANH <= MA < Av (affinity / k-means)."""
-    document = _unit5_result(result, "seed001_table1")
+    document = result
     summary, source = document["result"]["summary"], document["source"]
     ordering = document["result"]["ordering"]
     lines = []
@@ -120,16 +110,16 @@ def annotator_uci_table(result) -> str:
         part = source["scenario_to_table_part"][scenario]
         half = "a" if part == "homogeneous" else "b"
         lines += ["" if lines else None,
-                  f"{ANNOTATOR_SCENARIOS[scenario]} (seed: Table 1{half}); last column: "
+                  f"{_ANNOTATOR_SCENARIOS[scenario]} (seed: Table 1{half}); last column: "
                   "GOLD < MANH <= MA < Av holds (affinity / k-means MANH)",
-                  f"{'':16s}" + "".join(f"{name:>14s}" for name in ANNOTATOR_MODELS)
+                  f"{'':16s}" + "".join(f"{name:>14s}" for name in _ANNOTATOR_MODELS)
                   + f"{'LMO':>11s}"]
         for label, row in rows.items():
             order = ordering[scenario][label]
             holds = "/".join("yes" if order[m]["holds"] else "no"
                              for m in ("MANH_affinity", "MANH_kmeans"))
             lines.append(f"{label + ', ours':16s}"
-                         + "".join(f"{_mean_sd(row[m]):>14s}" for m in ANNOTATOR_MODELS)
+                         + "".join(f"{_mean_sd(row[m]):>14s}" for m in _ANNOTATOR_MODELS)
                          + f"{'—':>11s}   {holds}")
             paper = source["table"][part][label]
             source_cells = [paper["GOLD"], paper["Av"], paper["MA"], paper["MANH"], None]
@@ -139,12 +129,12 @@ def annotator_uci_table(result) -> str:
     return "\n".join(line for line in lines if line is not None)
 
 
-def annotator_calibrated_table(result) -> str:
+def _annotator_calibrated_table(result) -> str:
     """Table 1a of Gil-Gonzalez et al. 2018 with calibrated annotators
     (``load_result("seed001_calibrated")``): the annotators' variances, our rows above the
     paper's with the Av - GOLD and MA - GOLD gaps, then per set the paired tests over the splits
     (plain and Nadeau-Bengio corrected)."""
-    document = _unit5_result(result, "seed001_calibrated")
+    document = result
     outcome, paper = document["result"], document["source"]["table"]
     calibration = outcome["calibration"]
     variances = ", ".join(f"{v:g}" for v in calibration["annotator_variances"])
@@ -177,12 +167,12 @@ def _shown(value, digits: int) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def fluency_table(result) -> str:
+def _fluency_table(result) -> str:
     """Table 1 of arXiv 2306.02719 on the fluency set (``load_result("seed000_table1")``): PCC,
     MSE, KL and the learned noise per model, ours above the paper's ('—' where it prints
     nothing); GP_repeat against GP_joint; the significance tests of GP_joint against GP_base
     beside the paper's p-values; the rater offsets and what removing them does."""
-    document = _unit5_result(result, "seed000_table1")
+    document = result
     models, source = document["result"]["models"], document["source"]["table"]
     lines = [f"{'':17s}{'PCC':>7s}{'MSE':>7s}{'KL':>7s}   learned noise"]
     for model in ("GP_base", "GP_repeat", "GP_joint"):
@@ -224,10 +214,10 @@ def fluency_table(result) -> str:
     return "\n".join(lines)
 
 
-def fluency_timing_table(result) -> str:
+def _fluency_timing_table(result) -> str:
     """The times of arXiv 2306.02719's Table 1 on the fluency set: per model one ML-II run, the
     median fit and prediction (the paper's inference time beside them), and the ratios."""
-    document = _unit5_result(result, "seed000_table1")
+    document = result
     models, source = document["result"]["models"], document["source"]["table"]
     ratios = document["result"]["time_ratios"]
     lines = []
@@ -246,12 +236,12 @@ def fluency_timing_table(result) -> str:
     return "\n".join(lines)
 
 
-def speechocean762_table(result) -> str:
+def _speechocean762_table(result) -> str:
     """Table 1 of arXiv 2306.02719 on speechocean762's five experts (``load_result(
     "seed000_speechocean762")``): ours above the paper's per model, the paired tests of GP_joint
     against GP_base with the direction of each change, and each expert's bias and GPR-MA noise
     variance beside the joint model's one sigma^2."""
-    document = _unit5_result(result, "seed000_speechocean762")
+    document = result
     block, source = document["result"]["all_training"], document["source"]["table"]
     models = block["models"]
     lines = [f"{'':17s}{'PCC':>7s}{'MSE':>7s}{'KL':>7s}   learned noise"]
@@ -289,7 +279,7 @@ def speechocean762_table(result) -> str:
 
 # ----- Unit 7: the reproduced experiments of Wu, Sanders, Letham & Guan 2025 (lecture 7 -------
 # section 8; the printed text keeps the lecture's short name, 'seed', for the paper)
-# Each function takes a committed result (``load_result``) and returns the text the lecture
+# Each function takes its committed result (through report()) and returns the text the lecture
 # shows: the source's claims, our table and the sentence that states its message.
 
 
@@ -302,9 +292,6 @@ def _fill(text: str, indent: str = "") -> str:
 
 
 def _require(result, name: str, keys: tuple[str, ...], what: str) -> dict:
-    if not isinstance(result, dict) or not isinstance(result.get("result"), dict):
-        raise TypeError(f"{name}: expected a committed result (load_result(...)), got "
-                        f"{type(result).__name__}")
     missing = [key for key in keys if key not in result.get("settings", {})]
     if missing or "source" not in result:
         raise ValueError(f"{name}: expected {what}, got {result.get('name', 'a result')!r} "
@@ -312,11 +299,8 @@ def _require(result, name: str, keys: tuple[str, ...], what: str) -> dict:
     return result
 
 
-def source_claims(result) -> str:
+def _source_claims(result) -> str:
     """The source paper's claims as the result records them, one 'seed: ...' paragraph each."""
-    if not isinstance(result, dict) or not isinstance(result.get("source"), dict):
-        raise TypeError(f"result: expected a committed result (load_result(...)), got "
-                        f"{type(result).__name__}")
     return "\n".join(_fill("seed: " + claim, "    ")
                      for claim in result["source"].get("claims", []))
 
@@ -331,7 +315,7 @@ def _levelset_verdicts(result) -> dict:
             for acquisition, summary in entry["summary"].items() for step in _LEVELSET_STEPS}
 
 
-def levelset_report(result) -> str:
+def _levelset_report(result) -> str:
     """The paper's claims; per problem and acquisition, each arm's F1 after the last reported
     trial and the paired area differences of the paper's two steps with their verdicts; the
     sessions a library failure stopped; and how many problem-acquisition pairs each step holds
@@ -339,7 +323,7 @@ def levelset_report(result) -> str:
     _require(result, "result", ("report_trials", "arms"), "a level-set result")
     settings = result["settings"]
     last = str(settings["report_trials"][-1])
-    lines = [source_claims(result), "",
+    lines = [_source_claims(result), "",
              f"{len(settings['seeds'])} seeds per arm: {settings['n_initial']} quasi-random "
              f"trials, then {settings['n_active']} chosen by the acquisition; F1 on "
              f"{settings['n_test']} test points", "",
@@ -377,13 +361,13 @@ def _change(before: float, after: float) -> str:
     return f"{'falls' if after < before else 'rises'} from {before:.3f} to {after:.3f}"
 
 
-def likert_synthetic_report(result) -> str:
+def _likert_synthetic_report(result) -> str:
     """Wu et al. 2025, section 5.2 (``seed003_likert_synthetic``): the claims with our verdicts, the
     mean absolute error of Pr(x1 > x2) per region for both models, and the change the ratings
     make in each region."""
     _require(result, "result", ("n_seeds", "model"), "the seed003_likert_synthetic result")
     summary = result["result"]["summary"]
-    lines = [source_claims(result),
+    lines = [_source_claims(result),
              f"  (Likert cut points learned: "
              f"{result['settings']['model']['likert'].get('learned', 'not recorded')})"]
     for entry in result["result"]["claims"]:
@@ -421,14 +405,14 @@ def _haptic_cell_counts(result) -> dict:
     return counts
 
 
-def haptic_report(result) -> str:
+def _haptic_report(result) -> str:
     """Wu et al. 2025, section 5.3 on simulated subjects (``seed003_haptic_like``): per subject and
     training size the paired Brier and F1 differences (with ratings minus choices only) with
     their verdicts, the claims with ours, and the count of cells where the ratings help."""
     _require(result, "result", ("training_sizes", "overconfident_subject"),
              "the seed003_haptic_like result")
     summary, sizes = result["result"]["summary"], result["settings"]["training_sizes"]
-    lines = [source_claims(result),
+    lines = [_source_claims(result),
              f"  (Likert cut points learned: "
              f"{result['settings']['model']['likert'].get('learned', 'not recorded')})", "",
              f"{result['settings']['n_splits']} splits per subject and size; difference with "
@@ -452,14 +436,14 @@ def haptic_report(result) -> str:
     return "\n".join(lines)
 
 
-def gait_report(result) -> str:
+def _gait_report(result) -> str:
     """Wu et al. 2025, section 5.4 on a simulated subject (``seed003_gait_like``): per training size
     both models' Brier and F1 with the verdicts, and the claim with the count of cells that
     pass the two-standard-error rule and the share of splits on which the ratings help."""
     _require(result, "result", ("n_trials", "level_counts", "n_splits"),
              "the seed003_gait_like result")
     settings, summary = result["settings"], result["result"]["summary"]
-    lines = [source_claims(result), "",
+    lines = [_source_claims(result), "",
              f"{settings['n_trials']} trials, level counts "
              f"{' / '.join(map(str, settings['level_counts']))}; {settings['n_splits']} splits "
              "per size",
@@ -480,7 +464,7 @@ def gait_report(result) -> str:
     return "\n".join(lines)
 
 
-def levelset_diagnosis_report(result) -> str:
+def _levelset_diagnosis_report(result) -> str:
     """What the norm-ball sessions' models believed (``seed003_levelset_diagnosis``): per
     problem, acquisition and arm at 10 / 30 / 50 trials the F1, the estimated set's volume
     against the true one, the posterior mean of f at the origin (truth 0) and the share of
@@ -508,3 +492,39 @@ def levelset_diagnosis_report(result) -> str:
                              f"{stats['queries_in_true_set']:>6.2f}")
         lines.append("")
     return "\n".join(lines).rstrip("\n")
+
+
+_REPORTS = {
+    "seed001_toy": (_annotator_toy_table,),
+    "seed001_table1": (_annotator_uci_table,),
+    "seed001_calibrated": (_annotator_calibrated_table,),
+    "seed000_table1": (_fluency_table, _fluency_timing_table),
+    "seed000_speechocean762": (_speechocean762_table,),
+    "seed003_fig2": (_source_claims,),
+    "seed003_levelset": (_levelset_report,),
+    "seed003_levelset_4d": (_levelset_report,),
+    "seed003_passthrough": (_levelset_report,),
+    "seed003_levelset_diagnosis": (_levelset_diagnosis_report,),
+    "seed003_likert_synthetic": (_likert_synthetic_report,),
+    "seed003_haptic_like": (_haptic_report,),
+    "seed003_gait_like": (_gait_report,),
+}
+
+
+def report(result) -> str:
+    """The text a lecture prints for a committed result (``load_result(name)``): our table
+    beside the source's numbers, the source's claims with our verdicts, and the sentence that
+    states the message; tables of one result are separated by a blank line.
+
+    Results with a report: the tables of Gil-Gonzalez, Alvarez & Orozco 2018 and of
+    arXiv 2306.02719 (lecture 5 section 8) and the experiments of Wu, Sanders, Letham & Guan
+    2025 (lecture 7 section 8); the other results are read field by field.
+    """
+    if not isinstance(result, dict) or not isinstance(result.get("result"), dict):
+        raise TypeError(f"result: expected a committed result (load_result(name)), got "
+                        f"{type(result).__name__}")
+    parts = _REPORTS.get(result.get("name"))
+    if parts is None:
+        raise ValueError(f"result: there is no report for {result.get('name')!r}; reports "
+                         f"exist for {', '.join(sorted(_REPORTS))}")
+    return "\n\n".join(part(result) for part in parts)
