@@ -52,11 +52,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .kmeans import _check_spread, pairwise_squared_distances
+from .kmeans import _check_spread, _pairwise_squared_distances
 from .validation import as_float_array, _as_positive_int
 
-__all__ = ["AffinityResult", "AffinityPropagationWarning", "affinity_propagation",
-           "negative_squared_distances"]
+__all__ = ["AffinityPropagationWarning"]
 
 
 #: relative size of the deterministic tie-breaking perturbation (module docstring)
@@ -68,8 +67,8 @@ class AffinityPropagationWarning(UserWarning):
 
 
 @dataclass(frozen=True)
-class AffinityResult:
-    """The outcome of :func:`affinity_propagation`.
+class _AffinityResult:
+    """The outcome of :func:`_affinity_propagation`.
 
     labels : (N,) cluster of each point, 0..n_clusters-1, numbered in the order of the
         exemplars' indices (-1 everywhere when no exemplar emerged).
@@ -96,13 +95,13 @@ class AffinityResult:
         return int(self.exemplars.size)
 
 
-def negative_squared_distances(X) -> np.ndarray:
+def _negative_squared_distances(X) -> np.ndarray:
     """Similarities of points (rows of X): s(i, k) = -||x_i - x_k||^2, shape (N, N), with an
     exact zero diagonal (scikit-learn's "euclidean" affinity)."""
     X = as_float_array(X, "X", ndim=(1, 2))
     X = X[:, None] if X.ndim == 1 else X
     _check_spread(X)
-    similarity = -pairwise_squared_distances(X, X)
+    similarity = -_pairwise_squared_distances(X, X)
     np.fill_diagonal(similarity, 0.0)
     return similarity
 
@@ -133,7 +132,7 @@ def _check_damping(damping) -> float:
     return float(damping)
 
 
-def _degenerate(S: np.ndarray, preference: np.ndarray) -> AffinityResult | None:
+def _degenerate(S: np.ndarray, preference: np.ndarray) -> _AffinityResult | None:
     """One point, or every pair of points equally similar with equal preferences: message
     passing has nothing to decide. Then (as scikit-learn) every point is its own exemplar when
     the preference beats the common similarity, else all points form one cluster around point 0.
@@ -150,8 +149,8 @@ def _degenerate(S: np.ndarray, preference: np.ndarray) -> AffinityResult | None:
                          "similarity)" if preference[0] > off_diagonal[0] else
                          "one cluster around point 0"), AffinityPropagationWarning, stacklevel=3)
     if n > 1 and preference[0] > off_diagonal[0]:
-        return AffinityResult(np.arange(n), np.arange(n), 0, True, preference)
-    return AffinityResult(np.zeros(n, dtype=np.int64), np.array([0]), 0, True, preference)
+        return _AffinityResult(np.arange(n), np.arange(n), 0, True, preference)
+    return _AffinityResult(np.zeros(n, dtype=np.int64), np.array([0]), 0, True, preference)
 
 
 def _responsibilities(S: np.ndarray, A: np.ndarray) -> np.ndarray:
@@ -225,14 +224,14 @@ def _pass_messages(S: np.ndarray, damping: float, max_iter: int, convergence_ite
     return is_exemplar, n_iter, False, False, ""
 
 
-def affinity_propagation(similarity, *, preference=None, damping: float = 0.5,
-                         max_iter: int = 200, convergence_iter: int = 15) -> AffinityResult:
+def _affinity_propagation(similarity, *, preference=None, damping: float = 0.5,
+                         max_iter: int = 200, convergence_iter: int = 15) -> _AffinityResult:
     """Cluster N points from their (N, N) similarities by affinity propagation.
 
     Parameters
     ----------
     similarity : (N, N) s(i, k), larger = more similar (need not be symmetric); for points use
-        :func:`negative_squared_distances`. Its diagonal is ignored (replaced by ``preference``).
+        :func:`_negative_squared_distances`. Its diagonal is ignored (replaced by ``preference``).
     preference : number or (N,), default the median of all N^2 entries of ``similarity``
         (scikit-learn's rule; the number of clusters grows with it).
     damping : in [0.5, 1), weight of the old message in each update.
@@ -241,7 +240,7 @@ def affinity_propagation(similarity, *, preference=None, damping: float = 0.5,
 
     Returns
     -------
-    AffinityResult (labels, exemplars, n_iter, converged, preference). Without convergence an
+    _AffinityResult (labels, exemplars, n_iter, converged, preference). Without convergence an
     :class:`AffinityPropagationWarning` is issued and the exemplars of the last sweep are used
     (``converged`` False; labels -1 if there is none). Degenerate input (one point, or every
     pair equally similar) is answered without message passing (see ``_degenerate``).
@@ -278,7 +277,7 @@ def affinity_propagation(similarity, *, preference=None, damping: float = 0.5,
                       f"({exemplars.size} exemplars at the last one); raise max_iter or "
                       "damping", AffinityPropagationWarning, stacklevel=2)
     if exemplars.size == 0:
-        return AffinityResult(np.full(n, -1), exemplars, n_iter, converged, preference,
+        return _AffinityResult(np.full(n, -1), exemplars, n_iter, converged, preference,
                               stuck, ties_broken)
 
     # refine: each cluster's exemplar becomes the member most similar to its fellow members
@@ -289,4 +288,4 @@ def affinity_propagation(similarity, *, preference=None, damping: float = 0.5,
     exemplar_of_point = exemplars[_assign(S, exemplars)]
     exemplars = np.unique(exemplar_of_point)
     labels = np.searchsorted(exemplars, exemplar_of_point)
-    return AffinityResult(labels, exemplars, n_iter, converged, preference, stuck, ties_broken)
+    return _AffinityResult(labels, exemplars, n_iter, converged, preference, stuck, ties_broken)

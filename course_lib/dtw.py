@@ -56,12 +56,12 @@ import numpy as np
 from numba import njit
 
 from .dtw_costs import _frame_norms, _local_costs, _metric_terms
-from .dtw_sequences import as_sequence, _check_same_dim
-from .dtw_step_patterns import StepPattern, get_step_pattern
+from .dtw_sequences import _as_sequence, _check_same_dim
+from .dtw_step_patterns import StepPattern, _get_step_pattern
 from .validation import as_float_array, _as_positive_int
 
 __all__ = ["NoWarpingPathError", "local_cost_matrix", "band_mask", "DTWResult",
-           "dtw_from_cost_matrix", "dtw", "dtw_distance"]
+           "dtw_from_cost_matrix", "dtw"]
 
 _START = -1      # step code of a cell where a path starts
 _NO_PATH = -2    # step code of a cell no path reaches (or outside the band)
@@ -199,7 +199,7 @@ def local_cost_matrix(x, y, metric: str = "euclidean", variances=None) -> np.nda
 
     Returns the ``(n, m)`` matrix (rows are frames of ``x``).
     """
-    x, y = as_sequence(x, "x"), as_sequence(y, "y")
+    x, y = _as_sequence(x, "x"), _as_sequence(y, "y")
     _check_same_dim(x, y, "x", "y")
     return _local_cost_matrix_trusted(x, y, _metric_terms(metric, variances, x, y, ("x", "y")))
 
@@ -253,7 +253,7 @@ def dtw_from_cost_matrix(cost, *, step_pattern: str | StepPattern = "symmetric2"
     ``band`` (or ``step_pattern``) when no path reaches ``(n - 1, m - 1)``.
     """
     cost = np.ascontiguousarray(as_float_array(cost, "cost", ndim=2))
-    pattern = get_step_pattern(step_pattern)
+    pattern = _get_step_pattern(step_pattern)
     r = _as_band(band)
     n, m = cost.shape
     lo, hi = _band_limits(n, m, r)
@@ -310,7 +310,7 @@ def dtw(x, y, *, step_pattern: str | StepPattern = "symmetric2", metric: str = "
     return dtw_from_cost_matrix(cost, step_pattern=step_pattern, band=band)
 
 
-def dtw_distance(x, y, **kwargs) -> float:
+def _dtw_distance(x, y, **kwargs) -> float:
     """The normalised DTW distance if the pattern has one, else the raw D(n-1, m-1)."""
     result = dtw(x, y, **kwargs)
     return result.distance if result.normalised_distance is None else result.normalised_distance

@@ -6,7 +6,7 @@ local costs a row at a time inside the band and, for the unit-step patterns (sym
 symmetric2), two rows of D (:func:`_unit_step_row`) instead of the whole matrix; it can abandon
 a pair once no path can finish below a cutoff. The pruned searches of :mod:`course_lib.dtw_search`
 reuse it, so they give the very numbers of :func:`dtw_distance_matrix`, which gives those of
-:func:`course_lib.dtw.dtw_distance`.
+:func:`course_lib.dtw.dtw`.
 
 numba's on-disk cache of a kernel here is rebuilt only when this file changes, not when the
 kernels it inlines from :mod:`course_lib.dtw` (the recursion, the band) or
@@ -25,7 +25,7 @@ from .dtw import NoWarpingPathError, accumulate_row, _as_band, _no_path_error, r
 from .dtw_costs import _local_cost_two_rows, _metric_terms
 from .dtw_sequences import (_as_sequence_list, _check_same_dim, _concatenate_sequences,
                             _pack_sequences, _sequence_block)
-from .dtw_step_patterns import StepPattern, get_step_pattern
+from .dtw_step_patterns import StepPattern, _get_step_pattern
 from .validation import _check_choice
 
 __all__ = ["dtw_distance_matrix"]
@@ -54,7 +54,7 @@ def dtw_distance_matrix(queries, templates=None, *,
     all_pairs = templates is None
     templates = queries if all_pairs else _as_sequence_list(templates, "templates")
     _check_same_dim(queries[0], templates[0], "queries", "templates")
-    pattern = get_step_pattern(step_pattern)
+    pattern = _get_step_pattern(step_pattern)
     r = _as_band(band)
     _check_choice(on_no_path, "on_no_path", {"raise", "inf"})
     if not isinstance(parallel, (bool, np.bool_)):

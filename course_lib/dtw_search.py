@@ -12,8 +12,9 @@ still return exactly what the exhaustive search returns:
 
 Notation as in :mod:`course_lib.dtw` (``x``: n frames, rows ``i``; ``y``: m frames, columns
 ``j``; the widened Sakoe-Chiba band; ``M_phi`` the pattern's normaliser). Every bound here is on
-the scale of :func:`course_lib.dtw.dtw_distance` (divided by ``M_phi`` when the pattern has one,
-which does not depend on the path, so bounding the raw sum is enough).
+the scale of the distance the searches report, :func:`course_lib.dtw.dtw`'s
+``normalised_distance`` (the raw ``distance`` divided by ``M_phi``, which does not depend on the
+path, so bounding the raw sum is enough), or ``distance`` when the pattern has no normaliser.
 
 **LB_Kim** (its first-and-last-frame form, as in the UCR suite): every path starts in (0, 0) and
 ends in (n-1, m-1), so ``D >= m(1) d(0, 0) + w_end d(n-1, m-1)``, where ``w_end`` is the
@@ -70,7 +71,7 @@ from .dtw_search_checks import (_NORMALISATION_CODE, _ROWS, _ROWS_PLUS_COLUMNS, 
                                 _length_slots, _pair_inputs, _search_options, _subsequence_inputs)
 from .dtw_sequences import (_as_sequence_list, _check_same_dim, _concatenate_sequences,
                             _pack_sequences)
-from .dtw_step_patterns import StepPattern, get_step_pattern
+from .dtw_step_patterns import StepPattern, _get_step_pattern
 from .dtw_subsequence import SubsequenceMatch
 from .validation import _as_bool, _check_choice
 
@@ -91,7 +92,7 @@ def lb_kim(x, y, *, metric: str = "euclidean",
     sqeuclidean, cosine). The bound itself: :func:`course_lib.dtw_pruning.kim_raw`.
     """
     _check_kim_metric(metric)
-    pattern = get_step_pattern(step_pattern)
+    pattern = _get_step_pattern(step_pattern)
     x, y, local = _pair_inputs(x, y, metric)
     n, m = x.shape[0], y.shape[0]
     raw = kim_raw(x, _frame_norms(x, local[0]), np.ascontiguousarray(y.T),
@@ -112,7 +113,7 @@ def lb_keogh(x, y, *, band: int | None, metric: str = "euclidean",
     box distances: :func:`course_lib.dtw_pruning._keogh_terms`.
     """
     _check_keogh_metric(metric)
-    pattern = get_step_pattern(step_pattern)
+    pattern = _get_step_pattern(step_pattern)
     combination = _keogh_combination(pattern)
     radius = _as_band(band)
     x, y, (code, _, _) = _pair_inputs(x, y, metric)
@@ -199,7 +200,7 @@ def nearest_templates(queries, templates, *, band: int | None,
     templates = _as_sequence_list(templates, "templates")
     _check_same_dim(queries[0], templates[0], "queries", "templates")
     dim = queries[0].shape[1]
-    pattern = get_step_pattern(step_pattern)
+    pattern = _get_step_pattern(step_pattern)
     r = _effective_band(_as_band(band), max(len(s) for s in queries + templates))
     lower_bounds = _as_bool(lower_bounds, "lower_bounds")
     early_abandon = _as_bool(early_abandon, "early_abandon")

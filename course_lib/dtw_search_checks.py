@@ -14,8 +14,8 @@ import numpy as np
 
 from .dtw_costs import _metric_terms
 from .dtw_pruning import _QUERY_SIDE, _TEMPLATE_SIDE
-from .dtw_sequences import as_sequence, _as_sequence_list, _check_same_dim, _concatenate_sequences
-from .dtw_step_patterns import ASYMMETRIC_P1, STEP_PATTERNS, StepPattern, get_step_pattern
+from .dtw_sequences import _as_sequence, _as_sequence_list, _check_same_dim, _concatenate_sequences
+from .dtw_step_patterns import ASYMMETRIC_P1, STEP_PATTERNS, StepPattern, _get_step_pattern
 from .dtw_subsequence import _subsequence_pattern
 from .validation import _as_bool, _as_positive_int, _check_choice
 
@@ -64,7 +64,7 @@ def _keogh_combination(pattern: StepPattern) -> int:
 def _supports_lower_bounds(step_pattern: str | StepPattern, metric: str) -> bool:
     """Whether LB_Keogh (so ``nearest_templates(lower_bounds=True)``) holds for this step
     pattern and metric (see the docstring of :mod:`course_lib.dtw_search`)."""
-    return get_step_pattern(step_pattern) in _KEOGH_COMBINATION and metric in _KEOGH_METRICS
+    return _get_step_pattern(step_pattern) in _KEOGH_COMBINATION and metric in _KEOGH_METRICS
 
 
 def _effective_band(r: int, longest: int) -> int:
@@ -81,7 +81,7 @@ def _end_weight(pattern: StepPattern) -> float:
 
 def _pair_inputs(x, y, metric):
     """``x`` and ``y`` checked as sequences of one dimension, and the local-distance terms."""
-    x, y = as_sequence(x, "x"), as_sequence(y, "y")
+    x, y = _as_sequence(x, "x"), _as_sequence(y, "y")
     _check_same_dim(x, y, "x", "y")
     return x, y, _metric_terms(metric, None, x, y, ("x", "y"))
 
@@ -119,7 +119,7 @@ def _search_options(metric, pattern: StepPattern, lower_bounds: bool, leading_fe
 def _subsequence_inputs(query, references, n_best, early_abandon, step_pattern, metric):
     """The arguments of :func:`course_lib.dtw_search.subsequence_search`, checked, with the step
     pattern and the local-distance terms."""
-    query = as_sequence(query, "query")
+    query = _as_sequence(query, "query")
     references = _as_sequence_list(references, "references")
     _check_same_dim(query, references[0], "query", "references")
     n_best = _as_positive_int(n_best, "n_best")

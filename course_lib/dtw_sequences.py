@@ -1,7 +1,7 @@
 """The sequences DTW takes: checked at the border, and packed for the compiled kernels (Unit 1).
 
 Rows are frames: a sequence is a finite ``(n, d)`` float64 array (a 1-D array is ``n`` scalar
-frames). :func:`as_sequence`, :func:`_as_sequence_list` and :func:`_check_same_dim` are the
+frames). :func:`_as_sequence`, :func:`_as_sequence_list` and :func:`_check_same_dim` are the
 argument checks of every public DTW entry point (:mod:`course_lib.dtw`,
 :mod:`course_lib.dtw_subsequence`, :mod:`course_lib.dtw_search`); many sequences run in one
 compiled loop after :func:`_concatenate_sequences` and :func:`_pack_sequences`.
@@ -17,13 +17,13 @@ from numba import njit
 from .dtw_costs import _frame_norms
 from .validation import as_float_array
 
-__all__ = ["as_sequence"]
+__all__ = []
 
 # Larger values would overflow float64 in the local distances or their sums along a path.
 _MAX_ABS_VALUE = 1e100
 
 
-def as_sequence(x, name: str) -> np.ndarray:
+def _as_sequence(x, name: str) -> np.ndarray:
     """A finite ``(n, d)`` float64 C-contiguous sequence (rows are frames); 1-D -> ``(n, 1)``.
 
     Values must stay below 1e100 in magnitude (squared distances of larger
@@ -41,7 +41,7 @@ def as_sequence(x, name: str) -> np.ndarray:
 
 
 def _as_sequence_list(sequences, name: str) -> list[np.ndarray]:
-    """A list of sequences (each as in :func:`as_sequence`), all with the same ``d``."""
+    """A list of sequences (each as in :func:`_as_sequence`), all with the same ``d``."""
     if isinstance(sequences, np.ndarray) and sequences.ndim == 3:
         sequences = list(sequences)
     if isinstance(sequences, np.ndarray) or not isinstance(sequences, Sequence) or \
@@ -50,7 +50,7 @@ def _as_sequence_list(sequences, name: str) -> list[np.ndarray]:
                         f"wrap a single sequence in a list")
     if len(sequences) == 0:
         raise ValueError(f"{name}: must contain at least one sequence")
-    out = [as_sequence(s, f"{name}[{k}]") for k, s in enumerate(sequences)]
+    out = [_as_sequence(s, f"{name}[{k}]") for k, s in enumerate(sequences)]
     dims = {s.shape[1] for s in out}
     if len(dims) > 1:
         raise ValueError(f"{name}: sequences have different feature dimensions {sorted(dims)}")

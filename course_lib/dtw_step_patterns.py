@@ -39,7 +39,7 @@ import numpy as np
 
 from .validation import _check_choice
 
-__all__ = ["STEP_PATTERNS", "ASYMMETRIC_P1", "StepPattern", "get_step_pattern"]
+__all__ = ["STEP_PATTERNS", "ASYMMETRIC_P1", "StepPattern"]
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ ASYMMETRIC_P1 = StepPattern("asymmetricP1", (
 ), start_weight=1.0, normalisation="n")
 
 
-def get_step_pattern(step_pattern: str | StepPattern) -> StepPattern:
+def _get_step_pattern(step_pattern: str | StepPattern) -> StepPattern:
     """Look up a step pattern by name (``STEP_PATTERNS``) or pass a :class:`StepPattern` on."""
     if isinstance(step_pattern, StepPattern):
         return step_pattern

@@ -1,6 +1,6 @@
 """The multivariate Gaussian: log-density through a Cholesky factor, ML estimates, sampling.
 
-(``cholesky_factor``, ``sample_gaussian`` and ``LOG_2PI`` live in :mod:`course_lib.linalg` and
+(``_cholesky_factor``, ``sample_gaussian`` and ``LOG_2PI`` live in :mod:`course_lib.linalg` and
 are re-exported here, where a Gaussian user looks for them.)
 
 Rows of ``X`` are samples (frames), columns are the D dimensions. A covariance is given either
@@ -22,11 +22,10 @@ import numpy as np
 from scipy.linalg import cholesky
 
 from .kmeans import _check_spread
-from .linalg import LOG_2PI, cholesky_factor, log_det_from_cholesky, sample_gaussian, solve_lower
+from .linalg import LOG_2PI, _cholesky_factor, log_det_from_cholesky, sample_gaussian, _solve_lower
 from .validation import as_float_array, _as_positive_float, _check_choice
 
-__all__ = ["LOG_2PI", "cholesky_factor", "covariance_2d", "gaussian_log_density", "fit_gaussian",
-           "sample_gaussian"]
+__all__ = ["LOG_2PI", "covariance_2d", "gaussian_log_density", "fit_gaussian", "sample_gaussian"]
 
 _COVARIANCE_TYPES = ("full", "diag")
 
@@ -39,7 +38,7 @@ def _as_covariance(Sigma, dim: int, covariance_type: str = "full",
         Sigma = as_float_array(Sigma, name, ndim=2)
         if Sigma.shape != (dim, dim):
             raise ValueError(f"{name}: expected a {(dim, dim)} covariance, got {Sigma.shape}")
-        cholesky_factor(Sigma, name)
+        _cholesky_factor(Sigma, name)
     else:
         Sigma = as_float_array(Sigma, name, ndim=1)
         if Sigma.shape != (dim,):
@@ -69,7 +68,7 @@ def _log_density_from_cholesky(X: np.ndarray, mu: np.ndarray, L: np.ndarray) -> 
     z_n = L^{-1}(x_n - mu) by a triangular solve; log N = -1/2 (D log 2pi + 2 sum log L_dd
     + ||z_n||^2). No argument checks (for library code that has already checked).
     """
-    z = solve_lower(L, (X - mu).T)
+    z = _solve_lower(L, (X - mu).T)
     return -0.5 * (X.shape[1] * LOG_2PI + log_det_from_cholesky(L) + np.einsum("dn,dn->n", z, z))
 
 

@@ -57,7 +57,7 @@ import numpy as np
 from scipy.linalg import cholesky, eigh
 
 from .gaussian import _COVARIANCE_TYPES
-from .gmm_density import log_joint, log_prior
+from .gmm_density import log_joint, _log_prior
 from .gmm_params import (ComponentCollapseWarning, CovariancePrior, EMState, GMMParams,
                          _check_frames, _check_params, _check_regularisers, _check_training_data)
 from .validation import as_float_array, _check_choice
@@ -256,14 +256,14 @@ def em_steps_trusted(X, params, floor, prior, ridge, data_var) -> Iterator[EMSta
     ``params``, then M-step and E-step, the log-likelihood (eq. 9.28) and objective of each."""
     gamma, log_px = _posteriors(log_joint(X, params))
     ll = float(log_px.sum())
-    state = EMState(params, gamma, ll, ll + log_prior(params, prior, data_var))
+    state = EMState(params, gamma, ll, ll + _log_prior(params, prior, data_var))
     yield state
     while True:
         params, repaired = m_step_trusted(X, state.responsibilities, params.covariance_type,
                                           floor, prior, ridge, data_var)
         gamma, log_px = _posteriors(log_joint(X, params))
         ll = float(log_px.sum())
-        state = EMState(params, gamma, ll, ll + log_prior(params, prior, data_var), repaired)
+        state = EMState(params, gamma, ll, ll + _log_prior(params, prior, data_var), repaired)
         yield state
 
 

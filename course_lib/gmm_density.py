@@ -18,7 +18,7 @@ from scipy.linalg.lapack import dtrtri
 from .gaussian import LOG_2PI
 from .gmm_params import CovariancePrior, GMMParams
 
-__all__ = ["log_prior"]
+__all__ = []
 
 
 def _whitening(params: GMMParams) -> np.ndarray:
@@ -72,7 +72,7 @@ def _log_joint_unguarded(X, params):
     return np.log(params.weights) - 0.5 * (D * LOG_2PI + log_det + maha)
 
 
-def log_prior(params: GMMParams, prior: CovariancePrior | None, data_var) -> float:
+def _log_prior(params: GMMParams, prior: CovariancePrior | None, data_var) -> float:
     """sum_k log p(Sigma_k) = -tau/2 sum_k [log|Sigma_k| + tr(Psi Sigma_k^{-1})] (+ const).
 
     0 without a prior. ``data_var`` (D,) is the data variance, the default Psi.

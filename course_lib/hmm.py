@@ -15,7 +15,7 @@ The three problems of the slides map to
 * scoring  ``P(O | lambda)``: :func:`forward_log`, :func:`forward_scaled`, :func:`log_likelihoods`
   (and :func:`forward_unscaled`, the naive version that underflows);
 * decoding ``argmax_Q P(Q, O | lambda)``: :func:`viterbi`, :func:`viterbi_paths`;
-* training ``argmax_lambda P(O | lambda)``: Baum-Welch's :func:`e_step` and :func:`m_step`;
+* training ``argmax_lambda P(O | lambda)``: Baum-Welch's :func:`_e_step` and :func:`m_step`;
   its loop and restarts are in :mod:`course_lib.hmm_training`, the per-class recogniser in
   :mod:`course_lib.recognition`.
 
@@ -49,7 +49,7 @@ from .validation import as_float_array, _check_choice
 
 __all__ = ["forward_unscaled", "forward_scaled", "backward_scaled", "forward_log",
            "explain_zero_probability", "posteriors", "viterbi", "viterbi_paths", "log_likelihoods",
-           "e_step", "m_step"]
+           "m_step"]
 
 _METHODS = ("log", "scaled")
 
@@ -284,7 +284,7 @@ def viterbi_paths(hmm: DiscreteHMM, sequences) -> ViterbiBatch:
 # Training: Baum-Welch
 # --------------------------------------------------------------------------------------------
 
-def e_step(hmm: DiscreteHMM, batch: SequenceBatch):
+def _e_step(hmm: DiscreteHMM, batch: SequenceBatch):
     """Baum-Welch E-step (Rabiner 1989, eqs. 36-38) on a checked batch: the expected counts
     ``sum_s gamma^s_1``, ``sum_{s,t} xi^s_t`` and ``sum_{s,t: o_t = k} gamma^s_t``, and
     ``log P(O | lambda)``. Raises ``ValueError`` if a sequence is impossible."""
@@ -319,7 +319,7 @@ def _floor_emissions(B: np.ndarray, allowed: np.ndarray, emission_floor: float) 
 
 def m_step(hmm: DiscreteHMM, counts, emission_floor: float) -> DiscreteHMM:
     """Baum-Welch M-step (Rabiner 1989, eqs. 40a-40c): pi, A and B are the expected counts of
-    :func:`e_step`, normalised; a row never visited keeps its old value; then the floor."""
+    :func:`_e_step`, normalised; a row never visited keeps its old value; then the floor."""
     start_counts, trans_counts, emit_counts = counts
     pi = start_counts / start_counts.sum()
     A = _normalise_rows(trans_counts, hmm.A)

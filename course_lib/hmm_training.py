@@ -1,6 +1,6 @@
 """Baum-Welch training of a discrete HMM: the loop, its stepper and restarts (Unit 3).
 
-The re-estimation itself, the E-step (:func:`course_lib.hmm.e_step`, Rabiner 1989, eqs. 36-38)
+The re-estimation itself, the E-step (:func:`course_lib.hmm._e_step`, Rabiner 1989, eqs. 36-38)
 and the M-step (:func:`course_lib.hmm.m_step`, eqs. 40a-40c), is in :mod:`course_lib.hmm`.
 Apart from it is what drives them: :class:`BaumWelchStepper` (one re-estimation at a time, what
 the Baum-Welch explorer steps), :func:`baum_welch` (its loop until the log-likelihood stops
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .hmm import e_step, m_step
+from .hmm import _e_step, m_step
 from .hmm_models import _TOPOLOGIES, DiscreteHMM, _check_model, _draw_random_hmm
 from .hmm_sequences import SequenceBatch, _pack_for_model, pack_sequences
 from .validation import (RngLike, _as_bool, _as_positive_float, _as_positive_int, _as_rng,
@@ -62,7 +62,7 @@ class BaumWelchStepper:
     def _start(self, hmm: DiscreteHMM, batch: SequenceBatch, emission_floor: float) -> None:
         self.emission_floor = emission_floor
         self.batch = batch
-        self._counts, log_lik = e_step(hmm, batch)
+        self._counts, log_lik = _e_step(hmm, batch)
         self.hmm = hmm
         self._trace = [log_lik]
 
@@ -89,7 +89,7 @@ class BaumWelchStepper:
     def step(self) -> float:
         """One re-estimation; returns the new model's log-likelihood."""
         new_hmm = m_step(self.hmm, self._counts, self.emission_floor)
-        counts, log_lik = e_step(new_hmm, self.batch)  # may raise: then nothing changes
+        counts, log_lik = _e_step(new_hmm, self.batch)  # may raise: then nothing changes
         self.hmm, self._counts = new_hmm, counts
         self._trace.append(log_lik)
         return log_lik
@@ -118,7 +118,7 @@ def baum_welch_step(hmm: DiscreteHMM, sequences, *,
     """
     _check_model(hmm)
     emission_floor = _check_floor(emission_floor, hmm.n_symbols)
-    counts, log_lik = e_step(hmm, _pack_for_model(hmm, sequences))
+    counts, log_lik = _e_step(hmm, _pack_for_model(hmm, sequences))
     return m_step(hmm, counts, emission_floor), log_lik
 
 

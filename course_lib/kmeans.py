@@ -37,7 +37,7 @@ from .validation import (RngLike, as_float_array, _as_positive_float, _as_positi
                          _check_choice)
 
 __all__ = ["KMeansResult", "KMeansState", "kmeans", "kmeans_steps", "initialise_centroids",
-           "assign_clusters", "pairwise_squared_distances"]
+           "assign_clusters"]
 
 _INIT_METHODS = ("k-means++", "random")
 #: Points whose spread exceeds this (or is below its inverse) would overflow (underflow)
@@ -101,7 +101,7 @@ def _check_spread(X: np.ndarray, name: str = "X") -> None:
                          f"{_MAX_SPREAD:.0e}]: rescale the data")
 
 
-def pairwise_squared_distances(X: np.ndarray, centroids: np.ndarray) -> np.ndarray:
+def _pairwise_squared_distances(X: np.ndarray, centroids: np.ndarray) -> np.ndarray:
     """Squared Euclidean distances d2[n, k] = ||x_n - c_k||^2, shape (N, K).
 
     Both arguments are first shifted by the centroids' mean (distances do not change), so that
@@ -145,7 +145,7 @@ def assign_clusters(X, centroids) -> tuple[np.ndarray, np.ndarray]:
 
 def assign_clusters_trusted(X, centroids) -> tuple[np.ndarray, np.ndarray]:
     """:func:`assign_clusters` of checked arrays with as many columns."""
-    labels = np.argmin(pairwise_squared_distances(X, centroids), axis=1)
+    labels = np.argmin(_pairwise_squared_distances(X, centroids), axis=1)
     own = X - centroids[labels]                     # direct differences: exact J
     return labels, np.einsum("nd,nd->n", own, own)
 

@@ -22,9 +22,8 @@ from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 
 from .validation import RngLike, as_float_array, _as_positive_int, _as_rng, _check_choice
 
-__all__ = ["LOG_2PI", "JitterWarning", "NotPositiveDefiniteError", "as_square_matrix",
-           "cholesky_factor", "cholesky_with_jitter", "log_det_from_cholesky", "solve_lower",
-           "sample_gaussian"]
+__all__ = ["LOG_2PI", "JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter",
+           "log_det_from_cholesky", "sample_gaussian"]
 
 LOG_2PI = float(np.log(2.0 * np.pi))
 _JITTER_START = 1e-10
@@ -41,7 +40,7 @@ class NotPositiveDefiniteError(ValueError):
     """A matrix stayed non-positive-definite even with the largest allowed jitter."""
 
 
-def as_square_matrix(A, name: str, n: int | None = None) -> np.ndarray:
+def _as_square_matrix(A, name: str, n: int | None = None) -> np.ndarray:
     """Check ``A`` is a finite square (n, n) float matrix; raise naming ``name`` otherwise."""
     A = as_float_array(A, name, ndim=2)
     if A.shape[0] != A.shape[1] or (n is not None and A.shape[0] != n):
@@ -60,13 +59,13 @@ def _check_symmetric(A: np.ndarray, name: str) -> None:
                          f"{A[worst]:.6g} but its mirror is {A[worst[::-1]]:.6g}")
 
 
-def cholesky_factor(A, name: str = "Sigma") -> np.ndarray:
+def _cholesky_factor(A, name: str = "Sigma") -> np.ndarray:
     """Lower Cholesky factor L of a symmetric positive-definite matrix, ``A = L L^T``.
 
     Raises ``ValueError`` naming ``name`` for a non-square, non-finite, non-symmetric or not
     positive-definite ``A`` (with its smallest eigenvalue).
     """
-    A = as_square_matrix(A, name)
+    A = _as_square_matrix(A, name)
     _check_symmetric(A, name)
     try:
         return cholesky(A, lower=True, check_finite=False)
@@ -116,7 +115,7 @@ def log_det_from_cholesky(L: np.ndarray) -> float:
     return 2.0 * float(np.sum(np.log(np.diag(L))))
 
 
-def solve_lower(L: np.ndarray, B: np.ndarray) -> np.ndarray:
+def _solve_lower(L: np.ndarray, B: np.ndarray) -> np.ndarray:
     """``L^-1 B`` for a lower-triangular ``L`` (one triangular solve, no inverse)."""
     return solve_triangular(L, B, lower=True, check_finite=False)
 
@@ -165,6 +164,6 @@ def sample_gaussian(mean, cov, n_samples: int, *, rng: RngLike = None,
         if np.any(variances < 0):
             raise ValueError(f"cov: variances must be >= 0, got min {variances.min():.3g}")
         return mean + e * np.sqrt(variances)
-    cov = as_square_matrix(cov, "cov", D)
+    cov = _as_square_matrix(cov, "cov", D)
     _check_symmetric(cov, "cov")
     return mean + e @ _sampling_root(cov).T

@@ -41,8 +41,7 @@ from scipy.special import log_ndtr, logsumexp, ndtr
 from .validation import as_float_array
 
 __all__ = ["rmse", "round_scores", "rounded_pcc_mse", "discretised_log_predictive", "discrete_kl",
-           "standardised_gap", "levelset_probability", "f1_from_counts", "brier_preference",
-           "f1_preference"]
+           "levelset_probability", "f1_from_counts", "brier_preference", "f1_preference"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -225,7 +224,7 @@ def discrete_kl(reference, log_probabilities) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
-def standardised_gap(mean, var, threshold) -> np.ndarray:
+def _standardised_gap(mean, var, threshold) -> np.ndarray:
     """(threshold - mean) / sqrt(var) elementwise, with +-inf where var = 0 (the sign of
     threshold - mean); arrays already checked."""
     sd = np.sqrt(var)
@@ -249,7 +248,7 @@ def levelset_probability(mean, var, threshold) -> np.ndarray:
         np.broadcast_shapes(mean.shape, var.shape)
     except ValueError:
         raise ValueError(f"var: shape {var.shape} does not match mean's {mean.shape}") from None
-    return ndtr(standardised_gap(mean, var, threshold))
+    return ndtr(_standardised_gap(mean, var, threshold))
 
 
 def f1_from_counts(true_pos, false_pos, false_neg, name: str) -> float:

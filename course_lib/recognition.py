@@ -39,18 +39,18 @@ from .dtw_matrix import dtw_distance_matrix
 from .dtw_search import nearest_templates
 from .dtw_search_checks import _supports_lower_bounds
 from .dtw_sequences import _as_sequence_list
-from .dtw_step_patterns import StepPattern, get_step_pattern
+from .dtw_step_patterns import StepPattern, _get_step_pattern
 from .gmm import score_samples
 from .gmm_params import GMMParams
 from .gmm_training import fit_gmm
 from .hmm_models import DiscreteHMM
 from .hmm_sequences import pack_sequences
 from .hmm_training import fit_hmm
-from .recognition_metrics import RecognitionReport, confusion_matrix, evaluate, _label_array
+from .recognition_metrics import RecognitionReport, evaluate, _label_array
 from .validation import (RngLike, _as_bool, as_float_array, _as_positive_float, _as_positive_int,
                          _as_rng, _check_choice)
 
-__all__ = ["NoViableClassError", "RecognitionReport", "confusion_matrix", "evaluate", "Recogniser",
+__all__ = ["NoViableClassError", "RecognitionReport", "evaluate", "Recogniser",
            "TemplateRecogniser", "select_templates", "GMMRecogniser", "fit_gmm_recogniser",
            "GMMSelection", "select_gmm_recogniser", "VQFrontEnd", "HMMRecogniser",
            "fit_hmm_recogniser"]
@@ -129,7 +129,7 @@ class TemplateRecogniser(Recogniser):
                              f"got shape {self.labels.shape}")
         self.combine = _check_choice(combine, "combine", {"min", "mean"})
         self.classes = np.unique(self.labels)
-        get_step_pattern(step_pattern)
+        _get_step_pattern(step_pattern)
         self.dtw_options = dict(step_pattern=step_pattern, metric=metric, band=band,
                                 variances=variances)
         self.parallel = _as_bool(parallel, "parallel")

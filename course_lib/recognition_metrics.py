@@ -1,6 +1,6 @@
 """Measures of a recogniser (Units 1-3): the confusion matrix and accuracy, with their report.
 
-:func:`confusion_matrix` counts items by true and predicted class, :func:`evaluate` gives the
+:func:`_confusion_matrix` counts items by true and predicted class, :func:`evaluate` gives the
 accuracy and the matrix as a :class:`RecognitionReport` (with the per-class accuracy and a
 one-line summary). The recognisers of :mod:`course_lib.recognition` use them and show them to a
 reader. They sit apart from :mod:`course_lib.metrics` (the scores of Units 5-7) because they
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RecognitionReport", "confusion_matrix", "evaluate"]
+__all__ = ["RecognitionReport", "evaluate"]
 
 
 def _label_array(values, name: str) -> np.ndarray:
@@ -27,7 +27,7 @@ def _label_array(values, name: str) -> np.ndarray:
     return arr
 
 
-def confusion_matrix(labels, predictions, classes) -> np.ndarray:
+def _confusion_matrix(labels, predictions, classes) -> np.ndarray:
     """Counts ``C[a, b]`` of items of class ``classes[a]`` predicted as ``classes[b]``.
 
     Rows are the true class, columns the predicted one; ``np.trace(C) / C.sum()`` is the
@@ -101,6 +101,6 @@ def evaluate(labels, predictions, classes=None) -> RecognitionReport:
     predictions = _label_array(predictions, "predictions")
     if classes is None:
         classes = np.unique(np.concatenate([labels, predictions]))
-    confusion = confusion_matrix(labels, predictions, classes)
+    confusion = _confusion_matrix(labels, predictions, classes)
     return RecognitionReport(float(np.trace(confusion) / confusion.sum()), confusion,
                              np.asarray(classes), predictions, labels)

@@ -25,7 +25,7 @@ import numpy as np
 from scipy.signal import resample_poly
 
 from .data.fluency import VAD_FRAME_S, speech_activity
-from .stimuli import wav_bytes
+from .stimuli import _wav_bytes
 from .validation import _as_positive_float, _as_positive_int
 
 __all__ = ["Take", "EmptyRecording", "resample", "trim_silence", "read_wav"]
@@ -110,7 +110,7 @@ def _write_wav(path, take: Take, *, overwrite: bool = False) -> Path:
         raise ValueError(f"path: the folder {path.parent} does not exist")
     if path.exists() and not overwrite:
         raise ValueError(f"path: {path} exists already; choose another name")
-    path.write_bytes(wav_bytes(take.samples, take.sample_rate))
+    path.write_bytes(_wav_bytes(take.samples, take.sample_rate))
     return path
 
 

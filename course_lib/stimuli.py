@@ -5,9 +5,9 @@ settings and asks which version the listener prefers, as J. B. Nielsen's hearing
 with a music clip (thesis, DTU 2015; Nielsen, Jensen, Hansen & Larsen 2013 tuned a 5-band equaliser,
 Nielsen, Nielsen & Larsen 2015 four hearing-aid gains).
 
-Equaliser
+_Equaliser
 ---------
-A setting is a vector of band gains g (dB), one per band of an :class:`Equaliser`. Each band
+A setting is a vector of band gains g (dB), one per band of an :class:`_Equaliser`. Each band
 is one second-order IIR section (biquad) with the transfer function
 
     H(z) = (b0 + b1 z^-1 + b2 z^-2) / (a0 + a1 z^-1 + a2 z^-2),
@@ -29,7 +29,7 @@ A = 10^(g / 40), w0 = 2 pi f0 / fs and c = cos w0,
 g = 0 gives H = 1 for every band. Sections are returned normalised (a0 = 1) as rows
 (b0, b1, b2, 1, a1, a2) of a ``scipy.signal.sosfilt`` array; the whole equaliser is their
 cascade, so its response is the product of the bands' responses.
-:func:`standard_equaliser` lays out 2-4 bands: bass and treble shelves, with one or two
+:func:`_standard_equaliser` lays out 2-4 bands: bass and treble shelves, with one or two
 peaking bands in between.
 
 Clips (16 kHz mono, float64 in [-1, 1])
@@ -44,10 +44,10 @@ Clips (16 kHz mono, float64 in [-1, 1])
 Loudness and playback
 ---------------------
 Boosting a band makes a sound louder, and louder tends to win a comparison whatever the spectrum.
-:func:`loudness_matched` therefore scales the versions of a pair to the same RMS (one common factor
-more if needed so that neither clips). RMS is a crude loudness: Nielsen et al. 2013 used A-weighted
-levels; equal RMS still removes most of the level difference a gain change causes. :func:`wav_bytes`
-encodes a waveform as a 16-bit PCM WAV file in memory (standard library ``wave``) for
+:func:`_loudness_matched` therefore scales the versions of a pair to the same RMS (one common
+factor more if needed so that neither clips). RMS is a crude loudness: Nielsen et al. 2013 used
+A-weighted levels; equal RMS still removes most of the level difference a gain change causes.
+:func:`_wav_bytes` encodes a waveform as a 16-bit PCM WAV file in memory (standard library ``wave``) for
 ``ipywidgets.Audio`` or ``IPython.display.Audio``.
 """
 
@@ -65,16 +65,14 @@ from .data.wav import _load_waveform
 from .validation import as_float_array, _as_positive_float, _as_positive_int, _check_array_size, \
     _check_choice
 
-__all__ = ["SAMPLE_RATE", "SPEECH_DATASET", "SPEECH_FILE", "Band", "Equaliser",
-           "standard_equaliser", "CLIPS", "load_clip", "loudness_matched", "wav_bytes",
-           "tone_snr_db", "tone_in_noise"]
+__all__ = ["SAMPLE_RATE", "SPEECH_DATASET", "SPEECH_FILE"]
 
 SAMPLE_RATE = 16000
 SPEECH_DATASET = "speech_clip"
 SPEECH_FILE = "speech.wav"
 _BAND_KINDS = ("low_shelf", "peaking", "high_shelf")
-CLIPS = ("speech", "music")
-# loudness_matched keeps every sample below this (int16 full scale is 1 - 2^-15)
+_CLIPS = ("speech", "music")
+# _loudness_matched keeps every sample below this (int16 full scale is 1 - 2^-15)
 _PEAK_LIMIT = 0.99
 # the level both versions of a pair are scaled to (-20 dB re full scale), unless that clips
 _TARGET_RMS = 0.1
@@ -150,7 +148,7 @@ def _high_shelf_biquad(corner_hz: float, gain_db: float, *,
 
 
 @dataclass(frozen=True)
-class Band:
+class _Band:
     """One band of an equaliser: ``kind`` in ``_BAND_KINDS``, its centre or corner
     ``frequency`` (Hz), the quality ``q`` (peaking bands only) and a ``name`` for plots."""
 
@@ -172,18 +170,18 @@ class Band:
         return design(self.frequency, gain_db, sample_rate=sample_rate)
 
 
-class Equaliser:
-    """A cascade of :class:`Band` sections whose gains (dB) are the setting being tuned.
+class _Equaliser:
+    """A cascade of :class:`_Band` sections whose gains (dB) are the setting being tuned.
 
     ``sos(gains_db)`` the (n_bands, 6) sections, ``response(gains_db, frequencies)`` the complex
     frequency response (the product of the bands'), ``apply(waveform, gains_db)`` the filtered
     waveform (``scipy.signal.sosfilt``, zero initial state).
     """
 
-    def __init__(self, bands: Iterable[Band], *, sample_rate: float = SAMPLE_RATE):
+    def __init__(self, bands: Iterable[_Band], *, sample_rate: float = SAMPLE_RATE):
         bands = tuple(bands)
-        if not bands or not all(isinstance(band, Band) for band in bands):
-            raise TypeError("bands: expected a non-empty sequence of Band")
+        if not bands or not all(isinstance(band, _Band) for band in bands):
+            raise TypeError("bands: expected a non-empty sequence of _Band")
         self.sample_rate = _as_positive_float(sample_rate, "sample_rate")
         for band in bands:
             if band.frequency >= self.sample_rate / 2:
@@ -234,20 +232,20 @@ class Equaliser:
 
     def __repr__(self):
         bands = ", ".join(f"{b.name} {b.kind} {b.frequency:g} Hz" for b in self.bands)
-        return f"Equaliser({bands})"
+        return f"_Equaliser({bands})"
 
 
 # 2-4 bands: shelves at the ends, peaking bands between (one octave-ish wide, Q = 1)
 _LAYOUTS = {
-    2: (Band("low_shelf", 250.0, "bass"), Band("high_shelf", 3000.0, "treble")),
-    3: (Band("low_shelf", 250.0, "bass"), Band("peaking", 1000.0, "mid"),
-        Band("high_shelf", 4000.0, "treble")),
-    4: (Band("low_shelf", 200.0, "bass"), Band("peaking", 700.0, "low mid"),
-        Band("peaking", 2000.0, "high mid"), Band("high_shelf", 5000.0, "treble")),
+    2: (_Band("low_shelf", 250.0, "bass"), _Band("high_shelf", 3000.0, "treble")),
+    3: (_Band("low_shelf", 250.0, "bass"), _Band("peaking", 1000.0, "mid"),
+        _Band("high_shelf", 4000.0, "treble")),
+    4: (_Band("low_shelf", 200.0, "bass"), _Band("peaking", 700.0, "low mid"),
+        _Band("peaking", 2000.0, "high mid"), _Band("high_shelf", 5000.0, "treble")),
 }
 
 
-def standard_equaliser(n_bands: int = 2, *, sample_rate: float = SAMPLE_RATE) -> Equaliser:
+def _standard_equaliser(n_bands: int = 2, *, sample_rate: float = SAMPLE_RATE) -> _Equaliser:
     """The course's equaliser with 2, 3 or 4 bands: bass shelf 250 Hz and treble shelf 3 kHz;
     bass 250 Hz, mid peak 1 kHz, treble 4 kHz; or bass 200 Hz, peaks at 700 Hz and 2 kHz,
     treble 5 kHz."""
@@ -258,7 +256,7 @@ def standard_equaliser(n_bands: int = 2, *, sample_rate: float = SAMPLE_RATE) ->
         raise ValueError(f"sample_rate: the {n_bands}-band equaliser's highest band sits at "
                          f"{top:g} Hz, which needs a sample rate above {2 * top:g} Hz, got "
                          f"{sample_rate:g}" + ("; use fewer bands" if n_bands > 2 else ""))
-    return Equaliser(_LAYOUTS[n_bands], sample_rate=sample_rate)
+    return _Equaliser(_LAYOUTS[n_bands], sample_rate=sample_rate)
 
 
 # ----- clips --------------------------------------------------------------------------------
@@ -321,9 +319,9 @@ def _synthesised_music(duration: float = 3.0, *, sample_rate: float = SAMPLE_RAT
     return 0.9 * x / np.max(np.abs(x))
 
 
-def load_clip(name: str) -> np.ndarray:
-    """The clip ``name`` ("speech" or "music"; see :data:`CLIPS`) at 16 kHz."""
-    _check_choice(name, "name", CLIPS)
+def _load_clip(name: str) -> np.ndarray:
+    """The clip ``name`` ("speech" or "music"; see :data:`_CLIPS`) at 16 kHz."""
+    _check_choice(name, "name", _CLIPS)
     return _load_speech_clip() if name == "speech" else _synthesised_music()
 
 
@@ -334,7 +332,7 @@ def _rms(waveform) -> float:
     return float(np.sqrt(np.mean(waveform ** 2)))
 
 
-def loudness_matched(*waveforms, target_rms: float = _TARGET_RMS) -> list[np.ndarray]:
+def _loudness_matched(*waveforms, target_rms: float = _TARGET_RMS) -> list[np.ndarray]:
     """The ``waveforms`` each scaled to RMS ``target_rms``, then all by one common factor if
     needed so that no sample reaches :data:`_PEAK_LIMIT`: equal RMS, no clipping. A silent
     waveform (RMS 0) cannot be matched and raises."""
@@ -354,10 +352,10 @@ def loudness_matched(*waveforms, target_rms: float = _TARGET_RMS) -> list[np.nda
     return scaled
 
 
-def wav_bytes(waveform, sample_rate: int = SAMPLE_RATE) -> bytes:
+def _wav_bytes(waveform, sample_rate: int = SAMPLE_RATE) -> bytes:
     """``waveform`` (1-D, samples in [-1, 1]) as a mono 16-bit PCM WAV file in memory, for
     ``ipywidgets.Audio(value=..., format="wav")``. Samples beyond full scale would clip, so
-    they are refused (scale with :func:`loudness_matched` first)."""
+    they are refused (scale with :func:`_loudness_matched` first)."""
     waveform = as_float_array(waveform, "waveform", ndim=1)
     sample_rate = _as_positive_int(sample_rate, "sample_rate")
     if sample_rate > _MAX_WAV_SAMPLE_RATE:
@@ -367,7 +365,7 @@ def wav_bytes(waveform, sample_rate: int = SAMPLE_RATE) -> bytes:
     peak = float(np.max(np.abs(waveform)))
     if peak > 1.0:
         raise ValueError(f"waveform: samples reach {peak:.3g}, beyond full scale 1 (they would "
-                         "clip); scale it first, e.g. with loudness_matched")
+                         "clip); scale it first, e.g. with _loudness_matched")
     samples = np.round(waveform * 32767.0).astype("<i2")
     buffer = io.BytesIO()
     with wave.open(buffer, "wb") as handle:
@@ -407,7 +405,7 @@ def _raised_cosine_ramps(n: int, n_ramp: int) -> np.ndarray:
     return envelope
 
 
-def tone_snr_db(level, *, max_snr_db: float = _TONE_MAX_SNR_DB) -> np.ndarray:
+def _tone_snr_db(level, *, max_snr_db: float = _TONE_MAX_SNR_DB) -> np.ndarray:
     """The tone's level re the noise (dB) at ``level`` in (0, 1]: 20 log10(level) + max_snr_db
     (level 0, no tone, is -inf dB)."""
     level = as_float_array(level, "level")
@@ -418,7 +416,7 @@ def tone_snr_db(level, *, max_snr_db: float = _TONE_MAX_SNR_DB) -> np.ndarray:
         return 20.0 * np.log10(level) + max_snr_db
 
 
-def tone_in_noise(level: float, *, frequency: float = _TONE_FREQUENCY,
+def _tone_in_noise(level: float, *, frequency: float = _TONE_FREQUENCY,
                   max_snr_db: float = _TONE_MAX_SNR_DB, noise_rms: float = _TONE_NOISE_RMS,
                   sample_rate: int = SAMPLE_RATE) -> tuple[np.ndarray, np.ndarray]:
     """A detection trial: ``_TONE_CLIP_DURATION`` s of white Gaussian noise at RMS ``noise_rms``

@@ -65,7 +65,7 @@ from tqdm.auto import tqdm
 
 from .dtw import _local_cost_matrix_trusted
 from .dtw_costs import _check_nonzero_frames, _plain_metric_terms
-from .dtw_sequences import as_sequence, _as_sequence_list
+from .dtw_sequences import _as_sequence, _as_sequence_list
 from .term_fragments import BandFragment, DiscoveredPair, Fragment
 from .validation import (_as_bool, as_float_array, _as_positive_float, _as_positive_int,
                          _check_choice)
@@ -247,7 +247,7 @@ def segmental_dtw(x, y, *, band_radius: int = 10, min_length: int = 25,
     Returns the local cost matrix and, for every band, its path and least-average fragment,
     before any threshold (so a figure can show them all).
     """
-    x, y = as_sequence(x, "x"), as_sequence(y, "y")
+    x, y = _as_sequence(x, "x"), _as_sequence(y, "y")
     band_radius, min_length = _check_band(band_radius, min_length)
     _check_choice(metric, "metric", _DISCOVERY_METRICS)
     if x.shape[1] != y.shape[1]:

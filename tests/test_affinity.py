@@ -16,8 +16,8 @@ from sklearn.datasets import load_diabetes, make_blobs
 from sklearn.exceptions import ConvergenceWarning
 
 from course_lib.affinity import (AffinityPropagationWarning, _availabilities,
-                                 _responsibilities, affinity_propagation,
-                                 negative_squared_distances)
+                                 _responsibilities, _affinity_propagation,
+                                 _negative_squared_distances)
 
 
 class NoTieBreaking(np.random.RandomState):
@@ -47,18 +47,18 @@ def _random_similarity():
 
 # name -> (similarity, options)
 CASES = {
-    "toy 60 points in 1-D": (negative_squared_distances(_toy_points()), {}),
-    "diabetes 309 points in 10-D": (negative_squared_distances(_diabetes_split()), {}),
-    "blobs in 2-D": (negative_squared_distances(_blobs()), {}),
+    "toy 60 points in 1-D": (_negative_squared_distances(_toy_points()), {}),
+    "diabetes 309 points in 10-D": (_negative_squared_distances(_diabetes_split()), {}),
+    "blobs in 2-D": (_negative_squared_distances(_blobs()), {}),
     "asymmetric, minimum preference, damping 0.8": (
         _random_similarity(), {"preference": _random_similarity().min(), "damping": 0.8}),
     "one preference per point": (
-        negative_squared_distances(_blobs()),
+        _negative_squared_distances(_blobs()),
         {"preference": np.random.default_rng(3).uniform(-50.0, 0.0, 80)}),
     "damping 0.9, convergence after 30 sweeps": (
-        negative_squared_distances(_toy_points()), {"damping": 0.9, "convergence_iter": 30}),
+        _negative_squared_distances(_toy_points()), {"damping": 0.9, "convergence_iter": 30}),
     "damping 0.7, convergence after 5 sweeps": (
-        negative_squared_distances(_blobs()), {"damping": 0.7, "convergence_iter": 5}),
+        _negative_squared_distances(_blobs()), {"damping": 0.7, "convergence_iter": 5}),
 }
 
 
@@ -74,7 +74,7 @@ def _sklearn(similarity, random_state, **options):
 @pytest.mark.parametrize("case", list(CASES))
 def test_equals_sklearn_without_tie_breaking_noise(case):
     similarity, options = CASES[case]
-    ours = affinity_propagation(similarity, **options)
+    ours = _affinity_propagation(similarity, **options)
     theirs, converged = _sklearn(similarity, NoTieBreaking(0), **options)
     np.testing.assert_array_equal(ours.exemplars, theirs.cluster_centers_indices_)
     np.testing.assert_array_equal(ours.labels, theirs.labels_)
@@ -86,7 +86,7 @@ def test_equals_sklearn_without_tie_breaking_noise(case):
 @pytest.mark.parametrize("case", list(CASES))
 def test_sklearns_tie_breaking_noise_changes_nothing_without_ties(case):
     similarity, options = CASES[case]
-    ours = affinity_propagation(similarity, **options)
+    ours = _affinity_propagation(similarity, **options)
     for random_state in (0, 1):
         theirs, _ = _sklearn(similarity, random_state, **options)
         np.testing.assert_array_equal(ours.labels, theirs.labels_)
@@ -95,7 +95,7 @@ def test_sklearns_tie_breaking_noise_changes_nothing_without_ties(case):
 
 def test_default_preference_is_sklearns_median_of_all_entries():
     similarity = CASES["toy 60 points in 1-D"][0]
-    result = affinity_propagation(similarity)
+    result = _affinity_propagation(similarity)
     np.testing.assert_array_equal(result.preference, np.full(60, np.median(similarity)))
     # the diagonal (zeros for points) is part of that median, as in scikit-learn
     assert np.median(similarity) != np.median(similarity[~np.eye(60, dtype=bool)])
@@ -103,7 +103,7 @@ def test_default_preference_is_sklearns_median_of_all_entries():
 
 def test_points_convenience_equals_sklearns_euclidean_affinity():
     X = _blobs()
-    ours = affinity_propagation(negative_squared_distances(X))
+    ours = _affinity_propagation(_negative_squared_distances(X))
     theirs = AffinityPropagation(random_state=NoTieBreaking(0)).fit(X)
     np.testing.assert_array_equal(ours.labels, theirs.labels_)
     np.testing.assert_array_equal(ours.exemplars, theirs.cluster_centers_indices_)
@@ -112,12 +112,12 @@ def test_points_convenience_equals_sklearns_euclidean_affinity():
 def test_negative_squared_distances_is_exact_and_safe_far_from_the_origin():
     X = np.random.default_rng(4).normal(size=(12, 3))
     direct = -np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=2)
-    similarity = negative_squared_distances(X)
+    similarity = _negative_squared_distances(X)
     np.testing.assert_allclose(similarity, direct, atol=1e-12)
     assert np.all(np.diag(similarity) == 0.0)
-    np.testing.assert_allclose(negative_squared_distances(X + 1e8), direct, atol=1e-6)
+    np.testing.assert_allclose(_negative_squared_distances(X + 1e8), direct, atol=1e-6)
     # 1-D input is one point per entry
-    np.testing.assert_array_equal(negative_squared_distances(np.arange(3.0)),
+    np.testing.assert_array_equal(_negative_squared_distances(np.arange(3.0)),
                                   -np.subtract.outer(np.arange(3.0), np.arange(3.0)) ** 2)
 
 
@@ -152,7 +152,7 @@ def test_one_sweep_of_messages_follows_the_definitions():
 def test_two_groups_by_hand():
     # 0, 1, 2 and 10, 11, 12: the middle points represent their groups best
     X = np.array([0.0, 1.0, 2.0, 10.0, 11.0, 12.0])
-    result = affinity_propagation(negative_squared_distances(X), preference=-10.0)
+    result = _affinity_propagation(_negative_squared_distances(X), preference=-10.0)
     np.testing.assert_array_equal(result.exemplars, [1, 4])
     np.testing.assert_array_equal(result.labels, [0, 0, 0, 1, 1, 1])
     assert result.converged
@@ -160,7 +160,7 @@ def test_two_groups_by_hand():
 
 def test_more_preference_more_clusters():
     similarity = CASES["blobs in 2-D"][0]
-    counts = [affinity_propagation(similarity, preference=p).n_clusters
+    counts = [_affinity_propagation(similarity, preference=p).n_clusters
               for p in (np.min(similarity), np.median(similarity), -1.0)]
     assert counts[0] <= counts[1] < counts[2], counts
 
@@ -168,7 +168,7 @@ def test_more_preference_more_clusters():
 def test_non_convergence_is_reported_and_matches_sklearn():
     similarity = CASES["diabetes 309 points in 10-D"][0]
     with pytest.warns(AffinityPropagationWarning, match="did not converge"):
-        ours = affinity_propagation(similarity, max_iter=10)
+        ours = _affinity_propagation(similarity, max_iter=10)
     assert not ours.converged and ours.n_iter == 10
     theirs, converged = _sklearn(similarity, NoTieBreaking(0), max_iter=10)
     assert not converged
@@ -178,16 +178,16 @@ def test_non_convergence_is_reported_and_matches_sklearn():
 
 def test_fewer_sweeps_than_convergence_iter_never_converge():
     with pytest.warns(AffinityPropagationWarning):
-        result = affinity_propagation(CASES["blobs in 2-D"][0], max_iter=15,
+        result = _affinity_propagation(CASES["blobs in 2-D"][0], max_iter=15,
                                       convergence_iter=15)
     assert not result.converged
 
 
 @pytest.mark.parametrize("preference, expected_clusters", [(None, 1), (1.0, 5)])
 def test_identical_points_are_one_cluster_or_each_its_own(preference, expected_clusters):
-    similarity = negative_squared_distances(np.ones((5, 2)))
+    similarity = _negative_squared_distances(np.ones((5, 2)))
     with pytest.warns(AffinityPropagationWarning, match="equally similar"):
-        ours = affinity_propagation(similarity, preference=preference)
+        ours = _affinity_propagation(similarity, preference=preference)
     assert ours.n_clusters == expected_clusters and ours.n_iter == 0 and ours.converged
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -198,7 +198,7 @@ def test_identical_points_are_one_cluster_or_each_its_own(preference, expected_c
 
 
 def test_one_point_is_one_cluster():
-    result = affinity_propagation([[0.0]])
+    result = _affinity_propagation([[0.0]])
     np.testing.assert_array_equal(result.labels, [0])
     np.testing.assert_array_equal(result.exemplars, [0])
 
@@ -206,5 +206,5 @@ def test_one_point_is_one_cluster():
 def test_input_is_not_modified():
     similarity = CASES["blobs in 2-D"][0].copy()
     before = similarity.copy()
-    affinity_propagation(similarity, preference=-5.0)
+    _affinity_propagation(similarity, preference=-5.0)
     np.testing.assert_array_equal(similarity, before)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from course_lib.dtw import NoWarpingPathError, dtw_distance
+from course_lib.dtw import NoWarpingPathError, _dtw_distance
 from course_lib.dtw_matrix import dtw_distance_matrix
 from course_lib.dtw_step_patterns import ASYMMETRIC_P1, STEP_PATTERNS
 
@@ -19,12 +19,12 @@ def _sequences(rng, count, low=5, high=15, dim=3):
 
 
 def _pairwise(queries, templates, options):
-    """dtw_distance of every query-template pair, one call each (inf where no path exists)."""
+    """_dtw_distance of every query-template pair, one call each (inf where no path exists)."""
     out = np.full((len(queries), len(templates)), INF)
     for a, q in enumerate(queries):
         for b, t in enumerate(templates):
             try:
-                out[a, b] = dtw_distance(q, t, **options)
+                out[a, b] = _dtw_distance(q, t, **options)
             except NoWarpingPathError:
                 pass
     return out

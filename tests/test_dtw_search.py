@@ -17,7 +17,7 @@ import pytest
 
 from course_lib import recognition as R
 from course_lib.data.digits import digit_features
-from course_lib.dtw import NoWarpingPathError, dtw_distance
+from course_lib.dtw import NoWarpingPathError, _dtw_distance
 from course_lib.dtw_matrix import dtw_distance_matrix
 from course_lib.dtw_search import (NearestTemplates, lb_keogh, lb_kim, nearest_templates,
                                    subsequence_search)
@@ -43,7 +43,7 @@ def _length_pairs(rng, count):
 
 def _dtw_or_none(x, y, **options):
     try:
-        return dtw_distance(x, y, **options)
+        return _dtw_distance(x, y, **options)
     except NoWarpingPathError:
         return None  # no path: nothing to bound
 
@@ -96,7 +96,7 @@ def test_lb_keogh_is_exact_on_the_diagonal(pattern):
     rng = np.random.default_rng(_seed("diagonal", pattern.name))
     x, y = rng.normal(size=(9, 3)), rng.normal(size=(9, 3))
     assert lb_keogh(x, y, band=0, step_pattern=pattern) == pytest.approx(
-        dtw_distance(x, y, band=0, step_pattern=pattern), rel=ROUND_OFF)
+        _dtw_distance(x, y, band=0, step_pattern=pattern), rel=ROUND_OFF)
 
 
 def test_lb_keogh_grows_as_the_band_narrows():

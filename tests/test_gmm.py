@@ -10,7 +10,7 @@ from scipy.stats import norm
 from course_lib.gaussian import fit_gaussian, gaussian_log_density
 from course_lib.gmm import (average_log_likelihood, e_step, em_steps, m_step, predict,
                             predict_proba, score_samples)
-from course_lib.gmm_density import log_prior
+from course_lib.gmm_density import _log_prior
 from course_lib.gmm_params import (ComponentCollapseWarning, CovariancePrior, GMMParams,
                                    demo_mixture, sample_gmm)
 from course_lib.gmm_selection import (bic, grow_by_splitting, n_parameters, select_n_components,
@@ -265,7 +265,7 @@ def test_log_prior_by_hand():
     params = GMMParams(np.array([1.0]), np.zeros((1, 2)), np.array([[[2.0, 0.0], [0.0, 0.5]]]))
     tau = 3.0
     expected = -0.5 * tau * (np.log(1.0) + (1.0 / 2.0 + 1.0 / 0.5))   # Psi = I
-    assert log_prior(params, CovariancePrior(tau, 1.0), np.ones(2)) == pytest.approx(expected)
+    assert _log_prior(params, CovariancePrior(tau, 1.0), np.ones(2)) == pytest.approx(expected)
 
 
 def test_select_n_components_on_dev_set(data):

@@ -3,17 +3,18 @@
 A name is public when it is a module-level ``def``, ``class`` or assignment not starting with
 ``_``. Each must be used where the course meets its readers: a notebook of ``lectures/``,
 ``solutions/`` or ``exercises/``, or a file of ``experiments/``, ``bench/`` or ``tools/`` names it
-together with its module (an import from it, ``module.name``, its path), or a door lists it in
-``__all__`` (a GP unit's face, or a top-level module by which Units 1-3 and the shared homes are
-entered), or a module re-exports it under a public name that is so used. Other course_lib
-modules do not count, widgets included (an explorer's figure builders and input parsers are the
-library's own): a helper only the library itself calls is internal and carries a leading
-underscore (course_lib modules import each other's underscored names; tests do too). Public
-without such a use by rule: a class or type alias a student meets in ``help()`` or a repr (a type
-in a public signature, the result type a public function returns and the types its fields hold,
-the base of a public class), an exception or warning class a user may catch, a core
-``docs/ALGORITHMS.md`` names, and a ``course_lib.module.name`` docs/TEACHING.md tells the
-lecturer to call. Every public function and class has a docstring.
+together with its module (an import from it, ``module.name``, its path), or a GP unit's face
+lists it in ``__all__``, or a module re-exports it under a public name that is so used. A
+top-level module's ``__all__`` is no use of its own (it lists what readers use). Other
+course_lib modules do not count, widgets included (an explorer's figure builders and input
+parsers are the library's own): a helper only the library itself calls is internal and carries
+a leading underscore (course_lib modules import each other's underscored names; tests do too).
+Public without such a use by rule: a class or type alias a student meets in ``help()`` or a repr
+(a type in a public signature, the result type a public function returns and the types its
+fields hold, the base of a public class), an exception or warning class a user may catch, a
+core ``docs/ALGORITHMS.md`` names, and a ``course_lib.module.name`` docs/TEACHING.md tells the
+lecturer to call or a notebook's text sends its reader to. Every public function and class has
+a docstring.
 """
 
 from __future__ import annotations
@@ -114,11 +115,9 @@ def _re_exports() -> dict[tuple[str, str], set[tuple[str, str]]]:
 
 
 def _face_names() -> set[tuple[str, str]]:
-    """What the doors list in ``__all__``: the faces of the GP units, and the top-level modules
-    by which Units 1-3 and the shared homes are entered (CONVENTIONS 3.1)."""
+    """What the faces of the GP units list in ``__all__`` (CONVENTIONS 3.1). A top-level
+    module's ``__all__`` is no reason of its own: it lists what readers use."""
     faces = {"course_lib.gp", "course_lib.raters", "course_lib.preference", "course_lib.mixed"}
-    faces |= {m for m in _trees() if m.count(".") == 1 and _own_path(m).endswith(".py")
-              and not _own_path(m).endswith("__init__.py")}
     return {(face, name) for face in faces for node in _trees()[face].body
             if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__"
                                                    for t in node.targets)
@@ -194,9 +193,14 @@ def algorithm_cores() -> set[tuple[str, str]]:
 
 
 def _taught() -> set[str]:
-    """``course_lib.module.name`` the lecturer's guide tells the lecturer to call."""
-    text = (ROOT / "docs" / "TEACHING.md").read_text(encoding="utf-8")
-    return set(re.findall(r"\bcourse_lib(?:\.\w+)+", text))
+    """``course_lib.module.name`` the lecturer's guide tells the lecturer to call, or a
+    notebook's text sends its reader to."""
+    texts = [(ROOT / "docs" / "TEACHING.md").read_text(encoding="utf-8")]
+    for pattern in USERS[:3]:
+        for path in sorted(ROOT.glob(pattern)):
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+            texts += ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    return {name for text in texts for name in re.findall(r"\bcourse_lib(?:\.\w+)+", text)}
 
 
 def _used(module: str, name: str, seen: frozenset = frozenset()) -> bool:

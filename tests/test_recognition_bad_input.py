@@ -3,7 +3,7 @@
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib import checks, recognition as R
+from course_lib import checks, recognition as R, recognition_metrics as RM
 from course_lib.hmm_models import left_to_right_hmm
 
 SEQS = [np.zeros((4, 2)), np.ones((5, 2))]
@@ -11,15 +11,15 @@ HMM = left_to_right_hmm(2, 3)
 
 CASES = [
     BadInput("recognition: confusion labels not in classes",
-             lambda: R.confusion_matrix([0, 5], [0, 1], [0, 1]), ValueError, "labels"),
+             lambda: RM._confusion_matrix([0, 5], [0, 1], [0, 1]), ValueError, "labels"),
     BadInput("recognition: confusion prediction not in classes",
-             lambda: R.confusion_matrix([0, 1], [0, 7], [0, 1]), ValueError, "predictions"),
+             lambda: RM._confusion_matrix([0, 1], [0, 7], [0, 1]), ValueError, "predictions"),
     BadInput("recognition: confusion lengths differ",
-             lambda: R.confusion_matrix([0, 1, 1], [0, 1], [0, 1]), ValueError, "predictions"),
+             lambda: RM._confusion_matrix([0, 1, 1], [0, 1], [0, 1]), ValueError, "predictions"),
     BadInput("recognition: confusion duplicate classes",
-             lambda: R.confusion_matrix([0], [0], [0, 0]), ValueError, "classes"),
+             lambda: RM._confusion_matrix([0], [0], [0, 0]), ValueError, "classes"),
     BadInput("recognition: confusion labels as a string",
-             lambda: R.confusion_matrix("ab", [0, 1], [0, 1]), TypeError, "labels"),
+             lambda: RM._confusion_matrix("ab", [0, 1], [0, 1]), TypeError, "labels"),
     BadInput("recognition: evaluate empty labels",
              lambda: R.evaluate([], []), ValueError, "labels"),
     BadInput("recognition: evaluate labels None",

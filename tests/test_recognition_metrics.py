@@ -3,11 +3,11 @@ report, by hand."""
 
 import numpy as np
 
-from course_lib.recognition_metrics import confusion_matrix, evaluate
+from course_lib.recognition_metrics import _confusion_matrix, evaluate
 
 
 def test_confusion_matrix_counts_rows_true_columns_predicted():
-    np.testing.assert_array_equal(confusion_matrix([0, 0, 1, 2], [0, 1, 1, 0], [0, 1, 2]),
+    np.testing.assert_array_equal(_confusion_matrix([0, 0, 1, 2], [0, 1, 1, 0], [0, 1, 2]),
                                   [[1, 1, 0], [0, 1, 0], [1, 0, 0]])
 
 

@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 
 from bad_input import BadInput, RightAnswer, check_case, parametrize
-from course_lib.affinity import affinity_propagation, negative_squared_distances
+from course_lib.affinity import _affinity_propagation, _negative_squared_distances
 from course_lib.data.fluency import frame_rms, utterance_features
 from course_lib.features import mfcc, mfcc_features
 from course_lib.gp import GPRegression, SquaredExponential
@@ -55,8 +55,8 @@ from course_lib.simulators.listeners import SimulatedListener, next_candidate, r
     settings_grid
 from course_lib.simulators.psychophysics import (LevelSetProblem, norm_ball_problem,
                                                  passthrough_problem, psychometric_problem)
-from course_lib.stimuli import (Equaliser, _peaking_biquad, standard_equaliser, _synthesised_music,
-                                tone_in_noise, wav_bytes)
+from course_lib.stimuli import (_Equaliser, _peaking_biquad, _standard_equaliser,
+                                _synthesised_music, _tone_in_noise, _wav_bytes)
 from course_lib.simulators.confidence_raters import preference_scores
 
 # every case here: the message STARTS with the argument's name (a message that merely mentions
@@ -181,11 +181,11 @@ def _two_clusters(result):
 
 
 def _stuck_warning():
-    S = negative_squared_distances(np.array([0.0, 1.0, 10.0, 11.0]))
+    S = _negative_squared_distances(np.array([0.0, 1.0, 10.0, 11.0]))
     with mock.patch("course_lib.affinity._TIE_BREAK", 0.0), \
             warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        affinity_propagation(S)
+        _affinity_propagation(S)
     return [str(w.message) for w in caught]
 
 
@@ -289,7 +289,7 @@ CASES = [
              lambda: inducing_points([[0.0, 1.0], [0.0, 1.0]], 10 ** 12, rng=0), ValueError,
              "n"),
     Named("stimuli: a tone in noise at 10^12 samples per second",
-             lambda: tone_in_noise(0.5, sample_rate=10 ** 12), ValueError, "sample_rate"),
+             lambda: _tone_in_noise(0.5, sample_rate=10 ** 12), ValueError, "sample_rate"),
     Named("stimuli: thirty years of music",
              lambda: _synthesised_music(30 * 365 * 86400.0), ValueError, "duration"),
     # ----- level sets -----------------------------------------------------------------------
@@ -327,7 +327,7 @@ CASES = [
              ValueError, "constraint_X"),
     # ----- affinity propagation on ties -----------------------------------------------------
     RightAnswer("affinity: tied points 0, 1, 10, 11",
-                lambda: affinity_propagation(negative_squared_distances(
+                lambda: _affinity_propagation(_negative_squared_distances(
                     np.array([0.0, 1.0, 10.0, 11.0]))), _two_clusters),
     RightAnswer("affinity: ties that stay unbroken advise damping, not max_iter",
                 _stuck_warning, _advises_damping_not_max_iter),
@@ -378,9 +378,9 @@ CASES = [
              session(np.vstack([settings_grid(-2, 2, 1, 2), [[0.0, 1.0]]])), ValueError,
              "grid"),
     Named("stimuli: the 4-band equaliser at 8 kHz",
-             lambda: standard_equaliser(4, sample_rate=8000), ValueError, "sample_rate"),
+             lambda: _standard_equaliser(4, sample_rate=8000), ValueError, "sample_rate"),
     Named("stimuli: the 3-band equaliser at 8 kHz",
-             lambda: standard_equaliser(3, sample_rate=8000.0), ValueError, "sample_rate"),
+             lambda: _standard_equaliser(3, sample_rate=8000.0), ValueError, "sample_rate"),
     Named("gp: a kernel whose matrix is negative definite",
              lambda: GPRegression(NegatedSE(1.0), 0.1).fit(X5, np.zeros(5)),
              NotPositiveDefiniteError, "kernel"),
@@ -405,12 +405,12 @@ CASES = [
                                     np.zeros(2), "bei", np.zeros(4), None, rng=0), ValueError,
              "grid_bei"),
     Named("stimuli: a WAV file at 2^32 samples per second",
-             lambda: wav_bytes(np.zeros(8), sample_rate=2 ** 32), ValueError, "sample_rate"),
+             lambda: _wav_bytes(np.zeros(8), sample_rate=2 ** 32), ValueError, "sample_rate"),
     Named("stimuli: an equaliser gain of 2e4 dB",
-             lambda: standard_equaliser(2).apply(np.zeros(64), [0.0, 2e4]), ValueError,
+             lambda: _standard_equaliser(2).apply(np.zeros(64), [0.0, 2e4]), ValueError,
              "gains_db"),
     Named("stimuli: an equaliser gain of -1e5 dB in its response",
-             lambda: Equaliser(standard_equaliser(3).bands).response([0.0, -1e5, 0.0], [100.0]),
+             lambda: _Equaliser(_standard_equaliser(3).bands).response([0.0, -1e5, 0.0], [100.0]),
              ValueError, "gains_db"),
     Named("stimuli: a peaking band of 1e4 dB", lambda: _peaking_biquad(1000.0, 1e4),
              ValueError, "gain_db"),

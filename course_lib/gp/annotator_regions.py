@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..affinity import affinity_propagation, negative_squared_distances
+from ..affinity import _affinity_propagation, _negative_squared_distances
 from ..kmeans import assign_clusters, assign_clusters_trusted, kmeans
 from ..validation import (RngLike, as_float_array, _as_positive_int, _as_rng, _check_choice,
                           _renamed_error)
@@ -72,7 +72,7 @@ def assign_regions(X, n_regions: int | None = None, method: str = "kmeans", *,
 
     ``method="kmeans"``: ``n_regions`` clusters by :func:`course_lib.kmeans.kmeans` (seeded by
     ``rng``; ``n_restarts`` defaults to 10 here). ``method="affinity"``: affinity propagation on
-    the negative squared distances (:func:`course_lib.affinity.affinity_propagation`,
+    the negative squared distances (:mod:`course_lib.affinity`,
     deterministic; ``rng`` unused); ``n_regions`` must be None because the number of regions is
     data-driven, set only through ``preference`` (default: the median similarity). Beware: that
     default gives about 5 regions on 60 points in 1-D but dozens on a few hundred points in 10-D,
@@ -105,7 +105,7 @@ def assign_regions(X, n_regions: int | None = None, method: str = "kmeans", *,
                              f"itself (through preference); pass n_regions=None, got "
                              f"{n_regions!r}")
         _as_rng(rng)
-        result = affinity_propagation(negative_squared_distances(X), **options)
+        result = _affinity_propagation(_negative_squared_distances(X), **options)
         if result.n_clusters == 0 and result.stuck:
             raise ValueError("damping: affinity propagation found no exemplar, even with ties "
                              "broken, and more sweeps will not help; raise damping towards 1 "

@@ -14,7 +14,7 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.special import logsumexp
 
-from ..linalg import as_square_matrix, cholesky_with_jitter
+from ..linalg import _as_square_matrix, cholesky_with_jitter
 from ..validation import _as_positive_float, as_float_array
 from .likelihoods import Likelihood
 
@@ -52,7 +52,7 @@ def grid_posterior(K, M, likelihood: Likelihood, y, axes) -> GridPosterior:
     a Riemann sum in log space. The reference that the Laplace (and EP) approximations are
     judged against; accurate when the grids cover the posterior's mass and resolve its
     width."""
-    K = as_square_matrix(K, "K")
+    K = _as_square_matrix(K, "K")
     n = K.shape[0]
     if n > 3:
         raise ValueError(f"K: a grid posterior is for 1 to 3 items, got {n}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..linalg import as_square_matrix, _check_symmetric
+from ..linalg import _as_square_matrix, _check_symmetric
 from ..validation import as_float_array
 from .likelihoods import Likelihood
 
@@ -33,7 +33,7 @@ def _check_latent_problem(K, M, likelihood, y) -> tuple[np.ndarray, np.ndarray, 
 
 def _check_prior_covariance(K) -> np.ndarray:
     """``K`` checked as the items' prior covariance (n x n, symmetric)."""
-    K = as_square_matrix(K, "K")
+    K = _as_square_matrix(K, "K")
     _check_symmetric(K, "K")
     return K
 

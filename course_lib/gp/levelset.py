@@ -58,7 +58,7 @@ import numpy as np
 from numba import njit
 from scipy.special import ndtr
 
-from ..metrics import standardised_gap
+from ..metrics import _standardised_gap
 from ..validation import as_float_array
 from .bivariate_normal import (SERIES_MAX_RHO, TERM_BOUND, _bvn_excess, _quadrature_excess,
                                series_length)
@@ -103,7 +103,7 @@ def _lookahead(query_mean, query_var, ref_mean, ref_var, cross_cov, threshold):
     """The look-ahead on arrays already checked (module docstring)."""
     scale_q = np.sqrt(1.0 + query_var)
     h = query_mean / scale_q
-    gap = standardised_gap(ref_mean, ref_var, threshold)
+    gap = _standardised_gap(ref_mean, ref_var, threshold)
     sd_ref = np.sqrt(ref_var)
     with np.errstate(divide="ignore", invalid="ignore"):
         rho = -cross_cov / (sd_ref * scale_q)
@@ -253,7 +253,7 @@ class ReferenceLookahead:
         threshold = _as_threshold(threshold)
         self.ref = marginals(self.kernel, self.X_train, self.posterior, self.references)
         self.sd = np.sqrt(self.ref.var)
-        self.gap = standardised_gap(self.ref.mean, self.ref.var, threshold)
+        self.gap = _standardised_gap(self.ref.mean, self.ref.var, threshold)
         self.p_now, self.q_now = ndtr(self.gap), ndtr(-self.gap)
         self.coefficients = np.ascontiguousarray(_hermite_table(self.gap).T)
         self.decay = _series_decay(self.gap)

@@ -42,7 +42,7 @@ import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
 
 from ..linalg import (JitterWarning, NotPositiveDefiniteError,
-                      as_square_matrix, _check_symmetric, cholesky_with_jitter,
+                      _as_square_matrix, _check_symmetric, cholesky_with_jitter,
                       log_det_from_cholesky, sample_gaussian)
 from ..validation import as_float_array
 
@@ -90,7 +90,7 @@ class LatentGaussian:
         ``Sigma = (K^-1 + N^-1)^-1``. ``noise`` is a scalar or an ``(n,)`` vector (>= 0; zero
         noise interpolates, with jitter if K is singular).
         """
-        K = as_square_matrix(K, "K")
+        K = _as_square_matrix(K, "K")
         _check_symmetric(K, "K")
         n = K.shape[0]
         y = _vector(y, "y", n)
@@ -110,7 +110,7 @@ class LatentGaussian:
         ``alpha = K^-1 mean`` may be passed when known (at a Laplace mode it equals the
         gradient of the log-likelihood); otherwise it is solved with Cholesky of K.
         """
-        K = as_square_matrix(K, "K")
+        K = _as_square_matrix(K, "K")
         _check_symmetric(K, "K")
         n = K.shape[0]
         mean = _vector(mean, "mean", n)
@@ -133,11 +133,11 @@ class LatentGaussian:
     @classmethod
     def from_mean_cov(cls, K, mean, Sigma) -> "LatentGaussian":
         """Any Gaussian N(mean, Sigma): the two equations with Cholesky factors of K and Sigma."""
-        K = as_square_matrix(K, "K")
+        K = _as_square_matrix(K, "K")
         _check_symmetric(K, "K")
         n = K.shape[0]
         mean = _vector(mean, "mean", n)
-        Sigma = as_square_matrix(Sigma, "Sigma", n)
+        Sigma = _as_square_matrix(Sigma, "Sigma", n)
         _check_symmetric(Sigma, "Sigma")
         L_K, jitter = cholesky_with_jitter(K, "K")
         L_S, _ = cholesky_with_jitter(Sigma, "Sigma")
@@ -154,13 +154,13 @@ class LatentGaussian:
         ``alpha = K^-1 mean = L_K^-T mean_whitened``. The sparse GP's optimal q(u) has
         ``mean_whitened = L_B^-T c`` and ``T = L_B^-T`` (:mod:`course_lib.gp.sparse`).
         """
-        L_K = as_square_matrix(L_K, "L_K")
+        L_K = _as_square_matrix(L_K, "L_K")
         n = L_K.shape[0]
         if np.any(np.triu(L_K, 1)) or np.any(np.diag(L_K) <= 0):
             raise ValueError("L_K: expected a lower-triangular Cholesky factor with a positive "
                              "diagonal")
         mean_whitened = _vector(mean_whitened, "mean_whitened", n)
-        T = as_square_matrix(T, "T", n)
+        T = _as_square_matrix(T, "T", n)
         alpha = solve_triangular(L_K, mean_whitened, lower=True, trans="T", check_finite=False)
         return cls(L_K @ mean_whitened, alpha, "covariance", (L_K, T), float(jitter))
 
@@ -223,7 +223,7 @@ class LatentGaussian:
         if K is None:
             raise ValueError(f"K: the {self.form!r} form needs the prior covariance K to form "
                              "Sigma")
-        K = as_square_matrix(K, "K", self.alpha.shape[0])
+        K = _as_square_matrix(K, "K", self.alpha.shape[0])
         return self.predict(K, K)[1]
 
     def log_det(self) -> float:

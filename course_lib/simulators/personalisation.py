@@ -54,7 +54,7 @@ from ..gp.preference import PreferenceGP
 from ..gp.preference_hyperparameters import OnSquare
 from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError
-from ..stimuli import load_clip, loudness_matched, standard_equaliser
+from ..stimuli import _load_clip, _loudness_matched, _standard_equaliser
 from ..validation import RngLike, _as_positive_int, _as_rng, as_float_array
 from .listeners import (GPDrawResponse, SimulatedListener, hearing_aid_model, next_candidate,
                         settings_grid)
@@ -105,7 +105,7 @@ class PersonalisationSession:
     Parameters
     ----------
     n_bands : 2, 3 or 4 band gains (the equaliser of
-        :func:`~course_lib.stimuli.standard_equaliser`), on the grid ``_GAIN_RANGE`` with spacing
+        :func:`~course_lib.stimuli._standard_equaliser`), on the grid ``_GAIN_RANGE`` with spacing
         ``GRID_STEP[n_bands]``.
     listener : None or a :class:`~course_lib.simulators.listeners.SimulatedListener` with degree
         answers (needed by :meth:`answer_for_me`).
@@ -134,7 +134,7 @@ class PersonalisationSession:
         self.n_random = _as_positive_int(n_random, "n_random")
         self.optimise_every = _as_positive_int(optimise_every, "optimise_every")
         self.rng = _as_rng(rng)
-        self.equaliser = standard_equaliser(self.n_bands)
+        self.equaliser = _standard_equaliser(self.n_bands)
         self.grid = settings_grid(*_GAIN_RANGE, _GRID_STEP[self.n_bands], self.n_bands)
         self.bounds = np.tile(np.array(_GAIN_RANGE), (self.n_bands, 1))
         self.start_again()
@@ -241,9 +241,9 @@ class PersonalisationSession:
     # ----- what the explorer shows ------------------------------------------------------
     def versions(self, clip: str) -> tuple[np.ndarray, np.ndarray]:
         """The clip ``clip`` through the equaliser at A and at B, loudness-matched."""
-        waveform = load_clip(clip)
+        waveform = _load_clip(clip)
         A, B = self.pair
-        return tuple(loudness_matched(self.equaliser.apply(waveform, A),
+        return tuple(_loudness_matched(self.equaliser.apply(waveform, A),
                                       self.equaliser.apply(waveform, B)))
 
     def slice_settings(self, shown: tuple[int, int], through=None) -> tuple[np.ndarray, ...]:

@@ -23,7 +23,7 @@ from IPython.display import Audio
 
 from ..dtw import NoWarpingPathError, band_mask, dtw, local_cost_matrix
 from ..dtw_costs import METRICS
-from ..dtw_sequences import as_sequence
+from ..dtw_sequences import _as_sequence
 from ..dtw_step_patterns import ASYMMETRIC_P1, STEP_PATTERNS
 from ..dtw_subsequence import find_matches, subsequence_dtw
 from ..plotting.dtw import (plot_alignment_path, plot_cost_matrix, plot_frame_mapping,
@@ -48,7 +48,7 @@ def _check_utterances(utterances, name: str) -> dict:
         waveform, rate, features = value
         checked[str(key)] = (as_float_array(waveform, f"{name}[{key!r}] waveform", ndim=1),
                              _as_positive_float(rate, f"{name}[{key!r}] sample_rate"),
-                             as_sequence(features, f"{name}[{key!r}] features"))
+                             _as_sequence(features, f"{name}[{key!r}] features"))
     dims = {f.shape[1] for _, _, f in checked.values()}
     if len(dims) > 1:
         raise ValueError(f"{name}: features have different dimensions {sorted(dims)}")

@@ -11,7 +11,7 @@
   over the map with the next query (magenta star), and F1 of the estimated set against the
   truth after every trial.
 * :func:`detection_demo`: a detection task you can do. A 1 kHz tone in noise
-  (:func:`~course_lib.stimuli.tone_in_noise`) at a level in [0, 1] that the model chooses; you
+  (:func:`~course_lib.stimuli._tone_in_noise`) at a level in [0, 1] that the model chooses; you
   listen (no autoplay) and answer "heard it" or "did not". The model's P(heard) curve and its
   75 % threshold after every answer; a simulated listener can answer instead.
 
@@ -49,7 +49,7 @@ from ..simulators.levelset_session import (LevelSetMaps, LevelSetSession, _acqui
 from ..simulators.psychophysics import (_LISTENER_SPREAD, _LISTENER_U50, LevelSetProblem,
                                         detection_problem, norm_ball_problem,
                                         psychometric_problem, simulate_answers)
-from ..stimuli import tone_in_noise, tone_snr_db, wav_bytes
+from ..stimuli import _tone_in_noise, _tone_snr_db, _wav_bytes
 from ..validation import RngLike, as_float_array, _as_positive_int, _as_rng, _check_choice
 from .base import Explorer
 
@@ -209,7 +209,7 @@ class LevelSetExplorer(Explorer):
             return
         level = float(self.state().query[0])
         if level != self._sound_of:
-            self.players["this trial"].value = wav_bytes(tone_in_noise(level)[0])
+            self.players["this trial"].value = _wav_bytes(_tone_in_noise(level)[0])
             self._sound_of = level
 
     def refresh(self) -> None:
@@ -386,7 +386,7 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
     ax_acq.set_ylabel(rule, fontsize="x-small")
     ax_acq.tick_params(labelsize="x-small")
     ax_acq.set_xlabel("tone level (0: noise only; 1: tone at "
-                      f"{float(tone_snr_db(1.0)):.0f} dB re the noise)", fontsize="small")
+                      f"{float(_tone_snr_db(1.0)):.0f} dB re the noise)", fontsize="small")
     said = "no estimate yet" if estimate is None else f"threshold ≈ {estimate:.2f}"
     ax_curve.set_title(f"P(heard) after {state.answers.size} answers: {said} "
                        f"(dashed magenta: next level {state.query[0]:.2f})", fontsize="small")
@@ -409,7 +409,7 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
 
 def _detection_status(state: DetectionState, arm, acquisition, show_truth) -> str:
     level = float(state.query[0])
-    snr = float(tone_snr_db(level))
+    snr = float(_tone_snr_db(level))
     loudness = "no tone at all" if level == 0 else f"tone at {snr:.1f} dB re the noise"
     said = (f" The simulated listener hears it with probability "
             f"{state.true_p_yes(state.query):.2f}." if show_truth else "")
@@ -447,7 +447,7 @@ def detection_demo(arm: str = "mixed", acquisition: str = "global MI", *,
     player = dict(format="wav", autoplay=False, loop=False, controls=True,
                   layout=W.Layout(width="260px"))
     players = {"this trial": W.Audio(value=b"", **player),
-               "example, level 1": W.Audio(value=wav_bytes(tone_in_noise(1.0)[0]), **player)}
+               "example, level 1": W.Audio(value=_wav_bytes(_tone_in_noise(1.0)[0]), **player)}
     explorer = LevelSetExplorer(states, ("arm", "acquisition"), _detection_status, render,
                                 controls, buttons, "Did you hear the tone?", players=players)
     return explorer

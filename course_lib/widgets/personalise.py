@@ -26,7 +26,7 @@ from ..gp.acquisition import bivariate_ei
 from ..plotting.personalisation_session import _plot_comparisons, _plot_equaliser_curves, \
     _plot_session_marks, _plot_setting_map, plot_settling
 from ..simulators.personalisation import PersonalisationSession, _hidden_listener
-from ..stimuli import CLIPS, wav_bytes
+from ..stimuli import _CLIPS, _wav_bytes
 from ..validation import RngLike, as_float_array, _as_positive_int, _as_rng, _check_choice
 from .base import Explorer
 
@@ -101,7 +101,7 @@ class PersonaliseExplorer(Explorer):
         if key == self._sound_of:
             return
         for letter, version in zip("AB", self.session.versions(key[0])):
-            self.players[letter].value = wav_bytes(version)
+            self.players[letter].value = _wav_bytes(version)
         self._sound_of = key
 
     def refresh(self) -> None:
@@ -161,7 +161,7 @@ def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str =
     """
     _check_choice(mode, "mode", _MODES)
     bands = _as_positive_int(bands, "bands", minimum=2, maximum=4)
-    _check_choice(clip, "clip", CLIPS)
+    _check_choice(clip, "clip", _CLIPS)
     rng = _as_rng(rng)
     listener = _hidden_listener(bands, rng=rng) if mode == "simulated" else None
     session = PersonalisationSession(bands, listener=listener, n_random=n_random, rng=rng)
@@ -174,7 +174,7 @@ def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str =
                                           continuous_update=False,
                                           style={"description_width": "initial"},
                                           layout=W.Layout(width="260px")),
-                "clip": W.Dropdown(options=list(CLIPS), value=clip, description="sound",
+                "clip": W.Dropdown(options=list(_CLIPS), value=clip, description="sound",
                                    layout=W.Layout(width="170px"))}
     if bands > 2:
         options = _slice_options(names)

@@ -39,7 +39,7 @@ import traitlets as t
 
 from course_lib.recording import (_SAMPLE_RATE, EmptyRecording, Take, _write_wav,
                                   resample, trim_silence)
-from course_lib.stimuli import wav_bytes
+from course_lib.stimuli import _wav_bytes
 from course_lib.validation import _as_positive_float, _as_positive_int
 
 _MAX_SECONDS_LIMIT = 30.0    # s: the longest clip a recorder may be asked for
@@ -335,7 +335,7 @@ class Recorder(anywidget.AnyWidget):
             self.prompt_index = min(index + 1, len(self.prompts))
         self.send({"kind": "kept", "start_s": start, "end_s": end,
                    "untrimmed_s": len(x) / self.sample_rate},
-                  buffers=[wav_bytes(kept, self.sample_rate)])
+                  buffers=[_wav_bytes(kept, self.sample_rate)])
         for callback in self._callbacks:
             callback(kept)
         return take

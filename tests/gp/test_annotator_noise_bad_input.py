@@ -11,7 +11,7 @@ is an error, not a variance silently collapsed to the floor.
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib.affinity import affinity_propagation, negative_squared_distances
+from course_lib.affinity import _affinity_propagation, _negative_squared_distances
 from course_lib.gp import SquaredExponential
 from course_lib.raters import RaterData
 from course_lib.gp.annotator_noise import AnnotatorNoiseGP, annotator_log_likelihood
@@ -35,7 +35,7 @@ def without(cells):
 ONE_LABEL = without([(i, 2) for i in range(1, 6)])
 # annotator 1 labels region 1 (items 3-5) only once
 SPARSE_CELL = without([(4, 1), (5, 1)])
-SIMILARITY = negative_squared_distances(np.arange(5.0))
+SIMILARITY = _negative_squared_distances(np.arange(5.0))
 SE = SquaredExponential(0.3)
 
 
@@ -124,33 +124,33 @@ CASES = [
              lambda: simulate_regions(np.zeros(4), [0, 1, 0, 1], [0.1, 0.2], rng=0),
              ValueError, "variance_table"),
     # ----- affinity propagation -----------------------------------------------------------
-    BadInput("affinity: NaN similarity", lambda: affinity_propagation(with_nan(SIMILARITY)),
+    BadInput("affinity: NaN similarity", lambda: _affinity_propagation(with_nan(SIMILARITY)),
              ValueError, "similarity"),
     BadInput("affinity: similarity that is not square",
-             lambda: affinity_propagation(np.zeros((4, 5))), ValueError, "similarity"),
-    BadInput("affinity: similarity as text", lambda: affinity_propagation("near"), TypeError,
+             lambda: _affinity_propagation(np.zeros((4, 5))), ValueError, "similarity"),
+    BadInput("affinity: similarity as text", lambda: _affinity_propagation("near"), TypeError,
              "similarity"),
-    BadInput("affinity: empty similarity", lambda: affinity_propagation(np.zeros((0, 0))),
+    BadInput("affinity: empty similarity", lambda: _affinity_propagation(np.zeros((0, 0))),
              ValueError, "similarity"),
-    BadInput("affinity: damping 1", lambda: affinity_propagation(SIMILARITY, damping=1.0),
+    BadInput("affinity: damping 1", lambda: _affinity_propagation(SIMILARITY, damping=1.0),
              ValueError, "damping"),
     BadInput("affinity: damping below 0.5",
-             lambda: affinity_propagation(SIMILARITY, damping=0.3), ValueError, "damping"),
+             lambda: _affinity_propagation(SIMILARITY, damping=0.3), ValueError, "damping"),
     BadInput("affinity: damping as text",
-             lambda: affinity_propagation(SIMILARITY, damping="half"), TypeError, "damping"),
+             lambda: _affinity_propagation(SIMILARITY, damping="half"), TypeError, "damping"),
     BadInput("affinity: preference of the wrong length",
-             lambda: affinity_propagation(SIMILARITY, preference=[-1.0, -2.0]), ValueError,
+             lambda: _affinity_propagation(SIMILARITY, preference=[-1.0, -2.0]), ValueError,
              "preference"),
     BadInput("affinity: NaN preference",
-             lambda: affinity_propagation(SIMILARITY, preference=np.nan), ValueError,
+             lambda: _affinity_propagation(SIMILARITY, preference=np.nan), ValueError,
              "preference"),
-    BadInput("affinity: zero sweeps", lambda: affinity_propagation(SIMILARITY, max_iter=0),
+    BadInput("affinity: zero sweeps", lambda: _affinity_propagation(SIMILARITY, max_iter=0),
              ValueError, "max_iter"),
     BadInput("affinity: zero convergence sweeps",
-             lambda: affinity_propagation(SIMILARITY, convergence_iter=0), ValueError,
+             lambda: _affinity_propagation(SIMILARITY, convergence_iter=0), ValueError,
              "convergence_iter"),
     BadInput("affinity: points with three axes",
-             lambda: negative_squared_distances(np.ones((2, 2, 2))), ValueError, "X"),
+             lambda: _negative_squared_distances(np.ones((2, 2, 2))), ValueError, "X"),
 ]
 
 

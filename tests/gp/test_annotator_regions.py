@@ -4,7 +4,7 @@ picks, and the merging of small regions."""
 
 import numpy as np
 
-from course_lib.affinity import affinity_propagation, negative_squared_distances
+from course_lib.affinity import _affinity_propagation, _negative_squared_distances
 from course_lib.gp.annotator_regions import assign_regions
 from course_lib.kmeans import kmeans
 
@@ -23,12 +23,12 @@ def test_kmeans_regions_are_course_lib_kmeans():
 def test_affinity_regions_are_course_lib_affinity_propagation():
     X = np.random.default_rng(8).uniform(0, 1, (60, 1))
     regions = assign_regions(X, method="affinity")
-    reference = affinity_propagation(negative_squared_distances(X))
+    reference = _affinity_propagation(_negative_squared_distances(X))
     np.testing.assert_array_equal(regions.labels, reference.labels)
     np.testing.assert_array_equal(regions.centres, X[reference.exemplars])
     np.testing.assert_array_equal(regions.regions_of(X), regions.labels)
     damped = assign_regions(X, method="affinity", damping=0.9, preference=-0.5)
-    assert damped.n_regions == affinity_propagation(negative_squared_distances(X), damping=0.9,
+    assert damped.n_regions == _affinity_propagation(_negative_squared_distances(X), damping=0.9,
                                                     preference=-0.5).n_clusters
 
 

@@ -286,15 +286,15 @@ def test_detection_players_follow_the_query_and_never_autoplay():
         assert player.autoplay is False and player.format == "wav"
     level = float(demo.state().query[0])
     np.testing.assert_allclose(decode(demo.players["this trial"].value),
-                               stimuli.tone_in_noise(level)[0], atol=1 / 32767)
+                               stimuli._tone_in_noise(level)[0], atol=1 / 32767)
     np.testing.assert_allclose(decode(demo.players["example, level 1"].value),
-                               stimuli.tone_in_noise(1.0)[0], atol=1 / 32767)
+                               stimuli._tone_in_noise(1.0)[0], atol=1 / 32767)
     demo.press("Heard it")
     assert demo.last_error is None
     new_level = float(demo.state().query[0])
     assert new_level != level
     np.testing.assert_allclose(decode(demo.players["this trial"].value),
-                               stimuli.tone_in_noise(new_level)[0], atol=1 / 32767)
+                               stimuli._tone_in_noise(new_level)[0], atol=1 / 32767)
     assert f"level {new_level:.2f}" in demo.status.value
 
 

@@ -95,12 +95,12 @@ def decode(blob):
     return samples / 32767.0
 
 
-@pytest.mark.parametrize("clip", stimuli.CLIPS)
+@pytest.mark.parametrize("clip", stimuli._CLIPS)
 def test_the_two_versions_are_the_clip_through_the_equaliser_at_A_and_B_loudness_matched(clip):
     session = new_session(listener=False)
     session.answer(0.3)
     A, B = session.versions(clip)
-    waveform = stimuli.load_clip(clip)
+    waveform = stimuli._load_clip(clip)
     for version, setting in zip((A, B), session.pair):
         filtered = session.equaliser.apply(waveform, setting)
         scale = version @ filtered / (filtered @ filtered)
