@@ -5,7 +5,7 @@ forward log-likelihood of all sequences, Viterbi of all sequences, 20 Baum-Welch
 Both libraries run in this process. Like is compared with like: our scaled passes against
 hmmlearn's ``implementation="scaling"`` and our log-space passes against its default ``"log"``
 (Viterbi is log space in both). Each side gets its data already packed (hmmlearn: X and
-lengths; ours: a SequenceBatch), and the results are checked to agree before timing. Timing
+lengths; ours: a _SequenceBatch), and the results are checked to agree before timing. Timing
 rules (one thread, warm-up, alternating rounds, medians): bench/harness.py.
 
 Run: .venv/bin/python bench/bench_hmm.py [--repeats 15]
@@ -19,7 +19,7 @@ import numpy as np  # noqa: E402
 
 from course_lib import hmm as H  # noqa: E402
 from course_lib.hmm_models import random_hmm, sample_sequences  # noqa: E402
-from course_lib.hmm_sequences import pack_sequences  # noqa: E402
+from course_lib.hmm_sequences import _pack_sequences  # noqa: E402
 from course_lib.hmm_training import baum_welch  # noqa: E402
 
 GOAL = 2.0
@@ -42,7 +42,7 @@ def main() -> None:
     true = random_hmm(N, M, rng=rng)
     seqs = sample_sequences(true, [T] * n_seq, rng=rng).symbols
     start = random_hmm(N, M, rng=rng)
-    batch = pack_sequences(seqs, M)
+    batch = _pack_sequences(seqs, M)
     X = np.concatenate(seqs)[:, None]
     lengths = [T] * n_seq
 
@@ -58,7 +58,7 @@ def main() -> None:
     for method, ref in (("scaled", ref_scaling), ("log", ref_log)):
         ours = H.log_likelihoods(start, batch, method=method).sum()
         assert abs(ours - ref.score(X, lengths)) < 1e-8, (method, ours)
-    vit = H.viterbi_paths(start, batch)
+    vit = H._viterbi_paths(start, batch)
     ref_logprob, _ = ref_log.decode(X, lengths)
     assert abs(vit.log_probabilities.sum() - ref_logprob) < 1e-8
     for implementation in ("scaling", "log"):
@@ -79,7 +79,7 @@ def main() -> None:
             "forward log", lambda: H.log_likelihoods(start, batch, method="log"),
             lambda: ref_log.score(X, lengths), args.repeats)
         ratios["viterbi"] = compare(
-            "viterbi", lambda: H.viterbi_paths(start, batch),
+            "viterbi", lambda: H._viterbi_paths(start, batch),
             lambda: ref_log.decode(X, lengths, algorithm="viterbi"), args.repeats)
         ratios["baum-welch 20 (vs scaling)"] = compare(
             "baum-welch 20 (vs scaling)",

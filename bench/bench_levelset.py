@@ -135,13 +135,13 @@ def regimes_and_terms(look, batches):
     for cross, mean, var in batches:
         scale = np.sqrt(1 + var)[:, None]
         rho = np.abs(np.clip(np.where(look.sd > 0, -cross / (look.sd * scale), 0.0), -1, 1))
-        series = rho <= bivariate_normal.SERIES_MAX_RHO
-        counts += [series.sum(), (~series & (rho < bivariate_normal.NEAR_ONE_RHO)).sum(),
-                   (rho >= bivariate_normal.NEAR_ONE_RHO).sum()]
+        series = rho <= bivariate_normal._SERIES_MAX_RHO
+        counts += [series.sum(), (~series & (rho < bivariate_normal._NEAR_ONE_RHO)).sum(),
+                   (rho >= bivariate_normal._NEAR_ONE_RHO).sum()]
         decay_h = np.exp(-0.25 * (mean / scale[:, 0]) ** 2)
         for row, decay in zip(np.where(series, rho, 0.0), decay_h):
-            terms.append(bivariate_normal.series_length(
-                float(row.max()), bivariate_normal.TERM_BOUND * decay * float(look.decay.max())))
+            terms.append(bivariate_normal._series_length(
+                float(row.max()), bivariate_normal._TERM_BOUND * decay * float(look.decay.max())))
     return counts / counts.sum(), np.array(terms)
 
 

@@ -58,7 +58,7 @@ from numba import njit
 from .dtw_costs import _frame_norms, _local_costs, _metric_terms
 from .dtw_sequences import _as_sequence, _check_same_dim
 from .dtw_step_patterns import StepPattern, _get_step_pattern
-from .validation import as_float_array, _as_positive_int
+from .validation import _as_float_array, _as_positive_int
 
 __all__ = ["NoWarpingPathError", "local_cost_matrix", "band_mask", "DTWResult",
            "dtw_from_cost_matrix", "dtw"]
@@ -252,7 +252,7 @@ def dtw_from_cost_matrix(cost, *, step_pattern: str | StepPattern = "symmetric2"
     for the step patterns. Raises :class:`NoWarpingPathError` (a ``ValueError``) naming
     ``band`` (or ``step_pattern``) when no path reaches ``(n - 1, m - 1)``.
     """
-    cost = np.ascontiguousarray(as_float_array(cost, "cost", ndim=2))
+    cost = np.ascontiguousarray(_as_float_array(cost, "cost", ndim=2))
     pattern = _get_step_pattern(step_pattern)
     r = _as_band(band)
     n, m = cost.shape

@@ -16,18 +16,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .validation import as_float_array, _check_choice
+from .validation import _as_float_array, _check_choice
 
-__all__ = ["METRICS"]
+__all__ = []
 
-METRICS = ("euclidean", "sqeuclidean", "cosine", "gaussian_nll")
-_METRIC_CODE = {name: code for code, name in enumerate(METRICS)}
+_METRICS = ("euclidean", "sqeuclidean", "cosine", "gaussian_nll")
+_METRIC_CODE = {name: code for code, name in enumerate(_METRICS)}
 
 
 def _gaussian_terms(variances, m: int, d: int, per_frame_ok: bool = True):
     """1 / variance as columns ``(d, 1)`` or ``(d, m)`` (one per template frame), and the log
     normaliser 0.5 sum log(2 pi var) of each column."""
-    var = np.ones(d) if variances is None else as_float_array(variances, "variances", (1, 2))
+    var = np.ones(d) if variances is None else _as_float_array(variances, "variances", (1, 2))
     allowed = [(d,), (1, d)] + ([(m, d)] if per_frame_ok else [])
     if var.shape not in allowed:
         raise ValueError(f"variances: expected shape {' or '.join(map(str, allowed))}, "
@@ -74,7 +74,7 @@ def _check_nonzero_frames(frames: np.ndarray, name: str) -> None:
 @njit(cache=True)
 def local_cost_row(x_i, x_norm_i, y_t, y_norm, local, j_lo, j_hi, out):
     """out[j] = d(x_i, y_j) for j_lo <= j <= j_hi; ``local = (metric code, inv_var_t, log_norm)``
-    as :func:`_metric_terms` returns it (metric codes follow ``METRICS``).
+    as :func:`_metric_terms` returns it (metric codes follow ``_METRICS``).
 
     ``y_t`` holds the frames of y as columns (features as rows, shape (d, m)), ``y_norm[j]``
     and ``x_norm_i`` the frame lengths (cosine only). ``inv_var_t`` is (d, 1) (shared

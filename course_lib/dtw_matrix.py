@@ -219,7 +219,7 @@ def _pair_distances(queries, templates, pair_x, pair_y, chunks, local, band, pat
                     transposable, out):
     """out[p] = D(n-1, m-1) of query pair_x[p] against template pair_y[p] (+inf: no path).
 
-    Queries and templates come packed by :func:`~course_lib.dtw_sequences.pack_sequences`;
+    Queries and templates come packed by :func:`~course_lib.dtw_sequences._pack_sequences`;
     ``chunks`` splits the pairs into consecutive runs, one task each with parallel=True, and each
     run allocates its scratch space once. When D is the same for the transposed matrix
     (``transposable``: a symmetric pattern and metric), the shorter sequence gives the rows: they

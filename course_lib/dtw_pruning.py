@@ -201,7 +201,7 @@ def _nearest_one(x, x_t, x_norm, templates, y_lead, local, band, pattern, search
     LB_Kim, by LB_Keogh, abandoned, computed in full (see dtw_search.nearest_templates).
 
     ``x`` comes as frames, as columns ``x_t`` and with its frame lengths ``x_norm``, the
-    templates packed by :func:`course_lib.dtw_sequences.pack_sequences`; ``local``, ``band``
+    templates packed by :func:`course_lib.dtw_sequences._pack_sequences`; ``local``, ``band``
     and ``pattern`` as :func:`course_lib.dtw_matrix.pair_dtw` takes them. ``search`` holds the
     settings ``(transposable, normalisation, end_weight, keogh, use_kim, early_abandon,
     leading, slot_lengths, length_slot)``: the normalisation code of :func:`normaliser`, the

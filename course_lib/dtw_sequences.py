@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from .dtw_costs import _frame_norms
-from .validation import as_float_array
+from .validation import _as_float_array
 
 __all__ = []
 
@@ -29,7 +29,7 @@ def _as_sequence(x, name: str) -> np.ndarray:
     Values must stay below 1e100 in magnitude (squared distances of larger
     ones, summed along a path, overflow float64).
     """
-    arr = as_float_array(x, name, ndim=(1, 2))
+    arr = _as_float_array(x, name, ndim=(1, 2))
     if arr.ndim == 1:
         arr = arr[:, None]
     peak = float(np.max(np.abs(arr)))

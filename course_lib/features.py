@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.fft import dct
 
-from course_lib.validation import _as_bool, as_float_array, _as_positive_float, _as_positive_int, \
+from course_lib.validation import _as_bool, _as_float_array, _as_positive_float, _as_positive_int, \
     _as_waveform
 
 _EPS = np.finfo(np.float64).eps
@@ -68,7 +68,7 @@ def _as_coefficient(value, name: str) -> float:
 
 def _hz_to_mel(f):
     """Mel value of frequency ``f`` in Hz: mel(f) = 2595 log10(1 + f / 700) (elementwise)."""
-    f = as_float_array(f, "f", allow_empty=True)
+    f = _as_float_array(f, "f", allow_empty=True)
     if np.any(f < 0):
         raise ValueError("f: frequencies must be >= 0 Hz")
     return 2595.0 * np.log10(1.0 + f / 700.0)
@@ -76,7 +76,7 @@ def _hz_to_mel(f):
 
 def _mel_to_hz(m):
     """Inverse of :func:`_hz_to_mel`: f = 700 (10^(m / 2595) - 1) (elementwise)."""
-    m = as_float_array(m, "m", allow_empty=True)
+    m = _as_float_array(m, "m", allow_empty=True)
     if np.any(m < 0):
         raise ValueError("m: mel values must be >= 0")
     with np.errstate(over="ignore"):
@@ -142,7 +142,7 @@ def _checked_power_spectrum(frames, nfft: int | None = None) -> np.ndarray:
     ``nfft`` (K) defaults to :func:`_default_nfft` of the frame length; frames are zero-padded
     to K, and K smaller than the frame length is an error (it would drop samples).
     """
-    frames = as_float_array(frames, "frames", ndim=2)
+    frames = _as_float_array(frames, "frames", ndim=2)
     K = _default_nfft(frames.shape[1]) if nfft is None else \
         _as_positive_int(nfft, "nfft", maximum=_MAX_NFFT)
     if K < frames.shape[1]:
@@ -219,7 +219,7 @@ def mel_energies(signal, sample_rate: int, *, frame_length_s: float = 0.025,
 
 def _lifter(cepstra, Q: int = 22) -> np.ndarray:
     """c[i] * (1 + (Q / 2) sin(pi i / Q)) for each column i; Q = 0 leaves cepstra unchanged."""
-    c = as_float_array(cepstra, "cepstra", ndim=2)
+    c = _as_float_array(cepstra, "cepstra", ndim=2)
     Q = _as_positive_int(Q, "Q", minimum=0, maximum=10 ** 9)
     if Q == 0:
         return c
@@ -262,7 +262,7 @@ def delta(features, N: int = 2) -> np.ndarray:
     ``features`` has shape (T, d), rows are frames; frames beyond either end repeat the first /
     last frame. Returns shape (T, d). For a linear ramp c_t = a t + b the interior deltas are a.
     """
-    c = as_float_array(features, "features", ndim=2)
+    c = _as_float_array(features, "features", ndim=2)
     N = _as_positive_int(N, "N", maximum=_MAX_DELTA_WINDOW)
     T = len(c)
     padded = np.pad(c, ((N, N), (0, 0)), mode="edge")
@@ -275,7 +275,7 @@ def delta(features, N: int = 2) -> np.ndarray:
 
 def _add_deltas(features, N: int = 2, order: int = 2) -> np.ndarray:
     """[c, delta c, delta^2 c, ...] side by side up to ``order``: shape (T, d (order + 1))."""
-    c = as_float_array(features, "features", ndim=2)
+    c = _as_float_array(features, "features", ndim=2)
     order = _as_positive_int(order, "order", minimum=0, maximum=10)
     blocks = [c]
     for _ in range(order):
@@ -285,7 +285,7 @@ def _add_deltas(features, N: int = 2, order: int = 2) -> np.ndarray:
 
 def _mean_normalise(features) -> np.ndarray:
     """Cepstral mean normalisation: c_t - (1/T) sum_t c_t, per column; rows are frames."""
-    c = as_float_array(features, "features", ndim=2)
+    c = _as_float_array(features, "features", ndim=2)
     with np.errstate(over="ignore", invalid="ignore"):
         return _check_finite(c - c.mean(axis=0), "features", "the mean")
 
@@ -311,8 +311,8 @@ def pca_whiten(train, values, *, eigenvalue_cutoff: float = 1e-10) -> np.ndarray
     rotated onto the eigenvectors of the standardised training covariance and scaled to unit
     variance along each (PCA whitening), so that one lengthscale suits every direction.
     Directions whose eigenvalue is below ``eigenvalue_cutoff`` x the largest are dropped."""
-    train = as_float_array(train, "train", ndim=2)
-    values = as_float_array(values, "values", ndim=2)
+    train = _as_float_array(train, "train", ndim=2)
+    values = _as_float_array(values, "values", ndim=2)
     if values.shape[1] != train.shape[1]:
         raise ValueError(f"values: expected {train.shape[1]} columns like train, got "
                          f"{values.shape[1]}")

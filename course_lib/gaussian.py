@@ -23,7 +23,7 @@ from scipy.linalg import cholesky
 
 from .kmeans import _check_spread
 from .linalg import LOG_2PI, _cholesky_factor, log_det_from_cholesky, sample_gaussian, _solve_lower
-from .validation import as_float_array, _as_positive_float, _check_choice
+from .validation import _as_float_array, _as_positive_float, _check_choice
 
 __all__ = ["LOG_2PI", "covariance_2d", "gaussian_log_density", "fit_gaussian", "sample_gaussian"]
 
@@ -35,12 +35,12 @@ def _as_covariance(Sigma, dim: int, covariance_type: str = "full",
     """Check a user covariance: (D, D) symmetric positive definite, or (D,) positive variances."""
     _check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
     if covariance_type == "full":
-        Sigma = as_float_array(Sigma, name, ndim=2)
+        Sigma = _as_float_array(Sigma, name, ndim=2)
         if Sigma.shape != (dim, dim):
             raise ValueError(f"{name}: expected a {(dim, dim)} covariance, got {Sigma.shape}")
         _cholesky_factor(Sigma, name)
     else:
-        Sigma = as_float_array(Sigma, name, ndim=1)
+        Sigma = _as_float_array(Sigma, name, ndim=1)
         if Sigma.shape != (dim,):
             raise ValueError(f"{name}: expected {dim} variances, got shape {Sigma.shape}")
         if np.any(Sigma <= 0):
@@ -90,9 +90,9 @@ def gaussian_log_density(X, mu, Sigma, covariance_type: str = "full") -> np.ndar
     D one-dimensional log-densities, -1/2 sum_d [log(2 pi sigma2_d) + (x_d - mu_d)^2 / sigma2_d].
     Densities can exceed 1, so log-densities can be positive.
     """
-    X = as_float_array(X, "X", ndim=2)
+    X = _as_float_array(X, "X", ndim=2)
     D = X.shape[1]
-    mu = as_float_array(mu, "mu", ndim=1)
+    mu = _as_float_array(mu, "mu", ndim=1)
     if mu.shape != (D,):
         raise ValueError(f"mu: expected shape {(D,)} to match X's {D} columns, got {mu.shape}")
     Sigma = _as_covariance(Sigma, D, covariance_type)
@@ -112,7 +112,7 @@ def fit_gaussian(X, covariance_type: str = "full") -> tuple[np.ndarray, np.ndarr
     that has no density.
     """
     _check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
-    X = as_float_array(X, "X", ndim=2)
+    X = _as_float_array(X, "X", ndim=2)
     N, D = X.shape
     _check_spread(X)
     if covariance_type == "full" and N <= D:

@@ -60,7 +60,7 @@ from .gaussian import _COVARIANCE_TYPES
 from .gmm_density import log_joint, _log_prior
 from .gmm_params import (ComponentCollapseWarning, CovariancePrior, EMState, GMMParams,
                          _check_frames, _check_params, _check_regularisers, _check_training_data)
-from .validation import as_float_array, _check_choice
+from .validation import _as_float_array, _check_choice
 
 __all__ = ["e_step", "m_step", "em_steps", "score_samples", "average_log_likelihood",
            "predict_proba", "predict"]
@@ -235,8 +235,8 @@ def m_step(X, responsibilities, covariance_type: str = "full", *, variance_floor
     :class:`ComponentCollapseWarning`.
     """
     _check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
-    X = as_float_array(X, "X", ndim=2)
-    gamma = as_float_array(responsibilities, "responsibilities", ndim=2)
+    X = _as_float_array(X, "X", ndim=2)
+    gamma = _as_float_array(responsibilities, "responsibilities", ndim=2)
     if gamma.shape[0] != X.shape[0]:
         raise ValueError(f"responsibilities: expected {X.shape[0]} rows like X, "
                          f"got shape {gamma.shape}")

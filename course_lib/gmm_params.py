@@ -16,7 +16,7 @@ from scipy.linalg import cholesky
 
 from .gaussian import _COVARIANCE_TYPES, _as_covariance
 from .kmeans import _check_spread, _count_distinct_rows
-from .validation import (RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng,
+from .validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
                          _check_choice)
 
 __all__ = ["ComponentCollapseWarning", "CovariancePrior", "GMMParams", "GMMResult", "EMState",
@@ -81,8 +81,8 @@ class GMMParams:
 
     def __post_init__(self):
         _check_choice(self.covariance_type, "covariance_type", _COVARIANCE_TYPES)
-        weights = as_float_array(self.weights, "weights", ndim=1)
-        means = as_float_array(self.means, "means", ndim=2)
+        weights = _as_float_array(self.weights, "weights", ndim=1)
+        means = _as_float_array(self.means, "means", ndim=2)
         K, D = means.shape
         if weights.shape != (K,):
             raise ValueError(f"weights: expected {K} weights (one per row of means), "
@@ -91,7 +91,7 @@ class GMMParams:
             raise ValueError(f"weights: must be positive and sum to 1, got sum "
                              f"{weights.sum():.6g}, min {weights.min():.3g}")
         want = (K, D, D) if self.covariance_type == "full" else (K, D)
-        covariances = as_float_array(self.covariances, "covariances", ndim=len(want))
+        covariances = _as_float_array(self.covariances, "covariances", ndim=len(want))
         if covariances.shape != want:
             raise ValueError(f"covariances: expected shape {want} for K={K}, D={D}, "
                              f"{self.covariance_type!r}, got {covariances.shape}")
@@ -216,7 +216,7 @@ def _check_params(params) -> GMMParams:
 
 
 def _check_frames(X, params: GMMParams) -> np.ndarray:
-    X = as_float_array(X, "X", ndim=2)
+    X = _as_float_array(X, "X", ndim=2)
     if X.shape[1] != params.n_features:
         raise ValueError(f"X: expected {params.n_features} columns (the model's dimension), "
                          f"got shape {X.shape}")
@@ -227,7 +227,7 @@ def _as_floor(variance_floor, D: int) -> np.ndarray:
     if np.ndim(variance_floor) == 0:
         floor = _as_positive_float(variance_floor, "variance_floor", allow_zero=True)
         return np.full(D, floor)
-    floor = as_float_array(variance_floor, "variance_floor", ndim=1)
+    floor = _as_float_array(variance_floor, "variance_floor", ndim=1)
     if floor.shape != (D,) or np.any(floor < 0):
         raise ValueError(f"variance_floor: expected a scalar or {D} values >= 0, "
                          f"got shape {floor.shape}")
@@ -244,7 +244,7 @@ def _check_regularisers(D, variance_floor, prior, ridge):
 
 def _check_training_data(X):
     """Checks shared by fit_gmm and initialise_gmm; returns X and its per-dimension variance."""
-    X = as_float_array(X, "X", ndim=2)
+    X = _as_float_array(X, "X", ndim=2)
     N, D = X.shape
     if N <= D:
         raise ValueError(f"X: need more frames than dimensions to fit covariances "

@@ -24,7 +24,7 @@ from .gmm import average_log_likelihood, score_samples
 from .gmm_params import GMMParams, _check_params
 from .gmm_training import fit_gmm
 from .kmeans import _count_distinct_rows
-from .validation import (RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng,
+from .validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
                          _check_choice)
 
 __all__ = ["n_parameters", "bic", "ModelSelection", "select_n_components", "split_components",
@@ -88,7 +88,7 @@ class ModelSelection:
 
 
 def _check_dev(X_dev, D):
-    X_dev = as_float_array(X_dev, "X_dev", ndim=2)
+    X_dev = _as_float_array(X_dev, "X_dev", ndim=2)
     if X_dev.shape[1] != D:
         raise ValueError(f"X_dev: expected {D} columns like X_train, got shape {X_dev.shape}")
     return X_dev
@@ -103,7 +103,7 @@ def select_n_components(X_train, X_dev, candidates: Sequence[int], *,
     the training frames is recorded too, for the complexity-penalty choice argmin BIC.
     ``fit_kwargs`` go to :func:`fit_gmm`; the fits share one ``rng`` stream.
     """
-    X_train = as_float_array(X_train, "X_train", ndim=2)
+    X_train = _as_float_array(X_train, "X_train", ndim=2)
     X_dev = _check_dev(X_dev, X_train.shape[1])
     candidates = np.array([_as_positive_int(k, "candidates") for k in candidates], dtype=int)
     if candidates.size == 0:
@@ -189,7 +189,7 @@ def grow_by_splitting(X_train, X_dev, *, max_components: int = 64, perturbation:
     number of distinct training frames). ``fit_kwargs`` (covariance_type, variance_floor,
     prior, ridge, max_iter, tol) go to :func:`fit_gmm`; ``tol`` defaults to 1e-6.
     """
-    X_train = as_float_array(X_train, "X_train", ndim=2)
+    X_train = _as_float_array(X_train, "X_train", ndim=2)
     X_dev = _check_dev(X_dev, X_train.shape[1])
     max_components = _as_positive_int(max_components, "max_components")
     rng = _as_rng(rng)

@@ -14,14 +14,15 @@ time runs along the first axis of every returned array: ``alpha[t, i]``, ``gamma
 The three problems of the slides map to
 * scoring  ``P(O | lambda)``: :func:`forward_log`, :func:`forward_scaled`, :func:`log_likelihoods`
   (and :func:`forward_unscaled`, the naive version that underflows);
-* decoding ``argmax_Q P(Q, O | lambda)``: :func:`viterbi`, :func:`viterbi_paths`;
+* decoding ``argmax_Q P(Q, O | lambda)``: :func:`viterbi` (the recognisers decode many
+  sequences in one pass);
 * training ``argmax_lambda P(O | lambda)``: Baum-Welch's :func:`_e_step` and :func:`m_step`;
   its loop and restarts are in :mod:`course_lib.hmm_training`, the per-class recogniser in
   :mod:`course_lib.recognition`.
 
 A public function checks its arguments once and runs an internal pass (``_forward_log`` ...)
 on trusted arrays: a loop of the slides, compiled with numba in :mod:`course_lib.hmm_kernels`,
-over all sequences of a :class:`course_lib.hmm_sequences.SequenceBatch` at once. Beside it:
+over all sequences of a :class:`course_lib.hmm_sequences._SequenceBatch` at once. Beside it:
 the result types (:mod:`course_lib.hmm_results`), the model, examples, starts and sampling
 (:mod:`course_lib.hmm_models`), checking and packing observations (:mod:`course_lib.hmm_sequences`).
 
@@ -41,15 +42,14 @@ from .hmm_kernels import (_backward_log_kernel, backward_scaled_kernel, expected
                           forward_log_kernel, forward_scaled_kernel, forward_unscaled_kernel,
                           viterbi_kernel)
 from .hmm_models import DiscreteHMM, _check_model, _safe_log
-from .hmm_results import (LogForward, Posteriors, ScaledForward, UnscaledForward, ViterbiBatch,
+from .hmm_results import (LogForward, Posteriors, ScaledForward, UnscaledForward, _ViterbiBatch,
                           ViterbiResult)
-from .hmm_sequences import (SequenceBatch, _pack_for_model, _pack_one_sequence,
+from .hmm_sequences import (_SequenceBatch, _pack_for_model, _pack_one_sequence,
                             _zero_probability_message)
-from .validation import as_float_array, _check_choice
+from .validation import _as_float_array, _check_choice
 
 __all__ = ["forward_unscaled", "forward_scaled", "backward_scaled", "forward_log",
-           "explain_zero_probability", "posteriors", "viterbi", "viterbi_paths", "log_likelihoods",
-           "m_step"]
+           "explain_zero_probability", "posteriors", "viterbi", "log_likelihoods", "m_step"]
 
 _METHODS = ("log", "scaled")
 
@@ -88,7 +88,7 @@ def forward_scaled(hmm: DiscreteHMM, observations) -> ScaledForward:
     return _forward_scaled(hmm, _pack_one_sequence(_check_model(hmm), observations))
 
 
-def _forward_scaled(hmm: DiscreteHMM, batch: SequenceBatch) -> ScaledForward:
+def _forward_scaled(hmm: DiscreteHMM, batch: _SequenceBatch) -> ScaledForward:
     T = batch.symbols.shape[0]
     alpha_hat, scale, log_lik = np.empty((T, hmm.n_states)), np.empty(T), np.empty(1)
     forward_scaled_kernel(hmm.pi, hmm.A, hmm.B, batch.symbols, batch.offsets,
@@ -110,7 +110,7 @@ def backward_scaled(hmm: DiscreteHMM, observations, scale=None) -> np.ndarray:
     T = batch.symbols.shape[0]
     if scale is None:
         scale = _forward_scaled(hmm, batch).scale
-    scale = as_float_array(scale, "scale", ndim=1)
+    scale = _as_float_array(scale, "scale", ndim=1)
     if scale.shape != (T,):
         raise ValueError(f"scale: expected shape ({T},) to match the observations, "
                          f"got {scale.shape}")
@@ -120,7 +120,7 @@ def backward_scaled(hmm: DiscreteHMM, observations, scale=None) -> np.ndarray:
     return _backward_scaled(hmm, batch, scale)
 
 
-def _backward_scaled(hmm: DiscreteHMM, batch: SequenceBatch, scale: np.ndarray) -> np.ndarray:
+def _backward_scaled(hmm: DiscreteHMM, batch: _SequenceBatch, scale: np.ndarray) -> np.ndarray:
     beta_hat = np.empty((batch.symbols.shape[0], hmm.n_states))
     backward_scaled_kernel(hmm.A, hmm.B, batch.symbols, batch.offsets, scale, beta_hat)
     return beta_hat
@@ -136,7 +136,7 @@ def forward_log(hmm: DiscreteHMM, observations) -> LogForward:
     return _forward_log(hmm, _pack_one_sequence(_check_model(hmm), observations))
 
 
-def _forward_log(hmm: DiscreteHMM, batch: SequenceBatch) -> LogForward:
+def _forward_log(hmm: DiscreteHMM, batch: _SequenceBatch) -> LogForward:
     T = batch.symbols.shape[0]
     log_alpha, log_lik = np.empty((T, hmm.n_states)), np.empty(1)
     forward_log_kernel(hmm.log_pi, hmm.A, hmm.log_B, batch.symbols, batch.offsets,
@@ -153,7 +153,7 @@ def _checked_backward_log(hmm: DiscreteHMM, observations) -> np.ndarray:
     return _backward_log(hmm, _pack_one_sequence(_check_model(hmm), observations))
 
 
-def _backward_log(hmm: DiscreteHMM, batch: SequenceBatch) -> np.ndarray:
+def _backward_log(hmm: DiscreteHMM, batch: _SequenceBatch) -> np.ndarray:
     log_beta = np.empty((batch.symbols.shape[0], hmm.n_states))
     _backward_log_kernel(hmm.A, hmm.log_B, batch.symbols, batch.offsets, log_beta)
     return log_beta
@@ -170,7 +170,7 @@ def explain_zero_probability(hmm: DiscreteHMM, observations,
     return _explain(hmm, _pack_one_sequence(_check_model(hmm), observations), what)
 
 
-def _explain(hmm: DiscreteHMM, batch: SequenceBatch, what: str | None) -> str | None:
+def _explain(hmm: DiscreteHMM, batch: _SequenceBatch, what: str | None) -> str | None:
     scale, log_lik = _scaled_factors(hmm, batch)
     if np.isfinite(log_lik[0]):
         return None
@@ -178,7 +178,7 @@ def _explain(hmm: DiscreteHMM, batch: SequenceBatch, what: str | None) -> str | 
 
 
 def log_likelihoods(hmm: DiscreteHMM, sequences, *, method: str = "scaled") -> np.ndarray:
-    """``log P(O_s | lambda)`` for every sequence s of a list or :class:`SequenceBatch`, shape (S,).
+    """``log P(O_s | lambda)`` for every sequence s of a list or packed batch, shape (S,).
 
     One compiled forward pass over all sequences; ``method`` is ``"scaled"`` (Rabiner scaling,
     the faster) or ``"log"`` (log space). Impossible sequences get ``-inf``.
@@ -194,7 +194,7 @@ def log_likelihoods(hmm: DiscreteHMM, sequences, *, method: str = "scaled") -> n
     return log_lik
 
 
-def _scaled_factors(hmm: DiscreteHMM, batch: SequenceBatch) -> tuple[np.ndarray, np.ndarray]:
+def _scaled_factors(hmm: DiscreteHMM, batch: _SequenceBatch) -> tuple[np.ndarray, np.ndarray]:
     """The scaled forward pass's factors and log-likelihoods of every sequence of a batch."""
     T = batch.symbols.shape[0]
     scale, log_lik = np.empty(T), np.empty(batch.n_sequences)
@@ -245,7 +245,7 @@ def posteriors(hmm: DiscreteHMM, observations, *, method: str = "log") -> Poster
 # Decoding: Viterbi
 # --------------------------------------------------------------------------------------------
 
-def _run_viterbi(hmm: DiscreteHMM, batch: SequenceBatch, name: str):
+def _run_viterbi(hmm: DiscreteHMM, batch: _SequenceBatch, name: str):
     T, N = batch.symbols.shape[0], hmm.n_states
     log_delta = np.empty((T, N))
     psi = np.empty((T, N), dtype=np.int64)
@@ -273,18 +273,18 @@ def viterbi(hmm: DiscreteHMM, observations) -> ViterbiResult:
     return ViterbiResult(path, float(log_prob[0]), log_delta, psi)
 
 
-def viterbi_paths(hmm: DiscreteHMM, sequences) -> ViterbiBatch:
-    """:func:`viterbi` for every sequence of a list or :class:`SequenceBatch`, in one pass."""
+def _viterbi_paths(hmm: DiscreteHMM, sequences) -> _ViterbiBatch:
+    """:func:`viterbi` for every sequence of a list or :class:`_SequenceBatch`, in one pass."""
     batch = _pack_for_model(_check_model(hmm), sequences)
     _, _, path, log_prob = _run_viterbi(hmm, batch, "sequences")
-    return ViterbiBatch(batch.split(path), log_prob)
+    return _ViterbiBatch(batch.split(path), log_prob)
 
 
 # --------------------------------------------------------------------------------------------
 # Training: Baum-Welch
 # --------------------------------------------------------------------------------------------
 
-def _e_step(hmm: DiscreteHMM, batch: SequenceBatch):
+def _e_step(hmm: DiscreteHMM, batch: _SequenceBatch):
     """Baum-Welch E-step (Rabiner 1989, eqs. 36-38) on a checked batch: the expected counts
     ``sum_s gamma^s_1``, ``sum_{s,t} xi^s_t`` and ``sum_{s,t: o_t = k} gamma^s_t``, and
     ``log P(O | lambda)``. Raises ``ValueError`` if a sequence is impossible."""

@@ -2,7 +2,7 @@
 
 Each kernel is the plain loop of the lecture (:mod:`course_lib.hmm` states the equations in the
 docstrings of its entry points), compiled with numba and run over all sequences of a
-:class:`course_lib.hmm_sequences.SequenceBatch` at once: ``obs`` holds the symbols of every
+:class:`course_lib.hmm_sequences._SequenceBatch` at once: ``obs`` holds the symbols of every
 sequence end to end and ``offsets[s]:offsets[s+1]`` is sequence s. They fill arrays the caller
 allocates and trust them (shapes, symbols in range): the checks are done once by the entry
 points of :mod:`course_lib.hmm`. Apart from that module because a student follows the

@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from .hmm_sequences import _as_symbols
-from .validation import (RngLike, _as_bool, as_float_array, _as_positive_float, _as_positive_int,
+from .validation import (RngLike, _as_bool, _as_float_array, _as_positive_float, _as_positive_int,
                          _as_rng, _check_choice)
 
 __all__ = ["DiscreteHMM", "weather_mood_hmm", "WEATHER_MOOD_OBSERVATIONS",
@@ -104,9 +104,9 @@ class DiscreteHMM:
     symbol_names: tuple[str, ...] | None = None
 
     def __post_init__(self):
-        pi = as_float_array(self.pi, "pi", ndim=1)
-        A = as_float_array(self.A, "A", ndim=2)
-        B = as_float_array(self.B, "B", ndim=2)
+        pi = _as_float_array(self.pi, "pi", ndim=1)
+        A = _as_float_array(self.A, "A", ndim=2)
+        B = _as_float_array(self.B, "B", ndim=2)
         _check_stochastic(pi, "pi")  # first: a half-typed pi is named as such, not as A's size
         N = pi.shape[0]
         if A.shape != (N, N):

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["UnscaledForward", "ScaledForward", "LogForward", "Posteriors", "ViterbiResult",
-           "ViterbiBatch"]
+__all__ = ["UnscaledForward", "ScaledForward", "LogForward", "Posteriors", "ViterbiResult"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,7 +91,7 @@ class ViterbiResult:
 
 
 @dataclass(frozen=True, eq=False)
-class ViterbiBatch:
+class _ViterbiBatch:
     """Viterbi over many sequences: one path per sequence and their log-probabilities (S,)."""
 
     paths: list[np.ndarray]

@@ -2,12 +2,13 @@
 
 The engine behind :mod:`course_lib.hmm`: a student need not read it to follow the algorithms.
 Observations are integer symbols ``0 .. M-1`` or the model's symbol names (``"HHUH"``). Many
-sequences of different lengths are one :class:`SequenceBatch`, the symbols of all sequences
+sequences of different lengths are one :class:`_SequenceBatch`, the symbols of all sequences
 concatenated plus offsets, so that a compiled kernel walks over all of them in one call with no
 per-sequence Python overhead (like hmmlearn's ``X, lengths``).
 
-Beside ``__all__``, the sibling modules use :func:`_as_symbols` (one sequence, checked),
-:func:`_pack_for_model` and :func:`_pack_one_sequence` (a model's data as a batch) and
+Its names are internal: the sibling modules use :func:`_pack_sequences` (many sequences as one
+:class:`_SequenceBatch`), :func:`_as_symbols` (one sequence, checked), :func:`_pack_for_model`
+and :func:`_pack_one_sequence` (a model's data as a batch) and
 :func:`_zero_probability_message` (where in a batch ``P(O | lambda)`` became 0, in words).
 ``hmm`` below is a :class:`course_lib.hmm_models.DiscreteHMM`.
 """
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["SequenceBatch", "pack_sequences"]
+__all__ = []
 
 
 def _as_symbols(observations, n_symbols: int, symbol_names=None,
@@ -75,11 +76,11 @@ def _check_symbol_range(symbols: np.ndarray, n_symbols: int, name: str) -> None:
 
 
 @dataclass(frozen=True, eq=False)
-class SequenceBatch:
+class _SequenceBatch:
     """Many symbol sequences packed end to end: ``symbols[offsets[s]:offsets[s+1]]`` is sequence s.
 
     This is how the compiled kernels see a data set (like hmmlearn's ``X, lengths``); build one
-    with :func:`pack_sequences` to score or train on the same data many times without re-checking.
+    with :func:`_pack_sequences` to score or train on the same data many times without re-checking.
     """
 
     symbols: np.ndarray  # (sum of lengths,) int64
@@ -103,15 +104,15 @@ class SequenceBatch:
         return self.symbols[self.offsets[s]:self.offsets[s + 1]]
 
 
-def pack_sequences(sequences, n_symbols: int | None = None, symbol_names=None,
-                   name: str = "sequences") -> SequenceBatch:
-    """Check a list of symbol sequences and concatenate them into a :class:`SequenceBatch`.
+def _pack_sequences(sequences, n_symbols: int | None = None, symbol_names=None,
+                   name: str = "sequences") -> _SequenceBatch:
+    """Check a list of symbol sequences and concatenate them into a :class:`_SequenceBatch`.
 
     ``sequences`` is a list (or tuple) of 1-D sequences of possibly different lengths, or a 2-D
     int array whose rows are equal-length sequences. A single sequence must be wrapped in a
     list. Every sequence must be non-empty; symbols must lie in ``0 .. n_symbols-1``.
     """
-    if isinstance(sequences, SequenceBatch):
+    if isinstance(sequences, _SequenceBatch):
         if n_symbols is not None and sequences.max_symbol >= n_symbols:
             raise ValueError(f"{name}: symbol {sequences.max_symbol} is out of range "
                              f"0..{n_symbols - 1} (the model has M = {n_symbols} symbols)")
@@ -141,21 +142,21 @@ def pack_sequences(sequences, n_symbols: int | None = None, symbol_names=None,
         _check_symbol_range(parts[s], limit, f"{name}[{s}]")
     offsets = np.zeros(len(parts) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    return SequenceBatch(symbols, offsets, int(symbols.max()))
+    return _SequenceBatch(symbols, offsets, int(symbols.max()))
 
 
-def _pack_for_model(hmm, sequences, name: str = "sequences") -> SequenceBatch:
-    """:func:`pack_sequences` with the model's number of symbols and symbol names."""
-    return pack_sequences(sequences, hmm.n_symbols, hmm.symbol_names, name)
+def _pack_for_model(hmm, sequences, name: str = "sequences") -> _SequenceBatch:
+    """:func:`_pack_sequences` with the model's number of symbols and symbol names."""
+    return _pack_sequences(sequences, hmm.n_symbols, hmm.symbol_names, name)
 
 
-def _pack_one_sequence(hmm, observations) -> SequenceBatch:
+def _pack_one_sequence(hmm, observations) -> _SequenceBatch:
     """One observation sequence (checked by ``hmm.encode``) as a batch of one."""
     O = hmm.encode(observations)
-    return SequenceBatch(O, np.array([0, O.shape[0]], dtype=np.int64), int(O.max()))
+    return _SequenceBatch(O, np.array([0, O.shape[0]], dtype=np.int64), int(O.max()))
 
 
-def _zero_probability_message(hmm, batch: SequenceBatch, log_lik: np.ndarray, scale: np.ndarray,
+def _zero_probability_message(hmm, batch: _SequenceBatch, log_lik: np.ndarray, scale: np.ndarray,
                              what: str | None = None, name: str = "observations") -> str:
     """Explain why P(O | lambda) = 0 for the first such sequence.
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from .hmm import _e_step, m_step
 from .hmm_models import _TOPOLOGIES, DiscreteHMM, _check_model, _draw_random_hmm
-from .hmm_sequences import SequenceBatch, _pack_for_model, pack_sequences
+from .hmm_sequences import _SequenceBatch, _pack_for_model, _pack_sequences
 from .validation import (RngLike, _as_bool, _as_positive_float, _as_positive_int, _as_rng,
                          _check_choice)
 
@@ -52,14 +52,14 @@ class BaumWelchStepper:
         self._start(hmm, _pack_for_model(hmm, sequences), emission_floor)
 
     @classmethod
-    def _checked(cls, hmm: DiscreteHMM, batch: SequenceBatch,
+    def _checked(cls, hmm: DiscreteHMM, batch: _SequenceBatch,
                  emission_floor: float) -> BaumWelchStepper:
         """A stepper on arguments the caller has checked (:func:`fit_hmm`)."""
         stepper = cls.__new__(cls)
         stepper._start(hmm, batch, emission_floor)
         return stepper
 
-    def _start(self, hmm: DiscreteHMM, batch: SequenceBatch, emission_floor: float) -> None:
+    def _start(self, hmm: DiscreteHMM, batch: _SequenceBatch, emission_floor: float) -> None:
         self.emission_floor = emission_floor
         self.batch = batch
         self._counts, log_lik = _e_step(hmm, batch)
@@ -204,7 +204,7 @@ def fit_hmm(sequences, n_states: int, n_symbols: int, *, topology: str = "ergodi
     skip = _as_bool(skip, "skip")
     progress = _as_bool(progress, "progress")
     rng = _as_rng(rng)
-    batch = pack_sequences(sequences, n_symbols)
+    batch = _pack_sequences(sequences, n_symbols)
     results = []
     for _ in range(n_restarts):
         start = _draw_random_hmm(n_states, n_symbols, rng, topology, skip)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .validation import (RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng,
+from .validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
                          _check_choice)
 
 __all__ = ["KMeansResult", "KMeansState", "kmeans", "kmeans_steps", "initialise_centroids",
@@ -135,8 +135,8 @@ def assign_clusters(X, centroids) -> tuple[np.ndarray, np.ndarray]:
     squared_distances : (N,) squared distance of each point to that centroid, so the
         distortion is ``squared_distances.sum()``.
     """
-    X = as_float_array(X, "X", ndim=2)
-    centroids = as_float_array(centroids, "centroids", ndim=2)
+    X = _as_float_array(X, "X", ndim=2)
+    centroids = _as_float_array(centroids, "centroids", ndim=2)
     if centroids.shape[1] != X.shape[1]:
         raise ValueError(f"centroids: expected {X.shape[1]} columns like X, "
                          f"got shape {centroids.shape}")
@@ -190,7 +190,7 @@ def _lloyd_steps(X, centroids) -> Iterator[KMeansState]:
 
 
 def _check_points(X):
-    X = as_float_array(X, "X", ndim=2)
+    X = _as_float_array(X, "X", ndim=2)
     _check_spread(X)
     return X
 
@@ -204,7 +204,7 @@ def kmeans_steps(X, centroids) -> Iterator[KMeansState]:
     (``itertools.islice``); :func:`kmeans` adds the stopping rule and restarts.
     """
     X = _check_points(X)
-    centroids = as_float_array(centroids, "centroids", ndim=2)
+    centroids = _as_float_array(centroids, "centroids", ndim=2)
     if centroids.shape[1] != X.shape[1]:
         raise ValueError(f"centroids: expected {X.shape[1]} columns like X, "
                          f"got shape {centroids.shape}")
@@ -295,7 +295,7 @@ def kmeans(X, n_clusters: int, *, init="k-means++", n_restarts: int = 1, max_ite
         if n_clusters > X.shape[0]:
             raise ValueError(f"n_clusters: {n_clusters} clusters need at least as many points, "
                              f"X has {X.shape[0]}")
-        init = as_float_array(init, "init", ndim=2)
+        init = _as_float_array(init, "init", ndim=2)
         if init.shape != (n_clusters, X.shape[1]):
             raise ValueError(f"init: expected centroids of shape {(n_clusters, X.shape[1])}, "
                              f"got {init.shape}")

@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 
-from .validation import RngLike, as_float_array, _as_positive_int, _as_rng, _check_choice
+from .validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice
 
 __all__ = ["LOG_2PI", "JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter",
            "log_det_from_cholesky", "sample_gaussian"]
@@ -42,7 +42,7 @@ class NotPositiveDefiniteError(ValueError):
 
 def _as_square_matrix(A, name: str, n: int | None = None) -> np.ndarray:
     """Check ``A`` is a finite square (n, n) float matrix; raise naming ``name`` otherwise."""
-    A = as_float_array(A, name, ndim=2)
+    A = _as_float_array(A, name, ndim=2)
     if A.shape[0] != A.shape[1] or (n is not None and A.shape[0] != n):
         want = f"({n}, {n})" if n is not None else "square"
         raise ValueError(f"{name}: expected a {want} matrix, got shape {A.shape}")
@@ -151,13 +151,13 @@ def sample_gaussian(mean, cov, n_samples: int, *, rng: RngLike = None,
     the (D,) vector of variances of a diagonal covariance (``"diag"``), where R = diag(sqrt(cov)).
     """
     _check_choice(covariance_type, "covariance_type", ("full", "diag"))
-    mean = as_float_array(mean, "mean", ndim=1)
+    mean = _as_float_array(mean, "mean", ndim=1)
     n_samples = _as_positive_int(n_samples, "n_samples")
     rng = _as_rng(rng)
     D = mean.shape[0]
     e = rng.standard_normal((n_samples, D))
     if covariance_type == "diag":
-        variances = as_float_array(cov, "cov", ndim=1)
+        variances = _as_float_array(cov, "cov", ndim=1)
         if variances.shape != (D,):
             raise ValueError(f"cov: expected {D} variances to match mean, got shape "
                              f"{variances.shape}")

@@ -38,7 +38,7 @@ import reprlib
 import numpy as np
 from scipy.special import log_ndtr, logsumexp, ndtr
 
-from .validation import as_float_array
+from .validation import _as_float_array
 
 __all__ = ["rmse", "round_scores", "rounded_pcc_mse", "discretised_log_predictive", "discrete_kl",
            "levelset_probability", "f1_from_counts", "brier_preference", "f1_preference"]
@@ -49,8 +49,8 @@ __all__ = ["rmse", "round_scores", "rounded_pcc_mse", "discretised_log_predictiv
 # --------------------------------------------------------------------------------------------
 
 def _paired(predictions, reference) -> tuple[np.ndarray, np.ndarray]:
-    predictions = as_float_array(predictions, "predictions", ndim=1)
-    reference = as_float_array(reference, "reference", ndim=1)
+    predictions = _as_float_array(predictions, "predictions", ndim=1)
+    reference = _as_float_array(reference, "reference", ndim=1)
     if predictions.shape != reference.shape:
         raise ValueError(f"predictions: expected one per reference value ({reference.size}), "
                          f"got {predictions.size}")
@@ -73,7 +73,7 @@ def rmse(predictions, reference) -> float:
 def round_scores(values) -> np.ndarray:
     """Round half up to whole scores (2.5 -> 3), the convention of rounded evaluation; numpy's
     ``round`` would send 2.5 to 2 (half to even)."""
-    return np.floor(as_float_array(values, "values") + 0.5)
+    return np.floor(_as_float_array(values, "values") + 0.5)
 
 
 def rounded_pcc_mse(predictions, reference) -> tuple[float, float]:
@@ -155,8 +155,8 @@ def discretised_log_predictive(mean, variance, scale=(0, 10)) -> np.ndarray:
     ``ValueError`` naming ``mean`` for an item so many standard deviations from a score (beyond
     about 1e154) that even its log-probability leaves float64.
     """
-    mean = as_float_array(mean, "mean", ndim=1)
-    variance = as_float_array(variance, "variance", ndim=1)
+    mean = _as_float_array(mean, "mean", ndim=1)
+    variance = _as_float_array(variance, "variance", ndim=1)
     if variance.shape != mean.shape:
         raise ValueError(f"variance: expected one per mean ({mean.size}), got {variance.size}")
     if np.any(variance <= 0):
@@ -189,8 +189,8 @@ def discrete_kl(reference, log_probabilities) -> np.ndarray:
     log space). Averaging the result over items gives the table value. Finite whenever the
     log-probabilities are.
     """
-    reference = as_float_array(reference, "reference", ndim=2)
-    log_probabilities = as_float_array(log_probabilities, "log_probabilities", ndim=2,
+    reference = _as_float_array(reference, "reference", ndim=2)
+    log_probabilities = _as_float_array(log_probabilities, "log_probabilities", ndim=2,
                                        allow_inf="-inf")
     if reference.shape != log_probabilities.shape:
         raise ValueError(f"log_probabilities: expected shape {reference.shape} (one row per "
@@ -239,11 +239,11 @@ def levelset_probability(mean, var, threshold) -> np.ndarray:
 
     A zero variance gives 1.0 where mean < threshold and 0.0 elsewhere.
     """
-    mean = as_float_array(mean, "mean")
-    var = as_float_array(var, "var")
+    mean = _as_float_array(mean, "mean")
+    var = _as_float_array(var, "var")
     if np.any(var < 0):
         raise ValueError(f"var: variances must be >= 0, got {var[var < 0].flat[0]:g}")
-    threshold = float(as_float_array(threshold, "threshold", ndim=0))
+    threshold = float(_as_float_array(threshold, "threshold", ndim=0))
     try:
         np.broadcast_shapes(mean.shape, var.shape)
     except ValueError:
@@ -261,13 +261,13 @@ def f1_from_counts(true_pos, false_pos, false_neg, name: str) -> float:
 
 
 def _preference_arrays(mean, var, labels):
-    mean = as_float_array(mean, "mean", ndim=1)
-    var = as_float_array(var, "var", ndim=1)
+    mean = _as_float_array(mean, "mean", ndim=1)
+    var = _as_float_array(var, "var", ndim=1)
     if var.shape != mean.shape:
         raise ValueError(f"var: expected one per mean ({mean.size}), got {var.size}")
     if np.any(var < 0):
         raise ValueError(f"var: variances must be >= 0, got {var[var < 0][0]:g}")
-    labels = as_float_array(labels, "labels", ndim=1)
+    labels = _as_float_array(labels, "labels", ndim=1)
     if labels.shape != mean.shape:
         raise ValueError(f"labels: expected one per comparison ({mean.size}), got "
                          f"{labels.size}")

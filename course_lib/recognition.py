@@ -44,10 +44,10 @@ from .gmm import score_samples
 from .gmm_params import GMMParams
 from .gmm_training import fit_gmm
 from .hmm_models import DiscreteHMM
-from .hmm_sequences import pack_sequences
+from .hmm_sequences import _pack_sequences
 from .hmm_training import fit_hmm
 from .recognition_metrics import RecognitionReport, evaluate, _label_array
-from .validation import (RngLike, _as_bool, as_float_array, _as_positive_float, _as_positive_int,
+from .validation import (RngLike, _as_bool, _as_float_array, _as_positive_float, _as_positive_int,
                          _as_rng, _check_choice)
 
 __all__ = ["NoViableClassError", "RecognitionReport", "evaluate", "Recogniser",
@@ -186,7 +186,7 @@ class TemplateRecogniser(Recogniser):
 
 def _as_distances(distances) -> np.ndarray:
     """A precomputed (Q, T) distance matrix: values >= 0, +inf allowed (no path), never NaN."""
-    dist = as_float_array(distances, "distances", ndim=2, allow_inf="+inf")
+    dist = _as_float_array(distances, "distances", ndim=2, allow_inf="+inf")
     if (dist < 0).any():
         raise ValueError("distances: contains negative values (DTW distances are >= 0)")
     return dist
@@ -237,7 +237,7 @@ def _utterance_list(utterances, name: str) -> list[np.ndarray]:
                         "(wrap a single utterance in a list)")
     if utterances is None or isinstance(utterances, (str, bytes)) or len(utterances) == 0:
         raise ValueError(f"{name}: expected a non-empty list of (T, D) arrays")
-    return [as_float_array(u, f"{name}[{i}]", ndim=2) for i, u in enumerate(utterances)]
+    return [_as_float_array(u, f"{name}[{i}]", ndim=2) for i, u in enumerate(utterances)]
 
 
 @dataclass(frozen=True, eq=False)
@@ -470,7 +470,7 @@ class HMMRecogniser(Recogniser):
 
     def scores(self, items) -> np.ndarray:
         """``log P(O_i | lambda_c)``, shape (n_items, C); -inf where a model cannot emit O_i."""
-        batch = pack_sequences(self.symbols(items), min(m.n_symbols for m in self.models))
+        batch = _pack_sequences(self.symbols(items), min(m.n_symbols for m in self.models))
         return np.column_stack([H.log_likelihoods(m, batch) for m in self.models])
 
 

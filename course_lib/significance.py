@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm, t as student_t
 
-from .validation import RngLike, as_float_array, _as_positive_int, _as_rng
+from .validation import RngLike, _as_float_array, _as_positive_int, _as_rng
 
 __all__ = ["CorrelationComparison", "BootstrapComparison", "ResampledTTest", "steiger_z1_star",
            "compare_correlations", "paired_bootstrap", "resampled_t_test"]
@@ -80,7 +80,7 @@ class ResampledTTest:
 
 
 def _correlation(value, name: str) -> float:
-    value = float(as_float_array(value, name, ndim=0))
+    value = float(_as_float_array(value, name, ndim=0))
     if not -1.0 <= value <= 1.0:
         raise ValueError(f"{name}: a correlation must lie in [-1, 1], got {value}")
     return value
@@ -113,9 +113,9 @@ def steiger_z1_star(r_jk, r_jh, r_kh, n) -> tuple[float, float]:
 
 
 def _three(reference, first, second) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    reference = as_float_array(reference, "reference", ndim=1)
-    first = as_float_array(first, "first", ndim=1)
-    second = as_float_array(second, "second", ndim=1)
+    reference = _as_float_array(reference, "reference", ndim=1)
+    first = _as_float_array(first, "first", ndim=1)
+    second = _as_float_array(second, "second", ndim=1)
     for name, values in (("first", first), ("second", second)):
         if values.size != reference.size:
             raise ValueError(f"{name}: expected one value per reference item ({reference.size}),"
@@ -153,7 +153,7 @@ def paired_bootstrap(statistic: Callable[[np.ndarray, np.ndarray], float], refer
                         f"{type(statistic).__name__}")
     reference, first, second = _three(reference, first, second)
     n_resamples = _as_positive_int(n_resamples, "n_resamples", minimum=100, maximum=10**6)
-    confidence = float(as_float_array(confidence, "confidence", ndim=0))
+    confidence = float(_as_float_array(confidence, "confidence", ndim=0))
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence: expected a level in (0, 1), got {confidence}")
     rng = _as_rng(rng)
@@ -182,7 +182,7 @@ def resampled_t_test(differences, n_train, n_test) -> ResampledTTest:
     split, each split with ``n_train`` training and ``n_test`` test items:
     t = mean / sqrt((1/J + n_test/n_train) var), var with ddof 1, df = J - 1, two-tailed. The
     plain paired t (factor 1/J) is returned beside it."""
-    differences = as_float_array(differences, "differences", ndim=1)
+    differences = _as_float_array(differences, "differences", ndim=1)
     if differences.size < 2:
         raise ValueError("differences: need at least 2 splits")
     n_train = _as_positive_int(n_train, "n_train")

@@ -62,14 +62,14 @@ import numpy as np
 from scipy.signal import sosfilt
 
 from .data.wav import _load_waveform
-from .validation import as_float_array, _as_positive_float, _as_positive_int, _check_array_size, \
+from .validation import _as_float_array, _as_positive_float, _as_positive_int, _check_array_size, \
     _check_choice
 
-__all__ = ["SAMPLE_RATE", "SPEECH_DATASET", "SPEECH_FILE"]
+__all__ = []
 
-SAMPLE_RATE = 16000
-SPEECH_DATASET = "speech_clip"
-SPEECH_FILE = "speech.wav"
+_SAMPLE_RATE = 16000
+_SPEECH_DATASET = "speech_clip"
+_SPEECH_FILE = "speech.wav"
 _BAND_KINDS = ("low_shelf", "peaking", "high_shelf")
 _CLIPS = ("speech", "music")
 # _loudness_matched keeps every sample below this (int16 full scale is 1 - 2^-15)
@@ -90,7 +90,7 @@ def _design_inputs(frequency, gain_db, sample_rate, name):
     if frequency >= sample_rate / 2:
         raise ValueError(f"{name}: must be below the Nyquist frequency {sample_rate / 2:g} Hz, "
                          f"got {frequency:g}")
-    gain_db = float(as_float_array(gain_db, "gain_db", ndim=0))
+    gain_db = float(_as_float_array(gain_db, "gain_db", ndim=0))
     if abs(gain_db) > _MAX_GAIN_DB:
         raise ValueError(f"gain_db: expected a gain within +-{_MAX_GAIN_DB:g} dB, got "
                          f"{gain_db:g}")
@@ -104,7 +104,7 @@ def _normalised(b, a) -> np.ndarray:
 
 
 def _peaking_biquad(centre_hz: float, gain_db: float, q: float = 1.0, *,
-                   sample_rate: float = SAMPLE_RATE) -> np.ndarray:
+                   sample_rate: float = _SAMPLE_RATE) -> np.ndarray:
     """One peaking section (b0, b1, b2, 1, a1, a2): gain ``gain_db`` at ``centre_hz``, bandwidth
     set by the quality ``q`` (module docstring)."""
     A, w0 = _design_inputs(centre_hz, gain_db, sample_rate, "centre_hz")
@@ -122,7 +122,7 @@ def _shelf_terms(A, w0):
 
 
 def _low_shelf_biquad(corner_hz: float, gain_db: float, *,
-                     sample_rate: float = SAMPLE_RATE) -> np.ndarray:
+                     sample_rate: float = _SAMPLE_RATE) -> np.ndarray:
     """One low-shelf section: gain ``gain_db`` below ``corner_hz`` (half of it at the corner),
     0 dB at the Nyquist frequency (module docstring)."""
     A, w0 = _design_inputs(corner_hz, gain_db, sample_rate, "corner_hz")
@@ -135,7 +135,7 @@ def _low_shelf_biquad(corner_hz: float, gain_db: float, *,
 
 
 def _high_shelf_biquad(corner_hz: float, gain_db: float, *,
-                      sample_rate: float = SAMPLE_RATE) -> np.ndarray:
+                      sample_rate: float = _SAMPLE_RATE) -> np.ndarray:
     """One high-shelf section: gain ``gain_db`` above ``corner_hz`` (half of it at the corner),
     0 dB at 0 Hz (module docstring)."""
     A, w0 = _design_inputs(corner_hz, gain_db, sample_rate, "corner_hz")
@@ -178,7 +178,7 @@ class _Equaliser:
     waveform (``scipy.signal.sosfilt``, zero initial state).
     """
 
-    def __init__(self, bands: Iterable[_Band], *, sample_rate: float = SAMPLE_RATE):
+    def __init__(self, bands: Iterable[_Band], *, sample_rate: float = _SAMPLE_RATE):
         bands = tuple(bands)
         if not bands or not all(isinstance(band, _Band) for band in bands):
             raise TypeError("bands: expected a non-empty sequence of _Band")
@@ -198,7 +198,7 @@ class _Equaliser:
         return tuple(band.name for band in self.bands)
 
     def _gains(self, gains_db) -> np.ndarray:
-        gains = as_float_array(gains_db, "gains_db", ndim=1)
+        gains = _as_float_array(gains_db, "gains_db", ndim=1)
         if gains.shape != (self.n_bands,):
             raise ValueError(f"gains_db: expected one gain per band ({self.n_bands}: "
                              f"{', '.join(self.names)}), got shape {gains.shape}")
@@ -217,7 +217,7 @@ class _Equaliser:
     def response(self, gains_db, frequencies) -> np.ndarray:
         """Complex response H(e^{i w}) at ``frequencies`` (Hz), w = 2 pi f / fs: each section's
         (b0 + b1 e^{-iw} + b2 e^{-2iw}) / (1 + a1 e^{-iw} + a2 e^{-2iw}), multiplied."""
-        frequencies = as_float_array(frequencies, "frequencies", ndim=1)
+        frequencies = _as_float_array(frequencies, "frequencies", ndim=1)
         sections = self.sos(gains_db)
         z_inv = np.exp(-2j * np.pi * frequencies / self.sample_rate)
         powers = np.stack([np.ones_like(z_inv), z_inv, z_inv ** 2])        # (3, n_freq)
@@ -227,7 +227,7 @@ class _Equaliser:
 
     def apply(self, waveform, gains_db) -> np.ndarray:
         """``waveform`` (1-D) filtered by the equaliser at ``gains_db``."""
-        waveform = as_float_array(waveform, "waveform", ndim=1)
+        waveform = _as_float_array(waveform, "waveform", ndim=1)
         return sosfilt(self.sos(gains_db), waveform)
 
     def __repr__(self):
@@ -245,7 +245,7 @@ _LAYOUTS = {
 }
 
 
-def _standard_equaliser(n_bands: int = 2, *, sample_rate: float = SAMPLE_RATE) -> _Equaliser:
+def _standard_equaliser(n_bands: int = 2, *, sample_rate: float = _SAMPLE_RATE) -> _Equaliser:
     """The course's equaliser with 2, 3 or 4 bands: bass shelf 250 Hz and treble shelf 3 kHz;
     bass 250 Hz, mid peak 1 kHz, treble 4 kHz; or bass 200 Hz, peaks at 700 Hz and 2 kHz,
     treble 5 kHz."""
@@ -263,7 +263,7 @@ def _standard_equaliser(n_bands: int = 2, *, sample_rate: float = SAMPLE_RATE) -
 def _load_speech_clip() -> np.ndarray:
     """The shipped sentence (``data/speech_clip/speech.wav``, 16 kHz), read-only float64 in
     [-1, 1); verified against the data set's SHA256SUMS on every call."""
-    return _load_waveform(SPEECH_DATASET, SPEECH_FILE, SAMPLE_RATE)
+    return _load_waveform(_SPEECH_DATASET, _SPEECH_FILE, _SAMPLE_RATE)
 
 
 # the chord progression C, A minor, F, G (root, third, fifth in Hz, fourth octave)
@@ -284,7 +284,7 @@ def _tone(frequency, t, n_harmonics, sample_rate, decay):
     return wave_ * np.exp(-t / decay)
 
 
-def _synthesised_music(duration: float = 3.0, *, sample_rate: float = SAMPLE_RATE
+def _synthesised_music(duration: float = 3.0, *, sample_rate: float = _SAMPLE_RATE
                       ) -> np.ndarray:
     """A deterministic music-like clip of ``duration`` seconds (peak 0.9): the chords C, Am, F,
     G in turn (0.75 s each, repeated as needed), each note with 12 harmonics; a bass note two
@@ -295,7 +295,7 @@ def _synthesised_music(duration: float = 3.0, *, sample_rate: float = SAMPLE_RAT
     sample_rate = _as_positive_float(sample_rate, "sample_rate")
     n = int(round(duration * sample_rate))
     _check_array_size((n,), "duration", f"{duration:g} s at {sample_rate:g} Hz",
-                     f"use a shorter clip or the course's {SAMPLE_RATE} Hz")
+                     f"use a shorter clip or the course's {_SAMPLE_RATE} Hz")
     if n < 2:
         raise ValueError(f"duration: {duration:g} s gives fewer than 2 samples at "
                          f"{sample_rate:g} Hz")
@@ -328,7 +328,7 @@ def _load_clip(name: str) -> np.ndarray:
 # ----- loudness and playback ----------------------------------------------------------------
 def _rms(waveform) -> float:
     """Root mean square of a waveform (its level; full-scale sine = 0.707)."""
-    waveform = as_float_array(waveform, "waveform", ndim=1)
+    waveform = _as_float_array(waveform, "waveform", ndim=1)
     return float(np.sqrt(np.mean(waveform ** 2)))
 
 
@@ -339,7 +339,7 @@ def _loudness_matched(*waveforms, target_rms: float = _TARGET_RMS) -> list[np.nd
     if not waveforms:
         raise ValueError("waveforms: expected at least one waveform")
     target_rms = _as_positive_float(target_rms, "target_rms")
-    arrays = [as_float_array(w, f"waveforms[{i}]", ndim=1) for i, w in enumerate(waveforms)]
+    arrays = [_as_float_array(w, f"waveforms[{i}]", ndim=1) for i, w in enumerate(waveforms)]
     levels = [_rms(w) for w in arrays]
     for i, level in enumerate(levels):
         if level == 0:
@@ -352,11 +352,11 @@ def _loudness_matched(*waveforms, target_rms: float = _TARGET_RMS) -> list[np.nd
     return scaled
 
 
-def _wav_bytes(waveform, sample_rate: int = SAMPLE_RATE) -> bytes:
+def _wav_bytes(waveform, sample_rate: int = _SAMPLE_RATE) -> bytes:
     """``waveform`` (1-D, samples in [-1, 1]) as a mono 16-bit PCM WAV file in memory, for
     ``ipywidgets.Audio(value=..., format="wav")``. Samples beyond full scale would clip, so
     they are refused (scale with :func:`_loudness_matched` first)."""
-    waveform = as_float_array(waveform, "waveform", ndim=1)
+    waveform = _as_float_array(waveform, "waveform", ndim=1)
     sample_rate = _as_positive_int(sample_rate, "sample_rate")
     if sample_rate > _MAX_WAV_SAMPLE_RATE:
         raise ValueError(f"sample_rate: a 16-bit mono WAV file holds at most "
@@ -408,17 +408,17 @@ def _raised_cosine_ramps(n: int, n_ramp: int) -> np.ndarray:
 def _tone_snr_db(level, *, max_snr_db: float = _TONE_MAX_SNR_DB) -> np.ndarray:
     """The tone's level re the noise (dB) at ``level`` in (0, 1]: 20 log10(level) + max_snr_db
     (level 0, no tone, is -inf dB)."""
-    level = as_float_array(level, "level")
+    level = _as_float_array(level, "level")
     if np.any((level < 0) | (level > 1)):
         raise ValueError("level: expected values in [0, 1] (0: no tone, 1: the loudest tone)")
-    max_snr_db = float(as_float_array(max_snr_db, "max_snr_db", ndim=0))
+    max_snr_db = float(_as_float_array(max_snr_db, "max_snr_db", ndim=0))
     with np.errstate(divide="ignore"):
         return 20.0 * np.log10(level) + max_snr_db
 
 
 def _tone_in_noise(level: float, *, frequency: float = _TONE_FREQUENCY,
                   max_snr_db: float = _TONE_MAX_SNR_DB, noise_rms: float = _TONE_NOISE_RMS,
-                  sample_rate: int = SAMPLE_RATE) -> tuple[np.ndarray, np.ndarray]:
+                  sample_rate: int = _SAMPLE_RATE) -> tuple[np.ndarray, np.ndarray]:
     """A detection trial: ``_TONE_CLIP_DURATION`` s of white Gaussian noise at RMS ``noise_rms``
     with a sine of ``frequency`` Hz, ``_TONE_DURATION`` s long and centred in it, at ``level``
     in [0, 1] (comment above: tone RMS over its flat part = level * noise_rms *
@@ -429,7 +429,7 @@ def _tone_in_noise(level: float, *, frequency: float = _TONE_FREQUENCY,
     asked-for one. The tone has 20 ms raised-cosine ramps, the whole clip 10 ms ramps.
     Returns ``(mix, tone)``: the clip to play and the tone alone (mix = ramped noise + tone).
     """
-    level = float(as_float_array(level, "level", ndim=0))
+    level = float(_as_float_array(level, "level", ndim=0))
     if not 0.0 <= level <= 1.0:
         raise ValueError(f"level: expected a value in [0, 1] (0: no tone), got {level:g}")
     sample_rate = _as_positive_int(sample_rate, "sample_rate", minimum=4000)
@@ -437,7 +437,7 @@ def _tone_in_noise(level: float, *, frequency: float = _TONE_FREQUENCY,
     if frequency >= sample_rate / 2:
         raise ValueError(f"frequency: must be below the Nyquist frequency {sample_rate / 2:g} "
                          f"Hz, got {frequency:g}")
-    max_snr_db = float(as_float_array(max_snr_db, "max_snr_db", ndim=0))
+    max_snr_db = float(_as_float_array(max_snr_db, "max_snr_db", ndim=0))
     if max_snr_db > 0:
         raise ValueError(f"max_snr_db: a tone above the noise (> 0 dB) is no detection task, "
                          f"got {max_snr_db:g}")
@@ -447,7 +447,7 @@ def _tone_in_noise(level: float, *, frequency: float = _TONE_FREQUENCY,
                          f"{noise_rms:g}")
     n = int(round(_TONE_CLIP_DURATION * sample_rate))
     _check_array_size((n,), "sample_rate", f"a {_TONE_CLIP_DURATION:g} s clip at {sample_rate} Hz",
-                     f"use the course's {SAMPLE_RATE} Hz (any rate above twice the tone's "
+                     f"use the course's {_SAMPLE_RATE} Hz (any rate above twice the tone's "
                      "frequency will do)")
     noise = np.random.default_rng(_TONE_NOISE_SEED).standard_normal(n)
     noise *= noise_rms / np.sqrt(np.mean(noise ** 2))

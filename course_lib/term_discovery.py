@@ -67,7 +67,7 @@ from .dtw import _local_cost_matrix_trusted
 from .dtw_costs import _check_nonzero_frames, _plain_metric_terms
 from .dtw_sequences import _as_sequence, _as_sequence_list
 from .term_fragments import BandFragment, DiscoveredPair, Fragment
-from .validation import (_as_bool, as_float_array, _as_positive_float, _as_positive_int,
+from .validation import (_as_bool, _as_float_array, _as_positive_float, _as_positive_int,
                          _check_choice)
 
 __all__ = ["DEFAULT_THRESHOLD", "SegmentalDTWResult", "segmental_dtw", "discover_pairs"]
@@ -205,7 +205,7 @@ def _band_offsets(n: int, m: int, band_radius: int, min_length: int) -> np.ndarr
 
 def _band_alignment(cost, offset: int, band_radius: int) -> np.ndarray:
     """The DTW path (K, 2) inside band ``offset`` of the local cost matrix ``cost`` (step 3)."""
-    cost = as_float_array(cost, "cost", ndim=2)
+    cost = _as_float_array(cost, "cost", ndim=2)
     if np.any(cost < 0):
         raise ValueError("cost: local costs must be >= 0")
     band_radius = _as_positive_int(band_radius, "band_radius")
@@ -221,7 +221,7 @@ def _band_alignment(cost, offset: int, band_radius: int) -> np.ndarray:
 def _least_average_segment(values, min_length: int) -> tuple[int, int, float]:
     """``(start, end, mean)`` of the stretch of at least ``min_length`` values with the lowest
     mean (step 4; ``end`` inclusive; the first such stretch on ties)."""
-    values = as_float_array(values, "values", ndim=1)
+    values = _as_float_array(values, "values", ndim=1)
     min_length = _as_positive_int(min_length, "min_length")
     if min_length > len(values):
         raise ValueError(f"min_length: {min_length} is more than the {len(values)} values")

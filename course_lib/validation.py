@@ -22,7 +22,7 @@ def _as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
     raise TypeError(f"{name}: expected a numpy Generator, an int seed or None, got {type(rng).__name__}")
 
 
-def as_float_array(x, name: str, ndim: int | tuple[int, ...] | None = None,
+def _as_float_array(x, name: str, ndim: int | tuple[int, ...] | None = None,
                    allow_empty: bool = False, allow_inf: str | None = None) -> np.ndarray:
     """Convert ``x`` to a finite float64 array, checking its number of dimensions.
 
@@ -159,7 +159,7 @@ def _as_selection(values, name: str, size: int, *, noun: str = "item",
         raise TypeError(f"{name}: expected {noun} indices or a boolean mask, got "
                         f"{type(values).__name__}")
     if isinstance(values, np.ma.MaskedArray):
-        values = as_float_array(values, name)        # refuses masked entries by name
+        values = _as_float_array(values, name)        # refuses masked entries by name
     try:
         raw = np.asarray(values)
     except ValueError as err:                        # ragged
@@ -173,7 +173,7 @@ def _as_selection(values, name: str, size: int, *, noun: str = "item",
         if picked.size == 0:
             raise ValueError(f"{name}: the mask selects no {noun}")
         return picked.astype(np.int64)
-    arr = as_float_array(raw, name, ndim=(0, 1))
+    arr = _as_float_array(raw, name, ndim=(0, 1))
     arr = arr.reshape(-1)
     fractional = arr != np.round(arr)
     if fractional.any():
@@ -196,14 +196,14 @@ def _as_selection(values, name: str, size: int, *, noun: str = "item",
 
 # ----- waveforms ------------------------------------------------------------------------------
 def _as_waveform(x, name: str = "signal") -> np.ndarray:
-    """A 1-D float64 waveform, checked like :func:`as_float_array`; a boolean array is refused
+    """A 1-D float64 waveform, checked like :func:`_as_float_array`; a boolean array is refused
     (``TypeError``): True / False are no sample values, and numpy would read them as 1 / 0."""
     if getattr(x, "dtype", None) == np.bool_ or (
             isinstance(x, (list, tuple)) and len(x) and np.asarray(x).dtype == np.bool_):
         raise TypeError(f"{name}: a boolean array is not a waveform (numpy would read True / "
                         "False as samples 1 / 0); pass the sample values (e.g. float64 in "
                         "[-1, 1])")
-    return as_float_array(x, name, ndim=1)
+    return _as_float_array(x, name, ndim=1)
 
 
 def _renamed_error(err: Exception, internal: str, name: str) -> Exception | None:

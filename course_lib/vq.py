@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .kmeans import assign_clusters_trusted, _check_spread, _count_distinct_rows, _kmeans_trusted
-from .validation import RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng
+from .validation import RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng
 
 __all__ = ["Codebook", "train_codebook", "quantise", "quantise_all", "quantisation_error"]
 
@@ -55,7 +55,7 @@ def _as_frames_list(frames_list, name: str) -> list[np.ndarray]:
                         f"got {type(frames_list).__name__}")
     if len(frames_list) == 0:
         raise ValueError(f"{name}: needs at least one utterance, got an empty list")
-    arrays = [as_float_array(f, f"{name}[{u}]", ndim=2) for u, f in enumerate(frames_list)]
+    arrays = [_as_float_array(f, f"{name}[{u}]", ndim=2) for u, f in enumerate(frames_list)]
     dims = {a.shape[1] for a in arrays}
     if len(dims) > 1:
         raise ValueError(f"{name}: every utterance needs the same number of columns (D), "
@@ -66,8 +66,8 @@ def _as_frames_list(frames_list, name: str) -> list[np.ndarray]:
 def _centroids(codebook) -> np.ndarray:
     if isinstance(codebook, Codebook):
         # a Codebook may be built by hand: its centroids under the name k-means gives them
-        return as_float_array(codebook.centroids, "centroids", ndim=2)
-    return as_float_array(codebook, "codebook", ndim=2)
+        return _as_float_array(codebook.centroids, "centroids", ndim=2)
+    return _as_float_array(codebook, "codebook", ndim=2)
 
 
 def _utterances_and_centroids(features_list, codebook):
@@ -118,7 +118,7 @@ def quantise(features, codebook) -> np.ndarray:
     ``features`` is (T, D), rows are frames; ``codebook`` a :class:`Codebook` or a (K, D)
     array. Returns (T,) int64 symbols in 0..K-1 (ties go to the lower index).
     """
-    features = as_float_array(features, "features", ndim=2)
+    features = _as_float_array(features, "features", ndim=2)
     centroids = _centroids(codebook)
     if features.shape[1] != centroids.shape[1]:
         raise ValueError(f"features: expected {centroids.shape[1]} columns like the codebook, "

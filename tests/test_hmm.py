@@ -12,7 +12,7 @@ from course_lib import hmm as H
 from course_lib.hmm_models import (DiscreteHMM, WEATHER_MOOD_LONG_OBSERVATIONS, left_to_right_hmm,
                                    random_hmm, sample, sample_sequences, weather_mood_hmm,
                                    weather_mood_sequences)
-from course_lib.hmm_sequences import pack_sequences
+from course_lib.hmm_sequences import _pack_sequences
 from course_lib.hmm_training import BaumWelchStepper, baum_welch, baum_welch_step
 
 
@@ -182,7 +182,7 @@ def test_batch_functions_equal_single_sequence_versions():
         batch_ll = H.log_likelihoods(model, seqs, method=method)
         np.testing.assert_allclose(batch_ll, [H.forward_log(model, s).log_likelihood for s in seqs],
                                    rtol=1e-12)
-    batch = H.viterbi_paths(model, pack_sequences(seqs, model.n_symbols))
+    batch = H._viterbi_paths(model, _pack_sequences(seqs, model.n_symbols))
     for s, seq in enumerate(seqs):
         single = H.viterbi(model, seq)
         np.testing.assert_array_equal(batch.paths[s], single.path)
@@ -279,7 +279,7 @@ def test_zero_probability_observation_gives_minus_inf_without_warning():
         with pytest.raises(ValueError, match=r"^observations: P\(O \| lambda\) = 0.*t=2"):
             call()
     for call in (lambda: baum_welch_step(model, [[0, 0], O]),
-                 lambda: H.viterbi_paths(model, [[0, 0], O])):
+                 lambda: H._viterbi_paths(model, [[0, 0], O])):
         with pytest.raises(ValueError, match=r"^sequences: P\(O \| lambda\) = 0 for sequences\[1\]: .*t=2"):
             call()
 
@@ -337,14 +337,14 @@ def test_bad_sequence_lists(weather):
     with pytest.raises(ValueError, match=r"^sequences\[1\]: .*out of range"):
         baum_welch_step(weather, [np.array([0, 1]), np.array([1, 5])])
     with pytest.raises(ValueError, match=r"^sequences\[0\]: .*NaN"):
-        H.viterbi_paths(weather, [[0.0, np.nan]])
+        H._viterbi_paths(weather, [[0.0, np.nan]])
     with pytest.raises(ValueError, match="^sequences: .*at least one"):
         H.log_likelihoods(weather, [])
     with pytest.raises(TypeError, match=r"^sequences: .*\[observations\]"):
         H.log_likelihoods(weather, [0, 1, 0])
     with pytest.raises(TypeError, match="^sequences"):
         baum_welch(weather, "HHUH")
-    big = pack_sequences([[0, 3]])
+    big = _pack_sequences([[0, 3]])
     with pytest.raises(ValueError, match="^sequences: symbol 3"):
         H.log_likelihoods(weather, big)
 

@@ -5,7 +5,7 @@ import pytest
 
 from course_lib import hmm as H
 from course_lib.hmm_models import DiscreteHMM, random_hmm, sample_sequences, weather_mood_hmm
-from course_lib.hmm_sequences import pack_sequences
+from course_lib.hmm_sequences import _pack_sequences
 from course_lib.hmm_training import BaumWelchStepper, baum_welch, baum_welch_step, fit_hmm
 from numerics import assert_non_decreasing
 
@@ -32,7 +32,7 @@ def test_baum_welch_step_matches_loop_and_batch_input():
     model = random_hmm(2, 3, rng=rng)
     seqs = sample_sequences(model, [4, 9], rng=rng).symbols
     new_list, ll_list = baum_welch_step(model, seqs)
-    new_batch, ll_batch = baum_welch_step(model, pack_sequences(seqs, 3))
+    new_batch, ll_batch = baum_welch_step(model, _pack_sequences(seqs, 3))
     np.testing.assert_array_equal(new_list.A, new_batch.A)
     assert ll_list == ll_batch
     # the same M-step from explicit posteriors of each sequence

@@ -101,7 +101,7 @@ CASES = [
     BadInput("hmm: an empty sequence in the list",
              lambda: H.log_likelihoods(WEATHER, [[0, 1], []]), ValueError, "sequences[1]"),
     BadInput("hmm: a sequence out of range in a batch",
-             lambda: H.viterbi_paths(WEATHER, [np.array([0, 1]), np.array([1, 5])]), ValueError,
+             lambda: H._viterbi_paths(WEATHER, [np.array([0, 1]), np.array([1, 5])]), ValueError,
              "sequences[1]"),
     BadInput("hmm: unknown scoring method",
              lambda: H.log_likelihoods(WEATHER, ["HU"], method="fast"), ValueError, "method"),

@@ -2,19 +2,20 @@
 
 A name is public when it is a module-level ``def``, ``class`` or assignment not starting with
 ``_``. Each must be used where the course meets its readers: a notebook of ``lectures/``,
-``solutions/`` or ``exercises/``, or a file of ``experiments/``, ``bench/`` or ``tools/`` names it
-together with its module (an import from it, ``module.name``, its path), or a GP unit's face
-lists it in ``__all__``, or a module re-exports it under a public name that is so used. A
-top-level module's ``__all__`` is no use of its own (it lists what readers use). Other
-course_lib modules do not count, widgets included (an explorer's figure builders and input
-parsers are the library's own): a helper only the library itself calls is internal and carries
-a leading underscore (course_lib modules import each other's underscored names; tests do too).
-Public without such a use by rule: a class or type alias a student meets in ``help()`` or a repr
-(a type in a public signature, the result type a public function returns and the types its
-fields hold, the base of a public class), an exception or warning class a user may catch, a
-core ``docs/ALGORITHMS.md`` names, and a ``course_lib.module.name`` docs/TEACHING.md tells the
-lecturer to call or a notebook's text sends its reader to. Every public function and class has
-a docstring.
+``solutions/`` or ``exercises/`` or a file of ``experiments/`` names it together with its
+module (an import from it, ``module.name``, its path), or a GP unit's face lists it in
+``__all__``, or a module re-exports it under a public name that is so used. A top-level
+module's ``__all__`` is no use of its own (it lists what readers use). Other course_lib modules
+do not count, widgets included (an explorer's figure builders and input parsers are the
+library's own), and neither do ``bench/`` and ``tools/``: like the tests, they are the
+maintainers' code (data generators, the mutation check, speed ratios of engine functions) and
+may use internal names. A helper only the library, its tests, benches or tools call is internal
+and carries a leading underscore. Public without such a use by rule: a class or type alias a
+student meets in ``help()`` or a repr (a type in a public signature, the result type a public
+function returns and the types its fields hold, the base of a public class), an exception or
+warning class a user may catch, a core ``docs/ALGORITHMS.md`` names, and a
+``course_lib.module.name`` docs/TEACHING.md tells the lecturer to call or a notebook's text
+sends its reader to. Every public function and class has a docstring.
 """
 
 from __future__ import annotations
@@ -28,8 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "course_lib"
-USERS = ("lectures/*.ipynb", "solutions/*.ipynb", "exercises/*.ipynb", "experiments/**/*.py",
-         "bench/**/*.py", "tools/**/*.py")
+USERS = ("lectures/*.ipynb", "solutions/*.ipynb", "exercises/*.ipynb", "experiments/**/*.py")
 
 
 def _module_name(path: Path) -> str:
@@ -84,8 +84,7 @@ def _own_path(module: str) -> str:
 
 
 def users(module: str, name: str) -> list[str]:
-    """Notebooks, experiments, benches and tools that name ``name`` together with the module's
-    own name."""
+    """Notebooks and experiments that name ``name`` together with the module's own name."""
     home = module.rsplit(".", 1)[-1]
     return [path for path, words in _words().items() if name in words and home in words]
 
@@ -231,13 +230,13 @@ def unused_public_names() -> list[str]:
 def test_every_public_name_has_a_reader():
     unused = unused_public_names()
     assert unused == [], (
-        "public names no notebook, experiment, bench or tool uses (give them a leading "
+        "public names no notebook or experiment uses (give them a leading "
         f"underscore, docs/CONVENTIONS.md 3.1): {unused}")
 
 
 def test_readers_import_no_internal_name():
-    """Notebooks, experiments, benches and tools use the interface; a private core
-    ``docs/ALGORITHMS.md`` lists may be named (a solution withholds it from its exercise)."""
+    """Notebooks and experiments use the interface; a private core ``docs/ALGORITHMS.md``
+    lists may be named (a solution withholds it from its exercise)."""
     cores = algorithm_cores()
     found = []
     for pattern in USERS:

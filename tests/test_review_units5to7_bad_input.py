@@ -17,7 +17,7 @@ Decisions recorded here:
   checked on every call like a listener's utilities; constraints lie inside the box.
 * Affinity propagation breaks exact ties deterministically (lower index wins) when the messages
   get stuck, and never advises a larger max_iter when more sweeps cannot help.
-* ``utterance_features`` CONVERTS int16 / int32 PCM by its full scale (the same features as the
+* ``_utterance_features`` CONVERTS int16 / int32 PCM by its full scale (the same features as the
   float clip); other integer types and boolean signals are refused.
 * ``forced_choice_test`` reports which side won (``preferred``, ``personal_preferred``).
 """
@@ -32,7 +32,7 @@ import pytest
 
 from bad_input import BadInput, RightAnswer, check_case, parametrize
 from course_lib.affinity import _affinity_propagation, _negative_squared_distances
-from course_lib.data.fluency import frame_rms, utterance_features
+from course_lib.data.fluency import frame_rms, _utterance_features
 from course_lib.features import mfcc, mfcc_features
 from course_lib.gp import GPRegression, SquaredExponential
 from course_lib.preference import PairwiseProbit, PreferenceGP
@@ -338,14 +338,14 @@ CASES = [
     # ----- audio front ends -----------------------------------------------------------------
     Named("data: frame_rms with the sample rate in kHz",
              lambda: frame_rms(speech_like(), 16), ValueError, "sample_rate"),
-    Named("data: utterance_features with the sample rate in kHz",
-             lambda: utterance_features(speech_like(), 16, 3), ValueError, "sample_rate"),
-    RightAnswer("data: utterance_features of int16 PCM equal the float clip's",
-                lambda: (utterance_features(int16_pcm(speech_like()), 16000, 3),
-                         utterance_features(int16_pcm(speech_like()) / 32768.0, 16000, 3)),
+    Named("data: _utterance_features with the sample rate in kHz",
+             lambda: _utterance_features(speech_like(), 16, 3), ValueError, "sample_rate"),
+    RightAnswer("data: _utterance_features of int16 PCM equal the float clip's",
+                lambda: (_utterance_features(int16_pcm(speech_like()), 16000, 3),
+                         _utterance_features(int16_pcm(speech_like()) / 32768.0, 16000, 3)),
                 _same_features),
-    Named("data: utterance_features of 8-bit samples",
-             lambda: utterance_features((speech_like() * 100).astype(np.int8), 16000, 3),
+    Named("data: _utterance_features of 8-bit samples",
+             lambda: _utterance_features((speech_like() * 100).astype(np.int8), 16000, 3),
              TypeError, "samples"),
     Named("data: frame_rms of a boolean signal",
              lambda: frame_rms(speech_like() > 0, 16000), TypeError, "samples"),

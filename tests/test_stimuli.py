@@ -12,7 +12,7 @@ from scipy.signal import freqz, sosfilt, sosfreqz
 
 from course_lib import stimuli as A
 
-FS = A.SAMPLE_RATE
+FS = A._SAMPLE_RATE
 
 
 def db(h):

@@ -7,7 +7,7 @@ import pytest
 
 from course_lib import stimuli as A
 
-FS = A.SAMPLE_RATE
+FS = A._SAMPLE_RATE
 
 
 def flat_part(x):

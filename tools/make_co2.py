@@ -30,7 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from course_lib.data import write_csv_dataset  # noqa: E402
+from course_lib.data import _write_csv_dataset  # noqa: E402
 
 DATASET = "co2"
 CSV_NAME = "co2_monthly.csv"
@@ -61,7 +61,7 @@ def monthly_means(weeks: list[tuple[int, int, float]]) -> list[tuple[int, int, f
 
 def main() -> None:
     rows = monthly_means(read_weekly())
-    path = write_csv_dataset(DATASET, CSV_NAME, ["year", "month", "co2_ppm", "n_weeks"],
+    path = _write_csv_dataset(DATASET, CSV_NAME, ["year", "month", "co2_ppm", "n_weeks"],
                              [(year, month, f"{ppm:.4f}", n) for year, month, ppm, n in rows])
     first, last = rows[0], rows[-1]
     print(f"wrote {len(rows)} months to {path}: "

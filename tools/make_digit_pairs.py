@@ -36,9 +36,9 @@ import numpy as np
 from scipy.io import wavfile
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from course_lib.data import DATA_ROOT, write_manifest  # noqa: E402
+from course_lib.data import _DATA_ROOT, _write_manifest  # noqa: E402
 # the classes (a pair's string, then its reverse twin) and the speaker split are the loader's
-from course_lib.data.digit_pairs import CLASSES, DATASET, PAIRS, SPLITS  # noqa: E402
+from course_lib.data.digit_pairs import CLASSES, _DATASET, _PAIRS, _SPLITS  # noqa: E402
 from make_digits import (SAMPLE_RATE, add_noise_and_quantise, clean_speech,  # noqa: E402
                          draw_speaker, espeak_version, write_csv)
 
@@ -53,22 +53,22 @@ EDGE_SAMPLES = SAMPLE_RATE * EDGE_MS // 1000
 
 
 def split_of(speaker: str) -> str:
-    return next(split for split in ("train", "dev", "test") if speaker in SPLITS[split])
+    return next(split for split in ("train", "dev", "test") if speaker in _SPLITS[split])
 
 
 def main() -> None:
     print(espeak_version())
-    folder = DATA_ROOT / DATASET
+    folder = _DATA_ROOT / _DATASET
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob("*.wav"):                 # no files left from an earlier recipe
         stale.unlink()
 
     rng = np.random.default_rng(SEED)
-    speakers = [draw_speaker(rng, name, split_of(name)) for name in SPLITS["all"]]
+    speakers = [draw_speaker(rng, name, split_of(name)) for name in _SPLITS["all"]]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for s, speaker in enumerate(speakers):
-            recorded = {w: clean_speech(w, speaker, Path(tmp)) for pair in PAIRS for w in pair}
+            recorded = {w: clean_speech(w, speaker, Path(tmp)) for pair in _PAIRS for w in pair}
             for c, (first, second) in enumerate(name.split() for name in CLASSES):
                 item_rng = np.random.default_rng([SEED, s, c])
                 pause_ms = int(item_rng.integers(PAUSE_MS[0], PAUSE_MS[1] + 1))
@@ -82,7 +82,7 @@ def main() -> None:
                              "words": f"{first} {second}", "pause_ms": pause_ms})
     write_csv(folder / "speakers.csv", speakers)
     write_csv(folder / "utterances.csv", rows)
-    manifest = write_manifest(DATASET, [row["file"] for row in rows]
+    manifest = _write_manifest(_DATASET, [row["file"] for row in rows]
                               + ["speakers.csv", "utterances.csv"])
     print(f"wrote {len(rows)} WAV files and {manifest}")
 

@@ -10,7 +10,7 @@ What it writes (see ``data/digits/README.md``):
 * ``connected/<speaker>_<k>.wav``: 20 "phone numbers" (4-7 digits spoken as one string) by
   five held-out speakers h00..h04 that are not among s00..s39;
 * ``speakers.csv`` (each speaker's settings and split), ``phone_numbers.csv`` (file, speaker,
-  digit sequence) and ``SHA256SUMS`` (through ``course_lib.data.write_manifest``).
+  digit sequence) and ``SHA256SUMS`` (through ``course_lib.data._write_manifest``).
 
 A speaker is a voice + variant + speed (wpm) + pitch + noise level, all drawn from a numpy
 Generator seeded with ``SEED``. Each utterance is processed in the same fixed chain:
@@ -44,7 +44,7 @@ from scipy.io import wavfile
 from scipy.signal import resample_poly
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from course_lib.data import DATA_ROOT, write_manifest  # noqa: E402
+from course_lib.data import _DATA_ROOT, _write_manifest  # noqa: E402
 
 DATASET = "digits"
 SEED = 20240604
@@ -159,7 +159,7 @@ def write_csv(path: Path, rows: list[dict]) -> None:
 
 def main() -> None:
     print(espeak_version())
-    folder = DATA_ROOT / DATASET
+    folder = _DATA_ROOT / DATASET
     for sub in ("isolated", "connected"):        # no stale files from an earlier recipe
         shutil.rmtree(folder / sub, ignore_errors=True)
         (folder / sub).mkdir(parents=True)
@@ -194,7 +194,7 @@ def main() -> None:
 
     write_csv(folder / "speakers.csv", speakers + heldout)
     write_csv(folder / "phone_numbers.csv", phone_rows)
-    manifest = write_manifest(DATASET, names + ["speakers.csv", "phone_numbers.csv"])
+    manifest = _write_manifest(DATASET, names + ["speakers.csv", "phone_numbers.csv"])
     print(f"wrote {len(names)} WAV files and {manifest}")
 
 

@@ -9,7 +9,7 @@ What it writes (see ``data/fluency/README.md``):
 
 * ``utterances.csv``: per item the digit string, voice, pitch, speed, word gap, hesitations,
   split and the hidden true fluency :func:`true_fluency`;
-* ``features.csv``: per item the 33 features of :func:`course_lib.data.fluency.utterance_features`
+* ``features.csv``: per item the 33 features of :func:`course_lib.data.fluency._utterance_features`
   computed from its audio;
 * ``scores.csv``: five simulated raters' 0-10 scores in long format (item, rater, score), made
   by :func:`score_rows` from the true fluency stored in ``utterances.csv``;
@@ -18,7 +18,7 @@ What it writes (see ``data/fluency/README.md``):
   hesitant (:func:`choose_examples`);
 * ``rate/u<item>.wav`` and ``rate.csv``: twenty training utterances for a student to score as a
   sixth rater (:func:`choose_clips_to_rate`);
-* ``SHA256SUMS`` (through ``course_lib.data.write_manifest``).
+* ``SHA256SUMS`` (through ``course_lib.data._write_manifest``).
 
 An utterance is drawn from a Generator seeded by (SEED, 0, item), so any one can be remade on
 its own: 4-7 random digits, a voice + variant and pitch as in ``tools/make_digits.py``, a speed
@@ -50,10 +50,10 @@ from scipy.io import wavfile
 from scipy.signal import resample_poly
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import course_lib.data as data  # noqa: E402  (data.DATA_ROOT is looked up when used)
-from course_lib.data.fluency import (DATASET, FEATURE_NAMES, N_ITEMS, N_RATERS,  # noqa: E402
-                                     SAMPLE_RATE, SCALE, frame_rms, load_fluency,
-                                     load_utterances, utterance_features)
+import course_lib.data as data  # noqa: E402  (data._DATA_ROOT is looked up when used)
+from course_lib.data.fluency import (_DATASET, _FEATURE_NAMES, _N_ITEMS, _N_RATERS,  # noqa: E402
+                                     _SAMPLE_RATE, _SCALE, frame_rms, load_fluency,
+                                     _load_utterances, _utterance_features)
 from course_lib.simulators.rater_scores import simulate_integer_scores  # noqa: E402
 from make_digits import (RESAMPLE_DOWN, RESAMPLE_UP, SYNTH_RATE, VARIANTS, VOICES,  # noqa: E402
                          WORDS, espeak_version, to_int16, write_csv)
@@ -150,17 +150,17 @@ def synthesise(utterance: dict, workdir: Path) -> np.ndarray:
 
 
 def render(utterance: dict, item: int, workdir: Path) -> np.ndarray:
-    """The audio chain of the module docstring: int16 at ``SAMPLE_RATE``."""
+    """The audio chain of the module docstring: int16 at ``_SAMPLE_RATE``."""
     x = resample_poly(synthesise(utterance, workdir), RESAMPLE_UP, RESAMPLE_DOWN)
-    noise_sd = frame_rms(x, SAMPLE_RATE).max() * 10 ** (-NOISE_BELOW_LOUDEST_DB / 20)
+    noise_sd = frame_rms(x, _SAMPLE_RATE).max() * 10 ** (-NOISE_BELOW_LOUDEST_DB / 20)
     noise = np.random.default_rng([SEED, NOISE_STREAM, item]).standard_normal(len(x))
     return to_int16(x + noise_sd * noise)
 
 
 def split_labels() -> list[str]:
     """The fixed split, drawn before any model sees the data: N_TRAIN random items train."""
-    order = np.random.default_rng([SEED, SPLIT_STREAM]).permutation(N_ITEMS)
-    labels = np.full(N_ITEMS, "test", dtype=object)
+    order = np.random.default_rng([SEED, SPLIT_STREAM]).permutation(_N_ITEMS)
+    labels = np.full(_N_ITEMS, "test", dtype=object)
     labels[order[:N_TRAIN]] = "train"
     return list(labels)
 
@@ -171,13 +171,13 @@ def score_rows(truth) -> list[tuple[int, int, int]]:
     distinct items, one random rater each, are blanked."""
     truth = np.asarray(truth, dtype=np.float64)
     scores = simulate_integer_scores(truth, RATER_BIAS, RATER_SLOPE, RATER_NOISE_SD,
-                                     scale=SCALE,
+                                     scale=_SCALE,
                                      rng=np.random.default_rng([SEED, SCORE_STREAM])).matrix()
     rng = np.random.default_rng([SEED, MISSING_STREAM])
     blank_items = rng.choice(truth.size, size=N_MISSING, replace=False)
-    scores[blank_items, rng.integers(0, N_RATERS, N_MISSING)] = np.nan
+    scores[blank_items, rng.integers(0, _N_RATERS, N_MISSING)] = np.nan
     return [(item, rater, int(scores[item, rater])) for item in range(truth.size)
-            for rater in range(N_RATERS) if not np.isnan(scores[item, rater])]
+            for rater in range(_N_RATERS) if not np.isnan(scores[item, rater])]
 
 
 def write_scores(path: Path, truth) -> None:
@@ -190,7 +190,7 @@ def write_scores(path: Path, truth) -> None:
 
 def write_raters(path: Path) -> None:
     rows = [{"rater": r, "slope": repr(float(RATER_SLOPE[r])), "bias": repr(float(RATER_BIAS[r])),
-             "noise_sd": repr(float(RATER_NOISE_SD[r]))} for r in range(N_RATERS)]
+             "noise_sd": repr(float(RATER_NOISE_SD[r]))} for r in range(_N_RATERS)]
     write_csv(path, rows)
 
 
@@ -227,7 +227,7 @@ def write_clips_to_rate(folder: Path, items: list[int], audio: dict) -> list[str
         stale.unlink()
     rows = [{"item": item, "file": f"rate/u{item:03d}.wav"} for item in items]
     for row in rows:
-        wavfile.write(folder / row["file"], SAMPLE_RATE, audio[row["item"]])
+        wavfile.write(folder / row["file"], _SAMPLE_RATE, audio[row["item"]])
     write_csv(folder / "rate.csv", rows)
     return ["rate.csv", *(row["file"] for row in rows)]
 
@@ -235,24 +235,24 @@ def write_clips_to_rate(folder: Path, items: list[int], audio: dict) -> list[str
 def clips_to_rate_only() -> None:
     """Render just the clips to rate from the committed tables (espeak-ng needed)."""
     fluency = load_fluency()
-    folder = data.DATA_ROOT / DATASET
+    folder = data._DATA_ROOT / _DATASET
     features, truth, train = fluency.features, np.asarray(fluency.truth), fluency.train
-    items = choose_clips_to_rate(truth, features[:, FEATURE_NAMES.index("duration_s")], train)
+    items = choose_clips_to_rate(truth, features[:, _FEATURE_NAMES.index("duration_s")], train)
     with tempfile.TemporaryDirectory() as tmp:
         audio = {item: render(draw_utterance(item), item, Path(tmp)) for item in items}
     names = write_clips_to_rate(folder, items, audio)
-    kept = [name for name in data.read_manifest(DATASET)
+    kept = [name for name in data._read_manifest(_DATASET)
             if name != "rate.csv" and not name.startswith("rate/")]
-    data.write_manifest(DATASET, kept + names)
+    data._write_manifest(_DATASET, kept + names)
     print(f"wrote {len(items)} clips to rate: items {items}")
 
 
 def calibration_summary(rows: list[tuple[int, int, int]], truth: np.ndarray) -> str:
     """The panel statistics of data-sources.md §2.1, measured on the simulated labels."""
-    table = np.full((truth.size, N_RATERS), np.nan)
+    table = np.full((truth.size, _N_RATERS), np.nan)
     for item, rater, score in rows:
         table[item, rater] = score
-    pairs = [(a, b) for a in range(N_RATERS) for b in range(a + 1, N_RATERS)]
+    pairs = [(a, b) for a in range(_N_RATERS) for b in range(a + 1, _N_RATERS)]
     correlations = []
     for a, b in pairs:
         both = ~np.isnan(table[:, a]) & ~np.isnan(table[:, b])
@@ -263,10 +263,10 @@ def calibration_summary(rows: list[tuple[int, int, int]], truth: np.ndarray) -> 
         f"labels {labels.size} ({np.isnan(table).sum()} missing)",
         (f"mean inter-rater correlation {np.mean(correlations):.3f} "
          f"(pairs {min(correlations):.3f}..{max(correlations):.3f})"),
-        (f"share of 10s {np.mean(labels == SCALE[1]):.4f}, "
-         f"of 0s {np.mean(labels == SCALE[0]):.4f}"),
+        (f"share of 10s {np.mean(labels == _SCALE[1]):.4f}, "
+         f"of 0s {np.mean(labels == _SCALE[0]):.4f}"),
         "share of 10s per rater " + " / ".join(
-            f"{np.mean(c[~np.isnan(c)] == SCALE[1]):.3f}" for c in table.T),
+            f"{np.mean(c[~np.isnan(c)] == _SCALE[1]):.3f}" for c in table.T),
         "rater means " + " / ".join(f"{m:.2f}" for m in np.nanmean(table, axis=0)),
         (f"mean score {labels.mean():.2f}; between-item sd of the item means "
          f"{item_means.std(ddof=1):.2f}; mean within-item sd "
@@ -282,10 +282,10 @@ def stored(value: float) -> str:
 
 
 def scores_only() -> None:
-    truth = np.array([row["truth"] for row in load_utterances()])
-    folder = data.DATA_ROOT / DATASET
+    truth = np.array([row["truth"] for row in _load_utterances()])
+    folder = data._DATA_ROOT / _DATASET
     write_scores(folder / "scores.csv", truth)
-    manifest = data.write_manifest(DATASET, list(data.read_manifest(DATASET)))
+    manifest = data._write_manifest(_DATASET, list(data._read_manifest(_DATASET)))
     print(f"wrote {folder / 'scores.csv'} and {manifest}")
     print(calibration_summary(score_rows(truth), truth))
 
@@ -305,18 +305,18 @@ def main(argv: list[str] | None = None) -> None:
         return
 
     print(espeak_version())
-    folder = data.DATA_ROOT / DATASET
+    folder = data._DATA_ROOT / _DATASET
     (folder / "examples").mkdir(parents=True, exist_ok=True)
     for stale in (folder / "examples").glob("*.wav"):      # no clips from an earlier run
         stale.unlink()
 
-    utterances = [draw_utterance(item) for item in range(N_ITEMS)]
+    utterances = [draw_utterance(item) for item in range(_N_ITEMS)]
     audio, features = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for item, utterance in enumerate(utterances):
             samples = render(utterance, item, Path(tmp))
             audio.append(samples)
-            features.append(utterance_features(samples / 32768.0, SAMPLE_RATE,
+            features.append(_utterance_features(samples / 32768.0, _SAMPLE_RATE,
                                                utterance["n_words"]))
     features = np.array(features)
     truth_text = [stored(t) for t in true_fluency(*(np.array([u[key] for u in utterances])
@@ -330,26 +330,26 @@ def main(argv: list[str] | None = None) -> None:
          "split": splits[item], "truth": truth_text[item]}
         for item, u in enumerate(utterances)])
     write_csv(folder / "features.csv", [
-        {"item": item, **{name: f"{value:.6g}" for name, value in zip(FEATURE_NAMES, row)}}
+        {"item": item, **{name: f"{value:.6g}" for name, value in zip(_FEATURE_NAMES, row)}}
         for item, row in enumerate(features)])
     truth = np.array([float(t) for t in truth_text])        # exactly what utterances.csv holds
     write_scores(folder / "scores.csv", truth)
     write_raters(folder / "raters.csv")
 
-    examples = choose_examples(truth, features[:, FEATURE_NAMES.index("duration_s")])
+    examples = choose_examples(truth, features[:, _FEATURE_NAMES.index("duration_s")])
     example_rows = []
     for item, label in examples:
         name = f"examples/u{item:03d}.wav"
-        wavfile.write(folder / name, SAMPLE_RATE, audio[item])
+        wavfile.write(folder / name, _SAMPLE_RATE, audio[item])
         example_rows.append({"item": item, "label": label, "file": name})
     write_csv(folder / "examples.csv", example_rows)
 
     train = np.flatnonzero(np.array(splits) == "train")
-    to_rate = choose_clips_to_rate(truth, features[:, FEATURE_NAMES.index("duration_s")], train)
+    to_rate = choose_clips_to_rate(truth, features[:, _FEATURE_NAMES.index("duration_s")], train)
     names = ["utterances.csv", "features.csv", "scores.csv", "raters.csv", "examples.csv",
              *(row["file"] for row in example_rows),
              *write_clips_to_rate(folder, to_rate, dict(enumerate(audio)))]
-    manifest = data.write_manifest(DATASET, names)
+    manifest = data._write_manifest(_DATASET, names)
     clip_bytes = sum((folder / row["file"]).stat().st_size for row in example_rows)
     print(f"wrote {len(names)} files and {manifest}; example audio {clip_bytes / 1000:.0f} kB")
     print("examples: " + ", ".join(f"u{item:03d} {label} (f = {truth[item]:.2f})"

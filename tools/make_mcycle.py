@@ -33,7 +33,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from course_lib.data import write_csv_dataset  # noqa: E402
+from course_lib.data import _write_csv_dataset  # noqa: E402
 
 DATASET = "mcycle"
 CSV_NAME = "mcycle.csv"
@@ -64,7 +64,7 @@ def read_rows(archive: Path) -> list[tuple[str, str]]:
 
 def main() -> None:
     rows = read_rows(bundled_archive())
-    path = write_csv_dataset(DATASET, CSV_NAME, ["times_ms", "accel_g"], rows)
+    path = _write_csv_dataset(DATASET, CSV_NAME, ["times_ms", "accel_g"], rows)
     print(f"wrote {len(rows)} rows to {path}: first {rows[0]}, last {rows[-1]}")
 
 

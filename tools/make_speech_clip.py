@@ -33,8 +33,8 @@ from scipy.io import wavfile
 from scipy.signal import resample_poly
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from course_lib.stimuli import SAMPLE_RATE, SPEECH_DATASET, SPEECH_FILE  # noqa: E402
-from course_lib.data import DATA_ROOT, write_manifest  # noqa: E402
+from course_lib.stimuli import _SAMPLE_RATE, _SPEECH_DATASET, _SPEECH_FILE  # noqa: E402
+from course_lib.data import _DATA_ROOT, _write_manifest  # noqa: E402
 from make_digits import espeak_version, synthesise, to_int16, trim_silence  # noqa: E402
 
 SENTENCE = "She sells sea shells by the sea shore, on a sunny summer day."
@@ -44,14 +44,14 @@ RESAMPLE_UP, RESAMPLE_DOWN = 320, 441   # 22050 * 320 / 441 = 16000
 
 def main() -> None:
     print(espeak_version())
-    folder = DATA_ROOT / SPEECH_DATASET
+    folder = _DATA_ROOT / _SPEECH_DATASET
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         x = synthesise(SENTENCE, VOICE, Path(tmp))
-    x = trim_silence(resample_poly(x, RESAMPLE_UP, RESAMPLE_DOWN), SAMPLE_RATE)
-    wavfile.write(folder / SPEECH_FILE, SAMPLE_RATE, to_int16(x))
-    manifest = write_manifest(SPEECH_DATASET, [SPEECH_FILE])
-    print(f"wrote {SPEECH_FILE} ({len(x) / SAMPLE_RATE:.2f} s) and {manifest}")
+    x = trim_silence(resample_poly(x, RESAMPLE_UP, RESAMPLE_DOWN), _SAMPLE_RATE)
+    wavfile.write(folder / _SPEECH_FILE, _SAMPLE_RATE, to_int16(x))
+    manifest = _write_manifest(_SPEECH_DATASET, [_SPEECH_FILE])
+    print(f"wrote {_SPEECH_FILE} ({len(x) / _SAMPLE_RATE:.2f} s) and {manifest}")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ What it writes (see ``data/speechocean762/README.md``):
 
 * ``utterances.csv``: item, utterance id, speaker, split, the prompt text and its word count;
 * ``scores.csv``: long format ``item, rater, accuracy, fluency`` (25,000 rows);
-* ``features.csv``: the 33 features of :func:`course_lib.data.fluency.utterance_features`,
+* ``features.csv``: the 33 features of :func:`course_lib.data.fluency._utterance_features`,
   computed from the audio resampled to the course's 8 kHz;
 * ``examples/s<item>.wav`` and ``examples.csv``: six clips from the test split, 8 kHz int16;
 * ``rate/s<item>.wav`` and ``rate.csv``: twenty training sentences for a student to score as a
@@ -43,7 +43,7 @@ from scipy.signal import resample_poly
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import course_lib.data as data  # noqa: E402
-from course_lib.data.fluency import FEATURE_NAMES, SAMPLE_RATE, utterance_features  # noqa: E402
+from course_lib.data.fluency import _FEATURE_NAMES, _SAMPLE_RATE, _utterance_features  # noqa: E402
 
 COMMIT = "148498a"
 CORPUS_SPLITS = {"train": "dev", "test": "test"}   # course split -> folder at COMMIT
@@ -102,7 +102,7 @@ def to_course_rate(wav: bytes, where: str) -> np.ndarray:
     if rate != CORPUS_RATE or samples.dtype != np.int16 or samples.ndim != 1:
         raise ValueError(f"{where}: expected 16 kHz mono int16, got {rate} Hz {samples.dtype} "
                          f"shape {samples.shape}")
-    down = resample_poly(samples.astype(np.float64), 1, CORPUS_RATE // SAMPLE_RATE)
+    down = resample_poly(samples.astype(np.float64), 1, CORPUS_RATE // _SAMPLE_RATE)
     return np.clip(np.round(down), -32768, 32767).astype(np.int16)
 
 
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("corpus", type=Path, help="a clone or mirror of jimbozhang/speechocean762")
     args = parser.parse_args(argv)
     rows = read_corpus(args.corpus)
-    folder = data.DATA_ROOT / DATASET
+    folder = data._DATA_ROOT / DATASET
     (folder / "examples").mkdir(parents=True, exist_ok=True)
     for stale in (folder / "examples").glob("*.wav"):
         stale.unlink()
@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         for item, row in enumerate(rows):
             samples = to_course_rate(blobs.read(row["wav"]), row["wav"])
-            features.append(utterance_features(samples / 32768.0, SAMPLE_RATE,
+            features.append(_utterance_features(samples / 32768.0, _SAMPLE_RATE,
                                                len(row["text"].split())))
             audio[item] = samples
     finally:
@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> None:
                          for item, row in enumerate(rows) for rater in range(N_RATERS))
     with open(folder / "features.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(["item", *FEATURE_NAMES])
+        writer.writerow(["item", *_FEATURE_NAMES])
         writer.writerows([item, *map(stored, values)] for item, values in enumerate(features))
 
     test = [item for item, row in enumerate(rows) if row["split"] == "test"]
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> None:
     for target in EXAMPLE_FLUENCY:
         item = test[int(np.argmin(np.abs(mean_fluency - target)))]
         name = f"examples/s{item:04d}.wav"
-        wavfile.write(folder / name, SAMPLE_RATE, audio[item])
+        wavfile.write(folder / name, _SAMPLE_RATE, audio[item])
         examples.append((item, f"fluency {np.mean(rows[item]['fluency']):.1f}", name))
     with open(folder / "examples.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> None:
     for stale in (folder / "rate").glob("*.wav"):
         stale.unlink()
     for item, name in to_rate:
-        wavfile.write(folder / name, SAMPLE_RATE, audio[item])
+        wavfile.write(folder / name, _SAMPLE_RATE, audio[item])
     with open(folder / "rate.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(["item", "file"])
@@ -209,7 +209,7 @@ def main(argv: list[str] | None = None) -> None:
 
     names = ["utterances.csv", "scores.csv", "features.csv", "examples.csv", "rate.csv",
              *(name for _, _, name in examples), *(name for _, name in to_rate)]
-    data.write_manifest(DATASET, names)
+    data._write_manifest(DATASET, names)
     print(f"wrote {len(rows)} sentences, {len(examples)} clips to {folder}")
 
 

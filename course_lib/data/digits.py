@@ -21,8 +21,8 @@ from course_lib.data import (DataError, _check_split, _parse_float, _parse_int, 
 from course_lib.data.wav import _load_waveform, _waveform_features
 from course_lib.validation import _as_bool
 
-DATASET = "digits"
-SAMPLE_RATE = 8000
+_DATASET = "digits"
+_SAMPLE_RATE = 8000
 WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 SPLITS = {
     "train": tuple(f"s{i:02d}" for i in range(0, 20)),
@@ -60,11 +60,11 @@ class PhoneNumber:
 
 
 def _wave(name: str) -> np.ndarray:
-    return _load_waveform(DATASET, name, SAMPLE_RATE)
+    return _load_waveform(_DATASET, name, _SAMPLE_RATE)
 
 
 def _features(name: str, deltas: bool, cmn: bool) -> np.ndarray:
-    return _waveform_features(DATASET, name, SAMPLE_RATE, deltas=deltas, cmn=cmn)
+    return _waveform_features(_DATASET, name, _SAMPLE_RATE, deltas=deltas, cmn=cmn)
 
 
 def _load_speakers() -> list[dict]:
@@ -73,13 +73,13 @@ def _load_speakers() -> list[dict]:
     Includes the held-out speakers h00..h04 (split "heldout") of the phone numbers. Numbers are
     converted (speed_wpm and pitch to int, snr_db to float).
     """
-    rows = _read_csv_table(DATASET, "speakers.csv", {
+    rows = _read_csv_table(_DATASET, "speakers.csv", {
         "speaker": _parse_text, "split": _parse_text, "voice": _parse_text, "variant": _parse_text,
         "speed_wpm": _parse_int, "pitch": _parse_int, "snr_db": _parse_float})
     documented = {s: split for split in ("train", "dev", "test") for s in SPLITS[split]}
     listed = {row["speaker"]: row["split"] for row in rows if row["split"] != "heldout"}
     if listed != documented:
-        raise DataError(f"dataset {DATASET!r}: speakers.csv does not hold the documented split "
+        raise DataError(f"dataset {_DATASET!r}: speakers.csv does not hold the documented split "
                         f"s00-s19 train, s20-s29 dev, s30-s39 test")
     return rows
 
@@ -96,7 +96,7 @@ def load_digits(split: str = "train") -> DigitSet:
     return DigitSet(waveforms=[_wave(name) for name, _, _ in items],
                     labels=np.array([label for _, label, _ in items], dtype=np.int64),
                     speakers=np.array([speaker for _, _, speaker in items]),
-                    sample_rate=SAMPLE_RATE)
+                    sample_rate=_SAMPLE_RATE)
 
 
 def digit_features(split: str = "train", *, deltas: bool = True,
@@ -122,14 +122,14 @@ def _parse_digits(field: str) -> tuple[int, ...]:
 
 
 def _phone_rows() -> list[dict]:
-    return _read_csv_table(DATASET, "phone_numbers.csv",
+    return _read_csv_table(_DATASET, "phone_numbers.csv",
                           {"file": _parse_text, "speaker": _parse_text, "digits": _parse_digits})
 
 
 def load_phone_numbers() -> list[PhoneNumber]:
     """The connected phone-number utterances, in file order (h00_00, h00_01, ...)."""
     return [PhoneNumber(waveform=_wave(row["file"]), digits=row["digits"],
-                        speaker=row["speaker"], sample_rate=SAMPLE_RATE)
+                        speaker=row["speaker"], sample_rate=_SAMPLE_RATE)
             for row in _phone_rows()]
 
 

@@ -3,8 +3,8 @@
 300 utterances of random 4-7 digit strings, spoken by espeak-ng at varied speed, with varied
 gaps between words and with hesitations (SSML breaks). Each has
 
-* 33 utterance-level features computed from its audio (:data:`FEATURE_NAMES`, made by
-  :func:`utterance_features`): duration, speech span and speech time from an energy voice
+* 33 utterance-level features computed from its audio (:data:`_FEATURE_NAMES`, made by
+  :func:`_utterance_features`): duration, speech span and speech time from an energy voice
   activity detector, pause fraction, number of pauses of at least 200 ms, number of words, words
   per second, and the mean and standard deviation of each of the 13 MFCCs;
 * a hidden true fluency on the 0-10 scale, computed from the speech controls (speed, word gap,
@@ -31,11 +31,11 @@ from course_lib.features import mfcc_features
 from course_lib.gp.rater_data import RaterData
 from course_lib.validation import _as_positive_int, _as_waveform
 
-DATASET = "fluency"
-SAMPLE_RATE = 8000
-N_ITEMS = 300
-N_RATERS = 5
-SCALE = (0, 10)
+_DATASET = "fluency"
+_SAMPLE_RATE = 8000
+_N_ITEMS = 300
+_N_RATERS = 5
+_SCALE = (0, 10)
 _SPLITS = ("train", "test")
 
 # Voice activity detection: 10 ms frames; a frame is speech when its RMS is within
@@ -47,7 +47,7 @@ _N_MFCC = 13
 
 _PROSODIC_FEATURES = ("duration_s", "speech_span_s", "speech_time_s", "pause_fraction",
                      "n_pauses", "n_words", "words_per_second")
-FEATURE_NAMES = (_PROSODIC_FEATURES
+_FEATURE_NAMES = (_PROSODIC_FEATURES
                  + tuple(f"mfcc{k}_mean" for k in range(_N_MFCC))
                  + tuple(f"mfcc{k}_sd" for k in range(_N_MFCC)))
 _CONTROL_NAMES = ("speed_wpm", "gap", "n_breaks", "break_ms", "pitch", "n_words")
@@ -55,7 +55,7 @@ _CONTROL_NAMES = ("speed_wpm", "gap", "n_breaks", "break_ms", "pitch", "n_words"
 
 #: below this many samples per second a 10 ms frame has hardly a sample: a rate given in kHz
 _MIN_SAMPLE_RATE = 1000
-#: integer PCM sample types and their full scale: utterance_features divides by it
+#: integer PCM sample types and their full scale: _utterance_features divides by it
 _PCM_FULL_SCALE = {np.dtype(np.int16): 2.0 ** 15, np.dtype(np.int32): 2.0 ** 31}
 
 
@@ -104,8 +104,8 @@ def speech_activity(samples, sample_rate: int) -> np.ndarray:
     return rms >= rms.max() * 10 ** (-_VAD_THRESHOLD_DB / 20)
 
 
-def utterance_features(samples, sample_rate: int, n_words: int) -> np.ndarray:
-    """The 33 features of :data:`FEATURE_NAMES` for one utterance, shape (33,).
+def _utterance_features(samples, sample_rate: int, n_words: int) -> np.ndarray:
+    """The 33 features of :data:`_FEATURE_NAMES` for one utterance, shape (33,).
 
     From the speech mask of :func:`speech_activity` (frames of 10 ms): the speech span runs from
     the first to the last speech frame, the speech time counts speech frames, the pause fraction
@@ -184,12 +184,12 @@ class FluencySet:
         """The example clips listed in ``examples.csv`` (item, label, file), from fluent to very
         hesitant, with their audio from ``examples/`` (8 kHz int16 WAV, the very samples their
         row of ``features`` was computed from)."""
-        return _read_clips(DATASET, "examples.csv", self.texts, self.truth, labelled=True)
+        return _read_clips(_DATASET, "examples.csv", self.texts, self.truth, labelled=True)
 
     def clips_to_rate(self) -> list[ExampleClip]:
         """Twenty training utterances (``rate.csv``), low to high true fluency, for a listener
         to score as a sixth rater; ``truth`` is the hidden fluency: show it only afterwards."""
-        return _read_clips(DATASET, "rate.csv", self.texts, self.truth)
+        return _read_clips(_DATASET, "rate.csv", self.texts, self.truth)
 
 
 def _read_clips(dataset: str, table: str, texts, values, *,
@@ -206,8 +206,8 @@ def _read_clips(dataset: str, table: str, texts, values, *,
             raise DataError(f"dataset {dataset!r}: {table}, line {number}: item {item} "
                             f"is not one of the items 0..{len(texts) - 1}")
         clips.append(ExampleClip(item, row.get("label", ""), texts[item], float(values[item]),
-                                 _load_waveform(dataset, row["file"], SAMPLE_RATE),
-                                 SAMPLE_RATE))
+                                 _load_waveform(dataset, row["file"], _SAMPLE_RATE),
+                                 _SAMPLE_RATE))
     return clips
 
 
@@ -219,7 +219,7 @@ def _read_only(values, dtype) -> np.ndarray:
 
 def _check_items(rows: list[dict], name: str, expected: list[int]) -> None:
     if [row["item"] for row in rows] != expected:
-        raise DataError(f"dataset {DATASET!r}: {name} should list the items "
+        raise DataError(f"dataset {_DATASET!r}: {name} should list the items "
                         f"{expected[0]}..{expected[-1]} once each, in order")
 
 
@@ -251,64 +251,64 @@ def _parse_breaks(field: str) -> tuple[tuple[int, int], ...]:
 
 def _parse_score(field: str) -> int:
     value = _parse_int(field)
-    if not SCALE[0] <= value <= SCALE[1]:
-        raise ValueError(f"a score outside {SCALE[0]}..{SCALE[1]}")
+    if not _SCALE[0] <= value <= _SCALE[1]:
+        raise ValueError(f"a score outside {_SCALE[0]}..{_SCALE[1]}")
     return value
 
 
 def _parse_rater(field: str) -> int:
     value = _parse_int(field)
-    if not 0 <= value < N_RATERS:
-        raise ValueError(f"a rater outside 0..{N_RATERS - 1}")
+    if not 0 <= value < _N_RATERS:
+        raise ValueError(f"a rater outside 0..{_N_RATERS - 1}")
     return value
 
 
-def load_utterances() -> list[dict]:
+def _load_utterances() -> list[dict]:
     """Rows of ``utterances.csv``: item, text, voice, pitch, speed_wpm, gap, n_breaks,
     breaks (a tuple of (after word, ms) pairs), break_ms, n_words, split, truth (numbers
     converted)."""
-    rows = _read_csv_table(DATASET, "utterances.csv", {
+    rows = _read_csv_table(_DATASET, "utterances.csv", {
         "item": _parse_int, "text": _parse_words, "voice": _parse_text, "pitch": _parse_int,
         "speed_wpm": _parse_int, "gap": _parse_int, "n_breaks": _parse_int, "breaks": _parse_breaks,
         "break_ms": _parse_int, "n_words": _parse_int, "split": _parse_split,
         "truth": _parse_float})
-    _check_items(rows, "utterances.csv", list(range(N_ITEMS)))
+    _check_items(rows, "utterances.csv", list(range(_N_ITEMS)))
     for number, row in enumerate(rows, start=2):
         breaks = row["breaks"]
         if (len(row["text"].split(" ")) != row["n_words"] or len(breaks) != row["n_breaks"]
                 or sum(ms for _, ms in breaks) != row["break_ms"]
                 or not all(0 < after < row["n_words"] for after, _ in breaks)):
-            raise DataError(f"dataset {DATASET!r}: utterances.csv, line {number}: the columns "
+            raise DataError(f"dataset {_DATASET!r}: utterances.csv, line {number}: the columns "
                             f"text, n_words, breaks, n_breaks and break_ms disagree")
     return rows
 
 
 def load_fluency() -> FluencySet:
     """The whole set as a :class:`FluencySet` (see the module docstring and the README)."""
-    utterances = load_utterances()
-    parsers = {"item": _parse_int, **dict.fromkeys(FEATURE_NAMES, _parse_float)}
-    feature_rows = _read_csv_table(DATASET, "features.csv", parsers)
-    _check_items(feature_rows, "features.csv", list(range(N_ITEMS)))
-    labels = _read_csv_table(DATASET, "scores.csv", {"item": _parse_int, "rater": _parse_rater,
+    utterances = _load_utterances()
+    parsers = {"item": _parse_int, **dict.fromkeys(_FEATURE_NAMES, _parse_float)}
+    feature_rows = _read_csv_table(_DATASET, "features.csv", parsers)
+    _check_items(feature_rows, "features.csv", list(range(_N_ITEMS)))
+    labels = _read_csv_table(_DATASET, "scores.csv", {"item": _parse_int, "rater": _parse_rater,
                                                     "score": _parse_score})
-    raters = _read_csv_table(DATASET, "raters.csv", {"rater": _parse_int, "slope": _parse_float,
+    raters = _read_csv_table(_DATASET, "raters.csv", {"rater": _parse_int, "slope": _parse_float,
                                                     "bias": _parse_float, "noise_sd": _parse_float})
-    if [row["rater"] for row in raters] != list(range(N_RATERS)):
-        raise DataError(f"dataset {DATASET!r}: raters.csv should list the raters "
-                        f"0..{N_RATERS - 1} once each, in order")
+    if [row["rater"] for row in raters] != list(range(_N_RATERS)):
+        raise DataError(f"dataset {_DATASET!r}: raters.csv should list the raters "
+                        f"0..{_N_RATERS - 1} once each, in order")
     try:
         ratings = RaterData.from_long([row["item"] for row in labels],
                                       [row["rater"] for row in labels],
                                       [row["score"] for row in labels],
-                                      n_items=N_ITEMS, n_raters=N_RATERS, scale=SCALE)
+                                      n_items=_N_ITEMS, n_raters=_N_RATERS, scale=_SCALE)
     except ValueError as err:
-        raise DataError(f"dataset {DATASET!r}: scores.csv does not hold valid ratings "
+        raise DataError(f"dataset {_DATASET!r}: scores.csv does not hold valid ratings "
                         f"(row k below is line k + 2 of the file): {err}") from None
     split = np.array([row["split"] for row in utterances])
     return FluencySet(
-        features=_read_only([[row[name] for name in FEATURE_NAMES] for row in feature_rows],
+        features=_read_only([[row[name] for name in _FEATURE_NAMES] for row in feature_rows],
                             np.float64),
-        feature_names=FEATURE_NAMES,
+        feature_names=_FEATURE_NAMES,
         ratings=ratings,
         truth=_read_only([row["truth"] for row in utterances], np.float64),
         controls=MappingProxyType({name: _read_only([row[name] for row in utterances],

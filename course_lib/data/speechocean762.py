@@ -5,7 +5,7 @@ English speech corpus for pronunciation assessment", Interspeech 2021; Apache-2.
 sentences read by 250 Mandarin speakers (125 in each split, no speaker in both), each scored 0-10
 for pronunciation accuracy and for fluency by the same five experts. Shipped: every expert's
 sentence scores, 33 utterance features of the course front end
-(:func:`course_lib.data.fluency.utterance_features`, from the audio at 8 kHz), six example clips
+(:func:`course_lib.data.fluency._utterance_features`, from the audio at 8 kHz), six example clips
 and twenty clips for a listener to score.
 
 :func:`load_speechocean762` returns a :class:`PanelSet` for one aspect ("accuracy", the score
@@ -21,13 +21,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from course_lib.data import DataError, _parse_float, _parse_int, _parse_text, _read_csv_table
-from course_lib.data.fluency import FEATURE_NAMES, ExampleClip, _read_only, _read_clips
+from course_lib.data.fluency import _FEATURE_NAMES, ExampleClip, _read_only, _read_clips
 from course_lib.gp.rater_data import RaterData
 
-DATASET = "speechocean762"
-N_ITEMS = 5000
-N_RATERS = 5
-SCALE = (0, 10)
+_DATASET = "speechocean762"
+_N_ITEMS = 5000
+_N_RATERS = 5
+_SCALE = (0, 10)
 _ASPECTS = ("accuracy", "fluency")
 
 
@@ -59,12 +59,12 @@ class PanelSet:
         """Twenty training sentences (``rate.csv``), one per speaker, spread from the panel's
         lowest to its highest mean fluency, for a listener to score as a sixth rater. ``truth``
         holds the experts' mean of this set's aspect: hide it until the listener has scored."""
-        return _read_clips(DATASET, "rate.csv", self.texts, self.ratings.means)
+        return _read_clips(_DATASET, "rate.csv", self.texts, self.ratings.means)
 
     def example_audio(self) -> list[ExampleClip]:
         """Six test sentences from hesitant to fluent (``examples.csv``), 8 kHz, with their
         five-expert mean fluency as the label (``truth`` holds the mean of this set's aspect)."""
-        return _read_clips(DATASET, "examples.csv", self.texts, self.ratings.means,
+        return _read_clips(_DATASET, "examples.csv", self.texts, self.ratings.means,
                           labelled=True)
 
 
@@ -72,31 +72,31 @@ def load_speechocean762(aspect: str = "accuracy") -> PanelSet:
     """The panel's scores of ``aspect`` ("accuracy" or "fluency") with the features and split."""
     if aspect not in _ASPECTS:
         raise ValueError(f"aspect: expected one of {_ASPECTS}, got {aspect!r}")
-    utterances = _read_csv_table(DATASET, "utterances.csv",
+    utterances = _read_csv_table(_DATASET, "utterances.csv",
                                 {"item": _parse_int, "utt": _parse_text, "speaker": _parse_text,
                                  "split": _parse_text, "text": _parse_text})
-    features = _read_csv_table(DATASET, "features.csv",
-                              {"item": _parse_int, **dict.fromkeys(FEATURE_NAMES, _parse_float)})
-    labels = _read_csv_table(DATASET, "scores.csv", {"item": _parse_int, "rater": _parse_int,
+    features = _read_csv_table(_DATASET, "features.csv",
+                              {"item": _parse_int, **dict.fromkeys(_FEATURE_NAMES, _parse_float)})
+    labels = _read_csv_table(_DATASET, "scores.csv", {"item": _parse_int, "rater": _parse_int,
                                                     aspect: _parse_int})
     for name, rows in (("utterances.csv", utterances), ("features.csv", features)):
-        if [row["item"] for row in rows] != list(range(N_ITEMS)):
-            raise DataError(f"dataset {DATASET!r}: {name} should list the items "
-                            f"0..{N_ITEMS - 1} once each, in order")
+        if [row["item"] for row in rows] != list(range(_N_ITEMS)):
+            raise DataError(f"dataset {_DATASET!r}: {name} should list the items "
+                            f"0..{_N_ITEMS - 1} once each, in order")
     try:
         ratings = RaterData.from_long([row["item"] for row in labels],
                                       [row["rater"] for row in labels],
                                       [row[aspect] for row in labels],
-                                      n_items=N_ITEMS, n_raters=N_RATERS, scale=SCALE)
+                                      n_items=_N_ITEMS, n_raters=_N_RATERS, scale=_SCALE)
     except ValueError as err:
-        raise DataError(f"dataset {DATASET!r}: scores.csv does not hold valid ratings: "
+        raise DataError(f"dataset {_DATASET!r}: scores.csv does not hold valid ratings: "
                         f"{err}") from None
     split = np.array([row["split"] for row in utterances])
     return PanelSet(
         aspect=aspect,
-        features=_read_only([[row[name] for name in FEATURE_NAMES] for row in features],
+        features=_read_only([[row[name] for name in _FEATURE_NAMES] for row in features],
                             np.float64),
-        feature_names=FEATURE_NAMES,
+        feature_names=_FEATURE_NAMES,
         ratings=ratings,
         texts=tuple(row["text"] for row in utterances),
         speakers=tuple(row["speaker"] for row in utterances),

@@ -26,7 +26,7 @@ import numpy as np
 
 from course_lib.data import DataError, _parse_float, _read_csv_table
 
-DATASET = "uci"
+_DATASET = "uci"
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class _UCISpec:
     n_rows: int
 
 
-SETS = {
+_SETS = {
     "auto_mpg": _UCISpec("auto_mpg.csv",
                         ("cylinders", "displacement", "horsepower", "weight", "acceleration",
                          "model_year", "origin"), "mpg", 392),
@@ -50,7 +50,7 @@ SETS = {
                        ("crim", "zn", "indus", "chas", "nox", "rm", "age", "dis", "rad", "tax",
                         "ptratio", "lstat"), "medv", 506),
 }
-_NAMES = tuple(SETS)
+_NAMES = tuple(_SETS)
 
 
 @dataclass(frozen=True)
@@ -74,13 +74,13 @@ def load_uci(name: str) -> RegressionSet:
     if not isinstance(name, str):
         raise TypeError(f"name: expected one of {list(_NAMES)} as a string, got "
                         f"{type(name).__name__}")
-    if name not in SETS:
+    if name not in _SETS:
         raise ValueError(f"name: expected one of {list(_NAMES)}, got {name!r}")
-    spec = SETS[name]
+    spec = _SETS[name]
     columns = (*spec.features, spec.target)
-    rows = _read_csv_table(DATASET, spec.file, dict.fromkeys(columns, _parse_float))
+    rows = _read_csv_table(_DATASET, spec.file, dict.fromkeys(columns, _parse_float))
     if len(rows) != spec.n_rows:
-        raise DataError(f"dataset {DATASET!r}: {spec.file} has {len(rows)} rows, expected "
+        raise DataError(f"dataset {_DATASET!r}: {spec.file} has {len(rows)} rows, expected "
                         f"{spec.n_rows} (see data/uci/README.md)")
     table = np.array([[row[col] for col in columns] for row in rows], dtype=np.float64)
     X, y = np.ascontiguousarray(table[:, :-1]), table[:, -1].copy()

@@ -60,7 +60,7 @@ from scipy.linalg import cho_solve, solve_triangular
 from scipy.special import erfcx, ndtr
 
 from ..linalg import sample_gaussian
-from ..validation import RngLike, as_float_array, _as_rng
+from ..validation import RngLike, _as_float_array, _as_rng
 from .inputs import _as_inputs, _check_exact_size
 
 __all__ = ["expected_improvement", "incumbent", "improvement_moments", "univariate_ei",
@@ -81,9 +81,9 @@ def expected_improvement(mean, var, best=0.0) -> np.ndarray:
     is computed as s exp(log phi(u) + log(1 + u sqrt(pi/2) erfcx(-u / sqrt 2))) (no
     cancellation, no underflow of phi(u) before the product with s); s = 0 gives max(m, 0).
     """
-    mean = as_float_array(mean, "mean")
-    var = as_float_array(var, "var")
-    best = as_float_array(best, "best")
+    mean = _as_float_array(mean, "mean")
+    var = _as_float_array(var, "var")
+    best = _as_float_array(best, "best")
     try:
         mean, var, best = np.broadcast_arrays(mean, var, best)
     except ValueError:
@@ -146,7 +146,7 @@ def _best_input(model, x_best) -> np.ndarray:
     d = model.X_train.shape[1]
     if x_best is None:
         return _incumbent(model)[1]
-    x_best = as_float_array(x_best, "x_best", ndim=(1, 2))
+    x_best = _as_float_array(x_best, "x_best", ndim=(1, 2))
     if x_best.size != d:
         raise ValueError(f"x_best: expected one setting with {d} coordinates, got shape "
                          f"{x_best.shape}")
@@ -177,7 +177,7 @@ def univariate_ei(model, X, best=None) -> np.ndarray:
     if best is None:
         best = float(np.max(model.posterior.mean))
     else:
-        best = as_float_array(best, "best", ndim=0)
+        best = _as_float_array(best, "best", ndim=0)
     mean, var = model.predict(X)
     return expected_improvement(mean, np.maximum(var, 0.0), best)
 
@@ -213,7 +213,7 @@ def bivariate_ei_gradient(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray
     rows at a time (the optimiser passes one)."""
     model = _check_model(model)
     d = model.X_train.shape[1]
-    X = as_float_array(X, "X", ndim=(1, 2))
+    X = _as_float_array(X, "X", ndim=(1, 2))
     X = X.reshape(1, -1) if X.ndim == 1 else X
     X = _as_inputs(X, "X", d)
     z = _best_input(model, x_best)[None, :]
@@ -254,7 +254,7 @@ def multinomial_sample(values, *, rng: RngLike = None) -> int:
     what "no setting is expected to improve" honestly means; the convergence measure is what reports
     that the session has settled.
     """
-    values = as_float_array(values, "values", ndim=1)
+    values = _as_float_array(values, "values", ndim=1)
     if np.any(values < 0):
         raise ValueError("values: must be >= 0 (expected improvements)")
     rng = _as_rng(rng)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from ..validation import (RngLike, _as_bool, as_float_array, _as_positive_int, _as_rng,
+from ..validation import (RngLike, _as_bool, _as_float_array, _as_positive_int, _as_rng,
                           _check_choice)
 from .acquisition import _best_input, bivariate_ei, bivariate_ei_gradient, _check_model
 from .inputs import _as_inputs
@@ -45,7 +45,7 @@ class AcquisitionMaximum:
 
 
 def _check_box(bounds, d: int) -> np.ndarray:
-    bounds = as_float_array(bounds, "bounds", ndim=2)
+    bounds = _as_float_array(bounds, "bounds", ndim=2)
     if bounds.shape != (d, 2):
         raise ValueError(f"bounds: expected shape ({d}, 2) (low, high per parameter), got "
                          f"{bounds.shape}")

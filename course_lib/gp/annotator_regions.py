@@ -16,7 +16,7 @@ import numpy as np
 
 from ..affinity import _affinity_propagation, _negative_squared_distances
 from ..kmeans import assign_clusters, assign_clusters_trusted, kmeans
-from ..validation import (RngLike, as_float_array, _as_positive_int, _as_rng, _check_choice,
+from ..validation import (RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice,
                           _renamed_error)
 from .inputs import _as_inputs
 
@@ -121,7 +121,7 @@ def _region_labels(regions) -> tuple[np.ndarray, int]:
     """(labels (N,), n_regions) of a :class:`Regions` or of (N,) whole-number region indices."""
     if isinstance(regions, Regions):
         return regions.labels, regions.n_regions
-    labels = as_float_array(regions, "regions", ndim=1)
+    labels = _as_float_array(regions, "regions", ndim=1)
     if np.any(labels != np.round(labels)) or np.any(labels < 0):
         raise ValueError("regions: expected one non-negative whole-number region per item")
     labels = labels.astype(np.int64)

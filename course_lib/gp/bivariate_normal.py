@@ -8,7 +8,7 @@ is done on the EXCESS over independence,
 which the look-ahead of :mod:`course_lib.gp.levelset` needs as it is and which carries no
 cancellation. Three forms, by |rho|:
 
-* |rho| <= SERIES_MAX_RHO = 0.6: the tetrachoric series (K. Pearson 1900), Mehler's
+* |rho| <= _SERIES_MAX_RHO = 0.6: the tetrachoric series (K. Pearson 1900), Mehler's
   expansion of the bivariate density integrated over both arguments,
 
       delta = sum_{n >= 1} rho^n / n  g_{n-1}(h) g_{n-1}(k),
@@ -21,7 +21,7 @@ cancellation. Three forms, by |rho|:
   most SERIES_TERMS = 62 terms). For a candidate-reference pair it is a short polynomial in rho
   whose coefficients belong to the candidate (h) and to the reference (k) alone, computed once
   each: the acquisitions run it over all references of a candidate in one vectorised loop per term.
-* SERIES_MAX_RHO < |rho| < NEAR_ONE_RHO = 0.925: d Phi_2 / d rho is the bivariate density
+* _SERIES_MAX_RHO < |rho| < _NEAR_ONE_RHO = 0.925: d Phi_2 / d rho is the bivariate density
   (Plackett 1954); with rho = sin t,
 
       delta = 1/(2 pi) int_0^{arcsin rho} exp(-(h^2 + k^2 - 2 h k sin t) / (2 cos^2 t)) dt
@@ -171,20 +171,20 @@ def _bvn_cdf_owens_t(h, k, rho) -> np.ndarray:
 
 # ----- the excess over independence, compiled (module docstring) --------------------------
 # |rho| up to which the tetrachoric series is used; beyond, Gauss-Legendre quadrature
-SERIES_MAX_RHO = 0.6
+_SERIES_MAX_RHO = 0.6
 # |rho| from which the quadrature runs from rho to 1 (the arcsine form turns sharp there)
-NEAR_ONE_RHO = 0.925
+_NEAR_ONE_RHO = 0.925
 # the series stops once its remaining terms are bounded by this (absolute)
 _SERIES_TOL = 2.0 ** -53
 # Cramer's inequality, |He_m(x)| exp(-x^2 / 4) <= 1.086435 sqrt(m!): term n of the series is
-# at most TERM_BOUND exp(-(h^2 + k^2) / 4) |rho|^n / n
-TERM_BOUND = 1.086435 ** 2 / (2.0 * np.pi)
+# at most _TERM_BOUND exp(-(h^2 + k^2) / 4) |rho|^n / n
+_TERM_BOUND = 1.086435 ** 2 / (2.0 * np.pi)
 
 
 def _series_cap() -> int:
-    """Terms the series needs at |rho| = SERIES_MAX_RHO and h = k = 0 (the worst case)."""
+    """Terms the series needs at |rho| = _SERIES_MAX_RHO and h = k = 0 (the worst case)."""
     n = 1
-    while (TERM_BOUND * SERIES_MAX_RHO ** (n + 1) / ((n + 1) * (1.0 - SERIES_MAX_RHO))
+    while (_TERM_BOUND * _SERIES_MAX_RHO ** (n + 1) / ((n + 1) * (1.0 - _SERIES_MAX_RHO))
            >= _SERIES_TOL):
         n += 1
     return n
@@ -222,9 +222,9 @@ def _hermite_coefficients(x, out, n):
 
 
 @njit(cache=True)
-def series_length(abs_rho, bound):
+def _series_length(abs_rho, bound):
     """The smallest N <= SERIES_TERMS with bound |rho|^(N+1) / ((N+1)(1 - |rho|)) < _SERIES_TOL
-    (``bound`` = TERM_BOUND exp(-(h^2 + k^2) / 4), or a larger number)."""
+    (``bound`` = _TERM_BOUND exp(-(h^2 + k^2) / 4), or a larger number)."""
     scale = bound / (1.0 - abs_rho)
     power = abs_rho
     n = 0
@@ -287,10 +287,10 @@ def _near_one_quadrature(h, k, rho, p_h, q_h, p_k, q_k):
 
 @njit(cache=True)
 def _quadrature_excess(h, k, rho, p_h, q_h, p_k, q_k):
-    """delta for |rho| > SERIES_MAX_RHO and finite h, k."""
+    """delta for |rho| > _SERIES_MAX_RHO and finite h, k."""
     h = min(max(h, -_CLAMP), _CLAMP)
     k = min(max(k, -_CLAMP), _CLAMP)
-    if abs(rho) < NEAR_ONE_RHO:
+    if abs(rho) < _NEAR_ONE_RHO:
         return _arcsine_quadrature(h, k, rho)
     if rho > 0.0:
         return _near_one_quadrature(h, k, rho, p_h, q_h, p_k, q_k)
@@ -319,9 +319,9 @@ def _elementwise(h, k, rho, out, add_product):
         p_k, q_k = _phi_pair(k[i])
         excess = 0.0  # +-inf: the limits Phi(k), Phi(h) or 0 are Phi(h) Phi(k) already
         if math.isfinite(h[i]) and math.isfinite(k[i]):
-            if abs(rho[i]) <= SERIES_MAX_RHO:
-                bound = TERM_BOUND * math.exp(-0.25 * (h[i] * h[i] + k[i] * k[i]))
-                n = series_length(abs(rho[i]), bound)
+            if abs(rho[i]) <= _SERIES_MAX_RHO:
+                bound = _TERM_BOUND * math.exp(-0.25 * (h[i] * h[i] + k[i] * k[i]))
+                n = _series_length(abs(rho[i]), bound)
                 _hermite_coefficients(h[i], coeff_h, n)
                 _hermite_coefficients(k[i], coeff_k, n)
                 excess = _series(coeff_h, coeff_k, rho[i], n)

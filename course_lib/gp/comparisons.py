@@ -44,7 +44,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
-from ..validation import as_float_array, _as_positive_float, _check_choice
+from ..validation import _as_float_array, _as_positive_float, _check_choice
 from .inputs import _as_inputs
 
 __all__ = ["Comparisons", "DisconnectedComparisonsWarning", "KINDS"]
@@ -69,7 +69,7 @@ def _rows(mask: np.ndarray, noun: str = "row", limit: int = 5) -> str:
 
 def _item_indices(values, name: str, n_items: int, allow_none: bool = False) -> np.ndarray:
     """Whole-number indices 0..n_items-1 (``_NO_SECOND`` too when ``allow_none``)."""
-    arr = as_float_array(values, name, ndim=1)
+    arr = _as_float_array(values, name, ndim=1)
     low = _NO_SECOND if allow_none else 0
     invalid = (arr != np.round(arr)) | (arr < low) | (arr >= n_items)
     if invalid.any():
@@ -80,7 +80,7 @@ def _item_indices(values, name: str, n_items: int, allow_none: bool = False) -> 
 
 
 def _check_answers(y, kind: str, m: int) -> np.ndarray:
-    y = as_float_array(y, "y", ndim=1).copy()
+    y = _as_float_array(y, "y", ndim=1).copy()
     if y.size != m:
         raise ValueError(f"y: expected {m} answers (one per comparison), got {y.size}")
     if kind == "pair-binary":
@@ -242,7 +242,7 @@ class Comparisons:
 
     def differences(self, f) -> np.ndarray:
         """z = M f without forming M: f(first) - f(second) (f(first) for single items)."""
-        f = as_float_array(f, "f", ndim=1)
+        f = _as_float_array(f, "f", ndim=1)
         if f.size != self.n_items:
             raise ValueError(f"f: expected {self.n_items} values (one per item), got {f.size}")
         z = f[self.first].copy()

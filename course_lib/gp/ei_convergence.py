@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import as_float_array, _as_positive_float, _as_positive_int
+from ..validation import _as_float_array, _as_positive_float, _as_positive_int
 from .inputs import _as_inputs
 from .kernel_algebra import Kernel
 
@@ -23,7 +23,7 @@ def average_ei_path(history, window: int = 4) -> np.ndarray:
     """Running mean of a per-iteration EI summary (grid mean of bEI, or the path mean of
     :class:`AcquisitionMaximum`) over the last ``window`` iterations (Nielsen et al., 4-D: 4); the
     first ``window - 1`` entries average what is available."""
-    history = as_float_array(history, "history", ndim=1)
+    history = _as_float_array(history, "history", ndim=1)
     if np.any(history < 0):
         raise ValueError("history: expected improvements must be >= 0")
     window = _as_positive_int(window, "window")

@@ -88,7 +88,7 @@ import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 
 from ..linalg import NotPositiveDefiniteError, log_det_from_cholesky
-from ..validation import as_float_array, _as_positive_float, _as_positive_int
+from ..validation import _as_float_array, _as_positive_float, _as_positive_int
 from .ep_result import ClippedSiteWarning, EPConvergenceError, EPResult
 from .latent_checks import _check_latent_problem
 from .prediction import LatentGaussian
@@ -181,8 +181,8 @@ def _check_sites(sites0, m):
     if not isinstance(sites0, tuple) or len(sites0) != 2:
         raise TypeError("sites0: expected a pair (tau, nu) of site parameters, e.g. "
                         "(result.tau, result.nu) of an earlier fit")
-    tau = as_float_array(sites0[0], "sites0", ndim=1)
-    nu = as_float_array(sites0[1], "sites0", ndim=1)
+    tau = _as_float_array(sites0[0], "sites0", ndim=1)
+    nu = _as_float_array(sites0[1], "sites0", ndim=1)
     if tau.shape != (m,) or nu.shape != (m,):
         raise ValueError(f"sites0: expected two arrays of shape ({m},) (one site per row), got "
                          f"{tau.shape} and {nu.shape}")

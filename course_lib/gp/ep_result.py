@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from ..validation import as_float_array
+from ..validation import _as_float_array
 from .prediction import LatentGaussian
 
 __all__ = ["EPResult", "EPConvergenceError", "ClippedSiteWarning"]
@@ -80,7 +80,7 @@ class EPResult:
         EP fixed point (module docstring)."""
         problem, state = self._problem, self._state
         n = self.mean.shape[0]
-        dK = as_float_array(dK, "dK", ndim=3, allow_empty=True)
+        dK = _as_float_array(dK, "dK", ndim=3, allow_empty=True)
         if dK.shape[1:] != (n, n):
             raise ValueError(f"dK: expected shape (P, {n}, {n}) (one kernel derivative per "
                              f"hyper-parameter), got {dK.shape}")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..linalg import LOG_2PI
-from ..validation import as_float_array
+from ..validation import _as_float_array
 from .likelihoods import Likelihood, _check_binary, _check_levels, _check_rows, _no_parameters
 from .log_phi import _SQRT2
 from .pairwise_likelihoods import PairwiseProbit
@@ -72,7 +72,7 @@ class GaussianConstraint(Likelihood):
     _names = ()
 
     def __init__(self, noise_sd):
-        sd = as_float_array(noise_sd, "noise_sd", ndim=1)
+        sd = _as_float_array(noise_sd, "noise_sd", ndim=1)
         if np.any(sd <= 0):
             raise ValueError(f"noise_sd: every sd must be > 0, row {int(np.argmax(sd <= 0))} "
                              f"has {sd[sd <= 0][0]:g}")
@@ -163,7 +163,7 @@ class LikertConfidence(Likelihood):
         self.n_levels = int(n_levels)
         self.max_gap = _check_parameter(max_gap, "max_gap")
         gaps = np.full(self.n_levels - 1, 0.5 * self.max_gap) if gaps is None \
-            else as_float_array(gaps, "gaps", ndim=1)
+            else _as_float_array(gaps, "gaps", ndim=1)
         if gaps.size != self.n_levels - 1:
             raise ValueError(f"gaps: {self.n_levels} levels need {self.n_levels - 1} gaps between "
                              f"cut points, got {gaps.size}")
@@ -302,7 +302,7 @@ class LikertConfidence(Likelihood):
 
     def level_probabilities(self, z) -> np.ndarray:
         """P(y = i | z) for every level i (columns) at every z (rows): (1 - lapse) p_i + lapse / l."""
-        return self._level_probabilities(as_float_array(z, "z", ndim=1))
+        return self._level_probabilities(_as_float_array(z, "z", ndim=1))
 
     def _level_probabilities(self, z):
         _, _, _, log_p = self._levels(z)

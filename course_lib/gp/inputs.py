@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import as_float_array, _check_array_size
+from ..validation import _as_float_array, _check_array_size
 
 
 #: what to do instead of an exact GP whose n x n kernel matrix is too large
@@ -26,7 +26,7 @@ def _as_inputs(X, name: str = "X", dim: int | None = None) -> np.ndarray:
 
     A 1-D array is one-dimensional inputs. ``dim`` (if given) is the required number of columns.
     """
-    X = as_float_array(X, name, ndim=(1, 2))
+    X = _as_float_array(X, name, ndim=(1, 2))
     if X.ndim == 1:
         X = X[:, None]
     if dim is not None and X.shape[1] != dim:

@@ -40,7 +40,7 @@ from functools import partial
 import numpy as np
 from scipy.linalg import LinAlgError, cho_solve
 
-from ..validation import as_float_array, _as_positive_float, _as_positive_int, _check_choice
+from ..validation import _as_float_array, _as_positive_float, _as_positive_int, _check_choice
 from .latent_checks import _check_latent_problem
 from .laplace_result import InvalidLaplaceError, LaplaceResult, NewtonStep, _not_peak_message
 from .likelihoods import Likelihood, LikelihoodTerms
@@ -295,7 +295,7 @@ def _start(problem: _Problem, f0, alpha0) -> _State:
     if f0 is not None and alpha0 is not None:
         raise ValueError("alpha0: give a warm start as f0 or as alpha0, not both")
     if f0 is not None:
-        f0 = as_float_array(f0, "f0", ndim=1)
+        f0 = _as_float_array(f0, "f0", ndim=1)
         if f0.shape != (n,):
             raise ValueError(f"f0: expected shape ({n},) (one latent value per item), got "
                              f"{f0.shape}")
@@ -304,7 +304,7 @@ def _start(problem: _Problem, f0, alpha0) -> _State:
     cold = problem.evaluate(np.zeros(n))
     if alpha0 is None:
         return cold
-    a = as_float_array(alpha0, "alpha0", ndim=1)
+    a = _as_float_array(alpha0, "alpha0", ndim=1)
     if a.shape != (n,):
         raise ValueError(f"alpha0: expected shape ({n},) (one weight per item), got {a.shape}")
     warm = problem.evaluate(a)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..linalg import NotPositiveDefiniteError
-from ..validation import as_float_array
+from ..validation import _as_float_array
 from .likelihoods import LikelihoodTerms
 from .newton_system import FactorisedSystem
 from .prediction import LatentGaussian
@@ -81,7 +81,7 @@ class LaplaceResult:
         what that term is worth.
         """
         n = self.f_hat.shape[0]
-        dK = as_float_array(dK, "dK", ndim=3, allow_empty=True)
+        dK = _as_float_array(dK, "dK", ndim=3, allow_empty=True)
         if dK.shape[1:] != (n, n):
             raise ValueError(f"dK: expected shape (P, {n}, {n}) (one kernel derivative per "
                              f"hyper-parameter), got {dK.shape}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..linalg import _as_square_matrix, _check_symmetric
-from ..validation import as_float_array
+from ..validation import _as_float_array
 from .likelihoods import Likelihood
 
 
@@ -19,7 +19,7 @@ def _check_latent_problem(K, M, likelihood, y) -> tuple[np.ndarray, np.ndarray, 
     covariance ``K`` (n x n, symmetric), the map ``M`` (m x n), a ``likelihood`` and its m
     observations ``y``; returns K, M and y as checked arrays, errors name the argument."""
     K = _check_prior_covariance(K)
-    M = as_float_array(M, "M", ndim=2)
+    M = _as_float_array(M, "M", ndim=2)
     _check_map_columns(M, K.shape[0])
     if not isinstance(likelihood, Likelihood):
         raise TypeError(f"likelihood: expected a course_lib.gp.likelihoods Likelihood, got "
@@ -49,11 +49,11 @@ def _check_variational_starts(alpha0, site_precision0, n: int, m: int):
     """The warm starts of a variational fit, each None or checked: ``alpha0`` (n,) weights and
     ``site_precision0`` (m,) positive precisions."""
     if alpha0 is not None:
-        alpha0 = as_float_array(alpha0, "alpha0", ndim=1)
+        alpha0 = _as_float_array(alpha0, "alpha0", ndim=1)
         if alpha0.size != n:
             raise ValueError(f"alpha0: expected {n} weights (one per item), got {alpha0.size}")
     if site_precision0 is not None:
-        lam = site_precision0 = as_float_array(site_precision0, "site_precision0", ndim=1)
+        lam = site_precision0 = _as_float_array(site_precision0, "site_precision0", ndim=1)
         if lam.size != m or np.any(lam <= 0):
             raise ValueError(f"site_precision0: expected {m} positive precisions (one per row "
                              f"of M), got {lam.size} values, smallest {lam.min():g}")

@@ -59,12 +59,12 @@ from numba import njit
 from scipy.special import ndtr
 
 from ..metrics import _standardised_gap
-from ..validation import as_float_array
-from .bivariate_normal import (SERIES_MAX_RHO, TERM_BOUND, _bvn_excess, _quadrature_excess,
-                               series_length)
+from ..validation import _as_float_array
+from .bivariate_normal import (_SERIES_MAX_RHO, _TERM_BOUND, _bvn_excess, _quadrature_excess,
+                               _series_length)
 from .inputs import _as_inputs
 from .levelset_posterior import (_as_threshold, _binary_entropy_bits, _fitted_posterior,
-                                 _hermite_table, marginals, _series_decay)
+                                 _hermite_table, _marginals, _series_decay)
 
 __all__ = ["LevelSetLookahead", "lookahead_levelset", "global_mi", "eavc"]
 
@@ -77,7 +77,7 @@ _BATCH_ELEMENTS = 2 ** 18
 # --------------------------------------------------------------------------------------------
 
 def _variance(var, name: str) -> np.ndarray:
-    var = as_float_array(var, name)
+    var = _as_float_array(var, name)
     if np.any(var < 0):
         raise ValueError(f"{name}: variances must be >= 0, got {var[var < 0].flat[0]:g}")
     return var
@@ -154,11 +154,11 @@ def lookahead_levelset(query_mean, query_var, ref_mean, ref_var, cross_cov, thre
     and references as a row (n_s,) with ``cross_cov`` (n_q, n_s). A covariance beyond
     sqrt(query_var * ref_var) (more than round-off) is refused naming ``cross_cov``.
     """
-    query_mean = as_float_array(query_mean, "query_mean")
+    query_mean = _as_float_array(query_mean, "query_mean")
     query_var = _variance(query_var, "query_var")
-    ref_mean = as_float_array(ref_mean, "ref_mean")
+    ref_mean = _as_float_array(ref_mean, "ref_mean")
     ref_var = _variance(ref_var, "ref_var")
-    cross_cov = as_float_array(cross_cov, "cross_cov")
+    cross_cov = _as_float_array(cross_cov, "cross_cov")
     threshold = _as_threshold(threshold)
     names = ("query_mean", "query_var", "ref_mean", "ref_var", "cross_cov")
     arrays = (query_mean, query_var, ref_mean, ref_var, cross_cov)
@@ -198,7 +198,7 @@ def _lookahead_sums(h, p_one, q_one, coeff_h, decay_h, scale_q, gap, p_now, q_no
 
     Per candidate the series runs over all references at once (one short loop per term over a
     contiguous row, which the compiler vectorises), as many terms as the worst of its
-    references needs; references with |rho| > SERIES_MAX_RHO take no series terms and get the
+    references needs; references with |rho| > _SERIES_MAX_RHO take no series terms and get the
     quadrature instead. ``coeff_gap`` is term-major (SERIES_TERMS, n_s)."""
     n_c, n_s = cross.shape
     rho = np.empty(n_s)
@@ -214,13 +214,13 @@ def _lookahead_sums(h, p_one, q_one, coeff_h, decay_h, scale_q, gap, p_now, q_no
             if sd_ref[j] > 0.0:
                 r = min(max(-cross[i, j] / (sd_ref[j] * scale_q[i]), -1.0), 1.0)
             rho[j] = r
-            if abs(r) <= SERIES_MAX_RHO:
+            if abs(r) <= _SERIES_MAX_RHO:
                 largest_rho = max(largest_rho, abs(r))
                 power[j] = 1.0
             else:
                 power[j] = 0.0
             series[j] = 0.0
-        n = series_length(largest_rho, TERM_BOUND * decay_h[i] * largest_decay)
+        n = _series_length(largest_rho, _TERM_BOUND * decay_h[i] * largest_decay)
         for t in range(n):
             c = coeff_h[i, t]
             for j in range(n_s):
@@ -230,7 +230,7 @@ def _lookahead_sums(h, p_one, q_one, coeff_h, decay_h, scale_q, gap, p_now, q_no
         p1, q1 = p_one[i], q_one[i]
         for j in range(n_s):
             excess = series[j]
-            if abs(rho[j]) > SERIES_MAX_RHO and math.isfinite(gap[j]):
+            if abs(rho[j]) > _SERIES_MAX_RHO and math.isfinite(gap[j]):
                 excess = _quadrature_excess(h[i], gap[j], rho[j], p1, q1, p_now[j], q_now[j])
             excess, p_if_one, q_if_one, p_if_zero, q_if_zero = _conditionals(
                 p1, q1, p_now[j], q_now[j], excess)
@@ -251,7 +251,7 @@ class ReferenceLookahead:
         self.kernel, self.X_train, self.posterior = _fitted_posterior(model)
         self.references = _as_inputs(references, "references", self.X_train.shape[1])
         threshold = _as_threshold(threshold)
-        self.ref = marginals(self.kernel, self.X_train, self.posterior, self.references)
+        self.ref = _marginals(self.kernel, self.X_train, self.posterior, self.references)
         self.sd = np.sqrt(self.ref.var)
         self.gap = _standardised_gap(self.ref.mean, self.ref.var, threshold)
         self.p_now, self.q_now = ndtr(self.gap), ndtr(-self.gap)
@@ -266,7 +266,7 @@ class ReferenceLookahead:
         batch = max(1, _BATCH_ELEMENTS // self.references.shape[0])
         for start in range(0, candidates.shape[0], batch):
             rows = slice(start, min(start + batch, candidates.shape[0]))
-            query = marginals(self.kernel, self.X_train, self.posterior, candidates[rows])
+            query = _marginals(self.kernel, self.X_train, self.posterior, candidates[rows])
             cross = self.kernel(query.X, self.references) - query.V.T @ self.ref.V
             if query.U is not None:
                 cross += query.U.T @ self.ref.U

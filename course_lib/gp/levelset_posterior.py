@@ -18,16 +18,16 @@ import numpy as np
 from numba import njit
 from scipy.special import xlogy
 
-from ..validation import as_float_array
+from ..validation import _as_float_array
 from .bivariate_normal import _SERIES_TERMS, _hermite_coefficients
 from .prediction import LatentGaussian
 
-__all__ = ["marginals"]
+__all__ = []
 
 
 def _as_threshold(threshold) -> float:
     """``threshold`` as a float, or an error naming it."""
-    value = as_float_array(threshold, "threshold", ndim=0)
+    value = _as_float_array(threshold, "threshold", ndim=0)
     return float(value)
 
 
@@ -58,7 +58,7 @@ class _Marginals:
     U: np.ndarray | None
 
 
-def marginals(kernel, X_train, posterior, X) -> _Marginals:
+def _marginals(kernel, X_train, posterior, X) -> _Marginals:
     """Posterior means and variances of f at the rows of ``X`` (R&W 2006 eqs. 3.21, 3.24), with
     the factors their covariances with other points are built from."""
     K_cross = kernel(X_train, X)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from ..validation import _as_bool, as_float_array, _check_choice
+from ..validation import _as_bool, _as_float_array, _check_choice
 from .inputs import _as_inputs
 from .levelset import ReferenceLookahead
 from .levelset_pointwise import bald_bernoulli, straddle
@@ -87,7 +87,7 @@ def _polish_box(bounds, candidates) -> np.ndarray:
     d = candidates.shape[1]
     if bounds is None:
         return np.column_stack([candidates.min(axis=0), candidates.max(axis=0)])
-    bounds = as_float_array(bounds, "bounds", ndim=2)
+    bounds = _as_float_array(bounds, "bounds", ndim=2)
     if bounds.shape != (d, 2):
         raise ValueError(f"bounds: expected shape ({d}, 2) (low, high per input dimension), "
                          f"got {bounds.shape}")

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import as_float_array, _check_choice
+from ..validation import _as_float_array, _check_choice
 from . import quadrature
 from .parameters import LogParameters
 
@@ -79,7 +79,7 @@ class LikelihoodTerms:
 
 
 def _check_rows(values, name: str, m: int | None = None) -> np.ndarray:
-    arr = as_float_array(values, name, ndim=1)
+    arr = _as_float_array(values, name, ndim=1)
     if m is not None and arr.size != m:
         raise ValueError(f"{name}: expected {m} values (one per observation row), got {arr.size}")
     return arr
@@ -113,7 +113,7 @@ class Likelihood(LogParameters):
     # ----- checks -----------------------------------------------------------------------------
     def check_observations(self, y, name: str = "y") -> np.ndarray:
         """``y`` as a 1-D float array in this likelihood's domain (errors name ``name``)."""
-        return self._check_domain(as_float_array(y, name, ndim=1), name)
+        return self._check_domain(_as_float_array(y, name, ndim=1), name)
 
     def _check_zy(self, z, y):
         z = _check_rows(z, "z")
@@ -295,7 +295,7 @@ def _check_unit_interval(y, name: str, clip: float | None) -> np.ndarray:
 
 
 def _check_clip(clip) -> float:
-    clip = float(as_float_array(clip, "clip", ndim=0))
+    clip = float(_as_float_array(clip, "clip", ndim=0))
     if not 0.0 < clip < 0.5:
         raise ValueError(f"clip: expected a small number in (0, 0.5), got {clip:g}")
     return clip

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
-from ..validation import as_float_array
+from ..validation import _as_float_array
 from .parameters import _check_log_parameters
 from .regression import GPRegression
 
@@ -60,8 +60,8 @@ def log_marginal_likelihood_surface(gp: GPRegression, x_name: str, x_values, y_n
     for arg, name in (("x_name", x_name), ("y_name", y_name)):
         if name not in names:
             raise ValueError(f"{arg}: unknown hyper-parameter {name!r}; known: {names}")
-    x_values = as_float_array(x_values, "x_values", ndim=1)
-    y_values = as_float_array(y_values, "y_values", ndim=1)
+    x_values = _as_float_array(x_values, "x_values", ndim=1)
+    y_values = _as_float_array(y_values, "y_values", ndim=1)
     for arg, values in (("x_values", x_values), ("y_values", y_values)):
         if np.any(values <= 0):
             raise ValueError(f"{arg}: hyper-parameter values must be > 0")

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, sample_gaussian
-from ..validation import RngLike, _as_bool, as_float_array, _as_positive_float, _check_choice
+from ..validation import RngLike, _as_bool, _as_float_array, _as_positive_float, _check_choice
 from .inputs import _check_exact_size
 from .kernel_algebra import Kernel
 from .optimise import (HyperparameterFit, _check_priors, log_hyper_prior, _negative_log_posterior,
@@ -86,7 +86,7 @@ def joint_log_likelihood(K, data: RaterData, noise_variance: float, dK=None, *,
     data = _as_rater_data(data)
     sigma2 = _as_positive_float(noise_variance, "noise_variance")
     include_spread_term = _as_bool(include_spread_term, "include_spread_term")
-    K = as_float_array(K, "K", ndim=2)
+    K = _as_float_array(K, "K", ndim=2)
     if K.shape != (data.n_items, data.n_items):
         raise ValueError(f"K: expected shape ({data.n_items}, {data.n_items}) (one row per "
                          f"item of data), got {K.shape}")

@@ -27,7 +27,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from ..linalg import NotPositiveDefiniteError
-from ..validation import RngLike, as_float_array, _as_positive_int, _as_rng
+from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng
 from .priors import Prior
 
 __all__ = ["HyperparameterFit", "HyperparameterProblem", "optimise_hyperparameters",
@@ -111,7 +111,7 @@ def _check_priors(priors, param_names: Sequence[str]) -> dict[str, Prior]:
 def log_hyper_prior(theta, param_names: Sequence[str], priors: Mapping[str, Prior]
                     ) -> tuple[float, np.ndarray]:
     """Sum of the log hyper-prior densities of u = log theta, and its gradient (0 if none)."""
-    theta = as_float_array(theta, "theta", ndim=1)
+    theta = _as_float_array(theta, "theta", ndim=1)
     value, grad = 0.0, np.zeros(len(param_names))
     for index, name in enumerate(param_names):
         if name in priors:

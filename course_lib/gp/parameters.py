@@ -20,7 +20,7 @@ import numbers
 
 import numpy as np
 
-from ..validation import as_float_array, _as_positive_float
+from ..validation import _as_float_array, _as_positive_float
 
 __all__ = ["LogParameters", "log_bounds"]
 
@@ -60,7 +60,7 @@ def _positive_vector(value, name: str) -> np.ndarray:
     """A positive scalar or 1-D vector (ARD) inside ``_PARAMETER_RANGE``, as a 1-D float array."""
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return np.array([_check_parameter(value, name)])
-    arr = as_float_array(value, name, ndim=1)
+    arr = _as_float_array(value, name, ndim=1)
     if np.any(arr <= 0):
         raise ValueError(f"{name}: every entry must be > 0, got {arr}")
     _check_in_range(arr, name)
@@ -121,7 +121,7 @@ class LogParameters:
 
     def with_theta(self, theta) -> "LogParameters":
         """A copy with log-parameters ``theta`` (shape ``(n_params,)``)."""
-        theta = as_float_array(theta, "theta", ndim=1, allow_empty=True)
+        theta = _as_float_array(theta, "theta", ndim=1, allow_empty=True)
         if theta.shape != (self.n_params,):
             raise ValueError(f"theta: expected shape ({self.n_params},) for parameters "
                              f"{self.param_names}, got {theta.shape}")

@@ -44,7 +44,7 @@ from scipy.linalg import cho_solve, solve_triangular
 from ..linalg import (JitterWarning, NotPositiveDefiniteError,
                       _as_square_matrix, _check_symmetric, cholesky_with_jitter,
                       log_det_from_cholesky, sample_gaussian)
-from ..validation import as_float_array
+from ..validation import _as_float_array
 
 __all__ = ["JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter", "LatentGaussian",
            "predict_from_gaussian", "sample_gaussian"]
@@ -114,7 +114,7 @@ class LatentGaussian:
         _check_symmetric(K, "K")
         n = K.shape[0]
         mean = _vector(mean, "mean", n)
-        R = as_float_array(R, "R", ndim=(1, 2))
+        R = _as_float_array(R, "R", ndim=(1, 2))
         if R.shape[0] != n:
             raise ValueError(f"R: expected {n} rows (one per training latent), got shape {R.shape}")
         if R.ndim == 1:
@@ -191,11 +191,11 @@ class LatentGaussian:
         are clipped to 0.
         """
         n = self.alpha.shape[0]
-        K_cross = as_float_array(K_cross, "K_cross", ndim=2)
+        K_cross = _as_float_array(K_cross, "K_cross", ndim=2)
         if K_cross.shape[0] != n:
             raise ValueError(f"K_cross: expected {n} rows (training points), got {K_cross.shape}")
         m = K_cross.shape[1]
-        K_test = as_float_array(K_test, "K_test", ndim=(1, 2))
+        K_test = _as_float_array(K_test, "K_test", ndim=(1, 2))
         if K_test.shape not in ((m,), (m, m)):
             raise ValueError(f"K_test: expected shape ({m},) or ({m}, {m}), got {K_test.shape}")
         mean = K_cross.T @ self.alpha
@@ -244,7 +244,7 @@ def predict_from_gaussian(K, K_cross, K_test, mean, Sigma) -> tuple[np.ndarray, 
 
 # ----- checks ----------------------------------------------------------------------------
 def _vector(v, name: str, n: int) -> np.ndarray:
-    v = as_float_array(v, name, ndim=1)
+    v = _as_float_array(v, name, ndim=1)
     if v.shape != (n,):
         raise ValueError(f"{name}: expected shape ({n},) (one value per training point), "
                          f"got {v.shape}")
@@ -252,7 +252,7 @@ def _vector(v, name: str, n: int) -> np.ndarray:
 
 
 def _noise_vector(noise, n: int) -> np.ndarray:
-    noise = as_float_array(noise, "noise", ndim=(0, 1))
+    noise = _as_float_array(noise, "noise", ndim=(0, 1))
     if noise.ndim == 0:
         noise = np.full(n, float(noise))
     if noise.shape != (n,):

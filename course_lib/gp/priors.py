@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, gammaln
 
-from ..validation import RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng
+from ..validation import RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng
 
 __all__ = ["Prior", "LogNormal", "Gamma", "HalfStudentT"]
 
@@ -38,7 +38,7 @@ class Prior:
 
     def log_pdf(self, theta) -> np.ndarray:
         """log p_theta(theta) for theta > 0 (array in, array out)."""
-        theta = as_float_array(theta, "theta", allow_empty=True)
+        theta = _as_float_array(theta, "theta", allow_empty=True)
         if np.any(theta <= 0):
             raise ValueError("theta: a hyper-parameter must be > 0")
         u = np.log(theta)
@@ -46,7 +46,7 @@ class Prior:
 
     def log_pdf_log(self, u) -> tuple[np.ndarray, np.ndarray]:
         """``(log p_u(u), d log p_u / du)`` with ``log p_u(u) = log p_theta(e^u) + u``."""
-        u = as_float_array(u, "u", allow_empty=True)
+        u = _as_float_array(u, "u", allow_empty=True)
         return self._log_pdf_u(u), self._dlog_pdf_u(u)
 
     def sample_log(self, size=None, *, rng: RngLike = None) -> np.ndarray:
@@ -66,7 +66,7 @@ class LogNormal(Prior):
     """
 
     def __init__(self, mu: float = 0.0, sigma: float = 1.0):
-        self.mu = float(as_float_array(mu, "mu", ndim=0))
+        self.mu = float(_as_float_array(mu, "mu", ndim=0))
         self.sigma = _as_positive_float(sigma, "sigma")
 
     def _log_pdf_u(self, u):

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..metrics import discretised_log_predictive
 from ..validation import RngLike, _as_positive_float, _as_positive_int, _as_rng, _check_choice, \
-    as_float_array
+    _as_float_array
 from .annotator_cells import NOISE_FLOOR
 from .annotator_noise import AnnotatorNoiseGP
 from .annotator_regions import Regions, _left_to_right, assign_regions
@@ -91,7 +91,7 @@ class NoiseProfile:
 def noise_profile(K, data: RaterData, noise) -> NoiseProfile:
     """Evaluate :func:`~course_lib.gp.multi_rater.joint_log_likelihood` (kernel matrix ``K`` of the
     items, centred scores ``data``) at every noise variance of the grid ``noise``."""
-    noise = as_float_array(noise, "noise", ndim=1)
+    noise = _as_float_array(noise, "noise", ndim=1)
     terms = [joint_log_likelihood(K, data, value) for value in noise]
     gp_term = np.array([term.gp_term.value for term in terms])
     spread_term = np.array([term.spread_term for term in terms])
@@ -120,7 +120,7 @@ def fit_annotator_models(X, data: RaterData, gold, n_regions: int = 3,
     """
     rng = _as_rng(rng)
     noise_floor = _as_positive_float(noise_floor, "noise_floor")
-    gold = as_float_array(gold, "gold", ndim=1)
+    gold = _as_float_array(gold, "gold", ndim=1)
     regions = assign_regions(X, _as_positive_int(n_regions, "n_regions"), "kmeans", rng=rng,
                              min_size=2)
     if np.shape(X)[1] == 1:
@@ -144,7 +144,7 @@ def true_noise_table(model_regions, true_regions, variance_table) -> np.ndarray:
     items of that model region, of the variance ``variance_table[true region, annotator]`` their
     labels were drawn with (the table itself when the two partitions agree). Shape
     (n_model_regions, n_annotators); ``model_regions=None`` gives GPR-MA's single row."""
-    table = as_float_array(variance_table, "variance_table", ndim=2)
+    table = _as_float_array(variance_table, "variance_table", ndim=2)
     true_labels = (true_regions.labels if isinstance(true_regions, Regions)
                    else np.asarray(true_regions))
     per_item = table[true_labels]

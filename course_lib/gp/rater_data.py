@@ -18,7 +18,7 @@ import numpy as np
 
 from ..linalg import LOG_2PI
 from ..metrics import _check_scale
-from ..validation import as_float_array, _as_positive_int, _as_selection
+from ..validation import _as_float_array, _as_positive_int, _as_selection
 from .inputs import _as_inputs, _check_exact_size
 
 __all__ = ["RaterData", "WeightedMeans"]
@@ -28,7 +28,7 @@ _LARGEST_INDEX = 2.0 ** 53  # beyond it float64 skips whole numbers
 
 def _index_array(values, name: str, size: int | None) -> np.ndarray:
     """Non-negative integer indices (floats that are whole numbers accepted), checked by name."""
-    arr = as_float_array(values, name, ndim=1)
+    arr = _as_float_array(values, name, ndim=1)
     invalid = (arr != np.round(arr)) | (arr < 0) | (arr >= _LARGEST_INDEX)
     if invalid.any():
         bad = int(np.flatnonzero(invalid)[0])
@@ -84,7 +84,7 @@ class RaterData:
         n_raters = None if n_raters is None else _as_positive_int(n_raters, "n_raters")
         items = _index_array(items, "items", n_items)
         raters = _index_array(raters, "raters", n_raters)
-        scores = as_float_array(scores, "scores", ndim=1).copy()  # frozen below: not the caller's
+        scores = _as_float_array(scores, "scores", ndim=1).copy()  # frozen below: not the caller's
         if not items.shape == raters.shape == scores.shape:
             raise ValueError(f"scores: items, raters and scores must have one entry per label, "
                              f"got lengths {items.size}, {raters.size}, {scores.size}")
@@ -213,7 +213,7 @@ class RaterData:
     def weighted(self, noise_per_label) -> WeightedMeans:
         """Precision-weighted means, their noise and the constant (see :class:`WeightedMeans`)
         for one noise variance per label (> 0), e.g. ``sigma2[data.raters]``."""
-        noise = as_float_array(noise_per_label, "noise_per_label", ndim=1)
+        noise = _as_float_array(noise_per_label, "noise_per_label", ndim=1)
         if noise.shape != self.scores.shape:
             raise ValueError(f"noise_per_label: expected one variance per label "
                              f"({self.n_labels}), got {noise.size}")

@@ -27,7 +27,7 @@ import numpy as np
 from scipy.special import erf, log_ndtr, ndtr, ndtri
 
 from ..linalg import LOG_2PI
-from ..validation import as_float_array
+from ..validation import _as_float_array
 from .likelihoods import (_DEFAULT_CLIP, Likelihood, _check_clip, _check_levels, _check_rows,
                           _check_unit_interval, _no_parameters)
 from .log_phi import _SQRT2, _normal_pdf, log_ndtr_derivatives
@@ -276,7 +276,7 @@ class OrdinalProbit(Likelihood):
             raise ValueError(f"n_levels: expected an integer >= 2, got {n_levels!r}")
         self.n_levels = int(n_levels)
         gaps = np.ones(self.n_levels - 2) if gaps is None \
-            else as_float_array(gaps, "gaps", ndim=1, allow_empty=True)
+            else _as_float_array(gaps, "gaps", ndim=1, allow_empty=True)
         if gaps.size != self.n_levels - 2:
             raise ValueError(f"gaps: {self.n_levels} levels need {self.n_levels - 2} gaps between "
                              f"their {self.n_levels - 1} thresholds, got {gaps.size}")

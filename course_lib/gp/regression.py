@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import lapack
 
-from ..validation import RngLike, as_float_array, _as_positive_float
+from ..validation import RngLike, _as_float_array, _as_positive_float
 from .inputs import _as_inputs, _check_exact_size
 from .kernel_algebra import Kernel
 from .parameters import _check_log_parameters, _check_parameter, log_bounds
@@ -108,7 +108,7 @@ def _condition(K, y, noise, warn: bool) -> LatentGaussian:
 
 def _checked_theta(theta, param_names) -> np.ndarray:
     """``theta`` as a float vector with one log-parameter per name, within the parameter range."""
-    theta = as_float_array(theta, "theta", ndim=1)
+    theta = _as_float_array(theta, "theta", ndim=1)
     if theta.shape != (len(param_names),):
         raise ValueError(f"theta: expected shape ({len(param_names)},) for "
                          f"{param_names}, got {theta.shape}")
@@ -204,7 +204,7 @@ class GPRegression:
         hyper-parameters (no optimisation). Returns self."""
         X = _as_inputs(X, "X")
         _check_exact_size(X.shape[0], "X")
-        y = as_float_array(y, "y", ndim=1)
+        y = _as_float_array(y, "y", ndim=1)
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y: expected {X.shape[0]} values (one per row of X), "
                              f"got {y.shape[0]}")

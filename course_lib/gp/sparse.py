@@ -69,7 +69,7 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 from scipy.optimize import minimize
 
-from ..validation import _as_bool, as_float_array, _as_positive_float, _as_positive_int
+from ..validation import _as_bool, _as_float_array, _as_positive_float, _as_positive_int
 from .inputs import _as_inputs
 from .kernel_algebra import Kernel
 from .parameters import _DEFAULT_BOUNDS, _check_parameter, log_bounds
@@ -90,7 +90,7 @@ def _check_problem(X, y, Z, kernel, noise_variance, jitter):
         raise TypeError(f"kernel: expected a course_lib.gp.kernel_algebra.Kernel, got "
                         f"{type(kernel).__name__}")
     X = _as_inputs(X, "X")
-    y = as_float_array(y, "y", ndim=1)
+    y = _as_float_array(y, "y", ndim=1)
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"y: expected {X.shape[0]} values (one per row of X), got {y.shape[0]}")
     Z = _as_inputs(Z, "Z")

@@ -28,7 +28,7 @@ import numpy as np
 from scipy.stats import qmc
 
 from ..linalg import NotPositiveDefiniteError
-from ..validation import (RngLike, _check_array_size, _as_bool, as_float_array, _as_positive_int,
+from ..validation import (RngLike, _check_array_size, _as_bool, _as_float_array, _as_positive_int,
                           _as_rng)
 from .inputs import _as_inputs
 from .kernel_algebra import Kernel
@@ -48,7 +48,7 @@ def inducing_points(bounds, n: int, *, include=None, rng: RngLike = None) -> np.
     location, without which its mixed model is "inflexible"). Returns an (n + k, d) array.
     ``n`` may be 0 when ``include`` is given; ``rng`` scrambles the Sobol sequence. Sobol points
     are best balanced when n is a power of two, but Wu et al.'s 100 are accepted."""
-    bounds = as_float_array(bounds, "bounds", ndim=2)
+    bounds = _as_float_array(bounds, "bounds", ndim=2)
     if bounds.shape[1] != 2 or np.any(bounds[:, 0] >= bounds[:, 1]):
         raise ValueError(f"bounds: expected a (d, 2) array of (low, high) rows with low < high, "
                          f"got {bounds.tolist()}")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import as_float_array
+from ..validation import _as_float_array
 from .inputs import _as_inputs
 from .kernel_algebra import Kernel
 from .likelihoods import Likelihood
@@ -74,7 +74,7 @@ class SparseVariationalResult:
 
 
 def _check_root(S, name: str, p: int) -> np.ndarray:
-    S = as_float_array(S, name, ndim=2)
+    S = _as_float_array(S, name, ndim=2)
     if S.shape != (p, p):
         raise ValueError(f"{name}: expected shape ({p}, {p}) (one row and column per inducing "
                          f"point), got {S.shape}")
@@ -85,7 +85,7 @@ def _check_root(S, name: str, p: int) -> np.ndarray:
 
 
 def _check_mean(m, name: str, p: int) -> np.ndarray:
-    m = as_float_array(m, name, ndim=1)
+    m = _as_float_array(m, name, ndim=1)
     if m.shape != (p,):
         raise ValueError(f"{name}: expected shape ({p},) (one value per inducing point), got "
                          f"{m.shape}")
@@ -113,7 +113,7 @@ def _mixed_for(likelihood, y, M, n: int) -> MixedLikelihood:
             raise ValueError(f"y: expected {n} observations (one per row of X, as M is None), "
                              f"got {y.size}")
         M = np.eye(n)
-    M = as_float_array(M, "M", ndim=2)
+    M = _as_float_array(M, "M", ndim=2)
     if M.shape != (y.size, n):
         raise ValueError(f"M: expected shape ({y.size}, {n}) (one row per observation, one "
                          f"column per row of X), got {M.shape}")

@@ -58,7 +58,7 @@ from scipy.linalg import cho_solve, solve_triangular
 from scipy.optimize import minimize
 
 from ..linalg import cholesky_with_jitter, log_det_from_cholesky
-from ..validation import as_float_array, _as_positive_float, _as_positive_int
+from ..validation import _as_float_array, _as_positive_float, _as_positive_int
 from .latent_checks import _check_variational_starts
 from .mixed_likelihood import MixedLikelihood, _as_mixed
 from .prediction import LatentGaussian
@@ -305,11 +305,11 @@ def variational_elbo(K, likelihood, alpha, site_precision, y=None, M=None, dK=No
     ``result.objective``)."""
     K, mixed = _as_mixed(likelihood, y, M, K)
     bound = _Bound(K, mixed, kl_weight=_as_positive_float(kl_weight, "kl_weight"))
-    alpha = as_float_array(alpha, "alpha", ndim=1)
+    alpha = _as_float_array(alpha, "alpha", ndim=1)
     if alpha.size != bound.K.shape[0]:
         raise ValueError(f"alpha: expected {bound.K.shape[0]} weights (one per item), got "
                          f"{alpha.size}")
-    lam = as_float_array(site_precision, "site_precision", ndim=1)
+    lam = _as_float_array(site_precision, "site_precision", ndim=1)
     if lam.size != mixed.n_rows or np.any(lam <= 0):
         raise ValueError(f"site_precision: expected {mixed.n_rows} positive precisions (one per "
                          f"row of M), got {lam.size} values, smallest {lam.min():g}")

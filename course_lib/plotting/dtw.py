@@ -15,7 +15,7 @@ from matplotlib.collections import LineCollection
 from ..dtw import DTWResult
 from ..dtw_subsequence import SubsequenceMatch, SubsequenceResult
 from ..term_discovery import SegmentalDTWResult
-from ..validation import as_float_array, _as_positive_float, _as_positive_int, _as_waveform
+from ..validation import _as_float_array, _as_positive_float, _as_positive_int, _as_waveform
 
 __all__ = ["plot_cost_matrix", "plot_alignment_path", "plot_dtw_result", "plot_frame_mapping",
            "plot_waveform", "plot_subsequence_matches", "plot_segmental_dtw", "plot_discoveries"]
@@ -29,7 +29,7 @@ def plot_cost_matrix(ax, matrix, *, title: str = "", cmap: str = "viridis",
     Rows (frames of the first sequence, ``row_label``) run up the vertical axis, columns
     (frames of the second, ``col_label``) along the horizontal one.
     """
-    matrix = as_float_array(matrix, "matrix", ndim=2, allow_inf="+inf")
+    matrix = _as_float_array(matrix, "matrix", ndim=2, allow_inf="+inf")
     shown = np.ma.masked_invalid(matrix)
     colormap = _colormap(cmap)
     image = ax.imshow(shown, origin="lower", aspect="auto", cmap=colormap,
@@ -45,7 +45,7 @@ def plot_cost_matrix(ax, matrix, *, title: str = "", cmap: str = "viridis",
 
 def _path(path, lengths: tuple[int, int] | None = None) -> np.ndarray:
     """A warping path as an (L, 2) array of whole-number (i, j) rows (within ``lengths``)."""
-    path = as_float_array(path, "path", ndim=2)
+    path = _as_float_array(path, "path", ndim=2)
     if path.shape[1] != 2 or np.any(path != np.round(path)) or np.any(path < 0):
         raise ValueError(f"path: expected (L, 2) rows of frame indices (i, j) >= 0, got shape "
                          f"{path.shape}")
@@ -106,8 +106,8 @@ def plot_frame_mapping(ax, x, y, path, *, every: int = 1, x_name: str = "x",
     for every ``every``-th pair (i, j) of ``path``.
     """
     # 1-D input is a sequence of scalar frames, as in course_lib.dtw
-    x = as_float_array(x, "x", ndim=(1, 2))
-    y = as_float_array(y, "y", ndim=(1, 2))
+    x = _as_float_array(x, "x", ndim=(1, 2))
+    y = _as_float_array(y, "y", ndim=(1, 2))
     path = _path(path, (len(x), len(y)))
     every = _as_positive_int(every, "every")
     x = x[:, None] if x.ndim == 1 else x

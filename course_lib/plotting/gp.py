@@ -12,7 +12,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 from ..gp.kernel_algebra import Kernel
 from ..gp.optimise import HyperparameterFit
 from ..gp.lml_surface import LMLSurface
-from ..validation import as_float_array, _as_positive_float, _check_choice
+from ..validation import _as_float_array, _as_positive_float, _check_choice
 
 __all__ = ["plot_kernel_function", "plot_samples", "plot_gp_posterior", "plot_lml_surface",
            "plot_lml_terms", "plot_optimiser_runs", "plot_inducing_inputs", "plot_timings"]
@@ -153,7 +153,7 @@ def plot_optimiser_runs(ax, fit: HyperparameterFit, x_name: str, y_name: str,
 def plot_inducing_inputs(ax, Z, color: str = "C3", label: str = "inducing inputs"):
     """Mark one-dimensional inducing inputs Z ((M,) or (M, 1)) as triangles on the x axis
     (drawn in axis coordinates, so they stay at the bottom whatever the y range)."""
-    Z = _flat(as_float_array(Z, "Z", ndim=(1, 2)))
+    Z = _flat(_as_float_array(Z, "Z", ndim=(1, 2)))
     ax.plot(Z, np.full(Z.shape, 0.02), "^", color=color, ms=8, mec="k",
             transform=ax.get_xaxis_transform(), clip_on=False, label=label)
     return ax
@@ -170,8 +170,8 @@ def plot_timings(ax, timings, slopes=None):
     for name in slopes:
         _check_choice(name, "slopes", tuple(timings))
     for index, (label, (sizes, seconds)) in enumerate(timings.items()):
-        sizes = as_float_array(sizes, "sizes", ndim=1)
-        seconds = as_float_array(seconds, "seconds", ndim=1)
+        sizes = _as_float_array(sizes, "sizes", ndim=1)
+        seconds = _as_float_array(seconds, "seconds", ndim=1)
         if sizes.shape != seconds.shape:
             raise ValueError(f"seconds: expected shape {sizes.shape} like the sizes of "
                              f"{label!r}, got {seconds.shape}")

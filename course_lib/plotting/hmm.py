@@ -21,7 +21,7 @@ from matplotlib.ticker import MaxNLocator
 
 from .. import hmm as H
 from ..hmm_models import DiscreteHMM
-from ..validation import _as_bool, as_float_array, _check_choice
+from ..validation import _as_bool, _as_float_array, _check_choice
 from .colour import _text_colours
 
 __all__ = ["TRELLIS_MAX_LENGTH", "plot_trellis", "render_trellis", "plot_posteriors",
@@ -107,7 +107,7 @@ def plot_trellis(ax, values, *, observations=None, path=None, state_names=None,
     as a line through its cells (outlined when the numbers are written). The colour bar takes
     room from ``ax``, or is drawn into ``cax`` when given.
     """
-    values = as_float_array(values, "values", ndim=2) if not log_values else \
+    values = _as_float_array(values, "values", ndim=2) if not log_values else \
         _log_values(values)
     T, N = values.shape
     if not log_values:
@@ -188,7 +188,7 @@ _PROBABILITY_SLACK = 1e-9
 
 def _log_values(values) -> np.ndarray:
     """Log values for the trellis: finite or -inf (log 0); NaN and +inf are refused."""
-    return as_float_array(values, "values", ndim=2, allow_inf="-inf")
+    return _as_float_array(values, "values", ndim=2, allow_inf="-inf")
 
 
 def _trellis_observations(model, observations) -> np.ndarray:
@@ -268,7 +268,7 @@ def plot_posteriors(ax, gamma, *, true_states=None, path=None, state_names=None,
 
     Optional overlays: the true (sampled) states as white dots, a decoded path as a red line.
     """
-    gamma = as_float_array(gamma, "gamma", ndim=2)
+    gamma = _as_float_array(gamma, "gamma", ndim=2)
     T, N = gamma.shape
     image = ax.imshow(gamma.T, aspect="auto", cmap=cmap, vmin=0.0, vmax=1.0,
                       interpolation="nearest")
@@ -349,7 +349,7 @@ def render_baum_welch(trace, hmm, *, reference: float | None = None,
     ``trace[k] = log P(O | lambda_k)`` (e.g. ``BaumWelchStepper.log_likelihood_trace``),
     ``hmm`` the current model; ``reference`` is drawn as a dashed line.
     """
-    trace = as_float_array(trace, "trace", ndim=1)
+    trace = _as_float_array(trace, "trace", ndim=1)
     # a fixed layout (no constrained layout): the explorer redraws this figure on every step
     fig = plt.figure(figsize=(11, 3.6))
     grid = fig.add_gridspec(2, 3, height_ratios=[1, 4], left=0.08, right=0.98, bottom=0.13,
@@ -479,7 +479,7 @@ def plot_viterbi_segmentation(ax, features, path, *, title: str = "Viterbi segme
     frame where the state changes and each segment is labelled with its state, so one sees
     which stretch of the utterance each HMM state accounts for.
     """
-    features = as_float_array(features, "features", ndim=2)
+    features = _as_float_array(features, "features", ndim=2)
     path = np.asarray(path)
     T = features.shape[0]
     if path.shape != (T,):
@@ -545,7 +545,7 @@ def plot_accuracy_grid(ax, accuracy, row_values, col_values, *, row_name: str = 
     The colours span the grid's own range (the differences are small); every cell shows its
     value, and ``best`` = (row index, column index) is outlined.
     """
-    accuracy = as_float_array(accuracy, "accuracy", ndim=2)
+    accuracy = _as_float_array(accuracy, "accuracy", ndim=2)
     R, C = accuracy.shape
     if len(row_values) != R or len(col_values) != C:
         raise ValueError(f"row_values: expected {R} row and {C} column values to match "

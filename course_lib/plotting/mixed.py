@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..validation import as_float_array
+from ..validation import _as_float_array
 
 __all__ = ["plot_elbo_ledger", "plot_latent_band", "plot_constraints", "plot_binary_answers",
            "plot_likert_levels", "plot_fig2"]
@@ -36,7 +36,7 @@ def plot_elbo_ledger(ax, names: Sequence[str], expected_log_likelihoods, kl: flo
     """Bars: each data type's expected log-likelihood (``names``, ``expected_log_likelihoods``),
     then ``-kl_weight * kl`` and the objective, their sum. ``kl_weight`` 1 is the ELBO; any other
     value is labelled as a re-weighted KL. Each bar carries its value."""
-    values = as_float_array(expected_log_likelihoods, "expected_log_likelihoods", ndim=1)
+    values = _as_float_array(expected_log_likelihoods, "expected_log_likelihoods", ndim=1)
     if len(names) != values.size:
         raise ValueError(f"names: expected {values.size} names (one per expected "
                          f"log-likelihood), got {len(names)}")
@@ -64,14 +64,14 @@ def plot_latent_band(ax, x, mean, var, *, truth=None, colour: str = "C0",
                      label: str = "posterior mean ± 2 sd"):
     """Posterior mean and a +-2 sd band of a latent over 1-D inputs ``x``; ``truth`` (same
     length) dashed in black."""
-    x = as_float_array(x, "x")
+    x = _as_float_array(x, "x")
     x = x[:, 0] if x.ndim == 2 else x
-    mean = as_float_array(mean, "mean", ndim=1)
-    sd = np.sqrt(np.maximum(as_float_array(var, "var", ndim=1), 0.0))
+    mean = _as_float_array(mean, "mean", ndim=1)
+    sd = np.sqrt(np.maximum(_as_float_array(var, "var", ndim=1), 0.0))
     ax.fill_between(x, mean - 2 * sd, mean + 2 * sd, color=colour, alpha=0.2, lw=0)
     ax.plot(x, mean, color=colour, lw=2, label=label)
     if truth is not None:
-        ax.plot(x, as_float_array(truth, "truth", ndim=1), "k--", lw=1.2, label="true latent")
+        ax.plot(x, _as_float_array(truth, "truth", ndim=1), "k--", lw=1.2, label="true latent")
     ax.set_xlabel("x")
     ax.set_ylabel("latent f(x)")
     return ax
@@ -80,10 +80,10 @@ def plot_latent_band(ax, x, mean, var, *, truth=None, colour: str = "C0",
 def plot_constraints(ax, x, targets, noise_sd, *, colour: str = "C3",
                      label: str = "constraint ± 2σ"):
     """Constraint pseudo-observations: ``targets`` at ``x`` with error bars of 2 ``noise_sd``."""
-    x = as_float_array(x, "x")
+    x = _as_float_array(x, "x")
     x = x[:, 0] if x.ndim == 2 else x
-    ax.errorbar(x, as_float_array(targets, "targets", ndim=1),
-                yerr=2 * as_float_array(noise_sd, "noise_sd"), fmt="D", color=colour,
+    ax.errorbar(x, _as_float_array(targets, "targets", ndim=1),
+                yerr=2 * _as_float_array(noise_sd, "noise_sd"), fmt="D", color=colour,
                 ms=6, capsize=4, lw=1.5, label=label, zorder=5)
     return ax
 
@@ -91,9 +91,9 @@ def plot_constraints(ax, x, targets, noise_sd, *, colour: str = "C3",
 def plot_binary_answers(ax, x, answers, *, colour: str = "C2", label: str = "yes / no answers"):
     """Yes/no answers at 1-D ``x``: ticks along the top of the axis for 1, the bottom for 0
     (axes coordinates, so they never move the data limits)."""
-    x = as_float_array(x, "x")
+    x = _as_float_array(x, "x")
     x = x[:, 0] if x.ndim == 2 else x
-    answers = as_float_array(answers, "answers", ndim=1)
+    answers = _as_float_array(answers, "answers", ndim=1)
     transform = ax.get_xaxis_transform()
     ax.plot(x[answers == 1], np.full(int(np.sum(answers == 1)), 0.97), "|", color=colour,
             ms=12, mew=1.5, transform=transform, label=label)
@@ -105,14 +105,14 @@ def plot_binary_answers(ax, x, answers, *, colour: str = "C2", label: str = "yes
 def plot_likert_levels(ax, z, probabilities, cut_points, *, cap: float | None = None):
     """P(level i | z) for every level (columns of ``probabilities``, shape (len(z), l)) against
     z; the cut points +-c_i as dotted lines and, if given, ``cap`` as a horizontal line."""
-    z = as_float_array(z, "z", ndim=1)
-    probabilities = as_float_array(probabilities, "probabilities", ndim=2)
+    z = _as_float_array(z, "z", ndim=1)
+    probabilities = _as_float_array(probabilities, "probabilities", ndim=2)
     if probabilities.shape[0] != z.size:
         raise ValueError(f"probabilities: expected {z.size} rows (one per z), got "
                          f"{probabilities.shape[0]}")
     for level in range(probabilities.shape[1]):
         ax.plot(z, probabilities[:, level], lw=2, color=f"C{level}", label=f"level {level}")
-    for cut in as_float_array(cut_points, "cut_points", ndim=1)[1:]:
+    for cut in _as_float_array(cut_points, "cut_points", ndim=1)[1:]:
         for side in (-cut, cut):
             ax.axvline(side, color="0.6", lw=0.8, ls=":")
     if cap is not None:
@@ -159,8 +159,8 @@ def _plot_levels_by_strength(ax, levels, strength, *, n_levels: int = 3,
     0 .. ``n_levels`` - 1 (spread sideways so that equal values stay visible), each column
     labelled with its name and count; ``cut_points`` (a confidence likelihood's, from 0) as
     dotted lines: the strengths where that model expects the next level."""
-    levels = as_float_array(levels, "levels", ndim=1)
-    strength = as_float_array(strength, "strength", ndim=1)
+    levels = _as_float_array(levels, "levels", ndim=1)
+    strength = _as_float_array(strength, "strength", ndim=1)
     if strength.size != levels.size:
         raise ValueError(f"strength: expected one per level ({levels.size}), got "
                          f"{strength.size}")
@@ -174,7 +174,7 @@ def _plot_levels_by_strength(ax, levels, strength, *, n_levels: int = 3,
         spread = (np.arange(in_level.size) * _GOLDEN) % 1.0 - 0.5
         ax.plot(level + 0.5 * spread, in_level, "o", color=f"C{level}", alpha=0.75, ms=5)
     if cut_points is not None:
-        for index, cut in enumerate(as_float_array(cut_points, "cut_points", ndim=1)[1:]):
+        for index, cut in enumerate(_as_float_array(cut_points, "cut_points", ndim=1)[1:]):
             ax.axhline(cut, color="0.5", lw=0.8, ls=":",
                        label="the model's cut points" if index == 0 else None)
     ax.set_xticks(range(n_levels), [f"{name}\n{count} pair{'' if count == 1 else 's'}"
@@ -189,8 +189,8 @@ def _plot_paired_scores(ax, first, second, *, names: Sequence[str] = ("choices o
                        ylabel: str = "score"):
     """One score of two models on the same splits: ``first`` and ``second`` (one value per
     split) as points at x = 0 and 1 joined per split, the means as wide black bars."""
-    first = as_float_array(first, "first", ndim=1)
-    second = as_float_array(second, "second", ndim=1)
+    first = _as_float_array(first, "first", ndim=1)
+    second = _as_float_array(second, "second", ndim=1)
     if second.size != first.size:
         raise ValueError(f"second: expected one score per split ({first.size}), got "
                          f"{second.size}")

@@ -45,7 +45,7 @@ from ..gp.confidence import ConfidencePreferenceGP
 from ..gp.feedback_likelihoods import LikertConfidence
 from ..gp.kernel_algebra import Kernel
 from ..metrics import brier_preference, f1_preference
-from ..validation import (RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng,
+from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
                           _as_selection)
 
 __all__ = ["ConfidenceTrials", "haptic_like_subjects", "gait_like_subject",
@@ -104,7 +104,7 @@ def _rating_levels(ratings, *, scale: int = 9, n_levels: int = 3) -> np.ndarray:
     if scale % n_levels:
         raise ValueError(f"n_levels: {n_levels} levels do not split the scale 1 .. {scale} into "
                          "equal blocks")
-    ratings = as_float_array(ratings, "ratings", ndim=1)
+    ratings = _as_float_array(ratings, "ratings", ndim=1)
     bad = (ratings != np.round(ratings)) | (ratings < 1) | (ratings > scale)
     if np.any(bad):
         raise ValueError(f"ratings: expected whole ratings 1 .. {scale}, row "
@@ -115,7 +115,7 @@ def _rating_levels(ratings, *, scale: int = 9, n_levels: int = 3) -> np.ndarray:
 def _calibrated_ratings(strength, noise_sd: float, *, rng: RngLike = None) -> np.ndarray:
     """Ratings 1 .. 9 of a subject whose confidence follows the strength |df|:
     round(1 + 8 tanh(strength / _RATING_SCALE) + N(0, noise_sd^2)), clipped to 1 .. 9."""
-    strength = as_float_array(strength, "strength", ndim=1)
+    strength = _as_float_array(strength, "strength", ndim=1)
     if np.any(strength < 0):
         raise ValueError(f"strength: expected |f(a) - f(b)| >= 0, row "
                          f"{int(np.argmax(strength < 0))} is negative")
@@ -150,8 +150,8 @@ def _overconfident_ratings(n_trials: int, *, rng: RngLike = None) -> np.ndarray:
 def _ranked_levels(strength, counts, noise_sd: float, *, rng: RngLike = None) -> np.ndarray:
     """Levels 0 .. len(counts) - 1 with exactly ``counts[k]`` trials at level k: the trials
     ranked by strength + N(0, noise_sd^2), the weakest ``counts[0]`` at level 0 and so on."""
-    strength = as_float_array(strength, "strength", ndim=1)
-    counts = as_float_array(counts, "counts", ndim=1)
+    strength = _as_float_array(strength, "strength", ndim=1)
+    counts = _as_float_array(counts, "counts", ndim=1)
     if np.any(counts < 0) or np.any(counts != np.round(counts)) or counts.sum() != strength.size:
         raise ValueError(f"counts: expected whole counts >= 0 summing to the {strength.size} "
                          f"trials, got {counts.tolist()}")
@@ -166,7 +166,7 @@ def _ranked_levels(strength, counts, noise_sd: float, *, rng: RngLike = None) ->
 def _haptic_latent(X) -> np.ndarray:
     """The haptic-like latent on [0, 1]^2 (x_1 roughness, x_2 elasticity; ours):
     f(x) = 3 (x_1 - 1/2) + 0.8 x_1 sin(2 pi x_2), range about [-1.5, 2.3]."""
-    X = as_float_array(X, "X", ndim=2)
+    X = _as_float_array(X, "X", ndim=2)
     if X.shape[1] != 2:
         raise ValueError(f"X: expected 2 columns (roughness, elasticity), got {X.shape[1]}")
     return 3.0 * (X[:, 0] - 0.5) + 0.8 * X[:, 0] * np.sin(2.0 * np.pi * X[:, 1])
@@ -175,7 +175,7 @@ def _haptic_latent(X) -> np.ndarray:
 def _gait_latent(X) -> np.ndarray:
     """The gait-like latent on [0, 1]^3 (ours): a bump of height 3 at (0.6, 0.4, 0.5) with
     width 0.35, minus 1: f(x) = 3 exp(-|x - c|^2 / (2 0.35^2)) - 1."""
-    X = as_float_array(X, "X", ndim=2)
+    X = _as_float_array(X, "X", ndim=2)
     if X.shape[1] != 3:
         raise ValueError(f"X: expected 3 columns (gait parameters), got {X.shape[1]}")
     centre = np.array([0.6, 0.4, 0.5])
@@ -277,7 +277,7 @@ def preference_scores(trials: ConfidenceTrials, levels, kernel: Kernel, splits, 
     if not isinstance(trials, ConfidenceTrials):
         raise TypeError(f"trials: expected a course_lib.simulators.confidence_raters."
                         f"ConfidenceTrials, got {type(trials).__name__}")
-    levels = as_float_array(levels, "levels", ndim=1)
+    levels = _as_float_array(levels, "levels", ndim=1)
     if levels.size != trials.n_trials:
         raise ValueError(f"levels: expected one level per trial ({trials.n_trials}), got "
                          f"{levels.size}")

@@ -71,7 +71,7 @@ from ..gp.variational_gp import VariationalGP
 from ..linalg import JitterWarning
 from ..levelset_metrics import brier_levelset, f1_levelset
 from ..metrics import levelset_probability
-from ..validation import (RngLike, as_float_array, _as_positive_int, _as_rng, _check_array_size,
+from ..validation import (RngLike, _as_float_array, _as_positive_int, _as_rng, _check_array_size,
                           _check_choice)
 from .psychophysics import LevelSetProblem, _check_inside_box, simulate_answers
 
@@ -174,12 +174,12 @@ class LevelSetSession:
         elif bounds is None:
             raise ValueError("bounds: without a problem the session needs the (d, 2) box")
         self.problem = problem
-        self.bounds = as_float_array(bounds, "bounds", ndim=2)
+        self.bounds = _as_float_array(bounds, "bounds", ndim=2)
         if self.bounds.shape[1] != 2 or np.any(self.bounds[:, 0] >= self.bounds[:, 1]):
             raise ValueError(f"bounds: expected (d, 2) rows of low < high, got "
                              f"{self.bounds.tolist()}")
         self.threshold = float(ndtri(0.75) if threshold is None
-                               else as_float_array(threshold, "threshold", ndim=0))
+                               else _as_float_array(threshold, "threshold", ndim=0))
         self.arm = _check_choice(arm, "arm", ARMS)
         if callable(acquisition) or acquisition not in ACQUISITIONS:
             raise ValueError(f"acquisition: expected one of {list(ACQUISITIONS)}, got "
@@ -190,13 +190,13 @@ class LevelSetSession:
             raise ValueError("constraint_y: constraints need both constraint_X and constraint_y")
         self._constraints = None
         if constraint_X is not None:
-            C_X = as_float_array(constraint_X, "constraint_X", ndim=2)
+            C_X = _as_float_array(constraint_X, "constraint_X", ndim=2)
             if C_X.shape[1] != self.dim:
                 raise ValueError(f"constraint_X: expected {self.dim} columns like bounds, got "
                                  f"{C_X.shape[1]}")
             _check_inside_box(C_X, self.bounds, "constraint_X")
             self._constraints = (self._to_unit(C_X),
-                                 as_float_array(constraint_y, "constraint_y", ndim=1))
+                                 _as_float_array(constraint_y, "constraint_y", ndim=1))
         self.n_initial = _as_positive_int(n_initial, "n_initial", minimum=0)
         if self.n_initial == 0 and (self._constraints is None or self.arm == "none"):
             raise ValueError("n_initial: with no constraint in use the first fit needs at least "
@@ -274,7 +274,7 @@ class LevelSetSession:
         """Add the answer (1 / True = yes, 0 / False = no) to the question at ``x`` (d,) in box
         units and refit. If anything fails (bad input, a failed fit) the session is left as it
         was. Returns self."""
-        x = as_float_array(x, "x", ndim=1)
+        x = _as_float_array(x, "x", ndim=1)
         if x.size != self.dim:
             raise ValueError(f"x: expected {self.dim} coordinates, got {x.size}")
         slack = 1e-9 * (self.bounds[:, 1] - self.bounds[:, 0])
@@ -282,7 +282,7 @@ class LevelSetSession:
             raise ValueError(f"x: {x.tolist()} lies outside the box {self.bounds.tolist()}")
         if isinstance(answer, (bool, np.bool_)):
             answer = float(answer)
-        answer = as_float_array(answer, "answer", ndim=0)
+        answer = _as_float_array(answer, "answer", ndim=0)
         if answer not in (0.0, 1.0):
             raise ValueError(f"answer: expected 1 (yes) or 0 (no), got {float(answer):g}")
         X = np.vstack([self._X, np.clip(self._to_unit(x), 0.0, 1.0)])
@@ -453,7 +453,7 @@ def _acquisition_curve(session: LevelSetSession, levels) -> np.ndarray:
     """The ``session``'s acquisition (global MI or EAVC, against its own reference points) at
     every level of ``levels`` (box units of a 1-D session) as a candidate; zeros before the
     first fit."""
-    levels = as_float_array(levels, "levels", ndim=1)
+    levels = _as_float_array(levels, "levels", ndim=1)
     if session.model is None:
         return np.zeros(levels.size)
     _check_choice(session.acquisition, "session.acquisition", _DRAWN_ACQUISITIONS)
@@ -466,8 +466,8 @@ def _threshold_level(levels, mean, threshold: float):
     """The lowest level at which the posterior ``mean`` of the latent (on the increasing grid
     ``levels``) reaches ``threshold``, interpolated linearly between grid points; None when it
     never does on the grid (or is above it everywhere)."""
-    levels = as_float_array(levels, "levels", ndim=1)
-    mean = as_float_array(mean, "mean", ndim=1)
+    levels = _as_float_array(levels, "levels", ndim=1)
+    mean = _as_float_array(mean, "mean", ndim=1)
     if mean.size != levels.size:
         raise ValueError(f"mean: expected one value per level ({levels.size}), got {mean.size}")
     above = np.flatnonzero(mean >= threshold)

@@ -93,7 +93,7 @@ from ..gp.preference import PreferenceGP
 from ..gp.preference_hyperparameters import OnSquare
 from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter
-from ..validation import (RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng,
+from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
                           _check_choice)
 
 __all__ = ["negated_griewank", "settings_grid", "GPDrawResponse", "gp_draw_2d", "gp_draw_4d",
@@ -121,7 +121,7 @@ def negated_griewank(X) -> np.ndarray:
     On [-8, 8] it has three peaks, at 0 (f = 1) and at +-2 pi (lower by (2 pi)^2 / 4000 =
     0.0099), the negated 1-D Griewank function without its constant.
     """
-    X = as_float_array(X, "X", ndim=(1, 2))
+    X = _as_float_array(X, "X", ndim=(1, 2))
     if X.ndim == 2 and X.shape[1] != 1:
         raise ValueError(f"X: the 1-D Griewank IRF takes one setting per row, got shape "
                          f"{X.shape}")
@@ -133,8 +133,8 @@ def settings_grid(low: float, high: float, step: float, dim: int) -> np.ndarray:
     """All settings of a regular grid on [low, high]^dim with spacing ``step``, shape
     (n_per_axis^dim, dim); the last coordinate varies fastest. Nielsen et al. 2015's 2-D grid is
     ``settings_grid(-20, 20, 1, 2)`` (41^2 = 1681 settings)."""
-    low = float(as_float_array(low, "low", ndim=0))
-    high = float(as_float_array(high, "high", ndim=0))
+    low = float(_as_float_array(low, "low", ndim=0))
+    high = float(_as_float_array(high, "high", ndim=0))
     if not high > low:
         raise ValueError(f"high: must exceed low ({low:g}), got {high:g}")
     step = _as_positive_float(step, "step")
@@ -296,7 +296,7 @@ class MattersAboveThreshold(Pathology):
 
     def __init__(self, dim: int, level: float):
         self.dim = _as_positive_int(dim, "dim", minimum=0)
-        self.level = float(as_float_array(level, "level", ndim=0))
+        self.level = float(_as_float_array(level, "level", ndim=0))
 
     def utility(self, irf, X, t):
         if self.dim >= X.shape[1]:
@@ -436,9 +436,9 @@ class SimulatedListener:
         answer favouring x_found (binary or degree on its side of 0.5, a difference of its sign); an
         exact tie (a degree of 0.5) counts as no win."""
         n = _as_positive_int(n, "n")
-        found = _as_inputs(np.atleast_2d(as_float_array(x_found, "x_found", ndim=(1, 2))),
+        found = _as_inputs(np.atleast_2d(_as_float_array(x_found, "x_found", ndim=(1, 2))),
                           "x_found")
-        baseline = _as_inputs(np.atleast_2d(as_float_array(x_baseline, "x_baseline",
+        baseline = _as_inputs(np.atleast_2d(_as_float_array(x_baseline, "x_baseline",
                                                           ndim=(1, 2))), "x_baseline",
                              found.shape[1])
         if found.shape[0] != 1 or baseline.shape[0] != 1:
@@ -545,7 +545,7 @@ def next_candidate(model, grid, x_best, rule: str, grid_bei, bounds, *, rng: Rng
     :func:`run_session` and the personalisation explorer."""
     _check_choice(rule, "rule", _ACQUISITIONS)
     grid = _as_inputs(grid, "grid")
-    x_best = as_float_array(x_best, "x_best", ndim=1)
+    x_best = _as_float_array(x_best, "x_best", ndim=1)
     if x_best.shape != (grid.shape[1],):
         raise ValueError(f"x_best: expected one setting with {grid.shape[1]} coordinates like "
                          f"the grid's rows, got shape {x_best.shape}")
@@ -565,7 +565,7 @@ def next_candidate(model, grid, x_best, rule: str, grid_bei, bounds, *, rng: Rng
         if not others[pick]:  # snapped onto the incumbent
             pick = int(rng.choice(index_of_other))
         return pick, found.path_mean
-    grid_bei = as_float_array(grid_bei, "grid_bei", ndim=1)
+    grid_bei = _as_float_array(grid_bei, "grid_bei", ndim=1)
     if grid_bei.shape != (grid.shape[0],):
         raise ValueError(f"grid_bei: expected one bEI value per grid row ({grid.shape[0]}), got "
                          f"shape {grid_bei.shape}")
@@ -636,7 +636,7 @@ def run_session(listener: SimulatedListener, model, grid, *, n_random: int = 10,
     n_restarts = _as_positive_int(n_restarts, "n_restarts")
     n_forced = _as_positive_int(n_forced, "n_forced", minimum=0)
     baseline = np.zeros(d) if baseline is None else \
-        as_float_array(baseline, "baseline", ndim=1)
+        _as_float_array(baseline, "baseline", ndim=1)
     if baseline.shape != (d,):
         raise ValueError(f"baseline: expected one setting with {d} coordinates, got shape "
                          f"{baseline.shape}")

@@ -55,7 +55,7 @@ from ..gp.preference_hyperparameters import OnSquare
 from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError
 from ..stimuli import _load_clip, _loudness_matched, _standard_equaliser
-from ..validation import RngLike, _as_positive_int, _as_rng, as_float_array
+from ..validation import RngLike, _as_positive_int, _as_rng, _as_float_array
 from .listeners import (GPDrawResponse, SimulatedListener, hearing_aid_model, next_candidate,
                         settings_grid)
 
@@ -194,7 +194,7 @@ class PersonalisationSession:
     def answer(self, y: float) -> None:
         """Record the answer ``y`` in [0, 1] about the current pair (A, B) (y > 0.5: A
         preferred, 0.5: no difference), refit, and choose the next pair."""
-        y = float(as_float_array(y, "y", ndim=0))
+        y = float(_as_float_array(y, "y", ndim=0))
         if not 0.0 <= y <= 1.0:
             raise ValueError(f"y: a degree of preference lies in [0, 1], got {y:g}")
         firsts = self._firsts + [self.pair[0]]

@@ -53,7 +53,7 @@ from scipy.special import expit, log_ndtr, ndtr, ndtri
 from scipy.stats import qmc
 
 from ..gp.constraints import constraints_from_probability
-from ..validation import RngLike, as_float_array, _as_positive_int, _as_rng, _check_choice
+from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice
 
 __all__ = ["LevelSetProblem", "psychometric_problem", "norm_ball_problem", "passthrough_problem",
            "detection_problem",
@@ -109,16 +109,16 @@ class LevelSetProblem:
         if not callable(self.latent):
             raise TypeError(f"latent: expected a function of an (n, d) array, got "
                             f"{type(self.latent).__name__}")
-        bounds = as_float_array(self.bounds, "bounds", ndim=2)
+        bounds = _as_float_array(self.bounds, "bounds", ndim=2)
         if bounds.shape[1] != 2 or np.any(bounds[:, 0] >= bounds[:, 1]):
             raise ValueError(f"bounds: expected (d, 2) rows of low < high, got {bounds.tolist()}")
-        C_X = as_float_array(self.constraint_X, "constraint_X", ndim=2)
-        C_y = as_float_array(self.constraint_y, "constraint_y", ndim=1)
+        C_X = _as_float_array(self.constraint_X, "constraint_X", ndim=2)
+        C_y = _as_float_array(self.constraint_y, "constraint_y", ndim=1)
         if C_X.shape != (C_y.size, bounds.shape[0]):
             raise ValueError(f"constraint_X: expected shape ({C_y.size}, {bounds.shape[0]}) "
                              f"(one row per target, one column per bound), got {C_X.shape}")
         _check_inside_box(C_X, bounds, "constraint_X")
-        threshold = float(as_float_array(self.threshold, "threshold", ndim=0))
+        threshold = float(_as_float_array(self.threshold, "threshold", ndim=0))
         object.__setattr__(self, "threshold", threshold)
         for name, value in (("bounds", bounds), ("constraint_X", C_X), ("constraint_y", C_y)):
             value.setflags(write=False)
@@ -154,7 +154,7 @@ class LevelSetProblem:
         return float(log_ndtr(self.threshold) - log_ndtr(-self.threshold))
 
     def _inputs(self, X, name: str) -> np.ndarray:
-        X = as_float_array(X, name, ndim=(1, 2))
+        X = _as_float_array(X, name, ndim=(1, 2))
         X = X.reshape(1, -1) if X.ndim == 1 else X
         if X.shape[1] != self.dim:
             raise ValueError(f"{name}: expected {self.dim} columns (one per setting), got "
@@ -224,7 +224,7 @@ def _check_inside_box(X: np.ndarray, bounds: np.ndarray, name: str) -> None:
 def _check_cap(cap):
     if cap is None:
         return None
-    cap = float(as_float_array(cap, "constraint_cap", ndim=0))
+    cap = float(_as_float_array(cap, "constraint_cap", ndim=0))
     if not 0.5 < cap < 1.0:
         raise ValueError(f"constraint_cap: expected None or a probability in (0.5, 1), got {cap:g}")
     return cap
@@ -249,7 +249,7 @@ def _face_points(bounds, faces, n_per_face: int = _POINTS_PER_FACE, *, rng: RngL
     (each face its own points, drawn one after the other from one scrambled sequence).
     Returns (len(faces) * n_per_face, d), faces in the order given.
     """
-    bounds = as_float_array(bounds, "bounds", ndim=2)
+    bounds = _as_float_array(bounds, "bounds", ndim=2)
     n_per_face = _as_positive_int(n_per_face, "n_per_face")
     d = bounds.shape[0]
     sobol = qmc.Sobol(d - 1, rng=_as_rng(rng)) if d > 1 else None

@@ -26,7 +26,7 @@ import numpy as np
 from ..gp.annotator_regions import Regions, _left_to_right, _region_labels, assign_regions
 from ..gp.rater_data import RaterData
 from ..metrics import _check_scale
-from ..validation import RngLike, _as_positive_float, _as_positive_int, _as_rng, as_float_array
+from ..validation import RngLike, _as_positive_float, _as_positive_int, _as_rng, _as_float_array
 
 __all__ = ["simulate_integer_scores", "simulate_homogeneous", "simulate_regions",
            "ANNOTATOR_TOY_LAMBDA", "annotator_toy_gold", "AnnotatorToy", "annotator_toy_data",
@@ -43,7 +43,7 @@ ANNOTATOR_TOY_LAMBDA.setflags(write=False)
 
 def annotator_toy_gold(x) -> np.ndarray:
     """The gold standard of Gil-Gonzalez et al.'s toy, z = sin(2 pi x) sin(6 pi x)."""
-    x = as_float_array(x, "x")
+    x = _as_float_array(x, "x")
     return np.sin(2.0 * np.pi * x) * np.sin(6.0 * np.pi * x)
 
 
@@ -52,10 +52,10 @@ def simulate_integer_scores(truth, bias, slope, noise_sd, *, scale=(0, 10),
     """Every rater r scores every item i: round(slope_r * truth_i + bias_r + N(0, noise_sd_r^2)),
     clipped to ``scale`` (whole scores, rounded half up). ``bias``, ``slope``, ``noise_sd``:
     one value per rater (``noise_sd`` >= 0). Returns a complete :class:`RaterData`."""
-    truth = as_float_array(truth, "truth", ndim=1)
-    bias = as_float_array(bias, "bias", ndim=1)
-    slope = as_float_array(slope, "slope", ndim=1)
-    noise_sd = as_float_array(noise_sd, "noise_sd", ndim=1)
+    truth = _as_float_array(truth, "truth", ndim=1)
+    bias = _as_float_array(bias, "bias", ndim=1)
+    slope = _as_float_array(slope, "slope", ndim=1)
+    noise_sd = _as_float_array(noise_sd, "noise_sd", ndim=1)
     for name, values in (("slope", slope), ("noise_sd", noise_sd)):
         if values.shape != bias.shape:
             raise ValueError(f"{name}: expected one value per rater ({bias.size}, as bias), "
@@ -71,7 +71,7 @@ def simulate_integer_scores(truth, bias, slope, noise_sd, *, scale=(0, 10),
 
 
 def _check_variances(values, name: str, ndim: int) -> np.ndarray:
-    values = as_float_array(values, name, ndim=ndim)
+    values = _as_float_array(values, name, ndim=ndim)
     if np.any(values < 0):
         raise ValueError(f"{name}: noise variances must be >= 0 (0 = a perfect annotator)")
     return values
@@ -86,7 +86,7 @@ def _simulate(gold: np.ndarray, variances: np.ndarray, rng) -> RaterData:
 def simulate_homogeneous(gold, variances, *, rng: RngLike = None) -> RaterData:
     """Annotator r labels every item with y_ir = gold_i + N(0, variances[r]) (continuous
     labels, no scale). ``variances``: one per annotator, >= 0."""
-    gold = as_float_array(gold, "gold", ndim=1)
+    gold = _as_float_array(gold, "gold", ndim=1)
     variances = _check_variances(variances, "variances", 1)
     return _simulate(gold, np.broadcast_to(variances, (gold.size, variances.size)), rng)
 
@@ -97,7 +97,7 @@ def simulate_regions(gold, regions, variance_table, *, rng: RngLike = None) -> R
     :class:`~course_lib.gp.annotator_regions.Regions`); the toy's Lambda
     (zeros allowed: a perfect annotator in that region). Uses the random numbers of
     :func:`simulate_homogeneous`: with equal rows the two give the same labels."""
-    gold = as_float_array(gold, "gold", ndim=1)
+    gold = _as_float_array(gold, "gold", ndim=1)
     labels, _ = _region_labels(regions)
     if labels.size != gold.size:
         raise ValueError(f"regions: expected one region per item of gold ({gold.size}), got "
@@ -131,7 +131,7 @@ def annotator_toy_data(variance_table=ANNOTATOR_TOY_LAMBDA, n_items: int = 60, n
     N(0, variance_table[region, annotator]) (:func:`simulate_regions`; zeros allowed). The
     draws come in a fixed order (inputs, regions, noise), so another table with the same ``rng``
     seed rescales the same noise."""
-    table = as_float_array(variance_table, "variance_table", ndim=2)
+    table = _as_float_array(variance_table, "variance_table", ndim=2)
     n_items = _as_positive_int(n_items, "n_items", minimum=2 * table.shape[0])
     n_test = _as_positive_int(n_test, "n_test")
     rng = _as_rng(rng)
@@ -156,7 +156,7 @@ TOY_KERNEL = dict(lengthscale=0.2, variance=4.0)
 def toy_truth(x) -> np.ndarray:
     """True fluency (0-10) of a toy utterance that spends a fraction x in [0, 1] of its time in
     pauses: 8 - 5x + sin(3 pi x), falling from 8 to 3 with a bump (short pauses barely hurt)."""
-    x = as_float_array(x, "x")
+    x = _as_float_array(x, "x")
     return 8.0 - 5.0 * x + np.sin(3.0 * np.pi * x)
 
 

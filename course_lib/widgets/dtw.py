@@ -22,13 +22,13 @@ import numpy as np
 from IPython.display import Audio
 
 from ..dtw import NoWarpingPathError, band_mask, dtw, local_cost_matrix
-from ..dtw_costs import METRICS
+from ..dtw_costs import _METRICS
 from ..dtw_sequences import _as_sequence
 from ..dtw_step_patterns import ASYMMETRIC_P1, STEP_PATTERNS
 from ..dtw_subsequence import find_matches, subsequence_dtw
 from ..plotting.dtw import (plot_alignment_path, plot_cost_matrix, plot_frame_mapping,
                             plot_subsequence_matches, plot_waveform)
-from ..validation import _as_bool, as_float_array, _as_positive_float, _as_positive_int
+from ..validation import _as_bool, _as_float_array, _as_positive_float, _as_positive_int
 from .base import Explorer
 
 __all__ = ["alignment_explorer", "subsequence_explorer"]
@@ -46,7 +46,7 @@ def _check_utterances(utterances, name: str) -> dict:
         if not isinstance(value, (tuple, list)) or len(value) != 3:
             raise TypeError(f"{name}[{key!r}]: expected (waveform, sample_rate, features)")
         waveform, rate, features = value
-        checked[str(key)] = (as_float_array(waveform, f"{name}[{key!r}] waveform", ndim=1),
+        checked[str(key)] = (_as_float_array(waveform, f"{name}[{key!r}] waveform", ndim=1),
                              _as_positive_float(rate, f"{name}[{key!r}] sample_rate"),
                              _as_sequence(features, f"{name}[{key!r}] features"))
     dims = {f.shape[1] for _, _, f in checked.values()}
@@ -128,7 +128,7 @@ def alignment_explorer(utterances: Mapping, *, first: str | None = None,
                                    description="steps"),
         "band": W.IntSlider(value=longest, min=0, max=longest, description="band r",
                             continuous_update=False),
-        "metric": W.Dropdown(options=list(METRICS), value="euclidean", description="distance"),
+        "metric": W.Dropdown(options=list(_METRICS), value="euclidean", description="distance"),
     }
 
     def render(x_name, y_name, step_pattern, band, metric):

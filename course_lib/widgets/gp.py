@@ -19,7 +19,7 @@ from ..gp.regression import GPRegression
 from ..linalg import sample_gaussian
 from ..plotting.gp import plot_gp_posterior, plot_kernel_function, plot_lml_surface, plot_samples
 from ..toy_data import toy_regression_data
-from ..validation import RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng
+from ..validation import RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng
 from .base import Explorer
 
 __all__ = ["kernel_explorer", "conditioning_explorer", "lml_surface_explorer"]
@@ -38,11 +38,11 @@ def _one_dimensional_data(X, y) -> tuple[np.ndarray, np.ndarray]:
     """(X as (n, 1), y as (n,)): the explorers draw functions of one input."""
     if X is None or y is None:
         return toy_regression_data()
-    X = as_float_array(X, "X", ndim=(1, 2))
+    X = _as_float_array(X, "X", ndim=(1, 2))
     if X.ndim == 2 and X.shape[1] != 1:
         raise ValueError(f"X: the explorer draws one-dimensional inputs, so X must have shape "
                          f"(n,) or (n, 1); got {X.shape}")
-    y = as_float_array(y, "y", ndim=1)
+    y = _as_float_array(y, "y", ndim=1)
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"y: expected {X.shape[0]} values (one per point of X), got {y.shape[0]}")
     return X.reshape(-1, 1), y

@@ -22,7 +22,7 @@ import numpy as np
 from .. import hmm as H
 from ..hmm_models import (WEATHER_MOOD_OBSERVATIONS, DiscreteHMM, random_hmm, weather_mood_hmm,
                           weather_mood_sequences)
-from ..hmm_sequences import pack_sequences
+from ..hmm_sequences import _pack_sequences
 from ..hmm_training import BaumWelchStepper
 from ..plotting.hmm import render_baum_welch, render_trellis, _trellis_observations
 from ..validation import RngLike, _as_positive_int
@@ -144,7 +144,7 @@ class _BaumWelchSession:
     def __init__(self, sequences, n_symbols: int, true_model: DiscreteHMM | None = None,
                  symbol_names=None):
         self.n_symbols = _as_positive_int(n_symbols, "n_symbols")
-        self.batch = pack_sequences(sequences, self.n_symbols)
+        self.batch = _pack_sequences(sequences, self.n_symbols)
         self.true_model = true_model
         self.symbol_names = symbol_names
         self.reference = (None if true_model is None

@@ -50,7 +50,7 @@ from ..simulators.psychophysics import (_LISTENER_SPREAD, _LISTENER_U50, LevelSe
                                         detection_problem, norm_ball_problem,
                                         psychometric_problem, simulate_answers)
 from ..stimuli import _tone_in_noise, _tone_snr_db, _wav_bytes
-from ..validation import RngLike, as_float_array, _as_positive_int, _as_rng, _check_choice
+from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice
 from .base import Explorer
 
 __all__ = ["ExplorerState", "DetectionState", "simulated_state",
@@ -123,7 +123,7 @@ class ExplorerState:
     def answer(self, y) -> None:
         """Record the answer ``y`` (1: yes, 0: no) at the current query, refit, and ask the
         session for the next query."""
-        y = float(as_float_array(y, "y", ndim=0))
+        y = float(_as_float_array(y, "y", ndim=0))
         if y not in (0.0, 1.0):
             raise ValueError(f"y: expected 1 (yes) or 0 (no), got {y:g}")
         session = copy.deepcopy(self.session)       # the committed session stays as it was

@@ -48,7 +48,7 @@ from ..plotting.mixed import (plot_binary_answers, plot_constraints, plot_elbo_l
                               _plot_paired_scores)
 from ..simulators.confidence_raters import (_RATER_TOL, ConfidenceTrials, _ranked_levels,
                                             _rating_splits, preference_scores)
-from ..validation import RngLike, as_float_array, _as_positive_float, _as_positive_int, _as_rng
+from ..validation import RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng
 from .base import Explorer, InputError
 from .hmm import _parse_vector
 
@@ -95,8 +95,8 @@ def elbo_ledger_explorer(X, parts: Sequence, names: Sequence[str], kernel: Kerne
         raise ValueError(f"names: expected {len(parts)} names (one per part), got {len(names)}")
     MixedLikelihood(parts)     # every part checked once, here, before any control exists
     x_plot = (np.linspace(X.min(), X.max(), 200) if x_plot is None
-              else as_float_array(x_plot, "x_plot", ndim=1))
-    truth = None if truth is None else as_float_array(truth, "truth", ndim=1)
+              else _as_float_array(x_plot, "x_plot", ndim=1))
+    truth = None if truth is None else _as_float_array(truth, "truth", ndim=1)
     lengthscale = float(kernel.params["lengthscale"])
     controls = {f"use_{index}": W.Checkbox(value=True, description=f"use {name}",
                                            style=_FULL_LABEL, indent=False)
@@ -160,17 +160,17 @@ def constraint_explorer(X, answers, constraint_X, constraint_y, kernel: Kernel, 
     X = _as_inputs(X, "X")
     if X.shape[1] != 1:
         raise ValueError(f"X: the constraint explorer draws 1-D inputs, got {X.shape[1]} columns")
-    answers = as_float_array(answers, "answers", ndim=1)
+    answers = _as_float_array(answers, "answers", ndim=1)
     if answers.size != X.shape[0] or X.shape[0] < 2:
         raise ValueError(f"answers: expected one answer per row of X ({X.shape[0]}, at least "
                          f"2), got {answers.size}")
     constraint_X = _as_inputs(constraint_X, "constraint_X")
     detection_likelihood(X, answers, constraint_X=constraint_X, constraint_y=constraint_y)
-    bounds = as_float_array(bounds, "bounds", ndim=2)
+    bounds = _as_float_array(bounds, "bounds", ndim=2)
     sobol = inducing_points(bounds, _as_positive_int(n_inducing, "n_inducing"), rng=rng)
     x_plot = (np.linspace(bounds[0, 0], bounds[0, 1], 200) if x_plot is None
-              else as_float_array(x_plot, "x_plot", ndim=1))
-    truth = None if truth is None else as_float_array(truth, "truth", ndim=1)
+              else _as_float_array(x_plot, "x_plot", ndim=1))
+    truth = None if truth is None else _as_float_array(truth, "truth", ndim=1)
     level = float(norm.ppf(0.75))
     controls = {
         "constraint_sd": W.FloatLogSlider(value=0.1, base=10, min=-2, max=0, step=0.1,

@@ -27,7 +27,7 @@ from ..plotting.personalisation_session import _plot_comparisons, _plot_equalise
     _plot_session_marks, _plot_setting_map, plot_settling
 from ..simulators.personalisation import PersonalisationSession, _hidden_listener
 from ..stimuli import _CLIPS, _wav_bytes
-from ..validation import RngLike, as_float_array, _as_positive_int, _as_rng, _check_choice
+from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice
 from .base import Explorer
 
 __all__ = ["session_figure", "personalise_explorer"]
@@ -42,7 +42,7 @@ def _answer_from_buttons(choice: str, strength: float = 1.0) -> float:
     "B" or "same", ``strength`` in [0, 1] from "barely" to "much better":
     y = 0.5 +- MAX_DEGREE * strength (y > 0.5: A, the first setting, preferred)."""
     _check_choice(choice, "choice", ("A", "B", "same"))
-    strength = float(as_float_array(strength, "strength", ndim=0))
+    strength = float(_as_float_array(strength, "strength", ndim=0))
     if not 0.0 <= strength <= 1.0:
         raise ValueError(f"strength: expected a value in [0, 1], got {strength:g}")
     if choice == "same":

@@ -20,7 +20,7 @@ import course_lib.data as data
 from bad_input import BadInput, check_case, parametrize
 from course_lib.data import DataError, digit_pairs as P, digits as D
 from course_lib.data.regression import load_co2, load_mcycle
-from course_lib.data.fluency import load_fluency, utterance_features
+from course_lib.data.fluency import load_fluency, _utterance_features
 from course_lib.data.uci import load_uci
 
 
@@ -31,19 +31,19 @@ def in_changed_copy(dataset: str, change, load, *, reseal: bool = False, waves: 
     ``reseal`` the manifest's entries for the files present are recomputed after the change.
     """
     def call():
-        original = data.DATA_ROOT
+        original = data._DATA_ROOT
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp) / dataset
             shutil.copytree(original / dataset, folder,
                             ignore=None if waves else shutil.ignore_patterns("*.wav"))
-            data.DATA_ROOT = Path(tmp)
+            data._DATA_ROOT = Path(tmp)
             try:
                 change(folder)
                 if reseal:
                     reseal_manifest(folder)
                 return load()
             finally:
-                data.DATA_ROOT = original
+                data._DATA_ROOT = original
     return call
 
 
@@ -96,7 +96,7 @@ def delete(name: str):
 
 
 def manifest_line(dataset: str, number: int) -> str:
-    lines = (data.DATA_ROOT / dataset / data._MANIFEST).read_text().splitlines()
+    lines = (data._DATA_ROOT / dataset / data._MANIFEST).read_text().splitlines()
     return lines[number - 1]
 
 
@@ -323,21 +323,21 @@ CASES = [
                              lambda: load_uci("housing"), reseal=True),
              DataError, "housing.csv"),
     # ---- the fluency set: its feature function and its files ----
-    BadInput("data: utterance_features silent signal",
-             lambda: utterance_features(np.zeros(8000), 8000, 4), ValueError, "samples"),
-    BadInput("data: utterance_features shorter than a frame",
-             lambda: utterance_features(np.ones(50), 8000, 4), ValueError, "samples"),
-    BadInput("data: utterance_features NaN sample",
-             lambda: utterance_features(np.r_[np.ones(800), np.nan], 8000, 4), ValueError,
+    BadInput("data: _utterance_features silent signal",
+             lambda: _utterance_features(np.zeros(8000), 8000, 4), ValueError, "samples"),
+    BadInput("data: _utterance_features shorter than a frame",
+             lambda: _utterance_features(np.ones(50), 8000, 4), ValueError, "samples"),
+    BadInput("data: _utterance_features NaN sample",
+             lambda: _utterance_features(np.r_[np.ones(800), np.nan], 8000, 4), ValueError,
              "samples"),
-    BadInput("data: utterance_features 2-D samples",
-             lambda: utterance_features(np.ones((2, 800)), 8000, 4), ValueError, "samples"),
-    BadInput("data: utterance_features no words",
-             lambda: utterance_features(np.ones(800), 8000, 0), ValueError, "n_words"),
-    BadInput("data: utterance_features words as a float",
-             lambda: utterance_features(np.ones(800), 8000, 4.0), TypeError, "n_words"),
-    BadInput("data: utterance_features sample rate as a string",
-             lambda: utterance_features(np.ones(800), "8000", 4), TypeError, "sample_rate"),
+    BadInput("data: _utterance_features 2-D samples",
+             lambda: _utterance_features(np.ones((2, 800)), 8000, 4), ValueError, "samples"),
+    BadInput("data: _utterance_features no words",
+             lambda: _utterance_features(np.ones(800), 8000, 0), ValueError, "n_words"),
+    BadInput("data: _utterance_features words as a float",
+             lambda: _utterance_features(np.ones(800), 8000, 4.0), TypeError, "n_words"),
+    BadInput("data: _utterance_features sample rate as a string",
+             lambda: _utterance_features(np.ones(800), "8000", 4), TypeError, "sample_rate"),
     BadInput("data: fluency corrupt scores.csv",
              in_changed_copy("fluency", replace_text("scores.csv", "\n0,1,7\n", "\n0,1,8\n"),
                              load_fluency),

@@ -38,12 +38,12 @@ LOADED_DATASETS = {"digits", "digit_pairs", "co2", "mcycle", "uci", "fluency", "
 @contextlib.contextmanager
 def data_root(root: Path):
     """Point course_lib.data at ``root`` (a folder holding data set folders) for a while."""
-    original = data.DATA_ROOT
-    data.DATA_ROOT = root
+    original = data._DATA_ROOT
+    data._DATA_ROOT = root
     try:
         yield
     finally:
-        data.DATA_ROOT = original
+        data._DATA_ROOT = original
 
 
 def load_every_dataset(root: Path) -> dict[str, object]:
@@ -144,7 +144,7 @@ def test_gitattributes_keep_data_files_byte_for_byte(lf_clone):
     assert {p.name for p in folders} == LOADED_DATASETS
     for folder in folders:
         with data_root(lf_clone / "data"):
-            manifest = data.read_manifest(folder.name)
+            manifest = data._read_manifest(folder.name)
         for name, digest in manifest.items():
             assert data._sha256_of(folder / name) == digest, f"{folder.name}/{name} was converted"
     assert all(b"\r\n" not in p.read_bytes() for p in text_files(lf_clone / "data"))

@@ -45,7 +45,7 @@ def test_order_labels_and_speakers_match_file_names():
     np.testing.assert_array_equal(subset.speakers, np.repeat([f"s{i}" for i in range(20, 30)], 10))
     # the waveform at position i is the file named by (speakers[i], WORDS[labels[i]])
     i = 37
-    _, raw = wavfile.read(data.DATA_ROOT / "digits" / "isolated" /
+    _, raw = wavfile.read(data._DATA_ROOT / "digits" / "isolated" /
                           f"{subset.speakers[i]}_{D.WORDS[subset.labels[i]]}.wav")
     np.testing.assert_array_equal(subset.waveforms[i], raw / 32768.0)
 
@@ -91,8 +91,8 @@ def test_digit_features_shapes_memoised_and_read_only():
 
 @pytest.mark.parametrize("dataset, n_files", [("digits", 422), ("digit_pairs", 106)])
 def test_manifest_covers_every_file_and_matches(dataset, n_files):
-    folder = data.DATA_ROOT / dataset
-    manifest = data.read_manifest(dataset)
+    folder = data._DATA_ROOT / dataset
+    manifest = data._read_manifest(dataset)
     on_disk = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
     assert set(manifest) == on_disk - {"README.md", "SHA256SUMS"}
     assert len(manifest) == n_files
@@ -102,9 +102,9 @@ def test_manifest_covers_every_file_and_matches(dataset, n_files):
 
 @pytest.fixture
 def data_copy(tmp_path, monkeypatch):
-    """A private copy of data/digits with DATA_ROOT pointing at it (data/ is never touched)."""
-    shutil.copytree(data.DATA_ROOT / "digits", tmp_path / "digits", copy_function=shutil.copy)
-    monkeypatch.setattr(data, "DATA_ROOT", tmp_path)
+    """A private copy of data/digits with _DATA_ROOT pointing at it (data/ is never touched)."""
+    shutil.copytree(data._DATA_ROOT / "digits", tmp_path / "digits", copy_function=shutil.copy)
+    monkeypatch.setattr(data, "_DATA_ROOT", tmp_path)
     return tmp_path / "digits"
 
 
@@ -158,7 +158,7 @@ def test_memoised_arrays_follow_the_file_content(data_copy):
     target = data_copy / "isolated" / "s31_four.wav"
     rate, samples = wavfile.read(target)
     wavfile.write(target, rate, np.ascontiguousarray(samples[::-1]))
-    data.write_manifest("digits", list(data.read_manifest("digits")))
+    data._write_manifest("digits", list(data._read_manifest("digits")))
     new_feats, _, _ = D.digit_features("test")
     assert new_feats[i].shape == feats[i].shape and not np.allclose(new_feats[i], feats[i])
     np.testing.assert_allclose(new_feats[i], mfcc_features(samples[::-1] / 32768.0, rate))
@@ -195,7 +195,7 @@ def test_digit_pair_splits_are_disjoint_and_complete():
                 or seen["dev"] & seen["test"])
     assert {row["speaker"]: row["split"] for row in P._load_speakers()} == {
         s: split for split, speakers in seen.items() for s in speakers}
-    assert not {row["speaker"] for row in D._load_speakers()} & set(P.SPLITS["all"])
+    assert not {row["speaker"] for row in D._load_speakers()} & set(P._SPLITS["all"])
 
 
 def test_digit_pair_waveforms_are_the_named_files():
@@ -203,7 +203,7 @@ def test_digit_pair_waveforms_are_the_named_files():
     assert len(every) == 104 and every.sample_rate == 8000
     for i in (0, 37, 103):
         first, second = P.CLASSES[every.labels[i]].split()
-        _, raw = wavfile.read(data.DATA_ROOT / "digit_pairs" /
+        _, raw = wavfile.read(data._DATA_ROOT / "digit_pairs" /
                               f"{every.speakers[i]}_{first}_{second}.wav")
         np.testing.assert_array_equal(every.waveforms[i], raw / 32768.0)
     peaks = np.array([np.max(np.abs(x)) for x in every.waveforms])
@@ -212,7 +212,7 @@ def test_digit_pair_waveforms_are_the_named_files():
 
 def _pause_ms() -> dict[tuple[str, str], int]:
     """(speaker, words) -> pause_ms, read with the csv module (not the loader)."""
-    with open(data.DATA_ROOT / "digit_pairs" / "utterances.csv", newline="") as handle:
+    with open(data._DATA_ROOT / "digit_pairs" / "utterances.csv", newline="") as handle:
         return {(row["speaker"], row["words"]): int(row["pause_ms"])
                 for row in csv.DictReader(handle)}
 
@@ -234,7 +234,7 @@ def test_a_bag_of_frames_summary_cannot_tell_twins_apart_but_order_can():
     summaries = {"whole": lambda f: f.mean(axis=0),                 # ignores the order
                  "first half": lambda f: f[:len(f) // 2].mean(axis=0)}   # knows the order
     ratios = {kind: [] for kind in summaries}
-    for speaker in P.SPLITS["all"]:
+    for speaker in P._SPLITS["all"]:
         own = {labels[i]: feats[i] for i in np.flatnonzero(speakers == speaker)}
         for c in range(0, 8, 2):
             for kind, summary in summaries.items():

@@ -17,15 +17,15 @@ import numpy as np
 import pytest
 
 import course_lib.data as data
-from course_lib.data.fluency import (FEATURE_NAMES, _N_MFCC, load_fluency, speech_activity,
-                                     utterance_features)
+from course_lib.data.fluency import (_FEATURE_NAMES, _N_MFCC, load_fluency, speech_activity,
+                                     _utterance_features)
 from course_lib.features import mfcc_features
 from course_lib.gp.rater_data import RaterData
 
-sys.path.insert(0, str(data.DATA_ROOT.parent / "tools"))
+sys.path.insert(0, str(data._DATA_ROOT.parent / "tools"))
 import make_fluency  # noqa: E402
 
-FOLDER = data.DATA_ROOT / "fluency"
+FOLDER = data._DATA_ROOT / "fluency"
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def column(fluency, name):
 def test_shapes_and_types(fluency):
     assert len(fluency) == 300
     assert fluency.features.shape == (300, 33) and fluency.features.dtype == np.float64
-    assert fluency.feature_names == FEATURE_NAMES and len(set(FEATURE_NAMES)) == 33
+    assert fluency.feature_names == _FEATURE_NAMES and len(set(_FEATURE_NAMES)) == 33
     assert isinstance(fluency.ratings, RaterData)
     assert (fluency.ratings.n_items, fluency.ratings.n_raters) == (300, 5)
     assert fluency.ratings.scale == (0, 10) and fluency.ratings.n_labels == 1425
@@ -74,7 +74,7 @@ def test_arrays_and_mappings_are_read_only(fluency):
 
 
 def test_manifest_covers_every_file_and_matches():
-    manifest = data.read_manifest("fluency")
+    manifest = data._read_manifest("fluency")
     on_disk = {p.relative_to(FOLDER).as_posix() for p in FOLDER.rglob("*") if p.is_file()}
     assert set(manifest) == on_disk - {"README.md", "SHA256SUMS"}
     assert len(manifest) == 31
@@ -97,7 +97,7 @@ def test_scores_are_reproduced_byte_for_byte_without_espeak(fluency, tmp_path, m
     copy = tmp_path / "fluency"
     shutil.copytree(FOLDER, copy)
     (copy / "scores.csv").unlink()
-    monkeypatch.setattr(data, "DATA_ROOT", tmp_path)
+    monkeypatch.setattr(data, "_DATA_ROOT", tmp_path)
     make_fluency.main(["--scores-only"])
     assert (copy / "scores.csv").read_bytes() == (FOLDER / "scores.csv").read_bytes()
     assert (copy / "SHA256SUMS").read_bytes() == (FOLDER / "SHA256SUMS").read_bytes()
@@ -177,7 +177,7 @@ def test_feature_function_on_a_signal_with_known_pauses():
     x = np.concatenate([quiet(0.2), tone(0.5), quiet(0.3), tone(0.4), quiet(0.1), tone(0.2),
                         quiet(0.2)])
     x = x + 1e-4 * rng.standard_normal(x.size)                # 70 dB below the tone
-    features = dict(zip(FEATURE_NAMES, utterance_features(x, rate, n_words=3)))
+    features = dict(zip(_FEATURE_NAMES, _utterance_features(x, rate, n_words=3)))
     assert features["duration_s"] == pytest.approx(1.9)
     assert features["speech_span_s"] == pytest.approx(1.5)
     assert features["speech_time_s"] == pytest.approx(1.1)
@@ -207,7 +207,7 @@ def test_example_clips_span_fluent_to_hesitant_and_reproduce_their_features(flue
         assert clip.text == fluency.texts[clip.item] and clip.truth == fluency.truth[clip.item]
         with pytest.raises(ValueError):
             clip.samples[0] = 0.0
-        recomputed = utterance_features(clip.samples, clip.sample_rate,
+        recomputed = _utterance_features(clip.samples, clip.sample_rate,
                                         len(clip.text.split()))
         # features.csv keeps 6 significant digits: a relative rounding error of at most 5e-6
         np.testing.assert_allclose(recomputed, fluency.features[clip.item], rtol=5e-6, atol=1e-12)
@@ -220,7 +220,7 @@ def test_clips_to_rate_are_training_items_that_reproduce_their_features(fluency)
     truths = [clip.truth for clip in clips]
     assert np.all(np.diff(truths) >= 0) and truths[0] < 3 and truths[-1] > 7.5
     for clip in clips:
-        recomputed = utterance_features(clip.samples, clip.sample_rate,
+        recomputed = _utterance_features(clip.samples, clip.sample_rate,
                                         len(clip.text.split()))
         # features.csv keeps 6 significant digits: a relative rounding error of at most 5e-6
         np.testing.assert_allclose(recomputed, fluency.features[clip.item], rtol=5e-6,

@@ -85,8 +85,8 @@ def test_mcycle_is_heteroscedastic():
 def data_copy(tmp_path, monkeypatch):
     """A copy of the two data folders, with course_lib.data reading from it."""
     for name in ("co2", "mcycle"):
-        shutil.copytree(data_mod.DATA_ROOT / name, tmp_path / name, copy_function=shutil.copy)
-    monkeypatch.setattr(data_mod, "DATA_ROOT", tmp_path)
+        shutil.copytree(data_mod._DATA_ROOT / name, tmp_path / name, copy_function=shutil.copy)
+    monkeypatch.setattr(data_mod, "_DATA_ROOT", tmp_path)
     return tmp_path
 
 

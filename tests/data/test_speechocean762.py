@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import course_lib.data as data
-from course_lib.data.fluency import utterance_features
+from course_lib.data.fluency import _utterance_features
 from course_lib.data.speechocean762 import load_speechocean762
 
-FOLDER = data.DATA_ROOT / "speechocean762"
+FOLDER = data._DATA_ROOT / "speechocean762"
 
 
 @pytest.fixture(scope="module", params=["accuracy", "fluency"])
@@ -30,7 +30,7 @@ def score_matrix(panel) -> np.ndarray:
 
 
 def test_manifest_covers_every_file_and_matches():
-    manifest = data.read_manifest("speechocean762")
+    manifest = data._read_manifest("speechocean762")
     on_disk = {p.relative_to(FOLDER).as_posix() for p in FOLDER.rglob("*") if p.is_file()}
     assert set(manifest) == on_disk - {"README.md", "SHA256SUMS"}
     assert len(manifest) == 31
@@ -88,7 +88,7 @@ def test_clips_go_from_hesitant_to_fluent_and_reproduce_their_features(panel):
     for clip in clips:
         assert clip.item in panel.test and clip.sample_rate == 8000
         assert clip.label == f"fluency {fluency[clip.item]:.1f}"
-        recomputed = utterance_features(clip.samples, clip.sample_rate, len(clip.text.split()))
+        recomputed = _utterance_features(clip.samples, clip.sample_rate, len(clip.text.split()))
         # features.csv keeps 6 significant digits: a relative rounding error of at most 5e-6
         np.testing.assert_allclose(recomputed, panel.features[clip.item], rtol=5e-6, atol=1e-12)
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import course_lib.data as data
-from course_lib.data.uci import _NAMES, SETS, RegressionSet, load_uci
+from course_lib.data.uci import _NAMES, _SETS, RegressionSet, load_uci
 
 EXPECTED = {   # name: (rows, features, target, min, max, mean of the target)
     "auto_mpg": (392, 7, "mpg", 9.0, 46.6, 23.4459),
@@ -37,7 +37,7 @@ def test_shapes_targets_and_names(name):
 @pytest.mark.parametrize("name", _NAMES)
 def test_columns_are_the_csv_columns_in_order(name):
     table = load_uci(name)
-    with open(data.DATA_ROOT / "uci" / SETS[name].file, newline="") as handle:
+    with open(data._DATA_ROOT / "uci" / _SETS[name].file, newline="") as handle:
         reader = csv.reader(handle)
         header = next(reader)
         first = [float(v) for v in next(reader)]
@@ -84,11 +84,11 @@ def test_arrays_are_read_only():
 
 
 def test_manifest_covers_every_file_and_matches():
-    folder = data.DATA_ROOT / "uci"
-    manifest = data.read_manifest("uci")
+    folder = data._DATA_ROOT / "uci"
+    manifest = data._read_manifest("uci")
     on_disk = {p.name for p in folder.iterdir() if p.is_file()}
     assert set(manifest) == on_disk - {"README.md", "SHA256SUMS"} == {
-        spec.file for spec in SETS.values()}
+        spec.file for spec in _SETS.values()}
     for name, digest in manifest.items():
         assert data._sha256_of(folder / name) == digest
 

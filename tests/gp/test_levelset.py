@@ -139,10 +139,10 @@ def test_acquisitions_equal_the_owens_t_lookahead_in_every_regime_of_rho():
                             candidates, rng.uniform(-3, 3, size=(150, 2))])
     mi, volume, rho = _owens_t_acquisitions(model, candidates, references, THRESHOLD)
     magnitude = np.abs(rho)
-    assert np.sum(magnitude <= bivariate_normal.SERIES_MAX_RHO) > 100
-    assert np.sum((magnitude > bivariate_normal.SERIES_MAX_RHO)
-                  & (magnitude < bivariate_normal.NEAR_ONE_RHO)) >= 5
-    assert np.sum(magnitude >= bivariate_normal.NEAR_ONE_RHO) >= 5
+    assert np.sum(magnitude <= bivariate_normal._SERIES_MAX_RHO) > 100
+    assert np.sum((magnitude > bivariate_normal._SERIES_MAX_RHO)
+                  & (magnitude < bivariate_normal._NEAR_ONE_RHO)) >= 5
+    assert np.sum(magnitude >= bivariate_normal._NEAR_ONE_RHO) >= 5
     np.testing.assert_allclose(global_mi(model, candidates, references, THRESHOLD), mi,
                                rtol=1e-9, atol=1e-11)
     np.testing.assert_allclose(eavc(model, candidates, references, THRESHOLD), volume,

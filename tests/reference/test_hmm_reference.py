@@ -80,7 +80,7 @@ def test_viterbi_matches(data):
     start, seqs, X, lengths = data
     ref = hmmlearn_model(start, "log")
     ref_logprob, ref_states = ref.decode(X, lengths, algorithm="viterbi")
-    ours = H.viterbi_paths(start, seqs)
+    ours = H._viterbi_paths(start, seqs)
     assert ours.log_probabilities.sum() == pytest.approx(ref_logprob, rel=1e-12)
     ref_paths = np.split(ref_states, np.cumsum(lengths)[:-1])
     tie_free = [s for s, seq in enumerate(seqs) if unique_best_path(start, seq)]

@@ -35,7 +35,7 @@ def png(fig) -> bytes:
 
 def decode(wav: bytes) -> np.ndarray:
     rate, samples = wavfile.read(io.BytesIO(wav))
-    assert rate == stimuli.SAMPLE_RATE
+    assert rate == stimuli._SAMPLE_RATE
     return samples / 32767.0
 
 

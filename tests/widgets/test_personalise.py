@@ -91,7 +91,7 @@ def test_bad_arguments_name_themselves(call, name):
 
 def decode(blob):
     rate, samples = wavfile.read(io.BytesIO(blob))
-    assert rate == stimuli.SAMPLE_RATE
+    assert rate == stimuli._SAMPLE_RATE
     return samples / 32767.0
 
 
