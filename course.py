@@ -79,6 +79,17 @@ def venv_python() -> Path:
     return VENV / scripts / ("python.exe" if os.name == "nt" else "python")
 
 
+def rerun_in_environment(missing: ModuleNotFoundError) -> None:
+    """Run the calling script again under ``.venv``'s python: a maintainer's tool started by a
+    python without the course's packages (``missing`` says which) needs that environment."""
+    python = venv_python()
+    if not python.exists() or Path(sys.prefix).resolve() == VENV.resolve():
+        raise SystemExit(f"{sys.argv[0]} needs the package {missing.name!r}: run "
+                         f"'python3 course.py test' once (it creates {VENV}), then "
+                         f"'{python} {sys.argv[0]}'")
+    os.execv(python, [str(python), *sys.argv])
+
+
 def ensure_environment(extra: str, latest: bool = False) -> Path:
     """Create ``.venv`` if needed and install ``course_lib[extra]`` unless already done.
 

@@ -240,3 +240,23 @@ def test_the_student_edition_says_what_it_lacks(tmp_path, monkeypatch, capsys):
     assert course.run_tool("site", "build_site.py", [], latest=False) == 2
     said = capsys.readouterr().out
     assert "no tests" in said and "tools/build_site.py" in said
+
+
+def test_a_tool_started_without_the_packages_reruns_under_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setattr(course, "VENV", tmp_path / ".venv")
+    monkeypatch.setattr(sys, "argv", ["tools/check_notebooks.py", "--flag"])
+    missing = ModuleNotFoundError("No module named 'nbformat'", name="nbformat")
+    with pytest.raises(SystemExit, match="needs the package 'nbformat': run 'python3 course.py"):
+        course.rerun_in_environment(missing)  # no environment yet
+
+    python = course.venv_python()
+    python.parent.mkdir(parents=True)
+    python.touch()
+    calls = []
+    monkeypatch.setattr(course.os, "execv", lambda path, args: calls.append((path, args)))
+    course.rerun_in_environment(missing)
+    assert calls == [(python, [str(python), "tools/check_notebooks.py", "--flag"])]
+
+    monkeypatch.setattr(sys, "prefix", str(course.VENV))  # already there: no loop
+    with pytest.raises(SystemExit, match="nbformat"):
+        course.rerun_in_environment(missing)

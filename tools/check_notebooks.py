@@ -23,9 +23,9 @@ import re
 import sys
 from pathlib import Path
 
-import nbformat
 from make_exercises import (RUBRIC, TASK_HEADING, is_code_answer, is_self_check,
-                            is_written_answer, rubric_points)
+                            is_written_answer, rubric_points)  # first: it finds the environment
+import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("lectures", "solutions", "exercises")

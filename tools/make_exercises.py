@@ -34,7 +34,12 @@ import re
 import sys
 from pathlib import Path
 
-import nbformat
+try:
+    import nbformat
+except ModuleNotFoundError as missing:  # started by a python other than the course's
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import course
+    course.rerun_in_environment(missing)
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS, EXERCISES = ROOT / "solutions", ROOT / "exercises"
