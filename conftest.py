@@ -10,9 +10,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent
 # Stops a run in which no test finishes for a while, with the stacks of every process involved.
-# tests/ is on the path by pyproject's pythonpath; also when this file is loaded as a plugin.
+# tests/ is a package (tests/dtw/ must not take the name of dtw-python's ``dtw``); its helper
+# modules are found by their plain names from the END of the path, after the installed packages.
 if str(ROOT / "tests") not in sys.path:
-    sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.append(str(ROOT / "tests"))
 pytest_plugins = ["watchdog_plugin"]
 
 

@@ -43,15 +43,13 @@ SIDE_LOGS = {"second pass": ROOT / ".test-artifacts" / "second-pass.log",
 PORTABILITY_ENVIRONMENT = {"OPENBLAS_CORETYPE": "Prescott", "NUMBA_CPU_NAME": "generic"}
 # What the second pass runs: the model and reference tests, the reduced experiment runs, and the
 # site build (tests/test_site.py), which executes every lecture and solutions notebook. Globs, so
-# a new model test is in it by its place (tests/gp/, tests/simulators/); bad-input cases are not:
+# a new model test is in it by its place (a unit's folder, tests/simulators/); bad-input cases are not:
 # the error a wrong argument gets does not depend on the BLAS kernels.
-NUMERICS_TESTS = ["tests/reference", "tests/gp/test_*.py", "tests/simulators/test_*.py",
+NUMERICS_TESTS = ["tests/reference", *(f"tests/{unit}/test_*.py" for unit in (
+                      "dtw", "gmm", "hmm", "gp", "raters", "preference", "mixed", "simulators")),
                   *(f"tests/test_{name}.py" for name in (
-                      "affinity", "dtw", "dtw_step_patterns", "dtw_search", "dtw_search_checks",
-                      "dtw_envelope", "features", "gaussian", "gmm", "gmm_training", "kmeans",
-                      "vq", "hmm", "hmm_training", "metrics", "term_discovery", "term_clusters",
-                      "term_evaluation", "recognition", "recognition_metrics", "levelset_metrics",
-                      "recognition_selection")),
+                      "features", "metrics", "recognition", "recognition_metrics",
+                      "levelset_metrics", "recognition_selection")),
                   "tests/test_experiment*.py"]
 # Shared by the tests and tools/store_outputs.py, so stored outputs match test runs.
 # TQDM_DISABLE keeps progress bars out of test logs; notebooks still show them in the lab.

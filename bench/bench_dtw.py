@@ -20,7 +20,7 @@ import argparse  # noqa: E402
 import numpy as np  # noqa: E402
 
 from course_lib.data.digits import digit_features  # noqa: E402
-from course_lib.dtw_matrix import dtw_distance_matrix  # noqa: E402
+from course_lib.dtw.distance_matrix import dtw_distance_matrix  # noqa: E402
 
 GOAL = 1.0
 

@@ -1,4 +1,4 @@
-"""Nearest-template recognition with pruning (course_lib.dtw_search) against dtaidistance's C
+"""Nearest-template recognition with pruning (course_lib.dtw.search) against dtaidistance's C
 code computing every DTW distance.
 
 Workload: every test utterance (``digit_features("test")``, 100 utterances of 10 held-out
@@ -41,9 +41,9 @@ import statistics  # noqa: E402
 import numpy as np  # noqa: E402
 
 from course_lib.data.digits import digit_features, phone_number_features  # noqa: E402
-from course_lib.dtw_matrix import dtw_distance_matrix  # noqa: E402
-from course_lib.dtw_search import nearest_templates, subsequence_search  # noqa: E402
-from course_lib.dtw_subsequence import subsequence_dtw  # noqa: E402
+from course_lib.dtw.distance_matrix import dtw_distance_matrix  # noqa: E402
+from course_lib.dtw.search import nearest_templates, subsequence_search  # noqa: E402
+from course_lib.dtw.subsequence import subsequence_dtw  # noqa: E402
 
 GOAL_SPEED_UP = 3.0
 STATIC_MFCCS = 13

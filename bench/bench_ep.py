@@ -1,4 +1,4 @@
-"""Unit 6 benchmark: expectation propagation (course_lib.gp.ep) against GPy's EP.
+"""Unit 6 benchmark: expectation propagation (course_lib.preference.ep) against GPy's EP.
 
 Workload: probit classification, the one EP model both libraries have (GPy's Bernoulli
 likelihood P(y = 1 | f) = Phi(f) is our PairwiseProbit(noise_sd = 1 / sqrt 2) on identity rows):
@@ -6,7 +6,7 @@ n points uniform in [-2, 2]^2, labels from a smooth function plus noise, SE kern
 (lengthscale 0.9, variance 1.7) fixed. Each side builds the kernel matrix, runs EP to its
 convergence test (ours: no site moves by more than 1e-6 relative to its item's posterior;
 GPy: its default epsilon 1e-6 on the sites' change) and returns the log evidence; both fixed
-points agree (tests/gp/test_ep.py checks them against each other to 1e-8 at a tight
+points agree (tests/preference/test_ep.py checks them against each other to 1e-8 at a tight
 tolerance). Ours updates every site at once (parallel EP), GPy one at a time (sequential).
 Goal: ours no slower than GPy (ratio <= 1).
 
@@ -24,7 +24,7 @@ import numpy as np  # noqa: E402
 
 from course_lib.gp import SquaredExponential
 from course_lib.preference import PairwiseProbit
-from course_lib.gp.ep import expectation_propagation  # noqa: E402
+from course_lib.preference.ep import expectation_propagation  # noqa: E402
 
 LENGTHSCALE, VARIANCE = 0.9, 1.7
 

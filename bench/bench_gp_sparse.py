@@ -23,7 +23,7 @@ import numpy as np  # noqa: E402
 
 from course_lib.gp.kernels import SquaredExponential  # noqa: E402
 from course_lib.gp.regression import GPRegression  # noqa: E402
-from course_lib.gp.inducing_inputs import select_inducing_inputs  # noqa: E402
+from course_lib.gp.sparse import select_inducing_inputs  # noqa: E402
 from course_lib.gp.sparse import (collapsed_bound, collapsed_bound_and_gradient,  # noqa: E402
                                   fit_sparse_gp, sparse_posterior)
 

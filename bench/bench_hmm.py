@@ -1,4 +1,4 @@
-"""Speed of course_lib.hmm against hmmlearn's CategoricalHMM (Unit 3 closing note).
+"""Speed of course_lib.hmm.inference against hmmlearn's CategoricalHMM (Unit 3 closing note).
 
 Workload (issue 4): N = 5 states, M = 16 symbols, 200 sequences of length 50;
 forward log-likelihood of all sequences, Viterbi of all sequences, 20 Baum-Welch iterations.
@@ -17,10 +17,10 @@ import argparse  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from course_lib import hmm as H  # noqa: E402
-from course_lib.hmm_models import random_hmm, sample_sequences  # noqa: E402
-from course_lib.hmm_sequences import _pack_sequences  # noqa: E402
-from course_lib.hmm_training import baum_welch  # noqa: E402
+from course_lib.hmm import inference as H  # noqa: E402
+from course_lib.hmm.model import random_hmm, sample_sequences  # noqa: E402
+from course_lib.hmm._sequences import _pack_sequences  # noqa: E402
+from course_lib.hmm.training import baum_welch  # noqa: E402
 
 GOAL = 2.0
 

@@ -3,7 +3,7 @@ against scipy's Owen's T.
 
 Workload (issue 11; design notes 7.6): seed 003's psychometric problem in 2-D on the unit
 square (course_lib.simulators.psychophysics), its 20 constraints as GaussianConstraint rows (noise
-sd 0.2 |y| + 0.1, course_lib.gp.constraints), 100 yes/no answers at scrambled Sobol settings drawn
+sd 0.2 |y| + 0.1, course_lib.mixed.constraints), 100 yes/no answers at scrambled Sobol settings drawn
 from the true psychometric function, and the session's kernel (SE-ARD, lengthscales 0.5,
 variance 2, plus a fixed constant of variance 1 for the offset; hyper-parameters fixed, as on
 nine trials in ten of course_lib.simulators.levelset_session). One trial =
@@ -12,7 +12,7 @@ nine trials in ten of course_lib.simulators.levelset_session). One trial =
   items are the constraint locations first, then the trials in order, so the new answer extends
   the data and VariationalGP.fit warm-starts from the previous (alpha, lambda) when it can;
   the cold fit's iteration count is printed beside it);
-* propose: course_lib.gp.levelset_propose.propose with global MI (and EAVC) over 1024 scrambled
+* propose: course_lib.mixed.levelset_propose.propose with global MI (and EAVC) over 1024 scrambled
   Sobol candidates and 4096 scrambled Sobol references, then its polish.
 
 Printed: the time split of one acquisition (reference side; candidate marginals and
@@ -53,12 +53,16 @@ import numpy as np  # noqa: E402
 from scipy.special import ndtr, xlogy  # noqa: E402
 from scipy.stats import qmc  # noqa: E402
 
-from course_lib.gp import bivariate_normal, levelset, levelset_propose  # noqa: E402
-from course_lib.gp.constraints import constraint_sigma  # noqa: E402
+from course_lib.mixed import bivariate_normal as bivariate_normal
+
+from course_lib.mixed import levelset
+
+from course_lib.mixed import levelset_propose  # noqa: E402
+from course_lib.mixed.constraints import constraint_sigma  # noqa: E402
 from course_lib.gp.kernels import Constant, SquaredExponential  # noqa: E402
-from course_lib.gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint  # noqa: E402
-from course_lib.gp.mixed_likelihood import MixedLikelihood  # noqa: E402
-from course_lib.gp.variational_gp import VariationalGP  # noqa: E402
+from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint  # noqa: E402
+from course_lib.mixed.mixed_likelihood import MixedLikelihood  # noqa: E402
+from course_lib.mixed.variational_gp import VariationalGP  # noqa: E402
 from course_lib.linalg import JitterWarning  # noqa: E402
 from course_lib.simulators.psychophysics import psychometric_problem, simulate_answers  # noqa: E402
 

@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402
 from course_lib.gp import SquaredExponential
 from course_lib.preference import (Comparisons, DisconnectedComparisonsWarning, PairwiseProbit,
                                    PreferenceGP)
-from course_lib.gp.acquisition_maximise import maximise_acquisition  # noqa: E402
+from course_lib.preference.acquisition import maximise_acquisition  # noqa: E402
 from course_lib.simulators.listeners import settings_grid  # noqa: E402
 
 REFERENCE = Path(__file__).resolve().parents[1] / "tests" / "reference" / \

@@ -3,7 +3,7 @@
 R = 5 raters score each of N items (N = 500, 1000, 2500; d = 3 inputs, SE kernel, fixed
 hyper-parameters, every rater scores every item: M = 5N labels). The joint model works with the
 N x N kernel matrix of the items, the repeated model with the M x M matrix of the labels (every
-label a data point at its item's input). They are the same model (tests/gp/test_multi_rater.py);
+label a data point at its item's input). They are the same model (tests/raters/test_multi_rater.py);
 the limits of the speed-up are the flop ratios R^3 = 125 (Cholesky, inverse), R^2 = 25 (kernel
 matrices and every other pass over an M x M array) and R = 5 (cross-kernel of the prediction).
 

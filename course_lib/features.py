@@ -39,8 +39,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.fft import dct
 
-from course_lib.validation import _as_bool, _as_float_array, _as_positive_float, _as_positive_int, \
-    _as_waveform
+from course_lib.validation import (_as_bool, _as_float_array, _as_positive_float, _as_positive_int,
+                                   _as_waveform)
 
 _EPS = np.finfo(np.float64).eps
 _MAX_SAMPLE_RATE = 10_000_000    # Hz

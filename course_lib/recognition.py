@@ -33,19 +33,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import hmm as H
-from . import vq
-from .dtw_matrix import dtw_distance_matrix
-from .dtw_search import nearest_templates
-from .dtw_search_checks import _supports_lower_bounds
-from .dtw_sequences import _as_sequence_list
-from .dtw_step_patterns import StepPattern, _get_step_pattern
-from .gmm import score_samples
-from .gmm_params import GMMParams
-from .gmm_training import fit_gmm
-from .hmm_models import DiscreteHMM
-from .hmm_sequences import _pack_sequences
-from .hmm_training import fit_hmm
+from .hmm import inference as H
+from .hmm import vq
+from .dtw.distance_matrix import dtw_distance_matrix
+from .dtw.search import nearest_templates
+from .dtw.search import _supports_lower_bounds
+from .dtw.alignment import _as_sequence_list
+from .dtw.step_patterns import StepPattern, _get_step_pattern
+from .gmm.em import score_samples
+from .gmm.mixture import GMMParams
+from .gmm.em import fit_gmm
+from .hmm.model import DiscreteHMM
+from .hmm._sequences import _pack_sequences
+from .hmm.training import fit_hmm
 from .recognition_metrics import RecognitionReport, evaluate, _label_array
 from .validation import (RngLike, _as_bool, _as_float_array, _as_positive_float, _as_positive_int,
                          _as_rng, _check_choice)
@@ -158,7 +158,7 @@ class TemplateRecogniser(Recogniser):
         """The best-scoring class of each query (pass ``scores`` or ``distances`` to reuse them).
 
         With ``combine="min"`` and nothing precomputed that is the class of the nearest
-        template, found by the pruned search :func:`course_lib.dtw_search.nearest_templates`:
+        template, found by the pruned search :func:`course_lib.dtw.search.nearest_templates`:
         the same predictions, with most DTW computations skipped (not for "gaussian_nll",
         whose costs can be negative).
         """
@@ -268,7 +268,7 @@ def fit_gmm_recogniser(utterances, labels, n_components: int, *, rng: RngLike = 
                        **fit_options) -> GMMRecogniser:
     """Train one GMM per class on all frames of that class's utterances (each (T, D)).
 
-    ``fit_options`` go to :func:`course_lib.gmm_training.fit_gmm` (covariance_type,
+    ``fit_options`` go to :func:`course_lib.gmm.em.fit_gmm` (covariance_type,
     variance_floor, ...). Classes are sorted; the fits share one ``rng`` stream.
     """
     frames = _utterance_list(utterances, "utterances")
@@ -422,7 +422,7 @@ class VQFrontEnd:
     @classmethod
     def fit(cls, utterances, codebook_size: int, *, rng: RngLike = None, tol: float = 1e-4,
             **codebook_options) -> "VQFrontEnd":
-        """Standardiser and codebook (k-means, :func:`course_lib.vq.train_codebook`) of the frames."""
+        """Standardiser and codebook (k-means, :func:`course_lib.hmm.vq.train_codebook`) of the frames."""
         frames = _utterance_list(utterances, "utterances")
         stacked = np.vstack(frames)
         mean, scale = stacked.mean(axis=0), stacked.std(axis=0)
@@ -479,7 +479,7 @@ def fit_hmm_recogniser(items, labels, n_states: int, *, front_end: VQFrontEnd | 
                        skip: bool = False, n_restarts: int = 1, max_iter: int = 50,
                        tol: float = 1e-3, emission_floor: float = 1e-3, rng: RngLike = None,
                        progress: bool = False) -> HMMRecogniser:
-    """Train one HMM per distinct label (:func:`course_lib.hmm_training.fit_hmm`) on that
+    """Train one HMM per distinct label (:func:`course_lib.hmm.training.fit_hmm`) on that
     label's items.
 
     ``items`` are feature matrices when a ``front_end`` is given (its symbols are used), else

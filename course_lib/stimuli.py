@@ -62,8 +62,8 @@ import numpy as np
 from scipy.signal import sosfilt
 
 from .data.wav import _load_waveform
-from .validation import _as_float_array, _as_positive_float, _as_positive_int, _check_array_size, \
-    _check_choice
+from .validation import (_as_float_array, _as_positive_float, _as_positive_int, _check_array_size,
+                         _check_choice)
 
 __all__ = []
 

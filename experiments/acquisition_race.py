@@ -41,7 +41,7 @@ import time
 import numpy as np
 from scipy.stats import wilcoxon
 
-from course_lib.gp.forced_choice import forced_choice_threshold
+from course_lib.preference.forced_choice import forced_choice_threshold
 
 from . import paper_h_personalisation as paper_h
 from .common import RESULTS_DIR, Z_REPLICATES, compare_replicates, run_experiment
@@ -208,10 +208,10 @@ def draw_figure(document: dict, path) -> None:
     import matplotlib.pyplot as plt
 
     from course_lib.plotting.personalisation_results import (
-        plot_paired_differences,
-        plot_regret,
-        plot_settling,
-    )
+                                                             plot_paired_differences,
+                                                             plot_regret,
+                                                             plot_settling,
+                                                             )
 
     fig, axes = plt.subplots(1, 4, figsize=(22, 5), constrained_layout=True)
     plot_regret(axes[0], document, STUDY, band=False)

@@ -2,7 +2,7 @@
 
 Ratings y in (0, 1) of one latent function f on a 1-D input, with three kinds of noise (the
 paper's "WA", "TG" and "BE"), each fitted by the three bounded-rating models of
-``course_lib.gp.rating_likelihoods`` through ``PreferenceGP`` on ``Comparisons.from_ratings``
+``course_lib.preference.rating_likelihoods`` through ``PreferenceGP`` on ``Comparisons.from_ratings``
 (identity rows of M, Laplace posterior):
 
 * WA (warped): y = Phi(f + eps), eps ~ N(0, s_WA^2)   -> GP-WA = ``WarpedProbitRating``
@@ -72,11 +72,11 @@ import numpy as np
 from scipy.special import ndtr
 from scipy.stats import truncnorm, ttest_rel
 
-from course_lib.gp import (JitterWarning, NotPositiveDefiniteError, Periodic, SquaredExponential,
-                           sample_gaussian)
+from course_lib.gp import JitterWarning, NotPositiveDefiniteError, Periodic, SquaredExponential
+from course_lib.linalg import sample_gaussian
 from course_lib.preference import (BetaRating, ClippedSiteWarning, Comparisons, PreferenceGP,
                                    TruncatedGaussianRating, WarpedProbitRating)
-from course_lib.gp.ep_result import EPConvergenceError
+from course_lib.preference.ep import EPConvergenceError
 
 from .common import RESULTS_DIR, compare_runs, run_experiment, task_rng
 

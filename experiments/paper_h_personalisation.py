@@ -69,8 +69,8 @@ from scipy.stats import beta as beta_distribution
 from scipy.stats import binom
 
 from course_lib.preference import PairwiseBeta
-from course_lib.gp.ei_convergence import average_ei_path, settled_at, settling_threshold
-from course_lib.gp.forced_choice import forced_choice_threshold
+from course_lib.preference.ei_convergence import average_ei_path, settled_at, settling_threshold
+from course_lib.preference.forced_choice import forced_choice_threshold
 from course_lib.simulators.listeners import (CannotHear, Fatigue, MattersAboveThreshold,
                                              SimulatedListener, SwitchesPreference, gp_draw_2d,
                                              gp_draw_4d, hearing_aid_model, run_session, settings_grid)
@@ -370,11 +370,11 @@ def draw_figure(document: dict, path) -> None:
     import matplotlib.pyplot as plt
 
     from course_lib.plotting.personalisation_results import (
-        plot_convergence,
-        plot_forced_choice,
-        plot_regret,
-        plot_settling,
-    )
+                                                             plot_convergence,
+                                                             plot_forced_choice,
+                                                             plot_regret,
+                                                             plot_settling,
+                                                             )
 
     fig, axes = plt.subplots(2, 5, figsize=(25, 9), constrained_layout=True)
     for row, study in zip(axes, ("2d", "4d")):

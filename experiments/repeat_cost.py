@@ -2,7 +2,7 @@
 
 Every one of R raters scores every one of N items. The joint model conditions on the N item
 means (an N x N kernel matrix and its Cholesky factor); the repeated-input GP, the same model
-(tests/gp/test_multi_rater.py), puts every label at its item's input (an NR x NR matrix). The
+(tests/raters/test_multi_rater.py), puts every label at its item's input (an NR x NR matrix). The
 factorisation alone costs R^3 times as many flops, building the kernel matrix R^2 times as many.
 This script times ``MultiRaterGP(...).fit(X, data)`` at fixed hyper-parameters (kernel matrix +
 Cholesky) for both models over a grid of N and R, one BLAS thread, alternating joint and

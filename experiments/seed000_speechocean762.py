@@ -28,7 +28,7 @@ import numpy as np
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.features import pca_whiten
 from course_lib.gp import SquaredExponential
-from course_lib.gp.annotator_noise import AnnotatorNoiseGP
+from course_lib.raters.annotator_noise import AnnotatorNoiseGP
 
 from .common import run_experiment, task_rng
 from .seed000_table1 import (EIGENVALUE_CUTOFF, INITIAL, LENGTHSCALE_BOUNDS, MODES, N_RESTARTS,
@@ -124,7 +124,7 @@ def run(reduced: bool) -> dict:
         "variance_bounds": VARIANCE_BOUNDS, "noise_bounds": NOISE_BOUNDS,
         "n_restarts": N_RESTARTS, "subset_size": N_SUBSET,
         "subset": "task_rng(0, 'subset').choice(2500, 500, replace=False), sorted",
-        "per_expert_model": "course_lib.gp.annotator_noise.AnnotatorNoiseGP (GPR-MA), all training "
+        "per_expert_model": "course_lib.raters.annotator_noise.AnnotatorNoiseGP (GPR-MA), all training "
                             "sentences, ML-II with the same number of restarts",
         "protocol": "experiments.seed000_table1: metrics, significance tests and fits",
         "models_in_reduced_run": list(REDUCED_MODELS),

@@ -16,11 +16,11 @@ import warnings
 
 import numpy as np
 
-from course_lib.affinity import AffinityPropagationWarning
+from course_lib.raters.affinity import AffinityPropagationWarning
 from course_lib.data.uci import load_uci
 from course_lib.gp import GPRegression, SquaredExponential
-from course_lib.gp.annotator_noise import AnnotatorNoiseGP
-from course_lib.gp.annotator_regions import assign_regions
+from course_lib.raters.annotator_noise import AnnotatorNoiseGP
+from course_lib.raters.regions import assign_regions
 from course_lib.metrics import rmse
 from course_lib.simulators.rater_scores import simulate_homogeneous, simulate_regions
 

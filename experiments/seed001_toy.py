@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from course_lib.gp import GPRegression, SquaredExponential
-from course_lib.gp.annotator_noise import AnnotatorNoiseGP
-from course_lib.gp.annotator_regions import assign_regions
+from course_lib.raters.annotator_noise import AnnotatorNoiseGP
+from course_lib.raters.regions import assign_regions
 from course_lib.metrics import rmse
 from course_lib.simulators.rater_scores import ANNOTATOR_TOY_LAMBDA, annotator_toy_gold, \
     simulate_homogeneous, simulate_regions
@@ -269,7 +269,7 @@ def run(reduced: bool) -> dict:
         "n_annotators": N_ANNOTATORS, "tau": TAU, "Lambda": LAMBDA,
         "Lambda_meaning": "Lambda[l, r] = noise variance of annotator r in region l",
         "simulation_regions": f"k-means, K = {N_SIMULATION_REGIONS}",
-        "model_regions": {"MANH_affinity": "affinity propagation (course_lib.affinity, "
+        "model_regions": {"MANH_affinity": "affinity propagation (course_lib.raters.affinity, "
                                            "preference = median similarity, damping 0.5), "
                                            f"regions under {MIN_REGION_SIZE} inputs merged",
                           "MANH_kmeans": f"k-means, K = {N_SIMULATION_REGIONS}, its own "

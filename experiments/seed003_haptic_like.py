@@ -11,13 +11,13 @@ rates by the seed's printed marginals (48 % nines, 84 % >= 7, none < 3) whatever
 Per subject, ``N_SPLITS`` random orders of the 50 trials (``task_rng((subject, split),
 "haptic/split")``); for each training size in (10, 20, 30) the first n trials train and the
 remaining 50 - n test (the seed: 20 / 30 in the main text, sizes 10, 20, 30 in App. C). Two
-models are fitted to the same training trials (:class:`course_lib.gp.confidence.
+models are fitted to the same training trials (:class:`course_lib.mixed.confidence.
 ConfidencePreferenceGP`): ``preference`` (the choices alone, ``use_ratings=False``) and
 ``mixed`` (choices plus the Likert ratings). Both: zero mean, SE-ARD kernel with variance in
 [1, 4] (the seed's box prior on the output scale, as hard bounds) and Gamma(3, 6) priors on the
 lengthscales, MAP-II (one L-BFGS-B run from variance 2, lengthscales 0.5); Likert likelihood
 with 3 levels, its two gaps learned by MAP-II with the kernel (as the seed), starting at (1, 1)
-(cut points 0, 1, 2) under the weak prior of :func:`course_lib.gp.confidence.gap_prior`, lapse
+(cut points 0, 1, 2) under the weak prior of :func:`course_lib.mixed.confidence.gap_prior`, lapse
 0.1 fixed (the seed's). Measured on the test
 trials: Brier score (seed eq. 3, p = Phi(mu / sqrt(1 + v)) on the latent difference) and F1 of
 "the first was preferred" (:func:`course_lib.metrics.brier_preference`, ``f1_preference``).
@@ -43,8 +43,8 @@ import warnings
 import numpy as np
 
 from course_lib.gp import SquaredExponential
-from course_lib.gp.confidence import GAP_PRIOR_LOG_SD, ConfidencePreferenceGP
-from course_lib.gp.feedback_likelihoods import LikertConfidence
+from course_lib.mixed.confidence import GAP_PRIOR_LOG_SD, ConfidencePreferenceGP
+from course_lib.mixed.feedback_likelihoods import LikertConfidence
 from course_lib.gp.priors import Gamma
 from course_lib.linalg import JitterWarning
 from course_lib.metrics import brier_preference, f1_preference
@@ -84,7 +84,7 @@ def model_settings(learn_cut_points: bool = True) -> dict:
     likert = ({"levels": 3, "start_gaps": LIKERT_GAPS, "lapse": LIKERT_LAPSE,
                "learned": "gaps (MAP-II with the kernel); lapse fixed",
                "gap_prior": f"LogNormal(log(max_gap / 2) = log 1, {GAP_PRIOR_LOG_SD:g}) "
-                            "(course_lib.gp.confidence.gap_prior), gaps <= max_gap 2"}
+                            "(course_lib.mixed.confidence.gap_prior), gaps <= max_gap 2"}
               if learn_cut_points else
               {"levels": 3, "gaps": LIKERT_GAPS, "lapse": LIKERT_LAPSE, "learned": False})
     return {"kernel": "SE-ARD, zero mean", "variance_bounds": VARIANCE_BOUNDS,

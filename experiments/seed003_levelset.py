@@ -29,7 +29,7 @@ import time
 
 import numpy as np
 
-from course_lib.gp.constraints import constraint_sigma
+from course_lib.mixed.constraints import constraint_sigma
 from course_lib.simulators.levelset_session import run_levelset_session
 from course_lib.simulators.psychophysics import norm_ball_problem, psychometric_problem
 
@@ -382,7 +382,7 @@ DIFFERENCES = (
     "constraint' holds trivially), with the seed's lengthscale prior, its output-scale box as "
     "hard bounds and a constant kernel of variance 1 for its learned constant mean. "
     "Constraint sds are 0.2 |y| + 0.1 (equal to the seed's for its targets, all >= 0). The "
-    "pseudo-data rule for 'at chance' locations is course_lib.gp.constraints.at_chance (the "
+    "pseudo-data rule for 'at chance' locations is course_lib.mixed.constraints.at_chance (the "
     "seed gives only the two kinds). The psychometric constraints sit at 10 evenly spaced x1 "
     "on each edge (the seed gives only the counts); the norm-ball face points are one "
     "scrambled Sobol draw, fixed across seeds.")

@@ -4,7 +4,7 @@ The latent is f(x) = x on [-2, 2]. Each run draws 30 uniform pairs (x1, x2), cho
 y ~ Bernoulli(Phi(x1 - x2)) and confidence levels set deterministically by |x1 - x2| in
 [0, .5], (.5, 1], (1, inf) -> 0, 1, 2 (:func:`course_lib.simulators.confidence_raters.
 likert_synthetic_trials`, generator ``task_rng(seed, "synthetic/trials")``). Two models are
-fitted to the same trials (:class:`course_lib.gp.confidence.ConfidencePreferenceGP`, the
+fitted to the same trials (:class:`course_lib.mixed.confidence.ConfidencePreferenceGP`, the
 model of ``seed003_haptic_like`` on inputs scaled to [0, 1]): ``preference`` (choices only) and
 ``mixed`` (choices and levels, the Likert cut points learned by MAP-II with the kernel, as the
 seed does), and a third arm ``mixed_fixed_cuts`` (the same with the cut points held at their

@@ -1,7 +1,7 @@
 """The bad-input catalogue: each case calls a public function wrongly and names what must happen.
 
-Every ``test_<module>_bad_input.py``, beside its module's tests (``tests/gp/test_ep_bad_input.py``
-next to ``tests/gp/test_ep.py``), defines ``CASES``, a list of :class:`BadInput` (and
+Every ``test_<module>_bad_input.py``, beside its module's tests (``tests/preference/test_ep_bad_input.py``
+next to ``tests/preference/test_ep.py``), defines ``CASES``, a list of :class:`BadInput` (and
 :class:`RightAnswer`), and runs them with :func:`check_case`. A :class:`BadInput` passes when
 the call raises the stated error type and the message names the user's argument
 (``argument``), so a student knows what to fix. A :class:`RightAnswer` is awkward input that

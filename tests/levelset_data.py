@@ -1,12 +1,12 @@
-"""Models and points shared by the level-set tests (tests/gp/test_levelset*.py)."""
+"""Models and points shared by the level-set tests (tests/mixed/test_levelset*.py)."""
 
 import numpy as np
 from scipy.stats import norm
 
 from course_lib.gp import GPRegression, SquaredExponential
-from course_lib.gp.comparisons import Comparisons
-from course_lib.gp.pairwise_likelihoods import PairwiseProbit
-from course_lib.gp.preference import PreferenceGP
+from course_lib.preference.comparisons import Comparisons
+from course_lib.preference.pairwise_likelihoods import PairwiseProbit
+from course_lib.preference.preference_gp import PreferenceGP
 
 THRESHOLD = norm.ppf(0.75)
 

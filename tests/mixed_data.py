@@ -3,7 +3,7 @@
 import numpy as np
 from scipy.stats import norm
 
-from course_lib.gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint
+from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint
 
 
 def detection_problem(n=15):

@@ -3,10 +3,10 @@
 import numpy as np
 from scipy.special import ndtr
 
-from course_lib.gp.comparisons import Comparisons
+from course_lib.preference.comparisons import Comparisons
 from course_lib.gp.kernels import Matern52, SquaredExponential
-from course_lib.gp.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
-from course_lib.gp.preference import PreferenceGP
+from course_lib.preference.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
+from course_lib.preference.preference_gp import PreferenceGP
 
 
 def connected_pairs(rng: np.random.Generator, n_settings: int, m: int):

@@ -1,8 +1,10 @@
-"""docs/ALGORITHMS.md cannot rot: every core it names exists, is short, sits in a short module,
-and every lecture is there.
+"""docs/ALGORITHMS.md cannot rot: every core it names exists, is short, sits in a module a
+student opens (not a private engine), its engine column names the engines that module imports,
+and every lecture is there. (How long a module may be: tests/test_code_budget.py.)
 
 The map is read as a markdown table whose first column is the lecture (01-07) and whose last
-column is `course_lib/<file>.py::<function>` or `...::<Class>.<method>`. Functions are found with
+column is `course_lib/<file>.py::<function>` or `...::<Class>.<method>`; the column before it
+lists the private engine modules (`course_lib/<unit>/_<name>.py`) beside the core, or "none". Functions are found with
 ast, so nothing is imported.
 """
 
@@ -20,10 +22,8 @@ from course_units import UNITS
 ROOT = Path(__file__).resolve().parents[1]
 MAP = ROOT / "docs" / "ALGORITHMS.md"
 MAX_LINES = 60
-# A module the map names is read whole by a student: "at most about 300 lines" (docs/CONVENTIONS.md
-# section 3.1), with a tenth for docstrings. What does not fit is an engine for a sibling module.
-MAX_MODULE_LINES = 330
-ROW = re.compile(r"^\|\s*(\d\d)\s*\|(.*)\|\s*`(course_lib/[\w/]+\.py)::([\w.]+)`\s*\|\s*$")
+ROW = re.compile(r"^\|\s*(\d\d)\s*\|(.*)\|\s*(none|`[^|]*`)\s*\|\s*"
+                 r"`(course_lib/[\w/]+\.py)::([\w.]+)`\s*\|\s*$")
 
 
 def _entries():
@@ -31,8 +31,8 @@ def _entries():
     for line in MAP.read_text(encoding="utf-8").splitlines():
         match = ROW.match(line)
         if match:
-            lecture, _, path, name = match.groups()
-            rows.append((lecture, path, name))
+            lecture, _, engines, path, name = match.groups()
+            rows.append((lecture, path, name, engines))
     return rows
 
 
@@ -71,25 +71,35 @@ def test_the_map_has_rows_and_every_line_of_its_table_parses():
 
 
 def test_every_lecture_has_at_least_one_entry():
-    lectures = {lecture for lecture, _, _ in ENTRIES}
+    lectures = {lecture for lecture, *_ in ENTRIES}
     expected = {f"{number:02d}" for number in range(1, 8)}
     assert expected <= {unit.split("_")[0] for unit in UNITS}, UNITS
     assert lectures == expected, f"lectures without an entry: {sorted(expected - lectures)}"
 
 
-@pytest.mark.parametrize("lecture, path, name", ENTRIES,
-                         ids=[f"{lecture}-{path}::{name}" for lecture, path, name in ENTRIES])
-def test_every_entry_resolves_to_a_short_core(lecture, path, name):
+@pytest.mark.parametrize("lecture, path, name, engines", ENTRIES,
+                         ids=[f"{lecture}-{path}::{name}" for lecture, path, name, _ in ENTRIES])
+def test_every_entry_resolves_to_a_short_core(lecture, path, name, engines):
     assert (ROOT / path).is_file(), f"{path} does not exist"
+    assert not Path(path).name.startswith("_"), (
+        f"{path}::{name}: a core a lecture teaches sits in a module a student opens, not in a "
+        "private engine")
     node = _definition(path, name)
     assert node is not None, f"{path} has no single definition of {name}"
     length = _length(node)
     assert length <= MAX_LINES, f"{path}::{name} is {length} lines (at most {MAX_LINES})"
 
 
-@pytest.mark.parametrize("path", sorted({path for _, path, _ in ENTRIES}))
-def test_every_module_the_map_names_is_short(path):
-    lines = len((ROOT / path).read_text(encoding="utf-8").splitlines())
-    assert lines <= MAX_MODULE_LINES, (
-        f"{path} is {lines} lines (at most {MAX_MODULE_LINES}): move what a student need not "
-        "read to follow the algorithm into a named engine module beside it")
+def _engines(path: str) -> str:
+    """The engine column for a core module: the private modules of its package it imports."""
+    package = Path(path).parent
+    found = [f"`{(package / node.module).as_posix()}.py`" for node in _tree(path).body
+             if isinstance(node, ast.ImportFrom) and node.level == 1
+             and (node.module or "").startswith("_")]
+    return ", ".join(found) or "none"
+
+
+@pytest.mark.parametrize("lecture, path, name, engines", ENTRIES,
+                         ids=[f"{lecture}-{path}::{name}" for lecture, path, name, _ in ENTRIES])
+def test_the_engine_column_names_the_engines_the_module_imports(lecture, path, name, engines):
+    assert engines == _engines(path)

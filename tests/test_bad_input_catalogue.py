@@ -6,7 +6,7 @@ from pathlib import Path
 from bad_input import BadInput, RightAnswer
 
 TESTS = Path(__file__).parent
-# each family's cases beside its tests: tests/gp/test_ep_bad_input.py next to tests/gp/test_ep.py
+# each family's cases beside its tests: tests/preference/test_ep_bad_input.py next to tests/preference/test_ep.py
 CATALOGUE_FILES = sorted(TESTS.rglob("test_*_bad_input.py"))
 MINIMUM_CASES = 150
 # Every family of public functions must be fed bad input somewhere in the catalogue.
@@ -28,7 +28,7 @@ FAMILIES = {"data", "dtw", "dtw_search", "term_discovery", "features", "gaussian
 def _all_cases() -> list[BadInput | RightAnswer]:
     cases = []
     for path in CATALOGUE_FILES:
-        module = ".".join(path.relative_to(TESTS).with_suffix("").parts)  # as pytest names it
+        module = ".".join(("tests", *path.relative_to(TESTS).with_suffix("").parts))  # as pytest names it
         cases.extend(importlib.import_module(module).CASES)
     return cases
 

@@ -174,7 +174,7 @@ def test_the_second_pass_and_the_browser_tests_run_beside_the_main_run(monkeypat
     (second, second_env), = [run for run in side if "tests/test_site.py" in run[0]]
     (browser, browser_env), = [run for run in side if "tests/browser" in run[0]]
     # the second pass: the site build and the numerics tests under another BLAS and numba target
-    assert "tests/test_site.py" in second and "tests/gp/test_laplace.py" in second
+    assert "tests/test_site.py" in second and "tests/preference/test_laplace.py" in second
     assert "tests/reference" in second and "tests/test_experiment_paper_e.py" in second
     assert second_env["OPENBLAS_CORETYPE"] == "Prescott"
     assert second_env["NUMBA_CPU_NAME"] == "generic"

@@ -20,7 +20,7 @@ import pytest
 from scipy.stats import binom
 
 from course_lib.preference import PairwiseBeta
-from course_lib.gp.forced_choice import forced_choice_test
+from course_lib.preference.forced_choice import forced_choice_test
 from course_lib.simulators.listeners import SimulatedListener
 from course_lib.plotting import personalisation_results as plots
 from course_lib.results import RESULTS_DIR, load_result

@@ -2,7 +2,7 @@
 rater's score and the discrete KL, against scipy and numerical integration.
 
 (The recognition metrics, in course_lib.recognition_metrics, are tested in
-tests/test_recognition_metrics.py; the level-set and preference scores in tests/gp/test_levelset.py
+tests/test_recognition_metrics.py; the level-set and preference scores in tests/mixed/test_levelset.py
 and tests/test_levelset_metrics.py.)
 """
 

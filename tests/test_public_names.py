@@ -277,11 +277,11 @@ def test_the_rule_sees_a_helper_nobody_uses(monkeypatch):
 def test_the_rule_sees_a_helper_only_the_library_uses(monkeypatch):
     """Another course_lib module importing a helper does not make it public; a reader's use
     of a public re-export does."""
-    _with_source(monkeypatch, "course_lib.gaussian",
+    _with_source(monkeypatch, "course_lib.gmm.gaussian",
                  "\n\nfrom course_lib.linalg import spare_helper\n")
     _with_source(monkeypatch, "course_lib.linalg", "\n\ndef spare_helper():\n    pass\n")
     assert "course_lib.linalg.spare_helper" in unused_public_names()
     reader = ["lectures/x.ipynb"]
     monkeypatch.setattr(sys.modules[__name__], "users",
-                        lambda module, name: reader * (module == "course_lib.gaussian"))
+                        lambda module, name: reader * (module == "course_lib.gmm.gaussian"))
     assert "course_lib.linalg.spare_helper" not in unused_public_names()

@@ -4,7 +4,7 @@ import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib import checks, recognition as R, recognition_metrics as RM
-from course_lib.hmm_models import left_to_right_hmm
+from course_lib.hmm.model import left_to_right_hmm
 
 SEQS = [np.zeros((4, 2)), np.ones((5, 2))]
 HMM = left_to_right_hmm(2, 3)

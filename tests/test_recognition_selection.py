@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from course_lib.gmm import score_samples
-from course_lib.gmm_params import GMMParams, sample_gmm
+from course_lib.gmm.em import score_samples
+from course_lib.gmm.mixture import GMMParams, sample_gmm
 from course_lib.recognition import (GMMRecogniser, GMMSelection, fit_gmm_recogniser,
                                     select_gmm_recogniser)
 

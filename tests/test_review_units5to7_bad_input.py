@@ -31,21 +31,21 @@ import numpy as np
 import pytest
 
 from bad_input import BadInput, RightAnswer, check_case, parametrize
-from course_lib.affinity import _affinity_propagation, _negative_squared_distances
+from course_lib.raters.affinity import _affinity_propagation, _negative_squared_distances
 from course_lib.data.fluency import frame_rms, _utterance_features
 from course_lib.features import mfcc, mfcc_features
 from course_lib.gp import GPRegression, SquaredExponential
 from course_lib.preference import PairwiseProbit, PreferenceGP
 from course_lib.raters import MultiRaterGP, RaterData
-from course_lib.gp.acquisition import thompson_sample
-from course_lib.gp.annotator_noise import AnnotatorNoiseGP
-from course_lib.gp.annotator_regions import assign_regions
-from course_lib.gp.comparisons import Comparisons
-from course_lib.gp.confidence import ConfidencePreferenceGP
-from course_lib.gp.forced_choice import _two_tailed_p, forced_choice_test, forced_choice_threshold
-from course_lib.gp.feedback_likelihoods import BernoulliProbit
-from course_lib.gp.sparse_variational_gp import inducing_points
-from course_lib.gp.variational_gp import VariationalGP
+from course_lib.preference.acquisition import thompson_sample
+from course_lib.raters.annotator_noise import AnnotatorNoiseGP
+from course_lib.raters.regions import assign_regions
+from course_lib.preference.comparisons import Comparisons
+from course_lib.mixed.confidence import ConfidencePreferenceGP
+from course_lib.preference.forced_choice import _two_tailed_p, forced_choice_test, forced_choice_threshold
+from course_lib.mixed.feedback_likelihoods import BernoulliProbit
+from course_lib.mixed.sparse_variational_gp import inducing_points
+from course_lib.mixed.variational_gp import VariationalGP
 from course_lib.linalg import NotPositiveDefiniteError
 from course_lib.plotting import dtw as dtw_plots
 from course_lib.plotting import gmm as gmm_plots
@@ -182,7 +182,7 @@ def _two_clusters(result):
 
 def _stuck_warning():
     S = _negative_squared_distances(np.array([0.0, 1.0, 10.0, 11.0]))
-    with mock.patch("course_lib.affinity._TIE_BREAK", 0.0), \
+    with mock.patch("course_lib.raters.affinity._TIE_BREAK", 0.0), \
             warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         _affinity_propagation(S)

@@ -1,6 +1,6 @@
 """The tests mirror the library: ``tests/<folder>/test_<module>[_<aspect>].py`` tests
-``course_lib/<folder>/<module>.py`` (``tests/gp/test_laplace.py``,
-``tests/gp/test_ep_bad_input.py``, ``tests/test_dtw.py``), so a reader finds a module's tests by
+``course_lib/<folder>/<module>.py`` (``tests/preference/test_laplace.py``,
+``tests/preference/test_ep_bad_input.py``, ``tests/dtw/test_alignment.py``), so a reader finds a module's tests by
 its path (CONVENTIONS section 6)."""
 
 from pathlib import Path
@@ -22,18 +22,20 @@ CROSS_CUTTING_FILES = {
     "test_exercises.py": "exercises/ and solutions/",
     "test_hub_trial.py": "tools/hub_trial.py",
     "test_kernel_client.py": "tools/kernel_client.py",
+    "test_code_budget.py": "the size of every module and where its types live",
     "test_layers.py": "imports across the library",
     "test_library_labels.py": "names and docstrings across the library",
     "test_mutation_tool.py": "tools/mutation_check.py",
     "test_nbgrader_roundtrip.py": "the grading round trip",
     "test_no_silent_skips.py": "conftest.py",
     "test_public_names.py": "public names across the library",
+    "test_references.py": "course_lib names in docstrings, notebooks and docs",
     "test_release.py": "tools/make_release.py",
     "test_review_units5to7_bad_input.py": "bad-input cases of the Units 5-7 review, many families",
     "test_site.py": "tools/build_site.py",
     "test_test_layout.py": "this file",
     "test_tools.py": "tools/",
-    "test_unit_faces.py": "the front doors gp, raters, preference and mixed, and the notebooks' imports",
+    "test_unit_faces.py": "the seven units' front doors, and the notebooks' imports",
     "test_watchdog.py": "tests/watchdog_plugin.py",
     "test_widget_harness.py": "tests/widget_harness.py",
 }
@@ -54,11 +56,13 @@ def _test_files():
 
 def _module_of(path: Path, folder: Path) -> str | None:
     """The longest leading part of the name after ``test_`` that is a module of the folder's
-    package (or, inside a folder, the package itself); None when there is none."""
+    package (an engine ``_name.py`` by its name without the underscore; or, inside a folder, the
+    package itself); None when there is none."""
     words = path.stem.removeprefix("test_").split("_")
     for end in range(len(words), 0, -1):
         name = "_".join(words[:end])
-        if (LIBRARY / folder / f"{name}.py").is_file() or (folder.parts and name == folder.name):
+        if any((LIBRARY / folder / f"{prefix}{name}.py").is_file() for prefix in ("", "_")) or (
+                folder.parts and name == folder.name):
             return name
     return None
 

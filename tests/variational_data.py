@@ -3,7 +3,7 @@
 import numpy as np
 
 from course_lib.gp import SquaredExponential
-from course_lib.gp.comparisons import Comparisons
+from course_lib.preference.comparisons import Comparisons
 
 RNG = np.random.default_rng(7)
 X12 = np.sort(RNG.uniform(0.0, 5.0, 12))[:, None]

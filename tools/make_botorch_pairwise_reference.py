@@ -2,7 +2,7 @@
 
 BoTorch needs torch, which the course does not depend on, so this script runs ONCE in a
 throw-away virtual environment and writes ``tests/reference/botorch_pairwise_gp.json``; the
-tests (``tests/gp/test_preference.py``) and ``bench/bench_preference.py`` read that file. It
+tests (``tests/preference/test_preference_gp.py``) and ``bench/bench_preference.py`` read that file. It
 imports neither course_lib nor anything of the course, only numpy, torch, gpytorch and botorch:
 
     python3 -m venv /tmp/botorchvenv

@@ -94,74 +94,74 @@ class Mutant:
     note: str = ""
 
 
-DTW_TESTS = ("tests/reference/test_dtw_reference.py", "tests/test_dtw.py",
-             "tests/test_dtw_matrix.py")
-HMM_TESTS = ("tests/reference/test_hmm_reference.py", "tests/test_hmm.py")
-GMM_TESTS = ("tests/reference/test_gmm_reference.py", "tests/test_gmm.py",
-             "tests/test_gmm_training.py")
+DTW_TESTS = ("tests/reference/test_dtw_reference.py", "tests/dtw/test_alignment.py",
+             "tests/dtw/test_distance_matrix.py")
+HMM_TESTS = ("tests/reference/test_hmm_reference.py", "tests/hmm/test_inference.py")
+GMM_TESTS = ("tests/reference/test_gmm_reference.py", "tests/gmm/test_em.py",
+             "tests/gmm/test_em_training.py")
 GP_TESTS = ("tests/reference/test_gp_reference.py", "tests/gp/test_regression.py")
-RATERS_TESTS = ("tests/reference/test_raters_reference.py", "tests/gp/test_multi_rater.py",
-                "tests/gp/test_rater_data.py")
+RATERS_TESTS = ("tests/reference/test_raters_reference.py", "tests/raters/test_multi_rater.py",
+                "tests/raters/test_rater_data.py")
 METRICS_TESTS = ("tests/test_metrics.py",)
-LAPLACE_TESTS = ("tests/gp/test_laplace.py",)
-EP_TESTS = ("tests/gp/test_ep.py", "tests/gp/test_tilted_moments.py")
-ELBO_TESTS = ("tests/reference/test_variational_reference.py", "tests/gp/test_variational.py",
-              "tests/gp/test_mixed_likelihood.py", "tests/gp/test_variational_gp.py")
-LEVELSET_TESTS = ("tests/reference/test_levelset_reference.py", "tests/gp/test_levelset.py")
+LAPLACE_TESTS = ("tests/preference/test_laplace.py",)
+EP_TESTS = ("tests/preference/test_ep.py", "tests/preference/test_tilted_moments.py")
+ELBO_TESTS = ("tests/reference/test_variational_reference.py", "tests/mixed/test_variational.py",
+              "tests/mixed/test_mixed_likelihood.py", "tests/mixed/test_variational_gp.py")
+LEVELSET_TESTS = ("tests/reference/test_levelset_reference.py", "tests/mixed/test_levelset.py")
 
 TARGETS = {t.name: t for t in (
     Target("dtw", "DTW accumulation and back-tracking, the two-row kernel of the distance matrix "
-                  "(course_lib/dtw.py, course_lib/dtw_matrix.py)", DTW_TESTS),
-    Target("hmm-forward", "HMM forward pass, scaled and log space (course_lib/hmm_kernels.py)",
+                  "(course_lib/dtw/alignment.py, course_lib/dtw/distance_matrix.py)", DTW_TESTS),
+    Target("hmm-forward", "HMM forward pass, scaled and log space (course_lib/hmm/recursions.py)",
            HMM_TESTS),
-    Target("hmm-viterbi", "HMM Viterbi decoding (course_lib/hmm_kernels.py)", HMM_TESTS),
-    Target("hmm-m-step", "Baum-Welch M-step and emission floor (course_lib/hmm.py)", HMM_TESTS),
-    Target("gmm-m-step", "GMM EM: M-step and responsibilities (course_lib/gmm.py)", GMM_TESTS),
+    Target("hmm-viterbi", "HMM Viterbi decoding (course_lib/hmm/recursions.py)", HMM_TESTS),
+    Target("hmm-m-step", "Baum-Welch M-step and emission floor (course_lib/hmm/inference.py)", HMM_TESTS),
+    Target("gmm-m-step", "GMM EM: M-step and responsibilities (course_lib/gmm/em.py)", GMM_TESTS),
     Target("gp-lml", "GP log marginal likelihood and its gradient "
                      "(course_lib/gp/regression.py)", GP_TESTS),
     Target("raters", "Several raters per item: the joint evidence, its spread term, the "
-                     "container's summaries (course_lib/gp/multi_rater.py, "
-                     "course_lib/gp/rater_data.py)", RATERS_TESTS),
+                     "container's summaries (course_lib/raters/multi_rater.py, "
+                     "course_lib/raters/rater_data.py)", RATERS_TESTS),
     Target("metrics", "Score metrics: discretised predictive, discrete KL, rounding, RMSE "
                       "(course_lib/metrics.py)", METRICS_TESTS),
     Target("laplace", "Laplace approximation: Newton step, line search, stopping rule, evidence "
-                      "and its implicit gradient term (course_lib/gp/laplace.py, "
-                      "course_lib/gp/newton_system.py)", LAPLACE_TESTS),
+                      "and its implicit gradient term (course_lib/preference/laplace.py, "
+                      "course_lib/preference/_newton_system.py)", LAPLACE_TESTS),
     Target("ep", "EP site update: cavity, tilted moments, moment matching, damping, evidence "
-                 "(course_lib/gp/ep.py, course_lib/gp/tilted_moments.py)", EP_TESTS),
+                 "(course_lib/preference/ep.py, course_lib/preference/tilted_moments.py)", EP_TESTS),
     Target("elbo", "Variational ELBO: expected log-likelihood, KL, row moments and their "
-                   "gradients (course_lib/gp/variational.py, course_lib/gp/mixed_likelihood.py)",
+                   "gradients (course_lib/mixed/variational.py, course_lib/mixed/mixed_likelihood.py)",
            ELBO_TESTS),
     Target("levelset-lookahead", "Level-set look-ahead: the conditioned probabilities, global "
-                                 "MI and EAVC (course_lib/gp/levelset.py, levelset_posterior.py)",
+                                 "MI and EAVC (course_lib/mixed/levelset.py, levelset_posterior.py)",
            LEVELSET_TESTS),
 )}
 
 VITERBI_TIES_NOTE = """\
 Was a test gap (no exact tie in any test); closed by
-`tests/test_hmm.py::test_viterbi_ties_go_to_the_lowest_state_index`.
+`tests/hmm/test_inference.py::test_viterbi_ties_go_to_the_lowest_state_index`.
 """
 
 VITERBI_END_TIES_NOTE = """\
 Was a test gap (a tie at the final state); closed by
-`tests/test_hmm.py::test_viterbi_ties_go_to_the_lowest_state_index`.
+`tests/hmm/test_inference.py::test_viterbi_ties_go_to_the_lowest_state_index`.
 """
 
 UNVISITED_STATE_NOTE = """\
 Was a test gap (an unvisited state's rows were never checked); closed by
-`tests/test_hmm.py::test_a_state_never_visited_keeps_its_rows`.
+`tests/hmm/test_inference.py::test_a_state_never_visited_keeps_its_rows`.
 """
 
 VECTOR_FLOOR_NOTE = """\
 Was a test gap, and behind it a bug (a zero entry in a full-covariance floor gave NaN;
 now refused); closed by
-`tests/test_gmm.py::test_a_per_dimension_floor_with_a_zero_entry_floors_only_the_other_dimensions`.
+`tests/gmm/test_em.py::test_a_per_dimension_floor_with_a_zero_entry_floors_only_the_other_dimensions`.
 """
 
 COVARIANCE_FORM_NOTE = """\
 Was a test gap (no test used a posterior in the covariance form, whose reduction has a second
 factor U); closed by
-`tests/gp/test_levelset.py::test_acquisitions_of_a_covariance_form_posterior_equal_the_owens_t_lookahead`.
+`tests/mixed/test_levelset.py::test_acquisitions_of_a_covariance_form_posterior_equal_the_owens_t_lookahead`.
 """
 
 OPTIMISER_GRADIENT_NOTE = """\
@@ -169,23 +169,23 @@ Was a test gap (the optimiser's own gradient was not checked); closed by
 `tests/gp/test_regression.py::test_the_optimiser_objective_has_the_gradient_it_reports`.
 """
 
-DTW = "course_lib/dtw.py"
-DTW_MATRIX = "course_lib/dtw_matrix.py"
-HMM = "course_lib/hmm.py"
-HMM_KERNELS = "course_lib/hmm_kernels.py"
-GMM = "course_lib/gmm.py"
+DTW = "course_lib/dtw/alignment.py"
+DTW_MATRIX = "course_lib/dtw/distance_matrix.py"
+HMM = "course_lib/hmm/inference.py"
+HMM_KERNELS = "course_lib/hmm/recursions.py"
+GMM = "course_lib/gmm/em.py"
 GP = "course_lib/gp/regression.py"
-RATERS = "course_lib/gp/multi_rater.py"
-RATER_DATA = "course_lib/gp/rater_data.py"
+RATERS = "course_lib/raters/multi_rater.py"
+RATER_DATA = "course_lib/raters/rater_data.py"
 METRICS = "course_lib/metrics.py"
-LAPLACE = "course_lib/gp/laplace.py"
-NEWTON_SYSTEM = "course_lib/gp/newton_system.py"
-EP = "course_lib/gp/ep.py"
-TILTED_MOMENTS = "course_lib/gp/tilted_moments.py"
-VARIATIONAL = "course_lib/gp/variational.py"
-MIXED_LIKELIHOOD = "course_lib/gp/mixed_likelihood.py"
-LEVELSET = "course_lib/gp/levelset.py"
-LEVELSET_POSTERIOR = "course_lib/gp/levelset_posterior.py"
+LAPLACE = "course_lib/preference/laplace.py"
+NEWTON_SYSTEM = "course_lib/preference/_newton_system.py"
+EP = "course_lib/preference/ep.py"
+TILTED_MOMENTS = "course_lib/preference/tilted_moments.py"
+VARIATIONAL = "course_lib/mixed/variational.py"
+MIXED_LIKELIHOOD = "course_lib/mixed/mixed_likelihood.py"
+LEVELSET = "course_lib/mixed/levelset.py"
+LEVELSET_POSTERIOR = "course_lib/mixed/levelset.py"
 
 MUTANTS: tuple[Mutant, ...] = (
     # ---------------------------------------------------------------------------- DTW
@@ -380,8 +380,8 @@ MUTANTS: tuple[Mutant, ...] = (
            "constant = -0.5 * n * LOG_2PI", "constant = -0.5 * (n - 1) * LOG_2PI"),
     Mutant("gp-lml-missing-constant", "gp-lml", GP, "gaussian_log_marginal_likelihood",
            "value without the constant term (value only, no gradient requested)",
-           "if dK is None:\n        return MarginalLikelihood(data_fit + complexity + constant,",
-           "if dK is None:\n        return MarginalLikelihood(data_fit + complexity,"),
+           "if dK is None:\n        return RegressionEvidence(data_fit + complexity + constant,",
+           "if dK is None:\n        return RegressionEvidence(data_fit + complexity,"),
     Mutant("gp-lml-gradient-sign", "gp-lml", GP, "gaussian_log_marginal_likelihood",
            "gradient with alpha alpha^T + (K + N)^-1 instead of minus",
            "outer_minus_inverse = np.outer(alpha, alpha) - inverse",
@@ -521,7 +521,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("ep-clipped-site-zero-shift", "ep", EP, "_proposal",
            "a clipped site also loses its shift (nu = 0, the tilted mean no longer matched)",
            "np.where(clipped, delta / var_c, nu_new)", "np.where(clipped, 0.0, nu_new)"),
-    Mutant("ep-tilted-variance-uncentred", "ep", TILTED_MOMENTS, "trusted_tilted_moments",
+    Mutant("ep-tilted-variance-uncentred", "ep", TILTED_MOMENTS, "tilted_moments_trusted",
            "tilted variance as E[(f - m)^2], not centred on the tilted mean",
            "var_hat = row_sum((offset - delta[row, None]) ** 2) / total",
            "var_hat = row_sum(offset ** 2) / total"),

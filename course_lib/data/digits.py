@@ -4,7 +4,7 @@
   s00-s19 train, s20-s29 dev, s30-s39 test (:data:`SPLITS`);
 * 20 connected "phone numbers" of 4-7 digits by held-out speakers h00..h04.
 
-Every load reads each file through :func:`course_lib.data.read_verified`, which checks its
+Every load reads each file through :func:`course_lib.data._read_verified`, which checks its
 bytes against the data set's SHA256SUMS, so a missing or corrupt file raises :class:`DataError`.
 Waveforms and feature matrices are memoised by content hash and returned read-only (copy one
 before editing it).

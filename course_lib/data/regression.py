@@ -1,6 +1,6 @@
 """Loaders for the two regression data sets of the GP unit: Mauna Loa CO2 and mcycle.
 
-Each loader reads its CSV through :func:`course_lib.data.read_csv_table`: a missing or corrupt
+Each loader reads its CSV through :func:`course_lib.data._read_csv_table`: a missing or corrupt
 file, or a field that is not a finite number, raises :class:`course_lib.data.DataError` naming
 the file (and line and column); restore the file with git or rerun its generator in ``tools/``.
 Provenance, licence and recipe: ``data/co2/README.md`` and ``data/mcycle/README.md``.

@@ -22,7 +22,7 @@ import numpy as np
 
 from course_lib.data import DataError, _parse_float, _parse_int, _parse_text, _read_csv_table
 from course_lib.data.fluency import _FEATURE_NAMES, ExampleClip, _read_only, _read_clips
-from course_lib.gp.rater_data import RaterData
+from course_lib.raters.rater_data import RaterData
 
 _DATASET = "speechocean762"
 _N_ITEMS = 5000
@@ -36,7 +36,7 @@ class PanelSet:
     """speechocean762 for one aspect; item i is row i of every array.
 
     ``features`` (5000, 33) with column names ``feature_names``; ``ratings`` a
-    :class:`~course_lib.gp.rater_data.RaterData` of the five experts' scores of ``aspect`` on the
+    :class:`~course_lib.raters.rater_data.RaterData` of the five experts' scores of ``aspect`` on the
     scale (0, 10) (every expert scored every sentence); ``texts`` the prompts, ``speakers`` and
     ``utterances`` the corpus's ids; ``train`` and ``test`` the corpus's split as sorted item
     indices (disjoint speakers).

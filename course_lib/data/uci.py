@@ -13,7 +13,7 @@ provenance in its README).
   scikit-learn removed the set over it. Gil-Gonzalez et al. used the full set, so our Housing
   numbers are not exactly comparable with their table.
 
-Files are read through :func:`course_lib.data.read_csv_table` (checked against the manifest on
+Files are read through :func:`course_lib.data._read_csv_table` (checked against the manifest on
 every load; a field that is not a finite number is a :class:`~course_lib.data.DataError` naming
 file, line and column). The returned arrays are read-only.
 """

@@ -1,6 +1,6 @@
 """Checksummed WAV files of the speech data sets and their MFCC features, memoised by content.
 
-Every call verifies the file's bytes (:func:`course_lib.data.read_verified`); the decoded
+Every call verifies the file's bytes (:func:`course_lib.data._read_verified`); the decoded
 waveform and its features are then looked up by the file's SHA-256, so a changed file is never
 answered from the cache. Cached arrays are read-only: copy one before editing it.
 """

@@ -38,7 +38,7 @@ def _as_inputs(X, name: str = "X", dim: int | None = None) -> np.ndarray:
 def _check_exact_size(n: int, name: str, m: int | None = None, *, what: str | None = None,
                      advice: str = _EXACT_GP_ADVICE) -> None:
     """Refuse, naming ``name``, an n x m (default n x n) kernel or covariance matrix beyond
-    course_lib's size limit (:func:`course_lib.validation.check_array_size`) before it is
+    course_lib's size limit (:func:`course_lib.validation._check_array_size`) before it is
     allocated: an exact GP on 10^6 points would need 7.3 TiB."""
     m = n if m is None else m
     _check_array_size((n, m), name, what or "the kernel matrix of an exact GP", advice)

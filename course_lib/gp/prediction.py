@@ -41,9 +41,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
 
-from ..linalg import (JitterWarning, NotPositiveDefiniteError,
-                      _as_square_matrix, _check_symmetric, cholesky_with_jitter,
-                      log_det_from_cholesky, sample_gaussian)
+from ..linalg import (JitterWarning, NotPositiveDefiniteError, _as_square_matrix, _check_symmetric,
+                      cholesky_with_jitter, log_det_from_cholesky, sample_gaussian)
 from ..validation import _as_float_array
 
 __all__ = ["JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter", "LatentGaussian",

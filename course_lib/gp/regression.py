@@ -29,7 +29,7 @@ from scipy.linalg import lapack
 
 from ..validation import RngLike, _as_float_array, _as_positive_float
 from .inputs import _as_inputs, _check_exact_size
-from .kernel_algebra import Kernel
+from .kernel_base import Kernel
 from .parameters import _check_log_parameters, _check_parameter, log_bounds
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, sample_gaussian
 from .optimise import (HyperparameterFit, _check_priors, log_hyper_prior, _negative_log_posterior,
@@ -39,11 +39,11 @@ from .priors import Prior
 
 _NOISE_BOUNDS = (1e-8, 1e5)
 
-__all__ = ["GPRegression", "MarginalLikelihood", "gaussian_log_marginal_likelihood"]
+__all__ = ["GPRegression", "RegressionEvidence", "gaussian_log_marginal_likelihood"]
 
 
 @dataclass(frozen=True)
-class MarginalLikelihood:
+class RegressionEvidence:
     """log p(y | X, theta) = data_fit + complexity + constant, and optionally its gradient.
 
     data_fit = -1/2 y^T (K + N)^-1 y;  complexity = -1/2 log det(K + N);  constant = -n/2 log 2pi.
@@ -61,9 +61,9 @@ class MarginalLikelihood:
 
 
 def gaussian_log_marginal_likelihood(K, y, noise, dK=None, warn: bool = True
-                                     ) -> MarginalLikelihood:
+                                     ) -> RegressionEvidence:
     """Log evidence of y ~ N(0, K + diag(noise)) and, if ``dK`` (shape (P, n, n)) is given,
-    its gradient (see :class:`MarginalLikelihood`). ``noise`` is a scalar or (n,) vector.
+    its gradient (see :class:`RegressionEvidence`). ``noise`` is a scalar or (n,) vector.
 
     Raises ``ValueError`` naming ``y`` when y^T (K + N)^-1 y overflows float64 (targets of
     order 1e150 and beyond: standardise them), and naming ``dK`` for a non-finite gradient.
@@ -81,7 +81,7 @@ def gaussian_log_marginal_likelihood(K, y, noise, dK=None, warn: bool = True
     complexity = -0.5 * log_det_from_cholesky(L)
     constant = -0.5 * n * LOG_2PI
     if dK is None:
-        return MarginalLikelihood(data_fit + complexity + constant, data_fit, complexity, constant)
+        return RegressionEvidence(data_fit + complexity + constant, data_fit, complexity, constant)
     # (K + N)^-1 from its Cholesky factor (LAPACK potri fills the lower triangle)
     inverse, info = lapack.dpotri(L, lower=1)
     if info != 0:
@@ -94,7 +94,7 @@ def gaussian_log_marginal_likelihood(K, y, noise, dK=None, warn: bool = True
     if not (np.all(np.isfinite(gradient_kernel)) and np.all(np.isfinite(gradient_log_noise))):
         raise ValueError("dK: the gradient of the log marginal likelihood is not finite; check "
                          "that dK holds finite kernel derivatives")
-    return MarginalLikelihood(data_fit + complexity + constant, data_fit, complexity, constant,
+    return RegressionEvidence(data_fit + complexity + constant, data_fit, complexity, constant,
                               gradient_kernel, gradient_log_noise)
 
 
@@ -255,7 +255,7 @@ class GPRegression:
 
     # ----- marginal likelihood ----------------------------------------------------------
     def marginal_likelihood(self, theta=None, eval_gradient: bool = False,
-                            warn: bool = True) -> MarginalLikelihood:
+                            warn: bool = True) -> RegressionEvidence:
         """Terms (and gradient) of log p(y | X, theta); ``theta`` defaults to the current one.
 
         ``gradient_kernel`` of the result is w.r.t. ``kernel.theta``; ``gradient_log_noise``

@@ -55,29 +55,46 @@ parameters would make F discontinuous under the optimiser.
 
 M may exceed N (the bound stays valid and is exact once the inducing inputs contain X) but it
 then costs O(M^3) for nothing; the selection helper
-:func:`~course_lib.gp.inducing_inputs.select_inducing_inputs` refuses M larger than the number of
-distinct rows of X. The result types :class:`~course_lib.gp.sparse_results.BoundGradient` and
-:class:`~course_lib.gp.sparse_results.SparseGP` (with its predictions) are in
-:mod:`course_lib.gp.sparse_results`.
+:func:`~course_lib.gp.sparse.select_inducing_inputs` refuses M larger than the number of
+distinct rows of X. The result types :class:`~course_lib.gp.sparse.BoundGradient` and
+:class:`~course_lib.gp.sparse.SparseGP` (with its predictions) are in
+:mod:`course_lib.gp.sparse`.
+
+What the sparse GP's functions return: the bound with its gradient, and the fitted model.
+
+:class:`BoundGradient` is the value of Titsias's (2009) collapsed bound with its derivatives;
+:class:`SparseGP` holds the optimal q(u) (Titsias 2009, §3) as a
+:class:`~course_lib.gp.prediction.LatentGaussian` over the inducing values and predicts through
+it, the same step as every GP model of the course. Result types only: the bound, q(u) and the
+fit are computed in :mod:`course_lib.gp.sparse`.
+
+Choosing the inducing inputs of a sparse GP from the data.
+
+Every sparse model of the course (:mod:`course_lib.gp.sparse` after Titsias 2009,
+:mod:`course_lib.preference.sparse_preference`, :mod:`course_lib.mixed.sparse_variational`) takes its
+inducing inputs Z as given; this picks a starting Z from the rows of X, at random or as k-means
+centroids (Arthur & Vassilvitskii 2007 seeding), apart from the bounds that then use or move it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
-from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
+from dataclasses import dataclass
+from scipy.linalg import cho_solve, cholesky, LinAlgError, solve_triangular
 from scipy.optimize import minimize
 
-from ..validation import _as_bool, _as_float_array, _as_positive_float, _as_positive_int
-from .inputs import _as_inputs
-from .kernel_algebra import Kernel
-from .parameters import _DEFAULT_BOUNDS, _check_parameter, log_bounds
+from ..gmm.kmeans import _check_spread, _kmeans_trusted
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
-from .prediction import LatentGaussian
-from .sparse_results import BoundGradient, SparseGP
+from ..validation import (RngLike, _as_bool, _as_float_array, _as_positive_float, _as_positive_int,
+                          _as_rng, _check_choice)
+from .inputs import _as_inputs
+from .kernel_base import Kernel
+from .parameters import _DEFAULT_BOUNDS, _check_parameter, log_bounds
+from .prediction import LatentGaussian, _add_noise
 
-__all__ = ["collapsed_bound", "collapsed_bound_and_gradient", "sparse_posterior", "fit_sparse_gp"]
+
+
+__all__ = ["collapsed_bound", "collapsed_bound_and_gradient", "sparse_posterior", "fit_sparse_gp", "BoundGradient", "SparseGP", "select_inducing_inputs"]
 
 _DEFAULT_JITTER = 1e-10
 
@@ -87,7 +104,7 @@ _DEFAULT_JITTER = 1e-10
 # ---------------------------------------------------------------------------------------
 def _check_problem(X, y, Z, kernel, noise_variance, jitter):
     if not isinstance(kernel, Kernel):
-        raise TypeError(f"kernel: expected a course_lib.gp.kernel_algebra.Kernel, got "
+        raise TypeError(f"kernel: expected a course_lib.gp.kernel_base.Kernel, got "
                         f"{type(kernel).__name__}")
     X = _as_inputs(X, "X")
     y = _as_float_array(y, "y", ndim=1)
@@ -156,7 +173,7 @@ def collapsed_bound(X, y, Z, kernel: Kernel, noise_variance: float, *,
     """Titsias' collapsed bound F = log N(y | 0, Q_ff + s2 I) - tr(K_ff - Q_ff) / (2 s2).
 
     X : (N, D) training inputs (rows are points; 1-D means D = 1). y : (N,) targets.
-    Z : (M, D) inducing inputs. kernel : a :class:`~course_lib.gp.kernel_algebra.Kernel`.
+    Z : (M, D) inducing inputs. kernel : a :class:`~course_lib.gp.kernel_base.Kernel`.
     noise_variance : s2 > 0 (a variance, not a standard deviation).
     jitter : relative jitter on K_uu (module docstring). Cost O(N M^2), memory O(N M).
     """
@@ -279,9 +296,9 @@ def fit_sparse_gp(X, y, Z, kernel: Kernel, noise_variance: float, *,
     ``kernel.bounds`` (equal bounds fix a parameter), s2 within ``noise_bounds`` ((low, high)
     in natural units, or "fixed"; as in :class:`~course_lib.gp.regression.GPRegression`), and
     Z is free. With ``optimise_inducing=False`` Z stays where it is (e.g.
-    from :func:`~course_lib.gp.inducing_inputs.select_inducing_inputs`). Each step costs O(N M^2).
+    from :func:`~course_lib.gp.sparse.select_inducing_inputs`). Each step costs O(N M^2).
 
-    Returns the :class:`~course_lib.gp.sparse_results.SparseGP` at the optimum, with the
+    Returns the :class:`~course_lib.gp.sparse.SparseGP` at the optimum, with the
     optimiser's ``n_iter``, ``converged`` and ``message``.
     """
     X, y, Z, noise_variance, jitter = _check_problem(X, y, Z, kernel, noise_variance, jitter)
@@ -316,3 +333,98 @@ def fit_sparse_gp(X, y, Z, kernel: Kernel, noise_variance: float, *,
     k, s2, Z_best = unpack(run.x)
     return _posterior(X, y, Z_best, k, s2, jitter, n_iter=int(run.nit),
                       converged=bool(run.success), message=str(run.message))
+
+
+
+
+
+@dataclass(frozen=True)
+class BoundGradient:
+    """The collapsed bound and its gradient.
+
+    bound : F (a lower bound on log p(y | X)).
+    d_theta : (P,) dF / d kernel.theta (log kernel parameters, order ``kernel.param_names``).
+    d_log_noise_variance : dF / d log s2.
+    d_Z : (M, D) dF / dZ.
+    """
+
+    bound: float
+    d_theta: np.ndarray
+    d_log_noise_variance: float
+    d_Z: np.ndarray
+
+
+@dataclass(frozen=True)
+class SparseGP:
+    """A fitted sparse GP: kernel, inducing inputs, noise and the optimal q(u).
+
+    kernel, Z (M, D), noise_variance s2, jitter (relative, as used), bound F, and ``posterior``:
+    q(u) as a :class:`~course_lib.gp.prediction.LatentGaussian` over the inducing values (the
+    same prediction step as every other GP model of the course).
+    n_iter / converged / message describe the optimiser run (0 / True / "" when not fitted).
+    Use :meth:`predict` for the predictive distribution and :meth:`q_u` for N(m, S).
+    """
+
+    kernel: Kernel
+    Z: np.ndarray
+    noise_variance: float
+    jitter: float
+    bound: float
+    posterior: LatentGaussian
+    n_iter: int = 0
+    converged: bool = True
+    message: str = ""
+
+    @property
+    def n_inducing(self) -> int:
+        return self.Z.shape[0]
+
+    def q_u(self) -> tuple[np.ndarray, np.ndarray]:
+        """Optimal q(u) = N(m, S): ``m = L L_B^-T c`` (M,), ``S = L B^-1 L^T`` (M, M).
+
+        L is the Cholesky factor of the jittered K_uu, so m and S are for the (very slightly
+        noisy) inducing variables that the bound used.
+        """
+        return self.posterior.mean, self.posterior.covariance()
+
+    def predict(self, X_test, full_cov: bool = False, include_noise: bool = False):
+        """Predictive mean and variance (or covariance) of f* (or y* with ``include_noise``).
+
+        ``mean = K_*u K_uu^-1 m`` and ``cov = K_** - K_*u K_uu^-1 K_u* + K_*u Sigma^-1 K_u*``
+        (``Sigma = K_uu + K_uf K_fu / s2``): :meth:`LatentGaussian.predict` of q(u), in
+        O(N* M^2). ``include_noise`` adds s2 to the variance. X_test : (N*, D). Returns
+        ``(mean (N*,), var (N*,))`` or, with ``full_cov``, ``(mean, cov (N*, N*))``.
+        """
+        X_test = _as_inputs(X_test, "X_test", self.Z.shape[1])
+        K_test = self.kernel(X_test) if full_cov else self.kernel.diag(X_test)
+        mean, var = self.posterior.predict(self.kernel(self.Z, X_test), K_test)
+        return mean, (_add_noise(var, self.noise_variance) if include_noise else var)
+
+
+
+
+
+def select_inducing_inputs(X, n_inducing: int, *, method: str = "random",
+                           rng: RngLike = None) -> np.ndarray:
+    """Pick M inducing inputs from the data.
+
+    method "random": M distinct rows of X drawn uniformly without replacement.
+    method "kmeans": the M centroids of :func:`course_lib.gmm.kmeans.kmeans` (k-means++ seeding),
+    which spreads them over the data in proportion to its density.
+    X : (N, D). Returns Z : (M, D), sorted by its first column for readable plots.
+    M must not exceed the number of distinct rows of X.
+    """
+    X = _as_inputs(X, "X")
+    n_inducing = _as_positive_int(n_inducing, "n_inducing")
+    _check_choice(method, "method", {"random", "kmeans"})
+    rng = _as_rng(rng)
+    distinct = np.unique(X, axis=0)
+    if n_inducing > distinct.shape[0]:
+        raise ValueError(f"n_inducing: {n_inducing} inducing inputs chosen from the data need "
+                         f"as many distinct rows, X has {distinct.shape[0]}")
+    if method == "random":
+        Z = distinct[rng.choice(distinct.shape[0], n_inducing, replace=False)]
+    else:
+        _check_spread(X)   # what kmeans alone checks, in its words
+        Z = _kmeans_trusted(X, n_inducing, rng).centroids
+    return Z[np.argsort(Z[:, 0], kind="stable")]

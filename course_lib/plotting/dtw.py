@@ -12,9 +12,9 @@ import numpy as np
 import matplotlib
 from matplotlib.collections import LineCollection
 
-from ..dtw import DTWResult
-from ..dtw_subsequence import SubsequenceMatch, SubsequenceResult
-from ..term_discovery import SegmentalDTWResult
+from ..dtw.alignment import DTWResult
+from ..dtw.subsequence import SubsequenceMatch, SubsequenceResult
+from ..dtw.term_discovery import SegmentalDTWResult
 from ..validation import _as_float_array, _as_positive_float, _as_positive_int, _as_waveform
 
 __all__ = ["plot_cost_matrix", "plot_alignment_path", "plot_dtw_result", "plot_frame_mapping",
@@ -105,7 +105,7 @@ def plot_frame_mapping(ax, x, y, path, *, every: int = 1, x_name: str = "x",
     vertical axis, frames along the horizontal), and a line joins the centres of frames i and j
     for every ``every``-th pair (i, j) of ``path``.
     """
-    # 1-D input is a sequence of scalar frames, as in course_lib.dtw
+    # 1-D input is a sequence of scalar frames, as in course_lib.dtw.alignment
     x = _as_float_array(x, "x", ndim=(1, 2))
     y = _as_float_array(y, "y", ndim=(1, 2))
     path = _path(path, (len(x), len(y)))
@@ -183,8 +183,8 @@ def plot_discoveries(ax, clusters, lengths, *, frame_shift: float = 0.01, names=
                      word_spans=None, transcripts=None, max_clusters: int = 10):
     """Where the clusters of discovered fragments lie: one row per utterance, time across.
 
-    ``clusters`` comes from :func:`course_lib.term_clusters.cluster_fragments` (occurrences as
-    :class:`~course_lib.term_fragments.Fragment`); the ``max_clusters`` largest get a colour and
+    ``clusters`` comes from :func:`course_lib.dtw.term_clusters.cluster_fragments` (occurrences as
+    :class:`~course_lib.dtw.term_discovery.Fragment`); the ``max_clusters`` largest get a colour and
     a number, the rest are drawn in grey. ``lengths`` are the utterances' frame counts. With
     ``word_spans`` and ``transcripts`` the known words are written under each row (for reading
     the result, not used to find it).

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from ..gp.kernel_algebra import Kernel
+from ..gp.kernel_base import Kernel
 from ..gp.optimise import HyperparameterFit
 from ..gp.lml_surface import LMLSurface
 from ..validation import _as_float_array, _as_positive_float, _check_choice

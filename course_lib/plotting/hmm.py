@@ -3,7 +3,7 @@
 Every ``plot_*`` function draws on the axes it is given and returns them;
 :func:`render_trellis` and :func:`render_baum_welch` make the whole figures of the two
 explorers.
-Arrays follow course_lib.hmm (rows are time steps: ``alpha[t, i]``). Trellis-like plots put
+Arrays follow course_lib.hmm.inference (rows are time steps: ``alpha[t, i]``). Trellis-like plots put
 time on the x axis and states on the y axis, state 0 at the top. Numbers written on coloured
 cells are black or white by the colour actually drawn (:func:`.colour.text_colours`).
 """
@@ -19,8 +19,8 @@ from matplotlib.colors import Normalize
 from matplotlib.patches import Circle, FancyArrowPatch, Rectangle
 from matplotlib.ticker import MaxNLocator
 
-from .. import hmm as H
-from ..hmm_models import DiscreteHMM
+from ..hmm import inference as H
+from ..hmm.model import DiscreteHMM
 from ..validation import _as_bool, _as_float_array, _check_choice
 from .colour import _text_colours
 
@@ -199,7 +199,7 @@ def _trellis_observations(model, observations) -> np.ndarray:
     if O.shape[0] > TRELLIS_MAX_LENGTH:
         raise ValueError(f"observations: the trellis figure draws at most {TRELLIS_MAX_LENGTH} "
                          f"time steps, got {O.shape[0]} (for longer sequences use "
-                         "course_lib.hmm.posteriors and plot_posteriors)")
+                         "course_lib.hmm.inference.posteriors and plot_posteriors)")
     return O
 
 
@@ -207,13 +207,13 @@ def render_trellis(model, observations, *, scale: str = "probability",
                    show_viterbi: bool = True):
     """Figure: alpha, beta and gamma of ``observations`` on the trellis, Viterbi path on each.
 
-    ``model`` is a :class:`course_lib.hmm_models.DiscreteHMM`. ``scale="probability"`` colours and
+    ``model`` is a :class:`course_lib.hmm.model.DiscreteHMM`. ``scale="probability"`` colours and
     writes alpha_t(i), beta_t(i) and gamma_t(i) on the fixed scale 0..1; ``"log"`` their logs,
     each panel on its own range (what a long sequence needs, since alpha shrinks with t).
     Sequences longer than :data:`TRELLIS_MAX_LENGTH` are refused (``ValueError`` naming
     ``observations``). When ``P(O | lambda) = 0`` the figure shows alpha (zero from the
     impossible step on) and the library's explanation
-    (:func:`course_lib.hmm.explain_zero_probability`) instead of failing.
+    (:func:`course_lib.hmm.inference.explain_zero_probability`) instead of failing.
     """
     O = _trellis_observations(model, observations)
     _check_choice(scale, "scale", ("probability", "log"))
@@ -329,7 +329,7 @@ def plot_matrix(ax, matrix, *, row_labels=None, col_labels=None, title: str = ""
 
 
 def plot_hmm_parameters(axes, hmm, *, title_prefix: str = ""):
-    """pi, A and B of a :class:`course_lib.hmm_models.DiscreteHMM` on three axes; returns them."""
+    """pi, A and B of a :class:`course_lib.hmm.model.DiscreteHMM` on three axes; returns them."""
     ax_pi, ax_A, ax_B = axes
     states = _names(hmm.state_names, hmm.n_states)
     symbols = _names(hmm.symbol_names, hmm.n_symbols)
@@ -507,8 +507,8 @@ _LOG10_TINIEST = float(np.log10(np.nextafter(0.0, 1.0)))
 def plot_forward_underflow(ax, unscaled, scaled):
     """Why scaling is needed: ``log10 P(o_1..o_t)`` from the naive pass and the scaled one.
 
-    ``unscaled`` is a :class:`course_lib.hmm_results.UnscaledForward`, ``scaled`` a
-    :class:`course_lib.hmm_results.ScaledForward` of the same sequence. The naive curve is
+    ``unscaled`` is a :class:`course_lib.hmm.inference.UnscaledForward`, ``scaled`` a
+    :class:`course_lib.hmm.inference.ScaledForward` of the same sequence. The naive curve is
     ``log10 sum_i alpha_t(i)`` and stops where alpha underflows to exactly 0; the scaled one is
     ``sum_{s<=t} log10 scale_s`` and goes on. A dashed line marks the smallest float64.
     """

@@ -1,13 +1,13 @@
 """Plots for preference GPs (Unit 6): ``plot_xxx(ax, ...) -> ax``.
 
-Orientation as in :mod:`course_lib.gp.comparisons`: z = f(first) - f(second), and a degree of
+Orientation as in :mod:`course_lib.preference.comparisons`: z = f(first) - f(second), and a degree of
 preference y > 0.5 means the first item was preferred.
 
 * :func:`plot_likelihood` -- p(y | z) of one answer against z;
 * :func:`plot_curvature` -- w(z) = -d^2 log p / dz^2, its negative part (where the likelihood
   is not log-concave) shaded;
 * :func:`plot_posterior_1d`, :func:`plot_posterior_2d` -- an exact posterior on a grid
-  (``course_lib.widgets.preference.GridPosterior``) against a Gaussian (Laplace) approximation,
+  (``course_lib.preference.grid_posterior.GridPosterior``) against a Gaussian (Laplace) approximation,
   in 2-D with the Newton path and the region of negative curvature;
 * :func:`plot_acquisition` -- acquisition functions over 1-D settings with the incumbent;
 * :func:`plot_learning_curves` -- the learning curves of Jensen, Nielsen & Larsen 2011 from the
@@ -120,7 +120,7 @@ def plot_posterior_2d(ax, posterior, *, laplace_mean=None, laplace_cov=None, pat
                       negative=None, levels: int = 8):
     """The exact posterior of two items' utilities (``GridPosterior`` on a 2-D grid) as filled
     contours; the Laplace Gaussian as 1- and 2-sd ellipses around its mode; ``path`` the Newton
-    iterates (``course_lib.gp.laplace_result.NewtonStep`` list; steps that used the clipped weights
+    iterates (``course_lib.preference.laplace.NewtonStep`` list; steps that used the clipped weights
     max(w, 0) drawn as open squares); ``negative`` a boolean mask on the grid where some
     curvature w is negative (shaded)."""
     f1, f2 = posterior.axes

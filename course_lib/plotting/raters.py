@@ -1,7 +1,7 @@
 """Plots for Unit 5 (several raters per item, annotators of different reliability).
 
 ``plot_xxx(ax, ...) -> ax``; they draw results computed elsewhere
-(:mod:`course_lib.gp.multi_rater`, :mod:`course_lib.metrics`) and compute nothing a test would
+(:mod:`course_lib.raters.multi_rater`, :mod:`course_lib.metrics`) and compute nothing a test would
 need. One-dimensional inputs are 1-D arrays or (n, 1) arrays. Colours used throughout the unit: the GP on the mean score (base,
 "Av") orange, the joint model blue, the per-annotator model (MA) green, the per-region model
 (MANH) red, the gold standard black.
@@ -16,7 +16,7 @@ from matplotlib.colors import Normalize
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
 
-from ..gp.rater_data import RaterData
+from ..raters.rater_data import RaterData
 from ..metrics import _check_scale
 from ..validation import _as_float_array, _as_positive_float
 from .colour import _text_colours

@@ -41,9 +41,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr
 
-from ..gp.confidence import ConfidencePreferenceGP
-from ..gp.feedback_likelihoods import LikertConfidence
-from ..gp.kernel_algebra import Kernel
+from ..mixed.confidence import ConfidencePreferenceGP
+from ..mixed.feedback_likelihoods import LikertConfidence
+from ..gp.kernel_base import Kernel
 from ..metrics import brier_preference, f1_preference
 from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
                           _as_selection)
@@ -269,7 +269,7 @@ def _rating_splits(n_trials: int, n_train: int, n_splits: int, *,
 def preference_scores(trials: ConfidenceTrials, levels, kernel: Kernel, splits, *,
                       use_ratings: bool, likert: LikertConfidence | None = None,
                       tol: float = _RATER_TOL) -> np.ndarray:
-    """Brier (Wu et al.'s eq. 3) and F1 of a :class:`~course_lib.gp.confidence.
+    """Brier (Wu et al.'s eq. 3) and F1 of a :class:`~course_lib.mixed.confidence.
     ConfidencePreferenceGP` on each split's test pairs, one row per split: the model (kernel
     fixed, ``likert`` the rating likelihood, default ``LikertConfidence(3)``) fitted to the
     split's training pairs of ``trials``, their choices and, with ``use_ratings``, their

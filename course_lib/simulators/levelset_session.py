@@ -8,7 +8,7 @@ a logistic truth see :mod:`course_lib.simulators.psychophysics`). One trial:
 1. ``next_query()``: the first ``n_initial`` queries are scrambled Sobol points of the box (the
    paper's 10 quasi-random initial trials); after them, the best of ``n_candidates`` Sobol
    candidates under the acquisition (``"global_mi"``, ``"eavc"``, ``"bald"``, ``"straddle"``),
-   polished locally (:func:`course_lib.gp.levelset_propose.propose`), with ``n_references`` Sobol
+   polished locally (:func:`course_lib.mixed.levelset_propose.propose`), with ``n_references`` Sobol
    reference points for the look-ahead acquisitions. Candidates and references are drawn once
    per session.
 2. ``observe(x, answer)``: the answer (1 = yes, 0 = no) joins the data and the model is refitted
@@ -22,15 +22,15 @@ because the priors below assume unit-scaled inputs; queries and answers stay in 
   smoothed box prior on the output scale, here as hard bounds: course_lib has no smoothed-box
   prior), plus a constant kernel of variance 1 (fixed) for Wu et al.'s learned constant mean: an
   offset with prior N(0, 1) integrated out instead of a point estimate;
-* likelihood by ``arm`` (:func:`course_lib.gp.constraints.detection_likelihood`): ``"mixed"``
+* likelihood by ``arm`` (:func:`course_lib.mixed.constraints.detection_likelihood`): ``"mixed"``
   Bernoulli answers plus the constraints as Gaussian pseudo-observations, ``"pseudo"`` the
   constraints as extra yes/no answers, ``"none"`` answers only. The arms differ in nothing
   else: the same seed gives the same initial queries, candidates, references and (in
   :func:`run_levelset_session`) the same answers to the same questions;
-* ``model="full"``: :class:`~course_lib.gp.variational_gp.VariationalGP` (full rank; for the
+* ``model="full"``: :class:`~course_lib.mixed.variational_gp.VariationalGP` (full rank; for the
   course's sizes its posterior needs no inducing points, so Wu et al.'s "inducing point at
   every constraint" holds trivially), a fresh fit after each answer (its items change);
-  ``model="sparse"``: :class:`~course_lib.gp.sparse_variational_gp.SparseVariationalGP`, the
+  ``model="sparse"``: :class:`~course_lib.mixed.sparse_variational_gp.SparseVariationalGP`, the
   model of Wu et al., on ``n_inducing`` (100) scrambled Sobol points plus one at every constraint
   location (the same set for every arm), each fit warm-started from the previous q(v);
 * MAP-II schedule: one L-BFGS-B run (``map_max_iter`` iterations at most) from the current
@@ -61,13 +61,13 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 from scipy.stats import qmc
 
-from ..gp.constraints import ARMS, detection_likelihood
+from ..mixed.constraints import ARMS, detection_likelihood
 from ..gp.kernels import Constant, SquaredExponential
-from ..gp.levelset import eavc, global_mi
-from ..gp.levelset_propose import ACQUISITIONS, propose
+from ..mixed.levelset import eavc, global_mi
+from ..mixed.levelset_propose import ACQUISITIONS, propose
 from ..gp.priors import Gamma
-from ..gp.sparse_variational_gp import SparseVariationalGP, inducing_points
-from ..gp.variational_gp import VariationalGP
+from ..mixed.sparse_variational_gp import SparseVariationalGP, inducing_points
+from ..mixed.variational_gp import VariationalGP
 from ..linalg import JitterWarning
 from ..levelset_metrics import brier_levelset, f1_levelset
 from ..metrics import levelset_probability
@@ -146,7 +146,7 @@ class LevelSetSession:
     n_initial : quasi-random queries before the first fit (>= 1 unless constraints are in use).
     n_candidates, n_references : Sobol candidate and reference points (unit cube).
     optimise_every, map_max_iter : the MAP-II schedule (module docstring).
-    polish : polish the best candidate locally (:func:`~course_lib.gp.levelset_propose.propose`).
+    polish : polish the best candidate locally (:func:`~course_lib.mixed.levelset_propose.propose`).
     n_test : Sobol points (a power of two) for the F1 / Brier of ``history`` when the truth is
         known (``problem``); None skips the scores.
     rng : draws the initial queries, the candidates, the references and the Sobol inducing

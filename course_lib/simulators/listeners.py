@@ -3,7 +3,7 @@
 A listener has an internal response (utility) f(x) over settings x, which it cannot state but
 which decides its answers: asked about the ordered pair (x_first, x_second) it answers as the
 likelihood says at z = f(x_first) - f(x_second), in the one orientation of
-:mod:`course_lib.gp.comparisons` (binary y = 1, or a degree y > 0.5, means the FIRST setting was
+:mod:`course_lib.preference.comparisons` (binary y = 1, or a degree y > 0.5, means the FIRST setting was
 preferred; a ``PairwiseGaussian`` listener reports a noisy difference). So a
 ``SimulatedListener(irf, PairwiseProbit(sigma))`` is Thurstone's listener: P(y = 1) =
 Phi(z / (sqrt(2) sigma)); with ``PairwiseBeta(sigma, nu)`` it moves a slider to
@@ -47,18 +47,18 @@ The personalisation loop (:func:`run_session`; Nielsen, Nielsen & Larsen 2015, s
    let the subjects learn the set-up, their section 3.2; a model needs some data to start
    from);
 2. for each of ``n_active`` steps: fit (warm-started Laplace refit of the
-   :class:`~course_lib.gp.preference.PreferenceGP`; MAP-II re-optimisation with one L-BFGS-B run
+   :class:`~course_lib.preference.preference_gp.PreferenceGP`; MAP-II re-optimisation with one L-BFGS-B run
    from the current hyper-parameters after the random start and after every
    ``optimise_every``-th active step), take the incumbent x_best (the assessed setting with
    the largest posterior mean), pick a candidate by the acquisition rule and ask the listener
    about {x_best, candidate} in random order;
 3. the convergence measure at every fit: the grid mean of bEI against the incumbent (Nielsen
    et al. 2015, 2-D), or for ``"bei-ascent"`` the mean bEI along the ascent paths (4-D; smooth it
-   with :func:`~course_lib.gp.ei_convergence.average_ei_path`);
+   with :func:`~course_lib.preference.ei_convergence.average_ei_path`);
 4. the final forced choice: ``n_forced`` choices between the last incumbent and the baseline,
-   with the exact binomial test of :func:`~course_lib.gp.forced_choice.forced_choice_test`.
+   with the exact binomial test of :func:`~course_lib.preference.forced_choice.forced_choice_test`.
 
-Acquisition rules (from :mod:`course_lib.gp.acquisition` and its siblings ``acquisition_maximise``
+Acquisition rules (from :mod:`course_lib.preference.acquisition` and its siblings ``acquisition_maximise``
 and ``acquisition_bald``; the incumbent itself is never a candidate, since a pair needs two
 different settings): ``"bei"`` a multinomial draw proportional to bEI on the grid (Nielsen et al.
 2015, 2-D; uniform when every bEI is 0), ``"bei-argmax"`` its argmax, ``"uei"`` the argmax of uEI,
@@ -66,7 +66,7 @@ different settings): ``"bei"`` a multinomial draw proportional to bEI on the gri
 ``"bei-ascent"`` bEI maximised by L-BFGS-B from 5 random starts and snapped to the grid (Nielsen
 et al. 2015, 4-D; for grids too large for the others), ``"bald"`` the grid setting whose pair with
 the incumbent has the largest mutual information between answer and
-utility (:func:`~course_lib.gp.acquisition_bald.pairwise_bald`).
+utility (:func:`~course_lib.preference.acquisition.pairwise_bald`).
 """
 
 from __future__ import annotations
@@ -78,19 +78,19 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from ..gp.acquisition import (bivariate_ei, _check_thompson_size, incumbent, multinomial_sample,
-                              thompson_sample, univariate_ei)
-from ..gp.acquisition_bald import pairwise_bald
-from ..gp.acquisition_maximise import maximise_acquisition
-from ..gp.comparisons import Comparisons
-from ..gp.forced_choice import ForcedChoiceTest, forced_choice_test
+from ..preference.acquisition import (bivariate_ei, _check_thompson_size, incumbent,
+                                      multinomial_sample, thompson_sample, univariate_ei)
+from ..preference.acquisition import pairwise_bald
+from ..preference.acquisition import maximise_acquisition
+from ..preference.comparisons import Comparisons
+from ..preference.forced_choice import ForcedChoiceTest, forced_choice_test
 from ..gp.inputs import _as_inputs
-from ..gp.kernel_algebra import Kernel
+from ..gp.kernel_base import Kernel
 from ..gp.kernels import SquaredExponential
-from ..gp.likelihoods import Likelihood
-from ..gp.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
-from ..gp.preference import PreferenceGP
-from ..gp.preference_hyperparameters import OnSquare
+from ..preference.likelihoods import Likelihood
+from ..preference.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
+from ..preference.preference_gp import PreferenceGP
+from ..preference.hyperparameters import OnSquare
 from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter
 from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
@@ -335,7 +335,7 @@ class SimulatedListener:
     Parameters
     ----------
     irf : callable, settings (n, d) -> utilities (n,).
-    likelihood : a pairwise :class:`~course_lib.gp.likelihoods.Likelihood`
+    likelihood : a pairwise :class:`~course_lib.preference.likelihoods.Likelihood`
         (``PairwiseProbit``: binary answers; ``PairwiseBeta``: degrees of preference;
         ``PairwiseGaussian``: noisy differences), at the listener's true noise.
     rng : Generator, int seed or None (keyword-only).
@@ -349,7 +349,7 @@ class SimulatedListener:
     def __init__(self, irf, likelihood: Likelihood, *, rng: RngLike = None, pathology=None):
         self.irf = _check_irf(irf)
         if not isinstance(likelihood, Likelihood):
-            raise TypeError(f"likelihood: expected a course_lib.gp.likelihoods Likelihood, got "
+            raise TypeError(f"likelihood: expected a course_lib.preference.likelihoods Likelihood, got "
                             f"{type(likelihood).__name__}")
         if likelihood.observation_kind not in _PAIRWISE_KINDS:
             raise ValueError(f"likelihood: a listener answers about pairs, so it needs a pairwise "
@@ -594,7 +594,7 @@ def run_session(listener: SimulatedListener, model, grid, *, n_random: int = 10,
     Parameters
     ----------
     listener : the :class:`SimulatedListener` (its likelihood's kind must match the model's).
-    model : a :class:`~course_lib.gp.preference.PreferenceGP` used as a template (copied, so
+    model : a :class:`~course_lib.preference.preference_gp.PreferenceGP` used as a template (copied, so
         it is left unchanged) or a callable returning a new one, e.g. :func:`hearing_aid_model`.
     grid : (n_grid, d) candidate settings (``settings_grid(-20, 20, 1, 2)`` for the 2-D study).
     n_random, n_active : comparisons of the random start and of the active phase (10, 30).

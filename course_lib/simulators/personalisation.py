@@ -10,19 +10,19 @@ The loop (:class:`PersonalisationSession`), each step made of library calls:
    (0 dB in every band) and visits distinct random grid settings, so the comparison graph is
    connected from the first answer (as :func:`~.listeners.run_session`);
 2. after every answer: the comparisons so far
-   (:meth:`~course_lib.gp.comparisons.Comparisons.from_pairs`, degree answers) refitted by the
-   warm-started Laplace posterior of :class:`~course_lib.gp.preference.PreferenceGP`; MAP-II
+   (:meth:`~course_lib.preference.comparisons.Comparisons.from_pairs`, degree answers) refitted by the
+   warm-started Laplace posterior of :class:`~course_lib.preference.preference_gp.PreferenceGP`; MAP-II
    (one L-BFGS-B run from the current hyper-parameters) at the end of the random start and
    after every ``optimise_every``-th answer after it;
-3. the incumbent (:func:`~course_lib.gp.acquisition.incumbent`: the assessed setting of
+3. the incumbent (:func:`~course_lib.preference.acquisition.incumbent`: the assessed setting of
    largest posterior mean) and bEI against it on the whole settings grid
-   (:func:`~course_lib.gp.acquisition.bivariate_ei`); after the random start the next pair is
+   (:func:`~course_lib.preference.acquisition.bivariate_ei`); after the random start the next pair is
    {incumbent, a grid setting drawn with probability proportional to bEI} (Nielsen et al., 2-D: the
    rule ``"bei"`` of ``run_session``), shown in random order;
 4. "settled?": the grid mean of bEI after every answer, its running mean over 4 answers
-   (:func:`~course_lib.gp.ei_convergence.average_ei_path`) and the first answer from which it
-   stays below :func:`~course_lib.gp.ei_convergence.settling_threshold` (0.02 here: 1 % of the
-   utility's prior sd; :func:`~course_lib.gp.ei_convergence.settled_at`).
+   (:func:`~course_lib.preference.ei_convergence.average_ei_path`) and the first answer from which it
+   stays below :func:`~course_lib.preference.ei_convergence.settling_threshold` (0.02 here: 1 % of the
+   utility's prior sd; :func:`~course_lib.preference.ei_convergence.settled_at`).
 
 The model (:func:`_equaliser_model`) is Nielsen et al.'s
 (:func:`~course_lib.simulators.listeners.hearing_aid_model`: Beta degree-of-preference likelihood,
@@ -36,7 +36,7 @@ range).
 A simulated listener (:func:`_hidden_listener`, the explorer's ``mode="simulated"``) answers with
 :class:`~course_lib.simulators.listeners.SimulatedListener`: a hidden internal response drawn from
 a GP over the gains (:class:`~course_lib.simulators.listeners.GPDrawResponse`) answered through a
-Beta slider (:class:`~course_lib.gp.pairwise_likelihoods.PairwiseBeta`).
+Beta slider (:class:`~course_lib.preference.pairwise_likelihoods.PairwiseBeta`).
 """
 
 from __future__ import annotations
@@ -45,13 +45,13 @@ import copy
 
 import numpy as np
 
-from ..gp.acquisition import bivariate_ei, incumbent
-from ..gp.comparisons import Comparisons
-from ..gp.ei_convergence import average_ei_path, settled_at, settling_threshold
+from ..preference.acquisition import bivariate_ei, incumbent
+from ..preference.comparisons import Comparisons
+from ..preference.ei_convergence import average_ei_path, settled_at, settling_threshold
 from ..gp.kernels import SquaredExponential
-from ..gp.pairwise_likelihoods import PairwiseBeta
-from ..gp.preference import PreferenceGP
-from ..gp.preference_hyperparameters import OnSquare
+from ..preference.pairwise_likelihoods import PairwiseBeta
+from ..preference.preference_gp import PreferenceGP
+from ..preference.hyperparameters import OnSquare
 from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError
 from ..stimuli import _load_clip, _loudness_matched, _standard_equaliser

@@ -52,7 +52,7 @@ import numpy as np
 from scipy.special import expit, log_ndtr, ndtr, ndtri
 from scipy.stats import qmc
 
-from ..gp.constraints import constraints_from_probability
+from ..mixed.constraints import constraints_from_probability
 from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice
 
 __all__ = ["LevelSetProblem", "psychometric_problem", "norm_ball_problem", "passthrough_problem",

@@ -3,17 +3,17 @@ differs by annotator and by region of the input space.
 
 * :func:`simulate_integer_scores` -- every rater r scores every item through its own straight
   line and noise, rounded and clipped to a scale (the shipped fluency panel was made this way,
-  ``tools/make_fluency.py``); the models are in :mod:`course_lib.gp.multi_rater`.
+  ``tools/make_fluency.py``); the models are in :mod:`course_lib.raters.multi_rater`.
 * :func:`simulate_homogeneous`, :func:`simulate_regions` -- continuous labels y_ir = gold_i +
   N(0, s), one variance per annotator or per (region, annotator) (Gil-Gonzalez, Alvarez and
-  Orozco, 2018); the models are in :mod:`course_lib.gp.annotator_noise`.
+  Orozco, 2018); the models are in :mod:`course_lib.raters.annotator_noise`.
 * ``ANNOTATOR_TOY_LAMBDA`` and :func:`annotator_toy_gold` -- that paper's toy problem (its
   section 4), drawn whole by :func:`annotator_toy_data`.
 * :func:`toy_rater_data` -- the toy panel of Unit 5's explorers: utterances that differ in one
   number, the fraction x of their time spent in pauses, with true fluency :func:`toy_truth`,
   scored 0-10 by a panel of raters (one-dimensional, so that every score can be seen).
 
-Each simulator returns a complete :class:`~course_lib.gp.rater_data.RaterData` (the toy problems
+Each simulator returns a complete :class:`~course_lib.raters.rater_data.RaterData` (the toy problems
 return it with their inputs and truth).
 """
 
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..gp.annotator_regions import Regions, _left_to_right, _region_labels, assign_regions
-from ..gp.rater_data import RaterData
+from ..raters.regions import Regions, _left_to_right, _region_labels, assign_regions
+from ..raters.rater_data import RaterData
 from ..metrics import _check_scale
 from ..validation import RngLike, _as_positive_float, _as_positive_int, _as_rng, _as_float_array
 
@@ -94,7 +94,7 @@ def simulate_homogeneous(gold, variances, *, rng: RngLike = None) -> RaterData:
 def simulate_regions(gold, regions, variance_table, *, rng: RngLike = None) -> RaterData:
     """Annotator r labels every item with y_ir = gold_i + N(0, variance_table[l(i), r]), l(i)
     the region of item i (``regions``: (N,) indices or a
-    :class:`~course_lib.gp.annotator_regions.Regions`); the toy's Lambda
+    :class:`~course_lib.raters.regions.Regions`); the toy's Lambda
     (zeros allowed: a perfect annotator in that region). Uses the random numbers of
     :func:`simulate_homogeneous`: with equal rows the two give the same labels."""
     gold = _as_float_array(gold, "gold", ndim=1)

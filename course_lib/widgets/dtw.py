@@ -1,7 +1,7 @@
 """Explorers for Unit 1 (dynamic time warping).
 
 Each builder takes the utterances to show as data (it loads nothing itself) and returns a
-:class:`course_lib.widgets.Explorer`; the alignment is computed by :mod:`course_lib.dtw` and
+:class:`course_lib.widgets.Explorer`; the alignment is computed by :mod:`course_lib.dtw.alignment` and
 drawn by :mod:`course_lib.plotting.dtw`.
 
 An utterance is a tuple ``(waveform, sample_rate, features)``: a 1-D waveform, its sample
@@ -21,11 +21,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Audio
 
-from ..dtw import NoWarpingPathError, band_mask, dtw, local_cost_matrix
-from ..dtw_costs import _METRICS
-from ..dtw_sequences import _as_sequence
-from ..dtw_step_patterns import ASYMMETRIC_P1, STEP_PATTERNS
-from ..dtw_subsequence import find_matches, subsequence_dtw
+from ..dtw.alignment import NoWarpingPathError, band_mask, dtw, local_cost_matrix
+from ..dtw.local_costs import _METRICS
+from ..dtw.alignment import _as_sequence
+from ..dtw.step_patterns import ASYMMETRIC_P1, STEP_PATTERNS
+from ..dtw.subsequence import find_matches, subsequence_dtw
 from ..plotting.dtw import (plot_alignment_path, plot_cost_matrix, plot_frame_mapping,
                             plot_subsequence_matches, plot_waveform)
 from ..validation import _as_bool, _as_float_array, _as_positive_float, _as_positive_int
@@ -195,7 +195,7 @@ def subsequence_explorer(queries: Mapping, references: Mapping, *,
     """Query-by-example: search a spoken query inside a longer reference utterance.
 
     Controls: the query, the reference, the step pattern (those that admit a free start and
-    end, including the slope-limited :data:`~course_lib.dtw_step_patterns.ASYMMETRIC_P1`), the local distance
+    end, including the slope-limited :data:`~course_lib.dtw.step_patterns.ASYMMETRIC_P1`), the local distance
     and how many non-overlapping matches to show. The figure shows the reference waveform with
     the matches shaded, the accumulated cost of subsequence DTW with the best path, and the
     matching cost along the reference (``frame_shift`` seconds per frame). Audio players under

@@ -12,11 +12,11 @@ recolours the points by responsibility and extends the log-likelihood curve; "Re
 again from the current settings; "New init" moves to the next initialisation seed. Changing
 K, the covariance type, the variance floor, the initialisation or its seed also starts again.
 
-Both steppers drive the library's own loops (:func:`course_lib.kmeans.kmeans_steps`,
-:func:`course_lib.gmm.em_steps`) and keep a consistent state after an error: new settings are
+Both steppers drive the library's own loops (:func:`course_lib.gmm.kmeans.kmeans_steps`,
+:func:`course_lib.gmm.em.em_steps`) and keep a consistent state after an error: new settings are
 validated and the new start computed before anything is stored, so a failed reset leaves the
 previous model in place and the explorer shows the error until the controls are valid again.
-The example data is :func:`course_lib.gmm_params.demo_mixture`; the drawing is
+The example data is :func:`course_lib.gmm.mixture.demo_mixture`; the drawing is
 :mod:`course_lib.plotting.gmm`.
 """
 
@@ -28,11 +28,11 @@ import ipywidgets as W
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..gaussian import covariance_2d, fit_gaussian, sample_gaussian
-from ..gmm import em_steps
-from ..gmm_params import ComponentCollapseWarning, demo_mixture, sample_gmm
-from ..gmm_training import initialise_gmm
-from ..kmeans import initialise_centroids, kmeans_steps
+from ..gmm.gaussian import covariance_2d, fit_gaussian, sample_gaussian
+from ..gmm.em import em_steps
+from ..gmm.mixture import ComponentCollapseWarning, demo_mixture, sample_gmm
+from ..gmm.em import initialise_gmm
+from ..gmm.kmeans import initialise_centroids, kmeans_steps
 from ..plotting.gmm import (plot_distortion_trace, _plot_gaussian_fit, plot_kmeans_state,
                             plot_loglik_trace, plot_responsibilities)
 from ..validation import RngLike, _as_float_array, _as_rng
@@ -93,9 +93,9 @@ def gaussian_explorer(*, rng: RngLike = 0) -> Explorer:
 class _KMeansStepper:
     """k-means state that a lecture steps by hand: the centroids and J after each iteration.
 
-    ``reset(...)`` draws starting centroids (:func:`course_lib.kmeans.initialise_centroids`)
+    ``reset(...)`` draws starting centroids (:func:`course_lib.gmm.kmeans.initialise_centroids`)
     and assigns the points; ``step()`` takes the next state of
-    :func:`course_lib.kmeans.kmeans_steps`. ``states`` holds every state since the reset.
+    :func:`course_lib.gmm.kmeans.kmeans_steps`. ``states`` holds every state since the reset.
     """
 
     def __init__(self, X):
@@ -182,8 +182,8 @@ def kmeans_explorer(X=None, *, max_clusters: int = 8, rng: RngLike = 0) -> Explo
 class _EMStepper:
     """EM state that a lecture steps by hand: theta_t, gamma under theta_t, l(theta_0..t).
 
-    ``reset(...)`` draws theta_0 with :func:`course_lib.gmm_training.initialise_gmm`; ``step()`` takes
-    the next state of :func:`course_lib.gmm.em_steps` (one M-step, then the E-step of the new
+    ``reset(...)`` draws theta_0 with :func:`course_lib.gmm.em.initialise_gmm`; ``step()`` takes
+    the next state of :func:`course_lib.gmm.em.em_steps` (one M-step, then the E-step of the new
     parameters). Repaired collapses are kept in ``notes`` so the explorer can show them.
     """
 

@@ -18,7 +18,7 @@ from ..gp.lml_surface import log_marginal_likelihood_surface
 from ..gp.regression import GPRegression
 from ..linalg import sample_gaussian
 from ..plotting.gp import plot_gp_posterior, plot_kernel_function, plot_lml_surface, plot_samples
-from ..toy_data import toy_regression_data
+from ..gp.toy_data import toy_regression_data
 from ..validation import RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng
 from .base import Explorer
 

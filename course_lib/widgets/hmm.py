@@ -7,8 +7,8 @@
 * :func:`baum_welch_explorer`: a Step button runs one re-estimation; the figure shows the
   log-likelihood trace and the current pi, A and B.
 
-The compute lives in :mod:`course_lib.hmm` and :mod:`course_lib.hmm_training` (the example
-model and data in :mod:`course_lib.hmm_models`), the drawing in :mod:`course_lib.plotting.hmm`;
+The compute lives in :mod:`course_lib.hmm.inference` and :mod:`course_lib.hmm.training` (the example
+model and data in :mod:`course_lib.hmm.model`), the drawing in :mod:`course_lib.plotting.hmm`;
 this module only parses text and wires the controls.
 """
 
@@ -19,11 +19,11 @@ import string
 import ipywidgets as W
 import numpy as np
 
-from .. import hmm as H
-from ..hmm_models import (WEATHER_MOOD_OBSERVATIONS, DiscreteHMM, random_hmm, weather_mood_hmm,
-                          weather_mood_sequences)
-from ..hmm_sequences import _pack_sequences
-from ..hmm_training import BaumWelchStepper
+from ..hmm import inference as H
+from ..hmm.model import (WEATHER_MOOD_OBSERVATIONS, DiscreteHMM, random_hmm, weather_mood_hmm,
+                         weather_mood_sequences)
+from ..hmm._sequences import _pack_sequences
+from ..hmm.training import BaumWelchStepper
 from ..plotting.hmm import render_baum_welch, render_trellis, _trellis_observations
 from ..validation import RngLike, _as_positive_int
 from .base import Explorer, InputError
@@ -70,7 +70,7 @@ def _format_matrix(matrix) -> str:
 
 
 def _hmm_from_text(pi: str, A: str, B: str, template: DiscreteHMM | None = None) -> DiscreteHMM:
-    """A validated :class:`~course_lib.hmm_models.DiscreteHMM` from the three text boxes.
+    """A validated :class:`~course_lib.hmm.model.DiscreteHMM` from the three text boxes.
 
     State and symbol names come from ``template`` when the sizes match (so ``"HHUH"`` still
     reads with the weather-mood B); otherwise states are named 1..N and symbols A, B, C, ...
@@ -133,7 +133,7 @@ def trellis_explorer(model: DiscreteHMM | None = None,
 class _BaumWelchSession:
     """The state behind the Baum-Welch explorer: the data and a Baum-Welch stepper.
 
-    The stepper is a :class:`course_lib.hmm_training.BaumWelchStepper`, the loop of ``baum_welch``.
+    The stepper is a :class:`course_lib.hmm.training.BaumWelchStepper`, the loop of ``baum_welch``.
 
     ``configure(seed, n_states, emission_floor)`` starts a new stepper from a random model when
     a setting changed; the new settings are stored only once the stepper exists, so a refused
@@ -189,7 +189,7 @@ def baum_welch_explorer(sequences=None, n_symbols: int | None = None, *,
                         length: int = 40, rng: RngLike = 0) -> Explorer:
     """Explorer stepping Baum-Welch by hand.
 
-    By default the data are :func:`course_lib.hmm_models.weather_mood_sequences` (``n_sequences`` of
+    By default the data are :func:`course_lib.hmm.model.weather_mood_sequences` (``n_sequences`` of
     ``length`` days, drawn with ``rng``), and the weather-mood model's log-likelihood is shown
     as a dashed line. Controls: ``seed`` of the random starting model, ``n_states``,
     ``emission_floor`` (the choices below 1/M). Buttons: "Step" (one re-estimation),

@@ -21,7 +21,7 @@ a stimulus that cannot be perceived still gets half the answers right by guessin
 a yes/no task: with no tone a listener should say "heard it" only by mistake (a false alarm),
 so the same knowledge is P(heard | level 0) = the false-alarm floor, here 1 %
 (:func:`course_lib.simulators.psychophysics.detection_problem`), a latent target
-Phi^-1(0.01) = -2.33 with Wu et al.'s noise sd 0.2 |y| + 0.1 (:func:`~course_lib.gp.constraints.constraint_sigma`; a-priori P(heard | 0) below
+Phi^-1(0.01) = -2.33 with Wu et al.'s noise sd 0.2 |y| + 0.1 (:func:`~course_lib.mixed.constraints.constraint_sigma`; a-priori P(heard | 0) below
 about 10 %). Writing Wu et al.'s f(0) = 0 into a yes/no task would tell the model that silence
 is "heard" half of the time, and drag its threshold estimate towards level zero.
 
@@ -41,14 +41,14 @@ import ipywidgets as W
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..gp.constraints import ARMS
-from ..plotting.levelset import _QUERY_COLOUR, _plot_contours, _plot_detection_curve, \
-    _plot_f1_trace, _plot_map, _plot_trials
+from ..mixed.constraints import ARMS
+from ..plotting.levelset import (_QUERY_COLOUR, _plot_contours, _plot_detection_curve,
+                                 _plot_f1_trace, _plot_map, _plot_trials)
 from ..simulators.levelset_session import (LevelSetMaps, LevelSetSession, _acquisition_curve,
                                            _detection_curve, _levelset_maps)
 from ..simulators.psychophysics import (_LISTENER_SPREAD, _LISTENER_U50, LevelSetProblem,
-                                        detection_problem, norm_ball_problem,
-                                        psychometric_problem, simulate_answers)
+                                        detection_problem, norm_ball_problem, psychometric_problem,
+                                        simulate_answers)
 from ..stimuli import _tone_in_noise, _tone_snr_db, _wav_bytes
 from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice
 from .base import Explorer

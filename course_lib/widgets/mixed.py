@@ -8,7 +8,7 @@
   (Wu et al.'s model): how firm they are, whether an inducing point sits on each, the posterior
   after N trials, and the ledger that shows a rigid fit.
 * :func:`likert_explorer`: the confidence likelihood of Wu et al. 2025 (eq. 2 with a lapse,
-  :class:`~course_lib.gp.feedback_likelihoods.LikertConfidence`): P(level | z) for the cut
+  :class:`~course_lib.mixed.feedback_likelihoods.LikertConfidence`): P(level | z) for the cut
   points and lapse on the sliders, the probabilities at one strength z, and the cap on the
   middle level.
 * :func:`rater_explorer`: the over-confident rater. One subject's pairs and choices, with
@@ -17,9 +17,9 @@
   the Brier and F1 scores of the choices-only model and of the model with the ratings on a few
   fixed train/test splits show the ratings' gain appear or vanish.
 
-The explorers wire controls to the fits of :mod:`course_lib.gp.feedback_fits` (the ELBO's
+The explorers wire controls to the fits of :mod:`course_lib.mixed.feedback_fits` (the ELBO's
 ledger on chosen data types, constraints of one sd), to
-:meth:`~course_lib.gp.feedback_likelihoods.LikertConfidence.level_probabilities`, and to the
+:meth:`~course_lib.mixed.feedback_likelihoods.LikertConfidence.level_probabilities`, and to the
 scores of :func:`course_lib.simulators.confidence_raters.preference_scores` (one model per
 split, Brier and F1 on its test pairs); the drawing is :mod:`course_lib.plotting.mixed`. The
 explorers hold no data of their own: answers, constraints, parts and subjects come from the
@@ -36,13 +36,13 @@ import numpy as np
 from matplotlib.figure import Figure
 from scipy.stats import norm, spearmanr
 
-from ..gp.constraints import detection_likelihood
-from ..gp.feedback_fits import constraint_fit, ledger_fit
-from ..gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
+from ..mixed.constraints import detection_likelihood
+from ..mixed.feedback_fits import constraint_fit, ledger_fit
+from ..mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
 from ..gp.inputs import _as_inputs
-from ..gp.kernel_algebra import Kernel
-from ..gp.mixed_likelihood import MixedLikelihood
-from ..gp.sparse_variational_gp import inducing_points
+from ..gp.kernel_base import Kernel
+from ..mixed.mixed_likelihood import MixedLikelihood
+from ..mixed.sparse_variational_gp import inducing_points
 from ..plotting.mixed import (plot_binary_answers, plot_constraints, plot_elbo_ledger,
                               plot_latent_band, _plot_levels_by_strength, plot_likert_levels,
                               _plot_paired_scores)
@@ -85,8 +85,8 @@ def elbo_ledger_explorer(X, parts: Sequence, names: Sequence[str], kernel: Kerne
     type, the ELBO's own posterior is drawn dashed beside the mis-weighted one.
 
     ``parts`` as :func:`ledger_fit`; on identity rows a
-    :class:`~course_lib.gp.feedback_likelihoods.GaussianConstraint` part is drawn as constraints
-    and a :class:`~course_lib.gp.feedback_likelihoods.BernoulliProbit` part as answer ticks.
+    :class:`~course_lib.mixed.feedback_likelihoods.GaussianConstraint` part is drawn as constraints
+    and a :class:`~course_lib.mixed.feedback_likelihoods.BernoulliProbit` part as answer ticks.
     ``truth`` (optional): the true latent at ``x_plot``."""
     X = _as_inputs(X, "X")
     if X.shape[1] != 1:
@@ -155,7 +155,7 @@ def constraint_explorer(X, answers, constraint_X, constraint_y, kernel: Kernel, 
 
     The inducing points are ``n_inducing`` scrambled Sobol points of ``bounds`` (scrambled by
     ``rng``, the same for every setting), plus the constraint locations when the box is ticked
-    (:func:`~course_lib.gp.sparse_variational_gp.inducing_points`). ``truth``: the true latent at
+    (:func:`~course_lib.mixed.sparse_variational_gp.inducing_points`). ``truth``: the true latent at
     ``x_plot`` (optional)."""
     X = _as_inputs(X, "X")
     if X.shape[1] != 1:
@@ -279,7 +279,7 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
     (e.g. a haptic-like subject); only the confidence levels change. The controls set how many
     pairs sit at each level and the rating noise sd sigma (in units of the strength): the
     levels are
-    :func:`~course_lib.simulators.confidence_raters.ranked_levels` of the strength plus N(0,
+    :func:`~course_lib.simulators.confidence_raters._ranked_levels` of the strength plus N(0,
     sigma^2), so a small sigma ranks the pairs by strength (a calibrated rater) and a large one
     deals the histogram out at random (a rater who ignores the pair, as Wu et al.'s subject #2 did).
     The noise draws are fixed: a slider changes the levels, never the luck.

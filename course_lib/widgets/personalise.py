@@ -22,9 +22,10 @@ import ipywidgets as W
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..gp.acquisition import bivariate_ei
-from ..plotting.personalisation_session import _plot_comparisons, _plot_equaliser_curves, \
-    _plot_session_marks, _plot_setting_map, plot_settling
+from ..preference.acquisition import bivariate_ei
+from ..plotting.personalisation_session import (_plot_comparisons, _plot_equaliser_curves,
+                                                _plot_session_marks, _plot_setting_map,
+                                                plot_settling)
 from ..simulators.personalisation import PersonalisationSession, _hidden_listener
 from ..stimuli import _CLIPS, _wav_bytes
 from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice

@@ -9,12 +9,12 @@
   (steps that needed the clipped weights max(w, 0) marked) and the band of (f(first),
   f(second)) where the curvature is negative.
 
-The exact posterior is :func:`course_lib.gp.grid_posterior.grid_posterior`, the brute-force
+The exact posterior is :func:`course_lib.preference.grid_posterior.grid_posterior`, the brute-force
 reference (the posterior on a product grid, normalised by a Riemann sum in log space); the models
 are
-:mod:`course_lib.gp.pairwise_likelihoods` and :func:`course_lib.gp.laplace.laplace_mode` /
-:func:`~course_lib.gp.laplace.newton_path`, the drawing :mod:`course_lib.plotting.preference`.
-Orientation (:mod:`course_lib.gp.comparisons`): a degree y > 0.5 means the first item was
+:mod:`course_lib.preference.pairwise_likelihoods` and :func:`course_lib.preference.laplace.laplace_mode` /
+:func:`~course_lib.preference.laplace.newton_path`, the drawing :mod:`course_lib.plotting.preference`.
+Orientation (:mod:`course_lib.preference.comparisons`): a degree y > 0.5 means the first item was
 preferred; the explorers read the slider that way for the probit too (y > 0.5: "first", y < 0.5:
 "second"; y = 0.5 is no binary answer and is refused).
 """
@@ -26,14 +26,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..gp.grid_posterior import grid_posterior, two_item_prior
-from ..gp.laplace import laplace_mode, newton_path
-from ..gp.laplace_result import InvalidLaplaceError
-from ..gp.likelihoods import Likelihood
-from ..gp.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
+from ..preference.grid_posterior import grid_posterior, two_item_prior
+from ..preference.laplace import laplace_mode, newton_path
+from ..preference.laplace import InvalidLaplaceError
+from ..preference.likelihoods import Likelihood
+from ..preference.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
 from ..plotting.preference import (LAPLACE_COLOUR, plot_curvature, plot_likelihood,
-                                   plot_posterior_1d, plot_posterior_2d,
-                                   _shade_negative)
+                                   plot_posterior_1d, plot_posterior_2d, _shade_negative)
 from ..validation import _as_positive_float, _check_choice
 from .base import Explorer, InputError
 
@@ -132,10 +131,10 @@ def laplace_explorer(n_grid: int = 161, f_max: float = 4.0) -> Explorer:
     """Answer model, answer, noise sd, concentration, the prior correlation of the two items
     and Newton's start z0 (f0 = (z0/2, -z0/2)) -> the exact posterior of (f(first),
     f(second)) on an ``n_grid`` x ``n_grid`` grid on [-f_max, f_max]^2 (prior sd 1 each) with
-    the Laplace ellipses, Newton's path (:func:`~course_lib.gp.laplace.newton_path`) and the
+    the Laplace ellipses, Newton's path (:func:`~course_lib.preference.laplace.newton_path`) and the
     shaded band where w(f(first) - f(second)) < 0; and the posterior of z = f(first) -
     f(second), exact against Laplace. A start from which no Laplace approximation exists
-    (:class:`~course_lib.gp.laplace_result.InvalidLaplaceError`) is reported in one line."""
+    (:class:`~course_lib.preference.laplace.InvalidLaplaceError`) is reported in one line."""
     f_max = _as_positive_float(f_max, "f_max")
     grid = np.linspace(-f_max, f_max, int(n_grid))
     controls = {

@@ -11,7 +11,7 @@ from IPython.display import display
 from course_lib.data.fluency import load_fluency
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.plotting.rate_yourself import listener_figure
-from course_lib.rate_yourself import ScoreSheet, panel_with_listener
+from course_lib.raters.rate_yourself import ScoreSheet, panel_with_listener
 from course_lib.stimuli import _wav_bytes
 from course_lib.widgets.base import _figure_image
 

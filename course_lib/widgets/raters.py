@@ -11,8 +11,8 @@
   the noise floor: what GOLD, Av, MA and MANH learn, and the learned variance tables against the
   truth with the variances at the floor framed. A half-typed Lambda cell is reported in one line.
 
-The explorers wire controls to the models (:class:`course_lib.gp.multi_rater.MultiRaterGP`, the
-comparisons of :mod:`course_lib.gp.rater_comparison`), the toy problems of
+The explorers wire controls to the models (:class:`course_lib.raters.multi_rater.MultiRaterGP`, the
+comparisons of :mod:`course_lib.raters.rater_comparison`), the toy problems of
 :mod:`course_lib.simulators.rater_scores` (x the fraction of an utterance spent in pauses,
 scored 0-10 by simulated raters), the metrics of :mod:`course_lib.metrics` and the drawing of
 :mod:`course_lib.plotting.raters`. Random draws use one fixed seed per explorer, so moving a
@@ -26,14 +26,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..gp.annotator_cells import NOISE_FLOOR
+from ..raters._noise_table import NOISE_FLOOR
 from ..gp.kernels import SquaredExponential
-from ..gp.rater_comparison import (centre_scores, fit_annotator_models, fit_score_model,
-                                   noise_profile, true_noise_table)
+from ..raters.rater_comparison import (centre_scores, fit_annotator_models, fit_score_model,
+                                       noise_profile, true_noise_table)
 from ..metrics import discrete_kl, rmse
 from ..plotting.gp import plot_gp_posterior
-from ..plotting.raters import MODEL_COLOURS, _plot_annotator_fit, plot_noise_profile, \
-    plot_noise_table, plot_rater_scores, plot_score_distribution
+from ..plotting.raters import (MODEL_COLOURS, _plot_annotator_fit, plot_noise_profile,
+                               plot_noise_table, plot_rater_scores, plot_score_distribution)
 from ..simulators.rater_scores import (ANNOTATOR_TOY_LAMBDA, TOY_KERNEL, annotator_toy_data,
                                        toy_rater_data)
 from ..validation import RngLike, _as_positive_int, _as_rng

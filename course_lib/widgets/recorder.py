@@ -37,8 +37,8 @@ import anywidget
 import numpy as np
 import traitlets as t
 
-from course_lib.recording import (_SAMPLE_RATE, EmptyRecording, Take, _write_wav,
-                                  resample, trim_silence)
+from course_lib.recording import (_SAMPLE_RATE, EmptyRecording, Take, _write_wav, resample,
+                                  trim_silence)
 from course_lib.stimuli import _wav_bytes
 from course_lib.validation import _as_positive_float, _as_positive_int
 

@@ -18,12 +18,12 @@ from course_lib.gp import (GPRegression, Gamma, HalfStudentT, LatentGaussian, Li
                            LogNormal, Matern, Matern32, NotPositiveDefiniteError, Periodic,
                            RationalQuadratic, SquaredExponential, Sum,
                            log_marginal_likelihood_surface)
-from course_lib.gp.inducing_inputs import select_inducing_inputs  # noqa: E402
+from course_lib.gp.sparse import select_inducing_inputs  # noqa: E402
 from course_lib.gp.sparse import collapsed_bound, fit_sparse_gp, sparse_posterior  # noqa: E402
 from course_lib.plotting.gp import (plot_inducing_inputs, plot_lml_surface,  # noqa: E402
                                     plot_optimiser_runs, plot_timings)
 from course_lib.gp.kernels import make_kernel  # noqa: E402
-from course_lib.toy_data import toy_regression_data  # noqa: E402
+from course_lib.gp.toy_data import toy_regression_data  # noqa: E402
 from course_lib.widgets.gp import (conditioning_explorer, kernel_explorer,  # noqa: E402
                                    lml_surface_explorer)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from course_lib.gp.inducing_inputs import select_inducing_inputs
+from course_lib.gp.sparse import select_inducing_inputs
 from course_lib.gp.kernels import Linear, Matern32, Periodic, SquaredExponential
 from course_lib.gp.prediction import predict_from_gaussian
 from course_lib.gp.regression import GPRegression

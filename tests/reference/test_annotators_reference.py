@@ -19,8 +19,8 @@ from sklearn.gaussian_process import kernels as skk
 
 from course_lib.gp import Matern52, SquaredExponential
 from course_lib.raters import RaterData
-from course_lib.gp.annotator_noise import AnnotatorNoiseGP
-from course_lib.gp.annotator_regions import assign_regions
+from course_lib.raters.annotator_noise import AnnotatorNoiseGP
+from course_lib.raters.regions import assign_regions
 from course_lib.simulators.rater_scores import simulate_regions
 
 LAMBDA = np.array([[0.0, 0.65, 1.0], [0.25, 0.0, 0.75], [0.1, 0.75, 0.0]])

@@ -1,4 +1,4 @@
-"""course_lib.dtw against dtw-python and dtaidistance on random and real (MFCC) inputs.
+"""course_lib.dtw.alignment against dtw-python and dtaidistance on random and real (MFCC) inputs.
 
 Conventions that differ, and how each test maps them:
 
@@ -21,11 +21,11 @@ import pytest
 from dtaidistance import dtw_ndim as dtai
 
 from course_lib.data.digits import digit_features
-from course_lib.dtw import band_mask, dtw
-from course_lib.dtw_matrix import dtw_distance_matrix
-from course_lib.dtw_search import nearest_templates, subsequence_search
-from course_lib.dtw_step_patterns import ASYMMETRIC_P1, STEP_PATTERNS
-from course_lib.dtw_subsequence import subsequence_dtw
+from course_lib.dtw.alignment import band_mask, dtw
+from course_lib.dtw.distance_matrix import dtw_distance_matrix
+from course_lib.dtw.search import nearest_templates, subsequence_search
+from course_lib.dtw.step_patterns import ASYMMETRIC_P1, STEP_PATTERNS
+from course_lib.dtw.subsequence import subsequence_dtw
 
 RTOL = 1e-10  # the libraries add the same numbers in other orders (round-off only)
 
@@ -167,7 +167,7 @@ def test_real_mfcc_query_in_a_connected_utterance():
     assert (ours.start, ours.end) == (start, start + len(query) - 1)
 
 
-# --- the pruned searches of course_lib.dtw_search -------------------------------------------------
+# --- the pruned searches of course_lib.dtw.search -------------------------------------------------
 
 @pytest.mark.parametrize("band", [None, 5])
 def test_nearest_templates_finds_dtaidistance_nearest_templates(band):

@@ -1,4 +1,4 @@
-"""course_lib.gmm / kmeans against scikit-learn (GaussianMixture, KMeans) on the same inputs.
+"""course_lib.gmm.em / kmeans against scikit-learn (GaussianMixture, KMeans) on the same inputs.
 
 Conventions that differ, and how they are mapped here:
 * sklearn takes PRECISIONS as its initial covariance parameter (precisions_init = Sigma^-1
@@ -22,11 +22,11 @@ import numpy as np
 import pytest
 from sklearn import cluster, mixture
 
-from course_lib.gmm import predict_proba, score_samples
-from course_lib.gmm_params import GMMParams
-from course_lib.gmm_selection import bic, n_parameters
-from course_lib.gmm_training import fit_gmm
-from course_lib.kmeans import kmeans
+from course_lib.gmm.em import predict_proba, score_samples
+from course_lib.gmm.mixture import GMMParams
+from course_lib.gmm.selection import bic, n_parameters
+from course_lib.gmm.em import fit_gmm
+from course_lib.gmm.kmeans import kmeans
 
 
 def data():

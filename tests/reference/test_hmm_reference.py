@@ -1,4 +1,4 @@
-"""course_lib.hmm against hmmlearn's CategoricalHMM on the same parameters and data.
+"""course_lib.hmm.inference against hmmlearn's CategoricalHMM on the same parameters and data.
 
 Conventions that differ, and how the tests line up:
 * hmmlearn takes all sequences concatenated as an (n_frames, 1) int column plus ``lengths``;
@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 from hmmlearn import hmm as hmmlearn_hmm
 
-from course_lib import hmm as H
-from course_lib.hmm_models import DiscreteHMM, left_to_right_hmm, random_hmm, sample_sequences
-from course_lib.hmm_training import baum_welch
+from course_lib.hmm import inference as H
+from course_lib.hmm.model import DiscreteHMM, left_to_right_hmm, random_hmm, sample_sequences
+from course_lib.hmm.training import baum_welch
 
 
 def hmmlearn_model(model: DiscreteHMM, implementation: str, n_iter: int = 10):

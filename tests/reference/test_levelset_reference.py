@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from course_lib.gp.kernels import SquaredExponential
-from course_lib.gp.levelset import eavc, global_mi, lookahead_levelset
+from course_lib.mixed.levelset import eavc, global_mi, lookahead_levelset
 from course_lib.gp.regression import GPRegression
 from course_lib.simulators.psychophysics import _psychometric_latent
 

@@ -28,10 +28,10 @@ import pytest
 from scipy.linalg import cholesky, solve_triangular
 
 from course_lib.gp.kernels import SquaredExponential
-from course_lib.gp.feedback_likelihoods import BernoulliProbit, GaussianConstraint
-from course_lib.gp.mixed_likelihood import MixedLikelihood
-from course_lib.gp.sparse_variational import sparse_variational_elbo
-from course_lib.gp.variational import variational_elbo
+from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint
+from course_lib.mixed.mixed_likelihood import MixedLikelihood
+from course_lib.mixed.sparse_variational import sparse_variational_elbo
+from course_lib.mixed.variational import variational_elbo
 
 REFERENCE = json.loads((Path(__file__).parent / "gpytorch_variational.json").read_text())
 PROBLEMS = {problem["name"]: problem for problem in REFERENCE["problems"]}

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest, norm
 
-from course_lib.gp.confidence import ConfidencePreferenceGP
+from course_lib.mixed.confidence import ConfidencePreferenceGP
 from course_lib.gp.kernels import SquaredExponential
 from course_lib.simulators.confidence_raters import (GAIT_LEVEL_COUNTS, OVERCONFIDENT_SUBJECT,
                                                      _calibrated_ratings, _gait_latent,

@@ -7,10 +7,10 @@ import pytest
 from scipy.special import ndtri
 from scipy.stats import qmc
 
-from course_lib.gp import variational_gp
-from course_lib.gp.constraints import detection_likelihood
+from course_lib.mixed import variational_gp
+from course_lib.mixed.constraints import detection_likelihood
 from course_lib.simulators.levelset_session import (LevelSetSession, _threshold_level,
-                                                   run_levelset_session)
+                                                    run_levelset_session)
 from course_lib.simulators.psychophysics import (norm_ball_problem, passthrough_problem,
                                                  psychometric_problem, simulate_answers)
 

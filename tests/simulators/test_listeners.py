@@ -8,7 +8,7 @@ from scipy.special import ndtr
 
 from course_lib.gp import SquaredExponential
 from course_lib.preference import PairwiseBeta, PairwiseGaussian, PairwiseProbit, PreferenceGP
-from course_lib.gp.acquisition import bivariate_ei, incumbent
+from course_lib.preference.acquisition import bivariate_ei, incumbent
 from course_lib.simulators.listeners import (_ACQUISITIONS, CannotHear, Fatigue, GPDrawResponse,
                                              MattersAboveThreshold, SimulatedListener,
                                              SwitchesPreference, gp_draw_2d, gp_draw_4d,

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from personalisation_data import new_session
 
-from course_lib.gp import preference
-from course_lib.gp.acquisition import incumbent
+from course_lib.preference import preference_gp as preference
+from course_lib.preference.acquisition import incumbent
 from course_lib.linalg import NotPositiveDefiniteError
 from course_lib.simulators import personalisation as S
 from course_lib.simulators.listeners import CannotHear, SimulatedListener
@@ -109,7 +109,7 @@ def test_without_a_listener_answer_for_me_names_the_listener():
 
 
 def test_a_binary_listener_is_refused():
-    from course_lib.gp.pairwise_likelihoods import PairwiseProbit
+    from course_lib.preference.pairwise_likelihoods import PairwiseProbit
     listener = SimulatedListener(lambda X: X[:, 0], PairwiseProbit(1.0), rng=0)
     with pytest.raises(ValueError, match="^listener:.*pair-binary"):
         S.PersonalisationSession(2, listener=listener)

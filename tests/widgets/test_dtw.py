@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from widget_harness import exercise_explorer
-from course_lib.dtw_step_patterns import ASYMMETRIC_P1
+from course_lib.dtw.step_patterns import ASYMMETRIC_P1
 from course_lib.widgets.dtw import _FIGURE_SIZE, alignment_explorer, subsequence_explorer
 
 RATE = 8000

@@ -14,7 +14,7 @@ from course_lib.gp.regression import GPRegression  # noqa: E402
 from course_lib.plotting.gp import (plot_gp_posterior, plot_inducing_inputs,  # noqa: E402
                                     plot_kernel_function, plot_lml_surface, plot_lml_terms,
                                     plot_optimiser_runs, plot_samples, plot_timings)
-from course_lib.toy_data import ambiguous_regression_data, toy_regression_data  # noqa: E402
+from course_lib.gp.toy_data import ambiguous_regression_data, toy_regression_data  # noqa: E402
 from course_lib.widgets.gp import (conditioning_explorer, kernel_explorer,  # noqa: E402
                                    lml_surface_explorer)
 

@@ -7,11 +7,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from course_lib import hmm as H  # noqa: E402
-from course_lib.hmm_models import (WEATHER_MOOD_LONG_OBSERVATIONS,  # noqa: E402
-                                   WEATHER_MOOD_OBSERVATIONS, left_to_right_hmm, random_hmm,
-                                   sample, weather_mood_hmm)
-from course_lib.hmm_training import baum_welch  # noqa: E402
+from course_lib.hmm import inference as H  # noqa: E402
+from course_lib.hmm.model import (WEATHER_MOOD_LONG_OBSERVATIONS,  # noqa: E402
+                                  WEATHER_MOOD_OBSERVATIONS, left_to_right_hmm, random_hmm,
+                                  sample, weather_mood_hmm)
+from course_lib.hmm.training import baum_welch  # noqa: E402
 from course_lib.plotting import hmm as P  # noqa: E402
 from course_lib.widgets import hmm as WH  # noqa: E402
 from numerics import assert_non_decreasing  # noqa: E402

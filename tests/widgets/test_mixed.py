@@ -15,8 +15,8 @@ from widget_harness import exercise_explorer  # noqa: E402
 from course_lib.gp import Matern52, SquaredExponential  # noqa: E402
 from course_lib.mixed import (GaussianConstraint, LikertConfidence, MixedLikelihood,  # noqa: E402
                               VariationalGP, fit_variational, inducing_points)
-from course_lib.gp.constraints import detection_likelihood  # noqa: E402
-from course_lib.gp.feedback_fits import constraint_fit  # noqa: E402
+from course_lib.mixed.constraints import detection_likelihood  # noqa: E402
+from course_lib.mixed.feedback_fits import constraint_fit  # noqa: E402
 from course_lib.plotting.mixed import (plot_elbo_ledger, plot_fig2,  # noqa: E402
                                        _plot_levels_by_strength, plot_likert_levels,
                                        _plot_paired_scores)

@@ -14,11 +14,11 @@ from scipy.io import wavfile  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
 
 from course_lib import stimuli  # noqa: E402
-from course_lib.gp.acquisition import bivariate_ei  # noqa: E402
-from course_lib.gp.ei_convergence import average_ei_path, settled_at  # noqa: E402
+from course_lib.preference.acquisition import bivariate_ei  # noqa: E402
+from course_lib.preference.ei_convergence import average_ei_path, settled_at  # noqa: E402
 from course_lib.plotting.personalisation_session import (  # noqa: E402
-    _plot_comparisons, _plot_equaliser_curves, _plot_session_marks, _plot_setting_map,
-    plot_settling)
+                                                         _plot_comparisons, _plot_equaliser_curves, _plot_session_marks, _plot_setting_map,
+                                                         plot_settling)
 from course_lib.simulators.listeners import settings_grid  # noqa: E402
 from course_lib.simulators import personalisation as S  # noqa: E402
 from course_lib.widgets import personalise as P  # noqa: E402

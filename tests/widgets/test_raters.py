@@ -9,8 +9,8 @@ import pytest  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
 
 from course_lib.gp import SquaredExponential  # noqa: E402
-from course_lib.gp.rater_comparison import (centre_scores, fit_annotator_models,  # noqa: E402
-                                            fit_score_model, noise_profile)
+from course_lib.raters.rater_comparison import (centre_scores, fit_annotator_models,  # noqa: E402
+                                                fit_score_model, noise_profile)
 from course_lib.metrics import discrete_kl, discretised_log_predictive  # noqa: E402
 from course_lib.plotting.raters import (_plot_annotator_fit, plot_noise_profile,  # noqa: E402
                                         plot_noise_table, plot_rater_scores, plot_regions,

@@ -1,0 +1,48 @@
+"""Unit 7, mixed feedback (Wu, Sanders, Letham & Guan 2025): the face of the unit's models.
+
+In the order of lecture 07:
+
+- Answers of several kinds on one latent: :class:`BernoulliProbit` (yes/no),
+  :class:`GaussianConstraint` (a constraint as a Gaussian pseudo-observation),
+  :class:`LikertConfidence` and :class:`OrdinalProbit` (ordered ratings), joined with the pairwise
+  likelihoods of :mod:`course_lib.preference` in one :class:`MixedLikelihood`.
+- Variational inference: :class:`VariationalGP` maximises the ELBO (:func:`variational_elbo`: the
+  expected log-likelihood of every row, once, minus one KL), and :class:`SparseVariationalGP` does
+  the same on fixed inducing points (Wu et al. 2025, section 2 and App. A).
+- Prior knowledge as constraints (section 4.3): :func:`constraints_from_probability`,
+  :func:`constraint_sigma`, :func:`pseudo_data`, :func:`detection_likelihood`.
+- Preferences with confidence ratings (section 5): :class:`ConfidencePreferenceGP`.
+- Level-set estimation (section 4.2): where f is below a threshold, and which query to ask next
+  (:func:`lookahead_levelset`, :func:`global_mi`, :func:`eavc`, :func:`straddle`,
+  :func:`propose`).
+"""
+
+from ..preference.rating_likelihoods import OrdinalProbit
+from .bivariate_normal import bvn_cdf
+from .confidence import (ConfidencePreferenceGP, preference_confidence_likelihood,
+                         unscaled_pairwise_probit)
+from .constraints import (Z_95, constraint_sigma, constraints_from_probability,
+                          detection_likelihood, pseudo_data)
+from .feedback_fits import constraint_fit, ledger_fit
+from .feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
+from .levelset import LevelSetLookahead, eavc, global_mi, lookahead_levelset
+from .levelset_propose import ACQUISITIONS, Proposal, bald_bernoulli, propose, straddle
+from .mixed_likelihood import MixedLikelihood
+from .sparse_variational import (SparseVariationalResult, fit_sparse_variational,
+                                 sparse_variational_elbo)
+from .sparse_variational_gp import SparseVariationalGP, inducing_points
+from .variational import VariationalResult, fit_variational, variational_elbo
+from .variational_gp import VariationalEvidence, VariationalGP
+
+__all__ = [
+    "BernoulliProbit", "GaussianConstraint", "LikertConfidence", "OrdinalProbit",
+    "MixedLikelihood", "VariationalGP", "VariationalResult", "VariationalEvidence",
+    "fit_variational", "variational_elbo",
+    "SparseVariationalGP", "SparseVariationalResult", "fit_sparse_variational", "inducing_points",
+    "sparse_variational_elbo",
+    "constraints_from_probability", "constraint_sigma", "pseudo_data", "detection_likelihood",
+    "Z_95", "ledger_fit", "constraint_fit",
+    "ConfidencePreferenceGP", "preference_confidence_likelihood", "unscaled_pairwise_probit",
+    "lookahead_levelset", "LevelSetLookahead", "global_mi", "eavc", "bald_bernoulli", "straddle",
+    "bvn_cdf", "propose", "Proposal", "ACQUISITIONS",
+]

@@ -1,0 +1,53 @@
+"""Unit 6, comparisons and preferences: the face of the unit's models.
+
+In the order of lecture 06:
+
+- Data: :class:`Comparisons` (items, ordered pairs and answers; single-item ratings as identity
+  rows) and the comparison matrix M that maps the latent f to z = M f.
+- Likelihoods of z (:class:`Likelihood` is their one interface): :class:`PairwiseProbit`
+  (Chu & Ghahramani 2005), :class:`PairwiseGaussian`, :class:`PairwiseBeta` and the bounded
+  ratings :class:`BetaRating`, :class:`TruncatedGaussianRating`, :class:`WarpedProbitRating`.
+- Inference: the Laplace approximation (:func:`laplace_mode`, :func:`newton_path`; Rasmussen &
+  Williams 2006, Alg. 3.1) and expectation propagation (:func:`expectation_propagation`,
+  :func:`tilted_moments`; R&W Alg. 3.5).
+- The model: :class:`PreferenceGP` (Laplace or EP, hyper-parameters by ML-II or MAP-II), and
+  :class:`SparsePreferenceGP` on pseudo-inputs.
+- Choosing the next comparison (Nielsen 2014/2015, ch. 3): expected improvement
+  (:func:`expected_improvement`, :func:`univariate_ei`, :func:`bivariate_ei`), sampling rules,
+  when to stop (:func:`settling_threshold`), and the forced-choice test of the result.
+"""
+
+from .tilted_moments import tilted_moments
+from .acquisition import (AcquisitionMaximum, bivariate_ei, bivariate_ei_gradient,
+                          expected_improvement, improvement_moments, incumbent,
+                          maximise_acquisition, multinomial_sample, pairwise_bald,
+                          thompson_sample, univariate_ei)
+from .comparisons import Comparisons, DisconnectedComparisonsWarning
+from .ei_convergence import average_ei_path, settled_at, settling_threshold
+from .ep import ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation
+from .forced_choice import ForcedChoiceTest, forced_choice_test, forced_choice_threshold
+from .grid_posterior import grid_posterior, two_item_prior
+from .hyperparameters import LaplaceEvidence, OnSquare
+from .laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
+from .likelihoods import Likelihood, LikelihoodTerms
+from .log_phi import inverse_mills_ratio, log_ndtr_derivatives
+from .pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
+from .preference_gp import EPEvidence, PreferenceGP, latent_difference
+from .rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
+from .sparse_preference import PseudoInputFit, SparsePreferenceGP
+
+__all__ = [
+    "Comparisons", "DisconnectedComparisonsWarning",
+    "Likelihood", "LikelihoodTerms", "PairwiseProbit", "PairwiseGaussian", "PairwiseBeta",
+    "BetaRating", "TruncatedGaussianRating", "WarpedProbitRating",
+    "inverse_mills_ratio", "log_ndtr_derivatives",
+    "laplace_mode", "newton_path", "LaplaceResult", "NewtonStep", "InvalidLaplaceError",
+    "expectation_propagation", "tilted_moments", "EPResult", "EPConvergenceError",
+    "ClippedSiteWarning", "grid_posterior", "two_item_prior",
+    "PreferenceGP", "LaplaceEvidence", "EPEvidence", "OnSquare", "latent_difference",
+    "SparsePreferenceGP", "PseudoInputFit",
+    "expected_improvement", "incumbent", "improvement_moments", "univariate_ei", "bivariate_ei",
+    "bivariate_ei_gradient", "AcquisitionMaximum", "maximise_acquisition", "multinomial_sample",
+    "thompson_sample", "pairwise_bald", "average_ei_path", "settling_threshold", "settled_at",
+    "ForcedChoiceTest", "forced_choice_test", "forced_choice_threshold",
+]

@@ -1,0 +1,455 @@
+"""The Laplace approximation for a GP with a non-Gaussian likelihood on linear maps z = M f.
+
+Model: f ~ N(0, K) over the n items; m observations y_k, each depending on one entry of
+z = M f (rows of M: +1 / -1 for a pairwise comparison, an identity row for a single-item
+rating; see :mod:`course_lib.preference.comparisons`), through a likelihood from
+:mod:`course_lib.preference.likelihoods` that returns, per row, log p(y_k | z_k), its gradient g_k and
+its curvature w_k = -d^2 log p / dz^2. The log posterior, up to a constant, is (Rasmussen &
+Williams 2006, eqs. 3.12-3.14, with M)
+
+    psi(f) = sum_k log p(y_k | z_k) - 1/2 f^T K^-1 f,
+    grad psi = M^T g - K^-1 f,         -Hessian = K^-1 + W,   W = M^T diag(w) M.
+
+Newton's method (R&W Alg. 3.1) finds the mode f_hat, on the weights a = K^-1 f (f = K a, so
+K^-1 is never formed): f_new = (K^-1 + W)^-1 (W f + M^T g) (R&W eq. 3.18), under a backtracking
+line search on psi, until the gain the next step predicts falls below ``tol``. W is SINGULAR
+for pairwise data (M 1 = 0) and is never inverted: the solve and log det(I + K W) go through
+:mod:`course_lib.preference._newton_system`, which factorises B = I + R^T K R (R R^T = W) in the form
+that suits, and clips the weights to max(w, 0) where some w < 0 (a likelihood that is not
+log-concave) makes K^-1 + W indefinite, so that every step still goes uphill. At the mode
+K^-1 + W must be positive definite, else no Gaussian approximation exists (a saddle or a flat
+direction of the posterior): that raises :class:`InvalidLaplaceError`, not hidden by jitter.
+
+The result (thesis, J. B. Nielsen 2015, eqs. 2.25-2.27; R&W eq. 3.32), with W at the mode and
+a = K^-1 f_hat (= M^T g there):
+
+    q(f) = N(f_hat, (K^-1 + W)^-1),
+    log q(y | theta) = sum_k log p(y_k | z_hat_k) - 1/2 f_hat^T a - 1/2 log det(I + K W),
+
+and the gradient of log q in the hyper-parameters, with its implicit term through f_hat
+(R&W eqs. 5.21-5.24; :func:`_evidence_gradient`). The result types and the error are in
+:mod:`course_lib.preference.laplace`, the checks shared with EP in
+:mod:`course_lib.preference.laplace`.
+
+The Laplace approximation's result types and the error raised where none exists.
+
+Apart from :mod:`course_lib.preference.laplace` because none of it is Newton's method: the result holds
+what the iteration and the evidence at the mode give (Rasmussen & Williams 2006, eq. 3.32;
+J. B. Nielsen 2015, eqs. 2.25-2.27), and :class:`NewtonStep` one point of the path that
+:func:`~course_lib.preference.laplace.newton_path` records for plotting.
+
+Argument checks shared by the latent-Gaussian approximations (Laplace, EP, variational).
+
+Each approximation of p(f | y) for f ~ N(0, K) and z = M f takes the same four arguments; their
+checks are written once here, at the border, so that the cores (:mod:`course_lib.preference.laplace`,
+:mod:`course_lib.preference.ep`, :mod:`course_lib.mixed.mixed_likelihood`) work on trusted arrays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from dataclasses import dataclass, field
+from functools import partial
+from scipy.linalg import cho_solve, LinAlgError
+from collections.abc import Callable
+
+from ..gp.prediction import LatentGaussian
+from ..linalg import NotPositiveDefiniteError, _as_square_matrix, _check_symmetric
+from ..validation import _as_float_array, _as_positive_float, _as_positive_int, _check_choice
+from ._newton_system import FactorisedSystem, NewtonSystem, _FORMS
+from .likelihoods import Likelihood, LikelihoodTerms
+
+
+__all__ = ["laplace_mode", "newton_path", "LaplaceResult", "NewtonStep", "InvalidLaplaceError"]
+
+# Armijo constant of the backtracking line search, and how often it halves the step.
+_ARMIJO = 1e-4
+_MAX_HALVINGS = 40
+
+
+def laplace_mode(K, M, likelihood, y, f0=None, *, alpha0=None, max_iter: int = 100,
+                 tol: float = 1e-9, form: str = "auto") -> LaplaceResult:
+    """Mode, Gaussian approximation and log evidence of p(f | y) for f ~ N(0, K), z = M f.
+
+    Parameters
+    ----------
+    K : (n, n) prior covariance of the latents (kernel matrix of the items).
+    M : (m, n) the comparison matrix (``Comparisons.matrix()``; identity rows for ratings).
+    likelihood : a :class:`~course_lib.preference.likelihoods.Likelihood`; ``y`` its m observations.
+    f0 : optional (n,) start of the latents, always taken (a = K^-1 f0 by Cholesky of K).
+    alpha0 : optional (n,) warm start of the weights a = K^-1 f (no solve; what
+        :class:`~course_lib.preference.preference_gp.PreferenceGP` passes between refits), taken only if
+        its log posterior beats the cold start f = 0. Neither given: f = 0.
+    max_iter : cap on the Newton steps.
+    tol : Newton stops when the increase of the log posterior that the next step predicts
+        (half of grad psi^T (K^-1 + W)^-1 grad psi) falls below ``tol``, after taking that
+        step; the mode is then accurate to about ``tol`` in psi, i.e. f_hat to order
+        ``tol`` (quadratic convergence). Tight values (1e-10) suit evidence gradients.
+    form : ``"auto"`` (the smaller B: ``"m x m"`` when m <= n, else ``"n x n"``), or one of
+        ``"m x m"``, ``"n x n"``, ``"L_K"`` (:mod:`course_lib.preference._newton_system`); the same
+        numbers either way up to round-off (and the jitter L_K may need). Where some w < 0 the
+        L_K form is used regardless (the R forms need sqrt(w)).
+
+    Returns a :class:`LaplaceResult`. Raises :class:`InvalidLaplaceError` (naming
+    ``likelihood``) when K^-1 + W is not positive definite at the point reached.
+    """
+    problem, state, max_iter, tol = _prepare(K, M, likelihood, y, f0, alpha0, max_iter, tol,
+                                             form)
+    converged, n_iter, n_clipped = False, 0, 0
+    while n_iter < max_iter:                      # R&W Alg. 3.1 lines 3-9
+        state, step = _newton_step(problem, state, tol)
+        n_iter += 1
+        n_clipped += step.clipped
+        if step.stop:
+            converged = step.converged
+            break
+    return _at_the_mode(problem, state, n_iter, converged, n_clipped)
+
+
+def newton_path(K, M, likelihood, y, f0=None, *, alpha0=None, max_iter: int = 100,
+                tol: float = 1e-9, form: str = "auto") -> list[NewtonStep]:
+    """The iterates of :func:`laplace_mode`'s Newton iteration, the start first: the same step
+    function, for plotting Newton's path on the log posterior (arguments as there)."""
+    problem, state, max_iter, tol = _prepare(K, M, likelihood, y, f0, alpha0, max_iter, tol,
+                                             form)
+    path = [NewtonStep(state.f, state.psi, 0.0, False, np.nan)]
+    for _ in range(max_iter):
+        state, step = _newton_step(problem, state, tol)
+        path.append(NewtonStep(state.f, state.psi, step.size, step.clipped,
+                               step.predicted_gain))
+        if step.stop:
+            break
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# The core: Newton's method on psi, the evidence and its gradient
+# --------------------------------------------------------------------------------------------
+@dataclass
+class _State:
+    """One point of the iteration: weights a, latents f = K a, z = M f, the likelihood's terms
+    at z, psi, and the jitter of K it was computed with."""
+
+    a: np.ndarray
+    f: np.ndarray
+    z: np.ndarray
+    terms: LikelihoodTerms
+    psi: float
+    jitter: float
+
+
+class _Problem:
+    """The likelihood and its observations y, with K and M inside the Newton system."""
+
+    def __init__(self, system: NewtonSystem, likelihood: Likelihood, y: np.ndarray):
+        self.system, self.likelihood, self.y = system, likelihood, y
+        self.M = system.M
+
+    def evaluate(self, a: np.ndarray) -> _State:
+        """The point with weights a: f = K a, z = M f and psi = sum_k log p(y_k | z_k) - 1/2 a^T f
+        (R&W eq. 3.12 without its constants); -inf where psi is not finite."""
+        f = self.system.K @ a
+        z = self.M @ f
+        terms = self.likelihood.terms(z, self.y)
+        with np.errstate(invalid="ignore", over="ignore"):
+            psi = float(np.sum(terms.log_likelihood) - 0.5 * a @ f)
+        return _State(a, f, z, terms, psi if np.isfinite(psi) else -np.inf, self.system.jitter)
+
+    def restate(self, state: _State) -> _State:
+        """``state`` again if K gained jitter since it was computed (f = K a moves)."""
+        return state if state.jitter == self.system.jitter else self.evaluate(state.a)
+
+
+def _newton_step(problem: _Problem, state: _State, tol: float) -> tuple[_State, _Step]:
+    """One step of Newton's method on psi: the direction, then the stopping rule (the gain
+    the full step predicts, half the slope, below ``tol``: take it and stop) or the line
+    search; no uphill step at all means the gradient is as small as round-off lets it be."""
+    direction, system, state = _newton_direction(problem, state)
+    slope = _slope(problem, state, direction)
+    if 0.5 * slope < tol:
+        state, size = _last_step(problem, state, direction)
+        return state, _Step(size, system.clipped, 0.5 * slope, True, True)
+    new_state, size = _line_search(problem, state, direction, slope)
+    stop = size == 0.0
+    converged = stop and slope <= 1e-8 * (1.0 + abs(state.psi))
+    return new_state, _Step(size, system.clipped, 0.5 * slope, stop, converged)
+
+
+def _newton_direction(problem: _Problem, state: _State
+                      ) -> tuple[np.ndarray, FactorisedSystem, _State]:
+    """Newton's direction in the weights from ``state`` (R&W Alg. 3.1 lines 4-7, eq. 3.18):
+    with the weights w of the factorised system, b = W f + M^T g = M^T (w * z + g) and
+    a_new = (I + W K)^-1 b, so that f_new = K a_new = (K^-1 + W)^-1 b; returns a_new - a. Where
+    K^-1 + W is indefinite the system holds the clipped weights max(w, 0) (``clipped``)."""
+    system = problem.system.factorise(state.terms.curvature, damped=True)
+    state = problem.restate(state)
+    b = problem.M.T @ (system.w * state.z + state.terms.gradient)
+    return system.solve(b) - state.a, system, state
+
+
+def _slope(problem: _Problem, state: _State, direction: np.ndarray) -> float:
+    """d psi / d t of psi(a + t direction) at t = 0: grad psi^T K direction, with
+    grad psi = M^T g - a (R&W eq. 3.13). For the exact Newton direction it equals
+    grad psi^T (K^-1 + W)^-1 grad psi, twice the gain the full step predicts (the squared
+    Newton decrement of Boyd & Vandenberghe 2004, sec. 9.5.1)."""
+    gradient = problem.M.T @ state.terms.gradient - state.a
+    return float(gradient @ (problem.system.K @ direction))
+
+
+def _line_search(problem: _Problem, state: _State, direction: np.ndarray, slope: float
+                 ) -> tuple[_State, float]:
+    """Backtracking from the full step (Nocedal & Wright 2006, Alg. 3.1): the first of the
+    sizes t = 1, 1/2, 1/4, ... whose psi meets Armijo's condition
+    psi(a + t direction) >= psi(a) + _ARMIJO t slope (their eq. 3.4). Returns the new state and
+    t, or ``state`` and 0 when none of ``_MAX_HALVINGS`` sizes does."""
+    size = 1.0
+    for _ in range(_MAX_HALVINGS):
+        candidate = problem.evaluate(state.a + size * direction)
+        if candidate.psi >= state.psi + _ARMIJO * size * slope:
+            return candidate, size
+        size *= 0.5
+    return state, 0.0
+
+
+def _last_step(problem: _Problem, state: _State, direction: np.ndarray
+               ) -> tuple[_State, float]:
+    """The full step taken once the stopping rule holds (the gain it predicts is below tol),
+    unless psi falls by more than round-off there: then ``state`` stays (size 0)."""
+    candidate = problem.evaluate(state.a + direction)
+    if candidate.psi >= state.psi - 1e-12 * (1.0 + abs(state.psi)):
+        return candidate, 1.0
+    return state, 0.0
+
+
+def _log_evidence(state: _State, log_det: float) -> float:
+    """log q(y | theta) = sum_k log p(y_k | z_hat_k) - 1/2 a^T f_hat - 1/2 log det B
+    (R&W Alg. 3.1 line 10, eq. 3.32)."""
+    with np.errstate(invalid="ignore"):
+        return float(np.sum(state.terms.log_likelihood) - 0.5 * state.a @ state.f
+                     - 0.5 * log_det)
+
+
+def _evidence_gradient(problem: _Problem, system: FactorisedSystem, a: np.ndarray,
+                       z: np.ndarray, dK: np.ndarray, implicit: bool
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """d log q / d theta for kernel derivatives dK (P, n, n) and the likelihood's parameters
+    (R&W Alg. 5.1 with M). f_hat(theta) acts only through log det B, as the other two terms
+    of log q are stationary at the mode. With Sigma = (K^-1 + W)^-1, s_k = (M Sigma M^T)_kk
+    the posterior variance of z_k, t_k = d^3 log p / dz^3, C = (K + W^-1)^-1 = W - W Sigma W
+    and v = 1/2 M^T (t * s) = d log q / d f_hat (eq. 5.23):
+
+        kernel theta_j:      1/2 a^T dK_j a - 1/2 tr(C dK_j)   +   v^T (I + K W)^-1 dK_j a
+        likelihood theta_p:  sum_k dlogp_k/dtheta_p - 1/2 sum_k s_k dw_k/dtheta_p
+                                                              +   v^T Sigma M^T dg/dtheta_p
+
+    the explicit terms (eq. 5.22), then, if ``implicit``, v^T d f_hat / d theta from
+    differentiating the mode condition f_hat = K M^T g(M f_hat) (eq. 5.24).
+    """
+    M, likelihood, y = problem.M, problem.likelihood, problem.y
+    third = likelihood.terms(z, y, order=3).third
+    Sigma = system.covariance()
+    s = np.einsum("kj,kj->k", M @ Sigma, M)             # posterior variances of z
+    C = system.inverse_k_plus_w_inverse()
+    dK_a = dK @ a                                      # (P, n)
+    grad_kernel = 0.5 * dK_a @ a - 0.5 * np.einsum("ij,pij->p", C, dK)
+    parameter_terms = likelihood.parameter_terms(z, y)   # (Q, 3, m)
+    grad_likelihood = (parameter_terms[:, 0].sum(axis=1)
+                       - 0.5 * parameter_terms[:, 2] @ s)
+    if implicit:
+        v = 0.5 * M.T @ (third * s)                     # d log q / d f_hat
+        # v^T (I + K W)^-1 = ((I - W Sigma) v)^T, since (I + K W)^-1 = I - Sigma W
+        r = v - system.W @ (Sigma @ v)
+        grad_kernel = grad_kernel + dK_a @ r
+        grad_likelihood = grad_likelihood + (M @ (Sigma @ v)) @ parameter_terms[:, 1].T
+    return grad_kernel, grad_likelihood
+
+
+def _at_the_mode(problem: _Problem, state: _State, n_iter: int, converged: bool,
+                 n_clipped: int) -> LaplaceResult:
+    """The Gaussian at the point reached, with the exact weights there, and its evidence."""
+    try:
+        system = problem.system.factorise(state.terms.curvature)
+        if state.jitter != problem.system.jitter:   # K gained jitter just now: restate
+            state = problem.restate(state)
+            system = problem.system.factorise(state.terms.curvature)
+    except LinAlgError:
+        raise InvalidLaplaceError(_not_peak_message(problem, state.terms.curvature)) from None
+    log_det = system.log_det()
+    return LaplaceResult(state.f, state.a, state.terms, system.posterior(state.f, state.a),
+                         _log_evidence(state, log_det), log_det, n_iter, converged, n_clipped,
+                         system.form, problem.system.jitter, problem, system,
+                         partial(_evidence_gradient, problem, system))
+
+
+@dataclass(frozen=True)
+class _Step:
+    size: float
+    clipped: bool
+    predicted_gain: float
+    stop: bool
+    converged: bool
+
+
+# --------------------------------------------------------------------------------------------
+# Checks at the entry points
+# --------------------------------------------------------------------------------------------
+def _prepare(K, M, likelihood, y, f0, alpha0, max_iter, tol, form):
+    _check_choice(form, "form", _FORMS)
+    K, M, y = _check_latent_problem(K, M, likelihood, y)
+    max_iter = _as_positive_int(max_iter, "max_iter")
+    tol = _as_positive_float(tol, "tol")
+    problem = _Problem(NewtonSystem(K, M, form), likelihood, y)
+    return problem, _start(problem, f0, alpha0), max_iter, tol
+
+
+def _start(problem: _Problem, f0, alpha0) -> _State:
+    """Where Newton starts (R&W Alg. 3.1 line 2 has f = 0): f0 if given; else the better
+    (higher psi) of the cold start f = 0 and the warm start alpha0, if any."""
+    n = problem.M.shape[1]
+    if f0 is not None and alpha0 is not None:
+        raise ValueError("alpha0: give a warm start as f0 or as alpha0, not both")
+    if f0 is not None:
+        f0 = _as_float_array(f0, "f0", ndim=1)
+        if f0.shape != (n,):
+            raise ValueError(f"f0: expected shape ({n},) (one latent value per item), got "
+                             f"{f0.shape}")
+        L = problem.system.cholesky()
+        return problem.evaluate(cho_solve((L, True), f0, check_finite=False))
+    cold = problem.evaluate(np.zeros(n))
+    if alpha0 is None:
+        return cold
+    a = _as_float_array(alpha0, "alpha0", ndim=1)
+    if a.shape != (n,):
+        raise ValueError(f"alpha0: expected shape ({n},) (one weight per item), got {a.shape}")
+    warm = problem.evaluate(a)
+    return warm if warm.psi > cold.psi else cold
+
+
+class InvalidLaplaceError(NotPositiveDefiniteError):
+    """K^-1 + W is not positive definite at the stationary point Newton's method reached: the
+    posterior is not locally a peak there, so no Gaussian (Laplace) approximation exists."""
+
+
+@dataclass(frozen=True)
+class LaplaceResult:
+    """The Laplace approximation q(f) = N(f_hat, (K^-1 + W)^-1) and its log evidence.
+
+    Attributes
+    ----------
+    f_hat : (n,) the mode of the log posterior.
+    alpha : (n,) a = K^-1 f_hat (equals M^T g at the mode; the predictive mean is K*^T a).
+    terms : :class:`~course_lib.preference.likelihoods.LikelihoodTerms` at z_hat = M f_hat.
+    posterior : :class:`~course_lib.gp.prediction.LatentGaussian` of the training latents.
+    log_evidence : log q(y | theta) (:mod:`course_lib.preference.laplace`).
+    log_det : log det(I + K W) at the mode.
+    n_iter : Newton steps taken; ``converged``: whether the stopping rule was met within
+        ``max_iter``; ``n_clipped``: how many of the steps used the clipped weights max(w, 0)
+        (K^-1 + W indefinite there).
+    form : ``"m x m"``, ``"n x n"`` or ``"L_K"``, the factorisation used at the mode.
+    jitter : absolute jitter added to K's diagonal for its Cholesky factor (L_K form only).
+    """
+
+    f_hat: np.ndarray
+    alpha: np.ndarray
+    terms: LikelihoodTerms
+    posterior: LatentGaussian
+    log_evidence: float
+    log_det: float
+    n_iter: int
+    converged: bool
+    n_clipped: int
+    form: str
+    jitter: float
+    _problem: object = field(repr=False, compare=False)   # course_lib.preference.laplace's problem
+    _system: FactorisedSystem = field(repr=False, compare=False)
+    # course_lib.preference.laplace._evidence_gradient at this mode's problem and system
+    _gradient: Callable = field(repr=False, compare=False)
+
+    @property
+    def z_hat(self) -> np.ndarray:
+        """M f_hat, the latent argument of every observation at the mode."""
+        return self._problem.M @ self.f_hat
+
+    def covariance(self) -> np.ndarray:
+        """Sigma = (K^-1 + W)^-1, the (n, n) posterior covariance (for checks and plots)."""
+        return self._system.covariance()
+
+    def evidence_gradient(self, dK, *, implicit: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Gradient of :attr:`log_evidence`: ``(d / d kernel theta (P,), d / d likelihood
+        theta (Q,))``, for ``dK`` of shape (P, n, n) (``kernel.gradient(X)[1]``) and the
+        likelihood's log-parameters in the order of ``likelihood.param_names``.
+
+        ``implicit=False`` leaves out the term through f_hat(theta)
+        (:func:`course_lib.preference.laplace._evidence_gradient`), which is wrong: it is there to show
+        what that term is worth.
+        """
+        n = self.f_hat.shape[0]
+        dK = _as_float_array(dK, "dK", ndim=3, allow_empty=True)
+        if dK.shape[1:] != (n, n):
+            raise ValueError(f"dK: expected shape (P, {n}, {n}) (one kernel derivative per "
+                             f"hyper-parameter), got {dK.shape}")
+        grad_kernel, grad_likelihood = self._gradient(self.alpha, self.z_hat, dK, implicit)
+        if not (np.all(np.isfinite(grad_kernel)) and np.all(np.isfinite(grad_likelihood))):
+            raise ValueError("dK: the gradient of the Laplace evidence is not finite; check "
+                             "that dK holds finite kernel derivatives")
+        return grad_kernel, grad_likelihood
+
+
+@dataclass(frozen=True)
+class NewtonStep:
+    """One point of the Newton path (:func:`~course_lib.preference.laplace.newton_path`): the latents
+    ``f`` and the log posterior ``psi`` (up to its constant) after the step; ``step_size`` the
+    line-search factor taken (1 = the full Newton step; 0 for the start); ``clipped`` whether
+    the step used the clipped weights max(w, 0); ``predicted_gain`` the increase of psi the
+    full step predicted (its stopping rule compares it with ``tol``)."""
+
+    f: np.ndarray
+    psi: float
+    step_size: float
+    clipped: bool
+    predicted_gain: float
+
+
+def _not_peak_message(problem, w: np.ndarray) -> str:
+    """The message of :class:`InvalidLaplaceError` for the curvature ``w`` at the point reached."""
+    smallest = problem.system.smallest_eigenvalue(w)
+    negative = np.flatnonzero(w < 0)
+    return (f"likelihood: K^-1 + W is not positive definite at the stationary point reached "
+            f"(smallest eigenvalue of I + L^T W L: {smallest:.3g}; negative curvature w < 0 in "
+            f"{negative.size} of {w.size} observations, e.g. row {int(negative[0])}): the "
+            "posterior is not a peak there (a saddle of a likelihood that is not log-concave), "
+            "so no Laplace approximation exists. Start Newton elsewhere (f0), or revise the "
+            "likelihood's parameters; jitter would only hide this")
+
+
+def _check_latent_problem(K, M, likelihood, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate the inputs of a latent-Gaussian approximation (Laplace or EP): the items' prior
+    covariance ``K`` (n x n, symmetric), the map ``M`` (m x n), a ``likelihood`` and its m
+    observations ``y``; returns K, M and y as checked arrays, errors name the argument."""
+    K = _check_prior_covariance(K)
+    M = _as_float_array(M, "M", ndim=2)
+    _check_map_columns(M, K.shape[0])
+    if not isinstance(likelihood, Likelihood):
+        raise TypeError(f"likelihood: expected a course_lib.preference.likelihoods Likelihood, got "
+                        f"{type(likelihood).__name__}")
+    y = likelihood.check_observations(y, "y")
+    if y.shape != (M.shape[0],):
+        raise ValueError(f"y: expected {M.shape[0]} observations (one per row of M), got shape "
+                         f"{y.shape}")
+    return K, M, y
+
+
+def _check_prior_covariance(K) -> np.ndarray:
+    """``K`` checked as the items' prior covariance (n x n, symmetric)."""
+    K = _as_square_matrix(K, "K")
+    _check_symmetric(K, "K")
+    return K
+
+
+def _check_map_columns(M: np.ndarray, n: int) -> None:
+    """Refuse a map ``M`` without one column per item (n of them)."""
+    if M.shape[1] != n:
+        raise ValueError(f"M: expected {n} columns (one per item, as K is {n} x {n}), got shape "
+                         f"{M.shape}")
+
+

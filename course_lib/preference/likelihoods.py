@@ -1,0 +1,316 @@
+"""Observation models (likelihoods) on z = M f, for Laplace, EP and variational GPs.
+
+Every likelihood of the course acts on ONE latent number per observation row k,
+
+    z_k = (M f)_k = f(first_k) - f(second_k)     (pairs; orientation: course_lib.preference.comparisons)
+    z_k = f(item_k)                              (single items: identity rows of M),
+
+so the same code serves pairwise comparisons and single-item ratings, and a model needs only
+``gradient = M^T g`` and ``W = M^T diag(w) M`` (never inverted: it is singular for pairs).
+
+The interface (vectorised over rows; z, y of shape (m,))
+--------------------------------------------------------
+``terms(z, y, order=2) -> LikelihoodTerms``
+    log p(y_k | z_k), its gradient d/dz, the curvature w = -d^2/dz^2 (may be NEGATIVE where the
+    likelihood is not log-concave: PairwiseBeta, TruncatedGaussianRating, BetaRating) and with
+    ``order=3`` the third derivative d^3/dz^3 (the implicit term of the Laplace evidence
+    gradient).
+``parameter_terms(z, y) -> (P, 3, m)``
+    d/dtheta_p of (log p, gradient, curvature) for each log-parameter theta_p.
+``theta``, ``bounds``, ``param_names``, ``with_theta(theta)``
+    log-parameters as in ``course_lib.gp.kernels`` (immutable objects, log-bounds,
+    ``<name>_bounds=(low, high)`` or ``"fixed"`` in the constructor).
+``predictive_mean(mean, var)``, ``predictive_log_density(y, mean, var)``
+    an observation's expected value (binary: P(y = 1)) and log density (binary: log P(y)) when
+    z ~ N(mean, var), e.g. the Laplace predictive of a pair's difference. Closed form where one
+    exists, otherwise numerical integration (below).
+``expected_log_likelihood(y, mean, var) -> (E log p, d/dmean, d/dvar)``
+    E_{N(z; mean, var)} log p(y | z) and its derivatives (variational inference, Unit 7):
+    d/dmean = E[d log p/dz] and d/dvar = E[d^2 log p/dz^2] / 2 (Price's and Bonnet's theorems;
+    a likelihood with kinks adds their point masses, see LikertConfidence).
+``expected_parameter_gradient(y, mean, var) -> (P, m)``
+    E[d log p/dtheta_p]: the gradient of the expected log-likelihood in the log-parameters.
+
+Integrals over z ~ N(mean, var) without a closed form come from ``course_lib.preference.quadrature``
+(composite Gauss-Legendre with panel edges where the integrand has structure). A likelihood
+tells it where to look: ``_link_scale()`` (the width in z over which its link changes),
+``_likelihood_centre(y)`` (roughly where p(y | z) peaks in z, for likelihoods that are not
+log-concave), ``_kinks()`` (where log p has a kink in z, LikertConfidence) and
+``_smooth_in_z`` (smooth everywhere: narrow rows may take Gauss-Hermite).
+
+The families, one module each (with its table of y and p(y | z))
+----------------------------------------------------------------
+``pairwise_likelihoods``  a comparison of two items, z = f(first) - f(second) (Unit 6):
+                          PairwiseGaussian, PairwiseProbit, PairwiseBeta.
+``rating_likelihoods``    a rating of one item, z = f(item): BetaRating, TruncatedGaussianRating,
+                          WarpedProbitRating (bounded ratings, Unit 6), OrdinalProbit (levels).
+``feedback_likelihoods``  the mixed feedback of Unit 7 (Wu et al. 2025): BernoulliProbit,
+                          GaussianConstraint, LikertConfidence.
+What two families share sits here: the checks of their answers. Beside it:
+``probit_beta`` (the Beta algebra of PairwiseBeta and BetaRating, finite however small a shape)
+and ``log_phi`` (log Phi and its derivatives, stable in both tails, for every probit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..validation import _as_float_array, _check_choice
+from . import quadrature as quadrature
+from ..gp.parameters import LogParameters
+
+__all__ = ["LikelihoodTerms", "Likelihood"]
+
+
+# --------------------------------------------------------------------------------------------
+# The interface
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LikelihoodTerms:
+    """Per-row derivatives of log p(y_k | z_k) in z_k, each of shape (m,)."""
+
+    log_likelihood: np.ndarray   # log p(y_k | z_k)
+    gradient: np.ndarray         # d log p / dz
+    curvature: np.ndarray        # w = -d^2 log p / dz^2 (may be < 0: not log-concave)
+    third: np.ndarray | None     # d^3 log p / dz^3 (order=3), else None
+
+
+def _check_rows(values, name: str, m: int | None = None) -> np.ndarray:
+    arr = _as_float_array(values, name, ndim=1)
+    if m is not None and arr.size != m:
+        raise ValueError(f"{name}: expected {m} values (one per observation row), got {arr.size}")
+    return arr
+
+
+class Likelihood(LogParameters):
+    """Base class: argument checks and expectations over N(mean, var); the log-parameters
+    are held as :class:`~course_lib.gp.parameters.LogParameters` (``theta``, ``bounds``,
+    ``with_theta``).
+
+    A subclass sets ``observation_kind`` and ``_names``, calls ``_init_parameters`` in its
+    constructor and implements
+    ``_check_domain(y, name) -> y`` (values refused or clipped as documented),
+    ``_derivatives(z, y, order) -> (log p, d/dz, d^2/dz^2, d^3/dz^3 or None)`` (elementwise,
+    broadcasting), ``_parameter_terms(z, y) -> (P, 3, m)`` and ``_conditional_mean(z)``
+    (E[y | z]); it may override the predictive and expectation methods with closed forms, and
+    tells the quadrature where to look: ``_link_scale()`` (the width in z over which the link
+    changes, default 1) and ``_likelihood_centre(y)`` (roughly where p(y | z) peaks in z, for
+    likelihoods that are not log-concave; default None).
+    """
+
+    observation_kind = ""
+
+    def _param(self, name: str) -> float:
+        return float(np.exp(self._log_theta[self._names.index(name)]))
+
+    def __repr__(self) -> str:
+        inside = ", ".join(f"{k}={v:.4g}" for k, v in self.params.items())
+        return f"{type(self).__name__}({inside})"
+
+    # ----- checks -----------------------------------------------------------------------------
+    def check_observations(self, y, name: str = "y") -> np.ndarray:
+        """``y`` as a 1-D float array in this likelihood's domain (errors name ``name``)."""
+        return self._check_domain(_as_float_array(y, name, ndim=1), name)
+
+    def _check_zy(self, z, y):
+        z = _check_rows(z, "z")
+        return z, self._check_domain(_check_rows(y, "y", z.size), "y")
+
+    def _check_gaussian(self, mean, var):
+        mean = _check_rows(mean, "mean")
+        var = _check_rows(var, "var", mean.size)
+        if np.any(var < 0):
+            raise ValueError(f"var: variances must be >= 0, row {int(np.argmax(var < 0))} has "
+                             f"{var[var < 0][0]:g}")
+        return mean, var
+
+    # ----- derivatives ------------------------------------------------------------------------
+    def terms(self, z, y, order: int = 2) -> LikelihoodTerms:
+        """log p(y | z), gradient, curvature w = -d^2/dz^2 and (order=3) the third derivative."""
+        _check_choice(order, "order", (2, 3))
+        z, y = self._check_zy(z, y)
+        value, d1, d2, d3 = self._derivatives(z, y, order)
+        return LikelihoodTerms(value, d1, -d2, d3)
+
+    def log_likelihood(self, z, y) -> np.ndarray:
+        """log p(y_k | z_k), shape (m,)."""
+        z, y = self._check_zy(z, y)
+        return self._log_density(z, y)
+
+    def parameter_terms(self, z, y) -> np.ndarray:
+        """d/dtheta_p (log-parameters) of (log p, gradient, curvature): shape (P, 3, m)."""
+        z, y = self._check_zy(z, y)
+        return self._parameter_terms(z, y)
+
+    def _log_density(self, z, y):
+        return self._derivatives(z, y, 1)[0]
+
+    # ----- expectations over z ~ N(mean, var) ----------------------------------------------------
+    def predictive_mean(self, mean, var) -> np.ndarray:
+        """E[y] when z ~ N(mean, var) (binary answers: P(y = 1)), shape (m,); E[y | z]
+        integrated by :func:`course_lib.preference.quadrature.expectation` unless a subclass has a
+        closed form."""
+        mean, var = self._check_gaussian(mean, var)
+        result = self._conditional_mean(mean)
+        spread = var > 0
+        if np.any(spread):
+            result[spread] = self._expectation(lambda z, row: self._conditional_mean(z),
+                                               mean[spread], var[spread])
+        return result
+
+    def predictive_log_density(self, y, mean, var) -> np.ndarray:
+        """log p(y_k) = log E[p(y_k | z)] when z ~ N(mean_k, var_k), shape (m,).
+
+        By :func:`course_lib.preference.quadrature._log_expectation`, with windows around the mode of
+        p(y | z) N(z; mean, var) and around the likelihood's own bump (a likelihood that is not
+        log-concave gives the integrand two bumps), both found by Newton's method; summed in
+        log space, so a density far below 1e-308 is still exact. ``var = 0`` gives
+        log p(y | mean).
+        """
+        mean, var = self._check_gaussian(mean, var)
+        y = self._check_domain(_check_rows(y, "y", mean.size), "y")
+        result = self._log_density(mean, y)
+        spread = var > 0
+        if np.any(spread):
+            y, mean, var = y[spread], mean[spread], var[spread]
+            windows = [self._window(y, mean.copy(), mean, 1.0 / var)]
+            centre = self._likelihood_centre(y)
+            if centre is not None:
+                windows.append(self._window(y, centre, mean, np.zeros_like(var)))
+            result[spread] = quadrature._log_expectation(
+                lambda z, row: self._log_density(z, y[row, None]), mean, var, windows=windows,
+                link_scale=self._link_scale(), kinks=self._kinks())
+        return result
+
+    def expected_parameter_gradient(self, y, mean, var) -> np.ndarray:
+        """E[d log p(y | z) / d theta_p] with z ~ N(mean, var): shape (n_params, m), the
+        gradient of :meth:`expected_log_likelihood`'s value in the log-parameters (for learning
+        a likelihood's parameters on a variational bound). log p is continuous in theta, so
+        the derivative passes under the integral even where the likelihood has kinks."""
+        mean, var = self._check_gaussian(mean, var)
+        y = self._check_domain(_check_rows(y, "y", mean.size), "y")
+        return self._expected_parameter_gradient(y, mean, var)
+
+    def _expected_parameter_gradient(self, y, mean, var):
+        if self.n_params == 0:
+            return np.zeros((0, mean.size))
+        result = self._parameter_terms(mean, y)[:, 0, :].copy()
+        spread = var > 0
+        if np.any(spread):
+            y_spread = y[spread]
+            sums = self._expectation(
+                lambda z, row: tuple(self._parameter_terms(z, y_spread[row, None])[:, 0]),
+                mean[spread], var[spread])
+            result[:, spread] = np.reshape(sums, (self.n_params, -1))
+        return result
+
+    def expected_log_likelihood(self, y, mean, var):
+        """``(E log p(y | z), d/dmean, d/dvar)`` with z ~ N(mean, var), each of shape (m,).
+
+        d/dmean = E[d log p/dz] and d/dvar = E[d^2 log p/dz^2] / 2 (Price's and Bonnet's
+        theorems), all three by
+        :func:`course_lib.preference.quadrature.expectation`."""
+        mean, var = self._check_gaussian(mean, var)
+        y = self._check_domain(_check_rows(y, "y", mean.size), "y")
+        return self._expected_log_likelihood(y, mean, var)
+
+    def _expected_log_likelihood(self, y, mean, var):
+        """:meth:`expected_log_likelihood` on checked rows: the value at the mean where var is
+        0, the quadrature elsewhere."""
+        value, d1, d2, _ = self._derivatives(mean, y, 2)
+        d2 = 0.5 * d2
+        spread = var > 0
+        if np.any(spread):
+            y_spread = y[spread]
+
+            def integrand(z, row):
+                terms = self._derivatives(z, y_spread[row, None], 2)
+                return terms[0], terms[1], 0.5 * terms[2]
+
+            value[spread], d1[spread], d2[spread] = self._expectation(integrand, mean[spread],
+                                                                      var[spread])
+        return value, d1, d2
+
+    # ----- where the quadrature looks (course_lib.preference.quadrature) --------------------------------
+    # a log-likelihood that is smooth in z everywhere (no kinks, bumps or plateaus) lets narrow
+    # rows take Gauss-Hermite
+    _smooth_in_z = False
+
+    def _link_scale(self) -> float:
+        """The width in z over which the likelihood's link changes (where the integrand of
+        a predictive density can have structure away from its mode)."""
+        return 1.0
+
+    def _likelihood_centre(self, y):
+        """Where p(y | z) peaks as a function of z, roughly (None: not known)."""
+        return None
+
+    def _kinks(self) -> tuple[float, ...]:
+        """Values of z where log p(y | z) has a kink (a jump in its derivative): the
+        quadrature puts panel edges there, since Gauss-Legendre converges slowly across one."""
+        return ()
+
+    def _expectation(self, fun, mean, var):
+        """:func:`course_lib.preference.quadrature.expectation` told where this likelihood changes."""
+        return quadrature.expectation(fun, mean, var, link_scale=self._link_scale(),
+                                      kinks=self._kinks(), smooth=self._smooth_in_z)
+
+    def _window(self, y, start, mean, precision):
+        """:func:`course_lib.preference.quadrature._newton_window` on log p(y | z) from ``start``."""
+        return quadrature._newton_window(lambda z: self._log_density(z, y),
+                                        lambda z: self._derivatives(z, y, 2)[1:3], start, mean,
+                                        precision, self._link_scale())
+
+
+# --------------------------------------------------------------------------------------------
+# Shared by the families: checks of the answers
+# --------------------------------------------------------------------------------------------
+
+def _check_binary(y, name: str, meaning: str) -> np.ndarray:
+    """Refuse answers other than 0 and 1; ``meaning`` says what 1 means."""
+    bad = (y != 0) & (y != 1)
+    if np.any(bad):
+        raise ValueError(f"{name}: binary answers must be 0 or 1 ({meaning}), row "
+                         f"{int(np.argmax(bad))} has {y[bad][0]:g}")
+    return y
+
+
+# Answers closer than this to 0 or 1 are moved to it (log y, log(1 - y) and Phi^-1(y) are
+# infinite at the ends): finer than any slider's resolution, so real answers are untouched,
+# while an answer of exactly 0 or 1 gets a finite, very strong, log density. A power of two
+# (2^-20 = 9.5e-7), so 1 - clip is exact and the answers y and 1 - y clip symmetrically.
+_DEFAULT_CLIP = 2.0 ** -20
+
+
+def _check_unit_interval(y, name: str, clip: float | None) -> np.ndarray:
+    """Refuse answers outside [0, 1]; move those within ``clip`` of an end to the clip."""
+    bad = (y < 0) | (y > 1)
+    if np.any(bad):
+        raise ValueError(f"{name}: answers must lie in [0, 1], row {int(np.argmax(bad))} has "
+                         f"{y[bad][0]:g}")
+    return y if clip is None else np.clip(y, clip, 1.0 - clip)
+
+
+def _check_clip(clip) -> float:
+    clip = float(_as_float_array(clip, "clip", ndim=0))
+    if not 0.0 < clip < 0.5:
+        raise ValueError(f"clip: expected a small number in (0, 0.5), got {clip:g}")
+    return clip
+
+
+def _check_levels(y, name: str, n_levels: int) -> np.ndarray:
+    """Refuse ratings that are not whole levels 0 .. n_levels - 1, naming the first bad row."""
+    bad = (y != np.round(y)) | (y < 0) | (y > n_levels - 1)
+    if np.any(bad):
+        raise ValueError(f"{name}: ratings must be whole levels 0 .. {n_levels - 1}, "
+                         f"row {int(np.argmax(bad))} has {y[bad][0]:g}")
+    return y
+
+
+def _no_parameters(likelihood: Likelihood) -> None:
+    """Set up an empty log-parameter vector (a likelihood with nothing to learn)."""
+    likelihood._log_theta = np.zeros(0)
+    likelihood._log_bounds = np.zeros((0, 2))

@@ -1,0 +1,254 @@
+"""Scores of several raters per item, in long format: the one data type of Units 5-7.
+
+Every multi-rater data set (the fluency and speechocean762 ratings, simulated panels, a
+student's own score sheets) is a :class:`RaterData`: one row per label (item, rater, score),
+checked once here, with the per-item summaries every model of Unit 5 reads: the counts R_i, the
+means ybar_i and the within-item sums of squares S_i of the joint model's spread term
+("Multiple output samples per input in a single-output Gaussian process", arXiv 2306.02719,
+2024, §3), and :meth:`RaterData.weighted`, the precision-weighted means of Gil-Gonzalez,
+Alvarez & Orozco 2018, eq. (1). It sits apart from the models that fit it
+(``gp.multi_rater``, ``gp.annotator_noise``) because it is their shared input, not a model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..linalg import LOG_2PI
+from ..metrics import _check_scale
+from ..validation import _as_float_array, _as_positive_int, _as_selection
+from ..gp.inputs import _as_inputs, _check_exact_size
+
+__all__ = ["RaterData", "WeightedMeans"]
+
+_LARGEST_INDEX = 2.0 ** 53  # beyond it float64 skips whole numbers
+
+
+def _index_array(values, name: str, size: int | None) -> np.ndarray:
+    """Non-negative integer indices (floats that are whole numbers accepted), checked by name."""
+    arr = _as_float_array(values, name, ndim=1)
+    invalid = (arr != np.round(arr)) | (arr < 0) | (arr >= _LARGEST_INDEX)
+    if invalid.any():
+        bad = int(np.flatnonzero(invalid)[0])
+        raise ValueError(f"{name}: expected non-negative whole-number indices (0, 1, 2, ...), "
+                         f"row {bad} has {arr[bad]:g}")
+    arr = arr.astype(np.int64)
+    if size is not None and np.any(arr >= size):
+        bad = int(np.flatnonzero(arr >= size)[0])
+        raise ValueError(f"{name}: row {bad} has index {arr[bad]}, beyond the {size} declared")
+    return arr
+
+
+def _rows(mask: np.ndarray, noun: str = "row", limit: int = 5) -> str:
+    """"row 3" or "rows 1, 4, 6 and 2 more": where ``mask`` is true."""
+    rows = np.flatnonzero(mask)
+    text = ", ".join(str(r) for r in rows[:limit])
+    more = f" and {rows.size - limit} more" if rows.size > limit else ""
+    return f"{noun}{'s' if rows.size > 1 else ''} {text}{more}"
+
+
+@dataclass(frozen=True)
+class WeightedMeans:
+    """Eq. (1) of Gil-Gonzalez, Alvarez & Orozco 2018 for per-label noise variances v_ir
+    (precisions tau_ir = 1/v_ir):
+
+    ``target[i]``  yhat_i = noise_i * sum_r tau_ir y_ir   (the precision-weighted mean)
+    ``noise[i]``   Sigma_ii = 1 / sum_r tau_ir           (the noise of that mean)
+    ``constant``   c, so that sum_labels log N(y_ir; f_i, v_ir) = log N(yhat; f, diag(noise)) + c
+                   for every f:  c = sum_i [-(R_i - 1)/2 log 2pi + 1/2 sum_r log tau_ir
+                   + 1/2 log Sigma_ii - 1/2 sum_r tau_ir (y_ir - yhat_i)^2].
+    """
+
+    target: np.ndarray
+    noise: np.ndarray
+    constant: float
+
+
+class RaterData:
+    """Scores of several raters on N items, in long format: one row per label (item, rater, score).
+
+    ``items`` index the rows of the input matrix X (0..n_items-1); ``raters`` are 0..n_raters-1.
+    Any rater may skip any item (missing labels), and two raters need not share an item. Every
+    item needs at least one label, and a rater scores an item at most once. With ``scale=(low,
+    high)`` the scores must be whole numbers in low..high; scores outside are refused with the
+    offending rows named.
+
+    Build it with :meth:`from_long` or :meth:`from_matrix` (an N x R table, NaN = missing).
+    """
+
+    def __init__(self, items, raters, scores, *, n_items: int | None = None,
+                 n_raters: int | None = None, scale=None):
+        n_items = None if n_items is None else _as_positive_int(n_items, "n_items")
+        n_raters = None if n_raters is None else _as_positive_int(n_raters, "n_raters")
+        items = _index_array(items, "items", n_items)
+        raters = _index_array(raters, "raters", n_raters)
+        scores = _as_float_array(scores, "scores", ndim=1).copy()  # frozen below: not the caller's
+        if not items.shape == raters.shape == scores.shape:
+            raise ValueError(f"scores: items, raters and scores must have one entry per label, "
+                             f"got lengths {items.size}, {raters.size}, {scores.size}")
+        # every item needs a label, so there are at most as many items as labels (checked
+        # before any per-item array is allocated); an undeclared index beyond the number of
+        # labels is an id, not an index (0, 1, 2, ...)
+        if n_items is not None and n_items > scores.size:
+            raise ValueError(f"n_items: {n_items} items declared but only {scores.size} labels; "
+                             "every item needs at least one label")
+        declared = {"items": n_items, "raters": n_raters}
+        for name, index in (("items", items), ("raters", raters)):
+            if declared[name] is None and index.max() >= scores.size:
+                raise ValueError(f"{name}: index {index.max()} implies {index.max() + 1} {name} "
+                                 f"for only {scores.size} labels; number the {name} 0, 1, 2, "
+                                 f"... (or pass n_{name})")
+        self.scale = None if scale is None else _check_scale(scale)
+        if self.scale is not None:
+            low, high = self.scale
+            outside = (scores < low) | (scores > high)
+            if outside.any():
+                raise ValueError(f"scores: outside the scale {low}..{high} at "
+                                 f"{_rows(outside)} (e.g. {scores[outside][0]:g})")
+            fractional = scores != np.round(scores)
+            if fractional.any():
+                raise ValueError(f"scores: not a whole score of the scale {low}..{high} at "
+                                 f"{_rows(fractional)} (e.g. {scores[fractional][0]:g})")
+        self.n_items = int(items.max()) + 1 if n_items is None else n_items
+        self.n_raters = int(raters.max()) + 1 if n_raters is None else n_raters
+        order = np.lexsort((raters, items))  # by item, then rater
+        repeated = np.zeros(items.size, dtype=bool)
+        repeated[order[1:]] = ((items[order[1:]] == items[order[:-1]])
+                               & (raters[order[1:]] == raters[order[:-1]]))
+        if repeated.any():
+            raise ValueError(f"raters: an (item, rater) pair given again at "
+                             f"{_rows(repeated)}; a rater scores each item at most once")
+        counts = np.bincount(items, minlength=self.n_items)
+        if np.any(counts == 0):
+            raise ValueError(f"items: no label for {_rows(counts == 0, 'item')}; drop them "
+                             "from X (or pass the right n_items)")
+        self.items, self.raters, self.scores = items, raters, scores
+        for array in (self.items, self.raters, self.scores):
+            array.setflags(write=False)
+        self.counts = counts
+        self.means = np.bincount(items, weights=scores, minlength=self.n_items) / counts
+        self.within_ss_per_item = np.bincount(items, weights=(scores - self.means[items]) ** 2,
+                                              minlength=self.n_items)
+
+    @classmethod
+    def from_long(cls, items, raters, scores, *, n_items=None, n_raters=None, scale=None
+                  ) -> "RaterData":
+        """From three equal-length sequences, one entry per label."""
+        return cls(items, raters, scores, n_items=n_items, n_raters=n_raters, scale=scale)
+
+    @classmethod
+    def from_matrix(cls, Y, *, scale=None) -> "RaterData":
+        """From an (n_items, n_raters) table with NaN where a rater did not score an item. A
+        numpy masked array is read the same way: its masked entries are the missing scores
+        (whatever number lies under the mask is ignored)."""
+        try:
+            if Y is None or isinstance(Y, (str, bytes)) or np.iscomplexobj(Y):
+                raise TypeError
+            if isinstance(Y, np.ma.MaskedArray):      # masked = missing, i.e. NaN
+                table = np.where(np.ma.getmaskarray(Y), np.nan,
+                                 np.asarray(np.ma.getdata(Y), dtype=float))
+            else:
+                table = np.asarray(Y, dtype=float)
+        except (TypeError, ValueError, OverflowError):
+            raise TypeError(f"Y: expected an (n_items, n_raters) table of real numbers "
+                            f"(equal-length rows, NaN where a rater gave no score), got "
+                            f"{type(Y).__name__}") from None
+        if table.ndim != 2 or table.size == 0:
+            raise ValueError(f"Y: expected a non-empty (n_items, n_raters) table, got shape "
+                             f"{table.shape}")
+        if np.isinf(table).any():
+            raise ValueError("Y: contains inf (use NaN for a missing score)")
+        unscored = np.all(np.isnan(table), axis=1)
+        if unscored.any():
+            raise ValueError(f"Y: no score in {_rows(unscored)} (every item needs at "
+                             "least one; drop those rows and the matching rows of X)")
+        items, raters = np.nonzero(~np.isnan(table))
+        return cls(items, raters, table[items, raters], n_items=table.shape[0],
+                   n_raters=table.shape[1], scale=scale)
+
+    # ----- summaries --------------------------------------------------------------------
+    @property
+    def n_labels(self) -> int:
+        """M, the total number of labels."""
+        return int(self.scores.size)
+
+    @property
+    def within_ss(self) -> float:
+        """S = sum_i sum_r (y_ir - ybar_i)^2, the raters' disagreement."""
+        return float(self.within_ss_per_item.sum())
+
+    @property
+    def rater_counts(self) -> np.ndarray:
+        """Number of labels each rater gave, shape (n_raters,)."""
+        return np.bincount(self.raters, minlength=self.n_raters)
+
+    def matrix(self) -> np.ndarray:
+        """The (n_items, n_raters) table of scores, NaN where a rater gave none."""
+        table = np.full((self.n_items, self.n_raters), np.nan)
+        table[self.items, self.raters] = self.scores
+        return table
+
+    def histograms(self) -> np.ndarray:
+        """(n_items, n_scores) counts of each whole score of ``scale`` per item (needs a scale)."""
+        if self.scale is None:
+            raise ValueError("scale: histograms need a score scale; build the data with "
+                             "scale=(low, high)")
+        low, high = self.scale
+        out = np.zeros((self.n_items, high - low + 1))
+        np.add.at(out, (self.items, self.scores.astype(np.int64) - low), 1.0)
+        return out
+
+    def subset(self, items) -> "RaterData":
+        """The labels of the given items, renumbered 0..len-1: indices (in that order) or a
+        boolean mask with one entry per item (:func:`~course_lib.validation._as_selection`)."""
+        keep = _as_selection(items, "items", self.n_items, allow_repeats=False)
+        position = np.full(self.n_items, -1)
+        position[keep] = np.arange(keep.size)
+        rows = position[self.items] >= 0
+        return RaterData(position[self.items[rows]], self.raters[rows], self.scores[rows],
+                         n_items=keep.size, n_raters=self.n_raters, scale=self.scale)
+
+    def weighted(self, noise_per_label) -> WeightedMeans:
+        """Precision-weighted means, their noise and the constant (see :class:`WeightedMeans`)
+        for one noise variance per label (> 0), e.g. ``sigma2[data.raters]``."""
+        noise = _as_float_array(noise_per_label, "noise_per_label", ndim=1)
+        if noise.shape != self.scores.shape:
+            raise ValueError(f"noise_per_label: expected one variance per label "
+                             f"({self.n_labels}), got {noise.size}")
+        if np.any(noise <= 0):
+            raise ValueError("noise_per_label: every noise variance must be > 0")
+        precision = 1.0 / noise
+        total = np.bincount(self.items, weights=precision, minlength=self.n_items)
+        item_noise = 1.0 / total
+        target = item_noise * np.bincount(self.items, weights=precision * self.scores,
+                                          minlength=self.n_items)
+        residual = self.scores - target[self.items]
+        constant = (-0.5 * (self.n_labels - self.n_items) * LOG_2PI
+                    + 0.5 * np.sum(np.log(precision)) + 0.5 * np.sum(np.log(item_noise))
+                    - 0.5 * np.sum(precision * residual ** 2))
+        return WeightedMeans(target, item_noise, float(constant))
+
+    def __repr__(self):
+        scale = "" if self.scale is None else f", scale={self.scale}"
+        return (f"RaterData(n_items={self.n_items}, n_raters={self.n_raters}, "
+                f"n_labels={self.n_labels}{scale})")
+
+
+def _as_rater_data(data) -> RaterData:
+    if not isinstance(data, RaterData):
+        raise TypeError(f"data: expected a RaterData (RaterData.from_long or from_matrix), got "
+                        f"{type(data).__name__}")
+    return data
+
+
+def _as_items_and_ratings(X, data) -> tuple[np.ndarray, RaterData]:
+    """``(X, data)`` checked together: one row of X per item that ``data`` rates."""
+    X = _as_inputs(X, "X")
+    _check_exact_size(X.shape[0], "X")
+    data = _as_rater_data(data)
+    if data.n_items != X.shape[0]:
+        raise ValueError(f"data: has {data.n_items} items but X has {X.shape[0]} rows (one "
+                         "row per item)")
+    return X, data
