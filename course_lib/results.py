@@ -54,8 +54,9 @@ def load_result(name: str) -> dict:
                          f"({err}); restore it with `git checkout` or re-run its script") from err
 
 
-# ----- Unit 5: the reproduced tables of arXiv 2306.02719 and Gil-Gonzalez et al. 2018 --------
-# (lecture 5 section 8; the printed tables keep the lecture's short name, 'seed', for a paper)
+# ----- Unit 5: the reproduced tables of arXiv 2306.02719 and Gil-Gonzalez et al. 2019 --------
+# (lecture 5 section 8; a table names its paper once, by author and year or by arXiv number, and
+# tags that paper's rows 'paper')
 # Each function takes its committed result (report() dispatches by the result's name) and returns
 # the text table the lecture prints; the lecture keeps the message, this module the plumbing.
 
@@ -63,10 +64,13 @@ _ANNOTATOR_SCENARIOS = {"homogeneous_tau_variances": "homogeneous, τ as varianc
                        "homogeneous_tau_sds": "homogeneous, τ as sds",
                        "regions": "region-wise, Λ"}
 _ANNOTATOR_MODELS = ("GOLD", "Av", "MA", "MANH_affinity", "MANH_kmeans")
+# the papers as the printed tables cite them (lecture 5's Sources give them in full)
+_ANNOTATOR_PAPER = "Gil-González et al. 2019"
+_FLUENCY_PAPER = "arXiv 2306.02719"
 
 
 def _annotator_toy_table(result) -> str:
-    """The toy of Gil-Gonzalez, Alvarez & Orozco 2018 (``load_result("seed001_toy")``): RMSE x 100,
+    """The toy of Gil-Gonzalez, Alvarez & Orozco 2019 (``load_result("seed001_toy")``): RMSE x 100,
     mean ± sd over the seeds, per noise scenario and model; then affinity propagation's numbers of
     regions and the variances at the noise floor with Lambda."""
     summary = result["result"]["summary"]
@@ -98,7 +102,7 @@ def _mean_sd(entry) -> str:
 
 
 def _annotator_uci_table(result) -> str:
-    """Table 1 of Gil-Gonzalez, Alvarez & Orozco 2018 (``load_result("seed001_table1")``): per
+    """Table 1 of Gil-Gonzalez, Alvarez & Orozco 2019 (``load_result("seed001_table1")``): per
     scenario, our row (mean ± sd of RMSE x 100 over the splits) above the paper's row of the
     matching half of its table, and whether the row keeps the paper's ordering
     GOLD < MANH <= MA < Av (affinity / k-means)."""
@@ -110,7 +114,8 @@ def _annotator_uci_table(result) -> str:
         part = source["scenario_to_table_part"][scenario]
         half = "a" if part == "homogeneous" else "b"
         lines += ["" if lines else None,
-                  f"{_ANNOTATOR_SCENARIOS[scenario]} (seed: Table 1{half}); last column: "
+                  f"{_ANNOTATOR_SCENARIOS[scenario]} (paper: {_ANNOTATOR_PAPER}, Table "
+                  f"1{half}); last column: "
                   "GOLD < MANH <= MA < Av holds (affinity / k-means MANH)",
                   f"{'':16s}" + "".join(f"{name:>14s}" for name in _ANNOTATOR_MODELS)
                   + f"{'LMO':>11s}"]
@@ -123,14 +128,14 @@ def _annotator_uci_table(result) -> str:
                          + f"{'—':>11s}   {holds}")
             paper = source["table"][part][label]
             source_cells = [paper["GOLD"], paper["Av"], paper["MA"], paper["MANH"], None]
-            lines.append(f"{label + ', seed':16s}"
+            lines.append(f"{label + ', paper':16s}"
                          + "".join(f"{_mean_sd(c):>14s}" for c in source_cells)
                          + f"{_mean_sd(paper['LMO']):>11s}")
     return "\n".join(line for line in lines if line is not None)
 
 
 def _annotator_calibrated_table(result) -> str:
-    """Table 1a of Gil-Gonzalez et al. 2018 with calibrated annotators
+    """Table 1a of Gil-Gonzalez et al. 2019 with calibrated annotators
     (``load_result("seed001_calibrated")``): the annotators' variances, our rows above the
     paper's with the Av - GOLD and MA - GOLD gaps, then per set the paired tests over the splits
     (plain and Nadeau-Bengio corrected)."""
@@ -143,11 +148,12 @@ def _annotator_calibrated_table(result) -> str:
     lines = [f"annotator noise variances ({variances}): the plain average carries "
              f"{calibration['average_noise_of_rounded']:.2f}, the precision-weighted mean "
              f"{calibration['weighted_noise_of_rounded']:.3f}",
-             f"RMSE x 100, mean±sd over {n_splits} splits",
+             f"RMSE x 100, mean±sd over {n_splits} splits; paper: {_ANNOTATOR_PAPER}, "
+             "Table 1a",
              f"{'':16s}" + "".join(f"{m:>12s}" for m in models)
              + f"{'Av - GOLD':>11s}{'MA - GOLD':>11s}"]
     for label, row in outcome["summary"].items():
-        for who, cells in (("ours", row), ("seed", paper[label])):
+        for who, cells in (("ours", row), ("paper", paper[label])):
             lines.append(f"{label + ', ' + who:16s}"
                          + "".join(f"{_mean_sd(cells[m]):>12s}" for m in models)
                          + f"{cells['Av']['mean'] - cells['GOLD']['mean']:11.1f}"
@@ -174,13 +180,14 @@ def _fluency_table(result) -> str:
     beside the paper's p-values; the rater offsets and what removing them does."""
     document = result
     models, source = document["result"]["models"], document["source"]["table"]
-    lines = [f"{'':17s}{'PCC':>7s}{'MSE':>7s}{'KL':>7s}   learned noise"]
+    lines = [f"{'':17s}{'PCC':>7s}{'MSE':>7s}{'KL':>7s}   learned noise   "
+             f"(paper: {_FLUENCY_PAPER}, Table 1)"]
     for model in ("GP_base", "GP_repeat", "GP_joint"):
         row, paper = models[model], source[model]
         noise_name = "σ_base²" if model == "GP_base" else "σ²"
         lines.append(f"{model + ', ours':17s}{row['PCC']:7.3f}{row['MSE']:7.3f}"
                      f"{row['KL']:7.3f}   {noise_name} = {row['noise_variance']:.3f}")
-        lines.append(f"{model + ', seed':17s}{_shown(paper['PCC'], 3):>7s}"
+        lines.append(f"{model + ', paper':17s}{_shown(paper['PCC'], 3):>7s}"
                      f"{_shown(paper['MSE'], 3):>7s}{_shown(paper['KL'], 2):>7s}")
     same = document["result"]["repeat_vs_joint"]
     lines += ["", f"repeat vs joint: largest difference of predictive means "
@@ -192,7 +199,7 @@ def _fluency_table(result) -> str:
         pcc = tests["PCC"]
         lines += ["", f"joint vs base on {tests['n_items']} test items "
                   f"({tests['n_items_whose_rounded_prediction_differs']} rounded predictions "
-                  "differ); p-values ours (the seed's)",
+                  f"differ); p-values ours (those of {_FLUENCY_PAPER})",
                   f"  PCC  Steiger's Z1* = {pcc['z1_star']:5.2f}   p = {pcc['p_value']:.2g} "
                   f"({paper_p['PCC']});  gain {pcc['r_joint'] - pcc['r_base']:+.3f}",
                   f"       paired bootstrap: 95% interval of the gain "
@@ -225,14 +232,14 @@ def _fluency_timing_table(result) -> str:
         timing, paper = row["timing_s"], source[model]["inference_time_s"]
         lines.append(f"{model:10s} ML-II {timing['optimise_hyperparameters']:7.2f} s   fit "
                      f"{1000 * timing['fit_at_learned_hyperparameters']:6.2f} ms   predict the "
-                     f"test set {1000 * timing['predict_test_set']:5.2f} ms   (seed: "
+                     f"test set {1000 * timing['predict_test_set']:5.2f} ms   ({_FLUENCY_PAPER}: "
                      f"{paper[0]} ± {paper[1]} s)")
     repeat = ratios["repeat_over_joint"]
     lines.append(f"repeat / joint: fit + predict {repeat['fit_plus_predict_median']:.0f}x, "
                  f"ML-II {repeat['optimise_hyperparameters']:.0f}x "
-                 f"(seed {ratios['seed_repeat_over_joint']:.0f}x); joint / base "
+                 f"({_FLUENCY_PAPER}: {ratios['seed_repeat_over_joint']:.0f}x); joint / base "
                  f"{ratios['joint_over_base']['fit_plus_predict_median']:.2f}x "
-                 f"(seed {ratios['seed_joint_over_base']:.2f}x)")
+                 f"({_FLUENCY_PAPER}: {ratios['seed_joint_over_base']:.2f}x)")
     return "\n".join(lines)
 
 
@@ -244,7 +251,8 @@ def _speechocean762_table(result) -> str:
     document = result
     block, source = document["result"]["all_training"], document["source"]["table"]
     models = block["models"]
-    lines = [f"{'':17s}{'PCC':>7s}{'MSE':>7s}{'KL':>7s}   learned noise"]
+    lines = [f"{'':17s}{'PCC':>7s}{'MSE':>7s}{'KL':>7s}   learned noise   "
+             f"(paper: {_FLUENCY_PAPER}, Table 1)"]
     for model in ("GP_base", "GP_joint"):
         row = models[model]
         noise_name = "σ_base²" if model == "GP_base" else "σ²"
@@ -252,10 +260,11 @@ def _speechocean762_table(result) -> str:
                      f"   {noise_name} = {row['noise_variance']:.3f}")
     for model in ("GP_base", "GP_repeat"):
         paper = source[model]
-        lines.append(f"{model + ', seed':17s}{_shown(paper['PCC'], 3):>7s}"
+        lines.append(f"{model + ', paper':17s}{_shown(paper['PCC'], 3):>7s}"
                      f"{_shown(paper['MSE'], 3):>7s}{_shown(paper['KL'], 2):>7s}")
     tests, paper_p = block["significance_joint_vs_base"], document["source"]["significance"]
-    lines += ["", f"joint vs base on {tests['n_items']} test sentences: p ours (seed's)"]
+    lines += ["", f"joint vs base on {tests['n_items']} test sentences: p ours (those of "
+              f"{_FLUENCY_PAPER})"]
     for metric, lower_is_better, test_name in (("PCC", False, "Steiger's Z1*"),
                                                ("MSE", True, "paired t"),
                                                ("KL", True, "paired t")):
@@ -278,12 +287,13 @@ def _speechocean762_table(result) -> str:
 
 
 # ----- Unit 7: the reproduced experiments of Wu, Sanders, Letham & Guan 2025 (lecture 7 -------
-# section 8; the printed text keeps the lecture's short name, 'seed', for the paper)
+# section 8; the printed text names the paper by author and year)
 # Each function takes its committed result (through report()) and returns the text the lecture
 # shows: the source's claims, our table and the sentence that states its message.
 
 
 _WIDTH = 100
+_MIXED_PAPER = "Wu et al. 2025"  # lecture 7's Sources give it in full
 _LEVELSET_STEPS = ("mixed > pseudo", "pseudo > none")
 
 
@@ -300,8 +310,9 @@ def _require(result, name: str, keys: tuple[str, ...], what: str) -> dict:
 
 
 def _source_claims(result) -> str:
-    """The source paper's claims as the result records them, one 'seed: ...' paragraph each."""
-    return "\n".join(_fill("seed: " + claim, "    ")
+    """The source paper's claims as the result records them, one 'Wu et al. 2025: ...'
+    paragraph each."""
+    return "\n".join(_fill(f"{_MIXED_PAPER}: " + claim, "    ")
                      for claim in result["source"].get("claims", []))
 
 
@@ -351,7 +362,7 @@ def _levelset_report(result) -> str:
         chosen = {key: v for key, v in verdicts.items() if key[2] == step}
         holds = sum(v == "holds" for v in chosen.values())
         misses = [f"{p}, {a}: {v}" for (p, a, _), v in chosen.items() if v != "holds"]
-        lines.append(_fill(f"The seed's step {step} holds in {holds} of {len(chosen)} "
+        lines.append(_fill(f"Wu et al.'s step {step} holds in {holds} of {len(chosen)} "
                            f"problem-acquisition pairs"
                            + (f"; not in {'; '.join(misses)}" if misses else "") + "."))
     return "\n".join(lines)
@@ -516,7 +527,7 @@ def report(result) -> str:
     beside the source's numbers, the source's claims with our verdicts, and the sentence that
     states the message; tables of one result are separated by a blank line.
 
-    Results with a report: the tables of Gil-Gonzalez, Alvarez & Orozco 2018 and of
+    Results with a report: the tables of Gil-Gonzalez, Alvarez & Orozco 2019 and of
     arXiv 2306.02719 (lecture 5 section 8) and the experiments of Wu, Sanders, Letham & Guan
     2025 (lecture 7 section 8); the other results are read field by field.
     """

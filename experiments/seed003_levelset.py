@@ -402,7 +402,7 @@ def run(reduced: bool, four_d: bool = False) -> dict:
     result = run_problems(problems(four_d), reduced, n_test, seeds)
     if not reduced:
         draw_figure(to_json(result), RESULTS_DIR / f"{NAME_4D if four_d else NAME}.png",
-                    "Seed 003 section 4.4: F1 of the 75 % set against trials, mean +- 1 se")
+                    "Wu et al. 2025, section 4.4: F1 of the 75 % set against trials, mean +- 1 se")
     return {
         "title": ("Seed 003, section 4.4: level-set active learning with constraints, "
                   "pseudo-data or neither" + (" (4-D norm ball)" if four_d else "")),

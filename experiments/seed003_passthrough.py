@@ -62,8 +62,8 @@ def run(reduced: bool) -> dict:
     result = levelset.run_problems(problem_set, reduced, levelset.N_TEST)
     if not reduced:
         levelset.draw_figure(to_json(result), RESULTS_DIR / f"{NAME}.png",
-                             "Seed 003 section 4.5 (passthrough ellipsoid): F1 of the 75 % set "
-                             "against trials, mean +- 1 se")
+                             "Wu et al. 2025, section 4.5 (passthrough ellipsoid): F1 of the "
+                             "75 % set against trials, mean +- 1 se")
     return {
         "title": "Seed 003, section 4.5: the video-passthrough ellipsoid, mixed vs pseudo-data",
         "settings": {**levelset.session_settings(levelset.N_TEST),

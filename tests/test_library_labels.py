@@ -1,73 +1,70 @@
-"""No project labels in the library: papers are cited by author, year and equation.
+"""No project labels in the library, in the notebooks or in the printed tables: papers are cited
+by author, year and equation.
 
-"seed 003", "Paper H" and the like are this project's names for its sources; they are decoded
-only in experiments/README.md, which a reader of course_lib never sees. The one exception is
-the name of a committed experiment result (the stem of a file in experiments/results/, such as
-``seed003_fig2``): course_lib.results and the plots load results by that name. Separately,
-course_lib.results prints lecture tables whose rows keep the lecture's short name for a paper
-("GOLD, seed", "p-values ours (the seed's)"), so its string literals may say "seed's".
+"seed 003", "Paper H", "H(19)" and the like are this project's names for its sources; they are
+decoded only in experiments/README.md, which a reader of course_lib never sees. A student never
+saw a "seed": the lectures, solutions and exercises cite a source by its authors and year (or,
+for a text that names no authors, its title and arXiv number), an appended paper of a thesis by
+its own authors, and the tables course_lib.results prints name their paper the same way. The
+one exception is the name of a committed experiment result or script (the stem of a file in
+experiments/results/ or experiments/, such as ``seed003_fig2``): notebooks and plots load
+results, and run scripts, by that name.
 """
 
-import ast
 import io
+import json
 import re
 import tokenize
 from pathlib import Path
 
 import pytest
 
+from course_lib import results
+
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "course_lib"
 RESULT_NAMES = frozenset(path.stem for path in (ROOT / "experiments" / "results").glob("*.json"))
-# the module whose printed tables use the lecture's vocabulary
-LECTURE_TABLES = LIBRARY / "results.py"
+SCRIPT_NAMES = frozenset(path.stem for path in (ROOT / "experiments").glob("*.py"))
+NOTEBOOKS = sorted(path for folder in ("lectures", "solutions", "exercises")
+                   for path in (ROOT / folder).glob("*.ipynb"))
 
 # numbered seeds (seed 003, seed003, seed_003), lettered papers (Paper H, Papers A and E,
 # paper_h_...), the seed's ..., and the old API prefix seed_pref...
 LABEL = re.compile(r"(?i:\bseeds?[ _]?0\d\d)|\b[Pp]apers? [A-H]\b|(?i:\bpaper_[a-h](?![a-z]))"
                    r"|(?i:\bseed's\b)|(?i:\bseed_pref)")
-# "seed's" in a printed table of results.py; nothing else is allowed there
-PRINTED_SHORT_NAME = re.compile(r"\bseed's\b", re.IGNORECASE)
+# What a student reads (notebooks, printed tables) uses "seed" for a random seed ("each seed's F1
+# curve", "paired by seed"), so there a label is a numbered source ("seed 001", "Seed 003",
+# "seed-001"), a source called "the seed", a thesis's appended paper ("Paper H", "Papers B and
+# C"), its equations ("H(19)") or its tables and figures ("Table H.1").
+STUDENT_LABEL = re.compile(r"(?i:\bseeds?[ _-]?0\d\d)|\b[Pp]apers? [A-Z]\b|\b[A-H]\(\d+[a-z]?\)"
+                           r"|\b(?:Table|Fig\.|Figure) [A-H]\.\d|(?i:\bthe seed\b)"
+                           r"|(?i:\bseed authors\b)")
+# a printed table has no random seed to name: "seed" alone ("Auto, seed", "seed: ...") is a label
+TABLE_LABEL = re.compile(STUDENT_LABEL.pattern + r"|(?i:\bseed\b)")
 
 
-def _labels(text: str) -> list[str]:
-    """The labels in ``text`` that are not part of a committed result's name."""
+def _labels(text: str, pattern: re.Pattern = LABEL) -> list[str]:
+    """The labels in ``text`` that are not part of a committed result's or script's name."""
     found = []
-    for match in LABEL.finditer(text):
+    for match in pattern.finditer(text):
         start = match.start()
         while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
             start -= 1
         end = match.end()
         while end < len(text) and (text[end].isalnum() or text[end] == "_"):
             end += 1
-        if text[start:end] not in RESULT_NAMES:
+        if text[start:end] not in RESULT_NAMES | SCRIPT_NAMES:
             found.append(match.group())
     return found
 
 
-def _docstring_starts(source: str) -> set[tuple[int, int]]:
-    """Start positions (row, col) of the module, class and function docstrings."""
-    starts = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                    and isinstance(body[0].value.value, str):
-                starts.add((body[0].value.lineno, body[0].value.col_offset))
-    return starts
-
-
 def _findings(path: Path) -> list[str]:
     source = path.read_text(encoding="utf-8")
-    docstrings = _docstring_starts(source)
     findings = []
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if token.type not in (tokenize.COMMENT, tokenize.NAME, tokenize.STRING):
             continue
         labels = _labels(token.string)
-        if path == LECTURE_TABLES and token.type == tokenize.STRING \
-                and token.start not in docstrings:
-            labels = [label for label in labels if not PRINTED_SHORT_NAME.fullmatch(label)]
         findings += [f"{path.relative_to(ROOT)}:{token.start[0]}: {label!r}" for label in labels]
     return findings
 
@@ -98,3 +95,65 @@ def test_no_project_labels_in_the_library(path):
 ])
 def test_the_label_pattern(text, expected):
     assert _labels(text) == expected
+
+
+def _notebook_text(path: Path) -> str:
+    """Every cell's source and every stored output (the tables nbval checks) of a notebook."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    parts = []
+    for cell in notebook["cells"]:
+        parts.append("".join(cell["source"]))
+        for output in cell.get("outputs", []):
+            parts.append("".join(output.get("text", "")))
+            parts.append("".join(output.get("data", {}).get("text/plain", "")))
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: str(path.relative_to(ROOT)))
+def test_no_project_labels_in_what_a_student_reads(path):
+    assert _labels(_notebook_text(path), STUDENT_LABEL) == [], \
+        "cite the source by its authors and year (a thesis's paper by its own authors)"
+
+
+@pytest.mark.parametrize("name", sorted(results._REPORTS))
+def test_no_project_labels_in_the_printed_tables(name):
+    assert _labels(results.report(results.load_result(name)), TABLE_LABEL) == [], \
+        "a printed table names its paper by author and year (or arXiv number)"
+
+
+def test_the_notebooks_are_found():
+    assert len(NOTEBOOKS) >= 21 and ROOT / "lectures" / "05_gp_raters.ipynb" in NOTEBOOKS
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Seed 001's Table 1", ["Seed 001"]),
+    ('title="the seed-001 toy"', ["the seed"]),
+    ("fitted on the seed-001 toy", ["the seed"]),
+    ("a seed-001 toy", ["seed-001"]),
+    ("as in the seed, only the KL gain", ["the seed"]),
+    ("The seed's step mixed > pseudo", ["The seed"]),
+    ("from the seed authors' group", ["the seed"]),
+    ("AEPsych, from its seed authors' group", ["seed authors"]),
+    ("the thesis's Paper A prints", ["Paper A"]),
+    ("Papers B and C let a few", ["Papers B"]),
+    ("the predictive covariance (H(19))", ["H(19)"]),
+    ("most of whom ended there (its Table H.1)", ["Table H.1"]),
+    ("`experiments/seed001_table1.py` repeats this", []),
+    ("python -m experiments.seed003_levelset --four-d", []),
+    ("the same seed for every setting; each seed's F1 curve, paired by seed", []),
+    ("Gil-González et al. (2019), Table 1; Nielsen, Nielsen & Larsen (2015), eq. 2.52", []),
+    ("entropy H(p) and E(mean), f(x1) - f(x2), App. A.1", []),
+])
+def test_the_student_label_pattern(text, expected):
+    assert _labels(text, STUDENT_LABEL) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Auto, seed            35.4±3.1", ["seed"]),
+    ("seed: near-zero posterior uncertainty", ["seed"]),
+    ("p ours (seed's)", ["seed"]),
+    ("RMSE x 100, mean ± sd over 30 seeds", []),
+    ("Auto, paper           35.4±3.1   (paper: Gil-González et al. 2019, Table 1a)", []),
+])
+def test_the_table_label_pattern(text, expected):
+    assert _labels(text, TABLE_LABEL) == expected

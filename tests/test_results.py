@@ -23,14 +23,14 @@ def test_toy_table_shows_every_scenario_and_model():
     assert f"noise floor {document['settings']['noise_floor']:g}" in text
 
 
-def test_table1_table_puts_the_seeds_row_under_ours():
+def test_table1_table_puts_the_papers_row_under_ours():
     document = load_result("seed001_table1")
     lines = report(document).splitlines()
     auto = document["result"]["summary"]["regions"]["Auto"]["GOLD"]
     ours = next(i for i, line in enumerate(lines)
                 if line.startswith("Auto, ours") and f"{auto['mean']:.1f}±{auto['sd']:.1f}" in line)
-    assert lines[ours + 1].startswith("Auto, seed") and "35.4±3.1" in lines[ours + 1]
-    assert sum(line.startswith("Average, seed") for line in lines) == 3
+    assert lines[ours + 1].startswith("Auto, paper") and "35.4±3.1" in lines[ours + 1]
+    assert sum(line.startswith("Average, paper") for line in lines) == 3
 
 
 def test_calibrated_table_shows_the_gaps_and_tests():
@@ -40,26 +40,26 @@ def test_calibrated_table_shows_the_gaps_and_tests():
     for label, row in summary.items():
         gap = row["Av"]["mean"] - row["GOLD"]["mean"]
         assert f"{label + ', ours':16s}" in text and f"{gap:11.1f}" in text
-    assert "Average, seed" in text and f"{58.23 - 38.10:11.1f}" in text
+    assert "Average, paper" in text and f"{58.23 - 38.10:11.1f}" in text
     for pairs in document["result"]["paired_tests"].values():
         for pair, test in pairs.items():
             assert (f"{pair:>12s}{test['mean_difference']:+8.1f}{test['p_plain']:10.2g}"
                     f"{test['p_corrected']:13.2g}") in text
 
 
-def test_seed000_table_shows_metrics_tests_and_the_seeds_p_values():
+def test_seed000_table_shows_metrics_tests_and_the_papers_p_values():
     document = load_result("seed000_table1")
     text = report(document)
     models = document["result"]["models"]
     for model in models:
         assert f"{models[model]['KL']:7.3f}" in text
-    joint_seed = next(line for line in text.splitlines() if line.startswith("GP_joint, seed"))
+    joint_seed = next(line for line in text.splitlines() if line.startswith("GP_joint, paper"))
     assert joint_seed.split()[2:] == ["—", "—", "—"], joint_seed   # no invented joint numbers
     tests = document["result"]["significance_joint_vs_base"]
     assert f"Z1* = {tests['PCC']['z1_star']:5.2f}" in text and "(0.065)" in text
     assert "(0.036)" in text and "(< 0.001)" in text
     timing = text
-    assert "(seed: 8476 ± 510 s)" in timing
+    assert "(arXiv 2306.02719: 8476 ± 510 s)" in timing
 
 
 def test_speechocean762_table_shows_direction_tests_and_experts():
@@ -73,7 +73,7 @@ def test_speechocean762_table_shows_direction_tests_and_experts():
         row = next(line for line in lines if line.startswith(f"  {metric} "))
         assert f"{base:.3f} -> {joint:.3f}" in " ".join(row.split())
         assert ("(better)" in row) == ((joint < base) == lower_is_better), row
-    assert not any(line.startswith("GP_joint, seed") for line in lines)  # the seed has none
+    assert not any(line.startswith("GP_joint, paper") for line in lines)  # the paper has none
     noise = next(line for line in lines if line.startswith("GPR-MA noise")).split()[2:]
     assert [float(v) for v in noise] == pytest.approx(
         block["per_expert"]["noise_variance_per_expert"], abs=0.005)
@@ -119,7 +119,7 @@ def test_levelset_report_shows_each_arms_last_f1_and_counts_the_verdicts(name):
                 assert verdict == summary["directions"][step]["verdict"]
                 holds[step] += verdict == "holds"
     for step in results._LEVELSET_STEPS:
-        assert (f"The seed's step {step} holds in {holds[step]} of {pairs} "
+        assert (f"Wu et al.'s step {step} holds in {holds[step]} of {pairs} "
                 "problem-acquisition pairs") in text.replace("\n", " ")
 
 

@@ -30,8 +30,8 @@ gives the (X, first, second) a model fits.
 
 Studies: :func:`haptic_like_subjects` (5 subjects on a 2-D latent, 50 pairs each, subject #2
 over-confident), :func:`gait_like_subject` (one subject, 472 trials on a 3-D latent, levels
-1 .. 3 forced to 218 / 176 / 78) and :func:`likert_synthetic_trials` (seed §5.2: f(x) = x,
-levels set deterministically by |df|).
+1 .. 3 forced to 218 / 176 / 78) and :func:`likert_synthetic_trials` (Wu et al. 2025, §5.2:
+f(x) = x, levels set deterministically by |df|).
 """
 
 from __future__ import annotations
@@ -57,12 +57,12 @@ _RATING_SCALE = 1.0
 # calibration noise sd (rating units) of the haptic-like subjects #1 .. #5; #2's is unused
 HAPTIC_NOISE_SD = (0.75, 0.0, 0.5, 1.0, 1.5)
 OVERCONFIDENT_SUBJECT = 2
-# subject #2's ratings (seed App. C): 48 % nines, 84 % >= 7, none < 3. The split of the other
-# 16 % over 3 .. 8 is ours (Wu et al. print only those three marginals).
+# subject #2's ratings (Wu et al. 2025, App. C): 48 % nines, 84 % >= 7, none < 3. The split of
+# the other 16 % over 3 .. 8 is ours (Wu et al. print only those three marginals).
 _OVERCONFIDENT_SHARES = {9: 0.48, 8: 0.20, 7: 0.16, 6: 0.06, 5: 0.04, 4: 0.04, 3: 0.02}
 GAIT_LEVEL_COUNTS = (218, 176, 78)
 _GAIT_NOISE_SD = 0.3          # calibration noise of the gait-like subject, in units of |df|
-SYNTHETIC_CUTS = (0.5, 1.0)  # seed §5.2: level 0 for |df| in [0, .5], 1 in [.5, 1], 2 above
+SYNTHETIC_CUTS = (0.5, 1.0)  # Wu et al. §5.2: level 0 for |df| in [0, .5], 1 in [.5, 1], 2 above
 
 
 @dataclass(frozen=True)
@@ -230,9 +230,9 @@ def gait_like_subject(*, n_trials: int = 472, counts=GAIT_LEVEL_COUNTS,
 
 def likert_synthetic_trials(n_pairs: int = 30, *, low: float = -2.0, high: float = 2.0,
                             rng: RngLike = None) -> ConfidenceTrials:
-    """Seed §5.2: f(x) = x on [low, high], ``n_pairs`` uniform pairs, choices ~ Bernoulli(
-    Phi(x_1 - x_2)), levels set deterministically by |x_1 - x_2| in [0, .5], (.5, 1], (1, inf)
-    (:data:`SYNTHETIC_CUTS`; ratings None)."""
+    """Wu et al. 2025, §5.2: f(x) = x on [low, high], ``n_pairs`` uniform pairs, choices ~
+    Bernoulli(Phi(x_1 - x_2)), levels set deterministically by |x_1 - x_2| in [0, .5], (.5, 1],
+    (1, inf) (:data:`SYNTHETIC_CUTS`; ratings None)."""
     n_pairs = _as_positive_int(n_pairs, "n_pairs")
     low, high = float(low), float(high)
     if not high > low:

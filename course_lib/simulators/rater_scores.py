@@ -6,7 +6,7 @@ differs by annotator and by region of the input space.
   ``tools/make_fluency.py``); the models are in :mod:`course_lib.raters.multi_rater`.
 * :func:`simulate_homogeneous`, :func:`simulate_regions` -- continuous labels y_ir = gold_i +
   N(0, s), one variance per annotator or per (region, annotator) (Gil-Gonzalez, Alvarez and
-  Orozco, 2018); the models are in :mod:`course_lib.raters.annotator_noise`.
+  Orozco, 2019); the models are in :mod:`course_lib.raters.annotator_noise`.
 * ``ANNOTATOR_TOY_LAMBDA`` and :func:`annotator_toy_gold` -- that paper's toy problem (its
   section 4), drawn whole by :func:`annotator_toy_data`.
 * :func:`toy_rater_data` -- the toy panel of Unit 5's explorers: utterances that differ in one

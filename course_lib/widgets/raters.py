@@ -6,7 +6,7 @@
 * :func:`panel_explorer`: "one utterance, five raters": the raters' histogram of one test
   utterance against the discretised predictive distributions of the base (mean) and joint
   models, with the per-item KL.
-* :func:`annotator_explorer`: the toy of Gil-Gonzalez et al. 2018 with an editable 3 x 3 table
+* :func:`annotator_explorer`: the toy of Gil-Gonzalez et al. 2019 with an editable 3 x 3 table
   Lambda of noise variances (region x annotator), the number of regions of the per-region model and
   the noise floor: what GOLD, Av, MA and MANH learn, and the learned variance tables against the
   truth with the variances at the floor framed. A half-typed Lambda cell is reported in one line.
