@@ -1,4 +1,4 @@
-"""The three regression sets of Table 1 of Gil-Gonzalez, Alvarez & Orozco 2018 (``data/uci/``;
+"""The three regression sets of Table 1 of Gil-González, Álvarez & Orozco 2019 (``data/uci/``;
 provenance in its README).
 
 ``load_uci(name)`` for ``name`` in :data:`_NAMES`:

@@ -1,7 +1,7 @@
 """From a Gaussian over the training latents to predictions: the thesis' "two equations".
 
 (J. B. Nielsen, *Systems for Personalization of Hearing Instruments: A Machine Learning
-Approach*, PhD thesis, DTU Compute, 2014/2015, eqs. 2.14-2.16.)
+Approach*, PhD thesis, DTU Compute, 2015, eqs. 2.14-2.16.)
 
 Every GP model of the course ends in the same place. Some inference step (exact for a Gaussian
 likelihood; Laplace, EP or variational for the others) produces a Gaussian

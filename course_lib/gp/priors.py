@@ -19,7 +19,7 @@ u.
 
 Priors available: :class:`LogNormal`, :class:`Gamma`, :class:`HalfStudentT` (the choice of
 J. B. Nielsen's PhD thesis, *Systems for Personalization of Hearing Instruments: A Machine
-Learning Approach*, DTU 2014/2015, for lengthscales and likelihood slopes).
+Learning Approach*, DTU 2015, for lengthscales and likelihood slopes).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ The first term is the evidence of a degenerate GP whose covariance is the Nystro
 the second penalises the variance of f that the inducing values cannot explain, so moving ``Z``
 to increase F makes the approximation better (this is what separates it from the FITC/SPGP
 "sparse likelihood" of J. B. Nielsen's PhD thesis on personalising hearing instruments, DTU
-2014/2015, section 2.1.4, whose objective is not a bound). With
+2015, section 2.1.4, whose objective is not a bound). With
 ``Z = X`` the two terms become the exact log marginal likelihood.
 
 Computation in O(N M^2), never forming an N x N matrix (``L`` and ``L_B`` are lower Cholesky

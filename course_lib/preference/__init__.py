@@ -12,7 +12,7 @@ In the order of lecture 06:
   :func:`tilted_moments`; R&W Alg. 3.5).
 - The model: :class:`PreferenceGP` (Laplace or EP, hyper-parameters by ML-II or MAP-II), and
   :class:`SparsePreferenceGP` on pseudo-inputs.
-- Choosing the next comparison (Nielsen 2014/2015, ch. 3): expected improvement
+- Choosing the next comparison (Nielsen 2015, ch. 3): expected improvement
   (:func:`expected_improvement`, :func:`univariate_ei`, :func:`bivariate_ei`), sampling rules,
   when to stop (:func:`settling_threshold`), and the forced-choice test of the result.
 """

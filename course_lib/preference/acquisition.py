@@ -1,6 +1,6 @@
 """Choosing the next comparison: expected improvement and the sampling rules.
 
-(J. B. Nielsen, *Systems for Personalization of Hearing Instruments*, PhD thesis, DTU 2014/2015,
+(J. B. Nielsen, *Systems for Personalization of Hearing Instruments*, PhD thesis, DTU 2015,
 ch. 3 and appendix I; Nielsen, Nielsen & Larsen 2015.)
 
 Expected improvement of a Gaussian improvement I ~ N(m, s^2), with u = m / s:
@@ -81,7 +81,7 @@ flip either way.
 Maximising bivariate expected improvement over a box: multi-start L-BFGS-B.
 
 The search around the acquisition of :mod:`course_lib.preference.acquisition` (bEI and its gradient,
-J. B. Nielsen, PhD thesis, DTU 2014/2015, ch. 3 and appendix I): the starts (the best grid
+J. B. Nielsen, PhD thesis, DTU 2015, ch. 3 and appendix I): the starts (the best grid
 points, or uniform random ones; Nielsen, Nielsen & Larsen 2015, 4-D: 5 random starts), the
 bounded L-BFGS-B runs, snapping to a grid, and the result type with the path mean that
 :mod:`course_lib.preference.ei_convergence` smooths. Apart from the core because a student follows

@@ -14,7 +14,7 @@ PairwiseProbit     0 / 1             P(y = 1) = Phi(z / (sqrt(2) sigma))  (Thurs
 PairwiseBeta       degree in [0, 1]  Beta(y; nu mu, nu (1 - mu)), mu = Phi(z/(sqrt2 sigma))
 =================  ================  ===============================================
 
-(J. B. Nielsen's thesis, DTU 2014/2015, section 2.3; B. S. Jensen, J. B. Nielsen and J. Larsen,
+(J. B. Nielsen's thesis, DTU 2015, section 2.3; B. S. Jensen, J. B. Nielsen and J. Larsen,
 "Efficient preference learning with pairwise continuous observations and Gaussian processes",
 IEEE MLSP 2011. The thesis writes pairs the other way round, see ``comparisons``; its printed
 Beta derivatives miss the chain-rule factor 1/(sqrt(2) sigma), corrected here.)

@@ -13,7 +13,7 @@ single-item ratings only, expectation propagation
 their bounded-rating models both ways; EP for pairs would need factorised two-item sites, which
 the thesis did not implement either). Predictions at new settings go through the shared
 :class:`~course_lib.gp.prediction.LatentGaussian` either way (thesis of J. B. Nielsen, DTU
-2014/2015, eqs. 2.14-2.16 and H(18)-(19)), and MAP-II maximises whichever log evidence the
+2015, eqs. 2.14-2.16; Nielsen, Nielsen & Larsen 2015, eqs. 18-19), and MAP-II maximises whichever log evidence the
 inference gives.
 
 Hyper-parameters (``theta``, ``param_names``): the kernel's log-parameters, then the
@@ -97,8 +97,8 @@ class PreferenceGP:
 
     Usage: ``gp = PreferenceGP(k, PairwiseProbit(1.0)).fit(comparisons)``;
     ``gp.predict(X_test)`` (utility mean and variance); ``gp.preference_probability(Xa, Xb)``;
-    ``gp.optimise_hyperparameters(5, rng=rng)``. After ``fit``: ``gp.laplace`` (the
-    :class:`~course_lib.preference.laplace.LaplaceResult`, or None under EP), ``gp.ep`` (the
+    ``gp.optimise_hyperparameters(5, rng=rng)``. After ``fit``: ``preference.laplace`` (the
+    :class:`~course_lib.preference.laplace.LaplaceResult`, or None under EP), ``preference.ep`` (the
     :class:`~course_lib.preference.ep.EPResult`, or None under Laplace), ``gp.posterior``,
     ``gp.X_train`` (the items).
     """

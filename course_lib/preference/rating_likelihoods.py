@@ -1,7 +1,7 @@
 """Likelihoods of a rating of one item: z = f(item) (identity rows of M, see
 ``Comparisons.from_ratings``).
 
-Bounded ratings in [0, 1] (Unit 6; J. B. Nielsen's thesis, DTU 2014/2015, eqs. 2.35-2.39;
+Bounded ratings in [0, 1] (Unit 6; J. B. Nielsen's thesis, DTU 2015, eqs. 2.35-2.39;
 B. S. Jensen, J. B. Nielsen and J. Larsen, "Bounded Gaussian process regression", IEEE MLSP
 2013) and ratings on ordered levels. The interface, its checks and its expectations over
 z ~ N(mean, var) are those of :class:`course_lib.preference.likelihoods.Likelihood`; sigma =

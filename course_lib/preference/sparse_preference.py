@@ -1,6 +1,6 @@
 """Sparse pairwise probit GP: the utility carried by a few pseudo-inputs.
 
-(J. B. Nielsen, PhD thesis, DTU 2014/2015, eqs. 2.53-2.58 with the sign of 2.58 corrected;
+(J. B. Nielsen, PhD thesis, DTU 2015, eqs. 2.53-2.58 with the sign of 2.58 corrected;
 Nielsen, Jensen & Larsen 2011 and 2012. The thesis writes pairs the other way round: its v is our
 first item, its u our second, see :mod:`course_lib.preference.comparisons`.)
 
@@ -63,7 +63,7 @@ The gradient of the sparse preference GP's log evidence: the chain rule through 
 
 Apart from :mod:`course_lib.preference.sparse_preference` (the model: the projected prior, the
 Laplace fit on it, the evidence) because the chain rule is bookkeeping a reader of the model
-need not follow (J. B. Nielsen, PhD thesis, DTU 2014/2015, eqs. 2.53-2.58; Nielsen, Jensen &
+need not follow (J. B. Nielsen, PhD thesis, DTU 2015, eqs. 2.53-2.58; Nielsen, Jensen &
 Larsen 2012). K_bar = k(X_bar, X_bar) is the prior of the pseudo-inputs' values and M~ the map
 of the sparse likelihood (rows a_k^T / sigma*_k, the SparseProjection of the model).
 

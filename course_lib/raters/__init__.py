@@ -6,7 +6,7 @@
   (:func:`joint_log_likelihood`) and the repeated-input model ("Multiple output samples per input
   in a single-output Gaussian process", arXiv 2306.02719, 2024).
 - :class:`AnnotatorNoiseGP` lets the noise differ by rater and by region of the input space
-  (:class:`Regions`, :func:`assign_regions`; Gil-Gonzalez, Alvarez & Orozco 2018), with its
+  (:class:`Regions`, :func:`assign_regions`; Gil-González, Álvarez & Orozco 2019), with its
   likelihood :func:`annotator_log_likelihood`.
 
 The models are in ``course_lib.raters.multi_rater`` and ``course_lib.raters.annotator_noise``, the data

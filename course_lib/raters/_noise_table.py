@@ -1,6 +1,6 @@
 """The noise cells of GPR-MA and GPR-MANH: the table of noise variances and its bookkeeping.
 
-In the annotator model (Gil-Gonzalez, Alvarez & Orozco 2018; ``gp.annotator_noise``) every
+In the annotator model (Gil-González, Álvarez & Orozco 2019; ``raters.annotator_noise``) every
 label has the noise variance s_j of its cell j: its annotator (GPR-MA) or its (region,
 annotator) pair (GPR-MANH). Here is what the model needs around that table but a student need
 not read to follow its evidence: the bounds and the floor of every variance, the starting table,

@@ -1,6 +1,6 @@
 """Annotators whose reliability differs, by annotator and by region of the input space.
 
-(Gil-Gonzalez, Alvarez and Orozco 2018, "Gaussian processes regression with multiple
+(Gil-González, Álvarez and Orozco 2019, "Gaussian processes regression with multiple
 annotators: when the annotator performance is not homogeneous", CIARP 2018.)
 
 Annotator r labels some of the N items; each label is the latent gold standard plus noise,
@@ -37,14 +37,14 @@ Gradients (hyper-parameters as logs):
 Setting that gradient to zero gives the EM update s_j = mean over j's labels of
 (y_ir - m_i)^2 + V_ii (:meth:`AnnotatorNoiseGP.em_step`), which never lowers the evidence.
 
-Beside it: ``gp.annotator_regions`` (l(i)), ``gp.annotator_cells`` (bounds, floor, 2 labels per
-cell), ``gp.annotator_evidence_terms`` and ``gp.annotator_restarts`` (the starts of ML-II).
+Beside it: ``raters.regions`` (l(i)), ``raters._noise_table`` (bounds, floor, 2 labels per
+cell), ``raters.annotator_noise`` and ``raters.annotator_noise`` (the starts of ML-II).
 
 Zero prior mean: standardise the targets (or add a ``Constant`` kernel).
 
 What the annotator evidence returns, and the two linear-algebra steps behind it.
 
-The evidence of the annotator model (Gil-Gonzalez, Alvarez & Orozco 2018; ``gp.annotator_noise``,
+The evidence of the annotator model (Gil-González, Álvarez & Orozco 2019; ``raters.annotator_noise``,
 where its equations are) is log N(yhat; 0, K + Sigma) plus the spread term c, and its noise
 gradient by Fisher's identity needs the posterior variances V_ii, hence the diagonal of
 (K + Sigma)^-1. Here are its result type (the terms and the two gradients) and the numerics a
@@ -54,7 +54,7 @@ inverse from the Cholesky factor.
 
 The planned starts of ML-II / MAP-II for the annotator model, the EM fixed point among them.
 
-The evidence of the annotator model (Gil-Gonzalez, Alvarez & Orozco 2018; ``gp.annotator_noise``)
+The evidence of the annotator model (Gil-González, Álvarez & Orozco 2019; ``raters.annotator_noise``)
 is multimodal in its many noise variances, so ``AnnotatorNoiseGP.optimise_hyperparameters``
 starts L-BFGS-B from the current values, from the EM fixed point computed here and from equal
 variances before any random start, and keeps the best run. EM steps (``AnnotatorNoiseGP.
@@ -356,7 +356,7 @@ class AnnotatorNoiseGP:
 
 @dataclass(frozen=True)
 class AnnotatorEvidence:
-    """log p(Y | X) = data_fit + complexity + constant + spread_term (``gp.annotator_noise``).
+    """log p(Y | X) = data_fit + complexity + constant + spread_term (``raters.annotator_noise``).
 
     data_fit = -1/2 yhat^T (K + Sigma)^-1 yhat; complexity = -1/2 log det(K + Sigma);
     constant = -N/2 log 2pi; spread_term = c. ``gradient_kernel`` (P,): d/d kernel

@@ -27,7 +27,7 @@ Three models, one class (:class:`MultiRaterGP`, ``mode=``):
 ``predict(X*, include_noise=True)`` gives the distribution of ONE rater's score: the latent
 variance plus sigma^2 ("joint"/"repeated") or plus sigma_base^2 ("mean").
 
-The data, with the summaries R_i, ybar_i and S_i, are a ``gp.rater_data.RaterData``, shared by
+The data, with the summaries R_i, ybar_i and S_i, are a ``raters.rater_data.RaterData``, shared by
 every model of Units 5-7.
 """
 

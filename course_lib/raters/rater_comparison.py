@@ -7,7 +7,7 @@
   variance, split into its GP term and its spread term (:mod:`course_lib.raters.multi_rater`; with
   equal rater counts the log g(Y) of arXiv 2306.02719, 2024, eq. 4).
 * :func:`fit_annotator_models` and :func:`true_noise_table`: the four models of
-  Gil-Gonzalez, Alvarez and Orozco (2018) fitted to one data set (GOLD, Av, MA, MANH), and the
+  Gil-González, Álvarez and Orozco (2019) fitted to one data set (GOLD, Av, MA, MANH), and the
   noise table a model with given regions should find.
 """
 
@@ -45,7 +45,8 @@ def centre_scores(data: RaterData) -> RaterData:
 class ScoreModel:
     """A :class:`MultiRaterGP` fitted to centred scores, and the offset to add back.
 
-    Both seeds use a zero-mean GP, but scores sit around 5-7 on a 0-10 scale: the model is
+    Both papers (arXiv 2306.02719 and Gil-González et al. 2019) use a zero-mean GP, but scores
+    sit around 5-7 on a 0-10 scale: the model is
     fitted to the scores minus ``offset`` (the training mean of the item means).
     """
 

@@ -5,9 +5,9 @@ student's own score sheets) is a :class:`RaterData`: one row per label (item, ra
 checked once here, with the per-item summaries every model of Unit 5 reads: the counts R_i, the
 means ybar_i and the within-item sums of squares S_i of the joint model's spread term
 ("Multiple output samples per input in a single-output Gaussian process", arXiv 2306.02719,
-2024, §3), and :meth:`RaterData.weighted`, the precision-weighted means of Gil-Gonzalez,
-Alvarez & Orozco 2018, eq. (1). It sits apart from the models that fit it
-(``gp.multi_rater``, ``gp.annotator_noise``) because it is their shared input, not a model.
+2024, §3), and :meth:`RaterData.weighted`, the precision-weighted means of Gil-González,
+Álvarez & Orozco 2019, eq. (1). It sits apart from the models that fit it
+(``raters.multi_rater``, ``raters.annotator_noise``) because it is their shared input, not a model.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def _rows(mask: np.ndarray, noun: str = "row", limit: int = 5) -> str:
 
 @dataclass(frozen=True)
 class WeightedMeans:
-    """Eq. (1) of Gil-Gonzalez, Alvarez & Orozco 2018 for per-label noise variances v_ir
+    """Eq. (1) of Gil-González, Álvarez & Orozco 2019 for per-label noise variances v_ir
     (precisions tau_ir = 1/v_ir):
 
     ``target[i]``  yhat_i = noise_i * sum_r tau_ir y_ir   (the precision-weighted mean)

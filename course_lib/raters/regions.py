@@ -1,9 +1,9 @@
 """Regions of the input space for GPR-MANH: the partition, its centres and how items get one.
 
-Gil-Gonzalez, Alvarez & Orozco 2018 let an annotator's noise differ by region of the input
+Gil-González, Álvarez & Orozco 2019 let an annotator's noise differ by region of the input
 space, with the regions found by clustering the inputs (k-means or affinity propagation);
 each item i then has a region l(i) and each label the noise variance of its (region,
-annotator) cell. Finding the regions is apart from the model (``gp.annotator_noise``) because
+annotator) cell. Finding the regions is apart from the model (``raters.annotator_noise``) because
 the model only reads the labels l(i): any partition works, and a student follows the evidence
 without the clustering.
 """

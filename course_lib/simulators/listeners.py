@@ -58,8 +58,8 @@ The personalisation loop (:func:`run_session`; Nielsen, Nielsen & Larsen 2015, s
 4. the final forced choice: ``n_forced`` choices between the last incumbent and the baseline,
    with the exact binomial test of :func:`~course_lib.preference.forced_choice.forced_choice_test`.
 
-Acquisition rules (from :mod:`course_lib.preference.acquisition` and its siblings ``acquisition_maximise``
-and ``acquisition_bald``; the incumbent itself is never a candidate, since a pair needs two
+Acquisition rules (from :mod:`course_lib.preference.acquisition`, which also holds the
+maximiser and pairwise BALD; the incumbent itself is never a candidate, since a pair needs two
 different settings): ``"bei"`` a multinomial draw proportional to bEI on the grid (Nielsen et al.
 2015, 2-D; uniform when every bEI is 0), ``"bei-argmax"`` its argmax, ``"uei"`` the argmax of uEI,
 ``"thompson"`` the argmax of one posterior draw on the grid, ``"random"`` a uniform grid setting,
