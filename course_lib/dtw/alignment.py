@@ -68,8 +68,8 @@ from .local_costs import _frame_norms, _local_costs, _metric_terms
 from .step_patterns import StepPattern, _get_step_pattern
 
 
-
-__all__ = ["NoWarpingPathError", "local_cost_matrix", "band_mask", "DTWResult", "dtw_from_cost_matrix", "dtw"]
+__all__ = ["NoWarpingPathError", "local_cost_matrix", "band_mask", "DTWResult",
+           "dtw_from_cost_matrix", "dtw"]
 
 _START = -1      # step code of a cell where a path starts
 _NO_PATH = -2    # step code of a cell no path reaches (or outside the band)
@@ -322,8 +322,6 @@ def _dtw_distance(x, y, **kwargs) -> float:
     """The normalised DTW distance if the pattern has one, else the raw D(n-1, m-1)."""
     result = dtw(x, y, **kwargs)
     return result.distance if result.normalised_distance is None else result.normalised_distance
-
-
 
 
 # Larger values would overflow float64 in the local distances or their sums along a path.

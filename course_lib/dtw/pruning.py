@@ -37,7 +37,6 @@ from .alignment import _sequence_block, accumulate_row
 from .distance_matrix import _pair_dtw
 
 
-
 @njit(cache=True)
 def normaliser(code, n, m):
     """M_phi for the normalisation codes 0 (none: 1), 1 (n + m), 2 (n)."""
@@ -320,7 +319,6 @@ def _subsequence_rows(query, query_norm, ref_t, ref_norm, local, pattern, cutoff
             if np.min(floors[max(0, i - rows_per_move + 1):i + 1]) > cutoff:
                 return False
     return True
-
 
 
 @njit(cache=True)

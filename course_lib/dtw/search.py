@@ -80,7 +80,6 @@ from .step_patterns import ASYMMETRIC_P1, STEP_PATTERNS, StepPattern, _get_step_
 from .subsequence import SubsequenceMatch, _subsequence_pattern
 
 
-
 __all__ = ["lb_kim", "lb_keogh", "NearestTemplates", "nearest_templates", "SubsequenceSearch",
            "subsequence_search"]
 
@@ -329,7 +328,6 @@ def _best_match(query, query_norm, reference, local, pattern, kernel_pattern, sc
     end = int(np.argmin(matching_cost))
     path = backtrack(steps, n - 1, end, pattern)
     return SubsequenceMatch(int(path[0, 1]), end, float(matching_cost[end]), path), False
-
 
 
 # How the LB_Keogh row and column sums combine for each pattern (course_lib.dtw.search).

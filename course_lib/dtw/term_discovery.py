@@ -76,8 +76,8 @@ from .local_costs import _check_nonzero_frames, _plain_metric_terms
 from .alignment import _as_sequence, _as_sequence_list, _local_cost_matrix_trusted
 
 
-
-__all__ = ["DEFAULT_THRESHOLD", "SegmentalDTWResult", "segmental_dtw", "discover_pairs", "Fragment", "BandFragment", "DiscoveredPair"]
+__all__ = ["DEFAULT_THRESHOLD", "SegmentalDTWResult", "segmental_dtw", "discover_pairs", "Fragment",
+           "BandFragment", "DiscoveredPair"]
 
 _DISCOVERY_METRICS = ("cosine", "euclidean", "sqeuclidean")
 # Cosine distances of unrelated mean-normalised frames are about 1 and the best band fragments of
@@ -318,9 +318,6 @@ def discover_pairs(utterances, *, band_radius: int = 10, min_length: int = 25,
         found.extend(_keep_best(_band_fragments(cost, offsets, band_radius, min_length), a, b,
                                 threshold))
     return sorted(found, key=lambda p: p.distortion)
-
-
-
 
 
 @dataclass(frozen=True)

@@ -77,8 +77,8 @@ from .kmeans import _check_spread, _count_distinct_rows, _kmeans_trusted
 from .mixture import ComponentCollapseWarning, CovariancePrior, GMMParams, _check_params, _log_prior, log_joint
 
 
-
-__all__ = ["GMMResult", "EMState", "e_step", "m_step", "em_steps", "score_samples", "average_log_likelihood", "predict_proba", "predict", "initialise_gmm", "fit_gmm"]
+__all__ = ["GMMResult", "EMState", "e_step", "m_step", "em_steps", "score_samples",
+           "average_log_likelihood", "predict_proba", "predict", "initialise_gmm", "fit_gmm"]
 
 #: A component whose smallest conditional variance falls below this fraction of the data
 #: variance (or whose covariance is not positive definite) counts as collapsed ...
@@ -419,9 +419,6 @@ def predict_proba(X, params: GMMParams) -> np.ndarray:
 def predict(X, params: GMMParams) -> np.ndarray:
     """Most probable component argmax_k gamma_nk for each row; (N,)."""
     return np.argmax(predict_proba(X, params), axis=1)
-
-
-
 
 
 def _initial_params(X, K, covariance_type, init, rng, floor, prior, ridge, data_var):

@@ -99,6 +99,9 @@ def gaussian_log_marginal_likelihood(K, y, noise, dK=None, warn: bool = True
 
 
 def _condition(K, y, noise, warn: bool) -> LatentGaussian:
+    """The GP posterior of f at the training inputs given targets ``y`` with (per-point)
+    ``noise`` variance; ``warn=False`` silences the jitter warnings (an optimiser, an EM step or
+    a restart probes many hyper-parameters). Shared by every Gaussian-likelihood model."""
     if warn:
         return LatentGaussian.from_noise(K, y, noise)
     with warnings.catch_warnings():
@@ -119,7 +122,8 @@ def _checked_theta(theta, param_names) -> np.ndarray:
 def _predict_latent(kernel: Kernel, X_train, posterior: LatentGaussian, X_test,
                    full_cov: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Mean and variance (``full_cov``: covariance) of the latent f at the rows of ``X_test``
-    under a ``posterior`` of f at ``X_train`` (R&W Alg. 3.1 lines 4-6, in any form)."""
+    under a ``posterior`` of f at ``X_train`` (R&W Alg. 2.1 lines 4-6; Alg. 3.2 for a Laplace
+    posterior: any Gaussian, in any form)."""
     X_test = _as_inputs(X_test, "X_test", X_train.shape[1])
     if full_cov:
         _check_exact_size(X_test.shape[0], "X_test", what="the predictive covariance",

@@ -93,8 +93,8 @@ from .parameters import _DEFAULT_BOUNDS, _check_parameter, log_bounds
 from .prediction import LatentGaussian, _add_noise
 
 
-
-__all__ = ["collapsed_bound", "collapsed_bound_and_gradient", "sparse_posterior", "fit_sparse_gp", "BoundGradient", "SparseGP", "select_inducing_inputs"]
+__all__ = ["collapsed_bound", "collapsed_bound_and_gradient", "sparse_posterior", "fit_sparse_gp",
+           "BoundGradient", "SparseGP", "select_inducing_inputs"]
 
 _DEFAULT_JITTER = 1e-10
 
@@ -335,9 +335,6 @@ def fit_sparse_gp(X, y, Z, kernel: Kernel, noise_variance: float, *,
                       converged=bool(run.success), message=str(run.message))
 
 
-
-
-
 @dataclass(frozen=True)
 class BoundGradient:
     """The collapsed bound and its gradient.
@@ -399,9 +396,6 @@ class SparseGP:
         K_test = self.kernel(X_test) if full_cov else self.kernel.diag(X_test)
         mean, var = self.posterior.predict(self.kernel(self.Z, X_test), K_test)
         return mean, (_add_noise(var, self.noise_variance) if include_noise else var)
-
-
-
 
 
 def select_inducing_inputs(X, n_inducing: int, *, method: str = "random",

@@ -55,8 +55,9 @@ from ._sequences import (_SequenceBatch, _pack_for_model, _pack_one_sequence,
 from .model import DiscreteHMM, _check_model, _safe_log
 
 
-
-__all__ = ["forward_unscaled", "forward_scaled", "backward_scaled", "forward_log", "explain_zero_probability", "posteriors", "viterbi", "log_likelihoods", "m_step", "UnscaledForward", "ScaledForward", "LogForward", "Posteriors", "ViterbiResult"]
+__all__ = ["forward_unscaled", "forward_scaled", "backward_scaled", "forward_log",
+           "explain_zero_probability", "posteriors", "viterbi", "log_likelihoods", "m_step",
+           "UnscaledForward", "ScaledForward", "LogForward", "Posteriors", "ViterbiResult"]
 
 _METHODS = ("log", "scaled")
 
@@ -334,9 +335,6 @@ def m_step(hmm: DiscreteHMM, counts, emission_floor: float) -> DiscreteHMM:
     if emission_floor > 0:  # only where the old B is non-zero: structural zeros stay zero
         B = _floor_emissions(B, hmm.B > 0, emission_floor)
     return hmm.replace(pi=pi, A=A, B=B)
-
-
-
 
 
 @dataclass(frozen=True, eq=False)

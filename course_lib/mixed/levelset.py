@@ -76,7 +76,6 @@ from .bivariate_normal import (_SERIES_MAX_RHO, _SERIES_TERMS, _TERM_BOUND, _bvn
                                 _hermite_coefficients, _quadrature_excess, _series_length)
 
 
-
 __all__ = ["LevelSetLookahead", "lookahead_levelset", "global_mi", "eavc"]
 
 # candidates x references per batch of the acquisitions (about 2 MB per float64 array)
@@ -328,9 +327,6 @@ def eavc(model, candidates, references, threshold) -> np.ndarray:
     Arguments as :func:`global_mi`; returns (n_c,)."""
     _n_rows(candidates)
     return ReferenceLookahead(model, references, threshold).eavc(candidates)
-
-
-
 
 
 def _as_threshold(threshold) -> float:

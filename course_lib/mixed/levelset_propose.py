@@ -32,7 +32,6 @@ from ..validation import _as_bool, _as_float_array, _as_positive_float, _check_c
 from .levelset import ReferenceLookahead, _as_threshold, _binary_entropy_bits, _fitted_posterior
 
 
-
 __all__ = ["propose", "Proposal", "ACQUISITIONS", "bald_bernoulli", "straddle"]
 
 ACQUISITIONS = ("global_mi", "eavc", "bald", "straddle")
@@ -166,9 +165,6 @@ def _polish(score, x0, value0, box, free, n_candidates):
         x[free] = np.clip(run.x, low, high)
         return x, float(-run.fun), int(run.nfev)
     return x0, value0, int(run.nfev)
-
-
-
 
 
 def _predictive(model, candidates):

@@ -98,7 +98,6 @@ from .mixed_likelihood import MixedLikelihood
 from .variational import _SITE_PRECISION_FLOOR
 
 
-
 __all__ = ["fit_sparse_variational", "sparse_variational_elbo", "SparseVariationalResult"]
 
 # The natural-gradient phase: at most _FIXED_POINT_MAX_ITER steps, stopping when the ELBO gains
@@ -333,9 +332,6 @@ def _fit_sparse_variational_trusted(kernel, X, Z, mixed, m, S, eval_gradient, ma
                    options={"maxiter": max_iter, "ftol": tol, "gtol": 1e-9})
     m, S = unpack(run.x)
     return _result(bound, m, S, eval_gradient, n_steps + int(run.nit), bool(run.success))
-
-
-
 
 
 @dataclass(frozen=True)

@@ -102,8 +102,9 @@ from ..validation import (RngLike, _as_bool, _as_float_array, _as_positive_int, 
                           _check_choice)
 
 
-
-__all__ = ["expected_improvement", "incumbent", "improvement_moments", "univariate_ei", "bivariate_ei", "bivariate_ei_gradient", "multinomial_sample", "thompson_sample", "pairwise_bald", "AcquisitionMaximum", "maximise_acquisition"]
+__all__ = ["expected_improvement", "incumbent", "improvement_moments", "univariate_ei",
+           "bivariate_ei", "bivariate_ei_gradient", "multinomial_sample", "thompson_sample",
+           "pairwise_bald", "AcquisitionMaximum", "maximise_acquisition"]
 
 LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
 _SQRT_HALF_PI = np.sqrt(0.5 * np.pi)
@@ -331,8 +332,6 @@ def thompson_sample(model, X_grid, *, rng: RngLike = None) -> int:
     return int(np.argmax(draw))
 
 
-
-
 # c^2 of the Gaussian bump ln 2 exp(-t^2 / (2 c^2)) that approximates h(Phi(t)) (pairwise BALD)
 _BALD_C2 = 0.5 * np.pi * np.log(2.0)
 
@@ -393,9 +392,6 @@ def pairwise_bald(model, X_first, X_second) -> np.ndarray:
     spread = var + bump_var
     conditional = np.log(2.0) * np.sqrt(bump_var / spread) * np.exp(-0.5 * mean ** 2 / spread)
     return np.maximum(marginal - conditional, 0.0)
-
-
-
 
 
 @dataclass(frozen=True)

@@ -107,7 +107,6 @@ from .tilted_moments import _likelihood_bump, tilted_moments_trusted
 from .laplace import _check_latent_problem
 
 
-
 __all__ = ["expectation_propagation", "EPResult", "EPConvergenceError", "ClippedSiteWarning"]
 
 # The damping never rises above this (at 1 the sites would stop moving).
@@ -329,9 +328,6 @@ def _log_evidence(problem, state, tau, nu) -> float:
                + 0.5 * (tau_c * mean_c ** 2 - marginal))
     return float(np.sum(per_row) - log_det_from_cholesky(state.L) * 0.5
                  + 0.5 * state.b @ state.mean)
-
-
-
 
 
 class EPConvergenceError(RuntimeError):

@@ -63,7 +63,6 @@ from .laplace import LaplaceResult, laplace_mode
 from .likelihoods import Likelihood
 
 
-
 __all__ = ["EPEvidence", "PreferenceGP", "latent_difference"]
 
 
@@ -345,7 +344,6 @@ class PreferenceGP:
         return f"PreferenceGP(kernel={self.kernel!r}, likelihood={self.likelihood!r}{inference})"
 
 
-
 _INFERENCES = ("laplace", "ep")
 
 
@@ -405,8 +403,6 @@ def _restated_ep_error(err: EPConvergenceError, ep_max_iter: int) -> EPConvergen
                    f"the current hyper-parameters (the sites still moved by more than "
                    f"{err.change:.3g} > ep_tol = {err.tol:g}); raise ep_max_iter")
     return EPConvergenceError(message, err.change, err.tol, err.stalled)
-
-
 
 
 # rows of test pairs handled per kernel call in _paired_kernel (memory stays O(chunk n))

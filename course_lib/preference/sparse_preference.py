@@ -113,7 +113,6 @@ from .pairwise_likelihoods import PairwiseProbit
 from .preference_gp import PreferenceGP, _paired_kernel
 
 
-
 __all__ = ["SparsePreferenceGP", "PseudoInputFit"]
 
 # Phi(z) itself: PairwiseProbit's link is Phi(z / (sqrt 2 sigma)), so sigma = 1 / sqrt 2.
@@ -344,7 +343,6 @@ class SparsePreferenceGP(PreferenceGP):
     def __repr__(self):
         return (f"SparsePreferenceGP(kernel={self.kernel!r}, likelihood={self.likelihood!r}, "
                 f"n_pseudo_inputs={self.pseudo_inputs.shape[0]})")
-
 
 
 # pairs per kernel call for the pairs' own kernel derivatives (memory O(P chunk^2))

@@ -66,7 +66,6 @@ it is restart glue: the EM update itself is the core.
 from __future__ import annotations
 
 import numpy as np
-import warnings
 from collections.abc import Callable, Mapping
 from functools import partial
 from dataclasses import dataclass
@@ -77,7 +76,7 @@ from ..gp.optimise import (HyperparameterFit, _check_priors, _negative_log_poste
                            log_hyper_prior, optimise_hyperparameters)
 from ..gp.prediction import LatentGaussian
 from ..gp.priors import Prior
-from ..gp.regression import _checked_theta, _predict_latent
+from ..gp.regression import _checked_theta, _condition, _predict_latent
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, sample_gaussian
 from ..validation import RngLike, _as_positive_int
 from ._noise_table import (NOISE_FLOOR, _AT_FLOOR_FACTOR, _NOISE_CEILING, _check_cells,
@@ -87,8 +86,7 @@ from .rater_data import RaterData
 from .regions import _region_labels
 
 
-
-__all__ = ["annotator_log_likelihood", "AnnotatorNoiseGP", "AnnotatorEvidence", "condition", "em_fixed_point"]
+__all__ = ["annotator_log_likelihood", "AnnotatorNoiseGP", "AnnotatorEvidence", "em_fixed_point"]
 
 
 def _expected_squared_errors(data: RaterData, posterior: LatentGaussian, item_noise, inverse):
@@ -104,7 +102,7 @@ def _evidence(K, data: RaterData, noise_variances, groups, dK, warn: bool):
     """(AnnotatorEvidence, posterior) for validated inputs."""
     noise_per_label = noise_variances[groups]
     weighted = data.weighted(noise_per_label)
-    posterior = condition(K, weighted.target, weighted.noise, warn)
+    posterior = _condition(K, weighted.target, weighted.noise, warn)
     L, alpha = posterior.factors[0], posterior.alpha
     with np.errstate(over="ignore", invalid="ignore"):
         data_fit = -0.5 * float(weighted.target @ alpha)
@@ -299,7 +297,7 @@ class AnnotatorNoiseGP:
         cells = self._label_cells(self.data)
         noise = np.exp(log_noise)
         weighted = self.data.weighted(noise[cells])
-        posterior = condition(K, weighted.target, weighted.noise, False)
+        posterior = _condition(K, weighted.target, weighted.noise, False)
         expected = _expected_squared_errors(self.data, posterior, weighted.noise,
                                             _inverse_from_cholesky(posterior.factors[0]))
         if pooled:
@@ -351,9 +349,6 @@ class AnnotatorNoiseGP:
                 f"n_annotators={self.n_annotators}, noise_floor={self.noise_floor:g})")
 
 
-
-
-
 @dataclass(frozen=True)
 class AnnotatorEvidence:
     """log p(Y | X) = data_fit + complexity + constant + spread_term (``raters.annotator_noise``).
@@ -370,16 +365,6 @@ class AnnotatorEvidence:
     spread_term: float
     gradient_kernel: np.ndarray | None = None
     gradient_log_noise: np.ndarray | None = None
-
-
-def condition(K, target, noise, warn: bool) -> LatentGaussian:
-    """The GP posterior on the weighted means ``target`` with per-item ``noise``; ``warn=False``
-    silences the jitter warnings (EM steps and restarts probe many noise tables)."""
-    if warn:
-        return LatentGaussian.from_noise(K, target, noise)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return LatentGaussian.from_noise(K, target, noise)
 
 
 def _fitted_posterior(K, target, noise) -> LatentGaussian:
@@ -399,8 +384,6 @@ def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
     if info != 0:
         raise NotPositiveDefiniteError(f"K + noise: inverse from Cholesky failed (info={info})")
     return np.tril(inverse) + np.tril(inverse, -1).T
-
-
 
 
 #: EM iterations and relative tolerance for the EM fixed point used as an optimiser start.
