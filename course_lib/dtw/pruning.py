@@ -206,7 +206,7 @@ def _query_scratch(n, max_m, dim, band):
 @njit(cache=True)
 def _nearest_one(x, x_t, x_norm, templates, y_lead, local, band, pattern, search, counts):
     """Index and distance of the template nearest to query x; counts[0..3] += pairs pruned by
-    LB_Kim, by LB_Keogh, abandoned, computed in full (see dtw_search.nearest_templates).
+    LB_Kim, by LB_Keogh, abandoned, computed in full (see course_lib.dtw.search.nearest_templates).
 
     ``x`` comes as frames, as columns ``x_t`` and with its frame lengths ``x_norm``, the
     templates packed by :func:`course_lib.dtw.alignment._pack_sequences`; ``local``, ``band``

@@ -197,7 +197,7 @@ def log_joint(X: np.ndarray, params: GMMParams) -> np.ndarray:
     Full: z = W_k (x - mu_k) with W_k = L_k^{-1}, so (x - mu)^T Sigma^{-1} (x - mu) = ||z||^2 and
     log|Sigma_k| = -2 sum_d log W_k,dd. All components are whitened with one matrix product.
     """
-    with np.errstate(over="ignore", invalid="ignore"):   # absurd inputs: refused by gmm._posteriors
+    with np.errstate(over="ignore", invalid="ignore"):   # absurd inputs: refused by course_lib.gmm.em._posteriors
         return _log_joint_trusted(X, params)
 
 

@@ -8,12 +8,13 @@ in ``docs/ALGORITHMS.md``):
 - ``model``: the model (:class:`DiscreteHMM`), the lecture's weather-and-mood example, left-to-right
   and random starting models, and sampling.
 - ``inference``: the forward pass (unscaled, scaled and in log space), the backward pass, the state
-  posteriors and Viterbi decoding (Rabiner 1989, eqs. 19-27, 32-35), with their result types.
+  posteriors and Viterbi decoding (Rabiner 1989, eqs. 19-27, 32-35), with their result types;
+  ``recursions`` holds the loops themselves, as the slides write them, compiled with numba.
 - ``training``: Baum-Welch re-estimation (Rabiner 1989, eqs. 40a-40c), step by step and to
   convergence with restarts (:func:`baum_welch`, :func:`fit_hmm`).
 
-Engines a reader of an algorithm need not open: ``_kernels`` (the compiled recursions of the
-passes) and ``_sequences`` (checking and packing observation sequences).
+The engine a reader of an algorithm need not open: ``_sequences`` (checking and packing
+observation sequences).
 """
 
 from .vq import Codebook, quantisation_error, quantise, quantise_all, train_codebook

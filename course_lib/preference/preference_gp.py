@@ -108,7 +108,6 @@ class PreferenceGP:
                  ep_max_iter: int = 500, ep_tol: float = 1e-6):
         _check_kernel_and_likelihood(kernel, likelihood)
         self.kernel, self.likelihood = kernel, likelihood
-        self.kernel, self.likelihood = kernel, likelihood
         self.priors = _check_priors(priors, self.param_names)
         self.newton_max_iter = _as_positive_int(newton_max_iter, "newton_max_iter")
         self.newton_tol = _as_positive_float(newton_tol, "newton_tol")
