@@ -11,15 +11,15 @@ in ``docs/ALGORITHMS.md``):
   (:func:`dtw_distance_matrix`).
 - ``subsequence``: a short query inside a long recording, with free start and end (Giorgino 2009)
   (:func:`subsequence_dtw`, :func:`find_matches`, :func:`align_words`).
-- ``search``: fast nearest-template and subsequence search with the LB_Kim and LB_Keogh lower
-  bounds and early abandoning (Rakthanmanon et al. 2012) (:func:`nearest_templates`,
-  :func:`subsequence_search`), and which bound holds for which metric and step pattern.
 - ``term_discovery``, ``term_clusters``, ``term_evaluation``: spoken term discovery with segmental
   DTW (Park & Glass 2008), clustering the pairs into word-like units, and judging them by known
   word spans.
+- ``search``: fast nearest-template and subsequence search with the LB_Kim and LB_Keogh lower
+  bounds and early abandoning (Rakthanmanon et al. 2012) (:func:`nearest_templates`,
+  :func:`subsequence_search`), and which bound holds for which metric and step pattern.
 
-Engines a reader of an algorithm need not open: ``_costs`` (the compiled local distances) and
-``_pruning`` (the lower bounds, the band's envelope and early abandoning).
+Compiled beside them: ``local_costs`` (the local distances) and ``pruning`` (the kernels of the
+pruned searches: the lower bounds, the band's envelope and early abandoning).
 """
 
 from .alignment import (band_mask, dtw, dtw_from_cost_matrix, DTWResult, local_cost_matrix,
