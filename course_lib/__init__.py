@@ -1,24 +1,24 @@
 """course_lib: the library behind the course "Probabilistic models of speech and human
 judgement, from DTW to preference GPs".
 
-One module per model family (``dtw`` and its pruned search ``dtw_search``, whose compiled
-kernels are in ``dtw_pruning``; ``term_discovery`` (with the fragment types in
-``term_fragments``, clustering in ``term_clusters``, judging by known words in
-``term_evaluation``), ``features``, ``gaussian``, ``kmeans``,
-``affinity`` (affinity propagation), ``gmm``, ``hmm`` (with Baum-Welch's loop and restarts in
-``hmm_training``, its compiled passes in ``hmm_kernels``, their result types in ``hmm_results``,
-the model type, examples and sampling in ``hmm_models`` and the packing of observations in
-``hmm_sequences``), ``vq``, and
-``gp`` for the Gaussian processes of Units 4-7). The GP units each have a front door: ``gp``
-(Unit 4, regression), ``raters`` (Unit 5, many raters), ``preference`` (Unit 6, comparisons) and
-``mixed`` (Unit 7, mixed feedback); ``simulators`` plays the raters, listeners and observers of
-Units 5-7;
-``recognition`` puts the DTW, GMM and HMM recognisers behind one interface; ``metrics`` holds
-the evaluation measures (scores against raters, preferences), with the recognition measures in
-``recognition_metrics`` and the level-set scores in ``levelset_metrics``; ``linalg`` and
-``validation`` are the shared numerics and argument checks; ``data`` loads what ``data/`` ships; ``results``
-reads the committed results of ``experiments/``; ``plotting`` and ``widgets`` are thin layers
-that the notebooks use; ``checks`` backs the exercise self-checks.
+One package per unit, in course order, each ``__init__`` the unit's face (the names its lecture
+and homework import): ``dtw`` (Unit 1: DTW, fast search, spoken term discovery), ``gmm`` (Unit
+2: Gaussians, k-means, mixtures and EM), ``hmm`` (Unit 3: vector quantisation and discrete
+HMMs), ``gp`` (Unit 4: kernels, GP regression, the sparse bound), ``raters`` (Unit 5: many
+raters), ``preference`` (Unit 6: comparisons, Laplace and EP, active learning) and ``mixed``
+(Unit 7: mixed feedback, variational GPs, level sets). Each module of a unit holds one idea;
+``docs/ALGORITHMS.md`` maps every algorithm a lecture teaches to the function that holds its
+core. A unit imports only earlier units and the shared modules below the models.
+
+Shared at the top: ``validation`` and ``linalg`` (argument checks, dense linear algebra);
+``metrics`` (the evaluation measures), with the recognition measures in
+``recognition_metrics`` and the level-set scores in ``levelset_metrics``; ``significance``
+(comparing two models on the same items); ``features`` (the MFCC front end); ``recognition``
+(the DTW, GMM and HMM recognisers behind one interface, above Units 1-3); ``recording`` (a
+student's own recording as course data); ``stimuli`` (the sounds the explorers play);
+``results`` (the committed results of ``experiments/``); ``checks`` (the exercise
+self-checks). ``data`` loads what ``data/`` ships; ``simulators`` plays the raters, listeners
+and observers of Units 5-7; ``plotting`` and ``widgets`` are thin layers that the notebooks use.
 
 Importing the package limits BLAS (numpy's and scipy's OpenBLAS or MKL) to one thread, unless
 ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` or ``MKL_NUM_THREADS`` is set: then the user's

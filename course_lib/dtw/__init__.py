@@ -7,20 +7,19 @@ in ``docs/ALGORITHMS.md``):
   band, and back-tracking the warping path (Sakoe & Chiba 1978; Rabiner & Juang 1993, ch. 4)
   (:func:`dtw`, :class:`DTWResult`).
 - ``step_patterns``: the step patterns as data (:class:`StepPattern`, :data:`STEP_PATTERNS`).
-- ``local_costs``: the local distance between every frame of one sequence and of the other
-  (Euclidean, squared, cosine, Gaussian log-likelihood), compiled.
-- ``distance_matrix``: DTW of many sequences against many, in one compiled loop, with the
-  early-abandoning pair kernel the searches reuse (:func:`dtw_distance_matrix`).
+- ``distance_matrix``: DTW of many sequences against many, in one compiled loop
+  (:func:`dtw_distance_matrix`).
 - ``subsequence``: a short query inside a long recording, with free start and end (Giorgino 2009)
   (:func:`subsequence_dtw`, :func:`find_matches`, :func:`align_words`).
-- ``search``: fast nearest-template and subsequence search with the LB_Kim and LB_Keogh lower
-  bounds and early abandoning (Rakthanmanon et al. 2012) (:func:`nearest_templates`,
-  :func:`subsequence_search`), and which bound holds for which metric and step pattern;
-  ``pruning`` holds the bounds themselves (LB_Kim, LB_Keogh with the band's envelope) and the
-  compiled cascade of one query.
 - ``term_discovery``, ``term_clusters``, ``term_evaluation``: spoken term discovery with segmental
   DTW (Park & Glass 2008), clustering the pairs into word-like units, and judging them by known
   word spans.
+- ``search``: fast nearest-template and subsequence search with the LB_Kim and LB_Keogh lower
+  bounds and early abandoning (Rakthanmanon et al. 2012) (:func:`nearest_templates`,
+  :func:`subsequence_search`), and which bound holds for which metric and step pattern.
+
+Compiled beside them: ``local_costs`` (the local distances) and ``pruning`` (the kernels of the
+pruned searches: the lower bounds, the band's envelope and early abandoning).
 """
 
 from .alignment import (band_mask, dtw, dtw_from_cost_matrix, DTWResult, local_cost_matrix,

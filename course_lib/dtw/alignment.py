@@ -37,23 +37,22 @@ contains a path for symmetric1/symmetric2, and ``r >= max(n, m) - 1`` is the sam
 (dtaidistance's ``window=r + 1`` and tslearn's ``sakoe_chiba_radius=r`` are the same band;
 dtw-python's ``"sakoechiba"`` is not widened, so it differs when ``n != m``.)
 
-Rooms beside this core: :mod:`course_lib.dtw.step_patterns` (the step patterns as data),
+The sequences DTW takes. Rows are frames: a sequence is a finite ``(n, d)`` float64 array (a
+1-D array is ``n`` scalar frames). :func:`_as_sequence`, :func:`_as_sequence_list` and
+:func:`_check_same_dim` are the argument checks of every public DTW entry point (this module's,
+:mod:`course_lib.dtw.distance_matrix`, :mod:`course_lib.dtw.subsequence`,
+:mod:`course_lib.dtw.search`, :mod:`course_lib.dtw.term_discovery`), run once at the border;
+many sequences run in one compiled loop after :func:`_concatenate_sequences` and
+:func:`_pack_sequences`.
+
+Beside this core: :mod:`course_lib.dtw.step_patterns` (the step patterns as data),
 :mod:`course_lib.dtw.local_costs` (the local distances, compiled),
-:mod:`course_lib.dtw.alignment` (checking the sequences, packing many for one compiled loop),
-:mod:`course_lib.dtw.distance_matrix` (many against many: every query against every template in one
-compiled loop), :mod:`course_lib.dtw.subsequence` (subsequence DTW, connected words) and
-:mod:`course_lib.dtw.search` with its engines :mod:`course_lib.dtw.pruning`,
-:mod:`course_lib.dtw.pruning` and :mod:`course_lib.dtw.search` (lower bounds and
-early abandoning, which reuse :func:`accumulate_row` and :func:`course_lib.dtw.distance_matrix._pair_dtw`,
-so the pruned searches give the very numbers of the exhaustive ones).
-
-The sequences DTW takes: checked at the border, and packed for the compiled kernels (Unit 1).
-
-Rows are frames: a sequence is a finite ``(n, d)`` float64 array (a 1-D array is ``n`` scalar
-frames). :func:`_as_sequence`, :func:`_as_sequence_list` and :func:`_check_same_dim` are the
-argument checks of every public DTW entry point (:mod:`course_lib.dtw.alignment`,
-:mod:`course_lib.dtw.subsequence`, :mod:`course_lib.dtw.search`); many sequences run in one
-compiled loop after :func:`_concatenate_sequences` and :func:`_pack_sequences`.
+:mod:`course_lib.dtw.distance_matrix` (many against many: every query against every template in
+one compiled loop), :mod:`course_lib.dtw.subsequence` (subsequence DTW, connected words) and
+:mod:`course_lib.dtw.search` (lower bounds and early abandoning, with their compiled kernels in
+:mod:`course_lib.dtw.pruning`), which reuse :func:`accumulate_row` and
+:func:`course_lib.dtw.distance_matrix._pair_dtw`, so the pruned searches give the very numbers
+of the exhaustive ones.
 """
 
 from __future__ import annotations

@@ -1,30 +1,25 @@
-"""Compiled kernels of the pruned DTW searches: the engine behind :mod:`course_lib.dtw.search`.
+"""Compiled kernels of the pruned DTW searches (Unit 1): LB_Kim, LB_Keogh against the band's
+envelope, early abandoning, and the searches' loops over templates and references.
 
-What they compute and why it is exact (the lower bounds, early abandoning, the rounding margin)
-is in the docstring of :mod:`course_lib.dtw.search`; the recursion they run is
-:func:`course_lib.dtw.alignment.accumulate_row` and the pair computation
-:func:`course_lib.dtw.distance_matrix._pair_dtw`.
+:mod:`course_lib.dtw.search` checks the arguments and calls these kernels; what they compute
+and why the result is exact (the lower bounds, early abandoning, the rounding margin) is in its
+docstring. The recursion they run is :func:`course_lib.dtw.alignment.accumulate_row` and the
+pair computation :func:`course_lib.dtw.distance_matrix._pair_dtw`, so a pruned search gives the
+very numbers of the exhaustive one.
 
-The envelopes LB_Keogh measures against (running extremes over the band's windows) are built
-in :mod:`course_lib.dtw.pruning`.
+The band's envelope for LB_Keogh (Keogh & Ratanamahatana 2005): running maxima and minima of
+each feature over the window of frames the Sakoe-Chiba band lets a row reach. For every column
+j the envelope is ``upper[k, j] = max`` and ``lower[k, j] = min`` of feature k over the frames
+``j - a .. j + b`` (:func:`_band_reach`). Each window is covered by two power-of-two windows
+from tables of running extremes (:func:`_extreme_tables`, :func:`_window_extremes`), so an
+envelope costs O(n log w) per feature for windows of w frames; :func:`_keogh_terms` measures
+frames against these boxes.
 
 numba's on-disk cache of a kernel here is rebuilt only when this file changes, not when the
-kernels it inlines from :mod:`course_lib.dtw.alignment`, :mod:`course_lib.dtw.distance_matrix`,
-:mod:`course_lib.dtw.local_costs`, :mod:`course_lib.dtw.pruning` or :mod:`course_lib.dtw.alignment`
-do: after editing those, clear the cache (``course_lib/__pycache__``). A stale cache cannot pass
-unnoticed: tests/dtw/test_search.py compares every search with the exhaustive one, which
-compiles from those very files.
-
-The band's envelope for LB_Keogh (Keogh & Ratanamahatana 2005), compiled: running maxima and
-minima of each feature over the window of frames the Sakoe-Chiba band lets a row reach.
-
-For every column j the envelope is ``upper[k, j] = max`` and ``lower[k, j] = min`` of feature k
-over the frames ``j - a .. j + b`` (:func:`_band_reach`). Each window is covered by two
-power-of-two windows from tables of running extremes (:func:`_extreme_tables`,
-:func:`_window_extremes`), so an envelope costs O(n log w) per feature for windows of w frames.
-The bound that measures frames against these boxes, and the searches that use it, are in
-:mod:`course_lib.dtw.pruning`; this is apart because a student follows the bound without the
-tables.
+kernels it inlines from :mod:`course_lib.dtw.alignment`, :mod:`course_lib.dtw.distance_matrix`
+or :mod:`course_lib.dtw.local_costs` do: after editing those, clear the cache
+(``course_lib/dtw/__pycache__``). A stale cache cannot pass unnoticed: tests/dtw/test_search.py
+compares every search with the exhaustive one, which compiles from those very files.
 """
 
 from __future__ import annotations
@@ -35,6 +30,7 @@ from numba import njit, prange
 from .local_costs import local_cost_row
 from .alignment import _sequence_block, accumulate_row
 from .distance_matrix import _pair_dtw
+
 
 
 @njit(cache=True)
@@ -206,7 +202,7 @@ def _query_scratch(n, max_m, dim, band):
 @njit(cache=True)
 def _nearest_one(x, x_t, x_norm, templates, y_lead, local, band, pattern, search, counts):
     """Index and distance of the template nearest to query x; counts[0..3] += pairs pruned by
-    LB_Kim, by LB_Keogh, abandoned, computed in full (see course_lib.dtw.search.nearest_templates).
+    LB_Kim, by LB_Keogh, abandoned, computed in full (see search.nearest_templates).
 
     ``x`` comes as frames, as columns ``x_t`` and with its frame lengths ``x_norm``, the
     templates packed by :func:`course_lib.dtw.alignment._pack_sequences`; ``local``, ``band``
@@ -319,6 +315,7 @@ def _subsequence_rows(query, query_norm, ref_t, ref_norm, local, pattern, cutoff
             if np.min(floors[max(0, i - rows_per_move + 1):i + 1]) > cutoff:
                 return False
     return True
+
 
 
 @njit(cache=True)

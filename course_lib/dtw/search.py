@@ -10,9 +10,9 @@ still return exactly what the exhaustive search returns:
   every path crosses every row of the matrix. Once every cell of a row, plus a lower bound of
   what the path must still pay, exceeds the best so far, the rest of the matrix is skipped.
 
-Notation as in :mod:`course_lib.dtw.alignment` (``x``: n frames, rows ``i``; ``y``: m frames, columns
-``j``; the widened Sakoe-Chiba band; ``M_phi`` the pattern's normaliser). Every bound here is on
-the scale of the distance the searches report, :func:`course_lib.dtw.alignment.dtw`'s
+Notation as in :mod:`course_lib.dtw.alignment` (``x``: n frames, rows ``i``; ``y``: m frames,
+columns ``j``; the widened Sakoe-Chiba band; ``M_phi`` the pattern's normaliser). Every bound
+here is on the scale of the distance the searches report, :func:`course_lib.dtw.alignment.dtw`'s
 ``normalised_distance`` (the raw ``distance`` divided by ``M_phi``, which does not depend on the
 path, so bounding the raw sum is enough), or ``distance`` when the pattern has no normaliser.
 
@@ -55,14 +55,13 @@ searches return the same indices and bit-for-bit the same distances as the exhau
 :func:`course_lib.dtw.subsequence.subsequence_dtw`), whose compiled pair computation they
 share. Ties go to the lowest index.
 
-Which lower bound holds for which metric and step pattern: the argument checks of the pruned
-DTW searches of :mod:`course_lib.dtw.search`, and the settings their compiled kernels take.
-
-LB_Kim and early abandoning need local costs >= 0; LB_Keogh needs (squared) Euclidean costs and
-one of the step patterns whose weights are shown to fall on rows and columns as its sum assumes
-(Keogh & Ratanamahatana 2005; the proofs are in the docstring of :mod:`course_lib.dtw.search`).
-The checks refuse anything else by the user's argument name; they sit apart so that the
-searches read as the bounds and the cascade, with the bookkeeping of codes, band and slots here.
+The border: which bound holds for which metric and step pattern. LB_Kim and early abandoning
+need local costs >= 0; LB_Keogh needs (squared) Euclidean costs and one of the step patterns
+whose weights fall on rows and columns as its sum assumes (above; Keogh & Ratanamahatana 2005).
+The searches check this once, here, and refuse anything else by the user's argument name; the
+settings their compiled kernels take (the codes of pattern and normalisation, the band, the
+slots of template lengths) are prepared here too. The kernels themselves, which run the
+bounds, the cascade and early abandoning, are in :mod:`course_lib.dtw.pruning`.
 """
 
 from __future__ import annotations

@@ -43,23 +43,19 @@ A band's fragment is a **discovered pair** when its distortion is at most ``thre
 Neighbouring bands often find the same match twice; of pairs that overlap in both utterances only
 the one with the lowest distortion is kept.
 
-Clustering the pairs into word-like units is in :mod:`course_lib.dtw.term_clusters`, judging them
-with known word spans in :mod:`course_lib.dtw.term_evaluation`; the fragment and pair types are in
-:mod:`course_lib.dtw.term_discovery`.
+The types. A :class:`Fragment` is frames ``start..end`` of one utterance, a :class:`BandFragment`
+the least-average stretch of one band's path (:func:`segmental_dtw` returns them in a
+:class:`SegmentalDTWResult`), a :class:`DiscoveredPair` two fragments that sound alike
+(:func:`discover_pairs`). Clustering the pairs into word-like units
+(:mod:`course_lib.dtw.term_clusters`) and judging them with known word spans
+(:mod:`course_lib.dtw.term_evaluation`) take these pairs, checked by :func:`_check_pairs`.
+Frames are 0-based and spans inclusive.
 
 References: A. Park and J. Glass, "Unsupervised pattern discovery in speech", IEEE Trans. Audio,
 Speech and Language Processing 16(1), 2008 (segmental DTW, least-average subsequences, graph
 clustering); Y.-L. Lin, T. Jiang and K.-M. Chao, "Efficient algorithms for locating the
 length-constrained heaviest segments", J. Computer and System Sciences, 2002 (the ``2L - 1``
 bound used in step 4).
-
-The fragments and pairs of spoken term discovery (Park & Glass 2008), as types.
-
-Segmental DTW (:mod:`course_lib.dtw.term_discovery`) returns them, clustering
-(:mod:`course_lib.dtw.term_clusters`) and measuring against known words
-(:mod:`course_lib.dtw.term_evaluation`) take them. They sit apart so that the core module shows the
-algorithm, and so that clustering and measuring need not import it. Rows are frames; frames are
-0-based and spans inclusive.
 """
 
 from __future__ import annotations

@@ -5,11 +5,12 @@ in ``docs/ALGORITHMS.md``):
 
 - ``gaussian``: the multivariate Gaussian, its log density and its maximum-likelihood fit
   (Bishop 2006, sections 2.3-2.3.4).
-- ``kmeans``: k-means, step by step and to convergence (Bishop 2006, section 9.1).
-- ``mixture``: the Gaussian mixture model itself: its parameters, results, log densities and
-  sampling (:class:`GMMParams`, :class:`GMMResult`).
+- ``mixture``: the Gaussian mixture model itself: its parameters, the covariance prior, log
+  densities and sampling (:class:`GMMParams`, :class:`CovariancePrior`).
 - ``em``: EM for the mixture: the E-step (responsibilities, Bishop 2006, eq. 9.23), the M-step
-  (eqs. 9.24-9.27), the loop, its starting points and restarts (:func:`fit_gmm`).
+  (eqs. 9.24-9.27), the loop and its results (:class:`EMState`, :class:`GMMResult`), its
+  starting points and restarts (:func:`fit_gmm`).
+- ``kmeans``: k-means, step by step and to convergence (Bishop 2006, section 9.1).
 - ``selection``: choosing the number of components by BIC and by splitting
   (:func:`select_n_components`, :func:`grow_by_splitting`).
 """

@@ -32,25 +32,11 @@ Regularisers of the covariance, applied in this order in every M-step:
 The objective EM increases is the log-likelihood, plus sum_k log p(Sigma_k) with a prior;
 :class:`GMMResult` records both traces.
 
-One steppable loop: :func:`em_steps` yields the state after every iteration (E-step of the
-start, then M-step + E-step); :func:`course_lib.gmm.em.fit_gmm` and the lecture's EM
-explorer both drive it.
+One steppable loop: :func:`em_steps` yields the state after every iteration (:class:`EMState`;
+the E-step of the start, then M-step + E-step); :func:`fit_gmm` and the lecture's EM explorer
+both drive it.
 
-Rooms beside this core: :mod:`course_lib.gmm.em` (starting points, the stopping rule and
-restarts: ``initialise_gmm``, ``fit_gmm``), :mod:`course_lib.gmm.mixture` (the parameter and
-result types, sampling, the argument checks), :mod:`course_lib.gmm.mixture` (the log-densities,
-computed so that data far from the origin lose no precision) and :mod:`course_lib.gmm.selection`
-(choosing K on held-out data or by BIC, growing a mixture by splitting).
-
-A collapsing component (its covariance numerically singular, or N_k ~ 0) is never left to
-produce NaN: a singular covariance is floored at ``_COLLAPSE_FLOOR`` times the data variance and
-a component with no frames is re-seeded on the worst-explained frame; either way a
-:class:`ComponentCollapseWarning` is issued, and the log-likelihood may drop at that step.
-
-Training a Gaussian mixture around the EM core of :mod:`course_lib.gmm.em` (Unit 2).
-
-Where EM starts and when it stops are choices beside the algorithm, so they sit apart from the
-E-step, M-step and EM loop (Bishop 2006, section 9.2.2) that :mod:`course_lib.gmm.em` keeps:
+Where EM starts and when it stops are choices beside the algorithm (Bishop 2006, section 9.2.2):
 
 * starting points theta_0 (:func:`initialise_gmm`): k-means++ seeding (Arthur & Vassilvitskii
   2007) then k-means and one M-step from its hard assignments, or K distinct random frames as
@@ -58,8 +44,18 @@ E-step, M-step and EM loop (Bishop 2006, section 9.2.2) that :mod:`course_lib.gm
 * the stopping rule (the objective gains less than ``tol`` per frame, or ``max_iter``) and
   restarts, keeping the run with the highest final objective (:func:`fit_gmm`).
 
-Both drive the very M-step and EM loop of :mod:`course_lib.gmm.em`, so a fit equals stepping
-:func:`course_lib.gmm.em.em_steps` by hand from the same start.
+Both drive the very M-step and EM loop above, so a fit equals stepping :func:`em_steps` by hand
+from the same start.
+
+A collapsing component (its covariance numerically singular, or N_k ~ 0) is never left to
+produce NaN: a singular covariance is floored at ``_COLLAPSE_FLOOR`` times the data variance and
+a component with no frames is re-seeded on the worst-explained frame; either way a
+:class:`ComponentCollapseWarning` is issued, and the log-likelihood may drop at that step.
+
+Beside this module: :mod:`course_lib.gmm.mixture` (the parameter types, sampling, the check of a
+mixture, and the log densities, computed so that data far from the origin lose no precision)
+and :mod:`course_lib.gmm.selection` (choosing K on held-out data or by BIC, growing a mixture by
+splitting).
 """
 
 from __future__ import annotations

@@ -1,20 +1,20 @@
-"""What a Gaussian mixture is, and what the entry points of :mod:`course_lib.gmm.em` accept.
+"""What a Gaussian mixture is (Unit 2): its parameters, its log densities, sampling from it.
 
 The parameters (:class:`GMMParams`), the covariance prior of the MAP M-step
-(:class:`CovariancePrior`), the results of EM (:class:`EMState`, :class:`GMMResult`), ancestral
-sampling from a mixture and the demo mixture of the explorers. The ``check_*`` functions are
-the argument checks of the public entry points (each runs once per call, at the border, with a
-message that names the argument), so the EM core works on arrays already checked.
+(:class:`CovariancePrior`), the warning issued when EM repairs a collapsed component
+(:class:`ComponentCollapseWarning`), ancestral sampling from a mixture (:func:`sample_gmm`) and
+the demo mixture of the explorers (:func:`demo_mixture`). :func:`_check_params` is the argument
+check of every entry point that takes a mixture (it runs once per call, at the border, with a
+message that names the argument), so the EM core of :mod:`course_lib.gmm.em` works on arrays
+already checked.
 
-Log-densities behind EM (:mod:`course_lib.gmm.em`): of the frames under every component, and of
-the covariances under the prior.
-
-:func:`log_joint` gives log pi_k + log N(x_n | mu_k, Sigma_k) for every frame and component,
-the input of the E-step's log-sum-exp. Numerics: every Mahalanobis term is evaluated after
-shifting the frames and the means by a common reference point (the mixture mean), so data far
-from the origin (a common offset of 1e8) loses no precision to cancellation; full covariances
-are whitened through triangular inverses of their Cholesky factors, all components in one
-matrix product, in blocks of frames that stay in cache.
+Log densities behind EM: of the frames under every component, and of the covariances under the
+prior (:func:`_log_prior`). :func:`log_joint` gives log pi_k + log N(x_n | mu_k, Sigma_k) for
+every frame and component, the input of the E-step's log-sum-exp. Numerics: every Mahalanobis
+term is evaluated after shifting the frames and the means by a common reference point (the
+mixture mean), so data far from the origin (a common offset of 1e8) loses no precision to
+cancellation; full covariances are whitened through triangular inverses of their Cholesky
+factors, all components in one matrix product, in blocks of frames that stay in cache.
 """
 
 from __future__ import annotations

@@ -53,27 +53,19 @@ try. The jitter is fixed rather than the escalating ladder of
 :func:`~course_lib.gp.prediction.cholesky_with_jitter`, because a jitter that jumps with the
 parameters would make F discontinuous under the optimiser.
 
-M may exceed N (the bound stays valid and is exact once the inducing inputs contain X) but it
-then costs O(M^3) for nothing; the selection helper
-:func:`~course_lib.gp.sparse.select_inducing_inputs` refuses M larger than the number of
-distinct rows of X. The result types :class:`~course_lib.gp.sparse.BoundGradient` and
-:class:`~course_lib.gp.sparse.SparseGP` (with its predictions) are in
-:mod:`course_lib.gp.sparse`.
+What it returns and where Z comes from
+--------------------------------------
+:class:`BoundGradient` is the value of the bound with its derivatives; :class:`SparseGP` holds
+the optimal q(u) (Titsias 2009, §3) as a :class:`~course_lib.gp.prediction.LatentGaussian` over
+the inducing values and predicts through it, the same step as every GP model of the course.
 
-What the sparse GP's functions return: the bound with its gradient, and the fitted model.
-
-:class:`BoundGradient` is the value of Titsias's (2009) collapsed bound with its derivatives;
-:class:`SparseGP` holds the optimal q(u) (Titsias 2009, §3) as a
-:class:`~course_lib.gp.prediction.LatentGaussian` over the inducing values and predicts through
-it, the same step as every GP model of the course. Result types only: the bound, q(u) and the
-fit are computed in :mod:`course_lib.gp.sparse`.
-
-Choosing the inducing inputs of a sparse GP from the data.
-
-Every sparse model of the course (:mod:`course_lib.gp.sparse` after Titsias 2009,
-:mod:`course_lib.preference.sparse_preference`, :mod:`course_lib.mixed.sparse_variational`) takes its
-inducing inputs Z as given; this picks a starting Z from the rows of X, at random or as k-means
-centroids (Arthur & Vassilvitskii 2007 seeding), apart from the bounds that then use or move it.
+Every sparse model of the course (this one, :mod:`course_lib.preference.sparse_preference`,
+:mod:`course_lib.mixed.sparse_variational`) takes its inducing inputs Z as given;
+:func:`select_inducing_inputs` picks a starting Z from the rows of X, at random or as k-means
+centroids (Arthur & Vassilvitskii 2007 seeding), which the bounds then use or move. M may
+exceed N (the bound stays valid and is exact once the inducing inputs contain X) but it then
+costs O(M^3) for nothing, so :func:`select_inducing_inputs` refuses M larger than the number of
+distinct rows of X.
 """
 
 from __future__ import annotations

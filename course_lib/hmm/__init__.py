@@ -3,17 +3,17 @@
 What the unit teaches, in the order of lecture 03 (each module holds one idea; the cores are listed
 in ``docs/ALGORITHMS.md``):
 
-- ``vq``: vector quantisation, which turns frames into the symbols a discrete HMM emits
-  (:class:`Codebook`).
 - ``model``: the model (:class:`DiscreteHMM`), the lecture's weather-and-mood example, left-to-right
   and random starting models, and sampling.
 - ``inference``: the forward pass (unscaled, scaled and in log space), the backward pass, the state
-  posteriors and Viterbi decoding (Rabiner 1989, eqs. 19-27, 32-35), with their result types;
-  ``recursions`` holds the loops themselves, as the slides write them, compiled with numba.
+  posteriors and Viterbi decoding (Rabiner 1989, eqs. 19-27, 32-35), with their result types.
 - ``training``: Baum-Welch re-estimation (Rabiner 1989, eqs. 40a-40c), step by step and to
   convergence with restarts (:func:`baum_welch`, :func:`fit_hmm`).
+- ``vq``: vector quantisation, which turns frames into the symbols a discrete HMM emits
+  (:class:`Codebook`).
 
-The engine a reader of an algorithm need not open: ``_sequences`` (checking and packing
+Compiled beside them: ``recursions`` (the recursions of the passes, as the slides write them).
+An engine a reader of an algorithm need not open: ``_sequences`` (checking and packing
 observation sequences).
 """
 

@@ -22,9 +22,14 @@ The three problems of the slides map to
 
 A public function checks its arguments once and runs an internal pass (``_forward_log`` ...)
 on trusted arrays: a loop of the slides, compiled with numba in :mod:`course_lib.hmm.recursions`,
-over all sequences of a :class:`course_lib.hmm._sequences._SequenceBatch` at once. Beside it:
-the result types (:mod:`course_lib.hmm.inference`), the model, examples, starts and sampling
-(:mod:`course_lib.hmm.model`), checking and packing observations (:mod:`course_lib.hmm._sequences`).
+over all sequences of a :class:`course_lib.hmm._sequences._SequenceBatch` at once. Checking and
+packing the observations is the engine :mod:`course_lib.hmm._sequences`; the model, examples,
+starts and sampling are in :mod:`course_lib.hmm.model`.
+
+What the passes (Rabiner 1989) return are plain frozen records a student meets in a repr, with
+the meaning of every array (:class:`UnscaledForward`, :class:`ScaledForward`,
+:class:`LogForward`, :class:`Posteriors`, :class:`ViterbiResult`); time runs along their first
+axis too.
 
 Impossible observations. When a symbol has zero emission probability in every state that can
 be reached at that time, ``P(O | lambda) = 0``: the scoring functions then return a
@@ -32,13 +37,6 @@ log-likelihood of ``-inf`` (documented, no warning, no division by zero), while 
 Viterbi and Baum-Welch raise a ``ValueError`` that names the sequence and the time step, since
 ``gamma = alpha * beta / P(O)`` is 0/0 there; :func:`explain_zero_probability` gives that
 explanation without raising. An ``emission_floor`` in training prevents it.
-
-The result types of the discrete-HMM passes of :mod:`course_lib.hmm.inference` (Rabiner 1989).
-
-Plain frozen records a student meets in a repr: what each pass of :mod:`course_lib.hmm.inference`
-returns, with the meaning of every array. Apart from that module so that it reads as the
-passes themselves. Time runs along the first axis: ``alpha[t, i]``, ``gamma[t, i]``,
-``xi[t, i, j]``.
 """
 
 from __future__ import annotations

@@ -1,20 +1,29 @@
-"""Unit 7, mixed feedback (Wu, Sanders, Letham & Guan 2025): the face of the unit's models.
+"""Unit 7, mixed feedback (Wu, Sanders, Letham & Guan 2025): the face of ``course_lib.mixed``.
 
-In the order of lecture 07:
+What the unit teaches, in the order of lecture 07 (each module holds one idea; the cores are listed
+in ``docs/ALGORITHMS.md``):
 
-- Answers of several kinds on one latent: :class:`BernoulliProbit` (yes/no),
-  :class:`GaussianConstraint` (a constraint as a Gaussian pseudo-observation),
-  :class:`LikertConfidence` and :class:`OrdinalProbit` (ordered ratings), joined with the pairwise
-  likelihoods of :mod:`course_lib.preference` in one :class:`MixedLikelihood`.
-- Variational inference: :class:`VariationalGP` maximises the ELBO (:func:`variational_elbo`: the
-  expected log-likelihood of every row, once, minus one KL), and :class:`SparseVariationalGP` does
-  the same on fixed inducing points (Wu et al. 2025, section 2 and App. A).
-- Prior knowledge as constraints (section 4.3): :func:`constraints_from_probability`,
-  :func:`constraint_sigma`, :func:`pseudo_data`, :func:`detection_likelihood`.
-- Preferences with confidence ratings (section 5): :class:`ConfidencePreferenceGP`.
-- Level-set estimation (section 4.2): where f is below a threshold, and which query to ask next
-  (:func:`lookahead_levelset`, :func:`global_mi`, :func:`eavc`, :func:`straddle`,
-  :func:`propose`).
+- ``mixed_likelihood`` and ``feedback_likelihoods``: answers of several kinds on one latent:
+  :class:`BernoulliProbit` (yes/no), :class:`GaussianConstraint` (a constraint as a Gaussian
+  pseudo-observation), :class:`LikertConfidence` and :class:`OrdinalProbit` (ordered ratings),
+  joined with the pairwise likelihoods of :mod:`course_lib.preference` in one
+  :class:`MixedLikelihood`.
+- ``variational`` and ``variational_gp``: variational inference: the ELBO
+  (:func:`variational_elbo`: the expected log-likelihood of every row, once, minus one KL) and its
+  fit, and the model :class:`VariationalGP` (MAP-II, warm-started refits, prediction);
+  ``sparse_variational`` and ``sparse_variational_gp``: the same on fixed inducing points
+  (:class:`SparseVariationalGP`; Wu et al. 2025, section 2 and App. A).
+- ``constraints``: prior knowledge as constraints (section 4.3):
+  :func:`constraints_from_probability`, :func:`constraint_sigma`, :func:`pseudo_data`,
+  :func:`detection_likelihood`.
+- ``levelset`` and ``levelset_propose``: level-set estimation (section 4.2): where f is below a
+  threshold, and which query to ask next (:func:`lookahead_levelset`, :func:`global_mi`,
+  :func:`eavc`, :func:`straddle`, :func:`propose`), with the bivariate normal CDF of the
+  look-ahead in ``bivariate_normal``.
+- ``confidence``: preferences with confidence ratings (section 5):
+  :class:`ConfidencePreferenceGP`.
+- ``feedback_fits``: the fits the lecture compares (the ELBO's ledger on chosen data types,
+  constraints of one sd).
 """
 
 from ..preference.rating_likelihoods import OrdinalProbit

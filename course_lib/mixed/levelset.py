@@ -41,23 +41,17 @@ Acquisitions over candidate queries (reference points s_1..s_S fixed, e.g. Sobol
     * BALD and straddle need no look-ahead (:mod:`course_lib.mixed.levelset_propose`); choosing
       the next query from a candidate set is :func:`~course_lib.mixed.levelset_propose.propose`.
 
-The candidate-reference covariances come from the model's posterior (a fitted course_lib GP
-with ``kernel``, ``X_train`` and a :class:`LatentGaussian` ``posterior``, read by
-:mod:`course_lib.mixed.levelset`) in batches of candidates, so memory stays at about
-``_BATCH_ELEMENTS`` numbers per array whatever the sizes.
-For each batch one compiled loop forms rho, delta, P1, P0 and the sums of global MI or EAVC
-pair by pair without temporary arrays (bench/bench_levelset.py measures it).
-
-What the level-set acquisitions read from a fitted model, and their small shared helpers.
-
-:mod:`course_lib.mixed.levelset` forms the look-ahead from posterior means, variances and
-candidate-reference covariances. They come from a fitted course_lib GP (``kernel``,
-``X_train`` and a :class:`~course_lib.gp.prediction.LatentGaussian` ``posterior``): the
-marginals at a set of points with the whitened cross-kernels V (and U) from which any
-covariance between two sets follows as k(A, B) - V_A^T V_B (+ U_A^T U_B). Beside them: each
-point's coefficients of the tetrachoric series (:mod:`course_lib.mixed.bivariate_normal`) and their
-decay factor, the binary entropy in bits, and the check of a threshold. An engine, apart from
-the core: a student follows the look-ahead on the arrays alone.
+What the acquisitions read from a fitted model
+    A fitted course_lib GP with ``kernel``, ``X_train`` and a
+    :class:`~course_lib.gp.prediction.LatentGaussian` ``posterior`` gives the marginals at a set
+    of points with the whitened cross-kernels V (and U), from which any covariance between two
+    sets follows as k(A, B) - V_A^T V_B (+ U_A^T U_B). The candidate-reference covariances are
+    formed so in batches of candidates, and memory stays at about ``_BATCH_ELEMENTS`` numbers
+    per array whatever the sizes. For each batch one compiled loop forms rho, delta, P1, P0 and
+    the sums of global MI or EAVC pair by pair without temporary arrays
+    (bench/bench_levelset.py measures it). The look-ahead's small helpers sit here too: each
+    point's coefficients of the tetrachoric series (:mod:`course_lib.mixed.bivariate_normal`)
+    and their decay factor, the binary entropy in bits, and the check of a threshold.
 """
 
 from __future__ import annotations

@@ -1,23 +1,22 @@
-"""Choosing the next query of a level-set session: the best candidate, then a short polish.
+"""Choosing the next query of a level-set session: the acquisitions of the query's own marginal
+(BALD, straddle), then the best candidate and a short polish.
 
-:func:`propose` scores a candidate set (e.g. 1024 Sobol points) with one of the acquisitions
-of :mod:`course_lib.mixed.levelset` (global mutual information, EAVC) or
-:mod:`course_lib.mixed.levelset_propose` (BALD, straddle), or a callable, takes the best
-candidate and polishes it by a short bounded Nelder-Mead run (never returning a worse point).
-The reference side of the look-ahead (marginals and whitened cross-kernels of the references)
-is computed once per call and shared by the candidates and every polish evaluation. The search
-around the acquisitions (option parsing, the box, the polish), apart from their core.
-
-Level-set acquisitions of the query's own marginal: BALD and straddle.
-
-They score a candidate by the posterior of f at it alone, with no reference points and no
-look-ahead, unlike the acquisitions of :mod:`course_lib.mixed.levelset` (global mutual
-information, EAVC), and so sit apart from that core.
+BALD and straddle score a candidate by the posterior of f at it alone, with no reference points
+and no look-ahead, unlike the acquisitions of :mod:`course_lib.mixed.levelset` (global mutual
+information, EAVC):
 
 * :func:`bald_bernoulli` (bits): H(p1) - E_f[H(Phi(f_q))] with p1 = Phi(mu_q / sqrt(1 + v_q)),
   the information of a Bernoulli probit answer y about f(x_q) alone, the expectation by
   Gauss-Legendre quadrature.
 * :func:`straddle`: width * sd_q - |mu_q - threshold| (Bryan et al. 2005; width 1.96).
+
+:func:`propose` scores a candidate set (e.g. 1024 Sobol points) with one of the four
+(:data:`ACQUISITIONS`) or a callable, takes the best candidate and polishes it by a short
+bounded Nelder-Mead run (never returning a worse point); with ``return_scores=True`` it returns
+a :class:`Proposal` with the candidates' scores. The reference side of the look-ahead
+(marginals and whitened cross-kernels of the references) is computed once per call and shared
+by the candidates and every polish evaluation. It is the one next-query rule of the level-set
+sessions, and so of the experiments and explorers that run them.
 """
 
 from __future__ import annotations

@@ -61,23 +61,17 @@ ELBO; its optimum is the fixed point above with lambda = -2 d_var / beta and m =
 log evidence, a looser one; its maximiser is not the ELBO's. Only beta = 1 (the default) is the
 ELBO.
 
-The model (MAP-II, warm-started refits, prediction) is
-:class:`~course_lib.mixed.sparse_variational_gp.SparseVariationalGP`; the result type and the
-argument checks sit in :mod:`course_lib.mixed.sparse_variational`.
-
-What the sparse variational fit of :mod:`course_lib.mixed.sparse_variational` returns, and what
-its entry points accept.
-
-:class:`SparseVariationalResult` is the ledger of the bound at a whitened q(v) = N(m, S S^T)
-over the values at the inducing points (Hensman, Matthews & Ghahramani 2015; the expected
-log-likelihood of every row once, minus one KL: Wu et al. 2025, eq. 1). The ``check_*``
-functions are the argument checks of the fit, of the bound at a given q(v) and of
-:class:`~course_lib.mixed.sparse_variational_gp.SparseVariationalGP`: each runs once per call, at
-the border, with a message that names the argument, so the bound and its optimisation work on
-arrays already checked. The likelihood's two forms (one Likelihood with its y and M, or a
-MixedLikelihood carrying its data) are checked against the n rows of X, not against an n x n
-kernel matrix as :func:`~course_lib.mixed.mixed_likelihood._as_mixed` does for the full-rank fit:
-the sparse bound forms K_XX only when a row mixes items.
+What it returns and what it accepts. :class:`SparseVariationalResult` is the ledger of the
+bound at a whitened q(v) = N(m, S S^T) over the values at the inducing points (the expected
+log-likelihood of every row once, minus one KL). The ``_check_*`` functions are the argument
+checks of the fit, of the bound at a given q(v) and of
+:class:`~course_lib.mixed.sparse_variational_gp.SparseVariationalGP` (the model: MAP-II,
+warm-started refits, prediction): each runs once per call, at the border, with a message that
+names the argument, so the bound and its optimisation work on arrays already checked. The
+likelihood's two forms (one Likelihood with its y and M, or a MixedLikelihood carrying its
+data) are checked against the n rows of X, not against an n x n kernel matrix as
+:func:`~course_lib.mixed.mixed_likelihood._as_mixed` does for the full-rank fit: the sparse
+bound forms K_XX only when a row mixes items.
 """
 
 from __future__ import annotations

@@ -1,20 +1,33 @@
-"""Unit 6, comparisons and preferences: the face of the unit's models.
+"""Unit 6, comparisons and preferences: the face of ``course_lib.preference``.
 
-In the order of lecture 06:
+What the unit teaches, in the order of lecture 06 (each module holds one idea; the cores are listed
+in ``docs/ALGORITHMS.md``):
 
-- Data: :class:`Comparisons` (items, ordered pairs and answers; single-item ratings as identity
-  rows) and the comparison matrix M that maps the latent f to z = M f.
-- Likelihoods of z (:class:`Likelihood` is their one interface): :class:`PairwiseProbit`
-  (Chu & Ghahramani 2005), :class:`PairwiseGaussian`, :class:`PairwiseBeta` and the bounded
-  ratings :class:`BetaRating`, :class:`TruncatedGaussianRating`, :class:`WarpedProbitRating`.
-- Inference: the Laplace approximation (:func:`laplace_mode`, :func:`newton_path`; Rasmussen &
-  Williams 2006, Alg. 3.1) and expectation propagation (:func:`expectation_propagation`,
-  :func:`tilted_moments`; R&W Alg. 3.5).
-- The model: :class:`PreferenceGP` (Laplace or EP, hyper-parameters by ML-II or MAP-II), and
-  :class:`SparsePreferenceGP` on pseudo-inputs.
-- Choosing the next comparison (Nielsen 2015, ch. 3): expected improvement
-  (:func:`expected_improvement`, :func:`univariate_ei`, :func:`bivariate_ei`), sampling rules,
-  when to stop (:func:`settling_threshold`), and the forced-choice test of the result.
+- ``comparisons``: the data (:class:`Comparisons`: items, ordered pairs and answers; single-item
+  ratings as identity rows) and the comparison matrix M that maps the latent f to z = M f.
+- Likelihoods of z, with one interface (:class:`Likelihood`, in ``likelihoods``) and one module
+  per family: ``pairwise_likelihoods`` (:class:`PairwiseProbit`, Chu & Ghahramani 2005;
+  :class:`PairwiseGaussian`, :class:`PairwiseBeta`) and ``rating_likelihoods`` (the bounded
+  ratings :class:`BetaRating`, :class:`TruncatedGaussianRating`, :class:`WarpedProbitRating`);
+  beside them ``log_phi`` (log Phi and its derivatives, stable in both tails), ``probit_beta``
+  (the Beta algebra two families share) and ``quadrature`` (expectations under a Gaussian).
+- ``laplace``: the Laplace approximation (:func:`laplace_mode`, :func:`newton_path`; Rasmussen &
+  Williams 2006, Alg. 3.1), its result and evidence gradient, and the checks every latent-Gaussian
+  approximation shares; ``grid_posterior``: the brute-force posterior it is judged against.
+- ``ep`` and ``tilted_moments``: expectation propagation for single-item ratings
+  (:func:`expectation_propagation`, :func:`tilted_moments`; R&W Alg. 3.5), its result and
+  evidence gradient.
+- ``preference_gp``: the model (:class:`PreferenceGP`: Laplace or EP, predictions of pairs),
+  with its MAP-II glue in ``hyperparameters`` (:class:`LaplaceEvidence`, :class:`OnSquare`).
+- ``acquisition``: choosing the next comparison (Nielsen 2015, ch. 3): expected improvement
+  (:func:`expected_improvement`, :func:`univariate_ei`, :func:`bivariate_ei`), pairwise BALD, the
+  sampling rules and maximising bEI; ``ei_convergence``: when to stop
+  (:func:`settling_threshold`); ``forced_choice``: the forced-choice test of the result.
+- ``sparse_preference``: the model on pseudo-inputs (:class:`SparsePreferenceGP`) with its
+  evidence gradient.
+
+An engine a reader of an algorithm need not open: ``_newton_system`` (the factorisations behind
+Laplace's one solve / log-det pair).
 """
 
 from .tilted_moments import tilted_moments

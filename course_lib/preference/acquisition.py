@@ -1,4 +1,4 @@
-"""Choosing the next comparison: expected improvement and the sampling rules.
+"""Choosing the next comparison: expected improvement, pairwise BALD and the sampling rules.
 
 (J. B. Nielsen, *Systems for Personalization of Hearing Instruments*, PhD thesis, DTU 2015,
 ch. 3 and appendix I; Nielsen, Nielsen & Larsen 2015.)
@@ -43,23 +43,20 @@ and the kernel's input derivatives from ``kernel.gradient_inputs``. This equals 
 infinity, i.e. dm/dx if m > 0 and 0 otherwise.
 
 Query rules: :func:`multinomial_sample` draws a grid index with probability proportional to EI
-(Nielsen et al., 2-D); :func:`thompson_sample` takes the argmax of one posterior draw. Beside this
-core: maximising bEI by multi-start L-BFGS-B (:mod:`course_lib.preference.acquisition`), pairwise
-BALD (:mod:`course_lib.preference.acquisition`), the convergence measure
-(:mod:`course_lib.preference.ei_convergence`) and the final forced-choice test
-(:mod:`course_lib.preference.forced_choice`).
+(Nielsen et al., 2-D); :func:`thompson_sample` takes the argmax of one posterior draw;
+:func:`maximise_acquisition` maximises bEI over a box by multi-start L-BFGS-B (below).
 
 Works with any fitted course GP that has ``kernel``, ``X_train`` and a ``posterior``
-(:class:`~course_lib.preference.preference_gp.PreferenceGP`, :class:`~course_lib.gp.regression.GPRegression`).
+(:class:`~course_lib.preference.preference_gp.PreferenceGP`,
+:class:`~course_lib.gp.regression.GPRegression`).
 
-Pairwise BALD: the information an answer about a pair carries about the utility f.
+Pairwise BALD (:func:`pairwise_bald`): the information an answer about a pair carries about
+the utility f. A second acquisition for the pairwise models of
+:mod:`course_lib.preference.preference_gp`, beside expected improvement: it scores a candidate
+pair, not a setting.
 
-A second acquisition for the pairwise models of :mod:`course_lib.preference.preference_gp`, beside the
-expected improvement of :mod:`course_lib.preference.acquisition`: it scores a candidate pair, not a
-setting.
-
-Pairwise BALD (Bayesian active learning by disagreement; N. Houlsby, F. Huszar, Z. Ghahramani
-and M. Lengyel, arXiv:1112.5745, 2011): the mutual information between the answer y about a
+BALD (Bayesian active learning by disagreement; N. Houlsby, F. Huszar, Z. Ghahramani and
+M. Lengyel, arXiv:1112.5745, 2011) is the mutual information between the answer y about a
 pair and the utility f, I(y; f) = H[y] - E_f H[y | f]. The answer depends on f only through
 the difference z = f(first) - f(second), whose posterior is N(m, s^2) (the model's
 ``predict_difference``), so I(y; f) = I(y; z). For the probit, P(y = 1 | z) = Phi(z / (sqrt 2
@@ -78,14 +75,14 @@ since the exact value is >= 0). Large where the model is unsure about the answer
 AND sure that f decides it (s^2 large against sigma^2); small for a pair whose answer is a coin
 flip either way.
 
-Maximising bivariate expected improvement over a box: multi-start L-BFGS-B.
+Maximising bEI over a box (:func:`maximise_acquisition`), the search around bEI and its
+gradient (thesis ch. 3 and appendix I): the starts (the best grid points, or uniform random
+ones; Nielsen, Nielsen & Larsen 2015, 4-D: 5 random starts), the bounded L-BFGS-B runs,
+snapping to a grid, and the result type :class:`AcquisitionMaximum` with the path mean that
+:mod:`course_lib.preference.ei_convergence` smooths.
 
-The search around the acquisition of :mod:`course_lib.preference.acquisition` (bEI and its gradient,
-J. B. Nielsen, PhD thesis, DTU 2015, ch. 3 and appendix I): the starts (the best grid
-points, or uniform random ones; Nielsen, Nielsen & Larsen 2015, 4-D: 5 random starts), the
-bounded L-BFGS-B runs, snapping to a grid, and the result type with the path mean that
-:mod:`course_lib.preference.ei_convergence` smooths. Apart from the core because a student follows
-bEI without it.
+Beside this module: the convergence measure (:mod:`course_lib.preference.ei_convergence`) and
+the final forced-choice test (:mod:`course_lib.preference.forced_choice`).
 """
 
 from __future__ import annotations

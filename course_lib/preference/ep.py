@@ -76,21 +76,17 @@ cavities of the final posterior and C_k fixed by Z_k = int q_-k(f) t_k(f) df:
     log Z_EP = sum_k [log Z_k + 1/2 log(1 + tau_k / tau_c,k)
                       + 1/2 (tau_c,k m_k^2 - mu_i^2 / Sigma_ii)]  - 1/2 log det B + 1/2 b^T mu.
 
-Its gradient at a fixed point, the result type and the errors are in
-:mod:`course_lib.preference.ep`.
-
-EP's result type, its convergence error and clipped-site warning, and the evidence gradient.
-
-Apart from :mod:`course_lib.preference.ep` because none of it is the site update loop: the result holds
-what the loop returns, and the gradient is read off the converged sites.
-
-The gradient of log Z_EP at a fixed point (:meth:`EPResult.evidence_gradient`): log Z_EP is
+Its gradient at a fixed point (:meth:`EPResult.evidence_gradient`): log Z_EP is
 stationary in the sites there, so only the explicit dependence counts (Rasmussen & Williams
 2006, eq. 5.27, in EP's natural parameters; S = diag of the per-item site precisions,
 B = I + S^1/2 K S^1/2, alpha = K^-1 mu):
 
     kernel theta_j:     1/2 alpha^T dK_j alpha - 1/2 tr(S^1/2 B^-1 S^1/2 dK_j)
     likelihood theta_p: sum_k E_tilted,k[d log p(y_k | f) / d theta_p]     (quadrature).
+
+What it returns: :class:`EPResult` holds what the loop returns (the posterior, the sites, the
+log evidence) and reads the gradient off the converged sites; :class:`EPConvergenceError` and
+:class:`ClippedSiteWarning` are the error and the warning described above.
 """
 
 from __future__ import annotations

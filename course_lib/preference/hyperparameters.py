@@ -1,4 +1,4 @@
-"""MAP-II glue of the preference GPs: evidence types, a prior on a square, warm starts.
+"""MAP-II glue of the preference GPs: the Laplace evidence type, a prior on a square, warm starts.
 
 Apart from :mod:`course_lib.preference.preference_gp` (the model: its fit, evidence and predictions,
 Chu & Ghahramani 2005) because MAP-II's bookkeeping is not what the lecture teaches.

@@ -3,8 +3,8 @@
 Model: f ~ N(0, K) over the n items; m observations y_k, each depending on one entry of
 z = M f (rows of M: +1 / -1 for a pairwise comparison, an identity row for a single-item
 rating; see :mod:`course_lib.preference.comparisons`), through a likelihood from
-:mod:`course_lib.preference.likelihoods` that returns, per row, log p(y_k | z_k), its gradient g_k and
-its curvature w_k = -d^2 log p / dz^2. The log posterior, up to a constant, is (Rasmussen &
+:mod:`course_lib.preference.likelihoods` that returns, per row, log p(y_k | z_k), its gradient
+g_k and its curvature w_k = -d^2 log p / dz^2. The log posterior, up to a constant, is (Rasmussen &
 Williams 2006, eqs. 3.12-3.14, with M)
 
     psi(f) = sum_k log p(y_k | z_k) - 1/2 f^T K^-1 f,
@@ -14,8 +14,8 @@ Newton's method (R&W Alg. 3.1) finds the mode f_hat, on the weights a = K^-1 f (
 K^-1 is never formed): f_new = (K^-1 + W)^-1 (W f + M^T g) (R&W eq. 3.18), under a backtracking
 line search on psi, until the gain the next step predicts falls below ``tol``. W is SINGULAR
 for pairwise data (M 1 = 0) and is never inverted: the solve and log det(I + K W) go through
-:mod:`course_lib.preference._newton_system`, which factorises B = I + R^T K R (R R^T = W) in the form
-that suits, and clips the weights to max(w, 0) where some w < 0 (a likelihood that is not
+:mod:`course_lib.preference._newton_system`, which factorises B = I + R^T K R (R R^T = W) in the
+form that suits, and clips the weights to max(w, 0) where some w < 0 (a likelihood that is not
 log-concave) makes K^-1 + W indefinite, so that every step still goes uphill. At the mode
 K^-1 + W must be positive definite, else no Gaussian approximation exists (a saddle or a flat
 direction of the posterior): that raises :class:`InvalidLaplaceError`, not hidden by jitter.
@@ -27,22 +27,19 @@ a = K^-1 f_hat (= M^T g there):
     log q(y | theta) = sum_k log p(y_k | z_hat_k) - 1/2 f_hat^T a - 1/2 log det(I + K W),
 
 and the gradient of log q in the hyper-parameters, with its implicit term through f_hat
-(R&W eqs. 5.21-5.24; :func:`_evidence_gradient`). The result types and the error are in
-:mod:`course_lib.preference.laplace`, the checks shared with EP in
-:mod:`course_lib.preference.laplace`.
+(R&W eqs. 5.21-5.24; :func:`_evidence_gradient`, which :meth:`LaplaceResult.evidence_gradient`
+calls).
 
-The Laplace approximation's result types and the error raised where none exists.
+What it returns: :class:`LaplaceResult` holds what the iteration and the evidence at the mode
+give, :class:`NewtonStep` one point of the path that :func:`newton_path` records for plotting;
+:class:`InvalidLaplaceError` is raised where no Gaussian approximation exists.
 
-Apart from :mod:`course_lib.preference.laplace` because none of it is Newton's method: the result holds
-what the iteration and the evidence at the mode give (Rasmussen & Williams 2006, eq. 3.32;
-J. B. Nielsen 2015, eqs. 2.25-2.27), and :class:`NewtonStep` one point of the path that
-:func:`~course_lib.preference.laplace.newton_path` records for plotting.
-
-Argument checks shared by the latent-Gaussian approximations (Laplace, EP, variational).
-
-Each approximation of p(f | y) for f ~ N(0, K) and z = M f takes the same four arguments; their
-checks are written once here, at the border, so that the cores (:mod:`course_lib.preference.laplace`,
-:mod:`course_lib.preference.ep`, :mod:`course_lib.mixed.mixed_likelihood`) work on trusted arrays.
+The checks shared by the latent-Gaussian approximations. Every approximation of p(f | y) for
+f ~ N(0, K) and z = M f takes the same four arguments (K, M, likelihood, y): Laplace here, EP
+(:mod:`course_lib.preference.ep`) and the variational fits of Unit 7
+(:mod:`course_lib.mixed.mixed_likelihood`, :mod:`course_lib.mixed.variational_gp`). Their checks
+(:func:`_check_latent_problem`, :func:`_check_prior_covariance`, :func:`_check_map_columns`) are
+written once, here, at the border, so that every core works on trusted arrays.
 """
 
 from __future__ import annotations

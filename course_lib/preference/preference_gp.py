@@ -9,33 +9,33 @@ rows of M for the single-item ratings of :mod:`course_lib.preference.rating_like
 posterior of the items' utilities is the Laplace approximation of
 :func:`~course_lib.preference.laplace.laplace_mode` (``inference="laplace"``, the default) or, for
 single-item ratings only, expectation propagation
-(:func:`~course_lib.preference.ep.expectation_propagation`, ``inference="ep"``: Jensen et al. 2013 fit
-their bounded-rating models both ways; EP for pairs would need factorised two-item sites, which
-the thesis did not implement either). Predictions at new settings go through the shared
-:class:`~course_lib.gp.prediction.LatentGaussian` either way (thesis of J. B. Nielsen, DTU
-2015, eqs. 2.14-2.16; Nielsen, Nielsen & Larsen 2015, eqs. 18-19), and MAP-II maximises whichever log evidence the
-inference gives.
+(:func:`~course_lib.preference.ep.expectation_propagation`, ``inference="ep"``: Jensen et al.
+2013 fit their bounded-rating models both ways; EP for pairs would need factorised two-item
+sites, which the thesis did not implement either). Predictions at new settings go through the
+shared :class:`~course_lib.gp.prediction.LatentGaussian` either way (thesis of J. B. Nielsen,
+DTU 2015, eqs. 2.14-2.16; Nielsen, Nielsen & Larsen 2015, eqs. 18-19), and MAP-II maximises
+whichever log evidence the inference gives.
 
 Hyper-parameters (``theta``, ``param_names``): the kernel's log-parameters, then the
 likelihood's (e.g. ``noise_sd``), by MAP-II; its warm starts, the scale ridge of probit and Beta
 answers and the thesis's set-up are in :mod:`course_lib.preference.hyperparameters`.
+:meth:`PreferenceGP.marginal_likelihood` returns a
+:class:`~course_lib.preference.hyperparameters.LaplaceEvidence` or, with EP, an
+:class:`EPEvidence`.
 
-The preference GP's argument checks, and EP's errors restated in the model's argument names.
+The border (CONVENTIONS 3.1), apart from the model of Chu & Ghahramani (2005): the kernel and
+likelihood a model is built with, the inference it uses and the comparisons it is fitted to are
+checked once, each refused with a message that starts with the user's argument; and EP's
+convergence errors, which name ``max_iter`` and ``tol`` of
+:func:`~course_lib.preference.ep.expectation_propagation`, are restated as the model's
+``ep_max_iter`` and ``ep_tol``.
 
-Apart from :mod:`course_lib.preference.preference_gp` because they are its border (CONVENTIONS 3.1), not
-the model of Chu & Ghahramani (2005): the kernel and likelihood a model is built with, the
-inference it uses, the comparisons it is fitted to, each refused with a message that starts
-with the user's argument; and EP's convergence errors, which name ``max_iter`` and ``tol`` of
-:func:`~course_lib.preference.ep.expectation_propagation`, restated as the model's ``ep_max_iter`` and
-``ep_tol``.
-
-Predictions about pairs of settings under a latent GP: the difference f(a) - f(b).
-
-Apart from :mod:`course_lib.preference.preference_gp` because every model of comparisons (the preference
-GP, its sparse form, the confidence-rating GP of :mod:`course_lib.mixed.confidence`) predicts a
-difference the same way: it is a linear functional of f, so one prediction with the kernel
-differences gives its mean and variance (J. B. Nielsen 2015, eqs. 2.14-2.16), and the pairs'
-own kernel values k(a_i, b_i) come in chunks, never as a full matrix.
+Predictions about pairs of settings: the difference f(a) - f(b) (:func:`latent_difference`).
+Every model of comparisons (the preference GP, its sparse form, the confidence-rating GP of
+:mod:`course_lib.mixed.confidence`) predicts a difference the same way: it is a linear
+functional of f, so one prediction with the kernel differences gives its mean and variance
+(J. B. Nielsen 2015, eqs. 2.14-2.16), and the pairs' own kernel values k(a_i, b_i) come in
+chunks, never as a full matrix.
 """
 
 from __future__ import annotations

@@ -25,8 +25,9 @@ outputs). The probit integrates against that Gaussian in closed form (thesis 2.5
 (DTC-style) likelihood, in which f is the deterministic k_bar(x)^T K_bar^-1 f_bar.
 
 This is a probit on the linear map z~ = M~ f_bar with rows M~_k = a_k^T / sigma*_k and the unit
-probit Phi(z~), so the Laplace approximation is exactly :func:`~course_lib.preference.laplace.laplace_mode`
-with prior K_bar and map M~ (its Newton iteration, factorisations and evidence unchanged):
+probit Phi(z~), so the Laplace approximation is exactly
+:func:`~course_lib.preference.laplace.laplace_mode` with prior K_bar and map M~ (its Newton
+iteration, factorisations and evidence unchanged):
 
     q(f_bar) = N(f_hat, (K_bar^-1 + W)^-1),  W = M~^T diag(w) M~,
     log q(y) = sum_k log Phi(y_k-signed z~_k) - 1/2 f_hat^T K_bar^-1 f_hat
@@ -43,12 +44,6 @@ X_bar, and ``predict``, ``predict_difference``, ``preference_probability`` and t
 functions work unchanged. (:func:`~course_lib.preference.acquisition.incumbent` then picks the
 pseudo-input with the largest mean, not an assessed setting.)
 
-Gradient of the evidence
-------------------------
-Both K_bar and M~ depend on the kernel's hyper-parameters (M~ through K_bar^-1 d_k and c_k) and
-M~ on sigma (and on X_bar); the chain rule through the two matrices is in
-:mod:`course_lib.preference.sparse_preference`.
-
 Jitter: K_bar gets ``jitter * mean(diag K_bar)`` on its diagonal (default
 :data:`~course_lib.gp.sparse._DEFAULT_JITTER`, fixed rather than escalating so that the evidence
 stays smooth in the hyper-parameters, as in :mod:`course_lib.gp.sparse`); the gradient includes
@@ -59,14 +54,8 @@ does).
 Cost: O(m n_bar^2) per Newton step and per gradient (m comparisons), O(n n_bar) for the items'
 kernel columns, no n x n or m x m matrix; the pairs' own kernel values in chunks.
 
-The gradient of the sparse preference GP's log evidence: the chain rule through its map.
-
-Apart from :mod:`course_lib.preference.sparse_preference` (the model: the projected prior, the
-Laplace fit on it, the evidence) because the chain rule is bookkeeping a reader of the model
-need not follow (J. B. Nielsen, PhD thesis, DTU 2015, eqs. 2.53-2.58; Nielsen, Jensen &
-Larsen 2012). K_bar = k(X_bar, X_bar) is the prior of the pseudo-inputs' values and M~ the map
-of the sparse likelihood (rows a_k^T / sigma*_k, the SparseProjection of the model).
-
+Gradient of the evidence
+------------------------
 Both K_bar and M~ depend on the kernel's hyper-parameters (M~ through K_bar^-1 d_k and c_k) and
 M~ on sigma (and on X_bar). The evidence is computed as a function of the two matrices, and the
 chain rule does the rest:
@@ -88,8 +77,8 @@ chain rule does the rest:
   the pairs' own kernel values and log sigma, and through ``kernel.gradient`` (and
   ``kernel.gradient_inputs`` for the pseudo-inputs) to the log hyper-parameters.
 
-Every piece is checked by finite differences in tests/preference/test_sparse_preference_gradient.py.
-The jitter ``jitter * mean(diag K_bar)`` moves with the parameters, and the gradient follows it.
+Every piece is checked by finite differences in
+tests/preference/test_sparse_preference_gradient.py.
 """
 
 from __future__ import annotations

@@ -1,17 +1,29 @@
-"""Unit 5, many raters: the face of the unit's models.
+"""Unit 5, many raters: the face of ``course_lib.raters``.
 
-- :class:`RaterData` holds every rater's scores per item (long format).
-- :class:`MultiRaterGP` puts several raters' scores in one GP with one noise for all raters: the
-  mean model on :class:`WeightedMeans`, the joint model of every score
-  (:func:`joint_log_likelihood`) and the repeated-input model ("Multiple output samples per input
-  in a single-output Gaussian process", arXiv 2306.02719, 2024).
-- :class:`AnnotatorNoiseGP` lets the noise differ by rater and by region of the input space
-  (:class:`Regions`, :func:`assign_regions`; Gil-González, Álvarez & Orozco 2019), with its
-  likelihood :func:`annotator_log_likelihood`.
+What the unit teaches, in the order of lecture 05 (each module holds one idea; the cores are listed
+in ``docs/ALGORITHMS.md``):
 
-The models are in ``course_lib.raters.multi_rater`` and ``course_lib.raters.annotator_noise``, the data
-type in ``course_lib.raters.rater_data``, the regions in ``course_lib.raters.regions``; the
-kernels and GP regression they build on are in :mod:`course_lib.gp`.
+- ``rater_data``: every rater's scores per item in long format (:class:`RaterData`), with the
+  per-item summaries the models read and the precision-weighted means (:class:`WeightedMeans`).
+- ``multi_rater``: several raters' scores in one GP with one noise for all raters
+  (:class:`MultiRaterGP`): the mean model, the joint model of every score with its spread term
+  (:func:`joint_log_likelihood`, :class:`MultiRaterEvidence`) and the repeated-input model
+  ("Multiple output samples per input in a single-output Gaussian process", arXiv 2306.02719,
+  2024).
+- ``annotator_noise``: noise that differs by rater (GPR-MA) and by region of the input space
+  (GPR-MANH; Gil-González, Álvarez & Orozco 2019): the evidence, its EM update, the fit and its
+  restarts (:class:`AnnotatorNoiseGP`, :func:`annotator_log_likelihood`,
+  :class:`AnnotatorEvidence`).
+- ``regions`` and ``affinity``: the regions of GPR-MANH (:class:`Regions`,
+  :func:`assign_regions`), found by k-means or by affinity propagation (Frey & Dueck 2007).
+- ``rater_comparison``: the comparisons the lecture draws between the models (centred scores,
+  the joint evidence over one noise variance, the four annotator models).
+- ``rate_yourself``: you as one more rater of a real panel (:class:`ScoreSheet`,
+  :func:`panel_with_listener`).
+
+An engine a reader of an algorithm need not open: ``_noise_table`` (the noise table's bounds,
+floor, names and starting values, and its checks). The kernels and GP regression the models
+build on are in :mod:`course_lib.gp`.
 """
 
 from .annotator_noise import AnnotatorEvidence, AnnotatorNoiseGP, annotator_log_likelihood

@@ -16,7 +16,7 @@ prior, and a fitted model reports which variances sit at the floor (``at_floor_`
 single label would collapse the same way for no good reason (the posterior mean can move onto
 that label), so every cell needs at least 2 labels: fewer is refused (``ValueError`` naming
 ``data`` for an annotator, ``regions`` for a (region, annotator) cell);
-``raters.regions.assign_regions`` can merge small regions (``min_size``).
+:func:`~course_lib.raters.regions.assign_regions` can merge small regions (``min_size``).
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ y_ir = f(x_i) + N(0, s_j), with one variance s_j per *noise cell* j:
 
 ``GPR-MA``    (``regions=None``) one variance per annotator, j = r;
 ``GPR-MANH``  one variance per (region, annotator), j = (l(i), r), where ``regions`` gives the
-              region l(i) of every item (e.g. from ``annotator_regions.assign_regions``).
+              region l(i) of every item (e.g. from
+              :func:`~course_lib.raters.regions.assign_regions`).
 
 With precisions tau_ir = 1 / s_j(i,r), the labels of item i act like ONE observation of f_i:
 the precision-weighted mean yhat_i = Sigma_ii sum_r tau_ir y_ir with noise
@@ -37,30 +38,25 @@ Gradients (hyper-parameters as logs):
 Setting that gradient to zero gives the EM update s_j = mean over j's labels of
 (y_ir - m_i)^2 + V_ii (:meth:`AnnotatorNoiseGP.em_step`), which never lowers the evidence.
 
-Beside it: ``raters.regions`` (l(i)), ``raters._noise_table`` (bounds, floor, 2 labels per
-cell), ``raters.annotator_noise`` and ``raters.annotator_noise`` (the starts of ML-II).
+The evidence and its linear algebra. :func:`annotator_log_likelihood` returns the terms above
+and the two gradients as an :class:`AnnotatorEvidence`. The noise gradient needs the posterior
+variances V_ii, hence the diagonal of (K + Sigma)^-1, taken from the Cholesky factor;
+:func:`condition` conditions the GP on the weighted means (quiet while EM and the restarts probe
+many noise tables), and ``fit`` blames the kernel when that matrix is not positive definite.
+
+Restarts. The evidence is multimodal in its many noise variances, so
+``AnnotatorNoiseGP.optimise_hyperparameters`` starts L-BFGS-B from the current values, from the
+EM fixed point (:func:`em_fixed_point`) and from equal variances before any random start, and
+keeps the best run. EM steps (``AnnotatorNoiseGP._em_update``, the closed-form zero of the
+Fisher-identity gradient) shrink near an optimum, so a few dozen of them make a good start and
+L-BFGS-B finishes the job.
+
+Beside this module: :mod:`course_lib.raters.regions` (the regions l(i) of GPR-MANH),
+:mod:`course_lib.raters.rater_data` (the weighted means of eq. (1)) and the engine
+:mod:`course_lib.raters._noise_table` (the noise table's bounds and floor, its starting values
+and names, and the refusal of cells with fewer than 2 labels).
 
 Zero prior mean: standardise the targets (or add a ``Constant`` kernel).
-
-What the annotator evidence returns, and the two linear-algebra steps behind it.
-
-The evidence of the annotator model (Gil-González, Álvarez & Orozco 2019; ``raters.annotator_noise``,
-where its equations are) is log N(yhat; 0, K + Sigma) plus the spread term c, and its noise
-gradient by Fisher's identity needs the posterior variances V_ii, hence the diagonal of
-(K + Sigma)^-1. Here are its result type (the terms and the two gradients) and the numerics a
-student need not read to follow the equations: conditioning the GP on the weighted means (quiet
-while EM and restarts probe many noise tables, or blaming the kernel when ``fit`` fails) and the
-inverse from the Cholesky factor.
-
-The planned starts of ML-II / MAP-II for the annotator model, the EM fixed point among them.
-
-The evidence of the annotator model (Gil-González, Álvarez & Orozco 2019; ``raters.annotator_noise``)
-is multimodal in its many noise variances, so ``AnnotatorNoiseGP.optimise_hyperparameters``
-starts L-BFGS-B from the current values, from the EM fixed point computed here and from equal
-variances before any random start, and keeps the best run. EM steps (``AnnotatorNoiseGP.
-_em_update``, the closed-form zero of the Fisher-identity gradient) shrink near an optimum, so a
-few dozen of them make a good start and L-BFGS-B finishes the job. Apart from the model because
-it is restart glue: the EM update itself is the core.
 """
 
 from __future__ import annotations
