@@ -182,6 +182,7 @@ class LatentGaussian:
 
     def predict(self, K_cross, K_test) -> tuple[np.ndarray, np.ndarray]:
         """Predictive mean and variance (or covariance) of the latents f*.
+        Lecture 04, section 4 (One prediction step for every Gaussian posterior).
 
         ``K_cross = k(X, X*)`` has shape (n, n*). Pass ``K_test = kernel.diag(X*)`` (shape
         (n*,)) to get variances, or ``K_test = kernel(X*)`` (shape (n*, n*)) for the full

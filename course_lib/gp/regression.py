@@ -64,6 +64,7 @@ def gaussian_log_marginal_likelihood(K, y, noise, dK=None, warn: bool = True
                                      ) -> RegressionEvidence:
     """Log evidence of y ~ N(0, K + diag(noise)) and, if ``dK`` (shape (P, n, n)) is given,
     its gradient (see :class:`RegressionEvidence`). ``noise`` is a scalar or (n,) vector.
+    Lecture 04, section 5 (The marginal likelihood: fit versus complexity).
 
     Raises ``ValueError`` naming ``y`` when y^T (K + N)^-1 y overflows float64 (targets of
     order 1e150 and beyond: standardise them), and naming ``dK`` for a non-finite gradient.

@@ -144,7 +144,8 @@ class _Posterior:
                                      np.diag(K) - np.einsum("ij,ij->j", V, V))
 
     def cavity(self, item, tau, nu):
-        """Cavity mean and variance of every row (module docstring)."""
+        """Cavity mean and variance of every row (module docstring).
+        Lecture 06, section 5 (Bounded ratings), "EP step by step", step 1."""
         precision = 1.0 / self.variance[item]
         d, others = self.d[item], self.s[item] - tau
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -261,7 +262,8 @@ def expectation_propagation(K, M, likelihood, y, *, sites0=None, damping: float 
 def _sweeps(problem, tau, nu, damping, max_iter, tol):
     """Parallel EP sweeps from the sites (tau, nu): every site moved to its moment-matched
     proposal at once, damped (module docstring), until the largest change is at most ``tol``.
-    Returns (posterior, tau, nu, sweeps, clipped rows of the last sweep, final damping)."""
+    Returns (posterior, tau, nu, sweeps, clipped rows of the last sweep, final damping).
+    Lecture 06, section 5 (Bounded ratings), "EP step by step", step 4 (in parallel)."""
     state = _Posterior(problem, tau, nu)
     previous_change = best_change = np.inf
     best_at = 0
@@ -297,7 +299,8 @@ def _sweeps(problem, tau, nu, damping, max_iter, tol):
 
 def _proposal(problem, state, tau, nu):
     """Moment-matched sites for every row from the current posterior (module docstring);
-    negative precisions set to 0 with nu = delta / v (the tilted mean matched)."""
+    negative precisions set to 0 with nu = delta / v (the tilted mean matched).
+    Lecture 06, section 5 (Bounded ratings), "EP step by step", step 3."""
     mean_c, var_c = state.cavity(problem.item, tau, nu)
     _, delta, var_hat = _moments(problem, mean_c, var_c)
     tau_new = 1.0 / var_hat - 1.0 / var_c
@@ -320,7 +323,8 @@ def _moments(problem, mean_c, var_c):
 
 
 def _log_evidence(problem, state, tau, nu) -> float:
-    """log Z_EP (module docstring) from the cavities of the final posterior."""
+    """log Z_EP (module docstring) from the cavities of the final posterior.
+    Lecture 06, section 5 (Bounded ratings) runs EP; it does not derive log Z_EP."""
     mean_c, var_c = state.cavity(problem.item, tau, nu)
     log_Z = _moments(problem, mean_c, var_c)[0]
     tau_c = 1.0 / var_c

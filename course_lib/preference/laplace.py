@@ -70,6 +70,7 @@ _MAX_HALVINGS = 40
 def laplace_mode(K, M, likelihood, y, f0=None, *, alpha0=None, max_iter: int = 100,
                  tol: float = 1e-9, form: str = "auto") -> LaplaceResult:
     """Mode, Gaussian approximation and log evidence of p(f | y) for f ~ N(0, K), z = M f.
+    Lecture 06, section 4 (Laplace, step by step).
 
     Parameters
     ----------
@@ -163,7 +164,8 @@ class _Problem:
 def _newton_step(problem: _Problem, state: _State, tol: float) -> tuple[_State, _Step]:
     """One step of Newton's method on psi: the direction, then the stopping rule (the gain
     the full step predicts, half the slope, below ``tol``: take it and stop) or the line
-    search; no uphill step at all means the gradient is as small as round-off lets it be."""
+    search; no uphill step at all means the gradient is as small as round-off lets it be.
+    Lecture 06, section 4 (Laplace, step by step)."""
     direction, system, state = _newton_direction(problem, state)
     slope = _slope(problem, state, direction)
     if 0.5 * slope < tol:
@@ -180,7 +182,8 @@ def _newton_direction(problem: _Problem, state: _State
     """Newton's direction in the weights from ``state`` (R&W Alg. 3.1 lines 4-7, eq. 3.18):
     with the weights w of the factorised system, b = W f + M^T g = M^T (w * z + g) and
     a_new = (I + W K)^-1 b, so that f_new = K a_new = (K^-1 + W)^-1 b; returns a_new - a. Where
-    K^-1 + W is indefinite the system holds the clipped weights max(w, 0) (``clipped``)."""
+    K^-1 + W is indefinite the system holds the clipped weights max(w, 0) (``clipped``).
+    Lecture 06, section 4 (Laplace, step by step)."""
     system = problem.system.factorise(state.terms.curvature, damped=True)
     state = problem.restate(state)
     b = problem.M.T @ (system.w * state.z + state.terms.gradient)
@@ -201,7 +204,8 @@ def _line_search(problem: _Problem, state: _State, direction: np.ndarray, slope:
     """Backtracking from the full step (Nocedal & Wright 2006, Alg. 3.1): the first of the
     sizes t = 1, 1/2, 1/4, ... whose psi meets Armijo's condition
     psi(a + t direction) >= psi(a) + _ARMIJO t slope (their eq. 3.4). Returns the new state and
-    t, or ``state`` and 0 when none of ``_MAX_HALVINGS`` sizes does."""
+    t, or ``state`` and 0 when none of ``_MAX_HALVINGS`` sizes does.
+    Lecture 06, section 4 (Laplace, step by step)."""
     size = 1.0
     for _ in range(_MAX_HALVINGS):
         candidate = problem.evaluate(state.a + size * direction)
@@ -223,7 +227,7 @@ def _last_step(problem: _Problem, state: _State, direction: np.ndarray
 
 def _log_evidence(state: _State, log_det: float) -> float:
     """log q(y | theta) = sum_k log p(y_k | z_hat_k) - 1/2 a^T f_hat - 1/2 log det B
-    (R&W Alg. 3.1 line 10, eq. 3.32)."""
+    (R&W Alg. 3.1 line 10, eq. 3.32). Lecture 06, section 4 (Laplace, step by step)."""
     with np.errstate(invalid="ignore"):
         return float(np.sum(state.terms.log_likelihood) - 0.5 * state.a @ state.f
                      - 0.5 * log_det)
@@ -244,6 +248,7 @@ def _evidence_gradient(problem: _Problem, system: FactorisedSystem, a: np.ndarra
 
     the explicit terms (eq. 5.22), then, if ``implicit``, v^T d f_hat / d theta from
     differentiating the mode condition f_hat = K M^T g(M f_hat) (eq. 5.24).
+    Lecture 06, section 4 (Laplace, step by step), "Learning the kernel: MAP-II".
     """
     M, likelihood, y = problem.M, problem.likelihood, problem.y
     third = likelihood.terms(z, y, order=3).third

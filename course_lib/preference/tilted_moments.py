@@ -61,7 +61,8 @@ def _likelihood_bump(likelihood, y):
 
 def tilted_moments_trusted(likelihood, y, mean, var, find_bump, parameters):
     """:func:`tilted_moments` on checked arrays, with ``find_bump()`` giving the likelihood's
-    window (EP's loop calls it once per sweep)."""
+    window (EP's loop calls it once per sweep).
+    Lecture 06, section 5 (Bounded ratings), "EP step by step", step 2."""
     closed = _closed_form(likelihood, y, mean, var)
     if closed is not None and not parameters:
         return closed
@@ -93,6 +94,7 @@ def tilted_moments_trusted(likelihood, y, mean, var, find_bump, parameters):
 
 def _closed_form(likelihood, y, mean, var):
     """(log Z, delta, v_hat) where Z has a closed form, else None.
+    Lecture 06, section 5 (Bounded ratings), "EP step by step", step 2.
 
     Probit (R&W 3.58): t = s mean / sqrt(2 sigma^2 + var), delta = var s r(t) / sqrt(...),
     v_hat = var (2 sigma^2 + var (1 - r(t)(t + r(t)))) / (2 sigma^2 + var). Gaussian in f with
