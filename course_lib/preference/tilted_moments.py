@@ -81,6 +81,7 @@ def tilted_moments_trusted(likelihood, y, mean, var, find_bump, parameters):
 
     total = row_sum(1.0)
     offset = nodes - mean[row, None]
+    # Line 6 (R&W 2006, Alg. 3.5) by quadrature: the tilted moments eq. 3.58 gives for a probit
     delta = row_sum(offset) / total                              # E[f] - mean
     var_hat = row_sum((offset - delta[row, None]) ** 2) / total  # Var[f]
     if closed is None:
@@ -105,6 +106,7 @@ def _closed_form(likelihood, y, mean, var):
         noise = 2.0 * likelihood.params["noise_sd"] ** 2
         total = noise + var
         log_Z, r, d2, _ = log_ndtr_derivatives(sign * mean / np.sqrt(total))
+        # Line 6 (R&W 2006, Alg. 3.5; eq. 3.58, slope 1/(sqrt2 sigma)): Z, mu_hat - m, sigma_hat^2
         return log_Z, var * sign * r / np.sqrt(total), var * (noise + var * (1.0 + d2)) / total
     if isinstance(likelihood, (PairwiseGaussian, WarpedProbitRating)):
         observed = y if isinstance(likelihood, PairwiseGaussian) else ndtri(y)
