@@ -158,6 +158,7 @@ def _power_spectrum(frames, K):
 def mel_filterbank(n_filters: int, nfft: int, sample_rate: int, low_hz: float = 0.0,
                    high_hz: float | None = None) -> np.ndarray:
     """Triangular mel filters H, shape (n_filters, nfft // 2 + 1); row j is filter j.
+    Lecture 01, section 6 (The front end in brief: from waveform to MFCC frames).
 
     The n_filters + 2 edge frequencies are equally spaced in mel between ``low_hz`` and
     ``high_hz`` (default f_s / 2) and mapped to FFT bins b = floor((K + 1) f / f_s). Filter j
@@ -235,6 +236,7 @@ def mfcc(signal, sample_rate: int, *, frame_length_s: float = 0.025,
          low_hz: float = 0.0, high_hz: float | None = None,
          append_energy: bool = True) -> np.ndarray:
     """Mel-frequency cepstral coefficients, shape (T, n_cepstra); rows are frames.
+    Lecture 01, section 6 (The front end in brief: from waveform to MFCC frames).
 
     c_t = lifter(DCT-II_ortho(log E_t))[:n_cepstra], and with ``append_energy`` c_t[0] is
     replaced by the log frame energy log sum_k P_t[k] (stages 1-8 of the module docstring).
@@ -258,6 +260,7 @@ def mfcc(signal, sample_rate: int, *, frame_length_s: float = 0.025,
 
 def delta(features, N: int = 2) -> np.ndarray:
     """Regression deltas d_t = sum_{n=1}^N n (c_{t+n} - c_{t-n}) / (2 sum_{n=1}^N n^2).
+    Lecture 01, section 6 (The front end in brief: from waveform to MFCC frames).
 
     ``features`` has shape (T, d), rows are frames; frames beyond either end repeat the first /
     last frame. Returns shape (T, d). For a linear ramp c_t = a t + b the interior deltas are a.

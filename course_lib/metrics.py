@@ -148,6 +148,7 @@ def _log_normal_interval(lower, upper) -> np.ndarray:
 
 def discretised_log_predictive(mean, variance, scale=(0, 10)) -> np.ndarray:
     """log P(c) for every whole score c of ``scale`` (module docstring), shape (n, n_scores).
+    Lecture 05, section 5 (One utterance, a panel of raters).
 
     ``mean`` and ``variance`` (> 0) describe the predictive distribution of **one rater's**
     score for each of n items (for a GP: latent variance plus the noise of a single rater).
@@ -182,6 +183,7 @@ _LOG_TOTAL_TOLERANCE = 1e-6
 
 def discrete_kl(reference, log_probabilities) -> np.ndarray:
     """KL(P_ref || P) per item: sum over scores with P_ref > 0 of P_ref log(P_ref / P).
+    Lecture 05, section 5 (One utterance, a panel of raters).
 
     ``reference`` (n, n_scores): each row a histogram of the raters' scores (counts or
     fractions; rows are normalised here); ``log_probabilities``: the model's log P, same shape
@@ -279,7 +281,8 @@ def _preference_arrays(mean, var, labels):
 def brier_preference(mean, var, labels) -> float:
     """Wu et al.'s eq. (3): mean((p - o)^2) with p = Phi(mean / sqrt(1 + var)) (module
     docstring). ``mean``, ``var``: posterior mean and variance of f(first) - f(second) per
-    comparison; ``labels``: 1 where the first item was preferred, 0 where the second."""
+    comparison; ``labels``: 1 where the first item was preferred, 0 where the second.
+    Lecture 07, section 7 (Preferences with confidence, and the over-confident rater)."""
     mean, var, labels = _preference_arrays(mean, var, labels)
     return float(np.mean((ndtr(mean / np.sqrt(1.0 + var)) - labels) ** 2))
 

@@ -90,7 +90,8 @@ def steiger_z1_star(r_jk, r_jh, r_kh, n) -> tuple[float, float]:
     """Steiger's (1980) Z1* for H0: rho_jk = rho_jh (two correlations sharing variable j) and
     its two-tailed p-value; see the module docstring for the equations. ``n``: the number of
     items the three correlations were computed on (>= 4). Returns (Z1*, p); Z1* > 0 when
-    r_jk > r_jh. Identical correlations give (0, 1), also when k and h coincide."""
+    r_jk > r_jh. Identical correlations give (0, 1), also when k and h coincide.
+    Lecture 05, section 8.3 (Table 1 of arXiv 2306.02719 on the fluency set)."""
     r_jk, r_jh = _correlation(r_jk, "r_jk"), _correlation(r_jh, "r_jh")
     r_kh = _correlation(r_kh, "r_kh")
     n = _as_positive_int(n, "n", minimum=4)
@@ -181,7 +182,8 @@ def resampled_t_test(differences, n_train, n_test) -> ResampledTTest:
     ``differences`` holds one paired difference (model B minus model A, e.g. of RMSE) per random
     split, each split with ``n_train`` training and ``n_test`` test items:
     t = mean / sqrt((1/J + n_test/n_train) var), var with ddof 1, df = J - 1, two-tailed. The
-    plain paired t (factor 1/J) is returned beside it."""
+    plain paired t (factor 1/J) is returned beside it.
+    Lecture 05, section 8.2b (The same table with calibrated annotators)."""
     differences = _as_float_array(differences, "differences", ndim=1)
     if differences.size < 2:
         raise ValueError("differences: need at least 2 splits")

@@ -90,7 +90,8 @@ def _as_band(band) -> int:
 
 @njit(cache=True)
 def row_limits(i, n, m, band):
-    """First and last allowed column of row i (see the band definition in the docstring)."""
+    """First and last allowed column of row i (see the band definition in the docstring).
+    Lecture 01, section 5 (A global constraint: the Sakoe-Chiba band)."""
     if band < 0:
         return 0, m - 1
     return max(0, i - band - max(0, n - m)), min(m - 1, i + band + max(0, m - n))
@@ -112,6 +113,7 @@ def _band_limits(n, m, band):
 def accumulate_row(i, d, j_lo, j_hi, move_di, move_dj, move_w, mid_di, mid_dj, mid_w,
                     start_weight, free_start, D, steps, keep_steps):
     """Row i of the DTW recursion of the slides; D must arrive filled with +inf.
+    Lecture 01, section 3 (The dynamic programme, step patterns and normalisation).
 
     A move k from (i - move_di[k], j - move_dj[k]) adds ``mid_w[k] d(i - mid_di[k],
     j - mid_dj[k]) + move_w[k] d(i, j)`` (mid_w = 0 when it enters no intermediate cell).
@@ -162,7 +164,8 @@ def backtrack(steps, end_i: int, end_j: int, pattern: StepPattern) -> np.ndarray
 
 @njit(cache=True)
 def _follow_moves(steps, end_i, end_j, move_di, move_dj, mid_di, mid_dj, mid_w):
-    """Follow the recorded moves back from (end_i, end_j) to a start cell; path as (L, 2)."""
+    """Follow the recorded moves back from (end_i, end_j) to a start cell; path as (L, 2).
+    Lecture 01, section 4 (Back-tracking: which frame goes with which)."""
     path = np.empty((steps.shape[0] + steps.shape[1], 2), dtype=np.int64)
     length = 0
     i, j = end_i, end_j

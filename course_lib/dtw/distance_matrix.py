@@ -116,6 +116,7 @@ def _pair_chunks(n_pairs: int, parallel: bool) -> np.ndarray:
 @njit(cache=True)
 def _unit_step_row(i, d, j_lo, j_hi, unit, start_weight, prev, cur, rest):
     """Row i of the recursion when the moves are (1, 1), (0, 1), (1, 0) only: two rows of D.
+    Lecture 01, section 3 (The dynamic programme, step patterns and normalisation).
 
     ``unit = (w_diag, w_across, w_down)``, ``d`` the local costs of row i;
     ``prev[j + 1] = D(i - 1, j)`` and ``cur[j + 1] = D(i, j)``, index 0 standing for column -1.

@@ -75,6 +75,7 @@ def _check_nonzero_frames(frames: np.ndarray, name: str) -> None:
 def local_cost_row(x_i, x_norm_i, y_t, y_norm, local, j_lo, j_hi, out):
     """out[j] = d(x_i, y_j) for j_lo <= j <= j_hi; ``local = (metric code, inv_var_t, log_norm)``
     as :func:`_metric_terms` returns it (metric codes follow ``_METRICS``).
+    Lecture 01, section 2 (The local cost matrix).
 
     ``y_t`` holds the frames of y as columns (features as rows, shape (d, m)), ``y_norm[j]``
     and ``x_norm_i`` the frame lengths (cosine only). ``inv_var_t`` is (d, 1) (shared

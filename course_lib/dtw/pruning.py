@@ -52,7 +52,8 @@ def _rounding_margin(n, m, dim):
 
 @njit(cache=True)
 def kim_raw(x, x_norm, y_t, y_norm, local, start_weight, end_weight, cost_buf):
-    """LB_Kim before normalisation, from the very local costs DTW uses for those two cells."""
+    """LB_Kim before normalisation, from the very local costs DTW uses for those two cells.
+    Lecture 01, section 11 (Making DTW fast: lower bounds and early abandoning)."""
     n, m = x.shape[0], y_t.shape[1]
     bound = 0.0
     for last in range(2 if n > 1 or m > 1 else 1):  # one cell when both have one frame
@@ -67,6 +68,7 @@ def _keogh_terms(frames_t, upper, lower, metric, rest):
     """Box distances of the frames (columns of ``frames_t``, (d, L)) to the boxes
     ``[lower[:, i], upper[:, i]]``; ``rest[i]`` becomes their sum over frames i.. (``rest[L] =
     0``), a bound on what frames i.. still cost a path, and ``rest[0]`` is returned.
+    Lecture 01, section 11 (Making DTW fast: lower bounds and early abandoning).
 
     Feature by feature the gap to the box is at most the difference to any frame inside it,
     and the squared gaps are added in the same order as a local cost, so a term is at most the
@@ -217,7 +219,7 @@ def _nearest_one(x, x_t, x_norm, templates, y_lead, local, band, pattern, search
     ``leading``: see :func:`_bounded_dtw`. As in :func:`course_lib.dtw.distance_matrix._pair_distances`, the
     shorter sequence gives the rows when ``transposable``, but only without LB_Keogh: its terms
     for what the path still owes are per template frame, and tell most along a row.
-    """
+    Lecture 01, section 11 (Making DTW fast: lower bounds and early abandoning)."""
     y_all, y_off, y_blocks, y_norm = templates
     (transposable, normalisation, end_weight, keogh, use_kim, early_abandon, leading,
      slot_lengths, length_slot) = search

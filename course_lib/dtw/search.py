@@ -273,6 +273,7 @@ def subsequence_search(query, references, *, n_best: int = 1,
                        ) -> SubsequenceSearch:
     """Query-by-example over many references: the ``n_best`` references whose best match of
     ``query`` costs least, with early abandoning.
+    Lecture 01, section 11 (Making DTW fast: lower bounds and early abandoning).
 
     For each reference in turn, subsequence DTW
     (:func:`course_lib.dtw.subsequence.subsequence_dtw`: free start and end, ``step_pattern``

@@ -86,6 +86,7 @@ class SubsequenceResult:
 def subsequence_dtw(query, reference, *, step_pattern: str | StepPattern = "asymmetric",
                     metric: str = "euclidean", variances=None) -> SubsequenceResult:
     """Find where ``query`` (n, d) best matches inside ``reference`` (m, d), free start and end.
+    Lecture 01, section 9 (Query-by-example: finding a spoken word inside a longer utterance).
 
     Same recursion as :func:`dtw` except that every reference frame may be the first
     (``D(0, j) = m(1) d(0, j)``) and the path may end at any ``(n - 1, j)``. The matching cost

@@ -50,6 +50,7 @@ def _occurrences(fragments: list[Fragment], min_overlap: float) -> list[list[int
 def cluster_fragments(pairs, *, min_overlap: float = 0.5,
                       min_link_fraction: float = 0.3) -> list[list[Fragment]]:
     """Group what the discovered ``pairs`` found into clusters of occurrences of one pattern.
+    Lecture 01, section 10 (Spoken term discovery: recurring words without any labels).
 
     1. **Occurrences.** Fragments of one utterance that share at least ``min_overlap`` of the
        shorter one's frames are the same occurrence; it spans all their frames.

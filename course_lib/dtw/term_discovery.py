@@ -123,6 +123,7 @@ def _check_threshold(threshold, metric):
 @njit(cache=True)
 def _band_path(cost, offset, radius):
     """Steps 3 of the module docstring: the DTW path of band ``offset``, rows (i, j).
+    Lecture 01, section 10 (Spoken term discovery: recurring words without any labels).
 
     D is stored per row for the ``2R + 1`` band cells: column k of row i is cell
     ``j = i + offset + k - R``, so the diagonal predecessor has the same k, the one to the left
@@ -175,7 +176,8 @@ def _band_path(cost, offset, radius):
 
 @njit(cache=True)
 def _least_average(values, min_length):
-    """Step 4: (start, end, mean) of the lowest-mean stretch of >= min_length values."""
+    """Step 4: (start, end, mean) of the lowest-mean stretch of >= min_length values.
+    Lecture 01, section 10 (Spoken term discovery: recurring words without any labels)."""
     K = values.shape[0]
     prefix = np.zeros(K + 1)
     for k in range(K):

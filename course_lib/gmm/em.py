@@ -184,7 +184,8 @@ def _check_distinct(X, K):
 
 
 def _posteriors(log_joint: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """gamma (N, K) and log p(x_n) (N,) from log joint, by log-sum-exp over components."""
+    """gamma (N, K) and log p(x_n) (N,) from log joint, by log-sum-exp over components.
+    Lecture 02, section 6 (The credit-assignment problem: responsibilities)."""
     peak = log_joint.max(axis=1, keepdims=True)
     if not np.all(np.isfinite(peak)):
         n = int(np.flatnonzero(~np.isfinite(peak[:, 0]))[0])
@@ -238,7 +239,8 @@ def _is_collapsed(Sigma: np.ndarray, data_var: np.ndarray, covariance_type: str)
 def m_step_trusted(X, gamma, covariance_type, floor, prior, ridge, data_var):
     """The M-step on checked arrays, as the module docstring lists it: the maximum-likelihood
     step, the regularisers in their order, then the collapse repair. Returns params and the
-    number of repaired components."""
+    number of repaired components.
+    Lecture 02, sections 5 (If we knew the labels, learning would be easy) and 10."""
     Nk, means, covariances, empty = _maximum_likelihood(X, gamma, covariance_type, data_var)
     weights = Nk / Nk.sum()  # Bishop (2006) eq. 9.26
     if prior is not None:
@@ -360,7 +362,8 @@ def m_step(X, responsibilities, covariance_type: str = "full", *, variance_floor
 
 def em_steps_trusted(X, params, floor, prior, ridge, data_var) -> Iterator[EMState]:
     """The EM iterations of Bishop (2006) section 9.2.2 on checked arrays: the E-step of
-    ``params``, then M-step and E-step, the log-likelihood (eq. 9.28) and objective of each."""
+    ``params``, then M-step and E-step, the log-likelihood (eq. 9.28) and objective of each.
+    Lecture 02, section 7 (Expectation-maximisation (EM))."""
     gamma, log_px = _posteriors(log_joint(X, params))
     ll = float(log_px.sum())
     state = EMState(params, gamma, ll, ll + _log_prior(params, prior, data_var))

@@ -64,6 +64,7 @@ def covariance_2d(sigma1: float, sigma2: float, rho: float) -> np.ndarray:
 
 def _log_density_from_cholesky(X: np.ndarray, mu: np.ndarray, L: np.ndarray) -> np.ndarray:
     """log N(x_n | mu, L L^T) for every row of X (N, D), given the lower factor L (D, D).
+    Lecture 02, section 2 (The Gaussian density in one and more dimensions).
 
     z_n = L^{-1}(x_n - mu) by a triangular solve; log N = -1/2 (D log 2pi + 2 sum log L_dd
     + ||z_n||^2). No argument checks (for library code that has already checked).
@@ -103,6 +104,7 @@ def gaussian_log_density(X, mu, Sigma, covariance_type: str = "full") -> np.ndar
 
 def fit_gaussian(X, covariance_type: str = "full") -> tuple[np.ndarray, np.ndarray]:
     """Maximum-likelihood mean and covariance of the rows of ``X`` (N, D).
+    Lecture 02, section 3 (Maximum-likelihood estimation).
 
         mu_ML = 1/N sum_n x_n,    Sigma_ML = 1/N sum_n (x_n - mu_ML)(x_n - mu_ML)^T
 

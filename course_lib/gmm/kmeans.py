@@ -144,14 +144,16 @@ def assign_clusters(X, centroids) -> tuple[np.ndarray, np.ndarray]:
 
 
 def assign_clusters_trusted(X, centroids) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`assign_clusters` of checked arrays with as many columns."""
+    """:func:`assign_clusters` of checked arrays with as many columns.
+    Lecture 02, section 8 (k-means: EM with hard assignments)."""
     labels = np.argmin(_pairwise_squared_distances(X, centroids), axis=1)
     own = X - centroids[labels]                     # direct differences: exact J
     return labels, np.einsum("nd,nd->n", own, own)
 
 
 def _kmeans_plus_plus(X, n_clusters, rng):
-    """k-means++ seeding: first centre uniform, each next one drawn with probability ~ D(x)^2."""
+    """k-means++ seeding: first centre uniform, each next one drawn with probability ~ D(x)^2.
+    Lecture 02, section 8 (k-means: EM with hard assignments)."""
     N = X.shape[0]
     centroids = np.empty((n_clusters, X.shape[1]))
     centroids[0] = X[rng.integers(N)]
@@ -165,7 +167,8 @@ def _kmeans_plus_plus(X, n_clusters, rng):
 
 
 def _update(X, labels, squared_distances, n_clusters):
-    """Update step c_k = mean of the points with z_n = k, re-seeding empty clusters."""
+    """Update step c_k = mean of the points with z_n = k, re-seeding empty clusters.
+    Lecture 02, section 8 (k-means: EM with hard assignments)."""
     counts = np.bincount(labels, minlength=n_clusters)
     sums = np.stack([np.bincount(labels, weights=column, minlength=n_clusters)
                      for column in X.T], axis=1)

@@ -55,6 +55,7 @@ def bic(X, params: GMMParams) -> float:
     with p = :func:`n_parameters`. Lower is better: the first term rewards fit, the second
     charges ln N per free parameter (a large-N approximation of -2 log p(X | K) that needs no
     held-out data). Same convention as scikit-learn's ``GaussianMixture.bic``.
+    Lecture 02, section 11 (How many components?).
     """
     log_px = score_samples(X, params)  # checks X and params
     p = n_parameters(params.n_components, params.n_features, params.covariance_type)
@@ -126,6 +127,7 @@ def select_n_components(X_train, X_dev, candidates: Sequence[int], *,
 def split_components(params: GMMParams, perturbation: float = 0.2, *,
                      rng: RngLike = None) -> GMMParams:
     """Split every component into two: mu_k +/- delta_k, halved weights, same covariance.
+    Lecture 02, section 11 (How many components?).
 
     delta_k = perturbation * sqrt(diag Sigma_k) * u_k with u_k ~ N(0, I): a small random step
     measured in the component's own standard deviations. Component k becomes 2k and 2k + 1.

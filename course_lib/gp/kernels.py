@@ -60,6 +60,7 @@ class SquaredExponential(Stationary):
     name = "se"
 
     def _g(self, s):
+        """Lecture 04, section 1 (From Bayesian linear regression to a prior over functions)."""
         return np.exp(-0.5 * s)
 
     def _dg_ds(self, s):
@@ -87,6 +88,7 @@ class Matern(Stationary):
                          name or default)
 
     def _g(self, s):
+        """Profile at r = sqrt(s); Lecture 04, section 2 (Kernels and samples from the prior)."""
         r = np.sqrt(s)
         if self.nu == 0.5:
             return np.exp(-r)

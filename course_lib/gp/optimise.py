@@ -135,6 +135,7 @@ def optimise_hyperparameters(problem: HyperparameterProblem, *, n_restarts: int 
                              planned: Callable[[int], list[np.ndarray]] | None = None,
                              failure: str = _FAILED_FACTORISATION) -> HyperparameterFit:
     """Maximise log evidence + log hyper-prior over the log hyper-parameters of ``problem``.
+    Lecture 04, section 5 (The marginal likelihood: fit versus complexity); also sections 6-7.
 
     ``n_restarts`` L-BFGS-B runs in total (bounds in log space, analytic gradient), each
     capped at ``max_iter`` iterations: first from the starts ``planned(n_restarts)`` gives (at

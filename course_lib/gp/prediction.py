@@ -96,7 +96,9 @@ class LatentGaussian:
         noise = _noise_vector(noise, n)
         A = K.copy()
         A[np.diag_indices(n)] += noise
+        # Line 2 (R&W 2006, Alg. 2.1): L = cholesky(K + sigma^2 I), here with N = diag(noise)
         L, jitter = cholesky_with_jitter(A, "K + noise")
+        # Line 3 (R&W 2006, Alg. 2.1): alpha = L^T \ (L \ y)
         alpha = cho_solve((L, True), y, check_finite=False)
         return cls(y - (noise + jitter) * alpha, alpha, "noise", (L,), jitter)
 
@@ -171,10 +173,12 @@ class LatentGaussian:
         columns, without the joint covariance (level-set look-ahead)."""
         if self.form == "noise":
             (L,) = self.factors
+            # Line 5 (R&W 2006, Alg. 2.1): v = L \ k*
             return solve_triangular(L, K_cross, lower=True, check_finite=False), None
         if self.form == "precision":
             R, L_B = self.factors
             RtK = R[:, None] * K_cross if R.ndim == 1 else R.T @ K_cross
+            # Line 5 of R&W 2006, Alg. 3.2 (Laplace) / 3.6 (EP): v = L \ (W^1/2 k*), R for W^1/2
             return solve_triangular(L_B, RtK, lower=True, check_finite=False), None
         L_K, T = self.factors
         V = solve_triangular(L_K, K_cross, lower=True, check_finite=False)
@@ -182,6 +186,7 @@ class LatentGaussian:
 
     def predict(self, K_cross, K_test) -> tuple[np.ndarray, np.ndarray]:
         """Predictive mean and variance (or covariance) of the latents f*.
+        Lecture 04, section 4 (One prediction step for every Gaussian posterior).
 
         ``K_cross = k(X, X*)`` has shape (n, n*). Pass ``K_test = kernel.diag(X*)`` (shape
         (n*,)) to get variances, or ``K_test = kernel(X*)`` (shape (n*, n*)) for the full
@@ -197,16 +202,17 @@ class LatentGaussian:
         K_test = _as_float_array(K_test, "K_test", ndim=(1, 2))
         if K_test.shape not in ((m,), (m, m)):
             raise ValueError(f"K_test: expected shape ({m},) or ({m}, {m}), got {K_test.shape}")
-        mean = K_cross.T @ self.alpha
-        V, U = self.reduction_factors(K_cross)
+        # Lines 4-6 as in R&W 2006, Alg. 2.1, or Algs. 3.2 / 3.6 with their alpha and factors
+        mean = K_cross.T @ self.alpha           # Line 4 (R&W 2006, Alg. 2.1): mean k*^T alpha
+        V, U = self.reduction_factors(K_cross)  # Line 5 (R&W 2006, Alg. 2.1): v = L \ k*
         if K_test.ndim == 1:
-            var = K_test - np.einsum("ij,ij->j", V, V)
+            var = K_test - np.einsum("ij,ij->j", V, V)  # Line 6 (R&W 2006, Alg. 2.1): k** - v^T v
             if U is not None:
-                var += np.einsum("ij,ij->j", U, U)
+                var += np.einsum("ij,ij->j", U, U)  # covariance form (thesis eq. 2.16): + U^T U
             return mean, np.maximum(var, 0.0)
-        cov = K_test - V.T @ V
+        cov = K_test - V.T @ V                  # Line 6 (R&W 2006, Alg. 2.1), as a covariance
         if U is not None:
-            cov += U.T @ U
+            cov += U.T @ U                      # covariance form (thesis eq. 2.16): + U^T U
         return mean, cov
 
     def covariance(self, K=None) -> np.ndarray:

@@ -64,32 +64,37 @@ def gaussian_log_marginal_likelihood(K, y, noise, dK=None, warn: bool = True
                                      ) -> RegressionEvidence:
     """Log evidence of y ~ N(0, K + diag(noise)) and, if ``dK`` (shape (P, n, n)) is given,
     its gradient (see :class:`RegressionEvidence`). ``noise`` is a scalar or (n,) vector.
+    Lecture 04, section 5 (The marginal likelihood: fit versus complexity).
 
     Raises ``ValueError`` naming ``y`` when y^T (K + N)^-1 y overflows float64 (targets of
     order 1e150 and beyond: standardise them), and naming ``dK`` for a non-finite gradient.
     """
+    # Lines 2-3 (R&W 2006, Alg. 2.1): L = cholesky(K + N) and alpha = L^T \ (L \ y)
     posterior = _condition(K, y, noise, warn)
     L, alpha = posterior.factors[0], posterior.alpha
     y = np.asarray(y, dtype=float)
     n = alpha.shape[0]
     with np.errstate(over="ignore", invalid="ignore"):
-        data_fit = -0.5 * float(y @ alpha)
+        data_fit = -0.5 * float(y @ alpha)  # Line 7 (R&W 2006, Alg. 2.1): -1/2 y^T alpha
     if not np.isfinite(data_fit):
         raise ValueError(f"y: the data-fit term y^T (K + noise)^-1 y overflows float64 (largest "
                          f"|y| {np.abs(y).max():.3g}); standardise y (subtract its mean, divide "
                          "by its standard deviation)")
-    complexity = -0.5 * log_det_from_cholesky(L)
-    constant = -0.5 * n * LOG_2PI
+    complexity = -0.5 * log_det_from_cholesky(L)  # Line 7 (R&W 2006, Alg. 2.1): - sum_i log L_ii
+    constant = -0.5 * n * LOG_2PI                 # Line 7 (R&W 2006, Alg. 2.1): - n/2 log 2 pi
     if dK is None:
+        # Lines 7-8 (R&W 2006, Alg. 2.1; eq. 2.30): log p(y | X), the sum, returned
         return RegressionEvidence(data_fit + complexity + constant, data_fit, complexity, constant)
     # (K + N)^-1 from its Cholesky factor (LAPACK potri fills the lower triangle)
     inverse, info = lapack.dpotri(L, lower=1)
     if info != 0:
         raise NotPositiveDefiniteError(f"K + noise: inverse from Cholesky failed (info={info})")
     inverse = np.tril(inverse) + np.tril(inverse, -1).T
-    outer_minus_inverse = np.outer(alpha, alpha) - inverse
+    outer_minus_inverse = np.outer(alpha, alpha) - inverse  # Eq. 5.9: alpha alpha^T - K_y^-1
+    # Eq. 5.9 (R&W 2006): 1/2 tr((alpha alpha^T - K_y^-1) dK_p), K_y = K + N, for each slice p
     gradient_kernel = 0.5 * (dK.reshape(dK.shape[0], outer_minus_inverse.size) @ outer_minus_inverse.ravel())
     noise_vec = np.broadcast_to(np.asarray(noise, dtype=float), (n,))
+    # Eq. 5.9 (R&W 2006) with dK_y / d log noise_i = noise_i e_i e_i^T: the diagonal, scaled
     gradient_log_noise = 0.5 * noise_vec * np.diag(outer_minus_inverse)
     if not (np.all(np.isfinite(gradient_kernel)) and np.all(np.isfinite(gradient_log_noise))):
         raise ValueError("dK: the gradient of the log marginal likelihood is not finite; check "
@@ -99,9 +104,6 @@ def gaussian_log_marginal_likelihood(K, y, noise, dK=None, warn: bool = True
 
 
 def _condition(K, y, noise, warn: bool) -> LatentGaussian:
-    """The GP posterior of f at the training inputs given targets ``y`` with (per-point)
-    ``noise`` variance; ``warn=False`` silences the jitter warnings (an optimiser, an EM step or
-    a restart probes many hyper-parameters). Shared by every Gaussian-likelihood model."""
     if warn:
         return LatentGaussian.from_noise(K, y, noise)
     with warnings.catch_warnings():
@@ -122,8 +124,8 @@ def _checked_theta(theta, param_names) -> np.ndarray:
 def _predict_latent(kernel: Kernel, X_train, posterior: LatentGaussian, X_test,
                    full_cov: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Mean and variance (``full_cov``: covariance) of the latent f at the rows of ``X_test``
-    under a ``posterior`` of f at ``X_train`` (R&W Alg. 2.1 lines 4-6; Alg. 3.2 for a Laplace
-    posterior: any Gaussian, in any form)."""
+    under a ``posterior`` of f at ``X_train`` (R&W 2006, Alg. 2.1 lines 4-6; Algs. 3.2 and 3.6
+    for Laplace and EP; in any form)."""
     X_test = _as_inputs(X_test, "X_test", X_train.shape[1])
     if full_cov:
         _check_exact_size(X_test.shape[0], "X_test", what="the predictive covariance",

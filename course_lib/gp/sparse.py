@@ -201,7 +201,8 @@ def collapsed_bound_and_gradient(X, y, Z, kernel: Kernel, noise_variance: float,
 
 def _bound_and_gradient(X, y, Z, kernel, noise_variance, jitter, with_Z) -> BoundGradient:
     """The work of :func:`collapsed_bound_and_gradient` on checked arguments; ``d_Z`` is left
-    at zero unless ``with_Z`` (a fit with fixed inducing inputs does not need it)."""
+    at zero unless ``with_Z`` (a fit with fixed inducing inputs does not need it).
+    Lecture 04, section 10 (The O(N^3) wall and inducing points)."""
     f = _factorise(X, y, Z, kernel, noise_variance, jitter)
     N, M = X.shape[0], Z.shape[0]
     s = np.sqrt(noise_variance)
@@ -263,7 +264,8 @@ def sparse_posterior(X, y, Z, kernel: Kernel, noise_variance: float, *,
 
 
 def _posterior(X, y, Z, kernel, noise_variance, jitter, **run) -> SparseGP:
-    """:func:`sparse_posterior` on checked arguments; ``run`` = optimiser fields of SparseGP."""
+    """:func:`sparse_posterior` on checked arguments; ``run`` = optimiser fields of SparseGP.
+    Lecture 04, section 10 (The O(N^3) wall and inducing points)."""
     f = _factorise(X, y, Z, kernel, noise_variance, jitter)
     bound = _bound_from(f, y, float(np.sum(kernel.diag(X))), noise_variance)
     # whitened q(v) for u = L v: mean L_B^-T c, covariance square root T = L_B^-T

@@ -215,6 +215,7 @@ def _scaled_factors(hmm: DiscreteHMM, batch: _SequenceBatch) -> tuple[np.ndarray
 
 def posteriors(hmm: DiscreteHMM, observations, *, method: str = "log") -> Posteriors:
     """Forward-backward: gamma and xi of one sequence, by the log-space or the scaled passes.
+    Lecture 03, section 6 (Backward pass, posteriors and the trellis).
 
     Both methods give the same numbers (to rounding); ``log_alpha`` and ``log_beta`` are
     returned either way (from the scaled pass via ``log alpha_t = log alpha_hat_t +
@@ -315,6 +316,7 @@ def _normalise_rows(counts: np.ndarray, fallback: np.ndarray) -> np.ndarray:
 
 def _floor_emissions(B: np.ndarray, allowed: np.ndarray, emission_floor: float) -> np.ndarray:
     """``b_i(k) <- max(b_i(k), floor) / sum_{k' allowed} max(b_i(k'), floor)`` where allowed.
+    Lecture 03, section 10.2 (One left-to-right HMM per digit); first met in section 8's explorer.
 
     Entries outside ``allowed`` (structural zeros) stay 0. After the renormalisation an entry
     can end slightly below the floor, at least ``floor / (1 + (M - 1) floor)``.
@@ -325,7 +327,8 @@ def _floor_emissions(B: np.ndarray, allowed: np.ndarray, emission_floor: float) 
 
 def m_step(hmm: DiscreteHMM, counts, emission_floor: float) -> DiscreteHMM:
     """Baum-Welch M-step (Rabiner 1989, eqs. 40a-40c): pi, A and B are the expected counts of
-    :func:`_e_step`, normalised; a row never visited keeps its old value; then the floor."""
+    :func:`_e_step`, normalised; a row never visited keeps its old value; then the floor.
+    Lecture 03, section 8 (Training: the Baum-Welch algorithm)."""
     start_counts, trans_counts, emit_counts = counts
     pi = start_counts / start_counts.sum()
     A = _normalise_rows(trans_counts, hmm.A)

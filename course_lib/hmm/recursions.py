@@ -24,7 +24,8 @@ from numba import njit
 @njit(cache=True)
 def forward_unscaled_kernel(pi, A, B, obs, alpha):
     """Forward, plain probabilities (Rabiner 1989, eqs. 19-20): ``alpha_1(j) = pi_j b_j(o_1)``,
-    ``alpha_t(j) = [sum_i alpha_{t-1}(i) a_ij] b_j(o_t)``, into ``alpha`` (T, N)."""
+    ``alpha_t(j) = [sum_i alpha_{t-1}(i) a_ij] b_j(o_t)``, into ``alpha`` (T, N).
+    Lecture 03, section 5 (The forward algorithm)."""
     T, N = alpha.shape
     for j in range(N):
         alpha[0, j] = pi[j] * B[j, obs[0]]
@@ -39,7 +40,8 @@ def forward_unscaled_kernel(pi, A, B, obs, alpha):
 @njit(cache=True)
 def forward_scaled_kernel(pi, A, B, obs, offsets, alpha_hat, scale, log_lik):
     """Scaled forward (Rabiner 1989, section V-A): each alpha row divided by its sum
-    ``scale[t]``; ``log_lik[s] = sum_t log scale[t]``, ``-inf`` from a zero ``scale[t]`` on."""
+    ``scale[t]``; ``log_lik[s] = sum_t log scale[t]``, ``-inf`` from a zero ``scale[t]`` on.
+    Lecture 03, section 9 (Underflow, and its two fixes)."""
     N = pi.shape[0]
     for s in range(offsets.shape[0] - 1):
         start, stop = offsets[s], offsets[s + 1]
@@ -70,7 +72,8 @@ def forward_scaled_kernel(pi, A, B, obs, offsets, alpha_hat, scale, log_lik):
 @njit(cache=True)
 def backward_scaled_kernel(A, B, obs, offsets, scale, beta_hat):
     """Scaled backward (Rabiner 1989, eqs. 23-25, section V-A): ``beta_hat[T-1] = 1``,
-    ``beta_hat[t, i] = sum_j a_ij b_j(o_{t+1}) beta_hat[t+1, j] / scale[t+1]``."""
+    ``beta_hat[t, i] = sum_j a_ij b_j(o_{t+1}) beta_hat[t+1, j] / scale[t+1]``.
+    Lecture 03, section 6 (Backward pass, posteriors and the trellis), scaled as in section 9."""
     N = A.shape[0]
     w = np.empty(N)
     for s in range(offsets.shape[0] - 1):
@@ -92,7 +95,7 @@ def backward_scaled_kernel(A, B, obs, offsets, scale, beta_hat):
 @njit(cache=True)
 def forward_log_kernel(log_pi, A, log_B, obs, offsets, log_alpha, log_lik):
     """Forward in log space (Rabiner 1989, eqs. 19-21 in logarithms); ``log_lik[s] = log P(O_s)``,
-    ``-inf`` when sequence s is impossible."""
+    ``-inf`` when sequence s is impossible. Lecture 03, section 9 (Underflow, and its two fixes)."""
     # log alpha_t(j) = m + log sum_i exp(log alpha_{t-1}(i) - m) a_ij + log b_j(o_t),
     # m = max_i log alpha_{t-1}(i): log-sum-exp with the max factored out, so N exps per step.
     N = log_pi.shape[0]
@@ -160,7 +163,8 @@ def _backward_log_kernel(A, log_B, obs, offsets, log_beta):
 @njit(cache=True)
 def viterbi_kernel(log_pi, log_A, log_B, obs, offsets, log_delta, psi, path, log_prob):
     """Viterbi in log space (Rabiner 1989, eqs. 32-35): ``log_delta``, back-pointers ``psi``,
-    the back-tracked ``path`` and ``log_prob[s] = max_j log delta_T(j)``."""
+    the back-tracked ``path`` and ``log_prob[s] = max_j log delta_T(j)``.
+    Lecture 03, section 7 (Decoding: the Viterbi algorithm)."""
     N = log_pi.shape[0]
     for s in range(offsets.shape[0] - 1):
         start, stop = offsets[s], offsets[s + 1]
@@ -194,7 +198,8 @@ def viterbi_kernel(log_pi, log_A, log_B, obs, offsets, log_delta, psi, path, log
 @njit(cache=True)
 def expected_counts_kernel(pi, A, B, obs, offsets, alpha_hat, beta_hat, scale, log_lik,
                            start_counts, trans_counts, emit_counts):
-    """E-step over all sequences: scaled forward-backward, then sums of gamma and xi."""
+    """E-step over all sequences: scaled forward-backward, then sums of gamma and xi.
+    Lecture 03, section 8 (Training: the Baum-Welch algorithm)."""
     N = pi.shape[0]
     forward_scaled_kernel(pi, A, B, obs, offsets, alpha_hat, scale, log_lik)
     for s in range(log_lik.shape[0]):

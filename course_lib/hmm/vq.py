@@ -83,6 +83,7 @@ def _utterances_and_centroids(features_list, codebook):
 def train_codebook(frames_list, codebook_size: int, *, rng: RngLike = None,
                    n_restarts: int = 1, max_iter: int = 100, tol: float = 1e-6) -> Codebook:
     """Learn a K-symbol codebook by k-means on all frames of all utterances pooled.
+    Lecture 03, section 10.1 (Vector quantisation: frames become symbols).
 
     Parameters
     ----------
@@ -115,6 +116,7 @@ def train_codebook(frames_list, codebook_size: int, *, rng: RngLike = None,
 
 def quantise(features, codebook) -> np.ndarray:
     """Symbols of one utterance: ``o_t = argmin_k ||x_t - c_k||^2`` for each row x_t.
+    Lecture 03, section 10.1 (Vector quantisation: frames become symbols).
 
     ``features`` is (T, D), rows are frames; ``codebook`` a :class:`Codebook` or a (K, D)
     array. Returns (T,) int64 symbols in 0..K-1 (ties go to the lower index).

@@ -311,7 +311,8 @@ def _series(coeff_h, coeff_k, rho, n):
 @njit(cache=True)
 def _elementwise(h, k, rho, out, add_product):
     """out[i] = delta(h[i], k[i]; rho[i]), plus Phi(h[i]) Phi(k[i]) with ``add_product``
-    (then out is Phi_2, its two terms from the same Phi)."""
+    (then out is Phi_2, its two terms from the same Phi).
+    Lecture 07, section 6 (Finding a threshold: level-set active learning): Phi_2."""
     coeff_h = np.empty(_SERIES_TERMS)
     coeff_k = np.empty(_SERIES_TERMS)
     for i in range(h.size):

@@ -100,6 +100,7 @@ def at_chance(targets) -> np.ndarray:
 
 def pseudo_data(locations, targets) -> tuple[np.ndarray, np.ndarray]:
     """Wu et al.'s pseudo-data baseline: ``(X, answers)`` of Bernoulli pseudo-trials.
+    Lecture 07, section 6.1 (Be the observer, in two dimensions), the pseudo-answers arm.
 
     ``locations`` (m, d) and ``targets`` (m,) as for the constraints. A target at chance
     (:func:`at_chance`) gives 5 yes and 5 no answers at its location, any other one answer:

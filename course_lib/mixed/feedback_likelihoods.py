@@ -201,7 +201,7 @@ class LikertConfidence(Likelihood):
 
     def _levels(self, z):
         """Per level (last axis): slope s_j = d dist_j / da, below / above the interval, and
-        log p_j, for a = |z|."""
+        log p_j, for a = |z|. Lecture 07, section 5 (Confidence ratings: the Likert likelihood)."""
         cuts = self.cut_points
         a = np.abs(z)[..., None]
         upper = np.append(cuts[1:], np.inf)

@@ -104,7 +104,8 @@ class LevelSetLookahead:
 
 
 def _lookahead(query_mean, query_var, ref_mean, ref_var, cross_cov, threshold):
-    """The look-ahead on arrays already checked (module docstring)."""
+    """The look-ahead on arrays already checked (module docstring).
+    Lecture 07, section 6 (Finding a threshold: level-set active learning)."""
     scale_q = np.sqrt(1.0 + query_var)
     h = query_mean / scale_q
     gap = _standardised_gap(ref_mean, ref_var, threshold)
@@ -127,7 +128,8 @@ def _conditionals(p_one, q_one, p_now, q_now, excess):
     """(excess, P1, 1 - P1, P0, 1 - P0) from p1 = P(y = 1), q1 = 1 - p1, Px, 1 - Px and the
     excess delta = Phi_2 - p1 Px, each complement formed without 1 - (a number near 1).
     delta is first kept inside the Frechet bounds max(0, p1 + Px - 1) <= Phi_2 <= min(p1, Px)
-    against round-off, so P1 and P0 stay probabilities; p1 = 0 (or 1) leaves P1 (or P0) = Px."""
+    against round-off, so P1 and P0 stay probabilities; p1 = 0 (or 1) leaves P1 (or P0) = Px.
+    Lecture 07, section 6 (Finding a threshold: level-set active learning)."""
     excess = min(max(excess, -min(p_one * p_now, q_one * q_now)),
                  min(p_one * q_now, q_one * p_now))
     p_if_one, q_if_one, p_if_zero, q_if_zero = p_now, q_now, p_now, q_now
@@ -199,6 +201,7 @@ def _lookahead_sums(h, p_one, q_one, coeff_h, decay_h, scale_q, gap, p_now, q_no
                     decay_gap, sd_ref, cross, entropy, out):
     """For each candidate i (row of ``cross``): the sum over references of
     p1 H(P1) + (1 - p1) H(P0) (``entropy``) or of delta = Phi_2 - p1 Px (module docstring).
+    Lecture 07, section 6 (Finding a threshold: level-set active learning).
 
     Per candidate the series runs over all references at once (one short loop per term over a
     contiguous row, which the compiler vectorises), as many terms as the worst of its

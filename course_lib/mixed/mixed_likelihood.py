@@ -155,6 +155,7 @@ class MixedLikelihood(LogParameters):
         return self._expected_log_likelihood(*self._rows(mean, var))
 
     def _expected_log_likelihood(self, mean, var) -> tuple[float, np.ndarray, np.ndarray]:
+        """Eq. 1's sum: Lecture 07, section 2 (The variational objective, built from its parts)."""
         pieces = self._per_part(mean, var)
         return (float(sum(np.sum(value) for value, _, _ in pieces)),
                 np.concatenate([d_mean for _, d_mean, _ in pieces]),

@@ -145,7 +145,8 @@ class _SparseBound:
         return self.B.T @ m, np.maximum(self.residual + np.einsum("ij,ij->j", W, W), 0.0), W
 
     def evaluate(self, m, R):
-        """(objective, expected, kl, d/dm, pieces) at q(v) = N(m, R R^T), R triangular."""
+        """(objective, expected, kl, d/dm, pieces) at q(v) = N(m, R R^T), R triangular.
+        Lecture 07, section 4 (Constraints as pseudo-observations), "The sparse model's bound"."""
         z_mean, z_var, W = self.moments(m, R)
         expected, d_mean, d_var = self.mixed._expected_log_likelihood(z_mean, z_var)
         diagonal = np.abs(np.diag(R))
@@ -194,7 +195,8 @@ class _SparseBound:
 def _natural_gradient(bound: _SparseBound, m, S, tol: float):
     """Damped natural-gradient steps towards the fixed point (module docstring), starting at
     q(v) = N(m, S S^T). With a kl_weight beta the targets are those of E / beta - KL. Returns
-    (m, S lower, steps taken)."""
+    (m, S lower, steps taken).
+    Lecture 07, section 4 (Constraints as pseudo-observations), where the sparse model is fitted."""
     eye = np.eye(bound.p)
     S_inv = solve_triangular(S, eye, lower=True, check_finite=False)
     precision = S_inv.T @ S_inv

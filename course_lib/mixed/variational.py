@@ -151,7 +151,8 @@ class _Bound:
         self.C = 0.5 * (self.C + self.C.T)
 
     def moments(self, alpha, lam):
-        """z means and variances under q, and the pieces the gradients reuse."""
+        """z means and variances under q, and the pieces the gradients reuse.
+        Lecture 07, section 2 (The variational objective, built from its parts)."""
         root = np.sqrt(lam)
         B = np.eye(lam.size) + root[:, None] * self.C * root[None, :]
         L_B, _ = cholesky_with_jitter(B, "B = I + R^T K R")
@@ -160,7 +161,8 @@ class _Bound:
         return self.A @ alpha, z_var, L_B, W
 
     def evaluate(self, alpha, lam):
-        """(objective, expected log-likelihood, kl, d/dalpha, d/dlambda, pieces)."""
+        """(objective, expected log-likelihood, kl, d/dalpha, d/dlambda, pieces).
+        Lecture 07, section 2 (The variational objective, built from its parts)."""
         z_mean, z_var, L_B, W = self.moments(alpha, lam)
         expected, d_mean, d_var = self.mixed._expected_log_likelihood(z_mean, z_var)
         K_alpha = self.K @ alpha
@@ -176,7 +178,8 @@ class _Bound:
     def kernel_gradient(self, alpha, lam, pieces, dK) -> np.ndarray:
         """d objective / d theta_p at fixed (alpha, lambda), for each slice dK[p] (module docstring
         of the terms: z means M dK alpha; z variances through S K^-1 = I - K R B^-1 R^T;
-        KL through alpha^T dK alpha and B)."""
+        KL through alpha^T dK alpha and B).
+        Lecture 07 uses it for MAP-II in section 8.1 (Fig. 2: constraints remove uncertainty)."""
         _, _, L_B, d_mean, d_var = pieces
         root = np.sqrt(lam)
         # Q = M S K^-1 = M - C diag(root) B^-1 diag(root) M: d var_j = Q_j dK Q_j^T
@@ -207,7 +210,7 @@ def _fixed_point(bound: _Bound, alpha, lam, tol: float):
     start from the optimum of a nearby kernel begins with consistent sites). A Gaussian
     likelihood is solved in one full step; the L-BFGS run that follows polishes the rest.
     With a kl_weight beta the targets are those of E / beta - KL. Returns (alpha, lam, steps
-    taken)."""
+    taken). Lecture 07, section 2 (The variational objective, built from its parts)."""
     start = np.zeros_like(alpha)
     at = bound.evaluate(start, lam)
     if np.any(alpha != 0):

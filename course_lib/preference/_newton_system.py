@@ -139,19 +139,23 @@ class _RootSystem(FactorisedSystem):
         root = system.M * np.sqrt(w)[:, None]                    # diag(sqrt w) M, m x n
         # R R^T = W: R = M^T diag(sqrt w) (n x m), or U^T from root = Q U (n x n)
         self.R = root.T if form == "m x m" else np.linalg.qr(root, mode="r").T
+        # Line 5 (R&W 2006, Alg. 3.1): L = cholesky(B), B = I + W^1/2 K W^1/2 with R for W^1/2
         B = np.eye(self.R.shape[1]) + self.R.T @ system.K @ self.R
         self.L_B = cholesky(B, lower=True, check_finite=False)  # B >= I
 
     def solve(self, b):
+        # Line 7 (R&W 2006, Alg. 3.1): a = b - W^1/2 L^T \ (L \ (W^1/2 K b)), R for W^1/2
         return b - self.R @ cho_solve((self.L_B, True), self.R.T @ (self.system.K @ b),
                                       check_finite=False)
 
     def covariance(self):
         K = self.system.K
+        # Line 7 (R&W 2006, Alg. 5.1): C = L \ (W^1/2 K); line 8 takes diag(K - C^T C)
         V = solve_triangular(self.L_B, self.R.T @ K, lower=True, check_finite=False)
         return K - V.T @ V
 
     def inverse_k_plus_w_inverse(self):
+        # Line 6 (R&W 2006, Alg. 5.1): R = W^1/2 L^T \ (L \ W^1/2), R&W's R, not this R
         U = solve_triangular(self.L_B, self.R.T, lower=True, check_finite=False)
         return U.T @ U
 
@@ -165,11 +169,13 @@ class _CholeskySystem(FactorisedSystem):
     def __init__(self, system, w, clipped):
         super().__init__(system, w, clipped, "L_K")
         self.L = system.cholesky()
+        # Line 5 (R&W 2006, Alg. 3.1) in the L_K form: B = I + L_K^T W L_K, any w
         B = np.eye(self.L.shape[0]) + self.L.T @ self.W @ self.L
         # raises LinAlgError when K^-1 + W is not positive definite
         self.L_B = cholesky(B, lower=True, check_finite=False)
 
     def solve(self, b):
+        # Line 7 (R&W 2006, Alg. 3.1) in the L_K form: a = (I + W K)^-1 b = L_K^-T B^-1 L_K^T b
         inner = cho_solve((self.L_B, True), self.L.T @ b, check_finite=False)
         return solve_triangular(self.L, inner, lower=True, trans="T", check_finite=False)
 

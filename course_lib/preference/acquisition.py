@@ -112,6 +112,7 @@ _CANCELLATION_U = -1.0
 # ----- expected improvement ---------------------------------------------------------------
 def expected_improvement(mean, var, best=0.0) -> np.ndarray:
     """E[max(I - best, 0)] for I ~ N(mean, var), elementwise (broadcast), thesis 3.3.
+    Lecture 06, section 6 (Choosing the next comparison).
 
     ``mean``, ``var`` (>= 0) and ``best`` broadcast against each other. With m = mean - best,
     s = sqrt(var), u = m / s: EI = m Phi(u) + s phi(u) for u >= -1; below that the same value
@@ -193,7 +194,8 @@ def _best_input(model, x_best) -> np.ndarray:
 def improvement_moments(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray]:
     """Mean and variance of f(x) - f(x_best) for every row x of ``X`` under the joint
     posterior (variance clipped at 0): one predictive step for all rows (module docstring).
-    ``x_best`` defaults to :func:`incumbent`."""
+    ``x_best`` defaults to :func:`incumbent`.
+    Lecture 06, section 6 (Choosing the next comparison)."""
     model = _check_model(model)
     d = model.X_train.shape[1]
     X = _as_inputs(X, "X", d)
@@ -208,7 +210,8 @@ def improvement_moments(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray]:
 
 def univariate_ei(model, X, best=None) -> np.ndarray:
     """uEI at the rows of ``X``: EI of f(x) over the fixed value ``best`` (default: the largest
-    posterior mean at the training inputs, mu_best), ignoring the correlation with f(x_best)."""
+    posterior mean at the training inputs, mu_best), ignoring the correlation with f(x_best).
+    Lecture 06, section 6 (Choosing the next comparison)."""
     model = _check_model(model)
     X = _as_inputs(X, "X", model.X_train.shape[1])
     if best is None:
@@ -247,7 +250,8 @@ def bivariate_ei_gradient(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray
     """bEI and its gradient with respect to each candidate: ``(values (B,), gradients (B, d))``
     for the rows of ``X`` (a single setting of shape (d,) gives B = 1). The corrected formula of
     the module docstring; the self-derivative dk(x, x)/dx forms a (B, B, d) array, so pass few
-    rows at a time (the optimiser passes one)."""
+    rows at a time (the optimiser passes one).
+    Lecture 06, section 6 (Choosing the next comparison): bEI maximised by L-BFGS-B."""
     model = _check_model(model)
     d = model.X_train.shape[1]
     X = _as_float_array(X, "X", ndim=(1, 2))
@@ -284,6 +288,7 @@ def bivariate_ei_gradient(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray
 # ----- query rules ------------------------------------------------------------------------
 def multinomial_sample(values, *, rng: RngLike = None) -> int:
     """An index drawn with probability proportional to ``values`` (EI on a grid; Nielsen et al.).
+    Lecture 06, section 6 (Choosing the next comparison).
 
     All-zero fallback (Nielsen et al.'s "numerical issue": every EI underflowed and the normaliser
     was 0): the draw is UNIFORM over all indices. Argmax would be no better there (all values tie at
@@ -319,7 +324,8 @@ def _check_thompson_size(n_grid: int, name: str) -> None:
 def thompson_sample(model, X_grid, *, rng: RngLike = None) -> int:
     """Index of the row of ``X_grid`` where one draw of f from the joint posterior on the grid
     is largest (Thompson sampling). The draw needs the grid's n x n posterior covariance, so a
-    grid beyond about 16,000 settings is refused (:func:`_check_thompson_size`)."""
+    grid beyond about 16,000 settings is refused (:func:`_check_thompson_size`).
+    Lecture 06, section 6 (Choosing the next comparison); raced in section 8.4."""
     model = _check_model(model)
     X_grid = _as_inputs(X_grid, "X_grid", model.X_train.shape[1])
     _check_thompson_size(X_grid.shape[0], "X_grid")
@@ -342,6 +348,7 @@ def _entropy_of_ndtr(a: np.ndarray) -> np.ndarray:
 def pairwise_bald(model, X_first, X_second) -> np.ndarray:
     """Mutual information (NATS; divide by ln 2 for bits) between the answer about each pair
     (X_first_i, X_second_i) and the utility f, under the model's posterior (module docstring).
+    Lecture 06, section 6 (Choosing the next comparison); raced in section 8.4.
 
     ``X_first`` and ``X_second`` are (n, d) settings paired by row; a single row of either is
     paired with every row of the other (the incumbent against a grid). The value is symmetric

@@ -124,10 +124,13 @@ class _Posterior:
         self.b = np.bincount(problem.item, nu, minlength=n)
         self.root = np.sqrt(self.s)
         RK = self.root[:, None] * K
+        # Line 10 (R&W 2006, Alg. 3.5): L = cholesky(I + S^1/2 K S^1/2)
         self.L = cholesky(np.eye(n) + RK * self.root[None, :], lower=True, check_finite=False)
+        # Lines 3-4 (R&W 2006, Alg. 3.6): alpha = nu - z, z = S^1/2 L^T \ (L \ S^1/2 K nu)
         self.alpha = self.b - self.root * cho_solve((self.L, True), RK @ self.b,
                                                     check_finite=False)
-        self.mean = K @ self.alpha
+        self.mean = K @ self.alpha        # Line 11 (R&W 2006, Alg. 3.5): mu = Sigma nu = K alpha
+        # Line 10 (R&W 2006, Alg. 3.5): V = L^-1 S^1/2 K, so that Sigma = K - V^T V
         V = solve_triangular(self.L, RK, lower=True, check_finite=False)
         L_inv = solve_triangular(self.L, np.eye(n), lower=True, check_finite=False)
         self.d = np.einsum("ij,ij->j", L_inv, L_inv)     # diag B^-1, in (0, 1]
@@ -135,14 +138,18 @@ class _Posterior:
         # they are weak: each where it does not (module docstring, "Numerics")
         self.strong = self.d < 0.5
         with np.errstate(divide="ignore", invalid="ignore"):
+            # Line 11 (R&W 2006, Alg. 3.5): diag Sigma = diag(K - V^T V), or (1 - d) / s
             self.variance = np.where(self.strong, (1.0 - self.d) / self.s,
                                      np.diag(K) - np.einsum("ij,ij->j", V, V))
 
     def cavity(self, item, tau, nu):
-        """Cavity mean and variance of every row (module docstring)."""
+        """Cavity mean and variance of every row (module docstring).
+        Lecture 06, section 5 (Bounded ratings), "EP step by step", step 1."""
         precision = 1.0 / self.variance[item]
         d, others = self.d[item], self.s[item] - tau
         with np.errstate(divide="ignore", invalid="ignore"):
+            # Line 5 (R&W 2006, Alg. 3.5; eq. 3.56): tau_-i = 1/Sigma_ii - tau_i, or its form
+            # for strong sites (module docstring, "Numerics")
             tau_c = np.where(self.strong[item], (others + tau * d) / (1.0 - d),
                              precision - tau)
         if np.any(tau_c <= 0):
@@ -151,6 +158,7 @@ class _Posterior:
                 f"K: the cavity of row {k} lost its precision to round-off (site precision "
                 f"{tau[k]:.3g} against a posterior precision {precision[k]:.3g}); K is too "
                 "ill-conditioned for EP here")
+        # Line 5 (eq. 3.56): nu_-i = mu_i/Sigma_ii - nu_i; returned as nu_-i/tau_-i, 1/tau_-i
         return (self.mean[item] * precision - nu) / tau_c, 1.0 / tau_c
 
 
@@ -186,7 +194,7 @@ def _check_problem(K, M, likelihood, y) -> _Problem:
 
 def _check_sites(sites0, m):
     if sites0 is None:
-        return np.zeros(m), np.zeros(m)
+        return np.zeros(m), np.zeros(m)     # Line 2 (R&W 2006, Alg. 3.5): tau~ = nu~ = 0
     if not isinstance(sites0, tuple) or len(sites0) != 2:
         raise TypeError("sites0: expected a pair (tau, nu) of site parameters, e.g. "
                         "(result.tau, result.nu) of an earlier fit")
@@ -256,20 +264,24 @@ def expectation_propagation(K, M, likelihood, y, *, sites0=None, damping: float 
 def _sweeps(problem, tau, nu, damping, max_iter, tol):
     """Parallel EP sweeps from the sites (tau, nu): every site moved to its moment-matched
     proposal at once, damped (module docstring), until the largest change is at most ``tol``.
-    Returns (posterior, tau, nu, sweeps, clipped rows of the last sweep, final damping)."""
+    Returns (posterior, tau, nu, sweeps, clipped rows of the last sweep, final damping).
+    Lecture 06, section 5 (Bounded ratings), "EP step by step", step 4 (in parallel)."""
+    # Line 2 (R&W 2006, Alg. 3.5): q of the starting sites (Sigma = K, mu = 0 when they are 0)
     state = _Posterior(problem, tau, nu)
     previous_change = best_change = np.inf
     best_at = 0
-    for n_iter in range(1, max_iter + 1):
-        tau_new, nu_new, clipped = _proposal(problem, state, tau, nu)
+    for n_iter in range(1, max_iter + 1):   # Lines 3-12 (R&W 2006, Alg. 3.5), all rows at once
+        tau_new, nu_new, clipped = _proposal(problem, state, tau, nu)  # lines 5-7, every row
+        # line 7's site update, damped (R&W 2006, Alg. 3.5 does not damp)
         tau_next = damping * tau + (1.0 - damping) * tau_new
         nu_next = damping * nu + (1.0 - damping) * nu_new
         sd = np.sqrt(state.variance[problem.item])
         change = max(np.max(np.abs(tau_next - tau) * sd * sd, initial=0.0),
                      np.max(np.abs(nu_next - nu) * sd, initial=0.0))
         tau, nu = tau_next, nu_next
+        # Lines 10-11 (R&W 2006, Alg. 3.5): Sigma and mu afresh from all sites (no line 8)
         state = _Posterior(problem, tau, nu)
-        if change <= tol:
+        if change <= tol:                   # Line 12 (R&W 2006, Alg. 3.5): until convergence
             break
         if change > previous_change:      # the sites swing back and forth: damp more
             damping = min(0.5 * (1.0 + damping), _MAX_DAMPING)
@@ -292,10 +304,13 @@ def _sweeps(problem, tau, nu, damping, max_iter, tol):
 
 def _proposal(problem, state, tau, nu):
     """Moment-matched sites for every row from the current posterior (module docstring);
-    negative precisions set to 0 with nu = delta / v (the tilted mean matched)."""
-    mean_c, var_c = state.cavity(problem.item, tau, nu)
-    _, delta, var_hat = _moments(problem, mean_c, var_c)
+    negative precisions set to 0 with nu = delta / v (the tilted mean matched).
+    Lecture 06, section 5 (Bounded ratings), "EP step by step", step 3."""
+    mean_c, var_c = state.cavity(problem.item, tau, nu)   # Line 5 (R&W 2006, Alg. 3.5): cavity
+    _, delta, var_hat = _moments(problem, mean_c, var_c)  # Line 6 (eq. 3.58): delta, sigma_hat^2
+    # Line 7 (R&W 2006, Alg. 3.5; eq. 3.59): tau~ = 1/sigma_hat^2 - tau_-i
     tau_new = 1.0 / var_hat - 1.0 / var_c
+    # Line 7 (eq. 3.59): nu~ = mu_hat/sigma_hat^2 - nu_-i, written with delta = mu_hat - m
     nu_new = mean_c * tau_new + delta / var_hat
     clipped = tau_new < 0
     return (np.where(clipped, 0.0, tau_new), np.where(clipped, delta / var_c, nu_new),
@@ -303,7 +318,7 @@ def _proposal(problem, state, tau, nu):
 
 
 def _moments(problem, mean_c, var_c):
-    log_Z, delta, var_hat = problem.tilted(mean_c, var_c)
+    log_Z, delta, var_hat = problem.tilted(mean_c, var_c)  # Line 6 (R&W 2006, Alg. 3.5; 3.58)
     bad = ~(np.isfinite(log_Z) & np.isfinite(delta) & (var_hat > 0) & np.isfinite(var_hat))
     if np.any(bad):
         k = int(np.argmax(bad))
@@ -315,13 +330,16 @@ def _moments(problem, mean_c, var_c):
 
 
 def _log_evidence(problem, state, tau, nu) -> float:
-    """log Z_EP (module docstring) from the cavities of the final posterior."""
+    """log Z_EP (module docstring) from the cavities of the final posterior.
+    Lecture 06, section 5 (Bounded ratings) runs EP; it does not derive log Z_EP."""
     mean_c, var_c = state.cavity(problem.item, tau, nu)
     log_Z = _moments(problem, mean_c, var_c)[0]
     tau_c = 1.0 / var_c
     marginal = state.mean[problem.item] ** 2 / state.variance[problem.item]
+    # Line 13 (R&W 2006, Alg. 3.5): log Z_EP by eq. 3.65 in natural parameters, the sites' terms
     per_row = (log_Z + 0.5 * np.log1p(tau * var_c)
                + 0.5 * (tau_c * mean_c ** 2 - marginal))
+    # ... and the whole posterior's: -1/2 log det B = -sum_i log L_ii (line 10's L), + 1/2 nu~^T mu
     return float(np.sum(per_row) - log_det_from_cholesky(state.L) * 0.5
                  + 0.5 * state.b @ state.mean)
 
@@ -385,10 +403,13 @@ class EPResult:
         if dK.shape[1:] != (n, n):
             raise ValueError(f"dK: expected shape (P, {n}, {n}) (one kernel derivative per "
                              f"hyper-parameter), got {dK.shape}")
+        # Eq. 5.27 (R&W 2006; Alg. 5.2): S^1/2 B^-1 S^1/2 = S^1/2 L^T \ (L \ S^1/2)
         U = solve_triangular(state.L, np.diag(state.root), lower=True, check_finite=False)
         C = U.T @ U                                       # S^1/2 B^-1 S^1/2
+        # Eq. 5.27 (R&W 2006): 1/2 tr((b b^T - S^1/2 B^-1 S^1/2) dK_j), R&W's b = alpha here
         grad_kernel = 0.5 * (dK @ self.alpha) @ self.alpha - 0.5 * np.einsum("ij,pij->p", C, dK)
         mean_c, var_c = state.cavity(problem.item, self.tau, self.nu)
+        # not in eq. 5.27: E_tilted[d log p / d theta_p] of every site, summed (explicit term)
         grad_likelihood = problem.tilted(mean_c, var_c, parameters=True)[3].sum(axis=1)
         if not (np.all(np.isfinite(grad_kernel)) and np.all(np.isfinite(grad_likelihood))):
             raise ValueError("dK: the gradient of the EP evidence is not finite; check that dK "

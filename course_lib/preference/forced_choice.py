@@ -56,7 +56,8 @@ class ForcedChoiceTest:
 def _two_tailed_p(k: int, n: int) -> float:
     """Two-tailed exact p-value of k successes in n fair trials: the probability of an outcome
     at least as far from n/2, i.e. 2 P(X >= max(k, n - k)) capped at 1 (the binomial(n, 1/2) is
-    symmetric, so this is also the sum of all outcomes no more probable than k)."""
+    symmetric, so this is also the sum of all outcomes no more probable than k).
+    Lecture 06, section 7 (The personalisation loop), "The final test"."""
     extreme = max(k, n - k)
     j = np.arange(extreme, n + 1)
     log_terms = gammaln(n + 1) - gammaln(j + 1) - gammaln(n - j + 1) - n * np.log(2.0)

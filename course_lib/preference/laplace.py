@@ -67,6 +67,7 @@ _MAX_HALVINGS = 40
 def laplace_mode(K, M, likelihood, y, f0=None, *, alpha0=None, max_iter: int = 100,
                  tol: float = 1e-9, form: str = "auto") -> LaplaceResult:
     """Mode, Gaussian approximation and log evidence of p(f | y) for f ~ N(0, K), z = M f.
+    Lecture 06, section 4 (Laplace, step by step).
 
     Parameters
     ----------
@@ -93,7 +94,7 @@ def laplace_mode(K, M, likelihood, y, f0=None, *, alpha0=None, max_iter: int = 1
     problem, state, max_iter, tol = _prepare(K, M, likelihood, y, f0, alpha0, max_iter, tol,
                                              form)
     converged, n_iter, n_clipped = False, 0, 0
-    while n_iter < max_iter:                      # R&W Alg. 3.1 lines 3-9
+    while n_iter < max_iter:      # Lines 3-9 (R&W 2006, Alg. 3.1): repeat ... until convergence
         state, step = _newton_step(problem, state, tol)
         n_iter += 1
         n_clipped += step.clipped
@@ -145,10 +146,12 @@ class _Problem:
     def evaluate(self, a: np.ndarray) -> _State:
         """The point with weights a: f = K a, z = M f and psi = sum_k log p(y_k | z_k) - 1/2 a^T f
         (R&W eq. 3.12 without its constants); -inf where psi is not finite."""
-        f = self.system.K @ a
+        f = self.system.K @ a                      # Line 8 (R&W 2006, Alg. 3.1): f = K a
         z = self.M @ f
+        # Line 4 (R&W 2006, Alg. 3.1), per row: log p, g and w, so that W = M^T diag(w) M
         terms = self.likelihood.terms(z, self.y)
         with np.errstate(invalid="ignore", over="ignore"):
+            # the objective of line 9 (R&W 2006, Alg. 3.1): psi = log p(y | f) - 1/2 a^T f
             psi = float(np.sum(terms.log_likelihood) - 0.5 * a @ f)
         return _State(a, f, z, terms, psi if np.isfinite(psi) else -np.inf, self.system.jitter)
 
@@ -160,10 +163,11 @@ class _Problem:
 def _newton_step(problem: _Problem, state: _State, tol: float) -> tuple[_State, _Step]:
     """One step of Newton's method on psi: the direction, then the stopping rule (the gain
     the full step predicts, half the slope, below ``tol``: take it and stop) or the line
-    search; no uphill step at all means the gradient is as small as round-off lets it be."""
+    search; no uphill step at all means the gradient is as small as round-off lets it be.
+    Lecture 06, section 4 (Laplace, step by step)."""
     direction, system, state = _newton_direction(problem, state)
     slope = _slope(problem, state, direction)
-    if 0.5 * slope < tol:
+    if 0.5 * slope < tol:   # Line 9 (R&W 2006, Alg. 3.1): until the predicted gain is below tol
         state, size = _last_step(problem, state, direction)
         return state, _Step(size, system.clipped, 0.5 * slope, True, True)
     new_state, size = _line_search(problem, state, direction, slope)
@@ -177,10 +181,15 @@ def _newton_direction(problem: _Problem, state: _State
     """Newton's direction in the weights from ``state`` (R&W Alg. 3.1 lines 4-7, eq. 3.18):
     with the weights w of the factorised system, b = W f + M^T g = M^T (w * z + g) and
     a_new = (I + W K)^-1 b, so that f_new = K a_new = (K^-1 + W)^-1 b; returns a_new - a. Where
-    K^-1 + W is indefinite the system holds the clipped weights max(w, 0) (``clipped``)."""
+    K^-1 + W is indefinite the system holds the clipped weights max(w, 0) (``clipped``).
+    Lecture 06, section 4 (Laplace, step by step)."""
+    # Lines 4-5 (R&W 2006, Alg. 3.1), factorised: W = M^T diag(w) M, L = cholesky(B) for the
+    # B = I + R^T K R (R R^T = W) of _newton_system in place of I + W^1/2 K W^1/2
     system = problem.system.factorise(state.terms.curvature, damped=True)
     state = problem.restate(state)
+    # Line 6 (R&W 2006, Alg. 3.1): b = W f + grad log p(y | f) = M^T (w * z + g)
     b = problem.M.T @ (system.w * state.z + state.terms.gradient)
+    # Line 7 (R&W 2006, Alg. 3.1): a = (I + W K)^-1 b, returned as the step from the current a
     return system.solve(b) - state.a, system, state
 
 
@@ -198,11 +207,13 @@ def _line_search(problem: _Problem, state: _State, direction: np.ndarray, slope:
     """Backtracking from the full step (Nocedal & Wright 2006, Alg. 3.1): the first of the
     sizes t = 1, 1/2, 1/4, ... whose psi meets Armijo's condition
     psi(a + t direction) >= psi(a) + _ARMIJO t slope (their eq. 3.4). Returns the new state and
-    t, or ``state`` and 0 when none of ``_MAX_HALVINGS`` sizes does."""
+    t, or ``state`` and 0 when none of ``_MAX_HALVINGS`` sizes does.
+    Lecture 06, section 4 (Laplace, step by step)."""
     size = 1.0
     for _ in range(_MAX_HALVINGS):
+        # Lines 7-8 (R&W 2006, Alg. 3.1), damped: a + t (a_new - a), then f = K a
         candidate = problem.evaluate(state.a + size * direction)
-        if candidate.psi >= state.psi + _ARMIJO * size * slope:
+        if candidate.psi >= state.psi + _ARMIJO * size * slope:  # Nocedal & Wright, eq. 3.4
             return candidate, size
         size *= 0.5
     return state, 0.0
@@ -212,7 +223,7 @@ def _last_step(problem: _Problem, state: _State, direction: np.ndarray
                ) -> tuple[_State, float]:
     """The full step taken once the stopping rule holds (the gain it predicts is below tol),
     unless psi falls by more than round-off there: then ``state`` stays (size 0)."""
-    candidate = problem.evaluate(state.a + direction)
+    candidate = problem.evaluate(state.a + direction)  # Lines 7-8 (R&W 2006, Alg. 3.1): a_new, K a
     if candidate.psi >= state.psi - 1e-12 * (1.0 + abs(state.psi)):
         return candidate, 1.0
     return state, 0.0
@@ -220,8 +231,9 @@ def _last_step(problem: _Problem, state: _State, direction: np.ndarray
 
 def _log_evidence(state: _State, log_det: float) -> float:
     """log q(y | theta) = sum_k log p(y_k | z_hat_k) - 1/2 a^T f_hat - 1/2 log det B
-    (R&W Alg. 3.1 line 10, eq. 3.32)."""
+    (R&W Alg. 3.1 line 10, eq. 3.32). Lecture 06, section 4 (Laplace, step by step)."""
     with np.errstate(invalid="ignore"):
+        # Line 10 (R&W 2006, Alg. 3.1): log p(y | f) - 1/2 a^T f - sum_i log L_ii
         return float(np.sum(state.terms.log_likelihood) - 0.5 * state.a @ state.f
                      - 0.5 * log_det)
 
@@ -241,22 +253,30 @@ def _evidence_gradient(problem: _Problem, system: FactorisedSystem, a: np.ndarra
 
     the explicit terms (eq. 5.22), then, if ``implicit``, v^T d f_hat / d theta from
     differentiating the mode condition f_hat = K M^T g(M f_hat) (eq. 5.24).
+    Lecture 06, section 4 (Laplace, step by step), "Learning the kernel: MAP-II".
     """
     M, likelihood, y = problem.M, problem.likelihood, problem.y
-    third = likelihood.terms(z, y, order=3).third
-    Sigma = system.covariance()
+    third = likelihood.terms(z, y, order=3).third      # for line 8 (R&W 2006, Alg. 5.1)
+    Sigma = system.covariance()                        # (K^-1 + W)^-1 (Alg. 5.1 lines 7-8)
+    # Line 8 (R&W 2006, Alg. 5.1), through M: the diagonal of M Sigma M^T
     s = np.einsum("kj,kj->k", M @ Sigma, M)             # posterior variances of z
-    C = system.inverse_k_plus_w_inverse()
-    dK_a = dK @ a                                      # (P, n)
+    C = system.inverse_k_plus_w_inverse()  # Line 6 (R&W 2006, Alg. 5.1): R = (K + W^-1)^-1
+    dK_a = dK @ a                          # (P, n); line 12 (R&W 2006, Alg. 5.1): b = dK_j a
+    # Line 11 (R&W 2006, Alg. 5.1; eq. 5.22): s1 = 1/2 a^T dK_j a - 1/2 tr(R dK_j)
     grad_kernel = 0.5 * dK_a @ a - 0.5 * np.einsum("ij,pij->p", C, dK)
     parameter_terms = likelihood.parameter_terms(z, y)   # (Q, 3, m)
+    # eq. 5.22's explicit terms for the likelihood's own parameters (not in Alg. 5.1)
     grad_likelihood = (parameter_terms[:, 0].sum(axis=1)
                        - 0.5 * parameter_terms[:, 2] @ s)
     if implicit:
+        # Line 8 (R&W 2006, Alg. 5.1; eq. 5.23): s2 = d log q / d f_hat
         v = 0.5 * M.T @ (third * s)                     # d log q / d f_hat
         # v^T (I + K W)^-1 = ((I - W Sigma) v)^T, since (I + K W)^-1 = I - Sigma W
+        # Line 13 (R&W 2006, Alg. 5.1; eq. 5.24) from the left: s2^T s3 = r^T dK_j a
         r = v - system.W @ (Sigma @ v)
+        # Line 14 (R&W 2006, Alg. 5.1; eq. 5.21): s1 + s2^T s3
         grad_kernel = grad_kernel + dK_a @ r
+        # eq. 5.21's implicit term for the likelihood's parameters, through f_hat = K M^T g
         grad_likelihood = grad_likelihood + (M @ (Sigma @ v)) @ parameter_terms[:, 1].T
     return grad_kernel, grad_likelihood
 
@@ -265,13 +285,14 @@ def _at_the_mode(problem: _Problem, state: _State, n_iter: int, converged: bool,
                  n_clipped: int) -> LaplaceResult:
     """The Gaussian at the point reached, with the exact weights there, and its evidence."""
     try:
+        # at the mode: W and L as R&W 2006, Alg. 3.2 lines 2-3 (prediction) need them
         system = problem.system.factorise(state.terms.curvature)
         if state.jitter != problem.system.jitter:   # K gained jitter just now: restate
             state = problem.restate(state)
             system = problem.system.factorise(state.terms.curvature)
     except LinAlgError:
         raise InvalidLaplaceError(_not_peak_message(problem, state.terms.curvature)) from None
-    log_det = system.log_det()
+    log_det = system.log_det()   # for line 10 (R&W 2006, Alg. 3.1): 2 sum_i log L_ii
     return LaplaceResult(state.f, state.a, state.terms, system.posterior(state.f, state.a),
                          _log_evidence(state, log_det), log_det, n_iter, converged, n_clipped,
                          system.form, problem.system.jitter, problem, system,
@@ -312,7 +333,7 @@ def _start(problem: _Problem, f0, alpha0) -> _State:
                              f"{f0.shape}")
         L = problem.system.cholesky()
         return problem.evaluate(cho_solve((L, True), f0, check_finite=False))
-    cold = problem.evaluate(np.zeros(n))
+    cold = problem.evaluate(np.zeros(n))           # Line 2 (R&W 2006, Alg. 3.1): f = 0
     if alpha0 is None:
         return cold
     a = _as_float_array(alpha0, "alpha0", ndim=1)

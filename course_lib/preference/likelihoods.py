@@ -219,7 +219,8 @@ class Likelihood(LogParameters):
 
     def _expected_log_likelihood(self, y, mean, var):
         """:meth:`expected_log_likelihood` on checked rows: the value at the mean where var is
-        0, the quadrature elsewhere."""
+        0, the quadrature elsewhere.
+        Lecture 07, section 2 (The variational objective, built from its parts)."""
         value, d1, d2, _ = self._derivatives(mean, y, 2)
         d2 = 0.5 * d2
         spread = var > 0

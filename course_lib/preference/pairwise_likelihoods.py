@@ -129,6 +129,7 @@ class PairwiseProbit(Likelihood):
         return _SQRT2 * self._param("noise_sd")
 
     def _derivatives(self, z, y, order):
+        """log p and its z-derivatives: Lecture 06, section 3 (Probit and Beta likelihoods)."""
         c, sign = self._scale(), 2.0 * y - 1.0
         value, l_t, l_tt, l_ttt = log_ndtr_derivatives(sign * c * z, order)
         third = None if l_ttt is None else sign * c ** 3 * l_ttt

@@ -298,6 +298,7 @@ class PreferenceGP:
 
     def preference_probability(self, Xa, Xb) -> np.ndarray:
         """Probability that setting Xa_i is preferred to Xb_i, for paired rows (n*,).
+        Lecture 06, section 4 (Laplace, step by step): "Which of two new settings will she prefer?"
 
         With d ~ N(m, v) the predictive of f(Xa_i) - f(Xb_i) (:meth:`predict_difference`):
         binary and degree answers use the likelihood's predictive mean of an answer about the

@@ -61,6 +61,7 @@ class _BetaInT:
         return self.A, self.H, self.S1
 
     def derivatives(self):
+        """log p and its t-derivatives: Lecture 06, section 3 (Probit and Beta likelihoods)."""
         t = self.t
         A, H, S1 = self._slopes()
         _, r_t, d2_t, d3_t = log_ndtr_derivatives(t, self.order)

@@ -170,6 +170,7 @@ def _panel_rule(mean, var, *, windows=(), link_scale: float = 1.0, kinks=()):
 def expectation(fun: Callable, mean, var, *, link_scale: float = 1.0, kinks=(),
                 smooth: bool = False):
     """E[fun(z, row)] for z ~ N(mean_k, var_k) (var > 0), each of shape (m,).
+    Lecture 07, section 2 (The variational objective, built from its parts); kinks: section 5.
 
     ``fun`` gets the nodes (P, G) and the observation row of each node row (P,) and returns an
     array of the nodes' shape, or a tuple of such arrays (then a tuple of expectations is

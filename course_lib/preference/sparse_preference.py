@@ -190,6 +190,7 @@ class SparsePreferenceGP(PreferenceGP):
     # ----- the sparse likelihood's map ----------------------------------------------------
     def _project(self, kernel: Kernel, likelihood: PairwiseProbit, comparisons: Comparisons,
                  pseudo_inputs: np.ndarray) -> _SparseProjection:
+        """Lecture 06, section 8.5 (Nielsen et al. (2011): a sparse pairwise GP)."""
         K_bar = kernel(pseudo_inputs)
         jitter_added = self.jitter * float(np.mean(np.diag(K_bar)))
         K_bar[np.diag_indices_from(K_bar)] += jitter_added

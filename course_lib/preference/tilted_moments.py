@@ -61,7 +61,8 @@ def _likelihood_bump(likelihood, y):
 
 def tilted_moments_trusted(likelihood, y, mean, var, find_bump, parameters):
     """:func:`tilted_moments` on checked arrays, with ``find_bump()`` giving the likelihood's
-    window (EP's loop calls it once per sweep)."""
+    window (EP's loop calls it once per sweep).
+    Lecture 06, section 5 (Bounded ratings), "EP step by step", step 2."""
     closed = _closed_form(likelihood, y, mean, var)
     if closed is not None and not parameters:
         return closed
@@ -80,6 +81,7 @@ def tilted_moments_trusted(likelihood, y, mean, var, find_bump, parameters):
 
     total = row_sum(1.0)
     offset = nodes - mean[row, None]
+    # Line 6 (R&W 2006, Alg. 3.5) by quadrature: the tilted moments eq. 3.58 gives for a probit
     delta = row_sum(offset) / total                              # E[f] - mean
     var_hat = row_sum((offset - delta[row, None]) ** 2) / total  # Var[f]
     if closed is None:
@@ -93,6 +95,7 @@ def tilted_moments_trusted(likelihood, y, mean, var, find_bump, parameters):
 
 def _closed_form(likelihood, y, mean, var):
     """(log Z, delta, v_hat) where Z has a closed form, else None.
+    Lecture 06, section 5 (Bounded ratings), "EP step by step", step 2.
 
     Probit (R&W 3.58): t = s mean / sqrt(2 sigma^2 + var), delta = var s r(t) / sqrt(...),
     v_hat = var (2 sigma^2 + var (1 - r(t)(t + r(t)))) / (2 sigma^2 + var). Gaussian in f with
@@ -103,6 +106,7 @@ def _closed_form(likelihood, y, mean, var):
         noise = 2.0 * likelihood.params["noise_sd"] ** 2
         total = noise + var
         log_Z, r, d2, _ = log_ndtr_derivatives(sign * mean / np.sqrt(total))
+        # Line 6 (R&W 2006, Alg. 3.5; eq. 3.58, slope 1/(sqrt2 sigma)): Z, mu_hat - m, sigma_hat^2
         return log_Z, var * sign * r / np.sqrt(total), var * (noise + var * (1.0 + d2)) / total
     if isinstance(likelihood, (PairwiseGaussian, WarpedProbitRating)):
         observed = y if isinstance(likelihood, PairwiseGaussian) else ndtri(y)

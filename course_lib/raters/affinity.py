@@ -193,7 +193,8 @@ def _pass_messages(S: np.ndarray, damping: float, max_iter: int, convergence_ite
     cannot change that, because the messages have stopped moving (a fixed point on a tie: the
     evidence a(k, k) + r(k, k) of tied candidates sits at exactly 0, so none becomes an
     exemplar) or the exemplar set cycles (in the last ``convergence_iter`` sweeps it changed at
-    least twice and came back to a set it had already been); ``why`` says which."""
+    least twice and came back to a set it had already been); ``why`` says which.
+    Lecture 05, section 7 (Annotators with different reliability, globally and by region)."""
     n = S.shape[0]
     R = np.zeros((n, n))
     A = np.zeros((n, n))

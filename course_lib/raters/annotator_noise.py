@@ -95,7 +95,8 @@ def _expected_squared_errors(data: RaterData, posterior: LatentGaussian, item_no
 
 
 def _evidence(K, data: RaterData, noise_variances, groups, dK, warn: bool):
-    """(AnnotatorEvidence, posterior) for validated inputs."""
+    """(AnnotatorEvidence, posterior) for validated inputs.
+    Lecture 05, section 7 (Annotators with different reliability, globally and by region)."""
     noise_per_label = noise_variances[groups]
     weighted = data.weighted(noise_per_label)
     posterior = _condition(K, weighted.target, weighted.noise, warn)
@@ -289,7 +290,8 @@ class AnnotatorNoiseGP:
     def _em_update(self, log_noise: np.ndarray, K: np.ndarray, pooled: bool = False
                    ) -> np.ndarray:
         """log s_j of one EM update at the kernel matrix K: s_j = mean over j's labels of
-        (y - m_i)^2 + V_ii, clipped to the bounds (``pooled``: one value for every cell)."""
+        (y - m_i)^2 + V_ii, clipped to the bounds (``pooled``: one value for every cell).
+        Lecture 05, section 7 (Annotators with different reliability, globally and by region)."""
         cells = self._label_cells(self.data)
         noise = np.exp(log_noise)
         weighted = self.data.weighted(noise[cells])

@@ -104,7 +104,8 @@ def joint_log_likelihood(K, data: RaterData, noise_variance: float, dK=None, *,
 def _joint_evidence(K, data: RaterData, sigma2: float, dK, include_spread_term: bool,
                     warn: bool) -> MultiRaterEvidence:
     """:func:`joint_log_likelihood` on checked arguments (the model's kernel matrices need no
-    second pass of checks: each costs as much as the O(N^2) arithmetic itself)."""
+    second pass of checks: each costs as much as the O(N^2) arithmetic itself).
+    Lecture 05, section 3 (The joint likelihood, step by step)."""
     gp_term = gaussian_log_marginal_likelihood(K, data.means, sigma2 / data.counts, dK, warn)
     if include_spread_term:
         spread = (-0.5 * (data.n_labels - data.n_items) * (LOG_2PI + np.log(sigma2))

@@ -80,6 +80,7 @@ class RaterData:
 
     def __init__(self, items, raters, scores, *, n_items: int | None = None,
                  n_raters: int | None = None, scale=None):
+        """Item summaries; Lecture 05, section 3 (The joint likelihood, step by step)."""
         n_items = None if n_items is None else _as_positive_int(n_items, "n_items")
         n_raters = None if n_raters is None else _as_positive_int(n_raters, "n_raters")
         items = _index_array(items, "items", n_items)
