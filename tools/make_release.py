@@ -9,9 +9,10 @@ What goes in (``EDITION``): the lectures (with their stored outputs), the genera
 (their notice rewritten for students), ``course_lib``, ``data``, ``experiments`` (the library
 reads the committed results at run time and the lectures point at the scripts that made them),
 the data generators that data READMEs name, and what the lab needs: ``course.py``,
-``pyproject.toml``, ``environment.yml``, ``postBuild``, ``requirements/`` and any licence file.
+``pyproject.toml``, ``environment.yml``, ``postBuild``, ``requirements/`` and any licence file,
+and ``docs/ALGORITHMS.md`` (every lecture sends its reader there).
 What stays out: ``solutions/`` (answers and rubrics), ``tests/`` (hidden tests, typical wrong
-answers), the authoring tools, ``bench/``, ``docs/`` and the authors' README, which a short
+answers), the authoring tools, ``bench/``, the rest of ``docs/`` and the authors' README, which a short
 student README replaces. Only files Git tracks are taken (no caches, no local leftovers).
 
 The zip is byte-reproducible: entries in sorted order, a fixed timestamp, permissions 0644 (0755
@@ -35,7 +36,8 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "speech-judgement-course-student"
 # top-level files and folders of the edition (anything else Git tracks stays out)
-EDITION_FILES = ("course.py", "pyproject.toml", "environment.yml", "postBuild")
+EDITION_FILES = ("course.py", "pyproject.toml", "environment.yml", "postBuild",
+                 "docs/ALGORITHMS.md")  # the map from lecture to code the lectures name
 EDITION_FOLDERS = ("lectures", "exercises", "course_lib", "data", "experiments", "requirements")
 LICENCE = re.compile(r"^(LICEN[CS]E|COPYING)", re.I)
 DATA_GENERATOR = re.compile(r"tools/(make_\w+\.py)")
@@ -136,7 +138,8 @@ def student_readme(paths: list[str]) -> str:
         "```",
         "lectures/     the lectures, one notebook per unit",
         "exercises/    the homework to fill in, one notebook per unit",
-        "course_lib/   the course's library, which the notebooks import",
+        "course_lib/   the course's library, which the notebooks import (one package per unit)",
+        "docs/ALGORITHMS.md  from lecture to code: where each algorithm lives",
         "data/         the data sets, each with a README (provenance, licence, recipe)",
         "experiments/  scripts that reproduce published results; results/ holds what the",
         "              lectures read",
