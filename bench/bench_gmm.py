@@ -19,7 +19,7 @@ import numpy as np  # noqa: E402
 from course_lib.data.digits import digit_features  # noqa: E402
 from course_lib.gmm.em import fit_gmm  # noqa: E402
 from course_lib.gmm.mixture import GMMParams  # noqa: E402
-from course_lib.gmm.kmeans import kmeans  # noqa: E402
+from course_lib.gmm.clustering import kmeans  # noqa: E402
 
 N_FRAMES, K, N_ITER, REPEATS, GOAL = 20_000, 8, 50, 5, 1.0
 RIDGE = 1e-6  # sklearn's reg_covar, added to the diagonal in every M-step by both

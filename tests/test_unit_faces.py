@@ -51,6 +51,16 @@ def test_a_face_shows_everything_it_imports(face):
     assert imported == set(module.__all__)
 
 
+@pytest.mark.parametrize("face", sorted(FACES))
+def test_no_name_on_a_face_hides_a_module(face):
+    """``from .clustering import kmeans`` in a face named ``kmeans`` after a module would make
+    ``course_lib.gmm.kmeans`` the function, and every ``from course_lib.gmm import kmeans`` or
+    attribute path to the module would silently reach the wrong object."""
+    module = _face(face)
+    modules = {path.stem for path in Path(module.__file__).parent.glob("*.py")}
+    assert not modules & set(module.__all__), f"{face} shows names that are also its modules"
+
+
 def test_no_name_is_shown_by_two_faces():
     seen: dict[str, str] = {}
     twice = []

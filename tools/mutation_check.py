@@ -128,7 +128,7 @@ TARGETS = {t.name: t for t in (
                       "and its implicit gradient term (course_lib/preference/laplace.py, "
                       "course_lib/preference/_newton_system.py)", LAPLACE_TESTS),
     Target("ep", "EP site update: cavity, tilted moments, moment matching, damping, evidence "
-                 "(course_lib/preference/ep.py, course_lib/preference/tilted_moments.py)", EP_TESTS),
+                 "(course_lib/preference/ep.py, course_lib/preference/tilted_distributions.py)", EP_TESTS),
     Target("elbo", "Variational ELBO: expected log-likelihood, KL, row moments and their "
                    "gradients (course_lib/mixed/variational.py, course_lib/mixed/mixed_likelihood.py)",
            ELBO_TESTS),
@@ -181,7 +181,7 @@ METRICS = "course_lib/metrics.py"
 LAPLACE = "course_lib/preference/laplace.py"
 NEWTON_SYSTEM = "course_lib/preference/_newton_system.py"
 EP = "course_lib/preference/ep.py"
-TILTED_MOMENTS = "course_lib/preference/tilted_moments.py"
+TILTED_MOMENTS = "course_lib/preference/tilted_distributions.py"
 VARIATIONAL = "course_lib/mixed/variational.py"
 MIXED_LIKELIHOOD = "course_lib/mixed/mixed_likelihood.py"
 LEVELSET = "course_lib/mixed/levelset.py"

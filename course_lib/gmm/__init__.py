@@ -10,13 +10,13 @@ in ``docs/ALGORITHMS.md``):
 - ``em``: EM for the mixture: the E-step (responsibilities, Bishop 2006, eq. 9.23), the M-step
   (eqs. 9.24-9.27), the loop and its results (:class:`EMState`, :class:`GMMResult`), its
   starting points and restarts (:func:`fit_gmm`).
-- ``kmeans``: k-means, step by step and to convergence (Bishop 2006, section 9.1).
+- ``clustering``: k-means, step by step and to convergence (Bishop 2006, section 9.1).
 - ``selection``: choosing the number of components by BIC and by splitting
   (:func:`select_n_components`, :func:`grow_by_splitting`).
 """
 
 from .gaussian import covariance_2d, fit_gaussian, gaussian_log_density, LOG_2PI, sample_gaussian
-from .kmeans import (assign_clusters, initialise_centroids, kmeans, kmeans_steps, KMeansResult,
+from .clustering import (assign_clusters, initialise_centroids, kmeans, kmeans_steps, KMeansResult,
                      KMeansState)
 from .mixture import ComponentCollapseWarning, CovariancePrior, demo_mixture, GMMParams, sample_gmm
 from .em import (average_log_likelihood, e_step, em_steps, EMState, fit_gmm, GMMResult,

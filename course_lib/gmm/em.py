@@ -69,7 +69,7 @@ from scipy.linalg import cholesky, eigh
 from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
                           _check_choice)
 from .gaussian import _COVARIANCE_TYPES
-from .kmeans import _check_spread, _count_distinct_rows, _kmeans_trusted
+from .clustering import _check_spread, _count_distinct_rows, _kmeans_trusted
 from .mixture import ComponentCollapseWarning, CovariancePrior, GMMParams, _check_params, _log_prior, log_joint
 
 

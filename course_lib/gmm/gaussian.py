@@ -21,7 +21,7 @@ import numbers
 import numpy as np
 from scipy.linalg import cholesky
 
-from .kmeans import _check_spread
+from .clustering import _check_spread
 from ..linalg import LOG_2PI, _cholesky_factor, log_det_from_cholesky, sample_gaussian, _solve_lower
 from ..validation import _as_float_array, _as_positive_float, _check_choice
 

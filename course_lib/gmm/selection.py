@@ -23,7 +23,7 @@ from .gaussian import _COVARIANCE_TYPES
 from .em import average_log_likelihood, score_samples
 from .mixture import GMMParams, _check_params
 from .em import fit_gmm
-from .kmeans import _count_distinct_rows
+from .clustering import _count_distinct_rows
 from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
                           _check_choice)
 

@@ -75,7 +75,7 @@ from dataclasses import dataclass
 from scipy.linalg import cho_solve, cholesky, LinAlgError, solve_triangular
 from scipy.optimize import minimize
 
-from ..gmm.kmeans import _check_spread, _kmeans_trusted
+from ..gmm.clustering import _check_spread, _kmeans_trusted
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
 from ..validation import (RngLike, _as_bool, _as_float_array, _as_positive_float, _as_positive_int,
                           _as_rng, _check_choice)
@@ -397,7 +397,7 @@ def select_inducing_inputs(X, n_inducing: int, *, method: str = "random",
     """Pick M inducing inputs from the data.
 
     method "random": M distinct rows of X drawn uniformly without replacement.
-    method "kmeans": the M centroids of :func:`course_lib.gmm.kmeans.kmeans` (k-means++ seeding),
+    method "kmeans": the M centroids of :func:`course_lib.gmm.clustering.kmeans` (k-means++ seeding),
     which spreads them over the data in proportion to its density.
     X : (N, D). Returns Z : (M, D), sorted by its first column for readable plots.
     M must not exceed the number of distinct rows of X.

@@ -1,7 +1,7 @@
 """Vector quantisation: turn feature frames (e.g. MFCCs) into discrete symbols for a discrete HMM.
 
 A codebook is a set of K centroids ``c_0 .. c_{K-1}`` learnt by k-means
-(:mod:`course_lib.gmm.kmeans`) on the frames of all training utterances pooled together. A frame
+(:mod:`course_lib.gmm.clustering`) on the frames of all training utterances pooled together. A frame
 ``x_t`` becomes the symbol of its nearest centroid,
 
     o_t = argmin_k || x_t - c_k ||^2,
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..gmm.kmeans import (assign_clusters_trusted, _check_spread, _count_distinct_rows,
+from ..gmm.clustering import (assign_clusters_trusted, _check_spread, _count_distinct_rows,
                           _kmeans_trusted)
 from ..validation import RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng
 
@@ -90,7 +90,7 @@ def train_codebook(frames_list, codebook_size: int, *, rng: RngLike = None,
     frames_list : list of (T_u, D) arrays, rows are frames (or a single (T, D) array).
     codebook_size : K, the number of centroids (= the HMM's number of symbols M).
     rng : Generator, int seed or None, for the k-means++ seeding.
-    n_restarts, max_iter, tol : passed to :func:`course_lib.gmm.kmeans.kmeans` (``n_restarts`` runs
+    n_restarts, max_iter, tol : passed to :func:`course_lib.gmm.clustering.kmeans` (``n_restarts`` runs
         from different seeds, the one with the lowest distortion kept).
     """
     frames = np.concatenate(_as_frames_list(frames_list, "frames_list"))

@@ -13,7 +13,7 @@ from scipy.linalg import cholesky
 from ..gmm.gaussian import _as_covariance, gaussian_log_density
 from ..gmm.em import score_samples
 from ..gmm.mixture import GMMParams
-from ..gmm.kmeans import assign_clusters
+from ..gmm.clustering import assign_clusters
 from ..validation import _as_float_array, _as_positive_float, _as_positive_int
 
 __all__ = ["component_colours", "plot_gaussian_contours", "plot_gaussian_1d",

@@ -7,7 +7,7 @@ preference y > 0.5 means the first item was preferred.
 * :func:`plot_curvature` -- w(z) = -d^2 log p / dz^2, its negative part (where the likelihood
   is not log-concave) shaded;
 * :func:`plot_posterior_1d`, :func:`plot_posterior_2d` -- an exact posterior on a grid
-  (``course_lib.preference.grid_posterior.GridPosterior``) against a Gaussian (Laplace) approximation,
+  (``course_lib.preference.exact_posterior.GridPosterior``) against a Gaussian (Laplace) approximation,
   in 2-D with the Newton path and the region of negative curvature;
 * :func:`plot_acquisition` -- acquisition functions over 1-D settings with the incumbent;
 * :func:`plot_learning_curves` -- the learning curves of Jensen, Nielsen & Larsen 2011 from the

@@ -13,8 +13,9 @@ in ``docs/ALGORITHMS.md``):
   (the Beta algebra two families share) and ``quadrature`` (expectations under a Gaussian).
 - ``laplace``: the Laplace approximation (:func:`laplace_mode`, :func:`newton_path`; Rasmussen &
   Williams 2006, Alg. 3.1), its result and evidence gradient, and the checks every latent-Gaussian
-  approximation shares; ``grid_posterior``: the brute-force posterior it is judged against.
-- ``ep`` and ``tilted_moments``: expectation propagation for single-item ratings
+  approximation shares; ``exact_posterior``: the brute-force posterior on a grid it is judged
+  against (:func:`grid_posterior`).
+- ``ep`` and ``tilted_distributions``: expectation propagation for single-item ratings
   (:func:`expectation_propagation`, :func:`tilted_moments`; R&W Alg. 3.5), its result and
   evidence gradient.
 - ``preference_gp``: the model (:class:`PreferenceGP`: Laplace or EP, predictions of pairs),
@@ -30,7 +31,7 @@ An engine a reader of an algorithm need not open: ``_newton_system`` (the factor
 Laplace's one solve / log-det pair).
 """
 
-from .tilted_moments import tilted_moments
+from .tilted_distributions import tilted_moments
 from .acquisition import (AcquisitionMaximum, bivariate_ei, bivariate_ei_gradient,
                           expected_improvement, improvement_moments, incumbent,
                           maximise_acquisition, multinomial_sample, pairwise_bald,
@@ -39,7 +40,7 @@ from .comparisons import Comparisons, DisconnectedComparisonsWarning
 from .ei_convergence import average_ei_path, settled_at, settling_threshold
 from .ep import ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation
 from .forced_choice import ForcedChoiceTest, forced_choice_test, forced_choice_threshold
-from .grid_posterior import grid_posterior, two_item_prior
+from .exact_posterior import grid_posterior, two_item_prior
 from .hyperparameters import LaplaceEvidence, OnSquare
 from .laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
 from .likelihoods import Likelihood, LikelihoodTerms

@@ -45,7 +45,7 @@ computed from delta and v_hat directly: R&W's form -g2 / (1 + v g2) forms v_hat 
 noise_sd 1e-5, where v_hat / v is near 1e-8).
 
 The tilted moments come in closed form where the likelihood allows, else by quadrature
-(:mod:`course_lib.preference.tilted_moments`).
+(:mod:`course_lib.preference.tilted_distributions`).
 
 Negative site precisions. For a likelihood that is not log-concave (Beta, truncated Gaussian)
 v_hat can exceed v: the tilted distribution is wider than the cavity and tau_new < 0. Such a
@@ -99,7 +99,7 @@ from dataclasses import dataclass, field
 from ..gp.prediction import LatentGaussian
 from ..linalg import NotPositiveDefiniteError, log_det_from_cholesky
 from ..validation import _as_float_array, _as_positive_float, _as_positive_int
-from .tilted_moments import _likelihood_bump, tilted_moments_trusted
+from .tilted_distributions import _likelihood_bump, tilted_moments_trusted
 from .laplace import _check_latent_problem
 
 

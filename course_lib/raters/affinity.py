@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..gmm.kmeans import _check_spread, _pairwise_squared_distances
+from ..gmm.clustering import _check_spread, _pairwise_squared_distances
 from ..validation import _as_float_array, _as_positive_int
 
 __all__ = ["AffinityPropagationWarning"]

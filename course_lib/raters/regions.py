@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .affinity import _affinity_propagation, _negative_squared_distances
-from ..gmm.kmeans import assign_clusters, assign_clusters_trusted, kmeans
+from ..gmm.clustering import assign_clusters, assign_clusters_trusted, kmeans
 from ..validation import (RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice,
                           _renamed_error)
 from ..gp.inputs import _as_inputs
@@ -70,7 +70,7 @@ def assign_regions(X, n_regions: int | None = None, method: str = "kmeans", *,
                    rng: RngLike = None, min_size: int = 1, **options) -> Regions:
     """Split the inputs (rows of X) into regions for GPR-MANH.
 
-    ``method="kmeans"``: ``n_regions`` clusters by :func:`course_lib.gmm.kmeans.kmeans` (seeded by
+    ``method="kmeans"``: ``n_regions`` clusters by :func:`course_lib.gmm.clustering.kmeans` (seeded by
     ``rng``; ``n_restarts`` defaults to 10 here). ``method="affinity"``: affinity propagation on
     the negative squared distances (:mod:`course_lib.raters.affinity`,
     deterministic; ``rng`` unused); ``n_regions`` must be None because the number of regions is

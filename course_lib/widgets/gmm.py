@@ -12,7 +12,7 @@ recolours the points by responsibility and extends the log-likelihood curve; "Re
 again from the current settings; "New init" moves to the next initialisation seed. Changing
 K, the covariance type, the variance floor, the initialisation or its seed also starts again.
 
-Both steppers drive the library's own loops (:func:`course_lib.gmm.kmeans.kmeans_steps`,
+Both steppers drive the library's own loops (:func:`course_lib.gmm.clustering.kmeans_steps`,
 :func:`course_lib.gmm.em.em_steps`) and keep a consistent state after an error: new settings are
 validated and the new start computed before anything is stored, so a failed reset leaves the
 previous model in place and the explorer shows the error until the controls are valid again.
@@ -32,7 +32,7 @@ from ..gmm.gaussian import covariance_2d, fit_gaussian, sample_gaussian
 from ..gmm.em import em_steps
 from ..gmm.mixture import ComponentCollapseWarning, demo_mixture, sample_gmm
 from ..gmm.em import initialise_gmm
-from ..gmm.kmeans import initialise_centroids, kmeans_steps
+from ..gmm.clustering import initialise_centroids, kmeans_steps
 from ..plotting.gmm import (plot_distortion_trace, _plot_gaussian_fit, plot_kmeans_state,
                             plot_loglik_trace, plot_responsibilities)
 from ..validation import RngLike, _as_float_array, _as_rng
@@ -93,9 +93,9 @@ def gaussian_explorer(*, rng: RngLike = 0) -> Explorer:
 class _KMeansStepper:
     """k-means state that a lecture steps by hand: the centroids and J after each iteration.
 
-    ``reset(...)`` draws starting centroids (:func:`course_lib.gmm.kmeans.initialise_centroids`)
+    ``reset(...)`` draws starting centroids (:func:`course_lib.gmm.clustering.initialise_centroids`)
     and assigns the points; ``step()`` takes the next state of
-    :func:`course_lib.gmm.kmeans.kmeans_steps`. ``states`` holds every state since the reset.
+    :func:`course_lib.gmm.clustering.kmeans_steps`. ``states`` holds every state since the reset.
     """
 
     def __init__(self, X):

@@ -9,7 +9,7 @@
   (steps that needed the clipped weights max(w, 0) marked) and the band of (f(first),
   f(second)) where the curvature is negative.
 
-The exact posterior is :func:`course_lib.preference.grid_posterior.grid_posterior`, the brute-force
+The exact posterior is :func:`course_lib.preference.exact_posterior.grid_posterior`, the brute-force
 reference (the posterior on a product grid, normalised by a Riemann sum in log space); the models
 are
 :mod:`course_lib.preference.pairwise_likelihoods` and :func:`course_lib.preference.laplace.laplace_mode` /
@@ -26,7 +26,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..preference.grid_posterior import grid_posterior, two_item_prior
+from ..preference.exact_posterior import grid_posterior, two_item_prior
 from ..preference.laplace import laplace_mode, newton_path
 from ..preference.laplace import InvalidLaplaceError
 from ..preference.likelihoods import Likelihood

@@ -8,7 +8,7 @@ from course_lib.gmm import em as M
 from course_lib.gmm import mixture as MP
 from course_lib.gmm import selection as MS
 from course_lib.gmm import em as MT
-from course_lib.gmm import kmeans as KM
+from course_lib.gmm import clustering as KM
 from course_lib.widgets import gmm as W
 
 RNG = np.random.default_rng(0)

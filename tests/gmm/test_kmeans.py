@@ -1,11 +1,11 @@
-"""Tests for course_lib.gmm.kmeans: hand-worked examples, invariants, empty clusters, bad input."""
+"""Tests for course_lib.gmm.clustering: hand-worked examples, invariants, empty clusters, bad input."""
 
 import itertools
 
 import numpy as np
 import pytest
 
-from course_lib.gmm.kmeans import (KMeansResult, assign_clusters, initialise_centroids, kmeans,
+from course_lib.gmm.clustering import (KMeansResult, assign_clusters, initialise_centroids, kmeans,
                                    kmeans_steps, _pairwise_squared_distances)
 from numerics import assert_non_increasing
 

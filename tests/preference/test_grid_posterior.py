@@ -1,10 +1,10 @@
-"""The brute-force posterior on a grid (course_lib.preference.grid_posterior): the closed form of a
+"""The brute-force posterior on a grid (course_lib.preference.exact_posterior): the closed form of a
 Gaussian likelihood, Monte Carlo for three items, quadrature for one bounded rating."""
 
 import numpy as np
 import pytest
 
-from course_lib.preference.grid_posterior import grid_posterior, two_item_prior
+from course_lib.preference.exact_posterior import grid_posterior, two_item_prior
 from course_lib.preference.laplace import laplace_mode
 from course_lib.preference.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
 from course_lib.preference.rating_likelihoods import BetaRating

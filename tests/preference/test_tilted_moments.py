@@ -1,4 +1,4 @@
-"""Moments of EP's tilted distributions (course_lib.preference.tilted_moments).
+"""Moments of EP's tilted distributions (course_lib.preference.tilted_distributions).
 
 Oracles: scipy's adaptive quadrature for log Z, central finite differences of log Z for the
 tilted mean and variance and for the derivatives in the likelihood's log-parameters.
@@ -11,7 +11,7 @@ from scipy.stats import multivariate_normal
 
 from course_lib.preference.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
 from course_lib.preference.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
-from course_lib.preference.tilted_moments import tilted_moments
+from course_lib.preference.tilted_distributions import tilted_moments
 
 MOMENT_CASES = [
     (PairwiseProbit(0.6), 1.0, -0.7, 0.5),

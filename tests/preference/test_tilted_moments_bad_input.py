@@ -1,9 +1,9 @@
-"""Bad-input catalogue: the moments of EP's tilted distributions (course_lib.preference.tilted_moments).
+"""Bad-input catalogue: the moments of EP's tilted distributions (course_lib.preference.tilted_distributions).
 Family "ep"."""
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib.preference.rating_likelihoods import BetaRating
-from course_lib.preference.tilted_moments import tilted_moments
+from course_lib.preference.tilted_distributions import tilted_moments
 
 BETA = BetaRating(10.0)
 

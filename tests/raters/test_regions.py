@@ -6,7 +6,7 @@ import numpy as np
 
 from course_lib.raters.affinity import _affinity_propagation, _negative_squared_distances
 from course_lib.raters.regions import assign_regions
-from course_lib.gmm.kmeans import kmeans
+from course_lib.gmm.clustering import kmeans
 
 
 def test_kmeans_regions_are_course_lib_kmeans():

@@ -26,7 +26,7 @@ from course_lib.gmm.em import predict_proba, score_samples
 from course_lib.gmm.mixture import GMMParams
 from course_lib.gmm.selection import bic, n_parameters
 from course_lib.gmm.em import fit_gmm
-from course_lib.gmm.kmeans import kmeans
+from course_lib.gmm.clustering import kmeans
 
 
 def data():

@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 from course_lib.gmm.em import e_step, em_steps  # noqa: E402
 from course_lib.gmm.mixture import GMMParams, demo_mixture, sample_gmm  # noqa: E402
 from course_lib.gmm.em import initialise_gmm  # noqa: E402
-from course_lib.gmm.kmeans import assign_clusters, initialise_centroids, kmeans  # noqa: E402
+from course_lib.gmm.clustering import assign_clusters, initialise_centroids, kmeans  # noqa: E402
 from course_lib.plotting.gmm import (component_colours, plot_bic,  # noqa: E402
                                      plot_distortion_trace, plot_gaussian_1d,
                                      plot_gaussian_contours, _plot_gaussian_fit,

@@ -16,7 +16,7 @@ from course_lib.plotting.preference import (_LEARNING_CURVES, plot_acquisition, 
                                             plot_posterior_1d, plot_posterior_2d)
 from course_lib.results import load_result  # noqa: E402
 from course_lib.widgets import InputError  # noqa: E402
-from course_lib.preference.grid_posterior import grid_posterior, two_item_prior  # noqa: E402
+from course_lib.preference.exact_posterior import grid_posterior, two_item_prior  # noqa: E402
 from course_lib.widgets.preference import (_MODELS, _answer_for, laplace_explorer,  # noqa: E402
                                            likelihood_explorer, _pairwise_likelihood)
 
