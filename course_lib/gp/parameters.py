@@ -21,8 +21,9 @@ import numbers
 import numpy as np
 
 from ..validation import _as_float_array, _as_positive_float
+from .optimise import log_hyper_prior
 
-__all__ = ["LogParameters", "log_bounds"]
+__all__ = ["LogParameters", "ModelParameters", "log_bounds"]
 
 _DEFAULT_BOUNDS = (1e-5, 1e5)
 # Allowed parameter values (module docstring): squares of them stay finite and non-zero.
@@ -133,3 +134,76 @@ class LogParameters:
 
     def _set_theta(self, theta: np.ndarray) -> None:
         self._log_theta = theta.copy()
+
+
+def _checked_theta(theta, param_names) -> np.ndarray:
+    """``theta`` as a float vector with one log-parameter per name, within the parameter range."""
+    theta = _as_float_array(theta, "theta", ndim=1)
+    if theta.shape != (len(param_names),):
+        raise ValueError(f"theta: expected shape ({len(param_names)},) for "
+                         f"{param_names}, got {theta.shape}")
+    _check_log_parameters(theta, param_names)
+    return theta
+
+
+class ModelParameters:
+    """The hyper-parameter vector of a GP model, gathered from its parts (a mixin, one level).
+
+    A model provides ``_parts()``: the objects that hold its hyper-parameters, in the order of
+    ``theta`` (its kernel first, then e.g. its likelihood, or a :class:`_Held` for numbers it
+    keeps itself such as a noise variance), each with ``param_names``, ``theta``, ``bounds`` and
+    ``with_theta``; and ``priors`` (name -> Prior). It gets ``param_names``, ``theta``,
+    ``bounds`` and ``params`` of the whole vector, ``log_hyper_prior(theta=None)``, and
+    ``_split(theta)``: ``theta`` checked (a ``ValueError`` naming ``theta``), then what each
+    part's ``with_theta`` gives for its share, in the order of ``_parts()``, for the model to
+    take back (``self.kernel, self.noise_variance = self._split(theta)``).
+    """
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return sum((part.param_names for part in self._parts()), ())
+
+    @property
+    def theta(self) -> np.ndarray:
+        """Log hyper-parameters: each part's, in the order of ``_parts()``."""
+        return np.concatenate([part.theta for part in self._parts()])
+
+    @property
+    def bounds(self) -> np.ndarray:
+        """Log-bounds, shape (n_params, 2)."""
+        return np.vstack([part.bounds for part in self._parts()])
+
+    @property
+    def params(self) -> dict[str, float]:
+        return dict(zip(self.param_names, np.exp(self.theta).tolist()))
+
+    def _split(self, theta) -> tuple:
+        theta = _checked_theta(theta, self.param_names)
+        parts = self._parts()
+        edges = np.cumsum([0] + [len(part.param_names) for part in parts])
+        return tuple(part.with_theta(theta[a:b]) for part, a, b in zip(parts, edges, edges[1:]))
+
+    def log_hyper_prior(self, theta=None) -> tuple[float, np.ndarray]:
+        """Sum of the log hyper-prior densities of u = log theta, and its gradient (0 if none)."""
+        return log_hyper_prior(self.theta if theta is None else theta, self.param_names,
+                               self.priors)
+
+
+class _Held:
+    """Hyper-parameters a model keeps itself, not in a kernel or likelihood, as one of its parts
+    (:class:`ModelParameters`): their ``names``, log-values ``theta`` and log-bounds ``bounds``
+    (one row each); ``with_theta(theta)`` gives back ``back(theta)``, what the model keeps
+    (by default a copy of the log-values)."""
+
+    def __init__(self, names, theta, bounds, back=np.copy):
+        self.param_names, self.theta, self.bounds = tuple(names), np.asarray(theta, float), bounds
+        self.with_theta = back
+
+
+def _log_scalar(name: str, value: float, log_bounds) -> _Held:
+    """A positive number a model keeps as a float (a noise variance) as a part: log-value
+    ``[log value]``, given back as ``float(exp(theta[0]))``. A value of 0 is no hyper-parameter
+    (noise-free regression): an empty part that gives back 0.0."""
+    if value == 0:
+        return _Held((), [], np.empty((0, 2)), lambda theta: 0.0)
+    return _Held((name,), [np.log(value)], log_bounds, lambda theta: float(np.exp(theta[0])))

@@ -30,9 +30,9 @@ from scipy.linalg import lapack
 from ..validation import RngLike, _as_float_array, _as_positive_float
 from .inputs import _as_inputs, _check_exact_size
 from .kernel_base import Kernel
-from .parameters import _check_log_parameters, _check_parameter, log_bounds
+from .parameters import ModelParameters, _check_parameter, _log_scalar, log_bounds
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, sample_gaussian
-from .optimise import (HyperparameterFit, _check_priors, log_hyper_prior, _negative_log_posterior,
+from .optimise import (HyperparameterFit, _check_priors, _negative_log_posterior,
                        optimise_hyperparameters)
 from .prediction import LatentGaussian, _add_noise
 from .priors import Prior
@@ -111,16 +111,6 @@ def _condition(K, y, noise, warn: bool) -> LatentGaussian:
         return LatentGaussian.from_noise(K, y, noise)
 
 
-def _checked_theta(theta, param_names) -> np.ndarray:
-    """``theta`` as a float vector with one log-parameter per name, within the parameter range."""
-    theta = _as_float_array(theta, "theta", ndim=1)
-    if theta.shape != (len(param_names),):
-        raise ValueError(f"theta: expected shape ({len(param_names)},) for "
-                         f"{param_names}, got {theta.shape}")
-    _check_log_parameters(theta, param_names)
-    return theta
-
-
 def _predict_latent(kernel: Kernel, X_train, posterior: LatentGaussian, X_test,
                    full_cov: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Mean and variance (``full_cov``: covariance) of the latent f at the rows of ``X_test``
@@ -136,7 +126,7 @@ def _predict_latent(kernel: Kernel, X_train, posterior: LatentGaussian, X_test,
     return posterior.predict(K_cross, K_test)
 
 
-class GPRegression:
+class GPRegression(ModelParameters):
     """Exact GP regression with a Gaussian likelihood.
 
     Parameters
@@ -178,31 +168,11 @@ class GPRegression:
     def learns_noise(self) -> bool:
         return self.noise_variance > 0
 
-    @property
-    def param_names(self) -> tuple[str, ...]:
-        return self.kernel.param_names + (("noise_variance",) if self.learns_noise else ())
-
-    @property
-    def theta(self) -> np.ndarray:
-        """Log hyper-parameters: kernel's, then log noise_variance."""
-        noise = [np.log(self.noise_variance)] if self.learns_noise else []
-        return np.concatenate([self.kernel.theta, noise])
-
-    @property
-    def bounds(self) -> np.ndarray:
-        """Log-bounds, shape (n_params, 2)."""
-        parts = [self.kernel.bounds] + ([self._noise_log_bounds] if self.learns_noise else [])
-        return np.vstack(parts)
-
-    @property
-    def params(self) -> dict[str, float]:
-        return dict(zip(self.param_names, np.exp(self.theta).tolist()))
-
-    def _split(self, theta) -> tuple[Kernel, float]:
-        theta = _checked_theta(theta, self.param_names)
-        P = self.kernel.n_params
-        noise = float(np.exp(theta[P])) if self.learns_noise else 0.0
-        return self.kernel.with_theta(theta[:P]), noise
+    def _parts(self):
+        """The parts of ``theta`` (``parameters.ModelParameters``): the kernel's log-parameters,
+        then log noise_variance, given back as a float (no part, 0.0, when noise-free)."""
+        return self.kernel, _log_scalar("noise_variance", self.noise_variance,
+                                        self._noise_log_bounds)
 
     # ----- data -------------------------------------------------------------------------
     def fit(self, X, y) -> "GPRegression":
@@ -285,11 +255,6 @@ class GPRegression:
         if self.learns_noise:
             grad = np.append(grad, result.gradient_log_noise.sum())
         return result.value, grad
-
-    def log_hyper_prior(self, theta=None) -> tuple[float, np.ndarray]:
-        """Sum of the log hyper-prior densities of u = log theta, and its gradient (0 if none)."""
-        return log_hyper_prior(self.theta if theta is None else theta, self.param_names,
-                               self.priors)
 
     # ----- ML-II / MAP-II ---------------------------------------------------------------
     def _theta_gradient(self, result) -> np.ndarray:

@@ -23,11 +23,12 @@ from ..gp.kernel_base import Kernel
 from ..preference.laplace import _check_prior_covariance
 from ..preference.likelihoods import Likelihood
 from .mixed_likelihood import MixedLikelihood, _as_mixed
-from ..gp.optimise import (HyperparameterFit, _check_priors, log_hyper_prior,
-                           _negative_log_posterior, optimise_hyperparameters)
+from ..gp.optimise import (HyperparameterFit, _check_priors, _negative_log_posterior,
+                           optimise_hyperparameters)
+from ..gp.parameters import ModelParameters, _Held
 from ..gp.prediction import LatentGaussian
 from ..gp.priors import Prior
-from ..gp.regression import _checked_theta, _predict_latent
+from ..gp.regression import _predict_latent
 from .variational import _SITE_PRECISION_FLOOR, VariationalResult, _fit_variational_trusted
 
 __all__ = ["VariationalGP", "VariationalEvidence"]
@@ -43,7 +44,7 @@ class VariationalEvidence:
     result: VariationalResult
 
 
-class VariationalGP:
+class VariationalGP(ModelParameters):
     """Full-rank variational GP on z = M f (:mod:`course_lib.mixed.variational`), with MAP-II on the
     kernel and, if asked, on the likelihood's parameters.
 
@@ -138,32 +139,22 @@ class VariationalGP:
                                  "learned; name it in learn_likelihood")
         return _check_priors(priors, self.param_names)
 
-    @property
-    def param_names(self) -> tuple[str, ...]:
-        names = self.likelihood_param_names
-        return self.kernel.param_names + tuple(names[i] for i in self._learned)
+    def _parts(self):
+        """The parts of ``theta`` (``gp.parameters.ModelParameters``): the kernel's
+        log-parameters, then the learned likelihood parameters, given back as the likelihood
+        with them replaced."""
+        names, learned = self.likelihood_param_names, self._learned
+        return self.kernel, _Held([names[i] for i in learned], self.likelihood.theta[learned],
+                                  self.likelihood.bounds.reshape(-1, 2)[learned],
+                                  self._with_learned)
 
-    @property
-    def theta(self) -> np.ndarray:
-        return np.concatenate([self.kernel.theta, self.likelihood.theta[self._learned]])
-
-    @property
-    def bounds(self) -> np.ndarray:
-        return np.vstack([self.kernel.bounds,
-                          self.likelihood.bounds.reshape(-1, 2)[self._learned]])
-
-    @property
-    def params(self) -> dict[str, float]:
-        return dict(zip(self.param_names, np.exp(self.theta).tolist()))
-
-    def _split(self, theta) -> tuple[Kernel, Likelihood | MixedLikelihood]:
-        theta = _checked_theta(theta, self.param_names)
-        P = self.kernel.n_params
+    def _with_learned(self, theta) -> Likelihood | MixedLikelihood:
+        """The likelihood with its learned parameters at the log-values ``theta``."""
         if self._learned.size == 0:
-            return self.kernel.with_theta(theta), self.likelihood
+            return self.likelihood
         likelihood_theta = self.likelihood.theta
-        likelihood_theta[self._learned] = theta[P:]
-        return self.kernel.with_theta(theta[:P]), self.likelihood.with_theta(likelihood_theta)
+        likelihood_theta[self._learned] = theta
+        return self.likelihood.with_theta(likelihood_theta)
 
     def _set_theta(self, theta):
         self.kernel, self.likelihood = self._split(theta)
@@ -265,11 +256,6 @@ class VariationalGP:
             return self.result.objective
         evidence = self.marginal_likelihood(theta, eval_gradient)
         return (evidence.value, evidence.gradient) if eval_gradient else evidence.value
-
-    def log_hyper_prior(self, theta=None) -> tuple[float, np.ndarray]:
-        """Sum of the log hyper-prior densities of u = log theta, and its gradient (0 if none)."""
-        return log_hyper_prior(self.theta if theta is None else theta, self.param_names,
-                               self.priors)
 
     def negative_objective(self, theta) -> tuple[float, np.ndarray]:
         """-(ELBO + log p(theta)) and its gradient: what L-BFGS-B minimises."""

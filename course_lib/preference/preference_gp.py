@@ -49,11 +49,11 @@ from scipy.special import ndtr
 
 from ..gp.inputs import _as_inputs, _check_exact_size
 from ..gp.kernel_base import Kernel
-from ..gp.optimise import (HyperparameterFit, _check_priors, log_hyper_prior,
-                           optimise_hyperparameters)
+from ..gp.optimise import HyperparameterFit, _check_priors, optimise_hyperparameters
+from ..gp.parameters import ModelParameters
 from ..gp.prediction import LatentGaussian
 from ..gp.priors import Prior
-from ..gp.regression import _checked_theta, _predict_latent
+from ..gp.regression import _predict_latent
 from ..linalg import NotPositiveDefiniteError, sample_gaussian
 from ..validation import RngLike, _as_positive_float, _as_positive_int, _as_rng, _check_choice
 from .comparisons import Comparisons
@@ -76,7 +76,7 @@ class EPEvidence:
     ep: EPResult
 
 
-class PreferenceGP:
+class PreferenceGP(ModelParameters):
     """Preference GP: Laplace posterior of a utility f from comparisons (module docstring).
 
     Parameters
@@ -125,27 +125,10 @@ class PreferenceGP:
         self._last_objective: float | None = None
 
     # ----- hyper-parameter vector -------------------------------------------------------
-    @property
-    def param_names(self) -> tuple[str, ...]:
-        return self.kernel.param_names + self.likelihood.param_names
-
-    @property
-    def theta(self) -> np.ndarray:
-        """Log hyper-parameters: the kernel's, then the likelihood's."""
-        return np.concatenate([self.kernel.theta, self.likelihood.theta])
-
-    @property
-    def bounds(self) -> np.ndarray:
-        return np.vstack([self.kernel.bounds, self.likelihood.bounds])
-
-    @property
-    def params(self) -> dict[str, float]:
-        return dict(zip(self.param_names, np.exp(self.theta).tolist()))
-
-    def _split(self, theta) -> tuple[Kernel, Likelihood]:
-        theta = _checked_theta(theta, self.param_names)
-        P = self.kernel.n_params
-        return self.kernel.with_theta(theta[:P]), self.likelihood.with_theta(theta[P:])
+    def _parts(self):
+        """The parts of ``theta`` (``gp.parameters.ModelParameters``): the kernel's
+        log-parameters, then the likelihood's."""
+        return self.kernel, self.likelihood
 
     def refit_at(self, theta):
         """Set the hyper-parameters to ``theta`` and fit the comparisons again."""
@@ -231,11 +214,6 @@ class PreferenceGP:
             return (self.ep if self.inference == "ep" else self.laplace).log_evidence
         result = self.marginal_likelihood(theta, eval_gradient)
         return (result.value, result.gradient) if eval_gradient else result.value
-
-    def log_hyper_prior(self, theta=None) -> tuple[float, np.ndarray]:
-        """Sum of the log hyper-prior densities of u = log theta, and its gradient (0 if none)."""
-        return log_hyper_prior(self.theta if theta is None else theta, self.param_names,
-                               self.priors)
 
     def negative_objective(self, theta) -> tuple[float, np.ndarray]:
         """-(log evidence + log p(theta)) and its gradient: what L-BFGS-B minimises."""

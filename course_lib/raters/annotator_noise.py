@@ -69,10 +69,11 @@ from scipy.linalg import lapack
 
 from ..gp.kernel_base import Kernel
 from ..gp.optimise import (HyperparameterFit, _check_priors, _negative_log_posterior,
-                           log_hyper_prior, optimise_hyperparameters)
+                           optimise_hyperparameters)
+from ..gp.parameters import ModelParameters, _Held
 from ..gp.prediction import LatentGaussian
 from ..gp.priors import Prior
-from ..gp.regression import _checked_theta, _condition, _predict_latent
+from ..gp.regression import _condition, _predict_latent
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, sample_gaussian
 from ..validation import RngLike, _as_positive_int
 from ._noise_table import (NOISE_FLOOR, _AT_FLOOR_FACTOR, _NOISE_CEILING, _check_cells,
@@ -134,7 +135,7 @@ def annotator_log_likelihood(K, data: RaterData, noise_variances, groups, dK=Non
     return _evidence(*_check_evidence_arguments(K, data, noise_variances, groups, dK), warn)[0]
 
 
-class AnnotatorNoiseGP:
+class AnnotatorNoiseGP(ModelParameters):
     """GP regression of a latent gold standard from annotators with their own noise variance
     (GPR-MA, ``regions=None``) or one per region and annotator (GPR-MANH); module docstring.
 
@@ -189,22 +190,11 @@ class AnnotatorNoiseGP:
     def noise_names(self) -> tuple[str, ...]:
         return _noise_names(self.regions is not None, self.n_regions, self.n_annotators)
 
-    @property
-    def param_names(self) -> tuple[str, ...]:
-        return self.kernel.param_names + self.noise_names
-
-    @property
-    def theta(self) -> np.ndarray:
-        return np.concatenate([self.kernel.theta, self._log_noise])
-
-    @property
-    def bounds(self) -> np.ndarray:
+    def _parts(self):
+        """The parts of ``theta`` (``gp.parameters.ModelParameters``): the kernel's
+        log-parameters, then the log noise variances, given back as log-values."""
         noise = np.tile(np.log([self.noise_floor, _NOISE_CEILING]), (self.n_noise, 1))
-        return np.vstack([self.kernel.bounds, noise])
-
-    @property
-    def params(self) -> dict[str, float]:
-        return dict(zip(self.param_names, np.exp(self.theta).tolist()))
+        return self.kernel, _Held(self.noise_names, self._log_noise, noise)
 
     @property
     def noise_table_(self) -> np.ndarray:
@@ -220,11 +210,6 @@ class AnnotatorNoiseGP:
     def floor_summary(self) -> str:
         """One line naming the variances at the floor."""
         return floor_summary(self.at_floor_, self.noise_floor, self.n_regions)
-
-    def _split(self, theta) -> tuple[Kernel, np.ndarray]:
-        theta = _checked_theta(theta, self.param_names)
-        P = self.kernel.n_params
-        return self.kernel.with_theta(theta[:P]), theta[P:].copy()
 
     def refit_at(self, theta):
         """Set the hyper-parameters to ``theta`` and condition again on the labels."""
@@ -274,11 +259,6 @@ class AnnotatorNoiseGP:
         if not eval_gradient:
             return result.value
         return result.value, np.concatenate([result.gradient_kernel, result.gradient_log_noise])
-
-    def log_hyper_prior(self, theta=None) -> tuple[float, np.ndarray]:
-        """Sum of the log hyper-prior densities of u = log theta, and its gradient (0 if none)."""
-        return log_hyper_prior(self.theta if theta is None else theta, self.param_names,
-                               self.priors)
 
     def negative_objective(self, theta) -> tuple[float, np.ndarray]:
         """-(log p(labels | X, theta) + log p(theta)) and its gradient: what L-BFGS-B

@@ -42,13 +42,13 @@ from ..linalg import LOG_2PI, NotPositiveDefiniteError, sample_gaussian
 from ..validation import RngLike, _as_bool, _as_float_array, _as_positive_float, _check_choice
 from ..gp.inputs import _check_exact_size
 from ..gp.kernel_base import Kernel
-from ..gp.optimise import (HyperparameterFit, _check_priors, log_hyper_prior,
-                           _negative_log_posterior, optimise_hyperparameters)
-from ..gp.parameters import _check_parameter, log_bounds
+from ..gp.optimise import (HyperparameterFit, _check_priors, _negative_log_posterior,
+                           optimise_hyperparameters)
+from ..gp.parameters import ModelParameters, _check_parameter, _log_scalar, log_bounds
 from ..gp.prediction import LatentGaussian, _add_noise
 from ..gp.priors import Prior
 from .rater_data import RaterData, _as_items_and_ratings, _as_rater_data
-from ..gp.regression import (_NOISE_BOUNDS, RegressionEvidence, _checked_theta,
+from ..gp.regression import (_NOISE_BOUNDS, RegressionEvidence,
                              gaussian_log_marginal_likelihood, _predict_latent)
 
 __all__ = ["MultiRaterEvidence", "joint_log_likelihood", "MultiRaterGP"]
@@ -123,7 +123,7 @@ def _joint_evidence(K, data: RaterData, sigma2: float, dK, include_spread_term: 
 # The model
 # --------------------------------------------------------------------------------------------
 
-class MultiRaterGP:
+class MultiRaterGP(ModelParameters):
     """GP regression from several raters' scores per item; ``mode`` picks the model (module
     docstring): ``"mean"`` (GP on the mean score), ``"joint"`` (every score, N x N) or
     ``"repeated"`` (every score as its own data point, M x M; the oracle).
@@ -155,28 +155,11 @@ class MultiRaterGP:
         self.data: RaterData | None = None
 
     # ----- hyper-parameter vector -------------------------------------------------------
-    @property
-    def param_names(self) -> tuple[str, ...]:
-        return self.kernel.param_names + ("noise_variance",)
-
-    @property
-    def theta(self) -> np.ndarray:
-        """Log hyper-parameters: kernel's, then log noise_variance."""
-        return np.concatenate([self.kernel.theta, [np.log(self.noise_variance)]])
-
-    @property
-    def bounds(self) -> np.ndarray:
-        """Log-bounds, shape (n_params, 2)."""
-        return np.vstack([self.kernel.bounds, self._noise_log_bounds])
-
-    @property
-    def params(self) -> dict[str, float]:
-        return dict(zip(self.param_names, np.exp(self.theta).tolist()))
-
-    def _split(self, theta) -> tuple[Kernel, float]:
-        theta = _checked_theta(theta, self.param_names)
-        P = self.kernel.n_params
-        return self.kernel.with_theta(theta[:P]), float(np.exp(theta[P]))
+    def _parts(self):
+        """The parts of ``theta`` (``gp.parameters.ModelParameters``): the kernel's
+        log-parameters, then log noise_variance, given back as a float."""
+        return self.kernel, _log_scalar("noise_variance", self.noise_variance,
+                                        self._noise_log_bounds)
 
     # ----- data -------------------------------------------------------------------------
     def fit(self, X, data: RaterData) -> "MultiRaterGP":
@@ -259,11 +242,6 @@ class MultiRaterGP:
         the log hyper-parameters in the order of ``param_names``."""
         result = self.marginal_likelihood(theta, eval_gradient)
         return (result.value, self._theta_gradient(result)) if eval_gradient else result.value
-
-    def log_hyper_prior(self, theta=None) -> tuple[float, np.ndarray]:
-        """Sum of the log hyper-prior densities of u = log theta, and its gradient (0 if none)."""
-        return log_hyper_prior(self.theta if theta is None else theta, self.param_names,
-                               self.priors)
 
     # ----- ML-II / MAP-II ---------------------------------------------------------------
     @staticmethod
