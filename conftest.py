@@ -31,7 +31,7 @@ def pytest_collection_modifyitems(session, config, items):
     dirs = _requested_notebook_dirs(config)
     if not dirs:
         return
-    from course_units import UNITS  # tests/ is on pythonpath (pyproject.toml)
+    from course_units import UNITS  # tests/ is on sys.path (appended above)
 
     collected = {str(Path(item.fspath).resolve().relative_to(ROOT))
                  for item in items if str(item.fspath).endswith(".ipynb")}

@@ -3,7 +3,7 @@
 A name is public when it is a module-level ``def``, ``class`` or assignment not starting with
 ``_``. Each must be used where the course meets its readers: a notebook of ``lectures/``,
 ``solutions/`` or ``exercises/`` or a file of ``experiments/`` names it together with its
-module (an import from it, ``module.name``, its path), or a GP unit's face lists it in
+module (an import from it, ``module.name``, its path), or a unit's face lists it in
 ``__all__``, or a module re-exports it under a public name that is so used. A top-level
 module's ``__all__`` is no use of its own (it lists what readers use). Other course_lib modules
 do not count, widgets included (an explorer's figure builders and input parsers are the
