@@ -115,7 +115,7 @@ TARGETS = {t.name: t for t in (
     Target("hmm-forward", "HMM forward pass, scaled and log space (course_lib/hmm/recursions.py)",
            HMM_TESTS),
     Target("hmm-viterbi", "HMM Viterbi decoding (course_lib/hmm/recursions.py)", HMM_TESTS),
-    Target("hmm-m-step", "Baum-Welch M-step and emission floor (course_lib/hmm/inference.py)", HMM_TESTS),
+    Target("hmm-m-step", "Baum-Welch M-step and emission floor (course_lib/hmm/training.py)", HMM_TESTS),
     Target("gmm-m-step", "GMM EM: M-step and responsibilities (course_lib/gmm/em.py)", GMM_TESTS),
     Target("gp-lml", "GP log marginal likelihood and its gradient "
                      "(course_lib/gp/regression.py)", GP_TESTS),
@@ -171,7 +171,7 @@ Was a test gap (the optimiser's own gradient was not checked); closed by
 
 DTW = "course_lib/dtw/alignment.py"
 DTW_MATRIX = "course_lib/dtw/distance_matrix.py"
-HMM = "course_lib/hmm/inference.py"
+HMM_TRAINING = "course_lib/hmm/training.py"
 HMM_KERNELS = "course_lib/hmm/recursions.py"
 GMM = "course_lib/gmm/em.py"
 GP = "course_lib/gp/regression.py"
@@ -299,34 +299,34 @@ MUTANTS: tuple[Mutant, ...] = (
            "back-tracking starts from state 0, not from argmax_j delta_T(j)",
            "path[stop - 1] = arg", "path[stop - 1] = 0"),
     # ---------------------------------------------------------------------------- BW M-step
-    Mutant("floor-additive", "hmm-m-step", HMM, "_floor_emissions",
+    Mutant("floor-additive", "hmm-m-step", HMM_TRAINING, "_floor_emissions",
            "emission floor added to every entry instead of max(b, floor)",
            "np.maximum(B, emission_floor)", "B + emission_floor"),
-    Mutant("floor-structural-zeros", "hmm-m-step", HMM, "_floor_emissions",
+    Mutant("floor-structural-zeros", "hmm-m-step", HMM_TRAINING, "_floor_emissions",
            "emission floor also lifts the structural zeros of B",
            "floored = np.where(allowed, np.maximum(B, emission_floor), 0.0)",
            "floored = np.maximum(B, emission_floor)"),
-    Mutant("floor-not-renormalised", "hmm-m-step", HMM, "_floor_emissions",
+    Mutant("floor-not-renormalised", "hmm-m-step", HMM_TRAINING, "_floor_emissions",
            "floored rows of B not renormalised",
            "return floored / floored.sum(axis=1, keepdims=True)", "return floored"),
-    Mutant("floor-mask-from-new-B", "hmm-m-step", HMM, "m_step",
+    Mutant("floor-mask-from-new-B", "hmm-m-step", HMM_TRAINING, "m_step",
            "floor only where the re-estimated B is non-zero (so never on unseen symbols)",
            "B = _floor_emissions(B, hmm.B > 0, emission_floor)",
            "B = _floor_emissions(B, B > 0, emission_floor)"),
-    Mutant("floor-on-counts", "hmm-m-step", HMM, "m_step",
+    Mutant("floor-on-counts", "hmm-m-step", HMM_TRAINING, "m_step",
            "floor applied to the expected counts instead of the probabilities",
            "B = _floor_emissions(B, hmm.B > 0, emission_floor)",
            "B = _floor_emissions(emit_counts, hmm.B > 0, emission_floor)"),
-    Mutant("bw-pi-smoothed", "hmm-m-step", HMM, "m_step",
+    Mutant("bw-pi-smoothed", "hmm-m-step", HMM_TRAINING, "m_step",
            "pi re-estimated with +1 smoothing of the start counts",
            "pi = start_counts / start_counts.sum()",
            "pi = (start_counts + 1.0) / (start_counts.sum() + start_counts.shape[0])"),
-    Mutant("bw-A-columns", "hmm-m-step", HMM, "m_step",
+    Mutant("bw-A-columns", "hmm-m-step", HMM_TRAINING, "m_step",
            "transition counts normalised down the columns instead of along the rows",
            "A = _normalise_rows(trans_counts, hmm.A)",
            "A = _normalise_rows(trans_counts.T, hmm.A.T).T"),
     # ---------------------------------------------------------------------------- GMM
-    Mutant("bw-unvisited-row-uniform", "hmm-m-step", HMM, "_normalise_rows",
+    Mutant("bw-unvisited-row-uniform", "hmm-m-step", HMM_TRAINING, "_normalise_rows",
            "a state with no expected occupancy gets a uniform row instead of keeping its own",
            "return np.where(visited, counts / np.where(visited, sums, 1.0), fallback)",
            "return np.where(visited, counts / np.where(visited, sums, 1.0), "

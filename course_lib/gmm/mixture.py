@@ -196,6 +196,7 @@ def log_joint(X: np.ndarray, params: GMMParams) -> np.ndarray:
     Diag: sum_d (x_d - mu_d)^2 / s_d expanded into one matrix product.
     Full: z = W_k (x - mu_k) with W_k = L_k^{-1}, so (x - mu)^T Sigma^{-1} (x - mu) = ||z||^2 and
     log|Sigma_k| = -2 sum_d log W_k,dd. All components are whitened with one matrix product.
+    Lecture 02, section 6 (The credit-assignment problem: responsibilities).
     """
     with np.errstate(over="ignore", invalid="ignore"):   # absurd inputs: refused by course_lib.gmm.em._posteriors
         return _log_joint_trusted(X, params)

@@ -10,11 +10,13 @@ in ``docs/ALGORITHMS.md``):
   likelihood (R&W eq. 2.30) with the gradient of eq. 5.9 (:class:`GPRegression`); ``lml_surface``
   draws that evidence over two hyper-parameters.
 - ``prediction``: from any Gaussian N(mu, Sigma) over the training latents to the predictive
-  distribution, and the jitter policy of the Cholesky factor (:class:`LatentGaussian`).
+  distribution (:class:`LatentGaussian`); the jitter policy of the Cholesky factor it uses is the
+  shared :func:`course_lib.linalg.cholesky_with_jitter`.
 - ``optimise`` and ``priors``: ML-II / MAP-II with L-BFGS-B and restarts, one function that every
   model of Units 4-7 calls with itself as the problem (:class:`HyperparameterFit`); hyper-priors.
 - ``sparse``: Titsias's (2009) collapsed bound on inducing inputs, its result type
-  (:class:`SparseGP`) and the choice of inducing inputs for every sparse model of the course.
+  (:class:`SparseGP`) and the choice of inducing inputs from the data, which Unit 6's sparse
+  preference GP uses too (Unit 7's sparse variational GP spreads its own over a box by Sobol).
 - ``toy_data``: the small synthetic regression sets the lecture and the explorers use.
 
 Shared by Units 4-7 and not needed to follow an algorithm: ``inputs`` (rows are points, the size

@@ -7,8 +7,9 @@ in ``docs/ALGORITHMS.md``):
   and random starting models, and sampling.
 - ``inference``: the forward pass (unscaled, scaled and in log space), the backward pass, the state
   posteriors and Viterbi decoding (Rabiner 1989, eqs. 19-27, 32-35), with their result types.
-- ``training``: Baum-Welch re-estimation (Rabiner 1989, eqs. 40a-40c), step by step and to
-  convergence with restarts (:func:`baum_welch`, :func:`fit_hmm`).
+- ``training``: Baum-Welch re-estimation, its E-step's expected counts and its M-step (Rabiner
+  1989, eqs. 36-38 and 40a-40c) with the emission floor, step by step and to convergence with
+  restarts (:func:`baum_welch`, :func:`fit_hmm`).
 - ``vq``: vector quantisation, which turns frames into the symbols a discrete HMM emits
   (:class:`Codebook`).
 

@@ -16,8 +16,8 @@ The three problems of the slides map to
   (and :func:`forward_unscaled`, the naive version that underflows);
 * decoding ``argmax_Q P(Q, O | lambda)``: :func:`viterbi` (the recognisers decode many
   sequences in one pass);
-* training ``argmax_lambda P(O | lambda)``: Baum-Welch's :func:`_e_step` and :func:`m_step`;
-  its loop and restarts are in :mod:`course_lib.hmm.training`, the per-class recogniser in
+* training ``argmax_lambda P(O | lambda)``: Baum-Welch, its E-step and M-step, its loop and
+  restarts, is :mod:`course_lib.hmm.training`; the per-class recogniser is in
   :mod:`course_lib.recognition`.
 
 A public function checks its arguments once and runs an internal pass (``_forward_log`` ...)
@@ -45,7 +45,7 @@ import numpy as np
 from dataclasses import dataclass
 
 from ..validation import _as_float_array, _check_choice
-from .recursions import (_backward_log_kernel, backward_scaled_kernel, expected_counts_kernel,
+from .recursions import (_backward_log_kernel, backward_scaled_kernel,
                        forward_log_kernel, forward_scaled_kernel, forward_unscaled_kernel,
                        viterbi_kernel)
 from ._sequences import (_SequenceBatch, _pack_for_model, _pack_one_sequence,
@@ -54,7 +54,7 @@ from .model import DiscreteHMM, _check_model, _safe_log
 
 
 __all__ = ["forward_unscaled", "forward_scaled", "backward_scaled", "forward_log",
-           "explain_zero_probability", "posteriors", "viterbi", "log_likelihoods", "m_step",
+           "explain_zero_probability", "posteriors", "viterbi", "log_likelihoods",
            "UnscaledForward", "ScaledForward", "LogForward", "Posteriors", "ViterbiResult"]
 
 _METHODS = ("log", "scaled")
@@ -285,57 +285,6 @@ def _viterbi_paths(hmm: DiscreteHMM, sequences) -> _ViterbiBatch:
     batch = _pack_for_model(_check_model(hmm), sequences)
     _, _, path, log_prob = _run_viterbi(hmm, batch, "sequences")
     return _ViterbiBatch(batch.split(path), log_prob)
-
-
-# --------------------------------------------------------------------------------------------
-# Training: Baum-Welch
-# --------------------------------------------------------------------------------------------
-
-def _e_step(hmm: DiscreteHMM, batch: _SequenceBatch):
-    """Baum-Welch E-step (Rabiner 1989, eqs. 36-38) on a checked batch: the expected counts
-    ``sum_s gamma^s_1``, ``sum_{s,t} xi^s_t`` and ``sum_{s,t: o_t = k} gamma^s_t``, and
-    ``log P(O | lambda)``. Raises ``ValueError`` if a sequence is impossible."""
-    T, N, M = batch.symbols.shape[0], hmm.n_states, hmm.n_symbols
-    scale, log_lik = np.empty(T), np.empty(batch.n_sequences)
-    start_counts, trans_counts, emit_counts = np.zeros(N), np.zeros((N, N)), np.zeros((N, M))
-    failed = expected_counts_kernel(hmm.pi, hmm.A, hmm.B, batch.symbols, batch.offsets,
-                                    np.empty((T, N)), np.empty((T, N)), scale, log_lik,
-                                    start_counts, trans_counts, emit_counts)
-    if failed >= 0:
-        raise ValueError(_zero_probability_message(hmm, batch, log_lik, scale,
-                                                  "the Baum-Welch update", "sequences"))
-    return (start_counts, trans_counts, emit_counts), float(log_lik.sum())
-
-
-def _normalise_rows(counts: np.ndarray, fallback: np.ndarray) -> np.ndarray:
-    """Rows of counts divided by their sums; a row with no expected count keeps ``fallback``."""
-    sums = counts.sum(axis=-1, keepdims=True)
-    visited = sums > 0
-    return np.where(visited, counts / np.where(visited, sums, 1.0), fallback)
-
-
-def _floor_emissions(B: np.ndarray, allowed: np.ndarray, emission_floor: float) -> np.ndarray:
-    """``b_i(k) <- max(b_i(k), floor) / sum_{k' allowed} max(b_i(k'), floor)`` where allowed.
-    Lecture 03, section 10.2 (One left-to-right HMM per digit); first met in section 8's explorer.
-
-    Entries outside ``allowed`` (structural zeros) stay 0. After the renormalisation an entry
-    can end slightly below the floor, at least ``floor / (1 + (M - 1) floor)``.
-    """
-    floored = np.where(allowed, np.maximum(B, emission_floor), 0.0)
-    return floored / floored.sum(axis=1, keepdims=True)
-
-
-def m_step(hmm: DiscreteHMM, counts, emission_floor: float) -> DiscreteHMM:
-    """Baum-Welch M-step (Rabiner 1989, eqs. 40a-40c): pi, A and B are the expected counts of
-    :func:`_e_step`, normalised; a row never visited keeps its old value; then the floor.
-    Lecture 03, section 8 (Training: the Baum-Welch algorithm)."""
-    start_counts, trans_counts, emit_counts = counts
-    pi = start_counts / start_counts.sum()
-    A = _normalise_rows(trans_counts, hmm.A)
-    B = _normalise_rows(emit_counts, hmm.B)
-    if emission_floor > 0:  # only where the old B is non-zero: structural zeros stay zero
-        B = _floor_emissions(B, hmm.B > 0, emission_floor)
-    return hmm.replace(pi=pi, A=A, B=B)
 
 
 @dataclass(frozen=True, eq=False)

@@ -5,8 +5,9 @@ docstrings of its entry points), compiled with numba and run over all sequences 
 :class:`course_lib.hmm._sequences._SequenceBatch` at once: ``obs`` holds the symbols of every
 sequence end to end and ``offsets[s]:offsets[s+1]`` is sequence s. They fill arrays the caller
 allocates and trust them (shapes, symbols in range): the checks are done once by the entry
-points of :mod:`course_lib.hmm.inference`. Apart from that module because a student follows the
-algorithms from the equations there and need not read the index bookkeeping of a compiled loop:
+points of :mod:`course_lib.hmm.inference` and :mod:`course_lib.hmm.training`. These loops are
+the cores ``docs/ALGORITHMS.md`` lists for Unit 3, kept apart from the entry points so that the
+equations and checks read first there and each loop here reads as the slides' recursion:
 
 * forward, plain probabilities (Rabiner 1989, eqs. 19-21) and with scaling (section V-A);
 * forward and backward in log space (eqs. 19-25 with log-sum-exp);

@@ -1,8 +1,9 @@
 """Baum-Welch training of a discrete HMM: the loop, its stepper and restarts (Unit 3).
 
-The re-estimation itself, the E-step (:func:`course_lib.hmm.inference._e_step`, Rabiner 1989, eqs. 36-38)
-and the M-step (:func:`course_lib.hmm.inference.m_step`, eqs. 40a-40c), is in :mod:`course_lib.hmm.inference`.
-Apart from it is what drives them: :class:`BaumWelchStepper` (one re-estimation at a time, what
+The re-estimation itself: the E-step (:func:`_e_step`, Rabiner 1989, eqs. 36-38: the expected
+counts, from the compiled :func:`course_lib.hmm.recursions.expected_counts_kernel`) and the M-step
+(:func:`m_step`, eqs. 40a-40c, with the emission floor). Then what drives them:
+:class:`BaumWelchStepper` (one re-estimation at a time, what
 the Baum-Welch explorer steps), :func:`baum_welch` (its loop until the log-likelihood stops
 rising), :func:`baum_welch_step` (a single step from a model) and :func:`fit_hmm` (random
 restarts, the best kept), with the checks of their options. Every public function checks its
@@ -17,13 +18,62 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .inference import _e_step, m_step
 from .model import _TOPOLOGIES, DiscreteHMM, _check_model, _draw_random_hmm
-from ._sequences import _SequenceBatch, _pack_for_model, _pack_sequences
+from .recursions import expected_counts_kernel
+from ._sequences import (_SequenceBatch, _pack_for_model, _pack_sequences,
+                         _zero_probability_message)
 from ..validation import (RngLike, _as_bool, _as_positive_float, _as_positive_int, _as_rng,
                           _check_choice)
 
-__all__ = ["BaumWelchResult", "BaumWelchStepper", "baum_welch_step", "baum_welch", "fit_hmm"]
+__all__ = ["m_step", "BaumWelchResult", "BaumWelchStepper", "baum_welch_step", "baum_welch",
+           "fit_hmm"]
+
+
+def _e_step(hmm: DiscreteHMM, batch: _SequenceBatch):
+    """Baum-Welch E-step (Rabiner 1989, eqs. 36-38) on a checked batch: the expected counts
+    ``sum_s gamma^s_1``, ``sum_{s,t} xi^s_t`` and ``sum_{s,t: o_t = k} gamma^s_t``, and
+    ``log P(O | lambda)``. Raises ``ValueError`` if a sequence is impossible."""
+    T, N, M = batch.symbols.shape[0], hmm.n_states, hmm.n_symbols
+    scale, log_lik = np.empty(T), np.empty(batch.n_sequences)
+    start_counts, trans_counts, emit_counts = np.zeros(N), np.zeros((N, N)), np.zeros((N, M))
+    failed = expected_counts_kernel(hmm.pi, hmm.A, hmm.B, batch.symbols, batch.offsets,
+                                    np.empty((T, N)), np.empty((T, N)), scale, log_lik,
+                                    start_counts, trans_counts, emit_counts)
+    if failed >= 0:
+        raise ValueError(_zero_probability_message(hmm, batch, log_lik, scale,
+                                                  "the Baum-Welch update", "sequences"))
+    return (start_counts, trans_counts, emit_counts), float(log_lik.sum())
+
+
+def _normalise_rows(counts: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+    """Rows of counts divided by their sums; a row with no expected count keeps ``fallback``."""
+    sums = counts.sum(axis=-1, keepdims=True)
+    visited = sums > 0
+    return np.where(visited, counts / np.where(visited, sums, 1.0), fallback)
+
+
+def _floor_emissions(B: np.ndarray, allowed: np.ndarray, emission_floor: float) -> np.ndarray:
+    """``b_i(k) <- max(b_i(k), floor) / sum_{k' allowed} max(b_i(k'), floor)`` where allowed.
+    Lecture 03, section 10.2 (One left-to-right HMM per digit); first met in section 8's explorer.
+
+    Entries outside ``allowed`` (structural zeros) stay 0. After the renormalisation an entry
+    can end slightly below the floor, at least ``floor / (1 + (M - 1) floor)``.
+    """
+    floored = np.where(allowed, np.maximum(B, emission_floor), 0.0)
+    return floored / floored.sum(axis=1, keepdims=True)
+
+
+def m_step(hmm: DiscreteHMM, counts, emission_floor: float) -> DiscreteHMM:
+    """Baum-Welch M-step (Rabiner 1989, eqs. 40a-40c): pi, A and B are the expected counts of
+    :func:`_e_step`, normalised; a row never visited keeps its old value; then the floor.
+    Lecture 03, section 8 (Training: the Baum-Welch algorithm)."""
+    start_counts, trans_counts, emit_counts = counts
+    pi = start_counts / start_counts.sum()
+    A = _normalise_rows(trans_counts, hmm.A)
+    B = _normalise_rows(emit_counts, hmm.B)
+    if emission_floor > 0:  # only where the old B is non-zero: structural zeros stay zero
+        B = _floor_emissions(B, hmm.B > 0, emission_floor)
+    return hmm.replace(pi=pi, A=A, B=B)
 
 
 def _check_floor(emission_floor, n_symbols: int) -> float:

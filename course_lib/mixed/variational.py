@@ -267,7 +267,7 @@ def fit_variational(K, likelihood, y=None, M=None, *, alpha0=None, site_precisio
     ``likelihood`` is a :class:`MixedLikelihood` (then ``y`` and ``M`` stay None: its parts
     carry them) or one Likelihood with its observations ``y`` and map ``M`` (m x n; None means
     the identity, one observation per item). ``alpha0`` / ``site_precision0`` warm-start the
-    run (default: alpha = 0 and lambda = -2 dE/dvar at the prior, floored at 1e-6). ``tol``
+    run (default: alpha = 0 and lambda = -2 dE/dvar at the prior, floored at 1e-8). ``tol``
     stops the run when the ELBO changes by less than ``tol`` (relative, scipy's ftol);
     ``max_iter`` caps L-BFGS iterations. ``dK`` (P, n, n) adds the kernel gradient;
     ``warn=False`` silences the jitter warning of K's Cholesky factor. ``kl_weight`` (a

@@ -396,7 +396,9 @@ class EPResult:
     def evidence_gradient(self, dK) -> tuple[np.ndarray, np.ndarray]:
         """Gradient of :attr:`log_evidence`: ``(d / d kernel theta (P,), d / d likelihood
         theta (Q,))`` for ``dK`` of shape (P, n, n) (``kernel.gradient(X)[1]``), exact at an
-        EP fixed point (module docstring)."""
+        EP fixed point (module docstring). Lecture 06, section 5 (Bounded ratings) runs EP; the
+        lecture derives the evidence gradient for Laplace (section 4), of which this is EP's
+        counterpart."""
         problem, state = self._problem, self._state
         n = self.mean.shape[0]
         dK = _as_float_array(dK, "dK", ndim=3, allow_empty=True)

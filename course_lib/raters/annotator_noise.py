@@ -41,7 +41,7 @@ Setting that gradient to zero gives the EM update s_j = mean over j's labels of
 The evidence and its linear algebra. :func:`annotator_log_likelihood` returns the terms above
 and the two gradients as an :class:`AnnotatorEvidence`. The noise gradient needs the posterior
 variances V_ii, hence the diagonal of (K + Sigma)^-1, taken from the Cholesky factor;
-:func:`condition` conditions the GP on the weighted means (quiet while EM and the restarts probe
+:func:`course_lib.gp.regression._condition` conditions the GP on the weighted means (quiet while EM and the restarts probe
 many noise tables), and ``fit`` blames the kernel when that matrix is not positive definite.
 
 Restarts. The evidence is multimodal in its many noise variances, so
