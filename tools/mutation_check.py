@@ -118,7 +118,7 @@ TARGETS = {t.name: t for t in (
     Target("hmm-m-step", "Baum-Welch M-step and emission floor (course_lib/hmm/training.py)", HMM_TESTS),
     Target("gmm-m-step", "GMM EM: M-step and responsibilities (course_lib/gmm/em.py)", GMM_TESTS),
     Target("gp-lml", "GP log marginal likelihood and its gradient "
-                     "(course_lib/gp/regression.py)", GP_TESTS),
+                     "(course_lib/gp/regression.py, course_lib/linalg.py)", GP_TESTS),
     Target("raters", "Several raters per item: the joint evidence, its spread term, the "
                      "container's summaries (course_lib/raters/multi_rater.py, "
                      "course_lib/raters/rater_data.py)", RATERS_TESTS),
@@ -175,6 +175,7 @@ HMM_TRAINING = "course_lib/hmm/training.py"
 HMM_KERNELS = "course_lib/hmm/recursions.py"
 GMM = "course_lib/gmm/em.py"
 GP = "course_lib/gp/regression.py"
+LINALG = "course_lib/linalg.py"
 RATERS = "course_lib/raters/multi_rater.py"
 RATER_DATA = "course_lib/raters/rater_data.py"
 METRICS = "course_lib/metrics.py"
@@ -368,32 +369,32 @@ MUTANTS: tuple[Mutant, ...] = (
            "full-covariance floor clips the whitened eigenvalues at 0 instead of 1",
            "clipped = (U * np.maximum(lam, 1.0)) @ U.T",
            "clipped = (U * np.maximum(lam, 0.0)) @ U.T"),
-    Mutant("gp-lml-data-fit-sign", "gp-lml", GP, "gaussian_log_marginal_likelihood",
+    Mutant("gp-lml-data-fit-sign", "gp-lml", GP, "_evidence_terms",
            "data-fit term with the wrong sign (+1/2 y^T alpha)",
            "data_fit = -0.5 * float(y @ alpha)", "data_fit = 0.5 * float(y @ alpha)"),
-    Mutant("gp-lml-full-log-det", "gp-lml", GP, "gaussian_log_marginal_likelihood",
+    Mutant("gp-lml-full-log-det", "gp-lml", GP, "_evidence_terms",
            "complexity term -log|K + N| instead of -1/2 log|K + N|",
            "complexity = -0.5 * log_det_from_cholesky(L)",
            "complexity = -log_det_from_cholesky(L)"),
-    Mutant("gp-lml-constant-off-by-one", "gp-lml", GP, "gaussian_log_marginal_likelihood",
+    Mutant("gp-lml-constant-off-by-one", "gp-lml", GP, "_evidence_terms",
            "constant -(n - 1)/2 log 2 pi instead of -n/2 log 2 pi",
            "constant = -0.5 * n * LOG_2PI", "constant = -0.5 * (n - 1) * LOG_2PI"),
     Mutant("gp-lml-missing-constant", "gp-lml", GP, "gaussian_log_marginal_likelihood",
            "value without the constant term (value only, no gradient requested)",
            "returned\n        return RegressionEvidence(data_fit + complexity + constant,",
            "returned\n        return RegressionEvidence(data_fit + complexity,"),
-    Mutant("gp-lml-gradient-sign", "gp-lml", GP, "gaussian_log_marginal_likelihood",
+    Mutant("gp-lml-gradient-sign", "gp-lml", GP, "_kernel_gradient",
            "gradient with alpha alpha^T + (K + N)^-1 instead of minus",
            "outer_minus_inverse = np.outer(alpha, alpha) - inverse",
            "outer_minus_inverse = np.outer(alpha, alpha) + inverse"),
-    Mutant("gp-lml-inverse-lower-only", "gp-lml", GP, "gaussian_log_marginal_likelihood",
+    Mutant("gp-lml-inverse-lower-only", "gp-lml", LINALG, "_inverse_from_cholesky",
            "(K + N)^-1 left lower-triangular (the mirror of potri's output dropped)",
-           "inverse = np.tril(inverse) + np.tril(inverse, -1).T", "inverse = np.tril(inverse)"),
+           "return np.tril(inverse) + np.tril(inverse, -1).T", "return np.tril(inverse)"),
     Mutant("gp-lml-noise-chain-rule", "gp-lml", GP, "gaussian_log_marginal_likelihood",
            "noise gradient w.r.t. the variance, not its log (chain-rule factor dropped)",
            "gradient_log_noise = 0.5 * noise_vec * np.diag(outer_minus_inverse)",
            "gradient_log_noise = 0.5 * np.diag(outer_minus_inverse)"),
-    Mutant("gp-lml-kernel-gradient-half", "gp-lml", GP, "gaussian_log_marginal_likelihood",
+    Mutant("gp-lml-kernel-gradient-half", "gp-lml", GP, "_kernel_gradient",
            "kernel gradient without the factor 1/2",
            "gradient_kernel = 0.5 * (dK.reshape(dK.shape[0], outer_minus_inverse.size)",
            "gradient_kernel = 1.0 * (dK.reshape(dK.shape[0], outer_minus_inverse.size)"),

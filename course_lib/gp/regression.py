@@ -25,13 +25,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import lapack
 
 from ..validation import RngLike, _as_float_array, _as_positive_float
 from .inputs import _as_inputs, _check_exact_size
 from .kernel_base import Kernel
 from .parameters import ModelParameters, _check_parameter, _log_scalar, log_bounds
-from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, sample_gaussian
+from ..linalg import (LOG_2PI, NotPositiveDefiniteError, _inverse_from_cholesky,
+                      log_det_from_cholesky, sample_gaussian)
 from .optimise import (HyperparameterFit, _check_priors, _negative_log_posterior,
                        optimise_hyperparameters)
 from .prediction import LatentGaussian, _add_noise
@@ -71,29 +71,14 @@ def gaussian_log_marginal_likelihood(K, y, noise, dK=None, warn: bool = True
     """
     # Lines 2-3 (R&W 2006, Alg. 2.1): L = cholesky(K + N) and alpha = L^T \ (L \ y)
     posterior = _condition(K, y, noise, warn)
-    L, alpha = posterior.factors[0], posterior.alpha
-    y = np.asarray(y, dtype=float)
-    n = alpha.shape[0]
-    with np.errstate(over="ignore", invalid="ignore"):
-        data_fit = -0.5 * float(y @ alpha)  # Line 7 (R&W 2006, Alg. 2.1): -1/2 y^T alpha
-    if not np.isfinite(data_fit):
-        raise ValueError(f"y: the data-fit term y^T (K + noise)^-1 y overflows float64 (largest "
-                         f"|y| {np.abs(y).max():.3g}); standardise y (subtract its mean, divide "
-                         "by its standard deviation)")
-    complexity = -0.5 * log_det_from_cholesky(L)  # Line 7 (R&W 2006, Alg. 2.1): - sum_i log L_ii
-    constant = -0.5 * n * LOG_2PI                 # Line 7 (R&W 2006, Alg. 2.1): - n/2 log 2 pi
+    data_fit, complexity, constant = _evidence_terms(
+        posterior, np.asarray(y, dtype=float), "y",
+        "standardise y (subtract its mean, divide by its standard deviation)")
     if dK is None:
         # Lines 7-8 (R&W 2006, Alg. 2.1; eq. 2.30): log p(y | X), the sum, returned
         return RegressionEvidence(data_fit + complexity + constant, data_fit, complexity, constant)
-    # (K + N)^-1 from its Cholesky factor (LAPACK potri fills the lower triangle)
-    inverse, info = lapack.dpotri(L, lower=1)
-    if info != 0:
-        raise NotPositiveDefiniteError(f"K + noise: inverse from Cholesky failed (info={info})")
-    inverse = np.tril(inverse) + np.tril(inverse, -1).T
-    outer_minus_inverse = np.outer(alpha, alpha) - inverse  # Eq. 5.9: alpha alpha^T - K_y^-1
-    # Eq. 5.9 (R&W 2006): 1/2 tr((alpha alpha^T - K_y^-1) dK_p), K_y = K + N, for each slice p
-    gradient_kernel = 0.5 * (dK.reshape(dK.shape[0], outer_minus_inverse.size) @ outer_minus_inverse.ravel())
-    noise_vec = np.broadcast_to(np.asarray(noise, dtype=float), (n,))
+    _, outer_minus_inverse, gradient_kernel = _kernel_gradient(posterior, dK)
+    noise_vec = np.broadcast_to(np.asarray(noise, dtype=float), (posterior.alpha.shape[0],))
     # Eq. 5.9 (R&W 2006) with dK_y / d log noise_i = noise_i e_i e_i^T: the diagonal, scaled
     gradient_log_noise = 0.5 * noise_vec * np.diag(outer_minus_inverse)
     if not (np.all(np.isfinite(gradient_kernel)) and np.all(np.isfinite(gradient_log_noise))):
@@ -109,6 +94,34 @@ def _condition(K, y, noise, warn: bool) -> LatentGaussian:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return LatentGaussian.from_noise(K, y, noise)
+
+def _evidence_terms(posterior: LatentGaussian, y: np.ndarray, name: str, advice: str
+                    ) -> tuple[float, float, float]:
+    """Data fit, complexity and constant of log N(y; 0, K + N) (R&W 2006, eq. 2.30) from the GP
+    conditioned on ``y``; the models of Units 4 and 5 add them up. A data fit that overflows
+    float64 is a ``ValueError`` naming ``name``, with ``advice``."""
+    L, alpha = posterior.factors[0], posterior.alpha
+    n = alpha.shape[0]
+    with np.errstate(over="ignore", invalid="ignore"):
+        data_fit = -0.5 * float(y @ alpha)  # Line 7 (R&W 2006, Alg. 2.1): -1/2 y^T alpha
+    if not np.isfinite(data_fit):
+        raise ValueError(f"{name}: the data-fit term y^T (K + noise)^-1 y overflows float64 "
+                         f"(largest |y| {np.abs(y).max():.3g}); {advice}")
+    complexity = -0.5 * log_det_from_cholesky(L)  # Line 7 (R&W 2006, Alg. 2.1): - sum_i log L_ii
+    constant = -0.5 * n * LOG_2PI                 # Line 7 (R&W 2006, Alg. 2.1): - n/2 log 2 pi
+    return data_fit, complexity, constant
+
+
+def _kernel_gradient(posterior: LatentGaussian, dK: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(K + N)^-1, alpha alpha^T - (K + N)^-1 and the kernel part of eq. 5.9 (R&W 2006) for the
+    GP conditioned on y; the noise part depends on how a model parameterises its noise."""
+    alpha = posterior.alpha
+    inverse = _inverse_from_cholesky(posterior.factors[0])
+    outer_minus_inverse = np.outer(alpha, alpha) - inverse  # Eq. 5.9: alpha alpha^T - K_y^-1
+    # Eq. 5.9 (R&W 2006): 1/2 tr((alpha alpha^T - K_y^-1) dK_p), K_y = K + N, for each slice p
+    gradient_kernel = 0.5 * (dK.reshape(dK.shape[0], outer_minus_inverse.size) @ outer_minus_inverse.ravel())
+    return inverse, outer_minus_inverse, gradient_kernel
 
 
 def _predict_latent(kernel: Kernel, X_train, posterior: LatentGaussian, X_test,

@@ -40,9 +40,11 @@ Setting that gradient to zero gives the EM update s_j = mean over j's labels of
 
 The evidence and its linear algebra. :func:`annotator_log_likelihood` returns the terms above
 and the two gradients as an :class:`AnnotatorEvidence`. The noise gradient needs the posterior
-variances V_ii, hence the diagonal of (K + Sigma)^-1, taken from the Cholesky factor;
-:func:`course_lib.gp.regression._condition` conditions the GP on the weighted means (quiet while EM and the restarts probe
-many noise tables), and ``fit`` blames the kernel when that matrix is not positive definite.
+variances V_ii, hence the diagonal of (K + Sigma)^-1, taken from the Cholesky factor. The GP on
+the weighted means is conditioned, and its evidence terms and kernel gradient computed, by the
+same private steps as Unit 4's regression (:mod:`course_lib.gp.regression`), quiet while EM and
+the restarts probe many noise tables; ``fit`` blames the kernel when that matrix is not
+positive definite.
 
 Restarts. The evidence is multimodal in its many noise variances, so
 ``AnnotatorNoiseGP.optimise_hyperparameters`` starts L-BFGS-B from the current values, from the
@@ -65,7 +67,6 @@ import numpy as np
 from collections.abc import Callable, Mapping
 from functools import partial
 from dataclasses import dataclass
-from scipy.linalg import lapack
 
 from ..gp.kernel_base import Kernel
 from ..gp.optimise import (HyperparameterFit, _check_priors, _negative_log_posterior,
@@ -73,8 +74,8 @@ from ..gp.optimise import (HyperparameterFit, _check_priors, _negative_log_poste
 from ..gp.parameters import ModelParameters, _Held
 from ..gp.prediction import LatentGaussian
 from ..gp.priors import Prior
-from ..gp.regression import _condition, _predict_latent
-from ..linalg import LOG_2PI, NotPositiveDefiniteError, log_det_from_cholesky, sample_gaussian
+from ..gp.regression import _condition, _evidence_terms, _kernel_gradient, _predict_latent
+from ..linalg import NotPositiveDefiniteError, _inverse_from_cholesky, sample_gaussian
 from ..validation import RngLike, _as_positive_int
 from ._noise_table import (NOISE_FLOOR, _AT_FLOOR_FACTOR, _NOISE_CEILING, _check_cells,
                            _check_evidence_arguments, _check_labels, _check_noise_floor,
@@ -101,21 +102,14 @@ def _evidence(K, data: RaterData, noise_variances, groups, dK, warn: bool):
     noise_per_label = noise_variances[groups]
     weighted = data.weighted(noise_per_label)
     posterior = _condition(K, weighted.target, weighted.noise, warn)
-    L, alpha = posterior.factors[0], posterior.alpha
-    with np.errstate(over="ignore", invalid="ignore"):
-        data_fit = -0.5 * float(weighted.target @ alpha)
-    if not np.isfinite(data_fit):
-        raise ValueError("data: the data-fit term overflows float64; standardise the scores "
-                         "(subtract their mean, divide by their standard deviation)")
-    complexity = -0.5 * log_det_from_cholesky(L)
-    constant = -0.5 * data.n_items * LOG_2PI
+    data_fit, complexity, constant = _evidence_terms(
+        posterior, weighted.target, "data",
+        "standardise the scores (subtract their mean, divide by their standard deviation)")
     value = data_fit + complexity + constant + weighted.constant
     if dK is None:
         return AnnotatorEvidence(value, data_fit, complexity, constant, weighted.constant), \
             posterior
-    inverse = _inverse_from_cholesky(L)
-    outer_minus_inverse = np.outer(alpha, alpha) - inverse
-    gradient_kernel = 0.5 * (dK.reshape(dK.shape[0], outer_minus_inverse.size) @ outer_minus_inverse.ravel())
+    inverse, _, gradient_kernel = _kernel_gradient(posterior, dK)
     expected = _expected_squared_errors(data, posterior, weighted.noise, inverse)
     gradient_log_noise = np.bincount(groups, weights=-0.5 + expected / (2.0 * noise_per_label),
                                      minlength=noise_variances.size)
@@ -354,14 +348,6 @@ def _fitted_posterior(K, target, noise) -> LatentGaussian:
         raise NotPositiveDefiniteError(
             f"kernel: its matrix on X plus the noise is not positive definite; a valid "
             f"kernel gives a positive semi-definite matrix ({err})") from None
-
-
-def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
-    """(K + Sigma)^-1 from its lower Cholesky factor (LAPACK dpotri), symmetric."""
-    inverse, info = lapack.dpotri(L, lower=1)
-    if info != 0:
-        raise NotPositiveDefiniteError(f"K + noise: inverse from Cholesky failed (info={info})")
-    return np.tril(inverse) + np.tril(inverse, -1).T
 
 
 #: EM iterations and relative tolerance for the EM fixed point used as an optimiser start.
