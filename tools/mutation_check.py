@@ -101,7 +101,7 @@ GMM_TESTS = ("tests/reference/test_gmm_reference.py", "tests/gmm/test_em.py",
              "tests/gmm/test_em_training.py")
 GP_TESTS = ("tests/reference/test_gp_reference.py", "tests/gp/test_regression.py")
 RATERS_TESTS = ("tests/reference/test_raters_reference.py", "tests/raters/test_multi_rater.py",
-                "tests/raters/test_rater_data.py")
+                "tests/raters/test_rater_data.py", "tests/raters/test_annotator_noise_weighted_means.py")
 METRICS_TESTS = ("tests/test_metrics.py",)
 LAPLACE_TESTS = ("tests/preference/test_laplace.py",)
 EP_TESTS = ("tests/preference/test_ep.py", "tests/preference/test_tilted_distributions.py")
@@ -120,8 +120,9 @@ TARGETS = {t.name: t for t in (
     Target("gp-lml", "GP log marginal likelihood and its gradient "
                      "(course_lib/gp/regression.py, course_lib/linalg.py)", GP_TESTS),
     Target("raters", "Several raters per item: the joint evidence, its spread term, the "
-                     "container's summaries (course_lib/raters/multi_rater.py, "
-                     "course_lib/raters/rater_data.py)", RATERS_TESTS),
+                     "container's summaries, the precision-weighted means (course_lib/raters/multi_rater.py, "
+                     "course_lib/raters/rater_data.py, course_lib/raters/annotator_noise.py)",
+           RATERS_TESTS),
     Target("metrics", "Score metrics: discretised predictive, discrete KL, rounding, RMSE "
                       "(course_lib/metrics.py)", METRICS_TESTS),
     Target("laplace", "Laplace approximation: Newton step, line search, stopping rule, evidence "
@@ -178,6 +179,7 @@ GP = "course_lib/gp/regression.py"
 LINALG = "course_lib/linalg.py"
 RATERS = "course_lib/raters/multi_rater.py"
 RATER_DATA = "course_lib/raters/rater_data.py"
+ANNOTATOR_NOISE = "course_lib/raters/annotator_noise.py"
 METRICS = "course_lib/metrics.py"
 LAPLACE = "course_lib/preference/laplace.py"
 NEWTON_SYSTEM = "course_lib/preference/_newton_system.py"
@@ -429,8 +431,8 @@ MUTANTS: tuple[Mutant, ...] = (
            "self.means = np.bincount(items, weights=scores, minlength=self.n_items) / counts",
            "self.means = np.bincount(items, weights=scores, minlength=self.n_items) / "
            "self.n_raters"),
-    Mutant("raters-weighted-constant-no-log-det", "raters", RATER_DATA, "RaterData.weighted",
-           "seed 001's constant c without +1/2 sum_i log Sigma_ii",
+    Mutant("raters-weighted-constant-no-log-det", "raters", ANNOTATOR_NOISE, "weighted_means",
+           "Gil-González et al.'s constant c without +1/2 sum_i log Sigma_ii",
            "+ 0.5 * np.sum(np.log(precision)) + 0.5 * np.sum(np.log(item_noise))",
            "+ 0.5 * np.sum(np.log(precision))"),
     # ---------------------------------------------------------------------------- metrics

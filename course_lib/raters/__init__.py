@@ -4,14 +4,15 @@ What the unit teaches, in the order of lecture 05 (each module holds one idea; t
 in ``docs/ALGORITHMS.md``):
 
 - ``rater_data``: every rater's scores per item in long format (:class:`RaterData`), with the
-  per-item summaries the models read and the precision-weighted means (:class:`WeightedMeans`).
+  per-item summaries the models read.
 - ``multi_rater``: several raters' scores in one GP with one noise for all raters
   (:class:`MultiRaterGP`): the mean model, the joint model of every score with its spread term
   (:func:`joint_log_likelihood`, :class:`MultiRaterEvidence`) and the repeated-input model
   ("Multiple output samples per input in a single-output Gaussian process", arXiv 2306.02719,
   2024).
 - ``annotator_noise``: noise that differs by rater (GPR-MA) and by region of the input space
-  (GPR-MANH; Gil-González, Álvarez & Orozco 2019): the evidence, its EM update, the fit and its
+  (GPR-MANH; Gil-González, Álvarez & Orozco 2019): the labels combined into precision-weighted
+  means (:func:`weighted_means`, their eq. 1), the evidence, its EM update, the fit and its
   restarts (:class:`AnnotatorNoiseGP`, :func:`annotator_log_likelihood`,
   :class:`AnnotatorEvidence`).
 - ``regions`` and ``affinity``: the regions of GPR-MANH (:class:`Regions`,
@@ -26,16 +27,17 @@ floor, names and starting values, and its checks). The kernels and GP regression
 build on are in :mod:`course_lib.gp`.
 """
 
-from .annotator_noise import AnnotatorEvidence, AnnotatorNoiseGP, annotator_log_likelihood
+from .annotator_noise import (AnnotatorEvidence, AnnotatorNoiseGP, annotator_log_likelihood,
+                              weighted_means, WeightedMeans)
 from .multi_rater import MultiRaterGP, MultiRaterEvidence, joint_log_likelihood
 from .rate_yourself import ScoreSheet, panel_with_listener
 from .rater_comparison import (centre_scores, fit_annotator_models, fit_score_model, noise_profile,
                                true_noise_table)
-from .rater_data import RaterData, WeightedMeans
+from .rater_data import RaterData
 from .regions import Regions, assign_regions
 
 __all__ = [
-    "RaterData", "WeightedMeans", "MultiRaterEvidence", "joint_log_likelihood", "MultiRaterGP",
+    "RaterData", "weighted_means", "WeightedMeans", "MultiRaterEvidence", "joint_log_likelihood", "MultiRaterGP",
     "AnnotatorEvidence", "annotator_log_likelihood", "AnnotatorNoiseGP", "Regions",
     "assign_regions",
     "centre_scores", "fit_score_model", "noise_profile", "fit_annotator_models",

@@ -13,7 +13,7 @@ y_ir = f(x_i) + N(0, s_j), with one variance s_j per *noise cell* j:
 
 With precisions tau_ir = 1 / s_j(i,r), the labels of item i act like ONE observation of f_i:
 the precision-weighted mean yhat_i = Sigma_ii sum_r tau_ir y_ir with noise
-Sigma_ii = 1 / sum_r tau_ir (Gil-Gonzalez et al., eq. (1); :meth:`RaterData.weighted`). Exactly,
+Sigma_ii = 1 / sum_r tau_ir (Gil-Gonzalez et al., eq. (1); :func:`weighted_means`). Exactly,
 
     log p(Y | X) = log N(yhat; 0, K + Sigma) + c,
     c = sum_i [-(R_i - 1)/2 log 2pi + 1/2 sum_r log tau_ir + 1/2 log Sigma_ii
@@ -54,7 +54,7 @@ Fisher-identity gradient) shrink near an optimum, so a few dozen of them make a 
 L-BFGS-B finishes the job.
 
 Beside this module: :mod:`course_lib.raters.regions` (the regions l(i) of GPR-MANH),
-:mod:`course_lib.raters.rater_data` (the weighted means of eq. (1)) and the engine
+:mod:`course_lib.raters.rater_data` (the labels) and the engine
 :mod:`course_lib.raters._noise_table` (the noise table's bounds and floor, its starting values
 and names, and the refusal of cells with fewer than 2 labels).
 
@@ -75,8 +75,8 @@ from ..gp.parameters import ModelParameters, _Held
 from ..gp.prediction import LatentGaussian
 from ..gp.priors import Prior
 from ..gp.regression import _condition, _evidence_terms, _kernel_gradient, _predict_latent
-from ..linalg import NotPositiveDefiniteError, _inverse_from_cholesky, sample_gaussian
-from ..validation import RngLike, _as_positive_int
+from ..linalg import LOG_2PI, NotPositiveDefiniteError, _inverse_from_cholesky, sample_gaussian
+from ..validation import RngLike, _as_float_array, _as_positive_int
 from ._noise_table import (NOISE_FLOOR, _AT_FLOOR_FACTOR, _NOISE_CEILING, _check_cells,
                            _check_evidence_arguments, _check_labels, _check_noise_floor,
                            _initial_table, _model_priors, _noise_names, floor_summary)
@@ -84,7 +84,50 @@ from .rater_data import RaterData
 from .regions import _region_labels
 
 
-__all__ = ["annotator_log_likelihood", "AnnotatorNoiseGP", "AnnotatorEvidence", "em_fixed_point"]
+__all__ = ["WeightedMeans", "weighted_means", "annotator_log_likelihood", "AnnotatorNoiseGP",
+           "AnnotatorEvidence", "em_fixed_point"]
+
+
+@dataclass(frozen=True)
+class WeightedMeans:
+    """Eq. (1) of Gil-González, Álvarez & Orozco 2019 for per-label noise variances v_ir
+    (precisions tau_ir = 1/v_ir):
+
+    ``target[i]``  yhat_i = noise_i * sum_r tau_ir y_ir   (the precision-weighted mean)
+    ``noise[i]``   Sigma_ii = 1 / sum_r tau_ir           (the noise of that mean)
+    ``constant``   c, so that sum_labels log N(y_ir; f_i, v_ir) = log N(yhat; f, diag(noise)) + c
+                   for every f:  c = sum_i [-(R_i - 1)/2 log 2pi + 1/2 sum_r log tau_ir
+                   + 1/2 log Sigma_ii - 1/2 sum_r tau_ir (y_ir - yhat_i)^2].
+    """
+
+    target: np.ndarray
+    noise: np.ndarray
+    constant: float
+
+
+def weighted_means(data: RaterData, noise_per_label) -> WeightedMeans:
+    """The labels of ``data`` combined per item for one noise variance per label (> 0, e.g.
+    ``sigma2[data.raters]``): the precision-weighted means, their noise and the constant of
+    :class:`WeightedMeans` (Gil-González, Álvarez & Orozco 2019, eq. 1).
+    Lecture 05, section 7 (Annotators with different reliability, globally and by region)."""
+    if not isinstance(data, RaterData):
+        raise TypeError(f"data: expected a RaterData, got {type(data).__name__}")
+    noise = _as_float_array(noise_per_label, "noise_per_label", ndim=1)
+    if noise.shape != data.scores.shape:
+        raise ValueError(f"noise_per_label: expected one variance per label "
+                         f"({data.n_labels}), got {noise.size}")
+    if np.any(noise <= 0):
+        raise ValueError("noise_per_label: every noise variance must be > 0")
+    precision = 1.0 / noise
+    total = np.bincount(data.items, weights=precision, minlength=data.n_items)
+    item_noise = 1.0 / total
+    target = item_noise * np.bincount(data.items, weights=precision * data.scores,
+                                      minlength=data.n_items)
+    residual = data.scores - target[data.items]
+    constant = (-0.5 * (data.n_labels - data.n_items) * LOG_2PI
+                + 0.5 * np.sum(np.log(precision)) + 0.5 * np.sum(np.log(item_noise))
+                - 0.5 * np.sum(precision * residual ** 2))
+    return WeightedMeans(target, item_noise, float(constant))
 
 
 def _expected_squared_errors(data: RaterData, posterior: LatentGaussian, item_noise, inverse):
@@ -100,7 +143,7 @@ def _evidence(K, data: RaterData, noise_variances, groups, dK, warn: bool):
     """(AnnotatorEvidence, posterior) for validated inputs.
     Lecture 05, section 7 (Annotators with different reliability, globally and by region)."""
     noise_per_label = noise_variances[groups]
-    weighted = data.weighted(noise_per_label)
+    weighted = weighted_means(data, noise_per_label)
     posterior = _condition(K, weighted.target, weighted.noise, warn)
     data_fit, complexity, constant = _evidence_terms(
         posterior, weighted.target, "data",
@@ -225,7 +268,7 @@ class AnnotatorNoiseGP(ModelParameters):
         return self._fit_checked(X, data, counts)
 
     def _fit_checked(self, X, data: RaterData, counts) -> "AnnotatorNoiseGP":  # fit, checked
-        weighted = data.weighted(self.noise_table_.ravel()[self._label_cells(data)])
+        weighted = weighted_means(data, self.noise_table_.ravel()[self._label_cells(data)])
         posterior = _fitted_posterior(self.kernel(X), weighted.target, weighted.noise)
         self.X_train, self.y_train, self.posterior = X, weighted.target, posterior
         self.data, self.cell_counts_ = data, counts
@@ -268,7 +311,7 @@ class AnnotatorNoiseGP(ModelParameters):
         Lecture 05, section 7 (Annotators with different reliability, globally and by region)."""
         cells = self._label_cells(self.data)
         noise = np.exp(log_noise)
-        weighted = self.data.weighted(noise[cells])
+        weighted = weighted_means(self.data, noise[cells])
         posterior = _condition(K, weighted.target, weighted.noise, False)
         expected = _expected_squared_errors(self.data, posterior, weighted.noise,
                                             _inverse_from_cholesky(posterior.factors[0]))

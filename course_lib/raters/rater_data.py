@@ -5,23 +5,20 @@ student's own score sheets) is a :class:`RaterData`: one row per label (item, ra
 checked once here, with the per-item summaries every model of Unit 5 reads: the counts R_i, the
 means ybar_i and the within-item sums of squares S_i of the joint model's spread term
 ("Multiple output samples per input in a single-output Gaussian process", arXiv 2306.02719,
-2024, §3), and :meth:`RaterData.weighted`, the precision-weighted means of Gil-González,
-Álvarez & Orozco 2019, eq. (1). It sits apart from the models that fit it
+2024, §3). The precision-weighted means of GPR-MA (Gil-González, Álvarez & Orozco 2019, eq. 1)
+are that model's own step (:func:`course_lib.raters.annotator_noise.weighted_means`). It sits apart from the models that fit it
 (``raters.multi_rater``, ``raters.annotator_noise``) because it is their shared input, not a model.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from ..linalg import LOG_2PI
 from ..metrics import _check_scale
 from ..validation import _as_float_array, _as_positive_int, _as_selection
 from ..gp.inputs import _as_inputs, _check_exact_size
 
-__all__ = ["RaterData", "WeightedMeans"]
+__all__ = ["RaterData"]
 
 _LARGEST_INDEX = 2.0 ** 53  # beyond it float64 skips whole numbers
 
@@ -47,23 +44,6 @@ def _rows(mask: np.ndarray, noun: str = "row", limit: int = 5) -> str:
     text = ", ".join(str(r) for r in rows[:limit])
     more = f" and {rows.size - limit} more" if rows.size > limit else ""
     return f"{noun}{'s' if rows.size > 1 else ''} {text}{more}"
-
-
-@dataclass(frozen=True)
-class WeightedMeans:
-    """Eq. (1) of Gil-González, Álvarez & Orozco 2019 for per-label noise variances v_ir
-    (precisions tau_ir = 1/v_ir):
-
-    ``target[i]``  yhat_i = noise_i * sum_r tau_ir y_ir   (the precision-weighted mean)
-    ``noise[i]``   Sigma_ii = 1 / sum_r tau_ir           (the noise of that mean)
-    ``constant``   c, so that sum_labels log N(y_ir; f_i, v_ir) = log N(yhat; f, diag(noise)) + c
-                   for every f:  c = sum_i [-(R_i - 1)/2 log 2pi + 1/2 sum_r log tau_ir
-                   + 1/2 log Sigma_ii - 1/2 sum_r tau_ir (y_ir - yhat_i)^2].
-    """
-
-    target: np.ndarray
-    noise: np.ndarray
-    constant: float
 
 
 class RaterData:
@@ -210,26 +190,6 @@ class RaterData:
         rows = position[self.items] >= 0
         return RaterData(position[self.items[rows]], self.raters[rows], self.scores[rows],
                          n_items=keep.size, n_raters=self.n_raters, scale=self.scale)
-
-    def weighted(self, noise_per_label) -> WeightedMeans:
-        """Precision-weighted means, their noise and the constant (see :class:`WeightedMeans`)
-        for one noise variance per label (> 0), e.g. ``sigma2[data.raters]``."""
-        noise = _as_float_array(noise_per_label, "noise_per_label", ndim=1)
-        if noise.shape != self.scores.shape:
-            raise ValueError(f"noise_per_label: expected one variance per label "
-                             f"({self.n_labels}), got {noise.size}")
-        if np.any(noise <= 0):
-            raise ValueError("noise_per_label: every noise variance must be > 0")
-        precision = 1.0 / noise
-        total = np.bincount(self.items, weights=precision, minlength=self.n_items)
-        item_noise = 1.0 / total
-        target = item_noise * np.bincount(self.items, weights=precision * self.scores,
-                                          minlength=self.n_items)
-        residual = self.scores - target[self.items]
-        constant = (-0.5 * (self.n_labels - self.n_items) * LOG_2PI
-                    + 0.5 * np.sum(np.log(precision)) + 0.5 * np.sum(np.log(item_noise))
-                    - 0.5 * np.sum(precision * residual ** 2))
-        return WeightedMeans(target, item_noise, float(constant))
 
     def __repr__(self):
         scale = "" if self.scale is None else f", scale={self.scale}"

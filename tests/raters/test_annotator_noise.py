@@ -13,7 +13,7 @@ from scipy.stats import multivariate_normal
 
 from course_lib.gp import (LatentGaussian, LogNormal, SquaredExponential,
                            gaussian_log_marginal_likelihood, log_marginal_likelihood_surface)
-from course_lib.raters import MultiRaterGP, RaterData, joint_log_likelihood
+from course_lib.raters import MultiRaterGP, RaterData, joint_log_likelihood, weighted_means
 from course_lib.raters._noise_table import _AT_FLOOR_FACTOR, NOISE_FLOOR
 from course_lib.raters.annotator_noise import AnnotatorNoiseGP, annotator_log_likelihood
 from course_lib.raters.regions import assign_regions
@@ -74,7 +74,7 @@ def test_evidence_equals_the_gaussian_of_all_labels(name):
     assert result.value == pytest.approx(brute, rel=1e-12, abs=1e-12)
     parts = result.data_fit + result.complexity + result.constant + result.spread_term
     assert parts == pytest.approx(result.value, rel=1e-13)
-    weighted = data.weighted(per_label_noise(gp, data))
+    weighted = weighted_means(data, per_label_noise(gp, data))
     assert result.spread_term == pytest.approx(weighted.constant, rel=1e-13)
 
 
@@ -147,10 +147,10 @@ def test_differentiating_the_gp_on_the_weighted_mean_alone_is_wrong():
     K = gp.kernel(X)
     cells = gp._label_cells(data)
     P = gp.kernel.n_params
-    frozen = data.weighted(per_label_noise(gp, data))
+    frozen = weighted_means(data, per_label_noise(gp, data))
 
     def weighted(log_noise):
-        return data.weighted(np.exp(log_noise)[cells])
+        return weighted_means(data, np.exp(log_noise)[cells])
 
     def gp_term(log_noise, target):
         return gaussian_log_marginal_likelihood(K, target, weighted(log_noise).noise).value

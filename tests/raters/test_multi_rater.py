@@ -12,7 +12,7 @@ from scipy import stats
 
 from course_lib.gp import (GPRegression, LogNormal, Matern52, SquaredExponential,
                            gaussian_log_marginal_likelihood)
-from course_lib.raters import MultiRaterGP, RaterData, joint_log_likelihood
+from course_lib.raters import MultiRaterGP, RaterData, joint_log_likelihood, weighted_means
 from course_lib.linalg import LOG_2PI
 from course_lib.metrics import discrete_kl, discretised_log_predictive
 from course_lib.simulators.rater_scores import simulate_integer_scores
@@ -345,7 +345,7 @@ def test_zero_spread_is_fine_for_the_mean_model():
 # ----- RaterData ----------------------------------------------------------------------------
 def test_weighted_with_one_shared_noise_is_the_joint_models_split():
     X, data = ragged_panel()
-    weighted = data.weighted(np.full(data.n_labels, 0.3))
+    weighted = weighted_means(data, np.full(data.n_labels, 0.3))
     np.testing.assert_allclose(weighted.target, data.means, rtol=1e-13)
     np.testing.assert_allclose(weighted.noise, 0.3 / data.counts, rtol=1e-13)
     spread = joint_log_likelihood(SquaredExponential()(X), data, 0.3).spread_term

@@ -1,14 +1,10 @@
 """The multi-rater container (course_lib.raters.rater_data): summaries by hand, the long and table
-forms, read-only labels, subsets, and the precision-weighted means of Gil-Gonzalez, Alvarez &
-Orozco 2018, eq. (1), by hand and as an exact factorisation of the labels' likelihood."""
+forms, read-only labels and subsets."""
 
 import numpy as np
 import pytest
-from scipy import stats
 
-from course_lib.linalg import LOG_2PI
 from course_lib.raters import RaterData
-from tests.raters.test_multi_rater import ragged_panel
 
 TABLE = np.array([[3.0, 4.0, np.nan],
                   [5.0, np.nan, np.nan],
@@ -77,24 +73,3 @@ def test_subset_renumbers_the_items_in_the_order_given():
         data.subset([0, 0])
 
 
-def test_weighted_means_by_hand():
-    # one item, labels 1 and 3 with noise variances 1 and 3: precisions 1 and 1/3, total 4/3,
-    # Sigma = 3/4, yhat = 3/4 (1 + 1) = 1.5; residuals -0.5 and 1.5 weigh 0.25 + 0.75 = 1, so
-    # c = -1/2 log 2pi + 1/2 log(1/3) + 1/2 log(3/4) - 1/2 = -1/2 log 2pi - log 2 - 1/2
-    data = RaterData.from_long([0, 0], [0, 1], [1.0, 3.0])
-    weighted = data.weighted([1.0, 3.0])
-    assert weighted.target[0] == pytest.approx(1.5)
-    assert weighted.noise[0] == pytest.approx(0.75)
-    assert weighted.constant == pytest.approx(-0.5 * LOG_2PI - np.log(2) - 0.5)
-
-
-def test_weighted_means_factorise_the_labels_for_any_f():
-    X, data = ragged_panel()
-    rng = np.random.default_rng(7)
-    noise = rng.uniform(0.1, 2.0, data.n_raters)[data.raters]  # one variance per rater
-    weighted = data.weighted(noise)
-    for _ in range(3):
-        f = rng.normal(0, 2, data.n_items)
-        labels = stats.norm(f[data.items], np.sqrt(noise)).logpdf(data.scores).sum()
-        means = stats.norm(f, np.sqrt(weighted.noise)).logpdf(weighted.target).sum()
-        assert labels == pytest.approx(means + weighted.constant, rel=1e-12)

@@ -83,12 +83,6 @@ CASES = [
              "items"),
     BadInput("raters: subset beyond the items", lambda: DATA.subset([0, 3]), ValueError,
              "items"),
-    BadInput("raters: negative noise per label", lambda: DATA.weighted([1, 1, -1, 1, 1, 1]),
-             ValueError, "noise_per_label"),
-    BadInput("raters: zero noise per label", lambda: DATA.weighted([1, 1, 0, 1, 1, 1]),
-             ValueError, "noise_per_label"),
-    BadInput("raters: one noise per rater instead of per label", lambda: DATA.weighted([1, 1, 1]),
-             ValueError, "noise_per_label"),
 ]
 
 

@@ -106,10 +106,10 @@ MISTAKES = [
         mean, var_noisy = gp.predict(X_test, include_noise=True)
         return discrete_kl(histograms, discretised_log_predictive(mean + offset, var_noisy))
         """, expect="off limits"),
-    Mistake("precision_weighted_means", why="RaterData.weighted, one rater per label", code="""
-        from course_lib.raters import RaterData
+    Mistake("precision_weighted_means", why="weighted_means, one rater per label", code="""
+        from course_lib.raters import RaterData, weighted_means
         data = RaterData.from_long(items, np.arange(items.size), scores, n_items=n_items)
-        weighted = data.weighted(noise_per_label)
+        weighted = weighted_means(data, noise_per_label)
         return weighted.target, weighted.noise, weighted.constant
         """, expect="off limits"),
     Mistake("annotator_log_evidence", why="the library's GPR-MA evidence", code="""
