@@ -217,15 +217,17 @@ def kmeans_steps(X, centroids) -> Iterator[KMeansState]:
     return _lloyd_steps(X, centroids.copy())
 
 
-def _check_n_clusters(X, n_clusters):
-    n_clusters = _as_positive_int(n_clusters, "n_clusters")
+def _check_n_clusters(X, n_clusters, name: str = "n_clusters", rows: str = "points"):
+    """``n_clusters`` as an int no larger than the number of (distinct) rows of ``X``; ``name``
+    and ``rows`` word the message for a caller that calls them otherwise (a VQ codebook)."""
+    n_clusters = _as_positive_int(n_clusters, name)
     if n_clusters > X.shape[0]:
-        raise ValueError(f"n_clusters: {n_clusters} clusters need at least as many points, "
-                         f"X has {X.shape[0]}")
+        raise ValueError(f"{name}: {n_clusters} centroids need at least as many {rows}, "
+                         f"got {X.shape[0]}")
     distinct = _count_distinct_rows(X)
     if n_clusters > distinct:
-        raise ValueError(f"n_clusters: {n_clusters} is larger than the number of distinct "
-                         f"points in X ({distinct})")
+        raise ValueError(f"{name}: {n_clusters} centroids need at least as many distinct "
+                         f"{rows}, got {distinct}")
     return n_clusters
 
 
@@ -296,8 +298,8 @@ def kmeans(X, n_clusters: int, *, init="k-means++", n_restarts: int = 1, max_ite
         n_clusters = _check_n_clusters(X, n_clusters)
     else:
         if n_clusters > X.shape[0]:
-            raise ValueError(f"n_clusters: {n_clusters} clusters need at least as many points, "
-                             f"X has {X.shape[0]}")
+            raise ValueError(f"n_clusters: {n_clusters} centroids need at least as many points, "
+                             f"got {X.shape[0]}")
         init = _as_float_array(init, "init", ndim=2)
         if init.shape != (n_clusters, X.shape[1]):
             raise ValueError(f"init: expected centroids of shape {(n_clusters, X.shape[1])}, "

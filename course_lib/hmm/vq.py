@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..gmm.clustering import (assign_clusters_trusted, _check_spread, _count_distinct_rows,
+from ..gmm.clustering import (assign_clusters_trusted, _check_n_clusters, _check_spread,
                           _kmeans_trusted)
 from ..validation import RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng
 
@@ -94,14 +94,7 @@ def train_codebook(frames_list, codebook_size: int, *, rng: RngLike = None,
         from different seeds, the one with the lowest distortion kept).
     """
     frames = np.concatenate(_as_frames_list(frames_list, "frames_list"))
-    codebook_size = _as_positive_int(codebook_size, "codebook_size")
-    if codebook_size > frames.shape[0]:
-        raise ValueError(f"codebook_size: {codebook_size} centroids need at least as many frames, "
-                         f"got {frames.shape[0]}")
-    distinct = _count_distinct_rows(frames)
-    if codebook_size > distinct:
-        raise ValueError(f"codebook_size: {codebook_size} centroids need at least as many distinct "
-                         f"frames, got {distinct}")
+    codebook_size = _check_n_clusters(frames, codebook_size, "codebook_size", "frames")
     # kmeans's own checks of what it alone checks, with its messages
     _check_spread(frames)
     n_restarts = _as_positive_int(n_restarts, "n_restarts")
