@@ -302,7 +302,9 @@ class ScaledForward:
 
     ``alpha_hat[t, i] = P(q_t = i | o_1..o_t)`` (each row sums to one) and
     ``scale[t] = P(o_t | o_1..o_{t-1})``, so ``alpha[t] = alpha_hat[t] * prod_{s<=t} scale[s]``
-    and ``log P(O) = sum_t log scale[t]``. (Rabiner's c_t is the reciprocal of ``scale[t]``.)
+    and ``log P(O) = sum_t log scale[t]``. ``scale[t]`` is lecture 03's c_t (section 9,
+    Underflow, and its two fixes); Rabiner (1989, section V-A) writes c_t for its reciprocal, the
+    factor each row is multiplied by.
     A zero ``scale[t]`` marks the first impossible observation; ``alpha_hat`` is 0 from there
     on and ``log_likelihood`` is ``-inf``.
     """
