@@ -24,7 +24,16 @@ What it writes (see ``data/speechocean762/README.md``):
 * ``examples/s<item>.wav`` and ``examples.csv``: six clips from the test split, 8 kHz int16;
 * ``rate/s<item>.wav`` and ``rate.csv``: twenty training sentences for a student to score as a
   sixth rater (Unit 5), spread over the panel's fluency scale, 8 kHz int16;
+* goodness of pronunciation (:mod:`course_lib.pronunciation`, pocketsphinx 5.1.1) from the 16 kHz
+  audio: ``gop_features.csv`` (the utterance features and an ``aligned`` flag per sentence),
+  ``gop_thresholds.csv`` (what the features need from the training split, frozen here),
+  ``gop_phones.csv`` (every phone of the six example sentences with its word, times and GOP),
+  ``lexicon.csv`` (the pronunciation of every word of the 5,000 texts and where it came from) and
+  ``examples16k/s<item>.wav`` (the six example clips at 16 kHz, as the scorer hears them);
 * ``SHA256SUMS``.
+
+The GOP pass runs on every core (``--jobs``; about 0.5 s of one core per sentence, so about 20
+minutes on two cores) and is deterministic: the same inputs give the same bytes.
 """
 
 from __future__ import annotations
@@ -33,6 +42,8 @@ import argparse
 import csv
 import io
 import json
+import multiprocessing
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -44,8 +55,13 @@ from scipy.signal import resample_poly
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import course_lib.data as data  # noqa: E402
 from course_lib.data.fluency import _FEATURE_NAMES, _SAMPLE_RATE, _utterance_features  # noqa: E402
+from course_lib.pronunciation import (GOP_FEATURE_NAMES, GopThresholds,  # noqa: E402
+                                      PronunciationScorer, gop_features)
 
 COMMIT = "148498a"
+# The corpus's own lexicon arrived after COMMIT; this is the last revision that changed it. It
+# gives the words the CMU dictionary lacks (its stress marks dropped).
+LEXICON_COMMIT = "03a1d16"
 CORPUS_SPLITS = {"train": "dev", "test": "test"}   # course split -> folder at COMMIT
 DATASET = "speechocean762"
 CORPUS_RATE = 16000
@@ -59,8 +75,8 @@ EXAMPLE_FLUENCY = (3.0, 5.0, 6.0, 7.0, 8.0, 9.8)
 N_TO_RATE = 20
 
 
-def git_text(corpus: Path, path: str) -> str:
-    return subprocess.run(["git", "-C", str(corpus), "show", f"{COMMIT}:{path}"], check=True,
+def git_text(corpus: Path, path: str, commit: str = COMMIT) -> str:
+    return subprocess.run(["git", "-C", str(corpus), "show", f"{commit}:{path}"], check=True,
                           capture_output=True, text=True).stdout
 
 
@@ -143,6 +159,116 @@ def choose_clips_to_rate(rows: list[dict], audio: dict) -> list[tuple[int, str]]
     return [(item, f"rate/s{item:04d}.wav") for item in chosen]
 
 
+def build_lexicon(corpus: Path, rows: list[dict]) -> dict[str, tuple[str, str]]:
+    """{word: (phones, source)} for every word of the texts: the CMU dictionary pocketsphinx
+    ships, else the corpus's lexicon (stress marks dropped); a word in neither stops the run."""
+    corpus_lexicon = {}
+    for line in git_text(corpus, "resource/lexicon.txt", LEXICON_COMMIT).splitlines():
+        if line.strip():
+            word, phones = line.split(None, 1)
+            corpus_lexicon.setdefault(word.upper(), " ".join(
+                phone.rstrip("012") for phone in phones.split()))
+    scorer = PronunciationScorer()
+    lexicon, missing = {}, []
+    for word in sorted({word for row in rows for word in row["text"].split()}):
+        if scorer.pronunciation(word) is not None:
+            lexicon[word] = (scorer.pronunciation(word), "cmudict")
+        elif word in corpus_lexicon:
+            lexicon[word] = (corpus_lexicon[word], "speechocean762")
+        else:
+            missing.append(word)
+    if missing:
+        raise ValueError(f"no pronunciation for {missing}: add them to the corpus lexicon step")
+    return lexicon
+
+
+_WORKER: dict = {}
+
+
+def _start_worker(corpus: Path, extra_words: dict[str, str]) -> None:
+    _WORKER["blobs"] = BlobReader(corpus)
+    _WORKER["scorer"] = PronunciationScorer(extra_words)
+
+
+def _score_one(task: tuple[int, str, str]):
+    """(item, Pronunciation or None, what went wrong) for one sentence, in a worker."""
+    item, wav, text = task
+    rate, samples = wavfile.read(io.BytesIO(_WORKER["blobs"].read(wav)))
+    try:
+        return item, _WORKER["scorer"].score(samples, rate, text), ""
+    except ValueError as err:      # a clip the scorer refuses (silent, too short or too long)
+        return item, None, str(err)
+
+
+def score_pronunciation(corpus: Path, rows: list[dict], lexicon, jobs: int):
+    """The scored Pronunciation of every sentence (None where the scorer refused the clip)."""
+    extra = {word: phones for word, (phones, source) in lexicon.items() if source != "cmudict"}
+    tasks = [(item, row["wav"], row["text"]) for item, row in enumerate(rows)]
+    with multiprocessing.get_context("spawn").Pool(jobs, _start_worker,
+                                                   (corpus, extra)) as pool:
+        results = pool.map(_score_one, tasks, chunksize=25)
+    for item, scored, error in results:
+        if scored is None or not scored.aligned:
+            print(f"  item {item} ({rows[item]['utt']}): no GOP: "
+                  f"{error or '; '.join(scored.notes)}; the training medians stand in")
+    return [scored for _, scored, _ in results]
+
+
+def frozen_thresholds(scored: list, train: list[int]) -> GopThresholds:
+    """The training split's phone and word GOP percentiles and its features' medians."""
+    aligned = [scored[item] for item in train if scored[item] is not None and scored[item].aligned]
+    phone_gop = np.array([phone.gop for s in aligned for phone in s.phones])
+    word_gop = np.array([word.gop for s in aligned for word in s.words()])
+    cuts = GopThresholds(float(np.percentile(phone_gop, 25)), float(np.percentile(phone_gop, 10)),
+                         float(np.percentile(word_gop, 10)), ())
+    features = np.array([gop_features(s, cuts) for s in aligned])
+    return GopThresholds(cuts.low_phone, cuts.very_low_phone, cuts.low_word,
+                         tuple(float(v) for v in np.median(features, axis=0)))
+
+
+def write_gop(folder: Path, rows, scored, lexicon, examples, blobs) -> list[str]:
+    """The GOP files; returns their names for the manifest."""
+    train = [item for item, row in enumerate(rows) if row["split"] == "train"]
+    thresholds = frozen_thresholds(scored, train)
+    with open(folder / "gop_thresholds.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(["name", "value"])
+        writer.writerows([["low_phone", stored(thresholds.low_phone)],
+                          ["very_low_phone", stored(thresholds.very_low_phone)],
+                          ["low_word", stored(thresholds.low_word)],
+                          *([f"median_{name}", stored(value)] for name, value
+                            in zip(GOP_FEATURE_NAMES, thresholds.medians))])
+    # the features are computed from the stored (rounded) thresholds, as the live scorer will
+    thresholds = GopThresholds(*(float(stored(v)) for v in (
+        thresholds.low_phone, thresholds.very_low_phone, thresholds.low_word)),
+        tuple(float(stored(v)) for v in thresholds.medians))
+    with open(folder / "gop_features.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(["item", "aligned", *GOP_FEATURE_NAMES])
+        for item, s in enumerate(scored):
+            aligned = s is not None and s.aligned
+            values = gop_features(s, thresholds) if aligned else thresholds.medians
+            writer.writerow([item, int(aligned), *map(stored, values)])
+    with open(folder / "gop_phones.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(["item", "word_index", "word", "phone", "start", "end", "gop"])
+        writer.writerows([item, p.word_index, p.word, p.phone, stored(p.start), stored(p.end),
+                          stored(p.gop)] for item, _, _ in examples for p in scored[item].phones)
+    with open(folder / "lexicon.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(["word", "phones", "source"])
+        writer.writerows([word, phones, source] for word, (phones, source) in lexicon.items())
+    (folder / "examples16k").mkdir(exist_ok=True)
+    for stale in (folder / "examples16k").glob("*.wav"):
+        stale.unlink()
+    names = []
+    for item, _, _ in examples:
+        name = f"examples16k/s{item:04d}.wav"
+        (folder / name).write_bytes(blobs.read(rows[item]["wav"]))
+        names.append(name)
+    return ["gop_thresholds.csv", "gop_features.csv", "gop_phones.csv", "lexicon.csv", *names]
+
+
 def stored(value: float) -> str:
     return f"{value:.6g}"
 
@@ -150,8 +276,12 @@ def stored(value: float) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpus", type=Path, help="a clone or mirror of jimbozhang/speechocean762")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count(),
+                        help="processes for the GOP pass (default: every core)")
     args = parser.parse_args(argv)
     rows = read_corpus(args.corpus)
+    lexicon = build_lexicon(args.corpus, rows)
+    scored = score_pronunciation(args.corpus, rows, lexicon, args.jobs)
     folder = data._DATA_ROOT / DATASET
     (folder / "examples").mkdir(parents=True, exist_ok=True)
     for stale in (folder / "examples").glob("*.wav"):
@@ -159,14 +289,11 @@ def main(argv: list[str] | None = None) -> None:
 
     blobs = BlobReader(args.corpus)
     features, audio = [], {}
-    try:
-        for item, row in enumerate(rows):
-            samples = to_course_rate(blobs.read(row["wav"]), row["wav"])
-            features.append(_utterance_features(samples / 32768.0, _SAMPLE_RATE,
-                                               len(row["text"].split())))
-            audio[item] = samples
-    finally:
-        blobs.close()
+    for item, row in enumerate(rows):
+        samples = to_course_rate(blobs.read(row["wav"]), row["wav"])
+        features.append(_utterance_features(samples / 32768.0, _SAMPLE_RATE,
+                                           len(row["text"].split())))
+        audio[item] = samples
 
     with open(folder / "utterances.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
@@ -207,8 +334,12 @@ def main(argv: list[str] | None = None) -> None:
         writer.writerow(["item", "file"])
         writer.writerows(to_rate)
 
+    try:
+        gop_names = write_gop(folder, rows, scored, lexicon, examples, blobs)
+    finally:
+        blobs.close()
     names = ["utterances.csv", "scores.csv", "features.csv", "examples.csv", "rate.csv",
-             *(name for _, _, name in examples), *(name for _, name in to_rate)]
+             *(name for _, _, name in examples), *(name for _, name in to_rate), *gop_names]
     data._write_manifest(DATASET, names)
     print(f"wrote {len(rows)} sentences, {len(examples)} clips to {folder}")
 

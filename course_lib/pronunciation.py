@@ -1,0 +1,291 @@
+"""Goodness of pronunciation (GOP): how well each spoken phone matches the phone the text asks for.
+
+Witt & Young (2000, "Phone-level pronunciation scoring and assessment for interactive language
+learning", Speech Communication 30) score a phone p, aligned to the frames O of the prompt, by the
+log posterior of p given O per frame. With Unit 3's HMMs that posterior is a ratio of two Viterbi
+scores over the same frames:
+
+    GOP(p) = [ log p(O | p) - max_q log p(O | q) ] / NF(p)
+
+the numerator's first term from Viterbi with the prompt's grammar (forced alignment), the second
+from Viterbi with a free phone grammar (any phone may follow any phone), NF(p) the number of
+frames. A phone said as the text asks scores near the best free phone (GOP near 0); a wrong or
+mangled phone scores far below it.
+
+The acoustic models are pocketsphinx 5.1.1's en-us semi-continuous HMMs (triphones for the
+alignment, context-independent phones for the free loop, CMU dictionary) and three decoding
+passes per sentence: word alignment on the prompt, phone alignment, the uniform all-phone loop.
+Scores are in nats per 10 ms frame: pocketsphinx keeps log probabilities in base 1.0001 shifted
+right by 10 bits, so one stored unit is 1024 ln(1.0001) nats. Two choices of the decoder are
+needed for GOP to mean anything: every senone is scored in every frame (``compallsen``), so both
+passes are normalised by the same best senone per frame, and best-path rescoring is off (5.1.1
+loses the alignment with it). The free loop reports a score per recognised phone segment, not
+per frame, so a segment's score is spread evenly over its frames before the frames of an aligned
+phone are summed.
+
+:class:`PronunciationScorer` holds one decoder (loading the model takes about 0.3 s) and scores a
+recording against its text; :func:`gop_features` turns one sentence's phone scores into the
+utterance features Unit 5's panel models read. The shipped features of speechocean762 are made by
+the same two calls (``tools/make_speechocean762.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from course_lib.recording import resample
+
+SAMPLE_RATE = 16000              # Hz: the acoustic model's rate
+MIN_SECONDS, MAX_SECONDS = 0.5, 20.0
+_NATS_PER_UNIT = 1024 * math.log(1.0001)
+# The first pass prunes like the trial that chose these settings; a sentence that does not align
+# is tried once more with a far wider beam before it is reported as not aligned.
+_BEAMS = (1e-48, 1e-80)
+_SILENCE_PEAK = 0.01             # of full scale: below it a recording holds no speech
+_CLIP_LEVEL, _CLIP_FRACTION = 0.999, 0.001
+_SILENCE_PHONES = {"SIL", "+NSN+", "+SPN+"}
+# the 39 phones of the CMU dictionary, which the en-us model has an HMM for
+PHONES = frozenset("AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P R S "
+                   "SH T TH UH UW V W Y Z ZH".split())
+VOWELS = frozenset("AA AE AH AO AW AY EH ER EY IH IY OW OY UH UW".split())
+
+GOP_FEATURE_NAMES = (
+    "gop_mean", "gop_median", "gop_sd", "gop_min", "gop_p10", "gop_p25", "gop_frame_mean",
+    "low_phone_fraction", "very_low_phone_fraction", "word_gop_mean", "word_gop_min",
+    "low_word_fraction", "vowel_gop_mean", "consonant_gop_mean", "aligned_score", "loop_score",
+    "phone_rate")
+
+
+@dataclass(frozen=True)
+class PhoneScore:
+    """One aligned phone: the ``word_index``-th word of the text, its times in s, its GOP."""
+
+    word_index: int
+    word: str
+    phone: str
+    start: float
+    end: float
+    gop: float
+
+
+@dataclass(frozen=True)
+class WordScore:
+    """One word of the text: its span in s and its GOP (its phones' GOP weighted by frames)."""
+
+    word: str
+    start: float
+    end: float
+    gop: float
+
+
+@dataclass(frozen=True)
+class Pronunciation:
+    """A recording scored against its text.
+
+    ``phones`` in time order (silences left out); ``aligned`` False when the sentence did not
+    align even with the wider beam (then ``phones`` is empty and ``notes`` says why);
+    ``aligned_score`` and ``loop_score`` the two passes' mean scores over the phones' frames, in
+    nats per frame; ``notes`` what was done to the input (resampled, clipped) or went wrong.
+    """
+
+    text: str
+    phones: tuple[PhoneScore, ...]
+    aligned: bool
+    aligned_score: float
+    loop_score: float
+    notes: tuple[str, ...]
+
+    def words(self) -> list[WordScore]:
+        """The words of the text in order, each with the frame-weighted GOP of its phones."""
+        words = []
+        for index in sorted({phone.word_index for phone in self.phones}):
+            own = [phone for phone in self.phones if phone.word_index == index]
+            frames = np.array([phone.end - phone.start for phone in own])
+            words.append(WordScore(own[0].word, own[0].start, own[-1].end,
+                                   float(np.dot(frames, [p.gop for p in own]) / frames.sum())))
+        return words
+
+
+class PronunciationScorer:
+    """pocketsphinx's en-us models with the CMU dictionary, plus ``extra_words`` ({word: phones},
+    e.g. ``{"LIYA": "L IY Y AH"}``) for words the dictionary lacks."""
+
+    def __init__(self, extra_words: dict[str, str] | None = None):
+        import pocketsphinx
+
+        self._decoders = {beam: pocketsphinx.Decoder(
+            samprate=SAMPLE_RATE, compallsen=True, bestpath=False, lm=None, beam=beam,
+            wbeam=beam, loglevel="FATAL") for beam in _BEAMS}
+        for decoder in self._decoders.values():
+            decoder.add_allphone_file("phone_loop")
+        for word, phones in (extra_words or {}).items():
+            self.add_word(word, phones)
+
+    def add_word(self, word: str, phones: str) -> None:
+        """Teach the dictionary ``word`` pronounced as ``phones`` (ARPAbet, no stress marks)."""
+        if not isinstance(word, str) or not word.strip() or len(word.split()) != 1:
+            raise ValueError(f"word: expected one word, got {word!r}")
+        symbols = phones.split() if isinstance(phones, str) else []
+        if not symbols or any(symbol not in PHONES for symbol in symbols):
+            raise ValueError(f"phones: expected ARPAbet phones without stress marks from "
+                             f"{' '.join(sorted(PHONES))}, got {phones!r}")
+        for decoder in self._decoders.values():
+            decoder.add_word(word.lower(), " ".join(symbols), True)
+
+    def pronunciation(self, word: str) -> str | None:
+        """The phones the dictionary holds for ``word``, or None."""
+        return self._decoders[_BEAMS[0]].lookup_word(word.lower())
+
+    def score(self, samples, sample_rate: int, text: str) -> Pronunciation:
+        """GOP of every phone of ``text`` in ``samples`` (a 1-D array, float in [-1, 1] or int16,
+        at ``sample_rate`` Hz; other rates are resampled to 16 kHz and ``notes`` says so)."""
+        words = self._check_text(text)
+        x, notes = _check_recording(samples, sample_rate)
+        raw = np.round(np.clip(x, -1.0, 32767 / 32768) * 32768).astype("<i2").tobytes()
+        for beam in _BEAMS:
+            aligned = _align(self._decoders[beam], raw, " ".join(words).lower())
+            if aligned is not None:
+                break
+            notes.append(f"the sentence did not align with beam {beam:g}")
+        if aligned is None:
+            notes.append("no GOP: the recording does not match the text closely enough to align "
+                         "(is it the right sentence, said in full?)")
+            return Pronunciation(" ".join(words), (), False, math.nan, math.nan, tuple(notes))
+        loop = _loop_frame_scores(self._decoders[beam], raw)
+        return _scored(" ".join(words), aligned, loop, notes)
+
+    def _check_text(self, text) -> list[str]:
+        if not isinstance(text, str) or not text.split():
+            raise ValueError(f"text: expected the sentence as words, got {text!r}")
+        words = [word.strip(".,;:!?\"()").upper() for word in text.split()]
+        unknown = [word for word in words if not word or self.pronunciation(word) is None]
+        if unknown:
+            raise ValueError(
+                f"text: {', '.join(repr(w) for w in unknown)} not in the pronunciation "
+                "dictionary; add a pronunciation with PronunciationScorer.add_word(word, "
+                "phones), e.g. add_word('LIYA', 'L IY Y AH')")
+        return words
+
+
+def _check_recording(samples, sample_rate) -> tuple[np.ndarray, list[str]]:
+    """float64 samples at 16 kHz in [-1, 1]; refuses silence and lengths out of range."""
+    x = np.asarray(samples)
+    if x.ndim != 1 or x.dtype == np.bool_ or not (np.issubdtype(x.dtype, np.number)):
+        raise ValueError(f"samples: expected a 1-D array of audio samples, got "
+                         f"{getattr(x, 'dtype', type(samples))} of shape {x.shape}")
+    x = x / 32768.0 if x.dtype == np.int16 else x.astype(np.float64)
+    if not np.all(np.isfinite(x)) or (x.size and np.max(np.abs(x)) > 1.0):
+        raise ValueError("samples: expected finite values in [-1, 1] (or int16)")
+    notes = []
+    if isinstance(sample_rate, bool) or not isinstance(sample_rate, (int, np.integer)) \
+            or not 4000 <= sample_rate <= 192000:
+        raise ValueError(f"sample_rate: expected a whole number of Hz in 4000..192000, got "
+                         f"{sample_rate!r}")
+    if sample_rate != SAMPLE_RATE:
+        x = np.clip(resample(x, int(sample_rate), SAMPLE_RATE), -1.0, 1.0)
+        notes.append(f"resampled from {sample_rate} Hz to {SAMPLE_RATE} Hz")
+    seconds = len(x) / SAMPLE_RATE
+    if not MIN_SECONDS <= seconds <= MAX_SECONDS:
+        raise ValueError(f"samples: {seconds:.2f} s of audio; a sentence to score must last "
+                         f"{MIN_SECONDS:g} to {MAX_SECONDS:g} s")
+    if np.max(np.abs(x)) < _SILENCE_PEAK:
+        raise ValueError("samples: the recording is silent (is the microphone muted?)")
+    if np.mean(np.abs(x) >= _CLIP_LEVEL) > _CLIP_FRACTION:
+        notes.append("the recording is clipped (too loud): move back from the microphone; the "
+                     "scores of clipped phones are lower than they should be")
+    return x, notes
+
+
+def _align(decoder, raw: bytes, text: str):
+    """[(word, [(phone, first frame, frames, score), ...]), ...] of the alignment, or None."""
+    try:
+        decoder.set_align_text(text)
+        decoder.start_utt()
+        decoder.process_raw(raw, full_utt=True)
+        decoder.end_utt()
+        decoder.set_alignment()
+        decoder.start_utt()
+        decoder.process_raw(raw, full_utt=True)
+        decoder.end_utt()
+        alignment = decoder.get_alignment()
+    except RuntimeError:
+        return None
+    if alignment is None:
+        return None
+    return [(word.name, [(phone.name, phone.start, phone.duration, phone.score)
+                         for phone in word]) for word in alignment]
+
+
+def _loop_frame_scores(decoder, raw: bytes) -> np.ndarray:
+    """The free phone loop's score per frame (each segment's score spread over its frames)."""
+    decoder.activate_search("phone_loop")
+    decoder.start_utt()
+    decoder.process_raw(raw, full_utt=True)
+    decoder.end_utt()
+    logmath = decoder.get_logmath()
+    frames = np.zeros(decoder.n_frames())
+    for segment in decoder.seg():
+        first, last = segment.start_frame, segment.end_frame
+        # the binding returns base**score; its log in base 1.0001 is the stored score again
+        units = logmath.log(segment.ascore) if segment.ascore > 0 else logmath.get_zero()
+        frames[first:last + 1] = units / (last - first + 1)
+    return frames
+
+
+def _scored(text: str, aligned, loop: np.ndarray, notes: list[str]) -> Pronunciation:
+    """The phones of the text's words with their GOP; the silences between words left out."""
+    phones, totals, word_index = [], np.zeros(3), -1
+    for word, word_phones in aligned:
+        if word.startswith(("<", "[")) or all(p[0] in _SILENCE_PHONES for p in word_phones):
+            continue
+        word_index += 1
+        for phone, first, n_frames, units in word_phones:
+            if phone in _SILENCE_PHONES or n_frames <= 0:
+                continue
+            loop_units = float(loop[first:first + n_frames].sum())
+            totals += (units, loop_units, n_frames)
+            phones.append(PhoneScore(word_index, word.upper(), phone, first / 100,
+                                     (first + n_frames) / 100,
+                                     (units - loop_units) * _NATS_PER_UNIT / n_frames))
+    aligned_score, loop_score = totals[:2] * _NATS_PER_UNIT / max(totals[2], 1.0)
+    return Pronunciation(text, tuple(phones), True, float(aligned_score), float(loop_score),
+                         tuple(notes))
+
+
+@dataclass(frozen=True)
+class GopThresholds:
+    """What :func:`gop_features` needs from the training sentences, frozen when the data were
+    made: the 25th and 10th percentiles of the training phones' GOP (``low_phone``,
+    ``very_low_phone``), the 10th percentile of the training words' GOP (``low_word``), and each
+    feature's training median (``medians``, in :data:`GOP_FEATURE_NAMES` order), which stands in
+    for a sentence that did not align."""
+
+    low_phone: float
+    very_low_phone: float
+    low_word: float
+    medians: tuple[float, ...]
+
+
+def gop_features(scored: Pronunciation, thresholds: GopThresholds) -> np.ndarray:
+    """The utterance features :data:`GOP_FEATURE_NAMES` of one scored sentence: summaries of its
+    phones' GOP (mean, median, sd, min, 10th and 25th percentiles, the frame-weighted mean, the
+    fractions below the training thresholds), of its words' GOP, of its vowels' and consonants',
+    the two passes' scores per frame and phones per second. A sentence that did not align gets
+    the training medians."""
+    if not scored.aligned or not scored.phones:
+        return np.array(thresholds.medians, dtype=np.float64)
+    gop = np.array([phone.gop for phone in scored.phones])
+    frames = np.array([phone.end - phone.start for phone in scored.phones])
+    vowel = np.array([phone.phone in VOWELS for phone in scored.phones])
+    word_gop = np.array([word.gop for word in scored.words()])
+    return np.array([
+        gop.mean(), np.median(gop), gop.std(), gop.min(), np.percentile(gop, 10),
+        np.percentile(gop, 25), np.dot(frames, gop) / frames.sum(),
+        np.mean(gop < thresholds.low_phone), np.mean(gop < thresholds.very_low_phone),
+        word_gop.mean(), word_gop.min(), np.mean(word_gop < thresholds.low_word),
+        gop[vowel].mean() if vowel.any() else gop.mean(),
+        gop[~vowel].mean() if (~vowel).any() else gop.mean(),
+        scored.aligned_score, scored.loop_score, len(gop) / frames.sum()])
