@@ -65,6 +65,9 @@ class RaterData:
         n_raters = None if n_raters is None else _as_positive_int(n_raters, "n_raters")
         items = _index_array(items, "items", n_items)
         raters = _index_array(raters, "raters", n_raters)
+        if np.asarray(scores).dtype == np.bool_:
+            raise TypeError("scores: booleans are not scores (numpy would read True / False as "
+                            "1 / 0); pass the numbers the raters gave")
         scores = _as_float_array(scores, "scores", ndim=1).copy()  # frozen below: not the caller's
         if not items.shape == raters.shape == scores.shape:
             raise ValueError(f"scores: items, raters and scores must have one entry per label, "
@@ -106,12 +109,22 @@ class RaterData:
             raise ValueError(f"items: no label for {_rows(counts == 0, 'item')}; drop them "
                              "from X (or pass the right n_items)")
         self.items, self.raters, self.scores = items, raters, scores
-        for array in (self.items, self.raters, self.scores):
-            array.setflags(write=False)
         self.counts = counts
         self.means = np.bincount(items, weights=scores, minlength=self.n_items) / counts
         self.within_ss_per_item = np.bincount(items, weights=(scores - self.means[items]) ** 2,
                                               minlength=self.n_items)
+        self._freeze()
+
+    def _freeze(self) -> None:
+        # the summaries are computed once: an edited score would leave them stale
+        for array in (self.items, self.raters, self.scores, self.counts, self.means,
+                      self.within_ss_per_item):
+            array.setflags(write=False)
+
+    def __setstate__(self, state: dict) -> None:
+        """An unpickled copy is read-only like the original (numpy unpickles arrays writeable)."""
+        self.__dict__.update(state)
+        self._freeze()
 
     @classmethod
     def from_long(cls, items, raters, scores, *, n_items=None, n_raters=None, scale=None
@@ -124,6 +137,9 @@ class RaterData:
         """From an (n_items, n_raters) table with NaN where a rater did not score an item. A
         numpy masked array is read the same way: its masked entries are the missing scores
         (whatever number lies under the mask is ignored)."""
+        if isinstance(Y, (list, tuple, np.ndarray)) and np.asarray(Y).dtype == np.bool_:
+            raise TypeError("Y: booleans are not scores (numpy would read True / False as 1 / "
+                            "0); pass the numbers the raters gave, NaN where none")
         try:
             if Y is None or isinstance(Y, (str, bytes)) or np.iscomplexobj(Y):
                 raise TypeError

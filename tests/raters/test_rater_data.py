@@ -1,6 +1,8 @@
 """The multi-rater container (course_lib.raters.rater_data): summaries by hand, the long and table
 forms, read-only labels and subsets."""
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -48,11 +50,15 @@ def test_long_and_matrix_round_trip_in_any_row_order():
     np.testing.assert_array_equal(wider.rater_counts, [2, 0, 1, 0])
 
 
-def test_label_arrays_are_read_only():
-    data = RaterData.from_matrix(TABLE)
-    for array in (data.items, data.raters, data.scores):
-        with pytest.raises(ValueError):
-            array[0] = 1
+def test_label_arrays_and_summaries_are_read_only_also_after_pickling():
+    """An edited score would leave the means and spreads computed from it stale."""
+    original = RaterData.from_matrix(TABLE)
+    for data in (original, pickle.loads(pickle.dumps(original))):
+        for array in (data.items, data.raters, data.scores, data.counts, data.means,
+                      data.within_ss_per_item):
+            with pytest.raises(ValueError, match="read-only"):
+                array[0] = 1
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(original)).means, original.means)
 
 
 def test_the_callers_arrays_stay_writable_and_do_not_alias_the_data():
