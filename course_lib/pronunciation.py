@@ -35,11 +35,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import pocketsphinx
 
 from course_lib.recording import resample
 
-SAMPLE_RATE = 16000              # Hz: the acoustic model's rate
-MIN_SECONDS, MAX_SECONDS = 0.5, 20.0
+_SAMPLE_RATE = 16000              # Hz: the acoustic model's rate
+_MIN_SECONDS, _MAX_SECONDS = 0.5, 20.0
 _NATS_PER_UNIT = 1024 * math.log(1.0001)
 # The first pass prunes like the trial that chose these settings; a sentence that does not align
 # is tried once more with a far wider beam before it is reported as not aligned.
@@ -48,11 +49,11 @@ _SILENCE_PEAK = 0.01             # of full scale: below it a recording holds no 
 _CLIP_LEVEL, _CLIP_FRACTION = 0.999, 0.001
 _SILENCE_PHONES = {"SIL", "+NSN+", "+SPN+"}
 # the 39 phones of the CMU dictionary, which the en-us model has an HMM for
-PHONES = frozenset("AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P R S "
+_PHONES = frozenset("AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P R S "
                    "SH T TH UH UW V W Y Z ZH".split())
-VOWELS = frozenset("AA AE AH AO AW AY EH ER EY IH IY OW OY UH UW".split())
+_VOWELS = frozenset("AA AE AH AO AW AY EH ER EY IH IY OW OY UH UW".split())
 
-GOP_FEATURE_NAMES = (
+_GOP_FEATURE_NAMES = (
     "gop_mean", "gop_median", "gop_sd", "gop_min", "gop_p10", "gop_p25", "gop_frame_mean",
     "low_phone_fraction", "very_low_phone_fraction", "word_gop_mean", "word_gop_min",
     "low_word_fraction", "vowel_gop_mean", "consonant_gop_mean", "aligned_score", "loop_score",
@@ -114,10 +115,8 @@ class PronunciationScorer:
     e.g. ``{"LIYA": "L IY Y AH"}``) for words the dictionary lacks."""
 
     def __init__(self, extra_words: dict[str, str] | None = None):
-        import pocketsphinx
-
         self._decoders = {beam: pocketsphinx.Decoder(
-            samprate=SAMPLE_RATE, compallsen=True, bestpath=False, lm=None, beam=beam,
+            samprate=_SAMPLE_RATE, compallsen=True, bestpath=False, lm=None, beam=beam,
             wbeam=beam, loglevel="FATAL") for beam in _BEAMS}
         for decoder in self._decoders.values():
             decoder.add_allphone_file("phone_loop")
@@ -129,9 +128,9 @@ class PronunciationScorer:
         if not isinstance(word, str) or not word.strip() or len(word.split()) != 1:
             raise ValueError(f"word: expected one word, got {word!r}")
         symbols = phones.split() if isinstance(phones, str) else []
-        if not symbols or any(symbol not in PHONES for symbol in symbols):
+        if not symbols or any(symbol not in _PHONES for symbol in symbols):
             raise ValueError(f"phones: expected ARPAbet phones without stress marks from "
-                             f"{' '.join(sorted(PHONES))}, got {phones!r}")
+                             f"{' '.join(sorted(_PHONES))}, got {phones!r}")
         for decoder in self._decoders.values():
             decoder.add_word(word.lower(), " ".join(symbols), True)
 
@@ -184,13 +183,13 @@ def _check_recording(samples, sample_rate) -> tuple[np.ndarray, list[str]]:
             or not 4000 <= sample_rate <= 192000:
         raise ValueError(f"sample_rate: expected a whole number of Hz in 4000..192000, got "
                          f"{sample_rate!r}")
-    if sample_rate != SAMPLE_RATE:
-        x = np.clip(resample(x, int(sample_rate), SAMPLE_RATE), -1.0, 1.0)
-        notes.append(f"resampled from {sample_rate} Hz to {SAMPLE_RATE} Hz")
-    seconds = len(x) / SAMPLE_RATE
-    if not MIN_SECONDS <= seconds <= MAX_SECONDS:
+    if sample_rate != _SAMPLE_RATE:
+        x = np.clip(resample(x, int(sample_rate), _SAMPLE_RATE), -1.0, 1.0)
+        notes.append(f"resampled from {sample_rate} Hz to {_SAMPLE_RATE} Hz")
+    seconds = len(x) / _SAMPLE_RATE
+    if not _MIN_SECONDS <= seconds <= _MAX_SECONDS:
         raise ValueError(f"samples: {seconds:.2f} s of audio; a sentence to score must last "
-                         f"{MIN_SECONDS:g} to {MAX_SECONDS:g} s")
+                         f"{_MIN_SECONDS:g} to {_MAX_SECONDS:g} s")
     if np.max(np.abs(x)) < _SILENCE_PEAK:
         raise ValueError("samples: the recording is silent (is the microphone muted?)")
     if np.mean(np.abs(x) >= _CLIP_LEVEL) > _CLIP_FRACTION:
@@ -236,7 +235,9 @@ def _loop_frame_scores(decoder, raw: bytes) -> np.ndarray:
 
 
 def _scored(text: str, aligned, loop: np.ndarray, notes: list[str]) -> Pronunciation:
-    """The phones of the text's words with their GOP; the silences between words left out."""
+    """GOP(p) = [log p(O | p) - max_q log p(O | q)] / NF(p) (Witt & Young 2000) for every phone
+    of the text's words: the aligned phone's score minus the loop's frame scores over its frames,
+    in nats per frame; the silences between words left out."""
     phones, totals, word_index = [], np.zeros(3), -1
     for word, word_phones in aligned:
         if word.startswith(("<", "[")) or all(p[0] in _SILENCE_PHONES for p in word_phones):
@@ -247,7 +248,8 @@ def _scored(text: str, aligned, loop: np.ndarray, notes: list[str]) -> Pronuncia
                 continue
             loop_units = float(loop[first:first + n_frames].sum())
             totals += (units, loop_units, n_frames)
-            phones.append(PhoneScore(word_index, word.upper(), phone, first / 100,
+            # an alternative pronunciation is named "word(2)" by the decoder
+            phones.append(PhoneScore(word_index, word.split("(")[0].upper(), phone, first / 100,
                                      (first + n_frames) / 100,
                                      (units - loop_units) * _NATS_PER_UNIT / n_frames))
     aligned_score, loop_score = totals[:2] * _NATS_PER_UNIT / max(totals[2], 1.0)
@@ -260,7 +262,7 @@ class GopThresholds:
     """What :func:`gop_features` needs from the training sentences, frozen when the data were
     made: the 25th and 10th percentiles of the training phones' GOP (``low_phone``,
     ``very_low_phone``), the 10th percentile of the training words' GOP (``low_word``), and each
-    feature's training median (``medians``, in :data:`GOP_FEATURE_NAMES` order), which stands in
+    feature's training median (``medians``, in :data:`_GOP_FEATURE_NAMES` order), which stands in
     for a sentence that did not align."""
 
     low_phone: float
@@ -270,7 +272,7 @@ class GopThresholds:
 
 
 def gop_features(scored: Pronunciation, thresholds: GopThresholds) -> np.ndarray:
-    """The utterance features :data:`GOP_FEATURE_NAMES` of one scored sentence: summaries of its
+    """The utterance features :data:`_GOP_FEATURE_NAMES` of one scored sentence: summaries of its
     phones' GOP (mean, median, sd, min, 10th and 25th percentiles, the frame-weighted mean, the
     fractions below the training thresholds), of its words' GOP, of its vowels' and consonants',
     the two passes' scores per frame and phones per second. A sentence that did not align gets
@@ -279,7 +281,7 @@ def gop_features(scored: Pronunciation, thresholds: GopThresholds) -> np.ndarray
         return np.array(thresholds.medians, dtype=np.float64)
     gop = np.array([phone.gop for phone in scored.phones])
     frames = np.array([phone.end - phone.start for phone in scored.phones])
-    vowel = np.array([phone.phone in VOWELS for phone in scored.phones])
+    vowel = np.array([phone.phone in _VOWELS for phone in scored.phones])
     word_gop = np.array([word.gop for word in scored.words()])
     return np.array([
         gop.mean(), np.median(gop), gop.std(), gop.min(), np.percentile(gop, 10),

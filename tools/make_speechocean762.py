@@ -55,7 +55,7 @@ from scipy.signal import resample_poly
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import course_lib.data as data  # noqa: E402
 from course_lib.data.fluency import _FEATURE_NAMES, _SAMPLE_RATE, _utterance_features  # noqa: E402
-from course_lib.pronunciation import (GOP_FEATURE_NAMES, GopThresholds,  # noqa: E402
+from course_lib.pronunciation import (_GOP_FEATURE_NAMES, GopThresholds,  # noqa: E402
                                       PronunciationScorer, gop_features)
 
 COMMIT = "148498a"
@@ -209,8 +209,8 @@ def score_pronunciation(corpus: Path, rows: list[dict], lexicon, jobs: int):
         results = pool.map(_score_one, tasks, chunksize=25)
     for item, scored, error in results:
         if scored is None or not scored.aligned:
-            print(f"  item {item} ({rows[item]['utt']}): no GOP: "
-                  f"{error or '; '.join(scored.notes)}; the training medians stand in")
+            print(f"  item {item} ({rows[item]['utt']}): {error or '; '.join(scored.notes)}; "
+                  "the training medians stand in")
     return [scored for _, scored, _ in results]
 
 
@@ -237,14 +237,14 @@ def write_gop(folder: Path, rows, scored, lexicon, examples, blobs) -> list[str]
                           ["very_low_phone", stored(thresholds.very_low_phone)],
                           ["low_word", stored(thresholds.low_word)],
                           *([f"median_{name}", stored(value)] for name, value
-                            in zip(GOP_FEATURE_NAMES, thresholds.medians))])
+                            in zip(_GOP_FEATURE_NAMES, thresholds.medians))])
     # the features are computed from the stored (rounded) thresholds, as the live scorer will
     thresholds = GopThresholds(*(float(stored(v)) for v in (
         thresholds.low_phone, thresholds.very_low_phone, thresholds.low_word)),
         tuple(float(stored(v)) for v in thresholds.medians))
     with open(folder / "gop_features.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(["item", "aligned", *GOP_FEATURE_NAMES])
+        writer.writerow(["item", "aligned", *_GOP_FEATURE_NAMES])
         for item, s in enumerate(scored):
             aligned = s is not None and s.aligned
             values = gop_features(s, thresholds) if aligned else thresholds.medians

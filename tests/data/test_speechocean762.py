@@ -1,7 +1,8 @@
 """The real five-expert panel (course_lib.data.speechocean762, data/speechocean762/).
 
 The corpus itself is not needed: the checksums guard the shipped files, the README's panel
-statistics are recomputed from them, and the clips reproduce their rows of features.csv.
+statistics are recomputed from them, and the clips reproduce their rows of features.csv (the GOP
+rows are reproduced by tests/test_pronunciation.py, which needs pocketsphinx).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import pytest
 
 import course_lib.data as data
 from course_lib.data.fluency import _utterance_features
-from course_lib.data.speechocean762 import load_speechocean762
+from course_lib.data.speechocean762 import _load_gop_thresholds, load_speechocean762
+from course_lib.pronunciation import _GOP_FEATURE_NAMES
 
 FOLDER = data._DATA_ROOT / "speechocean762"
 
@@ -33,7 +35,7 @@ def test_manifest_covers_every_file_and_matches():
     manifest = data._read_manifest("speechocean762")
     on_disk = {p.relative_to(FOLDER).as_posix() for p in FOLDER.rglob("*") if p.is_file()}
     assert set(manifest) == on_disk - {"README.md", "SHA256SUMS"}
-    assert len(manifest) == 31
+    assert len(manifest) == 41
     for name, digest in manifest.items():
         assert data._sha256_of(FOLDER / name) == digest, name
 
@@ -107,3 +109,53 @@ def test_clips_to_rate_span_the_scale_one_per_speaker(panel):
     assert np.all(np.diff([fluency[clip.item] for clip in clips]) >= 0)
     assert fluency[clips[0].item] <= 4.5 and fluency[clips[-1].item] >= 9
     assert all(1 <= clip.samples.size / clip.sample_rate <= 4 for clip in clips)
+
+
+@pytest.mark.parametrize("inputs, width", [("fluency", 33), ("gop", 17), ("both", 50)])
+def test_input_sets_are_the_fluency_and_gop_columns(inputs, width):
+    panel = load_speechocean762("accuracy", inputs=inputs)
+    assert panel.inputs == inputs and panel.features.shape == (5000, width)
+    assert len(panel.feature_names) == width and not panel.features.flags.writeable
+    fluency = load_speechocean762("accuracy").features
+    gop = load_speechocean762("accuracy", inputs="gop").features
+    expected = {"fluency": fluency, "gop": gop, "both": np.hstack([fluency, gop])}[inputs]
+    np.testing.assert_array_equal(panel.features, expected)
+    assert np.all(np.isfinite(panel.features))
+
+
+def test_sentences_that_did_not_align_carry_the_training_medians():
+    panel = load_speechocean762("accuracy", inputs="gop")
+    thresholds = _load_gop_thresholds()
+    assert panel.gop_aligned.dtype == np.bool_ and not panel.gop_aligned.flags.writeable
+    assert panel.gop_aligned.mean() > 0.99
+    for item in np.flatnonzero(~panel.gop_aligned):
+        np.testing.assert_array_equal(panel.features[item], thresholds.medians)
+    # the medians and cuts are the training split's own (the features keep 6 digits)
+    train = panel.train[panel.gop_aligned[panel.train]]
+    np.testing.assert_allclose(np.median(panel.features[train], axis=0), thresholds.medians,
+                               rtol=1e-5, atol=1e-9)
+    column = dict(zip(_GOP_FEATURE_NAMES, panel.features.T))
+    # a quarter of all training phones sit below the 25th percentile, so on average a
+    # sentence has about that share below it, and about a tenth below the 10th percentile
+    assert 0.15 < column["low_phone_fraction"][train].mean() < 0.35
+    assert 0.05 < column["very_low_phone_fraction"][train].mean() < 0.15
+    assert thresholds.very_low_phone < thresholds.low_phone
+
+
+def test_example_phones_are_the_example_sentences_in_time_order(panel):
+    phones = panel.example_phones()
+    clips = {clip.item: clip for clip in panel.example_audio()}
+    assert sorted(phones) == sorted(clips)
+    for item, rows in phones.items():
+        words = clips[item].text.split()
+        assert [r.word for r in rows if r.word_index is not None] == \
+            [words[r.word_index] for r in rows]
+        assert sorted({r.word_index for r in rows}) == list(range(len(words)))
+        starts = [r.start for r in rows]
+        assert starts == sorted(starts) and all(r.end > r.start for r in rows)
+        assert rows[-1].end <= clips[item].samples.size / clips[item].sample_rate + 0.01
+
+
+def test_bad_input_set_is_named():
+    with pytest.raises(ValueError, match="inputs: expected one of"):
+        load_speechocean762("accuracy", inputs="mfcc")

@@ -1,0 +1,98 @@
+"""Goodness of pronunciation per sentence: course_lib.pronunciation against pocketsphinx alone.
+
+Workload (issue 38): the six example sentences of speechocean762 as recorded (16 kHz, 3.5 to
+10.3 s), each scored against its text. Ours is ``PronunciationScorer.score``: the argument checks,
+the three decoding passes (word alignment, phone alignment, free phone loop) and the GOP
+bookkeeping. Theirs is the same three passes called on pocketsphinx directly, with nothing
+around them, so the ratio is what the course's code adds to the decoder. Also printed: CPU
+seconds per sentence and per second of audio, the figure the recipe's run time follows from
+(goal: at most 0.7 s of one core per sentence of the corpus, whose median is about 4 s).
+Timing rules (one thread, alternating rounds, medians of the per-round ratios): bench/harness.py.
+
+    .venv/bin/python bench/bench_gop.py [--repeats 5]
+"""
+
+import harness  # noqa: F401  (first: one thread before numpy loads)
+
+import argparse  # noqa: E402
+import platform  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pocketsphinx  # noqa: E402
+from scipy.io import wavfile  # noqa: E402
+
+import course_lib.data as data  # noqa: E402
+from course_lib.data.speechocean762 import (_load_pronunciation_scorer,  # noqa: E402
+                                            load_speechocean762)
+
+FOLDER = data._DATA_ROOT / "speechocean762"
+GOAL_RATIO, GOAL_SECONDS = 1.1, 0.7
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def decoder_alone():
+    decoder = pocketsphinx.Decoder(samprate=16000, compallsen=True, bestpath=False, lm=None,
+                                   beam=1e-48, wbeam=1e-48, loglevel="FATAL")
+    decoder.add_allphone_file("phone_loop")
+
+    def decode(raw: bytes) -> None:
+        decoder.start_utt()
+        decoder.process_raw(raw, full_utt=True)
+        decoder.end_utt()
+
+    def passes(raw: bytes, text: str) -> None:
+        decoder.set_align_text(text.lower())
+        decode(raw)                   # words
+        decoder.set_alignment()
+        decode(raw)                   # phones
+        [phone.score for word in decoder.get_alignment() for phone in word]
+        decoder.activate_search("phone_loop")
+        decode(raw)                   # free phone loop
+        [segment.ascore for segment in decoder.seg()]
+    return passes
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    panel = load_speechocean762()
+    scorer, passes = _load_pronunciation_scorer(), decoder_alone()
+    clips = []
+    for clip in panel.example_audio():
+        _, samples = wavfile.read(FOLDER / f"examples16k/s{clip.item:04d}.wav")
+        clips.append((samples, clip.text))
+    seconds = sum(samples.size for samples, _ in clips) / 16000
+
+    def ours():
+        for samples, text in clips:
+            scorer.score(samples, 16000, text)
+
+    def theirs():
+        for samples, text in clips:
+            passes(samples.astype("<i2").tobytes(), text)
+
+    print(f"CPU: {cpu_model()}; {len(clips)} sentences, {seconds:.1f} s of audio")
+    with harness.one_thread():
+        wall, cpu = harness.alternate_clocks({"ours": ours, "theirs": theirs}, args.repeats)
+    ratio = harness.median_ratio(wall["ours"], wall["theirs"])
+    per_sentence = float(np.median(cpu["ours"])) / len(clips)
+    print(f"course_lib {np.median(wall['ours']):.3f} s, pocketsphinx alone "
+          f"{np.median(wall['theirs']):.3f} s for the six sentences")
+    harness.print_ratio("gop_six_sentences", ratio, GOAL_RATIO)
+    print(f"CPU per sentence {per_sentence:.3f} s (goal <= {GOAL_SECONDS} s), per second of "
+          f"audio {float(np.median(cpu['ours'])) / seconds:.3f} s")
+
+
+if __name__ == "__main__":
+    main()

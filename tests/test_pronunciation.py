@@ -1,0 +1,217 @@
+"""Goodness of pronunciation (course_lib.pronunciation) on the shipped 16 kHz example clips.
+
+The reference is pocketsphinx itself: the per-phone ratio is recomputed here from the decoder's
+raw alignment and phone-loop segments, independently of the module's bookkeeping; the live path
+must reproduce the recipe's shipped phone table; and GOP must do its job: the same audio scored
+against a wrong text, or a phone swapped for another, scores lower.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pocketsphinx
+import pytest
+from scipy.io import wavfile
+
+import course_lib.data as data
+from course_lib.data.speechocean762 import (_load_gop_thresholds, _load_pronunciation_scorer,
+                                            load_speechocean762)
+from course_lib.pronunciation import (_GOP_FEATURE_NAMES, _SAMPLE_RATE, GopThresholds, PhoneScore,
+                                      Pronunciation, PronunciationScorer, gop_features)
+
+FOLDER = data._DATA_ROOT / "speechocean762"
+NATS_PER_UNIT = 1024 * math.log(1.0001)   # pocketsphinx: base 1.0001, 10-bit shift
+
+
+@pytest.fixture(scope="module")
+def scorer():
+    return _load_pronunciation_scorer()
+
+
+@pytest.fixture(scope="module")
+def panel():
+    return load_speechocean762("accuracy", inputs="gop")
+
+
+@pytest.fixture(scope="module")
+def clips(panel):
+    """{item: (16 kHz int16 samples, text)} of the six example sentences."""
+    out = {}
+    for clip in panel.example_audio():
+        rate, samples = wavfile.read(FOLDER / f"examples16k/s{clip.item:04d}.wav")
+        assert rate == _SAMPLE_RATE
+        out[clip.item] = samples, clip.text
+    return out
+
+
+def test_live_scores_reproduce_the_shipped_phone_table(scorer, panel, clips):
+    shipped = panel.example_phones()
+    assert sorted(shipped) == sorted(clips)
+    thresholds = _load_gop_thresholds()
+    for item, (samples, text) in clips.items():
+        scored = scorer.score(samples, _SAMPLE_RATE, text)
+        assert scored.aligned and scored.notes == ()
+        assert [(p.word_index, p.word, p.phone) for p in scored.phones] == \
+            [(p.word_index, p.word, p.phone) for p in shipped[item]]
+        # the table keeps 6 significant digits; the decoder's integer scores are the same on
+        # the same wheel, so only that rounding separates the two
+        np.testing.assert_allclose([p.gop for p in scored.phones],
+                                   [p.gop for p in shipped[item]], rtol=5e-6, atol=1e-9)
+        np.testing.assert_allclose(gop_features(scored, thresholds), panel.features[item],
+                                   rtol=5e-6, atol=1e-9)
+
+
+def test_phone_ratio_matches_the_decoder_read_directly(scorer, clips):
+    """GOP(p) = (aligned score - loop score over the same frames) / frames, from pocketsphinx's
+    own numbers: state scores summed per phone, loop segments spread evenly over their frames."""
+    item = min(clips)
+    samples, text = clips[item]
+    assert all(scorer.pronunciation(word) == PronunciationScorer().pronunciation(word)
+               for word in text.split()), "this check needs a sentence of CMU words"
+    decoder = pocketsphinx.Decoder(samprate=16000, compallsen=True, bestpath=False, lm=None,
+                                   beam=1e-48, wbeam=1e-48, loglevel="FATAL")
+    raw = samples.astype("<i2").tobytes()
+
+    def decode():
+        decoder.start_utt()
+        decoder.process_raw(raw, full_utt=True)
+        decoder.end_utt()
+
+    decoder.set_align_text(text.lower())
+    decode()                      # words
+    decoder.set_alignment()
+    decode()                      # phones and states
+    phones = [(p.name, p.start, p.duration, sum(state.score for state in p))
+              for w in decoder.get_alignment() for p in w if p.name != "SIL"]
+    decoder.add_allphone_file("loop")
+    decoder.activate_search("loop")
+    decode()
+    per_frame = np.concatenate([
+        np.full(s.end_frame - s.start_frame + 1,
+                decoder.get_logmath().log(s.ascore) / (s.end_frame - s.start_frame + 1))
+        for s in decoder.seg()])
+    expected = [(units - per_frame[start:start + frames].sum()) * NATS_PER_UNIT / frames
+                for _, start, frames, units in phones]
+    scored = scorer.score(samples, _SAMPLE_RATE, text)
+    assert [(p.phone, p.end) for p in scored.phones] == \
+        [(name, (start + frames) / 100) for name, start, frames, _ in phones]
+    np.testing.assert_allclose([p.gop for p in scored.phones], expected, rtol=1e-12)
+
+
+def test_a_wrong_text_or_a_wrong_phone_scores_lower(scorer, clips):
+    item = max(clips, key=lambda k: len(clips[k][1].split()))
+    samples, text = clips[item]
+    right = scorer.score(samples, _SAMPLE_RATE, text)
+    wrong = scorer.score(samples, _SAMPLE_RATE, " ".join(["SEVEN", "TWO", "NINE"] * 3))
+    # a whole nat per frame: the wrong text's phones are far from the best free phone
+    assert np.mean([p.gop for p in wrong.phones]) < np.mean([p.gop for p in right.phones]) - 1
+    # one word with one vowel swapped: the changed phone scores lower than said as written
+    word = max(right.words(), key=lambda w: w.end - w.start)
+    phones = scorer.pronunciation(word.word).split()
+    vowel = next(i for i, ph in enumerate(phones) if ph in {"IY", "IH", "EH", "AE", "AH", "OW"})
+    swapped = phones.copy()
+    swapped[vowel] = "UW" if phones[vowel] != "UW" else "IY"
+    own = PronunciationScorer({"MISSAID": " ".join(swapped)})
+    missaid = own.score(samples, _SAMPLE_RATE, text.replace(word.word, "MISSAID", 1))
+    said = [p for p in right.phones if p.word == word.word]
+    changed = [p for p in missaid.phones if p.word == "MISSAID"]
+    assert changed[vowel].gop < said[vowel].gop
+
+
+def test_mean_gop_follows_the_experts_on_the_training_split(panel):
+    """The reason GOP is in the course: it hears accuracy. Over 2,500 sentences the correlation
+    of mean phone GOP with the five experts' mean accuracy is far from 0 (sampling sd ~0.02)."""
+    column = panel.feature_names.index("gop_mean")
+    train = panel.train[panel.gop_aligned[panel.train]]
+    r = np.corrcoef(panel.features[train, column], panel.ratings.means[train])[0, 1]
+    assert r > 0.6
+
+
+def make_scored(gops, words, frames) -> Pronunciation:
+    phones, t = [], 0.0
+    for gop, word, n in zip(gops, words, frames):
+        phones.append(PhoneScore(word, f"W{word}", ("AA", "K")[len(phones) % 2], t, t + n / 100,
+                                 gop))
+        t += n / 100
+    return Pronunciation("W0 W1", tuple(phones), True, -5.0, -4.0, ())
+
+
+def test_features_are_the_summaries_they_name():
+    scored = make_scored([-1.0, -3.0, 0.5, -6.0], [0, 0, 1, 1], [10, 30, 20, 40])
+    thresholds = GopThresholds(-2.0, -5.0, -3.0, tuple(range(17)))
+    got = dict(zip(_GOP_FEATURE_NAMES, gop_features(scored, thresholds)))
+    gop = np.array([-1.0, -3.0, 0.5, -6.0])
+    word_gop = [(10 * -1 + 30 * -3) / 40, (20 * 0.5 + 40 * -6) / 60]
+    expected = {
+        "gop_mean": -2.375, "gop_median": -2.0, "gop_sd": gop.std(), "gop_min": -6.0,
+        "gop_p10": np.percentile(gop, 10), "gop_p25": np.percentile(gop, 25),
+        "gop_frame_mean": (10 * -1 + 30 * -3 + 20 * 0.5 + 40 * -6) / 100,
+        "low_phone_fraction": 0.5, "very_low_phone_fraction": 0.25,
+        "word_gop_mean": np.mean(word_gop), "word_gop_min": min(word_gop),
+        "low_word_fraction": 0.5, "vowel_gop_mean": -0.25, "consonant_gop_mean": -4.5,
+        "aligned_score": -5.0, "loop_score": -4.0, "phone_rate": 4 / 1.0}
+    assert set(got) == set(expected)
+    for name in expected:
+        assert got[name] == pytest.approx(expected[name], rel=1e-12), name
+
+
+def test_a_sentence_that_does_not_align_gets_the_training_medians(scorer, clips):
+    samples, _ = clips[min(clips)]
+    text = " ".join(["EXTRAORDINARY"] * 20)     # far more phones than 10 ms frames can hold
+    scored = scorer.score(samples[:_SAMPLE_RATE], _SAMPLE_RATE, text)
+    assert not scored.aligned and scored.phones == ()
+    assert any("did not align" in note for note in scored.notes)
+    assert "does not match the text" in scored.notes[-1]
+    thresholds = _load_gop_thresholds()
+    np.testing.assert_array_equal(gop_features(scored, thresholds), thresholds.medians)
+
+
+def test_another_rate_is_resampled_and_said(scorer, clips):
+    samples, text = clips[min(clips)]
+    scored = scorer.score(samples[::2], 8000, text)
+    assert scored.aligned and scored.notes == ("resampled from 8000 Hz to 16000 Hz",)
+
+
+def test_a_clipped_recording_is_scored_and_said(scorer, clips):
+    samples, text = clips[min(clips)]
+    loud = np.clip(samples.astype(np.float64) / 32768 * 20, -1, 1)
+    scored = scorer.score(loud, _SAMPLE_RATE, text)
+    assert scored.aligned and "clipped" in scored.notes[0]
+
+
+@pytest.mark.parametrize("samples, rate, text, match", [
+    (np.zeros(16000), 16000, "HELLO", r"samples: the recording is silent"),
+    (np.full(4000, 0.1), 16000, "HELLO", r"samples: 0\.25 s of audio; .* 0\.5 to 20 s"),
+    (np.full(16000 * 21, 0.1), 16000, "HELLO", r"samples: 21\.00 s of audio"),
+    (np.full(16000, np.nan), 16000, "HELLO", r"samples: expected finite values"),
+    (np.full(16000, 2.0), 16000, "HELLO", r"samples: expected finite values in \[-1, 1\]"),
+    (np.ones(16000, dtype=bool), 16000, "HELLO", r"samples: expected a 1-D array"),
+    (np.zeros((2, 16000)), 16000, "HELLO", r"samples: expected a 1-D array"),
+    (np.full(16000, 0.1), 16000.5, "HELLO", r"sample_rate: expected a whole number"),
+    (np.full(16000, 0.1), 100, "HELLO", r"sample_rate: expected a whole number of Hz"),
+    (np.full(16000, 0.1), 16000, "HELLO WORLDZZ", r"text: 'WORLDZZ' not in the pronunciation "
+                                                   r"dictionary; add a pronunciation with"),
+    (np.full(16000, 0.1), 16000, "   ", r"text: expected the sentence as words"),
+])
+def test_bad_recordings_and_texts_are_named(scorer, samples, rate, text, match):
+    with pytest.raises(ValueError, match=match):
+        scorer.score(samples, rate, text)
+
+
+@pytest.mark.parametrize("word, phones, match", [
+    ("TWO WORDS", "T UW", r"word: expected one word"),
+    ("ZORB", "Z AO1 R B", r"phones: expected ARPAbet phones without stress marks"),
+    ("ZORB", "", r"phones: expected ARPAbet phones"),
+])
+def test_bad_dictionary_entries_are_named(word, phones, match):
+    with pytest.raises(ValueError, match=match):
+        PronunciationScorer().add_word(word, phones)
+
+
+def test_an_added_word_can_be_scored(clips):
+    scorer = PronunciationScorer()
+    assert scorer.pronunciation("ZORB") is None
+    scorer.add_word("zorb", "Z AO R B")
+    assert scorer.pronunciation("ZORB") == "Z AO R B"
