@@ -145,6 +145,9 @@ class PronunciationScorer:
         x, notes = _check_recording(samples, sample_rate)
         raw = np.round(np.clip(x, -1.0, 32767 / 32768) * 32768).astype("<i2").tobytes()
         for beam in _BEAMS:
+            # the front end's noise estimate carries over from the last recording: start afresh
+            # so that a sentence scores the same whatever was scored before it
+            self._decoders[beam].reinit_feat()
             aligned = _align(self._decoders[beam], raw, " ".join(words).lower())
             if aligned is not None:
                 break
