@@ -137,9 +137,7 @@ class RaterData:
         """From an (n_items, n_raters) table with NaN where a rater did not score an item. A
         numpy masked array is read the same way: its masked entries are the missing scores
         (whatever number lies under the mask is ignored)."""
-        if isinstance(Y, (list, tuple, np.ndarray)) and np.asarray(Y).dtype == np.bool_:
-            raise TypeError("Y: booleans are not scores (numpy would read True / False as 1 / "
-                            "0); pass the numbers the raters gave, NaN where none")
+        booleans = False
         try:
             if Y is None or isinstance(Y, (str, bytes)) or np.iscomplexobj(Y):
                 raise TypeError
@@ -147,11 +145,15 @@ class RaterData:
                 table = np.where(np.ma.getmaskarray(Y), np.nan,
                                  np.asarray(np.ma.getdata(Y), dtype=float))
             else:
+                booleans = np.asarray(Y).dtype == np.bool_
                 table = np.asarray(Y, dtype=float)
         except (TypeError, ValueError, OverflowError):
             raise TypeError(f"Y: expected an (n_items, n_raters) table of real numbers "
                             f"(equal-length rows, NaN where a rater gave no score), got "
                             f"{type(Y).__name__}") from None
+        if booleans:
+            raise TypeError("Y: booleans are not scores (numpy would read True / False as 1 / "
+                            "0); pass the numbers the raters gave, NaN where none")
         if table.ndim != 2 or table.size == 0:
             raise ValueError(f"Y: expected a non-empty (n_items, n_raters) table, got shape "
                              f"{table.shape}")
