@@ -67,12 +67,14 @@ def test_a_sentence_scores_the_same_whatever_was_scored_before(clips):
     """The recipe scores sentences in whatever order its workers get them; a student's scorer
     has heard other recordings first. The front end's noise estimate must not carry over."""
     order = sorted(clips)
-    fresh = {item: _load_pronunciation_scorer().score(*clips[item][:1], _SAMPLE_RATE,
-                                                      clips[item][1]) for item in order}
+    fresh = {}
+    for item in order:
+        samples, text = clips[item]
+        fresh[item] = _load_pronunciation_scorer().score(samples, _SAMPLE_RATE, text)
     shared = _load_pronunciation_scorer()
     for item in reversed(order):
-        again = shared.score(clips[item][0], _SAMPLE_RATE, clips[item][1])
-        assert again == fresh[item], item
+        samples, text = clips[item]
+        assert shared.score(samples, _SAMPLE_RATE, text) == fresh[item], item
 
 
 def test_phone_ratio_matches_the_decoder_read_directly(scorer, clips):

@@ -148,8 +148,7 @@ def test_example_phones_are_the_example_sentences_in_time_order(panel):
     assert sorted(phones) == sorted(clips)
     for item, rows in phones.items():
         words = clips[item].text.split()
-        assert [r.word for r in rows if r.word_index is not None] == \
-            [words[r.word_index] for r in rows]
+        assert [r.word for r in rows] == [words[r.word_index] for r in rows]
         assert sorted({r.word_index for r in rows}) == list(range(len(words)))
         starts = [r.start for r in rows]
         assert starts == sorted(starts) and all(r.end > r.start for r in rows)
@@ -159,3 +158,31 @@ def test_example_phones_are_the_example_sentences_in_time_order(panel):
 def test_bad_input_set_is_named():
     with pytest.raises(ValueError, match="inputs: expected one of"):
         load_speechocean762("accuracy", inputs="mfcc")
+
+
+def test_readme_gop_paragraph_is_the_shipped_data():
+    """The numbers the data README states about the GOP features, recomputed from the files."""
+    text = " ".join((FOLDER / "README.md").read_text(encoding="utf-8").split())
+    both = load_speechocean762("accuracy", inputs="both")
+    aligned = both.gop_aligned
+    duration = both.features[:, both.feature_names.index("duration_s")]
+    too_long = [int(i) for i in np.flatnonzero(~aligned) if duration[i] > 20]
+    not_aligned = [int(i) for i in np.flatnonzero(~aligned) if duration[i] <= 20]
+    busiest = max(np.unique([both.speakers[i] for i in not_aligned], return_counts=True)[1])
+    train = both.train[aligned[both.train]]
+    r = {name: np.corrcoef(both.features[train, k], both.ratings.means[train])[0, 1]
+         for k, name in enumerate(both.feature_names)}
+    best_fluency = max(both.feature_names[:33], key=lambda name: abs(r[name]))
+    words = {5: "five", 9: "Nine"}
+    stated = [
+        f"{aligned.sum():,} of the 5,000 sentences aligned",
+        f"{words[len(not_aligned)]} did not",
+        "(items " + ", ".join(map(str, not_aligned)) + f"; {words[busiest]} of them from one",
+        f"one recording (item {too_long[0]}) is {duration[too_long[0]]:.1f} s long",
+        f"On the {train.size:,} aligned training sentences",
+        f"mean accuracy at r = {r['gop_mean']:.2f}",
+        f"reaches |r| = {abs(r[best_fluency]):.2f} (`{best_fluency}`)",
+    ]
+    assert len(too_long) == 1
+    for phrase in stated:
+        assert phrase.lower() in text.lower(), phrase
