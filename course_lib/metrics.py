@@ -6,8 +6,9 @@ Scores on a scale (human ratings, gold standards)
     squared error after rounding both the prediction and the reference to whole scores (the
     protocol of the speechocean762 papers); :func:`discretised_log_predictive`, the
     probability a Gaussian predictive distribution of one rater's score gives each whole score
-    of the scale; :func:`discrete_kl`, the KL divergence from the raters' histogram of an item to
-    that distribution.
+    of the scale; :func:`panel_log_predictive`, the same for a rater drawn at random from a
+    panel whose raters differ in noise (a mixture); :func:`discrete_kl`, the KL divergence from
+    the raters' histogram of an item to that distribution.
 
 The discretised predictive of a score ``y ~ N(mean, variance)`` on the integer scale
 ``low..high`` gives score c the mass of the bin [c - 1/2, c + 1/2], renormalised over the
@@ -40,7 +41,8 @@ from scipy.special import log_ndtr, logsumexp, ndtr
 
 from .validation import _as_float_array
 
-__all__ = ["rmse", "round_scores", "rounded_pcc_mse", "discretised_log_predictive", "discrete_kl",
+__all__ = ["rmse", "round_scores", "rounded_pcc_mse", "discretised_log_predictive",
+           "panel_log_predictive", "discrete_kl",
            "levelset_probability", "f1_from_counts", "brier_preference", "f1_preference"]
 
 
@@ -179,6 +181,23 @@ def discretised_log_predictive(mean, variance, scale=(0, 10)) -> np.ndarray:
 
 # |log sum_c P(c)| above this: not a distribution (a density or unnormalised CDF differences)
 _LOG_TOTAL_TOLERANCE = 1e-6
+
+
+def panel_log_predictive(mean, latent_variance, noise_per_rater, scale=(0, 10)) -> np.ndarray:
+    """log P(c) that a rater drawn at random from a panel gives whole score c, shape
+    (n, n_scores): the average over raters r of :func:`discretised_log_predictive` with
+    variance ``latent_variance + noise_per_rater[r]`` (GPR-MA's panel; lecture 05, section 9).
+    A panel whose raters differ in noise is a mixture, wider in its tails than any one rater."""
+    noise = _as_float_array(noise_per_rater, "noise_per_rater", ndim=1)
+    if noise.size == 0 or np.any(noise <= 0):
+        raise ValueError("noise_per_rater: expected one variance > 0 per rater, got "
+                         f"{reprlib.repr(noise.tolist())}")
+    latent_variance = _as_float_array(latent_variance, "latent_variance", ndim=1)
+    if np.any(latent_variance < 0):
+        raise ValueError("latent_variance: must be >= 0")
+    per_rater = [discretised_log_predictive(mean, latent_variance + value, scale)
+                 for value in noise]
+    return logsumexp(np.stack(per_rater), axis=0) - np.log(noise.size)
 
 
 def discrete_kl(reference, log_probabilities) -> np.ndarray:
