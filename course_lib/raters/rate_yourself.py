@@ -41,7 +41,9 @@ _N_RESTARTS = 3
 class ScoreSheet:
     """A listener's whole-number scores (0-10) for a fixed list of clips, or None (not yet).
 
-    ``items``: the panel's item number of each clip, in the order they are played.
+    ``items``: the panel's item number of each clip, in the order they are played. Methods take
+    a clip's index in that order (from 0); messages name a clip as the panel shows it, by its
+    number counting from 1 ("clip 1" is index 0), so a listener finds the entry they mean.
     """
 
     def __init__(self, items):
@@ -52,12 +54,13 @@ class ScoreSheet:
         self.scores: list[int | None] = [None] * len(items)
 
     def score(self, clip: int, value) -> None:
-        """Give clip number ``clip`` (0-based, in play order) the score ``value`` (0-10, whole),
-        or None to take the score back."""
+        """Give the clip at index ``clip`` (0-based, in play order) the score ``value`` (0-10,
+        whole), or None to take the score back."""
         if not (isinstance(clip, (int, np.integer)) and 0 <= clip < len(self.items)):
-            raise ValueError(f"clip: expected a clip number 0..{len(self.items) - 1}, "
+            raise ValueError(f"clip: expected a clip index 0..{len(self.items) - 1}, "
                              f"got {clip!r}")
-        self.scores[clip] = None if value is None else _whole_score(value, f"clip {clip}")
+        self.scores[clip] = (None if value is None
+                             else _whole_score(value, f"value (clip {clip + 1})"))
 
     @property
     def n_scored(self) -> int:
@@ -93,9 +96,12 @@ class ScoreSheet:
                 continue
             clip = self.items.index(item)
             try:
-                self.scores[clip] = None if value is None else _whole_score(value, f"clip {clip}")
+                self.scores[clip] = (None if value is None
+                                     else _whole_score(value, f"clip {clip + 1}"))
             except ValueError as err:
-                problems.append(f"{err}; kept {self.scores[clip]!r}")
+                kept = self.scores[clip]
+                problems.append(f"{err}; " + ("left unscored" if kept is None
+                                              else f"kept {kept}"))
         return problems
 
 
@@ -131,7 +137,8 @@ def pool_sheets(paths) -> tuple[tuple[int, ...], RaterData]:
             raise ValueError(f"paths[{number}]: scores other clips than paths[0]")
         for clip, score in enumerate(scores):
             if score is not None:
-                labels.append((clip, number, _whole_score(score, f"paths[{number}], clip {clip}")))
+                labels.append((clip, number,
+                               _whole_score(score, f"paths[{number}], clip {clip + 1}")))
     clips, raters, values = zip(*labels) if labels else ((), (), ())
     return items, RaterData.from_long(clips, raters, values, n_items=len(items),
                                       n_raters=len(paths), scale=_SCALE)
@@ -157,7 +164,9 @@ class PanelWithListener:
     ``sigma2_with`` the joint model's one variance; ``rated_items`` the rated sentences (panel
     item numbers); ``log_p_without`` / ``log_p_with`` (n_rated, 11) the joint model's log
     probability of each score 0..10 for one rater's score of each rated sentence;
-    ``panel_histograms`` (n_rated, 11) the five experts' scores."""
+    ``panel_histograms`` (n_rated, 11) the five experts' scores; ``rated_clips`` (n_rated,)
+    each rated sentence's clip index in the sheet's play order and ``listener_scores``
+    (n_rated,) the scores fitted, so a sheet changed later can be told apart from the fit."""
 
     noise_variance: np.ndarray
     bias: np.ndarray
@@ -168,6 +177,8 @@ class PanelWithListener:
     log_p_without: np.ndarray
     log_p_with: np.ndarray
     panel_histograms: np.ndarray
+    rated_clips: np.ndarray
+    listener_scores: np.ndarray
 
 
 def panel_with_listener(panel, sheet: ScoreSheet, *, n_context: int = _N_CONTEXT,
@@ -215,4 +226,6 @@ def panel_with_listener(panel, sheet: ScoreSheet, *, n_context: int = _N_CONTEXT
         n_scores=counts, sigma2_without=predictive["without"][0],
         sigma2_with=predictive["with"][0], rated_items=rated,
         log_p_without=predictive["without"][1], log_p_with=predictive["with"][1],
-        panel_histograms=experts.subset(np.arange(rated.size)).histograms())
+        panel_histograms=experts.subset(np.arange(rated.size)).histograms(),
+        rated_clips=np.array([sheet.items.index(item) for item in rated], dtype=np.int64),
+        listener_scores=scores)

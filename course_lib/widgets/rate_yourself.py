@@ -10,6 +10,7 @@ from IPython.display import display
 
 from course_lib.data.fluency import load_fluency
 from course_lib.data.speechocean762 import load_speechocean762
+from course_lib.metrics import rmse
 from course_lib.plotting.rate_yourself import listener_figure
 from course_lib.raters.rate_yourself import ScoreSheet, panel_with_listener
 from course_lib.stimuli import _wav_bytes
@@ -19,21 +20,31 @@ _NOT_SCORED = "–"
 _TITLE = "Be the sixth rater: how fluent is each sentence, 0-10?"
 _DATA_SETS = {"speechocean762": lambda: load_speechocean762("fluency"),  # five real experts
              "fluency": load_fluency}                                   # five simulated raters
+# Sets whose clips' ``truth`` is a hidden true fluency (speechocean762's is the experts' mean,
+# which the figure already shows as their histogram).
+_HIDDEN_TRUTH = {"fluency"}
 
 
 class RateYourself:
     """One clip at a time: play it, click a score (or "–" to take it back), move on. ``save`` /
-    ``load`` keep the scores in a file you choose; "compare" fits the panel models with you as
-    the sixth rater. Errors show as one line; the scores given so far are kept."""
+    ``load`` keep the scores in a file you choose; a file that exists already is loaded when
+    the panel starts, and save never replaces a file the panel has not loaded or written
+    without asking once. "compare" fits the panel models with you as the sixth rater; a score
+    changed afterwards is marked in place until you compare again. Clips are numbered from 1
+    everywhere. Errors show as one line; the scores given so far are kept."""
 
     def __init__(self, file="my_fluency_scores.json", data_set: str = "speechocean762"):
         if data_set not in _DATA_SETS:
             raise ValueError(f"data_set: expected one of {sorted(_DATA_SETS)}, got {data_set!r}")
         self.panel = _DATA_SETS[data_set]()
+        self.hidden_truth = data_set in _HIDDEN_TRUTH
         self.clips = self.panel.clips_to_rate()
         self.sheet = ScoreSheet([clip.item for clip in self.clips])
         self.clip = 0
         self.result = None
+        self._setting = False        # True while show() sets the buttons (not the listener)
+        self._known_file = None      # the file the sheet was last loaded from or saved to
+        self._replace = None         # a file save refused once: saving again replaces it
         self.heading = W.HTML()
         self.audio = W.Audio(format="wav", autoplay=False, loop=False)
         self.score_buttons = W.ToggleButtons(
@@ -47,9 +58,10 @@ class RateYourself:
         self.compare_button = W.Button(description="compare me with the panel",
                                        layout=W.Layout(width="220px"))
         self.status = W.HTML()
+        self.note = W.HTML()         # above the figure: says when it is not the current sheet
         self.output = W.Output()
         for widget, name in ((self.heading, "heading"), (self.status, "status"),
-                             (self.output, "output")):
+                             (self.note, "note"), (self.output, "output")):
             widget.add_class(f"course-rate-{name}")       # for the browser test
         self.score_buttons.observe(self._on_score, names="value")
         self.previous.on_click(lambda _b: self.show(self.clip - 1))
@@ -60,11 +72,13 @@ class RateYourself:
         self.widget = W.VBox([W.HTML(f"<b>{_TITLE}</b>"), self.heading, self.audio, self.score_buttons,
                               W.HBox([self.previous, self.next]),
                               W.HBox([self.file, self.save_button, self.load_button]),
-                              self.compare_button, self.status, self.output])
+                              self.compare_button, self.status, self.note, self.output])
         self.show(0)
+        if Path(self.file.value).expanduser().is_file():   # a re-run cell resumes the sheet
+            self.load()
 
     def show(self, clip: int) -> None:
-        """Go to clip number ``clip`` (wrapping around)."""
+        """Go to clip index ``clip`` (wrapping around); it is shown as clip ``clip + 1``."""
         self.clip = clip % len(self.clips)
         sound = self.clips[self.clip]
         self.audio.value = _wav_bytes(sound.samples, sound.sample_rate)
@@ -79,53 +93,83 @@ class RateYourself:
             self._draw()
 
     def _on_score(self, change) -> None:
-        if getattr(self, "_setting", False):
+        if self._setting:
             return
         value = None if change["new"] == _NOT_SCORED else int(change["new"])
         self.sheet.score(self.clip, value)
-        self._say(f"clip {self.clip + 1}: {change['new']}")
+        stale = " (not in the comparison below: compare again)" if self._changes() else ""
+        self._say(f"clip {self.clip + 1}: {change['new']}{stale}")
         self.show(self.clip)
 
     def save(self) -> None:
+        path = Path(self.file.value).expanduser()
+        if path.is_file() and path.resolve() not in (self._known_file, self._replace):
+            self._replace = path.resolve()
+            self._say(f"file: {path} holds scores this panel has not loaded; press load to "
+                      "take them, or save again to replace them", error=True)
+            return
         try:
-            path = self.sheet.save(Path(self.file.value).expanduser())
+            self.sheet.save(path)
         except OSError as err:
             self._say(f"file: could not save ({err.strerror or err}); your scores are kept",
                       error=True)
             return
-        self._say(f"saved {self.sheet.n_scored} scores to {html.escape(str(path))}")
+        self._known_file, self._replace = path.resolve(), None
+        self._say(f"saved {self.sheet.n_scored} scores to {path}")
 
     def load(self) -> None:
+        path = Path(self.file.value).expanduser()
         try:
-            problems = self.sheet.load(Path(self.file.value).expanduser())
+            problems = self.sheet.load(path)
         except ValueError as err:
             self._say(f"{err}; your scores are kept", error=True)
             return
+        # a file with entries the sheet could not take is not replaced without asking
+        self._known_file = None if problems else path.resolve()
         self.show(self.clip)
-        self._say("loaded" + ("" if not problems else ": " + "; ".join(problems)),
+        more = f"; and {len(problems) - 3} more" if len(problems) > 3 else ""
+        self._say(f"loaded {path}: {self.sheet.n_scored} of {len(self.clips)} scored"
+                  + "".join(f"; {problem}" for problem in problems[:3]) + more,
                   error=bool(problems))
 
     def compare(self) -> None:
         try:
-            self.result = panel_with_listener(self.panel, self.sheet)
+            result = panel_with_listener(self.panel, self.sheet)
         except ValueError as err:
-            self._say(str(err), error=True)
+            earlier = "; the comparison below is your earlier one" if self.result else ""
+            self._say(f"{err}{earlier}", error=True)
             return
-        self._say(f"fitted with your {self.sheet.n_scored} scores as rater 6")
+        self.result = result
+        line = f"fitted with your {self.sheet.n_scored} scores as rater 6"
+        if self.sheet.scores[self.clip] is None:
+            line += (f"; clip {self.clip + 1} is not scored, so the figure shows your noise and "
+                     "bias only: go to a scored clip for its scores")
+        if self.hidden_truth:
+            truth = [self.clips[clip].truth for clip in result.rated_clips]
+            line += (f"; your scores are {rmse(result.listener_scores, truth):.2f} points from "
+                     "the hidden true fluency (RMSE; each clip's truth is in the figure)")
+        self._say(line)
         self._draw()
 
+    def _changes(self) -> list[str]:
+        """"clip N: fitted → now" for every clip scored otherwise than the comparison fitted."""
+        if self.result is None:
+            return []
+        fitted = dict(zip(self.result.rated_clips.tolist(),
+                          self.result.listener_scores.tolist()))
+        return [f"clip {clip + 1}: {_shown(fitted.get(clip))} → {_shown(score)}"
+                for clip, score in enumerate(self.sheet.scores) if fitted.get(clip) != score]
+
     def _draw(self) -> None:
-        rated = list(self.result.rated_items)
-        item = self.clips[self.clip].item
+        truth = self.clips[self.clip].truth if self.hidden_truth else None
+        changes = self._changes()
+        self.note.value = "" if not changes else (
+            '<span style="color:#b00020"><b>Not refitted:</b> your scores changed since you '
+            f"compared ({html.escape('; '.join(changes))}); the figure is the fit of your "
+            "earlier scores. Press compare to refit.</span>")
         with self.output:
             self.output.clear_output(wait=True)
-            if item not in rated:
-                display(W.HTML("This clip was not scored when you compared; score it and "
-                               "compare again."))
-                return
-            clip = rated.index(item)
-            display(_figure_image(listener_figure(self.result, clip,
-                                                 self.sheet.scores[self.clip])))
+            display(_figure_image(listener_figure(self.result, self.clip, truth)))
 
     def _say(self, text: str, error: bool = False) -> None:
         colour = "#b00020" if error else "#1b5e20"
@@ -135,8 +179,13 @@ class RateYourself:
         display(self.widget)
 
 
+def _shown(score) -> str:
+    return _NOT_SCORED if score is None else f"{score:g}"
+
+
 def rate_yourself(file="my_fluency_scores.json", data_set: str = "speechocean762"
                   ) -> RateYourself:
     """The sixth-rater panel (see :class:`RateYourself`); ``file`` is where save/load go;
-    ``data_set``: "speechocean762" (the real experts) or "fluency" (the synthetic set)."""
+    ``data_set``: "speechocean762" (the real experts) or "fluency" (the synthetic set, whose
+    hidden true fluency the comparison shows)."""
     return RateYourself(file, data_set)

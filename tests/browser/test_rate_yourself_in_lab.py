@@ -3,7 +3,8 @@
 Simulated clicks stand in for the listener: a small notebook shows the panel; the test presses
 "compare" before scoring (a one-line message, nothing lost), then scores three clips by clicking
 a score and "next", saves the scores to a file, and compares: the figure with the listener as
-the sixth rater appears, and the saved file holds the three clicked scores.
+the sixth rater appears, and the saved file holds the three clicked scores. A clip rescored
+after that is marked above the figure as not refitted.
 Screenshots: ``ROOT/.test-artifacts/browser/rate-yourself/``.
 """
 
@@ -89,6 +90,13 @@ def test_a_listener_scores_saves_and_compares(lab_server, artifacts, browser_con
         with limits.wait("the comparison figure", CLICK_TIMEOUT_S) as ms:
             figure.wait_for(state="visible", timeout=ms)
         notebook.screenshot("02-compared")
+        # clip 3 rescored after compare: the fit is not redone, and the panel says so in place
+        page.locator(".widget-toggle-buttons button", has_text="2").first.click()
+        status = status_after(page, limits, "clip 3 rescored", status, CLICK_TIMEOUT_S)
+        assert status.startswith("clip 3: 2") and "compare again" in status, status
+        note = page.locator(".course-rate-note").inner_text()
+        assert "Not refitted" in note and f"clip 3: {CLICKED[2]} → 2" in note, note
+        notebook.screenshot("03-rescored")
         assert not [p for p in findings.problems], [str(p) for p in findings.problems]
     finally:
         page.close()

@@ -15,7 +15,7 @@ import pytest
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.raters.rater_data import RaterData
 from course_lib.raters.rate_yourself import ScoreSheet, panel_with_listener, pool_sheets, with_listener
-from course_lib.widgets.rate_yourself import _NOT_SCORED, rate_yourself
+from course_lib.widgets.rate_yourself import rate_yourself
 
 
 @pytest.fixture(scope="module")
@@ -34,9 +34,9 @@ def test_sheet_refuses_off_scale_scores_by_clip_and_keeps_the_rest(tmp_path):
     sheet = ScoreSheet([10, 20, 30])
     sheet.score(0, 7)
     for bad in (11, -1, 6.5, "seven", np.nan):
-        with pytest.raises(ValueError, match="clip 1: expected a whole score 0-10"):
+        with pytest.raises(ValueError, match=r"value \(clip 2\): expected a whole score 0-10"):
             sheet.score(1, bad)
-    with pytest.raises(ValueError, match="clip: expected a clip number 0..2"):
+    with pytest.raises(ValueError, match="clip: expected a clip index 0..2"):
         sheet.score(3, 5)
     assert sheet.scores == [7, None, None]
     sheet.score(0, None)                      # taken back
@@ -46,7 +46,7 @@ def test_sheet_refuses_off_scale_scores_by_clip_and_keeps_the_rest(tmp_path):
     sheet.score(1, 2)
     problems = sheet.load(tmp_path / "saved.json")
     assert sheet.scores == [4, 2, None]       # 12 refused, 2 kept; item 99 is not on the sheet
-    assert any("clip 1" in p and "kept 2" in p for p in problems)
+    assert any("clip 2:" in p and "kept 2" in p for p in problems)
     assert any("item 99" in p for p in problems)
     (tmp_path / "other.txt").write_text("not json")
     with pytest.raises(ValueError, match="path: .* is not a saved score sheet"):
@@ -86,6 +86,9 @@ def test_a_listener_is_ranked_by_how_far_they_stray(panel):
     lenient = panel_with_listener(panel, sheet_with(panel, np.clip(np.round(means) + 2, 0, 10)))
     assert lenient.bias[5] > 1.0                           # +2 on most, capped at 10 on some
     np.testing.assert_array_equal(careful.n_scores, [300] * 5 + [20])
+    # what was fitted, by clip index in play order, so a later change can be told from the fit
+    np.testing.assert_array_equal(careful.rated_clips, np.arange(20))
+    np.testing.assert_array_equal(careful.listener_scores, np.clip(np.round(means), 0, 10))
     # the experts' side of the fit does not depend on the listener's scores
     np.testing.assert_array_equal(careful.panel_histograms, guesser.panel_histograms)
     assert careful.sigma2_without == guesser.sigma2_without
@@ -96,27 +99,6 @@ def test_a_listener_is_ranked_by_how_far_they_stray(panel):
 def test_too_few_scores_is_a_one_line_message(panel):
     with pytest.raises(ValueError, match="sheet: score at least 3 clips first"):
         panel_with_listener(panel, sheet_with(panel, [5, 5]))
-
-
-def test_widget_keeps_its_state_through_errors(tmp_path):
-    widget = rate_yourself(tmp_path / "scores.json")
-    widget.score_buttons.value = "8"
-    widget.show(1)
-    widget.score_buttons.value = "3"
-    assert widget.sheet.scores[:2] == [8, 3]
-    widget.compare()                                       # two scores: refused, nothing lost
-    assert "score at least 3" in widget.status.value and widget.result is None
-    assert widget.sheet.scores[:2] == [8, 3]
-    widget.file.value = str(tmp_path / "missing" / "scores.json")
-    widget.save()
-    assert "could not save" in widget.status.value and "kept" in widget.status.value
-    widget.file.value = str(tmp_path / "scores.json")
-    widget.save()
-    widget.score_buttons.value = _NOT_SCORED
-    widget.load()
-    assert widget.sheet.scores[:2] == [8, 3] and widget.score_buttons.value == "3"
-    widget.show(0)
-    assert widget.score_buttons.value == "8" and "Clip 1 of 20" in widget.heading.value
 
 
 def test_a_class_pools_its_sheets_into_a_panel(tmp_path):
@@ -134,7 +116,7 @@ def test_a_class_pools_its_sheets_into_a_panel(tmp_path):
     with pytest.raises(ValueError, match=r"paths\[1\]: scores other clips"):
         pool_sheets([paths[0], other.save(tmp_path / "other.json")])
     (tmp_path / "bad.json").write_text(json.dumps({"items": [11, 22, 33], "scores": [3, 12, 1]}))
-    with pytest.raises(ValueError, match=r"paths\[1\], clip 1: expected a whole score 0-10"):
+    with pytest.raises(ValueError, match=r"paths\[1\], clip 2: expected a whole score 0-10"):
         pool_sheets([paths[0], tmp_path / "bad.json"])
 
 
