@@ -1,8 +1,12 @@
 """The microphone recorder's Python half (course_lib.widgets.recorder): takes and prompts, the browser's message, saving, and the lines a student sees when there is
-nothing to keep. The browser half is tested in tests/browser/test_recorder_in_lab.py."""
+nothing to keep, including lecture 01's lines about the stand-in speaker. The browser half is
+tested in tests/browser/test_recorder_in_lab.py."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import nbformat
 import numpy as np
 import pytest
 
@@ -10,6 +14,7 @@ from course_lib.data.digits import load_digits
 from course_lib.recording import _TRIM_MARGIN_S, read_wav, resample
 from course_lib.widgets.recorder import _NO_KERNEL_LINE, Recorder, _recorded_or_shipped
 
+ROOT = Path(__file__).resolve().parents[2]
 BROWSER_RATE = 48000
 FRAME = 80   # samples in one 10 ms frame at 8000 Hz
 
@@ -121,3 +126,17 @@ def test_front_end_handles_every_failure_it_promises():
     for needle in ("getUserMedia", "MediaRecorder", "NotAllowedError", "NotFoundError",
                    "secure", "decodeAudioData", "export default"):
         assert needle in esm
+
+
+def test_lecture_01_names_the_stand_in_when_nothing_was_recorded():
+    """Lecture 01, section 8, run without takes (as nbval runs it: its stored output is what a
+    fresh run prints) uses the stand-in speaker's templates; the table and the lines say so and
+    never call them "your templates" or "your 20 takes"."""
+    notebook = nbformat.read(ROOT / "lectures" / "01_dtw.ipynb", as_version=4)
+    table = next(cell for cell in notebook.cells if cell.get("id") == "rec0co04")
+    assert "nbval-check-output" in table.metadata.get("tags", [])
+    text = "".join(output.get("text", "") for output in table.outputs)
+    header, *rows = text.splitlines()
+    assert "stand-in" in header and "your" not in text, text
+    assert any(row.startswith("recognised:") and "(stand-in)" in row for row in rows), text
+    assert any(row.startswith("accuracy on the stand-in's 20 takes") for row in rows), text
