@@ -143,7 +143,7 @@ class RateYourself:
         line = f"fitted with your {self.sheet.n_scored} scores as rater 6"
         if self.sheet.scores[self.clip] is None:
             line += (f"; clip {self.clip + 1} is not scored, so the figure shows your noise and "
-                     "bias only: go to a scored clip for its scores")
+                     "bias only: go to a scored clip to see its scores and the model's")
         if self.hidden_truth:
             truth = [self.clips[clip].truth for clip in result.rated_clips]
             line += (f"; your scores are {rmse(result.listener_scores, truth):.2f} points from "
