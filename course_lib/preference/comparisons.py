@@ -145,7 +145,10 @@ class Comparisons:
         ``"bounded"`` a rating of ONE item in [0, 1].
 
     Attributes: ``X``, ``first``, ``second``, ``y``, ``kind``, ``n_items``, ``n_comparisons``,
-    ``is_connected``, ``wins``, ``losses``, ``only_wins``, ``only_loses``, ``compared``.
+    ``n_components``, ``is_connected``, ``wins``, ``losses``, ``only_wins``, ``only_loses``,
+    ``compared``. ``n_components`` counts every component of the comparison graph, an item in
+    no comparison included (the labels of :meth:`components`; with no ratings, the dimension of
+    the null space of M); ``is_connected`` asks only whether the compared items are tied together.
     Duplicate rows of X are not merged here: use :meth:`from_pairs` (which does) or merge them
     first, as near-identical items make the kernel matrix singular.
     """
@@ -295,17 +298,23 @@ class Comparisons:
         observed = np.unique(self._labels[self.compared])
         anchored = np.unique(self._labels[self.first[self.second == _NO_SECOND]])
         floating = np.setdiff1d(observed, anchored)
-        self.n_components = int(observed.size)
+        # every component, an item in no comparison included: as many as components() labels
+        self.n_components = int(self._labels.max()) + 1
         # several observed components of which one has no absolute anchor: offsets unidentified
         self.is_connected = bool(observed.size <= 1 or floating.size == 0)
         if not self.is_connected:
             groups = "; ".join(self._describe(label) for label in observed[:4])
             more = f"; and {observed.size - 4} more" if observed.size > 4 else ""
+            n_alone = self.n_components - observed.size
+            where = f" ({groups}{more})"
+            if n_alone:
+                where = (f", {observed.size} of them among the compared items{where} and "
+                         f"{n_alone} item{'s' if n_alone > 1 else ''} in no comparison")
             warnings.warn(
-                f"Comparisons: the comparison graph has {observed.size} components ({groups}"
-                f"{more}); the data say nothing about the levels of one against another, "
-                "which then come from the prior alone. Compare an item of one with an item "
-                "of another to connect them.", DisconnectedComparisonsWarning,
+                f"Comparisons: the comparison graph has {self.n_components} components{where}; "
+                "the data say nothing about the levels of one against another, which then "
+                "come from the prior alone. Compare an item of one with an item of another to "
+                "connect them.", DisconnectedComparisonsWarning,
                 stacklevel=_caller_stacklevel())
 
     def _describe(self, label: int) -> str:

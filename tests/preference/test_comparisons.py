@@ -116,6 +116,20 @@ def test_uncompared_items_do_not_make_the_graph_disconnected():
     np.testing.assert_array_equal(comparisons.components(), [0, 0, 0, 1, 2, 3])
 
 
+def test_component_count_includes_uncompared_items_and_matches_the_null_space():
+    # items 0-2 and 3-4 compared among themselves, item 5 never: three components, and
+    # M sends the indicator of each of them to zero
+    with pytest.warns(DisconnectedComparisonsWarning,
+                      match=r"has 3 components, 2 of them among the compared items \(items 0, "
+                            r"1, 2; items 3, 4\) and 1 item in no comparison"):
+        comparisons = Comparisons(np.arange(6.0), [0, 1, 0, 3], [1, 2, 2, 4], [1, 0, 1, 1])
+    labels = comparisons.components()
+    assert comparisons.n_components == np.unique(labels).size == 3
+    M = comparisons.matrix()
+    assert M.shape[1] - np.linalg.matrix_rank(M) == comparisons.n_components
+    assert "n_components=3" in repr(comparisons)
+
+
 def test_only_winning_and_only_losing_items_are_flagged():
     # item 0 beats everyone, item 3 loses to everyone, items 1 and 2 split
     comparisons = Comparisons(np.arange(4.0), [0, 0, 1, 2, 3], [1, 2, 2, 3, 1], [1, 1, 0, 1, 0])
