@@ -72,7 +72,8 @@ def laplace_mode(K, M, likelihood, y, f0=None, *, alpha0=None, max_iter: int = 1
     Parameters
     ----------
     K : (n, n) prior covariance of the latents (kernel matrix of the items).
-    M : (m, n) the comparison matrix (``Comparisons.matrix()``; identity rows for ratings).
+    M : (m, n) the comparison matrix (``Comparisons.matrix()``; identity rows for ratings);
+        a row of zeros observes nothing and is refused.
     likelihood : a :class:`~course_lib.preference.likelihoods.Likelihood`; ``y`` its m observations.
     f0 : optional (n,) start of the latents, always taken (a = K^-1 f0 by Cholesky of K).
     alpha0 : optional (n,) warm start of the weights a = K^-1 f (no solve; what
@@ -447,6 +448,7 @@ def _check_latent_problem(K, M, likelihood, y) -> tuple[np.ndarray, np.ndarray, 
     K = _check_prior_covariance(K)
     M = _as_float_array(M, "M", ndim=2)
     _check_map_columns(M, K.shape[0])
+    _check_map_rows(M)
     if not isinstance(likelihood, Likelihood):
         raise TypeError(f"likelihood: expected a course_lib.preference.likelihoods Likelihood, got "
                         f"{type(likelihood).__name__}")
@@ -462,6 +464,19 @@ def _check_prior_covariance(K) -> np.ndarray:
     K = _as_square_matrix(K, "K")
     _check_symmetric(K, "K")
     return K
+
+
+def _check_map_rows(M: np.ndarray) -> None:
+    """Refuse a row of ``M`` that is all zeros: its z is 0 whatever f is, so it observes
+    nothing, and a hand-built comparison of an item with itself (+1 and -1 in one column)
+    is exactly such a row."""
+    empty = ~np.any(M != 0, axis=1)
+    if empty.any():
+        k = int(np.argmax(empty))
+        raise ValueError(f"M: row {k} is all zeros, so z = (M f)_{k} is 0 whatever f is and "
+                         "its observation says nothing about f; a comparison of an item with "
+                         "itself (+1 and -1 in the same column) gives such a row. A comparison "
+                         "needs two different items (Comparisons refuses the pair by name)")
 
 
 def _check_map_columns(M: np.ndarray, n: int) -> None:

@@ -4,7 +4,8 @@
 Decisions recorded here: a saddle of the log posterior (K^-1 + W not positive definite where
 Newton stops) is an error naming ``likelihood``, never hidden by jitter; comparisons of another
 kind than the likelihood models are refused naming ``comparisons``; a warm start given both as
-f0 and as alpha0 is refused naming ``alpha0``.
+f0 and as alpha0 is refused naming ``alpha0``; a row of zeros in M (what a hand-built
+comparison of an item with itself becomes) is refused naming ``M``.
 """
 
 import numpy as np
@@ -57,6 +58,11 @@ CASES = [
     BadInput("laplace: M with a column too few", laplace(M=M[:, :2]), ValueError, "M"),
     BadInput("laplace: M one-dimensional", laplace(M=M[0]), ValueError, "M"),
     BadInput("laplace: M with inf", laplace(M=np.where(M == 1, np.inf, M)), ValueError, "M"),
+    BadInput("laplace: M built by hand with a comparison of an item with itself",
+             laplace(M=np.eye(3)[[0, 1]] - np.eye(3)[[1, 1]]), ValueError, "M", first=True),
+    BadInput("laplace: Newton path on an M with a row of zeros",
+             lambda: newton_path(K, np.array([[1.0, -1.0, 0.0], [0.0, 0.0, 0.0]]), PROBIT, Y),
+             ValueError, "M", first=True),
     BadInput("laplace: y one answer short", laplace(y=Y[:1]), ValueError, "y"),
     BadInput("laplace: y of 0.5 for binary answers", laplace(y=np.array([0.5, 1.0])),
              ValueError, "y"),
