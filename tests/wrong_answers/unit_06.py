@@ -107,6 +107,11 @@ MISTAKES = [
             V[items[roots == r], column] = 1.0
         return V
         """, expect="an item in no comparison is a component of its own"),
+    Mistake("null_space_indicators", why="scipy's orthonormal basis of the null space, not 0/1 "
+            "indicators", code="""
+        from scipy.linalg import null_space
+        return null_space(comparison_matrix(first, second, n_items))
+        """, expect="span the null space but are not indicator vectors"),
     Mistake("null_space_indicators", why="the library's answer: Comparisons.components",
             code="""
         with warnings.catch_warnings():
@@ -164,6 +169,25 @@ MISTAKES = [
         values[np.all(X == x_best, axis=1)] = 0.0  # the incumbent patched by hand
         return values
         """, expect="subtract 2 cov(f(x), f(x_best))"),
+    Mistake("bivariate_ei_values", why="the covariance subtracted once, not twice", code="""
+        mean, cov = model.predict(np.vstack([X, x_best[None, :]]), full_cov=True)
+        m = mean[:-1] - mean[-1]
+        s = np.sqrt(np.maximum(np.diag(cov)[:-1] + cov[-1, -1] - cov[:-1, -1], 0.0))
+        values = np.maximum(m, 0.0)
+        spread = s > 0
+        u = m[spread] / s[spread]
+        values[spread] = (m[spread] * ndtr(u)
+                          + s[spread] * np.exp(-0.5 * u ** 2 - LOG_SQRT_2PI))
+        return values
+        """, expect="not Sigma(x, x_best) once"),
+    Mistake("bivariate_ei_values", why="uEI with the incumbent left as it comes out (not 0)",
+            code="""
+        mean, cov = model.predict(np.vstack([X, x_best[None, :]]), full_cov=True)
+        m = mean[:-1] - mean[-1]
+        s = np.sqrt(np.diag(cov)[:-1])
+        u = m / s
+        return m * ndtr(u) + s * np.exp(-0.5 * u ** 2 - LOG_SQRT_2PI)
+        """, expect="that is uEI"),
     Mistake("bivariate_ei_values", why="uEI: f(x_best) as the fixed number mu(x_best)",
             code="""
         mean, cov = model.predict(np.vstack([X, x_best[None, :]]), full_cov=True)
@@ -283,6 +307,13 @@ MISTAKES = [
             return None, 0.0
         return int(significant[0]), float(binom.sf(significant[0] - 1, n, p_win))
         """, expect="not the one-tailed P(X >= k)"),
+    Mistake("forced_choice_power", why="n returned where no count is significant", code="""
+        k = np.arange(n + 1)
+        p_two = np.minimum(1.0, 2.0 * binom.sf(np.maximum(k, n - k) - 1, n, 0.5))
+        significant = k[(2 * k >= n) & (p_two < level)]
+        k_star = int(significant[0]) if significant.size else n
+        return k_star, float(binom.sf(k_star - 1, n, p_win))
+        """, expect="return None, not n"),
     Mistake("forced_choice_power", why="searched from 0 wins", code="""
         k = np.arange(n + 1)
         p_two = np.minimum(1.0, 2.0 * binom.sf(np.maximum(k, n - k) - 1, n, 0.5))
