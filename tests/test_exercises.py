@@ -6,6 +6,8 @@ Here each generated exercise is run with errors allowed, and then
   * every other cell may raise only NotImplementedError (a stub, or code calling one);
   * the exercise has as many self-checks as its solution, at least one stub raised, and the
     committed file equals what the generator makes now.
+A homework's data must not depend on which cells ran before (Unit 7's Tasks 2 and 3 draw from
+generators of their own).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 from course_units import UNITS
 
@@ -77,3 +80,25 @@ def test_teaching_points_table_is_what_the_solutions_grade():
         shown = [line for line in teaching if line.startswith(f"| {unit} |")]
         assert shown == [expected], (f"docs/TEACHING.md's points row for {unit} is stale; it "
                                      f"should read:\n{expected}")
+
+
+def test_unit7_task_data_do_not_depend_on_the_cells_run_before():
+    """Task 2's q and Task 3's data come from generators of their own: drawing from the setup
+    cell's ``rng`` first (as Task 1's printout does, and again whenever it is re-run) leaves
+    them, and so the printed ELBO, unchanged."""
+    notebook = nbformat.read(ROOT / "solutions" / "07_mixed_feedback.ipynb", as_version=4)
+    sources = {cell.get("id"): cell.source for cell in notebook.cells}
+    setup = next(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    setup = "\n".join(line for line in setup.splitlines() if not line.startswith("%"))
+
+    def task_data(draws_before: int) -> list:
+        namespace: dict = {}
+        exec(setup, namespace)
+        namespace["rng"].random(draws_before)
+        for cell_id in ("task2-data", "task3-data"):
+            exec(sources[cell_id], namespace)
+        return [namespace[name] for name in ("alpha_q", "site_precision_q", "X_reg", "y_reg",
+                                             "answers_reg")]
+
+    for straight_after_setup, after_other_draws in zip(task_data(0), task_data(1000)):
+        np.testing.assert_array_equal(after_other_draws, straight_after_setup)

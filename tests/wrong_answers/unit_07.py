@@ -91,6 +91,21 @@ MISTAKES = [
                     + 2.0 * np.sum(np.log(np.diag(L_K))) - 2.0 * np.sum(np.log(np.diag(L_S))))
         return sum(value - kl for value in part_values), np.array(part_values), kl
         """, expect="ONE KL for the one latent f"),
+    Mistake("mixed_elbo", why="the covariance of z, M S M^T, handed over as its variances",
+            code="""
+        part_values = []
+        for likelihood, M_part, y_part in parts:
+            z_mean = M_part @ mean
+            z_var = M_part @ S @ M_part.T
+            part_values.append(likelihood.expected_log_likelihood(y_part, z_mean, z_var)[0].sum())
+        L_K = cholesky(K, lower=True)
+        L_S = cholesky(S, lower=True)
+        whitened_mean = solve_triangular(L_K, mean, lower=True)
+        whitened_S = solve_triangular(L_K, L_S, lower=True)
+        kl = 0.5 * (np.sum(whitened_S ** 2) + whitened_mean @ whitened_mean - len(mean)
+                    + 2.0 * np.sum(np.log(np.diag(L_K))) - 2.0 * np.sum(np.log(np.diag(L_S))))
+        return sum(part_values) - kl, np.array(part_values), kl
+        """, expect="two arrays of shape (m_part,)"),
     Mistake("mixed_elbo", why="the KL added instead of subtracted", code="""
         part_values = []
         for likelihood, M_part, y_part in parts:
@@ -223,6 +238,27 @@ MISTAKES = [
                 break
         return alpha, site_precision
         """, expect="the factor 2 is missing"),
+    Mistake("site_fixed_point", why="the whole covariance S handed over as the variances",
+            code="""
+        n = K.shape[0]
+        alpha, site_precision = np.zeros(n), np.zeros(n)
+        mean, var = np.zeros(n), K.copy()
+        for _ in range(max_iter):
+            d_mean, d_var = (np.asarray(g, dtype=float) for g in expected_gradients(mean, var))
+            new_precision = -2.0 * d_var
+            pseudo = mean + d_mean / new_precision
+            root = np.sqrt(new_precision)
+            L_B = cholesky(np.eye(n) + root[:, None] * K * root[None, :], lower=True)
+            new_alpha = root * cho_solve((L_B, True), root * pseudo)
+            W = solve_triangular(L_B, root[:, None] * K, lower=True)
+            mean, var = K @ new_alpha, K - W.T @ W
+            moved = max(np.max(np.abs(new_alpha - alpha)),
+                        np.max(np.abs(new_precision - site_precision)))
+            alpha, site_precision = new_alpha, new_precision
+            if moved <= tol:
+                break
+        return alpha, site_precision
+        """, expect="not the covariance S"),
     Mistake("site_fixed_point", why="v = diag(S) never updated: the prior's diag K kept",
             code="""
         n = K.shape[0]
