@@ -17,7 +17,7 @@ import numpy as np
 from scipy.stats import qmc
 
 from .metrics import f1_from_counts, levelset_probability
-from .validation import RngLike, _as_float_array, _as_positive_int, _as_rng
+from .validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_width
 
 __all__ = ["f1_levelset", "brier_levelset"]
 
@@ -33,6 +33,7 @@ def _check_bounds(bounds) -> np.ndarray:
         raise ValueError(f"bounds: expected low < high in every row, got row "
                          f"{int(np.argmax(bounds[:, 0] >= bounds[:, 1]))} = "
                          f"{bounds[bounds[:, 0] >= bounds[:, 1]][0].tolist()}")
+    _check_width(bounds[:, 0], bounds[:, 1], "bounds")
     return bounds
 
 

@@ -98,6 +98,30 @@ def _as_positive_float(value, name: str, allow_zero: bool = False) -> float:
     return value
 
 
+def _check_width(low, high, name: str) -> None:
+    """Refuse, naming ``name``, a range ``low`` to ``high`` (or the rows of a box: arrays of
+    lows and highs) whose width ``high - low`` is beyond float64, e.g. bounds at +-1.8e308:
+    every grid, Sobol point or rescaling to [0, 1] inside it would come out inf or NaN."""
+    with np.errstate(over="ignore"):
+        width = np.subtract(high, low)
+    too_wide = np.flatnonzero(~np.isfinite(np.ravel(width)))
+    if too_wide.size:
+        k = int(too_wide[0])
+        raise ValueError(f"{name}: the range from {np.ravel(low)[k]:g} to {np.ravel(high)[k]:g} "
+                         "is wider than a float64 can hold (its width overflows 1.8e308); "
+                         "rescale the inputs to a smaller range")
+
+
+def _check_length(values: np.ndarray, name: str, n: int, per: str) -> np.ndarray:
+    """Return the array ``values`` unless its length (a scalar counts as one) differs from
+    ``n``: then ``ValueError`` naming ``name``, one value per ``per`` (what it is drawn
+    against), instead of numpy's broadcasting error or matplotlib's about x and y."""
+    given = values.shape[0] if values.ndim else 1
+    if given != n:
+        raise ValueError(f"{name}: expected one value per {per} ({n}), got {given}")
+    return values
+
+
 def _as_bool(value, name: str) -> bool:
     """Return ``value`` as a bool, raising ``TypeError`` unless it is True or False."""
     if not isinstance(value, (bool, np.bool_)):

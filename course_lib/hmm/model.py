@@ -28,7 +28,7 @@ from numba import njit
 
 from ._sequences import _as_symbols
 from ..validation import (RngLike, _as_bool, _as_float_array, _as_positive_float, _as_positive_int,
-                          _as_rng, _check_choice)
+                          _as_rng, _check_array_size, _check_choice)
 
 __all__ = ["DiscreteHMM", "weather_mood_hmm", "WEATHER_MOOD_OBSERVATIONS",
            "WEATHER_MOOD_LONG_OBSERVATIONS", "weather_mood_sequences", "left_to_right_hmm",
@@ -217,6 +217,7 @@ def weather_mood_sequences(n_sequences: int = 30, length: int = 40, *,
     from the slides' weather-mood model (symbols 0 = H, 1 = U)."""
     n_sequences = _as_positive_int(n_sequences, "n_sequences")
     length = _as_positive_int(length, "length")
+    _check_sample_size(n_sequences * length, "length")
     return sample_sequences(weather_mood_hmm(), [length] * n_sequences, rng=rng).symbols
 
 
@@ -336,6 +337,14 @@ def _sample_kernel(cum_pi, cum_A, cum_B, offsets, u_state, u_symbol, states, sym
             symbols[t] = k
 
 
+def _check_sample_size(total: int, name: str) -> None:
+    """Refuse, naming ``name``, more steps in all than one array of course_lib may hold: summed
+    as Python ints, so lengths near 2^63 cannot wrap around to a small total (and then write
+    beyond the arrays)."""
+    _check_array_size((total,), name, "the uniform draws for all the steps",
+                      "sample fewer or shorter sequences")
+
+
 def sample_sequences(hmm: DiscreteHMM, lengths, *, rng: RngLike = None) -> HMMSample:
     """Draw independent sequences: ``q_1 ~ pi``, ``q_{t+1} ~ A[q_t]``, ``o_t ~ B[q_t]``.
 
@@ -347,6 +356,7 @@ def sample_sequences(hmm: DiscreteHMM, lengths, *, rng: RngLike = None) -> HMMSa
         raise ValueError(f"lengths: expected a non-empty list of positive ints, got {lengths!r}")
     if np.any(lengths < 1):
         raise ValueError(f"lengths: every sequence needs length >= 1, got {lengths.min()}")
+    _check_sample_size(sum(int(n) for n in lengths), "lengths")
     rng = _as_rng(rng)
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     total = int(offsets[-1])
@@ -363,5 +373,6 @@ def sample(hmm: DiscreteHMM, n_steps: int, *,
            rng: RngLike = None) -> tuple[np.ndarray, np.ndarray]:
     """One sequence of ``n_steps`` steps: returns ``(states, symbols)``, both (T,) int arrays."""
     n_steps = _as_positive_int(n_steps, "n_steps")
+    _check_sample_size(n_steps, "n_steps")
     drawn = sample_sequences(hmm, [n_steps], rng=rng)
     return drawn.states[0], drawn.symbols[0]

@@ -27,7 +27,7 @@ from scipy.optimize import minimize
 from scipy.special import ndtr
 
 from ..gp.inputs import _as_inputs
-from ..validation import _as_bool, _as_float_array, _as_positive_float, _check_choice
+from ..validation import _as_bool, _as_float_array, _as_positive_float, _check_choice, _check_width
 from .levelset import ReferenceLookahead, _as_threshold, _binary_entropy_bits, _fitted_posterior
 
 
@@ -95,13 +95,16 @@ def _scorer(model, acquisition, references, threshold):
 def _polish_box(bounds, candidates) -> np.ndarray:
     d = candidates.shape[1]
     if bounds is None:
-        return np.column_stack([candidates.min(axis=0), candidates.max(axis=0)])
+        low, high = candidates.min(axis=0), candidates.max(axis=0)
+        _check_width(low, high, "candidates")
+        return np.column_stack([low, high])
     bounds = _as_float_array(bounds, "bounds", ndim=2)
     if bounds.shape != (d, 2):
         raise ValueError(f"bounds: expected shape ({d}, 2) (low, high per input dimension), "
                          f"got {bounds.shape}")
     if np.any(bounds[:, 0] > bounds[:, 1]):
         raise ValueError("bounds: every low must be <= its high")
+    _check_width(bounds[:, 0], bounds[:, 1], "bounds")
     outside = np.any((candidates < bounds[:, 0]) | (candidates > bounds[:, 1]), axis=1)
     if np.any(outside):
         raise ValueError(f"bounds: candidate {int(np.argmax(outside))} lies outside the box")

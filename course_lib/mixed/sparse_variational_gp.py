@@ -29,7 +29,7 @@ from scipy.stats import qmc
 
 from ..linalg import NotPositiveDefiniteError
 from ..validation import (RngLike, _check_array_size, _as_bool, _as_float_array, _as_positive_int,
-                          _as_rng)
+                          _as_rng, _check_width)
 from ..gp.inputs import _as_inputs
 from ..gp.kernel_base import Kernel
 from ..preference.likelihoods import Likelihood
@@ -52,6 +52,7 @@ def inducing_points(bounds, n: int, *, include=None, rng: RngLike = None) -> np.
     if bounds.shape[1] != 2 or np.any(bounds[:, 0] >= bounds[:, 1]):
         raise ValueError(f"bounds: expected a (d, 2) array of (low, high) rows with low < high, "
                          f"got {bounds.tolist()}")
+    _check_width(bounds[:, 0], bounds[:, 1], "bounds")
     d = bounds.shape[0]
     extra = np.empty((0, d)) if include is None else _as_inputs(include, "include", d)
     n = _as_positive_int(n, "n", minimum=0 if extra.shape[0] else 1)

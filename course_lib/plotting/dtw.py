@@ -162,7 +162,10 @@ def plot_segmental_dtw(ax, result: SegmentalDTWResult, *, threshold: float | Non
 
     Band paths are thin white lines; each band's least-average fragment is drawn thick, in
     orange when its distortion is at most ``threshold`` (a discovered pair), else in grey.
+    ``threshold`` is checked as :meth:`SegmentalDTWResult.discovered` checks it (> 0).
     """
+    # a NaN threshold would mark no fragment as discovered, silently
+    threshold = None if threshold is None else _as_positive_float(threshold, "threshold")
     plot_cost_matrix(ax, result.cost, row_label=f"{x_name} frame i", col_label=f"{y_name} frame j")
     found = False
     for fragment in result.fragments:

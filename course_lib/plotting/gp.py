@@ -12,7 +12,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 from ..gp.kernel_base import Kernel
 from ..gp.optimise import HyperparameterFit
 from ..gp.lml_surface import LMLSurface
-from ..validation import _as_float_array, _as_positive_float, _check_choice
+from ..validation import _as_float_array, _as_positive_float, _check_choice, _check_length
 
 __all__ = ["plot_kernel_function", "plot_samples", "plot_gp_posterior", "plot_lml_surface",
            "plot_lml_terms", "plot_optimiser_runs", "plot_inducing_inputs", "plot_timings"]
@@ -38,6 +38,7 @@ def plot_samples(ax, x, samples, color: str = "C0", alpha: float = 0.8, label: s
     """Draw function samples (rows of ``samples``, shape (n_samples, n)) against x."""
     x = _flat(x)
     samples = np.atleast_2d(samples)
+    _check_length(samples.T, "samples", x.size, "x")
     for index, sample in enumerate(samples):
         ax.plot(x, sample, color=color, lw=1.0, alpha=alpha,
                 label=label if index == 0 else None)
@@ -51,8 +52,15 @@ def plot_gp_posterior(ax, x_test, mean, var, X_train=None, y_train=None, samples
     """Mean, +-``n_sigma`` bands of f* (dark) and of y* = f* + noise (light, if noise > 0),
     optional posterior samples and the training data."""
     x = _flat(x_test)
-    mean = np.asarray(mean, dtype=float)
-    sd = np.sqrt(np.maximum(np.asarray(var, dtype=float), 0.0))
+    mean = _check_length(np.asarray(mean, dtype=float), "mean", x.size, "x_test")
+    var = _check_length(np.asarray(var, dtype=float), "var", x.size, "x_test")
+    sd = np.sqrt(np.maximum(var, 0.0))
+    if samples is not None:
+        _check_length(np.atleast_2d(samples).T, "samples", x.size, "x_test")
+    if X_train is not None and y_train is not None:
+        X_train = _flat(X_train)
+        y_train = _check_length(np.asarray(y_train, dtype=float), "y_train", X_train.size,
+                                "X_train")
     if noise_variance > 0:
         sd_y = np.sqrt(sd ** 2 + noise_variance)
         ax.fill_between(x, mean - n_sigma * sd_y, mean + n_sigma * sd_y, color=color, alpha=0.12,
@@ -63,7 +71,7 @@ def plot_gp_posterior(ax, x_test, mean, var, X_train=None, y_train=None, samples
         plot_samples(ax, x, samples, color=color, alpha=0.5)
     ax.plot(x, mean, color=color, lw=2, label="mean")
     if X_train is not None and y_train is not None:
-        ax.plot(_flat(X_train), np.asarray(y_train, dtype=float), "k.", ms=7, label="data")
+        ax.plot(X_train, y_train, "k.", ms=7, label="data")
     ax.set_xlabel("x")
     ax.set_ylabel("f(x)")
     return ax

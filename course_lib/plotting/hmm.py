@@ -21,7 +21,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ..hmm import inference as H
 from ..hmm.model import DiscreteHMM
-from ..validation import _as_bool, _as_float_array, _check_choice
+from ..validation import _as_bool, _as_float_array, _check_choice, _check_length
 from .colour import _text_colours
 
 __all__ = ["TRELLIS_MAX_LENGTH", "plot_trellis", "render_trellis", "plot_posteriors",
@@ -273,8 +273,10 @@ def plot_posteriors(ax, gamma, *, true_states=None, path=None, state_names=None,
     image = ax.imshow(gamma.T, aspect="auto", cmap=cmap, vmin=0.0, vmax=1.0,
                       interpolation="nearest")
     if true_states is not None:
+        true_states = _check_length(np.asarray(true_states), "true_states", T, "row of gamma")
         ax.plot(np.arange(T), true_states, "o", color="white", ms=3, label="true state")
     if path is not None:
+        path = _check_length(np.asarray(path), "path", T, "row of gamma")
         ax.plot(np.arange(T), path, "-", color="tab:red", lw=1.5, label="Viterbi path")
     if true_states is not None or path is not None:
         ax.legend(loc="upper right", fontsize=8)
@@ -409,6 +411,7 @@ def plot_symbol_sequence(ax, symbols, *, states=None, symbol_names=None, state_n
     ticks = list(range(M))
     labels = _names(symbol_names, M)
     if states is not None:
+        states = _check_length(np.asarray(states), "states", T, "symbol")
         offset = M + 1
         ax.step(np.arange(T), np.asarray(states) + offset, where="mid", color="tab:orange",
                 label="hidden state q_t")

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..validation import _as_float_array
+from ..validation import _as_float_array, _check_length
 
 __all__ = ["plot_elbo_ledger", "plot_latent_band", "plot_constraints", "plot_binary_answers",
            "plot_likert_levels", "plot_fig2"]
@@ -66,12 +66,14 @@ def plot_latent_band(ax, x, mean, var, *, truth=None, colour: str = "C0",
     length) dashed in black."""
     x = _as_float_array(x, "x")
     x = x[:, 0] if x.ndim == 2 else x
-    mean = _as_float_array(mean, "mean", ndim=1)
-    sd = np.sqrt(np.maximum(_as_float_array(var, "var", ndim=1), 0.0))
+    mean = _check_length(_as_float_array(mean, "mean", ndim=1), "mean", x.size, "x")
+    var = _check_length(_as_float_array(var, "var", ndim=1), "var", x.size, "x")
+    sd = np.sqrt(np.maximum(var, 0.0))
     ax.fill_between(x, mean - 2 * sd, mean + 2 * sd, color=colour, alpha=0.2, lw=0)
     ax.plot(x, mean, color=colour, lw=2, label=label)
     if truth is not None:
-        ax.plot(x, _as_float_array(truth, "truth", ndim=1), "k--", lw=1.2, label="true latent")
+        truth = _check_length(_as_float_array(truth, "truth", ndim=1), "truth", x.size, "x")
+        ax.plot(x, truth, "k--", lw=1.2, label="true latent")
     ax.set_xlabel("x")
     ax.set_ylabel("latent f(x)")
     return ax
@@ -82,8 +84,11 @@ def plot_constraints(ax, x, targets, noise_sd, *, colour: str = "C3",
     """Constraint pseudo-observations: ``targets`` at ``x`` with error bars of 2 ``noise_sd``."""
     x = _as_float_array(x, "x")
     x = x[:, 0] if x.ndim == 2 else x
-    ax.errorbar(x, _as_float_array(targets, "targets", ndim=1),
-                yerr=2 * _as_float_array(noise_sd, "noise_sd"), fmt="D", color=colour,
+    targets = _check_length(_as_float_array(targets, "targets", ndim=1), "targets", x.size, "x")
+    noise_sd = _as_float_array(noise_sd, "noise_sd", ndim=(0, 1))
+    if noise_sd.ndim:      # one sd for all, or one per constraint
+        _check_length(noise_sd, "noise_sd", x.size, "x")
+    ax.errorbar(x, targets, yerr=2 * noise_sd, fmt="D", color=colour,
                 ms=6, capsize=4, lw=1.5, label=label, zorder=5)
     return ax
 
@@ -93,7 +98,7 @@ def plot_binary_answers(ax, x, answers, *, colour: str = "C2", label: str = "yes
     (axes coordinates, so they never move the data limits)."""
     x = _as_float_array(x, "x")
     x = x[:, 0] if x.ndim == 2 else x
-    answers = _as_float_array(answers, "answers", ndim=1)
+    answers = _check_length(_as_float_array(answers, "answers", ndim=1), "answers", x.size, "x")
     transform = ax.get_xaxis_transform()
     ax.plot(x[answers == 1], np.full(int(np.sum(answers == 1)), 0.97), "|", color=colour,
             ms=12, mew=1.5, transform=transform, label=label)

@@ -17,7 +17,7 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.ticker import FixedLocator, MaxNLocator, NullLocator
 
-from ..validation import _as_float_array
+from ..validation import _as_float_array, _as_positive_float, _check_length
 
 __all__ = ["plot_settling"]
 
@@ -114,9 +114,11 @@ def plot_settling(ax, measure, smoothed, *, threshold: float, settled_at: int | 
     (green line). Labelled in place rather than by a legend (a legend is slow to lay out, and
     this panel is redrawn after every answer)."""
     measure = _as_float_array(measure, "measure", ndim=1, allow_empty=True)
-    smoothed = _as_float_array(smoothed, "smoothed", ndim=1, allow_empty=True)
+    smoothed = _check_length(_as_float_array(smoothed, "smoothed", ndim=1, allow_empty=True),
+                             "smoothed", measure.size, "measure")
     answers = np.arange(1, measure.size + 1)
-    ax.axhline(threshold, color="0.4", ls="--", lw=1)
+    # a NaN threshold would draw no line at all, silently; settled_at refuses it too
+    ax.axhline(_as_positive_float(threshold, "threshold"), color="0.4", ls="--", lw=1)
     ax.axvspan(0.5, n_random + 0.5, color="0.9", lw=0)
     ax.text(0.7, 2e-4, "random\nstart", fontsize="xx-small", color="0.35")
     if measure.size:

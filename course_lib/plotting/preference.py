@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from matplotlib.patches import Ellipse
 
-from ..validation import _as_float_array
+from ..validation import _as_float_array, _check_length
 
 __all__ = ["LAPLACE_COLOUR", "plot_likelihood", "plot_curvature", "plot_posterior_1d",
            "plot_posterior_2d", "plot_acquisition", "plot_learning_curves"]
@@ -45,7 +45,9 @@ def plot_likelihood(ax, z, log_likelihood, *, label: str | None = None, color: s
                     **line_kwargs):
     """Draw p(y | z) = exp(``log_likelihood``) against z = f(first) - f(second)."""
     z = _flat(z, "z")
-    ax.plot(z, np.exp(_as_float_array(log_likelihood, "log_likelihood")), color=color,
+    log_likelihood = _check_length(_as_float_array(log_likelihood, "log_likelihood"),
+                                   "log_likelihood", z.size, "z")
+    ax.plot(z, np.exp(log_likelihood), color=color,
             label=label, **({"lw": 2} | line_kwargs))
     ax.axvline(0.0, color="0.7", lw=0.8, ls=":")
     ax.set_xlabel("z = f(first) − f(second)")
@@ -74,7 +76,7 @@ def plot_curvature(ax, z, curvature, *, color: str = "C0", label: str | None = N
     """Draw the curvature w(z) = -d^2 log p(y | z) / dz^2 and shade, in ``_NEGATIVE_COLOUR``,
     the z where it is negative (log p is convex there: not log-concave)."""
     z = _flat(z, "z")
-    w = _as_float_array(curvature, "curvature")
+    w = _check_length(_as_float_array(curvature, "curvature"), "curvature", z.size, "z")
     ax.plot(z, w, color=color, lw=2, label=label)
     ax.axhline(0.0, color="0.5", lw=0.8)
     if shade:
@@ -163,7 +165,8 @@ def plot_acquisition(ax, x, values: Mapping[str, np.ndarray], *, incumbent: floa
     x = _flat(x, "x")
     for index, (label, curve) in enumerate(values.items()):
         colour = f"C{index + 2}"
-        ax.plot(x, _as_float_array(curve, label), color=colour, lw=2, label=label)
+        curve = _check_length(_as_float_array(curve, label), f"values[{label!r}]", x.size, "x")
+        ax.plot(x, curve, color=colour, lw=2, label=label)
         if picks is not None and label in picks:
             at = int(np.argmin(np.abs(x - picks[label])))
             ax.plot(x[at], curve[at], "v", color=colour, ms=9, mec="k")

@@ -72,7 +72,7 @@ from ..linalg import JitterWarning
 from ..levelset_metrics import brier_levelset, f1_levelset
 from ..metrics import levelset_probability
 from ..validation import (RngLike, _as_float_array, _as_positive_int, _as_rng, _check_array_size,
-                          _check_choice)
+                          _check_choice, _check_width)
 from .psychophysics import LevelSetProblem, _check_inside_box, simulate_answers
 
 __all__ = ["LevelSetSession", "LevelSetTrace", "run_levelset_session", "LevelSetMaps"]
@@ -178,6 +178,7 @@ class LevelSetSession:
         if self.bounds.shape[1] != 2 or np.any(self.bounds[:, 0] >= self.bounds[:, 1]):
             raise ValueError(f"bounds: expected (d, 2) rows of low < high, got "
                              f"{self.bounds.tolist()}")
+        _check_width(self.bounds[:, 0], self.bounds[:, 1], "bounds")
         self.threshold = float(ndtri(0.75) if threshold is None
                                else _as_float_array(threshold, "threshold", ndim=0))
         self.arm = _check_choice(arm, "arm", ARMS)

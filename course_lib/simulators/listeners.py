@@ -94,7 +94,7 @@ from ..preference.hyperparameters import OnSquare
 from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter
 from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
-                          _check_choice)
+                          _check_choice, _check_width, _renamed_error)
 
 __all__ = ["negated_griewank", "settings_grid", "GPDrawResponse", "gp_draw_2d", "gp_draw_4d",
            "Pathology", "CannotHear", "SwitchesPreference", "Fatigue", "MattersAboveThreshold",
@@ -131,18 +131,27 @@ def negated_griewank(X) -> np.ndarray:
 
 def settings_grid(low: float, high: float, step: float, dim: int) -> np.ndarray:
     """All settings of a regular grid on [low, high]^dim with spacing ``step``, shape
-    (n_per_axis^dim, dim); the last coordinate varies fastest. Nielsen et al. 2015's 2-D grid is
+    (n_per_axis^dim, dim); the last coordinate varies fastest. Each axis runs low, low + step,
+    ... up to the last point not beyond high (high itself when ``step`` divides the range); a
+    step larger than the range is refused. Nielsen et al. 2015's 2-D grid is
     ``settings_grid(-20, 20, 1, 2)`` (41^2 = 1681 settings)."""
     low = float(_as_float_array(low, "low", ndim=0))
     high = float(_as_float_array(high, "high", ndim=0))
     if not high > low:
         raise ValueError(f"high: must exceed low ({low:g}), got {high:g}")
+    _check_width(low, high, "high")
     step = _as_positive_float(step, "step")
     dim = _as_positive_int(dim, "dim")
-    n_axis = int(np.floor((high - low) / step + 1e-9)) + 1
-    if n_axis ** dim > 10 ** 7:
-        raise ValueError(f"step: a grid of {n_axis}^{dim} settings is too large; use a larger "
-                         "step or fewer dimensions")
+    per_axis = (high - low) / step + 1e-9   # the steps that fit, up to round-off; inf if tiny
+    if per_axis < 1:          # the grid would hold low alone and silently drop high
+        raise ValueError(f"step: {step:g} is larger than the range high - low = "
+                         f"{high - low:g}, so the grid would hold low ({low:g}) alone; use a "
+                         "step of at most the range")
+    n_axis = int(np.floor(per_axis)) + 1 if per_axis < 10 ** 7 else None
+    if n_axis is None or n_axis ** dim > 10 ** 7:
+        raise ValueError(f"step: a grid with step {step:g} on [{low:g}, {high:g}] in {dim} "
+                         "dimensions would hold more than 10^7 settings; use a larger step or "
+                         "fewer dimensions")
     axis = low + step * np.arange(n_axis)
     mesh = np.meshgrid(*([axis] * dim), indexing="ij")
     return np.column_stack([m.reshape(-1) for m in mesh])
@@ -185,6 +194,14 @@ class GPDrawResponse:
         return f"GPDrawResponse(kernel={self.kernel!r}, n_anchors={self.anchors.shape[0]})"
 
 
+def _anchor_grid(low: float, high: float, anchor_step: float, dim: int) -> np.ndarray:
+    """:func:`settings_grid` of the anchors; its errors about ``step`` name ``anchor_step``."""
+    try:
+        return settings_grid(low, high, anchor_step, dim)
+    except (TypeError, ValueError) as err:
+        raise _renamed_error(err, "step", "anchor_step") or err from None
+
+
 def gp_draw_2d(*, rng: RngLike = None, lengthscale: float = 8.0, variance: float = 4.0,
                anchor_step: float = 4.0) -> GPDrawResponse:
     """Study 1's setting space (Nielsen et al. 2015), [-20, 20]^2: an SE-kernel GP draw
@@ -192,7 +209,7 @@ def gp_draw_2d(*, rng: RngLike = None, lengthscale: float = 8.0, variance: float
     two peaks) anchored on the grid of step ``anchor_step``."""
     kernel = SquaredExponential(_as_positive_float(lengthscale, "lengthscale"),
                                 _as_positive_float(variance, "variance"))
-    return GPDrawResponse(kernel, settings_grid(-20, 20, anchor_step, 2), rng=rng)
+    return GPDrawResponse(kernel, _anchor_grid(-20, 20, anchor_step, 2), rng=rng)
 
 
 def gp_draw_4d(*, rng: RngLike = None, lengthscale: float = 25.0, variance: float = 4.0,
@@ -202,7 +219,7 @@ def gp_draw_4d(*, rng: RngLike = None, lengthscale: float = 25.0, variance: floa
     (5^4 = 625)."""
     kernel = SquaredExponential(_as_positive_float(lengthscale, "lengthscale"),
                                 _as_positive_float(variance, "variance"))
-    return GPDrawResponse(kernel, settings_grid(0, 80, anchor_step, 4), rng=rng)
+    return GPDrawResponse(kernel, _anchor_grid(0, 80, anchor_step, 4), rng=rng)
 
 
 def _check_irf(irf, name: str = "irf") -> Callable:

@@ -53,7 +53,8 @@ from scipy.special import expit, log_ndtr, ndtr, ndtri
 from scipy.stats import qmc
 
 from ..mixed.constraints import constraints_from_probability
-from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice
+from ..validation import (RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice,
+                          _check_width)
 
 __all__ = ["LevelSetProblem", "psychometric_problem", "norm_ball_problem", "passthrough_problem",
            "detection_problem",
@@ -112,6 +113,7 @@ class LevelSetProblem:
         bounds = _as_float_array(self.bounds, "bounds", ndim=2)
         if bounds.shape[1] != 2 or np.any(bounds[:, 0] >= bounds[:, 1]):
             raise ValueError(f"bounds: expected (d, 2) rows of low < high, got {bounds.tolist()}")
+        _check_width(bounds[:, 0], bounds[:, 1], "bounds")
         C_X = _as_float_array(self.constraint_X, "constraint_X", ndim=2)
         C_y = _as_float_array(self.constraint_y, "constraint_y", ndim=1)
         if C_X.shape != (C_y.size, bounds.shape[0]):

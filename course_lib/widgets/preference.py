@@ -33,7 +33,7 @@ from ..preference.likelihoods import Likelihood
 from ..preference.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
 from ..plotting.preference import (LAPLACE_COLOUR, plot_curvature, plot_likelihood,
                                    plot_posterior_1d, plot_posterior_2d, _shade_negative)
-from ..validation import _as_positive_float, _check_choice
+from ..validation import _as_float_array, _as_positive_float, _check_choice
 from .base import Explorer, InputError
 
 __all__ = ["likelihood_explorer", "laplace_explorer"]
@@ -54,10 +54,15 @@ def _pairwise_likelihood(model: str, noise_sd: float, concentration: float) -> L
 def _answer_for(model: str, answer: float) -> float:
     """The answer the likelihood sees: the slider's degree for the Beta model; for the probit
     its side, 1 (first preferred, degree > 0.5) or 0. A degree of exactly 0.5 (no preference)
-    is no binary answer: :class:`~course_lib.widgets.base.InputError`."""
+    is no binary answer, and a slider set to NaN (from code) no answer at all: both an
+    :class:`~course_lib.widgets.base.InputError` naming ``answer``."""
     _check_choice(model, "model", _MODELS)
+    try:
+        answer = float(_as_float_array(answer, "answer", ndim=0))
+    except ValueError as err:     # NaN would otherwise read as "second preferred" (not > 0.5)
+        raise InputError(str(err)) from None
     if model == _MODELS[1]:
-        return float(answer)
+        return answer
     if answer == 0.5:
         raise InputError("answer: 0.5 means 'no preference', which a binary (probit) answer "
                          "cannot say; move the slider to one side or choose the Beta model")

@@ -1,10 +1,15 @@
 """Bad-input catalogue: discrete HMMs, vector quantisation, and the Unit 3 explorers and figures."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import matplotlib
 
 matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 
+import course_lib  # noqa: E402
 from bad_input import BadInput, check_case, parametrize  # noqa: E402
 from course_lib.hmm import inference as H
 from course_lib.hmm import vq  # noqa: E402
@@ -115,6 +120,16 @@ CASES = [
              ValueError, "lengths"),
     BadInput("hmm: weather-mood data of zero days",
              lambda: weather_mood_sequences(3, 0), ValueError, "length"),
+    # issue 39: enormous lengths ended in a bare MemoryError, or named another argument
+    BadInput("hmm: a sequence of 10^12 steps to sample",
+             lambda: sample(WEATHER, 10 ** 12, rng=0), ValueError, "n_steps", first=True),
+    BadInput("hmm: a sequence of 2^70 steps to sample",
+             lambda: sample(WEATHER, 2 ** 70, rng=0), ValueError, "n_steps", first=True),
+    BadInput("hmm: sequences of 10^12 steps in all to sample",
+             lambda: sample_sequences(WEATHER, [10, 10 ** 12], rng=0), ValueError, "lengths",
+             first=True),
+    BadInput("hmm: weather-mood data of 10^13 days in all",
+             lambda: weather_mood_sequences(10 ** 6, 10 ** 7), ValueError, "length", first=True),
     # ------------------------------------------------------------------ vector quantisation
     BadInput("vq: no utterances", lambda: vq.train_codebook([], 2), ValueError, "frames_list"),
     BadInput("vq: utterances with different dimensions",
@@ -202,3 +217,17 @@ CASES = [
 @parametrize(CASES)
 def test_bad_input(case):
     check_case(case)
+
+
+def test_lengths_whose_sum_wraps_around_int64_are_refused_not_sampled():
+    """Four lengths of 2^62 sum to 2^64, which numpy's int64 cumsum wraps around to 0: the
+    draws were then allocated for no step while the compiled sampler wrote 2^64 of them (the
+    interpreter crashed). Run in a child process, so a crash fails this test alone."""
+    code = ("from course_lib.hmm.model import sample_sequences, weather_mood_hmm\n"
+            "try:\n    sample_sequences(weather_mood_hmm(), [2 ** 62] * 4, rng=0)\n"
+            "except ValueError as err:\n    print(err)\n")
+    # from the repository's root, so the child imports the course_lib under test
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, cwd=Path(course_lib.__file__).parents[1])
+    assert run.returncode == 0, f"the sampler crashed (exit code {run.returncode})"
+    assert run.stdout.startswith("lengths:"), run.stdout

@@ -108,6 +108,9 @@ CASES = [
              lambda: f1_preference([0.0, 1.0], [1.0, 1.0], [1]), ValueError, "labels"),
     BadInput("levelset: preference F1 with no 'first' label or prediction",
              lambda: f1_preference([-1.0, -2.0], [1.0, 1.0], [0, 0]), ValueError, "labels"),
+    BadInput("levelset: F1 with bounds at the float limit (the error named true_function)",
+             lambda: f1_levelset(model(), norm_ball, 0.5, [[-1.7e308, 1.7e308], [-1.0, 1.0]],
+                                 n_points=64), ValueError, "bounds", first=True),
 ]
 
 

@@ -58,6 +58,10 @@ CASES = [
     BadInput("levelset: propose with polish as text",
              lambda: propose(model(), "bald", candidates=POINTS, polish="yes"), TypeError,
              "polish"),
+    BadInput("levelset: propose with bounds at the float limit",
+             lambda: propose(model(), "bald", candidates=POINTS,
+                             bounds=[[-1.7e308, 1.7e308], [-1.0, 1.0]]), ValueError, "bounds",
+             first=True),
 ]
 
 

@@ -108,6 +108,8 @@ CASES = [
              "include"),
     BadInput("sparse_variational_gp: rng not a generator or seed", points(rng="seed"), TypeError,
              "rng"),
+    BadInput("sparse_variational_gp: bounds at the float limit (the points were inf)",
+             points(bounds=[[-1.7e308, 1.7e308], [0.0, 1.0]]), ValueError, "bounds", first=True),
 ]
 
 

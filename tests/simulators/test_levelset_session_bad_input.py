@@ -59,6 +59,9 @@ CASES = [
     BadInput("levelset_session: negative active trials",
              lambda: run_levelset_session(norm_ball_problem(2), "mixed", "eavc", n_active=-1,
                                           rng=0, **SMALL), ValueError, "n_active"),
+    BadInput("levelset_session: bounds at the float limit (the first query was inf)",
+             lambda: LevelSetSession(bounds=[[-1.7e308, 1.7e308]], n_initial=2, rng=0, **SMALL),
+             ValueError, "bounds", first=True),
 ]
 
 

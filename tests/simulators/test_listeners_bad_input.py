@@ -133,6 +133,15 @@ CASES = [
              lambda: next_candidate(PreferenceGP(SquaredExponential(2.0, 1.0), PROBIT), GRID,
                                     GRID[0], "greedy", np.zeros(len(GRID)), None, rng=0),
              ValueError, "rule"),
+    # ----- issue 39: bad input that still got through -------------------------------------
+    BadInput("listeners: grid step larger than its range (the end was dropped)",
+             lambda: settings_grid(0, 1, 2, 1), ValueError, "step", first=True),
+    BadInput("listeners: grid bounds at the float limit",
+             lambda: settings_grid(-1.7e308, 1.7e308, 1e307, 1), ValueError, "high", first=True),
+    BadInput("listeners: grid step at float64's smallest",
+             lambda: settings_grid(0, 1, 5e-324, 1), ValueError, "step", first=True),
+    BadInput("listeners: GP draw anchored on a step larger than its box",
+             lambda: gp_draw_2d(anchor_step=50, rng=0), ValueError, "anchor_step", first=True),
 ]
 
 

@@ -48,6 +48,9 @@ CASES = [
              lambda: _problem(bounds=np.array([[1.0, 0.0]])), ValueError, "bounds"),
     BadInput("psychophysics: 2-D constraints in a 1-D box",
              lambda: _problem(constraint_X=np.zeros((1, 2))), ValueError, "constraint_X"),
+    BadInput("psychophysics: bounds at the float limit",
+             lambda: _problem(bounds=np.array([[-1.7e308, 1.7e308]]),
+                              constraint_X=np.zeros((1, 1))), ValueError, "bounds", first=True),
 ]
 
 

@@ -35,10 +35,14 @@ def small_laplace_explorer():
 
 
 @pytest.mark.parametrize("build", [small_likelihood_explorer, small_laplace_explorer])
-def test_explorer_survives_every_control_and_refuses_a_binary_tie(build):
+def test_explorer_survives_every_control_and_refuses_a_binary_tie_and_nan(build):
+    """A NaN answer (a slider set from code) is refused under both models, like a binary tie,
+    and the defaults draw the first figure again afterwards."""
     explorer = build()
-    checked = exercise_explorer(explorer, error_settings=[{"model": PROBIT, "answer": 0.5}])
-    assert checked >= 2 + 2 * len(explorer.controls)
+    checked = exercise_explorer(explorer, error_settings=[
+        {"model": PROBIT, "answer": 0.5}, {"model": PROBIT, "answer": np.nan},
+        {"model": BETA, "answer": np.nan}])
+    assert checked >= 4 + 2 * len(explorer.controls)
 
 
 @pytest.mark.parametrize("build", [small_likelihood_explorer, small_laplace_explorer])
