@@ -1,13 +1,43 @@
-"""Readable numbers on coloured cells: the text colour follows the colour actually drawn."""
+"""The course's colours: one colour-blind-safe cycle for every figure, a second cue (marker or
+line style) for each series of a comparison, and readable numbers on coloured cells."""
 
 from __future__ import annotations
 
+import matplotlib
 import numpy as np
-from matplotlib import colormaps
+from matplotlib import colormaps, cycler
 from matplotlib.colors import Normalize
+
+# Okabe and Ito's (2008) colour-universal-design palette, as "C0".."C7": blue, orange, bluish
+# green, vermillion, sky blue, reddish purple, yellow, black. Matplotlib's default cycle puts
+# orange against green and red, which protanopes and deuteranopes see as near-matches;
+# tests/plotting/test_colour.py measures both cycles under simulated colour-vision deficiency.
+_COURSE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442",
+                   "#000000")
+# The second cue of series k in a comparison, so colour is never the only difference. No dotted
+# style: the library draws cut points, thresholds and guides dotted.
+_SERIES_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+_SERIES_LINESTYLES = ("-", "--", "-.", (0, (6, 2, 1, 2, 1, 2)), (0, (10, 3)),
+                      (0, (3, 1, 3, 4)))
 
 # Relative luminance above which black text reads better than white (WCAG's crossover point).
 _LUMINANCE_THRESHOLD = 0.179
+
+
+def _use_course_colours() -> None:
+    """Make the course's palette matplotlib's colour cycle, so "C0".."C7" and every colour
+    matplotlib picks by itself come from it (``course_lib.plotting`` calls this on import)."""
+    matplotlib.rcParams["axes.prop_cycle"] = cycler(color=list(_COURSE_COLOURS))
+
+
+def _series_marker(index: int) -> str:
+    """The marker of series ``index`` of a comparison (cycling)."""
+    return _SERIES_MARKERS[index % len(_SERIES_MARKERS)]
+
+
+def _series_linestyle(index: int):
+    """The line style of series ``index`` of a comparison (cycling)."""
+    return _SERIES_LINESTYLES[index % len(_SERIES_LINESTYLES)]
 
 
 def _relative_luminance(rgba) -> np.ndarray:

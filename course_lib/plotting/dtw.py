@@ -16,6 +16,7 @@ from ..dtw.alignment import DTWResult
 from ..dtw.subsequence import SubsequenceMatch, SubsequenceResult
 from ..dtw.term_discovery import SegmentalDTWResult
 from ..validation import _as_float_array, _as_positive_float, _as_positive_int, _as_waveform
+from .colour import _COURSE_COLOURS
 
 __all__ = ["plot_cost_matrix", "plot_alignment_path", "plot_dtw_result", "plot_frame_mapping",
            "plot_waveform", "plot_subsequence_matches", "plot_segmental_dtw", "plot_discoveries"]
@@ -160,8 +161,9 @@ def plot_segmental_dtw(ax, result: SegmentalDTWResult, *, threshold: float | Non
                        x_name: str = "x", y_name: str = "y"):
     """Segmental DTW of one pair: local costs, every band's path, and each band's fragment.
 
-    Band paths are thin white lines; each band's least-average fragment is drawn thick, in
-    orange when its distortion is at most ``threshold`` (a discovered pair), else in grey.
+    Band paths are thin white lines; each band's least-average fragment is drawn thick and solid,
+    in orange, when its distortion is at most ``threshold`` (a discovered pair), else thinner,
+    dashed and grey.
     ``threshold`` is checked as :meth:`SegmentalDTWResult.discovered` checks it (> 0).
     """
     # a NaN threshold would mark no fragment as discovered, silently
@@ -173,13 +175,18 @@ def plot_segmental_dtw(ax, result: SegmentalDTWResult, *, threshold: float | Non
         ax.plot(path[:, 1], path[:, 0], color="w", lw=0.5, alpha=0.6)
         stretch = path[fragment.path_start:fragment.path_end + 1]
         kept = threshold is not None and fragment.distortion <= threshold
+        # kept or not shows in width and dashes as well as colour
         ax.plot(stretch[:, 1], stretch[:, 0], color="C1" if kept else "0.6", lw=3 if kept else 1.8,
-                solid_capstyle="butt",
+                ls="-" if kept else "--", solid_capstyle="butt",
                 label="discovered pair" if kept and not found else None)
         found |= kept
     if found:
         ax.legend(loc="upper left", fontsize=8)
     return ax
+
+
+def _cluster_colour(number: int) -> str:
+    return _COURSE_COLOURS[number % len(_COURSE_COLOURS)]
 
 
 def plot_discoveries(ax, clusters, lengths, *, frame_shift: float = 0.01, names=None,
@@ -188,7 +195,8 @@ def plot_discoveries(ax, clusters, lengths, *, frame_shift: float = 0.01, names=
 
     ``clusters`` comes from :func:`course_lib.dtw.term_clusters.cluster_fragments` (occurrences as
     :class:`~course_lib.dtw.term_discovery.Fragment`); the ``max_clusters`` largest get a colour and
-    a number, the rest are drawn in grey. ``lengths`` are the utterances' frame counts. With
+    a number (the number tells clusters apart where colours repeat or look alike), the rest are
+    drawn in grey. ``lengths`` are the utterances' frame counts. With
     ``word_spans`` and ``transcripts`` the known words are written under each row (for reading
     the result, not used to find it).
     """
@@ -200,17 +208,17 @@ def plot_discoveries(ax, clusters, lengths, *, frame_shift: float = 0.01, names=
             for (start, end), word in zip(word_spans[u], transcripts[u]):
                 ax.text((start + end + 1) / 2 * frame_shift, u + 0.36, str(word), ha="center",
                         va="center", fontsize=8, color="0.3")
-    colours = matplotlib.colormaps["tab10"]
     for number, cluster in enumerate(clusters):
         coloured = number < max_clusters
         for occurrence in cluster:
             ax.plot([occurrence.start * frame_shift, (occurrence.end + 1) * frame_shift],
-                    [occurrence.utterance] * 2, color=colours(number % 10) if coloured else "0.55",
+                    [occurrence.utterance] * 2,
+                    color=_cluster_colour(number) if coloured else "0.55",
                     lw=6 if coloured else 3, solid_capstyle="butt")
             if coloured:
                 ax.text((occurrence.start + occurrence.end + 1) / 2 * frame_shift,
                         occurrence.utterance - 0.36, str(number + 1), ha="center", va="center",
-                        fontsize=8, fontweight="bold", color=colours(number % 10))
+                        fontsize=8, fontweight="bold", color=_cluster_colour(number))
     ax.set_ylim(rows - 0.4, -0.65)
     ax.set_yticks(range(rows), names if names is not None else [str(u) for u in range(rows)],
                   fontsize=8)

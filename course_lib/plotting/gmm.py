@@ -7,7 +7,7 @@ data, so an axis never calls a toy point a frame.
 from __future__ import annotations
 
 import numpy as np
-from matplotlib import colormaps
+from matplotlib.colors import to_rgb
 from scipy.linalg import cholesky
 
 from ..gmm.gaussian import _as_covariance, gaussian_log_density
@@ -15,6 +15,7 @@ from ..gmm.em import score_samples
 from ..gmm.mixture import GMMParams
 from ..gmm.clustering import assign_clusters
 from ..validation import _as_float_array, _as_positive_float, _as_positive_int
+from .colour import _COURSE_COLOURS
 
 __all__ = ["component_colours", "plot_gaussian_contours", "plot_gaussian_1d",
            "plot_responsibilities", "plot_gmm_density_1d", "plot_loglik_trace",
@@ -22,9 +23,9 @@ __all__ = ["component_colours", "plot_gaussian_contours", "plot_gaussian_1d",
 
 
 def component_colours(n_components: int) -> np.ndarray:
-    """(K, 3) RGB colours, one per component (tab10, cycled)."""
-    palette = colormaps["tab10"].colors
-    return np.array([palette[k % len(palette)] for k in range(n_components)])[:, :3]
+    """(K, 3) RGB colours, one per component (the course's colour-blind-safe palette, cycled)."""
+    return np.array([to_rgb(_COURSE_COLOURS[k % len(_COURSE_COLOURS)])
+                     for k in range(n_components)]).reshape(n_components, 3)
 
 
 def plot_gaussian_contours(ax, mean, cov, *, levels=(1.0, 2.0, 3.0), color="k",

@@ -13,6 +13,7 @@ from ..gp.kernel_base import Kernel
 from ..gp.optimise import HyperparameterFit
 from ..gp.lml_surface import LMLSurface
 from ..validation import _as_float_array, _as_positive_float, _check_choice, _check_length
+from .colour import _series_marker
 
 __all__ = ["plot_kernel_function", "plot_samples", "plot_gp_posterior", "plot_lml_surface",
            "plot_lml_terms", "plot_optimiser_runs", "plot_inducing_inputs", "plot_timings"]
@@ -97,7 +98,7 @@ def plot_lml_surface(ax, surface: LMLSurface, levels: int = 20, current=None, cm
     ax.figure.colorbar(contour, ax=ax, label="log p(y | X, θ)")
     ax.plot(*surface.best, "w*", ms=14, mec="k", label="grid optimum")
     if current is not None:
-        ax.plot(*current, "rx", ms=10, mew=2, label="current")
+        ax.plot(*current, "x", color="C3", ms=10, mew=2, label="current")
     ax.set_xscale("log")
     ax.set_yscale("log")
     for axis in (ax.xaxis, ax.yaxis):
@@ -122,8 +123,8 @@ def plot_lml_terms(ax, surface: LMLSurface, row: int = 0):
     x = surface.x_values
     total, fit, complexity = (surface.values[row], surface.data_fit[row],
                               surface.complexity[row])
-    ax.plot(x, fit, color="C1", label="data fit  −½ yᵀ(K+σₙ²I)⁻¹y")
-    ax.plot(x, complexity, color="C2", label="complexity  −½ log det(K+σₙ²I)")
+    ax.plot(x, fit, color="C1", ls="--", label="data fit  −½ yᵀ(K+σₙ²I)⁻¹y")
+    ax.plot(x, complexity, color="C2", ls="-.", label="complexity  −½ log det(K+σₙ²I)")
     ax.plot(x, total, color="k", lw=2, label="log p(y | X, θ)")
     best = int(np.argmax(np.where(np.isfinite(total), total, -np.inf)))
     ax.plot(x[best], total[best], "ko", ms=7)
@@ -139,7 +140,7 @@ def plot_optimiser_runs(ax, fit: HyperparameterFit, x_name: str, y_name: str,
                         color: str = "w"):
     """Each optimiser run of ``fit`` as a line from its start (open circle) to its end (dot),
     in natural units of the hyper-parameters ``x_name`` and ``y_name``; the best end gets a
-    red ring. Meant to be drawn over :func:`plot_lml_surface` (log axes).
+    vermillion ring. Meant to be drawn over :func:`plot_lml_surface` (log axes).
 
     Starts outside the current axis limits are still drawn (matplotlib clips them).
     """
@@ -154,7 +155,7 @@ def plot_optimiser_runs(ax, fit: HyperparameterFit, x_name: str, y_name: str,
         ax.plot(start[ix], start[iy], "o", mfc="none", mec=color, ms=5)
         ax.plot(end[ix], end[iy], "o", color=color, mec="k", ms=6, label=label)
     best = ends[fit.best]
-    ax.plot(best[ix], best[iy], "o", mfc="none", mec="r", mew=2, ms=12, label="best run")
+    ax.plot(best[ix], best[iy], "o", mfc="none", mec="C3", mew=2, ms=12, label="best run")
     return ax
 
 
@@ -184,7 +185,7 @@ def plot_timings(ax, timings, slopes=None):
             raise ValueError(f"seconds: expected shape {sizes.shape} like the sizes of "
                              f"{label!r}, got {seconds.shape}")
         color = f"C{index}"
-        ax.plot(sizes, seconds, "o-", color=color, label=label)
+        ax.plot(sizes, seconds, "-", marker=_series_marker(index), color=color, label=label)
         if label in slopes:
             power = slopes[label]
             guide = seconds[-1] * (sizes / sizes[-1]) ** power

@@ -145,12 +145,12 @@ def plot_trellis(ax, values, *, observations=None, path=None, state_names=None,
         if annotate:  # outline the path's cells and join the outlines: the numbers stay clear
             for t, q in enumerate(path):
                 ax.add_patch(Rectangle((t - 0.45, q - 0.45), 0.9, 0.9, fill=False,
-                                       edgecolor="tab:red", lw=2, zorder=2))
+                                       edgecolor="C3", lw=2, zorder=2))
             for t in range(len(path) - 1):
-                ax.plot([t + 0.45, t + 0.55], [path[t], path[t + 1]], "-", color="tab:red",
+                ax.plot([t + 0.45, t + 0.55], [path[t], path[t + 1]], "-", color="C3",
                         lw=2, zorder=2)
         else:
-            ax.plot(np.arange(len(path)), path, "-", color="tab:red", lw=2, alpha=0.6,
+            ax.plot(np.arange(len(path)), path, "-", color="C3", lw=2, alpha=0.6,
                     zorder=2, label="Viterbi path")
     ax.set_yticks(range(N), _names(state_names, N, "q="))
     ticks = _thinned_ticks(T, cell_width, _text_width(str(T), _TICK_FONTSIZE))
@@ -277,7 +277,7 @@ def plot_posteriors(ax, gamma, *, true_states=None, path=None, state_names=None,
         ax.plot(np.arange(T), true_states, "o", color="white", ms=3, label="true state")
     if path is not None:
         path = _check_length(np.asarray(path), "path", T, "row of gamma")
-        ax.plot(np.arange(T), path, "-", color="tab:red", lw=1.5, label="Viterbi path")
+        ax.plot(np.arange(T), path, "-", color="C3", lw=1.5, label="Viterbi path")
     if true_states is not None or path is not None:
         ax.legend(loc="upper right", fontsize=8)
     ax.set_yticks(range(N), _names(state_names, N, "q="))
@@ -380,19 +380,19 @@ def plot_state_diagram(ax, hmm, *, min_probability: float = 1e-3):
             ax.add_patch(FancyArrowPatch(xy[i] + radius * (out + np.array([-out[1], out[0]])) / 1.4,
                                          xy[i] + radius * (out - np.array([-out[1], out[0]])) / 1.4,
                                          connectionstyle="arc3,rad=-1.6", arrowstyle="-|>",
-                                         mutation_scale=12, color="tab:blue"))
+                                         mutation_scale=12, color="C0"))
             ax.text(*(xy[i] + 2.6 * radius * out), f"{hmm.A[i, i]:.2f}", ha="center",
-                    va="center", fontsize=8, color="tab:blue")
+                    va="center", fontsize=8, color="C0")
         for j in range(N):
             if i == j or hmm.A[i, j] <= min_probability:
                 continue
             ax.add_patch(FancyArrowPatch(xy[i], xy[j], connectionstyle="arc3,rad=0.2",
                                          arrowstyle="-|>", mutation_scale=12, shrinkA=20,
-                                         shrinkB=20, color="tab:blue"))
+                                         shrinkB=20, color="C0"))
             middle = (xy[i] + xy[j]) / 2
             normal = np.array([xy[j, 1] - xy[i, 1], xy[i, 0] - xy[j, 0]])
             ax.text(*(middle + 0.12 * normal), f"{hmm.A[i, j]:.2f}", ha="center", va="center",
-                    fontsize=8, color="tab:blue")
+                    fontsize=8, color="C0")
     ax.set_xlim(-1.6, 1.6)
     ax.set_ylim(-1.6, 1.6)
     ax.set_aspect("equal")
@@ -413,7 +413,7 @@ def plot_symbol_sequence(ax, symbols, *, states=None, symbol_names=None, state_n
     if states is not None:
         states = _check_length(np.asarray(states), "states", T, "symbol")
         offset = M + 1
-        ax.step(np.arange(T), np.asarray(states) + offset, where="mid", color="tab:orange",
+        ax.step(np.arange(T), np.asarray(states) + offset, where="mid", color="C1",
                 label="hidden state q_t")
         n_states = int(np.max(states)) + 1 if state_names is None else len(state_names)
         ticks += [offset + i for i in range(n_states)]
@@ -435,7 +435,7 @@ def plot_chain_diagram(ax, hmm, *, min_probability: float = 1e-3):
     N = hmm.n_states
     names = _names(hmm.state_names, N)
     radius = 0.22
-    arrow = dict(arrowstyle="-|>", mutation_scale=12, color="tab:blue")
+    arrow = dict(arrowstyle="-|>", mutation_scale=12, color="C0")
     for i in range(N):
         ax.add_patch(Circle((i, 0.0), radius, facecolor="lightyellow", edgecolor="black",
                             zorder=3))
@@ -464,7 +464,7 @@ def plot_chain_diagram(ax, hmm, *, min_probability: float = 1e-3):
                 depth = 0.18 * abs(j - i) + radius
                 label_xy = ((i + j) / 2, -depth - 0.12 if j > i else depth + 0.12)
             ax.text(*label_xy, f"{a:.2f}", ha="center", va="center", fontsize=8,
-                    color="tab:blue")
+                    color="C0")
     ax.set_xlim(-0.8, N - 0.2)
     ax.set_ylim(-1.1, 1.0)
     ax.set_aspect("equal")
@@ -524,14 +524,14 @@ def plot_forward_underflow(ax, unscaled, scaled):
     positive = alpha_sum > 0
     with np.errstate(divide="ignore"):
         exact = np.cumsum(np.log10(scale))
-    ax.plot(t, exact, color="tab:green", lw=2.5, label="scaled: sum of log10 scale_t")
-    ax.plot(t[positive], np.log10(alpha_sum[positive]), color="tab:red", ls="--", lw=1.5,
+    ax.plot(t, exact, color="C2", lw=2.5, label="scaled: sum of log10 scale_t")
+    ax.plot(t[positive], np.log10(alpha_sum[positive]), color="C3", ls="--", lw=1.5,
             label="unscaled: log10 sum_i alpha_t(i)")
     if not positive.all():
         first_zero = int(np.argmin(positive)) + 1
-        ax.axvline(first_zero, color="tab:red", lw=0.8, alpha=0.6)
+        ax.axvline(first_zero, color="C3", lw=0.8, alpha=0.6)
         ax.annotate(f"alpha_t = 0 from t = {first_zero}", (first_zero, _LOG10_TINIEST),
-                    xytext=(8, 12), textcoords="offset points", color="tab:red", fontsize=8)
+                    xytext=(8, 12), textcoords="offset points", color="C3", fontsize=8)
     ax.axhline(_LOG10_TINIEST, color="grey", ls=":", label="smallest float64")
     ax.set_xlabel("time t")
     ax.set_ylabel("log10 P(o_1..o_t | lambda)")
@@ -564,7 +564,7 @@ def plot_accuracy_grid(ax, accuracy, row_values, col_values, *, row_name: str = 
     if best is not None:
         r, c = best
         ax.add_patch(Rectangle((c - 0.48, r - 0.48), 0.96, 0.96, fill=False,
-                               edgecolor="tab:red", lw=2.5))
+                               edgecolor="C3", lw=2.5))
     ax.set_yticks(range(R), [f"{row_name}={v}" for v in row_values])
     ax.set_xticks(range(C), [f"{col_name}={v}" for v in col_values])
     ax.set_title(title)

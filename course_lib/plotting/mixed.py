@@ -23,6 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..validation import _as_float_array, _check_length
+from .colour import _series_linestyle
 
 __all__ = ["plot_elbo_ledger", "plot_latent_band", "plot_constraints", "plot_binary_answers",
            "plot_likert_levels", "plot_fig2"]
@@ -116,7 +117,8 @@ def plot_likert_levels(ax, z, probabilities, cut_points, *, cap: float | None = 
         raise ValueError(f"probabilities: expected {z.size} rows (one per z), got "
                          f"{probabilities.shape[0]}")
     for level in range(probabilities.shape[1]):
-        ax.plot(z, probabilities[:, level], lw=2, color=f"C{level}", label=f"level {level}")
+        ax.plot(z, probabilities[:, level], lw=2, color=f"C{level}", ls=_series_linestyle(level),
+                label=f"level {level}")
     for cut in _as_float_array(cut_points, "cut_points", ndim=1)[1:]:
         for side in (-cut, cut):
             ax.axvline(side, color="0.6", lw=0.8, ls=":")

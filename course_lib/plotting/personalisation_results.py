@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..validation import _check_choice
+from .colour import _COURSE_COLOURS, _series_linestyle, _series_marker
 
 __all__ = [
     "plot_convergence",
@@ -36,13 +37,15 @@ __all__ = [
 
 _GROUP_COLOURS = {"regular": "C0", "cannot_hear": "C3", "switches": "C1", "fatigue": "C2",
                  "threshold": "C4", "random": "0.45", "uei": "C1", "bei": "C0",
-                 "bei-argmax": "C9", "thompson": "C2", "bald": "C4", "bei-ascent": "C0"}
+                 "bei-argmax": "C5", "thompson": "C2", "bald": "C4", "bei-ascent": "C7"}
 _GROUP_LABELS = {"regular": "regular", "cannot_hear": "cannot hear (subject 6)",
                 "switches": "switches preference (subject 7)",
                 "fatigue": "fatigue (subjects 11, 13)", "threshold": "matters above a threshold",
                 "random": "random", "uei": "uEI argmax", "bei": "bEI multinomial",
                 "bei-argmax": "bEI argmax", "thompson": "Thompson", "bald": "BALD",
                 "bei-ascent": "bEI ascent (5 starts)"}
+# the bars of each step differ in hatching as well as colour
+_STEP_HATCHES = ("", "//", "..", "xx")
 
 
 def _document(result) -> Mapping:
@@ -78,7 +81,7 @@ def _groups(summary: Mapping, groups) -> list[str]:
 
 
 def _colour(group: str, index: int) -> str:
-    return _GROUP_COLOURS.get(group, f"C{index % 10}")
+    return _GROUP_COLOURS.get(group, f"C{index % len(_COURSE_COLOURS)}")
 
 
 def _random_start(ax, result) -> None:
@@ -101,7 +104,7 @@ def plot_regret(ax, result, study: str = "2d", *, groups=None, which: str = "reg
         if curve is None:
             raise ValueError(f"which: group {group!r} has no {which!r} curve")
         colour = _colour(group, index)
-        ax.plot(x, curve["mean"], color=colour, lw=1.8,
+        ax.plot(x, curve["mean"], color=colour, lw=1.8, ls=_series_linestyle(index),
                 label=f"{_GROUP_LABELS.get(group, group)} "
                       f"(n = {summary['groups'][group]['n_listeners']})")
         if band:
@@ -128,7 +131,8 @@ def plot_convergence(ax, result, study: str = "2d", *, groups=None):
             raise ValueError(f"groups: group {group!r} has no convergence curve")
         colour = _colour(group, index)
         median = np.asarray(curve["median"])
-        ax.plot(x, median, color=colour, lw=1.8, label=_GROUP_LABELS.get(group, group))
+        ax.plot(x, median, color=colour, lw=1.8, ls=_series_linestyle(index),
+                label=_GROUP_LABELS.get(group, group))
         ax.fill_between(x, curve["quantiles"]["25"], curve["quantiles"]["75"], color=colour,
                         alpha=0.15, lw=0)
         positive = median[median > 0]
@@ -186,7 +190,7 @@ def plot_forced_choice(ax, result, study: str = "2d", *, groups=None):
         gap = np.array([e["baseline_gap"] for e in rows])
         wins = np.array([e["wins"] for e in rows], dtype=float)
         ax.scatter(gap, wins + rng.uniform(-0.2, 0.2, wins.size), s=12,
-                   color=_colour(group, index), alpha=0.7,
+                   color=_colour(group, index), marker=_series_marker(index), alpha=0.7,
                    label=_GROUP_LABELS.get(group, group))
     needed = settings.get("significant_wins")
     if needed is not None:
@@ -220,7 +224,8 @@ def plot_paired_differences(ax, result, study: str = "2d", *, reference: str = "
         x = np.arange(len(rules)) + (k - (len(steps) - 1) / 2) * width
         ax.bar(x, [p["mean_difference"] for p in rows], width,
                yerr=[2 * (p["standard_error"] or 0.0) for p in rows], color=f"C{k}",
-               alpha=0.8, label=f"after {step} active", capsize=2)
+               hatch=_STEP_HATCHES[k % len(_STEP_HATCHES)], edgecolor="0.2", alpha=0.8,
+               label=f"after {step} active", capsize=2)
     ax.axhline(0, color="k", lw=0.8)
     ax.set_xticks(np.arange(len(rules)))
     ax.set_xticklabels([_GROUP_LABELS.get(r, r) for r in rules], rotation=20, fontsize=8)

@@ -18,6 +18,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.ticker import FixedLocator, MaxNLocator, NullLocator
 
 from ..validation import _as_float_array, _as_positive_float, _check_length
+from .colour import _series_linestyle
 
 __all__ = ["plot_settling"]
 
@@ -141,15 +142,15 @@ def plot_settling(ax, measure, smoothed, *, threshold: float, settled_at: int | 
 
 def _plot_equaliser_curves(ax, frequencies, responses_db: dict, *, band_frequencies=()):
     """Frequency responses in dB (``responses_db``: label -> values at ``frequencies`` Hz) on
-    a log frequency axis, coloured by :data:`_PAIR_COLOURS` when the label starts with A or B
-    and labelled above the axes (the first label highest); thin lines at the bands' centre or corner frequencies."""
+    a log frequency axis, coloured by :data:`_PAIR_COLOURS` when the label starts with A or B,
+    each in its own line style, and labelled above the axes (the first label highest); thin lines at the bands' centre or corner frequencies."""
     frequencies = _as_float_array(frequencies, "frequencies", ndim=1)
     for f in band_frequencies:
         ax.axvline(f, color="0.85", lw=0.8, zorder=0)
     for k, (label, values) in enumerate(responses_db.items()):
         colour = _PAIR_COLOURS.get(label[:1], "0.3")
         values = _as_float_array(values, "responses_db", ndim=1)
-        ax.semilogx(frequencies, values, lw=2, color=colour)
+        ax.semilogx(frequencies, values, lw=2, color=colour, ls=_series_linestyle(k))
         ax.text(0.0, 1.03 + 0.13 * (len(responses_db) - 1 - k), label,
                 transform=ax.transAxes, va="bottom", fontsize="small", color=colour,
                 fontweight="bold")

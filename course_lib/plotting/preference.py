@@ -22,14 +22,15 @@ import numpy as np
 from matplotlib.patches import Ellipse
 
 from ..validation import _as_float_array, _check_length
+from .colour import _series_linestyle
 
 __all__ = ["LAPLACE_COLOUR", "plot_likelihood", "plot_curvature", "plot_posterior_1d",
            "plot_posterior_2d", "plot_acquisition", "plot_learning_curves"]
 
-_NEGATIVE_COLOUR = "#d62728"   # w < 0: the likelihood is not log-concave there
+_NEGATIVE_COLOUR = "C3"   # w < 0: the likelihood is not log-concave there
 _EXACT_COLOUR = "k"
-LAPLACE_COLOUR = "#1f77b4"
-_EP_COLOUR = "#2ca02c"
+LAPLACE_COLOUR = "C0"
+_EP_COLOUR = "C2"
 
 
 def _flat(x, name: str) -> np.ndarray:
@@ -166,7 +167,7 @@ def plot_acquisition(ax, x, values: Mapping[str, np.ndarray], *, incumbent: floa
     for index, (label, curve) in enumerate(values.items()):
         colour = f"C{index + 2}"
         curve = _check_length(_as_float_array(curve, label), f"values[{label!r}]", x.size, "x")
-        ax.plot(x, curve, color=colour, lw=2, label=label)
+        ax.plot(x, curve, color=colour, lw=2, ls=_series_linestyle(index), label=label)
         if picks is not None and label in picks:
             at = int(np.argmin(np.abs(x - picks[label])))
             ax.plot(x[at], curve[at], "v", color=colour, ms=9, mec="k")

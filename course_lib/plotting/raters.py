@@ -19,7 +19,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
 from ..raters.rater_data import RaterData
 from ..metrics import _check_scale
 from ..validation import _as_float_array, _as_positive_float
-from .colour import _text_colours
+from .colour import _series_linestyle, _series_marker, _text_colours
 from .gp import plot_gp_posterior
 
 __all__ = ["MODEL_COLOURS", "RATER_COLOURS", "plot_rater_scores", "plot_noise_profile",
@@ -27,9 +27,9 @@ __all__ = ["MODEL_COLOURS", "RATER_COLOURS", "plot_rater_scores", "plot_noise_pr
 
 MODEL_COLOURS = {"GOLD": "k", "base": "C1", "Av": "C1", "mean": "C1", "joint": "C0",
                  "repeated": "C0", "MA": "C2", "MANH": "C3"}
-#: Raters and annotators get colours that no model uses.
-RATER_COLOURS = ("C4", "C8", "C9", "C5", "C6", "C7", "#393b79", "#637939", "#8c6d31",
-                 "#843c39")
+#: Raters and annotators get colours that no model uses: the course palette's other three and two
+#: greys, repeating after five, so :func:`plot_rater_scores` gives each rater a marker too.
+RATER_COLOURS = ("C4", "C5", "C6", "0.35", "0.65") * 2
 #: Pale backgrounds for regions of the input space.
 _REGION_COLOURS = ("#e8e8e8", "#fff2cc", "#dae8fc", "#f8cecc", "#d5e8d4", "#e1d5e7")
 
@@ -62,8 +62,8 @@ def _plain_log_axis(ax, which: str) -> None:
 
 def plot_rater_scores(ax, x, data: RaterData, *, offset: float = 0.15, show_means: bool = True,
                       rater_names=None, markersize: float = 4.0, alpha: float = 0.75):
-    """Every label of ``data`` at its item's input ``x[item]``: one colour per rater (up to ten
-    raters; more are drawn grey), each rater shifted sideways by a small fraction of ``offset`` times the spacing so that tied scores stay
+    """Every label of ``data`` at its item's input ``x[item]``: one colour and marker per rater
+    (up to ten raters; more are drawn grey), each rater shifted sideways by a small fraction of ``offset`` times the spacing so that tied scores stay
     visible; the item means as black bars (``show_means``)."""
     data = _rater_data(data)
     x = _flat(x, "x")
@@ -80,8 +80,8 @@ def plot_rater_scores(ax, x, data: RaterData, *, offset: float = 0.15, show_mean
         if not rows.any():
             continue
         centred = rater - (data.n_raters - 1) / 2
-        ax.plot(x[data.items[rows]] + centred * shift, data.scores[rows], "o",
-                ms=markersize, alpha=alpha, mec="none",
+        ax.plot(x[data.items[rows]] + centred * shift, data.scores[rows], _series_marker(rater),
+                ms=markersize, alpha=alpha, mec="0.25", mew=0.4,
                 color=RATER_COLOURS[rater] if data.n_raters <= len(RATER_COLOURS) else "0.4",
                 label=names[rater] if data.n_raters <= len(RATER_COLOURS) else None)
     if show_means:
@@ -117,7 +117,8 @@ def plot_noise_profile(ax, noise, curves: Mapping[str, np.ndarray], *, true_nois
             raise ValueError(f"curves: {label!r} has {values.size} values, the grid noise has "
                              f"{noise.size}")
         best = int(np.argmax(values))
-        style = {"color": f"C{index}", "lw": 2} | styles.get(label, {})
+        style = {"color": f"C{index}", "ls": _series_linestyle(index), "lw": 2} | \
+            styles.get(label, {})
         line, = ax.plot(noise, values - values[best],
                         label=f"{label}: max at σ² = {noise[best]:.3g}", **style)
         ax.plot(noise[best], 0.0, "o", color=line.get_color(), ms=7)
@@ -159,8 +160,8 @@ def plot_score_distribution(ax, counts, log_probabilities: Mapping[str, np.ndarr
             raise ValueError(f"log_probabilities: {name!r} has {log_p.size} values, expected "
                              f"{scores.size}")
         label = name if name not in kl else f"{name}: KL = {kl[name]:.2f}"
-        style = {"color": MODEL_COLOURS.get(name, f"C{index}"), "marker": "o", "lw": 2,
-                 "ms": 5} | styles.get(name, {})
+        style = {"color": MODEL_COLOURS.get(name, f"C{index}"), "marker": _series_marker(index),
+                 "lw": 2, "ms": 5} | styles.get(name, {})
         ax.plot(scores, np.exp(log_p), label=label, **style)
     ax.set_xticks(scores)
     ax.set_xlim(low - 0.6, high + 0.6)
@@ -185,7 +186,8 @@ def plot_speedup(ax, n_raters, ratios: Mapping[str, np.ndarray], *, powers=(3,))
         if values.shape != n_raters.shape:
             raise ValueError(f"ratios: {label!r} has {values.size} values, expected one per "
                              f"number of raters ({n_raters.size})")
-        ax.plot(n_raters, values, "o-", color=f"C{index}", label=label)
+        ax.plot(n_raters, values, "-", marker=_series_marker(index), color=f"C{index}",
+                label=label)
     grid = np.linspace(n_raters.min(), n_raters.max(), 50)
     for power, style in zip(powers, ("--", ":", "-.", (0, (5, 1, 1, 1)))):
         ax.plot(grid, grid ** power, ls=style, color="0.3", lw=1.2, label=f"R^{power:g}")
@@ -240,7 +242,7 @@ def plot_noise_table(ax, learned, truth=None, at_floor=None, *, row_labels=None,
                     fontsize="x-small" if compact else "small", color=colours[row, col])
             if at_floor is not None and at_floor[row, col]:
                 ax.add_patch(Rectangle((col - 0.47, row - 0.47), 0.94, 0.94, fill=False,
-                                       edgecolor="r", lw=2.5))
+                                       edgecolor="C3", lw=2.5))
     ax.set_xticks(range(n_cols))
     ax.set_xticklabels(col_labels)
     ax.set_yticks(range(n_rows))
