@@ -65,6 +65,9 @@ LAB_SETTING_OVERRIDES = {
     # RISE slides: reveal's default theme loads web fonts from Google; white needs none.
     "jupyterlab-rise:plugin": {"theme": "white", "scroll": True},
 }
+# Text colours raised to WCAG 2.1 AA contrast (code, prompts, slide numbers): the lab's
+# custom.css (write_lab_css), and the site's pages and slides (tools/build_site.py).
+CONTRAST_CSS = ROOT / "tools" / "contrast.css"
 # nbgrader comes with the test tools (the grading round trip). Students do not need its menus,
 # and its server extension warns at every start that there is no nbgrader_config.py.
 NBGRADER_SERVER_EXTENSIONS = ["assignment_list", "course_list", "formgrader",
@@ -121,14 +124,41 @@ def write_lab_overrides(prefix: Path) -> Path:
     JupyterLab reads ``<prefix>/share/jupyter/lab/settings/overrides.json`` as the defaults of its
     settings, and ``page_config.json`` beside it for extensions switched off (nbgrader's, where
     installed). Entries already there are kept; a file is rewritten only when something changes.
-    ``postBuild`` calls this for conda and Binder environments.
+    It also installs the course's contrast CSS (:func:`write_lab_css`). ``postBuild`` calls this
+    for conda and Binder environments.
     """
     settings = Path(prefix) / "share" / "jupyter" / "lab" / "settings"
     path = settings / "overrides.json"
     merge_json(path, LAB_SETTING_OVERRIDES)
     merge_json(settings / "page_config.json",
                {"disabledExtensions": {NBGRADER_LAB_EXTENSION: True}})
+    write_lab_css(prefix)
     return path
+
+
+def write_lab_css(prefix: Path) -> Path | None:
+    """Install :data:`CONTRAST_CSS` as JupyterLab's custom.css in environment ``prefix`` and
+    switch custom CSS on there; returns the file, or None where ``prefix`` has no
+    jupyter_server (then nothing is switched on, so the lab never asks for a missing file).
+
+    JupyterLab has no setting for colours and a theme of our own would need a build step. With
+    ``LabApp.custom_css`` on, its page links ``custom/custom.css``, which the server takes from
+    the user's Jupyter config folder, else from jupyter_server's static folder: that one belongs
+    to the environment, so a user's own custom.css still wins.
+    """
+    servers = [*Path(prefix).glob("lib/python3*/site-packages/jupyter_server"),
+               *Path(prefix).glob("Lib/site-packages/jupyter_server")]  # Windows
+    if not servers:
+        return None
+    target = servers[0] / "static" / "custom" / "custom.css"
+    css = CONTRAST_CSS.read_bytes()
+    if not target.exists() or target.read_bytes() != css:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(css)
+    # LabApp reads its own config file from the environment (not jupyter_server_config.d)
+    merge_json(Path(prefix) / "etc" / "jupyter" / "jupyter_lab_config.json",
+               {"LabApp": {"custom_css": True}})
+    return target
 
 
 def merge_json(path: Path, additions: dict) -> None:

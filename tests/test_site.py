@@ -328,6 +328,28 @@ def test_slides_follow_the_rule(site):
     assert "export default" not in reveal and "window.Reveal = W" in reveal
 
 
+def test_pages_and_slides_get_the_contrast_colours(site):
+    """tests/test_contrast.py checks the colours of nbconvert's theme with tools/contrast.css
+    over it; here, that every page and deck carries the file after the theme (and, in a deck,
+    after reveal.css), and that its code highlighting takes every colour from the theme's
+    variables the file sets."""
+    out, _ = site
+    css = build_site.CONTRAST_CSS.read_text(encoding="utf-8")
+    token_colour = re.compile(r"\.highlight \.\w+ {[^}]*?(?<!-)color: ([^;}]+)")
+    for name, path in pages(out).items():
+        if name == "index.html":
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert css in text, f"{name}: tools/contrast.css is missing"
+        before, _, after = text.partition(css)
+        assert "--jp-mirror-editor-number-color:" in before, f"{name}: the theme comes later"
+        assert "--jp-mirror-editor-number-color:" not in after and "reveal.css" not in after, \
+            f"{name}: a style sheet after tools/contrast.css overrides it"
+        colours = {colour.strip() for colour in token_colour.findall(text)}
+        assert colours and all(c.startswith("var(--jp-mirror-editor-") for c in colours), \
+            f"{name}: code colours outside the theme's variables: {sorted(colours)}"
+
+
 def test_notebooks_run_even_when_the_caller_runs_an_event_loop(tmp_path):
     # Playwright's sync API keeps a loop running in the browser tests' process; a build from
     # there once failed with "asyncio.run() cannot be called from a running event loop".

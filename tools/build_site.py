@@ -44,7 +44,7 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT)]
-from course import TEST_ENVIRONMENT  # noqa: E402
+from course import CONTRAST_CSS, TEST_ENVIRONMENT  # noqa: E402
 
 DEFAULT_OUT = ROOT / "dist" / "site"
 # What a notebook's outputs depend on besides its own source.
@@ -300,7 +300,9 @@ window.MathJax = {
 <script src="../mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"></script>
 """
 
-SITE_CSS = """
+# The lab's custom.css too: code, prompts and slide numbers at WCAG AA contrast. It comes after
+# nbconvert's theme (notebook_css) and after reveal.css, and wins over both.
+SITE_CSS = CONTRAST_CSS.read_text(encoding="utf-8") + """
 .course-nav { font-family: var(--jp-ui-font-family); font-size: 14px; padding: 8px 16px;
   border-bottom: 1px solid var(--jp-border-color2); margin-bottom: 8px; }
 .course-nav a { margin-right: 1.2em; }
