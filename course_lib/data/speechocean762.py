@@ -94,6 +94,13 @@ class PanelSet:
             phones.setdefault(item, []).append(PhoneScore(**row))
         return phones
 
+    def gop_thresholds(self) -> GopThresholds:
+        """The recipe's GOP cut-offs and training medians (``gop_thresholds.csv``), frozen when
+        the features were made: ``low_phone`` is the GOP below which a phone counts as low (the
+        training phones' 25th percentile); all of it is what
+        :func:`course_lib.pronunciation.gop_features` needs to score a new sentence alike."""
+        return _load_gop_thresholds()
+
 
 def load_speechocean762(aspect: str = "accuracy", inputs: str = "fluency") -> PanelSet:
     """The panel's scores of ``aspect`` ("accuracy" or "fluency") with the input set ``inputs``

@@ -126,6 +126,7 @@ def test_input_sets_are_the_fluency_and_gop_columns(inputs, width):
 def test_sentences_that_did_not_align_carry_the_training_medians():
     panel = load_speechocean762("accuracy", inputs="gop")
     thresholds = _load_gop_thresholds()
+    assert panel.gop_thresholds() == thresholds  # the data set's own door to the same file
     assert panel.gop_aligned.dtype == np.bool_ and not panel.gop_aligned.flags.writeable
     assert panel.gop_aligned.mean() > 0.99
     for item in np.flatnonzero(~panel.gop_aligned):
