@@ -5,6 +5,8 @@
     python3 course.py test      # every check and test the course has (what CI runs)
     python3 course.py release   # the student edition (no solutions) as a folder and a zip
     python3 course.py site      # the executed notebooks as static web pages, and slides
+    python3 course.py pronounce FILE.wav "TEXT" [--json]
+                                # your recording scored as speechocean762's five experts would
 
 Each creates (or reuses) a virtual environment in ``.venv`` next to this file and installs the
 course library with what the command needs, at the exact versions the course was tested with
@@ -30,7 +32,7 @@ VENV = ROOT / ".venv"
 # The exact versions the course was tested with, as pip constraints (tools/make_lock.py).
 LOCK = ROOT / "requirements" / "lock.txt"
 # The extra each command installs; release and site need nbconvert and MathJax from the test set.
-EXTRAS = {"lab": "lab", "test": "test", "release": "test", "site": "test"}
+EXTRAS = {"lab": "lab", "test": "test", "release": "test", "site": "test", "pronounce": "lab"}
 NOTEBOOK_DIRS = ["lectures", "solutions"]
 BROWSER_TESTS = Path("tests") / "browser"
 SITE_TESTS = Path("tests") / "test_site.py"
@@ -326,7 +328,7 @@ def run_tool(command: str, tool: str, extra_args: list[str], latest: bool) -> in
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["lab", "test", "release", "site"])
+    parser.add_argument("command", choices=["lab", "test", "release", "site", "pronounce"])
     parser.add_argument("--latest", action="store_true",
                         help="install the newest releases instead of the tested versions in "
                              "requirements/lock.txt")
@@ -335,6 +337,10 @@ def main() -> int:
         return run_lab(rest, args.latest)
     if args.command == "test":
         return run_tests(rest, args.latest)
+    if args.command == "pronounce":
+        python = ensure_environment(EXTRAS["pronounce"], args.latest)
+        # the user's own folder, so that a relative FILE.wav means what they typed
+        return subprocess.call([str(python), "-m", "course_lib.panel_prediction", *rest])
     tool = {"release": "make_release.py", "site": "build_site.py"}[args.command]
     return run_tool(args.command, tool, rest, args.latest)
 

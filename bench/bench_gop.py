@@ -7,6 +7,13 @@ bookkeeping. Theirs is the same three passes called on pocketsphinx directly, wi
 around them, so the ratio is what the course's code adds to the decoder. Also printed: CPU
 seconds per second of audio, the figure the recipe's run time follows from, and what that makes
 for a sentence of the corpus's mean length, 4.0 s (goal: at most 0.7 s of one core).
+
+Stop to plot (goal: at most 2 s for a 4 s sentence): what happens in the kernel after the
+student presses Stop in lecture 05's pronunciation panel, timed from the samples the browser
+sends (48 kHz float32, the example sentence nearest 4 s with a quarter second of silence on
+each side) to the finished figure and text: the recorder's resampling and trimming, GOP, the
+features, the panel GP's prediction and drawing the figure. Beside it, as its reference, the
+three decoder passes alone on the same sentence (the part that cannot get cheaper here).
 Timing rules (one thread, alternating rounds, medians of the per-round ratios): bench/harness.py.
 
     .venv/bin/python bench/bench_gop.py [--repeats 5]
@@ -22,11 +29,16 @@ import pocketsphinx  # noqa: E402
 from scipy.io import wavfile  # noqa: E402
 
 import course_lib.data as data  # noqa: E402
+from course_lib.panel_prediction import ExpertPanel  # noqa: E402
+from course_lib.recording import resample  # noqa: E402
+from course_lib.widgets.pronunciation import PronunciationPanel  # noqa: E402
 from course_lib.data.speechocean762 import (_load_pronunciation_scorer,  # noqa: E402
                                             load_speechocean762)
 
 FOLDER = data._DATA_ROOT / "speechocean762"
 GOAL_RATIO, GOAL_SECONDS = 1.1, 0.7
+GOAL_STOP_TO_PLOT_S, STOP_TO_PLOT_SENTENCE_S = 2.0, 4.0
+BROWSER_RATE = 48000
 MEAN_SENTENCE_S = 4.0            # speechocean762's mean recording length (features.csv)
 
 
@@ -94,6 +106,33 @@ def main() -> None:
     print(f"CPU per second of audio {per_second:.3f} s; per sentence of the corpus's mean "
           f"length ({MEAN_SENTENCE_S} s) {per_second * MEAN_SENTENCE_S:.2f} s "
           f"(goal <= {GOAL_SECONDS} s)")
+    stop_to_plot(panel, passes, args.repeats)
+
+
+def stop_to_plot(panel, passes, repeats: int) -> None:
+    clip = min(panel.example_audio_16k(),
+               key=lambda c: abs(c.samples.size / c.sample_rate - STOP_TO_PLOT_SENTENCE_S))
+    silence = np.zeros(BROWSER_RATE // 4)
+    take = np.concatenate([silence, resample(clip.samples, clip.sample_rate, BROWSER_RATE),
+                           silence]).astype(np.float32)
+    reader = PronunciationPanel(ExpertPanel(), panel.example_audio_16k())
+    reader.sentence.value = clip.text.lower()
+    raw = (np.round(clip.samples * 32767)).astype("<i2").tobytes()
+
+    def ours():
+        reader.recorder.receive(take, BROWSER_RATE)
+
+    def theirs():
+        passes(raw, clip.text)
+
+    with harness.one_thread():
+        wall, _ = harness.alternate_clocks({"ours": ours, "theirs": theirs}, repeats)
+    latency = float(np.median(wall["ours"]))
+    print(f"Stop to plot, a {clip.samples.size / clip.sample_rate:.1f} s sentence: "
+          f"{latency:.2f} s (goal <= {GOAL_STOP_TO_PLOT_S} s); the three decoder passes alone "
+          f"{np.median(wall['theirs']):.2f} s")
+    harness.print_ratio("stop_to_plot_over_decoder_passes",
+                        harness.median_ratio(wall["ours"], wall["theirs"]))
 
 
 if __name__ == "__main__":

@@ -19,12 +19,13 @@ Files are checked against ``SHA256SUMS`` on every load; arrays are read-only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from course_lib.data import DataError, _parse_float, _parse_int, _parse_text, _read_csv_table
 from course_lib.data.fluency import _FEATURE_NAMES, ExampleClip, _read_only, _read_clips
+from course_lib.data.wav import _load_waveform
 from course_lib.pronunciation import (_GOP_FEATURE_NAMES, GopThresholds, PhoneScore,
                                       PronunciationScorer)
 from course_lib.raters.rater_data import RaterData
@@ -33,6 +34,7 @@ _DATASET = "speechocean762"
 _N_ITEMS = 5000
 _N_RATERS = 5
 _SCALE = (0, 10)
+_GOP_RATE = 16000                 # Hz: the example clips as the GOP scorer hears them
 _ASPECTS = ("accuracy", "fluency")
 _INPUT_SETS = {"fluency": _FEATURE_NAMES, "gop": _GOP_FEATURE_NAMES,
                "both": _FEATURE_NAMES + _GOP_FEATURE_NAMES}
@@ -78,6 +80,13 @@ class PanelSet:
         five-expert mean fluency as the label (``truth`` holds the mean of this set's aspect)."""
         return _read_clips(_DATASET, "examples.csv", self.texts, self.ratings.means,
                           labelled=True)
+
+    def example_audio_16k(self) -> list[ExampleClip]:
+        """The same six sentences at 16 kHz (``examples16k/``), as the GOP scorer hears them:
+        the stand-in for a student without a microphone."""
+        return [replace(clip, samples=_load_waveform(_DATASET, f"examples16k/s{clip.item:04d}.wav",
+                                                     _GOP_RATE), sample_rate=_GOP_RATE)
+                for clip in self.example_audio()]
 
     def example_phones(self) -> dict[int, list[PhoneScore]]:
         """{item: its phones in time order} for the six example sentences: word, phone, start

@@ -187,3 +187,12 @@ def test_readme_gop_paragraph_is_the_shipped_data():
     assert len(too_long) == 1
     for phrase in stated:
         assert phrase.lower() in text.lower(), phrase
+
+
+def test_the_example_clips_at_16_khz_are_the_same_sentences(panel):
+    slow, fast = panel.example_audio(), panel.example_audio_16k()
+    assert [(c.item, c.text, c.truth) for c in fast] == [(c.item, c.text, c.truth) for c in slow]
+    for at_8k, at_16k in zip(slow, fast):
+        assert at_16k.sample_rate == 16000 and not at_16k.samples.flags.writeable
+        # the same recording: twice the samples, to within the two resamplings' rounding
+        assert abs(at_16k.samples.size - 2 * at_8k.samples.size) <= 2

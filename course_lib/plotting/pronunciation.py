@@ -1,0 +1,106 @@
+"""Goodness of pronunciation on a time line, and a panel's view of one recording (lecture 05).
+
+Colour is never the only cue: every word and phone box carries its GOP as a number, and the
+colour map (cividis) is readable with any colour vision and in grey.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import Normalize
+from matplotlib.figure import Figure
+
+from ..metrics import _check_scale
+from ..validation import _as_float_array
+from .colour import _text_colours
+
+_GOP_MAP = "cividis"
+# GOP in nats per frame: 0 is a phone as good as the best free phone; below about -6 the
+# experts' worst sentences sit (lecture 05's example sentences span this range)
+_GOP_RANGE = (-8.0, 0.0)
+_LABEL_FRACTION = 0.035           # of the time axis: the narrowest box that gets its label
+
+
+def plot_gop_timeline(ax, phones: Sequence, *, words: bool = True):
+    """The phones of one sentence along time (``phones``: objects with ``phone``, ``word``,
+    ``word_index``, ``start``, ``end`` and ``gop``, e.g. :class:`course_lib.pronunciation.PhoneScore`),
+    each a box coloured by its GOP with the phone and its GOP written in it; with ``words``, a row
+    above with each word's span, coloured by its frame-weighted GOP."""
+    if len(phones) == 0:
+        raise ValueError("phones: expected the aligned phones of a sentence, got none")
+    norm = Normalize(*_GOP_RANGE, clip=True)
+    starts = np.array([p.start for p in phones])
+    ends = np.array([p.end for p in phones])
+    gop = np.array([p.gop for p in phones])
+    if np.any(ends <= starts) or not np.all(np.isfinite(gop)):
+        raise ValueError("phones: expected end > start and a finite GOP for every phone")
+    rows = [("phone", starts, ends, gop, [p.phone for p in phones], 0.0)]
+    if words:
+        index = np.array([p.word_index for p in phones])
+        spans = [np.flatnonzero(index == k) for k in dict.fromkeys(index)]
+        frames = ends - starts
+        rows.append(("word", np.array([starts[s[0]] for s in spans]),
+                     np.array([ends[s[-1]] for s in spans]),
+                     np.array([np.dot(frames[s], gop[s]) / frames[s].sum() for s in spans]),
+                     [phones[s[0]].word.lower() for s in spans], 1.2))
+    # a box too narrow for its label keeps only its colour; the text summary lists every phone
+    narrowest = _LABEL_FRACTION * (ends.max() - starts.min())
+    for _, left, right, values, labels, y in rows:
+        ink = _text_colours(values, _GOP_MAP, norm)
+        for a, b, value, label, text_colour in zip(left, right, values, labels, ink):
+            ax.barh(y, b - a, left=a, height=1.0, color=colormaps[_GOP_MAP](norm(value)),
+                    edgecolor="white")
+            if b - a >= narrowest:
+                ax.text((a + b) / 2, y, f"{label}\n{value:.1f}", ha="center", va="center",
+                        fontsize="x-small", color=text_colour)
+    ax.figure.colorbar(ScalarMappable(norm, _GOP_MAP), ax=ax, label="GOP", pad=0.01)
+    ax.set_yticks([row[5] for row in rows], [row[0] + "s" for row in rows])
+    ax.set_ylim(-0.6, rows[-1][5] + 0.6)
+    ax.set_xlim(starts.min(), ends.max())
+    ax.set_xlabel("time (s)")
+    return ax
+
+
+def _plot_panel_distribution(ax, distribution, mean: float, sd: float, *, scale=(0, 10)):
+    """P(an expert drawn at random gives score c) as bars over the scale, and the posterior of
+    the experts' mean score as a dot with +-2 sd whiskers above them."""
+    low, high = _check_scale(scale)
+    scores = np.arange(low, high + 1)
+    distribution = _as_float_array(distribution, "distribution", ndim=1)
+    if distribution.shape != scores.shape or np.any(distribution < 0):
+        raise ValueError(f"distribution: expected {scores.size} probabilities >= 0, one per "
+                         f"score {low}..{high}")
+    ax.bar(scores, distribution, width=0.8, color="#9ecae1", edgecolor="#08519c",
+           label="one expert's score")
+    top = 1.1 * distribution.max()
+    ax.errorbar([mean], [top], xerr=[[2 * sd], [2 * sd]], fmt="D", color="black", capsize=4,
+                label=f"panel mean {mean:.1f} (±2 sd)")
+    ax.set_xticks(scores)
+    ax.set_xlim(low - 0.6, high + 0.6)
+    ax.set_ylim(0, 1.25 * top)
+    ax.set_xlabel("accuracy score")
+    ax.set_ylabel("probability")
+    ax.legend(loc="upper left", fontsize="small")
+    return ax
+
+
+def panel_figure(prediction) -> Figure:
+    """The panel's view of one recording (a :class:`course_lib.panel_prediction.PanelPrediction`):
+    the distribution of one expert's score above, the sentence's words and phones by GOP below."""
+    fig = Figure(figsize=(9, 5), layout="constrained")
+    top, bottom = fig.subplots(2, 1, height_ratios=(3, 2))
+    _plot_panel_distribution(top, prediction.distribution, prediction.mean, prediction.sd)
+    top.set_title("How the five experts would score it")
+    if prediction.aligned:
+        plot_gop_timeline(bottom, prediction.pronunciation.phones)
+        bottom.set_title("Goodness of pronunciation (nats per frame; 0 = as good as the best "
+                         "phone)", fontsize="small")
+    else:
+        bottom.set_axis_off()
+        bottom.text(0.5, 0.5, "The sentence did not align: no phone scores.", ha="center",
+                    va="center", transform=bottom.transAxes)
+    return fig

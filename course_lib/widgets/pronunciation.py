@@ -1,0 +1,119 @@
+"""Read a sentence aloud and see how speechocean762's five experts would score it (lecture 05).
+
+:class:`PronunciationPanel` puts the course recorder (at 16 kHz, the GOP scorer's rate) beside a
+choice of sentence (one of the corpus's example sentences, or one you type) and, when you press
+Stop, shows :class:`course_lib.panel_prediction.ExpertPanel`'s prediction: the distribution of
+one expert's score with the panel mean, the words and phones by goodness of pronunciation, and
+the same as text. Without a microphone, "score the shipped recording" scores the corpus's own
+recording of the chosen sentence. Errors show as one line; the last prediction stays until a
+new one replaces it.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Sequence
+
+import ipywidgets as W
+from IPython.display import display
+
+from course_lib.panel_prediction import ExpertPanel, PanelPrediction
+from course_lib.plotting.pronunciation import panel_figure
+from course_lib.widgets.base import _figure_image
+from course_lib.widgets.recorder import Recorder
+
+_RATE = 16000
+_OWN = "(type your own sentence below)"
+
+
+class PronunciationPanel:
+    """The recorder, the sentence and the panel's view (module docstring).
+
+    ``prediction`` is the newest :class:`PanelPrediction` (``None`` before the first), ``image``
+    its figure as shown, ``last_error`` the error of the newest attempt (``None`` when it
+    worked), ``seconds`` how long the newest scoring took from the samples to the figure.
+    """
+
+    def __init__(self, panel: ExpertPanel, sentences: Sequence, *, max_seconds: float = 15.0):
+        if not isinstance(panel, ExpertPanel):
+            raise TypeError(f"panel: expected an ExpertPanel, got {type(panel).__name__}")
+        self.panel = panel
+        self._clips = {clip.text.lower(): clip for clip in sentences}
+        if not self._clips:
+            raise ValueError("sentences: expected at least one example clip")
+        self.prediction: PanelPrediction | None = None
+        self.last_error: Exception | None = None
+        self.seconds: float | None = None
+        self.image = None             # the newest figure, as the PNG shown
+        self.sentence = W.Dropdown(options=[*self._clips, _OWN], description="sentence",
+                                   layout=W.Layout(width="640px"))
+        self.own_text = W.Text(description="your text", placeholder="words the dictionary knows",
+                               disabled=True, layout=W.Layout(width="640px"))
+        self.recorder = Recorder(max_seconds=max_seconds, sample_rate=_RATE)
+        self.recorder.status = "Press Record, read the sentence aloud, then press Stop."
+        self.shipped = W.Button(description="score the shipped recording",
+                                layout=W.Layout(width="240px"))
+        self.status = W.HTML()
+        self.output = W.Output()
+        self.text_view = W.HTML()
+        # class names a browser test and a stylesheet can find
+        for widget, name in ((self.status, "status"), (self.output, "figure"),
+                             (self.text_view, "summary")):
+            widget.add_class(f"course-pronunciation-{name}")
+        self.sentence.observe(self._on_sentence, names="value")
+        self.recorder.on_recording(lambda samples: self.score(samples, _RATE))
+        self.shipped.on_click(lambda _button: self.score_shipped())
+        self._say("Choose a sentence, then record it, or score the corpus's own recording.")
+
+    def text(self) -> str:
+        """The sentence to score: the chosen one, or the typed one."""
+        return self.own_text.value if self.sentence.value == _OWN else self.sentence.value
+
+    def _on_sentence(self, change) -> None:
+        own = change["new"] == _OWN
+        self.own_text.disabled = not own
+        self.shipped.disabled = own
+        self._say("Type your sentence, then record it." if own else
+                  "Record this sentence, or score the corpus's own recording of it.")
+
+    def _say(self, line: str, error: bool = False) -> None:
+        # a live region, so that a screen reader announces each new line
+        colour = "#b00020" if error else "inherit"
+        self.status.value = (f'<div role="status" aria-live="polite" style="color:{colour}">'
+                             f"{html.escape(line)}</div>")
+
+    def score_shipped(self) -> PanelPrediction | None:
+        """Score the corpus's recording of the chosen sentence (no microphone needed)."""
+        clip = self._clips.get(self.sentence.value)
+        if clip is None:
+            self._say("There is no shipped recording of a typed sentence: record it.", True)
+            return None
+        return self.score(clip.samples, clip.sample_rate)
+
+    def score(self, samples, sample_rate: int) -> PanelPrediction | None:
+        """Score ``samples`` of :meth:`text` and show the panel's view; on bad input, say why in
+        one line and keep the previous view."""
+        started = time.perf_counter()
+        self._say("Scoring ...")
+        try:
+            prediction = self.panel.score(samples, sample_rate, self.text())
+        except ValueError as err:
+            self.last_error = err
+            self._say(f"Not scored: {err}", True)
+            return None
+        self.prediction, self.last_error = prediction, None
+        self.image = _figure_image(panel_figure(prediction))
+        with self.output:
+            self.output.clear_output(wait=True)
+            display(self.image)
+        self.text_view.value = f"<pre>{html.escape(prediction.summary())}</pre>"
+        self.seconds = time.perf_counter() - started
+        self._say(f"Scored in {self.seconds:.1f} s: panel mean {prediction.mean:.1f} "
+                  f"(sd {prediction.sd:.2f})" + ("" if prediction.aligned else
+                                                 "; the sentence did not align"))
+        return prediction
+
+    def _ipython_display_(self) -> None:
+        display(W.VBox([self.sentence, self.own_text, self.recorder, self.shipped, self.status,
+                        self.output, self.text_view]))
