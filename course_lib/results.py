@@ -245,43 +245,55 @@ def _fluency_timing_table(result) -> str:
 
 def _speechocean762_table(result) -> str:
     """Table 1 of arXiv 2306.02719 on speechocean762's five experts (``load_result(
-    "seed000_speechocean762")``): ours above the paper's per model, the paired tests of GP_joint
-    against GP_base with the direction of each change, and each expert's bias and GPR-MA noise
-    variance beside the joint model's one sigma^2."""
+    "seed000_speechocean762")``): per input set (fluency, GOP, both) our three models above the
+    paper's, then the paired tests that lecture 05 reads (each model against GP_base on the same
+    inputs, GP_base across input sets) with the direction of each change, and each expert's bias
+    and GPR-MA noise variance on the GOP inputs."""
     document = result
-    block, source = document["result"]["all_training"], document["source"]["table"]
-    models = block["models"]
-    lines = [f"{'':17s}{'PCC':>7s}{'MSE':>7s}{'KL':>7s}   learned noise   "
-             f"(paper: {_FLUENCY_PAPER}, Table 1)"]
-    for model in ("GP_base", "GP_joint"):
-        row = models[model]
-        noise_name = "σ_base²" if model == "GP_base" else "σ²"
-        lines.append(f"{model + ', ours':17s}{row['PCC']:7.3f}{row['MSE']:7.3f}{row['KL']:7.3f}"
-                     f"   {noise_name} = {row['noise_variance']:.3f}")
+    by_inputs, source = document["result"]["by_inputs"], document["source"]["table"]
+    lines = [f"{'':22s}{'PCC':>7s}{'MSE':>7s}{'KL':>7s}   learned noise"]
+    for inputs, block in by_inputs.items():
+        for model, row in block["models"].items():
+            noise = ("σ_r² = " + " / ".join(f"{v:.2f}" for v in row["noise_variance_per_expert"])
+                     if model == "GPR_MA" else
+                     f"{'σ_base²' if model == 'GP_base' else 'σ²'} = {row['noise_variance']:.3f}")
+            lines.append(f"{inputs + ', ' + model:22s}{row['PCC']:7.3f}{row['MSE']:7.3f}"
+                         f"{row['KL']:7.3f}   {noise}")
     for model in ("GP_base", "GP_repeat"):
         paper = source[model]
-        lines.append(f"{model + ', paper':17s}{_shown(paper['PCC'], 3):>7s}"
+        lines.append(f"{'paper, ' + model:22s}{_shown(paper['PCC'], 3):>7s}"
                      f"{_shown(paper['MSE'], 3):>7s}{_shown(paper['KL'], 2):>7s}")
-    tests, paper_p = block["significance_joint_vs_base"], document["source"]["significance"]
-    lines += ["", f"joint vs base on {tests['n_items']} test sentences: p ours (those of "
-              f"{_FLUENCY_PAPER})"]
-    for metric, lower_is_better, test_name in (("PCC", False, "Steiger's Z1*"),
-                                               ("MSE", True, "paired t"),
-                                               ("KL", True, "paired t")):
-        base, joint = models["GP_base"][metric], models["GP_joint"][metric]
-        better = (joint < base) == lower_is_better
-        verdict = "(better)" if better else "(worse)"
-        lines.append(f"  {metric:4s}{base:7.3f} -> {joint:6.3f} {verdict:9s}  {test_name:13s} "
-                     f"p = {tests[metric]['p_value']:.2g} ({paper_p[metric]})")
-    experts = block["per_expert"]
-    lines += ["", "expert          " + "".join(f"{k + 1:>7d}" for k in range(5)),
-              "bias            " + "".join(f"{b:+7.2f}" for b in experts["bias_per_expert"]),
-              "GPR-MA noise    " + "".join(f"{v:7.2f}"
-                                           for v in experts["noise_variance_per_expert"]),
-              f"(the joint model's one σ² = {models['GP_joint']['noise_variance']:.2f})"]
+    paper_p = document["source"]["significance"]
+    pairs = [(f"{inputs}: {model} vs GP_base", block["models"]["GP_base"],
+              block["models"][model], block[key], inputs == "gop" and model == "GP_joint")
+             for inputs, block in by_inputs.items()
+             for model, key in (("GP_joint", "significance_joint_vs_base"),
+                                ("GPR_MA", "significance_gpr_ma_vs_base"))]
+    for name, tests in document["result"]["across_inputs"].items():
+        second, first = name.removeprefix("GP_base ").split(" vs ")
+        pairs.append((f"GP_base: {second} vs {first}", by_inputs[first]["models"]["GP_base"],
+                      by_inputs[second]["models"]["GP_base"], tests, False))
+    lines += ["", f"paired tests on the {by_inputs['gop']['n_test_items']} test sentences "
+              f"(p; the paper's for GP_joint vs GP_base in brackets)"]
+    for name, first, second, tests, with_paper in pairs:
+        lines.append(name)
+        for metric, lower_is_better, test_name in (("PCC", False, "Steiger's Z1*"),
+                                                   ("MSE", True, "paired t"),
+                                                   ("KL", True, "paired t")):
+            a, b = first[metric], second[metric]
+            verdict = "(better)" if (b < a) == lower_is_better else "(worse)"
+            paper = f" ({paper_p[metric]})" if with_paper else ""
+            lines.append(f"  {metric:4s}{a:7.3f} -> {b:6.3f} {verdict:9s}  {test_name:13s} "
+                         f"p = {tests[metric]['p_value']:.2g}{paper}")
+    gop = by_inputs["gop"]
+    lines += ["", "expert (GOP inputs) " + "".join(f"{k + 1:>7d}" for k in range(5)),
+              "bias                " + "".join(f"{b:+7.2f}" for b in gop["bias_per_expert"]),
+              "GPR-MA noise        " + "".join(
+                  f"{v:7.2f}" for v in gop["models"]["GPR_MA"]["noise_variance_per_expert"]),
+              f"(GP_joint's one σ² = {gop['models']['GP_joint']['noise_variance']:.2f})"]
     subset = document["result"]["subset"]
-    lines += ["", f"on {subset['n_train_items']} training sentences: GP_repeat and GP_joint "
-              "predict the same (largest difference "
+    lines += ["", f"on {subset['n_train_items']} training sentences ({subset['inputs']} inputs): "
+              "GP_repeat and GP_joint predict the same (largest difference "
               f"{subset['repeat_vs_joint']['max_abs_mean_difference']:.1e})"]
     return "\n".join(lines)
 

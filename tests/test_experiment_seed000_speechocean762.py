@@ -34,9 +34,11 @@ def test_committed_settings_are_the_scripts_and_share_seed000_table1s_protocol(r
     theirs = reduced_run.committed["settings"]
     assert not common.settings_problems(reduced_run.document["settings"], theirs)
     shared = ("initial", "lengthscale_bounds", "variance_bounds", "noise_bounds", "n_restarts",
-              "models", "kernel")
+              "models")
     fluency = load_result("seed000_table1")["settings"]
     assert {key: theirs[key] for key in shared} == {key: fluency[key] for key in shared}
+    kernel = "squared exponential, one scalar lengthscale"   # the sources' names differ
+    assert theirs["kernel"].startswith(kernel) and fluency["kernel"].startswith(kernel)
 
 
 def test_readme_table_is_the_committed_result():
@@ -52,7 +54,7 @@ def test_seed_numbers_stand_beside_ours():
         seed000_table1.SOURCE_SIGNIFICANCE)
 
 
-def test_repeat_equals_joint_and_the_joint_model_wins_on_kl():
+def test_repeat_equals_joint_and_the_joint_model_wins_on_kl_on_every_input_set():
     result = load_result(panel_experiment.NAME)["result"]
     subset = result["subset"]
     # the same model and objective from the same starts: predictions agree far below the
@@ -60,8 +62,59 @@ def test_repeat_equals_joint_and_the_joint_model_wins_on_kl():
     assert subset["repeat_vs_joint"]["max_abs_mean_difference"] < 1e-3
     assert subset["models"]["GP_repeat"]["KL"] == pytest.approx(
         subset["models"]["GP_joint"]["KL"], abs=1e-3)
-    block = result["all_training"]
-    assert block["models"]["GP_joint"]["KL"] < block["models"]["GP_base"]["KL"]
-    assert block["significance_joint_vs_base"]["KL"]["p_value"] < 0.001
-    kl = np.array(block["models"]["GP_joint"]["KL_per_item"])
-    assert kl.shape == (2500,) and np.isclose(kl.mean(), block["models"]["GP_joint"]["KL"])
+    assert list(result["by_inputs"]) == list(panel_experiment.INPUT_SETS)
+    for block in result["by_inputs"].values():
+        models = block["models"]
+        assert list(models) == list(panel_experiment.TABLE_MODELS)
+        for model, key in (("GP_joint", "significance_joint_vs_base"),
+                           ("GPR_MA", "significance_gpr_ma_vs_base")):
+            assert models[model]["KL"] < models["GP_base"]["KL"]
+            assert block[key]["KL"]["p_value"] < 0.001
+            kl = np.array(models[model]["KL_per_item"])
+            assert kl.shape == (2500,) and np.isclose(kl.mean(), models[model]["KL"])
+
+
+def _prose() -> str:
+    text = (common.REPOSITORY / "experiments" / "README.md").read_text(encoding="utf-8")
+    section = text.split("## E5.4 ", 1)[1].split("\n## ", 1)[0]
+    return section.split("<!-- /table -->", 1)[1]
+
+
+def test_the_readmes_claims_are_the_committed_numbers():
+    result = load_result(panel_experiment.NAME)["result"]
+    rows = {inputs: block["models"] for inputs, block in result["by_inputs"].items()}
+    across = result["across_inputs"]
+    prose = _prose()
+
+    def short(value: float) -> str:      # .529, as the prose writes a correlation
+        return f"{value:.3f}".removeprefix("0")
+
+    for inputs in ("fluency", "gop", "both"):
+        base = rows[inputs]["GP_base"]
+        assert f"{short(base['PCC'])} / {short(base['MSE'])}" in prose, inputs
+    # GOP beats fluency by every test; both against GOP is not significant in PCC or MSE
+    gop_vs_fluency, both_vs_gop = across["GP_base gop vs fluency"], across["GP_base both vs gop"]
+    assert all(gop_vs_fluency[m]["p_value"] < 0.001 for m in ("PCC", "MSE", "KL"))
+    assert rows["gop"]["GP_base"]["PCC"] > rows["fluency"]["GP_base"]["PCC"]
+    assert both_vs_gop["PCC"]["p_value"] > 0.05 and both_vs_gop["MSE"]["p_value"] > 0.05
+    # MSE below the paper's, PCC below it: the issue's PCC goal is said not to be reached
+    assert rows["gop"]["GP_base"]["MSE"] < seed000_table1.SOURCE_TABLE["GP_base"]["MSE"]
+    assert rows["both"]["GP_base"]["PCC"] < 0.70 and "short of the .70" in prose
+    assert (f"KL {short(rows['gop']['GP_base']['KL'])[:3]} to "
+            f"{short(rows['gop']['GP_joint']['KL'])[:3]}") in prose
+    noise = np.array(rows["gop"]["GPR_MA"]["noise_variance_per_expert"])
+    assert f"({noise.min():.1f} to {noise.max():.1f})" in prose
+    assert rows["gop"]["GPR_MA"]["KL"] == pytest.approx(rows["gop"]["GP_joint"]["KL"], abs=0.01)
+    assert f"both inputs ({rows['both']['GP_base']['KL']:.2f})" in prose
+    for inputs in rows:      # worse PCC and MSE for the rater-noise models, significantly
+        block = result["by_inputs"][inputs]
+        for model, key in (("GP_joint", "significance_joint_vs_base"),
+                           ("GPR_MA", "significance_gpr_ma_vs_base")):
+            assert rows[inputs][model]["PCC"] < rows[inputs]["GP_base"]["PCC"]
+            assert rows[inputs][model]["MSE"] > rows[inputs]["GP_base"]["MSE"]
+            assert block[key]["PCC"]["p_value"] < 0.05 and block[key]["MSE"]["p_value"] < 0.05
+    bias = np.array(result["by_inputs"]["gop"]["bias_per_expert"])
+    assert f"(bias {bias.min():.2f})" in prose
+    for block in result["by_inputs"].values():
+        strictest = int(np.argmin(block["bias_per_expert"]))
+        assert np.argmax(block["models"]["GPR_MA"]["noise_variance_per_expert"]) == strictest

@@ -12,8 +12,8 @@ from scipy import stats
 from scipy.integrate import quad
 from scipy.special import logsumexp
 
-from course_lib.metrics import (discrete_kl, discretised_log_predictive, rmse, round_scores,
-                                rounded_pcc_mse)
+from course_lib.metrics import (discrete_kl, discretised_log_predictive, panel_log_predictive,
+                                rmse, round_scores, rounded_pcc_mse)
 
 EDGES = np.arange(0, 12) - 0.5  # the bins of the scale 0..10
 
@@ -117,6 +117,41 @@ def test_other_scales_use_their_own_bins():
 
 
 # ----- discrete KL ----------------------------------------------------------------------------
+# ----- the panel's mixture -----------------------------------------------------------------
+def test_panel_predictive_is_the_average_of_each_raters_distribution():
+    # closed form in linear space: the mean over raters of each one's renormalised bin masses
+    rng = np.random.default_rng(1)
+    mean, latent = rng.uniform(-1, 11, 50), rng.uniform(0.0, 3.0, 50)
+    noise = np.array([0.4, 1.1, 2.5, 0.9, 1.7])
+    expected = np.mean([naive_probabilities(mean, latent + value) for value in noise], axis=0)
+    ours = panel_log_predictive(mean, latent, noise)
+    np.testing.assert_allclose(np.exp(ours), expected, atol=1e-12)
+    np.testing.assert_allclose(logsumexp(ours, axis=1), 0.0, atol=1e-12)
+
+
+def test_a_panel_of_equal_raters_is_one_rater():
+    mean, latent = np.array([2.5, 7.0]), np.array([0.3, 0.0])
+    np.testing.assert_allclose(panel_log_predictive(mean, latent, [1.2, 1.2, 1.2]),
+                               discretised_log_predictive(mean, latent + 1.2), atol=1e-13)
+
+
+def test_a_panel_far_in_the_tail_stays_finite():
+    # a mean of -40: score 10 has log P near -300 for each rater, beyond exp's range in a sum
+    ours = panel_log_predictive([-40.0], [0.5], [0.5, 1.0])[0]
+    each = [log_probabilities_by_quadrature(-40.0, np.sqrt(0.5 + value)) for value in (0.5, 1.0)]
+    assert ours[-1] < -250
+    np.testing.assert_allclose(ours, np.logaddexp(*each) - np.log(2.0), rtol=1e-10)
+
+
+@pytest.mark.parametrize("noise, latent, name", [([], [0.5], "noise_per_rater"),
+                                                 ([1.0, 0.0], [0.5], "noise_per_rater"),
+                                                 ([1.0], [-0.5], "latent_variance"),
+                                                 ([[1.0]], [0.5], "noise_per_rater")])
+def test_panel_predictive_refuses_bad_variances_by_name(noise, latent, name):
+    with pytest.raises(ValueError, match=name):
+        panel_log_predictive([5.0], latent, noise)
+
+
 def test_discrete_kl_matches_scipy_entropy():
     rng = np.random.default_rng(2)
     counts = rng.integers(0, 4, (50, 11)).astype(float)

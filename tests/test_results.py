@@ -62,21 +62,31 @@ def test_seed000_table_shows_metrics_tests_and_the_papers_p_values():
     assert "(arXiv 2306.02719: 8476 ± 510 s)" in timing
 
 
-def test_speechocean762_table_shows_direction_tests_and_experts():
+def test_speechocean762_table_shows_every_input_set_the_tests_and_the_experts():
     document = load_result("seed000_speechocean762")
     text = report(document)
-    block = document["result"]["all_training"]
-    models = block["models"]
+    by_inputs = document["result"]["by_inputs"]
     lines = text.splitlines()
-    for metric, lower_is_better in (("PCC", False), ("MSE", True), ("KL", True)):
-        base, joint = models["GP_base"][metric], models["GP_joint"][metric]
-        row = next(line for line in lines if line.startswith(f"  {metric} "))
-        assert f"{base:.3f} -> {joint:.3f}" in " ".join(row.split())
-        assert ("(better)" in row) == ((joint < base) == lower_is_better), row
-    assert not any(line.startswith("GP_joint, paper") for line in lines)  # the paper has none
+    for inputs, block in by_inputs.items():
+        for model, row in block["models"].items():
+            line = next(line for line in lines if line.startswith(f"{inputs}, {model} "))
+            assert line.split()[2:5] == [f"{row[m]:.3f}" for m in ("PCC", "MSE", "KL")], line
+        for model in ("GP_joint", "GPR_MA"):
+            start = lines.index(f"{inputs}: {model} vs GP_base")
+            for offset, (metric, lower_is_better) in enumerate(
+                    (("PCC", False), ("MSE", True), ("KL", True)), start=1):
+                base, other = block["models"]["GP_base"][metric], block["models"][model][metric]
+                row = lines[start + offset]
+                assert f"{base:.3f} -> {other:.3f}" in " ".join(row.split()), row
+                assert ("(better)" in row) == ((other < base) == lower_is_better), row
+                # the paper's p-value only beside its own comparison
+                assert ("(0.065)" in row or "(0.036)" in row or "(< 0.001)" in row) == (
+                    inputs == "gop" and model == "GP_joint"), row
+    assert "GP_base: gop vs fluency" in lines and "GP_base: both vs gop" in lines
+    assert not any(line.startswith("paper, GP_joint") for line in lines)  # the paper has none
     noise = next(line for line in lines if line.startswith("GPR-MA noise")).split()[2:]
     assert [float(v) for v in noise] == pytest.approx(
-        block["per_expert"]["noise_variance_per_expert"], abs=0.005)
+        by_inputs["gop"]["models"]["GPR_MA"]["noise_variance_per_expert"], abs=0.005)
 
 
 def test_seed000_report_shows_both_tables_of_its_result():
