@@ -1,8 +1,8 @@
 """The static site and the lecture slides (tools/build_site.py), built once per session.
 
 What a reader of the site must get: one page per executed lecture and solutions notebook and a
-unit index whose links all resolve; figures and sound embedded in the page; formulas typeset by
-the site's own MathJax; nothing loaded from the network; no error output; an explorer shown as a
+unit index whose links all resolve; figures and sound embedded in the page, each figure with
+its own description as alt text; formulas typeset by the site's own MathJax; nothing loaded from the network; no error output; an explorer shown as a
 short note instead of a widget's text representation; and reveal.js slides of each lecture whose
 structure is the slide rule's. tests/browser/test_site_pages.py opens the same build in Chromium.
 """
@@ -56,6 +56,7 @@ class Page(HTMLParser):
         self.resources: list[tuple[str, str]] = []  # (tag, URL) the browser loads by itself
         self.links: list[str] = []
         self.images: list[str] = []
+        self.alts: list[str | None] = []
         self.audio = 0
         self.audio_sources: list[str] = []
         self.section_depth = 0
@@ -71,6 +72,7 @@ class Page(HTMLParser):
         elif tag == "img":
             self.resources.append((tag, attrs.get("src", "")))
             self.images.append(attrs.get("src", ""))
+            self.alts.append(attrs.get("alt"))
         elif tag in ("iframe", "video", "embed"):
             self.resources.append((tag, attrs.get("src", "")))
         elif tag == "audio":
@@ -157,6 +159,40 @@ def test_error_output_is_refused_and_would_be_seen():
     page_exporter, _ = build_site.exporters()
     text, _ = page_exporter.from_notebook_node(nb, resources={"course_nav": ""})
     assert len(ERROR_OUTPUT.findall(text)) == 2 and "Traceback" in text
+
+
+def test_figure_descriptions_become_alt_text_and_a_missing_one_fails(monkeypatch):
+    def figure():
+        return nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo=",
+                                                            "text/plain": "<Figure>"})
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("draw()", outputs=[figure(), figure()], metadata={
+            build_site.FIGURE_DESCRIPTIONS: ["Two curves <cross> & part.", "A second view."]}),
+        nbformat.v4.new_code_cell("x = 1")])
+    page = build_site.prepare_for_page(nb, "made-up.ipynb")
+    assert "alt" not in nb.cells[0].outputs[0].get("metadata", {}).get("image/png", {})
+    page_exporter, slides_exporter = build_site.exporters()
+    for exporter in (page_exporter, slides_exporter):
+        text, _ = exporter.from_notebook_node(page, resources={"course_nav": ""})
+        assert Page(text).alts == ["Two curves <cross> & part.", "A second view."], (
+            type(exporter).__name__)
+        assert text.count('class="course-figure-description"') == 2
+        assert build_site.NO_DESCRIPTION not in text
+    # one description short: refused, naming the cell
+    nb.cells[0].metadata[build_site.FIGURE_DESCRIPTIONS].pop()
+    with pytest.raises(RuntimeError, match="made-up.ipynb: cell 0 draws 2 figure"):
+        build_site.prepare_for_page(nb, "made-up.ipynb")
+    # none at all: nbconvert's placeholder, refused in a notebook listed as described
+    del nb.cells[0].metadata[build_site.FIGURE_DESCRIPTIONS]
+    text, _ = page_exporter.from_notebook_node(build_site.prepare_for_page(nb, "made-up.ipynb"),
+                                               resources={"course_nav": ""})
+    assert build_site.NO_DESCRIPTION in text
+    monkeypatch.setattr(build_site, "DESCRIBED_NOTEBOOKS", frozenset({"made-up.ipynb"}))
+    with pytest.raises(RuntimeError, match="made-up.ipynb: cell 0 draws 2 figure"):
+        build_site.prepare_for_page(nb, "made-up.ipynb")
+    with pytest.raises(RuntimeError, match="made-up.ipynb: an image on its page"):
+        build_site.check_no_placeholder(text, "made-up.ipynb")
 
 
 # --- the built site ---------------------------------------------------------------------------
@@ -293,6 +329,36 @@ def test_figures_and_audio_are_embedded(site):
     assert all(outputs_with(nb, lambda o: "image/png" in o.get("data", {})) for nb in lectures)
     assert sum(outputs_with(nb, lambda o: "<audio" in o.get("data", {}).get("text/html", ""))
                for nb in lectures) > 0, "no lecture plays a sound: the audio check checked nothing"
+
+
+def test_every_figure_has_a_description_of_its_own(site):
+    """Each figure-drawing cell of a described notebook lists one description per figure it
+    drew in the site build, and its page and deck show them as the images' alt text."""
+    out, report = site
+    assert build_site.DESCRIBED_NOTEBOOKS <= set(report["executed"]), "a listed name is wrong"
+    n_described = 0
+    for notebook, nb in report["executed"].items():
+        if notebook not in build_site.DESCRIBED_NOTEBOOKS:
+            continue
+        wanted = []
+        for index, cell in enumerate(nb.cells):
+            figures = sum("image/png" in o.get("data", {}) for o in cell.get("outputs", []))
+            texts = cell.metadata.get(build_site.FIGURE_DESCRIPTIONS, [])
+            assert len(texts) == figures, (
+                f"{notebook} cell {index}: {figures} figure(s), {len(texts)} description(s)")
+            assert all(isinstance(text, str) and text.strip() for text in texts), (
+                f"{notebook} cell {index}: an empty description")
+            wanted += texts
+        n_described += len(wanted)
+        page_names = [notebook.replace(".ipynb", ".html")]
+        if notebook.startswith("lectures/"):
+            page_names.append("slides/" + Path(notebook).stem + ".slides.html")
+        for page_name in page_names:
+            text = (out / page_name).read_text(encoding="utf-8")
+            assert build_site.NO_DESCRIPTION not in text, f"{page_name}: an undescribed image"
+            assert Page(text).alts == wanted, (
+                f"{page_name}: the images' alt texts are not the descriptions")
+    assert n_described, "no notebook is listed as described: the check checked nothing"
 
 
 def test_math_is_on_the_page_and_mathjax_is_local(site):

@@ -18,7 +18,8 @@ progress bars, fixed hash seed) and converted with nbconvert:
 Nothing is fetched from the network, when building or when reading: MathJax comes from the
 jupyter-server-mathjax package, reveal.js from the copy bundled in jupyterlab-rise. Explorers
 (ipywidgets) cannot run on a static page; each one is replaced by a short note, and the static
-figure the notebook draws after every explorer carries the page. ``--cache DIR`` keeps executed
+figure the notebook draws after every explorer carries the page. Every figure's description
+(the drawing cell's ``figure_descriptions`` metadata) becomes its image's alt text. ``--cache DIR`` keeps executed
 notebooks keyed on the hash of everything they read, so a second build with the same inputs
 only converts. The same inputs give the same bytes.
 """
@@ -53,6 +54,14 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # Seconds one cell may take: the slowest takes well under a minute. A cell that outlasts it
 # fails the build (nbclient's CellTimeoutError), as any error does.
 CELL_TIMEOUT = 240
+# Every figure carries a description written for it: the cell that draws it lists them, one per
+# figure in drawing order, in its metadata under this key (docs/CONVENTIONS.md section 10.2).
+FIGURE_DESCRIPTIONS = "figure_descriptions"
+# nbconvert's alt text for an image without one: a page carrying it fails the build.
+NO_DESCRIPTION = "No description has been provided for this image"
+# Notebooks whose every figure is described; the build refuses a figure without a description
+# in them. It only grows, until it names every lecture and solutions notebook.
+DESCRIBED_NOTEBOOKS = frozenset({"lectures/01_dtw.ipynb"})
 EXPLORER_NOTE = ("<p class=\"course-explorer-note\"><b>Interactive explorer.</b> Its controls "
                  "run only in JupyterLab (<code>python3 course.py lab</code>); the figure after "
                  "it shows the same picture at a few settings.</p>")
@@ -252,10 +261,40 @@ def executed_notebooks(paths: list[Path], cache: Path | None, jobs: int) -> dict
     return results
 
 
+def describe_figures(nb, name: str) -> None:
+    """Write each figure's description into its output's metadata (``image/png`` -> ``alt``),
+    where the page and slide templates read it. A cell that lists descriptions must list one per
+    figure it draws; in a notebook of DESCRIBED_NOTEBOOKS every figure must have one."""
+    for i, cell in enumerate(nb.cells):
+        figures = [output for output in cell.get("outputs", [])
+                   if "image/png" in output.get("data", {})]
+        texts = cell.metadata.get(FIGURE_DESCRIPTIONS)
+        if texts is None and (not figures or name not in DESCRIBED_NOTEBOOKS):
+            continue
+        texts = texts or []
+        if len(texts) != len(figures):
+            raise RuntimeError(
+                f"{name}: cell {i} draws {len(figures)} figure(s) but its metadata "
+                f"{FIGURE_DESCRIPTIONS!r} holds {len(texts)} description(s): write one per "
+                "figure, in the order the cell draws them")
+        for output, text in zip(figures, texts):
+            output.setdefault("metadata", {})
+            output.metadata["image/png"] = {**output.metadata.get("image/png", {}), "alt": text}
+
+
+def check_no_placeholder(body: str, name: str) -> None:
+    """Refuse a page of a described notebook on which nbconvert put its placeholder alt."""
+    if name in DESCRIBED_NOTEBOOKS and NO_DESCRIPTION in body:
+        raise RuntimeError(f"{name}: an image on its page has no description (nbconvert wrote "
+                           f"{NO_DESCRIPTION!r}); describe it in the drawing cell's metadata "
+                           f"{FIGURE_DESCRIPTIONS!r}")
+
+
 def prepare_for_page(executed, name: str):
-    """A copy of an executed notebook for the page: error output refused, a note where a live
-    widget would be."""
+    """A copy of an executed notebook for the page: error output refused, each figure's
+    description in its output, a note where a live widget would be."""
     nb = copy.deepcopy(executed)
+    describe_figures(nb, name)
     for i, cell in enumerate(nb.cells):
         for output in cell.get("outputs", []):
             if output.output_type == "error":
@@ -308,6 +347,24 @@ SITE_CSS = CONTRAST_CSS.read_text(encoding="utf-8") + """
 .course-nav a { margin-right: 1.2em; }
 .course-explorer-note { border-left: 4px solid #4a7ebb; background: #eef3fa; padding: 6px 10px;
   margin: 4px 0; }
+.course-figure-description { font-size: 90%; margin: 2px 0 6px; }
+.course-figure-description p { margin: 4px 0 0; max-width: 60em; }
+"""
+
+# A figure's description (describe_figures) as its alt text, and visible on request beneath it
+# for a reader who sees the figure. Only embedded PNGs: the course's figures are nothing else.
+FIGURE_BLOCK = r"""
+{% block data_png scoped %}
+{%- set description = output | get_metadata('alt', 'image/png') -%}
+<div class="jp-RenderedImage jp-OutputArea-output {{ extra_class }}">
+<img src="data:image/png;base64,{{ output.data['image/png'] | escape_html }}"
+{%- if description %} alt="{{ description | escape_html }}"{% endif %}>
+{%- if description %}
+<details class="course-figure-description"><summary>Description of the figure</summary>
+<p>{{ description | escape_html }}</p></details>
+{%- endif %}
+</div>
+{%- endblock data_png %}
 """
 
 PAGE_TEMPLATE = r"""
@@ -322,7 +379,7 @@ PAGE_TEMPLATE = r"""
 {{ super() }}
 <nav class="course-nav">{{ resources.course_nav }}</nav>
 {%- endblock body_header -%}
-"""
+""" + FIGURE_BLOCK
 
 SLIDES_TEMPLATE = r"""
 {%- extends 'index.html.j2' -%}
@@ -368,7 +425,7 @@ Reveal.on("slidechanged", function () {
 });
 </script>
 {% endblock footer_js %}
-"""
+""" + FIGURE_BLOCK
 
 
 def find_rise_static() -> Path:
@@ -552,10 +609,12 @@ def build_site(out: Path, cache: Path | None = None, jobs: int = 2) -> dict:
                          "metadata": {"name": f"{label}: {unit['title']}" if kind == "lectures"
                                       else f"{label} homework: {unit['title']}"}}
             body, _ = page_exporter.from_notebook_node(nb, resources=resources)
+            check_no_placeholder(body, f"{kind}/{stem}.ipynb")
             (out / kind / f"{stem}.html").write_text(body, encoding="utf-8")
             if kind == "lectures":
                 body, _ = slides_exporter.from_notebook_node(
                     nb, resources={"metadata": {"name": f"{label}: {unit['title']}"}})
+                check_no_placeholder(body, f"{kind}/{stem}.ipynb")
                 (out / "slides" / f"{stem}.slides.html").write_text(body, encoding="utf-8")
                 slides[stem] = expected_slide_counts(lecture_source)
     (out / "index.html").write_text(

@@ -8,6 +8,8 @@
 * stored outputs only in cells whose output nbval checks (tag ``nbval-check-output`` or a
   ``# NBVAL_CHECK_OUTPUT`` comment); none at all in exercises/;
 * only known cell tags and no saved widget state;
+* figure descriptions (cell metadata ``figure_descriptions``) only on code cells, as a list of
+  non-empty texts (tools/build_site.py counts them against the figures);
 * the same ``NN_topic`` names in all three folders, every solutions notebook has a self-check;
 * the unit number prefixes are unique;
 * grading (solutions/ and exercises/, docs/CONVENTIONS.md s.5): every answer and self-check
@@ -84,6 +86,12 @@ def check_notebook(path: Path) -> list[str]:
         for tag in cell.metadata.get("tags", []):
             if tag not in ALLOWED_TAGS:
                 problems.append(f"{where}: unknown tag {tag!r} (allowed: {sorted(ALLOWED_TAGS)})")
+        descriptions = cell.metadata.get("figure_descriptions")
+        if descriptions is not None and (cell.cell_type != "code" or not isinstance(
+                descriptions, list) or not all(isinstance(text, str) and text.strip()
+                                               for text in descriptions)):
+            problems.append(f"{where}: figure_descriptions must be a list of non-empty texts "
+                            "on a code cell, one per figure it draws")
         if cell.cell_type != "code":
             continue
         for pattern, what in FORBIDDEN_CODE:
