@@ -61,7 +61,9 @@ FIGURE_DESCRIPTIONS = "figure_descriptions"
 NO_DESCRIPTION = "No description has been provided for this image"
 # Notebooks whose every figure is described; the build refuses a figure without a description
 # in them. It only grows, until it names every lecture and solutions notebook.
-DESCRIBED_NOTEBOOKS = frozenset({"lectures/01_dtw.ipynb"})
+DESCRIBED_NOTEBOOKS = frozenset({
+    "lectures/01_dtw.ipynb", "lectures/02_gaussians_gmm.ipynb", "lectures/03_hmm.ipynb",
+})
 EXPLORER_NOTE = ("<p class=\"course-explorer-note\"><b>Interactive explorer.</b> Its controls "
                  "run only in JupyterLab (<code>python3 course.py lab</code>); the figure after "
                  "it shows the same picture at a few settings.</p>")
