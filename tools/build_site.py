@@ -64,6 +64,7 @@ NO_DESCRIPTION = "No description has been provided for this image"
 DESCRIBED_NOTEBOOKS = frozenset({
     "lectures/01_dtw.ipynb", "lectures/02_gaussians_gmm.ipynb", "lectures/03_hmm.ipynb",
     "lectures/04_gp_regression.ipynb", "lectures/06_preference_gp.ipynb",
+    "lectures/07_mixed_feedback.ipynb",
 })
 EXPLORER_NOTE = ("<p class=\"course-explorer-note\"><b>Interactive explorer.</b> Its controls "
                  "run only in JupyterLab (<code>python3 course.py lab</code>); the figure after "
