@@ -64,7 +64,10 @@ NO_DESCRIPTION = "No description has been provided for this image"
 DESCRIBED_NOTEBOOKS = frozenset({
     "lectures/01_dtw.ipynb", "lectures/02_gaussians_gmm.ipynb", "lectures/03_hmm.ipynb",
     "lectures/04_gp_regression.ipynb", "lectures/06_preference_gp.ipynb",
-    "lectures/07_mixed_feedback.ipynb",
+    "lectures/07_mixed_feedback.ipynb", "solutions/01_dtw.ipynb",
+    "solutions/02_gaussians_gmm.ipynb", "solutions/03_hmm.ipynb",
+    "solutions/04_gp_regression.ipynb", "solutions/06_preference_gp.ipynb",
+    "solutions/07_mixed_feedback.ipynb",
 })
 EXPLORER_NOTE = ("<p class=\"course-explorer-note\"><b>Interactive explorer.</b> Its controls "
                  "run only in JupyterLab (<code>python3 course.py lab</code>); the figure after "
@@ -422,9 +425,17 @@ function fitCurrentSlide() {
     }
   });
 }
-Reveal.on("ready", fitCurrentSlide);
+// reveal.js keeps the slides beside the shown one rendered, under aria-hidden: inert keeps the
+// keyboard out of them too, so Tab never lands on a link or player the reader cannot see.
+function inertHiddenSlides() {
+  document.querySelectorAll(".reveal .slides section").forEach(function (s) {
+    s.inert = s.getAttribute("aria-hidden") === "true";
+  });
+}
+Reveal.on("ready", function () { fitCurrentSlide(); inertHiddenSlides(); });
 Reveal.on("slidechanged", function () {
   fitCurrentSlide();
+  inertHiddenSlides();
   if (window.MathJax && MathJax.Hub) { MathJax.Hub.Rerender(Reveal.getCurrentSlide()); }
 });
 </script>
