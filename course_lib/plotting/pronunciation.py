@@ -81,7 +81,7 @@ def _plot_panel_distribution(ax, distribution, mean: float, sd: float, *, scale=
                 label=f"panel mean {mean:.1f} (±2 sd)")
     ax.set_xticks(scores)
     ax.set_xlim(low - 0.6, high + 0.6)
-    ax.set_ylim(0, 1.25 * top)
+    ax.set_ylim(0, 1.6 * top)           # room for the legend above the whiskers
     ax.set_xlabel("accuracy score")
     ax.set_ylabel("probability")
     ax.legend(loc="upper left", fontsize="small")

@@ -25,6 +25,7 @@ from course_lib.widgets.recorder import Recorder
 
 _RATE = 16000
 _OWN = "(type your own sentence below)"
+_TITLE = "Read a sentence aloud: how would the five experts score it?"
 
 
 class PronunciationPanel:
@@ -115,5 +116,5 @@ class PronunciationPanel:
         return prediction
 
     def _ipython_display_(self) -> None:
-        display(W.VBox([self.sentence, self.own_text, self.recorder, self.shipped, self.status,
-                        self.output, self.text_view]))
+        display(W.VBox([W.HTML(f"<b>{_TITLE}</b>"), self.sentence, self.own_text, self.recorder,
+                        self.shipped, self.status, self.output, self.text_view]))

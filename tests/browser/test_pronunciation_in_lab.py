@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import json
 import re
-import wave
 from pathlib import Path
 
 import numpy as np
 import pytest
+import fake_microphone
 from chromium import CHROMIUM_FLAGS
+from fake_microphone import write_wav
 from lab_driver import Findings, NotebookPage
 from time_limits import new_context
 
@@ -38,15 +39,6 @@ LEAD_S, TAIL_S = 0.3, 4.0
 # kernel, GOP (about 0.13 s of CPU per second of audio) and the figure, on a loaded machine.
 MARGIN_S = 0.8
 SCORED_TIMEOUT_S = 120
-
-
-def write_wav(path: Path, samples: np.ndarray, rate: int) -> Path:
-    with wave.open(str(path), "wb") as handle:
-        handle.setnchannels(1)
-        handle.setsampwidth(2)
-        handle.setframerate(rate)
-        handle.writeframes(np.round(np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -94,9 +86,7 @@ def read_aloud(lab_server, artifacts, session_browser, chromium: Path, name: str
     lab_server.shut_down_kernels()
     browser = session_browser.browser_type.launch(
         headless=True, timeout=LAUNCH_TIMEOUT_S * 1000, executable_path=str(chromium),
-        args=CHROMIUM_FLAGS + ["--use-fake-ui-for-media-stream",
-                               "--use-fake-device-for-media-stream",
-                               f"--use-file-for-fake-audio-capture={wav}"])
+        args=CHROMIUM_FLAGS + ["--use-fake-ui-for-media-stream", *fake_microphone.flags(wav)])
     try:
         page = new_context(browser).new_page()
         notebook = NotebookPage(page, lab_server, path, shots, findings)

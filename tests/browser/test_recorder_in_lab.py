@@ -26,12 +26,13 @@ Screenshots: ``ROOT/.test-artifacts/browser/recorder/``.
 from __future__ import annotations
 
 import json
-import wave
 from pathlib import Path
 
 import numpy as np
 import pytest
+import fake_microphone
 from chromium import CHROMIUM_FLAGS
+from fake_microphone import write_wav
 from lab_driver import Findings, NotebookPage
 from time_limits import new_context
 
@@ -88,15 +89,6 @@ PLAYER_JS = """() => new Promise((resolve) => {
     a.addEventListener('error', () => resolve(-1));
     a.load();
 })"""
-
-
-def write_wav(path: Path, samples: np.ndarray, rate: int) -> Path:
-    with wave.open(str(path), "wb") as handle:
-        handle.setnchannels(1)
-        handle.setsampwidth(2)
-        handle.setframerate(rate)
-        handle.writeframes(np.round(np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -181,15 +173,11 @@ def run_with_microphone(lab_server, artifacts, notebook_path, session_browser, c
         browser.close()
 
 
-def fake_device(wav: Path) -> list[str]:
-    return ["--use-fake-device-for-media-stream", f"--use-file-for-fake-audio-capture={wav}"]
-
-
 def test_recorded_digit_is_recognised(lab_server, artifacts, notebook_path, fake_files,
                                       browser, chromium_executable):
     status, answer, fallback, findings, player_s = run_with_microphone(
         lab_server, artifacts, notebook_path, browser, chromium_executable, "digit",
-        ["--use-fake-ui-for-media-stream", *fake_device(fake_files["digit"])])
+        ["--use-fake-ui-for-media-stream", *fake_microphone.flags(fake_files["digit"])])
     assert "from a shipped clip" in fallback          # before any take, the cell fell back
     assert status.startswith("Kept"), status
     assert "Record disabled" not in findings.notes
@@ -205,7 +193,7 @@ def test_denied_permission_says_so(lab_server, artifacts, notebook_path, fake_fi
                                    browser, chromium_executable):
     status, answer, fallback, findings, player_s = run_with_microphone(
         lab_server, artifacts, notebook_path, browser, chromium_executable, "denied",
-        ["--deny-permission-prompts", *fake_device(fake_files["digit"])])
+        ["--deny-permission-prompts", *fake_microphone.flags(fake_files["digit"])])
     assert "permission was denied" in status, status
     assert "shipped recordings" in status
     assert answer == "recognised: (nothing yet)" and player_s == 0
@@ -218,7 +206,7 @@ def test_silent_microphone_keeps_nothing(lab_server, artifacts, notebook_path, f
                                          browser, chromium_executable):
     status, answer, fallback, findings, player_s = run_with_microphone(
         lab_server, artifacts, notebook_path, browser, chromium_executable, "silent",
-        ["--use-fake-ui-for-media-stream", *fake_device(fake_files["silence"])])
+        ["--use-fake-ui-for-media-stream", *fake_microphone.flags(fake_files["silence"])])
     assert status.startswith("The recording is silent"), status
     assert "nothing was kept" in status
     assert answer == "recognised: (nothing yet)" and player_s == 0
@@ -234,7 +222,7 @@ def test_insecure_page_says_so(lab_server, artifacts, notebook_path, fake_files,
                                browser, chromium_executable):
     status, answer, fallback, findings, player_s = run_with_microphone(
         lab_server, artifacts, notebook_path, browser, chromium_executable, "insecure",
-        ["--use-fake-ui-for-media-stream", *fake_device(fake_files["digit"])],
+        ["--use-fake-ui-for-media-stream", *fake_microphone.flags(fake_files["digit"])],
         init_script=NOT_SECURE_JS)
     assert status.startswith("No microphone here: the browser allows one only on a secure page"), \
         status
