@@ -72,6 +72,12 @@ _SPEECH_DATASET = "speech_clip"
 _SPEECH_FILE = "speech.wav"
 _BAND_KINDS = ("low_shelf", "peaking", "high_shelf")
 _CLIPS = ("speech", "music")
+# what each clip says or plays, shown beside its players for a listener who cannot hear them
+_CLIP_TRANSCRIPTS = {
+    "speech": 'the sentence "She sells sea shells by the sea shore, on a sunny summer day." '
+              "(a synthetic voice)",
+    "music": "a synthesised loop without words: the chords C, A minor, F and G over a bass "
+             "line, with a hi-hat on every beat and a kick drum on every other"}
 # _loudness_matched keeps every sample below this (int16 full scale is 1 - 2^-15)
 _PEAK_LIMIT = 0.99
 # the level both versions of a pair are scaled to (-20 dB re full scale), unless that clips

@@ -49,9 +49,17 @@ from ..simulators.levelset_session import (LevelSetMaps, LevelSetSession, _acqui
 from ..simulators.psychophysics import (_LISTENER_SPREAD, _LISTENER_U50, LevelSetProblem,
                                         detection_problem, norm_ball_problem, psychometric_problem,
                                         simulate_answers)
-from ..stimuli import _tone_in_noise, _tone_snr_db, _wav_bytes
+from ..stimuli import (_TONE_CLIP_DURATION, _TONE_DURATION, _TONE_FREQUENCY, _tone_in_noise,
+                       _tone_snr_db, _wav_bytes)
 from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice
 from .base import Explorer
+
+# what the two players hold, for a listener who cannot hear them (the trial's own level is the
+# question, so the text does not say whether its tone is audible)
+_DETECTION_SOUNDS = (f"Both players: {_TONE_CLIP_DURATION:g} s of steady noise with a "
+                     f"{_TONE_FREQUENCY:.0f} Hz tone of {_TONE_DURATION:g} s in its middle; in "
+                     "'this trial' at the level asked (faint or absent at low levels), in the "
+                     "example at level 1, clearly above the noise.")
 
 __all__ = ["ExplorerState", "DetectionState", "simulated_state",
            "levelset_figure", "detection_figure", "levelset_explorer", "detection_demo"]
@@ -182,7 +190,7 @@ class LevelSetExplorer(Explorer):
     :class:`ExplorerState` of the current control values."""
 
     def __init__(self, states: _States, session_controls, status, render, controls, buttons,
-                 title, players=None):
+                 title, players=None, sound_text: str = ""):
         self._states, self._session_controls, self._status = states, session_controls, status
         self.players = dict(players or {})
         self.status = W.HTML()
@@ -194,6 +202,7 @@ class LevelSetExplorer(Explorer):
             rows.append(W.HBox([W.HBox([W.HTML(label), player],
                                        layout=W.Layout(align_items="center", margin="0 12px 0 0"))
                                 for label, player in self.players.items()]))
+            rows.append(W.HTML(html.escape(sound_text)))
         rows += [W.HBox(list(self.buttons.values())), W.HBox(list(self.controls.values())),
                  self.output]
         self.widget = W.VBox(rows)
@@ -449,5 +458,6 @@ def detection_demo(arm: str = "mixed", acquisition: str = "global MI", *,
     players = {"this trial": W.Audio(value=b"", **player),
                "example, level 1": W.Audio(value=_wav_bytes(_tone_in_noise(1.0)[0]), **player)}
     explorer = LevelSetExplorer(states, ("arm", "acquisition"), _detection_status, render,
-                                controls, buttons, "Did you hear the tone?", players=players)
+                                controls, buttons, "Did you hear the tone?", players=players,
+                                sound_text=_DETECTION_SOUNDS)
     return explorer

@@ -27,7 +27,7 @@ from ..plotting.personalisation_session import (_plot_comparisons, _plot_equalis
                                                 _plot_session_marks, _plot_setting_map,
                                                 plot_settling)
 from ..simulators.personalisation import PersonalisationSession, _hidden_listener
-from ..stimuli import _CLIPS, _wav_bytes
+from ..stimuli import _CLIP_TRANSCRIPTS, _CLIPS, _wav_bytes
 from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice
 from .base import Explorer
 
@@ -81,6 +81,7 @@ class PersonaliseExplorer(Explorer):
                                         controls=True, layout=W.Layout(width="300px"))
                         for letter in "AB"}
         self.status = W.HTML()
+        self.transcript = W.HTML()
         super().__init__(render, controls, buttons, title)
         button_rows = [list(self.buttons.values())[:3], list(self.buttons.values())[3:]]
         for label, button in self.buttons.items():
@@ -90,7 +91,7 @@ class PersonaliseExplorer(Explorer):
                     label]
         players = W.HBox([W.HTML("<b>A</b>"), self.players["A"], W.HTML("<b>B</b>"),
                           self.players["B"]], layout=W.Layout(align_items="center"))
-        rows = [W.HTML(f"<b>{title}</b>"), self.status, players,
+        rows = [W.HTML(f"<b>{title}</b>"), self.status, players, self.transcript,
                 W.HBox(button_rows[0] + [controls["strength"]])]
         rest = [c for name, c in controls.items() if name != "strength"]
         rows.append(W.HBox(button_rows[1] + rest))
@@ -103,6 +104,8 @@ class PersonaliseExplorer(Explorer):
             return
         for letter, version in zip("AB", self.session.versions(key[0])):
             self.players[letter].value = _wav_bytes(version)
+        self.transcript.value = (f"A and B play the same sound through two equaliser settings: "
+                                 f"{html.escape(_CLIP_TRANSCRIPTS[key[0]])}.")
         self._sound_of = key
 
     def refresh(self) -> None:

@@ -9,6 +9,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import ipywidgets as W  # noqa: E402
 import pytest  # noqa: E402
 from scipy.io import wavfile  # noqa: E402
 from scipy.special import ndtr  # noqa: E402
@@ -359,3 +360,10 @@ def test_plots_refuse_mismatched_input_naming_it():
         _plot_detection_curve(ax, np.linspace(0, 1, 3), np.zeros(3), X=np.zeros(2),
                              answers=np.zeros(1))
     plt.close(fig)
+
+
+def test_the_players_say_what_they_hold():
+    demo = L.detection_demo()
+    texts = [w.value for w in demo.widget.children if isinstance(w, W.HTML)]
+    said = next(text for text in texts if "Both players" in text)
+    assert f"{stimuli._TONE_FREQUENCY:.0f} Hz tone" in said and "level 1" in said

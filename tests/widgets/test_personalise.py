@@ -123,9 +123,11 @@ def test_players_follow_the_pair_and_the_sound_choice_and_never_autoplay():
     assert explorer.session.answers[-1] == pytest.approx(0.5 - P._MAX_DEGREE * 0.8)
     np.testing.assert_allclose(decode(explorer.players["B"].value),
                                explorer.session.versions("speech")[1], atol=1 / 32767)
+    assert "She sells sea shells" in explorer.transcript.value
     explorer.controls["clip"].value = "music"
     np.testing.assert_allclose(decode(explorer.players["A"].value),
                                explorer.session.versions("music")[0], atol=1 / 32767)
+    assert "without words" in explorer.transcript.value   # the text follows the sound
     plt.close("all")
 
 
