@@ -1,0 +1,65 @@
+"""Each figure's description as the alt text of its image in JupyterLab.
+
+A cell that draws figures lists one description per figure in its metadata,
+``figure_descriptions`` (docs/CONVENTIONS.md section 4). The site build writes them into the
+pages and decks. In JupyterLab they must come from the kernel: the lab's image renderer writes no
+alt text and reads none from an output's metadata, but it sends a cell's metadata with the
+execute request that runs it and renders an output's HTML before its PNG. So, in a kernel, every
+matplotlib figure a cell displays also gets an HTML form: its PNG with the cell's next
+description as alt text and, beneath it, the description in a closed ``<details>``. nbclient and
+nbval send no cell metadata, so the site build and the notebook tests see the PNG alone.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+
+_FIGURE_DESCRIPTIONS = "figure_descriptions"  # the key tools/build_site.py reads too
+
+
+class _LabDescriptions:
+    """The HTML form of a figure (the ``text/html`` formatter of ``Figure``), counting the
+    figures the running cell has displayed so that the k-th gets the k-th description."""
+
+    def __init__(self, shell):
+        self.shell = shell
+        self.shown = 0
+
+    def new_cell(self, _info=None) -> None:
+        # The inline backend's %config drops every formatter of Figure, ours too: take it back
+        # before each cell.
+        self.shown = 0
+        self.shell.display_formatter.formatters["text/html"].for_type_by_name(
+            "matplotlib.figure", "Figure", self)
+
+    def __call__(self, fig) -> str | None:
+        texts = self.shell.parent_header.get("metadata", {}).get(_FIGURE_DESCRIPTIONS)
+        if not isinstance(texts, list) or self.shown >= len(texts):
+            return None  # not run by JupyterLab, or undescribed: the PNG alone, as before
+        text = html.escape(str(texts[self.shown]))
+        self.shown += 1
+        png = self.shell.display_formatter.formatters["image/png"](fig)
+        if isinstance(png, tuple):  # the retina formats give (data, metadata)
+            png = png[0]
+        if png is None:
+            return None
+        if isinstance(png, bytes):
+            png = base64.b64encode(png).decode("ascii")
+        return (f'<img src="data:image/png;base64,{png}" alt="{text}">'
+                '<details class="course-figure-description"><summary>Description of the '
+                f"figure</summary><p>{text}</p></details>")
+
+
+def _describe_figures_in_lab() -> None:
+    """Give figures their descriptions in the running IPython kernel, if there is one."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # no IPython: no notebook shows the figures
+        return
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "parent_header"):
+        return  # a script, or a terminal IPython: no cell metadata arrives
+    describer = _LabDescriptions(shell)
+    describer.new_cell()
+    shell.events.register("pre_run_cell", describer.new_cell)

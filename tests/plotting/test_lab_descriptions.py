@@ -1,0 +1,82 @@
+"""Figure descriptions in JupyterLab (course_lib/plotting/lab_descriptions.py).
+
+JupyterLab sends a cell's metadata with the request that runs it; a kernel that imported
+course_lib.plotting then gives each figure the cell displays an HTML form whose image carries the
+cell's next description as alt text. Here a real kernel gets the request JupyterLab would send
+(and, for comparison, the one nbclient and nbval send, without metadata).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from jupyter_client.manager import start_new_kernel
+
+SETUP = """%matplotlib inline
+%config InlineBackend.figure_formats = ["png"]
+import matplotlib.pyplot as plt
+import course_lib.plotting"""
+TWO_FIGURES = """for n in range(2):
+    plt.figure()
+    plt.plot([0, n])
+    plt.show()"""
+
+
+def run(client, code: str, metadata: dict | None = None) -> list[dict]:
+    """The display outputs of one cell, sent as an execute request with ``metadata``."""
+    message = client.session.msg("execute_request", {
+        "code": code, "silent": False, "store_history": True, "user_expressions": {},
+        "allow_stdin": False, "stop_on_error": True}, metadata=metadata or {})
+    client.shell_channel.send(message)
+    outputs = []
+    while True:
+        reply = client.get_iopub_msg(timeout=60)
+        if reply["parent_header"].get("msg_id") != message["header"]["msg_id"]:
+            continue
+        kind = reply["msg_type"]
+        if kind == "status" and reply["content"]["execution_state"] == "idle":
+            return outputs
+        if kind == "error" or kind == "stream" and reply["content"]["name"] == "stderr":
+            raise AssertionError(f"the cell failed: {reply['content']}")
+        if kind in ("display_data", "execute_result"):
+            outputs.append(reply["content"]["data"])
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    manager, client = start_new_kernel(kernel_name="python3")
+    try:
+        run(client, SETUP)
+        yield client
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def alt_texts(outputs: list[dict]) -> list[str]:
+    return [html.unescape(found) for data in outputs
+            for found in re.findall(r'<img [^>]*alt="([^"]*)"', data.get("text/html", ""))]
+
+
+def test_figures_of_a_described_cell_carry_its_descriptions_in_order(kernel):
+    texts = ["The first line, flat.", "The second <line> & its rise."]
+    outputs = run(kernel, TWO_FIGURES, {"figure_descriptions": texts, "cellId": "a"})
+    assert len(outputs) == 2 and all("image/png" in data for data in outputs), outputs
+    assert alt_texts(outputs) == texts
+    assert all(data["image/png"] in data["text/html"] for data in outputs), \
+        "the HTML form shows the PNG itself"
+    assert all('class="course-figure-description"' in data["text/html"] for data in outputs)
+
+
+def test_the_count_starts_again_in_each_cell_and_extra_figures_keep_the_png_alone(kernel):
+    outputs = run(kernel, TWO_FIGURES, {"figure_descriptions": ["Only one."]})
+    assert alt_texts(outputs) == ["Only one."]
+    assert "text/html" not in outputs[1] and "image/png" in outputs[1]
+
+
+def test_without_cell_metadata_as_nbclient_and_nbval_run_figures_are_png_only(kernel):
+    outputs = run(kernel, TWO_FIGURES)
+    assert len(outputs) == 2
+    assert all(set(data) == {"image/png", "text/plain"} for data in outputs), outputs
