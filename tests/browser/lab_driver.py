@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import html
 import json
 import os
 import re
@@ -476,13 +477,23 @@ class NotebookPage:
     # --- checks after the run ----------------------------------------------------------------
 
     def check_outputs(self, notebook: dict) -> None:
-        """Error outputs (unless tagged as expected), stderr text, code cells that never ran."""
-        findings, not_run = self.findings, []
+        """Error outputs (unless tagged as expected), stderr text, code cells that never ran,
+        figures without their cell's descriptions as alt text (plotting.lab_descriptions)."""
+        findings, not_run, described = self.findings, [], 0
         for index, cell in enumerate(notebook["cells"], start=1):
             if cell["cell_type"] != "code":
                 continue
             if "".join(cell["source"]).strip() and cell.get("execution_count") is None:
                 not_run.append(index)
+            # a PNG shown with IPython's Image has no HTML form, so a cell of those has no alts
+            alts = [html.unescape(alt) for output in cell.get("outputs", [])
+                    for alt in re.findall(r'<img [^>]*alt="([^"]*)"',
+                                          "".join(output.get("data", {}).get("text/html", "")))]
+            wanted = cell.get("metadata", {}).get("figure_descriptions", [])
+            if alts and alts != wanted:
+                findings.problem("run", f"cell {index}", f"figure alt texts {alts} in the lab, "
+                                 f"the cell's descriptions are {wanted}")
+            described += len(alts)
             tags = set(cell.get("metadata", {}).get("tags", []))
             for output in cell.get("outputs", []):
                 if output["output_type"] == "error":
@@ -498,6 +509,10 @@ class NotebookPage:
         if not_run:
             findings.problem("run", f"cells {', '.join(map(str, not_run))}",
                              "code cells never ran (execution stopped before them?)")
+        if not described and any(cell.get("metadata", {}).get("figure_descriptions")
+                                 for cell in notebook["cells"]):
+            findings.problem("run", "figures", "no figure carries its cell's description as "
+                             "alt text in the lab")
 
     def screenshot_pages(self) -> int:
         """Screenshots scrolled one screen (90 %) at a time to the notebook's end; the height is
