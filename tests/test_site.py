@@ -2,9 +2,9 @@
 
 What a reader of the site must get: one page per executed lecture and solutions notebook and a
 unit index whose links all resolve; figures and sound embedded in the page, each figure with
-its own description as alt text; formulas typeset by the site's own MathJax; nothing loaded from the network; no error output; an explorer shown as a
-short note instead of a widget's text representation; and reveal.js slides of each lecture whose
-structure is the slide rule's. tests/browser/test_site_pages.py opens the same build in Chromium.
+its own description as alt text; formulas typeset by the site's own MathJax; nothing loaded
+from the network; no error output; an explorer shown as a short note instead of a widget's text
+representation; and reveal.js slides of each lecture whose structure is the slide rule's. tests/browser/test_site_pages.py opens the same build in Chromium.
 """
 
 from __future__ import annotations

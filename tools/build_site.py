@@ -19,9 +19,9 @@ Nothing is fetched from the network, when building or when reading: MathJax come
 jupyter-server-mathjax package, reveal.js from the copy bundled in jupyterlab-rise. Explorers
 (ipywidgets) cannot run on a static page; each one is replaced by a short note, and the static
 figure the notebook draws after every explorer carries the page. Every figure's description
-(the drawing cell's ``figure_descriptions`` metadata) becomes its image's alt text. ``--cache DIR`` keeps executed
-notebooks keyed on the hash of everything they read, so a second build with the same inputs
-only converts. The same inputs give the same bytes.
+(the drawing cell's ``figure_descriptions`` metadata) becomes its image's alt text.
+``--cache DIR`` keeps executed notebooks keyed on the hash of everything they read, so a second
+build with the same inputs only converts. The same inputs give the same bytes.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # fails the build (nbclient's CellTimeoutError), as any error does.
 CELL_TIMEOUT = 240
 # Every figure carries a description written for it: the cell that draws it lists them, one per
-# figure in drawing order, in its metadata under this key (docs/CONVENTIONS.md section 10.2).
+# figure in drawing order, in its metadata under this key (docs/CONVENTIONS.md sections 4 and 10.2).
 FIGURE_DESCRIPTIONS = "figure_descriptions"
 # nbconvert's alt text for an image without one: a page carrying it fails the build.
 NO_DESCRIPTION = "No description has been provided for this image"
