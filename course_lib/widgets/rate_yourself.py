@@ -15,8 +15,10 @@ from course_lib.plotting.rate_yourself import listener_figure
 from course_lib.raters.rate_yourself import ScoreSheet, panel_with_listener
 from course_lib.stimuli import _wav_bytes
 from course_lib.widgets.base import _figure_image
+from course_lib.widgets.status import _StatusLine
 
-_NOT_SCORED = "–"
+# a word, not a dash: it is also the button's name a screen reader reads out
+_NOT_SCORED = "none"
 _TITLE = "Be the sixth rater: how fluent is each sentence, 0-10?"
 _DATA_SETS = {"speechocean762": lambda: load_speechocean762("fluency"),  # five real experts
              "fluency": load_fluency}                                   # five simulated raters
@@ -26,7 +28,7 @@ _HIDDEN_TRUTH = {"fluency"}
 
 
 class RateYourself:
-    """One clip at a time: play it, click a score (or "–" to take it back), move on. ``save`` /
+    """One clip at a time: play it, click a score (or "none" to take it back), move on. ``save`` /
     ``load`` keep the scores in a file you choose; a file that exists already is loaded when
     the panel starts, and save never replaces a file the panel has not loaded or written
     without asking once. "compare" fits the panel models with you as the sixth rater; a score
@@ -49,15 +51,20 @@ class RateYourself:
         self.audio = W.Audio(format="wav", autoplay=False, loop=False)
         self.score_buttons = W.ToggleButtons(
             options=[_NOT_SCORED] + [str(s) for s in range(11)], value=_NOT_SCORED,
-            description="fluency", style={"button_width": "40px"})
-        self.previous, self.next = W.Button(description="◀ previous"), W.Button(
-            description="next ▶")
-        self.file = W.Text(value=str(file), description="file", layout=W.Layout(width="360px"))
+            description="fluency", style={"button_width": "56px"},
+            tooltips=["no score for this clip"] + [f"fluency {s} of 10" for s in range(11)])
+        # plain words: a screen reader reads "◀" as "black left-pointing triangle"
+        self.previous = W.Button(description="previous clip")
+        self.next = W.Button(description="next clip")
+        # sent once when the field is left (Tab or Enter), not per keystroke: ipywidgets queues
+        # typed values while the kernel is busy, and a save pressed at once could overtake them
+        self.file = W.Text(value=str(file), description="file", layout=W.Layout(width="360px"),
+                           continuous_update=False)
         self.save_button, self.load_button = W.Button(description="save"), W.Button(
             description="load")
         self.compare_button = W.Button(description="compare me with the panel",
                                        layout=W.Layout(width="220px"))
-        self.status = W.HTML()
+        self.status = _StatusLine()   # announced by screen readers (a live region)
         self.note = W.HTML()         # above the figure: says when it is not the current sheet
         self.output = W.Output()
         for widget, name in ((self.heading, "heading"), (self.status, "status"),
@@ -73,6 +80,7 @@ class RateYourself:
                               W.HBox([self.previous, self.next]),
                               W.HBox([self.file, self.save_button, self.load_button]),
                               self.compare_button, self.status, self.note, self.output])
+        self.widget.add_class("course-rate-yourself")
         self.show(0)
         if Path(self.file.value).expanduser().is_file():   # a re-run cell resumes the sheet
             self.load()

@@ -69,7 +69,7 @@ def test_a_listener_scores_saves_and_compares(lab_server, artifacts, browser_con
             status = status_after(page, limits, f"clip {number + 1} scored", status,
                                   CLICK_TIMEOUT_S)
             assert status == f"clip {number + 1}: {score}", status
-            page.get_by_role("button", name="next ▶").click()
+            page.get_by_role("button", name="next clip").click()
             with limits.wait(f"clip {number + 2} shown", CLICK_TIMEOUT_S) as ms:
                 page.wait_for_function(
                     """(n) => document.querySelector('.course-rate-heading')
@@ -81,7 +81,7 @@ def test_a_listener_scores_saves_and_compares(lab_server, artifacts, browser_con
         assert status.startswith(f"saved {len(CLICKED)} scores"), status
         saved = json.loads((lab_server.root_dir / SCORES_FILE).read_text(encoding="utf-8"))
         assert saved["scores"][:4] == [int(s) for s in CLICKED] + [None]
-        page.get_by_role("button", name="◀ previous", exact=True).click()     # back to a scored clip
+        page.get_by_role("button", name="previous clip", exact=True).click()     # back to a scored clip
         compare.click()
         status = status_after(page, limits, "the fit with the listener", status,
                               COMPARE_TIMEOUT_S)

@@ -106,7 +106,7 @@ def test_a_score_changed_after_compare_is_marked_until_the_next(tmp_path, figure
     assert panel.result is first
     panel.show(3)
     panel.score_buttons.value = "9"                   # a clip the fit never saw
-    assert "clip 4: – → 9" in panel.note.value
+    assert f"clip 4: {_NOT_SCORED} → 9" in panel.note.value
     panel.compare()
     assert panel.note.value == "" and panel.result is not first
     panel.show(2)
@@ -116,7 +116,7 @@ def test_a_score_changed_after_compare_is_marked_until_the_next(tmp_path, figure
         panel.score_buttons.value = _NOT_SCORED
     panel.compare()
     assert "score at least 3" in panel.status.value and "earlier" in panel.status.value
-    assert "Not refitted" in panel.note.value and "clip 1: 6 → –" in panel.note.value
+    assert "Not refitted" in panel.note.value and f"clip 1: 6 → {_NOT_SCORED}" in panel.note.value
 
 
 def test_a_rerun_cell_resumes_the_saved_sheet(tmp_path, figures):

@@ -1,0 +1,202 @@
+"""The recorder and the sixth-rater panel by keyboard alone, and axe on the lab page with them.
+
+One notebook shows both widgets; one Chromium with a fake microphone (as in
+``test_recorder_in_lab.py``: Chromium plays a WAV file, here a test speaker's "seven", into
+``getUserMedia``) opens it. No mouse: the test only presses
+Tab, Shift+Tab, Enter, Space and Escape, as a student who cannot use a pointer would.
+
+- The recorder: Tab reaches Record (with a focus ring of 2 px or more), Space records a take that
+  stops by itself, the status line (a live region) says what was kept and the prompt moves on;
+  Back (Enter) returns to the first word and, now disabled, hands the focus to Record instead of
+  dropping it.
+- The panel: Tab reaches the score "7", Space scores the clip (the status line, a live region,
+  says so), Tab reaches "next clip" and Enter moves on, Shift+Tab goes back to the scores; the
+  file field takes a typed name and "save" (Enter) writes the score there.
+- axe (WCAG 2.0-2.2 A/AA, :mod:`axe`) finds nothing inside either widget, before and after it
+  was used; on the whole page it finds only JupyterLab's own violations (:data:`LAB_OWN`, named
+  by rule and element, so a new one fails).
+
+Screenshots: ``ROOT/.test-artifacts/browser/keyboard/``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import axe
+import numpy as np
+import pytest
+from chromium import CHROMIUM_FLAGS
+from lab_driver import Findings, NotebookPage
+from time_limits import new_context
+
+from course_lib.data.digits import load_digits
+from course_lib.recording import resample
+from course_lib.stimuli import _wav_bytes
+
+LAUNCH_TIMEOUT_S = 60
+# Opening the notebook and running it (the panel loads speechocean762's clips).
+RUN_TIMEOUT_S = 240
+# A take of at most MAX_SECONDS, decoded and sent to the kernel, resampled and trimmed.
+MAX_SECONDS = 1.5
+ANSWER_TIMEOUT_S = 90
+STEP_TIMEOUT_S = 60         # one keypress's effect (a kernel round trip)
+MOST_TABS = 60              # Tab presses allowed to reach a control
+SCORES_FILE = "keyboard_scores.json"
+FAKE_RATE = 48000           # Hz, the browser's own rate (Chromium resamples any other)
+
+CELLS = [
+    """from course_lib.widgets.recorder import Recorder
+recorder = Recorder(max_seconds=%s, prompts=["seven", "seven"])
+recorder""" % MAX_SECONDS,
+    """from course_lib.widgets.rate_yourself import rate_yourself
+panel = rate_yourself("first_try.json")
+panel""",
+]
+RECORDER, PANEL = ".course-recorder", ".course-rate-yourself"
+# JupyterLab's own violations (upstream, outside the course's widgets), by rule and by where
+# they are: the cell editors' text boxes have no name, the notebook's windowed cell list lacks
+# the children its role asks for, and toolbar buttons carry ARIA attributes their role forbids.
+LAB_OWN = {"aria-input-field-name": (".cm-content",),
+           "aria-required-children": (".jp-WindowedPanel-viewport",),
+           "aria-allowed-attr": ("jp-button", ".jp-DebuggerBugButton")}
+
+ACTIVE_JS = """([selector, name]) => {
+    const el = document.activeElement;
+    const style = el ? getComputedStyle(el) : null;
+    const text = el ? (el.innerText || el.value || "").trim() : "";
+    return {matches: !!el && el.matches(selector) && (name === null || text === name),
+            tag: el ? el.tagName : "", text: text.slice(0, 40),
+            outline: style && style.outlineStyle !== "none" ? parseFloat(style.outlineWidth) : 0};
+}"""
+
+
+def tab_to(page, limits, selector: str, name: str | None = None, *,
+           backwards: bool = False) -> dict:
+    """Press Tab (Shift+Tab) until the focused element matches ``selector`` (and its text is
+    ``name``, when given); return what :data:`ACTIVE_JS` says of it."""
+    key = "Shift+Tab" if backwards else "Tab"
+    passed = []
+    for _ in range(MOST_TABS):
+        page.keyboard.press(key)
+        active = limits.evaluate("the focused element (ACTIVE_JS)", ACTIVE_JS,
+                                 [selector, name])
+        if active["matches"]:
+            return active
+        passed.append(f"{active['tag']}:{active['text']}")
+    raise AssertionError(f"{key} x{MOST_TABS} never reached {selector} {name or ''}; "
+                         f"passed {passed[-8:]}")
+
+
+def wait_text(page, limits, selector: str, what: str, test_js: str, seconds: float) -> str:
+    """The text of ``selector`` once ``test_js`` (a function of that text) holds."""
+    with limits.wait(what, seconds) as ms:
+        page.wait_for_function(
+            """([selector, test]) => { const el = document.querySelector(selector);
+                return el && new Function("t", "return " + test)(el.textContent); }""",
+            arg=[selector, test_js], timeout=ms, polling=200)
+    return page.locator(selector).inner_text()
+
+
+@pytest.fixture(scope="module")
+def microphone_flags(tmp_path_factory) -> list[str]:
+    """Chromium's flags for a fake microphone saying "seven" after 0.2 s, then 4 s of silence."""
+    digits = load_digits("test")
+    k = int(np.flatnonzero((digits.speakers == "s33") & (digits.labels == 7))[0])
+    word = resample(digits.waveforms[k], digits.sample_rate, FAKE_RATE)
+    take = np.concatenate([np.zeros(FAKE_RATE // 5), word, np.zeros(4 * FAKE_RATE)])
+    wav = tmp_path_factory.mktemp("fake-microphone") / "seven.wav"
+    wav.write_bytes(_wav_bytes(take, FAKE_RATE))
+    return ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+            f"--use-file-for-fake-audio-capture={wav}"]
+
+
+def widget_violations(limits, selector: str) -> dict:
+    found = axe.violations(limits, include=selector)
+    assert not found, f"axe inside {selector}: {axe.summary(found)}"
+    return found
+
+
+def test_recorder_and_panel_by_keyboard_alone(lab_server, artifacts, microphone_flags, browser,
+                                              chromium_executable):
+    shots = artifacts / "keyboard"
+    shots.mkdir(parents=True, exist_ok=True)
+    cells = [{"cell_type": "code", "execution_count": None, "id": f"key{k}", "metadata": {},
+              "outputs": [], "source": source} for k, source in enumerate(CELLS)]
+    (lab_server.root_dir / "keyboard_check.ipynb").write_text(json.dumps(
+        {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3",
+                                                     "language": "python", "name": "python3"}},
+         "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8")
+    lab_server.shut_down_kernels()
+    findings = Findings(notebook="keyboard_check.ipynb")
+    # a Chromium of its own for the fake microphone (the flags are per process)
+    chromium = browser.browser_type.launch(
+        headless=True, timeout=LAUNCH_TIMEOUT_S * 1000, executable_path=str(chromium_executable),
+        args=CHROMIUM_FLAGS + microphone_flags)
+    try:
+        page = new_context(chromium).new_page()
+        notebook = NotebookPage(page, lab_server, "keyboard_check.ipynb", shots, findings)
+        notebook.open(timeout=RUN_TIMEOUT_S)
+        notebook.run_all(timeout=RUN_TIMEOUT_S)
+        limits = notebook.limits
+        with limits.wait("both widgets shown", STEP_TIMEOUT_S) as ms:
+            page.locator(f"{PANEL} .course-rate-heading").wait_for(timeout=ms)
+            page.locator(f"{RECORDER} .course-recorder-record").wait_for(timeout=ms)
+        page.keyboard.press("Escape")       # command mode: keys go to the page, not an editor
+        whole = axe.violations(limits)
+        others = {rule: [target for target in targets
+                         if not any(mark in target for mark in LAB_OWN.get(rule, ()))]
+                  for rule, targets in whole.items()}
+        assert not any(others.values()), f"axe on the lab page: {axe.summary(others)}"
+        widget_violations(limits, RECORDER)
+        widget_violations(limits, PANEL)
+
+        # --- the recorder
+        status = f"{RECORDER} [role=status][aria-live=polite]"
+        record = tab_to(page, limits, ".course-recorder-record")
+        assert record["text"] == "Record" and record["outline"] >= 2, record
+        page.keyboard.press("Space")
+        kept = wait_text(page, limits, status, "the take kept (Space on Record)",
+                         "t.startsWith('Kept')", ANSWER_TIMEOUT_S)
+        assert kept.startswith('Kept "seven"'), kept
+        prompt = page.locator(f"{RECORDER} .course-recorder-prompt")
+        assert "word 2 of 2" in prompt.inner_text()
+        tab_to(page, limits, ".course-recorder-back")
+        page.keyboard.press("Enter")
+        wait_text(page, limits, f"{RECORDER} .course-recorder-prompt", "word 1 again (Back)",
+                  "t.includes('word 1 of 2')", STEP_TIMEOUT_S)
+        active = limits.evaluate("the focus after Back", ACTIVE_JS,
+                                 [".course-recorder-record", None])
+        assert active["matches"], f"Back disabled itself and the focus went to {active}"
+        notebook.screenshot("01-recorder")
+        widget_violations(limits, RECORDER)
+
+        # --- the panel
+        status = f"{PANEL} .course-rate-status[role=status][aria-live=polite]"
+        seven = tab_to(page, limits, f"{PANEL} .widget-toggle-buttons button[title='fluency 7 "
+                                     "of 10']")
+        assert seven["outline"] >= 2, seven
+        page.keyboard.press("Space")
+        wait_text(page, limits, status, "clip 1 scored (Space on 7)", "t === 'clip 1: 7'",
+                  STEP_TIMEOUT_S)
+        tab_to(page, limits, f"{PANEL} button", "next clip")
+        page.keyboard.press("Enter")
+        wait_text(page, limits, f"{PANEL} .course-rate-heading", "clip 2 shown (Enter on next)",
+                  "t.startsWith('Clip 2 of 20')", STEP_TIMEOUT_S)
+        tab_to(page, limits, f"{PANEL} .widget-toggle-buttons button", backwards=True)
+        tab_to(page, limits, f"{PANEL} input[type=text]")
+        page.keyboard.press("ControlOrMeta+a")
+        page.keyboard.type(SCORES_FILE)
+        tab_to(page, limits, f"{PANEL} button", "save")
+        page.keyboard.press("Enter")
+        saved = wait_text(page, limits, status, "the scores saved (Enter on save)",
+                          "t.startsWith('saved')", STEP_TIMEOUT_S)
+        assert saved.startswith(f"saved 1 scores to {SCORES_FILE}"), saved
+        scores = json.loads((lab_server.root_dir / SCORES_FILE).read_text(encoding="utf-8"))
+        assert scores["scores"][:2] == [7, None], scores["scores"][:2]
+        notebook.screenshot("02-panel")
+        widget_violations(limits, PANEL)
+        assert not findings.problems, [str(p) for p in findings.problems]
+    finally:
+        chromium.close()
+        lab_server.shut_down_kernels()
