@@ -4,7 +4,10 @@ The site is built once per session (shared with tests/test_site.py) and served f
 any request to another host is refused and fails the test, so a page that still needs the
 network shows here. Each page must load without a console error, a failed request or an HTTP
 error; MathJax must finish typesetting with no TeX error and no raw TeX left in the text; every
-image must decode and every audio player must know its duration. Screenshots (the whole page;
+image must decode and every audio player must know its duration; and axe-core must find no
+violation of WCAG 2.0-2.2 A/AA (:mod:`axe`; the rules and elements that fail are named, and
+written to the page's report; slides are checked on the first slide with a figure, where the
+slides beside it must hold nothing Tab can reach). Screenshots (the whole page;
 for slides the title slide and the first slide with a figure) go to
 ``ROOT/.test-artifacts/site/``. Every wait has a time limit (:mod:`time_limits`): one that runs
 out fails the page's test, naming the wait, with a screenshot beside the page's others.
@@ -18,6 +21,7 @@ import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import axe
 import pytest
 from course_units import UNITS
 from test_site import built_site
@@ -149,8 +153,13 @@ def test_page_in_chromium(browser, served_site, name):
             page.screenshot(path=shots / f"{Path(name).stem}.figure.png")
         else:
             page.screenshot(path=shots / f"{Path(name).stem}.png", full_page=True)
+        # on a deck, a link or player in a slide beside the shown one must be out of Tab's reach
+        found = axe.violations(limits, review=("aria-hidden-focus",)
+                               if name.startswith("slides/") else ())
+        report["axe"] = {rule: len(targets) for rule, targets in found.items()}
         report["problems"] = problems
         (shots / f"{Path(name).stem}.json").write_text(json.dumps(report, indent=1))
         assert not problems, f"{name}: " + "; ".join(problems[:5])
+        assert not found, f"{name}: axe (WCAG A/AA) violations: {axe.summary(found)}"
     finally:
         context.close()
