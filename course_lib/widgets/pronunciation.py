@@ -22,6 +22,7 @@ from course_lib.panel_prediction import ExpertPanel, PanelPrediction
 from course_lib.plotting.pronunciation import panel_figure
 from course_lib.widgets.base import _figure_image
 from course_lib.widgets.recorder import Recorder
+from course_lib.widgets.status import _StatusLine
 
 _RATE = 16000
 _OWN = "(type your own sentence below)"
@@ -55,7 +56,7 @@ class PronunciationPanel:
         self.recorder.status = "Press Record, read the sentence aloud, then press Stop."
         self.shipped = W.Button(description="score the shipped recording",
                                 layout=W.Layout(width="240px"))
-        self.status = W.HTML()
+        self.status = _StatusLine()   # a live region: each new line is announced
         self.output = W.Output()
         self.text_view = W.HTML()
         # class names a browser test and a stylesheet can find
@@ -79,10 +80,9 @@ class PronunciationPanel:
                   "Record this sentence, or score the corpus's own recording of it.")
 
     def _say(self, line: str, error: bool = False) -> None:
-        # a live region, so that a screen reader announces each new line
         colour = "#b00020" if error else "inherit"
-        self.status.value = (f'<div role="status" aria-live="polite" style="color:{colour}">'
-                             f"{html.escape(line)}</div>")
+        self.status.value = f'<span style="color:{colour}">{html.escape(line)}</span>'
+
 
     def score_shipped(self) -> PanelPrediction | None:
         """Score the corpus's recording of the chosen sentence (no microphone needed)."""

@@ -11,6 +11,7 @@ from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.panel_prediction import ExpertPanel
 from course_lib.recording import resample
 from course_lib.widgets.pronunciation import _OWN, PronunciationPanel
+from course_lib.widgets.status import _StatusLine
 
 BROWSER_RATE = 48000
 
@@ -36,7 +37,7 @@ def test_the_shipped_recording_is_scored_shown_and_said(reader, sentences):
     assert prediction is reader.prediction and reader.last_error is None
     assert reader.image is not None and reader.image.data.startswith(b"\x89PNG")
     assert "Words that pulled it down" in reader.text_view.value
-    assert 'role="status"' in reader.status.value and "Scored in" in reader.status.value
+    assert isinstance(reader.status, _StatusLine) and "Scored in" in reader.status.value
     assert f"panel mean {prediction.mean:.1f}" in reader.status.value
 
 
