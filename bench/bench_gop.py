@@ -22,6 +22,8 @@ Timing rules (one thread, alternating rounds, medians of the per-round ratios): 
 import harness  # noqa: F401  (first: one thread before numpy loads)
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
+import io  # noqa: E402
 import platform  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -120,7 +122,8 @@ def stop_to_plot(panel, passes, repeats: int) -> None:
     raw = (np.round(clip.samples * 32767)).astype("<i2").tobytes()
 
     def ours():
-        reader.recorder.receive(take, BROWSER_RATE)
+        with contextlib.redirect_stdout(io.StringIO()):   # the figure, shown outside a kernel
+            reader.recorder.receive(take, BROWSER_RATE)
 
     def theirs():
         passes(raw, clip.text)
