@@ -24,7 +24,7 @@ import pytest
 import fake_microphone
 from chromium import CHROMIUM_FLAGS
 from fake_microphone import write_wav
-from lab_driver import Findings, NotebookPage
+from lab_driver import Findings
 from time_limits import new_context
 
 from course_lib.data.speechocean762 import load_speechocean762
@@ -89,13 +89,9 @@ def read_aloud(lab_server, artifacts, session_browser, chromium: Path, name: str
         args=CHROMIUM_FLAGS + ["--use-fake-ui-for-media-stream", *fake_microphone.flags(wav)])
     try:
         page = new_context(browser).new_page()
-        notebook = NotebookPage(page, lab_server, path, shots, findings)
-        notebook.open(timeout=RUN_TIMEOUT_S)
-        notebook.run_all(timeout=RUN_TIMEOUT_S)
+        notebook, record = fake_microphone.open_with_recorder(
+            page, lab_server, path, shots, findings, RUN_TIMEOUT_S)
         limits = notebook.limits
-        with limits.wait("the recorder's Record button", 60) as limit_ms:
-            record = page.locator(".course-recorder-record")
-            record.wait_for(state="visible", timeout=limit_ms)
         notebook.screenshot("01-before-record")
         record.click()
         with limits.wait("the panel's status after the take", SCORED_TIMEOUT_S) as limit_ms:

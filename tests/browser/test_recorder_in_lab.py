@@ -33,7 +33,7 @@ import pytest
 import fake_microphone
 from chromium import CHROMIUM_FLAGS
 from fake_microphone import write_wav
-from lab_driver import Findings, NotebookPage
+from lab_driver import Findings
 from time_limits import new_context
 
 from course_lib.data.digits import WORDS, load_digits
@@ -135,13 +135,9 @@ def run_with_microphone(lab_server, artifacts, notebook_path, session_browser, c
         if init_script:
             context.add_init_script(init_script)
         page = context.new_page()
-        notebook = NotebookPage(page, lab_server, notebook_path, shots, findings)
-        notebook.open(timeout=RUN_TIMEOUT_S)
-        notebook.run_all(timeout=RUN_TIMEOUT_S)
+        notebook, record = fake_microphone.open_with_recorder(
+            page, lab_server, notebook_path, shots, findings, RUN_TIMEOUT_S)
         limits = notebook.limits
-        with limits.wait("the recorder's Record button", 60) as limit_ms:
-            record = page.locator(".course-recorder-record")
-            record.wait_for(state="visible", timeout=limit_ms)
         fallback = page.locator(".jp-OutputArea-output", has_text="FALLBACK-CELL")
         with limits.wait("the fallback cell's output", 60) as limit_ms:
             fallback.wait_for(timeout=limit_ms)
