@@ -63,7 +63,8 @@ NO_DESCRIPTION = "No description has been provided for this image"
 # in them. It only grows, until it names every lecture and solutions notebook.
 DESCRIBED_NOTEBOOKS = frozenset({
     "lectures/01_dtw.ipynb", "lectures/02_gaussians_gmm.ipynb", "lectures/03_hmm.ipynb",
-    "lectures/04_gp_regression.ipynb", "lectures/06_preference_gp.ipynb",
+    "lectures/04_gp_regression.ipynb", "lectures/05_gp_raters.ipynb",
+    "lectures/06_preference_gp.ipynb",
     "lectures/07_mixed_feedback.ipynb", "solutions/01_dtw.ipynb",
     "solutions/02_gaussians_gmm.ipynb", "solutions/03_hmm.ipynb",
     "solutions/04_gp_regression.ipynb", "solutions/06_preference_gp.ipynb",
