@@ -67,7 +67,8 @@ DESCRIBED_NOTEBOOKS = frozenset({
     "lectures/06_preference_gp.ipynb",
     "lectures/07_mixed_feedback.ipynb", "solutions/01_dtw.ipynb",
     "solutions/02_gaussians_gmm.ipynb", "solutions/03_hmm.ipynb",
-    "solutions/04_gp_regression.ipynb", "solutions/06_preference_gp.ipynb",
+    "solutions/04_gp_regression.ipynb", "solutions/05_gp_raters.ipynb",
+    "solutions/06_preference_gp.ipynb",
     "solutions/07_mixed_feedback.ipynb",
 })
 EXPLORER_NOTE = ("<p class=\"course-explorer-note\"><b>Interactive explorer.</b> Its controls "
