@@ -59,18 +59,6 @@ CELL_TIMEOUT = 240
 FIGURE_DESCRIPTIONS = "figure_descriptions"
 # nbconvert's alt text for an image without one: a page carrying it fails the build.
 NO_DESCRIPTION = "No description has been provided for this image"
-# Notebooks whose every figure is described; the build refuses a figure without a description
-# in them. It only grows, until it names every lecture and solutions notebook.
-DESCRIBED_NOTEBOOKS = frozenset({
-    "lectures/01_dtw.ipynb", "lectures/02_gaussians_gmm.ipynb", "lectures/03_hmm.ipynb",
-    "lectures/04_gp_regression.ipynb", "lectures/05_gp_raters.ipynb",
-    "lectures/06_preference_gp.ipynb",
-    "lectures/07_mixed_feedback.ipynb", "solutions/01_dtw.ipynb",
-    "solutions/02_gaussians_gmm.ipynb", "solutions/03_hmm.ipynb",
-    "solutions/04_gp_regression.ipynb", "solutions/05_gp_raters.ipynb",
-    "solutions/06_preference_gp.ipynb",
-    "solutions/07_mixed_feedback.ipynb",
-})
 EXPLORER_NOTE = ("<p class=\"course-explorer-note\"><b>Interactive explorer.</b> Its controls "
                  "run only in JupyterLab (<code>python3 course.py lab</code>); the figure after "
                  "it shows the same picture at a few settings.</p>")
@@ -272,15 +260,11 @@ def executed_notebooks(paths: list[Path], cache: Path | None, jobs: int) -> dict
 
 def describe_figures(nb, name: str) -> None:
     """Write each figure's description into its output's metadata (``image/png`` -> ``alt``),
-    where the page and slide templates read it. A cell that lists descriptions must list one per
-    figure it draws; in a notebook of DESCRIBED_NOTEBOOKS every figure must have one."""
+    where the page and slide templates read it. A cell lists one per figure it draws."""
     for i, cell in enumerate(nb.cells):
         figures = [output for output in cell.get("outputs", [])
                    if "image/png" in output.get("data", {})]
-        texts = cell.metadata.get(FIGURE_DESCRIPTIONS)
-        if texts is None and (not figures or name not in DESCRIBED_NOTEBOOKS):
-            continue
-        texts = texts or []
+        texts = cell.metadata.get(FIGURE_DESCRIPTIONS, [])
         if len(texts) != len(figures):
             raise RuntimeError(
                 f"{name}: cell {i} draws {len(figures)} figure(s) but its metadata "
@@ -292,8 +276,8 @@ def describe_figures(nb, name: str) -> None:
 
 
 def check_no_placeholder(body: str, name: str) -> None:
-    """Refuse a page of a described notebook on which nbconvert put its placeholder alt."""
-    if name in DESCRIBED_NOTEBOOKS and NO_DESCRIPTION in body:
+    """Refuse a page on which nbconvert put its placeholder alt."""
+    if NO_DESCRIPTION in body:
         raise RuntimeError(f"{name}: an image on its page has no description (nbconvert wrote "
                            f"{NO_DESCRIPTION!r}); describe it in the drawing cell's metadata "
                            f"{FIGURE_DESCRIPTIONS!r}")
