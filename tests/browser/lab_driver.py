@@ -154,6 +154,8 @@ class LabServer:
         venv_overrides = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / \
             "overrides.json"
         path = course.write_lab_overrides(prefix)
+        # the contrast CSS, where `course.py lab` puts it: in the environment the server runs in
+        course.write_lab_css(Path(sys.prefix))
         settings = json.loads(venv_overrides.read_text(encoding="utf-8")) \
             if venv_overrides.exists() else {}
         for plugin, values in json.loads(path.read_text(encoding="utf-8")).items():
