@@ -35,6 +35,11 @@ LOCK = ROOT / "requirements" / "lock.txt"
 EXTRAS = {"lab": "lab", "test": "test", "release": "test", "site": "test", "pronounce": "lab"}
 NOTEBOOK_DIRS = ["lectures", "solutions"]
 BROWSER_TESTS = Path("tests") / "browser"
+# The browser tests of the widgets with a microphone, each with a Chromium of its own: they run
+# after the main run, beside the rest of the browser tests, so that neither lane waits long for
+# the other (two lanes of about 17 minutes on two cores, where one had been 19).
+AFTER_MAIN_BROWSER_TESTS = ("test_keyboard_in_lab.py", "test_pronunciation_in_lab.py",
+                            "test_rate_yourself_in_lab.py", "test_recorder_in_lab.py")
 SITE_TESTS = Path("tests") / "test_site.py"
 # Where the second pass and the browser tests, run beside the main pytest run, write their reports.
 SIDE_LOGS = {"second pass": ROOT / ".test-artifacts" / "second-pass.log",
@@ -259,9 +264,12 @@ def run_tests(extra_args: list[str], latest: bool) -> int:
         side_runs = [SideRun("second pass", [*pytest, SITE_TESTS.as_posix(), *numerics,
                                              "-p", "no:cacheprovider"],
                              {**env, **PORTABILITY_ENVIRONMENT}, python)]
+        after_main = [(BROWSER_TESTS / name).as_posix() for name in AFTER_MAIN_BROWSER_TESTS
+                      if browser_paths]
         if browser_paths:
-            side_runs.append(SideRun("browser tests", [*pytest, *browser_paths,
-                                                       "-p", "no:cacheprovider"], env, python))
+            side_runs.append(SideRun("browser tests", [
+                *pytest, *browser_paths, *(f"--ignore={path}" for path in after_main),
+                "-p", "no:cacheprovider"], env, python))
         for side in side_runs:
             side.announce()
         beside = threading.Thread(target=lambda: [side.run() for side in side_runs],
@@ -273,6 +281,9 @@ def run_tests(extra_args: list[str], latest: bool) -> int:
         code = run_step([*pytest, "tests", *NOTEBOOK_DIRS, *nbval,
                          f"--ignore={SITE_TESTS.as_posix()}",
                          f"--ignore={BROWSER_TESTS.as_posix()}"], python, env)
+        if after_main:
+            code = run_step([*pytest, *after_main, "-p", "no:cacheprovider"], python,
+                            env) or code
         beside.join()
         for side in side_runs:
             print(f"\n$ cat {side.log}   # the {side.name}", flush=True)

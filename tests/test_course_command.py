@@ -169,7 +169,8 @@ def test_the_second_pass_and_the_browser_tests_run_beside_the_main_run(monkeypat
     monkeypatch.delenv("CI", raising=False)
     code, commands = run_tests_recording(monkeypatch, tmp_path, (["tests/browser"], None))
     assert code == 0
-    (main, main_env), side = commands[-1], [run for run in commands[:-1] if "pytest" in run[0]]
+    (widgets, _), (main, main_env) = commands[-1], commands[-2]
+    side = [run for run in commands[:-2] if "pytest" in run[0]]
     assert len(side) == 2
     (second, second_env), = [run for run in side if "tests/test_site.py" in run[0]]
     (browser, browser_env), = [run for run in side if "tests/browser" in run[0]]
@@ -183,6 +184,10 @@ def test_the_second_pass_and_the_browser_tests_run_beside_the_main_run(monkeypat
     assert "--ignore=tests/browser" in main and {"tests", "lectures", "solutions"} <= set(main)
     for own in (browser_env, main_env):
         assert all(own.get(name) == os.environ.get(name) for name in course.PORTABILITY_ENVIRONMENT)
+    # the microphone widgets' browser tests after the main run, and not in the side lane too
+    after = [f"tests/browser/{name}" for name in course.AFTER_MAIN_BROWSER_TESTS]
+    assert all(path in widgets and f"--ignore={path}" in browser for path in after)
+    assert all((ROOT / path).is_file() for path in after)
     # a chosen subset runs once, in order, browser tests included
     code, commands = run_tests_recording(monkeypatch, tmp_path, (["tests/browser"], None), ["-x"])
     assert len(commands) == 3 and "-x" in commands[-1][0]
