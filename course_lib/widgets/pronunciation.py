@@ -83,7 +83,6 @@ class PronunciationPanel:
         colour = "#b00020" if error else "inherit"
         self.status.value = f'<span style="color:{colour}">{html.escape(line)}</span>'
 
-
     def score_shipped(self) -> PanelPrediction | None:
         """Score the corpus's recording of the chosen sentence (no microphone needed)."""
         clip = self._clips.get(self.sentence.value)
