@@ -9,10 +9,14 @@ from matplotlib import colormaps, cycler
 from matplotlib.colors import Normalize
 
 # Okabe and Ito's (2008) colour-universal-design palette, as "C0".."C7": blue, orange, bluish
-# green, vermillion, sky blue, reddish purple, yellow, black. Matplotlib's default cycle puts
+# green, vermillion, sky blue, reddish purple, brown, black. Matplotlib's default cycle puts
 # orange against green and red, which protanopes and deuteranopes see as near-matches;
 # tests/plotting/test_colour.py measures both cycles under simulated colour-vision deficiency.
-_COURSE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442",
+# Brown stands in for Okabe and Ito's yellow, a line hardly seen on white (1.3:1; 7.1:1 now).
+# Orange and sky blue stay below WCAG's 3:1 for graphics (2.3:1): any darker orange merges with
+# vermillion for deuteranopes and any darker sky blue with blue, and a series in them always
+# has its own marker or line style as well.
+_COURSE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#8B4513",
                    "#000000")
 # The second cue of series k in a comparison, so colour is never the only difference. No dotted
 # style: the library draws cut points, thresholds and guides dotted.

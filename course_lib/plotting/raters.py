@@ -28,8 +28,9 @@ __all__ = ["MODEL_COLOURS", "RATER_COLOURS", "plot_rater_scores", "plot_noise_pr
 MODEL_COLOURS = {"GOLD": "k", "base": "C1", "Av": "C1", "mean": "C1", "joint": "C0",
                  "repeated": "C0", "MA": "C2", "MANH": "C3"}
 #: Raters and annotators get colours that no model uses: the course palette's other three and two
-#: greys, repeating after five, so :func:`plot_rater_scores` gives each rater a marker too.
-RATER_COLOURS = ("C4", "C5", "C6", "0.35", "0.65") * 2
+#: greys (the lighter still 3.3:1 on white), repeating after five, so
+#: :func:`plot_rater_scores` gives each rater a marker too.
+RATER_COLOURS = ("C4", "C5", "C6", "0.35", "0.55") * 2
 #: Pale backgrounds for regions of the input space.
 _REGION_COLOURS = ("#e8e8e8", "#fff2cc", "#dae8fc", "#f8cecc", "#d5e8d4", "#e1d5e7")
 

@@ -20,10 +20,11 @@ import pytest
 from matplotlib.colors import to_rgb
 
 import course_lib.plotting  # noqa: F401  (sets the cycle)
-from course_lib.plotting.colour import _COURSE_COLOURS, _series_linestyle, _series_marker
+from course_lib.plotting.colour import (_COURSE_COLOURS, _relative_luminance, _series_linestyle,
+                                       _series_marker)
 from course_lib.plotting.gp import plot_timings
 from course_lib.plotting.mixed import plot_likert_levels
-from course_lib.plotting.raters import plot_speedup
+from course_lib.plotting.raters import RATER_COLOURS, plot_speedup
 
 # Machado et al. (2009), Table: severity 1.0 (rows give the simulated R, G, B).
 CVD_MATRICES = {
@@ -81,6 +82,32 @@ def test_the_course_cycle_stays_apart_in_every_vision(vision):
     distance, first, second = closest_pair(_COURSE_COLOURS, vision)
     assert distance >= MIN_DELTA_E, (f"{vision}: {first} and {second} are only "
                                      f"{distance:.1f} apart")
+
+
+# WCAG 2.1's 1.4.11: a graphic a reader needs reaches 3:1 against its background. Orange and
+# sky blue cannot without merging with vermillion and blue (course_lib/plotting/colour.py).
+MIN_GRAPHIC_CONTRAST = 3.0
+BELOW_3_TO_1 = {"#E69F00", "#56B4E9"}
+
+
+def contrast_on_white(colour) -> float:
+    return 1.05 / (float(_relative_luminance(to_rgb(colour))) + 0.05)
+
+
+def test_the_cycle_reaches_3_to_1_on_white_but_for_orange_and_sky_blue():
+    assert contrast_on_white("#767676") == pytest.approx(4.54, abs=0.01)  # WCAG's known grey
+    low = {colour for colour in _COURSE_COLOURS if contrast_on_white(colour) < MIN_GRAPHIC_CONTRAST}
+    assert low == BELOW_3_TO_1, f"below 3:1 on white: {sorted(low)}"
+    greys = [colour for colour in RATER_COLOURS if not colour.startswith("C")]
+    assert min(contrast_on_white(grey) for grey in greys) >= MIN_GRAPHIC_CONTRAST
+
+
+def test_darker_orange_or_sky_blue_would_merge_with_vermillion_or_blue():
+    # why BELOW_3_TO_1 holds its two: each, darkened to 3:1, falls under the cycle's margin
+    for light, darker in (("#E69F00", "#C38700"), ("#56B4E9", "#4A9BC8")):
+        assert contrast_on_white(darker) >= MIN_GRAPHIC_CONTRAST
+        changed = [darker if colour == light else colour for colour in _COURSE_COLOURS]
+        assert min(closest_pair(changed, vision)[0] for vision in CVD_MATRICES) < MIN_DELTA_E
 
 
 def test_the_measure_fails_matplotlibs_default_cycle():
