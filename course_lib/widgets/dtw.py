@@ -96,7 +96,8 @@ def _side_by_side(explorer: Explorer, title: str, extra=()) -> W.Box:
         control.style.description_width = "76px"
     column = W.VBox([W.HTML(f"<b>{title}</b>"), *explorer.controls.values(), *extra],
                     layout=W.Layout(width=_COLUMN_WIDTH, min_width=_COLUMN_WIDTH))
-    return W.HBox([column, explorer.output], layout=W.Layout(align_items="flex-start"))
+    return W.HBox([column, explorer.output, explorer._slider_names],
+                  layout=W.Layout(align_items="flex-start"))
 
 
 def alignment_explorer(utterances: Mapping, *, first: str | None = None,

@@ -204,7 +204,7 @@ class LevelSetExplorer(Explorer):
                                 for label, player in self.players.items()]))
             rows.append(W.HTML(html.escape(sound_text)))
         rows += [W.HBox(list(self.buttons.values())), W.HBox(list(self.controls.values())),
-                 self.output]
+                 self.output, self._slider_names]
         self.widget = W.VBox(rows)
         self._sound_of = None
 

@@ -95,7 +95,7 @@ class PersonaliseExplorer(Explorer):
                 W.HBox(button_rows[0] + [controls["strength"]])]
         rest = [c for name, c in controls.items() if name != "strength"]
         rows.append(W.HBox(button_rows[1] + rest))
-        self.widget = W.VBox(rows + [self.output])
+        self.widget = W.VBox(rows + [self.output, self._slider_names])
         self._sound_of = None
 
     def _update_sound(self) -> None:

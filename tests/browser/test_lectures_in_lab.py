@@ -12,7 +12,11 @@ copy), and then every explorer is operated. Two tests per lecture share that one
   back, every dropdown option, toggles, checkboxes on and off, text boxes half-typed and back,
   every button pressed); no error text in the explorer, the figure changes whenever the value
   did (see :class:`lab_driver.ExplorerDriver` for the exceptions), audio players filled by the
-  explorers load and play, and again no console, page or log error.
+  explorers load and play, and again no console, page or log error; and axe (WCAG 2.x A/AA,
+  :mod:`axe`) finds no violation inside the explorers, before and after they were operated (a
+  slider handle without a name is ``aria-input-field-name``). One axe run covers all the
+  explorers of a lecture (about a second); only when it finds something does one run per
+  explorer name the explorer.
 
 Screenshots and ``report.json`` (problems, notes, every action with its timing and figure hash,
 seconds and CPU seconds): ``ROOT/.test-artifacts/browser/<unit>/``.
@@ -24,9 +28,10 @@ import shutil
 import time
 from dataclasses import dataclass
 
+import axe
 import pytest
 from course_units import UNITS
-from lab_driver import Findings, NotebookPage, one_line
+from lab_driver import ExplorerDriver, Findings, NotebookPage, one_line
 from playwright.sync_api import Error as PlaywrightError
 
 # Time allowed for Run All Cells of one lecture (they take 17-60 s on a quiet 2-core machine).
@@ -113,6 +118,24 @@ def lecture(request, browser_context, lab_server, artifacts, cpu_seconds):
         lab_server.shut_down_kernels()
 
 
+def check_axe(run: LectureRun, when: str) -> None:
+    """axe inside the lecture's explorers: each violation a problem of the explorers phase,
+    named by explorer, rule and elements. Its seconds add up in ``report.json`` ("axe")."""
+    started, notebook = time.monotonic(), run.notebook
+    explorers = notebook.explorers()
+    if explorers and axe.violations(notebook.limits, include="[data-course-explorer]"):
+        for n, info in enumerate(explorers):
+            selector = f'[data-course-explorer="{n}"]'
+            found = axe.violations(notebook.limits, include=selector)
+            if found:
+                notebook.page.locator(selector).scroll_into_view_if_needed()
+                shot = notebook.screenshot(f"axe-e{n + 1:02d}-{when.split()[0]}")
+                run.findings.problem("explorers", ExplorerDriver(notebook, n, info, {}).name,
+                                     f"axe {when}: {axe.summary(found)}", shot)
+    seconds = run.findings.seconds
+    seconds["axe"] = round(seconds.get("axe", 0) + time.monotonic() - started, 1)
+
+
 def test_runs_clean(lecture):
     report_problems(lecture, "run")
 
@@ -123,7 +146,9 @@ def test_explorers_respond(lecture, lab_server):
                     pytrace=False)
     started, log_start = time.monotonic(), lab_server.log_size()
     notebook = lecture.notebook
+    check_axe(lecture, "before the controls were moved")
     notebook.operate_all(FIGURE_MAY_STAY)
+    check_axe(lecture, "after the controls were moved")
     notebook.check_audio()
     notebook.check_server_log(log_start)
     lecture.findings.seconds["explorers"] = round(time.monotonic() - started, 1)

@@ -1,0 +1,76 @@
+"""Names for ipywidgets' slider handles, so a screen reader says which slider and what value.
+
+ipywidgets (8.1) draws a slider's handle as a noUiSlider ``div.noUi-handle`` with
+``role="slider"`` but no accessible name: the ``label.widget-label`` that shows the
+``description`` is not tied to it, so axe reports ``aria-input-field-name`` on every slider
+(WCAG 4.1.2), and a screen reader says only "slider". A ``FloatLogSlider``'s handle also
+reports the exponent (``aria-valuenow`` and ``aria-valuetext`` are log10 of the value), while
+the readout beside it shows the value itself. ipywidgets has no Python-side way to set ARIA on
+the handle, so :class:`_SliderNames` does it in the page: a hidden anywidget placed in a
+``Box`` gives every slider handle inside that box its label as ``aria-label`` and the readout's
+text as ``aria-valuetext``, and does it again whenever the box's content changes (a slider
+redrawn, a new readout). :class:`~course_lib.widgets.Explorer` puts one in every explorer.
+"""
+
+from __future__ import annotations
+
+import anywidget
+import ipywidgets as W
+
+_ESM = r"""
+const SLIDERS = ".widget-slider, .widget-hslider, .widget-vslider";
+// Until the Box has inserted this view into its element; a view never shown gives up.
+const WAIT_MS = 10000;
+
+function set(element, name, value) {
+  // only on a change: a write the page did not need could wake other observers
+  if (value && element.getAttribute(name) !== value) element.setAttribute(name, value);
+}
+
+function nameHandles(box) {
+  for (const slider of box.querySelectorAll(SLIDERS)) {
+    const label = slider.querySelector(":scope > .widget-label");
+    // an empty description leaves a zero-width space in the label; a tooltip then names it
+    const text = label ? label.textContent.replace(/\u200b/g, "").trim() : "";
+    const name = text || (label && label.title) || slider.title;
+    const readout = slider.querySelector(":scope > .widget-readout");
+    const handles = slider.querySelectorAll(".noUi-handle");
+    // a range slider's readout is "low – high": one part per handle
+    const parts = readout ? readout.textContent.trim().split(" – ") : [];
+    handles.forEach((handle, i) => {
+      set(handle, "aria-label", name);
+      set(handle, "aria-valuetext", parts.length === handles.length ? parts[i] : parts.join(" – "));
+    });
+  }
+}
+
+function render({ el }) {
+  let observer = null;
+  const started = performance.now();
+  const attach = () => {
+    const box = el.parentElement;
+    if (!box) {
+      if (performance.now() - started < WAIT_MS) setTimeout(attach, 50);
+      return;
+    }
+    nameHandles(box);
+    // noUiSlider rewrites aria-valuetext on every move, and ipywidgets then rewrites the
+    // readout (a childList change), so the readout's text is put back after it; attributes
+    // are not observed, or the observer would wake itself
+    observer = new MutationObserver(() => nameHandles(box));
+    observer.observe(box, { childList: true, subtree: true, characterData: true });
+  };
+  attach();
+  return () => observer && observer.disconnect();
+}
+export default { render };
+"""
+
+
+class _SliderNames(anywidget.AnyWidget):
+    """Hidden; names the slider handles of the ``Box`` it is a child of (module docstring)."""
+
+    _esm = _ESM
+
+    def __init__(self):
+        super().__init__(layout=W.Layout(display="none"))

@@ -1,0 +1,68 @@
+"""The hidden widget that names the slider handles, and that every explorer's panel holds one.
+
+What it does in the page (axe finds no ``aria-input-field-name`` on a slider handle) is checked
+in the browser: ``tests/browser/test_lectures_in_lab.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from course_lib.widgets import dtw, gmm, levelset, personalise
+from course_lib.widgets.slider_names import _ESM, _SliderNames
+
+WIDGETS = Path(dtw.__file__).resolve().parent
+SLIDER = re.compile(r"\bW\.\w*Slider\b")
+BOX = re.compile(r"\bW\.[HV]?Box\(")
+
+
+def _tree(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _tree(child)
+
+
+def _utterances(n=2, frames=30, rate=8000):
+    rng = np.random.default_rng(0)
+    return {f"word{k}": (rng.normal(size=frames * 80), rate, rng.normal(size=(frames, 13)))
+            for k in range(n)}
+
+
+# Explorer's own panel, and every panel a module builds anew around an explorer's controls.
+BUILDERS = {
+    "Explorer (gaussian_explorer)": lambda: gmm.gaussian_explorer(),
+    "dtw side by side (alignment_explorer)":
+        lambda: dtw.alignment_explorer(_utterances(), audio=False),
+    "dtw side by side (subsequence_explorer)":
+        lambda: dtw.subsequence_explorer(_utterances(), _utterances()),
+    "PersonaliseExplorer": lambda: personalise.personalise_explorer(),
+    "LevelSetExplorer": lambda: levelset.detection_demo(),
+}
+
+
+@pytest.mark.parametrize("build", BUILDERS.values(), ids=list(BUILDERS))
+def test_every_explorer_panel_holds_one_hidden_slider_namer(build):
+    explorer = build()
+    namers = [w for w in _tree(explorer.widget) if isinstance(w, _SliderNames)]
+    assert len(namers) == 1, f"{len(namers)} _SliderNames in the panel"
+    assert namers[0].layout.display == "none"
+
+
+def test_the_script_names_each_handle_by_its_label_and_readout_and_keeps_doing_so():
+    for needed in (".noUi-handle", "aria-label", "aria-valuetext", ".widget-label",
+                   ".widget-readout", "MutationObserver", "characterData"):
+        assert needed in _ESM, needed
+    # attributes are not observed: setting them would wake the observer again
+    assert "attributes:" not in _ESM
+
+
+def test_every_module_that_builds_its_own_panel_around_sliders_keeps_the_namer():
+    """A panel built from scratch would otherwise drop the Explorer's _SliderNames."""
+    missing = [path.name for path in sorted(WIDGETS.glob("*.py"))
+               if SLIDER.search(text := path.read_text(encoding="utf-8"))
+               and BOX.search(text) and "_slider_names" not in text]
+    assert missing == []
