@@ -5,15 +5,14 @@ A cell that draws figures lists one description per figure in its metadata,
 pages and decks. In JupyterLab they must come from the kernel: the lab's image renderer writes no
 alt text and reads none from an output's metadata, but it sends a cell's metadata with the
 execute request that runs it and renders an output's HTML before its PNG. So, in a kernel, every
-matplotlib figure a cell displays also gets an HTML form: its PNG with the cell's next
-description as alt text and, beneath it, the description in a closed ``<details>``. nbclient and
+matplotlib figure and PNG image a cell displays also gets an HTML form: its PNG with the cell's
+next description as alt text and, beneath it, the description in a closed ``<details>``. nbclient and
 nbval send no cell metadata, so the site build and the notebook tests see the PNG alone.
 """
 
 from __future__ import annotations
 
-import base64
-import html
+from .describe import _described_image_html
 
 _FIGURE_DESCRIPTIONS = "figure_descriptions"  # the key tools/build_site.py reads too
 
@@ -30,25 +29,23 @@ class _LabDescriptions:
         # The inline backend's %config drops every formatter of Figure, ours too: take it back
         # before each cell.
         self.shown = 0
-        self.shell.display_formatter.formatters["text/html"].for_type_by_name(
-            "matplotlib.figure", "Figure", self)
+        html_formatter = self.shell.display_formatter.formatters["text/html"]
+        html_formatter.for_type_by_name("matplotlib.figure", "Figure", self)
+        # a committed figure a cell shows from its PNG file (IPython.display.Image)
+        html_formatter.for_type_by_name("IPython.core.display", "Image", self)
 
-    def __call__(self, fig) -> str | None:
+    def __call__(self, figure) -> str | None:
         texts = self.shell.parent_header.get("metadata", {}).get(_FIGURE_DESCRIPTIONS)
         if not isinstance(texts, list) or self.shown >= len(texts):
             return None  # not run by JupyterLab, or undescribed: the PNG alone, as before
-        text = html.escape(str(texts[self.shown]))
-        self.shown += 1
-        png = self.shell.display_formatter.formatters["image/png"](fig)
+        png = self.shell.display_formatter.formatters["image/png"](figure)
         if isinstance(png, tuple):  # the retina formats give (data, metadata)
             png = png[0]
         if png is None:
-            return None
-        if isinstance(png, bytes):
-            png = base64.b64encode(png).decode("ascii")
-        return (f'<img src="data:image/png;base64,{png}" alt="{text}">'
-                '<details class="course-figure-description"><summary>Description of the '
-                f"figure</summary><p>{text}</p></details>")
+            return None  # an Image that is not a PNG: no description of ours fits it
+        text = str(texts[self.shown])
+        self.shown += 1
+        return _described_image_html(png, text)
 
 
 def _describe_figures_in_lab() -> None:

@@ -9,7 +9,10 @@ from collections.abc import Callable, Mapping
 
 import ipywidgets as W
 import matplotlib.pyplot as plt
-from IPython.display import Image, display
+from IPython.display import display
+
+from course_lib.plotting.describe import _describe_figure, _described_image_html
+from course_lib.widgets.slider_names import _SliderNames
 
 
 class InputError(ValueError):
@@ -20,8 +23,25 @@ class InputError(ValueError):
     """
 
 
-def _figure_image(fig) -> Image:
-    """The figure as a PNG image, drawn once (and closed).
+class _DescribedImage:
+    """A figure's PNG (``data``) with its ``description``. JupyterLab shows the HTML form (the
+    PNG with the description as alt text, and the description in a closed ``<details>``
+    beneath), since its image renderer writes no alt text; other front ends show the PNG."""
+
+    def __init__(self, png: bytes, description: str):
+        self.data = png
+        self.description = description
+
+    def _repr_png_(self) -> bytes:
+        return self.data
+
+    def _repr_html_(self) -> str:
+        return _described_image_html(self.data, self.description)
+
+
+def _figure_image(fig, description: str | None = None) -> _DescribedImage:
+    """The figure as a PNG image, drawn once (and closed), described by ``description`` or, by
+    default, by what it draws (:func:`course_lib.plotting.describe._describe_figure`).
 
     Displaying the Figure itself would let the inline backend draw it twice (once to find its
     tight bounding box), a third of every explorer's redraw time. Explorer figures therefore lay
@@ -29,8 +49,9 @@ def _figure_image(fig) -> Image:
     """
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png")
+    text = description or _describe_figure(fig)
     plt.close(fig)
-    return Image(buffer.getvalue())
+    return _DescribedImage(buffer.getvalue(), text)
 
 
 class Explorer:
@@ -67,7 +88,9 @@ class Explorer:
                 for i in range(0, len(self.controls), 3)]
         if self.buttons:
             rows.append(W.HBox(list(self.buttons.values())))
-        self.widget = W.VBox(header + rows + [self.output])
+        # hidden: names the sliders' handles; a subclass that builds its own box keeps it
+        self._slider_names = _SliderNames()
+        self.widget = W.VBox(header + rows + [self.output, self._slider_names])
 
     def values(self) -> dict:
         """The current value of every control, by name."""

@@ -103,7 +103,13 @@ class PronunciationPanel:
             self._say(f"Not scored: {err}", True)
             return None
         self.prediction, self.last_error = prediction, None
-        self.image = _figure_image(panel_figure(prediction))
+        self.image = _figure_image(panel_figure(prediction), (
+            f"How the five experts would score it: panel mean {prediction.mean:.1f} of 10 (sd "
+            f"{prediction.sd:.2f}); one expert's score from 0 to 10 has probabilities "
+            + ", ".join(f"{100 * p:.0f} %" for p in prediction.distribution)
+            + ". Below, the sentence's words and phones in time, coloured by goodness of "
+            "pronunciation; the words that pulled the score down are listed beside it."
+            if prediction.aligned else ""))
         with self.output:
             self.output.clear_output(wait=True)
             display(self.image)

@@ -76,6 +76,25 @@ def test_the_count_starts_again_in_each_cell_and_extra_figures_keep_the_png_alon
     assert "text/html" not in outputs[1] and "image/png" in outputs[1]
 
 
+def test_a_png_image_shown_from_its_file_is_described_like_a_figure(kernel, tmp_path):
+    # lecture 07 shows the experiments' committed figures from their PNG files
+    picture = tmp_path / "committed.png"
+    run(kernel, f"plt.figure(); plt.plot([0, 1]); plt.savefig({str(picture)!r}); plt.close()")
+    shown = f"from IPython.display import Image, display\ndisplay(Image(filename={str(picture)!r}))"
+    outputs = run(kernel, shown + "\nplt.figure(); plt.plot([1, 0]); plt.show()",
+                  {"figure_descriptions": ["The committed figure.", "A falling line."]})
+    assert alt_texts(outputs) == ["The committed figure.", "A falling line."]
+
+
+def test_an_explorer_image_keeps_its_own_description_and_takes_none_of_the_cell(kernel):
+    code = """import matplotlib.pyplot as plt
+from course_lib.widgets.base import _figure_image
+display(_figure_image(plt.figure(), "The explorer's own view."))
+plt.figure(); plt.plot([0, 1]); plt.show()"""
+    outputs = run(kernel, code, {"figure_descriptions": ["The cell's figure."]})
+    assert alt_texts(outputs) == ["The explorer's own view.", "The cell's figure."]
+
+
 def test_without_cell_metadata_as_nbclient_and_nbval_run_figures_are_png_only(kernel):
     outputs = run(kernel, TWO_FIGURES)
     assert len(outputs) == 2

@@ -37,6 +37,10 @@ def test_the_shipped_recording_is_scored_shown_and_said(reader, sentences):
     assert prediction is reader.prediction and reader.last_error is None
     assert reader.image is not None and reader.image.data.startswith(b"\x89PNG")
     assert "Words that pulled it down" in reader.text_view.value
+    # the figure's alt text reads out the eleven probabilities the histogram draws
+    described = reader.image.description
+    assert f"panel mean {prediction.mean:.1f} of 10" in described
+    assert ", ".join(f"{100 * p:.0f} %" for p in prediction.distribution) in described
     assert isinstance(reader.status, _StatusLine) and "Scored in" in reader.status.value
     assert f"panel mean {prediction.mean:.1f}" in reader.status.value
 
