@@ -35,11 +35,15 @@ LOCK = ROOT / "requirements" / "lock.txt"
 EXTRAS = {"lab": "lab", "test": "test", "release": "test", "site": "test", "pronounce": "lab"}
 NOTEBOOK_DIRS = ["lectures", "solutions"]
 BROWSER_TESTS = Path("tests") / "browser"
-# The browser tests of the widgets with a microphone, each with a Chromium of its own: they run
-# after the main run, beside the rest of the browser tests, so that neither lane waits long for
-# the other (two lanes of about 17 minutes on two cores, where one had been 19).
+# Browser tests that run after the main run, beside the rest of the browser tests, so that
+# neither lane waits long for the other (two lanes of about 18 minutes on two cores, where one
+# had been 19): the widgets with a microphone (each with a Chromium of its own), the time-limit
+# checks, and one lecture in the lab (files, or pytest node ids within a file).
 AFTER_MAIN_BROWSER_TESTS = ("test_keyboard_in_lab.py", "test_pronunciation_in_lab.py",
-                            "test_rate_yourself_in_lab.py", "test_recorder_in_lab.py")
+                            "test_rate_yourself_in_lab.py", "test_recorder_in_lab.py",
+                            "test_time_limits.py",
+                            "test_lectures_in_lab.py::test_runs_clean[03_hmm]",
+                            "test_lectures_in_lab.py::test_explorers_respond[03_hmm]")
 SITE_TESTS = Path("tests") / "test_site.py"
 # Where the second pass and the browser tests, run beside the main pytest run, write their reports.
 SIDE_LOGS = {"second pass": ROOT / ".test-artifacts" / "second-pass.log",
@@ -268,7 +272,9 @@ def run_tests(extra_args: list[str], latest: bool) -> int:
                       if browser_paths]
         if browser_paths:
             side_runs.append(SideRun("browser tests", [
-                *pytest, *browser_paths, *(f"--ignore={path}" for path in after_main),
+                *pytest, *browser_paths,
+                *(f"--deselect={path}" if "::" in path else f"--ignore={path}"
+                  for path in after_main),
                 "-p", "no:cacheprovider"], env, python))
         for side in side_runs:
             side.announce()

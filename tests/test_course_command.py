@@ -184,10 +184,14 @@ def test_the_second_pass_and_the_browser_tests_run_beside_the_main_run(monkeypat
     assert "--ignore=tests/browser" in main and {"tests", "lectures", "solutions"} <= set(main)
     for own in (browser_env, main_env):
         assert all(own.get(name) == os.environ.get(name) for name in course.PORTABILITY_ENVIRONMENT)
-    # the microphone widgets' browser tests after the main run, and not in the side lane too
+    # the microphone widgets' browser tests (and a few more) after the main run, and not in the
+    # side lane too: a file is ignored there, a test (a pytest node id) deselected
     after = [f"tests/browser/{name}" for name in course.AFTER_MAIN_BROWSER_TESTS]
-    assert all(path in widgets and f"--ignore={path}" in browser for path in after)
-    assert all((ROOT / path).is_file() for path in after)
+    assert all(path in widgets for path in after)
+    assert all(f"--{'deselect' if '::' in path else 'ignore'}={path}" in browser
+               for path in after)
+    assert all((ROOT / path.split("::")[0]).is_file() for path in after)
+    assert any("::" in path for path in after)
     # a chosen subset runs once, in order, browser tests included
     code, commands = run_tests_recording(monkeypatch, tmp_path, (["tests/browser"], None), ["-x"])
     assert len(commands) == 3 and "-x" in commands[-1][0]

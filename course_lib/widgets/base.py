@@ -24,16 +24,14 @@ class InputError(ValueError):
 
 
 class _DescribedImage:
-    """A figure's PNG (``data``) with its ``description``. JupyterLab shows the HTML form (the
-    PNG with the description as alt text, and the description in a closed ``<details>``
-    beneath), since its image renderer writes no alt text; other front ends show the PNG."""
+    """A figure's PNG (``data``) with its ``description``, shown as HTML only: the PNG with the
+    description as alt text and, beneath it, in a closed ``<details>``. JupyterLab's image
+    renderer writes no alt text, and a PNG sent beside the HTML would double every redraw's
+    message for nothing."""
 
     def __init__(self, png: bytes, description: str):
         self.data = png
         self.description = description
-
-    def _repr_png_(self) -> bytes:
-        return self.data
 
     def _repr_html_(self) -> str:
         return _described_image_html(self.data, self.description)
