@@ -17,7 +17,6 @@ import re
 import numpy as np
 from matplotlib.collections import PathCollection
 from matplotlib.image import AxesImage
-from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
 _MOST_NAMES = 8     # legend entries, direct labels and bar heights named per panel; more counted
@@ -87,7 +86,8 @@ def _panel_text(ax) -> str:
     contents = _contents(ax)
     if contents:
         parts.append("showing " + ", ".join(contents))
-    legend = [_plain(text) for text in ax.get_legend_handles_labels()[1] if not text.startswith("_")]
+    legend = [_plain(text) for text in ax.get_legend_handles_labels()[1]
+              if not text.startswith("_")]
     if legend:
         parts.append("legend: " + _named(legend))
     labels = [_plain(text.get_text()) for text in ax.texts if text.get_text().strip()]

@@ -6,8 +6,9 @@ pages and decks. In JupyterLab they must come from the kernel: the lab's image r
 alt text and reads none from an output's metadata, but it sends a cell's metadata with the
 execute request that runs it and renders an output's HTML before its PNG. So, in a kernel, every
 matplotlib figure and PNG image a cell displays also gets an HTML form: its PNG with the cell's
-next description as alt text and, beneath it, the description in a closed ``<details>``. nbclient and
-nbval send no cell metadata, so the site build and the notebook tests see the PNG alone.
+next description as alt text and, beneath it, the description in a closed ``<details>``.
+nbclient and nbval send no cell metadata, so the site build and the notebook tests see the PNG
+alone.
 """
 
 from __future__ import annotations
