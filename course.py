@@ -23,7 +23,7 @@ import json
 import os
 import subprocess
 import sys
-import threading
+import time
 import venv
 from pathlib import Path
 
@@ -35,33 +35,10 @@ LOCK = ROOT / "requirements" / "lock.txt"
 EXTRAS = {"lab": "lab", "test": "test", "release": "test", "site": "test", "pronounce": "lab"}
 NOTEBOOK_DIRS = ["lectures", "solutions"]
 BROWSER_TESTS = Path("tests") / "browser"
-# Browser tests that run after the main run, beside the rest of the browser tests, so that
-# neither lane waits long for the other (two lanes of about 18 minutes on two cores, where one
-# had been 19): the widgets with a microphone (each with a Chromium of its own), the time-limit
-# checks, and one lecture in the lab (files, or pytest node ids within a file).
-AFTER_MAIN_BROWSER_TESTS = ("test_keyboard_in_lab.py", "test_pronunciation_in_lab.py",
-                            "test_rate_yourself_in_lab.py", "test_recorder_in_lab.py",
-                            "test_time_limits.py",
-                            "test_lectures_in_lab.py::test_runs_clean[03_hmm]",
-                            "test_lectures_in_lab.py::test_explorers_respond[03_hmm]")
-SITE_TESTS = Path("tests") / "test_site.py"
-# Where the second pass and the browser tests, run beside the main pytest run, write their reports.
-SIDE_LOGS = {"second pass": ROOT / ".test-artifacts" / "second-pass.log",
-             "browser tests": ROOT / ".test-artifacts" / "browser-tests.log"}
 # The second pass of the numerics-sensitive tests: another set of OpenBLAS kernels and numba's
 # portable target, so a result that holds only on this machine's rounding fails here and not on
-# a lecturer's laptop (docs/CONVENTIONS.md section 6).
+# a lecturer's laptop (docs/CONVENTIONS.md section 6). Which tests it runs: tools/test_plan.py.
 PORTABILITY_ENVIRONMENT = {"OPENBLAS_CORETYPE": "Prescott", "NUMBA_CPU_NAME": "generic"}
-# What the second pass runs: the model and reference tests, the reduced experiment runs, and the
-# site build (tests/test_site.py), which executes every lecture and solutions notebook. Globs, so
-# a new model test is in it by its place (a unit's folder, tests/simulators/); bad-input cases are not:
-# the error a wrong argument gets does not depend on the BLAS kernels.
-NUMERICS_TESTS = ["tests/reference", *(f"tests/{unit}/test_*.py" for unit in (
-                      "dtw", "gmm", "hmm", "gp", "raters", "preference", "mixed", "simulators")),
-                  *(f"tests/test_{name}.py" for name in (
-                      "features", "metrics", "recognition", "recognition_metrics",
-                      "levelset_metrics", "recognition_selection")),
-                  "tests/test_experiment*.py"]
 # Shared by the tests and tools/store_outputs.py, so stored outputs match test runs.
 # TQDM_DISABLE keeps progress bars out of test logs; notebooks still show them in the lab.
 # One BLAS thread: reproducible sums for the checked outputs, no oversubscription on 2 cores.
@@ -247,54 +224,18 @@ def run_tests(extra_args: list[str], latest: bool) -> int:
     pytest = [str(python), "-m", "pytest"]
     nbval = ["--nbval-lax", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
              "--nbval-cell-timeout=300"]
-    code = 0
-    for step in ([str(python), "tools/check_notebooks.py"],
-                 [str(python), "tools/make_exercises.py", "--check"]):
-        code = code or run_step(step, python, env)
-    if code == 0 and extra_args:
-        # A chosen subset (-k, -x, a path): one run, in pytest's usual order.
-        code = run_step([*pytest, "tests", *NOTEBOOK_DIRS, *nbval, *extra_args,
-                         *([] if browser_paths else [f"--ignore={BROWSER_TESTS.as_posix()}"])],
-                        python, env)
-    elif code == 0:
-        # Beside the main run (library, reference, widget and exercise tests, then the notebooks
-        # through nbval, serially: docs/CONVENTIONS.md section 2), one after the other: the
-        # second pass under PORTABILITY_ENVIRONMENT (with the site build), then the browser
-        # tests, which mostly wait on JupyterLab, Chromium and their kernels. All three at once
-        # took longer on two cores: the browser's kernels and Chromium then wait for CPU.
-        numerics = sorted({path.relative_to(ROOT).as_posix() for pattern in NUMERICS_TESTS
-                           for path in ROOT.glob(pattern)
-                           if not path.name.endswith("_bad_input.py")})
-        side_runs = [SideRun("second pass", [*pytest, SITE_TESTS.as_posix(), *numerics,
-                                             "-p", "no:cacheprovider"],
-                             {**env, **PORTABILITY_ENVIRONMENT}, python)]
-        after_main = [(BROWSER_TESTS / name).as_posix() for name in AFTER_MAIN_BROWSER_TESTS
-                      if browser_paths]
-        if browser_paths:
-            side_runs.append(SideRun("browser tests", [
-                *pytest, *browser_paths,
-                *(f"--deselect={path}" if "::" in path else f"--ignore={path}"
-                  for path in after_main),
-                "-p", "no:cacheprovider"], env, python))
-        for side in side_runs:
-            side.announce()
-        beside = threading.Thread(target=lambda: [side.run() for side in side_runs],
-                                  name="side-runs", daemon=True)
-        beside.start()
-        # Every notebook runs on both sets of kernels: through nbval here, and in the second
-        # pass's site build, whose printed numbers tests/test_site.py compares with the ones
-        # nbval checks.
-        code = run_step([*pytest, "tests", *NOTEBOOK_DIRS, *nbval,
-                         f"--ignore={SITE_TESTS.as_posix()}",
-                         f"--ignore={BROWSER_TESTS.as_posix()}"], python, env)
-        if after_main:
-            code = run_step([*pytest, *after_main, "-p", "no:cacheprovider"], python,
-                            env) or code
-        beside.join()
-        for side in side_runs:
-            print(f"\n$ cat {side.log}   # the {side.name}", flush=True)
-            print(side.log.read_text(encoding="utf-8"), end="", flush=True)
-            code = code or side.code
+    checkers = [[str(python), "tools/check_notebooks.py"],
+                [str(python), "tools/make_exercises.py", "--check"]]
+    if extra_args:
+        # A chosen subset (-k, -x, a path): the checks, then one run in pytest's usual order.
+        code = 0
+        for step in checkers:
+            code = code or run_step(step, python, env)
+        code = code or run_step([*pytest, "tests", *NOTEBOOK_DIRS, *nbval, *extra_args,
+                                 *([] if browser_paths else
+                                   [f"--ignore={BROWSER_TESTS.as_posix()}"])], python, env)
+    else:
+        code = run_plan(pytest, checkers, env, nbval, bool(browser_paths), python)
     if browser_missing:
         print(browser_missing, flush=True)
         if os.environ.get("CI") and code == 0:  # CI must test in a browser; a user may choose
@@ -302,24 +243,37 @@ def run_tests(extra_args: list[str], latest: bool) -> int:
     return code
 
 
-class SideRun:
-    """One pytest run beside the main run, into its log (SIDE_LOGS[name])."""
+def run_plan(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
+             nbval: list[str], browser: bool, python: Path) -> int:
+    """Every test, as the jobs of tools/test_plan.py on as many slots as the machine has cores;
+    each job's log is printed when it failed, and the last line counts every test."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import test_plan
 
-    def __init__(self, name: str, step: list[str], env: dict[str, str], python: Path):
-        self.name, self.step, self.env, self.python = name, step, env, python
-        self.log = SIDE_LOGS[name]
-        self.code = 0
-
-    def announce(self) -> None:
-        changed = [f"{key}={value}" for key, value in self.env.items()
+    jobs = test_plan.test_jobs(pytest, checkers, env, {**env, **PORTABILITY_ENVIRONMENT},
+                               nbval, browser)
+    slots = int(os.environ.get("COURSE_TEST_SLOTS") or os.cpu_count() or 1)
+    print(f"Running {len(jobs)} jobs on {slots} slots; each job's log is in "
+          f"{test_plan.LOGS.relative_to(ROOT)}/:", flush=True)
+    for job in sorted(jobs, key=lambda job: -job.expected):
+        changed = [f"{key}={value}" for key, value in job.env.items()
                    if key in PORTABILITY_ENVIRONMENT and os.environ.get(key) != value]
-        print("$", *changed, *shown(self.step, self.python), f"> {self.log} &", flush=True)
-
-    def run(self) -> None:
-        self.log.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.log, "w", encoding="utf-8") as log:
-            self.code = subprocess.call(self.step, cwd=ROOT, env=self.env, stdout=log,
-                                        stderr=subprocess.STDOUT)
+        print("  $", *changed, *shown(job.command, python), flush=True)
+    start = time.monotonic()
+    ended = test_plan.run_jobs(jobs, slots, say=lambda line: print(line, flush=True))
+    record = test_plan.write_timings(ended, slots, time.monotonic() - start)
+    failed = [job for job in ended if job.code != 0]
+    for job in failed:
+        print(f"\n$ cat {job.log.relative_to(ROOT)}   # {job.name}", flush=True)
+        print(job.log.read_text(encoding="utf-8", errors="replace"), end="", flush=True)
+    counts = test_plan.totals(ended)
+    print(f"\nAll {len(ended)} jobs: {record['wall_seconds'] / 60:.1f} min wall, "
+          f"{record['cpu_seconds'] / 60:.1f} min CPU ({test_plan.TIMINGS.relative_to(ROOT)}; "
+          "python3 tools/test_timings.py shows the slowest tests)", flush=True)
+    print(f"total: {counts.get('passed', 0)} passed, "
+          f"{counts.get('failed', 0) + counts.get('errors', 0)} failed"
+          + (f", {counts['skipped']} skipped" if counts.get("skipped") else ""), flush=True)
+    return 1 if failed else 0
 
 
 def shown(step: list[str], python: Path) -> list[str]:

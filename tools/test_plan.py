@@ -1,0 +1,263 @@
+"""The test command's plan: the jobs that make up ``python3 course.py test`` and how they share
+the machine's cores (docs/CONVENTIONS.md section 2).
+
+Every test runs in exactly one job: a job names its paths, and the last job of each family
+("the rest") takes the family's folder with every path another job claims left out, so a new
+test file is run without being listed here. Each job is a pytest process of its own with its
+own log (``.test-artifacts/jobs/<job>.log``, with pytest's slowest durations at the end).
+
+The jobs run on as many slots as the machine has cores, the longest expected first (a job
+that needs another's results waits for it), so both cores stay busy until the end. Each job's
+wall and CPU time (the process and everything below it that it waited for: kernels, the lab
+server, Chromium) goes to ``.test-artifacts/test-timings.json``; ``tools/test_timings.py``
+prints it with the slowest tests of each job.
+
+Only the standard library: ``course.py`` imports this before any package is installed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / ".test-artifacts"
+LOGS = ARTIFACTS / "jobs"
+TIMINGS = ARTIFACTS / "test-timings.json"
+# A job still running after this long is stopped and fails. pytest's watchdog stops a run in
+# which no test finishes for 10 minutes sooner; this bounds what the watchdog cannot see (a
+# checker script, a pytest that hangs before its first test).
+JOB_TIME_LIMIT_S = 40 * 60
+# pytest's closing line, e.g. "==== 12 passed, 1 deselected in 3.21s ====".
+CLOSING_LINE = re.compile(r"^=+ (.*) in [\d.]+s(?: \([\d:]+\))? =+$", re.MULTILINE)
+COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)")
+# The numerics-sensitive tests of the second pass (docs/CONVENTIONS.md section 6): the model
+# and reference tests of every unit, the reduced experiment runs, and the site build, which
+# executes every lecture and solutions notebook. Bad-input cases are not in it: the error a
+# wrong argument gets does not depend on the BLAS kernels.
+NUMERICS_UNITS = ("dtw", "gmm", "hmm", "gp", "raters", "preference", "mixed", "simulators")
+NUMERICS_FILES = tuple(f"tests/test_{name}.py" for name in (
+    "features", "metrics", "recognition", "recognition_metrics", "levelset_metrics",
+    "recognition_selection"))
+
+
+@dataclass
+class Job:
+    """One pytest run (or checker) of the test command.
+
+    ``expected`` is the job's wall time in seconds measured on a 2-core machine with the
+    other slot busy (tools/test_timings.py prints the latest): it orders the queue, longest
+    first, and nothing else depends on it. ``after`` names jobs whose results this one reads.
+    """
+
+    name: str
+    command: list[str]
+    env: dict[str, str]
+    expected: float
+    after: tuple[str, ...] = ()
+    log: Path = field(init=False)
+    code: int | None = None
+    wall: float = 0.0
+    cpu: float | None = None
+    started: float = 0.0
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.log = LOGS / (re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-") + ".log")
+
+
+def _glob(pattern: str) -> list[str]:
+    return sorted(path.relative_to(ROOT).as_posix() for path in ROOT.glob(pattern))
+
+
+def numerics_tests() -> list[str]:
+    """The second pass's test files (the site build apart), found by their place."""
+    files = ["tests/reference"]
+    files += [path for unit in NUMERICS_UNITS for path in _glob(f"tests/{unit}/test_*.py")]
+    files += [path for path in NUMERICS_FILES if (ROOT / path).is_file()]
+    files += _glob("tests/test_experiment*.py")
+    return [path for path in files if not path.endswith("_bad_input.py")]
+
+
+def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
+              portable_env: dict[str, str], nbval: list[str], browser: bool) -> list[Job]:
+    """Every job of the full test command.
+
+    ``pytest`` starts pytest with the course's python; ``checkers`` are the static checks run
+    as jobs of their own; ``env`` is the test environment and ``portable_env`` the second
+    pass's; ``nbval`` the options of the notebook runs; ``browser`` whether Chromium is there.
+    """
+    durations = ["--durations=25", "-p", "no:cacheprovider"]
+
+    def run(name, paths, expected, environment=env, after=(), options=()):
+        return Job(name, [*pytest, *paths, *options, *durations], environment, expected,
+                   tuple(after))
+
+    def rest(name, folder, claimed, expected, extra_ignores=(), environment=env):
+        ignores = [f"--ignore={path}" for path in (*claimed, *extra_ignores)]
+        return run(name, [folder], expected, environment, options=ignores)
+
+    jobs = [Job(" ".join(Path(part).name for part in command[1:]), command, env, 10)
+            for command in checkers]
+    # The main pass, on the machine's own kernels.
+    main = {
+        "widgets": (["tests/widgets"], 200),
+        "units 1-4": (["tests/dtw", "tests/gmm", "tests/hmm", "tests/gp"], 75),
+        "units 5-7": (["tests/raters", "tests/preference", "tests/mixed", "tests/simulators"],
+                      60),
+        "exercises, grading and the student edition": (
+            ["tests/test_exercise_feedback.py", "tests/test_nbgrader_roundtrip.py",
+             "tests/test_exercises.py", "tests/test_release.py"], 150),
+        "pronunciation and experiments": (
+            ["tests/test_pronunciation.py", "tests/test_panel_prediction.py",
+             *_glob("tests/test_experiment*.py")], 120),
+    }
+    jobs += [run(name, paths, expected) for name, (paths, expected) in main.items()]
+    claimed = [path for paths, _ in main.values() for path in paths]
+    jobs.append(rest("the rest of tests/", "tests", claimed, 110,
+                     extra_ignores=("tests/browser", "tests/test_site.py")))
+    jobs += [run(f"{folder} (nbval)", [folder], expected, options=nbval)
+             for folder, expected in (("lectures", 110), ("solutions", 70))]
+    # The second pass: another set of BLAS kernels and numba's generic target.
+    numerics = numerics_tests()
+    half = len(numerics) // 2
+    jobs += [run("site build (second pass)", ["tests/test_site.py"], 160, portable_env),
+             run("numerics I (second pass)", numerics[:half], 100, portable_env),
+             run("numerics II (second pass)", numerics[half:], 100, portable_env)]
+    if browser:
+        jobs += [
+            run("lectures in the lab", ["tests/browser/test_lectures_in_lab.py"], 450),
+            # it reads the notebooks the site build executed, instead of running them again
+            run("site pages in Chromium", ["tests/browser/test_site_pages.py"], 330,
+                after=("site build (second pass)",)),
+            rest("the rest of tests/browser", "tests/browser",
+                 ["tests/browser/test_lectures_in_lab.py", "tests/browser/test_site_pages.py"],
+                 150)]
+    return jobs
+
+
+def run_jobs(jobs: list[Job], slots: int, say=print) -> list[Job]:
+    """Run ``jobs`` on ``slots`` slots, the longest expected first among those whose ``after``
+    jobs have ended; says a line as each job ends. Returns the jobs, in the order they ended."""
+    names = {job.name for job in jobs}
+    unknown = {name for job in jobs for name in job.after} - names
+    if unknown:
+        raise ValueError(f"jobs wait for jobs that are not in the plan: {sorted(unknown)}")
+    pending = sorted(jobs, key=lambda job: -job.expected)
+    ended: list[Job] = []
+    ended_names: set[str] = set()
+    changed = threading.Condition()
+    start = time.monotonic()
+
+    def take() -> Job | None:
+        with changed:
+            while pending:
+                ready = [job for job in pending if set(job.after) <= ended_names]
+                if ready:
+                    pending.remove(ready[0])
+                    return ready[0]
+                changed.wait()
+            return None
+
+    def work() -> None:
+        while (job := take()) is not None:
+            job.started = time.monotonic() - start
+            run_one(job)
+            with changed:
+                ended.append(job)
+                ended_names.add(job.name)
+                changed.notify_all()
+            say(summary_line(job))
+
+    workers = [threading.Thread(target=work, name=f"test-slot-{index}", daemon=True)
+               for index in range(max(1, slots))]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return ended
+
+
+def run_one(job: Job) -> None:
+    """Run one job into its log; record its exit code, wall and CPU time and test counts."""
+    job.log.parent.mkdir(parents=True, exist_ok=True)
+    begin = time.monotonic()
+    with open(job.log, "w", encoding="utf-8") as log:
+        log.write("$ " + " ".join(job.command) + "\n")
+        log.flush()
+        process = subprocess.Popen(job.command, cwd=ROOT, env=job.env, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        limit = threading.Timer(JOB_TIME_LIMIT_S, _stop, args=(process, job))
+        limit.start()
+        try:
+            if hasattr(os, "wait4"):
+                # the CPU time of the job and of every process below it that was waited for
+                _, status, usage = os.wait4(process.pid, 0)
+                process.returncode = os.waitstatus_to_exitcode(status)
+                job.cpu = usage.ru_utime + usage.ru_stime
+            else:  # Windows: no resource usage of children
+                process.wait()
+        finally:
+            limit.cancel()
+    job.code = process.returncode
+    job.wall = time.monotonic() - begin
+    job.counts = test_counts(job.log.read_text(encoding="utf-8", errors="replace"))
+
+
+def _stop(process: subprocess.Popen, job: Job) -> None:
+    with open(job.log, "a", encoding="utf-8") as log:
+        log.write(f"\nSTOPPED: the job ran longer than its limit of {JOB_TIME_LIMIT_S} s\n")
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (AttributeError, ProcessLookupError):  # Windows, or it ended meanwhile
+        process.kill()
+
+
+def test_counts(log: str) -> dict[str, int]:
+    """Counts from pytest's last closing line in ``log`` ({} for a job that is not pytest)."""
+    closing = CLOSING_LINE.findall(log)
+    if not closing:
+        return {}
+    counts: dict[str, int] = {}
+    for number, word in COUNT.findall(closing[-1]):
+        key = "errors" if word.startswith("error") else word
+        counts[key] = counts.get(key, 0) + int(number)
+    return counts
+
+
+def summary_line(job: Job) -> str:
+    verdict = "ok" if job.code == 0 else f"FAILED (exit {job.code})"
+    counts = ", ".join(f"{number} {word}" for word, number in job.counts.items())
+    cpu = f", {job.cpu:.0f} s CPU" if job.cpu is not None else ""
+    return (f"[{job.started + job.wall:6.0f} s] {verdict:>8}  {job.name}: "
+            f"{counts or 'done'} ({job.wall:.0f} s wall{cpu}) -> {job.log.relative_to(ROOT)}")
+
+
+def write_timings(jobs: list[Job], slots: int, wall: float) -> dict:
+    """Write the run's timings to :data:`TIMINGS` and return them."""
+    record = {
+        "slots": slots, "wall_seconds": round(wall, 1),
+        "cpu_seconds": round(sum(job.cpu or 0.0 for job in jobs), 1),
+        "jobs": [{"name": job.name, "code": job.code, "started": round(job.started, 1),
+                  "wall": round(job.wall, 1),
+                  "cpu": None if job.cpu is None else round(job.cpu, 1),
+                  "expected": job.expected, "counts": job.counts,
+                  "log": job.log.relative_to(ROOT).as_posix()} for job in jobs]}
+    TIMINGS.parent.mkdir(parents=True, exist_ok=True)
+    TIMINGS.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return record
+
+
+def totals(jobs: list[Job]) -> dict[str, int]:
+    summed: dict[str, int] = {}
+    for job in jobs:
+        for word, number in job.counts.items():
+            summed[word] = summed.get(word, 0) + number
+    return summed
