@@ -107,25 +107,31 @@ def _owned_names() -> dict[str, tuple[str, str]]:
     return owned
 
 
-def _users(name: str, kind: str) -> set[str]:
-    users = set()
+@cache
+def _uses() -> dict[tuple[str, str], set[str]]:
+    """(kind, name) -> the modules that raise (error), return or build (result) or call
+    (check) it; one walk over the library, not one per name."""
+    uses: dict[tuple[str, str], set[str]] = {}
     for path in sorted(LIBRARY.rglob("*.py")):
         for node in ast.walk(_tree(path)):
-            if kind == "error" and isinstance(node, ast.Raise) and node.exc is not None:
+            if isinstance(node, ast.Raise) and node.exc is not None:
                 target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-                used = isinstance(target, ast.Name) and target.id == name
-            elif kind == "result" and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                used = node.returns is not None and any(
-                    isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.returns))
-            elif kind == "result" and isinstance(node, ast.Call):   # builds one to return it
-                used = isinstance(node.func, ast.Name) and node.func.id == name
-            elif kind == "check" and isinstance(node, ast.Call):
-                used = isinstance(node.func, ast.Name) and node.func.id == name
+                used = [("error", target.id)] if isinstance(target, ast.Name) else []
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                used = [("result", n.id) for n in ast.walk(node.returns)
+                        if isinstance(n, ast.Name)] if node.returns is not None else []
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                # a built result is returned; a called check is used
+                used = [("result", node.func.id), ("check", node.func.id)]
             else:
-                used = False
-            if used:
-                users.add(_name(path))
-    return users
+                used = []
+            for key in used:
+                uses.setdefault(key, set()).add(_name(path))
+    return uses
+
+
+def _users(name: str, kind: str) -> set[str]:
+    return set(_uses().get((kind, name), set()))
 
 
 def _engine_beside(module: str, user: str) -> bool:
