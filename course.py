@@ -7,6 +7,7 @@
     python3 course.py site      # the executed notebooks as static web pages, and slides
     python3 course.py pronounce FILE.wav "TEXT" [--json]
                                 # your recording scored as speechocean762's five experts would
+    python3 course.py data      # speechocean762's own files into your cache, once (lab does it)
 
 Each creates (or reuses) a virtual environment in ``.venv`` next to this file and installs the
 course library with what the command needs, at the exact versions the course was tested with
@@ -32,7 +33,8 @@ VENV = ROOT / ".venv"
 # The exact versions the course was tested with, as pip constraints (tools/make_lock.py).
 LOCK = ROOT / "requirements" / "lock.txt"
 # The extra each command installs; release and site need nbconvert and MathJax from the test set.
-EXTRAS = {"lab": "lab", "test": "test", "release": "test", "site": "test", "pronounce": "lab"}
+EXTRAS = {"lab": "lab", "test": "test", "release": "test", "site": "test", "pronounce": "lab",
+          "data": "lab"}
 NOTEBOOK_DIRS = ["lectures", "solutions"]
 BROWSER_TESTS = Path("tests") / "browser"
 # The second pass of the numerics-sensitive tests: another set of OpenBLAS kernels and numba's
@@ -61,6 +63,11 @@ CONTRAST_CSS = ROOT / "tools" / "contrast.css"
 NBGRADER_SERVER_EXTENSIONS = ["assignment_list", "course_list", "formgrader",
                               "validate_assignment"]
 NBGRADER_LAB_EXTENSION = "@jupyter/nbgrader"
+# speechocean762's own files are not in the repository (data/speechocean762/README.md): the
+# variable names a copy (course_lib.data.speechocean762_source reads it), and in the workplace
+# the copy beside the repository serves the tests; else the user's cache, which `data` fills.
+CORPUS_VARIABLE = "COURSE_SPEECHOCEAN762"
+SHARED_CORPUS = ROOT.parent / "shared" / "data" / "speechocean762"
 
 
 def venv_python() -> Path:
@@ -167,11 +174,26 @@ def setup_lab(latest: bool = False) -> Path:
     return python
 
 
+def corpus_environment() -> dict[str, str]:
+    """{CORPUS_VARIABLE: the shared copy} when that copy sits beside the repository and the
+    user named none; else nothing (the course reads the user's cache)."""
+    if os.environ.get(CORPUS_VARIABLE) or not SHARED_CORPUS.is_dir():
+        return {}
+    return {CORPUS_VARIABLE: str(SHARED_CORPUS)}
+
+
+def fetch_corpus(python: Path, extra_args: list[str], env: dict[str, str]) -> int:
+    """Fill the user's cache with speechocean762's own files (checked; nothing to do when they
+    are there or the variable names a copy). Offline, one line says what to do."""
+    return subprocess.call([str(python), "-m", "course_lib.data.speechocean762_source",
+                            *extra_args], cwd=ROOT, env=env)
+
+
 def lab_environment() -> dict[str, str]:
     """The process environment for JupyterLab: the user's, with one BLAS thread by default."""
     # Same BLAS threading as the tests (unless the user chose otherwise): the course's many
     # small matrix products run faster on one thread, and outputs match the checked ones.
-    env = dict(os.environ)
+    env = dict(os.environ, **corpus_environment())
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env.setdefault(name, TEST_ENVIRONMENT[name])
     return env
@@ -194,6 +216,8 @@ def lab_command(python: Path, root_dir: Path, extra_args: list[str]) -> list[str
 
 def run_lab(extra_args: list[str], latest: bool) -> int:
     python = setup_lab(latest)
+    # without the corpus's files lecture 05 cannot run, the others can: the lab starts anyway
+    fetch_corpus(python, [], lab_environment())
     print("Starting JupyterLab on 127.0.0.1; it opens your browser, or open the URL it prints "
           "(the URL carries the access token). Stop it with Control-C.", flush=True)
     # Jupyter makes a fresh random token per start and prints it in the URL.
@@ -219,7 +243,8 @@ def run_tests(extra_args: list[str], latest: bool) -> int:
         return 2
     python = ensure_environment(EXTRAS["test"], latest)
     # tests/test_environment_lock.py checks the installed versions against the lock unless latest
-    env = dict(os.environ, **TEST_ENVIRONMENT, COURSE_VERSIONS="latest" if latest else "locked")
+    env = dict(os.environ, **TEST_ENVIRONMENT, **corpus_environment(),
+               COURSE_VERSIONS="latest" if latest else "locked")
     browser_paths, browser_missing = browser_test_status()
     pytest = [str(python), "-m", "pytest"]
     nbval = ["--nbval-lax", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",
@@ -294,12 +319,12 @@ def run_tool(command: str, tool: str, extra_args: list[str], latest: bool) -> in
         return 2
     python = ensure_environment(EXTRAS[command], latest)
     return subprocess.call([str(python), str(ROOT / "tools" / tool), *extra_args], cwd=ROOT,
-                           env=dict(os.environ, **TEST_ENVIRONMENT))
+                           env=dict(os.environ, **TEST_ENVIRONMENT, **corpus_environment()))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["lab", "test", "release", "site", "pronounce"])
+    parser.add_argument("command", choices=["lab", "test", "release", "site", "pronounce", "data"])
     parser.add_argument("--latest", action="store_true",
                         help="install the newest releases instead of the tested versions in "
                              "requirements/lock.txt")
@@ -312,6 +337,9 @@ def main() -> int:
         python = ensure_environment(EXTRAS["pronounce"], args.latest)
         # the user's own folder, so that a relative FILE.wav means what they typed
         return subprocess.call([str(python), "-m", "course_lib.panel_prediction", *rest])
+    if args.command == "data":
+        return fetch_corpus(ensure_environment(EXTRAS["data"], args.latest), rest,
+                            dict(os.environ, **corpus_environment()))
     tool = {"release": "make_release.py", "site": "build_site.py"}[args.command]
     return run_tool(args.command, tool, rest, args.latest)
 

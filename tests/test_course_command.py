@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import course_lib
+from course_lib.data import speechocean762_source
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -269,3 +270,18 @@ def test_a_tool_started_without_the_packages_reruns_under_the_environment(tmp_pa
     monkeypatch.setattr(sys, "prefix", str(course.VENV))  # already there: no loop
     with pytest.raises(SystemExit, match="nbformat"):
         course.rerun_in_environment(missing)
+
+
+def test_the_tests_read_the_shared_corpus_copy_unless_the_user_named_one(tmp_path, monkeypatch):
+    # course.py (standard library only) and the loader must name the same variable
+    assert course.CORPUS_VARIABLE == speechocean762_source._VARIABLE
+    monkeypatch.delenv(course.CORPUS_VARIABLE, raising=False)
+    monkeypatch.setattr(course, "SHARED_CORPUS", tmp_path)
+    assert course.corpus_environment() == {course.CORPUS_VARIABLE: str(tmp_path)}
+    assert course.lab_environment()[course.CORPUS_VARIABLE] == str(tmp_path)
+    monkeypatch.setattr(course, "SHARED_CORPUS", tmp_path / "absent")
+    assert course.corpus_environment() == {}
+    monkeypatch.setenv(course.CORPUS_VARIABLE, "/my/copy")
+    monkeypatch.setattr(course, "SHARED_CORPUS", tmp_path)
+    assert course.corpus_environment() == {}
+    assert course.lab_environment()[course.CORPUS_VARIABLE] == "/my/copy"

@@ -1,36 +1,38 @@
-"""Make ``data/speechocean762/`` from a local copy of the speechocean762 corpus.
+"""Make the derived files of ``data/speechocean762/`` from a local copy of speechocean762.
 
 speechocean762 (J. Zhang et al., Interspeech 2021; Apache-2.0) holds 5,000 English sentences read
-by 250 Mandarin speakers, each scored 0-10 by five experts. The course ships the five experts'
-separate sentence scores, the course front end's utterance features and a few clips; the audio
-itself (about 500 MB) is not shipped and is not needed at run time.
+by 250 Mandarin speakers, each scored 0-10 by five experts. The course's repository keeps only
+what the course's code computes from it; the corpus's own files (scores, texts, the recordings
+the course plays, the lexicon) are read at run time from a copy of the corpus
+(:mod:`course_lib.data.speechocean762_source`), and the audio of all 5,000 sentences (about
+500 MB) only here.
 
 Run from the repository root, with a clone (or a bare mirror) of
 https://github.com/jimbozhang/speechocean762 somewhere on disk::
 
-    .venv/bin/python tools/make_speechocean762.py /path/to/speechocean762   # about two minutes
+    .venv/bin/python tools/make_speechocean762.py /path/to/speechocean762
 
 Everything is read with ``git`` from the pre-release commit ``COMMIT`` (2020-10-13), the only
 revision whose ``{dev,test}/utt2score`` has all five experts' scores for every sentence (from the
 next revision on, the fifth expert's are missing for 1,000 sentences; the final release moved the
-scores to ``resource/scores-detail.json``). Its ``dev`` split is the release's ``train``.
+scores to ``resource/scores-detail.json``). Its ``dev`` split is the release's ``train``. The
+scores, texts and lexicon are read through the loader's own converters
+(:func:`course_lib.data.speechocean762._sentences`, ``_corpus_lexicon``), so item i here is item
+i at run time.
 
-What it writes (see ``data/speechocean762/README.md``):
+What it writes (see ``data/speechocean762/README.md``), all of it computed by the course's code:
 
-* ``utterances.csv``: item, utterance id, speaker, split, the prompt text and its word count;
-* ``scores.csv``: long format ``item, rater, accuracy, fluency`` (25,000 rows);
 * ``features.csv``: the 33 features of :func:`course_lib.data.fluency._utterance_features`,
   computed from the audio resampled to the course's 8 kHz;
-* ``examples/s<item>.wav`` and ``examples.csv``: six clips from the test split, 8 kHz int16;
-* ``rate/s<item>.wav`` and ``rate.csv``: twenty training sentences for a student to score as a
-  sixth rater (Unit 5), spread over the panel's fluency scale, 8 kHz int16;
+* ``examples.csv``: six sentences from the test split (item, label), hesitant to fluent;
+* ``rate.csv``: twenty training sentences for a student to score as a sixth rater (Unit 5),
+  spread over the panel's fluency scale;
 * goodness of pronunciation (:mod:`course_lib.pronunciation`, pocketsphinx 5.1.1) from the 16 kHz
   audio: ``gop_features.csv`` (the utterance features and an ``aligned`` flag per sentence),
-  ``gop_thresholds.csv`` (what the features need from the training split, frozen here),
-  ``gop_phones.csv`` (every phone of the six example sentences with its word, times and GOP),
-  ``lexicon.csv`` (the pronunciation of every word of the 5,000 texts and where it came from) and
-  ``examples16k/s<item>.wav`` (the six example clips at 16 kHz, as the scorer hears them);
-* ``SHA256SUMS``.
+  ``gop_thresholds.csv`` (what the features need from the training split, frozen here) and
+  ``gop_phones.csv`` (every phone of the six example sentences with its word, times and GOP);
+* ``SHA256SUMS`` (which also covers the committed ``CORPUS_SHA256SUMS``, the checksums of the
+  corpus's files the course reads).
 
 The GOP pass runs on every core (``--jobs``; about 0.5 s of one core per sentence, so about 20
 minutes on two cores) and is deterministic: the same inputs give the same bytes.
@@ -41,7 +43,6 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import json
 import multiprocessing
 import os
 import subprocess
@@ -55,17 +56,15 @@ from scipy.signal import resample_poly
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import course_lib.data as data  # noqa: E402
 from course_lib.data.fluency import _FEATURE_NAMES, _SAMPLE_RATE, _utterance_features  # noqa: E402
+from course_lib.data.speechocean762 import (_COMMIT, _GOP_RATE, _LEXICON,  # noqa: E402
+                                            _corpus_lexicon, _recording, _sentences,
+                                            _to_course_rate, _words_to_add)
+from course_lib.data.speechocean762_source import _CORPUS_MANIFEST  # noqa: E402
 from course_lib.pronunciation import (_GOP_FEATURE_NAMES, GopThresholds,  # noqa: E402
                                       PronunciationScorer, gop_features)
 
-COMMIT = "148498a"
-# The corpus's own lexicon arrived after COMMIT; this is the last revision that changed it. It
-# gives the words the CMU dictionary lacks (its stress marks dropped).
-LEXICON_COMMIT = "03a1d16"
-CORPUS_SPLITS = {"train": "dev", "test": "test"}   # course split -> folder at COMMIT
+COMMIT = _COMMIT
 DATASET = "speechocean762"
-CORPUS_RATE = 16000
-N_RATERS = 5
 # Example clips: test sentences whose five-expert mean fluency is nearest to these values,
 # low to high, so a listener hears the scale.
 EXAMPLE_FLUENCY = (3.0, 5.0, 6.0, 7.0, 8.0, 9.8)
@@ -78,16 +77,6 @@ N_TO_RATE = 20
 def git_text(corpus: Path, path: str, commit: str = COMMIT) -> str:
     return subprocess.run(["git", "-C", str(corpus), "show", f"{commit}:{path}"], check=True,
                           capture_output=True, text=True).stdout
-
-
-def table(corpus: Path, path: str) -> dict[str, str]:
-    """A Kaldi-style ``key<space or tab>value`` file as a dict."""
-    rows = {}
-    for line in git_text(corpus, path).splitlines():
-        if line.strip():
-            key, value = line.split(None, 1) if "\t" not in line else line.split("\t", 1)
-            rows[key] = value.strip()
-    return rows
 
 
 class BlobReader:
@@ -115,36 +104,21 @@ class BlobReader:
 def to_course_rate(wav: bytes, where: str) -> np.ndarray:
     """16 kHz int16 WAV bytes -> int16 samples at the course's 8 kHz."""
     rate, samples = wavfile.read(io.BytesIO(wav))
-    if rate != CORPUS_RATE or samples.dtype != np.int16 or samples.ndim != 1:
+    if rate != _GOP_RATE or samples.dtype != np.int16 or samples.ndim != 1:
         raise ValueError(f"{where}: expected 16 kHz mono int16, got {rate} Hz {samples.dtype} "
                          f"shape {samples.shape}")
-    down = resample_poly(samples.astype(np.float64), 1, CORPUS_RATE // _SAMPLE_RATE)
-    return np.clip(np.round(down), -32768, 32767).astype(np.int16)
+    return _to_course_rate(samples)
 
 
 def read_corpus(corpus: Path) -> list[dict]:
-    """One dict per sentence, train then test, each sorted by utterance id."""
-    rows = []
-    for split, folder in CORPUS_SPLITS.items():
-        scores, texts = table(corpus, f"{folder}/utt2score"), table(corpus, f"{folder}/text")
-        speakers, wavs = table(corpus, f"{folder}/utt2spk"), table(corpus, f"{folder}/wav.scp")
-        for utt in sorted(scores):
-            record = json.loads(scores[utt])
-            accuracy, fluency = record["accuracy"], record["fluency"]
-            if len(accuracy) != N_RATERS or len(fluency) != N_RATERS:
-                raise ValueError(f"{folder}/utt2score {utt}: expected {N_RATERS} experts")
-            # a few sentences store whole scores as floats ("9.0"): keep them as integers
-            if any(score != int(score) for score in accuracy + fluency):
-                raise ValueError(f"{folder}/utt2score {utt}: a score is not a whole number")
-            accuracy, fluency = [int(s) for s in accuracy], [int(s) for s in fluency]
-            rows.append({"utt": utt, "speaker": speakers[utt], "split": split,
-                         "text": " ".join(texts[utt].split()).upper(),
-                         "wav": wavs[utt], "accuracy": accuracy, "fluency": fluency})
-    return rows
+    """One dict per sentence, train then test, each sorted by utterance id (the loader's own
+    reading), with the path of its recording."""
+    rows = _sentences(lambda path: git_text(corpus, path))
+    return [{**row, "wav": _recording(row["utt"], row["speaker"])} for row in rows]
 
 
-def choose_clips_to_rate(rows: list[dict], audio: dict) -> list[tuple[int, str]]:
-    """(item, file) of the training sentences a student scores, low to high mean fluency."""
+def choose_clips_to_rate(rows: list[dict], audio: dict) -> list[int]:
+    """The training sentences a student scores (items), low to high mean fluency."""
     train = [item for item, row in enumerate(rows) if row["split"] == "train"]
     mean_fluency = {item: float(np.mean(rows[item]["fluency"])) for item in train}
     chosen, speakers = [], set()
@@ -156,30 +130,15 @@ def choose_clips_to_rate(rows: list[dict], audio: dict) -> list[tuple[int, str]]
         item = min(nearest, key=lambda k: (len(audio[k]), k))
         chosen.append(item)
         speakers.add(rows[item]["speaker"])
-    return [(item, f"rate/s{item:04d}.wav") for item in chosen]
+    return chosen
 
 
-def build_lexicon(corpus: Path, rows: list[dict]) -> dict[str, tuple[str, str]]:
-    """{word: (phones, source)} for every word of the texts: the CMU dictionary pocketsphinx
-    ships, else the corpus's lexicon (stress marks dropped); a word in neither stops the run."""
-    corpus_lexicon = {}
-    for line in git_text(corpus, "resource/lexicon.txt", LEXICON_COMMIT).splitlines():
-        if line.strip():
-            word, phones = line.split(None, 1)
-            corpus_lexicon.setdefault(word.upper(), " ".join(
-                phone.rstrip("012") for phone in phones.split()))
-    scorer = PronunciationScorer()
-    lexicon, missing = {}, []
-    for word in sorted({word for row in rows for word in row["text"].split()}):
-        if scorer.pronunciation(word) is not None:
-            lexicon[word] = (scorer.pronunciation(word), "cmudict")
-        elif word in corpus_lexicon:
-            lexicon[word] = (corpus_lexicon[word], "speechocean762")
-        else:
-            missing.append(word)
-    if missing:
-        raise ValueError(f"no pronunciation for {missing}: add them to the corpus lexicon step")
-    return lexicon
+def extra_words(corpus: Path, rows: list[dict]) -> dict[str, str]:
+    """{word: phones} from the corpus's lexicon for the words of the texts the CMU dictionary
+    pocketsphinx ships lacks (as the loader's scorer adds them)."""
+    commit, _, path = _LEXICON.partition("/")
+    return _words_to_add(PronunciationScorer(), [row["text"] for row in rows],
+                         _corpus_lexicon(git_text(corpus, path, commit)))
 
 
 _WORKER: dict = {}
@@ -200,9 +159,8 @@ def _score_one(task: tuple[int, str, str]):
         return item, None, str(err)
 
 
-def score_pronunciation(corpus: Path, rows: list[dict], lexicon, jobs: int):
+def score_pronunciation(corpus: Path, rows: list[dict], extra: dict[str, str], jobs: int):
     """The scored Pronunciation of every sentence (None where the scorer refused the clip)."""
-    extra = {word: phones for word, (phones, source) in lexicon.items() if source != "cmudict"}
     tasks = [(item, row["wav"], row["text"]) for item, row in enumerate(rows)]
     with multiprocessing.get_context("spawn").Pool(jobs, _start_worker,
                                                    (corpus, extra)) as pool:
@@ -226,7 +184,7 @@ def frozen_thresholds(scored: list, train: list[int]) -> GopThresholds:
                          tuple(float(v) for v in np.median(features, axis=0)))
 
 
-def write_gop(folder: Path, rows, scored, lexicon, examples, blobs) -> list[str]:
+def write_gop(folder: Path, rows, scored, examples) -> list[str]:
     """The GOP files; returns their names for the manifest."""
     train = [item for item, row in enumerate(rows) if row["split"] == "train"]
     thresholds = frozen_thresholds(scored, train)
@@ -253,20 +211,8 @@ def write_gop(folder: Path, rows, scored, lexicon, examples, blobs) -> list[str]
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(["item", "word_index", "word", "phone", "start", "end", "gop"])
         writer.writerows([item, p.word_index, p.word, p.phone, stored(p.start), stored(p.end),
-                          stored(p.gop)] for item, _, _ in examples for p in scored[item].phones)
-    with open(folder / "lexicon.csv", "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(["word", "phones", "source"])
-        writer.writerows([word, phones, source] for word, (phones, source) in lexicon.items())
-    (folder / "examples16k").mkdir(exist_ok=True)
-    for stale in (folder / "examples16k").glob("*.wav"):
-        stale.unlink()
-    names = []
-    for item, _, _ in examples:
-        name = f"examples16k/s{item:04d}.wav"
-        (folder / name).write_bytes(blobs.read(rows[item]["wav"]))
-        names.append(name)
-    return ["gop_thresholds.csv", "gop_features.csv", "gop_phones.csv", "lexicon.csv", *names]
+                          stored(p.gop)] for item, _ in examples for p in scored[item].phones)
+    return ["gop_thresholds.csv", "gop_features.csv", "gop_phones.csv"]
 
 
 def stored(value: float) -> str:
@@ -280,31 +226,20 @@ def main(argv: list[str] | None = None) -> None:
                         help="processes for the GOP pass (default: every core)")
     args = parser.parse_args(argv)
     rows = read_corpus(args.corpus)
-    lexicon = build_lexicon(args.corpus, rows)
-    scored = score_pronunciation(args.corpus, rows, lexicon, args.jobs)
+    scored = score_pronunciation(args.corpus, rows, extra_words(args.corpus, rows), args.jobs)
     folder = data._DATA_ROOT / DATASET
-    (folder / "examples").mkdir(parents=True, exist_ok=True)
-    for stale in (folder / "examples").glob("*.wav"):
-        stale.unlink()
 
     blobs = BlobReader(args.corpus)
-    features, audio = [], {}
-    for item, row in enumerate(rows):
-        samples = to_course_rate(blobs.read(row["wav"]), row["wav"])
-        features.append(_utterance_features(samples / 32768.0, _SAMPLE_RATE,
-                                           len(row["text"].split())))
-        audio[item] = samples
+    try:
+        features, audio = [], {}
+        for item, row in enumerate(rows):
+            samples = to_course_rate(blobs.read(row["wav"]), row["wav"])
+            features.append(_utterance_features(samples / 32768.0, _SAMPLE_RATE,
+                                               len(row["text"].split())))
+            audio[item] = samples
+    finally:
+        blobs.close()
 
-    with open(folder / "utterances.csv", "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(["item", "utt", "speaker", "split", "text", "n_words"])
-        writer.writerows([item, row["utt"], row["speaker"], row["split"], row["text"],
-                          len(row["text"].split())] for item, row in enumerate(rows))
-    with open(folder / "scores.csv", "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(["item", "rater", "accuracy", "fluency"])
-        writer.writerows([item, rater, row["accuracy"][rater], row["fluency"][rater]]
-                         for item, row in enumerate(rows) for rater in range(N_RATERS))
     with open(folder / "features.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(["item", *_FEATURE_NAMES])
@@ -315,33 +250,20 @@ def main(argv: list[str] | None = None) -> None:
     examples = []
     for target in EXAMPLE_FLUENCY:
         item = test[int(np.argmin(np.abs(mean_fluency - target)))]
-        name = f"examples/s{item:04d}.wav"
-        wavfile.write(folder / name, _SAMPLE_RATE, audio[item])
-        examples.append((item, f"fluency {np.mean(rows[item]['fluency']):.1f}", name))
+        examples.append((item, f"fluency {np.mean(rows[item]['fluency']):.1f}"))
     with open(folder / "examples.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(["item", "label", "file"])
+        writer.writerow(["item", "label"])
         writer.writerows(examples)
-
-    to_rate = choose_clips_to_rate(rows, audio)
-    (folder / "rate").mkdir(exist_ok=True)
-    for stale in (folder / "rate").glob("*.wav"):
-        stale.unlink()
-    for item, name in to_rate:
-        wavfile.write(folder / name, _SAMPLE_RATE, audio[item])
     with open(folder / "rate.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(["item", "file"])
-        writer.writerows(to_rate)
+        writer.writerow(["item"])
+        writer.writerows([item] for item in choose_clips_to_rate(rows, audio))
 
-    try:
-        gop_names = write_gop(folder, rows, scored, lexicon, examples, blobs)
-    finally:
-        blobs.close()
-    names = ["utterances.csv", "scores.csv", "features.csv", "examples.csv", "rate.csv",
-             *(name for _, _, name in examples), *(name for _, name in to_rate), *gop_names]
-    data._write_manifest(DATASET, names)
-    print(f"wrote {len(rows)} sentences, {len(examples)} clips to {folder}")
+    gop_names = write_gop(folder, rows, scored, examples)
+    data._write_manifest(DATASET, ["features.csv", "examples.csv", "rate.csv", *gop_names,
+                                   _CORPUS_MANIFEST])
+    print(f"wrote the derived files of {len(rows)} sentences to {folder}")
 
 
 if __name__ == "__main__":

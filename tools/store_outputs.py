@@ -23,7 +23,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT)]
 from check_notebooks import checks_output  # noqa: E402
-from course import TEST_ENVIRONMENT  # noqa: E402
+from course import TEST_ENVIRONMENT, corpus_environment  # noqa: E402
 from kernel_client import notebook_client  # noqa: E402
 
 
@@ -56,6 +56,7 @@ def main() -> int:
     parser.add_argument("--strip-only", action="store_true", help="do not run, only strip")
     args = parser.parse_args()
     os.environ.update(TEST_ENVIRONMENT)  # the kernels inherit it: same outputs as the tests
+    os.environ.update(corpus_environment())  # and the same copy of speechocean762's files
     paths = args.notebooks or sorted([*ROOT.glob("lectures/*.ipynb"),
                                       *ROOT.glob("solutions/*.ipynb")])
     for path in paths:

@@ -114,6 +114,15 @@ def _read_verified(dataset: str, name: str, *, text: bool = False) -> _VerifiedF
     if expected is None:
         raise DataError(f"dataset {dataset!r}: {name!r} is not listed in "
                         f"{_folder(dataset) / _MANIFEST}; {_restore_advice(dataset)}")
+    return _checked_file(path, expected, text=text,
+                         where=f"dataset {dataset!r}", advice=_restore_advice(dataset))
+
+
+def _checked_file(path: Path, expected: str, *, text: bool, where: str,
+                  advice: str) -> _VerifiedFile:
+    """``path``'s bytes if their SHA-256 is ``expected`` (CRLF endings forgiven with ``text``, as
+    in :func:`_read_verified`), else a :class:`DataError` starting with ``where`` and ending with
+    ``advice``. Shared with the corpus files a data set reads from outside ``data/``."""
     content = path.read_bytes()
     actual = hashlib.sha256(content).hexdigest()
     if actual != expected and text and b"\r\n" in content:
@@ -121,9 +130,8 @@ def _read_verified(dataset: str, name: str, *, text: bool = False) -> _VerifiedF
         if hashlib.sha256(as_lf).hexdigest() == expected:
             content, actual = as_lf, expected
     if actual != expected:
-        raise DataError(f"dataset {dataset!r}: {path} is corrupt: its SHA-256 is "
-                        f"{actual[:12]}... but {_MANIFEST} lists {expected[:12]}...; "
-                        f"{_restore_advice(dataset)}")
+        raise DataError(f"{where}: {path} is corrupt: its SHA-256 is {actual[:12]}... but "
+                        f"its manifest lists {expected[:12]}...; {advice}")
     return _VerifiedFile(path, content, expected)
 
 

@@ -20,6 +20,7 @@ Files are checked against ``SHA256SUMS`` on every load; arrays are read-only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -192,11 +193,12 @@ class FluencySet:
         return _read_clips(_DATASET, "rate.csv", self.texts, self.truth)
 
 
-def _read_clips(dataset: str, table: str, texts, values, *,
-               labelled: bool = False) -> list[ExampleClip]:
-    """The clips a data set's ``table`` lists (item, file, and a label if ``labelled``), each
-    with its text, ``values[item]`` as its ``truth`` and its audio (8 kHz)."""
-    columns = {"item": _parse_int, "file": _parse_text}
+def _read_clips(dataset: str, table: str, texts, values, *, labelled: bool = False,
+               audio: Callable[[int], np.ndarray] | None = None) -> list[ExampleClip]:
+    """The clips a data set's ``table`` lists (item, and a label if ``labelled``), each with its
+    text, ``values[item]`` as its ``truth`` and its audio at 8 kHz: ``audio(item)``, or by
+    default the data set's file that the table's ``file`` column names."""
+    columns = {"item": _parse_int, "file": _parse_text} if audio is None else {"item": _parse_int}
     if labelled:
         columns["label"] = _parse_text
     clips = []
@@ -205,9 +207,10 @@ def _read_clips(dataset: str, table: str, texts, values, *,
         if not 0 <= item < len(texts):
             raise DataError(f"dataset {dataset!r}: {table}, line {number}: item {item} "
                             f"is not one of the items 0..{len(texts) - 1}")
+        samples = (_load_waveform(dataset, row["file"], _SAMPLE_RATE) if audio is None
+                   else audio(item))
         clips.append(ExampleClip(item, row.get("label", ""), texts[item], float(values[item]),
-                                 _load_waveform(dataset, row["file"], _SAMPLE_RATE),
-                                 _SAMPLE_RATE))
+                                 samples, _SAMPLE_RATE))
     return clips
 
 

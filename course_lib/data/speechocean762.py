@@ -1,31 +1,40 @@
-"""The real five-expert panel ``data/speechocean762/`` (see its README).
+"""The real five-expert panel: speechocean762 (see ``data/speechocean762/README.md``).
 
 speechocean762 (J. Zhang, Z. Zhang, Y. Wang et al., "speechocean762: an open-source non-native
 English speech corpus for pronunciation assessment", Interspeech 2021; Apache-2.0): 5,000 English
 sentences read by 250 Mandarin speakers (125 in each split, no speaker in both), each scored 0-10
-for pronunciation accuracy and for fluency by the same five experts. Shipped: every expert's
-sentence scores, 33 fluency features of the course front end
+for pronunciation accuracy and for fluency by the same five experts. The course's repository
+ships what its own code computes: 33 fluency features of the course front end
 (:func:`course_lib.data.fluency._utterance_features`, from the audio at 8 kHz), 17 goodness of
 pronunciation features (:mod:`course_lib.pronunciation`, from the 16 kHz audio), the example
-sentences' phones with their GOP, six example clips and twenty clips for a listener to score.
+sentences' phones with their GOP, and which sentences to play. The corpus's own files (every
+expert's scores, the texts and speakers, the recordings of those sentences and the corpus's
+lexicon) are read from a copy of the corpus (:mod:`course_lib.data.speechocean762_source` says
+where it is found) and converted here from the corpus's formats: ``utt2score`` (JSON per
+sentence), Kaldi-style lists and ``lexicon.txt``.
 
 :func:`load_speechocean762` returns a :class:`PanelSet` for one aspect ("accuracy", the score
 the multi-rater GP of arXiv 2306.02719 (2024) models, or "fluency") and one input set
 ("fluency", "gop" or "both") with the corpus's own 2,500 / 2,500 train / test split.
 :func:`_load_pronunciation_scorer` gives the scorer that made the GOP features, with the corpus's
 words the CMU dictionary lacks, and :func:`_load_gop_thresholds` what its features need.
-Files are checked against ``SHA256SUMS`` on every load; arrays are read-only.
+Every file is checked against its checksum on every load; arrays are read-only.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy.signal import resample_poly
 
 from course_lib.data import DataError, _parse_float, _parse_int, _parse_text, _read_csv_table
-from course_lib.data.fluency import _FEATURE_NAMES, ExampleClip, _read_only, _read_clips
-from course_lib.data.wav import _load_waveform
+from course_lib.data.fluency import _FEATURE_NAMES, _SAMPLE_RATE, ExampleClip, _read_clips, \
+    _read_only
+from course_lib.data.speechocean762_source import _read_corpus_file
+from course_lib.data.wav import _decode
 from course_lib.pronunciation import (_GOP_FEATURE_NAMES, GopThresholds, PhoneScore,
                                       PronunciationScorer)
 from course_lib.raters.rater_data import RaterData
@@ -34,7 +43,12 @@ _DATASET = "speechocean762"
 _N_ITEMS = 5000
 _N_RATERS = 5
 _SCALE = (0, 10)
-_GOP_RATE = 16000                 # Hz: the example clips as the GOP scorer hears them
+_GOP_RATE = 16000                 # Hz: the corpus's recordings, as the GOP scorer hears them
+# The corpus's revision with five experts for every sentence (the README says why), and its
+# folder for each of the course's splits; the corpus's lexicon arrived later (03a1d16).
+_COMMIT = "148498a"
+_CORPUS_SPLITS = {"train": "dev", "test": "test"}
+_LEXICON = "03a1d16/resource/lexicon.txt"
 _ASPECTS = ("accuracy", "fluency")
 _INPUT_SETS = {"fluency": _FEATURE_NAMES, "gop": _GOP_FEATURE_NAMES,
                "both": _FEATURE_NAMES + _GOP_FEATURE_NAMES}
@@ -71,22 +85,41 @@ class PanelSet:
 
     def clips_to_rate(self) -> list[ExampleClip]:
         """Twenty training sentences (``rate.csv``), one per speaker, spread from the panel's
-        lowest to its highest mean fluency, for a listener to score as a sixth rater. ``truth``
-        holds the experts' mean of this set's aspect: hide it until the listener has scored."""
-        return _read_clips(_DATASET, "rate.csv", self.texts, self.ratings.means)
+        lowest to its highest mean fluency, for a listener to score as a sixth rater, 8 kHz.
+        ``truth`` holds the experts' mean of this set's aspect: hide it until the listener has
+        scored."""
+        return _read_clips(_DATASET, "rate.csv", self.texts, self.ratings.means,
+                           audio=self._audio_8k)
 
     def example_audio(self) -> list[ExampleClip]:
         """Six test sentences from hesitant to fluent (``examples.csv``), 8 kHz, with their
         five-expert mean fluency as the label (``truth`` holds the mean of this set's aspect)."""
         return _read_clips(_DATASET, "examples.csv", self.texts, self.ratings.means,
-                          labelled=True)
+                           labelled=True, audio=self._audio_8k)
 
     def example_audio_16k(self) -> list[ExampleClip]:
-        """The same six sentences at 16 kHz (``examples16k/``), as the GOP scorer hears them:
-        the stand-in for a student without a microphone."""
-        return [replace(clip, samples=_load_waveform(_DATASET, f"examples16k/s{clip.item:04d}.wav",
-                                                     _GOP_RATE), sample_rate=_GOP_RATE)
+        """The same six sentences at 16 kHz, the corpus's recordings as the GOP scorer hears
+        them: the stand-in for a student without a microphone."""
+        return [replace(clip, samples=self._audio_16k(clip.item), sample_rate=_GOP_RATE)
                 for clip in self.example_audio()]
+
+    def _recording_file(self, item: int):
+        return _read_corpus_file(f"{_COMMIT}/"
+                                 f"{_recording(self.utterances[item], self.speakers[item])}")
+
+    def _audio_16k(self, item: int) -> np.ndarray:
+        return _decode(self._recording_file(item), _GOP_RATE)
+
+    def _audio_8k(self, item: int) -> np.ndarray:
+        """The recording at the course's 8 kHz (:func:`_to_course_rate`), memoised by content."""
+        verified = self._recording_file(item)
+        cached = _at_course_rate.get(verified.sha256)
+        if cached is None:
+            pcm = _decode(verified, _GOP_RATE) * 32768.0     # the int16 values, exactly
+            cached = _to_course_rate(pcm) / 32768.0
+            cached.setflags(write=False)
+            _at_course_rate[verified.sha256] = cached
+        return cached
 
     def example_phones(self) -> dict[int, list[PhoneScore]]:
         """{item: its phones in time order} for the six example sentences: word, phone, start
@@ -118,29 +151,27 @@ def load_speechocean762(aspect: str = "accuracy", inputs: str = "fluency") -> Pa
         raise ValueError(f"aspect: expected one of {_ASPECTS}, got {aspect!r}")
     if inputs not in _INPUT_SETS:
         raise ValueError(f"inputs: expected one of {tuple(_INPUT_SETS)}, got {inputs!r}")
-    utterances = _read_csv_table(_DATASET, "utterances.csv",
-                                {"item": _parse_int, "utt": _parse_text, "speaker": _parse_text,
-                                 "split": _parse_text, "text": _parse_text})
+    utterances = _load_sentences()
     features = _read_csv_table(_DATASET, "features.csv",
                               {"item": _parse_int, **dict.fromkeys(_FEATURE_NAMES, _parse_float)})
     gop = _read_csv_table(_DATASET, "gop_features.csv",
                          {"item": _parse_int, "aligned": _parse_int,
                           **dict.fromkeys(_GOP_FEATURE_NAMES, _parse_float)})
-    labels = _read_csv_table(_DATASET, "scores.csv", {"item": _parse_int, "rater": _parse_int,
-                                                    aspect: _parse_int})
-    for name, rows in (("utterances.csv", utterances), ("features.csv", features),
-                       ("gop_features.csv", gop)):
+    if len(utterances) != _N_ITEMS:
+        raise DataError(f"dataset {_DATASET!r}: the corpus's {_COMMIT}/{{dev,test}}/utt2score "
+                        f"should hold {_N_ITEMS} sentences, not {len(utterances)}")
+    for name, rows in (("features.csv", features), ("gop_features.csv", gop)):
         if [row["item"] for row in rows] != list(range(_N_ITEMS)):
             raise DataError(f"dataset {_DATASET!r}: {name} should list the items "
                             f"0..{_N_ITEMS - 1} once each, in order")
     try:
-        ratings = RaterData.from_long([row["item"] for row in labels],
-                                      [row["rater"] for row in labels],
-                                      [row[aspect] for row in labels],
+        ratings = RaterData.from_long(np.repeat(np.arange(_N_ITEMS), _N_RATERS),
+                                      np.tile(np.arange(_N_RATERS), _N_ITEMS),
+                                      [score for row in utterances for score in row[aspect]],
                                       n_items=_N_ITEMS, n_raters=_N_RATERS, scale=_SCALE)
     except ValueError as err:
-        raise DataError(f"dataset {_DATASET!r}: scores.csv does not hold valid ratings: "
-                        f"{err}") from None
+        raise DataError(f"dataset {_DATASET!r}: the corpus's utt2score does not hold valid "
+                        f"ratings: {err}") from None
     split = np.array([row["split"] for row in utterances])
     columns = [{**fluency_row, **gop_row} for fluency_row, gop_row in zip(features, gop)]
     return PanelSet(
@@ -173,9 +204,105 @@ def _load_gop_thresholds() -> GopThresholds:
 
 
 def _load_pronunciation_scorer() -> PronunciationScorer:
-    """The GOP scorer the shipped features were made with: pocketsphinx's CMU dictionary plus the
-    corpus's words it lacks (``lexicon.csv``, source "speechocean762")."""
-    rows = _read_csv_table(_DATASET, "lexicon.csv", {"word": _parse_text, "phones": _parse_text,
-                                                   "source": _parse_text})
-    return PronunciationScorer({row["word"]: row["phones"] for row in rows
-                                if row["source"] != "cmudict"})
+    """The GOP scorer the shipped features were made with: pocketsphinx's CMU dictionary plus,
+    for the words of the 5,000 texts it lacks, the corpus's lexicon (:func:`_corpus_lexicon`)."""
+    scorer = PronunciationScorer()
+    lexicon = _corpus_lexicon(_read_corpus_file(_LEXICON, text=True).content.decode("utf-8"))
+    for word, phones in _words_to_add(scorer, [row["text"] for row in _load_sentences()],
+                                      lexicon).items():
+        scorer.add_word(word, phones)
+    return scorer
+
+
+def _words_to_add(scorer: PronunciationScorer, texts, lexicon: dict[str, str]) -> dict[str, str]:
+    """{word: phones from ``lexicon``} for every word of ``texts`` that ``scorer``'s dictionary
+    lacks; a word in neither is a :class:`DataError`."""
+    words = sorted({word for text in texts for word in text.split()
+                    if scorer.pronunciation(word) is None})
+    missing = [word for word in words if word not in lexicon]
+    if missing:
+        raise DataError(f"dataset {_DATASET!r}: no pronunciation for {missing} in the CMU "
+                        f"dictionary or {_LEXICON}")
+    return {word: lexicon[word] for word in words}
+
+
+def _corpus_lexicon(text: str) -> dict[str, str]:
+    """The corpus's ``lexicon.txt`` (``WORD<tab>PHONES`` lines, ARPAbet with stress digits) as
+    {WORD: phones}: a word's first pronunciation, stress marks dropped (pocketsphinx's phone
+    set has none)."""
+    lexicon: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.strip():
+            word, phones = line.split(None, 1)
+            lexicon.setdefault(word.upper(), " ".join(phone.rstrip("012")
+                                                      for phone in phones.split()))
+    return lexicon
+
+
+def _kaldi_table(text: str) -> dict[str, str]:
+    """A Kaldi-style list (``key<tab or space>value`` per line) as {key: value}."""
+    rows = {}
+    for line in text.splitlines():
+        if line.strip():
+            key, value = line.split("\t", 1) if "\t" in line else line.split(None, 1)
+            rows[key] = value.strip()
+    return rows
+
+
+def _sentences(read: Callable[[str], str]) -> list[dict]:
+    """One dict per sentence (``utt``, ``speaker``, ``split``, ``text`` in capitals with single
+    spaces, the five experts' ``accuracy`` and ``fluency`` as ints), train then test, each sorted
+    by utterance id: item i of the course is row i. ``read(path)`` gives the text of a corpus
+    file at commit 148498a (``dev/utt2score``, ``dev/text``, ``dev/utt2spk``, ...)."""
+    rows = []
+    for split, folder in _CORPUS_SPLITS.items():
+        scores, texts, speakers = (_kaldi_table(read(f"{folder}/{name}"))
+                                   for name in ("utt2score", "text", "utt2spk"))
+        for utt in sorted(scores):
+            where = f"{_COMMIT}/{folder}/utt2score, utterance {utt}"
+            try:
+                record = json.loads(scores[utt])
+                accuracy, fluency = record["accuracy"], record["fluency"]
+            except (ValueError, KeyError, TypeError) as err:
+                raise DataError(f"{where}: not a score record ({err!r})") from None
+            if len(accuracy) != _N_RATERS or len(fluency) != _N_RATERS:
+                raise DataError(f"{where}: expected {_N_RATERS} experts' scores")
+            # a few sentences store whole scores as floats (9.0): keep them as integers
+            if any(not isinstance(s, (int, float)) or s != int(s) for s in accuracy + fluency):
+                raise DataError(f"{where}: a score is not a whole number")
+            if utt not in texts or utt not in speakers:
+                raise DataError(f"{where}: no line for it in {folder}/text or {folder}/utt2spk")
+            rows.append({"utt": utt, "speaker": speakers[utt], "split": split,
+                         "text": " ".join(texts[utt].split()).upper(),
+                         "accuracy": [int(s) for s in accuracy],
+                         "fluency": [int(s) for s in fluency]})
+    return rows
+
+
+_sentences_by_content: dict[tuple[str, ...], list[dict]] = {}
+_at_course_rate: dict[str, np.ndarray] = {}
+
+
+def _load_sentences() -> list[dict]:
+    """:func:`_sentences` of the corpus's copy, every file checked, memoised by content."""
+    files = {path: _read_corpus_file(f"{_COMMIT}/{path}", text=True)
+             for folder in _CORPUS_SPLITS.values()
+             for path in (f"{folder}/utt2score", f"{folder}/text", f"{folder}/utt2spk")}
+    key = tuple(verified.sha256 for verified in files.values())
+    if key not in _sentences_by_content:
+        _sentences_by_content[key] = _sentences(
+            lambda path: files[path].content.decode("utf-8"))
+    return _sentences_by_content[key]
+
+
+def _recording(utt: str, speaker: str) -> str:
+    """The path of an utterance's recording in the corpus's repository (as its ``wav.scp``
+    names them)."""
+    return f"WAVE/SPEAKER{speaker}/{utt}.WAV"
+
+
+def _to_course_rate(pcm: np.ndarray) -> np.ndarray:
+    """16 kHz PCM sample values (int16, or floats holding them) -> int16 at the course's 8 kHz:
+    ``scipy.signal.resample_poly`` 1:2, rounded and clipped, as the recipe made the features."""
+    down = resample_poly(np.asarray(pcm, dtype=np.float64), 1, _GOP_RATE // _SAMPLE_RATE)
+    return np.clip(np.round(down), -32768, 32767).astype(np.int16)

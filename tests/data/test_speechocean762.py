@@ -1,20 +1,28 @@
 """The real five-expert panel (course_lib.data.speechocean762, data/speechocean762/).
 
-The corpus itself is not needed: the checksums guard the shipped files, the README's panel
-statistics are recomputed from them, and the clips reproduce their rows of features.csv (the GOP
-rows are reproduced by tests/test_pronunciation.py, which needs pocketsphinx).
+The repository ships only what the course computes; the corpus's own files come from the copy
+this run uses (COURSE_SPEECHOCEAN762 in CI; tests/data/test_speechocean762_source.py tests where
+it is found). The checksums guard both, the converters from the corpus's formats are checked on
+small hand-made files, the README's panel statistics are recomputed from the loaded scores, and
+the clips, resampled here from the corpus's recordings, reproduce their rows of features.csv
+(the GOP rows are reproduced by tests/test_pronunciation.py, which needs pocketsphinx).
 """
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
 import pytest
+from scipy.signal import resample_poly
 
 import course_lib.data as data
+from course_lib.data import DataError
 from course_lib.data.fluency import _utterance_features
-from course_lib.data.speechocean762 import _load_gop_thresholds, load_speechocean762
+from course_lib.data.speechocean762 import (_corpus_lexicon, _kaldi_table, _load_gop_thresholds,
+                                            _sentences, _to_course_rate, _words_to_add,
+                                            load_speechocean762)
 from course_lib.pronunciation import _GOP_FEATURE_NAMES
 
 FOLDER = data._DATA_ROOT / "speechocean762"
@@ -35,7 +43,9 @@ def test_manifest_covers_every_file_and_matches():
     manifest = data._read_manifest("speechocean762")
     on_disk = {p.relative_to(FOLDER).as_posix() for p in FOLDER.rglob("*") if p.is_file()}
     assert set(manifest) == on_disk - {"README.md", "SHA256SUMS"}
-    assert len(manifest) == 41
+    # only what the course computes, and the checksums of the corpus's files it reads
+    assert set(manifest) == {"features.csv", "gop_features.csv", "gop_thresholds.csv",
+                             "gop_phones.csv", "examples.csv", "rate.csv", "CORPUS_SHA256SUMS"}
     for name, digest in manifest.items():
         assert data._sha256_of(FOLDER / name) == digest, name
 
@@ -196,3 +206,82 @@ def test_the_example_clips_at_16_khz_are_the_same_sentences(panel):
         assert at_16k.sample_rate == 16000 and not at_16k.samples.flags.writeable
         # the same recording: twice the samples, to within the two resamplings' rounding
         assert abs(at_16k.samples.size - 2 * at_8k.samples.size) <= 2
+
+
+def corpus_files(dev: dict[str, dict], test: dict[str, dict]) -> dict[str, str]:
+    """The six files _sentences reads, for {utt: {"speaker", "text", "accuracy", "fluency"}}."""
+    files = {}
+    for folder, sentences in (("dev", dev), ("test", test)):
+        records = {utt: {"text": s["text"].lower(), "accuracy": s["accuracy"],
+                         "fluency": s["fluency"]} for utt, s in sentences.items()}
+        files[f"{folder}/utt2score"] = "".join(f"{utt}\t{json.dumps(record)}\n"
+                                               for utt, record in records.items())
+        files[f"{folder}/text"] = "".join(f"{utt}\t{s['text']}\n" for utt, s in sentences.items())
+        files[f"{folder}/utt2spk"] = "".join(f"{utt} {s['speaker']}\n"
+                                             for utt, s in sentences.items())
+    return files
+
+
+def sentence(speaker: str, text: str, accuracy=(7, 8, 9, 8.0, 10), fluency=(6, 7, 8, 9, 10)):
+    return {"speaker": speaker, "text": text, "accuracy": list(accuracy),
+            "fluency": list(fluency)}
+
+
+def test_sentences_are_train_then_test_each_by_utterance_with_whole_scores():
+    files = corpus_files({"000020002": sentence("0002", "we  call it bear"),
+                          "000010005": sentence("0001", "ONE TWO")},
+                         {"000030001": sentence("0003", "Three")})
+    rows = _sentences(files.__getitem__)
+    assert [(r["utt"], r["speaker"], r["split"], r["text"]) for r in rows] == [
+        ("000010005", "0001", "train", "ONE TWO"),
+        ("000020002", "0002", "train", "WE CALL IT BEAR"),
+        ("000030001", "0003", "test", "THREE")]
+    assert rows[0]["accuracy"] == [7, 8, 9, 8, 10] and rows[2]["fluency"] == [6, 7, 8, 9, 10]
+    assert all(type(score) is int for row in rows for score in row["accuracy"])
+
+
+@pytest.mark.parametrize("bad, message", [
+    (sentence("0001", "ONE", accuracy=(7, 8, 9, 10)), "expected 5 experts"),
+    (sentence("0001", "ONE", fluency=(6, 7, 8.5, 9, 10)), "a score is not a whole number"),
+])
+def test_sentences_refuse_a_panel_that_is_not_five_whole_scores(bad, message):
+    files = corpus_files({"000010001": bad}, {})
+    with pytest.raises(DataError, match=f"dev/utt2score, utterance 000010001: {message}"):
+        _sentences(files.__getitem__)
+
+
+def test_kaldi_lists_split_at_the_first_tab_or_space():
+    assert _kaldi_table("a\tONE TWO\n\nb  x y \n") == {"a": "ONE TWO", "b": "x y"}
+
+
+def test_corpus_lexicon_keeps_a_words_first_pronunciation_without_stress():
+    lexicon = _corpus_lexicon("A\tAH0\nA\tEY0\nliya\tL IY1 AH0\nABLE\tEY1 B L\n")
+    assert lexicon == {"A": "AH", "LIYA": "L IY AH", "ABLE": "EY B L"}
+
+
+class Dictionary:
+    def __init__(self, words):
+        self.words = words
+
+    def pronunciation(self, word):
+        return self.words.get(word)
+
+
+def test_only_the_words_the_dictionary_lacks_come_from_the_lexicon():
+    scorer = Dictionary({"WE": "W IY"})
+    lexicon = {"WE": "W EH", "LIYA": "L IY AH", "UNUSED": "AH"}
+    assert _words_to_add(scorer, ["WE LIYA", "LIYA"], lexicon) == {"LIYA": "L IY AH"}
+    with pytest.raises(DataError, match=r"no pronunciation for \['JUMPPED'\]"):
+        _words_to_add(scorer, ["WE JUMPPED"], lexicon)
+
+
+def test_course_rate_is_the_recipes_resampling_of_the_int16_values():
+    rng = np.random.default_rng(0)
+    pcm = rng.integers(-32768, 32768, size=1601).astype(np.int16)
+    down = _to_course_rate(pcm)
+    assert down.dtype == np.int16 and down.size == 801
+    expected = np.clip(np.round(resample_poly(pcm.astype(np.float64), 1, 2)), -32768, 32767)
+    np.testing.assert_array_equal(down, expected)
+    # the loader passes the decoded floats times 32768: the same values, the same result
+    np.testing.assert_array_equal(_to_course_rate(pcm / 32768.0 * 32768), down)
+    assert _to_course_rate(np.full(64, 32767, np.int16)).max() == 32767     # clipped, no wrap
