@@ -279,7 +279,7 @@ def run_plan(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
                                nbval, browser)
     slots = int(os.environ.get("COURSE_TEST_SLOTS") or os.cpu_count() or 1)
     print(f"Running {len(jobs)} jobs on {slots} slots; each job's log is in "
-          f"{test_plan.LOGS.relative_to(ROOT)}/:", flush=True)
+          f"{test_plan.shown(test_plan.LOGS)}/:", flush=True)
     for job in sorted(jobs, key=lambda job: -job.expected):
         changed = [f"{key}={value}" for key, value in job.env.items()
                    if key in PORTABILITY_ENVIRONMENT and os.environ.get(key) != value]
@@ -289,11 +289,11 @@ def run_plan(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
     record = test_plan.write_timings(ended, slots, time.monotonic() - start)
     failed = [job for job in ended if job.code != 0]
     for job in failed:
-        print(f"\n$ cat {job.log.relative_to(ROOT)}   # {job.name}", flush=True)
+        print(f"\n$ cat {test_plan.shown(job.log)}   # {job.name}", flush=True)
         print(job.log.read_text(encoding="utf-8", errors="replace"), end="", flush=True)
     counts = test_plan.totals(ended)
     print(f"\nAll {len(ended)} jobs: {record['wall_seconds'] / 60:.1f} min wall, "
-          f"{record['cpu_seconds'] / 60:.1f} min CPU ({test_plan.TIMINGS.relative_to(ROOT)}; "
+          f"{record['cpu_seconds'] / 60:.1f} min CPU ({test_plan.shown(test_plan.TIMINGS)}; "
           "python3 tools/test_timings.py shows the slowest tests)", flush=True)
     print(f"total: {counts.get('passed', 0)} passed, "
           f"{counts.get('failed', 0) + counts.get('errors', 0)} failed"

@@ -5,7 +5,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import venv
 from pathlib import Path
 
@@ -145,66 +144,57 @@ def test_without_chromium_the_browser_tests_are_left_out_with_one_line(monkeypat
 
 
 def run_tests_recording(monkeypatch, tmp_path, browser, extra_args=()):
-    """Run course.run_tests with every command recorded instead of run; return the code and the
-    (command, environment) pairs, the main run last."""
-    # not the real logs: a real test run's side runs are writing them
-    monkeypatch.setattr(course, "SIDE_LOGS", {name: tmp_path / f"{index}.log" for index, name
-                                              in enumerate(course.SIDE_LOGS)})
+    """Run course.run_tests with every job and command recorded instead of run; return the code,
+    the jobs of the plan and the commands run outside it."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import test_plan
+
+    # not the real logs and timings: a real test run may be writing them
+    monkeypatch.setattr(test_plan, "LOGS", tmp_path / "jobs")
+    monkeypatch.setattr(test_plan, "TIMINGS", tmp_path / "timings.json")
     monkeypatch.setattr(course, "ensure_environment", lambda extra, latest: Path(sys.executable))
     monkeypatch.setattr(course, "browser_test_status", lambda: browser)
-    commands, side = [], []
-    lock = threading.Lock()
+    jobs, commands = [], []
 
-    def call(step, env=None, **_):
-        with lock:
-            side_run = threading.current_thread().name.startswith("side-run")
-            (side if side_run else commands).append((step, env))
-        return 0
+    def run_one(job):
+        jobs.append(job)
+        job.code, job.wall, job.counts = 0, 0.0, {"passed": 1}
 
-    monkeypatch.setattr(course.subprocess, "call", call)
+    monkeypatch.setattr(test_plan, "run_one", run_one)
+    monkeypatch.setattr(course.subprocess, "call", lambda step, **_: commands.append(step) or 0)
     code = course.run_tests(list(extra_args), latest=False)
-    return code, side + commands
+    return code, jobs, commands
 
 
-def test_the_second_pass_and_the_browser_tests_run_beside_the_main_run(monkeypatch, tmp_path):
+def test_the_full_command_runs_the_plan_and_a_chosen_subset_runs_once(monkeypatch, tmp_path,
+                                                                      capsys):
     monkeypatch.delenv("CI", raising=False)
-    code, commands = run_tests_recording(monkeypatch, tmp_path, (["tests/browser"], None))
-    assert code == 0
-    (widgets, _), (main, main_env) = commands[-1], commands[-2]
-    side = [run for run in commands[:-2] if "pytest" in run[0]]
-    assert len(side) == 2
-    (second, second_env), = [run for run in side if "tests/test_site.py" in run[0]]
-    (browser, browser_env), = [run for run in side if "tests/browser" in run[0]]
-    # the second pass: the site build and the numerics tests under another BLAS and numba target
-    assert "tests/test_site.py" in second and "tests/preference/test_laplace.py" in second
-    assert "tests/reference" in second and "tests/test_experiment_paper_e.py" in second
-    assert second_env["OPENBLAS_CORETYPE"] == "Prescott"
-    assert second_env["NUMBA_CPU_NAME"] == "generic"
-    # beside it the browser tests, and the main run, on the machine's own kernels
-    assert "tests/browser" in browser and "--ignore=tests/test_site.py" in main
-    assert "--ignore=tests/browser" in main and {"tests", "lectures", "solutions"} <= set(main)
-    for own in (browser_env, main_env):
-        assert all(own.get(name) == os.environ.get(name) for name in course.PORTABILITY_ENVIRONMENT)
-    # the microphone widgets' browser tests (and a few more) after the main run, and not in the
-    # side lane too: a file is ignored there, a test (a pytest node id) deselected
-    after = [f"tests/browser/{name}" for name in course.AFTER_MAIN_BROWSER_TESTS]
-    assert all(path in widgets for path in after)
-    assert all(f"--{'deselect' if '::' in path else 'ignore'}={path}" in browser
-               for path in after)
-    assert all((ROOT / path.split("::")[0]).is_file() for path in after)
-    assert any("::" in path for path in after)
-    # a chosen subset runs once, in order, browser tests included
-    code, commands = run_tests_recording(monkeypatch, tmp_path, (["tests/browser"], None), ["-x"])
-    assert len(commands) == 3 and "-x" in commands[-1][0]
-    assert "--ignore=tests/browser" not in commands[-1][0]
+    code, jobs, commands = run_tests_recording(monkeypatch, tmp_path, (["tests/browser"], None))
+    assert code == 0 and commands == []
+    second = [job for job in jobs if job.env.get("OPENBLAS_CORETYPE") == "Prescott"]
+    assert second and all(job.env["NUMBA_CPU_NAME"] == "generic" for job in second)
+    assert any("tests/test_site.py" in job.command for job in second)
+    for job in jobs:
+        if job not in second:  # the first pass runs on the machine's own kernels
+            assert all(job.env.get(name) == os.environ.get(name)
+                       for name in course.PORTABILITY_ENVIRONMENT), job.name
+        assert all(job.env[name] == value for name, value in course.TEST_ENVIRONMENT.items())
+    assert any(part.startswith("tests/browser") for job in jobs for part in job.command)
+    assert capsys.readouterr().out.splitlines()[-1] == f"total: {len(jobs)} passed, 0 failed"
+    # a chosen subset: the checks, then one run in order, browser tests included
+    code, jobs, commands = run_tests_recording(monkeypatch, tmp_path, (["tests/browser"], None),
+                                               ["-x"])
+    assert code == 0 and jobs == [] and len(commands) == 3 and "-x" in commands[-1]
+    assert "--ignore=tests/browser" not in commands[-1]
 
 
 def test_without_chromium_ci_fails_and_a_laptop_passes(monkeypatch, tmp_path, capsys):
     monkeypatch.delenv("CI", raising=False)
-    code, commands = run_tests_recording(monkeypatch, tmp_path, ([], "no browser"))
-    assert code == 0 and not any("tests/browser" in step for step, _ in commands[:-1])
+    code, jobs, _ = run_tests_recording(monkeypatch, tmp_path, ([], "no browser"))
+    assert code == 0 and not any(part.startswith("tests/browser") for job in jobs
+                                 for part in job.command)
     monkeypatch.setenv("CI", "true")
-    code, _ = run_tests_recording(monkeypatch, tmp_path, ([], "no browser"))
+    code, _, _ = run_tests_recording(monkeypatch, tmp_path, ([], "no browser"))
     assert code == 1
     assert capsys.readouterr().out.count("no browser") == 2  # one line per run
 

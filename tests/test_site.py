@@ -1,14 +1,18 @@
-"""The static site and the lecture slides (tools/build_site.py), built once per session.
+"""The static site and the lecture slides (tools/build_site.py), built once per session into
+``.test-artifacts/site/build/``.
 
 What a reader of the site must get: one page per executed lecture and solutions notebook and a
 unit index whose links all resolve; figures and sound embedded in the page, each figure with
 its own description as alt text; formulas typeset by the site's own MathJax; nothing loaded
 from the network; no error output; an explorer shown as a short note instead of a widget's text
-representation; and reveal.js slides of each lecture whose structure is the slide rule's. tests/browser/test_site_pages.py opens the same build in Chromium.
+representation; and reveal.js slides of each lecture whose structure is the slide rule's.
+tests/browser/test_site_pages.py opens the same build in Chromium: the test command runs it after
+this file's job, and it builds the site itself only when the inputs changed since.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import re
 import sys
@@ -28,24 +32,44 @@ from course_units import UNITS  # noqa: E402
 # How nbconvert's lab template marks an error or stderr output (the CSS names it too, unquoted).
 ERROR_OUTPUT = re.compile(r'data-mime-type="application/vnd\.jupyter\.stderr"')
 EXECUTED_CACHE = ROOT / ".test-artifacts" / "site" / "executed"
+# The site the second pass builds, kept for the browser test of its pages (another process,
+# run after it by the test command), with the key of what it was built from.
+SHARED_BUILD = ROOT / ".test-artifacts" / "site" / "build"
 _BUILT: dict[str, object] = {}
 
 
-def built_site(tmp_path_factory) -> tuple[Path, dict]:
-    """The site built into a temporary folder, once per test session (shared with the browser
-    test). Executed notebooks are cached by the hash of everything they read."""
+def build_key() -> str:
+    """Hash of everything a build reads: the notebooks, the library, data and results they
+    read, the build script and the site's CSS, and the locked package versions."""
+    digest = hashlib.sha256(build_site.inputs_digest().encode())
+    for path in [*build_site.notebook_paths(build_site.unit_stems()),
+                 ROOT / "tools" / "build_site.py", build_site.CONTRAST_CSS,
+                 ROOT / "requirements" / "lock.txt"]:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def built_site(*, report: bool = True) -> tuple[Path, dict | None]:
+    """The site, built once per test session; a caller that needs no ``report`` (the browser
+    test of the pages) takes the build another session left in :data:`SHARED_BUILD` when it
+    was built from the same inputs. Executed notebooks are cached by the hash of everything
+    they read."""
     if "site" not in _BUILT:
-        out = tmp_path_factory.mktemp("site") / "site"
+        key = build_key()
+        marker = SHARED_BUILD / "build-key.txt"
+        if not report and marker.is_file() and marker.read_text(encoding="ascii") == key:
+            return SHARED_BUILD, None
         start = time.perf_counter()
-        report = build_site.build_site(out, cache=EXECUTED_CACHE)
-        report["test_build_seconds"] = time.perf_counter() - start
-        _BUILT["site"] = (out, report)
+        built = build_site.build_site(SHARED_BUILD, cache=EXECUTED_CACHE)
+        built["test_build_seconds"] = time.perf_counter() - start
+        marker.write_text(key, encoding="ascii")  # last: a marker means a whole build
+        _BUILT["site"] = (SHARED_BUILD, built)
     return _BUILT["site"]
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory):
-    return built_site(tmp_path_factory)
+def site():
+    return built_site()
 
 
 class Page(HTMLParser):

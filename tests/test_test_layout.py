@@ -35,6 +35,7 @@ CROSS_CUTTING_FILES = {
     "test_review_units5to7_bad_input.py": "bad-input cases of the Units 5-7 review, many families",
     "test_site.py": "tools/build_site.py",
     "test_test_layout.py": "this file",
+    "test_test_plan.py": "tools/test_plan.py: the test command's jobs",
     "test_tools.py": "tools/",
     "test_unit_faces.py": "the seven units' front doors, and the notebooks' imports",
     "test_watchdog.py": "tests/watchdog_plugin.py",

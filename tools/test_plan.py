@@ -169,7 +169,13 @@ def run_jobs(jobs: list[Job], slots: int, say=print) -> list[Job]:
     def work() -> None:
         while (job := take()) is not None:
             job.started = time.monotonic() - start
-            run_one(job)
+            try:
+                run_one(job)
+            except Exception as error:  # a job that could not start fails; the others go on
+                job.code = -1
+                job.log.parent.mkdir(parents=True, exist_ok=True)
+                with open(job.log, "a", encoding="utf-8") as log:
+                    log.write(f"\nthe job could not run: {error!r}\n")
             with changed:
                 ended.append(job)
                 ended_names.add(job.name)
@@ -196,19 +202,78 @@ def run_one(job: Job) -> None:
                                    stderr=subprocess.STDOUT, start_new_session=True)
         limit = threading.Timer(JOB_TIME_LIMIT_S, _stop, args=(process, job))
         limit.start()
+        tree = ProcessTreeCPU(process.pid)
         try:
             if hasattr(os, "wait4"):
                 # the CPU time of the job and of every process below it that was waited for
                 _, status, usage = os.wait4(process.pid, 0)
                 process.returncode = os.waitstatus_to_exitcode(status)
-                job.cpu = usage.ru_utime + usage.ru_stime
+                job.cpu = max(usage.ru_utime + usage.ru_stime, tree.stop())
             else:  # Windows: no resource usage of children
                 process.wait()
         finally:
             limit.cancel()
+            tree.stop()
     job.code = process.returncode
     job.wall = time.monotonic() - begin
     job.counts = test_counts(job.log.read_text(encoding="utf-8", errors="replace"))
+
+
+class ProcessTreeCPU:
+    """The CPU seconds of a process and every process below it, sampled from /proc (Linux).
+
+    ``wait4`` counts only the descendants that were waited for, and Chromium's processes are
+    not (Playwright's driver ends without reaping them): so every second each live process
+    below the job is read, and each one counts with the most CPU it was seen to have used.
+    Elsewhere :meth:`stop` returns 0.0 and the job's CPU is what ``wait4`` gives.
+    """
+
+    PERIOD_S = 1.0
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.seen: dict[tuple[int, int], float] = {}  # (pid, start time) -> CPU seconds
+        self.ended = threading.Event()
+        self.ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        self.thread = None
+        if Path("/proc/self/stat").is_file():
+            self.thread = threading.Thread(target=self._sample, daemon=True)
+            self.thread.start()
+
+    def _sample(self) -> None:
+        while True:
+            self._read()
+            if self.ended.wait(self.PERIOD_S):
+                return
+
+    def _read(self) -> None:
+        parents, used = {}, {}
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = Path(entry.path, "stat").read_bytes()
+            except OSError:  # ended meanwhile
+                continue
+            # the fields after the command name, which may hold spaces and parentheses
+            fields = stat[stat.rindex(b")") + 2:].split()
+            pid = int(entry.name)
+            parents[pid] = int(fields[1])
+            used[pid] = ((int(fields[11]) + int(fields[12])) / self.ticks, int(fields[19]))
+        below, more = set(), {self.pid}
+        while more:
+            below |= more
+            more = {pid for pid, parent in parents.items() if parent in more} - below
+        for pid in below & used.keys():
+            cpu, started = used[pid]
+            self.seen[pid, started] = max(cpu, self.seen.get((pid, started), 0.0))
+
+    def stop(self) -> float:
+        """Stop sampling; the CPU seconds seen."""
+        if self.thread is not None and not self.ended.is_set():
+            self.ended.set()
+            self.thread.join()
+        return sum(self.seen.values())
 
 
 def _stop(process: subprocess.Popen, job: Job) -> None:
@@ -218,6 +283,11 @@ def _stop(process: subprocess.Popen, job: Job) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     except (AttributeError, ProcessLookupError):  # Windows, or it ended meanwhile
         process.kill()
+
+
+def shown(path: Path) -> str:
+    """``path`` relative to the repository when it is inside it."""
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
 
 
 def test_counts(log: str) -> dict[str, int]:
@@ -237,7 +307,7 @@ def summary_line(job: Job) -> str:
     counts = ", ".join(f"{number} {word}" for word, number in job.counts.items())
     cpu = f", {job.cpu:.0f} s CPU" if job.cpu is not None else ""
     return (f"[{job.started + job.wall:6.0f} s] {verdict:>8}  {job.name}: "
-            f"{counts or 'done'} ({job.wall:.0f} s wall{cpu}) -> {job.log.relative_to(ROOT)}")
+            f"{counts or 'done'} ({job.wall:.0f} s wall{cpu}) -> {shown(job.log)}")
 
 
 def write_timings(jobs: list[Job], slots: int, wall: float) -> dict:
@@ -249,7 +319,7 @@ def write_timings(jobs: list[Job], slots: int, wall: float) -> dict:
                   "wall": round(job.wall, 1),
                   "cpu": None if job.cpu is None else round(job.cpu, 1),
                   "expected": job.expected, "counts": job.counts,
-                  "log": job.log.relative_to(ROOT).as_posix()} for job in jobs]}
+                  "log": shown(job.log)} for job in jobs]}
     TIMINGS.parent.mkdir(parents=True, exist_ok=True)
     TIMINGS.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     return record

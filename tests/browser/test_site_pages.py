@@ -1,6 +1,7 @@
 """Every page of the static site (tools/build_site.py) as a reader sees it, in headless Chromium.
 
-The site is built once per session (shared with tests/test_site.py) and served from 127.0.0.1;
+The site is the build tests/test_site.py made (built here when there is none from the same
+inputs) and is served from 127.0.0.1;
 any request to another host is refused and fails the test, so a page that still needs the
 network shows here. Each page must load without a console error, a failed request or an HTTP
 error; MathJax must finish typesetting with no TeX error and no raw TeX left in the text; every
@@ -78,8 +79,8 @@ class QuietHandler(SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="session")
-def served_site(tmp_path_factory):
-    out, report = built_site(tmp_path_factory)
+def served_site():
+    out, report = built_site(report=False)
     server = ThreadingHTTPServer(("127.0.0.1", 0),
                                  functools.partial(QuietHandler, directory=str(out)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -1,0 +1,153 @@
+"""The test command's plan (tools/test_plan.py): every test file runs in exactly one job of each
+pass, the second pass gets the other kernels, and the jobs share the slots as promised."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import test_plan  # noqa: E402
+
+ENV = {"PATH": "/bin"}
+PORTABLE = {**ENV, "OPENBLAS_CORETYPE": "Prescott", "NUMBA_CPU_NAME": "generic"}
+NBVAL = ["--nbval-lax"]
+CHECKERS = [["python", "tools/check_notebooks.py"], ["python", "tools/make_exercises.py"]]
+
+
+def plan(browser: bool) -> list[test_plan.Job]:
+    return test_plan.test_jobs(["python", "-m", "pytest"], CHECKERS, ENV, PORTABLE, NBVAL, browser)
+
+
+def runs_file(job: test_plan.Job, path: str) -> bool:
+    """Whether ``job``'s pytest command collects the test file ``path``."""
+    ignored = [part.split("=", 1)[1] for part in job.command if part.startswith("--ignore=")]
+    named = [part for part in job.command[3:] if not part.startswith("-") and part != "no:cacheprovider"]
+
+    def within(folder: str) -> bool:
+        return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+    return any(within(name) for name in named) and not any(within(name) for name in ignored)
+
+
+def all_test_files() -> list[str]:
+    return sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "tests").rglob("test_*.py"))
+
+
+@pytest.mark.parametrize("browser", [True, False])
+def test_every_test_file_runs_once_in_each_pass_it_belongs_to(browser):
+    jobs = [job for job in plan(browser) if "pytest" in job.command]
+    first = [job for job in jobs if job.env is ENV]
+    second = [job for job in jobs if job.env is PORTABLE]
+    numerics = set(test_plan.numerics_tests()) | {"tests/test_site.py"}
+    for path in all_test_files():
+        in_first = [job.name for job in first if runs_file(job, path)]
+        in_second = [job.name for job in second if runs_file(job, path)]
+        if path == "tests/test_site.py":
+            assert (in_first, len(in_second)) == ([], 1), path  # its build runs in the second pass
+        elif path.startswith("tests/browser/"):
+            assert len(in_first) == (1 if browser else 0) and not in_second, (path, in_first)
+        else:
+            assert len(in_first) == 1, (path, in_first)
+            assert len(in_second) == (1 if path in numerics or path.startswith("tests/reference/")
+                                      else 0), (path, in_second)
+    # the notebooks, through nbval, on the machine's own kernels
+    for folder in ("lectures", "solutions"):
+        (job,) = [job for job in first if folder in job.command]
+        assert NBVAL[0] in job.command
+
+
+def test_the_second_pass_runs_the_numerics_tests_on_other_kernels():
+    numerics = test_plan.numerics_tests()
+    assert "tests/reference" in numerics and "tests/preference/test_laplace.py" in numerics
+    assert "tests/test_experiment_paper_e.py" in numerics and "tests/test_metrics.py" in numerics
+    assert not [path for path in numerics if path.endswith("_bad_input.py")]
+    second = [job for job in plan(True) if job.env is PORTABLE]
+    assert {"tests/test_site.py"} <= {part for job in second for part in job.command}
+    # the site's pages read the notebooks its build executed
+    (pages,) = [job for job in plan(True) if "tests/browser/test_site_pages.py" in job.command]
+    (site,) = [job for job in second if "tests/test_site.py" in job.command]
+    assert pages.after == (site.name,)
+
+
+def test_the_checks_run_as_jobs_and_every_job_reports_its_slowest_tests():
+    jobs = plan(True)
+    assert [job.command for job in jobs if "pytest" not in job.command] == CHECKERS
+    assert all("--durations=25" in job.command for job in jobs if "pytest" in job.command)
+    assert len({job.log for job in jobs}) == len(jobs)
+
+
+def job(name: str, code: str, expected: float, after=()) -> test_plan.Job:
+    return test_plan.Job(name, [sys.executable, "-c", code], {}, expected, tuple(after))
+
+
+def test_the_longest_ready_job_goes_first_and_a_job_waits_for_the_ones_it_reads(
+        tmp_path, monkeypatch):
+    monkeypatch.setattr(test_plan, "LOGS", tmp_path)
+    stamp = "import time; print(time.time())"
+    jobs = [job("short", stamp, 1), job("long", stamp + "; time.sleep(0.3)", 9),
+            job("reader", stamp, 20, after=["long"]),
+            job("failing", "print('=== 3 passed, 1 failed in 0.10s ==='); raise SystemExit(1)", 5)]
+    for each in jobs:
+        each.log = tmp_path / f"{each.name}.log"
+    said = []
+    ended = test_plan.run_jobs(jobs, slots=1, say=said.append)
+    # one slot: by expected time, except that the reader waits for the long job
+    assert [each.name for each in ended] == ["long", "reader", "failing", "short"]
+    assert [each.code for each in ended] == [0, 0, 1, 0]
+    assert ended[2].counts == {"passed": 3, "failed": 1}
+    assert "FAILED (exit 1)" in said[2] and "failing" in said[2]
+    assert test_plan.totals(ended) == {"passed": 3, "failed": 1}
+    if sys.platform != "win32":
+        assert all(each.cpu is not None and each.cpu >= 0 for each in ended)
+    started = {each.name: float(each.log.read_text().splitlines()[1]) for each in ended
+               if each.name != "failing"}
+    assert started["long"] < started["reader"]
+
+
+def test_two_slots_run_two_jobs_at_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(test_plan, "LOGS", tmp_path)
+    jobs = [job(name, "import time; time.sleep(1.0)", 1) for name in ("a", "b")]
+    for each in jobs:
+        each.log = tmp_path / f"{each.name}.log"
+    start = time.monotonic()
+    test_plan.run_jobs(jobs, slots=2, say=lambda line: None)
+    # one after the other would take 2 s; together about 1 s, with a margin for a busy machine
+    assert time.monotonic() - start < 1.9
+
+
+def test_a_job_waiting_for_one_that_is_not_in_the_plan_is_refused():
+    with pytest.raises(ValueError, match="not in the plan: \\['missing'\\]"):
+        test_plan.run_jobs([job("reader", "pass", 1, after=["missing"])], slots=2)
+
+
+def test_a_job_past_its_time_limit_is_stopped_and_fails(tmp_path, monkeypatch):
+    monkeypatch.setattr(test_plan, "JOB_TIME_LIMIT_S", 0.5)
+    stuck = job("stuck", "import time; time.sleep(60)", 1)
+    stuck.log = tmp_path / "stuck.log"
+    start = time.monotonic()
+    test_plan.run_one(stuck)
+    assert time.monotonic() - start < 30
+    assert stuck.code != 0 and "STOPPED" in stuck.log.read_text()
+
+
+def test_the_counts_come_from_pytests_last_closing_line():
+    log = ("=== 2 passed in 1.00s ===\n...\n"
+           "==== 5 passed, 2 failed, 1 error, 3 deselected in 12.34s (0:00:12) ====\n")
+    assert test_plan.test_counts(log) == {"passed": 5, "failed": 2, "errors": 1}
+    assert test_plan.test_counts("check_notebooks: 21 notebooks OK\n") == {}
+
+
+def test_the_timing_report_reads_each_logs_slowest_tests(tmp_path):
+    import test_timings
+
+    log = tmp_path / "job.log"
+    log.write_text("tests/a.py ..\n=== slowest 25 durations ===\n"
+                   "12.50s call     tests/a.py::test_slow[x y]\n0.40s setup    tests/a.py::test_b\n"
+                   "\n(3 durations < 0.005s hidden.)\n=== 2 passed in 13.00s ===\n")
+    assert test_timings.slowest(log) == [(12.5, "call", "tests/a.py::test_slow[x y]"),
+                                         (0.4, "setup", "tests/a.py::test_b")]
