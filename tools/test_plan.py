@@ -106,40 +106,51 @@ def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
 
     jobs = [Job(" ".join(Path(part).name for part in command[1:]), command, env, 10)
             for command in checkers]
-    # The main pass, on the machine's own kernels.
+    # First, on both slots at once, the tests of the packages with numba kernels, one per
+    # target: they compile the kernels into numba's on-disk cache, which every later job
+    # (kernels, the lab, the site build) then loads instead of compiling them again itself.
+    kernels = ["tests/dtw", "tests/gmm", "tests/hmm", "tests/gp", "tests/mixed"]
+    numerics = numerics_tests()
+    compiling = [path for path in numerics if path.split("/")[1] in
+                 {folder.split("/")[1] for folder in kernels}]
+    warm = ("units 1-4 and 7 (compiles the kernels)",
+            "numerics I (second pass, compiles the kernels)")
+    jobs += [run(warm[0], kernels, 80), run(warm[1], compiling, 80, portable_env)]
+    # Then the main pass, on the machine's own kernels.
     main = {
-        "widgets": (["tests/widgets"], 200),
-        "units 1-4": (["tests/dtw", "tests/gmm", "tests/hmm", "tests/gp"], 75),
-        "units 5-7": (["tests/raters", "tests/preference", "tests/mixed", "tests/simulators"],
-                      60),
+        "widgets": (["tests/widgets"], 170),
+        "units 5-6": (["tests/raters", "tests/preference", "tests/simulators"], 40),
         "exercises, grading and the student edition": (
             ["tests/test_exercise_feedback.py", "tests/test_nbgrader_roundtrip.py",
-             "tests/test_exercises.py", "tests/test_release.py"], 150),
+             "tests/test_exercises.py", "tests/test_release.py"], 130),
         "pronunciation and experiments": (
             ["tests/test_pronunciation.py", "tests/test_panel_prediction.py",
-             *_glob("tests/test_experiment*.py")], 120),
+             *_glob("tests/test_experiment*.py")], 110),
     }
-    jobs += [run(name, paths, expected) for name, (paths, expected) in main.items()]
-    claimed = [path for paths, _ in main.values() for path in paths]
-    jobs.append(rest("the rest of tests/", "tests", claimed, 110,
+    jobs += [run(name, paths, expected, after=warm) for name, (paths, expected) in main.items()]
+    claimed = kernels + [path for paths, _ in main.values() for path in paths]
+    jobs.append(rest("the rest of tests/", "tests", claimed, 55,
                      extra_ignores=("tests/browser", "tests/test_site.py")))
-    jobs += [run(f"{folder} (nbval)", [folder], expected, options=nbval)
-             for folder, expected in (("lectures", 110), ("solutions", 70))]
+    jobs[-1].after = warm
+    jobs += [run(f"{folder} (nbval)", [folder], expected, options=nbval, after=warm)
+             for folder, expected in (("lectures", 65), ("solutions", 35))]
     # The second pass: another set of BLAS kernels and numba's generic target.
-    numerics = numerics_tests()
-    half = len(numerics) // 2
-    jobs += [run("site build (second pass)", ["tests/test_site.py"], 160, portable_env),
-             run("numerics I (second pass)", numerics[:half], 100, portable_env),
-             run("numerics II (second pass)", numerics[half:], 100, portable_env)]
+    jobs += [run("site build (second pass)", ["tests/test_site.py"], 175, portable_env,
+                 after=warm),
+             run("numerics II (second pass)", [path for path in numerics
+                                                if path not in compiling], 90, portable_env,
+                 after=warm)]
     if browser:
         jobs += [
-            run("lectures in the lab", ["tests/browser/test_lectures_in_lab.py"], 450),
+            run("lectures in the lab", ["tests/browser/test_lectures_in_lab.py"], 450,
+                after=warm),
             # it reads the notebooks the site build executed, instead of running them again
-            run("site pages in Chromium", ["tests/browser/test_site_pages.py"], 330,
+            run("site pages in Chromium", ["tests/browser/test_site_pages.py"], 235,
                 after=("site build (second pass)",)),
             rest("the rest of tests/browser", "tests/browser",
                  ["tests/browser/test_lectures_in_lab.py", "tests/browser/test_site_pages.py"],
-                 150)]
+                 100)]
+        jobs[-1].after = warm
     return jobs
 
 
