@@ -151,3 +151,28 @@ def test_the_timing_report_reads_each_logs_slowest_tests(tmp_path):
                    "\n(3 durations < 0.005s hidden.)\n=== 2 passed in 13.00s ===\n")
     assert test_timings.slowest(log) == [(12.5, "call", "tests/a.py::test_slow[x y]"),
                                          (0.4, "setup", "tests/a.py::test_b")]
+
+
+def test_jobs_waiting_for_each_other_in_a_circle_are_refused():
+    with pytest.raises(ValueError, match="in a circle"):
+        test_plan.run_jobs([job("a", "pass", 1, after=["b"]), job("b", "pass", 1, after=["a"])],
+                           slots=2)
+
+
+def test_a_third_job_shares_two_cores_only_when_the_loads_leave_room(tmp_path, monkeypatch):
+    monkeypatch.setattr(test_plan, "LOGS", tmp_path)
+    stamp = "import time; print(time.time()); time.sleep(0.6); print(time.time())"
+    light = [job(name, stamp, 1) for name in ("light 1", "light 2", "light 3")]
+    heavy = [job(name, stamp, 1) for name in ("heavy 1", "heavy 2", "heavy 3")]
+    for each in light:
+        each.load = 0.7
+    for each in light + heavy:
+        each.log = tmp_path / f"{each.name}.log"
+
+    def most_at_once(jobs):
+        spans = [tuple(map(float, each.log.read_text().splitlines()[1:3])) for each in jobs]
+        return max(sum(start <= moment < end for start, end in spans) for moment, _ in spans)
+
+    test_plan.run_jobs(light, slots=2, say=lambda line: None)
+    test_plan.run_jobs(heavy, slots=2, say=lambda line: None)
+    assert most_at_once(light) == 3 and most_at_once(heavy) == 2

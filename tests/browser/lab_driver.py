@@ -609,7 +609,9 @@ class ExplorerDriver:
     """Moves every control of one explorer and checks how the explorer answers.
 
     Per action: wait for the kernel's answer (busy, then idle, as the page sees it), then for
-    the figures to be decoded and painted; screenshot; compare the figure with the one before.
+    the figures to be decoded and painted; compare the figure with the one before (a screenshot
+    of the page as the action left it when it shows a problem, and of each explorer as first
+    shown).
 
     The figure must change whenever the control's value changed, except
     - a typed entry (a half-typed text, another number in a number box) that the explorer
@@ -655,7 +657,7 @@ class ExplorerDriver:
         if first["height"] > page.viewport_size["height"]:
             self.findings.notes.append(f"{self.name} is {first['height']:.0f} px high: taller "
                                        f"than the {page.viewport_size['height']} px screen")
-        self.check_errors(first, "as first shown", shot, expect_not_drawn=False)
+        self.check_errors(first, "as first shown", lambda: shot, expect_not_drawn=False)
         for k, control in enumerate(controls):
             for action in self.actions_for(k, control):
                 self.act(control, action)
@@ -691,15 +693,22 @@ class ExplorerDriver:
             return
         seconds = time.monotonic() - started
         self.page.locator(self.selector).scroll_into_view_if_needed()
-        shot = self.nb.screenshot(name)
         after = self.state()
         figure = ("no figure" if not after["images"] else
                   "changed" if after["images"] != before["images"] else "unchanged")
         sound = after["audio"] != before["audio"]
-        self.findings.actions.append({
-            **record, "figure": figure, "sound_changed": sound, "seconds": round(seconds, 2),
-            "figure_sha1": [hashlib.sha1(src.encode()).hexdigest()[:10]
-                            for src in after["images"]], "screenshot": shot})
+        record.update(figure=figure, sound_changed=sound, seconds=round(seconds, 2),
+                      figure_sha1=[hashlib.sha1(src.encode()).hexdigest()[:10]
+                                   for src in after["images"]])
+        self.findings.actions.append(record)
+
+        def shot() -> str:
+            """The page as the action left it, shot when a problem needs it (a shot of every
+            action cost a tenth of the lab test's CPU); named in the action's record."""
+            if "screenshot" not in record:
+                record["screenshot"] = self.nb.screenshot(name)
+            return record["screenshot"]
+
         self.check_errors(after, where, shot, expect_not_drawn=action.typed)
         if figure == "changed" or (action.typed and after["not_drawn"]):
             return  # redrawn, or the designed answer to an entry the explorer cannot draw
@@ -709,7 +718,7 @@ class ExplorerDriver:
         if control["kind"] == "button":
             if after["text"] == before["text"]:
                 self.findings.problem("explorers", where, f"the button changed nothing: "
-                                      f"figure {figure}, text and sound the same", shot)
+                                      f"figure {figure}, text and sound the same", shot())
             return
         reason = self.figure_may_stay.get((self.info["title"], control["label"]))
         # a panel that draws only on request may also have had no figure before and after
@@ -717,7 +726,7 @@ class ExplorerDriver:
             self.findings.notes.append(f"{where}: figure unchanged, allowed: {reason}")
         else:
             self.findings.problem("explorers", where, f"the value changed but the figure "
-                                  f"{'did not' if figure == 'unchanged' else 'is gone'}", shot)
+                                  f"{'did not' if figure == 'unchanged' else 'is gone'}", shot())
 
     def wait_for_answer(self, sent: int) -> None:
         """Until the page sent the kernel a request after the action and the kernel is idle
@@ -739,16 +748,17 @@ class ExplorerDriver:
                                     "window.courseKernel.pending.size === 0"):
                 return  # otherwise the page asked the kernel again: wait for that answer too
 
-    def check_errors(self, state: dict, where: str, shot: str, *, expect_not_drawn: bool) -> None:
+    def check_errors(self, state: dict, where: str, shot, *, expect_not_drawn: bool) -> None:
+        """Problems for error text in the explorer; ``shot()`` gives the screenshot to name."""
         for text in state["stderr"]:
             self.findings.problem("explorers", where, f"error text in the explorer: "
-                                  f"{one_line(text)}", shot)
+                                  f"{one_line(text)}", shot())
         for text in state["not_drawn"]:
             if expect_not_drawn:
                 self.findings.notes.append(f"{where}: {one_line(text)} (as designed)")
             else:
                 self.findings.problem("explorers", where, f"explorer says {one_line(text)}",
-                                      shot)
+                                      shot())
 
     # --- the actions for each kind of control ------------------------------------------------
 

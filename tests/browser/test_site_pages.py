@@ -153,7 +153,9 @@ def test_page_in_chromium(browser, served_site, name):
             page.wait_for_timeout(300)
             page.screenshot(path=shots / f"{Path(name).stem}.figure.png")
         else:
-            page.screenshot(path=shots / f"{Path(name).stem}.png", full_page=True)
+            # JPEG: a whole page is up to 38,000 px high, and PNG took twice the time
+            page.screenshot(path=shots / f"{Path(name).stem}.jpg", full_page=True, type="jpeg",
+                            quality=85)
         # on a deck, a link or player in a slide beside the shown one must be out of Tab's reach
         found = axe.violations(limits, review=("aria-hidden-focus",)
                                if name.startswith("slides/") else ())
