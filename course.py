@@ -342,7 +342,8 @@ def main() -> int:
     if args.command == "pronounce":
         python = ensure_environment(EXTRAS["pronounce"], args.latest)
         # the user's own folder, so that a relative FILE.wav means what they typed
-        return subprocess.call([str(python), "-m", "course_lib.panel_prediction", *rest])
+        return subprocess.call([str(python), "-m", "course_lib.panel_prediction", *rest],
+                               env=dict(os.environ, **corpus_environment()))
     if args.command == "data":
         return fetch_corpus(ensure_environment(EXTRAS["data"], args.latest), rest,
                             dict(os.environ, **corpus_environment()))

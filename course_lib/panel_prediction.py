@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .data import DataError
 from .data.speechocean762 import (_load_gop_thresholds, _load_pronunciation_scorer,
                                   load_speechocean762)
 from .features import pca_whiten
@@ -150,7 +151,8 @@ class ExpertPanel:
 
 def _main(argv=None) -> int:
     """``python3 course.py pronounce FILE.wav "TEXT" [--json]``: exit status 0, 2 for bad input
-    (one line, no traceback), 3 when the sentence did not align (the output says so)."""
+    (one line, no traceback), 3 when the sentence did not align (the output says so), 1 when
+    speechocean762's own files are not on this machine (one line says how to get them)."""
     parser = argparse.ArgumentParser(
         prog="python3 course.py pronounce",
         description="Score your recording of a sentence as speechocean762's five experts would "
@@ -176,6 +178,9 @@ def _main(argv=None) -> int:
                 else "")
         print(f"pronounce: {err}{hint}", file=sys.stderr)
         return 2
+    except DataError as err:  # the corpus's scores are not on this machine: one line, what to do
+        print(f"pronounce: {err}", file=sys.stderr)
+        return 1
     print(json.dumps(prediction.as_dict(), indent=1) if options.json else prediction.summary())
     return 0 if prediction.aligned else 3
 

@@ -144,6 +144,15 @@ def test_bad_input_gets_one_line_and_status_2(tmp_path, capsys, make, text, mess
     assert err.startswith("pronounce: ") and message in err and len(err.splitlines()) == 1
 
 
+def test_without_the_corpus_one_line_says_how_to_get_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("COURSE_SPEECHOCEAN762", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty cache"))
+    path = write_wav(tmp_path / "in.wav", 0.1 * np.sin(np.arange(32000) / 5))
+    assert _main([str(path), "hello"]) == 1
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "python3 course.py data" in err
+
+
 def test_a_sentence_that_does_not_align_exits_3_and_says_so(tmp_path, capsys, clips):
     clip = clips[min(clips)]
     wav = write_wav(tmp_path / "short.wav", clip.samples[:16000])
