@@ -15,7 +15,6 @@ painted. Every wait has a time limit (:mod:`time_limits`): every script in the p
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import html
 import json
 import os
@@ -328,15 +327,21 @@ MARK_CONTROLS_JS = """(n) => {
 
 # What an explorer shows: its figures (image data), error text (stderr, the explorer's red
 # "Not drawn" line), all its text, its size.
-EXPLORER_STATE_JS = """([selector, mime]) => {
+# Figures and players by the SHA-1 of their source (hex), not the source itself: a figure's
+# data URL is some hundred kB, and sending it from the page twice per action cost more than
+# the action.
+EXPLORER_STATE_JS = """async ([selector, mime]) => {
   const root = document.querySelector(selector);
   const box = root.getBoundingClientRect();
+  const sha1 = async text => [...new Uint8Array(await crypto.subtle.digest(
+      'SHA-1', new TextEncoder().encode(text)))].map(b => b.toString(16).padStart(2, '0'))
+      .join('');
   return {
-    images: [...root.querySelectorAll('img')].map(img => img.src),
+    images: await Promise.all([...root.querySelectorAll('img')].map(img => sha1(img.src))),
     stderr: [...root.querySelectorAll(`[data-mime-type="${mime}"]`)].map(e => e.textContent),
     not_drawn: [...root.querySelectorAll('.widget-output span')]
         .map(e => e.textContent).filter(t => t.startsWith('Not drawn')),
-    audio: [...root.querySelectorAll('audio')].map(a => a.src),
+    audio: await Promise.all([...root.querySelectorAll('audio')].map(a => sha1(a.src))),
     text: root.innerText,
     height: box.height,
   };
@@ -698,8 +703,7 @@ class ExplorerDriver:
                   "changed" if after["images"] != before["images"] else "unchanged")
         sound = after["audio"] != before["audio"]
         record.update(figure=figure, sound_changed=sound, seconds=round(seconds, 2),
-                      figure_sha1=[hashlib.sha1(src.encode()).hexdigest()[:10]
-                                   for src in after["images"]])
+                      figure_sha1=[digest[:10] for digest in after["images"]])
         self.findings.actions.append(record)
 
         def shot() -> str:
