@@ -1,16 +1,18 @@
 """The test command's plan: the jobs that make up ``python3 course.py test`` and how they share
 the machine's cores (docs/CONVENTIONS.md section 2).
 
-Every test runs in exactly one job: a job names its paths, and the last job of each family
-("the rest") takes the family's folder with every path another job claims left out, so a new
-test file is run without being listed here. Each job is a pytest process of its own with its
-own log (``.test-artifacts/jobs/<job>.log``, with pytest's slowest durations at the end).
+Every test runs in exactly one job of each pass: a job names its paths, and the last job of
+each family ("the rest") takes the family's folder with every path another job claims left
+out, so a new test file is run without being listed here. Each job is a pytest process of its
+own with its own log (``.test-artifacts/jobs/<job>.log``, with pytest's slowest durations at
+the end).
 
-The jobs run on as many slots as the machine has cores, the longest expected first (a job
-that needs another's results waits for it), so both cores stay busy until the end. Each job's
-wall and CPU time (the process and everything below it that it waited for: kernels, the lab
-server, Chromium) goes to ``.test-artifacts/test-timings.json``; ``tools/test_timings.py``
-prints it with the slowest tests of each job.
+The jobs run on the machine's cores, the longest expected first (a job that needs another's
+results waits for it); a job that waits part of the time may share two cores with two others,
+by its measured load. Each job's wall and CPU time (the process and every process below it:
+kernels, the lab server, Chromium, read from /proc) goes to
+``.test-artifacts/test-timings.json``; ``tools/test_timings.py`` prints it with the slowest
+tests of each job.
 
 Only the standard library: ``course.py`` imports this before any package is installed.
 """
