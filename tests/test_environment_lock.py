@@ -94,3 +94,31 @@ def test_environment_yml_installs_the_lab_at_the_locked_versions():
     assert python == f"python={locked_python}", f"environment.yml has {python}; lock: {header}"
     assert spec["variables"] == {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                                                          "MKL_NUM_THREADS")}
+
+
+def test_every_module_of_the_library_imports_on_the_core_install():
+    """What a module of ``course_lib`` imports when it loads (not inside a function, where an
+    optional tool may be imported with its own message) comes with ``pip install course_lib``:
+    ``import course_lib.widgets`` must not need the lab extra."""
+    import ast
+    from importlib.metadata import packages_distributions
+
+    core = requirement_closure(()) | {"course-lib"}
+    providers = packages_distributions()
+    outside = {}
+    for path in sorted((ROOT / "course_lib").rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top in sys.stdlib_module_names or top == "course_lib":
+                    continue
+                projects = {canonicalize_name(p) for p in providers.get(top, [top])}
+                if not projects & core:
+                    outside.setdefault(top, []).append(path.relative_to(ROOT).as_posix())
+    assert not outside, f"imported at load but not a dependency of course_lib itself: {outside}"
