@@ -213,6 +213,16 @@ class SparsePreferenceGP(PreferenceGP):
         else:
             conditional = np.zeros(first.shape[0])
         scale = np.sqrt(2.0 * likelihood.params["noise_sd"] ** 2 + conditional)
+        # a pair the kernel cannot link to any pseudo-input projects to a zero row: its answer
+        # would say nothing about f_bar (the likelihood would refuse it under its own name, M)
+        unseen = np.flatnonzero(~np.any(A, axis=1))
+        if unseen.size:
+            k = int(unseen[0])
+            raise ValueError(
+                f"pseudo_inputs: comparison {k} (items {first[k]} and {second[k]}) is out of "
+                f"the kernel's reach of every pseudo-input (k(x, X_bar) is 0 for both items), "
+                f"as are {unseen.size - 1} other(s); place pseudo-inputs among the items, e.g. "
+                "a subset of them")
         return _SparseProjection(K_bar, L, jitter_added, K_items, D, A, conditional, scale,
                                 A / scale[:, None])
 

@@ -46,7 +46,7 @@ from ..mixed.feedback_likelihoods import LikertConfidence
 from ..gp.kernel_base import Kernel
 from ..metrics import brier_preference, f1_preference
 from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
-                          _as_selection)
+                          _as_selection, _check_width)
 
 __all__ = ["ConfidenceTrials", "haptic_like_subjects", "gait_like_subject",
            "likert_synthetic_trials", "HAPTIC_NOISE_SD", "OVERCONFIDENT_SUBJECT",
@@ -235,8 +235,11 @@ def likert_synthetic_trials(n_pairs: int = 30, *, low: float = -2.0, high: float
     (1, inf) (:data:`SYNTHETIC_CUTS`; ratings None)."""
     n_pairs = _as_positive_int(n_pairs, "n_pairs")
     low, high = float(low), float(high)
+    if not np.isfinite(low):
+        raise ValueError(f"low: expected a finite number, got {low:g}")
     if not high > low:
         raise ValueError(f"high: expected high > low = {low:g}, got {high:g}")
+    _check_width(low, high, "high")  # numpy's uniform(low, high) needs a finite width
     generator = _as_rng(rng)
     A = generator.uniform(low, high, size=(n_pairs, 1))
     B = generator.uniform(low, high, size=(n_pairs, 1))

@@ -471,6 +471,9 @@ def _threshold_level(levels, mean, threshold: float):
     mean = _as_float_array(mean, "mean", ndim=1)
     if mean.size != levels.size:
         raise ValueError(f"mean: expected one value per level ({levels.size}), got {mean.size}")
+    # a NaN threshold is never reached by any comparison: it would read as "no estimate yet"
+    if not np.isfinite(threshold):
+        raise ValueError(f"threshold: expected a finite number, got {threshold!r}")
     above = np.flatnonzero(mean >= threshold)
     if above.size == 0 or above[0] == 0:
         return None

@@ -110,6 +110,13 @@ CASES = [
              lambda: likert_synthetic_trials(10, low=1.0, high=1.0, rng=0), ValueError, "high"),
     BadInput("confidence_raters: rng a string", lambda: likert_synthetic_trials(10, rng="x"),
              TypeError, "rng"),
+    # finite bounds whose width overflows (numpy raised its own OverflowError)
+    BadInput("confidence_raters: bounds at +-1e308",
+             lambda: likert_synthetic_trials(10, low=-1e308, high=1e308, rng=0), ValueError,
+             "high"),
+    BadInput("confidence_raters: an infinite bound",
+             lambda: likert_synthetic_trials(10, low=-np.inf, high=1.0, rng=0), ValueError,
+             "low"),
 ]
 
 

@@ -62,6 +62,11 @@ CASES = [
     BadInput("sparse_preference: max_iter 0 for the pseudo-inputs",
              lambda: sparse().fit(PAIRS).optimise_pseudo_inputs(max_iter=0), ValueError,
              "max_iter"),
+    # far from every item, the pseudo-inputs leave the pairs' projected rows all zero: the
+    # message named the internal matrix M before
+    BadInput("sparse_preference: pseudo-inputs far from every item",
+             lambda: sparse(np.array([[1e3, 0.0], [2e3, 0.0]])).fit(PAIRS), ValueError,
+             "pseudo_inputs"),
 ]
 
 

@@ -10,7 +10,8 @@ constraints, never both (naming the first explicit argument given); an answer is
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib.simulators.levelset_session import LevelSetSession, run_levelset_session
+from course_lib.simulators.levelset_session import (LevelSetSession, _threshold_level,
+                                                    run_levelset_session)
 from course_lib.simulators.psychophysics import norm_ball_problem
 
 SMALL = dict(n_candidates=16, n_references=16, n_test=2 ** 8)
@@ -62,6 +63,10 @@ CASES = [
     BadInput("levelset_session: bounds at the float limit (the first query was inf)",
              lambda: LevelSetSession(bounds=[[-1.7e308, 1.7e308]], n_initial=2, rng=0, **SMALL),
              ValueError, "bounds", first=True),
+    # a NaN threshold is reached by no comparison: it read as "no estimate yet"
+    BadInput("levelset_session: a NaN threshold for the estimate",
+             lambda: _threshold_level(np.linspace(0, 1, 5), np.linspace(-1, 1, 5), float("nan")),
+             ValueError, "threshold"),
 ]
 
 
