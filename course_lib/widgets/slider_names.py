@@ -10,6 +10,12 @@ the handle, so :class:`_SliderNames` does it in the page: a hidden anywidget pla
 ``Box`` gives every slider handle inside that box its label as ``aria-label`` and the readout's
 text as ``aria-valuetext``, and does it again whenever the box's content changes (a slider
 redrawn, a new readout). :class:`~course_lib.widgets.Explorer` puts one in every explorer.
+
+Two more gaps of the same kind are closed there too. A slider's readout is an editable Tab stop
+with no name: it gets the slider's name. And in JupyterLab's command mode the arrow keys on a
+focused dropdown moved the notebook's active cell instead of the value (a ``select`` is not a
+text field, so the notebook's shortcuts stay on): the dropdown gets Lumino's
+``data-lm-suppress-shortcuts``, which keeps the page's shortcuts off the keys pressed in it.
 """
 
 from __future__ import annotations
@@ -34,6 +40,10 @@ function nameHandles(box) {
     const text = label ? label.textContent.replace(/\u200b/g, "").trim() : "";
     const name = text || (label && label.title) || slider.title;
     const readout = slider.querySelector(":scope > .widget-readout");
+    if (readout) {
+      set(readout, "role", "textbox");
+      set(readout, "aria-label", name);
+    }
     const handles = slider.querySelectorAll(".noUi-handle");
     // a range slider's readout is "low – high": one part per handle
     const parts = readout ? readout.textContent.trim().split(" – ") : [];
@@ -41,6 +51,9 @@ function nameHandles(box) {
       set(handle, "aria-label", name);
       set(handle, "aria-valuetext", parts.length === handles.length ? parts[i] : parts.join(" – "));
     });
+  }
+  for (const select of box.querySelectorAll("select")) {
+    set(select, "data-lm-suppress-shortcuts", "true");
   }
 }
 

@@ -1,6 +1,6 @@
-"""The recorder and the sixth-rater panel by keyboard alone, and axe on the lab page with them.
+"""The recorder, the sixth-rater panel and an explorer by keyboard alone, and axe on the lab page.
 
-One notebook shows both widgets; one Chromium with a fake microphone (as in
+One notebook shows the three widgets; one Chromium with a fake microphone (as in
 ``test_recorder_in_lab.py``: Chromium plays a WAV file, here a test speaker's "seven", into
 ``getUserMedia``) opens it. No mouse: the test only presses
 Tab, Shift+Tab, Enter, Space and Escape, as a student who cannot use a pointer would.
@@ -11,7 +11,10 @@ Tab, Shift+Tab, Enter, Space and Escape, as a student who cannot use a pointer w
   dropping it.
 - The panel: Tab reaches the score "7", Space scores the clip (the status line, a live region,
   says so), Tab reaches "next clip" and Enter moves on, Shift+Tab goes back to the scores; the
-  file field takes a typed name and "save" (Enter) writes the score there.
+  file field (with a focus ring of 2 px or more) takes a typed name and "save" (Enter) writes
+  the score there.
+- An explorer (the kernel explorer): its dropdown shows a focus ring and ArrowDown changes its
+  value, not JupyterLab's active cell; its sliders' readouts, Tab stops, have names.
 - axe (WCAG 2.0-2.2 A/AA, :mod:`axe`) finds nothing inside either widget, before and after it
   was used; on the whole page it finds only JupyterLab's own violations (:data:`LAB_OWN`, named
   by rule and element, so a new one fails).
@@ -52,8 +55,17 @@ recorder""" % MAX_SECONDS,
     """from course_lib.widgets.rate_yourself import rate_yourself
 panel = rate_yourself("first_try.json")
 panel""",
+    """from course_lib.widgets.gp import kernel_explorer
+explorer = kernel_explorer().widget
+explorer.add_class("course-kernel-explorer")  # for the test to find it
+explorer""",
 ]
 RECORDER, PANEL = ".course-recorder", ".course-rate-yourself"
+# the kernel explorer: a dropdown and sliders with editable readouts
+EXPLORER = ".course-kernel-explorer"
+# which cell JupyterLab has active, and the explorer's kernel family as the dropdown shows it
+CELL_AND_VALUE_JS = """(selector) => [window.jupyterapp.shell.currentWidget.content.activeCellIndex,
+    document.querySelector(selector + " select").value]"""
 # JupyterLab's own violations (upstream, outside the course's widgets), by rule and by where
 # they are: the cell editors' text boxes have no name, the notebook's windowed cell list lacks
 # the children its role asks for, and toolbar buttons carry ARIA attributes their role forbids.
@@ -139,9 +151,10 @@ def test_recorder_and_panel_by_keyboard_alone(lab_server, artifacts, microphone_
         notebook.open(timeout=RUN_TIMEOUT_S)
         notebook.run_all(timeout=RUN_TIMEOUT_S)
         limits = notebook.limits
-        with limits.wait("both widgets shown", STEP_TIMEOUT_S) as ms:
+        with limits.wait("the three widgets shown", STEP_TIMEOUT_S) as ms:
             page.locator(f"{PANEL} .course-rate-heading").wait_for(timeout=ms)
             page.locator(f"{RECORDER} .course-recorder-record").wait_for(timeout=ms)
+            page.locator(f"{EXPLORER} select").wait_for(timeout=ms)
         page.keyboard.press("Escape")       # command mode: keys go to the page, not an editor
         whole = axe.violations(limits)
         others = {rule: [target for target in targets
@@ -150,6 +163,7 @@ def test_recorder_and_panel_by_keyboard_alone(lab_server, artifacts, microphone_
         assert not any(others.values()), f"axe on the lab page: {axe.summary(others)}"
         widget_violations(limits, RECORDER)
         widget_violations(limits, PANEL)
+        widget_violations(limits, EXPLORER)
 
         # --- the recorder
         status = f"{RECORDER} [role=status][aria-live=polite]"
@@ -184,7 +198,9 @@ def test_recorder_and_panel_by_keyboard_alone(lab_server, artifacts, microphone_
         wait_text(page, limits, f"{PANEL} .course-rate-heading", "clip 2 shown (Enter on next)",
                   "t.startsWith('Clip 2 of 20')", STEP_TIMEOUT_S)
         tab_to(page, limits, f"{PANEL} .widget-toggle-buttons button", backwards=True)
-        tab_to(page, limits, f"{PANEL} input[type=text]")
+        field = tab_to(page, limits, f"{PANEL} input[type=text]")
+        # ipywidgets removes a text field's outline with "!important" (tools/contrast.css)
+        assert field["outline"] >= 2, f"the file field shows no focus ring: {field}"
         page.keyboard.press("ControlOrMeta+a")
         page.keyboard.type(SCORES_FILE)
         tab_to(page, limits, f"{PANEL} button", "save")
@@ -196,6 +212,23 @@ def test_recorder_and_panel_by_keyboard_alone(lab_server, artifacts, microphone_
         assert scores["scores"][:2] == [7, None], scores["scores"][:2]
         notebook.screenshot("02-panel")
         widget_violations(limits, PANEL)
+
+        # --- an explorer: the arrow keys change a dropdown's value, not the active cell
+        page.keyboard.press("Escape")
+        dropdown = tab_to(page, limits, f"{EXPLORER} select")
+        assert dropdown["outline"] >= 2, f"the dropdown shows no focus ring: {dropdown}"
+        cell, family = limits.evaluate("the active cell and the kernel family",
+                                       CELL_AND_VALUE_JS, EXPLORER)
+        page.keyboard.press("ArrowDown")
+        after = limits.evaluate("the active cell and the kernel family after ArrowDown",
+                                CELL_AND_VALUE_JS, EXPLORER)
+        assert after == [cell, after[1]] and after[1] != family, \
+            f"ArrowDown on the dropdown: (active cell, value) {[cell, family]} -> {after}"
+        readout = tab_to(page, limits, f"{EXPLORER} .widget-readout")
+        name = limits.evaluate("the readout's name", """() =>
+            document.activeElement.getAttribute("aria-label")""")
+        assert name, f"a slider's readout is a Tab stop with no name: {readout}"
+        notebook.screenshot("03-explorer")
         assert not findings.problems, [str(p) for p in findings.problems]
     finally:
         chromium.close()
