@@ -109,6 +109,33 @@ MISTAKES = [
             words.append((own[0].word, sum((p.end - p.start) * p.gop for p in own)))
         return words
         """, expect="a weighted MEAN"),
+    Mistake("word_gop", why="frames counted with int((end - start) * 100), which truncates: "
+            "(0.50 - 0.45) * 100 is 4.999..., so the /t/ of CAT gets 4 frames, not 5", code="""
+        words = []
+        for index in dict.fromkeys(phone.word_index for phone in phones):
+            own = [phone for phone in phones if phone.word_index == index]
+            frames = [int((p.end - p.start) * 100) for p in own]
+            words.append((own[0].word, sum(f * p.gop for f, p in zip(frames, own)) / sum(frames)))
+        return words
+        """, expect="round((end - start) * 100), not int()"),
+    Mistake("word_gop", why="frames counted as int(end * 100) - int(start * 100), truncating "
+            "each end (0.29 * 100 is 28.999...)", code="""
+        words = []
+        for index in dict.fromkeys(phone.word_index for phone in phones):
+            own = [phone for phone in phones if phone.word_index == index]
+            frames = np.array([int(p.end * 100) - int(p.start * 100) for p in own])
+            words.append((own[0].word, float(frames @ [p.gop for p in own] / frames.sum())))
+        return words
+        """, expect="round(end * 100) - round(start * 100), not int()"),
+    Mistake("word_gop", why="frames counted with int((end - start) / 0.01), a truncated "
+            "quotient", code="""
+        words = []
+        for index in dict.fromkeys(phone.word_index for phone in phones):
+            own = [phone for phone in phones if phone.word_index == index]
+            frames = np.array([int((p.end - p.start) / 0.01) for p in own])
+            words.append((own[0].word, float(frames @ [p.gop for p in own] / frames.sum())))
+        return words
+        """, expect="not int()"),  # on the hand-made sentence it gives the * 100 variant's hint
     Mistake("sentence_summary", why="the duration-weighted mean of the phones for the mean phone "
             "GOP (the feature gop_frame_mean, not gop_mean)", code="""
         gop = np.array([phone.gop for phone in phones])
