@@ -1,15 +1,28 @@
 """Your own sentence scored as speechocean762's five experts would score it (lecture 05, section 9.4).
 
-The panel is GPR-MA (one noise variance per expert; Groot et al. 2011, Gil-Gonzalez et al. 2019)
-on the 17 goodness-of-pronunciation features of :mod:`course_lib.pronunciation`, conditioned on
-the experts' accuracy scores of the corpus's 2,500 training sentences at the hyper-parameters
-that Table 1's experiment learned by ML-II (``experiments/seed000_speechocean762.py``, committed
-in ``experiments/results``): nothing here is fitted to the test sentences or to you.
+The aspect is the corpus's sentence *accuracy*: how correctly the phones are pronounced, 0-10.
+Its rubric (Zhang et al. 2021, "speechocean762: an open-source non-native English speech corpus
+for pronunciation assessment", arXiv 2104.01378, and the corpus's README), in our words: 9-10
+excellent, no noticeable mistake; 7-8 good, a few mistakes; 5-6 understandable despite many
+mistakes and a strong accent; 3-4 poor, serious mistakes throughout; 0-2 very poor, hardly a word
+recognisable.
 
-For a new recording it gives what a panel would do, not one number: the posterior of the
-experts' mean score (``mean`` and its ``sd``), and the probability that an expert drawn at
-random from the five gives each whole score 0-10 (:func:`course_lib.metrics.panel_log_predictive`,
-the mixture over the experts' noise), beside the words and phones whose GOP pulled it down.
+The panel's model is the one that speaker-disjoint cross-validation on the corpus's 2,500
+training sentences chose among GP_base, GP_joint and GPR-MA (``PANEL_MODELS``) on the 17
+goodness-of-pronunciation features of :mod:`course_lib.pronunciation`, conditioned on the
+experts' scores of all training sentences at the hyper-parameters ML-II learned there
+(``experiments/pronunciation_panel.py``, committed in ``experiments/results``). Nothing here is
+fitted to the test sentences or to you; the same result states how the panel did on the
+corpus's 125 test speakers, whom it never heard, and that is what :class:`PanelPrediction`
+reports as its accuracy.
+
+For a new recording it gives what a panel would do, not one number (:class:`PanelPredictive`):
+the distribution of the five experts' actual mean score (the latent's posterior plus the noise
+of an average of five experts) with its central 50% and 90% intervals; the probability that an
+expert drawn at random from the five gives each whole score 0-10 (the mixture over the experts'
+noise, :func:`course_lib.metrics.panel_log_predictive`); and the words whose GOP falls below the
+training split's low-word threshold. Notes come first: a sentence that did not align, a
+recording whose GOP features lie beyond the training cloud, what was done to the audio.
 """
 
 from __future__ import annotations
@@ -21,105 +34,352 @@ import wave
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import norm
 
 from .data import DataError
 from .data.speechocean762 import (_load_gop_thresholds, _load_pronunciation_scorer,
                                   load_speechocean762)
 from .features import pca_whiten
 from .gp.kernels import SquaredExponential
-from .metrics import panel_log_predictive
+from .metrics import discretised_log_predictive, panel_log_predictive
 from .pronunciation import Pronunciation, PhoneScore, WordScore, gop_features
 from .raters.annotator_noise import AnnotatorNoiseGP
+from .raters.multi_rater import MultiRaterGP
 from .raters.rater_comparison import centre_scores
 from .recording import read_wav
 from .results import load_result
+from .validation import _check_choice
 
-__all__ = ["ExpertPanel", "PanelPrediction"]
+__all__ = ["PANEL_MODELS", "panel_model", "PanelPredictive", "panel_predictive",
+           "calibrated_half_width", "PanelEvaluation", "PanelPrediction", "ExpertPanel"]
 
-_EXPERIMENT = "seed000_speechocean762"
+_EXPERIMENT = "pronunciation_panel"
 _INPUTS = "gop"
+_ASPECT = "accuracy"
+#: The panel's candidate models, simplest first (the order a tie in cross-validation goes by):
+#: a GP on the experts' mean, a GP on every score with one noise, one noise per expert.
+PANEL_MODELS = ("GP_base", "GP_joint", "GPR_MA")
+_MODES = {"GP_base": "mean", "GP_joint": "joint"}
+# the corpus's sentence-accuracy bands (module docstring), best first: (low, high, name, meaning)
+_RUBRIC = ((9, 10, "excellent", "no noticeable mistake"), (7, 8, "good", "a few mistakes"),
+           (5, 6, "understandable", "many mistakes and a strong accent"),
+           (3, 4, "poor", "serious mistakes throughout"),
+           (0, 2, "very poor", "hardly a word recognisable"))
+_POPULATION = ("It learned from Mandarin-speaking learners of English, about half of them "
+               "children, recorded on the corpus's microphones: for other speakers, accents or "
+               "microphones it extrapolates.")
+_MAX_BLAMED = 3
+
+
+def _rubric_text() -> str:
+    """The rubric's bands on one line (the summary, the lab panel)."""
+    return "; ".join(f"{low}-{high} {band}, {meaning}" for low, high, band, meaning in _RUBRIC)
+
+
+def panel_model(name: str, lengthscale: float, signal_variance: float, noise_variance,
+                n_experts: int):
+    """An unfitted panel GP of family ``name`` (one of ``PANEL_MODELS``) with an SE kernel at the
+    given hyper-parameters: ``noise_variance`` is the noise of the experts' mean for GP_base, of
+    one expert's score for GP_joint, and one variance per expert ((n_experts,)) for GPR_MA."""
+    _check_choice(name, "name", PANEL_MODELS)
+    kernel = SquaredExponential(lengthscale, signal_variance)
+    if name == "GPR_MA":
+        noise = np.asarray(noise_variance, dtype=np.float64)
+        if noise.shape != (n_experts,):
+            raise ValueError(f"noise_variance: GPR_MA needs one variance per expert "
+                             f"({n_experts}), got shape {noise.shape}")
+        return AnnotatorNoiseGP(kernel, n_experts, noise_variance=noise)
+    return MultiRaterGP(kernel, noise_variance, mode=_MODES[name])
+
+
+@dataclass(frozen=True)
+class PanelPredictive:
+    """A fitted panel's predictions for n sentences on the 0-10 scale.
+
+    ``mean`` (n,): the latent's posterior mean, i.e. the predicted mean of the experts' scores;
+    ``latent_variance`` (n,): its posterior variance; ``mean_variance`` (n,): the predictive
+    variance of the five experts' *actual* mean, ``latent_variance`` + the noise of an average
+    of the experts (sum_r s_r / R^2 for GPR-MA, s / R for one shared s, GP_base's own noise of
+    the mean); ``log_expert`` (n, R, 11): log P(expert r gives whole score c), each from
+    ``latent_variance`` + s_r; ``log_one_expert`` (n, 11): the same for an expert drawn at
+    random (the mixture over r).
+    """
+
+    mean: np.ndarray
+    latent_variance: np.ndarray
+    mean_variance: np.ndarray
+    log_expert: np.ndarray
+    log_one_expert: np.ndarray
+
+    def interval(self, level: float, half_width_sd: float | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """The central ``level`` interval (0 < level < 1) of the five experts' mean: mean +-
+        ``half_width_sd`` sd, by default the Gaussian's quantile (``half_width_sd`` as
+        calibrated on held-out training speakers, :func:`calibrated_half_width`)."""
+        if not isinstance(level, (int, float)) or not 0 < level < 1:
+            raise ValueError(f"level: expected a probability strictly between 0 and 1, got "
+                             f"{level!r}")
+        if half_width_sd is None:
+            half_width_sd = norm.ppf(0.5 + level / 2)
+        elif not (isinstance(half_width_sd, (int, float)) and 0 < half_width_sd < np.inf):
+            raise ValueError(f"half_width_sd: expected a positive number of sd, got "
+                             f"{half_width_sd!r}")
+        half = half_width_sd * np.sqrt(self.mean_variance)
+        return self.mean - half, self.mean + half
+
+
+def calibrated_half_width(truth, mean, variance, level: float) -> float:
+    """The half-width, in predictive sd, of the central ``level`` interval that holds the truth
+    for a share ``level`` of held-out sentences (split-conformal: the ceil((n + 1) level)-th
+    smallest |truth - mean| / sd). Out-of-fold predictions of the training speakers make it: on
+    this corpus the errors have heavier tails than the Gaussian, whose 90% interval held the
+    experts' mean for only 85% of them."""
+    if not 0 < level < 1:
+        raise ValueError(f"level: expected a probability strictly between 0 and 1, got {level!r}")
+    z = np.sort(np.abs(np.asarray(truth, float) - mean) / np.sqrt(variance))
+    rank = int(np.ceil((z.size + 1) * level))
+    if rank > z.size:
+        raise ValueError(f"truth: {z.size} sentences are too few for a {level:.0%} interval")
+    return float(z[rank - 1])
+
+
+def _panel_noise(gp) -> tuple[np.ndarray, float]:
+    """(noise of each expert's score, noise of the experts' average) of a fitted panel GP."""
+    if isinstance(gp, AnnotatorNoiseGP):
+        noise = gp.noise_table_.ravel()
+        return noise, float(noise.sum() / noise.size ** 2)
+    n_experts = gp.data.n_raters
+    # GP_base knows only the noise of the mean; as in Table 1 of arXiv 2306.02719, one
+    # expert's score gets that noise too
+    if gp.mode == "mean":
+        return np.full(n_experts, gp.noise_variance), gp.noise_variance
+    return np.full(n_experts, gp.noise_variance), gp.noise_variance / n_experts
+
+
+def panel_predictive(gp, X, offset: float, scale=(0, 10)) -> PanelPredictive:
+    """The predictions of a fitted panel GP (from :func:`panel_model`, or any "mean" / "joint"
+    :class:`~course_lib.raters.multi_rater.MultiRaterGP` or GPR-MA
+    :class:`~course_lib.raters.annotator_noise.AnnotatorNoiseGP` fitted to scores minus
+    ``offset``) at the rows of ``X``, with ``offset`` added back (:class:`PanelPredictive`)."""
+    if not isinstance(gp, (MultiRaterGP, AnnotatorNoiseGP)) or (
+            isinstance(gp, MultiRaterGP) and gp.mode not in ("mean", "joint")):
+        raise TypeError(f"gp: expected a fitted panel model ({', '.join(PANEL_MODELS)}), got "
+                        f"{gp!r}")
+    if gp.data is None:
+        raise ValueError("gp: fit it to the experts' scores before predicting")
+    expert_noise, mean_noise = _panel_noise(gp)
+    latent_mean, latent_variance = gp.predict(X)
+    mean = latent_mean + offset
+    log_expert = np.stack([discretised_log_predictive(mean, latent_variance + s, scale)
+                           for s in expert_noise], axis=1)
+    return PanelPredictive(mean, latent_variance, latent_variance + mean_noise, log_expert,
+                           panel_log_predictive(mean, latent_variance, expert_noise, scale))
+
+
+@dataclass(frozen=True)
+class PanelEvaluation:
+    """What the committed experiment measured of the panel's model on the corpus's test split
+    (speakers the panel never heard): ``model`` (one of ``PANEL_MODELS``); ``test_pcc`` and
+    ``test_rmse`` of its mean against the five experts' mean; ``coverage_50`` and
+    ``coverage_90``, the share of test sentences whose experts' mean fell in the central 50% and
+    90% intervals; ``far_threshold``: the whitened distance from the training sentences beyond
+    which a recording counts as far from them (``far_percentile`` of the training sentences'
+    out-of-fold distances)."""
+
+    model: str
+    test_pcc: float
+    test_rmse: float
+    coverage_50: float
+    coverage_90: float
+    n_test_sentences: int
+    n_test_speakers: int
+    far_threshold: float
+    far_percentile: float
+
+    def statement(self) -> str:
+        """How accurate the panel is, in one sentence."""
+        return (f"On {self.n_test_sentences:,} sentences by {self.n_test_speakers} speakers it "
+                f"never heard, the panel mean correlated {self.test_pcc:.2f} with the experts' "
+                f"mean (RMSE {self.test_rmse:.2f} points) and its 90% interval held the "
+                f"experts' mean for {100 * self.coverage_90:.0f}% of them.")
 
 
 @dataclass(frozen=True)
 class PanelPrediction:
     """The panel's view of one recording.
 
-    ``mean`` and ``sd``: the posterior of the five experts' mean score (0-10); ``distribution``
-    (11,): P(an expert drawn at random gives score c), c = 0..10; ``pronunciation``: the scored
-    phones and words; ``aligned`` False when the sentence did not align (the prediction is then
-    the panel's view of a typical training sentence, not of this one, and ``notes`` says so).
+    ``mean``: the predicted mean of the five experts' scores (0-10); ``sd``, ``interval_50`` and
+    ``interval_90``: the sd and the central 50% and 90% intervals of the experts' actual mean
+    (``latent_sd``: the sd of the latent alone, which leaves out the experts' own noise; the
+    intervals are clipped to the scale 0-10, which the experts' mean cannot leave);
+    ``distribution`` (11,): P(an expert drawn at random gives score c), c = 0..10;
+    ``pronunciation``: the scored phones and words; ``evaluation``: the model and how it did on
+    unseen speakers (``test_pcc``, ``test_rmse``, ``coverage_90`` read from it); ``distance``:
+    the recording's whitened distance from the training sentences' GOP features; ``low_word``:
+    the training split's low-word GOP threshold, below which a word is blamed; ``notes``: what
+    the reader must know before the numbers (not aligned, far from the training population,
+    resampled, clipped), most serious first.
     """
 
     mean: float
     sd: float
+    latent_sd: float
+    interval_50: tuple[float, float]
+    interval_90: tuple[float, float]
     distribution: np.ndarray
     pronunciation: Pronunciation
+    evaluation: PanelEvaluation
+    distance: float
+    low_word: float
+    notes: tuple[str, ...]
+    aspect: str = _ASPECT
+    completeness: float | None = None
 
     @property
     def aligned(self) -> bool:
         return self.pronunciation.aligned
 
     @property
-    def notes(self) -> tuple[str, ...]:
-        return self.pronunciation.notes
+    def rubric(self) -> tuple[tuple[int, int, str, str], ...]:
+        """The aspect's bands, best first: (lowest score, highest score, name, meaning)."""
+        return _RUBRIC
+
+    @property
+    def far(self) -> bool:
+        """Whether the recording lies beyond the training population's threshold."""
+        return self.distance > self.evaluation.far_threshold
+
+    @property
+    def test_pcc(self) -> float:
+        return self.evaluation.test_pcc
+
+    @property
+    def test_rmse(self) -> float:
+        return self.evaluation.test_rmse
+
+    @property
+    def coverage_90(self) -> float:
+        return self.evaluation.coverage_90
 
     def worst_words(self, k: int = 3) -> list[WordScore]:
-        """The ``k`` words of lowest GOP, lowest first."""
+        """The ``k`` words of lowest GOP, lowest first (whether or not they are low)."""
         return sorted(self.pronunciation.words(), key=lambda word: word.gop)[:k]
 
     def worst_phones(self, k: int = 5) -> list[PhoneScore]:
         """The ``k`` phones of lowest GOP, lowest first."""
         return sorted(self.pronunciation.phones, key=lambda phone: phone.gop)[:k]
 
+    def blamed_words(self, k: int = _MAX_BLAMED) -> list[tuple[WordScore, list[PhoneScore]]]:
+        """At most ``k`` words whose GOP is below ``low_word`` (the lowest tenth of the training
+        sentences' words), lowest first, each with its phones; none when every word is above."""
+        low = [pair for pair in _words_with_phones(self.pronunciation)
+               if pair[0].gop < self.low_word]
+        return sorted(low, key=lambda pair: pair[0].gop)[:k]
+
     def summary(self, bar_width: int = 40) -> str:
-        """The prediction as text: the mean and sd, one bar per score, the worst words with
-        their worst phones, and the notes (what ``course.py pronounce`` prints, and what a
-        reader who cannot see the figure reads beside it)."""
-        lines = [f"Panel mean {self.mean:.1f} of 10 (sd {self.sd:.2f}); one expert's score:"]
+        """The prediction as text (``course.py pronounce``, and the lab panel beside its figure):
+        the notes, the aspect and its rubric, the experts' mean with its intervals, how accurate
+        the panel is, one bar per score, and the words that pulled it down."""
+        (low50, high50), (low90, high90) = self.interval_50, self.interval_90
+        lines = [f"Note: {note}." for note in self.notes] + [
+            f"Aspect: {self.aspect} of pronunciation as speechocean762's five experts score it, "
+            f"0-10 ({_rubric_text()}).",
+            f"Panel mean {self.mean:.1f} of 10: the five experts' mean would lie in "
+            f"{low90:.1f}-{high90:.1f} with 90% probability ({low50:.1f}-{high50:.1f} with "
+            "50%).",
+            f"How far to trust it. {self.evaluation.statement()} {_POPULATION}",
+            "One expert's score (an expert drawn at random from the five):"]
         peak = max(float(self.distribution.max()), 1e-12)
         for score, p in enumerate(self.distribution):
             lines.append(f"  {score:2d} {'#' * round(bar_width * p / peak):<{bar_width}s} "
                          f"{100 * p:4.0f} %")
         if self.aligned:
-            phones = self.pronunciation.phones
-            indices = sorted({phone.word_index for phone in phones})
-            ranked = sorted(zip(indices, self.pronunciation.words()), key=lambda w: w[1].gop)
-            lines.append("Words that pulled it down (GOP in nats per frame; 0 is the best):")
-            for index, word in ranked[:3]:
-                own = sorted((p for p in phones if p.word_index == index), key=lambda p: p.gop)
-                lines.append(f"  {word.word.lower():12s} {word.gop:5.1f}   worst phones "
-                             + ", ".join(f"{p.phone} {p.gop:.1f}" for p in own[:2]))
-        return "\n".join(lines + [f"Note: {note}." for note in self.notes])
+            lines += self._word_lines()
+        return "\n".join(lines)
+
+    def _word_lines(self) -> list[str]:
+        threshold = (f"{self.low_word:.1f}, the lowest tenth of the training sentences' words; "
+                     "GOP in nats per frame, 0 is the best")
+        blamed = self.blamed_words()
+        if not blamed:
+            return [f"Words that pulled it down: none; every word's GOP is above {threshold}."]
+        lines = [f"Words that pulled it down (GOP below {threshold}):"]
+        for word, phones in blamed:
+            own = sorted(phones, key=lambda p: p.gop)[:2]
+            lines.append(f"  {word.word.lower():12s} {word.gop:5.1f}   worst phones "
+                         + ", ".join(f"{p.phone} {p.gop:.1f}" for p in own))
+        return lines
 
     def as_dict(self) -> dict:
-        """Plain numbers and strings (``course.py pronounce --json``)."""
-        return {"text": self.pronunciation.text, "aligned": self.aligned,
-                "mean": self.mean, "sd": self.sd,
+        """The JSON of ``course.py pronounce --json``: ``aspect``, ``mean``, ``sd`` and
+        ``interval_90`` of the experts' mean, ``distribution`` (P of each score 0-10 for one
+        expert), ``completeness`` (null for now), ``model`` (its name and its accuracy on unseen
+        speakers), ``notes`` and ``words`` (each with its phones)."""
+        return {"aspect": self.aspect, "mean": self.mean, "sd": self.sd,
+                "interval_90": [float(v) for v in self.interval_90],
                 "distribution": [float(p) for p in self.distribution],
-                "words": [{"word": w.word, "start": w.start, "end": w.end, "gop": w.gop}
-                          for w in self.pronunciation.words()],
-                "phones": [{"phone": p.phone, "word": p.word, "start": p.start, "end": p.end,
-                            "gop": p.gop} for p in self.pronunciation.phones],
-                "notes": list(self.notes)}
+                "completeness": self.completeness,
+                "model": {"name": self.evaluation.model, "test_pcc": self.test_pcc,
+                          "test_rmse": self.test_rmse, "coverage_90": self.coverage_90},
+                "notes": list(self.notes),
+                "words": [_word_entry(word, phones)
+                          for word, phones in _words_with_phones(self.pronunciation)]}
+
+
+def _words_with_phones(scored: Pronunciation) -> list[tuple[WordScore, list[PhoneScore]]]:
+    """Each word of the text (in order) with its own phones."""
+    indices = sorted({phone.word_index for phone in scored.phones})
+    return [(word, [p for p in scored.phones if p.word_index == index])
+            for index, word in zip(indices, scored.words())]
+
+
+def _word_entry(word: WordScore, phones: list[PhoneScore]) -> dict:
+    """One word of ``as_dict``'s ``words``: the one place a word's or a phone's fields are
+    chosen, so a new field is one more key here."""
+    return {"word": word.word, "start": word.start, "end": word.end, "gop": word.gop,
+            "phones": [{"phone": p.phone, "gop": p.gop, "heard": p.heard} for p in phones]}
+
+
+def _panel_notes(scored: Pronunciation, distance: float, evaluation: PanelEvaluation
+                 ) -> tuple[str, ...]:
+    """The notes, most serious first: not aligned, far from the training population, then what
+    the scorer did to the audio (resampled, clipped) and its alignment attempts."""
+    first = []
+    if not scored.aligned:
+        first.append("the sentence did not align, so no phone was scored: everything below is "
+                     "the panel's view of a typical training sentence, not of this recording")
+    elif distance > evaluation.far_threshold:
+        first.append(
+            f"this recording is far from the sentences the experts scored: its GOP features lie "
+            f"at distance {distance:.1f} from theirs (whitened; only "
+            f"{100 - evaluation.far_percentile:g}% of the training sentences lie beyond "
+            f"{evaluation.far_threshold:.1f}), so the panel extrapolates and its intervals "
+            "may be too narrow")
+    return tuple(first) + scored.notes
 
 
 class ExpertPanel:
-    """GPR-MA on GOP features, conditioned on the training sentences (module docstring).
+    """The cross-validated panel on GOP features, conditioned on the training sentences (module
+    docstring).
 
-    ``ExpertPanel()`` loads the shipped data, the scorer and the committed hyper-parameters
-    (about a second); :meth:`score` scores a recording against its text;
-    :meth:`predict_features` does the GP part for rows of the 17 GOP features.
+    ``ExpertPanel()`` loads the shipped data, the scorer and the committed result (about a
+    second); :meth:`score` scores a recording against its text; :meth:`predict_features` does
+    the GP part for rows of the 17 GOP features and :meth:`distance` their distance from the
+    training sentences. ``evaluation`` is the committed :class:`PanelEvaluation`.
     """
 
     def __init__(self):
-        panel = load_speechocean762("accuracy", _INPUTS)
-        learned = load_result(_EXPERIMENT)["result"]["by_inputs"][_INPUTS]["models"]["GPR_MA"]
+        panel = load_speechocean762(_ASPECT, _INPUTS)
+        chosen = load_result(_EXPERIMENT)["result"]["panel"]
+        self.evaluation = PanelEvaluation(**{key: chosen[key] for key in (
+            "model", "test_pcc", "test_rmse", "coverage_50", "coverage_90", "n_test_sentences",
+            "n_test_speakers", "far_threshold", "far_percentile")})
+        self._half_widths = chosen["interval_half_width_sd"]
         self._train_features = panel.features[panel.train]
         train = panel.ratings.subset(panel.train)
         self._offset = float(train.means.mean())
-        self.noise_per_expert = np.asarray(learned["noise_variance_per_expert"], np.float64)
-        kernel = SquaredExponential(learned["lengthscale"], learned["signal_variance"])
-        self._gp = AnnotatorNoiseGP(kernel, train.n_raters, noise_variance=self.noise_per_expert)
+        self._gp = panel_model(chosen["model"], chosen["lengthscale"], chosen["signal_variance"],
+                               chosen["noise_variance"], train.n_raters)
         self._gp.fit(self._whiten(self._train_features), centre_scores(train))
         self.scale = train.scale
         self.scorer = _load_pronunciation_scorer()
@@ -128,40 +388,48 @@ class ExpertPanel:
     def _whiten(self, features) -> np.ndarray:
         return pca_whiten(self._train_features, features)
 
-    def predict_features(self, features) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(mean, sd, distribution (n, 11)) of the panel for rows of GOP features (n, 17)."""
-        mean, variance = self._gp.predict(self._whiten(np.atleast_2d(features)))
-        log_p = panel_log_predictive(mean + self._offset, variance, self.noise_per_expert,
-                                     self.scale)
-        return mean + self._offset, np.sqrt(variance), np.exp(log_p)
+    def predict_features(self, features) -> PanelPredictive:
+        """The panel's :class:`PanelPredictive` for rows of GOP features (n, 17)."""
+        return panel_predictive(self._gp, self._whiten(np.atleast_2d(features)), self._offset,
+                                self.scale)
+
+    def distance(self, features) -> np.ndarray:
+        """The whitened (Mahalanobis) distance of rows of GOP features from the training
+        sentences' mean, (n,): what ``far_threshold`` is compared with."""
+        return np.linalg.norm(self._whiten(np.atleast_2d(features)), axis=1)
 
     def score(self, samples, sample_rate: int, text: str) -> PanelPrediction:
         """Score a recording (mono samples in [-1, 1] or int16, at ``sample_rate`` Hz) of
         ``text`` as the panel would. Bad input raises ValueError naming the argument (a word
         the dictionary lacks is named, with how to add it)."""
         scored = self.scorer.score(samples, sample_rate, text)
-        mean, sd, distribution = self.predict_features(gop_features(scored, self._thresholds))
-        if not scored.aligned:
-            scored = Pronunciation(scored.text, scored.phones, False, scored.aligned_score,
-                                   scored.loop_score, scored.notes + (
-                                       "the panel's view below is of a typical sentence, not "
-                                       "of this recording",))
-        return PanelPrediction(float(mean[0]), float(sd[0]), distribution[0], scored)
+        features = gop_features(scored, self._thresholds)
+        predictive = self.predict_features(features)
+        distance = float(self.distance(features)[0])
+        # the experts' mean cannot leave the scale, so clipping to it changes no coverage
+        low50, high50, low90, high90 = (float(np.clip(end[0], *self.scale)) for end in (
+            *predictive.interval(0.5, self._half_widths["0.5"]),
+            *predictive.interval(0.9, self._half_widths["0.9"])))
+        return PanelPrediction(
+            float(predictive.mean[0]), float(np.sqrt(predictive.mean_variance[0])),
+            float(np.sqrt(predictive.latent_variance[0])), (low50, high50), (low90, high90),
+            np.exp(predictive.log_one_expert[0]), scored, self.evaluation, distance,
+            self._thresholds.low_word, _panel_notes(scored, distance, self.evaluation))
 
 
 def _main(argv=None) -> int:
     """``python3 course.py pronounce FILE.wav "TEXT" [--json]``: exit status 0, 2 for bad input
-    (one line, no traceback), 3 when the sentence did not align (the output says so), 1 when
-    speechocean762's own files are not on this machine (one line says how to get them)."""
+    (one line, no traceback), 3 when the sentence did not align (the output says so first), 1
+    when speechocean762's own files are not on this machine (one line says how to get them)."""
     parser = argparse.ArgumentParser(
         prog="python3 course.py pronounce",
-        description="Score your recording of a sentence as speechocean762's five experts would "
-                    "(lecture 05, section 9.4).")
+        description="Score your recording of a sentence for pronunciation accuracy as "
+                    "speechocean762's five experts would (lecture 05, section 9.4).")
     parser.add_argument("wav", help="a 16-bit mono WAV file (16 kHz; other rates are resampled)")
     parser.add_argument("text", help="the sentence you read, in quotes")
     parser.add_argument("--json", action="store_true",
-                        help="print mean, sd, distribution (P of scores 0-10), words and phones "
-                             "as JSON")
+                        help="print aspect, mean, sd, interval_90, distribution (P of scores "
+                             "0-10), completeness, model, notes and words as JSON")
     parser.add_argument("--add-word", action="append", default=[], metavar="WORD=PHONES",
                         help="a pronunciation for a word the dictionary lacks, in ARPAbet "
                              "without stress, e.g. --add-word 'LIYA=L IY Y AH' (repeatable)")

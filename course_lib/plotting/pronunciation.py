@@ -65,36 +65,60 @@ def plot_gop_timeline(ax, phones: Sequence, *, words: bool = True):
     return ax
 
 
-def _plot_panel_distribution(ax, distribution, mean: float, sd: float, *, scale=(0, 10)):
-    """P(an expert drawn at random gives score c) as bars over the scale, and the posterior of
-    the experts' mean score as a dot with +-2 sd whiskers above them."""
+def _plot_rubric(ax, rubric, low: int, high: int) -> None:
+    """The aspect's bands behind the bars: every other band shaded, each named at the top
+    (so the anchors are read from words, not from the shading)."""
+    for k, (first, last, band, _meaning) in enumerate(sorted(rubric)):
+        left, right = max(first, low) - 0.5, min(last, high) + 0.5
+        if k % 2:
+            ax.axvspan(left, right, color="0.92", zorder=0)
+        ax.text((left + right) / 2, 0.97, band, transform=ax.get_xaxis_transform(),
+                ha="center", va="top", fontsize="small", color="0.25")
+
+
+def _plot_panel_distribution(ax, distribution, mean: float, interval_50, interval_90, *,
+                             scale=(0, 10), rubric=()):
+    """P(an expert drawn at random gives score c) as bars over the scale, and the five experts'
+    mean as a diamond with its central 50% (thick) and 90% (thin, capped) intervals above them;
+    behind them the bands of ``rubric`` ((low, high, name, meaning) per band)."""
     low, high = _check_scale(scale)
     scores = np.arange(low, high + 1)
     distribution = _as_float_array(distribution, "distribution", ndim=1)
     if distribution.shape != scores.shape or np.any(distribution < 0):
         raise ValueError(f"distribution: expected {scores.size} probabilities >= 0, one per "
                          f"score {low}..{high}")
+    for name, (left, right) in (("interval_50", interval_50), ("interval_90", interval_90)):
+        if not left <= right:
+            raise ValueError(f"{name}: expected (low, high) with low <= high, got "
+                             f"({left:.3g}, {right:.3g})")
+    _plot_rubric(ax, rubric, low, high)
     ax.bar(scores, distribution, width=0.8, color="#9ecae1", edgecolor="#08519c",
            label="one expert's score")
     top = 1.1 * distribution.max()
-    ax.errorbar([mean], [top], xerr=[[2 * sd], [2 * sd]], fmt="D", color="black", capsize=4,
-                label=f"panel mean {mean:.1f} (±2 sd)")
+    ax.plot(interval_90, [top, top], color="black", linewidth=1.2, marker="|",
+            markersize=12)
+    ax.plot(interval_50, [top, top], color="black", linewidth=4.5, solid_capstyle="butt")
+    ax.plot([mean], [top], "D", color="black", markerfacecolor="white",
+            label=f"five experts' mean {mean:.1f}: 50% (thick) and 90% intervals")
     ax.set_xticks(scores)
     ax.set_xlim(low - 0.6, high + 0.6)
-    ax.set_ylim(0, 1.6 * top)           # room for the legend above the whiskers
+    ax.set_ylim(0, 1.75 * top)          # room for the legend and the bands' names
     ax.set_xlabel("accuracy score")
     ax.set_ylabel("probability")
-    ax.legend(loc="upper left", fontsize="small")
+    ax.legend(loc="upper left", bbox_to_anchor=(0, 0.9), fontsize="small")
     return ax
 
 
 def panel_figure(prediction) -> Figure:
     """The panel's view of one recording (a :class:`course_lib.panel_prediction.PanelPrediction`):
-    the distribution of one expert's score above, the sentence's words and phones by GOP below."""
-    fig = Figure(figsize=(9, 5), layout="constrained")
+    the distribution of one expert's score and the interval of the five experts' mean over the
+    aspect's bands above, the sentence's words and phones by GOP below."""
+    fig = Figure(figsize=(9, 5.4), layout="constrained")
     top, bottom = fig.subplots(2, 1, height_ratios=(3, 2))
-    _plot_panel_distribution(top, prediction.distribution, prediction.mean, prediction.sd)
-    top.set_title("How the five experts would score it")
+    _plot_panel_distribution(top, prediction.distribution, prediction.mean,
+                             prediction.interval_50, prediction.interval_90,
+                             rubric=prediction.rubric)
+    top.set_title(f"{prediction.aspect.capitalize()}: how the five experts would score it")
     if prediction.aligned:
         plot_gop_timeline(bottom, prediction.pronunciation.phones)
         bottom.set_title("Goodness of pronunciation (nats per frame; 0 = as good as the best "
@@ -104,3 +128,24 @@ def panel_figure(prediction) -> Figure:
         bottom.text(0.5, 0.5, "The sentence did not align: no phone scores.", ha="center",
                     va="center", transform=bottom.transAxes)
     return fig
+
+
+def _panel_description(prediction) -> str:
+    """What :func:`panel_figure` draws for ``prediction``, in words (the figure's alt text):
+    every number the top panel shows, and what the bottom panel holds."""
+    (low50, high50), (low90, high90) = prediction.interval_50, prediction.interval_90
+    bands = ", ".join(f"{low}-{high} {band}" for low, high, band, _ in sorted(prediction.rubric))
+    top = (f"Top, {prediction.aspect} as the five experts would score it: bars give the "
+           "probability that one expert drawn at random gives each score from 0 to 10: "
+           + ", ".join(f"{100 * p:.0f} %" for p in prediction.distribution)
+           + f". Above them a diamond marks the panel mean {prediction.mean:.1f} of 10, the "
+           f"predicted mean of the five experts, with a thick line for its 50% interval "
+           f"({low50:.1f} to {high50:.1f}) and a thin capped line for its 90% interval "
+           f"({low90:.1f} to {high90:.1f}). The background names the rubric's bands: {bands}.")
+    if not prediction.aligned:
+        return top + " Bottom: a line saying that the sentence did not align, so no phone was " \
+                     "scored."
+    return top + (" Bottom: the sentence's words and phones along time, each a box coloured "
+                  "by its goodness of pronunciation (dark for poor, yellow for good) and "
+                  "labelled with it where the box is wide enough; the text beside the figure "
+                  "lists the words that pulled the score down.")

@@ -2,11 +2,14 @@
 
 :class:`PronunciationPanel` puts the course recorder (at 16 kHz, the GOP scorer's rate) beside a
 choice of sentence (one of the corpus's example sentences, or one you type) and, when you press
-Stop, shows :class:`course_lib.panel_prediction.ExpertPanel`'s prediction: the distribution of
-one expert's score with the panel mean, the words and phones by goodness of pronunciation, and
-the same as text. Without a microphone, "score the shipped recording" scores the corpus's own
-recording of the chosen sentence. Errors show as one line; the last prediction stays until a
-new one replaces it.
+Stop, shows :class:`course_lib.panel_prediction.ExpertPanel`'s prediction: its notes first (a
+sentence that did not align, a recording far from the ones the experts scored, what was done to
+the audio), then the distribution of one expert's score with the 90% interval of the five
+experts' mean over the rubric's bands, the words and phones by goodness of pronunciation, and
+the same as text. Above it the panel names its aspect and rubric, says how accurate it is on
+speakers it never heard, and where the recording goes. Without a microphone, "score the shipped
+recording" scores the corpus's own recording of the chosen sentence. Errors show as one line;
+the last prediction stays until a new one replaces it.
 """
 
 from __future__ import annotations
@@ -18,15 +21,21 @@ from collections.abc import Sequence
 import ipywidgets as W
 from IPython.display import display
 
-from course_lib.panel_prediction import ExpertPanel, PanelPrediction
-from course_lib.plotting.pronunciation import panel_figure
+from course_lib.panel_prediction import _POPULATION, ExpertPanel, PanelPrediction, _rubric_text
+from course_lib.plotting.pronunciation import _panel_description, panel_figure
 from course_lib.widgets.base import _figure_image
 from course_lib.widgets.recorder import Recorder
 from course_lib.widgets.status import _StatusLine
 
 _RATE = 16000
 _OWN = "(type your own sentence below)"
-_TITLE = "Read a sentence aloud: how would the five experts score it?"
+_TITLE = "Read a sentence aloud: how would the five experts score its accuracy?"
+# checked against widgets.recorder: the take travels from the browser to the kernel, is kept in
+# the kernel's memory and written to disk only by Recorder.save / save_all
+_PRIVACY = ("Where your voice goes: the recording goes to the machine that runs this "
+            "notebook's kernel (your computer when you run the course locally, the hub's or "
+            "Binder's server otherwise), is scored there and kept in the kernel's memory until "
+            "the kernel stops; it is not written to disk unless you save it.")
 
 
 class PronunciationPanel:
@@ -57,10 +66,13 @@ class PronunciationPanel:
         self.shipped = W.Button(description="score the shipped recording",
                                 layout=W.Layout(width="240px"))
         self.status = _StatusLine()   # a live region: each new line is announced
+        self.about = W.HTML(_about(panel))
+        self.notes_view = W.HTML()
         self.output = W.Output()
         self.text_view = W.HTML()
         # class names a browser test and a stylesheet can find
-        for widget, name in ((self.status, "status"), (self.output, "figure"),
+        for widget, name in ((self.status, "status"), (self.about, "about"),
+                             (self.notes_view, "notes"), (self.output, "figure"),
                              (self.text_view, "summary")):
             widget.add_class(f"course-pronunciation-{name}")
         self.sentence.observe(self._on_sentence, names="value")
@@ -103,23 +115,36 @@ class PronunciationPanel:
             self._say(f"Not scored: {err}", True)
             return None
         self.prediction, self.last_error = prediction, None
-        self.image = _figure_image(panel_figure(prediction), (
-            f"How the five experts would score it: panel mean {prediction.mean:.1f} of 10 (sd "
-            f"{prediction.sd:.2f}); one expert's score from 0 to 10 has probabilities "
-            + ", ".join(f"{100 * p:.0f} %" for p in prediction.distribution)
-            + ". Below, the sentence's words and phones in time, coloured by goodness of "
-            "pronunciation; the words that pulled the score down are listed beside it."
-            if prediction.aligned else ""))
+        # notes first: they say whether the numbers below are to be read at all
+        self.notes_view.value = "".join(f"<p><b>Note:</b> {html.escape(note)}.</p>"
+                                        for note in prediction.notes)
+        self.image = _figure_image(panel_figure(prediction), _panel_description(prediction))
         with self.output:
             self.output.clear_output(wait=True)
             display(self.image)
         self.text_view.value = f"<pre>{html.escape(prediction.summary())}</pre>"
         self.seconds = time.perf_counter() - started
-        self._say(f"Scored in {self.seconds:.1f} s: panel mean {prediction.mean:.1f} "
-                  f"(sd {prediction.sd:.2f})" + ("" if prediction.aligned else
-                                                 "; the sentence did not align"))
+        low, high = prediction.interval_90
+        self._say(f"Scored in {self.seconds:.1f} s: panel mean {prediction.mean:.1f}, the five "
+                  f"experts' mean {low:.1f}-{high:.1f} (90%)"
+                  + ("" if prediction.aligned else "; the sentence did not align")
+                  + (f"; {len(prediction.notes)} note(s) above the figure"
+                     if prediction.notes else ""))
         return prediction
 
+    def _children(self) -> list:
+        """The panel's parts from top to bottom: the notes above the figure."""
+        return [W.HTML(f"<b>{_TITLE}</b>"), self.about, self.sentence, self.own_text,
+                self.recorder, self.shipped, self.status, self.notes_view, self.output,
+                self.text_view]
+
     def _ipython_display_(self) -> None:
-        display(W.VBox([W.HTML(f"<b>{_TITLE}</b>"), self.sentence, self.own_text, self.recorder,
-                        self.shipped, self.status, self.output, self.text_view]))
+        display(W.VBox(self._children()))
+
+
+def _about(panel: ExpertPanel) -> str:
+    """The aspect and its rubric, how accurate the panel is, and where the recording goes."""
+    return "".join(f"<p>{html.escape(text)}</p>" for text in (
+        f"Aspect: accuracy of pronunciation, 0-10, as speechocean762's experts score it "
+        f"({_rubric_text()}).",
+        f"How far to trust it. {panel.evaluation.statement()} {_POPULATION}", _PRIVACY))

@@ -1,8 +1,12 @@
 """The pronunciation panel's Python half (course_lib.widgets.pronunciation): a take or the
-shipped clip scored and shown, a typed sentence, and errors that leave the last view in place.
-The browser half (the fake microphone) is tested in tests/browser/test_pronunciation_in_lab.py."""
+shipped clip scored and shown (notes first, the experts' mean with its 90% interval, the aspect,
+its rubric and the panel's stated accuracy), a typed sentence, and errors that leave the last
+view in place. The browser half (the fake microphone) is tested in
+tests/browser/test_pronunciation_in_lab.py."""
 
 from __future__ import annotations
+
+import html
 
 import numpy as np
 import pytest
@@ -37,12 +41,47 @@ def test_the_shipped_recording_is_scored_shown_and_said(reader, sentences):
     assert prediction is reader.prediction and reader.last_error is None
     assert reader.image is not None and reader.image.data.startswith(b"\x89PNG")
     assert "Words that pulled it down" in reader.text_view.value
-    # the figure's alt text reads out the eleven probabilities the histogram draws
+    assert reader.notes_view.value == "" and prediction.notes == ()
+    # the figure's alt text reads out what it draws: the eleven probabilities, the experts'
+    # mean with its 50% and 90% intervals, the rubric's bands
     described = reader.image.description
+    (low50, high50), (low90, high90) = prediction.interval_50, prediction.interval_90
     assert f"panel mean {prediction.mean:.1f} of 10" in described
     assert ", ".join(f"{100 * p:.0f} %" for p in prediction.distribution) in described
+    assert f"50% interval ({low50:.1f} to {high50:.1f})" in described
+    assert f"90% interval ({low90:.1f} to {high90:.1f})" in described
+    assert "0-2 very poor" in described and "9-10 excellent" in described
+    assert "2 sd" not in described
     assert isinstance(reader.status, _StatusLine) and "Scored in" in reader.status.value
     assert f"panel mean {prediction.mean:.1f}" in reader.status.value
+    assert f"{low90:.1f}-{high90:.1f} (90%)" in reader.status.value
+
+
+def test_before_any_take_it_names_the_aspect_its_accuracy_and_where_the_audio_goes(
+        reader, expert_panel):
+    about = html.unescape(reader.about.value)
+    assert "accuracy of pronunciation" in about and "9-10 excellent" in about
+    evaluation = expert_panel.evaluation
+    assert f"correlated {evaluation.test_pcc:.2f}" in about
+    assert f"{100 * evaluation.coverage_90:.0f}% of them" in about
+    # true on a hub and on Binder as on a laptop: the kernel's machine, not "your machine"
+    assert "the machine that runs this notebook's kernel" in about
+    assert "Binder" in about and "not written to disk unless you save it" in about
+    assert "stays on your machine" not in about
+
+
+def test_notes_show_before_the_figure(reader, sentences):
+    clip = sentences[0]
+    reader.sentence.value = clip.text.lower()
+    prediction = reader.score(resample(clip.samples, 16000, 8000), 8000)
+    assert prediction.notes and "resampled" in reader.notes_view.value
+    assert reader.notes_view.value.startswith("<p><b>Note:</b>")
+    assert "note(s) above the figure" in reader.status.value
+    shown = reader.text_view.value
+    assert shown.index("Note:") < shown.index("Panel mean")
+    # the panel shows the notes above the figure
+    children = reader._children()
+    assert children.index(reader.notes_view) < children.index(reader.output)
 
 
 def test_a_take_from_the_recorder_is_scored_at_16_khz(reader, sentences):
@@ -69,6 +108,15 @@ def test_an_unknown_word_says_so_and_keeps_the_last_view(reader, sentences):
     assert "ZQXJW" in str(reader.last_error) and "Not scored" in reader.status.value
     assert reader.prediction is first and reader.image is picture
     assert reader.score_shipped() is None and "record it" in reader.status.value
+
+
+def test_a_sentence_that_does_not_align_is_described_and_noted(reader, sentences):
+    reader.sentence.value = _OWN
+    reader.own_text.value = " ".join(["extraordinary"] * 20)
+    prediction = reader.score(sentences[0].samples[:16000], 16000)
+    assert prediction is not None and not prediction.aligned
+    assert "did not align" in reader.notes_view.value and "did not align" in reader.status.value
+    assert "did not align, so no phone was scored" in reader.image.description
 
 
 def test_a_typed_sentence_is_scored(reader, sentences):

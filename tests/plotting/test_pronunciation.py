@@ -1,0 +1,63 @@
+"""The panel's figure (``plotting.pronunciation``): it draws the five experts' mean with its 50%
+and 90% intervals (not +-2 latent sd) over the rubric's named bands, and its description says
+what it draws. Drawn from a hand-made prediction, so no corpus or scorer is needed."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from course_lib.plotting.pronunciation import (_panel_description, _plot_panel_distribution,
+                                               panel_figure)
+from course_lib.pronunciation import PhoneScore, Pronunciation
+
+RUBRIC = ((9, 10, "excellent", "no noticeable mistake"), (7, 8, "good", "a few mistakes"),
+          (5, 6, "understandable", "many mistakes"), (3, 4, "poor", "serious mistakes"),
+          (0, 2, "very poor", "hardly a word"))
+
+
+def prediction(aligned: bool = True):
+    phones = (PhoneScore(0, "HELLO", "HH", 0.1, 0.2, -1.0), PhoneScore(0, "HELLO", "AH", 0.2,
+                                                                       0.3, -4.5))
+    distribution = np.array([0, 0, 0, 0.01, 0.04, 0.1, 0.2, 0.3, 0.2, 0.1, 0.05])
+    return SimpleNamespace(
+        aspect="accuracy", mean=6.8, interval_50=(6.3, 7.3), interval_90=(5.6, 8.0),
+        distribution=distribution, rubric=RUBRIC, aligned=aligned,
+        pronunciation=Pronunciation("HELLO", phones if aligned else (), aligned, -2.0, -1.0, ()))
+
+
+def test_the_figure_draws_the_experts_mean_and_its_two_intervals_over_the_named_bands():
+    fig = panel_figure(prediction())
+    top = fig.axes[0]
+    lines = {tuple(np.round(line.get_xdata(), 6)): line for line in top.get_lines()}
+    assert (5.6, 8.0) in lines and (6.3, 7.3) in lines and (6.8,) in lines
+    assert lines[(6.3, 7.3)].get_linewidth() > lines[(5.6, 8.0)].get_linewidth()
+    texts = [text.get_text() for text in top.texts]
+    assert [band for *_, band, _ in sorted(RUBRIC)] == texts
+    legend = [text.get_text() for text in top.get_legend().get_texts()]
+    assert "five experts' mean 6.8: 50% (thick) and 90% intervals" in legend
+    assert not any("sd" in entry for entry in legend)
+    assert top.get_title().startswith("Accuracy")
+    assert len(top.patches) == 11 + 2       # the bars and the two shaded bands
+
+
+def test_the_description_says_what_is_drawn():
+    text = _panel_description(prediction())
+    assert "panel mean 6.8 of 10" in text
+    assert "50% interval (6.3 to 7.3)" in text and "90% interval (5.6 to 8.0)" in text
+    assert "0 %, 0 %, 0 %, 1 %, 4 %, 10 %, 20 %, 30 %, 20 %, 10 %, 5 %" in text
+    assert "0-2 very poor, 3-4 poor, 5-6 understandable, 7-8 good, 9-10 excellent" in text
+    assert "phones along time" in text
+    unaligned = _panel_description(prediction(aligned=False))
+    assert "did not align" in unaligned and "phones along time" not in unaligned
+
+
+def test_bad_input_is_named():
+    fig = panel_figure(prediction())
+    ax = fig.axes[0]
+    with pytest.raises(ValueError, match="^distribution:"):
+        _plot_panel_distribution(ax, np.ones(3) / 3, 5.0, (4, 6), (3, 7))
+    with pytest.raises(ValueError, match="^interval_90:"):
+        _plot_panel_distribution(ax, np.ones(11) / 11, 5.0, (4, 6), (7, 3))
