@@ -14,8 +14,9 @@ message; Python then (with :mod:`course_lib.recording`)
    their prompts), calls the functions registered with :meth:`Recorder.on_recording`, and sends
    the trimmed take back as a WAV so that the player plays exactly what Python kept.
 
-Nothing leaves the student's machine: the audio travels only between the browser tab and the
-local kernel, stays in memory, and is written to disk only by :meth:`Recorder.save` /
+The audio travels only between the browser tab and the notebook's kernel (the student's own
+computer when the course runs locally; the server when it runs on a JupyterHub or Binder), stays
+in the kernel's memory, and is written to disk only by :meth:`Recorder.save` /
 :meth:`Recorder.save_all`, to a path the student names.
 
 When there is no microphone (no ``getUserMedia``: a page served over plain HTTP from another
