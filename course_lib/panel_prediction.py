@@ -365,7 +365,9 @@ class ExpertPanel:
     ``ExpertPanel()`` loads the shipped data, the scorer and the committed result (about a
     second); :meth:`score` scores a recording against its text; :meth:`predict_features` does
     the GP part for rows of the 17 GOP features and :meth:`distance` their distance from the
-    training sentences. ``evaluation`` is the committed :class:`PanelEvaluation`.
+    training sentences. ``evaluation`` is the committed :class:`PanelEvaluation`;
+    ``interval_half_width_sd`` the intervals' half-widths in sd by level ("0.5", "0.9"), as
+    calibrated on the training speakers.
     """
 
     def __init__(self):
@@ -374,7 +376,7 @@ class ExpertPanel:
         self.evaluation = PanelEvaluation(**{key: chosen[key] for key in (
             "model", "test_pcc", "test_rmse", "coverage_50", "coverage_90", "n_test_sentences",
             "n_test_speakers", "far_threshold", "far_percentile")})
-        self._half_widths = chosen["interval_half_width_sd"]
+        self.interval_half_width_sd = chosen["interval_half_width_sd"]
         self._train_features = panel.features[panel.train]
         train = panel.ratings.subset(panel.train)
         self._offset = float(train.means.mean())
@@ -408,8 +410,8 @@ class ExpertPanel:
         distance = float(self.distance(features)[0])
         # the experts' mean cannot leave the scale, so clipping to it changes no coverage
         low50, high50, low90, high90 = (float(np.clip(end[0], *self.scale)) for end in (
-            *predictive.interval(0.5, self._half_widths["0.5"]),
-            *predictive.interval(0.9, self._half_widths["0.9"])))
+            *predictive.interval(0.5, self.interval_half_width_sd["0.5"]),
+            *predictive.interval(0.9, self.interval_half_width_sd["0.9"])))
         return PanelPrediction(
             float(predictive.mean[0]), float(np.sqrt(predictive.mean_variance[0])),
             float(np.sqrt(predictive.latent_variance[0])), (low50, high50), (low90, high90),

@@ -75,7 +75,7 @@ def test_the_panel_is_the_committed_choice_and_states_its_own_test_accuracy(expe
         expert_panel.evaluation.test_rmse, abs=1e-9)
     for level, stated in ((0.5, expert_panel.evaluation.coverage_50),
                           (0.9, expert_panel.evaluation.coverage_90)):
-        low, high = predictive.interval(level)
+        low, high = predictive.interval(level, expert_panel.interval_half_width_sd[str(level)])
         inside = np.mean((test.means >= low) & (test.means <= high))
         # a sentence within round-off of an interval's end may flip: one in 2,500
         assert inside == pytest.approx(stated, abs=1 / 2500), level
@@ -131,8 +131,8 @@ def test_a_live_score_is_the_panel_on_that_recordings_gop_features(expert_panel,
     assert live.mean == predictive.mean[0]
     assert live.sd == np.sqrt(predictive.mean_variance[0])
     assert live.latent_sd == np.sqrt(predictive.latent_variance[0])
-    assert live.interval_90 == tuple(float(np.clip(end[0], 0, 10))
-                                     for end in predictive.interval(0.9))
+    assert live.interval_90 == tuple(float(np.clip(end[0], 0, 10)) for end in predictive.interval(
+        0.9, expert_panel.interval_half_width_sd["0.9"]))
     assert live.interval_50[0] > live.interval_90[0] and live.interval_50[1] < live.interval_90[1]
     np.testing.assert_array_equal(live.distribution, np.exp(predictive.log_one_expert[0]))
     assert live.distance == expert_panel.distance(features)[0]

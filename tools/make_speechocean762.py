@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gzip
 import io
 import multiprocessing
 import os
@@ -65,6 +66,7 @@ from course_lib.pronunciation import (_GOP_FEATURE_NAMES, GopThresholds,  # noqa
 
 COMMIT = _COMMIT
 DATASET = "speechocean762"
+ALL_PHONES = "gop_phones_all.csv.gz"
 # Example clips: test sentences whose five-expert mean fluency is nearest to these values,
 # low to high, so a listener hears the scale.
 EXAMPLE_FLUENCY = (3.0, 5.0, 6.0, 7.0, 8.0, 9.8)
@@ -212,7 +214,19 @@ def write_gop(folder: Path, rows, scored, examples) -> list[str]:
         writer.writerow(["item", "word_index", "word", "phone", "start", "end", "gop"])
         writer.writerows([item, p.word_index, p.word, p.phone, stored(p.start), stored(p.end),
                           stored(p.gop)] for item, _ in examples for p in scored[item].phones)
-    return ["gop_thresholds.csv", "gop_features.csv", "gop_phones.csv"]
+    # every phone of every aligned sentence with what the free phone loop heard (the word and
+    # phone verdicts are trained and checked on these); gzip without a time stamp, so the
+    # same inputs give the same bytes
+    with gzip.GzipFile(folder / ALL_PHONES, "wb", mtime=0) as raw, \
+            io.TextIOWrapper(raw, encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(["item", "word_index", "word", "phone", "start", "end", "gop", "heard",
+                         "heard_share"])
+        writer.writerows([item, p.word_index, p.word, p.phone, stored(p.start), stored(p.end),
+                          stored(p.gop), p.heard, stored(p.heard_share)]
+                         for item, s in enumerate(scored) if s is not None and s.aligned
+                         for p in s.phones)
+    return ["gop_thresholds.csv", "gop_features.csv", "gop_phones.csv", ALL_PHONES]
 
 
 def stored(value: float) -> str:
