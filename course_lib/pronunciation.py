@@ -23,10 +23,16 @@ loses the alignment with it). The free loop reports a score per recognised phone
 per frame, so a segment's score is spread evenly over its frames before the frames of an aligned
 phone are summed.
 
-:class:`PronunciationScorer` holds one decoder (loading the model takes about 0.3 s) and scores a
-recording against its text; :func:`gop_features` turns one sentence's phone scores into the
+:class:`PronunciationScorer` holds a decoder per pass (loading the model takes about 0.3 s each) and
+scores a recording against its text; :func:`gop_features` turns one sentence's phone scores into the
 utterance features Unit 5's panel models read. The shipped features of speechocean762 are made by
 the same two calls (``tools/make_speechocean762.py``).
+
+:func:`word_readings` says of every word whether it was heard as written (a :class:`WordReading`
+each, with what the loop heard instead), so a learner who misread a sentence learns which
+words; :func:`completeness` is the share heard as written. Its threshold was chosen on the
+corpus's training split (``experiments/heard_as_written.py``) and is read from that committed
+result; synthesised misreadings (``tests/data/misread``) are its check.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ import numpy as np
 import pocketsphinx
 
 from course_lib.recording import resample
+from course_lib.results import load_result
 
 _SAMPLE_RATE = 16000              # Hz: the acoustic model's rate
 _MIN_SECONDS, _MAX_SECONDS = 0.5, 20.0
@@ -62,7 +69,13 @@ _GOP_FEATURE_NAMES = (
 
 @dataclass(frozen=True)
 class PhoneScore:
-    """One aligned phone: the ``word_index``-th word of the text, its times in s, its GOP."""
+    """One aligned phone: the ``word_index``-th word of the text, its times in s, its GOP.
+
+    ``heard``: the phone the free phone loop heard over most of this phone's frames ("SIL" for
+    silence or noise; "" when not known); ``heard_share``: the share of the frames it heard as
+    this same phone (0 to 1; NaN when not known). Where the loop hears something else, the
+    phone was likely said differently or not at all; the loop errs on correct speech too.
+    """
 
     word_index: int
     word: str
@@ -70,6 +83,8 @@ class PhoneScore:
     start: float
     end: float
     gop: float
+    heard: str = ""
+    heard_share: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -89,7 +104,8 @@ class Pronunciation:
     ``phones`` in time order (silences left out); ``aligned`` False when the sentence did not
     align even with the wider beam (then ``phones`` is empty and ``notes`` says why);
     ``aligned_score`` and ``loop_score`` the two passes' mean scores over the phones' frames, in
-    nats per frame; ``notes`` what was done to the input (resampled, clipped) or went wrong.
+    nats per frame; ``notes`` what was done to the input (resampled, clipped) or went wrong;
+    ``heard`` the free phone loop's segments (phone, start s, end s), silences as "SIL".
     """
 
     text: str
@@ -98,6 +114,7 @@ class Pronunciation:
     aligned_score: float
     loop_score: float
     notes: tuple[str, ...]
+    heard: tuple[tuple[str, float, float], ...] = ()
 
     def words(self) -> list[WordScore]:
         """The words of the text in order, each with the frame-weighted GOP of its phones."""
@@ -156,7 +173,7 @@ class PronunciationScorer:
             notes.append("no GOP: the recording does not match the text closely enough to align "
                          "(is it the right sentence, said in full?)")
             return Pronunciation(" ".join(words), (), False, math.nan, math.nan, tuple(notes))
-        loop = _loop_frame_scores(self._decoders[beam], raw)
+        loop = _loop(self._decoders[beam], raw)
         return _scored(" ".join(words), aligned, loop, notes)
 
     def _check_text(self, text) -> list[str]:
@@ -221,26 +238,42 @@ def _align(decoder, raw: bytes, text: str):
                          for phone in word]) for word in alignment]
 
 
-def _loop_frame_scores(decoder, raw: bytes) -> np.ndarray:
-    """The free phone loop's score per frame (each segment's score spread over its frames)."""
+def _loop(decoder, raw: bytes) -> tuple[np.ndarray, np.ndarray, list[tuple[str, int, int]]]:
+    """The free phone loop's score per frame (each segment's score spread over its frames), its
+    phone per frame, and its segments (phone, first frame, last frame); silences as "SIL"."""
     decoder.activate_search("phone_loop")
     decoder.start_utt()
     decoder.process_raw(raw, full_utt=True)
     decoder.end_utt()
     logmath = decoder.get_logmath()
     frames = np.zeros(decoder.n_frames())
+    labels = np.full(decoder.n_frames(), "SIL", dtype=object)
+    segments = []
     for segment in decoder.seg():
         first, last = segment.start_frame, segment.end_frame
         # the binding returns base**score; its log in base 1.0001 is the stored score again
         units = logmath.log(segment.ascore) if segment.ascore > 0 else logmath.get_zero()
         frames[first:last + 1] = units / (last - first + 1)
-    return frames
+        phone = "SIL" if segment.word in _SILENCE_PHONES else segment.word
+        labels[first:last + 1] = phone
+        segments.append((phone, first, last))
+    return frames, labels, segments
 
 
-def _scored(text: str, aligned, loop: np.ndarray, notes: list[str]) -> Pronunciation:
+def _heard(labels: np.ndarray, phone: str) -> tuple[str, float]:
+    """The loop's phone over most of these frames (the first in time on a tie), and the share of
+    them it heard as ``phone``."""
+    names, first, counts = np.unique(labels, return_index=True, return_counts=True)
+    best = max(range(len(names)), key=lambda i: (counts[i], -first[i]))
+    return str(names[best]), float(np.mean(labels == phone))
+
+
+def _scored(text: str, aligned, loop, notes: list[str]) -> Pronunciation:
     """GOP(p) = [log p(O | p) - max_q log p(O | q)] / NF(p) (Witt & Young 2000) for every phone
     of the text's words: the aligned phone's score minus the loop's frame scores over its frames,
-    in nats per frame; the silences between words left out."""
+    in nats per frame; the silences between words left out. Each phone also gets what the loop
+    heard over its frames."""
+    loop_units, loop_labels, segments = loop
     phones, totals, word_index = [], np.zeros(3), -1
     for word, word_phones in aligned:
         if word.startswith(("<", "[")) or all(p[0] in _SILENCE_PHONES for p in word_phones):
@@ -249,15 +282,18 @@ def _scored(text: str, aligned, loop: np.ndarray, notes: list[str]) -> Pronuncia
         for phone, first, n_frames, units in word_phones:
             if phone in _SILENCE_PHONES or n_frames <= 0:
                 continue
-            loop_units = float(loop[first:first + n_frames].sum())
-            totals += (units, loop_units, n_frames)
+            best_units = float(loop_units[first:first + n_frames].sum())
+            totals += (units, best_units, n_frames)
+            heard, share = _heard(loop_labels[first:first + n_frames], phone)
             # an alternative pronunciation is named "word(2)" by the decoder
             phones.append(PhoneScore(word_index, word.split("(")[0].upper(), phone, first / 100,
                                      (first + n_frames) / 100,
-                                     (units - loop_units) * _NATS_PER_UNIT / n_frames))
+                                     (units - best_units) * _NATS_PER_UNIT / n_frames,
+                                     heard, share))
     aligned_score, loop_score = totals[:2] * _NATS_PER_UNIT / max(totals[2], 1.0)
     return Pronunciation(text, tuple(phones), True, float(aligned_score), float(loop_score),
-                         tuple(notes))
+                         tuple(notes), tuple((phone, first / 100, (last + 1) / 100)
+                                             for phone, first, last in segments))
 
 
 @dataclass(frozen=True)
@@ -294,3 +330,121 @@ def gop_features(scored: Pronunciation, thresholds: GopThresholds) -> np.ndarray
         gop[vowel].mean() if vowel.any() else gop.mean(),
         gop[~vowel].mean() if (~vowel).any() else gop.mean(),
         scored.aligned_score, scored.loop_score, len(gop) / frames.sum()])
+
+
+# ----- heard as written: the word verdict ---------------------------------------------------------
+
+# the committed calibration on speechocean762's training split (experiments/heard_as_written.py)
+_READING_RESULT = "heard_as_written"
+_MATCH_MEASURE = "min_phone_gop"
+
+
+@dataclass(frozen=True)
+class WordReading:
+    """Was the ``index``-th word of the text heard as written?
+
+    ``written``: the dictionary's phones the alignment put on the word's frames (``start`` to
+    ``end``, in s); ``heard``: what the free phone loop heard over those frames, in order,
+    repeats collapsed, "SIL" for silence or noise; ``match``: the GOP of the word's worst phone
+    (nats per frame), how much worse its written phone explains its frames than the phones the
+    loop found there (0: as well as the loop; in a word replaced by another, or left out and
+    squeezed into a few frames of its neighbours' sound, some phone lies far below);
+    ``as_written``: ``match`` at or above the threshold.
+    """
+
+    index: int
+    word: str
+    start: float
+    end: float
+    written: tuple[str, ...]
+    heard: tuple[str, ...]
+    match: float
+    as_written: bool
+
+    @property
+    def said_instead(self) -> str:
+        """What you said instead: the loop's phones over the word ("" for a word heard as
+        written; "nothing" where the loop heard only silence)."""
+        if self.as_written:
+            return ""
+        phones = [phone for phone in self.heard if phone != "SIL"]
+        return " ".join(phones) if phones else "nothing"
+
+
+def word_readings(scored: Pronunciation, threshold: float | None = None) -> list[WordReading]:
+    """Every word of a scored sentence, in order, with the verdict ``match >= threshold``.
+
+    ``threshold`` in nats per frame; None takes the one chosen on speechocean762's training
+    split (``experiments/heard_as_written.py``, read from its committed result). The loop's
+    phone labels alone do not tell a misread word from a read one (it heard none of the written
+    phones in a fifth of the training words every expert scored accurate), so the verdict reads
+    the scores instead: the GOP of the word's worst phone, which the training split preferred to
+    the word's mean GOP. A sentence that did not align has no words to read (its ``notes`` say
+    why)."""
+    if not isinstance(scored, Pronunciation):
+        raise TypeError(f"scored: expected a Pronunciation (what PronunciationScorer.score "
+                        f"returns), got {type(scored).__name__}")
+    threshold = _committed_threshold() if threshold is None else _check_threshold(threshold)
+    if not scored.aligned:
+        return []
+    readings = []
+    for index, phones in _phones_by_word(scored.phones):
+        start, end, match = phones[0].start, phones[-1].end, _word_match(phones)
+        readings.append(WordReading(index, phones[0].word, start, end,
+                                    tuple(p.phone for p in phones),
+                                    _heard_over(scored.heard, start, end), match,
+                                    match >= threshold))
+    return readings
+
+
+def completeness(readings: list[WordReading]) -> float:
+    """The share of a sentence's words heard as written (NaN when there are none: the sentence
+    did not align)."""
+    if not isinstance(readings, (list, tuple)) or not all(
+            isinstance(reading, WordReading) for reading in readings):
+        raise TypeError("readings: expected the list word_readings returns")
+    return float(np.mean([r.as_written for r in readings])) if readings else math.nan
+
+
+def _phones_by_word(phones) -> list[tuple[int, list[PhoneScore]]]:
+    """(word index, its phones) in the order of :meth:`Pronunciation.words`."""
+    return [(index, [p for p in phones if p.word_index == index])
+            for index in sorted({p.word_index for p in phones})]
+
+
+def _word_match(phones: list[PhoneScore]) -> float:
+    """The measure :data:`_MATCH_MEASURE` of one word: the least GOP of its phones."""
+    return float(min(p.gop for p in phones))
+
+
+def _heard_over(segments, start: float, end: float) -> tuple[str, ...]:
+    """The loop's phones over [start, end) s: a segment counts when at least half of it lies
+    inside or it covers at least half of the span (a neighbour's phone that only grazes the
+    word does not); repeats collapsed."""
+    heard: list[str] = []
+    for phone, first, last in segments:
+        inside = min(last, end) - max(first, start)
+        if inside > 0 and (2 * inside >= last - first or 2 * inside >= end - start) \
+                and heard[-1:] != [phone]:
+            heard.append(phone)
+    return tuple(heard)
+
+
+def _check_threshold(threshold) -> float:
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.integer,
+                                                                 np.floating)) \
+            or not math.isfinite(threshold):
+        raise ValueError(f"threshold: expected a finite number of nats per frame (a phone "
+                         f"GOP), got {threshold!r}")
+    return float(threshold)
+
+
+def _committed_threshold() -> float:
+    """The threshold of the committed calibration, refused if it was chosen for another
+    measure than this module's."""
+    rule = load_result(_READING_RESULT)["result"]["rule"]
+    if rule.get("measure") != _MATCH_MEASURE:
+        raise RuntimeError(f"experiments/results/{_READING_RESULT}.json calibrates "
+                           f"{rule.get('measure')!r}, but word_readings measures "
+                           f"{_MATCH_MEASURE!r}: re-run python -m experiments.{_READING_RESULT}")
+    return _check_threshold(rule["threshold"])
