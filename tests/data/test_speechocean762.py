@@ -10,6 +10,7 @@ the clips, resampled here from the corpus's recordings, reproduce their rows of 
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 
@@ -20,9 +21,13 @@ from scipy.signal import resample_poly
 import course_lib.data as data
 from course_lib.data import DataError
 from course_lib.data.fluency import _utterance_features
-from course_lib.data.speechocean762 import (_corpus_lexicon, _kaldi_table, _load_gop_thresholds,
-                                            _sentences, _to_course_rate, _words_to_add,
+from course_lib.data.speechocean762 import (_align_phones, _corpus_lexicon,
+                                            _corpus_pronunciations, _csv_rows, _expert_phones,
+                                            _kaldi_table, _load_all_phones,
+                                            _load_gop_thresholds, _sentences, _to_course_rate,
+                                            _word_judgements, _words_to_add,
                                             load_speechocean762)
+from course_lib.pronunciation import _PHONES
 from course_lib.pronunciation import _GOP_FEATURE_NAMES
 
 FOLDER = data._DATA_ROOT / "speechocean762"
@@ -45,7 +50,8 @@ def test_manifest_covers_every_file_and_matches():
     assert set(manifest) == on_disk - {"README.md", "SHA256SUMS"}
     # only what the course computes, and the checksums of the corpus's files it reads
     assert set(manifest) == {"features.csv", "gop_features.csv", "gop_thresholds.csv",
-                             "gop_phones.csv", "examples.csv", "rate.csv", "CORPUS_SHA256SUMS"}
+                             "gop_phones.csv", "gop_phones_all.csv.gz", "examples.csv",
+                             "rate.csv", "CORPUS_SHA256SUMS"}
     for name, digest in manifest.items():
         assert data._sha256_of(FOLDER / name) == digest, name
 
@@ -285,3 +291,240 @@ def test_course_rate_is_the_recipes_resampling_of_the_int16_values():
     # the loader passes the decoded floats times 32768: the same values, the same result
     np.testing.assert_array_equal(_to_course_rate(pcm / 32768.0 * 32768), down)
     assert _to_course_rate(np.full(64, 32767, np.int16)).max() == 32767     # clipped, no wrap
+
+
+# ----- the experts' word and phone judgements --------------------------------------------------
+
+@pytest.mark.parametrize("text, phones, inserted", [
+    ("K AO L", [("K", 2), ("AO", 2), ("L", 2)], 0),
+    ("K {AO} L", [("K", 2), ("AO", 1), ("L", 2)], 0),
+    ("B EH [L] R", [("B", 2), ("EH", 2), ("R", 2)], 1),
+    ("P R (IH0 T IY1) S", [("P", 2), ("R", 2), ("IH", 0), ("T", 0), ("IY", 0), ("S", 2)], 0),
+    # the experts' own symbols become CMU phones that share the symbol's score
+    ("Z {IR0} OW", [("Z", 2), ("IH", 1), ("R", 1), ("OW", 2)], 0),
+    ("K EH {TS}", [("K", 2), ("EH", 2), ("T", 1), ("S", 1)], 0),
+    ("(AX) G1 EE", [("AH", 0), ("G", 2), ("ER", 2)], 0),
+    # an empty () or {} marks a phone without naming it; an empty [] inserts nothing
+    ("P AA [K] ()", [("P", 2), ("AA", 2), ("", 0)], 1),
+    ("S IH T IY []", [("S", 2), ("IH", 2), ("T", 2), ("IY", 2)], 0),
+    # nested: inserted beats missed beats accented
+    ("(P IY1 (R) S)", [("P", 0), ("IY", 0), ("R", 0), ("S", 0)], 0),
+    ("AY0 D [ {V} S ]", [("AY", 2), ("D", 2)], 2),
+    ("{T (Z)}", [("T", 1), ("Z", 0)], 0),
+])
+def test_expert_markup_reads_as_scores_of_the_words_own_phones(text, phones, inserted):
+    assert _expert_phones(text, "here") == (phones, inserted)
+
+
+@pytest.mark.parametrize("text", ["N OW0)", "[ IH0 ] IH0 T {", "(K AE]", "P L AA0 N TS ]"])
+def test_markup_whose_brackets_do_not_pair_is_unreadable(text):
+    assert _expert_phones(text, "here") is None
+
+
+def test_a_symbol_outside_the_experts_set_is_named():
+    with pytest.raises(DataError, match=r"utt 1, word 2, expert 3: 'QX' in 'K QX' is not a phone"):
+        _expert_phones("K QX", "utt 1, word 2, expert 3")
+    with pytest.raises(DataError, match="expected the phones as a string"):
+        _expert_phones(["K"], "here")
+
+
+def test_alignment_pairs_equal_phones_and_prefers_like_substitutions():
+    assert _align_phones(("K", "AE", "N"), ("K", "AE", "N")) == (0.0, ((0, 0), (1, 1), (2, 2)))
+    # HH dropped: one gap
+    assert _align_phones(("HH", "IH", "M"), ("IH", "M")) == (1.0, ((0, None), (1, 0), (2, 1)))
+    # a vowel for a vowel costs 1, and an unnamed phone matches anything
+    assert _align_phones(("K", "AE", "N"), ("K", "AH", "N"))[0] == 1.0
+    assert _align_phones(("P", "AA", "R"), ("P", "AA", ""))[0] == 0.0
+    # a vowel against a consonant costs 1.5, still less than deleting one and inserting one
+    assert _align_phones(("T",), ("IY",)) == (1.5, ((0, 0),))
+    assert _align_phones((), ("T",)) == (1.0, ((None, 0),))
+
+
+def word_record(text, accuracy, phones):
+    return {"text": text, "accuracy": list(accuracy), "phones": list(phones)}
+
+
+def judged(words, text="WE BEAR"):
+    row = {"utt": "000010001", "split": "train", "text": text, "words": words}
+    lexicon = _corpus_pronunciations("WE\tW IY1\nBEAR\tB AE1 R\nBEAR\tB EH1 R\n")
+    return _word_judgements([row], lexicon)
+
+
+def test_word_judgements_score_the_canonical_phones_each_expert_heard():
+    we = word_record("we", [10, 10, 10, 10, 9.0], ["W IY"] * 4 + ["W {IY}"])
+    bear = word_record("bear", [3, 7, 10, 2, 6],
+                       ["B (EH) R", "B EH {R}", "B AR", "(B AR0)", "EH [L] R"])
+    first, second = judged([we, bear])
+    assert (first.item, first.word_index, first.word, first.phones) == (0, 0, "WE", ("W", "IY"))
+    np.testing.assert_array_equal(first.phone_scores, [[2, 2, 2, 2, 2], [2, 2, 2, 2, 1]])
+    np.testing.assert_array_equal(first.accuracy, [10, 10, 10, 10, 9])
+    # the lexicon's second pronunciation is nearer to what the experts wrote (AR is EH R)
+    assert second.phones == ("B", "EH", "R") and second.word_index == 1
+    np.testing.assert_array_equal(second.phone_scores, [[2, 2, 2, 0, np.nan],
+                                                        [0, 2, 2, 0, 2],
+                                                        [2, 1, 2, 0, 2]])
+    np.testing.assert_array_equal(second.inserted, [0, 0, 0, 0, 1])
+    assert not second.phone_scores.flags.writeable
+
+
+def test_an_unreadable_transcription_leaves_that_experts_column_empty():
+    bear = word_record("bear", [3, 7, 10, 2, 6], ["B EH R", "B EH R)", "B EH R", "B EH R",
+                                                  "B EH R"])
+    we = word_record("we", [10] * 5, ["W IY"] * 5)
+    judgement = judged([we, bear])[1]
+    assert np.isnan(judgement.phone_scores[:, 1]).all() and np.isnan(judgement.inserted[1])
+    assert not np.isnan(np.delete(judgement.phone_scores, 1, axis=1)).any()
+
+
+@pytest.mark.parametrize("bear, message", [
+    (word_record("bear", [3, 7, 10, 2], ["B EH R"] * 5), "expected 5 experts' whole scores"),
+    (word_record("bear", [3, 7, 10, 2, 11], ["B EH R"] * 5), "whole scores 0-10"),
+    (word_record("bear", [3, 7, 10, 2, 6.5], ["B EH R"] * 5), "whole scores 0-10"),
+    (word_record("bear", [3, 7, 10, 2, 6], ["B EH R"] * 4), "expected 5 experts' phones"),
+    (word_record("pear", [3, 7, 10, 2, 6], ["B EH R"] * 5), "expected the word record of 'BEAR'"),
+    (word_record("bear", [3, 7, 10, 2, 6], ["B EH R"] * 4 + ["B QQ R"]),
+     "expert 5: 'QQ' in 'B QQ R' is not a phone"),
+])
+def test_malformed_word_records_are_named(bear, message):
+    we = word_record("we", [10] * 5, ["W IY"] * 5)
+    with pytest.raises(DataError, match=re.escape(f"utterance 000010001, word 2") + ".*"
+                       + re.escape(message)):
+        judged([we, bear])
+
+
+def test_words_must_match_the_text_and_the_lexicon():
+    we = word_record("we", [10] * 5, ["W IY"] * 5)
+    with pytest.raises(DataError, match="expected a word record for each of the 2 words"):
+        judged([we])
+    with pytest.raises(DataError, match="word 1: 'YOU' is not in the corpus's lexicon"):
+        judged([word_record("you", [10] * 5, ["Y UW"] * 5)], text="YOU")
+
+
+def test_the_corpus_apostrophe_of_the_word_records_is_the_texts():
+    lexicon = _corpus_pronunciations("IT'S\tIH1 T S\n")
+    row = {"utt": "u", "split": "test", "text": "IT'S",
+           "words": [word_record("it\u02c8s", [10] * 5, ["IH T S"] * 5)]}
+    assert _word_judgements([row], lexicon)[0].phones == ("IH", "T", "S")
+
+
+@pytest.fixture(scope="module")
+def judgements():
+    return load_speechocean762().word_judgements()
+
+
+def test_every_word_of_every_sentence_is_judged(judgements):
+    panel = load_speechocean762()
+    words = [(j.item, j.word_index, j.word) for j in judgements]
+    assert words == [(item, index, word) for item, text in enumerate(panel.texts)
+                     for index, word in enumerate(text.split())]
+    scores = np.concatenate([j.phone_scores.ravel() for j in judgements])
+    assert set(np.unique(scores[~np.isnan(scores)])) == {0.0, 1.0, 2.0}
+    # the eight transcriptions whose brackets do not pair, and few empty cells besides
+    assert sum(int(np.isnan(j.inserted).sum()) for j in judgements) == 8
+    assert np.isnan(scores).mean() < 0.005
+    assert load_speechocean762().word_judgements() is judgements    # memoised by content
+
+
+def test_readme_reading_of_the_markup_is_the_corpus(judgements):
+    """The table and the correlations the data README gives for its reading of the markup."""
+    rows, swapped = [], []
+    for j in judgements:
+        for expert in range(5):
+            column = j.phone_scores[:, expert]
+            column = column[~np.isnan(column)]
+            if np.isnan(j.inserted[expert]) or not column.size:
+                continue
+            rows.append(((column == 0).mean(), (column == 1).any(), j.inserted[expert] > 0,
+                         column.mean(), j.accuracy[expert]))
+            swapped.append(np.choose(column.astype(int), [1, 0, 2]).mean())
+    missed, accented, inserted, mean_score, accuracy = np.array(rows, dtype=float).T
+    clean = inserted == 0
+    groups = [("all correct, nothing inserted", (missed == 0) & ~(accented > 0) & clean, 10, 10),
+              ("some accented, none missed, nothing inserted", (missed == 0) & (accented > 0)
+               & clean, 7, 9),
+              ("up to 30% of the phones missed, nothing inserted", (missed > 0) & (missed <= 0.3)
+               & clean, 4, 6),
+              ("more than 30% missed, nothing inserted", (missed > 0.3) & clean, 2, 3),
+              ("a phone inserted", inserted > 0, 3, 6)]
+    text = (FOLDER / "README.md").read_text(encoding="utf-8")
+    assert f"Over all {len(rows):,} (word, expert) pairs" in " ".join(text.split())
+    for label, chosen, low, high in groups:
+        band = np.mean((accuracy[chosen] >= low) & (accuracy[chosen] <= high))
+        scores = "score 10" if low == high else f"score {low}-{high}"
+        assert readme_row(label) == [f"{chosen.sum():,}", f"{accuracy[chosen].mean():.2f}",
+                                     f"{band:.1%} {scores}"], label
+    prose = " ".join(text.split())
+    assert f"at r = {np.corrcoef(mean_score, accuracy)[0, 1]:.3f}; with the meanings" in prose
+    assert f"it falls to r = {np.corrcoef(swapped, accuracy)[0, 1]:.3f}" in prose
+
+
+def test_csv_rows_parse_each_column_and_name_a_bad_field():
+    rows = _csv_rows("item,word,gop\n3,WE,-1.5\n", "here",
+                     {"item": data._parse_int, "gop": data._parse_float})
+    assert rows == [{"item": 3, "gop": -1.5}]
+    with pytest.raises(DataError, match="here, line 2, column 'gop': not a finite number"):
+        _csv_rows("item,gop\n3,nan\n", "here", {"item": data._parse_int,
+                                                 "gop": data._parse_float})
+    with pytest.raises(DataError, match="lacks the columns \\['gop'\\]"):
+        _csv_rows("item\n3\n", "here", {"gop": data._parse_float})
+    with pytest.raises(DataError, match="here, line 2: expected 2 fields, got 1"):
+        _csv_rows("item,gop\n3\n", "here", {"gop": data._parse_float})
+
+
+# ----- every aligned sentence's phones (gop_phones_all.csv.gz) --------------------------------
+
+def test_all_phones_are_every_aligned_sentences_phones_in_time_order():
+    panel = load_speechocean762()
+    phones = panel.all_phones()
+    assert sorted(phones) == [int(i) for i in np.flatnonzero(panel.gop_aligned)]
+    for item, rows in phones.items():
+        words = panel.texts[item].split()
+        assert [r.word for r in rows] == [words[r.word_index] for r in rows], item
+        assert sorted({r.word_index for r in rows}) == list(range(len(words))), item
+        assert all(rows[k].start < rows[k + 1].start for k in range(len(rows) - 1)), item
+    flat = [r for rows in phones.values() for r in rows]
+    assert {r.heard for r in flat} <= set(_PHONES) | {"SIL"}
+    assert all(0.0 <= r.heard_share <= 1.0 and r.end > r.start for r in flat)
+    # the example sentences' rows of gop_phones.csv are the same phones
+    for item, rows in panel.example_phones().items():
+        assert [(r.word_index, r.word, r.phone, r.start, r.end, r.gop) for r in rows] == [
+            (r.word_index, r.word, r.phone, r.start, r.end, r.gop) for r in phones[item]]
+    assert panel.all_phones() is not phones and panel.all_phones() == phones
+    text = " ".join((FOLDER / "README.md").read_text(encoding="utf-8").split())
+    assert (f"every phone of the {len(phones):,} sentences that aligned ({len(flat):,} phones)"
+            in text)
+
+
+def write_phones(root, text: bytes, compress=True):
+    folder = root / "speechocean762"
+    folder.mkdir(exist_ok=True)
+    content = gzip.compress(text, mtime=0) if compress else text
+    (folder / "gop_phones_all.csv.gz").write_bytes(content)
+    (folder / "SHA256SUMS").write_text(
+        f"{data._sha256_of(folder / 'gop_phones_all.csv.gz')}  gop_phones_all.csv.gz\n")
+
+
+HEADER = b"item,word_index,word,phone,start,end,gop,heard,heard_share\n"
+
+
+def test_all_phones_read_the_compressed_table(tmp_path, monkeypatch):
+    monkeypatch.setattr(data, "_DATA_ROOT", tmp_path)
+    write_phones(tmp_path, HEADER + b"7,0,WE,W,0.1,0.2,-0.5,W,1\n7,0,WE,IY,0.2,0.3,-2.25,IH,0.25\n")
+    phones = _load_all_phones()
+    assert list(phones) == [7] and [(p.phone, p.gop, p.heard, p.heard_share)
+                                    for p in phones[7]] == [("W", -0.5, "W", 1.0),
+                                                            ("IY", -2.25, "IH", 0.25)]
+
+
+@pytest.mark.parametrize("text, compress, message", [
+    (HEADER + b"7,0,WE,W,0.1,0.2,-0.5,W,1\n", False, "not gzip-compressed UTF-8 text"),
+    (HEADER + b"7,0,WE,W,0.1,0.2,nan,W,1\n", True, "line 2, column 'gop': not a finite"),
+    (HEADER + b"7,0,WE,W,0.1,0.2,-0.5,W,1.5\n", True, "a row of item 7 is out of range"),
+    (HEADER + b"5000,0,WE,W,0.1,0.2,-0.5,W,1\n", True, "a row of item 5000 is out of range"),
+    (HEADER + b"7,0,WE,W,0.1,0.2,-0.5,,1\n", True, "column 'heard': empty field"),
+])
+def test_a_damaged_phone_table_is_named(tmp_path, monkeypatch, text, compress, message):
+    monkeypatch.setattr(data, "_DATA_ROOT", tmp_path)
+    write_phones(tmp_path, text, compress)
+    with pytest.raises(DataError, match=re.escape(message)):
+        _load_all_phones()
