@@ -28,10 +28,11 @@ recording whose GOP features lie beyond the training cloud, what was done to the
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import wave
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.stats import norm
@@ -42,7 +43,9 @@ from .data.speechocean762 import (_load_gop_thresholds, _load_pronunciation_scor
 from .features import pca_whiten
 from .gp.kernels import SquaredExponential
 from .metrics import discretised_log_predictive, panel_log_predictive
-from .pronunciation import Pronunciation, PhoneScore, WordScore, gop_features
+from .pronunciation import (Pronunciation, PhoneScore, WordReading, WordScore, completeness,
+                            gop_features, word_readings)
+from .pronunciation_feedback import FeedbackModel, WordVerdict
 from .raters.annotator_noise import AnnotatorNoiseGP
 from .raters.multi_rater import MultiRaterGP
 from .raters.rater_comparison import centre_scores
@@ -69,6 +72,26 @@ _POPULATION = ("It learned from Mandarin-speaking learners of English, about hal
                "children, recorded on the corpus's microphones: for other speakers, accents or "
                "microphones it extrapolates.")
 _MAX_BLAMED = 3
+
+
+@functools.cache
+def _word_accuracy_statement() -> str:
+    """How close the predicted word accuracy comes to the experts', on speakers it never saw
+    (the committed ``experiments/word_phone_feedback.py`` result)."""
+    full = load_result("word_phone_feedback")["result"]["full"]
+    return (f"the experts' word accuracy is predicted from GOP; on the corpus's "
+            f"{full['n_test_words']:,} test words it correlated {full['word_pcc']:.2f} with the "
+            "experts' mean, so read it as a rough guide")
+
+
+@functools.cache
+def _reading_accuracy() -> str:
+    """How often the heard-as-written check is right, on speakers it never saw (the committed
+    ``experiments/heard_as_written.py`` result)."""
+    test = load_result("heard_as_written")["result"]["test"]["at_rule"]
+    return (f"On the corpus's {test['n_words']:,} test words this check flagged "
+            f"{100 * test['flagged_accurate']:.0f}% of those every expert scored accurate and "
+            f"{100 * test['flagged_misread']:.0f}% of those they scored 3 or less")
 
 
 def _rubric_text() -> str:
@@ -234,6 +257,8 @@ class PanelPrediction:
     notes: tuple[str, ...]
     aspect: str = _ASPECT
     completeness: float | None = None
+    words: tuple[WordVerdict, ...] = ()
+    readings: tuple[WordReading, ...] = ()
 
     @property
     def aligned(self) -> bool:
@@ -304,10 +329,16 @@ class PanelPrediction:
         if not blamed:
             return [f"Words that pulled it down: none; every word's GOP is above {threshold}."]
         lines = [f"Words that pulled it down (GOP below {threshold}):"]
+        if self.words:
+            lines.append(f"  ({_word_accuracy_statement()})")
+        accuracy = {(w.start, w.word): w.accuracy for w in self.words}
         for word, phones in blamed:
             own = sorted(phones, key=lambda p: p.gop)[:2]
+            predicted = accuracy.get((word.start, word.word))
             lines.append(f"  {word.word.lower():12s} {word.gop:5.1f}   worst phones "
-                         + ", ".join(f"{p.phone} {p.gop:.1f}" for p in own))
+                         + ", ".join(f"{p.phone} {p.gop:.1f}" for p in own)
+                         + ("" if predicted is None else
+                            f"   experts' word accuracy about {predicted:.0f} of 10"))
         return lines
 
     def as_dict(self) -> dict:
@@ -322,8 +353,7 @@ class PanelPrediction:
                 "model": {"name": self.evaluation.model, "test_pcc": self.test_pcc,
                           "test_rmse": self.test_rmse, "coverage_90": self.coverage_90},
                 "notes": list(self.notes),
-                "words": [_word_entry(word, phones)
-                          for word, phones in _words_with_phones(self.pronunciation)]}
+                "words": [_word_entry(word) for word in self.words]}
 
 
 def _words_with_phones(scored: Pronunciation) -> list[tuple[WordScore, list[PhoneScore]]]:
@@ -333,18 +363,29 @@ def _words_with_phones(scored: Pronunciation) -> list[tuple[WordScore, list[Phon
             for index, word in zip(indices, scored.words())]
 
 
-def _word_entry(word: WordScore, phones: list[PhoneScore]) -> dict:
+def _word_entry(word: WordVerdict) -> dict:
     """One word of ``as_dict``'s ``words``: the one place a word's or a phone's fields are
     chosen, so a new field is one more key here."""
     return {"word": word.word, "start": word.start, "end": word.end, "gop": word.gop,
-            "phones": [{"phone": p.phone, "gop": p.gop, "heard": p.heard} for p in phones]}
+            "accuracy": word.accuracy, "heard_as_written": word.heard_as_written,
+            "phones": [{"phone": p.phone, "gop": p.gop, "score": p.score, "heard": p.heard}
+                       for p in word.phones]}
 
 
-def _panel_notes(scored: Pronunciation, distance: float, evaluation: PanelEvaluation
-                 ) -> tuple[str, ...]:
-    """The notes, most serious first: not aligned, far from the training population, then what
-    the scorer did to the audio (resampled, clipped) and its alignment attempts."""
+def _panel_notes(scored: Pronunciation, distance: float, evaluation: PanelEvaluation,
+                 readings: list[WordReading] = ()) -> tuple[str, ...]:
+    """The notes, most serious first: not aligned, words not heard as written, far from the
+    training population, then what the scorer did to the audio (resampled, clipped) and its
+    alignment attempts."""
     first = []
+    misread = [reading for reading in readings if not reading.as_written]
+    if misread:
+        said = "; ".join(f"{reading.word.lower()}: heard {reading.said_instead}"
+                         for reading in misread)
+        first.append(
+            f"{len(misread)} of {len(readings)} words were not heard as written ({said}); "
+            "the scores below assume the sentence was read as written, so read them as the "
+            f"panel's view of the words that were. {_reading_accuracy()}")
     if not scored.aligned:
         first.append("the sentence did not align, so no phone was scored: everything below is "
                      "the panel's view of a typical training sentence, not of this recording")
@@ -386,6 +427,7 @@ class ExpertPanel:
         self.scale = train.scale
         self.scorer = _load_pronunciation_scorer()
         self._thresholds = _load_gop_thresholds()
+        self.feedback = FeedbackModel()
 
     def _whiten(self, features) -> np.ndarray:
         return pca_whiten(self._train_features, features)
@@ -412,11 +454,16 @@ class ExpertPanel:
         low50, high50, low90, high90 = (float(np.clip(end[0], *self.scale)) for end in (
             *predictive.interval(0.5, self.interval_half_width_sd["0.5"]),
             *predictive.interval(0.9, self.interval_half_width_sd["0.9"])))
+        readings = word_readings(scored) if scored.aligned else []
+        words = [replace(verdict, heard_as_written=reading.as_written) for verdict, reading
+                 in zip(self.feedback.verdicts(scored), readings)]
         return PanelPrediction(
             float(predictive.mean[0]), float(np.sqrt(predictive.mean_variance[0])),
             float(np.sqrt(predictive.latent_variance[0])), (low50, high50), (low90, high90),
             np.exp(predictive.log_one_expert[0]), scored, self.evaluation, distance,
-            self._thresholds.low_word, _panel_notes(scored, distance, self.evaluation))
+            self._thresholds.low_word, _panel_notes(scored, distance, self.evaluation, readings),
+            completeness=float(completeness(readings)) if readings else None,
+            words=tuple(words), readings=tuple(readings))
 
 
 def _main(argv=None) -> int:

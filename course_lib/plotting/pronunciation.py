@@ -121,8 +121,13 @@ def panel_figure(prediction) -> Figure:
     top.set_title(f"{prediction.aspect.capitalize()}: how the five experts would score it")
     if prediction.aligned:
         plot_gop_timeline(bottom, prediction.pronunciation.phones)
+        # the word row (y 1.2): a word not heard as written is cross-hatched, not only recoloured
+        for word in _not_as_written(prediction):
+            bottom.barh(1.2, word.end - word.start, left=word.start, height=1.0, fill=False,
+                        hatch="xx", edgecolor="black", linewidth=0.0)
         bottom.set_title("Goodness of pronunciation (nats per frame; 0 = as good as the best "
-                         "phone)", fontsize="small")
+                         "phone)" + ("; cross-hatched: a word not heard as written"
+                                     if _not_as_written(prediction) else ""), fontsize="small")
     else:
         bottom.set_axis_off()
         bottom.text(0.5, 0.5, "The sentence did not align: no phone scores.", ha="center",
@@ -145,7 +150,16 @@ def _panel_description(prediction) -> str:
     if not prediction.aligned:
         return top + " Bottom: a line saying that the sentence did not align, so no phone was " \
                      "scored."
+    misread = _not_as_written(prediction)
     return top + (" Bottom: the sentence's words and phones along time, each a box coloured "
                   "by its goodness of pronunciation (dark for poor, yellow for good) and "
                   "labelled with it where the box is wide enough; the text beside the figure "
-                  "lists the words that pulled the score down.")
+                  "lists the words that pulled the score down." + (
+                      " Cross-hatched, as not heard as written: "
+                      + ", ".join(word.word.lower() for word in misread) + "."
+                      if misread else ""))
+
+
+def _not_as_written(prediction) -> list:
+    """The words of ``prediction`` (its ``words`` verdicts) not heard as written."""
+    return [word for word in prediction.words if word.heard_as_written is False]

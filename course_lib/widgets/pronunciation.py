@@ -25,6 +25,7 @@ from course_lib.panel_prediction import _POPULATION, ExpertPanel, PanelPredictio
 from course_lib.plotting.pronunciation import _panel_description, panel_figure
 from course_lib.widgets.base import _figure_image
 from course_lib.widgets.recorder import Recorder
+from course_lib.widgets.slider_names import _SliderNames
 from course_lib.widgets.status import _StatusLine
 
 _RATE = 16000
@@ -70,6 +71,7 @@ class PronunciationPanel:
         self.notes_view = W.HTML()
         self.output = W.Output()
         self.text_view = W.HTML()
+        self._slider_names = _SliderNames()
         # class names a browser test and a stylesheet can find
         for widget, name in ((self.status, "status"), (self.about, "about"),
                              (self.notes_view, "notes"), (self.output, "figure"),
@@ -134,9 +136,10 @@ class PronunciationPanel:
 
     def _children(self) -> list:
         """The panel's parts from top to bottom: the notes above the figure."""
+        # hidden, last: keeps the dropdown's arrow keys on its value in JupyterLab
         return [W.HTML(f"<b>{_TITLE}</b>"), self.about, self.sentence, self.own_text,
                 self.recorder, self.shipped, self.status, self.notes_view, self.output,
-                self.text_view]
+                self.text_view, self._slider_names]
 
     def _ipython_display_(self) -> None:
         display(W.VBox(self._children()))

@@ -12,20 +12,34 @@ import pytest
 from course_lib.plotting.pronunciation import (_panel_description, _plot_panel_distribution,
                                                panel_figure)
 from course_lib.pronunciation import PhoneScore, Pronunciation
+from course_lib.pronunciation_feedback import WordVerdict
 
 RUBRIC = ((9, 10, "excellent", "no noticeable mistake"), (7, 8, "good", "a few mistakes"),
           (5, 6, "understandable", "many mistakes"), (3, 4, "poor", "serious mistakes"),
           (0, 2, "very poor", "hardly a word"))
 
 
-def prediction(aligned: bool = True):
+def prediction(aligned: bool = True, heard_as_written: bool = True):
     phones = (PhoneScore(0, "HELLO", "HH", 0.1, 0.2, -1.0), PhoneScore(0, "HELLO", "AH", 0.2,
                                                                        0.3, -4.5))
     distribution = np.array([0, 0, 0, 0.01, 0.04, 0.1, 0.2, 0.3, 0.2, 0.1, 0.05])
+    words = (WordVerdict("HELLO", 0.1, 0.3, -2.75, 6.0, (), heard_as_written),) if aligned else ()
     return SimpleNamespace(
         aspect="accuracy", mean=6.8, interval_50=(6.3, 7.3), interval_90=(5.6, 8.0),
-        distribution=distribution, rubric=RUBRIC, aligned=aligned,
+        distribution=distribution, rubric=RUBRIC, aligned=aligned, words=words,
         pronunciation=Pronunciation("HELLO", phones if aligned else (), aligned, -2.0, -1.0, ()))
+
+
+def test_a_word_not_heard_as_written_is_cross_hatched_and_described():
+    read, misread = (panel_figure(prediction(heard_as_written=flag)).axes[1]
+                     for flag in (True, False))
+    hatched = [patch for patch in misread.patches if patch.get_hatch()]
+    assert not any(patch.get_hatch() for patch in read.patches) and len(hatched) == 1
+    assert hatched[0].get_x() == pytest.approx(0.1) and hatched[0].get_width() == pytest.approx(0.2)
+    assert "cross-hatched" in misread.get_title() and "cross-hatched" not in read.get_title()
+    assert "Cross-hatched, as not heard as written: hello." in _panel_description(
+        prediction(heard_as_written=False))
+    assert "Cross-hatched" not in _panel_description(prediction())
 
 
 def test_the_figure_draws_the_experts_mean_and_its_two_intervals_over_the_named_bands():
