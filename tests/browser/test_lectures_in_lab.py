@@ -54,9 +54,9 @@ FIGURE_MAY_STAY: dict[tuple[str, str], str] = {
     ("Personalise it yourself: which version do you prefer?", "how much"):
         "the strength of the next answer: it changes what the answer buttons record, not the "
         "posterior drawn so far",
-    ("Read a sentence aloud: how would the five experts score it?", "sentence"):
+    ("Read a sentence aloud: how would the five experts score its accuracy?", "sentence"):
         "the sentence to read next; the panel draws when a recording of it is scored",
-    ("Read a sentence aloud: how would the five experts score it?", "your text"):
+    ("Read a sentence aloud: how would the five experts score its accuracy?", "your text"):
         "the typed sentence is read when a recording of it is scored",
     ("Did you hear the tone?", "arm"):
         "each arm has its own session; before any answer the 'mixed' constraint and the "
