@@ -28,16 +28,13 @@ import platform  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pocketsphinx  # noqa: E402
-from scipy.io import wavfile  # noqa: E402
 
-import course_lib.data as data  # noqa: E402
 from course_lib.panel_prediction import ExpertPanel  # noqa: E402
 from course_lib.recording import resample  # noqa: E402
 from course_lib.widgets.pronunciation import PronunciationPanel  # noqa: E402
 from course_lib.data.speechocean762 import (_load_pronunciation_scorer,  # noqa: E402
                                             load_speechocean762)
 
-FOLDER = data._DATA_ROOT / "speechocean762"
 GOAL_RATIO, GOAL_SECONDS = 1.1, 0.7
 GOAL_STOP_TO_PLOT_S, STOP_TO_PLOT_SENTENCE_S = 2.0, 4.0
 BROWSER_RATE = 48000
@@ -83,10 +80,9 @@ def main() -> None:
     args = parser.parse_args()
     panel = load_speechocean762()
     scorer, passes = _load_pronunciation_scorer(), decoder_alone()
-    clips = []
-    for clip in panel.example_audio():
-        _, samples = wavfile.read(FOLDER / f"examples16k/s{clip.item:04d}.wav")
-        clips.append((samples, clip.text))
+    # the corpus's own 16 kHz recordings (read from the corpus, not from data/), as int16
+    clips = [(np.round(clip.samples * 32768).clip(-32768, 32767).astype(np.int16), clip.text)
+             for clip in panel.example_audio_16k()]
     seconds = sum(samples.size for samples, _ in clips) / 16000
 
     def ours():
