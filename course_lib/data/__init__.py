@@ -194,6 +194,13 @@ def _read_csv_table(dataset: str, name: str,
         text = verified.content.decode("utf-8")
     except UnicodeDecodeError as err:
         raise DataError(f"{where}: not UTF-8 text ({err})") from err
+    return _parse_csv_text(text, where, columns)
+
+
+def _parse_csv_text(text: str, where: str,
+                    columns: dict[str, Callable[[str], object]]) -> list[dict]:
+    """The rows of CSV ``text`` (a header line first), each field parsed by its column's parser
+    (as :func:`_read_csv_table` describes); ``where`` names the file in every error."""
     reader = csv.reader(io.StringIO(text, newline=""))
     header = next(reader, None)
     if not header:

@@ -27,11 +27,8 @@ Every file is checked against its checksum on every load; arrays are read-only.
 
 from __future__ import annotations
 
-import csv
 import gzip
-import io
 import json
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -40,8 +37,8 @@ from functools import lru_cache
 import numpy as np
 from scipy.signal import resample_poly
 
-from course_lib.data import (DataError, _parse_float, _parse_int, _parse_text, _read_csv_table,
-                             _read_verified)
+from course_lib.data import (DataError, _parse_csv_text, _parse_float, _parse_int, _parse_text,
+                             _read_csv_table, _read_verified)
 from course_lib.data.fluency import _FEATURE_NAMES, _SAMPLE_RATE, ExampleClip, _read_clips, \
     _read_only
 from course_lib.data.speechocean762_source import _read_corpus_file
@@ -506,32 +503,6 @@ def _load_word_judgements() -> tuple[WordJudgement, ...]:
     return _judgements_by_content[key]
 
 
-def _csv_rows(text: str, where: str, columns: dict[str, Callable[[str], object]]) -> list[dict]:
-    """The rows of CSV ``text`` (a header line first), each field parsed by its column's
-    parser; a missing column, a short row or a field its parser refuses is a DataError naming
-    line and column (as :func:`course_lib.data._read_csv_table`, for a file read otherwise)."""
-    reader = csv.reader(io.StringIO(text, newline=""))
-    header = next(reader, None) or []
-    missing = [column for column in columns if column not in header]
-    if missing:
-        raise DataError(f"{where}, line 1: the header {header} lacks the columns {missing}")
-    index = {column: header.index(column) for column in columns}
-    rows = []
-    for fields in reader:
-        if len(fields) != len(header):
-            raise DataError(f"{where}, line {reader.line_num}: expected {len(header)} fields, "
-                            f"got {len(fields)}")
-        row = {}
-        for column, parse in columns.items():
-            try:
-                row[column] = parse(fields[index[column]])
-            except ValueError as err:
-                raise DataError(f"{where}, line {reader.line_num}, column {column!r}: {err}, "
-                                f"got {fields[index[column]]!r}") from None
-        rows.append(row)
-    return rows
-
-
 def _load_all_phones() -> dict[int, tuple[PhoneScore, ...]]:
     """``gop_phones_all.csv.gz`` as {item: its phones}, checked on every load, memoised by
     content (a fresh dict of the same read-only rows each call)."""
@@ -543,7 +514,7 @@ def _load_all_phones() -> dict[int, tuple[PhoneScore, ...]]:
         except (OSError, EOFError, UnicodeDecodeError) as err:
             raise DataError(f"{where}: not gzip-compressed UTF-8 text ({err})") from None
         phones: dict[int, list[PhoneScore]] = {}
-        for row in _csv_rows(text, where, {**_PHONE_COLUMNS, "heard": _parse_text,
+        for row in _parse_csv_text(text, where, {**_PHONE_COLUMNS, "heard": _parse_text,
                                            "heard_share": _parse_float}):
             item = row.pop("item")
             if not 0 <= item < _N_ITEMS or not 0.0 <= row["heard_share"] <= 1.0:

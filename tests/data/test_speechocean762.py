@@ -22,7 +22,7 @@ import course_lib.data as data
 from course_lib.data import DataError
 from course_lib.data.fluency import _utterance_features
 from course_lib.data.speechocean762 import (_align_phones, _corpus_lexicon,
-                                            _corpus_pronunciations, _csv_rows, _expert_phones,
+                                            _corpus_pronunciations, _expert_phones,
                                             _kaldi_table, _load_all_phones,
                                             _load_gop_thresholds, _sentences, _to_course_rate,
                                             _word_judgements, _words_to_add,
@@ -458,17 +458,18 @@ def test_readme_reading_of_the_markup_is_the_corpus(judgements):
     assert f"it falls to r = {np.corrcoef(swapped, accuracy)[0, 1]:.3f}" in prose
 
 
-def test_csv_rows_parse_each_column_and_name_a_bad_field():
-    rows = _csv_rows("item,word,gop\n3,WE,-1.5\n", "here",
-                     {"item": data._parse_int, "gop": data._parse_float})
+def test_csv_text_parses_each_column_and_names_a_bad_field():
+    # the gzip-compressed phones are parsed by the data package's own CSV reader
+    rows = data._parse_csv_text("item,word,gop\n3,WE,-1.5\n", "here",
+                                {"item": data._parse_int, "gop": data._parse_float})
     assert rows == [{"item": 3, "gop": -1.5}]
     with pytest.raises(DataError, match="here, line 2, column 'gop': not a finite number"):
-        _csv_rows("item,gop\n3,nan\n", "here", {"item": data._parse_int,
-                                                 "gop": data._parse_float})
+        data._parse_csv_text("item,gop\n3,nan\n", "here", {"item": data._parse_int,
+                                                           "gop": data._parse_float})
     with pytest.raises(DataError, match="lacks the columns \\['gop'\\]"):
-        _csv_rows("item\n3\n", "here", {"gop": data._parse_float})
-    with pytest.raises(DataError, match="here, line 2: expected 2 fields, got 1"):
-        _csv_rows("item,gop\n3\n", "here", {"gop": data._parse_float})
+        data._parse_csv_text("item\n3\n", "here", {"gop": data._parse_float})
+    with pytest.raises(DataError, match="here, line 2: expected 2 fields \\(item, gop\\), got 1"):
+        data._parse_csv_text("item,gop\n3\n", "here", {"gop": data._parse_float})
 
 
 # ----- every aligned sentence's phones (gop_phones_all.csv.gz) --------------------------------
