@@ -122,7 +122,8 @@ def test_the_readmes_claims_are_the_committed_numbers():
 
 
 def test_the_readmes_account_of_the_pcc_gap_is_the_shipped_data():
-    # the best single GOP feature reads the test speakers worse, and their scores spread less
+    # the paper scored the same test sentences, so the README lays the gap on the features, not
+    # on a harder test split; the one feature correlation it quotes is the shipped data's
     panel = load_speechocean762(panel_experiment.ASPECT, "gop")
     column = list(panel.feature_names).index("gop_mean")
     prose = " ".join(_prose().split())
@@ -130,8 +131,7 @@ def test_the_readmes_account_of_the_pcc_gap_is_the_shipped_data():
     for split, items in (("training", panel.train), ("test", panel.test)):
         means = panel.ratings.subset(items).means
         r = np.corrcoef(panel.features[items, column], means)[0, 1]
-        found[split] = (f"{r:.3f}".removeprefix("0"), f"{means.std():.2f}")
-    assert (f"correlates {found['training'][0]} with the experts' mean on the training "
-            f"sentences but {found['test'][0]} on the test sentences") in prose
-    assert f"(sd {found['training'][1]} against {found['test'][1]})" in prose
-    assert float(found["training"][0]) > float(found["test"][0])
+        found[split] = f"{r:.3f}".removeprefix("0")
+    assert (f"correlates {found['training']} with the experts' mean on the training sentences "
+            f"and {found['test']} on the test sentences") in prose
+    assert "the same 2,500 test sentences" in prose and "harder" not in prose
