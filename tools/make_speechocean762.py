@@ -30,7 +30,9 @@ What it writes (see ``data/speechocean762/README.md``), all of it computed by th
 * goodness of pronunciation (:mod:`course_lib.pronunciation`, pocketsphinx 5.1.1) from the 16 kHz
   audio: ``gop_features.csv`` (the utterance features and an ``aligned`` flag per sentence),
   ``gop_thresholds.csv`` (what the features need from the training split, frozen here) and
-  ``gop_phones.csv`` (every phone of the six example sentences with its word, times and GOP);
+  ``gop_phones.csv`` (every phone of the six example sentences with its word, times and GOP)
+  and ``gop_phones_all.csv.gz`` (every phone of every aligned sentence, also with what the free
+  phone loop heard over it: the word and phone verdicts are trained and checked on these);
 * ``SHA256SUMS`` (which also covers the committed ``CORPUS_SHA256SUMS``, the checksums of the
   corpus's files the course reads).
 
