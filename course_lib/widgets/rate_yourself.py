@@ -15,6 +15,7 @@ from course_lib.plotting.rate_yourself import listener_figure
 from course_lib.raters.rate_yourself import ScoreSheet, panel_with_listener
 from course_lib.stimuli import _wav_bytes
 from course_lib.widgets.base import _figure_image
+from course_lib.widgets.slider_names import _SliderNames
 from course_lib.widgets.status import _StatusLine
 
 # a word, not a dash: it is also the button's name a screen reader reads out
@@ -48,6 +49,7 @@ class RateYourself:
         self._known_file = None      # the file the sheet was last loaded from or saved to
         self._replace = None         # a file save refused once: saving again replaces it
         self.heading = W.HTML()
+        # the tooltip is the player's title, its accessible name
         self.audio = W.Audio(format="wav", autoplay=False, loop=False)
         self.score_buttons = W.ToggleButtons(
             options=[_NOT_SCORED] + [str(s) for s in range(11)], value=_NOT_SCORED,
@@ -79,7 +81,8 @@ class RateYourself:
         self.widget = W.VBox([W.HTML(f"<b>{_TITLE}</b>"), self.heading, self.audio, self.score_buttons,
                               W.HBox([self.previous, self.next]),
                               W.HBox([self.file, self.save_button, self.load_button]),
-                              self.compare_button, self.status, self.note, self.output])
+                              self.compare_button, self.status, self.note, self.output,
+                              _SliderNames()])   # hidden: the score buttons' pressed state
         self.widget.add_class("course-rate-yourself")
         self.show(0)
         if Path(self.file.value).expanduser().is_file():   # a re-run cell resumes the sheet

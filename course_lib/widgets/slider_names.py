@@ -11,7 +11,8 @@ the handle, so :class:`_SliderNames` does it in the page: a hidden anywidget pla
 text as ``aria-valuetext``, and does it again whenever the box's content changes (a slider
 redrawn, a new readout). :class:`~course_lib.widgets.Explorer` puts one in every explorer.
 
-Two more gaps of the same kind are closed there too. A slider's readout is an editable Tab stop
+Three more gaps of the same kind are closed there too. A toggle button's choice is shown only
+by a class: it gets ``aria-pressed``. A slider's readout is an editable Tab stop
 with no name: it gets the slider's name. And in JupyterLab's command mode the arrow keys on a
 focused dropdown moved the notebook's active cell instead of the value (a ``select`` is not a
 text field, so the notebook's shortcuts stay on): the dropdown gets Lumino's
@@ -55,6 +56,10 @@ function nameHandles(box) {
   for (const select of box.querySelectorAll("select")) {
     set(select, "data-lm-suppress-shortcuts", "true");
   }
+  // a toggle button's choice is only a class; a screen reader needs aria-pressed
+  for (const button of box.querySelectorAll(".widget-toggle-buttons button")) {
+    set(button, "aria-pressed", String(button.classList.contains("mod-active")));
+  }
 }
 
 function render({ el }) {
@@ -68,10 +73,12 @@ function render({ el }) {
     }
     nameHandles(box);
     // noUiSlider rewrites aria-valuetext on every move, and ipywidgets then rewrites the
-    // readout (a childList change), so the readout's text is put back after it; attributes
-    // are not observed, or the observer would wake itself
+    // readout (a childList change), so the readout's text is put back after it; of the
+    // attributes only "class" is observed (a toggle button chosen), which this never writes,
+    // or the observer would wake itself
     observer = new MutationObserver(() => nameHandles(box));
-    observer.observe(box, { childList: true, subtree: true, characterData: true });
+    observer.observe(box, { childList: true, subtree: true, characterData: true,
+                            attributes: true, attributeFilter: ["class"] });
   };
   attach();
   return () => observer && observer.disconnect();

@@ -10,7 +10,7 @@ Tab, Shift+Tab, Enter, Space and Escape, as a student who cannot use a pointer w
   Back (Enter) returns to the first word and, now disabled, hands the focus to Record instead of
   dropping it.
 - The panel: Tab reaches the score "7", Space scores the clip (the status line, a live region,
-  says so), Tab reaches "next clip" and Enter moves on, Shift+Tab goes back to the scores; the
+  says so, and "7" alone is aria-pressed), Tab reaches "next clip" and Enter moves on, Shift+Tab goes back to the scores; the
   file field (with a focus ring of 2 px or more) takes a typed name and "save" (Enter) writes
   the score there.
 - An explorer (the kernel explorer): its dropdown shows a focus ring and ArrowDown changes its
@@ -61,6 +61,13 @@ explorer.add_class("course-kernel-explorer")  # for the test to find it
 explorer""",
 ]
 RECORDER, PANEL = ".course-recorder", ".course-rate-yourself"
+# "7" and only "7" of the panel's score buttons is pressed
+PRESSED_JS = """(panel) => {
+    const buttons = [...document.querySelectorAll(panel + " .widget-toggle-buttons button")];
+    const pressed = buttons.filter(b => b.getAttribute("aria-pressed") === "true");
+    return buttons.length === 12 && pressed.length === 1 && pressed[0].title === "fluency 7 of 10"
+        && buttons.every(b => b.hasAttribute("aria-pressed"));
+}"""
 # the kernel explorer: a dropdown and sliders with editable readouts
 EXPLORER = ".course-kernel-explorer"
 # which cell JupyterLab has active, and the explorer's kernel family as the dropdown shows it
@@ -193,6 +200,9 @@ def test_recorder_and_panel_by_keyboard_alone(lab_server, artifacts, microphone_
         page.keyboard.press("Space")
         wait_text(page, limits, status, "clip 1 scored (Space on 7)", "t === 'clip 1: 7'",
                   STEP_TIMEOUT_S)
+        # the chosen score is pressed for a screen reader, the others not
+        with limits.wait("the score 7 pressed (aria-pressed)", STEP_TIMEOUT_S) as ms:
+            page.wait_for_function(PRESSED_JS, arg=PANEL, timeout=ms, polling=200)
         tab_to(page, limits, f"{PANEL} button", "next clip")
         page.keyboard.press("Enter")
         wait_text(page, limits, f"{PANEL} .course-rate-heading", "clip 2 shown (Enter on next)",
