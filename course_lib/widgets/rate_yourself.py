@@ -49,7 +49,6 @@ class RateYourself:
         self._known_file = None      # the file the sheet was last loaded from or saved to
         self._replace = None         # a file save refused once: saving again replaces it
         self.heading = W.HTML()
-        # the tooltip is the player's title, its accessible name
         self.audio = W.Audio(format="wav", autoplay=False, loop=False)
         self.score_buttons = W.ToggleButtons(
             options=[_NOT_SCORED] + [str(s) for s in range(11)], value=_NOT_SCORED,
