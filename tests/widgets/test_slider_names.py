@@ -56,8 +56,11 @@ def test_the_script_names_each_handle_by_its_label_and_readout_and_keeps_doing_s
     for needed in (".noUi-handle", "aria-label", "aria-valuetext", ".widget-label",
                    ".widget-readout", "MutationObserver", "characterData"):
         assert needed in _ESM, needed
-    # attributes are not observed: setting them would wake the observer again
-    assert "attributes:" not in _ESM
+    # of the attributes only "class" is observed (a toggle button chosen), and the script
+    # never writes a class: an attribute it sets would wake the observer again
+    assert 'attributeFilter: ["class"]' in _ESM
+    assert _ESM.count("attributes:") == _ESM.count("attributeFilter:") == 1
+    assert not re.search(r'set\([^)]*"class"|classList\.(add|remove|toggle)|className\s*=', _ESM)
 
 
 def test_every_module_that_builds_its_own_panel_around_sliders_keeps_the_namer():
