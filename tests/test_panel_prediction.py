@@ -396,3 +396,17 @@ def test_a_misread_sentence_says_first_which_words_were_not_heard_as_written(exp
     assert prediction.completeness == pytest.approx(1 - len(flagged) / len(prediction.words))
     out = prediction.as_dict()
     assert [w["word"] for w in out["words"] if not w["heard_as_written"]] == flagged
+
+
+def test_lecture_05_states_the_committed_accuracy_of_the_panel():
+    """The numbers section 9.4 of lecture 05 writes in prose are the committed run's."""
+    import nbformat
+    notebook = nbformat.read(Path(__file__).resolve().parents[1] / "lectures" /
+                             "05_gp_raters.ipynb", as_version=4)
+    prose = " ".join(next(c.source for c in notebook.cells if c.get("id") == "f4fe57eb").split())
+    panel, far = RESULT["panel"], RESULT["far"]
+    assert f"correlates {panel['test_pcc']:.2f}".replace("0.", ".") in prose
+    assert f"(RMSE {panel['test_rmse']:.2f} point)" in prose
+    assert (f"held the experts' mean for {100 * panel['coverage_50']:.0f}% and "
+            f"{100 * panel['coverage_90']:.0f}% of the sentences") in prose
+    assert f"the RMSE was {far['test_rmse_beyond']:.1f} points" in prose
