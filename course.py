@@ -8,6 +8,8 @@
     python3 course.py pronounce FILE.wav "TEXT" [--json]
                                 # your recording scored as speechocean762's five experts would
     python3 course.py data      # speechocean762's own files into your cache, once (lab does it)
+    python3 course.py class-panel collect DIR
+                                # a class's rating and comparison sheets into one table
 
 Each creates (or reuses) a virtual environment in ``.venv`` next to this file and installs the
 course library with what the command needs, at the exact versions the course was tested with
@@ -34,7 +36,7 @@ VENV = ROOT / ".venv"
 LOCK = ROOT / "requirements" / "lock.txt"
 # The extra each command installs; release and site need nbconvert and MathJax from the test set.
 EXTRAS = {"lab": "lab", "test": "test", "release": "test", "site": "test", "pronounce": "lab",
-          "data": "lab"}
+          "data": "lab", "class-panel": "lab"}
 NOTEBOOK_DIRS = ["lectures", "solutions"]
 BROWSER_TESTS = Path("tests") / "browser"
 # The second pass of the numerics-sensitive tests: another set of OpenBLAS kernels and numba's
@@ -330,7 +332,8 @@ def run_tool(command: str, tool: str, extra_args: list[str], latest: bool) -> in
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["lab", "test", "release", "site", "pronounce", "data"])
+    parser.add_argument("command", choices=["lab", "test", "release", "site", "pronounce", "data",
+                                                     "class-panel"])
     parser.add_argument("--latest", action="store_true",
                         help="install the newest releases instead of the tested versions in "
                              "requirements/lock.txt")
@@ -343,6 +346,10 @@ def main() -> int:
         python = ensure_environment(EXTRAS["pronounce"], args.latest)
         # the user's own folder, so that a relative FILE.wav means what they typed
         return subprocess.call([str(python), "-m", "course_lib.panel_prediction", *rest],
+                               env=dict(os.environ, **corpus_environment()))
+    if args.command == "class-panel":
+        python = ensure_environment(EXTRAS["class-panel"], args.latest)
+        return subprocess.call([str(python), "-m", "course_lib.class_panel", *rest],
                                env=dict(os.environ, **corpus_environment()))
     if args.command == "data":
         return fetch_corpus(ensure_environment(EXTRAS["data"], args.latest), rest,

@@ -1,0 +1,180 @@
+"""The two class activities, each fixed by the lecturer's seed: what every student rates or
+compares, and the order each student meets it in.
+
+* :class:`RateActivity` -- speechocean762 sentences to score 0-10 for fluency beside the corpus's
+  five experts (Unit 5, lecture 05 section 9.2). Seed None is the twenty sentences of
+  :meth:`~course_lib.data.speechocean762.PanelSet.clips_to_rate`, the set today's rate-yourself
+  panel uses, so a sheet it saved counts in a class that keeps that set. Any other seed draws
+  ``n_clips`` training sentences from as many speakers, one from each equal-count band of the
+  experts' mean fluency, so the set spans the scale the experts used.
+* :class:`CompareActivity` -- pairs of equaliser settings of one sound to compare (Unit 6,
+  lecture 06's personalisation loop): each answer is "first", "second" or "none" (undecided).
+  The settings are whole-dB gains in the loop's range, -12..12 dB per band.
+
+Every student gets the same items; :meth:`order_for` shuffles them per pseudonym (a hash of
+the pseudonym and the seed), so the order is the student's own and reproducible, and item
+position effects average out over the class.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from course_lib.data.speechocean762 import load_speechocean762
+from course_lib.stimuli import _load_clip, _loudness_matched, _standard_equaliser
+from course_lib.validation import _as_positive_int
+
+DEFAULT_SEED = 2026
+_RATE_SCALE = (0, 10)
+_COMPARE_ANSWERS = ("first", "second", "none")
+# the degree of preference of each answer, y > 0.5 meaning the first setting (the unit 6 scale
+# at full strength: widgets.personalise answers 0.5 +- 0.45)
+_ANSWER_DEGREES = {"first": 0.95, "none": 0.5, "second": 0.05}
+_GAIN_RANGE_DB = (-12, 12)
+
+
+def _check_seed(seed, name: str = "seed", allow_none: bool = False) -> int | None:
+    if seed is None and allow_none:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"{name}: expected a whole number >= 0"
+                         + (" or None" if allow_none else "") + f", got {seed!r}")
+    return int(seed)
+
+
+def _order(n: int, seed: int | None, pseudonym: str) -> tuple[int, ...]:
+    """A permutation of 0..n-1 drawn from a hash of (seed, pseudonym)."""
+    if not isinstance(pseudonym, str) or not pseudonym.strip():
+        raise ValueError(f"pseudonym: expected a non-empty name, got {pseudonym!r}")
+    digest = hashlib.sha256(f"{seed}|{pseudonym}".encode()).digest()
+    rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+    return tuple(int(i) for i in rng.permutation(n))
+
+
+def _digest(content) -> str:
+    """Six hex digits of the items' SHA-256: two sets that differ get different names."""
+    return hashlib.sha256(repr(content).encode()).hexdigest()[:6]
+
+
+@dataclass(frozen=True)
+class RateActivity:
+    """Sentences to score for ``aspect`` on 0-10: ``items`` are speechocean762 panel item numbers
+    (rows of :attr:`PanelSet.ratings <course_lib.data.speechocean762.PanelSet>`)."""
+
+    seed: int | None
+    items: tuple[int, ...]
+    aspect: str = "fluency"
+
+    kind = "rate"
+
+    @property
+    def set_id(self) -> str:
+        drawn = "shipped" if self.seed is None else f"seed{self.seed}"
+        return f"speechocean762-{self.aspect}-{drawn}-{len(self.items)}-{_digest(self.items)}"
+
+    def order_for(self, pseudonym: str) -> tuple[int, ...]:
+        """The positions of ``items`` in the order this student meets them."""
+        return _order(len(self.items), self.seed, pseudonym)
+
+
+@dataclass(frozen=True)
+class CompareActivity:
+    """Pairs of equaliser settings to compare: ``settings`` (n_settings, n_bands) band gains in
+    dB; ``pairs`` (first, second) indices into ``settings``; ``clip`` the
+    :mod:`course_lib.stimuli` sound both play."""
+
+    seed: int
+    settings: np.ndarray
+    pairs: tuple[tuple[int, int], ...]
+    clip: str = "speech"
+
+    kind = "compare"
+
+    @property
+    def set_id(self) -> str:
+        n_settings, n_bands = self.settings.shape
+        return (f"equaliser-{self.clip}-seed{self.seed}-{n_bands}bands-{n_settings}settings-"
+                f"{len(self.pairs)}pairs-{_digest((self.settings.tolist(), self.pairs))}")
+
+    def order_for(self, pseudonym: str) -> tuple[int, ...]:
+        """The positions of ``pairs`` in the order this student meets them."""
+        return _order(len(self.pairs), self.seed, pseudonym)
+
+    def versions(self, index: int) -> tuple[np.ndarray, np.ndarray]:
+        """Pair ``index``'s two sounds: ``clip`` through the equaliser at the first and at the
+        second setting, loudness-matched (16 kHz), as lecture 06's loop plays a pair."""
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or \
+                not 0 <= index < len(self.pairs):
+            raise ValueError(f"index: expected a pair index 0..{len(self.pairs) - 1}, "
+                             f"got {index!r}")
+        equaliser = _standard_equaliser(self.settings.shape[1])
+        waveform = _load_clip(self.clip)
+        first, second = self.pairs[index]
+        return tuple(_loudness_matched(equaliser.apply(waveform, self.settings[first]),
+                                       equaliser.apply(waveform, self.settings[second])))
+
+
+def rate_activity(seed: int | None = DEFAULT_SEED, n_clips: int = 20, *,
+                  panel=None) -> RateActivity:
+    """The clip set of a class rating round (module docstring). ``panel``: a fluency
+    :class:`~course_lib.data.speechocean762.PanelSet` (loaded when None; only needed for a
+    seed)."""
+    seed = _check_seed(seed, allow_none=True)
+    n_clips = _as_positive_int(n_clips, "n_clips", minimum=3, maximum=100)
+    if panel is None:
+        panel = load_speechocean762("fluency")
+    if seed is None:
+        items = tuple(clip.item for clip in panel.clips_to_rate())
+        if n_clips != len(items):
+            raise ValueError(f"n_clips: seed None is the {len(items)} shipped clips, "
+                             f"got n_clips={n_clips}")
+        return RateActivity(None, items, panel.aspect)
+    return RateActivity(seed, _spread_sentences(panel, seed, n_clips), panel.aspect)
+
+
+def _spread_sentences(panel, seed: int, n_clips: int) -> tuple[int, ...]:
+    """One training sentence from each of ``n_clips`` equal-count bands of the experts' mean,
+    no speaker twice."""
+    rng = np.random.default_rng(seed)
+    train = np.asarray(panel.train)
+    by_mean = train[np.argsort(panel.ratings.means[train], kind="stable")]
+    chosen, speakers = [], set()
+    for band in np.array_split(by_mean, n_clips):
+        for item in rng.permutation(band):
+            if panel.speakers[item] not in speakers:
+                chosen.append(int(item))
+                speakers.add(panel.speakers[item])
+                break
+        else:
+            raise ValueError(f"n_clips: no sentence of a new speaker left in a band of "
+                             f"{band.size}; ask for fewer clips")
+    return tuple(chosen)
+
+
+def compare_activity(seed: int = DEFAULT_SEED, n_settings: int = 6, n_pairs: int = 15,
+                     n_bands: int = 2, clip: str = "speech") -> CompareActivity:
+    """The pairs of a class comparison round: ``n_settings`` distinct whole-dB settings of an
+    ``n_bands`` equaliser and ``n_pairs`` distinct unordered pairs of them, each shown in a
+    random order (which is first is part of the pair)."""
+    seed = _check_seed(seed)
+    n_bands = _as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
+    n_settings = _as_positive_int(n_settings, "n_settings", minimum=3, maximum=30)
+    possible = n_settings * (n_settings - 1) // 2
+    n_pairs = _as_positive_int(n_pairs, "n_pairs", maximum=possible)
+    if clip not in ("speech", "music"):
+        raise ValueError(f"clip: expected 'speech' or 'music', got {clip!r}")
+    rng = np.random.default_rng(seed)
+    low, high = _GAIN_RANGE_DB
+    levels = high - low + 1
+    codes = rng.choice(levels ** n_bands, n_settings, replace=False)
+    settings = (low + (codes[:, None] // levels ** np.arange(n_bands)) % levels).astype(float)
+    settings.setflags(write=False)
+    every = [(i, j) for i in range(n_settings) for j in range(i + 1, n_settings)]
+    pairs = []
+    for index in rng.choice(possible, n_pairs, replace=False):
+        i, j = every[index]
+        pairs.append((i, j) if rng.random() < 0.5 else (j, i))
+    return CompareActivity(seed, settings, tuple(pairs), clip)

@@ -1,0 +1,240 @@
+"""course_lib.class_panel.collect: a class's sheets into one table, losing and altering nothing.
+
+Each case of issue 47's list of bad and odd input has its test: a half-filled sheet, a student
+who submitted twice, a sheet for another clip set or seed, a rater who gave every clip the same
+score, empty / truncated / hand-edited files, a colliding pseudonym, one student alone and 500
+students; plus the rate-yourself panel's own sheets, nbgrader's folder layouts and the command
+line. Activities are built directly (no corpus needed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from course_lib.class_panel.__main__ import main
+from course_lib.class_panel.activities import (_ANSWER_DEGREES, RateActivity, compare_activity)
+from course_lib.class_panel.collect import _COUNTED, _LEFT_OUT, _SUPERSEDED, collect
+from course_lib.class_panel.sheets import ClassSheet, Identity
+
+RATE = RateActivity(seed=7, items=tuple(range(100, 120)))
+COMPARE = compare_activity(seed=7, n_settings=5, n_pairs=8)
+
+
+def _rate_sheet(folder: Path, name: str, pseudonym="amber-otter-01", key="k1", scores=None,
+                activity=RATE) -> Path:
+    sheet = ClassSheet(activity, Identity(pseudonym, key))
+    for index, score in enumerate(range(20) if scores is None else scores):
+        if score is not None:
+            sheet.answer(index, score % 11)
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return sheet.save(path)
+
+
+def _edited(path: Path, **changes) -> Path:
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    saved.update(changes)
+    path.write_text(json.dumps(saved), encoding="utf-8")
+    return path
+
+
+def _record(collection, path: str):
+    (record,) = [r for r in collection.sheets if r.path == path]
+    return record
+
+
+def _digests(folder: Path) -> dict:
+    return {p: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_half_filled_sheet_counts_with_the_answers_it_has(tmp_path):
+    _rate_sheet(tmp_path, "a.json", scores=[3, None, 5] + [None] * 17)
+    collection = collect(tmp_path, RATE)
+    record = _record(collection, "a.json")
+    assert record.status == _COUNTED and record.n_answers == 2
+    assert "2 of 20 answered" in record.reason
+    items, raters, scores = collection.rate_labels
+    assert items.tolist() == [0, 2] and scores.tolist() == [3.0, 5.0]
+    assert [row["item"] for row in collection.rows] == [100, 102]
+
+
+def test_a_second_submission_counts_and_the_first_is_kept(tmp_path):
+    first = _rate_sheet(tmp_path, "inbound/s1+rate+2026-11-20/sheet.json", scores=[1] * 20)
+    _edited(first, saved_at="2026-11-20T10:00:00+00:00")
+    second = _rate_sheet(tmp_path, "inbound/s1+rate+2026-11-21/sheet.json", scores=[9] * 20)
+    _edited(second, saved_at="2026-11-21T10:00:00+00:00")
+    before = _digests(tmp_path)
+    collection = collect(tmp_path, RATE)
+    assert _record(collection, "inbound/s1+rate+2026-11-20/sheet.json").status == _SUPERSEDED
+    assert _record(collection, "inbound/s1+rate+2026-11-21/sheet.json").status == _COUNTED
+    assert set(collection.rate_labels[2]) == {9.0}
+    assert _digests(tmp_path) == before, "collect changed a file it read"
+
+
+def test_a_sheet_for_another_clip_set_or_seed_is_left_out_naming_both(tmp_path):
+    _rate_sheet(tmp_path, "other_seed.json", activity=RateActivity(8, RATE.items))
+    _rate_sheet(tmp_path, "other_clips.json", activity=RateActivity(7, tuple(range(200, 220))))
+    _rate_sheet(tmp_path, "ours.json", pseudonym="calm-heron-02", key="k2")
+    collection = collect(tmp_path, RATE)
+    for name in ("other_seed.json", "other_clips.json"):
+        record = _record(collection, name)
+        assert record.status == _LEFT_OUT and RATE.set_id in record.reason
+    assert "seed 8" in _record(collection, "other_seed.json").reason
+    assert collection.rate_raters == ("calm-heron-02",)
+
+
+def test_a_rater_with_one_score_for_every_clip_is_counted_and_said_to_carry_no_information(
+        tmp_path):
+    _rate_sheet(tmp_path, "same.json", scores=[6] * 20)
+    record = _record(collect(tmp_path, RATE), "same.json")
+    assert record.status == _COUNTED and "no information" in record.reason
+
+
+@pytest.mark.parametrize("content, reason", [
+    (b"", "empty file"),
+    (b"   \n", "empty file"),
+    (b'{"format": "course-class-sheet/1", "activity": "ra', "not valid JSON"),
+    (b"\xff\xfe\x00", "not valid JSON"),
+    (b"[1, 2, 3]", "not a class sheet"),
+    (b'{"notes": "my homework"}', "not a class sheet"),
+    (b'{"format": "course-class-sheet/9"}', "format"),
+])
+def test_an_empty_truncated_or_foreign_file_is_left_out_with_its_reason(tmp_path, content,
+                                                                        reason):
+    (tmp_path / "x.json").write_bytes(content)
+    _rate_sheet(tmp_path, "good.json")
+    collection = collect(tmp_path, RATE)
+    record = _record(collection, "x.json")
+    assert record.status == _LEFT_OUT and reason in record.reason
+    assert _record(collection, "good.json").status == _COUNTED
+
+
+@pytest.mark.parametrize("changes, reason", [
+    ({"items": list(range(101, 121))}, "items differ"),
+    ({"answers": [3] * 19}, "19 answers for 20 items"),
+    ({"pseudonym": ""}, "no pseudonym"),
+    ({"saved_at": "yesterday"}, "damaged sheet"),
+    ({"saved_at": "2026-11-20T10:00:00"}, "no time zone"),
+    ({"answers": None}, "damaged sheet"),
+    ({"activity": "sing"}, "activity 'sing'"),
+    ({"answers": [None] * 20}, "no answer"),
+])
+def test_a_sheet_edited_by_hand_is_left_out_naming_what_is_wrong(tmp_path, changes, reason):
+    _edited(_rate_sheet(tmp_path, "edited.json"), **changes)
+    record = _record(collect(tmp_path, RATE), "edited.json")
+    assert record.status == _LEFT_OUT and reason in record.reason, record
+
+
+def test_an_answer_off_the_scale_is_left_out_by_name_and_the_rest_kept(tmp_path):
+    _edited(_rate_sheet(tmp_path, "s.json", scores=[4] * 20),
+            answers=[4] * 18 + [11, "seven"])
+    collection = collect(tmp_path, RATE)
+    record = _record(collection, "s.json")
+    assert record.status == _COUNTED and record.n_answers == 18
+    assert "item 19: expected a whole score 0-10, got 11, left out" in record.reason
+    assert "item 20" in record.reason
+
+
+def test_a_colliding_pseudonym_keeps_both_students_apart(tmp_path):
+    _rate_sheet(tmp_path, "a.json", pseudonym="amber-otter-01", key="aaaa1111", scores=[2] * 20)
+    _rate_sheet(tmp_path, "b.json", pseudonym="amber-otter-01", key="aaaa2222",
+                scores=list(range(20)))
+    collection = collect(tmp_path, RATE)
+    assert collection.rate_raters == ("amber-otter-01~aaaa1", "amber-otter-01~aaaa2")
+    assert all("drawn by 2 students" in _record(collection, p).reason for p in ("a.json",
+                                                                                 "b.json"))
+    assert collection.rate_labels[1].tolist().count(0) == 20
+
+
+def test_one_student_alone_is_a_collection(tmp_path):
+    _rate_sheet(tmp_path, "only.json")
+    collection = collect(tmp_path, RATE)
+    assert collection.pseudonyms == ("amber-otter-01",) and len(collection.rows) == 20
+
+
+def test_five_hundred_students_all_count(tmp_path):
+    rng = np.random.default_rng(0)
+    for student in range(500):
+        _rate_sheet(tmp_path, f"s{student:03d}.json", pseudonym=f"p-{student:03d}",
+                    key=f"key{student}", scores=rng.integers(0, 11, 20).tolist())
+    collection = collect(tmp_path, RATE)
+    items, raters, scores = collection.rate_labels
+    assert len(collection.rate_raters) == 500 and items.size == 10_000
+    assert np.bincount(raters).tolist() == [20] * 500
+
+
+def test_comparisons_carry_the_degree_of_each_answer_and_none_is_undecided(tmp_path):
+    sheet = ClassSheet(COMPARE, Identity("keen-lynx-03", "k3"))
+    for index, answer in enumerate(["first", "second", "none", None, "first", "none", None,
+                                    "second"]):
+        sheet.answer(index, answer)
+    sheet.save(tmp_path / "c.json")
+    collection = collect(tmp_path, RATE, COMPARE)
+    first, second, y = collection.comparisons["keen-lynx-03"]
+    answered = [0, 1, 2, 4, 5, 7]
+    assert first.tolist() == [COMPARE.pairs[i][0] for i in answered]
+    assert second.tolist() == [COMPARE.pairs[i][1] for i in answered]
+    assert y.tolist() == [_ANSWER_DEGREES[a] for a in
+                          ["first", "second", "none", "first", "none", "second"]]
+    assert y.tolist()[2] == 0.5
+
+
+def test_a_rate_yourself_sheet_still_counts_for_its_clips(tmp_path):
+    saved = {"items": list(RATE.items[::-1]), "scores": [5, None] + [7] * 18}
+    (tmp_path / "my_fluency_scores.json").write_text(json.dumps(saved), encoding="utf-8")
+    other = {"items": list(range(300, 320)), "scores": [5] * 20}
+    (tmp_path / "old.json").write_text(json.dumps(other), encoding="utf-8")
+    collection = collect(tmp_path, RATE)
+    record = _record(collection, "my_fluency_scores.json")
+    assert record.status == _COUNTED and record.pseudonym.startswith("sheet-")
+    items, _, scores = collection.rate_labels
+    assert dict(zip(items.tolist(), scores.tolist()))[19] == 5.0  # first played = last item
+    assert _record(collection, "old.json").status == _LEFT_OUT
+
+
+def test_names_never_leave_the_folder_names_but_pseudonyms_do(tmp_path):
+    _rate_sheet(tmp_path, "submitted/jsmith/class_rate/class_sheet_rate.json",
+                pseudonym="rosy-raven-55")
+    collection = collect(tmp_path, RATE)
+    assert {row["pseudonym"] for row in collection.rows} == {"rosy-raven-55"}
+    assert not any("jsmith" in str(value) for row in collection.rows for value in row.values())
+
+
+def test_write_saves_the_table_and_refuses_the_folder_read(tmp_path):
+    inbox = tmp_path / "inbox"
+    _rate_sheet(inbox, "a.json")
+    (inbox / "broken.json").write_text("{", encoding="utf-8")
+    collection = collect(inbox, RATE)
+    with pytest.raises(ValueError, match="^out: .* inside the folder read"):
+        collection.write(inbox / "out")
+    answers, sheets = collection.write(tmp_path / "out")
+    assert len(answers.read_text(encoding="utf-8").splitlines()) == 21
+    assert "broken.json,left out" in sheets.read_text(encoding="utf-8")
+
+
+def test_bad_arguments_are_named(tmp_path):
+    with pytest.raises(ValueError, match="^folder: "):
+        collect(tmp_path / "missing", RATE)
+    with pytest.raises(ValueError, match="^rate, compare: "):
+        collect(tmp_path)
+    with pytest.raises(TypeError, match="^compare: "):
+        collect(tmp_path, RATE, RATE)
+
+
+def test_the_command_line_collects_and_reports(tmp_path, capsys):
+    inbox = tmp_path / "inbox"
+    _rate_sheet(inbox, "a.json")
+    (inbox / "empty.json").write_bytes(b"")
+    # seed 7 with the activities' defaults is not RATE (20 drawn clips): left out, said so
+    code = main(["collect", str(inbox), "--out", str(tmp_path / "out"), "--seed", "7",
+                 "--only", "compare"])
+    printed = capsys.readouterr().out
+    assert code == 0 and "left out: empty.json: empty file" in printed
+    assert "a rate sheet, and this collection has no rate activity" in printed
+    assert main(["collect", str(inbox), "--out", str(inbox), "--only", "compare"]) == 2

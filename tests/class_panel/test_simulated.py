@@ -1,0 +1,57 @@
+"""course_lib.class_panel.simulated: a simulated class whose sheets carry the truth drawn."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from course_lib.class_panel.activities import RateActivity, compare_activity
+from course_lib.class_panel.collect import collect
+from course_lib.class_panel.simulated import simulated_class
+
+RATE = RateActivity(seed=3, items=tuple(range(40)))
+COMPARE = compare_activity(3, n_settings=8, n_pairs=28)
+MEANS = np.linspace(1.5, 8.5, 40)
+
+
+def test_the_sheets_collect_with_the_two_odd_students_named(tmp_path):
+    truth = simulated_class(tmp_path, 12, RATE, COMPARE, MEANS, rng=5)
+    collection = collect(tmp_path, RATE, COMPARE)
+    assert len(truth.paths) == 24 and len(collection.pseudonyms) == 12
+    notes = [record.reason for record in collection.sheets if record.reason]
+    assert any("every clip scored 7" in note for note in notes)
+    assert any("20 of 40 answered" in note for note in notes)
+    assert simulated_class(tmp_path / "again", 12, RATE, COMPARE, MEANS, rng=5).bias == \
+        truth.bias
+
+
+def test_scores_follow_each_students_bias(tmp_path):
+    truth = simulated_class(tmp_path, 60, RATE, COMPARE, MEANS, rng=6)
+    collection = collect(tmp_path, RATE, COMPARE)
+    items, raters, scores = collection.rate_labels
+    offsets = np.bincount(raters, scores - MEANS[items]) / np.bincount(raters)
+    odd = set(list(truth.bias)[:2])     # constant 7s, and a half-filled sheet
+    kept = [n for n, name in enumerate(collection.rate_raters) if name not in odd]
+    drawn = [truth.bias[collection.rate_raters[n]] for n in kept]
+    # 40 scores of sd <= 2.5 put a student's mean offset within ~0.4 of a bias of sd 1
+    # (clipping at 0 and 10 shrinks a few): a correlation of 0.9 leaves room
+    assert np.corrcoef(offsets[kept], drawn)[0, 1] > 0.9
+
+
+def test_a_student_prefers_the_setting_nearer_their_ideal(tmp_path):
+    truth = simulated_class(tmp_path, 80, RATE, COMPARE, MEANS, rng=7)
+    collection = collect(tmp_path, RATE, COMPARE)
+    nearer, farther = [], []
+    for name, (first, second, y) in collection.comparisons.items():
+        distance = np.linalg.norm(COMPARE.settings - truth.ideal[name], axis=1)
+        closer_first = distance[first] < distance[second]
+        nearer += list(y[closer_first] == 0.95)
+        farther += list(y[~closer_first] == 0.95)
+    assert np.mean(nearer) > np.mean(farther) + 0.2
+
+
+def test_bad_arguments_are_named(tmp_path):
+    with pytest.raises(ValueError, match="^expert_means: "):
+        simulated_class(tmp_path, 3, RATE, COMPARE, MEANS[:5])
+    with pytest.raises(ValueError, match="^n_students: "):
+        simulated_class(tmp_path, 0, RATE, COMPARE, MEANS)
