@@ -98,8 +98,11 @@ def test_the_shared_modules_below_sit_below_the_units(module):
 
 
 @pytest.mark.parametrize("room, forbidden", [
-    *((unit, {"simulators", "data", "widgets", "plotting", "recognition"}) for unit in UNITS),
-    ("data", {"simulators", "widgets", "plotting"}),
+    *((unit, {"simulators", "data", "widgets", "plotting", "recognition", "class_panel"})
+      for unit in UNITS),
+    ("data", {"simulators", "widgets", "plotting", "class_panel"}),
+    ("simulators", {"widgets", "plotting", "class_panel"}),
+    ("class_panel", {"widgets"}),
 ])
 def test_rooms_do_not_import_the_rooms_above_them(room, forbidden):
     found = {(m, t) for m in GRAPH if _room(m) == room for t in GRAPH[m] if _room(t) in forbidden}
