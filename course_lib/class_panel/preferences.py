@@ -1,0 +1,414 @@
+"""The class's comparisons of equaliser settings: one preference GP pooled over everyone beside
+one per student (issue 47, "the class as a panel").
+
+Every student compared the same pairs of settings (the compare activity: ``settings`` the band
+gains in dB, ``pairs`` of setting indices), answering "first", "second" or "none", read as the
+degrees y = 0.95, 0.05 and 0.5 of Unit 6's slider at full strength (0.5: the undecided answer).
+One likelihood serves the three answers, as in the personalisation session
+(:mod:`course_lib.simulators.personalisation`): the Beta degree of preference
+(:class:`~course_lib.preference.pairwise_likelihoods.PairwiseBeta`; J. B. Nielsen's thesis, DTU
+2015, eqs. 2.59-2.61) on z = f(first) - f(second), in the preference GP of Chu & Ghahramani
+(2005, "Preference learning with Gaussian processes", ICML) with Unit 6's equaliser kernel and
+hyper-priors (``simulators.personalisation._equaliser_model``) and its Laplace posterior
+(R&W 2006, Alg. 3.1 adapted to pairs; :func:`~course_lib.preference.laplace.laplace_mode`).
+
+* **Pooled**: one utility for the whole class, every answer of every student, hyper-parameters
+  by MAP-II.
+* **Individual**: one utility per student from their own answers at the pooled
+  hyper-parameters (a Laplace fit of a few settings each: cheap, and a student's dozen answers
+  could not pin down hyper-parameters of their own).
+
+Where the class agrees and where tastes split (``_taste_spread``). For pair j, let d_sj be the
+posterior mean of student s's individual difference f_s(first) - f_s(second). If the class
+shared one taste, the students would be exchangeable: who gave which answer to pair j would not
+matter. So the spread of tastes is tested by permutation (Fisher 1935, "The design of
+experiments"; Good 2005, "Permutation, parametric and bootstrap tests of hypotheses"): the
+answers to each pair are shuffled among the students who answered it, which keeps every pair's
+shares and every student's set of pairs and destroys only a student's consistency across
+pairs; the individual fits are redone. The statistic is the spread s_j = sd over students of d_sj; its excess over
+the B shuffled spreads (mean m_j, sd q_j), t_j = (s_j - m_j) / (q_j sqrt(1 + 1/B)), says how
+far the students' differences exceed what noisy answers about one shared taste give: were the
+shuffled spreads normal, t_j would follow Student's t with B - 1 degrees of freedom under a
+shared taste (the statistic of a new draw against a sample's mean and sd). A pair is "split"
+when t_j exceeds that t's upper 0.05 / P quantile (one-sided, Bonferroni over the P pairs, so a
+class with one taste shows a split pair at most about one time in twenty), else "agrees" when
+the pooled posterior is sure of the direction (P(f(first) > f(second)) = Phi(mu_j / tau_j) >=
+0.9 or <= 0.1), else "no clear preference".
+
+What the pooled model predicts for a student who answered few pairs (``_held_out_scores``):
+leave pairs out (seeded). For a student, ``n_held_out`` of their answers are held out; the
+others, in a random order, are the training answers; for n = 1, 2, 4, ... training answers
+three models predict the held-out answers: "you alone" (the individual model on n answers),
+"the class without you" (the pooled model refitted without any of the student's answers, at
+the pooled hyper-parameters) and "the class and you" (the same plus the student's n answers).
+The score is the mean log predictive density of the held-out degrees, log E[p(y | z)] under the
+posterior of z (Gneiting & Raftery 2007, the logarithmic score; higher is better), averaged
+over students.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, replace
+
+import numpy as np
+from scipy.special import ndtr
+from scipy.stats import t as student_t
+
+from course_lib.linalg import NotPositiveDefiniteError
+from course_lib.preference.comparisons import Comparisons, DisconnectedComparisonsWarning
+from course_lib.preference.laplace import laplace_mode
+from course_lib.preference.preference_gp import latent_difference
+from course_lib.simulators.personalisation import _equaliser_model
+from course_lib.validation import RngLike, _as_float_array, _as_positive_int, _as_rng
+
+__all__ = ["ClassPreferences", "class_preferences_model"]
+
+_N_PERMUTATIONS = 10
+_N_SCORED = 20            # students whose held-out answers are scored
+_N_HELD_OUT = 5
+_N_RESTARTS = 2           # MAP-II runs of the pooled model
+_FAMILY_LEVEL = 0.05      # the chance of a "split" pair in a class with one taste
+_SURE = 0.9
+_MODELS = ("the class without you", "you alone", "the class and you")
+_ANSWERS = ("first", "none", "second")
+
+
+@dataclass(frozen=True)
+class ClassPreferences:
+    """What :func:`class_preferences_model` found (module docstring). Differences are
+    f(first) - f(second) of the utility (> 0: the first setting preferred), per pair of
+    ``pairs`` in its own orientation.
+
+    ``settings`` (n_settings, n_bands) gains in dB; ``pairs`` (P, 2); ``shares`` (P, 3) of the
+    answers first / none / second; ``n_answered`` (P,). Pooled: ``pooled_difference`` and
+    ``pooled_difference_sd`` (P,), ``pooled_probability`` Phi(mean / sd) that the class's
+    utility favours the first, ``pooled_utility`` and ``pooled_utility_sd`` (n_settings,),
+    ``hyperparameters`` (name -> value). Per student, in the order of ``pseudonyms`` (everyone
+    with an answer): ``n_answers``, ``individual_difference`` and ``individual_difference_sd``
+    (S, P), ``individual_probability`` (S, P), ``individual_utility`` (S, n_settings),
+    ``fitted`` (False: no Laplace posterior for that student's answers, rows NaN).
+    Agreement per pair: ``spread`` (sd over students of their mean differences),
+    ``spread_null_mean`` and ``spread_null_sd`` over ``n_permutations`` shuffles, ``split_t``,
+    the ``split_threshold`` it is held against and ``verdict`` ("agrees", "split", "no clear
+    preference"). Held-out scores:
+    ``held_out_counts`` (G,) training answers n, ``held_out_models`` the three models,
+    ``held_out_score`` and ``held_out_se`` (3, G) mean log predictive density of a held-out
+    answer and its standard error over students (NaN where no student had n answers to train
+    on, or, for the class's models, where there is no other student), ``held_out_students``
+    (3, G) how many students each entry rests on."""
+
+    pseudonyms: tuple[str, ...]
+    settings: np.ndarray
+    pairs: np.ndarray
+    shares: np.ndarray
+    n_answered: np.ndarray
+    pooled_difference: np.ndarray
+    pooled_difference_sd: np.ndarray
+    pooled_probability: np.ndarray
+    pooled_utility: np.ndarray
+    pooled_utility_sd: np.ndarray
+    hyperparameters: dict
+    n_answers: np.ndarray
+    individual_difference: np.ndarray
+    individual_difference_sd: np.ndarray
+    individual_probability: np.ndarray
+    individual_utility: np.ndarray
+    fitted: np.ndarray
+    spread: np.ndarray
+    spread_null_mean: np.ndarray
+    spread_null_sd: np.ndarray
+    split_t: np.ndarray
+    split_threshold: float
+    verdict: tuple[str, ...]
+    n_permutations: int
+    held_out_counts: np.ndarray
+    held_out_models: tuple[str, ...]
+    held_out_score: np.ndarray
+    held_out_se: np.ndarray
+    held_out_students: np.ndarray
+
+    def row(self, pseudonym: str) -> int | None:
+        """The index of ``pseudonym`` in the per-student arrays, or None (no answers)."""
+        return self.pseudonyms.index(pseudonym) if pseudonym in self.pseudonyms else None
+
+
+@dataclass(frozen=True)
+class _Answers:
+    """Every answer in one long table, oriented as ``pairs``: ``student`` (index into the
+    pseudonyms), ``pair`` (index into pairs), ``first`` and ``second`` (setting indices),
+    ``y``, and ``M`` the rows of the comparison matrix (``Comparisons.matrix``)."""
+
+    student: np.ndarray
+    pair: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    y: np.ndarray
+    M: np.ndarray
+
+
+# ----- the border ---------------------------------------------------------------------------
+def class_preferences_model(collection, *, n_permutations: int = _N_PERMUTATIONS,
+                            n_scored: int = _N_SCORED, n_held_out: int = _N_HELD_OUT,
+                            rng: RngLike = 0) -> ClassPreferences:
+    """The class's comparisons, pooled and per student (module docstring).
+
+    ``collection``: a :class:`~course_lib.class_panel.collect.Collection` (its
+    ``compare.settings``, ``compare.pairs`` and ``comparisons``), or a tuple ``(settings,
+    pairs, comparisons)``: settings (n_settings, n_bands) gains in dB (2 to 4 bands), pairs
+    (P, 2) setting indices, comparisons a dict
+    pseudonym -> (first, second, y) of answered pairs (setting indices; y in [0, 1], > 0.5 the
+    first preferred; a pair may be answered in either orientation). ``n_permutations`` shuffles
+    for the agreement test, ``n_scored`` students (at most) and ``n_held_out`` answers each for
+    the held-out scores; ``rng`` draws the restarts, shuffles and held-out answers."""
+    settings, pairs, answers, pseudonyms = _as_class_answers(collection)
+    n_permutations = _as_positive_int(n_permutations, "n_permutations", minimum=5)
+    n_scored = _as_positive_int(n_scored, "n_scored")
+    n_held_out = _as_positive_int(n_held_out, "n_held_out")
+    return _class_preferences_trusted(settings, pairs, answers, pseudonyms, n_permutations,
+                                      n_scored, n_held_out, _as_rng(rng))
+
+
+def _as_class_answers(collection):
+    """(settings, pairs, _Answers, pseudonyms) of a Collection or a tuple, checked."""
+    if isinstance(collection, tuple) and len(collection) == 3:
+        settings, pairs, by_student = collection
+    elif all(hasattr(collection, name) for name in ("compare", "comparisons")):
+        if collection.compare is None:
+            raise ValueError("collection: holds no comparison sheets (its compare is None)")
+        settings, pairs = collection.compare.settings, collection.compare.pairs
+        by_student = collection.comparisons
+    else:
+        raise TypeError(f"collection: expected a class-panel Collection or a tuple (settings, "
+                        f"pairs, comparisons), got {type(collection).__name__}")
+    settings = _as_float_array(settings, "settings", ndim=2)
+    if not 2 <= settings.shape[1] <= 4:
+        raise ValueError(f"settings: expected 2 to 4 band gains per setting (the equaliser of "
+                         f"Unit 6), got {settings.shape[1]}")
+    pairs = _as_pairs(pairs, settings.shape[0])
+    if not isinstance(by_student, dict):
+        raise TypeError(f"comparisons: expected a dict pseudonym -> (first, second, y), got "
+                        f"{type(by_student).__name__}")
+    pseudonyms = tuple(sorted(name for name, rows in by_student.items()
+                              if _n_rows(rows, name) > 0))
+    if not pseudonyms:
+        raise ValueError("comparisons: no student answered a pair")
+    return settings, pairs, _long_table(settings, pairs, by_student, pseudonyms), pseudonyms
+
+
+def _as_pairs(pairs, n_settings: int) -> np.ndarray:
+    pairs = _as_float_array(pairs, "pairs", ndim=2)
+    if pairs.shape[1] != 2 or np.any(pairs != np.round(pairs)) or np.any(pairs < 0) or \
+            np.any(pairs >= n_settings) or np.any(pairs[:, 0] == pairs[:, 1]):
+        raise ValueError(f"pairs: expected (P, 2) indices of two different settings "
+                         f"(0..{n_settings - 1})")
+    pairs = pairs.astype(np.int64)
+    if np.unique(np.sort(pairs, axis=1), axis=0).shape[0] != pairs.shape[0]:
+        raise ValueError("pairs: a pair of settings is listed twice")
+    return pairs
+
+
+def _n_rows(rows, name) -> int:
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"comparisons: every key must be a pseudonym (text), got {name!r}")
+    if not (isinstance(rows, (tuple, list)) and len(rows) == 3):
+        raise TypeError(f"comparisons: {name}'s entry must be (first, second, y)")
+    return int(np.size(rows[2]))
+
+
+def _long_table(settings, pairs, by_student, pseudonyms) -> _Answers:
+    """Every student's answers mapped onto ``pairs`` (a reversed pair: y -> 1 - y)."""
+    code = {(int(a), int(b)): (j, False) for j, (a, b) in enumerate(pairs)}
+    code.update({(int(b), int(a)): (j, True) for j, (a, b) in enumerate(pairs)})
+    students, pair_index, ys = [], [], []
+    for s, name in enumerate(pseudonyms):
+        first, second, y = (_as_float_array(v, f"comparisons[{name!r}]", ndim=1)
+                            for v in by_student[name])
+        if not first.size == second.size == y.size or np.any((y < 0) | (y > 1)):
+            raise ValueError(f"comparisons: {name}'s first, second and y must have one entry "
+                             f"per answer, y in [0, 1]")
+        for a, b, value in zip(first, second, y):
+            if (a, b) not in code:
+                raise ValueError(f"comparisons: {name} answered the pair ({a:g}, {b:g}), not "
+                                 "one of the activity's pairs")
+            j, reversed_ = code[(a, b)]
+            students.append(s), pair_index.append(j), ys.append(1 - value if reversed_ else value)
+    pair_index, y = np.array(pair_index), np.array(ys)
+    first, second = pairs[pair_index, 0], pairs[pair_index, 1]
+    M = _comparisons(settings, first, second, y).matrix()
+    return _Answers(np.array(students), pair_index, first, second, y, M)
+
+
+def _comparisons(settings, first, second, y) -> Comparisons:
+    """The answers as Comparisons of degrees; a class that left a setting out is no error (the
+    prior places it), so that warning stays quiet."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DisconnectedComparisonsWarning)
+        return Comparisons(settings, first, second, y, kind="pair-degree")
+
+
+# ----- the models ---------------------------------------------------------------------------
+def _class_preferences_trusted(settings, pairs, answers: _Answers, pseudonyms, n_permutations,
+                               n_scored, n_held_out, rng) -> ClassPreferences:
+    """:func:`class_preferences_model` on checked arguments (module docstring)."""
+    pooled = _equaliser_model(settings.shape[1]).fit(
+        _comparisons(settings, answers.first, answers.second, answers.y))
+    pooled.optimise_hyperparameters(_N_RESTARTS, rng=rng)
+    Xa, Xb = settings[pairs[:, 0]], settings[pairs[:, 1]]
+    mu, tau2 = pooled.predict_difference(Xa, Xb)
+    utility, utility_var = pooled.predict(settings)
+    fits = _individual_fits(pooled, answers, len(pseudonyms), pairs)
+    spread, null_mean, null_sd, t = _taste_spread(pooled, answers, len(pseudonyms), pairs,
+                                                  fits["individual_difference"],
+                                                  n_permutations, rng)
+    probability = ndtr(mu / np.sqrt(tau2))
+    threshold = float(student_t.ppf(1.0 - _FAMILY_LEVEL / pairs.shape[0], n_permutations - 1))
+    held_out = _held_out_scores(pooled, answers, len(pseudonyms), n_scored, n_held_out, rng)
+    return ClassPreferences(
+        pseudonyms=pseudonyms, settings=settings, pairs=pairs,
+        shares=_shares(answers, pairs.shape[0]),
+        n_answered=np.bincount(answers.pair, minlength=pairs.shape[0]),
+        pooled_difference=mu, pooled_difference_sd=np.sqrt(tau2),
+        pooled_probability=probability, pooled_utility=utility,
+        pooled_utility_sd=np.sqrt(utility_var),
+        hyperparameters=dict(zip(pooled.param_names, np.exp(pooled.theta).tolist())),
+        n_answers=np.bincount(answers.student, minlength=len(pseudonyms)), **fits,
+        spread=spread, spread_null_mean=null_mean, spread_null_sd=null_sd, split_t=t,
+        split_threshold=threshold, verdict=_verdicts(t, probability, threshold),
+        n_permutations=n_permutations,
+        held_out_models=_MODELS, **held_out)
+
+
+def _shares(answers: _Answers, n_pairs: int) -> np.ndarray:
+    """(P, 3): the share of answers first (y > 0.5), none (0.5), second (y < 0.5) per pair."""
+    kind = np.where(answers.y > 0.5, 0, np.where(answers.y < 0.5, 2, 1))
+    counts = np.zeros((n_pairs, 3))
+    np.add.at(counts, (answers.pair, kind), 1.0)
+    return counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
+
+
+def _posterior(pooled, M: np.ndarray, y: np.ndarray):
+    """The Laplace posterior of the utility at the settings from the rows ``M`` of answers
+    ``y``, at the pooled model's hyper-parameters (R&W 2006, Alg. 3.1), or None if there is
+    none (K^-1 + W not positive definite at the point reached)."""
+    try:
+        return laplace_mode(pooled.kernel(pooled.X_train), M, pooled.likelihood, y,
+                            tol=1e-8).posterior
+    except NotPositiveDefiniteError:
+        return None
+
+
+def _individual_fits(pooled, answers: _Answers, n_students: int, pairs: np.ndarray) -> dict:
+    """Each student's utility at the pooled hyper-parameters: their differences on every pair
+    (mean, sd, Phi(mean / sd)) and utility means; NaN rows where no posterior exists."""
+    X = pooled.X_train
+    Xa, Xb = X[pairs[:, 0]], X[pairs[:, 1]]
+    difference = np.full((n_students, pairs.shape[0]), np.nan)
+    variance = np.full_like(difference, np.nan)
+    utility = np.full((n_students, X.shape[0]), np.nan)
+    for s in range(n_students):
+        rows = answers.student == s
+        posterior = _posterior(pooled, answers.M[rows], answers.y[rows])
+        if posterior is None:
+            continue
+        difference[s], variance[s] = latent_difference(pooled.kernel, X, posterior, Xa, Xb)
+        utility[s] = posterior.mean
+    sd = np.sqrt(np.maximum(variance, 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        probability = np.where(sd > 0, ndtr(difference / np.where(sd > 0, sd, 1.0)), 0.5)
+    probability[np.isnan(difference)] = np.nan
+    return {"individual_difference": difference, "individual_difference_sd": sd,
+            "individual_probability": probability, "individual_utility": utility,
+            "fitted": ~np.isnan(utility[:, 0])}
+
+
+# ----- agreement ----------------------------------------------------------------------------
+def _taste_spread(pooled, answers: _Answers, n_students: int, pairs: np.ndarray,
+                  difference: np.ndarray, n_permutations: int, rng: np.random.Generator):
+    """(spread, shuffled mean, shuffled sd, t) per pair: the permutation test of the module
+    docstring (Fisher 1935; Good 2005), answers shuffled among the students within each
+    pair and the individual fits redone."""
+    spread = _spread(difference)
+    null = np.empty((n_permutations, pairs.shape[0]))
+    groups = [np.flatnonzero(answers.pair == j) for j in range(pairs.shape[0])]
+    for p in range(n_permutations):
+        y = answers.y.copy()
+        for rows in groups:
+            y[rows] = y[rng.permutation(rows)]
+        shuffled = _individual_fits(pooled, replace(answers, y=y), n_students, pairs)
+        null[p] = _spread(shuffled["individual_difference"])
+    mean, sd = null.mean(axis=0), null.std(axis=0, ddof=1)
+    t = np.zeros_like(spread)
+    np.divide(spread - mean, sd * np.sqrt(1.0 + 1.0 / n_permutations), out=t, where=sd > 0)
+    return spread, mean, sd, t
+
+
+def _spread(difference: np.ndarray) -> np.ndarray:
+    """The sd over students (rows with a posterior) of each pair's mean difference."""
+    fitted = difference[~np.isnan(difference[:, 0])]
+    return fitted.std(axis=0) if fitted.shape[0] else np.zeros(difference.shape[1])
+
+
+def _verdicts(t: np.ndarray, probability: np.ndarray, threshold: float) -> tuple[str, ...]:
+    """"split" (t above ``threshold``), else "agrees" (the pooled direction sure at 0.9), else
+    "no clear preference" (module docstring)."""
+    return tuple("split" if tj > threshold else
+                 "agrees" if max(p, 1.0 - p) >= _SURE else "no clear preference"
+                 for tj, p in zip(t, probability))
+
+
+# ----- held-out answers ---------------------------------------------------------------------
+def _held_out_scores(pooled, answers: _Answers, n_students: int, n_scored: int,
+                     n_held_out: int, rng: np.random.Generator) -> dict:
+    """Mean log predictive density of held-out answers by number of training answers, for the
+    three models of the module docstring, over at most ``n_scored`` students with more than
+    ``n_held_out`` answers (leave pairs out)."""
+    counts = np.bincount(answers.student, minlength=n_students)
+    eligible = np.flatnonzero(counts > n_held_out)
+    chosen = rng.choice(eligible, min(n_scored, eligible.size), replace=False)
+    most = int(counts[chosen].max()) - n_held_out if chosen.size else 0
+    grid = np.array(sorted({*(2 ** np.arange(8))[2 ** np.arange(8) < most], most} - {0}),
+                    dtype=np.int64)
+    scores = np.full((chosen.size, len(_MODELS), grid.size), np.nan)
+    for i, s in enumerate(chosen):
+        scores[i] = _student_held_out(pooled, answers, s, grid, n_held_out, rng)
+    done = ~np.isnan(scores)
+    n = done.sum(axis=0)
+    total = np.where(done, scores, 0.0).sum(axis=0)
+    mean = np.divide(total, n, out=np.full(n.shape, np.nan), where=n > 0)
+    squares = np.where(done, (scores - mean) ** 2, 0.0).sum(axis=0)
+    se = np.divide(np.sqrt(squares), np.sqrt(n * np.maximum(n - 1, 1)),
+                   out=np.full(n.shape, np.nan), where=n > 1)
+    return {"held_out_counts": grid, "held_out_score": mean, "held_out_se": se,
+            "held_out_students": n}
+
+
+def _student_held_out(pooled, answers: _Answers, s: int, grid: np.ndarray, n_held_out: int,
+                      rng: np.random.Generator) -> np.ndarray:
+    """(3, G) scores of student ``s``'s held-out answers: the class without them, them alone
+    on their first n answers, and both (NaN where the student has fewer than n answers to
+    train on, or where there is no class without them)."""
+    own = rng.permutation(np.flatnonzero(answers.student == s))
+    held, train = own[:n_held_out], own[n_held_out:]
+    others = np.flatnonzero(answers.student != s)
+    out = np.full((len(_MODELS), grid.size), np.nan)
+    without_you = _log_score(pooled, answers, others, held)
+    for g, n in enumerate(grid):
+        if n > train.size:
+            break
+        out[0, g] = without_you
+        out[1, g] = _log_score(pooled, answers, train[:n], held)
+        out[2, g] = _log_score(pooled, answers, np.concatenate([others, train[:n]]), held)
+    return out
+
+
+def _log_score(pooled, answers: _Answers, rows: np.ndarray, held: np.ndarray) -> float:
+    """Mean log E[p(y | z)] of the ``held`` answers under the posterior from the answers
+    ``rows`` (Gneiting & Raftery 2007, the logarithmic score); NaN without rows or posterior."""
+    posterior = _posterior(pooled, answers.M[rows], answers.y[rows]) if rows.size else None
+    if posterior is None:
+        return np.nan
+    X = pooled.X_train
+    mean, var = latent_difference(pooled.kernel, X, posterior, X[answers.first[held]],
+                                  X[answers.second[held]])
+    return float(np.mean(pooled.likelihood.predictive_log_density(answers.y[held], mean, var)))
