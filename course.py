@@ -37,7 +37,7 @@ LOCK = ROOT / "requirements" / "lock.txt"
 # The extra each command installs; release and site need nbconvert and MathJax from the test set.
 EXTRAS = {"lab": "lab", "test": "test", "release": "test", "site": "test", "pronounce": "lab",
           "data": "lab", "class-panel": "lab"}
-NOTEBOOK_DIRS = ["lectures", "solutions"]
+NOTEBOOK_DIRS = ["lectures", "solutions", "class"]
 BROWSER_TESTS = Path("tests") / "browser"
 # The second pass of the numerics-sensitive tests: another set of OpenBLAS kernels and numba's
 # portable target, so a result that holds only on this machine's rounding fails here and not on
@@ -253,6 +253,8 @@ def run_tests(extra_args: list[str], latest: bool) -> int:
     # with bytecode caching off (some sandboxes set this) each compiles every module it
     # imports afresh, 4 s of CPU for a pytest run that collects every test.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    # the class notebooks draw a pseudonym on first use: the tests' own, not the user's
+    env["COURSE_CLASS_HOME"] = str(ROOT / ".test-artifacts" / "class-home")
     browser_paths, browser_missing = browser_test_status()
     pytest = [str(python), "-m", "pytest"]
     nbval = ["--nbval-lax", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg",

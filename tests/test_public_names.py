@@ -2,7 +2,7 @@
 
 A name is public when it is a module-level ``def``, ``class`` or assignment not starting with
 ``_``. Each must be used where the course meets its readers: a notebook of ``lectures/``,
-``solutions/`` or ``exercises/`` or a file of ``experiments/`` names it together with its
+``solutions/``, ``exercises/`` or ``class/`` or a file of ``experiments/`` names it with its
 module (an import from it, ``module.name``, its path), or a unit's face lists it in
 ``__all__``, or a module re-exports it under a public name that is so used. A top-level
 module's ``__all__`` is no use of its own (it lists what readers use). Other course_lib modules
@@ -29,7 +29,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "course_lib"
-USERS = ("lectures/*.ipynb", "solutions/*.ipynb", "exercises/*.ipynb", "experiments/**/*.py")
+USERS = ("lectures/*.ipynb", "solutions/*.ipynb", "exercises/*.ipynb", "class/*.ipynb",
+         "experiments/**/*.py")
 
 
 def _module_name(path: Path) -> str:
@@ -195,7 +196,7 @@ def _taught() -> set[str]:
     """``course_lib.module.name`` the lecturer's guide tells the lecturer to call, or a
     notebook's text sends its reader to."""
     texts = [(ROOT / "docs" / "TEACHING.md").read_text(encoding="utf-8")]
-    for pattern in USERS[:3]:
+    for pattern in [pattern for pattern in USERS if pattern.endswith(".ipynb")]:
         for path in sorted(ROOT.glob(pattern)):
             cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
             texts += ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]

@@ -143,8 +143,9 @@ def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
     jobs.append(rest("the rest of tests/", "tests", claimed, 51,
                      extra_ignores=("tests/browser", "tests/test_site.py"), after=warm,
                      load=0.8))
-    jobs += [run(f"{folder} (nbval)", [folder], expected, options=nbval, after=warm)
-             for folder, expected in (("lectures", 66), ("solutions", 37))]
+    jobs += [run(f"{' and '.join(folders)} (nbval)", folders, expected, options=nbval,
+                 after=warm)
+             for folders, expected in ((["lectures"], 66), (["solutions", "class"], 45))]
     # The second pass: another set of BLAS kernels and numba's generic target.
     jobs += [run("site build (second pass)", ["tests/test_site.py"], 138, portable_env,
                  after=warm),

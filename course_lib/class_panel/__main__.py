@@ -26,9 +26,8 @@ def _parser() -> argparse.ArgumentParser:
                              "never inside DIR)")
     gather.add_argument("--seed", type=int, default=DEFAULT_SEED,
                         help=f"the seed the class notebooks used (default {DEFAULT_SEED})")
-    gather.add_argument("--shipped-clips", action="store_true",
-                        help="the rating round used the twenty shipped clips of the "
-                             "rate-yourself panel (its seed None)")
+    gather.add_argument("--n-clips", type=int, default=20,
+                        help="how many of the twenty clips the rating round drew (default 20)")
     gather.add_argument("--only", choices=("rate", "compare"),
                         help="collect one activity only")
     return parser
@@ -37,13 +36,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     """The command line (module docstring); returns the exit status."""
     args = _parser().parse_args(argv)
-    if args.seed < 0:
-        print(f"--seed: expected a whole number >= 0, got {args.seed}", file=sys.stderr)
-        return 2
-    rate = None if args.only == "compare" else rate_activity(
-        None if args.shipped_clips else args.seed)
-    compare = None if args.only == "rate" else compare_activity(args.seed)
     try:
+        rate = None if args.only == "compare" else rate_activity(args.seed, args.n_clips)
+        compare = None if args.only == "rate" else compare_activity(args.seed)
         collection = collect(args.folder, rate, compare)
         written = collection.write(args.out)
     except ValueError as err:

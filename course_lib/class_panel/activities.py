@@ -2,11 +2,12 @@
 compares, and the order each student meets it in.
 
 * :class:`RateActivity` -- speechocean762 sentences to score 0-10 for fluency beside the corpus's
-  five experts (Unit 5, lecture 05 section 9.2). Seed None is the twenty sentences of
-  :meth:`~course_lib.data.speechocean762.PanelSet.clips_to_rate`, the set today's rate-yourself
-  panel uses, so a sheet it saved counts in a class that keeps that set. Any other seed draws
-  ``n_clips`` training sentences from as many speakers, one from each equal-count band of the
-  experts' mean fluency, so the set spans the scale the experts used.
+  five experts (Unit 5, lecture 05 section 9.2): the twenty sentences of
+  :meth:`~course_lib.data.speechocean762.PanelSet.clips_to_rate` (one per speaker, from the
+  panel's least to its most fluent), whose recordings every copy of the course has (the
+  checked download holds those and six examples, not the corpus's 5,000). The seed orders them
+  for each student and, with ``n_clips`` below twenty, draws which of them to play. A sheet
+  the rate-yourself panel saved over the same clips counts too.
 * :class:`CompareActivity` -- pairs of equaliser settings of one sound to compare (Unit 6,
   lecture 06's personalisation loop): each answer is "first", "second" or "none" (undecided).
   The settings are whole-dB gains in the loop's range, -12..12 dB per band.
@@ -36,16 +37,13 @@ _ANSWER_DEGREES = {"first": 0.95, "none": 0.5, "second": 0.05}
 _GAIN_RANGE_DB = (-12, 12)
 
 
-def _check_seed(seed, name: str = "seed", allow_none: bool = False) -> int | None:
-    if seed is None and allow_none:
-        return None
+def _check_seed(seed, name: str = "seed") -> int:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"{name}: expected a whole number >= 0"
-                         + (" or None" if allow_none else "") + f", got {seed!r}")
+        raise ValueError(f"{name}: expected a whole number >= 0, got {seed!r}")
     return int(seed)
 
 
-def _order(n: int, seed: int | None, pseudonym: str) -> tuple[int, ...]:
+def _order(n: int, seed: int, pseudonym: str) -> tuple[int, ...]:
     """A permutation of 0..n-1 drawn from a hash of (seed, pseudonym)."""
     if not isinstance(pseudonym, str) or not pseudonym.strip():
         raise ValueError(f"pseudonym: expected a non-empty name, got {pseudonym!r}")
@@ -64,7 +62,7 @@ class RateActivity:
     """Sentences to score for ``aspect`` on 0-10: ``items`` are speechocean762 panel item numbers
     (rows of :attr:`PanelSet.ratings <course_lib.data.speechocean762.PanelSet>`)."""
 
-    seed: int | None
+    seed: int
     items: tuple[int, ...]
     aspect: str = "fluency"
 
@@ -72,8 +70,10 @@ class RateActivity:
 
     @property
     def set_id(self) -> str:
-        drawn = "shipped" if self.seed is None else f"seed{self.seed}"
-        return f"speechocean762-{self.aspect}-{drawn}-{len(self.items)}-{_digest(self.items)}"
+        """The clips' name: two seeds that draw the same clips give the same set (the order a
+        student met them in does not change what their scores mean)."""
+        return (f"speechocean762-{self.aspect}-{len(self.items)}clips-"
+                f"{_digest(sorted(self.items))}")
 
     def order_for(self, pseudonym: str) -> tuple[int, ...]:
         """The positions of ``items`` in the order this student meets them."""
@@ -117,41 +117,17 @@ class CompareActivity:
                                        equaliser.apply(waveform, self.settings[second])))
 
 
-def rate_activity(seed: int | None = DEFAULT_SEED, n_clips: int = 20, *,
-                  panel=None) -> RateActivity:
-    """The clip set of a class rating round (module docstring). ``panel``: a fluency
-    :class:`~course_lib.data.speechocean762.PanelSet` (loaded when None; only needed for a
-    seed)."""
-    seed = _check_seed(seed, allow_none=True)
-    n_clips = _as_positive_int(n_clips, "n_clips", minimum=3, maximum=100)
+def rate_activity(seed: int = DEFAULT_SEED, n_clips: int = 20, *, panel=None) -> RateActivity:
+    """The clip set of a class rating round (module docstring): ``n_clips`` of the twenty
+    sentences to rate, drawn with ``seed`` (all twenty, in the panel's order, by default).
+    ``panel``: a fluency :class:`~course_lib.data.speechocean762.PanelSet` (loaded when None)."""
+    seed = _check_seed(seed)
     if panel is None:
         panel = load_speechocean762("fluency")
-    if seed is None:
-        items = tuple(clip.item for clip in panel.clips_to_rate())
-        if n_clips != len(items):
-            raise ValueError(f"n_clips: seed None is the {len(items)} shipped clips, "
-                             f"got n_clips={n_clips}")
-        return RateActivity(None, items, panel.aspect)
-    return RateActivity(seed, _spread_sentences(panel, seed, n_clips), panel.aspect)
-
-
-def _spread_sentences(panel, seed: int, n_clips: int) -> tuple[int, ...]:
-    """One training sentence from each of ``n_clips`` equal-count bands of the experts' mean,
-    no speaker twice."""
-    rng = np.random.default_rng(seed)
-    train = np.asarray(panel.train)
-    by_mean = train[np.argsort(panel.ratings.means[train], kind="stable")]
-    chosen, speakers = [], set()
-    for band in np.array_split(by_mean, n_clips):
-        for item in rng.permutation(band):
-            if panel.speakers[item] not in speakers:
-                chosen.append(int(item))
-                speakers.add(panel.speakers[item])
-                break
-        else:
-            raise ValueError(f"n_clips: no sentence of a new speaker left in a band of "
-                             f"{band.size}; ask for fewer clips")
-    return tuple(chosen)
+    shipped = [clip.item for clip in panel.clips_to_rate()]
+    n_clips = _as_positive_int(n_clips, "n_clips", minimum=3, maximum=len(shipped))
+    chosen = np.sort(np.random.default_rng(seed).choice(len(shipped), n_clips, replace=False))
+    return RateActivity(seed, tuple(shipped[i] for i in chosen), panel.aspect)
 
 
 def compare_activity(seed: int = DEFAULT_SEED, n_settings: int = 6, n_pairs: int = 15,

@@ -17,7 +17,8 @@ Each file ends up in :attr:`Collection.sheets` with its status and reason:
   sheet, a sheet for another clip set or seed, or one with no answer.
 
 Two students who drew the same pseudonym (different keys) both count, shown as
-``pseudonym~abcd`` with the first hex digits of their key. A sheet saved by the rate-yourself
+``pseudonym~abcd`` with the first hex digits of their key. A rate sheet saved under another seed
+that drew the same clips counts (the seed only ordered them). A sheet saved by the rate-yourself
 panel before class sheets existed (``{"items": [...], "scores": [...]}``) counts for a rating
 round over the same clips, under the pseudonym ``sheet-`` and the first digits of its content's
 SHA-256 (it carries none), with the file's modification time as its time.
@@ -210,10 +211,17 @@ def _read_class_sheet(relative: str, saved: dict, activities: dict) -> _Sheet | 
     if not (isinstance(pseudonym, str) and pseudonym.strip() and isinstance(key, str) and key):
         return "no pseudonym or key (edited by hand?)"
     saved_at = _time(saved["saved_at"])
-    order = activity.order_for(pseudonym)
+    seed = saved["seed"]
+    # the clips are the set's, whatever seed ordered them: a rate sheet of another seed counts
+    order = (activity if seed == activity.seed else RateActivity(seed, activity.items)
+             ).order_for(pseudonym)
     positions = {index: shown for shown, index in enumerate(order)}
-    return _checked(relative, kind, pseudonym.strip(), key, saved_at,
-                    [(index, value, positions[index]) for index, value in enumerate(answers)])
+    sheet = _checked(relative, kind, pseudonym.strip(), key, saved_at,
+                     [(index, value, positions[index]) for index, value in enumerate(answers)])
+    if isinstance(sheet, _Sheet) and seed != activity.seed:
+        sheet.notes.insert(0, f"saved under seed {seed!r}, this class's is {activity.seed}: "
+                              f"the same clips in another order, counted")
+    return sheet
 
 
 def _read_rate_yourself(path: Path, relative: str, saved: dict, content: bytes,

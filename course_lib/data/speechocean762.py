@@ -41,11 +41,13 @@ from course_lib.data import (DataError, _parse_csv_text, _parse_float, _parse_in
                              _read_csv_table, _read_verified)
 from course_lib.data.fluency import _FEATURE_NAMES, _SAMPLE_RATE, ExampleClip, _read_clips, \
     _read_only
-from course_lib.data.speechocean762_source import _read_corpus_file
+from course_lib.data.speechocean762_source import (_CORPUS_MANIFEST, _corpus_manifest,
+                                                  _read_corpus_file)
 from course_lib.data.wav import _decode
 from course_lib.pronunciation import (_GOP_FEATURE_NAMES, _PHONES, _VOWELS, GopThresholds,
                                       PhoneScore, PronunciationScorer)
 from course_lib.raters.rater_data import RaterData
+from course_lib.validation import _as_selection
 
 _DATASET = "speechocean762"
 _N_ITEMS = 5000
@@ -138,6 +140,25 @@ class PanelSet:
         scored."""
         return _read_clips(_DATASET, "rate.csv", self.texts, self.ratings.means,
                            audio=self._audio_8k)
+
+    def clips(self, items) -> list[ExampleClip]:
+        """The sentences ``items`` (item numbers, any split), in the order given, as
+        :meth:`clips_to_rate` gives its twenty: 8 kHz, ``truth`` the experts' mean of this set's
+        aspect, no label. For a clip set drawn by a seed
+        (:func:`course_lib.class_panel.activities.rate_activity`). The course's copy of the
+        corpus holds the recordings of the sentences it plays; another item is named with what
+        to do."""
+        items = _as_selection(items, "items", len(self))
+        manifest = _corpus_manifest()
+        missing = [int(item) for item in items
+                   if f"{_COMMIT}/{_recording(self.utterances[item], self.speakers[item])}"
+                   not in manifest]
+        if missing:
+            raise DataError(f"items: no recording of item(s) {missing} in {_CORPUS_MANIFEST}: "
+                            f"the course's copy of the corpus holds only the sentences it "
+                            f"plays (clips_to_rate, example_audio)")
+        return [ExampleClip(int(item), "", self.texts[item], float(self.ratings.means[item]),
+                            self._audio_8k(item), _SAMPLE_RATE) for item in items]
 
     def example_audio(self) -> list[ExampleClip]:
         """Six test sentences from hesitant to fluent (``examples.csv``), 8 kHz, with their

@@ -59,8 +59,13 @@ class ScoreSheet:
         if not (isinstance(clip, (int, np.integer)) and 0 <= clip < len(self.items)):
             raise ValueError(f"clip: expected a clip index 0..{len(self.items) - 1}, "
                              f"got {clip!r}")
-        self.scores[clip] = (None if value is None
-                             else _whole_score(value, f"value (clip {clip + 1})"))
+        self._set(clip, None if value is None else _whole_score(value, f"value (clip {clip + 1})"))
+
+    def _set(self, clip: int, score: int | None) -> None:
+        """Store a checked score: the one place :meth:`score` writes, so a sheet that keeps its
+        scores elsewhere (a class sheet, :mod:`course_lib.widgets.class_panel`) changes only
+        this and keeps the checks."""
+        self.scores[clip] = score
 
     @property
     def n_scored(self) -> int:

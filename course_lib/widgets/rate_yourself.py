@@ -1,8 +1,15 @@
-"""Be the sixth rater: listen, score, save, and compare yourself with the panel (Unit 5)."""
+"""Be the sixth rater: listen, score, save, and compare yourself with the panel (Unit 5).
+
+The same panel serves the class rating round (:func:`course_lib.widgets.class_panel.class_rate`):
+given the clips in a student's own order, a sheet that keeps its scores in a class sheet, and
+``autosave``, it saves after every score into a file whose name the activity fixes.
+"""
 
 from __future__ import annotations
 
 import html
+import itertools
+from collections.abc import Callable
 from pathlib import Path
 
 import ipywidgets as W
@@ -34,20 +41,29 @@ class RateYourself:
     the panel starts, and save never replaces a file the panel has not loaded or written
     without asking once. "compare" fits the panel models with you as the sixth rater; a score
     changed afterwards is marked in place until you compare again. Clips are numbered from 1
-    everywhere. Errors show as one line; the scores given so far are kept."""
+    everywhere. Errors show as one line; the scores given so far are kept.
 
-    def __init__(self, file="my_fluency_scores.json", data_set: str = "speechocean762"):
+    ``clips`` (default: the data set's ``clips_to_rate()``) are played in the order given, and
+    ``sheet`` (default: a new :class:`~course_lib.raters.rate_yourself.ScoreSheet` of them) holds
+    their scores. With ``autosave`` the file is the activity's own: there is no file box or
+    save button, every score is saved at once, and a file there that the panel cannot read
+    whole is kept under another name (:class:`_SheetFile`). ``title`` (text) heads the panel,
+    and ``intro`` (a line of HTML) follows it: the class round shows the student's pseudonym."""
+
+    def __init__(self, file="my_fluency_scores.json", data_set: str = "speechocean762", *,
+                 clips=None, sheet: ScoreSheet | None = None, autosave: bool = False,
+                 title: str = _TITLE, intro: str = ""):
         if data_set not in _DATA_SETS:
             raise ValueError(f"data_set: expected one of {sorted(_DATA_SETS)}, got {data_set!r}")
         self.panel = _DATA_SETS[data_set]()
         self.hidden_truth = data_set in _HIDDEN_TRUTH
-        self.clips = self.panel.clips_to_rate()
-        self.sheet = ScoreSheet([clip.item for clip in self.clips])
+        self.clips = self.panel.clips_to_rate() if clips is None else list(clips)
+        self.sheet = _checked_sheet(sheet, self.clips)
+        self.keeper = _SheetFile(self.sheet, lambda: (self.sheet.n_scored, len(self.clips)),
+                                 ("scores", "scored"), autosave=bool(autosave))
         self.clip = 0
         self.result = None
         self._setting = False        # True while show() sets the buttons (not the listener)
-        self._known_file = None      # the file the sheet was last loaded from or saved to
-        self._replace = None         # a file save refused once: saving again replaces it
         self.heading = W.HTML()
         self.audio = W.Audio(format="wav", autoplay=False, loop=False)
         self.score_buttons = W.ToggleButtons(
@@ -77,9 +93,11 @@ class RateYourself:
         self.save_button.on_click(lambda _b: self.save())
         self.load_button.on_click(lambda _b: self.load())
         self.compare_button.on_click(lambda _b: self.compare())
-        self.widget = W.VBox([W.HTML(f"<b>{_TITLE}</b>"), self.heading, self.audio, self.score_buttons,
-                              W.HBox([self.previous, self.next]),
-                              W.HBox([self.file, self.save_button, self.load_button]),
+        # with autosave the file is fixed and saved at every score: no box, no buttons for it
+        files = [] if autosave else [W.HBox([self.file, self.save_button, self.load_button])]
+        top = [W.HTML(f"<b>{html.escape(title)}</b>")] + ([W.HTML(intro)] if intro else [])
+        self.widget = W.VBox([*top, self.heading, self.audio, self.score_buttons,
+                              W.HBox([self.previous, self.next]), *files,
                               self.compare_button, self.status, self.note, self.output,
                               _SliderNames()])   # hidden: the score buttons' pressed state
         self.widget.add_class("course-rate-yourself")
@@ -107,40 +125,31 @@ class RateYourself:
             return
         value = None if change["new"] == _NOT_SCORED else int(change["new"])
         self.sheet.score(self.clip, value)
+        self.keeper.changed()
         stale = " (not in the comparison below: compare again)" if self._changes() else ""
-        self._say(f"clip {self.clip + 1}: {change['new']}{stale}")
+        line, error = f"clip {self.clip + 1}: {change['new']}{stale}", False
+        if self.keeper.autosave:
+            saved, error = self.keeper.save(self._path())
+            line = f"{line}; {saved}"
+        self._say(line, error)
         self.show(self.clip)
 
     def save(self) -> None:
-        path = Path(self.file.value).expanduser()
-        if path.is_file() and path.resolve() not in (self._known_file, self._replace):
-            self._replace = path.resolve()
-            self._say(f"file: {path} holds scores this panel has not loaded; press load to "
-                      "take them, or save again to replace them", error=True)
-            return
-        try:
-            self.sheet.save(path)
-        except OSError as err:
-            self._say(f"file: could not save ({err.strerror or err}); your scores are kept",
-                      error=True)
-            return
-        self._known_file, self._replace = path.resolve(), None
-        self._say(f"saved {self.sheet.n_scored} scores to {path}")
+        """Write the scores to the file (asking once before replacing one it has not read)."""
+        self._say(*self.keeper.save(self._path()))
 
     def load(self) -> None:
-        path = Path(self.file.value).expanduser()
-        try:
-            problems = self.sheet.load(path)
-        except ValueError as err:
-            self._say(f"{err}; your scores are kept", error=True)
-            return
-        # a file with entries the sheet could not take is not replaced without asking
-        self._known_file = None if problems else path.resolve()
+        """Take the scores saved in the file; entries it cannot use are named, not taken."""
+        line, error = self.keeper.load(self._path())
         self.show(self.clip)
-        more = f"; and {len(problems) - 3} more" if len(problems) > 3 else ""
-        self._say(f"loaded {path}: {self.sheet.n_scored} of {len(self.clips)} scored"
-                  + "".join(f"; {problem}" for problem in problems[:3]) + more,
-                  error=bool(problems))
+        self._say(line, error)
+
+    def progress(self) -> str:
+        """How many clips are scored and whether the file holds them all (one line)."""
+        return self.keeper.progress(self._path())
+
+    def _path(self) -> Path:
+        return Path(self.file.value).expanduser()
 
     def compare(self) -> None:
         try:
@@ -191,6 +200,116 @@ class RateYourself:
 
 def _shown(score) -> str:
     return _NOT_SCORED if score is None else f"{score:g}"
+
+
+def _checked_sheet(sheet, clips) -> ScoreSheet:
+    """``sheet``, or a new ScoreSheet of ``clips``; a sheet of other clips is refused."""
+    items = tuple(clip.item for clip in clips)
+    if sheet is None:
+        return ScoreSheet(items)
+    if not isinstance(sheet, ScoreSheet):
+        raise TypeError(f"sheet: expected a ScoreSheet, got {type(sheet).__name__}")
+    if tuple(sheet.items) != items:
+        raise ValueError("sheet: its items are not the clips', in the clips' order")
+    return sheet
+
+
+class _SheetFile:
+    """A panel's sheet and the file it goes to, kept so that nothing typed or saved is lost.
+
+    ``sheet`` saves and loads itself (``save(path)``, ``load(path)`` returning the entries it
+    could not use); ``count()`` gives (answered, total) and ``noun`` the words for them
+    ("scores", "scored"). A file already there that the panel has not read whole is never
+    replaced silently: a save is refused once and the next one replaces it (a save pressed
+    twice), or, with ``autosave`` (no save button: the class activities save at every answer),
+    the file is first renamed to ``<stem>.unread-<n><suffix>`` beside it (:func:`_set_aside`).
+    A file written over since the panel read or wrote it (another notebook saving to the same
+    name) counts as unread: files are told apart by :func:`_signature`. Every method returns
+    the line to show and whether it reports a problem."""
+
+    def __init__(self, sheet, count: Callable[[], tuple[int, int]], noun: tuple[str, str],
+                 autosave: bool = False):
+        self.sheet, self.count, self.noun, self.autosave = sheet, count, noun, autosave
+        self.known = None        # _signature of the file last loaded whole or saved
+        self.replace = None      # ... of a file a save was refused for once: the next replaces it
+        self.unsaved = False     # the sheet has changed since it was last saved or loaded whole
+
+    def changed(self) -> None:
+        self.unsaved = True
+
+    def save(self, path: Path) -> tuple[str, bool]:
+        unread = path.is_file() and _signature(path) not in (self.known, self.replace)
+        if unread and not self.autosave:
+            self.replace = _signature(path)
+            return (f"file: {path} holds {self.noun[0]} this panel has not loaded; press load "
+                    "to take them, or save again to replace them"), True
+        try:
+            aside = _set_aside(path) if unread else None
+            self.sheet.save(path)
+        except OSError as err:
+            return (f"file: could not save ({err.strerror or err}); your {self.noun[0]} are "
+                    "kept"), True
+        self.known, self.replace, self.unsaved = _signature(path), None, False
+        kept = f" (the file that was there is kept as {aside.name})" if aside else ""
+        return f"saved {self.count()[0]} {self.noun[0]} to {path}{kept}", False
+
+    def load(self, path: Path) -> tuple[str, bool]:
+        try:
+            problems = self.sheet.load(path)
+        except ValueError as err:
+            return self._unread(path, f"{err}; your {self.noun[0]} are kept")
+        n, total = self.count()
+        more = f"; and {len(problems) - 3} more" if len(problems) > 3 else ""
+        line = (f"loaded {path}: {n} of {total} {self.noun[1]}"
+                + "".join(f"; {problem}" for problem in problems[:3]) + more)
+        if problems:       # the file's unusable entries are not replaced without asking
+            self.known, self.unsaved = None, True
+            return self._unread(path, line)
+        self.known, self.unsaved = _signature(path), False
+        return line, False
+
+    def _unread(self, path: Path, line: str) -> tuple[str, bool]:
+        """A file the sheet could not take whole; with autosave it is renamed at once, so the
+        student learns its new name now, before the first answer saves a sheet in its place."""
+        if not self.autosave:
+            return line, True
+        try:
+            aside = _set_aside(path)
+        except OSError as err:
+            return f"{line}; it could not be renamed ({err.strerror or err})", True
+        return f"{line}; that file is kept as {aside.name}", True
+
+    def progress(self, path: Path) -> str:
+        n, total = self.count()
+        line = f"{n} of {total} {self.noun[1]}"
+        if not self.unsaved and self.known is not None and self.known == _signature(path):
+            return f"{line}, all saved in {path}"
+        if n == 0 and not self.unsaved:
+            return f"{line}: nothing saved yet"
+        return f"{line}, but {path} does not hold them all: " + (
+            "see the panel's status line; your next answer saves again" if self.autosave
+            else "press save")
+
+
+def _signature(path: Path) -> tuple | None:
+    """What tells a file from another written in its place: its resolved path, inode, size and
+    modification time (None when there is no file); a file written over by anyone else
+    changes at least its modification time."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return path.resolve(), stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
+def _set_aside(path: Path) -> Path:
+    """Rename ``path`` to the first free ``<stem>.unread-<n><suffix>`` beside it; nothing is
+    replaced or deleted."""
+    for number in itertools.count(1):
+        target = path.with_name(f"{path.stem}.unread-{number}{path.suffix}")
+        if not target.exists():
+            path.rename(target)
+            return target
 
 
 def rate_yourself(file="my_fluency_scores.json", data_set: str = "speechocean762"

@@ -77,16 +77,23 @@ def test_a_second_submission_counts_and_the_first_is_kept(tmp_path):
     assert _digests(tmp_path) == before, "collect changed a file it read"
 
 
-def test_a_sheet_for_another_clip_set_or_seed_is_left_out_naming_both(tmp_path):
-    _rate_sheet(tmp_path, "other_seed.json", activity=RateActivity(8, RATE.items))
+def test_a_sheet_for_another_clip_set_is_left_out_and_one_of_another_seed_named(tmp_path):
+    _rate_sheet(tmp_path, "other_seed.json", activity=RateActivity(8, RATE.items), key="k8")
     _rate_sheet(tmp_path, "other_clips.json", activity=RateActivity(7, tuple(range(200, 220))))
     _rate_sheet(tmp_path, "ours.json", pseudonym="calm-heron-02", key="k2")
-    collection = collect(tmp_path, RATE)
-    for name in ("other_seed.json", "other_clips.json"):
-        record = _record(collection, name)
-        assert record.status == _LEFT_OUT and RATE.set_id in record.reason
-    assert "seed 8" in _record(collection, "other_seed.json").reason
-    assert collection.rate_raters == ("calm-heron-02",)
+    (tmp_path / "other_pairs.json").write_text(json.dumps(
+        {**ClassSheet(compare_activity(8, 5, 8), Identity("a-b-01", "k9")).to_json(),
+         "answers": ["none"] * 8}), encoding="utf-8")
+    collection = collect(tmp_path, RATE, COMPARE)
+    record = _record(collection, "other_clips.json")
+    assert record.status == _LEFT_OUT and RATE.set_id in record.reason
+    record = _record(collection, "other_pairs.json")
+    assert record.status == _LEFT_OUT and "seed 8" in record.reason and COMPARE.set_id in \
+        record.reason
+    # the same clips drawn under another seed: only the order differs, so the scores count
+    record = _record(collection, "other_seed.json")
+    assert record.status == _COUNTED and "saved under seed 8, this class's is 7" in record.reason
+    assert len(collection.rate_raters) == 2
 
 
 def test_a_rater_with_one_score_for_every_clip_is_counted_and_said_to_carry_no_information(
@@ -231,10 +238,11 @@ def test_the_command_line_collects_and_reports(tmp_path, capsys):
     inbox = tmp_path / "inbox"
     _rate_sheet(inbox, "a.json")
     (inbox / "empty.json").write_bytes(b"")
-    # seed 7 with the activities' defaults is not RATE (20 drawn clips): left out, said so
     code = main(["collect", str(inbox), "--out", str(tmp_path / "out"), "--seed", "7",
                  "--only", "compare"])
     printed = capsys.readouterr().out
     assert code == 0 and "left out: empty.json: empty file" in printed
     assert "a rate sheet, and this collection has no rate activity" in printed
     assert main(["collect", str(inbox), "--out", str(inbox), "--only", "compare"]) == 2
+    assert main(["collect", str(inbox), "--seed", "-1", "--only", "compare"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1].startswith("seed: expected a whole number")

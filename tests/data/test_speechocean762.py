@@ -127,6 +127,26 @@ def test_clips_to_rate_span_the_scale_one_per_speaker(panel):
     assert all(1 <= clip.samples.size / clip.sample_rate <= 4 for clip in clips)
 
 
+def test_clips_of_any_items_are_the_clips_to_rate_in_the_order_given():
+    """A class's clip set reads its sentences as the sixth-rater panel does (8 kHz, the experts'
+    mean as truth); a sentence whose recording the course's copy lacks is named."""
+    panel = load_speechocean762("fluency")
+    shipped = panel.clips_to_rate()
+    order = [4, 0, 19, 7]
+    clips = panel.clips([shipped[k].item for k in order])
+    for clip, expected in zip(clips, [shipped[k] for k in order], strict=True):
+        assert (clip.item, clip.label, clip.text, clip.truth, clip.sample_rate) == (
+            expected.item, expected.label, expected.text, expected.truth, expected.sample_rate)
+        assert np.array_equal(clip.samples, expected.samples)
+    assert clips[0].truth == panel.ratings.means[clips[0].item]
+    unplayed = int(np.setdiff1d(panel.train, [c.item for c in shipped])[0])
+    with pytest.raises(DataError, match=rf"^items: no recording of item\(s\) \[{unplayed}\]"):
+        panel.clips([shipped[0].item, unplayed])
+    for bad in ([5000], [-1], [2.5], [], "1"):
+        with pytest.raises((ValueError, TypeError), match="^items: "):
+            panel.clips(bad)
+
+
 @pytest.mark.parametrize("inputs, width", [("fluency", 33), ("gop", 17), ("both", 50)])
 def test_input_sets_are_the_fluency_and_gop_columns(inputs, width):
     panel = load_speechocean762("accuracy", inputs=inputs)

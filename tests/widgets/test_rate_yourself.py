@@ -19,7 +19,7 @@ from widget_harness import control_settings
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from course_lib.raters.rate_yourself import panel_with_listener  # noqa: E402
+from course_lib.raters.rate_yourself import ScoreSheet, panel_with_listener  # noqa: E402
 from course_lib.widgets import rate_yourself as module  # noqa: E402
 from course_lib.widgets.rate_yourself import _NOT_SCORED, rate_yourself  # noqa: E402
 
@@ -192,3 +192,37 @@ def test_widget_keeps_its_state_through_errors(tmp_path, figures):
     assert widget.sheet.scores[:2] == [8, 3] and widget.score_buttons.value == "3"
     widget.show(0)
     assert widget.score_buttons.value == "8" and "Clip 1 of 20" in widget.heading.value
+
+
+def test_given_clips_and_sheet_are_played_and_scored_as_given(tmp_path, figures):
+    """The class rating round's way in (course_lib.widgets.class_panel): clips in another
+    order, a sheet of the same clips; a sheet of other clips is refused by name."""
+    clips = rate_yourself(tmp_path / "first.json").clips[::-1]
+    sheet = ScoreSheet([clip.item for clip in clips])
+    panel = module.RateYourself(tmp_path / "scores.json", clips=clips, sheet=sheet)
+    panel.score_buttons.value = "9"
+    assert panel.sheet is sheet and sheet.scores[0] == 9 and sheet.items[0] == clips[0].item
+    assert panel.progress() == f"1 of 20 scored, but {tmp_path / 'scores.json'} does not " \
+        "hold them all: press save"
+    panel.save()
+    assert panel.progress() == f"1 of 20 scored, all saved in {tmp_path / 'scores.json'}"
+    with pytest.raises(ValueError, match="^sheet: its items are not the clips'"):
+        module.RateYourself(tmp_path / "s.json", clips=clips, sheet=ScoreSheet(sheet.items[::-1]))
+    with pytest.raises(TypeError, match="^sheet: expected a ScoreSheet"):
+        module.RateYourself(tmp_path / "s.json", sheet={"items": sheet.items})
+
+
+def test_autosave_saves_every_score_and_keeps_an_unread_file(tmp_path, figures):
+    path = tmp_path / "scores.json"
+    path.write_text("not json")
+    panel = module.RateYourself(path, autosave=True)
+    assert "not a saved score sheet" in panel.status.value
+    assert (tmp_path / "scores.unread-1.json").read_text() == "not json"
+    panel.score_buttons.value = "4"
+    assert panel.status.value.endswith(f"clip 1: 4; saved 1 scores to {path}</span>")
+    assert json.loads(path.read_text())["scores"][0] == 4
+    path.write_text("made meanwhile")                 # a file that appeared after the start
+    panel.score_buttons.value = "5"
+    assert "the file that was there is kept as scores.unread-2.json" in panel.status.value
+    assert (tmp_path / "scores.unread-2.json").read_text() == "made meanwhile"
+    assert json.loads(path.read_text())["scores"][0] == 5
