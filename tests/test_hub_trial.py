@@ -2,7 +2,8 @@
 
 The trial itself (tools/hub_trial.py) needs npm and several minutes; its result is the committed
 docs/hub-trial.json, whose numbers docs/TEACHING.md quotes and whose sizing rule must follow
-from its own measurements.
+from its own measurements. The class's rating round (issue 47) adds nbgrader's configs, the code
+a student's kernel runs to answer, the check of the Assignments tab's replies and the costs.
 """
 
 import importlib.util
@@ -229,3 +230,127 @@ def test_teaching_guide_worked_link_is_what_the_tool_prints(capsys):
     assert link == hub_trial.nbgitpuller_link(*arguments, branch="main")
     assert link in TEACHING.read_text(encoding="utf-8"), \
         "docs/TEACHING.md's worked nbgitpuller link differs from what the tool builds"
+
+
+# ---------------------------------------------------------------------------------------------
+# The class's rating round (issue 47): nbgrader on the hub, the student's answers, the costs
+
+def exec_config(text):
+    config = Config()
+    exec(compile(text, "config.py", "exec"), {"get_config": lambda: config})
+    return config
+
+
+def test_config_gives_students_nbgrader_config_and_the_class_corpus(tmp_path):
+    workdir = tmp_path.resolve()
+    _, config = rendered_config(tmp_path, False)
+    environment = config.Spawner.environment
+    assert environment["JUPYTER_CONFIG_PATH"] == f"{workdir}/nbgrader/students"
+    assert environment["COURSE_SPEECHOCEAN762"] == f"{workdir}/speechocean762"
+    # students keep nbgrader's Assignments tab; the formgrader and course list are the lecturer's
+    disabled = {arg.split(".")[-1] for arg in config.Spawner.args if "jpserver_extensions" in arg}
+    assert disabled == {"formgrader=False", "course_list=False"}
+    text = hub_trial.render_config(tmp_path, service_token="t" * 64, user_password="classroom1",
+                                   corpus=tmp_path / "shared" / "corpus")
+    assert exec_config(text).Spawner.environment["COURSE_SPEECHOCEAN762"] == \
+        f"{workdir}/shared/corpus"
+
+
+def test_nbgrader_configs_share_the_course_and_an_exchange_in_the_workdir(tmp_path,
+                                                                          monkeypatch):
+    workdir = tmp_path.resolve()
+    monkeypatch.delenv("JUPYTERHUB_USER", raising=False)
+    lecturer = exec_config(hub_trial.nbgrader_config(tmp_path, lecturer=True))
+    alone = exec_config(hub_trial.nbgrader_config(tmp_path))
+    monkeypatch.setenv("JUPYTERHUB_USER", "r2s1")
+    student = exec_config(hub_trial.nbgrader_config(tmp_path))
+    for config in (lecturer, student):
+        assert config.Exchange.root == f"{workdir}/nbgrader/exchange"
+        assert config.CourseDirectory.course_id == hub_trial.CLASS_COURSE_ID
+    # every server runs as one system user: the hub's user name is the student's id
+    assert student.CourseDirectory.student_id == "r2s1"
+    assert "student_id" not in alone.CourseDirectory
+    assert "student_id" not in lecturer.CourseDirectory
+    assert lecturer.CourseDirectory.db_url == f"sqlite:///{workdir}/nbgrader/course/gradebook.db"
+    assert lecturer.CollectApp.check_owner is False
+
+
+def test_rating_code_scores_every_clip_and_collect_counts_the_sheet(tmp_path, monkeypatch):
+    """Runs the code a student's kernel runs (it reads speechocean762's scores, as there)."""
+    from course_lib.class_panel.activities import rate_activity
+    from course_lib.class_panel.collect import collect
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COURSE_CLASS_HOME", str(tmp_path / "home"))
+    exec(compile(hub_trial.rating_code(2026, 7), "kernel", "exec"), {})
+    saved = json.loads((tmp_path / hub_trial.CLASS_SHEET).read_text(encoding="utf-8"))
+    assert len(saved["answers"]) == 20 and all(0 <= a <= 10 for a in saved["answers"])
+    collection = collect(tmp_path, rate_activity(2026))
+    assert len(collection.rate_raters) == 1 and collection.rate_labels[0].size == 20
+    assert hub_trial.collected_students(collection.summary()) == 1
+    assert "rate_activity(7)" in hub_trial.rating_code(7, 0)
+    with pytest.raises(ValueError, match="answers_seed"):
+        hub_trial.rating_code(2026, -1)
+
+
+def test_collected_students_needs_the_summary_line():
+    assert hub_trial.collected_students("4 file(s) read in /x: ...\n3 student(s); 3 rated") == 3
+    with pytest.raises(ValueError, match="printed"):
+        hub_trial.collected_students("nothing collected")
+
+
+@pytest.mark.parametrize("reply, action, problem", [
+    ({"success": True, "value": [{"assignment_id": "class_rate", "status": "fetched"}]},
+     "fetch", None),
+    ({"success": True, "value": [{"assignment_id": "class_rate", "status": "released"},
+                                 {"assignment_id": "class_rate", "status": "submitted"}]},
+     "submit", None),
+    ({"success": False, "value": "Traceback ...\nExchangeError: Inbound directory doesn't "
+                                 "exist"}, "submit", "nbgrader's submit failed: Traceback"),
+    ({"success": True, "value": [{"assignment_id": "class_rate", "status": "released"}]},
+     "fetch", "not class_rate fetched"),
+    ([], "fetch", "nbgrader's fetch failed"),
+])
+def test_assignment_reply_says_what_the_tab_shows(reply, action, problem):
+    found = hub_trial.assignment_reply_problem(reply, action)
+    assert found == problem if problem is None else problem in found
+
+
+def test_missing_class_notebook_stops_the_trial_saying_what_to_do(tmp_path):
+    args = hub_trial.parse_args(["--workdir", str(tmp_path), "--class-notebook", "class/x.ipynb"])
+    (tmp_path / "class").mkdir()
+    (tmp_path / "class" / "rate.ipynb").write_text("{}", encoding="utf-8")
+    with pytest.raises(SystemExit, match="--class-notebook class/x.ipynb.*--no-class-panel"):
+        hub_trial.check_class_notebooks(args, tmp_path)
+    (tmp_path / "class" / "x.ipynb").write_text("{}", encoding="utf-8")
+    hub_trial.check_class_notebooks(args, tmp_path)
+    assert not hub_trial.parse_args(["--no-class-panel"]).class_panel
+
+
+def test_class_panel_cost_of_a_small_example():
+    def student(seconds, cpu):
+        return {"class_seconds": seconds, "class_cpu_seconds": cpu}
+    lecturer = {"wall_seconds": 9.0, "nbgrader_collect_seconds": 2.0, "collect_seconds": 1.5,
+                "students_collected": 1, "class_notebook_seconds": 6.0}
+    rounds = [{"n_users": 1, "users": [student(3.0, 1.5)], "class_panel": lecturer},
+              {"n_users": 2, "users": [student(4.0, 1.6), student(6.0, 1.8)],
+               "class_panel": {**lecturer, "students_collected": 2}}]
+    assert hub_trial.class_panel_cost(rounds) == {
+        "added_seconds_per_student_median": 4.0, "added_seconds_per_student_max": 6.0,
+        "added_cpu_seconds_per_student_median": 1.6,
+        "lecturer_by_round": [{"n_users": 1, **lecturer},
+                              {"n_users": 2, **lecturer, "students_collected": 2}]}
+    with pytest.raises(ValueError, match="rounds"):
+        hub_trial.class_panel_cost([{"n_users": 1, "users": [{"run_seconds": 3}]}])
+
+
+def test_committed_class_round_costs_follow_from_the_measurements(trials):
+    """Every committed trial that ran the class's rating round (none before issue 47's first
+    hub run) states costs computed from its own rounds, with every student collected."""
+    for trial in trials:
+        if trial["settings"].get("class_panel") is None:
+            assert "class_panel_cost" not in trial
+            continue
+        assert trial["class_panel_cost"] == hub_trial.class_panel_cost(trial["rounds"])
+        for round_ in trial["rounds"]:
+            assert round_["class_panel"]["students_collected"] == round_["n_users"]
+            assert all(user["class_errors"] == [] for user in round_["users"])

@@ -5,16 +5,25 @@
     python3 tools/hub_trial.py --numba-cache shared  # the same with a class-wide numba cache
     python3 tools/hub_trial.py --workdir /tmp/hub --users 1 2 --out /tmp/hub-trial.json
     python3 tools/hub_trial.py --print-link HUB_URL REPO PATH [--branch main]  # a class link
+    python3 tools/hub_trial.py --users 2 --class-notebook class/class_panel.ipynb
+    python3 tools/hub_trial.py --no-class-panel      # the trial without the class's rating round
 
 What a hub admin would do, outside the repository, in ``--workdir``:
 
 1. clone the course (``--repo``, default this repository) into ``<workdir>/course``: the shared,
    read-only copy that the environment is installed from (``course_lib`` finds ``data/`` next to
    its own source, so the library is installed editable from this clone, once for everyone);
-2. one virtual environment ``<workdir>/env`` with ``course_lib[lab]``, JupyterHub and nbgitpuller,
-   pinned by the course's lock file (``requirements/lock.txt``) when there is one;
+2. one virtual environment ``<workdir>/env`` with ``course_lib[lab]``, JupyterHub, nbgitpuller
+   and nbgrader, pinned by the course's lock file (``requirements/lock.txt``) when there is one;
 3. configurable-http-proxy from npm into ``<workdir>/proxy`` (not global);
-4. ``<workdir>/jupyterhub_config.py`` from ``tools/hub/jupyterhub_config.py.template``:
+4. speechocean762's own files, once for the class, in the folder ``COURSE_SPEECHOCEAN762``
+   names (else ``<workdir>/speechocean762``, fetched when not whole);
+5. nbgrader's exchange ``<workdir>/nbgrader/exchange`` (writable by every student), the
+   students' ``nbgrader_config.py`` in ``<workdir>/nbgrader/students`` (their servers find it
+   through ``JUPYTER_CONFIG_PATH``) and the lecturer's nbgrader course ``<workdir>/nbgrader/
+   course``, where ``--rate-notebook`` becomes the assignment ``class_rate``
+   (``nbgrader generate_assignment``);
+6. ``<workdir>/jupyterhub_config.py`` from ``tools/hub/jupyterhub_config.py.template``:
    everything on 127.0.0.1, a shared-password login, one single-user server per student in its
    own home folder.
 
@@ -29,6 +38,30 @@ rounds stop after the first one where a notebook took over ``--limit`` seconds. 
 ``--out`` (default ``docs/hub-trial.json``) with the sizing rule derived from them. The hub and
 every server it started are stopped at the end.
 
+The class's rating round (issue 47; ``--no-class-panel`` leaves it out, and the results say
+so). Before each round the lecturer releases ``class_rate`` afresh (``nbgrader
+release_assignment``, into an emptied exchange). When every student of the round has run the
+measured notebook, all of them at once: fetch ``class_rate`` and submit it as the Assignments
+tab does (nbgrader's server extension, ``POST /user/<name>/assignments/fetch`` and
+``.../submit``), and in between open its notebook (a session), run its code cells and then
+:func:`rating_code` in the same kernel: every clip scored in the student's own order, the
+sheet saved beside the notebook after each answer, as the notebook's buttons do. Per student:
+the seconds of fetching, rating and submitting, their CPU seconds and the peak RSS of the
+student's process tree during them (``class_*``). The measured notebook's numbers, the
+round's ``wall_seconds`` included, stay what they were: the class round starts when every
+student has run it. Then the lecturer, outside the hub: ``nbgrader collect class_rate``,
+``python -m course_lib.class_panel collect <course>/submitted --out <round>/class_panel``,
+and a copy of ``--class-notebook`` executed in ``<round>`` =
+``<workdir>/nbgrader/class-panel/round-N/`` (nbconvert with the course's kernel client; the
+kernel's folder holds the collected ``class_panel/answers.csv`` and ``sheets.csv``, and
+``COURSE_CLASS_SHEETS`` names nbgrader's ``submitted/`` folder). A collect that counts fewer
+students than the round had, or an error in a cell of the class notebook, fails the trial.
+The three are timed into the round's ``class_panel``, beside the class round's own
+``wall_seconds``; the trial's ``class_panel_cost`` sums them up (:func:`class_panel_cost`).
+Students' servers run without nbgrader's formgrader and course list (the lecturer's). A
+``--rate-notebook`` or ``--class-notebook`` missing from the clone (which holds only what is
+committed on ``--branch``) stops the trial before anything is installed.
+
 Only the standard library is needed to start; the measurement re-runs this script with the
 environment's Python (it needs tornado for the kernel's websocket). Linux only (/proc).
 """
@@ -40,9 +73,11 @@ import json
 import math
 import os
 import platform
+import re
 import secrets
 import shutil
 import signal
+import statistics
 import string
 import subprocess
 import sys
@@ -52,6 +87,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,6 +98,19 @@ PORTS = {"proxy_port": 18000, "proxy_api_port": 18001, "hub_port": 18081}
 CHP_VERSION = "5"
 SAMPLE_SECONDS = 0.2
 NUMBA_CACHES = ("per-user", "shared")
+# the class's rating round (issue 47): the nbgrader course, its assignment and the sheet's name
+CLASS_COURSE_ID = "speech-judgement-course"
+CLASS_ASSIGNMENT = "class_rate"
+CLASS_SHEET = "class_sheet_rate.json"
+DEFAULT_RATE_NOTEBOOK = "class/rate.ipynb"
+DEFAULT_CLASS_NOTEBOOK = "class/class_panel.ipynb"
+DEFAULT_CLASS_SEED = 2026  # course_lib.class_panel.activities.DEFAULT_SEED
+CORPUS_VARIABLE = "COURSE_SPEECHOCEAN762"
+HUB_PACKAGES = ("jupyterhub", "nbgitpuller", "nbgrader")
+# students get nbgrader's Assignments tab only: the formgrader and the course list are the
+# lecturer's (and the formgrader logs an error at every student's start without a course)
+STUDENT_SERVER_ARGS = tuple(f"--ServerApp.jpserver_extensions=nbgrader.server_extensions.{name}"
+                            f"=False" for name in ("formgrader", "course_list"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -95,11 +144,12 @@ def nbgitpuller_link(hub_url: str, repo: str, path: str, *, branch: str = "main"
 
 def render_config(workdir: Path, *, service_token: str, user_password: str,
                   ports: dict[str, int] = PORTS, as_root: bool | None = None,
-                  numba_cache: str = "per-user") -> str:
+                  numba_cache: str = "per-user", corpus: Path | None = None) -> str:
     """The text of ``jupyterhub_config.py`` for a hub living in ``workdir``.
 
     ``numba_cache`` is ``"per-user"`` (in each student's home) or ``"shared"``
-    (``<workdir>/numba-cache``, warmed once by the admin).
+    (``<workdir>/numba-cache``, warmed once by the admin). ``corpus``: the class's copy of
+    speechocean762's own files (default ``<workdir>/speechocean762``).
     """
     if numba_cache not in NUMBA_CACHES:
         raise ValueError(f"numba_cache must be one of {NUMBA_CACHES}, got {numba_cache!r}")
@@ -114,9 +164,99 @@ def render_config(workdir: Path, *, service_token: str, user_password: str,
         workdir=workdir, homes=workdir / "homes", env_bin=workdir / "env" / "bin",
         chp_command=workdir / "proxy" / "node_modules" / ".bin" / "configurable-http-proxy",
         service_token=service_token, user_password=user_password, numba_cache_dir=cache_dir,
+        nbgrader_students=nbgrader_folders(workdir)["students"],
+        corpus=Path(corpus).resolve() if corpus else workdir / "speechocean762",
         # jupyter-server refuses to run as root without --allow-root (containers, CI)
-        spawner_args=repr(["--allow-root"] if as_root else []),
+        spawner_args=repr([*STUDENT_SERVER_ARGS, *(["--allow-root"] if as_root else [])]),
         **{key: int(value) for key, value in ports.items()})
+
+
+def nbgrader_folders(workdir: Path) -> dict[str, Path]:
+    """Where nbgrader's pieces live on the trial's hub: the shared ``exchange``, the
+    ``students``' config folder, the lecturer's ``course`` and the ``class-panel`` outputs."""
+    base = Path(workdir).resolve() / "nbgrader"
+    return {name: base / name for name in ("exchange", "students", "course", "class-panel")}
+
+
+def nbgrader_config(workdir: Path, *, lecturer: bool = False) -> str:
+    """The text of ``nbgrader_config.py``: the students' (every server reads it) or the
+    lecturer's (in the nbgrader course folder, with its gradebook). Both name the course and
+    the exchange."""
+    folders = nbgrader_folders(workdir)
+    lines = ["c = get_config()  # noqa: F821  (nbgrader provides it)",
+             f"c.CourseDirectory.course_id = {CLASS_COURSE_ID!r}",
+             f"c.Exchange.root = {str(folders['exchange'])!r}"]
+    if lecturer:
+        gradebook = f"sqlite:///{folders['course'] / 'gradebook.db'}"
+        return "\n".join(lines + [
+            f"c.CourseDirectory.db_url = {gradebook!r}",
+            "# one system user runs every student's server here: their submissions are all",
+            "# owned by it, which nbgrader collect would otherwise call a cheating attempt",
+            "c.CollectApp.check_owner = False", ""])
+    return "\n".join(["import os", ""] + lines + [
+        "# one system user runs every student's server here (SimpleLocalProcessSpawner), so",
+        "# nbgrader cannot tell students by their system name: the hub's user name is their id",
+        "if os.environ.get('JUPYTERHUB_USER'):",
+        "    c.CourseDirectory.student_id = os.environ['JUPYTERHUB_USER']", ""])
+
+
+def rating_code(seed: int, answers_seed: int, sheet: str = CLASS_SHEET) -> str:
+    """The code a student's kernel runs to answer the class's rating round as the notebook's
+    buttons would: every clip of ``rate_activity(seed)`` scored (whole scores 0-10 drawn from
+    ``answers_seed``) in the student's own order, the sheet saved to ``sheet`` after each."""
+    if isinstance(answers_seed, bool) or not isinstance(answers_seed, int) or answers_seed < 0:
+        raise ValueError(f"answers_seed must be a whole number >= 0, got {answers_seed!r}")
+    return (
+        "import numpy as np\n"
+        "from course_lib.class_panel.activities import rate_activity\n"
+        "from course_lib.class_panel.sheets import ClassSheet, my_identity\n"
+        f"sheet = ClassSheet(rate_activity({seed!r}), my_identity())\n"
+        f"scores = np.random.default_rng({answers_seed}).integers(0, 11, len(sheet.order))\n"
+        "for index, score in zip(sheet.order, scores):\n"
+        "    sheet.answer(index, int(score))\n"
+        f"    sheet.save({sheet!r})\n"
+        "print(sheet.n_answered, 'scores saved under', sheet.identity.pseudonym)\n")
+
+
+def assignment_reply_problem(reply, action: str) -> str | None:
+    """What is wrong with the reply of nbgrader's Assignments tab to ``action`` ("fetch" or
+    "submit") of ``class_rate``, or None when the assignment now shows as fetched or
+    submitted."""
+    wanted = {"fetch": "fetched", "submit": "submitted"}[action]
+    if not isinstance(reply, dict) or not reply.get("success"):
+        value = reply.get("value") if isinstance(reply, dict) else reply
+        return f"nbgrader's {action} failed: {str(value)[-2000:]}"
+    shown = [(item.get("assignment_id"), item.get("status")) for item in reply.get("value", [])]
+    if (CLASS_ASSIGNMENT, wanted) not in shown:
+        return f"after {action}, the Assignments tab shows {shown}, not {CLASS_ASSIGNMENT} {wanted}"
+    return None
+
+
+def collected_students(printed: str) -> int:
+    """The number of students ``python -m course_lib.class_panel collect`` printed it
+    counted ("... N student(s); ...")."""
+    match = re.search(r"^(\d+) student\(s\)", printed, re.MULTILINE)
+    if not match:
+        raise ValueError(f"printed: no 'N student(s)' line in {printed[-500:]!r}")
+    return int(match.group(1))
+
+
+def class_panel_cost(rounds: list[dict]) -> dict:
+    """The class rating round's cost from the measured rounds: per student (every round's
+    students together) the median and largest seconds and the median CPU seconds of fetching,
+    rating and submitting; per round the lecturer's seconds of ``nbgrader collect``, the
+    course's collect and the class notebook."""
+    users = [u for r in rounds for u in r["users"]]
+    if not users or any("class_seconds" not in u for u in users):
+        raise ValueError("rounds: a round or student without the class's rating round")
+    seconds = [u["class_seconds"] for u in users]
+    return {
+        "added_seconds_per_student_median": round(statistics.median(seconds), 2),
+        "added_seconds_per_student_max": max(seconds),
+        "added_cpu_seconds_per_student_median":
+            round(statistics.median(u["class_cpu_seconds"] for u in users), 2),
+        "lecturer_by_round": [{"n_users": r["n_users"], **r["class_panel"]} for r in rounds],
+    }
 
 
 def sizing_rule(rounds: list[dict], *, limit: float, cores: int) -> dict:
@@ -227,22 +367,18 @@ def setup(args: argparse.Namespace) -> None:
         run(["git", "clone", "--quiet", "--branch", args.branch, args.repo, course])
     else:
         run(["git", "-C", course, "pull", "--quiet", "--ff-only"])
-    python = workdir / "env" / "bin" / "python"
-    stamp = workdir / "env" / ".installed"
-    if not stamp.exists():
-        run([sys.executable, "-m", "venv", "--clear", workdir / "env"])
-        constraints = course / "requirements" / "lock.txt"
-        if not constraints.exists():
-            constraints = ROOT / "requirements" / "lock.txt"
-        pin = ["-c", constraints] if constraints.exists() else []
-        run([python, "-m", "pip", "install", "--quiet", "--quiet",
-             "--disable-pip-version-check", *pin, "-e", f"{course}[lab]", "jupyterhub",
-             "nbgitpuller"])
-        stamp.write_text("ok\n")
+    if args.class_panel:
+        check_class_notebooks(args, course)
+    install_environment(workdir, course)
     chp = workdir / "proxy" / "node_modules" / ".bin" / "configurable-http-proxy"
     if not chp.exists():
         run(["npm", "install", "--silent", "--no-save", "--prefix", workdir / "proxy",
              f"configurable-http-proxy@{CHP_VERSION}"])
+    if args.class_panel:
+        # nothing is fetched when the folder already holds every file, whole
+        run([workdir / "env" / "bin" / "python", "-m", "course_lib.data.speechocean762_source"],
+            env={**os.environ, CORPUS_VARIABLE: str(args.corpus)})
+        setup_nbgrader(args)
     settings = workdir / "trial-secrets.json"
     if not settings.exists():
         settings.write_text(json.dumps({"service_token": secrets.token_hex(32),
@@ -250,9 +386,83 @@ def setup(args: argparse.Namespace) -> None:
         settings.chmod(0o600)
     secret = json.loads(settings.read_text())
     (workdir / "jupyterhub_config.py").write_text(
-        render_config(workdir, numba_cache=args.numba_cache, **secret))
+        render_config(workdir, numba_cache=args.numba_cache, corpus=args.corpus, **secret))
     if args.numba_cache == "shared":
         shutil.rmtree(workdir / "numba-cache", ignore_errors=True)  # warmed again by measure()
+
+
+def check_class_notebooks(args: argparse.Namespace, course: Path) -> None:
+    """Stop, saying what to do, when the clone lacks a notebook the class round needs."""
+    missing = [f"{flag} {path}" for flag, path in (("--rate-notebook", args.rate_notebook),
+                                                   ("--class-notebook", args.class_notebook))
+               if not (course / path).is_file()]
+    if missing:
+        raise SystemExit(
+            f"the class's rating round needs {' and '.join(missing)}, which the course clone "
+            f"{course} lacks (it holds what is committed on --branch {args.branch}): commit "
+            f"it, name another notebook, or leave the round out with --no-class-panel")
+
+
+def install_environment(workdir: Path, course: Path) -> None:
+    """The hub's one environment, pinned by the lock; an environment of an earlier trial
+    gets what it lacks (its stamp lists what was installed)."""
+    python = workdir / "env" / "bin" / "python"
+    stamp = workdir / "env" / ".installed"
+    wanted = " ".join(HUB_PACKAGES) + "\n"
+    if stamp.exists() and stamp.read_text() == wanted:
+        return
+    if not stamp.exists():
+        run([sys.executable, "-m", "venv", "--clear", workdir / "env"])
+    constraints = course / "requirements" / "lock.txt"
+    if not constraints.exists():
+        constraints = ROOT / "requirements" / "lock.txt"
+    pin = ["-c", constraints] if constraints.exists() else []
+    run([python, "-m", "pip", "install", "--quiet", "--quiet", "--disable-pip-version-check",
+         *pin, "-e", f"{course}[lab]", *HUB_PACKAGES])
+    stamp.write_text(wanted)
+
+
+def in_environment(args: argparse.Namespace, arguments: list[str], *, cwd: Path,
+                   env: dict | None = None, timeout: float = 900) -> tuple[float, str]:
+    """Run the hub environment's Python with ``arguments`` in ``cwd``, as the lecturer does
+    in a terminal; returns (seconds, what it printed). Fails naming the command and its
+    standard error."""
+    python = args.workdir / "env" / "bin" / "python"
+    environment = {**os.environ, CORPUS_VARIABLE: str(args.corpus), **(env or {}),
+                   "PATH": os.pathsep.join([str(python.parent), os.environ.get("PATH", "")])}
+    print("$", " ".join(arguments), f"(in {cwd})", flush=True)
+    start = time.monotonic()
+    done = subprocess.run([str(python), *arguments], cwd=cwd, env=environment,
+                          capture_output=True, text=True, timeout=timeout)
+    seconds = round(time.monotonic() - start, 2)
+    # nbgrader logs a failed step as an [ERROR] line and may still exit with 0
+    if done.returncode != 0 or "[ERROR]" in done.stderr:
+        raise RuntimeError(f"{' '.join(arguments)} failed in {cwd} (exit {done.returncode}):\n"
+                           f"{done.stderr[-3000:]}")
+    return seconds, done.stdout
+
+
+def nbgrader(args: argparse.Namespace, *command: str) -> float:
+    """``nbgrader COMMAND`` in the lecturer's nbgrader course; its seconds."""
+    return in_environment(args, ["-m", "nbgrader", *command],
+                          cwd=nbgrader_folders(args.workdir)["course"])[0]
+
+
+def setup_nbgrader(args: argparse.Namespace) -> None:
+    """The exchange, both nbgrader configs and the assignment generated from the rate
+    notebook of the clone (module docstring)."""
+    folders = nbgrader_folders(args.workdir)
+    for folder in folders.values():
+        folder.mkdir(parents=True, exist_ok=True)
+    folders["exchange"].chmod(0o1777)  # every student may write, as nbgrader's docs ask
+    (folders["students"] / "nbgrader_config.py").write_text(nbgrader_config(args.workdir))
+    (folders["course"] / "nbgrader_config.py").write_text(
+        nbgrader_config(args.workdir, lecturer=True))
+    source = folders["course"] / "source" / CLASS_ASSIGNMENT
+    shutil.rmtree(source, ignore_errors=True)
+    source.mkdir(parents=True)
+    shutil.copy2(args.workdir / "course" / args.rate_notebook, source)
+    nbgrader(args, "generate_assignment", CLASS_ASSIGNMENT, "--create", "--force")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -366,8 +576,9 @@ def git_pull(hub: Hub, username: str, token: str, repo: str, branch: str, path: 
 
 
 async def run_notebook_cells(hub: Hub, username: str, token: str, path: str,
-                             cpu_seconds) -> dict:
-    """Open ``path`` as JupyterLab does (a session) and run its code cells over the websocket.
+                             cpu_seconds, then: tuple[str, ...] = ()) -> dict:
+    """Open ``path`` as JupyterLab does (a session) and run its code cells over the websocket,
+    then the code of ``then`` in the same kernel (what the student does next).
 
     ``cpu_seconds()`` gives the CPU time of the student's process tree so far; the difference
     over the run is the notebook's CPU cost (kernel plus the server relaying its messages).
@@ -378,7 +589,7 @@ async def run_notebook_cells(hub: Hub, username: str, token: str, path: str,
     quoted = urllib.parse.quote(path)
     notebook = hub.json("GET", f"/user/{username}/api/contents/{quoted}?content=1", token=token)
     cells = [cell for cell in notebook["content"]["cells"] if cell["cell_type"] == "code"]
-    started = time.monotonic()
+    started, cpu_at_start = time.monotonic(), cpu_seconds()
     session = hub.json("POST", f"/user/{username}/api/sessions", token=token,
                        body={"path": path, "name": Path(path).name, "type": "notebook",
                              "kernel": {"name": "python3"}})
@@ -421,17 +632,22 @@ async def run_notebook_cells(hub: Hub, username: str, token: str, path: str,
     await execute("pass")  # the kernel is up and answering
     kernel_seconds = time.monotonic() - started
     cpu_before = cpu_seconds()
+    kernel_cpu = cpu_before - cpu_at_start
     run_started = time.monotonic()
     errors = []
     for number, cell in enumerate(cells):
         for error in await execute("".join(cell["source"])):
             errors.append(f"code cell {number}: {error}"[:300])
+    for code in then:
+        for error in await execute(code):
+            errors.append(f"after the notebook: {error}"[:300])
     run_seconds = time.monotonic() - run_started
     run_cpu = cpu_seconds() - cpu_before
     connection.close()
     hub.request("DELETE", f"/user/{username}/api/sessions/{session['id']}", token=token).read()
     return {"kernel_start_seconds": round(kernel_seconds, 2), "run_seconds": round(run_seconds, 2),
-            "run_cpu_seconds": round(run_cpu, 2), "code_cells": len(cells), "errors": errors}
+            "kernel_start_cpu_seconds": round(kernel_cpu, 2), "run_cpu_seconds": round(run_cpu, 2),
+            "code_cells": len(cells), "errors": errors}
 
 
 class Sampler(threading.Thread):
@@ -444,6 +660,8 @@ class Sampler(threading.Thread):
         self.peaks: dict[str, int] = {}
         self.server_peaks: dict[str, int] = {}
         self.loads: list[float] = []
+        self.in_class: set[str] = set()  # students now in the class's rating round
+        self.class_peaks: dict[str, int] = {}
         self.seen_pids: set[int] = set()
         self.stop_event = threading.Event()
 
@@ -454,7 +672,8 @@ class Sampler(threading.Thread):
                 tree = process_tree(pid, children)
                 self.seen_pids.update(tree)
                 rss, _ = tree_rss_and_cpu(tree)
-                self.peaks[username] = max(self.peaks.get(username, 0), rss)
+                peaks = self.class_peaks if username in self.in_class else self.peaks
+                peaks[username] = max(peaks.get(username, 0), rss)
                 server_rss, _ = tree_rss_and_cpu([pid])
                 self.server_peaks[username] = max(self.server_peaks.get(username, 0), server_rss)
             self.loads.append(os.getloadavg()[0])
@@ -462,7 +681,27 @@ class Sampler(threading.Thread):
 
 
 def serve_student(hub: Hub, sampler: Sampler, username: str, password: str,
-                  args: argparse.Namespace) -> dict:
+                  args: argparse.Namespace, together: threading.Barrier) -> dict:
+    """One student's visit (module docstring); with the class's rating round, every student
+    of the round starts it at once (``together``), after all have run the measured notebook."""
+    try:
+        result, token, pid = run_measured_notebook(hub, sampler, username, password, args)
+    except BaseException:
+        together.abort()  # the others stop waiting for this student
+        raise
+    if args.class_panel:
+        sampler.in_class.add(username)
+        together.wait(timeout=900)
+        result.update(rate_and_submit(hub, username, token, pid, args))
+        result["class_peak_rss_mib"] = round(sampler.class_peaks.get(username, 0) / 2**20, 1)
+    hub.request("DELETE", f"/hub/api/users/{username}/server", token=token).read()
+    return result
+
+
+def run_measured_notebook(hub: Hub, sampler: Sampler, username: str, password: str,
+                          args: argparse.Namespace) -> tuple[dict, str, int]:
+    """Log in, spawn, pull the course and run ``--notebook``: the measures, the student's API
+    token and their server's pid."""
     import asyncio
     result: dict = {"user": username}
     start = time.monotonic()
@@ -485,8 +724,92 @@ def serve_student(hub: Hub, sampler: Sampler, username: str, password: str,
     result["peak_rss_mib"] = round(sampler.peaks.get(username, 0) / 2**20, 1)
     # the single-user server alone; the rest is the kernel (one per open notebook)
     result["peak_server_rss_mib"] = round(sampler.server_peaks.get(username, 0) / 2**20, 1)
-    hub.request("DELETE", f"/hub/api/users/{username}/server", token=token).read()
-    return result
+    return result, token, pid
+
+
+def assignment_action(hub: Hub, username: str, token: str, action: str) -> float:
+    """Press Fetch or Submit on ``class_rate`` in the student's Assignments tab (nbgrader's
+    server extension); its seconds. Fails saying what the tab shows instead."""
+    start = time.monotonic()
+    reply = hub.json("POST", f"/user/{username}/assignments/{action}", token=token,
+                     body={"course_id": CLASS_COURSE_ID, "assignment_id": CLASS_ASSIGNMENT},
+                     headers={"Content-Type": "application/json"}, timeout=300)
+    seconds = round(time.monotonic() - start, 2)
+    problem = assignment_reply_problem(reply, action)
+    if problem:
+        raise RuntimeError(f"{username}: {problem}")
+    return seconds
+
+
+def rate_and_submit(hub: Hub, username: str, token: str, pid: int,
+                    args: argparse.Namespace) -> dict:
+    """The class's rating round as a student does it: fetch, open the notebook, run it and
+    answer every clip in its kernel (:func:`rating_code`), submit. Their seconds and CPU."""
+    import asyncio
+
+    def cpu_seconds() -> float:
+        return tree_rss_and_cpu(process_tree(pid))[1]
+
+    def press(action: str) -> tuple[float, float]:  # its seconds and the server's CPU seconds
+        before = cpu_seconds()
+        return assignment_action(hub, username, token, action), cpu_seconds() - before
+    fetch, fetch_cpu = press("fetch")
+    answers = rating_code(args.class_seed, zlib.crc32(username.encode()))
+    rated = asyncio.run(run_notebook_cells(
+        hub, username, token, f"{CLASS_ASSIGNMENT}/{Path(args.rate_notebook).name}",
+        cpu_seconds=cpu_seconds, then=(answers,)))
+    submit, submit_cpu = press("submit")
+    rate = round(rated["kernel_start_seconds"] + rated["run_seconds"], 2)
+    # the kernel is gone by now (its CPU time with it): its share was read while it ran
+    cpu = fetch_cpu + rated["kernel_start_cpu_seconds"] + rated["run_cpu_seconds"] + submit_cpu
+    return {"class_fetch_seconds": fetch, "class_rate_seconds": rate,
+            "class_submit_seconds": submit, "class_seconds": round(fetch + rate + submit, 2),
+            "class_cpu_seconds": round(cpu, 2), "class_errors": rated["errors"]}
+
+
+def release_class_assignment(args: argparse.Namespace) -> None:
+    """A fresh exchange for the round: last round's submissions gone, ``class_rate``
+    released again (the lecturer's release, not timed)."""
+    folders = nbgrader_folders(args.workdir)
+    shutil.rmtree(folders["exchange"] / CLASS_COURSE_ID, ignore_errors=True)
+    shutil.rmtree(folders["course"] / "submitted", ignore_errors=True)
+    nbgrader(args, "release_assignment", CLASS_ASSIGNMENT, "--force")
+
+
+def lecturer_round(args: argparse.Namespace, n_users: int) -> dict:
+    """The lecturer after the round: nbgrader collect, the course's collect (which must count
+    every student) and the class notebook; their seconds."""
+    folders = nbgrader_folders(args.workdir)
+    out = folders["class-panel"] / f"round-{n_users}"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    times = {"nbgrader_collect_seconds": nbgrader(args, "collect", CLASS_ASSIGNMENT)}
+    submitted = folders["course"] / "submitted"
+    times["collect_seconds"], printed = in_environment(args, [
+        "-m", "course_lib.class_panel", "collect", str(submitted), "--out",
+        str(out / "class_panel"), "--seed", str(args.class_seed), "--only", "rate"], cwd=out)
+    times["students_collected"] = collected_students(printed)
+    if times["students_collected"] != n_users:
+        raise RuntimeError(f"collect counted {times['students_collected']} of the round's "
+                           f"{n_users} students; see {out / 'class_panel' / 'sheets.csv'}")
+    times["class_notebook_seconds"] = run_class_notebook(args, out, submitted)
+    return times
+
+
+def run_class_notebook(args: argparse.Namespace, out: Path, submitted: Path) -> float:
+    """Execute a copy of ``--class-notebook`` in ``out`` with the course's kernel client (the
+    hub's thread settings); its seconds. Any error in a cell fails the trial."""
+    notebook = out / Path(args.class_notebook).name
+    shutil.copy2(args.workdir / "course" / args.class_notebook, notebook)
+    env = {"PYTHONPATH": str(args.workdir / "course" / "tools"),
+           "COURSE_CLASS_SHEETS": str(submitted),
+           **{name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                     "MKL_NUM_THREADS")}}
+    return in_environment(args, [
+        "-m", "nbconvert", "--to", "notebook", "--execute", "--inplace",
+        "--ExecutePreprocessor.timeout=240",
+        "--ExecutePreprocessor.kernel_manager_class=kernel_client.KernelManager",
+        notebook.name], cwd=out, env=env)[0]
 
 
 def measure_round(hub: Hub, hub_pid: int, n_users: int, password: str,
@@ -497,12 +820,18 @@ def measure_round(hub: Hub, hub_pid: int, n_users: int, password: str,
     names = [f"{prefix}{n_users}s{index}" for index in range(1, n_users + 1)]
     for name in names:
         shutil.rmtree(args.workdir / "homes" / name, ignore_errors=True)
+    if args.class_panel:
+        release_class_assignment(args)
     load_before = os.getloadavg()
+    # the moment every student has run the measured notebook (and the class round starts)
+    marks: list[float] = []
+    together = threading.Barrier(n_users, action=lambda: marks.append(time.monotonic()))
     start = time.monotonic()
     with ThreadPoolExecutor(n_users) as pool:
-        users = list(pool.map(lambda name: serve_student(hub, sampler, name, password, args),
-                              names))
-    wall = time.monotonic() - start
+        users = list(pool.map(
+            lambda name: serve_student(hub, sampler, name, password, args, together), names))
+    end = time.monotonic()
+    wall = (marks[0] if marks else end) - start
     sampler.stop_event.set()
     sampler.join()
     for name in names:  # servers were asked to stop; wait until their processes are gone
@@ -517,6 +846,10 @@ def measure_round(hub: Hub, hub_pid: int, n_users: int, password: str,
                               "after": round(os.getloadavg()[0], 2)},
         "users": users,
     }
+    if args.class_panel:
+        round_result["class_panel"] = {"wall_seconds": round(end - marks[0], 1),
+                                       **lecturer_round(args, n_users)}
+        print_class_round(round_result)
     print(f"N={n_users}: wall {wall:.0f} s, notebook "
           f"{min(u['run_seconds'] for u in users):.1f}-{round_result['max_run_seconds']:.1f} s, "
           f"CPU {min(u['run_cpu_seconds'] for u in users):.1f}-"
@@ -526,10 +859,20 @@ def measure_round(hub: Hub, hub_pid: int, n_users: int, password: str,
     return round_result
 
 
+def print_class_round(round_result: dict) -> None:
+    users, lecturer = round_result["users"], round_result["class_panel"]
+    print(f"N={round_result['n_users']} class round: fetch + rate + submit "
+          f"{min(u['class_seconds'] for u in users):.1f}-"
+          f"{max(u['class_seconds'] for u in users):.1f} s per student; lecturer: nbgrader "
+          f"collect {lecturer['nbgrader_collect_seconds']:.1f} s, collect "
+          f"{lecturer['collect_seconds']:.1f} s, class notebook "
+          f"{lecturer['class_notebook_seconds']:.1f} s", flush=True)
+
+
 def versions(python: Path, workdir: Path) -> dict:
     code = ("import importlib.metadata as m, json, sys; print(json.dumps({**{n: m.version(n) "
             "for n in ['jupyterhub', 'nbgitpuller', 'jupyterlab', 'jupyter_server', "
-            "'ipykernel', 'numpy', 'scipy', 'numba', 'tornado', 'course_lib']}, "
+            "'ipykernel', 'numpy', 'scipy', 'numba', 'tornado', 'course_lib', 'nbgrader']}, "
             "'python': sys.version.split()[0]}))")
     found = json.loads(subprocess.run([str(python), "-c", code], capture_output=True, text=True,
                                       check=True).stdout)
@@ -611,7 +954,10 @@ def measure(args: argparse.Namespace) -> int:
     result = {
         "what": "tools/hub_trial.py: N students at once on a local JupyterHub, each logging in, "
                 "starting a server, pulling the course with nbgitpuller and running one "
-                "notebook over the kernel websocket",
+                "notebook over the kernel websocket"
+                + ("; then all of them at once fetching, rating and submitting the class's "
+                   "rating round with nbgrader, and the lecturer collecting it and running the "
+                   "class notebook" if args.class_panel else ""),
         "date": time.strftime("%Y-%m-%d", time.gmtime()),
         "settings": {"notebook": args.notebook, "users": args.users,
                      "limit_seconds": args.limit, "branch": args.branch,
@@ -628,12 +974,15 @@ def measure(args: argparse.Namespace) -> int:
                                        args.numba_cache],
                      "sample_interval_seconds": SAMPLE_SECONDS,
                      "hub_start_seconds": round(hub_start, 1),
-                     "warm_up_run_seconds": warm_up_seconds},
+                     "warm_up_run_seconds": warm_up_seconds,
+                     "class_panel": class_panel_settings(args)},
         "versions": versions(workdir / "env" / "bin" / "python", workdir),
         "machine": machine_facts(),
         "rounds": rounds,
         "sizing": sizing_rule(rounds, limit=args.limit, cores=cores),
     }
+    if args.class_panel:
+        result["class_panel_cost"] = class_panel_cost(rounds)
     # one file, one trial per numba cache mode: a new run replaces its own mode's trial
     trials = (json.loads(args.out.read_text(encoding="utf-8"))["trials"]
               if args.out.exists() else [])
@@ -643,6 +992,23 @@ def measure(args: argparse.Namespace) -> int:
     args.out.write_text(json.dumps({"trials": trials}, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out}: {json.dumps(result['sizing'])}", flush=True)
     return 0
+
+
+def class_panel_settings(args: argparse.Namespace) -> dict | None:
+    """What the class's rating round was, for the results (None: left out)."""
+    if not args.class_panel:
+        return None
+    return {"rate_notebook": args.rate_notebook, "class_notebook": args.class_notebook,
+            "seed": args.class_seed,
+            "assignment": CLASS_ASSIGNMENT,
+            "fetch_and_submit": "nbgrader's Assignments tab (its server extension's REST "
+                                "calls), the exchange a folder under the workdir",
+            "answers": "tools/hub_trial.py's rating_code in the notebook's kernel: every clip "
+                       "scored, the sheet saved after each answer",
+            "lecturer": "nbgrader collect; python -m course_lib.class_panel collect "
+                        "<course>/submitted --seed S --only rate; a copy of the "
+                        "class notebook executed with nbconvert and the course's kernel "
+                        "client, one BLAS thread"}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -659,6 +1025,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "hub-trial.json")
     parser.add_argument("--numba-cache", choices=NUMBA_CACHES, default="per-user",
                         help="where students' kernels cache numba's compiled loops")
+    parser.add_argument("--no-class-panel", dest="class_panel", action="store_false",
+                        help="leave out the class's rating round (nbgrader fetch, rate, submit; "
+                             "the lecturer's collect and class notebook)")
+    parser.add_argument("--rate-notebook", default=DEFAULT_RATE_NOTEBOOK,
+                        help="the class rate notebook students answer, relative to the "
+                             "repository (released as the nbgrader assignment class_rate)")
+    parser.add_argument("--class-notebook", default=DEFAULT_CLASS_NOTEBOOK,
+                        help="the lecturer's class notebook run after collecting, relative to "
+                             "the repository")
+    parser.add_argument("--class-seed", type=int, default=DEFAULT_CLASS_SEED,
+                        help="the class's seed (the rate notebook's SEED, collect's --seed; "
+                             f"default {DEFAULT_CLASS_SEED})")
+    parser.add_argument("--corpus", type=Path,
+                        default=os.environ.get(CORPUS_VARIABLE) or None,
+                        help=f"speechocean762's own files for the class (default: "
+                             f"${CORPUS_VARIABLE}, else <workdir>/speechocean762)")
     parser.add_argument("--setup-only", action="store_true")
     parser.add_argument("--print-link", nargs=3, metavar=("HUB_URL", "REPO", "PATH"),
                         help="print the nbgitpuller link that opens PATH of REPO on the hub")
@@ -667,6 +1049,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.workdir = args.workdir.resolve()
     args.out = args.out.resolve()
     args.pull_repo = str(args.workdir / "course")
+    args.corpus = Path(args.corpus or args.workdir / "speechocean762").resolve()
     return args
 
 
