@@ -251,7 +251,9 @@ class _SheetFile:
                     "kept"), True
         self.known, self.replace, self.unsaved = _signature(path), None, False
         kept = f" (the file that was there is kept as {aside.name})" if aside else ""
-        return f"saved {self.count()[0]} {self.noun[0]} to {path}{kept}", False
+        n = self.count()[0]
+        noun = self.noun[0] if n != 1 else self.noun[0].removesuffix("s")
+        return f"saved {n} {noun} to {path}{kept}", False
 
     def load(self, path: Path) -> tuple[str, bool]:
         try:

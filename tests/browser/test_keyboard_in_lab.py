@@ -217,7 +217,7 @@ def test_recorder_and_panel_by_keyboard_alone(lab_server, artifacts, microphone_
         page.keyboard.press("Enter")
         saved = wait_text(page, limits, status, "the scores saved (Enter on save)",
                           "t.startsWith('saved')", STEP_TIMEOUT_S)
-        assert saved.startswith(f"saved 1 scores to {SCORES_FILE}"), saved
+        assert saved.startswith(f"saved 1 score to {SCORES_FILE}"), saved
         scores = json.loads((lab_server.root_dir / SCORES_FILE).read_text(encoding="utf-8"))
         assert scores["scores"][:2] == [7, None], scores["scores"][:2]
         notebook.screenshot("02-panel")

@@ -75,7 +75,7 @@ def test_compare_plays_the_students_order_and_saves_every_answer_at_once(home, f
         assert panel.sheet.answers[index] == value
         assert on_disk(folder / _COMPARE_FILE) == panel.sheet.answers
         assert plain(panel.status).endswith(
-            f"pair 1: {LABELS.get(value, 'no answer')}; saved {panel.sheet.n_answered} answers "
+            f"pair 1: {LABELS.get(value, 'no answer')}; saved {panel.sheet.n_answered} answer{'s' * (panel.sheet.n_answered != 1)} "
             f"to {folder / _COMPARE_FILE}</span>")
         assert panel.heading.value.endswith(f"({panel.sheet.n_answered} of 15 answered)")
     panel.answer_buttons.value = "second"
@@ -239,7 +239,7 @@ def test_rate_plays_the_students_order_and_saves_a_class_sheet_at_every_score(ho
         kept = None if value == rate_module._NOT_SCORED else int(value)
         assert on_disk(path)[order[2]] == kept
         assert plain(panel.status).endswith(f"clip 3: {value}; saved {panel.sheet.n_scored} "
-                                            f"scores to {path}</span>")
+                                            f"score{'s' * (panel.sheet.n_scored != 1)} to {path}</span>")
     for clip, value in ((0, "3"), (1, "8"), (2, "5")):
         panel.show(clip)
         panel.score_buttons.value = value

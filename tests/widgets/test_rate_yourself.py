@@ -143,7 +143,7 @@ def test_save_never_replaces_an_unread_file_silently(tmp_path, figures):
     assert "holds scores this panel has not loaded" in panel.status.value
     assert json.loads(other.read_text())["scores"] == [4, 5, 6]
     panel.save()                                     # asked once: now replaced
-    assert panel.status.value.count("saved 1 scores") == 1
+    assert panel.status.value.count("saved 1 score to") == 1
     assert json.loads(other.read_text())["scores"][0] == 6
     # a sheet of other clips found at start is reported, and not replaced without asking
     other.write_text(json.dumps({"items": [1, 2, 3], "scores": [4, 5, 6]}))
@@ -219,7 +219,7 @@ def test_autosave_saves_every_score_and_keeps_an_unread_file(tmp_path, figures):
     assert "not a saved score sheet" in panel.status.value
     assert (tmp_path / "scores.unread-1.json").read_text() == "not json"
     panel.score_buttons.value = "4"
-    assert panel.status.value.endswith(f"clip 1: 4; saved 1 scores to {path}</span>")
+    assert panel.status.value.endswith(f"clip 1: 4; saved 1 score to {path}</span>")
     assert json.loads(path.read_text())["scores"][0] == 4
     path.write_text("made meanwhile")                 # a file that appeared after the start
     panel.score_buttons.value = "5"
