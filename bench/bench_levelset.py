@@ -1,7 +1,7 @@
 """Unit 7 benchmark: latency of one level-set active-learning trial, and the look-ahead's Phi_2
 against scipy's Owen's T.
 
-Workload (issue 11; design notes 7.6): seed 003's psychometric problem in 2-D on the unit
+Workload (issue 11; design notes 7.6): Wu et al.'s (2025) psychometric problem in 2-D on the unit
 square (course_lib.simulators.psychophysics), its 20 constraints as GaussianConstraint rows (noise
 sd 0.2 |y| + 0.1, course_lib.mixed.constraints), 100 yes/no answers at scrambled Sobol settings drawn
 from the true psychometric function, and the session's kernel (SE-ARD, lengthscales 0.5,

@@ -1,8 +1,9 @@
 """Unit 6 benchmark: the Laplace fit of the preference GP, cold and warm, against BoTorch.
 
-Workload (the interactive loop of the thesis's Paper H): settings on the grid [-20, 20]^2 with
-step 1, 10 / 30 / 60 random comparisons of two settings answered by a simulated probit listener;
-SE kernel with lengthscale 8 and variance 4, PairwiseProbit(noise_sd=1), hyper-parameters fixed.
+Workload (the interactive loop of Nielsen, Nielsen & Larsen 2015): settings on the grid [-20, 20]^2
+with step 1, 10 / 30 / 60 random comparisons of two settings answered by a simulated probit
+listener; SE kernel with lengthscale 8 and variance 4, PairwiseProbit(noise_sd=1), hyper-parameters
+fixed.
 The comparisons and BoTorch's fit times come from tests/reference/botorch_pairwise_gp.json,
 written by tools/make_botorch_pairwise_reference.py in a throw-away environment with torch (the
 course does not depend on torch): BoTorch's PairwiseGP built at fixed hyper-parameters (= its

@@ -7,7 +7,7 @@ numbers beside ours. ``experiments/README.md`` documents every file's layout. No
 result with :func:`load_result` instead of re-running an experiment that takes minutes::
 
     from course_lib.results import load_result
-    toy = load_result("seed001_toy")
+    toy = load_result("gilgonzalez2019_toy")
     toy["result"]["summary"]
     print(report(toy))      # the table the lecture shows, beside the source's numbers
 
@@ -33,10 +33,11 @@ def available_results() -> list[str]:
 def load_result(name: str) -> dict:
     """The committed result ``experiments/results/<name>.json`` as a dict.
 
-    ``name`` is the file's stem, e.g. ``"seed001_toy"``; :func:`available_results` lists them.
+    ``name`` is the file's stem, e.g. ``"gilgonzalez2019_toy"``; :func:`available_results` lists
+    them.
     """
     if not isinstance(name, str):
-        raise TypeError(f"name: expected a result name (str) such as 'seed001_toy', got "
+        raise TypeError(f"name: expected a result name (str) such as 'gilgonzalez2019_toy', got "
                         f"{type(name).__name__}")
     if not name or Path(name).name != name or name.endswith(".json"):
         raise ValueError(f"name: expected the bare name of a result (no folder, no '.json'), "
@@ -70,9 +71,9 @@ _FLUENCY_PAPER = "arXiv 2306.02719"
 
 
 def _annotator_toy_table(result) -> str:
-    """The toy of Gil-Gonzalez, Alvarez & Orozco 2019 (``load_result("seed001_toy")``): RMSE x 100,
-    mean ± sd over the seeds, per noise scenario and model; then affinity propagation's numbers of
-    regions and the variances at the noise floor with Lambda."""
+    """The toy of Gil-Gonzalez, Alvarez & Orozco 2019 (``load_result("gilgonzalez2019_toy")``):
+    RMSE x 100, mean ± sd over the seeds, per noise scenario and model; then affinity propagation's
+    numbers of regions and the variances at the noise floor with Lambda."""
     summary = result["result"]["summary"]
     n_seeds = len(result["result"]["per_seed"])
     lines = [f"RMSE x 100, mean ± sd over {n_seeds} seeds",
@@ -102,8 +103,8 @@ def _mean_sd(entry) -> str:
 
 
 def _annotator_uci_table(result) -> str:
-    """Table 1 of Gil-Gonzalez, Alvarez & Orozco 2019 (``load_result("seed001_table1")``): per
-    scenario, our row (mean ± sd of RMSE x 100 over the splits) above the paper's row of the
+    """Table 1 of Gil-Gonzalez, Alvarez & Orozco 2019 (``load_result("gilgonzalez2019_table1")``):
+    per scenario, our row (mean ± sd of RMSE x 100 over the splits) above the paper's row of the
     matching half of its table, and whether the row keeps the paper's ordering
     GOLD < MANH <= MA < Av (affinity / k-means)."""
     document = result
@@ -136,9 +137,9 @@ def _annotator_uci_table(result) -> str:
 
 def _annotator_calibrated_table(result) -> str:
     """Table 1a of Gil-Gonzalez et al. 2019 with calibrated annotators
-    (``load_result("seed001_calibrated")``): the annotators' variances, our rows above the
-    paper's with the Av - GOLD and MA - GOLD gaps, then per set the paired tests over the splits
-    (plain and Nadeau-Bengio corrected)."""
+    (``load_result("gilgonzalez2019_table1_calibrated")``): the annotators' variances, our rows
+    above the paper's with the Av - GOLD and MA - GOLD gaps, then per set the paired tests over the
+    splits (plain and Nadeau-Bengio corrected)."""
     document = result
     outcome, paper = document["result"], document["source"]["table"]
     calibration = outcome["calibration"]
@@ -174,8 +175,8 @@ def _shown(value, digits: int) -> str:
 
 
 def _fluency_table(result) -> str:
-    """Table 1 of arXiv 2306.02719 on the fluency set (``load_result("seed000_table1")``): PCC,
-    MSE, KL and the learned noise per model, ours above the paper's ('—' where it prints
+    """Table 1 of arXiv 2306.02719 on the fluency set (``load_result("wong2024_table1_fluency")``):
+    PCC, MSE, KL and the learned noise per model, ours above the paper's ('—' where it prints
     nothing); GP_repeat against GP_joint; the significance tests of GP_joint against GP_base
     beside the paper's p-values; the rater offsets and what removing them does."""
     document = result
@@ -245,10 +246,10 @@ def _fluency_timing_table(result) -> str:
 
 def _speechocean762_table(result) -> str:
     """Table 1 of arXiv 2306.02719 on speechocean762's five experts (``load_result(
-    "seed000_speechocean762")``): per input set (fluency, GOP, both) our three models above the
-    paper's, then the paired tests that lecture 05 reads (each model against GP_base on the same
-    inputs, GP_base across input sets) with the direction of each change, and each expert's bias
-    and GPR-MA noise variance on the GOP inputs."""
+    "wong2024_table1_speechocean762")``): per input set (fluency, GOP, both) our three models above
+    the paper's, then the paired tests that lecture 05 reads (each model against GP_base on the
+    same inputs, GP_base across input sets) with the direction of each change, and each expert's
+    bias and GPR-MA noise variance on the GOP inputs."""
     document = result
     by_inputs, source = document["result"]["by_inputs"], document["source"]["table"]
     lines = [f"{'':22s}{'PCC':>7s}{'MSE':>7s}{'KL':>7s}   learned noise"]
@@ -329,8 +330,8 @@ def _source_claims(result) -> str:
 
 
 def _levelset_verdicts(result) -> dict:
-    """{(problem, acquisition, step): verdict} of a level-set result (``seed003_levelset``,
-    ``seed003_levelset_4d``, ``seed003_passthrough``) for the paper's steps
+    """{(problem, acquisition, step): verdict} of a level-set result (``wu2025_levelset``,
+    ``wu2025_levelset_4d``, ``wu2025_passthrough``) for the paper's steps
     mixed > pseudo and pseudo > none."""
     _require(result, "result", ("report_trials", "arms"), "a level-set result")
     return {(problem, acquisition, step): summary["directions"][step]["verdict"]
@@ -385,10 +386,10 @@ def _change(before: float, after: float) -> str:
 
 
 def _likert_synthetic_report(result) -> str:
-    """Wu et al. 2025, section 5.2 (``seed003_likert_synthetic``): the claims with our verdicts, the
+    """Wu et al. 2025, section 5.2 (``wu2025_likert_synthetic``): the claims with our verdicts, the
     mean absolute error of Pr(x1 > x2) per region for both models, and the change the ratings
     make in each region."""
-    _require(result, "result", ("n_seeds", "model"), "the seed003_likert_synthetic result")
+    _require(result, "result", ("n_seeds", "model"), "the wu2025_likert_synthetic result")
     summary = result["result"]["summary"]
     lines = [_source_claims(result),
              f"  (Likert cut points learned: "
@@ -411,11 +412,11 @@ def _likert_synthetic_report(result) -> str:
 
 
 def _haptic_cell_counts(result) -> dict:
-    """Counts of the haptic-like study's verdicts (``seed003_haptic_like``): for the
+    """Counts of the haptic-like study's verdicts (``wu2025_haptic_like``): for the
     calibrated subjects and for the over-confident one, how many subject-size-score cells are
     'mixed better', 'mixed worse', and how many there are."""
     _require(result, "result", ("training_sizes", "overconfident_subject"),
-             "the seed003_haptic_like result")
+             "the wu2025_haptic_like result")
     overconfident = f"#{result['settings']['overconfident_subject']}"
     counts = {}
     for group, chosen in (("calibrated", lambda s: s != overconfident),
@@ -429,11 +430,11 @@ def _haptic_cell_counts(result) -> dict:
 
 
 def _haptic_report(result) -> str:
-    """Wu et al. 2025, section 5.3 on simulated subjects (``seed003_haptic_like``): per subject and
+    """Wu et al. 2025, section 5.3 on simulated subjects (``wu2025_haptic_like``): per subject and
     training size the paired Brier and F1 differences (with ratings minus choices only) with
     their verdicts, the claims with ours, and the count of cells where the ratings help."""
     _require(result, "result", ("training_sizes", "overconfident_subject"),
-             "the seed003_haptic_like result")
+             "the wu2025_haptic_like result")
     summary, sizes = result["result"]["summary"], result["settings"]["training_sizes"]
     lines = [_source_claims(result),
              f"  (Likert cut points learned: "
@@ -460,11 +461,11 @@ def _haptic_report(result) -> str:
 
 
 def _gait_report(result) -> str:
-    """Wu et al. 2025, section 5.4 on a simulated subject (``seed003_gait_like``): per training size
+    """Wu et al. 2025, section 5.4 on a simulated subject (``wu2025_gait_like``): per training size
     both models' Brier and F1 with the verdicts, and the claim with the count of cells that
     pass the two-standard-error rule and the share of splits on which the ratings help."""
     _require(result, "result", ("n_trials", "level_counts", "n_splits"),
-             "the seed003_gait_like result")
+             "the wu2025_gait_like result")
     settings, summary = result["settings"], result["result"]["summary"]
     lines = [_source_claims(result), "",
              f"{settings['n_trials']} trials, level counts "
@@ -488,12 +489,12 @@ def _gait_report(result) -> str:
 
 
 def _levelset_diagnosis_report(result) -> str:
-    """What the norm-ball sessions' models believed (``seed003_levelset_diagnosis``): per
+    """What the norm-ball sessions' models believed (``wu2025_levelset_diagnosis``): per
     problem, acquisition and arm at 10 / 30 / 50 trials the F1, the estimated set's volume
     against the true one, the posterior mean of f at the origin (truth 0) and the share of
     seeds whose estimated set is empty; and where the active queries went."""
     _require(result, "result", ("replays", "report_trials"),
-             "the seed003_levelset_diagnosis result")
+             "the wu2025_levelset_diagnosis result")
     shown = ("10", "30", "50")
     lines = []
     for problem, entry in result["result"].items():
@@ -518,19 +519,19 @@ def _levelset_diagnosis_report(result) -> str:
 
 
 _REPORTS = {
-    "seed001_toy": (_annotator_toy_table,),
-    "seed001_table1": (_annotator_uci_table,),
-    "seed001_calibrated": (_annotator_calibrated_table,),
-    "seed000_table1": (_fluency_table, _fluency_timing_table),
-    "seed000_speechocean762": (_speechocean762_table,),
-    "seed003_fig2": (_source_claims,),
-    "seed003_levelset": (_levelset_report,),
-    "seed003_levelset_4d": (_levelset_report,),
-    "seed003_passthrough": (_levelset_report,),
-    "seed003_levelset_diagnosis": (_levelset_diagnosis_report,),
-    "seed003_likert_synthetic": (_likert_synthetic_report,),
-    "seed003_haptic_like": (_haptic_report,),
-    "seed003_gait_like": (_gait_report,),
+    "gilgonzalez2019_toy": (_annotator_toy_table,),
+    "gilgonzalez2019_table1": (_annotator_uci_table,),
+    "gilgonzalez2019_table1_calibrated": (_annotator_calibrated_table,),
+    "wong2024_table1_fluency": (_fluency_table, _fluency_timing_table),
+    "wong2024_table1_speechocean762": (_speechocean762_table,),
+    "wu2025_fig2": (_source_claims,),
+    "wu2025_levelset": (_levelset_report,),
+    "wu2025_levelset_4d": (_levelset_report,),
+    "wu2025_passthrough": (_levelset_report,),
+    "wu2025_levelset_diagnosis": (_levelset_diagnosis_report,),
+    "wu2025_likert_synthetic": (_likert_synthetic_report,),
+    "wu2025_haptic_like": (_haptic_report,),
+    "wu2025_gait_like": (_gait_report,),
 }
 
 

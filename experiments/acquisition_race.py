@@ -1,15 +1,15 @@
-"""Acquisition race on Paper H's 2-D simulated listeners: which rule finds the best setting?
+"""Acquisition race on the 2-D simulated listeners of Nielsen et al. (2015): which rule wins?
 
-The same listeners, model and loop as ``paper_h_personalisation.py``'s 2-D study (grid
-[-20, 20]^2 with step 1; Paper H's model with MAP-II after every fit; 10 random comparisons,
-30 active ones, 20 forced choices against (0, 0)); regular listeners 0-49 (a GP-draw IRF each,
-Beta slider answers at noise_sd 1 and concentration 10). Only the rule that picks the setting
-compared with the incumbent changes (``course_lib.simulators.listeners.run_session``):
+The same listeners, model and loop as ``nielsen2015_personalisation.py``'s 2-D study (grid
+[-20, 20]^2 with step 1; the model of Nielsen et al. (2015) with MAP-II after every fit; 10 random
+comparisons, 30 active ones, 20 forced choices against (0, 0)); regular listeners 0-49 (a GP-draw
+IRF each, Beta slider answers at noise_sd 1 and concentration 10). Only the rule that picks the
+setting compared with the incumbent changes (``course_lib.simulators.listeners.run_session``):
 
 * ``random`` -- a uniform grid setting;
 * ``uei`` -- the argmax of univariate EI (the incumbent's value taken as fixed);
 * ``bei-argmax`` -- the argmax of bivariate EI on the grid;
-* ``bei`` -- a draw proportional to bEI on the grid (Paper H's Study 1 rule);
+* ``bei`` -- a draw proportional to bEI on the grid (the Study 1 rule of Nielsen et al. 2015);
 * ``thompson`` -- the argmax of one posterior draw on the grid;
 * ``bald`` -- the grid setting whose pair with the incumbent has the largest mutual
   information between the answer and the utility (pairwise BALD, Houlsby et al. 2011): a rule
@@ -17,7 +17,7 @@ compared with the incumbent changes (``course_lib.simulators.listeners.run_sessi
 
 Every rule sees the same listener (its IRF and its answer generator) and the same random
 start (the session generator is keyed by listener, not by rule), so the comparison is paired.
-``bei`` repeats ``paper_h_personalisation``'s 2-D sessions exactly (the test checks it).
+``bei`` repeats ``nielsen2015_personalisation``'s 2-D sessions exactly (the test checks it).
 
 Reported: the regret of the incumbent after every fit (mean and quantiles per rule); the
 comparisons until the incumbent stops moving and until the grid mean of bEI stays below the
@@ -28,7 +28,7 @@ session per rule (wall clock on the shared machine; not compared by the reduced 
 
 Layout of ``result``: ``per_listener: {2d: [{group (the rule), index, regret, convergence,
 incumbents, ei_settled_step, incumbent_settled_step, wins, ..., expected_significant}]}``
-(the entries of ``paper_h_personalisation``); ``summary: {2d: {comparisons, groups: {<rule>:
+(the entries of ``nielsen2015_personalisation``); ``summary: {2d: {comparisons, groups: {<rule>:
 ...}}}`` (its summary per rule); ``paired: {2d: [{rule, reference, step, mean_difference,
 standard_error, median_difference, n_better, n_worse, n_tied, wilcoxon_p}]}``;
 ``seconds_per_session: {<rule>: mean}``.
@@ -43,7 +43,7 @@ from scipy.stats import wilcoxon
 
 from course_lib.preference.forced_choice import forced_choice_threshold
 
-from . import paper_h_personalisation as paper_h
+from . import nielsen2015_personalisation as personalisation
 from .common import RESULTS_DIR, Z_REPLICATES, compare_replicates, run_experiment
 
 NAME = "acquisition_race"
@@ -55,10 +55,10 @@ PAIRED_STEPS = (10, 20, 30)
 
 
 def run_rule(rule: str, index: int, grid: np.ndarray) -> tuple[dict, float]:
-    """Regular 2-D listener ``index`` of Paper H's experiment under ``rule``, and the seconds
-    its session took."""
+    """Regular 2-D listener ``index`` of the experiment of Nielsen et al. (2015) under ``rule``,
+    and the seconds its session took."""
     start = time.perf_counter()
-    entry = paper_h.run_listener(STUDY, "regular", index, grid, acquisition=rule)
+    entry = personalisation.run_listener(STUDY, "regular", index, grid, acquisition=rule)
     entry["group"] = rule
     return entry, time.perf_counter() - start
 
@@ -93,16 +93,18 @@ def paired(per_listener: list[dict]) -> list[dict]:
 
 def summarise(per_listener: dict) -> dict:
     entries = per_listener[STUDY]
-    window = paper_h.STUDIES[STUDY]["smoothing_window"]
-    groups = {rule: paper_h.summarise_group([e for e in entries if e["group"] == rule], window)
+    window = personalisation.STUDIES[STUDY]["smoothing_window"]
+    groups = {rule: personalisation.summarise_group([e for e in entries if e["group"] == rule],
+                                                    window)
               for rule in RULES}
-    return {STUDY: {"comparisons": [paper_h.N_RANDOM + s for s in range(paper_h.N_ACTIVE + 1)],
+    return {STUDY: {"comparisons": [personalisation.N_RANDOM + s
+                                    for s in range(personalisation.N_ACTIVE + 1)],
                     "groups": groups}}
 
 
 def run(reduced: bool) -> dict:
     listeners = REDUCED_LISTENERS if reduced else LISTENERS
-    grid = paper_h.grid_of(STUDY)
+    grid = personalisation.grid_of(STUDY)
     entries, seconds = [], {rule: [] for rule in RULES}
     for index in listeners:
         for rule in RULES:
@@ -111,24 +113,25 @@ def run(reduced: bool) -> dict:
             seconds[rule].append(elapsed)
     per_listener = {STUDY: entries}
     settings = {
-        "study": paper_h.STUDIES[STUDY], "rules": RULES, "references": REFERENCES,
+        "study": personalisation.STUDIES[STUDY], "rules": RULES, "references": REFERENCES,
         "listeners": list(listeners), "paired_steps": PAIRED_STEPS,
-        "n_random": paper_h.N_RANDOM, "n_active": paper_h.N_ACTIVE,
-        "n_forced": paper_h.N_FORCED, "level": paper_h.LEVEL,
-        "significant_wins": forced_choice_threshold(paper_h.N_FORCED, level=paper_h.LEVEL),
-        "listener": {"likelihood": "PairwiseBeta", "noise_sd": paper_h.LISTENER_NOISE_SD,
-                     "concentration": paper_h.LISTENER_CONCENTRATION},
-        # as the committed run recorded it, when hearing_aid_model was named paper_h_model
-        "model": "paper_h_model(2), MAP-II after every fit (as paper_h_personalisation)",
-        "convergence_threshold": paper_h.CONVERGENCE_THRESHOLD,
+        "n_random": personalisation.N_RANDOM, "n_active": personalisation.N_ACTIVE,
+        "n_forced": personalisation.N_FORCED, "level": personalisation.LEVEL,
+        "significant_wins": forced_choice_threshold(personalisation.N_FORCED,
+                                                    level=personalisation.LEVEL),
+        "listener": {"likelihood": "PairwiseBeta", "noise_sd": personalisation.LISTENER_NOISE_SD,
+                     "concentration": personalisation.LISTENER_CONCENTRATION},
+        # as the committed run recorded it, when hearing_aid_model was named nielsen2015_model
+        "model": "nielsen2015_model(2), MAP-II after every fit (as nielsen2015_personalisation)",
+        "convergence_threshold": personalisation.CONVERGENCE_THRESHOLD,
         "paired_test": "Wilcoxon signed-rank test of the per-listener regret differences "
                        "(scipy.stats.wilcoxon, zero differences dropped; p = 1 when all are "
                        "zero); standard error of the mean difference with ddof 1",
         "figure": f"results/{NAME}.png",
-        "tolerance_reason": paper_h.TOLERANCE_REASON, "z_replicates": Z_REPLICATES,
+        "tolerance_reason": personalisation.TOLERANCE_REASON, "z_replicates": Z_REPLICATES,
     }
     return {
-        "title": "Acquisition race on Paper H's 2-D simulated listeners",
+        "title": "Acquisition race on the 2-D simulated listeners of Nielsen et al. (2015)",
         "settings": settings,
         "result": {"per_listener": per_listener, "summary": summarise(per_listener),
                    "paired": {STUDY: paired(entries)},
@@ -179,7 +182,8 @@ def format_table(document: dict) -> str:
                   f"p = {paired_30['wilcoxon_p']:.2g})")
         rows.append(f"| {rule} | " + " / ".join(f"{mean[s]:.3f}" for s in PAIRED_STEPS)
                     + f" | {versus} | "
-                      f"{paper_h._maybe(group['incumbent_settled']['median_comparisons'])} | "
+                      f"{personalisation._maybe(group['incumbent_settled']['median_comparisons'])}"
+                      " | "
                       f"{group['forced_choice']['n_significant_preferred']}/"
                       f"{group['n_listeners']} | "
                       f"{result['seconds_per_session'][rule]:.1f} |")
@@ -195,10 +199,10 @@ def select_for_comparison(reduced: dict, committed: dict) -> tuple[list, list]:
 
 def compare_with_committed(reduced: dict, committed: dict) -> list[str]:
     """Each session against the same listener and rule of the full run, within the spread of
-    that rule's sessions (paper_h.TOLERANCE_REASON)."""
+    that rule's sessions (personalisation.TOLERANCE_REASON)."""
     return compare_replicates(reduced["per_listener"][STUDY], committed["per_listener"][STUDY],
                               key=("group", "index"), replicate="index",
-                              skip=paper_h.NOT_COMPARED)
+                              skip=personalisation.NOT_COMPARED)
 
 
 def draw_figure(document: dict, path) -> None:
@@ -222,7 +226,8 @@ def draw_figure(document: dict, path) -> None:
     axes[2].set_title("paired: each rule minus random")
     plot_settling(axes[3], document, STUDY, group="bei")
     axes[3].set_title("bEI multinomial: comparisons until settled")
-    fig.suptitle("Acquisition race on Paper H's 2-D listeners (10 random + 30 active)")
+    fig.suptitle("Acquisition race on the 2-D listeners of Nielsen et al. (2015) "
+                 "(10 random + 30 active)")
     fig.savefig(path, dpi=80)
     plt.close(fig)
 

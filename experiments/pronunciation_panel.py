@@ -9,16 +9,16 @@ chooses its model and measures it in three steps; the choice never sees a test s
    cross-validation whose folds are *speakers* (the 125 training speakers in five folds of 25,
    drawn with ``task_rng(0, "folds")``), so a held-out sentence's speaker is never in the fit.
    On each fold every model is fitted by ML-II exactly as Table 1's run fits it
-   (``experiments.seed000_table1.fit_model`` and ``experiments.seed000_speechocean762.fit_gpr_ma``:
-   whitening with the fitting folds' statistics, scores centred on their mean, the same starts,
-   bounds and restarts). The score is the **log score**: the mean over the held-out (sentence,
-   expert) pairs of log P(that expert's whole score) under the model's predictive for that
-   expert, discretised over 0-10 (``course_lib.panel_prediction.panel_predictive``:
-   latent variance plus that expert's noise for GPR-MA, plus the one noise for GP_joint, plus
-   the noise of the mean for GP_base, Table 1's convention).
-   **The rule, fixed before any fold was scored:** take the model with the highest mean log
-   score; then choose the simplest model whose mean log score is within one standard error of
-   that best one's, the standard error being that of their paired difference with the
+   (``experiments.wong2024_table1_fluency.fit_model`` and
+   ``experiments.wong2024_table1_speechocean762.fit_gpr_ma``: whitening with the fitting folds'
+   statistics, scores centred on their mean, the same starts, bounds and restarts). The score is
+   the **log score**: the mean over the held-out (sentence, expert) pairs of log P(that expert's
+   whole score) under the model's predictive for that expert, discretised over 0-10
+   (``course_lib.panel_prediction.panel_predictive``: latent variance plus that expert's noise for
+   GPR-MA, plus the one noise for GP_joint, plus the noise of the mean for GP_base, Table 1's
+   convention). **The rule, fixed before any fold was scored:** take the model with the highest
+   mean log score; then choose the simplest model whose mean log score is within one standard error
+   of that best one's, the standard error being that of their paired difference with the
    training speakers as the units (the sd over the 125 speakers of each speaker's mean
    difference, over sqrt(125)): sentences of one speaker share a voice and are not independent.
    Each model's out-of-fold interval coverage is recorded too (``out_of_fold``), not used.
@@ -66,9 +66,9 @@ from course_lib.raters.rater_comparison import centre_scores
 from course_lib.results import load_result
 
 from .common import compare_runs, run_experiment, task_rng
-from .seed000_speechocean762 import fit_gpr_ma
-from .seed000_table1 import (EIGENVALUE_CUTOFF, INITIAL, LENGTHSCALE_BOUNDS, N_RESTARTS,
-                             NOISE_BOUNDS, VARIANCE_BOUNDS, fit_model)
+from .wong2024_table1_speechocean762 import fit_gpr_ma
+from .wong2024_table1_fluency import (EIGENVALUE_CUTOFF, INITIAL, LENGTHSCALE_BOUNDS,
+                                      N_RESTARTS, NOISE_BOUNDS, VARIANCE_BOUNDS, fit_model)
 
 NAME = "pronunciation_panel"
 ASPECT, INPUTS = "accuracy", "gop"
@@ -445,8 +445,9 @@ def settings() -> dict:
         "models": list(PANEL_MODELS), "n_folds": N_FOLDS,
         "folds": "the training speakers, sorted, permuted by task_rng(0, 'folds'), split in "
                  "five folds of 25 speakers",
-        "fitting": "experiments.seed000_table1.fit_model (GP_base 'mean', GP_joint 'joint') and "
-                   "experiments.seed000_speechocean762.fit_gpr_ma, on the fitting folds",
+        "fitting": "experiments.wong2024_table1_fluency.fit_model (GP_base 'mean', GP_joint "
+                   "'joint') and "
+                   "experiments.wong2024_table1_speechocean762.fit_gpr_ma, on the fitting folds",
         "restart_tasks": RESTART_TASKS, "n_restarts": N_RESTARTS, "initial": INITIAL,
         "lengthscale_bounds": LENGTHSCALE_BOUNDS, "variance_bounds": VARIANCE_BOUNDS,
         "noise_bounds": NOISE_BOUNDS, "eigenvalue_cutoff": EIGENVALUE_CUTOFF,

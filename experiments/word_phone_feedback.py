@@ -19,9 +19,9 @@ its 125 test speakers (``full``):
   differences (test speakers resampled, ``course_lib.significance.paired_cluster_bootstrap``);
 * ``sentence_cv``: whether the word and phone predictors, pooled over a sentence (four
   summaries), lift GP_base (Table 1 of arXiv 2306.02719, the protocol of
-  ``experiments.seed000_table1``) on the 17 GOP features, in speaker-disjoint cross-validation
-  on the training split only. The rule (``LIFT_RULE``) was fixed before any test number was
-  seen;
+  ``experiments.wong2024_table1_fluency``) on the 17 GOP features, in speaker-disjoint
+  cross-validation on the training split only. The rule (``LIFT_RULE``) was fixed before any test
+  number was seen;
 * ``subset``: both models fitted on a random 400 training sentences with fewer inducing
   inputs, measured on the same test phones and words: what the reduced run repeats;
 * ``model``: the fitted state ``course_lib.pronunciation_feedback.FeedbackModel()`` loads.
@@ -42,7 +42,7 @@ from course_lib.pronunciation_feedback import FeedbackModel, expert_phone_scores
 from course_lib.significance import paired_cluster_bootstrap
 
 from .common import compare_runs, run_experiment, task_rng
-from .seed000_table1 import EIGENVALUE_CUTOFF, fit_model, shifted
+from .wong2024_table1_fluency import EIGENVALUE_CUTOFF, fit_model, shifted
 
 NAME = "word_phone_feedback"
 RNG_KEY = 0

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import pytest
 
+from course_lib.gp import SquaredExponential
+
 
 @dataclass(frozen=True)
 class BadInput:
@@ -55,6 +57,17 @@ def check_case(case: BadInput | RightAnswer) -> None:
     assert re.search(rf"(?<![\w.]){re.escape(case.argument)}(?!\w)", message), (
         f"{case.case}: the {type(info.value).__name__} message does not name "
         f"{case.argument!r}: {message!r}")
+
+
+class NegatedSE(SquaredExponential):
+    """Not a kernel: minus a squared exponential (its matrices are negative definite). The GP
+    families must refuse it naming ``kernel``."""
+
+    def _K(self, X, Z):
+        return -super()._K(X, Z)
+
+    def _diag(self, X):
+        return -super()._diag(X)
 
 
 def cases_of(module) -> list[BadInput]:

@@ -23,7 +23,7 @@ def preference_model():
     X = rng.uniform(-1, 1, size=(10, 2))
     first, second = np.arange(9), np.arange(1, 10)
     wins = (X[first, 0] > X[second, 0]).astype(float)
-    # PairwiseProbit(1/sqrt 2) has P(y = 1) = Phi(f(first) - f(second)), seed 003's link
+    # PairwiseProbit(1/sqrt 2) has P(y = 1) = Phi(f(first) - f(second)), Wu et al.'s link
     return PreferenceGP(SquaredExponential(0.7, 1.0),
                         PairwiseProbit(1 / np.sqrt(2))).fit(Comparisons(X, first, second, wins))
 

@@ -16,7 +16,7 @@ TIGHT = {"tol": 1e-15}
 
 def detection_2d(n_trials=40, seed=3):
     """Yes/no answers on a 2-D box plus constraints at the left edge (never seen, f = 0) and the
-    right edge (seen, f = 2), every item its own row: seed 003's mixed set-up in miniature."""
+    right edge (seen, f = 2), every item its own row: Wu et al.'s mixed set-up in miniature."""
     rng = np.random.default_rng(seed)
     trials = rng.uniform(0.0, 1.0, (n_trials, 2))
     answers = (rng.uniform(size=n_trials) < norm.cdf(4.0 * trials[:, 0] - 2.0)).astype(float)

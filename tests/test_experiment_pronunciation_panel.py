@@ -103,7 +103,7 @@ def test_every_fold_fit_reached_an_optimum(committed):
 
 def test_the_final_fit_is_table_1s_fit(committed):
     result = committed["result"]
-    row = load_result("seed000_speechocean762")["result"]["by_inputs"]["gop"]["models"][
+    row = load_result("wong2024_table1_speechocean762")["result"]["by_inputs"]["gop"]["models"][
         result["chosen"]]
     # the same whitening, centring, starts and restart task as Table 1: the same optimum
     assert result["final_fit"]["log_marginal_likelihood"] == pytest.approx(

@@ -18,10 +18,11 @@ from scipy.stats import ttest_rel
 
 from course_lib.results import RESULTS_DIR, available_results, load_result
 from course_lib.significance import steiger_z1_star
-from experiments import common, seed000_table1, seed001_calibrated, seed001_table1, seed001_toy
+from experiments import common, gilgonzalez2019_table1, gilgonzalez2019_toy, wong2024_table1_fluency
+from experiments import gilgonzalez2019_table1_calibrated as table1_calibrated
 
-EXPERIMENTS = {"seed001_toy": seed001_toy, "seed001_table1": seed001_table1,
-               "seed001_calibrated": seed001_calibrated, "seed000_table1": seed000_table1}
+EXPERIMENTS = {module.NAME: module for module in (gilgonzalez2019_toy, gilgonzalez2019_table1,
+                                                  table1_calibrated, wong2024_table1_fluency)}
 # settings that differ between a reduced and a full run by design
 RUN_SIZE_SETTINGS = {"seeds", "splits"}
 
@@ -92,31 +93,31 @@ def test_every_committed_result_comes_from_committed_code_on_a_recorded_machine(
                           + "\n".join(problems))
 
 
-# ----- seed 001 toy ------------------------------------------------------------------------
+# ----- Gil-González et al. (2019) toy ------------------------------------------------------------
 
 def test_toy_summary_is_the_summary_of_its_seeds():
-    committed = load_result("seed001_toy")
+    committed = load_result("gilgonzalez2019_toy")
     per_seed = committed["result"]["per_seed"]
     assert [entry["seed"] for entry in per_seed] == list(range(30))
-    recomputed = common.to_json(seed001_toy.summarise(per_seed))
+    recomputed = common.to_json(gilgonzalez2019_toy.summarise(per_seed))
     problems = common.compare_runs(recomputed, committed["result"]["summary"], tol=1e-9, rtol=1e-12)
     assert not problems, "\n".join(problems)
 
 
 def test_toy_states_its_floor_and_tau_readings():
-    settings = load_result("seed001_toy")["settings"]
+    settings = load_result("gilgonzalez2019_toy")["settings"]
     assert settings["noise_floor"] == 1e-4
     assert settings["tau"] == [0.25, 0.5, 0.75]
     assert {"homogeneous_tau_variances", "homogeneous_tau_sds", "regions"} == set(
         settings["scenarios"])
     assert "tau as" in settings["figure"] and "standard deviations" in settings["figure"]
-    # Lambda as printed in the seed (rows = regions, columns = annotators)
+    # Lambda as printed in the paper (rows = regions, columns = annotators)
     assert settings["Lambda"] == [[0.0, 0.65, 1.0], [0.25, 0.0, 0.75], [0.1, 0.75, 0.0]]
-    assert load_result("seed001_toy")["source"]["numbers"] is None  # the seed has a figure only
+    assert load_result("gilgonzalez2019_toy")["source"]["numbers"] is None  # a figure only
 
 
 def test_toy_claims_of_the_readme_hold():
-    summary = load_result("seed001_toy")["result"]["summary"]
+    summary = load_result("gilgonzalez2019_toy")["result"]["summary"]
     mean = {scenario: {model: row["rmse_x100_mean"] for model, row in rows.items()}
             for scenario, rows in summary.items()}
     regions = mean["regions"]
@@ -132,17 +133,18 @@ def test_toy_claims_of_the_readme_hold():
 
 
 def test_toy_figure_is_a_legible_png():
-    path = RESULTS_DIR / "seed001_toy.png"
+    path = RESULTS_DIR / "gilgonzalez2019_toy.png"
     header = path.read_bytes()[:24]
     assert header[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
     width, height = struct.unpack(">II", header[16:24])
     assert width >= 1200 and height >= 800, f"{path} is only {width} x {height} pixels"
 
 
-# ----- seed 001 Table 1 --------------------------------------------------------------------
+# ----- Gil-González et al. (2019) Table 1 --------------------------------------------------------
 
-# Seed 001, Table 1, as printed (RMSE x 100 means), transcribed independently of the script
-SEED001_MEANS = {
+# Gil-González et al. (2019), Table 1, as printed (RMSE x 100 means), transcribed independently of
+# the script
+GIL_GONZALEZ_TABLE1_MEANS = {
     ("homogeneous", "Auto"): (35.40, 59.41, 70.30, 39.07, 37.93),
     ("homogeneous", "Concrete"): (40.05, 58.43, 71.89, 44.63, 43.92),
     ("homogeneous", "Housing"): (38.87, 56.85, 68.65, 38.96, 38.92),
@@ -153,30 +155,30 @@ SEED001_MEANS = {
 
 
 def test_table1_has_the_seeds_numbers_beside_ours():
-    committed = load_result("seed001_table1")
+    committed = load_result("gilgonzalez2019_table1")
     table = committed["source"]["table"]
-    for (part, row), means in SEED001_MEANS.items():
+    for (part, row), means in GIL_GONZALEZ_TABLE1_MEANS.items():
         printed = tuple(table[part][row][model]["mean"]
                         for model in ("GOLD", "Av", "LMO", "MA", "MANH"))
-        assert printed == means, f"seed 001 {part} {row}: {printed} != {means}"
+        assert printed == means, f"Gil-González et al. {part} {row}: {printed} != {means}"
     for scenario, rows in committed["result"]["summary"].items():
         part = committed["source"]["scenario_to_table_part"][scenario]
-        assert set(rows) == set(table[part]), f"{scenario}: rows differ from the seed's"
+        assert set(rows) == set(table[part]), f"{scenario}: rows differ from the paper's"
     assert "LMO" in committed["source"] and "MAP" in committed["source"]["LMO"]
 
 
 def test_table1_summary_and_orderings_follow_from_the_splits():
-    committed = load_result("seed001_table1")["result"]
+    committed = load_result("gilgonzalez2019_table1")["result"]
     for dataset, entries in committed["per_split"].items():
         assert [entry["split"] for entry in entries] == list(range(30)), dataset
-    summary = common.to_json(seed001_table1.summarise(committed["per_split"]))
+    summary = common.to_json(gilgonzalez2019_table1.summarise(committed["per_split"]))
     problems = common.compare_runs(summary, committed["summary"], tol=1e-9, rtol=1e-12)
     assert not problems, "\n".join(problems)
-    assert common.to_json(seed001_table1.orderings(summary)) == committed["ordering"]
+    assert common.to_json(gilgonzalez2019_table1.orderings(summary)) == committed["ordering"]
 
 
 def test_table1_claims_of_the_readme_hold():
-    committed = load_result("seed001_table1")
+    committed = load_result("gilgonzalez2019_table1")
     ordering, summary = committed["result"]["ordering"], committed["result"]["summary"]
     assert all(row["MANH_affinity"]["holds"] for row in ordering["regions"].values())
     assert sum(row["MANH_kmeans"]["holds"] for row in ordering["regions"].values()) >= 3
@@ -193,38 +195,38 @@ def test_table1_claims_of_the_readme_hold():
             assert 1 < seed[part][label]["GOLD"]["mean"] - row["GOLD"]["mean"] < 7, label
 
 
-# ----- seed 001 Table 1a with calibrated annotators ------------------------------------------
+# ----- Gil-González et al. (2019) Table 1a with calibrated annotators ----------------------------
 
 def test_calibrated_annotators_follow_from_the_committed_calibration():
-    committed = load_result("seed001_calibrated")
+    committed = load_result("gilgonzalez2019_table1_calibrated")
     calibration = committed["result"]["calibration"]
-    recomputed = common.to_json(seed001_calibrated.calibrate(calibration["per_split"]))
+    recomputed = common.to_json(table1_calibrated.calibrate(calibration["per_split"]))
     problems = common.compare_runs(recomputed, {key: calibration[key] for key in recomputed},
                                    tol=1e-9, rtol=1e-12)
     assert not problems, "\n".join(problems)
-    assert tuple(calibration["annotator_variances"]) == seed001_calibrated.ANNOTATOR_VARIANCES
+    assert tuple(calibration["annotator_variances"]) == table1_calibrated.ANNOTATOR_VARIANCES
     assert [entry["split"] for entries in calibration["per_split"].values()
-            for entry in entries][:5] == list(seed001_calibrated.CALIBRATION_SPLITS)
-    assert not set(seed001_calibrated.CALIBRATION_SPLITS) & set(seed001_calibrated.SPLITS), \
+            for entry in entries][:5] == list(table1_calibrated.CALIBRATION_SPLITS)
+    assert not set(table1_calibrated.CALIBRATION_SPLITS) & set(table1_calibrated.SPLITS), \
         "the calibration must not use the reported splits"
 
 
 def test_calibrated_summary_and_tests_follow_from_the_splits():
-    committed = load_result("seed001_calibrated")["result"]
+    committed = load_result("gilgonzalez2019_table1_calibrated")["result"]
     for dataset, entries in committed["per_split"].items():
         assert [entry["split"] for entry in entries] == list(range(30)), dataset
-    recomputed = common.to_json(seed001_calibrated.summarise(committed["per_split"]))
+    recomputed = common.to_json(table1_calibrated.summarise(committed["per_split"]))
     problems = common.compare_runs(recomputed, {key: committed[key] for key in recomputed},
                                    tol=1e-9, rtol=1e-12)
     assert not problems, "\n".join(problems)
 
 
 def test_calibrated_gold_is_table1s_gold():
-    """The same splits and the same GOLD fits as seed001_table1: per split within 0.01 RMSE x
-    100, its reduced run's tolerance (both results come from clean trees of different commits;
-    a library change that moved GOLD would show here)."""
-    calibrated = load_result("seed001_calibrated")["result"]["per_split"]
-    table1 = load_result("seed001_table1")["result"]["per_split"]
+    """The same splits and the same GOLD fits as gilgonzalez2019_table1: per split within 0.01
+    RMSE x 100, its reduced run's tolerance (both results come from clean trees of different
+    commits; a library change that moved GOLD would show here)."""
+    calibrated = load_result("gilgonzalez2019_table1_calibrated")["result"]["per_split"]
+    table1 = load_result("gilgonzalez2019_table1")["result"]["per_split"]
     for dataset, entries in calibrated.items():
         for ours, theirs in zip(entries, table1[dataset]):
             assert ours["split"] == theirs["split"]
@@ -233,7 +235,7 @@ def test_calibrated_gold_is_table1s_gold():
 
 
 def test_calibrated_claims_of_the_readme_hold():
-    committed = load_result("seed001_calibrated")
+    committed = load_result("gilgonzalez2019_table1_calibrated")
     summary, tests = committed["result"]["summary"], committed["result"]["paired_tests"]
     for label in ("Auto", "Concrete", "Housing"):
         row = summary[label]
@@ -249,21 +251,21 @@ def test_calibrated_claims_of_the_readme_hold():
     assert summary["Average"]["Av"]["mean"] - summary["Average"]["GOLD"]["mean"] > 10
 
 
-# ----- seed 000 Table 1 --------------------------------------------------------------------
+# ----- arXiv 2306.02719 Table 1 ------------------------------------------------------------------
 
-def test_seed000_table_has_no_invented_joint_numbers():
-    source = load_result("seed000_table1")["source"]["table"]
+def test_fluency_table_has_no_invented_joint_numbers():
+    source = load_result("wong2024_table1_fluency")["source"]["table"]
     assert source["GP_base"]["PCC"] == 0.710 and source["GP_base"]["KL"] == 3.10
     assert source["GP_repeat"]["MSE"] == 1.136 and source["GP_repeat"]["KL"] == 0.85
     assert source["GP_joint"]["inference_time_s"] == [138, 4]
     for metric in ("PCC", "MSE", "KL"):
         assert source["GP_joint"][metric] is None, (
-            f"the seed prints no GP_joint {metric}; the committed result shows "
-            f"{source['GP_joint'][metric]!r} as the seed's")
+            f"the paper prints no GP_joint {metric}; the committed result shows "
+            f"{source['GP_joint'][metric]!r} as the paper's")
 
 
-def test_seed000_claims_of_the_readme_hold():
-    result = load_result("seed000_table1")["result"]
+def test_fluency_claims_of_the_readme_hold():
+    result = load_result("wong2024_table1_fluency")["result"]
     models = result["models"]
     assert models["GP_joint"]["MSE"] != models["GP_base"]["MSE"]
     assert result["joint_sigma2_over_R_vs_base"]["sigma2_base"] > \
@@ -279,8 +281,8 @@ def test_seed000_claims_of_the_readme_hold():
         bias["KL_debiased_no_offsets"]
 
 
-def test_seed000_significance_is_recomputable_and_beside_the_seeds():
-    committed = load_result("seed000_table1")
+def test_fluency_significance_is_recomputable_and_beside_the_seeds():
+    committed = load_result("wong2024_table1_fluency")
     assert committed["source"]["significance"] == {"PCC": 0.065, "MSE": 0.036, "KL": "< 0.001"}
     tests = committed["result"]["significance_joint_vs_base"]
     models = committed["result"]["models"]
@@ -291,14 +293,14 @@ def test_seed000_significance_is_recomputable_and_beside_the_seeds():
     assert pcc["r_joint"] == pytest.approx(models["GP_joint"]["PCC"], rel=1e-9)
     z, p = steiger_z1_star(pcc["r_joint"], pcc["r_base"], pcc["r_base_joint"], tests["n_items"])
     assert (pcc["z1_star"], pcc["p_value"]) == pytest.approx((z, p), rel=1e-9)
-    # the README's and the lecture's reading: as in the seed, only the KL gain is significant
+    # the README's and the lecture's reading: as in the paper, only the KL gain is significant
     assert tests["KL"]["p_value"] < 0.001
     assert pcc["p_value"] > 0.05 and pcc["bootstrap_p_value"] > 0.05
     assert tests["MSE"]["p_value"] > 0.05
 
 
-def test_seed000_repeat_equals_joint_and_kl_improves():
-    result = load_result("seed000_table1")["result"]
+def test_fluency_repeat_equals_joint_and_kl_improves():
+    result = load_result("wong2024_table1_fluency")["result"]
     models = result["models"]
     for metric in ("PCC", "MSE", "KL"):
         assert models["GP_repeat"][metric] == pytest.approx(models["GP_joint"][metric],
@@ -314,10 +316,10 @@ def test_seed000_repeat_equals_joint_and_kl_improves():
 
 def test_load_result_names_the_missing_result_and_lists_the_others():
     with pytest.raises(ValueError, match=r"name: there is no result 'no_such_table'.*available: "
-                                         r".*seed001_toy"):
+                                         r".*gilgonzalez2019_toy"):
         load_result("no_such_table")
     with pytest.raises(ValueError, match="name: expected the bare name"):
-        load_result("results/seed001_toy.json")
+        load_result("results/gilgonzalez2019_toy.json")
     with pytest.raises(TypeError, match="name: expected a result name"):
         load_result(3)
 

@@ -1,14 +1,14 @@
 """No project labels in the library, in the notebooks or in the printed tables: papers are cited
 by author, year and equation.
 
-"seed 003", "Paper H", "H(19)" and the like are this project's names for its sources; they are
-decoded only in experiments/README.md, which a reader of course_lib never sees. A student never
-saw a "seed": the lectures, solutions and exercises cite a source by its authors and year (or,
-for a text that names no authors, its title and arXiv number), an appended paper of a thesis by
-its own authors, and the tables course_lib.results prints name their paper the same way. The
-one exception is the name of a committed experiment result or script (the stem of a file in
-experiments/results/ or experiments/, such as ``seed003_fig2``): notebooks and plots load
-results, and run scripts, by that name.
+"seed 003", "Paper H", "H(19)" and the like were this project's names for its sources. A student
+never saw a "seed": the lectures, solutions and exercises cite a source by its authors and year
+(or, for a text that names no authors, its title and arXiv number), an appended paper of a
+thesis by its own authors, and the tables course_lib.results prints name their paper the same
+way. The experiments and their committed results are named so too, by the source's first author
+and year and what they reproduce (``wu2025_fig2``, ``nielsen2015_personalisation``,
+``wong2024_table1_fluency`` for arXiv 2306.02719), so the names that notebooks and plots load
+and run carry no label either.
 """
 
 import io
@@ -25,6 +25,11 @@ ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "course_lib"
 RESULT_NAMES = frozenset(path.stem for path in (ROOT / "experiments" / "results").glob("*.json"))
 SCRIPT_NAMES = frozenset(path.stem for path in (ROOT / "experiments").glob("*.py"))
+# the source's first author and year, then what it reproduces: gilgonzalez2019_toy, wu2025_fig2
+EXPERIMENT_NAME = re.compile(r"[a-z]+(?:19|20)\d\d_[a-z0-9_]+")
+# the experiments of the course's own that reproduce no single table or figure of a source
+OWN_EXPERIMENTS = {"acquisition_race", "heard_as_written", "pronunciation_panel", "repeat_cost",
+                   "word_phone_feedback"}
 NOTEBOOKS = sorted(path for folder in ("lectures", "solutions", "exercises")
                    for path in (ROOT / folder).glob("*.ipynb"))
 
@@ -44,18 +49,8 @@ TABLE_LABEL = re.compile(STUDENT_LABEL.pattern + r"|(?i:\bseed\b)")
 
 
 def _labels(text: str, pattern: re.Pattern = LABEL) -> list[str]:
-    """The labels in ``text`` that are not part of a committed result's or script's name."""
-    found = []
-    for match in pattern.finditer(text):
-        start = match.start()
-        while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
-            start -= 1
-        end = match.end()
-        while end < len(text) and (text[end].isalnum() or text[end] == "_"):
-            end += 1
-        if text[start:end] not in RESULT_NAMES | SCRIPT_NAMES:
-            found.append(match.group())
-    return found
+    """The labels in ``text``."""
+    return [match.group() for match in pattern.finditer(text)]
 
 
 def _findings(path: Path) -> list[str]:
@@ -73,7 +68,15 @@ MODULES = sorted(LIBRARY.rglob("*.py"))
 
 
 def test_the_committed_results_are_found():
-    assert "seed003_fig2" in RESULT_NAMES and "paper_h_personalisation" in RESULT_NAMES
+    assert "wu2025_fig2" in RESULT_NAMES and "nielsen2015_personalisation" in RESULT_NAMES
+
+
+@pytest.mark.parametrize("name", sorted((RESULT_NAMES | SCRIPT_NAMES) - {"__init__", "common"}
+                                        - OWN_EXPERIMENTS))
+def test_experiments_are_named_by_author_year_and_what_they_reproduce(name):
+    assert EXPERIMENT_NAME.fullmatch(name), (
+        f"experiments/{name}: name a reproduction by its source's first author and year and "
+        f"what it reproduces (gilgonzalez2019_table1, wu2025_levelset)")
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda path: str(path.relative_to(LIBRARY)))
@@ -88,8 +91,10 @@ def test_no_project_labels_in_the_library(path):
     ("def paper_h_model():", ["paper_h"]),
     ("seed_preference_likelihood", ["seed_pref"]),
     ("the seed's noise heuristic", ["seed's"]),
-    ('load_result("seed003_fig2")', []),
-    ("``paper_a_learning_curves``", []),
+    ('load_result("seed003_fig2")', ["seed003"]),
+    ("``paper_a_learning_curves``", ["paper_a"]),
+    ('load_result("wu2025_fig2")', []),
+    ("``jensen2011_learning_curves``", []),
     ("rng : Generator, int seed or None", []),
     ("a paper about hearing aids", []),
 ])
@@ -138,8 +143,10 @@ def test_the_notebooks_are_found():
     ("Papers B and C let a few", ["Papers B"]),
     ("the predictive covariance (H(19))", ["H(19)"]),
     ("most of whom ended there (its Table H.1)", ["Table H.1"]),
-    ("`experiments/seed001_table1.py` repeats this", []),
-    ("python -m experiments.seed003_levelset --four-d", []),
+    ("`experiments/seed001_table1.py` repeats this", ["seed001"]),
+    ("python -m experiments.seed003_levelset --four-d", ["seed003"]),
+    ("`experiments/gilgonzalez2019_table1.py` repeats this", []),
+    ("python -m experiments.wu2025_levelset --four-d", []),
     ("the same seed for every setting; each seed's F1 curve, paired by seed", []),
     ("Gil-González et al. (2019), Table 1; Nielsen, Nielsen & Larsen (2015), eq. 2.52", []),
     ("entropy H(p) and E(mean), f(x1) - f(x2), App. A.1", []),

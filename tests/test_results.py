@@ -15,7 +15,7 @@ from course_lib.results import load_result, report
 
 
 def test_toy_table_shows_every_scenario_and_model():
-    document = load_result("seed001_toy")
+    document = load_result("gilgonzalez2019_toy")
     text = report(document)
     for rows in document["result"]["summary"].values():
         for row in rows.values():
@@ -24,7 +24,7 @@ def test_toy_table_shows_every_scenario_and_model():
 
 
 def test_table1_table_puts_the_papers_row_under_ours():
-    document = load_result("seed001_table1")
+    document = load_result("gilgonzalez2019_table1")
     lines = report(document).splitlines()
     auto = document["result"]["summary"]["regions"]["Auto"]["GOLD"]
     ours = next(i for i, line in enumerate(lines)
@@ -34,7 +34,7 @@ def test_table1_table_puts_the_papers_row_under_ours():
 
 
 def test_calibrated_table_shows_the_gaps_and_tests():
-    document = load_result("seed001_calibrated")
+    document = load_result("gilgonzalez2019_table1_calibrated")
     text = report(document)
     summary = document["result"]["summary"]
     for label, row in summary.items():
@@ -47,8 +47,8 @@ def test_calibrated_table_shows_the_gaps_and_tests():
                     f"{test['p_corrected']:13.2g}") in text
 
 
-def test_seed000_table_shows_metrics_tests_and_the_papers_p_values():
-    document = load_result("seed000_table1")
+def test_fluency_table_shows_metrics_tests_and_the_papers_p_values():
+    document = load_result("wong2024_table1_fluency")
     text = report(document)
     models = document["result"]["models"]
     for model in models:
@@ -63,7 +63,7 @@ def test_seed000_table_shows_metrics_tests_and_the_papers_p_values():
 
 
 def test_speechocean762_table_shows_every_input_set_the_tests_and_the_experts():
-    document = load_result("seed000_speechocean762")
+    document = load_result("wong2024_table1_speechocean762")
     text = report(document)
     by_inputs = document["result"]["by_inputs"]
     lines = text.splitlines()
@@ -89,8 +89,8 @@ def test_speechocean762_table_shows_every_input_set_the_tests_and_the_experts():
         by_inputs["gop"]["models"]["GPR_MA"]["noise_variance_per_expert"], abs=0.005)
 
 
-def test_seed000_report_shows_both_tables_of_its_result():
-    text = report(load_result("seed000_table1"))
+def test_fluency_report_shows_both_tables_of_its_result():
+    text = report(load_result("wong2024_table1_fluency"))
     table, timing = text.split("\n\n", 1)[0], text.rsplit("\n\n", 1)[1]
     assert table.split()[:3] == ["PCC", "MSE", "KL"]
     assert timing.startswith("GP_base") and "repeat / joint" in timing
@@ -109,7 +109,7 @@ def _rule(direction: dict) -> str:
     return "reversed" if -mean >= 2 * se else "reversed, not significant"
 
 
-@pytest.mark.parametrize("name", ["seed003_levelset", "seed003_passthrough"])
+@pytest.mark.parametrize("name", ["wu2025_levelset", "wu2025_passthrough"])
 def test_levelset_report_shows_each_arms_last_f1_and_counts_the_verdicts(name):
     result = load_result(name)
     text = report(result)
@@ -134,7 +134,7 @@ def test_levelset_report_shows_each_arms_last_f1_and_counts_the_verdicts(name):
 
 
 def test_levelset_report_names_a_step_that_does_not_hold():
-    result = copy.deepcopy(load_result("seed003_levelset"))
+    result = copy.deepcopy(load_result("wu2025_levelset"))
     result["result"]["norm_ball_2d"]["summary"]["eavc"]["directions"]["mixed > pseudo"][
         "verdict"] = "reversed"
     text = report(result).replace("\n", " ")
@@ -143,7 +143,7 @@ def test_levelset_report_names_a_step_that_does_not_hold():
 
 
 def test_haptic_counts_come_from_the_per_cell_verdicts():
-    result = load_result("seed003_haptic_like")
+    result = load_result("wu2025_haptic_like")
     counts = results._haptic_cell_counts(result)
     over = f"#{result['settings']['overconfident_subject']}"
     recount = {"calibrated": [], "overconfident": []}
@@ -163,21 +163,21 @@ def test_haptic_counts_come_from_the_per_cell_verdicts():
 
 
 def test_haptic_count_follows_a_changed_verdict():
-    result = copy.deepcopy(load_result("seed003_haptic_like"))
+    result = copy.deepcopy(load_result("wu2025_haptic_like"))
     calibrated = next(e for e in result["result"]["claims"] if e["subject"] == "#4")
     calibrated["verdicts"][0] = "mixed better"
     assert results._haptic_cell_counts(result)["calibrated"]["mixed better"] == 3
 
 
 def test_gait_and_likert_reports_print_the_committed_numbers():
-    gait = load_result("seed003_gait_like")
+    gait = load_result("wu2025_gait_like")
     text = report(gait)
     for size, entry in gait["result"]["summary"].items():
         assert f"{entry['brier']['preference']:.3f} / {entry['brier']['mixed']:.3f}" in text
     claim = gait["result"]["claims"][0]
     assert (f"{claim['verdicts'].count('mixed better')} of {len(claim['verdicts'])} size-score "
             "cells") in text.replace("\n", " ")
-    likert = load_result("seed003_likert_synthetic")
+    likert = load_result("wu2025_likert_synthetic")
     text = report(likert)
     corners = likert["result"]["summary"]["mae_corners"]
     assert f"{corners['preference']:>14.3f}{corners['mixed']:>14.3f}" in text
@@ -185,17 +185,19 @@ def test_gait_and_likert_reports_print_the_committed_numbers():
 
 def test_a_result_without_a_report_is_refused_with_the_names_that_have_one():
     with pytest.raises(ValueError, match="^result: there is no report for "
-                                         "'paper_a_learning_curves'; reports exist for "
-                                         "seed000_speechocean762, seed000_table1"):
-        report(load_result("paper_a_learning_curves"))
+                                         "'jensen2011_learning_curves'; reports exist for "
+                                         "gilgonzalez2019_table1, "
+                                         "gilgonzalez2019_table1_calibrated, "
+                                         "gilgonzalez2019_toy, wong2024_table1_fluency"):
+        report(load_result("jensen2011_learning_curves"))
     with pytest.raises(TypeError, match="^result: expected a committed result"):
         report(["not", "a", "result"])
     with pytest.raises(TypeError, match="^result: expected a committed result"):
-        report("seed001_table1")
+        report("gilgonzalez2019_table1")
 
 
-@pytest.mark.parametrize("name", ["seed003_levelset", "seed003_haptic_like",
-                                  "seed003_gait_like", "seed003_likert_synthetic"])
+@pytest.mark.parametrize("name", ["wu2025_levelset", "wu2025_haptic_like",
+                                  "wu2025_gait_like", "wu2025_likert_synthetic"])
 def test_a_result_that_lacks_its_settings_is_refused_by_name(name):
     """A stale file (a setting the report reads is missing) is named, not a KeyError."""
     result = copy.deepcopy(load_result(name))

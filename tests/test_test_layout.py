@@ -32,7 +32,6 @@ CROSS_CUTTING_FILES = {
     "test_public_names.py": "public names across the library",
     "test_references.py": "course_lib names in docstrings, notebooks and docs",
     "test_release.py": "tools/make_release.py",
-    "test_review_units5to7_bad_input.py": "bad-input cases of the Units 5-7 review, many families",
     "test_site.py": "tools/build_site.py",
     "test_test_layout.py": "this file",
     "test_test_plan.py": "tools/test_plan.py: the test command's jobs",

@@ -56,7 +56,7 @@ def test_every_test_file_runs_once_in_each_pass_it_belongs_to(browser):
             assert len(in_second) == (1 if path in numerics or path.startswith("tests/reference/")
                                       else 0), (path, in_second)
     # the notebooks, through nbval, on the machine's own kernels
-    for folder in ("lectures", "solutions"):
+    for folder in ("lectures", "solutions", "class"):
         (job,) = [job for job in first if folder in job.command]
         assert NBVAL[0] in job.command
 
@@ -64,7 +64,8 @@ def test_every_test_file_runs_once_in_each_pass_it_belongs_to(browser):
 def test_the_second_pass_runs_the_numerics_tests_on_other_kernels():
     numerics = test_plan.numerics_tests()
     assert "tests/reference" in numerics and "tests/preference/test_laplace.py" in numerics
-    assert "tests/test_experiment_paper_e.py" in numerics and "tests/test_metrics.py" in numerics
+    assert "tests/test_experiment_jensen2013_bounded_regression.py" in numerics
+    assert "tests/test_metrics.py" in numerics
     assert not [path for path in numerics if path.endswith("_bad_input.py")]
     second = [job for job in plan(True) if job.env is PORTABLE]
     assert {"tests/test_site.py"} <= {part for job in second for part in job.command}

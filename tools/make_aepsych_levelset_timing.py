@@ -12,7 +12,7 @@ imports nothing of the course:
     /tmp/aepsychvenv/bin/python tools/make_aepsych_levelset_timing.py [--repeats 5]
 
 Workload: the one of bench/bench_levelset.py, rebuilt here from the same seeds (the file keeps
-a fingerprint of the inputs, which the bench compares with its own): seed 003's psychometric
+a fingerprint of the inputs, which the bench compares with its own): Wu et al.'s (2025) psychometric
 function f(x1, x2) = (1 + x2) / (0.05 + 0.4 x1^2 (0.2 x1 - 1)^2) on [-1, 1]^2, seen by the
 model on the unit square; 20 constraints (x1 at 10 even steps on x2 = -1 with target 0 and on
 x2 = +1 with the true latent), noise sd 0.2 |y| + 0.1; 100 yes/no answers at scrambled Sobol

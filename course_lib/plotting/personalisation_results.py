@@ -2,7 +2,7 @@
 and the acquisition race).
 
 ``plot_xxx(ax, result, study, ...) -> ax`` draw a committed result as
-:func:`course_lib.results.load_result` returns it (``load_result("paper_h_personalisation")`` or
+:func:`course_lib.results.load_result` returns it (``load_result("nielsen2015_personalisation")`` or
 ``load_result("acquisition_race")``); they compute nothing a test would need. Both files share
 one layout (``experiments/README.md``)::
 
@@ -55,7 +55,7 @@ def _document(result) -> Mapping:
     if "result" not in result or "summary" not in result["result"] \
             or "per_listener" not in result["result"]:
         raise ValueError("result: not a personalisation result (no result.summary / "
-                         "result.per_listener); load 'paper_h_personalisation' or "
+                         "result.per_listener); load 'nielsen2015_personalisation' or "
                          "'acquisition_race'")
     return result
 

@@ -11,7 +11,7 @@ preference y > 0.5 means the first item was preferred.
   in 2-D with the Newton path and the region of negative curvature;
 * :func:`plot_acquisition` -- acquisition functions over 1-D settings with the incumbent;
 * :func:`plot_learning_curves` -- the learning curves of Jensen, Nielsen & Larsen 2011 from the
-  committed result ``paper_a_learning_curves`` (one axis per noise level).
+  committed result ``jensen2011_learning_curves`` (one axis per noise level).
 """
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ _LEARNING_CURVES = (("BR_noise", "BR Noise (probit on thresholded answers)", "s-
 
 def plot_learning_curves(axes: Sequence, result: Mapping):
     """Jensen, Nielsen & Larsen's mean error rate against the number of comparisons m, one axis per
-    noise level ν_D, from the result document ``paper_a_learning_curves`` (``load_result`` or the
+    noise level ν_D, from the result document ``jensen2011_learning_curves`` (``load_result`` or the
     dict its script writes). Returns ``axes``."""
     settings, mer = result["settings"], result["result"]["summary"]["mer"]
     levels, m_values = settings["noise_levels_nu_D"], settings["m_values"]

@@ -1,4 +1,4 @@
-"""The regression tables of seed 001's Table 1 (course_lib.data.uci, data/uci/).
+"""The regression tables of Gil-González et al.'s Table 1 (course_lib.data.uci, data/uci/).
 
 The facts checked here are those stated in data/uci/README.md; the published summaries (row
 counts, target ranges and means) are those of the UCI / StatLib descriptions of the sets.

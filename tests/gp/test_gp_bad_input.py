@@ -4,6 +4,10 @@ Families: "gp" (kernels, regression, the prediction step, hyper-priors, sparse G
 "linalg" (course_lib.linalg) and "widgets" (the Unit 4 explorers and their data helpers).
 Absurd magnitudes are here too: a hyper-parameter beyond 1e100 (log-parameter beyond +-230) is
 refused naming the argument, instead of turning into inf and NaN further down.
+
+Nothing allocates a single array beyond 2 GiB (``validation._MAX_ARRAY_BYTES``): the argument
+that asked for it is named, with what to do instead (the sparse model, fewer points). A kernel
+whose matrices are not positive semi-definite is refused naming ``kernel``.
 """
 
 import matplotlib
@@ -12,7 +16,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from bad_input import BadInput, check_case, parametrize  # noqa: E402
+from bad_input import BadInput, NegatedSE, check_case, parametrize  # noqa: E402
 from course_lib import linalg  # noqa: E402
 from course_lib.gp import (GPRegression, Gamma, HalfStudentT, LatentGaussian, Linear,  # noqa: E402
                            LogNormal, Matern, Matern32, NotPositiveDefiniteError, Periodic,
@@ -296,6 +300,18 @@ CASES = [
              ValueError, "n"),
     BadInput("toy_data: toy_regression_data with a negative noise_sd",
              lambda: toy_regression_data(5, -0.1), ValueError, "noise_sd"),
+    # ----- sizes and kernels that are not kernels -----------------------------------------------
+    BadInput("gp: an exact GP on a million points",
+             lambda: GPRegression(SquaredExponential(1.5, 1.0), 0.1).fit(
+                 np.linspace(0, 1, 10 ** 6), np.zeros(10 ** 6)), ValueError, "X", first=True),
+    BadInput("gp: a full predictive covariance at 30000 points",
+             lambda: GPRegression(SquaredExponential(1.5, 1.0), 0.1).fit(
+                 np.linspace(0.0, 2.0, 5)[:, None], np.zeros(5)).predict(
+                 np.linspace(0, 2, 30000), full_cov=True), ValueError, "X_test", first=True),
+    BadInput("gp: a kernel whose matrix is negative definite",
+             lambda: GPRegression(NegatedSE(1.0), 0.1).fit(np.linspace(0.0, 2.0, 5)[:, None],
+                                                          np.zeros(5)),
+             NotPositiveDefiniteError, "kernel", first=True),
 ]
 
 

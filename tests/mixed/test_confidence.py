@@ -1,10 +1,10 @@
 """course_lib.mixed.confidence: choices and confidence ratings of pairs on one latent.
 
-Oracles: scipy's normal cdf and adaptive quadrature (the seed's Phi(z) preference likelihood and
+Oracles: scipy's normal cdf and adaptive quadrature (the paper's Phi(z) preference likelihood and
 its predictive Phi(mu / sqrt(1 + v))); the library pieces the module composes (PairwiseProbit,
 LikertConfidence, MixedLikelihood, VariationalGP), each evaluated on its own; the exact log
 evidence and posterior of a single pair by one-dimensional quadrature (the ELBO must stay below
-the evidence); the pair-space kernel of the seed (k(a,c) + k(b,d) - k(a,d) - k(b,c)) against the
+the evidence); the pair-space kernel of the paper (k(a,c) + k(b,d) - k(a,d) - k(b,c)) against the
 item-space model with the comparison matrix.
 """
 
@@ -200,7 +200,7 @@ def test_ratings_sharpen_the_difference_they_describe():
 
 
 # --------------------------------------------------------------------------------------------
-# Learned Likert cut points (MAP-II with the kernel, as the seed)
+# Learned Likert cut points (MAP-II with the kernel, as the paper)
 # --------------------------------------------------------------------------------------------
 
 def test_cut_points_are_hyper_parameters_only_when_ratings_are_fitted():
@@ -267,11 +267,11 @@ def test_map_ii_recovers_the_cut_points_of_data_drawn_from_the_likert_model(data
     gp = ConfidencePreferenceGP(kernel).fit(X, first, second, choices, levels)
     gp.optimise_hyperparameters(1, rng=0)
     np.testing.assert_allclose(gp.likert.cut_points[1:], truth.cut_points[1:], rtol=0.3)
-    assert gp.likert.params["lapse"] == pytest.approx(0.1, rel=1e-12)   # the seed's, fixed
+    assert gp.likert.params["lapse"] == pytest.approx(0.1, rel=1e-12)   # the paper's, fixed
 
 
 def test_learned_cut_points_beat_wrongly_fixed_ones_on_e3_like_data():
-    """Seed 003's E3 (f = x on [-2, 2], 30 uniform pairs, levels by |df| at 0.5 and 1) on
+    """Wu et al.'s E3 (f = x on [-2, 2], 30 uniform pairs, levels by |df| at 0.5 and 1) on
     data seeds 0-7, kernel fixed: the model's start (0, 1, 2) is at the wrong place. On
     every data set MAP-II must raise the objective (ELBO + gap prior) above the start's;
     the map's error near the diagonal (|x1 - x2| < 1) must fall on average and on at least 6

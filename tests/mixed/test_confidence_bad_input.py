@@ -117,6 +117,15 @@ CASES = [
     BadInput("confidence_raters: an infinite bound",
              lambda: likert_synthetic_trials(10, low=-np.inf, high=1.0, rng=0), ValueError,
              "low"),
+    # ----- errors that named another argument ---------------------------------------------------
+    BadInput("confidence: choices as text",
+             lambda: ConfidencePreferenceGP(SquaredExponential(1.5, 1.0)).fit(
+                 np.linspace(0.0, 2.0, 5)[:, None], [0, 1], [1, 2], ["first", "second"]),
+             TypeError, "choices", first=True),
+    BadInput("confidence: a choice of 0.5",
+             lambda: ConfidencePreferenceGP(SquaredExponential(1.5, 1.0)).fit(
+                 np.linspace(0.0, 2.0, 5)[:, None], [0, 1], [1, 2], [0.5, 1.0]),
+             ValueError, "choices", first=True),
 ]
 
 

@@ -1,5 +1,5 @@
 """Prior-knowledge constraints (course_lib.mixed.constraints): targets against scipy's normal
-quantile, the noise heuristic against the seed's checked intervals, the pseudo-data rule, and
+quantile, the noise heuristic against the paper's checked intervals, the pseudo-data rule, and
 the mixed likelihood of a detection session against its parts and against closed-form GP
 regression."""
 
@@ -33,7 +33,7 @@ def test_sigma_is_the_seeds_heuristic_for_nonnegative_targets_and_positive_below
     np.testing.assert_allclose(constraint_sigma(y), 0.2 * y + 0.1, rtol=1e-15)
     below = np.array([-0.4, -0.5, -0.6, -2.0])
     seeds = 0.2 * below + 0.1
-    # the seed's heuristic gives a zero sd at -0.5 and a negative one below; the repair does not
+    # the paper's heuristic gives a zero sd at -0.5 and a negative one below; the repair does not
     assert seeds[1] == pytest.approx(0.0, abs=1e-15) and np.all(seeds[2:] < 0)
     np.testing.assert_allclose(constraint_sigma(below), constraint_sigma(-below))
     assert np.all(constraint_sigma(below) >= 0.1)
@@ -44,7 +44,7 @@ def test_a_priori_intervals_match_the_seeds_checked_values(y, interval):
     sd = constraint_sigma(y)
     low, high = norm.cdf(y - Z_95 * sd), norm.cdf(y + Z_95 * sd)
     np.testing.assert_allclose([low, high], interval, atol=5e-5)
-    # the seed prints them as [0.422, 0.578] and [0.846, 0.999]
+    # the paper prints them as [0.422, 0.578] and [0.846, 0.999]
     np.testing.assert_allclose(np.round([low, high], 3),
                                [(0.422, 0.578), (0.846, 0.999)][int(y > 0)], atol=1e-12)
 
@@ -70,7 +70,7 @@ def test_pseudo_data_gives_five_and_five_at_chance_and_one_answer_elsewhere():
             assert here.sum() == 10 and answers[here].sum() == 5
         else:
             assert here.sum() == 1 and answers[here][0] == float(target > 0)
-    # the seed's psychometric baseline: 10 chance + 10 near-100 % locations -> 110 answers
+    # the paper's psychometric baseline: 10 chance + 10 near-100 % locations -> 110 answers
     X, answers = pseudo_data(np.zeros((20, 2)) + np.arange(20)[:, None],
                              np.r_[np.zeros(10), np.full(10, 3.0)])
     assert answers.size == 110 and answers.sum() == 50 + 10

@@ -1,4 +1,4 @@
-"""Likelihoods for mixed-feedback variational GPs (Unit 7, seed 003): BernoulliProbit,
+"""Likelihoods for mixed-feedback variational GPs (Unit 7, Wu et al. (2025)): BernoulliProbit,
 GaussianConstraint and LikertConfidence in course_lib.mixed.feedback_likelihoods, and OrdinalProbit in
 course_lib.preference.rating_likelihoods.
 
@@ -227,7 +227,8 @@ def test_gaussian_constraint_closed_forms_against_scipy():
 
 
 def likert_probabilities(z, cuts, lapse):
-    """Seed 003 eq. (2) with a lapse, written out level by level (a reference for the class)."""
+    """Wu et al. (2025) eq. (2) with a lapse, written out level by level (a reference for the
+    class)."""
     a, levels = abs(z), len(cuts)
     ends = list(cuts[1:]) + [np.inf]
     dist = np.array([max(cuts[i] - a, 0.0, a - ends[i]) for i in range(levels)])
@@ -268,7 +269,7 @@ def test_likert_cut_points_are_the_running_sum_of_the_gaps():
     np.testing.assert_allclose(lik.cut_points, [0.0, 0.4, 1.9, 3.9], rtol=1e-14)
     assert lik.param_names == ("gap_1", "gap_2", "gap_3", "lapse")
     np.testing.assert_allclose(lik.bounds[:3, 1], np.log(2.0))     # gap <= max_gap
-    assert lik.bounds[3, 0] == lik.bounds[3, 1]                     # the seed's fixed lapse
+    assert lik.bounds[3, 0] == lik.bounds[3, 1]                     # the paper's fixed lapse
 
 
 def test_ordinal_probit_against_scipy_and_bernoulli():
@@ -308,7 +309,7 @@ def test_likert_probabilities_are_eq_2_by_hand():
     distances = np.array([[0, 2, 4], [0, 1, 3], [1, 0, 1], [5, 3, 0]], dtype=float)
     softmax = np.exp(-distances) / np.exp(-distances).sum(axis=1, keepdims=True)
     np.testing.assert_allclose(p, (1 - lapse) * softmax + lapse / 3, rtol=1e-12)
-    # the seed's printed examples (cuts 0, 2, 4), to its three decimals
+    # the paper's printed examples (cuts 0, 2, 4), to its three decimals
     np.testing.assert_allclose(softmax[[1, 2, 0]], [[0.705, 0.259, 0.035], [0.212, 0.576, 0.212],
                                                     [0.867, 0.117, 0.016]], atol=6e-4)
     with pytest.raises(ValueError, match="^z:"):

@@ -108,7 +108,7 @@ def test_global_mi_and_eavc_match_monte_carlo(make_model):
 
 
 def _owens_t_acquisitions(model, candidates, references, threshold):
-    """Global MI and EAVC as seed 003 writes them, from the joint posterior and the Owen's T
+    """Global MI and EAVC as Wu et al. (2025) writes them, from the joint posterior and the Owen's T
     bivariate CDF (P1 = Phi_2 / p1, P0 = (Px - Phi_2) / (1 - p1), plain 1 - P), and rho."""
     mean, cov = model.predict(np.vstack([candidates, references]), full_cov=True)
     n_c, var = len(candidates), np.diag(cov)
@@ -129,7 +129,7 @@ def _owens_t_acquisitions(model, candidates, references, threshold):
 def test_acquisitions_equal_the_owens_t_lookahead_in_every_regime_of_rho():
     """A posterior with variance up to 25 far from its data: candidates near or on references
     give |rho| up to ~0.98, so the series, the arcsine quadrature and the quadrature from
-    rho = +-1 all take part (checked), and the compiled acquisitions must equal the seed's
+    rho = +-1 all take part (checked), and the compiled acquisitions must equal the paper's
     formulas evaluated through Owen's T."""
     rng = np.random.default_rng(9)
     X = rng.uniform(-1, 1, size=(6, 2))
@@ -216,7 +216,7 @@ def test_acquisitions_do_not_depend_on_the_batch_size(monkeypatch):
 
 
 def test_eavc_equals_the_expected_absolute_change_from_the_lookahead():
-    """EAVC = p1 |sum(Px - P1)| + (1 - p1) |sum(Px - P0)| as the seed writes it."""
+    """EAVC = p1 |sum(Px - P1)| + (1 - p1) |sum(Px - P0)| as the paper writes it."""
     model = preference_model()
     mean, cov = model.predict(np.vstack([CANDIDATES, REFERENCES]), full_cov=True)
     nc = CANDIDATES.shape[0]

@@ -1,4 +1,4 @@
-"""The sparse variational bound and its fit (course_lib.mixed.sparse_variational): seed 003's
+"""The sparse variational bound and its fit (course_lib.mixed.sparse_variational): Wu et al.'s
 whitened SVGP with fixed inducing points.
 
 Oracles: exact GP regression (Gaussian likelihood with Z = X: the bound is tight), the full-rank
@@ -117,7 +117,7 @@ def test_elbo_grows_with_nested_inducing_sets_up_to_the_full_model():
 
 
 def test_constraint_inducing_point_lets_the_posterior_meet_the_constraint():
-    """1-D toy (seed 003 Fig. 2 in miniature, App. A's advice): Bernoulli answers of
+    """1-D toy (Wu et al. (2025) Fig. 2 in miniature, App. A's advice): Bernoulli answers of
     f = x^2 / 2 and a firm constraint f(0) = 0 (sd 0.03). With an inducing point at 0 the
     posterior at 0 is as sure as the constraint; from coarse Sobol points alone (the nearest at
     0.1) the part of f(0) they cannot explain keeps its prior variance, and the bound is

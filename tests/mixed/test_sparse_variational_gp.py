@@ -52,7 +52,8 @@ def test_map_ii_with_a_gaussian_likelihood_matches_exact_regression():
 
 
 def preference_with_ratings():
-    """Probit pairs and Likert confidence ratings of the same 12 pairs (seed 003 section 5)."""
+    """Probit pairs and Likert confidence ratings of the same 12 pairs (Wu et al. (2025) section
+    5)."""
     X, M, y = probit_pairs()
     M, y = M[:12], y[:12]
     strength = np.abs(M @ np.sin(2 * X[:, 0]))
@@ -138,7 +139,7 @@ def test_inducing_points_are_sobol_points_in_the_box_then_the_included_rows():
     assert len({tuple(cell) for cell in cells}) == 16
     np.testing.assert_array_equal(inducing_points(bounds, 16, rng=3), Z[:16])
     assert not np.allclose(inducing_points(bounds, 16, rng=4), Z[:16])
-    assert inducing_points(bounds, 100, rng=0).shape == (100, 2)  # the seed's 100, no warning
+    assert inducing_points(bounds, 100, rng=0).shape == (100, 2)  # the paper's 100, no warning
     np.testing.assert_array_equal(inducing_points(bounds, 0, include=include), include)
 
 

@@ -110,6 +110,10 @@ CASES = [
              "rng"),
     BadInput("sparse_variational_gp: bounds at the float limit (the points were inf)",
              points(bounds=[[-1.7e308, 1.7e308], [0.0, 1.0]]), ValueError, "bounds", first=True),
+    # ----- sizes --------------------------------------------------------------------------------
+    BadInput("sparse_variational_gp: 10^12 inducing points",
+             lambda: inducing_points([[0.0, 1.0], [0.0, 1.0]], 10 ** 12, rng=0), ValueError,
+             "n", first=True),
 ]
 
 

@@ -102,9 +102,9 @@ def test_learn_likelihood_all_skips_fixed_parameters_and_priors_may_name_them():
 
 
 def e3_problem(seed):
-    """Seed 003's E3: f(x) = x on [-2, 2], 30 pairs, the choice Bernoulli(Phi(f(a) - f(b)))
+    """Wu et al.'s E3: f(x) = x on [-2, 2], 30 pairs, the choice Bernoulli(Phi(f(a) - f(b)))
     and a rating 0, 1, 2 by |f(a) - f(b)| in [0, 0.5), [0.5, 1), [1, inf). The pairs' gaps are
-    spread evenly over [0.05, 1.95] (every level well represented; the seed does not say how
+    spread evenly over [0.05, 1.95] (every level well represented; the paper does not say how
     its pairs were drawn), their midpoints uniform where the pair fits in the domain."""
     rng = np.random.default_rng(seed)
     n_pairs = 30

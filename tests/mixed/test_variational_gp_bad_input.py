@@ -4,14 +4,20 @@ Decisions recorded here: likelihood parameters are learned only by name (``learn
 or as "all" free ones; naming one its likelihood fixes, or a prior on one that is not learned,
 is refused. ``kl_weight`` must be positive. ``fit`` with a single likelihood needs ``y``;
 predicting or optimising before ``fit`` is refused, naming ``self``.
+
+A full-rank variational GP on more items than fit a 2 GiB matrix is refused naming ``X`` (the
+sparse model is the one for that); a kernel whose matrices are negative definite naming
+``kernel``.
 """
 
 import numpy as np
 
-from bad_input import BadInput, check_case, parametrize
+from bad_input import BadInput, NegatedSE, check_case, parametrize
 from course_lib.gp import LogNormal, SquaredExponential
 from course_lib.preference.pairwise_likelihoods import PairwiseProbit
 from course_lib.mixed.variational_gp import VariationalGP
+from course_lib.linalg import NotPositiveDefiniteError
+from course_lib.mixed.feedback_likelihoods import BernoulliProbit
 
 PROBIT = PairwiseProbit(1.0)
 PAIR_M = np.array([[1.0, -1.0, 0.0], [0.0, 1.0, -1.0]])
@@ -58,6 +64,14 @@ CASES = [
     BadInput("variational_gp: optimise before fit",
              lambda: VariationalGP(SE, PROBIT).optimise_hyperparameters(2, rng=0), ValueError,
              "self"),
+    # ----- sizes and kernels that are not kernels -----------------------------------------------
+    BadInput("variational: a full-rank variational GP on 20000 items",
+             lambda: VariationalGP(SquaredExponential(1.5, 1.0), BernoulliProbit()).fit(
+                 np.zeros((20000, 1)), np.ones(20000)), ValueError, "X", first=True),
+    BadInput("variational: a kernel whose matrix is negative definite",
+             lambda: VariationalGP(NegatedSE(1.0), BernoulliProbit()).fit(
+                 np.linspace(0.0, 2.0, 5)[:, None], [1.0, 0.0, 1.0, 1.0, 0.0]),
+             NotPositiveDefiniteError, "kernel", first=True),
 ]
 
 

@@ -286,7 +286,8 @@ def test_multinomial_all_zero_fallback_is_uniform():
 
 
 def test_multinomial_fallback_when_every_ei_underflows():
-    # far below the incumbent every EI underflows to exactly 0 (Paper H's "numerical issue")
+    # far below the incumbent every EI underflows to exactly 0 (Nielsen et al.'s (2015) "numerical
+    # issue")
     values = expected_improvement(np.full(4, -60.0), np.ones(4))
     assert np.all(values == 0.0)
     picks = {multinomial_sample(values, rng=seed) for seed in range(40)}
@@ -310,7 +311,8 @@ def test_thompson_sample_picks_with_the_posterior_probability_of_being_best():
 
 
 def test_grid_mean_of_bei_shrinks_as_comparisons_accumulate():
-    # the Paper H convergence measure: an informed listener model expects less improvement
+    # the Nielsen et al. (2015) convergence measure: an informed listener model expects less
+    # improvement
     axis = np.linspace(-3, 3, 21)
     grid = np.stack(np.meshgrid(axis, axis), -1).reshape(-1, 2)
     rng = np.random.default_rng(24)

@@ -4,6 +4,9 @@ Family "acquisition".
 Decisions recorded here: a negative variance handed to expected_improvement is refused (the
 library's own callers clip round-off before calling, so a negative value from a user is a bug);
 negative EI values are refused by the multinomial draw.
+
+Thompson sampling draws the latent jointly over the grid, so a grid whose covariance would pass
+2 GiB (the 4-D study grid) is refused naming ``X_grid``.
 """
 
 import numpy as np
@@ -16,6 +19,7 @@ from course_lib.preference.acquisition import (bivariate_ei, bivariate_ei_gradie
 from course_lib.preference.comparisons import Comparisons
 from course_lib.preference.pairwise_likelihoods import PairwiseProbit
 from course_lib.preference.preference_gp import PreferenceGP
+from course_lib.simulators.listeners import settings_grid
 
 X = np.array([[0.0, 0.0], [1.0, 0.5], [2.0, -1.0]])
 PAIRS = Comparisons(X, [0, 1], [1, 2], [1.0, 0.0])
@@ -28,6 +32,12 @@ def model():
 
 def unfitted():
     return PreferenceGP(SquaredExponential(1.0, 1.0), PairwiseProbit(1.0))
+
+
+def fitted_preference(dim: int):
+    X = np.random.default_rng(3).uniform(0, 80, (4, dim))
+    return PreferenceGP(SquaredExponential(20.0, 1.0), PairwiseProbit(0.5)).fit(
+        Comparisons(X, [0, 1, 2], [1, 2, 3], [1.0, 0.0, 1.0]))
 
 
 CASES = [
@@ -80,6 +90,10 @@ CASES = [
              lambda: thompson_sample(model(), np.zeros((5, 1)), rng=0), ValueError, "X_grid"),
     BadInput("acquisition: Thompson rng as a float",
              lambda: thompson_sample(model(), GRID, rng=1.5), TypeError, "rng"),
+    # ----- sizes --------------------------------------------------------------------------------
+    BadInput("acquisition: Thompson sampling on the 4-D study grid",
+             lambda: thompson_sample(fitted_preference(4), settings_grid(0, 80, 5, 4), rng=0),
+             ValueError, "X_grid", first=True),
 ]
 
 

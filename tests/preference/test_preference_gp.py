@@ -59,7 +59,7 @@ def fitted(kind="pair-binary", seed=0):
     return PreferenceGP(SquaredExponential(1.0, 1.5), likelihood).fit(comparisons)
 
 
-# ----- fit and predict ----------------------------------------------------------------------------
+# ----- fit and predict ---------------------------------------------------------------------------
 def test_fit_is_the_laplace_approximation_of_the_comparisons():
     gp = fitted()
     c = gp.comparisons
@@ -186,7 +186,7 @@ def test_rating_predictions_match_monte_carlo(inference):
     assert np.all(np.abs(gp.rating_log_density(X_test, y_test) - expected) < 5 * error + 1e-12)
 
 
-# ----- hyper-parameters ---------------------------------------------------------------------------
+# ----- hyper-parameters --------------------------------------------------------------------------
 @pytest.mark.parametrize("kind", ["pair-binary", "pair-degree"])
 def test_model_evidence_gradient_matches_finite_differences(kind):
     gp = fitted(kind, seed=6)
@@ -203,8 +203,8 @@ def test_model_evidence_gradient_matches_finite_differences(kind):
 
 
 def thesis_model(likelihood):
-    """Paper H, study 1, in the course's conventions: variance 4 fixed, half-Student-t(6, 10)
-    on the squared lengthscales and on noise_sd."""
+    """Nielsen et al. (2015), study 1, in the course's conventions: variance 4 fixed,
+    half-Student-t(6, 10) on the squared lengthscales and on noise_sd."""
     kernel = SquaredExponential([np.sqrt(5.0)] * 2, 4.0, variance_bounds="fixed")
     priors = {"lengthscale_0": OnSquare(HalfStudentT(6, 10.0)),
               "lengthscale_1": OnSquare(HalfStudentT(6, 10.0)),
@@ -258,7 +258,7 @@ def test_warm_start_after_a_new_comparison_saves_newton_steps():
     assert gp.laplace.n_iter < cold.n_iter
 
 
-# ----- BoTorch ------------------------------------------------------------------------------------
+# ----- BoTorch -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("problem", REFERENCE["problems"], ids=lambda p: p["name"])
 def test_botorch_pairwise_gp_frozen_values(problem):
     """f_MAP, Laplace evidence, its gradient in (log lengthscale, log outputscale) and the

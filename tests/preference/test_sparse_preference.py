@@ -137,7 +137,7 @@ def test_swapping_the_options_leaves_the_posterior_unchanged():
     assert a.laplace.log_evidence == pytest.approx(b.laplace.log_evidence, abs=1e-10)
 
 
-# ----- fitting ------------------------------------------------------------------------------------
+# ----- fitting -----------------------------------------------------------------------------------
 def test_map_ii_raises_the_sparse_evidence_to_a_stationary_point():
     comparisons = plane_comparisons(seed=5, m=30)
     kernel = SquaredExponential(1.0, 1.0, variance_bounds="fixed")
@@ -152,9 +152,9 @@ def test_map_ii_raises_the_sparse_evidence_to_a_stationary_point():
     assert np.all(np.abs(gradient[inside]) < 1e-3)
 
 
-def test_moving_the_pseudo_inputs_on_paper_b_toy_approaches_the_full_model():
-    # Paper B's toy: cos x at 17 points of [-2 pi, 2 pi], all 136 pairs, SE(1, 1) fixed,
-    # 5 pseudo-inputs starting at -5, -2, 0, 2, 5 (noise_sd 0.3 fixed: the paper gives none)
+def test_moving_the_pseudo_inputs_on_the_sparse_toy_approaches_the_full_model():
+    # Nielsen et al.'s (2011) toy: cos x at 17 points of [-2 pi, 2 pi], all 136 pairs, SE(1, 1)
+    # fixed, 5 pseudo-inputs starting at -5, -2, 0, 2, 5 (noise_sd 0.3 fixed: the paper gives none)
     x = np.linspace(-2 * np.pi, 2 * np.pi, 17)[:, None]
     first, second = np.array(list(combinations(range(17), 2))).T
     f = np.cos(x[:, 0])

@@ -20,7 +20,7 @@ from course_lib.raters.regions import assign_regions
 from course_lib.simulators.rater_scores import simulate_homogeneous, simulate_regions
 from numerics import assert_non_decreasing, finite_difference
 
-# Seed 001's region-wise variances: row = region, column = annotator; zero diagonal.
+# Gil-González et al.'s region-wise variances: row = region, column = annotator; zero diagonal.
 LAMBDA = np.array([[0.0, 0.65, 1.0], [0.25, 0.0, 0.75], [0.1, 0.75, 0.0]])
 
 
@@ -230,7 +230,7 @@ def test_em_never_lowers_the_evidence_and_its_fixed_point_is_stationary(name):
     np.testing.assert_allclose(gradient[free], 0.0, atol=1e-8)
 
 
-# ----- the floor, seed 001's Lambda ---------------------------------------------------------
+# ----- the floor, Gil-González et al.'s Lambda ---------------------------------------------------
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_perfect_annotators_go_to_the_floor_and_are_reported(seed):

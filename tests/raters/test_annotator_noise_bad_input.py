@@ -6,16 +6,20 @@ Families: "annotators" and "affinity". The decision on scarce labels is here too
 variance needs at least 2 labels, so an annotator with one label (GPR-MA, refused naming
 ``data``) or a (region, annotator) cell with one label (GPR-MANH, refused naming ``regions``)
 is an error, not a variance silently collapsed to the floor.
+
+GPR-MA on more items than fit a 2 GiB kernel matrix is refused naming ``X``; a kernel whose
+matrices are negative definite naming ``kernel``.
 """
 
 import numpy as np
 
-from bad_input import BadInput, check_case, parametrize
+from bad_input import BadInput, NegatedSE, check_case, parametrize
 from course_lib.raters.affinity import _affinity_propagation, _negative_squared_distances
 from course_lib.gp import SquaredExponential
 from course_lib.raters import RaterData
 from course_lib.raters.annotator_noise import AnnotatorNoiseGP, annotator_log_likelihood
 from course_lib.simulators.rater_scores import simulate_homogeneous, simulate_regions
+from course_lib.linalg import NotPositiveDefiniteError
 
 X = np.linspace(0, 1, 6)[:, None]
 TABLE = np.array([[0.1, 0.2, 0.0], [0.3, 0.1, 0.2], [0.0, 0.5, 0.4],
@@ -51,6 +55,11 @@ def with_nan(matrix):
     matrix = matrix.copy()
     matrix[1, 2] = np.nan
     return matrix
+
+
+# 20000 items, one label each from one of two raters: valid data for an exact GP too large
+MANY = RaterData.from_long(np.arange(20000), np.arange(20000) % 2, np.ones(20000))
+RATINGS = RaterData.from_matrix([[2.0, 3.0], [7.0, np.nan], [5.0, 6.0], [np.nan, 9.0]])
 
 
 CASES = [
@@ -151,6 +160,14 @@ CASES = [
              "convergence_iter"),
     BadInput("affinity: points with three axes",
              lambda: _negative_squared_distances(np.ones((2, 2, 2))), ValueError, "X"),
+    # ----- sizes and kernels that are not kernels -----------------------------------------------
+    BadInput("annotators: GPR-MA on 20000 items",
+             lambda: AnnotatorNoiseGP(SquaredExponential(1.5, 1.0), 2).fit(
+                 np.zeros((20000, 1)), MANY), ValueError, "X", first=True),
+    BadInput("annotators: a kernel whose matrix is negative definite",
+             lambda: AnnotatorNoiseGP(NegatedSE(1.0), 2).fit(
+                 np.linspace(0.0, 2.0, 5)[:4, None], RATINGS),
+             NotPositiveDefiniteError, "kernel", first=True),
 ]
 
 

@@ -1,5 +1,5 @@
 """Several raters per item (course_lib.raters.multi_rater): the joint model against the
-repeated-input GP, the spread term (seed 000's g(Y)), ML-II of joint vs mean. The container
+repeated-input GP, the spread term (arXiv 2306.02719's g(Y)), ML-II of joint vs mean. The container
 (course_lib.raters.rater_data) is tested in test_rater_data.py.
 
 Notation as in the module: item i has R_i labels y_ir, mean ybar_i, M = sum R_i labels,
@@ -149,7 +149,7 @@ def test_joint_log_likelihood_is_the_gp_term_plus_the_spread_term():
         gp_term.gradient_log_noise.sum() - 0.5 * (M - N) + S / (2 * sigma2), rel=1e-12)
 
 
-# ----- the spread term and seed 000's factorisation --------------------------------------------
+# ----- the spread term and arXiv 2306.02719's factorisation --------------------------------------
 def test_spread_term_is_seed_000s_log_g_for_equal_rater_counts():
     # eq. (4): g(Y) = N(eta; 0, sigma^2/R I) (2 pi sigma^2)^((2 - R) N / 2) R^-N, with
     # eta_i = the biased standard deviation of item i's R scores
@@ -219,7 +219,7 @@ def test_repeated_model_cannot_leave_the_spread_term_out():
         repeated.marginal_likelihood(include_spread_term=False)
 
 
-# ----- gradients by finite differences ------------------------------------------------------------
+# ----- gradients by finite differences -----------------------------------------------------------
 PRIORS = {"lengthscale_0": LogNormal(0.0, 1.0), "noise_variance": LogNormal(-1.0, 1.5)}
 
 

@@ -5,17 +5,21 @@ the container's cases are in test_rater_data_bad_input.py) and "metrics" (course
 the discrete KL). Data sets the issue names as awkward but valid (one label per rater, missing
 labels, raters with no overlap) are accepted and tested in tests/raters/test_multi_rater.py; here are
 the ones that must be refused.
+
+An exact multi-rater GP on more items than fit a 2 GiB kernel matrix is refused naming ``X``; a
+kernel whose matrices are negative definite naming ``kernel``.
 """
 
 import numpy as np
 import pytest
 
-from bad_input import BadInput, check_case, parametrize
+from bad_input import BadInput, NegatedSE, check_case, parametrize
 from course_lib.gp import SquaredExponential
 from course_lib.raters import MultiRaterGP, RaterData, joint_log_likelihood
 from course_lib.metrics import (discrete_kl, discretised_log_predictive, rmse, round_scores,
                                 rounded_pcc_mse)
 from course_lib.simulators.rater_scores import simulate_integer_scores
+from course_lib.linalg import NotPositiveDefiniteError
 
 TABLE = np.array([[3.0, 4.0, np.nan], [5.0, np.nan, 6.0], [np.nan, 2.0, 8.0]])
 DATA = RaterData.from_matrix(TABLE, scale=(0, 10))
@@ -31,6 +35,11 @@ def fitted(mode="joint", data=DATA):
 
 def zero_spread():
     return RaterData.from_matrix(np.array([[3.0, 3.0], [5.0, 5.0], [7.0, 7.0]]))
+
+
+# 20000 items, one label each from one of two raters: valid data for an exact GP too large
+MANY = RaterData.from_long(np.arange(20000), np.arange(20000) % 2, np.ones(20000))
+RATINGS = RaterData.from_matrix([[2.0, 3.0], [7.0, np.nan], [5.0, 6.0], [np.nan, 9.0]])
 
 
 CASES = [
@@ -150,6 +159,15 @@ CASES = [
     BadInput("metrics: RMSE of a difference beyond float64",
              lambda: rmse([1e308, 0.0], [-1e308, 0.0]), ValueError, "predictions"),
     BadInput("metrics: rounding None", lambda: round_scores(None), TypeError, "values"),
+    # ----- sizes and kernels that are not kernels -----------------------------------------------
+    BadInput("raters: the multi-rater GP on 20000 items",
+             lambda: MultiRaterGP(SquaredExponential(1.5, 1.0), 0.5).fit(np.zeros((20000, 1)),
+                                                                        MANY),
+             ValueError, "X", first=True),
+    BadInput("raters: a kernel whose matrix is negative definite",
+             lambda: MultiRaterGP(NegatedSE(1.0), 0.5).fit(np.linspace(0.0, 2.0, 5)[:4, None],
+                                                          RATINGS),
+             NotPositiveDefiniteError, "kernel", first=True),
 ]
 
 

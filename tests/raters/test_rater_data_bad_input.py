@@ -2,16 +2,38 @@
 
 Awkward but valid data (one label per rater, missing labels, raters with no overlap) are
 accepted and tested in tests/raters/test_multi_rater.py; here are the ones that must be refused.
+
+Decisions recorded here: a subset takes integer indices or a boolean mask of length n_items
+(:func:`course_lib.validation.as_selection`); a mask is understood, never read as the indices 0
+and 1. A numpy masked array is honoured where "missing" has a meaning (``RaterData.from_matrix``:
+masked = missing, as NaN) and refused naming ``scores`` in long format, where its hidden numbers
+would be used silently.
 """
 
 import numpy as np
 import pytest
 
-from bad_input import BadInput, check_case, parametrize
+from bad_input import BadInput, RightAnswer, check_case, parametrize
 from course_lib.raters import RaterData
 
 TABLE = np.array([[3.0, 4.0, np.nan], [5.0, np.nan, 6.0], [np.nan, 2.0, 8.0]])
 DATA = RaterData.from_matrix(TABLE, scale=(0, 10))
+
+RATINGS = RaterData.from_matrix([[2.0, 3.0], [7.0, np.nan], [5.0, 6.0], [np.nan, 9.0]])
+
+
+def _same_ratings(pair):
+    a, b = pair
+    np.testing.assert_array_equal(a.matrix(), b.matrix())
+    assert a.n_items == b.n_items and a.n_raters == b.n_raters
+
+
+def _masked_table():
+    Y = np.array([[2.0, 3.0], [7.0, -99.0], [5.0, 6.0], [-99.0, 9.0]])   # -99: nobody scored
+    masked = np.ma.masked_array(Y, Y == -99.0)
+    return RaterData.from_matrix(masked, scale=(0, 10)), RaterData.from_matrix(
+        np.where(Y == -99.0, np.nan, Y), scale=(0, 10))
+
 
 CASES = [
     # ----- the container -------------------------------------------------------------------
@@ -88,6 +110,23 @@ CASES = [
              "items"),
     BadInput("raters: subset beyond the items", lambda: DATA.subset([0, 3]), ValueError,
              "items"),
+    # ----- one index rule for items ------------------------------------------------------------
+    RightAnswer("raters: subset by a boolean mask",
+                lambda: (RATINGS.subset([False, True, True, False]), RATINGS.subset([1, 2])),
+                _same_ratings),
+    BadInput("raters: subset by a mask of the wrong length",
+             lambda: RATINGS.subset([True, False]), ValueError, "items", first=True),
+    BadInput("raters: subset by fractional indices", lambda: RATINGS.subset([0.5, 2]),
+             ValueError, "items", first=True),
+    BadInput("raters: subset by a mask selecting nothing",
+             lambda: RATINGS.subset(np.zeros(4, dtype=bool)), ValueError, "items", first=True),
+    # ----- masked arrays ------------------------------------------------------------------------
+    RightAnswer("raters: a masked table's masked scores are missing", _masked_table,
+                _same_ratings),
+    BadInput("raters: masked scores in long format",
+             lambda: RaterData.from_long([0, 1], [0, 0],
+                                         np.ma.masked_array([3.0, 4.0], [False, True])),
+             TypeError, "scores", first=True),
 ]
 
 

@@ -27,7 +27,7 @@ LAMBDA = np.array([[0.0, 0.65, 1.0], [0.25, 0.0, 0.75], [0.1, 0.75, 0.0]])
 
 
 def toy_problem():
-    """Seed 001's toy: 60 inputs, 3 annotators with region-wise noise (zero diagonal)."""
+    """Gil-González et al.'s toy: 60 inputs, 3 annotators with region-wise noise (zero diagonal)."""
     rng = np.random.default_rng(0)
     X = rng.uniform(0, 1, (60, 1))
     gold = np.sin(2 * np.pi * X[:, 0]) * np.sin(6 * np.pi * X[:, 0])

@@ -1,7 +1,7 @@
-"""course_lib.simulators.confidence_raters: simulated subjects built from seed 003's printed
+"""course_lib.simulators.confidence_raters: simulated subjects built from Wu et al.'s printed
 marginals.
 
-Where the seed prints a marginal the simulation forces it, so it must hold exactly (subject #2:
+Where the paper prints a marginal the simulation forces it, so it must hold exactly (subject #2:
 24 nines, 42 ratings >= 7 and none below 3 out of 50; the gait subject: 218 / 176 / 78); the
 rest is checked against its definition (choices ~ Bernoulli(Phi(df)) by a binomial test, ratings
 following |df| for a calibrated subject) and for determinism.

@@ -5,6 +5,9 @@ Decisions recorded here: a session takes either a problem or explicit bounds / t
 constraints, never both (naming the first explicit argument given); an answer is 1 / 0 / True
 / False and a query lies inside the box (naming ``answer`` / ``x``); the model is "full" or
 "sparse"; the F1 points are a power of two (``n_test``).
+
+Candidate and test sets beyond 2 GiB are refused naming ``n_candidates`` / ``n_test``;
+constraints lie inside the box (``constraint_X``).
 """
 
 import numpy as np
@@ -67,6 +70,17 @@ CASES = [
     BadInput("levelset_session: a NaN threshold for the estimate",
              lambda: _threshold_level(np.linspace(0, 1, 5), np.linspace(-1, 1, 5), float("nan")),
              ValueError, "threshold"),
+    # ----- sizes and constraints ----------------------------------------------------------------
+    BadInput("levelset_session: a billion Sobol candidates",
+             lambda: LevelSetSession(norm_ball_problem(2), n_candidates=10 ** 9, rng=0),
+             ValueError, "n_candidates", first=True),
+    BadInput("levelset_session: 2^40 test points",
+             lambda: LevelSetSession(norm_ball_problem(2), n_test=2 ** 40, rng=0), ValueError,
+             "n_test", first=True),
+    BadInput("levelset_session: a constraint below the box",
+             lambda: LevelSetSession(bounds=[[0.0, 100.0], [0.0, 10.0]],
+                                     constraint_X=[[50.0, -3.0]], constraint_y=[0.0], rng=0),
+             ValueError, "constraint_X", first=True),
 ]
 
 

@@ -45,7 +45,7 @@ def test_negated_griewank_has_three_peaks_with_the_centre_highest():
     assert np.allclose(negated_griewank(x), f)  # a 1-D array is one setting per entry
 
 
-def test_settings_grid_is_paper_h_grid():
+def test_settings_grid_is_the_personalisation_studys_grid():
     grid = settings_grid(-20, 20, 1, 2)
     assert grid.shape == (1681, 2)
     assert len({tuple(row) for row in grid}) == 1681
@@ -223,7 +223,8 @@ def test_forced_choice_wins_are_binomial():
 
 # ----- the personalisation loop ---------------------------------------------------------------
 
-SMALL_GRID = settings_grid(-20, 20, 4, 2)   # 11 x 11 settings: fast, same space as Paper H
+# 11 x 11 settings: fast, the same space as Nielsen et al. (2015)
+SMALL_GRID = settings_grid(-20, 20, 4, 2)
 
 
 def known_model():
@@ -341,10 +342,10 @@ def test_hearing_aid_model_matches_the_thesis_set_up():
 
 
 def test_convergence_measure_flags_a_listener_who_cannot_hear():
-    # Paper H: a listener who cannot tell settings apart keeps a clearly non-zero average EI,
-    # even with MAP-II free to explain the answers as noise. Four listeners of each kind, 5
-    # random + 12 bEI comparisons on the 11 x 11 grid; when written, the mean of the last four
-    # grid-mean bEI values was 0.055 (hearing) and 0.48 (cannot hear)
+    # Nielsen et al. (2015): a listener who cannot tell settings apart keeps a clearly non-zero
+    # average EI, even with MAP-II free to explain the answers as noise. Four listeners of each
+    # kind, 5 random + 12 bEI comparisons on the 11 x 11 grid; when written, the mean of the last
+    # four grid-mean bEI values was 0.055 (hearing) and 0.48 (cannot hear)
     def final_measure(pathology):
         values = []
         for seed in range(4):

@@ -6,6 +6,11 @@ is refused naming ``likelihood``); an IRF that returns the wrong shape or NaN is
 ``irf`` (or ``other`` for a switching listener's second IRF) rather than giving NaN answers;
 only one pathology may change the utility; a session whose model models another kind of answer
 than the listener gives is refused naming ``model``.
+
+A session's grid has distinct settings (a repeated setting is refused naming ``grid``); the
+'thompson' rule on a grid whose joint draw would pass 2 GiB is refused naming ``grid``;
+``next_candidate`` needs a grid with a setting besides the incumbent, and a bEI table of that
+grid (``grid_bei``).
 """
 
 import numpy as np
@@ -18,6 +23,7 @@ from course_lib.simulators.listeners import (CannotHear, Fatigue, GPDrawResponse
                                              SwitchesPreference, gp_draw_2d, negated_griewank,
                                              next_candidate, hearing_aid_model, run_session,
                                              settings_grid)
+from course_lib.preference.comparisons import Comparisons
 
 PROBIT = PairwiseProbit(0.5)
 GRID = settings_grid(-4, 4, 2, 2)   # 25 settings
@@ -44,6 +50,22 @@ def session(**changes):
             "n_random": 3, "n_active": 1, "optimise_every": None, "rng": 0} | changes
     return lambda: run_session(args.pop("listener"), args.pop("model"), args.pop("grid"),
                                **args)
+
+
+def tilted_plane(X):
+    return X[:, 0] - 0.5 * X[:, 1]
+
+
+def fitted_preference(dim: int):
+    X = np.random.default_rng(3).uniform(0, 80, (4, dim))
+    return PreferenceGP(SquaredExponential(20.0, 1.0), PROBIT).fit(
+        Comparisons(X, [0, 1, 2], [1, 2, 3], [1.0, 0.0, 1.0]))
+
+
+def session_on(grid, **options):
+    return lambda: run_session(SimulatedListener(tilted_plane, PROBIT, rng=1),
+                               PreferenceGP(SquaredExponential(2.0, 1.0), PROBIT), grid,
+                               n_random=3, n_active=1, optimise_every=None, rng=2, **options)
 
 
 CASES = [
@@ -142,6 +164,28 @@ CASES = [
              lambda: settings_grid(0, 1, 5e-324, 1), ValueError, "step", first=True),
     BadInput("listeners: GP draw anchored on a step larger than its box",
              lambda: gp_draw_2d(anchor_step=50, rng=0), ValueError, "anchor_step", first=True),
+    # ----- grids the session cannot use ---------------------------------------------------------
+    BadInput("listeners: the 'thompson' rule on the 4-D study grid",
+             lambda: run_session(SimulatedListener(lambda X: X.sum(axis=1), PROBIT, rng=1),
+                                 PreferenceGP(SquaredExponential(20.0, 1.0), PROBIT),
+                                 settings_grid(0, 80, 5, 4), acquisition="thompson", rng=0),
+             ValueError, "grid", first=True),
+    BadInput("listeners: a grid of one setting repeated", session_on(np.ones((12, 2))),
+             ValueError, "grid", first=True),
+    BadInput("listeners: a grid with one duplicated row",
+             session_on(np.vstack([settings_grid(-2, 2, 1, 2), [[0.0, 1.0]]])), ValueError,
+             "grid", first=True),
+    BadInput("listeners: next_candidate on an empty grid",
+             lambda: next_candidate(fitted_preference(2), np.zeros((0, 2)), np.zeros(2), "bei",
+                                    np.zeros(0), None, rng=0), ValueError, "grid", first=True),
+    BadInput("listeners: next_candidate on a grid holding only the incumbent",
+             lambda: next_candidate(fitted_preference(2), np.full((1, 2), 4.0), np.full(2, 4.0),
+                                    "random", np.zeros(1), None, rng=0), ValueError, "grid",
+             first=True),
+    BadInput("listeners: next_candidate with bEI for another grid",
+             lambda: next_candidate(fitted_preference(2), settings_grid(0, 4, 2, 2),
+                                    np.zeros(2), "bei", np.zeros(4), None, rng=0), ValueError,
+             "grid_bei", first=True),
 ]
 
 

@@ -132,9 +132,9 @@ SEEDS = range(4)   # the first four, all of them
 
 
 def test_simulated_listeners_are_found_and_a_listener_who_cannot_hear_never_settles():
-    """Paper H's two findings on the 2-band equaliser, 30 answers each: a listener who hears
-    the differences ends at an incumbent near the top of its hidden preference, and one who
-    cannot hear them (every answer a coin flip) keeps a clearly non-zero mean bEI."""
+    """Nielsen et al.'s (2015) two findings on the 2-band equaliser, 30 answers each: a listener
+    who hears the differences ends at an incumbent near the top of its hidden preference, and one
+    who cannot hear them (every answer a coin flip) keeps a clearly non-zero mean bEI."""
     quantiles, hearing_final, deaf_final = [], [], []
     for seed in SEEDS:
         listener = S._hidden_listener(2, rng=seed)

@@ -1,4 +1,4 @@
-"""Seed 003's level-set test problems (course_lib.simulators.psychophysics) against the digest's
+"""Wu et al.'s level-set test problems (course_lib.simulators.psychophysics) against the digest's
 checked numbers: sublevel-set volumes, boundary probabilities, W's eigenvalues, the face
 minima of the passthrough task and the constraint counts; the psychometric function against
 AEPsych's way of writing it."""

@@ -1,7 +1,7 @@
 """Unit 7 explorers and plots (ELBO ledger, constraints, confidence likelihood, the
 over-confident rater): every control at its extremes, errors shown and recovered from, and the
 numbers they draw equal to the library's (and the confidence probabilities to the hand-worked
-values of seed 003's eq. 2, the rater's scores to eq. 3 and F1 by hand)."""
+values of Wu et al. (2025)'s eq. 2, the rater's scores to eq. 3 and F1 by hand)."""
 
 import matplotlib
 
@@ -134,7 +134,7 @@ def test_likert_explorer_draws_the_cap_of_the_middle_level():
     lapse = 0.1
     fig = explorer.render(gap_1=0.5, gap_2=2.0, lapse=lapse, strength=1.5)
     ax_c, ax_b = fig.axes
-    undamped = 1.0 / (1.0 + 2.0 * np.exp(-1.0))       # seed 003: 0.576 with gaps <= 2
+    undamped = 1.0 / (1.0 + 2.0 * np.exp(-1.0))       # Wu et al. (2025): 0.576 with gaps <= 2
     cap = (1 - lapse) * undamped + lapse / 3
     cap_line = [line for line in ax_c.lines if line.get_label().startswith("cap")][0]
     assert cap_line.get_ydata()[0] == pytest.approx(cap, abs=1e-12)
@@ -201,7 +201,7 @@ def test_plot_likert_levels_draws_each_level_and_the_cuts():
 
 
 def test_plot_fig2_draws_the_committed_posteriors():
-    result = load_result("seed003_fig2")
+    result = load_result("wu2025_fig2")
     fig, axes = plt.subplots(1, 2)
     plot_fig2(axes, result)
     for ax, model in zip(axes, ("plain", "mixed")):

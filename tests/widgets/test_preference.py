@@ -132,7 +132,7 @@ def test_answer_for_reads_degrees_and_sides():
 # ------------------------------------------------------------------------------ plots
 
 def test_plot_learning_curves_draws_the_committed_means():
-    result = load_result("paper_a_learning_curves")
+    result = load_result("jensen2011_learning_curves")
     levels = result["settings"]["noise_levels_nu_D"]
     fig, axes = plt.subplots(1, len(levels))
     plot_learning_curves(axes, result)

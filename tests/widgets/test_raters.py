@@ -129,7 +129,7 @@ def test_annotator_explorer_tables_show_the_fitted_models():
         assert f"{name}: RMSE × 100 = {rmse_x100:.1f}" in titles
     manh_table = fig.axes[-1]
     assert len(manh_table.patches) == int(models["MANH"].at_floor_.sum())
-    # seed 001's Lambda: each annotator is perfect in one region, so MANH puts 3 at the floor
+    # Gil-González et al. (2019)'s Lambda: each annotator is perfect in one region, so MANH puts 3 at the floor
     assert models["MANH"].at_floor_.sum() == 3
     assert np.array_equal(np.argmax(models["MANH"].at_floor_, axis=1), [0, 1, 2])
     plt.close(fig)
