@@ -21,27 +21,31 @@ def _requested_notebook_dirs(config) -> set[str]:
     dirs = set()
     for arg in config.args:
         path = Path(arg.split("::")[0]).resolve()
-        if path.is_dir() and path.parent == ROOT and path.name in ("lectures", "solutions"):
+        if path.is_dir() and path.parent == ROOT and path.name in ("lectures", "solutions",
+                                                                     "class"):
             dirs.add(path.name)
     return dirs
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """When lectures/ or solutions/ is collected as a whole, it must hold exactly the units."""
+    """When lectures/, solutions/ or class/ is collected as a whole, it must hold exactly the
+    units (class/: the class notebooks)."""
     dirs = _requested_notebook_dirs(config)
     if not dirs:
         return
-    from course_units import UNITS  # tests/ is on sys.path (appended above)
+    from course_units import CLASS_NOTEBOOKS, UNITS  # tests/ is on sys.path (appended above)
 
     collected = {str(Path(item.fspath).resolve().relative_to(ROOT))
                  for item in items if str(item.fspath).endswith(".ipynb")}
-    expected = {f"{folder}/{unit}.ipynb" for folder in dirs for unit in UNITS}
+    expected = {f"{folder}/{name}.ipynb" for folder in dirs
+                for name in (CLASS_NOTEBOOKS if folder == "class" else UNITS)}
     on_disk = {str(p.relative_to(ROOT)) for folder in dirs for p in (ROOT / folder).glob("*.ipynb")}
     problems = []
     if collected != expected:
         problems.append(f"nbval collected {sorted(collected)}, expected {sorted(expected)}")
     if on_disk - expected:
-        problems.append(f"notebooks not listed in tests/course_units.py: {sorted(on_disk - expected)}")
+        problems.append(f"notebooks not listed in tests/course_units.py: "
+                        f"{sorted(on_disk - expected)}")
     if problems:
         raise pytest.UsageError("notebook collection guard: " + "; ".join(problems))
 

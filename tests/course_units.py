@@ -14,3 +14,5 @@ UNITS = [
     "07_mixed_feedback",
 ]
 NOTEBOOK_DIRS = ("lectures", "solutions")
+# The class activities (class/): the two a student answers and the lecturer's class notebook.
+CLASS_NOTEBOOKS = ("rate", "compare", "class_panel")
