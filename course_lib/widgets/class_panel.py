@@ -89,7 +89,7 @@ class ClassCompare:
                                  ("answers", "answered"), autosave=True)
         self.position = 0
         self._setting = False          # True while show() sets the buttons (not the student)
-        self.heading = W.HTML()
+        self.heading = _StatusLine()   # a live region: the pair after next or previous is read out
         self.players = {name: W.Audio(format="wav", autoplay=False, loop=False,
                                       layout=W.Layout(width="300px"))
                         for name in ("first", "second")}

@@ -68,9 +68,10 @@ class PronunciationPanel:
                                 layout=W.Layout(width="240px"))
         self.status = _StatusLine()   # a live region: each new line is announced
         self.about = W.HTML(_about(panel))
-        self.notes_view = W.HTML()
+        # live regions: the notes and the word list of a new score are read out
+        self.notes_view = _StatusLine()
         self.output = W.Output()
-        self.text_view = W.HTML()
+        self.text_view = _StatusLine()
         self._slider_names = _SliderNames()
         # class names a browser test and a stylesheet can find
         for widget, name in ((self.status, "status"), (self.about, "about"),

@@ -64,7 +64,7 @@ class RateYourself:
         self.clip = 0
         self.result = None
         self._setting = False        # True while show() sets the buttons (not the listener)
-        self.heading = W.HTML()
+        self.heading = _StatusLine()   # a live region: the clip after next or previous is read out
         self.audio = W.Audio(format="wav", autoplay=False, loop=False)
         self.score_buttons = W.ToggleButtons(
             options=[_NOT_SCORED] + [str(s) for s in range(11)], value=_NOT_SCORED,

@@ -11,8 +11,9 @@ the handle, so :class:`_SliderNames` does it in the page: a hidden anywidget pla
 text as ``aria-valuetext``, and does it again whenever the box's content changes (a slider
 redrawn, a new readout). :class:`~course_lib.widgets.Explorer` puts one in every explorer.
 
-Three more gaps of the same kind are closed there too. A toggle button's choice is shown only
-by a class: it gets ``aria-pressed``. A slider's readout is an editable Tab stop
+Four more gaps of the same kind are closed there too. A toggle button's choice is shown only
+by a class: it gets ``aria-pressed``. An audio player has no name: the label or line of text
+just before it (a rate panel's clip heading, "first" and "second") gives it one. A slider's readout is an editable Tab stop
 with no name: it gets the slider's name. And in JupyterLab's command mode the arrow keys on a
 focused dropdown moved the notebook's active cell instead of the value (a ``select`` is not a
 text field, so the notebook's shortcuts stay on): the dropdown gets Lumino's
@@ -26,6 +27,8 @@ import ipywidgets as W
 
 _ESM = r"""
 const SLIDERS = ".widget-slider, .widget-hslider, .widget-vslider";
+// what may name the player after it: a label, a line of HTML, a status line
+const NAMING = ".widget-label, .widget-html, [role='status']";
 // Until the Box has inserted this view into its element; a view never shown gives up.
 const WAIT_MS = 10000;
 
@@ -55,6 +58,13 @@ function nameHandles(box) {
   }
   for (const select of box.querySelectorAll("select")) {
     set(select, "data-lm-suppress-shortcuts", "true");
+  }
+  // a player has no name of its own: the line shown just before it names it ("first",
+  // "Clip 3 of 20: ...")
+  for (const audio of box.querySelectorAll("audio")) {
+    const before = audio.previousElementSibling;
+    const text = before && before.matches(NAMING) ? before.textContent.trim() : "";
+    if (text && text.length <= 200) set(audio, "aria-label", text);
   }
   // a toggle button's choice is only a class; a screen reader needs aria-pressed
   for (const button of box.querySelectorAll(".widget-toggle-buttons button")) {

@@ -10,8 +10,9 @@ Tab, Shift+Tab, Enter, Space and Escape, as a student who cannot use a pointer w
   Back (Enter) returns to the first word and, now disabled, hands the focus to Record instead of
   dropping it.
 - The panel: Tab reaches the score "7", Space scores the clip (the status line, a live region,
-  says so, and "7" alone is aria-pressed), Tab reaches "next clip" and Enter moves on, Shift+Tab goes back to the scores; the
-  file field (with a focus ring of 2 px or more) takes a typed name and "save" (Enter) writes
+  says so, and "7" alone is aria-pressed), Tab reaches "next clip" and Enter moves on (the clip
+  heading, a live region, announces clip 2, which also names the player), Shift+Tab goes back
+  to the scores; the file field (with a focus ring of 2 px or more) takes a typed name and "save" (Enter) writes
   the score there.
 - An explorer (the kernel explorer): its dropdown shows a focus ring and ArrowDown changes its
   value, not JupyterLab's active cell; its sliders' readouts, Tab stops, have names.
@@ -205,8 +206,14 @@ def test_recorder_and_panel_by_keyboard_alone(lab_server, artifacts, microphone_
             page.wait_for_function(PRESSED_JS, arg=PANEL, timeout=ms, polling=200)
         tab_to(page, limits, f"{PANEL} button", "next clip")
         page.keyboard.press("Enter")
-        wait_text(page, limits, f"{PANEL} .course-rate-heading", "clip 2 shown (Enter on next)",
-                  "t.startsWith('Clip 2 of 20')", STEP_TIMEOUT_S)
+        wait_text(page, limits, f"{PANEL} .course-rate-heading[role=status][aria-live=polite]",
+                  "clip 2 shown and announced (Enter on next)", "t.startsWith('Clip 2 of 20')",
+                  STEP_TIMEOUT_S)
+        # the player is named by the heading before it, the clip it plays
+        with limits.wait("the player named after clip 2", STEP_TIMEOUT_S) as ms:
+            page.wait_for_function(
+                "(panel) => (document.querySelector(panel + ' audio').getAttribute('aria-label')"
+                " || '').startsWith('Clip 2 of 20')", arg=PANEL, timeout=ms, polling=200)
         tab_to(page, limits, f"{PANEL} .widget-toggle-buttons button", backwards=True)
         field = tab_to(page, limits, f"{PANEL} input[type=text]")
         # ipywidgets removes a text field's outline with "!important" (tools/contrast.css)

@@ -97,9 +97,13 @@ def read_aloud(lab_server, artifacts, session_browser, chromium: Path, name: str
         with limits.wait("the panel's status after the take", SCORED_TIMEOUT_S) as limit_ms:
             page.wait_for_function(
                 """() => {
+                    // each widget's update arrives on its own: the status line may show
+                    // before the summary beneath it
                     const s = document.querySelector('.course-pronunciation-status');
+                    const w = document.querySelector('.course-pronunciation-summary');
                     const t = s ? s.textContent : '';
-                    return t.startsWith('Scored') || t.startsWith('Not scored');
+                    const shown = w ? w.textContent.includes('Panel mean') : false;
+                    return (t.startsWith('Scored') && shown) || t.startsWith('Not scored');
                 }""", timeout=limit_ms, polling=250)
         notebook.screenshot("02-scored")
         status = page.locator(".course-pronunciation-status").inner_text()
