@@ -10,15 +10,23 @@ raters), ``preference`` (Unit 6: comparisons, Laplace and EP, active learning) a
 ``docs/ALGORITHMS.md`` maps every algorithm a lecture teaches to the function that holds its
 core. A unit imports only earlier units and the shared modules below the models.
 
-Shared at the top: ``validation`` and ``linalg`` (argument checks, dense linear algebra);
-``metrics`` (the evaluation measures), with the recognition measures in
-``recognition_metrics`` and the level-set scores in ``levelset_metrics``; ``significance``
-(comparing two models on the same items); ``features`` (the MFCC front end); ``recognition``
-(the DTW, GMM and HMM recognisers behind one interface, above Units 1-3); ``recording`` (a
-student's own recording as course data); ``stimuli`` (the sounds the explorers play);
-``results`` (the committed results of ``experiments/``); ``checks`` (the exercise
-self-checks). ``data`` loads what ``data/`` ships; ``simulators`` plays the raters, listeners
-and observers of Units 5-7; ``plotting`` and ``widgets`` are thin layers that the notebooks use.
+Shared at the top, below the models (a unit may import them): ``validation`` and ``linalg``
+(argument checks, dense linear algebra); ``metrics`` (the evaluation measures), with the
+recognition measures in ``recognition_metrics`` and the level-set scores in
+``levelset_metrics``; ``features`` (the MFCC front end). Shared above the models:
+``significance`` (comparing two models on the same items); ``recognition`` (the DTW, GMM and
+HMM recognisers behind one interface, above Units 1-3), with the dev-set choice of a GMM
+recogniser's size in ``recognition_selection``; ``pronunciation`` (goodness of
+pronunciation of a recording against its text), ``pronunciation_feedback`` (each phone's and
+word's expert score from GOP) and ``panel_prediction`` (a recording scored as speechocean762's
+experts would), with the panel's GP families and their predictions in ``panel_gp``;
+``recording`` (a student's own recording as course data); ``stimuli`` (the sounds the explorers
+play); ``results`` (the committed results of ``experiments/``), with the tables its report
+prints of lecture 05's results in ``_rater_tables`` and of lecture 07's in
+``_mixed_feedback_reports``; ``checks``
+(the exercise self-checks). ``data`` loads what ``data/`` ships; ``simulators`` plays the
+raters, listeners and observers of Units 5-7; ``class_panel`` gathers and models a class's own
+judgements; ``plotting`` and ``widgets`` are thin layers that the notebooks use.
 
 Importing the package limits BLAS (numpy's and scipy's OpenBLAS or MKL) to one thread, unless
 ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` or ``MKL_NUM_THREADS`` is set: then the user's
@@ -34,6 +42,15 @@ import os
 
 __version__ = "0.1.0"
 
+# The shared modules at the top of the library: the one list the code budget and the layer
+# tests read, and that this docstring and docs/CONVENTIONS.md are checked against. A unit may
+# import those below the models; those above wire units and the course together.
+_SHARED_BELOW_MODELS = ("validation", "linalg", "metrics", "recognition_metrics",
+                        "levelset_metrics", "features")
+_SHARED_ABOVE_MODELS = ("significance", "recognition", "recognition_selection", "pronunciation",
+                        "pronunciation_feedback", "panel_gp", "panel_prediction", "recording",
+                        "stimuli", "results", "_rater_tables", "_mixed_feedback_reports",
+                        "checks")
 _BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 

@@ -383,7 +383,7 @@ def _wav_bytes(waveform, sample_rate: int = _SAMPLE_RATE) -> bytes:
 
 
 # ----- a tone in noise (Unit 7's detection demo) --------------------------------------------
-# The demo (course_lib.widgets.levelset.detection_demo) asks "did you hear a tone in this
+# The demo (course_lib.widgets.detection.detection_demo) asks "did you hear a tone in this
 # noise?" at a level in [0, 1] that the model chooses. Level u scales the tone's AMPLITUDE:
 # tone RMS = u * noise RMS * 10^(max_snr_db / 20), so u = 0 is the noise alone and u = 1 the
 # tone at ``max_snr_db`` re the broadband noise. For a tone of known frequency in white noise

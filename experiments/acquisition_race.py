@@ -4,7 +4,8 @@ The same listeners, model and loop as ``nielsen2015_personalisation.py``'s 2-D s
 [-20, 20]^2 with step 1; the model of Nielsen et al. (2015) with MAP-II after every fit; 10 random
 comparisons, 30 active ones, 20 forced choices against (0, 0)); regular listeners 0-49 (a GP-draw
 IRF each, Beta slider answers at noise_sd 1 and concentration 10). Only the rule that picks the
-setting compared with the incumbent changes (``course_lib.simulators.listeners.run_session``):
+setting compared with the incumbent changes
+(``course_lib.simulators.personalisation_study.run_session``):
 
 * ``random`` -- a uniform grid setting;
 * ``uei`` -- the argmax of univariate EI (the incumbent's value taken as fixed);

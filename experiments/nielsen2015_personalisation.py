@@ -14,14 +14,14 @@ subjects:
   of the box (the paper's baseline is each subject's audiogram, which a simulated listener does
   not have).
 
-Both: the paper's model (:func:`course_lib.simulators.listeners.hearing_aid_model`: SE-ARD with
-variance 4 fixed, half-Student-t priors on the squared lengthscales, on noise_sd and on the Beta
-concentration), MAP-II after every fit (one L-BFGS-B run from the current hyper-parameters, as
-the paper re-learns them at every iteration), 10 random comparisons along a chain of random
-settings, then 30 active comparisons of the incumbent (the assessed setting of largest posterior
-mean) against the acquisition's pick, then 20 forced choices between the last incumbent and the
-baseline, with the exact two-tailed binomial test at 0.001 (significant and preferred: >= 18 of
-20).
+Both: the paper's model (:func:`course_lib.simulators.personalisation_study.hearing_aid_model`:
+SE-ARD with variance 4 fixed, half-Student-t priors on the squared lengthscales, on noise_sd and on
+the Beta concentration), MAP-II after every fit (one L-BFGS-B run from the current
+hyper-parameters, as the paper re-learns them at every iteration), 10 random comparisons along a
+chain of random settings, then 30 active comparisons of the incumbent (the assessed setting of
+largest posterior mean) against the acquisition's pick, then 20 forced choices between the last
+incumbent and the baseline, with the exact two-tailed binomial test at 0.001 (significant and
+preferred: >= 18 of 20).
 
 Listeners (:class:`course_lib.simulators.listeners.SimulatedListener`): an internal response
 function (IRF) drawn from a GP (:func:`~course_lib.simulators.listeners.gp_draw_2d`, lengthscale
@@ -73,7 +73,8 @@ from course_lib.preference.ei_convergence import average_ei_path, settled_at, se
 from course_lib.preference.forced_choice import forced_choice_threshold
 from course_lib.simulators.listeners import (CannotHear, Fatigue, MattersAboveThreshold,
                                              SimulatedListener, SwitchesPreference, gp_draw_2d,
-                                             gp_draw_4d, hearing_aid_model, run_session, settings_grid)
+                                             gp_draw_4d, settings_grid)
+from course_lib.simulators.personalisation_study import hearing_aid_model, run_session
 
 from .common import (REPLICATE_REASON, RESULTS_DIR, Z_REPLICATES, compare_replicates,
                      run_experiment, task_rng)

@@ -17,11 +17,12 @@ FAMILIES = {"data", "dtw", "dtw_search", "term_discovery", "features", "gaussian
             "raters", "metrics", "annotators", "affinity",
             # Unit 6
             "comparisons", "likelihoods", "laplace", "preference", "acquisition", "listeners",
+            "personalisation_study",
             "bald", "sparse_preference", "ep", "stimuli",
             # Unit 7
             "mixed_likelihood", "variational", "variational_gp", "feedback_likelihoods", "levelset",
             "sparse_variational", "sparse_variational_gp",
-            "constraints", "psychophysics", "levelset_session",
+            "constraints", "psychophysics", "levelset_session", "levelset_model",
             "confidence", "confidence_raters"}
 
 

@@ -11,6 +11,7 @@ A result type is a dataclass a function returns; a module that builds one uses i
 from __future__ import annotations
 
 import ast
+import re
 from functools import cache
 from pathlib import Path
 
@@ -20,17 +21,21 @@ import course_lib
 
 LIBRARY = Path(course_lib.__file__).resolve().parent
 UNITS = ("dtw", "gmm", "hmm", "gp", "raters", "preference", "mixed")
-# The shared modules below the units. recognition (which sits above Units 1-3 and wires them
-# into recognisers), plotting/, widgets/, simulators/ and data/ are the course's own layers,
-# not concepts a lecture derives; the notebooks that use them measure them.
-SHARED = ("validation", "linalg", "metrics", "recognition_metrics", "levelset_metrics",
-          "significance", "features")
+# The shared modules at the top, from the library's one list (course_lib/__init__.py).
+SHARED = course_lib._SHARED_BELOW_MODELS + course_lib._SHARED_ABOVE_MODELS
 MAX_CODE_LINES = 300
 
 
 def _modules() -> list[Path]:
+    """The units' modules and the shared ones: where a result, error or check helper belongs
+    to one concept."""
     paths = [path for unit in UNITS for path in sorted((LIBRARY / unit).glob("*.py"))]
     return paths + [LIBRARY / f"{name}.py" for name in SHARED]
+
+
+def _every_module() -> list[Path]:
+    """Every module of course_lib, the course's own layers included: the size budget's reach."""
+    return sorted(LIBRARY.rglob("*.py"))
 
 
 @cache
@@ -69,7 +74,8 @@ def test_the_count_leaves_out_docstrings_comments_and_blank_lines():
     assert code_lines(source) == 5   # import, def, the two lines of y = ..., return
 
 
-@pytest.mark.parametrize("path", _modules(), ids=lambda p: p.relative_to(LIBRARY).as_posix())
+@pytest.mark.parametrize("path", _every_module(),
+                         ids=lambda p: p.relative_to(LIBRARY).as_posix())
 def test_every_module_keeps_to_the_code_budget(path):
     n = code_lines(path.read_text(encoding="utf-8"))
     assert n <= MAX_CODE_LINES, (
@@ -151,3 +157,26 @@ def misplaced() -> list[str]:
 
 def test_result_error_and_check_types_live_where_they_are_used():
     assert misplaced() == []
+
+
+def _named_in(text: str) -> set[str]:
+    return set(re.findall(r"`{1,2}([a-z_]+)`{1,2}", text))
+
+
+def test_one_list_of_shared_modules_is_the_one_the_face_and_the_conventions_give():
+    """Every module at the top of course_lib is in the library's one list, once; the face's
+    docstring and both places in docs/CONVENTIONS.md name exactly those modules."""
+    below, above = set(course_lib._SHARED_BELOW_MODELS), set(course_lib._SHARED_ABOVE_MODELS)
+    assert not below & above
+    at_top = {path.stem for path in LIBRARY.glob("*.py") if path.stem != "__init__"}
+    assert at_top == below | above, sorted(at_top ^ (below | above))
+    face = course_lib.__doc__
+    shared_part = face[face.index("Shared at the top"):face.index("``data`` loads")]
+    assert _named_in(shared_part) == below | above
+    conventions = (LIBRARY.parent / "docs" / "CONVENTIONS.md").read_text(encoding="utf-8")
+    listing = conventions[conventions.index("What several units"):
+                          conventions.index("are the course's own layers")]
+    assert _named_in(listing) - {"data", "simulators", "plotting", "widgets",
+                                 "class_panel"} == below | above
+    layers = conventions[conventions.index("shared modules below the\n  models ("):]
+    assert _named_in(layers[:layers.index(")")]) == below

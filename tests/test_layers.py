@@ -18,8 +18,7 @@ import course_lib
 
 ROOT = Path(course_lib.__file__).parent
 UNITS = ("dtw", "gmm", "hmm", "gp", "raters", "preference", "mixed")   # course order
-BELOW_MODELS = {"validation", "linalg", "metrics", "recognition_metrics", "levelset_metrics",
-                "features"}
+BELOW_MODELS = set(course_lib._SHARED_BELOW_MODELS)
 # The faces import from their own package; one exception by rule: the ordinal likelihood of
 # Unit 7 shares its module with Unit 6's bounded ratings and is shown on Unit 7's face.
 FACE_BORROWS = {("mixed", "course_lib.preference.rating_likelihoods")}

@@ -1,12 +1,13 @@
-"""select_gmm_recogniser: the dev-set choice of K and floor that Units 2 and 3 both read."""
+"""select_gmm_recogniser (course_lib.recognition_selection): the dev-set choice of K and floor
+that Units 2 and 3 both read."""
 
 import numpy as np
 import pytest
 
 from course_lib.gmm.em import score_samples
 from course_lib.gmm.mixture import GMMParams, sample_gmm
-from course_lib.recognition import (GMMRecogniser, GMMSelection, fit_gmm_recogniser,
-                                    select_gmm_recogniser)
+from course_lib.recognition import GMMRecogniser, fit_gmm_recogniser
+from course_lib.recognition_selection import GMMSelection, select_gmm_recogniser
 
 # three classes of 2-D frames: classes 0 and 1 have the same mean and variances, but class 1
 # is two narrow humps, so one Gaussian per class cannot tell them apart and two can

@@ -16,8 +16,11 @@ naming the file, line and column, never a NaN.
 One module per data set: :mod:`~course_lib.data.digits`, :mod:`~course_lib.data.digit_pairs`
 (speech, with :mod:`~course_lib.data.wav` for checksummed WAV files),
 :mod:`~course_lib.data.regression` (Mauna Loa CO2, mcycle), :mod:`~course_lib.data.uci` (the
-Auto MPG, Concrete and Housing tables) and :mod:`~course_lib.data.fluency` (utterance features
-with five simulated raters' scores).
+Auto MPG, Concrete and Housing tables), :mod:`~course_lib.data.fluency` (utterance features
+with five simulated raters' scores) and :mod:`~course_lib.data.speechocean762` (the real
+five-expert panel, with :mod:`~course_lib.data.speechocean762_source` finding the corpus's own
+files and :mod:`~course_lib.data.speechocean762_markup` reading the experts' word and phone
+markup).
 """
 
 from __future__ import annotations

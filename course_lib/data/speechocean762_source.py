@@ -33,6 +33,14 @@ from course_lib.data import DataError, _checked_file, _parse_manifest, _read_ver
 _DATASET = "speechocean762"
 _VARIABLE = "COURSE_SPEECHOCEAN762"
 _CORPUS_MANIFEST = "CORPUS_SHA256SUMS"
+# The corpus's revision with five experts for every sentence (the README says why), and its
+# folder for each of the course's splits; the corpus's lexicon arrived later (03a1d16). Every
+# sentence's record holds the five experts' whole scores 0-10.
+_COMMIT = "148498a"
+_CORPUS_SPLITS = {"train": "dev", "test": "test"}
+_LEXICON = "03a1d16/resource/lexicon.txt"
+_N_RATERS = 5
+_SCALE = (0, 10)
 # raw.githubusercontent.com serves <commit>/<path> under this address
 _REPOSITORY = "https://raw.githubusercontent.com/jimbozhang/speechocean762"
 # the folders of the copy are the short commits; the addresses take the full ones

@@ -1,265 +1,35 @@
-"""Figures of the HMM unit: trellis, posteriors, Baum-Welch trace, parameter matrices, diagram.
+"""Figures of the HMM unit: posteriors, Baum-Welch trace, parameter matrices, diagrams.
 
 Every ``plot_*`` function draws on the axes it is given and returns them;
-:func:`render_trellis` and :func:`render_baum_welch` make the whole figures of the two
-explorers.
-Arrays follow course_lib.hmm.inference (rows are time steps: ``alpha[t, i]``). Trellis-like plots put
-time on the x axis and states on the y axis, state 0 at the top. Numbers written on coloured
+:func:`render_baum_welch` makes the whole figure of the Baum-Welch explorer. The trellis
+(:func:`course_lib.plotting.hmm_trellis.plot_trellis`) and the trellis explorer's figure are in
+:mod:`course_lib.plotting.hmm_trellis`.
+Arrays follow course_lib.hmm.inference (rows are time steps: ``gamma[t, i]``). Trellis-like plots
+put time on the x axis and states on the y axis, state 0 at the top. Numbers written on coloured
 cells are black or white by the colour actually drawn (:func:`.colour.text_colours`).
 """
 
 from __future__ import annotations
 
-import textwrap
-
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib import colormaps
 from matplotlib.colors import Normalize
 from matplotlib.patches import Circle, FancyArrowPatch, Rectangle
 from matplotlib.ticker import MaxNLocator
 
-from ..hmm import inference as H
-from ..hmm.model import DiscreteHMM
-from ..validation import _as_bool, _as_float_array, _check_choice, _check_length
+from ..validation import _as_float_array, _check_length
 from .colour import _text_colours
 
-__all__ = ["TRELLIS_MAX_LENGTH", "plot_trellis", "render_trellis", "plot_posteriors",
-           "plot_log_likelihood_trace", "plot_matrix", "plot_hmm_parameters", "render_baum_welch",
-           "plot_state_diagram", "plot_symbol_sequence", "plot_chain_diagram",
-           "plot_viterbi_segmentation", "plot_forward_underflow", "plot_accuracy_grid"]
+__all__ = ["plot_posteriors", "plot_log_likelihood_trace", "plot_matrix", "plot_hmm_parameters",
+           "render_baum_welch", "plot_state_diagram", "plot_symbol_sequence",
+           "plot_chain_diagram", "plot_viterbi_segmentation", "plot_forward_underflow",
+           "plot_accuracy_grid"]
 
 _ANNOTATE_MAX_CELLS = 120
 
 
 def _names(names, count: int, prefix: str = "") -> list[str]:
     return list(names) if names is not None else [f"{prefix}{i}" for i in range(count)]
-
-
-#: The longest observation sequence :func:`render_trellis` (and the trellis explorer) draws: at
-#: this length each of the three panels still has a readable column per time step with its
-#: symbol written above it; numbers are written only while they fit in their cells.
-TRELLIS_MAX_LENGTH = 30
-
-_CELL_FONTSIZE = 9
-_TICK_FONTSIZE = 9
-_CHAR_WIDTH = 0.6 / 72  # inches per character per point of font size (a typical average)
-
-
-def _format(value: float, digits: int = 3) -> str:
-    """``value`` with ``digits`` significant digits (scientific notation outside 1e-3..1e4)."""
-    if value == 0:
-        return "0"
-    if not np.isfinite(value):
-        return "-inf" if value < 0 else "inf"
-    return f"{value:.{digits}g}" if 1e-3 <= abs(value) < 1e4 else f"{value:.{digits - 2}e}"
-
-
-#: (font size, significant digits) tried in turn for the numbers in trellis cells
-_CELL_STYLES = ((_CELL_FONTSIZE, 3), (_CELL_FONTSIZE - 1, 3), (_CELL_FONTSIZE - 1, 2),
-                (_CELL_FONTSIZE - 2, 2))
-
-
-def _text_width(text: str, fontsize: float) -> float:
-    """Approximate width of ``text`` in inches."""
-    return len(text) * fontsize * _CHAR_WIDTH
-
-
-def _axes_size(ax) -> tuple[float, float]:
-    """The axes' width and height in inches (before a constrained layout shrinks them a bit)."""
-    box = ax.get_position()
-    width, height = ax.figure.get_size_inches()
-    return box.width * width, box.height * height
-
-
-_TICK_STEPS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
-
-
-def _thinned_ticks(T: int, cell_width: float, label_width: float) -> list[int]:
-    """0-based positions of time labels: every step-th time t (1-based), step 1, 2, 5, 10, ...
-
-    The smallest step whose labels are at least ``label_width`` (plus a gap) apart. With a step
-    of 5 or more t = 1 is labelled too, so the start of the sequence is always marked.
-    """
-    step = next((s for s in _TICK_STEPS if s * cell_width >= label_width + 0.08), _TICK_STEPS[-1])
-    if step == 1:
-        return list(range(T))
-    times = list(range(step, T + 1, step))
-    if step >= 5 or not times:
-        times = [1] + times
-    return [t - 1 for t in times]
-
-
-def plot_trellis(ax, values, *, observations=None, path=None, state_names=None,
-                 symbol_names=None, title: str | None = None, annotate: bool | None = None,
-                 log_values: bool = False, cmap: str = "Blues", colorbar: bool = True,
-                 cax=None):
-    """The trellis: one cell per (state i, time t) showing ``values[t, i]`` (alpha, beta, gamma...).
-
-    ``values`` is (T, N), rows are time steps. Probabilities (``log_values=False``) are coloured
-    on the fixed scale 0..1, so panels can be compared and a tiny alpha looks pale; logs
-    (``log_values=True``, ``-inf`` allowed and left white) span their own finite range, which
-    the colour bar states. The numbers are written in the cells when they fit
-    (``annotate=None``; 3 significant digits, or 2 and a smaller font when the cells are
-    narrow), in black or white, whichever contrasts with the colour drawn below.
-    ``observations`` label the columns from above (thinned when they do not fit), the time
-    axis is thinned to readable ticks, and ``path`` (T,) states, e.g. the Viterbi path, is drawn
-    as a line through its cells (outlined when the numbers are written). The colour bar takes
-    room from ``ax``, or is drawn into ``cax`` when given.
-    """
-    values = _as_float_array(values, "values", ndim=2) if not log_values else \
-        _log_values(values)
-    T, N = values.shape
-    if not log_values:
-        if values.min() < -_PROBABILITY_SLACK or values.max() > 1 + _PROBABILITY_SLACK:
-            raise ValueError(f"values: probabilities must lie in [0, 1], got "
-                             f"[{values.min():.3g}, {values.max():.3g}] (pass log_values=True "
-                             "for log-probabilities)")
-        norm = Normalize(0.0, 1.0)
-    else:
-        finite = values[np.isfinite(values)]
-        low, high = (finite.min(), finite.max()) if finite.size else (-1.0, 0.0)
-        norm = Normalize(low - 1.0 if low == high else low, high)
-    colours = colormaps[cmap].with_extremes(bad="white")
-    image = ax.imshow(np.ma.masked_invalid(values.T), aspect="auto", cmap=colours, norm=norm,
-                      interpolation="nearest")
-    width, _ = _axes_size(ax)
-    cell_width = width / T
-    # the first style whose longest number fits its cell; the first one when told to annotate
-    fitting = [(size, [[_format(v, digits) for v in row] for row in values])
-               for size, digits in _CELL_STYLES]
-    fitting = [(size, texts) for size, texts in fitting
-               if cell_width >= _text_width("x" * max(map(len, sum(texts, []))), size) + 0.06]
-    if annotate is None:
-        annotate = bool(fitting)
-    if annotate:
-        size, texts = fitting[0] if fitting else (_CELL_FONTSIZE, [[_format(v) for v in row]
-                                                                    for row in values])
-        text_colour = np.where(np.isfinite(values), _text_colours(values, colours, norm), "k")
-        for t in range(T):
-            for i in range(N):
-                ax.text(t, i, texts[t][i], ha="center", va="center", fontsize=size,
-                        color=text_colour[t, i], zorder=3)
-    if path is not None:
-        path = np.asarray(path)
-        if annotate:  # outline the path's cells and join the outlines: the numbers stay clear
-            for t, q in enumerate(path):
-                ax.add_patch(Rectangle((t - 0.45, q - 0.45), 0.9, 0.9, fill=False,
-                                       edgecolor="C3", lw=2, zorder=2))
-            for t in range(len(path) - 1):
-                ax.plot([t + 0.45, t + 0.55], [path[t], path[t + 1]], "-", color="C3",
-                        lw=2, zorder=2)
-        else:
-            ax.plot(np.arange(len(path)), path, "-", color="C3", lw=2, alpha=0.6,
-                    zorder=2, label="Viterbi path")
-    ax.set_yticks(range(N), _names(state_names, N, "q="))
-    ticks = _thinned_ticks(T, cell_width, _text_width(str(T), _TICK_FONTSIZE))
-    ax.set_xticks(ticks, [str(t + 1) for t in ticks], fontsize=_TICK_FONTSIZE)
-    ax.set_xlabel("time t")
-    ax.set_ylabel("state")
-    if observations is not None:
-        observations = np.asarray(observations)
-        symbols = [symbol_names[int(o)] if symbol_names is not None else str(int(o))
-                   for o in observations]
-        longest = max(len(s) for s in symbols)
-        # every symbol in the largest font that fits its column; thinned only below 6 points
-        fitting = [size for size in range(_TICK_FONTSIZE, 5, -1)
-                   if cell_width >= _text_width("x" * longest, size) + 0.02]
-        size = fitting[0] if fitting else _TICK_FONTSIZE
-        shown = range(T) if fitting else ticks
-        top = ax.secondary_xaxis("top")
-        top.set_xticks(list(shown), [symbols[t] for t in shown], fontsize=size)
-        top.tick_params(length=0, pad=2)
-        title_pad = 4 + 1.4 * _TICK_FONTSIZE  # above the symbols
-    if colorbar:
-        bar = (ax.figure.colorbar(image, ax=ax, fraction=0.06, pad=0.02) if cax is None
-               else ax.figure.colorbar(image, cax=cax))
-        bar.set_label("log value (this panel's range)" if log_values else
-                      "probability (fixed 0..1)", fontsize=8)
-        bar.ax.tick_params(labelsize=8)
-    if title:
-        ax.set_title(title, fontsize=10, pad=title_pad if observations is not None else 6)
-    return ax
-
-
-#: Probabilities computed in floating point may stray this far outside [0, 1].
-_PROBABILITY_SLACK = 1e-9
-
-
-def _log_values(values) -> np.ndarray:
-    """Log values for the trellis: finite or -inf (log 0); NaN and +inf are refused."""
-    return _as_float_array(values, "values", ndim=2, allow_inf="-inf")
-
-
-def _trellis_observations(model, observations) -> np.ndarray:
-    """``observations`` as symbols of ``model``, refused beyond :data:`TRELLIS_MAX_LENGTH`."""
-    if not isinstance(model, DiscreteHMM):
-        raise TypeError(f"model: expected a DiscreteHMM, got {type(model).__name__}")
-    O = model.encode(observations)
-    if O.shape[0] > TRELLIS_MAX_LENGTH:
-        raise ValueError(f"observations: the trellis figure draws at most {TRELLIS_MAX_LENGTH} "
-                         f"time steps, got {O.shape[0]} (for longer sequences use "
-                         "course_lib.hmm.inference.posteriors and plot_posteriors)")
-    return O
-
-
-def render_trellis(model, observations, *, scale: str = "probability",
-                   show_viterbi: bool = True):
-    """Figure: alpha, beta and gamma of ``observations`` on the trellis, Viterbi path on each.
-
-    ``model`` is a :class:`course_lib.hmm.model.DiscreteHMM`. ``scale="probability"`` colours and
-    writes alpha_t(i), beta_t(i) and gamma_t(i) on the fixed scale 0..1; ``"log"`` their logs,
-    each panel on its own range (what a long sequence needs, since alpha shrinks with t).
-    Sequences longer than :data:`TRELLIS_MAX_LENGTH` are refused (``ValueError`` naming
-    ``observations``). When ``P(O | lambda) = 0`` the figure shows alpha (zero from the
-    impossible step on) and the library's explanation
-    (:func:`course_lib.hmm.inference.explain_zero_probability`) instead of failing.
-    """
-    O = _trellis_observations(model, observations)
-    _check_choice(scale, "scale", ("probability", "log"))
-    show_viterbi = _as_bool(show_viterbi, "show_viterbi")
-    log_scale = scale == "log"
-    # a fixed layout (no constrained layout): the explorer redraws this figure on every change
-    fig = plt.figure(figsize=(11, 3.5))
-    outer = fig.add_gridspec(1, 3, left=0.05, right=0.945, bottom=0.14, top=0.8, wspace=0.38)
-    panels = [outer[k].subgridspec(1, 2, width_ratios=[1, 0.045], wspace=0.06) for k in range(3)]
-    axes = [fig.add_subplot(panel[0]) for panel in panels]
-    colour_bars = [fig.add_subplot(panel[1]) for panel in panels]
-    common = dict(observations=O, state_names=model.state_names,
-                  symbol_names=model.symbol_names, log_values=log_scale)
-    forward = H.forward_log(model, O)
-    prefix = "log " if log_scale else ""
-    if forward.log_likelihood == -np.inf:
-        values = forward.log_alpha if log_scale else np.exp(forward.log_alpha)
-        plot_trellis(axes[0], values, title=f"{prefix}alpha_t(i) = P(o_1..o_t, q_t=i)",
-                     cax=colour_bars[0], **common)
-        for ax in axes[1:] + colour_bars[1:]:
-            ax.axis("off")
-        explanation = H.explain_zero_probability(model, O, "beta, gamma and the Viterbi path")
-        axes[1].text(0.0, 0.5, textwrap.fill(explanation, 70), va="center", fontsize=9,
-                     transform=axes[1].transAxes)
-        fig.suptitle("P(O | lambda) = 0: this observation sequence is impossible", fontsize=10,
-                     y=0.98)
-        return fig
-    post = H.posteriors(model, O)
-    best = H.viterbi(model, O) if show_viterbi else None
-    path = None if best is None else best.path
-    with np.errstate(divide="ignore"):  # log 0 = -inf for impossible states
-        log_gamma = np.log(post.gamma)
-    quantities = [("alpha_t(i) = P(o_1..o_t, q_t=i)", post.log_alpha, post.alpha),
-                  ("beta_t(i) = P(o_t+1..o_T | q_t=i)", post.log_beta, post.beta),
-                  ("gamma_t(i) = P(q_t=i | O)", log_gamma, post.gamma)]
-    for ax, cax, (title, log_values, probabilities) in zip(axes, colour_bars, quantities):
-        plot_trellis(ax, log_values if log_scale else probabilities, path=path,
-                     title=prefix + title, cax=cax, **common)
-    for ax in axes[1:]:
-        ax.set_ylabel("")  # the rows are the states of the first panel
-    summary = f"log P(O) = {post.log_likelihood:.4f}   P(O) = {np.exp(post.log_likelihood):.4g}"
-    if path is not None:
-        summary += (f"   Viterbi path {''.join(model.state_labels(path))}, "
-                    f"log P(Q*, O) = {best.log_probability:.4f}")
-    fig.suptitle(summary, fontsize=10, y=0.98)
-    return fig
 
 
 def plot_posteriors(ax, gamma, *, true_states=None, path=None, state_names=None,

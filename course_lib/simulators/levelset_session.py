@@ -14,35 +14,19 @@ a logistic truth see :mod:`course_lib.simulators.psychophysics`). One trial:
 2. ``observe(x, answer)``: the answer (1 = yes, 0 = no) joins the data and the model is refitted
    (from the ``n_initial``-th answer on).
 
-The model (Wu et al. 2025 App. A, on the UNIT CUBE: settings are scaled from the box to [0, 1]^d,
-because the priors below assume unit-scaled inputs; queries and answers stay in box units):
+The model of the observer is :mod:`course_lib.simulators.levelset_model` (Wu et al. 2025
+App. A: a variational GP, full rank or sparse, with the constraints entering by ``arm``; it works
+on the UNIT CUBE, so settings are scaled from the box to [0, 1]^d, while queries and answers stay
+in box units). The arms differ in nothing else: the same seed gives the same initial queries,
+candidates, references and (in :func:`run_levelset_session`) the same answers to the same
+questions. The session keeps the schedule of the model's fits:
 
-* kernel: squared exponential with one lengthscale per dimension (ARD), lengthscale prior
-  Gamma(3, 6) (shape 3, rate 6: mean 0.5, mode 1/3), signal variance kept in [1, 4] (Wu et al.'s
-  smoothed box prior on the output scale, here as hard bounds: course_lib has no smoothed-box
-  prior), plus a constant kernel of variance 1 (fixed) for Wu et al.'s learned constant mean: an
-  offset with prior N(0, 1) integrated out instead of a point estimate;
-* likelihood by ``arm`` (:func:`course_lib.mixed.constraints.detection_likelihood`): ``"mixed"``
-  Bernoulli answers plus the constraints as Gaussian pseudo-observations, ``"pseudo"`` the
-  constraints as extra yes/no answers, ``"none"`` answers only. The arms differ in nothing
-  else: the same seed gives the same initial queries, candidates, references and (in
-  :func:`run_levelset_session`) the same answers to the same questions;
-* ``model="full"``: :class:`~course_lib.mixed.variational_gp.VariationalGP` (full rank; for the
-  course's sizes its posterior needs no inducing points, so Wu et al.'s "inducing point at
-  every constraint" holds trivially), a fresh fit after each answer (its items change);
-  ``model="sparse"``: :class:`~course_lib.mixed.sparse_variational_gp.SparseVariationalGP`, the
-  model of Wu et al., on ``n_inducing`` (100) scrambled Sobol points plus one at every constraint
-  location (the same set for every arm), each fit warm-started from the previous q(v);
-* MAP-II schedule: one L-BFGS-B run (``map_max_iter`` iterations at most) from the current
+* MAP-II: one L-BFGS-B run (``map_max_iter`` iterations at most) from the current
   hyper-parameters when the initial trials are complete and then after every
   ``optimise_every``-th answer; in between, q(f) is refitted at fixed hyper-parameters. Each
   MAP-II objective evaluation is a full inner fit, so re-optimising every trial would multiply
   the per-trial cost by about ``map_max_iter``; every 10 trials the hyper-parameters, which
   move slowly once there are tens of answers, stay close to their every-trial values.
-
-The K matrix of a squared-exponential kernel on tens of nearby settings needs a little jitter
-routinely; the session does not repeat that :class:`~course_lib.linalg.JitterWarning` on every
-trial.
 
 :func:`run_levelset_session` runs a whole simulated session against a
 :class:`~course_lib.simulators.psychophysics.LevelSetProblem` and returns a :class:`LevelSetTrace`
@@ -52,43 +36,26 @@ trial).
 
 from __future__ import annotations
 
-import copy
 import time
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import ndtr, ndtri
 from scipy.stats import qmc
 
-from ..mixed.constraints import ARMS, detection_likelihood
-from ..gp.kernels import Constant, SquaredExponential
+from ..mixed.constraints import ARMS
 from ..mixed.levelset import eavc, global_mi
 from ..mixed.levelset_propose import ACQUISITIONS, propose
-from ..gp.priors import Gamma
-from ..mixed.sparse_variational_gp import SparseVariationalGP, inducing_points
-from ..mixed.variational_gp import VariationalGP
-from ..linalg import JitterWarning
+from ..mixed.sparse_variational_gp import inducing_points
 from ..levelset_metrics import brier_levelset, f1_levelset
 from ..metrics import levelset_probability
 from ..validation import (RngLike, _as_float_array, _as_positive_int, _as_rng, _check_array_size,
                           _check_choice, _check_width)
+from .levelset_model import _MODELS, _fit_model, _prior_kernel, _threshold_level
 from .psychophysics import LevelSetProblem, _check_inside_box, simulate_answers
 
 __all__ = ["LevelSetSession", "LevelSetTrace", "run_levelset_session", "LevelSetMaps"]
 
-_MODELS = ("full", "sparse")
-# Wu et al. 2025 App. A (GPyTorch's (concentration, rate)): mean 0.5, mode 1/3 on unit-cube inputs
-_LENGTHSCALE_PRIOR = (3.0, 6.0)
-_OUTPUT_SCALE_BOUNDS = (1.0, 4.0)
-_LENGTHSCALE_BOUNDS = (1e-2, 1e1)
-# prior variance of the constant offset standing in for Wu et al.'s learned constant mean
-_MEAN_VARIANCE = 1.0
-# the inner fit of q(f): L-BFGS iterations and relative tolerance, looser than the model's
-# defaults (2000, 1e-13): on 100 answers of the psychometric problem both gave the same F1 on
-# 2^16 points, posterior means within 2e-5
-_FIT_MAX_ITER = 300
-_FIT_TOL = 1e-9
 
 
 def _check_sobol_size(n: int, dim: int, name: str) -> None:
@@ -104,6 +71,44 @@ def _sobol(dim: int, n: int, rng) -> np.ndarray:
     """The first n points of a scrambled Sobol sequence (drawn in a power-of-two block so the
     sequence keeps its balance)."""
     return qmc.Sobol(dim, rng=rng).random_base2(max(0, int(np.ceil(np.log2(max(n, 1))))))[:n]
+
+
+def _problem_or_box(problem, bounds, threshold, constraint_X, constraint_y) -> tuple:
+    """(bounds, threshold, constraint_X, constraint_y): the ``problem``'s, or those given
+    without one (never both)."""
+    if problem is None:
+        if bounds is None:
+            raise ValueError("bounds: without a problem the session needs the (d, 2) box")
+        return bounds, threshold, constraint_X, constraint_y
+    if not isinstance(problem, LevelSetProblem):
+        raise TypeError(f"problem: expected a LevelSetProblem or None, got "
+                        f"{type(problem).__name__}")
+    given = [name for name, value in (("bounds", bounds), ("threshold", threshold),
+                                      ("constraint_X", constraint_X),
+                                      ("constraint_y", constraint_y)) if value is not None]
+    if given:
+        raise ValueError(f"{given[0]}: give either a problem or explicit "
+                         "bounds / threshold / constraints, not both")
+    return problem.bounds, problem.threshold, problem.constraint_X, problem.constraint_y
+
+
+def _check_box(bounds) -> np.ndarray:
+    """The (d, 2) box of settings, rows (low, high) with low < high."""
+    bounds = _as_float_array(bounds, "bounds", ndim=2)
+    if bounds.shape[1] != 2 or np.any(bounds[:, 0] >= bounds[:, 1]):
+        raise ValueError(f"bounds: expected (d, 2) rows of low < high, got "
+                         f"{bounds.tolist()}")
+    _check_width(bounds[:, 0], bounds[:, 1], "bounds")
+    return bounds
+
+
+def _check_n_test(n_test) -> int | None:
+    """Sobol points (a power of two) for the F1 / Brier scores, or None."""
+    if n_test is not None:
+        n_test = _as_positive_int(n_test, "n_test", minimum=2)
+        if n_test & (n_test - 1):
+            raise ValueError(f"n_test: expected a power of two (Sobol points), got {n_test}")
+    return n_test
 
 
 @dataclass(frozen=True)
@@ -159,26 +164,10 @@ class LevelSetSession:
                  n_candidates: int = 1024,
                  n_references: int = 1024, optimise_every: int = 10, map_max_iter: int = 20,
                  polish: bool = True, n_test: int | None = 2 ** 12, rng: RngLike = None):
-        if problem is not None:
-            if not isinstance(problem, LevelSetProblem):
-                raise TypeError(f"problem: expected a LevelSetProblem or None, got "
-                                f"{type(problem).__name__}")
-            given = [name for name, value in (("bounds", bounds), ("threshold", threshold),
-                                              ("constraint_X", constraint_X),
-                                              ("constraint_y", constraint_y)) if value is not None]
-            if given:
-                raise ValueError(f"{given[0]}: give either a problem or explicit "
-                                 "bounds / threshold / constraints, not both")
-            bounds, threshold = problem.bounds, problem.threshold
-            constraint_X, constraint_y = problem.constraint_X, problem.constraint_y
-        elif bounds is None:
-            raise ValueError("bounds: without a problem the session needs the (d, 2) box")
+        bounds, threshold, constraint_X, constraint_y = _problem_or_box(
+            problem, bounds, threshold, constraint_X, constraint_y)
         self.problem = problem
-        self.bounds = _as_float_array(bounds, "bounds", ndim=2)
-        if self.bounds.shape[1] != 2 or np.any(self.bounds[:, 0] >= self.bounds[:, 1]):
-            raise ValueError(f"bounds: expected (d, 2) rows of low < high, got "
-                             f"{self.bounds.tolist()}")
-        _check_width(self.bounds[:, 0], self.bounds[:, 1], "bounds")
+        self.bounds = _check_box(bounds)
         self.threshold = float(ndtri(0.75) if threshold is None
                                else _as_float_array(threshold, "threshold", ndim=0))
         self.arm = _check_choice(arm, "arm", ARMS)
@@ -187,17 +176,7 @@ class LevelSetSession:
                              f"{acquisition!r}")
         self.acquisition = acquisition
         self.model_kind = _check_choice(model, "model", _MODELS)
-        if (constraint_X is None) != (constraint_y is None):
-            raise ValueError("constraint_y: constraints need both constraint_X and constraint_y")
-        self._constraints = None
-        if constraint_X is not None:
-            C_X = _as_float_array(constraint_X, "constraint_X", ndim=2)
-            if C_X.shape[1] != self.dim:
-                raise ValueError(f"constraint_X: expected {self.dim} columns like bounds, got "
-                                 f"{C_X.shape[1]}")
-            _check_inside_box(C_X, self.bounds, "constraint_X")
-            self._constraints = (self._to_unit(C_X),
-                                 _as_float_array(constraint_y, "constraint_y", ndim=1))
+        self._constraints = self._checked_constraints(constraint_X, constraint_y)
         self.n_initial = _as_positive_int(n_initial, "n_initial", minimum=0)
         if self.n_initial == 0 and (self._constraints is None or self.arm == "none"):
             raise ValueError("n_initial: with no constraint in use the first fit needs at least "
@@ -209,13 +188,37 @@ class LevelSetSession:
         if not isinstance(polish, (bool, np.bool_)):
             raise TypeError(f"polish: expected True or False, got {type(polish).__name__}")
         self.polish = bool(polish)
-        if n_test is not None:
-            n_test = _as_positive_int(n_test, "n_test", minimum=2)
-            if n_test & (n_test - 1):
-                raise ValueError(f"n_test: expected a power of two (Sobol points), got {n_test}")
-        self.n_test = n_test
+        self.n_test = _check_n_test(n_test)
+        self._draw_points(n_candidates, n_references, n_inducing, rng)
+        self.kernel, self.priors = _prior_kernel(self.dim)
+        self._X = np.zeros((0, self.dim))
+        self._answers = np.zeros(0)
+        self._scores: list[tuple[float, float]] = []
+        self._fit_seconds: list[float] = []
+        self.model = None   # a VariationalGP or SparseVariationalGP once fitted
+        if self.n_initial == 0:
+            self.model, self.kernel, seconds = self._fitted(self._X, self._answers)
+            self._record(self.model, seconds)
+
+    def _checked_constraints(self, constraint_X, constraint_y):
+        """(constraint locations on the unit cube, targets), or None without constraints."""
+        if (constraint_X is None) != (constraint_y is None):
+            raise ValueError("constraint_y: constraints need both constraint_X and constraint_y")
+        if constraint_X is None:
+            return None
+        C_X = _as_float_array(constraint_X, "constraint_X", ndim=2)
+        if C_X.shape[1] != self.dim:
+            raise ValueError(f"constraint_X: expected {self.dim} columns like bounds, got "
+                             f"{C_X.shape[1]}")
+        _check_inside_box(C_X, self.bounds, "constraint_X")
+        return self._to_unit(C_X), _as_float_array(constraint_y, "constraint_y", ndim=1)
+
+    def _draw_points(self, n_candidates: int, n_references: int, n_inducing, rng) -> None:
+        """The session's Sobol points on the unit cube, drawn from ``rng`` in this order (the
+        same whatever the arm and model): the initial queries, the candidates, the references
+        and the sparse model's inducing points (plus one at every constraint)."""
         for name, n in (("n_initial", self.n_initial), ("n_candidates", n_candidates),
-                        ("n_references", n_references), ("n_test", n_test or 1)):
+                        ("n_references", n_references), ("n_test", self.n_test or 1)):
             _check_sobol_size(n, self.dim, name)
         generator = _as_rng(rng)
         self.initial_queries = _sobol(self.dim, self.n_initial, generator)
@@ -225,22 +228,6 @@ class LevelSetSession:
         self.inducing = inducing_points(
             self.unit_bounds, n_inducing, rng=generator,
             include=None if self._constraints is None else self._constraints[0])
-
-        d = self.dim
-        self.kernel = (SquaredExponential(np.full(d, _LENGTHSCALE_PRIOR[0] / _LENGTHSCALE_PRIOR[1]),
-                                          2.0, lengthscale_bounds=_LENGTHSCALE_BOUNDS,
-                                          variance_bounds=_OUTPUT_SCALE_BOUNDS)
-                       + Constant(_MEAN_VARIANCE, variance_bounds="fixed"))
-        self.priors = {name: Gamma(*_LENGTHSCALE_PRIOR) for name in self.kernel.param_names
-                       if "lengthscale" in name}
-        self._X = np.zeros((0, d))
-        self._answers = np.zeros(0)
-        self._scores: list[tuple[float, float]] = []
-        self._fit_seconds: list[float] = []
-        self.model: VariationalGP | SparseVariationalGP | None = None
-        if self.n_initial == 0:
-            self.model, self.kernel, seconds = self._fitted(self._X, self._answers)
-            self._record(self.model, seconds)
 
     # ----- geometry ----------------------------------------------------------------------
     @property
@@ -300,25 +287,14 @@ class LevelSetSession:
         return n == self.n_initial or (n - self.n_initial) % self.optimise_every == 0
 
     def _fitted(self, X, answers):
-        """(fitted model, its kernel, seconds) for the data, MAP-II on schedule; no state is
-        changed."""
-        C_X, C_y = self._constraints if self._constraints is not None else (None, None)
+        """(fitted model, its kernel, seconds) for the data
+        (:func:`~course_lib.simulators.levelset_model._fit_model`), MAP-II on schedule; no state
+        is changed."""
         start = time.perf_counter()
-        data = detection_likelihood(X, answers, constraint_X=C_X, constraint_y=C_y,
-                                    arm=self.arm)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", JitterWarning)
-            if self.model_kind == "full":
-                model = VariationalGP(self.kernel, data.likelihood, self.priors,
-                                      max_iter=_FIT_MAX_ITER, tol=_FIT_TOL).fit(data.items)
-            elif self.model is None:
-                model = SparseVariationalGP(self.kernel, data.likelihood, self.inducing,
-                                            self.priors, max_iter=_FIT_MAX_ITER,
-                                            tol=_FIT_TOL).fit(data.items)
-            else:  # a copy, so that a failed fit leaves the session's model as it was
-                model = copy.deepcopy(self.model).fit(data.items, likelihood=data.likelihood)
-            if self._optimises_at(answers.size):
-                model.optimise_hyperparameters(1, max_iter=self.map_max_iter)
+        model = _fit_model(self.model_kind, self.kernel, self.priors, X, answers,
+                           constraints=self._constraints, arm=self.arm, inducing=self.inducing,
+                           previous=self.model, optimise=self._optimises_at(answers.size),
+                           map_max_iter=self.map_max_iter)
         return model, model.kernel, time.perf_counter() - start
 
     def _record(self, model, seconds):
@@ -463,31 +439,13 @@ def _acquisition_curve(session: LevelSetSession, levels) -> np.ndarray:
     return rule(session.model, unit, session.references, session.threshold)
 
 
-def _threshold_level(levels, mean, threshold: float):
-    """The lowest level at which the posterior ``mean`` of the latent (on the increasing grid
-    ``levels``) reaches ``threshold``, interpolated linearly between grid points; None when it
-    never does on the grid (or is above it everywhere)."""
-    levels = _as_float_array(levels, "levels", ndim=1)
-    mean = _as_float_array(mean, "mean", ndim=1)
-    if mean.size != levels.size:
-        raise ValueError(f"mean: expected one value per level ({levels.size}), got {mean.size}")
-    # a NaN threshold is never reached by any comparison: it would read as "no estimate yet"
-    if not np.isfinite(threshold):
-        raise ValueError(f"threshold: expected a finite number, got {threshold!r}")
-    above = np.flatnonzero(mean >= threshold)
-    if above.size == 0 or above[0] == 0:
-        return None
-    k = above[0]
-    weight = (threshold - mean[k - 1]) / (mean[k] - mean[k - 1])
-    return float(levels[k - 1] + weight * (levels[k] - levels[k - 1]))
-
-
 def _detection_curve(model, threshold: float):
     """(levels, P(heard), low, high, threshold estimate) of a fitted 1-D ``model`` (None: the
     prior, P(heard) 1/2 with a band from 0 to 1) on _CURVE_POINTS levels in [0, 1]: P(heard) =
     Phi(mean) with the band Phi(mean +- 1.96 sd) (the psychometric curve at the posterior
     median of f, so that it crosses 75 % exactly at the threshold estimate: the edge of the
-    paper's estimated set {mean < threshold}, :func:`threshold_level`). The predictive
+    paper's estimated set {mean < threshold},
+    :func:`~course_lib.simulators.levelset_model._threshold_level`). The predictive
     probability of the next answer, Phi(mean / sqrt(1 + var)), is flatter wherever f is
     uncertain and need not reach 75 % at all."""
     levels = np.linspace(0.0, 1.0, _CURVE_POINTS)

@@ -8,7 +8,7 @@ The loop (:class:`PersonalisationSession`), each step made of library calls:
 
 1. a random start: ``n_random`` comparisons along a chain that begins at the flat setting
    (0 dB in every band) and visits distinct random grid settings, so the comparison graph is
-   connected from the first answer (as :func:`~.listeners.run_session`);
+   connected from the first answer (as :func:`~.personalisation_study.run_session`);
 2. after every answer: the comparisons so far
    (:meth:`~course_lib.preference.comparisons.Comparisons.from_pairs`, degree answers) refitted by the
    warm-started Laplace posterior of :class:`~course_lib.preference.preference_gp.PreferenceGP`; MAP-II
@@ -25,11 +25,11 @@ The loop (:class:`PersonalisationSession`), each step made of library calls:
    utility's prior sd; :func:`~course_lib.preference.ei_convergence.settled_at`).
 
 The model (:func:`_equaliser_model`) is Nielsen et al.'s
-(:func:`~course_lib.simulators.listeners.hearing_aid_model`: Beta degree-of-preference likelihood,
-kernel variance 4 fixed, half-Student-t priors) with the lengthscale prior moved to the equaliser's
-axis, gains in dB on [-12, 12]: their 2-D axis [-20, 20] had no unit, ours has one. A level
-change of 1-2 dB in one band is about the smallest a listener notices and a preference changes over
-several dB, so each band's lengthscale starts at 5 dB (a fifth of the range) under a
+(:func:`~course_lib.simulators.personalisation_study.hearing_aid_model`: Beta degree-of-preference
+likelihood, kernel variance 4 fixed, half-Student-t priors) with the lengthscale prior moved to the
+equaliser's axis, gains in dB on [-12, 12]: their 2-D axis [-20, 20] had no unit, ours has one. A
+level change of 1-2 dB in one band is about the smallest a listener notices and a preference
+changes over several dB, so each band's lengthscale starts at 5 dB (a fifth of the range) under a
 half-Student-t(6, 30) prior on its square (prior median about 4.5 dB, a heavy tail up to the whole
 range).
 
@@ -56,8 +56,8 @@ from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError
 from ..stimuli import _load_clip, _loudness_matched, _standard_equaliser
 from ..validation import RngLike, _as_positive_int, _as_rng, _as_float_array
-from .listeners import (GPDrawResponse, SimulatedListener, hearing_aid_model, next_candidate,
-                        settings_grid)
+from .listeners import GPDrawResponse, SimulatedListener, settings_grid
+from .personalisation_study import hearing_aid_model, next_candidate
 
 __all__ = ["PersonalisationSession"]
 
@@ -74,8 +74,8 @@ _LISTENER_NOISE_SD, _LISTENER_CONCENTRATION = 1.0, 8.0
 def _equaliser_model(n_bands: int = 2) -> PreferenceGP:
     """The hearing-aid studies' preference GP for ``n_bands`` band gains in dB (module
     docstring): the Beta likelihood and priors of
-    :func:`~course_lib.simulators.listeners.hearing_aid_model`, an SE-ARD kernel with variance 4
-    fixed and lengthscales from 5 dB under OnSquare(half-Student-t(6, 30))."""
+    :func:`~course_lib.simulators.personalisation_study.hearing_aid_model`, an SE-ARD kernel
+    with variance 4 fixed and lengthscales from 5 dB under OnSquare(half-Student-t(6, 30))."""
     n_bands = _as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
     template = hearing_aid_model(n_bands, answers="degree")
     kernel = SquaredExponential(np.full(n_bands, _LENGTHSCALE_START), 4.0,

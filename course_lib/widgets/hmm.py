@@ -1,15 +1,17 @@
 """Explorers of the HMM unit: the trellis (forward, backward, posteriors, Viterbi) and Baum-Welch.
 
 * :func:`trellis_explorer`: edit pi, A, B (as text, rows separated by ``;``) and the
-  observation string; see alpha, beta and gamma on the trellis with the Viterbi path. A text box
-  redraws when you press Enter or leave it; an entry that is not (yet) valid, such as a
-  half-typed matrix, is reported in one line instead of a figure.
+  observation string; see alpha, beta and gamma on the trellis with the Viterbi path
+  (:func:`trellis_figure`, the figure it draws). A text box redraws when you press Enter or
+  leave it; an entry that is not (yet) valid, such as a half-typed matrix, is reported in one
+  line instead of a figure.
 * :func:`baum_welch_explorer`: a Step button runs one re-estimation; the figure shows the
   log-likelihood trace and the current pi, A and B.
 
 The compute lives in :mod:`course_lib.hmm.inference` and :mod:`course_lib.hmm.training` (the example
-model and data in :mod:`course_lib.hmm.model`), the drawing in :mod:`course_lib.plotting.hmm`;
-this module only parses text and wires the controls.
+model and data in :mod:`course_lib.hmm.model`), the drawing in :mod:`course_lib.plotting.hmm` and
+:mod:`course_lib.plotting.hmm_trellis`; this module only parses text, hands the model's results
+to the figures and wires the controls.
 """
 
 from __future__ import annotations
@@ -18,17 +20,20 @@ import string
 
 import ipywidgets as W
 import numpy as np
+from matplotlib.figure import Figure
 
 from ..hmm import inference as H
 from ..hmm.model import (WEATHER_MOOD_OBSERVATIONS, DiscreteHMM, random_hmm, weather_mood_hmm,
                          weather_mood_sequences)
 from ..hmm._sequences import _pack_sequences
 from ..hmm.training import BaumWelchStepper
-from ..plotting.hmm import render_baum_welch, render_trellis, _trellis_observations
-from ..validation import RngLike, _as_positive_int
+from ..plotting.hmm import render_baum_welch
+from ..plotting.hmm_trellis import (TRELLIS_MAX_LENGTH, _draw_impossible_trellis,
+                                    _draw_trellis)
+from ..validation import RngLike, _as_bool, _as_positive_int, _check_choice
 from .base import Explorer, InputError
 
-__all__ = ["InputError", "trellis_explorer", "baum_welch_explorer"]
+__all__ = ["InputError", "trellis_figure", "trellis_explorer", "baum_welch_explorer"]
 
 _TEXT_LAYOUT = W.Layout(width="330px")
 
@@ -88,14 +93,55 @@ def _hmm_from_text(pi: str, A: str, B: str, template: DiscreteHMM | None = None)
 
 # ------------------------------------------------------------------------------- trellis
 
+def _trellis_observations(model, observations) -> np.ndarray:
+    """``observations`` as symbols of ``model``, refused beyond :data:`TRELLIS_MAX_LENGTH`."""
+    if not isinstance(model, DiscreteHMM):
+        raise TypeError(f"model: expected a DiscreteHMM, got {type(model).__name__}")
+    O = model.encode(observations)
+    if O.shape[0] > TRELLIS_MAX_LENGTH:
+        raise ValueError(f"observations: the trellis figure draws at most {TRELLIS_MAX_LENGTH} "
+                         f"time steps, got {O.shape[0]} (for longer sequences use "
+                         "course_lib.hmm.inference.posteriors and plot_posteriors)")
+    return O
+
+
+def trellis_figure(model: DiscreteHMM, observations, *, scale: str = "probability",
+                   show_viterbi: bool = True) -> Figure:
+    """Figure: alpha, beta and gamma of ``observations`` on the trellis, Viterbi path on each.
+
+    ``model`` is a :class:`course_lib.hmm.model.DiscreteHMM`. ``scale="probability"`` colours and
+    writes alpha_t(i), beta_t(i) and gamma_t(i) on the fixed scale 0..1; ``"log"`` their logs,
+    each panel on its own range (what a long sequence needs, since alpha shrinks with t).
+    Sequences longer than :data:`course_lib.plotting.hmm_trellis.TRELLIS_MAX_LENGTH` are refused
+    (``ValueError`` naming ``observations``). When ``P(O | lambda) = 0`` the figure shows alpha
+    (zero from the impossible step on) and the library's explanation
+    (:func:`course_lib.hmm.inference.explain_zero_probability`) instead of failing.
+
+    The numbers are the library's: :func:`course_lib.hmm.inference.posteriors` and
+    :func:`course_lib.hmm.inference.viterbi` (:func:`course_lib.hmm.inference.forward_log` for
+    an impossible sequence); :mod:`course_lib.plotting.hmm_trellis` draws them.
+    """
+    O = _trellis_observations(model, observations)
+    _check_choice(scale, "scale", ("probability", "log"))
+    show_viterbi = _as_bool(show_viterbi, "show_viterbi")
+    log_scale = scale == "log"
+    forward = H.forward_log(model, O)
+    if forward.log_likelihood == -np.inf:
+        explanation = H.explain_zero_probability(model, O, "beta, gamma and the Viterbi path")
+        return _draw_impossible_trellis(model, O, forward, explanation, log_scale=log_scale)
+    best = H.viterbi(model, O) if show_viterbi else None
+    return _draw_trellis(model, O, H.posteriors(model, O), best, log_scale=log_scale)
+
+
 def trellis_explorer(model: DiscreteHMM | None = None,
                      observations: str = WEATHER_MOOD_OBSERVATIONS) -> Explorer:
     """Explorer over the trellis; starts from the slides' weather-mood model and O = HHUH.
 
     Controls: ``observations`` (text, symbol names, at most
-    :data:`course_lib.plotting.hmm.TRELLIS_MAX_LENGTH` of them), ``pi``, ``A``, ``B`` (text, rows
-    separated by ``;``), ``scale`` (probability or log) and ``viterbi`` (draw the best path).
-    Text boxes redraw on Enter or when they lose focus.
+    :data:`course_lib.plotting.hmm_trellis.TRELLIS_MAX_LENGTH` of them), ``pi``, ``A``, ``B``
+    (text, rows separated by ``;``), ``scale`` (probability or log) and ``viterbi`` (draw the
+    best path); the figure is :func:`trellis_figure`. Text boxes redraw on Enter or when they
+    lose focus.
     """
     template = weather_mood_hmm() if model is None else model
     if not isinstance(template, DiscreteHMM):
@@ -122,7 +168,7 @@ def trellis_explorer(model: DiscreteHMM | None = None,
             O = _trellis_observations(typed, observations.strip())
         except (ValueError, TypeError) as err:
             raise InputError(str(err)) from None
-        return render_trellis(typed, O, scale=scale, show_viterbi=viterbi)
+        return trellis_figure(typed, O, scale=scale, show_viterbi=viterbi)
 
     return Explorer(render, controls,
                     title="Forward, backward, posteriors and Viterbi on the trellis")

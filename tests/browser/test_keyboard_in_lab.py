@@ -6,14 +6,15 @@ One notebook shows the three widgets; one Chromium with a fake microphone (as in
 Tab, Shift+Tab, Enter, Space and Escape, as a student who cannot use a pointer would.
 
 - The recorder: Tab reaches Record (with a focus ring of 2 px or more), Space records a take that
-  stops by itself, the status line (a live region) says what was kept and the prompt moves on;
+  stops by itself, the status line (a live region) says what was kept and the prompt (a live
+  region too) moves on;
   Back (Enter) returns to the first word and, now disabled, hands the focus to Record instead of
   dropping it.
 - The panel: Tab reaches the score "7", Space scores the clip (the status line, a live region,
   says so, and "7" alone is aria-pressed), Tab reaches "next clip" and Enter moves on (the clip
   heading, a live region, announces clip 2, which also names the player), Shift+Tab goes back
-  to the scores; the file field (with a focus ring of 2 px or more) takes a typed name and "save" (Enter) writes
-  the score there.
+  to the scores; the file field (with a focus ring of 2 px or more) takes a typed name and
+  "save" (Enter) writes the score there.
 - An explorer (the kernel explorer): its dropdown shows a focus ring and ArrowDown changes its
   value, not JupyterLab's active cell; its sliders' readouts, Tab stops, have names.
 - axe (WCAG 2.0-2.2 A/AA, :mod:`axe`) finds nothing inside either widget, before and after it
@@ -185,8 +186,9 @@ def test_recorder_and_panel_by_keyboard_alone(lab_server, artifacts, microphone_
         assert "word 2 of 2" in prompt.inner_text()
         tab_to(page, limits, ".course-recorder-back")
         page.keyboard.press("Enter")
-        wait_text(page, limits, f"{RECORDER} .course-recorder-prompt", "word 1 again (Back)",
-                  "t.includes('word 1 of 2')", STEP_TIMEOUT_S)
+        # the prompt is a live region: the word it returns to is read out
+        wait_text(page, limits, f"{RECORDER} .course-recorder-prompt[aria-live=polite]",
+                  "word 1 again (Back)", "t.includes('word 1 of 2')", STEP_TIMEOUT_S)
         active = limits.evaluate("the focus after Back", ACTIVE_JS,
                                  [".course-recorder-record", None])
         assert active["matches"], f"Back disabled itself and the focus went to {active}"

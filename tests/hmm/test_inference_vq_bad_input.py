@@ -17,6 +17,7 @@ from course_lib.hmm.model import (DiscreteHMM, left_to_right_hmm, random_hmm,  #
                                   sample, sample_sequences, weather_mood_hmm,
                                   weather_mood_sequences)
 from course_lib.plotting import hmm as P  # noqa: E402
+from course_lib.plotting import hmm_trellis as PT  # noqa: E402
 from course_lib.widgets import hmm as WH  # noqa: E402
 
 WEATHER = weather_mood_hmm()
@@ -183,7 +184,7 @@ CASES = [
     BadInput("widgets: trellis explorer starting string with an unknown symbol",
              lambda: WH.trellis_explorer(observations="HXH"), ValueError, "observations"),
     BadInput("widgets: trellis explorer starting string too long",
-             lambda: WH.trellis_explorer(observations="H" * (P.TRELLIS_MAX_LENGTH + 1)),
+             lambda: WH.trellis_explorer(observations="H" * (PT.TRELLIS_MAX_LENGTH + 1)),
              ValueError, "observations"),
     BadInput("widgets: trellis half-typed A", trellis_render(A="0.8 0.2 0; 0.3 0.4"),
              WH.InputError, "A"),
@@ -203,12 +204,12 @@ CASES = [
              lambda: WH.baum_welch_explorer([[0]], n_symbols=0), ValueError, "n_symbols"),
     BadInput("widgets: Baum-Welch explorer of zero sequences",
              lambda: WH.baum_welch_explorer(n_sequences=0), ValueError, "n_sequences"),
-    BadInput("widgets: trellis figure of a non-model", lambda: P.render_trellis("weather", "HU"),
+    BadInput("widgets: trellis figure of a non-model", lambda: WH.trellis_figure("weather", "HU"),
              TypeError, "model"),
     BadInput("widgets: trellis figure with an unknown scale",
-             lambda: P.render_trellis(WEATHER, "HU", scale="decibel"), ValueError, "scale"),
+             lambda: WH.trellis_figure(WEATHER, "HU", scale="decibel"), ValueError, "scale"),
     BadInput("widgets: trellis panel of probabilities above one",
-             lambda: P.plot_trellis(None, [[0.5, 1.5]]), ValueError, "values"),
+             lambda: PT.plot_trellis(None, [[0.5, 1.5]]), ValueError, "values"),
     BadInput("widgets: Baum-Welch figure of an empty trace",
              lambda: P.render_baum_welch([], WEATHER), ValueError, "trace"),
 ]

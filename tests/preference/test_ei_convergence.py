@@ -25,7 +25,8 @@ def test_settled_at_finds_where_the_smoothed_ei_stays_low():
 
 
 def test_settling_threshold_is_a_fraction_of_the_prior_utility_sd():
-    from course_lib.simulators.listeners import hearing_aid_model, settings_grid
+    from course_lib.simulators.listeners import settings_grid
+    from course_lib.simulators.personalisation_study import hearing_aid_model
     grid = settings_grid(-20, 20, 5, 2)
     assert settling_threshold(hearing_aid_model(2).kernel, grid) == pytest.approx(0.02)  # variance 4
     # it follows the utility's scale: nine times the variance, three times the level

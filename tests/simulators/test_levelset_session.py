@@ -9,8 +9,7 @@ from scipy.stats import qmc
 
 from course_lib.mixed import variational_gp
 from course_lib.mixed.constraints import detection_likelihood
-from course_lib.simulators.levelset_session import (LevelSetSession, _threshold_level,
-                                                    run_levelset_session)
+from course_lib.simulators.levelset_session import LevelSetSession, run_levelset_session
 from course_lib.simulators.psychophysics import (norm_ball_problem, passthrough_problem,
                                                  psychometric_problem, simulate_answers)
 
@@ -171,12 +170,3 @@ def test_sparse_model_on_dense_inducing_points_matches_the_full_model(monkeypatc
     with pytest.raises(ZeroDivisionError):
         sparse.observe(x, 1)
     _same(before, _state(sparse))
-
-
-def test_threshold_level_interpolates_the_first_crossing():
-    levels = np.linspace(0, 1, 11)
-    assert _threshold_level(levels, 4 * levels - 1, 0.6) == pytest.approx(0.4)
-    assert _threshold_level(levels, np.full(11, -1.0), 0.6) is None     # never reached
-    assert _threshold_level(levels, np.full(11, 2.0), 0.6) is None      # above everywhere
-    with pytest.raises(ValueError, match="^mean:"):
-        _threshold_level(levels, levels[:5], 0.6)

@@ -13,8 +13,7 @@ constraints lie inside the box (``constraint_X``).
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib.simulators.levelset_session import (LevelSetSession, _threshold_level,
-                                                    run_levelset_session)
+from course_lib.simulators.levelset_session import LevelSetSession, run_levelset_session
 from course_lib.simulators.psychophysics import norm_ball_problem
 
 SMALL = dict(n_candidates=16, n_references=16, n_test=2 ** 8)
@@ -66,10 +65,6 @@ CASES = [
     BadInput("levelset_session: bounds at the float limit (the first query was inf)",
              lambda: LevelSetSession(bounds=[[-1.7e308, 1.7e308]], n_initial=2, rng=0, **SMALL),
              ValueError, "bounds", first=True),
-    # a NaN threshold is reached by no comparison: it read as "no estimate yet"
-    BadInput("levelset_session: a NaN threshold for the estimate",
-             lambda: _threshold_level(np.linspace(0, 1, 5), np.linspace(-1, 1, 5), float("nan")),
-             ValueError, "threshold"),
     # ----- sizes and constraints ----------------------------------------------------------------
     BadInput("levelset_session: a billion Sobol candidates",
              lambda: LevelSetSession(norm_ball_problem(2), n_candidates=10 ** 9, rng=0),

@@ -1,29 +1,20 @@
-"""Bad-input catalogue: simulated listeners and the personalisation loop
-(course_lib.simulators.listeners). Family "listeners".
+"""Bad-input catalogue: simulated listeners (course_lib.simulators.listeners). Family "listeners".
 
 Decisions recorded here: a listener needs a pairwise likelihood (a bounded-rating likelihood
 is refused naming ``likelihood``); an IRF that returns the wrong shape or NaN is refused naming
 ``irf`` (or ``other`` for a switching listener's second IRF) rather than giving NaN answers;
-only one pathology may change the utility; a session whose model models another kind of answer
-than the listener gives is refused naming ``model``.
-
-A session's grid has distinct settings (a repeated setting is refused naming ``grid``); the
-'thompson' rule on a grid whose joint draw would pass 2 GiB is refused naming ``grid``;
-``next_candidate`` needs a grid with a setting besides the incumbent, and a bEI table of that
-grid (``grid_bei``).
+only one pathology may change the utility.
 """
 
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import SquaredExponential
-from course_lib.preference import BetaRating, PairwiseBeta, PairwiseProbit, PreferenceGP
+from course_lib.preference import BetaRating, PairwiseProbit
 from course_lib.simulators.listeners import (CannotHear, Fatigue, GPDrawResponse,
                                              MattersAboveThreshold, SimulatedListener,
                                              SwitchesPreference, gp_draw_2d, negated_griewank,
-                                             next_candidate, hearing_aid_model, run_session,
                                              settings_grid)
-from course_lib.preference.comparisons import Comparisons
 
 PROBIT = PairwiseProbit(0.5)
 GRID = settings_grid(-4, 4, 2, 2)   # 25 settings
@@ -42,30 +33,6 @@ def listener(**changes):
 def asks(irf, pathology=None, X_first=np.zeros((1, 2)), X_second=np.ones((1, 2))):
     return lambda: SimulatedListener(irf, PROBIT, rng=0, pathology=pathology).answer(
         X_first, X_second)
-
-
-def session(**changes):
-    args = {"listener": SimulatedListener(plane, PROBIT, rng=0),
-            "model": PreferenceGP(SquaredExponential(2.0, 1.0), PROBIT), "grid": GRID,
-            "n_random": 3, "n_active": 1, "optimise_every": None, "rng": 0} | changes
-    return lambda: run_session(args.pop("listener"), args.pop("model"), args.pop("grid"),
-                               **args)
-
-
-def tilted_plane(X):
-    return X[:, 0] - 0.5 * X[:, 1]
-
-
-def fitted_preference(dim: int):
-    X = np.random.default_rng(3).uniform(0, 80, (4, dim))
-    return PreferenceGP(SquaredExponential(20.0, 1.0), PROBIT).fit(
-        Comparisons(X, [0, 1, 2], [1, 2, 3], [1.0, 0.0, 1.0]))
-
-
-def session_on(grid, **options):
-    return lambda: run_session(SimulatedListener(tilted_plane, PROBIT, rng=1),
-                               PreferenceGP(SquaredExponential(2.0, 1.0), PROBIT), grid,
-                               n_random=3, n_active=1, optimise_every=None, rng=2, **options)
 
 
 CASES = [
@@ -130,31 +97,6 @@ CASES = [
              lambda: SimulatedListener(plane, PROBIT, rng=0).forced_choice(np.ones((2, 2)),
                                                                             [0, 0], 5),
              ValueError, "x_found"),
-    # ----- sessions -------------------------------------------------------------------------------
-    BadInput("listeners: session with a plain function as listener", session(listener=plane),
-             TypeError, "listener"),
-    BadInput("listeners: session model for slider answers",
-             session(model=PreferenceGP(SquaredExponential(), PairwiseBeta())), ValueError,
-             "model"),
-    BadInput("listeners: session model as text", session(model="gp"), TypeError, "model"),
-    BadInput("listeners: session factory returning no model", session(model=lambda: 3),
-             TypeError, "model"),
-    BadInput("listeners: unknown acquisition", session(acquisition="ei"), ValueError,
-             "acquisition"),
-    BadInput("listeners: random start larger than the grid", session(n_random=25),
-             ValueError, "n_random"),
-    BadInput("listeners: baseline in the wrong dimension", session(baseline=[0.0]),
-             ValueError, "baseline"),
-    BadInput("listeners: optimise every 0 steps", session(optimise_every=0), ValueError,
-             "optimise_every"),
-    BadInput("listeners: grid with NaN", session(grid=np.where(GRID == 4, np.nan, GRID)),
-             ValueError, "grid"),
-    BadInput("listeners: paper-H model for unknown answers",
-             lambda: hearing_aid_model(2, answers="slider"), ValueError, "answers"),
-    BadInput("listeners: next candidate by an unknown rule",
-             lambda: next_candidate(PreferenceGP(SquaredExponential(2.0, 1.0), PROBIT), GRID,
-                                    GRID[0], "greedy", np.zeros(len(GRID)), None, rng=0),
-             ValueError, "rule"),
     # ----- issue 39: bad input that still got through -------------------------------------
     BadInput("listeners: grid step larger than its range (the end was dropped)",
              lambda: settings_grid(0, 1, 2, 1), ValueError, "step", first=True),
@@ -164,28 +106,6 @@ CASES = [
              lambda: settings_grid(0, 1, 5e-324, 1), ValueError, "step", first=True),
     BadInput("listeners: GP draw anchored on a step larger than its box",
              lambda: gp_draw_2d(anchor_step=50, rng=0), ValueError, "anchor_step", first=True),
-    # ----- grids the session cannot use ---------------------------------------------------------
-    BadInput("listeners: the 'thompson' rule on the 4-D study grid",
-             lambda: run_session(SimulatedListener(lambda X: X.sum(axis=1), PROBIT, rng=1),
-                                 PreferenceGP(SquaredExponential(20.0, 1.0), PROBIT),
-                                 settings_grid(0, 80, 5, 4), acquisition="thompson", rng=0),
-             ValueError, "grid", first=True),
-    BadInput("listeners: a grid of one setting repeated", session_on(np.ones((12, 2))),
-             ValueError, "grid", first=True),
-    BadInput("listeners: a grid with one duplicated row",
-             session_on(np.vstack([settings_grid(-2, 2, 1, 2), [[0.0, 1.0]]])), ValueError,
-             "grid", first=True),
-    BadInput("listeners: next_candidate on an empty grid",
-             lambda: next_candidate(fitted_preference(2), np.zeros((0, 2)), np.zeros(2), "bei",
-                                    np.zeros(0), None, rng=0), ValueError, "grid", first=True),
-    BadInput("listeners: next_candidate on a grid holding only the incumbent",
-             lambda: next_candidate(fitted_preference(2), np.full((1, 2), 4.0), np.full(2, 4.0),
-                                    "random", np.zeros(1), None, rng=0), ValueError, "grid",
-             first=True),
-    BadInput("listeners: next_candidate with bEI for another grid",
-             lambda: next_candidate(fitted_preference(2), settings_grid(0, 4, 2, 2),
-                                    np.zeros(2), "bei", np.zeros(4), None, rng=0), ValueError,
-             "grid_bei", first=True),
 ]
 
 

@@ -1,4 +1,7 @@
-"""Plots and explorers of the HMM unit: built in-process, driven over their controls."""
+"""Plots and explorers of the HMM unit: built in-process, driven over their controls.
+
+The trellis explorer's figure (trellis_figure) is tested here; the trellis panel itself
+(plot_trellis) in tests/plotting/test_hmm_trellis.py."""
 
 import matplotlib
 
@@ -13,6 +16,7 @@ from course_lib.hmm.model import (WEATHER_MOOD_LONG_OBSERVATIONS,  # noqa: E402
                                   sample, weather_mood_hmm)
 from course_lib.hmm.training import baum_welch  # noqa: E402
 from course_lib.plotting import hmm as P  # noqa: E402
+from course_lib.plotting import hmm_trellis as PT  # noqa: E402
 from course_lib.widgets import hmm as WH  # noqa: E402
 from numerics import assert_non_decreasing  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
@@ -44,36 +48,10 @@ def _text_contrast_ok(ax, values):
     return True
 
 
-def test_trellis_shows_values_and_path():
-    model = weather_mood_hmm()
-    post = H.posteriors(model, "HHUH")
-    path = H.viterbi(model, "HHUH").path
-    fig, ax = plt.subplots(figsize=(5, 3))
-    assert P.plot_trellis(ax, post.alpha, observations=model.encode("HHUH"), path=path,
-                          state_names=model.state_names, symbol_names=model.symbol_names) is ax
-    texts = [t.get_text() for t in ax.texts]
-    assert "0.36" in texts and len(texts) == 12  # alpha_1(F) = 0.4 * 0.9, one number per cell
-    assert len(ax.patches) == 4  # the path's cells are outlined
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "3", "4"]
-    top = ax.child_axes[0] if ax.child_axes else None
-    assert top is not None and [t.get_text() for t in top.get_xticklabels()] == list("HHUH")
-    # log values with -inf (an unreachable state) are drawn without warnings
-    with np.errstate(divide="ignore"):
-        log_vals = np.log(np.array([[1.0, 0.0], [0.5, 0.5]]))
-    ax = P.plot_trellis(plt.subplots()[1], log_vals, log_values=True)
-    assert "-inf" in [t.get_text() for t in ax.texts]
-    with pytest.raises(ValueError, match="^values"):
-        P.plot_trellis(ax, np.zeros(3))
-    with pytest.raises(ValueError, match="^values: probabilities must lie in"):
-        P.plot_trellis(ax, np.log([[0.5, 0.5]]))
-    with pytest.raises(ValueError, match=r"^values: contains NaN or \+inf"):
-        P.plot_trellis(ax, [[np.nan, 0.0]], log_values=True)
-
-
 def test_probabilities_share_a_fixed_scale_and_text_follows_the_drawn_colour():
     # uninformative moods: beta_4 = 1 (darkest) and small alphas (palest) in one figure
     model = weather_mood_hmm("uninformative")
-    fig = P.render_trellis(model, "HHUH")
+    fig = WH.trellis_figure(model, "HHUH")
     post = H.posteriors(model, "HHUH")
     trellis_axes = trellis_panels(fig)
     assert len(trellis_axes) == 3
@@ -84,7 +62,7 @@ def test_probabilities_share_a_fixed_scale_and_text_follows_the_drawn_colour():
     beta_texts = {t.get_text(): t.get_color() for t in trellis_axes[1].texts}
     assert beta_texts["1"] == "w" and beta_texts["0.125"] == "k"  # the bug: white on white
     # log panels span their own finite range, and say so
-    fig = P.render_trellis(model, "HHUH", scale="log")
+    fig = WH.trellis_figure(model, "HHUH", scale="log")
     trellis_axes = trellis_panels(fig)
     for ax, values in zip(trellis_axes, (post.log_alpha, post.log_beta, np.log(post.gamma))):
         norm = ax.images[0].norm
@@ -95,7 +73,7 @@ def test_probabilities_share_a_fixed_scale_and_text_follows_the_drawn_colour():
 
 
 def trellis_panels(fig):
-    """The three trellis panels of a render_trellis figure (not the colour bars)."""
+    """The three trellis panels of a trellis_figure (not the colour bars)."""
     return [ax for ax in fig.axes if ax.images and ax.get_yticks().size and ax.child_axes]
 
 
@@ -105,11 +83,11 @@ def _overlaps(labels) -> bool:
     return any(a.x1 > b.x0 for a, b in zip(boxes, boxes[1:]))
 
 
-@pytest.mark.parametrize("length", [4, 8, 18, P.TRELLIS_MAX_LENGTH])
+@pytest.mark.parametrize("length", [4, 8, 18, PT.TRELLIS_MAX_LENGTH])
 @pytest.mark.parametrize("scale", ["probability", "log"])
 def test_trellis_stays_readable_up_to_the_longest_input(length, scale):
     observations = (WEATHER_MOOD_LONG_OBSERVATIONS * 2)[:length]
-    fig = P.render_trellis(weather_mood_hmm(), observations, scale=scale)
+    fig = WH.trellis_figure(weather_mood_hmm(), observations, scale=scale)
     fig.canvas.draw()
     trellis_axes = trellis_panels(fig)
     assert len(trellis_axes) == 3
@@ -123,13 +101,13 @@ def test_trellis_stays_readable_up_to_the_longest_input(length, scale):
             assert text.get_window_extent().width < cell, f"{text.get_text()!r} at T = {length}"
     if length >= 18:
         assert all(not ax.texts for ax in trellis_axes), "numbers written into narrow cells"
-    with pytest.raises(ValueError, match=f"^observations: .*at most {P.TRELLIS_MAX_LENGTH}"):
-        P.render_trellis(weather_mood_hmm(), "H" * (P.TRELLIS_MAX_LENGTH + 1))
+    with pytest.raises(ValueError, match=f"^observations: .*at most {PT.TRELLIS_MAX_LENGTH}"):
+        WH.trellis_figure(weather_mood_hmm(), "H" * (PT.TRELLIS_MAX_LENGTH + 1))
 
 
 def test_impossible_sequence_shows_the_library_explanation():
     model = weather_mood_hmm("fair-forever")
-    fig = P.render_trellis(model, "HHUH")
+    fig = WH.trellis_figure(model, "HHUH")
     shown = " ".join(t.get_text().replace("\n", " ") for ax in fig.axes for t in ax.texts)
     explanation = H.explain_zero_probability(model, "HHUH", "beta, gamma and the Viterbi path")
     assert " ".join(explanation.split()) in " ".join(shown.split())
@@ -185,7 +163,7 @@ def test_hmm_from_text_names():
 HALF_TYPED = [{"A": "0.8 0.2 0; 0.3 0.4"}, {"B": "0.9 0.1; 0.5"}, {"pi": "0.4 0.3"},
               {"pi": "0.4 0.3 0."}, {"A": "0.8 0.2 0; 0.3 0.4 0.3; 0 0.3 0."},
               {"observations": "HXH"}, {"observations": ""},
-              {"observations": "H" * (P.TRELLIS_MAX_LENGTH + 1)}]
+              {"observations": "H" * (PT.TRELLIS_MAX_LENGTH + 1)}]
 
 
 def test_trellis_explorer_is_driven_and_refuses_half_typed_entries():

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from course_lib.widgets import dtw, gmm, levelset, personalise
+from course_lib.widgets import detection, dtw, gmm, personalise
 from course_lib.widgets.slider_names import _ESM, _SliderNames
 
 WIDGETS = Path(dtw.__file__).resolve().parent
@@ -40,7 +40,7 @@ BUILDERS = {
     "dtw side by side (subsequence_explorer)":
         lambda: dtw.subsequence_explorer(_utterances(), _utterances()),
     "PersonaliseExplorer": lambda: personalise.personalise_explorer(),
-    "LevelSetExplorer": lambda: levelset.detection_demo(),
+    "LevelSetExplorer": lambda: detection.detection_demo(),
 }
 
 

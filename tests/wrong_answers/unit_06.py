@@ -476,7 +476,7 @@ MISTAKES = [
         return np.array(firsts), np.array(seconds), np.array(answers), np.array(incumbents)
         """, expect="present each pair in random order"),
     Mistake("personalise", why="the library's loop: run_session with the bEI argmax", code="""
-        from course_lib.simulators.listeners import run_session
+        from course_lib.simulators.personalisation_study import run_session
         session = run_session(listener, model, grid, n_random=n_random, n_active=n_active,
                               acquisition="bei-argmax", optimise_every=None, n_forced=0, rng=rng)
         data = session.comparisons
