@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 import pytest
 
 from course_lib.gp import SquaredExponential
@@ -77,3 +78,13 @@ def cases_of(module) -> list[BadInput]:
 def parametrize(cases: list[BadInput]):
     """``@parametrize(CASES)`` on ``def test_bad_input(case)``: one test per case, id = case."""
     return pytest.mark.parametrize("case", cases, ids=[c.case for c in cases])
+
+
+def speech_like(rng_seed=5, sample_rate=16000) -> np.ndarray:
+    """Three noise bursts ("words") with silence between: a clip the VAD can segment."""
+    rng = np.random.default_rng(rng_seed)
+    x = np.zeros(int(1.6 * sample_rate))
+    for start in (0.1, 0.6, 1.1):
+        i = int(start * sample_rate)
+        x[i:i + int(0.3 * sample_rate)] = 0.3 * rng.standard_normal(int(0.3 * sample_rate))
+    return x

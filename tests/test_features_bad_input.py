@@ -5,20 +5,8 @@ Decisions recorded here: a boolean signal is refused naming ``signal``, never re
 samples.
 """
 
-import numpy as np
-
-from bad_input import BadInput, check_case, parametrize
+from bad_input import BadInput, check_case, parametrize, speech_like
 from course_lib.features import mfcc, mfcc_features
-
-
-def speech_like(rng_seed=5, sample_rate=16000):
-    """Three noise bursts ("words") with silence between."""
-    rng = np.random.default_rng(rng_seed)
-    x = np.zeros(int(1.6 * sample_rate))
-    for start in (0.1, 0.6, 1.1):
-        i = int(start * sample_rate)
-        x[i:i + int(0.3 * sample_rate)] = 0.3 * rng.standard_normal(int(0.3 * sample_rate))
-    return x
 
 
 CASES = [

@@ -9,18 +9,8 @@ features as the float clip); other integer types and boolean signals are refused
 
 import numpy as np
 
-from bad_input import BadInput, RightAnswer, check_case, parametrize
+from bad_input import BadInput, RightAnswer, check_case, parametrize, speech_like
 from course_lib.data.fluency import _utterance_features, frame_rms
-
-
-def speech_like(rng_seed=5, sample_rate=16000):
-    """Three noise bursts ("words") with silence between: a clip the VAD can segment."""
-    rng = np.random.default_rng(rng_seed)
-    x = np.zeros(int(1.6 * sample_rate))
-    for start in (0.1, 0.6, 1.1):
-        i = int(start * sample_rate)
-        x[i:i + int(0.3 * sample_rate)] = 0.3 * rng.standard_normal(int(0.3 * sample_rate))
-    return x
 
 
 def int16_pcm(x):
