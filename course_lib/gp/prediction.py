@@ -44,6 +44,7 @@ from scipy.linalg import cho_solve, solve_triangular
 from ..linalg import (JitterWarning, NotPositiveDefiniteError, _as_square_matrix, _check_symmetric,
                       cholesky_with_jitter, log_det_from_cholesky, sample_gaussian)
 from ..validation import _as_float_array
+from .inputs import _as_inputs, _check_exact_size
 
 __all__ = ["JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter", "LatentGaussian",
            "predict_from_gaussian", "sample_gaussian"]
@@ -183,6 +184,20 @@ class LatentGaussian:
         L_K, T = self.factors
         V = solve_triangular(L_K, K_cross, lower=True, check_finite=False)
         return V, T.T @ V
+
+    def predict_at(self, kernel, X_train, X_test, full_cov: bool = False
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and variance (``full_cov``: covariance) of the latent f at the rows of
+        ``X_test``, this being the Gaussian of f at ``X_train`` under ``kernel`` (R&W 2006,
+        Alg. 2.1 lines 4-6; Algs. 3.2 and 3.6 for Laplace and EP): the one prediction every GP
+        model of the course ends in."""
+        X_test = _as_inputs(X_test, "X_test", X_train.shape[1])
+        if full_cov:
+            _check_exact_size(X_test.shape[0], "X_test", what="the predictive covariance",
+                              advice="ask for variances only (full_cov=False) or predict at "
+                                     "fewer points")
+        K_test = kernel(X_test) if full_cov else kernel.diag(X_test)
+        return self.predict(kernel(X_train, X_test), K_test)
 
     def predict(self, K_cross, K_test) -> tuple[np.ndarray, np.ndarray]:
         """Predictive mean and variance (or covariance) of the latents f*.

@@ -124,21 +124,6 @@ def _kernel_gradient(posterior: LatentGaussian, dK: np.ndarray
     return inverse, outer_minus_inverse, gradient_kernel
 
 
-def _predict_latent(kernel: Kernel, X_train, posterior: LatentGaussian, X_test,
-                   full_cov: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and variance (``full_cov``: covariance) of the latent f at the rows of ``X_test``
-    under a ``posterior`` of f at ``X_train`` (R&W 2006, Alg. 2.1 lines 4-6; Algs. 3.2 and 3.6
-    for Laplace and EP; in any form)."""
-    X_test = _as_inputs(X_test, "X_test", X_train.shape[1])
-    if full_cov:
-        _check_exact_size(X_test.shape[0], "X_test", what="the predictive covariance",
-                         advice="ask for variances only (full_cov=False) or predict at "
-                                "fewer points")
-    K_cross = kernel(X_train, X_test)
-    K_test = kernel(X_test) if full_cov else kernel.diag(X_test)
-    return posterior.predict(K_cross, K_test)
-
-
 class GPRegression(ModelParameters):
     """Exact GP regression with a Gaussian likelihood.
 
@@ -228,7 +213,7 @@ class GPRegression(ModelParameters):
         Returns ``(mean (n*,), var (n*,) or cov (n*, n*))``.
         """
         self._require_fit()
-        mean, var = _predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
+        mean, var = self.posterior.predict_at(self.kernel, self.X_train, X_test, full_cov)
         return mean, (_add_noise(var, self.noise_variance) if include_noise else var)
 
     def sample_prior(self, X_test, n_samples: int = 1, *, rng: RngLike = None) -> np.ndarray:

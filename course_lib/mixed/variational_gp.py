@@ -28,7 +28,6 @@ from ..gp.optimise import (HyperparameterFit, _check_priors, _negative_log_poste
 from ..gp.parameters import ModelParameters, _Held
 from ..gp.prediction import LatentGaussian
 from ..gp.priors import Prior
-from ..gp.regression import _predict_latent
 from .variational import _SITE_PRECISION_FLOOR, VariationalResult, _fit_variational_trusted
 
 __all__ = ["VariationalGP", "VariationalEvidence"]
@@ -276,7 +275,7 @@ class VariationalGP(ModelParameters):
         """Mean and variance (``full_cov``: covariance) of the latent f at the rows of
         ``X_test`` under q (no observation noise)."""
         self._require_fit()
-        return _predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
+        return self.posterior.predict_at(self.kernel, self.X_train, X_test, full_cov)
 
     def __repr__(self):
         return f"VariationalGP(kernel={self.kernel!r}, likelihood={self.likelihood!r})"

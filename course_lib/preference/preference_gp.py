@@ -53,7 +53,6 @@ from ..gp.optimise import HyperparameterFit, _check_priors, optimise_hyperparame
 from ..gp.parameters import ModelParameters
 from ..gp.prediction import LatentGaussian
 from ..gp.priors import Prior
-from ..gp.regression import _predict_latent
 from ..linalg import NotPositiveDefiniteError, sample_gaussian
 from ..validation import RngLike, _as_positive_float, _as_positive_int, _as_rng, _check_choice
 from .comparisons import Comparisons
@@ -260,7 +259,7 @@ class PreferenceGP(ModelParameters):
         """Posterior mean and variance (``full_cov``: covariance) of the utility f at the rows
         of ``X_test`` (Laplace or EP posterior; no observation noise)."""
         self._require_fit()
-        return _predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
+        return self.posterior.predict_at(self.kernel, self.X_train, X_test, full_cov)
 
     def sample_posterior(self, X_test, n_samples: int = 1, *, rng: RngLike = None
                          ) -> np.ndarray:

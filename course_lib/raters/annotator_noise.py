@@ -74,7 +74,7 @@ from ..gp.optimise import (HyperparameterFit, _check_priors, _negative_log_poste
 from ..gp.parameters import ModelParameters, _Held
 from ..gp.prediction import LatentGaussian
 from ..gp.priors import Prior
-from ..gp.regression import _condition, _evidence_terms, _kernel_gradient, _predict_latent
+from ..gp.regression import _condition, _evidence_terms, _kernel_gradient
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, _inverse_from_cholesky, sample_gaussian
 from ..validation import RngLike, _as_float_array, _as_positive_int
 from ._noise_table import (NOISE_FLOOR, _AT_FLOOR_FACTOR, _NOISE_CEILING, _check_cells,
@@ -351,7 +351,7 @@ class AnnotatorNoiseGP(ModelParameters):
         """Posterior mean and variance (``full_cov``: covariance) of the latent gold standard
         f at the rows of ``X_test``."""
         self._require_fit()
-        return _predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
+        return self.posterior.predict_at(self.kernel, self.X_train, X_test, full_cov)
 
     def sample_posterior(self, X_test, n_samples: int = 1, *, rng: RngLike = None) -> np.ndarray:
         """Draws of the latent f(X_test) given the labels, shape (n_samples, n*)."""

@@ -49,7 +49,7 @@ from ..gp.prediction import LatentGaussian, _add_noise
 from ..gp.priors import Prior
 from .rater_data import RaterData, _as_items_and_ratings, _as_rater_data
 from ..gp.regression import (_NOISE_BOUNDS, RegressionEvidence,
-                             gaussian_log_marginal_likelihood, _predict_latent)
+                             gaussian_log_marginal_likelihood)
 
 __all__ = ["MultiRaterEvidence", "joint_log_likelihood", "MultiRaterGP"]
 
@@ -205,7 +205,7 @@ class MultiRaterGP(ModelParameters):
         latent f* by default; ``include_noise`` adds ``noise_variance`` (one rater's score, or
         the mean score in the "mean" model)."""
         self._require_fit()
-        mean, var = _predict_latent(self.kernel, self.X_train, self.posterior, X_test, full_cov)
+        mean, var = self.posterior.predict_at(self.kernel, self.X_train, X_test, full_cov)
         return mean, (_add_noise(var, self.noise_variance) if include_noise else var)
 
     def sample_posterior(self, X_test, n_samples: int = 1, *, rng: RngLike = None,
