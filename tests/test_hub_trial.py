@@ -222,6 +222,25 @@ def test_teaching_guide_quotes_the_measured_numbers(trials):
             f"the time plan in docs/TEACHING.md has no row for {notebook.stem}"
 
 
+def test_teaching_guide_quotes_the_class_rounds_measured_cost():
+    """The class round's costs in section 7 are those of docs/hub-trial-class-round.json."""
+    (trial,) = json.loads((ROOT / "docs" / "hub-trial-class-round.json").read_text(
+        encoding="utf-8"))["trials"]
+    cost = trial["class_panel_cost"]
+    text = " ".join(TEACHING.read_text(encoding="utf-8").split())
+
+    def span(key):
+        values = [lecturer[key] for lecturer in cost["lecturer_by_round"]]
+        return f"{min(values):.1f}-{max(values):.1f} s"
+
+    assert (f"added {cost['added_seconds_per_student_median']:.1f} s per student (median; at "
+            f"most {cost['added_seconds_per_student_max']:.1f} s) and "
+            f"{cost['added_cpu_seconds_per_student_median']:.1f} CPU-seconds") in text
+    assert (f"`nbgrader collect` took {span('nbgrader_collect_seconds')}, `class-panel "
+            f"collect` {span('collect_seconds')} and the class notebook "
+            f"{span('class_notebook_seconds')}") in text
+
+
 def test_teaching_guide_worked_link_is_what_the_tool_prints(capsys):
     arguments = ["https://hub.example.edu", "https://github.com/ORG/speech-course-student",
                  "exercises/01_dtw.ipynb"]
