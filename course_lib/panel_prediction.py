@@ -195,19 +195,22 @@ class PanelPrediction:
                if pair[0].gop < self.low_word]
         return sorted(low, key=lambda pair: pair[0].gop)[:k]
 
-    def summary(self, bar_width: int = 40) -> str:
+    def summary(self, bar_width: int = 40, *, preamble: bool = True) -> str:
         """The prediction as text (``course.py pronounce``, and the lab panel beside its figure):
         the notes, the aspect and its rubric, the experts' mean with its intervals, how accurate
-        the panel is, one bar per score, and the words that pulled it down."""
+        the panel is, one bar per score, and the words that pulled it down. ``preamble=False``
+        leaves out the notes, the aspect and the accuracy statement, which the lab panel shows
+        above its figure (read out once, not twice)."""
         (low50, high50), (low90, high90) = self.interval_50, self.interval_90
+        mean_line = (f"Panel mean {self.mean:.1f} of 10: the five experts' mean would lie in "
+                     f"{low90:.1f}-{high90:.1f} with 90% probability ({low50:.1f}-{high50:.1f} "
+                     "with 50%).")
         lines = [f"Note: {note}." for note in self.notes] + [
             f"Aspect: {self.aspect} of pronunciation as speechocean762's five experts score it, "
-            f"0-10 ({_rubric_text()}).",
-            f"Panel mean {self.mean:.1f} of 10: the five experts' mean would lie in "
-            f"{low90:.1f}-{high90:.1f} with 90% probability ({low50:.1f}-{high50:.1f} with "
-            "50%).",
-            f"How far to trust it. {self.evaluation.statement()} {_POPULATION}",
-            "One expert's score (an expert drawn at random from the five):"]
+            f"0-10 ({_rubric_text()}).", mean_line,
+            f"How far to trust it. {self.evaluation.statement()} {_POPULATION}"] if preamble \
+            else [mean_line]
+        lines.append("One expert's score (an expert drawn at random from the five):")
         peak = max(float(self.distribution.max()), 1e-12)
         for score, p in enumerate(self.distribution):
             lines.append(f"  {score:2d} {'#' * round(bar_width * p / peak):<{bar_width}s} "

@@ -29,7 +29,6 @@ from course_lib.stimuli import _load_clip, _loudness_matched, _standard_equalise
 from course_lib.validation import _as_positive_int
 
 DEFAULT_SEED = 2026
-_RATE_SCALE = (0, 10)
 _COMPARE_ANSWERS = ("first", "second", "none")
 # the degree of preference of each answer, y > 0.5 meaning the first setting (the unit 6 scale
 # at full strength: widgets.personalise answers 0.5 +- 0.45)

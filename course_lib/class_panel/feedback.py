@@ -19,10 +19,9 @@ import re
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import norm
 
 from course_lib.class_panel.preferences import ClassPreferences
-from course_lib.class_panel.ratings import ClassRatings
+from course_lib.class_panel.ratings import ClassRatings, _z
 from course_lib.stimuli import _standard_equaliser
 
 __all__ = ["student_page", "write_student_pages"]
@@ -141,9 +140,9 @@ def _is_page(entry: Path) -> bool:
 
 
 # ----- the two sections ---------------------------------------------------------------------
-def _z(level: float) -> float:
-    """The normal quantile of a two-sided interval at ``level`` (1.645 at 90 %)."""
-    return float(norm.ppf(0.5 + level / 2.0))
+def _level(ratings: ClassRatings) -> str:
+    """The level of the ratings' intervals as the page writes it ("90 %")."""
+    return f"{100 * ratings.level:.0f} %"
 
 
 def _percent(p: float) -> str:
@@ -185,7 +184,7 @@ def _bias_lines(ratings: ClassRatings, r: int) -> list[str]:
         lean = ("lenient: you score higher than the consensus" if bias > 0 else
                 "strict: you score lower than the consensus")
     experts = ratings.expert_bias
-    return [f"- **Your level (bias): {_signed(bias)} points** (90 %: {_signed(bias - half)} "
+    return [f"- **Your level (bias): {_signed(bias)} points** ({_level(ratings)}: {_signed(bias - half)} "
             f"to {_signed(bias + half)}), {lean}. The {experts.size} experts range from "
             f"{_signed(experts.min())} to {_signed(experts.max())}."]
 
@@ -195,7 +194,7 @@ def _noise_lines(ratings: ClassRatings, r: int) -> list[str]:
     low, high = ratings.noise_interval[r]
     class_median = float(np.median(ratings.noise_variance[ratings.informative]))
     experts = ratings.expert_noise_variance
-    return [f"- **Your noise: {variance:.2f} points squared** (90 %: {low:.2f} to {high:.2f}): "
+    return [f"- **Your noise: {variance:.2f} points squared** ({_level(ratings)}: {low:.2f} to {high:.2f}): "
             f"beyond your level, your scores typically stray about {np.sqrt(variance):.1f} "
             f"points from the consensus. Smaller is steadier. Half the class is below "
             f"{class_median:.2f}; the {experts.size} experts range from {experts.min():.2f} to "
@@ -206,13 +205,13 @@ def _agreement_lines(ratings: ClassRatings, r: int) -> list[str]:
     mad, half = ratings.mean_abs_difference[r], \
         _z(ratings.level) * ratings.mean_abs_difference_se[r]
     distance = (f" On average your score was {mad:.1f} points from the experts' mean "
-                f"(90 %: {max(mad - half, 0):.1f} to {mad + half:.1f}).")
+                f"({_level(ratings)}: {max(mad - half, 0):.1f} to {mad + half:.1f}).")
     rho = ratings.correlation[r]
     if np.isnan(rho):
         return [f"- **Agreement with the experts**: the experts' mean is the same on "
                 f"every clip you scored, so no correlation can be given.{distance}"]
     low, high = ratings.correlation_interval[r]
-    span = "" if np.isnan(low) else f" (90 %: {low:.2f} to {high:.2f})"
+    span = "" if np.isnan(low) else f" ({_level(ratings)}: {low:.2f} to {high:.2f})"
     return [f"- **Agreement with the experts**: correlation {rho:.2f}{span} between your "
             f"scores and the experts' mean (1: you put the clips in the experts' order; 0: "
             f"no relation).{distance}"]

@@ -71,7 +71,6 @@ _N_RESTARTS = 2           # MAP-II runs of the pooled model
 _FAMILY_LEVEL = 0.05      # the chance of a "split" pair in a class with one taste
 _SURE = 0.9
 _MODELS = ("the class without you", "you alone", "the class and you")
-_ANSWERS = ("first", "none", "second")
 
 
 @dataclass(frozen=True)

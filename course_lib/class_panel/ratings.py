@@ -444,6 +444,11 @@ def _class_consensus(ratings: RaterData, ok: np.ndarray, offsets: np.ndarray,
 
 
 # ----- reliability --------------------------------------------------------------------------
+def _z(level: float) -> float:
+    """The normal quantile of a two-sided interval at ``level`` (1.645 at 90 %)."""
+    return float(norm.ppf(0.5 + level / 2.0))
+
+
 def _reliability_of_mean(latent_variance, mean_noise, k):
     """R_k = v_f / (v_f + s^2 / k), the reliability of the plain mean of k raters whose errors
     are independent with mean variance s^2 (Spearman 1910; Brown 1910: the prophecy formula

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from course_lib.class_panel.activities import (_COMPARE_ANSWERS, _RATE_SCALE, CompareActivity,
-                                               RateActivity)
+from course_lib.class_panel.activities import _COMPARE_ANSWERS, CompareActivity, RateActivity
+from course_lib.raters.rate_yourself import _whole_score
 
 _SHEET_FORMAT = "course-class-sheet/1"
 _IDENTITY_FILE = "identity.json"
@@ -166,8 +166,4 @@ def _check_answer(kind: str, value, name: str):
         if value not in _COMPARE_ANSWERS:
             raise ValueError(f"{name}: expected one of {_COMPARE_ANSWERS}, got {value!r}")
         return value
-    low, high = _RATE_SCALE
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
-            not low <= value <= high or value != round(value):
-        raise ValueError(f"{name}: expected a whole score {low}-{high}, got {value!r}")
-    return int(value)
+    return _whole_score(value, name)   # the rate-yourself panel's rule, one for both

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.figure import Figure
-from scipy.stats import norm
 
 from course_lib.class_panel.preferences import ClassPreferences
-from course_lib.class_panel.ratings import ClassRatings
+from course_lib.class_panel.feedback import _check_results
+from course_lib.class_panel.ratings import ClassRatings, _z
 from course_lib.plotting.colour import _series_linestyle, _series_marker
 from course_lib.plotting.describe import _described_image_html
 
@@ -64,10 +64,7 @@ def class_figures(ratings: ClassRatings | None = None,
                   preferences: ClassPreferences | None = None) -> list[ClassFigure]:
     """Every class figure the results allow (three from ``ratings``, two from
     ``preferences``), each with its description."""
-    _check_ratings(ratings)
-    _check_preferences(preferences)
-    if ratings is None and preferences is None:
-        raise ValueError("ratings: give the class's ratings, its preferences or both")
+    _check_results(ratings, preferences)
     drawn = []
     if ratings is not None:
         drawn += [ClassFigure("students", _students_figure(ratings), _describe_students(ratings)),
@@ -81,22 +78,6 @@ def class_figures(ratings: ClassRatings | None = None,
                   ClassFigure("held-out", _held_out_figure(preferences),
                               _describe_held_out(preferences))]
     return drawn
-
-
-def _check_ratings(ratings) -> None:
-    if ratings is not None and not isinstance(ratings, ClassRatings):
-        raise TypeError(f"ratings: expected a ClassRatings (class_ratings_model), got "
-                        f"{type(ratings).__name__}")
-
-
-def _check_preferences(preferences) -> None:
-    if preferences is not None and not isinstance(preferences, ClassPreferences):
-        raise TypeError(f"preferences: expected a ClassPreferences (class_preferences_model), "
-                        f"got {type(preferences).__name__}")
-
-
-def _z(level: float) -> float:
-    return float(norm.ppf(0.5 + level / 2.0))
 
 
 def _left_out(ratings: ClassRatings) -> str:

@@ -62,8 +62,8 @@ class ScoreSheet:
         self._set(clip, None if value is None else _whole_score(value, f"value (clip {clip + 1})"))
 
     def _set(self, clip: int, score: int | None) -> None:
-        """Store a checked score: the one place :meth:`score` writes, so a sheet that keeps its
-        scores elsewhere (a class sheet, :mod:`course_lib.widgets.class_panel`) changes only
+        """Store a checked score: the one place :meth:`score` and :meth:`load` write, so a sheet
+        that keeps its scores elsewhere (a class sheet, :mod:`course_lib.widgets.class_panel`) changes only
         this and keeps the checks."""
         self.scores[clip] = score
 
@@ -101,8 +101,7 @@ class ScoreSheet:
                 continue
             clip = self.items.index(item)
             try:
-                self.scores[clip] = (None if value is None
-                                     else _whole_score(value, f"clip {clip + 1}"))
+                self._set(clip, None if value is None else _whole_score(value, f"clip {clip + 1}"))
             except ValueError as err:
                 kept = self.scores[clip]
                 problems.append(f"{err}; " + ("left unscored" if kept is None
@@ -111,8 +110,12 @@ class ScoreSheet:
 
 
 def _whole_score(value, name: str) -> int:
+    """``value`` as a whole score of the scale (a number, or its text in a hand-edited file);
+    a boolean is refused, not read as 0 or 1."""
     low, high = _SCALE
     try:
+        if isinstance(value, bool):
+            raise TypeError("a boolean is not a score")
         number = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{name}: expected a whole score {low}-{high}, got {value!r}") from None

@@ -125,7 +125,7 @@ class PronunciationPanel:
         with self.output:
             self.output.clear_output(wait=True)
             display(self.image)
-        self.text_view.value = f"<pre>{html.escape(prediction.summary())}</pre>"
+        self.text_view.value = f"<pre>{html.escape(prediction.summary(preamble=False))}</pre>"
         self.seconds = time.perf_counter() - started
         low, high = prediction.interval_90
         self._say(f"Scored in {self.seconds:.1f} s: panel mean {prediction.mean:.1f}, the five "

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from course_lib.class_panel.__main__ import main
-from course_lib.class_panel.activities import (_ANSWER_DEGREES, RateActivity, compare_activity)
+from course_lib.class_panel.activities import RateActivity, compare_activity
 from course_lib.class_panel.collect import _COUNTED, _LEFT_OUT, _SUPERSEDED, collect
 from course_lib.class_panel.sheets import ClassSheet, Identity
 
@@ -187,9 +187,8 @@ def test_comparisons_carry_the_degree_of_each_answer_and_none_is_undecided(tmp_p
     answered = [0, 1, 2, 4, 5, 7]
     assert first.tolist() == [COMPARE.pairs[i][0] for i in answered]
     assert second.tolist() == [COMPARE.pairs[i][1] for i in answered]
-    assert y.tolist() == [_ANSWER_DEGREES[a] for a in
-                          ["first", "second", "none", "first", "none", "second"]]
-    assert y.tolist()[2] == 0.5
+    # the degrees of Unit 6's slider at full strength: first 0.5 + 0.45, none 0.5
+    assert y.tolist() == [0.95, 0.05, 0.5, 0.95, 0.5, 0.05]
 
 
 def test_a_rate_yourself_sheet_still_counts_for_its_clips(tmp_path):

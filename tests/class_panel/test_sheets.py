@@ -60,7 +60,7 @@ def test_loading_keeps_what_cannot_be_used_and_says_so(tmp_path):
 
 @pytest.mark.parametrize("index, value, name", [
     (5, 3, "index"), (-1, 3, "index"), (True, 3, "index"),
-    (0, 11, "value"), (0, 2.5, "value"), (0, "7", "value"), (0, True, "value"),
+    (0, 11, "value"), (0, 2.5, "value"), (0, "seven", "value"), (0, True, "value"),
 ])
 def test_a_bad_answer_is_refused_by_name(index, value, name):
     with pytest.raises(ValueError, match=f"^{name}"):

@@ -77,8 +77,11 @@ def test_notes_show_before_the_figure(reader, sentences):
     assert prediction.notes and "resampled" in reader.notes_view.value
     assert reader.notes_view.value.startswith("<p><b>Note:</b>")
     assert "note(s) above the figure" in reader.status.value
+    # the text beside the figure does not say the notes, aspect or accuracy again (each view
+    # is read out by a screen reader: once is enough)
     shown = reader.text_view.value
-    assert shown.index("Note:") < shown.index("Panel mean")
+    assert "Panel mean" in shown and "Note:" not in shown and "How far to trust" not in shown
+    assert prediction.summary().index("Note:") < prediction.summary().index("Panel mean")
     # the panel shows the notes above the figure
     children = reader._children()
     assert children.index(reader.notes_view) < children.index(reader.output)
