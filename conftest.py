@@ -18,11 +18,12 @@ pytest_plugins = ["watchdog_plugin"]
 
 
 def _requested_notebook_dirs(config) -> set[str]:
+    from course_units import NOTEBOOK_DIRS  # tests/ is on sys.path (appended above)
+
     dirs = set()
     for arg in config.args:
         path = Path(arg.split("::")[0]).resolve()
-        if path.is_dir() and path.parent == ROOT and path.name in ("lectures", "solutions",
-                                                                     "class"):
+        if path.is_dir() and path.parent == ROOT and path.name in NOTEBOOK_DIRS:
             dirs.add(path.name)
     return dirs
 

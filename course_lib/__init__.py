@@ -23,10 +23,10 @@ experts would), with the panel's GP families and their predictions in ``panel_gp
 ``recording`` (a student's own recording as course data); ``stimuli`` (the sounds the explorers
 play); ``results`` (the committed results of ``experiments/``), with the tables its report
 prints of lecture 05's results in ``_rater_tables`` and of lecture 07's in
-``_mixed_feedback_reports``; ``checks``
-(the exercise self-checks). ``data`` loads what ``data/`` ships; ``simulators`` plays the
-raters, listeners and observers of Units 5-7; ``class_panel`` gathers and models a class's own
-judgements; ``plotting`` and ``widgets`` are thin layers that the notebooks use.
+``_mixed_feedback_reports``; ``checks`` (the exercise self-checks). ``data`` loads what
+``data/`` ships; ``simulators`` plays the raters, listeners and observers of Units 5-7;
+``class_panel`` gathers and models a class's own judgements; ``plotting`` and ``widgets`` are
+thin layers that the notebooks use.
 
 Importing the package limits BLAS (numpy's and scipy's OpenBLAS or MKL) to one thread, unless
 ``OMP_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` or ``MKL_NUM_THREADS`` is set: then the user's

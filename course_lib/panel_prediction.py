@@ -92,7 +92,6 @@ def _rubric_text() -> str:
     return "; ".join(f"{low}-{high} {band}, {meaning}" for low, high, band, meaning in _RUBRIC)
 
 
-
 @dataclass(frozen=True)
 class PanelEvaluation:
     """What the committed experiment measured of the panel's model on the corpus's test split

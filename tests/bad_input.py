@@ -80,9 +80,11 @@ def parametrize(cases: list[BadInput]):
     return pytest.mark.parametrize("case", cases, ids=[c.case for c in cases])
 
 
-def speech_like(rng_seed=5, sample_rate=16000) -> np.ndarray:
-    """Three noise bursts ("words") with silence between: a clip the VAD can segment."""
-    rng = np.random.default_rng(rng_seed)
+def speech_like() -> np.ndarray:
+    """Three noise bursts ("words") with silence between, 16 kHz: a clip the VAD can
+    segment."""
+    sample_rate = 16000
+    rng = np.random.default_rng(5)
     x = np.zeros(int(1.6 * sample_rate))
     for start in (0.1, 0.6, 1.1):
         i = int(start * sample_rate)

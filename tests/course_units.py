@@ -13,6 +13,6 @@ UNITS = [
     "06_preference_gp",
     "07_mixed_feedback",
 ]
-NOTEBOOK_DIRS = ("lectures", "solutions")
+NOTEBOOK_DIRS = ("lectures", "solutions", "class")  # each run whole by nbval, and guarded
 # The class activities (class/): the two a student answers and the lecturer's class notebook.
 CLASS_NOTEBOOKS = ("rate", "compare", "class_panel")

@@ -330,8 +330,6 @@ _judgements_by_content: dict[tuple[str, ...], tuple[WordJudgement, ...]] = {}
 _phones_by_content: dict[str, dict[int, tuple[PhoneScore, ...]]] = {}
 
 
-
-
 def _load_word_judgements() -> tuple[WordJudgement, ...]:
     """:func:`_word_judgements` of the corpus's copy, memoised by the files' content."""
     lexicon = _read_corpus_file(_LEXICON, text=True)

@@ -57,7 +57,6 @@ from .psychophysics import LevelSetProblem, _check_inside_box, simulate_answers
 __all__ = ["LevelSetSession", "LevelSetTrace", "run_levelset_session", "LevelSetMaps"]
 
 
-
 def _check_sobol_size(n: int, dim: int, name: str) -> None:
     """Refuse a Sobol block (n rounded up to a power of two, d columns) beyond the size limit
     before it is drawn."""

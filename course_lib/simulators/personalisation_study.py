@@ -189,7 +189,6 @@ def next_candidate(model, grid, x_best, rule: str, grid_bei, bounds, *, rng: Rng
     return int(index_of_other[multinomial_sample(values, rng=rng)]), measure
 
 
-
 def run_session(listener: SimulatedListener, model, grid, *, n_random: int = 10,
                 n_active: int = 30, acquisition: str = "bei", optimise_every: int | None = 5,
                 n_restarts: int = 1, baseline=None, n_forced: int = 20,

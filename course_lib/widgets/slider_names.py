@@ -13,8 +13,8 @@ redrawn, a new readout). :class:`~course_lib.widgets.Explorer` puts one in every
 
 Four more gaps of the same kind are closed there too. A toggle button's choice is shown only
 by a class: it gets ``aria-pressed``. An audio player has no name: the label or line of text
-just before it (a rate panel's clip heading, "first" and "second") gives it one. A slider's readout is an editable Tab stop
-with no name: it gets the slider's name. And in JupyterLab's command mode the arrow keys on a
+just before it (a rate panel's clip heading, "first" and "second") gives it one. A slider's
+readout is an editable Tab stop with no name: it gets the slider's name. And in JupyterLab's command mode the arrow keys on a
 focused dropdown moved the notebook's active cell instead of the value (a ``select`` is not a
 text field, so the notebook's shortcuts stay on): the dropdown gets Lumino's
 ``data-lm-suppress-shortcuts``, which keeps the page's shortcuts off the keys pressed in it.
