@@ -346,3 +346,18 @@ def test_lecture_05_states_the_committed_accuracy_of_the_panel():
     assert (f"held the experts' mean for {100 * panel['coverage_50']:.0f}% and "
             f"{100 * panel['coverage_90']:.0f}% of the sentences") in prose
     assert f"the RMSE was {far['test_rmse_beyond']:.1f} points" in prose
+
+
+def test_lecture_05_states_the_committed_word_and_misread_checks():
+    """The numbers section 9.5 of lecture 05 writes in prose are the committed runs'."""
+    import nbformat
+    notebook = nbformat.read(Path(__file__).resolve().parents[1] / "lectures" /
+                             "05_gp_raters.ipynb", as_version=4)
+    prose = " ".join(next(c.source for c in notebook.cells if c.get("id") == "59bd46e5").split())
+    heard = load_result("heard_as_written")["result"]
+    words = load_result("word_phone_feedback")["result"]["full"]
+    assert (f"there it flags {100 * heard['training']['at_rule']['flagged_accurate']:.0f}% of "
+            "the words all five experts scored accurate") in prose
+    assert (f"correlates {words['word_pcc']:.2f} with the experts'").replace("0.", ".") in prose
+    assert (f"flags {100 * heard['test']['at_rule']['flagged_misread']:.0f}% of the test words "
+            "the experts scored 3 or less") in prose

@@ -52,9 +52,9 @@ def test_detection_curve_is_the_predictive_probability_of_the_model():
     np.testing.assert_allclose(p, ndtr(mean))
     np.testing.assert_allclose(low, ndtr(mean - 1.96 * np.sqrt(var)))
     assert np.all(low <= p + 1e-12) and np.all(p <= high + 1e-12)
-    assert estimate == S._threshold_level(levels, mean, state.problem.threshold)
-    if estimate is not None:     # the curve crosses 75 % at the estimate
-        assert np.interp(estimate, levels, p) == pytest.approx(0.75, abs=0.01)
+    # three answers past the start are enough for the curve to cross 75 %, at the estimate
+    assert estimate is not None
+    assert np.interp(estimate, levels, p) == pytest.approx(0.75, abs=0.01)
     assert [n for n, _ in state.thresholds] == [3, 4, 5, 6]
     assert state.thresholds[-1][1] == estimate
 
