@@ -64,7 +64,7 @@ from scipy.stats import chi2, norm
 from course_lib.features import pca_whiten
 from course_lib.gp.kernels import SquaredExponential
 from course_lib.raters.annotator_noise import AnnotatorNoiseGP, weighted_means
-from course_lib.raters.rate_yourself import _N_CONTEXT, _N_RESTARTS
+from course_lib.raters.rate_yourself import _N_CONTEXT, _N_RESTARTS, _with_context
 from course_lib.raters.rater_data import RaterData
 from course_lib.validation import RngLike, _as_float_array, _as_positive_int, _as_rng
 
@@ -257,7 +257,7 @@ def _class_ratings_trusted(ratings: RaterData, pseudonyms, items, panel, n_conte
     """:func:`class_ratings_model` on checked arguments (module docstring, steps 1-2)."""
     status, n_scores = _student_status(ratings)
     ok = np.flatnonzero([s == "ok" for s in status])
-    chosen = _chosen_sentences(panel, items, n_context, rng)
+    chosen = _with_context(panel, items, n_context, rng)
     experts = panel.ratings.subset(chosen)
     data = _experts_and_students(experts, ratings, ok)
     offsets, clip_effect = _two_way_offsets(data, experts.n_raters)
@@ -293,14 +293,6 @@ def _student_status(ratings: RaterData) -> tuple[tuple[str, ...], np.ndarray]:
                    "no information" if hi == lo else "ok"
                    for n, lo, hi in zip(n_scores, low, high))
     return status, n_scores
-
-
-def _chosen_sentences(panel, items: np.ndarray, n_context: int,
-                      rng: np.random.Generator) -> np.ndarray:
-    """The rated clips first, then ``n_context`` other training sentences (sorted)."""
-    others = np.setdiff1d(panel.train, items)
-    context = rng.choice(others, min(n_context, others.size), replace=False)
-    return np.concatenate([items, np.sort(context)])
 
 
 def _experts_and_students(experts: RaterData, ratings: RaterData, ok: np.ndarray) -> RaterData:
@@ -345,9 +337,7 @@ def _fit_gpr_ma(features: np.ndarray, data: RaterData, offsets: np.ndarray, cent
     X = pca_whiten(features, features)
     debiased = RaterData(data.items, data.raters, data.scores - offsets[data.raters] - centre,
                          n_items=data.n_items, n_raters=data.n_raters)
-    means = np.bincount(data.items, weights=debiased.scores, minlength=data.n_items) \
-        / data.counts
-    kernel = SquaredExponential(np.sqrt(X.shape[1]), max(float(np.var(means)), 1e-2))
+    kernel = SquaredExponential(np.sqrt(X.shape[1]), max(float(np.var(debiased.means)), 1e-2))
     model = AnnotatorNoiseGP(kernel, data.n_raters).fit(X, debiased)
     model.optimise_hyperparameters(_N_RESTARTS, rng=rng)
     return model

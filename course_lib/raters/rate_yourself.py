@@ -152,6 +152,15 @@ def pool_sheets(paths) -> tuple[tuple[int, ...], RaterData]:
                                       n_raters=len(paths), scale=_SCALE)
 
 
+def _with_context(panel, rated: np.ndarray, n_context: int,
+                  rng: np.random.Generator) -> np.ndarray:
+    """The rated sentences first, then ``n_context`` other training sentences drawn with
+    ``rng`` (all of them if there are fewer), sorted: what pins down the panel's kernel."""
+    others = np.setdiff1d(panel.train, rated)
+    context = rng.choice(others, min(n_context, others.size), replace=False)
+    return np.concatenate([rated, np.sort(context)])
+
+
 def with_listener(ratings: RaterData, items, scores) -> RaterData:
     """``ratings`` with one more rater (number ``ratings.n_raters``) who scored ``items``."""
     items = np.asarray(items, dtype=np.int64)
@@ -200,10 +209,7 @@ def panel_with_listener(panel, sheet: ScoreSheet, *, n_context: int = _N_CONTEXT
     rated, scores = sheet.scored()
     if rated.size < 3:
         raise ValueError(f"sheet: score at least 3 clips first (scored {rated.size})")
-    others = np.setdiff1d(panel.train, rated)
-    context = np.random.default_rng(rng).choice(others, min(n_context, others.size),
-                                                replace=False)
-    chosen = np.concatenate([rated, np.sort(context)])
+    chosen = _with_context(panel, rated, n_context, np.random.default_rng(rng))
     experts = panel.ratings.subset(chosen)
     everyone = with_listener(experts, np.arange(rated.size), scores)
     X = pca_whiten(panel.features[chosen], panel.features[chosen])
