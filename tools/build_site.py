@@ -360,6 +360,18 @@ FIGURE_BLOCK = r"""
 {%- endblock data_png %}
 """
 
+# The code as pygments highlighted it. nbconvert runs each cell's highlighted code through bleach
+# as well, which changes nothing (pygments escapes the source) and took a third of the export.
+CODE_BLOCK = r"""
+{% block input %}
+<div class="jp-CodeMirrorEditor jp-Editor jp-InputArea-editor" data-type="inline">
+     <div class="cm-editor cm-s-jupyter">
+{{ cell.source | highlight_code(metadata=cell.metadata) }}
+     </div>
+</div>
+{%- endblock input %}
+"""
+
 PAGE_TEMPLATE = r"""
 {%- extends 'index.html.j2' -%}
 {%- block html_head_js -%}{%- endblock html_head_js -%}
@@ -372,7 +384,7 @@ PAGE_TEMPLATE = r"""
 {{ super() }}
 <nav class="course-nav">{{ resources.course_nav }}</nav>
 {%- endblock body_header -%}
-""" + FIGURE_BLOCK
+""" + FIGURE_BLOCK + CODE_BLOCK
 
 SLIDES_TEMPLATE = r"""
 {%- extends 'index.html.j2' -%}
@@ -426,7 +438,7 @@ Reveal.on("slidechanged", function () {
 });
 </script>
 {% endblock footer_js %}
-""" + FIGURE_BLOCK
+""" + FIGURE_BLOCK + CODE_BLOCK
 
 
 def find_rise_static() -> Path:
