@@ -32,7 +32,7 @@ import pocketsphinx  # noqa: E402
 from course_lib.panel_prediction import ExpertPanel  # noqa: E402
 from course_lib.recording import resample  # noqa: E402
 from course_lib.widgets.pronunciation import PronunciationPanel  # noqa: E402
-from course_lib.data.speechocean762 import (_load_pronunciation_scorer,  # noqa: E402
+from course_lib.data.speechocean762 import (load_pronunciation_scorer,  # noqa: E402
                                             load_speechocean762)
 
 GOAL_RATIO, GOAL_SECONDS = 1.1, 0.7
@@ -79,7 +79,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     panel = load_speechocean762()
-    scorer, passes = _load_pronunciation_scorer(), decoder_alone()
+    scorer, passes = load_pronunciation_scorer(), decoder_alone()
     # the corpus's own 16 kHz recordings (read from the corpus, not from data/), as int16
     clips = [(np.round(clip.samples * 32768).clip(-32768, 32767).astype(np.int16), clip.text)
              for clip in panel.example_audio_16k()]

@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .data import DataError
-from .data.speechocean762 import (_load_gop_thresholds, _load_pronunciation_scorer,
+from .data.speechocean762 import (load_gop_thresholds, load_pronunciation_scorer,
                                   load_speechocean762)
 from .features import pca_whiten
 from .pronunciation import (Pronunciation, PhoneScore, WordReading, WordScore, completeness,
@@ -51,7 +51,8 @@ from .recording import read_wav
 from .results import load_result
 
 __all__ = ["PANEL_MODELS", "panel_model", "PanelPredictive", "panel_predictive",
-           "calibrated_half_width", "PanelEvaluation", "PanelPrediction", "ExpertPanel"]
+           "calibrated_half_width", "PanelEvaluation", "PanelPrediction", "ExpertPanel",
+           "rubric_text", "POPULATION_CAVEAT"]
 
 _EXPERIMENT = "pronunciation_panel"
 _INPUTS = "gop"
@@ -61,9 +62,10 @@ _RUBRIC = ((9, 10, "excellent", "no noticeable mistake"), (7, 8, "good", "a few 
            (5, 6, "understandable", "many mistakes and a strong accent"),
            (3, 4, "poor", "serious mistakes throughout"),
            (0, 2, "very poor", "hardly a word recognisable"))
-_POPULATION = ("It learned from Mandarin-speaking learners of English, about half of them "
-               "children, recorded on the corpus's microphones: for other speakers, accents or "
-               "microphones it extrapolates.")
+# who the panel learned from, said beside every prediction (the summary, the lab panel)
+POPULATION_CAVEAT = ("It learned from Mandarin-speaking learners of English, about half of "
+                     "them children, recorded on the corpus's microphones: for other speakers, "
+                     "accents or microphones it extrapolates.")
 _MAX_BLAMED = 3
 
 
@@ -87,7 +89,7 @@ def _reading_accuracy() -> str:
             f"{100 * test['flagged_misread']:.0f}% of those they scored 3 or less")
 
 
-def _rubric_text() -> str:
+def rubric_text() -> str:
     """The rubric's bands on one line (the summary, the lab panel)."""
     return "; ".join(f"{low}-{high} {band}, {meaning}" for low, high, band, meaning in _RUBRIC)
 
@@ -206,9 +208,9 @@ class PanelPrediction:
                      "with 50%).")
         lines = [f"Note: {note}." for note in self.notes] + [
             f"Aspect: {self.aspect} of pronunciation as speechocean762's five experts score it, "
-            f"0-10 ({_rubric_text()}).", mean_line,
-            f"How far to trust it. {self.evaluation.statement()} {_POPULATION}"] if preamble \
-            else [mean_line]
+            f"0-10 ({rubric_text()}).", mean_line,
+            f"How far to trust it. {self.evaluation.statement()} {POPULATION_CAVEAT}"] \
+            if preamble else [mean_line]
         lines.append("One expert's score (an expert drawn at random from the five):")
         peak = max(float(self.distribution.max()), 1e-12)
         for score, p in enumerate(self.distribution):
@@ -321,8 +323,8 @@ class ExpertPanel:
                                chosen["noise_variance"], train.n_raters)
         self._gp.fit(self._whiten(self._train_features), centre_scores(train))
         self.scale = train.scale
-        self.scorer = _load_pronunciation_scorer()
-        self._thresholds = _load_gop_thresholds()
+        self.scorer = load_pronunciation_scorer()
+        self._thresholds = load_gop_thresholds()
         self.feedback = FeedbackModel()
 
     def _whiten(self, features) -> np.ndarray:

@@ -27,7 +27,7 @@ experts gave it 0").
 Training labels. Our phones come from pocketsphinx's CMU dictionary, the experts' canonical
 phones from the corpus's lexicon; the two can differ (THE as DH AH or DH IY, a reduced vowel).
 :func:`expert_phone_scores` aligns them word by word by edit distance (the alignment of
-:func:`course_lib.data.speechocean762_markup._align_phones`): a phone of ours paired with a canonical
+:func:`course_lib.data.speechocean762_markup.align_phones`): a phone of ours paired with a canonical
 phone takes that phone's expert scores, also when the two phones differ (the same place in the
 same word of the same speaker: what the experts judged there); a phone of ours with no partner
 gets none and is left out of training and scoring; a canonical phone with no partner is dropped.
@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .data.speechocean762_markup import WordJudgement, _align_phones
+from .data.speechocean762_markup import WordJudgement, align_phones
 from .gp.kernels import SquaredExponential
 from .gp.sparse import fit_sparse_gp, select_inducing_inputs
 from .pronunciation import PhoneScore, Pronunciation
@@ -127,7 +127,7 @@ def expert_phone_scores(phones: Sequence[PhoneScore],
             raise ValueError(f"judgements: word {index} is {judgement.word!r} but the phones "
                              f"say {phones[own[0]].word!r}; pass the same sentence's judgements")
         ours = tuple(phones[k].phone for k in own)
-        for i, j in _align_phones(ours, judgement.phones)[1]:
+        for i, j in align_phones(ours, judgement.phones)[1]:
             if i is None or j is None:
                 counts[2 if j is None else 3] += 1
                 continue

@@ -11,7 +11,8 @@ write itself:
    :func:`course_lib.data.fluency.speech_activity` (10 ms frames; a frame is speech when its RMS
    is within 35 dB of the loudest frame), keeping 30 ms either side; a silent take, or one
    with less than 50 ms of speech, is :class:`EmptyRecording`;
-3. :func:`read_wav` of a 16-bit mono file, as the recorder saves it.
+3. :func:`write_wav` of a take to a 16-bit mono file, as the recorder saves it, and
+   :func:`read_wav` of one.
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ import numpy as np
 from scipy.signal import resample_poly
 
 from .data.fluency import VAD_FRAME_S, speech_activity
-from .stimuli import _wav_bytes
+from .stimuli import wav_bytes
 from .validation import _as_positive_float, _as_positive_int
 
-__all__ = ["Take", "EmptyRecording", "resample", "trim_silence", "read_wav"]
+__all__ = ["Take", "EmptyRecording", "resample", "trim_silence", "read_wav", "write_wav",
+           "SAMPLE_RATE"]
 
-_SAMPLE_RATE = 8000          # Hz: the course's speech rate (data/digits)
+SAMPLE_RATE = 8000          # Hz: the course's speech rate (data/digits)
 _TRIM_MARGIN_S = 0.03        # s of signal kept before the first and after the last speech frame
 # A take whose peak stays below this (about -80 dB re full scale; one step of 16-bit PCM is
 # -90 dB) is silence: a muted or disconnected microphone, not a quiet word.
@@ -62,7 +64,7 @@ class EmptyRecording(ValueError):
     """A take with no speech in it (silent, or too short): it is not kept."""
 
 
-def resample(samples, source_rate: int, target_rate: int = _SAMPLE_RATE) -> np.ndarray:
+def resample(samples, source_rate: int, target_rate: int = SAMPLE_RATE) -> np.ndarray:
     """``samples`` at ``source_rate`` resampled to ``target_rate`` (both in Hz) by a polyphase
     filter (``scipy.signal.resample_poly`` with the reduced ratio target/source)."""
     x = np.asarray(samples, dtype=np.float64)
@@ -78,7 +80,7 @@ def resample(samples, source_rate: int, target_rate: int = _SAMPLE_RATE) -> np.n
     return resample_poly(x, ratio.numerator, ratio.denominator)
 
 
-def trim_silence(samples, sample_rate: int = _SAMPLE_RATE, *,
+def trim_silence(samples, sample_rate: int = SAMPLE_RATE, *,
                  margin_s: float = _TRIM_MARGIN_S) -> tuple[np.ndarray, float, float]:
     """The speech part of ``samples``: from the first to the last 10 ms frame that
     :func:`course_lib.data.fluency.speech_activity` marks as speech, widened by ``margin_s``
@@ -102,7 +104,10 @@ def trim_silence(samples, sample_rate: int = _SAMPLE_RATE, *,
     return x[start:end].copy(), start / sample_rate, end / sample_rate
 
 
-def _write_wav(path, take: Take, *, overwrite: bool = False) -> Path:
+def write_wav(path, take: Take, *, overwrite: bool = False) -> Path:
+    """Write ``take`` (its trimmed samples) to ``path`` as a 16-bit mono WAV file, which
+    :func:`read_wav` reads back; ``path`` must end in .wav, its folder exist, and an existing
+    file is only replaced with ``overwrite``. Returns the path."""
     path = Path(path)
     if path.suffix.lower() != ".wav":
         raise ValueError(f"path: expected a file name ending in .wav, got {path.name!r}")
@@ -110,7 +115,7 @@ def _write_wav(path, take: Take, *, overwrite: bool = False) -> Path:
         raise ValueError(f"path: the folder {path.parent} does not exist")
     if path.exists() and not overwrite:
         raise ValueError(f"path: {path} exists already; choose another name")
-    path.write_bytes(_wav_bytes(take.samples, take.sample_rate))
+    path.write_bytes(wav_bytes(take.samples, take.sample_rate))
     return path
 
 

@@ -29,7 +29,7 @@ A = 10^(g / 40), w0 = 2 pi f0 / fs and c = cos w0,
 g = 0 gives H = 1 for every band. Sections are returned normalised (a0 = 1) as rows
 (b0, b1, b2, 1, a1, a2) of a ``scipy.signal.sosfilt`` array; the whole equaliser is their
 cascade, so its response is the product of the bands' responses.
-:func:`_standard_equaliser` lays out 2-4 bands: bass and treble shelves, with one or two
+:func:`standard_equaliser` lays out 2-4 bands: bass and treble shelves, with one or two
 peaking bands in between.
 
 Clips (16 kHz mono, float64 in [-1, 1])
@@ -44,11 +44,11 @@ Clips (16 kHz mono, float64 in [-1, 1])
 Loudness and playback
 ---------------------
 Boosting a band makes a sound louder, and louder tends to win a comparison whatever the spectrum.
-:func:`_loudness_matched` therefore scales the versions of a pair to the same RMS (one common
+:func:`loudness_matched` therefore scales the versions of a pair to the same RMS (one common
 factor more if needed so that neither clips). RMS is a crude loudness: Nielsen et al. 2013 used
 A-weighted levels; equal RMS still removes most of the level difference a gain change causes.
-:func:`_wav_bytes` encodes a waveform as a 16-bit PCM WAV file in memory (standard library ``wave``) for
-``ipywidgets.Audio`` or ``IPython.display.Audio``.
+:func:`wav_bytes` encodes a waveform as a 16-bit PCM WAV file in memory (standard library
+``wave``) for ``ipywidgets.Audio`` or ``IPython.display.Audio``.
 """
 
 from __future__ import annotations
@@ -61,24 +61,26 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.signal import sosfilt
 
-from .data.wav import _load_waveform
+from .data.wav import load_waveform
 from .validation import (_as_float_array, _as_positive_float, _as_positive_int, _check_array_size,
                          _check_choice)
 
-__all__ = []
+__all__ = ["standard_equaliser", "CLIPS", "CLIP_TRANSCRIPTS", "load_clip", "loudness_matched",
+           "wav_bytes", "TONE_FREQUENCY", "TONE_DURATION", "TONE_CLIP_DURATION", "tone_snr_db",
+           "tone_in_noise"]
 
 _SAMPLE_RATE = 16000
 _SPEECH_DATASET = "speech_clip"
 _SPEECH_FILE = "speech.wav"
 _BAND_KINDS = ("low_shelf", "peaking", "high_shelf")
-_CLIPS = ("speech", "music")
+CLIPS = ("speech", "music")
 # what each clip says or plays, shown beside its players for a listener who cannot hear them
-_CLIP_TRANSCRIPTS = {
+CLIP_TRANSCRIPTS = {
     "speech": 'the sentence "She sells sea shells by the sea shore, on a sunny summer day." '
               "(a synthetic voice)",
     "music": "a synthesised loop without words: the chords C, A minor, F and G over a bass "
              "line, with a hi-hat on every beat and a kick drum on every other"}
-# _loudness_matched keeps every sample below this (int16 full scale is 1 - 2^-15)
+# loudness_matched keeps every sample below this (int16 full scale is 1 - 2^-15)
 _PEAK_LIMIT = 0.99
 # the level both versions of a pair are scaled to (-20 dB re full scale), unless that clips
 _TARGET_RMS = 0.1
@@ -251,7 +253,7 @@ _LAYOUTS = {
 }
 
 
-def _standard_equaliser(n_bands: int = 2, *, sample_rate: float = _SAMPLE_RATE) -> _Equaliser:
+def standard_equaliser(n_bands: int = 2, *, sample_rate: float = _SAMPLE_RATE) -> _Equaliser:
     """The course's equaliser with 2, 3 or 4 bands: bass shelf 250 Hz and treble shelf 3 kHz;
     bass 250 Hz, mid peak 1 kHz, treble 4 kHz; or bass 200 Hz, peaks at 700 Hz and 2 kHz,
     treble 5 kHz."""
@@ -269,7 +271,7 @@ def _standard_equaliser(n_bands: int = 2, *, sample_rate: float = _SAMPLE_RATE) 
 def _load_speech_clip() -> np.ndarray:
     """The shipped sentence (``data/speech_clip/speech.wav``, 16 kHz), read-only float64 in
     [-1, 1); verified against the data set's SHA256SUMS on every call."""
-    return _load_waveform(_SPEECH_DATASET, _SPEECH_FILE, _SAMPLE_RATE)
+    return load_waveform(_SPEECH_DATASET, _SPEECH_FILE, _SAMPLE_RATE)
 
 
 # the chord progression C, A minor, F, G (root, third, fifth in Hz, fourth octave)
@@ -325,9 +327,9 @@ def _synthesised_music(duration: float = 3.0, *, sample_rate: float = _SAMPLE_RA
     return 0.9 * x / np.max(np.abs(x))
 
 
-def _load_clip(name: str) -> np.ndarray:
-    """The clip ``name`` ("speech" or "music"; see :data:`_CLIPS`) at 16 kHz."""
-    _check_choice(name, "name", _CLIPS)
+def load_clip(name: str) -> np.ndarray:
+    """The clip ``name`` ("speech" or "music"; see :data:`CLIPS`) at 16 kHz."""
+    _check_choice(name, "name", CLIPS)
     return _load_speech_clip() if name == "speech" else _synthesised_music()
 
 
@@ -338,7 +340,7 @@ def _rms(waveform) -> float:
     return float(np.sqrt(np.mean(waveform ** 2)))
 
 
-def _loudness_matched(*waveforms, target_rms: float = _TARGET_RMS) -> list[np.ndarray]:
+def loudness_matched(*waveforms, target_rms: float = _TARGET_RMS) -> list[np.ndarray]:
     """The ``waveforms`` each scaled to RMS ``target_rms``, then all by one common factor if
     needed so that no sample reaches :data:`_PEAK_LIMIT`: equal RMS, no clipping. A silent
     waveform (RMS 0) cannot be matched and raises."""
@@ -358,10 +360,10 @@ def _loudness_matched(*waveforms, target_rms: float = _TARGET_RMS) -> list[np.nd
     return scaled
 
 
-def _wav_bytes(waveform, sample_rate: int = _SAMPLE_RATE) -> bytes:
+def wav_bytes(waveform, sample_rate: int = _SAMPLE_RATE) -> bytes:
     """``waveform`` (1-D, samples in [-1, 1]) as a mono 16-bit PCM WAV file in memory, for
     ``ipywidgets.Audio(value=..., format="wav")``. Samples beyond full scale would clip, so
-    they are refused (scale with :func:`_loudness_matched` first)."""
+    they are refused (scale with :func:`loudness_matched` first)."""
     waveform = _as_float_array(waveform, "waveform", ndim=1)
     sample_rate = _as_positive_int(sample_rate, "sample_rate")
     if sample_rate > _MAX_WAV_SAMPLE_RATE:
@@ -371,7 +373,7 @@ def _wav_bytes(waveform, sample_rate: int = _SAMPLE_RATE) -> bytes:
     peak = float(np.max(np.abs(waveform)))
     if peak > 1.0:
         raise ValueError(f"waveform: samples reach {peak:.3g}, beyond full scale 1 (they would "
-                         "clip); scale it first, e.g. with _loudness_matched")
+                         "clip); scale it first, e.g. with loudness_matched")
     samples = np.round(waveform * 32767.0).astype("<i2")
     buffer = io.BytesIO()
     with wave.open(buffer, "wb") as handle:
@@ -392,10 +394,10 @@ def _wav_bytes(waveform, sample_rate: int = _SAMPLE_RATE) -> bytes:
 # noise power inside one auditory filter (~130 Hz of the 8 kHz band, about -18 dB re the whole
 # noise), i.e. around -20 dB re the noise: with max_snr_db = -12 dB that is u ~ 0.4, inside
 # the range whatever the listener's headphones.
-_TONE_FREQUENCY = 1000.0      # Hz
+TONE_FREQUENCY = 1000.0      # Hz
 _TONE_MAX_SNR_DB = -12.0      # dB, tone RMS re noise RMS at level 1
 _TONE_NOISE_RMS = 0.1         # -20 dB re full scale: Gaussian peaks (~4.5 sd) stay far below 1
-_TONE_DURATION, _TONE_CLIP_DURATION = 0.4, 0.8     # s: the tone, centred in the noise clip
+TONE_DURATION, TONE_CLIP_DURATION = 0.4, 0.8     # s: the tone, centred in the noise clip
 _TONE_RAMP, _CLIP_RAMP = 0.02, 0.01                # s: raised-cosine on/off ramps
 _TONE_NOISE_SEED = 20261122  # one frozen noise: every trial's noise is the same sample
 
@@ -411,7 +413,7 @@ def _raised_cosine_ramps(n: int, n_ramp: int) -> np.ndarray:
     return envelope
 
 
-def _tone_snr_db(level, *, max_snr_db: float = _TONE_MAX_SNR_DB) -> np.ndarray:
+def tone_snr_db(level, *, max_snr_db: float = _TONE_MAX_SNR_DB) -> np.ndarray:
     """The tone's level re the noise (dB) at ``level`` in (0, 1]: 20 log10(level) + max_snr_db
     (level 0, no tone, is -inf dB)."""
     level = _as_float_array(level, "level")
@@ -422,11 +424,11 @@ def _tone_snr_db(level, *, max_snr_db: float = _TONE_MAX_SNR_DB) -> np.ndarray:
         return 20.0 * np.log10(level) + max_snr_db
 
 
-def _tone_in_noise(level: float, *, frequency: float = _TONE_FREQUENCY,
+def tone_in_noise(level: float, *, frequency: float = TONE_FREQUENCY,
                   max_snr_db: float = _TONE_MAX_SNR_DB, noise_rms: float = _TONE_NOISE_RMS,
                   sample_rate: int = _SAMPLE_RATE) -> tuple[np.ndarray, np.ndarray]:
-    """A detection trial: ``_TONE_CLIP_DURATION`` s of white Gaussian noise at RMS ``noise_rms``
-    with a sine of ``frequency`` Hz, ``_TONE_DURATION`` s long and centred in it, at ``level``
+    """A detection trial: ``TONE_CLIP_DURATION`` s of white Gaussian noise at RMS ``noise_rms``
+    with a sine of ``frequency`` Hz, ``TONE_DURATION`` s long and centred in it, at ``level``
     in [0, 1] (comment above: tone RMS over its flat part = level * noise_rms *
     10^(max_snr_db / 20); level 0 is the noise alone, sample for sample).
 
@@ -451,14 +453,14 @@ def _tone_in_noise(level: float, *, frequency: float = _TONE_FREQUENCY,
     if noise_rms > 0.15:
         raise ValueError(f"noise_rms: above 0.15 the noise's peaks would clip, got "
                          f"{noise_rms:g}")
-    n = int(round(_TONE_CLIP_DURATION * sample_rate))
-    _check_array_size((n,), "sample_rate", f"a {_TONE_CLIP_DURATION:g} s clip at {sample_rate} Hz",
+    n = int(round(TONE_CLIP_DURATION * sample_rate))
+    _check_array_size((n,), "sample_rate", f"a {TONE_CLIP_DURATION:g} s clip at {sample_rate} Hz",
                      f"use the course's {_SAMPLE_RATE} Hz (any rate above twice the tone's "
                      "frequency will do)")
     noise = np.random.default_rng(_TONE_NOISE_SEED).standard_normal(n)
     noise *= noise_rms / np.sqrt(np.mean(noise ** 2))
     noise *= _raised_cosine_ramps(n, int(round(_CLIP_RAMP * sample_rate)))
-    n_tone = int(round(_TONE_DURATION * sample_rate))
+    n_tone = int(round(TONE_DURATION * sample_rate))
     start = (n - n_tone) // 2
     amplitude = np.sqrt(2.0) * level * noise_rms * 10.0 ** (max_snr_db / 20.0)  # RMS -> peak
     t = np.arange(n_tone) / sample_rate

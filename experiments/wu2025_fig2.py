@@ -3,7 +3,7 @@
 The latent is f(x) = x^2 / 2 on [-2, 2]; 30 yes/no answers y ~ Bernoulli(Phi(f(x))) at 30
 equally spaced inputs (``numpy.linspace(-2, 2, 30)``, so both ends are inputs and 0 is not),
 drawn once from ``task_rng(0, "answers")``. Two full-rank variational GPs
-(:class:`course_lib.mixed.variational_gp.VariationalGP`) are fitted to the same answers:
+(:class:`course_lib.mixed.variational.VariationalGP`) are fitted to the same answers:
 
 * ``plain`` -- the Bernoulli probit answers alone;
 * ``mixed`` -- a :class:`~course_lib.mixed.mixed_likelihood.MixedLikelihood` of the same answers and
@@ -37,7 +37,7 @@ from course_lib.gp import SquaredExponential
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint
 from course_lib.gp.priors import Gamma
 from course_lib.mixed.mixed_likelihood import MixedLikelihood
-from course_lib.mixed.variational_gp import VariationalGP
+from course_lib.mixed.variational import VariationalGP
 from course_lib.linalg import JitterWarning
 
 from .common import RESULTS_DIR, compare_runs, run_experiment, task_rng, to_json

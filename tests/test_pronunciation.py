@@ -16,9 +16,9 @@ import numpy as np
 import pocketsphinx
 import pytest
 
-from course_lib.data.speechocean762 import (_load_gop_thresholds, _load_pronunciation_scorer,
+from course_lib.data.speechocean762 import (load_gop_thresholds, load_pronunciation_scorer,
                                             load_speechocean762)
-from course_lib.pronunciation import (_GOP_FEATURE_NAMES, _SAMPLE_RATE, GopThresholds, PhoneScore,
+from course_lib.pronunciation import (GOP_FEATURE_NAMES, _SAMPLE_RATE, GopThresholds, PhoneScore,
                                       Pronunciation, PronunciationScorer, gop_features)
 
 NATS_PER_UNIT = 1024 * math.log(1.0001)   # pocketsphinx: base 1.0001, 10-bit shift
@@ -32,7 +32,7 @@ SAME_BUILD = (metadata.version("pocketsphinx"), platform.system(),
 
 @pytest.fixture(scope="module")
 def scorer():
-    return _load_pronunciation_scorer()
+    return load_pronunciation_scorer()
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +54,7 @@ def clips(panel):
 def test_live_scores_reproduce_the_shipped_phone_table(scorer, panel, clips):
     shipped = panel.example_phones()
     assert sorted(shipped) == sorted(clips)
-    thresholds = _load_gop_thresholds()
+    thresholds = load_gop_thresholds()
     for item, (samples, text) in clips.items():
         scored = scorer.score(samples, _SAMPLE_RATE, text)
         assert scored.aligned and scored.notes == ()
@@ -82,8 +82,8 @@ def test_a_sentence_scores_the_same_whatever_was_scored_before(clips):
     fresh = {}
     for item in order:
         samples, text = clips[item]
-        fresh[item] = _load_pronunciation_scorer().score(samples, _SAMPLE_RATE, text)
-    shared = _load_pronunciation_scorer()
+        fresh[item] = load_pronunciation_scorer().score(samples, _SAMPLE_RATE, text)
+    shared = load_pronunciation_scorer()
     for item in reversed(order):
         samples, text = clips[item]
         assert shared.score(samples, _SAMPLE_RATE, text) == fresh[item], item
@@ -155,7 +155,7 @@ def test_a_wrong_text_or_a_wrong_phone_scores_lower(scorer, clips):
 
 
 def load_pronunciation_scorer_with(extra: dict[str, str]) -> PronunciationScorer:
-    scorer = _load_pronunciation_scorer()
+    scorer = load_pronunciation_scorer()
     for word, phones in extra.items():
         scorer.add_word(word, phones)
     return scorer
@@ -182,7 +182,7 @@ def make_scored(gops, words, frames) -> Pronunciation:
 def test_features_are_the_summaries_they_name():
     scored = make_scored([-1.0, -3.0, 0.5, -6.0], [0, 0, 1, 1], [10, 30, 20, 40])
     thresholds = GopThresholds(-2.0, -5.0, -3.0, tuple(range(17)))
-    got = dict(zip(_GOP_FEATURE_NAMES, gop_features(scored, thresholds)))
+    got = dict(zip(GOP_FEATURE_NAMES, gop_features(scored, thresholds)))
     gop = np.array([-1.0, -3.0, 0.5, -6.0])
     word_gop = [(10 * -1 + 30 * -3) / 40, (20 * 0.5 + 40 * -6) / 60]
     expected = {
@@ -205,7 +205,7 @@ def test_a_sentence_that_does_not_align_gets_the_training_medians(scorer, clips)
     assert not scored.aligned and scored.phones == ()
     assert any("did not align" in note for note in scored.notes)
     assert "does not match the text" in scored.notes[-1]
-    thresholds = _load_gop_thresholds()
+    thresholds = load_gop_thresholds()
     np.testing.assert_array_equal(gop_features(scored, thresholds), thresholds.medians)
 
 

@@ -40,7 +40,7 @@ import pytest
 from scipy.io import wavfile
 from scipy.stats import binom
 
-from course_lib.data.speechocean762 import _load_pronunciation_scorer
+from course_lib.data.speechocean762 import load_pronunciation_scorer
 from course_lib.pronunciation import (_MATCH_MEASURE, PhoneScore, Pronunciation, WordReading,
                                       _committed_threshold, completeness, word_readings)
 from course_lib.results import load_result
@@ -69,7 +69,7 @@ def _manifest() -> dict:
 @pytest.fixture(scope="module")
 def scored_clips():
     """[(clip, Pronunciation, readings at the committed threshold)] in manifest order."""
-    scorer = _load_pronunciation_scorer()
+    scorer = load_pronunciation_scorer()
     out = []
     for clip in _manifest()["clips"]:
         rate, samples = wavfile.read(CLIPS / clip["file"])

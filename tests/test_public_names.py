@@ -5,12 +5,15 @@ A name is public when it is a module-level ``def``, ``class`` or assignment not 
 ``solutions/``, ``exercises/`` or ``class/`` or a file of ``experiments/`` names it with its
 module (an import from it, ``module.name``, its path), or a unit's face lists it in
 ``__all__``, or a module re-exports it under a public name that is so used. A top-level
-module's ``__all__`` is no use of its own (it lists what readers use). Other course_lib modules
-do not count, widgets included (an explorer's figure builders and input parsers are the
-library's own), and neither do ``bench/`` and ``tools/``: like the tests, they are the
-maintainers' code (data generators, the mutation check, speed ratios of engine functions) and
-may use internal names. A helper only the library, its tests, benches or tools call is internal
-and carries a leading underscore. Public without such a use by rule: a class or type alias a
+module's ``__all__`` is no use of its own (it lists what readers use). Modules of its own room
+(package, or module at the top) do not count, and neither do ``bench/`` and ``tools/``: like
+the tests, they are the maintainers' code (data generators, the mutation check, speed ratios of
+engine functions) and may use internal names. A helper only its own room, the tests, benches or
+tools call is internal and carries a leading underscore. A name another room of course_lib takes
+is its room's interface, for nothing private crosses a room (``tests/test_layers.py``): a
+figure builder of ``plotting`` that an explorer of ``widgets`` calls is public; a helper of
+``validation`` or ``linalg``, which every room may take while private, is not made public by
+that. Public without such a use by rule: a class or type alias a
 student meets in ``help()`` or a repr (a type in a public signature, the result type a public
 function returns and the types its fields hold, the base of a public class), an exception or
 warning class a user may catch, a core ``docs/ALGORITHMS.md`` names, and a
@@ -26,6 +29,8 @@ import re
 import sys
 from functools import cache
 from pathlib import Path
+
+from tests.test_layers import OPEN_HELPERS, _room, cross_room_uses
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "course_lib"
@@ -203,18 +208,27 @@ def _taught() -> set[str]:
     return {name for text in texts for name in re.findall(r"\bcourse_lib(?:\.\w+)+", text)}
 
 
-def _used(module: str, name: str, seen: frozenset = frozenset()) -> bool:
-    """Used by a reader under this name, or under a public name another module re-exports it as."""
-    if users(module, name) or (module, name) in _face_names():
+def _taken_by_other_rooms() -> frozenset[tuple[str, str]]:
+    """(module, name) of every name another room of course_lib takes (from any module but
+    validation and linalg): its room's interface."""
+    trees = {_own_path(module): tree for module, tree in _trees().items()}
+    return frozenset((module, name) for _, _, _, module, name in cross_room_uses(trees)
+                     if name and _room(module) not in OPEN_HELPERS)
+
+
+def _used(module: str, name: str, taken: frozenset, seen: frozenset = frozenset()) -> bool:
+    """Used by a reader or by another room under this name, or under a public name another
+    module re-exports it as."""
+    if users(module, name) or (module, name) in _face_names() or (module, name) in taken:
         return True
-    return any(not alias.startswith("_") and _used(importer, alias, seen | {(module, name)})
+    return any(not alias.startswith("_") and _used(importer, alias, taken, seen | {(module, name)})
                for importer, alias in _re_exports().get((module, name), ())
                if (importer, alias) not in seen)
 
 
 def unused_public_names() -> list[str]:
     """``module.name`` of every public name no reader uses, the public-by-rule ones apart."""
-    cores, taught = algorithm_cores(), _taught()
+    cores, taught, taken = algorithm_cores(), _taught(), _taken_by_other_rooms()
     found = []
     for module, tree in _trees().items():
         exceptions = {n.name for n in tree.body if isinstance(n, ast.ClassDef) and _is_exception(n)}
@@ -223,7 +237,7 @@ def unused_public_names() -> list[str]:
                     or (name in interface_types() and any(  # a class or a type alias
                         name in _targets(n) for n in tree.body))):
                 continue
-            if not _used(module, name):
+            if not _used(module, name, taken):
                 found.append(f"{module}.{name}")
     return found
 
@@ -286,3 +300,14 @@ def test_the_rule_sees_a_helper_only_the_library_uses(monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "users",
                         lambda module, name: reader * (module == "course_lib.gmm.gaussian"))
     assert "course_lib.linalg.spare_helper" not in unused_public_names()
+
+
+def test_a_name_another_room_takes_is_its_rooms_interface(monkeypatch):
+    """An explorer's import makes a plotting helper public; a plotting module's does not."""
+    _with_source(monkeypatch, "course_lib.plotting.colour", "\n\ndef spare_helper():\n    pass\n")
+    _with_source(monkeypatch, "course_lib.plotting.gp",
+                 "\n\nfrom course_lib.plotting.colour import spare_helper\n")
+    assert "course_lib.plotting.colour.spare_helper" in unused_public_names()
+    _with_source(monkeypatch, "course_lib.widgets.gp",
+                 "\n\nfrom course_lib.plotting.colour import spare_helper\n")
+    assert "course_lib.plotting.colour.spare_helper" not in unused_public_names()

@@ -27,7 +27,7 @@ def one_band(kind, frequency, q=1.0):
 
 @pytest.mark.parametrize("n_bands", [2, 3, 4])
 def test_response_equals_scipy_freqz_of_the_sections(n_bands):
-    eq = A._standard_equaliser(n_bands)
+    eq = A.standard_equaliser(n_bands)
     gains = np.linspace(-12, 9, n_bands)
     frequencies = np.linspace(0, FS / 2, 257)
     sections = eq.sos(gains)
@@ -94,7 +94,7 @@ def test_zero_gain_sections_pass_the_signal_unchanged(kind):
 def test_a_steady_sine_comes_out_scaled_by_the_response(frequency, gains):
     """Time domain, independent of the response formula: a long sine through ``apply``
     (scipy's sosfilt) has, after the transient, the amplitude |H(f)| of the design."""
-    eq = A._standard_equaliser(3)
+    eq = A.standard_equaliser(3)
     t = np.arange(3 * FS) / FS
     y = eq.apply(np.sin(2 * np.pi * frequency * t), gains)
     steady = y[FS:]                                  # 1 s of transient discarded
@@ -106,7 +106,7 @@ def test_a_steady_sine_comes_out_scaled_by_the_response(frequency, gains):
 
 def test_the_bands_of_the_standard_layouts_are_named_and_ordered():
     for n_bands in (2, 3, 4):
-        eq = A._standard_equaliser(n_bands)
+        eq = A.standard_equaliser(n_bands)
         assert eq.n_bands == n_bands and eq.names[0] == "bass" and eq.names[-1] == "treble"
         frequencies = [band.frequency for band in eq.bands]
         assert frequencies == sorted(frequencies) and frequencies[-1] < FS / 2
@@ -119,7 +119,7 @@ def test_music_is_deterministic_peak_normalised_and_spans_bass_and_treble():
     x = A._synthesised_music(3.0)
     np.testing.assert_array_equal(x, A._synthesised_music(3.0))
     assert x.shape == (3 * FS,) and np.max(np.abs(x)) == pytest.approx(0.9)
-    np.testing.assert_array_equal(A._load_clip("music"), x)
+    np.testing.assert_array_equal(A.load_clip("music"), x)
     spectrum = np.abs(np.fft.rfft(x)) ** 2
     f = np.fft.rfftfreq(x.size, 1 / FS)
     share = {name: spectrum[(f >= lo) & (f < hi)].sum() / spectrum.sum()
@@ -127,7 +127,7 @@ def test_music_is_deterministic_peak_normalised_and_spans_bass_and_treble():
     # both shelves of the 2-band equaliser act on a clearly audible part of the energy
     assert share["bass"] > 0.2 and share["treble"] > 0.05, share
     # the equaliser changes the clip audibly: +12 dB treble adds more than 3 dB of level
-    eq = A._standard_equaliser(2)
+    eq = A.standard_equaliser(2)
     assert 20 * np.log10(A._rms(eq.apply(x, [0, 12])) / A._rms(x)) > 3
 
 
@@ -140,16 +140,16 @@ def test_music_length_follows_duration():
 
 def test_loudness_matched_gives_equal_rms_and_no_clipping():
     x = A._synthesised_music(1.0)
-    eq = A._standard_equaliser(2)
+    eq = A.standard_equaliser(2)
     loud, quiet = eq.apply(x, [12, 12]), eq.apply(x, [-12, -12])
     assert A._rms(loud) / A._rms(quiet) > 4                    # over 12 dB apart before
-    a, b = A._loudness_matched(loud, quiet)
+    a, b = A.loudness_matched(loud, quiet)
     assert A._rms(a) == pytest.approx(A._rms(b), rel=1e-12)
     assert max(np.max(np.abs(a)), np.max(np.abs(b))) < A._PEAK_LIMIT
     # shapes are kept: the outputs are the inputs times a positive factor
     np.testing.assert_allclose(a / loud, (a / loud)[0])
     # the target level when nothing would clip
-    c, d = A._loudness_matched(0.01 * np.sin(np.arange(1000)), 0.5 * np.cos(np.arange(1000)),
+    c, d = A.loudness_matched(0.01 * np.sin(np.arange(1000)), 0.5 * np.cos(np.arange(1000)),
                               target_rms=0.05)
     assert A._rms(c) == pytest.approx(0.05) and A._rms(d) == pytest.approx(0.05)
 
@@ -160,8 +160,8 @@ def test_rms_of_a_full_scale_sine():
 
 
 def test_wav_bytes_round_trip_through_two_readers():
-    x = A._loudness_matched(A._synthesised_music(0.5))[0]
-    blob = A._wav_bytes(x)
+    x = A.loudness_matched(A._synthesised_music(0.5))[0]
+    blob = A.wav_bytes(x)
     rate, samples = wavfile.read(io.BytesIO(blob))
     assert rate == FS and samples.dtype == np.int16 and samples.shape == x.shape
     np.testing.assert_allclose(samples / 32767.0, x, atol=0.5 / 32767 + 1e-12)
@@ -169,5 +169,5 @@ def test_wav_bytes_round_trip_through_two_readers():
         assert (handle.getnchannels(), handle.getsampwidth(), handle.getframerate(),
                 handle.getnframes()) == (1, 2, FS, x.size)
     # full scale maps to +-32767, no wrap-around
-    _, edge = wavfile.read(io.BytesIO(A._wav_bytes(np.array([-1.0, 0.0, 1.0]), 8000)))
+    _, edge = wavfile.read(io.BytesIO(A.wav_bytes(np.array([-1.0, 0.0, 1.0]), 8000)))
     np.testing.assert_array_equal(edge, [-32767, 0, 32767])

@@ -11,7 +11,7 @@ from scipy.io import wavfile
 
 import course_lib.data as data
 from course_lib.data import DataError
-from course_lib.stimuli import _SAMPLE_RATE, _SPEECH_DATASET, _SPEECH_FILE, _load_clip, \
+from course_lib.stimuli import _SAMPLE_RATE, _SPEECH_DATASET, _SPEECH_FILE, load_clip, \
     _load_speech_clip
 
 FOLDER = data._DATA_ROOT / _SPEECH_DATASET
@@ -45,7 +45,7 @@ def test_loader_returns_the_file_as_read_only_floats():
     clip = _load_speech_clip()
     np.testing.assert_array_equal(clip, samples / 32768.0)
     assert clip.dtype == np.float64 and not clip.flags.writeable
-    np.testing.assert_array_equal(_load_clip("speech"), clip)
+    np.testing.assert_array_equal(load_clip("speech"), clip)
 
 
 @pytest.fixture

@@ -26,6 +26,7 @@ CROSS_CUTTING_FILES = {
     "test_code_budget.py": "the size of every module and where its types live",
     "test_layers.py": "imports across the library",
     "test_library_labels.py": "names and docstrings across the library",
+    "test_model_modules.py": "each model of Units 6 and 7 beside its bound, and what it inherits",
     "test_mutation_tool.py": "tools/mutation_check.py",
     "test_nbgrader_roundtrip.py": "the grading round trip",
     "test_no_silent_skips.py": "conftest.py",

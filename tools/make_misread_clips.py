@@ -45,7 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from course_lib.data import _parse_int, _parse_text, _read_csv_table  # noqa: E402
-from course_lib.data.speechocean762 import (_DATASET, _load_pronunciation_scorer,  # noqa: E402
+from course_lib.data.speechocean762 import (_DATASET, load_pronunciation_scorer,  # noqa: E402
                                             load_speechocean762)
 
 FOLDER = Path(__file__).resolve().parents[1] / "tests" / "data" / "misread"
@@ -145,7 +145,7 @@ def main() -> None:
                        "debian_package": package_version(tool)} for tool in ("espeak-ng", "sox")}
     print(versions)
     panel = load_speechocean762()
-    scorer = _load_pronunciation_scorer()
+    scorer = load_pronunciation_scorer()
     examples = [row["item"] for row in _read_csv_table(
         _DATASET, "examples.csv", {"item": _parse_int, "label": _parse_text})]
     items = [item for item in examples if len(panel.texts[item].split()) <= MAX_WORDS]

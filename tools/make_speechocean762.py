@@ -63,7 +63,7 @@ from course_lib.data.speechocean762 import (_COMMIT, _GOP_RATE, _LEXICON,  # noq
                                             _corpus_lexicon, _recording, _sentences,
                                             _to_course_rate, _words_to_add)
 from course_lib.data.speechocean762_source import _CORPUS_MANIFEST  # noqa: E402
-from course_lib.pronunciation import (_GOP_FEATURE_NAMES, GopThresholds,  # noqa: E402
+from course_lib.pronunciation import (GOP_FEATURE_NAMES, GopThresholds,  # noqa: E402
                                       PronunciationScorer, gop_features)
 
 COMMIT = _COMMIT
@@ -199,14 +199,14 @@ def write_gop(folder: Path, rows, scored, examples) -> list[str]:
                           ["very_low_phone", stored(thresholds.very_low_phone)],
                           ["low_word", stored(thresholds.low_word)],
                           *([f"median_{name}", stored(value)] for name, value
-                            in zip(_GOP_FEATURE_NAMES, thresholds.medians))])
+                            in zip(GOP_FEATURE_NAMES, thresholds.medians))])
     # the features are computed from the stored (rounded) thresholds, as the live scorer will
     thresholds = GopThresholds(*(float(stored(v)) for v in (
         thresholds.low_phone, thresholds.very_low_phone, thresholds.low_word)),
         tuple(float(stored(v)) for v in thresholds.medians))
     with open(folder / "gop_features.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(["item", "aligned", *_GOP_FEATURE_NAMES])
+        writer.writerow(["item", "aligned", *GOP_FEATURE_NAMES])
         for item, s in enumerate(scored):
             aligned = s is not None and s.aligned
             values = gop_features(s, thresholds) if aligned else thresholds.medians

@@ -106,7 +106,7 @@ METRICS_TESTS = ("tests/test_metrics.py",)
 LAPLACE_TESTS = ("tests/preference/test_laplace.py",)
 EP_TESTS = ("tests/preference/test_ep.py", "tests/preference/test_tilted_distributions.py")
 ELBO_TESTS = ("tests/reference/test_variational_reference.py", "tests/mixed/test_variational.py",
-              "tests/mixed/test_mixed_likelihood.py", "tests/mixed/test_variational_gp.py")
+              "tests/mixed/test_mixed_likelihood.py", "tests/mixed/test_variational_model.py")
 LEVELSET_TESTS = ("tests/reference/test_levelset_reference.py", "tests/mixed/test_levelset.py")
 
 TARGETS = {t.name: t for t in (

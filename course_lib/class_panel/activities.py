@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from course_lib.data.speechocean762 import load_speechocean762
-from course_lib.stimuli import _load_clip, _loudness_matched, _standard_equaliser
+from course_lib.stimuli import load_clip, loudness_matched, standard_equaliser
 from course_lib.validation import _as_positive_int
 
 DEFAULT_SEED = 2026
@@ -109,11 +109,11 @@ class CompareActivity:
                 not 0 <= index < len(self.pairs):
             raise ValueError(f"index: expected a pair index 0..{len(self.pairs) - 1}, "
                              f"got {index!r}")
-        equaliser = _standard_equaliser(self.settings.shape[1])
-        waveform = _load_clip(self.clip)
+        equaliser = standard_equaliser(self.settings.shape[1])
+        waveform = load_clip(self.clip)
         first, second = self.pairs[index]
-        return tuple(_loudness_matched(equaliser.apply(waveform, self.settings[first]),
-                                       equaliser.apply(waveform, self.settings[second])))
+        return tuple(loudness_matched(equaliser.apply(waveform, self.settings[first]),
+                                      equaliser.apply(waveform, self.settings[second])))
 
 
 def rate_activity(seed: int = DEFAULT_SEED, n_clips: int = 20, *, panel=None) -> RateActivity:

@@ -21,10 +21,10 @@ from pathlib import Path
 import numpy as np
 
 from course_lib.class_panel.preferences import ClassPreferences
-from course_lib.class_panel.ratings import ClassRatings, _z
-from course_lib.stimuli import _standard_equaliser
+from course_lib.class_panel.ratings import ClassRatings, interval_z
+from course_lib.stimuli import standard_equaliser
 
-__all__ = ["student_page", "write_student_pages"]
+__all__ = ["student_page", "write_student_pages", "check_class_results"]
 
 #: The first line of every page: how an earlier page is told from any other file.
 _MARK = "<!-- class-panel page: written by write_student_pages; safe to delete -->"
@@ -39,7 +39,7 @@ def student_page(pseudonym: str, ratings: ClassRatings | None = None,
     ``ratings`` (:func:`~course_lib.class_panel.ratings.class_ratings_model`) and
     ``preferences`` (:func:`~course_lib.class_panel.preferences.class_preferences_model`);
     either may be None."""
-    _check_results(ratings, preferences)
+    check_class_results(ratings, preferences)
     if not isinstance(pseudonym, str):
         raise TypeError(f"pseudonym: expected text, got {type(pseudonym).__name__}")
     in_ratings = ratings is not None and ratings.row(pseudonym) is not None
@@ -63,7 +63,7 @@ def write_student_pages(folder, ratings: ClassRatings | None = None,
     ``folder/<pseudonym>.md`` and return the paths. ``folder`` is created if missing; one that
     holds anything but earlier pages is refused (nothing written), and so is a pseudonym that
     is not a plain file name or that differs from another only in upper / lower case."""
-    _check_results(ratings, preferences)
+    check_class_results(ratings, preferences)
     folder = Path(folder)
     names = _page_names(ratings, preferences, pseudonyms)
     _check_folder(folder)
@@ -77,7 +77,10 @@ def write_student_pages(folder, ratings: ClassRatings | None = None,
     return written
 
 
-def _check_results(ratings, preferences) -> None:
+def check_class_results(ratings, preferences) -> None:
+    """Refuse what is not the class's results: ``ratings`` a :class:`ClassRatings` or None,
+    ``preferences`` a :class:`~course_lib.class_panel.preferences.ClassPreferences` or None, and
+    not both None (the pages here and the figures of :mod:`course_lib.plotting.class_panel`)."""
     if ratings is not None and not isinstance(ratings, ClassRatings):
         raise TypeError(f"ratings: expected a ClassRatings or None, got "
                         f"{type(ratings).__name__}")
@@ -177,7 +180,7 @@ def _ratings_section(ratings: ClassRatings, r: int | None) -> list[str]:
 
 def _bias_lines(ratings: ClassRatings, r: int) -> list[str]:
     bias, se = ratings.bias[r], ratings.bias_se[r]
-    half = _z(ratings.level) * se
+    half = interval_z(ratings.level) * se
     if abs(bias) <= half:
         lean = "no clear lean: you score about where the consensus does"
     else:
@@ -203,7 +206,7 @@ def _noise_lines(ratings: ClassRatings, r: int) -> list[str]:
 
 def _agreement_lines(ratings: ClassRatings, r: int) -> list[str]:
     mad, half = ratings.mean_abs_difference[r], \
-        _z(ratings.level) * ratings.mean_abs_difference_se[r]
+        interval_z(ratings.level) * ratings.mean_abs_difference_se[r]
     distance = (f" On average your score was {mad:.1f} points from the experts' mean "
                 f"({_level(ratings)}: {max(mad - half, 0):.1f} to {mad + half:.1f}).")
     rho = ratings.correlation[r]
@@ -218,7 +221,7 @@ def _agreement_lines(ratings: ClassRatings, r: int) -> list[str]:
 
 
 def _setting_text(settings: np.ndarray, index: int) -> str:
-    names = _standard_equaliser(settings.shape[1]).names
+    names = standard_equaliser(settings.shape[1]).names
     gains = ", ".join(f"{name} {gain:+g} dB" for name, gain in zip(names, settings[index]))
     return f"setting {index + 1} ({gains})"
 

@@ -9,7 +9,7 @@ One likelihood serves the three answers, as in the personalisation session
 (:class:`~course_lib.preference.pairwise_likelihoods.PairwiseBeta`; J. B. Nielsen's thesis, DTU
 2015, eqs. 2.59-2.61) on z = f(first) - f(second), in the preference GP of Chu & Ghahramani
 (2005, "Preference learning with Gaussian processes", ICML) with Unit 6's equaliser kernel and
-hyper-priors (``simulators.personalisation._equaliser_model``) and its Laplace posterior
+hyper-priors (``simulators.personalisation.equaliser_model``) and its Laplace posterior
 (R&W 2006, Alg. 3.1 adapted to pairs; :func:`~course_lib.preference.laplace.laplace_mode`).
 
 * **Pooled**: one utility for the whole class, every answer of every student, hyper-parameters
@@ -59,7 +59,7 @@ from course_lib.linalg import NotPositiveDefiniteError
 from course_lib.preference.comparisons import Comparisons, DisconnectedComparisonsWarning
 from course_lib.preference.laplace import laplace_mode
 from course_lib.preference.preference_gp import latent_difference
-from course_lib.simulators.personalisation import _equaliser_model
+from course_lib.simulators.personalisation import equaliser_model
 from course_lib.validation import RngLike, _as_float_array, _as_positive_int, _as_rng
 
 __all__ = ["ClassPreferences", "class_preferences_model"]
@@ -250,7 +250,7 @@ def _comparisons(settings, first, second, y) -> Comparisons:
 def _class_preferences_trusted(settings, pairs, answers: _Answers, pseudonyms, n_permutations,
                                n_scored, n_held_out, rng) -> ClassPreferences:
     """:func:`class_preferences_model` on checked arguments (module docstring)."""
-    pooled = _equaliser_model(settings.shape[1]).fit(
+    pooled = equaliser_model(settings.shape[1]).fit(
         _comparisons(settings, answers.first, answers.second, answers.y))
     pooled.optimise_hyperparameters(_N_RESTARTS, rng=rng)
     Xa, Xb = settings[pairs[:, 0]], settings[pairs[:, 1]]

@@ -64,11 +64,11 @@ from scipy.stats import chi2, norm
 from course_lib.features import pca_whiten
 from course_lib.gp.kernels import SquaredExponential
 from course_lib.raters.annotator_noise import AnnotatorNoiseGP, weighted_means
-from course_lib.raters.rate_yourself import _N_CONTEXT, _N_RESTARTS, _with_context
+from course_lib.raters.rate_yourself import N_CONTEXT, N_RESTARTS, with_context
 from course_lib.raters.rater_data import RaterData
 from course_lib.validation import RngLike, _as_float_array, _as_positive_int, _as_rng
 
-__all__ = ["ClassRatings", "Reliability", "class_ratings_model"]
+__all__ = ["ClassRatings", "Reliability", "class_ratings_model", "interval_z"]
 
 _MIN_SCORES = 3           # fewer scores: "too few scores" (GPR-MA needs 2 per rater, r needs 3)
 _LEVEL = 0.9              # every interval of this module
@@ -176,7 +176,7 @@ class ClassRatings:
 
 
 # ----- the border ---------------------------------------------------------------------------
-def class_ratings_model(collection, panel, *, n_context: int = _N_CONTEXT,
+def class_ratings_model(collection, panel, *, n_context: int = N_CONTEXT,
                         n_bootstrap: int = _N_BOOTSTRAP, rng: RngLike = 0) -> ClassRatings:
     """The class's ratings beside the panel's experts (module docstring).
 
@@ -257,7 +257,7 @@ def _class_ratings_trusted(ratings: RaterData, pseudonyms, items, panel, n_conte
     """:func:`class_ratings_model` on checked arguments (module docstring, steps 1-2)."""
     status, n_scores = _student_status(ratings)
     ok = np.flatnonzero([s == "ok" for s in status])
-    chosen = _with_context(panel, items, n_context, rng)
+    chosen = with_context(panel, items, n_context, rng)
     experts = panel.ratings.subset(chosen)
     data = _experts_and_students(experts, ratings, ok)
     offsets, clip_effect = _two_way_offsets(data, experts.n_raters)
@@ -339,7 +339,7 @@ def _fit_gpr_ma(features: np.ndarray, data: RaterData, offsets: np.ndarray, cent
                          n_items=data.n_items, n_raters=data.n_raters)
     kernel = SquaredExponential(np.sqrt(X.shape[1]), max(float(np.var(debiased.means)), 1e-2))
     model = AnnotatorNoiseGP(kernel, data.n_raters).fit(X, debiased)
-    model.optimise_hyperparameters(_N_RESTARTS, rng=rng)
+    model.optimise_hyperparameters(N_RESTARTS, rng=rng)
     return model
 
 
@@ -434,7 +434,7 @@ def _class_consensus(ratings: RaterData, ok: np.ndarray, offsets: np.ndarray,
 
 
 # ----- reliability --------------------------------------------------------------------------
-def _z(level: float) -> float:
+def interval_z(level: float) -> float:
     """The normal quantile of a two-sided interval at ``level`` (1.645 at 90 %)."""
     return float(norm.ppf(0.5 + level / 2.0))
 

@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from course_lib.class_panel.activities import _COMPARE_ANSWERS, CompareActivity, RateActivity
-from course_lib.raters.rate_yourself import _whole_score
+from course_lib.raters.rate_yourself import whole_score
 
 _SHEET_FORMAT = "course-class-sheet/1"
 _IDENTITY_FILE = "identity.json"
@@ -166,4 +166,4 @@ def _check_answer(kind: str, value, name: str):
         if value not in _COMPARE_ANSWERS:
             raise ValueError(f"{name}: expected one of {_COMPARE_ANSWERS}, got {value!r}")
         return value
-    return _whole_score(value, name)   # the rate-yourself panel's rule, one for both
+    return whole_score(value, name)   # the rate-yourself panel's rule, one for both

@@ -20,7 +20,7 @@ import numpy as np
 
 from course_lib.data import (DataError, _check_split, _parse_float, _parse_int, _parse_text,
                              _read_csv_table)
-from course_lib.data.wav import _load_waveform, _waveform_features
+from course_lib.data.wav import load_waveform, _waveform_features
 from course_lib.validation import _as_bool
 
 _DATASET = "digit_pairs"
@@ -90,7 +90,7 @@ def _load_digit_pairs(split: str = "train") -> _DigitPairSet:
     """The utterances of one split ("train", "dev", "test" or "all"), by speaker, then class."""
     items = _items(split)
     return _DigitPairSet(
-        waveforms=[_load_waveform(_DATASET, name, _SAMPLE_RATE) for name, _, _ in items],
+        waveforms=[load_waveform(_DATASET, name, _SAMPLE_RATE) for name, _, _ in items],
         labels=np.array([label for _, label, _ in items], dtype=np.int64),
         speakers=np.array([speaker for _, _, speaker in items]),
         sample_rate=_SAMPLE_RATE)

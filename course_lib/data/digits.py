@@ -18,7 +18,7 @@ import numpy as np
 
 from course_lib.data import (DataError, _check_split, _parse_float, _parse_int, _parse_text,
                              _read_csv_table)
-from course_lib.data.wav import _load_waveform, _waveform_features
+from course_lib.data.wav import load_waveform, _waveform_features
 from course_lib.validation import _as_bool
 
 _DATASET = "digits"
@@ -60,7 +60,7 @@ class PhoneNumber:
 
 
 def _wave(name: str) -> np.ndarray:
-    return _load_waveform(_DATASET, name, _SAMPLE_RATE)
+    return load_waveform(_DATASET, name, _SAMPLE_RATE)
 
 
 def _features(name: str, deltas: bool, cmn: bool) -> np.ndarray:

@@ -27,7 +27,7 @@ from types import MappingProxyType
 import numpy as np
 
 from course_lib.data import DataError, _parse_float, _parse_int, _parse_text, _read_csv_table
-from course_lib.data.wav import _load_waveform
+from course_lib.data.wav import load_waveform
 from course_lib.features import mfcc_features
 from course_lib.raters.rater_data import RaterData
 from course_lib.validation import _as_positive_int, _as_waveform
@@ -207,7 +207,7 @@ def _read_clips(dataset: str, table: str, texts, values, *, labelled: bool = Fal
         if not 0 <= item < len(texts):
             raise DataError(f"dataset {dataset!r}: {table}, line {number}: item {item} "
                             f"is not one of the items 0..{len(texts) - 1}")
-        samples = (_load_waveform(dataset, row["file"], _SAMPLE_RATE) if audio is None
+        samples = (load_waveform(dataset, row["file"], _SAMPLE_RATE) if audio is None
                    else audio(item))
         clips.append(ExampleClip(item, row.get("label", ""), texts[item], float(values[item]),
                                  samples, _SAMPLE_RATE))

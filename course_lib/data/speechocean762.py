@@ -20,8 +20,8 @@ the multi-rater GP of arXiv 2306.02719 (2024) models, or "fluency") and one inpu
 ``word_judgements()`` the experts' word accuracy and their scores of each word's canonical
 phones (:class:`WordJudgement`), read from the markup of ``utt2score`` as the data README
 says (:mod:`course_lib.data.speechocean762_markup` reads it).
-:func:`_load_pronunciation_scorer` gives the scorer that made the GOP features, with the corpus's
-words the CMU dictionary lacks, and :func:`_load_gop_thresholds` what its features need.
+:func:`load_pronunciation_scorer` gives the scorer that made the GOP features, with the corpus's
+words the CMU dictionary lacks, and :func:`load_gop_thresholds` what its features need.
 Every file is checked against its checksum on every load; arrays are read-only.
 """
 
@@ -44,7 +44,7 @@ from course_lib.data.speechocean762_source import (_COMMIT, _CORPUS_MANIFEST, _C
                                                   _LEXICON, _N_RATERS, _SCALE,
                                                   _corpus_manifest, _read_corpus_file)
 from course_lib.data.wav import _decode
-from course_lib.pronunciation import (_GOP_FEATURE_NAMES, GopThresholds, PhoneScore,
+from course_lib.pronunciation import (GOP_FEATURE_NAMES, GopThresholds, PhoneScore,
                                       PronunciationScorer)
 from course_lib.raters.rater_data import RaterData
 from course_lib.validation import _as_selection
@@ -53,8 +53,8 @@ _DATASET = "speechocean762"
 _N_ITEMS = 5000
 _GOP_RATE = 16000                 # Hz: the corpus's recordings, as the GOP scorer hears them
 _ASPECTS = ("accuracy", "fluency")
-_INPUT_SETS = {"fluency": _FEATURE_NAMES, "gop": _GOP_FEATURE_NAMES,
-               "both": _FEATURE_NAMES + _GOP_FEATURE_NAMES}
+_INPUT_SETS = {"fluency": _FEATURE_NAMES, "gop": GOP_FEATURE_NAMES,
+               "both": _FEATURE_NAMES + GOP_FEATURE_NAMES}
 _ALL_PHONES = "gop_phones_all.csv.gz"
 _PHONE_COLUMNS = {"item": _parse_int, "word_index": _parse_int, "word": _parse_text,
                   "phone": _parse_text, "start": _parse_float, "end": _parse_float,
@@ -177,7 +177,7 @@ class PanelSet:
         the features were made: ``low_phone`` is the GOP below which a phone counts as low (the
         training phones' 25th percentile); all of it is what
         :func:`course_lib.pronunciation.gop_features` needs to score a new sentence alike."""
-        return _load_gop_thresholds()
+        return load_gop_thresholds()
 
 
 def load_speechocean762(aspect: str = "accuracy", inputs: str = "fluency") -> PanelSet:
@@ -192,7 +192,7 @@ def load_speechocean762(aspect: str = "accuracy", inputs: str = "fluency") -> Pa
                               {"item": _parse_int, **dict.fromkeys(_FEATURE_NAMES, _parse_float)})
     gop = _read_csv_table(_DATASET, "gop_features.csv",
                          {"item": _parse_int, "aligned": _parse_int,
-                          **dict.fromkeys(_GOP_FEATURE_NAMES, _parse_float)})
+                          **dict.fromkeys(GOP_FEATURE_NAMES, _parse_float)})
     if len(utterances) != _N_ITEMS:
         raise DataError(f"dataset {_DATASET!r}: the corpus's {_COMMIT}/{{dev,test}}/utt2score "
                         f"should hold {_N_ITEMS} sentences, not {len(utterances)}")
@@ -225,21 +225,21 @@ def load_speechocean762(aspect: str = "accuracy", inputs: str = "fluency") -> Pa
         test=_read_only(np.flatnonzero(split == "test"), np.int64))
 
 
-def _load_gop_thresholds() -> GopThresholds:
+def load_gop_thresholds() -> GopThresholds:
     """The training split's GOP thresholds and feature medians the shipped features were made
     with (``gop_thresholds.csv``): pass them to :func:`course_lib.pronunciation.gop_features`
     to put a new recording on the same footing."""
     values = {row["name"]: row["value"] for row in _read_csv_table(
         _DATASET, "gop_thresholds.csv", {"name": _parse_text, "value": _parse_float})}
     expected = ["low_phone", "very_low_phone", "low_word",
-                *(f"median_{name}" for name in _GOP_FEATURE_NAMES)]
+                *(f"median_{name}" for name in GOP_FEATURE_NAMES)]
     if sorted(values) != sorted(expected):
         raise DataError(f"dataset {_DATASET!r}: gop_thresholds.csv should name {expected}")
     return GopThresholds(values["low_phone"], values["very_low_phone"], values["low_word"],
-                         tuple(values[f"median_{name}"] for name in _GOP_FEATURE_NAMES))
+                         tuple(values[f"median_{name}"] for name in GOP_FEATURE_NAMES))
 
 
-def _load_pronunciation_scorer() -> PronunciationScorer:
+def load_pronunciation_scorer() -> PronunciationScorer:
     """The GOP scorer the shipped features were made with: pocketsphinx's CMU dictionary plus,
     for the words of the 5,000 texts it lacks, the corpus's lexicon (:func:`_corpus_lexicon`)."""
     scorer = PronunciationScorer()

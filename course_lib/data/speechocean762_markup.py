@@ -10,7 +10,7 @@ canonical phones (:class:`WordJudgement`):
 
 * :func:`_expert_phones` reads one expert's markup of one word as (CMU phone, score 0-2) pairs
   and the number of phones heard inserted;
-* :func:`_align_phones` aligns two phone sequences by edit distance (a gap costs 1, a
+* :func:`align_phones` aligns two phone sequences by edit distance (a gap costs 1, a
   substitution :func:`_phone_cost`), which chooses the word's canonical pronunciation from the
   corpus's lexicon and gives each canonical phone the score of the phone aligned with it
   (:func:`course_lib.pronunciation_feedback.expert_phone_scores` aligns our phones the same way);
@@ -32,14 +32,14 @@ import numpy as np
 from course_lib.data import DataError
 from course_lib.data.speechocean762_source import (_COMMIT, _CORPUS_SPLITS, _LEXICON, _N_RATERS,
                                                   _SCALE)
-from course_lib.pronunciation import _PHONES, _VOWELS
+from course_lib.pronunciation import PHONES, VOWELS
 
 # The experts wrote what they heard in a phone set of their own: ARPAbet with stress digits plus
 # symbols for British vowels and for consonant clusters. Each symbol as the CMU phones that say
 # the same sound (our reading of the symbols, by their sound: AX the schwa, AXR and EE the vowel
 # of "bird", OO the short o of "hot", AR / IR / UR the centring diphthongs of "bear", "near" and
 # "tour", which the CMU dictionary writes as a vowel and R).
-_EXPERT_TO_CMU = {**{phone: (phone,) for phone in _PHONES},
+_EXPERT_TO_CMU = {**{phone: (phone,) for phone in PHONES},
                   "AX": ("AH",), "AXR": ("ER",), "EE": ("ER",), "OO": ("AA",),
                   "AR": ("EH", "R"), "IR": ("IH", "R"), "UR": ("UH", "R"),
                   "TS": ("T", "S"), "TR": ("T", "R"), "DR": ("D", "R"), "DZ": ("D", "Z")}
@@ -120,12 +120,12 @@ def _phone_cost(first: str, second: str) -> float:
     consonant (still below a deletion plus an insertion, 2)."""
     if first == second or not first or not second:
         return 0.0
-    return 1.0 if (first in _VOWELS) == (second in _VOWELS) else 1.5
+    return 1.0 if (first in VOWELS) == (second in VOWELS) else 1.5
 
 
 @lru_cache(maxsize=1 << 16)   # the corpus's 160,000 transcriptions repeat a few thousand pairs
-def _align_phones(first: tuple[str, ...], second: tuple[str, ...]
-                  ) -> tuple[float, tuple[tuple[int | None, int | None], ...]]:
+def align_phones(first: tuple[str, ...], second: tuple[str, ...]
+                 ) -> tuple[float, tuple[tuple[int | None, int | None], ...]]:
     """The edit-distance alignment of two phone sequences (a gap costs 1, a substitution
     :func:`_phone_cost`): its cost and its pairs in order, (i, j) for first[i] against
     second[j], (i, None) or (None, j) for a phone with no partner. Ties take a pair first,
@@ -184,13 +184,13 @@ def _judged_word(item: int, index: int, word: str, record, pronunciations: dict,
         raise DataError(f"{where}: {word!r} is not in the corpus's lexicon {_LEXICON}")
     said = [tuple(phone for phone, _ in h[0]) for h in heard if h is not None]
     canonical = min(pronunciations[word],
-                    key=lambda phones: sum(_align_phones(phones, s)[0] for s in said))
+                    key=lambda phones: sum(align_phones(phones, s)[0] for s in said))
     scores = np.full((len(canonical), _N_RATERS), np.nan)
     inserted = np.full(_N_RATERS, np.nan)
     for expert, h in enumerate(heard):
         if h is not None:
             inserted[expert] = h[1]
-            for i, j in _align_phones(canonical, tuple(phone for phone, _ in h[0]))[1]:
+            for i, j in align_phones(canonical, tuple(phone for phone, _ in h[0]))[1]:
                 if i is not None and j is not None:
                     scores[i, expert] = h[0][j][1]
     for array in (accuracy, scores, inserted):

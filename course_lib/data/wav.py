@@ -38,14 +38,14 @@ def _decode(verified: _VerifiedFile, sample_rate: int) -> np.ndarray:
     return waveform
 
 
-def _load_waveform(dataset: str, name: str, sample_rate: int) -> np.ndarray:
+def load_waveform(dataset: str, name: str, sample_rate: int) -> np.ndarray:
     """``data/<dataset>/<name>`` as read-only float64 in [-1, 1) (int16 / 32768)."""
     return _decode(_read_verified(dataset, name), sample_rate)
 
 
 def _waveform_features(dataset: str, name: str, sample_rate: int, *, deltas: bool,
                       cmn: bool) -> np.ndarray:
-    """:func:`course_lib.features.mfcc_features` of :func:`_load_waveform`, read-only."""
+    """:func:`course_lib.features.mfcc_features` of :func:`load_waveform`, read-only."""
     deltas, cmn = _as_bool(deltas, "deltas"), _as_bool(cmn, "cmn")
     verified = _read_verified(dataset, name)
     key = (verified.sha256, deltas, cmn)

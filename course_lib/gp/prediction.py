@@ -32,6 +32,14 @@ through Cholesky factors:
 
 Jitter policy: :func:`course_lib.linalg.cholesky_with_jitter` (re-exported here with the
 rest of the GP API).
+
+The checks every latent-Gaussian approximation shares. Laplace and EP (Unit 6,
+:mod:`course_lib.preference.laplace`, :mod:`course_lib.preference.ep`) and the variational fits
+(Unit 7, :mod:`course_lib.mixed.mixed_likelihood`) all approximate p(f | y) for f ~ N(0, K) and
+z = M f, and all take the same four arguments (K, M, likelihood, y). Their checks
+(:func:`check_latent_problem`, :func:`check_prior_covariance`, :func:`check_map_columns`) are
+written once, here, beside the Gaussian those approximations produce, so that every core works
+on trusted arrays.
 """
 
 from __future__ import annotations
@@ -47,7 +55,8 @@ from ..validation import _as_float_array
 from .inputs import _as_inputs, _check_exact_size
 
 __all__ = ["JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter", "LatentGaussian",
-           "predict_from_gaussian", "sample_gaussian"]
+           "predict_from_gaussian", "sample_gaussian", "check_latent_problem",
+           "check_prior_covariance", "check_map_columns"]
 
 
 def _add_noise(var: np.ndarray, noise: float) -> np.ndarray:
@@ -262,7 +271,58 @@ def predict_from_gaussian(K, K_cross, K_test, mean, Sigma) -> tuple[np.ndarray, 
     return LatentGaussian.from_mean_cov(K, mean, Sigma).predict(K_cross, K_test)
 
 
-# ----- checks ----------------------------------------------------------------------------
+# ----- the checks every latent-Gaussian approximation shares ---------------------------------
+def check_latent_problem(K, M, likelihood, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate the inputs of a latent-Gaussian approximation (Laplace, EP or variational): the
+    items' prior covariance ``K`` (n x n, symmetric), the map ``M`` (m x n), a ``likelihood``
+    (a :class:`course_lib.preference.likelihoods.Likelihood`, which checks its own
+    observations) and its m observations ``y``; returns K, M and y as checked arrays, errors
+    name the argument."""
+    K = check_prior_covariance(K)
+    M = _as_float_array(M, "M", ndim=2)
+    check_map_columns(M, K.shape[0])
+    _check_map_rows(M)
+    # Unit 4 knows a likelihood by the interface the later units give it (it checks its own
+    # observations), not by its class, which lives in Unit 6
+    check = getattr(likelihood, "check_observations", None)
+    if isinstance(likelihood, type) or not callable(check):
+        raise TypeError(f"likelihood: expected a course_lib.preference.likelihoods Likelihood, got "
+                        f"{type(likelihood).__name__}")
+    y = likelihood.check_observations(y, "y")
+    if y.shape != (M.shape[0],):
+        raise ValueError(f"y: expected {M.shape[0]} observations (one per row of M), got shape "
+                         f"{y.shape}")
+    return K, M, y
+
+
+def check_prior_covariance(K) -> np.ndarray:
+    """``K`` checked as the items' prior covariance (n x n, symmetric)."""
+    K = _as_square_matrix(K, "K")
+    _check_symmetric(K, "K")
+    return K
+
+
+def _check_map_rows(M: np.ndarray) -> None:
+    """Refuse a row of ``M`` that is all zeros: its z is 0 whatever f is, so it observes
+    nothing, and a hand-built comparison of an item with itself (+1 and -1 in one column)
+    is exactly such a row."""
+    empty = ~np.any(M != 0, axis=1)
+    if empty.any():
+        k = int(np.argmax(empty))
+        raise ValueError(f"M: row {k} is all zeros, so z = (M f)_{k} is 0 whatever f is and "
+                         "its observation says nothing about f; a comparison of an item with "
+                         "itself (+1 and -1 in the same column) gives such a row. A comparison "
+                         "needs two different items (Comparisons refuses the pair by name)")
+
+
+def check_map_columns(M: np.ndarray, n: int) -> None:
+    """Refuse a map ``M`` without one column per item (n of them)."""
+    if M.shape[1] != n:
+        raise ValueError(f"M: expected {n} columns (one per item, as K is {n} x {n}), got shape "
+                         f"{M.shape}")
+
+
+# ----- checks of the prediction -----------------------------------------------------------
 def _vector(v, name: str, n: int) -> np.ndarray:
     v = _as_float_array(v, name, ndim=1)
     if v.shape != (n,):

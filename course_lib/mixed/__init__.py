@@ -8,11 +8,14 @@ in ``docs/ALGORITHMS.md``):
   pseudo-observation), :class:`LikertConfidence` and :class:`OrdinalProbit` (ordered ratings),
   joined with the pairwise likelihoods of :mod:`course_lib.preference` in one
   :class:`MixedLikelihood`.
-- ``variational`` and ``variational_gp``: variational inference: the ELBO
-  (:func:`variational_elbo`: the expected log-likelihood of every row, once, minus one KL) and its
-  fit, and the model :class:`VariationalGP` (MAP-II, warm-started refits, prediction);
-  ``sparse_variational`` and ``sparse_variational_gp``: the same on fixed inducing points
-  (:class:`SparseVariationalGP`; Wu et al. 2025, section 2 and App. A).
+- ``variational``: variational inference, each model with its bound: the ELBO
+  (:func:`variational_elbo`: the expected log-likelihood of every row, once, minus one KL), its
+  fit and the model that optimises it, :class:`VariationalGP` (MAP-II, warm-started refits,
+  prediction); ``sparse_variational``: the same on fixed inducing points, bound, fit and
+  :class:`SparseVariationalGP` (Wu et al. 2025, section 2 and App. A), with ``inducing`` placing
+  the inducing points (:func:`inducing_points`); ``variational_model``: what both models are
+  (:class:`VariationalModel`: the hyper-parameter vector with the learned likelihood parameters,
+  the evidence :class:`VariationalEvidence`, MAP-II, prediction).
 - ``constraints``: prior knowledge as constraints (section 4.3):
   :func:`constraints_from_probability`, :func:`constraint_sigma`, :func:`pseudo_data`,
   :func:`detection_likelihood`.
@@ -21,9 +24,13 @@ in ``docs/ALGORITHMS.md``):
   :func:`eavc`, :func:`straddle`, :func:`propose`), with the bivariate normal CDF of the
   look-ahead in ``bivariate_normal``.
 - ``confidence``: preferences with confidence ratings (section 5):
-  :class:`ConfidencePreferenceGP`.
+  :class:`ConfidencePreferenceGP` (a :class:`VariationalGP` on choices and ratings of pairs, as
+  lecture 07 introduces it).
 - ``feedback_fits``: the fits the lecture compares (the ELBO's ledger on chosen data types,
   constraints of one sd).
+
+An engine a reader of an algorithm need not open: ``_triangular_gaussian`` (the checks of the
+sparse model's q(v) = N(m, S S^T) and its packing for L-BFGS).
 """
 
 from ..preference.rating_likelihoods import OrdinalProbit
@@ -37,15 +44,16 @@ from .feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertCon
 from .levelset import LevelSetLookahead, eavc, global_mi, lookahead_levelset
 from .levelset_propose import ACQUISITIONS, Proposal, bald_bernoulli, propose, straddle
 from .mixed_likelihood import MixedLikelihood
-from .sparse_variational import (SparseVariationalResult, fit_sparse_variational,
-                                 sparse_variational_elbo)
-from .sparse_variational_gp import SparseVariationalGP, inducing_points
-from .variational import VariationalResult, fit_variational, variational_elbo
-from .variational_gp import VariationalEvidence, VariationalGP
+from .inducing import inducing_points
+from .sparse_variational import (SparseVariationalGP, SparseVariationalResult,
+                                 fit_sparse_variational, sparse_variational_elbo)
+from .variational import VariationalGP, VariationalResult, fit_variational, variational_elbo
+from .variational_model import VariationalEvidence, VariationalModel
 
 __all__ = [
     "BernoulliProbit", "GaussianConstraint", "LikertConfidence", "OrdinalProbit",
-    "MixedLikelihood", "VariationalGP", "VariationalResult", "VariationalEvidence",
+    "MixedLikelihood", "VariationalModel", "VariationalGP", "VariationalResult",
+    "VariationalEvidence",
     "fit_variational", "variational_elbo",
     "SparseVariationalGP", "SparseVariationalResult", "fit_sparse_variational", "inducing_points",
     "sparse_variational_elbo",

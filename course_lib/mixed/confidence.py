@@ -58,7 +58,7 @@ from .mixed_likelihood import MixedLikelihood
 from ..preference.pairwise_likelihoods import PairwiseProbit
 from ..preference.preference_gp import latent_difference
 from ..gp.priors import LogNormal, Prior
-from .variational_gp import VariationalGP
+from .variational import VariationalGP
 
 __all__ = ["GAP_PRIOR_LOG_SD", "unscaled_pairwise_probit", "preference_confidence_likelihood",
            "gap_prior", "ConfidencePreferenceGP"]
@@ -138,7 +138,7 @@ class ConfidencePreferenceGP(VariationalGP):
         by MAP-II whenever ratings are fitted; False keeps ``likert``'s cut points.
     priors : mapping name -> Prior over the kernel's parameters and the learned gaps
         (``"part1.gap_1"`` ..); a gap without one gets :func:`gap_prior`.
-    max_iter, tol : the inner fit's (:class:`~course_lib.mixed.variational_gp.VariationalGP`). The
+    max_iter, tol : the inner fit's (:class:`~course_lib.mixed.variational.VariationalGP`). The
         default ``tol`` 1e-8 (relative ELBO change) is looser than VariationalGP's 1e-13: the
         Likert likelihood is not log-concave, and its L-BFGS polish crawls to 1e-13 while the
         predictions have settled to about 1e-5.

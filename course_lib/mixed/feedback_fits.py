@@ -18,7 +18,7 @@ from .feedback_likelihoods import GaussianConstraint
 from ..gp.inputs import _as_inputs
 from ..gp.kernel_base import Kernel
 from .mixed_likelihood import MixedLikelihood
-from .sparse_variational_gp import SparseVariationalGP
+from .sparse_variational import SparseVariationalGP
 from .variational import VariationalResult, fit_variational
 
 __all__ = ["ledger_fit", "constraint_fit"]

@@ -20,7 +20,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..validation import _as_float_array
-from ..preference.laplace import _check_latent_problem, _check_map_columns, _check_prior_covariance
 from ..preference.likelihoods import Likelihood
 from ..gp.parameters import LogParameters
 
@@ -170,21 +169,3 @@ class MixedLikelihood(LogParameters):
         inside = ", ".join(f"{type(lik).__name__} x {rows.stop - rows.start}"
                            for lik, rows in zip(self.likelihoods, self.slices))
         return f"MixedLikelihood({inside}; {self.n_items} items)"
-
-
-def _as_mixed(likelihood, y, M, K) -> tuple[np.ndarray, MixedLikelihood]:
-    """(K, MixedLikelihood) from either form of the arguments, each part checked against K."""
-    if isinstance(likelihood, MixedLikelihood):
-        if y is not None or M is not None:
-            raise ValueError("y: a MixedLikelihood carries its own observations and maps; "
-                             "pass y=None and M=None")
-        # its constructor checked every part's M and y; all parts have the same columns
-        K = _check_prior_covariance(K)
-        _check_map_columns(likelihood.M[likelihood.slices[0]], K.shape[0])
-        return K, likelihood
-    if y is None:
-        raise ValueError("y: a single likelihood needs its observations y")
-    if M is None:  # one observation per item
-        M = np.eye(np.shape(K)[0]) if np.ndim(K) == 2 else np.empty((0, 0))
-    K, M, y = _check_latent_problem(K, M, likelihood, y)
-    return K, MixedLikelihood([(likelihood, M, y)])

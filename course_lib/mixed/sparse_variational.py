@@ -1,9 +1,10 @@
-"""The sparse variational bound with fixed inducing points and its fit (Hensman, Matthews &
-Ghahramani 2015; the model of Wu et al. 2025, section 2 and App. A).
+"""The sparse variational GP with fixed inducing points: its bound, its fit and the model that
+optimises it (Hensman, Matthews & Ghahramani 2015; the model of Wu et al. 2025, section 2 and
+App. A).
 
 The latent f is carried by its values u = f(Z) at p fixed inducing points Z (Wu et al. 2025: 100
 scrambled Sobol points of the domain plus one at every constraint location, see
-:func:`~course_lib.mixed.sparse_variational_gp.inducing_points`). The approximation is
+:func:`~course_lib.mixed.inducing.inducing_points`). The approximation is
 q(f, u) = p(f | u) q(u), whitened:
 
     K_ZZ = L L^T,   u = L v,   q(v) = N(m, S S^T),   S lower triangular, diag(S) > 0,
@@ -64,35 +65,58 @@ ELBO.
 What it returns and what it accepts. :class:`SparseVariationalResult` is the ledger of the
 bound at a whitened q(v) = N(m, S S^T) over the values at the inducing points (the expected
 log-likelihood of every row once, minus one KL). The ``_check_*`` functions are the argument
-checks of the fit, of the bound at a given q(v) and of
-:class:`~course_lib.mixed.sparse_variational_gp.SparseVariationalGP` (the model: MAP-II,
-warm-started refits, prediction): each runs once per call, at the border, with a message that
-names the argument, so the bound and its optimisation work on arrays already checked. The
+checks of the fit, of the bound at a given q(v) and of the model
+:class:`SparseVariationalGP` (below; those of a given (m, S) and the packing of q(v) for L-BFGS
+are the engine :mod:`course_lib.mixed._triangular_gaussian`): each runs once per call, at the
+border, with a message that names the argument, so the bound and its optimisation work on
+arrays already checked. The
 likelihood's two forms (one Likelihood with its y and M, or a MixedLikelihood carrying its
 data) are checked against the n rows of X, not against an n x n kernel matrix as
-:func:`~course_lib.mixed.mixed_likelihood._as_mixed` does for the full-rank fit: the sparse
+:func:`~course_lib.mixed.variational._as_mixed` does for the full-rank fit: the sparse
 bound forms K_XX only when a row mixes items.
+
+The model. :class:`SparseVariationalGP` fits this q(v) for a kernel over the inputs and shares
+with the full-rank :class:`~course_lib.mixed.variational.VariationalGP` what both variational
+models are (:class:`~course_lib.mixed.variational_model.VariationalModel`: the hyper-parameter
+vector, kernel then the learned likelihood parameters, the evidence and MAP-II). The kernel's
+gradient is the bound's at the optimal (m, S); the likelihoods' own parameters (e.g. Likert cut
+points), when learned, enter only the expected log-likelihood, so their gradient is
+:meth:`MixedLikelihood.expected_parameter_gradient` at the rows' moments. A refit starts from the
+previous q(v) even when trials were added, since v lives on the fixed inducing points.
+
+After ``fit`` the model exposes ``kernel``, ``X_train`` (= Z) and ``posterior`` (the
+:class:`~course_lib.gp.prediction.LatentGaussian` over u = f(Z), whitened form), so prediction
+and the level-set acquisitions of :mod:`course_lib.mixed.levelset` treat it like any other course
+GP: at test inputs, with a = L^-1 k(Z, x*), mean = a^T m and var = k(x*, x*) - |a|^2 + |S^T a|^2.
+With Z = X the model is the full variational GP of :mod:`course_lib.mixed.variational` (and with
+a Gaussian likelihood, exact regression).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
-from scipy.optimize import Bounds, minimize
-from dataclasses import dataclass
+from scipy.optimize import minimize
 
 from ..gp.inputs import _as_inputs
 from ..gp.kernel_base import Kernel
 from ..gp.prediction import LatentGaussian
-from ..linalg import cholesky_with_jitter
+from ..gp.priors import Prior
+from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter
 from ..preference.quadrature import LatentOverflowError
 from ..preference.likelihoods import Likelihood
 from ..validation import _as_bool, _as_float_array, _as_positive_float, _as_positive_int
+from ._triangular_gaussian import _TriangularPacking, _check_mean, _check_root
 from .mixed_likelihood import MixedLikelihood
 from .variational import _SITE_PRECISION_FLOOR
+from .variational_model import VariationalModel
 
 
-__all__ = ["fit_sparse_variational", "sparse_variational_elbo", "SparseVariationalResult"]
+__all__ = ["fit_sparse_variational", "sparse_variational_elbo", "SparseVariationalResult",
+           "SparseVariationalGP"]
 
 # The natural-gradient phase: at most _FIXED_POINT_MAX_ITER steps, stopping when the ELBO gains
 # less than _FIXED_POINT_TOL (relative); damping halved down to _MIN_DAMPING. Site precisions
@@ -101,9 +125,6 @@ __all__ = ["fit_sparse_variational", "sparse_variational_elbo", "SparseVariation
 _FIXED_POINT_MAX_ITER = 200
 _FIXED_POINT_TOL = 1e-9
 _MIN_DAMPING = 1e-3
-# L-BFGS keeps log S_ii within these bounds (S_ii from 4e-18 to 150; with a log-concave
-# likelihood the optimal q(v) is no wider than the prior N(0, I), i.e. S_ii <= 1).
-_LOG_DIAGONAL_BOUNDS = (-40.0, 5.0)
 
 
 class _SparseBound:
@@ -298,35 +319,20 @@ def _fit_sparse_variational_trusted(kernel, X, Z, mixed, m, S, eval_gradient, ma
     bound = _SparseBound(kernel, X, Z, mixed, eval_gradient, warn, kl_weight)
     m, S, n_steps = _natural_gradient(bound, m, S, _FIXED_POINT_TOL)
 
-    lower = np.tril_indices(p)
-    on_diagonal = lower[0] == lower[1]
-
-    def unpack(x):
-        root = np.zeros((p, p))
-        values = x[p:].copy()
-        values[on_diagonal] = np.exp(values[on_diagonal])
-        root[lower] = values
-        return x[:p], root
+    packing = _TriangularPacking(p)
 
     def negative(x):
-        mean, root = unpack(x)
+        mean, root = packing.unpack(x)
         try:
             elbo, _, _, grad_m, pieces = bound.evaluate(mean, root)
         except LatentOverflowError:  # a trial step far out: the line search backs off
             return np.inf, np.zeros_like(x)
-        grad_root = bound.root_gradient(root, pieces)[lower]
-        grad_root[on_diagonal] *= np.diag(root)  # d/dlog S_ii = S_ii d/dS_ii
-        return -elbo, -np.concatenate([grad_m, grad_root])
+        return -elbo, -packing.gradient(grad_m, bound.root_gradient(root, pieces), root)
 
-    packed = S[lower].copy()
-    packed[on_diagonal] = np.log(np.diag(S))
-    packed[on_diagonal] = np.clip(packed[on_diagonal], *_LOG_DIAGONAL_BOUNDS)
-    x0 = np.concatenate([m, packed])
-    low, high = np.full(x0.size, -np.inf), np.full(x0.size, np.inf)
-    low[p:][on_diagonal], high[p:][on_diagonal] = _LOG_DIAGONAL_BOUNDS
-    run = minimize(negative, x0, jac=True, method="L-BFGS-B", bounds=Bounds(low, high),
+    run = minimize(negative, packing.pack(m, S), jac=True, method="L-BFGS-B",
+                   bounds=packing.bounds(),
                    options={"maxiter": max_iter, "ftol": tol, "gtol": 1e-9})
-    m, S = unpack(run.x)
+    m, S = packing.unpack(run.x)
     return _result(bound, m, S, eval_gradient, n_steps + int(run.nit), bool(run.success))
 
 
@@ -372,25 +378,6 @@ class SparseVariationalResult:
     def expected_log_likelihoods(self) -> np.ndarray:
         """Each part's summed expected log-likelihood (``part_expected_log_likelihoods``)."""
         return self.part_expected_log_likelihoods
-
-
-def _check_root(S, name: str, p: int) -> np.ndarray:
-    S = _as_float_array(S, name, ndim=2)
-    if S.shape != (p, p):
-        raise ValueError(f"{name}: expected shape ({p}, {p}) (one row and column per inducing "
-                         f"point), got {S.shape}")
-    if np.any(np.triu(S, 1)) or np.any(np.diag(S) <= 0):
-        raise ValueError(f"{name}: expected a lower-triangular square root S with a positive "
-                         "diagonal (q(v) = N(m, S S^T))")
-    return S
-
-
-def _check_mean(m, name: str, p: int) -> np.ndarray:
-    m = _as_float_array(m, name, ndim=1)
-    if m.shape != (p,):
-        raise ValueError(f"{name}: expected shape ({p},) (one value per inducing point), got "
-                         f"{m.shape}")
-    return m
 
 
 def _mixed_for(likelihood, y, M, n: int) -> MixedLikelihood:
@@ -445,3 +432,102 @@ def _check_items(X, Z, likelihood, y, M):
         raise ValueError(f"X: expected {Z.shape[1]} column(s), as many as the inducing points "
                          f"(one per input dimension), got shape {X.shape}")
     return X, _mixed_for(likelihood, y, M, X.shape[0])
+
+
+# --------------------------------------------------------------------------------------------
+# The model
+# --------------------------------------------------------------------------------------------
+
+class SparseVariationalGP(VariationalModel):
+    """Sparse variational GP with fixed inducing points (module docstring), MAP-II on the kernel
+    and, if asked, on the likelihood's parameters.
+
+    Parameters
+    ----------
+    kernel : Kernel over the inputs.
+    likelihood : a :class:`~course_lib.preference.likelihoods.Likelihood` (then ``fit(X, y, M)``) or a
+        :class:`~course_lib.mixed.mixed_likelihood.MixedLikelihood` whose parts carry their own
+        maps and observations (then ``fit(X)``).
+    inducing : (p, d) inducing points Z, fixed (e.g.
+        :func:`~course_lib.mixed.inducing.inducing_points`).
+    priors, learn_likelihood, kl_weight : as :class:`~course_lib.mixed.variational.VariationalGP`
+        (the same hyper-parameter vector: the kernel's log-parameters, then the learned
+        likelihood parameters named ``"part<p>.<name>"``; by default none is learned).
+    max_iter, tol : of the L-BFGS run over q(v) (:func:`fit_sparse_variational`).
+    warm_start : start every fit from the previous q(v) (the active-learning loop refits after
+        each trial; v lives on Z, so the previous optimum is a good start even with new rows).
+
+    After ``fit``: ``result`` (:class:`SparseVariationalResult`: ELBO, ledger, KL, m, S),
+    ``posterior`` (LatentGaussian over u = f(Z)), ``X_train`` (= Z, which is what prediction and
+    the level-set acquisitions condition on), ``X_items`` (the rows of X the likelihood
+    addresses), ``mixed`` (the MixedLikelihood with its data). ``log_marginal_likelihood`` is
+    the optimised ELBO, which ``optimise_hyperparameters`` maximises by the restart loop of
+    :func:`~course_lib.gp.optimise.optimise_hyperparameters`, each evaluation warm-started from
+    the latest q(v) (all from :class:`~course_lib.mixed.variational_model.VariationalModel`).
+    """
+
+    def __init__(self, kernel: Kernel, likelihood: Likelihood | MixedLikelihood, inducing,
+                 priors: Mapping[str, Prior] | None = None, *, learn_likelihood=None,
+                 kl_weight: float = 1.0, max_iter: int = 2000, tol: float = 1e-10,
+                 warm_start: bool = True):
+        self.inducing = _check_inducing(kernel, inducing)
+        super().__init__(kernel, likelihood, priors, learn_likelihood=learn_likelihood,
+                         kl_weight=kl_weight, max_iter=max_iter, tol=tol)
+        self.warm_start = _as_bool(warm_start, "warm_start")
+        self.X_items: np.ndarray | None = None
+        self.result: SparseVariationalResult | None = None
+
+    @property
+    def n_inducing(self) -> int:
+        return int(self.inducing.shape[0])
+
+    def fit(self, X, y=None, M=None, *, likelihood=None) -> "SparseVariationalGP":
+        """q(v) for the items in the rows of ``X`` at the current hyper-parameters; ``y`` and
+        ``M`` as in :func:`fit_sparse_variational` (None with a MixedLikelihood).
+        ``likelihood`` (optional) replaces the model's likelihood first: a MixedLikelihood
+        carries its data, so the active-learning loop passes the grown one after each trial
+        (learned likelihood parameters carry over to it, so it must have the same ones).
+        Warm-started from the previous q(v) when ``warm_start``. Returns self."""
+        if likelihood is not None:
+            self.likelihood = self._carried_over(likelihood)
+        X, mixed = _check_items(X, self.inducing, self.likelihood, y, M)
+        return self._fit(X, mixed)
+
+    def _fit(self, X, mixed) -> "SparseVariationalGP":
+        warm = self._warm if self.warm_start else None
+        result = self._run(self.kernel, X, mixed, warm, False, True)
+        self.X_items, self.mixed, self.result = X, mixed, result
+        self.X_train, self.posterior = self.inducing, result.posterior
+        self._warm = (result.mean_whitened, result.root_whitened)
+        return self
+
+    def _run(self, kernel, X, mixed, warm, eval_gradient, warn) -> SparseVariationalResult:
+        warm = warm or (None, None)
+        try:
+            return _fit_sparse_variational_trusted(kernel, X, self.inducing, mixed, warm[0],
+                                                  warm[1], eval_gradient, self.max_iter,
+                                                  self.tol, warn, self.kl_weight)
+        except NotPositiveDefiniteError as err:
+            raise NotPositiveDefiniteError(f"inducing: no variational posterior at the current "
+                                           f"hyper-parameters ({err})") from None
+
+    def _refit(self):
+        self._fit(self.X_items, self.mixed)
+
+    def _optimised_bound(self, kernel, mixed, eval_gradient, warn) -> SparseVariationalResult:
+        """The ELBO maximised over q(v) at ``kernel`` and ``mixed``, warm-started from the
+        latest q(v), with its kernel gradient when ``eval_gradient``
+        (:meth:`VariationalModel.marginal_likelihood`)."""
+        eval_gradient = _as_bool(eval_gradient, "eval_gradient")
+        result = self._run(kernel, self.X_items, mixed, self._warm, eval_gradient, warn)
+        self._warm = (result.mean_whitened, result.root_whitened)
+        return result
+
+    def q_u(self) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and covariance of u = f(Z) under q: (L m, L S S^T L^T)."""
+        self._require_fit()
+        return self.posterior.mean.copy(), self.posterior.covariance()
+
+    def __repr__(self):
+        return (f"SparseVariationalGP(kernel={self.kernel!r}, likelihood={self.likelihood!r}, "
+                f"{self.n_inducing} inducing points)")

@@ -1,4 +1,4 @@
-"""The variational Gaussian approximation on z = M f: the ELBO and its fit.
+"""The full-rank variational GP on z = M f: the ELBO, its fit and the model that optimises it.
 
 The data are the rows of a :class:`~course_lib.mixed.mixed_likelihood.MixedLikelihood`: several
 parts, each a likelihood with its own rows of the map M (identity rows for single items, +1/-1
@@ -33,8 +33,7 @@ marginal likelihood. The ELBO's gradient in the kernel's log-parameters is taken
 (alpha, lambda) held at their optimum (the envelope theorem), and so is its gradient in the
 likelihood's log-parameters (cut points, lapse), which q and the KL do not depend on:
 d ELBO / d theta_lik = sum_k E_q d log p(y_k | z_k) / d theta_lik
-(:meth:`~course_lib.mixed.mixed_likelihood.MixedLikelihood.expected_parameter_gradient`;
-the model, MAP-II and prediction are :class:`~course_lib.mixed.variational_gp.VariationalGP`).
+(:meth:`~course_lib.mixed.mixed_likelihood.MixedLikelihood.expected_parameter_gradient`).
 
 A teaching device (the lecture's bookkeeping trap): ``kl_weight`` = beta maximises
 E - beta KL instead of the ELBO, as a library does by mistake when it normalises the
@@ -47,6 +46,14 @@ so the posterior moves back toward the prior. For beta >= 1, E - beta KL is stil
 bound on the log evidence (a looser one, as KL >= 0); what is lost is that its maximiser is
 not the ELBO's, and hyper-parameters chosen by it are biased. Only beta = 1 (the default) is
 the ELBO.
+
+The model. :class:`VariationalGP` fits this q(f) for a kernel over the items' inputs. Its
+hyper-parameters are the kernel's log-parameters followed by the likelihood parameters it is
+asked to learn; the ELBO's gradient in both is taken at the optimal (alpha, lambda) (the
+envelope theorem), and MAP-II is the restart loop of :mod:`course_lib.gp.optimise`; that
+bookkeeping, which the sparse model shares, is
+:class:`~course_lib.mixed.variational_model.VariationalModel`. A refit on data that extend the
+previous fit's starts from the previous (alpha, lambda).
 """
 
 from __future__ import annotations
@@ -57,13 +64,18 @@ import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
 from scipy.optimize import minimize
 
-from ..linalg import cholesky_with_jitter, log_det_from_cholesky
+from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter, log_det_from_cholesky
 from ..validation import _as_float_array, _as_positive_float, _as_positive_int
-from .mixed_likelihood import MixedLikelihood, _as_mixed
+from ..gp.inputs import _as_inputs, _check_exact_size
 from ..gp.prediction import LatentGaussian
+from ..gp.prediction import (check_latent_problem as _check_latent_problem,
+                             check_map_columns as _check_map_columns,
+                             check_prior_covariance as _check_prior_covariance)
 from ..preference.quadrature import LatentOverflowError
+from .mixed_likelihood import MixedLikelihood
+from .variational_model import VariationalModel
 
-__all__ = ["VariationalResult", "variational_elbo", "fit_variational"]
+__all__ = ["VariationalResult", "variational_elbo", "fit_variational", "VariationalGP"]
 
 
 # The fixed-point phase of fit_variational: at most _FIXED_POINT_MAX_ITER steps, stopping when
@@ -82,6 +94,25 @@ _SITE_PRECISION_FLOOR = 1e-8
 # --------------------------------------------------------------------------------------------
 # The bound at given (alpha, lambda)
 # --------------------------------------------------------------------------------------------
+
+def _as_mixed(likelihood, y, M, K) -> tuple[np.ndarray, MixedLikelihood]:
+    """(K, MixedLikelihood) from either form of the arguments (one Likelihood with its ``y`` and
+    ``M``, or a MixedLikelihood carrying its data), each part checked against K."""
+    if isinstance(likelihood, MixedLikelihood):
+        if y is not None or M is not None:
+            raise ValueError("y: a MixedLikelihood carries its own observations and maps; "
+                             "pass y=None and M=None")
+        # its constructor checked every part's M and y; all parts have the same columns
+        K = _check_prior_covariance(K)
+        _check_map_columns(likelihood.M[likelihood.slices[0]], K.shape[0])
+        return K, likelihood
+    if y is None:
+        raise ValueError("y: a single likelihood needs its observations y")
+    if M is None:  # one observation per item
+        M = np.eye(np.shape(K)[0]) if np.ndim(K) == 2 else np.empty((0, 0))
+    K, M, y = _check_latent_problem(K, M, likelihood, y)
+    return K, MixedLikelihood([(likelihood, M, y)])
+
 
 def _check_variational_starts(alpha0, site_precision0, n: int, m: int):
     """The warm starts of a variational fit, each None or checked: ``alpha0`` (n,) weights and
@@ -343,3 +374,114 @@ def _result(bound, alpha, lam, dK, n_iter, converged) -> VariationalResult:
     return VariationalResult(float(expected - kl), float(expected), parts, float(kl), alpha, lam,
                              z_mean, z_var, posterior, grad_alpha, grad_lam, gradient, n_iter,
                              converged, bound.kl_weight)
+
+
+# --------------------------------------------------------------------------------------------
+# The model
+# --------------------------------------------------------------------------------------------
+
+class VariationalGP(VariationalModel):
+    """Full-rank variational GP on z = M f (module docstring), with MAP-II on the kernel and,
+    if asked, on the likelihood's parameters.
+
+    Parameters
+    ----------
+    kernel : Kernel over the items' inputs.
+    likelihood : a :class:`~course_lib.preference.likelihoods.Likelihood` (then ``fit(X, y, M)``) or a
+        :class:`~course_lib.mixed.mixed_likelihood.MixedLikelihood` whose parts carry their own
+        maps and observations (then ``fit(X)``). Its parameters are named as
+        :attr:`MixedLikelihood.param_names` (``"part<p>.<name>"``; a single likelihood is part 0).
+    priors : mapping name -> Prior over ``param_names`` (kernel or learned likelihood
+        parameters; MAP-II); flat otherwise.
+    learn_likelihood : which likelihood parameters MAP-II learns: None (the default: none, the
+        hyper-parameters are the kernel's), ``"all"`` (every parameter whose bounds leave it
+        free), or a sequence of names such as ``["part1.gap_1", "part1.gap_2"]``. Learning is
+        opt-in and by name because not every likelihood parameter can be learned with the
+        kernel: a pairwise or Bernoulli probit's noise scale only rescales f, which the
+        kernel's amplitude already does (Wu et al. fix it and learn the Likert cut points),
+        and a lapse rate needs many ratings to pin down. A named parameter must have free
+        bounds (a likelihood fixes one by ``<name>_bounds="fixed"``).
+    kl_weight : the teaching device of the module docstring (default 1: the ELBO).
+    max_iter, tol : ``max_iter`` and ``tol`` of the inner L-BFGS run over (alpha, log lambda)
+        (:func:`fit_variational`).
+
+    ``theta`` / ``param_names`` / ``bounds``: the kernel's log-parameters, then the learned
+    likelihood log-parameters in the likelihood's order. After ``fit``: ``gp.result`` (the
+    :class:`VariationalResult`: ELBO, its ledger, alpha, site precisions), ``gp.posterior``,
+    ``gp.X_train``, ``gp.mixed`` (the MixedLikelihood with its data). ``log_marginal_likelihood``
+    is the ELBO (a lower bound on the log evidence; with ``kl_weight`` != 1 the objective
+    E - kl_weight KL), which ``optimise_hyperparameters`` maximises by the restart loop of
+    :func:`~course_lib.gp.optimise.optimise_hyperparameters`, each evaluation warm-started from
+    the previous (alpha, lambda); ``marginal_likelihood`` returns it with its gradient as a
+    :class:`~course_lib.mixed.variational_model.VariationalEvidence` (all from
+    :class:`~course_lib.mixed.variational_model.VariationalModel`).
+    """
+
+    def fit(self, X, y=None, M=None) -> "VariationalGP":
+        """q(f) for the items in the rows of ``X`` at the current kernel; ``y`` and ``M`` as in
+        :func:`fit_variational` (None with a MixedLikelihood). Returns self.
+
+        Warm-started from the latest (alpha, lambda) when the data extend the previous fit's:
+        the previous items are the first rows of ``X`` and each part's previous rows (map
+        and answers) come first in that part (as when an active-learning loop appends one
+        trial). New items start with alpha = 0 and new rows with a vanishing site precision;
+        the first fixed-point step then gives them the sites their gradients ask for. (A
+        MixedLikelihood carries its data: to add some, assign the new one, with the same
+        parts and parameters, to ``gp.likelihood`` and fit again.)"""
+        X = _as_inputs(X, "X")
+        _check_exact_size(X.shape[0], "X", advice="use SparseVariationalGP (a few hundred "
+                         "inducing points) or fit a subset of the items")
+        K = self.kernel(X)
+        return self._fit(X, *_as_mixed(self.likelihood, y, M, K))
+
+    def _warm_start(self, X, mixed) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """(alpha0, site_precision0) carried over from the previous fit, or (None, None) when
+        the data do not extend it (``fit``)."""
+        if self._warm is None:
+            return None, None
+        old_X, old = self.X_train, self.mixed
+        n_old = old_X.shape[0]
+        if (X.shape[1] != old_X.shape[1] or X.shape[0] < n_old
+                or not np.array_equal(X[:n_old], old_X) or mixed.n_parts != old.n_parts):
+            return None, None
+        alpha, old_lam = self._warm
+        lam = np.full(mixed.n_rows, _SITE_PRECISION_FLOOR)
+        for rows, old_rows in zip(mixed.slices, old.slices):
+            count = old_rows.stop - old_rows.start
+            kept = slice(rows.start, rows.start + count)
+            if (rows.stop - rows.start < count
+                    or not np.array_equal(mixed.M[kept, :n_old], old.M[old_rows])
+                    or np.any(mixed.M[kept, n_old:])
+                    or not np.array_equal(mixed.y[kept], old.y[old_rows])):
+                return None, None
+            lam[kept] = old_lam[old_rows]
+        return np.concatenate([alpha, np.zeros(X.shape[0] - n_old)]), lam
+
+    def _fit(self, X, K, mixed) -> "VariationalGP":
+        result = self._run(K, mixed, self._warm_start(X, mixed), None, True)
+        self.X_train, self.mixed, self.result, self.posterior = X, mixed, result, result.posterior
+        self._warm = (result.alpha, result.site_precision)
+        return self
+
+    def _run(self, K, mixed, warm, dK, warn) -> VariationalResult:
+        try:
+            return _fit_variational_trusted(K, mixed, warm[0], warm[1], dK, self.max_iter,
+                                           self.tol, warn, self.kl_weight)
+        except NotPositiveDefiniteError as err:
+            raise NotPositiveDefiniteError(f"kernel: no variational posterior at the current "
+                                           f"hyper-parameters ({err})") from None
+
+    def _refit(self):
+        self._fit(self.X_train, _check_prior_covariance(self.kernel(self.X_train)), self.mixed)
+
+    def _optimised_bound(self, kernel, mixed, eval_gradient, warn) -> VariationalResult:
+        """The ELBO maximised over (alpha, lambda) at ``kernel`` and ``mixed``, warm-started
+        from the latest (alpha, lambda), with its kernel gradient when ``eval_gradient``
+        (:meth:`VariationalModel.marginal_likelihood`)."""
+        K, dK = kernel.gradient(self.X_train) if eval_gradient else (kernel(self.X_train), None)
+        result = self._run(_check_prior_covariance(K), mixed, self._warm, dK, warn)
+        self._warm = (result.alpha, result.site_precision)
+        return result
+
+    def __repr__(self):
+        return f"VariationalGP(kernel={self.kernel!r}, likelihood={self.likelihood!r})"

@@ -31,10 +31,10 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from course_lib.class_panel.preferences import ClassPreferences
-from course_lib.class_panel.feedback import _check_results
-from course_lib.class_panel.ratings import ClassRatings, _z
+from course_lib.class_panel.feedback import check_class_results
+from course_lib.class_panel.ratings import ClassRatings, interval_z
 from course_lib.plotting.colour import _series_linestyle, _series_marker
-from course_lib.plotting.describe import _described_image_html
+from course_lib.plotting.describe import described_image_html
 
 __all__ = ["ClassFigure", "class_figures"]
 
@@ -57,14 +57,14 @@ class ClassFigure:
         ``<details>`` (a notebook shows it so; the text changes with the class's data)."""
         buffer = io.BytesIO()
         self.figure.savefig(buffer, format="png")
-        return _described_image_html(buffer.getvalue(), self.description)
+        return described_image_html(buffer.getvalue(), self.description)
 
 
 def class_figures(ratings: ClassRatings | None = None,
                   preferences: ClassPreferences | None = None) -> list[ClassFigure]:
     """Every class figure the results allow (three from ``ratings``, two from
     ``preferences``), each with its description."""
-    _check_results(ratings, preferences)
+    check_class_results(ratings, preferences)
     drawn = []
     if ratings is not None:
         drawn += [ClassFigure("students", _students_figure(ratings), _describe_students(ratings)),
@@ -96,7 +96,7 @@ def _students_figure(ratings: ClassRatings) -> Figure:
     class)."""
     fig = Figure(figsize=(11, 4.2), layout="constrained")
     left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.3, 1]})
-    ok, z = ratings.informative, _z(ratings.level)
+    ok, z = ratings.informative, interval_z(ratings.level)
     bias, noise = ratings.bias[ok], ratings.noise_variance[ok]
     interval = ratings.noise_interval[ok]
     left.errorbar(bias, noise, xerr=z * ratings.bias_se[ok],
@@ -148,7 +148,7 @@ def _consensus_figure(ratings: ClassRatings) -> Figure:
             marker=_series_marker(1), color=_EXPERT,
             label=f"the {ratings.expert_bias.size} experts' mean")
     shown = ~np.isnan(consensus)
-    ax.errorbar(rank[shown], consensus[shown], yerr=_z(ratings.level) * sd[shown],
+    ax.errorbar(rank[shown], consensus[shown], yerr=interval_z(ratings.level) * sd[shown],
                 ls=_series_linestyle(0), marker=_series_marker(0), color=_STUDENT, capsize=3,
                 label=f"the class's consensus, {ratings.level:.0%} interval")
     ax.set_xlabel("clip, ordered by the experts' mean")
@@ -224,7 +224,7 @@ def _plot_differences(ax, preferences: ClassPreferences) -> None:
     ax.plot(fitted.ravel(), (np.arange(P)[None, :] + jitter).ravel(), ls="none",
             marker=_series_marker(0), ms=3, color=_STUDENT, alpha=0.3,
             label=f"each student ({fitted.shape[0]})")
-    half = _z(0.9) * preferences.pooled_difference_sd
+    half = interval_z(0.9) * preferences.pooled_difference_sd
     ax.errorbar(preferences.pooled_difference, np.arange(P), xerr=half, ls="none",
                 marker=_series_marker(3), color="k", capsize=3, label="the class, 90% interval")
     ax.axvline(0.0, color="k", lw=0.8)

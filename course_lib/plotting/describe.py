@@ -2,7 +2,7 @@
 
 A notebook cell's figures carry descriptions written for them (``figure_descriptions``, see
 ``plotting.lab_descriptions``). An explorer's figure changes with its controls, so no fixed text
-can describe it: :func:`_describe_figure` reads the figure instead, panel by panel: its title,
+can describe it: :func:`describe_figure` reads the figure instead, panel by panel: its title,
 each axis's label and the range it shows, the series named in its legend, how many lines, point
 sets, bars and images it holds, its colour scale and its direct labels. Its titles and labels
 carry the key numbers (a log-likelihood, a posterior mean), so the text follows the controls.
@@ -96,7 +96,7 @@ def _panel_text(ax) -> str:
     return "; ".join(parts) or "an empty panel"
 
 
-def _describe_figure(fig) -> str:
+def describe_figure(fig) -> str:
     """One paragraph saying what ``fig`` shows, read from its artists (see the module text)."""
     panels = [ax for ax in fig.axes if ax.get_visible()]
     title = _plain(fig.get_suptitle())
@@ -109,7 +109,7 @@ def _describe_figure(fig) -> str:
     return f"{head} in {len(panels)} panels. {body}"
 
 
-def _described_image_html(png: bytes | str, description: str) -> str:
+def described_image_html(png: bytes | str, description: str) -> str:
     """A PNG (bytes, or already base64) as HTML: the image with ``description`` as its alt
     text, and the description again in a closed ``<details>`` beneath it for every reader."""
     data = png if isinstance(png, str) else base64.b64encode(png).decode("ascii")

@@ -19,7 +19,8 @@ from .colour import _COURSE_COLOURS
 
 __all__ = ["component_colours", "plot_gaussian_contours", "plot_gaussian_1d",
            "plot_responsibilities", "plot_gmm_density_1d", "plot_loglik_trace",
-           "plot_model_selection", "plot_bic", "plot_kmeans_state", "plot_distortion_trace"]
+           "plot_model_selection", "plot_bic", "plot_kmeans_state", "plot_distortion_trace",
+           "plot_gaussian_fit"]
 
 
 def component_colours(n_components: int) -> np.ndarray:
@@ -72,7 +73,7 @@ def plot_gaussian_1d(ax, mean: float, var: float, samples=None, *, x_range=None,
     return ax
 
 
-def _plot_gaussian_fit(ax, samples, mean, cov, fitted_mean, fitted_cov, *,
+def plot_gaussian_fit(ax, samples, mean, cov, fitted_mean, fitted_cov, *,
                       limits=(-10.0, 10.0)):
     """Samples of a Gaussian with the true and the fitted (ML) density, in 1-D or 2-D.
 

@@ -3,9 +3,9 @@ and the trellis explorer's figure of three such panels.
 
 :func:`plot_trellis` draws one (T, N) array on the axes it is given and returns them. The
 explorer's figure (:func:`course_lib.widgets.hmm.trellis_figure`) is drawn here by
-:func:`_draw_trellis` from what :mod:`course_lib.hmm.inference` computed (the
+:func:`draw_trellis` from what :mod:`course_lib.hmm.inference` computed (the
 :class:`~course_lib.hmm.inference.Posteriors` of the sequence and, when asked for, its
-:class:`~course_lib.hmm.inference.ViterbiResult`), or by :func:`_draw_impossible_trellis`
+:class:`~course_lib.hmm.inference.ViterbiResult`), or by :func:`draw_impossible_trellis`
 from the log-space forward pass and the library's explanation when ``P(O | lambda) = 0``;
 nothing here runs a pass. Arrays follow course_lib.hmm.inference (rows are time steps:
 ``alpha[t, i]``): time on the x axis and states on the y axis, state 0 at the top. Numbers
@@ -27,7 +27,7 @@ from ..validation import _as_float_array
 from .colour import _text_colours
 from .hmm import _names
 
-__all__ = ["TRELLIS_MAX_LENGTH", "plot_trellis"]
+__all__ = ["TRELLIS_MAX_LENGTH", "plot_trellis", "draw_trellis", "draw_impossible_trellis"]
 
 #: The longest observation sequence the trellis explorer's figure
 #: (:func:`course_lib.widgets.hmm.trellis_figure`) draws: at this length each of the three
@@ -233,7 +233,7 @@ def _common(model, observations, log_scale: bool) -> dict:
                 symbol_names=model.symbol_names, log_values=log_scale)
 
 
-def _draw_trellis(model, observations, posteriors, viterbi=None, *, log_scale: bool = False):
+def draw_trellis(model, observations, posteriors, viterbi=None, *, log_scale: bool = False):
     """Figure: alpha, beta and gamma of ``posteriors`` (the
     :class:`~course_lib.hmm.inference.Posteriors` of ``observations``, symbols of ``model``) on
     the trellis, with the path of ``viterbi`` (a :class:`~course_lib.hmm.inference.ViterbiResult`
@@ -261,8 +261,8 @@ def _draw_trellis(model, observations, posteriors, viterbi=None, *, log_scale: b
     return fig
 
 
-def _draw_impossible_trellis(model, observations, forward, explanation: str, *,
-                               log_scale: bool = False):
+def draw_impossible_trellis(model, observations, forward, explanation: str, *,
+                            log_scale: bool = False):
     """Figure for a sequence with ``P(O | lambda) = 0``: alpha of ``forward`` (a
     :class:`~course_lib.hmm.inference.LogForward`; zero from the impossible step on) and
     ``explanation`` (:func:`course_lib.hmm.inference.explain_zero_probability`) beside it."""

@@ -13,7 +13,7 @@ alone.
 
 from __future__ import annotations
 
-from .describe import _described_image_html
+from .describe import described_image_html
 
 _FIGURE_DESCRIPTIONS = "figure_descriptions"  # the key tools/build_site.py reads too
 
@@ -46,7 +46,7 @@ class _LabDescriptions:
             return None  # an Image that is not a PNG: no description of ours fits it
         text = str(texts[self.shown])
         self.shown += 1
-        return _described_image_html(png, text)
+        return described_image_html(png, text)
 
 
 def _describe_figures_in_lab() -> None:

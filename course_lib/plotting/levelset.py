@@ -3,11 +3,11 @@
 ``plot_xxx(ax, ...) -> ax``; nothing here computes what a test would need (the maps, the
 contours' values and the F1 trace come from :mod:`course_lib.widgets.levelset`, which takes
 them from the level-set session). Two stimulus dimensions span a map
-(:func:`_plot_map`: the posterior mean of the latent f, P(f below the threshold), an
-acquisition); :func:`_plot_contours` draws the true and the estimated threshold contour,
-:func:`_plot_trials` the answers (yes filled, no open), the constraints and the next query;
-:func:`_plot_f1_trace` the F1 score of the estimated set against the number of trials. For the
-1-D detection demo, :func:`_plot_detection_curve` draws the model's P(heard) against the level,
+(:func:`plot_map`: the posterior mean of the latent f, P(f below the threshold), an
+acquisition); :func:`plot_contours` draws the true and the estimated threshold contour,
+:func:`plot_trials` the answers (yes filled, no open), the constraints and the next query;
+:func:`plot_f1_trace` the F1 score of the estimated set against the number of trials. For the
+1-D detection demo, :func:`plot_detection_curve` draws the model's P(heard) against the level,
 the answers as a rug at 0 and 1, the 75 % line and the threshold estimate.
 """
 
@@ -18,10 +18,12 @@ from matplotlib.ticker import MaxNLocator
 
 from ..validation import _as_float_array
 
+__all__ = ["QUERY_COLOUR", "plot_map", "plot_contours", "plot_trials", "plot_f1_trace",
+           "plot_detection_curve"]
 
 _TRUE_COLOUR = "black"
 _ESTIMATE_COLOUR = "white"
-_QUERY_COLOUR = "#e7298a"       # magenta: apart from viridis, RdBu and the greens
+QUERY_COLOUR = "#e7298a"       # magenta: apart from viridis, RdBu and the greens
 _YES_COLOUR, _NO_COLOUR = "#d95f02", "#1b9e77"   # orange and teal: apart for colour-blind eyes
 
 
@@ -35,7 +37,7 @@ def _grid_values(axis_x, axis_y, values):
     return axis_x, axis_y, values
 
 
-def _plot_map(ax, axis_x, axis_y, values, *, cmap: str = "viridis", vmin=None, vmax=None,
+def plot_map(ax, axis_x, axis_y, values, *, cmap: str = "viridis", vmin=None, vmax=None,
              names: tuple[str, str] = ("x1", "x2")):
     """``values`` (len(axis_y), len(axis_x)) on an evenly spaced grid as a smooth image over
     the box spanned by the two axes (bilinear between grid points), labelled ``names``."""
@@ -53,7 +55,7 @@ def _plot_map(ax, axis_x, axis_y, values, *, cmap: str = "viridis", vmin=None, v
     return ax
 
 
-def _plot_contours(ax, axis_x, axis_y, *, threshold: float, true_latent=None, mean=None):
+def plot_contours(ax, axis_x, axis_y, *, threshold: float, true_latent=None, mean=None):
     """The threshold contour of the true latent (black, dashed) and of the posterior mean (the
     estimated set's edge: white, solid), each a (len(axis_y), len(axis_x)) array or None.
     A field that never crosses the threshold on the grid draws nothing."""
@@ -67,7 +69,7 @@ def _plot_contours(ax, axis_x, axis_y, *, threshold: float, true_latent=None, me
     return ax
 
 
-def _plot_trials(ax, X, answers, *, constraints=None, query=None, size: float = 4.0):
+def plot_trials(ax, X, answers, *, constraints=None, query=None, size: float = 4.0):
     """The answered trials ``X`` (t, 2) with ``answers`` (t,) 0/1 (yes: filled orange dots, no:
     open teal circles), the constraint locations ``constraints`` (m, 2) as small grey
     diamonds, and the next ``query`` (2,) as a magenta star; any of them may be None/empty."""
@@ -88,12 +90,12 @@ def _plot_trials(ax, X, answers, *, constraints=None, query=None, size: float = 
                 zorder=5, clip_on=False)
     if query is not None:
         query = _as_float_array(query, "query", ndim=1)
-        ax.plot(query[0], query[1], "*", ms=size * 3.6, color=_QUERY_COLOUR, mec="k", mew=0.8,
+        ax.plot(query[0], query[1], "*", ms=size * 3.6, color=QUERY_COLOUR, mec="k", mew=0.8,
                 zorder=6, clip_on=False)
     return ax
 
 
-def _plot_f1_trace(ax, n_trials, f1, *, n_initial: int = 0, x_max: int | None = None):
+def plot_f1_trace(ax, n_trials, f1, *, n_initial: int = 0, x_max: int | None = None):
     """F1 of the estimated set after each trial (``n_trials`` and ``f1``, equal lengths; F1 in
     [0, 1]) as a line with dots, the initial (non-active) trials shaded grey."""
     n_trials = _as_float_array(n_trials, "n_trials", ndim=1, allow_empty=True)
@@ -118,7 +120,7 @@ def _plot_f1_trace(ax, n_trials, f1, *, n_initial: int = 0, x_max: int | None = 
     return ax
 
 
-def _plot_detection_curve(ax, levels, p_heard, *, p_low=None, p_high=None, target: float = 0.75,
+def plot_detection_curve(ax, levels, p_heard, *, p_low=None, p_high=None, target: float = 0.75,
                          threshold_level=None, true_p=None, X=None, answers=None, query=None,
                          constraint_levels=None):
     """P(heard) against the level: the model's curve ``p_heard`` (blue) with a band from
@@ -155,7 +157,7 @@ def _plot_detection_curve(ax, levels, p_heard, *, p_low=None, p_high=None, targe
         ax.plot(C, np.zeros(C.size), "D", ms=6, color="0.75", mec="k", mew=0.6, clip_on=False,
                 zorder=6)
     if query is not None:
-        ax.axvline(float(query), color=_QUERY_COLOUR, lw=1.5, ls="--")
+        ax.axvline(float(query), color=QUERY_COLOUR, lw=1.5, ls="--")
     ax.set_xlim(levels[0], levels[-1])
     ax.set_ylim(-0.04, 1.04)
     ax.yaxis.set_major_locator(MaxNLocator(5))

@@ -10,9 +10,9 @@
   z = f(first) - f(second), with its cut points;
 * :func:`plot_fig2` -- the committed result ``wu2025_fig2`` (Wu et al.'s Fig. 2): the plain and
   the constrained posterior, one axis each;
-* :func:`_plot_levels_by_strength` -- the true strength |f(a) - f(b)| of every rated pair, one
+* :func:`plot_levels_by_strength` -- the true strength |f(a) - f(b)| of every rated pair, one
   column per confidence level, with the levels' counts and a model's cut points;
-* :func:`_plot_paired_scores` -- one score of two models on the same splits, each split a line
+* :func:`plot_paired_scores` -- one score of two models on the same splits, each split a line
   from the first model to the second, with their means.
 """
 
@@ -26,7 +26,7 @@ from ..validation import _as_float_array, _check_length
 from .colour import _series_linestyle
 
 __all__ = ["plot_elbo_ledger", "plot_latent_band", "plot_constraints", "plot_binary_answers",
-           "plot_likert_levels", "plot_fig2"]
+           "plot_likert_levels", "plot_fig2", "plot_levels_by_strength", "plot_paired_scores"]
 
 _KL_COLOUR = "0.55"
 _ELBO_COLOUR = "k"
@@ -160,7 +160,7 @@ def plot_fig2(axes, result: dict, *, fit: str = "map_ii"):
 _GOLDEN = (np.sqrt(5.0) - 1.0) / 2.0
 
 
-def _plot_levels_by_strength(ax, levels, strength, *, n_levels: int = 3,
+def plot_levels_by_strength(ax, levels, strength, *, n_levels: int = 3,
                             level_names: Sequence[str] | None = None, cut_points=None):
     """Every pair's true ``strength`` |f(a) - f(b)| in the column of its confidence level
     0 .. ``n_levels`` - 1 (spread sideways so that equal values stay visible), each column
@@ -191,7 +191,7 @@ def _plot_levels_by_strength(ax, levels, strength, *, n_levels: int = 3,
     return ax
 
 
-def _plot_paired_scores(ax, first, second, *, names: Sequence[str] = ("choices only",
+def plot_paired_scores(ax, first, second, *, names: Sequence[str] = ("choices only",
                                                                      "with ratings"),
                        ylabel: str = "score"):
     """One score of two models on the same splits: ``first`` and ``second`` (one value per

@@ -2,12 +2,12 @@
 
 ``plot_xxx(ax, ...) -> ax``; nothing here computes what a test would need. Two band gains (dB)
 span a map: the posterior mean utility, its standard deviation or bEI drawn as an image
-(:func:`_plot_setting_map`), the comparisons made as segments between the two settings of each
-pair (:func:`_plot_comparisons`), the incumbent, the next pair and the hidden optimum as marks
-(:func:`_plot_session_marks`). For 3-4 bands the map is a slice through the incumbent: the
+(:func:`plot_setting_map`), the comparisons made as segments between the two settings of each
+pair (:func:`plot_comparisons`), the incumbent, the next pair and the hidden optimum as marks
+(:func:`plot_session_marks`). For 3-4 bands the map is a slice through the incumbent: the
 other bands held at its gains (the caller passes only the two shown coordinates).
 :func:`plot_settling` draws the convergence measure against the number of answers and
-:func:`_plot_equaliser_curves` the frequency responses of the two settings being compared.
+:func:`plot_equaliser_curves` the frequency responses of the two settings being compared.
 """
 
 from __future__ import annotations
@@ -20,13 +20,14 @@ from matplotlib.ticker import FixedLocator, MaxNLocator, NullLocator
 from ..validation import _as_float_array, _as_positive_float, _check_length
 from .colour import _series_linestyle
 
-__all__ = ["plot_settling"]
+__all__ = ["plot_settling", "plot_setting_map", "plot_comparisons", "plot_session_marks",
+           "plot_equaliser_curves"]
 
 _PAIR_COLOURS = {"A": "#d95f02", "B": "#7570b3"}   # orange and purple: apart for colour-blind eyes
 _INCUMBENT_COLOUR = "white"
 
 
-def _plot_setting_map(ax, axis_x, axis_y, values, *, cmap: str = "viridis",
+def plot_setting_map(ax, axis_x, axis_y, values, *, cmap: str = "viridis",
                      label: str | None = None, vmin=None, vmax=None, colorbar: bool = True,
                      names: tuple[str, str] = ("band 1 gain (dB)", "band 2 gain (dB)")):
     """``values`` (len(axis_y), len(axis_x)) over two gain axes as an image, one cell per
@@ -59,7 +60,7 @@ def _plot_setting_map(ax, axis_x, axis_y, values, *, cmap: str = "viridis",
     return ax
 
 
-def _plot_comparisons(ax, first, second, answers, *, colour: str = "0.85"):
+def plot_comparisons(ax, first, second, answers, *, colour: str = "0.85"):
     """One segment per comparison between its two settings ((m, 2) ``first`` and ``second``,
     the two shown coordinates) with a dot at the preferred end (answer > 0.5: first; < 0.5:
     second; 0.5: none)."""
@@ -79,7 +80,7 @@ def _plot_comparisons(ax, first, second, answers, *, colour: str = "0.85"):
     return ax
 
 
-def _plot_session_marks(ax, *, incumbent=None, pair=None, optimum=None,
+def plot_session_marks(ax, *, incumbent=None, pair=None, optimum=None,
                        fontsize: str = "small"):
     """The incumbent (white star), the next pair (dots in the pair's colours, lettered A and B
     beside them) and
@@ -140,7 +141,7 @@ def plot_settling(ax, measure, smoothed, *, threshold: float, settled_at: int | 
     return ax
 
 
-def _plot_equaliser_curves(ax, frequencies, responses_db: dict, *, band_frequencies=()):
+def plot_equaliser_curves(ax, frequencies, responses_db: dict, *, band_frequencies=()):
     """Frequency responses in dB (``responses_db``: label -> values at ``frequencies`` Hz) on
     a log frequency axis, coloured by :data:`_PAIR_COLOURS` when the label starts with A or B,
     each in its own line style, and labelled above the axes (the first label highest); thin lines at the bands' centre or corner frequencies."""

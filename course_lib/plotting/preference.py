@@ -25,7 +25,7 @@ from ..validation import _as_float_array, _check_length
 from .colour import _series_linestyle
 
 __all__ = ["LAPLACE_COLOUR", "plot_likelihood", "plot_curvature", "plot_posterior_1d",
-           "plot_posterior_2d", "plot_acquisition", "plot_learning_curves"]
+           "plot_posterior_2d", "plot_acquisition", "plot_learning_curves", "shade_negative"]
 
 _NEGATIVE_COLOUR = "C3"   # w < 0: the likelihood is not log-concave there
 _EXACT_COLOUR = "k"
@@ -62,7 +62,7 @@ def _spans(mask: np.ndarray):
     return zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1)
 
 
-def _shade_negative(ax, z, curvature, *, label: str | None = "w < 0 (not log-concave)"):
+def shade_negative(ax, z, curvature, *, label: str | None = "w < 0 (not log-concave)"):
     """Shade, in ``_NEGATIVE_COLOUR``, the z where the curvature w(z) is negative."""
     z = _flat(z, "z")
     w = _as_float_array(curvature, "curvature")
@@ -81,7 +81,7 @@ def plot_curvature(ax, z, curvature, *, color: str = "C0", label: str | None = N
     ax.plot(z, w, color=color, lw=2, label=label)
     ax.axhline(0.0, color="0.5", lw=0.8)
     if shade:
-        _shade_negative(ax, z, w)
+        shade_negative(ax, z, w)
     ax.set_xlabel("z = f(first) − f(second)")
     ax.set_ylabel("w = −d² log p / dz²")
     return ax

@@ -135,7 +135,7 @@ def panel_figure(prediction) -> Figure:
     return fig
 
 
-def _panel_description(prediction) -> str:
+def panel_description(prediction) -> str:
     """What :func:`panel_figure` draws for ``prediction``, in words (the figure's alt text):
     every number the top panel shows, and what the bottom panel holds."""
     (low50, high50), (low90, high90) = prediction.interval_50, prediction.interval_90

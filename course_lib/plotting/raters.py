@@ -23,7 +23,8 @@ from .colour import _series_linestyle, _series_marker, _text_colours
 from .gp import plot_gp_posterior
 
 __all__ = ["MODEL_COLOURS", "RATER_COLOURS", "plot_rater_scores", "plot_noise_profile",
-           "plot_score_distribution", "plot_speedup", "plot_noise_table", "plot_regions"]
+           "plot_score_distribution", "plot_speedup", "plot_noise_table", "plot_regions",
+           "plot_annotator_fit"]
 
 MODEL_COLOURS = {"GOLD": "k", "base": "C1", "Av": "C1", "mean": "C1", "joint": "C0",
                  "repeated": "C0", "MA": "C2", "MANH": "C3"}
@@ -273,7 +274,7 @@ def plot_regions(ax, x, regions):
     return ax
 
 
-def _plot_annotator_fit(ax, x_test, mean, var, *, gold=None, X=None, data: RaterData | None = None,
+def plot_annotator_fit(ax, x_test, mean, var, *, gold=None, X=None, data: RaterData | None = None,
                        regions=None, color: str = "C0", n_sigma: float = 2.0):
     """The posterior of the latent gold standard on one-dimensional test inputs (mean and
     +-``n_sigma`` sd band, :func:`course_lib.plotting.gp.plot_gp_posterior`), the gold standard

@@ -18,14 +18,16 @@ in ``docs/ALGORITHMS.md``):
 - ``ep`` and ``tilted_distributions``: expectation propagation for single-item ratings
   (:func:`expectation_propagation`, :func:`tilted_moments`; R&W Alg. 3.5), its result and
   evidence gradient.
-- ``preference_gp``: the model (:class:`PreferenceGP`: Laplace or EP, predictions of pairs),
-  with its MAP-II glue in ``hyperparameters`` (:class:`LaplaceEvidence`, :class:`OnSquare`).
+- ``preference_gp``: the model (:class:`PreferenceGP`: Laplace or EP, predictions of pairs) and
+  what every model of comparisons is (:class:`ComparisonGP`: hyper-parameters, MAP-II,
+  predictions of the utility and of pairs), with the MAP-II glue in ``hyperparameters``
+  (:class:`LaplaceEvidence`, :class:`OnSquare`).
 - ``acquisition``: choosing the next comparison (Nielsen 2015, ch. 3): expected improvement
   (:func:`expected_improvement`, :func:`univariate_ei`, :func:`bivariate_ei`), pairwise BALD, the
   sampling rules and maximising bEI; ``ei_convergence``: when to stop
   (:func:`settling_threshold`); ``forced_choice``: the forced-choice test of the result.
-- ``sparse_preference``: the model on pseudo-inputs (:class:`SparsePreferenceGP`) with its
-  evidence gradient.
+- ``sparse_preference``: the model on pseudo-inputs (:class:`SparsePreferenceGP`, a
+  :class:`ComparisonGP` too) with its evidence and its gradient.
 
 An engine a reader of an algorithm need not open: ``_newton_system`` (the factorisations behind
 Laplace's one solve / log-det pair).
@@ -46,7 +48,7 @@ from .laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mod
 from .likelihoods import Likelihood, LikelihoodTerms
 from .log_phi import inverse_mills_ratio, log_ndtr_derivatives
 from .pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
-from .preference_gp import EPEvidence, PreferenceGP, latent_difference
+from .preference_gp import ComparisonGP, EPEvidence, PreferenceGP, latent_difference
 from .rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
 from .sparse_preference import PseudoInputFit, SparsePreferenceGP
 
@@ -58,7 +60,8 @@ __all__ = [
     "laplace_mode", "newton_path", "LaplaceResult", "NewtonStep", "InvalidLaplaceError",
     "expectation_propagation", "tilted_moments", "EPResult", "EPConvergenceError",
     "ClippedSiteWarning", "grid_posterior", "two_item_prior",
-    "PreferenceGP", "LaplaceEvidence", "EPEvidence", "OnSquare", "latent_difference",
+    "ComparisonGP", "PreferenceGP", "LaplaceEvidence", "EPEvidence", "OnSquare",
+    "latent_difference",
     "SparsePreferenceGP", "PseudoInputFit",
     "expected_improvement", "incumbent", "improvement_moments", "univariate_ei", "bivariate_ei",
     "bivariate_ei_gradient", "AcquisitionMaximum", "maximise_acquisition", "multinomial_sample",

@@ -96,11 +96,10 @@ import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 from dataclasses import dataclass, field
 
-from ..gp.prediction import LatentGaussian
+from ..gp.prediction import LatentGaussian, check_latent_problem
 from ..linalg import NotPositiveDefiniteError, log_det_from_cholesky
 from ..validation import _as_float_array, _as_positive_float, _as_positive_int
 from .tilted_distributions import _likelihood_bump, tilted_moments_trusted
-from .laplace import _check_latent_problem
 
 
 __all__ = ["expectation_propagation", "EPResult", "EPConvergenceError", "ClippedSiteWarning"]
@@ -180,7 +179,7 @@ class _Problem:
 
 
 def _check_problem(K, M, likelihood, y) -> _Problem:
-    K, M, y = _check_latent_problem(K, M, likelihood, y)
+    K, M, y = check_latent_problem(K, M, likelihood, y)
     identity = (np.count_nonzero(M, axis=1) == 1) & np.isclose(M.sum(axis=1), 1.0)
     if not np.all(identity):
         k = int(np.argmax(~identity))

@@ -34,12 +34,10 @@ What it returns: :class:`LaplaceResult` holds what the iteration and the evidenc
 give, :class:`NewtonStep` one point of the path that :func:`newton_path` records for plotting;
 :class:`InvalidLaplaceError` is raised where no Gaussian approximation exists.
 
-The checks shared by the latent-Gaussian approximations. Every approximation of p(f | y) for
-f ~ N(0, K) and z = M f takes the same four arguments (K, M, likelihood, y): Laplace here, EP
-(:mod:`course_lib.preference.ep`) and the variational fits of Unit 7
-(:mod:`course_lib.mixed.mixed_likelihood`, :mod:`course_lib.mixed.variational_gp`). Their checks
-(:func:`_check_latent_problem`, :func:`_check_prior_covariance`, :func:`_check_map_columns`) are
-written once, here, at the border, so that every core works on trusted arrays.
+Every approximation of p(f | y) for f ~ N(0, K) and z = M f takes the same four arguments (K, M,
+likelihood, y): Laplace here, EP (:mod:`course_lib.preference.ep`) and the variational fits of
+Unit 7. Their checks are written once, at the border, beside the Gaussian they all produce:
+:func:`course_lib.gp.prediction.check_latent_problem`.
 """
 
 from __future__ import annotations
@@ -50,8 +48,8 @@ from functools import partial
 from scipy.linalg import cho_solve, LinAlgError
 from collections.abc import Callable
 
-from ..gp.prediction import LatentGaussian
-from ..linalg import NotPositiveDefiniteError, _as_square_matrix, _check_symmetric
+from ..gp.prediction import LatentGaussian, check_latent_problem
+from ..linalg import NotPositiveDefiniteError
 from ..validation import _as_float_array, _as_positive_float, _as_positive_int, _check_choice
 from ._newton_system import FactorisedSystem, NewtonSystem, _FORMS
 from .likelihoods import Likelihood, LikelihoodTerms
@@ -314,7 +312,7 @@ class _Step:
 # --------------------------------------------------------------------------------------------
 def _prepare(K, M, likelihood, y, f0, alpha0, max_iter, tol, form):
     _check_choice(form, "form", _FORMS)
-    K, M, y = _check_latent_problem(K, M, likelihood, y)
+    K, M, y = check_latent_problem(K, M, likelihood, y)
     max_iter = _as_positive_int(max_iter, "max_iter")
     tol = _as_positive_float(tol, "tol")
     problem = _Problem(NewtonSystem(K, M, form), likelihood, y)
@@ -439,50 +437,3 @@ def _not_peak_message(problem, w: np.ndarray) -> str:
             "posterior is not a peak there (a saddle of a likelihood that is not log-concave), "
             "so no Laplace approximation exists. Start Newton elsewhere (f0), or revise the "
             "likelihood's parameters; jitter would only hide this")
-
-
-def _check_latent_problem(K, M, likelihood, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Validate the inputs of a latent-Gaussian approximation (Laplace or EP): the items' prior
-    covariance ``K`` (n x n, symmetric), the map ``M`` (m x n), a ``likelihood`` and its m
-    observations ``y``; returns K, M and y as checked arrays, errors name the argument."""
-    K = _check_prior_covariance(K)
-    M = _as_float_array(M, "M", ndim=2)
-    _check_map_columns(M, K.shape[0])
-    _check_map_rows(M)
-    if not isinstance(likelihood, Likelihood):
-        raise TypeError(f"likelihood: expected a course_lib.preference.likelihoods Likelihood, got "
-                        f"{type(likelihood).__name__}")
-    y = likelihood.check_observations(y, "y")
-    if y.shape != (M.shape[0],):
-        raise ValueError(f"y: expected {M.shape[0]} observations (one per row of M), got shape "
-                         f"{y.shape}")
-    return K, M, y
-
-
-def _check_prior_covariance(K) -> np.ndarray:
-    """``K`` checked as the items' prior covariance (n x n, symmetric)."""
-    K = _as_square_matrix(K, "K")
-    _check_symmetric(K, "K")
-    return K
-
-
-def _check_map_rows(M: np.ndarray) -> None:
-    """Refuse a row of ``M`` that is all zeros: its z is 0 whatever f is, so it observes
-    nothing, and a hand-built comparison of an item with itself (+1 and -1 in one column)
-    is exactly such a row."""
-    empty = ~np.any(M != 0, axis=1)
-    if empty.any():
-        k = int(np.argmax(empty))
-        raise ValueError(f"M: row {k} is all zeros, so z = (M f)_{k} is 0 whatever f is and "
-                         "its observation says nothing about f; a comparison of an item with "
-                         "itself (+1 and -1 in the same column) gives such a row. A comparison "
-                         "needs two different items (Comparisons refuses the pair by name)")
-
-
-def _check_map_columns(M: np.ndarray, n: int) -> None:
-    """Refuse a map ``M`` without one column per item (n of them)."""
-    if M.shape[1] != n:
-        raise ValueError(f"M: expected {n} columns (one per item, as K is {n} x {n}), got shape "
-                         f"{M.shape}")
-
-

@@ -30,6 +30,15 @@ convergence errors, which name ``max_iter`` and ``tol`` of
 :func:`~course_lib.preference.ep.expectation_propagation`, are restated as the model's
 ``ep_max_iter`` and ``ep_tol``.
 
+What every model of comparisons is: :class:`ComparisonGP`, the shared base of
+:class:`PreferenceGP` and the sparse model on pseudo-inputs
+(:class:`~course_lib.preference.sparse_preference.SparsePreferenceGP`). Neither model is the other
+(lecture 06, section 8.5, runs "section 4's Laplace machinery unchanged" on the sparse model's own
+comparison matrix; with the pseudo-inputs at the items the sparse model gives the full one's
+numbers), but both are a GP of a utility fitted to comparisons: a kernel and a likelihood whose
+log-parameters are ``theta``, MAP-II on their evidence, and predictions of the utility and of
+pairs.
+
 Predictions about pairs of settings: the difference f(a) - f(b) (:func:`latent_difference`).
 Every model of comparisons (the preference GP, its sparse form, the confidence-rating GP of
 :mod:`course_lib.mixed.confidence`) predicts a difference the same way: it is a linear
@@ -62,7 +71,7 @@ from .laplace import LaplaceResult, laplace_mode
 from .likelihoods import Likelihood
 
 
-__all__ = ["EPEvidence", "PreferenceGP", "latent_difference"]
+__all__ = ["EPEvidence", "ComparisonGP", "PreferenceGP", "latent_difference"]
 
 
 @dataclass(frozen=True)
@@ -75,52 +84,34 @@ class EPEvidence:
     ep: EPResult
 
 
-class PreferenceGP(ModelParameters):
-    """Preference GP: Laplace posterior of a utility f from comparisons (module docstring).
+class ComparisonGP(ModelParameters):
+    """What every GP of a utility fitted to comparisons is (module docstring): the shared base of
+    :class:`PreferenceGP` and
+    :class:`~course_lib.preference.sparse_preference.SparsePreferenceGP`.
 
-    Parameters
-    ----------
-    kernel : Kernel over the settings (fix or give a prior to its variance:
-        :mod:`course_lib.preference.hyperparameters`).
-    likelihood : a :class:`~course_lib.preference.likelihoods.Likelihood` whose ``observation_kind``
-        matches the comparisons to be fitted.
-    priors : mapping name -> Prior over any of ``param_names`` (MAP-II); flat otherwise.
-    newton_max_iter, newton_tol : ``max_iter`` and ``tol`` of the inner Newton iteration
-        (:func:`~course_lib.preference.laplace.laplace_mode`); the tight default keeps the evidence
-        and its gradient consistent for L-BFGS-B.
-    inference : ``"laplace"`` (default) or ``"ep"`` (expectation propagation; single-item
-        ratings only, so the likelihood must model ``"bounded"`` answers).
-    ep_max_iter, ep_tol : ``max_iter`` and ``tol`` of the EP sweeps
-        (:func:`~course_lib.preference.ep.expectation_propagation`).
-
-    Usage: ``gp = PreferenceGP(k, PairwiseProbit(1.0)).fit(comparisons)``;
-    ``gp.predict(X_test)`` (utility mean and variance); ``gp.preference_probability(Xa, Xb)``;
-    ``gp.optimise_hyperparameters(5, rng=rng)``. After ``fit``: ``preference.laplace`` (the
-    :class:`~course_lib.preference.laplace.LaplaceResult`, or None under EP), ``preference.ep`` (the
-    :class:`~course_lib.preference.ep.EPResult`, or None under Laplace), ``gp.posterior``,
-    ``gp.X_train`` (the items).
+    It holds the kernel and the likelihood (``theta``: the kernel's log-parameters, then the
+    likelihood's), the priors, the inner Newton iteration's ``newton_max_iter`` and
+    ``newton_tol`` (:func:`~course_lib.preference.laplace.laplace_mode`), MAP-II on the log
+    evidence, and the predictions of the utility f and of differences f(a) - f(b). A model
+    provides ``fit``, ``_fit_checked`` (fit checked comparisons) and ``marginal_likelihood``.
     """
+
+    # the approximation behind the evidence: Laplace, unless a model chooses otherwise
+    inference: str = "laplace"
 
     def __init__(self, kernel: Kernel, likelihood: Likelihood,
                  priors: Mapping[str, Prior] | None = None, *, newton_max_iter: int = 100,
-                 newton_tol: float = 1e-10, inference: str = "laplace",
-                 ep_max_iter: int = 500, ep_tol: float = 1e-6):
+                 newton_tol: float = 1e-10):
         _check_kernel_and_likelihood(kernel, likelihood)
         self.kernel, self.likelihood = kernel, likelihood
         self.priors = _check_priors(priors, self.param_names)
         self.newton_max_iter = _as_positive_int(newton_max_iter, "newton_max_iter")
         self.newton_tol = _as_positive_float(newton_tol, "newton_tol")
-        self.inference = _check_inference(inference, likelihood)
-        self.ep_max_iter = _as_positive_int(ep_max_iter, "ep_max_iter")
-        self.ep_tol = _as_positive_float(ep_tol, "ep_tol")
         self.comparisons: Comparisons | None = None
         self.X_train: np.ndarray | None = None
         self.laplace: LaplaceResult | None = None
-        self.ep: EPResult | None = None
         self.posterior = None
-        self._M: np.ndarray | None = None
         self._warm_alpha: np.ndarray | None = None
-        self._warm_sites: tuple[np.ndarray, np.ndarray] | None = None
         self._last_objective: float | None = None
 
     # ----- hyper-parameter vector -------------------------------------------------------
@@ -134,83 +125,21 @@ class PreferenceGP(ModelParameters):
         self.kernel, self.likelihood = self._split(theta)
         self._fit_checked(self.comparisons)
 
-    # ----- data -------------------------------------------------------------------------
-    def fit(self, comparisons: Comparisons) -> "PreferenceGP":
-        """Posterior of the items' utilities given ``comparisons`` at the current
-        hyper-parameters, by Laplace (warm-started from the previous fit where items
-        coincide) or EP (warm-started from the previous sites when refitting the same
-        comparisons). Returns self."""
-        _check_comparisons(comparisons, self.inference, self.likelihood)
-        return self._fit_checked(comparisons)
-
-    def _fit_checked(self, comparisons: Comparisons) -> "PreferenceGP":
-        """:meth:`fit` of checked comparisons."""
-        M, X = comparisons.matrix(), comparisons.X
-        if self.inference == "ep":
-            sites0 = self._warm_sites if comparisons is self.comparisons else None
-            ep = self._expectation_propagation(self.kernel(X), M, self.likelihood,
-                                               comparisons.y, sites0)
-            self.comparisons, self.X_train, self._M = comparisons, X, M
-            self.ep, self.posterior = ep, ep.posterior
-            self._warm_sites = (ep.tau, ep.nu)
-            return self
-        warm = _carried_over_weights(self.X_train, self._warm_alpha, X)
-        try:
-            laplace = laplace_mode(self.kernel(X), M, self.likelihood, comparisons.y,
-                                   alpha0=warm, max_iter=self.newton_max_iter,
-                                   tol=self.newton_tol)
-        except NotPositiveDefiniteError as err:
-            raise type(err)(f"comparisons: no Laplace posterior at the current hyper-parameters "
-                            f"({err})") from None
-        self.comparisons, self.X_train, self._M = comparisons, X, M
-        self.laplace, self.posterior = laplace, laplace.posterior
-        self._warm_alpha = laplace.alpha
-        return self
-
-    def _expectation_propagation(self, K, M, likelihood, y, sites0) -> EPResult:
-        try:
-            return expectation_propagation(K, M, likelihood, y, sites0=sites0,
-                                           max_iter=self.ep_max_iter, tol=self.ep_tol)
-        except EPConvergenceError as err:
-            raise _restated_ep_error(err, self.ep_max_iter) from None
-
     def _require_fit(self):
         if self.posterior is None:
             raise ValueError("self: call fit(comparisons) before predicting or optimising")
 
     # ----- evidence ---------------------------------------------------------------------
-    def marginal_likelihood(self, theta=None, eval_gradient: bool = False,
-                            warn: bool = True) -> LaplaceEvidence | EPEvidence:
-        """Log evidence (Laplace: log q(y | theta); EP: log Z_EP) at ``theta`` (default: the
-        current one) and, with ``eval_gradient``, its gradient in the order of
-        ``param_names`` (Laplace: implicit term included; EP: at the converged sites).
-        Warm-started from the latest Laplace weights or EP sites."""
-        self._require_fit()
-        kernel, likelihood = (self.kernel, self.likelihood) if theta is None else \
-            self._split(theta)
-        X = self.X_train
-        K, dK = kernel.gradient(X) if eval_gradient else (kernel(X), None)
-        if self.inference == "ep":
-            ep = self._expectation_propagation(K, self._M, likelihood, self.comparisons.y,
-                                               self._warm_sites)
-            self._warm_sites = (ep.tau, ep.nu)
-            gradient = np.concatenate(ep.evidence_gradient(dK)) if eval_gradient else None
-            return EPEvidence(ep.log_evidence, gradient, ep)
-        laplace = laplace_mode(K, self._M, likelihood, self.comparisons.y,
-                               alpha0=self._warm_alpha, max_iter=self.newton_max_iter,
-                               tol=self.newton_tol)
-        self._warm_alpha = laplace.alpha
-        gradient = None
-        if eval_gradient:
-            gradient = np.concatenate(laplace.evidence_gradient(dK))
-        return LaplaceEvidence(laplace.log_evidence, gradient, laplace)
+    def _fitted_approximation(self):
+        """The approximation of the current fit, which holds its ``log_evidence``."""
+        return self.laplace
 
     def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False):
         """log q(y | theta) (float), or ``(value, gradient)`` with the gradient w.r.t. the log
         hyper-parameters in the order of ``param_names``."""
         if theta is None and not eval_gradient:
             self._require_fit()
-            return (self.ep if self.inference == "ep" else self.laplace).log_evidence
+            return self._fitted_approximation().log_evidence
         result = self.marginal_likelihood(theta, eval_gradient)
         return (result.value, result.gradient) if eval_gradient else result.value
 
@@ -273,6 +202,119 @@ class PreferenceGP(ModelParameters):
         self._require_fit()
         return latent_difference(self.kernel, self.X_train, self.posterior, Xa, Xb)
 
+
+class PreferenceGP(ComparisonGP):
+    """Preference GP: Laplace posterior of a utility f from comparisons (module docstring).
+
+    Parameters
+    ----------
+    kernel : Kernel over the settings (fix or give a prior to its variance:
+        :mod:`course_lib.preference.hyperparameters`).
+    likelihood : a :class:`~course_lib.preference.likelihoods.Likelihood` whose ``observation_kind``
+        matches the comparisons to be fitted.
+    priors : mapping name -> Prior over any of ``param_names`` (MAP-II); flat otherwise.
+    newton_max_iter, newton_tol : ``max_iter`` and ``tol`` of the inner Newton iteration
+        (:func:`~course_lib.preference.laplace.laplace_mode`); the tight default keeps the evidence
+        and its gradient consistent for L-BFGS-B.
+    inference : ``"laplace"`` (default) or ``"ep"`` (expectation propagation; single-item
+        ratings only, so the likelihood must model ``"bounded"`` answers).
+    ep_max_iter, ep_tol : ``max_iter`` and ``tol`` of the EP sweeps
+        (:func:`~course_lib.preference.ep.expectation_propagation`).
+
+    Usage: ``gp = PreferenceGP(k, PairwiseProbit(1.0)).fit(comparisons)``;
+    ``gp.predict(X_test)`` (utility mean and variance); ``gp.preference_probability(Xa, Xb)``;
+    ``gp.optimise_hyperparameters(5, rng=rng)``. After ``fit``: ``preference.laplace`` (the
+    :class:`~course_lib.preference.laplace.LaplaceResult`, or None under EP), ``preference.ep`` (the
+    :class:`~course_lib.preference.ep.EPResult`, or None under Laplace), ``gp.posterior``,
+    ``gp.X_train`` (the items). The hyper-parameters, MAP-II and the predictions of f and of
+    differences are those of every model of comparisons (:class:`ComparisonGP`).
+    """
+
+    def __init__(self, kernel: Kernel, likelihood: Likelihood,
+                 priors: Mapping[str, Prior] | None = None, *, newton_max_iter: int = 100,
+                 newton_tol: float = 1e-10, inference: str = "laplace",
+                 ep_max_iter: int = 500, ep_tol: float = 1e-6):
+        super().__init__(kernel, likelihood, priors, newton_max_iter=newton_max_iter,
+                         newton_tol=newton_tol)
+        self.inference = _check_inference(inference, likelihood)
+        self.ep_max_iter = _as_positive_int(ep_max_iter, "ep_max_iter")
+        self.ep_tol = _as_positive_float(ep_tol, "ep_tol")
+        self.ep: EPResult | None = None
+        self._M: np.ndarray | None = None
+        self._warm_sites: tuple[np.ndarray, np.ndarray] | None = None
+
+    # ----- data -------------------------------------------------------------------------
+    def fit(self, comparisons: Comparisons) -> "PreferenceGP":
+        """Posterior of the items' utilities given ``comparisons`` at the current
+        hyper-parameters, by Laplace (warm-started from the previous fit where items
+        coincide) or EP (warm-started from the previous sites when refitting the same
+        comparisons). Returns self."""
+        _check_comparisons(comparisons, self.inference, self.likelihood)
+        return self._fit_checked(comparisons)
+
+    def _fit_checked(self, comparisons: Comparisons) -> "PreferenceGP":
+        """:meth:`fit` of checked comparisons."""
+        M, X = comparisons.matrix(), comparisons.X
+        if self.inference == "ep":
+            sites0 = self._warm_sites if comparisons is self.comparisons else None
+            ep = self._expectation_propagation(self.kernel(X), M, self.likelihood,
+                                               comparisons.y, sites0)
+            self.comparisons, self.X_train, self._M = comparisons, X, M
+            self.ep, self.posterior = ep, ep.posterior
+            self._warm_sites = (ep.tau, ep.nu)
+            return self
+        warm = _carried_over_weights(self.X_train, self._warm_alpha, X)
+        try:
+            laplace = laplace_mode(self.kernel(X), M, self.likelihood, comparisons.y,
+                                   alpha0=warm, max_iter=self.newton_max_iter,
+                                   tol=self.newton_tol)
+        except NotPositiveDefiniteError as err:
+            raise type(err)(f"comparisons: no Laplace posterior at the current hyper-parameters "
+                            f"({err})") from None
+        self.comparisons, self.X_train, self._M = comparisons, X, M
+        self.laplace, self.posterior = laplace, laplace.posterior
+        self._warm_alpha = laplace.alpha
+        return self
+
+    def _expectation_propagation(self, K, M, likelihood, y, sites0) -> EPResult:
+        try:
+            return expectation_propagation(K, M, likelihood, y, sites0=sites0,
+                                           max_iter=self.ep_max_iter, tol=self.ep_tol)
+        except EPConvergenceError as err:
+            raise _restated_ep_error(err, self.ep_max_iter) from None
+
+    # ----- evidence ---------------------------------------------------------------------
+    def marginal_likelihood(self, theta=None, eval_gradient: bool = False,
+                            warn: bool = True) -> LaplaceEvidence | EPEvidence:
+        """Log evidence (Laplace: log q(y | theta); EP: log Z_EP) at ``theta`` (default: the
+        current one) and, with ``eval_gradient``, its gradient in the order of
+        ``param_names`` (Laplace: implicit term included; EP: at the converged sites).
+        Warm-started from the latest Laplace weights or EP sites."""
+        self._require_fit()
+        kernel, likelihood = (self.kernel, self.likelihood) if theta is None else \
+            self._split(theta)
+        X = self.X_train
+        K, dK = kernel.gradient(X) if eval_gradient else (kernel(X), None)
+        if self.inference == "ep":
+            ep = self._expectation_propagation(K, self._M, likelihood, self.comparisons.y,
+                                               self._warm_sites)
+            self._warm_sites = (ep.tau, ep.nu)
+            gradient = np.concatenate(ep.evidence_gradient(dK)) if eval_gradient else None
+            return EPEvidence(ep.log_evidence, gradient, ep)
+        laplace = laplace_mode(K, self._M, likelihood, self.comparisons.y,
+                               alpha0=self._warm_alpha, max_iter=self.newton_max_iter,
+                               tol=self.newton_tol)
+        self._warm_alpha = laplace.alpha
+        gradient = None
+        if eval_gradient:
+            gradient = np.concatenate(laplace.evidence_gradient(dK))
+        return LaplaceEvidence(laplace.log_evidence, gradient, laplace)
+
+    def _fitted_approximation(self):
+        """The Laplace or EP result of the current fit, which holds its ``log_evidence``."""
+        return self.ep if self.inference == "ep" else self.laplace
+
+    # ----- predictions about pairs and ratings ---------------------------------------------
     def preference_probability(self, Xa, Xb) -> np.ndarray:
         """Probability that setting Xa_i is preferred to Xb_i, for paired rows (n*,).
         Lecture 06, section 4 (Laplace, step by step): "Which of two new settings will she prefer?"

@@ -34,7 +34,11 @@ iteration, factorisations and evidence unchanged):
                - 1/2 log det(I + K_bar W)                              (Nielsen et al. 2012, eq. 9).
 
 With the pseudo-inputs at the items (X_bar = X) a_k is row k of M, c_k = 0 and sigma*_k =
-sqrt(2) sigma: the model IS the full :class:`~course_lib.preference.preference_gp.PreferenceGP`.
+sqrt(2) sigma: the model then gives the numbers of the full
+:class:`~course_lib.preference.preference_gp.PreferenceGP`. It is not one (no EP, no ratings, its
+own comparison matrix and pseudo-inputs); what both are, a GP of a utility fitted to comparisons
+with MAP-II and predictions of pairs, is their shared base
+:class:`~course_lib.preference.preference_gp.ComparisonGP`.
 
 Prediction at new settings averages p(f* | f_bar) over q(f_bar): the two equations of
 :mod:`course_lib.gp.prediction` with the pseudo-inputs in the role of the training inputs,
@@ -99,7 +103,7 @@ from .comparisons import Comparisons
 from .hyperparameters import LaplaceEvidence, _warn_of_scale_ridge
 from .laplace import LaplaceResult, laplace_mode
 from .pairwise_likelihoods import PairwiseProbit
-from .preference_gp import PreferenceGP, _paired_kernel
+from .preference_gp import ComparisonGP, _paired_kernel
 
 
 __all__ = ["SparsePreferenceGP", "PseudoInputFit"]
@@ -145,7 +149,7 @@ class PseudoInputFit:
     converged: bool
 
 
-class SparsePreferenceGP(PreferenceGP):
+class SparsePreferenceGP(ComparisonGP):
     """Pairwise probit GP whose utility is carried by pseudo-inputs (module docstring).
 
     Parameters
@@ -156,7 +160,8 @@ class SparsePreferenceGP(PreferenceGP):
     pseudo_inputs : (n_bar, d) the pseudo-inputs X_bar (e.g. from
         :func:`~course_lib.gp.sparse.select_inducing_inputs`); fixed unless
         :meth:`optimise_pseudo_inputs` moves them.
-    priors : mapping name -> Prior over ``param_names`` (MAP-II), as for PreferenceGP.
+    priors : mapping name -> Prior over ``param_names`` (MAP-II), as for
+        :class:`~course_lib.preference.preference_gp.PreferenceGP`.
     conditional_variance : keep c_k in sigma*_k (the thesis's model; default) or drop it
         (subset of regressors).
     jitter : relative jitter on K_bar (module docstring); 0 for none.
@@ -164,8 +169,9 @@ class SparsePreferenceGP(PreferenceGP):
 
     After ``fit(comparisons)``: ``laplace`` (over f_bar), ``posterior``, ``projection``
     (:class:`_SparseProjection`), ``X_train`` = the pseudo-inputs, ``comparisons``. MAP-II over
-    the kernel's and the likelihood's log-parameters with the inherited
-    :meth:`~course_lib.preference.preference_gp.PreferenceGP.optimise_hyperparameters`.
+    the kernel's and the likelihood's log-parameters, ``predict``, ``sample_posterior`` and
+    ``predict_difference`` are those of every model of comparisons
+    (:class:`~course_lib.preference.preference_gp.ComparisonGP`).
     """
 
     def __init__(self, kernel: Kernel, likelihood: PairwiseProbit, pseudo_inputs,
@@ -339,6 +345,13 @@ class SparsePreferenceGP(PreferenceGP):
         self._fit_checked(self.comparisons)
         return PseudoInputFit(self.pseudo_inputs.copy(), self.theta, float(start_value),
                               float(-run.fun), int(run.nit), bool(run.success))
+
+    def preference_probability(self, Xa, Xb) -> np.ndarray:
+        """Probability that setting Xa_i is preferred to Xb_i, for paired rows (n*,): the
+        probit's closed form Phi(m / sqrt(2 sigma^2 + v)) with d ~ N(m, v) the predictive of
+        f(Xa_i) - f(Xb_i) (thesis eq. 2.52, as
+        :meth:`~course_lib.preference.preference_gp.PreferenceGP.preference_probability`)."""
+        return self.likelihood.predictive_mean(*self.predict_difference(Xa, Xb))
 
     def __repr__(self):
         return (f"SparsePreferenceGP(kernel={self.kernel!r}, likelihood={self.likelihood!r}, "

@@ -34,8 +34,8 @@ from course_lib.metrics import discretised_log_predictive
 from course_lib.validation import _as_positive_int
 
 _SCALE = (0, 10)
-_N_CONTEXT = 280          # other training sentences beside the rated ones
-_N_RESTARTS = 3
+N_CONTEXT = 280          # other training sentences beside the rated ones
+N_RESTARTS = 3
 
 
 class ScoreSheet:
@@ -59,7 +59,7 @@ class ScoreSheet:
         if not (isinstance(clip, (int, np.integer)) and 0 <= clip < len(self.items)):
             raise ValueError(f"clip: expected a clip index 0..{len(self.items) - 1}, "
                              f"got {clip!r}")
-        self._set(clip, None if value is None else _whole_score(value, f"value (clip {clip + 1})"))
+        self._set(clip, None if value is None else whole_score(value, f"value (clip {clip + 1})"))
 
     def _set(self, clip: int, score: int | None) -> None:
         """Store a checked score: the one place :meth:`score` and :meth:`load` write, so a sheet
@@ -101,7 +101,7 @@ class ScoreSheet:
                 continue
             clip = self.items.index(item)
             try:
-                self._set(clip, None if value is None else _whole_score(value, f"clip {clip + 1}"))
+                self._set(clip, None if value is None else whole_score(value, f"clip {clip + 1}"))
             except ValueError as err:
                 kept = self.scores[clip]
                 problems.append(f"{err}; " + ("left unscored" if kept is None
@@ -109,7 +109,7 @@ class ScoreSheet:
         return problems
 
 
-def _whole_score(value, name: str) -> int:
+def whole_score(value, name: str) -> int:
     """``value`` as a whole score of the scale (a number, or its text in a hand-edited file);
     a boolean is refused, not read as 0 or 1."""
     low, high = _SCALE
@@ -146,14 +146,14 @@ def pool_sheets(paths) -> tuple[tuple[int, ...], RaterData]:
         for clip, score in enumerate(scores):
             if score is not None:
                 labels.append((clip, number,
-                               _whole_score(score, f"paths[{number}], clip {clip + 1}")))
+                               whole_score(score, f"paths[{number}], clip {clip + 1}")))
     clips, raters, values = zip(*labels) if labels else ((), (), ())
     return items, RaterData.from_long(clips, raters, values, n_items=len(items),
                                       n_raters=len(paths), scale=_SCALE)
 
 
-def _with_context(panel, rated: np.ndarray, n_context: int,
-                  rng: np.random.Generator) -> np.ndarray:
+def with_context(panel, rated: np.ndarray, n_context: int,
+                 rng: np.random.Generator) -> np.ndarray:
     """The rated sentences first, then ``n_context`` other training sentences drawn with
     ``rng`` (all of them if there are fewer), sorted: what pins down the panel's kernel."""
     others = np.setdiff1d(panel.train, rated)
@@ -198,7 +198,7 @@ class PanelWithListener:
     listener_scores: np.ndarray
 
 
-def panel_with_listener(panel, sheet: ScoreSheet, *, n_context: int = _N_CONTEXT,
+def panel_with_listener(panel, sheet: ScoreSheet, *, n_context: int = N_CONTEXT,
                         rng: int = 0) -> PanelWithListener:
     """Fit GPR-MA and the joint model on the rated sentences plus ``n_context`` other training
     sentences (drawn with ``rng``; all of them if there are fewer), with the listener's scores
@@ -209,7 +209,7 @@ def panel_with_listener(panel, sheet: ScoreSheet, *, n_context: int = _N_CONTEXT
     rated, scores = sheet.scored()
     if rated.size < 3:
         raise ValueError(f"sheet: score at least 3 clips first (scored {rated.size})")
-    chosen = _with_context(panel, rated, n_context, np.random.default_rng(rng))
+    chosen = with_context(panel, rated, n_context, np.random.default_rng(rng))
     experts = panel.ratings.subset(chosen)
     everyone = with_listener(experts, np.arange(rated.size), scores)
     X = pca_whiten(panel.features[chosen], panel.features[chosen])
@@ -223,11 +223,11 @@ def panel_with_listener(panel, sheet: ScoreSheet, *, n_context: int = _N_CONTEXT
         return SquaredExponential(np.sqrt(X.shape[1]), float(np.var(experts.means)))
 
     annotators = AnnotatorNoiseGP(kernel(), everyone.n_raters).fit(X, centred(everyone))
-    annotators.optimise_hyperparameters(_N_RESTARTS, rng=rng)
+    annotators.optimise_hyperparameters(N_RESTARTS, rng=rng)
     predictive = {}
     for name, data in (("without", experts), ("with", everyone)):
         joint = MultiRaterGP(kernel(), 1.0, mode="joint").fit(X, centred(data))
-        joint.optimise_hyperparameters(_N_RESTARTS, rng=rng)
+        joint.optimise_hyperparameters(N_RESTARTS, rng=rng)
         mean, variance = joint.predict(X[:rated.size], include_noise=True)
         predictive[name] = (joint.noise_variance,
                             discretised_log_predictive(mean + centre, variance, _SCALE))

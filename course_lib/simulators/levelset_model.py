@@ -15,10 +15,10 @@ the fits below).
 * likelihood by ``arm`` (:func:`course_lib.mixed.constraints.detection_likelihood`): ``"mixed"``
   Bernoulli answers plus the constraints as Gaussian pseudo-observations, ``"pseudo"`` the
   constraints as extra yes/no answers, ``"none"`` answers only;
-* ``model="full"``: :class:`~course_lib.mixed.variational_gp.VariationalGP` (full rank; for the
+* ``model="full"``: :class:`~course_lib.mixed.variational.VariationalGP` (full rank; for the
   course's sizes its posterior needs no inducing points, so Wu et al.'s "inducing point at
   every constraint" holds trivially), a fresh fit after each answer (its items change);
-  ``model="sparse"``: :class:`~course_lib.mixed.sparse_variational_gp.SparseVariationalGP`, the
+  ``model="sparse"``: :class:`~course_lib.mixed.sparse_variational.SparseVariationalGP`, the
   model of Wu et al., on ``n_inducing`` (100) scrambled Sobol points plus one at every constraint
   location (the same set for every arm), each fit warm-started from the previous q(v);
 * one fit (:func:`_fit_model`): q(f) at the current hyper-parameters, then, when the session's
@@ -42,8 +42,8 @@ from ..gp.kernels import Constant, SquaredExponential
 from ..gp.priors import Gamma
 from ..linalg import JitterWarning
 from ..mixed.constraints import detection_likelihood
-from ..mixed.sparse_variational_gp import SparseVariationalGP
-from ..mixed.variational_gp import VariationalGP
+from ..mixed.sparse_variational import SparseVariationalGP
+from ..mixed.variational import VariationalGP
 from ..validation import _as_float_array
 
 __all__: list[str] = []

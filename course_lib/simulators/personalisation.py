@@ -24,7 +24,7 @@ The loop (:class:`PersonalisationSession`), each step made of library calls:
    stays below :func:`~course_lib.preference.ei_convergence.settling_threshold` (0.02 here: 1 % of the
    utility's prior sd; :func:`~course_lib.preference.ei_convergence.settled_at`).
 
-The model (:func:`_equaliser_model`) is Nielsen et al.'s
+The model (:func:`equaliser_model`) is Nielsen et al.'s
 (:func:`~course_lib.simulators.personalisation_study.hearing_aid_model`: Beta degree-of-preference
 likelihood, kernel variance 4 fixed, half-Student-t priors) with the lengthscale prior moved to the
 equaliser's axis, gains in dB on [-12, 12]: their 2-D axis [-20, 20] had no unit, ours has one. A
@@ -33,7 +33,7 @@ changes over several dB, so each band's lengthscale starts at 5 dB (a fifth of t
 half-Student-t(6, 30) prior on its square (prior median about 4.5 dB, a heavy tail up to the whole
 range).
 
-A simulated listener (:func:`_hidden_listener`, the explorer's ``mode="simulated"``) answers with
+A simulated listener (:func:`hidden_listener`, the explorer's ``mode="simulated"``) answers with
 :class:`~course_lib.simulators.listeners.SimulatedListener`: a hidden internal response drawn from
 a GP over the gains (:class:`~course_lib.simulators.listeners.GPDrawResponse`) answered through a
 Beta slider (:class:`~course_lib.preference.pairwise_likelihoods.PairwiseBeta`).
@@ -54,12 +54,12 @@ from ..preference.preference_gp import PreferenceGP
 from ..preference.hyperparameters import OnSquare
 from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError
-from ..stimuli import _load_clip, _loudness_matched, _standard_equaliser
+from ..stimuli import load_clip, loudness_matched, standard_equaliser
 from ..validation import RngLike, _as_positive_int, _as_rng, _as_float_array
 from .listeners import GPDrawResponse, SimulatedListener, settings_grid
 from .personalisation_study import hearing_aid_model, next_candidate
 
-__all__ = ["PersonalisationSession"]
+__all__ = ["PersonalisationSession", "equaliser_model", "hidden_listener"]
 
 _GAIN_RANGE = (-12.0, 12.0)          # dB, every band
 _GRID_STEP = {2: 1.0, 3: 2.0, 4: 3.0}  # dB between settings: 625, 2197 and 6561 settings
@@ -71,7 +71,7 @@ _LISTENER_LENGTHSCALE, _LISTENER_VARIANCE = 6.0, 4.0
 _LISTENER_NOISE_SD, _LISTENER_CONCENTRATION = 1.0, 8.0
 
 
-def _equaliser_model(n_bands: int = 2) -> PreferenceGP:
+def equaliser_model(n_bands: int = 2) -> PreferenceGP:
     """The hearing-aid studies' preference GP for ``n_bands`` band gains in dB (module
     docstring): the Beta likelihood and priors of
     :func:`~course_lib.simulators.personalisation_study.hearing_aid_model`, an SE-ARD kernel
@@ -86,7 +86,7 @@ def _equaliser_model(n_bands: int = 2) -> PreferenceGP:
     return PreferenceGP(kernel, template.likelihood, priors)
 
 
-def _hidden_listener(n_bands: int = 2, *, rng: RngLike = None) -> SimulatedListener:
+def hidden_listener(n_bands: int = 2, *, rng: RngLike = None) -> SimulatedListener:
     """A simulated listener over ``n_bands`` gains: its IRF a draw of an SE-kernel GP
     (lengthscale 6 dB, variance 4) anchored every 6 dB on [-12, 12], its answers a Beta slider
     (noise_sd 1, concentration 8). ``rng`` draws the IRF and then the listener's answers."""
@@ -105,7 +105,7 @@ class PersonalisationSession:
     Parameters
     ----------
     n_bands : 2, 3 or 4 band gains (the equaliser of
-        :func:`~course_lib.stimuli._standard_equaliser`), on the grid ``_GAIN_RANGE`` with spacing
+        :func:`~course_lib.stimuli.standard_equaliser`), on the grid ``_GAIN_RANGE`` with spacing
         ``GRID_STEP[n_bands]``.
     listener : None or a :class:`~course_lib.simulators.listeners.SimulatedListener` with degree
         answers (needed by :meth:`answer_for_me`).
@@ -134,7 +134,7 @@ class PersonalisationSession:
         self.n_random = _as_positive_int(n_random, "n_random")
         self.optimise_every = _as_positive_int(optimise_every, "optimise_every")
         self.rng = _as_rng(rng)
-        self.equaliser = _standard_equaliser(self.n_bands)
+        self.equaliser = standard_equaliser(self.n_bands)
         self.grid = settings_grid(*_GAIN_RANGE, _GRID_STEP[self.n_bands], self.n_bands)
         self.bounds = np.tile(np.array(_GAIN_RANGE), (self.n_bands, 1))
         self.start_again()
@@ -187,7 +187,7 @@ class PersonalisationSession:
     @property
     def settled_threshold(self) -> float:
         """The level of "settled" (``settling_threshold`` of the model over the grid)."""
-        model = self.model if self.model is not None else _equaliser_model(self.n_bands)
+        model = self.model if self.model is not None else equaliser_model(self.n_bands)
         return settling_threshold(model.kernel, self.grid)
 
     # ----- answers ----------------------------------------------------------------------
@@ -202,7 +202,7 @@ class PersonalisationSession:
         answers = self._answers + [y]
         data = Comparisons.from_pairs(np.array(firsts), np.array(seconds), answers,
                                       kind="pair-degree")
-        model = _equaliser_model(self.n_bands) if self.model is None else \
+        model = equaliser_model(self.n_bands) if self.model is None else \
             copy.deepcopy(self.model)        # the committed model stays as it was on failure
         model.fit(data)
         t = len(answers)
@@ -241,9 +241,9 @@ class PersonalisationSession:
     # ----- what the explorer shows ------------------------------------------------------
     def versions(self, clip: str) -> tuple[np.ndarray, np.ndarray]:
         """The clip ``clip`` through the equaliser at A and at B, loudness-matched."""
-        waveform = _load_clip(clip)
+        waveform = load_clip(clip)
         A, B = self.pair
-        return tuple(_loudness_matched(self.equaliser.apply(waveform, A),
+        return tuple(loudness_matched(self.equaliser.apply(waveform, A),
                                       self.equaliser.apply(waveform, B)))
 
     def slice_settings(self, shown: tuple[int, int], through=None) -> tuple[np.ndarray, ...]:

@@ -11,7 +11,7 @@ import ipywidgets as W
 import matplotlib.pyplot as plt
 from IPython.display import display
 
-from course_lib.plotting.describe import _describe_figure, _described_image_html
+from course_lib.plotting.describe import describe_figure, described_image_html
 from course_lib.widgets.slider_names import _SliderNames
 
 
@@ -34,12 +34,12 @@ class _DescribedImage:
         self.description = description
 
     def _repr_html_(self) -> str:
-        return _described_image_html(self.data, self.description)
+        return described_image_html(self.data, self.description)
 
 
 def _figure_image(fig, description: str | None = None) -> _DescribedImage:
     """The figure as a PNG image, drawn once (and closed), described by ``description`` or, by
-    default, by what it draws (:func:`course_lib.plotting.describe._describe_figure`).
+    default, by what it draws (:func:`course_lib.plotting.describe.describe_figure`).
 
     Displaying the Figure itself would let the inline backend draw it twice (once to find its
     tight bounding box), a third of every explorer's redraw time. Explorer figures therefore lay
@@ -47,7 +47,7 @@ def _figure_image(fig, description: str | None = None) -> _DescribedImage:
     """
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png")
-    text = description or _describe_figure(fig)
+    text = description or describe_figure(fig)
     plt.close(fig)
     return _DescribedImage(buffer.getvalue(), text)
 

@@ -30,7 +30,7 @@ from course_lib.class_panel.activities import (DEFAULT_SEED, CompareActivity, co
 from course_lib.class_panel.sheets import ClassSheet, Identity, my_identity
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.raters.rate_yourself import ScoreSheet
-from course_lib.stimuli import _CLIP_TRANSCRIPTS, _wav_bytes
+from course_lib.stimuli import CLIP_TRANSCRIPTS, wav_bytes
 from course_lib.validation import _renamed_error
 from course_lib.widgets.rate_yourself import RateYourself, _SheetFile
 from course_lib.widgets.slider_names import _SliderNames
@@ -116,7 +116,7 @@ class ClassCompare:
                           W.HTML("<b>second</b>"), self.players["second"]],
                          layout=W.Layout(align_items="center"))
         sound = (f"Both play the same sound through two equaliser settings: "
-                 f"{html.escape(_CLIP_TRANSCRIPTS[activity.clip])}.")
+                 f"{html.escape(CLIP_TRANSCRIPTS[activity.clip])}.")
         return [W.HTML(f"<b>{_COMPARE_TITLE}</b>"), W.HTML(_who(identity)), self.heading,
                 players, W.HTML(sound), self.answer_buttons,
                 W.HBox([self.previous, self.next]), self.status,
@@ -130,7 +130,7 @@ class ClassCompare:
         self.position = position % len(self.sheet.order)
         index = self.sheet.order[self.position]
         for player, version in zip(self.players.values(), self.sheet.activity.versions(index)):
-            player.value = _wav_bytes(version)
+            player.value = wav_bytes(version)
         self._setting = True
         self.answer_buttons.value = self.sheet.answers[index]
         self._setting = False

@@ -1,6 +1,6 @@
 """Unit 7 explorer: a detection task you can do (Wu et al. 2025 section 4, in one dimension).
 
-:func:`detection_demo`: a 1 kHz tone in noise (:func:`~course_lib.stimuli._tone_in_noise`) at a
+:func:`detection_demo`: a 1 kHz tone in noise (:func:`~course_lib.stimuli.tone_in_noise`) at a
 level in [0, 1] that the model chooses; you listen (no autoplay) and answer "heard it" or "did
 not", or a simulated listener answers. The figure (:func:`detection_figure`): the model's
 P(heard) curve with its 75 % threshold after every answer, the acquisition over the levels, and
@@ -28,11 +28,11 @@ import ipywidgets as W
 from matplotlib.figure import Figure
 
 from ..mixed.constraints import ARMS
-from ..plotting.levelset import _QUERY_COLOUR, _plot_detection_curve
+from ..plotting.levelset import QUERY_COLOUR, plot_detection_curve
 from ..simulators.levelset_session import _acquisition_curve, _detection_curve
 from ..simulators.psychophysics import _LISTENER_SPREAD, _LISTENER_U50, detection_problem
-from ..stimuli import (_TONE_CLIP_DURATION, _TONE_DURATION, _TONE_FREQUENCY, _tone_in_noise,
-                       _tone_snr_db, _wav_bytes)
+from ..stimuli import (TONE_CLIP_DURATION, TONE_DURATION, TONE_FREQUENCY, tone_in_noise,
+                       tone_snr_db, wav_bytes)
 from ..validation import RngLike, _check_choice
 from .levelset import _ACQUISITIONS, ExplorerState, LevelSetExplorer, _dropdown, _seed, _States
 
@@ -40,8 +40,8 @@ __all__ = ["DetectionState", "detection_figure", "detection_demo"]
 
 # what the two players hold, for a listener who cannot hear them (the trial's own level is the
 # question, so the text does not say whether its tone is audible)
-_DETECTION_SOUNDS = (f"Both players: {_TONE_CLIP_DURATION:g} s of steady noise with a "
-                     f"{_TONE_FREQUENCY:.0f} Hz tone of {_TONE_DURATION:g} s in its middle; in "
+_DETECTION_SOUNDS = (f"Both players: {TONE_CLIP_DURATION:g} s of steady noise with a "
+                     f"{TONE_FREQUENCY:.0f} Hz tone of {TONE_DURATION:g} s in its middle; in "
                      "'this trial' at the level asked (faint or absent at low levels), in the "
                      "example at level 1, clearly above the noise.")
 # the detection demo: 1-D, 3 initial levels; its listener's truth is unknown, so no F1
@@ -88,7 +88,7 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
     ax_curve, ax_trace = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[:, 1])
     ax_acq = fig.add_subplot(grid[1, 0], sharex=ax_curve)
     true_p = problem.answer_probability(levels[:, None]) if show_listener else None
-    _plot_detection_curve(ax_curve, levels, p_heard, p_low=low, p_high=high,
+    plot_detection_curve(ax_curve, levels, p_heard, p_low=low, p_high=high,
                          threshold_level=estimate, true_p=true_p, X=state.X[:, 0],
                          answers=state.answers,
                          constraint_levels=problem.constraint_X[:, 0]
@@ -97,14 +97,14 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
     ax_curve.tick_params(labelbottom=False)
     scores = _acquisition_curve(state.session, levels)
     ax_acq.fill_between(levels, scores, color="C2", alpha=0.5, lw=0)
-    ax_acq.axvline(state.query[0], color=_QUERY_COLOUR, lw=1.5, ls="--")
+    ax_acq.axvline(state.query[0], color=QUERY_COLOUR, lw=1.5, ls="--")
     ax_acq.set_ylim(0, max(float(scores.max()), 1e-9) * 1.1)
     ax_acq.set_yticks([])
     rule = next(k for k, v in _ACQUISITIONS.items() if v == state.acquisition)
     ax_acq.set_ylabel(rule, fontsize="x-small")
     ax_acq.tick_params(labelsize="x-small")
     ax_acq.set_xlabel("tone level (0: noise only; 1: tone at "
-                      f"{float(_tone_snr_db(1.0)):.0f} dB re the noise)", fontsize="small")
+                      f"{float(tone_snr_db(1.0)):.0f} dB re the noise)", fontsize="small")
     said = "no estimate yet" if estimate is None else f"threshold ≈ {estimate:.2f}"
     ax_curve.set_title(f"P(heard) after {state.answers.size} answers: {said} "
                        f"(dashed magenta: next level {state.query[0]:.2f})", fontsize="small")
@@ -127,7 +127,7 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
 
 def _detection_status(state: DetectionState, arm, acquisition, show_truth) -> str:
     level = float(state.query[0])
-    snr = float(_tone_snr_db(level))
+    snr = float(tone_snr_db(level))
     loudness = "no tone at all" if level == 0 else f"tone at {snr:.1f} dB re the noise"
     said = (f" The simulated listener hears it with probability "
             f"{state.true_p_yes(state.query):.2f}." if show_truth else "")
@@ -165,7 +165,7 @@ def detection_demo(arm: str = "mixed", acquisition: str = "global MI", *,
     player = dict(format="wav", autoplay=False, loop=False, controls=True,
                   layout=W.Layout(width="260px"))
     players = {"this trial": W.Audio(value=b"", **player),
-               "example, level 1": W.Audio(value=_wav_bytes(_tone_in_noise(1.0)[0]), **player)}
+               "example, level 1": W.Audio(value=wav_bytes(tone_in_noise(1.0)[0]), **player)}
     explorer = LevelSetExplorer(states, ("arm", "acquisition"), _detection_status, render,
                                 controls, buttons, "Did you hear the tone?", players=players,
                                 sound_text=_DETECTION_SOUNDS)

@@ -33,7 +33,7 @@ from ..gmm.em import em_steps
 from ..gmm.mixture import ComponentCollapseWarning, demo_mixture, sample_gmm
 from ..gmm.em import initialise_gmm
 from ..gmm.clustering import initialise_centroids, kmeans_steps
-from ..plotting.gmm import (plot_distortion_trace, _plot_gaussian_fit, plot_kmeans_state,
+from ..plotting.gmm import (plot_distortion_trace, plot_gaussian_fit, plot_kmeans_state,
                             plot_loglik_trace, plot_responsibilities)
 from ..validation import RngLike, _as_float_array, _as_rng
 from .base import Explorer
@@ -84,7 +84,7 @@ def gaussian_explorer(*, rng: RngLike = 0) -> Explorer:
             x = sample_gaussian(mean, cov, n_samples, rng=draw)
             fitted = fit_gaussian(x)
         fig, ax = plt.subplots(figsize=(5.5, 4.5), layout="constrained")
-        _plot_gaussian_fit(ax, x, mean, cov, *fitted)
+        plot_gaussian_fit(ax, x, mean, cov, *fitted)
         return fig
 
     return Explorer(render, controls, title="A Gaussian: parameters, samples, ML estimate")

@@ -28,8 +28,8 @@ from ..hmm.model import (WEATHER_MOOD_OBSERVATIONS, DiscreteHMM, random_hmm, wea
 from ..hmm._sequences import _pack_sequences
 from ..hmm.training import BaumWelchStepper
 from ..plotting.hmm import render_baum_welch
-from ..plotting.hmm_trellis import (TRELLIS_MAX_LENGTH, _draw_impossible_trellis,
-                                    _draw_trellis)
+from ..plotting.hmm_trellis import (TRELLIS_MAX_LENGTH, draw_impossible_trellis,
+                                    draw_trellis)
 from ..validation import RngLike, _as_bool, _as_positive_int, _check_choice
 from .base import Explorer, InputError
 
@@ -128,9 +128,9 @@ def trellis_figure(model: DiscreteHMM, observations, *, scale: str = "probabilit
     forward = H.forward_log(model, O)
     if forward.log_likelihood == -np.inf:
         explanation = H.explain_zero_probability(model, O, "beta, gamma and the Viterbi path")
-        return _draw_impossible_trellis(model, O, forward, explanation, log_scale=log_scale)
+        return draw_impossible_trellis(model, O, forward, explanation, log_scale=log_scale)
     best = H.viterbi(model, O) if show_viterbi else None
-    return _draw_trellis(model, O, H.posteriors(model, O), best, log_scale=log_scale)
+    return draw_trellis(model, O, H.posteriors(model, O), best, log_scale=log_scale)
 
 
 def trellis_explorer(model: DiscreteHMM | None = None,

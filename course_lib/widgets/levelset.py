@@ -31,11 +31,11 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..mixed.constraints import ARMS
-from ..plotting.levelset import _plot_contours, _plot_f1_trace, _plot_map, _plot_trials
+from ..plotting.levelset import plot_contours, plot_f1_trace, plot_map, plot_trials
 from ..simulators.levelset_session import LevelSetMaps, LevelSetSession, _levelset_maps
 from ..simulators.psychophysics import (LevelSetProblem, norm_ball_problem, psychometric_problem,
                                         simulate_answers)
-from ..stimuli import _tone_in_noise, _wav_bytes
+from ..stimuli import tone_in_noise, wav_bytes
 from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice
 from .base import Explorer
 
@@ -193,7 +193,7 @@ class LevelSetExplorer(Explorer):
             return
         level = float(self.state().query[0])
         if level != self._sound_of:
-            self.players["this trial"].value = _wav_bytes(_tone_in_noise(level)[0])
+            self.players["this trial"].value = wav_bytes(tone_in_noise(level)[0])
             self._sound_of = level
 
     def refresh(self) -> None:
@@ -234,16 +234,16 @@ def levelset_figure(state: ExplorerState, *, show_truth: bool = True) -> Figure:
     ax_mean, ax_p, ax_acq, ax_f1 = (fig.add_subplot(grid[0, k]) for k in range(4))
     names = ("x1", "x2")
     ax_x, ax_y = maps.axis_x, maps.axis_y
-    _plot_map(ax_mean, ax_x, ax_y, maps.mean, cmap="viridis", names=names)
-    _plot_map(ax_p, ax_x, ax_y, maps.p_below, cmap="RdBu_r", vmin=0, vmax=1, names=names)
+    plot_map(ax_mean, ax_x, ax_y, maps.mean, cmap="viridis", names=names)
+    plot_map(ax_p, ax_x, ax_y, maps.p_below, cmap="RdBu_r", vmin=0, vmax=1, names=names)
     top = float(maps.acquisition.max())
-    _plot_map(ax_acq, ax_x, ax_y, maps.acquisition, cmap="Greens", vmin=0,
+    plot_map(ax_acq, ax_x, ax_y, maps.acquisition, cmap="Greens", vmin=0,
              vmax=max(top, 1e-9), names=names)
     truth = maps.truth if show_truth else None
     for ax in (ax_mean, ax_p, ax_acq):
-        _plot_contours(ax, ax_x, ax_y, threshold=problem.threshold, true_latent=truth,
+        plot_contours(ax, ax_x, ax_y, threshold=problem.threshold, true_latent=truth,
                       mean=maps.mean if state.model is not None else None)
-        _plot_trials(ax, state.X, state.answers,
+        plot_trials(ax, state.X, state.answers,
                     constraints=problem.constraint_X if state.arm != "none" else None,
                     query=state.query)
     for ax in (ax_p, ax_acq):
@@ -257,7 +257,7 @@ def levelset_figure(state: ExplorerState, *, show_truth: bool = True) -> Figure:
                      "\n★ next query", fontsize="small")
     history = state.session.history
     f1 = history["f1"]
-    _plot_f1_trace(ax_f1, history["n_trials"], f1, n_initial=state.session.n_initial,
+    plot_f1_trace(ax_f1, history["n_trials"], f1, n_initial=state.session.n_initial,
                   x_max=t + 5)
     last = f"{f1[-1]:.2f}" if f1.size else "-"
     ax_f1.set_title(f"F1 of the estimated set: {last}", fontsize="small")

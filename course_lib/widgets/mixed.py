@@ -42,10 +42,10 @@ from ..mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint, Li
 from ..gp.inputs import _as_inputs
 from ..gp.kernel_base import Kernel
 from ..mixed.mixed_likelihood import MixedLikelihood
-from ..mixed.sparse_variational_gp import inducing_points
+from ..mixed.inducing import inducing_points
 from ..plotting.mixed import (plot_binary_answers, plot_constraints, plot_elbo_ledger,
-                              plot_latent_band, _plot_levels_by_strength, plot_likert_levels,
-                              _plot_paired_scores)
+                              plot_latent_band, plot_levels_by_strength, plot_likert_levels,
+                              plot_paired_scores)
 from ..simulators.confidence_raters import (_RATER_TOL, ConfidenceTrials, _ranked_levels,
                                             _rating_splits, preference_scores)
 from ..validation import RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng
@@ -155,7 +155,7 @@ def constraint_explorer(X, answers, constraint_X, constraint_y, kernel: Kernel, 
 
     The inducing points are ``n_inducing`` scrambled Sobol points of ``bounds`` (scrambled by
     ``rng``, the same for every setting), plus the constraint locations when the box is ticked
-    (:func:`~course_lib.mixed.sparse_variational_gp.inducing_points`). ``truth``: the true latent at
+    (:func:`~course_lib.mixed.inducing.inducing_points`). ``truth``: the true latent at
     ``x_plot`` (optional)."""
     X = _as_inputs(X, "X")
     if X.shape[1] != 1:
@@ -335,7 +335,7 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
         fig, axes = plt.subplots(1, 3, figsize=(12.5, 4.0), gridspec_kw=dict(
             left=0.06, right=0.99, bottom=0.17, top=0.86, wspace=0.3,
             width_ratios=[1.3, 1, 1]))
-        _plot_levels_by_strength(axes[0], levels, strength, level_names=names,
+        plot_levels_by_strength(axes[0], levels, strength, level_names=names,
                                 cut_points=likert.cut_points)
         axes[0].legend(loc="upper left", fontsize="x-small")
         # one level for every pair has no rank correlation: say so instead of printing nan
@@ -345,7 +345,7 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
         axes[0].set_title(f"the ratings (σ = {noise_sd:.3g}): {agreement}", fontsize="medium")
         for ax, column, metric, sign in ((axes[1], 0, "Brier (lower is better)", -1.0),
                                          (axes[2], 1, "F1 (higher is better)", 1.0)):
-            _plot_paired_scores(ax, choices_only[:, column], with_ratings[:, column],
+            plot_paired_scores(ax, choices_only[:, column], with_ratings[:, column],
                                ylabel=metric.split()[0])
             ax.set_title(_gain_title(metric, choices_only[:, column], with_ratings[:, column],
                                      sign), fontsize="medium")

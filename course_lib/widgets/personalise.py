@@ -23,11 +23,11 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..preference.acquisition import bivariate_ei
-from ..plotting.personalisation_session import (_plot_comparisons, _plot_equaliser_curves,
-                                                _plot_session_marks, _plot_setting_map,
+from ..plotting.personalisation_session import (plot_comparisons, plot_equaliser_curves,
+                                                plot_session_marks, plot_setting_map,
                                                 plot_settling)
-from ..simulators.personalisation import PersonalisationSession, _hidden_listener
-from ..stimuli import _CLIP_TRANSCRIPTS, _CLIPS, _wav_bytes
+from ..simulators.personalisation import PersonalisationSession, hidden_listener
+from ..stimuli import CLIP_TRANSCRIPTS, CLIPS, wav_bytes
 from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice
 from .base import Explorer
 
@@ -103,9 +103,9 @@ class PersonaliseExplorer(Explorer):
         if key == self._sound_of:
             return
         for letter, version in zip("AB", self.session.versions(key[0])):
-            self.players[letter].value = _wav_bytes(version)
+            self.players[letter].value = wav_bytes(version)
         self.transcript.value = (f"A and B play the same sound through two equaliser settings: "
-                                 f"{html.escape(_CLIP_TRANSCRIPTS[key[0]])}.")
+                                 f"{html.escape(CLIP_TRANSCRIPTS[key[0]])}.")
         self._sound_of = key
 
     def refresh(self) -> None:
@@ -165,9 +165,9 @@ def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str =
     """
     _check_choice(mode, "mode", _MODES)
     bands = _as_positive_int(bands, "bands", minimum=2, maximum=4)
-    _check_choice(clip, "clip", _CLIPS)
+    _check_choice(clip, "clip", CLIPS)
     rng = _as_rng(rng)
-    listener = _hidden_listener(bands, rng=rng) if mode == "simulated" else None
+    listener = hidden_listener(bands, rng=rng) if mode == "simulated" else None
     session = PersonalisationSession(bands, listener=listener, n_random=n_random, rng=rng)
     names = session.equaliser.names
     axis_names, frequencies, band_frequencies = _figure_inputs(session)
@@ -178,7 +178,7 @@ def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str =
                                           continuous_update=False,
                                           style={"description_width": "initial"},
                                           layout=W.Layout(width="260px")),
-                "clip": W.Dropdown(options=list(_CLIPS), value=clip, description="sound",
+                "clip": W.Dropdown(options=list(CLIPS), value=clip, description="sound",
                                    layout=W.Layout(width="170px"))}
     if bands > 2:
         options = _slice_options(names)
@@ -270,17 +270,17 @@ def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies,
         if np.allclose(optimum[others], settings[0, others]):   # in this slice
             marks["optimum"] = optimum[[i, j]]
     low = float(mean.min())
-    _plot_setting_map(ax_mean, axis_x, axis_y, mean, cmap="viridis", vmin=low,
+    plot_setting_map(ax_mean, axis_x, axis_y, mean, cmap="viridis", vmin=low,
                      vmax=max(float(mean.max()), low + 1e-3), colorbar=False, names=names)
-    _plot_setting_map(ax_sd, axis_x, axis_y, sd, cmap="magma", vmin=0, vmax=2.0,
+    plot_setting_map(ax_sd, axis_x, axis_y, sd, cmap="magma", vmin=0, vmax=2.0,
                      colorbar=False, names=names)
-    _plot_setting_map(ax_bei, axis_x, axis_y, bei, cmap="Greens", vmin=0,
+    plot_setting_map(ax_bei, axis_x, axis_y, bei, cmap="Greens", vmin=0,
                      vmax=max(float(bei.max()), 1e-3), colorbar=False, names=names)
     first, second = session.asked
     if session.n_answers and session.n_bands == 2:
-        _plot_comparisons(ax_mean, first[:, [i, j]], second[:, [i, j]], session.answers)
+        plot_comparisons(ax_mean, first[:, [i, j]], second[:, [i, j]], session.answers)
     for ax in (ax_mean, ax_sd, ax_bei):
-        _plot_session_marks(ax, **marks)
+        plot_session_marks(ax, **marks)
     for ax in (ax_sd, ax_bei):       # the same axes as the mean map's, labelled once
         ax.set_ylabel("")
         ax.tick_params(labelleft=False)
@@ -303,7 +303,7 @@ def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies,
     A, B = session.pair
     curves = {f"A {_gains_text(A)}": _db(session.equaliser.response(A, frequencies)),
               f"B {_gains_text(B)}": _db(session.equaliser.response(B, frequencies))}
-    _plot_equaliser_curves(ax_eq, frequencies, curves, band_frequencies=band_frequencies)
+    plot_equaliser_curves(ax_eq, frequencies, curves, band_frequencies=band_frequencies)
     smoothed, settled = session.settling()
     plot_settling(ax_settle, np.array(session.measures), smoothed,
                   threshold=session.settled_threshold, settled_at=settled,

@@ -32,7 +32,7 @@ from ..preference.laplace import InvalidLaplaceError
 from ..preference.likelihoods import Likelihood
 from ..preference.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
 from ..plotting.preference import (LAPLACE_COLOUR, plot_curvature, plot_likelihood,
-                                   plot_posterior_1d, plot_posterior_2d, _shade_negative)
+                                   plot_posterior_1d, plot_posterior_2d, shade_negative)
 from ..validation import _as_float_array, _as_positive_float, _check_choice
 from .base import Explorer, InputError
 
@@ -182,7 +182,7 @@ def laplace_explorer(n_grid: int = 161, f_max: float = 4.0) -> Explorer:
         z_laplace = (float((M @ result.f_hat)[0]), float((M @ cov @ M.T)[0, 0]))
         plot_posterior_1d(ax_z, exact_z, laplace=z_laplace, prior_var=z_var)
         ax_z.set_xlabel("z = f(first) − f(second)")
-        _shade_negative(ax_z, z_grid, likelihood.terms(z_grid, np.full(z_grid.size, y)).curvature)
+        shade_negative(ax_z, z_grid, likelihood.terms(z_grid, np.full(z_grid.size, y)).curvature)
         ax_z.set_title("posterior of z (shaded: w < 0)", fontsize="medium")
         ax_z.legend(loc="upper left", fontsize="small")
         ax_z.axvline(z_laplace[0], color=LAPLACE_COLOUR, lw=0.8)

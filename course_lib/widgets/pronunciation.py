@@ -21,8 +21,8 @@ from collections.abc import Sequence
 import ipywidgets as W
 from IPython.display import display
 
-from course_lib.panel_prediction import _POPULATION, ExpertPanel, PanelPrediction, _rubric_text
-from course_lib.plotting.pronunciation import _panel_description, panel_figure
+from course_lib.panel_prediction import POPULATION_CAVEAT, ExpertPanel, PanelPrediction, rubric_text
+from course_lib.plotting.pronunciation import panel_description, panel_figure
 from course_lib.widgets.base import _figure_image
 from course_lib.widgets.recorder import Recorder
 from course_lib.widgets.slider_names import _SliderNames
@@ -121,7 +121,7 @@ class PronunciationPanel:
         # notes first: they say whether the numbers below are to be read at all
         self.notes_view.value = "".join(f"<p><b>Note:</b> {html.escape(note)}.</p>"
                                         for note in prediction.notes)
-        self.image = _figure_image(panel_figure(prediction), _panel_description(prediction))
+        self.image = _figure_image(panel_figure(prediction), panel_description(prediction))
         with self.output:
             self.output.clear_output(wait=True)
             display(self.image)
@@ -150,5 +150,5 @@ def _about(panel: ExpertPanel) -> str:
     """The aspect and its rubric, how accurate the panel is, and where the recording goes."""
     return "".join(f"<p>{html.escape(text)}</p>" for text in (
         f"Aspect: accuracy of pronunciation, 0-10, as speechocean762's experts score it "
-        f"({_rubric_text()}).",
-        f"How far to trust it. {panel.evaluation.statement()} {_POPULATION}", _PRIVACY))
+        f"({rubric_text()}).",
+        f"How far to trust it. {panel.evaluation.statement()} {POPULATION_CAVEAT}", _PRIVACY))

@@ -20,7 +20,7 @@ from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.metrics import rmse
 from course_lib.plotting.rate_yourself import listener_figure
 from course_lib.raters.rate_yourself import ScoreSheet, panel_with_listener
-from course_lib.stimuli import _wav_bytes
+from course_lib.stimuli import wav_bytes
 from course_lib.widgets.base import _figure_image
 from course_lib.widgets.slider_names import _SliderNames
 from course_lib.widgets.status import _StatusLine
@@ -109,7 +109,7 @@ class RateYourself:
         """Go to clip index ``clip`` (wrapping around); it is shown as clip ``clip + 1``."""
         self.clip = clip % len(self.clips)
         sound = self.clips[self.clip]
-        self.audio.value = _wav_bytes(sound.samples, sound.sample_rate)
+        self.audio.value = wav_bytes(sound.samples, sound.sample_rate)
         score = self.sheet.scores[self.clip]
         self._setting = True
         self.score_buttons.value = _NOT_SCORED if score is None else str(score)

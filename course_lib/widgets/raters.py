@@ -26,13 +26,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..raters._noise_table import NOISE_FLOOR
 from ..gp.kernels import SquaredExponential
-from ..raters.rater_comparison import (centre_scores, fit_annotator_models, fit_score_model,
-                                       noise_profile, true_noise_table)
+from ..raters.rater_comparison import (NOISE_FLOOR, centre_scores, fit_annotator_models,
+                                       fit_score_model, noise_profile, true_noise_table)
 from ..metrics import discrete_kl, rmse
 from ..plotting.gp import plot_gp_posterior
-from ..plotting.raters import (MODEL_COLOURS, _plot_annotator_fit, plot_noise_profile,
+from ..plotting.raters import (MODEL_COLOURS, plot_annotator_fit, plot_noise_profile,
                                plot_noise_table, plot_rater_scores, plot_score_distribution)
 from ..simulators.rater_scores import (ANNOTATOR_TOY_LAMBDA, TOY_KERNEL, annotator_toy_data,
                                        toy_rater_data)
@@ -228,7 +227,7 @@ def annotator_explorer(n_items: int = 60, n_test: int = 300, *, n_restarts: int 
             first = first or ax
             mean, var = model.predict(toy.X_test)
             shown = regions if name == "MANH" else toy.regions
-            _plot_annotator_fit(ax, toy.X_test, mean, var, gold=toy.gold_test,
+            plot_annotator_fit(ax, toy.X_test, mean, var, gold=toy.gold_test,
                                X=toy.X if name != "GOLD" else None,
                                data=toy.data if name != "GOLD" else None,
                                regions=shown.labels if name != "GOLD" else None,

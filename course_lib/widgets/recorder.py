@@ -38,9 +38,9 @@ import anywidget
 import numpy as np
 import traitlets as t
 
-from course_lib.recording import (_SAMPLE_RATE, EmptyRecording, Take, _write_wav, resample,
+from course_lib.recording import (SAMPLE_RATE, EmptyRecording, Take, write_wav, resample,
                                   trim_silence)
-from course_lib.stimuli import _wav_bytes
+from course_lib.stimuli import wav_bytes
 from course_lib.validation import _as_positive_float, _as_positive_int
 from course_lib.widgets._recorder_front_end import _CSS, _ESM
 
@@ -77,7 +77,7 @@ class Recorder(anywidget.AnyWidget):
     unavailable = t.Bool(False).tag(sync=True)
 
     def __init__(self, max_seconds: float = 2.0, *, prompts: Sequence[str] = (),
-                 sample_rate: int = _SAMPLE_RATE):
+                 sample_rate: int = SAMPLE_RATE):
         max_seconds = _as_positive_float(max_seconds, "max_seconds")
         if max_seconds > _MAX_SECONDS_LIMIT:
             raise ValueError(f"max_seconds: at most {_MAX_SECONDS_LIMIT:g} s (a recorder is for "
@@ -152,7 +152,7 @@ class Recorder(anywidget.AnyWidget):
             self.prompt_index = min(index + 1, len(self.prompts))
         self.send({"kind": "kept", "start_s": start, "end_s": end,
                    "untrimmed_s": len(x) / self.sample_rate},
-                  buffers=[_wav_bytes(kept, self.sample_rate)])
+                  buffers=[wav_bytes(kept, self.sample_rate)])
         for callback in self._callbacks:
             callback(kept)
         return take
@@ -177,7 +177,7 @@ class Recorder(anywidget.AnyWidget):
         16-bit PCM at ``sample_rate``; returns the path."""
         if self.samples is None:
             raise ValueError("nothing to save: no take has been kept yet")
-        return _write_wav(path, self._takes[-1])
+        return write_wav(path, self._takes[-1])
 
     def save_all(self, folder) -> list[Path]:
         """Write every prompt's newest take (or, without prompts, every take) into ``folder``
@@ -190,7 +190,7 @@ class Recorder(anywidget.AnyWidget):
         for k, take in enumerate(chosen):
             if take is not None:
                 name = f"{k:02d}_{take.prompt or 'take'}.wav"
-                paths.append(_write_wav(folder / name, take, overwrite=True))
+                paths.append(write_wav(folder / name, take, overwrite=True))
         return paths
 
     def _repr_mimebundle_(self, **kwargs):

@@ -37,7 +37,7 @@ from time_limits import new_context
 
 from course_lib.data.digits import load_digits
 from course_lib.recording import resample
-from course_lib.stimuli import _wav_bytes
+from course_lib.stimuli import wav_bytes
 
 LAUNCH_TIMEOUT_S = 60
 # Opening the notebook and running it (the panel loads speechocean762's clips).
@@ -127,7 +127,7 @@ def microphone_flags(tmp_path_factory) -> list[str]:
     word = resample(digits.waveforms[k], digits.sample_rate, FAKE_RATE)
     take = np.concatenate([np.zeros(FAKE_RATE // 5), word, np.zeros(4 * FAKE_RATE)])
     wav = tmp_path_factory.mktemp("fake-microphone") / "seven.wav"
-    wav.write_bytes(_wav_bytes(take, FAKE_RATE))
+    wav.write_bytes(wav_bytes(take, FAKE_RATE))
     return ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
             f"--use-file-for-fake-audio-capture={wav}"]
 

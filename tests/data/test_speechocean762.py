@@ -22,10 +22,10 @@ import course_lib.data as data
 from course_lib.data import DataError
 from course_lib.data.fluency import _utterance_features
 from course_lib.data.speechocean762 import (_corpus_lexicon, _kaldi_table, _load_all_phones,
-                                            _load_gop_thresholds, _sentences, _to_course_rate,
+                                            load_gop_thresholds, _sentences, _to_course_rate,
                                             _words_to_add, load_speechocean762)
-from course_lib.pronunciation import _PHONES
-from course_lib.pronunciation import _GOP_FEATURE_NAMES
+from course_lib.pronunciation import PHONES
+from course_lib.pronunciation import GOP_FEATURE_NAMES
 
 FOLDER = data._DATA_ROOT / "speechocean762"
 
@@ -158,7 +158,7 @@ def test_input_sets_are_the_fluency_and_gop_columns(inputs, width):
 
 def test_sentences_that_did_not_align_carry_the_training_medians():
     panel = load_speechocean762("accuracy", inputs="gop")
-    thresholds = _load_gop_thresholds()
+    thresholds = load_gop_thresholds()
     assert panel.gop_thresholds() == thresholds  # the data set's own door to the same file
     assert panel.gop_aligned.dtype == np.bool_ and not panel.gop_aligned.flags.writeable
     assert panel.gop_aligned.mean() > 0.99
@@ -168,7 +168,7 @@ def test_sentences_that_did_not_align_carry_the_training_medians():
     train = panel.train[panel.gop_aligned[panel.train]]
     np.testing.assert_allclose(np.median(panel.features[train], axis=0), thresholds.medians,
                                rtol=1e-5, atol=1e-9)
-    column = dict(zip(_GOP_FEATURE_NAMES, panel.features.T))
+    column = dict(zip(GOP_FEATURE_NAMES, panel.features.T))
     # a quarter of all training phones sit below the 25th percentile, so on average a
     # sentence has about that share below it, and about a tenth below the 10th percentile
     assert 0.15 < column["low_phone_fraction"][train].mean() < 0.35
@@ -389,7 +389,7 @@ def test_all_phones_are_every_aligned_sentences_phones_in_time_order():
         assert sorted({r.word_index for r in rows}) == list(range(len(words))), item
         assert all(rows[k].start < rows[k + 1].start for k in range(len(rows) - 1)), item
     flat = [r for rows in phones.values() for r in rows]
-    assert {r.heard for r in flat} <= set(_PHONES) | {"SIL"}
+    assert {r.heard for r in flat} <= set(PHONES) | {"SIL"}
     assert all(0.0 <= r.heard_share <= 1.0 and r.end > r.start for r in flat)
     # the example sentences' rows of gop_phones.csv are the same phones
     for item, rows in panel.example_phones().items():

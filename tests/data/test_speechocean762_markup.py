@@ -12,7 +12,7 @@ import pytest
 
 from course_lib.data import DataError
 from course_lib.data.speechocean762 import _corpus_pronunciations
-from course_lib.data.speechocean762_markup import (_align_phones, _expert_phones,
+from course_lib.data.speechocean762_markup import (align_phones, _expert_phones,
                                                    _word_judgements)
 
 
@@ -50,15 +50,15 @@ def test_a_symbol_outside_the_experts_set_is_named():
 
 
 def test_alignment_pairs_equal_phones_and_prefers_like_substitutions():
-    assert _align_phones(("K", "AE", "N"), ("K", "AE", "N")) == (0.0, ((0, 0), (1, 1), (2, 2)))
+    assert align_phones(("K", "AE", "N"), ("K", "AE", "N")) == (0.0, ((0, 0), (1, 1), (2, 2)))
     # HH dropped: one gap
-    assert _align_phones(("HH", "IH", "M"), ("IH", "M")) == (1.0, ((0, None), (1, 0), (2, 1)))
+    assert align_phones(("HH", "IH", "M"), ("IH", "M")) == (1.0, ((0, None), (1, 0), (2, 1)))
     # a vowel for a vowel costs 1, and an unnamed phone matches anything
-    assert _align_phones(("K", "AE", "N"), ("K", "AH", "N"))[0] == 1.0
-    assert _align_phones(("P", "AA", "R"), ("P", "AA", ""))[0] == 0.0
+    assert align_phones(("K", "AE", "N"), ("K", "AH", "N"))[0] == 1.0
+    assert align_phones(("P", "AA", "R"), ("P", "AA", ""))[0] == 0.0
     # a vowel against a consonant costs 1.5, still less than deleting one and inserting one
-    assert _align_phones(("T",), ("IY",)) == (1.5, ((0, 0),))
-    assert _align_phones((), ("T",)) == (1.0, ((None, 0),))
+    assert align_phones(("T",), ("IY",)) == (1.5, ((0, 0),))
+    assert align_phones((), ("T",)) == (1.0, ((None, 0),))
 
 
 def word_record(text, accuracy, phones):

@@ -2,12 +2,12 @@
 whitened SVGP with fixed inducing points.
 
 Oracles: exact GP regression (Gaussian likelihood with Z = X: the bound is tight), the full-rank
-VariationalGP of course_lib.mixed.variational_gp (any likelihood with Z = X: the same family of q),
+VariationalGP of course_lib.mixed.variational (any likelihood with Z = X: the same family of q),
 the optimum's monotonicity in nested inducing sets, dense-matrix formulas for the rows' moments
 and the KL (scipy's slogdet), the likelihoods' own expectations for the ledger, and finite
 differences for every gradient. GPflow's SVGP is not an oracle for the reason given in
 tests/mixed/test_variational.py (it needs TensorFlow). The model's own tests (MAP-II, learned
-likelihood parameters, warm starts, inducing points) are in tests/mixed/test_sparse_variational_gp.py.
+likelihood parameters, warm starts, inducing points) are in tests/mixed/test_sparse_variational_model.py.
 """
 
 import numpy as np
@@ -18,9 +18,10 @@ from course_lib.gp import GPRegression, SquaredExponential
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint
 from course_lib.mixed.mixed_likelihood import MixedLikelihood
 from course_lib.preference.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
-from course_lib.mixed.sparse_variational import fit_sparse_variational, sparse_variational_elbo
-from course_lib.mixed.sparse_variational_gp import SparseVariationalGP, inducing_points
-from course_lib.mixed.variational_gp import VariationalGP
+from course_lib.mixed.inducing import inducing_points
+from course_lib.mixed.sparse_variational import (SparseVariationalGP, fit_sparse_variational,
+                                               sparse_variational_elbo)
+from course_lib.mixed.variational import VariationalGP
 from sparse_variational_data import SE, TIGHT, X12, Y12, detection_2d, probit_pairs
 
 X_TEST = np.linspace(-1.0, 6.0, 9)[:, None]

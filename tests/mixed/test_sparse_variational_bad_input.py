@@ -4,7 +4,7 @@ sparse_variational_elbo). Family "sparse_variational".
 Decisions recorded here: a whitened square root S must be lower triangular with a positive
 diagonal (the KL reads log S_ii), and a warm start or a given q(v) has one value per inducing
 point. The checks of the inducing points, X and the likelihood are shared with the model
-(tests/mixed/test_sparse_variational_gp_bad_input.py).
+(tests/mixed/test_sparse_variational_model_bad_input.py).
 """
 
 import numpy as np

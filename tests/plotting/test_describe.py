@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from course_lib.plotting.describe import _describe_figure, _described_image_html  # noqa: E402
+from course_lib.plotting.describe import describe_figure, described_image_html  # noqa: E402
 from course_lib.widgets.base import _figure_image  # noqa: E402
 
 
@@ -26,7 +26,7 @@ def test_a_panel_is_described_by_its_title_axes_series_and_labels():
            title="log-likelihood -4.06")
     ax.legend()
     ax.text(1, 5, "peak")
-    text = _describe_figure(fig)
+    text = describe_figure(fig)
     plt.close(fig)
     assert text == ('Figure: "log-likelihood -4.06"; x axis "time (s)" from 0 to 2; y axis '
                     '"sigma^2" from 0 to 10; showing 2 lines, 5 points; legend: squares; '
@@ -40,7 +40,7 @@ def test_panels_bars_log_axes_images_and_colour_scales_are_named():
     bars.set_yscale("log")
     image = grid.imshow(np.arange(6.0).reshape(2, 3))
     fig.colorbar(image, ax=grid, label="GOP")
-    text = _describe_figure(fig)
+    text = describe_figure(fig)
     plt.close(fig)
     assert text.startswith('Figure "two views" in 3 panels. Panel 1: ')
     assert "3 bars of heights 0.25, 0.5, 0.25" in text and "log scale" in text
@@ -53,19 +53,19 @@ def test_long_lists_are_counted_not_read_out():
     for k in range(11):
         ax.plot([0, 1], [k, k], label=f"rater {k}")
     ax.legend()
-    text = _describe_figure(fig)
+    text = describe_figure(fig)
     plt.close(fig)
     assert "showing 11 lines" in text and "rater 7 and 3 more" in text and "rater 8" not in text
 
 
 def test_an_empty_figure_says_so():
     fig = plt.figure()
-    assert _describe_figure(fig) == "Figure, with nothing drawn."
+    assert describe_figure(fig) == "Figure, with nothing drawn."
     plt.close(fig)
 
 
 def test_the_image_html_carries_the_png_and_the_escaped_description_twice():
-    markup = _described_image_html(b"\x89PNG data", 'a "quoted" <b>name</b>')
+    markup = described_image_html(b"\x89PNG data", 'a "quoted" <b>name</b>')
     escaped = html.escape('a "quoted" <b>name</b>')
     assert markup.count(escaped) == 2 and "<b>" not in markup
     src = re.search(r'src="data:image/png;base64,([^"]+)"', markup).group(1)
@@ -76,7 +76,7 @@ def test_the_image_html_carries_the_png_and_the_escaped_description_twice():
 def test_an_explorer_image_is_its_figure_described_unless_told_otherwise():
     fig, ax = plt.subplots()
     ax.plot([0, 1], [0, 1])
-    composed = _describe_figure(fig)
+    composed = describe_figure(fig)
     image = _figure_image(fig)
     assert image.data.startswith(b"\x89PNG") and image.description == composed
     assert f'alt="{html.escape(composed)}"' in image._repr_html_()

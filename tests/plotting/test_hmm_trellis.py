@@ -63,14 +63,14 @@ def test_the_explorers_figure_draws_the_results_it_is_given():
     gamma = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]])
     post = H.Posteriors(gamma, np.zeros((1, 3, 3)), log_alpha, log_beta, -1.5)
     best = H.ViterbiResult(np.array([0, 2]), -2.25, np.zeros((2, 3)), np.zeros((2, 3), int))
-    fig = PT._draw_trellis(model, O, post, best)
+    fig = PT.draw_trellis(model, O, post, best)
     alpha_ax, beta_ax, gamma_ax = _panels(fig)
     np.testing.assert_array_equal(alpha_ax.images[0].get_array(), np.exp(log_alpha).T)
     np.testing.assert_array_equal(beta_ax.images[0].get_array(), np.exp(log_beta).T)
     np.testing.assert_array_equal(gamma_ax.images[0].get_array(), gamma.T)
     assert fig._suptitle.get_text() == ("log P(O) = -1.5000   P(O) = 0.2231   Viterbi path FR, "
                                         "log P(Q*, O) = -2.2500")
-    fig = PT._draw_trellis(model, O, post, None, log_scale=True)
+    fig = PT.draw_trellis(model, O, post, None, log_scale=True)
     np.testing.assert_allclose(_panels(fig)[2].images[0].get_array(), np.log(gamma).T)
     assert "Viterbi" not in fig._suptitle.get_text()
     assert all(ax.get_title().startswith("log ") for ax in _panels(fig))
@@ -79,7 +79,7 @@ def test_the_explorers_figure_draws_the_results_it_is_given():
 def test_an_impossible_sequence_shows_alpha_and_the_explanation_it_is_given():
     model = weather_mood_hmm("fair-forever")
     forward = H.forward_log(model, "HHUH")
-    fig = PT._draw_impossible_trellis(model, model.encode("HHUH"), forward, "told why")
+    fig = PT.draw_impossible_trellis(model, model.encode("HHUH"), forward, "told why")
     (alpha_ax,) = _panels(fig)
     np.testing.assert_array_equal(alpha_ax.images[0].get_array().filled(np.nan),
                                   np.exp(forward.log_alpha).T)

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from course_lib.plotting.pronunciation import (_panel_description, _plot_panel_distribution,
+from course_lib.plotting.pronunciation import (panel_description, _plot_panel_distribution,
                                                panel_figure)
 from course_lib.pronunciation import PhoneScore, Pronunciation
 from course_lib.pronunciation_feedback import WordVerdict
@@ -37,9 +37,9 @@ def test_a_word_not_heard_as_written_is_cross_hatched_and_described():
     assert not any(patch.get_hatch() for patch in read.patches) and len(hatched) == 1
     assert hatched[0].get_x() == pytest.approx(0.1) and hatched[0].get_width() == pytest.approx(0.2)
     assert "cross-hatched" in misread.get_title() and "cross-hatched" not in read.get_title()
-    assert "Cross-hatched, as not heard as written: hello." in _panel_description(
+    assert "Cross-hatched, as not heard as written: hello." in panel_description(
         prediction(heard_as_written=False))
-    assert "Cross-hatched" not in _panel_description(prediction())
+    assert "Cross-hatched" not in panel_description(prediction())
 
 
 def test_the_figure_draws_the_experts_mean_and_its_two_intervals_over_the_named_bands():
@@ -58,13 +58,13 @@ def test_the_figure_draws_the_experts_mean_and_its_two_intervals_over_the_named_
 
 
 def test_the_description_says_what_is_drawn():
-    text = _panel_description(prediction())
+    text = panel_description(prediction())
     assert "panel mean 6.8 of 10" in text
     assert "50% interval (6.3 to 7.3)" in text and "90% interval (5.6 to 8.0)" in text
     assert "0 %, 0 %, 0 %, 1 %, 4 %, 10 %, 20 %, 30 %, 20 %, 10 %, 5 %" in text
     assert "0-2 very poor, 3-4 poor, 5-6 understandable, 7-8 good, 9-10 excellent" in text
     assert "phones along time" in text
-    unaligned = _panel_description(prediction(aligned=False))
+    unaligned = panel_description(prediction(aligned=False))
     assert "did not align" in unaligned and "phones along time" not in unaligned
 
 

@@ -7,7 +7,7 @@ import pytest
 from scipy.special import ndtri
 from scipy.stats import qmc
 
-from course_lib.mixed import variational_gp
+from course_lib.mixed import variational
 from course_lib.mixed.constraints import detection_likelihood
 from course_lib.simulators.levelset_session import LevelSetSession, run_levelset_session
 from course_lib.simulators.psychophysics import (norm_ball_problem, passthrough_problem,
@@ -125,10 +125,10 @@ def test_a_failed_step_leaves_the_session_unchanged(monkeypatch):
         _same(before, _state(session))
 
     def broken_fit(self, *args, **kwargs):
-        raise variational_gp.NotPositiveDefiniteError("X: simulated failure")
+        raise variational.NotPositiveDefiniteError("X: simulated failure")
 
-    monkeypatch.setattr(variational_gp.VariationalGP, "fit", broken_fit)
-    with pytest.raises(variational_gp.NotPositiveDefiniteError):
+    monkeypatch.setattr(variational.VariationalGP, "fit", broken_fit)
+    with pytest.raises(variational.NotPositiveDefiniteError):
         session.observe(x, 0)
     _same(before, _state(session))
     monkeypatch.undo()

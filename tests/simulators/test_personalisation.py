@@ -44,7 +44,7 @@ def test_grid_sizes_and_model():
         session = new_session(n_bands, listener=False)
         assert session.grid.shape == (n_settings, n_bands)
         assert session.grid.min() == -12 and session.grid.max() == 12
-    model = S._equaliser_model(3)
+    model = S.equaliser_model(3)
     assert model.kernel.params["variance"] == 4.0
     np.testing.assert_allclose([model.kernel.params[f"lengthscale_{k}"] for k in range(3)],
                                [5.0, 5.0, 5.0])
@@ -137,7 +137,7 @@ def test_simulated_listeners_are_found_and_a_listener_who_cannot_hear_never_sett
     who cannot hear them (every answer a coin flip) keeps a clearly non-zero mean bEI."""
     quantiles, hearing_final, deaf_final = [], [], []
     for seed in SEEDS:
-        listener = S._hidden_listener(2, rng=seed)
+        listener = S.hidden_listener(2, rng=seed)
         session = S.PersonalisationSession(2, listener=listener, rng=seed)
         session.answer_for_me(30)
         truth = listener.irf(session.grid)

@@ -24,7 +24,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from course_lib.class_panel.activities import compare_activity, rate_activity  # noqa: E402
 from course_lib.class_panel.sheets import Identity, my_identity  # noqa: E402
 from course_lib.raters.rate_yourself import panel_with_listener  # noqa: E402
-from course_lib.stimuli import _wav_bytes  # noqa: E402
+from course_lib.stimuli import wav_bytes  # noqa: E402
 from course_lib.widgets import rate_yourself as rate_module  # noqa: E402
 from course_lib.widgets.class_panel import (_ANSWERS, _COMPARE_FILE, _RATE_FILE,  # noqa: E402
                                             class_compare, class_rate)
@@ -68,8 +68,8 @@ def test_compare_plays_the_students_order_and_saves_every_answer_at_once(home, f
     assert not (folder / _COMPARE_FILE).exists()          # nothing written before an answer
     index = panel.sheet.order[0]
     first, second = activity.versions(index)
-    assert panel.players["first"].value == _wav_bytes(first)
-    assert panel.players["second"].value == _wav_bytes(second)
+    assert panel.players["first"].value == wav_bytes(first)
+    assert panel.players["second"].value == wav_bytes(second)
     for value in control_settings(panel.answer_buttons):    # every answer, then None back
         panel.answer_buttons.value = value
         assert panel.sheet.answers[index] == value
@@ -81,7 +81,7 @@ def test_compare_plays_the_students_order_and_saves_every_answer_at_once(home, f
     panel.answer_buttons.value = "second"
     panel.next.click()
     assert panel.position == 1 and panel.answer_buttons.value is None
-    assert panel.players["first"].value == _wav_bytes(activity.versions(panel.sheet.order[1])[0])
+    assert panel.players["first"].value == wav_bytes(activity.versions(panel.sheet.order[1])[0])
     panel.answer_buttons.value = "none"
     panel.previous.click()
     assert panel.position == 0 and panel.answer_buttons.value == "second"

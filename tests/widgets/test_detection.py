@@ -89,15 +89,15 @@ def test_detection_players_follow_the_query_and_never_autoplay():
         assert player.autoplay is False and player.format == "wav"
     level = float(demo.state().query[0])
     np.testing.assert_allclose(decode(demo.players["this trial"].value),
-                               stimuli._tone_in_noise(level)[0], atol=1 / 32767)
+                               stimuli.tone_in_noise(level)[0], atol=1 / 32767)
     np.testing.assert_allclose(decode(demo.players["example, level 1"].value),
-                               stimuli._tone_in_noise(1.0)[0], atol=1 / 32767)
+                               stimuli.tone_in_noise(1.0)[0], atol=1 / 32767)
     demo.press("Heard it")
     assert demo.last_error is None
     new_level = float(demo.state().query[0])
     assert new_level != level
     np.testing.assert_allclose(decode(demo.players["this trial"].value),
-                               stimuli._tone_in_noise(new_level)[0], atol=1 / 32767)
+                               stimuli.tone_in_noise(new_level)[0], atol=1 / 32767)
     assert f"level {new_level:.2f}" in demo.status.value
 
 
@@ -120,4 +120,4 @@ def test_the_players_say_what_they_hold():
     demo = L.detection_demo()
     texts = [w.value for w in demo.widget.children if isinstance(w, W.HTML)]
     said = next(text for text in texts if "Both players" in text)
-    assert f"{stimuli._TONE_FREQUENCY:.0f} Hz tone" in said and "level 1" in said
+    assert f"{stimuli.TONE_FREQUENCY:.0f} Hz tone" in said and "level 1" in said

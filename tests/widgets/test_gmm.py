@@ -15,7 +15,7 @@ from course_lib.gmm.em import initialise_gmm  # noqa: E402
 from course_lib.gmm.clustering import assign_clusters, initialise_centroids, kmeans  # noqa: E402
 from course_lib.plotting.gmm import (component_colours, plot_bic,  # noqa: E402
                                      plot_distortion_trace, plot_gaussian_1d,
-                                     plot_gaussian_contours, _plot_gaussian_fit,
+                                     plot_gaussian_contours, plot_gaussian_fit,
                                      plot_gmm_density_1d, plot_kmeans_state, plot_loglik_trace,
                                      plot_model_selection, plot_responsibilities)
 from course_lib.widgets.gmm import (_EMStepper, _KMeansStepper, em_explorer,  # noqa: E402
@@ -90,7 +90,7 @@ def test_other_plots_draw_their_data():
 def test_gaussian_fit_plot_draws_true_and_fitted_contours():
     samples = np.random.default_rng(0).normal(size=(50, 2))
     fig, ax = plt.subplots()
-    _plot_gaussian_fit(ax, samples, np.zeros(2), np.eye(2), np.ones(2), 4.0 * np.eye(2))
+    plot_gaussian_fit(ax, samples, np.zeros(2), np.eye(2), np.ones(2), 4.0 * np.eye(2))
     assert len(ax.lines) == 3 + 2                     # 3 true and 2 fitted contours
     radius = np.linalg.norm(ax.lines[3].get_xydata() - 1.0, axis=1)
     np.testing.assert_allclose(radius, 2.0, rtol=1e-10)  # 1 sigma of the fit: radius 2

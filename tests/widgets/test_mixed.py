@@ -18,8 +18,8 @@ from course_lib.mixed import (GaussianConstraint, LikertConfidence, MixedLikelih
 from course_lib.mixed.constraints import detection_likelihood  # noqa: E402
 from course_lib.mixed.feedback_fits import constraint_fit  # noqa: E402
 from course_lib.plotting.mixed import (plot_elbo_ledger, plot_fig2,  # noqa: E402
-                                       _plot_levels_by_strength, plot_likert_levels,
-                                       _plot_paired_scores)
+                                       plot_levels_by_strength, plot_likert_levels,
+                                       plot_paired_scores)
 from course_lib.results import load_result  # noqa: E402
 from course_lib.simulators.confidence_raters import (_rating_splits,  # noqa: E402
                                                      haptic_like_subjects, preference_scores)
@@ -310,11 +310,11 @@ def test_rater_explorer_one_level_for_every_pair_says_so():
     (lambda: rater_explorer(small_subject(), SquaredExponential(),
                             likert=LikertConfidence(4)), "likert"),
     (lambda: rater_explorer(small_subject(), SquaredExponential(), tol=0.0), "tol"),
-    (lambda: _plot_levels_by_strength(plt.gca(), [0, 1, 2], [0.5, 1.0]), "strength"),
-    (lambda: _plot_levels_by_strength(plt.gca(), [0, 1], [0.5, 1.0], level_names=["a"]),
+    (lambda: plot_levels_by_strength(plt.gca(), [0, 1, 2], [0.5, 1.0]), "strength"),
+    (lambda: plot_levels_by_strength(plt.gca(), [0, 1], [0.5, 1.0], level_names=["a"]),
      "level_names"),
-    (lambda: _plot_paired_scores(plt.gca(), [0.1, 0.2], [0.3]), "second"),
-    (lambda: _plot_paired_scores(plt.gca(), [0.1], [0.3], names=["one"]), "names"),
+    (lambda: plot_paired_scores(plt.gca(), [0.1, 0.2], [0.3]), "second"),
+    (lambda: plot_paired_scores(plt.gca(), [0.1], [0.3], names=["one"]), "names"),
 ])
 def test_rater_bad_input_names_the_argument(call, name):
     with pytest.raises((ValueError, TypeError)) as info:
@@ -327,7 +327,7 @@ def test_plot_levels_by_strength_columns_counts_and_cuts():
     levels = np.array([0, 2, 2, 1, 2])
     strength = np.array([0.1, 2.5, 0.3, 0.9, 1.7])
     fig, ax = plt.subplots()
-    _plot_levels_by_strength(ax, levels, strength, cut_points=[0.0, 1.0, 2.0])
+    plot_levels_by_strength(ax, levels, strength, cut_points=[0.0, 1.0, 2.0])
     points = [line for line in ax.lines if line.get_marker() == "o"]
     for level, line in enumerate(points):
         assert sorted(line.get_ydata()) == sorted(strength[levels == level])
@@ -341,7 +341,7 @@ def test_plot_levels_by_strength_columns_counts_and_cuts():
 
 def test_plot_paired_scores_joins_each_split_and_marks_the_means():
     fig, ax = plt.subplots()
-    _plot_paired_scores(ax, [0.2, 0.3, 0.1], [0.15, 0.35, 0.05])
+    plot_paired_scores(ax, [0.2, 0.3, 0.1], [0.15, 0.35, 0.05])
     joins = [line for line in ax.lines if line.get_marker() in ("None", "", None)
              and line.get_color() == "0.6"]
     assert [tuple(line.get_ydata()) for line in joins] == [(0.2, 0.15), (0.3, 0.35),

@@ -17,8 +17,7 @@ from course_lib import stimuli  # noqa: E402
 from course_lib.preference.acquisition import bivariate_ei  # noqa: E402
 from course_lib.preference.ei_convergence import average_ei_path, settled_at  # noqa: E402
 from course_lib.plotting.personalisation_session import (  # noqa: E402
-                                                         _plot_comparisons, _plot_equaliser_curves, _plot_session_marks, _plot_setting_map,
-                                                         plot_settling)
+    plot_comparisons, plot_equaliser_curves, plot_session_marks, plot_setting_map, plot_settling)
 from course_lib.simulators.listeners import settings_grid  # noqa: E402
 from course_lib.simulators import personalisation as S  # noqa: E402
 from course_lib.widgets import personalise as P  # noqa: E402
@@ -95,12 +94,12 @@ def decode(blob):
     return samples / 32767.0
 
 
-@pytest.mark.parametrize("clip", stimuli._CLIPS)
+@pytest.mark.parametrize("clip", stimuli.CLIPS)
 def test_the_two_versions_are_the_clip_through_the_equaliser_at_A_and_B_loudness_matched(clip):
     session = new_session(listener=False)
     session.answer(0.3)
     A, B = session.versions(clip)
-    waveform = stimuli._load_clip(clip)
+    waveform = stimuli.load_clip(clip)
     for version, setting in zip((A, B), session.pair):
         filtered = session.equaliser.apply(waveform, setting)
         scale = version @ filtered / (filtered @ filtered)
@@ -191,23 +190,23 @@ def test_plots_draw_what_they_are_given():
     fig, axes = plt.subplots(1, 4)
     axis = np.arange(-2.0, 3.0)
     values = np.arange(20.0).reshape(4, 5)
-    _plot_setting_map(axes[0], axis, axis[:4], values, label="u")
+    plot_setting_map(axes[0], axis, axis[:4], values, label="u")
     np.testing.assert_array_equal(axes[0].images[0].get_array(), values)
     assert axes[0].images[0].get_extent() == [-2.5, 2.5, -2.5, 1.5]
     with pytest.raises(ValueError, match="^values:"):
-        _plot_setting_map(axes[0], axis, axis, values)
-    _plot_comparisons(axes[0], [[0, 0], [1, 1], [3, 3]], [[1, 0], [2, 2], [4, 4]],
+        plot_setting_map(axes[0], axis, axis, values)
+    plot_comparisons(axes[0], [[0, 0], [1, 1], [3, 3]], [[1, 0], [2, 2], [4, 4]],
                      [0.9, 0.5, 0.2])
     winners = [line for line in axes[0].lines if line.get_label() == "preferred"]
     np.testing.assert_array_equal(winners[0].get_xydata(), [[0, 0], [4, 4]])
     np.testing.assert_array_equal(axes[0].collections[0].get_segments()[2], [[3, 3], [4, 4]])
-    _plot_session_marks(axes[1], incumbent=[1, 1], pair=[[1, 1], [2, -1]], optimum=[0, 0])
+    plot_session_marks(axes[1], incumbent=[1, 1], pair=[[1, 1], [2, -1]], optimum=[0, 0])
     assert [t.get_text() for t in axes[1].texts] == ["A", "B"]
     plot_settling(axes[2], [1.0, 0.1, 0.001], [1.0, 0.55, 0.367], threshold=0.02,
                   settled_at=2, n_random=1)
     assert len(axes[2].lines) >= 4
     f = np.geomspace(40, 8000, 20)
-    _plot_equaliser_curves(axes[3], f, {"A x": np.zeros(20), "B y": np.ones(20)})
+    plot_equaliser_curves(axes[3], f, {"A x": np.zeros(20), "B y": np.ones(20)})
     assert [t.get_text() for t in axes[3].texts] == ["A x", "B y"]
     plt.close(fig)
 

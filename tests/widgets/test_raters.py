@@ -12,7 +12,7 @@ from course_lib.gp import SquaredExponential  # noqa: E402
 from course_lib.raters.rater_comparison import (centre_scores, fit_annotator_models,  # noqa: E402
                                                 fit_score_model, noise_profile)
 from course_lib.metrics import discrete_kl, discretised_log_predictive  # noqa: E402
-from course_lib.plotting.raters import (_plot_annotator_fit, plot_noise_profile,  # noqa: E402
+from course_lib.plotting.raters import (plot_annotator_fit, plot_noise_profile,  # noqa: E402
                                         plot_noise_table, plot_rater_scores, plot_regions,
                                         plot_score_distribution, plot_speedup)
 from course_lib.raters import RaterData  # noqa: E402
@@ -243,13 +243,13 @@ def test_plot_annotator_fit_draws_band_gold_labels_and_regions():
     toy = annotator_toy_data(n_test=50, rng=1)
     mean, var = np.zeros(50), np.full(50, 0.04)
     fig, ax = plt.subplots()
-    _plot_annotator_fit(ax, toy.X_test, mean, var, gold=toy.gold_test, X=toy.X, data=toy.data,
+    plot_annotator_fit(ax, toy.X_test, mean, var, gold=toy.gold_test, X=toy.X, data=toy.data,
                        regions=toy.regions.labels, color="C3")
     labels = [line.get_label() for line in ax.lines]
     assert "gold" in labels and {"annotator 1", "annotator 2", "annotator 3"} <= set(labels)
     assert len(ax.patches) == 3                               # three regions shaded
     with pytest.raises(ValueError, match="gold"):
-        _plot_annotator_fit(ax, toy.X_test, mean, var, gold=toy.gold_test[:5])
+        plot_annotator_fit(ax, toy.X_test, mean, var, gold=toy.gold_test[:5])
     with pytest.raises(ValueError, match="X"):
-        _plot_annotator_fit(ax, toy.X_test, mean, var, data=toy.data)
+        plot_annotator_fit(ax, toy.X_test, mean, var, data=toy.data)
     plt.close(fig)

@@ -1,4 +1,4 @@
-"""Bad-input catalogue: course_lib.mixed.variational_gp (VariationalGP). Family "variational_gp".
+"""Bad-input catalogue: course_lib.mixed.variational (VariationalGP). Family "variational_gp".
 
 Decisions recorded here: likelihood parameters are learned only by name (``learn_likelihood``)
 or as "all" free ones; naming one its likelihood fixes, or a prior on one that is not learned,
@@ -15,7 +15,7 @@ import numpy as np
 from bad_input import BadInput, NegatedSE, check_case, parametrize
 from course_lib.gp import LogNormal, SquaredExponential
 from course_lib.preference.pairwise_likelihoods import PairwiseProbit
-from course_lib.mixed.variational_gp import VariationalGP
+from course_lib.mixed.variational import VariationalGP
 from course_lib.linalg import NotPositiveDefiniteError
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit
 

@@ -1,4 +1,4 @@
-"""VariationalGP as a model (course_lib.mixed.variational_gp): the optimised ELBO's gradient in the
+"""VariationalGP as a model (course_lib.mixed.variational): the optimised ELBO's gradient in the
 hyper-parameters (the envelope theorem), MAP-II, learned likelihood parameters, and refits
 warm-started on a growing data set.
 
@@ -15,7 +15,7 @@ from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConst
 from course_lib.mixed.mixed_likelihood import MixedLikelihood
 from course_lib.preference.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
 from course_lib.preference.rating_likelihoods import OrdinalProbit
-from course_lib.mixed.variational_gp import VariationalGP
+from course_lib.mixed.variational import VariationalGP
 from variational_data import SE, X12, Y12, probit_pairs
 
 

@@ -1,5 +1,5 @@
-"""Bad-input catalogue: course_lib.mixed.sparse_variational_gp (SparseVariationalGP,
-inducing_points). Family "sparse_variational_gp".
+"""Bad-input catalogue: course_lib.mixed.sparse_variational (SparseVariationalGP) and
+course_lib.mixed.inducing (inducing_points). Family "sparse_variational_gp".
 
 Decisions recorded here: the inducing points are checked when the model is built (shape, finite
 values, one column per lengthscale of an ARD kernel); inputs X must have as many columns as
@@ -14,7 +14,8 @@ from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import LogNormal, SquaredExponential
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit, LikertConfidence
 from course_lib.mixed.mixed_likelihood import MixedLikelihood
-from course_lib.mixed.sparse_variational_gp import SparseVariationalGP, inducing_points
+from course_lib.mixed.inducing import inducing_points
+from course_lib.mixed.sparse_variational import SparseVariationalGP
 
 X = np.array([[0.0, 0.0], [0.5, 1.0], [1.0, 0.2]])
 Z = np.array([[0.2, 0.2], [0.8, 0.8]])

@@ -1,82 +1,73 @@
-"""The full-rank variational GP as a model: fit, MAP-II on its hyper-parameters, prediction.
+"""What both variational models of the unit are: a GP whose q(f) maximises an ELBO on the rows
+of a :class:`~course_lib.mixed.mixed_likelihood.MixedLikelihood`, with MAP-II on its
+hyper-parameters.
 
-:class:`VariationalGP` wraps the bound and its fit of :mod:`course_lib.mixed.variational` (q(f) =
-N(K alpha, (K^-1 + M^T diag(lambda) M)^-1) on the rows of a
-:class:`~course_lib.mixed.mixed_likelihood.MixedLikelihood`) for a kernel over the items' inputs.
-Its hyper-parameters are the kernel's log-parameters followed by the likelihood parameters it is
-asked to learn; the ELBO's gradient in both is taken at the optimal (alpha, lambda) (the
-envelope theorem), and MAP-II is the restart loop of :mod:`course_lib.gp.optimise`. A refit on
-data that extend the previous fit's starts from the previous (alpha, lambda).
+:class:`VariationalModel` is the shared base of the full-rank
+:class:`~course_lib.mixed.variational.VariationalGP` and the sparse
+:class:`~course_lib.mixed.sparse_variational.SparseVariationalGP`. Neither model is the other
+(lecture 07, section 4: the full-rank model is the sparse one with an inducing point on every
+stimulus, Z = X), but both are a variational model in the same sense, and this module holds
+that sense, no bound: each model's bound, its fit and its ``q`` live with the model.
+
+What they share:
+
+* the hyper-parameter vector ``theta``: the kernel's log-parameters, then the likelihood
+  parameters MAP-II is asked to learn (``learn_likelihood``, by name ``"part<p>.<name>"``), given
+  back as the likelihood with those replaced;
+* the evidence, :class:`VariationalEvidence`: the optimised ELBO at some ``theta`` and its
+  gradient. The gradient is taken at the optimal q (the envelope theorem): in the kernel's
+  log-parameters it is the bound's own (``result.gradient_kernel``); in the learned likelihood
+  parameters, which neither q nor the KL depend on, it is
+  :meth:`MixedLikelihood.expected_parameter_gradient` at the rows' moments under q;
+* MAP-II by the restart loop of :func:`~course_lib.gp.optimise.optimise_hyperparameters`, and
+  prediction of the latent f through the fitted
+  :class:`~course_lib.gp.prediction.LatentGaussian`.
+
+A model provides ``fit``, ``_refit`` (fit the current data again) and ``_optimised_bound(kernel,
+mixed, eval_gradient, warn)``: its bound maximised over q at that kernel and likelihood, warm-
+started from and updating ``self._warm``, with the kernel gradient when asked for.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ..linalg import NotPositiveDefiniteError
 from ..validation import RngLike, _as_positive_float, _as_positive_int
-from ..gp.inputs import _as_inputs, _check_exact_size
 from ..gp.kernel_base import Kernel
-from ..preference.laplace import _check_prior_covariance
-from ..preference.likelihoods import Likelihood
-from .mixed_likelihood import MixedLikelihood, _as_mixed
 from ..gp.optimise import (HyperparameterFit, _check_priors, _negative_log_posterior,
                            optimise_hyperparameters)
 from ..gp.parameters import ModelParameters, _Held
 from ..gp.prediction import LatentGaussian
 from ..gp.priors import Prior
-from .variational import _SITE_PRECISION_FLOOR, VariationalResult, _fit_variational_trusted
+from ..preference.likelihoods import Likelihood
+from .mixed_likelihood import MixedLikelihood
 
-__all__ = ["VariationalGP", "VariationalEvidence"]
+__all__ = ["VariationalEvidence", "VariationalModel"]
 
 
 @dataclass(frozen=True)
 class VariationalEvidence:
-    """The ELBO at some kernel hyper-parameters (``value``), its gradient in the kernel's
-    log-parameters (or None) and the :class:`VariationalResult` behind it."""
+    """The optimised ELBO at some hyper-parameters (``value``; with a ``kl_weight`` != 1 the
+    objective maximised), its gradient in ``theta`` (or None) and the bound's result behind it
+    (a :class:`~course_lib.mixed.variational.VariationalResult` or a
+    :class:`~course_lib.mixed.sparse_variational.SparseVariationalResult`)."""
 
     value: float
     gradient: np.ndarray | None
-    result: VariationalResult
+    result: Any
 
 
-class VariationalGP(ModelParameters):
-    """Full-rank variational GP on z = M f (:mod:`course_lib.mixed.variational`), with MAP-II on the
-    kernel and, if asked, on the likelihood's parameters.
+class VariationalModel(ModelParameters):
+    """The shared base of the unit's variational GPs (module docstring): kernel, likelihood,
+    learned likelihood parameters, priors, evidence, MAP-II and prediction.
 
-    Parameters
-    ----------
-    kernel : Kernel over the items' inputs.
-    likelihood : a :class:`~course_lib.preference.likelihoods.Likelihood` (then ``fit(X, y, M)``) or a
-        :class:`MixedLikelihood` whose parts carry their own maps and observations (then
-        ``fit(X)``). Its parameters are named as :attr:`MixedLikelihood.param_names`
-        (``"part<p>.<name>"``; a single likelihood is part 0).
-    priors : mapping name -> Prior over ``param_names`` (kernel or learned likelihood
-        parameters; MAP-II); flat otherwise.
-    learn_likelihood : which likelihood parameters MAP-II learns: None (the default: none, the
-        hyper-parameters are the kernel's), ``"all"`` (every parameter whose bounds leave it
-        free), or a sequence of names such as ``["part1.gap_1", "part1.gap_2"]``. Learning is
-        opt-in and by name because not every likelihood parameter can be learned with the
-        kernel: a pairwise or Bernoulli probit's noise scale only rescales f, which the
-        kernel's amplitude already does (Wu et al. fix it and learn the Likert cut points),
-        and a lapse rate needs many ratings to pin down. A named parameter must have free
-        bounds (a likelihood fixes one by ``<name>_bounds="fixed"``).
-    kl_weight : the teaching device of :mod:`course_lib.mixed.variational` (default 1: the
-        ELBO).
-    max_iter, tol : ``max_iter`` and ``tol`` of the inner L-BFGS run over (alpha, log lambda)
-        (:func:`fit_variational`).
-
-    ``theta`` / ``param_names`` / ``bounds``: the kernel's log-parameters, then the learned
-    likelihood log-parameters in the likelihood's order. After ``fit``: ``gp.result`` (the
-    :class:`VariationalResult`: ELBO, its ledger, alpha, site precisions), ``gp.posterior``,
-    ``gp.X_train``, ``gp.mixed`` (the MixedLikelihood with its data). ``log_marginal_likelihood``
-    is the ELBO (a lower bound on the log evidence; with ``kl_weight`` != 1 the objective
-    E - kl_weight KL), which ``optimise_hyperparameters`` maximises by the restart loop of
-    :func:`~course_lib.gp.optimise.optimise_hyperparameters`, each evaluation warm-started from
-    the previous (alpha, lambda).
+    The parameters ``kernel``, ``likelihood``, ``priors``, ``learn_likelihood``,
+    ``kl_weight``, ``max_iter`` and ``tol`` are documented on
+    :class:`~course_lib.mixed.variational.VariationalGP`.
     """
 
     def __init__(self, kernel: Kernel, likelihood: Likelihood | MixedLikelihood,
@@ -95,10 +86,11 @@ class VariationalGP(ModelParameters):
         self.tol = _as_positive_float(tol, "tol")
         self.X_train: np.ndarray | None = None
         self.mixed: MixedLikelihood | None = None
-        self.result: VariationalResult | None = None
+        self.result = None
         self.posterior: LatentGaussian | None = None
         self._warm: tuple[np.ndarray, np.ndarray] | None = None
 
+    # ----- the hyper-parameter vector: kernel, then the learned likelihood parameters -------
     @property
     def likelihood_param_names(self) -> tuple[str, ...]:
         """Every likelihood parameter's name, learned or not (``"part<p>.<name>"``)."""
@@ -160,65 +152,24 @@ class VariationalGP(ModelParameters):
         if self.mixed is not None:
             self.mixed = self.mixed.with_theta(self.likelihood.theta)
 
-    def fit(self, X, y=None, M=None) -> "VariationalGP":
-        """q(f) for the items in the rows of ``X`` at the current kernel; ``y`` and ``M`` as in
-        :func:`fit_variational` (None with a MixedLikelihood). Returns self.
-
-        Warm-started from the latest (alpha, lambda) when the data extend the previous fit's:
-        the previous items are the first rows of ``X`` and each part's previous rows (map
-        and answers) come first in that part (as when an active-learning loop appends one
-        trial). New items start with alpha = 0 and new rows with a vanishing site precision;
-        the first fixed-point step then gives them the sites their gradients ask for. (A
-        MixedLikelihood carries its data: to add some, assign the new one, with the same
-        parts and parameters, to ``gp.likelihood`` and fit again.)"""
-        X = _as_inputs(X, "X")
-        _check_exact_size(X.shape[0], "X", advice="use SparseVariationalGP (a few hundred "
-                         "inducing points) or fit a subset of the items")
-        K = self.kernel(X)
-        return self._fit(X, *_as_mixed(self.likelihood, y, M, K))
-
-    def _warm_start(self, X, mixed) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """(alpha0, site_precision0) carried over from the previous fit, or (None, None) when
-        the data do not extend it (``fit``)."""
-        if self._warm is None:
-            return None, None
-        old_X, old = self.X_train, self.mixed
-        n_old = old_X.shape[0]
-        if (X.shape[1] != old_X.shape[1] or X.shape[0] < n_old
-                or not np.array_equal(X[:n_old], old_X) or mixed.n_parts != old.n_parts):
-            return None, None
-        alpha, old_lam = self._warm
-        lam = np.full(mixed.n_rows, _SITE_PRECISION_FLOOR)
-        for rows, old_rows in zip(mixed.slices, old.slices):
-            count = old_rows.stop - old_rows.start
-            kept = slice(rows.start, rows.start + count)
-            if (rows.stop - rows.start < count
-                    or not np.array_equal(mixed.M[kept, :n_old], old.M[old_rows])
-                    or np.any(mixed.M[kept, n_old:])
-                    or not np.array_equal(mixed.y[kept], old.y[old_rows])):
-                return None, None
-            lam[kept] = old_lam[old_rows]
-        return np.concatenate([alpha, np.zeros(X.shape[0] - n_old)]), lam
-
-    def _fit(self, X, K, mixed) -> "VariationalGP":
-        result = self._run(K, mixed, self._warm_start(X, mixed), None, True)
-        self.X_train, self.mixed, self.result, self.posterior = X, mixed, result, result.posterior
-        self._warm = (result.alpha, result.site_precision)
-        return self
-
-    def _run(self, K, mixed, warm, dK, warn) -> VariationalResult:
-        try:
-            return _fit_variational_trusted(K, mixed, warm[0], warm[1], dK, self.max_iter,
-                                           self.tol, warn, self.kl_weight)
-        except NotPositiveDefiniteError as err:
-            raise NotPositiveDefiniteError(f"kernel: no variational posterior at the current "
-                                           f"hyper-parameters ({err})") from None
-
-    def _refit(self):
-        self._fit(self.X_train, _check_prior_covariance(self.kernel(self.X_train)), self.mixed)
+    def _carried_over(self, likelihood):
+        """A new ``likelihood`` (with the data grown) for this model: its learned parameters
+        are the model's current ones, so it must have the same."""
+        if not isinstance(likelihood, (Likelihood, MixedLikelihood)):
+            raise TypeError(f"likelihood: expected a course_lib.preference.likelihoods Likelihood or a "
+                            f"MixedLikelihood, got {type(likelihood).__name__}")
+        if self._learned.size == 0:
+            return likelihood
+        if (type(likelihood) is not type(self.likelihood)
+                or likelihood.param_names != self.likelihood.param_names):
+            raise ValueError(f"likelihood: the model learns likelihood parameters, so a new "
+                             f"likelihood needs the same ones {self.likelihood_param_names}")
+        theta = likelihood.theta
+        theta[self._learned] = self.likelihood.theta[self._learned]
+        return likelihood.with_theta(theta)
 
     def refit_at(self, theta):
-        """Set the hyper-parameters to ``theta`` and fit q(f) again."""
+        """Set the hyper-parameters to ``theta`` and fit q again."""
         self._set_theta(theta)
         self._refit()
 
@@ -231,15 +182,14 @@ class VariationalGP(ModelParameters):
                             warn: bool = True) -> VariationalEvidence:
         """The optimised ELBO at ``theta`` (default: the current hyper-parameters) and, with
         ``eval_gradient``, its gradient in ``theta`` (kernel, then learned likelihood
-        parameters; both at the optimal (alpha, lambda), module docstring); warm-started
-        from the latest (alpha, lambda). The fitted posterior is left as it is."""
+        parameters, both at the optimal q: the likelihood's part is
+        :meth:`MixedLikelihood.expected_parameter_gradient`, as neither q nor the KL depend on
+        it); warm-started from the latest q. The fitted posterior is left as it is."""
         self._require_fit()
-        kernel, likelihood = (self.kernel, self.likelihood) if theta is None \
-            else self._split(theta)
+        kernel, likelihood = ((self.kernel, self.likelihood) if theta is None
+                              else self._split(theta))
         mixed = self.mixed.with_theta(likelihood.theta) if self._learned.size else self.mixed
-        K, dK = kernel.gradient(self.X_train) if eval_gradient else (kernel(self.X_train), None)
-        result = self._run(_check_prior_covariance(K), mixed, self._warm, dK, warn)
-        self._warm = (result.alpha, result.site_precision)
+        result = self._optimised_bound(kernel, mixed, eval_gradient, warn)
         gradient = None
         if eval_gradient:
             likelihood_gradient = mixed._expected_parameter_gradient(result.z_mean, result.z_var)
@@ -276,6 +226,3 @@ class VariationalGP(ModelParameters):
         ``X_test`` under q (no observation noise)."""
         self._require_fit()
         return self.posterior.predict_at(self.kernel, self.X_train, X_test, full_cov)
-
-    def __repr__(self):
-        return f"VariationalGP(kernel={self.kernel!r}, likelihood={self.likelihood!r})"

@@ -1,10 +1,10 @@
-"""SparseVariationalGP as a model (course_lib.mixed.sparse_variational_gp): the optimised ELBO's
+"""SparseVariationalGP as a model (course_lib.mixed.sparse_variational): the optimised ELBO's
 gradient in the hyper-parameters (the envelope theorem), MAP-II, learned likelihood parameters,
 refits warm-started on a growing data set, the inducing points, and the level-set acquisitions
 reading the model.
 
 Oracles: exact regression (a Gaussian likelihood with Z = X makes the bound tight), the
-full-rank VariationalGP of course_lib.mixed.variational_gp (the same family of q when Z = X), finite
+full-rank VariationalGP of course_lib.mixed.variational (the same family of q when Z = X), finite
 differences, a cold fit, and the balance of a Sobol block.
 """
 
@@ -16,8 +16,9 @@ from course_lib.mixed.levelset import global_mi
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit, LikertConfidence
 from course_lib.mixed.mixed_likelihood import MixedLikelihood
 from course_lib.preference.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
-from course_lib.mixed.sparse_variational_gp import SparseVariationalGP, inducing_points
-from course_lib.mixed.variational_gp import VariationalGP
+from course_lib.mixed.inducing import inducing_points
+from course_lib.mixed.sparse_variational import SparseVariationalGP
+from course_lib.mixed.variational import VariationalGP
 from sparse_variational_data import SE, TIGHT, X12, Y12, detection_2d, probit_pairs
 
 
