@@ -87,7 +87,7 @@ class Explorer:
         if self.buttons:
             rows.append(W.HBox(list(self.buttons.values())))
         # hidden: names the sliders' handles; a subclass that builds its own box keeps it
-        self._slider_names = _SliderNames()
+        self._slider_names = _SliderNames.for_controls(self.controls.values())
         self.widget = W.VBox(header + rows + [self.output, self._slider_names])
 
     def values(self) -> dict:

@@ -9,7 +9,9 @@ the readout beside it shows the value itself. ipywidgets has no Python-side way 
 the handle, so :class:`_SliderNames` does it in the page: a hidden anywidget placed in a
 ``Box`` gives every slider handle inside that box its label as ``aria-label`` and the readout's
 text as ``aria-valuetext``, and does it again whenever the box's content changes (a slider
-redrawn, a new readout). :class:`~course_lib.widgets.Explorer` puts one in every explorer.
+redrawn, a new readout). For the log sliders it is given (:meth:`_SliderNames.for_controls`),
+``aria-valuenow`` becomes the readout's value and ``aria-valuemin``/``-max`` the ends of the
+range, not their exponents. :class:`~course_lib.widgets.Explorer` puts one in every explorer.
 
 Four more gaps of the same kind are closed there too. A toggle button's choice is shown only
 by a class: it gets ``aria-pressed``. An audio player has no name: the label or line of text
@@ -22,8 +24,11 @@ text field, so the notebook's shortcuts stay on): the dropdown gets Lumino's
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import anywidget
 import ipywidgets as W
+import traitlets
 
 _ESM = r"""
 const SLIDERS = ".widget-slider, .widget-hslider, .widget-vslider";
@@ -37,7 +42,7 @@ function set(element, name, value) {
   if (value && element.getAttribute(name) !== value) element.setAttribute(name, value);
 }
 
-function nameHandles(box) {
+function nameHandles(box, logSliders) {
   for (const slider of box.querySelectorAll(SLIDERS)) {
     const label = slider.querySelector(":scope > .widget-label");
     // an empty description leaves a zero-width space in the label; a tooltip then names it
@@ -51,9 +56,17 @@ function nameHandles(box) {
     const handles = slider.querySelectorAll(".noUi-handle");
     // a range slider's readout is "low – high": one part per handle
     const parts = readout ? readout.textContent.trim().split(" – ") : [];
+    // noUiSlider moves a log slider on the exponent: the readout holds the value itself
+    const range = logSliders[name];
+    const shown = readout ? Number(readout.textContent.trim()) : NaN;
     handles.forEach((handle, i) => {
       set(handle, "aria-label", name);
       set(handle, "aria-valuetext", parts.length === handles.length ? parts[i] : parts.join(" – "));
+      if (range && Number.isFinite(shown)) {
+        set(handle, "aria-valuenow", String(shown));
+        set(handle, "aria-valuemin", String(range[0]));
+        set(handle, "aria-valuemax", String(range[1]));
+      }
     });
   }
   for (const select of box.querySelectorAll("select")) {
@@ -72,7 +85,8 @@ function nameHandles(box) {
   }
 }
 
-function render({ el }) {
+function render({ model, el }) {
+  const logSliders = model.get("log_sliders");
   let observer = null;
   const started = performance.now();
   const attach = () => {
@@ -81,14 +95,15 @@ function render({ el }) {
       if (performance.now() - started < WAIT_MS) setTimeout(attach, 50);
       return;
     }
-    nameHandles(box);
+    nameHandles(box, logSliders);
     // noUiSlider rewrites aria-valuetext on every move, and ipywidgets then rewrites the
-    // readout (a childList change), so the readout's text is put back after it; of the
-    // attributes only "class" is observed (a toggle button chosen), which this never writes,
-    // or the observer would wake itself
-    observer = new MutationObserver(() => nameHandles(box));
+    // readout (a childList change), so the readout's text is put back after it. Of the
+    // attributes, "class" is observed (a toggle button chosen), which this never writes, and
+    // "aria-valuenow", which noUiSlider puts back to the exponent even where the value stays
+    // (Home at the low end): this writes it only when it differs, so it wakes itself once
+    observer = new MutationObserver(() => nameHandles(box, logSliders));
     observer.observe(box, { childList: true, subtree: true, characterData: true,
-                            attributes: true, attributeFilter: ["class"] });
+                            attributes: true, attributeFilter: ["class", "aria-valuenow"] });
   };
   attach();
   return () => observer && observer.disconnect();
@@ -98,9 +113,20 @@ export default { render };
 
 
 class _SliderNames(anywidget.AnyWidget):
-    """Hidden; names the slider handles of the ``Box`` it is a child of (module docstring)."""
+    """Hidden; names the slider handles of the ``Box`` it is a child of (module docstring).
+
+    ``log_sliders``: {label: [low, high]} of the box's log sliders, the ends of their range.
+    """
 
     _esm = _ESM
+    log_sliders = traitlets.Dict().tag(sync=True)
 
-    def __init__(self):
-        super().__init__(layout=W.Layout(display="none"))
+    def __init__(self, log_sliders: dict[str, list[float]] | None = None):
+        super().__init__(layout=W.Layout(display="none"), log_sliders=log_sliders or {})
+
+    @classmethod
+    def for_controls(cls, controls: Iterable[W.Widget]) -> "_SliderNames":
+        """The namer of a panel holding ``controls``, told the range of each log slider."""
+        return cls({control.description: [control.base ** control.min,
+                                           control.base ** control.max]
+                    for control in controls if isinstance(control, W.FloatLogSlider)})

@@ -16,7 +16,8 @@ Tab, Shift+Tab, Enter, Space and Escape, as a student who cannot use a pointer w
   to the scores; the file field (with a focus ring of 2 px or more) takes a typed name and
   "save" (Enter) writes the score there.
 - An explorer (the kernel explorer): its dropdown shows a focus ring and ArrowDown changes its
-  value, not JupyterLab's active cell; its sliders' readouts, Tab stops, have names.
+  value, not JupyterLab's active cell; its sliders' readouts, Tab stops, have names; its log
+  slider's handle reports the value and the range's ends (not their exponents), also after End.
 - axe (WCAG 2.0-2.2 A/AA, :mod:`axe`) finds nothing inside either widget, before and after it
   was used; on the whole page it finds only JupyterLab's own violations (:data:`LAB_OWN`, named
   by rule and element, so a new one fails).
@@ -75,6 +76,17 @@ EXPLORER = ".course-kernel-explorer"
 # which cell JupyterLab has active, and the explorer's kernel family as the dropdown shows it
 CELL_AND_VALUE_JS = """(selector) => [window.jupyterapp.shell.currentWidget.content.activeCellIndex,
     document.querySelector(selector + " select").value]"""
+# the kernel explorer's lengthscale slider, a log slider from 0.1 to 10 (widgets/gp.py)
+LENGTHSCALE_RANGE = [0.1, 10.0]
+# a log slider's handle: aria-valuenow is the readout's value, -min and -max the range's ends
+LOG_HANDLE_JS = """([handle, range]) => {
+    const el = document.querySelector(handle);
+    const readout = el && el.closest(".widget-slider").querySelector(".widget-readout");
+    const close = (attribute, value) =>
+        Math.abs(Number(el.getAttribute(attribute)) - value) <= 1e-9 * Math.abs(value);
+    return !!readout && close("aria-valuenow", Number(readout.textContent))
+        && close("aria-valuemin", range[0]) && close("aria-valuemax", range[1]);
+}"""
 # JupyterLab's own violations (upstream, outside the course's widgets), by rule and by where
 # they are: the cell editors' text boxes have no name, the notebook's windowed cell list lacks
 # the children its role asks for, and toolbar buttons carry ARIA attributes their role forbids.
@@ -247,6 +259,24 @@ def test_recorder_and_panel_by_keyboard_alone(lab_server, artifacts, microphone_
         name = limits.evaluate("the readout's name", """() =>
             document.activeElement.getAttribute("aria-label")""")
         assert name, f"a slider's readout is a Tab stop with no name: {readout}"
+        # a log slider's handle reports the value and the range's ends, not their exponents,
+        # and still does after End moved it by keyboard
+        handle = ".noUi-handle[aria-label=lengthscale]"
+
+        def log_handle_reports_values(moment: str) -> None:
+            with limits.wait(f"the lengthscale handle reporting values ({moment})",
+                             STEP_TIMEOUT_S) as ms:
+                page.wait_for_function(LOG_HANDLE_JS, arg=[f"{EXPLORER} {handle}",
+                                                           LENGTHSCALE_RANGE],
+                                       timeout=ms, polling=200)
+
+        tab_to(page, limits, f"{EXPLORER} {handle}")
+        log_handle_reports_values("as drawn")
+        page.keyboard.press("End")
+        wait_text(page, limits, f"{EXPLORER} .widget-slider:has({handle}) .widget-readout",
+                  "the lengthscale readout at the top end (End)",
+                  f"Number(t) === {LENGTHSCALE_RANGE[1]}", STEP_TIMEOUT_S)
+        log_handle_reports_values("after End")
         notebook.screenshot("03-explorer")
         assert not findings.problems, [str(p) for p in findings.problems]
     finally:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import ipywidgets as W
 import numpy as np
 import pytest
 
@@ -56,9 +57,13 @@ def test_the_script_names_each_handle_by_its_label_and_readout_and_keeps_doing_s
     for needed in (".noUi-handle", "aria-label", "aria-valuetext", ".widget-label",
                    ".widget-readout", "MutationObserver", "characterData"):
         assert needed in _ESM, needed
-    # of the attributes only "class" is observed (a toggle button chosen), and the script
-    # never writes a class: an attribute it sets would wake the observer again
-    assert 'attributeFilter: ["class"]' in _ESM
+    # of the attributes only "class" (a toggle button chosen) and "aria-valuenow" (noUiSlider
+    # puts a log slider's exponent back) are observed; the script never writes a class, and
+    # writes aria-valuenow only where it differs, so its own write wakes it once at most
+    assert 'attributeFilter: ["class", "aria-valuenow"]' in _ESM
+    for attribute, value in (("valuenow", "shown"), ("valuemin", "range[0]"),
+                             ("valuemax", "range[1]")):
+        assert f'set(handle, "aria-{attribute}", String({value}))' in _ESM, attribute
     assert _ESM.count("attributes:") == _ESM.count("attributeFilter:") == 1
     assert not re.search(r'set\([^)]*"class"|classList\.(add|remove|toggle)|className\s*=', _ESM)
 
@@ -69,3 +74,20 @@ def test_every_module_that_builds_its_own_panel_around_sliders_keeps_the_namer()
                if SLIDER.search(text := path.read_text(encoding="utf-8"))
                and BOX.search(text) and "_slider_names" not in text]
     assert missing == []
+
+
+def test_an_explorer_tells_its_namer_the_range_of_each_log_slider():
+    """A log slider's handle reports the value and the range's ends, not their exponents: the
+    namer is given each log slider's ends, and only the log sliders'."""
+    from course_lib.widgets.gp import kernel_explorer
+
+    explorer = kernel_explorer()
+    logs = {control.description: control for control in explorer.controls.values()
+            if isinstance(control, W.FloatLogSlider)}
+    assert logs, "the kernel explorer has log sliders"
+    assert set(explorer._slider_names.log_sliders) == set(logs)
+    for label, control in logs.items():
+        low, high = explorer._slider_names.log_sliders[label]
+        assert low == pytest.approx(10.0 ** control.min, rel=1e-12)
+        assert high == pytest.approx(10.0 ** control.max, rel=1e-12)
+        assert low <= control.value <= high
