@@ -34,6 +34,7 @@ CROSS_CUTTING_FILES = {
     "test_references.py": "course_lib names in docstrings, notebooks and docs",
     "test_release.py": "tools/make_release.py",
     "test_site.py": "tools/build_site.py",
+    "test_student_walk.py": "the modules a student opens from a lecture's call into a model",
     "test_test_layout.py": "this file",
     "test_test_plan.py": "tools/test_plan.py: the test command's jobs",
     "test_tools.py": "tools/",
