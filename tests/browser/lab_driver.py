@@ -410,12 +410,15 @@ class NotebookPage:
         self.settle_timeout_ms = settle_timeout * 1000
         self.phase = "run"
         page.on("console", self._on_console)
-        page.on("pageerror", lambda err: self.findings.problem(
-            self.phase, "browser", f"uncaught page error: {one_line(str(err))}"))
+        page.on("pageerror", self._on_page_error)
 
     def _on_console(self, message) -> None:
         if message.type == "error":
             self.findings.problem(self.phase, "browser console", one_line(message.text))
+
+    def _on_page_error(self, error) -> None:
+        self.findings.problem(self.phase, "browser",
+                              f"uncaught page error: {one_line(str(error))}")
 
     def screenshot(self, name: str, jpeg: bool = False) -> str:
         path = self.shots / f"{name}.{'jpg' if jpeg else 'png'}"
@@ -436,14 +439,23 @@ class NotebookPage:
                                     REQUESTS_SENT_JS)
 
     def open(self, timeout: float = 120.0) -> None:
+        """Open the notebook: in the JupyterLab this page already shows, as a student opens the
+        next lecture (JupyterLab's scripts start once), or else by loading the lab at it."""
         page, limits = self.page, self.limits
-        with limits.wait("JupyterLab's page (goto)", timeout) as limit_ms:
-            page.goto(self.server.url(self.path), wait_until="domcontentloaded",
-                      timeout=limit_ms)
+        if page.url.startswith(self.server.base) and limits.evaluate(
+                "JupyterLab already in the page", "() => Boolean(window.jupyterapp)"):
+            limits.evaluate("the notebook opened (docmanager:open)", """(path) =>
+                window.jupyterapp.commands.execute('docmanager:open', {path}).then(() => true)""",
+                            self.path, seconds=timeout)
+        else:
+            with limits.wait("JupyterLab's page (goto)", timeout) as limit_ms:
+                page.goto(self.server.url(self.path), wait_until="domcontentloaded",
+                          timeout=limit_ms)
         with limits.wait("the notebook panel and its session", timeout) as limit_ms:
-            page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell"
-                                   ".currentWidget && window.jupyterapp.shell.currentWidget"
-                                   ".sessionContext", timeout=limit_ms)
+            page.wait_for_function("""(path) => { const shell = window.jupyterapp &&
+                window.jupyterapp.shell; const panel = shell && shell.currentWidget;
+                return panel && panel.context && panel.context.path === path &&
+                    panel.sessionContext; }""", arg=self.path, timeout=limit_ms)
         limits.evaluate("the kernel session ready (TRACK_KERNEL_JS)", TRACK_KERNEL_JS,
                         seconds=timeout)
         with limits.wait("the kernel idle after its start", timeout) as limit_ms:
@@ -455,6 +467,16 @@ class NotebookPage:
         for text in page.locator(".Toastify__toast, .jp-Dialog").all_inner_texts():
             self.findings.problem("run", "page at start", f"a notification or dialog covers "
                                   f"the notebook: {one_line(text)}", shot)
+
+    def close(self) -> None:
+        """Close the notebook without a save dialog (its kernel is the server's to end), and
+        stop taking the page's console and errors as this notebook's."""
+        self.limits.evaluate("the notebook closed", """(path) => {
+            const panel = window.jupyterapp.shell.currentWidget;
+            if (panel && panel.context && panel.context.path === path) panel.dispose();
+            return true; }""", self.path)
+        self.page.remove_listener("console", self._on_console)
+        self.page.remove_listener("pageerror", self._on_page_error)
 
     def run_all(self, timeout: float) -> float:
         """Run > Run All Cells; wait until the kernel is idle and no cell is pending."""

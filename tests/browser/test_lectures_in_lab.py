@@ -1,8 +1,10 @@
 """Every lecture in JupyterLab in headless Chromium, as a student meets it.
 
 For each unit of ``tests/course_units.py`` the notebook ``lectures/<unit>.ipynb`` is opened in
-the session's JupyterLab (a fresh kernel), run top to bottom and saved (in the server's temporary
-copy), and then every explorer is operated. Two tests per lecture share that one page:
+the session's JupyterLab (a fresh kernel; one lab page for all the lectures, as a student opens
+one after another, unless a lecture's run broke the page), run top to bottom and saved (in the
+server's temporary copy), and then every explorer is operated; then the notebook is closed and
+its kernel ended. Two tests per lecture share that one notebook:
 
 - ``test_runs_clean``: no error output (unless its cell is tagged as expected), no stderr text,
   no code cell that never ran, no notification covering the notebook, every audio player loads
@@ -80,8 +82,18 @@ def report_problems(run: LectureRun, phase: str) -> None:
                     + "\n".join(f"- {p}" for p in problems), pytrace=False)
 
 
+@pytest.fixture(scope="module")
+def lab_tab(browser_context):
+    """The page the lectures open in, one after another: {"page": the page, or None after a run
+    that broke it, when the next lecture gets a new one}."""
+    tab = {"page": None}
+    yield tab
+    if tab["page"] is not None:
+        tab["page"].close()
+
+
 @pytest.fixture(scope="module", params=UNITS)
-def lecture(request, browser_context, lab_server, artifacts, cpu_seconds):
+def lecture(request, browser_context, lab_server, artifacts, cpu_seconds, lab_tab):
     """One lecture opened in a fresh kernel, all cells run and saved, the run checked."""
     unit = request.param
     relative = f"lectures/{unit}.ipynb"
@@ -92,8 +104,9 @@ def lecture(request, browser_context, lab_server, artifacts, cpu_seconds):
     shots.mkdir(parents=True)
     findings = Findings(relative)
     started, cpu_start, log_start = time.monotonic(), cpu_seconds(), lab_server.log_size()
-    page = browser_context.new_page()  # with the context's default time limits
-    notebook = NotebookPage(page, lab_server, relative, shots, findings)
+    if lab_tab["page"] is None:
+        lab_tab["page"] = browser_context.new_page()  # with the context's default time limits
+    notebook = NotebookPage(lab_tab["page"], lab_server, relative, shots, findings)
     run = LectureRun(notebook, findings)
     try:
         notebook.open()
@@ -114,7 +127,13 @@ def lecture(request, browser_context, lab_server, artifacts, cpu_seconds):
         findings.seconds["total"] = round(time.monotonic() - started, 1)
         findings.seconds["cpu"] = round(cpu_seconds() - cpu_start, 1)
         findings.write(shots / "report.json")
-        page.close()
+        try:
+            if run.failure:
+                raise PlaywrightError(run.failure)
+            notebook.close()
+        except PlaywrightError:  # the page may be stuck: the next lecture gets a new one
+            lab_tab["page"].close()
+            lab_tab["page"] = None
         lab_server.shut_down_kernels()
 
 
