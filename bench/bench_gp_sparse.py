@@ -6,8 +6,9 @@ Run from the repository root:  .venv/bin/python bench/bench_gp_sparse.py
    SE kernel: the bound alone, the bound + its full gradient, and a hyper-parameter fit
    (L-BFGS-B, fixed Z) from a deliberately poor start. Median of several runs.
 2. Where both run (N = 3000): the exact GP (course_lib.gp.regression.GPRegression) and the
-   sparse GP with M = 200 at the same hyper-parameters, alternating: log marginal likelihood +
-   gradient vs bound + gradient, predictions at 1000 points, and how close they are.
+   sparse GP with M = 200 at the same hyper-parameters, alternating: the evidence (log marginal
+   likelihood) + gradient vs bound + gradient, predictions at 1000 points, and how close they
+   are.
 
 Timing rules (one thread, warm-up, alternating rounds, medians): bench/harness.py. Timings
 are printed, never asserted.
@@ -24,8 +25,8 @@ import numpy as np  # noqa: E402
 from course_lib.gp.kernels import SquaredExponential  # noqa: E402
 from course_lib.gp.regression import GPRegression  # noqa: E402
 from course_lib.gp.sparse import select_inducing_inputs  # noqa: E402
-from course_lib.gp.sparse import (collapsed_bound, collapsed_bound_and_gradient,  # noqa: E402
-                                  fit_sparse_gp, sparse_posterior)
+from course_lib.gp.sparse import (collapsed_evidence, fit_sparse_gp,  # noqa: E402
+                                  sparse_posterior)
 
 SEED = 2026
 N_BIG, N_SUBSET, M, N_TEST = 50_000, 3000, 200, 1000
@@ -46,11 +47,11 @@ def main() -> None:
     print(f"== sparse GP, N = {N_BIG}, M = {M} (SE kernel, 1 thread) ==")
     X, y = synthetic(N_BIG, rng)
     Z = select_inducing_inputs(X, M, rng=rng)
-    t_bound, F = harness.median_time(lambda: collapsed_bound(X, y, Z, kernel, NOISE),
+    t_bound, F = harness.median_time(lambda: collapsed_evidence(X, y, Z, kernel, NOISE).value,
                                      repeats=5)
     print(f"bound                      median {t_bound:7.3f} s   F = {F:.2f}")
     t_grad, _ = harness.median_time(
-        lambda: collapsed_bound_and_gradient(X, y, Z, kernel, NOISE), repeats=5)
+        lambda: collapsed_evidence(X, y, Z, kernel, NOISE, eval_gradient=True), repeats=5)
     print(f"bound + gradient (theta, s2, Z) median {t_grad:7.3f} s")
     start_kernel = SquaredExponential(lengthscale=4.0, variance=0.2)
     # the bound calls above warmed everything up; a fit is long, so no extra warm-up run
@@ -70,10 +71,10 @@ def main() -> None:
     exact = GPRegression(kernel, NOISE).fit(X_sub, y_sub)
     sparse = sparse_posterior(X_sub, y_sub, Z_sub, kernel, NOISE)
     times = harness.alternate({
-        "exact LML + gradient": lambda: GPRegression(kernel, NOISE).fit(X_sub, y_sub)
-        .log_marginal_likelihood(eval_gradient=True),
-        "sparse bound + gradient": lambda: collapsed_bound_and_gradient(X_sub, y_sub, Z_sub,
-                                                                        kernel, NOISE),
+        "exact evidence + gradient": lambda: GPRegression(kernel, NOISE).fit(X_sub, y_sub)
+        .evidence(eval_gradient=True),
+        "sparse bound + gradient": lambda: collapsed_evidence(X_sub, y_sub, Z_sub, kernel, NOISE,
+                                                              eval_gradient=True),
         "exact fit + predict": lambda: GPRegression(kernel, NOISE).fit(X_sub, y_sub)
         .predict(X_test),
         "sparse fit + predict": lambda: sparse_posterior(X_sub, y_sub, Z_sub, kernel, NOISE)
@@ -81,15 +82,15 @@ def main() -> None:
     }, repeats=3)
     for name, values in times.items():
         print(f"{name:26s} median {statistics.median(values):7.3f} s")
-    for what, sparse_name in (("LML + gradient", "sparse bound + gradient"),
+    for what, sparse_name in (("evidence + gradient", "sparse bound + gradient"),
                               ("fit + predict", "sparse fit + predict")):
         ratio = harness.median_ratio(times[sparse_name], times[f"exact {what}"])
         harness.print_ratio(f"sparse/exact {what} (N={N_SUBSET})", ratio, goal=1.0)
     exact_mean, exact_var = exact.predict(X_test)
     mean, var = sparse.predict(X_test)
-    lml = exact.log_marginal_likelihood()
-    print(f"log marginal likelihood {lml:.4f}, sparse bound {sparse.bound:.4f} "
-          f"(gap {lml - sparse.bound:.2e} nats, must be >= 0)")
+    log_evidence = exact.log_evidence()
+    print(f"log evidence {log_evidence:.4f}, sparse bound {sparse.bound:.4f} "
+          f"(gap {log_evidence - sparse.bound:.2e} nats, must be >= 0)")
     print(f"max |mean difference| {np.max(np.abs(mean - exact_mean)):.2e}, "
           f"max |variance difference| {np.max(np.abs(var - exact_var)):.2e} "
           f"(prior variance {kernel.variance})")

@@ -43,7 +43,8 @@ from .validation import _as_float_array
 
 __all__ = ["rmse", "round_scores", "rounded_pcc_mse", "discretised_log_predictive",
            "panel_log_predictive", "discrete_kl",
-           "levelset_probability", "f1_from_counts", "brier_preference", "f1_preference"]
+           "levelset_probability", "f1_from_counts", "brier_preference", "f1_preference",
+           "check_scale", "standardised_gap"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -98,8 +99,10 @@ def rounded_pcc_mse(predictions, reference) -> tuple[float, float]:
         return pcc, float(np.mean((rounded_pred - rounded_ref) ** 2))
 
 
-def _check_scale(scale, name: str = "scale") -> tuple[int, int]:
-    """``scale`` as ``(low, high)``: two integers with low < high (the whole scores low..high)."""
+def check_scale(scale, name: str = "scale") -> tuple[int, int]:
+    """``scale`` checked and returned as ``(low, high)``: two integers with low < high (the
+    whole scores low..high of a rating scale, as the scores, the raters' data, their simulators
+    and their plots take it); errors name the argument ``name``."""
     try:
         low, high = scale
     except (TypeError, ValueError):
@@ -165,7 +168,7 @@ def discretised_log_predictive(mean, variance, scale=(0, 10)) -> np.ndarray:
     if np.any(variance <= 0):
         raise ValueError(f"variance: must be > 0 (item {int(np.argmax(variance <= 0))} has "
                          f"{variance[variance <= 0][0]:g})")
-    low, high = _check_scale(scale)
+    low, high = check_scale(scale)
     edges = np.arange(low, high + 2) - 0.5
     with np.errstate(over="ignore"):
         standardised = (edges[None, :] - mean[:, None]) / np.sqrt(variance)[:, None]
@@ -245,9 +248,11 @@ def discrete_kl(reference, log_probabilities) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
-def _standardised_gap(mean, var, threshold) -> np.ndarray:
-    """(threshold - mean) / sqrt(var) elementwise, with +-inf where var = 0 (the sign of
-    threshold - mean); arrays already checked."""
+def standardised_gap(mean, var, threshold) -> np.ndarray:
+    """The standardised gap (threshold - mean) / sqrt(var) elementwise, whose normal CDF is
+    :func:`levelset_probability`, with +-inf where var = 0 (the sign of threshold - mean);
+    arrays already checked (the level-set acquisitions of :mod:`course_lib.mixed.levelset`
+    take it too)."""
     sd = np.sqrt(var)
     with np.errstate(divide="ignore", invalid="ignore"):
         gap = (threshold - mean) / sd
@@ -269,7 +274,7 @@ def levelset_probability(mean, var, threshold) -> np.ndarray:
         np.broadcast_shapes(mean.shape, var.shape)
     except ValueError:
         raise ValueError(f"var: shape {var.shape} does not match mean's {mean.shape}") from None
-    return ndtr(_standardised_gap(mean, var, threshold))
+    return ndtr(standardised_gap(mean, var, threshold))
 
 
 def f1_from_counts(true_pos, false_pos, false_neg, name: str) -> float:

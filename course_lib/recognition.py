@@ -40,22 +40,21 @@ from .hmm import inference as H
 from .hmm import vq
 from .dtw.distance_matrix import dtw_distance_matrix
 from .dtw.search import nearest_templates
-from .dtw.search import _supports_lower_bounds
-from .dtw.alignment import _as_sequence_list
-from .dtw.step_patterns import StepPattern, _get_step_pattern
+from .dtw.search import supports_lower_bounds
+from .dtw.alignment import as_sequence_list
+from .dtw.step_patterns import StepPattern, get_step_pattern
 from .gmm.em import score_samples
 from .gmm.mixture import GMMParams
 from .gmm.em import fit_gmm
 from .hmm.model import DiscreteHMM
-from .hmm._sequences import _pack_sequences
 from .hmm.training import fit_hmm
-from .recognition_metrics import RecognitionReport, evaluate, _label_array
+from .recognition_metrics import RecognitionReport, evaluate, label_array
 from .validation import (RngLike, _as_bool, _as_float_array, _as_positive_int, _as_rng,
                          _check_choice)
 
 __all__ = ["NoViableClassError", "RecognitionReport", "evaluate", "Recogniser",
            "TemplateRecogniser", "select_templates", "GMMRecogniser", "fit_gmm_recogniser",
-           "VQFrontEnd", "HMMRecogniser", "fit_hmm_recogniser"]
+           "VQFrontEnd", "HMMRecogniser", "fit_hmm_recogniser", "utterance_list"]
 
 
 class NoViableClassError(ValueError):
@@ -68,7 +67,7 @@ def _predict_from_scores(scores, classes) -> np.ndarray:
     Raises :class:`NoViableClassError` when a row is ``-inf`` everywhere, and ``ValueError`` for
     NaN or ``+inf`` scores (a precomputed matrix gone wrong must not pick a class silently).
     """
-    classes = _label_array(classes, "classes")
+    classes = label_array(classes, "classes")
     scores = np.asarray(scores, dtype=float)
     if scores.ndim != 2 or scores.shape[1] != len(classes):
         raise ValueError(f"scores: expected shape (n_items, {len(classes)}), got {scores.shape}")
@@ -101,7 +100,7 @@ class Recogniser:
     def evaluate(self, items, labels, *, scores=None, **score_options) -> RecognitionReport:
         """Accuracy and confusion matrix of :meth:`predict` against the true ``labels``."""
         predictions = self.predict(items, scores=scores, **score_options)
-        labels = _label_array(labels, "labels")
+        labels = label_array(labels, "labels")
         if labels.shape != predictions.shape:
             raise ValueError(f"labels: expected one per item ({predictions.shape[0]}), got "
                              f"{labels.shape[0]}")
@@ -124,14 +123,14 @@ class TemplateRecogniser(Recogniser):
     def __init__(self, templates, labels, *, combine: str = "min",
                  step_pattern: str | StepPattern = "symmetric2", metric: str = "euclidean",
                  band: int | None = None, variances=None, parallel: bool = False):
-        self.templates = _as_sequence_list(templates, "templates")
-        self.labels = _label_array(labels, "labels")
+        self.templates = as_sequence_list(templates, "templates")
+        self.labels = label_array(labels, "labels")
         if self.labels.shape != (len(self.templates),):
             raise ValueError(f"labels: expected one label per template ({len(self.templates)}), "
                              f"got shape {self.labels.shape}")
         self.combine = _check_choice(combine, "combine", {"min", "mean"})
         self.classes = np.unique(self.labels)
-        _get_step_pattern(step_pattern)
+        get_step_pattern(step_pattern)
         self.dtw_options = dict(step_pattern=step_pattern, metric=metric, band=band,
                                 variances=variances)
         self.parallel = _as_bool(parallel, "parallel")
@@ -176,7 +175,7 @@ class TemplateRecogniser(Recogniser):
         options = {k: v for k, v in self.dtw_options.items() if k != "variances"}
         found = nearest_templates(
             queries, [self.templates[k] for k in order], on_no_path="inf", parallel=self.parallel,
-            lower_bounds=_supports_lower_bounds(options["step_pattern"], options["metric"]),
+            lower_bounds=supports_lower_bounds(options["step_pattern"], options["metric"]),
             **options)
         # minus the nearest distance for its class, -inf for the others: the scores' argmax
         scores = np.full((len(found.index), len(self.classes)), -np.inf)
@@ -233,7 +232,10 @@ def select_templates(labels, n_per_class: int, *, groups=None, rng=None) -> np.n
 # Unit 2: one GMM per class over unordered frames
 # --------------------------------------------------------------------------------------------
 
-def _utterance_list(utterances, name: str) -> list[np.ndarray]:
+def utterance_list(utterances, name: str) -> list[np.ndarray]:
+    """``utterances`` checked and returned as a non-empty list of (T, D) float arrays (rows are
+    frames), the check of every utterances argument of the GMM and HMM recognisers and of
+    their dev-set choice; errors name the argument ``name``."""
     if isinstance(utterances, np.ndarray) and utterances.ndim == 2:
         raise TypeError(f"{name}: expected a list of (T, D) utterances, got one 2-D array "
                         "(wrap a single utterance in a list)")
@@ -257,7 +259,7 @@ class GMMRecogniser(Recogniser):
 
     def scores(self, utterances) -> np.ndarray:
         """Total log-likelihood of each utterance (T_i, D) under each class; (n_items, C)."""
-        frames = _utterance_list(utterances, "utterances")
+        frames = utterance_list(utterances, "utterances")
         lengths = np.array([len(f) for f in frames])
         stacked = np.vstack(frames)
         bounds = np.concatenate([[0], np.cumsum(lengths)[:-1]])
@@ -273,8 +275,8 @@ def fit_gmm_recogniser(utterances, labels, n_components: int, *, rng: RngLike = 
     ``fit_options`` go to :func:`course_lib.gmm.em.fit_gmm` (covariance_type,
     variance_floor, ...). Classes are sorted; the fits share one ``rng`` stream.
     """
-    frames = _utterance_list(utterances, "utterances")
-    labels = _label_array(labels, "labels")
+    frames = utterance_list(utterances, "utterances")
+    labels = label_array(labels, "labels")
     if len(labels) != len(frames):
         raise ValueError(f"labels: expected one label per utterance ({len(frames)}), got "
                          f"{len(labels)}")
@@ -306,7 +308,7 @@ class VQFrontEnd:
     def fit(cls, utterances, codebook_size: int, *, rng: RngLike = None, tol: float = 1e-4,
             **codebook_options) -> "VQFrontEnd":
         """Standardiser and codebook (k-means, :func:`course_lib.hmm.vq.train_codebook`) of the frames."""
-        frames = _utterance_list(utterances, "utterances")
+        frames = utterance_list(utterances, "utterances")
         stacked = np.vstack(frames)
         mean, scale = stacked.mean(axis=0), stacked.std(axis=0)
         if np.any(scale == 0):
@@ -321,7 +323,7 @@ class VQFrontEnd:
         return self.codebook.size
 
     def standardise(self, utterances) -> list[np.ndarray]:
-        return [(f - self.mean) / self.scale for f in _utterance_list(utterances, "utterances")]
+        return [(f - self.mean) / self.scale for f in utterance_list(utterances, "utterances")]
 
     def symbols(self, utterances) -> list[np.ndarray]:
         """The symbol sequence of each utterance."""
@@ -353,7 +355,7 @@ class HMMRecogniser(Recogniser):
 
     def scores(self, items) -> np.ndarray:
         """``log P(O_i | lambda_c)``, shape (n_items, C); -inf where a model cannot emit O_i."""
-        batch = _pack_sequences(self.symbols(items), min(m.n_symbols for m in self.models))
+        batch = H.pack_sequences(self.symbols(items), min(m.n_symbols for m in self.models))
         return np.column_stack([H.log_likelihoods(m, batch) for m in self.models])
 
 
@@ -369,7 +371,7 @@ def fit_hmm_recogniser(items, labels, n_states: int, *, front_end: VQFrontEnd | 
     symbol sequences over ``n_symbols`` symbols. The default emission floor keeps a test
     utterance with a symbol unseen in one class's training data from scoring -inf there.
     """
-    labels = _label_array(labels, "labels")
+    labels = label_array(labels, "labels")
     if front_end is not None:
         sequences = front_end.symbols(items)
         n_symbols = front_end.n_symbols

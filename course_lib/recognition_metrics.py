@@ -13,11 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RecognitionReport", "evaluate"]
+__all__ = ["RecognitionReport", "evaluate", "label_array"]
 
 
-def _label_array(values, name: str) -> np.ndarray:
-    """``values`` as a non-empty 1-D array of labels (any hashable dtype), checked by name."""
+def label_array(values, name: str) -> np.ndarray:
+    """``values`` checked and returned as a non-empty 1-D array of labels (any hashable
+    dtype), the check of every labels argument of a recogniser; errors name the argument
+    ``name``."""
     if values is None or isinstance(values, (str, bytes)):
         raise TypeError(f"{name}: expected a sequence of labels, got {type(values).__name__}")
     arr = np.asarray(values)
@@ -33,9 +35,9 @@ def _confusion_matrix(labels, predictions, classes) -> np.ndarray:
     Rows are the true class, columns the predicted one; ``np.trace(C) / C.sum()`` is the
     accuracy. A label or prediction that is not in ``classes`` raises ``ValueError``.
     """
-    labels = _label_array(labels, "labels")
-    predictions = _label_array(predictions, "predictions")
-    classes = _label_array(classes, "classes")
+    labels = label_array(labels, "labels")
+    predictions = label_array(predictions, "predictions")
+    classes = label_array(classes, "classes")
     if labels.shape != predictions.shape:
         raise ValueError(f"predictions: expected one per label ({labels.shape[0]}), got "
                          f"{predictions.shape[0]}")
@@ -97,8 +99,8 @@ def evaluate(labels, predictions, classes=None) -> RecognitionReport:
 
     ``classes`` defaults to the sorted union of both.
     """
-    labels = _label_array(labels, "labels")
-    predictions = _label_array(predictions, "predictions")
+    labels = label_array(labels, "labels")
+    predictions = label_array(predictions, "predictions")
     if classes is None:
         classes = np.unique(np.concatenate([labels, predictions]))
     confusion = _confusion_matrix(labels, predictions, classes)

@@ -254,8 +254,8 @@ class LaplaceAwayFromBreakdown(PreferenceGP):
     evidence below the margin NEAR_SINGULAR is refused as the library refuses a non-peak (the
     optimiser's line search backs off), so the fit stops inside the valid region."""
 
-    def marginal_likelihood(self, theta=None, eval_gradient: bool = False, warn: bool = True):
-        result = super().marginal_likelihood(theta, eval_gradient, warn)
+    def evidence(self, theta=None, eval_gradient: bool = False, *, warn: bool = True):
+        result = super().evidence(theta, eval_gradient, warn=warn)
         kernel = self.kernel if theta is None else self._split(theta)[0]
         w = result.laplace.terms.curvature
         if np.any(w < 0) and smallest_eigenvalue_I_KW(kernel(self.X_train), w) < NEAR_SINGULAR:
@@ -279,7 +279,7 @@ def fit_model(model: str, function: str, ratings: Comparisons):
         except NotPositiveDefiniteError:   # no valid Laplace posterior from this start
             starts.append({"spread": spread, "log_evidence": None, "failed": True})
             continue
-        evidence = float(fit.log_marginal_likelihood)
+        evidence = float(fit.log_evidence)
         starts.append({"spread": spread, "log_evidence": evidence, "failed": False})
         if best is None or evidence > best[1]:
             best = (gp, evidence, index)

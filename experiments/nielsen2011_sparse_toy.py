@@ -130,7 +130,7 @@ def measure(models: dict, runs: dict) -> dict:
     for name, model in models.items():
         mean, var = model.predict(grid)
         entry = {
-            "log_evidence": model.log_marginal_likelihood(),
+            "log_evidence": model.log_evidence(),
             "grid_mean": mean, "grid_sd": np.sqrt(var),
             "correlation_with_cos": float(np.corrcoef(mean, truth_grid)[0, 1]),
             "rms_from_full_mean": float(np.sqrt(np.mean((mean - full_mean) ** 2))),

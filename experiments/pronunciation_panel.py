@@ -191,7 +191,7 @@ def _fold_task(task: tuple[int, str]) -> dict:
     scored = _held_out(model, gp, X_held, panel.ratings.subset(held_items), centre)
     # the workers' own CPU time: the result file's cpu_time_seconds is the main process's only
     return {"hyperparameters": hyperparameters(model, gp),
-            "log_marginal_likelihood": fit.log_marginal_likelihood, **restarts(fit), **scored,
+            "log_marginal_likelihood": fit.log_evidence, **restarts(fit), **scored,
             "seconds": time.perf_counter() - started,
             "cpu_seconds": time.process_time() - cpu_started}
 
@@ -199,8 +199,8 @@ def _fold_task(task: tuple[int, str]) -> dict:
 def _held_out(model: str, gp, X_held, held, centre: float) -> dict:
     predictive = panel_predictive(gp, X_held, centre, held.scale)
     own, mixture = log_scores(predictive, held)
-    value, gradient = gp.log_marginal_likelihood(eval_gradient=True)
-    return {"evidence": value, "evidence_gradient": gradient,
+    evidence = gp.evidence(eval_gradient=True)
+    return {"evidence": evidence.value, "evidence_gradient": evidence.gradient,
             "held_out_log_score": float(own.mean()),
             "held_out_log_score_one_expert_at_random": float(mixture.mean()),
             "per_sentence": own, "mean": predictive.mean,
@@ -370,7 +370,7 @@ def measure_on_test(panel, model: str, params: dict, half_widths: dict) -> tuple
     predictive = panel_predictive(gp, X_test, centre, test.scale)
     speakers = np.asarray(panel.speakers)[panel.test]
     block = {"model": model, "hyperparameters": params,
-             "log_marginal_likelihood": gp.log_marginal_likelihood(), **measure(
+             "log_marginal_likelihood": gp.log_evidence(), **measure(
                  predictive, test, speakers, half_widths)}
     return block, (X_test, predictive, test, speakers)
 
@@ -413,7 +413,7 @@ def run(reduced: bool) -> dict:
         cpu_started = time.process_time()
         gp, fit = fit_panel(chosen, X_train, centred)
         params = hyperparameters(chosen, gp)
-        result["final_fit"] = {"log_marginal_likelihood": fit.log_marginal_likelihood,
+        result["final_fit"] = {"log_marginal_likelihood": fit.log_evidence,
                                **restarts(fit), "cpu_seconds": time.process_time() - cpu_started}
         result["worker_cpu_seconds"] = float(sum(fits[key]["cpu_seconds"] for key in fits))
     result["test"], measured = measure_on_test(panel, chosen, params, half_widths)

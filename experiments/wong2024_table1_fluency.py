@@ -182,7 +182,7 @@ def model_row(gp, fit, mode: str, metrics: dict) -> dict:
             "noise_variance": gp.noise_variance,
             "noise_meaning": ("sigma_base^2, noise of the mean score" if mode == "mean"
                               else "sigma^2, noise of one rater's score"),
-            "log_marginal_likelihood": fit.log_marginal_likelihood,
+            "log_marginal_likelihood": fit.log_evidence,
             "n_restarts_converged": int(np.sum(fit.converged))}
 
 

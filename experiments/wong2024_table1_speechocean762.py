@@ -106,7 +106,7 @@ def gpr_ma_row(gp, fit, X_test, test, centre) -> tuple[dict, np.ndarray]:
             "signal_variance": gp.kernel.params["variance"],
             "noise_variance_per_expert": noise,
             "noise_meaning": "one noise variance per expert; KL to the mixture over experts",
-            "log_marginal_likelihood": fit.log_marginal_likelihood,
+            "log_marginal_likelihood": fit.log_evidence,
             "n_restarts_converged": int(np.sum(fit.converged))}, mean + centre
 
 

@@ -171,75 +171,6 @@ def test_the_graph_sees_the_imports():
 # name reached through a module whose own name does, is its room's own; another room uses the
 # room's public names only. The shared helpers below every unit are the one exception.
 OPEN_HELPERS = {"validation", "linalg"}
-# Crossings still to mend (issue 48), as (importing room, private name it takes): each is to be
-# made public where it is its room's interface, or moved to the room that uses it. The list only
-# shrinks: test_the_crossings_still_to_mend_are_still_there fails on an entry that is mended.
-PENDING = {
-    ("recognition", "course_lib.dtw.alignment._as_sequence_list"),
-    ("widgets", "course_lib.dtw.alignment._as_sequence"),
-    ("widgets", "course_lib.dtw.local_costs._METRICS"),
-    ("recognition", "course_lib.dtw.search._supports_lower_bounds"),
-    ("recognition", "course_lib.dtw.step_patterns._get_step_pattern"),
-    ("gp", "course_lib.gmm.clustering._check_spread"),
-    ("gp", "course_lib.gmm.clustering._kmeans_trusted"),
-    ("hmm", "course_lib.gmm.clustering._check_n_clusters"),
-    ("hmm", "course_lib.gmm.clustering._check_spread"),
-    ("hmm", "course_lib.gmm.clustering._kmeans_trusted"),
-    ("raters", "course_lib.gmm.clustering._check_spread"),
-    ("raters", "course_lib.gmm.clustering._pairwise_squared_distances"),
-    ("plotting", "course_lib.gmm.gaussian._as_covariance"),
-    ("mixed", "course_lib.gp.inputs._as_inputs"),
-    ("mixed", "course_lib.gp.inputs._check_exact_size"),
-    ("preference", "course_lib.gp.inputs._as_inputs"),
-    ("preference", "course_lib.gp.inputs._check_exact_size"),
-    ("raters", "course_lib.gp.inputs._as_inputs"),
-    ("raters", "course_lib.gp.inputs._check_exact_size"),
-    ("simulators", "course_lib.gp.inputs._as_inputs"),
-    ("widgets", "course_lib.gp.inputs._as_inputs"),
-    ("widgets", "course_lib.gp.kernels._KERNEL_FAMILIES"),
-    ("mixed", "course_lib.gp.optimise._check_priors"),
-    ("mixed", "course_lib.gp.optimise._negative_log_posterior"),
-    ("preference", "course_lib.gp.optimise._check_priors"),
-    ("raters", "course_lib.gp.optimise._check_priors"),
-    ("raters", "course_lib.gp.optimise._negative_log_posterior"),
-    ("mixed", "course_lib.gp.parameters._Held"),
-    ("mixed", "course_lib.gp.parameters._check_parameter"),
-    ("preference", "course_lib.gp.parameters._DEFAULT_BOUNDS"),
-    ("raters", "course_lib.gp.parameters._Held"),
-    ("raters", "course_lib.gp.parameters._check_parameter"),
-    ("raters", "course_lib.gp.parameters._log_scalar"),
-    ("raters", "course_lib.gp.prediction._add_noise"),
-    ("raters", "course_lib.gp.regression._NOISE_BOUNDS"),
-    ("raters", "course_lib.gp.regression._condition"),
-    ("raters", "course_lib.gp.regression._evidence_terms"),
-    ("raters", "course_lib.gp.regression._kernel_gradient"),
-    ("preference", "course_lib.gp.sparse._DEFAULT_JITTER"),
-    ("recognition", "course_lib.hmm._sequences._pack_sequences"),
-    ("widgets", "course_lib.hmm._sequences._pack_sequences"),
-    ("mixed", "course_lib.metrics._standardised_gap"),
-    ("plotting", "course_lib.metrics._check_scale"),
-    ("raters", "course_lib.metrics._check_scale"),
-    ("simulators", "course_lib.metrics._check_scale"),
-    ("simulators", "course_lib.preference.acquisition._check_thompson_size"),
-    ("mixed", "course_lib.preference.likelihoods._check_binary"),
-    ("mixed", "course_lib.preference.likelihoods._check_levels"),
-    ("mixed", "course_lib.preference.likelihoods._check_rows"),
-    ("mixed", "course_lib.preference.likelihoods._no_parameters"),
-    ("mixed", "course_lib.preference.log_phi._SQRT2"),
-    ("simulators", "course_lib.raters.regions._left_to_right"),
-    ("simulators", "course_lib.raters.regions._region_labels"),
-    ("recognition_selection", "course_lib.recognition._utterance_list"),
-    ("recognition", "course_lib.recognition_metrics._label_array"),
-    ("recognition_selection", "course_lib.recognition_metrics._label_array"),
-    ("widgets", "course_lib.simulators.confidence_raters._RATER_TOL"),
-    ("widgets", "course_lib.simulators.confidence_raters._ranked_levels"),
-    ("widgets", "course_lib.simulators.confidence_raters._rating_splits"),
-    ("widgets", "course_lib.simulators.levelset_session._acquisition_curve"),
-    ("widgets", "course_lib.simulators.levelset_session._detection_curve"),
-    ("widgets", "course_lib.simulators.levelset_session._levelset_maps"),
-    ("widgets", "course_lib.simulators.psychophysics._LISTENER_SPREAD"),
-    ("widgets", "course_lib.simulators.psychophysics._LISTENER_U50"),
-}
 
 
 def _is_private(name: str) -> bool:
@@ -343,14 +274,9 @@ def _library_trees() -> dict[str, ast.Module]:
 def test_no_private_name_crosses_a_room():
     """docs/CONVENTIONS.md 3.1 (issue 48): a module takes from another room only its public
     names; validation and linalg are the one exception."""
-    found = [f"{path}:{line}: {name}" for path, line, room, name
-             in private_crossings(_library_trees()) if (room, name) not in PENDING]
+    found = [f"{path}:{line}: {name}" for path, line, _, name
+             in private_crossings(_library_trees())]
     assert found == [], "private names taken from another room:\n" + "\n".join(found)
-
-
-def test_the_crossings_still_to_mend_are_still_there():
-    found = {(room, name) for _, _, room, name in private_crossings(_library_trees())}
-    assert sorted(PENDING - found) == [], "mended: take these out of PENDING"
 
 
 def test_the_private_name_rule_sees_every_way_across():

@@ -2,10 +2,11 @@
 only where the lecture says it is that model (docs/CONVENTIONS.md 3.1).
 
 A *model* is a class of ``course_lib.preference`` or ``course_lib.mixed`` with ``fit`` and
-``marginal_likelihood``. Its *bound* is a function of those packages that it calls by name and
-that returns the objective it optimises: a result with an ``elbo`` or a ``log_evidence``
-(``fit_variational`` returns a ``VariationalResult``, ``laplace_mode`` a ``LaplaceResult``). The
-rules, read from the source with ast and the objects themselves:
+``evidence``. Its *bound* is a function of those packages that it calls by name and that returns
+the objective it optimises: an evidence type (``...Evidence``, CONVENTIONS 3.4) or a result with
+an ``elbo`` or a ``log_evidence`` (``fit_variational`` returns a ``VariationalEvidence``,
+``laplace_mode`` a ``LaplaceResult``, ``laplace_evidence`` a ``LaplaceEvidence``). The rules,
+read from the source with ast and the objects themselves:
 
 * A model's bound lives in the model's module, as GPflow keeps ``VGP`` with its bound
   (``gpflow/models/vgp.py``): the reader who opens the model finds the objective it maximises.
@@ -38,7 +39,10 @@ UNITS = ("preference", "mixed")
 # An inference algorithm, not a model's bound: the lecture's section that teaches it.
 INFERENCE_ALGORITHMS = {
     "course_lib.preference.laplace.laplace_mode": "lecture 06, section 4 (Laplace, step by step)",
+    "course_lib.preference.laplace.laplace_evidence":
+        "lecture 06, section 4 (Laplace, step by step), its evidence",
     "course_lib.preference.ep.expectation_propagation": "lecture 06, section 5 (Bounded ratings)",
+    "course_lib.preference.ep.ep_evidence": "lecture 06, section 5 (Bounded ratings), its evidence",
 }
 # (model, the model it is) -> (notebook, the lecture's words that say so)
 IS_A = {
@@ -56,7 +60,7 @@ def _name(obj) -> str:
 
 @cache
 def models() -> tuple[type, ...]:
-    """Every class defined in a module of the two units with ``fit`` and ``marginal_likelihood``."""
+    """Every class defined in a module of the two units with ``fit`` and ``evidence``."""
     found = []
     for unit in UNITS:
         package = importlib.import_module(f"course_lib.{unit}")
@@ -65,19 +69,20 @@ def models() -> tuple[type, ...]:
             found += [cls for _, cls in inspect.getmembers(module, inspect.isclass)
                       if cls.__module__ == module.__name__
                       and callable(getattr(cls, "fit", None))
-                      and callable(getattr(cls, "marginal_likelihood", None))]
+                      and callable(getattr(cls, "evidence", None))]
     return tuple(sorted(found, key=_name))
 
 
 def _is_objective(function) -> bool:
-    """A function returning a result with an ``elbo`` or a ``log_evidence``."""
+    """A function returning an evidence type or a result with an ``elbo`` or a
+    ``log_evidence``."""
     try:
         returned = typing.get_type_hints(function).get("return")
     except (NameError, TypeError):
         return False
-    return isinstance(returned, type) and any(
+    return isinstance(returned, type) and (returned.__name__.endswith("Evidence") or any(
         hasattr(returned, name) or name in getattr(returned, "__dataclass_fields__", {})
-        for name in ("elbo", "log_evidence"))
+        for name in ("elbo", "log_evidence")))
 
 
 def bounds_called(model: type) -> set:
@@ -127,7 +132,8 @@ def test_the_search_finds_the_models_and_their_bounds():
     assert set(names) == {"PreferenceGP", "SparsePreferenceGP", "VariationalGP",
                           "SparseVariationalGP", "ConfidencePreferenceGP"}
     called = {name: {f.__name__ for f in bounds_called(model)} for name, model in names.items()}
-    assert called["PreferenceGP"] == {"laplace_mode", "expectation_propagation"}
+    assert called["PreferenceGP"] == {"laplace_mode", "expectation_propagation",
+                                      "laplace_evidence", "ep_evidence"}
     assert called["SparsePreferenceGP"] == {"laplace_mode"}
     assert called["VariationalGP"] == {"_fit_variational_trusted"}
     assert called["SparseVariationalGP"] == {"_fit_sparse_variational_trusted"}
@@ -170,7 +176,7 @@ def test_the_rules_see_a_model_apart_from_its_bound_and_an_unstated_is_a(tmp_pat
         "from course_lib.mixed.variational import _fit_variational_trusted\n\n\n"
         "class VariationalGP:\n"
         "    def fit(self, X):\n        return self\n\n"
-        "    def marginal_likelihood(self):\n        return self._run(None)\n\n"
+        "    def evidence(self):\n        return self._run(None)\n\n"
         "    def _run(self, K):\n        return _fit_variational_trusted(K)\n\n\n"
         "class SparseVariationalGP(VariationalGP):\n    pass\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -18,7 +18,9 @@ student meets in ``help()`` or a repr (a type in a public signature, the result 
 function returns and the types its fields hold, the base of a public class), an exception or
 warning class a user may catch, a core ``docs/ALGORITHMS.md`` names, and a
 ``course_lib.module.name`` docs/TEACHING.md tells the lecturer to call or a notebook's text
-sends its reader to. Every public function and class has a docstring.
+sends its reader to, and a deprecated alias (docstring "Deprecated, removed in the next
+release: ..."), whose readers are the notebooks students already hold. Every public function
+and class has a docstring.
 """
 
 from __future__ import annotations
@@ -226,12 +228,20 @@ def _used(module: str, name: str, taken: frozenset, seen: frozenset = frozenset(
                if (importer, alias) not in seen)
 
 
+def _deprecated(tree: ast.Module) -> set[str]:
+    """Deprecated aliases (a docstring that starts with "Deprecated"): kept one release for the
+    copies of the notebooks students hold, their readers (CONVENTIONS 3.4)."""
+    return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and (ast.get_docstring(n) or "").startswith("Deprecated")}
+
+
 def unused_public_names() -> list[str]:
     """``module.name`` of every public name no reader uses, the public-by-rule ones apart."""
     cores, taught, taken = algorithm_cores(), _taught(), _taken_by_other_rooms()
     found = []
     for module, tree in _trees().items():
         exceptions = {n.name for n in tree.body if isinstance(n, ast.ClassDef) and _is_exception(n)}
+        exceptions |= _deprecated(tree)
         for name in sorted(public_names()[module]):
             if (name in exceptions or (module, name) in cores or f"{module}.{name}" in taught
                     or (name in interface_types() and any(  # a class or a type alias

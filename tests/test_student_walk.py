@@ -71,7 +71,7 @@ def modules_entered(walk: Callable[[], object], inputs=()) -> set[str]:
 def fit_evidence_predict(model, fit_args, X_test, inputs):
     def walk():
         model.fit(*fit_args)
-        model.marginal_likelihood(eval_gradient=True)
+        model.evidence(eval_gradient=True)
         model.predict(X_test)
     return walk, inputs
 

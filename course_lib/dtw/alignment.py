@@ -38,7 +38,7 @@ contains a path for symmetric1/symmetric2, and ``r >= max(n, m) - 1`` is the sam
 dtw-python's ``"sakoechiba"`` is not widened, so it differs when ``n != m``.)
 
 The sequences DTW takes. Rows are frames: a sequence is a finite ``(n, d)`` float64 array (a
-1-D array is ``n`` scalar frames). :func:`_as_sequence`, :func:`_as_sequence_list` and
+1-D array is ``n`` scalar frames). :func:`as_sequence`, :func:`as_sequence_list` and
 :func:`_check_same_dim` are the argument checks of every public DTW entry point (this module's,
 :mod:`course_lib.dtw.distance_matrix`, :mod:`course_lib.dtw.subsequence`,
 :mod:`course_lib.dtw.search`, :mod:`course_lib.dtw.term_discovery`), run once at the border;
@@ -64,11 +64,11 @@ from collections.abc import Sequence
 
 from ..validation import _as_float_array, _as_positive_int
 from .local_costs import _frame_norms, _local_costs, _metric_terms
-from .step_patterns import StepPattern, _get_step_pattern
+from .step_patterns import StepPattern, get_step_pattern
 
 
 __all__ = ["NoWarpingPathError", "local_cost_matrix", "band_mask", "DTWResult",
-           "dtw_from_cost_matrix", "dtw"]
+           "dtw_from_cost_matrix", "dtw", "as_sequence", "as_sequence_list"]
 
 _START = -1      # step code of a cell where a path starts
 _NO_PATH = -2    # step code of a cell no path reaches (or outside the band)
@@ -209,7 +209,7 @@ def local_cost_matrix(x, y, metric: str = "euclidean", variances=None) -> np.nda
 
     Returns the ``(n, m)`` matrix (rows are frames of ``x``).
     """
-    x, y = _as_sequence(x, "x"), _as_sequence(y, "y")
+    x, y = as_sequence(x, "x"), as_sequence(y, "y")
     _check_same_dim(x, y, "x", "y")
     return _local_cost_matrix_trusted(x, y, _metric_terms(metric, variances, x, y, ("x", "y")))
 
@@ -263,7 +263,7 @@ def dtw_from_cost_matrix(cost, *, step_pattern: str | StepPattern = "symmetric2"
     ``band`` (or ``step_pattern``) when no path reaches ``(n - 1, m - 1)``.
     """
     cost = np.ascontiguousarray(_as_float_array(cost, "cost", ndim=2))
-    pattern = _get_step_pattern(step_pattern)
+    pattern = get_step_pattern(step_pattern)
     r = _as_band(band)
     n, m = cost.shape
     lo, hi = _band_limits(n, m, r)
@@ -330,8 +330,9 @@ def _dtw_distance(x, y, **kwargs) -> float:
 _MAX_ABS_VALUE = 1e100
 
 
-def _as_sequence(x, name: str) -> np.ndarray:
-    """A finite ``(n, d)`` float64 C-contiguous sequence (rows are frames); 1-D -> ``(n, 1)``.
+def as_sequence(x, name: str) -> np.ndarray:
+    """``x`` checked as a sequence DTW takes and returned as a finite ``(n, d)`` float64
+    C-contiguous array (rows are frames); 1-D -> ``(n, 1)``; errors name the argument ``name``.
 
     Values must stay below 1e100 in magnitude (squared distances of larger
     ones, summed along a path, overflow float64).
@@ -347,8 +348,9 @@ def _as_sequence(x, name: str) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
-def _as_sequence_list(sequences, name: str) -> list[np.ndarray]:
-    """A list of sequences (each as in :func:`_as_sequence`), all with the same ``d``."""
+def as_sequence_list(sequences, name: str) -> list[np.ndarray]:
+    """``sequences`` checked and returned as a list of sequences (each as in
+    :func:`as_sequence`), all with the same ``d``; errors name the argument ``name``."""
     if isinstance(sequences, np.ndarray) and sequences.ndim == 3:
         sequences = list(sequences)
     if isinstance(sequences, np.ndarray) or not isinstance(sequences, Sequence) or \
@@ -357,7 +359,7 @@ def _as_sequence_list(sequences, name: str) -> list[np.ndarray]:
                         f"wrap a single sequence in a list")
     if len(sequences) == 0:
         raise ValueError(f"{name}: must contain at least one sequence")
-    out = [_as_sequence(s, f"{name}[{k}]") for k, s in enumerate(sequences)]
+    out = [as_sequence(s, f"{name}[{k}]") for k, s in enumerate(sequences)]
     dims = {s.shape[1] for s in out}
     if len(dims) > 1:
         raise ValueError(f"{name}: sequences have different feature dimensions {sorted(dims)}")

@@ -23,9 +23,9 @@ from numba import njit, prange
 
 from .alignment import NoWarpingPathError, accumulate_row, _as_band, _no_path_error, row_limits
 from .local_costs import _local_cost_two_rows, _metric_terms
-from .alignment import (_as_sequence_list, _check_same_dim, _concatenate_sequences, _pack_sequences,
+from .alignment import (as_sequence_list, _check_same_dim, _concatenate_sequences, _pack_sequences,
                         _sequence_block)
-from .step_patterns import StepPattern, _get_step_pattern
+from .step_patterns import StepPattern, get_step_pattern
 from ..validation import _check_choice
 
 __all__ = ["dtw_distance_matrix"]
@@ -50,11 +50,11 @@ def dtw_distance_matrix(queries, templates=None, *,
     :class:`~course_lib.dtw.alignment.NoWarpingPathError` (``on_no_path="raise"``) or get ``+inf``
     (``on_no_path="inf"``).
     """
-    queries = _as_sequence_list(queries, "queries")
+    queries = as_sequence_list(queries, "queries")
     all_pairs = templates is None
-    templates = queries if all_pairs else _as_sequence_list(templates, "templates")
+    templates = queries if all_pairs else as_sequence_list(templates, "templates")
     _check_same_dim(queries[0], templates[0], "queries", "templates")
-    pattern = _get_step_pattern(step_pattern)
+    pattern = get_step_pattern(step_pattern)
     r = _as_band(band)
     _check_choice(on_no_path, "on_no_path", {"raise", "inf"})
     if not isinstance(parallel, (bool, np.bool_)):

@@ -18,10 +18,11 @@ from numba import njit
 
 from ..validation import _as_float_array, _check_choice
 
-__all__ = []
+__all__ = ["METRICS"]
 
-_METRICS = ("euclidean", "sqeuclidean", "cosine", "gaussian_nll")
-_METRIC_CODE = {name: code for code, name in enumerate(_METRICS)}
+#: The local distances every DTW entry point takes as ``metric``, in the order of their codes.
+METRICS = ("euclidean", "sqeuclidean", "cosine", "gaussian_nll")
+_METRIC_CODE = {name: code for code, name in enumerate(METRICS)}
 
 
 def _gaussian_terms(variances, m: int, d: int, per_frame_ok: bool = True):
@@ -74,7 +75,7 @@ def _check_nonzero_frames(frames: np.ndarray, name: str) -> None:
 @njit(cache=True)
 def local_cost_row(x_i, x_norm_i, y_t, y_norm, local, j_lo, j_hi, out):
     """out[j] = d(x_i, y_j) for j_lo <= j <= j_hi; ``local = (metric code, inv_var_t, log_norm)``
-    as :func:`_metric_terms` returns it (metric codes follow ``_METRICS``).
+    as :func:`_metric_terms` returns it (metric codes follow ``METRICS``).
     Lecture 01, section 2 (The local cost matrix).
 
     ``y_t`` holds the frames of y as columns (features as rows, shape (d, m)), ``y_norm[j]``

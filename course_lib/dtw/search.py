@@ -73,14 +73,14 @@ from ..validation import _as_bool, _as_positive_int, _check_choice
 from .local_costs import _frame_norms, _metric_terms
 from .pruning import (_QUERY_SIDE, _TEMPLATE_SIDE, _band_reach, _keogh_scratch, _nearest_kernel,
                        _one_sided_keogh, _rounding_margin, _subsequence_rows, kim_raw, normaliser)
-from .alignment import (NoWarpingPathError, _NO_PATH, _as_band, _as_sequence, _as_sequence_list,
+from .alignment import (NoWarpingPathError, _NO_PATH, _as_band, as_sequence, as_sequence_list,
                         _check_same_dim, _concatenate_sequences, _pack_sequences, backtrack)
-from .step_patterns import ASYMMETRIC_P1, STEP_PATTERNS, StepPattern, _get_step_pattern
+from .step_patterns import ASYMMETRIC_P1, STEP_PATTERNS, StepPattern, get_step_pattern
 from .subsequence import SubsequenceMatch, _subsequence_pattern
 
 
 __all__ = ["lb_kim", "lb_keogh", "NearestTemplates", "nearest_templates", "SubsequenceSearch",
-           "subsequence_search"]
+           "subsequence_search", "supports_lower_bounds"]
 
 # --------------------------------------------------------------------------------------------
 # The two bounds for one pair
@@ -96,7 +96,7 @@ def lb_kim(x, y, *, metric: str = "euclidean",
     sqeuclidean, cosine). The bound itself: :func:`course_lib.dtw.pruning.kim_raw`.
     """
     _check_kim_metric(metric)
-    pattern = _get_step_pattern(step_pattern)
+    pattern = get_step_pattern(step_pattern)
     x, y, local = _pair_inputs(x, y, metric)
     n, m = x.shape[0], y.shape[0]
     raw = kim_raw(x, _frame_norms(x, local[0]), np.ascontiguousarray(y.T),
@@ -117,7 +117,7 @@ def lb_keogh(x, y, *, band: int | None, metric: str = "euclidean",
     box distances: :func:`course_lib.dtw.pruning._keogh_terms`.
     """
     _check_keogh_metric(metric)
-    pattern = _get_step_pattern(step_pattern)
+    pattern = get_step_pattern(step_pattern)
     combination = _keogh_combination(pattern)
     radius = _as_band(band)
     x, y, (code, _, _) = _pair_inputs(x, y, metric)
@@ -200,11 +200,11 @@ def nearest_templates(queries, templates, *, band: int | None,
     spreads the queries over numba threads. Returns a :class:`NearestTemplates` with the counts
     of what was pruned.
     """
-    queries = _as_sequence_list(queries, "queries")
-    templates = _as_sequence_list(templates, "templates")
+    queries = as_sequence_list(queries, "queries")
+    templates = as_sequence_list(templates, "templates")
     _check_same_dim(queries[0], templates[0], "queries", "templates")
     dim = queries[0].shape[1]
-    pattern = _get_step_pattern(step_pattern)
+    pattern = get_step_pattern(step_pattern)
     r = _effective_band(_as_band(band), max(len(s) for s in queries + templates))
     lower_bounds = _as_bool(lower_bounds, "lower_bounds")
     early_abandon = _as_bool(early_abandon, "early_abandon")
@@ -372,10 +372,10 @@ def _keogh_combination(pattern: StepPattern) -> int:
     return combination
 
 
-def _supports_lower_bounds(step_pattern: str | StepPattern, metric: str) -> bool:
+def supports_lower_bounds(step_pattern: str | StepPattern, metric: str) -> bool:
     """Whether LB_Keogh (so ``nearest_templates(lower_bounds=True)``) holds for this step
     pattern and metric (see the docstring of :mod:`course_lib.dtw.search`)."""
-    return _get_step_pattern(step_pattern) in _KEOGH_COMBINATION and metric in _KEOGH_METRICS
+    return get_step_pattern(step_pattern) in _KEOGH_COMBINATION and metric in _KEOGH_METRICS
 
 
 def _effective_band(r: int, longest: int) -> int:
@@ -392,7 +392,7 @@ def _end_weight(pattern: StepPattern) -> float:
 
 def _pair_inputs(x, y, metric):
     """``x`` and ``y`` checked as sequences of one dimension, and the local-distance terms."""
-    x, y = _as_sequence(x, "x"), _as_sequence(y, "y")
+    x, y = as_sequence(x, "x"), as_sequence(y, "y")
     _check_same_dim(x, y, "x", "y")
     return x, y, _metric_terms(metric, None, x, y, ("x", "y"))
 
@@ -430,8 +430,8 @@ def _search_options(metric, pattern: StepPattern, lower_bounds: bool, leading_fe
 def _subsequence_inputs(query, references, n_best, early_abandon, step_pattern, metric):
     """The arguments of :func:`course_lib.dtw.search.subsequence_search`, checked, with the step
     pattern and the local-distance terms."""
-    query = _as_sequence(query, "query")
-    references = _as_sequence_list(references, "references")
+    query = as_sequence(query, "query")
+    references = as_sequence_list(references, "references")
     _check_same_dim(query, references[0], "query", "references")
     n_best = _as_positive_int(n_best, "n_best")
     early_abandon = _as_bool(early_abandon, "early_abandon")

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..validation import _check_choice
 
-__all__ = ["STEP_PATTERNS", "ASYMMETRIC_P1", "StepPattern"]
+__all__ = ["STEP_PATTERNS", "ASYMMETRIC_P1", "StepPattern", "get_step_pattern"]
 
 
 @dataclass(frozen=True)
@@ -147,8 +147,10 @@ ASYMMETRIC_P1 = StepPattern("asymmetricP1", (
 ), start_weight=1.0, normalisation="n")
 
 
-def _get_step_pattern(step_pattern: str | StepPattern) -> StepPattern:
-    """Look up a step pattern by name (``STEP_PATTERNS``) or pass a :class:`StepPattern` on."""
+def get_step_pattern(step_pattern: str | StepPattern) -> StepPattern:
+    """The :class:`StepPattern` a ``step_pattern`` argument names: looked up by name in
+    ``STEP_PATTERNS`` (an unknown name is refused, naming ``step_pattern``), or a
+    :class:`StepPattern` passed on."""
     if isinstance(step_pattern, StepPattern):
         return step_pattern
     _check_choice(step_pattern, "step_pattern", STEP_PATTERNS)

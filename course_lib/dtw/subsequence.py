@@ -21,8 +21,8 @@ import numpy as np
 from .alignment import (_NO_PATH, NoWarpingPathError, _accumulate, backtrack, dtw_from_cost_matrix,
                         _local_cost_matrix_trusted)
 from .local_costs import _metric_terms
-from .alignment import _as_sequence, _as_sequence_list, _check_same_dim
-from .step_patterns import StepPattern, _get_step_pattern
+from .alignment import as_sequence, as_sequence_list, _check_same_dim
+from .step_patterns import StepPattern, get_step_pattern
 from ..validation import _as_positive_float, _as_positive_int
 
 __all__ = ["SubsequenceMatch", "SubsequenceResult", "subsequence_dtw", "find_matches",
@@ -30,9 +30,9 @@ __all__ = ["SubsequenceMatch", "SubsequenceResult", "subsequence_dtw", "find_mat
 
 
 def _subsequence_pattern(step_pattern: str | StepPattern) -> StepPattern:
-    """:func:`_get_step_pattern`, refusing a pattern whose costs of matches of different spans
+    """:func:`get_step_pattern`, refusing a pattern whose costs of matches of different spans
     are not comparable (it must normalise by the query length ``n`` or not at all)."""
-    pattern = _get_step_pattern(step_pattern)
+    pattern = get_step_pattern(step_pattern)
     if pattern.normalisation not in ("n", "none"):
         raise ValueError(f"step_pattern: {pattern.name!r} normalises by the matched span, so "
                          f"costs of different matches are not comparable; use 'asymmetric' or "
@@ -95,7 +95,7 @@ def subsequence_dtw(query, reference, *, step_pattern: str | StepPattern = "asym
     default and dtw-python's requirement for open begin/end) or not at all (symmetric1, raw
     sum). The query must not be longer than the reference.
     """
-    query, reference = _as_sequence(query, "query"), _as_sequence(reference, "reference")
+    query, reference = as_sequence(query, "query"), as_sequence(reference, "reference")
     _check_same_dim(query, reference, "query", "reference")
     pattern = _subsequence_pattern(step_pattern)
     n, m = query.shape[0], reference.shape[0]
@@ -164,8 +164,8 @@ def align_words(utterance, word_templates, *, step_pattern: str | StepPattern = 
     skips every frame of some template (possible only for patterns that skip frames and
     one-frame templates).
     """
-    utterance = _as_sequence(utterance, "utterance")
-    templates = _as_sequence_list(word_templates, "word_templates")
+    utterance = as_sequence(utterance, "utterance")
+    templates = as_sequence_list(word_templates, "word_templates")
     _check_same_dim(utterance, templates[0], "utterance", "word_templates")
     boundaries = np.cumsum([0] + [len(t) for t in templates])
     reference = np.concatenate(templates)

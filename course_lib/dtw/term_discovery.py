@@ -69,7 +69,7 @@ from tqdm.auto import tqdm
 from ..validation import (_as_bool, _as_float_array, _as_positive_float, _as_positive_int,
                           _check_choice)
 from .local_costs import _check_nonzero_frames, _plain_metric_terms
-from .alignment import _as_sequence, _as_sequence_list, _local_cost_matrix_trusted
+from .alignment import as_sequence, as_sequence_list, _local_cost_matrix_trusted
 
 
 __all__ = ["DEFAULT_THRESHOLD", "SegmentalDTWResult", "segmental_dtw", "discover_pairs", "Fragment",
@@ -252,7 +252,7 @@ def segmental_dtw(x, y, *, band_radius: int = 10, min_length: int = 25,
     Returns the local cost matrix and, for every band, its path and least-average fragment,
     before any threshold (so a figure can show them all).
     """
-    x, y = _as_sequence(x, "x"), _as_sequence(y, "y")
+    x, y = as_sequence(x, "x"), as_sequence(y, "y")
     band_radius, min_length = _check_band(band_radius, min_length)
     _check_choice(metric, "metric", _DISCOVERY_METRICS)
     if x.shape[1] != y.shape[1]:
@@ -297,7 +297,7 @@ def discover_pairs(utterances, *, band_radius: int = 10, min_length: int = 25,
     second.utterance``. Within one pair of utterances a fragment pair overlapping a better one in
     both utterances is dropped. An utterance is not compared with itself.
     """
-    sequences = _as_sequence_list(utterances, "utterances")
+    sequences = as_sequence_list(utterances, "utterances")
     if len(sequences) < 2:
         raise ValueError(f"utterances: need at least two to compare, got {len(sequences)}")
     band_radius, min_length = _check_band(band_radius, min_length)

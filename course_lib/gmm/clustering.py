@@ -37,7 +37,8 @@ from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_posi
                           _check_choice)
 
 __all__ = ["KMeansResult", "KMeansState", "kmeans", "kmeans_steps", "initialise_centroids",
-           "assign_clusters"]
+           "assign_clusters", "check_spread", "pairwise_squared_distances", "check_n_clusters",
+           "kmeans_trusted"]
 
 _INIT_METHODS = ("k-means++", "random")
 #: Points whose spread exceeds this (or is below its inverse) would overflow (underflow)
@@ -86,8 +87,10 @@ class KMeansState:
         return float(self.squared_distances.sum())
 
 
-def _check_spread(X: np.ndarray, name: str = "X") -> None:
-    """Refuse points whose squared distances cannot be represented in float64.
+def check_spread(X: np.ndarray, name: str = "X") -> None:
+    """Refuse points whose squared distances cannot be represented in float64 (the check every
+    user of squared distances between points makes: k-means, EM's start, a VQ codebook, the
+    sparse GP's inducing points, the raters' affinity).
 
     The spread is the largest range max_n x_nd - min_n x_nd over dimensions; squaring a spread
     above ``_MAX_SPREAD`` overflows and one below ``1 / _MAX_SPREAD`` underflows to 0, so every
@@ -101,7 +104,7 @@ def _check_spread(X: np.ndarray, name: str = "X") -> None:
                          f"{_MAX_SPREAD:.0e}]: rescale the data")
 
 
-def _pairwise_squared_distances(X: np.ndarray, centroids: np.ndarray) -> np.ndarray:
+def pairwise_squared_distances(X: np.ndarray, centroids: np.ndarray) -> np.ndarray:
     """Squared Euclidean distances d2[n, k] = ||x_n - c_k||^2, shape (N, K).
 
     Both arguments are first shifted by the centroids' mean (distances do not change), so that
@@ -146,7 +149,7 @@ def assign_clusters(X, centroids) -> tuple[np.ndarray, np.ndarray]:
 def assign_clusters_trusted(X, centroids) -> tuple[np.ndarray, np.ndarray]:
     """:func:`assign_clusters` of checked arrays with as many columns.
     Lecture 02, section 8 (k-means: EM with hard assignments)."""
-    labels = np.argmin(_pairwise_squared_distances(X, centroids), axis=1)
+    labels = np.argmin(pairwise_squared_distances(X, centroids), axis=1)
     own = X - centroids[labels]                     # direct differences: exact J
     return labels, np.einsum("nd,nd->n", own, own)
 
@@ -194,7 +197,7 @@ def _lloyd_steps(X, centroids) -> Iterator[KMeansState]:
 
 def _check_points(X):
     X = _as_float_array(X, "X", ndim=2)
-    _check_spread(X)
+    check_spread(X)
     return X
 
 
@@ -217,9 +220,10 @@ def kmeans_steps(X, centroids) -> Iterator[KMeansState]:
     return _lloyd_steps(X, centroids.copy())
 
 
-def _check_n_clusters(X, n_clusters, name: str = "n_clusters", rows: str = "points"):
-    """``n_clusters`` as an int no larger than the number of (distinct) rows of ``X``; ``name``
-    and ``rows`` word the message for a caller that calls them otherwise (a VQ codebook)."""
+def check_n_clusters(X, n_clusters, name: str = "n_clusters", rows: str = "points"):
+    """``n_clusters`` checked and returned as an int no larger than the number of (distinct)
+    rows of ``X``, the check k-means makes before it seeds; ``name`` and ``rows`` word the
+    message for a caller that calls them otherwise (a VQ codebook)."""
     n_clusters = _as_positive_int(n_clusters, name)
     if n_clusters > X.shape[0]:
         raise ValueError(f"{name}: {n_clusters} centroids need at least as many {rows}, "
@@ -244,7 +248,7 @@ def initialise_centroids(X, n_clusters: int, *, init: str = "k-means++",
     proportional to its squared distance from the nearest seed so far) or "random" (K distinct
     rows of X)."""
     X = _check_points(X)
-    n_clusters = _check_n_clusters(X, n_clusters)
+    n_clusters = check_n_clusters(X, n_clusters)
     _check_choice(init, "init", _INIT_METHODS)
     return _initial_centroids(X, n_clusters, init, _as_rng(rng))
 
@@ -295,7 +299,7 @@ def kmeans(X, n_clusters: int, *, init="k-means++", n_restarts: int = 1, max_ite
     rng = _as_rng(rng)
     if isinstance(init, str):
         _check_choice(init, "init", _INIT_METHODS)
-        n_clusters = _check_n_clusters(X, n_clusters)
+        n_clusters = check_n_clusters(X, n_clusters)
     else:
         if n_clusters > X.shape[0]:
             raise ValueError(f"n_clusters: {n_clusters} centroids need at least as many points, "
@@ -304,14 +308,16 @@ def kmeans(X, n_clusters: int, *, init="k-means++", n_restarts: int = 1, max_ite
         if init.shape != (n_clusters, X.shape[1]):
             raise ValueError(f"init: expected centroids of shape {(n_clusters, X.shape[1])}, "
                              f"got {init.shape}")
-    return _kmeans_trusted(X, n_clusters, rng, init=init, n_restarts=n_restarts,
+    return kmeans_trusted(X, n_clusters, rng, init=init, n_restarts=n_restarts,
                           max_iter=max_iter, tol=tol)
 
 
-def _kmeans_trusted(X, n_clusters, rng, *, init="k-means++", n_restarts=1, max_iter=100,
+def kmeans_trusted(X, n_clusters, rng, *, init="k-means++", n_restarts=1, max_iter=100,
                    tol=1e-6) -> KMeansResult:
-    """:func:`kmeans` of checked arguments: ``init`` a method or a (K, D) array of centroids,
-    ``rng`` a Generator."""
+    """:func:`kmeans` of checked arguments (the core its border calls, and what another model
+    seeds with after :func:`check_spread` and :func:`check_n_clusters`): ``X`` (N, D) float
+    points, ``n_clusters`` an int, ``init`` a method or a (K, D) array of centroids, ``rng`` a
+    Generator; returns the :class:`KMeansResult` of the best run."""
     if isinstance(init, str):
         starts = (_initial_centroids(X, n_clusters, init, rng) for _ in range(n_restarts))
     else:

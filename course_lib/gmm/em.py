@@ -69,7 +69,7 @@ from scipy.linalg import cholesky, eigh
 from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
                           _check_choice)
 from .gaussian import _COVARIANCE_TYPES
-from .clustering import _check_spread, _count_distinct_rows, _kmeans_trusted
+from .clustering import check_spread, _count_distinct_rows, kmeans_trusted
 from .mixture import ComponentCollapseWarning, CovariancePrior, GMMParams, _check_params, _log_prior, log_joint
 
 
@@ -168,7 +168,7 @@ def _check_training_data(X):
     if N <= D:
         raise ValueError(f"X: need more frames than dimensions to fit covariances "
                          f"(N = {N} <= D = {D})")
-    _check_spread(X)
+    check_spread(X)
     data_var = X.var(axis=0)
     if np.any(data_var <= 0):
         raise ValueError(f"X: dimension(s) {np.flatnonzero(data_var <= 0).tolist()} are "
@@ -422,7 +422,7 @@ def predict(X, params: GMMParams) -> np.ndarray:
 
 def _initial_params(X, K, covariance_type, init, rng, floor, prior, ridge, data_var):
     if init == "kmeans":
-        labels = _kmeans_trusted(X, K, rng).labels
+        labels = kmeans_trusted(X, K, rng).labels
         return m_step_trusted(X, np.eye(K)[labels], covariance_type, floor, prior, ridge,
                               data_var)
     # "random": K distinct frames as means, the data covariance for every component

@@ -21,18 +21,21 @@ import numbers
 import numpy as np
 from scipy.linalg import cholesky
 
-from .clustering import _check_spread
+from .clustering import check_spread
 from ..linalg import LOG_2PI, _cholesky_factor, log_det_from_cholesky, sample_gaussian, _solve_lower
 from ..validation import _as_float_array, _as_positive_float, _check_choice
 
-__all__ = ["LOG_2PI", "covariance_2d", "gaussian_log_density", "fit_gaussian", "sample_gaussian"]
+__all__ = ["LOG_2PI", "covariance_2d", "gaussian_log_density", "fit_gaussian", "sample_gaussian",
+           "as_covariance"]
 
 _COVARIANCE_TYPES = ("full", "diag")
 
 
-def _as_covariance(Sigma, dim: int, covariance_type: str = "full",
+def as_covariance(Sigma, dim: int, covariance_type: str = "full",
                   name: str = "Sigma") -> np.ndarray:
-    """Check a user covariance: (D, D) symmetric positive definite, or (D,) positive variances."""
+    """Check a user covariance of ``dim`` dimensions and return it as a float array: a (D, D)
+    symmetric positive definite matrix (``covariance_type="full"``) or (D,) positive variances
+    (``"diag"``); errors name the argument ``name``."""
     _check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
     if covariance_type == "full":
         Sigma = _as_float_array(Sigma, name, ndim=2)
@@ -96,7 +99,7 @@ def gaussian_log_density(X, mu, Sigma, covariance_type: str = "full") -> np.ndar
     mu = _as_float_array(mu, "mu", ndim=1)
     if mu.shape != (D,):
         raise ValueError(f"mu: expected shape {(D,)} to match X's {D} columns, got {mu.shape}")
-    Sigma = _as_covariance(Sigma, D, covariance_type)
+    Sigma = as_covariance(Sigma, D, covariance_type)
     if covariance_type == "diag":
         return _log_density_diag(X, mu, Sigma)
     return _log_density_from_cholesky(X, mu, cholesky(Sigma, lower=True))
@@ -116,7 +119,7 @@ def fit_gaussian(X, covariance_type: str = "full") -> tuple[np.ndarray, np.ndarr
     _check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
     X = _as_float_array(X, "X", ndim=2)
     N, D = X.shape
-    _check_spread(X)
+    check_spread(X)
     if covariance_type == "full" and N <= D:
         raise ValueError(f"X: a full ML covariance needs more samples than dimensions "
                          f"(N = {N} <= D = {D}); it would be singular")

@@ -26,7 +26,7 @@ from scipy.linalg.lapack import dtrtri
 
 from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
                           _check_choice)
-from .gaussian import LOG_2PI, _COVARIANCE_TYPES, _as_covariance
+from .gaussian import LOG_2PI, _COVARIANCE_TYPES, as_covariance
 
 
 __all__ = ["ComponentCollapseWarning", "CovariancePrior", "GMMParams", "sample_gmm", "demo_mixture"]
@@ -65,8 +65,8 @@ class CovariancePrior:
             if covariance_type == "diag":
                 raise ValueError("prior.scale: a (D, D) scale needs covariance_type='full'; "
                                  "give D variances for 'diag'")
-            return _as_covariance(scale, D, "full", name="prior.scale")
-        scale = _as_covariance(scale, D, "diag", name="prior.scale")
+            return as_covariance(scale, D, "full", name="prior.scale")
+        scale = as_covariance(scale, D, "diag", name="prior.scale")
         return np.diag(scale) if covariance_type == "full" else scale
 
 
@@ -105,7 +105,7 @@ class GMMParams:
             raise ValueError(f"covariances: expected shape {want} for K={K}, D={D}, "
                              f"{self.covariance_type!r}, got {covariances.shape}")
         for k in range(K):
-            _as_covariance(covariances[k], D, self.covariance_type, name=f"covariances[{k}]")
+            as_covariance(covariances[k], D, self.covariance_type, name=f"covariances[{k}]")
         object.__setattr__(self, "weights", weights)
         object.__setattr__(self, "means", means)
         object.__setattr__(self, "covariances", covariances)

@@ -18,7 +18,7 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 from .kernel_base import Kernel
-from .parameters import _DEFAULT_BOUNDS, _check_parameter, log_bounds, _positive_vector
+from .parameters import DEFAULT_BOUNDS, check_parameter, log_bounds, _positive_vector
 
 __all__ = ["Stationary"]
 
@@ -44,10 +44,10 @@ class Stationary(Kernel):
     ``variance`` and the lengthscale(s) via ``_extra_*`` hooks.
     """
 
-    def __init__(self, lengthscale=1.0, variance=1.0, lengthscale_bounds=_DEFAULT_BOUNDS,
-                 variance_bounds=_DEFAULT_BOUNDS, name: str | None = None, extra=()):
+    def __init__(self, lengthscale=1.0, variance=1.0, lengthscale_bounds=DEFAULT_BOUNDS,
+                 variance_bounds=DEFAULT_BOUNDS, name: str | None = None, extra=()):
         ell = _positive_vector(lengthscale, "lengthscale")
-        var = np.array([_check_parameter(variance, "variance")])
+        var = np.array([check_parameter(variance, "variance")])
         self.ard = not (isinstance(lengthscale, numbers.Real) and not isinstance(lengthscale, bool))
         self.name = name or self.name
         names = ["variance"] + (["lengthscale"] if not self.ard
@@ -56,7 +56,7 @@ class Stationary(Kernel):
         bounds = [log_bounds(variance_bounds, var, "variance"),
                   log_bounds(lengthscale_bounds, ell, "lengthscale")]
         for extra_name, value, extra_bounds in extra:
-            v = np.array([_check_parameter(value, extra_name)])
+            v = np.array([check_parameter(value, extra_name)])
             names.append(extra_name)
             values.append(np.log(v))
             bounds.append(log_bounds(extra_bounds, v, extra_name))

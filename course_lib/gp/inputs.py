@@ -1,11 +1,12 @@
 """The inputs of every GP model: rows are points, and the size limit of an exact GP.
 
 ``X`` is a 2-D array whose rows are points, shape ``(n, d)``; a 1-D array of length n is n points
-in one dimension (:func:`_as_inputs`). An exact GP forms n x n matrices, so
-:func:`_check_exact_size` refuses, naming the argument, an n that would not fit in memory before
+in one dimension (:func:`as_inputs`). An exact GP forms n x n matrices, so
+:func:`check_exact_size` refuses, naming the argument, an n that would not fit in memory before
 anything is allocated. They sit apart from the kernel formulas of :mod:`course_lib.gp.kernels`
 (Rasmussen & Williams 2006, ch. 4) because every kernel and every model of ``gp`` checks its
-inputs with them.
+inputs with them, and so do the GP models of the later units (raters, preferences, mixed
+feedback) and what drives them.
 """
 
 from __future__ import annotations
@@ -21,10 +22,11 @@ _EXACT_GP_ADVICE = ("use the sparse model (course_lib.gp.sparse.fit_sparse_gp fo
                    "a subset of the rows")
 
 
-def _as_inputs(X, name: str = "X", dim: int | None = None) -> np.ndarray:
+def as_inputs(X, name: str = "X", dim: int | None = None) -> np.ndarray:
     """Return ``X`` as a finite float array of shape ``(n, d)`` (rows are points).
 
     A 1-D array is one-dimensional inputs. ``dim`` (if given) is the required number of columns.
+    Errors name the argument ``name``.
     """
     X = _as_float_array(X, name, ndim=(1, 2))
     if X.ndim == 1:
@@ -35,7 +37,7 @@ def _as_inputs(X, name: str = "X", dim: int | None = None) -> np.ndarray:
     return X
 
 
-def _check_exact_size(n: int, name: str, m: int | None = None, *, what: str | None = None,
+def check_exact_size(n: int, name: str, m: int | None = None, *, what: str | None = None,
                      advice: str = _EXACT_GP_ADVICE) -> None:
     """Refuse, naming ``name``, an n x m (default n x n) kernel or covariance matrix beyond
     course_lib's size limit (:func:`course_lib.validation._check_array_size`) before it is

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .inputs import _as_inputs, _check_exact_size
+from .inputs import as_inputs, check_exact_size
 from .parameters import LogParameters
 
 __all__ = ["Kernel", "Sum", "Product"]
@@ -56,10 +56,10 @@ class Kernel(LogParameters):
 
     # ----- public evaluation (checks inputs, then calls the subclass) -------------------
     def _check_pair(self, X, X2):
-        X = _as_inputs(X, "X", self._input_dim())
+        X = as_inputs(X, "X", self._input_dim())
         if X2 is None:
             return X, None
-        return X, _as_inputs(X2, "X2", X.shape[1])
+        return X, as_inputs(X2, "X2", X.shape[1])
 
     def _input_dim(self) -> int | None:
         return None
@@ -67,13 +67,13 @@ class Kernel(LogParameters):
     def __call__(self, X, X2=None) -> np.ndarray:
         """Kernel matrix ``K[i, j] = k(X[i], X2[j])``, shape ``(n, m)``; ``X2=None`` means X."""
         X, X2 = self._check_pair(X, X2)
-        _check_exact_size(X.shape[0], "X", X.shape[0] if X2 is None else X2.shape[0],
+        check_exact_size(X.shape[0], "X", X.shape[0] if X2 is None else X2.shape[0],
                          what="the kernel matrix")
         return self._K(X, X2)
 
     def diag(self, X) -> np.ndarray:
         """``k(x_i, x_i)`` for every row of X, shape ``(n,)``."""
-        return self._diag(_as_inputs(X, "X", self._input_dim()))
+        return self._diag(as_inputs(X, "X", self._input_dim()))
 
     def gradient(self, X, X2=None) -> tuple[np.ndarray, np.ndarray]:
         """``(K, dK)``: K(X, X2) and ``dK[p] = dK/dtheta_p`` (log-parameters), ``(P, n, m)``."""
@@ -82,12 +82,12 @@ class Kernel(LogParameters):
 
     def gradient_diag(self, X) -> tuple[np.ndarray, np.ndarray]:
         """``(d, dd)``: ``d_i = k(x_i, x_i)`` and ``dd[p, i] = d d_i / d theta_p``, ``(P, n)``."""
-        return self._gradient_diag(_as_inputs(X, "X", self._input_dim()))
+        return self._gradient_diag(as_inputs(X, "X", self._input_dim()))
 
     def gradient_inputs(self, X, Z) -> np.ndarray:
         """``G[i, j, k] = d k(x_i, z_j) / d z_jk``, shape ``(n, m, d)`` (see module docstring)."""
-        X = _as_inputs(X, "X", self._input_dim())
-        return self._gradient_inputs(X, _as_inputs(Z, "Z", X.shape[1]))
+        X = as_inputs(X, "X", self._input_dim())
+        return self._gradient_inputs(X, as_inputs(Z, "Z", X.shape[1]))
 
     # ----- composition ------------------------------------------------------------------
     def __add__(self, other: "Kernel") -> "Kernel":

@@ -37,12 +37,13 @@ import numpy as np
 
 from ..validation import _check_choice
 from .kernel_base import Kernel
-from .parameters import _DEFAULT_BOUNDS, _check_parameter, log_bounds
+from .parameters import DEFAULT_BOUNDS, check_parameter, log_bounds
 from ._stationary import Stationary, _vanishing_product
 
 __all__ = [
     "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",
     "RationalQuadratic", "Periodic", "Linear", "Constant", "White", "make_kernel",
+    "KERNEL_FAMILIES",
 ]
 
 
@@ -80,7 +81,7 @@ class Matern(Stationary):
     """
 
     def __init__(self, nu: float = 1.5, lengthscale=1.0, variance=1.0,
-                 lengthscale_bounds=_DEFAULT_BOUNDS, variance_bounds=_DEFAULT_BOUNDS,
+                 lengthscale_bounds=DEFAULT_BOUNDS, variance_bounds=DEFAULT_BOUNDS,
                  name: str | None = None):
         self.nu = _check_choice(nu, "nu", (0.5, 1.5, 2.5))
         default = {0.5: "matern12", 1.5: "matern32", 2.5: "matern52"}[self.nu]
@@ -139,8 +140,8 @@ class RationalQuadratic(Stationary):
     name = "rq"
 
     def __init__(self, lengthscale=1.0, variance=1.0, alpha=1.0,
-                 lengthscale_bounds=_DEFAULT_BOUNDS, variance_bounds=_DEFAULT_BOUNDS,
-                 alpha_bounds=_DEFAULT_BOUNDS, name: str | None = None):
+                 lengthscale_bounds=DEFAULT_BOUNDS, variance_bounds=DEFAULT_BOUNDS,
+                 alpha_bounds=DEFAULT_BOUNDS, name: str | None = None):
         super().__init__(lengthscale, variance, lengthscale_bounds, variance_bounds, name,
                          extra=[("alpha", alpha, alpha_bounds)])
 
@@ -178,8 +179,8 @@ class Periodic(Stationary):
     name = "periodic"
 
     def __init__(self, lengthscale=1.0, period=1.0, variance=1.0,
-                 lengthscale_bounds=_DEFAULT_BOUNDS, period_bounds=_DEFAULT_BOUNDS,
-                 variance_bounds=_DEFAULT_BOUNDS, name: str | None = None):
+                 lengthscale_bounds=DEFAULT_BOUNDS, period_bounds=DEFAULT_BOUNDS,
+                 variance_bounds=DEFAULT_BOUNDS, name: str | None = None):
         if not isinstance(lengthscale, numbers.Real) or isinstance(lengthscale, bool):
             raise TypeError("lengthscale: the periodic kernel takes a single (isotropic) "
                             f"lengthscale, got {type(lengthscale).__name__}")
@@ -230,8 +231,8 @@ class Periodic(Stationary):
 class _SingleVariance(Kernel):
     """A kernel with one parameter, ``variance``."""
 
-    def __init__(self, variance=1.0, variance_bounds=_DEFAULT_BOUNDS, name: str | None = None):
-        var = np.array([_check_parameter(variance, "variance")])
+    def __init__(self, variance=1.0, variance_bounds=DEFAULT_BOUNDS, name: str | None = None):
+        var = np.array([check_parameter(variance, "variance")])
         self.name = name or self.name
         self._names = ("variance",)
         self._log_theta = np.log(var)
@@ -312,7 +313,8 @@ class White(_SingleVariance):
         return np.zeros((X.shape[0], Z.shape[0], X.shape[1]))
 
 
-_KERNEL_FAMILIES = ("squared exponential", "Matern 1/2", "Matern 3/2", "Matern 5/2",
+#: The families :func:`make_kernel` builds by name, in the order of lecture 04's menu.
+KERNEL_FAMILIES = ("squared exponential", "Matern 1/2", "Matern 3/2", "Matern 5/2",
                    "rational quadratic", "periodic", "linear")
 
 
@@ -320,7 +322,7 @@ def make_kernel(family: str, lengthscale: float = 1.0, variance: float = 1.0):
     """A kernel by the name of its family, as lecture 04's menu shows it: "squared exponential",
     "Matern 1/2", "Matern 3/2", "Matern 5/2", "rational quadratic" (alpha = 1), "periodic"
     (period 2) or "linear" (which has no lengthscale)."""
-    _check_choice(family, "family", _KERNEL_FAMILIES)
+    _check_choice(family, "family", KERNEL_FAMILIES)
     if family == "linear":
         return Linear(variance)
     if family == "periodic":

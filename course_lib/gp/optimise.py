@@ -10,7 +10,7 @@ variational models) hands :func:`optimise_hyperparameters` a *problem*: an objec
     negative_objective(theta)   -(log evidence + log hyper-prior) and its gradient in theta;
                                 +inf where the model has no evidence (the line search backs off)
     refit_at(theta)             set the hyper-parameters to theta and condition again
-    log_marginal_likelihood()   the log evidence at the current hyper-parameters
+    log_evidence()              the log evidence at the current hyper-parameters
 
 The model keeps its own evidence, fit and prediction; only the restart loop is shared. Random
 starts are drawn from the hyper-prior where one is set, else uniformly between the log-bounds
@@ -19,6 +19,7 @@ starts are drawn from the hyper-prior where one is set, else uniformly between t
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -31,7 +32,7 @@ from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng
 from .priors import Prior
 
 __all__ = ["HyperparameterFit", "HyperparameterProblem", "optimise_hyperparameters",
-           "log_hyper_prior"]
+           "log_hyper_prior", "negative_log_posterior", "check_priors"]
 
 
 # the message when every run failed, unless the model gives its own
@@ -45,16 +46,16 @@ class HyperparameterFit:
     ``optimise_hyperparameters``).
 
     ``theta`` / ``params``: best log / natural hyper-parameters; ``objective``: the maximised
-    log marginal likelihood + log hyper-prior (equal to ``log_marginal_likelihood`` for ML-II);
-    per run (rows, the run from the initial theta first): ``starts`` and ``ends``
-    (log-parameters), ``objectives`` (-inf when a run failed), ``converged`` and ``n_iter``
-    (L-BFGS-B iterations run); ``best`` indexes the winning run.
+    log evidence + log hyper-prior; ``log_evidence``: the model's log evidence at the best
+    theta (equal to ``objective`` for ML-II); per run (rows, the run from the initial theta
+    first): ``starts`` and ``ends`` (log-parameters), ``objectives`` (-inf when a run failed),
+    ``converged`` and ``n_iter`` (L-BFGS-B iterations run); ``best`` indexes the winning run.
     """
 
     theta: np.ndarray
     param_names: tuple[str, ...]
     objective: float
-    log_marginal_likelihood: float
+    log_evidence: float
     starts: np.ndarray
     ends: np.ndarray
     objectives: np.ndarray
@@ -65,6 +66,15 @@ class HyperparameterFit:
     @property
     def params(self) -> dict[str, float]:
         return dict(zip(self.param_names, np.exp(self.theta).tolist()))
+
+    @property
+    def log_marginal_likelihood(self) -> float:
+        """Deprecated, removed in the next release: ``log_evidence`` (the exercises of lecture
+        04 as released before issue 48 read this name)."""
+        warnings.warn("HyperparameterFit.log_marginal_likelihood is deprecated and will be "
+                      "removed in the next release; use log_evidence", DeprecationWarning,
+                      stacklevel=2)
+        return self.log_evidence
 
 
 class HyperparameterProblem(Protocol):
@@ -79,24 +89,27 @@ class HyperparameterProblem(Protocol):
 
     def refit_at(self, theta) -> None: ...
 
-    def log_marginal_likelihood(self) -> float: ...
+    def log_evidence(self) -> float: ...
 
 
-def _negative_log_posterior(model, theta, gradient_of: Callable) -> tuple[float, np.ndarray]:
-    """-(log evidence + log p(theta)) and its gradient, what L-BFGS-B minimises, for a model
-    whose ``marginal_likelihood(theta, eval_gradient=True, warn=False)`` returns the evidence
-    and ``gradient_of(evidence)`` its gradient in theta. Where K is not positive definite the
-    value is +inf, so the line search backs off."""
+def negative_log_posterior(model, theta) -> tuple[float, np.ndarray]:
+    """-(log evidence + log p(theta)) and its gradient, what L-BFGS-B minimises (the
+    ``negative_objective`` a model hands :func:`optimise_hyperparameters`), for a model
+    whose ``evidence(theta, eval_gradient=True, warn=False)`` returns the evidence with its
+    ``gradient`` in theta. Where K is not positive definite the value is +inf, so the line
+    search backs off."""
     try:
-        evidence = model.marginal_likelihood(theta, eval_gradient=True, warn=False)
+        evidence = model.evidence(theta, eval_gradient=True, warn=False)
     except NotPositiveDefiniteError:
         return np.inf, np.zeros_like(theta)
     lp, dlp = model.log_hyper_prior(theta)
-    return -(evidence.value + lp), -(gradient_of(evidence) + dlp)
+    return -(evidence.value + lp), -(evidence.gradient + dlp)
 
 
-def _check_priors(priors, param_names: Sequence[str]) -> dict[str, Prior]:
-    """``priors`` as a dict, every key one of ``param_names`` and every value a Prior."""
+def check_priors(priors, param_names: Sequence[str]) -> dict[str, Prior]:
+    """``priors`` (None or a mapping) checked and returned as a dict, every key one of
+    ``param_names`` and every value a Prior: the ``priors`` argument of every model that
+    optimises its hyper-parameters."""
     priors = dict(priors or {})
     for name, prior in priors.items():
         if name not in param_names:
@@ -164,5 +177,5 @@ def optimise_hyperparameters(problem: HyperparameterProblem, *, n_restarts: int 
     best = int(np.argmax(values))
     problem.refit_at(ends[best])
     return HyperparameterFit(ends[best].copy(), tuple(problem.param_names), float(values[best]),
-                             float(problem.log_marginal_likelihood()), np.array(starts),
+                             float(problem.log_evidence()), np.array(starts),
                              np.array(ends), values, np.array(converged), np.array(n_iter), best)

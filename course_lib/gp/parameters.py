@@ -17,22 +17,26 @@ or likelihood never turns into inf or NaN. Values beyond it are refused, naming 
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
 from ..validation import _as_float_array, _as_positive_float
 from .optimise import log_hyper_prior
 
-__all__ = ["LogParameters", "ModelParameters", "log_bounds"]
+__all__ = ["LogParameters", "ModelParameters", "log_bounds", "DEFAULT_BOUNDS", "check_parameter",
+           "Held", "log_scalar"]
 
-_DEFAULT_BOUNDS = (1e-5, 1e5)
+#: The natural-unit bounds ``(low, high)`` of a kernel's or likelihood's parameter unless given.
+DEFAULT_BOUNDS = (1e-5, 1e5)
 # Allowed parameter values (module docstring): squares of them stay finite and non-zero.
 _PARAMETER_RANGE = (1e-100, 1e100)
 _LOG_PARAMETER_LIMIT = float(np.log(_PARAMETER_RANGE[1]))
 
 
-def _check_parameter(value, name: str) -> float:
-    """A positive hyper-parameter inside ``_PARAMETER_RANGE``, as a float."""
+def check_parameter(value, name: str) -> float:
+    """``value`` checked and returned as a float: a positive hyper-parameter inside
+    ``_PARAMETER_RANGE`` (module docstring); errors name the argument ``name``."""
     value = _as_positive_float(value, name)
     _check_in_range(np.array([value]), name)
     return value
@@ -60,7 +64,7 @@ def _check_log_parameters(theta: np.ndarray, names, name: str = "theta") -> None
 def _positive_vector(value, name: str) -> np.ndarray:
     """A positive scalar or 1-D vector (ARD) inside ``_PARAMETER_RANGE``, as a 1-D float array."""
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        return np.array([_check_parameter(value, name)])
+        return np.array([check_parameter(value, name)])
     arr = _as_float_array(value, name, ndim=1)
     if np.any(arr <= 0):
         raise ValueError(f"{name}: every entry must be > 0, got {arr}")
@@ -92,7 +96,7 @@ class LogParameters:
     def _init_parameters(self, values: dict, bounds: dict) -> None:
         """Check ``values[name]`` and ``bounds[name]`` (natural units) for every name in
         ``_names`` and store them on the log scale."""
-        checked = {name: _check_parameter(values[name], name) for name in self._names}
+        checked = {name: check_parameter(values[name], name) for name in self._names}
         self._log_theta = np.log([checked[name] for name in self._names])
         self._log_bounds = np.vstack([log_bounds(bounds[name], np.array([checked[name]]), name)
                                       for name in self._names])
@@ -150,13 +154,20 @@ class ModelParameters:
     """The hyper-parameter vector of a GP model, gathered from its parts (a mixin, one level).
 
     A model provides ``_parts()``: the objects that hold its hyper-parameters, in the order of
-    ``theta`` (its kernel first, then e.g. its likelihood, or a :class:`_Held` for numbers it
+    ``theta`` (its kernel first, then e.g. its likelihood, or a :class:`Held` for numbers it
     keeps itself such as a noise variance), each with ``param_names``, ``theta``, ``bounds`` and
     ``with_theta``; and ``priors`` (name -> Prior). It gets ``param_names``, ``theta``,
     ``bounds`` and ``params`` of the whole vector, ``log_hyper_prior(theta=None)``, and
     ``_split(theta)``: ``theta`` checked (a ``ValueError`` naming ``theta``), then what each
     part's ``with_theta`` gives for its share, in the order of ``_parts()``, for the model to
     take back (``self.kernel, self.noise_variance = self._split(theta)``).
+
+    The model provides ``evidence(theta=None, eval_gradient=False, *, warn=True)``, its
+    ``...Evidence`` at ``theta`` (default: the current one) with the ``gradient`` in the order
+    of ``theta`` when asked; the mixin gives ``log_evidence(theta=None)``, its ``value`` as a
+    float (a model may override it with a shortcut at the current theta). The evidence names
+    of every model before issue 48, ``marginal_likelihood`` and ``log_marginal_likelihood``,
+    stay one release as deprecated aliases (CONVENTIONS 3.4).
     """
 
     @property
@@ -188,8 +199,36 @@ class ModelParameters:
         return log_hyper_prior(self.theta if theta is None else theta, self.param_names,
                                self.priors)
 
+    def log_evidence(self, theta=None) -> float:
+        """The log evidence (for a variational model its bound) at ``theta``, default the
+        current hyper-parameters: ``evidence(theta).value``."""
+        return self.evidence(theta).value
 
-class _Held:
+    def marginal_likelihood(self, theta=None, eval_gradient: bool = False, warn: bool = True,
+                            **options):
+        """Deprecated, removed in the next release: ``evidence`` (the exercises of lectures
+        04-05 as released before issue 48 called this name)."""
+        _deprecated("marginal_likelihood", "evidence")
+        return self.evidence(theta, eval_gradient, warn=warn, **options)
+
+    def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False):
+        """Deprecated, removed in the next release: ``log_evidence``, or with
+        ``eval_gradient`` the ``(value, gradient)`` of ``evidence(theta, eval_gradient=True)``
+        (the exercises of lectures 04, 05 and 07 as released before issue 48 called this
+        name)."""
+        _deprecated("log_marginal_likelihood", "log_evidence")
+        if not eval_gradient:
+            return self.log_evidence(theta)
+        evidence = self.evidence(theta, eval_gradient=True)
+        return evidence.value, evidence.gradient
+
+
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(f"{old} is deprecated and will be removed in the next release; use {new}",
+                  DeprecationWarning, stacklevel=3)
+
+
+class Held:
     """Hyper-parameters a model keeps itself, not in a kernel or likelihood, as one of its parts
     (:class:`ModelParameters`): their ``names``, log-values ``theta`` and log-bounds ``bounds``
     (one row each); ``with_theta(theta)`` gives back ``back(theta)``, what the model keeps
@@ -200,10 +239,10 @@ class _Held:
         self.with_theta = back
 
 
-def _log_scalar(name: str, value: float, log_bounds) -> _Held:
+def log_scalar(name: str, value: float, log_bounds) -> Held:
     """A positive number a model keeps as a float (a noise variance) as a part: log-value
     ``[log value]``, given back as ``float(exp(theta[0]))``. A value of 0 is no hyper-parameter
     (noise-free regression): an empty part that gives back 0.0."""
     if value == 0:
-        return _Held((), [], np.empty((0, 2)), lambda theta: 0.0)
-    return _Held((name,), [np.log(value)], log_bounds, lambda theta: float(np.exp(theta[0])))
+        return Held((), [], np.empty((0, 2)), lambda theta: 0.0)
+    return Held((name,), [np.log(value)], log_bounds, lambda theta: float(np.exp(theta[0])))

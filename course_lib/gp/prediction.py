@@ -52,16 +52,17 @@ from scipy.linalg import cho_solve, solve_triangular
 from ..linalg import (JitterWarning, NotPositiveDefiniteError, _as_square_matrix, _check_symmetric,
                       cholesky_with_jitter, log_det_from_cholesky, sample_gaussian)
 from ..validation import _as_float_array
-from .inputs import _as_inputs, _check_exact_size
+from .inputs import as_inputs, check_exact_size
 
 __all__ = ["JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter", "LatentGaussian",
            "predict_from_gaussian", "sample_gaussian", "check_latent_problem",
-           "check_prior_covariance", "check_map_columns"]
+           "check_prior_covariance", "check_map_columns", "add_noise"]
 
 
-def _add_noise(var: np.ndarray, noise: float) -> np.ndarray:
+def add_noise(var: np.ndarray, noise: float) -> np.ndarray:
     """Predictive variance of y* = f* + noise: ``var`` (n*,) plus ``noise``, or a covariance
-    (n*, n*) with ``noise`` on its diagonal (independent noise per test point)."""
+    (n*, n*) with ``noise`` on its diagonal (independent noise per test point); what every
+    regression model's ``predict(include_noise=True)`` adds to the latent's."""
     if var.ndim == 2:
         return var + noise * np.eye(var.shape[0])
     return var + noise
@@ -200,11 +201,11 @@ class LatentGaussian:
         ``X_test``, this being the Gaussian of f at ``X_train`` under ``kernel`` (R&W 2006,
         Alg. 2.1 lines 4-6; Algs. 3.2 and 3.6 for Laplace and EP): the one prediction every GP
         model of the course ends in."""
-        X_test = _as_inputs(X_test, "X_test", X_train.shape[1])
+        X_test = as_inputs(X_test, "X_test", X_train.shape[1])
         if full_cov:
-            _check_exact_size(X_test.shape[0], "X_test", what="the predictive covariance",
-                              advice="ask for variances only (full_cov=False) or predict at "
-                                     "fewer points")
+            check_exact_size(X_test.shape[0], "X_test", what="the predictive covariance",
+                             advice="ask for variances only (full_cov=False) or predict at "
+                                    "fewer points")
         K_test = kernel(X_test) if full_cov else kernel.diag(X_test)
         return self.predict(kernel(X_train, X_test), K_test)
 

@@ -1,4 +1,5 @@
-"""Exact Gaussian-process regression: conditioning, prediction, marginal likelihood, ML-II / MAP-II.
+"""Exact Gaussian-process regression: conditioning, prediction, the evidence (the log marginal
+likelihood), ML-II / MAP-II.
 
 Model: f ~ GP(0, k), y_i = f(x_i) + eps_i with eps_i ~ N(0, noise_variance). Zero prior mean:
 centre y first (or add a :class:`~course_lib.gp.kernels.Constant` kernel for an unknown offset).
@@ -15,7 +16,7 @@ when ``noise_variance=0``: noise-free interpolation); like the kernel's, a posit
 variance lies within ``parameters.PARAMETER_RANGE`` (1e-100 to 1e100). Predictions go through the
 shared :class:`~course_lib.gp.prediction.LatentGaussian` ("noise" form), exactly as the Laplace
 and variational models of later units do. Jitter: see :mod:`course_lib.gp.prediction`. The
-evidence on a grid of two hyper-parameters, a diagnostic, is :mod:`course_lib.gp.lml_surface`.
+evidence on a grid of two hyper-parameters, a diagnostic, is :mod:`course_lib.gp.evidence_surface`.
 """
 
 from __future__ import annotations
@@ -27,32 +28,39 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..validation import RngLike, _as_float_array, _as_positive_float
-from .inputs import _as_inputs, _check_exact_size
+from .inputs import as_inputs, check_exact_size
 from .kernel_base import Kernel
-from .parameters import ModelParameters, _check_parameter, _log_scalar, log_bounds
+from .parameters import ModelParameters, check_parameter, log_scalar, log_bounds
 from ..linalg import (LOG_2PI, NotPositiveDefiniteError, _inverse_from_cholesky,
                       log_det_from_cholesky, sample_gaussian)
-from .optimise import (HyperparameterFit, _check_priors, _negative_log_posterior,
+from .optimise import (HyperparameterFit, check_priors, negative_log_posterior,
                        optimise_hyperparameters)
-from .prediction import LatentGaussian, _add_noise
+from .prediction import LatentGaussian, add_noise
 from .priors import Prior
 
-_NOISE_BOUNDS = (1e-8, 1e5)
+#: The natural-unit bounds ``(low, high)`` of a regression model's noise variance unless given.
+NOISE_BOUNDS = (1e-8, 1e5)
 
-__all__ = ["GPRegression", "RegressionEvidence", "gaussian_log_marginal_likelihood"]
+__all__ = ["GPRegression", "RegressionEvidence", "gaussian_evidence",
+           "gaussian_log_marginal_likelihood", "NOISE_BOUNDS", "condition", "evidence_terms",
+           "kernel_gradient"]
 
 
 @dataclass(frozen=True)
 class RegressionEvidence:
     """log p(y | X, theta) = data_fit + complexity + constant, and optionally its gradient.
 
-    data_fit = -1/2 y^T (K + N)^-1 y;  complexity = -1/2 log det(K + N);  constant = -n/2 log 2pi.
-    ``gradient_kernel[p]`` = d/d theta_p for each slice of the ``dK`` passed in;
+    ``value``: the log evidence. data_fit = -1/2 y^T (K + N)^-1 y;  complexity = -1/2 log
+    det(K + N);  constant = -n/2 log 2pi. ``gradient`` (None unless ``dK`` was given): d value
+    / d (the log-parameters of the slices of ``dK``, then log noise: one entry for a scalar
+    noise, none when it is 0, one per point for a vector), from a model in the order of its
+    ``theta``. Its pieces: ``gradient_kernel[p]`` = d/d theta_p for each slice of ``dK``;
     ``gradient_log_noise[i]`` = d/d log noise_i for each training point (sum them for one
     shared noise variance; group them by rater for per-rater noise).
     """
 
     value: float
+    gradient: np.ndarray | None
     data_fit: float
     complexity: float
     constant: float
@@ -60,8 +68,7 @@ class RegressionEvidence:
     gradient_log_noise: np.ndarray | None = None
 
 
-def gaussian_log_marginal_likelihood(K, y, noise, dK=None, warn: bool = True
-                                     ) -> RegressionEvidence:
+def gaussian_evidence(K, y, noise, dK=None, *, warn: bool = True) -> RegressionEvidence:
     """Log evidence of y ~ N(0, K + diag(noise)) and, if ``dK`` (shape (P, n, n)) is given,
     its gradient (see :class:`RegressionEvidence`). ``noise`` is a scalar or (n,) vector.
     Lecture 04, section 5 (The marginal likelihood: fit versus complexity).
@@ -70,33 +77,51 @@ def gaussian_log_marginal_likelihood(K, y, noise, dK=None, warn: bool = True
     order 1e150 and beyond: standardise them), and naming ``dK`` for a non-finite gradient.
     """
     # Lines 2-3 (R&W 2006, Alg. 2.1): L = cholesky(K + N) and alpha = L^T \ (L \ y)
-    posterior = _condition(K, y, noise, warn)
-    data_fit, complexity, constant = _evidence_terms(
+    posterior = condition(K, y, noise, warn)
+    data_fit, complexity, constant = evidence_terms(
         posterior, np.asarray(y, dtype=float), "y",
         "standardise y (subtract its mean, divide by its standard deviation)")
+    value = data_fit + complexity + constant
     if dK is None:
         # Lines 7-8 (R&W 2006, Alg. 2.1; eq. 2.30): log p(y | X), the sum, returned
-        return RegressionEvidence(data_fit + complexity + constant, data_fit, complexity, constant)
-    _, outer_minus_inverse, gradient_kernel = _kernel_gradient(posterior, dK)
+        return RegressionEvidence(value, None, data_fit, complexity, constant)
+    _, outer_minus_inverse, gradient_kernel = kernel_gradient(posterior, dK)
     noise_vec = np.broadcast_to(np.asarray(noise, dtype=float), (posterior.alpha.shape[0],))
     # Eq. 5.9 (R&W 2006) with dK_y / d log noise_i = noise_i e_i e_i^T: the diagonal, scaled
     gradient_log_noise = 0.5 * noise_vec * np.diag(outer_minus_inverse)
     if not (np.all(np.isfinite(gradient_kernel)) and np.all(np.isfinite(gradient_log_noise))):
-        raise ValueError("dK: the gradient of the log marginal likelihood is not finite; check "
-                         "that dK holds finite kernel derivatives")
-    return RegressionEvidence(data_fit + complexity + constant, data_fit, complexity, constant,
-                              gradient_kernel, gradient_log_noise)
+        raise ValueError("dK: the gradient of the log evidence is not finite; check that dK "
+                         "holds finite kernel derivatives")
+    if np.ndim(noise) > 0:
+        noise_part = gradient_log_noise
+    else:
+        noise_part = [gradient_log_noise.sum()] if float(noise) > 0 else []
+    return RegressionEvidence(value, np.concatenate([gradient_kernel, noise_part]), data_fit,
+                              complexity, constant, gradient_kernel, gradient_log_noise)
 
 
-def _condition(K, y, noise, warn: bool) -> LatentGaussian:
+def gaussian_log_marginal_likelihood(K, y, noise, dK=None, warn: bool = True
+                                     ) -> RegressionEvidence:
+    """Deprecated, removed in the next release: ``gaussian_evidence`` (the exercises of lecture
+    05 as released before issue 48 called this name)."""
+    warnings.warn("gaussian_log_marginal_likelihood is deprecated and will be removed in the "
+                  "next release; use gaussian_evidence", DeprecationWarning, stacklevel=2)
+    return gaussian_evidence(K, y, noise, dK, warn=warn)
+
+
+def condition(K, y, noise, warn: bool) -> LatentGaussian:
+    """The GP of prior covariance ``K`` conditioned on targets ``y`` with noise variances
+    ``noise`` (a scalar or one per target; :meth:`LatentGaussian.from_noise`, R&W 2006, Alg.
+    2.1 lines 2-3), on arrays already checked; ``warn=False`` silences the jitter warning (the
+    optimiser's many trial evaluations). The models of Units 4 and 5 condition with it."""
     if warn:
         return LatentGaussian.from_noise(K, y, noise)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return LatentGaussian.from_noise(K, y, noise)
 
-def _evidence_terms(posterior: LatentGaussian, y: np.ndarray, name: str, advice: str
-                    ) -> tuple[float, float, float]:
+def evidence_terms(posterior: LatentGaussian, y: np.ndarray, name: str, advice: str
+                   ) -> tuple[float, float, float]:
     """Data fit, complexity and constant of log N(y; 0, K + N) (R&W 2006, eq. 2.30) from the GP
     conditioned on ``y``; the models of Units 4 and 5 add them up. A data fit that overflows
     float64 is a ``ValueError`` naming ``name``, with ``advice``."""
@@ -112,10 +137,11 @@ def _evidence_terms(posterior: LatentGaussian, y: np.ndarray, name: str, advice:
     return data_fit, complexity, constant
 
 
-def _kernel_gradient(posterior: LatentGaussian, dK: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def kernel_gradient(posterior: LatentGaussian, dK: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(K + N)^-1, alpha alpha^T - (K + N)^-1 and the kernel part of eq. 5.9 (R&W 2006) for the
-    GP conditioned on y; the noise part depends on how a model parameterises its noise."""
+    GP conditioned on y; the noise part depends on how a model parameterises its noise (the
+    models of Units 4 and 5 add their own)."""
     alpha = posterior.alpha
     inverse = _inverse_from_cholesky(posterior.factors[0])
     outer_minus_inverse = np.outer(alpha, alpha) - inverse  # Eq. 5.9: alpha alpha^T - K_y^-1
@@ -146,17 +172,17 @@ class GPRegression(ModelParameters):
     """
 
     def __init__(self, kernel: Kernel, noise_variance: float = 1e-2,
-                 noise_bounds=_NOISE_BOUNDS, priors: Mapping[str, Prior] | None = None):
+                 noise_bounds=NOISE_BOUNDS, priors: Mapping[str, Prior] | None = None):
         if not isinstance(kernel, Kernel):
             raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
         self.kernel = kernel
         self.noise_variance = _as_positive_float(noise_variance, "noise_variance", allow_zero=True)
         if self.noise_variance > 0:
-            _check_parameter(self.noise_variance, "noise_variance")
+            check_parameter(self.noise_variance, "noise_variance")
         self._noise_log_bounds = (None if self.noise_variance == 0 else
                                   log_bounds(noise_bounds, np.array([self.noise_variance]),
                                               "noise_variance"))
-        self.priors = _check_priors(priors, self.param_names)
+        self.priors = check_priors(priors, self.param_names)
         self.X_train: np.ndarray | None = None
         self.y_train: np.ndarray | None = None
         self.posterior: LatentGaussian | None = None
@@ -169,15 +195,15 @@ class GPRegression(ModelParameters):
     def _parts(self):
         """The parts of ``theta`` (``parameters.ModelParameters``): the kernel's log-parameters,
         then log noise_variance, given back as a float (no part, 0.0, when noise-free)."""
-        return self.kernel, _log_scalar("noise_variance", self.noise_variance,
-                                        self._noise_log_bounds)
+        return self.kernel, log_scalar("noise_variance", self.noise_variance,
+                                       self._noise_log_bounds)
 
     # ----- data -------------------------------------------------------------------------
     def fit(self, X, y) -> "GPRegression":
         """Condition on training data (rows of X are points, y has shape (n,)) at the current
         hyper-parameters (no optimisation). Returns self."""
-        X = _as_inputs(X, "X")
-        _check_exact_size(X.shape[0], "X")
+        X = as_inputs(X, "X")
+        check_exact_size(X.shape[0], "X")
         y = _as_float_array(y, "y", ndim=1)
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y: expected {X.shape[0]} values (one per row of X), "
@@ -214,11 +240,11 @@ class GPRegression(ModelParameters):
         """
         self._require_fit()
         mean, var = self.posterior.predict_at(self.kernel, self.X_train, X_test, full_cov)
-        return mean, (_add_noise(var, self.noise_variance) if include_noise else var)
+        return mean, (add_noise(var, self.noise_variance) if include_noise else var)
 
     def sample_prior(self, X_test, n_samples: int = 1, *, rng: RngLike = None) -> np.ndarray:
         """Draws of f(X_test) from the GP prior, shape (n_samples, n*)."""
-        X_test = _as_inputs(X_test, "X_test")
+        X_test = as_inputs(X_test, "X_test")
         return sample_gaussian(np.zeros(X_test.shape[0]), self.kernel(X_test), n_samples, rng=rng)
 
     def sample_posterior(self, X_test, n_samples: int = 1, *, rng: RngLike = None,
@@ -227,45 +253,25 @@ class GPRegression(ModelParameters):
         mean, cov = self.predict(X_test, full_cov=True, include_noise=include_noise)
         return sample_gaussian(mean, cov, n_samples, rng=rng)
 
-    # ----- marginal likelihood ----------------------------------------------------------
-    def marginal_likelihood(self, theta=None, eval_gradient: bool = False,
-                            warn: bool = True) -> RegressionEvidence:
-        """Terms (and gradient) of log p(y | X, theta); ``theta`` defaults to the current one.
+    # ----- evidence ---------------------------------------------------------------------
+    def evidence(self, theta=None, eval_gradient: bool = False, *, warn: bool = True
+                 ) -> RegressionEvidence:
+        """Terms (and gradient) of log p(y | X, theta); ``theta`` defaults to the current one
+        (``log_evidence(theta)`` is its ``value``).
 
-        ``gradient_kernel`` of the result is w.r.t. ``kernel.theta``; ``gradient_log_noise``
-        is per point (see :func:`gaussian_log_marginal_likelihood`).
+        ``gradient`` is in the order of ``param_names``; of its pieces ``gradient_kernel`` is
+        w.r.t. ``kernel.theta`` and ``gradient_log_noise`` is per point (see
+        :func:`gaussian_evidence`).
         """
         self._require_fit()
         kernel, noise = (self.kernel, self.noise_variance) if theta is None else self._split(theta)
-        if eval_gradient:
-            K, dK = kernel.gradient(self.X_train)
-            return gaussian_log_marginal_likelihood(K, self.y_train, noise, dK, warn)
-        return gaussian_log_marginal_likelihood(kernel(self.X_train), self.y_train, noise,
-                                                None, warn)
-
-    def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False):
-        """log p(y | X, theta) (float), or ``(value, gradient)`` with the gradient w.r.t. the
-        log hyper-parameters in the order of ``param_names`` (as scikit-learn's method)."""
-        result = self.marginal_likelihood(theta, eval_gradient)
-        if not eval_gradient:
-            return result.value
-        grad = result.gradient_kernel
-        if self.learns_noise:
-            grad = np.append(grad, result.gradient_log_noise.sum())
-        return result.value, grad
+        K, dK = kernel.gradient(self.X_train) if eval_gradient else (kernel(self.X_train), None)
+        return gaussian_evidence(K, self.y_train, noise, dK, warn=warn)
 
     # ----- ML-II / MAP-II ---------------------------------------------------------------
-    def _theta_gradient(self, result) -> np.ndarray:
-        """The gradient over theta from a ``marginal_likelihood(..., eval_gradient=True)``
-        result."""
-        grad = result.gradient_kernel
-        if self.learns_noise:
-            grad = np.append(grad, result.gradient_log_noise.sum())
-        return grad
-
     def negative_objective(self, theta) -> tuple[float, np.ndarray]:
         """-(log p(y | X, theta) + log p(theta)) and its gradient: what L-BFGS-B minimises."""
-        return _negative_log_posterior(self, theta, self._theta_gradient)
+        return negative_log_posterior(self, theta)
 
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200) -> HyperparameterFit:

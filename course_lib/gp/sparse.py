@@ -55,7 +55,8 @@ parameters would make F discontinuous under the optimiser.
 
 What it returns and where Z comes from
 --------------------------------------
-:class:`BoundGradient` is the value of the bound with its derivatives; :class:`SparseGP` holds
+:class:`CollapsedEvidence` is the value of the bound with its derivatives (an evidence bound,
+CONVENTIONS 3.4); :class:`SparseGP` holds
 the optimal q(u) (Titsias 2009, §3) as a :class:`~course_lib.gp.prediction.LatentGaussian` over
 the inducing values and predicts through it, the same step as every GP model of the course.
 
@@ -75,20 +76,21 @@ from dataclasses import dataclass
 from scipy.linalg import cho_solve, cholesky, LinAlgError, solve_triangular
 from scipy.optimize import minimize
 
-from ..gmm.clustering import _check_spread, _kmeans_trusted
+from ..gmm.clustering import check_spread, kmeans_trusted
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
 from ..validation import (RngLike, _as_bool, _as_float_array, _as_positive_float, _as_positive_int,
                           _as_rng, _check_choice)
-from .inputs import _as_inputs
+from .inputs import as_inputs
 from .kernel_base import Kernel
-from .parameters import _DEFAULT_BOUNDS, _check_parameter, log_bounds
-from .prediction import LatentGaussian, _add_noise
+from .parameters import DEFAULT_BOUNDS, check_parameter, log_bounds
+from .prediction import LatentGaussian, add_noise
 
 
-__all__ = ["collapsed_bound", "collapsed_bound_and_gradient", "sparse_posterior", "fit_sparse_gp",
-           "BoundGradient", "SparseGP", "select_inducing_inputs"]
+__all__ = ["collapsed_evidence", "sparse_posterior", "fit_sparse_gp", "CollapsedEvidence",
+           "SparseGP", "select_inducing_inputs", "DEFAULT_JITTER"]
 
-_DEFAULT_JITTER = 1e-10
+#: The fixed jitter of K_uu, relative to mean(diag K_uu), of every sparse GP unless given.
+DEFAULT_JITTER = 1e-10
 
 
 # ---------------------------------------------------------------------------------------
@@ -98,15 +100,15 @@ def _check_problem(X, y, Z, kernel, noise_variance, jitter):
     if not isinstance(kernel, Kernel):
         raise TypeError(f"kernel: expected a course_lib.gp.kernel_base.Kernel, got "
                         f"{type(kernel).__name__}")
-    X = _as_inputs(X, "X")
+    X = as_inputs(X, "X")
     y = _as_float_array(y, "y", ndim=1)
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"y: expected {X.shape[0]} values (one per row of X), got {y.shape[0]}")
-    Z = _as_inputs(Z, "Z")
+    Z = as_inputs(Z, "Z")
     if Z.shape[1] != X.shape[1]:
         raise ValueError(f"Z: inducing inputs need {X.shape[1]} column(s) like X, "
                          f"got shape {Z.shape}")
-    noise_variance = _check_parameter(noise_variance, "noise_variance")
+    noise_variance = check_parameter(noise_variance, "noise_variance")
     jitter = _as_positive_float(jitter, "jitter", allow_zero=True)
     return X, y, Z, noise_variance, jitter
 
@@ -160,27 +162,17 @@ def _bound_from(factors: _Factors, y, trace_K_ff, noise_variance) -> float:
 # ---------------------------------------------------------------------------------------
 # Bound and gradient
 # ---------------------------------------------------------------------------------------
-def collapsed_bound(X, y, Z, kernel: Kernel, noise_variance: float, *,
-                    jitter: float = _DEFAULT_JITTER) -> float:
-    """Titsias' collapsed bound F = log N(y | 0, Q_ff + s2 I) - tr(K_ff - Q_ff) / (2 s2).
+def collapsed_evidence(X, y, Z, kernel: Kernel, noise_variance: float, *,
+                       eval_gradient: bool = False, jitter: float = DEFAULT_JITTER
+                       ) -> CollapsedEvidence:
+    """Titsias' collapsed bound F = log N(y | 0, Q_ff + s2 I) - tr(K_ff - Q_ff) / (2 s2) and,
+    with ``eval_gradient``, its analytic gradient (:class:`CollapsedEvidence`).
 
     X : (N, D) training inputs (rows are points; 1-D means D = 1). y : (N,) targets.
     Z : (M, D) inducing inputs. kernel : a :class:`~course_lib.gp.kernel_base.Kernel`.
     noise_variance : s2 > 0 (a variance, not a standard deviation).
-    jitter : relative jitter on K_uu (module docstring). Cost O(N M^2), memory O(N M).
-    """
-    X, y, Z, noise_variance, jitter = _check_problem(X, y, Z, kernel, noise_variance, jitter)
-    factors = _factorise(X, y, Z, kernel, noise_variance, jitter)
-    return _bound_from(factors, y, float(np.sum(kernel.diag(X))), noise_variance)
-
-
-# Data rows per block of the gradient loop: memory stays O(P * _CHUNK_ROWS * M).
-_CHUNK_ROWS = 2048
-
-
-def collapsed_bound_and_gradient(X, y, Z, kernel: Kernel, noise_variance: float, *,
-                                 jitter: float = _DEFAULT_JITTER) -> BoundGradient:
-    """F (see :func:`collapsed_bound`) and its analytic gradient, in O(N M^2) time.
+    jitter : relative jitter on K_uu (module docstring). Cost O(N M^2), memory O(N M), with
+    the gradient too.
 
     With ``Sigma = K_uu + K_uf K_fu / s2``, ``v = Sigma^-1 K_uf y / s2`` (so that the fitted
     mean at the training inputs is ``K_fu v``) and the residual ``r = y - K_fu v``, the
@@ -192,17 +184,26 @@ def collapsed_bound_and_gradient(X, y, Z, kernel: Kernel, noise_variance: float,
         dF/d log s2 = -N/2 + (r^T r + tr K_ff) / (2 s2) - tr((I - B^-1) A A^T) / 2
 
     and the chain rule through ``kernel.gradient`` (log-parameters) and
-    ``kernel.gradient_inputs`` (inducing inputs) gives ``d_theta`` and ``d_Z``. The kernel's
-    derivatives are taken over blocks of data rows, so memory stays O(N M).
+    ``kernel.gradient_inputs`` (inducing inputs) gives the ``gradient`` in (kernel.theta,
+    log s2) and the ``gradient_inducing`` in Z. The kernel's derivatives are taken over blocks
+    of data rows, so memory stays O(N M).
     """
     X, y, Z, noise_variance, jitter = _check_problem(X, y, Z, kernel, noise_variance, jitter)
-    return _bound_and_gradient(X, y, Z, kernel, noise_variance, jitter, with_Z=True)
+    if not _as_bool(eval_gradient, "eval_gradient"):
+        factors = _factorise(X, y, Z, kernel, noise_variance, jitter)
+        return CollapsedEvidence(_bound_from(factors, y, float(np.sum(kernel.diag(X))),
+                                             noise_variance), None)
+    return _collapsed_evidence(X, y, Z, kernel, noise_variance, jitter, with_Z=True)
 
 
-def _bound_and_gradient(X, y, Z, kernel, noise_variance, jitter, with_Z) -> BoundGradient:
-    """The work of :func:`collapsed_bound_and_gradient` on checked arguments; ``d_Z`` is left
-    at zero unless ``with_Z`` (a fit with fixed inducing inputs does not need it).
-    Lecture 04, section 10 (The O(N^3) wall and inducing points)."""
+# Data rows per block of the gradient loop: memory stays O(P * _CHUNK_ROWS * M).
+_CHUNK_ROWS = 2048
+
+
+def _collapsed_evidence(X, y, Z, kernel, noise_variance, jitter, with_Z) -> CollapsedEvidence:
+    """The work of :func:`collapsed_evidence` with its gradient, on checked arguments;
+    ``gradient_inducing`` is left at zero unless ``with_Z`` (a fit with fixed inducing inputs
+    does not need it). Lecture 04, section 10 (The O(N^3) wall and inducing points)."""
     f = _factorise(X, y, Z, kernel, noise_variance, jitter)
     N, M = X.shape[0], Z.shape[0]
     s = np.sqrt(noise_variance)
@@ -247,17 +248,17 @@ def _bound_and_gradient(X, y, Z, kernel, noise_variance, jitter, with_Z) -> Boun
         d_theta += np.einsum("nj,pnj->p", G_fu_c, dK_fu)
         if with_Z:
             d_Z += np.einsum("nj,njk->jk", G_fu_c, kernel.gradient_inputs(X_c, Z))
-    return BoundGradient(bound, d_theta, float(d_log_noise), d_Z)
+    return CollapsedEvidence(bound, np.append(d_theta, d_log_noise), d_Z)
 
 
 # ---------------------------------------------------------------------------------------
 # Posterior q(u)
 # ---------------------------------------------------------------------------------------
 def sparse_posterior(X, y, Z, kernel: Kernel, noise_variance: float, *,
-                     jitter: float = _DEFAULT_JITTER) -> SparseGP:
+                     jitter: float = DEFAULT_JITTER) -> SparseGP:
     """The optimal q(u) and the bound at fixed kernel, noise variance and inducing inputs.
 
-    Shapes as in :func:`collapsed_bound`; O(N M^2) time, no N x N matrix.
+    Shapes as in :func:`collapsed_evidence`; O(N M^2) time, no N x N matrix.
     """
     X, y, Z, noise_variance, jitter = _check_problem(X, y, Z, kernel, noise_variance, jitter)
     return _posterior(X, y, Z, kernel, noise_variance, jitter)
@@ -280,12 +281,12 @@ def _posterior(X, y, Z, kernel, noise_variance, jitter, **run) -> SparseGP:
 # ---------------------------------------------------------------------------------------
 def fit_sparse_gp(X, y, Z, kernel: Kernel, noise_variance: float, *,
                   optimise_inducing: bool = False,
-                  noise_bounds=_DEFAULT_BOUNDS,
-                  jitter: float = _DEFAULT_JITTER, max_iter: int = 200) -> SparseGP:
+                  noise_bounds=DEFAULT_BOUNDS,
+                  jitter: float = DEFAULT_JITTER, max_iter: int = 200) -> SparseGP:
     """Maximise the collapsed bound F over the hyper-parameters (and optionally Z).
 
     The search runs L-BFGS-B with the analytic gradient of
-    :func:`collapsed_bound_and_gradient` on ``[kernel.theta, log s2, Z.ravel()]``, starting from
+    :func:`collapsed_evidence` on ``[kernel.theta, log s2, Z.ravel()]``, starting from
     the given kernel, ``noise_variance`` and ``Z``; kernel parameters stay within
     ``kernel.bounds`` (equal bounds fix a parameter), s2 within ``noise_bounds`` ((low, high)
     in natural units, or "fixed"; as in :class:`~course_lib.gp.regression.GPRegression`), and
@@ -308,14 +309,14 @@ def fit_sparse_gp(X, y, Z, kernel: Kernel, noise_variance: float, *,
     def objective(params):
         k, s2, Z_now = unpack(params)
         try:
-            result = _bound_and_gradient(X, y, Z_now, k, s2, jitter, optimise_inducing)
+            result = _collapsed_evidence(X, y, Z_now, k, s2, jitter, optimise_inducing)
         except NotPositiveDefiniteError:  # K_uu lost positive definiteness: make the line
             # search back off (coincident inducing inputs while Z moves)
             return np.inf, np.zeros_like(params)
-        grad = [result.d_theta, [result.d_log_noise_variance]]
+        grad = [result.gradient]
         if optimise_inducing:
-            grad.append(result.d_Z.ravel())
-        return -result.bound, -np.concatenate(grad)
+            grad.append(result.gradient_inducing.ravel())
+        return -result.value, -np.concatenate(grad)
 
     start = [kernel.theta, [np.log(noise_variance)]]
     bounds = [tuple(b) for b in np.vstack([kernel.bounds, noise_log_bounds])]
@@ -330,19 +331,18 @@ def fit_sparse_gp(X, y, Z, kernel: Kernel, noise_variance: float, *,
 
 
 @dataclass(frozen=True)
-class BoundGradient:
-    """The collapsed bound and its gradient.
+class CollapsedEvidence:
+    """The collapsed bound, an evidence bound, and its gradient when asked for.
 
-    bound : F (a lower bound on log p(y | X)).
-    d_theta : (P,) dF / d kernel.theta (log kernel parameters, order ``kernel.param_names``).
-    d_log_noise_variance : dF / d log s2.
-    d_Z : (M, D) dF / dZ.
+    value : F (a lower bound on log p(y | X)).
+    gradient : (P + 1,) dF / d (kernel.theta, log s2): the log kernel parameters in the order of
+        ``kernel.param_names``, then the log noise variance; None unless asked for.
+    gradient_inducing : (M, D) dF / dZ; None unless asked for.
     """
 
-    bound: float
-    d_theta: np.ndarray
-    d_log_noise_variance: float
-    d_Z: np.ndarray
+    value: float
+    gradient: np.ndarray | None = None
+    gradient_inducing: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -386,10 +386,10 @@ class SparseGP:
         O(N* M^2). ``include_noise`` adds s2 to the variance. X_test : (N*, D). Returns
         ``(mean (N*,), var (N*,))`` or, with ``full_cov``, ``(mean, cov (N*, N*))``.
         """
-        X_test = _as_inputs(X_test, "X_test", self.Z.shape[1])
+        X_test = as_inputs(X_test, "X_test", self.Z.shape[1])
         K_test = self.kernel(X_test) if full_cov else self.kernel.diag(X_test)
         mean, var = self.posterior.predict(self.kernel(self.Z, X_test), K_test)
-        return mean, (_add_noise(var, self.noise_variance) if include_noise else var)
+        return mean, (add_noise(var, self.noise_variance) if include_noise else var)
 
 
 def select_inducing_inputs(X, n_inducing: int, *, method: str = "random",
@@ -402,7 +402,7 @@ def select_inducing_inputs(X, n_inducing: int, *, method: str = "random",
     X : (N, D). Returns Z : (M, D), sorted by its first column for readable plots.
     M must not exceed the number of distinct rows of X.
     """
-    X = _as_inputs(X, "X")
+    X = as_inputs(X, "X")
     n_inducing = _as_positive_int(n_inducing, "n_inducing")
     _check_choice(method, "method", {"random", "kmeans"})
     rng = _as_rng(rng)
@@ -413,6 +413,6 @@ def select_inducing_inputs(X, n_inducing: int, *, method: str = "random",
     if method == "random":
         Z = distinct[rng.choice(distinct.shape[0], n_inducing, replace=False)]
     else:
-        _check_spread(X)   # what kmeans alone checks, in its words
-        Z = _kmeans_trusted(X, n_inducing, rng).centroids
+        check_spread(X)   # what kmeans alone checks, in its words
+        Z = kmeans_trusted(X, n_inducing, rng).centroids
     return Z[np.argsort(Z[:, 0], kind="stable")]

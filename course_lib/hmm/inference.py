@@ -48,13 +48,13 @@ from ..validation import _as_float_array, _check_choice
 from .recursions import (_backward_log_kernel, backward_scaled_kernel,
                        forward_log_kernel, forward_scaled_kernel, forward_unscaled_kernel,
                        viterbi_kernel)
-from ._sequences import (_SequenceBatch, _pack_for_model, _pack_one_sequence,
+from ._sequences import (_SequenceBatch, _pack_for_model, _pack_one_sequence, _pack_sequences,
                          _zero_probability_message)
 from .model import DiscreteHMM, _check_model, _safe_log
 
 
 __all__ = ["forward_unscaled", "forward_scaled", "backward_scaled", "forward_log",
-           "explain_zero_probability", "posteriors", "viterbi", "log_likelihoods",
+           "explain_zero_probability", "posteriors", "viterbi", "log_likelihoods", "pack_sequences",
            "UnscaledForward", "ScaledForward", "LogForward", "Posteriors", "ViterbiResult"]
 
 _METHODS = ("log", "scaled")
@@ -198,6 +198,15 @@ def log_likelihoods(hmm: DiscreteHMM, sequences, *, method: str = "scaled") -> n
     forward_log_kernel(hmm.log_pi, hmm.A, hmm.log_B, batch.symbols, batch.offsets,
                        np.empty((T, N)), log_lik)
     return log_lik
+
+
+def pack_sequences(sequences, n_symbols: int | None = None) -> _SequenceBatch:
+    """Check a list of symbol sequences once and pack them into one batch (the symbols end to
+    end with their offsets, like hmmlearn's ``X, lengths``), which :func:`log_likelihoods` and
+    :class:`course_lib.hmm.training.BaumWelchStepper` then take without checking them again:
+    to score one data set under many models, or to train on it step by step. Symbols must lie
+    in ``0 .. n_symbols-1``; errors name ``sequences``."""
+    return _pack_sequences(sequences, n_symbols)
 
 
 def _scaled_factors(hmm: DiscreteHMM, batch: _SequenceBatch) -> tuple[np.ndarray, np.ndarray]:

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..gmm.clustering import (assign_clusters_trusted, _check_n_clusters, _check_spread,
-                          _kmeans_trusted)
+from ..gmm.clustering import (assign_clusters_trusted, check_n_clusters, check_spread,
+                              kmeans_trusted)
 from ..validation import RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng
 
 __all__ = ["Codebook", "train_codebook", "quantise", "quantise_all", "quantisation_error"]
@@ -94,13 +94,13 @@ def train_codebook(frames_list, codebook_size: int, *, rng: RngLike = None,
         from different seeds, the one with the lowest distortion kept).
     """
     frames = np.concatenate(_as_frames_list(frames_list, "frames_list"))
-    codebook_size = _check_n_clusters(frames, codebook_size, "codebook_size", "frames")
+    codebook_size = check_n_clusters(frames, codebook_size, "codebook_size", "frames")
     # kmeans's own checks of what it alone checks, with its messages
-    _check_spread(frames)
+    check_spread(frames)
     n_restarts = _as_positive_int(n_restarts, "n_restarts")
     max_iter = _as_positive_int(max_iter, "max_iter")
     tol = _as_positive_float(tol, "tol", allow_zero=True)
-    result = _kmeans_trusted(frames, codebook_size, _as_rng(rng), n_restarts=n_restarts,
+    result = kmeans_trusted(frames, codebook_size, _as_rng(rng), n_restarts=n_restarts,
                             max_iter=max_iter, tol=tol)
     centroids = result.centroids.copy()
     centroids.flags.writeable = False

@@ -9,13 +9,15 @@ in ``docs/ALGORITHMS.md``):
   joined with the pairwise likelihoods of :mod:`course_lib.preference` in one
   :class:`MixedLikelihood`.
 - ``variational``: variational inference, each model with its bound: the ELBO
-  (:func:`variational_elbo`: the expected log-likelihood of every row, once, minus one KL), its
-  fit and the model that optimises it, :class:`VariationalGP` (MAP-II, warm-started refits,
-  prediction); ``sparse_variational``: the same on fixed inducing points, bound, fit and
-  :class:`SparseVariationalGP` (Wu et al. 2025, section 2 and App. A), with ``inducing`` placing
-  the inducing points (:func:`inducing_points`); ``variational_model``: what both models are
+  (:func:`variational_elbo`: the expected log-likelihood of every row, once, minus one KL; its
+  result, an evidence bound, :class:`VariationalEvidence`), its fit and the model that
+  optimises it, :class:`VariationalGP` (MAP-II, warm-started refits, prediction);
+  ``sparse_variational``: the same on fixed inducing points, bound
+  (:class:`SparseVariationalEvidence`), fit and :class:`SparseVariationalGP` (Wu et al. 2025,
+  section 2 and App. A), with ``inducing`` placing the inducing points
+  (:func:`inducing_points`); ``variational_model``: what both models are
   (:class:`VariationalModel`: the hyper-parameter vector with the learned likelihood parameters,
-  the evidence :class:`VariationalEvidence`, MAP-II, prediction).
+  the evidence and its gradient, MAP-II, prediction).
 - ``constraints``: prior knowledge as constraints (section 4.3):
   :func:`constraints_from_probability`, :func:`constraint_sigma`, :func:`pseudo_data`,
   :func:`detection_likelihood`.
@@ -45,17 +47,17 @@ from .levelset import LevelSetLookahead, eavc, global_mi, lookahead_levelset
 from .levelset_propose import ACQUISITIONS, Proposal, bald_bernoulli, propose, straddle
 from .mixed_likelihood import MixedLikelihood
 from .inducing import inducing_points
-from .sparse_variational import (SparseVariationalGP, SparseVariationalResult,
+from .sparse_variational import (SparseVariationalEvidence, SparseVariationalGP,
                                  fit_sparse_variational, sparse_variational_elbo)
-from .variational import VariationalGP, VariationalResult, fit_variational, variational_elbo
-from .variational_model import VariationalEvidence, VariationalModel
+from .variational import VariationalEvidence, VariationalGP, fit_variational, variational_elbo
+from .variational_model import VariationalModel
 
 __all__ = [
     "BernoulliProbit", "GaussianConstraint", "LikertConfidence", "OrdinalProbit",
-    "MixedLikelihood", "VariationalModel", "VariationalGP", "VariationalResult",
-    "VariationalEvidence",
+    "MixedLikelihood", "VariationalModel", "VariationalGP", "VariationalEvidence",
     "fit_variational", "variational_elbo",
-    "SparseVariationalGP", "SparseVariationalResult", "fit_sparse_variational", "inducing_points",
+    "SparseVariationalGP", "SparseVariationalEvidence", "fit_sparse_variational",
+    "inducing_points",
     "sparse_variational_elbo",
     "constraints_from_probability", "constraint_sigma", "pseudo_data", "detection_likelihood",
     "Z_95", "ledger_fit", "constraint_fit",

@@ -51,7 +51,7 @@ import numpy as np
 
 from ..validation import _as_bool, _renamed_error
 from ..preference.comparisons import Comparisons, DisconnectedComparisonsWarning
-from ..gp.inputs import _as_inputs
+from ..gp.inputs import as_inputs
 from ..gp.kernel_base import Kernel
 from .feedback_likelihoods import LikertConfidence
 from .mixed_likelihood import MixedLikelihood
@@ -184,7 +184,7 @@ class ConfidencePreferenceGP(VariationalGP):
         the current kernel and cut points. Pairs of items at distinct inputs form a comparison
         graph of many components; the kernel links them, so that report of
         :class:`Comparisons` is not shown here."""
-        X = _as_inputs(X, "X")
+        X = as_inputs(X, "X")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DisconnectedComparisonsWarning)
             try:

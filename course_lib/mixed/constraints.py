@@ -48,7 +48,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from ..validation import _as_float_array, _check_choice
-from ..gp.inputs import _as_inputs
+from ..gp.inputs import as_inputs
 from .feedback_likelihoods import BernoulliProbit, GaussianConstraint
 from .mixed_likelihood import MixedLikelihood
 
@@ -83,7 +83,7 @@ def constraint_sigma(y) -> np.ndarray:
 
 
 def _locations_and_targets(locations, targets, names=("locations", "targets")):
-    X = _as_inputs(locations, names[0])
+    X = as_inputs(locations, names[0])
     y = _as_float_array(targets, names[1], ndim=1)
     if y.size != X.shape[0]:
         raise ValueError(f"{names[1]}: expected one target per row of {names[0]} "
@@ -147,7 +147,7 @@ def detection_likelihood(X, answers, *, constraint_X=None, constraint_y=None,
     arm = _check_choice(arm, "arm", ARMS)
     answers = _as_float_array(answers, "answers", ndim=1, allow_empty=True)
     no_trials = answers.size == 0 and X is not None and np.size(X) == 0
-    X = np.zeros((0, 0)) if no_trials else _as_inputs(X, "X")
+    X = np.zeros((0, 0)) if no_trials else as_inputs(X, "X")
     if X.shape[0] != answers.size:
         raise ValueError(f"answers: expected one answer per row of X ({X.shape[0]}), got "
                          f"{answers.size}")

@@ -15,17 +15,17 @@ import numpy as np
 from ..validation import _as_positive_float
 from .constraints import detection_likelihood
 from .feedback_likelihoods import GaussianConstraint
-from ..gp.inputs import _as_inputs
+from ..gp.inputs import as_inputs
 from ..gp.kernel_base import Kernel
 from .mixed_likelihood import MixedLikelihood
 from .sparse_variational import SparseVariationalGP
-from .variational import VariationalResult, fit_variational
+from .variational import VariationalEvidence, fit_variational
 
 __all__ = ["ledger_fit", "constraint_fit"]
 
 
 def ledger_fit(X, parts: Sequence, kernel: Kernel, use: Sequence[bool], *,
-               kl_weight: float = 1.0) -> VariationalResult:
+               kl_weight: float = 1.0) -> VariationalEvidence:
     """The full-rank variational fit of the items ``X`` on the parts ``use`` selects.
 
     ``parts`` is a list of (likelihood, M, y) triples as :class:`MixedLikelihood` takes them
@@ -39,7 +39,7 @@ def ledger_fit(X, parts: Sequence, kernel: Kernel, use: Sequence[bool], *,
     if not chosen:
         raise ValueError("use: switch on at least one data type (with none there is no "
                          "likelihood, only the prior)")
-    X = _as_inputs(X, "X")
+    X = as_inputs(X, "X")
     # a slider's long lengthscales make K near-singular; its tiny jitter is no news on every
     # redraw, so it is not warned about
     return fit_variational(kernel(X), MixedLikelihood(chosen), kl_weight=kl_weight, warn=False)

@@ -21,11 +21,11 @@ import numpy as np
 
 from ..linalg import LOG_2PI
 from ..validation import _as_float_array
-from ..preference.likelihoods import (Likelihood, _check_binary, _check_levels, _check_rows,
-                                      _no_parameters)
-from ..preference.log_phi import _SQRT2
+from ..preference.likelihoods import (Likelihood, check_binary, check_levels, check_rows,
+                                      no_parameters)
+from ..preference.log_phi import SQRT2
 from ..preference.pairwise_likelihoods import PairwiseProbit
-from ..gp.parameters import _check_parameter
+from ..gp.parameters import check_parameter
 
 __all__ = ["BernoulliProbit", "GaussianConstraint", "LikertConfidence"]
 
@@ -46,10 +46,10 @@ class BernoulliProbit(PairwiseProbit):
     observation_kind = "single-binary"
 
     def __init__(self):
-        self._init_parameters({"noise_sd": 1.0 / _SQRT2}, {"noise_sd": "fixed"})
+        self._init_parameters({"noise_sd": 1.0 / SQRT2}, {"noise_sd": "fixed"})
 
     def _check_domain(self, y, name):
-        return _check_binary(y, name, "1 = yes / detected")
+        return check_binary(y, name, "1 = yes / detected")
 
     def __repr__(self) -> str:
         return "BernoulliProbit()"
@@ -78,7 +78,7 @@ class GaussianConstraint(Likelihood):
             raise ValueError(f"noise_sd: every sd must be > 0, row {int(np.argmax(sd <= 0))} "
                              f"has {sd[sd <= 0][0]:g}")
         self.noise_sd = sd
-        _no_parameters(self)
+        no_parameters(self)
 
     def __repr__(self) -> str:
         return f"GaussianConstraint(noise_sd=<{self.noise_sd.size} rows>)"
@@ -112,7 +112,7 @@ class GaussianConstraint(Likelihood):
 
     def predictive_log_density(self, y, mean, var):
         mean, var = self._check_gaussian(mean, var)
-        y = _check_rows(y, "y", mean.size)
+        y = check_rows(y, "y", mean.size)
         total = self._variance(mean.size) + var
         return -0.5 * (LOG_2PI + np.log(total) + (y - mean) ** 2 / total)
 
@@ -162,7 +162,7 @@ class LikertConfidence(Likelihood):
                 or n_levels < 2:
             raise ValueError(f"n_levels: expected an integer >= 2, got {n_levels!r}")
         self.n_levels = int(n_levels)
-        self.max_gap = _check_parameter(max_gap, "max_gap")
+        self.max_gap = check_parameter(max_gap, "max_gap")
         gaps = np.full(self.n_levels - 1, 0.5 * self.max_gap) if gaps is None \
             else _as_float_array(gaps, "gaps", ndim=1)
         if gaps.size != self.n_levels - 1:
@@ -172,7 +172,7 @@ class LikertConfidence(Likelihood):
             bad = int(np.argmax((gaps <= 0) | (gaps > self.max_gap)))
             raise ValueError(f"gaps: each gap must lie in (0, max_gap = {self.max_gap:g}], gap "
                              f"{bad} is {gaps[bad]:g}")
-        lapse = _check_parameter(lapse, "lapse")
+        lapse = check_parameter(lapse, "lapse")
         if lapse >= 1:
             raise ValueError(f"lapse: a lapse rate must lie in (0, 1), got {lapse:g}")
         if gap_bounds is None:
@@ -193,7 +193,7 @@ class LikertConfidence(Likelihood):
         return np.concatenate([[0.0], np.cumsum(np.exp(self._log_theta[:-1]))])
 
     def _check_domain(self, y, name):
-        return _check_levels(y, name, self.n_levels)
+        return check_levels(y, name, self.n_levels)
 
     def _kinks(self):
         cuts = self.cut_points

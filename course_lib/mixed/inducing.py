@@ -18,7 +18,7 @@ from scipy.stats import qmc
 
 from ..validation import (RngLike, _check_array_size, _as_float_array, _as_positive_int,
                           _as_rng, _check_width)
-from ..gp.inputs import _as_inputs
+from ..gp.inputs import as_inputs
 
 __all__ = ["inducing_points"]
 
@@ -35,7 +35,7 @@ def inducing_points(bounds, n: int, *, include=None, rng: RngLike = None) -> np.
                          f"got {bounds.tolist()}")
     _check_width(bounds[:, 0], bounds[:, 1], "bounds")
     d = bounds.shape[0]
-    extra = np.empty((0, d)) if include is None else _as_inputs(include, "include", d)
+    extra = np.empty((0, d)) if include is None else as_inputs(include, "include", d)
     n = _as_positive_int(n, "n", minimum=0 if extra.shape[0] else 1)
     _check_array_size((n + extra.shape[0], d), "n", "the inducing points",
                      "a sparse model needs tens to a few thousand inducing points (the "

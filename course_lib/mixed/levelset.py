@@ -62,9 +62,9 @@ from dataclasses import dataclass
 from numba import njit
 from scipy.special import ndtr, xlogy
 
-from ..gp.inputs import _as_inputs
+from ..gp.inputs import as_inputs
 from ..gp.prediction import LatentGaussian
-from ..metrics import _standardised_gap
+from ..metrics import standardised_gap
 from ..validation import _as_float_array
 from .bivariate_normal import (_SERIES_MAX_RHO, _SERIES_TERMS, _TERM_BOUND, _bvn_excess,
                                 _hermite_coefficients, _quadrature_excess, _series_length)
@@ -108,7 +108,7 @@ def _lookahead(query_mean, query_var, ref_mean, ref_var, cross_cov, threshold):
     Lecture 07, section 6 (Finding a threshold: level-set active learning)."""
     scale_q = np.sqrt(1.0 + query_var)
     h = query_mean / scale_q
-    gap = _standardised_gap(ref_mean, ref_var, threshold)
+    gap = standardised_gap(ref_mean, ref_var, threshold)
     sd_ref = np.sqrt(ref_var)
     with np.errstate(divide="ignore", invalid="ignore"):
         rho = -cross_cov / (sd_ref * scale_q)
@@ -256,11 +256,11 @@ class ReferenceLookahead:
 
     def __init__(self, model, references, threshold):
         self.kernel, self.X_train, self.posterior = _fitted_posterior(model)
-        self.references = _as_inputs(references, "references", self.X_train.shape[1])
+        self.references = as_inputs(references, "references", self.X_train.shape[1])
         threshold = _as_threshold(threshold)
         self.ref = _marginals(self.kernel, self.X_train, self.posterior, self.references)
         self.sd = np.sqrt(self.ref.var)
-        self.gap = _standardised_gap(self.ref.mean, self.ref.var, threshold)
+        self.gap = standardised_gap(self.ref.mean, self.ref.var, threshold)
         self.p_now, self.q_now = ndtr(self.gap), ndtr(-self.gap)
         self.coefficients = np.ascontiguousarray(_hermite_table(self.gap).T)
         self.decay = _series_decay(self.gap)
@@ -269,7 +269,7 @@ class ReferenceLookahead:
     def batches(self, candidates):
         """Yield (slice of candidates, cross-covariances (batch, n_s), posterior means and
         variances at the batch)."""
-        candidates = _as_inputs(candidates, "candidates", self.X_train.shape[1])
+        candidates = as_inputs(candidates, "candidates", self.X_train.shape[1])
         batch = max(1, _BATCH_ELEMENTS // self.references.shape[0])
         for start in range(0, candidates.shape[0], batch):
             rows = slice(start, min(start + batch, candidates.shape[0]))
@@ -303,7 +303,7 @@ class ReferenceLookahead:
 
 
 def _n_rows(candidates) -> int:
-    return _as_inputs(candidates, "candidates").shape[0]
+    return as_inputs(candidates, "candidates").shape[0]
 
 
 def global_mi(model, candidates, references, threshold) -> np.ndarray:

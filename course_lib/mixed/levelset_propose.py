@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from scipy.optimize import minimize
 from scipy.special import ndtr
 
-from ..gp.inputs import _as_inputs
+from ..gp.inputs import as_inputs
 from ..validation import _as_bool, _as_float_array, _as_positive_float, _check_choice, _check_width
 from .levelset import ReferenceLookahead, _as_threshold, _binary_entropy_bits, _fitted_posterior
 
@@ -127,7 +127,7 @@ def propose(model, acquisition, *, candidates, references=None, threshold=None,
     than the best candidate, and deterministic. Returns the (d,) point, or a :class:`Proposal`
     (point, its score, the candidates' scores) with ``return_scores=True``.
     """
-    candidates = _as_inputs(candidates, "candidates")
+    candidates = as_inputs(candidates, "candidates")
     polish = _as_bool(polish, "polish")
     return_scores = _as_bool(return_scores, "return_scores")
     box = _polish_box(bounds, candidates)
@@ -171,7 +171,7 @@ def _polish(score, x0, value0, box, free, n_candidates):
 
 def _predictive(model, candidates):
     kernel, X_train, posterior = _fitted_posterior(model)
-    candidates = _as_inputs(candidates, "candidates", X_train.shape[1])
+    candidates = as_inputs(candidates, "candidates", X_train.shape[1])
     mean, var = posterior.predict(kernel(X_train, candidates), kernel.diag(candidates))
     return mean, np.maximum(var, 0.0)
 

@@ -62,8 +62,9 @@ ELBO; its optimum is the fixed point above with lambda = -2 d_var / beta and m =
 log evidence, a looser one; its maximiser is not the ELBO's. Only beta = 1 (the default) is the
 ELBO.
 
-What it returns and what it accepts. :class:`SparseVariationalResult` is the ledger of the
-bound at a whitened q(v) = N(m, S S^T) over the values at the inducing points (the expected
+What it returns and what it accepts. :class:`SparseVariationalEvidence` is the bound (an
+evidence bound, CONVENTIONS 3.4) and its ledger at a whitened q(v) = N(m, S S^T) over the
+values at the inducing points (the expected
 log-likelihood of every row once, minus one KL). The ``_check_*`` functions are the argument
 checks of the fit, of the bound at a given q(v) and of the model
 :class:`SparseVariationalGP` (below; those of a given (m, S) and the packing of q(v) for L-BFGS
@@ -101,7 +102,7 @@ import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.optimize import minimize
 
-from ..gp.inputs import _as_inputs
+from ..gp.inputs import as_inputs
 from ..gp.kernel_base import Kernel
 from ..gp.prediction import LatentGaussian
 from ..gp.priors import Prior
@@ -115,7 +116,7 @@ from .variational import _SITE_PRECISION_FLOOR
 from .variational_model import VariationalModel
 
 
-__all__ = ["fit_sparse_variational", "sparse_variational_elbo", "SparseVariationalResult",
+__all__ = ["fit_sparse_variational", "sparse_variational_elbo", "SparseVariationalEvidence",
            "SparseVariationalGP"]
 
 # The natural-gradient phase: at most _FIXED_POINT_MAX_ITER steps, stopping when the ELBO gains
@@ -256,27 +257,27 @@ def _natural_gradient(bound: _SparseBound, m, S, tol: float):
 
 
 def _result(bound: _SparseBound, m, S, with_gradient: bool, n_iter: int, converged: bool
-            ) -> SparseVariationalResult:
-    _, expected, kl, grad_m, pieces = bound.evaluate(m, S)
+            ) -> SparseVariationalEvidence:
+    value, expected, kl, grad_m, pieces = bound.evaluate(m, S)
     z_mean, z_var = pieces[0], pieces[1]
     posterior = LatentGaussian.from_whitened(bound.L, m, S, bound.jitter)
     parts = bound.mixed.part_expected_log_likelihoods(z_mean, z_var)
     gradient = bound.kernel_gradient(m, S, pieces) if with_gradient else None
-    return SparseVariationalResult(float(expected - kl), float(expected), parts, float(kl), m, S,
-                                   z_mean, z_var, posterior, grad_m,
-                                   bound.root_gradient(S, pieces), gradient, n_iter, converged,
-                                   bound.kl_weight)
+    return SparseVariationalEvidence(float(value), gradient, float(expected - kl),
+                                     float(expected), parts, float(kl), m, S, z_mean, z_var,
+                                     posterior, grad_m, bound.root_gradient(S, pieces), gradient,
+                                     n_iter, converged, bound.kl_weight)
 
 
 def sparse_variational_elbo(kernel: Kernel, X, inducing, likelihood, mean_whitened,
                             root_whitened, y=None, M=None, *, eval_gradient: bool = False,
-                            kl_weight: float = 1.0) -> SparseVariationalResult:
+                            kl_weight: float = 1.0) -> SparseVariationalEvidence:
     """The ELBO and its ledger at GIVEN q(v) = N(mean_whitened, S S^T), ``root_whitened`` = S
     (lower triangular, positive diagonal), no optimisation. ``likelihood`` is a
     :class:`~course_lib.mixed.mixed_likelihood.MixedLikelihood` over the rows of ``X`` (then ``y`` and
     ``M`` stay None) or one Likelihood with its observations ``y`` and map ``M`` (None: the
     identity). ``eval_gradient`` adds the gradient in the kernel's log-parameters; with
-    ``kl_weight`` the gradients are those of ``result.objective``."""
+    ``kl_weight`` the gradients are those of ``result.value``, E - kl_weight KL."""
     X, Z, mixed = _check_problem(kernel, X, inducing, likelihood, y, M)
     p = Z.shape[0]
     m = _check_mean(mean_whitened, "mean_whitened", p)
@@ -289,7 +290,7 @@ def sparse_variational_elbo(kernel: Kernel, X, inducing, likelihood, mean_whiten
 def fit_sparse_variational(kernel: Kernel, X, inducing, likelihood, y=None, M=None, *,
                            mean0=None, root0=None, eval_gradient: bool = False,
                            max_iter: int = 2000, tol: float = 1e-10, warn: bool = True,
-                           kl_weight: float = 1.0) -> SparseVariationalResult:
+                           kl_weight: float = 1.0) -> SparseVariationalEvidence:
     """Maximise the ELBO over the whitened q(v) = N(m, S S^T): natural-gradient steps towards
     the fixed point, then L-BFGS on (m, S) with S's diagonal as logs (module docstring).
 
@@ -311,7 +312,7 @@ def fit_sparse_variational(kernel: Kernel, X, inducing, likelihood, y=None, M=No
 
 
 def _fit_sparse_variational_trusted(kernel, X, Z, mixed, m, S, eval_gradient, max_iter, tol,
-                                   warn, kl_weight) -> SparseVariationalResult:
+                                   warn, kl_weight) -> SparseVariationalEvidence:
     """:func:`fit_sparse_variational` of checked arguments (``m``, ``S`` None: the prior)."""
     p = Z.shape[0]
     m = np.zeros(p) if m is None else m
@@ -337,22 +338,29 @@ def _fit_sparse_variational_trusted(kernel, X, Z, mixed, m, S, eval_gradient, ma
 
 
 @dataclass(frozen=True)
-class SparseVariationalResult:
-    """The ELBO of the whitened q(v) = N(mean_whitened, S S^T) and its ledger.
+class SparseVariationalEvidence:
+    """The ELBO of the whitened q(v) = N(mean_whitened, S S^T), an evidence bound, with its
+    ledger.
 
+    ``value`` = expected_log_likelihood - kl_weight * kl, what the optimiser maximises (the
+    ELBO when kl_weight = 1; ``kl_weight`` is the teaching device's beta,
+    :mod:`course_lib.mixed.sparse_variational`); ``gradient`` is d value / d theta when asked
+    for (None otherwise): in the kernel's log-parameters (``gradient_kernel``) from
+    :func:`sparse_variational_elbo` and :func:`fit_sparse_variational`, followed by the learned
+    likelihood parameters from the model's ``evidence``.
     ``elbo = expected_log_likelihood - kl``; ``part_expected_log_likelihoods`` splits the first
     term by the MixedLikelihood's parts (the ELBO ledger, also under the name
     ``expected_log_likelihoods``); ``root_whitened`` is S (lower triangular); ``z_mean`` and
-    ``z_var`` are the rows' moments under q; ``kl_weight`` is the teaching device's beta
-    (:mod:`course_lib.mixed.sparse_variational`) and ``objective`` = expected_log_likelihood -
-    kl_weight * kl (the ELBO when kl_weight = 1); ``gradient_mean`` and ``gradient_root`` are
-    d objective/dm and d objective/dS (lower triangle; both 0 at the optimum);
-    ``gradient_kernel`` (when asked for) is d objective/dtheta_p of the kernel's log-parameters
+    ``z_var`` are the rows' moments under q; ``gradient_mean`` and ``gradient_root`` are
+    d value/dm and d value/dS (lower triangle; both 0 at the optimum);
+    ``gradient_kernel`` (when asked for) is d value/dtheta_p of the kernel's log-parameters
     at fixed (m, S); ``n_iter`` (natural-gradient steps plus L-BFGS iterations) and
     ``converged`` describe the run (0 / False for a plain evaluation); ``posterior`` is the
     :class:`~course_lib.gp.prediction.LatentGaussian` over u = f(Z).
     """
 
+    value: float
+    gradient: np.ndarray | None
     elbo: float
     expected_log_likelihood: float
     part_expected_log_likelihoods: np.ndarray
@@ -368,11 +376,6 @@ class SparseVariationalResult:
     n_iter: int = 0
     converged: bool = False
     kl_weight: float = 1.0
-
-    @property
-    def objective(self) -> float:
-        """What the optimiser maximised: expected_log_likelihood - kl_weight * kl."""
-        return self.expected_log_likelihood - self.kl_weight * self.kl
 
     @property
     def expected_log_likelihoods(self) -> np.ndarray:
@@ -411,7 +414,7 @@ def _mixed_for(likelihood, y, M, n: int) -> MixedLikelihood:
 def _check_inducing(kernel, Z) -> np.ndarray:
     if not isinstance(kernel, Kernel):
         raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
-    Z = _as_inputs(Z, "inducing")
+    Z = as_inputs(Z, "inducing")
     dim = kernel._input_dim()
     if dim is not None and Z.shape[1] != dim:
         raise ValueError(f"inducing: expected {dim} column(s), as the kernel has one "
@@ -427,7 +430,7 @@ def _check_problem(kernel, X, Z, likelihood, y, M):
 
 def _check_items(X, Z, likelihood, y, M):
     """The rows ``X`` and the likelihood's data, for checked inducing points ``Z``."""
-    X = _as_inputs(X, "X")
+    X = as_inputs(X, "X")
     if X.shape[1] != Z.shape[1]:
         raise ValueError(f"X: expected {Z.shape[1]} column(s), as many as the inducing points "
                          f"(one per input dimension), got shape {X.shape}")
@@ -457,11 +460,12 @@ class SparseVariationalGP(VariationalModel):
     warm_start : start every fit from the previous q(v) (the active-learning loop refits after
         each trial; v lives on Z, so the previous optimum is a good start even with new rows).
 
-    After ``fit``: ``result`` (:class:`SparseVariationalResult`: ELBO, ledger, KL, m, S),
+    After ``fit``: ``result`` (:class:`SparseVariationalEvidence`: ELBO, ledger, KL, m, S),
     ``posterior`` (LatentGaussian over u = f(Z)), ``X_train`` (= Z, which is what prediction and
     the level-set acquisitions condition on), ``X_items`` (the rows of X the likelihood
-    addresses), ``mixed`` (the MixedLikelihood with its data). ``log_marginal_likelihood`` is
-    the optimised ELBO, which ``optimise_hyperparameters`` maximises by the restart loop of
+    addresses), ``mixed`` (the MixedLikelihood with its data). ``log_evidence`` is
+    the optimised ELBO (``evidence`` gives it with its gradient), which
+    ``optimise_hyperparameters`` maximises by the restart loop of
     :func:`~course_lib.gp.optimise.optimise_hyperparameters`, each evaluation warm-started from
     the latest q(v) (all from :class:`~course_lib.mixed.variational_model.VariationalModel`).
     """
@@ -475,7 +479,7 @@ class SparseVariationalGP(VariationalModel):
                          kl_weight=kl_weight, max_iter=max_iter, tol=tol)
         self.warm_start = _as_bool(warm_start, "warm_start")
         self.X_items: np.ndarray | None = None
-        self.result: SparseVariationalResult | None = None
+        self.result: SparseVariationalEvidence | None = None
 
     @property
     def n_inducing(self) -> int:
@@ -501,7 +505,7 @@ class SparseVariationalGP(VariationalModel):
         self._warm = (result.mean_whitened, result.root_whitened)
         return self
 
-    def _run(self, kernel, X, mixed, warm, eval_gradient, warn) -> SparseVariationalResult:
+    def _run(self, kernel, X, mixed, warm, eval_gradient, warn) -> SparseVariationalEvidence:
         warm = warm or (None, None)
         try:
             return _fit_sparse_variational_trusted(kernel, X, self.inducing, mixed, warm[0],
@@ -514,10 +518,11 @@ class SparseVariationalGP(VariationalModel):
     def _refit(self):
         self._fit(self.X_items, self.mixed)
 
-    def _optimised_bound(self, kernel, mixed, eval_gradient, warn) -> SparseVariationalResult:
+    def _optimised_bound(self, kernel, mixed, eval_gradient, warn
+                         ) -> SparseVariationalEvidence:
         """The ELBO maximised over q(v) at ``kernel`` and ``mixed``, warm-started from the
         latest q(v), with its kernel gradient when ``eval_gradient``
-        (:meth:`VariationalModel.marginal_likelihood`)."""
+        (:meth:`VariationalModel.evidence`)."""
         eval_gradient = _as_bool(eval_gradient, "eval_gradient")
         result = self._run(kernel, self.X_items, mixed, self._warm, eval_gradient, warn)
         self._warm = (result.mean_whitened, result.root_whitened)

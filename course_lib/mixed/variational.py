@@ -66,7 +66,7 @@ from scipy.optimize import minimize
 
 from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter, log_det_from_cholesky
 from ..validation import _as_float_array, _as_positive_float, _as_positive_int
-from ..gp.inputs import _as_inputs, _check_exact_size
+from ..gp.inputs import as_inputs, check_exact_size
 from ..gp.prediction import LatentGaussian
 from ..gp.prediction import (check_latent_problem as _check_latent_problem,
                              check_map_columns as _check_map_columns,
@@ -75,7 +75,7 @@ from ..preference.quadrature import LatentOverflowError
 from .mixed_likelihood import MixedLikelihood
 from .variational_model import VariationalModel
 
-__all__ = ["VariationalResult", "variational_elbo", "fit_variational", "VariationalGP"]
+__all__ = ["VariationalEvidence", "variational_elbo", "fit_variational", "VariationalGP"]
 
 
 # The fixed-point phase of fit_variational: at most _FIXED_POINT_MAX_ITER steps, stopping when
@@ -130,22 +130,28 @@ def _check_variational_starts(alpha0, site_precision0, n: int, m: int):
 
 
 @dataclass(frozen=True)
-class VariationalResult:
-    """The ELBO of q(f) = N(K alpha, (K^-1 + M^T diag(site_precision) M)^-1) and its ledger.
+class VariationalEvidence:
+    """The ELBO of q(f) = N(K alpha, (K^-1 + M^T diag(site_precision) M)^-1), an evidence bound,
+    with its ledger.
 
+    ``value`` = expected_log_likelihood - kl_weight * kl, the quantity the optimiser maximises
+    (the ELBO when kl_weight = 1; ``kl_weight`` is the teaching device's beta, module
+    docstring); ``gradient`` is d value / d theta when asked for (None otherwise): in the
+    kernel's log-parameters (``gradient_kernel``) from :func:`variational_elbo` and
+    :func:`fit_variational`, followed by the learned likelihood parameters from a model's
+    ``evidence`` (:class:`~course_lib.mixed.variational_model.VariationalModel`).
     ``elbo = expected_log_likelihood - kl``; ``part_expected_log_likelihoods`` splits the first
     term by the MixedLikelihood's parts; ``z_mean``, ``z_var`` are the rows' moments under q;
-    ``kl_weight`` is the teaching device's beta (module docstring) and ``objective`` =
-    expected_log_likelihood - kl_weight * kl the quantity the optimiser maximised (the ELBO
-    when kl_weight = 1); ``gradient_alpha`` and ``gradient_site_precision`` are
-    d objective / d alpha and d objective / d lambda (both 0 at the optimum);
-    ``gradient_kernel`` (when asked for) is d objective / d theta_p of the kernel's
-    log-parameters at fixed (alpha, site_precision);
+    ``gradient_alpha`` and ``gradient_site_precision`` are d value / d alpha and d value /
+    d lambda (both 0 at the optimum); ``gradient_kernel`` (when asked for) is d value /
+    d theta_p of the kernel's log-parameters at fixed (alpha, site_precision);
     ``n_iter`` (fixed-point steps plus L-BFGS iterations) and ``converged`` describe the
     optimiser run (0 / False for a plain evaluation); ``posterior`` is the
     :class:`~course_lib.gp.prediction.LatentGaussian` ("precision" form).
     """
 
+    value: float
+    gradient: np.ndarray | None
     elbo: float
     expected_log_likelihood: float
     part_expected_log_likelihoods: np.ndarray
@@ -161,10 +167,6 @@ class VariationalResult:
     n_iter: int = 0
     converged: bool = False
     kl_weight: float = 1.0
-
-    @property
-    def objective(self) -> float:
-        return self.expected_log_likelihood - self.kl_weight * self.kl
 
 
 class _Bound:
@@ -291,7 +293,7 @@ def _pack(alpha, lam, L_K):
 
 def fit_variational(K, likelihood, y=None, M=None, *, alpha0=None, site_precision0=None,
                     dK=None, max_iter: int = 2000, tol: float = 1e-13, warn: bool = True,
-                    kl_weight: float = 1.0) -> VariationalResult:
+                    kl_weight: float = 1.0) -> VariationalEvidence:
     """Maximise the ELBO over (alpha, log site_precision): damped fixed-point steps towards
     alpha = M^T dE/dmean, lambda = -2 dE/dvar, then L-BFGS with the analytic gradient.
 
@@ -315,7 +317,7 @@ def fit_variational(K, likelihood, y=None, M=None, *, alpha0=None, site_precisio
 
 
 def _fit_variational_trusted(K, mixed, alpha0, site_precision0, dK, max_iter, tol, warn,
-                            kl_weight) -> VariationalResult:
+                            kl_weight) -> VariationalEvidence:
     """:func:`fit_variational` of checked arguments (``K`` and ``mixed`` from ``_as_mixed``)."""
     bound = _Bound(K, mixed, warn, kl_weight)
     n, m, lam = K.shape[0], mixed.n_rows, site_precision0
@@ -347,10 +349,10 @@ def _fit_variational_trusted(K, mixed, alpha0, site_precision0, dK, max_iter, to
 
 
 def variational_elbo(K, likelihood, alpha, site_precision, y=None, M=None, dK=None, *,
-                     kl_weight: float = 1.0) -> VariationalResult:
+                     kl_weight: float = 1.0) -> VariationalEvidence:
     """The ELBO and its ledger at GIVEN (alpha, site_precision) (no optimisation); arguments
     as :func:`fit_variational` (with ``kl_weight``, the gradients are those of
-    ``result.objective``)."""
+    ``result.value``, E - kl_weight KL)."""
     K, mixed = _as_mixed(likelihood, y, M, K)
     bound = _Bound(K, mixed, kl_weight=_as_positive_float(kl_weight, "kl_weight"))
     alpha = _as_float_array(alpha, "alpha", ndim=1)
@@ -364,16 +366,17 @@ def variational_elbo(K, likelihood, alpha, site_precision, y=None, M=None, dK=No
     return _result(bound, alpha, lam, dK, 0, False)
 
 
-def _result(bound, alpha, lam, dK, n_iter, converged) -> VariationalResult:
-    _, expected, kl, grad_alpha, grad_lam, pieces = bound.evaluate(alpha, lam)
+def _result(bound, alpha, lam, dK, n_iter, converged) -> VariationalEvidence:
+    value, expected, kl, grad_alpha, grad_lam, pieces = bound.evaluate(alpha, lam)
     z_mean, z_var = pieces[0], pieces[1]
     gradient = None if dK is None else bound.kernel_gradient(alpha, lam, pieces, dK)
     R = bound.M.T * np.sqrt(lam)[None, :]
     posterior = LatentGaussian.from_precision(bound.K, bound.K @ alpha, R, alpha=alpha)
     parts = bound.mixed.part_expected_log_likelihoods(z_mean, z_var)
-    return VariationalResult(float(expected - kl), float(expected), parts, float(kl), alpha, lam,
-                             z_mean, z_var, posterior, grad_alpha, grad_lam, gradient, n_iter,
-                             converged, bound.kl_weight)
+    return VariationalEvidence(float(value), gradient, float(expected - kl), float(expected),
+                               parts, float(kl), alpha, lam, z_mean, z_var, posterior,
+                               grad_alpha, grad_lam, gradient, n_iter, converged,
+                               bound.kl_weight)
 
 
 # --------------------------------------------------------------------------------------------
@@ -407,13 +410,13 @@ class VariationalGP(VariationalModel):
 
     ``theta`` / ``param_names`` / ``bounds``: the kernel's log-parameters, then the learned
     likelihood log-parameters in the likelihood's order. After ``fit``: ``gp.result`` (the
-    :class:`VariationalResult`: ELBO, its ledger, alpha, site precisions), ``gp.posterior``,
-    ``gp.X_train``, ``gp.mixed`` (the MixedLikelihood with its data). ``log_marginal_likelihood``
-    is the ELBO (a lower bound on the log evidence; with ``kl_weight`` != 1 the objective
+    :class:`VariationalEvidence`: ELBO, its ledger, alpha, site precisions), ``gp.posterior``,
+    ``gp.X_train``, ``gp.mixed`` (the MixedLikelihood with its data). ``log_evidence`` is the
+    ELBO (a lower bound on the log evidence; with ``kl_weight`` != 1 the objective
     E - kl_weight KL), which ``optimise_hyperparameters`` maximises by the restart loop of
     :func:`~course_lib.gp.optimise.optimise_hyperparameters`, each evaluation warm-started from
-    the previous (alpha, lambda); ``marginal_likelihood`` returns it with its gradient as a
-    :class:`~course_lib.mixed.variational_model.VariationalEvidence` (all from
+    the previous (alpha, lambda); ``evidence`` returns it with its gradient in ``theta`` as a
+    :class:`VariationalEvidence` (all from
     :class:`~course_lib.mixed.variational_model.VariationalModel`).
     """
 
@@ -428,8 +431,8 @@ class VariationalGP(VariationalModel):
         the first fixed-point step then gives them the sites their gradients ask for. (A
         MixedLikelihood carries its data: to add some, assign the new one, with the same
         parts and parameters, to ``gp.likelihood`` and fit again.)"""
-        X = _as_inputs(X, "X")
-        _check_exact_size(X.shape[0], "X", advice="use SparseVariationalGP (a few hundred "
+        X = as_inputs(X, "X")
+        check_exact_size(X.shape[0], "X", advice="use SparseVariationalGP (a few hundred "
                          "inducing points) or fit a subset of the items")
         K = self.kernel(X)
         return self._fit(X, *_as_mixed(self.likelihood, y, M, K))
@@ -463,7 +466,7 @@ class VariationalGP(VariationalModel):
         self._warm = (result.alpha, result.site_precision)
         return self
 
-    def _run(self, K, mixed, warm, dK, warn) -> VariationalResult:
+    def _run(self, K, mixed, warm, dK, warn) -> VariationalEvidence:
         try:
             return _fit_variational_trusted(K, mixed, warm[0], warm[1], dK, self.max_iter,
                                            self.tol, warn, self.kl_weight)
@@ -474,10 +477,10 @@ class VariationalGP(VariationalModel):
     def _refit(self):
         self._fit(self.X_train, _check_prior_covariance(self.kernel(self.X_train)), self.mixed)
 
-    def _optimised_bound(self, kernel, mixed, eval_gradient, warn) -> VariationalResult:
+    def _optimised_bound(self, kernel, mixed, eval_gradient, warn) -> VariationalEvidence:
         """The ELBO maximised over (alpha, lambda) at ``kernel`` and ``mixed``, warm-started
         from the latest (alpha, lambda), with its kernel gradient when ``eval_gradient``
-        (:meth:`VariationalModel.marginal_likelihood`)."""
+        (:meth:`VariationalModel.evidence`)."""
         K, dK = kernel.gradient(self.X_train) if eval_gradient else (kernel(self.X_train), None)
         result = self._run(_check_prior_covariance(K), mixed, self._warm, dK, warn)
         self._warm = (result.alpha, result.site_precision)

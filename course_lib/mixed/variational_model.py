@@ -14,8 +14,10 @@ What they share:
 * the hyper-parameter vector ``theta``: the kernel's log-parameters, then the likelihood
   parameters MAP-II is asked to learn (``learn_likelihood``, by name ``"part<p>.<name>"``), given
   back as the likelihood with those replaced;
-* the evidence, :class:`VariationalEvidence`: the optimised ELBO at some ``theta`` and its
-  gradient. The gradient is taken at the optimal q (the envelope theorem): in the kernel's
+* the evidence (``log_evidence`` and ``evidence``): the optimised ELBO at some ``theta`` as the
+  model's own bound's result (a :class:`~course_lib.mixed.variational.VariationalEvidence` or
+  a :class:`~course_lib.mixed.sparse_variational.SparseVariationalEvidence`) with its gradient
+  in ``theta``. The gradient is taken at the optimal q (the envelope theorem): in the kernel's
   log-parameters it is the bound's own (``result.gradient_kernel``); in the learned likelihood
   parameters, which neither q nor the KL depend on, it is
   :meth:`MixedLikelihood.expected_parameter_gradient` at the rows' moments under q;
@@ -31,34 +33,21 @@ started from and updating ``self._warm``, with the kernel gradient when asked fo
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import replace
 
 import numpy as np
 
 from ..validation import RngLike, _as_positive_float, _as_positive_int
 from ..gp.kernel_base import Kernel
-from ..gp.optimise import (HyperparameterFit, _check_priors, _negative_log_posterior,
+from ..gp.optimise import (HyperparameterFit, check_priors, negative_log_posterior,
                            optimise_hyperparameters)
-from ..gp.parameters import ModelParameters, _Held
+from ..gp.parameters import Held, ModelParameters
 from ..gp.prediction import LatentGaussian
 from ..gp.priors import Prior
 from ..preference.likelihoods import Likelihood
 from .mixed_likelihood import MixedLikelihood
 
-__all__ = ["VariationalEvidence", "VariationalModel"]
-
-
-@dataclass(frozen=True)
-class VariationalEvidence:
-    """The optimised ELBO at some hyper-parameters (``value``; with a ``kl_weight`` != 1 the
-    objective maximised), its gradient in ``theta`` (or None) and the bound's result behind it
-    (a :class:`~course_lib.mixed.variational.VariationalResult` or a
-    :class:`~course_lib.mixed.sparse_variational.SparseVariationalResult`)."""
-
-    value: float
-    gradient: np.ndarray | None
-    result: Any
+__all__ = ["VariationalModel"]
 
 
 class VariationalModel(ModelParameters):
@@ -128,16 +117,16 @@ class VariationalModel(ModelParameters):
             if name in self.likelihood_param_names and name not in learned:
                 raise ValueError(f"priors: {name!r} is a likelihood parameter that is not "
                                  "learned; name it in learn_likelihood")
-        return _check_priors(priors, self.param_names)
+        return check_priors(priors, self.param_names)
 
     def _parts(self):
         """The parts of ``theta`` (``gp.parameters.ModelParameters``): the kernel's
         log-parameters, then the learned likelihood parameters, given back as the likelihood
         with them replaced."""
         names, learned = self.likelihood_param_names, self._learned
-        return self.kernel, _Held([names[i] for i in learned], self.likelihood.theta[learned],
-                                  self.likelihood.bounds.reshape(-1, 2)[learned],
-                                  self._with_learned)
+        return self.kernel, Held([names[i] for i in learned], self.likelihood.theta[learned],
+                                 self.likelihood.bounds.reshape(-1, 2)[learned],
+                                 self._with_learned)
 
     def _with_learned(self, theta) -> Likelihood | MixedLikelihood:
         """The likelihood with its learned parameters at the log-values ``theta``."""
@@ -178,10 +167,11 @@ class VariationalModel(ModelParameters):
             raise ValueError("self: call fit(X, ...) before predicting or optimising")
 
     # ----- evidence lower bound ----------------------------------------------------------
-    def marginal_likelihood(self, theta=None, eval_gradient: bool = False,
-                            warn: bool = True) -> VariationalEvidence:
-        """The optimised ELBO at ``theta`` (default: the current hyper-parameters) and, with
-        ``eval_gradient``, its gradient in ``theta`` (kernel, then learned likelihood
+    def evidence(self, theta=None, eval_gradient: bool = False, *, warn: bool = True):
+        """The optimised ELBO at ``theta`` (default: the current hyper-parameters), the model's
+        bound's result (:class:`~course_lib.mixed.variational.VariationalEvidence` or
+        :class:`~course_lib.mixed.sparse_variational.SparseVariationalEvidence`) and, with
+        ``eval_gradient``, its ``gradient`` in ``theta`` (kernel, then learned likelihood
         parameters, both at the optimal q: the likelihood's part is
         :meth:`MixedLikelihood.expected_parameter_gradient`, as neither q nor the KL depend on
         it); warm-started from the latest q. The fitted posterior is left as it is."""
@@ -190,25 +180,23 @@ class VariationalModel(ModelParameters):
                               else self._split(theta))
         mixed = self.mixed.with_theta(likelihood.theta) if self._learned.size else self.mixed
         result = self._optimised_bound(kernel, mixed, eval_gradient, warn)
-        gradient = None
-        if eval_gradient:
-            likelihood_gradient = mixed._expected_parameter_gradient(result.z_mean, result.z_var)
-            gradient = np.concatenate([result.gradient_kernel,
-                                       likelihood_gradient[self._learned]])
-        return VariationalEvidence(result.objective, gradient, result)
+        if not eval_gradient:
+            return result
+        likelihood_gradient = mixed._expected_parameter_gradient(result.z_mean, result.z_var)
+        return replace(result, gradient=np.concatenate([result.gradient_kernel,
+                                                        likelihood_gradient[self._learned]]))
 
-    def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False):
-        """The ELBO (float; with ``kl_weight`` != 1 the objective maximised), or
-        ``(value, gradient)`` in the order of ``param_names``."""
-        if theta is None and not eval_gradient:
+    def log_evidence(self, theta=None) -> float:
+        """The ELBO, a float (with ``kl_weight`` != 1 the objective maximised); at the current
+        theta the fit's own, else ``evidence(theta).value``."""
+        if theta is None:
             self._require_fit()
-            return self.result.objective
-        evidence = self.marginal_likelihood(theta, eval_gradient)
-        return (evidence.value, evidence.gradient) if eval_gradient else evidence.value
+            return self.result.value
+        return self.evidence(theta).value
 
     def negative_objective(self, theta) -> tuple[float, np.ndarray]:
         """-(ELBO + log p(theta)) and its gradient: what L-BFGS-B minimises."""
-        return _negative_log_posterior(self, theta, lambda evidence: evidence.gradient)
+        return negative_log_posterior(self, theta)
 
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200) -> HyperparameterFit:

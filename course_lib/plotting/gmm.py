@@ -10,7 +10,7 @@ import numpy as np
 from matplotlib.colors import to_rgb
 from scipy.linalg import cholesky
 
-from ..gmm.gaussian import _as_covariance, gaussian_log_density
+from ..gmm.gaussian import as_covariance, gaussian_log_density
 from ..gmm.em import score_samples
 from ..gmm.mixture import GMMParams
 from ..gmm.clustering import assign_clusters
@@ -40,7 +40,7 @@ def plot_gaussian_contours(ax, mean, cov, *, levels=(1.0, 2.0, 3.0), color="k",
     if mean.shape != (2,):
         raise ValueError(f"mean: expected a 2-D mean (2,), got shape {mean.shape}")
     cov = _as_float_array(cov, "cov", ndim=(1, 2))
-    cov = _as_covariance(cov, 2, "full" if cov.ndim == 2 else "diag", name="cov")
+    cov = as_covariance(cov, 2, "full" if cov.ndim == 2 else "diag", name="cov")
     levels = _as_float_array(levels, "levels", ndim=(0, 1)).reshape(-1)
     if np.any(levels <= 0):
         raise ValueError("levels: expected Mahalanobis radii > 0")

@@ -6,17 +6,20 @@ arrays or (n, 1) arrays.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from ..gp.kernel_base import Kernel
 from ..gp.optimise import HyperparameterFit
-from ..gp.lml_surface import LMLSurface
+from ..gp.evidence_surface import EvidenceSurface
 from ..validation import _as_float_array, _as_positive_float, _check_choice, _check_length
 from .colour import _series_marker
 
-__all__ = ["plot_kernel_function", "plot_samples", "plot_gp_posterior", "plot_lml_surface",
-           "plot_lml_terms", "plot_optimiser_runs", "plot_inducing_inputs", "plot_timings"]
+__all__ = ["plot_kernel_function", "plot_samples", "plot_gp_posterior", "plot_evidence_surface",
+           "plot_evidence_terms", "plot_optimiser_runs", "plot_inducing_inputs", "plot_timings",
+           "plot_lml_surface"]
 
 
 def _flat(x) -> np.ndarray:
@@ -78,10 +81,10 @@ def plot_gp_posterior(ax, x_test, mean, var, X_train=None, y_train=None, samples
     return ax
 
 
-def plot_lml_surface(ax, surface: LMLSurface, levels: int = 20, current=None, cmap="viridis",
-                     depth: float = 100.0):
-    """Filled contours of the log marginal likelihood over two hyper-parameters (log axes),
-    the grid optimum marked with a star and ``current`` = (x, y) with a cross.
+def plot_evidence_surface(ax, surface: EvidenceSurface, levels: int = 20, current=None,
+                          cmap="viridis", depth: float = 100.0):
+    """Filled contours of the log evidence over two hyper-parameters (log axes), the grid
+    optimum marked with a star and ``current`` = (x, y) with a cross.
 
     Values more than ``depth`` nats below the maximum (and failed grid points) are floored at
     max - ``depth``, so the colour scale resolves the top ``depth`` nats: a small depth (say
@@ -110,9 +113,18 @@ def plot_lml_surface(ax, surface: LMLSurface, levels: int = 20, current=None, cm
     return ax
 
 
-def plot_lml_terms(ax, surface: LMLSurface, row: int = 0):
-    """The two terms of the log marginal likelihood along the first hyper-parameter of
-    ``surface`` (log x axis), the second one held at ``surface.y_values[row]``:
+def plot_lml_surface(ax, surface: EvidenceSurface, levels: int = 20, current=None,
+                     cmap="viridis", depth: float = 100.0):
+    """Deprecated, removed in the next release: ``plot_evidence_surface`` (the exercises of
+    lecture 04 as released before issue 48 called this name)."""
+    warnings.warn("plot_lml_surface is deprecated and will be removed in the next release; use "
+                  "plot_evidence_surface", DeprecationWarning, stacklevel=2)
+    return plot_evidence_surface(ax, surface, levels, current, cmap, depth)
+
+
+def plot_evidence_terms(ax, surface: EvidenceSurface, row: int = 0):
+    """The two terms of the log evidence along the first hyper-parameter of ``surface`` (log x
+    axis), the second one held at ``surface.y_values[row]``:
 
     data fit = -1/2 y^T (K + sigma_n^2 I)^-1 y,  complexity = -1/2 log det(K + sigma_n^2 I),
     total = data fit + complexity - n/2 log 2 pi (the constant only shifts the curve).
@@ -140,7 +152,7 @@ def plot_optimiser_runs(ax, fit: HyperparameterFit, x_name: str, y_name: str,
                         color: str = "w"):
     """Each optimiser run of ``fit`` as a line from its start (open circle) to its end (dot),
     in natural units of the hyper-parameters ``x_name`` and ``y_name``; the best end gets a
-    vermillion ring. Meant to be drawn over :func:`plot_lml_surface` (log axes).
+    vermillion ring. Meant to be drawn over :func:`plot_evidence_surface` (log axes).
 
     Starts outside the current axis limits are still drawn (matplotlib clips them).
     """

@@ -14,7 +14,7 @@ from matplotlib.cm import ScalarMappable
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
-from ..metrics import _check_scale
+from ..metrics import check_scale
 from ..validation import _as_float_array
 from .colour import _text_colours
 
@@ -81,7 +81,7 @@ def _plot_panel_distribution(ax, distribution, mean: float, interval_50, interva
     """P(an expert drawn at random gives score c) as bars over the scale, and the five experts'
     mean as a diamond with its central 50% (thick) and 90% (thin, capped) intervals above them;
     behind them the bands of ``rubric`` ((low, high, name, meaning) per band)."""
-    low, high = _check_scale(scale)
+    low, high = check_scale(scale)
     scores = np.arange(low, high + 1)
     distribution = _as_float_array(distribution, "distribution", ndim=1)
     if distribution.shape != scores.shape or np.any(distribution < 0):

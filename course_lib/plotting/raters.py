@@ -17,7 +17,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
 
 from ..raters.rater_data import RaterData
-from ..metrics import _check_scale
+from ..metrics import check_scale
 from ..validation import _as_float_array, _as_positive_float
 from .colour import _series_linestyle, _series_marker, _text_colours
 from .gp import plot_gp_posterior
@@ -142,7 +142,7 @@ def plot_score_distribution(ax, counts, log_probabilities: Mapping[str, np.ndarr
     model's discretised predictive distribution of one rater's score (lines with markers; from
     :func:`course_lib.metrics.discretised_log_predictive`). ``kl`` adds each model's
     KL(raters || model) to its legend entry."""
-    low, high = _check_scale(scale)
+    low, high = check_scale(scale)
     scores = np.arange(low, high + 1)
     counts = _as_float_array(counts, "counts", ndim=1)
     if counts.size != scores.size:

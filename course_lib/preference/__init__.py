@@ -12,16 +12,16 @@ in ``docs/ALGORITHMS.md``):
   beside them ``log_phi`` (log Phi and its derivatives, stable in both tails), ``probit_beta``
   (the Beta algebra two families share) and ``quadrature`` (expectations under a Gaussian).
 - ``laplace``: the Laplace approximation (:func:`laplace_mode`, :func:`newton_path`; Rasmussen &
-  Williams 2006, Alg. 3.1), its result and evidence gradient, and the checks every latent-Gaussian
-  approximation shares; ``exact_posterior``: the brute-force posterior on a grid it is judged
-  against (:func:`grid_posterior`).
+  Williams 2006, Alg. 3.1), its result and its evidence with the gradient
+  (:func:`laplace_evidence`, :class:`LaplaceEvidence`); ``exact_posterior``: the brute-force
+  posterior on a grid it is judged against (:func:`grid_posterior`).
 - ``ep`` and ``tilted_distributions``: expectation propagation for single-item ratings
-  (:func:`expectation_propagation`, :func:`tilted_moments`; R&W Alg. 3.5), its result and
-  evidence gradient.
+  (:func:`expectation_propagation`, :func:`tilted_moments`; R&W Alg. 3.5), its result and its
+  evidence with the gradient (:func:`ep_evidence`, :class:`EPEvidence`).
 - ``preference_gp``: the model (:class:`PreferenceGP`: Laplace or EP, predictions of pairs) and
   what every model of comparisons is (:class:`ComparisonGP`: hyper-parameters, MAP-II,
   predictions of the utility and of pairs), with the MAP-II glue in ``hyperparameters``
-  (:class:`LaplaceEvidence`, :class:`OnSquare`).
+  (:class:`OnSquare`, warm starts).
 - ``acquisition``: choosing the next comparison (Nielsen 2015, ch. 3): expected improvement
   (:func:`expected_improvement`, :func:`univariate_ei`, :func:`bivariate_ei`), pairwise BALD, the
   sampling rules and maximising bEI; ``ei_convergence``: when to stop
@@ -40,15 +40,17 @@ from .acquisition import (AcquisitionMaximum, bivariate_ei, bivariate_ei_gradien
                           thompson_sample, univariate_ei)
 from .comparisons import Comparisons, DisconnectedComparisonsWarning
 from .ei_convergence import average_ei_path, settled_at, settling_threshold
-from .ep import ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation
+from .ep import (ClippedSiteWarning, EPConvergenceError, EPEvidence, EPResult, ep_evidence,
+                 expectation_propagation)
 from .forced_choice import ForcedChoiceTest, forced_choice_test, forced_choice_threshold
 from .exact_posterior import grid_posterior, two_item_prior
-from .hyperparameters import LaplaceEvidence, OnSquare
-from .laplace import InvalidLaplaceError, LaplaceResult, NewtonStep, laplace_mode, newton_path
+from .hyperparameters import OnSquare
+from .laplace import (InvalidLaplaceError, LaplaceEvidence, LaplaceResult, NewtonStep,
+                      laplace_evidence, laplace_mode, newton_path)
 from .likelihoods import Likelihood, LikelihoodTerms
 from .log_phi import inverse_mills_ratio, log_ndtr_derivatives
 from .pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
-from .preference_gp import ComparisonGP, EPEvidence, PreferenceGP, latent_difference
+from .preference_gp import ComparisonGP, PreferenceGP, latent_difference
 from .rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
 from .sparse_preference import PseudoInputFit, SparsePreferenceGP
 
@@ -57,8 +59,9 @@ __all__ = [
     "Likelihood", "LikelihoodTerms", "PairwiseProbit", "PairwiseGaussian", "PairwiseBeta",
     "BetaRating", "TruncatedGaussianRating", "WarpedProbitRating",
     "inverse_mills_ratio", "log_ndtr_derivatives",
-    "laplace_mode", "newton_path", "LaplaceResult", "NewtonStep", "InvalidLaplaceError",
-    "expectation_propagation", "tilted_moments", "EPResult", "EPConvergenceError",
+    "laplace_mode", "laplace_evidence", "newton_path", "LaplaceResult", "NewtonStep",
+    "InvalidLaplaceError",
+    "expectation_propagation", "ep_evidence", "tilted_moments", "EPResult", "EPConvergenceError",
     "ClippedSiteWarning", "grid_posterior", "two_item_prior",
     "ComparisonGP", "PreferenceGP", "LaplaceEvidence", "EPEvidence", "OnSquare",
     "latent_difference",

@@ -93,7 +93,7 @@ from scipy.special import erfcx, log_ndtr, ndtr
 from dataclasses import dataclass
 from scipy.optimize import minimize
 
-from ..gp.inputs import _as_inputs, _check_exact_size
+from ..gp.inputs import as_inputs, check_exact_size
 from ..linalg import sample_gaussian
 from ..validation import (RngLike, _as_bool, _as_float_array, _as_positive_int, _as_rng,
                           _check_choice)
@@ -101,7 +101,7 @@ from ..validation import (RngLike, _as_bool, _as_float_array, _as_positive_int, 
 
 __all__ = ["expected_improvement", "incumbent", "improvement_moments", "univariate_ei",
            "bivariate_ei", "bivariate_ei_gradient", "multinomial_sample", "thompson_sample",
-           "pairwise_bald", "AcquisitionMaximum", "maximise_acquisition"]
+           "pairwise_bald", "AcquisitionMaximum", "maximise_acquisition", "check_thompson_size"]
 
 LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
 _SQRT_HALF_PI = np.sqrt(0.5 * np.pi)
@@ -198,7 +198,7 @@ def improvement_moments(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray]:
     Lecture 06, section 6 (Choosing the next comparison)."""
     model = _check_model(model)
     d = model.X_train.shape[1]
-    X = _as_inputs(X, "X", d)
+    X = as_inputs(X, "X", d)
     z = _best_input(model, x_best)[None, :]
     kernel, X_train = model.kernel, model.X_train
     k_xz = kernel(X, z)[:, 0]
@@ -213,7 +213,7 @@ def univariate_ei(model, X, best=None) -> np.ndarray:
     posterior mean at the training inputs, mu_best), ignoring the correlation with f(x_best).
     Lecture 06, section 6 (Choosing the next comparison)."""
     model = _check_model(model)
-    X = _as_inputs(X, "X", model.X_train.shape[1])
+    X = as_inputs(X, "X", model.X_train.shape[1])
     if best is None:
         best = float(np.max(model.posterior.mean))
     else:
@@ -256,7 +256,7 @@ def bivariate_ei_gradient(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray
     d = model.X_train.shape[1]
     X = _as_float_array(X, "X", ndim=(1, 2))
     X = X.reshape(1, -1) if X.ndim == 1 else X
-    X = _as_inputs(X, "X", d)
+    X = as_inputs(X, "X", d)
     z = _best_input(model, x_best)[None, :]
     kernel, X_train, posterior = model.kernel, model.X_train, model.posterior
     k_xz = kernel(X, z)[:, 0]
@@ -311,11 +311,12 @@ def multinomial_sample(values, *, rng: RngLike = None) -> int:
     return min(index, values.shape[0] - 1)
 
 
-def _check_thompson_size(n_grid: int, name: str) -> None:
+def check_thompson_size(n_grid: int, name: str) -> None:
     """Refuse, naming ``name``, a grid whose joint posterior covariance (n_grid x n_grid) is
     beyond course_lib's size limit: the course's 4-D study grid ``settings_grid(0, 80, 5, 4)``
-    (83,521 settings) would need 52 GiB."""
-    _check_exact_size(n_grid, name, what="Thompson sampling's joint posterior covariance on "
+    (83,521 settings) would need 52 GiB. :func:`thompson_sample` checks its grid with it, and a
+    study that will Thompson-sample on a grid checks it before the first comparison."""
+    check_exact_size(n_grid, name, what="Thompson sampling's joint posterior covariance on "
                      "the grid", advice="use a coarser grid (a larger step) or a random subset "
                      "of its rows for Thompson sampling, or a rule that needs no joint "
                      "covariance ('bei', 'uei', 'bald')")
@@ -324,11 +325,11 @@ def _check_thompson_size(n_grid: int, name: str) -> None:
 def thompson_sample(model, X_grid, *, rng: RngLike = None) -> int:
     """Index of the row of ``X_grid`` where one draw of f from the joint posterior on the grid
     is largest (Thompson sampling). The draw needs the grid's n x n posterior covariance, so a
-    grid beyond about 16,000 settings is refused (:func:`_check_thompson_size`).
+    grid beyond about 16,000 settings is refused (:func:`check_thompson_size`).
     Lecture 06, section 6 (Choosing the next comparison); raced in section 8.4."""
     model = _check_model(model)
-    X_grid = _as_inputs(X_grid, "X_grid", model.X_train.shape[1])
-    _check_thompson_size(X_grid.shape[0], "X_grid")
+    X_grid = as_inputs(X_grid, "X_grid", model.X_train.shape[1])
+    check_thompson_size(X_grid.shape[0], "X_grid")
     rng = _as_rng(rng)
     mean, cov = model.predict(X_grid, full_cov=True)
     draw = sample_gaussian(mean, cov, 1, rng=rng)[0]
@@ -377,8 +378,8 @@ def pairwise_bald(model, X_first, X_second) -> np.ndarray:
         raise ValueError(f"model: pairwise BALD needs a likelihood of pairwise answers, got "
                          f"{type(model.likelihood).__name__} ({kind!r} answers)")
     d = model.X_train.shape[1]
-    X_first = _as_inputs(X_first, "X_first", d)
-    X_second = _as_inputs(X_second, "X_second", d)
+    X_first = as_inputs(X_first, "X_first", d)
+    X_second = as_inputs(X_second, "X_second", d)
     if X_first.shape[0] == 1:
         X_first = np.repeat(X_first, X_second.shape[0], axis=0)
     elif X_second.shape[0] == 1:
@@ -447,7 +448,7 @@ def maximise_acquisition(model, bounds, *, X_grid=None, n_restarts: int = 5,
     max_iter = _as_positive_int(max_iter, "max_iter")
     snap = _as_bool(snap, "snap")
     if X_grid is not None:
-        X_grid = _as_inputs(X_grid, "X_grid", d)
+        X_grid = as_inputs(X_grid, "X_grid", d)
     if starts is None:
         starts = "grid" if X_grid is not None else "random"
     _check_choice(starts, "starts", {"grid", "random"})

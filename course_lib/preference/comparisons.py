@@ -45,7 +45,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
 from ..validation import _as_float_array, _as_positive_float, _check_choice
-from ..gp.inputs import _as_inputs
+from ..gp.inputs import as_inputs
 
 __all__ = ["Comparisons", "DisconnectedComparisonsWarning", "KINDS"]
 
@@ -155,7 +155,7 @@ class Comparisons:
 
     def __init__(self, X, first, second, y, *, kind: str = "pair-binary"):
         self.kind = _check_choice(kind, "kind", KINDS)
-        self.X = _as_inputs(X, "X").copy()
+        self.X = as_inputs(X, "X").copy()
         n = self.X.shape[0]
         self.first = _item_indices(first, "first", n)
         m = self.first.size
@@ -194,8 +194,8 @@ class Comparisons:
         (the same setting presented twice is one item). Items are numbered in order of first
         appearance, reading ``X_first[0], X_second[0], X_first[1], ...``."""
         tol = _as_positive_float(tol, "tol", allow_zero=True)
-        A = _as_inputs(X_first, "X_first")
-        B = _as_inputs(X_second, "X_second", A.shape[1])
+        A = as_inputs(X_first, "X_first")
+        B = as_inputs(X_second, "X_second", A.shape[1])
         if A.shape[0] != B.shape[0]:
             raise ValueError(f"X_second: expected {A.shape[0]} rows (one per row of X_first), "
                              f"got {B.shape[0]}")
@@ -215,7 +215,7 @@ class Comparisons:
         """Bounded ratings in [0, 1] of single items (rows of ``X``, one per rating), as
         identity rows of M; repeated settings (within ``tol``) become one item."""
         tol = _as_positive_float(tol, "tol", allow_zero=True)
-        X = _as_inputs(X, "X")
+        X = as_inputs(X, "X")
         items, index = _consolidate(X, tol)
         return cls(items, index, None, y, kind="bounded")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import _as_float_array, _as_positive_float, _as_positive_int
-from ..gp.inputs import _as_inputs
+from ..gp.inputs import as_inputs
 from ..gp.kernel_base import Kernel
 
 __all__ = ["average_ei_path", "settling_threshold", "settled_at"]
@@ -45,7 +45,7 @@ def settling_threshold(kernel, X) -> float:
     model (kernel variance 4)."""
     if not isinstance(kernel, Kernel):
         raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
-    X = _as_inputs(X, "X")
+    X = as_inputs(X, "X")
     return _SETTLED_FRACTION * float(np.sqrt(np.mean(kernel.diag(X))))
 
 

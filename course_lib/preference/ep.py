@@ -85,8 +85,10 @@ B = I + S^1/2 K S^1/2, alpha = K^-1 mu):
     likelihood theta_p: sum_k E_tilted,k[d log p(y_k | f) / d theta_p]     (quadrature).
 
 What it returns: :class:`EPResult` holds what the loop returns (the posterior, the sites, the
-log evidence) and reads the gradient off the converged sites; :class:`EPConvergenceError` and
-:class:`ClippedSiteWarning` are the error and the warning described above.
+log evidence) and reads the gradient off the converged sites; :class:`EPEvidence` is the
+evidence with that gradient (:func:`ep_evidence`, what a model's MAP-II maximises);
+:class:`EPConvergenceError` and :class:`ClippedSiteWarning` are the error and the warning
+described above.
 """
 
 from __future__ import annotations
@@ -102,7 +104,8 @@ from ..validation import _as_float_array, _as_positive_float, _as_positive_int
 from .tilted_distributions import _likelihood_bump, tilted_moments_trusted
 
 
-__all__ = ["expectation_propagation", "EPResult", "EPConvergenceError", "ClippedSiteWarning"]
+__all__ = ["expectation_propagation", "ep_evidence", "EPResult", "EPEvidence",
+           "EPConvergenceError", "ClippedSiteWarning"]
 
 # The damping never rises above this (at 1 the sites would stop moving).
 _MAX_DAMPING = 0.9
@@ -258,6 +261,20 @@ def expectation_propagation(K, M, likelihood, y, *, sites0=None, damping: float 
     posterior = LatentGaussian(state.mean, state.alpha, "precision", (state.root, state.L), 0.0)
     return EPResult(state.mean, state.alpha, state.variance, tau, nu, posterior, log_evidence,
                     log_det_from_cholesky(state.L), n_iter, n_clipped, damping, problem, state)
+
+
+def ep_evidence(K, M, likelihood, y, dK=None, *, sites0=None, damping: float = 0.0,
+                max_iter: int = 500, tol: float = 1e-6) -> EPEvidence:
+    """The EP log evidence log Z_EP at the fixed point :func:`expectation_propagation` reaches
+    (arguments as there) and, when ``dK`` (shape (P, n, n), ``kernel.gradient(X)[1]``) is
+    given, its gradient at the converged sites: d / d (the kernel's log-parameters of ``dK``,
+    then the likelihood's in the order of ``likelihood.param_names``), a model's ``theta``.
+    Lecture 06, section 5 (Bounded ratings) runs EP; the gradient is
+    :meth:`EPResult.evidence_gradient`'s."""
+    ep = expectation_propagation(K, M, likelihood, y, sites0=sites0, damping=damping,
+                                 max_iter=max_iter, tol=tol)
+    gradient = None if dK is None else np.concatenate(ep.evidence_gradient(dK))
+    return EPEvidence(ep.log_evidence, gradient, ep)
 
 
 def _sweeps(problem, tau, nu, damping, max_iter, tol):
@@ -416,3 +433,14 @@ class EPResult:
             raise ValueError("dK: the gradient of the EP evidence is not finite; check that dK "
                              "holds finite kernel derivatives")
         return grad_kernel, grad_likelihood
+
+
+@dataclass(frozen=True)
+class EPEvidence:
+    """The EP log evidence log Z_EP at some theta (``value``), its gradient with respect to the
+    log hyper-parameters (kernel, then likelihood: a model's ``param_names``; None unless asked
+    for) and the :class:`EPResult` it came from."""
+
+    value: float
+    gradient: np.ndarray | None
+    ep: EPResult

@@ -1,4 +1,4 @@
-"""MAP-II glue of the preference GPs: the Laplace evidence type, a prior on a square, warm starts.
+"""MAP-II glue of the preference GPs: a prior on a square, warm starts, the scale ridge.
 
 Apart from :mod:`course_lib.preference.preference_gp` (the model: its fit, evidence and predictions,
 Chu & Ghahramani 2005) because MAP-II's bookkeeping is not what the lecture teaches.
@@ -30,28 +30,15 @@ with ``HalfStudentT(6, 10)``.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 
-from .laplace import LaplaceResult
 from ..gp.priors import Prior
 
-__all__ = ["LaplaceEvidence", "OnSquare"]
+__all__ = ["OnSquare"]
 
 # How much worse than the last evaluated MAP-II objective a point where EP fails is taken to be.
 _FAILED_EP_PENALTY = 1e6
-
-
-@dataclass(frozen=True)
-class LaplaceEvidence:
-    """The Laplace log evidence log q(y | theta) at some theta, its gradient with respect to
-    the log hyper-parameters (order of ``param_names``; None unless asked for) and the
-    :class:`~course_lib.preference.laplace.LaplaceResult` it came from."""
-
-    value: float
-    gradient: np.ndarray | None
-    laplace: LaplaceResult
 
 
 class OnSquare(Prior):

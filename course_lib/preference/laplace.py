@@ -31,8 +31,10 @@ and the gradient of log q in the hyper-parameters, with its implicit term throug
 calls).
 
 What it returns: :class:`LaplaceResult` holds what the iteration and the evidence at the mode
-give, :class:`NewtonStep` one point of the path that :func:`newton_path` records for plotting;
-:class:`InvalidLaplaceError` is raised where no Gaussian approximation exists.
+give, :class:`LaplaceEvidence` the evidence with its gradient (:func:`laplace_evidence`, what the
+models' MAP-II maximises), :class:`NewtonStep` one point of the path that :func:`newton_path`
+records for plotting; :class:`InvalidLaplaceError` is raised where no Gaussian approximation
+exists.
 
 Every approximation of p(f | y) for f ~ N(0, K) and z = M f takes the same four arguments (K, M,
 likelihood, y): Laplace here, EP (:mod:`course_lib.preference.ep`) and the variational fits of
@@ -55,7 +57,8 @@ from ._newton_system import FactorisedSystem, NewtonSystem, _FORMS
 from .likelihoods import Likelihood, LikelihoodTerms
 
 
-__all__ = ["laplace_mode", "newton_path", "LaplaceResult", "NewtonStep", "InvalidLaplaceError"]
+__all__ = ["laplace_mode", "laplace_evidence", "newton_path", "LaplaceResult", "LaplaceEvidence",
+           "NewtonStep", "InvalidLaplaceError"]
 
 # Armijo constant of the backtracking line search, and how often it halves the step.
 _ARMIJO = 1e-4
@@ -101,6 +104,18 @@ def laplace_mode(K, M, likelihood, y, f0=None, *, alpha0=None, max_iter: int = 1
             converged = step.converged
             break
     return _at_the_mode(problem, state, n_iter, converged, n_clipped)
+
+
+def laplace_evidence(K, M, likelihood, y, dK=None, *, alpha0=None, max_iter: int = 100,
+                     tol: float = 1e-10) -> LaplaceEvidence:
+    """The Laplace log evidence log q(y | theta) at the mode Newton finds (:func:`laplace_mode`,
+    warm-started from ``alpha0``) and, when ``dK`` (shape (P, n, n), ``kernel.gradient(X)[1]``)
+    is given, its gradient with the implicit term: d / d (the kernel's log-parameters of ``dK``,
+    then the likelihood's in the order of ``likelihood.param_names``), a model's ``theta``.
+    Lecture 06, section 4 (Laplace, step by step), "Learning the kernel: MAP-II"."""
+    laplace = laplace_mode(K, M, likelihood, y, alpha0=alpha0, max_iter=max_iter, tol=tol)
+    gradient = None if dK is None else np.concatenate(laplace.evidence_gradient(dK))
+    return LaplaceEvidence(laplace.log_evidence, gradient, laplace)
 
 
 def newton_path(K, M, likelihood, y, f0=None, *, alpha0=None, max_iter: int = 100,
@@ -410,6 +425,17 @@ class LaplaceResult:
             raise ValueError("dK: the gradient of the Laplace evidence is not finite; check "
                              "that dK holds finite kernel derivatives")
         return grad_kernel, grad_likelihood
+
+
+@dataclass(frozen=True)
+class LaplaceEvidence:
+    """The Laplace log evidence log q(y | theta) at some theta (``value``), its gradient with
+    respect to the log hyper-parameters (kernel, then likelihood: a model's ``param_names``;
+    None unless asked for) and the :class:`LaplaceResult` it came from."""
+
+    value: float
+    gradient: np.ndarray | None
+    laplace: LaplaceResult
 
 
 @dataclass(frozen=True)

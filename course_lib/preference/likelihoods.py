@@ -61,7 +61,8 @@ from ..validation import _as_float_array, _check_choice
 from . import quadrature as quadrature
 from ..gp.parameters import LogParameters
 
-__all__ = ["LikelihoodTerms", "Likelihood"]
+__all__ = ["LikelihoodTerms", "Likelihood", "check_rows", "check_binary", "check_levels",
+           "no_parameters"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -78,7 +79,10 @@ class LikelihoodTerms:
     third: np.ndarray | None     # d^3 log p / dz^3 (order=3), else None
 
 
-def _check_rows(values, name: str, m: int | None = None) -> np.ndarray:
+def check_rows(values, name: str, m: int | None = None) -> np.ndarray:
+    """``values`` checked and returned as a 1-D float array of one value per observation row
+    (``m`` of them when given), the check every likelihood makes of z, y, mean and var; errors
+    name the argument ``name``."""
     arr = _as_float_array(values, name, ndim=1)
     if m is not None and arr.size != m:
         raise ValueError(f"{name}: expected {m} values (one per observation row), got {arr.size}")
@@ -116,12 +120,12 @@ class Likelihood(LogParameters):
         return self._check_domain(_as_float_array(y, name, ndim=1), name)
 
     def _check_zy(self, z, y):
-        z = _check_rows(z, "z")
-        return z, self._check_domain(_check_rows(y, "y", z.size), "y")
+        z = check_rows(z, "z")
+        return z, self._check_domain(check_rows(y, "y", z.size), "y")
 
     def _check_gaussian(self, mean, var):
-        mean = _check_rows(mean, "mean")
-        var = _check_rows(var, "var", mean.size)
+        mean = check_rows(mean, "mean")
+        var = check_rows(var, "var", mean.size)
         if np.any(var < 0):
             raise ValueError(f"var: variances must be >= 0, row {int(np.argmax(var < 0))} has "
                              f"{var[var < 0][0]:g}")
@@ -171,7 +175,7 @@ class Likelihood(LogParameters):
         log p(y | mean).
         """
         mean, var = self._check_gaussian(mean, var)
-        y = self._check_domain(_check_rows(y, "y", mean.size), "y")
+        y = self._check_domain(check_rows(y, "y", mean.size), "y")
         result = self._log_density(mean, y)
         spread = var > 0
         if np.any(spread):
@@ -191,7 +195,7 @@ class Likelihood(LogParameters):
         a likelihood's parameters on a variational bound). log p is continuous in theta, so
         the derivative passes under the integral even where the likelihood has kinks."""
         mean, var = self._check_gaussian(mean, var)
-        y = self._check_domain(_check_rows(y, "y", mean.size), "y")
+        y = self._check_domain(check_rows(y, "y", mean.size), "y")
         return self._expected_parameter_gradient(y, mean, var)
 
     def _expected_parameter_gradient(self, y, mean, var):
@@ -214,7 +218,7 @@ class Likelihood(LogParameters):
         theorems), all three by
         :func:`course_lib.preference.quadrature.expectation`."""
         mean, var = self._check_gaussian(mean, var)
-        y = self._check_domain(_check_rows(y, "y", mean.size), "y")
+        y = self._check_domain(check_rows(y, "y", mean.size), "y")
         return self._expected_log_likelihood(y, mean, var)
 
     def _expected_log_likelihood(self, y, mean, var):
@@ -270,8 +274,9 @@ class Likelihood(LogParameters):
 # Shared by the families: checks of the answers
 # --------------------------------------------------------------------------------------------
 
-def _check_binary(y, name: str, meaning: str) -> np.ndarray:
-    """Refuse answers other than 0 and 1; ``meaning`` says what 1 means."""
+def check_binary(y, name: str, meaning: str) -> np.ndarray:
+    """Refuse answers other than 0 and 1, naming the first bad row, and return ``y``; ``meaning``
+    says what 1 means (the answers of a binary likelihood, pairwise or single-item)."""
     bad = (y != 0) & (y != 1)
     if np.any(bad):
         raise ValueError(f"{name}: binary answers must be 0 or 1 ({meaning}), row "
@@ -302,8 +307,9 @@ def _check_clip(clip) -> float:
     return clip
 
 
-def _check_levels(y, name: str, n_levels: int) -> np.ndarray:
-    """Refuse ratings that are not whole levels 0 .. n_levels - 1, naming the first bad row."""
+def check_levels(y, name: str, n_levels: int) -> np.ndarray:
+    """Refuse ratings that are not whole levels 0 .. n_levels - 1, naming the first bad row,
+    and return ``y`` (the answers of a likelihood of levels: ordinal ratings, confidence)."""
     bad = (y != np.round(y)) | (y < 0) | (y > n_levels - 1)
     if np.any(bad):
         raise ValueError(f"{name}: ratings must be whole levels 0 .. {n_levels - 1}, "
@@ -311,7 +317,8 @@ def _check_levels(y, name: str, n_levels: int) -> np.ndarray:
     return y
 
 
-def _no_parameters(likelihood: Likelihood) -> None:
-    """Set up an empty log-parameter vector (a likelihood with nothing to learn)."""
+def no_parameters(likelihood: Likelihood) -> None:
+    """Set up an empty log-parameter vector on ``likelihood``, in its constructor (a likelihood
+    with nothing to learn; one with parameters calls ``_init_parameters``)."""
     likelihood._log_theta = np.zeros(0)
     likelihood._log_bounds = np.zeros((0, 2))

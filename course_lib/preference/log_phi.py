@@ -18,9 +18,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import erfcx, log_ndtr
 
-__all__ = ["inverse_mills_ratio", "log_ndtr_derivatives"]
+__all__ = ["inverse_mills_ratio", "log_ndtr_derivatives", "SQRT2"]
 
-_SQRT2 = float(np.sqrt(2.0))
+#: sqrt(2), the scale between a probit's noise sd and its link (Phi(z / (sqrt(2) sigma))).
+SQRT2 = float(np.sqrt(2.0))
 
 
 def _tail_coefficients(n_terms: int) -> np.ndarray:
@@ -46,7 +47,7 @@ def inverse_mills_ratio(t) -> np.ndarray:
     """r(t) = phi(t) / Phi(t) = d log Phi(t) / dt, finite for every t (r ~ -t as t -> -inf)."""
     t = np.asarray(t, dtype=float)
     with np.errstate(over="ignore"):  # erfcx overflows for t > 37: r is then 0 as it should be
-        return np.sqrt(2.0 / np.pi) / erfcx(-t / _SQRT2)
+        return np.sqrt(2.0 / np.pi) / erfcx(-t / SQRT2)
 
 
 def log_ndtr_derivatives(t, order: int = 2):

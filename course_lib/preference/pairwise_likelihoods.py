@@ -26,10 +26,10 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr, ndtri
 
 from ..linalg import LOG_2PI
-from .likelihoods import (_DEFAULT_CLIP, Likelihood, _check_binary, _check_clip, _check_rows,
+from .likelihoods import (_DEFAULT_CLIP, Likelihood, check_binary, _check_clip, check_rows,
                           _check_unit_interval)
-from .log_phi import _SQRT2, log_ndtr_derivatives
-from ..gp.parameters import _DEFAULT_BOUNDS
+from .log_phi import SQRT2, log_ndtr_derivatives
+from ..gp.parameters import DEFAULT_BOUNDS
 from .probit_beta import _BetaInT
 
 __all__ = ["PairwiseGaussian", "PairwiseProbit", "PairwiseBeta"]
@@ -57,7 +57,7 @@ class PairwiseGaussian(Likelihood):
     observation_kind = "pair-difference"
     _names = ("noise_sd",)
 
-    def __init__(self, noise_sd: float = 1.0, *, noise_sd_bounds=_DEFAULT_BOUNDS):
+    def __init__(self, noise_sd: float = 1.0, *, noise_sd_bounds=DEFAULT_BOUNDS):
         self._init_parameters({"noise_sd": noise_sd}, {"noise_sd": noise_sd_bounds})
 
     def _check_domain(self, y, name):
@@ -86,7 +86,7 @@ class PairwiseGaussian(Likelihood):
 
     def predictive_log_density(self, y, mean, var):
         mean, var = self._check_gaussian(mean, var)
-        y = _check_rows(y, "y", mean.size)
+        y = check_rows(y, "y", mean.size)
         total = self._param("noise_sd") ** 2 + var
         return -0.5 * (LOG_2PI + np.log(total) + (y - mean) ** 2 / total)
 
@@ -116,17 +116,17 @@ class PairwiseProbit(Likelihood):
     _names = ("noise_sd",)
     _smooth_in_z = True
 
-    def __init__(self, noise_sd: float = 1.0, *, noise_sd_bounds=_DEFAULT_BOUNDS):
+    def __init__(self, noise_sd: float = 1.0, *, noise_sd_bounds=DEFAULT_BOUNDS):
         self._init_parameters({"noise_sd": noise_sd}, {"noise_sd": noise_sd_bounds})
 
     def _check_domain(self, y, name):
-        return _check_binary(y, name, "1 = the first item was preferred")
+        return check_binary(y, name, "1 = the first item was preferred")
 
     def _scale(self) -> float:
-        return 1.0 / (_SQRT2 * self._param("noise_sd"))
+        return 1.0 / (SQRT2 * self._param("noise_sd"))
 
     def _link_scale(self):
-        return _SQRT2 * self._param("noise_sd")
+        return SQRT2 * self._param("noise_sd")
 
     def _derivatives(self, z, y, order):
         """log p and its z-derivatives: Lecture 06, section 3 (Probit and Beta likelihoods)."""
@@ -153,7 +153,7 @@ class PairwiseProbit(Likelihood):
 
     def predictive_log_density(self, y, mean, var):
         mean, var = self._check_gaussian(mean, var)
-        y = self._check_domain(_check_rows(y, "y", mean.size), "y")
+        y = self._check_domain(check_rows(y, "y", mean.size), "y")
         return log_ndtr((2.0 * y - 1.0) * mean / self._total_sd(var))
 
     def _conditional_mean(self, z):
@@ -185,7 +185,7 @@ class PairwiseBeta(Likelihood):
     _names = ("noise_sd", "concentration")
 
     def __init__(self, noise_sd: float = 1.0, concentration: float = 10.0, *,
-                 noise_sd_bounds=_DEFAULT_BOUNDS, concentration_bounds=_DEFAULT_BOUNDS,
+                 noise_sd_bounds=DEFAULT_BOUNDS, concentration_bounds=DEFAULT_BOUNDS,
                  clip: float = _DEFAULT_CLIP):
         self.clip = _check_clip(clip)
         self._init_parameters({"noise_sd": noise_sd, "concentration": concentration},
@@ -196,16 +196,16 @@ class PairwiseBeta(Likelihood):
         return _check_unit_interval(y, name, self.clip)
 
     def _scale(self) -> float:
-        return 1.0 / (_SQRT2 * self._param("noise_sd"))
+        return 1.0 / (SQRT2 * self._param("noise_sd"))
 
     def _beta(self, z, y, order):
         return _BetaInT(self._scale() * z, y, self._param("concentration"), order)
 
     def _link_scale(self):
-        return _SQRT2 * self._param("noise_sd")
+        return SQRT2 * self._param("noise_sd")
 
     def _likelihood_centre(self, y):
-        return _SQRT2 * self._param("noise_sd") * ndtri(y)
+        return SQRT2 * self._param("noise_sd") * ndtri(y)
 
     def _derivatives(self, z, y, order):
         c = self._scale()

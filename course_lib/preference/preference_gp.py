@@ -19,9 +19,10 @@ whichever log evidence the inference gives.
 Hyper-parameters (``theta``, ``param_names``): the kernel's log-parameters, then the
 likelihood's (e.g. ``noise_sd``), by MAP-II; its warm starts, the scale ridge of probit and Beta
 answers and the thesis's set-up are in :mod:`course_lib.preference.hyperparameters`.
-:meth:`PreferenceGP.marginal_likelihood` returns a
-:class:`~course_lib.preference.hyperparameters.LaplaceEvidence` or, with EP, an
-:class:`EPEvidence`.
+:meth:`PreferenceGP.evidence` returns a :class:`~course_lib.preference.laplace.LaplaceEvidence`
+or, with EP, an :class:`~course_lib.preference.ep.EPEvidence`, each from its algorithm's
+module (:func:`~course_lib.preference.laplace.laplace_evidence`,
+:func:`~course_lib.preference.ep.ep_evidence`).
 
 The border (CONVENTIONS 3.1), apart from the model of Chu & Ghahramani (2005): the kernel and
 likelihood a model is built with, the inference it uses and the comparisons it is fitted to are
@@ -50,38 +51,28 @@ chunks, never as a full matrix.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 from collections.abc import Mapping
 from scipy.special import ndtr
 
-from ..gp.inputs import _as_inputs, _check_exact_size
+from ..gp.inputs import as_inputs, check_exact_size
 from ..gp.kernel_base import Kernel
-from ..gp.optimise import HyperparameterFit, _check_priors, optimise_hyperparameters
+from ..gp.optimise import HyperparameterFit, check_priors, optimise_hyperparameters
 from ..gp.parameters import ModelParameters
 from ..gp.prediction import LatentGaussian
 from ..gp.priors import Prior
 from ..linalg import NotPositiveDefiniteError, sample_gaussian
 from ..validation import RngLike, _as_positive_float, _as_positive_int, _as_rng, _check_choice
 from .comparisons import Comparisons
-from .ep import ClippedSiteWarning, EPConvergenceError, EPResult, expectation_propagation
-from .hyperparameters import LaplaceEvidence, _carried_over_weights, _failed_objective, _warn_of_scale_ridge
-from .laplace import LaplaceResult, laplace_mode
+from .ep import (ClippedSiteWarning, EPConvergenceError, EPEvidence, EPResult, ep_evidence,
+                 expectation_propagation)
+from .hyperparameters import _carried_over_weights, _failed_objective, _warn_of_scale_ridge
+from .laplace import LaplaceEvidence, LaplaceResult, laplace_evidence, laplace_mode
 from .likelihoods import Likelihood
 
 
-__all__ = ["EPEvidence", "ComparisonGP", "PreferenceGP", "latent_difference"]
-
-
-@dataclass(frozen=True)
-class EPEvidence:
-    """The EP log evidence log Z_EP at some theta, its gradient (as :class:`LaplaceEvidence`)
-    and the :class:`~course_lib.preference.ep.EPResult` it came from."""
-
-    value: float
-    gradient: np.ndarray | None
-    ep: EPResult
+__all__ = ["ComparisonGP", "PreferenceGP", "latent_difference"]
 
 
 class ComparisonGP(ModelParameters):
@@ -93,7 +84,7 @@ class ComparisonGP(ModelParameters):
     likelihood's), the priors, the inner Newton iteration's ``newton_max_iter`` and
     ``newton_tol`` (:func:`~course_lib.preference.laplace.laplace_mode`), MAP-II on the log
     evidence, and the predictions of the utility f and of differences f(a) - f(b). A model
-    provides ``fit``, ``_fit_checked`` (fit checked comparisons) and ``marginal_likelihood``.
+    provides ``fit``, ``_fit_checked`` (fit checked comparisons) and ``evidence``.
     """
 
     # the approximation behind the evidence: Laplace, unless a model chooses otherwise
@@ -104,7 +95,7 @@ class ComparisonGP(ModelParameters):
                  newton_tol: float = 1e-10):
         _check_kernel_and_likelihood(kernel, likelihood)
         self.kernel, self.likelihood = kernel, likelihood
-        self.priors = _check_priors(priors, self.param_names)
+        self.priors = check_priors(priors, self.param_names)
         self.newton_max_iter = _as_positive_int(newton_max_iter, "newton_max_iter")
         self.newton_tol = _as_positive_float(newton_tol, "newton_tol")
         self.comparisons: Comparisons | None = None
@@ -134,21 +125,20 @@ class ComparisonGP(ModelParameters):
         """The approximation of the current fit, which holds its ``log_evidence``."""
         return self.laplace
 
-    def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False):
-        """log q(y | theta) (float), or ``(value, gradient)`` with the gradient w.r.t. the log
-        hyper-parameters in the order of ``param_names``."""
-        if theta is None and not eval_gradient:
+    def log_evidence(self, theta=None) -> float:
+        """log q(y | theta), a float; at the current theta the fit's own, else
+        ``evidence(theta).value``."""
+        if theta is None:
             self._require_fit()
             return self._fitted_approximation().log_evidence
-        result = self.marginal_likelihood(theta, eval_gradient)
-        return (result.value, result.gradient) if eval_gradient else result.value
+        return self.evidence(theta).value
 
     def negative_objective(self, theta) -> tuple[float, np.ndarray]:
         """-(log evidence + log p(theta)) and its gradient: what L-BFGS-B minimises."""
         try:
             with warnings.catch_warnings():   # clipped EP sites are reported by the refit
                 warnings.simplefilter("ignore", ClippedSiteWarning)
-                result = self.marginal_likelihood(theta, eval_gradient=True)
+                result = self.evidence(theta, eval_gradient=True)
         except (NotPositiveDefiniteError, EPConvergenceError):
             # includes InvalidLaplaceError: the search backs off
             return self._failed_objective(theta)
@@ -284,8 +274,8 @@ class PreferenceGP(ComparisonGP):
             raise _restated_ep_error(err, self.ep_max_iter) from None
 
     # ----- evidence ---------------------------------------------------------------------
-    def marginal_likelihood(self, theta=None, eval_gradient: bool = False,
-                            warn: bool = True) -> LaplaceEvidence | EPEvidence:
+    def evidence(self, theta=None, eval_gradient: bool = False, *, warn: bool = True
+                 ) -> LaplaceEvidence | EPEvidence:
         """Log evidence (Laplace: log q(y | theta); EP: log Z_EP) at ``theta`` (default: the
         current one) and, with ``eval_gradient``, its gradient in the order of
         ``param_names`` (Laplace: implicit term included; EP: at the converged sites).
@@ -296,19 +286,19 @@ class PreferenceGP(ComparisonGP):
         X = self.X_train
         K, dK = kernel.gradient(X) if eval_gradient else (kernel(X), None)
         if self.inference == "ep":
-            ep = self._expectation_propagation(K, self._M, likelihood, self.comparisons.y,
-                                               self._warm_sites)
-            self._warm_sites = (ep.tau, ep.nu)
-            gradient = np.concatenate(ep.evidence_gradient(dK)) if eval_gradient else None
-            return EPEvidence(ep.log_evidence, gradient, ep)
-        laplace = laplace_mode(K, self._M, likelihood, self.comparisons.y,
-                               alpha0=self._warm_alpha, max_iter=self.newton_max_iter,
-                               tol=self.newton_tol)
-        self._warm_alpha = laplace.alpha
-        gradient = None
-        if eval_gradient:
-            gradient = np.concatenate(laplace.evidence_gradient(dK))
-        return LaplaceEvidence(laplace.log_evidence, gradient, laplace)
+            try:
+                evidence = ep_evidence(K, self._M, likelihood, self.comparisons.y, dK,
+                                       sites0=self._warm_sites, max_iter=self.ep_max_iter,
+                                       tol=self.ep_tol)
+            except EPConvergenceError as err:
+                raise _restated_ep_error(err, self.ep_max_iter) from None
+            self._warm_sites = (evidence.ep.tau, evidence.ep.nu)
+            return evidence
+        evidence = laplace_evidence(K, self._M, likelihood, self.comparisons.y, dK,
+                                    alpha0=self._warm_alpha, max_iter=self.newton_max_iter,
+                                    tol=self.newton_tol)
+        self._warm_alpha = evidence.laplace.alpha
+        return evidence
 
     def _fitted_approximation(self):
         """The Laplace or EP result of the current fit, which holds its ``log_evidence``."""
@@ -406,7 +396,7 @@ def _check_comparisons(comparisons, inference: str, likelihood: Likelihood) -> N
         raise ValueError(f"comparisons: kind {comparisons.kind!r} does not match the "
                          f"likelihood {type(likelihood).__name__}, which models "
                          f"{likelihood.observation_kind!r} answers")
-    _check_exact_size(comparisons.n_items, "comparisons",
+    check_exact_size(comparisons.n_items, "comparisons",
                      advice="use SparsePreferenceGP (course_lib.preference.sparse_preference) or "
                             "fit a subset of the comparisons")
 
@@ -444,7 +434,7 @@ def latent_difference(kernel: Kernel, X_train: np.ndarray, posterior: LatentGaus
     ``K* = k(X, Xa) - k(X, Xb)`` and ``k** = k_aa + k_bb - 2 k_ab`` give it in one prediction,
     without any len(Xa) x len(Xa) covariance."""
     d = X_train.shape[1]
-    Xa, Xb = _as_inputs(Xa, "Xa", d), _as_inputs(Xb, "Xb", d)
+    Xa, Xb = as_inputs(Xa, "Xa", d), as_inputs(Xb, "Xb", d)
     if Xa.shape[0] != Xb.shape[0]:
         raise ValueError(f"Xb: expected {Xa.shape[0]} rows (one per row of Xa), got "
                          f"{Xb.shape[0]}")

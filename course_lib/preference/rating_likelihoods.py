@@ -28,10 +28,10 @@ from scipy.special import erf, log_ndtr, ndtr, ndtri
 
 from ..linalg import LOG_2PI
 from ..validation import _as_float_array
-from .likelihoods import (_DEFAULT_CLIP, Likelihood, _check_clip, _check_levels, _check_rows,
-                          _check_unit_interval, _no_parameters)
-from .log_phi import _SQRT2, _normal_pdf, log_ndtr_derivatives
-from ..gp.parameters import _DEFAULT_BOUNDS
+from .likelihoods import (_DEFAULT_CLIP, Likelihood, _check_clip, check_levels, check_rows,
+                          _check_unit_interval, no_parameters)
+from .log_phi import SQRT2, _normal_pdf, log_ndtr_derivatives
+from ..gp.parameters import DEFAULT_BOUNDS
 from .probit_beta import _BetaInT
 
 __all__ = ["BetaRating", "TruncatedGaussianRating", "WarpedProbitRating", "OrdinalProbit"]
@@ -52,7 +52,7 @@ class BetaRating(Likelihood):
     observation_kind = "bounded"
     _names = ("concentration",)
 
-    def __init__(self, concentration: float = 10.0, *, concentration_bounds=_DEFAULT_BOUNDS,
+    def __init__(self, concentration: float = 10.0, *, concentration_bounds=DEFAULT_BOUNDS,
                  clip: float = _DEFAULT_CLIP):
         self.clip = _check_clip(clip)
         self._init_parameters({"concentration": concentration},
@@ -105,7 +105,7 @@ class TruncatedGaussianRating(Likelihood):
     observation_kind = "bounded"
     _names = ("noise_sd",)
 
-    def __init__(self, noise_sd: float = 0.1, *, noise_sd_bounds=_DEFAULT_BOUNDS):
+    def __init__(self, noise_sd: float = 0.1, *, noise_sd_bounds=DEFAULT_BOUNDS):
         self._init_parameters({"noise_sd": noise_sd}, {"noise_sd": noise_sd_bounds})
 
     def _check_domain(self, y, name):
@@ -119,7 +119,7 @@ class TruncatedGaussianRating(Likelihood):
         s = self._param("noise_sd")
         m, m_c = ndtr(z), ndtr(-z)
         a, b, x = -m / s, m_c / s, (y - m) / s
-        D = 0.5 * (erf(b / _SQRT2) + erf(-a / _SQRT2))
+        D = 0.5 * (erf(b / SQRT2) + erf(-a / SQRT2))
         return s, x, D, a, b
 
     def _pieces(self, z, y):
@@ -187,7 +187,7 @@ class WarpedProbitRating(Likelihood):
     observation_kind = "bounded"
     _names = ("noise_sd",)
 
-    def __init__(self, noise_sd: float = 0.3, *, noise_sd_bounds=_DEFAULT_BOUNDS,
+    def __init__(self, noise_sd: float = 0.3, *, noise_sd_bounds=DEFAULT_BOUNDS,
                  clip: float = _DEFAULT_CLIP):
         self.clip = _check_clip(clip)
         self._init_parameters({"noise_sd": noise_sd}, {"noise_sd": noise_sd_bounds})
@@ -217,7 +217,7 @@ class WarpedProbitRating(Likelihood):
 
     def predictive_log_density(self, y, mean, var):
         mean, var = self._check_gaussian(mean, var)
-        w = ndtri(self._check_domain(_check_rows(y, "y", mean.size), "y"))
+        w = ndtri(self._check_domain(check_rows(y, "y", mean.size), "y"))
         total = self._param("noise_sd") ** 2 + var
         return -0.5 * (np.log(total) + (w - mean) ** 2 / total) + 0.5 * w * w
 
@@ -270,7 +270,7 @@ class OrdinalProbit(Likelihood):
 
     observation_kind = "single-ordinal"
 
-    def __init__(self, n_levels: int = 5, gaps=None, *, gap_bounds=_DEFAULT_BOUNDS):
+    def __init__(self, n_levels: int = 5, gaps=None, *, gap_bounds=DEFAULT_BOUNDS):
         if isinstance(n_levels, bool) or not isinstance(n_levels, (int, np.integer)) \
                 or n_levels < 2:
             raise ValueError(f"n_levels: expected an integer >= 2, got {n_levels!r}")
@@ -285,7 +285,7 @@ class OrdinalProbit(Likelihood):
             self._init_parameters(dict(zip(self._names, gaps.tolist())),
                                   dict.fromkeys(self._names, gap_bounds))
         else:
-            _no_parameters(self)
+            no_parameters(self)
 
     @property
     def thresholds(self) -> np.ndarray:
@@ -293,7 +293,7 @@ class OrdinalProbit(Likelihood):
         return np.concatenate([[0.0], np.cumsum(np.exp(self._log_theta))])
 
     def _check_domain(self, y, name):
-        return _check_levels(y, name, self.n_levels)
+        return check_levels(y, name, self.n_levels)
 
     def _ends(self, z, y):
         """l = b_y - z and u = b_{y+1} - z (+-inf at the outer levels)."""

@@ -49,7 +49,7 @@ functions work unchanged. (:func:`~course_lib.preference.acquisition.incumbent` 
 pseudo-input with the largest mean, not an assessed setting.)
 
 Jitter: K_bar gets ``jitter * mean(diag K_bar)`` on its diagonal (default
-:data:`~course_lib.gp.sparse._DEFAULT_JITTER`, fixed rather than escalating so that the evidence
+:data:`~course_lib.gp.sparse.DEFAULT_JITTER`, fixed rather than escalating so that the evidence
 stays smooth in the hyper-parameters, as in :mod:`course_lib.gp.sparse`); the gradient includes
 the jitter's dependence on the parameters. Choose pseudo-inputs with
 :func:`~course_lib.gp.sparse.select_inducing_inputs` (``method="kmeans"``, as the thesis
@@ -93,15 +93,15 @@ from dataclasses import dataclass
 from scipy.linalg import cho_solve, cholesky, LinAlgError
 from scipy.optimize import minimize
 
-from ..gp.inputs import _as_inputs
+from ..gp.inputs import as_inputs
 from ..gp.kernel_base import Kernel
 from ..gp.priors import Prior
-from ..gp.sparse import _DEFAULT_JITTER
+from ..gp.sparse import DEFAULT_JITTER
 from ..linalg import NotPositiveDefiniteError
 from ..validation import _as_bool, _as_positive_float, _as_positive_int
 from .comparisons import Comparisons
-from .hyperparameters import LaplaceEvidence, _warn_of_scale_ridge
-from .laplace import LaplaceResult, laplace_mode
+from .hyperparameters import _warn_of_scale_ridge
+from .laplace import LaplaceEvidence, LaplaceResult, laplace_mode
 from .pairwise_likelihoods import PairwiseProbit
 from .preference_gp import ComparisonGP, _paired_kernel
 
@@ -176,7 +176,7 @@ class SparsePreferenceGP(ComparisonGP):
 
     def __init__(self, kernel: Kernel, likelihood: PairwiseProbit, pseudo_inputs,
                  priors: Mapping[str, Prior] | None = None, *,
-                 conditional_variance: bool = True, jitter: float = _DEFAULT_JITTER,
+                 conditional_variance: bool = True, jitter: float = DEFAULT_JITTER,
                  newton_max_iter: int = 100, newton_tol: float = 1e-10):
         if not isinstance(likelihood, PairwiseProbit):
             raise TypeError(f"likelihood: the sparse pairwise GP integrates the probit over a "
@@ -184,7 +184,7 @@ class SparsePreferenceGP(ComparisonGP):
                             f"{type(likelihood).__name__}")
         super().__init__(kernel, likelihood, priors, newton_max_iter=newton_max_iter,
                          newton_tol=newton_tol)
-        pseudo_inputs = _as_inputs(pseudo_inputs, "pseudo_inputs")
+        pseudo_inputs = as_inputs(pseudo_inputs, "pseudo_inputs")
         if np.unique(pseudo_inputs, axis=0).shape[0] != pseudo_inputs.shape[0]:
             raise ValueError("pseudo_inputs: two rows coincide, so K_bar is singular; remove "
                              "the duplicates")
@@ -269,8 +269,8 @@ class SparsePreferenceGP(ComparisonGP):
         return projection, laplace
 
     # ----- evidence and its gradient ------------------------------------------------------
-    def marginal_likelihood(self, theta=None, eval_gradient: bool = False,
-                            warn: bool = True) -> LaplaceEvidence:
+    def evidence(self, theta=None, eval_gradient: bool = False, *, warn: bool = True
+                 ) -> LaplaceEvidence:
         """Laplace log evidence log q(y | theta) of the sparse model (``theta`` defaults to the
         current one) and, with ``eval_gradient``, its gradient in the order of ``param_names``
         (:mod:`course_lib.preference.sparse_preference`). Warm-started from the latest
@@ -294,7 +294,7 @@ class SparsePreferenceGP(ComparisonGP):
         (n_bar, d)."""
         self._require_fit()
         pseudo_inputs = self.pseudo_inputs if pseudo_inputs is None else \
-            _as_inputs(pseudo_inputs, "pseudo_inputs", self.pseudo_inputs.shape[1])
+            as_inputs(pseudo_inputs, "pseudo_inputs", self.pseudo_inputs.shape[1])
         warm = self._warm_alpha if pseudo_inputs.shape == self.pseudo_inputs.shape else None
         projection, laplace = self._laplace(self.kernel, self.likelihood, self.comparisons,
                                             pseudo_inputs, warm)

@@ -7,13 +7,13 @@ in ``docs/ALGORITHMS.md``):
   per-item summaries the models read.
 - ``multi_rater``: several raters' scores in one GP with one noise for all raters
   (:class:`MultiRaterGP`): the mean model, the joint model of every score with its spread term
-  (:func:`joint_log_likelihood`, :class:`MultiRaterEvidence`) and the repeated-input model
+  (:func:`joint_evidence`, :class:`MultiRaterEvidence`) and the repeated-input model
   ("Multiple output samples per input in a single-output Gaussian process", arXiv 2306.02719,
   2024).
 - ``annotator_noise``: noise that differs by rater (GPR-MA) and by region of the input space
   (GPR-MANH; Gil-González, Álvarez & Orozco 2019): the labels combined into precision-weighted
   means (:func:`weighted_means`, their eq. 1), the evidence, its EM update, the fit and its
-  restarts (:class:`AnnotatorNoiseGP`, :func:`annotator_log_likelihood`,
+  restarts (:class:`AnnotatorNoiseGP`, :func:`annotator_evidence`,
   :class:`AnnotatorEvidence`).
 - ``regions`` and ``affinity``: the regions of GPR-MANH (:class:`Regions`,
   :func:`assign_regions`), found by k-means or by affinity propagation (Frey & Dueck 2007).
@@ -27,9 +27,9 @@ floor, names and starting values, and its checks). The kernels and GP regression
 build on are in :mod:`course_lib.gp`.
 """
 
-from .annotator_noise import (AnnotatorEvidence, AnnotatorNoiseGP, annotator_log_likelihood,
-                              weighted_means, WeightedMeans)
-from .multi_rater import MultiRaterGP, MultiRaterEvidence, joint_log_likelihood
+from .annotator_noise import (AnnotatorEvidence, AnnotatorNoiseGP, annotator_evidence,
+                              annotator_log_likelihood, weighted_means, WeightedMeans)
+from .multi_rater import MultiRaterGP, MultiRaterEvidence, joint_evidence, joint_log_likelihood
 from .rate_yourself import ScoreSheet, panel_with_listener
 from .rater_comparison import (centre_scores, fit_annotator_models, fit_score_model, noise_profile,
                                true_noise_table)
@@ -37,8 +37,10 @@ from .rater_data import RaterData
 from .regions import Regions, assign_regions
 
 __all__ = [
-    "RaterData", "weighted_means", "WeightedMeans", "MultiRaterEvidence", "joint_log_likelihood", "MultiRaterGP",
-    "AnnotatorEvidence", "annotator_log_likelihood", "AnnotatorNoiseGP", "Regions",
+    "RaterData", "weighted_means", "WeightedMeans", "MultiRaterEvidence", "joint_evidence",
+    "MultiRaterGP", "AnnotatorEvidence", "annotator_evidence", "AnnotatorNoiseGP", "Regions",
+    # deprecated, removed in the next release (CONVENTIONS 3.4)
+    "joint_log_likelihood", "annotator_log_likelihood",
     "assign_regions",
     "centre_scores", "fit_score_model", "noise_profile", "fit_annotator_models",
     "true_noise_table",

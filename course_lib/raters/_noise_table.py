@@ -30,14 +30,14 @@ from ..validation import _as_float_array, _as_positive_float
 from ..gp.kernel_base import Kernel
 from ..gp.priors import Prior
 from .rater_data import RaterData, _as_items_and_ratings, _as_rater_data
-from ..gp.regression import _NOISE_BOUNDS
+from ..gp.regression import NOISE_BOUNDS
 
 __all__ = ["NOISE_FLOOR", "floor_summary"]
 
 #: Default lower bound of every noise variance (state it beside any result it shapes).
 NOISE_FLOOR = 1e-4
 #: Upper bound of every noise variance (GPRegression's).
-_NOISE_CEILING = _NOISE_BOUNDS[1]
+_NOISE_CEILING = NOISE_BOUNDS[1]
 #: A variance counts as "at the floor" up to this factor above it.
 _AT_FLOOR_FACTOR = 1.01
 
@@ -55,7 +55,7 @@ def _check_groups(groups, n_labels: int, n_groups: int) -> np.ndarray:
 
 
 def _check_evidence_arguments(K, data, noise_variances, groups, dK):
-    """The arguments of ``annotator_log_likelihood``, checked: ``(K, data, noise_variances,
+    """The arguments of ``annotator_evidence``, checked: ``(K, data, noise_variances,
     groups, dK)`` with K (N, N), positive variances, one whole-number cell per label and dK
     (P, N, N) or None."""
     data = _as_rater_data(data)

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..gmm.clustering import _check_spread, _pairwise_squared_distances
+from ..gmm.clustering import check_spread, pairwise_squared_distances
 from ..validation import _as_float_array, _as_positive_int
 
 __all__ = ["AffinityPropagationWarning"]
@@ -100,8 +100,8 @@ def _negative_squared_distances(X) -> np.ndarray:
     exact zero diagonal (scikit-learn's "euclidean" affinity)."""
     X = _as_float_array(X, "X", ndim=(1, 2))
     X = X[:, None] if X.ndim == 1 else X
-    _check_spread(X)
-    similarity = -_pairwise_squared_distances(X, X)
+    check_spread(X)
+    similarity = -pairwise_squared_distances(X, X)
     np.fill_diagonal(similarity, 0.0)
     return similarity
 

@@ -38,7 +38,7 @@ Gradients (hyper-parameters as logs):
 Setting that gradient to zero gives the EM update s_j = mean over j's labels of
 (y_ir - m_i)^2 + V_ii (:meth:`AnnotatorNoiseGP.em_step`), which never lowers the evidence.
 
-The evidence and its linear algebra. :func:`annotator_log_likelihood` returns the terms above
+The evidence and its linear algebra. :func:`annotator_evidence` returns the terms above
 and the two gradients as an :class:`AnnotatorEvidence`. The noise gradient needs the posterior
 variances V_ii, hence the diagonal of (K + Sigma)^-1, taken from the Cholesky factor. The GP on
 the weighted means is conditioned, and its evidence terms and kernel gradient computed, by the
@@ -63,29 +63,31 @@ Zero prior mean: standardise the targets (or add a ``Constant`` kernel).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from collections.abc import Callable, Mapping
 from functools import partial
 from dataclasses import dataclass
 
 from ..gp.kernel_base import Kernel
-from ..gp.optimise import (HyperparameterFit, _check_priors, _negative_log_posterior,
+from ..gp.optimise import (HyperparameterFit, check_priors, negative_log_posterior,
                            optimise_hyperparameters)
-from ..gp.parameters import ModelParameters, _Held
+from ..gp.parameters import Held, ModelParameters
 from ..gp.prediction import LatentGaussian
 from ..gp.priors import Prior
-from ..gp.regression import _condition, _evidence_terms, _kernel_gradient
+from ..gp.regression import condition, evidence_terms, kernel_gradient
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, _inverse_from_cholesky, sample_gaussian
 from ..validation import RngLike, _as_float_array, _as_positive_int
 from ._noise_table import (NOISE_FLOOR, _AT_FLOOR_FACTOR, _NOISE_CEILING, _check_cells,
                            _check_evidence_arguments, _check_labels, _check_noise_floor,
                            _initial_table, _model_priors, _noise_names, floor_summary)
 from .rater_data import RaterData
-from .regions import _region_labels
+from .regions import region_labels
 
 
-__all__ = ["WeightedMeans", "weighted_means", "annotator_log_likelihood", "AnnotatorNoiseGP",
-           "AnnotatorEvidence", "em_fixed_point"]
+__all__ = ["WeightedMeans", "weighted_means", "annotator_evidence", "annotator_log_likelihood",
+           "AnnotatorNoiseGP", "AnnotatorEvidence", "em_fixed_point"]
 
 
 @dataclass(frozen=True)
@@ -139,29 +141,30 @@ def _expected_squared_errors(data: RaterData, posterior: LatentGaussian, item_no
     return residual ** 2 + np.maximum(posterior_variance, 0.0)[data.items]
 
 
-def _evidence(K, data: RaterData, noise_variances, groups, dK, warn: bool):
-    """(AnnotatorEvidence, posterior) for validated inputs.
+def _annotator_evidence(K, data: RaterData, noise_variances, groups, dK, warn: bool
+                        ) -> AnnotatorEvidence:
+    """:func:`annotator_evidence` for validated inputs.
     Lecture 05, section 7 (Annotators with different reliability, globally and by region)."""
     noise_per_label = noise_variances[groups]
     weighted = weighted_means(data, noise_per_label)
-    posterior = _condition(K, weighted.target, weighted.noise, warn)
-    data_fit, complexity, constant = _evidence_terms(
+    posterior = condition(K, weighted.target, weighted.noise, warn)
+    data_fit, complexity, constant = evidence_terms(
         posterior, weighted.target, "data",
         "standardise the scores (subtract their mean, divide by their standard deviation)")
     value = data_fit + complexity + constant + weighted.constant
     if dK is None:
-        return AnnotatorEvidence(value, data_fit, complexity, constant, weighted.constant), \
-            posterior
-    inverse, _, gradient_kernel = _kernel_gradient(posterior, dK)
+        return AnnotatorEvidence(value, None, data_fit, complexity, constant, weighted.constant)
+    inverse, _, gradient_kernel = kernel_gradient(posterior, dK)
     expected = _expected_squared_errors(data, posterior, weighted.noise, inverse)
     gradient_log_noise = np.bincount(groups, weights=-0.5 + expected / (2.0 * noise_per_label),
                                      minlength=noise_variances.size)
-    return AnnotatorEvidence(value, data_fit, complexity, constant, weighted.constant,
-                               gradient_kernel, gradient_log_noise), posterior
+    return AnnotatorEvidence(value, np.concatenate([gradient_kernel, gradient_log_noise]),
+                             data_fit, complexity, constant, weighted.constant, gradient_kernel,
+                             gradient_log_noise)
 
 
-def annotator_log_likelihood(K, data: RaterData, noise_variances, groups, dK=None, *,
-                             warn: bool = True) -> AnnotatorEvidence:
+def annotator_evidence(K, data: RaterData, noise_variances, groups, dK=None, *,
+                       warn: bool = True) -> AnnotatorEvidence:
     """Evidence of every label of ``data`` when label l has noise ``noise_variances[groups[l]]``.
 
     ``K``: (N, N) kernel matrix of the items; ``noise_variances``: (J,) positive; ``groups``:
@@ -169,7 +172,17 @@ def annotator_log_likelihood(K, data: RaterData, noise_variances, groups, dK=Non
     ``dK``: (P, N, N) kernel derivatives, to get the gradient (kernel, and Fisher's identity for
     the noise; module docstring).
     """
-    return _evidence(*_check_evidence_arguments(K, data, noise_variances, groups, dK), warn)[0]
+    return _annotator_evidence(*_check_evidence_arguments(K, data, noise_variances, groups, dK),
+                               warn)
+
+
+def annotator_log_likelihood(K, data: RaterData, noise_variances, groups, dK=None, *,
+                             warn: bool = True) -> AnnotatorEvidence:
+    """Deprecated, removed in the next release: ``annotator_evidence`` (the exercises of lecture
+    05 as released before issue 48 called this name)."""
+    warnings.warn("annotator_log_likelihood is deprecated and will be removed in the next "
+                  "release; use annotator_evidence", DeprecationWarning, stacklevel=2)
+    return annotator_evidence(K, data, noise_variances, groups, dK, warn=warn)
 
 
 class AnnotatorNoiseGP(ModelParameters):
@@ -205,11 +218,11 @@ class AnnotatorNoiseGP(ModelParameters):
             raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
         self.kernel = kernel
         self.n_annotators = _as_positive_int(n_annotators, "n_annotators")
-        self.regions, self.n_regions = (None, 1) if regions is None else _region_labels(regions)
+        self.regions, self.n_regions = (None, 1) if regions is None else region_labels(regions)
         self.noise_floor = _check_noise_floor(noise_floor)
         self._log_noise = np.log(_initial_table(noise_variance, self.n_regions, self.n_annotators,
                                                self.noise_floor)).ravel()
-        self.priors = _check_priors(_model_priors(kernel, kernel_priors, noise_priors,
+        self.priors = check_priors(_model_priors(kernel, kernel_priors, noise_priors,
                                                 self.noise_names), self.param_names)
         self.X_train: np.ndarray | None = None
         self.y_train: np.ndarray | None = None
@@ -231,7 +244,7 @@ class AnnotatorNoiseGP(ModelParameters):
         """The parts of ``theta`` (``gp.parameters.ModelParameters``): the kernel's
         log-parameters, then the log noise variances, given back as log-values."""
         noise = np.tile(np.log([self.noise_floor, _NOISE_CEILING]), (self.n_noise, 1))
-        return self.kernel, _Held(self.noise_names, self._log_noise, noise)
+        return self.kernel, Held(self.noise_names, self._log_noise, noise)
 
     @property
     def noise_table_(self) -> np.ndarray:
@@ -279,29 +292,21 @@ class AnnotatorNoiseGP(ModelParameters):
             raise ValueError("self: call fit(X, data) before predicting or optimising")
 
     # ----- evidence ---------------------------------------------------------------------
-    def marginal_likelihood(self, theta=None, eval_gradient: bool = False, warn: bool = True
-                            ) -> AnnotatorEvidence:
-        """Terms (and gradient) of log p(labels | X, theta); ``theta`` defaults to the current
-        one. ``gradient_log_noise`` has one entry per noise variance (row-major table order)."""
+    def evidence(self, theta=None, eval_gradient: bool = False, *, warn: bool = True
+                 ) -> AnnotatorEvidence:
+        """Terms (and gradient, in the order of ``param_names``) of log p(labels | X, theta);
+        ``theta`` defaults to the current one. ``gradient_log_noise`` has one entry per noise
+        variance (row-major table order)."""
         self._require_fit()
         kernel, log_noise = (self.kernel, self._log_noise) if theta is None else self._split(theta)
         K, dK = kernel.gradient(self.X_train) if eval_gradient else (kernel(self.X_train), None)
-        return _evidence(K, self.data, np.exp(log_noise), self._label_cells(self.data), dK,
-                         warn)[0]
-
-    def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False):
-        """log p(labels | X, theta) (float), or ``(value, gradient)`` with the gradient w.r.t.
-        the log hyper-parameters in the order of ``param_names``."""
-        result = self.marginal_likelihood(theta, eval_gradient)
-        if not eval_gradient:
-            return result.value
-        return result.value, np.concatenate([result.gradient_kernel, result.gradient_log_noise])
+        return _annotator_evidence(K, self.data, np.exp(log_noise),
+                                   self._label_cells(self.data), dK, warn)
 
     def negative_objective(self, theta) -> tuple[float, np.ndarray]:
         """-(log p(labels | X, theta) + log p(theta)) and its gradient: what L-BFGS-B
         minimises."""
-        return _negative_log_posterior(self, theta, lambda evidence: np.concatenate(
-            [evidence.gradient_kernel, evidence.gradient_log_noise]))
+        return negative_log_posterior(self, theta)
 
     # ----- EM for the noise variances ---------------------------------------------------
     def _em_update(self, log_noise: np.ndarray, K: np.ndarray, pooled: bool = False
@@ -312,7 +317,7 @@ class AnnotatorNoiseGP(ModelParameters):
         cells = self._label_cells(self.data)
         noise = np.exp(log_noise)
         weighted = weighted_means(self.data, noise[cells])
-        posterior = _condition(K, weighted.target, weighted.noise, False)
+        posterior = condition(K, weighted.target, weighted.noise, False)
         expected = _expected_squared_errors(self.data, posterior, weighted.noise,
                                             _inverse_from_cholesky(posterior.factors[0]))
         if pooled:
@@ -366,14 +371,18 @@ class AnnotatorNoiseGP(ModelParameters):
 
 @dataclass(frozen=True)
 class AnnotatorEvidence:
-    """log p(Y | X) = data_fit + complexity + constant + spread_term (``raters.annotator_noise``).
+    """log p(Y | X), ``value`` = data_fit + complexity + constant + spread_term
+    (``raters.annotator_noise``).
 
     data_fit = -1/2 yhat^T (K + Sigma)^-1 yhat; complexity = -1/2 log det(K + Sigma);
-    constant = -N/2 log 2pi; spread_term = c. ``gradient_kernel`` (P,): d/d kernel
-    log-parameters; ``gradient_log_noise`` (J,): d/d log s_j by Fisher's identity.
+    constant = -N/2 log 2pi; spread_term = c. ``gradient`` (None unless ``dK`` was given):
+    d value / d (the kernel log-parameters of ``dK``, then every log s_j), the model's
+    ``theta`` order; its pieces ``gradient_kernel`` (P,): d/d kernel log-parameters and
+    ``gradient_log_noise`` (J,): d/d log s_j by Fisher's identity.
     """
 
     value: float
+    gradient: np.ndarray | None
     data_fit: float
     complexity: float
     constant: float

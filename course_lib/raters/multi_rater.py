@@ -33,6 +33,7 @@ every model of Units 5-7.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -40,18 +41,17 @@ import numpy as np
 
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, sample_gaussian
 from ..validation import RngLike, _as_bool, _as_float_array, _as_positive_float, _check_choice
-from ..gp.inputs import _check_exact_size
+from ..gp.inputs import check_exact_size
 from ..gp.kernel_base import Kernel
-from ..gp.optimise import (HyperparameterFit, _check_priors, _negative_log_posterior,
+from ..gp.optimise import (HyperparameterFit, check_priors, negative_log_posterior,
                            optimise_hyperparameters)
-from ..gp.parameters import ModelParameters, _check_parameter, _log_scalar, log_bounds
-from ..gp.prediction import LatentGaussian, _add_noise
+from ..gp.parameters import ModelParameters, check_parameter, log_scalar, log_bounds
+from ..gp.prediction import LatentGaussian, add_noise
 from ..gp.priors import Prior
 from .rater_data import RaterData, _as_items_and_ratings, _as_rater_data
-from ..gp.regression import (_NOISE_BOUNDS, RegressionEvidence,
-                             gaussian_log_marginal_likelihood)
+from ..gp.regression import NOISE_BOUNDS, RegressionEvidence, gaussian_evidence
 
-__all__ = ["MultiRaterEvidence", "joint_log_likelihood", "MultiRaterGP"]
+__all__ = ["MultiRaterEvidence", "joint_evidence", "joint_log_likelihood", "MultiRaterGP"]
 
 _MODES = ("mean", "joint", "repeated")
 
@@ -62,25 +62,28 @@ _MODES = ("mean", "joint", "repeated")
 
 @dataclass(frozen=True)
 class MultiRaterEvidence:
-    """log p(Y | X) of the joint model = ``gp_term.value`` + ``spread_term`` (module docstring).
+    """log p(Y | X) of the joint model, ``value`` = ``gp_term.value`` + ``spread_term`` (module
+    docstring).
 
+    ``gradient`` (None unless ``dK`` was given): d value / d (the log-parameters of the slices
+    of ``dK``, then log sigma^2), from the model in the order of its ``theta``. Its pieces:
     ``gradient_kernel``: d/d kernel log-parameters (the gp term's; the spread term has none);
     ``gradient_log_noise[i]``: item i's share of d/d log sigma^2, i.e. the gp term's
-    sigma^2/R_i * (...) plus -(R_i - 1)/2 + S_i/(2 sigma^2) from the spread term (sum it for
+    sigma^2/R_i * (...) plus -(R_i - 1)/2 + S_i/(2 sigma^2) from the spread term (their sum is
     the derivative in the one shared sigma^2). With ``include_spread_term=False`` the spread
     term and its derivative are left out (the joint model then equals the mean model).
     """
 
     value: float
+    gradient: np.ndarray | None
     gp_term: RegressionEvidence
     spread_term: float
     gradient_kernel: np.ndarray | None = None
     gradient_log_noise: np.ndarray | None = None
 
 
-def joint_log_likelihood(K, data: RaterData, noise_variance: float, dK=None, *,
-                         include_spread_term: bool = True, warn: bool = True
-                         ) -> MultiRaterEvidence:
+def joint_evidence(K, data: RaterData, noise_variance: float, dK=None, *,
+                   include_spread_term: bool = True, warn: bool = True) -> MultiRaterEvidence:
     """Evidence of every label of ``data`` under the joint model, from the N x N kernel matrix
     ``K`` of the items (and its gradient when ``dK``, shape (P, N, N), is given)."""
     data = _as_rater_data(data)
@@ -101,22 +104,35 @@ def joint_log_likelihood(K, data: RaterData, noise_variance: float, dK=None, *,
     return _joint_evidence(K, data, sigma2, dK, include_spread_term, warn)
 
 
+def joint_log_likelihood(K, data: RaterData, noise_variance: float, dK=None, *,
+                         include_spread_term: bool = True, warn: bool = True
+                         ) -> MultiRaterEvidence:
+    """Deprecated, removed in the next release: ``joint_evidence`` (the exercises of lecture 05
+    as released before issue 48 called this name)."""
+    warnings.warn("joint_log_likelihood is deprecated and will be removed in the next release; "
+                  "use joint_evidence", DeprecationWarning, stacklevel=2)
+    return joint_evidence(K, data, noise_variance, dK, include_spread_term=include_spread_term,
+                          warn=warn)
+
+
 def _joint_evidence(K, data: RaterData, sigma2: float, dK, include_spread_term: bool,
                     warn: bool) -> MultiRaterEvidence:
-    """:func:`joint_log_likelihood` on checked arguments (the model's kernel matrices need no
+    """:func:`joint_evidence` on checked arguments (the model's kernel matrices need no
     second pass of checks: each costs as much as the O(N^2) arithmetic itself).
     Lecture 05, section 3 (The joint likelihood, step by step)."""
-    gp_term = gaussian_log_marginal_likelihood(K, data.means, sigma2 / data.counts, dK, warn)
+    gp_term = gaussian_evidence(K, data.means, sigma2 / data.counts, dK, warn=warn)
     if include_spread_term:
         spread = (-0.5 * (data.n_labels - data.n_items) * (LOG_2PI + np.log(sigma2))
                   - 0.5 * np.sum(np.log(data.counts)) - data.within_ss / (2.0 * sigma2))
         spread_gradient = -0.5 * (data.counts - 1) + data.within_ss_per_item / (2.0 * sigma2)
     else:
         spread, spread_gradient = 0.0, 0.0
-    gradient_log_noise = (None if gp_term.gradient_log_noise is None
-                          else gp_term.gradient_log_noise + spread_gradient)
-    return MultiRaterEvidence(gp_term.value + float(spread), gp_term, float(spread),
-                                gp_term.gradient_kernel, gradient_log_noise)
+    gradient = gradient_log_noise = None
+    if gp_term.gradient_log_noise is not None:
+        gradient_log_noise = gp_term.gradient_log_noise + spread_gradient
+        gradient = np.append(gp_term.gradient_kernel, gradient_log_noise.sum())
+    return MultiRaterEvidence(gp_term.value + float(spread), gradient, gp_term, float(spread),
+                              gp_term.gradient_kernel, gradient_log_noise)
 
 
 # --------------------------------------------------------------------------------------------
@@ -130,7 +146,7 @@ class MultiRaterGP(ModelParameters):
 
     ``noise_variance`` is one rater's noise sigma^2 ("joint", "repeated") or the noise of the
     mean score sigma_base^2 ("mean"). Everything else (``priors``, ``noise_bounds``,
-    ``predict``, ``log_marginal_likelihood``, ``optimise_hyperparameters``) works as in
+    ``predict``, ``log_evidence``, ``evidence``, ``optimise_hyperparameters``) works as in
     :class:`~course_lib.gp.regression.GPRegression`; ``fit`` takes ``(X, data)`` with
     ``data`` a :class:`RaterData` whose items are the rows of X.
 
@@ -139,16 +155,16 @@ class MultiRaterGP(ModelParameters):
     """
 
     def __init__(self, kernel: Kernel, noise_variance: float = 1.0, mode: str = "joint",
-                 noise_bounds=_NOISE_BOUNDS, priors: Mapping[str, Prior] | None = None):
+                 noise_bounds=NOISE_BOUNDS, priors: Mapping[str, Prior] | None = None):
         self.mode = _check_choice(mode, "mode", _MODES)
         self.noise_variance = _as_positive_float(noise_variance, "noise_variance")
         if not isinstance(kernel, Kernel):
             raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
         self.kernel = kernel
-        _check_parameter(self.noise_variance, "noise_variance")
+        check_parameter(self.noise_variance, "noise_variance")
         self._noise_log_bounds = log_bounds(noise_bounds, np.array([self.noise_variance]),
                                             "noise_variance")
-        self.priors = _check_priors(priors, self.param_names)
+        self.priors = check_priors(priors, self.param_names)
         self.X_train: np.ndarray | None = None
         self.y_train: np.ndarray | None = None
         self.posterior: LatentGaussian | None = None
@@ -158,15 +174,15 @@ class MultiRaterGP(ModelParameters):
     def _parts(self):
         """The parts of ``theta`` (``gp.parameters.ModelParameters``): the kernel's
         log-parameters, then log noise_variance, given back as a float."""
-        return self.kernel, _log_scalar("noise_variance", self.noise_variance,
-                                        self._noise_log_bounds)
+        return self.kernel, log_scalar("noise_variance", self.noise_variance,
+                                       self._noise_log_bounds)
 
     # ----- data -------------------------------------------------------------------------
     def fit(self, X, data: RaterData) -> "MultiRaterGP":
         """Condition on the scores in ``data`` of the items at the rows of X. Returns self."""
         X, data = _as_items_and_ratings(X, data)
         if self.mode == "repeated":
-            _check_exact_size(data.n_labels, "X")
+            check_exact_size(data.n_labels, "X")
         return self._fit_checked(X, data)
 
     def _fit_checked(self, X, data: RaterData) -> "MultiRaterGP":
@@ -206,7 +222,7 @@ class MultiRaterGP(ModelParameters):
         the mean score in the "mean" model)."""
         self._require_fit()
         mean, var = self.posterior.predict_at(self.kernel, self.X_train, X_test, full_cov)
-        return mean, (_add_noise(var, self.noise_variance) if include_noise else var)
+        return mean, (add_noise(var, self.noise_variance) if include_noise else var)
 
     def sample_posterior(self, X_test, n_samples: int = 1, *, rng: RngLike = None,
                          include_noise: bool = False) -> np.ndarray:
@@ -216,9 +232,10 @@ class MultiRaterGP(ModelParameters):
         return sample_gaussian(mean, cov, n_samples, rng=rng)
 
     # ----- evidence ---------------------------------------------------------------------
-    def marginal_likelihood(self, theta=None, eval_gradient: bool = False, warn: bool = True,
-                            include_spread_term: bool = True):
-        """log p(scores | X, theta) of the model (see the module docstring), with its terms.
+    def evidence(self, theta=None, eval_gradient: bool = False, *, warn: bool = True,
+                 include_spread_term: bool = True) -> MultiRaterEvidence | RegressionEvidence:
+        """log p(scores | X, theta) of the model (see the module docstring), with its terms and,
+        with ``eval_gradient``, its ``gradient`` in the order of ``param_names``.
 
         For "joint" a :class:`MultiRaterEvidence` (``include_spread_term=False`` leaves the
         spread term out, which turns it into the mean model's evidence); for "mean" and
@@ -234,26 +251,14 @@ class MultiRaterGP(ModelParameters):
         X = self.X_items if self.mode == "joint" else self.X_train
         K, dK = kernel.gradient(X) if eval_gradient else (kernel(X), None)
         if self.mode != "joint":
-            return gaussian_log_marginal_likelihood(K, self.y_train, noise, dK, warn)
+            return gaussian_evidence(K, self.y_train, noise, dK, warn=warn)
         return _joint_evidence(K, self.data, noise, dK, include_spread_term, warn)
 
-    def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False):
-        """log p(scores | X, theta) (float), or ``(value, gradient)`` with the gradient w.r.t.
-        the log hyper-parameters in the order of ``param_names``."""
-        result = self.marginal_likelihood(theta, eval_gradient)
-        return (result.value, self._theta_gradient(result)) if eval_gradient else result.value
-
     # ----- ML-II / MAP-II ---------------------------------------------------------------
-    @staticmethod
-    def _theta_gradient(result) -> np.ndarray:
-        """d/d theta: the kernel's entries, then the per-item noise entries summed (one shared
-        sigma^2)."""
-        return np.append(result.gradient_kernel, result.gradient_log_noise.sum())
-
     def negative_objective(self, theta) -> tuple[float, np.ndarray]:
         """-(log p(scores | X, theta) + log p(theta)) and its gradient: what L-BFGS-B
         minimises."""
-        return _negative_log_posterior(self, theta, self._theta_gradient)
+        return negative_log_posterior(self, theta)
 
     def optimise_hyperparameters(self, n_restarts: int = 5, *, rng: RngLike = None,
                                  max_iter: int = 200) -> HyperparameterFit:

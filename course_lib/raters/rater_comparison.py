@@ -22,9 +22,9 @@ from ..validation import (RngLike, _as_positive_float, _as_positive_int, _as_rng
                           _as_float_array)
 from ._noise_table import NOISE_FLOOR
 from .annotator_noise import AnnotatorNoiseGP
-from .regions import Regions, _left_to_right, assign_regions
+from .regions import Regions, left_to_right, assign_regions
 from ..gp.kernels import SquaredExponential
-from .multi_rater import _MODES, MultiRaterGP, joint_log_likelihood
+from .multi_rater import _MODES, MultiRaterGP, joint_evidence
 from .rater_data import RaterData
 from ..gp.regression import GPRegression
 
@@ -79,8 +79,8 @@ def fit_score_model(X, data: RaterData, mode: str, *, lengthscale: float = 0.2,
 
 @dataclass(frozen=True)
 class NoiseProfile:
-    """The joint model's log-likelihood on a grid of one rater's noise variance, in its terms:
-    ``total = gp_term + spread_term`` (see :func:`course_lib.raters.multi_rater.joint_log_likelihood`).
+    """The joint model's evidence on a grid of one rater's noise variance, in its terms:
+    ``total = gp_term + spread_term`` (see :func:`course_lib.raters.multi_rater.joint_evidence`).
     ``gp_term`` alone is the evidence of the GP on the mean scores with noise sigma^2 / R_i."""
 
     noise: np.ndarray
@@ -90,10 +90,10 @@ class NoiseProfile:
 
 
 def noise_profile(K, data: RaterData, noise) -> NoiseProfile:
-    """Evaluate :func:`~course_lib.raters.multi_rater.joint_log_likelihood` (kernel matrix ``K`` of the
+    """Evaluate :func:`~course_lib.raters.multi_rater.joint_evidence` (kernel matrix ``K`` of the
     items, centred scores ``data``) at every noise variance of the grid ``noise``."""
     noise = _as_float_array(noise, "noise", ndim=1)
-    terms = [joint_log_likelihood(K, data, value) for value in noise]
+    terms = [joint_evidence(K, data, value) for value in noise]
     gp_term = np.array([term.gp_term.value for term in terms])
     spread_term = np.array([term.spread_term for term in terms])
     return NoiseProfile(noise, gp_term, spread_term, gp_term + spread_term)
@@ -125,7 +125,7 @@ def fit_annotator_models(X, data: RaterData, gold, n_regions: int = 3,
     regions = assign_regions(X, _as_positive_int(n_regions, "n_regions"), "kmeans", rng=rng,
                              min_size=2)
     if np.shape(X)[1] == 1:
-        regions = _left_to_right(regions)
+        regions = left_to_right(regions)
     models = {
         "GOLD": GPRegression(_se_kernel(), 0.1, noise_bounds=(noise_floor, 100.0)).fit(X, gold),
         "Av": GPRegression(_se_kernel(), 0.1, noise_bounds=(noise_floor, 100.0)).fit(

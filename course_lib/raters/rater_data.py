@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..metrics import _check_scale
+from ..metrics import check_scale
 from ..validation import _as_float_array, _as_positive_int, _as_selection
-from ..gp.inputs import _as_inputs, _check_exact_size
+from ..gp.inputs import as_inputs, check_exact_size
 
 __all__ = ["RaterData"]
 
@@ -84,7 +84,7 @@ class RaterData:
                 raise ValueError(f"{name}: index {index.max()} implies {index.max() + 1} {name} "
                                  f"for only {scores.size} labels; number the {name} 0, 1, 2, "
                                  f"... (or pass n_{name})")
-        self.scale = None if scale is None else _check_scale(scale)
+        self.scale = None if scale is None else check_scale(scale)
         if self.scale is not None:
             low, high = self.scale
             outside = (scores < low) | (scores > high)
@@ -224,8 +224,8 @@ def _as_rater_data(data) -> RaterData:
 
 def _as_items_and_ratings(X, data) -> tuple[np.ndarray, RaterData]:
     """``(X, data)`` checked together: one row of X per item that ``data`` rates."""
-    X = _as_inputs(X, "X")
-    _check_exact_size(X.shape[0], "X")
+    X = as_inputs(X, "X")
+    check_exact_size(X.shape[0], "X")
     data = _as_rater_data(data)
     if data.n_items != X.shape[0]:
         raise ValueError(f"data: has {data.n_items} items but X has {X.shape[0]} rows (one "

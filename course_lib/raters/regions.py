@@ -18,9 +18,9 @@ from .affinity import _affinity_propagation, _negative_squared_distances
 from ..gmm.clustering import assign_clusters, assign_clusters_trusted, kmeans
 from ..validation import (RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice,
                           _renamed_error)
-from ..gp.inputs import _as_inputs
+from ..gp.inputs import as_inputs
 
-__all__ = ["Regions", "assign_regions"]
+__all__ = ["Regions", "assign_regions", "region_labels", "left_to_right"]
 
 _REGION_METHODS = ("kmeans", "affinity")
 
@@ -49,7 +49,7 @@ class Regions:
 
     def regions_of(self, X) -> np.ndarray:
         """Region of new points (rows of X): the nearest centre (squared Euclidean)."""
-        X = _as_inputs(X, "X", self.centres.shape[1])
+        X = as_inputs(X, "X", self.centres.shape[1])
         return assign_clusters(X, self.centres)[0]
 
 
@@ -83,7 +83,7 @@ def assign_regions(X, n_regions: int | None = None, method: str = "kmeans", *,
     ``min_size``: regions with fewer points are merged into their neighbours (their centre is
     dropped, their points join the nearest remaining centre), smallest first.
     """
-    X = _as_inputs(X, "X")
+    X = as_inputs(X, "X")
     _check_choice(method, "method", _REGION_METHODS)
     min_size = _as_positive_int(min_size, "min_size")
     if method == "kmeans":
@@ -117,8 +117,10 @@ def assign_regions(X, n_regions: int | None = None, method: str = "kmeans", *,
     centres, labels = _merge_small_regions(X, centres, labels, min_size)
     return Regions(labels, centres, method)
 
-def _region_labels(regions) -> tuple[np.ndarray, int]:
-    """(labels (N,), n_regions) of a :class:`Regions` or of (N,) whole-number region indices."""
+def region_labels(regions) -> tuple[np.ndarray, int]:
+    """(labels (N,), n_regions) of a :class:`Regions` or of (N,) whole-number region indices,
+    checked (a ``regions`` argument of the annotator-noise model and of its simulated
+    annotators)."""
     if isinstance(regions, Regions):
         return regions.labels, regions.n_regions
     labels = _as_float_array(regions, "regions", ndim=1)
@@ -128,7 +130,7 @@ def _region_labels(regions) -> tuple[np.ndarray, int]:
     return labels, int(labels.max()) + 1
 
 
-def _left_to_right(regions: Regions) -> Regions:
+def left_to_right(regions: Regions) -> Regions:
     """The same partition of one-dimensional inputs with the regions numbered by their centre,
     left to right (k-means numbers them in no particular order)."""
     order = np.argsort(regions.centres[:, 0])

@@ -20,7 +20,7 @@ Every subject answers on a latent f over stimuli in the unit box:
     N(0, noise_sd^2) (the subject's calibration noise), rounded and clipped to 1 .. 9;
   - **over-confident** (:func:`_overconfident_ratings`): ratings that ignore |df| and follow the
     paper's printed marginals for subject #2 (48 % nines, 84 % at least 7, none below 3);
-  - **forced shares** (:func:`_ranked_levels`): |df| plus noise ranked, the weakest n_0 trials
+  - **forced shares** (:func:`ranked_levels`): |df| plus noise ranked, the weakest n_0 trials
     at the lowest level and so on, so the level counts are exactly the given ones (the gait
     study's 218 / 176 / 78).
 
@@ -50,7 +50,8 @@ from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_posi
 
 __all__ = ["ConfidenceTrials", "haptic_like_subjects", "gait_like_subject",
            "likert_synthetic_trials", "HAPTIC_NOISE_SD", "OVERCONFIDENT_SUBJECT",
-           "GAIT_LEVEL_COUNTS", "SYNTHETIC_CUTS", "preference_scores"]
+           "GAIT_LEVEL_COUNTS", "SYNTHETIC_CUTS", "preference_scores", "ranked_levels",
+           "RATER_TOL", "rating_splits"]
 
 # 1 + 8 tanh(|df| / _RATING_SCALE): |df| = 0.25, 0.5, 1 give 2.96, 4.70, 7.09 (levels 0, 1, 2)
 _RATING_SCALE = 1.0
@@ -147,7 +148,7 @@ def _overconfident_ratings(n_trials: int, *, rng: RngLike = None) -> np.ndarray:
     return _as_rng(rng).permutation(ratings)
 
 
-def _ranked_levels(strength, counts, noise_sd: float, *, rng: RngLike = None) -> np.ndarray:
+def ranked_levels(strength, counts, noise_sd: float, *, rng: RngLike = None) -> np.ndarray:
     """Levels 0 .. len(counts) - 1 with exactly ``counts[k]`` trials at level k: the trials
     ranked by strength + N(0, noise_sd^2), the weakest ``counts[0]`` at level 0 and so on."""
     strength = _as_float_array(strength, "strength", ndim=1)
@@ -219,12 +220,12 @@ def gait_like_subject(*, n_trials: int = 472, counts=GAIT_LEVEL_COUNTS,
                       rng: RngLike = None) -> ConfidenceTrials:
     """One subject, ``n_trials`` uniform pairs on :func:`_gait_latent`, confidence 1 .. 3 with
     exactly ``counts`` trials per level (Wu et al.'s 218 / 176 / 78 at 472 trials), ranked by
-    |df| plus N(0, 0.3^2) (:func:`_ranked_levels`). A substitute for the author's private
+    |df| plus N(0, 0.3^2) (:func:`ranked_levels`). A substitute for the author's private
     robot-gait answers (module docstring)."""
     n_trials = _as_positive_int(n_trials, "n_trials")
     generator = _as_rng(rng)
     A, B, difference, choices = _pairs_and_choices(_gait_latent, n_trials, 3, generator)
-    levels = _ranked_levels(np.abs(difference), counts, _GAIT_NOISE_SD, rng=generator)
+    levels = ranked_levels(np.abs(difference), counts, _GAIT_NOISE_SD, rng=generator)
     return ConfidenceTrials("gait", A, B, choices, levels + 1.0, levels, difference)
 
 
@@ -254,10 +255,10 @@ def likert_synthetic_trials(n_pairs: int = 30, *, low: float = -2.0, high: float
 # after a short fixed-point phase L-BFGS runs to ``tol``: at 1e-7 one fit of 20 pairs takes
 # about 0.3 s on one laptop core (1e-13, VariationalGP's default, several seconds) and its Brier
 # scores differ from those at 1e-13 by about 1e-4, far below the differences the explorer shows.
-_RATER_TOL = 1e-7
+RATER_TOL = 1e-7
 
 
-def _rating_splits(n_trials: int, n_train: int, n_splits: int, *,
+def rating_splits(n_trials: int, n_train: int, n_splits: int, *,
                   rng: RngLike = 0) -> list[tuple[np.ndarray, np.ndarray]]:
     """``n_splits`` random (train, test) index pairs of ``n_trials`` trials: each a random order
     of the trials, the first ``n_train`` to train and the rest to test."""
@@ -271,7 +272,7 @@ def _rating_splits(n_trials: int, n_train: int, n_splits: int, *,
 
 def preference_scores(trials: ConfidenceTrials, levels, kernel: Kernel, splits, *,
                       use_ratings: bool, likert: LikertConfidence | None = None,
-                      tol: float = _RATER_TOL) -> np.ndarray:
+                      tol: float = RATER_TOL) -> np.ndarray:
     """Brier (Wu et al.'s eq. 3) and F1 of a :class:`~course_lib.mixed.confidence.
     ConfidencePreferenceGP` on each split's test pairs, one row per split: the model (kernel
     fixed, ``likert`` the rating likelihood, default ``LikertConfidence(3)``) fitted to the

@@ -54,7 +54,8 @@ from ..validation import (RngLike, _as_float_array, _as_positive_int, _as_rng, _
 from .levelset_model import _MODELS, _fit_model, _prior_kernel, _threshold_level
 from .psychophysics import LevelSetProblem, _check_inside_box, simulate_answers
 
-__all__ = ["LevelSetSession", "LevelSetTrace", "run_levelset_session", "LevelSetMaps"]
+__all__ = ["LevelSetSession", "LevelSetTrace", "run_levelset_session", "LevelSetMaps",
+           "levelset_maps", "acquisition_curve", "detection_curve"]
 
 
 def _check_sobol_size(n: int, dim: int, name: str) -> None:
@@ -391,7 +392,7 @@ def _map_points(bounds, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return axis_x, axis_y, np.column_stack([gx.ravel(), gy.ravel()])
 
 
-def _levelset_maps(session: LevelSetSession, *, size: int = _MAP_SIZE) -> LevelSetMaps:
+def levelset_maps(session: LevelSetSession, *, size: int = _MAP_SIZE) -> LevelSetMaps:
     """The maps of :class:`LevelSetMaps` for a 2-D ``session`` with a problem: its fitted
     model's mean and P(f < threshold) on a ``size`` x ``size`` grid of the box, and its
     acquisition ("global_mi" or "eavc") with every grid point as a candidate against the
@@ -425,7 +426,7 @@ def _levelset_maps(session: LevelSetSession, *, size: int = _MAP_SIZE) -> LevelS
     return LevelSetMaps(axis_x, axis_y, mean, p_below, scores, truth)
 
 
-def _acquisition_curve(session: LevelSetSession, levels) -> np.ndarray:
+def acquisition_curve(session: LevelSetSession, levels) -> np.ndarray:
     """The ``session``'s acquisition (global MI or EAVC, against its own reference points) at
     every level of ``levels`` (box units of a 1-D session) as a candidate; zeros before the
     first fit."""
@@ -438,7 +439,7 @@ def _acquisition_curve(session: LevelSetSession, levels) -> np.ndarray:
     return rule(session.model, unit, session.references, session.threshold)
 
 
-def _detection_curve(model, threshold: float):
+def detection_curve(model, threshold: float):
     """(levels, P(heard), low, high, threshold estimate) of a fitted 1-D ``model`` (None: the
     prior, P(heard) 1/2 with a band from 0 to 1) on _CURVE_POINTS levels in [0, 1]: P(heard) =
     Phi(mean) with the band Phi(mean +- 1.96 sd) (the psychometric curve at the posterior

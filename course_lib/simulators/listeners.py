@@ -50,7 +50,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from ..gp.inputs import _as_inputs
+from ..gp.inputs import as_inputs
 from ..gp.kernel_base import Kernel
 from ..gp.kernels import SquaredExponential
 from ..preference.likelihoods import Likelihood
@@ -130,7 +130,7 @@ class GPDrawResponse:
             raise TypeError(f"kernel: expected a course_lib.gp Kernel, got "
                             f"{type(kernel).__name__}")
         self.kernel = kernel
-        self.anchors = _as_inputs(anchors, "anchors").copy()
+        self.anchors = as_inputs(anchors, "anchors").copy()
         rng = _as_rng(rng)
         L, _ = cholesky_with_jitter(kernel(self.anchors), "anchors", warn=False)
         e = rng.standard_normal(self.anchors.shape[0])
@@ -142,7 +142,7 @@ class GPDrawResponse:
         return int(self.anchors.shape[1])
 
     def __call__(self, X) -> np.ndarray:
-        X = _as_inputs(X, "X", self.dim)
+        X = as_inputs(X, "X", self.dim)
         out = np.empty(X.shape[0])
         for start in range(0, X.shape[0], _EVALUATION_CHUNK):  # memory O(chunk x anchors)
             stop = start + _EVALUATION_CHUNK
@@ -347,7 +347,7 @@ class SimulatedListener:
     def utility(self, X, *, t: int | None = None) -> np.ndarray:
         """The utilities the listener answers by at settings X, as heard at its ``t``-th answer
         (default: the next one, for one setting per answer as in :meth:`answer`)."""
-        X = _as_inputs(X, "X")
+        X = as_inputs(X, "X")
         if t is not None:
             t = _as_positive_int(t, "t", minimum=0)
         return self._heard(X, self._times(X.shape[0], t))
@@ -371,8 +371,8 @@ class SimulatedListener:
         return self._mean(z, factor)
 
     def _differences(self, X_first, X_second):
-        A = _as_inputs(X_first, "X_first")
-        B = _as_inputs(X_second, "X_second", A.shape[1])
+        A = as_inputs(X_first, "X_first")
+        B = as_inputs(X_second, "X_second", A.shape[1])
         if A.shape[0] != B.shape[0]:
             raise ValueError(f"X_second: expected {A.shape[0]} rows (one per row of X_first), "
                              f"got {B.shape[0]}")
@@ -412,10 +412,10 @@ class SimulatedListener:
         answer favouring x_found (binary or degree on its side of 0.5, a difference of its sign); an
         exact tie (a degree of 0.5) counts as no win."""
         n = _as_positive_int(n, "n")
-        found = _as_inputs(np.atleast_2d(_as_float_array(x_found, "x_found", ndim=(1, 2))),
+        found = as_inputs(np.atleast_2d(_as_float_array(x_found, "x_found", ndim=(1, 2))),
                           "x_found")
-        baseline = _as_inputs(np.atleast_2d(_as_float_array(x_baseline, "x_baseline",
-                                                          ndim=(1, 2))), "x_baseline",
+        baseline = as_inputs(np.atleast_2d(_as_float_array(x_baseline, "x_baseline",
+                                                         ndim=(1, 2))), "x_baseline",
                              found.shape[1])
         if found.shape[0] != 1 or baseline.shape[0] != 1:
             raise ValueError("x_found: expected one setting (and one x_baseline), got "

@@ -43,13 +43,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..preference.acquisition import (bivariate_ei, _check_thompson_size, incumbent,
+from ..preference.acquisition import (bivariate_ei, check_thompson_size, incumbent,
                                       multinomial_sample, thompson_sample, univariate_ei)
 from ..preference.acquisition import pairwise_bald
 from ..preference.acquisition import maximise_acquisition
 from ..preference.comparisons import Comparisons
 from ..preference.forced_choice import ForcedChoiceTest, forced_choice_test
-from ..gp.inputs import _as_inputs
+from ..gp.inputs import as_inputs
 from ..gp.kernels import SquaredExponential
 from ..preference.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
 from ..preference.preference_gp import PreferenceGP
@@ -148,13 +148,13 @@ def next_candidate(model, grid, x_best, rule: str, grid_bei, bounds, *, rng: Rng
     "bei-ascent" the mean bEI along the ascents within ``bounds``. One rule for
     :func:`run_session` and the personalisation explorer."""
     _check_choice(rule, "rule", _ACQUISITIONS)
-    grid = _as_inputs(grid, "grid")
+    grid = as_inputs(grid, "grid")
     x_best = _as_float_array(x_best, "x_best", ndim=1)
     if x_best.shape != (grid.shape[1],):
         raise ValueError(f"x_best: expected one setting with {grid.shape[1]} coordinates like "
                          f"the grid's rows, got shape {x_best.shape}")
     if rule == "thompson":
-        _check_thompson_size(grid.shape[0], "grid")
+        check_thompson_size(grid.shape[0], "grid")
     rng = _as_rng(rng)
     others = ~np.all(grid == x_best, axis=1)
     index_of_other = np.flatnonzero(others)
@@ -253,7 +253,7 @@ def _session_model(listener, model) -> PreferenceGP:
 
 def _distinct_settings(grid) -> np.ndarray:
     """The grid as (n_grid, d) settings, each given once."""
-    grid = _as_inputs(grid, "grid")
+    grid = as_inputs(grid, "grid")
     distinct, first_seen = np.unique(grid, axis=0, return_index=True)
     if distinct.shape[0] < grid.shape[0]:
         repeated = int(np.setdiff1d(np.arange(grid.shape[0]), first_seen)[0])
@@ -273,7 +273,7 @@ def _check_schedule(grid, n_random, n_active, acquisition, optimise_every, n_res
                          f"{n_random + 1} distinct grid settings, the grid has {grid.shape[0]}")
     _check_choice(acquisition, "acquisition", _ACQUISITIONS)
     if acquisition == "thompson":
-        _check_thompson_size(grid.shape[0], "grid")
+        check_thompson_size(grid.shape[0], "grid")
     if optimise_every is not None:
         optimise_every = _as_positive_int(optimise_every, "optimise_every")
     n_restarts = _as_positive_int(n_restarts, "n_restarts")

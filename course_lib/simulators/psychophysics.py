@@ -57,7 +57,7 @@ from ..validation import (RngLike, _as_float_array, _as_positive_int, _as_rng, _
                           _check_width)
 
 __all__ = ["LevelSetProblem", "psychometric_problem", "norm_ball_problem", "passthrough_problem",
-           "detection_problem",
+           "detection_problem", "LISTENER_U50", "LISTENER_SPREAD",
            "simulate_answers"]
 
 # the target level: the 75 % point of the psychometric function
@@ -329,10 +329,11 @@ def simulate_answers(problem: LevelSetProblem, X, *, rng: RngLike = None) -> np.
 
 
 # The detection demo's listener (lecture 07): P(heard | level 0) is the false-alarm floor, and
-# P(heard) = Phi((u - U50) / SPREAD), 50 % at level U50; its 75 % threshold sits at u = 0.45.
+# P(heard) = Phi((u - U50) / SPREAD), 50 % at level U50; its 75 % threshold sits at u = 0.45
+# (the level U50 + SPREAD * the problem's threshold, which the demo's figure shows).
 _FALSE_ALARM_FLOOR = 0.01
-_LISTENER_U50 = 0.35
-_LISTENER_SPREAD = _LISTENER_U50 / -float(constraints_from_probability(_FALSE_ALARM_FLOOR))
+LISTENER_U50 = 0.35
+LISTENER_SPREAD = LISTENER_U50 / -float(constraints_from_probability(_FALSE_ALARM_FLOOR))
 
 
 def detection_problem() -> LevelSetProblem:
@@ -343,6 +344,6 @@ def detection_problem() -> LevelSetProblem:
     chosen so that P(heard | 0) is the floor."""
     return LevelSetProblem(
         name="tone in noise", bounds=np.array([[0.0, 1.0]]),
-        latent=lambda X: (np.asarray(X, float)[:, 0] - _LISTENER_U50) / _LISTENER_SPREAD,
+        latent=lambda X: (np.asarray(X, float)[:, 0] - LISTENER_U50) / LISTENER_SPREAD,
         link="probit", constraint_X=np.zeros((1, 1)),
         constraint_y=constraints_from_probability([_FALSE_ALARM_FLOOR]))

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..raters.regions import Regions, _left_to_right, _region_labels, assign_regions
+from ..raters.regions import Regions, left_to_right, region_labels, assign_regions
 from ..raters.rater_data import RaterData
-from ..metrics import _check_scale
+from ..metrics import check_scale
 from ..validation import RngLike, _as_positive_float, _as_positive_int, _as_rng, _as_float_array
 
 __all__ = ["simulate_integer_scores", "simulate_homogeneous", "simulate_regions",
@@ -62,7 +62,7 @@ def simulate_integer_scores(truth, bias, slope, noise_sd, *, scale=(0, 10),
                              f"got {values.size}")
     if np.any(noise_sd < 0):
         raise ValueError("noise_sd: must be >= 0")
-    low, high = _check_scale(scale)
+    low, high = check_scale(scale)
     rng = _as_rng(rng)
     raw = slope[None, :] * truth[:, None] + bias[None, :] + noise_sd[None, :] * \
         rng.standard_normal((truth.size, bias.size))
@@ -98,7 +98,7 @@ def simulate_regions(gold, regions, variance_table, *, rng: RngLike = None) -> R
     (zeros allowed: a perfect annotator in that region). Uses the random numbers of
     :func:`simulate_homogeneous`: with equal rows the two give the same labels."""
     gold = _as_float_array(gold, "gold", ndim=1)
-    labels, _ = _region_labels(regions)
+    labels, _ = region_labels(regions)
     if labels.size != gold.size:
         raise ValueError(f"regions: expected one region per item of gold ({gold.size}), got "
                          f"{labels.size}")
@@ -137,7 +137,7 @@ def annotator_toy_data(variance_table=ANNOTATOR_TOY_LAMBDA, n_items: int = 60, n
     rng = _as_rng(rng)
     x = np.sort(rng.uniform(0.0, 1.0, n_items))
     X = x[:, None]
-    regions = _left_to_right(assign_regions(X, table.shape[0], "kmeans", rng=rng))
+    regions = left_to_right(assign_regions(X, table.shape[0], "kmeans", rng=rng))
     data = simulate_regions(annotator_toy_gold(x), regions, table, rng=rng)
     x_test = np.linspace(0.0, 1.0, n_test)
     return AnnotatorToy(X, annotator_toy_gold(x), regions, data, x_test[:, None],

@@ -29,8 +29,8 @@ from matplotlib.figure import Figure
 
 from ..mixed.constraints import ARMS
 from ..plotting.levelset import QUERY_COLOUR, plot_detection_curve
-from ..simulators.levelset_session import _acquisition_curve, _detection_curve
-from ..simulators.psychophysics import _LISTENER_SPREAD, _LISTENER_U50, detection_problem
+from ..simulators.levelset_session import acquisition_curve, detection_curve
+from ..simulators.psychophysics import LISTENER_SPREAD, LISTENER_U50, detection_problem
 from ..stimuli import (TONE_CLIP_DURATION, TONE_DURATION, TONE_FREQUENCY, tone_in_noise,
                        tone_snr_db, wav_bytes)
 from ..validation import RngLike, _check_choice
@@ -61,7 +61,7 @@ class DetectionState(ExplorerState):
             return ()
         previous = self.summary if session.n_answers > self.options["n_initial"] else ()
         return (*previous, (session.n_answers,
-                            _detection_curve(session.model, self.problem.threshold)[-1]))
+                            detection_curve(session.model, self.problem.threshold)[-1]))
 
     @property
     def thresholds(self) -> list:
@@ -69,8 +69,9 @@ class DetectionState(ExplorerState):
         return list(self.summary)
 
     def curve(self):
-        """:func:`_detection_curve` of the current model."""
-        return _detection_curve(self.model, self.problem.threshold)
+        """:func:`course_lib.simulators.levelset_session.detection_curve` of the current
+        model."""
+        return detection_curve(self.model, self.problem.threshold)
 
 
 def detection_figure(state: DetectionState, *, show_listener: bool = False) -> Figure:
@@ -95,7 +96,7 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
                          if state.arm != "none" else None, query=state.query[0])
     ax_curve.legend(loc="lower right", fontsize="x-small")
     ax_curve.tick_params(labelbottom=False)
-    scores = _acquisition_curve(state.session, levels)
+    scores = acquisition_curve(state.session, levels)
     ax_acq.fill_between(levels, scores, color="C2", alpha=0.5, lw=0)
     ax_acq.axvline(state.query[0], color=QUERY_COLOUR, lw=1.5, ls="--")
     ax_acq.set_ylim(0, max(float(scores.max()), 1e-9) * 1.1)
@@ -113,7 +114,7 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
         n, values = zip(*known)
         ax_trace.plot(n, values, "o-", color="C0", ms=3.5, lw=1.2)
     if show_listener:
-        true_level = _LISTENER_U50 + _LISTENER_SPREAD * problem.threshold
+        true_level = LISTENER_U50 + LISTENER_SPREAD * problem.threshold
         ax_trace.axhline(true_level, color="k", ls="--", lw=1)
     ax_trace.set_xlim(0, max(10, state.answers.size + 1))
     ax_trace.set_ylim(0, 1)

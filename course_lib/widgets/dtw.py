@@ -22,8 +22,8 @@ import numpy as np
 from IPython.display import Audio
 
 from ..dtw.alignment import NoWarpingPathError, band_mask, dtw, local_cost_matrix
-from ..dtw.local_costs import _METRICS
-from ..dtw.alignment import _as_sequence
+from ..dtw.local_costs import METRICS
+from ..dtw.alignment import as_sequence
 from ..dtw.step_patterns import ASYMMETRIC_P1, STEP_PATTERNS
 from ..dtw.subsequence import find_matches, subsequence_dtw
 from ..plotting.dtw import (plot_alignment_path, plot_cost_matrix, plot_frame_mapping,
@@ -48,7 +48,7 @@ def _check_utterances(utterances, name: str) -> dict:
         waveform, rate, features = value
         checked[str(key)] = (_as_float_array(waveform, f"{name}[{key!r}] waveform", ndim=1),
                              _as_positive_float(rate, f"{name}[{key!r}] sample_rate"),
-                             _as_sequence(features, f"{name}[{key!r}] features"))
+                             as_sequence(features, f"{name}[{key!r}] features"))
     dims = {f.shape[1] for _, _, f in checked.values()}
     if len(dims) > 1:
         raise ValueError(f"{name}: features have different dimensions {sorted(dims)}")
@@ -129,7 +129,7 @@ def alignment_explorer(utterances: Mapping, *, first: str | None = None,
                                    description="steps"),
         "band": W.IntSlider(value=longest, min=0, max=longest, description="band r",
                             continuous_update=False),
-        "metric": W.Dropdown(options=list(_METRICS), value="euclidean", description="distance"),
+        "metric": W.Dropdown(options=list(METRICS), value="euclidean", description="distance"),
     }
 
     def render(x_name, y_name, step_pattern, band, metric):

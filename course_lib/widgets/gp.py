@@ -1,4 +1,5 @@
-"""Explorers for Unit 4 (GP regression): kernels and prior samples, conditioning, log-ML surface.
+"""Explorers for Unit 4 (GP regression): kernels and prior samples, conditioning, the evidence
+surface.
 
 Each builder returns a :class:`course_lib.widgets.Explorer`; compute lives in
 :mod:`course_lib.gp`, drawing in :mod:`course_lib.plotting.gp`. Random draws use one fixed
@@ -8,21 +9,25 @@ smoothly. The explorers draw one-dimensional inputs.
 
 from __future__ import annotations
 
+import warnings
+
 import ipywidgets as W
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..gp.kernels import _KERNEL_FAMILIES, SquaredExponential, make_kernel
-from ..gp.lml_surface import log_marginal_likelihood_surface
+from ..gp.kernels import KERNEL_FAMILIES, SquaredExponential, make_kernel
+from ..gp.evidence_surface import log_evidence_surface
 from ..gp.regression import GPRegression
 from ..linalg import sample_gaussian
-from ..plotting.gp import plot_gp_posterior, plot_kernel_function, plot_lml_surface, plot_samples
+from ..plotting.gp import (plot_evidence_surface, plot_gp_posterior, plot_kernel_function,
+                           plot_samples)
 from ..gp.toy_data import toy_regression_data
 from ..validation import RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng
 from .base import Explorer
 
-__all__ = ["kernel_explorer", "conditioning_explorer", "lml_surface_explorer"]
+__all__ = ["kernel_explorer", "conditioning_explorer", "evidence_surface_explorer",
+           "lml_surface_explorer"]
 
 def _log_slider(description, value, low, high):
     return W.FloatLogSlider(value=value, base=10, min=np.log10(low), max=np.log10(high),
@@ -65,7 +70,7 @@ def kernel_explorer(n_samples: int = 3, n_grid: int = 150, *, rng: RngLike = 0) 
     x = np.linspace(-5.0, 5.0, _as_positive_int(n_grid, "n_grid"))
     seed = _fixed_seed(rng)
     controls = {
-        "family": W.Dropdown(options=_KERNEL_FAMILIES, value="squared exponential",
+        "family": W.Dropdown(options=KERNEL_FAMILIES, value="squared exponential",
                              description="kernel"),
         "lengthscale": _log_slider("lengthscale", 1.0, 0.1, 10.0),
         "variance": _log_slider("variance", 1.0, 0.1, 10.0),
@@ -117,24 +122,24 @@ def conditioning_explorer(X=None, y=None, n_samples: int = 3, n_grid: int = 120,
         ax.plot(X[n_points:, 0], y[n_points:], "o", mfc="none", mec="0.6", ms=5,
                 label="not used")
         ax.set_title(f"posterior from {n_points} point(s); "
-                     f"log p(y|X) = {gp.log_marginal_likelihood():.1f}")
+                     f"log p(y|X) = {gp.log_evidence():.1f}")
         ax.legend(loc="upper left", fontsize="small", ncol=2)
         return fig
 
     return Explorer(render, controls, title="Conditioning a GP on data")
 
 
-def lml_surface_explorer(X=None, y=None, *, lengthscale_range=(0.1, 10.0),
-                         noise_range=(1e-4, 1.0), n_grid: int = 40, depth: float = 100.0,
-                         levels: int = 20, n_test: int = 100) -> Explorer:
-    """The log marginal likelihood over (lengthscale, noise variance) for the chosen signal
-    variance, with the grid optimum (star) and the current setting (cross), next to the fit at
-    the current setting.
+def evidence_surface_explorer(X=None, y=None, *, lengthscale_range=(0.1, 10.0),
+                              noise_range=(1e-4, 1.0), n_grid: int = 40, depth: float = 100.0,
+                              levels: int = 20, n_test: int = 100) -> Explorer:
+    """The log evidence (log marginal likelihood) over (lengthscale, noise variance) for the
+    chosen signal variance, with the grid optimum (star) and the current setting (cross), next
+    to the fit at the current setting.
 
     ``X`` (shape (n,) or (n, 1)) and ``y`` default to :func:`toy_regression_data`. The sliders
     and the grid span ``lengthscale_range`` and ``noise_range`` (natural units, log-spaced,
     ``n_grid`` values each). ``depth`` and ``levels`` go to :func:`~course_lib.plotting.gp.
-    plot_lml_surface`: the colours resolve the top ``depth`` nats, so pass the depth of the
+    plot_evidence_surface`: the colours resolve the top ``depth`` nats, so pass the depth of the
     static figure the explorer accompanies (e.g. 12 to tell two neighbouring optima apart).
 
     Each key press must redraw at once: the surface of a signal variance is computed on first
@@ -163,17 +168,25 @@ def lml_surface_explorer(X=None, y=None, *, lengthscale_range=(0.1, 10.0),
         gp = GPRegression(SquaredExponential(lengthscale, variance), noise_variance,
                           noise_bounds="fixed").fit(X, y)
         if variance not in surfaces:  # the surface depends only on the signal variance
-            surfaces[variance] = log_marginal_likelihood_surface(
+            surfaces[variance] = log_evidence_surface(
                 gp, "lengthscale", lengthscales, "noise_variance", noises)
         fig, (ax_s, ax_f) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw=dict(
             left=0.07, right=0.98, bottom=0.13, top=0.91, wspace=0.28))
-        plot_lml_surface(ax_s, surfaces[variance], levels=levels, depth=depth,
-                         current=(lengthscale, noise_variance))
+        plot_evidence_surface(ax_s, surfaces[variance], levels=levels, depth=depth,
+                              current=(lengthscale, noise_variance))
         ax_s.minorticks_off()
         ax_s.set_title(f"log marginal likelihood, top {depth:g} nats (variance = {variance:.3g})")
         mean, var = gp.predict(x_test[:, None])
         plot_gp_posterior(ax_f, x_test, mean, var, X, y, noise_variance=noise_variance)
-        ax_f.set_title(f"fit at the cross: log p(y|X) = {gp.log_marginal_likelihood():.1f}")
+        ax_f.set_title(f"fit at the cross: log p(y|X) = {gp.log_evidence():.1f}")
         return fig
 
     return Explorer(render, controls, title="The marginal likelihood: fit versus complexity")
+
+
+def lml_surface_explorer(X=None, y=None, **options) -> Explorer:
+    """Deprecated, removed in the next release: ``evidence_surface_explorer`` (the exercises of
+    lecture 04 as released before issue 48 called this name)."""
+    warnings.warn("lml_surface_explorer is deprecated and will be removed in the next release; "
+                  "use evidence_surface_explorer", DeprecationWarning, stacklevel=2)
+    return evidence_surface_explorer(X, y, **options)

@@ -25,7 +25,6 @@ from matplotlib.figure import Figure
 from ..hmm import inference as H
 from ..hmm.model import (WEATHER_MOOD_OBSERVATIONS, DiscreteHMM, random_hmm, weather_mood_hmm,
                          weather_mood_sequences)
-from ..hmm._sequences import _pack_sequences
 from ..hmm.training import BaumWelchStepper
 from ..plotting.hmm import render_baum_welch
 from ..plotting.hmm_trellis import (TRELLIS_MAX_LENGTH, draw_impossible_trellis,
@@ -190,7 +189,7 @@ class _BaumWelchSession:
     def __init__(self, sequences, n_symbols: int, true_model: DiscreteHMM | None = None,
                  symbol_names=None):
         self.n_symbols = _as_positive_int(n_symbols, "n_symbols")
-        self.batch = _pack_sequences(sequences, self.n_symbols)
+        self.batch = H.pack_sequences(sequences, self.n_symbols)
         self.true_model = true_model
         self.symbol_names = symbol_names
         self.reference = (None if true_model is None

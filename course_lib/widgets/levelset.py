@@ -32,7 +32,7 @@ from matplotlib.figure import Figure
 
 from ..mixed.constraints import ARMS
 from ..plotting.levelset import plot_contours, plot_f1_trace, plot_map, plot_trials
-from ..simulators.levelset_session import LevelSetMaps, LevelSetSession, _levelset_maps
+from ..simulators.levelset_session import LevelSetMaps, LevelSetSession, levelset_maps
 from ..simulators.psychophysics import (LevelSetProblem, norm_ball_problem, psychometric_problem,
                                         simulate_answers)
 from ..stimuli import tone_in_noise, wav_bytes
@@ -84,7 +84,7 @@ class ExplorerState:
 
     def _summary(self, session):
         """What is drawn of a session beside its own history: here its maps."""
-        return _levelset_maps(session)
+        return levelset_maps(session)
 
     @property
     def maps(self) -> LevelSetMaps:

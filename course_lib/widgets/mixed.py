@@ -39,15 +39,15 @@ from scipy.stats import norm, spearmanr
 from ..mixed.constraints import detection_likelihood
 from ..mixed.feedback_fits import constraint_fit, ledger_fit
 from ..mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
-from ..gp.inputs import _as_inputs
+from ..gp.inputs import as_inputs
 from ..gp.kernel_base import Kernel
 from ..mixed.mixed_likelihood import MixedLikelihood
 from ..mixed.inducing import inducing_points
 from ..plotting.mixed import (plot_binary_answers, plot_constraints, plot_elbo_ledger,
                               plot_latent_band, plot_levels_by_strength, plot_likert_levels,
                               plot_paired_scores)
-from ..simulators.confidence_raters import (_RATER_TOL, ConfidenceTrials, _ranked_levels,
-                                            _rating_splits, preference_scores)
+from ..simulators.confidence_raters import (RATER_TOL, ConfidenceTrials, ranked_levels,
+                                            rating_splits, preference_scores)
 from ..validation import RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng
 from .base import Explorer, InputError
 from .hmm import _parse_vector
@@ -88,7 +88,7 @@ def elbo_ledger_explorer(X, parts: Sequence, names: Sequence[str], kernel: Kerne
     :class:`~course_lib.mixed.feedback_likelihoods.GaussianConstraint` part is drawn as constraints
     and a :class:`~course_lib.mixed.feedback_likelihoods.BernoulliProbit` part as answer ticks.
     ``truth`` (optional): the true latent at ``x_plot``."""
-    X = _as_inputs(X, "X")
+    X = as_inputs(X, "X")
     if X.shape[1] != 1:
         raise ValueError(f"X: the ledger explorer draws 1-D inputs, got {X.shape[1]} columns")
     if len(names) != len(parts):
@@ -157,14 +157,14 @@ def constraint_explorer(X, answers, constraint_X, constraint_y, kernel: Kernel, 
     ``rng``, the same for every setting), plus the constraint locations when the box is ticked
     (:func:`~course_lib.mixed.inducing.inducing_points`). ``truth``: the true latent at
     ``x_plot`` (optional)."""
-    X = _as_inputs(X, "X")
+    X = as_inputs(X, "X")
     if X.shape[1] != 1:
         raise ValueError(f"X: the constraint explorer draws 1-D inputs, got {X.shape[1]} columns")
     answers = _as_float_array(answers, "answers", ndim=1)
     if answers.size != X.shape[0] or X.shape[0] < 2:
         raise ValueError(f"answers: expected one answer per row of X ({X.shape[0]}, at least "
                          f"2), got {answers.size}")
-    constraint_X = _as_inputs(constraint_X, "constraint_X")
+    constraint_X = as_inputs(constraint_X, "constraint_X")
     detection_likelihood(X, answers, constraint_X=constraint_X, constraint_y=constraint_y)
     bounds = _as_float_array(bounds, "bounds", ndim=2)
     sobol = inducing_points(bounds, _as_positive_int(n_inducing, "n_inducing"), rng=rng)
@@ -271,7 +271,7 @@ def _gain_title(metric: str, without, with_ratings, better_sign: float) -> str:
 
 def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 20,
                    n_splits: int = 4, likert: LikertConfidence | None = None,
-                   tol: float = _RATER_TOL, rng: RngLike = 0) -> Explorer:
+                   tol: float = RATER_TOL, rng: RngLike = 0) -> Explorer:
     """The over-confident rater: how many pairs sit at each confidence level and how closely
     the levels follow the true strength -> the Brier and F1 gains of mixing in the ratings.
 
@@ -279,7 +279,7 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
     (e.g. a haptic-like subject); only the confidence levels change. The controls set how many
     pairs sit at each level and the rating noise sd sigma (in units of the strength): the
     levels are
-    :func:`~course_lib.simulators.confidence_raters._ranked_levels` of the strength plus N(0,
+    :func:`~course_lib.simulators.confidence_raters.ranked_levels` of the strength plus N(0,
     sigma^2), so a small sigma ranks the pairs by strength (a calibrated rater) and a large one
     deals the histogram out at random (a rater who ignores the pair, as Wu et al.'s subject #2 did).
     The noise draws are fixed: a slider changes the levels, never the luck.
@@ -287,8 +287,8 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
     Panels: the strength of the pairs in each level with ``likert``'s cut points (where the
     model expects a higher level) and the rank correlation of level and strength; the Brier
     score and F1 of the choices-only model and of the model with the ratings on each of
-    ``n_splits`` fixed :func:`_rating_splits` (``n_train`` pairs to train, the rest to test;
-    :func:`preference_scores`). The choices-only scores do not depend on the sliders and are
+    ``n_splits`` fixed :func:`~course_lib.simulators.confidence_raters.rating_splits`
+    (``n_train`` pairs to train, the rest to test; :func:`preference_scores`). The choices-only scores do not depend on the sliders and are
     computed once. The histogram is typed as three whole numbers (the subject's own to start
     with); one that does not sum to the subject's pairs is refused with an
     :class:`~course_lib.widgets.base.InputError` naming ``counts``, and nothing is drawn until
@@ -304,7 +304,7 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
                          "ratings 1-3, 4-6, 7-9)")
     tol = _as_positive_float(tol, "tol")
     generator = _as_rng(rng)
-    splits = _rating_splits(trials.n_trials, n_train, n_splits, rng=generator)
+    splits = rating_splits(trials.n_trials, n_train, n_splits, rng=generator)
     noise_seed = int(generator.integers(2 ** 32))
     strength = np.abs(trials.latent_difference)
     choices_only = preference_scores(trials, trials.levels, kernel, splits, use_ratings=False,
@@ -326,7 +326,7 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
             if counts.size != 3:
                 raise ValueError(f"counts: expected 3 numbers (the pairs at levels 0, 1 and 2), "
                                  f"got {counts.size}")
-            levels = _ranked_levels(strength, counts, noise_sd,
+            levels = ranked_levels(strength, counts, noise_sd,
                                    rng=np.random.default_rng(noise_seed))
         except ValueError as err:          # a half-typed histogram: one line, no figure
             raise InputError(str(err)) from None

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from course_lib.dtw.search import lb_keogh
-from course_lib.dtw.search import _supports_lower_bounds
+from course_lib.dtw.search import supports_lower_bounds
 from course_lib.dtw.step_patterns import ASYMMETRIC_P1, STEP_PATTERNS, StepPattern
 
 DIAGONAL_ONLY = StepPattern("diagonal only", (((1, 1), ((0, 0, 1.0),)),), start_weight=1.0,
@@ -17,7 +17,7 @@ DIAGONAL_ONLY = StepPattern("diagonal only", (((1, 1), ((0, 0, 1.0),)),), start_
 def test_supports_lower_bounds_is_true_exactly_when_lb_keogh_runs(pattern, metric):
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=(6, 2)), rng.normal(size=(7, 2))
-    if _supports_lower_bounds(pattern, metric):
+    if supports_lower_bounds(pattern, metric):
         assert lb_keogh(x, y, band=2, metric=metric, step_pattern=pattern) >= 0.0
     else:
         with pytest.raises(ValueError, match="^(metric|step_pattern)"):

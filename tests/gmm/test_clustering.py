@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from course_lib.gmm.clustering import (KMeansResult, assign_clusters, initialise_centroids, kmeans,
-                                   kmeans_steps, _pairwise_squared_distances)
+                                   kmeans_steps, pairwise_squared_distances)
 from numerics import assert_non_increasing
 
 
@@ -146,8 +146,8 @@ def test_large_common_offset_gives_the_offset_free_answer(offset):
     shifted = X + offset
     base = shifted - offset                     # the same points as stored after the shift
     start = base[[0, 70, 130]]
-    d2_base = _pairwise_squared_distances(base, start)
-    np.testing.assert_allclose(_pairwise_squared_distances(shifted, start + offset), d2_base,
+    d2_base = pairwise_squared_distances(base, start)
+    np.testing.assert_allclose(pairwise_squared_distances(shifted, start + offset), d2_base,
                                rtol=1e-6, atol=1e-6)
     labels, d2 = assign_clusters(shifted, start + offset)
     np.testing.assert_array_equal(labels, np.argmin(d2_base, axis=1))

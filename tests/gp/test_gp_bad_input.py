@@ -20,16 +20,15 @@ from bad_input import BadInput, NegatedSE, check_case, parametrize  # noqa: E402
 from course_lib import linalg  # noqa: E402
 from course_lib.gp import (GPRegression, Gamma, HalfStudentT, LatentGaussian, Linear,  # noqa: E402
                            LogNormal, Matern, Matern32, NotPositiveDefiniteError, Periodic,
-                           RationalQuadratic, SquaredExponential, Sum,
-                           log_marginal_likelihood_surface)
+                           RationalQuadratic, SquaredExponential, Sum, log_evidence_surface)
 from course_lib.gp.sparse import select_inducing_inputs  # noqa: E402
-from course_lib.gp.sparse import collapsed_bound, fit_sparse_gp, sparse_posterior  # noqa: E402
-from course_lib.plotting.gp import (plot_inducing_inputs, plot_lml_surface,  # noqa: E402
+from course_lib.gp.sparse import collapsed_evidence, fit_sparse_gp, sparse_posterior  # noqa: E402
+from course_lib.plotting.gp import (plot_inducing_inputs, plot_evidence_surface,  # noqa: E402
                                     plot_optimiser_runs, plot_timings)
 from course_lib.gp.kernels import make_kernel  # noqa: E402
 from course_lib.gp.toy_data import toy_regression_data  # noqa: E402
 from course_lib.widgets.gp import (conditioning_explorer, kernel_explorer,  # noqa: E402
-                                   lml_surface_explorer)
+                                   evidence_surface_explorer)
 
 X = np.linspace(-2.0, 2.0, 8)[:, None]
 Y = np.sin(2.0 * X[:, 0])
@@ -45,8 +44,8 @@ def fitted():
 
 
 def surface():
-    return log_marginal_likelihood_surface(fitted(), "lengthscale", [0.5, 1.0, 2.0],
-                                           "noise_variance", [0.01, 0.1])
+    return log_evidence_surface(fitted(), "lengthscale", [0.5, 1.0, 2.0],
+                                "noise_variance", [0.01, 0.1])
 
 
 def on_axes(draw):
@@ -125,11 +124,11 @@ CASES = [
     BadInput("gp: X_test with two columns", lambda: fitted().predict(np.zeros((3, 2))),
              ValueError, "X_test"),
     BadInput("gp: theta of the wrong length for the model",
-             lambda: fitted().log_marginal_likelihood([0.0, 0.0]), ValueError, "theta"),
+             lambda: fitted().log_evidence([0.0, 0.0]), ValueError, "theta"),
     BadInput("gp: log noise variance 800",
-             lambda: fitted().log_marginal_likelihood([0.0, 0.0, 800.0]), ValueError, "theta"),
+             lambda: fitted().log_evidence([0.0, 0.0, 800.0]), ValueError, "theta"),
     BadInput("gp: targets of order 1e200",
-             lambda: GPRegression(SE, 0.1).fit(X, 1e200 * Y).log_marginal_likelihood(),
+             lambda: GPRegression(SE, 0.1).fit(X, 1e200 * Y).log_evidence(),
              ValueError, "y"),
     BadInput("gp: zero posterior samples", lambda: fitted().sample_posterior(X, 0), ValueError,
              "n_samples"),
@@ -140,15 +139,15 @@ CASES = [
     BadInput("gp: zero optimiser iterations",
              lambda: fitted().optimise_hyperparameters(max_iter=0), ValueError, "max_iter"),
     BadInput("gp: surface over an unknown hyper-parameter",
-             lambda: log_marginal_likelihood_surface(fitted(), "ell", [1.0], "noise_variance",
-                                                     [0.1]), ValueError, "x_name"),
+             lambda: log_evidence_surface(fitted(), "ell", [1.0], "noise_variance",
+                                          [0.1]), ValueError, "x_name"),
     BadInput("gp: negative lengthscale on a surface",
-             lambda: log_marginal_likelihood_surface(fitted(), "lengthscale", [-1.0],
-                                                     "noise_variance", [0.1]), ValueError,
+             lambda: log_evidence_surface(fitted(), "lengthscale", [-1.0],
+                                          "noise_variance", [0.1]), ValueError,
              "x_values"),
     BadInput("gp: noise variance 1e300 on a surface",
-             lambda: log_marginal_likelihood_surface(fitted(), "lengthscale", [1.0],
-                                                     "noise_variance", [1e300]), ValueError,
+             lambda: log_evidence_surface(fitted(), "lengthscale", [1.0],
+                                          "noise_variance", [1e300]), ValueError,
              "y_values"),
     # ----- the shared prediction step -----------------------------------------------------
     BadInput("gp: non-symmetric K for from_noise",
@@ -190,22 +189,25 @@ CASES = [
              ValueError, "u"),
     # ----- sparse GPs ---------------------------------------------------------------------
     BadInput("gp: inducing inputs with another number of columns",
-             lambda: collapsed_bound(X, Y, np.ones((3, 2)), SE, NOISE), ValueError, "Z"),
-    BadInput("gp: sparse y shorter than X", lambda: collapsed_bound(X, Y[:-1], Z, SE, NOISE),
+             lambda: collapsed_evidence(X, Y, np.ones((3, 2)), SE, NOISE), ValueError, "Z"),
+    BadInput("gp: sparse y shorter than X", lambda: collapsed_evidence(X, Y[:-1], Z, SE, NOISE),
              ValueError, "y"),
     BadInput("gp: NaN in the inducing inputs",
-             lambda: collapsed_bound(X, Y, np.array([[0.0], [np.nan]]), SE, NOISE), ValueError,
-             "Z"),
-    BadInput("gp: zero sparse noise_variance", lambda: collapsed_bound(X, Y, Z, SE, 0.0),
+             lambda: collapsed_evidence(X, Y, np.array([[0.0], [np.nan]]), SE, NOISE),
+             ValueError, "Z"),
+    BadInput("gp: zero sparse noise_variance", lambda: collapsed_evidence(X, Y, Z, SE, 0.0),
              ValueError, "noise_variance"),
     BadInput("gp: sparse noise_variance 1e-300", lambda: sparse_posterior(X, Y, Z, SE, 1e-300),
              ValueError, "noise_variance"),
-    BadInput("gp: negative jitter", lambda: collapsed_bound(X, Y, Z, SE, NOISE, jitter=-1e-8),
-             ValueError, "jitter"),
-    BadInput("gp: sparse kernel as a string", lambda: collapsed_bound(X, Y, Z, "se", NOISE),
+    BadInput("gp: negative jitter",
+             lambda: collapsed_evidence(X, Y, Z, SE, NOISE, jitter=-1e-8), ValueError, "jitter"),
+    BadInput("gp: sparse kernel as a string", lambda: collapsed_evidence(X, Y, Z, "se", NOISE),
              TypeError, "kernel"),
+    BadInput("gp: collapsed evidence with eval_gradient as text",
+             lambda: collapsed_evidence(X, Y, Z, SE, NOISE, eval_gradient="yes"), TypeError,
+             "eval_gradient"),
     BadInput("gp: duplicated inducing inputs without jitter",
-             lambda: collapsed_bound(X, Y, np.vstack([Z, Z[:1]]), SE, NOISE, jitter=0.0),
+             lambda: collapsed_evidence(X, Y, np.vstack([Z, Z[:1]]), SE, NOISE, jitter=0.0),
              NotPositiveDefiniteError, "Z"),
     BadInput("gp: sparse noise below its bounds", lambda: fit_sparse_gp(X, Y, Z, SE, 1e-9),
              ValueError, "noise_variance"),
@@ -221,8 +223,8 @@ CASES = [
              "X_test"),
     # ----- GP plots -----------------------------------------------------------------------
     BadInput("gp: surface plot with zero depth",
-             lambda: on_axes(lambda ax: plot_lml_surface(ax, surface(), depth=0.0)), ValueError,
-             "depth"),
+             lambda: on_axes(lambda ax: plot_evidence_surface(ax, surface(), depth=0.0)),
+             ValueError, "depth"),
     BadInput("gp: optimiser runs over an unknown hyper-parameter",
              lambda: on_axes(lambda ax: plot_optimiser_runs(
                  ax, fitted().optimise_hyperparameters(n_restarts=1), "period",
@@ -281,15 +283,16 @@ CASES = [
              lambda: conditioning_explorer(np.ones(5), np.ones(4)), ValueError, "y"),
     BadInput("widgets: conditioning_explorer with a string rng",
              lambda: conditioning_explorer(rng="seed"), TypeError, "rng"),
-    BadInput("widgets: lml_surface_explorer with two input columns",
-             lambda: lml_surface_explorer(np.ones((5, 2)), np.ones(5)), ValueError, "X"),
-    BadInput("widgets: lml_surface_explorer with a reversed lengthscale_range",
-             lambda: lml_surface_explorer(lengthscale_range=(10.0, 0.1)), ValueError,
+    BadInput("widgets: evidence_surface_explorer with two input columns",
+             lambda: evidence_surface_explorer(np.ones((5, 2)), np.ones(5)), ValueError, "X"),
+    BadInput("widgets: evidence_surface_explorer with a reversed lengthscale_range",
+             lambda: evidence_surface_explorer(lengthscale_range=(10.0, 0.1)), ValueError,
              "lengthscale_range"),
-    BadInput("widgets: lml_surface_explorer with a zero in noise_range",
-             lambda: lml_surface_explorer(noise_range=(0.0, 1.0)), ValueError, "noise_range"),
-    BadInput("widgets: lml_surface_explorer with zero depth",
-             lambda: lml_surface_explorer(depth=0.0), ValueError, "depth"),
+    BadInput("widgets: evidence_surface_explorer with a zero in noise_range",
+             lambda: evidence_surface_explorer(noise_range=(0.0, 1.0)), ValueError,
+             "noise_range"),
+    BadInput("widgets: evidence_surface_explorer with zero depth",
+             lambda: evidence_surface_explorer(depth=0.0), ValueError, "depth"),
     BadInput("widgets: kernel_explorer with zero samples", lambda: kernel_explorer(0),
              ValueError, "n_samples"),
     BadInput("kernels: make_kernel of an unknown family", lambda: make_kernel("cubic"),

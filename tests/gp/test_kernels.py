@@ -4,7 +4,7 @@ test_kernel_algebra.py)."""
 import numpy as np
 import pytest
 
-from course_lib.gp.kernels import (_KERNEL_FAMILIES, Constant, Linear, Matern, Matern12, Matern32,
+from course_lib.gp.kernels import (KERNEL_FAMILIES, Constant, Linear, Matern, Matern12, Matern32,
                                    Matern52, Periodic, RationalQuadratic, SquaredExponential,
                                    White, make_kernel)
 
@@ -199,7 +199,7 @@ def test_log_parameters_at_the_limit_stay_finite(log_value):
         assert eigenvalues.min() >= -1e-8 * max(eigenvalues.max(), 1e-300), name
 
 
-@pytest.mark.parametrize("family", _KERNEL_FAMILIES)
+@pytest.mark.parametrize("family", KERNEL_FAMILIES)
 def test_make_kernel_at_slider_extremes_is_valid(family):
     x = np.linspace(-5, 5, 40)[:, None]
     for ell in (0.1, 10.0):

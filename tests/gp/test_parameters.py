@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from course_lib.gp import LogNormal, SquaredExponential
-from course_lib.gp.parameters import ModelParameters, _Held, _log_scalar, log_bounds
+from course_lib.gp.parameters import Held, ModelParameters, log_bounds, log_scalar
 
 
 class Toy(ModelParameters):
@@ -17,7 +17,7 @@ class Toy(ModelParameters):
 
     def _parts(self):
         bounds = log_bounds((1e-3, 10.0), np.array([self.noise_variance]), "noise_variance")
-        return self.kernel, _log_scalar("noise_variance", self.noise_variance, bounds)
+        return self.kernel, log_scalar("noise_variance", self.noise_variance, bounds)
 
 
 def test_the_vector_gathers_the_parts_in_order():
@@ -73,10 +73,10 @@ def test_log_hyper_prior_sums_the_priors_by_name():
 
 def test_a_zero_scalar_is_no_parameter_and_a_held_part_gives_back_its_own_form():
     noise_free = Toy(SquaredExponential(0.5, 2.0), 0.0)
-    noise_free._parts = lambda: (noise_free.kernel, _log_scalar("noise_variance", 0.0, None))
+    noise_free._parts = lambda: (noise_free.kernel, log_scalar("noise_variance", 0.0, None))
     assert noise_free.param_names == ("variance", "lengthscale")
     assert noise_free.bounds.shape == (2, 2)
     assert noise_free._split([0.0, 0.0])[1] == 0.0
-    table = _Held(("s[0]", "s[1]"), np.log([0.2, 0.3]), np.zeros((2, 2)))
+    table = Held(("s[0]", "s[1]"), np.log([0.2, 0.3]), np.zeros((2, 2)))
     back = table.with_theta(np.log([0.4, 0.5]))
     np.testing.assert_array_equal(back, np.log([0.4, 0.5]))

@@ -13,7 +13,7 @@ from course_lib.gp.prediction import (JitterWarning, LatentGaussian, NotPositive
                                       cholesky_with_jitter, predict_from_gaussian,
                                       sample_gaussian)
 from course_lib.gp.priors import Gamma, HalfStudentT, LogNormal
-from course_lib.gp.regression import GPRegression, gaussian_log_marginal_likelihood
+from course_lib.gp.regression import GPRegression, gaussian_evidence
 
 
 def toy(n=25, seed=1, d=1):
@@ -35,7 +35,7 @@ def test_one_point_gp_by_hand():
     assert mean[0] == pytest.approx(np.exp(-0.5) * 2.0 / 1.25)
     assert var[0] == pytest.approx(1.0 - np.exp(-1.0) / 1.25)
     # log N(2 | 0, 1.25)
-    assert gp.log_marginal_likelihood() == pytest.approx(
+    assert gp.log_evidence() == pytest.approx(
         -0.5 * 4 / 1.25 - 0.5 * np.log(2 * np.pi * 1.25))
 
 
@@ -53,7 +53,7 @@ def test_three_point_gp_worked_out():
     assert mean[0] == pytest.approx(k_star @ alpha, rel=1e-12)
     assert var[0] == pytest.approx(1.0 - k_star @ np.linalg.solve(K + s2 * np.eye(3), k_star),
                                    rel=1e-12)
-    assert gp.log_marginal_likelihood() == pytest.approx(
+    assert gp.log_evidence() == pytest.approx(
         stats.multivariate_normal(np.zeros(3), K + s2 * np.eye(3)).logpdf(y), rel=1e-12)
 
 
@@ -62,8 +62,8 @@ def test_lml_equals_multivariate_normal_density():
     gp = GPRegression(kernel, 0.05).fit(X, Y)
     cov = kernel(X) + 0.05 * np.eye(len(Y))
     expected = stats.multivariate_normal(np.zeros(len(Y)), cov).logpdf(Y)
-    result = gp.marginal_likelihood()
-    assert result.value == pytest.approx(expected, rel=1e-10)
+    result = gp.evidence()
+    assert result.value == pytest.approx(expected, rel=1e-10) and result.gradient is None
     assert result.value == pytest.approx(result.data_fit + result.complexity + result.constant)
 
 
@@ -193,13 +193,12 @@ def test_lml_gradient_by_finite_differences():
     kernel = SquaredExponential([0.8, 1.3], 1.1) * Periodic(1.5, 3.0) + RationalQuadratic(0.6, 0.3)
     X2, y2 = toy(d=2)
     gp = GPRegression(kernel, 0.05).fit(X2, y2)
-    value, grad = gp.log_marginal_likelihood(eval_gradient=True)
+    grad = gp.evidence(eval_gradient=True).gradient
     theta, h = gp.theta, 1e-5
     for p in range(theta.size):
         step = np.zeros_like(theta)
         step[p] = h
-        fd = (gp.log_marginal_likelihood(theta + step)
-              - gp.log_marginal_likelihood(theta - step)) / (2 * h)
+        fd = (gp.log_evidence(theta + step) - gp.log_evidence(theta - step)) / (2 * h)
         assert grad[p] == pytest.approx(fd, rel=1e-5, abs=1e-6), gp.param_names[p]
 
 
@@ -207,14 +206,27 @@ def test_per_point_noise_gradient_by_finite_differences():
     # heteroscedastic noise (e.g. one variance per rater in Unit 5): d/d log noise_i
     kernel = SquaredExponential(1.0, 1.0)
     noise = np.linspace(0.05, 0.3, len(Y))
-    result = gaussian_log_marginal_likelihood(kernel(X), Y, noise, kernel.gradient(X)[1])
+    result = gaussian_evidence(kernel(X), Y, noise, kernel.gradient(X)[1])
     for i in (0, 7, 24):
         up, down = noise.copy(), noise.copy()
         up[i] *= np.exp(1e-6)
         down[i] *= np.exp(-1e-6)
-        fd = (gaussian_log_marginal_likelihood(kernel(X), Y, up).value
-              - gaussian_log_marginal_likelihood(kernel(X), Y, down).value) / 2e-6
+        fd = (gaussian_evidence(kernel(X), Y, up).value
+              - gaussian_evidence(kernel(X), Y, down).value) / 2e-6
         assert result.gradient_log_noise[i] == pytest.approx(fd, rel=1e-5, abs=1e-8)
+    # the gradient of a vector noise: the kernel's, then one entry per point
+    np.testing.assert_array_equal(result.gradient, np.concatenate(
+        [result.gradient_kernel, result.gradient_log_noise]))
+
+
+def test_the_gradient_of_one_noise_is_the_sum_and_of_no_noise_the_kernels_alone():
+    kernel = SquaredExponential(1.0, 1.0)
+    K, dK = kernel.gradient(X)
+    shared = gaussian_evidence(K, Y, 0.1, dK)
+    np.testing.assert_allclose(shared.gradient, np.append(shared.gradient_kernel,
+                                                          shared.gradient_log_noise.sum()))
+    noise_free = gaussian_evidence(K + 0.1 * np.eye(len(Y)), Y, 0.0, dK)
+    np.testing.assert_array_equal(noise_free.gradient, noise_free.gradient_kernel)
 
 
 @pytest.mark.parametrize("prior", [LogNormal(0.5, 0.7), Gamma(2.0, 3.0), HalfStudentT(4, 2.0)])
@@ -243,13 +255,13 @@ def test_optimise_finds_a_stationary_point_and_beats_the_start():
     gp = GPRegression(SquaredExponential(0.1, 5.0, lengthscale_bounds=(0.05, 20.0),
                                          variance_bounds=(0.01, 100.0)),
                       0.5, noise_bounds=(1e-4, 10.0)).fit(X, Y)
-    start = gp.log_marginal_likelihood()
+    start = gp.log_evidence()
     fit = gp.optimise_hyperparameters(n_restarts=4, rng=0)
     assert fit.objective >= start
     assert fit.objectives.shape == (4,) and fit.starts.shape == fit.ends.shape == (4, 3)
     assert fit.objective == pytest.approx(fit.objectives.max())
-    assert gp.log_marginal_likelihood() == pytest.approx(fit.objective)
-    _, grad = gp.log_marginal_likelihood(eval_gradient=True)
+    assert gp.log_evidence() == pytest.approx(fit.objective) == fit.log_evidence
+    grad = gp.evidence(eval_gradient=True).gradient
     assert np.abs(grad).max() < 1e-2
     assert 0.05 < fit.params["noise_variance"] ** 0.5 < 0.3  # data noise sd is 0.1
     np.testing.assert_allclose(gp.theta, fit.theta)
@@ -267,7 +279,7 @@ def test_map_ii_pulls_towards_the_prior_and_fixed_bounds_hold():
     assert fit.params["variance"] == pytest.approx(1.0)
     assert gp_map.noise_variance == pytest.approx(0.01)
     lp, _ = gp_map.log_hyper_prior()
-    assert fit.objective == pytest.approx(fit.log_marginal_likelihood + lp)
+    assert fit.objective == pytest.approx(fit.log_evidence + lp)
 
 
 def test_n_restarts_counts_every_run_and_n_iter_is_reported():
@@ -306,15 +318,15 @@ def test_extreme_but_allowed_magnitudes_are_computed():
                   [-200.0, 0.0, 200.0], [0.0, 0.0, -200.0]):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", JitterWarning)   # K + noise is singular at 1e-16
-            value, grad = gp.log_marginal_likelihood(np.array(theta), eval_gradient=True)
-        assert np.isfinite(value) and np.all(np.isfinite(grad)), theta
+            result = gp.evidence(np.array(theta), eval_gradient=True)
+        assert np.isfinite(result.value) and np.all(np.isfinite(result.gradient)), theta
     # training inputs 1e200 apart are independent: the evidence is a product of 1-D Gaussians
     far = np.array([[0.0], [1e200], [-1e200]])
     y = np.array([0.3, -1.0, 2.0])
     far_gp = GPRegression(SquaredExponential(1.0, 2.0), 0.5).fit(far, y)
-    value, grad = far_gp.log_marginal_likelihood(eval_gradient=True)
-    assert value == pytest.approx(stats.norm(0, np.sqrt(2.5)).logpdf(y).sum())
-    assert np.all(np.isfinite(grad)) and grad[1] == 0.0
+    result = far_gp.evidence(eval_gradient=True)
+    assert result.value == pytest.approx(stats.norm(0, np.sqrt(2.5)).logpdf(y).sum())
+    assert np.all(np.isfinite(result.gradient)) and result.gradient[1] == 0.0
     mean, var = far_gp.predict(far)
     np.testing.assert_allclose(mean, 2.0 / 2.5 * y)
     np.testing.assert_allclose(var, 2.0 - 4.0 / 2.5)
@@ -370,9 +382,9 @@ def test_no_warning_in_the_normal_path():
         warnings.simplefilter("error")
         gp = GPRegression(SquaredExponential(1.0) + White(0.01), 0.1).fit(X, Y)
         mean, cov = gp.predict(X_TEST, full_cov=True)
-        lml, grad = gp.log_marginal_likelihood(eval_gradient=True)
+        result = gp.evidence(eval_gradient=True)
     assert np.all(np.isfinite(mean)) and np.all(np.isfinite(cov))
-    assert np.isfinite(lml) and np.all(np.isfinite(grad))
+    assert np.isfinite(result.value) and np.all(np.isfinite(result.gradient))
 
 
 def test_the_optimiser_objective_has_the_gradient_it_reports():
@@ -394,6 +406,6 @@ def test_no_kernel_parameters_give_an_empty_kernel_gradient():
     its kernel gradient is empty (it once failed reshaping a size-0 array)."""
     K = np.array([[2.0, 0.5, 0.1], [0.5, 2.0, 0.5], [0.1, 0.5, 2.0]])
     y = np.array([1.0, -0.5, 2.0])
-    without = gaussian_log_marginal_likelihood(K, y, 0.1)
-    empty = gaussian_log_marginal_likelihood(K, y, 0.1, np.zeros((0, 3, 3)))
+    without = gaussian_evidence(K, y, 0.1)
+    empty = gaussian_evidence(K, y, 0.1, np.zeros((0, 3, 3)))
     assert empty.value == without.value and empty.gradient_kernel.shape == (0,)

@@ -5,7 +5,7 @@ import pytest
 
 from course_lib.gp.kernels import SquaredExponential
 from course_lib.gp.prediction import LatentGaussian
-from course_lib.gp.sparse import _DEFAULT_JITTER, sparse_posterior
+from course_lib.gp.sparse import DEFAULT_JITTER, sparse_posterior
 from sparse_data import NOISE, spread_inducing, toy_data
 
 
@@ -34,4 +34,4 @@ def test_predictions_go_through_the_shared_latent_gaussian():
     for got, want in zip(model.predict(X_star), expected):
         np.testing.assert_array_equal(got, want)
     # the jitter on K_uu is recorded as the absolute amount added to its diagonal
-    assert model.posterior.jitter == pytest.approx(_DEFAULT_JITTER * kernel.variance)
+    assert model.posterior.jitter == pytest.approx(DEFAULT_JITTER * kernel.variance)

@@ -4,7 +4,7 @@ draws fixed by the seed, and the ambiguous set's two explanations."""
 import numpy as np
 
 from course_lib.gp.kernels import SquaredExponential
-from course_lib.gp.lml_surface import log_marginal_likelihood_surface
+from course_lib.gp.evidence_surface import log_evidence_surface
 from course_lib.gp.regression import GPRegression
 from course_lib.gp.toy_data import ambiguous_regression_data, toy_regression_data
 
@@ -26,8 +26,8 @@ def test_the_ambiguous_set_has_a_wiggly_and_a_smooth_explanation():
     X, y = ambiguous_regression_data()
     assert X.shape == (12, 1) and np.all(np.diff(X[:, 0]) > 0)
     gp = GPRegression(SquaredExponential(1.0, 1.0), 0.04).fit(X, y)
-    surface = log_marginal_likelihood_surface(gp, "lengthscale", np.geomspace(0.1, 31.6, 40),
-                                              "noise_variance", np.geomspace(1e-3, 3.16, 40))
+    surface = log_evidence_surface(gp, "lengthscale", np.geomspace(0.1, 31.6, 40),
+                                   "noise_variance", np.geomspace(1e-3, 3.16, 40))
     values = surface.values                      # values[i, j]: noise i, lengthscale j
     padded = np.pad(values, 1, constant_values=-np.inf)
     peak = np.ones(values.shape, dtype=bool)

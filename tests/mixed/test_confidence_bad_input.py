@@ -22,7 +22,7 @@ from course_lib.gp.priors import LogNormal
 from course_lib.simulators.confidence_raters import (_calibrated_ratings, gait_like_subject,
                                                      _haptic_latent, haptic_like_subjects,
                                                      likert_synthetic_trials,
-                                                     _overconfident_ratings, _ranked_levels,
+                                                     _overconfident_ratings, ranked_levels,
                                                      _rating_levels)
 
 X = np.array([[0.0], [1.0], [2.0]])
@@ -98,7 +98,7 @@ CASES = [
     BadInput("confidence_raters: no trials", lambda: _overconfident_ratings(0), ValueError,
              "n_trials"),
     BadInput("confidence_raters: counts that miss trials",
-             lambda: _ranked_levels([0.1, 0.2, 0.3], [1, 1], 0.0), ValueError, "counts"),
+             lambda: ranked_levels([0.1, 0.2, 0.3], [1, 1], 0.0), ValueError, "counts"),
     BadInput("confidence_raters: gait counts for another number of trials",
              lambda: gait_like_subject(n_trials=100, rng=0), ValueError, "counts"),
     BadInput("confidence_raters: haptic latent of 3-D stimuli",

@@ -34,12 +34,11 @@ def test_gaussian_likelihood_gives_exact_regression():
     mean_exact, cov_exact = exact.predict(X_test, full_cov=True)
     np.testing.assert_allclose(mean, mean_exact, atol=1e-7)
     np.testing.assert_allclose(cov, cov_exact, atol=1e-9)
-    assert vgp.log_marginal_likelihood() == pytest.approx(exact.log_marginal_likelihood(),
-                                                          abs=1e-8)
+    assert vgp.log_evidence() == pytest.approx(exact.log_evidence(), abs=1e-8)
     # the optimum satisfies the fixed point exactly: lambda = 1 / noise variance
     np.testing.assert_allclose(vgp.result.site_precision, 1.0 / 0.09, rtol=1e-9)
-    _, gradient = vgp.log_marginal_likelihood(vgp.theta, eval_gradient=True)
-    np.testing.assert_allclose(gradient, exact.log_marginal_likelihood(eval_gradient=True)[1][:2],
+    gradient = vgp.evidence(vgp.theta, eval_gradient=True).gradient
+    np.testing.assert_allclose(gradient, exact.evidence(eval_gradient=True).gradient[:2],
                                rtol=1e-5)
 
 
@@ -163,7 +162,7 @@ def test_elbo_gradients_match_finite_differences(kl_weight):
 
     def objective(K_at, alpha_at, lam_at):
         return variational_elbo(K_at, likelihood, alpha_at, lam_at, y, M,
-                                kl_weight=kl_weight).objective
+                                kl_weight=kl_weight).value
 
     h = 1e-6
     for index in range(8):
@@ -200,7 +199,7 @@ def test_probit_vgp_is_close_to_but_not_equal_to_laplace():
     difference = np.abs(mean_l - mean_v)
     assert 1e-3 < difference.max() < 0.5 * np.sqrt(var_v).min()
     np.testing.assert_allclose(var_v, var_l, atol=0.02)
-    assert vgp.result.elbo == pytest.approx(laplace.log_marginal_likelihood(), abs=0.1)
+    assert vgp.result.elbo == pytest.approx(laplace.log_evidence(), abs=0.1)
 
 
 def test_warm_start_reaches_the_same_optimum():
@@ -229,7 +228,7 @@ def test_kl_weight_one_is_the_elbo():
     K, M = SE(pairs.X), pairs.matrix()
     plain = fit_variational(K, PairwiseProbit(0.5), pairs.y, M)
     weighted = fit_variational(K, PairwiseProbit(0.5), pairs.y, M, kl_weight=1.0)
-    assert weighted.elbo == plain.elbo == weighted.objective
+    assert weighted.elbo == plain.elbo == weighted.value
     np.testing.assert_array_equal(weighted.alpha, plain.alpha)
     np.testing.assert_array_equal(weighted.site_precision, plain.site_precision)
 
@@ -248,8 +247,8 @@ def test_kl_weight_on_gaussian_data_is_regression_with_inflated_noise():
     np.testing.assert_allclose(cov, cov_exact, atol=1e-9)
     np.testing.assert_allclose(vgp.result.site_precision, 1.0 / (beta * 0.09), rtol=1e-9)
     # the true ELBO of this q is below the log evidence, which q at beta = 1 attains
-    assert vgp.result.elbo < tight.log_marginal_likelihood() - 1e-3
-    assert vgp.log_marginal_likelihood() == pytest.approx(vgp.result.objective)
+    assert vgp.result.elbo < tight.log_evidence() - 1e-3
+    assert vgp.log_evidence() == pytest.approx(vgp.result.value)
 
 
 def test_overweighted_kl_loosens_the_constraints():

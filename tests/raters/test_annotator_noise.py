@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
 
-from course_lib.gp import (LatentGaussian, LogNormal, SquaredExponential,
-                           gaussian_log_marginal_likelihood, log_marginal_likelihood_surface)
-from course_lib.raters import MultiRaterGP, RaterData, joint_log_likelihood, weighted_means
+from course_lib.gp import (LatentGaussian, LogNormal, SquaredExponential, gaussian_evidence,
+                           log_evidence_surface)
+from course_lib.raters import MultiRaterGP, RaterData, joint_evidence, weighted_means
 from course_lib.raters._noise_table import _AT_FLOOR_FACTOR, NOISE_FLOOR
-from course_lib.raters.annotator_noise import AnnotatorNoiseGP, annotator_log_likelihood
+from course_lib.raters.annotator_noise import AnnotatorNoiseGP, annotator_evidence
 from course_lib.raters.regions import assign_regions
 from course_lib.simulators.rater_scores import simulate_homogeneous, simulate_regions
 from numerics import assert_non_decreasing, finite_difference
@@ -70,7 +70,7 @@ def test_evidence_equals_the_gaussian_of_all_labels(name):
     K = gp.kernel(X)
     covariance = K[np.ix_(data.items, data.items)] + np.diag(per_label_noise(gp, data))
     brute = multivariate_normal(np.zeros(data.n_labels), covariance).logpdf(data.scores)
-    result = gp.marginal_likelihood()
+    result = gp.evidence()
     assert result.value == pytest.approx(brute, rel=1e-12, abs=1e-12)
     parts = result.data_fit + result.complexity + result.constant + result.spread_term
     assert parts == pytest.approx(result.value, rel=1e-13)
@@ -96,14 +96,13 @@ def test_predictions_equal_the_gp_on_every_label(name):
 def test_function_and_model_agree():
     gp, X, data = fitted("GPR-MANH")
     K, dK = gp.kernel.gradient(X)
-    result = annotator_log_likelihood(K, data, gp.noise_table_.ravel(),
-                                      gp._label_cells(data), dK)
-    model = gp.marginal_likelihood(eval_gradient=True)
+    result = annotator_evidence(K, data, gp.noise_table_.ravel(), gp._label_cells(data), dK)
+    model = gp.evidence(eval_gradient=True)
     assert result.value == model.value
     np.testing.assert_array_equal(result.gradient_log_noise, model.gradient_log_noise)
-    value, grad = gp.log_marginal_likelihood(eval_gradient=True)
-    np.testing.assert_array_equal(grad, np.concatenate([model.gradient_kernel,
-                                                        model.gradient_log_noise]))
+    np.testing.assert_array_equal(model.gradient, np.concatenate([model.gradient_kernel,
+                                                                  model.gradient_log_noise]))
+    np.testing.assert_array_equal(result.gradient, model.gradient)
 
 
 def test_equal_noise_is_the_joint_multi_rater_model():
@@ -112,11 +111,11 @@ def test_equal_noise_is_the_joint_multi_rater_model():
     kernel = SquaredExponential(0.25, 1.3)
     gp = AnnotatorNoiseGP(kernel, 4, noise_variance=sigma2).fit(X, data)
     K, dK = kernel.gradient(X)
-    joint = joint_log_likelihood(K, data, sigma2, dK)
-    ours = gp.marginal_likelihood(eval_gradient=True)
+    joint = joint_evidence(K, data, sigma2, dK)
+    ours = gp.evidence(eval_gradient=True)
     assert ours.value == pytest.approx(joint.value, rel=1e-12)
     # GP on the per-item mean with noise sigma^2 / R_i, plus the stated constant c(sigma^2)
-    gp_on_means = gaussian_log_marginal_likelihood(K, data.means, sigma2 / data.counts)
+    gp_on_means = gaussian_evidence(K, data.means, sigma2 / data.counts)
     assert ours.spread_term == pytest.approx(joint.spread_term, rel=1e-12)
     assert ours.value == pytest.approx(gp_on_means.value + joint.spread_term, rel=1e-12)
     np.testing.assert_allclose(ours.gradient_kernel, joint.gradient_kernel, rtol=1e-10)
@@ -135,8 +134,8 @@ def test_equal_noise_is_the_joint_multi_rater_model():
 def test_every_gradient_matches_finite_difference(name):
     gp, _, _ = fitted(name)
     theta = gp.theta
-    value, grad = gp.log_marginal_likelihood(eval_gradient=True)
-    numeric = finite_difference(gp.log_marginal_likelihood, theta)
+    grad = gp.evidence(eval_gradient=True).gradient
+    numeric = finite_difference(gp.log_evidence, theta)
     assert grad.shape == (2 + gp.n_noise,)
     np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-7)
     assert np.all(np.abs(grad[2:]) > 1e-3), "a noise gradient is too small to test anything"
@@ -153,16 +152,16 @@ def test_differentiating_the_gp_on_the_weighted_mean_alone_is_wrong():
         return weighted_means(data, np.exp(log_noise)[cells])
 
     def gp_term(log_noise, target):
-        return gaussian_log_marginal_likelihood(K, target, weighted(log_noise).noise).value
+        return gaussian_evidence(K, target, weighted(log_noise).noise).value
 
     def naive(log_noise):  # yhat held at its current value: only Sigma and c move
         return gp_term(log_noise, frozen.target) + weighted(log_noise).constant
 
     log_noise = gp.theta[P:]
     naive_gradient = finite_difference(naive, log_noise)
-    true_gradient = finite_difference(lambda u: gp.log_marginal_likelihood(
+    true_gradient = finite_difference(lambda u: gp.log_evidence(
         np.concatenate([gp.kernel.theta, u])), log_noise)
-    fisher = gp.marginal_likelihood(eval_gradient=True).gradient_log_noise
+    fisher = gp.evidence(eval_gradient=True).gradient_log_noise
     np.testing.assert_allclose(fisher, true_gradient, rtol=1e-6, atol=1e-7)
     assert np.max(np.abs(naive_gradient - true_gradient)) > 0.1 * np.max(np.abs(true_gradient))
     # what the naive form misses is the path through the target: -alpha^T d yhat / d log s_j
@@ -182,7 +181,7 @@ def test_objective_with_priors_matches_finite_difference():
     theta = gp.theta
     value, grad = gp.negative_objective(theta)
     prior_value, _ = gp.log_hyper_prior(theta)
-    assert value == pytest.approx(-(gp.log_marginal_likelihood() + prior_value), rel=1e-12)
+    assert value == pytest.approx(-(gp.log_evidence() + prior_value), rel=1e-12)
     numeric = finite_difference(lambda t: gp.negative_objective(t)[0], theta)
     np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-7)
 
@@ -211,11 +210,11 @@ def test_em_step_is_the_closed_form_update(name):
 @pytest.mark.parametrize("name", list(MODELS))
 def test_em_never_lowers_the_evidence_and_its_fixed_point_is_stationary(name):
     gp, X, data = fitted(name)
-    values = [gp.log_marginal_likelihood()]
+    values = [gp.log_evidence()]
     for _ in range(3000):
         before = gp.noise_table_
         gp.em_step()
-        values.append(gp.log_marginal_likelihood())
+        values.append(gp.log_evidence())
         if np.max(np.abs(np.log(gp.noise_table_ / before))) < 1e-11:
             break
     # once EM has settled, consecutive evidences differ by the round-off of a Cholesky solve
@@ -224,7 +223,7 @@ def test_em_never_lowers_the_evidence_and_its_fixed_point_is_stationary(name):
     assert_non_decreasing(values, scale=np.linalg.cond(covariance) * np.max(np.abs(values)),
                           what="the evidence over EM steps")
     assert values[-1] > values[0] + 0.1
-    gradient = gp.marginal_likelihood(eval_gradient=True).gradient_log_noise
+    gradient = gp.evidence(eval_gradient=True).gradient_log_noise
     free = ~gp.at_floor_.ravel()
     assert free.any()
     np.testing.assert_allclose(gradient[free], 0.0, atol=1e-8)
@@ -278,7 +277,7 @@ def test_identical_annotators_sit_at_the_floor_not_at_zero():
     gp.optimise_hyperparameters(3, rng=0)
     assert gp.at_floor_.all()
     assert gp.floor_summary().startswith("3 of 3 noise variances sit at the floor 0.0001")
-    assert np.isfinite(gp.log_marginal_likelihood())
+    assert np.isfinite(gp.log_evidence())
 
 
 # ----- restarts -----------------------------------------------------------------------------
@@ -298,8 +297,8 @@ def test_restarts_start_from_current_em_and_equal_variances_and_keep_the_best():
     assert np.ptp(fit.starts[2][P:]) == 0.0 and fit.starts[2][P] != initial[P]
     assert fit.best == int(np.argmax(fit.objectives))
     np.testing.assert_array_equal(gp.theta, fit.ends[fit.best])
-    assert gp.log_marginal_likelihood() == pytest.approx(fit.objective, rel=1e-12)
-    assert fit.objective == fit.log_marginal_likelihood == np.max(fit.objectives)
+    assert gp.log_evidence() == pytest.approx(fit.objective, rel=1e-12)
+    assert fit.objective == fit.log_evidence == np.max(fit.objectives)
     one_run = fitted("GPR-MANH")[0].optimise_hyperparameters(1)
     assert one_run.starts.shape[0] == 1 and fit.objective >= one_run.objective - 1e-9
 
@@ -307,23 +306,21 @@ def test_restarts_start_from_current_em_and_equal_variances_and_keep_the_best():
 def test_optimised_gradient_vanishes_inside_the_bounds():
     gp, _, _ = fitted("GPR-MA")
     gp.optimise_hyperparameters(3, rng=0)
-    _, grad = gp.log_marginal_likelihood(eval_gradient=True)
+    grad = gp.evidence(eval_gradient=True).gradient
     bounds = gp.bounds
     inside = (gp.theta > bounds[:, 0] + 1e-6) & (gp.theta < bounds[:, 1] - 1e-6)
     np.testing.assert_allclose(grad[inside], 0.0, atol=1e-3)
 
 
-def test_marginal_likelihood_surface_over_a_noise_variance():
+def test_evidence_surface_over_a_noise_variance():
     gp, _, _ = fitted("GPR-MA")
     lengthscales, noises = [0.1, 0.25, 0.5], [0.05, 0.2]
-    surface = log_marginal_likelihood_surface(gp, "lengthscale", lengthscales,
-                                              "noise_variance[1]", noises)
+    surface = log_evidence_surface(gp, "lengthscale", lengthscales, "noise_variance[1]", noises)
     theta = gp.theta
     for i, noise in enumerate(noises):
         for j, lengthscale in enumerate(lengthscales):
             theta[1], theta[2 + 1] = np.log(lengthscale), np.log(noise)
-            assert surface.values[i, j] == pytest.approx(gp.log_marginal_likelihood(theta),
-                                                         rel=1e-12)
+            assert surface.values[i, j] == pytest.approx(gp.log_evidence(theta), rel=1e-12)
 
 
 # ----- construction -------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from bad_input import BadInput, NegatedSE, check_case, parametrize
 from course_lib.raters.affinity import _affinity_propagation, _negative_squared_distances
 from course_lib.gp import SquaredExponential
 from course_lib.raters import RaterData
-from course_lib.raters.annotator_noise import AnnotatorNoiseGP, annotator_log_likelihood
+from course_lib.raters.annotator_noise import AnnotatorNoiseGP, annotator_evidence
 from course_lib.simulators.rater_scores import simulate_homogeneous, simulate_regions
 from course_lib.linalg import NotPositiveDefiniteError
 
@@ -105,17 +105,17 @@ CASES = [
     BadInput("annotators: test inputs with two columns",
              lambda: fitted().predict(np.ones((3, 2))), ValueError, "X_test"),
     BadInput("annotators: theta of the wrong length",
-             lambda: fitted().log_marginal_likelihood(np.zeros(3)), ValueError, "theta"),
+             lambda: fitted().log_evidence(np.zeros(3)), ValueError, "theta"),
     BadInput("annotators: zero restarts", lambda: fitted().optimise_hyperparameters(0),
              ValueError, "n_restarts"),
     BadInput("annotators: evidence with K of the wrong shape",
-             lambda: annotator_log_likelihood(np.eye(5), DATA, [0.1] * 3, DATA.raters),
+             lambda: annotator_evidence(np.eye(5), DATA, [0.1] * 3, DATA.raters),
              ValueError, "K"),
     BadInput("annotators: evidence with a noise cell out of range",
-             lambda: annotator_log_likelihood(SE(X), DATA, [0.1, 0.1], DATA.raters),
+             lambda: annotator_evidence(SE(X), DATA, [0.1, 0.1], DATA.raters),
              ValueError, "groups"),
     BadInput("annotators: evidence with a zero noise variance",
-             lambda: annotator_log_likelihood(SE(X), DATA, [0.1, 0.0, 0.1], DATA.raters),
+             lambda: annotator_evidence(SE(X), DATA, [0.1, 0.0, 0.1], DATA.raters),
              ValueError, "noise_variances"),
     # ----- simulators ---------------------------------------------------------------------
     BadInput("annotators: negative simulated variance",

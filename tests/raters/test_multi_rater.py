@@ -11,8 +11,8 @@ import pytest
 from scipy import stats
 
 from course_lib.gp import (GPRegression, LogNormal, Matern52, SquaredExponential,
-                           gaussian_log_marginal_likelihood)
-from course_lib.raters import MultiRaterGP, RaterData, joint_log_likelihood, weighted_means
+                           gaussian_evidence)
+from course_lib.raters import MultiRaterGP, RaterData, joint_evidence, weighted_means
 from course_lib.linalg import LOG_2PI
 from course_lib.metrics import discrete_kl, discretised_log_predictive
 from course_lib.simulators.rater_scores import simulate_integer_scores
@@ -86,12 +86,12 @@ def test_joint_equals_repeated_input_gp(panel, kernel_name, sigma2):
     joint = MultiRaterGP(kernel, sigma2, mode="joint").fit(X, data)
     repeated = MultiRaterGP(kernel, sigma2, mode="repeated").fit(X, data)
     assert repeated.X_train.shape[0] == data.n_labels and joint.X_train.shape[0] == data.n_items
-    value, grad = joint.log_marginal_likelihood(eval_gradient=True)
-    rep_value, rep_grad = repeated.log_marginal_likelihood(eval_gradient=True)
-    assert value == pytest.approx(rep_value, rel=1e-12, abs=1e-10)
-    assert value == pytest.approx(repeated_evidence_by_brute_force(kernel, X, data, sigma2),
-                                  rel=1e-10)
-    np.testing.assert_allclose(grad, rep_grad, rtol=1e-9, atol=1e-10)
+    result = joint.evidence(eval_gradient=True)
+    rep_result = repeated.evidence(eval_gradient=True)
+    assert result.value == pytest.approx(rep_result.value, rel=1e-12, abs=1e-10)
+    assert result.value == pytest.approx(
+        repeated_evidence_by_brute_force(kernel, X, data, sigma2), rel=1e-10)
+    np.testing.assert_allclose(result.gradient, rep_result.gradient, rtol=1e-9, atol=1e-10)
     X_test = np.vstack([X[:3] + 0.05, np.random.default_rng(5).uniform(-3, 3, (10, X.shape[1]))])
     for include_noise in (False, True):
         mean, var = joint.predict(X_test, include_noise=include_noise)
@@ -107,10 +107,10 @@ def test_one_label_per_item_makes_all_three_models_one():
     # R_i = 1: S = 0, M = N, the spread term is 0 and sigma^2 / R_i = sigma^2 = sigma_base^2
     X, data = single_label_panel()
     kernel = SquaredExponential(0.8, 1.1)
-    values = {mode: MultiRaterGP(kernel, 0.1, mode=mode).fit(X, data).log_marginal_likelihood()
+    values = {mode: MultiRaterGP(kernel, 0.1, mode=mode).fit(X, data).log_evidence()
               for mode in ("mean", "joint", "repeated")}
     plain = GPRegression(kernel, 0.1).fit(X, data.scores[np.argsort(data.items)])
-    assert values["mean"] == pytest.approx(plain.log_marginal_likelihood(), rel=1e-12)
+    assert values["mean"] == pytest.approx(plain.log_evidence(), rel=1e-12)
     assert values["joint"] == pytest.approx(values["mean"], rel=1e-12)
     assert values["repeated"] == pytest.approx(values["mean"], rel=1e-12)
 
@@ -131,12 +131,12 @@ def test_one_rater_prediction_adds_one_raters_noise():
                                rtol=1e-12)
 
 
-def test_joint_log_likelihood_is_the_gp_term_plus_the_spread_term():
+def test_joint_evidence_is_the_gp_term_plus_the_spread_term():
     X, data = ragged_panel()
     kernel, sigma2 = SquaredExponential(0.9, 1.3), 0.3
     K, dK = kernel.gradient(X)
-    result = joint_log_likelihood(K, data, sigma2, dK)
-    gp_term = gaussian_log_marginal_likelihood(K, data.means, sigma2 / data.counts, dK)
+    result = joint_evidence(K, data, sigma2, dK)
+    gp_term = gaussian_evidence(K, data.means, sigma2 / data.counts, dK)
     M, N, S = data.n_labels, data.n_items, data.within_ss
     spread = (-0.5 * (M - N) * np.log(2 * np.pi * sigma2) - 0.5 * np.log(data.counts).sum()
               - S / (2 * sigma2))
@@ -147,6 +147,9 @@ def test_joint_log_likelihood_is_the_gp_term_plus_the_spread_term():
     # d spread / d log sigma^2 = -(M - N)/2 + S / (2 sigma^2), shared out over the items
     assert result.gradient_log_noise.sum() == pytest.approx(
         gp_term.gradient_log_noise.sum() - 0.5 * (M - N) + S / (2 * sigma2), rel=1e-12)
+    # the gradient in (kernel, log sigma^2): the one shared noise gets the items' sum
+    np.testing.assert_array_equal(result.gradient, np.append(result.gradient_kernel,
+                                                             result.gradient_log_noise.sum()))
 
 
 # ----- the spread term and arXiv 2306.02719's factorisation --------------------------------------
@@ -158,7 +161,7 @@ def test_spread_term_is_seed_000s_log_g_for_equal_rater_counts():
     eta = data.matrix().std(axis=1)  # ddof=0: the biased standard deviation
     log_g = (stats.norm(0.0, np.sqrt(sigma2 / R)).logpdf(eta).sum()
              + (2 - R) * N / 2 * np.log(2 * np.pi * sigma2) - N * np.log(R))
-    result = joint_log_likelihood(SquaredExponential(1.0)(X), data, sigma2)
+    result = joint_evidence(SquaredExponential(1.0)(X), data, sigma2)
     assert result.spread_term == pytest.approx(log_g, rel=1e-13)
     # digest A.2's closed form with S = R sum eta^2
     closed = (-(R - 1) * N / 2 * np.log(2 * np.pi * sigma2) - N / 2 * np.log(R)
@@ -177,7 +180,7 @@ def test_eq_3_factorises_one_item(f):
     assert left == pytest.approx(right, rel=1e-13)
     # and the library's decomposition of the same item: gp term with K = 0 (f = 0 known)
     data = RaterData.from_long(np.zeros(R), np.arange(R), y - f)
-    one = joint_log_likelihood(np.zeros((1, 1)), data, s2)
+    one = joint_evidence(np.zeros((1, 1)), data, s2)
     assert one.value == pytest.approx(stats.norm(0, np.sqrt(s2)).logpdf(y - f).sum(), rel=1e-12)
 
 
@@ -186,14 +189,14 @@ def test_without_the_spread_term_the_joint_model_is_the_gp_on_the_means(panel):
     X, data = PANELS[panel]()
     kernel, sigma2 = SquaredExponential(0.9, 1.3), 0.35
     joint = MultiRaterGP(kernel, sigma2, mode="joint").fit(X, data)
-    no_spread = joint.marginal_likelihood(eval_gradient=True, include_spread_term=False)
-    expected = gaussian_log_marginal_likelihood(kernel(X), data.means, sigma2 / data.counts,
-                                                kernel.gradient(X)[1])
+    no_spread = joint.evidence(eval_gradient=True, include_spread_term=False)
+    expected = gaussian_evidence(kernel(X), data.means, sigma2 / data.counts,
+                                 kernel.gradient(X)[1])
     assert no_spread.value == pytest.approx(expected.value, rel=1e-13)
     assert no_spread.spread_term == 0.0
     np.testing.assert_allclose(no_spread.gradient_log_noise, expected.gradient_log_noise,
                                rtol=1e-12)
-    full = joint.marginal_likelihood(include_spread_term=True)
+    full = joint.evidence(include_spread_term=True)
     assert full.value - no_spread.value == pytest.approx(full.spread_term, rel=1e-12)
 
 
@@ -202,21 +205,22 @@ def test_without_the_spread_term_equal_counts_give_the_mean_model_with_sigma2_ov
     kernel, sigma2 = SquaredExponential(0.9, 1.3), 0.35
     joint = MultiRaterGP(kernel, sigma2, mode="joint").fit(X, data)
     base = MultiRaterGP(kernel, sigma2 / 5, mode="mean").fit(X, data)
-    no_spread = joint.marginal_likelihood(eval_gradient=True, include_spread_term=False)
-    value, grad = base.log_marginal_likelihood(eval_gradient=True)
+    no_spread = joint.evidence(eval_gradient=True, include_spread_term=False)
+    mean_model = base.evidence(eval_gradient=True)
+    value, grad = mean_model.value, mean_model.gradient
     assert no_spread.value == pytest.approx(value, rel=1e-13)  # exactly the mean model's
     np.testing.assert_allclose(no_spread.gradient_kernel, grad[:-1], rtol=1e-12)
     # d/d log sigma^2 = d/d log sigma_base^2 (sigma_base^2 = sigma^2 / R is a shift in log space)
     assert no_spread.gradient_log_noise.sum() == pytest.approx(grad[-1], rel=1e-12)
     # but the full evidence depends on sigma^2 through the spread term as well
-    assert joint.log_marginal_likelihood() != pytest.approx(value, rel=1e-3)
+    assert joint.log_evidence() != pytest.approx(value, rel=1e-3)
 
 
 def test_repeated_model_cannot_leave_the_spread_term_out():
     X, data = complete_panel()
     repeated = MultiRaterGP(SquaredExponential(), 0.3, mode="repeated").fit(X, data)
     with pytest.raises(ValueError, match="include_spread_term"):
-        repeated.marginal_likelihood(include_spread_term=False)
+        repeated.evidence(include_spread_term=False)
 
 
 # ----- gradients by finite differences -----------------------------------------------------------
@@ -229,14 +233,13 @@ def test_every_gradient_by_finite_differences(mode):
     gp = MultiRaterGP(Matern52([0.7, 1.4], 0.8), 0.25, mode=mode, priors=PRIORS).fit(X, data)
     assert gp.param_names == ("variance", "lengthscale_0", "lengthscale_1", "noise_variance")
     theta = gp.theta
-    _, grad = gp.log_marginal_likelihood(theta, eval_gradient=True)
+    grad = gp.evidence(theta, eval_gradient=True).gradient
     _, objective_grad = gp.negative_objective(theta)  # what L-BFGS-B sees (prior included)
     h = 1e-6
     for p, name in enumerate(gp.param_names):
         step = np.zeros_like(theta)
         step[p] = h
-        fd = (gp.log_marginal_likelihood(theta + step)
-              - gp.log_marginal_likelihood(theta - step)) / (2 * h)
+        fd = (gp.log_evidence(theta + step) - gp.log_evidence(theta - step)) / (2 * h)
         assert grad[p] == pytest.approx(fd, rel=1e-6, abs=1e-7), (mode, name)
         fd_objective = (gp.negative_objective(theta + step)[0]
                         - gp.negative_objective(theta - step)[0]) / (2 * h)
@@ -249,11 +252,11 @@ def test_per_item_noise_gradient_by_finite_differences():
     X, data = ragged_panel()
     kernel = SquaredExponential(0.9, 1.3)
     K = kernel(X)
-    result = joint_log_likelihood(K, data, 0.3, kernel.gradient(X)[1])
+    result = joint_evidence(K, data, 0.3, kernel.gradient(X)[1])
 
     def per_item(log_noise):
         noise = np.exp(log_noise)
-        gp = gaussian_log_marginal_likelihood(K, data.means, noise / data.counts).value
+        gp = gaussian_evidence(K, data.means, noise / data.counts).value
         spread = np.sum(-0.5 * (data.counts - 1) * (LOG_2PI + log_noise)
                         - 0.5 * np.log(data.counts) - data.within_ss_per_item / (2 * noise))
         return gp + spread
@@ -322,7 +325,7 @@ def test_zero_spread_is_refused_by_ml_ii_unless_the_noise_is_held(mode):
     gp = MultiRaterGP(SquaredExponential(0.3, 1.0), 0.5, mode=mode).fit(X, data)
     # the evidence grows without bound as sigma^2 -> 0 (the spread term's -(M - N)/2 log sigma^2
     # wins over the GP term once K's smallest eigenvalue dominates): no maximum to find
-    values = [gp.log_marginal_likelihood(np.append(gp.theta[:-1], np.log(s2)))
+    values = [gp.log_evidence(np.append(gp.theta[:-1], np.log(s2)))
               for s2 in (1e-2, 1e-4, 1e-8, 1e-12)]
     assert values[0] < values[1] < values[2] < values[3]
     assert values[3] - values[2] == pytest.approx(0.5 * (24 - 8) * np.log(1e4), rel=1e-3)
@@ -348,5 +351,5 @@ def test_weighted_with_one_shared_noise_is_the_joint_models_split():
     weighted = weighted_means(data, np.full(data.n_labels, 0.3))
     np.testing.assert_allclose(weighted.target, data.means, rtol=1e-13)
     np.testing.assert_allclose(weighted.noise, 0.3 / data.counts, rtol=1e-13)
-    spread = joint_log_likelihood(SquaredExponential()(X), data, 0.3).spread_term
+    spread = joint_evidence(SquaredExponential()(X), data, 0.3).spread_term
     assert weighted.constant == pytest.approx(spread, rel=1e-13)

@@ -15,7 +15,7 @@ import pytest
 
 from bad_input import BadInput, NegatedSE, check_case, parametrize
 from course_lib.gp import SquaredExponential
-from course_lib.raters import MultiRaterGP, RaterData, joint_log_likelihood
+from course_lib.raters import MultiRaterGP, RaterData, joint_evidence
 from course_lib.metrics import (discrete_kl, discretised_log_predictive, rmse, round_scores,
                                 rounded_pcc_mse)
 from course_lib.simulators.rater_scores import simulate_integer_scores
@@ -44,29 +44,29 @@ RATINGS = RaterData.from_matrix([[2.0, 3.0], [7.0, np.nan], [5.0, 6.0], [np.nan,
 
 CASES = [
     # ----- the joint evidence ----------------------------------------------------------------
-    BadInput("raters: K of the wrong shape", lambda: joint_log_likelihood(np.eye(4), DATA, 0.5),
+    BadInput("raters: K of the wrong shape", lambda: joint_evidence(np.eye(4), DATA, 0.5),
              ValueError, "K"),
     BadInput("raters: K not symmetric",
-             lambda: joint_log_likelihood(K + np.triu(np.ones((3, 3)), 1), DATA, 0.5),
+             lambda: joint_evidence(K + np.triu(np.ones((3, 3)), 1), DATA, 0.5),
              ValueError, "K"),
     BadInput("raters: K with NaN",
-             lambda: joint_log_likelihood(np.where(np.eye(3) > 0, np.nan, K), DATA, 0.5),
+             lambda: joint_evidence(np.where(np.eye(3) > 0, np.nan, K), DATA, 0.5),
              ValueError, "K"),
     BadInput("raters: dK of the wrong shape",
-             lambda: joint_log_likelihood(K, DATA, 0.5, np.zeros((2, 4, 4))), ValueError, "dK"),
-    BadInput("raters: dK as text", lambda: joint_log_likelihood(K, DATA, 0.5, "gradient"),
+             lambda: joint_evidence(K, DATA, 0.5, np.zeros((2, 4, 4))), ValueError, "dK"),
+    BadInput("raters: dK as text", lambda: joint_evidence(K, DATA, 0.5, "gradient"),
              TypeError, "dK"),
     BadInput("raters: dK with NaN",
-             lambda: joint_log_likelihood(K, DATA, 0.5, np.full((1, 3, 3), np.nan)), ValueError,
+             lambda: joint_evidence(K, DATA, 0.5, np.full((1, 3, 3), np.nan)), ValueError,
              "dK"),
-    BadInput("raters: negative noise variance", lambda: joint_log_likelihood(K, DATA, -0.5),
+    BadInput("raters: negative noise variance", lambda: joint_evidence(K, DATA, -0.5),
              ValueError, "noise_variance"),
-    BadInput("raters: zero noise variance", lambda: joint_log_likelihood(K, DATA, 0.0),
+    BadInput("raters: zero noise variance", lambda: joint_evidence(K, DATA, 0.0),
              ValueError, "noise_variance"),
     BadInput("raters: scores table instead of RaterData",
-             lambda: joint_log_likelihood(K, TABLE, 0.5), TypeError, "data"),
+             lambda: joint_evidence(K, TABLE, 0.5), TypeError, "data"),
     BadInput("raters: include_spread_term as text",
-             lambda: joint_log_likelihood(K, DATA, 0.5, include_spread_term="yes"), TypeError,
+             lambda: joint_evidence(K, DATA, 0.5, include_spread_term="yes"), TypeError,
              "include_spread_term"),
     # ----- the model ---------------------------------------------------------------------------
     BadInput("raters: unknown mode", lambda: MultiRaterGP(SE, 0.5, mode="median"), ValueError,
@@ -91,10 +91,10 @@ CASES = [
              lambda: fitted("repeated", zero_spread()).optimise_hyperparameters(1, rng=0),
              ValueError, "data"),
     BadInput("raters: repeated model without its spread term",
-             lambda: fitted("repeated").marginal_likelihood(include_spread_term=False),
+             lambda: fitted("repeated").evidence(include_spread_term=False),
              ValueError, "include_spread_term"),
     BadInput("raters: theta of the wrong length",
-             lambda: fitted().log_marginal_likelihood([0.0, 0.0]), ValueError, "theta"),
+             lambda: fitted().log_evidence([0.0, 0.0]), ValueError, "theta"),
     BadInput("raters: predict at inputs of another dimension",
              lambda: fitted().predict(np.zeros((2, 3))), ValueError, "X_test"),
     # ----- simulated raters -----------------------------------------------------------------
@@ -182,4 +182,4 @@ def test_a_failed_call_leaves_the_model_as_it_was():
     with pytest.raises(ValueError):
         gp.optimise_hyperparameters(1, rng=0)
     np.testing.assert_array_equal(gp.theta, theta)
-    assert gp.log_marginal_likelihood() == fitted("joint", zero_spread()).log_marginal_likelihood()
+    assert gp.log_evidence() == fitted("joint", zero_spread()).log_evidence()

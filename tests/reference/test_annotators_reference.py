@@ -73,7 +73,8 @@ def test_matches_sklearn_on_the_flattened_labels(case):
     theirs = GaussianProcessRegressor(sk_kernel(), alpha=noise_per_label, optimizer=None,
                                       normalize_y=False).fit(X[data.items], data.scores)
 
-    value, grad = gp.log_marginal_likelihood(eval_gradient=True)
+    evidence = gp.evidence(eval_gradient=True)
+    value, grad = evidence.value, evidence.gradient
     sk_value, sk_grad = theirs.log_marginal_likelihood(theirs.kernel_.theta, eval_gradient=True)
     assert value == pytest.approx(sk_value, rel=1e-10)
     np.testing.assert_allclose(grad[:gp.kernel.n_params], sk_grad, rtol=1e-7, atol=1e-8)

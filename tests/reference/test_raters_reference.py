@@ -25,7 +25,7 @@ from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 
 from course_lib.gp import SquaredExponential
-from course_lib.raters import MultiRaterGP, RaterData, joint_log_likelihood
+from course_lib.raters import MultiRaterGP, RaterData, joint_evidence
 
 VARIANCE, LENGTHSCALE = 1.4, 0.8
 
@@ -64,14 +64,14 @@ def test_joint_model_is_sklearn_on_the_means_with_noise_sigma2_over_r(seed, sigm
     np.testing.assert_allclose(np.sqrt(var), sk_std, rtol=1e-8, atol=1e-10)
     _, cov = joint.predict(X_test, full_cov=True)
     np.testing.assert_allclose(cov, sk.predict(X_test, return_cov=True)[1], atol=1e-10)
-    result = joint.marginal_likelihood(eval_gradient=True)
+    result = joint.evidence(eval_gradient=True)
     sk_value, sk_grad = sk.log_marginal_likelihood(sk.kernel_.theta, eval_gradient=True)
     assert result.value == pytest.approx(sk_value + result.spread_term, rel=1e-11)
     assert result.gp_term.value == pytest.approx(sk_value, rel=1e-11)
     np.testing.assert_allclose(result.gradient_kernel, sk_grad, rtol=1e-8, atol=1e-10)
     # the same through the function API, from scikit-learn's kernel matrix
     K = sk.kernel_(X)
-    assert joint_log_likelihood(K, data, sigma2).value == pytest.approx(result.value, rel=1e-11)
+    assert joint_evidence(K, data, sigma2).value == pytest.approx(result.value, rel=1e-11)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -83,9 +83,9 @@ def test_repeated_model_is_sklearn_on_the_flattened_labels(seed):
     sk = theirs(sigma2).fit(X[data.items], data.scores)  # M = sum R_i rows
     sk_value, sk_grad = sk.log_marginal_likelihood(sk.kernel_.theta, eval_gradient=True)
     for model in (repeated, joint):
-        value, grad = model.log_marginal_likelihood(eval_gradient=True)
-        assert value == pytest.approx(sk_value, rel=1e-11)
-        np.testing.assert_allclose(grad[:-1], sk_grad, rtol=1e-8, atol=1e-10)
+        evidence = model.evidence(eval_gradient=True)
+        assert evidence.value == pytest.approx(sk_value, rel=1e-11)
+        np.testing.assert_allclose(evidence.gradient[:-1], sk_grad, rtol=1e-8, atol=1e-10)
         mean, var = model.predict(X_test)
         sk_mean, sk_std = sk.predict(X_test, return_std=True)
         np.testing.assert_allclose(mean, sk_mean, rtol=1e-9, atol=1e-11)

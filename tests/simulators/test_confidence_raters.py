@@ -17,10 +17,10 @@ from course_lib.mixed.confidence import ConfidencePreferenceGP
 from course_lib.gp.kernels import SquaredExponential
 from course_lib.simulators.confidence_raters import (GAIT_LEVEL_COUNTS, OVERCONFIDENT_SUBJECT,
                                                      _calibrated_ratings, _gait_latent,
-                                                     _rating_splits, preference_scores,
+                                                     rating_splits, preference_scores,
                                                      gait_like_subject, _haptic_latent,
                                                      haptic_like_subjects, likert_synthetic_trials,
-                                                     _overconfident_ratings, _ranked_levels,
+                                                     _overconfident_ratings, ranked_levels,
                                                      _rating_levels)
 
 
@@ -60,7 +60,7 @@ def test_gait_subject_has_the_printed_level_counts_and_ranks_by_strength():
                                _gait_latent(subject.X_first) - _gait_latent(subject.X_second))
     # without noise the ranking is exactly by strength
     strength = np.array([0.3, 0.1, 2.0, 0.7, 0.2])
-    np.testing.assert_array_equal(_ranked_levels(strength, [2, 2, 1], 0.0), [1, 0, 2, 1, 0])
+    np.testing.assert_array_equal(ranked_levels(strength, [2, 2, 1], 0.0), [1, 0, 2, 1, 0])
 
 
 def test_calibrated_ratings_follow_the_strength():
@@ -123,7 +123,7 @@ def small_subject():
 
 def test_preference_scores_are_the_metrics_of_the_confidence_model():
     subject, kernel = small_subject(), SquaredExponential(0.3, 2.0)
-    (train, test), = _rating_splits(subject.n_trials, 8, 1, rng=0)
+    (train, test), = rating_splits(subject.n_trials, 8, 1, rng=0)
     assert sorted(np.concatenate([train, test]).tolist()) == list(range(subject.n_trials))
     scores = preference_scores(subject, subject.levels, kernel, [(train, test)],
                                use_ratings=True)
@@ -131,7 +131,7 @@ def test_preference_scores_are_the_metrics_of_the_confidence_model():
     model = ConfidencePreferenceGP(kernel).fit(X, first, second, subject.choices[train],
                                                subject.levels[train])
     mean, var = model.predict_difference(subject.X_first[test], subject.X_second[test])
-    # eq. 3 by hand, at VariationalGP's default tolerance: _RATER_TOL costs ~1e-4 in Brier
+    # eq. 3 by hand, at VariationalGP's default tolerance: RATER_TOL costs ~1e-4 in Brier
     p_first = norm.cdf(mean / np.sqrt(1 + var))
     labels = subject.choices[test]
     assert scores[0, 0] == pytest.approx(np.mean((p_first - labels) ** 2), abs=1e-3)
@@ -143,12 +143,12 @@ def test_preference_scores_are_the_metrics_of_the_confidence_model():
 
 
 @pytest.mark.parametrize("call, name", [
-    (lambda: _rating_splits(10, 10, 2), "n_train"),
-    (lambda: _rating_splits(10, 5, 0), "n_splits"),
+    (lambda: rating_splits(10, 10, 2), "n_train"),
+    (lambda: rating_splits(10, 5, 0), "n_splits"),
     (lambda: preference_scores(small_subject(), [0.0, 1.0], SquaredExponential(),
-                               _rating_splits(16, 8, 1), use_ratings=True), "levels"),
+                               rating_splits(16, 8, 1), use_ratings=True), "levels"),
     (lambda: preference_scores("subject", np.zeros(16), SquaredExponential(),
-                               _rating_splits(16, 8, 1), use_ratings=True), "trials"),
+                               rating_splits(16, 8, 1), use_ratings=True), "trials"),
 ])
 def test_scores_bad_input_names_the_argument(call, name):
     with pytest.raises((ValueError, TypeError)) as info:

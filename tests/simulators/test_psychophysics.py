@@ -9,8 +9,8 @@ from scipy.optimize import minimize
 from scipy.special import expit, logit, ndtri
 from scipy.stats import norm, qmc
 
-from course_lib.simulators.psychophysics import (_FALSE_ALARM_FLOOR, _LISTENER_SPREAD,
-                                                 _LISTENER_U50, _PASSTHROUGH_BOUNDS, _PASSTHROUGH_W,
+from course_lib.simulators.psychophysics import (_FALSE_ALARM_FLOOR, LISTENER_SPREAD,
+                                                 LISTENER_U50, _PASSTHROUGH_BOUNDS, _PASSTHROUGH_W,
                                                  detection_problem,
                                                  LevelSetProblem, norm_ball_problem,
                                                  passthrough_problem, psychometric_problem,
@@ -189,5 +189,5 @@ def test_detection_problem_level_zero_is_the_false_alarm_floor():
     np.testing.assert_array_equal(problem.constraint_X, [[0.0]])
     assert problem.threshold == pytest.approx(ndtri(0.75))
     # the listener's 75 % level, by the closed form of its probit curve
-    u75 = _LISTENER_U50 + _LISTENER_SPREAD * ndtri(0.75)
+    u75 = LISTENER_U50 + LISTENER_SPREAD * ndtri(0.75)
     assert problem.answer_probability([[u75]])[0] == pytest.approx(0.75)

@@ -63,10 +63,10 @@ def test_the_acquisition_strip_is_the_session_s_acquisition_over_the_levels():
     for acquisition, rule in (("global_mi", global_mi), ("eavc", eavc)):
         state = L.DetectionState(detection_problem(), "mixed", acquisition, seed=2)
         levels = np.linspace(0, 1, 11)
-        np.testing.assert_array_equal(S._acquisition_curve(state.session, levels), 0.0)
+        np.testing.assert_array_equal(S.acquisition_curve(state.session, levels), 0.0)
         state.answer_for_me(L._DETECTION_OPTIONS["n_initial"] + 2)
         np.testing.assert_allclose(
-            S._acquisition_curve(state.session, levels),
+            S.acquisition_curve(state.session, levels),
             rule(state.model, levels[:, None], state.session.references,
                  state.problem.threshold))
 

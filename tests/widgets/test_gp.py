@@ -9,24 +9,26 @@ import pytest  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
 
 from course_lib.gp.kernels import SquaredExponential  # noqa: E402
-from course_lib.gp.lml_surface import log_marginal_likelihood_surface  # noqa: E402
+from course_lib.gp.evidence_surface import log_evidence_surface  # noqa: E402
 from course_lib.gp.regression import GPRegression  # noqa: E402
 from course_lib.plotting.gp import (plot_gp_posterior, plot_inducing_inputs,  # noqa: E402
-                                    plot_kernel_function, plot_lml_surface, plot_lml_terms,
-                                    plot_optimiser_runs, plot_samples, plot_timings)
+                                    plot_kernel_function, plot_evidence_surface,
+                                    plot_evidence_terms, plot_optimiser_runs, plot_samples,
+                                    plot_timings)
 from course_lib.gp.toy_data import ambiguous_regression_data, toy_regression_data  # noqa: E402
 from course_lib.widgets.gp import (conditioning_explorer, kernel_explorer,  # noqa: E402
-                                   lml_surface_explorer)
+                                   evidence_surface_explorer)
 
 
 def ambiguous_surface_explorer():
     """As in lecture 4, section 6: the ambiguous data on the static figure's grid and depth."""
-    return lml_surface_explorer(*ambiguous_regression_data(), lengthscale_range=(0.1, 31.6),
-                                noise_range=(1e-3, 3.16), depth=12, levels=13)
+    return evidence_surface_explorer(*ambiguous_regression_data(),
+                                     lengthscale_range=(0.1, 31.6), noise_range=(1e-3, 3.16),
+                                     depth=12, levels=13)
 
 
-@pytest.mark.parametrize("build", [kernel_explorer, conditioning_explorer, lml_surface_explorer,
-                                   ambiguous_surface_explorer])
+@pytest.mark.parametrize("build", [kernel_explorer, conditioning_explorer,
+                                   evidence_surface_explorer, ambiguous_surface_explorer])
 def test_explorer_survives_every_control(build):
     explorer = build()
     checked = exercise_explorer(explorer)
@@ -44,16 +46,16 @@ def test_kernel_explorer_samples_move_with_the_lengthscale():
     plt.close("all")
 
 
-def test_conditioning_explorer_title_reports_the_marginal_likelihood():
+def test_conditioning_explorer_title_reports_the_evidence():
     X, y = toy_regression_data()
     fig = conditioning_explorer(X, y).render(noise_variance=0.04, lengthscale=1.0, variance=1.0,
                                              n_points=5)
     expected = GPRegression(SquaredExponential(1.0, 1.0), 0.04).fit(X[:5], y[:5])
-    assert f"{expected.log_marginal_likelihood():.1f}" in fig.axes[0].get_title()
+    assert f"{expected.log_evidence():.1f}" in fig.axes[0].get_title()
     plt.close(fig)
 
 
-def test_lml_explorer_colours_resolve_the_requested_depth_on_its_grid():
+def test_evidence_explorer_colours_resolve_the_requested_depth_on_its_grid():
     explorer = ambiguous_surface_explorer()
     slider = explorer.controls["lengthscale"]
     assert (10 ** slider.min, 10 ** slider.max) == pytest.approx((0.1, 31.6))
@@ -63,8 +65,8 @@ def test_lml_explorer_colours_resolve_the_requested_depth_on_its_grid():
     # the star is the best point of the same grid, evaluated by course_lib
     X, y = ambiguous_regression_data()
     gp = GPRegression(SquaredExponential(1.0, 1.0), 0.04).fit(X, y)
-    surface = log_marginal_likelihood_surface(gp, "lengthscale", np.geomspace(0.1, 31.6, 40),
-                                              "noise_variance", np.geomspace(1e-3, 3.16, 40))
+    surface = log_evidence_surface(gp, "lengthscale", np.geomspace(0.1, 31.6, 40),
+                                   "noise_variance", np.geomspace(1e-3, 3.16, 40))
     star = [line for line in fig.axes[0].lines if line.get_marker() == "*"][0]
     assert (star.get_xdata()[0], star.get_ydata()[0]) == pytest.approx(surface.best)
     assert contour.zmax == pytest.approx(surface.values.max())
@@ -73,7 +75,7 @@ def test_lml_explorer_colours_resolve_the_requested_depth_on_its_grid():
 
 def test_explorers_take_one_dimensional_inputs_as_a_vector_or_a_column():
     X, y = toy_regression_data(8)
-    for build in (conditioning_explorer, lml_surface_explorer):
+    for build in (conditioning_explorer, evidence_surface_explorer):
         as_column = build(X, y).render(**build(X, y).values())
         as_vector = build(X[:, 0], y).render(**build(X, y).values())
         for a, b in zip(as_column.axes[0].lines, as_vector.axes[0].lines):
@@ -104,33 +106,33 @@ def test_plots_draw_what_they_promise():
                       noise_variance=0.05)
     assert len(axes[2].collections) == 2  # latent band and noisy band
     np.testing.assert_allclose(axes[2].lines[-1].get_ydata(), y)
-    surface = log_marginal_likelihood_surface(gp, "lengthscale", np.logspace(-1, 1, 6),
-                                              "noise_variance", np.logspace(-3, 0, 5))
-    plot_lml_surface(axes[3], surface, current=(1.0, 0.05))
+    surface = log_evidence_surface(gp, "lengthscale", np.logspace(-1, 1, 6),
+                                   "noise_variance", np.logspace(-3, 0, 5))
+    plot_evidence_surface(axes[3], surface, current=(1.0, 0.05))
     star = [line for line in axes[3].lines if line.get_marker() == "*"][0]
     assert (star.get_xdata()[0], star.get_ydata()[0]) == surface.best
     plt.close(fig)
 
 
-def test_plot_lml_surface_depth_sets_the_floor_of_the_colour_scale():
+def test_plot_evidence_surface_depth_sets_the_floor_of_the_colour_scale():
     X, y = toy_regression_data(12)
     gp = GPRegression(SquaredExponential(1.0), 0.05).fit(X, y)
-    surface = log_marginal_likelihood_surface(gp, "lengthscale", np.logspace(-1, 1.5, 8),
-                                              "noise_variance", np.logspace(-3, 0, 6))
+    surface = log_evidence_surface(gp, "lengthscale", np.logspace(-1, 1.5, 8),
+                                   "noise_variance", np.logspace(-3, 0, 6))
     top = surface.values.max()
     assert surface.values.min() < top - 100.0   # the grid spans more than either floor
     fig, axes = plt.subplots(1, 2)
     for ax, depth in ((axes[0], None), (axes[1], 12.0)):
-        plot_lml_surface(ax, surface, **({} if depth is None else {"depth": depth}))
+        plot_evidence_surface(ax, surface, **({} if depth is None else {"depth": depth}))
         contour = ax.collections[0]
         expected_floor = top - (100.0 if depth is None else depth)   # default keeps 100 nats
         assert contour.zmin == pytest.approx(expected_floor)
         assert contour.zmax == pytest.approx(top)
     for bad in (0.0, -5.0, np.inf):
         with pytest.raises(ValueError, match="depth"):
-            plot_lml_surface(axes[0], surface, depth=bad)
+            plot_evidence_surface(axes[0], surface, depth=bad)
     with pytest.raises(TypeError, match="depth"):
-        plot_lml_surface(axes[0], surface, depth="12")
+        plot_evidence_surface(axes[0], surface, depth="12")
     plt.close(fig)
 
 
@@ -149,31 +151,31 @@ def test_ambiguous_data_has_a_short_and_a_long_explanation():
     assert len(short) and len(long), "restarts should reach both local optima"
     assert long[:, 1].min() > 4 * short[:, 1].max()       # lengthscales far apart
     assert long[:, 2].min() > 4 * short[:, 2].max()       # and so are the noise levels
-    # both are stationary points of the log marginal likelihood (free parameters only)
+    # both are stationary points of the log evidence (free parameters only)
     for end in (short[0], long[0]):
-        grad = gp.log_marginal_likelihood(np.log(end), eval_gradient=True)[1]
+        grad = gp.evidence(np.log(end), eval_gradient=True).gradient
         np.testing.assert_allclose(grad[1:], 0.0, atol=1e-3)
     values = fit.objectives
     assert 0 < values.max() - values[ends[:, 1] > 4.0].max() < 2.0  # comparable evidence
 
 
-def test_plot_lml_terms_draws_the_decomposition():
+def test_plot_evidence_terms_draws_the_decomposition():
     X, y = toy_regression_data(15)
     gp = GPRegression(SquaredExponential(1.0), 0.05).fit(X, y)
-    surface = log_marginal_likelihood_surface(gp, "lengthscale", np.logspace(-1, 1, 9),
-                                              "noise_variance", [0.01, 0.05])
+    surface = log_evidence_surface(gp, "lengthscale", np.logspace(-1, 1, 9),
+                                   "noise_variance", [0.01, 0.05])
     fig, ax = plt.subplots()
-    plot_lml_terms(ax, surface, row=1)
+    plot_evidence_terms(ax, surface, row=1)
     fit_line, complexity_line, total_line, best_dot = ax.lines
     constant = -0.5 * len(y) * np.log(2 * np.pi)
     np.testing.assert_allclose(total_line.get_ydata(),
                                fit_line.get_ydata() + complexity_line.get_ydata() + constant)
     # the row is the one at noise 0.05: compare one point with a direct evaluation
     direct = GPRegression(SquaredExponential(surface.x_values[3]), 0.05).fit(X, y)
-    assert total_line.get_ydata()[3] == pytest.approx(direct.log_marginal_likelihood())
+    assert total_line.get_ydata()[3] == pytest.approx(direct.log_evidence())
     assert best_dot.get_ydata()[0] == pytest.approx(surface.values[1].max())
     with pytest.raises(ValueError, match="row"):
-        plot_lml_terms(ax, surface, row=2)
+        plot_evidence_terms(ax, surface, row=2)
     plt.close(fig)
 
 

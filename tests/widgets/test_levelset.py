@@ -93,7 +93,7 @@ def test_a_failed_step_leaves_the_state_as_it_was(monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("acquisition failed")
 
-    monkeypatch.setattr(L, "_levelset_maps", broken)     # fails after the refit and next query
+    monkeypatch.setattr(L, "levelset_maps", broken)     # fails after the refit and next query
     with pytest.raises(RuntimeError, match="acquisition failed"):
         state.answer(0)
     after = snapshot(state)
@@ -209,7 +209,7 @@ def test_a_failed_button_leaves_the_explorer_as_it_was(monkeypatch):
     explorer = L.levelset_explorer()
     explorer.press("Yes")
     before = png(explorer.render(**explorer.values()))
-    monkeypatch.setattr(L, "_levelset_maps", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr(L, "levelset_maps", lambda *a, **k: 1 / 0)
     explorer.press("No")
     assert isinstance(explorer.last_error, ZeroDivisionError)
     assert explorer.state().answers.tolist() == [1.0]

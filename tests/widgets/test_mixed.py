@@ -21,7 +21,7 @@ from course_lib.plotting.mixed import (plot_elbo_ledger, plot_fig2,  # noqa: E40
                                        plot_levels_by_strength, plot_likert_levels,
                                        plot_paired_scores)
 from course_lib.results import load_result  # noqa: E402
-from course_lib.simulators.confidence_raters import (_rating_splits,  # noqa: E402
+from course_lib.simulators.confidence_raters import (rating_splits,  # noqa: E402
                                                      haptic_like_subjects, preference_scores)
 from course_lib.widgets import InputError  # noqa: E402
 from course_lib.widgets.mixed import (_KL_COUNTS, constraint_explorer,  # noqa: E402
@@ -67,11 +67,10 @@ def test_ledger_bars_are_the_library_terms(kl_count):
     kernel = SquaredExponential(0.8, 1.0)
     result = fit_variational(kernel(X), MixedLikelihood(parts), kl_weight=beta)
     heights = [bar.get_height() for bar in ax_l.patches]
-    expected = list(result.part_expected_log_likelihoods) + [-beta * result.kl,
-                                                             result.objective]
+    expected = list(result.part_expected_log_likelihoods) + [-beta * result.kl, result.value]
     np.testing.assert_allclose(heights, expected, rtol=1e-6, atol=1e-6)
     if beta == 1.0:
-        assert result.objective == pytest.approx(result.elbo)
+        assert result.value == pytest.approx(result.elbo)
         assert "ELBO" in ax_l.get_title()
     else:
         assert "2 × KL" in ax_l.get_title()
@@ -266,7 +265,7 @@ def test_rater_explorer_draws_the_library_scores_of_the_levels_it_shows():
     subject, kernel = small_subject(), SquaredExponential(0.3, 2.0)
     explorer = small_rater_explorer()
     strength = np.abs(subject.latent_difference)
-    splits = _rating_splits(subject.n_trials, 8, 2, rng=np.random.default_rng(4))
+    splits = rating_splits(subject.n_trials, 8, 2, rng=np.random.default_rng(4))
     choices_only = preference_scores(subject, subject.levels, kernel, splits, use_ratings=False)
     figures = {}
     for counts, noise_sd in (("3 5 8", 0.01), ("0 2 14", 100.0)):

@@ -12,7 +12,7 @@ MISTAKES = [
             "noise sigma^2/R_i (the mean model's evidence)", code="""
         counts = np.bincount(items, minlength=K.shape[0])
         means = np.bincount(items, weights=scores, minlength=K.shape[0]) / counts
-        return float(gaussian_log_marginal_likelihood(K, means, noise_variance / counts).value)
+        return float(gaussian_evidence(K, means, noise_variance / counts).value)
         """, expect="the spread term is missing"),
     Mistake("discretised_log_probabilities", why="bin masses as CDF differences in linear "
             "space (0 far in a tail, so log gives -inf, and 0/0 when a whole row underflows)",
@@ -53,7 +53,7 @@ MISTAKES = [
             code="""
         target, noise, _ = precision_weighted_means(
             items, scores, annotator_variances[np.asarray(raters)], K.shape[0])
-        return float(gaussian_log_marginal_likelihood(K, target, noise).value)
+        return float(gaussian_evidence(K, target, noise).value)
         """, expect="add the constant sum_i c_i"),
     Mistake("posterior_at_items", why="the variance of a new noisy target (V + noise) instead "
             "of the latent variance", code="""
@@ -161,6 +161,12 @@ MISTAKES = [
     # answers that just call the library: the hidden tests withhold it (course_lib.checks.withheld)
     Mistake("joint_log_evidence", why="the library's joint evidence, one rater per label",
             code="""
+        from course_lib.raters import RaterData, joint_evidence
+        data = RaterData.from_long(items, np.arange(items.size), scores, n_items=K.shape[0])
+        return float(joint_evidence(K, data, noise_variance).value)
+        """, expect="off limits"),
+    Mistake("joint_log_evidence", why="the library's joint evidence by its name before issue "
+            "48 (a deprecated alias, as an answer written then calls it)", code="""
         from course_lib.raters import RaterData, joint_log_likelihood
         data = RaterData.from_long(items, np.arange(items.size), scores, n_items=K.shape[0])
         return float(joint_log_likelihood(K, data, noise_variance).value)
@@ -186,9 +192,9 @@ MISTAKES = [
         return weighted.target, weighted.noise, weighted.constant
         """, expect="off limits"),
     Mistake("annotator_log_evidence", why="the library's GPR-MA evidence", code="""
-        from course_lib.raters import RaterData, annotator_log_likelihood
+        from course_lib.raters import RaterData, annotator_evidence
         data = RaterData.from_long(items, raters, scores, n_items=K.shape[0])
-        return float(annotator_log_likelihood(K, data, annotator_variances, data.raters).value)
+        return float(annotator_evidence(K, data, annotator_variances, data.raters).value)
         """, expect="off limits"),
     Mistake("posterior_at_items", why="LatentGaussian.from_noise", code="""
         from course_lib.gp import LatentGaussian
@@ -197,20 +203,20 @@ MISTAKES = [
         """, expect="off limits"),
     Mistake("fisher_noise_gradient", why="the library's Fisher gradient (the annotator "
             "evidence with any dK)", code="""
-        from course_lib.raters import RaterData, annotator_log_likelihood
+        from course_lib.raters import RaterData, annotator_evidence
         data = RaterData.from_long(items, raters, scores, n_items=K.shape[0])
         cells = regions[items] * variance_table.shape[1] + raters
-        result = annotator_log_likelihood(K, data, variance_table.ravel(), cells, dK=K[None])
+        result = annotator_evidence(K, data, variance_table.ravel(), cells, dK=K[None])
         return result.gradient_log_noise.reshape(variance_table.shape)
         """, expect="off limits"),
     Mistake("em_update", why="the EM step read off the library's Fisher gradient: "
             "g_j = sum over j's labels of -1/2 + E_l / (2 s_j), so mean E = s_j (1 + 2 g_j / n_j)",
             code="""
-        from course_lib.raters import RaterData, annotator_log_likelihood
+        from course_lib.raters import RaterData, annotator_evidence
         data = RaterData.from_long(items, raters, scores, n_items=K.shape[0])
         cells = regions[items] * variance_table.shape[1] + raters
         s = variance_table.ravel()
-        g = annotator_log_likelihood(K, data, s, cells, dK=K[None]).gradient_log_noise
+        g = annotator_evidence(K, data, s, cells, dK=K[None]).gradient_log_noise
         n = np.bincount(cells, minlength=s.size)
         return np.maximum(s * (1 + 2 * g / n), noise_floor).reshape(variance_table.shape)
         """, expect="off limits"),

@@ -1,4 +1,5 @@
-"""The log marginal likelihood of a GP regression on a grid of two hyper-parameters.
+"""The log evidence (log marginal likelihood) of a GP regression on a grid of two
+hyper-parameters.
 
 A diagnostic, apart from :mod:`course_lib.gp.regression` (Rasmussen & Williams 2006, Alg. 2.1
 and eq. 2.30, which it evaluates): the lecture draws the surface and its two terms, data fit
@@ -8,6 +9,7 @@ several optima. Along a noise axis one eigendecomposition of K serves every nois
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,11 +19,11 @@ from ..validation import _as_float_array
 from .parameters import _check_log_parameters
 from .regression import GPRegression
 
-__all__ = ["LMLSurface", "log_marginal_likelihood_surface"]
+__all__ = ["EvidenceSurface", "log_evidence_surface", "log_marginal_likelihood_surface"]
 
 
 @dataclass(frozen=True)
-class LMLSurface:
+class EvidenceSurface:
     """log p(y | X, theta) on a grid over two hyper-parameters (the others held fixed).
 
     ``values[i, j]`` is at ``y_values[i]``, ``x_values[j]`` (natural units; -inf where the
@@ -39,9 +41,9 @@ class LMLSurface:
     best: tuple[float, float]
 
 
-def log_marginal_likelihood_surface(gp: GPRegression, x_name: str, x_values, y_name: str,
-                                    y_values) -> LMLSurface:
-    """Evaluate the log marginal likelihood of a fitted ``gp`` over a grid of two
+def log_evidence_surface(gp: GPRegression, x_name: str, x_values, y_name: str, y_values
+                         ) -> EvidenceSurface:
+    """Evaluate the log evidence of a fitted ``gp`` over a grid of two
     hyper-parameters named as in ``gp.param_names`` (e.g. "lengthscale", "noise_variance"),
     given in natural units (positive), the others held at their current values.
 
@@ -53,7 +55,7 @@ def log_marginal_likelihood_surface(gp: GPRegression, x_name: str, x_values, y_n
 
     Grid points where ``K + s I`` is too ill-conditioned for that (condition number above
     1e10) are evaluated one by one with the Cholesky route of :meth:`GPRegression.
-    marginal_likelihood` (jitter included), so every value equals the pointwise one.
+    evidence` (jitter included), so every value equals the pointwise one.
     """
     gp._require_fit()
     names = gp.param_names
@@ -74,7 +76,7 @@ def log_marginal_likelihood_surface(gp: GPRegression, x_name: str, x_values, y_n
     def pointwise(i, j):
         theta[ix], theta[iy] = np.log(x_values[j]), np.log(y_values[i])
         try:
-            result = gp.marginal_likelihood(theta, warn=False)
+            result = gp.evidence(theta, warn=False)
         except NotPositiveDefiniteError:
             return
         values[i, j], data_fit[i, j], complexity[i, j] = (result.value, result.data_fit,
@@ -103,7 +105,7 @@ def log_marginal_likelihood_surface(gp: GPRegression, x_name: str, x_values, y_n
             with np.errstate(over="ignore"):
                 fit_row = np.where(well_posed, -0.5 * np.sum(c2 / safe, axis=1), -np.inf)
             if not np.all(np.isfinite(fit_row[well_posed])):
-                gp.marginal_likelihood(theta)  # raises, naming y (data-fit overflow)
+                gp.evidence(theta)  # raises, naming y (data-fit overflow)
             complexity_row = np.where(well_posed, -0.5 * np.sum(np.log(safe), axis=1), 0.0)
             index = (slice(None), k) if noise_axis == 0 else (k, slice(None))
             data_fit[index], complexity[index] = fit_row, complexity_row
@@ -111,5 +113,14 @@ def log_marginal_likelihood_surface(gp: GPRegression, x_name: str, x_values, y_n
             for n in np.flatnonzero(~well_posed):
                 pointwise(*((n, k) if noise_axis == 0 else (k, n)))
     i, j = np.unravel_index(np.argmax(values), shape)
-    return LMLSurface(x_name, y_name, x_values, y_values, values, data_fit, complexity,
-                      (float(x_values[j]), float(y_values[i])))
+    return EvidenceSurface(x_name, y_name, x_values, y_values, values, data_fit, complexity,
+                           (float(x_values[j]), float(y_values[i])))
+
+
+def log_marginal_likelihood_surface(gp: GPRegression, x_name: str, x_values, y_name: str,
+                                    y_values) -> EvidenceSurface:
+    """Deprecated, removed in the next release: ``log_evidence_surface`` (the exercises of
+    lecture 04 as released before issue 48 called this name)."""
+    warnings.warn("log_marginal_likelihood_surface is deprecated and will be removed in the "
+                  "next release; use log_evidence_surface", DeprecationWarning, stacklevel=2)
+    return log_evidence_surface(gp, x_name, x_values, y_name, y_values)

@@ -1,0 +1,403 @@
+"""One word for the evidence across the library (docs/CONVENTIONS.md 3.4, "Vocabulary").
+
+The evidence is log p(y | X, theta), the log marginal likelihood; a lower bound on it (the ELBO,
+Titsias's collapsed bound) is an *evidence bound*, and a model that maximises one treats it as
+its evidence. The rules, read from the library itself:
+
+* Every GP model (a class of the GP units with ``fit`` and ``optimise_hyperparameters``) has the
+  same two methods: ``log_evidence(theta=None)``, a float, and ``evidence(theta=None,
+  eval_gradient=False, *, warn=True)``, an evidence object whose ``gradient`` is in the order of
+  ``theta`` (a model may add keyword-only options of its own after ``warn``, with defaults).
+* Every result type named ``*Evidence`` is a frozen dataclass whose first two fields are
+  ``value`` (the log evidence, or the bound's value) and ``gradient`` (None unless asked), and
+  lives in the module of the algorithm that computes it: a public function there returns it. A
+  result that carries an evidence and its gradient is named so.
+* No public function or method of the library has ``marginal_likelihood`` in its name, and in
+  the GP units ``log_likelihood`` means an observation model's likelihood only (its methods, and
+  the ELBO's expected log-likelihood), except the deprecated aliases of :data:`DEPRECATED`, kept
+  for one release because the exercise notebooks students hold called them (the notebooks as
+  released before issue 48); each warns and names its new name, and no notebook of the course
+  uses one any more.
+* Every class named ``*Likelihood`` is an observation model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import pkgutil
+import re
+import warnings
+from functools import cache
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+GP_UNITS = ("gp", "raters", "preference", "mixed")
+
+# old name -> (its new name, the exercise notebook whose released copy calls it)
+DEPRECATED = {
+    "course_lib.gp.regression.gaussian_log_marginal_likelihood":
+        ("gaussian_evidence", "exercises/05_gp_raters.ipynb"),
+    "course_lib.raters.multi_rater.joint_log_likelihood":
+        ("joint_evidence", "exercises/05_gp_raters.ipynb"),
+    "course_lib.raters.annotator_noise.annotator_log_likelihood":
+        ("annotator_evidence", "exercises/05_gp_raters.ipynb"),
+    "course_lib.gp.parameters.ModelParameters.marginal_likelihood":
+        ("evidence", "exercises/04_gp_regression.ipynb"),
+    "course_lib.gp.parameters.ModelParameters.log_marginal_likelihood":
+        ("log_evidence", "exercises/04_gp_regression.ipynb"),
+    "course_lib.gp.optimise.HyperparameterFit.log_marginal_likelihood":
+        ("log_evidence", "exercises/04_gp_regression.ipynb"),
+    "course_lib.gp.evidence_surface.log_marginal_likelihood_surface":
+        ("log_evidence_surface", "exercises/04_gp_regression.ipynb"),
+    "course_lib.plotting.gp.plot_lml_surface":
+        ("plot_evidence_surface", "exercises/04_gp_regression.ipynb"),
+    "course_lib.widgets.gp.lml_surface_explorer":
+        ("evidence_surface_explorer", "exercises/04_gp_regression.ipynb"),
+}
+
+
+def _name(obj) -> str:
+    return f"{obj.__module__}.{obj.__qualname__}"
+
+
+@cache
+def _modules(packages=GP_UNITS) -> tuple:
+    found = []
+    for unit in packages:
+        package = importlib.import_module(f"course_lib.{unit}")
+        found.append(package)
+        found += [importlib.import_module(f"course_lib.{unit}.{info.name}")
+                  for info in pkgutil.iter_modules(package.__path__)]
+    return tuple(found)
+
+
+@cache
+def _library() -> tuple:
+    """Every module of course_lib."""
+    import course_lib
+    names = [info.name for info in pkgutil.walk_packages(course_lib.__path__, "course_lib.")]
+    return tuple(importlib.import_module(name) for name in ["course_lib", *names])
+
+
+def _own_classes(modules) -> list[type]:
+    return sorted({cls for module in modules
+                   for _, cls in inspect.getmembers(module, inspect.isclass)
+                   if cls.__module__ == module.__name__}, key=_name)
+
+
+def models() -> list[type]:
+    return [cls for cls in _own_classes(_modules())
+            if callable(getattr(cls, "fit", None))
+            and callable(getattr(cls, "optimise_hyperparameters", None))]
+
+
+def evidence_types() -> list[type]:
+    return [cls for cls in _own_classes(_library()) if cls.__name__.endswith("Evidence")]
+
+
+def _public_callables(modules):
+    """(qualified name, name, owner class or None) of every public function, method and
+    property of the modules' own public classes."""
+    for module in modules:
+        for name, obj in vars(module).items():
+            if name.startswith("_"):
+                continue
+            if inspect.isfunction(obj) and obj.__module__ == module.__name__:
+                yield f"{module.__name__}.{name}", name, None
+            elif inspect.isclass(obj) and obj.__module__ == module.__name__:
+                for attr, member in vars(obj).items():
+                    if not attr.startswith("_") and (inspect.isfunction(member)
+                                                     or isinstance(member, property)):
+                        yield f"{module.__name__}.{obj.__qualname__}.{attr}", attr, obj
+
+
+def _is_observation_model(cls) -> bool:
+    """The observation-model interface: log-parameters and the expectation of log p(y | z) under
+    a Gaussian that every approximate inference uses (CONVENTIONS 3.2)."""
+    from course_lib.gp.parameters import LogParameters
+    return issubclass(cls, LogParameters) and callable(getattr(cls, "expected_log_likelihood",
+                                                               None))
+
+
+def misnamed_evidence() -> list[str]:
+    """Public names that spell the evidence otherwise, less the deprecated aliases."""
+    found = []
+    for qualified, name, owner in _public_callables(_library()):
+        if qualified in DEPRECATED:
+            continue
+        if "marginal_likelihood" in name or "lml" in name.split("_"):
+            found.append(f"{qualified}: say evidence")
+        elif ("log_likelihood" in name and qualified.split(".")[1] in GP_UNITS
+              and "expected_log_likelihood" not in name
+              and not (owner is not None and _is_observation_model(owner))):
+            found.append(f"{qualified}: a log-likelihood that is no observation model's")
+    return found
+
+
+# --------------------------------------------------------------------------------------------
+# The two methods of every model
+# --------------------------------------------------------------------------------------------
+
+def test_the_search_finds_every_gp_model():
+    assert {cls.__name__ for cls in models()} == {
+        "GPRegression", "MultiRaterGP", "AnnotatorNoiseGP", "PreferenceGP",
+        "SparsePreferenceGP", "VariationalGP", "SparseVariationalGP", "ConfidencePreferenceGP"}
+
+
+@pytest.mark.parametrize("model", models(), ids=lambda cls: cls.__name__)
+def test_every_model_has_the_two_evidence_methods_with_one_signature(model):
+    P = inspect.Parameter
+    assert callable(getattr(model, "log_evidence", None)), f"{_name(model)}.log_evidence"
+    assert callable(getattr(model, "evidence", None)), f"{_name(model)}.evidence"
+    number = list(inspect.signature(model.log_evidence).parameters.values())[1:]
+    assert [(p.name, p.kind, p.default) for p in number] == [
+        ("theta", P.POSITIONAL_OR_KEYWORD, None)], _name(model)
+    found = list(inspect.signature(model.evidence).parameters.values())[1:]
+    assert [(p.name, p.kind, p.default) for p in found[:3]] == [
+        ("theta", P.POSITIONAL_OR_KEYWORD, None),
+        ("eval_gradient", P.POSITIONAL_OR_KEYWORD, False),
+        ("warn", P.KEYWORD_ONLY, True)], _name(model)
+    for extra in found[3:]:   # a model's own options: keyword-only, with defaults
+        assert extra.kind == P.KEYWORD_ONLY and extra.default is not P.empty, (
+            f"{_name(model)}.evidence: {extra.name}")
+
+
+def _fitted_models():
+    from course_lib.gp import GPRegression, SquaredExponential
+    from course_lib.mixed import (ConfidencePreferenceGP, SparseVariationalGP, VariationalGP)
+    from course_lib.preference import (Comparisons, PairwiseProbit, PreferenceGP,
+                                       SparsePreferenceGP)
+    from course_lib.raters import AnnotatorNoiseGP, MultiRaterGP, RaterData
+
+    rng = np.random.default_rng(4)
+    X = np.linspace(0.0, 3.0, 7)[:, None]
+    f = np.sin(2.0 * X[:, 0])
+    kernel = SquaredExponential(0.8, 1.3)
+    items, raters = np.repeat(np.arange(7), 3), np.tile(np.arange(3), 7)
+    scores = f[items] + 0.4 * rng.standard_normal(items.size)
+    data = RaterData(items, raters, scores)
+    first = rng.integers(0, 7, 16)
+    second = (first + rng.integers(1, 7, 16)) % 7
+    choices = (f[first] - f[second] + 0.5 * rng.standard_normal(16) > 0).astype(float)
+    pairs = Comparisons(X, first, second, choices)
+    return {
+        "GPRegression": GPRegression(kernel, 0.2).fit(X, f + 0.3 * rng.standard_normal(7)),
+        "MultiRaterGP": MultiRaterGP(kernel, 0.3).fit(X, data),
+        "AnnotatorNoiseGP": AnnotatorNoiseGP(kernel, 3, noise_variance=0.3).fit(X, data),
+        "PreferenceGP": PreferenceGP(kernel, PairwiseProbit(0.5)).fit(pairs),
+        "SparsePreferenceGP": SparsePreferenceGP(kernel, PairwiseProbit(0.5),
+                                                 X[::2] + 0.1).fit(pairs),
+        "VariationalGP": VariationalGP(kernel, PairwiseProbit(0.5), tol=1e-14).fit(
+            X, choices, pairs.matrix()),
+        "SparseVariationalGP": SparseVariationalGP(kernel, PairwiseProbit(0.5), X[::2] + 0.1,
+                                                   tol=1e-14).fit(X, choices, pairs.matrix()),
+        "ConfidencePreferenceGP": ConfidencePreferenceGP(kernel, tol=1e-14).fit(
+            X, first, second, choices, rng.integers(0, 3, 16).astype(float)),
+    }
+
+
+def test_every_models_number_is_its_evidences_value_and_the_gradient_is_in_theta():
+    """The float of ``log_evidence`` is ``evidence().value``, and ``evidence(...,
+    eval_gradient=True).gradient`` is the derivative of ``log_evidence(theta)`` in ``theta``."""
+    fitted = _fitted_models()
+    assert set(fitted) == {cls.__name__ for cls in models()}
+    for name, model in fitted.items():
+        theta = model.theta
+        value = model.log_evidence()
+        evidence = model.evidence()
+        assert evidence.gradient is None, name
+        assert evidence.value == pytest.approx(value, rel=1e-9, abs=1e-9), name
+        with_gradient = model.evidence(theta, eval_gradient=True)
+        assert type(with_gradient) is type(evidence), name
+        assert with_gradient.gradient.shape == theta.shape, name
+        step = 1e-5
+        numeric = [(model.log_evidence(theta + step * e) - model.log_evidence(theta - step * e))
+                   / (2 * step) for e in np.eye(theta.size)]
+        np.testing.assert_allclose(with_gradient.gradient, numeric, rtol=1e-3, atol=1e-4,
+                                   err_msg=name)
+
+
+# --------------------------------------------------------------------------------------------
+# The evidence types
+# --------------------------------------------------------------------------------------------
+
+def test_the_search_finds_the_evidence_types():
+    assert {cls.__name__ for cls in evidence_types()} == {
+        "RegressionEvidence", "CollapsedEvidence", "MultiRaterEvidence", "AnnotatorEvidence",
+        "LaplaceEvidence", "EPEvidence", "VariationalEvidence", "SparseVariationalEvidence"}
+
+
+@pytest.mark.parametrize("kind", evidence_types(), ids=lambda cls: cls.__name__)
+def test_every_evidence_type_has_the_shared_fields(kind):
+    assert dataclasses.is_dataclass(kind) and kind.__dataclass_params__.frozen, _name(kind)
+    names = [field.name for field in dataclasses.fields(kind)]
+    assert names[:2] == ["value", "gradient"], f"{_name(kind)}: {names}"
+
+
+def _returns(function, kind) -> bool:
+    annotation = inspect.signature(function).return_annotation
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+    return re.search(rf"\b{kind.__name__}\b", str(text)) is not None
+
+
+def evidence_types_apart() -> list[str]:
+    """Evidence types whose module has no public function that returns them."""
+    found = []
+    for kind in evidence_types():
+        module = importlib.import_module(kind.__module__)
+        if not any(inspect.isfunction(f) and f.__module__ == module.__name__
+                   and not name.startswith("_") and _returns(f, kind)
+                   for name, f in vars(module).items()):
+            found.append(f"{_name(kind)}: no public function of its module returns it")
+    return found
+
+
+def test_every_evidence_type_lives_with_the_algorithm_that_computes_it():
+    assert evidence_types_apart() == []
+
+
+def evidence_results_otherwise_named() -> list[str]:
+    """Result dataclasses that carry an evidence (or its bound) with its gradient but are not
+    named ``*Evidence``."""
+    found = []
+    for kind in _own_classes(_library()):
+        if not dataclasses.is_dataclass(kind) or kind.__name__.endswith("Evidence"):
+            continue
+        names = {field.name for field in dataclasses.fields(kind)}
+        carries = names & {"value", "elbo", "bound", "log_evidence"}
+        if carries and any(n.startswith(("gradient", "d_")) for n in names):
+            found.append(f"{_name(kind)} carries {sorted(carries)} and a gradient")
+    return found
+
+
+def test_a_result_with_an_evidence_and_its_gradient_is_an_evidence_type():
+    assert evidence_results_otherwise_named() == []
+
+
+# --------------------------------------------------------------------------------------------
+# One word, and Likelihood for the observation model alone
+# --------------------------------------------------------------------------------------------
+
+def test_no_public_name_spells_the_evidence_otherwise():
+    assert misnamed_evidence() == []
+
+
+def test_every_likelihood_is_an_observation_model():
+    found = [_name(cls) for cls in _own_classes(_library())
+             if cls.__name__.endswith("Likelihood") and not _is_observation_model(cls)]
+    assert found == []
+
+
+def _resolve(qualified: str):
+    module_name, rest = qualified, []
+    while True:
+        try:
+            target = importlib.import_module(module_name)
+            break
+        except ModuleNotFoundError:
+            module_name, _, last = module_name.rpartition(".")
+            rest.insert(0, last)
+    for part in rest:
+        target = vars(target)[part] if isinstance(target, type) else getattr(target, part)
+    return target
+
+
+@pytest.mark.parametrize("old", sorted(DEPRECATED))
+def test_a_deprecated_alias_says_so_and_names_its_successor(old):
+    new, notebook = DEPRECATED[old]
+    alias = _resolve(old)
+    function = alias.fget if isinstance(alias, property) else alias
+    assert "Deprecated" in (function.__doc__ or ""), old
+    assert f"``{new}``" in function.__doc__ or f"`{new}`" in function.__doc__, old
+    owner = _resolve(old.rpartition(".")[0])
+    # beside it: in its module or class, or on every model that inherits the alias
+    heirs = [model for model in models() if isinstance(owner, type) and issubclass(model, owner)]
+    assert (hasattr(owner, new) or new in getattr(owner, "__dataclass_fields__", {})
+            or (heirs and all(callable(getattr(model, new, None)) for model in heirs))), (
+        f"{old}: its successor {new} is not beside it")
+    assert (ROOT / notebook).is_file()
+
+
+def test_the_deprecated_aliases_warn_and_agree_with_their_successors():
+    from course_lib.gp import GPRegression, SquaredExponential
+    from course_lib.gp import gaussian_evidence, gaussian_log_marginal_likelihood
+    from course_lib.raters import (RaterData, annotator_evidence, annotator_log_likelihood,
+                                   joint_evidence, joint_log_likelihood)
+
+    X = np.linspace(0.0, 2.0, 4)[:, None]
+    kernel = SquaredExponential(0.7, 1.1)
+    K, y = kernel(X), np.array([0.3, -0.1, 0.4, 0.2])
+    data = RaterData([0, 0, 1, 2, 3, 3], [0, 1, 0, 1, 0, 1], [0.1, 0.5, -0.2, 0.4, 0.3, 0.1])
+    pairs = [(lambda: gaussian_log_marginal_likelihood(K, y, 0.1),
+              lambda: gaussian_evidence(K, y, 0.1)),
+             (lambda: joint_log_likelihood(K, data, 0.2), lambda: joint_evidence(K, data, 0.2)),
+             (lambda: annotator_log_likelihood(K, data, [0.2, 0.3], data.raters),
+              lambda: annotator_evidence(K, data, [0.2, 0.3], data.raters))]
+    gp = GPRegression(kernel, 0.1).fit(X, y)
+    fit = gp.optimise_hyperparameters(1, rng=0)
+    pairs += [(lambda: gp.log_marginal_likelihood(), gp.log_evidence),
+              (lambda: gp.marginal_likelihood().value, lambda: gp.evidence().value),
+              (lambda: gp.log_marginal_likelihood(eval_gradient=True)[1],
+               lambda: gp.evidence(eval_gradient=True).gradient),
+              (lambda: fit.log_marginal_likelihood, lambda: fit.log_evidence)]
+    for old, new in pairs:
+        with pytest.warns(DeprecationWarning, match="removed in the next release"):
+            before = old()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)
+            after = new()
+        after = after.value if hasattr(after, "value") else after
+        before = before.value if hasattr(before, "value") else before
+        np.testing.assert_allclose(before, after, rtol=1e-12)
+
+
+def _code(notebook: Path) -> str:
+    cells = nbformat.read(notebook, as_version=4).cells
+    return "\n".join(cell.source for cell in cells if cell.cell_type == "code")
+
+
+def test_no_notebook_of_the_course_calls_a_deprecated_name():
+    """The aliases serve the copies students already hold; the course's own notebooks (and the
+    exercises generated from them) use the new names, so the aliases can go next release."""
+    old_names = {old.rpartition(".")[2] for old in DEPRECATED}
+    found = []
+    for folder in ("lectures", "solutions", "exercises", "class"):
+        for notebook in sorted((ROOT / folder).glob("*.ipynb")):
+            code = _code(notebook)
+            found += [f"{folder}/{notebook.name}: {name}" for name in sorted(old_names)
+                      if re.search(rf"\b{name}\b", code)]
+    assert found == []
+
+
+def test_the_rules_see_the_old_vocabulary(monkeypatch):
+    """What the library looked like before: an evidence function named a log-likelihood, a
+    model's marginal_likelihood, and a bound's result under another name."""
+    import course_lib.raters.multi_rater as multi_rater
+    import course_lib.gp.sparse as sparse
+
+    def joint_log_likelihood_then(K, data, noise_variance):
+        """The joint evidence, under its old name."""
+
+    monkeypatch.setattr(multi_rater, "joint_log_likelihood_then", joint_log_likelihood_then,
+                        raising=False)
+    joint_log_likelihood_then.__module__ = multi_rater.__name__
+    assert any("joint_log_likelihood_then" in entry for entry in misnamed_evidence())
+
+    @dataclasses.dataclass(frozen=True)
+    class BoundGradient:
+        bound: float
+        d_theta: np.ndarray
+
+    BoundGradient.__module__ = sparse.__name__
+    monkeypatch.setattr(sparse, "BoundGradient", BoundGradient, raising=False)
+    _library.cache_clear()
+    try:
+        assert any("BoundGradient" in entry for entry in evidence_results_otherwise_named())
+    finally:
+        _library.cache_clear()
