@@ -96,8 +96,8 @@ def test_the_longest_ready_job_goes_first_and_a_job_waits_for_the_ones_it_reads(
     for each in jobs:
         each.log = tmp_path / f"{each.name}.log"
     said = []
-    ended = test_plan.run_jobs(jobs, slots=1, say=said.append, at_once=1)
-    # one at a time: by expected time, except that the reader waits for the long job
+    ended = test_plan.run_jobs(jobs, slots=1, say=said.append)
+    # one slot: by expected time, except that the reader waits for the long job
     assert [each.name for each in ended] == ["long", "reader", "failing", "short"]
     assert [each.code for each in ended] == [0, 0, 1, 0]
     assert ended[2].counts == {"passed": 3, "failed": 1}
@@ -160,13 +160,20 @@ def test_jobs_waiting_for_each_other_in_a_circle_are_refused():
                            slots=2)
 
 
-def test_one_job_more_than_the_cores_runs_at_once(tmp_path, monkeypatch):
+def test_a_third_job_shares_two_cores_only_when_the_loads_leave_room(tmp_path, monkeypatch):
     monkeypatch.setattr(test_plan, "LOGS", tmp_path)
     stamp = "import time; print(time.time()); time.sleep(0.6); print(time.time())"
-    jobs = [job(f"job {n}", stamp, 1) for n in range(5)]
-    for each in jobs:
+    light = [job(name, stamp, 1) for name in ("light 1", "light 2", "light 3")]
+    heavy = [job(name, stamp, 1) for name in ("heavy 1", "heavy 2", "heavy 3")]
+    for each in light:
+        each.load = 0.7
+    for each in light + heavy:
         each.log = tmp_path / f"{each.name}.log"
 
-    test_plan.run_jobs(jobs, slots=2, say=lambda line: None)
-    spans = [tuple(map(float, each.log.read_text().splitlines()[1:3])) for each in jobs]
-    assert max(sum(start <= moment < end for start, end in spans) for moment, _ in spans) == 3
+    def most_at_once(jobs):
+        spans = [tuple(map(float, each.log.read_text().splitlines()[1:3])) for each in jobs]
+        return max(sum(start <= moment < end for start, end in spans) for moment, _ in spans)
+
+    test_plan.run_jobs(light, slots=2, say=lambda line: None)
+    test_plan.run_jobs(heavy, slots=2, say=lambda line: None)
+    assert most_at_once(light) == 3 and most_at_once(heavy) == 2

@@ -8,9 +8,8 @@ own with its own log (``.test-artifacts/jobs/<job>.log``, with pytest's slowest 
 the end).
 
 The jobs run on the machine's cores, the longest expected first (a job that needs another's
-results waits for it), one job more at once than there are cores: most jobs wait part of the
-time (on a browser, a kernel, a recording played in real time), and the extra job takes the
-cycles they leave. Each job's wall and CPU time (the process and every process below it:
+results waits for it); a job that waits part of the time may share two cores with two others,
+by its measured load. Each job's wall and CPU time (the process and every process below it:
 kernels, the lab server, Chromium, read from /proc) goes to
 ``.test-artifacts/test-timings.json``; ``tools/test_timings.py`` prints it with the slowest
 tests of each job.
@@ -40,6 +39,10 @@ TIMINGS = ARTIFACTS / "test-timings.json"
 JOB_TIME_LIMIT_S = 40 * 60
 # pytest's closing line, e.g. "==== 12 passed, 1 deselected in 3.21s ====".
 CLOSING_LINE = re.compile(r"^=+ (.*) in [\d.]+s(?: \([\d:]+\))? =+$", re.MULTILINE)
+# How far the loads of the jobs running at once may add up beyond the cores: three jobs
+# that each wait a quarter of the time keep two cores busy (0.5 slowed the lab job, which
+# sets the pace, when three browser jobs ran at once).
+OVERSUBSCRIBE = 0.25
 COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)")
 # The numerics-sensitive tests of the second pass (docs/CONVENTIONS.md section 6): the model
 # and reference tests of every unit, the reduced experiment runs, and the site build, which
@@ -56,8 +59,10 @@ class Job:
     """One pytest run (or checker) of the test command.
 
     ``expected`` is the job's wall time in seconds measured on a 2-core machine with the
-    other slots busy (tools/test_timings.py prints it): it orders the queue, longest first.
-    ``after`` names jobs whose results this one reads.
+    other slot busy, and ``load`` the cores it kept busy meanwhile (CPU over wall time;
+    tools/test_timings.py prints both): the first orders the queue, longest first, the second
+    lets a job that waits (on a browser, a microphone played in real time, a subprocess)
+    share the cores with two others. ``after`` names jobs whose results this one reads.
     """
 
     name: str
@@ -65,6 +70,7 @@ class Job:
     env: dict[str, str]
     expected: float
     after: tuple[str, ...] = ()
+    load: float = 1.0
     log: Path = field(init=False)
     code: int | None = None
     wall: float = 0.0
@@ -99,13 +105,13 @@ def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
     """
     durations = ["--durations=25", "-p", "no:cacheprovider"]
 
-    def run(name, paths, expected, environment=env, after=(), options=()):
+    def run(name, paths, expected, environment=env, after=(), options=(), load=1.0):
         return Job(name, [*pytest, *paths, *options, *durations], environment, expected,
-                   tuple(after))
+                   tuple(after), load)
 
-    def rest(name, folder, claimed, expected, extra_ignores=(), after=()):
+    def rest(name, folder, claimed, expected, extra_ignores=(), after=(), load=1.0):
         ignores = [f"--ignore={path}" for path in (*claimed, *extra_ignores)]
-        return run(name, [folder], expected, after=after, options=ignores)
+        return run(name, [folder], expected, after=after, options=ignores, load=load)
 
     jobs = [Job(" ".join(Path(part).name for part in command[1:]), command, env, 10)
             for command in checkers]
@@ -118,50 +124,53 @@ def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
                  {folder.split("/")[1] for folder in kernels}]
     warm = ("units 1-4 and 7 (compiles the kernels)",
             "numerics I (second pass, compiles the kernels)")
-    jobs += [run(warm[0], kernels, 80), run(warm[1], compiling, 77, portable_env)]
+    jobs += [run(warm[0], kernels, 115, load=0.8),
+             run(warm[1], compiling, 115, portable_env, load=0.8)]
     # Then the main pass, on the machine's own kernels.
     main = {
-        "widgets": (["tests/widgets"], 127),
-        "units 5-6": (["tests/raters", "tests/preference", "tests/simulators"], 27),
+        "widgets": (["tests/widgets"], 136, 1.0),
+        "units 5-6": (["tests/raters", "tests/preference", "tests/simulators"], 27, 1.0),
         "exercises, grading and the student edition": (
             ["tests/test_exercise_feedback.py", "tests/test_nbgrader_roundtrip.py",
-             "tests/test_exercises.py", "tests/test_release.py"], 109),
+             "tests/test_exercises.py", "tests/test_release.py"], 105, 0.9),
         "pronunciation and experiments": (
             ["tests/test_pronunciation.py", "tests/test_panel_prediction.py",
-             *_glob("tests/test_experiment*.py")], 89),
+             *_glob("tests/test_experiment*.py")], 107, 0.85),
     }
-    jobs += [run(name, paths, expected, after=warm) for name, (paths, expected) in main.items()]
-    claimed = kernels + [path for paths, _ in main.values() for path in paths]
-    jobs.append(rest("the rest of tests/", "tests", claimed, 78,
-                     extra_ignores=("tests/browser", "tests/test_site.py"), after=warm))
+    jobs += [run(name, paths, expected, after=warm, load=load)
+             for name, (paths, expected, load) in main.items()]
+    claimed = kernels + [path for paths, _, _ in main.values() for path in paths]
+    jobs.append(rest("the rest of tests/", "tests", claimed, 51,
+                     extra_ignores=("tests/browser", "tests/test_site.py"), after=warm,
+                     load=0.8))
     jobs += [run(f"{' and '.join(folders)} (nbval)", folders, expected, options=nbval,
                  after=warm)
-             for folders, expected in ((["lectures"], 61), (["solutions", "class"], 38))]
+             for folders, expected in ((["lectures"], 66), (["solutions", "class"], 45))]
     # The second pass: another set of BLAS kernels and numba's generic target.
-    jobs += [run("site build (second pass)", ["tests/test_site.py"], 139, portable_env,
+    jobs += [run("site build (second pass)", ["tests/test_site.py"], 138, portable_env,
                  after=warm),
              run("numerics II (second pass)", [path for path in numerics
-                                                if path not in compiling], 94, portable_env,
+                                                if path not in compiling], 91, portable_env,
                  after=warm)]
     if browser:
         jobs += [
-            run("lectures in the lab", ["tests/browser/test_lectures_in_lab.py"], 393,
-                after=warm),
+            run("lectures in the lab", ["tests/browser/test_lectures_in_lab.py"], 421,
+                after=warm, load=0.9),
             # it reads the site the site build made, instead of building it again
-            run("site pages in Chromium", ["tests/browser/test_site_pages.py"], 229,
-                after=("site build (second pass)",)),
+            run("site pages in Chromium", ["tests/browser/test_site_pages.py"], 241,
+                after=("site build (second pass)",), load=0.9),
             # the microphone tests play their recordings in real time
             rest("the rest of tests/browser", "tests/browser",
                  ["tests/browser/test_lectures_in_lab.py", "tests/browser/test_site_pages.py"],
-                 91, after=warm)]
+                 98, after=warm, load=0.7)]
     return jobs
 
 
-def run_jobs(jobs: list[Job], slots: int, say=print, at_once: int | None = None) -> list[Job]:
-    """Run ``jobs`` on ``slots`` cores, ``at_once`` at a time (one more than the cores unless
-    given: jobs wait part of the time, the extra one fills it), the longest expected first among
-    those whose ``after`` jobs have ended; says a line as each job ends. Returns the jobs, in the
-    order they ended."""
+def run_jobs(jobs: list[Job], slots: int, say=print) -> list[Job]:
+    """Run ``jobs`` on ``slots`` cores, the longest expected first among those whose ``after``
+    jobs have ended, as many at once as their loads fit in the cores (with
+    :data:`OVERSUBSCRIBE` to spare, and always one); says a line as each job ends. Returns the
+    jobs, in the order they ended."""
     names = {job.name for job in jobs}
     unknown = {name for job in jobs for name in job.after} - names
     if unknown:
@@ -180,12 +189,17 @@ def run_jobs(jobs: list[Job], slots: int, say=print, at_once: int | None = None)
     changed = threading.Condition()
     start = time.monotonic()
 
+    running: list[Job] = []
+
     def take() -> Job | None:
         with changed:
             while pending:
-                ready = [job for job in pending if set(job.after) <= ended_names]
+                busy = sum(job.load for job in running)
+                ready = [job for job in pending if set(job.after) <= ended_names
+                         and (not running or busy + job.load <= slots + OVERSUBSCRIBE)]
                 if ready:
                     pending.remove(ready[0])
+                    running.append(ready[0])
                     return ready[0]
                 changed.wait()
             return None
@@ -201,13 +215,15 @@ def run_jobs(jobs: list[Job], slots: int, say=print, at_once: int | None = None)
                 with open(job.log, "a", encoding="utf-8") as log:
                     log.write(f"\nthe job could not run: {error!r}\n")
             with changed:
+                running.remove(job)
                 ended.append(job)
                 ended_names.add(job.name)
                 changed.notify_all()
             say(summary_line(job))
 
+    # one worker more than the cores: the third runs only when the loads leave room
     workers = [threading.Thread(target=work, name=f"test-slot-{index}", daemon=True)
-               for index in range(at_once or max(1, slots) + 1)]
+               for index in range(max(1, slots) + 1)]
     for worker in workers:
         worker.start()
     for worker in workers:
