@@ -126,7 +126,17 @@ class _SliderNames(anywidget.AnyWidget):
 
     @classmethod
     def for_controls(cls, controls: Iterable[W.Widget]) -> "_SliderNames":
-        """The namer of a panel holding ``controls``, told the range of each log slider."""
-        return cls({control.description: [control.base ** control.min,
-                                           control.base ** control.max]
+        """The namer of a panel holding ``controls``, told the range of each log slider, its ends
+        as the readout shows them (so a handle at an end reports exactly that end)."""
+        return cls({control.description: [_as_shown(control, control.base ** end)
+                                           for end in (control.min, control.max)]
                     for control in controls if isinstance(control, W.FloatLogSlider)})
+
+
+def _as_shown(slider: W.FloatLogSlider, value: float) -> float:
+    """``value`` rounded as ``slider``'s readout shows it (a d3 format, which Python's format
+    reads alike for the course's specifiers; d3's "~" only trims zeros)."""
+    try:
+        return float(format(value, slider.readout_format.replace("~", "")))
+    except ValueError:  # a d3-only specifier (SI prefixes): the exact value
+        return value

@@ -88,6 +88,22 @@ def test_an_explorer_tells_its_namer_the_range_of_each_log_slider():
     assert set(explorer._slider_names.log_sliders) == set(logs)
     for label, control in logs.items():
         low, high = explorer._slider_names.log_sliders[label]
-        assert low == pytest.approx(10.0 ** control.min, rel=1e-12)
-        assert high == pytest.approx(10.0 ** control.max, rel=1e-12)
-        assert low <= control.value <= high
+        # the ends as the readout shows them ('.3g'): a handle at an end reports that end
+        assert low == float(f"{10.0 ** control.min:.3g}")
+        assert high == float(f"{10.0 ** control.max:.3g}")
+        assert control.readout_format == ".3g"
+
+
+def test_a_log_sliders_ends_are_given_as_its_readout_rounds_them():
+    """An end such as 10 ** log10(5) = 5.000000000000001 must read 5, as the readout shows it,
+    or a handle moved to that end would report a value other than the range's end."""
+    import numpy as np
+
+    slider = W.FloatLogSlider(value=1.0, base=10, min=np.log10(0.05), max=np.log10(5.0),
+                              description="lengthscale")
+    assert _SliderNames.for_controls([slider]).log_sliders == {"lengthscale": [0.05, 5.0]}
+    slider.readout_format = ".2e"
+    assert _SliderNames.for_controls([slider]).log_sliders == {"lengthscale": [0.05, 5.0]}
+    slider.readout_format = ".3s"  # d3's SI prefix: Python has none, so the exact ends
+    ends = _SliderNames.for_controls([slider]).log_sliders["lengthscale"]
+    assert ends == [10.0 ** slider.min, 10.0 ** slider.max]
