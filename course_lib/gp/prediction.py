@@ -51,7 +51,7 @@ from scipy.linalg import cho_solve, solve_triangular
 
 from ..linalg import (JitterWarning, NotPositiveDefiniteError, _as_square_matrix, _check_symmetric,
                       cholesky_with_jitter, log_det_from_cholesky, sample_gaussian)
-from ..validation import _as_float_array
+from ..validation import _as_float_array, _check_length
 from .inputs import as_inputs, check_exact_size
 
 __all__ = ["JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter", "LatentGaussian",
@@ -325,11 +325,7 @@ def check_map_columns(M: np.ndarray, n: int) -> None:
 
 # ----- checks of the prediction -----------------------------------------------------------
 def _vector(v, name: str, n: int) -> np.ndarray:
-    v = _as_float_array(v, name, ndim=1)
-    if v.shape != (n,):
-        raise ValueError(f"{name}: expected shape ({n},) (one value per training point), "
-                         f"got {v.shape}")
-    return v
+    return _check_length(_as_float_array(v, name, ndim=1), name, n, "training point")
 
 
 def _noise_vector(noise, n: int) -> np.ndarray:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import Bounds
 
-from ..validation import _as_float_array
+from ..validation import _as_float_array, _check_length
 
 # L-BFGS keeps log S_ii within these bounds (S_ii from 4e-18 to 150; with a log-concave
 # likelihood the optimal q(v) is no wider than the prior N(0, I), i.e. S_ii <= 1).
@@ -34,11 +34,7 @@ def _check_root(S, name: str, p: int) -> np.ndarray:
 
 
 def _check_mean(m, name: str, p: int) -> np.ndarray:
-    m = _as_float_array(m, name, ndim=1)
-    if m.shape != (p,):
-        raise ValueError(f"{name}: expected shape ({p},) (one value per inducing point), got "
-                         f"{m.shape}")
-    return m
+    return _check_length(_as_float_array(m, name, ndim=1), name, p, "inducing point")
 
 
 class _TriangularPacking:

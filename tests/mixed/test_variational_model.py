@@ -16,6 +16,7 @@ from course_lib.mixed.mixed_likelihood import MixedLikelihood
 from course_lib.preference.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
 from course_lib.preference.rating_likelihoods import OrdinalProbit
 from course_lib.mixed.variational import VariationalGP
+from numerics import finite_difference
 from variational_data import SE, X12, Y12, probit_pairs
 
 
@@ -72,12 +73,9 @@ def test_gradient_in_kernel_and_likelihood_parameters_matches_finite_differences
     evidence = vgp.evidence(theta, eval_gradient=True)
     value, gradient = evidence.value, evidence.gradient
     assert value == pytest.approx(vgp.result.value, abs=1e-8)
-    h = 1e-4
-    for p in range(theta.size):
-        step = np.zeros(theta.size)
-        step[p] = h
-        fd = (vgp.log_evidence(theta + step) - vgp.log_evidence(theta - step)) / (2 * h)
-        assert fd == pytest.approx(gradient[p], rel=1e-4, abs=1e-6), vgp.param_names[p]
+    fd = finite_difference(vgp.log_evidence, theta, step=1e-4)
+    for p, name in enumerate(vgp.param_names):
+        assert fd[p] == pytest.approx(gradient[p], rel=1e-4, abs=1e-6), name
 
 
 def test_learn_likelihood_all_skips_fixed_parameters_and_priors_may_name_them():
