@@ -1,12 +1,14 @@
 """Argument checks shared by every course_lib module.
 
 Each helper raises a ``ValueError`` or ``TypeError`` whose message starts with the argument's
-name, so a student sees which input was wrong instead of a numpy traceback.
+name, so a student sees which input was wrong instead of a numpy traceback;
+:func:`_warn_deprecated` is the one warning an old name kept for a release gives.
 """
 
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 
@@ -238,3 +240,10 @@ def _renamed_error(err: Exception, internal: str, name: str) -> Exception | None
     if not message.startswith(f"{internal}:"):
         return None
     return type(err)(f"{name}:{message[len(internal) + 1:]}")
+
+
+def _warn_deprecated(old: str, new: str) -> None:
+    """Warn that ``old`` goes in the next release and ``new`` replaces it, pointing at the line
+    that called the alias (which called this)."""
+    warnings.warn(f"{old} is deprecated and will be removed in the next release; use {new}",
+                  DeprecationWarning, stacklevel=3)

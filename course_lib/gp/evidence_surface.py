@@ -9,13 +9,12 @@ several optima. Along a noise axis one eigendecomposition of K serves every nois
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
-from ..validation import _as_float_array
+from ..validation import _as_float_array, _warn_deprecated
 from .parameters import _check_log_parameters
 from .regression import GPRegression
 
@@ -121,6 +120,5 @@ def log_marginal_likelihood_surface(gp: GPRegression, x_name: str, x_values, y_n
                                     y_values) -> EvidenceSurface:
     """Deprecated, removed in the next release: ``log_evidence_surface`` (the exercises of
     lecture 04 as released before issue 48 called this name)."""
-    warnings.warn("log_marginal_likelihood_surface is deprecated and will be removed in the "
-                  "next release; use log_evidence_surface", DeprecationWarning, stacklevel=2)
+    _warn_deprecated("log_marginal_likelihood_surface", "log_evidence_surface")
     return log_evidence_surface(gp, x_name, x_values, y_name, y_values)

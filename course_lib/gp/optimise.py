@@ -19,7 +19,6 @@ starts are drawn from the hyper-prior where one is set, else uniformly between t
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -28,7 +27,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from ..linalg import NotPositiveDefiniteError
-from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng
+from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _warn_deprecated
 from .priors import Prior
 
 __all__ = ["HyperparameterFit", "HyperparameterProblem", "optimise_hyperparameters",
@@ -71,9 +70,7 @@ class HyperparameterFit:
     def log_marginal_likelihood(self) -> float:
         """Deprecated, removed in the next release: ``log_evidence`` (the exercises of lecture
         04 as released before issue 48 read this name)."""
-        warnings.warn("HyperparameterFit.log_marginal_likelihood is deprecated and will be "
-                      "removed in the next release; use log_evidence", DeprecationWarning,
-                      stacklevel=2)
+        _warn_deprecated("HyperparameterFit.log_marginal_likelihood", "log_evidence")
         return self.log_evidence
 
 

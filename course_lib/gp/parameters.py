@@ -17,11 +17,10 @@ or likelihood never turns into inf or NaN. Values beyond it are refused, naming 
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 
-from ..validation import _as_float_array, _as_positive_float
+from ..validation import _as_float_array, _as_positive_float, _warn_deprecated
 from .optimise import log_hyper_prior
 
 __all__ = ["LogParameters", "ModelParameters", "log_bounds", "DEFAULT_BOUNDS", "check_parameter",
@@ -208,7 +207,7 @@ class ModelParameters:
                             **options):
         """Deprecated, removed in the next release: ``evidence`` (the exercises of lectures
         04-05 as released before issue 48 called this name)."""
-        _deprecated("marginal_likelihood", "evidence")
+        _warn_deprecated("marginal_likelihood", "evidence")
         return self.evidence(theta, eval_gradient, warn=warn, **options)
 
     def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False):
@@ -216,16 +215,11 @@ class ModelParameters:
         ``eval_gradient`` the ``(value, gradient)`` of ``evidence(theta, eval_gradient=True)``
         (the exercises of lectures 04, 05 and 07 as released before issue 48 called this
         name)."""
-        _deprecated("log_marginal_likelihood", "log_evidence")
+        _warn_deprecated("log_marginal_likelihood", "log_evidence")
         if not eval_gradient:
             return self.log_evidence(theta)
         evidence = self.evidence(theta, eval_gradient=True)
         return evidence.value, evidence.gradient
-
-
-def _deprecated(old: str, new: str) -> None:
-    warnings.warn(f"{old} is deprecated and will be removed in the next release; use {new}",
-                  DeprecationWarning, stacklevel=3)
 
 
 class Held:

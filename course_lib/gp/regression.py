@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import RngLike, _as_float_array, _as_positive_float
+from ..validation import RngLike, _as_float_array, _as_positive_float, _warn_deprecated
 from .inputs import as_inputs, check_exact_size
 from .kernel_base import Kernel
 from .parameters import ModelParameters, check_parameter, log_scalar, log_bounds
@@ -104,8 +104,7 @@ def gaussian_log_marginal_likelihood(K, y, noise, dK=None, warn: bool = True
                                      ) -> RegressionEvidence:
     """Deprecated, removed in the next release: ``gaussian_evidence`` (the exercises of lecture
     05 as released before issue 48 called this name)."""
-    warnings.warn("gaussian_log_marginal_likelihood is deprecated and will be removed in the "
-                  "next release; use gaussian_evidence", DeprecationWarning, stacklevel=2)
+    _warn_deprecated("gaussian_log_marginal_likelihood", "gaussian_evidence")
     return gaussian_evidence(K, y, noise, dK, warn=warn)
 
 

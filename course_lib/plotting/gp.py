@@ -6,7 +6,6 @@ arrays or (n, 1) arrays.
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 from matplotlib.ticker import FuncFormatter, NullFormatter
@@ -14,7 +13,8 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 from ..gp.kernel_base import Kernel
 from ..gp.optimise import HyperparameterFit
 from ..gp.evidence_surface import EvidenceSurface
-from ..validation import _as_float_array, _as_positive_float, _check_choice, _check_length
+from ..validation import (_as_float_array, _as_positive_float, _check_choice, _check_length,
+                          _warn_deprecated)
 from .colour import _series_marker
 
 __all__ = ["plot_kernel_function", "plot_samples", "plot_gp_posterior", "plot_evidence_surface",
@@ -117,8 +117,7 @@ def plot_lml_surface(ax, surface: EvidenceSurface, levels: int = 20, current=Non
                      cmap="viridis", depth: float = 100.0):
     """Deprecated, removed in the next release: ``plot_evidence_surface`` (the exercises of
     lecture 04 as released before issue 48 called this name)."""
-    warnings.warn("plot_lml_surface is deprecated and will be removed in the next release; use "
-                  "plot_evidence_surface", DeprecationWarning, stacklevel=2)
+    _warn_deprecated("plot_lml_surface", "plot_evidence_surface")
     return plot_evidence_surface(ax, surface, levels, current, cmap, depth)
 
 

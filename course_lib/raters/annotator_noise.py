@@ -63,7 +63,6 @@ Zero prior mean: standardise the targets (or add a ``Constant`` kernel).
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 from collections.abc import Callable, Mapping
@@ -78,7 +77,7 @@ from ..gp.prediction import LatentGaussian
 from ..gp.priors import Prior
 from ..gp.regression import condition, evidence_terms, kernel_gradient
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, _inverse_from_cholesky, sample_gaussian
-from ..validation import RngLike, _as_float_array, _as_positive_int
+from ..validation import RngLike, _as_float_array, _as_positive_int, _warn_deprecated
 from ._noise_table import (NOISE_FLOOR, _AT_FLOOR_FACTOR, _NOISE_CEILING, _check_cells,
                            _check_evidence_arguments, _check_labels, _check_noise_floor,
                            _initial_table, _model_priors, _noise_names, floor_summary)
@@ -180,8 +179,7 @@ def annotator_log_likelihood(K, data: RaterData, noise_variances, groups, dK=Non
                              warn: bool = True) -> AnnotatorEvidence:
     """Deprecated, removed in the next release: ``annotator_evidence`` (the exercises of lecture
     05 as released before issue 48 called this name)."""
-    warnings.warn("annotator_log_likelihood is deprecated and will be removed in the next "
-                  "release; use annotator_evidence", DeprecationWarning, stacklevel=2)
+    _warn_deprecated("annotator_log_likelihood", "annotator_evidence")
     return annotator_evidence(K, data, noise_variances, groups, dK, warn=warn)
 
 

@@ -33,14 +33,14 @@ every model of Units 5-7.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, sample_gaussian
-from ..validation import RngLike, _as_bool, _as_float_array, _as_positive_float, _check_choice
+from ..validation import (RngLike, _as_bool, _as_float_array, _as_positive_float, _check_choice,
+                          _warn_deprecated)
 from ..gp.inputs import check_exact_size
 from ..gp.kernel_base import Kernel
 from ..gp.optimise import (HyperparameterFit, check_priors, negative_log_posterior,
@@ -109,8 +109,7 @@ def joint_log_likelihood(K, data: RaterData, noise_variance: float, dK=None, *,
                          ) -> MultiRaterEvidence:
     """Deprecated, removed in the next release: ``joint_evidence`` (the exercises of lecture 05
     as released before issue 48 called this name)."""
-    warnings.warn("joint_log_likelihood is deprecated and will be removed in the next release; "
-                  "use joint_evidence", DeprecationWarning, stacklevel=2)
+    _warn_deprecated("joint_log_likelihood", "joint_evidence")
     return joint_evidence(K, data, noise_variance, dK, include_spread_term=include_spread_term,
                           warn=warn)
 

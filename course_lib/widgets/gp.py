@@ -9,7 +9,6 @@ smoothly. The explorers draw one-dimensional inputs.
 
 from __future__ import annotations
 
-import warnings
 
 import ipywidgets as W
 import matplotlib.pyplot as plt
@@ -23,7 +22,8 @@ from ..linalg import sample_gaussian
 from ..plotting.gp import (plot_evidence_surface, plot_gp_posterior, plot_kernel_function,
                            plot_samples)
 from ..gp.toy_data import toy_regression_data
-from ..validation import RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng
+from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
+                          _warn_deprecated)
 from .base import Explorer
 
 __all__ = ["kernel_explorer", "conditioning_explorer", "evidence_surface_explorer",
@@ -187,6 +187,5 @@ def evidence_surface_explorer(X=None, y=None, *, lengthscale_range=(0.1, 10.0),
 def lml_surface_explorer(X=None, y=None, **options) -> Explorer:
     """Deprecated, removed in the next release: ``evidence_surface_explorer`` (the exercises of
     lecture 04 as released before issue 48 called this name)."""
-    warnings.warn("lml_surface_explorer is deprecated and will be removed in the next release; "
-                  "use evidence_surface_explorer", DeprecationWarning, stacklevel=2)
+    _warn_deprecated("lml_surface_explorer", "evidence_surface_explorer")
     return evidence_surface_explorer(X, y, **options)
