@@ -436,6 +436,29 @@ def test_pages_and_slides_get_the_contrast_colours(site):
             f"{name}: code colours outside the theme's variables: {sorted(colours)}"
 
 
+def test_code_spans_without_a_rule_become_plain_text():
+    page = ("<style>.highlight .k { color: red }</style>"
+            '<div class="highlight hl-ipython3"><pre><span></span><span class="k">import</span>'
+            ' <span class="nn">numpy</span><span class="w"> </span></pre></div>'
+            '<p><span class="nn">outside</span></p>')
+    assert build_site.plain_unstyled_tokens(page) == (
+        "<style>.highlight .k { color: red }</style>"
+        '<div class="highlight hl-ipython3"><pre><span></span><span class="k">import</span>'
+        ' numpy </pre></div><p><span class="nn">outside</span></p>')
+
+
+def test_every_code_span_on_a_page_is_styled(site):
+    """What plain_unstyled_tokens leaves: each token span of the highlighted code has a rule."""
+    out, _ = site
+    for name, path in pages(out).items():
+        text = path.read_text(encoding="utf-8")
+        styled = set(build_site.HIGHLIGHT_RULE.findall(text))
+        spans = {cls for code in build_site.HIGHLIGHTED_CODE.findall(text)
+                 for cls, _ in build_site.TOKEN_SPAN.findall(code)}
+        assert spans <= styled, f"{name}: code spans no rule styles: {sorted(spans - styled)}"
+        assert name == "index.html" or spans, f"{name}: no highlighted code found"
+
+
 def test_notebooks_run_even_when_the_caller_runs_an_event_loop(tmp_path):
     # Playwright's sync API keeps a loop running in the browser tests' process; a build from
     # there once failed with "asyncio.run() cannot be called from a running event loop".

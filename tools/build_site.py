@@ -360,6 +360,25 @@ FIGURE_BLOCK = r"""
 {%- endblock data_png %}
 """
 
+# Pygments puts every token in a span, styled or not. A span whose class has no rule in the page
+# (names: n, nb, nf, nn) shows as the code around it; plain text instead spares the reader's
+# browser, and axe's colour check, a third of a long page's elements.
+HIGHLIGHT_RULE = re.compile(r"\.highlight \.([A-Za-z0-9]+)\s*\{")
+HIGHLIGHTED_CODE = re.compile(r'<div class="highlight[^"]*"><pre>.*?</pre></div>', re.S)
+TOKEN_SPAN = re.compile(r'<span class="([A-Za-z0-9]+)">([^<]*)</span>')
+
+
+def plain_unstyled_tokens(page: str) -> str:
+    """``page`` with the token spans of its highlighted code that no CSS rule styles replaced
+    by their text."""
+    styled = set(HIGHLIGHT_RULE.findall(page))
+
+    def token(match):
+        return match.group(0) if match.group(1) in styled else match.group(2)
+
+    return HIGHLIGHTED_CODE.sub(lambda code: TOKEN_SPAN.sub(token, code.group(0)), page)
+
+
 # The code as pygments highlighted it. nbconvert runs each cell's highlighted code through bleach
 # as well, which changes nothing (pygments escapes the source) and took a third of the export.
 CODE_BLOCK = r"""
@@ -622,11 +641,13 @@ def build_site(out: Path, cache: Path | None = None, jobs: int = 2) -> dict:
                          "metadata": {"name": f"{label}: {unit['title']}" if kind == "lectures"
                                       else f"{label} homework: {unit['title']}"}}
             body, _ = page_exporter.from_notebook_node(nb, resources=resources)
+            body = plain_unstyled_tokens(body)
             check_no_placeholder(body, f"{kind}/{stem}.ipynb")
             (out / kind / f"{stem}.html").write_text(body, encoding="utf-8")
             if kind == "lectures":
                 body, _ = slides_exporter.from_notebook_node(
                     nb, resources={"metadata": {"name": f"{label}: {unit['title']}"}})
+                body = plain_unstyled_tokens(body)
                 check_no_placeholder(body, f"{kind}/{stem}.ipynb")
                 (out / "slides" / f"{stem}.slides.html").write_text(body, encoding="utf-8")
                 slides[stem] = expected_slide_counts(lecture_source)
