@@ -21,9 +21,6 @@ import course_lib
 ROOT = Path(course_lib.__file__).parent
 UNITS = ("dtw", "gmm", "hmm", "gp", "raters", "preference", "mixed")   # course order
 BELOW_MODELS = set(course_lib._SHARED_BELOW_MODELS)
-# The faces import from their own package; one exception by rule: the ordinal likelihood of
-# Unit 7 shares its module with Unit 6's bounded ratings and is shown on Unit 7's face.
-FACE_BORROWS = {("mixed", "course_lib.preference.rating_likelihoods")}
 
 
 def _name(path: Path) -> str:
@@ -114,7 +111,7 @@ def test_rooms_do_not_import_the_rooms_above_them(room, forbidden):
 def test_a_face_shows_only_its_own_package(unit):
     face = f"course_lib.{unit}"
     borrowed = {t for t in GRAPH[face] if _room(t) != unit}
-    assert borrowed <= {t for u, t in FACE_BORROWS if u == unit}, sorted(borrowed)
+    assert not borrowed, sorted(borrowed)
 
 
 def test_no_library_module_enters_by_a_front_door():

@@ -35,14 +35,14 @@ An engine a reader of an algorithm need not open: ``_triangular_gaussian`` (the 
 sparse model's q(v) = N(m, S S^T) and its packing for L-BFGS).
 """
 
-from ..preference.rating_likelihoods import OrdinalProbit
 from .bivariate_normal import bvn_cdf
 from .confidence import (ConfidencePreferenceGP, preference_confidence_likelihood,
                          unscaled_pairwise_probit)
 from .constraints import (Z_95, constraint_sigma, constraints_from_probability,
                           detection_likelihood, pseudo_data)
 from .feedback_fits import constraint_fit, ledger_fit
-from .feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
+from .feedback_likelihoods import (BernoulliProbit, GaussianConstraint, LikertConfidence,
+                                   OrdinalProbit)
 from .levelset import LevelSetLookahead, eavc, global_mi, lookahead_levelset
 from .levelset_propose import ACQUISITIONS, Proposal, bald_bernoulli, propose, straddle
 from .mixed_likelihood import MixedLikelihood

@@ -42,10 +42,11 @@ The families, one module each (with its table of y and p(y | z))
 ----------------------------------------------------------------
 ``pairwise_likelihoods``  a comparison of two items, z = f(first) - f(second) (Unit 6):
                           PairwiseGaussian, PairwiseProbit, PairwiseBeta.
-``rating_likelihoods``    a rating of one item, z = f(item): BetaRating, TruncatedGaussianRating,
-                          WarpedProbitRating (bounded ratings, Unit 6), OrdinalProbit (levels).
+``rating_likelihoods``    a bounded rating of one item, z = f(item) (Unit 6): BetaRating,
+                          TruncatedGaussianRating, WarpedProbitRating.
 ``feedback_likelihoods``  the mixed feedback of Unit 7 (Wu et al. 2025): BernoulliProbit,
-                          GaussianConstraint, LikertConfidence.
+                          GaussianConstraint, and the ordered levels LikertConfidence and
+                          OrdinalProbit.
 What two families share sits here: the checks of their answers. Beside it:
 ``probit_beta`` (the Beta algebra of PairwiseBeta and BetaRating, finite however small a shape)
 and ``log_phi`` (log Phi and its derivatives, stable in both tails, for every probit).

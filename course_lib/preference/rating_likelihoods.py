@@ -3,9 +3,10 @@
 
 Bounded ratings in [0, 1] (Unit 6; J. B. Nielsen's thesis, DTU 2015, eqs. 2.35-2.39;
 B. S. Jensen, J. B. Nielsen and J. Larsen, "Bounded Gaussian process regression", IEEE MLSP
-2013) and ratings on ordered levels. The interface, its checks and its expectations over
-z ~ N(mean, var) are those of :class:`course_lib.preference.likelihoods.Likelihood`; sigma =
-``noise_sd``, Phi / phi the standard normal cdf / pdf:
+2013); ratings on ordered levels are Unit 7's (``course_lib.mixed.feedback_likelihoods``).
+The interface, its checks and its expectations over z ~ N(mean, var) are those of
+:class:`course_lib.preference.likelihoods.Likelihood`; sigma = ``noise_sd``, Phi / phi the
+standard normal cdf / pdf:
 
 =======================  ================  ==============================================
 class                    y                 p(y | z)
@@ -13,8 +14,6 @@ class                    y                 p(y | z)
 BetaRating               rating in [0, 1]  Beta(y; nu Phi(z), nu (1 - Phi(z)))
 TruncatedGaussianRating  rating in [0, 1]  N(y; Phi(z), sigma^2) truncated to [0, 1]
 WarpedProbitRating       rating in [0, 1]  N(Phi^-1(y); z, sigma^2) / phi(Phi^-1(y))
-OrdinalProbit            level 0 .. K - 1  Phi(b_{y+1} - z) - Phi(b_y - z)  (cumulative
-                                           probit, thresholds b)
 =======================  ================  ==============================================
 
 (The thesis's warped-GP density divides by Phi(Phi^-1(y)) = y instead of the Jacobian
@@ -24,17 +23,16 @@ phi(Phi^-1(y)); corrected here.)
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import erf, log_ndtr, ndtr, ndtri
+from scipy.special import erf, ndtr, ndtri
 
 from ..linalg import LOG_2PI
-from ..validation import _as_float_array
-from .likelihoods import (_DEFAULT_CLIP, Likelihood, _check_clip, check_levels, check_rows,
-                          _check_unit_interval, no_parameters)
-from .log_phi import SQRT2, _normal_pdf, log_ndtr_derivatives
+from .likelihoods import (_DEFAULT_CLIP, Likelihood, _check_clip, check_rows,
+                          _check_unit_interval)
+from .log_phi import SQRT2, _normal_pdf
 from ..gp.parameters import DEFAULT_BOUNDS
 from .probit_beta import _BetaInT
 
-__all__ = ["BetaRating", "TruncatedGaussianRating", "WarpedProbitRating", "OrdinalProbit"]
+__all__ = ["BetaRating", "TruncatedGaussianRating", "WarpedProbitRating"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -230,126 +228,3 @@ class WarpedProbitRating(Likelihood):
 
     def _conditional_mean(self, z):
         return ndtr(z / np.sqrt(1.0 + self._param("noise_sd") ** 2))
-
-
-# --------------------------------------------------------------------------------------------
-# Ordinal ratings (cumulative probit)
-# --------------------------------------------------------------------------------------------
-
-def _log_interval_probability(low, high):
-    """log(Phi(high) - Phi(low)) for low < high (either may be infinite), without cancellation:
-    in whichever tail both ends lie, or as 1 - both tails when the interval holds 0."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lower_tail = log_ndtr(high) + np.log(-np.expm1(log_ndtr(low) - log_ndtr(high)))
-        upper_tail = log_ndtr(-low) + np.log(-np.expm1(log_ndtr(-high) - log_ndtr(-low)))
-        middle = np.log1p(-(ndtr(low) + ndtr(-high)))
-    return np.where(high <= 0, lower_tail, np.where(low >= 0, upper_tail, middle))
-
-
-class OrdinalProbit(Likelihood):
-    """An absolute rating of ONE item on ``n_levels`` ordered levels y = 0 .. K - 1 (cumulative
-    probit; AEPsych's ordinal likelihood, which Wu et al. 2025 mention but do not use):
-
-        P(y = k | z) = Phi(b_{k+1} - z) - Phi(b_k - z),   b_0 = -inf < b_1 = 0 < ... < b_K = inf.
-
-    The first threshold is fixed at 0 (a GP with zero mean then places the boundary between
-    levels 0 and 1 at f = 0); the others are b_{k+1} = b_k + gap_k with log-parameters
-    ``gap_1`` .. ``gap_{K-2}``. There is no noise scale: it would only rescale f and the gaps,
-    which the kernel's variance and the gaps already do. With two levels this is
-    :class:`~course_lib.mixed.feedback_likelihoods.BernoulliProbit` (P(y = 1) = Phi(z)).
-
-    With l = b_y - z, u = b_{y+1} - z, P = Phi(u) - Phi(l) and r_l = phi(l)/P, r_u = phi(u)/P
-    (0 at an infinite end):
-
-        d log P/dz = r_l - r_u,   d^2 log P/dz^2 = l r_l - u r_u - (r_l - r_u)^2  (< 0:
-        log-concave), and the third derivative from the partials of log P in (l, u).
-
-    log P is formed in the tail that holds the interval (:func:`_log_interval_probability`), so
-    it stays finite far beyond where P underflows.
-    """
-
-    observation_kind = "single-ordinal"
-
-    def __init__(self, n_levels: int = 5, gaps=None, *, gap_bounds=DEFAULT_BOUNDS):
-        if isinstance(n_levels, bool) or not isinstance(n_levels, (int, np.integer)) \
-                or n_levels < 2:
-            raise ValueError(f"n_levels: expected an integer >= 2, got {n_levels!r}")
-        self.n_levels = int(n_levels)
-        gaps = np.ones(self.n_levels - 2) if gaps is None \
-            else _as_float_array(gaps, "gaps", ndim=1, allow_empty=True)
-        if gaps.size != self.n_levels - 2:
-            raise ValueError(f"gaps: {self.n_levels} levels need {self.n_levels - 2} gaps between "
-                             f"their {self.n_levels - 1} thresholds, got {gaps.size}")
-        self._names = tuple(f"gap_{i + 1}" for i in range(self.n_levels - 2))
-        if self._names:
-            self._init_parameters(dict(zip(self._names, gaps.tolist())),
-                                  dict.fromkeys(self._names, gap_bounds))
-        else:
-            no_parameters(self)
-
-    @property
-    def thresholds(self) -> np.ndarray:
-        """(b_1 = 0, b_2, ..., b_{K-1}): the boundaries between neighbouring levels."""
-        return np.concatenate([[0.0], np.cumsum(np.exp(self._log_theta))])
-
-    def _check_domain(self, y, name):
-        return check_levels(y, name, self.n_levels)
-
-    def _ends(self, z, y):
-        """l = b_y - z and u = b_{y+1} - z (+-inf at the outer levels)."""
-        edges = np.concatenate([[-np.inf], self.thresholds, [np.inf]])
-        level = np.broadcast_to(y, np.shape(z)).astype(np.int64)
-        return edges[level] - z, edges[level + 1] - z
-
-    def _partials(self, z, y):
-        """log P and its partials in (l, u) up to third order; infinite ends contribute 0."""
-        low, high = self._ends(z, y)
-        log_p = _log_interval_probability(low, high)
-        finite_low, finite_high = np.isfinite(low), np.isfinite(high)
-        low, high = np.where(finite_low, low, 0.0), np.where(finite_high, high, 0.0)
-        r_l = np.exp(np.where(finite_low, -0.5 * low * low - 0.5 * LOG_2PI - log_p, -np.inf))
-        r_u = np.exp(np.where(finite_high, -0.5 * high * high - 0.5 * LOG_2PI - log_p, -np.inf))
-        f_ll, f_uu = low * r_l - r_l ** 2, -high * r_u - r_u ** 2
-        f_lll = r_l - r_l * (low - 2 * r_l) * (low - r_l)
-        f_uuu = -r_u + r_u * (high + 2 * r_u) * (high + r_u)
-        # the outer levels are log Phi of one end: there the tail-safe derivatives of log Phi
-        # (the formulas above cancel once r ~ -t, as for the probit)
-        _, d1, d2, d3 = log_ndtr_derivatives(np.where(finite_low, 0.0, high), 3)
-        r_u, f_uu, f_uuu = (np.where(finite_low, a, b) for a, b in ((r_u, d1), (f_uu, d2),
-                                                                     (f_uuu, d3)))
-        _, d1, d2, d3 = log_ndtr_derivatives(np.where(finite_high, 0.0, -low), 3)
-        r_l, f_ll, f_lll = (np.where(finite_high, a, b) for a, b in ((r_l, d1), (f_ll, d2),
-                                                                      (f_lll, -d3)))
-        first = (-r_l, r_u)                                             # F_l, F_u
-        second = (f_ll, r_l * r_u, f_uu)                                # F_ll, F_lu, F_uu
-        third = (f_lll, r_l * r_u * (2 * r_l - low), -r_l * r_u * (high + 2 * r_u), f_uuu)
-        return log_p, first, second, third
-
-    def _derivatives(self, z, y, order):
-        log_p, (f_l, f_u), (f_ll, f_lu, f_uu), t = self._partials(z, y)
-        d3 = -(t[0] + 3 * t[1] + 3 * t[2] + t[3]) if order >= 3 else None
-        return log_p, -(f_l + f_u), f_ll + 2 * f_lu + f_uu, d3
-
-    def _log_density(self, z, y):
-        return _log_interval_probability(*self._ends(z, y))
-
-    def _parameter_terms(self, z, y):
-        _, (f_l, f_u), (f_ll, f_lu, f_uu), (f_lll, f_llu, f_luu, f_uuu) = self._partials(z, y)
-        out = []
-        for k, gap in enumerate(np.exp(self._log_theta)):
-            # gap k moves the thresholds b_{k+2} .. b_{K-1}: l = b_y - z if y >= k + 2, and
-            # u = b_{y+1} - z if k + 1 <= y <= K - 2
-            moves_l = (y >= k + 2).astype(float)
-            moves_u = ((y >= k + 1) & (y <= self.n_levels - 2)).astype(float)
-            d_value = gap * (moves_l * f_l + moves_u * f_u)
-            d_gradient = -gap * (moves_l * (f_ll + f_lu) + moves_u * (f_lu + f_uu))
-            d_second = gap * (moves_l * (f_lll + 2 * f_llu + f_luu)
-                              + moves_u * (f_llu + 2 * f_luu + f_uuu))
-            out.append(np.stack([d_value, d_gradient, -d_second]))
-        return np.stack(out) if out else np.zeros((0, 3, np.size(z)))
-
-    def _conditional_mean(self, z):
-        """E[y | z]: the expected level."""
-        z = np.asarray(z, dtype=float)
-        return sum(k * np.exp(_log_interval_probability(*self._ends(z, np.full(z.shape, k))))
-                   for k in range(1, self.n_levels))

@@ -17,7 +17,7 @@ from course_lib.gp import SquaredExponential
 from course_lib.preference import Comparisons
 from course_lib.mixed.confidence import ConfidencePreferenceGP, preference_confidence_likelihood
 from course_lib.mixed.feedback_likelihoods import LikertConfidence
-from course_lib.preference.rating_likelihoods import OrdinalProbit
+from course_lib.mixed.feedback_likelihoods import OrdinalProbit
 from course_lib.gp.priors import LogNormal
 from course_lib.simulators.confidence_raters import (_calibrated_ratings, gait_like_subject,
                                                      _haptic_latent, haptic_like_subjects,

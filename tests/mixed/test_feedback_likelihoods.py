@@ -1,6 +1,5 @@
 """Likelihoods for mixed-feedback variational GPs (Unit 7, Wu et al. (2025)): BernoulliProbit,
-GaussianConstraint and LikertConfidence in course_lib.mixed.feedback_likelihoods, and OrdinalProbit in
-course_lib.preference.rating_likelihoods.
+GaussianConstraint, LikertConfidence and OrdinalProbit in course_lib.mixed.feedback_likelihoods.
 
 Every expected log-likelihood E log p(y | z), z ~ N(mean, var), and its derivatives in mean and
 var are checked against scipy's adaptive quadrature (told where the likelihood has kinks) and
@@ -13,9 +12,10 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
+from course_lib.mixed.feedback_likelihoods import (BernoulliProbit, GaussianConstraint,
+                                                  LikertConfidence, OrdinalProbit)
 from course_lib.preference.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
-from course_lib.preference.rating_likelihoods import OrdinalProbit, TruncatedGaussianRating
+from course_lib.preference.rating_likelihoods import TruncatedGaussianRating
 
 MEANS = np.array([-30.0, -6.0, -1.2, -0.3, 0.0, 0.45, 1.7, 5.0, 25.0])
 VARS = np.array([1e-10, 1e-4, 0.04, 1.0, 9.0, 1e4])

@@ -1,12 +1,12 @@
 """Bad-input catalogue: likelihoods for mixed-feedback variational GPs (Unit 7):
-BernoulliProbit, GaussianConstraint and LikertConfidence in course_lib.mixed.feedback_likelihoods,
-OrdinalProbit in course_lib.preference.rating_likelihoods."""
+BernoulliProbit, GaussianConstraint, LikertConfidence and OrdinalProbit in
+course_lib.mixed.feedback_likelihoods."""
 
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
-from course_lib.preference.rating_likelihoods import OrdinalProbit
+from course_lib.mixed.feedback_likelihoods import (BernoulliProbit, GaussianConstraint,
+                                                  LikertConfidence, OrdinalProbit)
 
 CASES = [
     BadInput("feedback_likelihoods: Bernoulli answer 2",

@@ -11,7 +11,7 @@ from course_lib.preference.comparisons import Comparisons
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
 from course_lib.mixed.mixed_likelihood import MixedLikelihood
 from course_lib.preference.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
-from course_lib.preference.rating_likelihoods import OrdinalProbit
+from course_lib.mixed.feedback_likelihoods import OrdinalProbit
 
 X3 = np.array([[0.0], [0.7], [1.5]])
 PAIRS = Comparisons(X3, [0, 1, 2], [1, 2, 0], [1.0, 0.0, 1.0])
