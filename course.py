@@ -347,7 +347,7 @@ def main() -> int:
     if args.command == "pronounce":
         python = ensure_environment(EXTRAS["pronounce"], args.latest)
         # the user's own folder, so that a relative FILE.wav means what they typed
-        return subprocess.call([str(python), "-m", "course_lib.panel_prediction", *rest],
+        return subprocess.call([str(python), "-m", "course_lib.pronunciation.panel", *rest],
                                env=dict(os.environ, **corpus_environment()))
     if args.command == "class-panel":
         python = ensure_environment(EXTRAS["class-panel"], args.latest)

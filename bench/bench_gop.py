@@ -29,7 +29,7 @@ import platform  # noqa: E402
 import numpy as np  # noqa: E402
 import pocketsphinx  # noqa: E402
 
-from course_lib.panel_prediction import ExpertPanel  # noqa: E402
+from course_lib.pronunciation.panel import ExpertPanel  # noqa: E402
 from course_lib.recording import resample  # noqa: E402
 from course_lib.widgets.pronunciation import PronunciationPanel  # noqa: E402
 from course_lib.data.speechocean762 import (load_pronunciation_scorer,  # noqa: E402

@@ -1,5 +1,5 @@
 """Evaluation: scores against raters (Unit 5), level sets and preferences (Unit 7). The
-measures of a recogniser (Units 1-3) are in :mod:`course_lib.recognition_metrics`.
+measures of a recogniser (Units 1-3) are in :mod:`course_lib.recognition.metrics`.
 
 Scores on a scale (human ratings, gold standards)
     :func:`rmse` against a gold standard; :func:`rounded_pcc_mse`, Pearson correlation and mean
@@ -23,7 +23,8 @@ Level sets and preferences (Unit 7, Wu et al. 2025)
     :func:`levelset_probability`, P(f < threshold) = Phi((threshold - mean) / sd), is what
     the Brier score of an estimated level set scores (:func:`f1_levelset` and
     :func:`brier_levelset`, on quasi-random points of a box, are in
-    :mod:`course_lib.levelset_metrics`); :func:`f1_from_counts` is the F1 both F1 scores share.
+    :mod:`course_lib.mixed.levelset_metrics`); :func:`f1_from_counts` is the F1 both F1 scores
+    share.
     :func:`brier_preference` and :func:`f1_preference` score predicted preferences against the
     observed answers with Wu et al.'s eq. (3): p = Phi(mu_D / sqrt(1 + v_D)), the probability
     that the FIRST item is preferred under the link Phi(f(first) - f(second)) (no sqrt 2: a

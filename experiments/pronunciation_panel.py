@@ -1,11 +1,11 @@
 """The pronunciation panel of lecture 05 (section 9.4): which model, and how far to trust it.
 
-``course_lib.panel_prediction`` scores a student's sentence as speechocean762's five experts
+``course_lib.pronunciation.panel`` scores a student's sentence as speechocean762's five experts
 would score its accuracy, from the 17 goodness-of-pronunciation (GOP) features. This script
 chooses its model and measures it in three steps; the choice never sees a test sentence:
 
 1. **Choice, on the training split only.** GP_base, GP_joint and GPR-MA
-   (``course_lib.panel_prediction.PANEL_MODELS``, simplest first) are compared by K-fold
+   (``course_lib.pronunciation.panel.PANEL_MODELS``, simplest first) are compared by K-fold
    cross-validation whose folds are *speakers* (the 125 training speakers in five folds of 25,
    drawn with ``task_rng(0, "folds")``), so a held-out sentence's speaker is never in the fit.
    On each fold every model is fitted by ML-II exactly as Table 1's run fits it
@@ -14,7 +14,7 @@ chooses its model and measures it in three steps; the choice never sees a test s
    statistics, scores centred on their mean, the same starts, bounds and restarts). The score is
    the **log score**: the mean over the held-out (sentence, expert) pairs of log P(that expert's
    whole score) under the model's predictive for that expert, discretised over 0-10
-   (``course_lib.panel_prediction.panel_predictive``: latent variance plus that expert's noise for
+   (``course_lib.pronunciation.panel.panel_predictive``: latent variance plus that expert's noise for
    GPR-MA, plus the one noise for GP_joint, plus the noise of the mean for GP_base, Table 1's
    convention). **The rule, fixed before any fold was scored:** take the model with the highest
    mean log score; then choose the simplest model whose mean log score is within one standard error
@@ -28,7 +28,7 @@ chooses its model and measures it in three steps; the choice never sees a test s
    central 50% and 90% intervals of the predictive of that mean (latent variance plus the noise
    of an average of five experts), their half-widths in sd calibrated on the training speakers
    alone (``calibration``: the split-conformal quantile of the chosen model's out-of-fold errors,
-   :func:`course_lib.panel_prediction.calibrated_half_width`; the Gaussian's 90% interval held
+   :func:`course_lib.pronunciation.panel.calibrated_half_width`; the Gaussian's 90% interval held
    only 85% there, since the errors have heavier tails), with the Gaussian's coverage beside
    them; the share of single experts' scores inside the central 90%
    set of the discrete distribution of one expert drawn at random (with the mass those sets
@@ -41,7 +41,7 @@ chooses its model and measures it in three steps; the choice never sees a test s
    split's share beyond it is measured, with the panel's RMSE and coverage on both sides.
 
 The full run writes ``experiments/results/pronunciation_panel.json``; its ``panel`` block is
-what ``course_lib.panel_prediction.ExpertPanel`` reads. The fold fits run in ``N_WORKERS``
+what ``course_lib.pronunciation.panel.ExpertPanel`` reads. The fold fits run in ``N_WORKERS``
 processes (the numbers do not depend on how many). The reduced run repeats, at the committed
 hyper-parameters, every computation after the optimiser: the folds, fold 0's evidence, its
 gradient and its held-out log scores for every model, the distance threshold, and the whole
@@ -60,7 +60,7 @@ from scipy.stats import norm
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.features import pca_whiten
 from course_lib.metrics import rmse, rounded_pcc_mse
-from course_lib.panel_prediction import (PANEL_MODELS, calibrated_half_width, panel_model,
+from course_lib.pronunciation.panel import (PANEL_MODELS, calibrated_half_width, panel_model,
                                          panel_predictive)
 from course_lib.raters.rater_comparison import centre_scores
 from course_lib.results import load_result
@@ -427,7 +427,7 @@ def run(reduced: bool) -> dict:
 
 
 def panel_block(result: dict) -> dict:
-    """What ``course_lib.panel_prediction.ExpertPanel`` reads."""
+    """What ``course_lib.pronunciation.panel.ExpertPanel`` reads."""
     test, far = result["test"], result["far"]
     return {"model": test["model"], **test["hyperparameters"], "test_pcc": test["pcc"],
             "interval_half_width_sd": result["calibration"]["half_width_sd"],

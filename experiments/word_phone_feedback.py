@@ -2,7 +2,7 @@
 
 speechocean762's five experts scored every word 0-10 and every phone 0-2
 (``data/speechocean762/README.md`` says how their markup is read).
-``course_lib.pronunciation_feedback`` predicts both from what the course's GOP scorer gives
+``course_lib.pronunciation.feedback`` predicts both from what the course's GOP scorer gives
 every phone (its GOP, what the free phone loop heard, the phone, its word and sentence) with
 two sparse GPs. Here they are trained on the corpus's 125 training speakers and measured on
 its 125 test speakers (``full``):
@@ -24,7 +24,7 @@ its 125 test speakers (``full``):
   number was seen;
 * ``subset``: both models fitted on a random 400 training sentences with fewer inducing
   inputs, measured on the same test phones and words: what the reduced run repeats;
-* ``model``: the fitted state ``course_lib.pronunciation_feedback.FeedbackModel()`` loads.
+* ``model``: the fitted state ``course_lib.pronunciation.feedback.FeedbackModel()`` loads.
 
 The source beside ours: GOPT (Gong, Chen, Chu and Glass, "Transformer-based multi-aspect
 multi-granularity non-native English speaker pronunciation assessment", ICASSP 2022,
@@ -38,7 +38,7 @@ import numpy as np
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.features import pca_whiten
 from course_lib.metrics import discrete_kl, discretised_log_predictive, rounded_pcc_mse
-from course_lib.pronunciation_feedback import FeedbackModel, expert_phone_scores
+from course_lib.pronunciation.feedback import FeedbackModel, expert_phone_scores
 from course_lib.significance import paired_cluster_bootstrap
 
 from .common import compare_runs, run_experiment, task_rng
@@ -304,7 +304,7 @@ def run(reduced: bool) -> dict:
         "data": "course_lib.data.speechocean762: all_phones() (every aligned sentence's phones "
                 "with GOP and the loop's phone) and word_judgements() (the five experts' word "
                 "accuracy and phone scores); the corpus's train / test split",
-        "labels": "course_lib.pronunciation_feedback.expert_phone_scores: our phones aligned "
+        "labels": "course_lib.pronunciation.feedback.expert_phone_scores: our phones aligned "
                   "to the canonical phones word by word; targets the experts' means",
         "mispronounced": "more than half of the experts who scored the phone gave 0; flagged "
                          "below the threshold with the best F1 on the training phones",

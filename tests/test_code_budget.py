@@ -29,7 +29,8 @@ MAX_CODE_LINES = 300
 def _modules() -> list[Path]:
     """The units' modules and the shared ones: where a result, error or check helper belongs
     to one concept."""
-    paths = [path for unit in UNITS for path in sorted((LIBRARY / unit).glob("*.py"))]
+    packages = UNITS + course_lib._PACKAGES_ABOVE_MODELS
+    paths = [path for package in packages for path in sorted((LIBRARY / package).glob("*.py"))]
     return paths + [LIBRARY / f"{name}.py" for name in SHARED]
 
 
@@ -178,7 +179,7 @@ def test_one_list_of_shared_modules_is_the_one_the_face_and_the_conventions_give
         (LIBRARY.parent / "docs" / "CONVENTIONS.md").read_text(encoding="utf-8").split())
     listing = conventions[conventions.index("What several units"):
                           conventions.index("are the course's own layers")]
-    assert _named_in(listing) - {"data", "simulators", "plotting", "widgets",
-                                 "class_panel"} == below | above
+    assert _named_in(listing) - {"data", "simulators", "plotting", "widgets", "class_panel",
+                                 *course_lib._PACKAGES_ABOVE_MODELS} == below | above
     layers = conventions[conventions.index("shared modules below the models ("):]
     assert _named_in(layers[:layers.index(")")]) == below

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from course_lib.data.speechocean762 import load_speechocean762
-from course_lib.panel_prediction import PANEL_MODELS
+from course_lib.pronunciation.panel import PANEL_MODELS
 from course_lib.results import load_result
 from experiments import common
 from experiments import pronunciation_panel as experiment

@@ -4,7 +4,7 @@ The reduced run (the subset block: both sparse GPs fitted on 400 training senten
 every test phone and word) is re-run and compared with the committed full result on what is
 stable (the script's compare_with_committed); the settings must be the script's, the README's
 table and claims the committed numbers, GOPT's numbers must stand beside ours, and the model
-``course_lib.pronunciation_feedback.FeedbackModel()`` loads must be the one the full run
+``course_lib.pronunciation.feedback.FeedbackModel()`` loads must be the one the full run
 measured. A failure after a library change means the result is stale: re-run
 ``python -m experiments.word_phone_feedback`` and commit its result and table.
 """
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from course_lib.data.speechocean762 import load_speechocean762
-from course_lib.pronunciation_feedback import _PHONE_INPUTS, FeedbackModel
+from course_lib.pronunciation.feedback import _PHONE_INPUTS, FeedbackModel
 from course_lib.results import load_result
 from experiments import common
 from experiments import word_phone_feedback as experiment

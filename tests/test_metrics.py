@@ -1,9 +1,9 @@
 """Score metrics (course_lib.metrics): RMSE, rounded PCC/MSE, the discretised predictive of one
 rater's score and the discrete KL, against scipy and numerical integration.
 
-(The recognition metrics, in course_lib.recognition_metrics, are tested in
-tests/test_recognition_metrics.py; the level-set and preference scores in tests/mixed/test_levelset.py
-and tests/test_levelset_metrics.py.)
+(The recognition metrics, in course_lib.recognition.metrics, are tested in
+tests/recognition/test_metrics.py; the level-set and preference scores in tests/mixed/test_levelset.py
+and tests/mixed/test_levelset_metrics.py.)
 """
 
 import numpy as np

@@ -48,10 +48,9 @@ COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)")
 # and reference tests of every unit, the reduced experiment runs, and the site build, which
 # executes every lecture and solutions notebook. Bad-input cases are not in it: the error a
 # wrong argument gets does not depend on the BLAS kernels.
-NUMERICS_UNITS = ("dtw", "gmm", "hmm", "gp", "raters", "preference", "mixed", "simulators")
-NUMERICS_FILES = tuple(f"tests/test_{name}.py" for name in (
-    "features", "metrics", "recognition", "recognition_metrics", "levelset_metrics",
-    "recognition_selection"))
+NUMERICS_UNITS = ("dtw", "gmm", "hmm", "gp", "raters", "preference", "mixed", "simulators",
+                  "recognition")
+NUMERICS_FILES = ("tests/test_features.py", "tests/test_metrics.py")
 
 
 @dataclass
@@ -134,7 +133,7 @@ def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
             ["tests/test_exercise_feedback.py", "tests/test_nbgrader_roundtrip.py",
              "tests/test_exercises.py", "tests/test_release.py"], 105, 0.9),
         "pronunciation and experiments": (
-            ["tests/test_pronunciation.py", "tests/test_panel_prediction.py",
+            ["tests/pronunciation/test_gop.py", "tests/pronunciation/test_panel.py",
              *_glob("tests/test_experiment*.py")], 107, 0.85),
     }
     jobs += [run(name, paths, expected, after=warm, load=load)

@@ -44,7 +44,7 @@ from course_lib.data.speechocean762_source import (_COMMIT, _CORPUS_MANIFEST, _C
                                                   _LEXICON, _N_RATERS, _SCALE,
                                                   _corpus_manifest, _read_corpus_file)
 from course_lib.data.wav import _decode
-from course_lib.pronunciation import (GOP_FEATURE_NAMES, GopThresholds, PhoneScore,
+from course_lib.pronunciation.gop import (GOP_FEATURE_NAMES, GopThresholds, PhoneScore,
                                       PronunciationScorer)
 from course_lib.raters.rater_data import RaterData
 from course_lib.validation import _as_selection

@@ -13,7 +13,7 @@ canonical phones (:class:`WordJudgement`):
 * :func:`align_phones` aligns two phone sequences by edit distance (a gap costs 1, a
   substitution :func:`_phone_cost`), which chooses the word's canonical pronunciation from the
   corpus's lexicon and gives each canonical phone the score of the phone aligned with it
-  (:func:`course_lib.pronunciation_feedback.expert_phone_scores` aligns our phones the same way);
+  (:func:`course_lib.pronunciation.feedback.expert_phone_scores` aligns our phones the same way);
 * :func:`_word_judgements` judges every word of the loader's sentences (:func:`_judged_word`
   one word).
 
@@ -32,7 +32,7 @@ import numpy as np
 from course_lib.data import DataError
 from course_lib.data.speechocean762_source import (_COMMIT, _CORPUS_SPLITS, _LEXICON, _N_RATERS,
                                                   _SCALE)
-from course_lib.pronunciation import PHONES, VOWELS
+from course_lib.pronunciation.gop import PHONES, VOWELS
 
 # The experts wrote what they heard in a phone set of their own: ARPAbet with stress digits plus
 # symbols for British vowels and for consonant clusters. Each symbol as the CMU phones that say

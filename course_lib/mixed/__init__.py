@@ -24,7 +24,8 @@ in ``docs/ALGORITHMS.md``):
 - ``levelset`` and ``levelset_propose``: level-set estimation (section 4.2): where f is below a
   threshold, and which query to ask next (:func:`lookahead_levelset`, :func:`global_mi`,
   :func:`eavc`, :func:`straddle`, :func:`propose`), with the bivariate normal CDF of the
-  look-ahead in ``bivariate_normal``.
+  look-ahead in ``bivariate_normal``; ``levelset_metrics``: how good an estimated level set is
+  (:func:`f1_levelset`, :func:`brier_levelset`, on quasi-random points of a box).
 - ``confidence``: preferences with confidence ratings (section 5):
   :class:`ConfidencePreferenceGP` (a :class:`VariationalGP` on choices and ratings of pairs, as
   lecture 07 introduces it).
@@ -44,6 +45,7 @@ from .feedback_fits import constraint_fit, ledger_fit
 from .feedback_likelihoods import (BernoulliProbit, GaussianConstraint, LikertConfidence,
                                    OrdinalProbit)
 from .levelset import LevelSetLookahead, eavc, global_mi, lookahead_levelset
+from .levelset_metrics import brier_levelset, f1_levelset
 from .levelset_propose import ACQUISITIONS, Proposal, bald_bernoulli, propose, straddle
 from .mixed_likelihood import MixedLikelihood
 from .inducing import inducing_points
@@ -63,5 +65,5 @@ __all__ = [
     "Z_95", "ledger_fit", "constraint_fit",
     "ConfidencePreferenceGP", "preference_confidence_likelihood", "unscaled_pairwise_probit",
     "lookahead_levelset", "LevelSetLookahead", "global_mi", "eavc", "bald_bernoulli", "straddle",
-    "bvn_cdf", "propose", "Proposal", "ACQUISITIONS",
+    "bvn_cdf", "propose", "Proposal", "ACQUISITIONS", "f1_levelset", "brier_levelset",
 ]

@@ -110,7 +110,7 @@ def _plot_panel_distribution(ax, distribution, mean: float, interval_50, interva
 
 
 def panel_figure(prediction) -> Figure:
-    """The panel's view of one recording (a :class:`course_lib.panel_prediction.PanelPrediction`):
+    """The panel's view of one recording (a :class:`course_lib.pronunciation.panel.PanelPrediction`):
     the distribution of one expert's score and the interval of the five experts' mean over the
     aspect's bands above, the sentence's words and phones by GOP below."""
     fig = Figure(figsize=(9, 5.4), layout="constrained")

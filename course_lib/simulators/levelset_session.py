@@ -47,7 +47,7 @@ from ..mixed.constraints import ARMS
 from ..mixed.levelset import eavc, global_mi
 from ..mixed.levelset_propose import ACQUISITIONS, propose
 from ..mixed.inducing import inducing_points
-from ..levelset_metrics import brier_levelset, f1_levelset
+from ..mixed.levelset_metrics import brier_levelset, f1_levelset
 from ..metrics import levelset_probability
 from ..validation import (RngLike, _as_float_array, _as_positive_int, _as_rng, _check_array_size,
                           _check_choice, _check_width)

@@ -37,7 +37,7 @@ The model works on the unit cube: the passthrough box spans 80 x 60 x 75 units, 
 paper's priors (Gamma(3, 6) lengthscales, mean 0.5) only make sense on [0, 1]^d (AEPsych scales
 every parameter to [0, 1]). ``to_unit`` / ``from_unit`` map between the box and the cube, and
 ``unit_latent`` is ``probit_latent`` on cube coordinates (the ``true_function`` of
-:func:`course_lib.levelset_metrics.f1_levelset` with ``bounds = unit_bounds``).
+:func:`course_lib.mixed.levelset_metrics.f1_levelset` with ``bounds = unit_bounds``).
 
 Sublevel-set volumes (share of the box below the 75 % point): psychometric 6.29 %, norm ball
 8.93 % (2-D) and 0.40 % (4-D), passthrough 1.59 % (Wu et al.'s "about 2 %").

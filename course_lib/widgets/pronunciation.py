@@ -2,7 +2,7 @@
 
 :class:`PronunciationPanel` puts the course recorder (at 16 kHz, the GOP scorer's rate) beside a
 choice of sentence (one of the corpus's example sentences, or one you type) and, when you press
-Stop, shows :class:`course_lib.panel_prediction.ExpertPanel`'s prediction: its notes first (a
+Stop, shows :class:`course_lib.pronunciation.panel.ExpertPanel`'s prediction: its notes first (a
 sentence that did not align, a recording far from the ones the experts scored, what was done to
 the audio), then the distribution of one expert's score with the 90% interval of the five
 experts' mean over the rubric's bands, the words and phones by goodness of pronunciation, and
@@ -21,7 +21,8 @@ from collections.abc import Sequence
 import ipywidgets as W
 from IPython.display import display
 
-from course_lib.panel_prediction import POPULATION_CAVEAT, ExpertPanel, PanelPrediction, rubric_text
+from course_lib.pronunciation.panel import (POPULATION_CAVEAT, ExpertPanel, PanelPrediction,
+                                           rubric_text)
 from course_lib.plotting.pronunciation import panel_description, panel_figure
 from course_lib.widgets.base import _figure_image
 from course_lib.widgets.recorder import Recorder

@@ -53,7 +53,7 @@ def extremes():
 
 def notebook_for(lab_server, name: str, text: str, max_seconds: float) -> str:
     source = f"""from course_lib.data.speechocean762 import load_speechocean762
-from course_lib.panel_prediction import ExpertPanel
+from course_lib.pronunciation.panel import ExpertPanel
 from course_lib.widgets.pronunciation import PronunciationPanel
 
 sentences = load_speechocean762("accuracy", "gop").example_audio_16k()

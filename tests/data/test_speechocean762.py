@@ -5,7 +5,7 @@ this run uses (COURSE_SPEECHOCEAN762 in CI; tests/data/test_speechocean762_sourc
 it is found). The checksums guard both, the converters from the corpus's formats are checked on
 small hand-made files, the README's panel statistics are recomputed from the loaded scores, and
 the clips, resampled here from the corpus's recordings, reproduce their rows of features.csv
-(the GOP rows are reproduced by tests/test_pronunciation.py, which needs pocketsphinx).
+(the GOP rows are reproduced by tests/pronunciation/test_gop.py, which needs pocketsphinx).
 """
 
 from __future__ import annotations

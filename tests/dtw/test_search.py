@@ -15,7 +15,7 @@ import itertools
 import numpy as np
 import pytest
 
-from course_lib import recognition as R
+from course_lib.recognition import recognisers as R
 from course_lib.data.digits import digit_features
 from course_lib.dtw.alignment import NoWarpingPathError, _dtw_distance
 from course_lib.dtw.distance_matrix import dtw_distance_matrix

@@ -1,6 +1,6 @@
 """Level-set estimation (course_lib.mixed.levelset): the look-ahead of a Bernoulli probit answer and
 the acquisitions global MI and EAVC, each against scipy, a closed form or Monte Carlo;
-the level-set and preference scores of course_lib.levelset_metrics and course_lib.metrics against
+the level-set and preference scores of course_lib.mixed.levelset_metrics and course_lib.metrics against
 hand-worked values and scikit-learn."""
 
 import warnings
@@ -16,7 +16,7 @@ from course_lib.mixed import levelset
 from course_lib.mixed.bivariate_normal import bvn_cdf
 from course_lib.mixed.levelset import eavc, global_mi, lookahead_levelset
 from course_lib.gp.prediction import LatentGaussian
-from course_lib.levelset_metrics import brier_levelset, f1_levelset
+from course_lib.mixed.levelset_metrics import brier_levelset, f1_levelset
 from course_lib.metrics import brier_preference, f1_preference, levelset_probability
 
 from levelset_data import (CANDIDATES, REFERENCES, THRESHOLD, entropy_bits, preference_model,
@@ -231,7 +231,7 @@ def test_eavc_equals_the_expected_absolute_change_from_the_lookahead():
 
 
 # --------------------------------------------------------------------------------------------
-# Metrics (course_lib.levelset_metrics, course_lib.metrics): level sets and preferences
+# Metrics (course_lib.mixed.levelset_metrics, course_lib.metrics): level sets and preferences
 # --------------------------------------------------------------------------------------------
 
 def test_levelset_metrics_match_sklearn_on_the_same_sobol_points():

@@ -4,7 +4,7 @@ Decisions recorded here: bvn_cdf accepts +-inf bounds (the CDF's limits) but ref
 correlation outside [-1, 1] and a method it does not know; a posterior covariance larger than
 the two sds allow is refused naming ``cross_cov`` (it cannot come from a Gaussian); a model
 without a LatentGaussian posterior, or an unfitted one, is refused naming ``model``. The
-level-set and preference scores of course_lib.levelset_metrics and course_lib.metrics are here
+level-set and preference scores of course_lib.mixed.levelset_metrics and course_lib.metrics are here
 too (same family): Sobol sizes must be powers of two, and an F1 with no member in either set
 (0 / 0) is refused naming ``true_function`` / ``labels``.
 """
@@ -15,7 +15,7 @@ from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import GPRegression, SquaredExponential
 from course_lib.mixed.bivariate_normal import bvn_cdf
 from course_lib.mixed.levelset import eavc, global_mi, lookahead_levelset
-from course_lib.levelset_metrics import brier_levelset, f1_levelset
+from course_lib.mixed.levelset_metrics import brier_levelset, f1_levelset
 from course_lib.metrics import brier_preference, f1_preference, levelset_probability
 
 X = np.array([[0.0, 0.0], [1.0, 0.5], [-0.5, 1.0]])

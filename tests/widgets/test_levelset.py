@@ -14,7 +14,7 @@ from scipy.special import ndtr  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
 
 from course_lib.mixed.levelset import eavc, global_mi  # noqa: E402
-from course_lib.levelset_metrics import f1_levelset  # noqa: E402
+from course_lib.mixed.levelset_metrics import f1_levelset  # noqa: E402
 from course_lib.metrics import levelset_probability  # noqa: E402
 from course_lib.plotting.levelset import plot_contours, plot_detection_curve, \
     plot_f1_trace, plot_map, plot_trials  # noqa: E402

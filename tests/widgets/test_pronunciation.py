@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from course_lib.data.speechocean762 import load_speechocean762
-from course_lib.panel_prediction import ExpertPanel
+from course_lib.pronunciation.panel import ExpertPanel
 from course_lib.recording import resample
 from course_lib.widgets.pronunciation import _OWN, PronunciationPanel
 from course_lib.widgets.status import _StatusLine

@@ -1,10 +1,10 @@
-"""Scores of an estimated level set (course_lib.levelset_metrics), hand-worked on a line."""
+"""Scores of an estimated level set (course_lib.mixed.levelset_metrics), hand-worked on a line."""
 
 import numpy as np
 from scipy.integrate import quad
 from scipy.stats import norm
 
-from course_lib.levelset_metrics import brier_levelset, f1_levelset
+from course_lib.mixed.levelset_metrics import brier_levelset, f1_levelset
 
 
 class _LineModel:

@@ -9,7 +9,7 @@ recognisable.
 
 The panel's model is the one that speaker-disjoint cross-validation on the corpus's 2,500
 training sentences chose among GP_base, GP_joint and GPR-MA (``PANEL_MODELS`` of
-:mod:`course_lib.panel_gp`, the panel's GP families and their predictions) on the 17
+:mod:`course_lib.pronunciation.panel_gp`, the panel's GP families and their predictions) on the 17
 goodness-of-pronunciation features of :mod:`course_lib.pronunciation`, conditioned on the
 experts' scores of all training sentences at the hyper-parameters ML-II learned there
 (``experiments/pronunciation_panel.py``, committed in ``experiments/results``). Nothing here is
@@ -37,18 +37,18 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .data import DataError
-from .data.speechocean762 import (load_gop_thresholds, load_pronunciation_scorer,
+from ..data import DataError
+from ..data.speechocean762 import (load_gop_thresholds, load_pronunciation_scorer,
                                   load_speechocean762)
-from .features import pca_whiten
-from .pronunciation import (Pronunciation, PhoneScore, WordReading, WordScore, completeness,
+from ..features import pca_whiten
+from .gop import (Pronunciation, PhoneScore, WordReading, WordScore, completeness,
                             gop_features, word_readings)
 from .panel_gp import (PANEL_MODELS, PanelPredictive, calibrated_half_width, panel_model,
                        panel_predictive)
-from .pronunciation_feedback import FeedbackModel, WordVerdict
-from .raters.rater_comparison import centre_scores
-from .recording import read_wav
-from .results import load_result
+from .feedback import FeedbackModel, WordVerdict
+from ..raters.rater_comparison import centre_scores
+from ..recording import read_wav
+from ..results import load_result
 
 __all__ = ["PANEL_MODELS", "panel_model", "PanelPredictive", "panel_predictive",
            "calibrated_half_width", "PanelEvaluation", "PanelPrediction", "ExpertPanel",

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RecognitionReport", "evaluate", "label_array"]
+__all__ = ["RecognitionReport", "evaluate"]
 
 
-def label_array(values, name: str) -> np.ndarray:
+def _label_array(values, name: str) -> np.ndarray:
     """``values`` checked and returned as a non-empty 1-D array of labels (any hashable
     dtype), the check of every labels argument of a recogniser; errors name the argument
     ``name``."""
@@ -35,9 +35,9 @@ def _confusion_matrix(labels, predictions, classes) -> np.ndarray:
     Rows are the true class, columns the predicted one; ``np.trace(C) / C.sum()`` is the
     accuracy. A label or prediction that is not in ``classes`` raises ``ValueError``.
     """
-    labels = label_array(labels, "labels")
-    predictions = label_array(predictions, "predictions")
-    classes = label_array(classes, "classes")
+    labels = _label_array(labels, "labels")
+    predictions = _label_array(predictions, "predictions")
+    classes = _label_array(classes, "classes")
     if labels.shape != predictions.shape:
         raise ValueError(f"predictions: expected one per label ({labels.shape[0]}), got "
                          f"{predictions.shape[0]}")
@@ -99,8 +99,8 @@ def evaluate(labels, predictions, classes=None) -> RecognitionReport:
 
     ``classes`` defaults to the sorted union of both.
     """
-    labels = label_array(labels, "labels")
-    predictions = label_array(predictions, "predictions")
+    labels = _label_array(labels, "labels")
+    predictions = _label_array(predictions, "predictions")
     if classes is None:
         classes = np.unique(np.concatenate([labels, predictions]))
     confusion = _confusion_matrix(labels, predictions, classes)

@@ -1,4 +1,4 @@
-"""The panel's view of a recording (course_lib.panel_prediction) and `course.py pronounce`.
+"""The panel's view of a recording (course_lib.pronunciation.panel) and `course.py pronounce`.
 
 The panel is the model speaker-disjoint cross-validation chose, at the hyper-parameters of the
 committed run (experiments/pronunciation_panel.py), so on the test sentences' shipped GOP
@@ -24,7 +24,7 @@ from scipy.stats import norm
 
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.metrics import rmse
-from course_lib.panel_prediction import PANEL_MODELS, ExpertPanel, PanelPredictive, _main
+from course_lib.pronunciation.panel import PANEL_MODELS, ExpertPanel, PanelPredictive, _main
 from course_lib.pronunciation import gop_features
 from course_lib.recording import resample
 from course_lib.results import load_result
@@ -123,7 +123,7 @@ def test_the_best_and_the_worst_read_sentence_are_ordered_and_within_the_experts
 
 
 def test_a_live_score_is_the_panel_on_that_recordings_gop_features(expert_panel, data, clips):
-    # whether the live features repeat the shipped ones is tests/test_pronunciation.py's question
+    # whether the live features repeat the shipped ones is tests/pronunciation/test_gop.py's question
     # (exactly on the recipe's wheel, to a frame's shift on another); here, that score() feeds
     # the recording's own features, made with the recipe's thresholds, to the same GP
     clip = clips[min(clips)]
@@ -261,7 +261,7 @@ def write_wav(path, samples, rate=16000, channels=1):
 def test_the_command_prints_the_promised_json(tmp_path, clips):
     clip = clips[max(clips)]
     wav = write_wav(tmp_path / "me.wav", clip.samples)
-    run = subprocess.run([sys.executable, "-m", "course_lib.panel_prediction", str(wav),
+    run = subprocess.run([sys.executable, "-m", "course_lib.pronunciation.panel", str(wav),
                           clip.text.lower(), "--json"], capture_output=True, text=True,
                          timeout=120)
     assert run.returncode == 0, run.stderr
@@ -316,7 +316,7 @@ def test_a_misread_sentence_says_first_which_words_were_not_heard_as_written(exp
     """A corpus sentence synthesised with words changed (tests/data/misread, item 2961): before
     any number, the panel says how many words it did not hear as written, what it heard
     instead, that the scores assume the text was read, and how often that check is right."""
-    clips = Path(__file__).resolve().parent / "data" / "misread"
+    clips = Path(__file__).resolve().parents[1] / "data" / "misread"
     clip = next(c for c in json.loads((clips / "manifest.json").read_text(encoding="utf-8"))[
         "clips"] if c["kind"] == "misread" and c["item"] == 2961)
     rate, samples = wavfile.read(clips / clip["file"])
@@ -337,7 +337,7 @@ def test_a_misread_sentence_says_first_which_words_were_not_heard_as_written(exp
 def test_lecture_05_states_the_committed_accuracy_of_the_panel():
     """The numbers section 9.4 of lecture 05 writes in prose are the committed run's."""
     import nbformat
-    notebook = nbformat.read(Path(__file__).resolve().parents[1] / "lectures" /
+    notebook = nbformat.read(Path(__file__).resolve().parents[2] / "lectures" /
                              "05_gp_raters.ipynb", as_version=4)
     prose = " ".join(next(c.source for c in notebook.cells if c.get("id") == "f4fe57eb").split())
     panel, far = RESULT["panel"], RESULT["far"]
@@ -351,7 +351,7 @@ def test_lecture_05_states_the_committed_accuracy_of_the_panel():
 def test_lecture_05_states_the_committed_word_and_misread_checks():
     """The numbers section 9.5 of lecture 05 writes in prose are the committed runs'."""
     import nbformat
-    notebook = nbformat.read(Path(__file__).resolve().parents[1] / "lectures" /
+    notebook = nbformat.read(Path(__file__).resolve().parents[2] / "lectures" /
                              "05_gp_raters.ipynb", as_version=4)
     prose = " ".join(next(c.source for c in notebook.cells if c.get("id") == "59bd46e5").split())
     heard = load_result("heard_as_written")["result"]

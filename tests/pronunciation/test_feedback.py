@@ -1,4 +1,4 @@
-"""Word and phone verdicts (course_lib.pronunciation_feedback).
+"""Word and phone verdicts (course_lib.pronunciation.feedback).
 
 The alignment of our phones to the corpus's canonical phones and the threshold are checked on
 hand-made sentences; the two sparse GPs on a synthetic corpus whose phone scores follow the GOP
@@ -17,7 +17,7 @@ import pytest
 
 from course_lib.data.speechocean762 import WordJudgement
 from course_lib.pronunciation import PhoneScore, Pronunciation
-from course_lib.pronunciation_feedback import (FeedbackModel, PhoneVerdict, WordVerdict,
+from course_lib.pronunciation.feedback import (FeedbackModel, PhoneVerdict, WordVerdict,
                                                _best_threshold, expert_phone_scores)
 
 PHONES = ("AA", "B", "K", "S", "IY", "T", "DH", "N")

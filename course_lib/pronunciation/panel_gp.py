@@ -12,7 +12,7 @@ over the experts' noise). :func:`calibrated_half_width` widens the intervals to 
 speakers showed (split-conformal).
 
 ``experiments/pronunciation_panel.py`` chooses the family by speaker-disjoint cross-validation
-and calibrates the intervals; :class:`course_lib.panel_prediction.ExpertPanel` reads that
+and calibrates the intervals; :class:`course_lib.pronunciation.panel.ExpertPanel` reads that
 result and scores a recording with the chosen model.
 """
 
@@ -23,11 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
-from .gp.kernels import SquaredExponential
-from .metrics import discretised_log_predictive, panel_log_predictive
-from .raters.annotator_noise import AnnotatorNoiseGP
-from .raters.multi_rater import MultiRaterGP
-from .validation import _check_choice
+from ..gp.kernels import SquaredExponential
+from ..metrics import discretised_log_predictive, panel_log_predictive
+from ..raters.annotator_noise import AnnotatorNoiseGP
+from ..raters.multi_rater import MultiRaterGP
+from ..validation import _check_choice
 
 __all__ = ["PANEL_MODELS", "panel_model", "PanelPredictive", "panel_predictive",
            "calibrated_half_width"]

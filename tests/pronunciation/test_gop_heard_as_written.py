@@ -41,13 +41,14 @@ from scipy.io import wavfile
 from scipy.stats import binom
 
 from course_lib.data.speechocean762 import load_pronunciation_scorer
-from course_lib.pronunciation import (_MATCH_MEASURE, PhoneScore, Pronunciation, WordReading,
-                                      _committed_threshold, completeness, word_readings)
+from course_lib.pronunciation.gop import (_MATCH_MEASURE, PhoneScore, Pronunciation,
+                                          WordReading, _committed_threshold, completeness,
+                                          word_readings)
 from course_lib.results import load_result
 from experiments.heard_as_written import TARGET_FALSE_FLAGS
 
-CLIPS = Path(__file__).resolve().parent / "data" / "misread"
-TOOLS = Path(__file__).resolve().parents[1] / "tools"
+CLIPS = Path(__file__).resolve().parents[1] / "data" / "misread"
+TOOLS = Path(__file__).resolve().parents[2] / "tools"
 # the share of the training words every expert scored accurate that the threshold flags
 FLAGGED_ACCURATE_SHARE = TARGET_FALSE_FLAGS
 
@@ -256,7 +257,7 @@ def test_the_default_threshold_is_the_committed_calibration():
 
 
 def test_a_calibration_of_another_measure_is_refused(monkeypatch):
-    import course_lib.pronunciation as pronunciation
+    import course_lib.pronunciation.gop as pronunciation
 
     monkeypatch.setattr(pronunciation, "load_result", lambda name: {
         "result": {"rule": {"measure": "frame_share", "threshold": 0.5}}})

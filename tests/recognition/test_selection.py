@@ -1,4 +1,4 @@
-"""select_gmm_recogniser (course_lib.recognition_selection): the dev-set choice of K and floor
+"""select_gmm_recogniser (course_lib.recognition.selection): the dev-set choice of K and floor
 that Units 2 and 3 both read."""
 
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 from course_lib.gmm.em import score_samples
 from course_lib.gmm.mixture import GMMParams, sample_gmm
 from course_lib.recognition import GMMRecogniser, fit_gmm_recogniser
-from course_lib.recognition_selection import GMMSelection, select_gmm_recogniser
+from course_lib.recognition.selection import GMMSelection, select_gmm_recogniser
 
 # three classes of 2-D frames: classes 0 and 1 have the same mean and variances, but class 1
 # is two narrow humps, so one Gaussian per class cannot tell them apart and two can

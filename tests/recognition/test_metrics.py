@@ -1,9 +1,9 @@
-"""Measures of a recogniser (course_lib.recognition_metrics): the confusion matrix and the
+"""Measures of a recogniser (course_lib.recognition.metrics): the confusion matrix and the
 report, by hand."""
 
 import numpy as np
 
-from course_lib.recognition_metrics import _confusion_matrix, evaluate
+from course_lib.recognition.metrics import _confusion_matrix, evaluate
 
 
 def test_confusion_matrix_counts_rows_true_columns_predicted():

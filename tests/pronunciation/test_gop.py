@@ -18,8 +18,9 @@ import pytest
 
 from course_lib.data.speechocean762 import (load_gop_thresholds, load_pronunciation_scorer,
                                             load_speechocean762)
-from course_lib.pronunciation import (GOP_FEATURE_NAMES, _SAMPLE_RATE, GopThresholds, PhoneScore,
-                                      Pronunciation, PronunciationScorer, gop_features)
+from course_lib.pronunciation.gop import (GOP_FEATURE_NAMES, _SAMPLE_RATE, GopThresholds,
+                                          PhoneScore, Pronunciation, PronunciationScorer,
+                                          gop_features)
 
 NATS_PER_UNIT = 1024 * math.log(1.0001)   # pocketsphinx: base 1.0001, 10-bit shift
 # The wheel the recipe scored the corpus with (data/speechocean762/README.md): on it the live

@@ -3,7 +3,8 @@
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib import checks, recognition as R, recognition_metrics as RM
+from course_lib import checks, recognition as R
+from course_lib.recognition import metrics as RM, recognisers as RR
 from course_lib.hmm.model import left_to_right_hmm
 
 SEQS = [np.zeros((4, 2)), np.ones((5, 2))]
@@ -27,13 +28,13 @@ CASES = [
     BadInput("recognition: evaluate 2-D predictions",
              lambda: R.evaluate([1, 2], [[1, 2]]), ValueError, "predictions"),
     BadInput("recognition: scores of the wrong width",
-             lambda: R._predict_from_scores(np.zeros((2, 3)), [0, 1]), ValueError, "scores"),
+             lambda: RR._predict_from_scores(np.zeros((2, 3)), [0, 1]), ValueError, "scores"),
     BadInput("recognition: NaN score",
-             lambda: R._predict_from_scores([[np.nan, 0.0]], [0, 1]), ValueError, "scores"),
+             lambda: RR._predict_from_scores([[np.nan, 0.0]], [0, 1]), ValueError, "scores"),
     BadInput("recognition: +inf score",
-             lambda: R._predict_from_scores([[np.inf, 0.0]], [0, 1]), ValueError, "scores"),
+             lambda: RR._predict_from_scores([[np.inf, 0.0]], [0, 1]), ValueError, "scores"),
     BadInput("recognition: every class -inf",
-             lambda: R._predict_from_scores([[-np.inf, -np.inf]], [0, 1]),
+             lambda: RR._predict_from_scores([[-np.inf, -np.inf]], [0, 1]),
              R.NoViableClassError, "item"),
     BadInput("recognition: template labels of the wrong length",
              lambda: R.TemplateRecogniser(SEQS, [0]), ValueError, "labels"),

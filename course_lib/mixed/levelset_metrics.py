@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import qmc
 
-from .metrics import f1_from_counts, levelset_probability
-from .validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_width
+from ..metrics import f1_from_counts, levelset_probability
+from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_width
 
 __all__ = ["f1_levelset", "brier_levelset"]
 

@@ -47,12 +47,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .data.speechocean762_markup import WordJudgement, align_phones
-from .gp.kernels import SquaredExponential
-from .gp.sparse import fit_sparse_gp, select_inducing_inputs
-from .pronunciation import PhoneScore, Pronunciation
-from .results import load_result
-from .validation import RngLike, _as_positive_int, _as_rng
+from ..data.speechocean762_markup import WordJudgement, align_phones
+from ..gp.kernels import SquaredExponential
+from ..gp.sparse import fit_sparse_gp, select_inducing_inputs
+from .gop import PhoneScore, Pronunciation
+from ..results import load_result
+from ..validation import RngLike, _as_positive_int, _as_rng
 
 __all__ = ["PhoneVerdict", "WordVerdict", "FeedbackModel", "AlignedScores",
            "expert_phone_scores"]

@@ -1,7 +1,7 @@
-"""The panel's GP (course_lib.panel_gp): its families at given hyper-parameters, what a fitted
+"""The panel's GP (course_lib.pronunciation.panel_gp): its families at given hyper-parameters, what a fitted
 one predicts of the experts (the noise of their mean, each expert's score), the intervals'
 split-conformal calibration and the arguments each names. The panel scoring a recording with
-the committed choice is tested in test_panel_prediction.py."""
+the committed choice is tested in test_panel.py."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import norm
 
 from bad_input import BadInput, check_case
-from course_lib.panel_gp import calibrated_half_width, panel_model, panel_predictive
+from course_lib.pronunciation.panel_gp import calibrated_half_width, panel_model, panel_predictive
 from course_lib.raters import RaterData
 from course_lib.results import load_result
 

@@ -6,9 +6,11 @@ import pytest
 from course_lib.hmm import inference as H
 from course_lib.gmm.em import score_samples
 from course_lib.hmm.model import left_to_right_hmm, sample_sequences
-from course_lib.recognition import (GMMRecogniser, HMMRecogniser, NoViableClassError,
-                                    TemplateRecogniser, VQFrontEnd, fit_gmm_recogniser,
-                                    fit_hmm_recogniser, _predict_from_scores, select_templates)
+from course_lib.recognition.recognisers import (GMMRecogniser, HMMRecogniser,
+                                                NoViableClassError, TemplateRecogniser,
+                                                VQFrontEnd, fit_gmm_recogniser,
+                                                fit_hmm_recogniser, _predict_from_scores,
+                                                select_templates)
 
 
 def _toy_words(rng, n_speakers):

@@ -9,9 +9,9 @@ used, so they share one interface, :class:`Recogniser`:
   minus a DTW distance);
 * ``predict(items)`` (or ``predict(scores=S)`` for precomputed scores): ``argmax_c`` of the scores,
   as an array;
-* ``evaluate(items, labels)``: a :class:`~course_lib.recognition_metrics.RecognitionReport`
+* ``evaluate(items, labels)``: a :class:`~course_lib.recognition.metrics.RecognitionReport`
   (accuracy and confusion matrix; the evaluation functions live in
-  :mod:`course_lib.recognition_metrics`, re-exported here).
+  :mod:`course_lib.recognition.metrics`).
 
 =========================  ===========================================  =============================
 recogniser                 class score of an utterance X                built by
@@ -27,7 +27,7 @@ emit) no class is better than another; ``predict`` raises :class:`NoViableClassE
 item instead of silently returning the first class.
 
 The dev-set choice of a GMM recogniser's K and variance floor, which Units 2 and 3 both read, is
-:func:`course_lib.recognition_selection.select_gmm_recogniser`.
+:func:`course_lib.recognition.selection.select_gmm_recogniser`.
 """
 
 from __future__ import annotations
@@ -36,25 +36,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .hmm import inference as H
-from .hmm import vq
-from .dtw.distance_matrix import dtw_distance_matrix
-from .dtw.search import nearest_templates
-from .dtw.search import supports_lower_bounds
-from .dtw.alignment import as_sequence_list
-from .dtw.step_patterns import StepPattern, get_step_pattern
-from .gmm.em import score_samples
-from .gmm.mixture import GMMParams
-from .gmm.em import fit_gmm
-from .hmm.model import DiscreteHMM
-from .hmm.training import fit_hmm
-from .recognition_metrics import RecognitionReport, evaluate, label_array
-from .validation import (RngLike, _as_bool, _as_float_array, _as_positive_int, _as_rng,
+from ..hmm import inference as H
+from ..hmm import vq
+from ..dtw.distance_matrix import dtw_distance_matrix
+from ..dtw.search import nearest_templates
+from ..dtw.search import supports_lower_bounds
+from ..dtw.alignment import as_sequence_list
+from ..dtw.step_patterns import StepPattern, get_step_pattern
+from ..gmm.em import score_samples
+from ..gmm.mixture import GMMParams
+from ..gmm.em import fit_gmm
+from ..hmm.model import DiscreteHMM
+from ..hmm.training import fit_hmm
+from .metrics import RecognitionReport, evaluate, _label_array
+from ..validation import (RngLike, _as_bool, _as_float_array, _as_positive_int, _as_rng,
                          _check_choice)
 
-__all__ = ["NoViableClassError", "RecognitionReport", "evaluate", "Recogniser",
+__all__ = ["NoViableClassError", "Recogniser",
            "TemplateRecogniser", "select_templates", "GMMRecogniser", "fit_gmm_recogniser",
-           "VQFrontEnd", "HMMRecogniser", "fit_hmm_recogniser", "utterance_list"]
+           "VQFrontEnd", "HMMRecogniser", "fit_hmm_recogniser"]
 
 
 class NoViableClassError(ValueError):
@@ -67,7 +67,7 @@ def _predict_from_scores(scores, classes) -> np.ndarray:
     Raises :class:`NoViableClassError` when a row is ``-inf`` everywhere, and ``ValueError`` for
     NaN or ``+inf`` scores (a precomputed matrix gone wrong must not pick a class silently).
     """
-    classes = label_array(classes, "classes")
+    classes = _label_array(classes, "classes")
     scores = np.asarray(scores, dtype=float)
     if scores.ndim != 2 or scores.shape[1] != len(classes):
         raise ValueError(f"scores: expected shape (n_items, {len(classes)}), got {scores.shape}")
@@ -100,7 +100,7 @@ class Recogniser:
     def evaluate(self, items, labels, *, scores=None, **score_options) -> RecognitionReport:
         """Accuracy and confusion matrix of :meth:`predict` against the true ``labels``."""
         predictions = self.predict(items, scores=scores, **score_options)
-        labels = label_array(labels, "labels")
+        labels = _label_array(labels, "labels")
         if labels.shape != predictions.shape:
             raise ValueError(f"labels: expected one per item ({predictions.shape[0]}), got "
                              f"{labels.shape[0]}")
@@ -124,7 +124,7 @@ class TemplateRecogniser(Recogniser):
                  step_pattern: str | StepPattern = "symmetric2", metric: str = "euclidean",
                  band: int | None = None, variances=None, parallel: bool = False):
         self.templates = as_sequence_list(templates, "templates")
-        self.labels = label_array(labels, "labels")
+        self.labels = _label_array(labels, "labels")
         if self.labels.shape != (len(self.templates),):
             raise ValueError(f"labels: expected one label per template ({len(self.templates)}), "
                              f"got shape {self.labels.shape}")
@@ -232,7 +232,7 @@ def select_templates(labels, n_per_class: int, *, groups=None, rng=None) -> np.n
 # Unit 2: one GMM per class over unordered frames
 # --------------------------------------------------------------------------------------------
 
-def utterance_list(utterances, name: str) -> list[np.ndarray]:
+def _utterance_list(utterances, name: str) -> list[np.ndarray]:
     """``utterances`` checked and returned as a non-empty list of (T, D) float arrays (rows are
     frames), the check of every utterances argument of the GMM and HMM recognisers and of
     their dev-set choice; errors name the argument ``name``."""
@@ -259,7 +259,7 @@ class GMMRecogniser(Recogniser):
 
     def scores(self, utterances) -> np.ndarray:
         """Total log-likelihood of each utterance (T_i, D) under each class; (n_items, C)."""
-        frames = utterance_list(utterances, "utterances")
+        frames = _utterance_list(utterances, "utterances")
         lengths = np.array([len(f) for f in frames])
         stacked = np.vstack(frames)
         bounds = np.concatenate([[0], np.cumsum(lengths)[:-1]])
@@ -275,8 +275,8 @@ def fit_gmm_recogniser(utterances, labels, n_components: int, *, rng: RngLike = 
     ``fit_options`` go to :func:`course_lib.gmm.em.fit_gmm` (covariance_type,
     variance_floor, ...). Classes are sorted; the fits share one ``rng`` stream.
     """
-    frames = utterance_list(utterances, "utterances")
-    labels = label_array(labels, "labels")
+    frames = _utterance_list(utterances, "utterances")
+    labels = _label_array(labels, "labels")
     if len(labels) != len(frames):
         raise ValueError(f"labels: expected one label per utterance ({len(frames)}), got "
                          f"{len(labels)}")
@@ -308,7 +308,7 @@ class VQFrontEnd:
     def fit(cls, utterances, codebook_size: int, *, rng: RngLike = None, tol: float = 1e-4,
             **codebook_options) -> "VQFrontEnd":
         """Standardiser and codebook (k-means, :func:`course_lib.hmm.vq.train_codebook`) of the frames."""
-        frames = utterance_list(utterances, "utterances")
+        frames = _utterance_list(utterances, "utterances")
         stacked = np.vstack(frames)
         mean, scale = stacked.mean(axis=0), stacked.std(axis=0)
         if np.any(scale == 0):
@@ -323,7 +323,7 @@ class VQFrontEnd:
         return self.codebook.size
 
     def standardise(self, utterances) -> list[np.ndarray]:
-        return [(f - self.mean) / self.scale for f in utterance_list(utterances, "utterances")]
+        return [(f - self.mean) / self.scale for f in _utterance_list(utterances, "utterances")]
 
     def symbols(self, utterances) -> list[np.ndarray]:
         """The symbol sequence of each utterance."""
@@ -371,7 +371,7 @@ def fit_hmm_recogniser(items, labels, n_states: int, *, front_end: VQFrontEnd | 
     symbol sequences over ``n_symbols`` symbols. The default emission floor keeps a test
     utterance with a symbol unseen in one class's training data from scoring -inf there.
     """
-    labels = label_array(labels, "labels")
+    labels = _label_array(labels, "labels")
     if front_end is not None:
         sequences = front_end.symbols(items)
         n_symbols = front_end.n_symbols

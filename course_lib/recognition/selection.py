@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .recognition import GMMRecogniser, utterance_list, fit_gmm_recogniser
-from .recognition_metrics import label_array
-from .validation import RngLike, _as_bool, _as_positive_float, _as_positive_int, _as_rng
+from .recognisers import GMMRecogniser, _utterance_list, fit_gmm_recogniser
+from .metrics import _label_array
+from ..validation import RngLike, _as_bool, _as_positive_float, _as_positive_int, _as_rng
 
 __all__ = ["GMMSelection", "select_gmm_recogniser"]
 
@@ -55,7 +55,7 @@ class GMMSelection:
 
     def fit(self, utterances, labels, *, rng: RngLike = None) -> GMMRecogniser:
         """The chosen configuration trained on ``utterances`` (floor relative to their frames)."""
-        frames = utterance_list(utterances, "utterances")
+        frames = _utterance_list(utterances, "utterances")
         floor = self.chosen_floor_fraction * np.vstack(frames).var(axis=0)
         return fit_gmm_recogniser(frames, labels, self.chosen_n_components, rng=rng,
                                   variance_floor=floor, **self.fit_options)
@@ -130,10 +130,10 @@ def select_gmm_recogniser(train_utterances, train_labels, dev_utterances, dev_la
 def _checked_split(train_utterances, train_labels, dev_utterances, dev_labels):
     """The training and dev utterances as lists of (T, D) arrays with one label each: every dev
     label has training utterances, and both have the same columns."""
-    train = utterance_list(train_utterances, "train_utterances")
-    dev = utterance_list(dev_utterances, "dev_utterances")
-    train_labels = label_array(train_labels, "train_labels")
-    dev_labels = label_array(dev_labels, "dev_labels")
+    train = _utterance_list(train_utterances, "train_utterances")
+    dev = _utterance_list(dev_utterances, "dev_utterances")
+    train_labels = _label_array(train_labels, "train_labels")
+    dev_labels = _label_array(dev_labels, "dev_labels")
     for name, items, labels in (("train_labels", train, train_labels),
                                 ("dev_labels", dev, dev_labels)):
         if len(labels) != len(items):

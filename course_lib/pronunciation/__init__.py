@@ -1,0 +1,29 @@
+"""Unit 5's speech scoring: a recording of a sentence scored as speechocean762's five experts
+would score it (lecture 05, section 9).
+
+- ``gop``: goodness of pronunciation from pocketsphinx's HMMs (:class:`PronunciationScorer`,
+  :class:`Pronunciation` with a :class:`PhoneScore` per phone and a :class:`WordScore` per
+  word), the sentence features the panel reads (:func:`gop_features` with its
+  :class:`GopThresholds`), and whether each word was heard as written (:func:`word_readings`,
+  :class:`WordReading`, :func:`completeness`).
+- ``feedback``: each phone's and word's expert score predicted from GOP
+  (``course_lib.pronunciation.feedback.FeedbackModel``).
+- ``panel_gp``: the panel's three GP families and their predictive distribution of the five
+  experts' mean.
+- ``panel``: the panel itself (``course_lib.pronunciation.panel.ExpertPanel``): a recording in,
+  the experts' predicted scores, its interval and its notes out.
+
+Not a unit package, by a named rule (docs/CONVENTIONS.md section 3.1): ``feedback`` and ``panel``
+read the corpus they are trained on through ``course_lib.data``, which a unit may not, and the
+corpus's loader reads the GOP scorer of ``gop`` to score it. This face therefore shows ``gop``
+alone; the feedback and the panel are imported from their modules, so that loading the corpus
+never waits on a panel that needs the corpus.
+"""
+
+from .gop import (GOP_FEATURE_NAMES, PHONES, VOWELS, GopThresholds, PhoneScore, Pronunciation,
+                  PronunciationScorer, WordReading, WordScore, completeness, gop_features,
+                  word_readings)
+
+__all__ = ["PronunciationScorer", "Pronunciation", "PhoneScore", "WordScore", "gop_features",
+           "GopThresholds", "GOP_FEATURE_NAMES", "word_readings", "WordReading",
+           "completeness", "PHONES", "VOWELS"]

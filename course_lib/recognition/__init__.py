@@ -1,0 +1,25 @@
+"""Isolated-word recognition, above Units 1-3: one interface for the DTW, GMM and HMM
+recognisers, how they are measured, and how a GMM recogniser's size is chosen.
+
+- ``recognisers``: the interface :class:`Recogniser` (``classes``, ``scores`` with higher =
+  better, ``predict``, ``evaluate``) and its three models, :class:`TemplateRecogniser` (Unit 1),
+  :class:`GMMRecogniser` with :func:`fit_gmm_recogniser` (Unit 2) and :class:`HMMRecogniser`
+  with :func:`fit_hmm_recogniser` and its :class:`VQFrontEnd` (Unit 3); :func:`select_templates`;
+  :class:`NoViableClassError` when no class can score an item.
+- ``metrics``: :func:`evaluate`, the accuracy and confusion matrix of a recogniser's
+  predictions as a :class:`RecognitionReport`.
+- ``selection``: :func:`select_gmm_recogniser`, a GMM recogniser's number of components and
+  variance floor chosen on dev data, with the table of every candidate (:class:`GMMSelection`),
+  which Units 2 and 3 both read.
+"""
+
+from .metrics import RecognitionReport, evaluate
+from .recognisers import (GMMRecogniser, HMMRecogniser, NoViableClassError, Recogniser,
+                          TemplateRecogniser, VQFrontEnd, fit_gmm_recogniser,
+                          fit_hmm_recogniser, select_templates)
+from .selection import GMMSelection, select_gmm_recogniser
+
+__all__ = ["Recogniser", "TemplateRecogniser", "select_templates", "GMMRecogniser",
+           "fit_gmm_recogniser", "VQFrontEnd", "HMMRecogniser", "fit_hmm_recogniser",
+           "NoViableClassError", "RecognitionReport", "evaluate", "GMMSelection",
+           "select_gmm_recogniser"]
