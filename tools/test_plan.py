@@ -89,7 +89,7 @@ def numerics_tests() -> list[str]:
     """The second pass's test files (the site build apart), found by their place."""
     files = ["tests/reference"]
     files += [path for unit in NUMERICS_UNITS for path in _glob(f"tests/{unit}/test_*.py")]
-    files += [path for path in NUMERICS_FILES if (ROOT / path).is_file()]
+    files += list(NUMERICS_FILES)  # named, not found: a file that moved fails the run
     files += _glob("tests/test_experiment*.py")
     return [path for path in files if not path.endswith("_bad_input.py")]
 
