@@ -49,9 +49,12 @@ from course_lib.results import load_result
 _SAMPLE_RATE = 16000              # Hz: the acoustic model's rate
 _MIN_SECONDS, _MAX_SECONDS = 0.5, 20.0
 _NATS_PER_UNIT = 1024 * math.log(1.0001)
-# The first pass prunes like the trial that chose these settings; a sentence that does not align
-# is tried once more with a far wider beam before it is reported as not aligned.
-_BEAMS = (1e-48, 1e-80)
+# The first pass prunes like the trial that chose these settings. A sentence that does not align
+# is tried with a far wider beam, then with the phone beams opened too (a word left out leaves
+# its phones a few frames, which the phone beams prune), before it is reported as not aligned.
+_PASSES = ({"beam": 1e-48, "wbeam": 1e-48}, {"beam": 1e-80, "wbeam": 1e-80},
+           {"beam": 1e-120, "wbeam": 1e-120, "pbeam": 1e-120, "lpbeam": 1e-120,
+            "lponlybeam": 1e-120})
 _SILENCE_PEAK = 0.01             # of full scale: below it a recording holds no speech
 _CLIP_LEVEL, _CLIP_FRACTION = 0.999, 0.001
 _SILENCE_PHONES = {"SIL", "+NSN+", "+SPN+"}
@@ -132,10 +135,10 @@ class PronunciationScorer:
     e.g. ``{"LIYA": "L IY Y AH"}``) for words the dictionary lacks."""
 
     def __init__(self, extra_words: dict[str, str] | None = None):
-        self._decoders = {beam: pocketsphinx.Decoder(
-            samprate=_SAMPLE_RATE, compallsen=True, bestpath=False, lm=None, beam=beam,
-            wbeam=beam, loglevel="FATAL") for beam in _BEAMS}
-        for decoder in self._decoders.values():
+        self._decoders = [pocketsphinx.Decoder(samprate=_SAMPLE_RATE, compallsen=True,
+                                               bestpath=False, lm=None, loglevel="FATAL",
+                                               **beams) for beams in _PASSES]
+        for decoder in self._decoders:
             decoder.add_allphone_file("phone_loop")
         for word, phones in (extra_words or {}).items():
             self.add_word(word, phones)
@@ -148,12 +151,12 @@ class PronunciationScorer:
         if not symbols or any(symbol not in PHONES for symbol in symbols):
             raise ValueError(f"phones: expected ARPAbet phones without stress marks from "
                              f"{' '.join(sorted(PHONES))}, got {phones!r}")
-        for decoder in self._decoders.values():
+        for decoder in self._decoders:
             decoder.add_word(word.lower(), " ".join(symbols), True)
 
     def pronunciation(self, word: str) -> str | None:
         """The phones the dictionary holds for ``word``, or None."""
-        return self._decoders[_BEAMS[0]].lookup_word(word.lower())
+        return self._decoders[0].lookup_word(word.lower())
 
     def score(self, samples, sample_rate: int, text: str) -> Pronunciation:
         """GOP of every phone of ``text`` in ``samples`` (a 1-D array, float in [-1, 1] or int16,
@@ -161,19 +164,20 @@ class PronunciationScorer:
         words = self._check_text(text)
         x, notes = _check_recording(samples, sample_rate)
         raw = np.round(np.clip(x, -1.0, 32767 / 32768) * 32768).astype("<i2").tobytes()
-        for beam in _BEAMS:
+        for decoder, beams in zip(self._decoders, _PASSES):
             # the front end's noise estimate carries over from the last recording: start afresh
             # so that a sentence scores the same whatever was scored before it
-            self._decoders[beam].reinit_feat()
-            aligned = _align(self._decoders[beam], raw, " ".join(words).lower())
+            decoder.reinit_feat()
+            aligned = _align(decoder, raw, " ".join(words).lower())
             if aligned is not None:
                 break
-            notes.append(f"the sentence did not align with beam {beam:g}")
+            notes.append(f"the sentence did not align with beam {beams['beam']:g}"
+                         + (" and the phone beams opened" if "pbeam" in beams else ""))
         if aligned is None:
             notes.append("no GOP: the recording does not match the text closely enough to align "
                          "(is it the right sentence, said in full?)")
             return Pronunciation(" ".join(words), (), False, math.nan, math.nan, tuple(notes))
-        loop = _loop(self._decoders[beam], raw)
+        loop = _loop(decoder, raw)
         return _scored(" ".join(words), aligned, loop, notes)
 
     def _check_text(self, text) -> list[str]:
