@@ -105,7 +105,7 @@ class Pronunciation:
     """A recording scored against its text.
 
     ``phones`` in time order (silences left out); ``aligned`` False when the sentence did not
-    align even with the wider beam (then ``phones`` is empty and ``notes`` says why);
+    align in any of the three passes (then ``phones`` is empty and ``notes`` says why);
     ``aligned_score`` and ``loop_score`` the two passes' mean scores over the phones' frames, in
     nats per frame; ``notes`` what was done to the input (resampled, clipped) or went wrong;
     ``heard`` the free phone loop's segments (phone, start s, end s), silences as "SIL".
@@ -341,6 +341,8 @@ def gop_features(scored: Pronunciation, thresholds: GopThresholds) -> np.ndarray
 # the committed calibration on speechocean762's training split (experiments/heard_as_written.py)
 _READING_RESULT = "heard_as_written"
 _MATCH_MEASURE = "min_phone_gop"
+# the en-us model's phones have three states and no skip: no phone is shorter than 30 ms
+SHORTEST_PHONE_FRAMES = 3
 
 
 @dataclass(frozen=True)
@@ -353,7 +355,9 @@ class WordReading:
     (nats per frame), how much worse its written phone explains its frames than the phones the
     loop found there (0: as well as the loop; in a word replaced by another, or left out and
     squeezed into a few frames of its neighbours' sound, some phone lies far below);
-    ``as_written``: ``match`` at or above the threshold.
+    ``squeezed``: every phone got the aligner's shortest time (:data:`SHORTEST_PHONE_FRAMES`
+    frames), so the word had no sound of its own (left out?); ``as_written``: ``match`` at or
+    above the threshold, and not squeezed.
     """
 
     index: int
@@ -363,28 +367,32 @@ class WordReading:
     written: tuple[str, ...]
     heard: tuple[str, ...]
     match: float
+    squeezed: bool
     as_written: bool
 
     @property
     def said_instead(self) -> str:
         """What you said instead: the loop's phones over the word ("" for a word heard as
-        written; "nothing" where the loop heard only silence)."""
+        written; "nothing" where the loop heard only silence or the word was squeezed)."""
         if self.as_written:
             return ""
-        phones = [phone for phone in self.heard if phone != "SIL"]
+        phones = [phone for phone in self.heard if phone != "SIL" and not self.squeezed]
         return " ".join(phones) if phones else "nothing"
 
 
 def word_readings(scored: Pronunciation, threshold: float | None = None) -> list[WordReading]:
-    """Every word of a scored sentence, in order, with the verdict ``match >= threshold``.
+    """Every word of a scored sentence, in order, with the verdict ``match >= threshold`` and
+    not squeezed.
 
     ``threshold`` in nats per frame; None takes the one chosen on speechocean762's training
     split (``experiments/heard_as_written.py``, read from its committed result). The loop's
     phone labels alone do not tell a misread word from a read one (it heard none of the written
     phones in a fifth of the training words every expert scored accurate), so the verdict reads
     the scores instead: the GOP of the word's worst phone, which the training split preferred to
-    the word's mean GOP. A sentence that did not align has no words to read (its ``notes`` say
-    why)."""
+    the word's mean GOP. A word left out gets squeezed between its neighbours, every phone at
+    the aligner's shortest, and its worst phone may still score above the threshold (its few
+    frames are the edges of its neighbours' sound): a squeezed word is never heard as written.
+    A sentence that did not align has no words to read (its ``notes`` say why)."""
     if not isinstance(scored, Pronunciation):
         raise TypeError(f"scored: expected a Pronunciation (what PronunciationScorer.score "
                         f"returns), got {type(scored).__name__}")
@@ -394,10 +402,11 @@ def word_readings(scored: Pronunciation, threshold: float | None = None) -> list
     readings = []
     for index, phones in _phones_by_word(scored.phones):
         start, end, match = phones[0].start, phones[-1].end, _word_match(phones)
+        squeezed = _squeezed(phones)
         readings.append(WordReading(index, phones[0].word, start, end,
                                     tuple(p.phone for p in phones),
-                                    _heard_over(scored.heard, start, end), match,
-                                    match >= threshold))
+                                    _heard_over(scored.heard, start, end), match, squeezed,
+                                    match >= threshold and not squeezed))
     return readings
 
 
@@ -419,6 +428,11 @@ def _phones_by_word(phones) -> list[tuple[int, list[PhoneScore]]]:
 def _word_match(phones: list[PhoneScore]) -> float:
     """The measure :data:`_MATCH_MEASURE` of one word: the least GOP of its phones."""
     return float(min(p.gop for p in phones))
+
+
+def _squeezed(phones: list[PhoneScore]) -> bool:
+    """Every phone at the aligner's shortest: one frame per HMM state."""
+    return all(round(100 * (p.end - p.start)) <= SHORTEST_PHONE_FRAMES for p in phones)
 
 
 def _heard_over(segments, start: float, end: float) -> tuple[str, ...]:

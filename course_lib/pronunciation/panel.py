@@ -279,7 +279,7 @@ def _panel_notes(scored: Pronunciation, distance: float, evaluation: PanelEvalua
     misread = [reading for reading in readings if not reading.as_written]
     if misread:
         said = "; ".join(f"{reading.word.lower()}: heard {reading.said_instead}"
-                         for reading in misread)
+                         + (" (left out?)" if reading.squeezed else "") for reading in misread)
         first.append(
             f"{len(misread)} of {len(readings)} words were not heard as written ({said}); "
             "the scores below assume the sentence was read as written, so read them as the "
