@@ -39,7 +39,17 @@ def test_the_rule_is_the_training_splits_choice_and_the_library_reads_it():
     training, rule = result["training"], result["rule"]
     chosen = training["candidates"][training["chosen"]]
     assert rule == {"measure": training["chosen"], "threshold": chosen["threshold"],
-                    "target_false_flags": calibration.TARGET_FALSE_FLAGS}
+                    "target_false_flags": calibration.TARGET_FALSE_FLAGS,
+                    "squeezed": "never heard as written"}
+    # the rule flags the measure's words and the squeezed ones: no fewer than either, no more
+    # than both
+    for split in ("training", "test"):
+        rates = result[split]["at_rule"]
+        measure_alone = (chosen["flagged_accurate"] if split == "training" else
+                         result["test"]["candidates_at_training_thresholds"][
+                             training["chosen"]]["flagged_accurate"])
+        assert max(measure_alone, rates["squeezed_accurate"]) <= rates["flagged_accurate"] \
+            <= measure_alone + rates["squeezed_accurate"] + 1e-12, split
     assert chosen["flagged_misread"] == max(row["flagged_misread"]
                                             for row in training["candidates"].values())
     # the threshold flags at most the target share of the accurate training words

@@ -136,11 +136,17 @@ def test_the_latent_interval_covered_less_than_the_experts_mean_interval(committ
 
 def test_the_reviews_numbers_come_out_again_beside_ours(committed):
     before, test = committed["source"]["before"], committed["result"]["test"]
-    # the rule chose the old panel's family, refitted as Table 1 fits it: the review's numbers
-    # for the old +-1 and +-2 latent sd intervals, PCC and RMSE are this run's, to their digits
+    # The rule chose the old panel's family, refitted as Table 1 fits it. The review measured
+    # the old +-1 and +-2 latent sd intervals, PCC and RMSE before the scorer's third pass, and
+    # this run reproduced them to their digits on those GOP files. The third pass gave GOP to 4
+    # more test sentences (0.16%) and 1 more training sentence: a coverage share may move by
+    # those 4 and by sentences the refit carries across an edge (0.005 is under half its
+    # standard error), PCC and RMSE by what 4 sentences and a refit do (0.01).
     assert test["model"] == before["model"]
-    assert round(test["latent_only_coverage_1sd"]["share"], 3) == before["latent_only_coverage_1sd"]
-    assert round(test["latent_only_coverage_2sd"]["share"], 3) == before["latent_only_coverage_2sd"]
-    assert round(test["pcc"], 3) == before["test_pcc"] and round(test["rmse"], 2) == \
-        before["test_rmse"]
-    assert round(test["rounded_pcc"], 2) == round(before["rounded_pcc"], 2)
+    for width in ("1sd", "2sd"):
+        assert test[f"latent_only_coverage_{width}"]["share"] == pytest.approx(
+            before[f"latent_only_coverage_{width}"], abs=0.005)
+        assert 0.005 < test[f"latent_only_coverage_{width}"]["se"] / 2
+    assert test["pcc"] == pytest.approx(before["test_pcc"], abs=0.01)
+    assert test["rmse"] == pytest.approx(before["test_rmse"], abs=0.01)
+    assert test["rounded_pcc"] == pytest.approx(before["rounded_pcc"], abs=0.01)

@@ -461,8 +461,9 @@ def _committed_threshold() -> float:
     """The threshold of the committed calibration, refused if it was chosen for another
     measure than this module's."""
     rule = load_result(_READING_RESULT)["result"]["rule"]
-    if rule.get("measure") != _MATCH_MEASURE:
+    if rule.get("measure") != _MATCH_MEASURE or rule.get("squeezed") != "never heard as written":
         raise RuntimeError(f"experiments/results/{_READING_RESULT}.json calibrates "
                            f"{rule.get('measure')!r}, but word_readings measures "
-                           f"{_MATCH_MEASURE!r}: re-run python -m experiments.{_READING_RESULT}")
+                           f"{_MATCH_MEASURE!r} and flags squeezed words: re-run "
+                           f"python -m experiments.{_READING_RESULT}")
     return _check_threshold(rule["threshold"])

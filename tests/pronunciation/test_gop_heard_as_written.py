@@ -308,3 +308,8 @@ def test_a_calibration_of_another_measure_is_refused(monkeypatch):
         "result": {"rule": {"measure": "frame_share", "threshold": 0.5}}})
     with pytest.raises(RuntimeError, match="calibrates 'frame_share'.*re-run"):
         word_readings(_sentence([CAT]))
+    # a calibration made before squeezed words were flagged is not this verdict's either
+    monkeypatch.setattr(pronunciation, "load_result", lambda name: {
+        "result": {"rule": {"measure": _MATCH_MEASURE, "threshold": -9.0}}})
+    with pytest.raises(RuntimeError, match="flags squeezed words: re-run"):
+        word_readings(_sentence([CAT]))
