@@ -202,17 +202,20 @@ def test_readme_gop_paragraph_is_the_shipped_data():
     duration = both.features[:, both.feature_names.index("duration_s")]
     too_long = [int(i) for i in np.flatnonzero(~aligned) if duration[i] > 20]
     not_aligned = [int(i) for i in np.flatnonzero(~aligned) if duration[i] <= 20]
-    busiest = max(np.unique([both.speakers[i] for i in not_aligned], return_counts=True)[1])
+    per_speaker = np.unique([both.speakers[i] for i in not_aligned], return_counts=True)[1]
     train = both.train[aligned[both.train]]
     r = {name: np.corrcoef(both.features[train, k], both.ratings.means[train])[0, 1]
          for k, name in enumerate(both.feature_names)}
     best_fluency = max(both.feature_names[:33], key=lambda name: abs(r[name]))
-    words = {5: "five", 9: "Nine"}
+    words = {2: "two", 4: "four", 5: "five"}
+    assert set(per_speaker) == {2}, per_speaker
     stated = [
         f"{aligned.sum():,} of the 5,000 sentences aligned",
-        f"{words[len(not_aligned)]} did not",
-        "(items " + ", ".join(map(str, not_aligned)) + f"; {words[busiest]} of them from one",
+        f"{words[len(not_aligned)]} did not, in any of the three passes",
+        "(items " + ", ".join(map(str, not_aligned))
+        + f": two sentences each of {words[len(per_speaker)]} speakers)",
         f"one recording (item {too_long[0]}) is {duration[too_long[0]]:.1f} s long",
+        f"all {words[int((~aligned).sum())]} carry `aligned = 0`",
         f"On the {train.size:,} aligned training sentences",
         f"mean accuracy at r = {r['gop_mean']:.2f}",
         f"reaches |r| = {abs(r[best_fluency]):.2f} (`{best_fluency}`)",
