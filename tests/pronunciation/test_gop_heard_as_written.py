@@ -185,6 +185,27 @@ def test_a_changed_word_is_told_from_its_neighbours(scored_clips):
         f"changed words flagged as often as their neighbours: {table}\n{_table(verdicts)}")
 
 
+def test_lecture_05_states_what_the_verdict_did_on_the_clips(scored_clips):
+    """Section 9.5 of lecture 05 gives these counts in prose: they are the clips' verdicts."""
+    import nbformat
+    notebook = nbformat.read(CLIPS.parents[2] / "lectures" / "05_gp_raters.ipynb", as_version=4)
+    prose = " ".join(next(c.source for c in notebook.cells if c.get("id") == "59bd46e5").split())
+    verdicts = _verdicts(scored_clips)
+
+    def flagged(kind):
+        return sum("flagged" in v for v in verdicts[kind]), len(verdicts[kind])
+
+    omitted, substituted = flagged("omitted"), flagged("substituted")
+    read, neighbours = flagged("read clip"), flagged("misread clip, neighbour")
+    caught = (f"all {omitted[1]}" if omitted[0] == omitted[1]
+              else f"{omitted[0]} of the {omitted[1]}")
+    for phrase in (f"it caught {caught} words left out",
+                   f"and {substituted[0]} of the {substituted[1]} words replaced by others",
+                   f"flagged {read[0]} of the {read[1]} words of the sentences read right",
+                   f"was flagged {neighbours[0]} times in {neighbours[1]}"):
+        assert phrase in prose, phrase
+
+
 def test_a_flagged_word_says_what_was_said_instead(scored_clips):
     for clip, _, readings in scored_clips:
         for kind, reading in zip(_truth(clip), readings):
