@@ -283,7 +283,9 @@ def _panel_notes(scored: Pronunciation, distance: float, evaluation: PanelEvalua
         first.append(
             f"{len(misread)} of {len(readings)} words were not heard as written ({said}); "
             "the scores below assume the sentence was read as written, so read them as the "
-            f"panel's view of the words that were. {_reading_accuracy()}")
+            f"panel's view of the words that were. {_reading_accuracy()}; a misread word "
+            "can pull a neighbour down with it, so a word next to a flagged one may be flagged "
+            "only because of it")
     if not scored.aligned:
         first.append("the sentence did not align, so no phone was scored: everything below is "
                      "the panel's view of a typical training sentence, not of this recording")

@@ -328,6 +328,7 @@ def test_a_misread_sentence_says_first_which_words_were_not_heard_as_written(exp
                             "as written") and "assume the sentence was read as written" in first
     assert all(f"{word.lower()}: heard " in first for word in flagged)
     assert "test words this check flagged" in first
+    assert "a word next to a flagged one may be flagged only because of it" in first
     assert prediction.summary().splitlines()[0] == f"Note: {first}."
     assert prediction.completeness == pytest.approx(1 - len(flagged) / len(prediction.words))
     out = prediction.as_dict()
@@ -346,6 +347,18 @@ def test_lecture_05_states_the_committed_accuracy_of_the_panel():
     assert (f"held the experts' mean for {100 * panel['coverage_50']:.0f}% and "
             f"{100 * panel['coverage_90']:.0f}% of the sentences") in prose
     assert f"the RMSE was {far['test_rmse_beyond']:.1f} points" in prose
+
+
+def test_a_word_left_out_is_said_to_be_left_out(expert_panel):
+    """The misread clip of item 2541 leaves IN out: squeezed between its neighbours, it is
+    reported as heard as nothing, perhaps left out."""
+    clips = Path(__file__).resolve().parents[1] / "data" / "misread"
+    clip = next(c for c in json.loads((clips / "manifest.json").read_text(encoding="utf-8"))[
+        "clips"] if c["kind"] == "misread" and c["item"] == 2541)
+    assert clip["omitted"] == [3] and clip["text"].split()[3] == "IN"
+    rate, samples = wavfile.read(clips / clip["file"])
+    first = expert_panel.score(samples, rate, clip["text"]).notes[0]
+    assert "in: heard nothing (left out?)" in first, first
 
 
 def test_lecture_05_states_the_committed_word_and_misread_checks():
