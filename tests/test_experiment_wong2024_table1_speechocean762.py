@@ -140,3 +140,35 @@ def test_the_readmes_account_of_the_pcc_gap_is_the_shipped_data():
     assert (f"correlates {found['training']} with the experts' mean on the training sentences "
             f"and {found['test']} on the test sentences") in prose
     assert "the same 2,500 test sentences" in prose and "harder" not in prose
+
+
+def test_lecture_05_quotes_the_committed_table_and_its_speaker_bootstrap():
+    """Section 9.2 of lecture 05 writes the numbers of adding the fluency features to GOP in
+    prose: the committed run's, and the speaker-resampled p-values of the (nbval-checked) cell
+    before it."""
+    import nbformat
+    cells = nbformat.read(common.REPOSITORY / "lectures" / "05_gp_raters.ipynb",
+                          as_version=4).cells
+    index = next(i for i, c in enumerate(cells) if c.get("id") == "21f89937")
+    prose = " ".join(cells[index].source.split())
+    bootstrap = "".join(o.get("text", "") for o in cells[index - 1].outputs)
+    section = bootstrap.split("GP_base, both input sets against GOP alone", 1)[1]
+    speaker_p = {line.split()[0]: line.rsplit("p = ", 1)[1] for line in section.splitlines()
+                 if line.strip().startswith(("PCC", "MSE"))}
+    result = load_result(panel_experiment.NAME)["result"]
+    rows = {inputs: block["models"] for inputs, block in result["by_inputs"].items()}
+    change = result["across_inputs"]["GP_base both vs gop"]
+    gop, both = rows["gop"]["GP_base"], rows["both"]["GP_base"]
+    for phrase in (
+            f"a little further ({gop['PCC']:.3f} to {both['PCC']:.3f}, {gop['MSE']:.3f} to "
+            f"{both['MSE']:.3f})",
+            f"MSE gain significant (p = {change['MSE']['p_value']:.2g})",
+            f"PCC gain so (p = {change['PCC']['p_value']:.2g})",
+            f"calls neither (p = {speaker_p['PCC']} and {speaker_p['MSE']})",
+            f"*worse*: {gop['KL']:.3f} to {both['KL']:.3f} (paired t p = "
+            f"{change['KL']['p_value']:.2g}",
+            f"shrinks ({gop['noise_variance']:.3f} to {both['noise_variance']:.3f})",
+            f"improves with both ({rows['gop']['GP_joint']['KL']:.3f} to "
+            f"{rows['both']['GP_joint']['KL']:.3f})"):
+        assert phrase in prose, phrase
+    assert float(speaker_p["PCC"]) > 0.05 and float(speaker_p["MSE"]) > 0.05
