@@ -177,3 +177,31 @@ def test_a_third_job_shares_two_cores_only_when_the_loads_leave_room(tmp_path, m
     test_plan.run_jobs(light, slots=2, say=lambda line: None)
     test_plan.run_jobs(heavy, slots=2, say=lambda line: None)
     assert most_at_once(light) == 3 and most_at_once(heavy) == 2
+
+
+def test_a_background_job_fills_idle_cores_niced_one_at_a_time(tmp_path, monkeypatch):
+    monkeypatch.setattr(test_plan, "LOGS", tmp_path)
+    stamp = ("import os, time; print(time.time()); print(os.nice(0)); time.sleep(0.6); "
+             "print(time.time())")
+    waiting = [job(name, stamp, 1) for name in ("waits 1", "waits 2")]
+    for each in waiting:
+        each.load = 0.9  # together 1.8: no room for a third, part of a core idle
+    fillers = [job(name, stamp, 1) for name in ("filler 1", "filler 2")]
+    for each in fillers:
+        each.background = True
+    for each in waiting + fillers:
+        each.expected = 2 if each in waiting else 1
+        each.log = tmp_path / f"{each.name}.log"
+    test_plan.run_jobs(waiting + fillers, slots=2, say=lambda line: None)
+
+    def span(each):
+        lines = each.log.read_text().splitlines()
+        return float(lines[1]), float(lines[3]), int(lines[2])
+
+    spans = {each.name: span(each) for each in waiting + fillers}
+    # the first filler ran beside both waiting jobs, niced; the second only once it had ended
+    first = spans["filler 1"]
+    assert all(spans[name][0] <= first[0] < spans[name][1] for name in ("waits 1", "waits 2"))
+    assert first[2] == test_plan.BACKGROUND_NICE and fillers[0].niced
+    assert spans["filler 2"][0] >= first[1] - 0.05
+    assert spans["waits 1"][2] == spans["waits 2"][2] == 0

@@ -43,6 +43,11 @@ CLOSING_LINE = re.compile(r"^=+ (.*) in [\d.]+s(?: \([\d:]+\))? =+$", re.MULTILI
 # that each wait a quarter of the time keep two cores busy (0.5 slowed the lab job, which
 # sets the pace, when three browser jobs ran at once).
 OVERSUBSCRIBE = 0.25
+# A job marked ``background`` (pure computation: no browser, no real-time wait, no wall-clock
+# limit of its own) may also start when the loads leave no room, at this niceness: it runs on
+# the cores' idle moments (the browser jobs' waits left a fifth of a core idle) and yields
+# whenever another job wants the core. One at a time; it counts no load while it runs.
+BACKGROUND_NICE = 19
 COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)")
 # The numerics-sensitive tests of the second pass (docs/CONVENTIONS.md section 6): the model
 # and reference tests of every unit, the reduced experiment runs, and the site build, which
@@ -62,6 +67,7 @@ class Job:
     tools/test_timings.py prints both): the first orders the queue, longest first, the second
     lets a job that waits (on a browser, a microphone played in real time, a subprocess)
     share the cores with two others. ``after`` names jobs whose results this one reads.
+    ``background`` lets the job fill the cores' idle moments, niced (:data:`BACKGROUND_NICE`).
     """
 
     name: str
@@ -70,7 +76,9 @@ class Job:
     expected: float
     after: tuple[str, ...] = ()
     load: float = 1.0
+    background: bool = False
     log: Path = field(init=False)
+    niced: bool = False  # it ran in the background, niced
     code: int | None = None
     wall: float = 0.0
     cpu: float | None = None
@@ -104,9 +112,10 @@ def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
     """
     durations = ["--durations=25", "-p", "no:cacheprovider"]
 
-    def run(name, paths, expected, environment=env, after=(), options=(), load=1.0):
+    def run(name, paths, expected, environment=env, after=(), options=(), load=1.0,
+            background=False):
         return Job(name, [*pytest, *paths, *options, *durations], environment, expected,
-                   tuple(after), load)
+                   tuple(after), load, background)
 
     def rest(name, folder, claimed, expected, extra_ignores=(), after=(), load=1.0):
         ignores = [f"--ignore={path}" for path in (*claimed, *extra_ignores)]
@@ -126,19 +135,20 @@ def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
     jobs += [run(warm[0], kernels, 115, load=0.8),
              run(warm[1], compiling, 115, portable_env, load=0.8)]
     # Then the main pass, on the machine's own kernels.
+    # (paths, expected wall, load, may fill idle cores in the background)
     main = {
-        "widgets": (["tests/widgets"], 136, 1.0),
-        "units 5-6": (["tests/raters", "tests/preference", "tests/simulators"], 27, 1.0),
+        "widgets": (["tests/widgets"], 136, 1.0, True),
+        "units 5-6": (["tests/raters", "tests/preference", "tests/simulators"], 27, 1.0, True),
         "exercises, grading and the student edition": (
             ["tests/test_exercise_feedback.py", "tests/test_nbgrader_roundtrip.py",
-             "tests/test_exercises.py", "tests/test_release.py"], 105, 0.9),
+             "tests/test_exercises.py", "tests/test_release.py"], 105, 0.9, False),
         "pronunciation and experiments": (
             ["tests/pronunciation/test_gop.py", "tests/pronunciation/test_panel.py",
-             *_glob("tests/test_experiment*.py")], 107, 0.85),
+             *_glob("tests/test_experiment*.py")], 107, 0.85, True),
     }
-    jobs += [run(name, paths, expected, after=warm, load=load)
-             for name, (paths, expected, load) in main.items()]
-    claimed = kernels + [path for paths, _, _ in main.values() for path in paths]
+    jobs += [run(name, paths, expected, after=warm, load=load, background=background)
+             for name, (paths, expected, load, background) in main.items()]
+    claimed = kernels + [path for paths, *_ in main.values() for path in paths]
     jobs.append(rest("the rest of tests/", "tests", claimed, 51,
                      extra_ignores=("tests/browser", "tests/test_site.py"), after=warm,
                      load=0.8))
@@ -150,7 +160,7 @@ def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
                  after=warm),
              run("numerics II (second pass)", [path for path in numerics
                                                 if path not in compiling], 91, portable_env,
-                 after=warm)]
+                 after=warm, background=True)]
     if browser:
         jobs += [
             run("lectures in the lab", ["tests/browser/test_lectures_in_lab.py"], 421,
@@ -168,8 +178,9 @@ def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
 def run_jobs(jobs: list[Job], slots: int, say=print) -> list[Job]:
     """Run ``jobs`` on ``slots`` cores, the longest expected first among those whose ``after``
     jobs have ended, as many at once as their loads fit in the cores (with
-    :data:`OVERSUBSCRIBE` to spare, and always one); says a line as each job ends. Returns the
-    jobs, in the order they ended."""
+    :data:`OVERSUBSCRIBE` to spare, and always one); when none fits and the loads leave part
+    of a core idle, one ``background`` job runs beside them, niced. Says a line as each job
+    ends. Returns the jobs, in the order they ended."""
     names = {job.name for job in jobs}
     unknown = {name for job in jobs for name in job.after} - names
     if unknown:
@@ -193,9 +204,14 @@ def run_jobs(jobs: list[Job], slots: int, say=print) -> list[Job]:
     def take() -> Job | None:
         with changed:
             while pending:
-                busy = sum(job.load for job in running)
-                ready = [job for job in pending if set(job.after) <= ended_names
-                         and (not running or busy + job.load <= slots + OVERSUBSCRIBE)]
+                busy = sum(job.load for job in running if not job.niced)
+                free = [job for job in pending if set(job.after) <= ended_names]
+                ready = [job for job in free
+                         if not running or busy + job.load <= slots + OVERSUBSCRIBE]
+                if not ready and busy < slots and not any(job.niced for job in running):
+                    ready = [job for job in free if job.background]
+                    for job in ready[:1]:
+                        job.niced = True
                 if ready:
                     pending.remove(ready[0])
                     running.append(ready[0])
@@ -220,9 +236,10 @@ def run_jobs(jobs: list[Job], slots: int, say=print) -> list[Job]:
                 changed.notify_all()
             say(summary_line(job))
 
-    # one worker more than the cores: the third runs only when the loads leave room
+    # two workers more than the cores: a third job runs only when the loads leave room, and
+    # one more in the background
     workers = [threading.Thread(target=work, name=f"test-slot-{index}", daemon=True)
-               for index in range(max(1, slots) + 1)]
+               for index in range(max(1, slots) + 2)]
     for worker in workers:
         worker.start()
     for worker in workers:
@@ -238,7 +255,8 @@ def run_one(job: Job) -> None:
         log.write("$ " + " ".join(job.command) + "\n")
         log.flush()
         process = subprocess.Popen(job.command, cwd=ROOT, env=job.env, stdout=log,
-                                   stderr=subprocess.STDOUT, start_new_session=True)
+                                   stderr=subprocess.STDOUT, start_new_session=True,
+                                   preexec_fn=_nice_session if job.niced else None)
         limit = threading.Timer(JOB_TIME_LIMIT_S, _stop, args=(process, job))
         limit.start()
         tree = ProcessTreeCPU(process.pid)
@@ -315,6 +333,17 @@ class ProcessTreeCPU:
         return sum(self.seen.values())
 
 
+def _nice_session() -> None:
+    """In a background job's process, before it starts: niced, with every process it starts.
+    Where Linux groups the processes of a session (autogroup), the group's niceness is what
+    counts between jobs, so the new session's group is niced too."""
+    os.nice(BACKGROUND_NICE)
+    try:
+        Path("/proc/self/autogroup").write_text(f"{BACKGROUND_NICE}\n", encoding="ascii")
+    except OSError:  # no autogroup here: the processes' own niceness is what counts
+        pass
+
+
 def _stop(process: subprocess.Popen, job: Job) -> None:
     with open(job.log, "a", encoding="utf-8") as log:
         log.write(f"\nSTOPPED: the job ran longer than its limit of {JOB_TIME_LIMIT_S} s\n")
@@ -345,7 +374,8 @@ def summary_line(job: Job) -> str:
     verdict = "ok" if job.code == 0 else f"FAILED (exit {job.code})"
     counts = ", ".join(f"{number} {word}" for word, number in job.counts.items())
     cpu = f", {job.cpu:.0f} s CPU" if job.cpu is not None else ""
-    return (f"[{job.started + job.wall:6.0f} s] {verdict:>8}  {job.name}: "
+    background = " (in the background, niced)" if job.niced else ""
+    return (f"[{job.started + job.wall:6.0f} s] {verdict:>8}  {job.name}{background}: "
             f"{counts or 'done'} ({job.wall:.0f} s wall{cpu}) -> {shown(job.log)}")
 
 
@@ -357,7 +387,7 @@ def write_timings(jobs: list[Job], slots: int, wall: float) -> dict:
         "jobs": [{"name": job.name, "code": job.code, "started": round(job.started, 1),
                   "wall": round(job.wall, 1),
                   "cpu": None if job.cpu is None else round(job.cpu, 1),
-                  "expected": job.expected, "counts": job.counts,
+                  "expected": job.expected, "niced": job.niced, "counts": job.counts,
                   "log": shown(job.log)} for job in jobs]}
     TIMINGS.parent.mkdir(parents=True, exist_ok=True)
     TIMINGS.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")

@@ -53,6 +53,7 @@ def main() -> int:
         counts = ", ".join(f"{n} {word}" for word, n in job["counts"].items())
         print(f"{job['name'][:46]:46} {job['started']:6.0f} {job['wall']:6.0f} "
               f"{'-' if cpu is None else f'{cpu:.0f}':>6} {ratio:>8}  {counts}"
+              + ("  niced, in the background" if job.get("niced") else "")
               + ("" if job["code"] == 0 else f"  FAILED ({job['code']})"))
     wall, cpu, slots = record["wall_seconds"], record["cpu_seconds"], record["slots"]
     print(f"\nall jobs: {wall:.0f} s wall ({wall / 60:.1f} min) on {slots} slots, {cpu:.0f} s CPU: "
