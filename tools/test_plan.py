@@ -137,41 +137,41 @@ def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
     # Then the main pass, on the machine's own kernels.
     # (paths, expected wall, load, may fill idle cores in the background)
     main = {
-        "widgets": (["tests/widgets"], 136, 1.0, True),
-        "units 5-6": (["tests/raters", "tests/preference", "tests/simulators"], 27, 1.0, True),
+        "widgets": (["tests/widgets"], 127, 1.0, True),
+        "units 5-6": (["tests/raters", "tests/preference", "tests/simulators"], 28, 1.0, True),
         "exercises, grading and the student edition": (
             ["tests/test_exercise_feedback.py", "tests/test_nbgrader_roundtrip.py",
-             "tests/test_exercises.py", "tests/test_release.py"], 105, 0.9, False),
+             "tests/test_exercises.py", "tests/test_release.py"], 113, 0.9, False),
         "pronunciation and experiments": (
             ["tests/pronunciation/test_gop.py", "tests/pronunciation/test_panel.py",
-             *_glob("tests/test_experiment*.py")], 107, 0.85, True),
+             *_glob("tests/test_experiment*.py")], 97, 0.85, True),
     }
     jobs += [run(name, paths, expected, after=warm, load=load, background=background)
              for name, (paths, expected, load, background) in main.items()]
     claimed = kernels + [path for paths, *_ in main.values() for path in paths]
-    jobs.append(rest("the rest of tests/", "tests", claimed, 51,
+    jobs.append(rest("the rest of tests/", "tests", claimed, 87,
                      extra_ignores=("tests/browser", "tests/test_site.py"), after=warm,
                      load=0.8))
     jobs += [run(f"{' and '.join(folders)} (nbval)", folders, expected, options=nbval,
                  after=warm)
-             for folders, expected in ((["lectures"], 66), (["solutions", "class"], 45))]
+             for folders, expected in ((["lectures"], 63), (["solutions", "class"], 40))]
     # The second pass: another set of BLAS kernels and numba's generic target.
-    jobs += [run("site build (second pass)", ["tests/test_site.py"], 138, portable_env,
+    jobs += [run("site build (second pass)", ["tests/test_site.py"], 152, portable_env,
                  after=warm),
              run("numerics II (second pass)", [path for path in numerics
-                                                if path not in compiling], 91, portable_env,
+                                                if path not in compiling], 99, portable_env,
                  after=warm, background=True)]
     if browser:
         jobs += [
-            run("lectures in the lab", ["tests/browser/test_lectures_in_lab.py"], 421,
+            run("lectures in the lab", ["tests/browser/test_lectures_in_lab.py"], 327,
                 after=warm, load=0.9),
             # it reads the site the site build made, instead of building it again
-            run("site pages in Chromium", ["tests/browser/test_site_pages.py"], 241,
+            run("site pages in Chromium", ["tests/browser/test_site_pages.py"], 169,
                 after=("site build (second pass)",), load=0.9),
             # the microphone tests play their recordings in real time
             rest("the rest of tests/browser", "tests/browser",
                  ["tests/browser/test_lectures_in_lab.py", "tests/browser/test_site_pages.py"],
-                 98, after=warm, load=0.7)]
+                 93, after=warm, load=0.7)]
     return jobs
 
 
