@@ -335,7 +335,8 @@ def as_sequence(x, name: str) -> np.ndarray:
     C-contiguous array (rows are frames); 1-D -> ``(n, 1)``; errors name the argument ``name``.
 
     Values must stay below 1e100 in magnitude (squared distances of larger
-    ones, summed along a path, overflow float64).
+    ones, summed along a path, overflow float64). A read-only array (the course's data sets
+    are) is copied: numba would compile every kernel it reaches a second time for it.
     """
     arr = _as_float_array(x, name, ndim=(1, 2))
     if arr.ndim == 1:
@@ -345,7 +346,7 @@ def as_sequence(x, name: str) -> np.ndarray:
         raise ValueError(f"{name}: values as large as {peak:.3g} are out of range for DTW "
                          f"(|value| <= {_MAX_ABS_VALUE:g}, or the distances overflow float64); "
                          f"scale the features down")
-    return np.ascontiguousarray(arr)
+    return np.require(arr, requirements=("C", "W"))
 
 
 def as_sequence_list(sequences, name: str) -> list[np.ndarray]:

@@ -206,6 +206,8 @@ def _pair_dtw(x, x_norm, y_t, y_norm, local, band, pattern, cost_buf, acc_buf, c
                                        rest_cols) + rest_rows[i + 1]
             prev, cur = cur, prev
         else:
+            # literal False on purpose: numba compiles accumulate_row for it without the
+            # bookkeeping of steps, ~6% faster than with run-time flags
             accumulate_row(i, d, j_lo, j_hi, move_di, move_dj, move_w, mid_di, mid_dj, mid_w,
                            start_weight, False, D, no_steps, False)
             if cutoff < np.inf:

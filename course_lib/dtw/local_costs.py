@@ -181,4 +181,6 @@ def _frame_norms(x, metric):
 def _local_costs(x, x_norm, y_t, y_norm, local, out):
     """out[i, j] = d(x_i, y_j) for every cell (y given as columns, see :func:`local_cost_row`)."""
     for i in range(x.shape[0]):
-        local_cost_row(x[i], x_norm[i], y_t, y_norm, local, 0, y_t.shape[1] - 1, out[i])
+        # np.int64(0), not 0: numba compiles a kernel again for each literal argument
+        local_cost_row(x[i], x_norm[i], y_t, y_norm, local, np.int64(0), y_t.shape[1] - 1,
+                       out[i])

@@ -376,7 +376,9 @@ def _hermite_table(x):
     """(len(x), SERIES_TERMS): row i holds the series coefficients of x[i]."""
     table = np.empty((x.size, _SERIES_TERMS))
     for i in range(x.size):
-        _hermite_coefficients(x[i], table[i], _SERIES_TERMS)
+        # table.shape[1], not the global _SERIES_TERMS, which numba would pass as a literal
+        # and compile a second _hermite_coefficients for
+        _hermite_coefficients(x[i], table[i], table.shape[1])
     return table
 
 
