@@ -56,6 +56,7 @@ _PASSES = ({"beam": 1e-48, "wbeam": 1e-48}, {"beam": 1e-80, "wbeam": 1e-80},
            {"beam": 1e-120, "wbeam": 1e-120, "pbeam": 1e-120, "lpbeam": 1e-120,
             "lponlybeam": 1e-120})
 _SILENCE_PEAK = 0.01             # of full scale: below it a recording holds no speech
+_FRAMES_PER_SECOND = 100         # the decoder's frame shift is 10 ms
 _CLIP_LEVEL, _CLIP_FRACTION = 0.999, 0.001
 _SILENCE_PHONES = {"SIL", "+NSN+", "+SPN+"}
 # the 39 phones of the CMU dictionary, which the en-us model has an HMM for
@@ -290,13 +291,15 @@ def _scored(text: str, aligned, loop, notes: list[str]) -> Pronunciation:
             totals += (units, best_units, n_frames)
             heard, share = _heard(loop_labels[first:first + n_frames], phone)
             # an alternative pronunciation is named "word(2)" by the decoder
-            phones.append(PhoneScore(word_index, word.split("(")[0].upper(), phone, first / 100,
-                                     (first + n_frames) / 100,
+            phones.append(PhoneScore(word_index, word.split("(")[0].upper(), phone,
+                                     first / _FRAMES_PER_SECOND,
+                                     (first + n_frames) / _FRAMES_PER_SECOND,
                                      (units - best_units) * _NATS_PER_UNIT / n_frames,
                                      heard, share))
     aligned_score, loop_score = totals[:2] * _NATS_PER_UNIT / max(totals[2], 1.0)
     return Pronunciation(text, tuple(phones), True, float(aligned_score), float(loop_score),
-                         tuple(notes), tuple((phone, first / 100, (last + 1) / 100)
+                         tuple(notes), tuple((phone, first / _FRAMES_PER_SECOND,
+                                              (last + 1) / _FRAMES_PER_SECOND)
                                              for phone, first, last in segments))
 
 
@@ -376,7 +379,7 @@ class WordReading:
         written; "nothing" where the loop heard only silence or the word was squeezed)."""
         if self.as_written:
             return ""
-        phones = [phone for phone in self.heard if phone != "SIL" and not self.squeezed]
+        phones = [] if self.squeezed else [phone for phone in self.heard if phone != "SIL"]
         return " ".join(phones) if phones else "nothing"
 
 
@@ -432,7 +435,8 @@ def _word_match(phones: list[PhoneScore]) -> float:
 
 def _squeezed(phones: list[PhoneScore]) -> bool:
     """Every phone at the aligner's shortest: one frame per HMM state."""
-    return all(round(100 * (p.end - p.start)) <= SHORTEST_PHONE_FRAMES for p in phones)
+    return all(round(_FRAMES_PER_SECOND * (p.end - p.start)) <= SHORTEST_PHONE_FRAMES
+               for p in phones)
 
 
 def _heard_over(segments, start: float, end: float) -> tuple[str, ...]:
