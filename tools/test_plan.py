@@ -208,14 +208,14 @@ def run_jobs(jobs: list[Job], slots: int, say=print) -> list[Job]:
                 free = [job for job in pending if set(job.after) <= ended_names]
                 ready = [job for job in free
                          if not running or busy + job.load <= slots + OVERSUBSCRIBE]
-                if not ready and busy < slots and not any(job.niced for job in running):
-                    ready = [job for job in free if job.background]
-                    for job in ready[:1]:
-                        job.niced = True
-                if ready:
-                    pending.remove(ready[0])
-                    running.append(ready[0])
-                    return ready[0]
+                idle = busy < slots and not any(job.niced for job in running)
+                background = [job for job in free if job.background] if idle else []
+                chosen = ready[0] if ready else background[0] if background else None
+                if chosen is not None:
+                    chosen.niced = not ready
+                    pending.remove(chosen)
+                    running.append(chosen)
+                    return chosen
                 changed.wait()
             return None
 
