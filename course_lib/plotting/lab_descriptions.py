@@ -13,6 +13,8 @@ alone.
 
 from __future__ import annotations
 
+from matplotlib.figure import Figure
+
 from .describe import described_image_html
 
 _FIGURE_DESCRIPTIONS = "figure_descriptions"  # the key tools/build_site.py reads too
@@ -25,21 +27,31 @@ class _LabDescriptions:
     def __init__(self, shell):
         self.shell = shell
         self.shown = 0
+        # (figure, PNG) just drawn for the HTML form, which IPython's PNG formatter asks for next
+        self.drawn: tuple[object, object] | None = None
 
     def new_cell(self, _info=None) -> None:
         # The inline backend's %config drops every formatter of Figure, ours too: take it back
         # before each cell.
-        self.shown = 0
-        html_formatter = self.shell.display_formatter.formatters["text/html"]
+        self.shown, self.drawn = 0, None
+        formatters = self.shell.display_formatter.formatters
+        html_formatter = formatters["text/html"]
         html_formatter.for_type_by_name("matplotlib.figure", "Figure", self)
         # a committed figure a cell shows from its PNG file (IPython.display.Image)
         html_formatter.for_type_by_name("IPython.core.display", "Image", self)
+        try:
+            printer = formatters["image/png"].lookup_by_type(Figure)
+        except KeyError:  # figures are not shown as PNG in this kernel
+            return
+        if not isinstance(printer, _PngDrawnOnce):
+            formatters["image/png"].for_type(Figure, _PngDrawnOnce(self, printer))
 
     def __call__(self, figure) -> str | None:
         texts = self.shell.parent_header.get("metadata", {}).get(_FIGURE_DESCRIPTIONS)
         if not isinstance(texts, list) or self.shown >= len(texts):
             return None  # not run by JupyterLab, or undescribed: the PNG alone, as before
         png = self.shell.display_formatter.formatters["image/png"](figure)
+        self.drawn = (figure, png)
         if isinstance(png, tuple):  # the retina formats give (data, metadata)
             png = png[0]
         if png is None:
@@ -47,6 +59,19 @@ class _LabDescriptions:
         text = str(texts[self.shown])
         self.shown += 1
         return described_image_html(png, text)
+
+
+class _PngDrawnOnce:
+    """The inline backend's PNG formatter of figures, given the PNG the HTML form has just
+    drawn of the same figure: IPython asks the HTML formatter first, and drawing a figure twice
+    for one display doubled the time a described figure took to appear."""
+
+    def __init__(self, descriptions: _LabDescriptions, printer):
+        self.descriptions, self.printer = descriptions, printer
+
+    def __call__(self, figure):
+        drawn, self.descriptions.drawn = self.descriptions.drawn, None
+        return drawn[1] if drawn is not None and drawn[0] is figure else self.printer(figure)
 
 
 def _describe_figures_in_lab() -> None:

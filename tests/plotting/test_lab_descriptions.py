@@ -76,6 +76,23 @@ def test_the_count_starts_again_in_each_cell_and_extra_figures_keep_the_png_alon
     assert "text/html" not in outputs[1] and "image/png" in outputs[1]
 
 
+def test_a_described_figure_is_drawn_once_for_both_forms(kernel):
+    """The HTML form embeds the very PNG the PNG form sends, drawn once: as many draws as an
+    undescribed figure (the inline backend's tight bounding box draws it twice itself)."""
+    count_draws = """draws = []
+figure = plt.figure()
+figure.canvas.mpl_connect("draw_event", lambda event: draws.append(event))
+plt.plot([0, 1])
+plt.show()
+len(draws)"""
+    described = run(kernel, count_draws, {"figure_descriptions": ["A rising line."]})
+    undescribed = run(kernel, count_draws)
+    assert alt_texts(described) == ["A rising line."]
+    assert described[0]["image/png"] in described[0]["text/html"]
+    assert described[-1]["text/plain"] == undescribed[-1]["text/plain"] != "0", \
+        f"draws with a description {described[-1]}, without {undescribed[-1]}"
+
+
 def test_a_png_image_shown_from_its_file_is_described_like_a_figure(kernel, tmp_path):
     # lecture 07 shows the experiments' committed figures from their PNG files
     picture = tmp_path / "committed.png"
