@@ -45,7 +45,7 @@ from .validation import _as_float_array
 __all__ = ["rmse", "round_scores", "rounded_pcc_mse", "discretised_log_predictive",
            "panel_log_predictive", "discrete_kl",
            "levelset_probability", "f1_from_counts", "brier_preference", "f1_preference",
-           "check_scale", "standardised_gap"]
+           "check_scale", "standardised_gap", "log_normal_interval"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -127,29 +127,38 @@ def check_scale(scale, name: str = "scale") -> tuple[int, int]:
 _NARROW_BIN = 1e-3
 
 
-def _log_normal_interval(lower, upper) -> np.ndarray:
-    """log(Phi(upper) - Phi(lower)) for lower < upper (standardised), without cancellation.
+def log_normal_interval(lower, upper) -> np.ndarray:
+    """log(Phi(upper) - Phi(lower)) for lower < upper (either may be infinite), without
+    cancellation: the mass of a standard normal between two points, e.g. a score's bin or an
+    ordinal level's interval (``mixed.feedback_likelihoods.OrdinalProbit``).
 
-    Wide bins: mirror a bin in the right tail (Phi(u) - Phi(l) = Phi(-l) - Phi(-u)) so that both
-    ends sit where log Phi is accurate, then log(Phi(b) - Phi(a)) = log Phi(b) + log(1 - e^d),
-    d = log Phi(a) - log Phi(b) < 0 (with expm1 for d near 0). Narrow bins (width w with
-    w * max(1, |m|) < _NARROW_BIN, m the midpoint; e.g. a predictive sd of 1e4 on a 0-10
-    scale): Phi(b) - Phi(a) = w phi(m) (1 + (m^2 - 1) w^2 / 24 + ...), whose correction is
-    nearly the same for every bin of the scale and cancels in the renormalisation.
+    An interval in the right tail is mirrored (Phi(u) - Phi(l) = Phi(-l) - Phi(-u)) so that both
+    ends sit where log Phi is accurate; then log(Phi(b) - Phi(a)) = log Phi(b) + log(1 - e^d),
+    d = log Phi(a) - log Phi(b) <= 0, with expm1 for d near 0.
     """
-    # inf - inf, log(0), overflow: only for items beyond float64, which the caller refuses
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        width, middle = upper - lower, 0.5 * (lower + upper)
-        narrow = width * np.maximum(1.0, np.abs(middle)) < _NARROW_BIN
+    lower, upper = np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    # inf - inf, log(0): only for an end beyond float64, which callers refuse
+    with np.errstate(divide="ignore", invalid="ignore"):
         mirror = lower > 0
         a = np.where(mirror, -upper, lower)
         b = np.where(mirror, -lower, upper)
         log_b = log_ndtr(b)
         d = np.minimum(log_ndtr(a) - log_b, 0.0)
-        wide_value = log_b + np.where(d > -np.log(2.0), np.log(-np.expm1(d)),
-                                      np.log1p(-np.exp(d)))
+        return log_b + np.where(d > -np.log(2.0), np.log(-np.expm1(d)), np.log1p(-np.exp(d)))
+
+
+def _log_bin_probability(lower, upper) -> np.ndarray:
+    """:func:`log_normal_interval` of a score's bin (standardised ends), with the midpoint rule
+    for narrow bins (width w with w * max(1, |m|) < _NARROW_BIN, m the midpoint; e.g. a
+    predictive sd of 1e4 on a 0-10 scale): Phi(b) - Phi(a) = w phi(m) (1 + (m^2 - 1) w^2 / 24
+    + ...), whose correction is nearly the same for every bin of the scale and cancels in the
+    renormalisation.
+    """
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        width, middle = upper - lower, 0.5 * (lower + upper)
+        narrow = width * np.maximum(1.0, np.abs(middle)) < _NARROW_BIN
         narrow_value = np.log(width) - 0.5 * middle ** 2 - 0.5 * np.log(2.0 * np.pi)
-    return np.where(narrow, narrow_value, wide_value)
+    return np.where(narrow, narrow_value, log_normal_interval(lower, upper))
 
 
 def discretised_log_predictive(mean, variance, scale=(0, 10)) -> np.ndarray:
@@ -173,7 +182,7 @@ def discretised_log_predictive(mean, variance, scale=(0, 10)) -> np.ndarray:
     edges = np.arange(low, high + 2) - 0.5
     with np.errstate(over="ignore"):
         standardised = (edges[None, :] - mean[:, None]) / np.sqrt(variance)[:, None]
-    log_mass = _log_normal_interval(standardised[:, :-1], standardised[:, 1:])
+    log_mass = _log_bin_probability(standardised[:, :-1], standardised[:, 1:])
     lost = ~np.all(np.isfinite(log_mass), axis=1)
     if lost.any():
         item = int(np.argmax(lost))

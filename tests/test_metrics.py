@@ -12,8 +12,8 @@ from scipy import stats
 from scipy.integrate import quad
 from scipy.special import logsumexp
 
-from course_lib.metrics import (discrete_kl, discretised_log_predictive, panel_log_predictive,
-                                rmse, round_scores, rounded_pcc_mse)
+from course_lib.metrics import (discrete_kl, discretised_log_predictive, log_normal_interval,
+                                panel_log_predictive, rmse, round_scores, rounded_pcc_mse)
 
 EDGES = np.arange(0, 12) - 0.5  # the bins of the scale 0..10
 
@@ -38,6 +38,29 @@ def log_probabilities_by_quadrature(mean, sd, edges=EDGES):
         log_mass.append(np.log(integral) - 0.5 * anchor ** 2)
     log_mass = np.array(log_mass)
     return log_mass - logsumexp(log_mass)
+
+
+# ----- the mass of a normal interval -----------------------------------------------------------
+def log_interval_by_quadrature(a, b):
+    """log(Phi(b) - Phi(a)) by adaptive quadrature of the standard normal density, written as
+    exp(-(t^2 - anchor^2)/2) with the end nearest 0 as anchor, so far tails keep their digits."""
+    anchor = min(abs(a), abs(b)) if a * b > 0 else 0.0
+    integral, _ = quad(lambda t: np.exp(-0.5 * (t * t - anchor * anchor)), a, b, epsabs=0.0,
+                       epsrel=1e-13)
+    return np.log(integral) - 0.5 * anchor ** 2 - 0.5 * np.log(2 * np.pi)
+
+
+# both tails, across 0, nearly touching ends, and the infinite ends of an ordinal level
+INTERVALS = [(-41.0, -40.0), (-8.0, -7.999), (-3.0, 2.0), (-1e-6, 1e-6), (0.0, 0.5),
+             (7.0, 7.5), (39.0, np.inf), (-np.inf, -39.0), (-np.inf, 0.3), (-0.3, np.inf),
+             (2.0, np.inf)]
+
+
+@pytest.mark.parametrize("a, b", INTERVALS)
+def test_normal_interval_matches_quadrature(a, b):
+    # relative accuracy of the log mass, as quadrature gives it (rtol 1e-13 on the integral)
+    np.testing.assert_allclose(log_normal_interval(a, b), log_interval_by_quadrature(a, b),
+                               rtol=1e-11, atol=1e-12)
 
 
 # ----- the discretised predictive --------------------------------------------------------------

@@ -23,9 +23,9 @@ was, OrdinalProbit rates one item on K levels.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import log_ndtr, ndtr
 
 from ..linalg import LOG_2PI
+from ..metrics import log_normal_interval
 from ..validation import _as_float_array
 from ..preference.likelihoods import (Likelihood, check_binary, check_levels, check_rows,
                                       no_parameters)
@@ -325,16 +325,6 @@ class LikertConfidence(Likelihood):
 # Ordinal ratings (cumulative probit)
 # --------------------------------------------------------------------------------------------
 
-def _log_interval_probability(low, high):
-    """log(Phi(high) - Phi(low)) for low < high (either may be infinite), without cancellation:
-    in whichever tail both ends lie, or as 1 - both tails when the interval holds 0."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lower_tail = log_ndtr(high) + np.log(-np.expm1(log_ndtr(low) - log_ndtr(high)))
-        upper_tail = log_ndtr(-low) + np.log(-np.expm1(log_ndtr(-high) - log_ndtr(-low)))
-        middle = np.log1p(-(ndtr(low) + ndtr(-high)))
-    return np.where(high <= 0, lower_tail, np.where(low >= 0, upper_tail, middle))
-
-
 class OrdinalProbit(Likelihood):
     """An absolute rating of ONE item on ``n_levels`` ordered levels y = 0 .. K - 1 (cumulative
     probit; AEPsych's ordinal likelihood, which Wu et al. 2025 mention but do not use):
@@ -353,8 +343,9 @@ class OrdinalProbit(Likelihood):
         d log P/dz = r_l - r_u,   d^2 log P/dz^2 = l r_l - u r_u - (r_l - r_u)^2  (< 0:
         log-concave), and the third derivative from the partials of log P in (l, u).
 
-    log P is formed in the tail that holds the interval (:func:`_log_interval_probability`), so
-    it stays finite far beyond where P underflows.
+    log P is formed in the tail that holds the interval
+    (:func:`course_lib.metrics.log_normal_interval`), so it stays finite far beyond where P
+    underflows.
     """
 
     observation_kind = "single-ordinal"
@@ -393,7 +384,7 @@ class OrdinalProbit(Likelihood):
     def _partials(self, z, y):
         """log P and its partials in (l, u) up to third order; infinite ends contribute 0."""
         low, high = self._ends(z, y)
-        log_p = _log_interval_probability(low, high)
+        log_p = log_normal_interval(low, high)
         finite_low, finite_high = np.isfinite(low), np.isfinite(high)
         low, high = np.where(finite_low, low, 0.0), np.where(finite_high, high, 0.0)
         r_l = np.exp(np.where(finite_low, -0.5 * low * low - 0.5 * LOG_2PI - log_p, -np.inf))
@@ -420,7 +411,7 @@ class OrdinalProbit(Likelihood):
         return log_p, -(f_l + f_u), f_ll + 2 * f_lu + f_uu, d3
 
     def _log_density(self, z, y):
-        return _log_interval_probability(*self._ends(z, y))
+        return log_normal_interval(*self._ends(z, y))
 
     def _parameter_terms(self, z, y):
         _, (f_l, f_u), (f_ll, f_lu, f_uu), (f_lll, f_llu, f_luu, f_uuu) = self._partials(z, y)
@@ -440,5 +431,5 @@ class OrdinalProbit(Likelihood):
     def _conditional_mean(self, z):
         """E[y | z]: the expected level."""
         z = np.asarray(z, dtype=float)
-        return sum(k * np.exp(_log_interval_probability(*self._ends(z, np.full(z.shape, k))))
+        return sum(k * np.exp(log_normal_interval(*self._ends(z, np.full(z.shape, k))))
                    for k in range(1, self.n_levels))

@@ -175,6 +175,16 @@ MISTAKES = [
         from course_lib.metrics import discretised_log_predictive
         return discretised_log_predictive(mean, variance, scale)
         """, expect="off limits"),
+    Mistake("discretised_log_probabilities", why="the library's normal interval mass, which "
+            "the likelihood of an ordinal rating also uses", code="""
+        from scipy.special import logsumexp
+        from course_lib.metrics import log_normal_interval
+        low, high = scale
+        edges = np.arange(low, high + 2) - 0.5
+        z = (edges[None, :] - np.asarray(mean)[:, None]) / np.sqrt(variance)[:, None]
+        log_mass = log_normal_interval(z[:, :-1], z[:, 1:])
+        return log_mass - logsumexp(log_mass, axis=1, keepdims=True)
+        """, expect="off limits"),
     Mistake("kl_from_histograms", why="the library's KL", code="""
         from course_lib.metrics import discrete_kl
         return discrete_kl(histograms, log_probabilities)
