@@ -28,6 +28,7 @@ _YES_COLOUR, _NO_COLOUR = "#d95f02", "#1b9e77"   # orange and teal: apart for co
 
 
 def _grid_values(axis_x, axis_y, values):
+    """A map's two axes and its values, checked: one row of ``values`` per ``axis_y`` point."""
     axis_x = _as_float_array(axis_x, "axis_x", ndim=1)
     axis_y = _as_float_array(axis_y, "axis_y", ndim=1)
     values = _as_float_array(values, "values", ndim=2)

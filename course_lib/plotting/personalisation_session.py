@@ -19,6 +19,7 @@ from matplotlib.ticker import FixedLocator, MaxNLocator, NullLocator
 
 from ..validation import _as_float_array, _as_positive_float, _check_length
 from .colour import _series_linestyle
+from .levelset import _grid_values
 
 __all__ = ["plot_settling", "plot_setting_map", "plot_comparisons", "plot_session_marks",
            "plot_equaliser_curves"]
@@ -32,12 +33,7 @@ def plot_setting_map(ax, axis_x, axis_y, values, *, cmap: str = "viridis",
                      names: tuple[str, str] = ("band 1 gain (dB)", "band 2 gain (dB)")):
     """``values`` (len(axis_y), len(axis_x)) over two gain axes as an image, one cell per
     setting (cells centred on the settings), with a colour bar labelled ``label``."""
-    axis_x = _as_float_array(axis_x, "axis_x", ndim=1)
-    axis_y = _as_float_array(axis_y, "axis_y", ndim=1)
-    values = _as_float_array(values, "values", ndim=2)
-    if values.shape != (axis_y.size, axis_x.size):
-        raise ValueError(f"values: expected shape ({axis_y.size}, {axis_x.size}) (rows follow "
-                         f"axis_y), got {values.shape}")
+    axis_x, axis_y, values = _grid_values(axis_x, axis_y, values)
     half_x = 0.5 * (axis_x[1] - axis_x[0]) if axis_x.size > 1 else 0.5
     half_y = 0.5 * (axis_y[1] - axis_y[0]) if axis_y.size > 1 else 0.5
     image = ax.imshow(values, origin="lower", cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto",
