@@ -3,7 +3,9 @@
 
 * valid nbformat 4 with the ``python3`` kernelspec and a markdown title cell first;
 * the first code cell is the setup cell: ``SEED = ...``, ``rng = np.random.default_rng(SEED)``,
-  ``%matplotlib inline``;
+  ``%matplotlib inline``, and in a notebook with figure descriptions an import of
+  ``course_lib.plotting`` (or a module of it, or of ``course_lib.widgets``), which gives its
+  figures the course's colours and, in JupyterLab, their descriptions as alt text;
 * no package installs, network access or absolute paths in code cells;
 * stored outputs only in cells whose output nbval checks (tag ``nbval-check-output`` or a
   ``# NBVAL_CHECK_OUTPUT`` comment); none at all in exercises/;
@@ -48,6 +50,8 @@ SETUP_NEEDS = [
     (re.compile(r"rng\s*=\s*np\.random\.default_rng\(SEED\)"), "rng = np.random.default_rng(SEED)"),
     (re.compile(r"^%matplotlib inline", re.M), "%matplotlib inline"),
 ]
+# imports course_lib.plotting, directly or through a module of it or of the widgets
+PLOTTING_IMPORT = re.compile(r"^\s*(?:import|from)\s+course_lib\.(?:plotting|widgets)\b", re.M)
 
 
 def checks_output(cell) -> bool:
@@ -81,6 +85,11 @@ def check_notebook(path: Path) -> list[str]:
         for pattern, what in SETUP_NEEDS:
             if not pattern.search(code[0].source):
                 problems.append(f"{rel}: the first code cell (setup) lacks `{what}`")
+        if (any(c.metadata.get("figure_descriptions") for c in code)
+                and not PLOTTING_IMPORT.search(code[0].source)):
+            problems.append(f"{rel}: the first code cell (setup) lacks `import course_lib.plotting`"
+                            " (its figures would miss the course's colours and, in JupyterLab, "
+                            "their descriptions as alt text)")
     for index, cell in enumerate(nb.cells):
         where = f"{rel} cell {index}"
         for tag in cell.metadata.get("tags", []):
