@@ -116,3 +116,16 @@ def test_saved_widget_state_is_reported(tmp_path):
     nb = _notebook()
     nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {}}
     assert any("widget state" in p for p in _problems(tmp_path, nb))
+
+
+def test_described_figures_need_course_lib_plotting_in_the_setup_cell(tmp_path):
+    described = nbformat.v4.new_code_cell("plt.plot([0, 1])",
+                                          metadata={"figure_descriptions": ["A rising line."]})
+    problems = _problems(tmp_path, _notebook(described))
+    assert any("lacks `import course_lib.plotting`" in p for p in problems), problems
+    for line in ("import course_lib.plotting  # noqa: F401",
+                 "from course_lib.plotting.gp import plot_posterior",
+                 "from course_lib.widgets.dtw import alignment_explorer"):
+        nb = _notebook(described)
+        nb.cells[1].source += "\n" + line
+        assert _problems(tmp_path, nb) == [], line
