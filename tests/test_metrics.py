@@ -27,16 +27,10 @@ def naive_probabilities(mean, variance, edges=EDGES):
 
 
 def log_probabilities_by_quadrature(mean, sd, edges=EDGES):
-    """log P(c) by adaptive quadrature of the standard normal density over each standardised
-    bin, written as exp(-(t^2 - a^2)/2) on [a, b] so that far tails keep their digits."""
+    """log P(c) from :func:`log_interval_by_quadrature` over each standardised bin,
+    renormalised over the scale."""
     z = (edges - mean) / sd
-    log_mass = []
-    for a, b in zip(z[:-1], z[1:]):
-        anchor = min(abs(a), abs(b)) if a * b > 0 else 0.0
-        integral, _ = quad(lambda t: np.exp(-0.5 * (t * t - anchor * anchor)), a, b,
-                           epsabs=0.0, epsrel=1e-13)
-        log_mass.append(np.log(integral) - 0.5 * anchor ** 2)
-    log_mass = np.array(log_mass)
+    log_mass = np.array([log_interval_by_quadrature(a, b) for a, b in zip(z[:-1], z[1:])])
     return log_mass - logsumexp(log_mass)
 
 
