@@ -112,32 +112,42 @@ def _plot_panel_distribution(ax, distribution, mean: float, interval_50, interva
 def panel_figure(prediction) -> Figure:
     """The panel's view of one recording (a :class:`course_lib.pronunciation.panel.PanelPrediction`):
     the distribution of one expert's score and the interval of the five experts' mean over the
-    aspect's bands above, the sentence's words and phones by GOP below."""
+    aspect's bands above, the sentence's words and phones by GOP below, a phone flagged
+    mispronounced hatched with diagonals and a word not heard as written cross-hatched. A
+    recording that did not align has no view to draw (ValueError: show its summary line)."""
+    _check_aligned(prediction)
     fig = Figure(figsize=(9, 5.4), layout="constrained")
     top, bottom = fig.subplots(2, 1, height_ratios=(3, 2))
     _plot_panel_distribution(top, prediction.distribution, prediction.mean,
                              prediction.interval_50, prediction.interval_90,
                              rubric=prediction.rubric)
     top.set_title(f"{prediction.aspect.capitalize()}: how the five experts would score it")
-    if prediction.aligned:
-        plot_gop_timeline(bottom, prediction.pronunciation.phones)
-        # the word row (y 1.2): a word not heard as written is cross-hatched, not only recoloured
-        for word in _not_as_written(prediction):
-            bottom.barh(1.2, word.end - word.start, left=word.start, height=1.0, fill=False,
-                        hatch="xx", edgecolor="black", linewidth=0.0)
-        bottom.set_title("Goodness of pronunciation (nats per frame; 0 = as good as the best "
-                         "phone)" + ("; cross-hatched: a word not heard as written"
-                                     if _not_as_written(prediction) else ""), fontsize="small")
-    else:
-        bottom.set_axis_off()
-        bottom.text(0.5, 0.5, "The sentence did not align: no phone scores.", ha="center",
-                    va="center", transform=bottom.transAxes)
+    plot_gop_timeline(bottom, prediction.pronunciation.phones)
+    # the word row (y 1.2): a word not heard as written is cross-hatched, not only recoloured
+    for word in _not_as_written(prediction):
+        bottom.barh(1.2, word.end - word.start, left=word.start, height=1.0, fill=False,
+                    hatch="xx", edgecolor="black", linewidth=0.0)
+    # the phone row (y 0): a phone flagged mispronounced is hatched with diagonals
+    for phone in _mispronounced(prediction):
+        bottom.barh(0.0, phone.end - phone.start, left=phone.start, height=1.0, fill=False,
+                    hatch="///", edgecolor="black", linewidth=0.0)
+    marks = (["hatched: a phone flagged mispronounced"] if _mispronounced(prediction) else []) \
+        + (["cross-hatched: a word not heard as written"] if _not_as_written(prediction) else [])
+    bottom.set_title("Goodness of pronunciation (nats per frame; 0 = as good as the best "
+                     "phone)" + "".join(f"; {mark}" for mark in marks), fontsize="small")
     return fig
+
+
+def _check_aligned(prediction) -> None:
+    if not prediction.aligned:
+        raise ValueError("prediction: the sentence did not align, so the panel has no view to "
+                         "draw; show prediction.summary(), its one line, instead")
 
 
 def panel_description(prediction) -> str:
     """What :func:`panel_figure` draws for ``prediction``, in words (the figure's alt text):
     every number the top panel shows, and what the bottom panel holds."""
+    _check_aligned(prediction)
     (low50, high50), (low90, high90) = prediction.interval_50, prediction.interval_90
     bands = ", ".join(f"{low}-{high} {band}" for low, high, band, _ in sorted(prediction.rubric))
     top = (f"Top, {prediction.aspect} as the five experts would score it: bars give the "
@@ -147,14 +157,15 @@ def panel_description(prediction) -> str:
            f"predicted mean of the five experts, with a thick line for its 50% interval "
            f"({low50:.1f} to {high50:.1f}) and a thin capped line for its 90% interval "
            f"({low90:.1f} to {high90:.1f}). The background names the rubric's bands: {bands}.")
-    if not prediction.aligned:
-        return top + " Bottom: a line saying that the sentence did not align, so no phone was " \
-                     "scored."
     misread = _not_as_written(prediction)
+    flagged = _mispronounced(prediction)
     return top + (" Bottom: the sentence's words and phones along time, each a box coloured "
                   "by its goodness of pronunciation (dark for poor, yellow for good) and "
                   "labelled with it where the box is wide enough; the text beside the figure "
                   "lists the words that pulled the score down." + (
+                      " Hatched with diagonals, as flagged mispronounced: "
+                      + ", ".join(f"{p.phone} at {p.start:.2f} s" for p in flagged) + "."
+                      if flagged else " No phone is flagged mispronounced.") + (
                       " Cross-hatched, as not heard as written: "
                       + ", ".join(word.word.lower() for word in misread) + "."
                       if misread else ""))
@@ -163,3 +174,8 @@ def panel_description(prediction) -> str:
 def _not_as_written(prediction) -> list:
     """The words of ``prediction`` (its ``words`` verdicts) not heard as written."""
     return [word for word in prediction.words if word.heard_as_written is False]
+
+
+def _mispronounced(prediction) -> list:
+    """The phones of ``prediction`` (its ``words`` verdicts) flagged mispronounced."""
+    return [phone for word in prediction.words for phone in word.phones if phone.mispronounced]

@@ -164,16 +164,18 @@ class PronunciationScorer:
         at ``sample_rate`` Hz; other rates are resampled to 16 kHz and ``notes`` says so)."""
         words = self._check_text(text)
         x, notes = _check_recording(samples, sample_rate)
-        raw = np.round(np.clip(x, -1.0, 32767 / 32768) * 32768).astype("<i2").tobytes()
-        for decoder, beams in zip(self._decoders, _PASSES):
+        raw = _pcm_bytes(x)
+        for attempt, decoder in enumerate(self._decoders, start=1):
             # the front end's noise estimate carries over from the last recording: start afresh
             # so that a sentence scores the same whatever was scored before it
             decoder.reinit_feat()
             aligned = _align(decoder, raw, " ".join(words).lower())
             if aligned is not None:
                 break
-            notes.append(f"the sentence did not align with beam {beams['beam']:g}"
-                         + (" and the phone beams opened" if "pbeam" in beams else ""))
+            # in plain words: each later attempt keeps more of the unlikely timings alive
+            notes.append(f"the words did not align with the sound at attempt {attempt} of "
+                         f"{len(_PASSES)}" + ("; the next attempt searches more widely"
+                                             if attempt < len(_PASSES) else ""))
         if aligned is None:
             notes.append("no GOP: the recording does not match the text closely enough to align "
                          "(is it the right sentence, said in full?)")
@@ -221,6 +223,11 @@ def _check_recording(samples, sample_rate) -> tuple[np.ndarray, list[str]]:
         notes.append("the recording is clipped (too loud): move back from the microphone; the "
                      "scores of clipped phones are lower than they should be")
     return x, notes
+
+
+def _pcm_bytes(x: np.ndarray) -> bytes:
+    """Checked samples in [-1, 1] as the decoder's input: 16-bit little-endian PCM."""
+    return np.round(np.clip(x, -1.0, 32767 / 32768) * 32768).astype("<i2").tobytes()
 
 
 def _align(decoder, raw: bytes, text: str):
