@@ -49,16 +49,13 @@ over students.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtr
+from scipy.special import logsumexp, ndtr
 from scipy.stats import t as student_t
 
-from course_lib.linalg import NotPositiveDefiniteError
 from course_lib.preference.comparisons import Comparisons, DisconnectedComparisonsWarning
-from course_lib.preference.laplace import laplace_mode
-from course_lib.preference.preference_gp import latent_difference
 from course_lib.simulators.personalisation import equaliser_model
 from course_lib.validation import RngLike, _as_float_array, _as_positive_int, _as_rng
 
@@ -71,6 +68,10 @@ _N_RESTARTS = 2           # MAP-II runs of the pooled model
 _FAMILY_LEVEL = 0.05      # the chance of a "split" pair in a class with one taste
 _SURE = 0.9
 _MODELS = ("the class without you", "you alone", "the class and you")
+_MIN_ANSWERS = 3          # fewer answers all on one side are not called "no information"
+_JITTER = 1e-9            # relative jitter of the prior covariance before its inverse
+_ARMIJO = 1e-4            # the line search of the batched Newton steps (laplace_mode's)
+_MAX_HALVINGS = 40
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,11 @@ class ClassPreferences:
     ``held_out_score`` and ``held_out_se`` (3, G) mean log predictive density of a held-out
     answer and its standard error over students (NaN where no student had n answers to train
     on, or, for the class's models, where there is no other student), ``held_out_students``
-    (3, G) how many students each entry rests on."""
+    (3, G) how many students each entry rests on. ``status`` per student: "ok", or "no
+    information" for a sheet that gave the same side ("first" or "second" as shown) to every
+    one of at least 3 pairs: it says nothing about preference, so those answers are left out
+    of every fit (their rows NaN, ``fitted`` False) and of the shares (None in a
+    ClassPreferences built by hand)."""
 
     pseudonyms: tuple[str, ...]
     settings: np.ndarray
@@ -126,6 +131,7 @@ class ClassPreferences:
     held_out_score: np.ndarray
     held_out_se: np.ndarray
     held_out_students: np.ndarray
+    status: tuple[str, ...] | None = None
 
     def row(self, pseudonym: str) -> int | None:
         """The index of ``pseudonym`` in the per-student arrays, or None (no answers)."""
@@ -136,14 +142,15 @@ class ClassPreferences:
 class _Answers:
     """Every answer in one long table, oriented as ``pairs``: ``student`` (index into the
     pseudonyms), ``pair`` (index into pairs), ``first`` and ``second`` (setting indices),
-    ``y``, and ``M`` the rows of the comparison matrix (``Comparisons.matrix``)."""
+    ``y``, and ``shown_y`` the degree as the student gave it (> 0.5: the first as shown on
+    their sheet)."""
 
     student: np.ndarray
     pair: np.ndarray
     first: np.ndarray
     second: np.ndarray
     y: np.ndarray
-    M: np.ndarray
+    shown_y: np.ndarray
 
 
 # ----- the border ---------------------------------------------------------------------------
@@ -219,7 +226,7 @@ def _long_table(settings, pairs, by_student, pseudonyms) -> _Answers:
     """Every student's answers mapped onto ``pairs`` (a reversed pair: y -> 1 - y)."""
     code = {(int(a), int(b)): (j, False) for j, (a, b) in enumerate(pairs)}
     code.update({(int(b), int(a)): (j, True) for j, (a, b) in enumerate(pairs)})
-    students, pair_index, ys = [], [], []
+    students, pair_index, ys, shown = [], [], [], []
     for s, name in enumerate(pseudonyms):
         first, second, y = (_as_float_array(v, f"comparisons[{name!r}]", ndim=1)
                             for v in by_student[name])
@@ -232,10 +239,12 @@ def _long_table(settings, pairs, by_student, pseudonyms) -> _Answers:
                                  "one of the activity's pairs")
             j, reversed_ = code[(a, b)]
             students.append(s), pair_index.append(j), ys.append(1 - value if reversed_ else value)
-    pair_index, y = np.array(pair_index), np.array(ys)
+            shown.append(value)
+    pair_index, y = np.array(pair_index, dtype=np.int64), np.array(ys)
     first, second = pairs[pair_index, 0], pairs[pair_index, 1]
-    M = _comparisons(settings, first, second, y).matrix()
-    return _Answers(np.array(students), pair_index, first, second, y, M)
+    _comparisons(settings, first, second, y)                   # checks the degrees
+    return _Answers(np.array(students, dtype=np.int64), pair_index, first, second, y,
+                    np.array(shown))
 
 
 def _comparisons(settings, first, second, y) -> Comparisons:
@@ -249,24 +258,32 @@ def _comparisons(settings, first, second, y) -> Comparisons:
 # ----- the models ---------------------------------------------------------------------------
 def _class_preferences_trusted(settings, pairs, answers: _Answers, pseudonyms, n_permutations,
                                n_scored, n_held_out, rng) -> ClassPreferences:
-    """:func:`class_preferences_model` on checked arguments (module docstring)."""
+    """:func:`class_preferences_model` on checked arguments (module docstring); the students
+    of ``status`` "no information" are left out of every fit."""
+    status = _sheet_status(answers, len(pseudonyms))
+    fitted = _subset(answers, np.isin(answers.student, np.flatnonzero(
+        [s == "ok" for s in status])))
+    if fitted.y.size == 0:
+        raise ValueError("comparisons: every sheet gives the same side to every pair, which "
+                         "says nothing about preference; there is nothing to fit")
     pooled = equaliser_model(settings.shape[1]).fit(
-        _comparisons(settings, answers.first, answers.second, answers.y))
+        _comparisons(settings, fitted.first, fitted.second, fitted.y))
     pooled.optimise_hyperparameters(_N_RESTARTS, rng=rng)
     Xa, Xb = settings[pairs[:, 0]], settings[pairs[:, 1]]
     mu, tau2 = pooled.predict_difference(Xa, Xb)
     utility, utility_var = pooled.predict(settings)
-    fits = _individual_fits(pooled, answers, len(pseudonyms), pairs)
-    spread, null_mean, null_sd, t = _taste_spread(pooled, answers, len(pseudonyms), pairs,
+    batch = _Batch(pooled, pairs, answers.y)
+    fits = _individual_fits(batch, fitted, len(pseudonyms))
+    spread, null_mean, null_sd, t = _taste_spread(batch, fitted, len(pseudonyms),
                                                   fits["individual_difference"],
                                                   n_permutations, rng)
     probability = ndtr(mu / np.sqrt(tau2))
     threshold = float(student_t.ppf(1.0 - _FAMILY_LEVEL / pairs.shape[0], n_permutations - 1))
-    held_out = _held_out_scores(pooled, answers, len(pseudonyms), n_scored, n_held_out, rng)
+    held_out = _held_out_scores(batch, fitted, len(pseudonyms), n_scored, n_held_out, rng)
     return ClassPreferences(
         pseudonyms=pseudonyms, settings=settings, pairs=pairs,
-        shares=_shares(answers, pairs.shape[0]),
-        n_answered=np.bincount(answers.pair, minlength=pairs.shape[0]),
+        shares=_shares(fitted, pairs.shape[0]),
+        n_answered=np.bincount(fitted.pair, minlength=pairs.shape[0]),
         pooled_difference=mu, pooled_difference_sd=np.sqrt(tau2),
         pooled_probability=probability, pooled_utility=utility,
         pooled_utility_sd=np.sqrt(utility_var),
@@ -275,7 +292,23 @@ def _class_preferences_trusted(settings, pairs, answers: _Answers, pseudonyms, n
         spread=spread, spread_null_mean=null_mean, spread_null_sd=null_sd, split_t=t,
         split_threshold=threshold, verdict=_verdicts(t, probability, threshold),
         n_permutations=n_permutations,
-        held_out_models=_MODELS, **held_out)
+        held_out_models=_MODELS, **held_out, status=status)
+
+
+def _sheet_status(answers: _Answers, n_students: int) -> tuple[str, ...]:
+    """"no information" for a student who answered at least _MIN_ANSWERS pairs, every one
+    for the same side as shown on their sheet (always "first", or always "second"): like one
+    score for every clip, it says nothing about which setting they prefer; else "ok"."""
+    out = []
+    for s in range(n_students):
+        shown = answers.shown_y[answers.student == s]
+        same_side = np.all(shown > 0.5) or np.all(shown < 0.5)
+        out.append("no information" if shown.size >= _MIN_ANSWERS and same_side else "ok")
+    return tuple(out)
+
+
+def _subset(answers: _Answers, keep: np.ndarray) -> _Answers:
+    return _Answers(*(getattr(answers, name)[keep] for name in _Answers.__dataclass_fields__))
 
 
 def _shares(answers: _Answers, n_pairs: int) -> np.ndarray:
@@ -286,56 +319,133 @@ def _shares(answers: _Answers, n_pairs: int) -> np.ndarray:
     return counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
 
 
-def _posterior(pooled, M: np.ndarray, y: np.ndarray):
-    """The Laplace posterior of the utility at the settings from the rows ``M`` of answers
-    ``y``, at the pooled model's hyper-parameters (R&W 2006, Alg. 3.1), or None if there is
-    none (K^-1 + W not positive definite at the point reached)."""
-    try:
-        return laplace_mode(pooled.kernel(pooled.X_train), M, pooled.likelihood, y,
-                            tol=1e-8).posterior
-    except NotPositiveDefiniteError:
-        return None
+class _Batch:
+    """Many Laplace posteriors of the utility at the settings, at the pooled model's
+    hyper-parameters, each from its own set of answers, solved together (R&W 2006, Alg. 3.1
+    adapted to pairs, as :func:`~course_lib.preference.laplace.laplace_mode`, with Newton's
+    steps for all sets at once). A set of answers is given by its counts (B, P, V) of each
+    degree ``values[v]`` on each pair: the likelihood depends on the answers only through
+    them, so the class's several thousand answers are 15 x 3 numbers."""
+
+    def __init__(self, pooled, pairs: np.ndarray, y: np.ndarray):
+        self.likelihood = pooled.likelihood
+        K = pooled.kernel(pooled.X_train)
+        n = K.shape[0]
+        self.K_inverse = np.linalg.inv(K + _JITTER * np.mean(np.diag(K)) * np.eye(n))
+        self.D = np.zeros((pairs.shape[0], n))
+        self.D[np.arange(pairs.shape[0]), pairs[:, 0]] = 1.0
+        self.D[np.arange(pairs.shape[0]), pairs[:, 1]] = -1.0
+        self.values = np.unique(y)
+
+    def value_index(self, y: np.ndarray) -> np.ndarray:
+        return np.searchsorted(self.values, y)
+
+    def counts(self, groups: np.ndarray, pair: np.ndarray, y: np.ndarray,
+               n_groups: int) -> np.ndarray:
+        """(n_groups, P, V) counts of the answers (``pair``, ``y``) of each group."""
+        out = np.zeros((n_groups, self.D.shape[0], self.values.size))
+        np.add.at(out, (groups, pair, self.value_index(y)), 1.0)
+        return out
+
+    def _evaluate(self, f: np.ndarray, nonzero, weights):
+        """psi, the gradient and the curvature in z (B, P) at latents f (B, n)."""
+        b, p, v = nonzero
+        z = (f @ self.D.T)[b, p]
+        terms = self.likelihood.terms(z, self.values[v])
+        B, P = f.shape[0], self.D.shape[0]
+        flat = b * P + p
+        psi = np.bincount(b, weights * terms.log_likelihood, minlength=B) - \
+            0.5 * np.einsum("bi,ij,bj->b", f, self.K_inverse, f)
+        gradient = np.bincount(flat, weights * terms.gradient, minlength=B * P).reshape(B, P)
+        curvature = np.bincount(flat, weights * terms.curvature, minlength=B * P).reshape(B, P)
+        return np.where(np.isfinite(psi), psi, -np.inf), gradient, curvature
+
+    def posteriors(self, counts: np.ndarray, *, tol: float = 1e-8, max_iter: int = 100):
+        """(mean (B, n), covariance (B, n, n), fitted (B,)) of the utility from each set of
+        ``counts``; fitted False (rows NaN) where K^-1 + W is not positive definite at the
+        mode. Newton's direction uses max(w, 0) (the Beta likelihood is not log-concave),
+        the step backtracks until Armijo's condition holds (Nocedal & Wright 2006, eq. 3.4)."""
+        nonzero = np.nonzero(counts)
+        weights = counts[nonzero]
+        B, n = counts.shape[0], self.D.shape[1]
+        f = np.zeros((B, n))
+        psi, gradient, curvature = self._evaluate(f, nonzero, weights)
+        for _ in range(max_iter):
+            H = self.K_inverse + np.einsum("pi,bp,pj->bij", self.D, np.maximum(curvature, 0.0),
+                                           self.D)
+            g = gradient @ self.D - f @ self.K_inverse
+            step = np.linalg.solve(H, g[:, :, None])[:, :, 0]
+            slope = np.sum(g * step, axis=1)
+            if np.all(0.5 * slope < tol):
+                break
+            size = np.where(0.5 * slope < tol, 0.0, 1.0)
+            for _ in range(_MAX_HALVINGS):
+                trial = f + size[:, None] * step
+                new_psi, new_gradient, new_curvature = self._evaluate(trial, nonzero, weights)
+                accept = new_psi >= psi + _ARMIJO * size * slope
+                if np.all(accept | (size == 0.0)):
+                    break
+                size = np.where(accept, size, 0.5 * size)
+            moved = accept & (size > 0.0)
+            f[moved], psi[moved] = trial[moved], new_psi[moved]
+            gradient[moved], curvature[moved] = new_gradient[moved], new_curvature[moved]
+            if not np.any(moved):
+                break
+        precision = self.K_inverse + np.einsum("pi,bp,pj->bij", self.D, curvature, self.D)
+        fitted = np.all(np.linalg.eigvalsh(precision) > 0.0, axis=1)
+        covariance = np.full((B, n, n), np.nan)
+        covariance[fitted] = np.linalg.inv(precision[fitted])
+        f[~fitted] = np.nan
+        return f, covariance, fitted
+
+    def differences(self, mean: np.ndarray, covariance: np.ndarray):
+        """Mean and variance (B, P) of f(first) - f(second) on every pair."""
+        return mean @ self.D.T, np.einsum("pi,bij,pj->bp", self.D, covariance, self.D)
 
 
-def _individual_fits(pooled, answers: _Answers, n_students: int, pairs: np.ndarray) -> dict:
+def _individual_fits(batch: _Batch, answers: _Answers, n_students: int) -> dict:
     """Each student's utility at the pooled hyper-parameters: their differences on every pair
-    (mean, sd, Phi(mean / sd)) and utility means; NaN rows where no posterior exists."""
-    X = pooled.X_train
-    Xa, Xb = X[pairs[:, 0]], X[pairs[:, 1]]
-    difference = np.full((n_students, pairs.shape[0]), np.nan)
-    variance = np.full_like(difference, np.nan)
-    utility = np.full((n_students, X.shape[0]), np.nan)
-    for s in range(n_students):
-        rows = answers.student == s
-        posterior = _posterior(pooled, answers.M[rows], answers.y[rows])
-        if posterior is None:
-            continue
-        difference[s], variance[s] = latent_difference(pooled.kernel, X, posterior, Xa, Xb)
-        utility[s] = posterior.mean
+    (mean, sd, Phi(mean / sd)) and utility means; NaN rows where no posterior exists (and for
+    a student without answers here)."""
+    counts = batch.counts(answers.student, answers.pair, answers.y, n_students)
+    mean, covariance, fitted = batch.posteriors(counts)
+    fitted &= counts.sum(axis=(1, 2)) > 0
+    mean[~fitted] = np.nan
+    difference, variance = batch.differences(mean, covariance)
+    difference[~fitted] = np.nan
     sd = np.sqrt(np.maximum(variance, 0.0))
     with np.errstate(divide="ignore", invalid="ignore"):
         probability = np.where(sd > 0, ndtr(difference / np.where(sd > 0, sd, 1.0)), 0.5)
     probability[np.isnan(difference)] = np.nan
     return {"individual_difference": difference, "individual_difference_sd": sd,
-            "individual_probability": probability, "individual_utility": utility,
-            "fitted": ~np.isnan(utility[:, 0])}
+            "individual_probability": probability, "individual_utility": mean,
+            "fitted": fitted}
 
 
 # ----- agreement ----------------------------------------------------------------------------
-def _taste_spread(pooled, answers: _Answers, n_students: int, pairs: np.ndarray,
-                  difference: np.ndarray, n_permutations: int, rng: np.random.Generator):
+def _taste_spread(batch: _Batch, answers: _Answers, n_students: int, difference: np.ndarray,
+                  n_permutations: int, rng: np.random.Generator):
     """(spread, shuffled mean, shuffled sd, t) per pair: the permutation test of the module
     docstring (Fisher 1935; Good 2005), answers shuffled among the students within each
-    pair and the individual fits redone."""
+    pair and the individual fits redone (every shuffle in one batch)."""
     spread = _spread(difference)
-    null = np.empty((n_permutations, pairs.shape[0]))
-    groups = [np.flatnonzero(answers.pair == j) for j in range(pairs.shape[0])]
-    for p in range(n_permutations):
+    n_pairs = batch.D.shape[0]
+    groups = [np.flatnonzero(answers.pair == j) for j in range(n_pairs)]
+    shuffled = []
+    for _ in range(n_permutations):
         y = answers.y.copy()
         for rows in groups:
             y[rows] = y[rng.permutation(rows)]
-        shuffled = _individual_fits(pooled, replace(answers, y=y), n_students, pairs)
-        null[p] = _spread(shuffled["individual_difference"])
+        shuffled.append(y)
+    student = (np.arange(n_permutations)[:, None] * n_students + answers.student).ravel()
+    counts = batch.counts(student, np.tile(answers.pair, n_permutations),
+                          np.concatenate(shuffled), n_permutations * n_students)
+    mean, covariance, fitted = batch.posteriors(counts)
+    fitted &= counts.sum(axis=(1, 2)) > 0
+    shuffled_difference = batch.differences(mean, covariance)[0]
+    shuffled_difference[~fitted] = np.nan
+    null = np.array([_spread(block) for block in
+                     shuffled_difference.reshape(n_permutations, n_students, n_pairs)])
     mean, sd = null.mean(axis=0), null.std(axis=0, ddof=1)
     t = np.zeros_like(spread)
     np.divide(spread - mean, sd * np.sqrt(1.0 + 1.0 / n_permutations), out=t, where=sd > 0)
@@ -357,11 +467,11 @@ def _verdicts(t: np.ndarray, probability: np.ndarray, threshold: float) -> tuple
 
 
 # ----- held-out answers ---------------------------------------------------------------------
-def _held_out_scores(pooled, answers: _Answers, n_students: int, n_scored: int,
+def _held_out_scores(batch: _Batch, answers: _Answers, n_students: int, n_scored: int,
                      n_held_out: int, rng: np.random.Generator) -> dict:
     """Mean log predictive density of held-out answers by number of training answers, for the
     three models of the module docstring, over at most ``n_scored`` students with more than
-    ``n_held_out`` answers (leave pairs out)."""
+    ``n_held_out`` answers (leave pairs out); every posterior in one batch."""
     counts = np.bincount(answers.student, minlength=n_students)
     eligible = np.flatnonzero(counts > n_held_out)
     chosen = rng.choice(eligible, min(n_scored, eligible.size), replace=False)
@@ -369,8 +479,8 @@ def _held_out_scores(pooled, answers: _Answers, n_students: int, n_scored: int,
     grid = np.array(sorted({*(2 ** np.arange(8))[2 ** np.arange(8) < most], most} - {0}),
                     dtype=np.int64)
     scores = np.full((chosen.size, len(_MODELS), grid.size), np.nan)
-    for i, s in enumerate(chosen):
-        scores[i] = _student_held_out(pooled, answers, s, grid, n_held_out, rng)
+    if chosen.size:
+        scores[...] = _held_out_batch(batch, answers, chosen, grid, n_held_out, rng)
     done = ~np.isnan(scores)
     n = done.sum(axis=0)
     total = np.where(done, scores, 0.0).sum(axis=0)
@@ -382,32 +492,58 @@ def _held_out_scores(pooled, answers: _Answers, n_students: int, n_scored: int,
             "held_out_students": n}
 
 
-def _student_held_out(pooled, answers: _Answers, s: int, grid: np.ndarray, n_held_out: int,
-                      rng: np.random.Generator) -> np.ndarray:
-    """(3, G) scores of student ``s``'s held-out answers: the class without them, them alone
-    on their first n answers, and both (NaN where the student has fewer than n answers to
-    train on, or where there is no class without them)."""
-    own = rng.permutation(np.flatnonzero(answers.student == s))
-    held, train = own[:n_held_out], own[n_held_out:]
-    others = np.flatnonzero(answers.student != s)
-    out = np.full((len(_MODELS), grid.size), np.nan)
-    without_you = _log_score(pooled, answers, others, held)
-    for g, n in enumerate(grid):
-        if n > train.size:
-            break
-        out[0, g] = without_you
-        out[1, g] = _log_score(pooled, answers, train[:n], held)
-        out[2, g] = _log_score(pooled, answers, np.concatenate([others, train[:n]]), held)
+def _held_out_batch(batch: _Batch, answers: _Answers, chosen: np.ndarray, grid: np.ndarray,
+                    n_held_out: int, rng: np.random.Generator) -> np.ndarray:
+    """(students, 3, G) scores of each chosen student's held-out answers: the class without
+    them, them alone on their first n answers, and both (NaN where the student has fewer than
+    n answers to train on, or where there is no class without them)."""
+    everyone = batch.counts(np.zeros(answers.y.size, dtype=np.int64), answers.pair, answers.y,
+                            1)[0]
+    sets, held = [], []
+    for s in chosen:
+        own = rng.permutation(np.flatnonzero(answers.student == s))
+        held_rows, train = own[:n_held_out], own[n_held_out:]
+        zero = np.zeros(train.size, dtype=np.int64)
+        without = everyone - batch.counts(np.zeros(own.size, dtype=np.int64),
+                                          answers.pair[own], answers.y[own], 1)[0]
+        alone = [batch.counts(zero[:n], answers.pair[train[:n]], answers.y[train[:n]], 1)[0]
+                 for n in grid]
+        sets += [without, *alone, *(without + one for one in alone)]
+        held.append(held_rows)
+    counts = np.array(sets)
+    mean, covariance, fitted = batch.posteriors(counts)
+    fitted &= counts.sum(axis=(1, 2)) > 0
+    difference, variance = batch.differences(mean, covariance)
+    G = grid.size
+    out = np.full((chosen.size, len(_MODELS), G), np.nan)
+    for i, rows in enumerate(held):
+        block = slice(i * (1 + 2 * G), (i + 1) * (1 + 2 * G))
+        pair, y = answers.pair[rows], answers.y[rows]
+        ok = fitted[block]
+        m = np.where(ok[:, None], difference[block][:, pair], 0.0)
+        v = np.where(ok[:, None], variance[block][:, pair], 1.0)
+        log_density = _log_predictive(batch.likelihood, np.tile(y, m.shape[0]), m.ravel(),
+                                      np.maximum(v, 0.0).ravel()).reshape(m.shape).mean(axis=1)
+        log_density[~ok] = np.nan
+        n_train = np.sum(answers.student == answers.student[rows[0]]) - rows.size
+        usable = grid <= n_train
+        out[i, 0] = np.where(usable, log_density[0], np.nan)
+        out[i, 1] = np.where(usable, log_density[1:1 + G], np.nan)
+        out[i, 2] = np.where(usable, log_density[1 + G:], np.nan)
     return out
 
 
-def _log_score(pooled, answers: _Answers, rows: np.ndarray, held: np.ndarray) -> float:
-    """Mean log E[p(y | z)] of the ``held`` answers under the posterior from the answers
-    ``rows`` (Gneiting & Raftery 2007, the logarithmic score); NaN without rows or posterior."""
-    posterior = _posterior(pooled, answers.M[rows], answers.y[rows]) if rows.size else None
-    if posterior is None:
-        return np.nan
-    X = pooled.X_train
-    mean, var = latent_difference(pooled.kernel, X, posterior, X[answers.first[held]],
-                                  X[answers.second[held]])
-    return float(np.mean(pooled.likelihood.predictive_log_density(answers.y[held], mean, var)))
+_NODES, _NODE_WEIGHTS = np.polynomial.hermite_e.hermegauss(40)
+_LOG_NODE_WEIGHTS = np.log(_NODE_WEIGHTS / np.sqrt(2.0 * np.pi))
+
+
+def _log_predictive(likelihood, y: np.ndarray, mean: np.ndarray,
+                    variance: np.ndarray) -> np.ndarray:
+    """log E[p(y | z)] for z ~ N(mean, variance), row by row, by Gauss-Hermite quadrature on
+    40 nodes (Abramowitz & Stegun 1964, 25.4.46) in log space: the degrees' likelihood is
+    smooth in z on the scale of the class's posteriors, where the library's adaptive
+    quadrature (``likelihood.predictive_log_density``, against which the test checks this)
+    costs a hundred times more."""
+    z = mean[:, None] + np.sqrt(variance)[:, None] * _NODES[None, :]
+    log_p = likelihood.log_likelihood(z.ravel(), np.repeat(y, _NODES.size)).reshape(z.shape)
+    return logsumexp(log_p + _LOG_NODE_WEIGHTS, axis=1)

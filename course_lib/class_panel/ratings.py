@@ -1,39 +1,56 @@
 """The class's ratings modelled beside speechocean762's five experts (issue 47, "the class as a
-panel").
+panel"; issue 59, "the scale has ends").
 
 Every student scored the same clips (the rate activity's ``items``, speechocean762 panel item
-numbers) 0-10. The class's scores, the experts' scores of the same clips and a context of other
-training sentences scored by the experts alone (as
-:func:`course_lib.raters.rate_yourself.panel_with_listener` does: the context pins down the
-latent fluency's kernel) go into one panel of raters, fitted in two steps:
+numbers) with whole numbers 0-10. A score is read as what it is: a student whose scores are the
+clip's level m_i plus their bias b plus noise e ~ N(0, s^2), rounded and kept within the scale,
+who gave c in 1..9 put m_i + b + e in [c - 1/2, c + 1/2); who gave 10 put it at 9.5 or above
+("at least"), who gave 0 at 0.5 or below ("at most"). So the likelihood of a score is the normal
+mass of its interval (``metrics.log_normal_interval``, in log space; for the two ends a
+one-sided, censored interval as in Tobin 1958's model of a bounded outcome). A lenient student
+whose scores stop at 10 is then not read as steady: a 10 says only "at least 9.5".
 
-1. **Bias.** The additive two-way model y_ir = mu_i + b_r + e_ir (clip effect mu_i, rater
-   offset b_r; McGraw & Wong 1996, "Forming inferences about some intraclass correlation
-   coefficients", Psychological Methods 1, 30-46, their two-way models) is fitted by
-   least squares (``_two_way_offsets``), with the experts' mean offset fixed at 0, so b_r is a
-   rater's mean deviation from the clip consensus on the experts' level: positive = lenient.
-2. **Noise.** GPR-MA (:class:`~course_lib.raters.annotator_noise.AnnotatorNoiseGP`; Groot,
-   Birlutiu & Heskes 2011; Gil-González, Álvarez & Orozco 2019, eq. 1) on the scores with each
-   rater's offset removed, y_ir - b_r = f(x_i) + N(0, sigma_r^2), inputs PCA-whitened
-   (:func:`course_lib.features.pca_whiten`), scores centred on the experts' mean, ML-II with
-   restarts. Removing the offset first keeps a lenient but consistent student from being called
-   noisy: GPR-MA alone would put b_r^2 into sigma_r^2. One of a rater's n_r degrees of freedom
-   went into b_r, so each ML variance is reported times n_r / (n_r - 1) (the correction of the
-   sample variance; without it, 20 scores leave sigma_r^2 about 5 % low).
+1. **The experts** (:class:`~course_lib.raters.annotator_noise.AnnotatorNoiseGP`, GPR-MA; Groot,
+   Birlutiu & Heskes 2011; Gil-González, Álvarez & Orozco 2019, eq. 1) on the experts' scores of
+   the rated clips and of ``n_context`` other training sentences (what pins down the latent
+   fluency's kernel, as :func:`course_lib.raters.rate_yourself.panel_with_listener` does), each
+   expert's mean offset removed first (``expert_bias``, their mean 0), inputs PCA-whitened
+   (:func:`course_lib.features.pca_whiten`), ML-II with restarts; each ML variance times
+   n_r / (n_r - 1) for the offset's degree of freedom. GPR-MA reads the variance of whole
+   scores, rounding included: a latent noise s^2 plus about 1/12 (Sheppard 1898's correction for
+   grouping into bins of width 1), so ``expert_noise_variance`` is GPR-MA's variance minus 1/12,
+   on the students' footing.
+2. **Each student** (``_student_posteriors``): a posterior on a grid of (b, s) given the clip
+   levels m_i = the experts' mean of each clip, with a flat prior on b and on log s (Jeffreys'
+   prior for a scale; uncensored, it gives the usual t and chi-square intervals exactly). The
+   bias is thus read against the experts' mean: b > 0, lenient. With at least
+   ``_MIN_CLASS_FOR_PRIOR`` informative students, the prior of log s is instead the class's
+   own: a normal fitted by maximum marginal likelihood over the class (empirical Bayes; Robbins
+   1956; Efron & Morris 1973), which keeps a student with few exact scores (many at 10) from a
+   long tail of large noises that a flat prior would give them, and so keeps the class's mean
+   noise unbiased. Reported: the posterior medians
+   of b and of s^2 with equal-tailed 90 % Bayesian credible intervals; ``bias_se`` the
+   posterior sd of b. Every student scored the same clips, so the log likelihood of every
+   (clip, score) pair over the grid is one table shared by the class; a student's log posterior
+   is the sum of its rows. In a real class the experts' mean has an error of its own (about a
+   fifth of an expert's noise) that this noise includes; in the simulated classes of the
+   calibration, scores are made from the experts' mean, as the issue's classes were.
+3. **The class consensus** per clip (``_class_consensus``): the posterior (flat prior, on a
+   grid) of the clip's level for the class, from the informative students' censored scores,
+   each student's bias (less the class's mean bias, so the class's own level shows) and noise at
+   their posterior medians: mean, sd and 90 % credible interval. Beside it the experts' mean and
+   GPR-MA's latent (the experts') posterior mean and sd.
 
-Per student (:class:`ClassRatings`): the offset with its standard error sigma_r / sqrt(n_r);
-the noise variance with an approximate interval from n_r sigma_r^2 / sigma^2 ~ chi^2(n_r - 1)
-(the latent's own uncertainty ignored); agreement with the experts: Pearson's correlation of the
-student's scores with the experts' mean over the clips they scored (interval by Fisher's z,
-Fisher 1921) and the mean absolute difference (with its standard error). A student whose scores
-are all the same is reported as ``"no information"``: they say nothing about which clip is more
-fluent, so they get an offset but no noise and no correlation; one with fewer than
-``_MIN_SCORES`` scores as ``"too few scores"``. Neither enters the fit.
+A student whose scores are all the same is ``"no information"`` (they say nothing about which
+clip is more fluent: an offset, no noise, no correlation); one with fewer than ``_MIN_SCORES``
+scores is ``"too few scores"``. Neither enters the consensus or the reliability.
+``scores_at_ends`` counts each student's scores of 0 or 10, and ``at_scale_end`` flags a student
+with at least a quarter of their scores there: their noise then rests on fewer exact scores,
+which the (wider) interval shows, and a page should say so.
 
-Per clip: the class consensus, the precision-weighted mean of the informative students' scores
-with their offsets removed (Gil-González et al. 2019, eq. 1, with GPR-MA's variances), plus the
-class's mean offset so that the class's own level shows; its sd is sqrt(1 / sum_r 1/sigma_r^2).
-Beside it the experts' mean and GPR-MA's latent (everyone's) posterior mean and sd.
+Agreement with the experts: Pearson's correlation of the student's scores with the experts'
+mean over the clips they scored, with Fisher's z interval (Fisher 1921; an approximate
+confidence interval), and the mean absolute difference with its standard error.
 
 Reliability (``_reliability_of_mean``, ``_reliability_curve``). With latent scores f_i of
 variance v_f over the clips and raters whose errors are independent with variances sigma_r^2,
@@ -44,14 +61,23 @@ mean variance), so its reliability, the share of its variance that is true-score
 
 which is the Spearman-Brown prophecy formula R_k = k R_1 / (1 + (k - 1) R_1) (Spearman 1910;
 Brown 1910) applied to one rater's reliability R_1 = v_f / (v_f + s^2), and the consistency
-intraclass correlation of a k-rater mean, ICC(C,k), of McGraw & Wong (1996). v_f is the
-posterior expectation of the latent's sample variance over the rated clips,
-(m^T H m + tr(H V)) / n with H the centring matrix. The experts' line is R at k = 5 with their
-own mean variance. A panel of k students reaches it when s_class^2 / k <= s_experts^2 / 5, so
-the k needed, ceil(5 s_class^2 / s_experts^2), does not depend on v_f. Its uncertainty comes
-from a bootstrap over students (Efron 1979): the class's mean variance recomputed from students
-drawn with replacement gives the band of the curve and the interval of k (percentiles); v_f and
-the experts' variances, estimated from hundreds of sentences, are held fixed.
+intraclass correlation of a k-rater mean, ICC(C,k), of McGraw & Wong (1996). The error of a
+whole score is s_r^2 + 1/12 (Sheppard); v_f is the posterior expectation of the latent's sample
+variance over the rated clips, (m^T H m + tr(H V)) / n with H the centring matrix. The
+experts' line is R at k = 5 with their own mean variance. A panel of k students reaches it when
+s_class^2 / k <= s_experts^2 / 5, so the k needed, ceil(5 s_class^2 / s_experts^2), does not
+depend on v_f. Its uncertainty: ``n_draws`` draws of every informative student's noise from
+their posterior give draws of the class's mean noise (the students' posteriors are independent
+given the clip levels), and each expert's variance is drawn as its estimate times
+(n_e - 1) / chi^2(n_e - 1) (the posterior of a normal variance under a flat prior on its log),
+so the band of the curve and the interval of k are Bayesian credible intervals for this class;
+v_f, estimated from hundreds of sentences, is held fixed.
+
+What each interval is (:data:`INTERVAL_NAMES`, :meth:`ClassRatings.interval_name`): the bias,
+noise, consensus, reliability band and k intervals are Bayesian credible intervals; the
+correlation's is an approximate confidence interval. The credible intervals hold their level
+over simulated classes of known truth (tests/class_panel/test_calibration.py;
+experiments/class_panel_calibration.py).
 """
 
 from __future__ import annotations
@@ -59,21 +85,43 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import chi2, norm
+from scipy.stats import norm
 
 from course_lib.features import pca_whiten
 from course_lib.gp.kernels import SquaredExponential
-from course_lib.raters.annotator_noise import AnnotatorNoiseGP, weighted_means
+from course_lib.metrics import log_normal_interval
+from course_lib.raters.annotator_noise import AnnotatorNoiseGP
 from course_lib.raters.rate_yourself import N_CONTEXT, N_RESTARTS, with_context
 from course_lib.raters.rater_data import RaterData
 from course_lib.validation import RngLike, _as_float_array, _as_positive_int, _as_rng
 
-__all__ = ["ClassRatings", "Reliability", "class_ratings_model", "interval_z"]
+__all__ = ["ClassRatings", "Reliability", "class_ratings_model", "interval_z",
+           "INTERVAL_NAMES"]
 
-_MIN_SCORES = 3           # fewer scores: "too few scores" (GPR-MA needs 2 per rater, r needs 3)
+_MIN_SCORES = 3           # fewer scores: "too few scores" (a bias and a noise need 3)
 _LEVEL = 0.9              # every interval of this module
-_N_BOOTSTRAP = 2000
+_N_DRAWS = 2000
 _STATUS = ("ok", "no information", "too few scores")
+_SCALE = (0, 10)
+_ROUNDING = 1.0 / 12.0    # variance a whole score adds (Sheppard 1898)
+_AT_END_SHARE = 0.25      # at_scale_end: at least this share of a student's scores at 0 or 10
+# the students' grid: bias in points (step well below the smallest posterior sd, about 0.1 for
+# 20 scores of noise sd 0.5), noise sd from nearly none to beyond the scale's spread
+_BIAS_GRID = np.linspace(-8.0, 8.0, 321)
+_NOISE_SD_GRID = np.geomspace(0.1, 8.0, 72)
+_LEVEL_GRID_STEP = 0.01   # the consensus grid, points
+_MIN_CLASS_FOR_PRIOR = 10  # informative students needed to fit the class's prior of the noise
+_MIN_PRIOR_SD = 0.15      # least sd of that prior, in log s
+
+#: What each interval of :class:`ClassRatings` is, by kind (module docstring).
+INTERVAL_NAMES = {
+    "bias": "Bayesian credible interval",
+    "noise": "Bayesian credible interval",
+    "consensus": "Bayesian credible interval",
+    "reliability": "Bayesian credible interval",
+    "k": "Bayesian credible interval",
+    "correlation": "approximate confidence interval (Fisher's z)",
+}
 
 
 @dataclass(frozen=True)
@@ -81,11 +129,12 @@ class Reliability:
     """How reliable a panel of k students is (module docstring), k = 1..K informative students.
 
     ``k`` (K,) 1..K; ``reliability`` (K,) R_k from the class's mean noise variance; ``band``
-    (K, 2) its bootstrap interval at ``level``; ``experts`` R of the experts' mean
+    (K, 2) its credible band at ``level``; ``experts`` R of the experts' mean
     (``n_experts`` of them); ``latent_variance`` v_f; ``class_noise`` and ``expert_noise`` the
-    two mean variances; ``k_needed`` the smallest k with R_k >= ``experts`` (None: not within
-    K); ``k_interval`` (low, high) of that k over the bootstrap (high None: beyond K; both None
-    when there is no informative student); ``n_bootstrap`` resamples."""
+    two mean error variances of a whole score (rounding included); ``k_needed`` the smallest k
+    with R_k >= ``experts`` (None: not within K); ``k_interval`` (low, high) its credible
+    interval (high None: beyond K; both None when there is no informative student);
+    ``n_draws`` posterior draws."""
 
     k: np.ndarray
     reliability: np.ndarray
@@ -98,7 +147,7 @@ class Reliability:
     k_needed: int | None
     k_interval: tuple[int | None, int | None]
     level: float
-    n_bootstrap: int
+    n_draws: int
 
     def verdict(self) -> str:
         """The answer in one plain sentence."""
@@ -111,9 +160,9 @@ class Reliability:
         if self.k_needed is None:
             return (f"not reached within K = {K} student{'s' * (K != 1)} (the class's noise "
                     f"suggests about "
-                    f"{self._continuous_k():.0f}; {self.level:.0%} interval {span})")
+                    f"{self._continuous_k():.0f}; {self.level:.0%} credible interval {span})")
         return (f"{self.k_needed} students are as reliable as the {self.n_experts} experts "
-                f"({self.level:.0%} interval {span})")
+                f"({self.level:.0%} credible interval {span})")
 
     def _continuous_k(self) -> float:
         return self.n_experts * self.class_noise / self.expert_noise
@@ -124,20 +173,30 @@ class ClassRatings:
     """What :func:`class_ratings_model` found (module docstring).
 
     Per student, in the order of ``pseudonyms``: ``status`` ("ok", "no information", "too few
-    scores"), ``n_scores``, ``bias`` (offset from the consensus, points; NaN only without any
-    score) and ``bias_se``; ``noise_variance`` (points^2) with ``noise_interval`` (S, 2) and
-    ``noise_at_floor``; ``correlation`` with the experts' mean and ``correlation_interval``;
+    scores"), ``n_scores``, ``bias`` (points from the experts' mean, the posterior median; NaN
+    only without any score) and ``bias_se`` (its posterior sd); ``noise_variance`` (points^2,
+    the posterior median of s^2, rounding not included) with ``noise_interval`` (S, 2), a
+    Bayesian credible interval, and ``noise_at_floor`` (the interval reaches the grid's least
+    noise: the scores cannot tell it from none beyond rounding); ``correlation`` with the
+    experts' mean and ``correlation_interval`` (an approximate confidence interval);
     ``mean_abs_difference`` from the experts' mean and ``mean_abs_difference_se``. The noise,
     correlation and standard errors are NaN where status is not "ok" (say so, never compute
-    with them). ``expert_noise_variance`` and ``expert_bias`` (n_experts,).
+    with them). ``expert_noise_variance`` (latent, as the students') and ``expert_bias``
+    (n_experts,).
 
     Per clip (the activity's order; a clip no student scored is left out): ``items`` the panel
     item numbers, ``expert_mean``,
     ``consensus`` and ``consensus_sd`` (the class; NaN where no informative student scored the
-    clip), ``n_class_scores``, ``latent_mean`` and ``latent_sd`` (GPR-MA, everyone).
+    clip), ``n_class_scores``, ``latent_mean`` and ``latent_sd`` (GPR-MA, the experts).
 
     ``reliability`` a :class:`Reliability`; ``level`` of every interval; ``n_context`` context
-    sentences; ``kernel`` the fitted kernel's repr."""
+    sentences; ``kernel`` the fitted kernel's repr.
+
+    Given by :func:`class_ratings_model` (None in a ClassRatings built by hand without them):
+    ``bias_interval`` (S, 2) a Bayesian credible interval of the bias; ``consensus_interval``
+    (n_clips, 2) one of the consensus; ``scores_at_ends`` (S,) how many of a student's scores
+    are 0 or 10 and ``at_scale_end`` (S,) whether at least a quarter are (module
+    docstring)."""
 
     pseudonyms: tuple[str, ...]
     status: tuple[str, ...]
@@ -164,6 +223,10 @@ class ClassRatings:
     level: float
     n_context: int
     kernel: str
+    bias_interval: np.ndarray | None = None
+    consensus_interval: np.ndarray | None = None
+    scores_at_ends: np.ndarray | None = None
+    at_scale_end: np.ndarray | None = None
 
     def row(self, pseudonym: str) -> int | None:
         """The index of ``pseudonym`` in the per-student arrays, or None (no rating sheet)."""
@@ -174,10 +237,17 @@ class ClassRatings:
         """Which students entered the model (status "ok")."""
         return np.array([s == "ok" for s in self.status], dtype=bool)
 
+    def interval_name(self, kind: str) -> str:
+        """What the interval of ``kind`` ("bias", "noise", "consensus", "reliability", "k",
+        "correlation") is, with its level: e.g. "90 % Bayesian credible interval"."""
+        if kind not in INTERVAL_NAMES:
+            raise ValueError(f"kind: expected one of {sorted(INTERVAL_NAMES)}, got {kind!r}")
+        return f"{100 * self.level:.0f} % {INTERVAL_NAMES[kind]}"
+
 
 # ----- the border ---------------------------------------------------------------------------
 def class_ratings_model(collection, panel, *, n_context: int = N_CONTEXT,
-                        n_bootstrap: int = _N_BOOTSTRAP, rng: RngLike = 0) -> ClassRatings:
+                        n_draws: int = _N_DRAWS, rng: RngLike = 0) -> ClassRatings:
     """The class's ratings beside the panel's experts (module docstring).
 
     ``collection``: a :class:`~course_lib.class_panel.collect.Collection` (its
@@ -186,13 +256,14 @@ def class_ratings_model(collection, panel, *, n_context: int = N_CONTEXT,
     panel item numbers of the clips) and whose raters index ``pseudonyms``.
     ``panel``: a :class:`~course_lib.data.speechocean762.PanelSet` (or anything with
     ``features``, ``ratings`` of its experts on 0-10 and ``train``). ``n_context`` other
-    training sentences (drawn with ``rng``; all of them if fewer), ``n_bootstrap`` resamples of
-    the students; ``rng`` draws the context, the restarts and the resamples."""
+    training sentences (drawn with ``rng``; all of them if fewer), ``n_draws`` draws from the
+    students' posteriors for the reliability; ``rng`` draws the context, the restarts and the
+    posterior draws."""
     ratings, pseudonyms, items = _as_class_scores(collection)
     _check_panel(panel, items)
     n_context = _as_positive_int(n_context, "n_context")
-    n_bootstrap = _as_positive_int(n_bootstrap, "n_bootstrap", minimum=100)
-    return _class_ratings_trusted(ratings, pseudonyms, items, panel, n_context, n_bootstrap,
+    n_draws = _as_positive_int(n_draws, "n_draws", minimum=100)
+    return _class_ratings_trusted(ratings, pseudonyms, items, panel, n_context, n_draws,
                                   _as_rng(rng))
 
 
@@ -253,33 +324,37 @@ def _check_panel(panel, items: np.ndarray) -> None:
 
 # ----- the model ----------------------------------------------------------------------------
 def _class_ratings_trusted(ratings: RaterData, pseudonyms, items, panel, n_context: int,
-                           n_bootstrap: int, rng: np.random.Generator) -> ClassRatings:
-    """:func:`class_ratings_model` on checked arguments (module docstring, steps 1-2)."""
+                           n_draws: int, rng: np.random.Generator) -> ClassRatings:
+    """:func:`class_ratings_model` on checked arguments (module docstring, steps 1-3)."""
     status, n_scores = _student_status(ratings)
     ok = np.flatnonzero([s == "ok" for s in status])
     chosen = with_context(panel, items, n_context, rng)
     experts = panel.ratings.subset(chosen)
-    data = _experts_and_students(experts, ratings, ok)
-    offsets, clip_effect = _two_way_offsets(data, experts.n_raters)
-    centre = float(experts.means.mean())
-    model = _fit_gpr_ma(panel.features[chosen], data, offsets, centre, rng)
     n_clips, n_experts = items.size, experts.n_raters
-    noise = _unbiased(model.noise_table_.ravel(), data.rater_counts)
+    expert_offsets = _expert_offsets(experts)
+    centre = float(experts.means.mean())
+    model = _fit_gpr_ma(panel.features[chosen], experts, expert_offsets, centre, rng)
+    expert_error = _unbiased(model.noise_table_.ravel(), experts.rater_counts)
     mean, cov = model.predict(model.X_train[:n_clips], full_cov=True)
-    students = _student_summaries(ratings, clip_effect[:n_clips], panel.ratings.means[items],
-                                  status, ok, noise[n_experts:],
-                                  model.at_floor_.ravel()[n_experts:])
-    consensus, consensus_sd, n_class = _class_consensus(ratings, ok, offsets[n_experts:],
-                                                        noise[n_experts:])
-    reliability = _reliability_curve(_latent_variance(mean, cov), noise[n_experts:],
-                                     noise[:n_experts], n_bootstrap, _LEVEL, rng)
+    expert_mean = panel.ratings.means[items]
+    posteriors = _student_posteriors(ratings, expert_mean, ok)
+    students = _student_summaries(ratings, expert_mean, status, posteriors)
+    consensus, consensus_sd, consensus_interval, n_class = _class_consensus(
+        ratings, ok, students["bias"][ok], students["noise_variance"][ok])
+    draws = _noise_draws(posteriors, n_draws, rng) + _ROUNDING
+    expert_draws = _expert_noise_draws(expert_error, experts.rater_counts, n_draws, rng)
+    reliability = _reliability_curve(_latent_variance(mean, cov), draws, expert_draws,
+                                     _LEVEL)
+    at_ends = _scores_at_ends(ratings)
     return ClassRatings(
         pseudonyms=tuple(pseudonyms), status=status, n_scores=n_scores, **students,
-        expert_noise_variance=noise[:n_experts], expert_bias=offsets[:n_experts],
-        items=items, expert_mean=panel.ratings.means[items], consensus=consensus,
+        expert_noise_variance=np.maximum(expert_error - _ROUNDING, 0.0),
+        expert_bias=expert_offsets, items=items, expert_mean=expert_mean, consensus=consensus,
         consensus_sd=consensus_sd, n_class_scores=n_class, latent_mean=mean + centre,
         latent_sd=np.sqrt(np.maximum(np.diag(cov), 0.0)), reliability=reliability,
-        level=_LEVEL, n_context=int(chosen.size - n_clips), kernel=repr(model.kernel))
+        level=_LEVEL, n_context=int(chosen.size - n_clips), kernel=repr(model.kernel),
+        consensus_interval=consensus_interval, scores_at_ends=at_ends,
+        at_scale_end=(at_ends > 0) & (at_ends >= _AT_END_SHARE * n_scores))
 
 
 def _student_status(ratings: RaterData) -> tuple[tuple[str, ...], np.ndarray]:
@@ -295,45 +370,25 @@ def _student_status(ratings: RaterData) -> tuple[tuple[str, ...], np.ndarray]:
     return status, n_scores
 
 
-def _experts_and_students(experts: RaterData, ratings: RaterData, ok: np.ndarray) -> RaterData:
-    """One panel: the experts (raters 0..E-1) on every chosen sentence, then the informative
-    students (E, E+1, ...) on the rated clips (the first sentences)."""
-    keep = np.isin(ratings.raters, ok)
-    renumber = np.full(ratings.n_raters, -1)
-    renumber[ok] = experts.n_raters + np.arange(ok.size)
-    return RaterData(np.concatenate([experts.items, ratings.items[keep]]),
-                     np.concatenate([experts.raters, renumber[ratings.raters[keep]]]),
-                     np.concatenate([experts.scores, ratings.scores[keep]]),
-                     n_items=experts.n_items, n_raters=experts.n_raters + ok.size)
+def _scores_at_ends(ratings: RaterData) -> np.ndarray:
+    """How many of each rater's scores sit at either end of the scale."""
+    at_end = (ratings.scores <= _SCALE[0]) | (ratings.scores >= _SCALE[1])
+    return np.bincount(ratings.raters, weights=at_end, minlength=ratings.n_raters).astype(int)
 
 
-def _two_way_offsets(data: RaterData, n_anchors: int, *, tol: float = 1e-10,
-                     max_iter: int = 1000) -> tuple[np.ndarray, np.ndarray]:
-    """Least squares fit of y_ir = mu_i + b_r + e_ir (McGraw & Wong 1996, the two-way model) by
-    alternating the two normal equations, mu_i = mean_r (y_ir - b_r) and b_r = mean_i (y_ir -
-    mu_i), with the mean offset of raters 0..n_anchors-1 (the experts) held at 0. Returns
-    (b, mu). Every rater needs a score."""
-    b = np.zeros(data.n_raters)
-    counts = data.rater_counts
-    for _ in range(max_iter):
-        mu = np.bincount(data.items, weights=data.scores - b[data.raters],
-                         minlength=data.n_items) / data.counts
-        updated = np.bincount(data.raters, weights=data.scores - mu[data.items],
-                              minlength=data.n_raters) / counts
-        updated -= updated[:n_anchors].mean()
-        converged = np.max(np.abs(updated - b)) < tol
-        b = updated
-        if converged:
-            break
-    mu = np.bincount(data.items, weights=data.scores - b[data.raters],
-                     minlength=data.n_items) / data.counts
-    return b, mu
+def _expert_offsets(experts: RaterData) -> np.ndarray:
+    """Each expert's mean deviation from the sentence means, the experts' mean offset 0 (the
+    two-way model of McGraw & Wong 1996 with every expert on every sentence)."""
+    residual = experts.scores - experts.means[experts.items]
+    offsets = np.bincount(experts.raters, weights=residual, minlength=experts.n_raters) / \
+        experts.rater_counts
+    return offsets - offsets.mean()
 
 
 def _fit_gpr_ma(features: np.ndarray, data: RaterData, offsets: np.ndarray, centre: float,
                 rng: np.random.Generator) -> AnnotatorNoiseGP:
-    """GPR-MA on the offset-free, centred scores (module docstring, step 2), with the kernel
-    and restarts of :func:`~course_lib.raters.rate_yourself.panel_with_listener`."""
+    """GPR-MA on the experts' offset-free, centred scores (module docstring, step 1), with the
+    kernel and restarts of :func:`~course_lib.raters.rate_yourself.panel_with_listener`."""
     X = pca_whiten(features, features)
     debiased = RaterData(data.items, data.raters, data.scores - offsets[data.raters] - centre,
                          n_items=data.n_items, n_raters=data.n_raters)
@@ -345,7 +400,7 @@ def _fit_gpr_ma(features: np.ndarray, data: RaterData, offsets: np.ndarray, cent
 
 def _unbiased(noise: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """GPR-MA's ML variances times n_r / (n_r - 1): each rater's offset took one of their n_r
-    degrees of freedom (the correction of the sample variance; module docstring)."""
+    degrees of freedom (the correction of the sample variance)."""
     return noise * counts / (counts - 1.0)
 
 
@@ -357,45 +412,133 @@ def _latent_variance(mean: np.ndarray, cov: np.ndarray) -> float:
     return float((centred @ centred + np.trace(cov) - cov.sum() / n) / n)
 
 
-def _student_summaries(ratings: RaterData, clip_effect: np.ndarray, expert_mean: np.ndarray,
-                       status, ok: np.ndarray, noise: np.ndarray, at_floor: np.ndarray) -> dict:
-    """The per-student fields of :class:`ClassRatings` (module docstring): every number from
-    the student's own scores, the consensus ``clip_effect`` and, for the informative students
-    (``ok``, in order), GPR-MA's ``noise``."""
+def _score_bounds(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The interval of the latent score that a whole score stands for (module docstring): c +-
+    1/2 inside the scale, open beyond its ends (censored)."""
+    scores = np.asarray(scores, dtype=float)
+    lower = np.where(scores <= _SCALE[0], -np.inf, scores - 0.5)
+    upper = np.where(scores >= _SCALE[1], np.inf, scores + 0.5)
+    return lower, upper
+
+
+def _log_score_probability(scores, level, sd) -> np.ndarray:
+    """log P(score | latent ~ N(level, sd^2)) (broadcasts)."""
+    lower, upper = _score_bounds(scores)
+    return log_normal_interval((lower - level) / sd, (upper - level) / sd)
+
+
+@dataclass(frozen=True)
+class _Posteriors:
+    """Every informative student's grid posterior (module docstring, step 2): ``bias`` and
+    ``noise`` (n_ok, grid) the marginal masses on _BIAS_GRID and _NOISE_SD_GRID; ``ok`` the
+    students they belong to."""
+
+    ok: np.ndarray
+    bias: np.ndarray
+    noise: np.ndarray
+
+
+def _student_posteriors(ratings: RaterData, expert_mean: np.ndarray,
+                        ok: np.ndarray) -> _Posteriors:
+    """The (b, s) posteriors of the informative students (module docstring, step 2): the log
+    likelihood of every (clip, score) pair that occurs on the grid, summed per student by one
+    product with the students' counts of those pairs."""
+    keep = np.isin(ratings.raters, ok)
+    clips, scores = ratings.items[keep], ratings.scores[keep]
+    position = np.full(ratings.n_raters, -1)
+    position[ok] = np.arange(ok.size)
+    student = position[ratings.raters[keep]]
+    pairs, pair_of = np.unique(np.column_stack([clips, scores]), axis=0, return_inverse=True)
+    counts = np.zeros((ok.size, pairs.shape[0]))
+    np.add.at(counts, (student, pair_of.ravel()), 1.0)
+    b, s = _BIAS_GRID[:, None], _NOISE_SD_GRID[None, :]
+    table = np.empty((pairs.shape[0], b.size * s.size))
+    for p, (clip, score) in enumerate(pairs):
+        table[p] = _log_score_probability(score, expert_mean[int(clip)] + b, s).ravel()
+    log_post = counts @ table                       # flat prior on b and on log s
+    log_post -= log_post.max(axis=1, keepdims=True)
+    mass = np.exp(log_post).reshape(ok.size, b.size, s.size)
+    mass /= mass.sum(axis=(1, 2), keepdims=True)
+    if ok.size >= _MIN_CLASS_FOR_PRIOR:
+        mass *= _class_noise_prior(mass.sum(axis=1))[None, None, :]
+        mass /= mass.sum(axis=(1, 2), keepdims=True)
+    return _Posteriors(ok, mass.sum(axis=2), mass.sum(axis=1))
+
+
+def _class_noise_prior(likelihood: np.ndarray) -> np.ndarray:
+    """The class's prior of log s on _NOISE_SD_GRID: a normal whose mean and sd maximise the
+    class's marginal likelihood (empirical Bayes; Robbins 1956, Efron & Morris 1973), from each
+    student's ``likelihood`` (n_ok, grid) of s (normalised under the flat prior on log s).
+    Its sd is at least _MIN_PRIOR_SD so that a class of similar students does not squeeze
+    everyone's interval into the prior."""
+    log_s = np.log(_NOISE_SD_GRID)
+    centres = log_s[::2]
+    sds = np.geomspace(_MIN_PRIOR_SD, 3.0, 16)
+    prior = np.exp(-0.5 * ((log_s[None, None, :] - centres[:, None, None]) /
+                           sds[None, :, None]) ** 2)
+    prior /= prior.sum(axis=2, keepdims=True)
+    evidence = np.log(np.einsum("rj,csj->csr", likelihood, prior) + 1e-300).sum(axis=2)
+    best = np.unravel_index(np.argmax(evidence), evidence.shape)
+    return prior[best]
+
+
+def _edges(grid: np.ndarray) -> np.ndarray:
+    """Cell edges around the points of a grid (midpoints; the ends half a step beyond)."""
+    middle = 0.5 * (grid[1:] + grid[:-1])
+    return np.concatenate([[2 * grid[0] - middle[0]], middle, [2 * grid[-1] - middle[-1]]])
+
+
+_BIAS_EDGES = _edges(_BIAS_GRID)
+_LOG_NOISE_EDGES = _edges(np.log(_NOISE_SD_GRID))
+
+
+def _grid_quantiles(edges: np.ndarray, mass: np.ndarray, q) -> np.ndarray:
+    """Quantiles ``q`` of each row's distribution, ``mass`` spread evenly within each cell."""
+    cdf = np.concatenate([np.zeros((mass.shape[0], 1)), np.cumsum(mass, axis=1)], axis=1)
+    return np.array([np.interp(q, row, edges) for row in cdf])
+
+
+def _student_summaries(ratings: RaterData, expert_mean: np.ndarray, status,
+                       posteriors: _Posteriors) -> dict:
+    """The per-student fields of :class:`ClassRatings` (module docstring)."""
     S = ratings.n_raters
     out = {name: np.full(S, np.nan) for name in (
         "bias", "bias_se", "noise_variance", "correlation", "mean_abs_difference",
         "mean_abs_difference_se")}
-    out["noise_interval"] = np.full((S, 2), np.nan)
-    out["correlation_interval"] = np.full((S, 2), np.nan)
+    for name in ("noise_interval", "correlation_interval", "bias_interval"):
+        out[name] = np.full((S, 2), np.nan)
     out["noise_at_floor"] = np.zeros(S, dtype=bool)
-    variance = np.full(S, np.nan)
-    variance[ok] = noise
-    out["noise_at_floor"][ok] = at_floor
     order = np.argsort(ratings.raters, kind="stable")
     bounds = np.cumsum(ratings.rater_counts)[:-1]
     for r, rows in enumerate(np.split(order, bounds)):
         if rows.size == 0:
             continue
         clips, y = ratings.items[rows], ratings.scores[rows]
-        out["bias"][r] = np.mean(y - clip_effect[clips])
+        out["bias"][r] = np.mean(y - expert_mean[clips])    # replaced below when informative
         difference = np.abs(y - expert_mean[clips])
         out["mean_abs_difference"][r] = difference.mean()
         if rows.size > 1:
             out["mean_abs_difference_se"][r] = difference.std(ddof=1) / np.sqrt(rows.size)
         if status[r] == "ok":
-            _informative_summary(out, r, y, expert_mean[clips], variance[r])
+            _correlation(out, r, y, expert_mean[clips])
+    ok, tail = posteriors.ok, (1.0 - _LEVEL) / 2.0
+    if ok.size:
+        bias = _grid_quantiles(_BIAS_EDGES, posteriors.bias, [tail, 0.5, 1.0 - tail])
+        out["bias"][ok], out["bias_interval"][ok] = bias[:, 1], bias[:, [0, 2]]
+        mean = posteriors.bias @ _BIAS_GRID
+        out["bias_se"][ok] = np.sqrt(np.maximum(posteriors.bias @ _BIAS_GRID ** 2 - mean ** 2,
+                                                0.0))
+        log_sd = _grid_quantiles(_LOG_NOISE_EDGES, posteriors.noise, [tail, 0.5, 1.0 - tail])
+        variance = np.exp(2.0 * log_sd)
+        out["noise_variance"][ok], out["noise_interval"][ok] = variance[:, 1], variance[:, [0, 2]]
+        out["noise_at_floor"][ok] = log_sd[:, 0] <= _LOG_NOISE_EDGES[1]
     return out
 
 
-def _informative_summary(out: dict, r: int, y: np.ndarray, expert_mean: np.ndarray,
-                         variance: float) -> None:
-    """Noise with its chi-square interval, the offset's standard error and the correlation
-    with the experts' mean with Fisher's z interval, for student ``r`` (in place)."""
+def _correlation(out: dict, r: int, y: np.ndarray, expert_mean: np.ndarray) -> None:
+    """The correlation with the experts' mean with Fisher's z interval, for student ``r``
+    (in place)."""
     n, tail = y.size, (1.0 - _LEVEL) / 2.0
-    out["noise_variance"][r] = variance
-    out["noise_interval"][r] = n * variance / chi2.ppf([1.0 - tail, tail], n - 1)
-    out["bias_se"][r] = np.sqrt(variance / n)
     if np.ptp(expert_mean) == 0:
         return                                   # the experts' mean is flat here: r undefined
     r_value = float(np.clip(np.corrcoef(y, expert_mean)[0, 1], -1.0, 1.0))
@@ -406,31 +549,54 @@ def _informative_summary(out: dict, r: int, y: np.ndarray, expert_mean: np.ndarr
         out["correlation_interval"][r] = np.tanh([z - half, z + half])
 
 
-def _class_consensus(ratings: RaterData, ok: np.ndarray, offsets: np.ndarray,
-                     noise: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per clip: the informative students' precision-weighted mean of their offset-free scores
-    plus their mean offset, its sd, and how many scores it rests on (module docstring; the
-    weighted mean is Gil-González et al. 2019, eq. 1). NaN where no informative student scored
-    the clip."""
+def _class_consensus(ratings: RaterData, ok: np.ndarray, bias: np.ndarray,
+                     noise: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per clip: the posterior mean, sd and credible interval of the class's level (module
+    docstring, step 3) and how many scores it rests on. A coarse grid finds where the
+    posterior lies, a fine one (_LEVEL_GRID_STEP) measures it. NaN where no informative
+    student scored the clip."""
     n_clips = ratings.n_items
     consensus, sd = np.full(n_clips, np.nan), np.full(n_clips, np.nan)
+    interval = np.full((n_clips, 2), np.nan)
     keep = np.isin(ratings.raters, ok)
     position = np.full(ratings.n_raters, -1)
     position[ok] = np.arange(ok.size)
     students = position[ratings.raters[keep]]
-    n_class = np.bincount(ratings.items[keep], minlength=n_clips)
-    scored = np.flatnonzero(n_class > 0)
-    if scored.size == 0:
-        return consensus, sd, n_class
-    renumber = np.full(n_clips, -1)
-    renumber[scored] = np.arange(scored.size)
-    data = RaterData(renumber[ratings.items[keep]], students,
-                     ratings.scores[keep] - offsets[students], n_items=scored.size,
-                     n_raters=ok.size)
-    weighted = weighted_means(data, noise[students])
-    consensus[scored] = weighted.target + offsets.mean()
-    sd[scored] = np.sqrt(weighted.noise)
-    return consensus, sd, n_class
+    clips, scores = ratings.items[keep], ratings.scores[keep]
+    n_class = np.bincount(clips, minlength=n_clips)
+    offset = bias - bias.mean() if ok.size else bias      # the level keeps the class's mean
+    noise_sd = np.sqrt(noise)
+    tail = (1.0 - _LEVEL) / 2.0
+    coarse = np.linspace(-10.0, 20.0, 121)
+    for clip in np.flatnonzero(n_class > 0):
+        rows = clips == clip
+        y, o, s = scores[rows], offset[students[rows]], noise_sd[students[rows]]
+
+        def log_post(levels):
+            return _log_score_probability(y[None, :], levels[:, None] + o, s).sum(axis=1)
+
+        rough = log_post(coarse)
+        near = coarse[rough >= rough.max() - 40.0]
+        fine = np.arange(near.min() - 0.25, near.max() + 0.25 + _LEVEL_GRID_STEP,
+                         _LEVEL_GRID_STEP)
+        weights = log_post(fine)
+        weights = np.exp(weights - weights.max())
+        weights /= weights.sum()
+        consensus[clip] = weights @ fine
+        sd[clip] = np.sqrt(max(weights @ fine ** 2 - consensus[clip] ** 2, 0.0))
+        interval[clip] = _grid_quantiles(_edges(fine), weights[None, :], [tail, 1 - tail])[0]
+    return consensus, sd, interval, n_class
+
+
+def _noise_draws(posteriors: _Posteriors, n_draws: int,
+                 rng: np.random.Generator) -> np.ndarray:
+    """(n_draws, n_ok) draws of each informative student's noise variance s^2 from their grid
+    posterior (inverse cdf, uniform within a cell of log s)."""
+    u = rng.random((posteriors.ok.size, n_draws))
+    cdf = np.concatenate([np.zeros((posteriors.ok.size, 1)),
+                          np.cumsum(posteriors.noise, axis=1)], axis=1)
+    log_sd = np.array([np.interp(row_u, row, _LOG_NOISE_EDGES) for row_u, row in zip(u, cdf)])
+    return np.exp(2.0 * log_sd).T.reshape(n_draws, posteriors.ok.size)
 
 
 # ----- reliability --------------------------------------------------------------------------
@@ -447,31 +613,43 @@ def _reliability_of_mean(latent_variance, mean_noise, k):
     return latent_variance / (latent_variance + np.asarray(mean_noise) / np.asarray(k))
 
 
-def _reliability_curve(latent_variance: float, class_noise: np.ndarray,
-                       expert_noise: np.ndarray, n_bootstrap: int, level: float,
-                       rng: np.random.Generator) -> Reliability:
-    """R_k for k = 1..K students against the experts' R, with the bootstrap band and the
-    interval of the k needed (module docstring; Efron 1979, percentile intervals)."""
-    K, E = class_noise.size, expert_noise.size
+def _expert_noise_draws(variance: np.ndarray, counts: np.ndarray, n_draws: int,
+                        rng: np.random.Generator) -> np.ndarray:
+    """(n_draws, E) draws of the experts' error variances: each estimate times (n_e - 1) /
+    chi^2(n_e - 1), the posterior of a normal variance under a flat prior on its log, with
+    the estimate taken as the sum of squares over n_e - 1 degrees of freedom."""
+    dof = counts - 1.0
+    return variance * dof / rng.chisquare(dof, (n_draws, variance.size))
+
+
+def _reliability_curve(latent_variance: float, class_noise_draws: np.ndarray,
+                       expert_noise_draws: np.ndarray, level: float) -> Reliability:
+    """R_k for k = 1..K students against the experts' R, with the credible band and the
+    interval of the k needed from draws (n_draws, K) of the informative students' error
+    variances and (n_draws, E) of the experts' (module docstring). The point values use the
+    posterior medians of the two mean error variances."""
+    n_draws, K = class_noise_draws.shape
+    E = expert_noise_draws.shape[1]
     k = np.arange(1, K + 1)
-    expert_mean_noise = float(expert_noise.mean())
+    expert_means = expert_noise_draws.mean(axis=1)
+    expert_mean_noise = float(np.median(expert_means))
     experts = float(_reliability_of_mean(latent_variance, expert_mean_noise, E))
     if K == 0:
         return Reliability(k, np.zeros(0), np.zeros((0, 2)), experts, E, latent_variance,
                            np.nan, expert_mean_noise, None, (None, None), level, 0)
-    class_mean_noise = float(class_noise.mean())
-    resampled = class_noise[rng.integers(0, K, (n_bootstrap, K))].mean(axis=1)
+    class_means = class_noise_draws.mean(axis=1)
+    class_mean_noise = float(np.median(class_means))
     tail = (1.0 - level) / 2.0
-    curves = _reliability_of_mean(latent_variance, resampled[:, None], k[None, :])
+    curves = _reliability_of_mean(latent_variance, class_means[:, None], k[None, :])
     band = np.quantile(curves, [tail, 1.0 - tail], axis=0).T
-    needed = _k_needed(E * resampled / expert_mean_noise)
+    needed = _k_needed(E * class_means / expert_means)
     low, high = (int(v) for v in np.quantile(needed, [tail, 1.0 - tail],
                                              method="inverted_cdf"))
     point = int(_k_needed(np.array([E * class_mean_noise / expert_mean_noise]))[0])
     return Reliability(k, _reliability_of_mean(latent_variance, class_mean_noise, k), band,
                        experts, E, latent_variance, class_mean_noise, expert_mean_noise,
                        point if point <= K else None,
-                       (low, high if high <= K else None), level, n_bootstrap)
+                       (low, high if high <= K else None), level, n_draws)
 
 
 def _k_needed(continuous: np.ndarray) -> np.ndarray:

@@ -94,3 +94,105 @@ def _answers(compare: CompareActivity, ideal: np.ndarray, rng: np.random.Generat
     first, second = np.array(compare.pairs).T
     z = utility[first] - utility[second] + rng.standard_normal(first.size)
     return ["first" if v > _UNDECIDED else "second" if v < -_UNDECIDED else "none" for v in z]
+
+
+# ----- classes of known truth, for the calibration of the ratings model ---------------------
+#: The students of a calibration class, by kind: (bias low, high) and (noise sd low, high),
+#: each drawn uniformly; "few answers" students score a random half of the clips.
+STUDENT_KINDS = {
+    "mixed": ((-1.5, 1.5), (0.6, 2.5)),
+    "lenient": ((1.0, 3.0), (0.6, 2.5)),
+    "harsh": ((-3.0, -1.0), (0.6, 2.5)),
+    "noisy": ((-1.0, 1.0), (2.0, 3.5)),
+    "few answers": ((-1.5, 1.5), (0.6, 2.5)),
+}
+CLIP_SETS = ("high", "spread")
+_EXPERT_NOISE = np.array([0.35, 0.5, 0.6, 0.75, 0.9])     # latent variances, points^2
+_EXPERT_OFFSET = np.array([-0.3, 0.1, 0.2, -0.1, 0.1])
+
+
+@dataclass(frozen=True)
+class KnownTruthPanel:
+    """A panel of ``n`` sentences scored 0-10 by five experts of known noise, a stand-in for
+    speechocean762 whose truth is known: ``features`` (n, 3), ``fluency`` (n,) the latent,
+    ``ratings`` the experts' whole scores (a RaterData), ``train`` every sentence,
+    ``expert_noise`` (5,) the experts' latent noise variances."""
+
+    features: np.ndarray
+    fluency: np.ndarray
+    ratings: object
+    train: np.ndarray
+    expert_noise: np.ndarray
+
+
+@dataclass(frozen=True)
+class KnownTruthClass:
+    """A class of known truth scoring ``items`` of a :class:`KnownTruthPanel`: ``ratings``
+    (a RaterData, clips x students), ``pseudonyms``, ``bias`` and ``noise_variance`` (S,) the
+    truth, ``k_needed`` the true number of students as reliable as the experts:
+    ceil(5 (mean student noise + 1/12) / (mean expert noise + 1/12)) (whole scores add about
+    1/12, Sheppard 1898)."""
+
+    ratings: object
+    pseudonyms: tuple
+    items: np.ndarray
+    bias: np.ndarray
+    noise_variance: np.ndarray
+    k_needed: int
+
+
+def known_truth_panel(seed: int, n_items: int = 240) -> KnownTruthPanel:
+    """Sentences whose latent fluency, a smooth function of three features, spans the scale
+    (about 0.5 to 9.8), each scored by the five experts: round(f + offset + noise), clipped
+    to 0-10."""
+    from course_lib.raters.rater_data import RaterData
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-2.0, 2.0, (n_items, 3))
+    fluency = np.clip(5.2 + 3.0 * np.sin(0.9 * X[:, 0]) + 0.8 * X[:, 1], 0.3, 9.9)
+    raw = fluency[:, None] + _EXPERT_OFFSET + np.sqrt(_EXPERT_NOISE) * \
+        rng.standard_normal((n_items, _EXPERT_NOISE.size))
+    scores = np.clip(np.floor(raw + 0.5), 0, 10)
+    return KnownTruthPanel(X, fluency, RaterData.from_matrix(scores, scale=(0, 10)),
+                           np.arange(n_items), _EXPERT_NOISE.copy())
+
+
+def round_clips(panel: KnownTruthPanel, clip_set: str, rng, n_clips: int = 20) -> np.ndarray:
+    """Twenty sentences of ``panel``: "high" as the default round of issue 59 (13 of 20 with
+    the experts' mean at 7.4 or more, the rest from 4 up), "spread" evenly over the experts'
+    means."""
+    means = panel.ratings.means
+    if clip_set == "high":
+        top = np.flatnonzero(means >= 7.4)
+        middle = np.flatnonzero((means >= 4.0) & (means < 7.4))
+        n_top = int(round(n_clips * 13 / 20))
+        return np.concatenate([rng.choice(top, n_top, replace=False),
+                               rng.choice(middle, n_clips - n_top, replace=False)])
+    if clip_set == "spread":
+        order = np.argsort(means)
+        return order[np.linspace(0, order.size - 1, n_clips).round().astype(int)]
+    raise ValueError(f"clip_set: expected one of {CLIP_SETS}, got {clip_set!r}")
+
+
+def known_truth_class(panel: KnownTruthPanel, items: np.ndarray, kind: str, n_students: int,
+                      rng) -> KnownTruthClass:
+    """Students of ``kind`` (:data:`STUDENT_KINDS`) scoring ``items`` as issue 59's classes
+    did: the clip's experts' mean plus the student's bias plus N(0, noise), rounded (half up)
+    and clipped to 0-10."""
+    from course_lib.raters.rater_data import RaterData
+    if kind not in STUDENT_KINDS:
+        raise ValueError(f"kind: expected one of {sorted(STUDENT_KINDS)}, got {kind!r}")
+    rng = _as_rng(rng)
+    (b_low, b_high), (s_low, s_high) = STUDENT_KINDS[kind]
+    bias = rng.uniform(b_low, b_high, n_students)
+    noise_sd = rng.uniform(s_low, s_high, n_students)
+    means = panel.ratings.means[items]
+    raw = means[:, None] + bias + noise_sd * rng.standard_normal((items.size, n_students))
+    scores = np.clip(np.floor(raw + 0.5), 0, 10)
+    if kind == "few answers":
+        for student in range(n_students):
+            scores[rng.permutation(items.size)[:items.size // 2], student] = np.nan
+    k = int(np.ceil(5 * (np.mean(noise_sd ** 2) + 1 / 12) /
+                    (np.mean(panel.expert_noise) + 1 / 12) - 1e-9))
+    names = tuple(f"student-{n:03d}" for n in range(n_students))
+    return KnownTruthClass(RaterData.from_matrix(scores, scale=(0, 10)), names,
+                           np.asarray(items), bias, noise_sd ** 2, k)
