@@ -11,7 +11,9 @@ result with :func:`load_result` instead of re-running an experiment that takes m
     toy["result"]["summary"]
     print(report(toy))      # the table the lecture shows, beside the source's numbers
 
-The folder is found relative to this package, as :mod:`course_lib.data` finds ``data/``. The
+The folder is found relative to this package, as :mod:`course_lib.data` finds ``data/``: a wheel
+carries the results (``*.json``) inside the package, so the fitted state the pronunciation panel
+and the GOP checks read comes with an install that is not editable, provenance included. The
 tables :func:`report` picks by a result's name are written in two engines beside this module:
 ``_rater_tables`` (lecture 05's: Gil-González et al. 2019 and arXiv 2306.02719) and
 ``_mixed_feedback_reports`` (lecture 07's: Wu et al. 2025).
@@ -29,7 +31,11 @@ from ._mixed_feedback_reports import (_gait_report, _haptic_report, _levelset_di
                                       _levelset_report, _likert_synthetic_report,
                                       _source_claims)
 
-RESULTS_DIR = Path(__file__).resolve().parents[1] / "experiments" / "results"
+# A wheel carries the results inside the package (setup.py maps experiments/results/ there); a
+# checkout, or an editable install of one, reads them where the scripts commit them.
+_SHIPPED = Path(__file__).resolve().parent / "_shipped" / "results"
+RESULTS_DIR = (_SHIPPED if _SHIPPED.is_dir()
+               else Path(__file__).resolve().parents[1] / "experiments" / "results")
 
 
 def available_results() -> list[str]:

@@ -65,8 +65,8 @@ def test_every_unit_is_there_and_no_answer_is(edition):
     files = set(_files(edition))
     for unit in UNITS:
         assert {f"lectures/{unit}.ipynb", f"exercises/{unit}.ipynb"} <= files
-    needed = {"README.md", "course.py", "pyproject.toml", "environment.yml", "postBuild",
-              "course_lib/__init__.py"}
+    needed = {"README.md", "course.py", "pyproject.toml", "setup.py", "environment.yml",
+              "postBuild", "course_lib/__init__.py"}
     if (ROOT / "requirements").is_dir():
         needed |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "requirements").rglob("*")
                    if p.is_file()}

@@ -42,6 +42,7 @@ CROSS_CUTTING_FILES = {
     "test_vocabulary.py": "one word for the evidence: its types, the models' two methods",
     "test_watchdog.py": "tests/watchdog_plugin.py",
     "test_widget_harness.py": "tests/widget_harness.py",
+    "test_wheel_install.py": "setup.py: the library installed from its wheel",
 }
 EXPERIMENTS = "test_experiment"  # test_experiment*.py: the runs of experiments/
 PACKAGES = {path.parent.name for path in LIBRARY.glob("*/__init__.py")}

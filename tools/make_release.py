@@ -9,8 +9,9 @@ What goes in (``EDITION``): the lectures (with their stored outputs), the genera
 (their notice rewritten for students), ``course_lib``, ``data``, ``experiments`` (the library
 reads the committed results at run time and the lectures point at the scripts that made them),
 the data generators that data READMEs name, and what the lab needs: ``course.py``,
-``pyproject.toml``, ``environment.yml``, ``postBuild``, ``requirements/`` and any licence file,
-and ``docs/ALGORITHMS.md`` (every lecture sends its reader there).
+``pyproject.toml`` and ``setup.py`` (the package's build), ``environment.yml``, ``postBuild``,
+``requirements/`` and any licence file, and ``docs/ALGORITHMS.md`` (every lecture sends its
+reader there).
 What stays out: ``solutions/`` (answers and rubrics), ``tests/`` (hidden tests, typical wrong
 answers), the authoring tools, ``bench/``, the rest of ``docs/`` and the authors' README, which a short
 student README replaces. Only files Git tracks are taken (no caches, no local leftovers).
@@ -36,7 +37,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "speech-judgement-course-student"
 # top-level files and folders of the edition (anything else Git tracks stays out)
-EDITION_FILES = ("course.py", "pyproject.toml", "environment.yml", "postBuild",
+EDITION_FILES = ("course.py", "pyproject.toml", "setup.py", "environment.yml", "postBuild",
                  "docs/ALGORITHMS.md")  # the map from lecture to code the lectures name
 EDITION_FOLDERS = ("lectures", "exercises", "course_lib", "data", "experiments", "requirements")
 LICENCE = re.compile(r"^(LICEN[CS]E|COPYING)", re.I)

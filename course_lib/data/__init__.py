@@ -1,4 +1,5 @@
-"""Loaders for the data sets in the repository's ``data/`` folder.
+"""Loaders for the data sets in the repository's ``data/`` folder (which a wheel carries inside the
+package, as ``course_lib/_shipped/data``).
 
 Every data set lives in ``data/<name>/`` with a ``README.md`` (provenance, licence, recipe) and a
 ``SHA256SUMS`` manifest (``sha256sum`` format) written by its generator. Loaders read a file
@@ -35,7 +36,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-_DATA_ROOT = Path(__file__).resolve().parents[2] / "data"
+# A wheel carries the data sets inside the package (setup.py maps data/ there); a checkout, or an
+# editable install of one, reads them where they are committed.
+_SHIPPED = Path(__file__).resolve().parents[1] / "_shipped" / "data"
+_DATA_ROOT = _SHIPPED if _SHIPPED.is_dir() else Path(__file__).resolve().parents[2] / "data"
 _MANIFEST = "SHA256SUMS"
 _MANIFEST_LINE = re.compile(r"([0-9a-fA-F]{64}) [ *](\S.*)")
 
@@ -54,10 +58,14 @@ def _folder(dataset: str) -> Path:
 
 
 def _restore_advice(dataset: str) -> str:
+    folder = _folder(dataset)
+    if _DATA_ROOT == _SHIPPED:
+        return ("reinstall the course's library (`pip install --force-reinstall --no-deps` of "
+                f"what it was installed from); {folder / 'README.md'} says where the data set "
+                "comes from")
     # A checkout writes the committed bytes (or, in a clone made before .gitattributes existed,
     # their CRLF form, which _read_verified accepts). Restoring the whole folder also covers a
     # manifest edited on its own; "-C" makes the command work from any directory.
-    folder = _folder(dataset)
     return (f'restore the committed copies with `git -C "{folder}" checkout -- .` or '
             f"regenerate the data set (see {folder / 'README.md'})")
 
