@@ -10,6 +10,10 @@ Scores on a scale (human ratings, gold standards)
     panel whose raters differ in noise (a mixture); :func:`discrete_kl`, the KL divergence from
     the raters' histogram of an item to that distribution.
 
+Counts
+    :func:`clopper_pearson_interval`, the exact (Clopper and Pearson 1934) interval of a
+    binomial proportion, for a claim such as "7 of 8 changed words were flagged".
+
 The discretised predictive of a score ``y ~ N(mean, variance)`` on the integer scale
 ``low..high`` gives score c the mass of the bin [c - 1/2, c + 1/2], renormalised over the
 scale's bins (mass beyond the two end bins is dropped, not lumped into them):
@@ -40,12 +44,12 @@ import reprlib
 import numpy as np
 from scipy.special import log_ndtr, logsumexp, ndtr
 
-from .validation import _as_float_array
+from .validation import _as_float_array, _as_positive_int
 
 __all__ = ["rmse", "round_scores", "rounded_pcc_mse", "discretised_log_predictive",
            "panel_log_predictive", "discrete_kl",
            "levelset_probability", "f1_from_counts", "brier_preference", "f1_preference",
-           "check_scale", "standardised_gap", "log_normal_interval"]
+           "check_scale", "standardised_gap", "log_normal_interval", "clopper_pearson_interval"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -294,6 +298,27 @@ def f1_from_counts(true_pos, false_pos, false_neg, name: str) -> float:
         raise ValueError(f"{name}: neither the true set nor the estimate has any member, so F1 "
                          "is undefined (0 / 0)")
     return float(2.0 * true_pos / (2.0 * true_pos + false_pos + false_neg))
+
+
+def clopper_pearson_interval(successes, trials, confidence: float = 0.95) -> tuple[float, float]:
+    """The exact interval of a binomial proportion (Clopper and Pearson 1934): the proportions
+    p at which seeing ``successes`` or more (for the lower end), or ``successes`` or fewer (the
+    upper end), of ``trials`` has probability (1 - confidence) / 2. Both ends are quantiles of
+    beta distributions, Beta(k, n - k + 1) and Beta(k + 1, n - k); 0 successes give 0 as the
+    lower end and ``trials`` successes 1 as the upper. It holds at least its stated coverage
+    for every p (it is conservative), which suits the small counts of a handful of clips."""
+    from scipy.stats import beta
+
+    trials = _as_positive_int(trials, "trials")
+    successes = _as_positive_int(successes, "successes", minimum=0, maximum=trials)
+    confidence = float(confidence)
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence: must lie strictly between 0 and 1, got {confidence:g}")
+    tail = (1.0 - confidence) / 2.0
+    lower = 0.0 if successes == 0 else float(beta.ppf(tail, successes, trials - successes + 1))
+    upper = 1.0 if successes == trials else float(beta.ppf(1.0 - tail, successes + 1,
+                                                             trials - successes))
+    return lower, upper
 
 
 def _preference_arrays(mean, var, labels):

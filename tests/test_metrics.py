@@ -12,7 +12,7 @@ from scipy import stats
 from scipy.integrate import quad
 from scipy.special import logsumexp
 
-from course_lib.metrics import (discrete_kl, discretised_log_predictive, log_normal_interval,
+from course_lib.metrics import (clopper_pearson_interval, discrete_kl, discretised_log_predictive, log_normal_interval,
                                 panel_log_predictive, rmse, round_scores, rounded_pcc_mse)
 
 EDGES = np.arange(0, 12) - 0.5  # the bins of the scale 0..10
@@ -225,3 +225,34 @@ def test_rmse():
     assert rmse(a, b) == pytest.approx(np.sqrt(np.mean((a - b) ** 2)), rel=1e-14)
     # magnitudes whose squares leave float64 still give the right value
     assert rmse([3e200, 0.0], [0.0, 4e200]) == pytest.approx(np.sqrt(12.5) * 1e200, rel=1e-14)
+
+
+@pytest.mark.parametrize("successes, trials", [(0, 8), (7, 8), (8, 8), (4, 16), (2, 31),
+                                               (12, 13), (500, 1000)])
+@pytest.mark.parametrize("confidence", [0.9, 0.95])
+def test_clopper_pearson_matches_scipys_exact_binomial_interval(successes, trials, confidence):
+    # both are beta quantiles found by scipy's own root finders: they agree to far better than
+    # the 1e-9 allowed, which is still far below the third decimal an interval is quoted to
+    expected = stats.binomtest(successes, trials).proportion_ci(confidence, method="exact")
+    assert clopper_pearson_interval(successes, trials, confidence) == pytest.approx(
+        (expected.low, expected.high), abs=1e-9)
+
+
+def test_clopper_pearson_holds_its_coverage_for_every_proportion():
+    """Exact coverage from the binomial probabilities (no simulation needed): for n = 16 the
+    95% interval covers p with probability at least 0.95 at every p of a fine grid."""
+    n = 16
+    ends = np.array([clopper_pearson_interval(k, n) for k in range(n + 1)])
+    for p in np.linspace(0.005, 0.995, 199):
+        covered = (ends[:, 0] <= p) & (p <= ends[:, 1])
+        assert stats.binom.pmf(np.arange(n + 1), n, p)[covered].sum() >= 0.95 - 1e-12, p
+
+
+@pytest.mark.parametrize("arguments, message", [((9, 8), "successes: must be <= 8"),
+                                                ((-1, 8), "successes: must be >= 0"),
+                                                ((1, 0), "trials: must be >= 1"),
+                                                ((1.5, 8), "successes: expected an integer"),
+                                                ((1, 8, 1.0), "confidence: must lie")])
+def test_clopper_pearson_refuses_bad_counts_by_name(arguments, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        clopper_pearson_interval(*arguments)
