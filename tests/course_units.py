@@ -12,6 +12,7 @@ UNITS = [
     "05_gp_raters",
     "06_preference_gp",
     "07_mixed_feedback",
+    "08_pronunciation",
 ]
 NOTEBOOK_DIRS = ("lectures", "solutions", "class")  # each run whole by nbval, and guarded
 # The class activities (class/): the two a student answers and the lecturer's class notebook.

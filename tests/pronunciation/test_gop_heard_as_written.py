@@ -185,11 +185,14 @@ def test_a_changed_word_is_told_from_its_neighbours(scored_clips):
         f"changed words flagged as often as their neighbours: {table}\n{_table(verdicts)}")
 
 
-def test_lecture_05_states_what_the_verdict_did_on_the_clips(scored_clips):
-    """Section 9.5 of lecture 05 gives these counts in prose: they are the clips' verdicts."""
+def test_lecture_08_states_what_the_verdict_did_on_the_clips(scored_clips):
+    """Section 5 of lecture 08 gives these counts in prose, and its next cell their intervals:
+    they are the clips' verdicts."""
     import nbformat
-    notebook = nbformat.read(CLIPS.parents[2] / "lectures" / "05_gp_raters.ipynb", as_version=4)
+    notebook = nbformat.read(CLIPS.parents[2] / "lectures" / "08_pronunciation.ipynb",
+                             as_version=4)
     prose = " ".join(next(c.source for c in notebook.cells if c.get("id") == "59bd46e5").split())
+    counts = next(c.source for c in notebook.cells if c.get("id") == "u8-clip-counts")
     verdicts = _verdicts(scored_clips)
 
     def flagged(kind):
@@ -204,6 +207,8 @@ def test_lecture_05_states_what_the_verdict_did_on_the_clips(scored_clips):
                    f"flagged {read[0]} of the {read[1]} words of the sentences read right",
                    f"was flagged {neighbours[0]} times in {neighbours[1]}"):
         assert phrase in prose, phrase
+    for count in (omitted, substituted, read, neighbours):
+        assert f"({count[0]}, {count[1]})" in counts, (count, counts)
 
 
 def test_a_flagged_word_says_what_was_said_instead(scored_clips):

@@ -335,11 +335,11 @@ def test_a_misread_sentence_says_first_which_words_were_not_heard_as_written(exp
     assert [w["word"] for w in out["words"] if not w["heard_as_written"]] == flagged
 
 
-def test_lecture_05_states_the_committed_accuracy_of_the_panel():
-    """The numbers section 9.4 of lecture 05 writes in prose are the committed run's."""
+def test_lecture_08_states_the_committed_accuracy_of_the_panel():
+    """The numbers section 6 of lecture 08 writes in prose are the committed run's."""
     import nbformat
     notebook = nbformat.read(Path(__file__).resolve().parents[2] / "lectures" /
-                             "05_gp_raters.ipynb", as_version=4)
+                             "08_pronunciation.ipynb", as_version=4)
     prose = " ".join(next(c.source for c in notebook.cells if c.get("id") == "f4fe57eb").split())
     panel, far = RESULT["panel"], RESULT["far"]
     assert f"correlates {panel['test_pcc']:.2f}".replace("0.", ".") in prose
@@ -347,6 +347,10 @@ def test_lecture_05_states_the_committed_accuracy_of_the_panel():
     assert (f"held the experts' mean for {100 * panel['coverage_50']:.0f}% and "
             f"{100 * panel['coverage_90']:.0f}% of the sentences") in prose
     assert f"the RMSE was {far['test_rmse_beyond']:.1f} points" in prose
+    test = RESULT["test"]
+    assert f"gives the same model {test['rounded_pcc']:.2f}".replace("0.", ".") in prose
+    assert (f"(standard errors {100 * test['coverage_50']['se']:.1f} and "
+            f"{100 * test['coverage_90']['se']:.1f} points)") in prose
 
 
 def test_a_word_left_out_is_said_to_be_left_out(expert_panel):
@@ -361,11 +365,11 @@ def test_a_word_left_out_is_said_to_be_left_out(expert_panel):
     assert "in: heard nothing (left out?)" in first, first
 
 
-def test_lecture_05_states_the_committed_word_and_misread_checks():
-    """The numbers section 9.5 of lecture 05 writes in prose are the committed runs'."""
+def test_lecture_08_states_the_committed_word_and_misread_checks():
+    """The numbers section 5 of lecture 08 writes in prose are the committed runs'."""
     import nbformat
     notebook = nbformat.read(Path(__file__).resolve().parents[2] / "lectures" /
-                             "05_gp_raters.ipynb", as_version=4)
+                             "08_pronunciation.ipynb", as_version=4)
     prose = " ".join(next(c.source for c in notebook.cells if c.get("id") == "59bd46e5").split())
     heard = load_result("heard_as_written")["result"]
     words = load_result("word_phone_feedback")["result"]["full"]
