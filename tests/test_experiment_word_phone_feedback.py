@@ -109,7 +109,7 @@ def test_the_readmes_claims_are_the_committed_numbers(committed):
            f"{full['word_pcc']:.3f}" in prose
     gap = full["gap_to_source"]
     assert f"{-gap['phone_pcc']:.2f} below GOPT's phone PCC" in prose
-    assert f"{-gap['word_pcc']:.2f} below its word PCC" in prose
+    assert f"{-gap['word_pcc']:.3f} below its word accuracy PCC" in prose
     flagged = full["mispronounced"]
     rate = flagged["n_mispronounced"] / full["n_test_phones"]
     assert f"{rate:.1%} of the test phones are mispronounced" in prose
