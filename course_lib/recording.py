@@ -120,11 +120,56 @@ def write_wav(path, take: Take, *, overwrite: bool = False) -> Path:
 
 
 def read_wav(path) -> tuple[np.ndarray, int]:
-    """A 16-bit mono WAV file (as :meth:`course_lib.widgets.recorder.Recorder.save` writes) as
-    (float64 samples, rate)."""
-    with wave.open(str(path), "rb") as handle:
-        if handle.getsampwidth() != 2 or handle.getnchannels() != 1:
-            raise ValueError(f"path: {path} is not a 16-bit mono WAV file")
-        rate = handle.getframerate()
-        frames = handle.readframes(handle.getnframes())
+    """A 16-bit PCM mono WAV file (as :meth:`course_lib.widgets.recorder.Recorder.save` writes)
+    as (float64 samples, rate). Any other file raises ValueError naming the file, what it is and
+    how to convert it (with a SoX command); a missing one raises FileNotFoundError."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"path: {path}: no such file (give the path of a WAV file)")
+    size = path.stat().st_size
+    if size == 0:
+        raise ValueError(f"path: {path} is empty (0 bytes): nothing was recorded into it; "
+                         "record again or give another file")
+    try:
+        with wave.open(str(path), "rb") as handle:
+            width, channels = handle.getsampwidth(), handle.getnchannels()
+            rate = handle.getframerate()
+            frames = handle.readframes(handle.getnframes())
+    except (wave.Error, EOFError) as err:
+        raise ValueError(f"path: {path} {_what_wav_is(path, err)}") from None
+    if width != 2 or channels != 1:
+        raise ValueError(f"path: {path} holds {_channels(channels)} {8 * width}-bit samples; "
+                         f"expected 16-bit mono: {_CONVERT.format(path=path)}")
+    if not frames:
+        raise ValueError(f"path: {path} holds no samples (a WAV header only); record again")
     return np.frombuffer(frames, dtype="<i2").astype(np.float64) / 32768.0, rate
+
+
+# how to make a file read_wav reads, with SoX (any format SoX reads, any rate)
+_CONVERT = "convert it with `sox {path} -b 16 -e signed-integer -c 1 converted.wav`"
+_FORMATS = {1: "PCM", 3: "floating-point", 6: "A-law", 7: "mu-law"}
+_EXTENSIBLE = 0xFFFE
+
+
+def _what_wav_is(path: Path, err: Exception) -> str:
+    """Why the ``wave`` module refused ``path`` (``err``), in words and with what to do: the
+    RIFF header's fmt chunk read directly (format tag, and the sub-format of an extensible
+    file)."""
+    head = path.read_bytes()[:4096]
+    if head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+        return (f"is not a WAV file (no RIFF/WAVE header); save your recording as a 16-bit "
+                f"PCM mono WAV, or {_CONVERT.format(path=path)}")
+    at = head.find(b"fmt ")
+    if at < 0 or len(head) < at + 24:
+        return (f"is a truncated or damaged WAV file ({str(err) or 'it ends early'}); record again")
+    tag, channels, _rate, _bytes, _align, bits = np.frombuffer(
+        head[at + 8:at + 24], dtype="<u2, <u2, <u4, <u4, <u2, <u2")[0]
+    if tag == _EXTENSIBLE and len(head) >= at + 34:
+        tag = int(np.frombuffer(head[at + 32:at + 34], dtype="<u2")[0])
+    kind = _FORMATS.get(int(tag), f"format-{int(tag)}")
+    return (f"holds {_channels(int(channels))} {int(bits)}-bit {kind} samples; expected "
+            f"16-bit PCM mono: {_CONVERT.format(path=path)}")
+
+
+def _channels(n: int) -> str:
+    return "mono" if n == 1 else f"{n}-channel"

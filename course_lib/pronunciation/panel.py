@@ -22,8 +22,12 @@ the distribution of the five experts' actual mean score (the latent's posterior 
 of an average of five experts) with its central 50% and 90% intervals; the probability that an
 expert drawn at random from the five gives each whole score 0-10 (the mixture over the experts'
 noise, :func:`course_lib.metrics.panel_log_predictive`); and the words whose GOP falls below the
-training split's low-word threshold. Notes come first: a sentence that did not align, a
-recording whose GOP features lie beyond the training cloud, what was done to the audio.
+training split's low-word threshold. Notes come first: words not heard as written, a
+recording whose GOP features lie beyond the training cloud, what was done to the audio. A
+recording that did not align gets none of this: no mean, no interval, no distribution, one line
+saying why and what to do (the panel's view of a typical training sentence would pass for a
+score of the recording). Each phone also carries the feedback model's "mispronounced" flag,
+stated with its precision, recall and base rate on the corpus's test speakers.
 """
 
 from __future__ import annotations
@@ -31,8 +35,9 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import math
+import re
 import sys
-import wave
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -45,7 +50,7 @@ from .gop import (Pronunciation, PhoneScore, WordReading, WordScore, completenes
                             gop_features, word_readings)
 from .panel_gp import (PANEL_MODELS, PanelPredictive, calibrated_half_width, panel_model,
                        panel_predictive)
-from .feedback import FeedbackModel, WordVerdict
+from .feedback import FeedbackModel, WordVerdict, heard_word
 from ..raters.rater_comparison import centre_scores
 from ..recording import read_wav
 from ..results import load_result
@@ -67,6 +72,11 @@ POPULATION_CAVEAT = ("It learned from Mandarin-speaking learners of English, abo
                      "them children, recorded on the corpus's microphones: for other speakers, "
                      "accents or microphones it extrapolates.")
 _MAX_BLAMED = 3
+# the one line of a recording that did not align (summary, --json notes, lab panel)
+_NOT_ALIGNED = ("Not scored: the words of the text could not be placed in the sound, so there "
+                "is no score, interval or distribution to show. Check that you read exactly "
+                "the sentence given, in full, without long pauses or noise around you, and "
+                "record again")
 
 
 @functools.cache
@@ -77,6 +87,31 @@ def _word_accuracy_statement() -> str:
     return (f"the experts' word accuracy is predicted from GOP; on the corpus's "
             f"{full['n_test_words']:,} test words it correlated {full['word_pcc']:.2f} with the "
             "experts' mean, so read it as a rough guide")
+
+
+@functools.cache
+def _phone_verdict() -> dict:
+    """The "mispronounced" flag's threshold and how it did on the corpus's test phones, from
+    speakers it never heard (the committed ``experiments/word_phone_feedback.py`` result):
+    precision, recall and the base rate (the share of test phones most experts scored 0)."""
+    full = load_result("word_phone_feedback")["result"]["full"]
+    flagged = full["mispronounced"]
+    return {"threshold": full["threshold"], "precision": flagged["precision"],
+            "recall": flagged["recall"],
+            "base_rate": flagged["n_mispronounced"] / full["n_test_phones"],
+            "n_test_phones": full["n_test_phones"], "n_flagged": flagged["n_flagged"],
+            "n_mispronounced": flagged["n_mispronounced"]}
+
+
+def _phone_verdict_statement() -> str:
+    """How far to trust the "mispronounced" flag, in one sentence."""
+    verdict = _phone_verdict()
+    return (f"on the corpus's {verdict['n_test_phones']:,} test phones (speakers it never "
+            f"heard), {100 * verdict['precision']:.0f}% of the phones it flagged were ones most "
+            f"experts scored 0, mispronounced or missed (precision), and it flagged "
+            f"{100 * verdict['recall']:.0f}% of those (recall); only "
+            f"{100 * verdict['base_rate']:.1f}% of all test phones were scored so (base rate), "
+            "so a flag means: listen to that phone again, not: it was wrong")
 
 
 @functools.cache
@@ -113,13 +148,29 @@ class PanelEvaluation:
     n_test_speakers: int
     far_threshold: float
     far_percentile: float
+    rounded_pcc: float = math.nan
+    coverage_90_se: float = math.nan
+    base_rounded_pcc: float = math.nan
 
     def statement(self) -> str:
-        """How accurate the panel is, in one sentence."""
+        """How accurate the panel is, in one sentence: one correlation per model, both with
+        the predictions and the experts' mean rounded to whole scores as in Table 1 of
+        lecture 05 (``test_pcc``, the unrounded one, is in the JSON); coverage with its
+        standard error over speakers."""
         return (f"On {self.n_test_sentences:,} sentences by {self.n_test_speakers} speakers it "
-                f"never heard, the panel mean correlated {self.test_pcc:.2f} with the experts' "
-                f"mean (RMSE {self.test_rmse:.2f} points) and its 90% interval held the "
-                f"experts' mean for {100 * self.coverage_90:.0f}% of them.")
+                f"never heard, the panel mean ({self.model.replace('_', '-')}) correlated "
+                f"{_two_places(self.rounded_pcc)} with the experts' mean, both rounded to whole "
+                "scores as in Table 1 of lecture 05 (GP_base, whose mean correlates "
+                f"{_two_places(self.base_rounded_pcc)} there, is not the panel: speaker "
+                "cross-validation chose the model by its distribution of scores, not its mean); "
+                f"its RMSE was {self.test_rmse:.2f} points (unrounded), and its 90% interval "
+                f"held the experts' mean for {100 * self.coverage_90:.1f}% of them (standard "
+                f"error {100 * self.coverage_90_se:.1f} points, by speaker).")
+
+
+def _two_places(value: float) -> str:
+    """A correlation as the course writes it: .59, not 0.59."""
+    return f"{value:.2f}".replace("0.", ".", 1)
 
 
 @dataclass(frozen=True)
@@ -135,8 +186,10 @@ class PanelPrediction:
     unseen speakers (``test_pcc``, ``test_rmse``, ``coverage_90`` read from it); ``distance``:
     the recording's whitened distance from the training sentences' GOP features; ``low_word``:
     the training split's low-word GOP threshold, below which a word is blamed; ``notes``: what
-    the reader must know before the numbers (not aligned, far from the training population,
-    resampled, clipped), most serious first.
+    the reader must know before the numbers (words not heard as written, far from the training
+    population, resampled, clipped), most serious first. A recording that did not align has NaN
+    for every number (``mean``, ``sd``, the intervals, ``distribution``): the panel has no view
+    of it, and :meth:`summary` and :meth:`as_dict` say so in one line.
     """
 
     mean: float
@@ -196,12 +249,27 @@ class PanelPrediction:
                if pair[0].gop < self.low_word]
         return sorted(low, key=lambda pair: pair[0].gop)[:k]
 
+    def not_aligned_line(self) -> str:
+        """The one line of a recording that did not align: why, and what to do (a clipped
+        recording is also told to move back)."""
+        clipped = any("clipped" in note for note in self.pronunciation.notes)
+        return _NOT_ALIGNED + ("; the recording is also clipped (too loud): move back from the "
+                               "microphone" if clipped else "") + "."
+
+    def mispronounced(self) -> list[tuple[WordVerdict, list]]:
+        """Each word with its phones flagged mispronounced (words without any left out)."""
+        return [(word, [p for p in word.phones if p.mispronounced]) for word in self.words
+                if any(p.mispronounced for p in word.phones)]
+
     def summary(self, bar_width: int = 40, *, preamble: bool = True) -> str:
         """The prediction as text (``course.py pronounce``, and the lab panel beside its figure):
         the notes, the aspect and its rubric, the experts' mean with its intervals, how accurate
-        the panel is, one bar per score, and the words that pulled it down. ``preamble=False``
-        leaves out the notes, the aspect and the accuracy statement, which the lab panel shows
-        above its figure (read out once, not twice)."""
+        the panel is, one bar per score, the words that pulled it down and the phones flagged
+        mispronounced. ``preamble=False`` leaves out the notes, the aspect and the accuracy
+        statement, which the lab panel shows above its figure (read out once, not twice). A
+        recording that did not align gets one line instead (:meth:`not_aligned_line`)."""
+        if not self.aligned:
+            return self.not_aligned_line()
         (low50, high50), (low90, high90) = self.interval_50, self.interval_90
         mean_line = (f"Panel mean {self.mean:.1f} of 10: the five experts' mean would lie in "
                      f"{low90:.1f}-{high90:.1f} with 90% probability ({low50:.1f}-{high50:.1f} "
@@ -216,9 +284,20 @@ class PanelPrediction:
         for score, p in enumerate(self.distribution):
             lines.append(f"  {score:2d} {'#' * round(bar_width * p / peak):<{bar_width}s} "
                          f"{100 * p:4.0f} %")
-        if self.aligned:
-            lines += self._word_lines()
-        return "\n".join(lines)
+        return "\n".join(lines + self._word_lines() + self._phone_lines())
+
+    def _phone_lines(self) -> list[str]:
+        verdict = _phone_verdict()
+        rule = (f"predicted expert score below {verdict['threshold']:.2f} of 2, the cut chosen "
+                "on the training speakers")
+        flagged = self.mispronounced()
+        if not flagged:
+            lines = [f"Phones flagged mispronounced: none ({rule})."]
+        else:
+            lines = [f"Phones flagged mispronounced ({rule}):"] + [
+                f"  {word.word.lower()}: " + ", ".join(p.phone for p in phones)
+                for word, phones in flagged]
+        return lines + [f"  (The flag's accuracy: {_phone_verdict_statement()}.)"]
 
     def _word_lines(self) -> list[str]:
         threshold = (f"{self.low_word:.1f}, the lowest tenth of the training sentences' words; "
@@ -242,16 +321,28 @@ class PanelPrediction:
     def as_dict(self) -> dict:
         """The JSON of ``course.py pronounce --json``: ``aspect``, ``mean``, ``sd`` and
         ``interval_90`` of the experts' mean, ``distribution`` (P of each score 0-10 for one
-        expert), ``completeness`` (null for now), ``model`` (its name and its accuracy on unseen
-        speakers), ``notes`` and ``words`` (each with its phones)."""
-        return {"aspect": self.aspect, "mean": self.mean, "sd": self.sd,
-                "interval_90": [float(v) for v in self.interval_90],
-                "distribution": [float(p) for p in self.distribution],
-                "completeness": self.completeness,
-                "model": {"name": self.evaluation.model, "test_pcc": self.test_pcc,
-                          "test_rmse": self.test_rmse, "coverage_90": self.coverage_90},
-                "notes": list(self.notes),
-                "words": [_word_entry(word) for word in self.words]}
+        expert), ``completeness`` (the share of words heard as written), ``model`` (its name
+        and its accuracy on unseen speakers: ``test_pcc`` of the unrounded mean,
+        ``test_pcc_rounded`` with both sides rounded to whole scores as in Table 1,
+        ``coverage_90`` with its standard error by speaker), ``notes``, ``words`` (each with
+        what was ``heard`` and its phones, each ``mispronounced`` or not), ``phone_verdict``
+        (the flag's threshold, precision, recall and base rate on the test phones) and
+        ``aligned``. A recording that did not align has null numbers, no words and its one
+        line as the only note."""
+        evaluation = self.evaluation
+        numbers = {"mean": self.mean, "sd": self.sd,
+                   "interval_90": [float(v) for v in self.interval_90],
+                   "distribution": [float(p) for p in self.distribution]}
+        if not self.aligned:
+            numbers = dict.fromkeys(numbers)
+        return {"aspect": self.aspect, **numbers, "completeness": self.completeness,
+                "model": {"name": evaluation.model, "test_pcc": self.test_pcc,
+                          "test_pcc_rounded": evaluation.rounded_pcc,
+                          "test_rmse": self.test_rmse, "coverage_90": self.coverage_90,
+                          "coverage_90_se": evaluation.coverage_90_se},
+                "notes": list(self.notes) if self.aligned else [self.not_aligned_line()],
+                "words": [_word_entry(word) for word in self.words],
+                "phone_verdict": dict(_phone_verdict()), "aligned": self.aligned}
 
 
 def _words_with_phones(scored: Pronunciation) -> list[tuple[WordScore, list[PhoneScore]]]:
@@ -266,8 +357,17 @@ def _word_entry(word: WordVerdict) -> dict:
     chosen, so a new field is one more key here."""
     return {"word": word.word, "start": word.start, "end": word.end, "gop": word.gop,
             "accuracy": word.accuracy, "heard_as_written": word.heard_as_written,
-            "phones": [{"phone": p.phone, "gop": p.gop, "score": p.score, "heard": p.heard}
-                       for p in word.phones]}
+            "heard": word.heard,
+            "phones": [{"phone": p.phone, "gop": p.gop, "score": p.score, "heard": p.heard,
+                        "mispronounced": p.mispronounced} for p in word.phones]}
+
+
+def _heard_text(reading: WordReading) -> str:
+    """What was heard instead of a word not heard as written, for a student: a dictionary
+    word, "left out?" or "unclear" (never the loop's raw phones)."""
+    verdict, heard = heard_word(reading)
+    return {"left out": "heard nothing (left out?)", "unclear": "unclear",
+            "said other": f"heard {heard}"}[verdict]
 
 
 def _panel_notes(scored: Pronunciation, distance: float, evaluation: PanelEvaluation,
@@ -278,18 +378,15 @@ def _panel_notes(scored: Pronunciation, distance: float, evaluation: PanelEvalua
     first = []
     misread = [reading for reading in readings if not reading.as_written]
     if misread:
-        said = "; ".join(f"{reading.word.lower()}: heard {reading.said_instead}"
-                         + (" (left out?)" if reading.squeezed else "") for reading in misread)
+        said = "; ".join(f"{reading.word.lower()}: {_heard_text(reading)}"
+                         for reading in misread)
         first.append(
             f"{len(misread)} of {len(readings)} words were not heard as written ({said}); "
             "the scores below assume the sentence was read as written, so read them as the "
             f"panel's view of the words that were. {_reading_accuracy()}; a misread word "
             "can pull a neighbour down with it, so a word next to a flagged one may be flagged "
             "only because of it")
-    if not scored.aligned:
-        first.append("the sentence did not align, so no phone was scored: everything below is "
-                     "the panel's view of a typical training sentence, not of this recording")
-    elif distance > evaluation.far_threshold:
+    if scored.aligned and distance > evaluation.far_threshold:
         first.append(
             f"this recording is far from the sentences the experts scored: its GOP features lie "
             f"at distance {distance:.1f} from theirs (whitened; only "
@@ -313,10 +410,16 @@ class ExpertPanel:
 
     def __init__(self):
         panel = load_speechocean762(_ASPECT, _INPUTS)
-        chosen = load_result(_EXPERIMENT)["result"]["panel"]
+        result = load_result(_EXPERIMENT)["result"]
+        chosen = result["panel"]
+        # Table 1's GP_base on the same GOP inputs, scored the same way (rounded)
+        table = load_result("wong2024_table1_speechocean762")["result"]["by_inputs"][_INPUTS]
         self.evaluation = PanelEvaluation(**{key: chosen[key] for key in (
             "model", "test_pcc", "test_rmse", "coverage_50", "coverage_90", "n_test_sentences",
-            "n_test_speakers", "far_threshold", "far_percentile")})
+            "n_test_speakers", "far_threshold", "far_percentile")},
+            rounded_pcc=result["test"]["rounded_pcc"],
+            coverage_90_se=result["test"]["coverage_90"]["se"],
+            base_rounded_pcc=table["models"]["GP_base"]["PCC"])
         self.interval_half_width_sd = chosen["interval_half_width_sd"]
         self._train_features = panel.features[panel.train]
         train = panel.ratings.subset(panel.train)
@@ -355,8 +458,15 @@ class ExpertPanel:
             *predictive.interval(0.5, self.interval_half_width_sd["0.5"]),
             *predictive.interval(0.9, self.interval_half_width_sd["0.9"])))
         readings = word_readings(scored) if scored.aligned else []
-        words = [replace(verdict, heard_as_written=reading.as_written) for verdict, reading
-                 in zip(self.feedback.verdicts(scored), readings)]
+        words = [replace(verdict, heard_as_written=reading.as_written,
+                         heard=heard_word(reading)[1])
+                 for verdict, reading in zip(self.feedback.verdicts(scored), readings)]
+        if not scored.aligned:
+            # no view of this recording: the GP's answer for the training medians is not one
+            return PanelPrediction(
+                math.nan, math.nan, math.nan, (math.nan, math.nan), (math.nan, math.nan),
+                np.full(len(predictive.log_one_expert[0]), math.nan), scored, self.evaluation,
+                math.nan, self._thresholds.low_word, scored.notes)
         return PanelPrediction(
             float(predictive.mean[0]), float(np.sqrt(predictive.mean_variance[0])),
             float(np.sqrt(predictive.latent_variance[0])), (low50, high50), (low90, high90),
@@ -388,18 +498,44 @@ def _main(argv=None) -> int:
         panel = ExpertPanel()
         for entry in options.add_word:
             word, _, phones = entry.partition("=")
-            panel.scorer.add_word(word, phones)
+            try:
+                panel.scorer.add_word(word, phones)
+            except ValueError as err:
+                raise ValueError(f"--add-word {entry!r}: expected WORD=PHONES, one word and its "
+                                 f"ARPAbet phones ({_message(err)})") from None
         prediction = panel.score(samples, rate, options.text)
-    except (OSError, EOFError, wave.Error, ValueError) as err:
-        hint = (" (here: --add-word 'WORD=PHONES')" if "pronunciation dictionary" in str(err)
-                else "")
-        print(f"pronounce: {err}{hint}", file=sys.stderr)
+    except OSError as err:
+        print(f"pronounce: {_message(err)}", file=sys.stderr)
+        return 2
+    except ValueError as err:
+        print(f"pronounce: {_command_line_message(err, options.wav)}", file=sys.stderr)
         return 2
     except DataError as err:  # the corpus's scores are not on this machine: one line, what to do
         print(f"pronounce: {err}", file=sys.stderr)
         return 1
     print(json.dumps(prediction.as_dict(), indent=1) if options.json else prediction.summary())
     return 0 if prediction.aligned else 3
+
+
+def _message(err: Exception) -> str:
+    """An error's message without the Python argument name it starts with ("path: ...")."""
+    return re.sub(r"^(path|samples|text|word|phones): ", "", str(err))
+
+
+def _command_line_message(err: ValueError, wav: str) -> str:
+    """A library's ValueError in the command line's words: a word the dictionary lacks is told
+    how to add it with --add-word and to write numbers as words; a recording's problem names
+    the file."""
+    text = str(err)
+    if "pronunciation dictionary" in text:
+        missing = re.findall(r"'([^']*)'", text.partition(" not in ")[0])
+        return (f"{', '.join(missing)} not in the pronunciation dictionary: write numbers as "
+                "words (twenty one, not 21), and add any other word with --add-word "
+                "WORD=PHONES, its sounds in ARPAbet without stress marks, e.g. --add-word "
+                "'LIYA=L IY Y AH' (repeatable)")
+    if text.startswith("samples: "):
+        return f"{wav}: {_message(err)}"
+    return _message(err)
 
 
 if __name__ == "__main__":

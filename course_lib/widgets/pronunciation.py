@@ -9,7 +9,11 @@ experts' mean over the rubric's bands, the words and phones by goodness of pronu
 the same as text. Above it the panel names its aspect and rubric, says how accurate it is on
 speakers it never heard, and where the recording goes. Without a microphone, "score the shipped
 recording" scores the corpus's own recording of the chosen sentence. Errors show as one line;
-the last prediction stays until a new one replaces it.
+the last prediction stays until a new one replaces it, and a take that could not be scored is
+kept by the recorder (the line says how to save it). A recording that did not align gets one
+line saying why and what to do, and no figure: the panel has no view of it. Each phone the
+feedback model flags as mispronounced is marked in the figure and listed in the text, with the
+flag's precision, recall and base rate.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from collections.abc import Sequence
 import ipywidgets as W
 from IPython.display import display
 
+from course_lib.data import DataError
 from course_lib.pronunciation.panel import (POPULATION_CAVEAT, ExpertPanel, PanelPrediction,
                                            rubric_text)
 from course_lib.plotting.pronunciation import panel_description, panel_figure
@@ -80,7 +85,7 @@ class PronunciationPanel:
                              (self.text_view, "summary")):
             widget.add_class(f"course-pronunciation-{name}")
         self.sentence.observe(self._on_sentence, names="value")
-        self.recorder.on_recording(lambda samples: self.score(samples, _RATE))
+        self.recorder.on_recording(lambda samples: self.score(samples, _RATE, take=True))
         self.shipped.on_click(lambda _button: self.score_shipped())
         self._say("Choose a sentence, then record it, or score the corpus's own recording.")
 
@@ -107,18 +112,31 @@ class PronunciationPanel:
             return None
         return self.score(clip.samples, clip.sample_rate)
 
-    def score(self, samples, sample_rate: int) -> PanelPrediction | None:
+    def score(self, samples, sample_rate: int, *, take: bool = False) -> PanelPrediction | None:
         """Score ``samples`` of :meth:`text` and show the panel's view; on bad input, say why in
-        one line and keep the previous view."""
+        one line and keep the previous view (``take``: the samples are the recorder's newest
+        take, which stays kept, and the line says how to save it)."""
         started = time.perf_counter()
         self._say("Scoring ...")
+        kept = (f" Your recording is kept (take {len(self.recorder.takes)}): "
+                "recorder.save('my_take.wav') writes it to a file." if take else "")
         try:
             prediction = self.panel.score(samples, sample_rate, self.text())
-        except ValueError as err:
+        except (ValueError, RuntimeError, OSError, DataError) as err:
+            # a take's callback must not raise: the recorder would report the kept take as lost
             self.last_error = err
-            self._say(f"Not scored: {err}", True)
+            self._say(f"Not scored: {err}.{kept}", True)
             return None
         self.prediction, self.last_error = prediction, None
+        self.seconds = time.perf_counter() - started
+        if not prediction.aligned:
+            # no figure and no numbers: the panel has no view of this recording
+            self.notes_view.value = f"<p>{html.escape(prediction.not_aligned_line())}</p>"
+            self.image = None
+            self.output.clear_output()
+            self.text_view.value = ""
+            self._say(f"{prediction.not_aligned_line()}{kept}", True)
+            return prediction
         # notes first: they say whether the numbers below are to be read at all
         self.notes_view.value = "".join(f"<p><b>Note:</b> {html.escape(note)}.</p>"
                                         for note in prediction.notes)
@@ -129,11 +147,11 @@ class PronunciationPanel:
         self.text_view.value = f"<pre>{html.escape(prediction.summary(preamble=False))}</pre>"
         self.seconds = time.perf_counter() - started
         low, high = prediction.interval_90
+        flagged = sum(len(phones) for _, phones in prediction.mispronounced())
         self._say(f"Scored in {self.seconds:.1f} s: panel mean {prediction.mean:.1f}, the five "
-                  f"experts' mean {low:.1f}-{high:.1f} (90%)"
-                  + ("" if prediction.aligned else "; the sentence did not align")
-                  + (f"; {len(prediction.notes)} note(s) above the figure"
-                     if prediction.notes else ""))
+                  f"experts' mean {low:.1f}-{high:.1f} (90%); {flagged} phone(s) flagged "
+                  "mispronounced" + (f"; {len(prediction.notes)} note(s) above the figure"
+                                     if prediction.notes else ""))
         return prediction
 
     def _children(self) -> list:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 import wave
@@ -31,7 +32,9 @@ from course_lib.results import load_result
 
 RESULT = load_result("pronunciation_panel")["result"]
 JSON_KEYS = {"aspect", "mean", "sd", "interval_90", "distribution", "completeness", "model",
-             "notes", "words"}
+             "notes", "words", "phone_verdict", "aligned"}
+FEEDBACK = load_result("word_phone_feedback")["result"]["full"]
+TABLE_1 = load_result("wong2024_table1_speechocean762")["result"]["by_inputs"]["gop"]["models"]
 
 
 @pytest.fixture(scope="module")
@@ -153,22 +156,34 @@ def test_the_json_contract(worst_read):
     assert isinstance(low, float) and isinstance(high, float) and low <= out["mean"] <= high
     assert len(out["distribution"]) == 11 and sum(out["distribution"]) == pytest.approx(1.0)
     assert all(isinstance(p, float) and p >= 0 for p in out["distribution"])
-    assert set(out["model"]) == {"name", "test_pcc", "test_rmse", "coverage_90"}
     assert out["model"]["name"] in PANEL_MODELS
     assert out["model"] == {"name": RESULT["chosen"], "test_pcc": RESULT["test"]["pcc"],
+                            "test_pcc_rounded": RESULT["test"]["rounded_pcc"],
                             "test_rmse": RESULT["test"]["rmse"],
-                            "coverage_90": RESULT["test"]["coverage_90"]["share"]}
+                            "coverage_90": RESULT["test"]["coverage_90"]["share"],
+                            "coverage_90_se": RESULT["test"]["coverage_90"]["se"]}
+    assert out["aligned"] is True
+    verdict = out["phone_verdict"]
+    assert verdict["threshold"] == FEEDBACK["threshold"]
+    assert (verdict["precision"], verdict["recall"]) == (
+        FEEDBACK["mispronounced"]["precision"], FEEDBACK["mispronounced"]["recall"])
+    assert verdict["base_rate"] == FEEDBACK["mispronounced"]["n_mispronounced"] / FEEDBACK[
+        "n_test_phones"]
     assert isinstance(out["notes"], list) and all(isinstance(n, str) for n in out["notes"])
     assert [w["word"] for w in out["words"]] == worst_read.pronunciation.text.split()
     for word in out["words"]:
         assert set(word) == {"word", "start", "end", "gop", "accuracy", "heard_as_written",
-                             "phones"} and word["phones"]
+                             "heard", "phones"} and word["phones"]
         assert all(isinstance(word[key], float) for key in ("start", "end", "gop", "accuracy"))
         assert 0 <= word["accuracy"] <= 10 and isinstance(word["heard_as_written"], bool)
+        # a word heard as written was heard as itself; any other holds a word, "" or null
+        assert word["heard"] == word["word"] if word["heard_as_written"] else \
+            word["heard"] is None or isinstance(word["heard"], str)
         for phone in word["phones"]:
-            assert set(phone) == {"phone", "gop", "score", "heard"}
+            assert set(phone) == {"phone", "gop", "score", "heard", "mispronounced"}
             assert isinstance(phone["phone"], str) and isinstance(phone["heard"], str)
             assert isinstance(phone["gop"], float) and 0 <= phone["score"] <= 2
+            assert phone["mispronounced"] is (phone["score"] < verdict["threshold"])
     phones = [p for w in out["words"] for p in w["phones"]]
     assert [p["phone"] for p in phones] == [p.phone for p in worst_read.pronunciation.phones]
 
@@ -182,9 +197,17 @@ def test_the_summary_names_the_aspect_the_rubric_and_the_accuracy(worst_read):
     assert f"Panel mean {worst_read.mean:.1f} of 10" in summary
     assert f"{low:.1f}-{high:.1f} with 90% probability" in summary
     evaluation = worst_read.evaluation
-    assert (f"correlated {evaluation.test_pcc:.2f}" in summary
-            and f"RMSE {evaluation.test_rmse:.2f}" in summary
-            and f"{100 * evaluation.coverage_90:.0f}% of them" in summary)
+    # one correlation per model, both rounded as in Table 1, which states the same numbers
+    rounded = RESULT["test"]["rounded_pcc"]
+    assert rounded == pytest.approx(TABLE_1[RESULT["chosen"]]["PCC"], abs=1e-12)
+    assert f"correlated {rounded:.2f} with the experts' mean, both rounded".replace(
+        "0.", ".") in summary
+    assert f"GP_base, whose mean correlates {TABLE_1['GP_base']['PCC']:.2f} there".replace(
+        "0.", ".") in summary
+    assert f"{evaluation.test_pcc:.2f}".replace("0.", ".") not in summary
+    assert (f"RMSE was {evaluation.test_rmse:.2f} points (unrounded)" in summary
+            and f"{100 * evaluation.coverage_90:.1f}% of them (standard error "
+                f"{100 * RESULT['test']['coverage_90']['se']:.1f} points, by speaker)" in summary)
     assert "Mandarin-speaking learners" in summary
     assert len([line for line in summary.splitlines() if line.endswith(" %")]) == 11
 
@@ -236,17 +259,27 @@ def test_a_recording_far_from_the_training_population_says_so_first(expert_panel
     assert far.summary().startswith(f"Note: {far.notes[0]}.")
 
 
-def test_a_sentence_that_does_not_align_is_flagged_first_not_hidden(expert_panel, clips):
+@pytest.fixture(scope="module")
+def not_aligned(expert_panel, clips):
     clip = clips[min(clips)]
-    prediction = expert_panel.score(clip.samples[:16000], 16000, " ".join(["EXTRAORDINARY"] * 20))
-    assert not prediction.aligned and prediction.pronunciation.phones == ()
-    assert "did not align" in prediction.notes[0] and "typical training sentence" in \
-        prediction.notes[0]
-    summary = prediction.summary()
-    assert summary.startswith("Note: the sentence did not align")
-    assert summary.index("did not align") < summary.index("Panel mean")
-    assert "Words that pulled it down" not in summary
-    assert prediction.as_dict()["words"] == []
+    return expert_panel.score(clip.samples[:16000], 16000, " ".join(["EXTRAORDINARY"] * 20))
+
+
+def test_a_sentence_that_does_not_align_gets_one_line_and_no_numbers(not_aligned):
+    """No mean, interval or distribution (the GP's view of the training medians would pass for
+    a score): one line saying why and what to do, in the text and in the JSON."""
+    assert not not_aligned.aligned and not_aligned.pronunciation.phones == ()
+    assert np.isnan(not_aligned.mean) and np.all(np.isnan(not_aligned.distribution))
+    assert np.all(np.isnan(not_aligned.interval_90))
+    summary = not_aligned.summary()
+    assert summary == not_aligned.not_aligned_line() and len(summary.splitlines()) == 1
+    assert summary.startswith("Not scored: the words of the text could not be placed in the "
+                              "sound") and "record again" in summary
+    assert "Panel mean" not in summary and "%" not in summary
+    out = json.loads(json.dumps(not_aligned.as_dict()))
+    assert set(out) == JSON_KEYS and out["aligned"] is False
+    assert [out[key] for key in ("mean", "sd", "interval_90", "distribution")] == [None] * 4
+    assert out["words"] == [] and out["notes"] == [summary]
 
 
 def write_wav(path, samples, rate=16000, channels=1):
@@ -270,20 +303,40 @@ def test_the_command_prints_the_promised_json(tmp_path, clips):
     assert 0 <= out["mean"] <= 10 and len(out["distribution"]) == 11
 
 
+CONVERT = "-b 16 -e signed-integer -c 1 converted.wav"
+
+
+def write_float_wav(path, samples, rate=16000):
+    wavfile.write(path, rate, np.asarray(samples, np.float32))
+    return path
+
+
 @pytest.mark.parametrize("make, text, message", [
-    (lambda p: p, "hello", "No such file"),
-    (lambda p: p.write_bytes(b"not a wav") and p, "hello", "file does not start with RIFF"),
-    (lambda p: write_wav(p, np.zeros((16000, 2)).ravel(), channels=2), "hello", "mono"),
-    (lambda p: write_wav(p, np.zeros(16000)), "hello", "silent"),
-    (lambda p: write_wav(p, 0.1 * np.sin(np.arange(4000) / 5)), "hello", "must last"),
+    (lambda p: p, "hello", "in.wav: no such file"),
+    (lambda p: p.write_bytes(b"") and p, "hello", "in.wav is empty (0 bytes)"),
+    (lambda p: p.write_bytes(b"not a wav") and p, "hello",
+     f"in.wav is not a WAV file (no RIFF/WAVE header); save your recording as a 16-bit PCM "
+     f"mono WAV, or convert it with `sox"),
+    (lambda p: write_float_wav(p, 0.1 * np.sin(np.arange(32000) / 5)), "hello",
+     "in.wav holds mono 32-bit floating-point samples; expected 16-bit PCM mono: convert it "
+     "with `sox"),
+    (lambda p: write_wav(p, np.zeros((16000, 2)).ravel(), channels=2), "hello",
+     "holds 2-channel 16-bit samples; expected 16-bit mono"),
+    (lambda p: write_wav(p, np.zeros(16000)), "hello", "in.wav: the recording is silent"),
+    (lambda p: write_wav(p, 0.1 * np.sin(np.arange(4000) / 5)), "hello", "in.wav: 0.25 s"),
     (lambda p: write_wav(p, 0.1 * np.sin(np.arange(32000) / 5)), "hello zqxjw", "ZQXJW"),
 ])
 def test_bad_input_gets_one_line_and_status_2(tmp_path, capsys, make, text, message):
+    """One line naming the file and what to do, in the command line's words (no Python
+    argument names such as 'path:' or 'samples:')."""
     path = tmp_path / "in.wav"
     make(path)
     assert _main([str(path), text]) == 2
     err = capsys.readouterr().err
     assert err.startswith("pronounce: ") and message in err and len(err.splitlines()) == 1
+    assert not err.startswith(("pronounce: path:", "pronounce: samples:"))
+    if "sox" in message:
+        assert f"`sox {path} {CONVERT}`" in err
 
 
 def test_without_the_corpus_one_line_says_how_to_get_it(tmp_path, capsys, monkeypatch):
@@ -299,7 +352,8 @@ def test_a_sentence_that_does_not_align_exits_3_and_says_so_first(tmp_path, caps
     clip = clips[min(clips)]
     wav = write_wav(tmp_path / "short.wav", clip.samples[:16000])
     assert _main([str(wav), " ".join(["extraordinary"] * 20)]) == 3
-    assert capsys.readouterr().out.startswith("Note: the sentence did not align")
+    out = capsys.readouterr().out
+    assert out.startswith("Not scored: ") and len(out.splitlines()) == 1
 
 
 def test_a_missing_word_is_named_and_can_be_added_on_the_command_line(tmp_path, capsys, clips):
@@ -307,7 +361,12 @@ def test_a_missing_word_is_named_and_can_be_added_on_the_command_line(tmp_path, 
     wav = write_wav(tmp_path / "me.wav", clip.samples)
     text = clip.text.lower().replace("ladder", "laddr")
     assert _main([str(wav), text]) == 2
-    assert "'LADDR' not in the pronunciation dictionary" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("pronounce: LADDR not in the pronunciation dictionary: write numbers "
+                          "as words") and "--add-word WORD=PHONES" in err
+    assert "PronunciationScorer" not in err and "add_word" not in err
+    assert _main([str(wav), text, "--add-word", "LADDR=L AE D ER0"]) == 2
+    assert "--add-word 'LADDR=L AE D ER0': expected WORD=PHONES" in capsys.readouterr().err
     assert _main([str(wav), text, "--add-word", "LADDR=L AE D ER", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["words"][-1]["word"] == "LADDR"
 
@@ -326,7 +385,11 @@ def test_a_misread_sentence_says_first_which_words_were_not_heard_as_written(exp
     first = prediction.notes[0]
     assert first.startswith(f"{len(flagged)} of {len(prediction.words)} words were not heard "
                             "as written") and "assume the sentence was read as written" in first
-    assert all(f"{word.lower()}: heard " in first for word in flagged)
+    # each flagged word said as a dictionary word, "unclear" or left out, never as the loop's
+    # raw phones
+    for word in flagged:
+        assert re.search(rf"{word.lower()}: (unclear|heard nothing \(left out\?\)|heard "
+                         r"[A-Z']+)[;)]", first), first
     assert "test words this check flagged" in first
     assert "a word next to a flagged one may be flagged only because of it" in first
     assert prediction.summary().splitlines()[0] == f"Note: {first}."

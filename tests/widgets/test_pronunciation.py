@@ -1,7 +1,8 @@
 """The pronunciation panel's Python half (course_lib.widgets.pronunciation): a take or the
 shipped clip scored and shown (notes first, the experts' mean with its 90% interval, the aspect,
-its rubric and the panel's stated accuracy), a typed sentence, and errors that leave the last
-view in place. The browser half (the fake microphone) is tested in
+its rubric and the panel's stated accuracy, the phones flagged mispronounced with the flag's
+precision, recall and base rate), a typed sentence, errors that leave the last view in place and
+keep the take, and a recording that did not align told so in one line, with no figure. The browser half (the fake microphone) is tested in
 tests/browser/test_pronunciation_in_lab.py."""
 
 from __future__ import annotations
@@ -41,6 +42,12 @@ def test_the_shipped_recording_is_scored_shown_and_said(reader, sentences):
     assert prediction is reader.prediction and reader.last_error is None
     assert reader.image is not None and reader.image.data.startswith(b"\x89PNG")
     assert "Words that pulled it down" in reader.text_view.value
+    # the phone verdict is shown, with how far to trust it
+    shown = html.unescape(reader.text_view.value)
+    assert "Phones flagged mispronounced" in shown
+    assert all(word in shown for word in ("(precision)", "(recall)", "(base rate)"))
+    flagged = sum(len(phones) for _, phones in prediction.mispronounced())
+    assert f"{flagged} phone(s) flagged mispronounced" in reader.status.value
     assert reader.notes_view.value == "" and prediction.notes == ()
     # the figure's alt text reads out what it draws: the eleven probabilities, the experts'
     # mean with its 50% and 90% intervals, the rubric's bands
@@ -62,8 +69,10 @@ def test_before_any_take_it_names_the_aspect_its_accuracy_and_where_the_audio_go
     about = html.unescape(reader.about.value)
     assert "accuracy of pronunciation" in about and "9-10 excellent" in about
     evaluation = expert_panel.evaluation
-    assert f"correlated {evaluation.test_pcc:.2f}" in about
-    assert f"{100 * evaluation.coverage_90:.0f}% of them" in about
+    assert f"correlated {evaluation.rounded_pcc:.2f} with the experts' mean, both rounded".replace(
+        "0.", ".") in about
+    assert (f"{100 * evaluation.coverage_90:.1f}% of them (standard error "
+            f"{100 * evaluation.coverage_90_se:.1f} points") in about
     # true on a hub and on Binder as on a laptop: the kernel's machine, not "your machine"
     assert "the machine that runs this notebook's kernel" in about
     assert "Binder" in about and "not written to disk unless you save it" in about
@@ -113,13 +122,33 @@ def test_an_unknown_word_says_so_and_keeps_the_last_view(reader, sentences):
     assert reader.score_shipped() is None and "record it" in reader.status.value
 
 
-def test_a_sentence_that_does_not_align_is_described_and_noted(reader, sentences):
+def test_a_sentence_that_does_not_align_gets_one_line_and_no_figure(reader, sentences):
+    reader.sentence.value = sentences[-1].text.lower()
+    reader.score_shipped()
     reader.sentence.value = _OWN
     reader.own_text.value = " ".join(["extraordinary"] * 20)
     prediction = reader.score(sentences[0].samples[:16000], 16000)
     assert prediction is not None and not prediction.aligned
-    assert "did not align" in reader.notes_view.value and "did not align" in reader.status.value
-    assert "did not align, so no phone was scored" in reader.image.description
+    line = html.escape(prediction.not_aligned_line())
+    assert reader.notes_view.value == f"<p>{line}</p>" and line in reader.status.value
+    # no figure, no numbers: the previous take's figure is gone too, not left to be misread
+    assert reader.image is None and reader.output.outputs == () and reader.text_view.value == ""
+
+
+def test_a_take_that_cannot_be_scored_is_kept_and_the_line_says_how_to_save_it(
+        reader, sentences, tmp_path):
+    reader.sentence.value = _OWN
+    reader.own_text.value = "we have climbed one zqxjw"
+    clip = sentences[-1]
+    browser_take = resample(clip.samples, clip.sample_rate, BROWSER_RATE).astype(np.float32)
+    take = reader.recorder.receive(browser_take, BROWSER_RATE)
+    assert take is not None and len(reader.recorder.takes) == 1
+    assert reader.recorder.takes[0] is take
+    assert reader.recorder.status.startswith("Kept ")
+    assert "Not scored" in reader.status.value and "ZQXJW" in reader.status.value
+    assert "Your recording is kept (take 1)" in reader.status.value
+    path = reader.recorder.save(tmp_path / "my_take.wav")
+    assert path.is_file()
 
 
 def test_a_typed_sentence_is_scored(reader, sentences):
