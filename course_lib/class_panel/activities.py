@@ -2,12 +2,13 @@
 compares, and the order each student meets it in.
 
 * :class:`RateActivity` -- speechocean762 sentences to score 0-10 for fluency beside the corpus's
-  five experts (Unit 5, lecture 05 section 9.2): the twenty sentences of
-  :meth:`~course_lib.data.speechocean762.PanelSet.clips_to_rate` (one per speaker, from the
-  panel's least to its most fluent), whose recordings every copy of the course has (the
-  checked download holds those and six examples, not the corpus's 5,000). The seed orders them
-  for each student and, with ``n_clips`` below twenty, draws which of them to play. A sheet
-  the rate-yourself panel saved over the same clips counts too.
+  five experts (Unit 5, lecture 05 section 9.2). The lecturer chooses the clips
+  (:func:`rate_activity`'s ``clips``): by default sixteen that cover the scale, from the 40
+  training recordings the course's copy of the corpus holds for that purpose
+  (:data:`SCALE_RECORDINGS`); or the twenty of lecture 05's panel
+  (:meth:`~course_lib.data.speechocean762.PanelSet.clips_to_rate`, most of them high on the
+  scale; a sheet the rate-yourself panel saved over them counts too); or any list of items
+  whose recordings the copy holds. The seed orders them for each student.
 * :class:`CompareActivity` -- pairs of equaliser settings of one sound to compare (Unit 6,
   lecture 06's personalisation loop): each answer is "first", "second" or "none" (undecided).
   The settings are whole-dB gains in the loop's range, -12..12 dB per band.
@@ -24,9 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from course_lib.data import DataError
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.stimuli import load_clip, loudness_matched, standard_equaliser
-from course_lib.validation import _as_positive_int
+from course_lib.validation import _as_positive_int, _as_selection
 
 DEFAULT_SEED = 2026
 _COMPARE_ANSWERS = ("first", "second", "none")
@@ -34,6 +36,19 @@ _COMPARE_ANSWERS = ("first", "second", "none")
 # at full strength: widgets.personalise answers 0.5 +- 0.45)
 _ANSWER_DEGREES = {"first": 0.95, "none": 0.5, "second": 0.05}
 _GAIN_RANGE_DB = (-12, 12)
+#: The 40 training recordings the course's copy of speechocean762 holds to span the scale (its
+#: README): five from each band of the experts' mean accuracy, [0, 3), [3, 4), ..., [9, 10],
+#: drawn at random within the band. Their experts' mean fluency runs from 0.8 to 9.4.
+SCALE_RECORDINGS = (
+    "096430017", "096430014", "096040025", "096090011", "096340021", "096130014", "096430015",
+    "096090020", "096090027", "096040018", "096450014", "096340016", "096130018", "096090001",
+    "096490017", "096490004", "096250002", "096240012", "096240003", "096240004", "014190128",
+    "096140014", "096490010", "001450140", "096150028", "013360130", "005600205", "027990156",
+    "030680162", "013720153", "040050295", "024500006", "000750106", "054240138", "030200108",
+    "000060082", "010120374", "021790030", "020590359", "010270140")
+#: The clip sets a round can draw from (:func:`rate_activity`'s ``clips``).
+CLIP_SETS = ("scale", "panel")
+_DEFAULT_N_CLIPS = {"scale": 16, "panel": 20}
 
 
 def _check_seed(seed, name: str = "seed") -> int:
@@ -116,17 +131,60 @@ class CompareActivity:
                                       equaliser.apply(waveform, self.settings[second])))
 
 
-def rate_activity(seed: int = DEFAULT_SEED, n_clips: int = 20, *, panel=None) -> RateActivity:
-    """The clip set of a class rating round (module docstring): ``n_clips`` of the twenty
-    sentences to rate, drawn with ``seed`` (all twenty, in the panel's order, by default).
-    ``panel``: a fluency :class:`~course_lib.data.speechocean762.PanelSet` (loaded when None)."""
+def rate_activity(seed: int = DEFAULT_SEED, n_clips: int | None = None, *, clips="scale",
+                  panel=None) -> RateActivity:
+    """The clip set of a class rating round (module docstring), chosen by ``clips``:
+
+    * "scale" (the default): ``n_clips`` (default 16) of :data:`SCALE_RECORDINGS` spread over
+      the scale. The rule: sort the 40 by the experts' mean of the panel's aspect (ties by item
+      number) and take those at ``n_clips`` evenly spaced ranks, the lowest and the highest
+      included (16 of 40: two per band of the experts' mean on average). The seed does not
+      change which.
+    * "panel": ``n_clips`` (default 20) of lecture 05's twenty, all of them in the panel's
+      order, or a subset drawn with ``seed``.
+    * a list of panel item numbers: exactly those (``n_clips`` None or their number), for a
+      lecturer's own round; each needs a recording in the course's copy of the corpus.
+
+    ``panel``: a :class:`~course_lib.data.speechocean762.PanelSet` (the fluency panel is
+    loaded when None)."""
     seed = _check_seed(seed)
     if panel is None:
         panel = load_speechocean762("fluency")
-    shipped = [clip.item for clip in panel.clips_to_rate()]
-    n_clips = _as_positive_int(n_clips, "n_clips", minimum=3, maximum=len(shipped))
-    chosen = np.sort(np.random.default_rng(seed).choice(len(shipped), n_clips, replace=False))
-    return RateActivity(seed, tuple(shipped[i] for i in chosen), panel.aspect)
+    if isinstance(clips, str):
+        if clips not in CLIP_SETS:
+            raise ValueError(f"clips: expected one of {CLIP_SETS} or a list of item numbers, "
+                             f"got {clips!r}")
+        pool = _scale_items(panel) if clips == "scale" else \
+            [clip.item for clip in panel.clips_to_rate()]
+        n_clips = _as_positive_int(_DEFAULT_N_CLIPS[clips] if n_clips is None else n_clips,
+                                   "n_clips", minimum=3, maximum=len(pool))
+        if clips == "scale":
+            chosen = np.round(np.linspace(0, len(pool) - 1, n_clips)).astype(int)
+        else:
+            chosen = np.sort(np.random.default_rng(seed).choice(len(pool), n_clips,
+                                                                replace=False))
+        return RateActivity(seed, tuple(int(pool[i]) for i in chosen), panel.aspect)
+    items = tuple(int(item) for item in _as_selection(clips, "clips", len(panel),
+                                                      allow_repeats=False))
+    if len(items) < 3:
+        raise ValueError(f"clips: expected at least 3 item numbers, got {list(items)}")
+    if n_clips is not None and n_clips != len(items):
+        raise ValueError(f"n_clips: expected None or {len(items)} (the clips given), got "
+                         f"{n_clips!r}")
+    try:
+        panel.clips(items)          # each recording read and checked now, not in class
+    except DataError as err:
+        raise ValueError(f"clips: {err}; the {len(SCALE_RECORDINGS)} of clips='scale' and "
+                         f"the twenty of clips='panel' are there") from None
+    return RateActivity(seed, items, panel.aspect)
+
+
+def _scale_items(panel) -> list[int]:
+    """The items of :data:`SCALE_RECORDINGS`, sorted by the experts' mean of the panel's
+    aspect, ties by item number."""
+    where = {utterance: item for item, utterance in enumerate(panel.utterances)}
+    items = [where[utterance] for utterance in SCALE_RECORDINGS]
+    return sorted(items, key=lambda item: (float(panel.ratings.means[item]), item))
 
 
 def compare_activity(seed: int = DEFAULT_SEED, n_settings: int = 6, n_pairs: int = 15,

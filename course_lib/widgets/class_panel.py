@@ -188,16 +188,17 @@ def _identity(identity: Identity | None) -> Identity:
         raise (_renamed_error(err, "folder", "identity") or err) from None
 
 
-def class_rate(seed: int = DEFAULT_SEED, n_clips: int = 20, *, folder=".",
-               identity: Identity | None = None) -> RateYourself:
+def class_rate(seed: int = DEFAULT_SEED, n_clips: int | None = None, *, clips="scale",
+               folder=".", identity: Identity | None = None) -> RateYourself:
     """The class rating round's panel (module docstring): the sentences of
-    ``rate_activity(seed, n_clips)`` in this student's order, saved to ``class_sheet_rate.json``
-    in ``folder`` at every score. ``identity``: whose sheet it is (default:
-    :func:`~course_lib.class_panel.sheets.my_identity`)."""
+    ``rate_activity(seed, n_clips, clips=clips)`` in this student's order, saved to
+    ``class_sheet_rate.json`` in ``folder`` at every score. ``identity``: whose sheet it is
+    (default: :func:`~course_lib.class_panel.sheets.my_identity`)."""
     path = _sheet_path(folder, _RATE_FILE)
     identity = _identity(identity)
     panel = load_speechocean762("fluency")
-    sheet = _ClassScores(ClassSheet(rate_activity(seed, n_clips, panel=panel), identity))
+    sheet = _ClassScores(ClassSheet(rate_activity(seed, n_clips, clips=clips, panel=panel),
+                                    identity))
     return RateYourself(path, clips=panel.clips(sheet.items), sheet=sheet, autosave=True,
                         title=_RATE_TITLE, intro=_who(identity))
 

@@ -5,24 +5,69 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from course_lib.class_panel.activities import (_GAIN_RANGE_DB, RateActivity, compare_activity,
-                                               rate_activity)
+from course_lib.class_panel.activities import (_GAIN_RANGE_DB, SCALE_RECORDINGS, RateActivity,
+                                               compare_activity, rate_activity)
 from course_lib.data.speechocean762 import load_speechocean762
 
 
-def test_the_round_draws_from_the_twenty_clips_every_copy_of_the_course_can_play():
-    panel = load_speechocean762("fluency")
+@pytest.fixture(scope="module")
+def panel():
+    return load_speechocean762("fluency")
+
+
+def test_the_default_round_covers_the_scale_by_its_stated_rule(panel):
+    means = panel.ratings.means
+    scale = sorted((float(means[item]), item) for item, utterance in enumerate(panel.utterances)
+                   if utterance in SCALE_RECORDINGS)
+    assert len(scale) == 40
+    default = rate_activity(5, panel=panel)
+    # the rule by hand: 16 evenly spaced ranks of the 40 sorted by the experts' mean
+    ranks = [round(k * 39 / 15) for k in range(16)]
+    assert default.items == tuple(scale[rank][1] for rank in ranks)
+    assert default.set_id == rate_activity(6, panel=panel).set_id     # the seed only orders
+    shown = means[list(default.items)]
+    # the ends of the scale are in the round: the lowest and highest of the 40 (0.8 and 9.4)
+    assert shown.min() == scale[0][0] and shown.max() == scale[-1][0]
+    assert np.histogram(shown, bins=[0, 3, 4, 5, 6, 7, 8, 9, 10.01])[0].min() >= 1
+    short = rate_activity(5, 10, panel=panel)
+    assert len(short.items) == 10 and short.set_id != default.set_id
+    assert means[list(short.items)].min() == scale[0][0]
+    assert means[list(short.items)].max() == scale[-1][0]
+    clips = panel.clips(default.items)          # every recording read from the corpus's copy
+    assert [clip.truth for clip in clips] == shown.tolist()   # the same numbers, read alike
+
+
+def test_the_panel_round_draws_from_the_twenty_clips_every_copy_of_the_course_can_play(panel):
     shipped = [clip.item for clip in panel.clips_to_rate()]
-    every = rate_activity(5, panel=panel)
-    assert every.items == tuple(shipped) and every.set_id == rate_activity(6, panel=panel).set_id
-    some = rate_activity(5, 12, panel=panel)
-    assert some == rate_activity(5, 12, panel=panel) and len(set(some.items)) == 12
-    assert set(some.items) < set(shipped) and some.items != rate_activity(6, 12, panel=panel).items
+    every = rate_activity(5, clips="panel", panel=panel)
+    assert every.items == tuple(shipped)
+    assert every.set_id == rate_activity(6, clips="panel", panel=panel).set_id
+    some = rate_activity(5, 12, clips="panel", panel=panel)
+    assert some == rate_activity(5, 12, clips="panel", panel=panel) and len(set(some.items)) == 12
+    assert set(some.items) < set(shipped)
+    assert some.items != rate_activity(6, 12, clips="panel", panel=panel).items
     assert some.set_id != every.set_id
-    with pytest.raises(ValueError, match="^n_clips: "):
-        rate_activity(1, 21, panel=panel)
-    with pytest.raises(ValueError, match="^seed: "):
-        rate_activity("7", panel=panel)
+
+
+def test_a_lecturers_own_clips_are_checked_against_the_corpus_copy(panel):
+    own = rate_activity(5, clips=[48, 213, 312], panel=panel)
+    assert own.items == (48, 213, 312)
+    with pytest.raises(ValueError, match=r"^clips: .*no recording of item\(s\) \[1, 2\]"):
+        rate_activity(5, clips=[1, 2, 48], panel=panel)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda panel: rate_activity(1, 41, panel=panel), "n_clips"),
+    (lambda panel: rate_activity(1, 21, clips="panel", panel=panel), "n_clips"),
+    (lambda panel: rate_activity("7", panel=panel), "seed"),
+    (lambda panel: rate_activity(1, clips="all", panel=panel), "clips"),
+    (lambda panel: rate_activity(1, clips=[48, 48, 213], panel=panel), "clips"),
+    (lambda panel: rate_activity(1, clips=[48, 213], panel=panel), "clips"),
+    (lambda panel: rate_activity(1, 4, clips=[48, 213, 312], panel=panel), "n_clips"),
+])
+def test_bad_round_arguments_are_named(panel, call, name):
+    with pytest.raises(ValueError, match=f"^{name}: "):
+        call(panel)
 
 
 def test_every_student_meets_the_same_items_in_an_own_reproducible_order():

@@ -13,8 +13,8 @@ both submissions are there: the second counts, the first is kept and named as su
 ``grace.hopper`` submits every score.
 
 The assignment is the class rate notebook, ``class/rate.ipynb``, with the sheet its panel
-saves beside it, and the activity is the class's default (seed 2026: the twenty sentences of
-lecture 05 section 9, each student in their own order). The notebook goes into
+saves beside it, and the activity is the class's default (seed 2026: sixteen sentences spread
+over the scale, each student in their own order). The notebook goes into
 ``release/`` directly: it has no nbgrader cells, so ``nbgrader generate_assignment`` would
 release it unchanged (checked once by hand), and that costs four seconds
 (``tests/test_nbgrader_roundtrip.py`` runs it on every unit).
@@ -178,7 +178,8 @@ def _check_every_student_once(collection, week) -> None:
     assert sorted(r.pseudonym for r in counted) == list(collection.rate_raters)
     assert not collection.left_out(), collection.summary()
     half = next(r for r in counted if r.pseudonym == sheets[HALF].identity.pseudonym)
-    assert half.n_answers == 10 and "10 of 20 answered" in half.reason
+    n = len(collection.rate.items)
+    assert half.n_answers == n // 2 and f"{n // 2} of {n} answered" in half.reason
 
 
 @pytest.mark.parametrize("folder", ["inbound", "submitted"])
@@ -207,7 +208,8 @@ def test_no_student_id_reaches_the_table_and_no_original_changes(class_week, fol
     assert "3 student(s); 3 rated" in capsys.readouterr().out
     assert _digests(class_week[folder]) == before, "collecting changed or added a file"
     table = (out / "answers.csv").read_text(encoding="utf-8")
-    assert len(table.splitlines()) == 1 + 20 + 10 + 20
+    n = len(class_week["rate"].items)       # every clip, half of them, every clip
+    assert len(table.splitlines()) == 1 + n + n // 2 + n
     for student in STUDENTS:
         assert student not in table, f"the student id {student} is in the collected rows"
     collection = collect(class_week[folder], class_week["rate"])

@@ -205,7 +205,8 @@ def test_a_damaged_pseudonym_file_is_named_and_nothing_is_written(home, folder):
     (lambda folder: class_compare(folder=folder, identity="me"), "identity", TypeError),
     (lambda folder: class_rate("1", folder=folder), "seed", ValueError),
     (lambda folder: class_rate(folder=folder / "missing"), "folder", ValueError),
-    (lambda folder: class_rate(n_clips=21, folder=folder), "n_clips", ValueError),
+    (lambda folder: class_rate(n_clips=41, folder=folder), "n_clips", ValueError),
+    (lambda folder: class_rate(clips="all", folder=folder), "clips", ValueError),
 ])
 def test_bad_arguments_are_named(home, folder, call, name, error):
     with pytest.raises(error, match=f"^{name}: "):
@@ -250,9 +251,10 @@ def test_rate_plays_the_students_order_and_saves_a_class_sheet_at_every_score(ho
     panel.compare_button.click()                            # the student's own feedback
     assert panel.result is not None and panel.result.rated_clips.tolist() == [0, 1, 2]
     again = class_rate(folder=folder, identity=me)
-    assert again.sheet.scores == panel.sheet.scores and "(3 of 20 scored)" in \
+    n = len(activity.items)
+    assert again.sheet.scores == panel.sheet.scores and f"(3 of {n} scored)" in \
         again.heading.value
-    assert again.progress() == f"3 of 20 scored, all saved in {path}"
+    assert again.progress() == f"3 of {n} scored, all saved in {path}"
 
 
 def test_rate_keeps_a_file_it_cannot_read_under_another_name(home, folder, fits):
