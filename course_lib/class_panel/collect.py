@@ -29,31 +29,46 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
 from course_lib.class_panel.activities import _ANSWER_DEGREES, CompareActivity, RateActivity
-from course_lib.class_panel.sheets import _SHEET_FORMAT, _check_answer
+from course_lib.class_panel.sheets import _SHEET_FORMAT, NAMESAKE_DIGITS, _check_answer
 
 _COUNTED, _SUPERSEDED, _LEFT_OUT = "counted", "superseded", "left out"
 _SKIPPED_FOLDERS = {".ipynb_checkpoints"}
+# a comparison sheet with this many answers or more, all "first" (or all "second"), is noted:
+# the side of each pair is drawn at random, so a real taste answers so with odds 1 in 2^(n-1)
+_SAME_SIDE_MINIMUM = 5
 
 
 @dataclass(frozen=True)
 class SheetRecord:
     """One file :func:`collect` read: ``path`` (relative to the folder read), ``status``
-    (counted, superseded or left out), ``reason`` (why, or notes on a counted sheet), and for a
-    readable sheet its ``activity``, shown ``pseudonym`` and ``n_answers``."""
+    (counted, superseded or left out), ``reason`` (why, or notes on a counted sheet, naming
+    files), ``labels`` the same reasons as short fixed phrases ("; " between them) that name no
+    file, student or pseudonym (what may be shown in class), and for a readable sheet its
+    ``activity``, shown ``pseudonym`` and ``n_answers``."""
 
     path: str
     status: str
     reason: str = ""
+    labels: str = ""
     activity: str = ""
     pseudonym: str = ""
     n_answers: int = 0
+
+
+@dataclass(frozen=True)
+class _Reason:
+    """Why a file is left out, or a note on a counted sheet: ``label`` a short fixed phrase that
+    names no file or person, ``text`` the whole reason for the lecturer."""
+
+    label: str
+    text: str
 
 
 @dataclass
@@ -67,7 +82,7 @@ class _Sheet:
     key: str
     saved_at: datetime
     answers: dict
-    notes: list = field(default_factory=list)
+    notes: list = field(default_factory=list)     # of _Reason
 
 
 @dataclass(frozen=True)
@@ -87,14 +102,43 @@ class Collection:
     comparisons: dict
     rows: tuple[dict, ...]
     sheets: tuple[SheetRecord, ...]
+    from_table: bool = False      # read back from what :meth:`write` saved
+
+    def class_summary(self) -> str:
+        """What may be shown in class: the files by status, how many students rated and
+        compared, and the counts by reason (:meth:`counts_by_reason`). No file, folder or
+        person is named; pseudonyms are not either."""
+        counts = self.status_counts()
+        lines = [f"{len(self.sheets)} file(s) read: "
+                 + ", ".join(f"{n} {status}" for status, n in counts.items()),
+                 f"{len(self.pseudonyms)} student(s); {len(self.rate_raters)} rated, "
+                 f"{len(self.comparisons)} compared"]
+        lines += [f"  {status}, {label}: {n}" for status, label, n in self.counts_by_reason()]
+        return "\n".join(lines)
 
     def left_out(self) -> tuple[SheetRecord, ...]:
         return tuple(record for record in self.sheets if record.status == _LEFT_OUT)
 
+    def status_counts(self) -> dict[str, int]:
+        """How many files were counted, superseded and left out."""
+        return {status: sum(r.status == status for r in self.sheets)
+                for status in (_COUNTED, _SUPERSEDED, _LEFT_OUT)}
+
+    def counts_by_reason(self) -> list[tuple[str, str, int]]:
+        """(status, reason label, number of files) for every file left out or superseded and
+        every note on a counted sheet, most frequent first within a status: what the class may
+        see, since the labels name no file, folder or person."""
+        counts: dict = {}
+        for record in self.sheets:
+            for label in filter(None, record.labels.split("; ")):
+                counts[record.status, label] = counts.get((record.status, label), 0) + 1
+        order = {_COUNTED: 0, _SUPERSEDED: 1, _LEFT_OUT: 2}
+        return sorted(((status, label, n) for (status, label), n in counts.items()),
+                      key=lambda entry: (order[entry[0]], -entry[2], entry[1]))
+
     def summary(self) -> str:
         """A few lines for the lecturer: counts by status and every sheet left out, by reason."""
-        counts = {status: sum(r.status == status for r in self.sheets)
-                  for status in (_COUNTED, _SUPERSEDED, _LEFT_OUT)}
+        counts = self.status_counts()
         lines = [f"{len(self.sheets)} file(s) read in {self.folder}: "
                  + ", ".join(f"{n} {status}" for status, n in counts.items()),
                  f"{len(self.pseudonyms)} student(s); {len(self.rate_raters)} rated, "
@@ -111,12 +155,75 @@ class Collection:
             raise ValueError(f"out: {out} lies inside the folder read ({self.folder}); the "
                              f"originals are never written to, pick a folder outside it")
         out.mkdir(parents=True, exist_ok=True)
-        columns = ["pseudonym", "activity", "set", "item", "first", "second", "position",
-                   "answer", "saved_at"]
-        written = [_write_csv(out / "answers.csv", columns, self.rows),
-                   _write_csv(out / "sheets.csv", list(SheetRecord.__dataclass_fields__),
+        written = [_write_csv(out / _TABLE, list(_ANSWER_COLUMNS), self.rows),
+                   _write_csv(out / _REPORT, list(SheetRecord.__dataclass_fields__),
                               [record.__dict__ for record in self.sheets])]
         return written
+
+
+_ANSWER_COLUMNS = ("pseudonym", "activity", "set", "item", "first", "second", "position",
+                   "answer", "saved_at")
+_TABLE, _REPORT = "answers.csv", "sheets.csv"
+
+
+def class_collection(folder, rate: RateActivity | None = None,
+                     compare: CompareActivity | None = None) -> Collection:
+    """The class's :class:`Collection` from ``folder``: what :meth:`Collection.write` saved
+    there (``answers.csv`` and ``sheets.csv``, e.g. by ``course.py class-panel collect DIR --out
+    folder``), read back by :func:`read_collection`, or else the sheets themselves, gathered by
+    :func:`collect`."""
+    root = Path(folder)
+    if (root / _TABLE).is_file() and (root / _REPORT).is_file():
+        return read_collection(root, rate, compare)
+    return collect(root, rate, compare)
+
+
+def read_collection(folder, rate: RateActivity | None = None,
+                    compare: CompareActivity | None = None) -> Collection:
+    """The :class:`Collection` :meth:`Collection.write` saved into ``folder``, for the class's
+    ``rate`` and ``compare`` activities (the ones it was collected for; an activity given None
+    is dropped). Answers of another clip set or set of pairs are refused, naming both."""
+    root = Path(folder)
+    activities = _checked_activities(rate, compare)
+    try:
+        with (root / _TABLE).open(encoding="utf-8", newline="") as handle:
+            rows = list(csv.DictReader(handle))
+        with (root / _REPORT).open(encoding="utf-8", newline="") as handle:
+            reported = list(csv.DictReader(handle))
+    except OSError as err:
+        raise ValueError(f"folder: {folder} holds no collection ({err.strerror}: "
+                         f"{err.filename}); run course.py class-panel collect DIR --out "
+                         f"{folder} first") from None
+    missing = [name for name in _ANSWER_COLUMNS if rows and name not in rows[0]]
+    if missing:
+        raise ValueError(f"folder: {root / _TABLE} lacks the column(s) {missing}: not a table "
+                         f"collect wrote")
+    kept = [row for row in rows if row["activity"] in activities]
+    for kind, activity in activities.items():
+        sets = {row["set"] for row in kept if row["activity"] == kind} - {activity.set_id}
+        if sets:
+            raise ValueError(f"folder: the {kind} answers in {root / _TABLE} are for "
+                             f"{sorted(sets)}, this round is {activity.set_id!r}: give the "
+                             f"seed and clips they were collected with")
+    answers = {}
+    for row in kept:
+        kind = row["activity"]
+        index = (activities[kind].items.index(int(row["item"])) if kind == "rate"
+                 else int(row["item"]))
+        value = int(row["answer"]) if kind == "rate" else row["answer"]
+        sheet = answers.setdefault((row["pseudonym"], kind), _Sheet(
+            "", kind, row["pseudonym"], "", _time(row["saved_at"]), {}))
+        sheet.answers[index] = (value, int(row["position"]))
+    counted = []
+    for (name, kind), sheet in sorted(answers.items()):
+        sheet.path = f"{kind}:{name}"          # a key of the table's own, never shown
+        counted.append(sheet)
+    names = {sheet.path: sheet.pseudonym for sheet in counted}
+    records = [SheetRecord(row["path"], row["status"], row["reason"], row.get("labels", ""),
+                           row["activity"], row["pseudonym"], int(row["n_answers"] or 0))
+               for row in reported if row["activity"] in activities or not row["activity"]]
+    return replace(_assemble(root.resolve(), rate, compare, counted, names, records),
+                   from_table=True)
 
 
 def _write_csv(path: Path, columns: list[str], rows) -> Path:
@@ -134,28 +241,34 @@ def collect(folder, rate: RateActivity | None = None,
     root = Path(folder)
     if not root.is_dir():
         raise ValueError(f"folder: {folder} is not a folder")
+    activities = _checked_activities(rate, compare)
+    records, sheets = [], []
+    for path in _sheet_files(root):
+        relative = path.relative_to(root).as_posix()
+        sheet = _read(path, relative, activities)
+        if isinstance(sheet, _Reason):
+            records.append(SheetRecord(relative, _LEFT_OUT, sheet.text, sheet.label))
+        else:
+            sheets.append(sheet)
+    counted, superseded = _latest_per_student(sheets)
+    names = _shown_names(counted)
+    records += superseded
+    records += [SheetRecord(s.path, _COUNTED, "; ".join(note.text for note in s.notes),
+                            "; ".join(note.label for note in s.notes), s.kind, names[s.path],
+                            len(s.answers)) for s in counted]
+    return _assemble(root.resolve(), rate, compare, counted, names,
+                     sorted(records, key=lambda r: r.path))
+
+
+def _checked_activities(rate, compare) -> dict:
+    """{kind: activity} of the activities given; refuses none, or one of the wrong type."""
     if rate is None and compare is None:
         raise ValueError("rate, compare: give at least one activity to collect")
     for name, value, kind in (("rate", rate, RateActivity), ("compare", compare, CompareActivity)):
         if value is not None and not isinstance(value, kind):
             raise TypeError(f"{name}: expected a {kind.__name__} or None, got "
                             f"{type(value).__name__}")
-    activities = {a.kind: a for a in (rate, compare) if a is not None}
-    records, sheets = [], []
-    for path in _sheet_files(root):
-        relative = path.relative_to(root).as_posix()
-        sheet = _read(path, relative, activities)
-        if isinstance(sheet, str):
-            records.append(SheetRecord(relative, _LEFT_OUT, sheet))
-        else:
-            sheets.append(sheet)
-    counted, superseded = _latest_per_student(sheets)
-    names = _shown_names(counted)
-    records += superseded
-    records += [SheetRecord(s.path, _COUNTED, "; ".join(s.notes), s.kind, names[s.path],
-                            len(s.answers)) for s in counted]
-    return _assemble(root.resolve(), rate, compare, counted, names,
-                     sorted(records, key=lambda r: r.path))
+    return {a.kind: a for a in (rate, compare) if a is not None}
 
 
 def _sheet_files(root: Path) -> list[Path]:
@@ -163,53 +276,61 @@ def _sheet_files(root: Path) -> list[Path]:
                   if path.is_file() and not _SKIPPED_FOLDERS & set(path.parts))
 
 
-def _read(path: Path, relative: str, activities: dict) -> _Sheet | str:
+def _read(path: Path, relative: str, activities: dict) -> _Sheet | _Reason:
     """The checked sheet in ``path``, or why it is left out."""
     try:
         content = path.read_bytes()
     except OSError as err:
-        return f"cannot be read ({err.strerror})"
+        return _Reason("cannot be read", f"cannot be read ({err.strerror})")
     if not content.strip():
-        return "empty file"
+        return _Reason("empty file", "empty file")
     try:
         saved = json.loads(content.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        return f"not valid JSON, truncated or edited by hand? ({err})"
+        return _Reason("not valid JSON",
+                       f"not valid JSON, truncated or edited by hand? ({err})")
     if not isinstance(saved, dict):
-        return "not a class sheet (its JSON is not an object)"
+        return _Reason("not a class sheet", "not a class sheet (its JSON is not an object)")
     if "format" not in saved:
         if set(saved) == {"items", "scores"}:
             return _read_rate_yourself(path, relative, saved, content, activities)
-        return "not a class sheet (no 'format' field)"
+        return _Reason("not a class sheet", "not a class sheet (no 'format' field)")
     if saved["format"] != _SHEET_FORMAT:
-        return f"format {saved['format']!r}: this course reads {_SHEET_FORMAT!r}"
+        return _Reason("another sheet format",
+                       f"format {saved['format']!r}: this course reads {_SHEET_FORMAT!r}")
     try:
         return _read_class_sheet(relative, saved, activities)
     except (KeyError, TypeError, ValueError) as err:
-        return f"a damaged sheet, edited by hand? ({type(err).__name__}: {err})"
+        return _Reason("a damaged sheet",
+                       f"a damaged sheet, edited by hand? ({type(err).__name__}: {err})")
 
 
-def _read_class_sheet(relative: str, saved: dict, activities: dict) -> _Sheet | str:
+def _read_class_sheet(relative: str, saved: dict, activities: dict) -> _Sheet | _Reason:
     kind = saved["activity"]
     if kind not in ("rate", "compare"):
-        return f"activity {kind!r}: expected 'rate' or 'compare'"
+        return _Reason("an unknown activity",
+                       f"activity {kind!r}: expected 'rate' or 'compare'")
     if kind not in activities:
-        return f"a {kind} sheet, and this collection has no {kind} activity"
+        return _Reason(f"a {kind} sheet, not collected this time",
+                       f"a {kind} sheet, and this collection has no {kind} activity")
     activity = activities[kind]
     if saved["set"] != activity.set_id:
-        return (f"for another {'clip set' if kind == 'rate' else 'set of pairs'} or seed: "
-                f"{saved['set']!r} (seed {saved.get('seed')!r}); this class's is "
-                f"{activity.set_id!r}")
+        other = "clip set" if kind == "rate" else "set of pairs"
+        return _Reason(f"another {other} or seed",
+                       f"for another {other} or seed: {saved['set']!r} (seed "
+                       f"{saved.get('seed')!r}); this class's is {activity.set_id!r}")
     items = [tuple(pair) for pair in saved["items"]] if kind == "compare" else saved["items"]
     expected = list(activity.pairs) if kind == "compare" else list(activity.items)
     if items != expected:
-        return "its items differ from the activity's own (edited by hand?)"
+        return _Reason("a damaged sheet",
+                       "its items differ from the activity's own (edited by hand?)")
     answers = list(saved["answers"])
     if len(answers) != len(expected):
-        return f"{len(answers)} answers for {len(expected)} items (edited by hand?)"
+        return _Reason("a damaged sheet", f"{len(answers)} answers for {len(expected)} items "
+                                          f"(edited by hand?)")
     pseudonym, key = saved["pseudonym"], saved["key"]
     if not (isinstance(pseudonym, str) and pseudonym.strip() and isinstance(key, str) and key):
-        return "no pseudonym or key (edited by hand?)"
+        return _Reason("a damaged sheet", "no pseudonym or key (edited by hand?)")
     saved_at = _time(saved["saved_at"])
     seed = saved["seed"]
     # the clips are the set's, whatever seed ordered them: a rate sheet of another seed counts
@@ -219,23 +340,28 @@ def _read_class_sheet(relative: str, saved: dict, activities: dict) -> _Sheet | 
     sheet = _checked(relative, kind, pseudonym.strip(), key, saved_at,
                      [(index, value, positions[index]) for index, value in enumerate(answers)])
     if isinstance(sheet, _Sheet) and seed != activity.seed:
-        sheet.notes.insert(0, f"saved under seed {seed!r}, this class's is {activity.seed}: "
-                              f"the same clips in another order, counted")
+        sheet.notes.insert(0, _Reason("another seed, the same clips",
+                                      f"saved under seed {seed!r}, this class's is "
+                                      f"{activity.seed}: the same clips in another order, "
+                                      f"counted"))
     return sheet
 
 
 def _read_rate_yourself(path: Path, relative: str, saved: dict, content: bytes,
-                        activities: dict) -> _Sheet | str:
+                        activities: dict) -> _Sheet | _Reason:
     """A sheet of the rate-yourself panel: items in the order played, and their scores."""
     rate = activities.get("rate")
     if rate is None:
-        return "a rate-yourself sheet, and this collection has no rate activity"
+        return _Reason("a rate sheet, not collected this time",
+                       "a rate-yourself sheet, and this collection has no rate activity")
     items, scores = saved["items"], saved["scores"]
     if not isinstance(items, list) or not isinstance(scores, list) or len(items) != len(scores):
-        return "a rate-yourself sheet whose items and scores do not pair up (edited by hand?)"
+        return _Reason("a damaged sheet", "a rate-yourself sheet whose items and scores do not "
+                                          "pair up (edited by hand?)")
     if not all(type(item) is int for item in items) or sorted(items) != sorted(rate.items):
-        return (f"a rate-yourself sheet for other clips than this class's "
-                f"{rate.set_id!r}")
+        return _Reason("another clip set or seed",
+                       f"a rate-yourself sheet for other clips than this class's "
+                       f"{rate.set_id!r}")
     index = {item: i for i, item in enumerate(rate.items)}
     digest = hashlib.sha256(content).hexdigest()
     saved_at = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc)
@@ -243,8 +369,9 @@ def _read_rate_yourself(path: Path, relative: str, saved: dict, content: bytes,
                      [(index[item], score, shown)
                       for shown, (item, score) in enumerate(zip(items, scores))])
     if isinstance(sheet, _Sheet):
-        sheet.notes.insert(0, "a rate-yourself sheet: no pseudonym inside, named by its "
-                              "content; its time is the file's")
+        sheet.notes.insert(0, _Reason("a rate-yourself sheet",
+                                      "a rate-yourself sheet: no pseudonym inside, named by "
+                                      "its content; its time is the file's"))
     return sheet
 
 
@@ -255,25 +382,40 @@ def _time(text) -> datetime:
     return moment
 
 
-def _checked(relative, kind, pseudonym, key, saved_at, entries) -> _Sheet | str:
+def _checked(relative, kind, pseudonym, key, saved_at, entries) -> _Sheet | _Reason:
     """The valid answers of ``entries`` [(item index, answer, position)], with a note per
     invalid one, or why the sheet is left out (no valid answer at all)."""
-    answers, notes = {}, []
+    answers, notes, as_text = {}, [], []
     for index, value, position in entries:
         if value is None:
             continue
         try:
             answers[index] = (_check_answer(kind, value, f"item {index + 1}"), position)
         except ValueError as err:
-            notes.append(f"{err}, left out")
+            notes.append(_Reason("an answer off the scale, left out", f"{err}, left out"))
+            continue
+        if kind == "rate" and isinstance(value, str):
+            as_text.append(value)
     if not answers:
-        return "no answer" + (f" ({'; '.join(notes)})" if notes else "")
+        return _Reason("no answer", "no answer" + (
+            f" ({'; '.join(note.text for note in notes)})" if notes else ""))
+    if as_text:
+        notes.append(_Reason("scores given as text, read as numbers",
+                             f"{len(as_text)} score(s) given as text (e.g. {as_text[0]!r}), "
+                             f"read as the whole numbers they spell"))
     if len(answers) < len(entries):
-        notes.append(f"{len(answers)} of {len(entries)} answered")
-    scores = {answer for answer, _ in answers.values()}
-    if kind == "rate" and len(answers) > 1 and len(scores) == 1:
-        notes.append(f"every clip scored {scores.pop()}: no information on which clip is "
-                     f"better")
+        notes.append(_Reason("half filled", f"{len(answers)} of {len(entries)} answered"))
+    given = {answer for answer, _ in answers.values()}
+    if kind == "rate" and len(answers) > 1 and len(given) == 1:
+        notes.append(_Reason("every clip the same score",
+                             f"every clip scored {given.pop()}: no information on which clip "
+                             f"is better"))
+    if kind == "compare" and len(answers) >= _SAME_SIDE_MINIMUM and len(given) == 1 and \
+            given != {"none"}:
+        notes.append(_Reason("every pair answered the same side",
+                             f"every pair answered {given.pop()!r}: no information on which "
+                             f"setting is preferred (which setting of a pair plays first was "
+                             f"drawn at random)"))
     return _Sheet(relative, kind, pseudonym, key, saved_at, answers, notes)
 
 
@@ -290,6 +432,7 @@ def _latest_per_student(sheets: list[_Sheet]) -> tuple[list[_Sheet], list[SheetR
         superseded += [SheetRecord(s.path, _SUPERSEDED,
                                    f"the same student saved a later sheet ({latest.path}, "
                                    f"{latest.saved_at.isoformat()}); kept on disk",
+                                   "a later sheet of the same student counts",
                                    s.kind, s.pseudonym, len(s.answers)) for s in group[:-1]]
     return sorted(counted, key=lambda s: s.path), superseded
 
@@ -306,10 +449,12 @@ def _shown_names(counted: list[_Sheet]) -> dict[str, str]:
         if len(shared) == 1:
             names[sheet.path] = sheet.pseudonym
             continue
-        digits = next(n for n in range(4, 65) if len({k[:n] for k in shared}) == len(shared))
+        digits = next(n for n in range(NAMESAKE_DIGITS, 65)
+                      if len({k[:n] for k in shared}) == len(shared))
         names[sheet.path] = f"{sheet.pseudonym}~{sheet.key[:digits]}"
-        sheet.notes.append(f"pseudonym {sheet.pseudonym!r} drawn by {len(shared)} students: "
-                           f"shown as {names[sheet.path]!r}")
+        sheet.notes.append(_Reason("a pseudonym two students drew",
+                                   f"pseudonym {sheet.pseudonym!r} drawn by {len(shared)} "
+                                   f"students: shown as {names[sheet.path]!r}"))
     return names
 
 

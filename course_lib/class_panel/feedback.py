@@ -3,9 +3,11 @@
 In class only pseudonyms appear, and only the class as a whole. Each student gets a page of
 their own (:func:`student_page`, Markdown) in plain words: their bias (lenient or strict), their
 noise (how far their scores stray beyond that bias), their agreement with the five experts, and
-how their equaliser choices differ from the class's, each number with the range the model is
-90 % sure of (the intervals of :class:`~course_lib.class_panel.ratings.ClassRatings`; for
-preferences, the posterior probability that a setting is preferred).
+how their equaliser choices differ from the class's. Each number of the scores comes with its
+interval, named for what it is (:func:`interval_name`: the intervals of
+:class:`~course_lib.class_panel.ratings.ClassRatings` are confidence intervals, from the
+estimate and its standard error, a chi-square or Fisher's z); the equaliser choices come with
+the preference model's posterior probability that a setting is preferred.
 
 :func:`write_student_pages` writes one file per pseudonym, ``<pseudonym>.md``, into a folder of
 the lecturer's choice. It writes only into a folder that is empty or holds nothing but pages it
@@ -24,7 +26,7 @@ from course_lib.class_panel.preferences import ClassPreferences
 from course_lib.class_panel.ratings import ClassRatings, interval_z
 from course_lib.stimuli import standard_equaliser
 
-__all__ = ["student_page", "write_student_pages", "check_class_results"]
+__all__ = ["student_page", "write_student_pages", "check_class_results", "interval_name"]
 
 #: The first line of every page: how an earlier page is told from any other file.
 _MARK = "<!-- class-panel page: written by write_student_pages; safe to delete -->"
@@ -47,8 +49,7 @@ def student_page(pseudonym: str, ratings: ClassRatings | None = None,
     if not (in_ratings or in_preferences):
         raise ValueError(f"pseudonym: {pseudonym!r} handed in no sheet these results hold")
     lines = [_MARK, f"# Your place in the class panel: {pseudonym}", "",
-             "Only you get this page; in class everyone saw the class as a whole. Every range "
-             "below is one the model is 90 % sure of.", ""]
+             "Only you get this page; in class everyone saw the class as a whole.", ""]
     if ratings is not None:
         lines += _ratings_section(ratings, ratings.row(pseudonym))
     if preferences is not None:
@@ -143,9 +144,11 @@ def _is_page(entry: Path) -> bool:
 
 
 # ----- the two sections ---------------------------------------------------------------------
-def _level(ratings: ClassRatings) -> str:
-    """The level of the ratings' intervals as the page writes it ("90 %")."""
-    return f"{100 * ratings.level:.0f} %"
+def interval_name(ratings: ClassRatings) -> str:
+    """The ratings' intervals named for what they are, with their level ("90 % confidence
+    interval"): each is computed from the estimate alone (its standard error, a chi-square or
+    Fisher's z), a plug-in confidence interval, not a range the model is sure of."""
+    return f"{100 * ratings.level:.0f} % confidence interval"
 
 
 def _percent(p: float) -> str:
@@ -187,9 +190,9 @@ def _bias_lines(ratings: ClassRatings, r: int) -> list[str]:
         lean = ("lenient: you score higher than the consensus" if bias > 0 else
                 "strict: you score lower than the consensus")
     experts = ratings.expert_bias
-    return [f"- **Your level (bias): {_signed(bias)} points** ({_level(ratings)}: {_signed(bias - half)} "
-            f"to {_signed(bias + half)}), {lean}. The {experts.size} experts range from "
-            f"{_signed(experts.min())} to {_signed(experts.max())}."]
+    return [f"- **Your level (bias): {_signed(bias)} points** ({interval_name(ratings)}: "
+            f"{_signed(bias - half)} to {_signed(bias + half)}), {lean}. The {experts.size} "
+            f"experts range from {_signed(experts.min())} to {_signed(experts.max())}."]
 
 
 def _noise_lines(ratings: ClassRatings, r: int) -> list[str]:
@@ -197,24 +200,24 @@ def _noise_lines(ratings: ClassRatings, r: int) -> list[str]:
     low, high = ratings.noise_interval[r]
     class_median = float(np.median(ratings.noise_variance[ratings.informative]))
     experts = ratings.expert_noise_variance
-    return [f"- **Your noise: {variance:.2f} points squared** ({_level(ratings)}: {low:.2f} to {high:.2f}): "
-            f"beyond your level, your scores typically stray about {np.sqrt(variance):.1f} "
-            f"points from the consensus. Smaller is steadier. Half the class is below "
-            f"{class_median:.2f}; the {experts.size} experts range from {experts.min():.2f} to "
-            f"{experts.max():.2f}."]
+    return [f"- **Your noise: {variance:.2f} points squared** ({interval_name(ratings)}: "
+            f"{low:.2f} to {high:.2f}): beyond your level, your scores typically stray about "
+            f"{np.sqrt(variance):.1f} points from the consensus. Smaller is steadier. Half the "
+            f"class is below {class_median:.2f}; the {experts.size} experts range from "
+            f"{experts.min():.2f} to {experts.max():.2f}."]
 
 
 def _agreement_lines(ratings: ClassRatings, r: int) -> list[str]:
     mad, half = ratings.mean_abs_difference[r], \
         interval_z(ratings.level) * ratings.mean_abs_difference_se[r]
     distance = (f" On average your score was {mad:.1f} points from the experts' mean "
-                f"({_level(ratings)}: {max(mad - half, 0):.1f} to {mad + half:.1f}).")
+                f"({interval_name(ratings)}: {max(mad - half, 0):.1f} to {mad + half:.1f}).")
     rho = ratings.correlation[r]
     if np.isnan(rho):
         return [f"- **Agreement with the experts**: the experts' mean is the same on "
                 f"every clip you scored, so no correlation can be given.{distance}"]
     low, high = ratings.correlation_interval[r]
-    span = "" if np.isnan(low) else f" ({_level(ratings)}: {low:.2f} to {high:.2f})"
+    span = "" if np.isnan(low) else f" ({interval_name(ratings)}: {low:.2f} to {high:.2f})"
     return [f"- **Agreement with the experts**: correlation {rho:.2f}{span} between your "
             f"scores and the experts' mean (1: you put the clips in the experts' order; 0: "
             f"no relation).{distance}"]

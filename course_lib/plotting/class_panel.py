@@ -31,7 +31,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from course_lib.class_panel.preferences import ClassPreferences
-from course_lib.class_panel.feedback import check_class_results
+from course_lib.class_panel.feedback import check_class_results, interval_name
 from course_lib.class_panel.ratings import ClassRatings, interval_z
 from course_lib.plotting.colour import _series_linestyle, _series_marker
 from course_lib.plotting.describe import described_image_html
@@ -110,7 +110,7 @@ def _students_figure(ratings: ClassRatings) -> Figure:
     left.axvline(0.0, color="k", lw=0.8)
     left.set_xlabel("bias: points above the consensus (+ lenient, - strict)")
     left.set_ylabel("noise variance (points squared)")
-    left.set_title(f"Level and steadiness, {ratings.level:.0%} intervals{_left_out(ratings)}",
+    left.set_title(f"Level and steadiness, {interval_name(ratings)}s{_left_out(ratings)}",
                    fontsize="medium")
     left.legend(loc="upper left", fontsize="small")
     _plot_correlations(right, ratings)
@@ -150,7 +150,7 @@ def _consensus_figure(ratings: ClassRatings) -> Figure:
     shown = ~np.isnan(consensus)
     ax.errorbar(rank[shown], consensus[shown], yerr=interval_z(ratings.level) * sd[shown],
                 ls=_series_linestyle(0), marker=_series_marker(0), color=_STUDENT, capsize=3,
-                label=f"the class's consensus, {ratings.level:.0%} interval")
+                label=f"the class's consensus, {interval_name(ratings)}")
     ax.set_xlabel("clip, ordered by the experts' mean")
     ax.set_ylabel("fluency score (0-10)")
     ax.set_ylim(-0.3, 10.3)
@@ -226,7 +226,8 @@ def _plot_differences(ax, preferences: ClassPreferences) -> None:
             label=f"each student ({fitted.shape[0]})")
     half = interval_z(0.9) * preferences.pooled_difference_sd
     ax.errorbar(preferences.pooled_difference, np.arange(P), xerr=half, ls="none",
-                marker=_series_marker(3), color="k", capsize=3, label="the class, 90% interval")
+                marker=_series_marker(3), color="k", capsize=3,
+                label="the class, 90 % credible interval")
     ax.axvline(0.0, color="k", lw=0.8)
     for j, verdict in enumerate(preferences.verdict):
         ax.annotate(verdict, (1.0, j), xycoords=("axes fraction", "data"), xytext=(4, 0),
@@ -276,8 +277,9 @@ def _describe_students(ratings: ClassRatings) -> str:
             f"variance up (from {noise.min():.2f} to {noise.max():.2f}; the experts "
             f"{ratings.expert_noise_variance.min():.2f} to "
             f"{ratings.expert_noise_variance.max():.2f}), each student with faint "
-            f"{ratings.level:.0%} interval bars{_left_out(ratings)}. Right, each student's "
-            f"correlation with the experts' mean as a dot with its interval, sorted, from "
+            f"{interval_name(ratings)} bars{_left_out(ratings)}. Right, each student's "
+            f"correlation with the experts' mean as a dot with its {interval_name(ratings)}, "
+            f"sorted, from "
             f"{np.nanmin(rho):.2f} to {np.nanmax(rho):.2f} (median {np.nanmedian(rho):.2f}).")
 
 
@@ -286,7 +288,7 @@ def _describe_consensus(ratings: ClassRatings) -> str:
     gap = ratings.consensus[shown] - ratings.expert_mean[shown]
     text = (f"{ratings.items.size} clips along the x axis, ordered by the experts' mean score; "
             f"squares joined by a dashed line give the experts' mean, circles joined by a solid "
-            f"line the class's consensus with {ratings.level:.0%} interval bars, on the 0-10 "
+            f"line the class's consensus with {interval_name(ratings)} bars, on the 0-10 "
             "scale.")
     if not shown.any():
         return text + " No informative student scored a clip, so only the experts are drawn."
@@ -303,7 +305,7 @@ def _describe_reliability(ratings: ClassRatings) -> str:
         return text + " No student gave informative scores, so no curve is drawn."
     text += (f" A solid line rises from {rel.reliability[0]:.2f} at one student to "
              f"{rel.reliability[-1]:.2f} at {rel.k.size}, inside a shaded "
-             f"{rel.level:.0%} band from resampling the students.")
+             f"{rel.level:.0%} bootstrap band (the students resampled).")
     if rel.k_needed is not None:
         text += f" A dotted vertical line marks k = {rel.k_needed}."
     return text + f" In words: {rel.verdict()}."
@@ -318,9 +320,9 @@ def _describe_preferences(preferences: ClassPreferences) -> str:
     text = (f"{P} pairs of equaliser settings, one per row (first vs second, by setting "
             "number). Left, stacked bars of the share of the class answering first (solid), "
             "none (hatched with slashes) and second (dotted). Right, each student's own utility "
-            "difference as a faint dot and the pooled class's as a black diamond with its 90% "
-            "interval; the verdict is written at the right. The class agrees on "
-            f"{verdicts['agrees']} pairs, its tastes split on {verdicts['split']} and "
+            "difference as a faint dot and the pooled class's as a black diamond with its 90 % "
+            "credible interval (the preference model's posterior); the verdict is written at "
+            f"the right. The class agrees on {verdicts['agrees']} pairs, its tastes split on {verdicts['split']} and "
             f"{verdicts['no clear preference']} show no clear preference")
     return text + (f"; split: {', '.join(split)}." if split else ".")
 

@@ -18,7 +18,8 @@ import pytest
 
 from course_lib.class_panel.__main__ import main
 from course_lib.class_panel.activities import RateActivity, compare_activity
-from course_lib.class_panel.collect import _COUNTED, _LEFT_OUT, _SUPERSEDED, collect
+from course_lib.class_panel.collect import (_COUNTED, _LEFT_OUT, _SUPERSEDED, class_collection,
+                                           collect, read_collection)
 from course_lib.class_panel.sheets import ClassSheet, Identity
 
 RATE = RateActivity(seed=7, items=tuple(range(100, 120)))
@@ -245,3 +246,89 @@ def test_the_command_line_collects_and_reports(tmp_path, capsys):
     assert main(["collect", str(inbox), "--out", str(inbox), "--only", "compare"]) == 2
     assert main(["collect", str(inbox), "--seed", "-1", "--only", "compare"]) == 2
     assert capsys.readouterr().err.splitlines()[-1].startswith("seed: expected a whole number")
+
+
+def test_scores_given_as_text_count_with_a_note(tmp_path):
+    _edited(_rate_sheet(tmp_path, "t.json", scores=[4] * 20), answers=["7"] + [4] * 19)
+    collection = collect(tmp_path, RATE)
+    record = _record(collection, "t.json")
+    assert record.status == _COUNTED and record.n_answers == 20
+    assert "1 score(s) given as text (e.g. '7')" in record.reason
+    assert "scores given as text, read as numbers" in record.labels
+    items, _, scores = collection.rate_labels
+    assert dict(zip(items.tolist(), scores.tolist()))[0] == 7.0
+
+
+@pytest.mark.parametrize("answers, noted", [
+    (["first"] * 8, True),
+    (["second"] * 6 + [None] * 2, True),
+    (["none"] * 8, False),                  # undecided throughout: not a side pressed
+    (["first"] * 4 + [None] * 4, False),    # too few to tell from a taste
+    (["first"] * 7 + ["second"], False),
+])
+def test_a_comparison_sheet_answering_one_side_throughout_is_noted(tmp_path, answers, noted):
+    sheet = ClassSheet(COMPARE, Identity("keen-lynx-03", "k3"))
+    for index, answer in enumerate(answers):
+        sheet.answer(index, answer)
+    sheet.save(tmp_path / "c.json")
+    record = _record(collect(tmp_path, compare=COMPARE), "c.json")
+    assert record.status == _COUNTED
+    assert ("every pair answered the same side" in record.labels) is noted, record
+
+
+def test_the_counts_by_reason_name_no_file_folder_or_person(tmp_path):
+    week = tmp_path / "submitted"
+    _rate_sheet(week, "stu007/class_rate/class_sheet_rate.json", pseudonym="rosy-raven-55",
+                key="aaaa1111", scores=[5] * 20)
+    _rate_sheet(week, "stu008/class_rate/class_sheet_rate.json", pseudonym="rosy-raven-55",
+                key="aaaa2222", scores=[3, None, 7, None] * 5)
+    first = _rate_sheet(week, "stu009/old/class_sheet_rate.json", pseudonym="tidy-yak-02",
+                        key="k9")
+    _edited(first, saved_at="2026-11-20T10:00:00+00:00")
+    _rate_sheet(week, "stu009/class_rate/class_sheet_rate.json", pseudonym="tidy-yak-02",
+                key="k9")
+    (week / "stu010" / "class_rate").mkdir(parents=True)
+    (week / "stu010" / "class_rate" / "class_sheet_rate.json").write_text("{", "utf-8")
+    _rate_sheet(week, "stu011/class_rate/class_sheet_rate.json",
+                activity=RateActivity(7, tuple(range(200, 220))), pseudonym="calm-vole-01")
+    collection = collect(week, RATE)
+    counts = collection.counts_by_reason()
+    assert ("counted", "a pseudonym two students drew", 2) in counts
+    assert ("counted", "every clip the same score", 1) in counts
+    assert ("counted", "half filled", 1) in counts
+    assert ("superseded", "a later sheet of the same student counts", 1) in counts
+    assert ("left out", "not valid JSON", 1) in counts
+    assert ("left out", "another clip set or seed", 1) in counts
+    assert collection.status_counts() == {"counted": 3, "superseded": 1, "left out": 2}
+    shown = repr(counts)
+    for private in ("stu0", "submitted", "class_rate", "/", "rosy", "tidy", "calm", ".json"):
+        assert private not in shown, private
+
+
+def test_what_collect_wrote_reads_back_as_the_same_collection(tmp_path):
+    inbox = tmp_path / "inbox"
+    rng = np.random.default_rng(3)
+    for student in range(4):
+        _rate_sheet(inbox, f"s{student}.json", pseudonym=f"p-{student}", key=f"k{student}",
+                    scores=rng.integers(0, 11, 20).tolist())
+        sheet = ClassSheet(COMPARE, Identity(f"p-{student}", f"k{student}"))
+        for index in range(student + 2):
+            sheet.answer(index, ("first", "second", "none")[rng.integers(3)])
+        sheet.save(inbox / f"c{student}.json")
+    (inbox / "broken.json").write_text("{", encoding="utf-8")
+    gathered = collect(inbox, RATE, COMPARE)
+    gathered.write(tmp_path / "out")
+    read = class_collection(tmp_path / "out", RATE, COMPARE)
+    assert read.rows == gathered.rows and read.sheets == gathered.sheets
+    assert read.pseudonyms == gathered.pseudonyms and read.rate_raters == gathered.rate_raters
+    for mine, theirs in zip(read.rate_labels, gathered.rate_labels):
+        assert mine.tolist() == theirs.tolist()
+    assert {name: [a.tolist() for a in arrays] for name, arrays in read.comparisons.items()} \
+        == {name: [a.tolist() for a in arrays] for name, arrays in gathered.comparisons.items()}
+    rate_only = class_collection(tmp_path / "out", RATE)
+    assert rate_only.comparisons == {} and rate_only.rate_raters == gathered.rate_raters
+    assert class_collection(inbox, RATE).rate_raters == gathered.rate_raters   # the sheets
+    with pytest.raises(ValueError, match=r"^folder: the rate answers .* are for "):
+        read_collection(tmp_path / "out", RateActivity(7, tuple(range(200, 220))))
+    with pytest.raises(ValueError, match="^folder: .* holds no collection"):
+        read_collection(tmp_path / "nothing", RATE)

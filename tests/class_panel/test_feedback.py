@@ -25,7 +25,7 @@ def made_ratings() -> ClassRatings:
         k=np.arange(1, 3), reliability=np.array([0.5, 0.67]), band=np.array([[0.4, 0.6],
                                                                               [0.55, 0.75]]),
         experts=0.9, n_experts=5, latent_variance=1.5, class_noise=1.5, expert_noise=0.6,
-        k_needed=None, k_interval=(11, 15), level=0.9, n_bootstrap=2000)
+        k_needed=None, k_interval=(11, 15), level=0.9, n_draws=2000)
     return ClassRatings(
         pseudonyms=NAMES, status=("ok", "ok", "no information", "too few scores"),
         n_scores=np.array([20, 20, 20, 2]), bias=np.array([1.2, -0.9, 2.1, 0.4]),
@@ -82,12 +82,15 @@ def others_absent(page: str, mine: str) -> bool:
 def test_a_lenient_steady_student_reads_their_numbers_with_their_ranges():
     page = student_page(NAMES[0], RATINGS, PREFERENCES)
     assert page.startswith(_MARK + "\n# Your place in the class panel: amber-otter-07")
-    assert "**Your level (bias): +1.2 points** (90 %: +0.9 to +1.5), lenient" in page
-    assert "**Your noise: 0.80 points squared** (90 %: 0.50 to 1.60)" in page
+    assert "**Your level (bias): +1.2 points** (90 % confidence interval: +0.9 to +1.5), " \
+        "lenient" in page
+    assert "**Your noise: 0.80 points squared** (90 % confidence interval: 0.50 to 1.60)" \
+        in page
     assert "Half the class is below 1.50; the 5 experts range from 0.50 to 0.70" in page
-    assert "correlation 0.81 (90 %: 0.62 to 0.91)" in page
-    assert "1.3 points from the experts' mean (90 %: 1.1 to 1.5)" in page
+    assert "correlation 0.81 (90 % confidence interval: 0.62 to 0.91)" in page
+    assert "1.3 points from the experts' mean (90 % confidence interval: 1.1 to 1.5)" in page
     assert others_absent(page, NAMES[0]) and "nan" not in page.lower()
+    assert "sure of" not in page         # a plug-in interval is not a range the model is sure of
 
 
 def test_the_preference_section_names_the_settings_and_where_the_student_differs():
