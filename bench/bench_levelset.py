@@ -204,7 +204,7 @@ def main(repeats):
     print(f"fit: {N_TRIALS} answers + {likelihood.n_rows - N_TRIALS} constraints, "
           f"{X.shape[0]} items: warm refit {fit_wall * 1e3:.1f} ms wall / {fit_cpu * 1e3:.1f} ms "
           f"CPU ({model.result.n_iter} iterations; a cold fit takes {cold.result.n_iter}; ELBOs "
-          f"differ by {abs(model.result.elbo - cold.result.elbo):.1e})")
+          f"differ by {abs(model.result.value - cold.result.value):.1e})")
 
     def reference_side():
         return levelset.ReferenceLookahead(model, references, threshold)

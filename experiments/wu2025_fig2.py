@@ -133,7 +133,7 @@ def measure(gp: VariationalGP, grid: np.ndarray) -> dict:
     _, at_constraints = gp.predict(np.array(CONSTRAINT_X)[:, None])
     return {
         "kernel": dict(zip(gp.param_names, np.exp(gp.theta))),
-        "elbo": gp.result.elbo,
+        "elbo": gp.result.value,
         "elbo_parts": gp.result.part_expected_log_likelihoods,
         "kl": gp.result.kl,
         "sd_at_constraints": np.sqrt(np.maximum(at_constraints, 0.0)),

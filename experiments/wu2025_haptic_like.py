@@ -124,7 +124,7 @@ def fit_and_score(trials, train, test, use_ratings: bool,
         mean, var = gp.predict_difference(trials.X_first[test], trials.X_second[test])
     labels = trials.choices[test]
     scores = {"brier": brier_preference(mean, var, labels),
-              "f1": f1_preference(mean, var, labels), "elbo": gp.result.elbo,
+              "f1": f1_preference(mean, var, labels), "elbo": gp.result.value,
               "kernel": gp.kernel.params}
     learned = use_ratings and learn_cut_points
     return scores | ({"cut_points": gp.likert.cut_points} if learned else {})

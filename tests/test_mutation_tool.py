@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import mutation_check as mc  # noqa: E402
 
-# a hand-worked LML value: the data-fit sign mutant must fail it, the gradient mutant cannot
+# a hand-worked log-evidence value: the data-fit sign mutant must fail it, the gradient mutant cannot
 VALUE_TEST = "tests/gp/test_regression.py::test_one_point_gp_by_hand"
 
 
@@ -44,7 +44,7 @@ def other(x):
 
 
 def _mutant(original, replacement="x - 1", function="kept"):
-    return mc.Mutant("demo", "gp-lml", "demo.py", function, "demo", original, replacement)
+    return mc.Mutant("demo", "gp-evidence", "demo.py", function, "demo", original, replacement)
 
 
 def test_a_snippet_is_replaced_inside_its_function():
@@ -66,19 +66,19 @@ def test_a_mutant_that_no_longer_fits_is_an_error(mutant, message):
 
 def test_a_cheap_mutant_is_killed_and_a_value_test_misses_a_gradient_mutant(tmp_path):
     by_name = {m.name: m for m in mc.MUTANTS}
-    mutants = [by_name["gp-lml-data-fit-sign"], by_name["gp-lml-kernel-gradient-half"]]
+    mutants = [by_name["gp-evidence-data-fit-sign"], by_name["gp-evidence-kernel-gradient-half"]]
     log = []
     outcomes, facts = mc.run_check(mutants, (VALUE_TEST,), tmp_path, log=log.append)
     status = {o.mutant.name: (o.status, o.killed_by) for o in outcomes}
-    assert status["gp-lml-data-fit-sign"] == ("killed", VALUE_TEST), status
-    assert status["gp-lml-kernel-gradient-half"] == ("survived", ""), status
+    assert status["gp-evidence-data-fit-sign"] == ("killed", VALUE_TEST), status
+    assert status["gp-evidence-kernel-gradient-half"] == ("survived", ""), status
     # the baseline line names where course_lib was imported from: the copy, not the repository
     baseline = log[0]
     assert baseline.startswith("baseline  passed") and str(tmp_path) in baseline, baseline
     assert str(ROOT / "course_lib") not in baseline, baseline
     rows = mc.score_table(outcomes)
-    assert rows == [("gp-lml", 2, 1, 1), ("all", 2, 1, 1)], rows
+    assert rows == [("gp-evidence", 2, 1, 1), ("all", 2, 1, 1)], rows
     report = tmp_path / "report.md"
     mc.write_report(report, outcomes, facts)
     text = report.read_text()
-    assert "| gp-lml |" in text and "### gp-lml-kernel-gradient-half" in text, text
+    assert "| gp-evidence |" in text and "### gp-evidence-kernel-gradient-half" in text, text

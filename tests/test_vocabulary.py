@@ -11,14 +11,23 @@ its evidence. The rules, read from the library itself:
 * Every result type named ``*Evidence`` is a frozen dataclass whose first two fields are
   ``value`` (the log evidence, or the bound's value) and ``gradient`` (None unless asked), and
   lives in the module of the algorithm that computes it: a public function there returns it. A
-  result that carries an evidence and its gradient is named so.
+  result that carries an evidence and its gradient is named so. The number has one name
+  inside it, ``value``: no second field or property calls it ``elbo`` or ``bound``.
+* A public function that returns an evidence type is named ``<what>_evidence``, or is a fit
+  (``fit_<what>``, ``<what>_fit``) whose result is its evidence.
+* Anything else that holds the number (a fit, an approximation's result) names it
+  ``log_evidence``, never ``bound``, ``elbo`` or ``lml`` (issue 60: ``SparseGP.bound``).
 * No public function or method of the library has ``marginal_likelihood`` in its name, and in
   the GP units ``log_likelihood`` means an observation model's likelihood only (its methods, and
   the ELBO's expected log-likelihood), except the deprecated aliases of :data:`DEPRECATED`, kept
   for one release because the exercise notebooks students hold called them (the notebooks as
-  released before issue 48); each warns and names its new name, and no notebook of the course
-  uses one any more.
+  released before issue 48, or 60 for ``variational_elbo`` and ``VariationalEvidence.elbo``);
+  each warns and names its new name, and no notebook of the course uses one any more.
 * Every class named ``*Likelihood`` is an observation model.
+* The code students read and write in the notebooks says the same word: no function or
+  variable a lecture, solution or class notebook defines is named with ``lml`` or
+  ``marginal_likelihood`` (issue 60: the homework's ``lml_and_gradient``, ``lmls``,
+  ``lml_best``).
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import importlib
 import inspect
 import pkgutil
 import re
+import sys
 import warnings
 from functools import cache
 from pathlib import Path
@@ -59,7 +69,16 @@ DEPRECATED = {
         ("plot_evidence_surface", "exercises/04_gp_regression.ipynb"),
     "course_lib.widgets.gp.lml_surface_explorer":
         ("evidence_surface_explorer", "exercises/04_gp_regression.ipynb"),
+    "course_lib.mixed.variational.variational_elbo":
+        ("variational_evidence", "exercises/07_mixed_feedback.ipynb"),
+    "course_lib.mixed.variational.VariationalEvidence.elbo":
+        ("value", "exercises/07_mixed_feedback.ipynb"),
 }
+
+# names that spell the evidence's number otherwise (on an evidence type: anything but value;
+# anywhere else: anything but log_evidence)
+OTHER_NAMES_OF_THE_NUMBER = {"elbo", "bound", "lml", "log_marginal_likelihood",
+                             "marginal_likelihood"}
 
 
 def _name(obj) -> str:
@@ -280,6 +299,75 @@ def test_a_result_with_an_evidence_and_its_gradient_is_an_evidence_type():
     assert evidence_results_otherwise_named() == []
 
 
+def _attributes(cls) -> list[str]:
+    """A class's own dataclass fields and public properties."""
+    names = ([field.name for field in dataclasses.fields(cls)
+              if field.name in vars(cls).get("__annotations__", {})]
+             if dataclasses.is_dataclass(cls) else [])
+    return names + [name for name, member in vars(cls).items()
+                    if isinstance(member, property) and not name.startswith("_")]
+
+
+def numbers_otherwise_named() -> list[str]:
+    """Fields and properties that hold the evidence (or its bound) under another name than
+    ``value`` (on an evidence type) or ``log_evidence`` (anywhere else), less the deprecated
+    aliases."""
+    found = []
+    for cls in _own_classes(_library()):
+        if cls.__name__.startswith("_"):
+            continue
+        for name in _attributes(cls):
+            qualified = f"{_name(cls)}.{name}"
+            if name in OTHER_NAMES_OF_THE_NUMBER and qualified not in DEPRECATED:
+                say = "value" if cls.__name__.endswith("Evidence") else "log_evidence"
+                found.append(f"{qualified}: say {say}")
+    return found
+
+
+def test_the_number_has_one_name():
+    assert numbers_otherwise_named() == []
+
+
+def evidence_functions_otherwise_named() -> list[str]:
+    """Public functions that return an evidence type but are neither ``<what>_evidence`` nor a
+    fit."""
+    kinds = evidence_types()
+    found = []
+    for qualified, name, owner in _public_callables(_library()):
+        if owner is not None or qualified in DEPRECATED:
+            continue
+        function = vars(importlib.import_module(qualified.rpartition(".")[0]))[name]
+        if (any(_returns(function, kind) for kind in kinds) and not name.endswith("_evidence")
+                and "fit" not in name.split("_")):
+            found.append(f"{qualified}: returns an evidence, say <what>_evidence")
+    return found
+
+
+def test_a_function_that_returns_an_evidence_is_named_so():
+    assert evidence_functions_otherwise_named() == []
+
+
+_DEFINED = re.compile(r"^\s*(?:def\s+(\w+)|((?:\w+\s*,\s*)*\w+)\s*=(?!=))", re.MULTILINE)
+
+
+def notebook_names_otherwise_spelt(folders=("lectures", "solutions", "class")) -> list[str]:
+    """Functions and variables the course's notebooks define whose name spells the evidence
+    with ``lml`` or ``marginal_likelihood``."""
+    found = []
+    for folder in folders:
+        for notebook in sorted((ROOT / folder).glob("*.ipynb")):
+            names = {name.strip() for match in _DEFINED.finditer(_code(notebook))
+                     for group in match.groups() if group for name in group.split(",")}
+            found += [f"{folder}/{notebook.name}: {name}" for name in sorted(names)
+                      if re.search(r"(?:^|_)lmls?(?:_|$)", name.lower())
+                      or "marginal_likelihood" in name]
+    return found
+
+
+def test_the_notebooks_say_the_librarys_word():
+    assert notebook_names_otherwise_spelt() == []
+
+
 # --------------------------------------------------------------------------------------------
 # One word, and Likelihood for the observation model alone
 # --------------------------------------------------------------------------------------------
@@ -341,6 +429,16 @@ def test_the_deprecated_aliases_warn_and_agree_with_their_successors():
               lambda: annotator_evidence(K, data, [0.2, 0.3], data.raters))]
     gp = GPRegression(kernel, 0.1).fit(X, y)
     fit = gp.optimise_hyperparameters(1, rng=0)
+    from course_lib.mixed import (BernoulliProbit, fit_variational, variational_elbo,
+                                  variational_evidence)
+    answers = np.array([1.0, 0.0, 1.0, 1.0])
+    q = fit_variational(K, BernoulliProbit(), answers, kl_weight=1.5)
+    pairs += [(lambda: variational_elbo(K, BernoulliProbit(), q.alpha, q.site_precision,
+                                        answers).value,
+               lambda: variational_evidence(K, BernoulliProbit(), q.alpha, q.site_precision,
+                                            answers).value),
+              # at a KL weight other than 1 the old field was the ELBO, E - KL, not the value
+              (lambda: q.elbo, lambda: q.expected_log_likelihood - q.kl)]
     pairs += [(lambda: gp.log_marginal_likelihood(), gp.log_evidence),
               (lambda: gp.marginal_likelihood().value, lambda: gp.evidence().value),
               (lambda: gp.log_marginal_likelihood(eval_gradient=True)[1],
@@ -365,13 +463,15 @@ def _code(notebook: Path) -> str:
 def test_no_notebook_of_the_course_calls_a_deprecated_name():
     """The aliases serve the copies students already hold; the course's own notebooks (and the
     exercises generated from them) use the new names, so the aliases can go next release."""
-    old_names = {old.rpartition(".")[2] for old in DEPRECATED}
+    # a class's member is looked for as an attribute (``.elbo``), a function by its name
+    patterns = {rf"\.{name}\b" if owner.rpartition(".")[2][:1].isupper() else rf"\b{name}\b"
+                for owner, _, name in (old.rpartition(".") for old in DEPRECATED)}
     found = []
     for folder in ("lectures", "solutions", "exercises", "class"):
         for notebook in sorted((ROOT / folder).glob("*.ipynb")):
             code = _code(notebook)
-            found += [f"{folder}/{notebook.name}: {name}" for name in sorted(old_names)
-                      if re.search(rf"\b{name}\b", code)]
+            found += [f"{folder}/{notebook.name}: {pattern}" for pattern in sorted(patterns)
+                      if re.search(pattern, code)]
     assert found == []
 
 
@@ -401,3 +501,49 @@ def test_the_rules_see_the_old_vocabulary(monkeypatch):
         assert any("BoundGradient" in entry for entry in evidence_results_otherwise_named())
     finally:
         _library.cache_clear()
+
+
+def test_the_rules_see_the_names_issue_60_removed(monkeypatch, tmp_path):
+    """Before issue 60: a bound function named ``*_elbo`` that returned an evidence type, an
+    evidence type with an ``elbo`` field beside ``value``, ``SparseGP.bound``, and homework
+    that had students write ``lml_and_gradient``."""
+    import course_lib.gp.sparse as sparse
+    from course_lib.gp.sparse import CollapsedEvidence
+
+    def collapsed_elbo(X, y) -> CollapsedEvidence:
+        """The collapsed bound, under a name that is not the evidence's."""
+
+    collapsed_elbo.__module__ = sparse.__name__
+    monkeypatch.setattr(sparse, "collapsed_elbo", collapsed_elbo, raising=False)
+
+    @dataclasses.dataclass(frozen=True)
+    class TwiceNamedEvidence:
+        value: float
+        gradient: np.ndarray | None
+        elbo: float
+
+    @dataclasses.dataclass(frozen=True)
+    class SparseFit:
+        bound: float
+
+    for cls in (TwiceNamedEvidence, SparseFit):
+        cls.__module__, cls.__qualname__ = sparse.__name__, cls.__name__
+        monkeypatch.setattr(sparse, cls.__name__, cls, raising=False)
+    _library.cache_clear()
+    try:
+        assert any("collapsed_elbo" in entry for entry in evidence_functions_otherwise_named())
+        assert {"course_lib.gp.sparse.TwiceNamedEvidence.elbo: say value",
+                "course_lib.gp.sparse.SparseFit.bound: say log_evidence"} <= set(
+            numbers_otherwise_named())
+    finally:
+        _library.cache_clear()
+
+    homework = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "def lml_and_gradient(theta, X, y):\n    pass\n\n"
+        "theta_best, lml_best, ends, lmls = fit(X, y)\nlog_evidence_best = 0.0")])
+    (tmp_path / "solutions").mkdir()
+    nbformat.write(homework, tmp_path / "solutions" / "04_gp_regression.ipynb")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    assert notebook_names_otherwise_spelt(("solutions",)) == [
+        f"solutions/04_gp_regression.ipynb: {name}"
+        for name in ("lml_and_gradient", "lml_best", "lmls")]

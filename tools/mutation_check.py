@@ -32,8 +32,8 @@ Usage (from the repository root, with the project's environment)::
 
     .venv/bin/python tools/mutation_check.py                      # every mutant
     .venv/bin/python tools/mutation_check.py --report docs/mutation-report.md
-    .venv/bin/python tools/mutation_check.py --target gp-lml      # one target
-    .venv/bin/python tools/mutation_check.py --mutant gp-lml-data-fit-sign \\
+    .venv/bin/python tools/mutation_check.py --target gp-evidence      # one target
+    .venv/bin/python tools/mutation_check.py --mutant gp-evidence-data-fit-sign \\
         --tests tests/gp/test_regression.py::test_name            # a tiny selection
     .venv/bin/python tools/mutation_check.py --check              # snippets only, no runs
     .venv/bin/python tools/mutation_check.py --list
@@ -117,8 +117,8 @@ TARGETS = {t.name: t for t in (
     Target("hmm-viterbi", "HMM Viterbi decoding (course_lib/hmm/recursions.py)", HMM_TESTS),
     Target("hmm-m-step", "Baum-Welch M-step and emission floor (course_lib/hmm/training.py)", HMM_TESTS),
     Target("gmm-m-step", "GMM EM: M-step and responsibilities (course_lib/gmm/em.py)", GMM_TESTS),
-    Target("gp-lml", "GP log marginal likelihood and its gradient "
-                     "(course_lib/gp/regression.py, course_lib/linalg.py)", GP_TESTS),
+    Target("gp-evidence", "GP log evidence (log marginal likelihood) and its gradient "
+                          "(course_lib/gp/regression.py, course_lib/linalg.py)", GP_TESTS),
     Target("raters", "Several raters per item: the joint evidence, its spread term, the "
                      "container's summaries, the precision-weighted means (course_lib/raters/multi_rater.py, "
                      "course_lib/raters/rater_data.py, course_lib/raters/annotator_noise.py)",
@@ -363,7 +363,6 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("gmm-responsibilities-unnormalised", "gmm-m-step", GMM, "_posteriors",
            "responsibilities not normalised over components",
            "gamma /= total", "gamma /= 1.0"),
-    # ---------------------------------------------------------------------------- GP LML
     Mutant("gmm-floor-only-if-all-dims", "gmm-m-step", GMM, "m_step_trusted",
            "a per-dimension variance floor is applied only when every entry is > 0",
            "if np.any(floor > 0):", "if np.all(floor > 0):", note=VECTOR_FLOOR_NOTE),
@@ -371,35 +370,36 @@ MUTANTS: tuple[Mutant, ...] = (
            "full-covariance floor clips the whitened eigenvalues at 0 instead of 1",
            "clipped = (U * np.maximum(lam, 1.0)) @ U.T",
            "clipped = (U * np.maximum(lam, 0.0)) @ U.T"),
-    Mutant("gp-lml-data-fit-sign", "gp-lml", GP, "evidence_terms",
+    # ----------------------------------------------------------------------- GP evidence
+    Mutant("gp-evidence-data-fit-sign", "gp-evidence", GP, "evidence_terms",
            "data-fit term with the wrong sign (+1/2 y^T alpha)",
            "data_fit = -0.5 * float(y @ alpha)", "data_fit = 0.5 * float(y @ alpha)"),
-    Mutant("gp-lml-full-log-det", "gp-lml", GP, "evidence_terms",
+    Mutant("gp-evidence-full-log-det", "gp-evidence", GP, "evidence_terms",
            "complexity term -log|K + N| instead of -1/2 log|K + N|",
            "complexity = -0.5 * log_det_from_cholesky(L)",
            "complexity = -log_det_from_cholesky(L)"),
-    Mutant("gp-lml-constant-off-by-one", "gp-lml", GP, "evidence_terms",
+    Mutant("gp-evidence-constant-off-by-one", "gp-evidence", GP, "evidence_terms",
            "constant -(n - 1)/2 log 2 pi instead of -n/2 log 2 pi",
            "constant = -0.5 * n * LOG_2PI", "constant = -0.5 * (n - 1) * LOG_2PI"),
-    Mutant("gp-lml-missing-constant", "gp-lml", GP, "gaussian_evidence",
+    Mutant("gp-evidence-missing-constant", "gp-evidence", GP, "gaussian_evidence",
            "value without the constant term",
            "value = data_fit + complexity + constant", "value = data_fit + complexity"),
-    Mutant("gp-lml-gradient-sign", "gp-lml", GP, "kernel_gradient",
+    Mutant("gp-evidence-gradient-sign", "gp-evidence", GP, "kernel_gradient",
            "gradient with alpha alpha^T + (K + N)^-1 instead of minus",
            "outer_minus_inverse = np.outer(alpha, alpha) - inverse",
            "outer_minus_inverse = np.outer(alpha, alpha) + inverse"),
-    Mutant("gp-lml-inverse-lower-only", "gp-lml", LINALG, "_inverse_from_cholesky",
+    Mutant("gp-evidence-inverse-lower-only", "gp-evidence", LINALG, "_inverse_from_cholesky",
            "(K + N)^-1 left lower-triangular (the mirror of potri's output dropped)",
            "return np.tril(inverse) + np.tril(inverse, -1).T", "return np.tril(inverse)"),
-    Mutant("gp-lml-noise-chain-rule", "gp-lml", GP, "gaussian_evidence",
+    Mutant("gp-evidence-noise-chain-rule", "gp-evidence", GP, "gaussian_evidence",
            "noise gradient w.r.t. the variance, not its log (chain-rule factor dropped)",
            "gradient_log_noise = 0.5 * noise_vec * np.diag(outer_minus_inverse)",
            "gradient_log_noise = 0.5 * np.diag(outer_minus_inverse)"),
-    Mutant("gp-lml-kernel-gradient-half", "gp-lml", GP, "kernel_gradient",
+    Mutant("gp-evidence-kernel-gradient-half", "gp-evidence", GP, "kernel_gradient",
            "kernel gradient without the factor 1/2",
            "gradient_kernel = 0.5 * (dK.reshape(dK.shape[0], outer_minus_inverse.size)",
            "gradient_kernel = 1.0 * (dK.reshape(dK.shape[0], outer_minus_inverse.size)"),
-    Mutant("gp-optimiser-noise-gradient-mean", "gp-lml", GP, "gaussian_evidence",
+    Mutant("gp-optimiser-noise-gradient-mean", "gp-evidence", GP, "gaussian_evidence",
            "gradient in one shared log noise variance: averaged over points instead of summed",
            "noise_part = [gradient_log_noise.sum()] if float(noise) > 0 else []",
            "noise_part = [gradient_log_noise.mean()] if float(noise) > 0 else []",

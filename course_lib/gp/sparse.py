@@ -349,7 +349,8 @@ class CollapsedEvidence:
 class SparseGP:
     """A fitted sparse GP: kernel, inducing inputs, noise and the optimal q(u).
 
-    kernel, Z (M, D), noise_variance s2, jitter (relative, as used), bound F, and ``posterior``:
+    kernel, Z (M, D), noise_variance s2, jitter (relative, as used), ``log_evidence`` (the
+    collapsed bound F, which the fit maximises as its evidence), and ``posterior``:
     q(u) as a :class:`~course_lib.gp.prediction.LatentGaussian` over the inducing values (the
     same prediction step as every other GP model of the course).
     n_iter / converged / message describe the optimiser run (0 / True / "" when not fitted).
@@ -360,7 +361,7 @@ class SparseGP:
     Z: np.ndarray
     noise_variance: float
     jitter: float
-    bound: float
+    log_evidence: float
     posterior: LatentGaussian
     n_iter: int = 0
     converged: bool = True

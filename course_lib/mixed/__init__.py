@@ -9,7 +9,7 @@ in ``docs/ALGORITHMS.md``):
   joined with the pairwise likelihoods of :mod:`course_lib.preference` in one
   :class:`MixedLikelihood`.
 - ``variational``: variational inference, each model with its bound: the ELBO
-  (:func:`variational_elbo`: the expected log-likelihood of every row, once, minus one KL; its
+  (:func:`variational_evidence`: the expected log-likelihood of every row, once, minus one KL; its
   result, an evidence bound, :class:`VariationalEvidence`), its fit and the model that
   optimises it, :class:`VariationalGP` (MAP-II, warm-started refits, prediction);
   ``sparse_variational``: the same on fixed inducing points, bound
@@ -50,17 +50,18 @@ from .levelset_propose import ACQUISITIONS, Proposal, bald_bernoulli, propose, s
 from .mixed_likelihood import MixedLikelihood
 from .inducing import inducing_points
 from .sparse_variational import (SparseVariationalEvidence, SparseVariationalGP,
-                                 fit_sparse_variational, sparse_variational_elbo)
-from .variational import VariationalEvidence, VariationalGP, fit_variational, variational_elbo
+                                 fit_sparse_variational, sparse_variational_evidence)
+from .variational import (VariationalEvidence, VariationalGP, fit_variational, variational_elbo,
+                          variational_evidence)
 from .variational_model import VariationalModel
 
 __all__ = [
     "BernoulliProbit", "GaussianConstraint", "LikertConfidence", "OrdinalProbit",
     "MixedLikelihood", "VariationalModel", "VariationalGP", "VariationalEvidence",
-    "fit_variational", "variational_elbo",
+    "fit_variational", "variational_evidence", "variational_elbo",
     "SparseVariationalGP", "SparseVariationalEvidence", "fit_sparse_variational",
     "inducing_points",
-    "sparse_variational_elbo",
+    "sparse_variational_evidence",
     "constraints_from_probability", "constraint_sigma", "pseudo_data", "detection_likelihood",
     "Z_95", "ledger_fit", "constraint_fit",
     "ConfidencePreferenceGP", "preference_confidence_likelihood", "unscaled_pairwise_probit",

@@ -116,7 +116,7 @@ from .variational import _SITE_PRECISION_FLOOR
 from .variational_model import VariationalModel
 
 
-__all__ = ["fit_sparse_variational", "sparse_variational_elbo", "SparseVariationalEvidence",
+__all__ = ["fit_sparse_variational", "sparse_variational_evidence", "SparseVariationalEvidence",
            "SparseVariationalGP"]
 
 # The natural-gradient phase: at most _FIXED_POINT_MAX_ITER steps, stopping when the ELBO gains
@@ -263,15 +263,15 @@ def _result(bound: _SparseBound, m, S, with_gradient: bool, n_iter: int, converg
     posterior = LatentGaussian.from_whitened(bound.L, m, S, bound.jitter)
     parts = bound.mixed.part_expected_log_likelihoods(z_mean, z_var)
     gradient = bound.kernel_gradient(m, S, pieces) if with_gradient else None
-    return SparseVariationalEvidence(float(value), gradient, float(expected - kl),
-                                     float(expected), parts, float(kl), m, S, z_mean, z_var,
-                                     posterior, grad_m, bound.root_gradient(S, pieces), gradient,
-                                     n_iter, converged, bound.kl_weight)
+    return SparseVariationalEvidence(float(value), gradient, float(expected), parts, float(kl),
+                                     m, S, z_mean, z_var, posterior, grad_m,
+                                     bound.root_gradient(S, pieces), gradient, n_iter, converged,
+                                     bound.kl_weight)
 
 
-def sparse_variational_elbo(kernel: Kernel, X, inducing, likelihood, mean_whitened,
-                            root_whitened, y=None, M=None, *, eval_gradient: bool = False,
-                            kl_weight: float = 1.0) -> SparseVariationalEvidence:
+def sparse_variational_evidence(kernel: Kernel, X, inducing, likelihood, mean_whitened,
+                                root_whitened, y=None, M=None, *, eval_gradient: bool = False,
+                                kl_weight: float = 1.0) -> SparseVariationalEvidence:
     """The ELBO and its ledger at GIVEN q(v) = N(mean_whitened, S S^T), ``root_whitened`` = S
     (lower triangular, positive diagonal), no optimisation. ``likelihood`` is a
     :class:`~course_lib.mixed.mixed_likelihood.MixedLikelihood` over the rows of ``X`` (then ``y`` and
@@ -294,7 +294,7 @@ def fit_sparse_variational(kernel: Kernel, X, inducing, likelihood, y=None, M=No
     """Maximise the ELBO over the whitened q(v) = N(m, S S^T): natural-gradient steps towards
     the fixed point, then L-BFGS on (m, S) with S's diagonal as logs (module docstring).
 
-    Arguments as :func:`sparse_variational_elbo`; ``mean0`` / ``root0`` warm-start the run
+    Arguments as :func:`sparse_variational_evidence`; ``mean0`` / ``root0`` warm-start the run
     (default: the prior, m = 0 and S = I). ``tol`` stops L-BFGS when the ELBO changes by less
     than ``tol`` (relative, scipy's ftol); ``max_iter`` caps its iterations. ``warn=False``
     silences the jitter warning of K_ZZ's Cholesky factor. ``kl_weight`` (a teaching device,
@@ -346,9 +346,10 @@ class SparseVariationalEvidence:
     ELBO when kl_weight = 1; ``kl_weight`` is the teaching device's beta,
     :mod:`course_lib.mixed.sparse_variational`); ``gradient`` is d value / d theta when asked
     for (None otherwise): in the kernel's log-parameters (``gradient_kernel``) from
-    :func:`sparse_variational_elbo` and :func:`fit_sparse_variational`, followed by the learned
+    :func:`sparse_variational_evidence` and :func:`fit_sparse_variational`, followed by the learned
     likelihood parameters from the model's ``evidence``.
-    ``elbo = expected_log_likelihood - kl``; ``part_expected_log_likelihoods`` splits the first
+    The bound has one name, ``value``: at another ``kl_weight`` the ELBO itself is
+    ``expected_log_likelihood - kl``. ``part_expected_log_likelihoods`` splits the first
     term by the MixedLikelihood's parts (the ELBO ledger, also under the name
     ``expected_log_likelihoods``); ``root_whitened`` is S (lower triangular); ``z_mean`` and
     ``z_var`` are the rows' moments under q; ``gradient_mean`` and ``gradient_root`` are
@@ -361,7 +362,6 @@ class SparseVariationalEvidence:
 
     value: float
     gradient: np.ndarray | None
-    elbo: float
     expected_log_likelihood: float
     part_expected_log_likelihoods: np.ndarray
     kl: float

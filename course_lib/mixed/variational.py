@@ -65,7 +65,8 @@ from scipy.linalg import cho_solve, solve_triangular
 from scipy.optimize import minimize
 
 from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter, log_det_from_cholesky
-from ..validation import _as_float_array, _as_positive_float, _as_positive_int
+from ..validation import (_as_float_array, _as_positive_float, _as_positive_int,
+                          _warn_deprecated)
 from ..gp.inputs import as_inputs, check_exact_size
 from ..gp.prediction import LatentGaussian
 from ..gp.prediction import (check_latent_problem as _check_latent_problem,
@@ -75,7 +76,8 @@ from ..preference.quadrature import LatentOverflowError
 from .mixed_likelihood import MixedLikelihood
 from .variational_model import VariationalModel
 
-__all__ = ["VariationalEvidence", "variational_elbo", "fit_variational", "VariationalGP"]
+__all__ = ["VariationalEvidence", "variational_evidence", "fit_variational", "VariationalGP",
+           "variational_elbo"]
 
 
 # The fixed-point phase of fit_variational: at most _FIXED_POINT_MAX_ITER steps, stopping when
@@ -137,10 +139,11 @@ class VariationalEvidence:
     ``value`` = expected_log_likelihood - kl_weight * kl, the quantity the optimiser maximises
     (the ELBO when kl_weight = 1; ``kl_weight`` is the teaching device's beta, module
     docstring); ``gradient`` is d value / d theta when asked for (None otherwise): in the
-    kernel's log-parameters (``gradient_kernel``) from :func:`variational_elbo` and
+    kernel's log-parameters (``gradient_kernel``) from :func:`variational_evidence` and
     :func:`fit_variational`, followed by the learned likelihood parameters from a model's
-    ``evidence`` (:class:`~course_lib.mixed.variational_model.VariationalModel`).
-    ``elbo = expected_log_likelihood - kl``; ``part_expected_log_likelihoods`` splits the first
+    ``evidence`` (:class:`~course_lib.mixed.variational_model.VariationalModel`). The bound
+    has one name, ``value``: at another ``kl_weight`` the ELBO itself is
+    ``expected_log_likelihood - kl``. ``part_expected_log_likelihoods`` splits the first
     term by the MixedLikelihood's parts; ``z_mean``, ``z_var`` are the rows' moments under q;
     ``gradient_alpha`` and ``gradient_site_precision`` are d value / d alpha and d value /
     d lambda (both 0 at the optimum); ``gradient_kernel`` (when asked for) is d value /
@@ -152,7 +155,6 @@ class VariationalEvidence:
 
     value: float
     gradient: np.ndarray | None
-    elbo: float
     expected_log_likelihood: float
     part_expected_log_likelihoods: np.ndarray
     kl: float
@@ -167,6 +169,14 @@ class VariationalEvidence:
     n_iter: int = 0
     converged: bool = False
     kl_weight: float = 1.0
+
+    @property
+    def elbo(self) -> float:
+        """Deprecated, removed in the next release: ``value`` (the same number at kl_weight 1;
+        at another weight the ELBO is ``expected_log_likelihood - kl``, which this returns).
+        The exercises of lecture 07 as released before issue 60 read this name."""
+        _warn_deprecated("VariationalEvidence.elbo", "value")
+        return self.expected_log_likelihood - self.kl
 
 
 class _Bound:
@@ -348,8 +358,8 @@ def _fit_variational_trusted(K, mixed, alpha0, site_precision0, dK, max_iter, to
     return _result(bound, alpha, lam, dK, n_fixed + int(run.nit), bool(run.success))
 
 
-def variational_elbo(K, likelihood, alpha, site_precision, y=None, M=None, dK=None, *,
-                     kl_weight: float = 1.0) -> VariationalEvidence:
+def variational_evidence(K, likelihood, alpha, site_precision, y=None, M=None, dK=None, *,
+                         kl_weight: float = 1.0) -> VariationalEvidence:
     """The ELBO and its ledger at GIVEN (alpha, site_precision) (no optimisation); arguments
     as :func:`fit_variational` (with ``kl_weight``, the gradients are those of
     ``result.value``, E - kl_weight KL)."""
@@ -366,6 +376,15 @@ def variational_elbo(K, likelihood, alpha, site_precision, y=None, M=None, dK=No
     return _result(bound, alpha, lam, dK, 0, False)
 
 
+def variational_elbo(K, likelihood, alpha, site_precision, y=None, M=None, dK=None, *,
+                     kl_weight: float = 1.0) -> VariationalEvidence:
+    """Deprecated, removed in the next release: ``variational_evidence`` (the same result;
+    the exercises of lecture 07 as released before issue 60 called this name)."""
+    _warn_deprecated("variational_elbo", "variational_evidence")
+    return variational_evidence(K, likelihood, alpha, site_precision, y, M, dK,
+                                kl_weight=kl_weight)
+
+
 def _result(bound, alpha, lam, dK, n_iter, converged) -> VariationalEvidence:
     value, expected, kl, grad_alpha, grad_lam, pieces = bound.evaluate(alpha, lam)
     z_mean, z_var = pieces[0], pieces[1]
@@ -373,7 +392,7 @@ def _result(bound, alpha, lam, dK, n_iter, converged) -> VariationalEvidence:
     R = bound.M.T * np.sqrt(lam)[None, :]
     posterior = LatentGaussian.from_precision(bound.K, bound.K @ alpha, R, alpha=alpha)
     parts = bound.mixed.part_expected_log_likelihoods(z_mean, z_var)
-    return VariationalEvidence(float(value), gradient, float(expected - kl), float(expected),
+    return VariationalEvidence(float(value), gradient, float(expected),
                                parts, float(kl), alpha, lam, z_mean, z_var, posterior,
                                grad_alpha, grad_lam, gradient, n_iter, converged,
                                bound.kl_weight)

@@ -195,7 +195,7 @@ def _fit_regression(X: np.ndarray, y: np.ndarray, n_inducing: int, rng: np.rando
                         noise_bounds=(1e-4 * variance, 10 * variance), max_iter=max_iter)
     return _SparseRegression(low, high, centre, scale, np.asarray(fit.kernel.lengthscale),
                              fit.kernel.variance, float(fit.noise_variance), fit.Z,
-                             fit.posterior.alpha, offset, float(fit.bound))
+                             fit.posterior.alpha, offset, float(fit.log_evidence))
 
 
 def _phone_inputs(phones: Sequence[PhoneScore], priors: dict[str, float],

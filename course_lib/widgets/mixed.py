@@ -209,7 +209,7 @@ def constraint_explorer(X, answers, constraint_X, constraint_y, kernel: Kernel, 
         result = sparse.result
         plot_elbo_ledger(ax_l, ["yes/no", "constraints"], result.expected_log_likelihoods,
                          result.kl)
-        ax_l.set_title(f"ledger of the sparse fit: ELBO {result.elbo:.1f}", fontsize="medium")
+        ax_l.set_title(f"ledger of the sparse fit: ELBO {result.value:.1f}", fontsize="medium")
         return fig
 
     return Explorer(render, controls, title="Constraints as pseudo-observations: how firm, and "

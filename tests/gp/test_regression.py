@@ -57,7 +57,7 @@ def test_three_point_gp_worked_out():
         stats.multivariate_normal(np.zeros(3), K + s2 * np.eye(3)).logpdf(y), rel=1e-12)
 
 
-def test_lml_equals_multivariate_normal_density():
+def test_log_evidence_equals_multivariate_normal_density():
     kernel = Matern52(0.8, 1.5) + Linear(0.1)
     gp = GPRegression(kernel, 0.05).fit(X, Y)
     cov = kernel(X) + 0.05 * np.eye(len(Y))
@@ -189,7 +189,7 @@ def test_sampling_singular_covariance_falls_back_to_eigen():
 
 
 # ----- gradients -----------------------------------------------------------------------------
-def test_lml_gradient_by_finite_differences():
+def test_log_evidence_gradient_by_finite_differences():
     kernel = SquaredExponential([0.8, 1.3], 1.1) * Periodic(1.5, 3.0) + RationalQuadratic(0.6, 0.3)
     X2, y2 = toy(d=2)
     gp = GPRegression(kernel, 0.05).fit(X2, y2)

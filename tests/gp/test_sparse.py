@@ -150,7 +150,7 @@ def test_predictions_approach_exact_gp_as_inducing_points_are_added():
     for m in (3, 6, 12, 24, 48):  # nested sets of inducing inputs
         model = sparse_posterior(X, y, X[order[:m]], kernel, NOISE)
         mean, var = model.predict(X_star)
-        bounds.append(model.bound)
+        bounds.append(model.log_evidence)
         mean_err.append(np.max(np.abs(mean - exact_mean)))
         var_err.append(np.max(np.abs(var - exact_var)))
     assert np.all(np.diff(bounds) > 0)  # a larger nested Z can only raise the bound
@@ -182,11 +182,11 @@ def test_fit_with_fixed_inducing_inputs_raises_bound_and_finds_the_noise():
     before = bound_value(X, y, Z, start, 0.5)
     model = fit_sparse_gp(X, y, Z, start, 0.5)
     assert model.converged, model.message
-    assert model.bound > before
+    assert model.log_evidence > before
     np.testing.assert_array_equal(model.Z, Z)
     assert model.noise_variance == pytest.approx(NOISE, rel=0.15)  # data made with s2 = 0.05
     refit = bound_value(X, y, Z, model.kernel, model.noise_variance)
-    assert model.bound == pytest.approx(refit)
+    assert model.log_evidence == pytest.approx(refit)
 
 
 def test_fit_respects_fixed_noise_and_fixed_kernel_parameters():
@@ -205,9 +205,9 @@ def test_optimising_inducing_inputs_beats_a_poor_placement():
     kernel = SquaredExponential(1.0, 1.0)
     fixed = fit_sparse_gp(X, y, Z, kernel, 0.1)
     moved = fit_sparse_gp(X, y, Z, kernel, 0.1, optimise_inducing=True)
-    assert moved.bound > fixed.bound + 10
+    assert moved.log_evidence > fixed.log_evidence + 10
     assert moved.Z.max() > 2.5  # the inducing inputs spread out over the data
-    assert moved.bound <= exact_log_evidence(X, y, moved.kernel, moved.noise_variance) + 1e-8
+    assert moved.log_evidence <= exact_log_evidence(X, y, moved.kernel, moved.noise_variance) + 1e-8
 
 
 def test_tens_of_thousands_of_points_run():

@@ -1,5 +1,5 @@
 """Bad-input catalogue: course_lib.mixed.sparse_variational (fit_sparse_variational,
-sparse_variational_elbo). Family "sparse_variational".
+sparse_variational_evidence). Family "sparse_variational".
 
 Decisions recorded here: a whitened square root S must be lower triangular with a positive
 diagonal (the KL reads log S_ii), and a warm start or a given q(v) has one value per inducing
@@ -12,7 +12,7 @@ import numpy as np
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import SquaredExponential
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit
-from course_lib.mixed.sparse_variational import fit_sparse_variational, sparse_variational_elbo
+from course_lib.mixed.sparse_variational import fit_sparse_variational, sparse_variational_evidence
 
 X = np.array([[0.0, 0.0], [0.5, 1.0], [1.0, 0.2]])
 Z = np.array([[0.2, 0.2], [0.8, 0.8]])
@@ -29,7 +29,7 @@ def fit(**changes):
 def elbo(**changes):
     args = {"kernel": SE, "X": X, "inducing": Z, "likelihood": PROBIT,
             "mean_whitened": np.zeros(2), "root_whitened": np.eye(2), "y": Y} | changes
-    return lambda: sparse_variational_elbo(**args)
+    return lambda: sparse_variational_evidence(**args)
 
 
 CASES = [

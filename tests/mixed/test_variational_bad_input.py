@@ -1,4 +1,4 @@
-"""Bad-input catalogue: course_lib.mixed.variational (fit_variational, variational_elbo). Family
+"""Bad-input catalogue: course_lib.mixed.variational (fit_variational, variational_evidence). Family
 "variational".
 
 Decisions recorded here: ``kl_weight`` must be positive. A single likelihood needs ``y`` (its
@@ -13,7 +13,7 @@ from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import SquaredExponential
 from course_lib.mixed.mixed_likelihood import MixedLikelihood
 from course_lib.preference.pairwise_likelihoods import PairwiseProbit
-from course_lib.mixed.variational import fit_variational, variational_elbo
+from course_lib.mixed.variational import fit_variational, variational_evidence
 
 PROBIT = PairwiseProbit(1.0)
 PAIR_M = np.array([[1.0, -1.0, 0.0], [0.0, 1.0, -1.0]])
@@ -29,7 +29,7 @@ def fit(**changes):
 def elbo(**changes):
     args = {"K": K, "likelihood": PROBIT, "alpha": np.zeros(3),
             "site_precision": np.ones(2), "y": [1.0, 0.0], "M": PAIR_M} | changes
-    return lambda: variational_elbo(**args)
+    return lambda: variational_evidence(**args)
 
 
 CASES = [

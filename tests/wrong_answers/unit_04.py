@@ -1,6 +1,8 @@
 """Typical wrong answers for solutions/04_gp_regression.ipynb (see tests/wrong_answers/__init__.py).
 
-One per task function; each stands for a slip the self-checks name in their hint.
+One per task function; each stands for a slip the self-checks name in their hint. For
+log_evidence_and_gradient a second answer just calls the library: the hidden test
+(course_lib.checks.withheld) must fail it with "off limits".
 """
 
 from wrong_answers import Mistake
@@ -30,7 +32,7 @@ MISTAKES = [
         var_latent = variance - np.sum(V ** 2, axis=0)
         return mean, var_latent, var_latent + noise_variance
         """, expect="K + noise_variance * I"),
-    Mistake("lml_and_gradient", why="the gradient of the negative log marginal likelihood",
+    Mistake("log_evidence_and_gradient", why="the gradient of the negative log marginal likelihood",
             code="""
         n = len(y)
         R = squared_distances(X / lengthscale, X / lengthscale)
@@ -43,19 +45,24 @@ MISTAKES = [
         gradient = np.array([0.5 * np.sum(Q * D) for D in dK])
         return float(value), gradient
         """, expect="wrong sign"),
-    Mistake("fit_hyperparameters", why="negative_lml returns the log marginal likelihood itself "
+    Mistake("log_evidence_and_gradient", why="the library's evidence called", code="""
+        gp = GPRegression(SquaredExponential(lengthscale, variance), noise_variance).fit(X, y)
+        evidence = gp.evidence(np.asarray(theta, dtype=float), eval_gradient=True)
+        return float(evidence.value), evidence.gradient
+        """, expect="off limits"),
+    Mistake("fit_hyperparameters", why="negative_log_evidence returns the log marginal likelihood itself "
             "(minimize then looks for the worst fit)", code="""
-        def negative_lml(theta):
-            value, gradient = lml_and_gradient(theta, X, y)
+        def negative_log_evidence(theta):
+            value, gradient = log_evidence_and_gradient(theta, X, y)
             return value, gradient
 
         starts = [theta0] + [rng.uniform(bounds[:, 0], bounds[:, 1]) for _ in range(n_restarts - 1)]
-        runs = [minimize(negative_lml, start, jac=True, method="L-BFGS-B", bounds=bounds)
+        runs = [minimize(negative_log_evidence, start, jac=True, method="L-BFGS-B", bounds=bounds)
                 for start in starts]
         ends = np.array([run.x for run in runs])
-        lmls = np.array([-run.fun for run in runs])
-        best = int(np.argmax(lmls))
-        return ends[best], float(lmls[best]), ends, lmls
+        log_evidences = np.array([-run.fun for run in runs])
+        best = int(np.argmax(log_evidences))
+        return ends[best], float(log_evidences[best]), ends, log_evidences
         """, expect="minus the log marginal likelihood"),
     Mistake("co2_kernel", why="a trend and irregularities but no yearly cycle", code="""
         long_term_trend = SquaredExponential(lengthscale=50.0, variance=1e3)
