@@ -85,8 +85,8 @@ def _word_accuracy_statement() -> str:
     (the committed ``experiments/word_phone_feedback.py`` result)."""
     full = load_result("word_phone_feedback")["result"]["full"]
     return (f"the experts' word accuracy is predicted from GOP; on the corpus's "
-            f"{full['n_test_words']:,} test words it correlated {full['word_pcc']:.2f} with the "
-            "experts' mean, so read it as a rough guide")
+            f"{full['n_test_words']:,} test words it correlated {_two_places(full['word_pcc'])} "
+            "with the experts' mean, so read it as a rough guide")
 
 
 @functools.cache
