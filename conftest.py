@@ -1,5 +1,5 @@
-"""Repository-wide pytest hooks: the guard on which notebooks nbval collected; skips fail; the
-watchdog (tests/watchdog_plugin.py)."""
+"""Repository-wide pytest hooks: the corpus copy the test command names; the guard on which
+notebooks nbval collected; skips fail; the watchdog (tests/watchdog_plugin.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,41 @@ ROOT = Path(__file__).resolve().parent
 if str(ROOT / "tests") not in sys.path:
     sys.path.append(str(ROOT / "tests"))
 pytest_plugins = ["watchdog_plugin"]
+
+
+# ----- the corpus copy the test command names ---------------------------------------------------
+# `python3 course.py test` names the shared copy of speechocean762 beside the repository
+# (course.corpus_environment); a bare `pytest` names the same, so both read the same files. With
+# no copy at all (no variable, no shared copy, no filled cache), a test module that reads the
+# corpus as it is collected stops the run with one line instead of a traceback.
+NO_CORPUS = ("speechocean762's own files are not on this machine: set COURSE_SPEECHOCEAN762 to a "
+             "folder holding a copy (the test command names ../shared/data/speechocean762 beside "
+             "the repository when it is there), or fetch one into your cache with "
+             "`python3 course.py data`")
+
+
+def pytest_configure(config):
+    import os
+
+    if str(ROOT) not in sys.path:
+        sys.path.append(str(ROOT))
+    import course  # course.py: the standard library only
+
+    os.environ.update(course.corpus_environment())
+
+
+def pytest_exception_interact(node, call, report):
+    if not isinstance(report, pytest.CollectReport):
+        return
+    from course_lib.data import DataError
+    from course_lib.data.speechocean762_source import _corpus_folder
+
+    if not call.excinfo.errisinstance(DataError):
+        return
+    try:
+        _corpus_folder()
+    except DataError:
+        pytest.exit(NO_CORPUS, returncode=pytest.ExitCode.USAGE_ERROR)
 
 
 def _requested_notebook_dirs(config) -> set[str]:

@@ -17,6 +17,7 @@ CROSS_CUTTING_FILES = {
     "test_algorithms_map.py": "docs/ALGORITHMS.md",
     "test_bad_input_catalogue.py": "counts the test_*_bad_input.py files of every folder",
     "test_contrast.py": "tools/contrast.css: text contrast in the lab, the pages and the slides",
+    "test_corpus_copy.py": "conftest.py: the corpus copy a bare pytest reads",
     "test_course_command.py": "course.py",
     "test_environment_lock.py": "requirements/",
     "test_exercise_feedback.py": "the exercises' checks",
