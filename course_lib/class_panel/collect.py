@@ -42,7 +42,7 @@ _COUNTED, _SUPERSEDED, _LEFT_OUT = "counted", "superseded", "left out"
 _SKIPPED_FOLDERS = {".ipynb_checkpoints"}
 # a comparison sheet with this many answers or more, all "first" (or all "second"), is noted:
 # the side of each pair is drawn at random, so a real taste answers so with odds 1 in 2^(n-1)
-_SAME_SIDE_MINIMUM = 5
+_SAME_SIDE_MINIMUM = 3         # as the preference model calls such a sheet "no information"
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,11 @@ In class only pseudonyms appear, and only the class as a whole. Each student get
 their own (:func:`student_page`, Markdown) in plain words: their bias (lenient or strict), their
 noise (how far their scores stray beyond that bias), their agreement with the five experts, and
 how their equaliser choices differ from the class's. Each number of the scores comes with its
-interval, named for what it is (:func:`interval_name`: the intervals of
-:class:`~course_lib.class_panel.ratings.ClassRatings` are confidence intervals, from the
-estimate and its standard error, a chi-square or Fisher's z); the equaliser choices come with
-the preference model's posterior probability that a setting is preferred.
+interval, named for what it is (:meth:`ClassRatings.interval_name
+<course_lib.class_panel.ratings.ClassRatings.interval_name>`: a Bayesian credible interval, or
+an approximate confidence interval); the equaliser choices come with the preference model's
+posterior probability that a setting is preferred. A student whose scores sit at an end of the
+scale, or whose comparison sheet answered one side throughout, is told so.
 
 :func:`write_student_pages` writes one file per pseudonym, ``<pseudonym>.md``, into a folder of
 the lecturer's choice. It writes only into a folder that is empty or holds nothing but pages it
@@ -26,7 +27,7 @@ from course_lib.class_panel.preferences import ClassPreferences
 from course_lib.class_panel.ratings import ClassRatings, interval_z
 from course_lib.stimuli import standard_equaliser
 
-__all__ = ["student_page", "write_student_pages", "check_class_results", "interval_name"]
+__all__ = ["student_page", "write_student_pages", "check_class_results"]
 
 #: The first line of every page: how an earlier page is told from any other file.
 _MARK = "<!-- class-panel page: written by write_student_pages; safe to delete -->"
@@ -144,11 +145,10 @@ def _is_page(entry: Path) -> bool:
 
 
 # ----- the two sections ---------------------------------------------------------------------
-def interval_name(ratings: ClassRatings) -> str:
-    """The ratings' intervals named for what they are, with their level ("90 % confidence
-    interval"): each is computed from the estimate alone (its standard error, a chi-square or
-    Fisher's z), a plug-in confidence interval, not a range the model is sure of."""
-    return f"{100 * ratings.level:.0f} % confidence interval"
+def _distance_interval(ratings: ClassRatings) -> str:
+    """The name of the mean absolute difference's interval (its estimate +- z standard
+    errors over the student's clips: an approximate confidence interval)."""
+    return f"{100 * ratings.level:.0f} % approximate confidence interval"
 
 
 def _percent(p: float) -> str:
@@ -174,25 +174,30 @@ def _ratings_section(ratings: ClassRatings, r: int | None) -> list[str]:
         return lines + [f"You gave every clip the same score, so your scores cannot tell a "
                         f"more fluent clip from a less fluent one: the model learnt nothing "
                         f"about your noise or your agreement with the experts from them. On "
-                        f"average you sat {_signed(ratings.bias[r])} points from the panel's "
-                        f"consensus.",
+                        f"average you sat {_signed(ratings.bias[r])} points from the experts' "
+                        f"mean.",
                         ""]
     return lines + ["", *_bias_lines(ratings, r), *_noise_lines(ratings, r),
-                    *_agreement_lines(ratings, r), ""]
+                    *_agreement_lines(ratings, r), *_scale_end_lines(ratings, r), ""]
 
 
 def _bias_lines(ratings: ClassRatings, r: int) -> list[str]:
-    bias, se = ratings.bias[r], ratings.bias_se[r]
-    half = interval_z(ratings.level) * se
-    if abs(bias) <= half:
-        lean = "no clear lean: you score about where the consensus does"
+    bias = ratings.bias[r]
+    if ratings.bias_interval is not None:
+        low, high = ratings.bias_interval[r]
+    else:                   # a ClassRatings built by hand: the normal approximation
+        half = interval_z(ratings.level) * ratings.bias_se[r]
+        low, high = bias - half, bias + half
+    if low <= 0 <= high:
+        lean = "no clear lean: you score about where the experts' mean is"
     else:
-        lean = ("lenient: you score higher than the consensus" if bias > 0 else
-                "strict: you score lower than the consensus")
+        lean = ("lenient: you score higher than the experts' mean" if bias > 0 else
+                "strict: you score lower than the experts' mean")
     experts = ratings.expert_bias
-    return [f"- **Your level (bias): {_signed(bias)} points** ({interval_name(ratings)}: "
-            f"{_signed(bias - half)} to {_signed(bias + half)}), {lean}. The {experts.size} "
-            f"experts range from {_signed(experts.min())} to {_signed(experts.max())}."]
+    return [f"- **Your level (bias): {_signed(bias)} points** ("
+            f"{ratings.interval_name('bias')}: {_signed(low)} to {_signed(high)}), {lean}. "
+            f"The {experts.size} experts range from {_signed(experts.min())} to "
+            f"{_signed(experts.max())}."]
 
 
 def _noise_lines(ratings: ClassRatings, r: int) -> list[str]:
@@ -200,9 +205,10 @@ def _noise_lines(ratings: ClassRatings, r: int) -> list[str]:
     low, high = ratings.noise_interval[r]
     class_median = float(np.median(ratings.noise_variance[ratings.informative]))
     experts = ratings.expert_noise_variance
-    return [f"- **Your noise: {variance:.2f} points squared** ({interval_name(ratings)}: "
+    return [f"- **Your noise: {variance:.2f} points squared** ({ratings.interval_name('noise')}: "
             f"{low:.2f} to {high:.2f}): beyond your level, your scores typically stray about "
-            f"{np.sqrt(variance):.1f} points from the consensus. Smaller is steadier. Half the "
+            f"{np.sqrt(variance):.1f} points from the experts' mean plus your bias. Smaller is "
+            f"steadier. Half the "
             f"class is below {class_median:.2f}; the {experts.size} experts range from "
             f"{experts.min():.2f} to {experts.max():.2f}."]
 
@@ -211,16 +217,30 @@ def _agreement_lines(ratings: ClassRatings, r: int) -> list[str]:
     mad, half = ratings.mean_abs_difference[r], \
         interval_z(ratings.level) * ratings.mean_abs_difference_se[r]
     distance = (f" On average your score was {mad:.1f} points from the experts' mean "
-                f"({interval_name(ratings)}: {max(mad - half, 0):.1f} to {mad + half:.1f}).")
+                f"({_distance_interval(ratings)}: {max(mad - half, 0):.1f} to "
+                f"{mad + half:.1f}).")
     rho = ratings.correlation[r]
     if np.isnan(rho):
         return [f"- **Agreement with the experts**: the experts' mean is the same on "
                 f"every clip you scored, so no correlation can be given.{distance}"]
     low, high = ratings.correlation_interval[r]
-    span = "" if np.isnan(low) else f" ({interval_name(ratings)}: {low:.2f} to {high:.2f})"
+    span = "" if np.isnan(low) else \
+        f" ({ratings.interval_name('correlation')}: {low:.2f} to {high:.2f})"
     return [f"- **Agreement with the experts**: correlation {rho:.2f}{span} between your "
             f"scores and the experts' mean (1: you put the clips in the experts' order; 0: "
             f"no relation).{distance}"]
+
+
+def _scale_end_lines(ratings: ClassRatings, r: int) -> list[str]:
+    """The flag of scores at the ends of the scale (:attr:`ClassRatings.at_scale_end`)."""
+    if ratings.at_scale_end is None or not ratings.at_scale_end[r]:
+        return []
+    n, at_ends = int(ratings.n_scores[r]), int(ratings.scores_at_ends[r])
+    return [f"- **Scores at the end of the scale**: {at_ends} of your {n} scores were 0 or 10. "
+            f"A 10 says only that you heard the clip as at least that fluent, so the model "
+            f"reads it as \"at least 9.5\" (a 0 as \"at most 0.5\"), not as an exact score: "
+            f"your level and noise rest mostly on your other scores, and their intervals are "
+            f"wider for it."]
 
 
 def _setting_text(settings: np.ndarray, index: int) -> str:
@@ -239,6 +259,12 @@ def _preferences_section(preferences: ClassPreferences, s: int | None) -> list[s
     settings = preferences.settings
     lines.append(f"You answered {int(preferences.n_answers[s])} of the "
                  f"{preferences.pairs.shape[0]} pairs.")
+    if preferences.status is not None and preferences.status[s] == "no information":
+        return lines + ["You gave the same answer (always the first, or always the second "
+                        "version as played) to every pair. Which setting of a pair played "
+                        "first was drawn at random, so these answers say nothing about which "
+                        "setting you prefer: the model left them out, and the class's model "
+                        "stands in for you.", ""]
     if not preferences.fitted[s]:
         return lines + ["Your answers could not be fitted on their own, so the class's model "
                         "stands in for you.", ""]

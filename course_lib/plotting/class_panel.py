@@ -31,7 +31,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from course_lib.class_panel.preferences import ClassPreferences
-from course_lib.class_panel.feedback import check_class_results, interval_name
+from course_lib.class_panel.feedback import check_class_results
 from course_lib.class_panel.ratings import ClassRatings, interval_z
 from course_lib.plotting.colour import _series_linestyle, _series_marker
 from course_lib.plotting.describe import described_image_html
@@ -99,7 +99,9 @@ def _students_figure(ratings: ClassRatings) -> Figure:
     ok, z = ratings.informative, interval_z(ratings.level)
     bias, noise = ratings.bias[ok], ratings.noise_variance[ok]
     interval = ratings.noise_interval[ok]
-    left.errorbar(bias, noise, xerr=z * ratings.bias_se[ok],
+    bias_interval = (ratings.bias_interval[ok] if ratings.bias_interval is not None else
+                     bias[:, None] + np.outer(z * ratings.bias_se[ok], [-1.0, 1.0]))
+    left.errorbar(bias, noise, xerr=np.abs(bias_interval.T - bias),
                   yerr=np.abs(interval.T - noise), fmt="none", ecolor=_STUDENT, alpha=0.35,
                   lw=0.8)
     left.plot(bias, noise, ls="none", marker=_series_marker(0), color=_STUDENT,
@@ -108,9 +110,9 @@ def _students_figure(ratings: ClassRatings) -> Figure:
               marker=_series_marker(1), color=_EXPERT, ms=8,
               label=f"experts ({ratings.expert_bias.size})")
     left.axvline(0.0, color="k", lw=0.8)
-    left.set_xlabel("bias: points above the consensus (+ lenient, - strict)")
+    left.set_xlabel("bias: points above the experts' mean (+ lenient, - strict)")
     left.set_ylabel("noise variance (points squared)")
-    left.set_title(f"Level and steadiness, {interval_name(ratings)}s{_left_out(ratings)}",
+    left.set_title(f"Level and steadiness, {ratings.level:.0%} intervals{_left_out(ratings)}",
                    fontsize="medium")
     left.legend(loc="upper left", fontsize="small")
     _plot_correlations(right, ratings)
@@ -148,9 +150,13 @@ def _consensus_figure(ratings: ClassRatings) -> Figure:
             marker=_series_marker(1), color=_EXPERT,
             label=f"the {ratings.expert_bias.size} experts' mean")
     shown = ~np.isnan(consensus)
-    ax.errorbar(rank[shown], consensus[shown], yerr=interval_z(ratings.level) * sd[shown],
+    if ratings.consensus_interval is not None:
+        bars = np.abs(ratings.consensus_interval[order][shown].T - consensus[shown])
+    else:                   # a ClassRatings built by hand: the normal approximation
+        bars = interval_z(ratings.level) * sd[shown]
+    ax.errorbar(rank[shown], consensus[shown], yerr=bars,
                 ls=_series_linestyle(0), marker=_series_marker(0), color=_STUDENT, capsize=3,
-                label=f"the class's consensus, {interval_name(ratings)}")
+                label=f"the class's consensus, {ratings.interval_name('consensus')}")
     ax.set_xlabel("clip, ordered by the experts' mean")
     ax.set_ylabel("fluency score (0-10)")
     ax.set_ylim(-0.3, 10.3)
@@ -169,7 +175,7 @@ def _reliability_figure(ratings: ClassRatings) -> Figure:
                label=f"the {rel.n_experts} experts ({rel.experts:.2f})")
     if rel.k.size:
         ax.fill_between(rel.k, rel.band[:, 0], rel.band[:, 1], color=_STUDENT, alpha=0.25,
-                        label=f"{rel.level:.0%} band (students resampled)")
+                        label=f"{rel.level:.0%} credible band")
         ax.plot(rel.k, rel.reliability, color=_STUDENT, ls=_series_linestyle(0),
                 marker=_series_marker(0) if rel.k.size <= _LABELLED else None,
                 label="k students")
@@ -272,13 +278,14 @@ def _describe_students(ratings: ClassRatings) -> str:
                 + ".")
     bias, noise, rho = ratings.bias[ok], ratings.noise_variance[ok], ratings.correlation[ok]
     return (f"Left, a scatter of {n_ok} students as circles and the {ratings.expert_bias.size} "
-            f"experts as squares: bias across (points above the consensus, from "
+            f"experts as squares: bias across (points above the experts' mean, from "
             f"{bias.min():+.1f} to {bias.max():+.1f} among the students) against noise "
             f"variance up (from {noise.min():.2f} to {noise.max():.2f}; the experts "
             f"{ratings.expert_noise_variance.min():.2f} to "
             f"{ratings.expert_noise_variance.max():.2f}), each student with faint "
-            f"{interval_name(ratings)} bars{_left_out(ratings)}. Right, each student's "
-            f"correlation with the experts' mean as a dot with its {interval_name(ratings)}, "
+            f"{ratings.interval_name('bias')} bars{_left_out(ratings)}. Right, each student's "
+            f"correlation with the experts' mean as a dot with its "
+            f"{ratings.interval_name('correlation')}, "
             f"sorted, from "
             f"{np.nanmin(rho):.2f} to {np.nanmax(rho):.2f} (median {np.nanmedian(rho):.2f}).")
 
@@ -288,7 +295,8 @@ def _describe_consensus(ratings: ClassRatings) -> str:
     gap = ratings.consensus[shown] - ratings.expert_mean[shown]
     text = (f"{ratings.items.size} clips along the x axis, ordered by the experts' mean score; "
             f"squares joined by a dashed line give the experts' mean, circles joined by a solid "
-            f"line the class's consensus with {interval_name(ratings)} bars, on the 0-10 "
+            f"line the class's consensus with {ratings.interval_name('consensus')} bars, on the "
+            f"0-10 "
             "scale.")
     if not shown.any():
         return text + " No informative student scored a clip, so only the experts are drawn."
@@ -305,7 +313,7 @@ def _describe_reliability(ratings: ClassRatings) -> str:
         return text + " No student gave informative scores, so no curve is drawn."
     text += (f" A solid line rises from {rel.reliability[0]:.2f} at one student to "
              f"{rel.reliability[-1]:.2f} at {rel.k.size}, inside a shaded "
-             f"{rel.level:.0%} bootstrap band (the students resampled).")
+             f"{rel.level:.0%} band, a Bayesian credible band from draws of every noise.")
     if rel.k_needed is not None:
         text += f" A dotted vertical line marks k = {rel.k_needed}."
     return text + f" In words: {rel.verdict()}."
@@ -322,8 +330,9 @@ def _describe_preferences(preferences: ClassPreferences) -> str:
             "none (hatched with slashes) and second (dotted). Right, each student's own utility "
             "difference as a faint dot and the pooled class's as a black diamond with its 90 % "
             "credible interval (the preference model's posterior); the verdict is written at "
-            f"the right. The class agrees on {verdicts['agrees']} pairs, its tastes split on {verdicts['split']} and "
-            f"{verdicts['no clear preference']} show no clear preference")
+            f"the right. The class agrees on {verdicts['agrees']} pairs, its tastes split on "
+            f"{verdicts['split']} and {verdicts['no clear preference']} show no clear "
+            "preference")
     return text + (f"; split: {', '.join(split)}." if split else ".")
 
 

@@ -263,7 +263,7 @@ def test_scores_given_as_text_count_with_a_note(tmp_path):
     (["first"] * 8, True),
     (["second"] * 6 + [None] * 2, True),
     (["none"] * 8, False),                  # undecided throughout: not a side pressed
-    (["first"] * 4 + [None] * 4, False),    # too few to tell from a taste
+    (["first"] * 2 + [None] * 6, False),    # too few to tell from a taste
     (["first"] * 7 + ["second"], False),
 ])
 def test_a_comparison_sheet_answering_one_side_throughout_is_noted(tmp_path, answers, noted):

@@ -82,15 +82,18 @@ def others_absent(page: str, mine: str) -> bool:
 def test_a_lenient_steady_student_reads_their_numbers_with_their_ranges():
     page = student_page(NAMES[0], RATINGS, PREFERENCES)
     assert page.startswith(_MARK + "\n# Your place in the class panel: amber-otter-07")
-    assert "**Your level (bias): +1.2 points** (90 % confidence interval: +0.9 to +1.5), " \
-        "lenient" in page
-    assert "**Your noise: 0.80 points squared** (90 % confidence interval: 0.50 to 1.60)" \
-        in page
+    # by hand, no bias_interval: the normal approximation +- 1.645 sd, 1.2 +- 0.33
+    assert "**Your level (bias): +1.2 points** (90 % Bayesian credible interval: +0.9 to " \
+        "+1.5), lenient" in page
+    assert "**Your noise: 0.80 points squared** (90 % Bayesian credible interval: 0.50 to " \
+        "1.60)" in page
     assert "Half the class is below 1.50; the 5 experts range from 0.50 to 0.70" in page
-    assert "correlation 0.81 (90 % confidence interval: 0.62 to 0.91)" in page
-    assert "1.3 points from the experts' mean (90 % confidence interval: 1.1 to 1.5)" in page
+    assert "correlation 0.81 (90 % approximate confidence interval (Fisher's z): 0.62 to " \
+        "0.91)" in page
+    assert "1.3 points from the experts' mean (90 % approximate confidence interval: 1.1 to " \
+        "1.5)" in page
     assert others_absent(page, NAMES[0]) and "nan" not in page.lower()
-    assert "sure of" not in page         # a plug-in interval is not a range the model is sure of
+    assert "sure of" not in page and "end of the scale" not in page
 
 
 def test_the_preference_section_names_the_settings_and_where_the_student_differs():
@@ -109,7 +112,7 @@ def test_the_preference_section_names_the_settings_and_where_the_student_differs
 
 def test_a_student_with_two_answers_is_told_the_class_predicts_them_better():
     page = student_page(NAMES[1], RATINGS, PREFERENCES)
-    assert "strict: you score lower than the consensus" in page
+    assert "strict: you score lower than the experts' mean" in page
     assert "Your favourite (a guess from 2 answers): setting 2" in page
     assert "On no pair do you and the class lean clearly opposite ways." in page
     assert "for students with 2 answers, the class's model predicted their other answers " \
@@ -127,6 +130,30 @@ def test_no_information_and_too_few_scores_are_said_as_such_without_a_nan():
     assert "Your equaliser choices" not in few
     for page in (silent, few):
         assert "nan" not in page.lower()
+
+
+def test_the_models_own_bias_interval_and_the_end_of_the_scale_are_shown():
+    ratings = ClassRatings(**{**made_ratings().__dict__,
+                              "bias_interval": np.array([[-0.1, 2.0], [-1.5, -0.4],
+                                                         [np.nan] * 2, [np.nan] * 2]),
+                              "scores_at_ends": np.array([9, 0, 0, 0]),
+                              "at_scale_end": np.array([True, False, False, False])})
+    page = student_page(NAMES[0], ratings)
+    # the interval holds 0, so no lean, whatever the estimate
+    assert "(90 % Bayesian credible interval: -0.1 to +2.0), no clear lean" in page
+    assert "**Scores at the end of the scale**: 9 of your 20 scores were 0 or 10" in page
+    assert "end of the scale" not in student_page(NAMES[1], ratings)
+
+
+def test_a_comparison_sheet_with_no_information_is_told_so():
+    preferences = ClassPreferences(**{**made_preferences().__dict__,
+                                      "status": ("no information", "ok")})
+    page = student_page(NAMES[0], None, preferences)
+    assert "You gave the same answer (always the first, or always the second version as " \
+           "played) to every pair" in page and "say nothing about which setting" in page
+    assert "Your favourite" not in page and "lean clearly" not in page
+    assert "Your favourite (a guess from 2 answers)" in student_page(NAMES[1], None,
+                                                                     preferences)
 
 
 def test_no_clear_lean_within_the_range():
