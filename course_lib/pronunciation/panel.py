@@ -46,14 +46,16 @@ from ..data import DataError
 from ..data.speechocean762 import (load_gop_thresholds, load_pronunciation_scorer,
                                   load_speechocean762)
 from ..features import pca_whiten
-from .gop import (Pronunciation, PhoneScore, WordReading, WordScore, completeness,
+from .gop import (Pronunciation, PhoneScore, WordReading, WordScore,
                             gop_features, word_readings)
 from .panel_gp import (PANEL_MODELS, PanelPredictive, calibrated_half_width, panel_model,
                        panel_predictive)
 from .feedback import FeedbackModel, WordVerdict, heard_word
+from .word_choice import ReadingDecoder, WordChoice
+from ..metrics import clopper_pearson_interval
 from ..raters.rater_comparison import centre_scores
 from ..recording import read_wav
-from ..results import load_result
+from ..results import available_results, load_result
 
 __all__ = ["PANEL_MODELS", "panel_model", "PanelPredictive", "panel_predictive",
            "calibrated_half_width", "PanelEvaluation", "PanelPrediction", "ExpertPanel",
@@ -112,6 +114,33 @@ def _phone_verdict_statement() -> str:
             f"{100 * verdict['recall']:.0f}% of those (recall); only "
             f"{100 * verdict['base_rate']:.1f}% of all test phones were scored so (base rate), "
             "so a flag means: listen to that phone again, not: it was wrong")
+
+
+_READINGS = "misread_readings"
+
+
+def _decoder_tuned() -> bool:
+    """Whether experiments/misread_readings.py has committed the decoder's tuned margin and
+    penalties; until then the words are judged by the phone loop's check alone."""
+    return _READINGS in available_results() and "tuned" in load_result(_READINGS)["result"]
+
+
+def _share(entry: dict) -> str:
+    """k of n with its exact 95% interval (Clopper and Pearson 1934)."""
+    low, high = clopper_pearson_interval(entry["k"], entry["n"])
+    return f"{entry['k']} of {entry['n']} ({100 * low:.0f}-{100 * high:.0f}%)"
+
+
+@functools.cache
+def _decoder_accuracy() -> str:
+    """How often the neighbour decoder is right, on the held-out half of the misread readings
+    (sentences and voices that chose nothing), with exact intervals."""
+    held = load_result(_READINGS)["result"]["held_out"]
+    return ("On held-out espeak-ng readings (sentences and voices used in no choice) this check "
+            f"flagged {_share(held['replaced_flagged'])} of the replaced words, "
+            f"{_share(held['left_out_flagged'])} of the words left out and "
+            f"{_share(held['correct_words_flagged'])} of the words of correct readings "
+            "(95% intervals)")
 
 
 @functools.cache
@@ -362,30 +391,36 @@ def _word_entry(word: WordVerdict) -> dict:
                         "mispronounced": p.mispronounced} for p in word.phones]}
 
 
-def _heard_text(reading: WordReading) -> str:
+def _heard_text(verdict: str, heard: str | None) -> str:
     """What was heard instead of a word not heard as written, for a student: a dictionary
     word, "left out?" or "unclear" (never the loop's raw phones)."""
-    verdict, heard = heard_word(reading)
     return {"left out": "heard nothing (left out?)", "unclear": "unclear",
-            "said other": f"heard {heard}"}[verdict]
+            "said other": f"you said {heard}"}[verdict]
 
 
 def _panel_notes(scored: Pronunciation, distance: float, evaluation: PanelEvaluation,
-                 readings: list[WordReading] = ()) -> tuple[str, ...]:
-    """The notes, most serious first: not aligned, words not heard as written, far from the
-    training population, then what the scorer did to the audio (resampled, clipped) and its
-    alignment attempts."""
+                 readings: list[WordReading] = (),
+                 choices: tuple[WordChoice, ...] | None = None) -> tuple[str, ...]:
+    """The notes, most serious first: words not heard as written (the neighbour decoder's
+    ``choices`` when it ran, else the phone loop's ``readings``), far from the training
+    population, then what the scorer did to the audio (resampled, clipped) and its alignment
+    attempts."""
     first = []
-    misread = [reading for reading in readings if not reading.as_written]
+    if choices is not None:
+        judged = [(c.word, c.verdict, c.heard) for c in choices]
+        accuracy = _decoder_accuracy()
+    else:
+        judged = [(r.word, *heard_word(r)) for r in readings]
+        accuracy = (f"{_reading_accuracy()}; a misread word can pull a neighbour down with "
+                    "it, so a word next to a flagged one may be flagged only because of it")
+    misread = [entry for entry in judged if entry[1] != "as written"]
     if misread:
-        said = "; ".join(f"{reading.word.lower()}: {_heard_text(reading)}"
-                         for reading in misread)
+        said = "; ".join(f"{word.lower()}: {_heard_text(verdict, heard)}"
+                         for word, verdict, heard in misread)
         first.append(
-            f"{len(misread)} of {len(readings)} words were not heard as written ({said}); "
+            f"{len(misread)} of {len(judged)} words were not heard as written ({said}); "
             "the scores below assume the sentence was read as written, so read them as the "
-            f"panel's view of the words that were. {_reading_accuracy()}; a misread word "
-            "can pull a neighbour down with it, so a word next to a flagged one may be flagged "
-            "only because of it")
+            f"panel's view of the words that were. {accuracy}")
     if scored.aligned and distance > evaluation.far_threshold:
         first.append(
             f"this recording is far from the sentences the experts scored: its GOP features lie "
@@ -431,6 +466,8 @@ class ExpertPanel:
         self.scorer = load_pronunciation_scorer()
         self._thresholds = load_gop_thresholds()
         self.feedback = FeedbackModel()
+        # shares the scorer's decoders, so a word added to the scorer is known to it too
+        self.reader = ReadingDecoder(self.scorer)
 
     def _whiten(self, features) -> np.ndarray:
         return pca_whiten(self._train_features, features)
@@ -458,9 +495,14 @@ class ExpertPanel:
             *predictive.interval(0.5, self.interval_half_width_sd["0.5"]),
             *predictive.interval(0.9, self.interval_half_width_sd["0.9"])))
         readings = word_readings(scored) if scored.aligned else []
-        words = [replace(verdict, heard_as_written=reading.as_written,
-                         heard=heard_word(reading)[1])
-                 for verdict, reading in zip(self.feedback.verdicts(scored), readings)]
+        # the neighbour decoder's verdict where its tuned settings are committed, else the
+        # phone loop's check
+        choices = self.reader.decode(samples, sample_rate, text) \
+            if scored.aligned and _decoder_tuned() else None
+        judged = [(c.verdict == "as written", c.heard) for c in choices] if choices is not None \
+            else [(r.as_written, heard_word(r)[1]) for r in readings]
+        words = [replace(verdict, heard_as_written=as_written, heard=heard)
+                 for verdict, (as_written, heard) in zip(self.feedback.verdicts(scored), judged)]
         if not scored.aligned:
             # no view of this recording: the GP's answer for the training medians is not one
             return PanelPrediction(
@@ -471,8 +513,9 @@ class ExpertPanel:
             float(predictive.mean[0]), float(np.sqrt(predictive.mean_variance[0])),
             float(np.sqrt(predictive.latent_variance[0])), (low50, high50), (low90, high90),
             np.exp(predictive.log_one_expert[0]), scored, self.evaluation, distance,
-            self._thresholds.low_word, _panel_notes(scored, distance, self.evaluation, readings),
-            completeness=float(completeness(readings)) if readings else None,
+            self._thresholds.low_word,
+            _panel_notes(scored, distance, self.evaluation, readings, choices),
+            completeness=float(np.mean([w.heard_as_written for w in words])) if words else None,
             words=tuple(words), readings=tuple(readings))
 
 
