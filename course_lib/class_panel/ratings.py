@@ -10,16 +10,16 @@ mass of its interval (``metrics.log_normal_interval``, in log space; for the two
 one-sided, censored interval as in Tobin 1958's model of a bounded outcome). A lenient student
 whose scores stop at 10 is then not read as steady: a 10 says only "at least 9.5".
 
-1. **The experts** (:class:`~course_lib.raters.annotator_noise.AnnotatorNoiseGP`, GPR-MA; Groot,
-   Birlutiu & Heskes 2011; Gil-González, Álvarez & Orozco 2019, eq. 1) on the experts' scores of
-   the rated clips and of ``n_context`` other training sentences (what pins down the latent
-   fluency's kernel, as :func:`course_lib.raters.rate_yourself.panel_with_listener` does), each
-   expert's mean offset removed first (``expert_bias``, their mean 0), inputs PCA-whitened
-   (:func:`course_lib.features.pca_whiten`), ML-II with restarts; each ML variance times
-   n_r / (n_r - 1) for the offset's degree of freedom. GPR-MA reads the variance of whole
-   scores, rounding included: a latent noise s^2 plus about 1/12 (Sheppard 1898's correction for
-   grouping into bins of width 1), so ``expert_noise_variance`` is GPR-MA's variance minus 1/12,
-   on the students' footing.
+1. **The experts** (``_experts_model``), on their scores of the rated clips and of
+   ``n_context`` other training sentences: each sentence has a level f_i ~ N(mu, tau^2) (the
+   sentences' spread), each expert an offset c_e (their mean 0, ``expert_bias``) and a latent
+   noise s_e, their whole scores censored at the ends as the students' are (a two-way model
+   with random sentence effects, McGraw & Wong 1996, read through the censored likelihood).
+   Each level is integrated on a grid; mu, tau, the offsets and the noises maximise the
+   marginal likelihood; the standard error of each log s_e comes from the likelihood's
+   curvature. speechocean762's experts give 10 to about one sentence in six, so a model that
+   took their scores as exact would call them steadier than they are. ``latent_mean`` and
+   ``latent_sd`` are the rated clips' posterior levels, ``expert_noise_variance`` s_e^2.
 2. **Each student** (``_student_posteriors``): a posterior on a grid of (b, s) given the clip
    levels m_i = the experts' mean of each clip, with a flat prior on b and on log s (Jeffreys'
    prior for a scale; uncensored, it gives the usual t and chi-square intervals exactly). The
@@ -39,7 +39,7 @@ whose scores stop at 10 is then not read as steady: a 10 says only "at least 9.5
    grid) of the clip's level for the class, from the informative students' censored scores,
    each student's bias (less the class's mean bias, so the class's own level shows) and noise at
    their posterior medians: mean, sd and 90 % credible interval. Beside it the experts' mean and
-   GPR-MA's latent (the experts') posterior mean and sd.
+   the experts' model's posterior level of the clip (mean and sd).
 
 A student whose scores are all the same is ``"no information"`` (they say nothing about which
 clip is more fluent: an offset, no noise, no correlation); one with fewer than ``_MIN_SCORES``
@@ -85,13 +85,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import minimize
 from scipy.stats import norm
 
-from course_lib.features import pca_whiten
-from course_lib.gp.kernels import SquaredExponential
 from course_lib.metrics import log_normal_interval
-from course_lib.raters.annotator_noise import AnnotatorNoiseGP
-from course_lib.raters.rate_yourself import N_CONTEXT, N_RESTARTS, with_context
+from course_lib.raters.rate_yourself import N_CONTEXT, with_context
 from course_lib.raters.rater_data import RaterData
 from course_lib.validation import RngLike, _as_float_array, _as_positive_int, _as_rng
 
@@ -107,9 +105,14 @@ _ROUNDING = 1.0 / 12.0    # variance a whole score adds (Sheppard 1898)
 _AT_END_SHARE = 0.25      # at_scale_end: at least this share of a student's scores at 0 or 10
 # the students' grid: bias in points (step well below the smallest posterior sd, about 0.1 for
 # 20 scores of noise sd 0.5), noise sd from nearly none to beyond the scale's spread
-_BIAS_GRID = np.linspace(-8.0, 8.0, 321)
-_NOISE_SD_GRID = np.geomspace(0.1, 8.0, 72)
+_BIAS_GRID = np.linspace(-6.0, 6.0, 241)
+_NOISE_SD_GRID = np.geomspace(0.1, 8.0, 60)
 _LEVEL_GRID_STEP = 0.01   # the consensus grid, points
+# a sentence's level for the experts' model: a step of 0.2 is under 2/3 of the posterior sd of
+# a level that five experts scored, where a sum over a grid of a smooth bump is already exact
+# to far below the likelihood's own error
+_EXPERT_LEVEL_GRID = np.linspace(-4.0, 14.0, 91)
+_NO_KERNEL = "none: the experts' censored two-way model has no kernel"
 _MIN_CLASS_FOR_PRIOR = 10  # informative students needed to fit the class's prior of the noise
 _MIN_PRIOR_SD = 0.15      # least sd of that prior, in log s
 
@@ -187,10 +190,10 @@ class ClassRatings:
     Per clip (the activity's order; a clip no student scored is left out): ``items`` the panel
     item numbers, ``expert_mean``,
     ``consensus`` and ``consensus_sd`` (the class; NaN where no informative student scored the
-    clip), ``n_class_scores``, ``latent_mean`` and ``latent_sd`` (GPR-MA, the experts).
+    clip), ``n_class_scores``, ``latent_mean`` and ``latent_sd`` (the experts' model).
 
     ``reliability`` a :class:`Reliability`; ``level`` of every interval; ``n_context`` context
-    sentences; ``kernel`` the fitted kernel's repr.
+    sentences; ``kernel`` says that the experts' model has none (kept for the pages).
 
     Given by :func:`class_ratings_model` (None in a ClassRatings built by hand without them):
     ``bias_interval`` (S, 2) a Bayesian credible interval of the bias; ``consensus_interval``
@@ -331,28 +334,25 @@ def _class_ratings_trusted(ratings: RaterData, pseudonyms, items, panel, n_conte
     chosen = with_context(panel, items, n_context, rng)
     experts = panel.ratings.subset(chosen)
     n_clips, n_experts = items.size, experts.n_raters
-    expert_offsets = _expert_offsets(experts)
-    centre = float(experts.means.mean())
-    model = _fit_gpr_ma(panel.features[chosen], experts, expert_offsets, centre, rng)
-    expert_error = _unbiased(model.noise_table_.ravel(), experts.rater_counts)
-    mean, cov = model.predict(model.X_train[:n_clips], full_cov=True)
+    fitted = _experts_model(experts)
+    mean, sd = _item_levels(fitted, experts, n_clips)
     expert_mean = panel.ratings.means[items]
     posteriors = _student_posteriors(ratings, expert_mean, ok)
     students = _student_summaries(ratings, expert_mean, status, posteriors)
     consensus, consensus_sd, consensus_interval, n_class = _class_consensus(
         ratings, ok, students["bias"][ok], students["noise_variance"][ok])
     draws = _noise_draws(posteriors, n_draws, rng) + _ROUNDING
-    expert_draws = _expert_noise_draws(expert_error, experts.rater_counts, n_draws, rng)
-    reliability = _reliability_curve(_latent_variance(mean, cov), draws, expert_draws,
-                                     _LEVEL)
+    expert_draws = np.exp(2.0 * (fitted.log_sd + fitted.log_sd_se *
+                                 rng.standard_normal((n_draws, n_experts)))) + _ROUNDING
+    reliability = _reliability_curve(_latent_variance(mean, sd), draws, expert_draws, _LEVEL)
     at_ends = _scores_at_ends(ratings)
     return ClassRatings(
         pseudonyms=tuple(pseudonyms), status=status, n_scores=n_scores, **students,
-        expert_noise_variance=np.maximum(expert_error - _ROUNDING, 0.0),
-        expert_bias=expert_offsets, items=items, expert_mean=expert_mean, consensus=consensus,
-        consensus_sd=consensus_sd, n_class_scores=n_class, latent_mean=mean + centre,
-        latent_sd=np.sqrt(np.maximum(np.diag(cov), 0.0)), reliability=reliability,
-        level=_LEVEL, n_context=int(chosen.size - n_clips), kernel=repr(model.kernel),
+        expert_noise_variance=np.exp(2.0 * fitted.log_sd), expert_bias=fitted.offset,
+        items=items, expert_mean=expert_mean, consensus=consensus,
+        consensus_sd=consensus_sd, n_class_scores=n_class, latent_mean=mean,
+        latent_sd=sd, reliability=reliability,
+        level=_LEVEL, n_context=int(chosen.size - n_clips), kernel=_NO_KERNEL,
         consensus_interval=consensus_interval, scores_at_ends=at_ends,
         at_scale_end=(at_ends > 0) & (at_ends >= _AT_END_SHARE * n_scores))
 
@@ -376,40 +376,91 @@ def _scores_at_ends(ratings: RaterData) -> np.ndarray:
     return np.bincount(ratings.raters, weights=at_end, minlength=ratings.n_raters).astype(int)
 
 
-def _expert_offsets(experts: RaterData) -> np.ndarray:
-    """Each expert's mean deviation from the sentence means, the experts' mean offset 0 (the
-    two-way model of McGraw & Wong 1996 with every expert on every sentence)."""
-    residual = experts.scores - experts.means[experts.items]
-    offsets = np.bincount(experts.raters, weights=residual, minlength=experts.n_raters) / \
-        experts.rater_counts
-    return offsets - offsets.mean()
+@dataclass(frozen=True)
+class _ExpertsModel:
+    """The experts' censored model (module docstring, step 1): the sentences' levels
+    f ~ N(``level_mean``, ``level_sd``^2), each expert's ``offset`` (mean 0) and ``log_sd`` of
+    their latent noise with its standard error ``log_sd_se`` (from the curvature of the log
+    likelihood)."""
+
+    level_mean: float
+    level_sd: float
+    offset: np.ndarray
+    log_sd: np.ndarray
+    log_sd_se: np.ndarray
 
 
-def _fit_gpr_ma(features: np.ndarray, data: RaterData, offsets: np.ndarray, centre: float,
-                rng: np.random.Generator) -> AnnotatorNoiseGP:
-    """GPR-MA on the experts' offset-free, centred scores (module docstring, step 1), with the
-    kernel and restarts of :func:`~course_lib.raters.rate_yourself.panel_with_listener`."""
-    X = pca_whiten(features, features)
-    debiased = RaterData(data.items, data.raters, data.scores - offsets[data.raters] - centre,
-                         n_items=data.n_items, n_raters=data.n_raters)
-    kernel = SquaredExponential(np.sqrt(X.shape[1]), max(float(np.var(debiased.means)), 1e-2))
-    model = AnnotatorNoiseGP(kernel, data.n_raters).fit(X, debiased)
-    model.optimise_hyperparameters(N_RESTARTS, rng=rng)
-    return model
+def _experts_log_likelihood(theta: np.ndarray, experts: RaterData) -> tuple[float, np.ndarray]:
+    """The experts' log marginal likelihood at theta = (mean, log sd of the levels, offsets of
+    experts 1..E-1, log noise sd of every expert), each sentence's level integrated on
+    _EXPERT_LEVEL_GRID, and every sentence's log posterior over that grid (n_items, G). The
+    log probability of each whole score at each level is one (E, 11, G) table."""
+    E = experts.n_raters
+    offset = np.concatenate([theta[2:E + 1], [-np.sum(theta[2:E + 1])]])
+    noise_sd = np.exp(theta[E + 1:])
+    grid = _EXPERT_LEVEL_GRID
+    scores = np.arange(_SCALE[0], _SCALE[1] + 1)
+    table = _log_score_probability(scores[None, :, None],
+                                   grid[None, None, :] + offset[:, None, None],
+                                   noise_sd[:, None, None])
+    order = np.argsort(experts.items, kind="stable")
+    starts = np.flatnonzero(np.diff(experts.items[order], prepend=-1))
+    log_post = np.add.reduceat(table[experts.raters[order],
+                                     experts.scores[order].astype(np.int64) - _SCALE[0]],
+                               starts, axis=0)       # every sentence has an expert's score
+    log_post += norm.logpdf(grid, theta[0], np.exp(theta[1]))
+    peak = log_post.max(axis=1, keepdims=True)
+    log_marginal = peak[:, 0] + np.log(np.exp(log_post - peak).sum(axis=1))
+    return float(log_marginal.sum()), log_post - log_marginal[:, None]
 
 
-def _unbiased(noise: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """GPR-MA's ML variances times n_r / (n_r - 1): each rater's offset took one of their n_r
-    degrees of freedom (the correction of the sample variance)."""
-    return noise * counts / (counts - 1.0)
+def _experts_model(experts: RaterData) -> _ExpertsModel:
+    """Maximum likelihood of the experts' censored model (module docstring, step 1), from the
+    moments of the scores, by L-BFGS-B (finite-difference gradient: 2 + 2E parameters); the
+    standard errors of the log noise sds from the diagonal of the negative log likelihood's
+    curvature (finite differences)."""
+    E = experts.n_raters
+    offsets = np.bincount(experts.raters, experts.scores - experts.means[experts.items],
+                          minlength=E) / experts.rater_counts
+    residual = experts.scores - experts.means[experts.items] - offsets[experts.raters]
+    spread = np.sqrt(np.bincount(experts.raters, residual ** 2, minlength=E) /
+                     experts.rater_counts * E / (E - 1.0)) + 0.1
+    start = np.concatenate([[experts.means.mean(), np.log(experts.means.std() + 0.1)],
+                            (offsets - offsets.mean())[:-1], np.log(spread)])
+
+    def objective(theta):
+        return -_experts_log_likelihood(theta, experts)[0]
+
+    found = minimize(objective, start, method="L-BFGS-B")
+    theta = found.x
+    step, centre = 1e-3, found.fun
+    curvature = np.array([(objective(theta + step * unit) + objective(theta - step * unit)
+                           - 2.0 * centre) / step ** 2 for unit in np.eye(theta.size)[E + 1:]])
+    offset = np.concatenate([theta[2:E + 1], [-np.sum(theta[2:E + 1])]])
+    return _ExpertsModel(float(theta[0]), float(np.exp(theta[1])), offset, theta[E + 1:],
+                         1.0 / np.sqrt(np.maximum(curvature, 1e-12)))
 
 
-def _latent_variance(mean: np.ndarray, cov: np.ndarray) -> float:
-    """v_f = E[(1/n) sum_i (f_i - fbar)^2] under f ~ N(mean, cov): (m^T H m + tr(H V)) / n,
-    H = I - 11^T / n (module docstring)."""
+def _item_levels(fitted: _ExpertsModel, experts: RaterData,
+                 n_items: int) -> tuple[np.ndarray, np.ndarray]:
+    """Posterior mean and sd of the level of the first ``n_items`` sentences (the rated
+    clips) under the experts' model."""
+    theta = np.concatenate([[fitted.level_mean, np.log(fitted.level_sd)], fitted.offset[:-1],
+                            fitted.log_sd])
+    log_post = _experts_log_likelihood(theta, experts)[1][:n_items]
+    weights = np.exp(log_post)
+    weights /= weights.sum(axis=1, keepdims=True)
+    mean = weights @ _EXPERT_LEVEL_GRID
+    variance = weights @ _EXPERT_LEVEL_GRID ** 2 - mean ** 2
+    return mean, np.sqrt(np.maximum(variance, 0.0))
+
+
+def _latent_variance(mean: np.ndarray, sd: np.ndarray) -> float:
+    """v_f = E[(1/n) sum_i (f_i - fbar)^2] for independent f_i ~ N(mean_i, sd_i^2):
+    (sum_i (m_i - mbar)^2 + (1 - 1/n) sum_i sd_i^2) / n (module docstring)."""
     n = mean.size
     centred = mean - mean.mean()
-    return float((centred @ centred + np.trace(cov) - cov.sum() / n) / n)
+    return float((centred @ centred + (1.0 - 1.0 / n) * np.sum(sd ** 2)) / n)
 
 
 def _score_bounds(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -436,6 +487,9 @@ class _Posteriors:
     ok: np.ndarray
     bias: np.ndarray
     noise: np.ndarray
+    noise_likelihood: np.ndarray
+    priors: np.ndarray
+    prior_weights: np.ndarray
 
 
 def _student_posteriors(ratings: RaterData, expert_mean: np.ndarray,
@@ -459,27 +513,32 @@ def _student_posteriors(ratings: RaterData, expert_mean: np.ndarray,
     log_post -= log_post.max(axis=1, keepdims=True)
     mass = np.exp(log_post).reshape(ok.size, b.size, s.size)
     mass /= mass.sum(axis=(1, 2), keepdims=True)
+    likelihood = mass.sum(axis=1)
+    priors, weights = _class_noise_priors(likelihood)
     if ok.size >= _MIN_CLASS_FOR_PRIOR:
-        mass *= _class_noise_prior(mass.sum(axis=1))[None, None, :]
+        mass *= priors[np.argmax(weights)][None, None, :]
         mass /= mass.sum(axis=(1, 2), keepdims=True)
-    return _Posteriors(ok, mass.sum(axis=2), mass.sum(axis=1))
+    else:
+        priors, weights = np.ones((1, s.size)), np.ones(1)
+    return _Posteriors(ok, mass.sum(axis=2), mass.sum(axis=1), likelihood, priors, weights)
 
 
-def _class_noise_prior(likelihood: np.ndarray) -> np.ndarray:
-    """The class's prior of log s on _NOISE_SD_GRID: a normal whose mean and sd maximise the
-    class's marginal likelihood (empirical Bayes; Robbins 1956, Efron & Morris 1973), from each
-    student's ``likelihood`` (n_ok, grid) of s (normalised under the flat prior on log s).
-    Its sd is at least _MIN_PRIOR_SD so that a class of similar students does not squeeze
-    everyone's interval into the prior."""
+def _class_noise_priors(likelihood: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The class's priors of log s on _NOISE_SD_GRID: normals of every mean and sd of a grid
+    (H, grid), with their posterior weights (H,) under a flat prior on that grid, from each
+    student's ``likelihood`` (n_ok, grid) of s (normalised under the flat prior on log s): the
+    most probable is the empirical-Bayes prior (Robbins 1956; Efron & Morris 1973). Their sd
+    is at least _MIN_PRIOR_SD so that a class of similar students does not squeeze everyone's
+    interval into the prior."""
     log_s = np.log(_NOISE_SD_GRID)
     centres = log_s[::2]
     sds = np.geomspace(_MIN_PRIOR_SD, 3.0, 16)
     prior = np.exp(-0.5 * ((log_s[None, None, :] - centres[:, None, None]) /
-                           sds[None, :, None]) ** 2)
-    prior /= prior.sum(axis=2, keepdims=True)
-    evidence = np.log(np.einsum("rj,csj->csr", likelihood, prior) + 1e-300).sum(axis=2)
-    best = np.unravel_index(np.argmax(evidence), evidence.shape)
-    return prior[best]
+                           sds[None, :, None]) ** 2).reshape(-1, log_s.size)
+    prior /= prior.sum(axis=1, keepdims=True)
+    evidence = np.log(likelihood @ prior.T + 1e-300).sum(axis=0)
+    weights = np.exp(evidence - evidence.max())
+    return prior, weights / weights.sum()
 
 
 def _edges(grid: np.ndarray) -> np.ndarray:
@@ -590,13 +649,22 @@ def _class_consensus(ratings: RaterData, ok: np.ndarray, bias: np.ndarray,
 
 def _noise_draws(posteriors: _Posteriors, n_draws: int,
                  rng: np.random.Generator) -> np.ndarray:
-    """(n_draws, n_ok) draws of each informative student's noise variance s^2 from their grid
-    posterior (inverse cdf, uniform within a cell of log s)."""
-    u = rng.random((posteriors.ok.size, n_draws))
-    cdf = np.concatenate([np.zeros((posteriors.ok.size, 1)),
-                          np.cumsum(posteriors.noise, axis=1)], axis=1)
-    log_sd = np.array([np.interp(row_u, row, _LOG_NOISE_EDGES) for row_u, row in zip(u, cdf)])
-    return np.exp(2.0 * log_sd).T.reshape(n_draws, posteriors.ok.size)
+    """(n_draws, n_ok) draws of each informative student's noise variance s^2: each draw takes
+    a prior of the class (by its posterior weight; the class's prior is itself uncertain) and
+    then every student's s from their posterior under it (inverse cdf, uniform within a cell
+    of log s)."""
+    K = posteriors.ok.size
+    chosen = rng.choice(posteriors.prior_weights.size, n_draws, p=posteriors.prior_weights)
+    log_sd = np.empty((n_draws, K))
+    for h in np.unique(chosen):
+        rows = np.flatnonzero(chosen == h)
+        mass = posteriors.noise_likelihood * posteriors.priors[h]
+        cdf = np.cumsum(mass, axis=1)
+        cdf = np.concatenate([np.zeros((K, 1)), cdf / cdf[:, -1:]], axis=1)
+        u = rng.random((K, rows.size))
+        for r in range(K):
+            log_sd[rows, r] = np.interp(u[r], cdf[r], _LOG_NOISE_EDGES)
+    return np.exp(2.0 * log_sd)
 
 
 # ----- reliability --------------------------------------------------------------------------
@@ -611,15 +679,6 @@ def _reliability_of_mean(latent_variance, mean_noise, k):
     k R_1 / (1 + (k - 1) R_1) with R_1 = v_f / (v_f + s^2); McGraw & Wong 1996, ICC(C,k)).
     Broadcasts over its arguments."""
     return latent_variance / (latent_variance + np.asarray(mean_noise) / np.asarray(k))
-
-
-def _expert_noise_draws(variance: np.ndarray, counts: np.ndarray, n_draws: int,
-                        rng: np.random.Generator) -> np.ndarray:
-    """(n_draws, E) draws of the experts' error variances: each estimate times (n_e - 1) /
-    chi^2(n_e - 1), the posterior of a normal variance under a flat prior on its log, with
-    the estimate taken as the sum of squares over n_e - 1 degrees of freedom."""
-    dof = counts - 1.0
-    return variance * dof / rng.chisquare(dof, (n_draws, variance.size))
 
 
 def _reliability_curve(latent_variance: float, class_noise_draws: np.ndarray,

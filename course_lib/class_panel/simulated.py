@@ -196,3 +196,34 @@ def known_truth_class(panel: KnownTruthPanel, items: np.ndarray, kind: str, n_st
     names = tuple(f"student-{n:03d}" for n in range(n_students))
     return KnownTruthClass(RaterData.from_matrix(scores, scale=(0, 10)), names,
                            np.asarray(items), bias, noise_sd ** 2, k)
+
+
+def calibration_classes(seed: int, n_small: int = 25, n_large: int = 200) -> list:
+    """The calibration grid of one seed (issue 59): on a :func:`known_truth_panel`, for each of
+    :data:`CLIP_SETS`, a class of ``n_small`` students of every kind of :data:`STUDENT_KINDS`
+    and one of ``n_large`` "mixed" students (none when ``n_large`` is 0). Returns a list of
+    (clip set, kind, panel, :class:`KnownTruthClass`)."""
+    panel = known_truth_panel(seed)
+    rng = np.random.default_rng(seed)
+    grid = []
+    for clip_set in CLIP_SETS:
+        items = round_clips(panel, clip_set, rng)
+        sizes = [(kind, n_small) for kind in STUDENT_KINDS] + \
+            ([("mixed", n_large)] if n_large else [])
+        grid += [(clip_set, kind, panel, known_truth_class(panel, items, kind, n, rng))
+                 for kind, n in sizes]
+    return grid
+
+
+def interval_hits(ratings, truth: KnownTruthClass) -> dict:
+    """Which intervals of a fitted :class:`~course_lib.class_panel.ratings.ClassRatings` hold
+    the truth: ``bias`` and ``noise`` (booleans per informative student) and ``k`` (one
+    boolean: the k needed within its interval, an open upper end holding any k beyond)."""
+    ok = ratings.informative
+    bias, noise = truth.bias[ok], truth.noise_variance[ok]
+    low, high = ratings.reliability.k_interval
+    return {"bias": (ratings.bias_interval[ok, 0] <= bias) & (bias <= ratings.bias_interval[ok, 1]),
+            "noise": (ratings.noise_interval[ok, 0] <= noise) &
+                     (noise <= ratings.noise_interval[ok, 1]),
+            "k": low is not None and low <= truth.k_needed and
+                 (high is None or truth.k_needed <= high)}
