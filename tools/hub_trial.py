@@ -11,8 +11,9 @@
 What a hub admin would do, outside the repository, in ``--workdir``:
 
 1. clone the course (``--repo``, default this repository) into ``<workdir>/course``: the shared,
-   read-only copy that the environment is installed from (``course_lib`` finds ``data/`` next to
-   its own source, so the library is installed editable from this clone, once for everyone);
+   read-only copy that the environment is installed from (editable, once for everyone, so a
+   ``git pull`` there updates the class; the wheel carries ``data/`` too, so a plain install
+   works as well);
 2. one virtual environment ``<workdir>/env`` with ``course_lib[lab]``, JupyterHub, nbgitpuller
    and nbgrader, pinned by the course's lock file (``requirements/lock.txt``) when there is one;
 3. configurable-http-proxy from npm into ``<workdir>/proxy`` (not global);
