@@ -1,0 +1,242 @@
+"""The misread readings and the decoder settings tuned on them stay true to their code.
+
+The generator (``tools/make_misread_clips.py --readings``) must plan the committed manifest
+again, keep its halves apart by sentence and voice, change the words it says it changed, and
+give the manifest's bytes; the experiment's reduced run (``experiments/misread_readings.py``:
+the first held-out cells re-scored with the committed settings) must agree with the committed
+full run, whose numbers must be its own per-reading verdicts' and whose settings the decoder
+reads. A failure after a change of the decoder, the panel or the tools means the held-out
+numbers are stale: re-run ``python -m experiments.misread_readings`` from a clean tree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import math
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import beta
+
+from course_lib.results import load_result
+from experiments import common
+from experiments import misread_readings as experiment
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load_tool():
+    spec = importlib.util.spec_from_file_location("make_misread_clips",
+                                                  ROOT / "tools" / "make_misread_clips.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+TOOL = _load_tool()
+MANIFEST = TOOL.load_readings_manifest()
+READINGS = MANIFEST["readings"]
+
+
+# ----- the generator ---------------------------------------------------------------------
+
+def test_the_halves_share_no_sentence_and_no_voice_and_cross_every_voice_with_every_rate():
+    halves = {half: [r for r in READINGS if r["half"] == half] for half in TOOL.HALVES}
+    sentences = {half: {r["text"] for r in rs} for half, rs in halves.items()}
+    voices = {half: {r["voice"] for r in rs} for half, rs in halves.items()}
+    assert not sentences["tuning"] & sentences["held_out"]
+    assert not voices["tuning"] & voices["held_out"]
+    for half, rs in halves.items():
+        assert len(sentences[half]) == TOOL.SENTENCES_PER_HALF >= 40
+        assert voices[half] == set(TOOL.READING_VOICES[half]) and len(voices[half]) == 4
+        # every cell holds the four kinds, at one voice and one rate
+        cells = Counter((r["utterance"], r["voice"], r["rate_wpm"]) for r in rs)
+        assert set(cells.values()) == {len(TOOL.READING_KINDS)}
+        assert len(cells) == TOOL.SENTENCES_PER_HALF * 4
+        # each voice reads at every rate, a third of its sentences each (40 = 14 + 13 + 13)
+        for voice in voices[half]:
+            per_rate = Counter(rate for (_, v, rate) in cells if v == voice)
+            assert set(per_rate) == set(TOOL.READING_RATES_WPM)
+            assert max(per_rate.values()) - min(per_rate.values()) <= 1
+    # none of the example sentences, which the first verdict was built in sight of
+    assert len(READINGS) == 2 * TOOL.SENTENCES_PER_HALF * 4 * 4
+
+
+def test_every_reading_says_what_the_manifest_says_it_changed():
+    dictionary = TOOL.cmu_dictionary()
+    kinds = Counter()
+    for reading in READINGS:
+        words, said = reading["text"].split(), list(reading["text"].split())
+        assert all(w in dictionary for w in words)
+        assert len(words) in TOOL.READING_WORDS
+        changes = [bool(reading[key]) for key in ("replaced", "left_out", "inserted")]
+        assert sum(changes) == (reading["kind"] != "as_written")
+        for change in reading["replaced"]:
+            i = change["index"]
+            assert change["written"] == words[i] and len(change["said"]) >= 3
+            phones = [p for p in dictionary[words[i]]]
+            # one phone of a pronunciation of the written word, of the stated kind, gives a
+            # pronunciation of the word said; the two share no pronunciation
+            assert any(len(p) > change["phone"] and p[change["phone"]] == change["from"] and
+                       p[:change["phone"]] + (change["to"],) + p[change["phone"] + 1:]
+                       in dictionary[change["said"]] for p in phones)
+            assert TOOL._change_kind(change["from"], change["to"]) == change["kind"]
+            assert not set(phones) & set(dictionary[change["said"]])
+            said[i] = change["said"]
+            kinds[change["kind"]] += 1
+        indices = [c["index"] for c in reading["replaced"]]
+        assert all(b - a > 1 for a, b in zip(indices, indices[1:])), "replaced words touch"
+        for i in reading["left_out"]:
+            del said[i]
+        for extra in reading["inserted"]:
+            assert extra["word"] == (words[extra["after_index"]] if extra["repeated"]
+                                     else extra["word"])
+            assert extra["repeated"] or extra["word"] in TOOL.INSERTED_WORDS
+            said.insert(extra["after_index"] + 1, extra["word"])
+        assert " ".join(said) == reading["said"], reading["file"]
+    # every kind of replacement occurs often enough for its own interval
+    assert min(kinds.values()) >= 40, kinds
+
+
+def test_the_plan_is_the_committed_manifest():
+    from course_lib.data import _parse_int, _parse_text, _read_csv_table
+    from course_lib.data.speechocean762 import load_speechocean762
+
+    panel = load_speechocean762()
+    texts = {panel.utterances[int(i)]: panel.texts[int(i)] for i in panel.test}
+    examples = {panel.texts[row["item"]] for row in _read_csv_table(
+        TOOL._DATASET, "examples.csv", {"item": _parse_int, "label": _parse_text})}
+    preferred = frozenset(w for text in panel.texts for w in text.split())
+    planned = TOOL.plan_readings(texts, examples, TOOL.cmu_dictionary(), preferred)
+    committed = [{k: v for k, v in r.items() if k not in ("seconds", "sha256")}
+                 for r in READINGS]
+    assert planned == committed
+
+
+def test_the_same_tools_give_the_manifests_bytes(tmp_path):
+    few = [READINGS[0], READINGS[-2]]     # a correct tuning reading, a left-out held-out one
+    folder = TOOL.ensure_readings(few, tmp_path)
+    for reading in few:
+        content = (folder / reading["file"]).read_bytes()
+        assert hashlib.sha256(content).hexdigest() == reading["sha256"]
+        # 16-bit mono at 16 kHz, 44-byte header: the length the manifest states
+        assert (len(content) - 44) / 2 / TOOL.SAMPLE_RATE == pytest.approx(reading["seconds"],
+                                                                           abs=1e-4)
+    # a file with other bytes is refused, naming what to do
+    (folder / few[0]["file"]).write_bytes(b"RIFF")
+    with pytest.raises(SystemExit, match="not the bytes the manifest"):
+        TOOL.ensure_readings(few, tmp_path)
+
+
+def test_the_readings_go_to_the_named_folder_never_into_the_repository(monkeypatch, tmp_path):
+    monkeypatch.setenv(TOOL.READINGS_VARIABLE, str(tmp_path / "readings"))
+    assert TOOL.readings_folder() == tmp_path / "readings"
+    monkeypatch.delenv(TOOL.READINGS_VARIABLE)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert TOOL.readings_folder().is_relative_to(tmp_path)
+    with pytest.raises(SystemExit, match="inside the repository"):
+        TOOL.make_readings(ROOT / "tests" / "data" / "misread_readings" / "audio")
+
+
+# ----- the experiment ----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def reduced_run(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as patch:
+        # the block's eight readings are synthesised afresh (a third of a second)
+        patch.setenv(TOOL.READINGS_VARIABLE, str(tmp_path_factory.mktemp("readings")))
+        return common.reduced_against_committed(experiment)
+
+
+@pytest.fixture(scope="module")
+def committed():
+    return load_result(experiment.NAME)
+
+
+def test_reduced_run_reproduces_the_committed_full_run(reduced_run):
+    assert set(reduced_run.document["result"]) == {"block"}
+    assert len(reduced_run.document["result"]["block"]["readings"]) == 4 * experiment.BLOCK_CELLS
+    assert not reduced_run.problems, ("the reduced run differs from the committed result; "
+                                      "re-run the full experiment:\n"
+                                      + "\n".join(reduced_run.problems[:20]))
+
+
+def test_committed_settings_are_the_scripts(reduced_run):
+    assert not common.settings_problems(reduced_run.document["settings"],
+                                        reduced_run.committed["settings"])
+
+
+def test_the_held_out_half_was_scored_once_and_whole(committed):
+    result = committed["result"]
+    held_out = [r for r in READINGS if r["half"] == "held_out"]
+    assert [entry["file"] for entry in result["held_out_readings"]] == [r["file"]
+                                                                       for r in held_out]
+    # nothing of the held-out half was decoded while tuning
+    assert result["tuning"]["n_readings"] <= sum(r["half"] == "tuning" for r in READINGS)
+    # its numbers are its own verdicts' (recounted from the per-reading verdicts)
+    decoded = result["held_out_readings"]
+    recounted = common.to_json(experiment.outcomes(held_out, decoded))
+    assert recounted == result["held_out"]
+    pairs = common.to_json(experiment.panel_pairs(held_out, decoded))
+    assert pairs == result["sentence_score_pairs"]
+
+
+def test_the_tuned_settings_are_the_grids_choice_and_the_decoder_reads_them(committed):
+    from course_lib.pronunciation.word_choice import _tuned
+
+    tuning = committed["result"]["tuning"]
+    tuned = committed["result"]["tuned"]
+    assert tuning["tuned"] == tuned
+    feasible = [row for row in tuning["grid"] if row["feasible"]]
+    assert tuning["rule_met"] == bool(feasible)
+    if feasible:
+        best = max(row["changed_flagged"] for row in feasible)
+        chosen = [row for row in feasible if (row["unclear_penalty"], row["omission_penalty"])
+                  == (tuned["unclear_penalty"], tuned["omission_penalty"])]
+        assert chosen and chosen[0]["changed_flagged"] == best
+        # the rule's false-flag share holds on the searched tuning readings
+        assert chosen[0]["correct_flagged"] <= experiment.TARGET_FALSE_FLAGS
+    for name, value in tuned.items():
+        assert _tuned(name) == value
+
+
+def test_every_interval_is_clopper_pearsons(committed):
+    """The exact interval's closed form (Clopper and Pearson 1934): the Beta quantiles
+    B(a/2; k, n-k+1) and B(1-a/2; k+1, n-k), an independent check of scipy's binomtest."""
+    checked = 0
+
+    def walk(node):
+        nonlocal checked
+        if isinstance(node, dict):
+            if {"k", "n", "interval"} <= set(node) and node["n"]:
+                k, n, alpha = node["k"], node["n"], 1 - experiment.CONFIDENCE
+                low = 0.0 if k == 0 else beta.ppf(alpha / 2, k, n - k + 1)
+                high = 1.0 if k == n else beta.ppf(1 - alpha / 2, k + 1, n - k)
+                # both are the same Beta quantile computed by scipy's root finder: 1e-9 is
+                # far above its convergence and far below any printed digit
+                assert np.allclose(node["interval"], [low, high], atol=1e-9), node
+                assert node["share"] == k / n
+                checked += 1
+            for value in node.values():
+                walk(value)
+
+    walk(committed["result"]["held_out"])
+    walk(committed["result"]["goals"])
+    assert checked > 20
+
+
+def test_the_goals_say_whether_they_are_met(committed):
+    goals = committed["result"]["goals"]
+    assert set(goals) == set(experiment.GOALS)
+    for name, goal in goals.items():
+        direction, value = experiment.GOALS[name]
+        assert goal["met"] == (goal["share"] >= value if direction == ">="
+                               else goal["share"] <= value)
+        assert not math.isnan(goal["share"])
+
+
+def test_the_readme_table_is_the_committed_result(committed):
+    assert common.readme_table(experiment.NAME) == experiment.format_table(committed)
