@@ -102,6 +102,7 @@ _N_DRAWS = 2000
 _STATUS = ("ok", "no information", "too few scores")
 _SCALE = (0, 10)
 _ROUNDING = 1.0 / 12.0    # variance a whole score adds (Sheppard 1898)
+_Z_LEVEL = float(norm.ppf(0.5 + _LEVEL / 2.0))
 _AT_END_SHARE = 0.25      # at_scale_end: at least this share of a student's scores at 0 or 10
 # the students' grid: bias in points (step well below the smallest posterior sd, about 0.1 for
 # 20 scores of noise sd 0.5), noise sd from nearly none to beyond the scale's spread
@@ -390,12 +391,13 @@ class _ExpertsModel:
     log_sd_se: np.ndarray
 
 
-def _experts_log_likelihood(theta: np.ndarray, experts: RaterData) -> tuple[float, np.ndarray]:
+def _experts_log_likelihood(theta: np.ndarray, counts: np.ndarray,
+                            E: int) -> tuple[float, np.ndarray]:
     """The experts' log marginal likelihood at theta = (mean, log sd of the levels, offsets of
     experts 1..E-1, log noise sd of every expert), each sentence's level integrated on
     _EXPERT_LEVEL_GRID, and every sentence's log posterior over that grid (n_items, G). The
-    log probability of each whole score at each level is one (E, 11, G) table."""
-    E = experts.n_raters
+    log probability of each whole score at each level is one (E, 11, G) table; ``counts`` the
+    E experts' scores (:func:`_score_counts`)."""
     offset = np.concatenate([theta[2:E + 1], [-np.sum(theta[2:E + 1])]])
     noise_sd = np.exp(theta[E + 1:])
     grid = _EXPERT_LEVEL_GRID
@@ -403,15 +405,21 @@ def _experts_log_likelihood(theta: np.ndarray, experts: RaterData) -> tuple[floa
     table = _log_score_probability(scores[None, :, None],
                                    grid[None, None, :] + offset[:, None, None],
                                    noise_sd[:, None, None])
-    order = np.argsort(experts.items, kind="stable")
-    starts = np.flatnonzero(np.diff(experts.items[order], prepend=-1))
-    log_post = np.add.reduceat(table[experts.raters[order],
-                                     experts.scores[order].astype(np.int64) - _SCALE[0]],
-                               starts, axis=0)       # every sentence has an expert's score
+    log_post = counts @ table.reshape(-1, grid.size)
     log_post += norm.logpdf(grid, theta[0], np.exp(theta[1]))
     peak = log_post.max(axis=1, keepdims=True)
     log_marginal = peak[:, 0] + np.log(np.exp(log_post - peak).sum(axis=1))
     return float(log_marginal.sum()), log_post - log_marginal[:, None]
+
+
+def _score_counts(experts: RaterData) -> np.ndarray:
+    """(n_items, E x 11): how often each expert gave each whole score to each sentence (a
+    sentence's log likelihood over the level grid is then one product with the table)."""
+    n_scores = _SCALE[1] - _SCALE[0] + 1
+    counts = np.zeros((experts.n_items, experts.n_raters * n_scores))
+    np.add.at(counts, (experts.items, experts.raters * n_scores +
+                       experts.scores.astype(np.int64) - _SCALE[0]), 1.0)
+    return counts
 
 
 def _experts_model(experts: RaterData) -> _ExpertsModel:
@@ -428,10 +436,14 @@ def _experts_model(experts: RaterData) -> _ExpertsModel:
     start = np.concatenate([[experts.means.mean(), np.log(experts.means.std() + 0.1)],
                             (offsets - offsets.mean())[:-1], np.log(spread)])
 
-    def objective(theta):
-        return -_experts_log_likelihood(theta, experts)[0]
+    counts = _score_counts(experts)
 
-    found = minimize(objective, start, method="L-BFGS-B")
+    def objective(theta):
+        return -_experts_log_likelihood(theta, counts, E)[0]
+
+    # ftol: the log likelihood of ~1,500 scores to about 1e-4 of a nat, far below what moves
+    # a noise estimate by a fraction of its standard error
+    found = minimize(objective, start, method="L-BFGS-B", options={"ftol": 1e-8})
     theta = found.x
     step, centre = 1e-3, found.fun
     curvature = np.array([(objective(theta + step * unit) + objective(theta - step * unit)
@@ -447,7 +459,8 @@ def _item_levels(fitted: _ExpertsModel, experts: RaterData,
     clips) under the experts' model."""
     theta = np.concatenate([[fitted.level_mean, np.log(fitted.level_sd)], fitted.offset[:-1],
                             fitted.log_sd])
-    log_post = _experts_log_likelihood(theta, experts)[1][:n_items]
+    log_post = _experts_log_likelihood(theta, _score_counts(experts), experts.n_raters)[1][
+        :n_items]
     weights = np.exp(log_post)
     weights /= weights.sum(axis=1, keepdims=True)
     mean = weights @ _EXPERT_LEVEL_GRID
@@ -604,7 +617,7 @@ def _correlation(out: dict, r: int, y: np.ndarray, expert_mean: np.ndarray) -> N
     out["correlation"][r] = r_value
     if n > 3:
         z = np.arctanh(np.clip(r_value, -1 + 1e-12, 1 - 1e-12))
-        half = norm.ppf(1.0 - tail) / np.sqrt(n - 3)
+        half = _Z_LEVEL / np.sqrt(n - 3)
         out["correlation_interval"][r] = np.tanh([z - half, z + half])
 
 
