@@ -6,6 +6,9 @@ would score it (lecture 05, section 9).
   word), the sentence features the panel reads (:func:`gop_features` with its
   :class:`GopThresholds`), and whether each word was heard as written (:func:`word_readings`,
   :class:`WordReading`, :func:`completeness`).
+- ``word_choice``: each word decoded against its dictionary neighbours in one grammar pass
+  (:class:`ReadingDecoder`, a :class:`WordChoice` per word: as written, said other, left out
+  or unclear; :func:`neighbours`, :func:`nearest_neighbours`).
 - ``feedback``: each phone's and word's expert score predicted from GOP
   (``course_lib.pronunciation.feedback.FeedbackModel``).
 - ``panel_gp``: the panel's three GP families and their predictive distribution of the five
@@ -16,14 +19,17 @@ would score it (lecture 05, section 9).
 Not a unit package, by a named rule (docs/CONVENTIONS.md section 3.1): ``feedback`` and ``panel``
 read the corpus they are trained on through ``course_lib.data``, which a unit may not, and the
 corpus's loader reads the GOP scorer of ``gop`` to score it. This face therefore shows ``gop``
-alone; the feedback and the panel are imported from their modules, so that loading the corpus
-never waits on a panel that needs the corpus.
+and ``word_choice`` alone; the feedback and the panel are imported from their modules, so that
+loading the corpus never waits on a panel that needs the corpus.
 """
 
 from .gop import (GOP_FEATURE_NAMES, PHONES, VOWELS, GopThresholds, PhoneScore, Pronunciation,
                   PronunciationScorer, WordReading, WordScore, completeness, gop_features,
                   word_readings)
+from .word_choice import (ReadingDecoder, WordChoice, cmu_dictionary, nearest_neighbours,
+                          neighbours)
 
 __all__ = ["PronunciationScorer", "Pronunciation", "PhoneScore", "WordScore", "gop_features",
            "GopThresholds", "GOP_FEATURE_NAMES", "word_readings", "WordReading",
-           "completeness", "PHONES", "VOWELS"]
+           "completeness", "PHONES", "VOWELS", "ReadingDecoder", "WordChoice", "neighbours",
+           "nearest_neighbours", "cmu_dictionary"]

@@ -10,9 +10,12 @@ text becomes a *slot* of a finite-state grammar, and the slot may hold
 - its *neighbours*: the dictionary's words one phone substitution, insertion or deletion away
   from a pronunciation of it, stress ignored (:func:`neighbours`), at most
   :data:`MAX_NEIGHBOURS` of them, the nearest first (:func:`nearest_neighbours`);
-- *unclear*: a loop of single-phone pseudo-words, each phone costing ``unclear_penalty`` nats,
-  for a sound that is no word of the dictionary;
-- *nothing*: the word left out, at a cost of ``omission_penalty`` nats.
+- *unclear*: a pseudo-word made of the model's spoken-noise filler (its garbage model of
+  speech that is no word), at a cost of ``unclear_penalty`` nats;
+- *left out*: a pause pseudo-word of the silence model (30 ms or more), at a cost of
+  ``omission_penalty`` nats. (An empty arc would say "nothing" more literally, but the search
+  prunes an empty arc against its word beam, and a sentence whose omission penalty came near
+  that beam did not decode at all.)
 
 This is the extended recognition network of Harrison, Lo, Qian & Meng (2009, SLaTE), which
 adds a learner's likely mispronunciations to a word's canonical one, used one level up: the
@@ -26,14 +29,16 @@ the lattice, a max-product forward and backward pass (Unit 3's Viterbi recursion
 directions) gives, for every lattice word, the score of the best whole-sentence path through
 it. So for each slot two numbers are exact over the lattice: the best path that puts the
 written word in the slot, and the best path that puts anything else there (a neighbour, the
-unclear loop, or nothing). Their difference, divided by the frames of the written word on its
-own best path, is the slot's ``margin`` in nats per frame; it plays the part of Witt & Young's
-(2000) GOP, a log-likelihood ratio per frame, with the competitor restricted to the grammar's
-alternatives instead of a free phone loop. Both paths explain the whole recording, so the
-normalisation by the best senone in each frame cancels, and nothing is exponentiated: every
-score stays a log. A word is *as written* when its margin is at least ``margin``; otherwise
-the verdict is the best competitor's: *said other* (the word heard), *unclear*, or *left out*.
-When no competitor survived the beam in a slot, the margin is +inf.
+unclear or the left-out pseudo-word). Their difference, divided by the frames of the written
+word on its own best path, is the slot's ``margin`` in nats per frame; it plays the part of
+Witt & Young's (2000) GOP, a log-likelihood ratio per frame, with the competitor restricted to
+the grammar's alternatives instead of a free phone loop. Both paths explain the whole
+recording, so the normalisation by the best senone in each frame cancels, and nothing is
+exponentiated: every score stays a log. A word is *as written* when its margin is at least
+``margin``; otherwise the verdict is the best competitor's: *said other* (the word heard),
+*unclear*, or *left out*.
+The search keeps a word end only within 46 nats of the best at its frame: when no competitor
+survived in a slot the margin is +inf, and when the written word did not, -inf.
 
 Approximation, named: the lattice merges paths that enter a word at the same frame from
 different predecessors and keeps the best one's score, so a slot's competitor can be scored a
@@ -59,8 +64,8 @@ import pocketsphinx
 
 from course_lib.results import RESULTS_DIR, load_result
 
-from .gop import (_FRAMES_PER_SECOND, _PASSES, PHONES, VOWELS, PronunciationScorer,
-                  _check_recording, _pcm_bytes)
+from .gop import (_FRAMES_PER_SECOND, PHONES, VOWELS, PronunciationScorer, _check_recording,
+                  _pcm_bytes)
 
 VERDICTS = ("as written", "said other", "left out", "unclear")
 # Why a cap: every alternative is one more chance for a competitor to beat a word read right
@@ -372,8 +377,8 @@ class ReadingDecoder:
     def grammar(self, text: str) -> str:
         """The grammar of :meth:`alternatives` in JSGF (Java Speech Grammar Format), for reading
         and drawing: one rule per slot with its words and the pseudo-words unclear
-        (:data:`UNCLEAR_WORD`) and left out (:data:`LEFT_OUT_WORD`). The decoder runs the same grammar
-        as a finite-state graph with the penalties on its arcs (:meth:`decode`)."""
+        (:data:`UNCLEAR_WORD`) and left out (:data:`LEFT_OUT_WORD`). The decoder runs the same
+        grammar as a finite-state graph with the penalties on its arcs (:meth:`decode`)."""
         slots = self.alternatives(text)
         lines = ["#JSGF V1.0;", "grammar reading;",
                  "public <reading> = " + " ".join(f"<word{i}>" for i in range(len(slots))) + ";"]
@@ -452,9 +457,9 @@ def _slot_graph(decoder, slots, unclear_penalty: float, omission_penalty: float)
 
     State i (0..n) lies before slot i, state n is final; every word of slot i, the two
     pseudo-words included, leads from i to i + 1, so a lattice word that ends in state s > 0
-    (pocketsphinx records it) belongs to slot s - 1. Penalties are written as log probabilities in the decoder's log base, never as
-    probabilities, so none underflows. The search adds its own word insertion penalty to every
-    word (pocketsphinx's ``wip``), the same for a word and the unclear pseudo-word."""
+    (pocketsphinx records it) belongs to slot s - 1. Penalties are written as log probabilities
+    in the decoder's log base, never as probabilities, so none underflows. The search adds its
+    own word insertion penalty (pocketsphinx's ``wip``) to every word, pseudo-words included."""
     logmath = decoder.get_logmath()
     n = len(slots)
     graph = pocketsphinx.FsgModel(_SEARCH, logmath, float(decoder.config["lw"]), n + 1)
@@ -548,86 +553,62 @@ def _is_filler(word: str) -> bool:
     return word.startswith(("<", "["))
 
 
-def _verdicts(lattice: _Lattice, slots, margin: float) -> tuple[WordChoice, ...]:
-    """Each slot's verdict from the best lattice path with the written word in it against the
-    best with anything else (max-product forward-backward over the lattice)."""
-    n = len(slots)
+def _best_paths(lattice: _Lattice) -> tuple[np.ndarray, np.ndarray]:
+    """Max-product forward-backward over the lattice (Unit 3's Viterbi recursion run from both
+    ends): for every node, the score of the best whole path through it, and the node after it
+    on that path (-1 at the end). A link carries its source word's score, so the forward score
+    of a node stops before its own word and the backward score starts with it."""
     n_nodes = len(lattice.words)
-    filler = np.array([_is_filler(w) for w in lattice.words])
-    # where each node lies in the chain of slots: the last slot done and the first slot it
-    # starts (a word of slot i: both i; a silence in state s: between slots s - 1 and s)
-    state = lattice.state
-    slot = state - 1
-    done = np.where(filler, state - 1, slot)
-    begins = np.where(filler, state, slot)
-    # the start and end nodes the search adds when several words could begin or end the
-    # recording lie before the first slot and after the last
-    for node, position in ((lattice.initial, -1), (lattice.final, n)):
-        if state[node] < 0:
-            done[node] = begins[node] = position
-
-    order = sorted(range(n_nodes), key=lambda k: (lattice.first[k], k != lattice.initial))
+    # the links in time order: a link leaves a word before the next one begins (the start
+    # node the search adds begins at frame 0 with the words it links to, so it goes first)
     rank = np.empty(n_nodes, dtype=int)
-    rank[order] = np.arange(n_nodes)
+    rank[sorted(range(n_nodes), key=lambda k: (lattice.first[k], k != lattice.initial))] = \
+        np.arange(n_nodes)
     links = sorted(lattice.links, key=lambda link: rank[link[0]])
     forward = np.full(n_nodes, -np.inf)
     forward[lattice.initial] = 0.0
-    back = np.full(n_nodes, -1)
     for source, target, score in links:
-        if forward[source] + score > forward[target]:
-            forward[target], back[target] = forward[source] + score, source
+        forward[target] = max(forward[target], forward[source] + score)
     backward = np.full(n_nodes, -np.inf)
     backward[lattice.final] = 0.0
     ahead = np.full(n_nodes, -1)
     for source, target, score in reversed(links):
         if score + backward[target] > backward[source]:
             backward[source], ahead[source] = score + backward[target], target
-    through = forward + backward
+    return forward + backward, ahead
 
-    def span(node: int, owner: int) -> tuple[float, float]:
-        """The frames of slot ``owner`` on the best path through ``node``, in s."""
-        path, k = [node], node
-        while back[k] >= 0 and (done[back[k]] == owner or filler[back[k]]):
-            k = back[k]
-            path.insert(0, k)
-        k = node
-        while ahead[k] >= 0:
-            path.append(ahead[k])
-            k = ahead[k]
-        own = [k for k in path if not filler[k] and done[k] == owner and begins[k] == owner]
-        last = path[path.index(own[-1]) + 1] if path.index(own[-1]) + 1 < len(path) else -1
-        end = lattice.first[last] if last >= 0 else lattice.n_frames
-        return (lattice.first[own[0]] / _FRAMES_PER_SECOND, end / _FRAMES_PER_SECOND)
+
+def _verdicts(lattice: _Lattice, slots, margin: float) -> tuple[WordChoice, ...]:
+    """Each slot's verdict: the best lattice path with the written word in the slot against the
+    best with anything else there, per frame of the written word."""
+    through, ahead = _best_paths(lattice)
+    filler = np.array([_is_filler(w) for w in lattice.words])
+    slot = np.where(filler, -1, lattice.state - 1)
+
+    def span(node: int) -> tuple[float, float]:
+        """The word's time in s on the best path through it: to where the next word begins."""
+        after = ahead[node]
+        end = lattice.first[after] if after >= 0 else lattice.n_frames
+        return lattice.first[node] / _FRAMES_PER_SECOND, end / _FRAMES_PER_SECOND
 
     choices = []
     for i, (word, _) in enumerate(slots):
-        written = word.lower()
-        best: dict[str, tuple[float, int]] = {}      # alternative -> (score, node)
-
-        def offer(name: str, score: float, node: int) -> None:
-            if score > best.get(name, (-np.inf, -1))[0]:
-                best[name] = (score, node)
-
-        for k in np.flatnonzero((slot == i) & ~filler):
+        best: dict = {}      # alternative ("" unclear, None left out) -> (score, node)
+        for k in np.flatnonzero(slot == i):
             name = {UNCLEAR_WORD: "", LEFT_OUT_WORD: None}.get(lattice.words[k],
                                                                lattice.words[k])
-            offer(name, through[k], k)
-        if written not in best:
-            competitor = max(best, key=lambda name: best[name][0])
-            choices.append(_choice(i, word, competitor, -np.inf, best, span))
+            if through[k] > best.get(name, (-np.inf, -1))[0]:
+                best[name] = (through[k], k)
+        written = best.pop(word.lower(), None)
+        competitor = max(best, key=lambda name: best[name][0]) if best else None
+        if written is None:
+            choices.append(_choice(i, word, competitor, -math.inf, best, span))
             continue
-        score, node = best.pop(written)
-        start, end = span(node, i)
-        if not best:
-            choices.append(WordChoice(i, word, "as written", word, math.inf, start, end))
-            continue
-        competitor = max(best, key=lambda name: best[name][0])
+        start, end = span(written[1])
         frames = max(round((end - start) * _FRAMES_PER_SECOND), 1)
-        gap = (score - best[competitor][0]) / frames
-        if gap >= margin:
-            choices.append(WordChoice(i, word, "as written", word, gap, start, end))
-        else:
-            choices.append(_choice(i, word, competitor, gap, best, span))
+        gap = (written[0] - best[competitor][0]) / frames if best else math.inf
+        choices.append(WordChoice(i, word, "as written", word, gap, start, end)
+                       if gap >= margin else _choice(i, word, competitor, gap, best, span))
     return tuple(choices)
 
 
@@ -635,7 +616,7 @@ def _choice(index: int, word: str, competitor, gap: float, best, span) -> WordCh
     """The verdict when the competitor ``competitor`` (a word, "" unclear, None nothing) wins."""
     if competitor is None:
         return WordChoice(index, word, "left out", None, gap, math.nan, math.nan)
-    start, end = span(best[competitor][1], index)
+    start, end = span(best[competitor][1])
     if competitor == "":
         return WordChoice(index, word, "unclear", "", gap, start, end)
     return WordChoice(index, word, "said other", competitor.upper(), gap, start, end)
