@@ -1,4 +1,4 @@
-"""The pronunciation panel of lecture 05 (section 9.4): which model, and how far to trust it.
+"""The pronunciation panel of lecture 08 (sections 4 and 6): which model, and how far to trust it.
 
 ``course_lib.pronunciation.panel`` scores a student's sentence as speechocean762's five experts
 would score its accuracy, from the 17 goodness-of-pronunciation (GOP) features. This script

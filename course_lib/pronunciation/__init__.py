@@ -1,5 +1,5 @@
-"""Unit 5's speech scoring: a recording of a sentence scored as speechocean762's five experts
-would score it (lecture 05, section 9).
+"""Unit 8's speech scoring (the capstone, on Unit 5's panel models): a recording of a sentence
+scored as speechocean762's five experts would score it (lecture 08).
 
 - ``gop``: goodness of pronunciation from pocketsphinx's HMMs (:class:`PronunciationScorer`,
   :class:`Pronunciation` with a :class:`PhoneScore` per phone and a :class:`WordScore` per

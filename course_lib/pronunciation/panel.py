@@ -1,4 +1,4 @@
-"""Your own sentence scored as speechocean762's five experts would score it (lecture 05, section 9.4).
+"""Your own sentence scored as speechocean762's five experts would score it (lecture 08, section 6).
 
 The aspect is the corpus's sentence *accuracy*: how correctly the phones are pronounced, 0-10.
 Its rubric (Zhang et al. 2021, "speechocean762: an open-source non-native English speech corpus
@@ -526,7 +526,7 @@ def _main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python3 course.py pronounce",
         description="Score your recording of a sentence for pronunciation accuracy as "
-                    "speechocean762's five experts would (lecture 05, section 9.4).")
+                    "speechocean762's five experts would (lecture 08, section 6).")
     parser.add_argument("wav", help="a 16-bit mono WAV file (16 kHz; other rates are resampled)")
     parser.add_argument("text", help="the sentence you read, in quotes")
     parser.add_argument("--json", action="store_true",
