@@ -1,5 +1,7 @@
 """Plots for Unit 2 (Gaussians, k-means, mixtures, EM): pure functions ``plot_x(ax, ...) -> ax``.
 
+The EM trace, :func:`plot_log_likelihood_trace`, is also Unit 3's: Baum-Welch is EM for an HMM.
+
 Traces and scores are per *item*: ``item="frame"`` for speech, ``item="point"`` for the 2-D toy
 data, so an axis never calls a toy point a frame.
 """
@@ -8,17 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 from matplotlib.colors import to_rgb
+from matplotlib.ticker import MaxNLocator
 from scipy.linalg import cholesky
 
 from ..gmm.gaussian import as_covariance, gaussian_log_density
 from ..gmm.em import score_samples
 from ..gmm.mixture import GMMParams
 from ..gmm.clustering import assign_clusters
-from ..validation import _as_float_array, _as_positive_float, _as_positive_int
+from ..validation import (_as_float_array, _as_positive_float, _as_positive_int,
+                          _warn_deprecated)
 from .colour import _COURSE_COLOURS
 
 __all__ = ["component_colours", "plot_gaussian_contours", "plot_gaussian_1d",
-           "plot_responsibilities", "plot_gmm_density_1d", "plot_loglik_trace",
+           "plot_responsibilities", "plot_gmm_density_1d", "plot_log_likelihood_trace",
            "plot_model_selection", "plot_bic", "plot_kmeans_state", "plot_distortion_trace",
            "plot_gaussian_fit"]
 
@@ -149,20 +153,42 @@ def plot_gmm_density_1d(ax, params: GMMParams, x_range, samples=None, *, bins: i
     return ax
 
 
-def plot_loglik_trace(ax, trace, *, n_items: int | None = None, item: str = "frame",
-                      label: str | None = None, **line_kwargs):
-    """EM log-likelihood l(theta_t) against iteration t (t = 0 is the initialisation).
+def plot_log_likelihood_trace(ax, trace, *, n_items: int | None = None, item: str = "frame",
+                              reference: float | None = None,
+                              reference_label: str = "true model", label: str | None = None,
+                              algorithm: str = "EM", **line_kwargs):
+    """The training log-likelihood l(theta_t) against EM iteration t (t = 0 is the start).
 
-    ``n_items=N`` divides by the number of frames or points (comparable across data sizes);
-    ``item`` names them on the axis.
+    One figure for every EM of the course: a GMM's (Unit 2) and Baum-Welch, EM for an HMM
+    (Unit 3: ``trace[t] = log P(O | lambda_t)``, ``algorithm="Baum-Welch"``), whose ascent
+    EM guarantees. ``n_items=N`` divides by the number of frames or points (comparable across
+    data sizes), ``item`` names them on the axis; ``reference`` (e.g. the log-likelihood of the
+    model that generated the data, on the same scale) is a dashed line.
     """
     trace = _as_float_array(trace, "trace", ndim=1)
     n_items = None if n_items is None else _as_positive_int(n_items, "n_items")
-    values = trace / n_items if n_items else trace
-    ax.plot(np.arange(len(values)), values, "o-", markersize=3, label=label, **line_kwargs)
-    ax.set_xlabel("EM iteration t")
+    scale = n_items or 1
+    ax.plot(np.arange(trace.size), trace / scale, "o-", markersize=3, label=label,
+            **line_kwargs)
+    if reference is not None:
+        ax.axhline(reference / scale, ls="--", color="grey", label=reference_label)
+    if reference is not None or label is not None:
+        ax.legend(fontsize=8)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlim(-0.5, max(trace.size - 1, 1) + 0.5)  # whole iterations, also before the first
+    ax.set_xlabel(f"{algorithm} iteration t")
     ax.set_ylabel(f"log-likelihood per {item}" if n_items else "log-likelihood")
+    ax.set_title("training log-likelihood")
     return ax
+
+
+def plot_loglik_trace(ax, trace, *, n_items: int | None = None, item: str = "frame",
+                      label: str | None = None, **line_kwargs):
+    """Deprecated, removed in the next release: ``plot_log_likelihood_trace`` (the exercises
+    of lecture 02 as released before issue 60 called this name)."""
+    _warn_deprecated("plot_loglik_trace", "plot_log_likelihood_trace")
+    return plot_log_likelihood_trace(ax, trace, n_items=n_items, item=item, label=label,
+                                     **line_kwargs)
 
 
 def plot_model_selection(ax, n_components, train_scores, dev_scores, *, best_index=None,

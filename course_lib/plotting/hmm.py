@@ -1,7 +1,9 @@
-"""Figures of the HMM unit: posteriors, Baum-Welch trace, parameter matrices, diagrams.
+"""Figures of the HMM unit: posteriors, Baum-Welch explorer, parameter matrices, diagrams.
 
 Every ``plot_*`` function draws on the axes it is given and returns them;
-:func:`render_baum_welch` makes the whole figure of the Baum-Welch explorer. The trellis
+:func:`render_baum_welch` makes the whole figure of the Baum-Welch explorer. The Baum-Welch
+trace is the one EM trace of the course,
+:func:`course_lib.plotting.gmm.plot_log_likelihood_trace` (Unit 2). The trellis
 (:func:`course_lib.plotting.hmm_trellis.plot_trellis`) and the trellis explorer's figure are in
 :mod:`course_lib.plotting.hmm_trellis`.
 Arrays follow course_lib.hmm.inference (rows are time steps: ``gamma[t, i]``). Trellis-like plots
@@ -15,15 +17,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.colors import Normalize
 from matplotlib.patches import Circle, FancyArrowPatch, Rectangle
-from matplotlib.ticker import MaxNLocator
 
 from ..validation import _as_float_array, _check_length
 from .colour import _text_colours
+from .gmm import plot_log_likelihood_trace
 
-__all__ = ["plot_posteriors", "plot_log_likelihood_trace", "plot_matrix", "plot_hmm_parameters",
-           "render_baum_welch", "plot_state_diagram", "plot_symbol_sequence",
-           "plot_chain_diagram", "plot_viterbi_segmentation", "plot_forward_underflow",
-           "plot_accuracy_grid"]
+__all__ = ["plot_posteriors", "plot_matrix", "plot_hmm_parameters", "render_baum_welch",
+           "plot_state_diagram", "plot_symbol_sequence", "plot_chain_diagram",
+           "plot_viterbi_segmentation", "plot_forward_underflow", "plot_accuracy_grid"]
 
 _ANNOTATE_MAX_CELLS = 120
 
@@ -55,26 +56,6 @@ def plot_posteriors(ax, gamma, *, true_states=None, path=None, state_names=None,
     ax.set_ylabel("state")
     ax.set_title(title)
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02)
-    return ax
-
-
-def plot_log_likelihood_trace(ax, trace, *, reference: float | None = None,
-                              reference_label: str = "true model", label: str | None = None):
-    """Training log-likelihood against Baum-Welch iteration (``trace[k] = log P(O | lambda_k)``).
-
-    ``reference`` (e.g. the log-likelihood of the model that generated the data) is a dashed line.
-    """
-    trace = np.asarray(trace, dtype=float)
-    ax.plot(np.arange(len(trace)), trace, "-o", ms=3, label=label)
-    if reference is not None:
-        ax.axhline(reference, ls="--", color="grey", label=reference_label)
-    if reference is not None or label is not None:
-        ax.legend(fontsize=8)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlim(-0.5, max(len(trace) - 1, 1) + 0.5)  # whole iterations, also before the first step
-    ax.set_xlabel("Baum-Welch iteration k")
-    ax.set_ylabel("log P(O | lambda_k)")
-    ax.set_title("training log-likelihood")
     return ax
 
 
@@ -127,7 +108,7 @@ def render_baum_welch(trace, hmm, *, reference: float | None = None,
     grid = fig.add_gridspec(2, 3, height_ratios=[1, 4], left=0.08, right=0.98, bottom=0.13,
                             top=0.84, wspace=0.28, hspace=0.75)
     plot_log_likelihood_trace(fig.add_subplot(grid[:, 0]), trace, reference=reference,
-                              reference_label=reference_label)
+                              reference_label=reference_label, algorithm="Baum-Welch")
     plot_hmm_parameters((fig.add_subplot(grid[0, 1:]), fig.add_subplot(grid[1, 1]),
                          fig.add_subplot(grid[1, 2])), hmm, title_prefix=title_prefix)
     fig.suptitle(f"iteration {len(trace) - 1}: log P(O | lambda) = {trace[-1]:.3f}", fontsize=10,

@@ -34,7 +34,7 @@ from ..gmm.mixture import ComponentCollapseWarning, demo_mixture, sample_gmm
 from ..gmm.em import initialise_gmm
 from ..gmm.clustering import initialise_centroids, kmeans_steps
 from ..plotting.gmm import (plot_distortion_trace, plot_gaussian_fit, plot_kmeans_state,
-                            plot_loglik_trace, plot_responsibilities)
+                            plot_log_likelihood_trace, plot_responsibilities)
 from ..validation import RngLike, _as_float_array, _as_rng
 from .base import Explorer
 
@@ -275,7 +275,7 @@ def em_explorer(X=None, *, max_components: int = 6, rng: RngLike = 0) -> Explore
         plot_responsibilities(ax_points, stepper.X, state.responsibilities, state.params)
         ax_points.set_title(f"t = {t}: colours = responsibilities $\\gamma_{{nk}}$",
                             fontsize=10)
-        plot_loglik_trace(ax_trace, stepper.trace, n_items=len(stepper.X), item="point")
+        plot_log_likelihood_trace(ax_trace, stepper.trace, n_items=len(stepper.X), item="point")
         ax_trace.set_xlim(-0.5, max(10, t) + 0.5)
         note = f"  ({stepper.notes[-1]})" if stepper.notes else ""
         ax_trace.set_title(f"log-likelihood per point {state.log_likelihood / len(stepper.X):.4f}"

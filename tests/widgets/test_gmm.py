@@ -16,7 +16,8 @@ from course_lib.gmm.clustering import assign_clusters, initialise_centroids, kme
 from course_lib.plotting.gmm import (component_colours, plot_bic,  # noqa: E402
                                      plot_distortion_trace, plot_gaussian_1d,
                                      plot_gaussian_contours, plot_gaussian_fit,
-                                     plot_gmm_density_1d, plot_kmeans_state, plot_loglik_trace,
+                                     plot_gmm_density_1d, plot_kmeans_state,
+                                     plot_log_likelihood_trace, plot_loglik_trace,
                                      plot_model_selection, plot_responsibilities)
 from course_lib.widgets.gmm import (_EMStepper, _KMeansStepper, em_explorer,  # noqa: E402
                                     gaussian_explorer, kmeans_explorer)
@@ -66,9 +67,12 @@ def test_responsibility_colours_mix_component_colours():
 
 def test_other_plots_draw_their_data():
     fig, axes = plt.subplots(1, 5)
-    plot_loglik_trace(axes[0], [-10.0, -8.0, -7.5], n_items=2, item="point")
+    plot_log_likelihood_trace(axes[0], [-10.0, -8.0, -7.5], n_items=2, item="point",
+                              reference=-7.0)
     np.testing.assert_allclose(axes[0].lines[0].get_ydata(), [-5.0, -4.0, -3.75])
+    np.testing.assert_allclose(axes[0].lines[1].get_ydata(), [-3.5, -3.5])  # on the same scale
     assert axes[0].get_ylabel() == "log-likelihood per point"
+    assert axes[0].get_xlabel() == "EM iteration t"
     plot_gaussian_1d(axes[1], 0.0, 1.0, np.zeros(5))
     peak = axes[1].lines[0].get_ydata().max()
     assert peak == pytest.approx(1 / np.sqrt(2 * np.pi), rel=1e-3)
@@ -205,3 +209,14 @@ def test_explorers_refuse_bad_settings_and_keep_a_consistent_state(make, control
     assert explorer.last_error is None
     assert len(explorer.stepper.state.params.means if control == "n_components"
                else explorer.stepper.state.centroids) == 4   # the displayed model has K = 4
+
+
+def test_the_old_name_of_the_trace_warns_and_draws_the_same():
+    """plot_loglik_trace, kept one release for the lecture-02 exercises students hold."""
+    fig, (old, new) = plt.subplots(1, 2)
+    with pytest.warns(DeprecationWarning, match="plot_log_likelihood_trace"):
+        plot_loglik_trace(old, [-10.0, -8.0], n_items=2, item="point")
+    plot_log_likelihood_trace(new, [-10.0, -8.0], n_items=2, item="point")
+    np.testing.assert_array_equal(old.lines[0].get_ydata(), new.lines[0].get_ydata())
+    assert old.get_ylabel() == new.get_ylabel()
+    plt.close(fig)

@@ -16,6 +16,7 @@ from course_lib.hmm.model import (WEATHER_MOOD_LONG_OBSERVATIONS,  # noqa: E402
                                   sample, weather_mood_hmm)
 from course_lib.hmm.training import baum_welch  # noqa: E402
 from course_lib.plotting import hmm as P  # noqa: E402
+from course_lib.plotting.gmm import plot_log_likelihood_trace  # noqa: E402
 from course_lib.plotting import hmm_trellis as PT  # noqa: E402
 from course_lib.widgets import hmm as WH  # noqa: E402
 from numerics import assert_non_decreasing  # noqa: E402
@@ -122,8 +123,11 @@ def test_other_plots():
     fig, axes = plt.subplots(2, 3)
     P.plot_posteriors(axes[0, 0], post.gamma, true_states=states, path=H.viterbi(model, symbols).path)
     trace = baum_welch(random_hmm(3, 4, rng=rng), [symbols], max_iter=5).log_likelihood_trace
-    ax = P.plot_log_likelihood_trace(axes[0, 1], trace, reference=-400.0)
+    # Baum-Welch is EM: its trace is Unit 2's figure, the one the explorer draws
+    ax = plot_log_likelihood_trace(axes[0, 1], trace, reference=-400.0, algorithm="Baum-Welch")
     np.testing.assert_allclose(ax.lines[0].get_ydata(), trace)
+    assert ax.get_xlabel() == "Baum-Welch iteration t" and ax.get_ylabel() == "log-likelihood"
+    assert P.plot_log_likelihood_trace is plot_log_likelihood_trace
     P.plot_hmm_parameters(axes[1], model)
     assert [t.get_text() for t in axes[1, 1].texts][0] == f"{model.A[0, 0]:.2f}"
     P.plot_state_diagram(axes[0, 2], weather_mood_hmm())
