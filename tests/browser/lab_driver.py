@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import screenshots
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 from time_limits import DEFAULT_TIMEOUT_S, TimeLimits, slug
@@ -463,8 +464,9 @@ class NotebookPage:
                                    timeout=limit_ms)
         limits.evaluate("JupyterLab's layout restored (jupyterapp.restored)",
                         "() => window.jupyterapp.restored", seconds=timeout)
-        shot = self.screenshot("00-start")
-        for text in page.locator(".Toastify__toast, .jp-Dialog").all_inner_texts():
+        covering = page.locator(".Toastify__toast, .jp-Dialog").all_inner_texts()
+        shot = self.screenshot("00-start") if covering or screenshots.requested() else ""
+        for text in covering:
             self.findings.problem("run", "page at start", f"a notification or dialog covers "
                                   f"the notebook: {one_line(text)}", shot)
 
@@ -544,6 +546,12 @@ class NotebookPage:
                                  for cell in notebook["cells"]):
             findings.problem("run", "figures", "no figure carries its cell's description as "
                              "alt text in the lab")
+
+    def wait_painted(self) -> None:
+        """Every figure of the notebook decoded and painted (what :meth:`screenshot_pages`
+        waits for before each screen, when no screenshot is wanted)."""
+        self.limits.evaluate("the notebook's figures painted (PAINTED_JS)", PAINTED_JS,
+                             ".jp-Notebook")
 
     def screenshot_pages(self) -> int:
         """Screenshots scrolled one screen (90 %) at a time to the notebook's end; the height is
@@ -678,7 +686,17 @@ class ExplorerDriver:
         if not controls:  # a progress bar, an audio player, a display without controls
             self.findings.notes.append(f"{self.name}: no controls ({first['text'][:80]!r})")
             return
-        shot = self.nb.screenshot(f"e{self.n + 1:02d}-00-initial")
+        taken: list[str] = []
+
+        def shot() -> str:
+            """The explorer as first shown: for the record when asked for, else when a problem
+            needs it (screenshots.py)."""
+            if not taken:
+                taken.append(self.nb.screenshot(f"e{self.n + 1:02d}-00-initial"))
+            return taken[0]
+
+        if screenshots.requested():
+            shot()
         self.findings.notes.append(
             f"{self.name}: {len(controls)} controls "
             f"({', '.join(c['kind'] + ' ' + c['label'] for c in controls)}), "
@@ -686,7 +704,7 @@ class ExplorerDriver:
         if first["height"] > page.viewport_size["height"]:
             self.findings.notes.append(f"{self.name} is {first['height']:.0f} px high: taller "
                                        f"than the {page.viewport_size['height']} px screen")
-        self.check_errors(first, "as first shown", lambda: shot, expect_not_drawn=False)
+        self.check_errors(first, "as first shown", shot, expect_not_drawn=False)
         for k, control in enumerate(controls):
             for action in self.actions_for(k, control):
                 self.act(control, action)

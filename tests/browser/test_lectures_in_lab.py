@@ -21,7 +21,8 @@ its kernel ended. Two tests per lecture share that one notebook:
   explorer name the explorer.
 
 Screenshots and ``report.json`` (problems, notes, every action with its timing and figure hash,
-seconds and CPU seconds): ``ROOT/.test-artifacts/browser/<unit>/``.
+seconds and CPU seconds): ``ROOT/.test-artifacts/browser/<unit>/``; the screens of a whole
+lecture only when its run found a problem or ``COURSE_SCREENSHOTS=1`` (:mod:`screenshots`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 
 import axe
 import pytest
+import screenshots
 from course_units import UNITS
 from lab_driver import ExplorerDriver, Findings, NotebookPage, one_line
 from playwright.sync_api import Error as PlaywrightError
@@ -114,7 +116,12 @@ def lecture(request, browser_context, lab_server, artifacts, cpu_seconds, lab_ta
         notebook.check_outputs(notebook.save(copy))
         notebook.check_progress_bars()
         notebook.check_audio()
-        notebook.screenshot_pages()
+        # every screen of the notebook, for the record: on request, or when the run found a
+        # problem (screenshots.py; 400-odd pictures for the seven lectures)
+        if screenshots.requested() or findings.problems_of("run"):
+            notebook.screenshot_pages()
+        else:
+            notebook.wait_painted()
     except PlaywrightError as err:
         shot = notebook.screenshot("run-failed")
         run.failure = f"the run did not finish: {one_line(str(err))} [screenshot: {shot}]"

@@ -8,14 +8,15 @@ error; MathJax must finish typesetting with no TeX error and no raw TeX left in 
 image must decode and every audio player must know its duration; and axe-core must find no
 violation of WCAG 2.0-2.2 A/AA (:mod:`axe`; the rules and elements that fail are named, and
 written to the page's report; slides are checked on the first slide with a figure, where the
-slides beside it must hold nothing Tab can reach). Screenshots (the whole page;
-for slides the title slide and the first slide with a figure) go to
-``ROOT/.test-artifacts/site/``. Every wait has a time limit (:mod:`time_limits`): one that runs
+slides beside it must hold nothing Tab can reach). Screenshots (the whole page, when its test
+failed or ``COURSE_SCREENSHOTS=1`` asks (:mod:`screenshots`); for slides the title slide and the
+first slide with a figure) go to ``ROOT/.test-artifacts/site/``. Every wait has a time limit (:mod:`time_limits`): one that runs
 out fails the page's test, naming the wait, with a screenshot beside the page's others.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import threading
@@ -24,7 +25,9 @@ from pathlib import Path
 
 import axe
 import pytest
+import screenshots
 from course_units import UNITS
+from playwright.sync_api import Error as PlaywrightError
 from test_site import built_site
 from time_limits import TimeLimits, new_context
 
@@ -152,10 +155,8 @@ def test_page_in_chromium(browser, served_site, name):
                                                      "(FIRST_FIGURE_SLIDE)", FIRST_FIGURE_SLIDE)
             page.wait_for_timeout(300)
             page.screenshot(path=shots / f"{Path(name).stem}.figure.png")
-        else:
-            # JPEG: a whole page is up to 38,000 px high, and PNG took twice the time
-            page.screenshot(path=shots / f"{Path(name).stem}.jpg", full_page=True, type="jpeg",
-                            quality=85)
+        elif screenshots.requested():
+            whole_page_shot(page, shots, name)
         # on a deck, a link or player in a slide beside the shown one must be out of Tab's reach
         found = axe.violations(limits, review=("aria-hidden-focus",)
                                if name.startswith("slides/") else ())
@@ -164,5 +165,18 @@ def test_page_in_chromium(browser, served_site, name):
         (shots / f"{Path(name).stem}.json").write_text(json.dumps(report, indent=1))
         assert not problems, f"{name}: " + "; ".join(problems[:5])
         assert not found, f"{name}: axe (WCAG A/AA) violations: {axe.summary(found)}"
+    except (Exception, pytest.fail.Exception):
+        if not name.startswith("slides/"):
+            with contextlib.suppress(PlaywrightError):  # the failure stands, shot or not
+                whole_page_shot(page, shots, name)
+        raise
     finally:
         context.close()
+
+
+def whole_page_shot(page, shots: Path, name: str) -> None:
+    """The whole page, for the record: on request, or when its test failed (screenshots.py)."""
+    shots.mkdir(parents=True, exist_ok=True)
+    # JPEG: a whole page is up to 38,000 px high, and PNG took twice the time
+    page.screenshot(path=shots / f"{Path(name).stem}.jpg", full_page=True, type="jpeg",
+                    quality=85)
