@@ -35,7 +35,8 @@ from course_lib.pronunciation.word_choice import (LEFT_OUT_WORD, UNCLEAR_WORD, V
 
 CLIPS = Path(__file__).resolve().parents[1] / "data" / "misread"
 # development values (nats per frame, nats, nats): see the module docstring
-TRIAL = {"margin": 0.0, "unclear_penalty": 30.0, "omission_penalty": 40.0}
+TRIAL = {"margin": 0.0, "unclear_penalty": 30.0, "omission_penalty": 40.0,
+         "neighbour_penalty": 10.0}
 
 SMALL = {"PLAYED": "P L EY1 D", "PRAYED": "P R EY1 D", "PREYED": "P R EY1 D",
          "PLAY": "P L EY1", "PLATE": "P L EY1 T", "LAID": "L EY1 D", "PLEAD": "P L IY1 D",
@@ -106,7 +107,7 @@ def test_grammar_parses_and_matches_the_decoding_graph(decoder):
     shown = ps.parse_jsgf(decoder.grammar(text))        # raises if pocketsphinx refuses it
     ps.add_jsgf_string("word_choice_test", decoder.grammar(text))   # and knows its words
     ps.remove_search("word_choice_test")
-    run = word_choice._slot_graph(ps, slots, 30.0, 40.0)
+    run = word_choice._slot_graph(ps, slots, 30.0, 40.0, 10.0)
     other = slots[1][1][0].lower()
     for sentence, accepted in (("the cold glass", True), (f"the {other} glass", True),
                                (f"{LEFT_OUT_WORD} cold {UNCLEAR_WORD}", True),
@@ -155,7 +156,8 @@ def test_bad_input_names_the_argument(decoder, monkeypatch):
     for kwargs, name in (({**TRIAL, "margin": "high"}, "margin"),
                          ({**TRIAL, "margin": math.nan}, "margin"),
                          ({**TRIAL, "unclear_penalty": -1.0}, "unclear_penalty"),
-                         ({**TRIAL, "omission_penalty": math.inf}, "omission_penalty")):
+                         ({**TRIAL, "omission_penalty": math.inf}, "omission_penalty"),
+                         ({**TRIAL, "neighbour_penalty": -2.0}, "neighbour_penalty")):
         with pytest.raises(ValueError, match=f"^{name}:"):
             decoder.decode(samples, 16000, "the cold glass", **kwargs)
     with pytest.raises(ValueError, match="^text:"):
