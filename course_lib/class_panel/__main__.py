@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from course_lib.class_panel.activities import (CLIP_SETS, DEFAULT_SEED, compare_activity,
+from course_lib.class_panel.activities import (_CLIP_SETS, DEFAULT_SEED, compare_activity,
                                                rate_activity)
 from course_lib.class_panel.collect import collect
 
@@ -43,12 +43,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def _clips(text: str):
     """--clips: a clip set's name, or item numbers separated by commas."""
-    if text in CLIP_SETS:
+    if text in _CLIP_SETS:
         return text
     try:
         return [int(item) for item in text.split(",")]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected one of {', '.join(CLIP_SETS)} or item "
+        raise argparse.ArgumentTypeError(f"expected one of {', '.join(_CLIP_SETS)} or item "
                                          f"numbers separated by commas, got {text!r}") from None
 
 

@@ -5,7 +5,7 @@ compares, and the order each student meets it in.
   five experts (Unit 5, lecture 05 section 9.2). The lecturer chooses the clips
   (:func:`rate_activity`'s ``clips``): by default sixteen that cover the scale, from the 40
   training recordings the course's copy of the corpus holds for that purpose
-  (:data:`SCALE_RECORDINGS`); or the twenty of lecture 05's panel
+  (:data:`_SCALE_RECORDINGS`); or the twenty of lecture 05's panel
   (:meth:`~course_lib.data.speechocean762.PanelSet.clips_to_rate`, most of them high on the
   scale; a sheet the rate-yourself panel saved over them counts too); or any list of items
   whose recordings the copy holds. The seed orders them for each student.
@@ -39,7 +39,7 @@ _GAIN_RANGE_DB = (-12, 12)
 #: The 40 training recordings the course's copy of speechocean762 holds to span the scale (its
 #: README): five from each band of the experts' mean accuracy, [0, 3), [3, 4), ..., [9, 10],
 #: drawn at random within the band. Their experts' mean fluency runs from 0.8 to 9.4.
-SCALE_RECORDINGS = (
+_SCALE_RECORDINGS = (
     "096430017", "096430014", "096040025", "096090011", "096340021", "096130014", "096430015",
     "096090020", "096090027", "096040018", "096450014", "096340016", "096130018", "096090001",
     "096490017", "096490004", "096250002", "096240012", "096240003", "096240004", "014190128",
@@ -47,7 +47,7 @@ SCALE_RECORDINGS = (
     "030680162", "013720153", "040050295", "024500006", "000750106", "054240138", "030200108",
     "000060082", "010120374", "021790030", "020590359", "010270140")
 #: The clip sets a round can draw from (:func:`rate_activity`'s ``clips``).
-CLIP_SETS = ("scale", "panel")
+_CLIP_SETS = ("scale", "panel")
 _DEFAULT_N_CLIPS = {"scale": 16, "panel": 20}
 
 
@@ -135,7 +135,7 @@ def rate_activity(seed: int = DEFAULT_SEED, n_clips: int | None = None, *, clips
                   panel=None) -> RateActivity:
     """The clip set of a class rating round (module docstring), chosen by ``clips``:
 
-    * "scale" (the default): ``n_clips`` (default 16) of :data:`SCALE_RECORDINGS` spread over
+    * "scale" (the default): ``n_clips`` (default 16) of :data:`_SCALE_RECORDINGS` spread over
       the scale. The rule: sort the 40 by the experts' mean of the panel's aspect (ties by item
       number) and take those at ``n_clips`` evenly spaced ranks, the lowest and the highest
       included (16 of 40: two per band of the experts' mean on average). The seed does not
@@ -151,8 +151,8 @@ def rate_activity(seed: int = DEFAULT_SEED, n_clips: int | None = None, *, clips
     if panel is None:
         panel = load_speechocean762("fluency")
     if isinstance(clips, str):
-        if clips not in CLIP_SETS:
-            raise ValueError(f"clips: expected one of {CLIP_SETS} or a list of item numbers, "
+        if clips not in _CLIP_SETS:
+            raise ValueError(f"clips: expected one of {_CLIP_SETS} or a list of item numbers, "
                              f"got {clips!r}")
         pool = _scale_items(panel) if clips == "scale" else \
             [clip.item for clip in panel.clips_to_rate()]
@@ -174,16 +174,16 @@ def rate_activity(seed: int = DEFAULT_SEED, n_clips: int | None = None, *, clips
     try:
         panel.clips(items)          # each recording read and checked now, not in class
     except DataError as err:
-        raise ValueError(f"clips: {err}; the {len(SCALE_RECORDINGS)} of clips='scale' and "
+        raise ValueError(f"clips: {err}; the {len(_SCALE_RECORDINGS)} of clips='scale' and "
                          f"the twenty of clips='panel' are there") from None
     return RateActivity(seed, items, panel.aspect)
 
 
 def _scale_items(panel) -> list[int]:
-    """The items of :data:`SCALE_RECORDINGS`, sorted by the experts' mean of the panel's
+    """The items of :data:`_SCALE_RECORDINGS`, sorted by the experts' mean of the panel's
     aspect, ties by item number."""
     where = {utterance: item for item, utterance in enumerate(panel.utterances)}
-    items = [where[utterance] for utterance in SCALE_RECORDINGS]
+    items = [where[utterance] for utterance in _SCALE_RECORDINGS]
     return sorted(items, key=lambda item: (float(panel.ratings.means[item]), item))
 
 

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from course_lib.class_panel.activities import _ANSWER_DEGREES, CompareActivity, RateActivity
-from course_lib.class_panel.sheets import _SHEET_FORMAT, NAMESAKE_DIGITS, _check_answer
+from course_lib.class_panel.sheets import _SHEET_FORMAT, _NAMESAKE_DIGITS, _check_answer
 
 _COUNTED, _SUPERSEDED, _LEFT_OUT = "counted", "superseded", "left out"
 _SKIPPED_FOLDERS = {".ipynb_checkpoints"}
@@ -449,7 +449,7 @@ def _shown_names(counted: list[_Sheet]) -> dict[str, str]:
         if len(shared) == 1:
             names[sheet.path] = sheet.pseudonym
             continue
-        digits = next(n for n in range(NAMESAKE_DIGITS, 65)
+        digits = next(n for n in range(_NAMESAKE_DIGITS, 65)
                       if len({k[:n] for k in shared}) == len(shared))
         names[sheet.path] = f"{sheet.pseudonym}~{sheet.key[:digits]}"
         sheet.notes.append(_Reason("a pseudonym two students drew",

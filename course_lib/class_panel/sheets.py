@@ -30,7 +30,7 @@ from course_lib.raters.rate_yourself import whole_score
 
 _SHEET_FORMAT = "course-class-sheet/1"
 #: A namesake's pseudonym is shown with "~" and at least this many hex digits of their key.
-NAMESAKE_DIGITS = 4
+_NAMESAKE_DIGITS = 4
 _IDENTITY_FILE = "identity.json"
 _ADJECTIVES = ("amber", "brisk", "calm", "dusky", "eager", "fern", "gentle", "hazel", "ivory",
                "jolly", "keen", "lilac", "mellow", "noble", "olive", "plucky", "quiet", "rosy",
@@ -67,10 +67,10 @@ class Identity:
         """For this student's own notebook: the name of their page after the class
         (:mod:`~course_lib.class_panel.feedback`), which a namesake's tells apart by the first
         digits of the key (:func:`~course_lib.class_panel.collect.collect` names them so)."""
-        shown = f"{self.pseudonym}~{self.key[:NAMESAKE_DIGITS]}"
+        shown = f"{self.pseudonym}~{self.key[:_NAMESAKE_DIGITS]}"
         return (f"Your page after the class will be {self.pseudonym}.md. If a classmate drew "
                 f"the same pseudonym, it will be {shown}.md instead (in the rare case that "
-                f"even those digits are the same, a few more of {self.key[:2 * NAMESAKE_DIGITS]}"
+                f"even those digits are the same, a few more of {self.key[:2 * _NAMESAKE_DIGITS]}"
                 f" follow). Only you see these digits here.")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from course_lib.class_panel.activities import (_GAIN_RANGE_DB, SCALE_RECORDINGS, RateActivity,
+from course_lib.class_panel.activities import (_GAIN_RANGE_DB, _SCALE_RECORDINGS, RateActivity,
                                                compare_activity, rate_activity)
 from course_lib.data.speechocean762 import load_speechocean762
 
@@ -18,7 +18,7 @@ def panel():
 def test_the_default_round_covers_the_scale_by_its_stated_rule(panel):
     means = panel.ratings.means
     scale = sorted((float(means[item]), item) for item, utterance in enumerate(panel.utterances)
-                   if utterance in SCALE_RECORDINGS)
+                   if utterance in _SCALE_RECORDINGS)
     assert len(scale) == 40
     default = rate_activity(5, panel=panel)
     # the rule by hand: 16 evenly spaced ranks of the 40 sorted by the experts' mean
