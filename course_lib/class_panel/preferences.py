@@ -18,22 +18,32 @@ hyper-priors (``simulators.personalisation.equaliser_model``) and its Laplace po
   hyper-parameters (a Laplace fit of a few settings each: cheap, and a student's dozen answers
   could not pin down hyper-parameters of their own).
 
+Every Laplace posterior after the pooled fit (the students', the shuffles' and the held-out
+models') depends on its answers only through how often each degree was given on each pair, so
+they are solved together as one batch of Newton iterations (``BatchedLaplace``, in
+``_batched_laplace``; checked against :func:`~course_lib.preference.laplace.laplace_mode` one by
+one in the tests).
+
+A sheet that gives the same side ("first", or "second", as shown) to every one of at least 3
+pairs is ``"no information"`` (``ClassPreferences.status``), like a rating sheet with one score
+for every clip: it is left out of every fit and of the shares.
+
 Where the class agrees and where tastes split (``_taste_spread``). For pair j, let d_sj be the
 posterior mean of student s's individual difference f_s(first) - f_s(second). If the class
 shared one taste, the students would be exchangeable: who gave which answer to pair j would not
 matter. So the spread of tastes is tested by permutation (Fisher 1935, "The design of
 experiments"; Good 2005, "Permutation, parametric and bootstrap tests of hypotheses"): the
 answers to each pair are shuffled among the students who answered it, which keeps every pair's
-shares and every student's set of pairs and destroys only a student's consistency across
-pairs; the individual fits are redone. The statistic is the spread s_j = sd over students of d_sj; its excess over
-the B shuffled spreads (mean m_j, sd q_j), t_j = (s_j - m_j) / (q_j sqrt(1 + 1/B)), says how
-far the students' differences exceed what noisy answers about one shared taste give: were the
-shuffled spreads normal, t_j would follow Student's t with B - 1 degrees of freedom under a
-shared taste (the statistic of a new draw against a sample's mean and sd). A pair is "split"
-when t_j exceeds that t's upper 0.05 / P quantile (one-sided, Bonferroni over the P pairs, so a
-class with one taste shows a split pair at most about one time in twenty), else "agrees" when
-the pooled posterior is sure of the direction (P(f(first) > f(second)) = Phi(mu_j / tau_j) >=
-0.9 or <= 0.1), else "no clear preference".
+shares and every student's set of pairs and destroys only a student's consistency across pairs;
+the individual fits are redone. The statistic is the spread s_j = sd over students of d_sj; its
+excess over the B shuffled spreads (mean m_j, sd q_j), t_j = (s_j - m_j) / (q_j sqrt(1 + 1/B)),
+says how far the students' differences exceed what noisy answers about one shared taste give:
+were the shuffled spreads normal, t_j would follow Student's t with B - 1 degrees of freedom
+under a shared taste (the statistic of a new draw against a sample's mean and sd). A pair is
+"split" when t_j exceeds that t's upper 0.05 / P quantile (one-sided, Bonferroni over the P
+pairs, so a class with one taste shows a split pair at most about one time in twenty), else
+"agrees" when the pooled posterior is sure of the direction (P(f(first) > f(second)) = Phi(mu_j
+/ tau_j) >= 0.9 or <= 0.1), else "no clear preference".
 
 What the pooled model predicts for a student who answered few pairs (``_held_out_scores``):
 leave pairs out (seeded). For a student, ``n_held_out`` of their answers are held out; the
@@ -52,9 +62,10 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import logsumexp, ndtr
+from scipy.special import ndtr
 from scipy.stats import t as student_t
 
+from course_lib.class_panel._batched_laplace import BatchedLaplace, log_predictive
 from course_lib.preference.comparisons import Comparisons, DisconnectedComparisonsWarning
 from course_lib.simulators.personalisation import equaliser_model
 from course_lib.validation import RngLike, _as_float_array, _as_positive_int, _as_rng
@@ -69,9 +80,6 @@ _FAMILY_LEVEL = 0.05      # the chance of a "split" pair in a class with one tas
 _SURE = 0.9
 _MODELS = ("the class without you", "you alone", "the class and you")
 _MIN_ANSWERS = 3          # fewer answers all on one side are not called "no information"
-_JITTER = 1e-9            # relative jitter of the prior covariance before its inverse
-_ARMIJO = 1e-4            # the line search of the batched Newton steps (laplace_mode's)
-_MAX_HALVINGS = 40
 
 
 @dataclass(frozen=True)
@@ -272,7 +280,7 @@ def _class_preferences_trusted(settings, pairs, answers: _Answers, pseudonyms, n
     Xa, Xb = settings[pairs[:, 0]], settings[pairs[:, 1]]
     mu, tau2 = pooled.predict_difference(Xa, Xb)
     utility, utility_var = pooled.predict(settings)
-    batch = _Batch(pooled, pairs, answers.y)
+    batch = BatchedLaplace(pooled, pairs, answers.y)
     fits = _individual_fits(batch, fitted, len(pseudonyms))
     spread, null_mean, null_sd, t = _taste_spread(batch, fitted, len(pseudonyms),
                                                   fits["individual_difference"],
@@ -319,91 +327,7 @@ def _shares(answers: _Answers, n_pairs: int) -> np.ndarray:
     return counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
 
 
-class _Batch:
-    """Many Laplace posteriors of the utility at the settings, at the pooled model's
-    hyper-parameters, each from its own set of answers, solved together (R&W 2006, Alg. 3.1
-    adapted to pairs, as :func:`~course_lib.preference.laplace.laplace_mode`, with Newton's
-    steps for all sets at once). A set of answers is given by its counts (B, P, V) of each
-    degree ``values[v]`` on each pair: the likelihood depends on the answers only through
-    them, so the class's several thousand answers are 15 x 3 numbers."""
-
-    def __init__(self, pooled, pairs: np.ndarray, y: np.ndarray):
-        self.likelihood = pooled.likelihood
-        K = pooled.kernel(pooled.X_train)
-        n = K.shape[0]
-        self.K_inverse = np.linalg.inv(K + _JITTER * np.mean(np.diag(K)) * np.eye(n))
-        self.D = np.zeros((pairs.shape[0], n))
-        self.D[np.arange(pairs.shape[0]), pairs[:, 0]] = 1.0
-        self.D[np.arange(pairs.shape[0]), pairs[:, 1]] = -1.0
-        self.values = np.unique(y)
-
-    def value_index(self, y: np.ndarray) -> np.ndarray:
-        return np.searchsorted(self.values, y)
-
-    def counts(self, groups: np.ndarray, pair: np.ndarray, y: np.ndarray,
-               n_groups: int) -> np.ndarray:
-        """(n_groups, P, V) counts of the answers (``pair``, ``y``) of each group."""
-        out = np.zeros((n_groups, self.D.shape[0], self.values.size))
-        np.add.at(out, (groups, pair, self.value_index(y)), 1.0)
-        return out
-
-    def _evaluate(self, f: np.ndarray, nonzero, weights):
-        """psi, the gradient and the curvature in z (B, P) at latents f (B, n)."""
-        b, p, v = nonzero
-        z = (f @ self.D.T)[b, p]
-        terms = self.likelihood.terms(z, self.values[v])
-        B, P = f.shape[0], self.D.shape[0]
-        flat = b * P + p
-        psi = np.bincount(b, weights * terms.log_likelihood, minlength=B) - \
-            0.5 * np.einsum("bi,ij,bj->b", f, self.K_inverse, f)
-        gradient = np.bincount(flat, weights * terms.gradient, minlength=B * P).reshape(B, P)
-        curvature = np.bincount(flat, weights * terms.curvature, minlength=B * P).reshape(B, P)
-        return np.where(np.isfinite(psi), psi, -np.inf), gradient, curvature
-
-    def posteriors(self, counts: np.ndarray, *, tol: float = 1e-8, max_iter: int = 100):
-        """(mean (B, n), covariance (B, n, n), fitted (B,)) of the utility from each set of
-        ``counts``; fitted False (rows NaN) where K^-1 + W is not positive definite at the
-        mode. Newton's direction uses max(w, 0) (the Beta likelihood is not log-concave),
-        the step backtracks until Armijo's condition holds (Nocedal & Wright 2006, eq. 3.4)."""
-        nonzero = np.nonzero(counts)
-        weights = counts[nonzero]
-        B, n = counts.shape[0], self.D.shape[1]
-        f = np.zeros((B, n))
-        psi, gradient, curvature = self._evaluate(f, nonzero, weights)
-        for _ in range(max_iter):
-            H = self.K_inverse + np.einsum("pi,bp,pj->bij", self.D, np.maximum(curvature, 0.0),
-                                           self.D)
-            g = gradient @ self.D - f @ self.K_inverse
-            step = np.linalg.solve(H, g[:, :, None])[:, :, 0]
-            slope = np.sum(g * step, axis=1)
-            if np.all(0.5 * slope < tol):
-                break
-            size = np.where(0.5 * slope < tol, 0.0, 1.0)
-            for _ in range(_MAX_HALVINGS):
-                trial = f + size[:, None] * step
-                new_psi, new_gradient, new_curvature = self._evaluate(trial, nonzero, weights)
-                accept = new_psi >= psi + _ARMIJO * size * slope
-                if np.all(accept | (size == 0.0)):
-                    break
-                size = np.where(accept, size, 0.5 * size)
-            moved = accept & (size > 0.0)
-            f[moved], psi[moved] = trial[moved], new_psi[moved]
-            gradient[moved], curvature[moved] = new_gradient[moved], new_curvature[moved]
-            if not np.any(moved):
-                break
-        precision = self.K_inverse + np.einsum("pi,bp,pj->bij", self.D, curvature, self.D)
-        fitted = np.all(np.linalg.eigvalsh(precision) > 0.0, axis=1)
-        covariance = np.full((B, n, n), np.nan)
-        covariance[fitted] = np.linalg.inv(precision[fitted])
-        f[~fitted] = np.nan
-        return f, covariance, fitted
-
-    def differences(self, mean: np.ndarray, covariance: np.ndarray):
-        """Mean and variance (B, P) of f(first) - f(second) on every pair."""
-        return mean @ self.D.T, np.einsum("pi,bij,pj->bp", self.D, covariance, self.D)
-
-
-def _individual_fits(batch: _Batch, answers: _Answers, n_students: int) -> dict:
+def _individual_fits(batch: BatchedLaplace, answers: _Answers, n_students: int) -> dict:
     """Each student's utility at the pooled hyper-parameters: their differences on every pair
     (mean, sd, Phi(mean / sd)) and utility means; NaN rows where no posterior exists (and for
     a student without answers here)."""
@@ -423,7 +347,7 @@ def _individual_fits(batch: _Batch, answers: _Answers, n_students: int) -> dict:
 
 
 # ----- agreement ----------------------------------------------------------------------------
-def _taste_spread(batch: _Batch, answers: _Answers, n_students: int, difference: np.ndarray,
+def _taste_spread(batch: BatchedLaplace, answers: _Answers, n_students: int, difference: np.ndarray,
                   n_permutations: int, rng: np.random.Generator):
     """(spread, shuffled mean, shuffled sd, t) per pair: the permutation test of the module
     docstring (Fisher 1935; Good 2005), answers shuffled among the students within each
@@ -467,7 +391,7 @@ def _verdicts(t: np.ndarray, probability: np.ndarray, threshold: float) -> tuple
 
 
 # ----- held-out answers ---------------------------------------------------------------------
-def _held_out_scores(batch: _Batch, answers: _Answers, n_students: int, n_scored: int,
+def _held_out_scores(batch: BatchedLaplace, answers: _Answers, n_students: int, n_scored: int,
                      n_held_out: int, rng: np.random.Generator) -> dict:
     """Mean log predictive density of held-out answers by number of training answers, for the
     three models of the module docstring, over at most ``n_scored`` students with more than
@@ -492,7 +416,7 @@ def _held_out_scores(batch: _Batch, answers: _Answers, n_students: int, n_scored
             "held_out_students": n}
 
 
-def _held_out_batch(batch: _Batch, answers: _Answers, chosen: np.ndarray, grid: np.ndarray,
+def _held_out_batch(batch: BatchedLaplace, answers: _Answers, chosen: np.ndarray, grid: np.ndarray,
                     n_held_out: int, rng: np.random.Generator) -> np.ndarray:
     """(students, 3, G) scores of each chosen student's held-out answers: the class without
     them, them alone on their first n answers, and both (NaN where the student has fewer than
@@ -522,7 +446,7 @@ def _held_out_batch(batch: _Batch, answers: _Answers, chosen: np.ndarray, grid: 
         ok = fitted[block]
         m = np.where(ok[:, None], difference[block][:, pair], 0.0)
         v = np.where(ok[:, None], variance[block][:, pair], 1.0)
-        log_density = _log_predictive(batch.likelihood, np.tile(y, m.shape[0]), m.ravel(),
+        log_density = log_predictive(batch.likelihood, np.tile(y, m.shape[0]), m.ravel(),
                                       np.maximum(v, 0.0).ravel()).reshape(m.shape).mean(axis=1)
         log_density[~ok] = np.nan
         n_train = np.sum(answers.student == answers.student[rows[0]]) - rows.size
@@ -532,18 +456,3 @@ def _held_out_batch(batch: _Batch, answers: _Answers, chosen: np.ndarray, grid: 
         out[i, 2] = np.where(usable, log_density[1 + G:], np.nan)
     return out
 
-
-_NODES, _NODE_WEIGHTS = np.polynomial.hermite_e.hermegauss(40)
-_LOG_NODE_WEIGHTS = np.log(_NODE_WEIGHTS / np.sqrt(2.0 * np.pi))
-
-
-def _log_predictive(likelihood, y: np.ndarray, mean: np.ndarray,
-                    variance: np.ndarray) -> np.ndarray:
-    """log E[p(y | z)] for z ~ N(mean, variance), row by row, by Gauss-Hermite quadrature on
-    40 nodes (Abramowitz & Stegun 1964, 25.4.46) in log space: the degrees' likelihood is
-    smooth in z on the scale of the class's posteriors, where the library's adaptive
-    quadrature (``likelihood.predictive_log_density``, against which the test checks this)
-    costs a hundred times more."""
-    z = mean[:, None] + np.sqrt(variance)[:, None] * _NODES[None, :]
-    log_p = likelihood.log_likelihood(z.ravel(), np.repeat(y, _NODES.size)).reshape(z.shape)
-    return logsumexp(log_p + _LOG_NODE_WEIGHTS, axis=1)

@@ -10,7 +10,7 @@ mass of its interval (``metrics.log_normal_interval``, in log space; for the two
 one-sided, censored interval as in Tobin 1958's model of a bounded outcome). A lenient student
 whose scores stop at 10 is then not read as steady: a 10 says only "at least 9.5".
 
-1. **The experts** (``_experts_model``), on their scores of the rated clips and of
+1. **The experts** (``_censored_scores.experts_model``), on their scores of the rated clips and of
    ``n_context`` other training sentences: each sentence has a level f_i ~ N(mu, tau^2) (the
    sentences' spread), each expert an offset c_e (their mean 0, ``expert_bias``) and a latent
    noise s_e, their whole scores censored at the ends as the students' are (a two-way model
@@ -20,26 +20,26 @@ whose scores stop at 10 is then not read as steady: a 10 says only "at least 9.5
    curvature. speechocean762's experts give 10 to about one sentence in six, so a model that
    took their scores as exact would call them steadier than they are. ``latent_mean`` and
    ``latent_sd`` are the rated clips' posterior levels, ``expert_noise_variance`` s_e^2.
-2. **Each student** (``_student_posteriors``): a posterior on a grid of (b, s) given the clip
-   levels m_i = the experts' mean of each clip, with a flat prior on b and on log s (Jeffreys'
-   prior for a scale; uncensored, it gives the usual t and chi-square intervals exactly). The
-   bias is thus read against the experts' mean: b > 0, lenient. With at least
-   ``_MIN_CLASS_FOR_PRIOR`` informative students, the prior of log s is instead the class's
-   own: a normal fitted by maximum marginal likelihood over the class (empirical Bayes; Robbins
-   1956; Efron & Morris 1973), which keeps a student with few exact scores (many at 10) from a
-   long tail of large noises that a flat prior would give them, and so keeps the class's mean
-   noise unbiased. Reported: the posterior medians
-   of b and of s^2 with equal-tailed 90 % Bayesian credible intervals; ``bias_se`` the
-   posterior sd of b. Every student scored the same clips, so the log likelihood of every
-   (clip, score) pair over the grid is one table shared by the class; a student's log posterior
-   is the sum of its rows. In a real class the experts' mean has an error of its own (about a
-   fifth of an expert's noise) that this noise includes; in the simulated classes of the
-   calibration, scores are made from the experts' mean, as the issue's classes were.
-3. **The class consensus** per clip (``_class_consensus``): the posterior (flat prior, on a
-   grid) of the clip's level for the class, from the informative students' censored scores,
-   each student's bias (less the class's mean bias, so the class's own level shows) and noise at
-   their posterior medians: mean, sd and 90 % credible interval. Beside it the experts' mean and
-   the experts' model's posterior level of the clip (mean and sd).
+2. **Each student** (``_censored_scores.student_posteriors``): a posterior on a grid of (b, s)
+   given the clip levels m_i = the experts' mean of each clip, with a flat prior on b and on log
+   s (Jeffreys' prior for a scale; uncensored, it gives the usual t and chi-square intervals
+   exactly). The bias is thus read against the experts' mean: b > 0, lenient. With at least
+   ``_censored_scores._MIN_CLASS_FOR_PRIOR`` (10) informative students, the prior of log s is
+   instead the class's own: a normal fitted by maximum marginal likelihood over the class
+   (empirical Bayes; Robbins 1956; Efron & Morris 1973), which keeps a student with few exact
+   scores (many at 10) from a long tail of large noises that a flat prior would give them, and
+   so keeps the class's mean noise unbiased. Reported: the posterior medians of b and of s^2
+   with equal-tailed 90 % Bayesian credible intervals; ``bias_se`` the posterior sd of b. Every
+   student scored the same clips, so the log likelihood of every (clip, score) pair over the
+   grid is one table shared by the class; a student's log posterior is the sum of its rows. In a
+   real class the experts' mean has an error of its own (about a fifth of an expert's noise)
+   that this noise includes; in the simulated classes of the calibration, scores are made from
+   the experts' mean, as the issue's classes were.
+3. **The class consensus** per clip (``_censored_scores.class_consensus``): the posterior (flat
+   prior, on a grid) of the clip's level for the class, from the informative students' censored
+   scores, each student's bias (less the class's mean bias, so the class's own level shows) and
+   noise at their posterior medians: mean, sd and 90 % credible interval. Beside it the experts'
+   mean and the experts' model's posterior level of the clip (mean and sd).
 
 A student whose scores are all the same is ``"no information"`` (they say nothing about which
 clip is more fluent: an offset, no noise, no correlation); one with fewer than ``_MIN_SCORES``
@@ -63,15 +63,16 @@ which is the Spearman-Brown prophecy formula R_k = k R_1 / (1 + (k - 1) R_1) (Sp
 Brown 1910) applied to one rater's reliability R_1 = v_f / (v_f + s^2), and the consistency
 intraclass correlation of a k-rater mean, ICC(C,k), of McGraw & Wong (1996). The error of a
 whole score is s_r^2 + 1/12 (Sheppard); v_f is the posterior expectation of the latent's sample
-variance over the rated clips, (m^T H m + tr(H V)) / n with H the centring matrix. The
+variance over the rated clips, (m^T H m + tr(H V)) / n with H the centring matrix and V the
+(diagonal) covariance of the clips' levels under the experts' model. The
 experts' line is R at k = 5 with their own mean variance. A panel of k students reaches it when
 s_class^2 / k <= s_experts^2 / 5, so the k needed, ceil(5 s_class^2 / s_experts^2), does not
 depend on v_f. Its uncertainty: ``n_draws`` draws of every informative student's noise from
-their posterior give draws of the class's mean noise (the students' posteriors are independent
-given the clip levels), and each expert's variance is drawn as its estimate times
-(n_e - 1) / chi^2(n_e - 1) (the posterior of a normal variance under a flat prior on its log),
-so the band of the curve and the interval of k are Bayesian credible intervals for this class;
-v_f, estimated from hundreds of sentences, is held fixed.
+their posterior (each draw under a prior of the class drawn by its posterior weight, so the
+prior's own uncertainty counts) give draws of the class's mean noise (the students' posteriors
+are independent given the clip levels), and each expert's log noise sd is drawn from a normal
+around its estimate with the standard error of step 1 (Laplace's approximation), so the band of the curve and the interval of k are Bayesian credible intervals for this
+class; v_f, estimated from hundreds of sentences, is held fixed.
 
 What each interval is (:data:`INTERVAL_NAMES`, :meth:`ClassRatings.interval_name`): the bias,
 noise, consensus, reliability band and k intervals are Bayesian credible intervals; the
@@ -85,10 +86,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.stats import norm
 
-from course_lib.metrics import log_normal_interval
+from course_lib.class_panel._censored_scores import (
+    BIAS_EDGES, BIAS_GRID, LOG_NOISE_EDGES, SCALE, class_consensus, experts_model, grid_quantiles,
+    item_levels, noise_draws, student_posteriors)
 from course_lib.raters.rate_yourself import N_CONTEXT, with_context
 from course_lib.raters.rater_data import RaterData
 from course_lib.validation import RngLike, _as_float_array, _as_positive_int, _as_rng
@@ -100,22 +102,10 @@ _MIN_SCORES = 3           # fewer scores: "too few scores" (a bias and a noise n
 _LEVEL = 0.9              # every interval of this module
 _N_DRAWS = 2000
 _STATUS = ("ok", "no information", "too few scores")
-_SCALE = (0, 10)
 _ROUNDING = 1.0 / 12.0    # variance a whole score adds (Sheppard 1898)
 _Z_LEVEL = float(norm.ppf(0.5 + _LEVEL / 2.0))
 _AT_END_SHARE = 0.25      # at_scale_end: at least this share of a student's scores at 0 or 10
-# the students' grid: bias in points (step well below the smallest posterior sd, about 0.1 for
-# 20 scores of noise sd 0.5), noise sd from nearly none to beyond the scale's spread
-_BIAS_GRID = np.linspace(-6.0, 6.0, 241)
-_NOISE_SD_GRID = np.geomspace(0.1, 8.0, 60)
-_LEVEL_GRID_STEP = 0.01   # the consensus grid, points
-# a sentence's level for the experts' model: a step of 0.2 is under 2/3 of the posterior sd of
-# a level that five experts scored, where a sum over a grid of a smooth bump is already exact
-# to far below the likelihood's own error
-_EXPERT_LEVEL_GRID = np.linspace(-4.0, 14.0, 91)
 _NO_KERNEL = "none: the experts' censored two-way model has no kernel"
-_MIN_CLASS_FOR_PRIOR = 10  # informative students needed to fit the class's prior of the noise
-_MIN_PRIOR_SD = 0.15      # least sd of that prior, in log s
 
 #: What each interval of :class:`ClassRatings` is, by kind (module docstring).
 INTERVAL_NAMES = {
@@ -335,14 +325,14 @@ def _class_ratings_trusted(ratings: RaterData, pseudonyms, items, panel, n_conte
     chosen = with_context(panel, items, n_context, rng)
     experts = panel.ratings.subset(chosen)
     n_clips, n_experts = items.size, experts.n_raters
-    fitted = _experts_model(experts)
-    mean, sd = _item_levels(fitted, experts, n_clips)
+    fitted = experts_model(experts)
+    mean, sd = item_levels(fitted, experts, n_clips)
     expert_mean = panel.ratings.means[items]
-    posteriors = _student_posteriors(ratings, expert_mean, ok)
+    posteriors = student_posteriors(ratings, expert_mean, ok)
     students = _student_summaries(ratings, expert_mean, status, posteriors)
-    consensus, consensus_sd, consensus_interval, n_class = _class_consensus(
-        ratings, ok, students["bias"][ok], students["noise_variance"][ok])
-    draws = _noise_draws(posteriors, n_draws, rng) + _ROUNDING
+    consensus, consensus_sd, consensus_interval, n_class = class_consensus(
+        ratings, ok, students["bias"][ok], students["noise_variance"][ok], _LEVEL)
+    draws = noise_draws(posteriors, n_draws, rng) + _ROUNDING
     expert_draws = np.exp(2.0 * (fitted.log_sd + fitted.log_sd_se *
                                  rng.standard_normal((n_draws, n_experts)))) + _ROUNDING
     reliability = _reliability_curve(_latent_variance(mean, sd), draws, expert_draws, _LEVEL)
@@ -373,99 +363,8 @@ def _student_status(ratings: RaterData) -> tuple[tuple[str, ...], np.ndarray]:
 
 def _scores_at_ends(ratings: RaterData) -> np.ndarray:
     """How many of each rater's scores sit at either end of the scale."""
-    at_end = (ratings.scores <= _SCALE[0]) | (ratings.scores >= _SCALE[1])
+    at_end = (ratings.scores <= SCALE[0]) | (ratings.scores >= SCALE[1])
     return np.bincount(ratings.raters, weights=at_end, minlength=ratings.n_raters).astype(int)
-
-
-@dataclass(frozen=True)
-class _ExpertsModel:
-    """The experts' censored model (module docstring, step 1): the sentences' levels
-    f ~ N(``level_mean``, ``level_sd``^2), each expert's ``offset`` (mean 0) and ``log_sd`` of
-    their latent noise with its standard error ``log_sd_se`` (from the curvature of the log
-    likelihood)."""
-
-    level_mean: float
-    level_sd: float
-    offset: np.ndarray
-    log_sd: np.ndarray
-    log_sd_se: np.ndarray
-
-
-def _experts_log_likelihood(theta: np.ndarray, counts: np.ndarray,
-                            E: int) -> tuple[float, np.ndarray]:
-    """The experts' log marginal likelihood at theta = (mean, log sd of the levels, offsets of
-    experts 1..E-1, log noise sd of every expert), each sentence's level integrated on
-    _EXPERT_LEVEL_GRID, and every sentence's log posterior over that grid (n_items, G). The
-    log probability of each whole score at each level is one (E, 11, G) table; ``counts`` the
-    E experts' scores (:func:`_score_counts`)."""
-    offset = np.concatenate([theta[2:E + 1], [-np.sum(theta[2:E + 1])]])
-    noise_sd = np.exp(theta[E + 1:])
-    grid = _EXPERT_LEVEL_GRID
-    scores = np.arange(_SCALE[0], _SCALE[1] + 1)
-    table = _log_score_probability(scores[None, :, None],
-                                   grid[None, None, :] + offset[:, None, None],
-                                   noise_sd[:, None, None])
-    log_post = counts @ table.reshape(-1, grid.size)
-    log_post += norm.logpdf(grid, theta[0], np.exp(theta[1]))
-    peak = log_post.max(axis=1, keepdims=True)
-    log_marginal = peak[:, 0] + np.log(np.exp(log_post - peak).sum(axis=1))
-    return float(log_marginal.sum()), log_post - log_marginal[:, None]
-
-
-def _score_counts(experts: RaterData) -> np.ndarray:
-    """(n_items, E x 11): how often each expert gave each whole score to each sentence (a
-    sentence's log likelihood over the level grid is then one product with the table)."""
-    n_scores = _SCALE[1] - _SCALE[0] + 1
-    counts = np.zeros((experts.n_items, experts.n_raters * n_scores))
-    np.add.at(counts, (experts.items, experts.raters * n_scores +
-                       experts.scores.astype(np.int64) - _SCALE[0]), 1.0)
-    return counts
-
-
-def _experts_model(experts: RaterData) -> _ExpertsModel:
-    """Maximum likelihood of the experts' censored model (module docstring, step 1), from the
-    moments of the scores, by L-BFGS-B (finite-difference gradient: 2 + 2E parameters); the
-    standard errors of the log noise sds from the diagonal of the negative log likelihood's
-    curvature (finite differences)."""
-    E = experts.n_raters
-    offsets = np.bincount(experts.raters, experts.scores - experts.means[experts.items],
-                          minlength=E) / experts.rater_counts
-    residual = experts.scores - experts.means[experts.items] - offsets[experts.raters]
-    spread = np.sqrt(np.bincount(experts.raters, residual ** 2, minlength=E) /
-                     experts.rater_counts * E / (E - 1.0)) + 0.1
-    start = np.concatenate([[experts.means.mean(), np.log(experts.means.std() + 0.1)],
-                            (offsets - offsets.mean())[:-1], np.log(spread)])
-
-    counts = _score_counts(experts)
-
-    def objective(theta):
-        return -_experts_log_likelihood(theta, counts, E)[0]
-
-    # ftol: the log likelihood of ~1,500 scores to about 1e-4 of a nat, far below what moves
-    # a noise estimate by a fraction of its standard error
-    found = minimize(objective, start, method="L-BFGS-B", options={"ftol": 1e-8})
-    theta = found.x
-    step, centre = 1e-3, found.fun
-    curvature = np.array([(objective(theta + step * unit) + objective(theta - step * unit)
-                           - 2.0 * centre) / step ** 2 for unit in np.eye(theta.size)[E + 1:]])
-    offset = np.concatenate([theta[2:E + 1], [-np.sum(theta[2:E + 1])]])
-    return _ExpertsModel(float(theta[0]), float(np.exp(theta[1])), offset, theta[E + 1:],
-                         1.0 / np.sqrt(np.maximum(curvature, 1e-12)))
-
-
-def _item_levels(fitted: _ExpertsModel, experts: RaterData,
-                 n_items: int) -> tuple[np.ndarray, np.ndarray]:
-    """Posterior mean and sd of the level of the first ``n_items`` sentences (the rated
-    clips) under the experts' model."""
-    theta = np.concatenate([[fitted.level_mean, np.log(fitted.level_sd)], fitted.offset[:-1],
-                            fitted.log_sd])
-    log_post = _experts_log_likelihood(theta, _score_counts(experts), experts.n_raters)[1][
-        :n_items]
-    weights = np.exp(log_post)
-    weights /= weights.sum(axis=1, keepdims=True)
-    mean = weights @ _EXPERT_LEVEL_GRID
-    variance = weights @ _EXPERT_LEVEL_GRID ** 2 - mean ** 2
-    return mean, np.sqrt(np.maximum(variance, 0.0))
 
 
 def _latent_variance(mean: np.ndarray, sd: np.ndarray) -> float:
@@ -476,102 +375,8 @@ def _latent_variance(mean: np.ndarray, sd: np.ndarray) -> float:
     return float((centred @ centred + (1.0 - 1.0 / n) * np.sum(sd ** 2)) / n)
 
 
-def _score_bounds(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The interval of the latent score that a whole score stands for (module docstring): c +-
-    1/2 inside the scale, open beyond its ends (censored)."""
-    scores = np.asarray(scores, dtype=float)
-    lower = np.where(scores <= _SCALE[0], -np.inf, scores - 0.5)
-    upper = np.where(scores >= _SCALE[1], np.inf, scores + 0.5)
-    return lower, upper
-
-
-def _log_score_probability(scores, level, sd) -> np.ndarray:
-    """log P(score | latent ~ N(level, sd^2)) (broadcasts)."""
-    lower, upper = _score_bounds(scores)
-    return log_normal_interval((lower - level) / sd, (upper - level) / sd)
-
-
-@dataclass(frozen=True)
-class _Posteriors:
-    """Every informative student's grid posterior (module docstring, step 2): ``bias`` and
-    ``noise`` (n_ok, grid) the marginal masses on _BIAS_GRID and _NOISE_SD_GRID; ``ok`` the
-    students they belong to."""
-
-    ok: np.ndarray
-    bias: np.ndarray
-    noise: np.ndarray
-    noise_likelihood: np.ndarray
-    priors: np.ndarray
-    prior_weights: np.ndarray
-
-
-def _student_posteriors(ratings: RaterData, expert_mean: np.ndarray,
-                        ok: np.ndarray) -> _Posteriors:
-    """The (b, s) posteriors of the informative students (module docstring, step 2): the log
-    likelihood of every (clip, score) pair that occurs on the grid, summed per student by one
-    product with the students' counts of those pairs."""
-    keep = np.isin(ratings.raters, ok)
-    clips, scores = ratings.items[keep], ratings.scores[keep]
-    position = np.full(ratings.n_raters, -1)
-    position[ok] = np.arange(ok.size)
-    student = position[ratings.raters[keep]]
-    pairs, pair_of = np.unique(np.column_stack([clips, scores]), axis=0, return_inverse=True)
-    counts = np.zeros((ok.size, pairs.shape[0]))
-    np.add.at(counts, (student, pair_of.ravel()), 1.0)
-    b, s = _BIAS_GRID[:, None], _NOISE_SD_GRID[None, :]
-    table = np.empty((pairs.shape[0], b.size * s.size))
-    for p, (clip, score) in enumerate(pairs):
-        table[p] = _log_score_probability(score, expert_mean[int(clip)] + b, s).ravel()
-    log_post = counts @ table                       # flat prior on b and on log s
-    log_post -= log_post.max(axis=1, keepdims=True)
-    mass = np.exp(log_post).reshape(ok.size, b.size, s.size)
-    mass /= mass.sum(axis=(1, 2), keepdims=True)
-    likelihood = mass.sum(axis=1)
-    priors, weights = _class_noise_priors(likelihood)
-    if ok.size >= _MIN_CLASS_FOR_PRIOR:
-        mass *= priors[np.argmax(weights)][None, None, :]
-        mass /= mass.sum(axis=(1, 2), keepdims=True)
-    else:
-        priors, weights = np.ones((1, s.size)), np.ones(1)
-    return _Posteriors(ok, mass.sum(axis=2), mass.sum(axis=1), likelihood, priors, weights)
-
-
-def _class_noise_priors(likelihood: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The class's priors of log s on _NOISE_SD_GRID: normals of every mean and sd of a grid
-    (H, grid), with their posterior weights (H,) under a flat prior on that grid, from each
-    student's ``likelihood`` (n_ok, grid) of s (normalised under the flat prior on log s): the
-    most probable is the empirical-Bayes prior (Robbins 1956; Efron & Morris 1973). Their sd
-    is at least _MIN_PRIOR_SD so that a class of similar students does not squeeze everyone's
-    interval into the prior."""
-    log_s = np.log(_NOISE_SD_GRID)
-    centres = log_s[::2]
-    sds = np.geomspace(_MIN_PRIOR_SD, 3.0, 16)
-    prior = np.exp(-0.5 * ((log_s[None, None, :] - centres[:, None, None]) /
-                           sds[None, :, None]) ** 2).reshape(-1, log_s.size)
-    prior /= prior.sum(axis=1, keepdims=True)
-    evidence = np.log(likelihood @ prior.T + 1e-300).sum(axis=0)
-    weights = np.exp(evidence - evidence.max())
-    return prior, weights / weights.sum()
-
-
-def _edges(grid: np.ndarray) -> np.ndarray:
-    """Cell edges around the points of a grid (midpoints; the ends half a step beyond)."""
-    middle = 0.5 * (grid[1:] + grid[:-1])
-    return np.concatenate([[2 * grid[0] - middle[0]], middle, [2 * grid[-1] - middle[-1]]])
-
-
-_BIAS_EDGES = _edges(_BIAS_GRID)
-_LOG_NOISE_EDGES = _edges(np.log(_NOISE_SD_GRID))
-
-
-def _grid_quantiles(edges: np.ndarray, mass: np.ndarray, q) -> np.ndarray:
-    """Quantiles ``q`` of each row's distribution, ``mass`` spread evenly within each cell."""
-    cdf = np.concatenate([np.zeros((mass.shape[0], 1)), np.cumsum(mass, axis=1)], axis=1)
-    return np.array([np.interp(q, row, edges) for row in cdf])
-
-
 def _student_summaries(ratings: RaterData, expert_mean: np.ndarray, status,
-                       posteriors: _Posteriors) -> dict:
+                       posteriors: Posteriors) -> dict:
     """The per-student fields of :class:`ClassRatings` (module docstring)."""
     S = ratings.n_raters
     out = {name: np.full(S, np.nan) for name in (
@@ -595,15 +400,15 @@ def _student_summaries(ratings: RaterData, expert_mean: np.ndarray, status,
             _correlation(out, r, y, expert_mean[clips])
     ok, tail = posteriors.ok, (1.0 - _LEVEL) / 2.0
     if ok.size:
-        bias = _grid_quantiles(_BIAS_EDGES, posteriors.bias, [tail, 0.5, 1.0 - tail])
+        bias = grid_quantiles(BIAS_EDGES, posteriors.bias, [tail, 0.5, 1.0 - tail])
         out["bias"][ok], out["bias_interval"][ok] = bias[:, 1], bias[:, [0, 2]]
-        mean = posteriors.bias @ _BIAS_GRID
-        out["bias_se"][ok] = np.sqrt(np.maximum(posteriors.bias @ _BIAS_GRID ** 2 - mean ** 2,
+        mean = posteriors.bias @ BIAS_GRID
+        out["bias_se"][ok] = np.sqrt(np.maximum(posteriors.bias @ BIAS_GRID ** 2 - mean ** 2,
                                                 0.0))
-        log_sd = _grid_quantiles(_LOG_NOISE_EDGES, posteriors.noise, [tail, 0.5, 1.0 - tail])
+        log_sd = grid_quantiles(LOG_NOISE_EDGES, posteriors.noise, [tail, 0.5, 1.0 - tail])
         variance = np.exp(2.0 * log_sd)
         out["noise_variance"][ok], out["noise_interval"][ok] = variance[:, 1], variance[:, [0, 2]]
-        out["noise_at_floor"][ok] = log_sd[:, 0] <= _LOG_NOISE_EDGES[1]
+        out["noise_at_floor"][ok] = log_sd[:, 0] <= LOG_NOISE_EDGES[1]
     return out
 
 
@@ -619,65 +424,6 @@ def _correlation(out: dict, r: int, y: np.ndarray, expert_mean: np.ndarray) -> N
         z = np.arctanh(np.clip(r_value, -1 + 1e-12, 1 - 1e-12))
         half = _Z_LEVEL / np.sqrt(n - 3)
         out["correlation_interval"][r] = np.tanh([z - half, z + half])
-
-
-def _class_consensus(ratings: RaterData, ok: np.ndarray, bias: np.ndarray,
-                     noise: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Per clip: the posterior mean, sd and credible interval of the class's level (module
-    docstring, step 3) and how many scores it rests on. A coarse grid finds where the
-    posterior lies, a fine one (_LEVEL_GRID_STEP) measures it. NaN where no informative
-    student scored the clip."""
-    n_clips = ratings.n_items
-    consensus, sd = np.full(n_clips, np.nan), np.full(n_clips, np.nan)
-    interval = np.full((n_clips, 2), np.nan)
-    keep = np.isin(ratings.raters, ok)
-    position = np.full(ratings.n_raters, -1)
-    position[ok] = np.arange(ok.size)
-    students = position[ratings.raters[keep]]
-    clips, scores = ratings.items[keep], ratings.scores[keep]
-    n_class = np.bincount(clips, minlength=n_clips)
-    offset = bias - bias.mean() if ok.size else bias      # the level keeps the class's mean
-    noise_sd = np.sqrt(noise)
-    tail = (1.0 - _LEVEL) / 2.0
-    coarse = np.linspace(-10.0, 20.0, 121)
-    for clip in np.flatnonzero(n_class > 0):
-        rows = clips == clip
-        y, o, s = scores[rows], offset[students[rows]], noise_sd[students[rows]]
-
-        def log_post(levels):
-            return _log_score_probability(y[None, :], levels[:, None] + o, s).sum(axis=1)
-
-        rough = log_post(coarse)
-        near = coarse[rough >= rough.max() - 40.0]
-        fine = np.arange(near.min() - 0.25, near.max() + 0.25 + _LEVEL_GRID_STEP,
-                         _LEVEL_GRID_STEP)
-        weights = log_post(fine)
-        weights = np.exp(weights - weights.max())
-        weights /= weights.sum()
-        consensus[clip] = weights @ fine
-        sd[clip] = np.sqrt(max(weights @ fine ** 2 - consensus[clip] ** 2, 0.0))
-        interval[clip] = _grid_quantiles(_edges(fine), weights[None, :], [tail, 1 - tail])[0]
-    return consensus, sd, interval, n_class
-
-
-def _noise_draws(posteriors: _Posteriors, n_draws: int,
-                 rng: np.random.Generator) -> np.ndarray:
-    """(n_draws, n_ok) draws of each informative student's noise variance s^2: each draw takes
-    a prior of the class (by its posterior weight; the class's prior is itself uncertain) and
-    then every student's s from their posterior under it (inverse cdf, uniform within a cell
-    of log s)."""
-    K = posteriors.ok.size
-    chosen = rng.choice(posteriors.prior_weights.size, n_draws, p=posteriors.prior_weights)
-    log_sd = np.empty((n_draws, K))
-    for h in np.unique(chosen):
-        rows = np.flatnonzero(chosen == h)
-        mass = posteriors.noise_likelihood * posteriors.priors[h]
-        cdf = np.cumsum(mass, axis=1)
-        cdf = np.concatenate([np.zeros((K, 1)), cdf / cdf[:, -1:]], axis=1)
-        u = rng.random((K, rows.size))
-        for r in range(K):
-            log_sd[rows, r] = np.interp(u[r], cdf[r], _LOG_NOISE_EDGES)
-    return np.exp(2.0 * log_sd)
 
 
 # ----- reliability --------------------------------------------------------------------------
