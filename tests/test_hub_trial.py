@@ -302,9 +302,10 @@ def test_rating_code_scores_every_clip_and_collect_counts_the_sheet(tmp_path, mo
     monkeypatch.setenv("COURSE_CLASS_HOME", str(tmp_path / "home"))
     exec(compile(hub_trial.rating_code(2026, 7), "kernel", "exec"), {})
     saved = json.loads((tmp_path / hub_trial.CLASS_SHEET).read_text(encoding="utf-8"))
-    assert len(saved["answers"]) == 20 and all(0 <= a <= 10 for a in saved["answers"])
+    n_clips = len(rate_activity(2026).items)
+    assert len(saved["answers"]) == n_clips and all(0 <= a <= 10 for a in saved["answers"])
     collection = collect(tmp_path, rate_activity(2026))
-    assert len(collection.rate_raters) == 1 and collection.rate_labels[0].size == 20
+    assert len(collection.rate_raters) == 1 and collection.rate_labels[0].size == n_clips
     assert hub_trial.collected_students(collection.summary()) == 1
     assert "rate_activity(7)" in hub_trial.rating_code(7, 0)
     with pytest.raises(ValueError, match="answers_seed"):
