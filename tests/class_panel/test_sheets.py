@@ -7,6 +7,7 @@ import json
 import pytest
 
 from course_lib.class_panel.activities import RateActivity, compare_activity
+from course_lib.class_panel.collect import collect
 from course_lib.class_panel.sheets import (_IDENTITY_FILE, _SHEET_FORMAT, ClassSheet, Identity,
                                            my_identity, _new_pseudonym)
 
@@ -74,3 +75,16 @@ def test_compare_answers_are_first_second_or_none():
         sheet.answer(1, "A")
     with pytest.raises(TypeError, match="^identity: "):
         ClassSheet(RATE, "a-b-01")
+
+
+def test_a_student_reads_the_name_of_their_page_and_a_namesakes_page(tmp_path):
+    mine, theirs = Identity("amber-otter-07", "3f2a9c0011223344"), \
+        Identity("amber-otter-07", "77aa000011223344")
+    note = mine.page_note()
+    assert "amber-otter-07.md" in note and "amber-otter-07~3f2a.md" in note
+    for number, identity in enumerate((mine, theirs)):
+        sheet = ClassSheet(RATE, identity)
+        sheet.answer(0, 5)
+        sheet.save(tmp_path / f"{number}.json")
+    # the name collect gives this student is the one their notebook told them
+    assert "amber-otter-07~3f2a" in collect(tmp_path, RATE).rate_raters
