@@ -215,7 +215,7 @@ def draw_figure(document: dict, path) -> None:
     from course_lib.plotting.personalisation_results import (
                                                              plot_paired_differences,
                                                              plot_regret,
-                                                             plot_settling,
+                                                             plot_share_settled,
                                                              )
 
     fig, axes = plt.subplots(1, 4, figsize=(22, 5), constrained_layout=True)
@@ -225,7 +225,7 @@ def draw_figure(document: dict, path) -> None:
     axes[1].set_title("paired: each rule minus bEI multinomial")
     plot_paired_differences(axes[2], document, STUDY, reference="random")
     axes[2].set_title("paired: each rule minus random")
-    plot_settling(axes[3], document, STUDY, group="bei")
+    plot_share_settled(axes[3], document, STUDY, group="bei")
     axes[3].set_title("bEI multinomial: comparisons until settled")
     fig.suptitle("Acquisition race on the 2-D listeners of Nielsen et al. (2015) "
                  "(10 random + 30 active)")

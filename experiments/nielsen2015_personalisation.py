@@ -374,7 +374,7 @@ def draw_figure(document: dict, path) -> None:
                                                              plot_convergence,
                                                              plot_forced_choice,
                                                              plot_regret,
-                                                             plot_settling,
+                                                             plot_share_settled,
                                                              )
 
     fig, axes = plt.subplots(2, 5, figsize=(25, 9), constrained_layout=True)
@@ -383,7 +383,7 @@ def draw_figure(document: dict, path) -> None:
         plot_regret(row[1], document, study, groups=KINDS[1:], which="heard_regret",
                     band=False)
         plot_convergence(row[2], document, study)
-        plot_settling(row[3], document, study)
+        plot_share_settled(row[3], document, study)
         plot_forced_choice(row[4], document, study)
         row[0].set_title(f"{study}: regret of regular listeners")
         row[1].set_title(f"{study}: pathological listeners, regret in the utility heard")

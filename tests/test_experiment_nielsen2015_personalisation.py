@@ -226,7 +226,7 @@ def test_plots_draw_the_committed_personalisation_result(ax, study):
     np.testing.assert_allclose(ax.lines[0].get_ydata(),
                                summary["groups"]["regular"]["convergence"]["median"])
     ax.clear()
-    plots.plot_settling(ax, document, study)
+    plots.plot_share_settled(ax, document, study)
     ei = ax.lines[0].get_ydata()
     settled = summary["groups"]["regular"]["ei_settled"]
     assert ei[-1] == pytest.approx(settled["n_settled"] / settled["n_listeners"])
@@ -267,4 +267,4 @@ def test_plots_name_the_bad_argument(ax):
     with pytest.raises(ValueError, match="reference"):
         plots.plot_paired_differences(ax, load_result(race.NAME), "2d", reference="oracle")
     with pytest.raises(ValueError, match="group"):
-        plots.plot_settling(ax, document, "2d", group="nobody")
+        plots.plot_share_settled(ax, document, "2d", group="nobody")

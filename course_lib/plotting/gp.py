@@ -22,14 +22,21 @@ __all__ = ["plot_kernel_function", "plot_samples", "plot_gp_posterior", "plot_ev
            "plot_lml_surface"]
 
 
-def _flat(x) -> np.ndarray:
-    x = np.asarray(x, dtype=float)
-    return x[:, 0] if x.ndim == 2 else x
+def _flat(x, name: str) -> np.ndarray:
+    """One-dimensional inputs, (n,) or (n, 1), as a vector (the x axis of a 1-D figure; the
+    Unit 5-6 figures take it too)."""
+    x = _as_float_array(x, name, ndim=(1, 2))
+    if x.ndim == 2:
+        if x.shape[1] != 1:
+            raise ValueError(f"{name}: expected one-dimensional inputs, shape (n,) or (n, 1); "
+                             f"got {x.shape}")
+        x = x[:, 0]
+    return x
 
 
 def plot_kernel_function(ax, kernel: Kernel, x, origin: float = 0.0, **line_kwargs):
     """Draw ``k(origin, x)`` against x: how the covariance with one point decays with distance."""
-    x = _flat(x)
+    x = _flat(x, "x")
     values = kernel(np.array([[origin]]), x[:, None])[0]
     ax.plot(x, values, **({"color": "C0"} | line_kwargs))
     ax.axvline(origin, color="0.7", lw=0.8, ls=":")
@@ -40,7 +47,7 @@ def plot_kernel_function(ax, kernel: Kernel, x, origin: float = 0.0, **line_kwar
 
 def plot_samples(ax, x, samples, color: str = "C0", alpha: float = 0.8, label: str | None = None):
     """Draw function samples (rows of ``samples``, shape (n_samples, n)) against x."""
-    x = _flat(x)
+    x = _flat(x, "x")
     samples = np.atleast_2d(samples)
     _check_length(samples.T, "samples", x.size, "x")
     for index, sample in enumerate(samples):
@@ -55,14 +62,14 @@ def plot_gp_posterior(ax, x_test, mean, var, X_train=None, y_train=None, samples
                       noise_variance: float = 0.0, n_sigma: float = 2.0, color: str = "C0"):
     """Mean, +-``n_sigma`` bands of f* (dark) and of y* = f* + noise (light, if noise > 0),
     optional posterior samples and the training data."""
-    x = _flat(x_test)
+    x = _flat(x_test, "x_test")
     mean = _check_length(np.asarray(mean, dtype=float), "mean", x.size, "x_test")
     var = _check_length(np.asarray(var, dtype=float), "var", x.size, "x_test")
     sd = np.sqrt(np.maximum(var, 0.0))
     if samples is not None:
         _check_length(np.atleast_2d(samples).T, "samples", x.size, "x_test")
     if X_train is not None and y_train is not None:
-        X_train = _flat(X_train)
+        X_train = _flat(X_train, "X_train")
         y_train = _check_length(np.asarray(y_train, dtype=float), "y_train", X_train.size,
                                 "X_train")
     if noise_variance > 0:
@@ -173,7 +180,7 @@ def plot_optimiser_runs(ax, fit: HyperparameterFit, x_name: str, y_name: str,
 def plot_inducing_inputs(ax, Z, color: str = "C3", label: str = "inducing inputs"):
     """Mark one-dimensional inducing inputs Z ((M,) or (M, 1)) as triangles on the x axis
     (drawn in axis coordinates, so they stay at the bottom whatever the y range)."""
-    Z = _flat(_as_float_array(Z, "Z", ndim=(1, 2)))
+    Z = _flat(Z, "Z")
     ax.plot(Z, np.full(Z.shape, 0.02), "^", color=color, ms=8, mec="k",
             transform=ax.get_xaxis_transform(), clip_on=False, label=label)
     return ax

@@ -32,7 +32,7 @@ __all__ = [
     "plot_forced_choice",
     "plot_paired_differences",
     "plot_regret",
-    "plot_settling",
+    "plot_share_settled",
 ]
 
 _GROUP_COLOURS = {"regular": "C0", "cannot_hear": "C3", "switches": "C1", "fatigue": "C2",
@@ -151,7 +151,7 @@ def plot_convergence(ax, result, study: str = "2d", *, groups=None):
     return ax
 
 
-def plot_settling(ax, result, study: str = "2d", *, group: str = "regular"):
+def plot_share_settled(ax, result, study: str = "2d", *, group: str = "regular"):
     """Share of a group's listeners settled by each number of comparisons: by the convergence
     measure (staying below the threshold to the end) and by the incumbent (no longer moving).
     A curve that ends below 1 leaves the rest never settled within the session."""

@@ -6,8 +6,8 @@ span a map: the posterior mean utility, its standard deviation or bEI drawn as a
 pair (:func:`plot_comparisons`), the incumbent, the next pair and the hidden optimum as marks
 (:func:`plot_session_marks`). For 3-4 bands the map is a slice through the incumbent: the
 other bands held at its gains (the caller passes only the two shown coordinates).
-:func:`plot_settling` draws the convergence measure against the number of answers and
-:func:`plot_equaliser_curves` the frequency responses of the two settings being compared.
+:func:`plot_convergence_measure` draws the convergence measure against the number of answers
+and :func:`plot_equaliser_curves` the frequency responses of the two settings being compared.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from ..validation import _as_float_array, _as_positive_float, _check_length
 from .colour import _series_linestyle
 from .levelset import _grid_values
 
-__all__ = ["plot_settling", "plot_setting_map", "plot_comparisons", "plot_session_marks",
-           "plot_equaliser_curves"]
+__all__ = ["plot_convergence_measure", "plot_setting_map", "plot_comparisons",
+           "plot_session_marks", "plot_equaliser_curves"]
 
 _PAIR_COLOURS = {"A": "#d95f02", "B": "#7570b3"}   # orange and purple: apart for colour-blind eyes
 _INCUMBENT_COLOUR = "white"
@@ -104,8 +104,8 @@ def plot_session_marks(ax, *, incumbent=None, pair=None, optimum=None,
     return ax
 
 
-def plot_settling(ax, measure, smoothed, *, threshold: float, settled_at: int | None,
-                  n_random: int):
+def plot_convergence_measure(ax, measure, smoothed, *, threshold: float,
+                             settled_at: int | None, n_random: int):
     """The convergence measure (grid mean of bEI after each answer, ``measure``: dots) and its
     running mean (``smoothed``: line) against the number of answers, the threshold (dashed),
     the random start (grey band) and the answer from which the session counts as settled

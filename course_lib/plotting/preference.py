@@ -23,6 +23,7 @@ from matplotlib.patches import Ellipse
 
 from ..validation import _as_float_array, _check_length
 from .colour import _series_linestyle
+from .gp import _flat
 
 __all__ = ["LAPLACE_COLOUR", "plot_likelihood", "plot_curvature", "plot_posterior_1d",
            "plot_posterior_2d", "plot_acquisition", "plot_learning_curves", "shade_negative"]
@@ -31,11 +32,6 @@ _NEGATIVE_COLOUR = "C3"   # w < 0: the likelihood is not log-concave there
 _EXACT_COLOUR = "k"
 LAPLACE_COLOUR = "C0"
 _EP_COLOUR = "C2"
-
-
-def _flat(x, name: str) -> np.ndarray:
-    x = _as_float_array(x, name)
-    return x[:, 0] if x.ndim == 2 else x
 
 
 def _gaussian_density(x, mean: float, var: float) -> np.ndarray:

@@ -20,7 +20,7 @@ from ..raters.rater_data import RaterData
 from ..metrics import check_scale
 from ..validation import _as_float_array, _as_positive_float
 from .colour import _series_linestyle, _series_marker, _text_colours
-from .gp import plot_gp_posterior
+from .gp import _flat, plot_gp_posterior
 
 __all__ = ["MODEL_COLOURS", "RATER_COLOURS", "plot_rater_scores", "plot_noise_profile",
            "plot_score_distribution", "plot_speedup", "plot_noise_table", "plot_regions",
@@ -34,16 +34,6 @@ MODEL_COLOURS = {"GOLD": "k", "base": "C1", "Av": "C1", "mean": "C1", "joint": "
 RATER_COLOURS = ("C4", "C5", "C6", "0.35", "0.55") * 2
 #: Pale backgrounds for regions of the input space.
 _REGION_COLOURS = ("#e8e8e8", "#fff2cc", "#dae8fc", "#f8cecc", "#d5e8d4", "#e1d5e7")
-
-
-def _flat(x, name: str) -> np.ndarray:
-    x = _as_float_array(x, name, ndim=(1, 2))
-    if x.ndim == 2:
-        if x.shape[1] != 1:
-            raise ValueError(f"{name}: expected one-dimensional inputs, shape (n,) or (n, 1); "
-                             f"got {x.shape}")
-        x = x[:, 0]
-    return x
 
 
 def _rater_data(data) -> RaterData:

@@ -25,7 +25,7 @@ from matplotlib.figure import Figure
 from ..preference.acquisition import bivariate_ei
 from ..plotting.personalisation_session import (plot_comparisons, plot_equaliser_curves,
                                                 plot_session_marks, plot_setting_map,
-                                                plot_settling)
+                                                plot_convergence_measure)
 from ..simulators.personalisation import PersonalisationSession, hidden_listener
 from ..stimuli import CLIP_TRANSCRIPTS, CLIPS, wav_bytes
 from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice
@@ -305,9 +305,9 @@ def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies,
               f"B {_gains_text(B)}": _db(session.equaliser.response(B, frequencies))}
     plot_equaliser_curves(ax_eq, frequencies, curves, band_frequencies=band_frequencies)
     smoothed, settled = session.settling()
-    plot_settling(ax_settle, np.array(session.measures), smoothed,
-                  threshold=session.settled_threshold, settled_at=settled,
-                  n_random=session.n_random)
+    plot_convergence_measure(ax_settle, np.array(session.measures), smoothed,
+                             threshold=session.settled_threshold, settled_at=settled,
+                             n_random=session.n_random)
     verdict = ("mean bEI: not settled" if settled is None else
                f"mean bEI: settled from {settled + 1}")
     if session.n_failed_optimisations:

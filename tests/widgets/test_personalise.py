@@ -17,7 +17,8 @@ from course_lib import stimuli  # noqa: E402
 from course_lib.preference.acquisition import bivariate_ei  # noqa: E402
 from course_lib.preference.ei_convergence import average_ei_path, settled_at  # noqa: E402
 from course_lib.plotting.personalisation_session import (  # noqa: E402
-    plot_comparisons, plot_equaliser_curves, plot_session_marks, plot_setting_map, plot_settling)
+    plot_comparisons, plot_convergence_measure, plot_equaliser_curves, plot_session_marks,
+    plot_setting_map)
 from course_lib.simulators.listeners import settings_grid  # noqa: E402
 from course_lib.simulators import personalisation as S  # noqa: E402
 from course_lib.widgets import personalise as P  # noqa: E402
@@ -202,8 +203,8 @@ def test_plots_draw_what_they_are_given():
     np.testing.assert_array_equal(axes[0].collections[0].get_segments()[2], [[3, 3], [4, 4]])
     plot_session_marks(axes[1], incumbent=[1, 1], pair=[[1, 1], [2, -1]], optimum=[0, 0])
     assert [t.get_text() for t in axes[1].texts] == ["A", "B"]
-    plot_settling(axes[2], [1.0, 0.1, 0.001], [1.0, 0.55, 0.367], threshold=0.02,
-                  settled_at=2, n_random=1)
+    plot_convergence_measure(axes[2], [1.0, 0.1, 0.001], [1.0, 0.55, 0.367], threshold=0.02,
+                             settled_at=2, n_random=1)
     assert len(axes[2].lines) >= 4
     f = np.geomspace(40, 8000, 20)
     plot_equaliser_curves(axes[3], f, {"A x": np.zeros(20), "B y": np.ones(20)})

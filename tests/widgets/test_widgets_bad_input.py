@@ -27,7 +27,7 @@ from course_lib.plotting import gp as gp_plots  # noqa: E402
 from course_lib.plotting import hmm as hmm_plots  # noqa: E402
 from course_lib.plotting import mixed as mixed_plots  # noqa: E402
 from course_lib.plotting import preference as preference_plots  # noqa: E402
-from course_lib.plotting.personalisation_session import plot_settling  # noqa: E402
+from course_lib.plotting.personalisation_session import plot_convergence_measure  # noqa: E402
 from course_lib.widgets import InputError  # noqa: E402
 from course_lib.widgets.preference import _MODELS, _answer_for  # noqa: E402
 
@@ -57,7 +57,7 @@ def pair_result():
 def settling(ax, **changes):
     args = dict(measure=[0.5, 0.2, 0.1], smoothed=[0.5, 0.3, 0.2], threshold=0.05,
                 settled_at=None, n_random=2) | changes
-    return plot_settling(ax, **args)
+    return plot_convergence_measure(ax, **args)
 
 
 CASES = [
@@ -84,6 +84,9 @@ CASES = [
     BadInput("plotting: GP posterior variance one value short of x_test",
              on_axes(lambda ax: gp_plots.plot_gp_posterior(ax, X5, X5, X4)), ValueError, "var",
              first=True),
+    BadInput("plotting: GP posterior over two-column inputs (the x axis holds one input)",
+             on_axes(lambda ax: gp_plots.plot_gp_posterior(ax, np.zeros((5, 2)), X5, X5)),
+             ValueError, "x_test", first=True),
     BadInput("plotting: GP training targets one short of X_train",
              on_axes(lambda ax: gp_plots.plot_gp_posterior(ax, X5, X5, X5, X_train=X5,
                                                            y_train=X4)), ValueError,
