@@ -10,6 +10,13 @@ below -t, and "none" between (e ~ N(0, 1); the undecided band t of Rao and Kuppe
 model of ties). Two students are odd on purpose, as a real class has some: one gives every
 clip the same score, one stops half way. The sheets go into ``<folder>/<student>/`` as the
 class notebooks save them, under random pseudonyms.
+
+Classes of known truth for the calibration of the ratings model (issue 59):
+:func:`known_truth_panel` (sentences scored by five experts of known noise),
+:func:`round_clips` (a round high on the scale or spread over it), :func:`known_truth_class`
+(students of a kind scoring the clips as the issue's classes did) and
+:func:`calibration_classes`, the grid of tests/class_panel/test_calibration.py and
+experiments/class_panel_calibration.py, with :func:`interval_hits`.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import numpy as np
 
 from course_lib.class_panel.activities import CompareActivity, RateActivity, _GAIN_RANGE_DB
 from course_lib.class_panel.sheets import ClassSheet, Identity, _new_pseudonym
+from course_lib.raters.rater_data import RaterData
 from course_lib.simulators.rater_scores import simulate_integer_scores
 from course_lib.validation import _as_positive_int, _as_rng
 
@@ -120,7 +128,7 @@ class KnownTruthPanel:
 
     features: np.ndarray
     fluency: np.ndarray
-    ratings: object
+    ratings: RaterData
     train: np.ndarray
     expert_noise: np.ndarray
 
@@ -133,7 +141,7 @@ class KnownTruthClass:
     ceil(5 (mean student noise + 1/12) / (mean expert noise + 1/12)) (whole scores add about
     1/12, Sheppard 1898)."""
 
-    ratings: object
+    ratings: RaterData
     pseudonyms: tuple
     items: np.ndarray
     bias: np.ndarray
@@ -145,15 +153,12 @@ def known_truth_panel(seed: int, n_items: int = 240) -> KnownTruthPanel:
     """Sentences whose latent fluency, a smooth function of three features, spans the scale
     (about 0.5 to 9.8), each scored by the five experts: round(f + offset + noise), clipped
     to 0-10."""
-    from course_lib.raters.rater_data import RaterData
     rng = np.random.default_rng(seed)
     X = rng.uniform(-2.0, 2.0, (n_items, 3))
     fluency = np.clip(5.2 + 3.0 * np.sin(0.9 * X[:, 0]) + 0.8 * X[:, 1], 0.3, 9.9)
-    raw = fluency[:, None] + _EXPERT_OFFSET + np.sqrt(_EXPERT_NOISE) * \
-        rng.standard_normal((n_items, _EXPERT_NOISE.size))
-    scores = np.clip(np.floor(raw + 0.5), 0, 10)
-    return KnownTruthPanel(X, fluency, RaterData.from_matrix(scores, scale=(0, 10)),
-                           np.arange(n_items), _EXPERT_NOISE.copy())
+    experts = simulate_integer_scores(fluency, _EXPERT_OFFSET, np.ones(_EXPERT_NOISE.size),
+                                      np.sqrt(_EXPERT_NOISE), rng=rng)
+    return KnownTruthPanel(X, fluency, experts, np.arange(n_items), _EXPERT_NOISE.copy())
 
 
 def round_clips(panel: KnownTruthPanel, clip_set: str, rng, n_clips: int = 20) -> np.ndarray:
@@ -178,7 +183,6 @@ def known_truth_class(panel: KnownTruthPanel, items: np.ndarray, kind: str, n_st
     """Students of ``kind`` (:data:`STUDENT_KINDS`) scoring ``items`` as issue 59's classes
     did: the clip's experts' mean plus the student's bias plus N(0, noise), rounded (half up)
     and clipped to 0-10."""
-    from course_lib.raters.rater_data import RaterData
     if kind not in STUDENT_KINDS:
         raise ValueError(f"kind: expected one of {sorted(STUDENT_KINDS)}, got {kind!r}")
     rng = _as_rng(rng)
@@ -186,8 +190,8 @@ def known_truth_class(panel: KnownTruthPanel, items: np.ndarray, kind: str, n_st
     bias = rng.uniform(b_low, b_high, n_students)
     noise_sd = rng.uniform(s_low, s_high, n_students)
     means = panel.ratings.means[items]
-    raw = means[:, None] + bias + noise_sd * rng.standard_normal((items.size, n_students))
-    scores = np.clip(np.floor(raw + 0.5), 0, 10)
+    scores = simulate_integer_scores(means, bias, np.ones(n_students), noise_sd,
+                                     rng=rng).matrix()
     if kind == "few answers":
         for student in range(n_students):
             scores[rng.permutation(items.size)[:items.size // 2], student] = np.nan

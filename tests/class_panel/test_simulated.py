@@ -7,7 +7,8 @@ import pytest
 
 from course_lib.class_panel.activities import RateActivity, compare_activity
 from course_lib.class_panel.collect import collect
-from course_lib.class_panel.simulated import simulated_class
+from course_lib.class_panel.simulated import (known_truth_class, known_truth_panel, round_clips,
+                                              simulated_class)
 
 RATE = RateActivity(seed=3, items=tuple(range(40)))
 COMPARE = compare_activity(3, n_settings=8, n_pairs=28)
@@ -55,3 +56,24 @@ def test_bad_arguments_are_named(tmp_path):
         simulated_class(tmp_path, 3, RATE, COMPARE, MEANS[:5])
     with pytest.raises(ValueError, match="^n_students: "):
         simulated_class(tmp_path, 0, RATE, COMPARE, MEANS)
+
+
+def test_a_known_truth_class_scores_around_the_experts_mean():
+    """Scores are the experts' mean + bias + noise, rounded and clipped: a lenient class sits
+    above the experts' mean by about its bias (2 on average, less where 10 cuts it off), and
+    the true k is the issue's formula."""
+    panel = known_truth_panel(7)
+    items = round_clips(panel, "spread", np.random.default_rng(7))
+    truth = known_truth_class(panel, items, "lenient", 40, 7)
+    offsets = np.nanmean(truth.ratings.matrix() - panel.ratings.means[items][:, None], axis=0)
+    # 20 scores of sd <= 2.5: each mean offset within ~0.6 of the bias; clipping only lowers it
+    assert np.all(offsets < truth.bias + 0.6) and np.corrcoef(offsets, truth.bias)[0, 1] > 0.6
+    assert truth.k_needed == int(np.ceil(5 * (truth.noise_variance.mean() + 1 / 12) /
+                                         (panel.expert_noise.mean() + 1 / 12)))
+    assert np.all(np.diff(np.sort(panel.ratings.means[items])) >= 0)
+    few = known_truth_class(panel, items, "few answers", 25, 7)
+    assert np.all(few.ratings.rater_counts == items.size // 2)
+    with pytest.raises(ValueError, match="^kind: "):
+        known_truth_class(panel, items, "sleepy", 5, 7)
+    with pytest.raises(ValueError, match="^clip_set: "):
+        round_clips(panel, "low", np.random.default_rng(0))
