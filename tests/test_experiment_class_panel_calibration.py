@@ -31,7 +31,7 @@ def test_reduced_run_reproduces_the_committed_full_run(reduced_run):
 def test_committed_settings_are_the_scripts(reduced_run):
     assert not common.settings_problems(
         reduced_run.document["settings"], reduced_run.committed["settings"],
-        run_size_settings=("report_seeds", "n_large", "favourite_sizes"))
+        run_size_settings=("report_seeds", "classes_fitted", "favourite_sizes"))
 
 
 def test_the_committed_result_meets_the_goals_on_seeds_the_test_did_not_use():
