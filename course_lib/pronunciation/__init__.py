@@ -8,7 +8,7 @@ scored as speechocean762's five experts would score it (lecture 08).
   :class:`WordReading`, :func:`completeness`).
 - ``word_choice``: each word decoded against its dictionary neighbours in one grammar pass
   (:class:`ReadingDecoder`, a :class:`WordChoice` per word: as written, said other, left out
-  or unclear; :func:`neighbours`, :func:`nearest_neighbours`).
+  or unclear; :func:`neighbours`).
 - ``feedback``: each phone's and word's expert score predicted from GOP
   (``course_lib.pronunciation.feedback.FeedbackModel``).
 - ``panel_gp``: the panel's three GP families and their predictive distribution of the five
@@ -26,10 +26,8 @@ loading the corpus never waits on a panel that needs the corpus.
 from .gop import (GOP_FEATURE_NAMES, PHONES, VOWELS, GopThresholds, PhoneScore, Pronunciation,
                   PronunciationScorer, WordReading, WordScore, completeness, gop_features,
                   word_readings)
-from .word_choice import (ReadingDecoder, WordChoice, cmu_dictionary, nearest_neighbours,
-                          neighbours)
+from .word_choice import ReadingDecoder, WordChoice, neighbours
 
 __all__ = ["PronunciationScorer", "Pronunciation", "PhoneScore", "WordScore", "gop_features",
            "GopThresholds", "GOP_FEATURE_NAMES", "word_readings", "WordReading",
-           "completeness", "PHONES", "VOWELS", "ReadingDecoder", "WordChoice", "neighbours",
-           "nearest_neighbours", "cmu_dictionary"]
+           "completeness", "PHONES", "VOWELS", "ReadingDecoder", "WordChoice", "neighbours"]

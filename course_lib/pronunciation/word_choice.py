@@ -9,7 +9,7 @@ text becomes a *slot* of a finite-state grammar, and the slot may hold
 - the written word (any of its dictionary pronunciations);
 - its *neighbours*: the dictionary's words one phone substitution, insertion or deletion away
   from a pronunciation of it, stress ignored (:func:`neighbours`), at most
-  :data:`MAX_NEIGHBOURS` of them, the nearest first (:func:`nearest_neighbours`), each at a
+  :data:`_MAX_NEIGHBOURS` of them, the nearest first (:func:`_nearest_neighbours`), each at a
   cost of ``neighbour_penalty`` nats: a reader mostly says what is written, and this prior
   keeps the acoustic model's preferences among near-identical words from outvoting the text
   (on the ten development clips, 25 nats cut the words of correct readings flagged from 9 of
@@ -71,12 +71,12 @@ from course_lib.results import RESULTS_DIR, load_result
 from .gop import (_FRAMES_PER_SECOND, PHONES, VOWELS, PronunciationScorer, _check_recording,
                   _pcm_bytes)
 
-VERDICTS = ("as written", "said other", "left out", "unclear")
+_VERDICTS = ("as written", "said other", "left out", "unclear")
 # Why a cap: every alternative is one more chance for a competitor to beat a word read right
 # by the luck of the acoustics (a false alarm), and one more word for the search to keep
 # alive. Twelve keeps every same-class one-phone substitution of most short words (the l/r,
 # voicing and vowel changes of issue 58) and the grammar pass cheaper than the alignment.
-MAX_NEIGHBOURS = 12
+_MAX_NEIGHBOURS = 12
 _RESULT = "misread_readings"
 _SEARCH = "word_choice"
 # The word beam of the grammar pass: a word end more than ln(1e20) = 46 nats below the best
@@ -91,12 +91,12 @@ _SCORE_SHIFT = 10       # pocketsphinx's search scores are its log units shifted
 # on speech that is no word), which one HMM lets last as long as the sound does. A loop of the
 # 39 phones, the other garbage model one could use, made the lattice of a six-word sentence
 # 250,000 links long (206 s to build; pocketsphinx finds lattice nodes by a linear search).
-UNCLEAR_WORD = "unclear-speech"
+_UNCLEAR_WORD = "unclear-speech"
 _UNCLEAR_PHONES = "+SPN+"
 # The left-out alternative: a pause pseudo-word of the silence model (at least 30 ms, its
 # HMM's three states), not an empty arc: pocketsphinx prunes an empty arc's end against its
 # word beam, and a sentence whose omission penalty came near that beam failed to decode at all
-LEFT_OUT_WORD = "left-out"
+_LEFT_OUT_WORD = "left-out"
 _LEFT_OUT_PHONES = "SIL"
 # A plain word of the dictionary: letters, perhaps an apostrophe ("don't"); not its
 # abbreviations ("a.") or hyphenated compounds, which no reader says for a written word
@@ -119,7 +119,7 @@ _ORDERED_PHONES = tuple(sorted(PHONES))
 class WordChoice:
     """The verdict on the ``index``-th word of the text (``word``, upper case).
 
-    ``verdict``: one of :data:`VERDICTS`; ``heard``: the dictionary word decoded in its slot
+    ``verdict``: one of :data:`_VERDICTS`; ``heard``: the dictionary word decoded in its slot
     (upper case; the written word when as written; None when left out; "" when unclear);
     ``margin``: nats per frame, the best path with the written word in this slot minus the best
     path with anything else there, over the written word's frames (+inf when no competitor
@@ -207,7 +207,7 @@ class PronouncingDictionary:
 _CMU: list[PronouncingDictionary] = []
 
 
-def cmu_dictionary() -> PronouncingDictionary:
+def _cmu_dictionary() -> PronouncingDictionary:
     """The CMU dictionary that pocketsphinx's en-us model ships (no stress marks), read once per
     process (about 0.3 s) and kept."""
     if not _CMU:
@@ -251,27 +251,31 @@ def _neighbour_nearness(word: str, pronunciations, dictionary: PronouncingDictio
 def _check_word(word, dictionary) -> PronouncingDictionary:
     if not isinstance(word, str) or len(word.split()) != 1:
         raise ValueError(f"word: expected one word, got {word!r}")
-    if isinstance(dictionary, Mapping):
+    if dictionary is None:
+        dictionary = _cmu_dictionary()
+    elif isinstance(dictionary, Mapping):
         dictionary = PronouncingDictionary(dictionary)
     if not isinstance(dictionary, PronouncingDictionary):
-        raise TypeError(f"dictionary: expected a PronouncingDictionary (cmu_dictionary()) or a "
+        raise TypeError(f"dictionary: expected a PronouncingDictionary, None (the CMU one) or a "
                         f"mapping {{word: phones}}, got {type(dictionary).__name__}")
     if not dictionary.pronunciations(word):
         raise ValueError(f"word: {word!r} is not in the dictionary")
     return dictionary
 
 
-def neighbours(word: str, dictionary) -> tuple[str, ...]:
+def neighbours(word: str, dictionary: PronouncingDictionary | Mapping | None = None
+               ) -> tuple[str, ...]:
     """The dictionary's plain words (letters, perhaps an apostrophe) one phone substitution,
     insertion or deletion away from any pronunciation of ``word``, stress ignored; sorted, in
     lower case. The word itself and its homophones (a pronunciation in common with it) are left
     out: saying one of them is saying the word. ``dictionary``: a
-    :class:`PronouncingDictionary` (e.g. :func:`cmu_dictionary`) or a mapping {word: phones}."""
+    :class:`PronouncingDictionary`, a mapping {word: phones}, or None: the CMU dictionary that
+    pocketsphinx's en-us model ships."""
     dictionary = _check_word(word, dictionary)
     return tuple(sorted(_neighbour_nearness(word, dictionary.pronunciations(word), dictionary)))
 
 
-def nearest_neighbours(word: str, dictionary, limit: int = MAX_NEIGHBOURS, *,
+def _nearest_neighbours(word: str, dictionary, limit: int = _MAX_NEIGHBOURS, *,
                        log_frequency=None) -> tuple[str, ...]:
     """At most ``limit`` of :func:`neighbours`, the nearest first: a substitution within a phone
     class (vowel, stop, affricate, fricative, nasal, liquid, glide: the l/r, voicing and vowel
@@ -281,10 +285,10 @@ def nearest_neighbours(word: str, dictionary, limit: int = MAX_NEIGHBOURS, *,
     ``log_frequency``: word -> its log probability in running text, -inf for a word it does not
     know (left out: the CMU dictionary holds 134,000 names, most of them surnames and places no
     reader says for a written word); None takes the unigrams of pocketsphinx's en-us language
-    model (:func:`word_log_frequency`)."""
+    model (:func:`_word_log_frequency`)."""
     dictionary = _check_word(word, dictionary)
     if log_frequency is None:
-        log_frequency = word_log_frequency
+        log_frequency = _word_log_frequency
     if not callable(log_frequency):
         raise TypeError(f"log_frequency: expected a function word -> log probability, got "
                         f"{type(log_frequency).__name__}")
@@ -302,7 +306,7 @@ def _nearest(found: dict, limit: int, log_frequency) -> tuple[str, ...]:
 _UNIGRAMS: list = []
 
 
-def word_log_frequency(word: str) -> float:
+def _word_log_frequency(word: str) -> float:
     """The log probability (nats) of ``word`` in running text by the unigrams of pocketsphinx's
     en-us language model (read once per process, about 0.2 s); -inf for a word it lacks."""
     if not _UNIGRAMS:
@@ -350,10 +354,10 @@ class ReadingDecoder:
     Built from a :class:`PronunciationScorer`, whose decoders (model, dictionary, the words
     added with ``add_word``, the three beams) it shares: no second model is loaded, and a word
     the scorer knows is known here. The neighbours come from the CMU dictionary
-    (:func:`cmu_dictionary`, read on the first decode); ``max_neighbours`` caps them per word.
+    (:func:`_cmu_dictionary`, read on the first decode); ``max_neighbours`` caps them per word.
     """
 
-    def __init__(self, scorer: PronunciationScorer, *, max_neighbours: int = MAX_NEIGHBOURS):
+    def __init__(self, scorer: PronunciationScorer, *, max_neighbours: int = _MAX_NEIGHBOURS):
         if not isinstance(scorer, PronunciationScorer):
             raise TypeError(f"scorer: expected a PronunciationScorer, got "
                             f"{type(scorer).__name__}")
@@ -361,33 +365,33 @@ class ReadingDecoder:
         self._max_neighbours = _check_limit(max_neighbours)
         self._grammar_of: dict[int, tuple] = {}     # decoder number -> (text, penalties) loaded
         for decoder in scorer._decoders:
-            for word, phones in ((UNCLEAR_WORD, _UNCLEAR_PHONES),
-                                 (LEFT_OUT_WORD, _LEFT_OUT_PHONES)):
+            for word, phones in ((_UNCLEAR_WORD, _UNCLEAR_PHONES),
+                                 (_LEFT_OUT_WORD, _LEFT_OUT_PHONES)):
                 if decoder.lookup_word(word) is None:
                     decoder.add_word(word, phones, True)
 
     def alternatives(self, text: str) -> list[tuple[str, tuple[str, ...]]]:
         """[(written word, (neighbour, ...)), ...]: the slots of the grammar for ``text``,
-        words in upper case, neighbours nearest first (:func:`nearest_neighbours`)."""
+        words in upper case, neighbours nearest first (:func:`_nearest_neighbours`)."""
         words = self._scorer._check_text(text)
-        dictionary = cmu_dictionary()
+        dictionary = _cmu_dictionary()
         slots = []
         for word in words:
             found = _neighbour_nearness(word, self._pronunciations(word), dictionary)
-            nearest = _nearest(found, self._max_neighbours, word_log_frequency)
+            nearest = _nearest(found, self._max_neighbours, _word_log_frequency)
             slots.append((word, tuple(w.upper() for w in nearest)))
         return slots
 
     def grammar(self, text: str) -> str:
         """The grammar of :meth:`alternatives` in JSGF (Java Speech Grammar Format), for reading
         and drawing: one rule per slot with its words and the pseudo-words unclear
-        (:data:`UNCLEAR_WORD`) and left out (:data:`LEFT_OUT_WORD`). The decoder runs the same
+        (:data:`_UNCLEAR_WORD`) and left out (:data:`_LEFT_OUT_WORD`). The decoder runs the same
         grammar as a finite-state graph with the penalties on its arcs (:meth:`decode`)."""
         slots = self.alternatives(text)
         lines = ["#JSGF V1.0;", "grammar reading;",
                  "public <reading> = " + " ".join(f"<word{i}>" for i in range(len(slots))) + ";"]
         for i, (word, others) in enumerate(slots):
-            choices = [w.lower() for w in (word,) + others] + [UNCLEAR_WORD, LEFT_OUT_WORD]
+            choices = [w.lower() for w in (word,) + others] + [_UNCLEAR_WORD, _LEFT_OUT_WORD]
             lines.append(f"<word{i}> = " + " | ".join(choices) + ";")
         return "\n".join(lines) + "\n"
 
@@ -479,8 +483,8 @@ def _slot_graph(decoder, slots, unclear_penalty: float, omission_penalty: float,
         graph.trans_add(i, i + 1, 0, graph.word_add(word.lower()))
         for alternative in others:
             graph.trans_add(i, i + 1, neighbour, graph.word_add(alternative.lower()))
-        graph.trans_add(i, i + 1, unclear, graph.word_add(UNCLEAR_WORD))
-        graph.trans_add(i, i + 1, left_out, graph.word_add(LEFT_OUT_WORD))
+        graph.trans_add(i, i + 1, unclear, graph.word_add(_UNCLEAR_WORD))
+        graph.trans_add(i, i + 1, left_out, graph.word_add(_LEFT_OUT_WORD))
     return graph
 
 
@@ -604,7 +608,7 @@ def _verdicts(lattice: _Lattice, slots, margin: float) -> tuple[WordChoice, ...]
     for i, (word, _) in enumerate(slots):
         best: dict = {}      # alternative ("" unclear, None left out) -> (score, node)
         for k in np.flatnonzero(slot == i):
-            name = {UNCLEAR_WORD: "", LEFT_OUT_WORD: None}.get(lattice.words[k],
+            name = {_UNCLEAR_WORD: "", _LEFT_OUT_WORD: None}.get(lattice.words[k],
                                                                lattice.words[k])
             if through[k] > best.get(name, (-np.inf, -1))[0]:
                 best[name] = (through[k], k)

@@ -28,10 +28,9 @@ from scipy.io import wavfile
 
 from course_lib.pronunciation import word_choice
 from course_lib.pronunciation.gop import PronunciationScorer
-from course_lib.pronunciation.word_choice import (LEFT_OUT_WORD, UNCLEAR_WORD, VERDICTS,
+from course_lib.pronunciation.word_choice import (_LEFT_OUT_WORD, _UNCLEAR_WORD, _VERDICTS,
                                                   PronouncingDictionary, ReadingDecoder,
-                                                  WordChoice, cmu_dictionary,
-                                                  nearest_neighbours, neighbours)
+                                                  WordChoice, _nearest_neighbours, neighbours)
 
 CLIPS = Path(__file__).resolve().parents[1] / "data" / "misread"
 # development values (nats per frame, nats, nats): see the module docstring
@@ -81,17 +80,17 @@ def test_neighbours_are_one_edit_away_by_brute_force():
 
 def test_nearest_neighbours_rank_same_class_changes_first():
     frequency = {"prayed": -9.0, "plate": -8.0, "plays": -7.0, "splayed": -12.0}
-    nearest = nearest_neighbours("PLAYED", SMALL, 3,
+    nearest = _nearest_neighbours("PLAYED", SMALL, 3,
                                  log_frequency=lambda w: frequency.get(w, -math.inf))
     # D -> T (stops) and L -> R (liquids) first, the more common first; then an insertion
     # (S); D -> Z (stop to fricative) last; the words it does not know (-inf) never
     assert nearest == ("plate", "prayed", "splayed")
-    assert nearest_neighbours("PLAYED", SMALL, 9, log_frequency=lambda w: frequency.get(
+    assert _nearest_neighbours("PLAYED", SMALL, 9, log_frequency=lambda w: frequency.get(
         w, -math.inf)) == ("plate", "prayed", "splayed", "plays")
 
 
 def test_cmu_neighbours_hold_the_issues_pairs(decoder):
-    cmu = cmu_dictionary()
+    cmu = None      # the CMU dictionary
     slots = dict(decoder.alternatives("played glass cold"))
     for word, other in (("played", "prayed"), ("glass", "class"), ("cold", "gold")):
         assert other in neighbours(word, cmu)
@@ -110,7 +109,7 @@ def test_grammar_parses_and_matches_the_decoding_graph(decoder):
     run = word_choice._slot_graph(ps, slots, 30.0, 40.0, 10.0)
     other = slots[1][1][0].lower()
     for sentence, accepted in (("the cold glass", True), (f"the {other} glass", True),
-                               (f"{LEFT_OUT_WORD} cold {UNCLEAR_WORD}", True),
+                               (f"{_LEFT_OUT_WORD} cold {_UNCLEAR_WORD}", True),
                                ("cold the glass", False), ("the cold", False)):
         assert shown.accept(sentence) is accepted and run.accept(sentence) is accepted, sentence
 
@@ -146,7 +145,7 @@ def test_a_left_out_and_a_replaced_word_are_reported_where_they_are(verdicts):
     replaced = choices[5]
     # ALARM is no neighbour of FLAG: the grammar's nearest explanation is reported
     assert replaced.verdict == "said other" and replaced.heard not in ("FLAG", "", None)
-    assert all(c.verdict in VERDICTS and isinstance(c, WordChoice) for c in choices)
+    assert all(c.verdict in _VERDICTS and isinstance(c, WordChoice) for c in choices)
 
 
 def test_bad_input_names_the_argument(decoder, monkeypatch):
@@ -183,4 +182,4 @@ def test_bad_input_names_the_argument(decoder, monkeypatch):
     with pytest.raises(ValueError, match="^pronunciations:"):
         PronouncingDictionary({"READ": "R IY9 Q"})
     with pytest.raises(TypeError, match="^log_frequency:"):
-        nearest_neighbours("READ", SMALL, log_frequency={"red": -1.0})
+        _nearest_neighbours("READ", SMALL, log_frequency={"red": -1.0})
