@@ -8,12 +8,14 @@ text becomes a *slot* of a finite-state grammar, and the slot may hold
 
 - the written word (any of its dictionary pronunciations);
 - its *neighbours*: the dictionary's words one phone substitution, insertion or deletion away
-  from a pronunciation of it, stress ignored (:func:`neighbours`), at most
-  :data:`_MAX_NEIGHBOURS` of them, the nearest first (:func:`_nearest_neighbours`), each at a
-  cost of ``neighbour_penalty`` nats: a reader mostly says what is written, and this prior
-  keeps the acoustic model's preferences among near-identical words from outvoting the text
-  (on the ten development clips, 25 nats cut the words of correct readings flagged from 9 of
-  31 to 3, and caught 5 of 8 replaced words instead of 7);
+  from a pronunciation of it, stress ignored (:func:`neighbours`), at most twelve of them:
+  a substitution within a phone class first (l/r, voicing, one vowel for another), then an
+  insertion or deletion, then any other substitution, the more common word first by the en-us
+  language model's unigrams (names and places it lacks left out); each at a cost of
+  ``neighbour_penalty`` nats: a reader mostly says what is written, and this prior keeps the
+  acoustic model's preferences among near-identical words from outvoting the text (on the ten
+  development clips, 25 nats cut the words of correct readings flagged from 9 of 31 to 3, and
+  caught 5 of 8 replaced words instead of 7);
 - *unclear*: a pseudo-word made of the model's spoken-noise filler (its garbage model of
   speech that is no word), at a cost of ``unclear_penalty`` nats;
 - *left out*: a pause pseudo-word of the silence model (30 ms or more), at a cost of
@@ -88,7 +90,7 @@ _SEARCH = "word_choice"
 _GRAMMAR_WORD_BEAM = 1e-20
 _SCORE_SHIFT = 10       # pocketsphinx's search scores are its log units shifted right by 10 bits
 # The unclear alternative: a pseudo-word made of the model's spoken-noise filler (+SPN+, trained
-# on speech that is no word), which one HMM lets last as long as the sound does. A loop of the
+# on speech that is no word; on espeak-ng's voices it fits worse than most words). A loop of the
 # 39 phones, the other garbage model one could use, made the lattice of a six-word sentence
 # 250,000 links long (206 s to build; pocketsphinx finds lattice nodes by a linear search).
 _UNCLEAR_WORD = "unclear-speech"
@@ -119,8 +121,9 @@ _ORDERED_PHONES = tuple(sorted(PHONES))
 class WordChoice:
     """The verdict on the ``index``-th word of the text (``word``, upper case).
 
-    ``verdict``: one of :data:`_VERDICTS`; ``heard``: the dictionary word decoded in its slot
-    (upper case; the written word when as written; None when left out; "" when unclear);
+    ``verdict``: "as written", "said other", "left out" or "unclear"; ``heard``: the
+    dictionary word decoded in its slot (upper case; the written word when as written; None
+    when left out; "" when unclear);
     ``margin``: nats per frame, the best path with the written word in this slot minus the best
     path with anything else there, over the written word's frames (+inf when no competitor
     survived the search, -inf when the written word did not, NaN when the recording was not
@@ -372,7 +375,8 @@ class ReadingDecoder:
 
     def alternatives(self, text: str) -> list[tuple[str, tuple[str, ...]]]:
         """[(written word, (neighbour, ...)), ...]: the slots of the grammar for ``text``,
-        words in upper case, neighbours nearest first (:func:`_nearest_neighbours`)."""
+        words in upper case, neighbours nearest first (the order the module docstring
+        gives)."""
         words = self._scorer._check_text(text)
         dictionary = _cmu_dictionary()
         slots = []

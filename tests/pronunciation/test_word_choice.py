@@ -10,8 +10,8 @@
   every word; a left-out word and a replaced word are reported at their own index. The margin
   and penalties here are development values, not the tuned ones (those come from
   ``experiments/misread_readings.py`` on the tuning half of a larger set); the clips assert
-  only what any sensible setting must give, on the words whose verdict was clear at every
-  trial value (reported in the commit that added this file).
+  only what any sensible setting must give, on words whose verdict was the same with
+  neighbour penalties of 0, 10 and 25 nats (margin 0, unclear 30, omission 40).
 - Bad input: errors that name the argument.
 """
 
