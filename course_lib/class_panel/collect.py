@@ -42,6 +42,7 @@ _COUNTED, _SUPERSEDED, _LEFT_OUT = "counted", "superseded", "left out"
 _SKIPPED_FOLDERS = {".ipynb_checkpoints"}
 # a comparison sheet with this many answers or more, all "first" (or all "second"), is noted:
 # the side of each pair is drawn at random, so a real taste answers so with odds 1 in 2^(n-1)
+_SAME_SIDE_LABEL = "every pair answered the same side"
 _SAME_SIDE_MINIMUM = 3         # as the preference model calls such a sheet "no information"
 
 
@@ -123,6 +124,13 @@ class Collection:
         """How many files were counted, superseded and left out."""
         return {status: sum(r.status == status for r in self.sheets)
                 for status in (_COUNTED, _SUPERSEDED, _LEFT_OUT)}
+
+    def n_informative_comparisons(self) -> int:
+        """How many counted comparison sheets carry information on taste: all but those that
+        answered one side throughout (the preference model leaves those out, and has nothing
+        to fit when no other sheet is left)."""
+        return sum(r.status == _COUNTED and r.activity == "compare"
+                   and _SAME_SIDE_LABEL not in r.labels for r in self.sheets)
 
     def counts_by_reason(self) -> list[tuple[str, str, int]]:
         """(status, reason label, number of files) for every file left out or superseded and
@@ -412,7 +420,7 @@ def _checked(relative, kind, pseudonym, key, saved_at, entries) -> _Sheet | _Rea
                              f"is better"))
     if kind == "compare" and len(answers) >= _SAME_SIDE_MINIMUM and len(given) == 1 and \
             given != {"none"}:
-        notes.append(_Reason("every pair answered the same side",
+        notes.append(_Reason(_SAME_SIDE_LABEL,
                              f"every pair answered {given.pop()!r}: no information on which "
                              f"setting is preferred (which setting of a pair plays first was "
                              f"drawn at random)"))

@@ -271,9 +271,11 @@ def test_a_comparison_sheet_answering_one_side_throughout_is_noted(tmp_path, ans
     for index, answer in enumerate(answers):
         sheet.answer(index, answer)
     sheet.save(tmp_path / "c.json")
-    record = _record(collect(tmp_path, compare=COMPARE), "c.json")
+    collection = collect(tmp_path, compare=COMPARE)
+    record = _record(collection, "c.json")
     assert record.status == _COUNTED
     assert ("every pair answered the same side" in record.labels) is noted, record
+    assert collection.n_informative_comparisons() == (0 if noted else 1)
 
 
 def test_the_counts_by_reason_name_no_file_folder_or_person(tmp_path):
