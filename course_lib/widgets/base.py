@@ -12,7 +12,11 @@ import matplotlib.pyplot as plt
 from IPython.display import display
 
 from course_lib.plotting.describe import describe_figure, described_image_html
+from course_lib.validation import RngLike, _as_rng
 from course_lib.widgets.slider_names import _SliderNames
+
+# A control's style that shows its whole description, however long.
+_FULL_LABEL = {"description_width": "initial"}
 
 
 class InputError(ValueError):
@@ -21,6 +25,19 @@ class InputError(ValueError):
     :meth:`Explorer.refresh` shows it as one line instead of a traceback, and no figure, so the
     controls and the figure never disagree.
     """
+
+
+def _fixed_seed(rng: RngLike) -> int:
+    """One integer seed drawn from ``rng``: every render redraws the same random numbers, so
+    moving a slider deforms the same draws."""
+    return int(_as_rng(rng).integers(2 ** 63))
+
+
+def _float_slider(description: str, value: float, low: float, high: float,
+                  step: float = 0.1) -> W.FloatSlider:
+    """A slider that redraws on release, with its whole description shown."""
+    return W.FloatSlider(value=value, min=low, max=high, step=step, description=description,
+                         continuous_update=False, style=_FULL_LABEL)
 
 
 class _DescribedImage:

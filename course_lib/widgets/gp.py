@@ -22,9 +22,9 @@ from ..linalg import sample_gaussian
 from ..plotting.gp import (plot_evidence_surface, plot_gp_posterior, plot_kernel_function,
                            plot_samples)
 from ..gp.toy_data import toy_regression_data
-from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
+from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int,
                           _warn_deprecated)
-from .base import Explorer
+from .base import Explorer, _fixed_seed
 
 __all__ = ["kernel_explorer", "conditioning_explorer", "evidence_surface_explorer",
            "lml_surface_explorer"]
@@ -32,11 +32,6 @@ __all__ = ["kernel_explorer", "conditioning_explorer", "evidence_surface_explore
 def _log_slider(description, value, low, high):
     return W.FloatLogSlider(value=value, base=10, min=np.log10(low), max=np.log10(high),
                             step=0.05, description=description, continuous_update=False)
-
-
-def _fixed_seed(rng: RngLike) -> int:
-    """One integer seed drawn from ``rng``: every render redraws the same random numbers."""
-    return int(_as_rng(rng).integers(2 ** 63))
 
 
 def _one_dimensional_data(X, y) -> tuple[np.ndarray, np.ndarray]:

@@ -49,13 +49,10 @@ from ..plotting.mixed import (plot_binary_answers, plot_constraints, plot_elbo_l
 from ..simulators.confidence_raters import (RATER_TOL, ConfidenceTrials, ranked_levels,
                                             rating_splits, preference_scores)
 from ..validation import RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng
-from .base import Explorer, InputError
+from .base import _FULL_LABEL, Explorer, InputError
 from .hmm import _parse_vector
 
 __all__ = ["elbo_ledger_explorer", "constraint_explorer", "likert_explorer", "rater_explorer"]
-
-_FULL_LABEL = {"description_width": "initial"}
-
 
 # How the ledger explorer counts the KL: once (the ELBO), or once per data type (the
 #: bookkeeping error of a per-type normalisation, which maximises E - T KL for T types).

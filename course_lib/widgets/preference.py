@@ -34,7 +34,7 @@ from ..preference.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
 from ..plotting.preference import (LAPLACE_COLOUR, plot_curvature, plot_likelihood,
                                    plot_posterior_1d, plot_posterior_2d, shade_negative)
 from ..validation import _as_float_array, _as_positive_float, _check_choice
-from .base import Explorer, InputError
+from .base import _FULL_LABEL, Explorer, InputError, _float_slider
 
 __all__ = ["likelihood_explorer", "laplace_explorer"]
 
@@ -69,14 +69,6 @@ def _answer_for(model: str, answer: float) -> float:
     return 1.0 if answer > 0.5 else 0.0
 
 
-_FULL_LABEL = {"description_width": "initial"}
-
-
-def _slider(description, value, low, high, step):
-    return W.FloatSlider(value=value, min=low, max=high, step=step, description=description,
-                         continuous_update=False, style=_FULL_LABEL)
-
-
 def _concentration_slider():
     return W.FloatLogSlider(value=10.0, base=10, min=0, max=2, step=0.05,
                             description="Beta concentration ν", continuous_update=False,
@@ -98,10 +90,10 @@ def likelihood_explorer(n_grid: int = 801, z_max: float = 8.0) -> Explorer:
     z = np.linspace(-_as_positive_float(z_max, "z_max"), z_max, int(n_grid))
     controls = {
         "model": _model_dropdown(),
-        "answer": _slider("answer y (> 0.5: first)", 0.95, 0.01, 0.99, 0.01),
-        "noise_sd": _slider("noise sd σ", 1.0, 0.1, 3.0, 0.05),
+        "answer": _float_slider("answer y (> 0.5: first)", 0.95, 0.01, 0.99, 0.01),
+        "noise_sd": _float_slider("noise sd σ", 1.0, 0.1, 3.0, 0.05),
         "concentration": _concentration_slider(),
-        "prior_sd": _slider("prior sd of f", 1.0, 0.25, 3.0, 0.05),
+        "prior_sd": _float_slider("prior sd of f", 1.0, 0.25, 3.0, 0.05),
     }
 
     def render(model, answer, noise_sd, concentration, prior_sd) -> Figure:
@@ -144,11 +136,11 @@ def laplace_explorer(n_grid: int = 161, f_max: float = 4.0) -> Explorer:
     grid = np.linspace(-f_max, f_max, int(n_grid))
     controls = {
         "model": _model_dropdown(),
-        "answer": _slider("answer y (> 0.5: first)", 0.95, 0.01, 0.99, 0.01),
-        "noise_sd": _slider("noise sd σ", 0.5, 0.1, 2.0, 0.05),
+        "answer": _float_slider("answer y (> 0.5: first)", 0.95, 0.01, 0.99, 0.01),
+        "noise_sd": _float_slider("noise sd σ", 0.5, 0.1, 2.0, 0.05),
         "concentration": _concentration_slider(),
-        "correlation": _slider("prior correlation ρ", 0.0, -0.9, 0.9, 0.05),
-        "start": _slider("Newton start z0", -1.5, -6.0, 6.0, 0.25),
+        "correlation": _float_slider("prior correlation ρ", 0.0, -0.9, 0.9, 0.05),
+        "start": _float_slider("Newton start z0", -1.5, -6.0, 6.0, 0.25),
     }
 
     def render(model, answer, noise_sd, concentration, correlation, start) -> Figure:

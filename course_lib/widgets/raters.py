@@ -35,28 +35,15 @@ from ..plotting.raters import (MODEL_COLOURS, plot_annotator_fit, plot_noise_pro
                                plot_noise_table, plot_rater_scores, plot_score_distribution)
 from ..simulators.rater_scores import (ANNOTATOR_TOY_LAMBDA, TOY_KERNEL, annotator_toy_data,
                                        toy_rater_data)
-from ..validation import RngLike, _as_positive_int, _as_rng
-from .base import Explorer, InputError
+from ..validation import RngLike, _as_positive_int
+from .base import _FULL_LABEL, Explorer, InputError, _fixed_seed, _float_slider
 
 __all__ = ["spread_term_explorer", "panel_explorer", "annotator_explorer"]
-
-
-def _fixed_seed(rng: RngLike) -> int:
-    """One integer seed drawn from ``rng``: every render redraws the same random numbers."""
-    return int(_as_rng(rng).integers(2 ** 63))
-
-
-_FULL_LABEL = {"description_width": "initial"}   # show a control's whole description
 
 
 def _int_slider(description, value, low, high):
     return W.IntSlider(value=value, min=low, max=high, description=description,
                        continuous_update=False, style=_FULL_LABEL)
-
-
-def _float_slider(description, value, low, high, step=0.1):
-    return W.FloatSlider(value=value, min=low, max=high, step=step, description=description,
-                         continuous_update=False, style=_FULL_LABEL)
 
 
 def spread_term_explorer(n_items: int = 40, n_grid: int = 120, *, rng: RngLike = 0) -> Explorer:
