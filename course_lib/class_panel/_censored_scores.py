@@ -63,7 +63,8 @@ def _experts_log_likelihood(theta: np.ndarray, counts: np.ndarray,
                                    grid[None, None, :] + offset[:, None, None],
                                    noise_sd[:, None, None])
     log_post = counts @ table.reshape(-1, grid.size)
-    log_post += norm.logpdf(grid, theta[0], np.exp(theta[1]))
+    # the prior's density times the grid's step: a sum over the grid approximates the integral
+    log_post += norm.logpdf(grid, theta[0], np.exp(theta[1])) + np.log(grid[1] - grid[0])
     peak = log_post.max(axis=1, keepdims=True)
     log_marginal = peak[:, 0] + np.log(np.exp(log_post - peak).sum(axis=1))
     return float(log_marginal.sum()), log_post - log_marginal[:, None]

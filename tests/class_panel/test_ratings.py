@@ -217,3 +217,55 @@ def test_bad_input_is_named():
     empty = SimpleNamespace(rate=None, rate_raters=(), rate_labels=((), (), ()))
     with pytest.raises(ValueError, match="^collection: holds no rating sheets"):
         class_ratings_model(empty, panel)
+
+
+def test_a_lenient_student_whose_scores_stop_at_10_is_not_read_as_steady():
+    """Issue 59's student: noise variance 2.35, bias +2 on a round whose experts' means are
+    high. Read as exact, those scores looked steady
+    (0.33); read as "at least 9.5" the interval holds the truth, and the flag is up (here 7 of
+    20 scores are 10)."""
+    panel = fake_panel(16)
+    high = np.flatnonzero(panel.ratings.means >= 6.5)[:20]
+    rng = np.random.default_rng(16)
+    bias, noise = np.r_[2.0, rng.normal(0, 0.5, 11)], np.r_[2.35, rng.uniform(0.5, 2.0, 11)]
+    means = panel.ratings.means[high]
+    scores = np.clip(np.floor(means[:, None] + bias + np.sqrt(noise) *
+                              rng.standard_normal((high.size, bias.size)) + 0.5), 0, 10)
+    names = tuple(f"s{k:02d}" for k in range(bias.size))
+    result = fit((RaterData.from_matrix(scores, scale=(0, 10)), names, high), panel)
+    assert result.scores_at_ends[0] == np.sum((scores[:, 0] == 0) | (scores[:, 0] == 10)) >= 5
+    assert result.at_scale_end[0]
+    low, high_end = result.noise_interval[0]
+    assert low <= 2.35 <= high_end and result.noise_variance[0] > 1.0
+    assert result.bias_interval[0, 0] <= 2.0 <= result.bias_interval[0, 1]
+    assert result.interval_name("noise") == "90 % Bayesian credible interval"
+    assert "confidence" in result.interval_name("correlation")
+    with pytest.raises(ValueError, match="^kind: "):
+        result.interval_name("mood")
+
+
+def test_the_experts_likelihood_is_the_integral_over_each_sentences_level():
+    """The experts' model's marginal likelihood of one sentence, summed over its level grid,
+    against scipy's adaptive quadrature of the same integrand: the grid's step (0.2) is small
+    against the integrand's width (about 0.3 here), so they agree to 1e-6 relative."""
+    from scipy.integrate import quad
+    from scipy.stats import norm
+
+    from course_lib.class_panel._censored_scores import (_experts_log_likelihood,
+                                                         _score_counts)
+    experts = RaterData.from_matrix(np.array([[7.0, 8.0, 10.0, 9.0, 10.0]]), scale=(0, 10))
+    offset = np.array([-0.3, 0.1, 0.2, -0.1])
+    noise_sd = np.array([0.6, 0.7, 0.8, 0.9, 1.0])
+    theta = np.concatenate([[6.0, np.log(2.0)], offset, np.log(noise_sd)])
+    grid_value = _experts_log_likelihood(theta, _score_counts(experts), 5)[0]
+    offsets = np.r_[offset, -offset.sum()]
+
+    def integrand(level):
+        p = 1.0
+        for score, c, s in zip([7, 8, 10, 9, 10], offsets, noise_sd):
+            upper = np.inf if score == 10 else score + 0.5
+            p *= norm.cdf((upper - level - c) / s) - norm.cdf((score - 0.5 - level - c) / s)
+        return p * norm.pdf(level, 6.0, 2.0)
+
+    reference = np.log(quad(integrand, -4.0, 14.0, points=[8.0, 9.0, 10.0])[0])
+    assert grid_value == pytest.approx(reference, rel=1e-6)
