@@ -138,6 +138,15 @@ def _check_choice(value, name: str, choices) -> str:
     return value
 
 
+def _listed_rows(mask: np.ndarray, noun: str = "row", limit: int = 5) -> str:
+    """"row 3" or "rows 1, 4, 6, 7, 9 and 2 more": where ``mask`` is true, for an error message
+    that points at the offending rows of a table without printing all of them."""
+    rows = np.flatnonzero(mask)
+    text = ", ".join(str(r) for r in rows[:limit])
+    more = f" and {rows.size - limit} more" if rows.size > limit else ""
+    return f"{noun}{'s' if rows.size > 1 else ''} {text}{more}"
+
+
 # ----- sizes --------------------------------------------------------------------------------
 #: The largest single array a course_lib function will allocate, in bytes (2 GiB). A request
 #: beyond it is refused with the argument that asked for it and what to do instead, rather than

@@ -44,7 +44,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
-from ..validation import _as_float_array, _as_positive_float, _check_choice
+from ..validation import _as_float_array, _as_positive_float, _check_choice, _listed_rows
 from ..gp.inputs import as_inputs
 
 __all__ = ["Comparisons", "DisconnectedComparisonsWarning", "KINDS"]
@@ -59,14 +59,6 @@ class DisconnectedComparisonsWarning(UserWarning):
     """The comparison graph has several components: their relative levels come from the prior."""
 
 
-def _rows(mask: np.ndarray, noun: str = "row", limit: int = 5) -> str:
-    """"row 3" or "rows 1, 4, 6 and 2 more": where ``mask`` is true."""
-    rows = np.flatnonzero(mask)
-    text = ", ".join(str(r) for r in rows[:limit])
-    more = f" and {rows.size - limit} more" if rows.size > limit else ""
-    return f"{noun}{'s' if rows.size > 1 else ''} {text}{more}"
-
-
 def _item_indices(values, name: str, n_items: int, allow_none: bool = False) -> np.ndarray:
     """Whole-number indices 0..n_items-1 (``_NO_SECOND`` too when ``allow_none``)."""
     arr = _as_float_array(values, name, ndim=1)
@@ -75,7 +67,7 @@ def _item_indices(values, name: str, n_items: int, allow_none: bool = False) -> 
     if invalid.any():
         bad = int(np.flatnonzero(invalid)[0])
         raise ValueError(f"{name}: expected item indices 0..{n_items - 1} (rows of X), "
-                         f"{_rows(invalid)} hold {arr[bad]:g}")
+                         f"{_listed_rows(invalid)} hold {arr[bad]:g}")
     return arr.astype(np.int64)
 
 
@@ -94,7 +86,7 @@ def _check_answers(y, kind: str, m: int) -> np.ndarray:
         bad = np.zeros(m, dtype=bool)
         want = ""
     if bad.any():
-        raise ValueError(f"y: kind {kind!r} needs {want}; {_rows(bad)} hold "
+        raise ValueError(f"y: kind {kind!r} needs {want}; {_listed_rows(bad)} hold "
                          f"{y[bad][0]:g}")
     return y
 
@@ -165,7 +157,7 @@ class Comparisons:
                 if np.any(second != _NO_SECOND):
                     raise ValueError(f"second: kind 'bounded' rates one item per row; pass "
                                      f"second=None (got an item index in "
-                                     f"{_rows(second != _NO_SECOND)})")
+                                     f"{_listed_rows(second != _NO_SECOND)})")
             self.second = np.full(m, _NO_SECOND, dtype=np.int64)
         else:
             if second is None:
@@ -177,7 +169,7 @@ class Comparisons:
                              f"{self.second.size}")
         same = self.first == self.second
         if same.any():
-            raise ValueError(f"second: {_rows(same)} compare an item with itself (item "
+            raise ValueError(f"second: {_listed_rows(same)} compare an item with itself (item "
                              f"{self.first[same][0]}); a comparison needs two different items")
         self.y = _check_answers(y, self.kind, m)
         for array in (self.X, self.first, self.second, self.y):
@@ -205,7 +197,7 @@ class Comparisons:
         first, second = index[0::2], index[1::2]
         same = first == second
         if same.any():
-            raise ValueError(f"X_second: {_rows(same)} present the same item as X_first "
+            raise ValueError(f"X_second: {_listed_rows(same)} present the same item as X_first "
                              f"(inputs equal within tol={tol:g}); a comparison needs two "
                              "different items")
         return cls(items, first, second, y, kind=kind)

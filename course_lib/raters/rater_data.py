@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..metrics import check_scale
-from ..validation import _as_float_array, _as_positive_int, _as_selection
+from ..validation import _as_float_array, _as_positive_int, _as_selection, _listed_rows
 from ..gp.inputs import as_inputs, check_exact_size
 
 __all__ = ["RaterData"]
@@ -36,14 +36,6 @@ def _index_array(values, name: str, size: int | None) -> np.ndarray:
         bad = int(np.flatnonzero(arr >= size)[0])
         raise ValueError(f"{name}: row {bad} has index {arr[bad]}, beyond the {size} declared")
     return arr
-
-
-def _rows(mask: np.ndarray, noun: str = "row", limit: int = 5) -> str:
-    """"row 3" or "rows 1, 4, 6 and 2 more": where ``mask`` is true."""
-    rows = np.flatnonzero(mask)
-    text = ", ".join(str(r) for r in rows[:limit])
-    more = f" and {rows.size - limit} more" if rows.size > limit else ""
-    return f"{noun}{'s' if rows.size > 1 else ''} {text}{more}"
 
 
 class RaterData:
@@ -90,11 +82,11 @@ class RaterData:
             outside = (scores < low) | (scores > high)
             if outside.any():
                 raise ValueError(f"scores: outside the scale {low}..{high} at "
-                                 f"{_rows(outside)} (e.g. {scores[outside][0]:g})")
+                                 f"{_listed_rows(outside)} (e.g. {scores[outside][0]:g})")
             fractional = scores != np.round(scores)
             if fractional.any():
                 raise ValueError(f"scores: not a whole score of the scale {low}..{high} at "
-                                 f"{_rows(fractional)} (e.g. {scores[fractional][0]:g})")
+                                 f"{_listed_rows(fractional)} (e.g. {scores[fractional][0]:g})")
         self.n_items = int(items.max()) + 1 if n_items is None else n_items
         self.n_raters = int(raters.max()) + 1 if n_raters is None else n_raters
         order = np.lexsort((raters, items))  # by item, then rater
@@ -103,10 +95,10 @@ class RaterData:
                                & (raters[order[1:]] == raters[order[:-1]]))
         if repeated.any():
             raise ValueError(f"raters: an (item, rater) pair given again at "
-                             f"{_rows(repeated)}; a rater scores each item at most once")
+                             f"{_listed_rows(repeated)}; a rater scores each item at most once")
         counts = np.bincount(items, minlength=self.n_items)
         if np.any(counts == 0):
-            raise ValueError(f"items: no label for {_rows(counts == 0, 'item')}; drop them "
+            raise ValueError(f"items: no label for {_listed_rows(counts == 0, 'item')}; drop them "
                              "from X (or pass the right n_items)")
         self.items, self.raters, self.scores = items, raters, scores
         self.counts = counts
@@ -161,7 +153,7 @@ class RaterData:
             raise ValueError("Y: contains inf (use NaN for a missing score)")
         unscored = np.all(np.isnan(table), axis=1)
         if unscored.any():
-            raise ValueError(f"Y: no score in {_rows(unscored)} (every item needs at "
+            raise ValueError(f"Y: no score in {_listed_rows(unscored)} (every item needs at "
                              "least one; drop those rows and the matching rows of X)")
         items, raters = np.nonzero(~np.isnan(table))
         return cls(items, raters, table[items, raters], n_items=table.shape[0],
