@@ -54,11 +54,11 @@ the reverse, are not made).
   (:data:`INSERTED_WORDS`) said between two written words.
 
 With 40 sentences and 4 voices per half that is 160 cells and 640 readings per half: 160 left
-out words, about 240 replaced words and 160 insertions per half, and about 1,100 words of
-correct readings, so that a share near 80-90% has a 95% Clopper-Pearson interval about +-5
-points wide, and a false-flag share near 3% one of about +-1.2 points. The readings go to a
-cache folder outside the repository (:func:`readings_folder`: ``COURSE_MISREAD_READINGS``, else
-the user's cache); the committed manifest, ``tests/data/misread_readings/manifest.json``, holds
+out words, 208 (tuning) and 215 (held-out) replaced words, 160 insertions and about 1,100
+words of correct readings, so that a share near 80-90% has a 95% Clopper-Pearson interval
+about +-5-6 points wide, and a false-flag share near 3% one of about +-1.2 points. The
+readings go to a cache folder outside the repository (:func:`readings_folder`:
+``COURSE_MISREAD_READINGS``, else the user's cache); the committed manifest, ``tests/data/misread_readings/manifest.json``, holds
 per reading what :func:`plan_readings` decided (text scored, words said, the indices replaced,
 left out and inserted, voice, rate, half) and the SHA-256 of its WAV, so the same tools give
 the same bytes and :func:`ensure_readings` refuses others.
