@@ -58,10 +58,11 @@ out words, 208 (tuning) and 215 (held-out) replaced words, 160 insertions and ab
 words of correct readings, so that a share near 80-90% has a 95% Clopper-Pearson interval
 about +-5-6 points wide, and a false-flag share near 3% one of about +-1.2 points. The
 readings go to a cache folder outside the repository (:func:`readings_folder`:
-``COURSE_MISREAD_READINGS``, else the user's cache); the committed manifest, ``tests/data/misread_readings/manifest.json``, holds
-per reading what :func:`plan_readings` decided (text scored, words said, the indices replaced,
-left out and inserted, voice, rate, half) and the SHA-256 of its WAV, so the same tools give
-the same bytes and :func:`ensure_readings` refuses others.
+``COURSE_MISREAD_READINGS``, else the user's cache); the committed manifest,
+``tests/data/misread_readings/manifest.json``, holds per reading what :func:`plan_readings`
+decided (text scored, words said, the indices replaced, left out and inserted, voice, rate,
+half) and the SHA-256 of its WAV, so the same tools give the same bytes and
+:func:`ensure_readings` refuses others.
 
 The chain per recording: espeak-ng (22050 Hz int16) -> sox in repeatable mode without dither
 (``-R -D``): leading and trailing silence cut, very-high-quality resampling to 16 kHz,
