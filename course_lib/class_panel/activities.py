@@ -36,6 +36,9 @@ _COMPARE_ANSWERS = ("first", "second", "none")
 # at full strength: widgets.personalise answers 0.5 +- 0.45)
 _ANSWER_DEGREES = {"first": 0.95, "none": 0.5, "second": 0.05}
 _GAIN_RANGE_DB = (-12, 12)
+# a comparison sheet with at least this many answers, all on one side, carries no information
+# (collect notes it, the preference model leaves it out); fewer are too few to tell
+_MIN_ONE_SIDED_ANSWERS = 3
 #: The 40 training recordings the course's copy of speechocean762 holds to span the scale (its
 #: README): five from each band of the experts' mean accuracy, [0, 3), [3, 4), ..., [9, 10],
 #: drawn at random within the band. Their experts' mean fluency runs from 0.8 to 9.4.
