@@ -17,7 +17,7 @@ _ARMIJO = 1e-4            # the line search's constant (laplace_mode's)
 _MAX_HALVINGS = 40
 
 
-class BatchedLaplace:
+class _BatchedLaplace:
     """Many Laplace posteriors of the utility at the settings, at the pooled model's
     hyper-parameters, each from its own set of answers, solved together (R&W 2006, Alg. 3.1
     adapted to pairs, as :func:`~course_lib.preference.laplace.laplace_mode`, with Newton's
@@ -106,7 +106,7 @@ _NODES, _NODE_WEIGHTS = np.polynomial.hermite_e.hermegauss(40)
 _LOG_NODE_WEIGHTS = np.log(_NODE_WEIGHTS / np.sqrt(2.0 * np.pi))
 
 
-def log_predictive(likelihood, y: np.ndarray, mean: np.ndarray,
+def _log_predictive(likelihood, y: np.ndarray, mean: np.ndarray,
                     variance: np.ndarray) -> np.ndarray:
     """log E[p(y | z)] for z ~ N(mean, variance), row by row, by Gauss-Hermite quadrature on
     40 nodes (Abramowitz & Stegun 1964, 25.4.46) in log space: the degrees' likelihood is

@@ -3,10 +3,10 @@ explains the model; this is its engine, which a student need not read).
 
 A whole score c of a 0-10 scale stands for a latent score in [c - 1/2, c + 1/2), and the two
 ends for "at most 0.5" and "at least 9.5" (censored; Tobin 1958). Here: the experts' two-way
-model with random sentence levels (``experts_model``), every informative student's posterior
-on a grid of (bias, noise sd) (``student_posteriors``) with the class's prior of the noise
-(``class_noise_priors``), draws of their noise (``noise_draws``) and the class's level of each
-clip (``class_consensus``).
+model with random sentence levels (``_experts_model``), every informative student's posterior
+on a grid of (bias, noise sd) (``_student_posteriors``) with the class's prior of the noise
+(``_class_noise_priors``), draws of their noise (``_noise_draws``) and the class's level of each
+clip (``_class_consensus``).
 """
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ from scipy.stats import norm
 from course_lib.metrics import log_normal_interval
 from course_lib.raters.rater_data import RaterData
 
-SCALE = (0, 10)
+_SCALE = (0, 10)
 # the students' grid: bias in points (step well below the smallest posterior sd, about 0.1 for
 # 20 scores of noise sd 0.5), noise sd from nearly none to beyond the scale's spread
-BIAS_GRID = np.linspace(-6.0, 6.0, 241)
-NOISE_SD_GRID = np.geomspace(0.1, 8.0, 60)
+_BIAS_GRID = np.linspace(-6.0, 6.0, 241)
+_NOISE_SD_GRID = np.geomspace(0.1, 8.0, 60)
 _LEVEL_GRID_STEP = 0.01   # the consensus grid, points
 # a sentence's level for the experts' model: a step of 0.2 is under 2/3 of the posterior sd of
 # a level that five experts scored, where a sum over a grid of a smooth bump is already exact
@@ -35,7 +35,7 @@ _MIN_PRIOR_SD = 0.15      # least sd of that prior, in log s
 
 
 @dataclass(frozen=True)
-class ExpertsModel:
+class _ExpertsModel:
     """The experts' censored model (ratings docstring, step 1): the sentences' levels
     f ~ N(``level_mean``, ``level_sd``^2), each expert's ``offset`` (mean 0) and ``log_sd`` of
     their latent noise with its standard error ``log_sd_se`` (from the curvature of the log
@@ -58,7 +58,7 @@ def _experts_log_likelihood(theta: np.ndarray, counts: np.ndarray,
     offset = np.concatenate([theta[2:E + 1], [-np.sum(theta[2:E + 1])]])
     noise_sd = np.exp(theta[E + 1:])
     grid = _EXPERT_LEVEL_GRID
-    scores = np.arange(SCALE[0], SCALE[1] + 1)
+    scores = np.arange(_SCALE[0], _SCALE[1] + 1)
     table = _log_score_probability(scores[None, :, None],
                                    grid[None, None, :] + offset[:, None, None],
                                    noise_sd[:, None, None])
@@ -73,14 +73,14 @@ def _experts_log_likelihood(theta: np.ndarray, counts: np.ndarray,
 def _score_counts(experts: RaterData) -> np.ndarray:
     """(n_items, E x 11): how often each expert gave each whole score to each sentence (a
     sentence's log likelihood over the level grid is then one product with the table)."""
-    n_scores = SCALE[1] - SCALE[0] + 1
+    n_scores = _SCALE[1] - _SCALE[0] + 1
     counts = np.zeros((experts.n_items, experts.n_raters * n_scores))
     np.add.at(counts, (experts.items, experts.raters * n_scores +
-                       experts.scores.astype(np.int64) - SCALE[0]), 1.0)
+                       experts.scores.astype(np.int64) - _SCALE[0]), 1.0)
     return counts
 
 
-def experts_model(experts: RaterData) -> ExpertsModel:
+def _experts_model(experts: RaterData) -> _ExpertsModel:
     """Maximum likelihood of the experts' censored model (ratings docstring, step 1), from the
     moments of the scores, by L-BFGS-B (finite-difference gradient: 2 + 2E parameters); the
     standard errors of the log noise sds from the diagonal of the negative log likelihood's
@@ -107,11 +107,11 @@ def experts_model(experts: RaterData) -> ExpertsModel:
     curvature = np.array([(objective(theta + step * unit) + objective(theta - step * unit)
                            - 2.0 * centre) / step ** 2 for unit in np.eye(theta.size)[E + 1:]])
     offset = np.concatenate([theta[2:E + 1], [-np.sum(theta[2:E + 1])]])
-    return ExpertsModel(float(theta[0]), float(np.exp(theta[1])), offset, theta[E + 1:],
+    return _ExpertsModel(float(theta[0]), float(np.exp(theta[1])), offset, theta[E + 1:],
                          1.0 / np.sqrt(np.maximum(curvature, 1e-12)))
 
 
-def item_levels(fitted: ExpertsModel, experts: RaterData,
+def _item_levels(fitted: _ExpertsModel, experts: RaterData,
                  n_items: int) -> tuple[np.ndarray, np.ndarray]:
     """Posterior mean and sd of the level of the first ``n_items`` sentences (the rated
     clips) under the experts' model."""
@@ -130,8 +130,8 @@ def _score_bounds(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The interval of the latent score that a whole score stands for (ratings docstring): c +-
     1/2 inside the scale, open beyond its ends (censored)."""
     scores = np.asarray(scores, dtype=float)
-    lower = np.where(scores <= SCALE[0], -np.inf, scores - 0.5)
-    upper = np.where(scores >= SCALE[1], np.inf, scores + 0.5)
+    lower = np.where(scores <= _SCALE[0], -np.inf, scores - 0.5)
+    upper = np.where(scores >= _SCALE[1], np.inf, scores + 0.5)
     return lower, upper
 
 
@@ -144,7 +144,7 @@ def _log_score_probability(scores, level, sd) -> np.ndarray:
 @dataclass(frozen=True)
 class Posteriors:
     """Every informative student's grid posterior (ratings docstring, step 2): ``bias`` and
-    ``noise`` (n_ok, grid) the marginal masses on BIAS_GRID and NOISE_SD_GRID; ``ok`` the
+    ``noise`` (n_ok, grid) the marginal masses on _BIAS_GRID and _NOISE_SD_GRID; ``ok`` the
     students they belong to."""
 
     ok: np.ndarray
@@ -155,7 +155,7 @@ class Posteriors:
     prior_weights: np.ndarray
 
 
-def student_posteriors(ratings: RaterData, expert_mean: np.ndarray,
+def _student_posteriors(ratings: RaterData, expert_mean: np.ndarray,
                         ok: np.ndarray) -> Posteriors:
     """The (b, s) posteriors of the informative students (ratings docstring, step 2): the log
     likelihood of every (clip, score) pair that occurs on the grid, summed per student by one
@@ -168,7 +168,7 @@ def student_posteriors(ratings: RaterData, expert_mean: np.ndarray,
     pairs, pair_of = np.unique(np.column_stack([clips, scores]), axis=0, return_inverse=True)
     counts = np.zeros((ok.size, pairs.shape[0]))
     np.add.at(counts, (student, pair_of.ravel()), 1.0)
-    b, s = BIAS_GRID[:, None], NOISE_SD_GRID[None, :]
+    b, s = _BIAS_GRID[:, None], _NOISE_SD_GRID[None, :]
     table = np.empty((pairs.shape[0], b.size * s.size))
     for p, (clip, score) in enumerate(pairs):
         table[p] = _log_score_probability(score, expert_mean[int(clip)] + b, s).ravel()
@@ -177,7 +177,7 @@ def student_posteriors(ratings: RaterData, expert_mean: np.ndarray,
     mass = np.exp(log_post).reshape(ok.size, b.size, s.size)
     mass /= mass.sum(axis=(1, 2), keepdims=True)
     likelihood = mass.sum(axis=1)
-    priors, weights = class_noise_priors(likelihood)
+    priors, weights = _class_noise_priors(likelihood)
     if ok.size >= _MIN_CLASS_FOR_PRIOR:
         mass *= priors[np.argmax(weights)][None, None, :]
         mass /= mass.sum(axis=(1, 2), keepdims=True)
@@ -186,14 +186,14 @@ def student_posteriors(ratings: RaterData, expert_mean: np.ndarray,
     return Posteriors(ok, mass.sum(axis=2), mass.sum(axis=1), likelihood, priors, weights)
 
 
-def class_noise_priors(likelihood: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The class's priors of log s on NOISE_SD_GRID: normals of every mean and sd of a grid
+def _class_noise_priors(likelihood: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The class's priors of log s on _NOISE_SD_GRID: normals of every mean and sd of a grid
     (H, grid), with their posterior weights (H,) under a flat prior on that grid, from each
     student's ``likelihood`` (n_ok, grid) of s (normalised under the flat prior on log s): the
     most probable is the empirical-Bayes prior (Robbins 1956; Efron & Morris 1973). Their sd
     is at least _MIN_PRIOR_SD so that a class of similar students does not squeeze everyone's
     interval into the prior."""
-    log_s = np.log(NOISE_SD_GRID)
+    log_s = np.log(_NOISE_SD_GRID)
     centres = log_s[::2]
     sds = np.geomspace(_MIN_PRIOR_SD, 3.0, 16)
     prior = np.exp(-0.5 * ((log_s[None, None, :] - centres[:, None, None]) /
@@ -210,17 +210,17 @@ def _edges(grid: np.ndarray) -> np.ndarray:
     return np.concatenate([[2 * grid[0] - middle[0]], middle, [2 * grid[-1] - middle[-1]]])
 
 
-BIAS_EDGES = _edges(BIAS_GRID)
-LOG_NOISE_EDGES = _edges(np.log(NOISE_SD_GRID))
+_BIAS_EDGES = _edges(_BIAS_GRID)
+_LOG_NOISE_EDGES = _edges(np.log(_NOISE_SD_GRID))
 
 
-def grid_quantiles(edges: np.ndarray, mass: np.ndarray, q) -> np.ndarray:
+def _grid_quantiles(edges: np.ndarray, mass: np.ndarray, q) -> np.ndarray:
     """Quantiles ``q`` of each row's distribution, ``mass`` spread evenly within each cell."""
     cdf = np.concatenate([np.zeros((mass.shape[0], 1)), np.cumsum(mass, axis=1)], axis=1)
     return np.array([np.interp(q, row, edges) for row in cdf])
 
 
-def class_consensus(ratings: RaterData, ok: np.ndarray, bias: np.ndarray,
+def _class_consensus(ratings: RaterData, ok: np.ndarray, bias: np.ndarray,
                     noise: np.ndarray, level: float) -> tuple[np.ndarray, ...]:
     """Per clip: the posterior mean, sd and credible interval of the class's level (module
     docstring, step 3) and how many scores it rests on. A coarse grid finds where the
@@ -255,11 +255,11 @@ def class_consensus(ratings: RaterData, ok: np.ndarray, bias: np.ndarray,
         weights /= weights.sum()
         consensus[clip] = weights @ fine
         sd[clip] = np.sqrt(max(weights @ fine ** 2 - consensus[clip] ** 2, 0.0))
-        interval[clip] = grid_quantiles(_edges(fine), weights[None, :], [tail, 1 - tail])[0]
+        interval[clip] = _grid_quantiles(_edges(fine), weights[None, :], [tail, 1 - tail])[0]
     return consensus, sd, interval, n_class
 
 
-def noise_draws(posteriors: Posteriors, n_draws: int,
+def _noise_draws(posteriors: Posteriors, n_draws: int,
                  rng: np.random.Generator) -> np.ndarray:
     """(n_draws, n_ok) draws of each informative student's noise variance s^2: each draw takes
     a prior of the class (by its posterior weight; the class's prior is itself uncertain) and
@@ -275,5 +275,5 @@ def noise_draws(posteriors: Posteriors, n_draws: int,
         cdf = np.concatenate([np.zeros((K, 1)), cdf / cdf[:, -1:]], axis=1)
         u = rng.random((K, rows.size))
         for r in range(K):
-            log_sd[rows, r] = np.interp(u[r], cdf[r], LOG_NOISE_EDGES)
+            log_sd[rows, r] = np.interp(u[r], cdf[r], _LOG_NOISE_EDGES)
     return np.exp(2.0 * log_sd)

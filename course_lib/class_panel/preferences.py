@@ -20,7 +20,7 @@ hyper-priors (``simulators.personalisation.equaliser_model``) and its Laplace po
 
 Every Laplace posterior after the pooled fit (the students', the shuffles' and the held-out
 models') depends on its answers only through how often each degree was given on each pair, so
-they are solved together as one batch of Newton iterations (``BatchedLaplace``, in
+they are solved together as one batch of Newton iterations (``_BatchedLaplace``, in
 ``_batched_laplace``; checked against :func:`~course_lib.preference.laplace.laplace_mode` one by
 one in the tests).
 
@@ -65,7 +65,8 @@ import numpy as np
 from scipy.special import ndtr
 from scipy.stats import t as student_t
 
-from course_lib.class_panel._batched_laplace import BatchedLaplace, log_predictive
+from course_lib.class_panel._batched_laplace import _BatchedLaplace, _log_predictive
+from course_lib.class_panel.activities import _MIN_ONE_SIDED_ANSWERS
 from course_lib.preference.comparisons import Comparisons, DisconnectedComparisonsWarning
 from course_lib.simulators.personalisation import equaliser_model
 from course_lib.validation import RngLike, _as_float_array, _as_positive_int, _as_rng
@@ -79,7 +80,6 @@ _N_RESTARTS = 2           # MAP-II runs of the pooled model
 _FAMILY_LEVEL = 0.05      # the chance of a "split" pair in a class with one taste
 _SURE = 0.9
 _MODELS = ("the class without you", "you alone", "the class and you")
-_MIN_ANSWERS = 3          # fewer answers all on one side are not called "no information"
 
 
 @dataclass(frozen=True)
@@ -280,7 +280,7 @@ def _class_preferences_trusted(settings, pairs, answers: _Answers, pseudonyms, n
     Xa, Xb = settings[pairs[:, 0]], settings[pairs[:, 1]]
     mu, tau2 = pooled.predict_difference(Xa, Xb)
     utility, utility_var = pooled.predict(settings)
-    batch = BatchedLaplace(pooled, pairs, answers.y)
+    batch = _BatchedLaplace(pooled, pairs, answers.y)
     fits = _individual_fits(batch, fitted, len(pseudonyms))
     spread, null_mean, null_sd, t = _taste_spread(batch, fitted, len(pseudonyms),
                                                   fits["individual_difference"],
@@ -304,14 +304,15 @@ def _class_preferences_trusted(settings, pairs, answers: _Answers, pseudonyms, n
 
 
 def _sheet_status(answers: _Answers, n_students: int) -> tuple[str, ...]:
-    """"no information" for a student who answered at least _MIN_ANSWERS pairs, every one
-    for the same side as shown on their sheet (always "first", or always "second"): like one
+    """"no information" for a student who answered at least _MIN_ONE_SIDED_ANSWERS pairs, every
+    one for the same side as shown on their sheet (always "first", or always "second"): like one
     score for every clip, it says nothing about which setting they prefer; else "ok"."""
     out = []
     for s in range(n_students):
         shown = answers.shown_y[answers.student == s]
         same_side = np.all(shown > 0.5) or np.all(shown < 0.5)
-        out.append("no information" if shown.size >= _MIN_ANSWERS and same_side else "ok")
+        informative = shown.size < _MIN_ONE_SIDED_ANSWERS or not same_side
+        out.append("ok" if informative else "no information")
     return tuple(out)
 
 
@@ -327,7 +328,7 @@ def _shares(answers: _Answers, n_pairs: int) -> np.ndarray:
     return counts / np.maximum(counts.sum(axis=1, keepdims=True), 1.0)
 
 
-def _individual_fits(batch: BatchedLaplace, answers: _Answers, n_students: int) -> dict:
+def _individual_fits(batch: _BatchedLaplace, answers: _Answers, n_students: int) -> dict:
     """Each student's utility at the pooled hyper-parameters: their differences on every pair
     (mean, sd, Phi(mean / sd)) and utility means; NaN rows where no posterior exists (and for
     a student without answers here)."""
@@ -347,7 +348,7 @@ def _individual_fits(batch: BatchedLaplace, answers: _Answers, n_students: int) 
 
 
 # ----- agreement ----------------------------------------------------------------------------
-def _taste_spread(batch: BatchedLaplace, answers: _Answers, n_students: int, difference: np.ndarray,
+def _taste_spread(batch: _BatchedLaplace, answers: _Answers, n_students: int, difference: np.ndarray,
                   n_permutations: int, rng: np.random.Generator):
     """(spread, shuffled mean, shuffled sd, t) per pair: the permutation test of the module
     docstring (Fisher 1935; Good 2005), answers shuffled among the students within each
@@ -391,7 +392,7 @@ def _verdicts(t: np.ndarray, probability: np.ndarray, threshold: float) -> tuple
 
 
 # ----- held-out answers ---------------------------------------------------------------------
-def _held_out_scores(batch: BatchedLaplace, answers: _Answers, n_students: int, n_scored: int,
+def _held_out_scores(batch: _BatchedLaplace, answers: _Answers, n_students: int, n_scored: int,
                      n_held_out: int, rng: np.random.Generator) -> dict:
     """Mean log predictive density of held-out answers by number of training answers, for the
     three models of the module docstring, over at most ``n_scored`` students with more than
@@ -416,7 +417,7 @@ def _held_out_scores(batch: BatchedLaplace, answers: _Answers, n_students: int, 
             "held_out_students": n}
 
 
-def _held_out_batch(batch: BatchedLaplace, answers: _Answers, chosen: np.ndarray, grid: np.ndarray,
+def _held_out_batch(batch: _BatchedLaplace, answers: _Answers, chosen: np.ndarray, grid: np.ndarray,
                     n_held_out: int, rng: np.random.Generator) -> np.ndarray:
     """(students, 3, G) scores of each chosen student's held-out answers: the class without
     them, them alone on their first n answers, and both (NaN where the student has fewer than
@@ -446,7 +447,7 @@ def _held_out_batch(batch: BatchedLaplace, answers: _Answers, chosen: np.ndarray
         ok = fitted[block]
         m = np.where(ok[:, None], difference[block][:, pair], 0.0)
         v = np.where(ok[:, None], variance[block][:, pair], 1.0)
-        log_density = log_predictive(batch.likelihood, np.tile(y, m.shape[0]), m.ravel(),
+        log_density = _log_predictive(batch.likelihood, np.tile(y, m.shape[0]), m.ravel(),
                                       np.maximum(v, 0.0).ravel()).reshape(m.shape).mean(axis=1)
         log_density[~ok] = np.nan
         n_train = np.sum(answers.student == answers.student[rows[0]]) - rows.size

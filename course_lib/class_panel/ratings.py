@@ -10,7 +10,7 @@ mass of its interval (``metrics.log_normal_interval``, in log space; for the two
 one-sided, censored interval as in Tobin 1958's model of a bounded outcome). A lenient student
 whose scores stop at 10 is then not read as steady: a 10 says only "at least 9.5".
 
-1. **The experts** (``_censored_scores.experts_model``), on their scores of the rated clips and of
+1. **The experts** (``_censored_scores._experts_model``), on their scores of the rated clips and of
    ``n_context`` other training sentences: each sentence has a level f_i ~ N(mu, tau^2) (the
    sentences' spread), each expert an offset c_e (their mean 0, ``expert_bias``) and a latent
    noise s_e, their whole scores censored at the ends as the students' are (a two-way model
@@ -20,7 +20,7 @@ whose scores stop at 10 is then not read as steady: a 10 says only "at least 9.5
    curvature. speechocean762's experts give 10 to about one sentence in six, so a model that
    took their scores as exact would call them steadier than they are. ``latent_mean`` and
    ``latent_sd`` are the rated clips' posterior levels, ``expert_noise_variance`` s_e^2.
-2. **Each student** (``_censored_scores.student_posteriors``): a posterior on a grid of (b, s)
+2. **Each student** (``_censored_scores._student_posteriors``): a posterior on a grid of (b, s)
    given the clip levels m_i = the experts' mean of each clip, with a flat prior on b and on log
    s (Jeffreys' prior for a scale; uncensored, it gives the usual t and chi-square intervals
    exactly). The bias is thus read against the experts' mean: b > 0, lenient. With at least
@@ -35,7 +35,7 @@ whose scores stop at 10 is then not read as steady: a 10 says only "at least 9.5
    real class the experts' mean has an error of its own (about a fifth of an expert's noise)
    that this noise includes; in the simulated classes of the calibration, scores are made from
    the experts' mean, as the issue's classes were.
-3. **The class consensus** per clip (``_censored_scores.class_consensus``): the posterior (flat
+3. **The class consensus** per clip (``_censored_scores._class_consensus``): the posterior (flat
    prior, on a grid) of the clip's level for the class, from the informative students' censored
    scores, each student's bias (less the class's mean bias, so the class's own level shows) and
    noise at their posterior medians: mean, sd and 90 % credible interval. Beside it the experts'
@@ -71,11 +71,12 @@ depend on v_f. Its uncertainty: ``n_draws`` draws of every informative student's
 their posterior (each draw under a prior of the class drawn by its posterior weight, so the
 prior's own uncertainty counts) give draws of the class's mean noise (the students' posteriors
 are independent given the clip levels), and each expert's log noise sd is drawn from a normal
-around its estimate with the standard error of step 1 (Laplace's approximation), so the band of the curve and the interval of k are Bayesian credible intervals for this
-class; v_f, estimated from hundreds of sentences, is held fixed.
+around its estimate with the standard error of step 1 (Laplace's approximation), so the band of
+the curve and the interval of k are Bayesian credible intervals for this class; v_f, estimated
+from hundreds of sentences, is held fixed.
 
-What each interval is (:data:`INTERVAL_NAMES`, :meth:`ClassRatings.interval_name`): the bias,
-noise, consensus, reliability band and k intervals are Bayesian credible intervals; the
+What each interval is (:meth:`ClassRatings.interval_name`): the bias, noise, consensus,
+reliability band and k intervals are Bayesian credible intervals; the
 correlation's is an approximate confidence interval. The credible intervals hold their level
 over simulated classes of known truth (tests/class_panel/test_calibration.py;
 experiments/class_panel_calibration.py).
@@ -89,14 +90,13 @@ import numpy as np
 from scipy.stats import norm
 
 from course_lib.class_panel._censored_scores import (
-    BIAS_EDGES, BIAS_GRID, LOG_NOISE_EDGES, SCALE, class_consensus, experts_model, grid_quantiles,
-    item_levels, noise_draws, student_posteriors)
+    _BIAS_EDGES, _BIAS_GRID, _LOG_NOISE_EDGES, _SCALE, _class_consensus, _experts_model,
+    _grid_quantiles, _item_levels, _noise_draws, _student_posteriors)
 from course_lib.raters.rate_yourself import N_CONTEXT, with_context
 from course_lib.raters.rater_data import RaterData
 from course_lib.validation import RngLike, _as_float_array, _as_positive_int, _as_rng
 
-__all__ = ["ClassRatings", "Reliability", "class_ratings_model", "interval_z",
-           "INTERVAL_NAMES"]
+__all__ = ["ClassRatings", "Reliability", "class_ratings_model", "interval_z"]
 
 _MIN_SCORES = 3           # fewer scores: "too few scores" (a bias and a noise need 3)
 _LEVEL = 0.9              # every interval of this module
@@ -108,7 +108,7 @@ _AT_END_SHARE = 0.25      # at_scale_end: at least this share of a student's sco
 _NO_KERNEL = "none: the experts' censored two-way model has no kernel"
 
 #: What each interval of :class:`ClassRatings` is, by kind (module docstring).
-INTERVAL_NAMES = {
+_INTERVAL_NAMES = {
     "bias": "Bayesian credible interval",
     "noise": "Bayesian credible interval",
     "consensus": "Bayesian credible interval",
@@ -234,9 +234,9 @@ class ClassRatings:
     def interval_name(self, kind: str) -> str:
         """What the interval of ``kind`` ("bias", "noise", "consensus", "reliability", "k",
         "correlation") is, with its level: e.g. "90 % Bayesian credible interval"."""
-        if kind not in INTERVAL_NAMES:
-            raise ValueError(f"kind: expected one of {sorted(INTERVAL_NAMES)}, got {kind!r}")
-        return f"{100 * self.level:.0f} % {INTERVAL_NAMES[kind]}"
+        if kind not in _INTERVAL_NAMES:
+            raise ValueError(f"kind: expected one of {sorted(_INTERVAL_NAMES)}, got {kind!r}")
+        return f"{100 * self.level:.0f} % {_INTERVAL_NAMES[kind]}"
 
 
 # ----- the border ---------------------------------------------------------------------------
@@ -325,14 +325,14 @@ def _class_ratings_trusted(ratings: RaterData, pseudonyms, items, panel, n_conte
     chosen = with_context(panel, items, n_context, rng)
     experts = panel.ratings.subset(chosen)
     n_clips, n_experts = items.size, experts.n_raters
-    fitted = experts_model(experts)
-    mean, sd = item_levels(fitted, experts, n_clips)
+    fitted = _experts_model(experts)
+    mean, sd = _item_levels(fitted, experts, n_clips)
     expert_mean = panel.ratings.means[items]
-    posteriors = student_posteriors(ratings, expert_mean, ok)
+    posteriors = _student_posteriors(ratings, expert_mean, ok)
     students = _student_summaries(ratings, expert_mean, status, posteriors)
-    consensus, consensus_sd, consensus_interval, n_class = class_consensus(
+    consensus, consensus_sd, consensus_interval, n_class = _class_consensus(
         ratings, ok, students["bias"][ok], students["noise_variance"][ok], _LEVEL)
-    draws = noise_draws(posteriors, n_draws, rng) + _ROUNDING
+    draws = _noise_draws(posteriors, n_draws, rng) + _ROUNDING
     expert_draws = np.exp(2.0 * (fitted.log_sd + fitted.log_sd_se *
                                  rng.standard_normal((n_draws, n_experts)))) + _ROUNDING
     reliability = _reliability_curve(_latent_variance(mean, sd), draws, expert_draws, _LEVEL)
@@ -363,7 +363,7 @@ def _student_status(ratings: RaterData) -> tuple[tuple[str, ...], np.ndarray]:
 
 def _scores_at_ends(ratings: RaterData) -> np.ndarray:
     """How many of each rater's scores sit at either end of the scale."""
-    at_end = (ratings.scores <= SCALE[0]) | (ratings.scores >= SCALE[1])
+    at_end = (ratings.scores <= _SCALE[0]) | (ratings.scores >= _SCALE[1])
     return np.bincount(ratings.raters, weights=at_end, minlength=ratings.n_raters).astype(int)
 
 
@@ -400,15 +400,15 @@ def _student_summaries(ratings: RaterData, expert_mean: np.ndarray, status,
             _correlation(out, r, y, expert_mean[clips])
     ok, tail = posteriors.ok, (1.0 - _LEVEL) / 2.0
     if ok.size:
-        bias = grid_quantiles(BIAS_EDGES, posteriors.bias, [tail, 0.5, 1.0 - tail])
+        bias = _grid_quantiles(_BIAS_EDGES, posteriors.bias, [tail, 0.5, 1.0 - tail])
         out["bias"][ok], out["bias_interval"][ok] = bias[:, 1], bias[:, [0, 2]]
-        mean = posteriors.bias @ BIAS_GRID
-        out["bias_se"][ok] = np.sqrt(np.maximum(posteriors.bias @ BIAS_GRID ** 2 - mean ** 2,
+        mean = posteriors.bias @ _BIAS_GRID
+        out["bias_se"][ok] = np.sqrt(np.maximum(posteriors.bias @ _BIAS_GRID ** 2 - mean ** 2,
                                                 0.0))
-        log_sd = grid_quantiles(LOG_NOISE_EDGES, posteriors.noise, [tail, 0.5, 1.0 - tail])
+        log_sd = _grid_quantiles(_LOG_NOISE_EDGES, posteriors.noise, [tail, 0.5, 1.0 - tail])
         variance = np.exp(2.0 * log_sd)
         out["noise_variance"][ok], out["noise_interval"][ok] = variance[:, 1], variance[:, [0, 2]]
-        out["noise_at_floor"][ok] = log_sd[:, 0] <= LOG_NOISE_EDGES[1]
+        out["noise_at_floor"][ok] = log_sd[:, 0] <= _LOG_NOISE_EDGES[1]
     return out
 
 

@@ -12,8 +12,8 @@ clip the same score, one stops half way. The sheets go into ``<folder>/<student>
 class notebooks save them, under random pseudonyms.
 
 Classes of known truth for the calibration of the ratings model (issue 59):
-:func:`known_truth_panel` (sentences scored by five experts of known noise),
-:func:`round_clips` (a round high on the scale or spread over it), :func:`known_truth_class`
+:func:`_known_truth_panel` (sentences scored by five experts of known noise),
+:func:`_round_clips` (a round high on the scale or spread over it), :func:`_known_truth_class`
 (students of a kind scoring the clips as the issue's classes did) and
 :func:`calibration_classes`, the grid of tests/class_panel/test_calibration.py and
 experiments/class_panel_calibration.py, with :func:`interval_hits`.
@@ -107,20 +107,20 @@ def _answers(compare: CompareActivity, ideal: np.ndarray, rng: np.random.Generat
 # ----- classes of known truth, for the calibration of the ratings model ---------------------
 #: The students of a calibration class, by kind: (bias low, high) and (noise sd low, high),
 #: each drawn uniformly; "few answers" students score a random half of the clips.
-STUDENT_KINDS = {
+_STUDENT_KINDS = {
     "mixed": ((-1.5, 1.5), (0.6, 2.5)),
     "lenient": ((1.0, 3.0), (0.6, 2.5)),
     "harsh": ((-3.0, -1.0), (0.6, 2.5)),
     "noisy": ((-1.0, 1.0), (2.0, 3.5)),
     "few answers": ((-1.5, 1.5), (0.6, 2.5)),
 }
-CLIP_SETS = ("high", "spread")
+_CLIP_SETS = ("high", "spread")
 _EXPERT_NOISE = np.array([0.35, 0.5, 0.6, 0.75, 0.9])     # latent variances, points^2
 _EXPERT_OFFSET = np.array([-0.3, 0.1, 0.2, -0.1, 0.1])
 
 
 @dataclass(frozen=True)
-class KnownTruthPanel:
+class _KnownTruthPanel:
     """A panel of ``n`` sentences scored 0-10 by five experts of known noise, a stand-in for
     speechocean762 whose truth is known: ``features`` (n, 3), ``fluency`` (n,) the latent,
     ``ratings`` the experts' whole scores (a RaterData), ``train`` every sentence,
@@ -135,7 +135,7 @@ class KnownTruthPanel:
 
 @dataclass(frozen=True)
 class KnownTruthClass:
-    """A class of known truth scoring ``items`` of a :class:`KnownTruthPanel`: ``ratings``
+    """A class of known truth scoring ``items`` of a :class:`_KnownTruthPanel`: ``ratings``
     (a RaterData, clips x students), ``pseudonyms``, ``bias`` and ``noise_variance`` (S,) the
     truth, ``k_needed`` the true number of students as reliable as the experts:
     ceil(5 (mean student noise + 1/12) / (mean expert noise + 1/12)) (whole scores add about
@@ -149,7 +149,7 @@ class KnownTruthClass:
     k_needed: int
 
 
-def known_truth_panel(seed: int, n_items: int = 240) -> KnownTruthPanel:
+def _known_truth_panel(seed: int, n_items: int = 240) -> _KnownTruthPanel:
     """Sentences whose latent fluency, a smooth function of three features, spans the scale
     (about 0.5 to 9.8), each scored by the five experts: round(f + offset + noise), clipped
     to 0-10."""
@@ -158,10 +158,10 @@ def known_truth_panel(seed: int, n_items: int = 240) -> KnownTruthPanel:
     fluency = np.clip(5.2 + 3.0 * np.sin(0.9 * X[:, 0]) + 0.8 * X[:, 1], 0.3, 9.9)
     experts = simulate_integer_scores(fluency, _EXPERT_OFFSET, np.ones(_EXPERT_NOISE.size),
                                       np.sqrt(_EXPERT_NOISE), rng=rng)
-    return KnownTruthPanel(X, fluency, experts, np.arange(n_items), _EXPERT_NOISE.copy())
+    return _KnownTruthPanel(X, fluency, experts, np.arange(n_items), _EXPERT_NOISE.copy())
 
 
-def round_clips(panel: KnownTruthPanel, clip_set: str, rng, n_clips: int = 20) -> np.ndarray:
+def _round_clips(panel: _KnownTruthPanel, clip_set: str, rng, n_clips: int = 20) -> np.ndarray:
     """Twenty sentences of ``panel``: "high" as the default round of issue 59 (13 of 20 with
     the experts' mean at 7.4 or more, the rest from 4 up), "spread" evenly over the experts'
     means."""
@@ -175,18 +175,18 @@ def round_clips(panel: KnownTruthPanel, clip_set: str, rng, n_clips: int = 20) -
     if clip_set == "spread":
         order = np.argsort(means)
         return order[np.linspace(0, order.size - 1, n_clips).round().astype(int)]
-    raise ValueError(f"clip_set: expected one of {CLIP_SETS}, got {clip_set!r}")
+    raise ValueError(f"clip_set: expected one of {_CLIP_SETS}, got {clip_set!r}")
 
 
-def known_truth_class(panel: KnownTruthPanel, items: np.ndarray, kind: str, n_students: int,
+def _known_truth_class(panel: _KnownTruthPanel, items: np.ndarray, kind: str, n_students: int,
                       rng) -> KnownTruthClass:
-    """Students of ``kind`` (:data:`STUDENT_KINDS`) scoring ``items`` as issue 59's classes
+    """Students of ``kind`` (:data:`_STUDENT_KINDS`) scoring ``items`` as issue 59's classes
     did: the clip's experts' mean plus the student's bias plus N(0, noise), rounded (half up)
     and clipped to 0-10."""
-    if kind not in STUDENT_KINDS:
-        raise ValueError(f"kind: expected one of {sorted(STUDENT_KINDS)}, got {kind!r}")
+    if kind not in _STUDENT_KINDS:
+        raise ValueError(f"kind: expected one of {sorted(_STUDENT_KINDS)}, got {kind!r}")
     rng = _as_rng(rng)
-    (b_low, b_high), (s_low, s_high) = STUDENT_KINDS[kind]
+    (b_low, b_high), (s_low, s_high) = _STUDENT_KINDS[kind]
     bias = rng.uniform(b_low, b_high, n_students)
     noise_sd = rng.uniform(s_low, s_high, n_students)
     means = panel.ratings.means[items]
@@ -203,18 +203,18 @@ def known_truth_class(panel: KnownTruthPanel, items: np.ndarray, kind: str, n_st
 
 
 def calibration_classes(seed: int, n_small: int = 25, n_large: int = 200) -> list:
-    """The calibration grid of one seed (issue 59): on a :func:`known_truth_panel`, for each of
-    :data:`CLIP_SETS`, a class of ``n_small`` students of every kind of :data:`STUDENT_KINDS`
+    """The calibration grid of one seed (issue 59): on a :func:`_known_truth_panel`, for each of
+    :data:`_CLIP_SETS`, a class of ``n_small`` students of every kind of :data:`_STUDENT_KINDS`
     and one of ``n_large`` "mixed" students (none when ``n_large`` is 0). Returns a list of
     (clip set, kind, panel, :class:`KnownTruthClass`)."""
-    panel = known_truth_panel(seed)
+    panel = _known_truth_panel(seed)
     rng = np.random.default_rng(seed)
     grid = []
-    for clip_set in CLIP_SETS:
-        items = round_clips(panel, clip_set, rng)
-        sizes = [(kind, n_small) for kind in STUDENT_KINDS] + \
+    for clip_set in _CLIP_SETS:
+        items = _round_clips(panel, clip_set, rng)
+        sizes = [(kind, n_small) for kind in _STUDENT_KINDS] + \
             ([("mixed", n_large)] if n_large else [])
-        grid += [(clip_set, kind, panel, known_truth_class(panel, items, kind, n, rng))
+        grid += [(clip_set, kind, panel, _known_truth_class(panel, items, kind, n, rng))
                  for kind, n in sizes]
     return grid
 
@@ -226,7 +226,8 @@ def interval_hits(ratings, truth: KnownTruthClass) -> dict:
     ok = ratings.informative
     bias, noise = truth.bias[ok], truth.noise_variance[ok]
     low, high = ratings.reliability.k_interval
-    return {"bias": (ratings.bias_interval[ok, 0] <= bias) & (bias <= ratings.bias_interval[ok, 1]),
+    return {"bias": (ratings.bias_interval[ok, 0] <= bias) &
+                    (bias <= ratings.bias_interval[ok, 1]),
             "noise": (ratings.noise_interval[ok, 0] <= noise) &
                      (noise <= ratings.noise_interval[ok, 1]),
             "k": low is not None and low <= truth.k_needed and

@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from course_lib.class_panel._batched_laplace import BatchedLaplace, log_predictive
+from course_lib.class_panel._batched_laplace import _BatchedLaplace, _log_predictive
 from course_lib.class_panel.preferences import _long_table, class_preferences_model
 from course_lib.preference.comparisons import Comparisons, DisconnectedComparisonsWarning
 from course_lib.preference.laplace import laplace_mode
@@ -40,7 +40,7 @@ def test_batched_posteriors_are_laplace_modes_one_by_one():
     (_, _, comparisons), _ = a_class(3, 8, split=1.0)
     comparisons["s007"] = tuple(np.asarray(v)[:1] for v in comparisons["s007"])
     model, answers = pooled_model(comparisons)
-    batch = BatchedLaplace(model, PAIRS, answers.y)
+    batch = _BatchedLaplace(model, PAIRS, answers.y)
     sets = [answers.student == 0, answers.student == 7, answers.student != 0]
     counts = np.array([batch.counts(np.zeros(rows.sum(), dtype=np.int64), answers.pair[rows],
                                     answers.y[rows], 1)[0] for rows in sets])
@@ -70,7 +70,7 @@ def test_the_gauss_hermite_log_score_matches_the_librarys_quadrature():
     mean = rng.normal(0, 3, 200)
     variance = np.exp(rng.uniform(np.log(1e-4), np.log(16.0), 200))
     y = rng.choice([0.05, 0.5, 0.95], 200)
-    np.testing.assert_allclose(log_predictive(likelihood, y, mean, variance),
+    np.testing.assert_allclose(_log_predictive(likelihood, y, mean, variance),
                                likelihood.predictive_log_density(y, mean, variance), atol=1e-3)
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from course_lib.class_panel.activities import RateActivity, compare_activity
 from course_lib.class_panel.collect import collect
-from course_lib.class_panel.simulated import (known_truth_class, known_truth_panel, round_clips,
+from course_lib.class_panel.simulated import (_known_truth_class, _known_truth_panel, _round_clips,
                                               simulated_class)
 
 RATE = RateActivity(seed=3, items=tuple(range(40)))
@@ -62,18 +62,18 @@ def test_a_known_truth_class_scores_around_the_experts_mean():
     """Scores are the experts' mean + bias + noise, rounded and clipped: a lenient class sits
     above the experts' mean by about its bias (2 on average, less where 10 cuts it off), and
     the true k is the issue's formula."""
-    panel = known_truth_panel(7)
-    items = round_clips(panel, "spread", np.random.default_rng(7))
-    truth = known_truth_class(panel, items, "lenient", 40, 7)
+    panel = _known_truth_panel(7)
+    items = _round_clips(panel, "spread", np.random.default_rng(7))
+    truth = _known_truth_class(panel, items, "lenient", 40, 7)
     offsets = np.nanmean(truth.ratings.matrix() - panel.ratings.means[items][:, None], axis=0)
     # 20 scores of sd <= 2.5: each mean offset within ~0.6 of the bias; clipping only lowers it
     assert np.all(offsets < truth.bias + 0.6) and np.corrcoef(offsets, truth.bias)[0, 1] > 0.6
     assert truth.k_needed == int(np.ceil(5 * (truth.noise_variance.mean() + 1 / 12) /
                                          (panel.expert_noise.mean() + 1 / 12)))
     assert np.all(np.diff(np.sort(panel.ratings.means[items])) >= 0)
-    few = known_truth_class(panel, items, "few answers", 25, 7)
+    few = _known_truth_class(panel, items, "few answers", 25, 7)
     assert np.all(few.ratings.rater_counts == items.size // 2)
     with pytest.raises(ValueError, match="^kind: "):
-        known_truth_class(panel, items, "sleepy", 5, 7)
+        _known_truth_class(panel, items, "sleepy", 5, 7)
     with pytest.raises(ValueError, match="^clip_set: "):
-        round_clips(panel, "low", np.random.default_rng(0))
+        _round_clips(panel, "low", np.random.default_rng(0))
