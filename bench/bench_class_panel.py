@@ -1,7 +1,7 @@
 """The class as a panel (issue 47): from the collected sheets to every class figure.
 
 Workload: a simulated class (``course_lib.class_panel.simulated.simulated_class``: students of
-known bias and noise scoring the 20 clips of the default rating round, comparing the 15 pairs
+known bias and noise scoring the 16 clips of the default rating round, comparing the 15 pairs
 of the default comparison round, one student with a single score for every clip, one who
 stopped half way) written to a temporary folder once per class size, then timed from
 ``collect`` to the figures, in the stages a lecturer's class notebook runs:

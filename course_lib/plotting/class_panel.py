@@ -166,8 +166,9 @@ def _consensus_figure(ratings: ClassRatings) -> Figure:
 
 
 def _reliability_figure(ratings: ClassRatings) -> Figure:
-    """The reliability of a panel of k students (line, with its bootstrap band) against the
-    experts' (dashed), and the k needed (dotted, when the class reaches it)."""
+    """The reliability of a panel of k students (line, with its 90 % Bayesian credible band from
+    the posterior draws) against the experts' (dashed), and the k needed (dotted, when the class
+    reaches it)."""
     rel = ratings.reliability
     fig = Figure(figsize=(7, 4), layout="constrained")
     ax = fig.subplots()
