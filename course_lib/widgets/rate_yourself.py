@@ -82,7 +82,9 @@ class RateYourself:
         self.compare_button = W.Button(description="compare me with the panel",
                                        layout=W.Layout(width="220px"))
         self.status = _StatusLine()   # announced by screen readers (a live region)
-        self.note = W.HTML()         # above the figure: says when it is not the current sheet
+        # above the figure, a live region: says (and a screen reader announces) when the figure
+        # is not the fit of the current sheet
+        self.note = _StatusLine()
         self.output = W.Output()
         for widget, name in ((self.heading, "heading"), (self.status, "status"),
                              (self.note, "note"), (self.output, "output")):

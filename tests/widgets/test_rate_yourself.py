@@ -22,6 +22,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from course_lib.raters.rate_yourself import ScoreSheet, panel_with_listener  # noqa: E402
 from course_lib.widgets import rate_yourself as module  # noqa: E402
 from course_lib.widgets.rate_yourself import _NOT_SCORED, rate_yourself  # noqa: E402
+from course_lib.widgets.status import _StatusLine  # noqa: E402
 
 
 @pytest.fixture
@@ -99,6 +100,7 @@ def test_a_score_changed_after_compare_is_marked_until_the_next(tmp_path, figure
     panel.compare()
     first = panel.result
     assert panel.note.value == ""
+    assert isinstance(panel.note, _StatusLine)        # a live region: the note is read out
     panel.score_buttons.value = "2"                   # clip 3, rescored
     assert "compare again" in panel.status.value
     assert "Not refitted" in panel.note.value and "clip 3: 7 → 2" in panel.note.value
