@@ -9,9 +9,13 @@ the readout beside it shows the value itself. ipywidgets has no Python-side way 
 the handle, so :class:`_SliderNames` does it in the page: a hidden anywidget placed in a
 ``Box`` gives every slider handle inside that box its label as ``aria-label`` and the readout's
 text as ``aria-valuetext``, and does it again whenever the box's content changes (a slider
-redrawn, a new readout). For the log sliders it is given (:meth:`_SliderNames.for_controls`),
-``aria-valuenow`` becomes the readout's value and ``aria-valuemin``/``-max`` the ends of the
-range, not their exponents. :class:`~course_lib.widgets.Explorer` puts one in every explorer.
+redrawn, a new readout). noUiSlider also writes ``aria-valuenow``, ``-min`` and ``-max`` with
+one decimal (``toFixed(1)``), so a slider at 0.95 reported 0.9 (lecture 06's answer y) and a
+range from 0.01 to 0.99 reported 0.0 to 1.0, and a log slider reports exponents. For the
+sliders it is given (:meth:`_SliderNames.for_controls`: int, float and log), ``aria-valuenow``
+becomes the readout's value and ``aria-valuemin``/``-max`` the ends of the range as the readout
+shows them, so the three agree (a handle at an end reports that end).
+:class:`~course_lib.widgets.Explorer` puts one in every explorer.
 
 Four more gaps of the same kind are closed there too. A toggle button's choice is shown only
 by a class: it gets ``aria-pressed``. An audio player has no name: the label or line of text
@@ -42,7 +46,7 @@ function set(element, name, value) {
   if (value && element.getAttribute(name) !== value) element.setAttribute(name, value);
 }
 
-function nameHandles(box, logSliders) {
+function nameHandles(box, ranges) {
   for (const slider of box.querySelectorAll(SLIDERS)) {
     const label = slider.querySelector(":scope > .widget-label");
     // an empty description leaves a zero-width space in the label; a tooltip then names it
@@ -56,9 +60,11 @@ function nameHandles(box, logSliders) {
     const handles = slider.querySelectorAll(".noUi-handle");
     // a range slider's readout is "low – high": one part per handle
     const parts = readout ? readout.textContent.trim().split(" – ") : [];
-    // noUiSlider moves a log slider on the exponent: the readout holds the value itself
-    const range = logSliders[name];
-    const shown = readout ? Number(readout.textContent.trim()) : NaN;
+    // noUiSlider reports a log slider's exponent, and any value to one decimal: the readout
+    // holds the value itself
+    const range = ranges[name];
+    // d3's format writes a negative number with a minus sign (U+2212), which Number refuses
+    const shown = readout ? Number(readout.textContent.trim().replace(/\u2212/g, "-")) : NaN;
     handles.forEach((handle, i) => {
       set(handle, "aria-label", name);
       set(handle, "aria-valuetext", parts.length === handles.length ? parts[i] : parts.join(" – "));
@@ -86,7 +92,7 @@ function nameHandles(box, logSliders) {
 }
 
 function render({ model, el }) {
-  const logSliders = model.get("log_sliders");
+  const ranges = model.get("ranges");
   let observer = null;
   const started = performance.now();
   const attach = () => {
@@ -95,13 +101,14 @@ function render({ model, el }) {
       if (performance.now() - started < WAIT_MS) setTimeout(attach, 50);
       return;
     }
-    nameHandles(box, logSliders);
+    nameHandles(box, ranges);
     // noUiSlider rewrites aria-valuetext on every move, and ipywidgets then rewrites the
     // readout (a childList change), so the readout's text is put back after it. Of the
     // attributes, "class" is observed (a toggle button chosen), which this never writes, and
-    // "aria-valuenow", which noUiSlider puts back to the exponent even where the value stays
-    // (Home at the low end): this writes it only when it differs, so it wakes itself once
-    observer = new MutationObserver(() => nameHandles(box, logSliders));
+    // "aria-valuenow", which noUiSlider puts back (to the exponent, or one decimal) even where
+    // the value stays (Home at the low end): this writes it only when it differs, so it wakes
+    // itself once
+    observer = new MutationObserver(() => nameHandles(box, ranges));
     observer.observe(box, { childList: true, subtree: true, characterData: true,
                             attributes: true, attributeFilter: ["class", "aria-valuenow"] });
   };
@@ -115,25 +122,34 @@ export default { render };
 class _SliderNames(anywidget.AnyWidget):
     """Hidden; names the slider handles of the ``Box`` it is a child of (module docstring).
 
-    ``log_sliders``: {label: [low, high]} of the box's log sliders, the ends of their range.
+    ``ranges``: {label: [low, high]} of the box's int, float and log sliders, the ends of their
+    range.
     """
 
     _esm = _ESM
-    log_sliders = traitlets.Dict().tag(sync=True)
+    ranges = traitlets.Dict().tag(sync=True)
 
-    def __init__(self, log_sliders: dict[str, list[float]] | None = None):
-        super().__init__(layout=W.Layout(display="none"), log_sliders=log_sliders or {})
+    def __init__(self, ranges: dict[str, list[float]] | None = None):
+        super().__init__(layout=W.Layout(display="none"), ranges=ranges or {})
 
     @classmethod
     def for_controls(cls, controls: Iterable[W.Widget]) -> "_SliderNames":
-        """The namer of a panel holding ``controls``, told the range of each log slider, its ends
-        as the readout shows them (so a handle at an end reports exactly that end)."""
-        return cls({control.description: [_as_shown(control, control.base ** end)
-                                           for end in (control.min, control.max)]
-                    for control in controls if isinstance(control, W.FloatLogSlider)})
+        """The namer of a panel holding ``controls``, told the range of each int, float and log
+        slider (a log slider's in values, not exponents), its ends as the readout shows them (so
+        a handle at an end reports exactly that end). Range sliders keep noUiSlider's values."""
+        ranges = {}
+        for control in controls:
+            if isinstance(control, W.FloatLogSlider):
+                ends = (control.base ** control.min, control.base ** control.max)
+            elif isinstance(control, (W.FloatSlider, W.IntSlider)):
+                ends = (control.min, control.max)
+            else:
+                continue
+            ranges[control.description] = [_as_shown(control, end) for end in ends]
+        return cls(ranges)
 
 
-def _as_shown(slider: W.FloatLogSlider, value: float) -> float:
+def _as_shown(slider: W.IntSlider | W.FloatSlider | W.FloatLogSlider, value: float) -> float:
     """``value`` rounded as ``slider``'s readout shows it (a d3 format, which Python's format
     reads alike for the course's specifiers; d3's "~" only trims zeros)."""
     try:

@@ -1,9 +1,10 @@
-"""The recorder, the sixth-rater panel and an explorer by keyboard alone, and axe on the lab page.
+"""The recorder, the sixth-rater panel and explorers by keyboard alone, and axe on the lab page.
 
-One notebook shows the three widgets; one Chromium with a fake microphone (as in
+One notebook shows the four widgets; one Chromium with a fake microphone (as in
 ``test_recorder_in_lab.py``: Chromium plays a WAV file, here a test speaker's "seven", into
 ``getUserMedia``) opens it. No mouse: the test only presses
-Tab, Shift+Tab, Enter, Space and Escape, as a student who cannot use a pointer would.
+Tab, Shift+Tab, Enter, Space, Escape, arrows and End, as a student who cannot use a pointer
+would.
 
 - The recorder: Tab reaches Record (with a focus ring of 2 px or more), Space records a take that
   stops by itself, the status line (a live region) says what was kept and the prompt (a live
@@ -14,10 +15,13 @@ Tab, Shift+Tab, Enter, Space and Escape, as a student who cannot use a pointer w
   says so, and "7" alone is aria-pressed), Tab reaches "next clip" and Enter moves on (the clip
   heading, a live region, announces clip 2, which also names the player), Shift+Tab goes back
   to the scores; the file field (with a focus ring of 2 px or more) takes a typed name and
-  "save" (Enter) writes the score there.
+  "save" (Enter) writes the score there. Its "Not refitted" note is a live region too.
 - An explorer (the kernel explorer): its dropdown shows a focus ring and ArrowDown changes its
   value, not JupyterLab's active cell; its sliders' readouts, Tab stops, have names; its log
   slider's handle reports the value and the range's ends (not their exponents), also after End.
+- A linear slider with a fine step (lecture 06's answer y, 0.95 in steps of 0.01): its handle
+  reports 0.95 and the ends 0.01 and 0.99, not noUiSlider's one decimal (0.9, 0.0 and 1.0),
+  also after ArrowLeft (0.94).
 - axe (WCAG 2.0-2.2 A/AA, :mod:`axe`) finds nothing inside either widget, before and after it
   was used; on the whole page it finds only JupyterLab's own violations (:data:`LAB_OWN`, named
   by rule and element, so a new one fails).
@@ -62,6 +66,10 @@ panel""",
 explorer = kernel_explorer().widget
 explorer.add_class("course-kernel-explorer")  # for the test to find it
 explorer""",
+    """from course_lib.widgets.preference import likelihood_explorer
+answers = likelihood_explorer().widget
+answers.add_class("course-answer-explorer")
+answers""",
 ]
 RECORDER, PANEL = ".course-recorder", ".course-rate-yourself"
 # "7" and only "7" of the panel's score buttons is pressed
@@ -78,8 +86,11 @@ CELL_AND_VALUE_JS = """(selector) => [window.jupyterapp.shell.currentWidget.cont
     document.querySelector(selector + " select").value]"""
 # the kernel explorer's lengthscale slider, a log slider from 0.1 to 10 (widgets/gp.py)
 LENGTHSCALE_RANGE = [0.1, 10.0]
-# a log slider's handle: aria-valuenow is the readout's value, -min and -max the range's ends
-LOG_HANDLE_JS = """([handle, range]) => {
+# the likelihood explorer's answer slider, 0.95 from 0.01 to 0.99 (widgets/preference.py)
+ANSWERS, ANSWER = ".course-answer-explorer", ".noUi-handle[aria-label='answer y (> 0.5: first)']"
+ANSWER_RANGE = [0.01, 0.99]
+# a slider's handle: aria-valuenow is the readout's value, -min and -max the range's ends
+HANDLE_JS = """([handle, range]) => {
     const el = document.querySelector(handle);
     const readout = el && el.closest(".widget-slider").querySelector(".widget-readout");
     const close = (attribute, value) =>
@@ -172,10 +183,11 @@ def test_recorder_and_panel_by_keyboard_alone(lab_server, artifacts, microphone_
         notebook.open(timeout=RUN_TIMEOUT_S)
         notebook.run_all(timeout=RUN_TIMEOUT_S)
         limits = notebook.limits
-        with limits.wait("the three widgets shown", STEP_TIMEOUT_S) as ms:
+        with limits.wait("the four widgets shown", STEP_TIMEOUT_S) as ms:
             page.locator(f"{PANEL} .course-rate-heading").wait_for(timeout=ms)
             page.locator(f"{RECORDER} .course-recorder-record").wait_for(timeout=ms)
             page.locator(f"{EXPLORER} select").wait_for(timeout=ms)
+            page.locator(f"{ANSWERS} {ANSWER}").wait_for(timeout=ms)
         page.keyboard.press("Escape")       # command mode: keys go to the page, not an editor
         whole = axe.violations(limits)
         others = {rule: [target for target in targets
@@ -209,6 +221,10 @@ def test_recorder_and_panel_by_keyboard_alone(lab_server, artifacts, microphone_
 
         # --- the panel
         status = f"{PANEL} .course-rate-status[role=status][aria-live=polite]"
+        # the "Not refitted" note, empty until a score changes after compare, is a live region
+        with limits.wait("the panel's note a live region", STEP_TIMEOUT_S) as ms:
+            page.locator(f"{PANEL} .course-rate-note[role=status][aria-live=polite]").wait_for(
+                state="attached", timeout=ms)
         seven = tab_to(page, limits, f"{PANEL} .widget-toggle-buttons button[title='fluency 7 "
                                      "of 10']")
         assert seven["outline"] >= 2, seven
@@ -261,23 +277,34 @@ def test_recorder_and_panel_by_keyboard_alone(lab_server, artifacts, microphone_
         assert name, f"a slider's readout is a Tab stop with no name: {readout}"
         # a log slider's handle reports the value and the range's ends, not their exponents,
         # and still does after End moved it by keyboard
-        handle = ".noUi-handle[aria-label=lengthscale]"
+        handle = f"{EXPLORER} .noUi-handle[aria-label=lengthscale]"
 
-        def log_handle_reports_values(moment: str) -> None:
-            with limits.wait(f"the lengthscale handle reporting values ({moment})",
+        def handle_reports_values(handle: str, ends: list[float], moment: str) -> None:
+            with limits.wait(f"the handle {handle} reporting values ({moment})",
                              STEP_TIMEOUT_S) as ms:
-                page.wait_for_function(LOG_HANDLE_JS, arg=[f"{EXPLORER} {handle}",
-                                                           LENGTHSCALE_RANGE],
-                                       timeout=ms, polling=200)
+                page.wait_for_function(HANDLE_JS, arg=[handle, ends], timeout=ms, polling=200)
 
-        tab_to(page, limits, f"{EXPLORER} {handle}")
-        log_handle_reports_values("as drawn")
+        tab_to(page, limits, handle)
+        handle_reports_values(handle, LENGTHSCALE_RANGE, "as drawn")
         page.keyboard.press("End")
-        wait_text(page, limits, f"{EXPLORER} .widget-slider:has({handle}) .widget-readout",
+        wait_text(page, limits, f"{EXPLORER} .widget-slider:has(.noUi-handle"
+                  "[aria-label=lengthscale]) .widget-readout",
                   "the lengthscale readout at the top end (End)",
                   f"Number(t) === {LENGTHSCALE_RANGE[1]}", STEP_TIMEOUT_S)
-        log_handle_reports_values("after End")
+        handle_reports_values(handle, LENGTHSCALE_RANGE, "after End")
         notebook.screenshot("03-explorer")
+        # a linear slider's handle reports its value and ends, not noUiSlider's one decimal
+        answer = f"{ANSWERS} {ANSWER}"
+        answer_readout = f"{ANSWERS} .widget-slider:has({ANSWER}) .widget-readout"
+        tab_to(page, limits, answer)
+        assert page.locator(answer_readout).inner_text() == "0.95"
+        handle_reports_values(answer, ANSWER_RANGE, "as drawn")
+        assert page.locator(answer).get_attribute("aria-valuenow") == "0.95"
+        page.keyboard.press("ArrowLeft")
+        wait_text(page, limits, answer_readout, "the answer readout one step down (ArrowLeft)",
+                  "t === '0.94'", STEP_TIMEOUT_S)
+        handle_reports_values(answer, ANSWER_RANGE, "after ArrowLeft")
+        assert page.locator(answer).get_attribute("aria-valuenow") == "0.94"
         assert not findings.problems, [str(p) for p in findings.problems]
     finally:
         chromium.close()

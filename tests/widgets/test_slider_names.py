@@ -58,7 +58,7 @@ def test_the_script_names_each_handle_by_its_label_and_readout_and_keeps_doing_s
                    ".widget-readout", "MutationObserver", "characterData"):
         assert needed in _ESM, needed
     # of the attributes only "class" (a toggle button chosen) and "aria-valuenow" (noUiSlider
-    # puts a log slider's exponent back) are observed; the script never writes a class, and
+    # puts a log slider's exponent, or one decimal, back) are observed; the script never writes a class, and
     # writes aria-valuenow only where it differs, so its own write wakes it once at most
     assert 'attributeFilter: ["class", "aria-valuenow"]' in _ESM
     for attribute, value in (("valuenow", "shown"), ("valuemin", "range[0]"),
@@ -78,20 +78,36 @@ def test_every_module_that_builds_its_own_panel_around_sliders_keeps_the_namer()
 
 def test_an_explorer_tells_its_namer_the_range_of_each_log_slider():
     """A log slider's handle reports the value and the range's ends, not their exponents: the
-    namer is given each log slider's ends, and only the log sliders'."""
+    namer is given each log slider's ends (the kernel explorer's other control is a dropdown)."""
     from course_lib.widgets.gp import kernel_explorer
 
     explorer = kernel_explorer()
     logs = {control.description: control for control in explorer.controls.values()
             if isinstance(control, W.FloatLogSlider)}
     assert logs, "the kernel explorer has log sliders"
-    assert set(explorer._slider_names.log_sliders) == set(logs)
+    assert set(explorer._slider_names.ranges) == set(logs)
     for label, control in logs.items():
-        low, high = explorer._slider_names.log_sliders[label]
+        low, high = explorer._slider_names.ranges[label]
         # the ends as the readout shows them ('.3g'): a handle at an end reports that end
         assert low == float(f"{10.0 ** control.min:.3g}")
         assert high == float(f"{10.0 ** control.max:.3g}")
         assert control.readout_format == ".3g"
+
+
+def test_an_explorer_tells_its_namer_the_range_of_each_linear_slider():
+    """noUiSlider writes a handle's value and range with one decimal (0.95 read 0.9; 0.01 to
+    0.99 read 0.0 to 1.0): the namer is given every int and float slider's ends as the readout
+    shows them, so the handle's value (its readout) and its ends agree."""
+    from course_lib.widgets.preference import likelihood_explorer
+    from course_lib.widgets.raters import spread_term_explorer
+
+    ranges = likelihood_explorer(n_grid=41)._slider_names.ranges
+    assert ranges["answer y (> 0.5: first)"] == [0.01, 0.99]
+    assert ranges["noise sd σ"] == [0.1, 3.0] and ranges["prior sd of f"] == [0.25, 3.0]
+    assert ranges["Beta concentration ν"] == [1.0, 100.0]          # a log slider, in values
+    ranges = spread_term_explorer(n_items=8, n_grid=10)._slider_names.ranges
+    assert ranges["raters R"] == [2, 10] and ranges["bias spread"] == [0.0, 2.0]
+    assert set(ranges) == {"rater noise sd", "raters R", "bias spread"}   # not the checkbox
 
 
 def test_a_log_sliders_ends_are_given_as_its_readout_rounds_them():
@@ -101,9 +117,9 @@ def test_a_log_sliders_ends_are_given_as_its_readout_rounds_them():
 
     slider = W.FloatLogSlider(value=1.0, base=10, min=np.log10(0.05), max=np.log10(5.0),
                               description="lengthscale")
-    assert _SliderNames.for_controls([slider]).log_sliders == {"lengthscale": [0.05, 5.0]}
+    assert _SliderNames.for_controls([slider]).ranges == {"lengthscale": [0.05, 5.0]}
     slider.readout_format = ".2e"
-    assert _SliderNames.for_controls([slider]).log_sliders == {"lengthscale": [0.05, 5.0]}
+    assert _SliderNames.for_controls([slider]).ranges == {"lengthscale": [0.05, 5.0]}
     slider.readout_format = ".3s"  # d3's SI prefix: Python has none, so the exact ends
-    ends = _SliderNames.for_controls([slider]).log_sliders["lengthscale"]
+    ends = _SliderNames.for_controls([slider]).ranges["lengthscale"]
     assert ends == [10.0 ** slider.min, 10.0 ** slider.max]
