@@ -470,6 +470,19 @@ def test_the_neighbour_decoders_verdicts_are_the_words_verdicts_when_tuned(exper
     assert prediction.completeness == pytest.approx(1 - 3 / len(words), abs=1e-12)
 
 
+def test_the_decoder_judges_words_only_when_its_tuning_met_its_false_flag_rule(monkeypatch):
+    """A tuning in which no setting flagged at most 3% of correct words leaves the phone
+    loop's check in charge (at 1f6810f none did); one whose rule was met switches the decoder
+    on."""
+    import course_lib.pronunciation.panel as panel_module
+    committed = load_result("misread_readings")
+    for rule_met in (False, True):
+        variant = json.loads(json.dumps(committed))
+        variant["result"]["tuning"]["rule_met"] = rule_met
+        monkeypatch.setattr(panel_module, "load_result", lambda name, result=variant: result)
+        assert panel_module._decoder_tuned() is rule_met
+
+
 def test_the_decoders_held_out_counts_are_stated_with_exact_intervals(monkeypatch):
     """k of n with the Clopper-Pearson 95% interval (checked against scipy's exact binomial
     interval, rounded to whole percent as printed)."""
