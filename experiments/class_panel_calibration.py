@@ -6,7 +6,7 @@ clipped to 0-10; comparisons from a known preference) and found its 90 % interva
 truth 68 % (25 students) and 82 % (200) of the time, its k far below the truth, and the noise
 read small where scores pile up at 10. This script reports the same table for the censored
 model of ``course_lib.class_panel.ratings`` on classes that neither its choices nor the
-calibration test (tests/class_panel/test_calibration.py, seeds 0 and 1) used: seeds
+calibration test (tests/class_panel/test_ratings_calibration.py, seeds 0 and 1) used: seeds
 ``REPORT_SEEDS``.
 
 Per seed, ``course_lib.class_panel.simulated.calibration_classes``: a panel of 240 sentences

@@ -5,14 +5,25 @@ Each case runs pytest on a small test file outside the repository, with the repo
 conftest.py loaded as a plugin, after a plugin that moves course.py's shared copy
 (``course.SHARED_CORPUS``) to a folder of the test's choosing."""
 
+import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from conftest import NO_CORPUS
-
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _repository_conftest():
+    """The root conftest.py by its path: ``import conftest`` would take whichever conftest
+    module pytest registered first (tests/browser has one too) in a run over all of tests/."""
+    spec = importlib.util.spec_from_file_location("repository_conftest", ROOT / "conftest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+NO_CORPUS = _repository_conftest().NO_CORPUS
 VARIABLE = "COURSE_SPEECHOCEAN762"
 MOVE_SHARED_COPY = ("import os\nfrom pathlib import Path\nimport course\n"
                     "course.SHARED_CORPUS = Path(os.environ['TEST_SHARED_CORPUS'])\n")

@@ -78,7 +78,7 @@ from hundreds of sentences, is held fixed.
 What each interval is (:meth:`ClassRatings.interval_name`): the bias, noise, consensus,
 reliability band and k intervals are Bayesian credible intervals; the
 correlation's is an approximate confidence interval. The credible intervals hold their level
-over simulated classes of known truth (tests/class_panel/test_calibration.py;
+over simulated classes of known truth (tests/class_panel/test_ratings_calibration.py;
 experiments/class_panel_calibration.py).
 """
 

@@ -15,7 +15,7 @@ Classes of known truth for the calibration of the ratings model (issue 59):
 :func:`_known_truth_panel` (sentences scored by five experts of known noise),
 :func:`_round_clips` (a round high on the scale or spread over it), :func:`_known_truth_class`
 (students of a kind scoring the clips as the issue's classes did) and
-:func:`calibration_classes`, the grid of tests/class_panel/test_calibration.py and
+:func:`calibration_classes`, the grid of tests/class_panel/test_ratings_calibration.py and
 experiments/class_panel_calibration.py, with :func:`interval_hits`.
 """
 
