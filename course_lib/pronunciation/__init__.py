@@ -8,13 +8,15 @@ scored as speechocean762's five experts would score it (lecture 08).
   :class:`WordReading`, :func:`completeness`).
 - ``word_choice``: each word decoded against its dictionary neighbours in one grammar pass
   (:class:`ReadingDecoder`, a :class:`WordChoice` per word: as written, said other, left out
-  or unclear; :func:`neighbours`).
+  or unclear; :func:`neighbours`), with its engine ``_pocketsphinx_io`` (pocketsphinx's files,
+  its search run and the lattice it leaves).
 - ``feedback``: each phone's and word's expert score predicted from GOP
   (``course_lib.pronunciation.feedback.FeedbackModel``).
 - ``panel_gp``: the panel's three GP families and their predictive distribution of the five
   experts' mean.
 - ``panel``: the panel itself (``course_lib.pronunciation.panel.ExpertPanel``): a recording in,
-  the experts' predicted scores, its interval and its notes out.
+  the experts' predicted scores, its interval and its notes out, with its engine
+  ``_panel_statements`` (the accuracy statements, the notes, the JSON's words).
 
 Not a unit package, by a named rule (docs/CONVENTIONS.md section 3.1): ``feedback`` and ``panel``
 read the corpus they are trained on through ``course_lib.data``, which a unit may not, and the

@@ -55,7 +55,7 @@ from ..results import load_result
 from ..validation import RngLike, _as_positive_int, _as_rng
 
 __all__ = ["PhoneVerdict", "WordVerdict", "FeedbackModel", "AlignedScores",
-           "expert_phone_scores", "heard_word"]
+           "expert_phone_scores"]
 
 _EXPERIMENT = "word_phone_feedback"
 _PHONE_INPUTS = ("gop", "heard_share", "phone_prior", "log_frames", "word_gop", "sentence_gop")
@@ -90,7 +90,7 @@ class WordVerdict:
     weighted by frames), the predicted mean expert ``accuracy`` (0-10) and its ``phones``.
     ``heard_as_written``: whether the word was heard as the text has it (None: not judged);
     ``heard``: the word heard (the written word itself when heard as written, "" when
-    unclear, None when left out or not judged; :func:`heard_word`)."""
+    unclear, None when left out or not judged; :func:`_heard_word`)."""
 
     word: str
     start: float
@@ -369,7 +369,7 @@ def _check_training(sentences, phone_scores, word_accuracy):
 # "unclear", never a word the loop's phones happen to spell.
 
 
-def heard_word(reading: WordReading) -> tuple[str, str | None]:
+def _heard_word(reading: WordReading) -> tuple[str, str | None]:
     """(verdict, heard) of one word's reading from the phone loop, as :class:`WordVerdict`
     ``heard`` holds it: ("as written", the word), ("left out", None) for a squeezed word or one
     over which the loop heard only silence, else ("unclear", ""): the loop's phones do not tell

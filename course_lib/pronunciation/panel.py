@@ -28,6 +28,10 @@ recording that did not align gets none of this: no mean, no interval, no distrib
 saying why and what to do (the panel's view of a typical training sentence would pass for a
 score of the recording). Each phone also carries the feedback model's "mispronounced" flag,
 stated with its precision, recall and base rate on the corpus's test speakers.
+
+The sentences said beside the numbers (how accurate each check is, the notes, a word of the
+JSON, the command line's messages) sit in the engine beside this module,
+:mod:`course_lib.pronunciation._panel_statements`.
 """
 
 from __future__ import annotations
@@ -36,7 +40,6 @@ import argparse
 import functools
 import json
 import math
-import re
 import sys
 from dataclasses import dataclass, replace
 
@@ -50,8 +53,11 @@ from .gop import (Pronunciation, PhoneScore, WordReading, WordScore,
                             gop_features, word_readings)
 from .panel_gp import (PANEL_MODELS, PanelPredictive, calibrated_half_width, panel_model,
                        panel_predictive)
-from .feedback import FeedbackModel, WordVerdict, heard_word
-from .word_choice import ReadingDecoder, WordChoice
+from .feedback import FeedbackModel, WordVerdict, _heard_word
+from .word_choice import ReadingDecoder
+from ._panel_statements import (_command_line_message, _message, _panel_notes, _phone_verdict,
+                                _phone_verdict_statement, _two_places, _word_accuracy_statement,
+                                _word_entry, _words_with_phones)
 from ..metrics import clopper_pearson_interval
 from ..raters.rater_comparison import centre_scores
 from ..recording import read_wav
@@ -79,41 +85,6 @@ _NOT_ALIGNED = ("Not scored: the words of the text could not be placed in the so
                 "is no score, interval or distribution to show. Check that you read exactly "
                 "the sentence given, in full, without long pauses or noise around you, and "
                 "record again")
-
-
-@functools.cache
-def _word_accuracy_statement() -> str:
-    """How close the predicted word accuracy comes to the experts', on speakers it never saw
-    (the committed ``experiments/word_phone_feedback.py`` result)."""
-    full = load_result("word_phone_feedback")["result"]["full"]
-    return (f"the experts' word accuracy is predicted from GOP; on the corpus's "
-            f"{full['n_test_words']:,} test words it correlated {_two_places(full['word_pcc'])} "
-            "with the experts' mean, so read it as a rough guide")
-
-
-@functools.cache
-def _phone_verdict() -> dict:
-    """The "mispronounced" flag's threshold and how it did on the corpus's test phones, from
-    speakers it never heard (the committed ``experiments/word_phone_feedback.py`` result):
-    precision, recall and the base rate (the share of test phones most experts scored 0)."""
-    full = load_result("word_phone_feedback")["result"]["full"]
-    flagged = full["mispronounced"]
-    return {"threshold": full["threshold"], "precision": flagged["precision"],
-            "recall": flagged["recall"],
-            "base_rate": flagged["n_mispronounced"] / full["n_test_phones"],
-            "n_test_phones": full["n_test_phones"], "n_flagged": flagged["n_flagged"],
-            "n_mispronounced": flagged["n_mispronounced"]}
-
-
-def _phone_verdict_statement() -> str:
-    """How far to trust the "mispronounced" flag, in one sentence."""
-    verdict = _phone_verdict()
-    return (f"on the corpus's {verdict['n_test_phones']:,} test phones (speakers it never "
-            f"heard), {100 * verdict['precision']:.0f}% of the phones it flagged were ones most "
-            f"experts scored 0, mispronounced or missed (precision), and it flagged "
-            f"{100 * verdict['recall']:.0f}% of those (recall); only "
-            f"{100 * verdict['base_rate']:.1f}% of all test phones were scored so (base rate), "
-            "so a flag means: listen to that phone again, not: it was wrong")
 
 
 _READINGS = "misread_readings"
@@ -147,16 +118,6 @@ def _decoder_accuracy() -> str:
             f"{_share(held['left_out_flagged'])} of the words left out and "
             f"{_share(held['correct_words_flagged'])} of the words of correct readings "
             "(95% intervals)")
-
-
-@functools.cache
-def _reading_accuracy() -> str:
-    """How often the heard-as-written check is right, on speakers it never saw (the committed
-    ``experiments/heard_as_written.py`` result)."""
-    test = load_result("heard_as_written")["result"]["test"]["at_rule"]
-    return (f"On the corpus's {test['n_words']:,} test words this check flagged "
-            f"{100 * test['flagged_accurate']:.0f}% of those every expert scored accurate and "
-            f"{100 * test['flagged_misread']:.0f}% of those they scored 3 or less")
 
 
 def rubric_text() -> str:
@@ -201,11 +162,6 @@ class PanelEvaluation:
                 f"its RMSE was {self.test_rmse:.2f} points (unrounded), and its 90% interval "
                 f"held the experts' mean for {100 * self.coverage_90:.1f}% of them (standard "
                 f"error {100 * self.coverage_90_se:.1f} points, by speaker).")
-
-
-def _two_places(value: float) -> str:
-    """A correlation as the course writes it: .59, not 0.59."""
-    return f"{value:.2f}".replace("0.", ".", 1)
 
 
 @dataclass(frozen=True)
@@ -380,63 +336,6 @@ class PanelPrediction:
                 "phone_verdict": dict(_phone_verdict()), "aligned": self.aligned}
 
 
-def _words_with_phones(scored: Pronunciation) -> list[tuple[WordScore, list[PhoneScore]]]:
-    """Each word of the text (in order) with its own phones."""
-    indices = sorted({phone.word_index for phone in scored.phones})
-    return [(word, [p for p in scored.phones if p.word_index == index])
-            for index, word in zip(indices, scored.words())]
-
-
-def _word_entry(word: WordVerdict) -> dict:
-    """One word of ``as_dict``'s ``words``: the one place a word's or a phone's fields are
-    chosen, so a new field is one more key here."""
-    return {"word": word.word, "start": word.start, "end": word.end, "gop": word.gop,
-            "accuracy": word.accuracy, "heard_as_written": word.heard_as_written,
-            "heard": word.heard,
-            "phones": [{"phone": p.phone, "gop": p.gop, "score": p.score, "heard": p.heard,
-                        "mispronounced": p.mispronounced} for p in word.phones]}
-
-
-def _heard_text(verdict: str, heard: str | None) -> str:
-    """What was heard instead of a word not heard as written, for a student: a dictionary
-    word, "left out?" or "unclear" (never the loop's raw phones)."""
-    return {"left out": "heard nothing (left out?)", "unclear": "unclear",
-            "said other": f"you said {heard}"}[verdict]
-
-
-def _panel_notes(scored: Pronunciation, distance: float, evaluation: PanelEvaluation,
-                 readings: list[WordReading] = (),
-                 choices: tuple[WordChoice, ...] | None = None) -> tuple[str, ...]:
-    """The notes, most serious first: words not heard as written (the neighbour decoder's
-    ``choices`` when it ran, else the phone loop's ``readings``), far from the training
-    population, then what the scorer did to the audio (resampled, clipped) and its alignment
-    attempts."""
-    first = []
-    if choices is not None:
-        judged = [(c.word, c.verdict, c.heard) for c in choices]
-        accuracy = _decoder_accuracy()
-    else:
-        judged = [(r.word, *heard_word(r)) for r in readings]
-        accuracy = (f"{_reading_accuracy()}; a misread word can pull a neighbour down with "
-                    "it, so a word next to a flagged one may be flagged only because of it")
-    misread = [entry for entry in judged if entry[1] != "as written"]
-    if misread:
-        said = "; ".join(f"{word.lower()}: {_heard_text(verdict, heard)}"
-                         for word, verdict, heard in misread)
-        first.append(
-            f"{len(misread)} of {len(judged)} words were not heard as written ({said}); "
-            "the scores below assume the sentence was read as written, so read them as the "
-            f"panel's view of the words that were. {accuracy}")
-    if scored.aligned and distance > evaluation.far_threshold:
-        first.append(
-            f"this recording is far from the sentences the experts scored: its GOP features lie "
-            f"at distance {distance:.1f} from theirs (whitened; only "
-            f"{100 - evaluation.far_percentile:g}% of the training sentences lie beyond "
-            f"{evaluation.far_threshold:.1f}), so the panel extrapolates and its intervals "
-            "may be too narrow")
-    return tuple(first) + scored.notes
-
-
 class ExpertPanel:
     """The cross-validated panel on GOP features, conditioned on the training sentences (module
     docstring).
@@ -506,7 +405,7 @@ class ExpertPanel:
         choices = self.reader.decode(samples, sample_rate, text) \
             if scored.aligned and _decoder_tuned() else None
         judged = [(c.verdict == "as written", c.heard) for c in choices] if choices is not None \
-            else [(r.as_written, heard_word(r)[1]) for r in readings]
+            else [(r.as_written, _heard_word(r)[1]) for r in readings]
         words = [replace(verdict, heard_as_written=as_written, heard=heard)
                  for verdict, (as_written, heard) in zip(self.feedback.verdicts(scored), judged)]
         if not scored.aligned:
@@ -520,7 +419,8 @@ class ExpertPanel:
             float(np.sqrt(predictive.latent_variance[0])), (low50, high50), (low90, high90),
             np.exp(predictive.log_one_expert[0]), scored, self.evaluation, distance,
             self._thresholds.low_word,
-            _panel_notes(scored, distance, self.evaluation, readings, choices),
+            _panel_notes(scored, distance, self.evaluation, readings, choices,
+                         _decoder_accuracy() if choices is not None else ""),
             completeness=float(np.mean([w.heard_as_written for w in words])) if words else None,
             words=tuple(words), readings=tuple(readings))
 
@@ -564,27 +464,6 @@ def _main(argv=None) -> int:
         return 1
     print(json.dumps(prediction.as_dict(), indent=1) if options.json else prediction.summary())
     return 0 if prediction.aligned else 3
-
-
-def _message(err: Exception) -> str:
-    """An error's message without the Python argument name it starts with ("path: ...")."""
-    return re.sub(r"^(path|samples|text|word|phones): ", "", str(err))
-
-
-def _command_line_message(err: ValueError, wav: str) -> str:
-    """A library's ValueError in the command line's words: a word the dictionary lacks is told
-    how to add it with --add-word and to write numbers as words; a recording's problem names
-    the file."""
-    text = str(err)
-    if "pronunciation dictionary" in text:
-        missing = re.findall(r"'([^']*)'", text.partition(" not in ")[0])
-        return (f"{', '.join(missing)} not in the pronunciation dictionary: write numbers as "
-                "words (twenty one, not 21), and add any other word with --add-word "
-                "WORD=PHONES, its sounds in ARPAbet without stress marks, e.g. --add-word "
-                "'LIYA=L IY Y AH' (repeatable)")
-    if text.startswith("samples: "):
-        return f"{wav}: {_message(err)}"
-    return _message(err)
 
 
 if __name__ == "__main__":

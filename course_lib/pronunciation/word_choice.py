@@ -54,14 +54,16 @@ of the full search space in the same way).
 The margin and the two penalties are chosen on the tuning half of synthetic readings and the
 corpus's training speakers (``experiments/misread_readings.py``); :class:`ReadingDecoder` reads
 them from that committed result, and refuses to guess while it does not exist.
+
+What pocketsphinx needs said its own way (its shipped files, adding words and a search to a
+decoder, running the search, reading the lattice from its text format) sits in the engine
+beside this module, :mod:`course_lib.pronunciation._pocketsphinx_io`.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -70,6 +72,8 @@ import pocketsphinx
 
 from course_lib.results import RESULTS_DIR, load_result
 
+from ._pocketsphinx_io import (_add_search, _add_words, _cmu_lines, _decoder_pronunciations,
+                               _is_filler, _Lattice, _search_lattice, _word_log_frequency)
 from .gop import (_FRAMES_PER_SECOND, PHONES, VOWELS, PronunciationScorer, _check_recording,
                   _pcm_bytes)
 
@@ -88,7 +92,6 @@ _SEARCH = "word_choice"
 # needs (46 nats over a 20-frame word is 2.3 nats per frame), and the margin says +inf.
 # A recording this pass cannot explain is decoded again with the scorer's wider beams.
 _GRAMMAR_WORD_BEAM = 1e-20
-_SCORE_SHIFT = 10       # pocketsphinx's search scores are its log units shifted right by 10 bits
 # The unclear alternative: a pseudo-word made of the model's spoken-noise filler (+SPN+, trained
 # on speech that is no word; on espeak-ng's voices it fits worse than most words). A loop of the
 # 39 phones, the other garbage model one could use, made the lattice of a six-word sentence
@@ -214,9 +217,7 @@ def _cmu_dictionary() -> PronouncingDictionary:
     """The CMU dictionary that pocketsphinx's en-us model ships (no stress marks), read once per
     process (about 0.3 s) and kept."""
     if not _CMU:
-        path = os.path.join(pocketsphinx.get_model_path(), "en-us", "cmudict-en-us.dict")
-        with open(path, encoding="utf-8") as file:
-            _CMU.append(PronouncingDictionary._from_lines(file.read().splitlines()))
+        _CMU.append(PronouncingDictionary._from_lines(_cmu_lines()))
     return _CMU[0]
 
 
@@ -288,7 +289,7 @@ def _nearest_neighbours(word: str, dictionary, limit: int = _MAX_NEIGHBOURS, *,
     ``log_frequency``: word -> its log probability in running text, -inf for a word it does not
     know (left out: the CMU dictionary holds 134,000 names, most of them surnames and places no
     reader says for a written word); None takes the unigrams of pocketsphinx's en-us language
-    model (:func:`_word_log_frequency`)."""
+    model (:func:`._pocketsphinx_io._word_log_frequency`)."""
     dictionary = _check_word(word, dictionary)
     if log_frequency is None:
         log_frequency = _word_log_frequency
@@ -304,23 +305,6 @@ def _nearest(found: dict, limit: int, log_frequency) -> tuple[str, ...]:
     ranked = sorted((w for w in found if known[w] > -math.inf),
                     key=lambda w: (found[w], -known[w], w))
     return tuple(ranked[:limit])
-
-
-_UNIGRAMS: list = []
-
-
-def _word_log_frequency(word: str) -> float:
-    """The log probability (nats) of ``word`` in running text by the unigrams of pocketsphinx's
-    en-us language model (read once per process, about 0.2 s); -inf for a word it lacks."""
-    if not _UNIGRAMS:
-        logmath = pocketsphinx.LogMath(1.0001, 0)
-        model = pocketsphinx.NGramModel(
-            pocketsphinx.Config(lm=None, loglevel="FATAL"), logmath,
-            os.path.join(pocketsphinx.get_model_path(), "en-us", "en-us.lm.bin"))
-        _UNIGRAMS.extend((model, logmath, logmath.get_zero()))
-    model, logmath, zero = _UNIGRAMS
-    units = model.prob([word.lower()])
-    return -math.inf if units <= zero else logmath.log_to_ln(units)
 
 
 def _check_limit(limit) -> int:
@@ -368,10 +352,7 @@ class ReadingDecoder:
         self._max_neighbours = _check_limit(max_neighbours)
         self._grammar_of: dict[int, tuple] = {}     # decoder number -> (text, penalties) loaded
         for decoder in scorer._decoders:
-            for word, phones in ((_UNCLEAR_WORD, _UNCLEAR_PHONES),
-                                 (_LEFT_OUT_WORD, _LEFT_OUT_PHONES)):
-                if decoder.lookup_word(word) is None:
-                    decoder.add_word(word, phones, True)
+            _add_words(decoder, {_UNCLEAR_WORD: _UNCLEAR_PHONES, _LEFT_OUT_WORD: _LEFT_OUT_PHONES})
 
     def alternatives(self, text: str) -> list[tuple[str, tuple[str, ...]]]:
         """[(written word, (neighbour, ...)), ...]: the slots of the grammar for ``text``,
@@ -430,38 +411,24 @@ class ReadingDecoder:
         slots = self.alternatives(text)
         for number, decoder in enumerate(self._scorer._decoders):
             self._load_grammar(number, decoder, slots, penalties)
-            decoder.reinit_feat()
-            decoder.start_utt()
-            decoder.process_raw(raw, full_utt=True)
-            decoder.end_utt()
-            lattice = _read_lattice(decoder) if decoder.hyp() is not None else None
-            if lattice is not None:
+            if (lattice := _search_lattice(decoder, raw)) is not None:
                 return _verdicts(lattice, slots, margin)
         return tuple(WordChoice(i, word, "unclear", "", math.nan, math.nan, math.nan)
                      for i, word in enumerate(words))
 
     def _pronunciations(self, word: str) -> list[str]:
         """Every pronunciation the decoder holds for ``word`` (its own added words included)."""
-        decoder, found = self._scorer._decoders[0], []
-        while (phones := decoder.lookup_word(word.lower() + (f"({len(found) + 1})"
-                                                              if found else ""))) is not None:
-            found.append(phones)
-        return found
+        return _decoder_pronunciations(self._scorer._decoders[0], word)
 
     def _load_grammar(self, number: int, decoder, slots, penalties: tuple) -> None:
         """Make the slots' grammar the decoder's active search (kept while the text and the
         penalties stay the same: a student reads the same sentence again and again)."""
         key = (tuple(slots), penalties)
         if self._grammar_of.get(number) != key:
-            # the search takes its beams from the decoder's settings when it is made; the
-            # alignment's searches, made afresh for every sentence, must find theirs unchanged
-            alignment_word_beam = decoder.config["wbeam"]
-            if number == 0:
-                decoder.config["wbeam"] = _GRAMMAR_WORD_BEAM
-            try:
-                decoder.add_fsg(_SEARCH, _slot_graph(decoder, slots, *penalties))
-            finally:
-                decoder.config["wbeam"] = alignment_word_beam
+            # the first decoder's search keeps fewer word ends (_GRAMMAR_WORD_BEAM); a
+            # recording it cannot explain goes on to the scorer's wider beams
+            _add_search(decoder, _SEARCH, _slot_graph(decoder, slots, *penalties),
+                        _GRAMMAR_WORD_BEAM if number == 0 else None)
             self._grammar_of[number] = key
         decoder.activate_search(_SEARCH)
 
@@ -490,84 +457,6 @@ def _slot_graph(decoder, slots, unclear_penalty: float, omission_penalty: float,
         graph.trans_add(i, i + 1, unclear, graph.word_add(_UNCLEAR_WORD))
         graph.trans_add(i, i + 1, left_out, graph.word_add(_LEFT_OUT_WORD))
     return graph
-
-
-@dataclass(frozen=True)
-class _Lattice:
-    words: list          # per node: its word (base form, lower case)
-    first: np.ndarray    # per node: its first frame
-    state: np.ndarray    # per node: the grammar state its word leads to (-1: added by the search)
-    links: list          # (from node, to node, score in nats)
-    initial: int
-    final: int
-    n_frames: int
-
-
-def _read_lattice(decoder) -> _Lattice | None:
-    """The search's word lattice, through pocketsphinx's own text format (the binding has no
-    other way out); None when the search kept no lattice."""
-    try:
-        lattice = decoder.get_lattice()
-    except RuntimeError:
-        return None
-    if lattice is None:
-        return None
-    handle, path = tempfile.mkstemp(suffix=".lat")
-    os.close(handle)
-    try:
-        lattice.write(path)
-        with open(path, encoding="utf-8") as file:
-            lines = file.read().splitlines()
-    finally:
-        os.remove(path)
-    nats_per_unit = math.nan
-    words, first, state, links = [], [], [], []
-    initial = final = n_frames = -1
-    section = None
-    for line in lines:
-        if line.startswith("# -logbase"):
-            nats_per_unit = math.log(float(line.split()[2]))
-        if line.startswith("#") or not line.strip():
-            continue
-        head = line.split()[0]
-        if head in ("Nodes", "Edges", "BestSegAscr"):
-            section = head
-        elif head == "Frames":
-            n_frames = int(line.split()[1])
-        elif head == "Initial":
-            initial = int(line.split()[1])
-        elif head == "Final":
-            final = int(line.split()[1])
-        elif head == "End":
-            break
-        elif section == "Nodes":
-            fields, _, node_state = line.partition(";")
-            _, word, start, _, _ = fields.split()
-            words.append(word.split("(", 1)[0])
-            first.append(int(start))
-            state.append(int(node_state))
-        elif section == "Edges":
-            source, target, score = line.split()
-            links.append((int(source), int(target), int(score) * nats_per_unit))
-    if initial < 0 or final < 0 or not links:
-        return None
-    # pocketsphinx's grammar lattice counts a silence's or noise's grammar weight twice: in the
-    # link out of it, as the search did, and again on the links into it (added when the
-    # lattice is made, as for an n-gram search, whose links carry no grammar weight): take the
-    # second off, as it computes it, so that a path through a pause is not penalised twice
-    logmath, lw = decoder.get_logmath(), float(decoder.config["lw"])
-    twice = {name: (int(logmath.log(float(decoder.config[setting])) * lw) >> _SCORE_SHIFT)
-             * (1 << _SCORE_SHIFT) * nats_per_unit
-             for name, setting in (("<sil>", "silprob"), ("", "fillprob"))}
-    links = [(source, target, score - twice["<sil>" if words[target] == "<sil>" else ""])
-             if target not in (initial, final) and _is_filler(words[target])
-             else (source, target, score) for source, target, score in links]
-    return _Lattice(words, np.array(first), np.array(state), links, initial, final, n_frames)
-
-
-def _is_filler(word: str) -> bool:
-    """Silence, noise and the sentence's ends: the dictionary's filler words."""
-    return word.startswith(("<", "["))
 
 
 def _best_paths(lattice: _Lattice) -> tuple[np.ndarray, np.ndarray]:

@@ -35,7 +35,7 @@ from course_lib.validation import _as_positive_int
 
 _SCALE = (0, 10)
 N_CONTEXT = 280          # other training sentences beside the rated ones
-N_RESTARTS = 3
+_N_RESTARTS = 3
 
 
 class ScoreSheet:
@@ -223,11 +223,11 @@ def panel_with_listener(panel, sheet: ScoreSheet, *, n_context: int = N_CONTEXT,
         return SquaredExponential(np.sqrt(X.shape[1]), float(np.var(experts.means)))
 
     annotators = AnnotatorNoiseGP(kernel(), everyone.n_raters).fit(X, centred(everyone))
-    annotators.optimise_hyperparameters(N_RESTARTS, rng=rng)
+    annotators.optimise_hyperparameters(_N_RESTARTS, rng=rng)
     predictive = {}
     for name, data in (("without", experts), ("with", everyone)):
         joint = MultiRaterGP(kernel(), 1.0, mode="joint").fit(X, centred(data))
-        joint.optimise_hyperparameters(N_RESTARTS, rng=rng)
+        joint.optimise_hyperparameters(_N_RESTARTS, rng=rng)
         mean, variance = joint.predict(X[:rated.size], include_noise=True)
         predictive[name] = (joint.noise_variance,
                             discretised_log_predictive(mean + centre, variance, _SCALE))

@@ -18,8 +18,8 @@ import pytest
 from course_lib.data.speechocean762 import WordJudgement
 from course_lib.pronunciation import PhoneScore, Pronunciation, WordReading
 from course_lib.pronunciation.feedback import (FeedbackModel, PhoneVerdict, WordVerdict,
-                                               _best_threshold, expert_phone_scores,
-                                               heard_word)
+                                               _best_threshold, _heard_word,
+                                               expert_phone_scores)
 
 PHONES = ("AA", "B", "K", "S", "IY", "T", "DH", "N")
 
@@ -189,12 +189,12 @@ def reading(word, written, heard, *, as_written=False, squeezed=False):
 def test_heard_from_the_phone_loop_is_the_word_left_out_or_unclear_never_raw_phones():
     """The loop's phones name the word said for 2.8% of accurately read words (feedback.py),
     so a word not heard as written is "unclear", even when its phones spell another word."""
-    assert heard_word(reading("PLAYED", "P L EY D", "P L EY D", as_written=True)) == (
+    assert _heard_word(reading("PLAYED", "P L EY D", "P L EY D", as_written=True)) == (
         "as written", "PLAYED")
-    assert heard_word(reading("PLAYED", "P L EY D", "P R EY D")) == ("unclear", "")
-    assert heard_word(reading("IN", "IH N", "SIL", squeezed=True)) == ("left out", None)
-    assert heard_word(reading("IN", "IH N", "SIL")) == ("left out", None)
+    assert _heard_word(reading("PLAYED", "P L EY D", "P R EY D")) == ("unclear", "")
+    assert _heard_word(reading("IN", "IH N", "SIL", squeezed=True)) == ("left out", None)
+    assert _heard_word(reading("IN", "IH N", "SIL")) == ("left out", None)
     far = "R M N G R IH EY IH P HH AO V P B UH ER N"         # the string the issue quotes
-    assert heard_word(reading("REPUBLICANS", "R IY P AH B L IH K AH N Z", far)) == ("unclear", "")
+    assert _heard_word(reading("REPUBLICANS", "R IY P AH B L IH K AH N Z", far)) == ("unclear", "")
     with pytest.raises(TypeError, match="^reading: expected a WordReading"):
-        heard_word("PLAYED")
+        _heard_word("PLAYED")

@@ -1,0 +1,150 @@
+"""The panel's sentences (an engine of :mod:`course_lib.pronunciation.panel`): what a student
+reads beside the numbers, not how they are computed.
+
+How accurate each verdict is, in one sentence read from the committed experiments (the word
+accuracy, the "mispronounced" flag, the heard-as-written check); the notes that come before the
+numbers, most serious first; one word of the ``--json`` output; and the command line's error
+messages in the words of ``course.py pronounce``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from ..results import load_result
+from .feedback import WordVerdict, _heard_word
+from .gop import PhoneScore, Pronunciation, WordReading, WordScore
+from .word_choice import WordChoice
+
+
+@functools.cache
+def _word_accuracy_statement() -> str:
+    """How close the predicted word accuracy comes to the experts', on speakers it never saw
+    (the committed ``experiments/word_phone_feedback.py`` result)."""
+    full = load_result("word_phone_feedback")["result"]["full"]
+    return (f"the experts' word accuracy is predicted from GOP; on the corpus's "
+            f"{full['n_test_words']:,} test words it correlated {_two_places(full['word_pcc'])} "
+            "with the experts' mean, so read it as a rough guide")
+
+
+@functools.cache
+def _phone_verdict() -> dict:
+    """The "mispronounced" flag's threshold and how it did on the corpus's test phones, from
+    speakers it never heard (the committed ``experiments/word_phone_feedback.py`` result):
+    precision, recall and the base rate (the share of test phones most experts scored 0)."""
+    full = load_result("word_phone_feedback")["result"]["full"]
+    flagged = full["mispronounced"]
+    return {"threshold": full["threshold"], "precision": flagged["precision"],
+            "recall": flagged["recall"],
+            "base_rate": flagged["n_mispronounced"] / full["n_test_phones"],
+            "n_test_phones": full["n_test_phones"], "n_flagged": flagged["n_flagged"],
+            "n_mispronounced": flagged["n_mispronounced"]}
+
+
+def _phone_verdict_statement() -> str:
+    """How far to trust the "mispronounced" flag, in one sentence."""
+    verdict = _phone_verdict()
+    return (f"on the corpus's {verdict['n_test_phones']:,} test phones (speakers it never "
+            f"heard), {100 * verdict['precision']:.0f}% of the phones it flagged were ones most "
+            f"experts scored 0, mispronounced or missed (precision), and it flagged "
+            f"{100 * verdict['recall']:.0f}% of those (recall); only "
+            f"{100 * verdict['base_rate']:.1f}% of all test phones were scored so (base rate), "
+            "so a flag means: listen to that phone again, not: it was wrong")
+
+
+@functools.cache
+def _reading_accuracy() -> str:
+    """How often the heard-as-written check is right, on speakers it never saw (the committed
+    ``experiments/heard_as_written.py`` result)."""
+    test = load_result("heard_as_written")["result"]["test"]["at_rule"]
+    return (f"On the corpus's {test['n_words']:,} test words this check flagged "
+            f"{100 * test['flagged_accurate']:.0f}% of those every expert scored accurate and "
+            f"{100 * test['flagged_misread']:.0f}% of those they scored 3 or less")
+
+
+def _two_places(value: float) -> str:
+    """A correlation as the course writes it: .59, not 0.59."""
+    return f"{value:.2f}".replace("0.", ".", 1)
+
+
+def _words_with_phones(scored: Pronunciation) -> list[tuple[WordScore, list[PhoneScore]]]:
+    """Each word of the text (in order) with its own phones."""
+    indices = sorted({phone.word_index for phone in scored.phones})
+    return [(word, [p for p in scored.phones if p.word_index == index])
+            for index, word in zip(indices, scored.words())]
+
+
+def _word_entry(word: WordVerdict) -> dict:
+    """One word of ``as_dict``'s ``words``: the one place a word's or a phone's fields are
+    chosen, so a new field is one more key here."""
+    return {"word": word.word, "start": word.start, "end": word.end, "gop": word.gop,
+            "accuracy": word.accuracy, "heard_as_written": word.heard_as_written,
+            "heard": word.heard,
+            "phones": [{"phone": p.phone, "gop": p.gop, "score": p.score, "heard": p.heard,
+                        "mispronounced": p.mispronounced} for p in word.phones]}
+
+
+def _heard_text(verdict: str, heard: str | None) -> str:
+    """What was heard instead of a word not heard as written, for a student: a dictionary
+    word, "left out?" or "unclear" (never the loop's raw phones)."""
+    return {"left out": "heard nothing (left out?)", "unclear": "unclear",
+            "said other": f"you said {heard}"}[verdict]
+
+
+def _panel_notes(scored: Pronunciation, distance: float, evaluation,
+                 readings: list[WordReading] = (),
+                 choices: tuple[WordChoice, ...] | None = None,
+                 decoder_accuracy: str = "") -> tuple[str, ...]:
+    """The notes, most serious first: words not heard as written (the neighbour decoder's
+    ``choices`` when it ran, stated with ``decoder_accuracy``, its held-out rates; else the
+    phone loop's ``readings``), far from the training population (``evaluation``, the panel's
+    :class:`~course_lib.pronunciation.panel.PanelEvaluation`), then what the scorer did to the
+    audio (resampled, clipped) and its alignment attempts."""
+    first = []
+    if choices is not None:
+        judged = [(c.word, c.verdict, c.heard) for c in choices]
+        accuracy = decoder_accuracy
+    else:
+        judged = [(r.word, *_heard_word(r)) for r in readings]
+        accuracy = (f"{_reading_accuracy()}; a misread word can pull a neighbour down with "
+                    "it, so a word next to a flagged one may be flagged only because of it")
+    misread = [entry for entry in judged if entry[1] != "as written"]
+    if misread:
+        said = "; ".join(f"{word.lower()}: {_heard_text(verdict, heard)}"
+                         for word, verdict, heard in misread)
+        first.append(
+            f"{len(misread)} of {len(judged)} words were not heard as written ({said}); "
+            "the scores below assume the sentence was read as written, so read them as the "
+            f"panel's view of the words that were. {accuracy}")
+    if scored.aligned and distance > evaluation.far_threshold:
+        first.append(
+            f"this recording is far from the sentences the experts scored: its GOP features lie "
+            f"at distance {distance:.1f} from theirs (whitened; only "
+            f"{100 - evaluation.far_percentile:g}% of the training sentences lie beyond "
+            f"{evaluation.far_threshold:.1f}), so the panel extrapolates and its intervals "
+            "may be too narrow")
+    return tuple(first) + scored.notes
+
+
+def _message(err: Exception) -> str:
+    """An error's message without the Python argument name it starts with ("path: ...")."""
+    return re.sub(r"^(path|samples|text|word|phones): ", "", str(err))
+
+
+def _command_line_message(err: ValueError, wav: str) -> str:
+    """A library's ValueError in the command line's words: a word the dictionary lacks is told
+    how to add it with --add-word and to write numbers as words; a recording's problem names
+    the file."""
+    text = str(err)
+    if "pronunciation dictionary" in text:
+        missing = re.findall(r"'([^']*)'", text.partition(" not in ")[0])
+        return (f"{', '.join(missing)} not in the pronunciation dictionary: write numbers as "
+                "words (twenty one, not 21), and add any other word with --add-word "
+                "WORD=PHONES, its sounds in ARPAbet without stress marks, e.g. --add-word "
+                "'LIYA=L IY Y AH' (repeatable)")
+    if text.startswith("samples: "):
+        return f"{wav}: {_message(err)}"
+    return _message(err)
+
+
