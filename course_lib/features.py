@@ -39,8 +39,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.fft import dct
 
-from course_lib.validation import (_as_bool, _as_float_array, _as_positive_float, _as_positive_int,
-                                   _as_waveform)
+from course_lib.validation import (as_bool, as_float_array, as_positive_float, as_positive_int,
+                                   as_waveform)
 
 _EPS = np.finfo(np.float64).eps
 _MAX_SAMPLE_RATE = 10_000_000    # Hz
@@ -59,7 +59,7 @@ def _check_finite(result, name: str, what: str) -> np.ndarray:
 
 def _as_coefficient(value, name: str) -> float:
     """A pre-emphasis coefficient a with 0 <= a <= 1."""
-    value = _as_positive_float(value, name, allow_zero=True)
+    value = as_positive_float(value, name, allow_zero=True)
     if value > 1:
         raise ValueError(f"{name}: expected a pre-emphasis coefficient between 0 and 1 "
                          f"(usually 0.95-0.97), got {value}")
@@ -68,7 +68,7 @@ def _as_coefficient(value, name: str) -> float:
 
 def _hz_to_mel(f):
     """Mel value of frequency ``f`` in Hz: mel(f) = 2595 log10(1 + f / 700) (elementwise)."""
-    f = _as_float_array(f, "f", allow_empty=True)
+    f = as_float_array(f, "f", allow_empty=True)
     if np.any(f < 0):
         raise ValueError("f: frequencies must be >= 0 Hz")
     return 2595.0 * np.log10(1.0 + f / 700.0)
@@ -76,7 +76,7 @@ def _hz_to_mel(f):
 
 def _mel_to_hz(m):
     """Inverse of :func:`_hz_to_mel`: f = 700 (10^(m / 2595) - 1) (elementwise)."""
-    m = _as_float_array(m, "m", allow_empty=True)
+    m = as_float_array(m, "m", allow_empty=True)
     if np.any(m < 0):
         raise ValueError("m: mel values must be >= 0")
     with np.errstate(over="ignore"):
@@ -86,8 +86,8 @@ def _mel_to_hz(m):
 
 def _seconds_to_samples(seconds: float, sample_rate: int, name: str = "seconds") -> int:
     """Number of samples in ``seconds`` at ``sample_rate``, rounded half up (at least 1)."""
-    sample_rate = _as_positive_int(sample_rate, "sample_rate", maximum=_MAX_SAMPLE_RATE)
-    seconds = _as_positive_float(seconds, name)
+    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=_MAX_SAMPLE_RATE)
+    seconds = as_positive_float(seconds, name)
     if seconds * sample_rate > _MAX_FRAME_LENGTH:
         raise ValueError(f"{name}: {seconds:g} s is more than {_MAX_FRAME_LENGTH} samples at "
                          f"{sample_rate} Hz")
@@ -99,13 +99,13 @@ def _seconds_to_samples(seconds: float, sample_rate: int, name: str = "seconds")
 
 def _default_nfft(frame_length: int) -> int:
     """Smallest power of two K >= ``frame_length`` (256 for the 200-sample window at 8 kHz)."""
-    frame_length = _as_positive_int(frame_length, "frame_length", maximum=_MAX_FRAME_LENGTH)
+    frame_length = as_positive_int(frame_length, "frame_length", maximum=_MAX_FRAME_LENGTH)
     return 1 << (frame_length - 1).bit_length()
 
 
 def _preemphasis(signal, coeff: float = 0.97) -> np.ndarray:
     """y[0] = x[0], y[n] = x[n] - coeff x[n-1]: boosts high frequencies (first difference)."""
-    x = _as_waveform(signal, "signal")
+    x = as_waveform(signal, "signal")
     coeff = _as_coefficient(coeff, "coeff")
     with np.errstate(over="ignore", invalid="ignore"):
         return _check_finite(np.concatenate((x[:1], x[1:] - coeff * x[:-1])), "signal",
@@ -114,9 +114,9 @@ def _preemphasis(signal, coeff: float = 0.97) -> np.ndarray:
 
 def n_frames(n_samples: int, frame_length: int, frame_step: int) -> int:
     """Frames for ``n_samples``: 1 if n <= L, else 1 + ceil((n - L) / S)."""
-    n_samples = _as_positive_int(n_samples, "n_samples")
-    frame_length = _as_positive_int(frame_length, "frame_length", maximum=_MAX_FRAME_LENGTH)
-    frame_step = _as_positive_int(frame_step, "frame_step", maximum=_MAX_FRAME_LENGTH)
+    n_samples = as_positive_int(n_samples, "n_samples")
+    frame_length = as_positive_int(frame_length, "frame_length", maximum=_MAX_FRAME_LENGTH)
+    frame_step = as_positive_int(frame_step, "frame_step", maximum=_MAX_FRAME_LENGTH)
     if n_samples <= frame_length:
         return 1
     return 1 + -(-(n_samples - frame_length) // frame_step)   # integer ceil
@@ -128,7 +128,7 @@ def _frame_signal(signal, frame_length: int, frame_step: int) -> np.ndarray:
     Frame t holds samples t * S .. t * S + L - 1; the end is zero-padded so that the last frame
     is complete (frame count: :func:`n_frames`). No window is applied here.
     """
-    x = _as_waveform(signal, "signal")
+    x = as_waveform(signal, "signal")
     T = n_frames(len(x), frame_length, frame_step)
     padded = np.zeros((T - 1) * frame_step + frame_length)
     padded[:len(x)] = x
@@ -142,9 +142,9 @@ def _checked_power_spectrum(frames, nfft: int | None = None) -> np.ndarray:
     ``nfft`` (K) defaults to :func:`_default_nfft` of the frame length; frames are zero-padded
     to K, and K smaller than the frame length is an error (it would drop samples).
     """
-    frames = _as_float_array(frames, "frames", ndim=2)
+    frames = as_float_array(frames, "frames", ndim=2)
     K = _default_nfft(frames.shape[1]) if nfft is None else \
-        _as_positive_int(nfft, "nfft", maximum=_MAX_NFFT)
+        as_positive_int(nfft, "nfft", maximum=_MAX_NFFT)
     if K < frames.shape[1]:
         raise ValueError(f"nfft: {K} is shorter than the frame length {frames.shape[1]}")
     return _check_finite(_power_spectrum(frames, K), "frames", "the power spectrum")
@@ -166,14 +166,14 @@ def mel_filterbank(n_filters: int, nfft: int, sample_rate: int, low_hz: float = 
     H_j[k] = (k - b_j) / (b_{j+1} - b_j) on [b_j, b_{j+1}), (b_{j+2} - k) / (b_{j+2} - b_{j+1})
     on [b_{j+1}, b_{j+2}), 0 elsewhere.
     """
-    nfft = _as_positive_int(nfft, "nfft", minimum=2, maximum=_MAX_NFFT)
-    n_filters = _as_positive_int(n_filters, "n_filters")
+    nfft = as_positive_int(nfft, "nfft", minimum=2, maximum=_MAX_NFFT)
+    n_filters = as_positive_int(n_filters, "n_filters")
     if n_filters > nfft // 2 + 1:
         raise ValueError(f"n_filters: {n_filters} filters do not fit the {nfft // 2 + 1} "
                          f"frequency bins of a {nfft}-point FFT")
-    sample_rate = _as_positive_int(sample_rate, "sample_rate", maximum=_MAX_SAMPLE_RATE)
-    low_hz = _as_positive_float(low_hz, "low_hz", allow_zero=True)
-    high_hz = sample_rate / 2 if high_hz is None else _as_positive_float(high_hz, "high_hz")
+    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=_MAX_SAMPLE_RATE)
+    low_hz = as_positive_float(low_hz, "low_hz", allow_zero=True)
+    high_hz = sample_rate / 2 if high_hz is None else as_positive_float(high_hz, "high_hz")
     if high_hz > sample_rate / 2:
         raise ValueError(f"high_hz: {high_hz} Hz is above the Nyquist frequency {sample_rate / 2} Hz")
     if low_hz >= high_hz:
@@ -198,12 +198,12 @@ def mel_energies(signal, sample_rate: int, *, frame_length_s: float = 0.025,
     Both are floored at machine epsilon (so their log is finite). See the module docstring for
     the conventions.
     """
-    x = _as_waveform(signal, "signal")
-    sample_rate = _as_positive_int(sample_rate, "sample_rate", maximum=_MAX_SAMPLE_RATE)
+    x = as_waveform(signal, "signal")
+    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=_MAX_SAMPLE_RATE)
     preemph = _as_coefficient(preemph, "preemph")
     L = _seconds_to_samples(frame_length_s, sample_rate, "frame_length_s")
     S = _seconds_to_samples(frame_step_s, sample_rate, "frame_step_s")
-    K = _default_nfft(L) if nfft is None else _as_positive_int(nfft, "nfft", maximum=_MAX_NFFT)
+    K = _default_nfft(L) if nfft is None else as_positive_int(nfft, "nfft", maximum=_MAX_NFFT)
     if K < L:
         raise ValueError(f"nfft: {K} is shorter than the frame length {L} samples "
                          f"(frame_length_s = {frame_length_s} s)")
@@ -220,8 +220,8 @@ def mel_energies(signal, sample_rate: int, *, frame_length_s: float = 0.025,
 
 def _lifter(cepstra, Q: int = 22) -> np.ndarray:
     """c[i] * (1 + (Q / 2) sin(pi i / Q)) for each column i; Q = 0 leaves cepstra unchanged."""
-    c = _as_float_array(cepstra, "cepstra", ndim=2)
-    Q = _as_positive_int(Q, "Q", minimum=0, maximum=10 ** 9)
+    c = as_float_array(cepstra, "cepstra", ndim=2)
+    Q = as_positive_int(Q, "Q", minimum=0, maximum=10 ** 9)
     if Q == 0:
         return c
     i = np.arange(c.shape[1])
@@ -243,12 +243,12 @@ def mfcc(signal, sample_rate: int, *, frame_length_s: float = 0.025,
     ``cep_lifter`` is Q of :func:`_lifter` (0: no liftering), ``preemph`` the coefficient of
     :func:`_preemphasis`.
     """
-    n_filters = _as_positive_int(n_filters, "n_filters")
-    n_cepstra = _as_positive_int(n_cepstra, "n_cepstra")
+    n_filters = as_positive_int(n_filters, "n_filters")
+    n_cepstra = as_positive_int(n_cepstra, "n_cepstra")
     if n_cepstra > n_filters:
         raise ValueError(f"n_cepstra: {n_cepstra} is more than n_filters = {n_filters}")
-    cep_lifter = _as_positive_int(cep_lifter, "cep_lifter", minimum=0, maximum=10 ** 9)
-    append_energy = _as_bool(append_energy, "append_energy")
+    cep_lifter = as_positive_int(cep_lifter, "cep_lifter", minimum=0, maximum=10 ** 9)
+    append_energy = as_bool(append_energy, "append_energy")
     E, energy = mel_energies(signal, sample_rate, frame_length_s=frame_length_s,
                              frame_step_s=frame_step_s, preemph=preemph, n_filters=n_filters,
                              nfft=nfft, low_hz=low_hz, high_hz=high_hz)
@@ -265,8 +265,8 @@ def delta(features, N: int = 2) -> np.ndarray:
     ``features`` has shape (T, d), rows are frames; frames beyond either end repeat the first /
     last frame. Returns shape (T, d). For a linear ramp c_t = a t + b the interior deltas are a.
     """
-    c = _as_float_array(features, "features", ndim=2)
-    N = _as_positive_int(N, "N", maximum=_MAX_DELTA_WINDOW)
+    c = as_float_array(features, "features", ndim=2)
+    N = as_positive_int(N, "N", maximum=_MAX_DELTA_WINDOW)
     T = len(c)
     padded = np.pad(c, ((N, N), (0, 0)), mode="edge")
     with np.errstate(over="ignore", invalid="ignore"):
@@ -278,8 +278,8 @@ def delta(features, N: int = 2) -> np.ndarray:
 
 def _add_deltas(features, N: int = 2, order: int = 2) -> np.ndarray:
     """[c, delta c, delta^2 c, ...] side by side up to ``order``: shape (T, d (order + 1))."""
-    c = _as_float_array(features, "features", ndim=2)
-    order = _as_positive_int(order, "order", minimum=0, maximum=10)
+    c = as_float_array(features, "features", ndim=2)
+    order = as_positive_int(order, "order", minimum=0, maximum=10)
     blocks = [c]
     for _ in range(order):
         blocks.append(delta(blocks[-1], N))
@@ -288,7 +288,7 @@ def _add_deltas(features, N: int = 2, order: int = 2) -> np.ndarray:
 
 def _mean_normalise(features) -> np.ndarray:
     """Cepstral mean normalisation: c_t - (1/T) sum_t c_t, per column; rows are frames."""
-    c = _as_float_array(features, "features", ndim=2)
+    c = as_float_array(features, "features", ndim=2)
     with np.errstate(over="ignore", invalid="ignore"):
         return _check_finite(c - c.mean(axis=0), "features", "the mean")
 
@@ -301,8 +301,8 @@ def mfcc_features(signal, sample_rate: int, *, deltas: bool = True, cmn: bool = 
     Shape (T, 39) with deltas, (T, 13) without; rows are frames. The mean is removed from the
     static coefficients before the deltas are taken (deltas ignore a constant offset anyway).
     """
-    _as_bool(deltas, "deltas")
-    _as_bool(cmn, "cmn")
+    as_bool(deltas, "deltas")
+    as_bool(cmn, "cmn")
     c = mfcc(signal, sample_rate)
     if cmn:
         c = _mean_normalise(c)
@@ -314,8 +314,8 @@ def pca_whiten(train, values, *, eigenvalue_cutoff: float = 1e-10) -> np.ndarray
     rotated onto the eigenvectors of the standardised training covariance and scaled to unit
     variance along each (PCA whitening), so that one lengthscale suits every direction.
     Directions whose eigenvalue is below ``eigenvalue_cutoff`` x the largest are dropped."""
-    train = _as_float_array(train, "train", ndim=2)
-    values = _as_float_array(values, "values", ndim=2)
+    train = as_float_array(train, "train", ndim=2)
+    values = as_float_array(values, "values", ndim=2)
     if values.shape[1] != train.shape[1]:
         raise ValueError(f"values: expected {train.shape[1]} columns like train, got "
                          f"{values.shape[1]}")

@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 from scipy.linalg import LinAlgError, cho_solve, cholesky, lapack, solve_triangular
 
-from .validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice
+from .validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
 
 __all__ = ["LOG_2PI", "JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter",
            "log_det_from_cholesky", "sample_gaussian"]
@@ -40,16 +40,16 @@ class NotPositiveDefiniteError(ValueError):
     """A matrix stayed non-positive-definite even with the largest allowed jitter."""
 
 
-def _as_square_matrix(A, name: str, n: int | None = None) -> np.ndarray:
+def as_square_matrix(A, name: str, n: int | None = None) -> np.ndarray:
     """Check ``A`` is a finite square (n, n) float matrix; raise naming ``name`` otherwise."""
-    A = _as_float_array(A, name, ndim=2)
+    A = as_float_array(A, name, ndim=2)
     if A.shape[0] != A.shape[1] or (n is not None and A.shape[0] != n):
         want = f"({n}, {n})" if n is not None else "square"
         raise ValueError(f"{name}: expected a {want} matrix, got shape {A.shape}")
     return A
 
 
-def _check_symmetric(A: np.ndarray, name: str) -> None:
+def check_symmetric(A: np.ndarray, name: str) -> None:
     """Raise ``ValueError`` naming ``name`` and the worst entry unless ``A`` is symmetric."""
     # one tolerance relative to the largest entry: a single temporary, cheap for large kernels
     asymmetry = np.abs(A - A.T)
@@ -59,14 +59,14 @@ def _check_symmetric(A: np.ndarray, name: str) -> None:
                          f"{A[worst]:.6g} but its mirror is {A[worst[::-1]]:.6g}")
 
 
-def _cholesky_factor(A, name: str = "Sigma") -> np.ndarray:
+def cholesky_factor(A, name: str = "Sigma") -> np.ndarray:
     """Lower Cholesky factor L of a symmetric positive-definite matrix, ``A = L L^T``.
 
     Raises ``ValueError`` naming ``name`` for a non-square, non-finite, non-symmetric or not
     positive-definite ``A`` (with its smallest eigenvalue).
     """
-    A = _as_square_matrix(A, name)
-    _check_symmetric(A, name)
+    A = as_square_matrix(A, name)
+    check_symmetric(A, name)
     try:
         return cholesky(A, lower=True, check_finite=False)
     except LinAlgError:
@@ -115,7 +115,7 @@ def log_det_from_cholesky(L: np.ndarray) -> float:
     return 2.0 * float(np.sum(np.log(np.diag(L))))
 
 
-def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
+def inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
     """A^-1 from the lower Cholesky factor L of A (LAPACK potri fills the lower triangle, the
     mirror completes it): what the evidence gradients of Units 4 and 5 need whole."""
     inverse, info = lapack.dpotri(L, lower=1)
@@ -124,7 +124,7 @@ def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
     return np.tril(inverse) + np.tril(inverse, -1).T
 
 
-def _solve_lower(L: np.ndarray, B: np.ndarray) -> np.ndarray:
+def solve_lower(L: np.ndarray, B: np.ndarray) -> np.ndarray:
     """``L^-1 B`` for a lower-triangular ``L`` (one triangular solve, no inverse)."""
     return solve_triangular(L, B, lower=True, check_finite=False)
 
@@ -159,20 +159,20 @@ def sample_gaussian(mean, cov, n_samples: int, *, rng: RngLike = None,
     ``cov`` is a symmetric positive semi-definite (D, D) matrix (``covariance_type="full"``) or
     the (D,) vector of variances of a diagonal covariance (``"diag"``), where R = diag(sqrt(cov)).
     """
-    _check_choice(covariance_type, "covariance_type", ("full", "diag"))
-    mean = _as_float_array(mean, "mean", ndim=1)
-    n_samples = _as_positive_int(n_samples, "n_samples")
-    rng = _as_rng(rng)
+    check_choice(covariance_type, "covariance_type", ("full", "diag"))
+    mean = as_float_array(mean, "mean", ndim=1)
+    n_samples = as_positive_int(n_samples, "n_samples")
+    rng = as_rng(rng)
     D = mean.shape[0]
     e = rng.standard_normal((n_samples, D))
     if covariance_type == "diag":
-        variances = _as_float_array(cov, "cov", ndim=1)
+        variances = as_float_array(cov, "cov", ndim=1)
         if variances.shape != (D,):
             raise ValueError(f"cov: expected {D} variances to match mean, got shape "
                              f"{variances.shape}")
         if np.any(variances < 0):
             raise ValueError(f"cov: variances must be >= 0, got min {variances.min():.3g}")
         return mean + e * np.sqrt(variances)
-    cov = _as_square_matrix(cov, "cov", D)
-    _check_symmetric(cov, "cov")
+    cov = as_square_matrix(cov, "cov", D)
+    check_symmetric(cov, "cov")
     return mean + e @ _sampling_root(cov).T

@@ -44,7 +44,7 @@ import reprlib
 import numpy as np
 from scipy.special import log_ndtr, logsumexp, ndtr
 
-from .validation import _as_float_array, _as_positive_int
+from .validation import as_float_array, as_positive_int
 
 __all__ = ["rmse", "round_scores", "rounded_pcc_mse", "discretised_log_predictive",
            "panel_log_predictive", "discrete_kl",
@@ -57,8 +57,8 @@ __all__ = ["rmse", "round_scores", "rounded_pcc_mse", "discretised_log_predictiv
 # --------------------------------------------------------------------------------------------
 
 def _paired(predictions, reference) -> tuple[np.ndarray, np.ndarray]:
-    predictions = _as_float_array(predictions, "predictions", ndim=1)
-    reference = _as_float_array(reference, "reference", ndim=1)
+    predictions = as_float_array(predictions, "predictions", ndim=1)
+    reference = as_float_array(reference, "reference", ndim=1)
     if predictions.shape != reference.shape:
         raise ValueError(f"predictions: expected one per reference value ({reference.size}), "
                          f"got {predictions.size}")
@@ -81,7 +81,7 @@ def rmse(predictions, reference) -> float:
 def round_scores(values) -> np.ndarray:
     """Round half up to whole scores (2.5 -> 3), the convention of rounded evaluation; numpy's
     ``round`` would send 2.5 to 2 (half to even)."""
-    return np.floor(_as_float_array(values, "values") + 0.5)
+    return np.floor(as_float_array(values, "values") + 0.5)
 
 
 def rounded_pcc_mse(predictions, reference) -> tuple[float, float]:
@@ -175,8 +175,8 @@ def discretised_log_predictive(mean, variance, scale=(0, 10)) -> np.ndarray:
     ``ValueError`` naming ``mean`` for an item so many standard deviations from a score (beyond
     about 1e154) that even its log-probability leaves float64.
     """
-    mean = _as_float_array(mean, "mean", ndim=1)
-    variance = _as_float_array(variance, "variance", ndim=1)
+    mean = as_float_array(mean, "mean", ndim=1)
+    variance = as_float_array(variance, "variance", ndim=1)
     if variance.shape != mean.shape:
         raise ValueError(f"variance: expected one per mean ({mean.size}), got {variance.size}")
     if np.any(variance <= 0):
@@ -205,11 +205,11 @@ def panel_log_predictive(mean, latent_variance, noise_per_rater, scale=(0, 10)) 
     (n, n_scores): the average over raters r of :func:`discretised_log_predictive` with
     variance ``latent_variance + noise_per_rater[r]`` (GPR-MA's panel; lecture 05, section 9).
     A panel whose raters differ in noise is a mixture, wider in its tails than any one rater."""
-    noise = _as_float_array(noise_per_rater, "noise_per_rater", ndim=1)
+    noise = as_float_array(noise_per_rater, "noise_per_rater", ndim=1)
     if noise.size == 0 or np.any(noise <= 0):
         raise ValueError("noise_per_rater: expected one variance > 0 per rater, got "
                          f"{reprlib.repr(noise.tolist())}")
-    latent_variance = _as_float_array(latent_variance, "latent_variance", ndim=1)
+    latent_variance = as_float_array(latent_variance, "latent_variance", ndim=1)
     if np.any(latent_variance < 0):
         raise ValueError("latent_variance: must be >= 0")
     per_rater = [discretised_log_predictive(mean, latent_variance + value, scale)
@@ -227,8 +227,8 @@ def discrete_kl(reference, log_probabilities) -> np.ndarray:
     log space). Averaging the result over items gives the table value. Finite whenever the
     log-probabilities are.
     """
-    reference = _as_float_array(reference, "reference", ndim=2)
-    log_probabilities = _as_float_array(log_probabilities, "log_probabilities", ndim=2,
+    reference = as_float_array(reference, "reference", ndim=2)
+    log_probabilities = as_float_array(log_probabilities, "log_probabilities", ndim=2,
                                        allow_inf="-inf")
     if reference.shape != log_probabilities.shape:
         raise ValueError(f"log_probabilities: expected shape {reference.shape} (one row per "
@@ -279,11 +279,11 @@ def levelset_probability(mean, var, threshold) -> np.ndarray:
 
     A zero variance gives 1.0 where mean < threshold and 0.0 elsewhere.
     """
-    mean = _as_float_array(mean, "mean")
-    var = _as_float_array(var, "var")
+    mean = as_float_array(mean, "mean")
+    var = as_float_array(var, "var")
     if np.any(var < 0):
         raise ValueError(f"var: variances must be >= 0, got {var[var < 0].flat[0]:g}")
-    threshold = float(_as_float_array(threshold, "threshold", ndim=0))
+    threshold = float(as_float_array(threshold, "threshold", ndim=0))
     try:
         np.broadcast_shapes(mean.shape, var.shape)
     except ValueError:
@@ -309,8 +309,8 @@ def clopper_pearson_interval(successes, trials, confidence: float = 0.95) -> tup
     for every p (it is conservative), which suits the small counts of a handful of clips."""
     from scipy.stats import beta
 
-    trials = _as_positive_int(trials, "trials")
-    successes = _as_positive_int(successes, "successes", minimum=0, maximum=trials)
+    trials = as_positive_int(trials, "trials")
+    successes = as_positive_int(successes, "successes", minimum=0, maximum=trials)
     confidence = float(confidence)
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence: must lie strictly between 0 and 1, got {confidence:g}")
@@ -322,13 +322,13 @@ def clopper_pearson_interval(successes, trials, confidence: float = 0.95) -> tup
 
 
 def _preference_arrays(mean, var, labels):
-    mean = _as_float_array(mean, "mean", ndim=1)
-    var = _as_float_array(var, "var", ndim=1)
+    mean = as_float_array(mean, "mean", ndim=1)
+    var = as_float_array(var, "var", ndim=1)
     if var.shape != mean.shape:
         raise ValueError(f"var: expected one per mean ({mean.size}), got {var.size}")
     if np.any(var < 0):
         raise ValueError(f"var: variances must be >= 0, got {var[var < 0][0]:g}")
-    labels = _as_float_array(labels, "labels", ndim=1)
+    labels = as_float_array(labels, "labels", ndim=1)
     if labels.shape != mean.shape:
         raise ValueError(f"labels: expected one per comparison ({mean.size}), got "
                          f"{labels.size}")

@@ -27,7 +27,7 @@ from scipy.signal import resample_poly
 
 from .data.fluency import VAD_FRAME_S, speech_activity
 from .stimuli import wav_bytes
-from .validation import _as_positive_float, _as_positive_int
+from .validation import as_positive_float, as_positive_int
 
 __all__ = ["Take", "EmptyRecording", "resample", "trim_silence", "read_wav", "write_wav",
            "SAMPLE_RATE"]
@@ -72,8 +72,8 @@ def resample(samples, source_rate: int, target_rate: int = SAMPLE_RATE) -> np.nd
         raise ValueError(f"samples: expected a 1-D array of audio samples, got shape {x.shape}")
     if not np.all(np.isfinite(x)):
         raise ValueError("samples: contains NaN or infinite values")
-    source_rate = _as_positive_int(source_rate, "source_rate", maximum=768_000)
-    target_rate = _as_positive_int(target_rate, "target_rate", maximum=768_000)
+    source_rate = as_positive_int(source_rate, "source_rate", maximum=768_000)
+    target_rate = as_positive_int(target_rate, "target_rate", maximum=768_000)
     if source_rate == target_rate:
         return x.copy()
     ratio = Fraction(target_rate, source_rate)
@@ -88,7 +88,7 @@ def trim_silence(samples, sample_rate: int = SAMPLE_RATE, *,
     :class:`EmptyRecording` for a silent take or one with less than :data:`_MIN_SPEECH_S` of
     speech."""
     x = np.asarray(samples, dtype=np.float64)
-    margin_s = _as_positive_float(margin_s, "margin_s", allow_zero=True)
+    margin_s = as_positive_float(margin_s, "margin_s", allow_zero=True)
     frame = round(VAD_FRAME_S * sample_rate)
     if len(x) < frame or float(np.max(np.abs(x))) < _SILENCE_PEAK:
         raise EmptyRecording("the recording is silent (is the microphone muted?); nothing was "

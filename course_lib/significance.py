@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm, t as student_t
 
-from .validation import RngLike, _as_float_array, _as_positive_int, _as_rng
+from .validation import RngLike, as_float_array, as_positive_int, as_rng
 
 __all__ = ["CorrelationComparison", "BootstrapComparison", "ResampledTTest", "steiger_z1_star",
            "compare_correlations", "paired_bootstrap", "paired_cluster_bootstrap",
@@ -91,7 +91,7 @@ class ResampledTTest:
 
 
 def _correlation(value, name: str) -> float:
-    value = float(_as_float_array(value, name, ndim=0))
+    value = float(as_float_array(value, name, ndim=0))
     if not -1.0 <= value <= 1.0:
         raise ValueError(f"{name}: a correlation must lie in [-1, 1], got {value}")
     return value
@@ -105,7 +105,7 @@ def steiger_z1_star(r_jk, r_jh, r_kh, n) -> tuple[float, float]:
     Lecture 05, section 8.3 (Table 1 of arXiv 2306.02719 on the fluency set)."""
     r_jk, r_jh = _correlation(r_jk, "r_jk"), _correlation(r_jh, "r_jh")
     r_kh = _correlation(r_kh, "r_kh")
-    n = _as_positive_int(n, "n", minimum=4)
+    n = as_positive_int(n, "n", minimum=4)
     if abs(r_jk) == 1.0 or abs(r_jh) == 1.0:
         raise ValueError("r_jk: a correlation of +-1 has no Fisher z; the test needs |r| < 1 "
                          f"(got r_jk = {r_jk}, r_jh = {r_jh})")
@@ -125,9 +125,9 @@ def steiger_z1_star(r_jk, r_jh, r_kh, n) -> tuple[float, float]:
 
 
 def _three(reference, first, second) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    reference = _as_float_array(reference, "reference", ndim=1)
-    first = _as_float_array(first, "first", ndim=1)
-    second = _as_float_array(second, "second", ndim=1)
+    reference = as_float_array(reference, "reference", ndim=1)
+    first = as_float_array(first, "first", ndim=1)
+    second = as_float_array(second, "second", ndim=1)
     for name, values in (("first", first), ("second", second)):
         if values.size != reference.size:
             raise ValueError(f"{name}: expected one value per reference item ({reference.size}),"
@@ -158,8 +158,8 @@ def _bootstrap_settings(statistic, n_resamples, confidence) -> tuple[int, float]
     if not callable(statistic):
         raise TypeError(f"statistic: expected a function of (reference, predictions), got "
                         f"{type(statistic).__name__}")
-    n_resamples = _as_positive_int(n_resamples, "n_resamples", minimum=100, maximum=10**6)
-    confidence = float(_as_float_array(confidence, "confidence", ndim=0))
+    n_resamples = as_positive_int(n_resamples, "n_resamples", minimum=100, maximum=10**6)
+    confidence = float(as_float_array(confidence, "confidence", ndim=0))
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence: expected a level in (0, 1), got {confidence}")
     return n_resamples, confidence
@@ -197,7 +197,7 @@ def paired_bootstrap(statistic: Callable[[np.ndarray, np.ndarray], float], refer
     undefined (NaN, e.g. a constant resample for a correlation) is drawn again."""
     n_resamples, confidence = _bootstrap_settings(statistic, n_resamples, confidence)
     reference, first, second = _three(reference, first, second)
-    rng = _as_rng(rng)
+    rng = as_rng(rng)
     n = reference.size
     return _bootstrap(statistic, reference, first, second, lambda: rng.integers(0, n, n),
                       n_resamples, confidence)
@@ -237,7 +237,7 @@ def paired_cluster_bootstrap(statistic: Callable[[np.ndarray, np.ndarray], float
     n_resamples, confidence = _bootstrap_settings(statistic, n_resamples, confidence)
     reference, first, second = _three(reference, first, second)
     members = _cluster_members(clusters, reference.size)
-    rng = _as_rng(rng)
+    rng = as_rng(rng)
     k = len(members)
 
     def draw_rows() -> np.ndarray:
@@ -252,11 +252,11 @@ def resampled_t_test(differences, n_train, n_test) -> ResampledTTest:
     t = mean / sqrt((1/J + n_test/n_train) var), var with ddof 1, df = J - 1, two-tailed. The
     plain paired t (factor 1/J) is returned beside it.
     Lecture 05, section 8.2b (The same table with calibrated annotators)."""
-    differences = _as_float_array(differences, "differences", ndim=1)
+    differences = as_float_array(differences, "differences", ndim=1)
     if differences.size < 2:
         raise ValueError("differences: need at least 2 splits")
-    n_train = _as_positive_int(n_train, "n_train")
-    n_test = _as_positive_int(n_test, "n_test")
+    n_train = as_positive_int(n_train, "n_train")
+    n_test = as_positive_int(n_test, "n_test")
     j = differences.size
     mean, variance = float(differences.mean()), float(differences.var(ddof=1))
     if variance == 0.0:

@@ -62,8 +62,8 @@ import numpy as np
 from scipy.signal import sosfilt
 
 from .data.wav import load_waveform
-from .validation import (_as_float_array, _as_positive_float, _as_positive_int, _check_array_size,
-                         _check_choice)
+from .validation import (as_float_array, as_positive_float, as_positive_int, check_array_size,
+                         check_choice)
 
 __all__ = ["standard_equaliser", "CLIPS", "CLIP_TRANSCRIPTS", "load_clip", "loudness_matched",
            "wav_bytes", "TONE_FREQUENCY", "TONE_DURATION", "TONE_CLIP_DURATION", "tone_snr_db",
@@ -93,12 +93,12 @@ _MAX_WAV_SAMPLE_RATE = (2 ** 32 - 1) // 2
 
 # ----- biquads ------------------------------------------------------------------------------
 def _design_inputs(frequency, gain_db, sample_rate, name):
-    sample_rate = _as_positive_float(sample_rate, "sample_rate")
-    frequency = _as_positive_float(frequency, name)
+    sample_rate = as_positive_float(sample_rate, "sample_rate")
+    frequency = as_positive_float(frequency, name)
     if frequency >= sample_rate / 2:
         raise ValueError(f"{name}: must be below the Nyquist frequency {sample_rate / 2:g} Hz, "
                          f"got {frequency:g}")
-    gain_db = float(_as_float_array(gain_db, "gain_db", ndim=0))
+    gain_db = float(as_float_array(gain_db, "gain_db", ndim=0))
     if abs(gain_db) > _MAX_GAIN_DB:
         raise ValueError(f"gain_db: expected a gain within +-{_MAX_GAIN_DB:g} dB, got "
                          f"{gain_db:g}")
@@ -116,7 +116,7 @@ def _peaking_biquad(centre_hz: float, gain_db: float, q: float = 1.0, *,
     """One peaking section (b0, b1, b2, 1, a1, a2): gain ``gain_db`` at ``centre_hz``, bandwidth
     set by the quality ``q`` (module docstring)."""
     A, w0 = _design_inputs(centre_hz, gain_db, sample_rate, "centre_hz")
-    q = _as_positive_float(q, "q")
+    q = as_positive_float(q, "q")
     alpha, c = np.sin(w0) / (2.0 * q), np.cos(w0)
     return _normalised([1.0 + alpha * A, -2.0 * c, 1.0 - alpha * A],
                        [1.0 + alpha / A, -2.0 * c, 1.0 - alpha / A])
@@ -166,9 +166,9 @@ class _Band:
     q: float = 1.0
 
     def __post_init__(self):
-        _check_choice(self.kind, "kind", _BAND_KINDS)
-        _as_positive_float(self.frequency, "frequency")
-        _as_positive_float(self.q, "q")
+        check_choice(self.kind, "kind", _BAND_KINDS)
+        as_positive_float(self.frequency, "frequency")
+        as_positive_float(self.q, "q")
 
     def section(self, gain_db: float, sample_rate: float) -> np.ndarray:
         """This band's biquad at ``gain_db``, a row (b0, b1, b2, 1, a1, a2)."""
@@ -190,7 +190,7 @@ class _Equaliser:
         bands = tuple(bands)
         if not bands or not all(isinstance(band, _Band) for band in bands):
             raise TypeError("bands: expected a non-empty sequence of _Band")
-        self.sample_rate = _as_positive_float(sample_rate, "sample_rate")
+        self.sample_rate = as_positive_float(sample_rate, "sample_rate")
         for band in bands:
             if band.frequency >= self.sample_rate / 2:
                 raise ValueError(f"bands: band {band.name!r} at {band.frequency:g} Hz is not "
@@ -206,7 +206,7 @@ class _Equaliser:
         return tuple(band.name for band in self.bands)
 
     def _gains(self, gains_db) -> np.ndarray:
-        gains = _as_float_array(gains_db, "gains_db", ndim=1)
+        gains = as_float_array(gains_db, "gains_db", ndim=1)
         if gains.shape != (self.n_bands,):
             raise ValueError(f"gains_db: expected one gain per band ({self.n_bands}: "
                              f"{', '.join(self.names)}), got shape {gains.shape}")
@@ -225,7 +225,7 @@ class _Equaliser:
     def response(self, gains_db, frequencies) -> np.ndarray:
         """Complex response H(e^{i w}) at ``frequencies`` (Hz), w = 2 pi f / fs: each section's
         (b0 + b1 e^{-iw} + b2 e^{-2iw}) / (1 + a1 e^{-iw} + a2 e^{-2iw}), multiplied."""
-        frequencies = _as_float_array(frequencies, "frequencies", ndim=1)
+        frequencies = as_float_array(frequencies, "frequencies", ndim=1)
         sections = self.sos(gains_db)
         z_inv = np.exp(-2j * np.pi * frequencies / self.sample_rate)
         powers = np.stack([np.ones_like(z_inv), z_inv, z_inv ** 2])        # (3, n_freq)
@@ -235,7 +235,7 @@ class _Equaliser:
 
     def apply(self, waveform, gains_db) -> np.ndarray:
         """``waveform`` (1-D) filtered by the equaliser at ``gains_db``."""
-        waveform = _as_float_array(waveform, "waveform", ndim=1)
+        waveform = as_float_array(waveform, "waveform", ndim=1)
         return sosfilt(self.sos(gains_db), waveform)
 
     def __repr__(self):
@@ -257,8 +257,8 @@ def standard_equaliser(n_bands: int = 2, *, sample_rate: float = _SAMPLE_RATE) -
     """The course's equaliser with 2, 3 or 4 bands: bass shelf 250 Hz and treble shelf 3 kHz;
     bass 250 Hz, mid peak 1 kHz, treble 4 kHz; or bass 200 Hz, peaks at 700 Hz and 2 kHz,
     treble 5 kHz."""
-    n_bands = _as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
-    sample_rate = _as_positive_float(sample_rate, "sample_rate")
+    n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
+    sample_rate = as_positive_float(sample_rate, "sample_rate")
     top = max(band.frequency for band in _LAYOUTS[n_bands])
     if top >= sample_rate / 2:
         raise ValueError(f"sample_rate: the {n_bands}-band equaliser's highest band sits at "
@@ -299,10 +299,10 @@ def _synthesised_music(duration: float = 3.0, *, sample_rate: float = _SAMPLE_RA
     octaves below each root; on every beat (0.375 s) a short burst of white noise with a fast
     decay (a hi-hat) and on every other beat a falling sine (a kick drum). Energy from about
     50 Hz (the kick) to 8 kHz (the noise), so bass and treble gains are both heard."""
-    duration = _as_positive_float(duration, "duration")
-    sample_rate = _as_positive_float(sample_rate, "sample_rate")
+    duration = as_positive_float(duration, "duration")
+    sample_rate = as_positive_float(sample_rate, "sample_rate")
     n = int(round(duration * sample_rate))
-    _check_array_size((n,), "duration", f"{duration:g} s at {sample_rate:g} Hz",
+    check_array_size((n,), "duration", f"{duration:g} s at {sample_rate:g} Hz",
                      f"use a shorter clip or the course's {_SAMPLE_RATE} Hz")
     if n < 2:
         raise ValueError(f"duration: {duration:g} s gives fewer than 2 samples at "
@@ -329,14 +329,14 @@ def _synthesised_music(duration: float = 3.0, *, sample_rate: float = _SAMPLE_RA
 
 def load_clip(name: str) -> np.ndarray:
     """The clip ``name`` ("speech" or "music"; see :data:`CLIPS`) at 16 kHz."""
-    _check_choice(name, "name", CLIPS)
+    check_choice(name, "name", CLIPS)
     return _load_speech_clip() if name == "speech" else _synthesised_music()
 
 
 # ----- loudness and playback ----------------------------------------------------------------
 def _rms(waveform) -> float:
     """Root mean square of a waveform (its level; full-scale sine = 0.707)."""
-    waveform = _as_float_array(waveform, "waveform", ndim=1)
+    waveform = as_float_array(waveform, "waveform", ndim=1)
     return float(np.sqrt(np.mean(waveform ** 2)))
 
 
@@ -346,8 +346,8 @@ def loudness_matched(*waveforms, target_rms: float = _TARGET_RMS) -> list[np.nda
     waveform (RMS 0) cannot be matched and raises."""
     if not waveforms:
         raise ValueError("waveforms: expected at least one waveform")
-    target_rms = _as_positive_float(target_rms, "target_rms")
-    arrays = [_as_float_array(w, f"waveforms[{i}]", ndim=1) for i, w in enumerate(waveforms)]
+    target_rms = as_positive_float(target_rms, "target_rms")
+    arrays = [as_float_array(w, f"waveforms[{i}]", ndim=1) for i, w in enumerate(waveforms)]
     levels = [_rms(w) for w in arrays]
     for i, level in enumerate(levels):
         if level == 0:
@@ -364,8 +364,8 @@ def wav_bytes(waveform, sample_rate: int = _SAMPLE_RATE) -> bytes:
     """``waveform`` (1-D, samples in [-1, 1]) as a mono 16-bit PCM WAV file in memory, for
     ``ipywidgets.Audio(value=..., format="wav")``. Samples beyond full scale would clip, so
     they are refused (scale with :func:`loudness_matched` first)."""
-    waveform = _as_float_array(waveform, "waveform", ndim=1)
-    sample_rate = _as_positive_int(sample_rate, "sample_rate")
+    waveform = as_float_array(waveform, "waveform", ndim=1)
+    sample_rate = as_positive_int(sample_rate, "sample_rate")
     if sample_rate > _MAX_WAV_SAMPLE_RATE:
         raise ValueError(f"sample_rate: a 16-bit mono WAV file holds at most "
                          f"{_MAX_WAV_SAMPLE_RATE} samples per second (its header's 32-bit byte "
@@ -416,10 +416,10 @@ def _raised_cosine_ramps(n: int, n_ramp: int) -> np.ndarray:
 def tone_snr_db(level, *, max_snr_db: float = _TONE_MAX_SNR_DB) -> np.ndarray:
     """The tone's level re the noise (dB) at ``level`` in (0, 1]: 20 log10(level) + max_snr_db
     (level 0, no tone, is -inf dB)."""
-    level = _as_float_array(level, "level")
+    level = as_float_array(level, "level")
     if np.any((level < 0) | (level > 1)):
         raise ValueError("level: expected values in [0, 1] (0: no tone, 1: the loudest tone)")
-    max_snr_db = float(_as_float_array(max_snr_db, "max_snr_db", ndim=0))
+    max_snr_db = float(as_float_array(max_snr_db, "max_snr_db", ndim=0))
     with np.errstate(divide="ignore"):
         return 20.0 * np.log10(level) + max_snr_db
 
@@ -437,24 +437,24 @@ def tone_in_noise(level: float, *, frequency: float = TONE_FREQUENCY,
     asked-for one. The tone has 20 ms raised-cosine ramps, the whole clip 10 ms ramps.
     Returns ``(mix, tone)``: the clip to play and the tone alone (mix = ramped noise + tone).
     """
-    level = float(_as_float_array(level, "level", ndim=0))
+    level = float(as_float_array(level, "level", ndim=0))
     if not 0.0 <= level <= 1.0:
         raise ValueError(f"level: expected a value in [0, 1] (0: no tone), got {level:g}")
-    sample_rate = _as_positive_int(sample_rate, "sample_rate", minimum=4000)
-    frequency = _as_positive_float(frequency, "frequency")
+    sample_rate = as_positive_int(sample_rate, "sample_rate", minimum=4000)
+    frequency = as_positive_float(frequency, "frequency")
     if frequency >= sample_rate / 2:
         raise ValueError(f"frequency: must be below the Nyquist frequency {sample_rate / 2:g} "
                          f"Hz, got {frequency:g}")
-    max_snr_db = float(_as_float_array(max_snr_db, "max_snr_db", ndim=0))
+    max_snr_db = float(as_float_array(max_snr_db, "max_snr_db", ndim=0))
     if max_snr_db > 0:
         raise ValueError(f"max_snr_db: a tone above the noise (> 0 dB) is no detection task, "
                          f"got {max_snr_db:g}")
-    noise_rms = _as_positive_float(noise_rms, "noise_rms")
+    noise_rms = as_positive_float(noise_rms, "noise_rms")
     if noise_rms > 0.15:
         raise ValueError(f"noise_rms: above 0.15 the noise's peaks would clip, got "
                          f"{noise_rms:g}")
     n = int(round(TONE_CLIP_DURATION * sample_rate))
-    _check_array_size((n,), "sample_rate", f"a {TONE_CLIP_DURATION:g} s clip at {sample_rate} Hz",
+    check_array_size((n,), "sample_rate", f"a {TONE_CLIP_DURATION:g} s clip at {sample_rate} Hz",
                      f"use the course's {_SAMPLE_RATE} Hz (any rate above twice the tone's "
                      "frequency will do)")
     noise = np.random.default_rng(_TONE_NOISE_SEED).standard_normal(n)

@@ -1,8 +1,12 @@
 """Argument checks shared by every course_lib module.
 
-Each helper raises a ``ValueError`` or ``TypeError`` whose message starts with the argument's
-name, so a student sees which input was wrong instead of a numpy traceback;
-:func:`_warn_deprecated` is the one warning an old name kept for a release gives.
+Every room of course_lib calls these, so they are public and documented: each ``as_*`` turns
+an argument into the type a model needs and each ``check_*`` tests one, and both raise a
+``ValueError`` or ``TypeError`` whose message starts with the argument's name, so a student
+sees which input was wrong instead of a numpy traceback. :func:`listed_rows` names the rows a
+message is about, :func:`renamed_error` restates an inner function's error with the caller's
+argument name, and :func:`warn_deprecated` is the one warning an old name kept for a release
+gives.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import numpy as np
 RngLike = np.random.Generator | int | None
 
 
-def _as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
+def as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
     """Return a ``np.random.Generator`` from a Generator, an int seed or None (fresh entropy)."""
     if isinstance(rng, np.random.Generator):
         return rng
@@ -24,7 +28,7 @@ def _as_rng(rng: RngLike, name: str = "rng") -> np.random.Generator:
     raise TypeError(f"{name}: expected a numpy Generator, an int seed or None, got {type(rng).__name__}")
 
 
-def _as_float_array(x, name: str, ndim: int | tuple[int, ...] | None = None,
+def as_float_array(x, name: str, ndim: int | tuple[int, ...] | None = None,
                    allow_empty: bool = False, allow_inf: str | None = None) -> np.ndarray:
     """Convert ``x`` to a finite float64 array, checking its number of dimensions.
 
@@ -68,7 +72,7 @@ def _as_float_array(x, name: str, ndim: int | tuple[int, ...] | None = None,
     return arr
 
 
-def _as_positive_int(value, name: str, minimum: int = 1, maximum: int | None = None) -> int:
+def as_positive_int(value, name: str, minimum: int = 1, maximum: int | None = None) -> int:
     """Return ``value`` as an int, raising ``ValueError`` outside ``[minimum, maximum]``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name}: expected an integer, got {type(value).__name__}")
@@ -85,7 +89,7 @@ def _short(value: int) -> str:
     return text if len(text) <= 20 else f"an integer with {len(text.lstrip('-'))} digits"
 
 
-def _as_positive_float(value, name: str, allow_zero: bool = False) -> float:
+def as_positive_float(value, name: str, allow_zero: bool = False) -> float:
     """Return ``value`` as a finite float that is > 0 (or >= 0 with ``allow_zero``)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name}: expected a real number, got {type(value).__name__}")
@@ -100,7 +104,7 @@ def _as_positive_float(value, name: str, allow_zero: bool = False) -> float:
     return value
 
 
-def _check_width(low, high, name: str) -> None:
+def check_width(low, high, name: str) -> None:
     """Refuse, naming ``name``, a range ``low`` to ``high`` (or the rows of a box: arrays of
     lows and highs) whose width ``high - low`` is beyond float64, e.g. bounds at +-1.8e308:
     every grid, Sobol point or rescaling to [0, 1] inside it would come out inf or NaN."""
@@ -114,7 +118,7 @@ def _check_width(low, high, name: str) -> None:
                          "rescale the inputs to a smaller range")
 
 
-def _check_length(values: np.ndarray, name: str, n: int, per: str) -> np.ndarray:
+def check_length(values: np.ndarray, name: str, n: int, per: str) -> np.ndarray:
     """Return the array ``values`` unless its length (a scalar counts as one) differs from
     ``n``: then ``ValueError`` naming ``name``, one value per ``per`` (what it is drawn
     against), instead of numpy's broadcasting error or matplotlib's about x and y."""
@@ -124,21 +128,21 @@ def _check_length(values: np.ndarray, name: str, n: int, per: str) -> np.ndarray
     return values
 
 
-def _as_bool(value, name: str) -> bool:
+def as_bool(value, name: str) -> bool:
     """Return ``value`` as a bool, raising ``TypeError`` unless it is True or False."""
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name}: expected True or False, got {type(value).__name__}")
     return bool(value)
 
 
-def _check_choice(value, name: str, choices) -> str:
+def check_choice(value, name: str, choices) -> str:
     """Raise ``ValueError`` unless ``value`` is one of ``choices``."""
     if value not in choices:
         raise ValueError(f"{name}: expected one of {sorted(choices)}, got {value!r}")
     return value
 
 
-def _listed_rows(mask: np.ndarray, noun: str = "row", limit: int = 5) -> str:
+def listed_rows(mask: np.ndarray, noun: str = "row", limit: int = 5) -> str:
     """"row 3" or "rows 1, 4, 6, 7, 9 and 2 more": where ``mask`` is true, for an error message
     that points at the offending rows of a table without printing all of them."""
     rows = np.flatnonzero(mask)
@@ -164,7 +168,7 @@ def _bytes_text(n_bytes: int) -> str:
     return f"{value:.3g} {unit}"
 
 
-def _check_array_size(shape, name: str, what: str, advice: str, *, itemsize: int = 8) -> None:
+def check_array_size(shape, name: str, what: str, advice: str, *, itemsize: int = 8) -> None:
     """Refuse, before anything is allocated, an array of ``shape`` (whole numbers, Python ints
     so the product cannot overflow) with ``itemsize``-byte entries beyond
     :data:`_MAX_ARRAY_BYTES`: ``ValueError`` naming ``name`` (the user's argument that asked
@@ -180,7 +184,7 @@ def _check_array_size(shape, name: str, what: str, advice: str, *, itemsize: int
 
 
 # ----- selections of items, trials, raters ----------------------------------------------------
-def _as_selection(values, name: str, size: int, *, noun: str = "item",
+def as_selection(values, name: str, size: int, *, noun: str = "item",
                  allow_repeats: bool = True) -> np.ndarray:
     """Which of ``size`` things (items, trials, raters) a user picked, as int64 indices.
 
@@ -194,7 +198,7 @@ def _as_selection(values, name: str, size: int, *, noun: str = "item",
         raise TypeError(f"{name}: expected {noun} indices or a boolean mask, got "
                         f"{type(values).__name__}")
     if isinstance(values, np.ma.MaskedArray):
-        values = _as_float_array(values, name)        # refuses masked entries by name
+        values = as_float_array(values, name)        # refuses masked entries by name
     try:
         raw = np.asarray(values)
     except ValueError as err:                        # ragged
@@ -208,7 +212,7 @@ def _as_selection(values, name: str, size: int, *, noun: str = "item",
         if picked.size == 0:
             raise ValueError(f"{name}: the mask selects no {noun}")
         return picked.astype(np.int64)
-    arr = _as_float_array(raw, name, ndim=(0, 1))
+    arr = as_float_array(raw, name, ndim=(0, 1))
     arr = arr.reshape(-1)
     fractional = arr != np.round(arr)
     if fractional.any():
@@ -230,18 +234,18 @@ def _as_selection(values, name: str, size: int, *, noun: str = "item",
 
 
 # ----- waveforms ------------------------------------------------------------------------------
-def _as_waveform(x, name: str = "signal") -> np.ndarray:
-    """A 1-D float64 waveform, checked like :func:`_as_float_array`; a boolean array is refused
+def as_waveform(x, name: str = "signal") -> np.ndarray:
+    """A 1-D float64 waveform, checked like :func:`as_float_array`; a boolean array is refused
     (``TypeError``): True / False are no sample values, and numpy would read them as 1 / 0."""
     if getattr(x, "dtype", None) == np.bool_ or (
             isinstance(x, (list, tuple)) and len(x) and np.asarray(x).dtype == np.bool_):
         raise TypeError(f"{name}: a boolean array is not a waveform (numpy would read True / "
                         "False as samples 1 / 0); pass the sample values (e.g. float64 in "
                         "[-1, 1])")
-    return _as_float_array(x, name, ndim=1)
+    return as_float_array(x, name, ndim=1)
 
 
-def _renamed_error(err: Exception, internal: str, name: str) -> Exception | None:
+def renamed_error(err: Exception, internal: str, name: str) -> Exception | None:
     """``err`` again with its leading argument name ``internal`` (a helper's parameter) replaced
     by ``name`` (what the user passed), or None when the message does not start with it. For a
     public function that hands an argument on under another name."""
@@ -251,7 +255,7 @@ def _renamed_error(err: Exception, internal: str, name: str) -> Exception | None
     return type(err)(f"{name}:{message[len(internal) + 1:]}")
 
 
-def _warn_deprecated(old: str, new: str) -> None:
+def warn_deprecated(old: str, new: str) -> None:
     """Warn that ``old`` goes in the next release and ``new`` replaces it, pointing at the line
     that called the alias (which called this)."""
     warnings.warn(f"{old} is deprecated and will be removed in the next release; use {new}",

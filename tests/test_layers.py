@@ -167,8 +167,8 @@ def test_the_graph_sees_the_imports():
 # (stimuli, recording, ...), with a private engine at the top (_rater_tables) counted as the
 # room of the one top-level module that imports it (results). A name starting with "_", or any
 # name reached through a module whose own name does, is its room's own; another room uses the
-# room's public names only. The shared helpers below every unit are the one exception.
-OPEN_HELPERS = {"validation", "linalg"}
+# room's public names only, the shared helpers below every unit (validation, linalg) included
+# (issue 60: they are documented public modules, not an exception).
 
 
 def _is_private(name: str) -> bool:
@@ -254,12 +254,11 @@ def cross_room_uses(trees: dict[str, ast.Module]) -> list[tuple[str, int, str, s
 
 def private_crossings(trees: dict[str, ast.Module]) -> list[tuple[str, int, str, str]]:
     """(path, line, importing room, private name) of every private name a module of course_lib
-    takes from another room, validation and linalg apart."""
+    takes from another room."""
     found = set()
     for path, line, room, target, name in cross_room_uses(trees):
         full = f"{target}.{name}" if name else target
-        if _room(target) not in OPEN_HELPERS and any(
-                _is_private(part) for part in full.split(".")[1:]):
+        if any(_is_private(part) for part in full.split(".")[1:]):
             found.add((path, line, room, full))
     return sorted(found)
 
@@ -270,8 +269,8 @@ def _library_trees() -> dict[str, ast.Module]:
 
 
 def test_no_private_name_crosses_a_room():
-    """docs/CONVENTIONS.md 3.1 (issue 48): a module takes from another room only its public
-    names; validation and linalg are the one exception."""
+    """docs/CONVENTIONS.md 3.1 (issues 48, 60): a module takes from another room only its
+    public names, from validation and linalg too."""
     found = [f"{path}:{line}: {name}" for path, line, _, name
              in private_crossings(_library_trees())]
     assert found == [], "private names taken from another room:\n" + "\n".join(found)
@@ -310,9 +309,12 @@ def test_the_private_name_rule_sees_every_way_across():
     model = "course_lib/mixed/model.py"
     assert found == [(model, 3, "mixed", "course_lib.preference.laplace._check_latent_problem"),
                      (model, 4, "mixed", "course_lib.gp._stationary"),
+                     (model, 6, "mixed", "course_lib.validation._as_float_array"),
                      (model, 8, "mixed", "course_lib.stimuli._wav_bytes"),
                      (model, 9, "mixed", "course_lib.gp.kernels._private"),
                      ("course_lib/results.py", 2, "results", "course_lib._shared._helper"),
+                     ("course_lib/stimuli.py", 1, "stimuli",
+                      "course_lib.validation._as_float_array"),
                      ("course_lib/stimuli.py", 2, "stimuli", "course_lib._shared._helper")]
 
 

@@ -11,9 +11,9 @@ the tests, they are the maintainers' code (data generators, the mutation check, 
 engine functions) and may use internal names. A helper only its own room, the tests, benches or
 tools call is internal and carries a leading underscore. A name another room of course_lib takes
 is its room's interface, for nothing private crosses a room (``tests/test_layers.py``): a
-figure builder of ``plotting`` that an explorer of ``widgets`` calls is public; a helper of
-``validation`` or ``linalg``, which every room may take while private, is not made public by
-that. Public without such a use by rule: a class or type alias a
+figure builder of ``plotting`` that an explorer of ``widgets`` calls is public, and so are the
+argument checks of ``validation`` and the factorisations of ``linalg`` that every room takes.
+Public without such a use by rule: a class or type alias a
 student meets in ``help()`` or a repr (a type in a public signature, the result type a public
 function returns and the types its fields hold, the base of a public class), an exception or
 warning class a user may catch, a core ``docs/ALGORITHMS.md`` names, and a
@@ -32,7 +32,7 @@ import sys
 from functools import cache
 from pathlib import Path
 
-from tests.test_layers import OPEN_HELPERS, _room, cross_room_uses
+from tests.test_layers import cross_room_uses
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "course_lib"
@@ -211,11 +211,11 @@ def _taught() -> set[str]:
 
 
 def _taken_by_other_rooms() -> frozenset[tuple[str, str]]:
-    """(module, name) of every name another room of course_lib takes (from any module but
-    validation and linalg): its room's interface."""
+    """(module, name) of every name another room of course_lib takes: its room's
+    interface."""
     trees = {_own_path(module): tree for module, tree in _trees().items()}
     return frozenset((module, name) for _, _, _, module, name in cross_room_uses(trees)
-                     if name and _room(module) not in OPEN_HELPERS)
+                     if name)
 
 
 def _used(module: str, name: str, taken: frozenset, seen: frozenset = frozenset()) -> bool:
@@ -299,17 +299,17 @@ def test_the_rule_sees_a_helper_nobody_uses(monkeypatch):
     assert "course_lib.linalg.spare_helper" in unused_public_names()
 
 
-def test_the_rule_sees_a_helper_only_the_library_uses(monkeypatch):
-    """Another course_lib module importing a helper does not make it public; a reader's use
+def test_the_rule_sees_a_helper_only_its_own_room_uses(monkeypatch):
+    """A module of the same room importing a helper does not make it public; a reader's use
     of a public re-export does."""
-    _with_source(monkeypatch, "course_lib.gmm.gaussian",
-                 "\n\nfrom course_lib.linalg import spare_helper\n")
-    _with_source(monkeypatch, "course_lib.linalg", "\n\ndef spare_helper():\n    pass\n")
-    assert "course_lib.linalg.spare_helper" in unused_public_names()
+    _with_source(monkeypatch, "course_lib.gp.regression",
+                 "\n\nfrom course_lib.gp.prediction import spare_helper\n")
+    _with_source(monkeypatch, "course_lib.gp.prediction", "\n\ndef spare_helper():\n    pass\n")
+    assert "course_lib.gp.prediction.spare_helper" in unused_public_names()
     reader = ["lectures/x.ipynb"]
     monkeypatch.setattr(sys.modules[__name__], "users",
-                        lambda module, name: reader * (module == "course_lib.gmm.gaussian"))
-    assert "course_lib.linalg.spare_helper" not in unused_public_names()
+                        lambda module, name: reader * (module == "course_lib.gp.regression"))
+    assert "course_lib.gp.prediction.spare_helper" not in unused_public_names()
 
 
 def test_a_name_another_room_takes_is_its_rooms_interface(monkeypatch):

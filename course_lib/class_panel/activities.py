@@ -28,7 +28,7 @@ import numpy as np
 from course_lib.data import DataError
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.stimuli import load_clip, loudness_matched, standard_equaliser
-from course_lib.validation import _as_positive_int, _as_selection
+from course_lib.validation import as_positive_int, as_selection
 
 DEFAULT_SEED = 2026
 _COMPARE_ANSWERS = ("first", "second", "none")
@@ -159,7 +159,7 @@ def rate_activity(seed: int = DEFAULT_SEED, n_clips: int | None = None, *, clips
                              f"got {clips!r}")
         pool = _scale_items(panel) if clips == "scale" else \
             [clip.item for clip in panel.clips_to_rate()]
-        n_clips = _as_positive_int(_DEFAULT_N_CLIPS[clips] if n_clips is None else n_clips,
+        n_clips = as_positive_int(_DEFAULT_N_CLIPS[clips] if n_clips is None else n_clips,
                                    "n_clips", minimum=3, maximum=len(pool))
         if clips == "scale":
             chosen = np.round(np.linspace(0, len(pool) - 1, n_clips)).astype(int)
@@ -167,7 +167,7 @@ def rate_activity(seed: int = DEFAULT_SEED, n_clips: int | None = None, *, clips
             chosen = np.sort(np.random.default_rng(seed).choice(len(pool), n_clips,
                                                                 replace=False))
         return RateActivity(seed, tuple(int(pool[i]) for i in chosen), panel.aspect)
-    items = tuple(int(item) for item in _as_selection(clips, "clips", len(panel),
+    items = tuple(int(item) for item in as_selection(clips, "clips", len(panel),
                                                       allow_repeats=False))
     if len(items) < 3:
         raise ValueError(f"clips: expected at least 3 item numbers, got {list(items)}")
@@ -196,10 +196,10 @@ def compare_activity(seed: int = DEFAULT_SEED, n_settings: int = 6, n_pairs: int
     ``n_bands`` equaliser and ``n_pairs`` distinct unordered pairs of them, each shown in a
     random order (which is first is part of the pair)."""
     seed = _check_seed(seed)
-    n_bands = _as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
-    n_settings = _as_positive_int(n_settings, "n_settings", minimum=3, maximum=30)
+    n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
+    n_settings = as_positive_int(n_settings, "n_settings", minimum=3, maximum=30)
     possible = n_settings * (n_settings - 1) // 2
-    n_pairs = _as_positive_int(n_pairs, "n_pairs", maximum=possible)
+    n_pairs = as_positive_int(n_pairs, "n_pairs", maximum=possible)
     if clip not in ("speech", "music"):
         raise ValueError(f"clip: expected 'speech' or 'music', got {clip!r}")
     rng = np.random.default_rng(seed)

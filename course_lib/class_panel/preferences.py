@@ -69,7 +69,7 @@ from course_lib.class_panel._batched_laplace import _BatchedLaplace, _log_predic
 from course_lib.class_panel.activities import _MIN_ONE_SIDED_ANSWERS
 from course_lib.preference.comparisons import Comparisons, DisconnectedComparisonsWarning
 from course_lib.simulators.personalisation import equaliser_model
-from course_lib.validation import RngLike, _as_float_array, _as_positive_int, _as_rng
+from course_lib.validation import RngLike, as_float_array, as_positive_int, as_rng
 
 __all__ = ["ClassPreferences", "class_preferences_model"]
 
@@ -176,11 +176,11 @@ def class_preferences_model(collection, *, n_permutations: int = _N_PERMUTATIONS
     for the agreement test, ``n_scored`` students (at most) and ``n_held_out`` answers each for
     the held-out scores; ``rng`` draws the restarts, shuffles and held-out answers."""
     settings, pairs, answers, pseudonyms = _as_class_answers(collection)
-    n_permutations = _as_positive_int(n_permutations, "n_permutations", minimum=5)
-    n_scored = _as_positive_int(n_scored, "n_scored")
-    n_held_out = _as_positive_int(n_held_out, "n_held_out")
+    n_permutations = as_positive_int(n_permutations, "n_permutations", minimum=5)
+    n_scored = as_positive_int(n_scored, "n_scored")
+    n_held_out = as_positive_int(n_held_out, "n_held_out")
     return _class_preferences_trusted(settings, pairs, answers, pseudonyms, n_permutations,
-                                      n_scored, n_held_out, _as_rng(rng))
+                                      n_scored, n_held_out, as_rng(rng))
 
 
 def _as_class_answers(collection):
@@ -195,7 +195,7 @@ def _as_class_answers(collection):
     else:
         raise TypeError(f"collection: expected a class-panel Collection or a tuple (settings, "
                         f"pairs, comparisons), got {type(collection).__name__}")
-    settings = _as_float_array(settings, "settings", ndim=2)
+    settings = as_float_array(settings, "settings", ndim=2)
     if not 2 <= settings.shape[1] <= 4:
         raise ValueError(f"settings: expected 2 to 4 band gains per setting (the equaliser of "
                          f"Unit 6), got {settings.shape[1]}")
@@ -211,7 +211,7 @@ def _as_class_answers(collection):
 
 
 def _as_pairs(pairs, n_settings: int) -> np.ndarray:
-    pairs = _as_float_array(pairs, "pairs", ndim=2)
+    pairs = as_float_array(pairs, "pairs", ndim=2)
     if pairs.shape[1] != 2 or np.any(pairs != np.round(pairs)) or np.any(pairs < 0) or \
             np.any(pairs >= n_settings) or np.any(pairs[:, 0] == pairs[:, 1]):
         raise ValueError(f"pairs: expected (P, 2) indices of two different settings "
@@ -236,7 +236,7 @@ def _long_table(settings, pairs, by_student, pseudonyms) -> _Answers:
     code.update({(int(b), int(a)): (j, True) for j, (a, b) in enumerate(pairs)})
     students, pair_index, ys, shown = [], [], [], []
     for s, name in enumerate(pseudonyms):
-        first, second, y = (_as_float_array(v, f"comparisons[{name!r}]", ndim=1)
+        first, second, y = (as_float_array(v, f"comparisons[{name!r}]", ndim=1)
                             for v in by_student[name])
         if not first.size == second.size == y.size or np.any((y < 0) | (y > 1)):
             raise ValueError(f"comparisons: {name}'s first, second and y must have one entry "

@@ -94,7 +94,7 @@ from course_lib.class_panel._censored_scores import (
     _grid_quantiles, _item_levels, _noise_draws, _student_posteriors)
 from course_lib.raters.rate_yourself import N_CONTEXT, with_context
 from course_lib.raters.rater_data import RaterData
-from course_lib.validation import RngLike, _as_float_array, _as_positive_int, _as_rng
+from course_lib.validation import RngLike, as_float_array, as_positive_int, as_rng
 
 __all__ = ["ClassRatings", "Reliability", "class_ratings_model", "interval_z"]
 
@@ -255,10 +255,10 @@ def class_ratings_model(collection, panel, *, n_context: int = N_CONTEXT,
     posterior draws."""
     ratings, pseudonyms, items = _as_class_scores(collection)
     _check_panel(panel, items)
-    n_context = _as_positive_int(n_context, "n_context")
-    n_draws = _as_positive_int(n_draws, "n_draws", minimum=100)
+    n_context = as_positive_int(n_context, "n_context")
+    n_draws = as_positive_int(n_draws, "n_draws", minimum=100)
     return _class_ratings_trusted(ratings, pseudonyms, items, panel, n_context, n_draws,
-                                  _as_rng(rng))
+                                  as_rng(rng))
 
 
 def _as_class_scores(collection) -> tuple[RaterData, tuple[str, ...], np.ndarray]:
@@ -280,7 +280,7 @@ def _as_class_scores(collection) -> tuple[RaterData, tuple[str, ...], np.ndarray
             not all(isinstance(p, str) and p for p in pseudonyms):
         raise ValueError(f"collection: expected {ratings.n_raters} distinct pseudonyms (one per "
                          f"rater of its ratings), got {len(pseudonyms)}")
-    items = _as_float_array(items, "items", ndim=1)
+    items = as_float_array(items, "items", ndim=1)
     if items.size != ratings.n_items or np.any(items != np.round(items)) or \
             np.unique(items).size != items.size:
         raise ValueError(f"collection: expected {ratings.n_items} distinct item numbers (one "

@@ -30,7 +30,7 @@ from course_lib.class_panel.activities import CompareActivity, RateActivity, _GA
 from course_lib.class_panel.sheets import ClassSheet, Identity, _new_pseudonym
 from course_lib.raters.rater_data import RaterData
 from course_lib.simulators.rater_scores import simulate_integer_scores
-from course_lib.validation import _as_positive_int, _as_rng
+from course_lib.validation import as_positive_int, as_rng
 
 _LENGTHSCALE_DB = 8.0       # l: how far from the ideal a setting still pleases
 _TASTE_SPREAD_DB = 4.0      # sd of a student's ideal around the class's
@@ -54,8 +54,8 @@ def simulated_class(folder, n_students: int, rate: RateActivity, compare: Compar
                     expert_means, *, rng=None) -> SimulatedClass:
     """Write ``n_students`` students' sheets for ``rate`` and ``compare`` into ``folder``
     (module docstring); ``expert_means`` the experts' mean score of each of ``rate.items``."""
-    n_students = _as_positive_int(n_students, "n_students", maximum=5000)
-    rng = _as_rng(rng)
+    n_students = as_positive_int(n_students, "n_students", maximum=5000)
+    rng = as_rng(rng)
     truth = np.asarray(expert_means, dtype=float)
     if truth.shape != (len(rate.items),):
         raise ValueError(f"expert_means: expected one mean per clip ({len(rate.items)}), got "
@@ -185,7 +185,7 @@ def _known_truth_class(panel: _KnownTruthPanel, items: np.ndarray, kind: str, n_
     and clipped to 0-10."""
     if kind not in _STUDENT_KINDS:
         raise ValueError(f"kind: expected one of {sorted(_STUDENT_KINDS)}, got {kind!r}")
-    rng = _as_rng(rng)
+    rng = as_rng(rng)
     (b_low, b_high), (s_low, s_high) = _STUDENT_KINDS[kind]
     bias = rng.uniform(b_low, b_high, n_students)
     noise_sd = rng.uniform(s_low, s_high, n_students)

@@ -21,7 +21,7 @@ import numpy as np
 from course_lib.data import (DataError, _check_split, _parse_float, _parse_int, _parse_text,
                              _read_csv_table)
 from course_lib.data.wav import load_waveform, _waveform_features
-from course_lib.validation import _as_bool
+from course_lib.validation import as_bool
 
 _DATASET = "digit_pairs"
 _SAMPLE_RATE = 8000
@@ -104,7 +104,7 @@ def digit_pair_features(split: str = "train", *, deltas: bool = True,
     (T_i, 39) with deltas or (T_i, 13) without, rows are frames. Class names: :data:`CLASSES`.
     """
     items = _items(split)
-    deltas, cmn = _as_bool(deltas, "deltas"), _as_bool(cmn, "cmn")
+    deltas, cmn = as_bool(deltas, "deltas"), as_bool(cmn, "cmn")
     return ([_waveform_features(_DATASET, name, _SAMPLE_RATE, deltas=deltas, cmn=cmn)
              for name, _, _ in items],
             np.array([label for _, label, _ in items], dtype=np.int64),

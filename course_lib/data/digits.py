@@ -19,7 +19,7 @@ import numpy as np
 from course_lib.data import (DataError, _check_split, _parse_float, _parse_int, _parse_text,
                              _read_csv_table)
 from course_lib.data.wav import load_waveform, _waveform_features
-from course_lib.validation import _as_bool
+from course_lib.validation import as_bool
 
 _DATASET = "digits"
 _SAMPLE_RATE = 8000
@@ -108,7 +108,7 @@ def digit_features(split: str = "train", *, deltas: bool = True,
     :func:`course_lib.features.mfcc_features`. Memoised in-process; the arrays are read-only.
     """
     items = _isolated_items(split)
-    deltas, cmn = _as_bool(deltas, "deltas"), _as_bool(cmn, "cmn")
+    deltas, cmn = as_bool(deltas, "deltas"), as_bool(cmn, "cmn")
     return ([_features(name, deltas, cmn) for name, _, _ in items],
             np.array([label for _, label, _ in items], dtype=np.int64),
             np.array([speaker for _, _, speaker in items]))
@@ -139,7 +139,7 @@ def phone_number_features(*, deltas: bool = True, cmn: bool = True
 
     Same front end and conventions as :func:`digit_features`.
     """
-    deltas, cmn = _as_bool(deltas, "deltas"), _as_bool(cmn, "cmn")
+    deltas, cmn = as_bool(deltas, "deltas"), as_bool(cmn, "cmn")
     rows = _phone_rows()
     return ([_features(row["file"], deltas, cmn) for row in rows],
             [row["digits"] for row in rows],

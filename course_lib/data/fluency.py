@@ -30,7 +30,7 @@ from course_lib.data import DataError, _parse_float, _parse_int, _parse_text, _r
 from course_lib.data.wav import load_waveform
 from course_lib.features import mfcc_features
 from course_lib.raters.rater_data import RaterData
-from course_lib.validation import _as_positive_int, _as_waveform
+from course_lib.validation import as_positive_int, as_waveform
 
 _DATASET = "fluency"
 _SAMPLE_RATE = 8000
@@ -61,7 +61,7 @@ _PCM_FULL_SCALE = {np.dtype(np.int16): 2.0 ** 15, np.dtype(np.int32): 2.0 ** 31}
 
 
 def _check_sample_rate(sample_rate) -> int:
-    sample_rate = _as_positive_int(sample_rate, "sample_rate", maximum=10_000_000)
+    sample_rate = as_positive_int(sample_rate, "sample_rate", maximum=10_000_000)
     if sample_rate < _MIN_SAMPLE_RATE:
         raise ValueError(f"sample_rate: expected samples per second in Hz (e.g. 16000), got "
                          f"{sample_rate}; a rate in kHz? (below {_MIN_SAMPLE_RATE} Hz a "
@@ -86,7 +86,7 @@ def frame_rms(samples, sample_rate: int) -> np.ndarray:
     """RMS of each consecutive, non-overlapping 10 ms frame of ``samples`` (a last partial
     frame is dropped), shape (n_frames,). ``sample_rate`` in Hz (samples per second, at least
     :data:`_MIN_SAMPLE_RATE`)."""
-    x = _as_waveform(samples, "samples")
+    x = as_waveform(samples, "samples")
     sample_rate = _check_sample_rate(sample_rate)
     frame = round(VAD_FRAME_S * sample_rate)
     n_frames = len(x) // frame
@@ -121,10 +121,10 @@ def _utterance_features(samples, sample_rate: int, n_words: int) -> np.ndarray:
     the same clip read as floats (the MFCCs, c0 above all, depend on the scale). Other integer
     types are refused.
     """
-    n_words = _as_positive_int(n_words, "n_words", maximum=10_000)
+    n_words = as_positive_int(n_words, "n_words", maximum=10_000)
     samples = _pcm_as_float(samples)
     speech = speech_activity(samples, sample_rate)
-    x = _as_waveform(samples, "samples")
+    x = as_waveform(samples, "samples")
     first, last = np.flatnonzero(speech)[[0, -1]]
     inside = speech[first:last + 1]
     span_s = inside.size * VAD_FRAME_S

@@ -47,7 +47,7 @@ from course_lib.data.wav import _decode
 from course_lib.pronunciation.gop import (GOP_FEATURE_NAMES, GopThresholds, PhoneScore,
                                       PronunciationScorer)
 from course_lib.raters.rater_data import RaterData
-from course_lib.validation import _as_selection
+from course_lib.validation import as_selection
 
 _DATASET = "speechocean762"
 _N_ITEMS = 5000
@@ -105,7 +105,7 @@ class PanelSet:
         (:func:`course_lib.class_panel.activities.rate_activity`). The course's copy of the
         corpus holds the recordings of the sentences it plays; another item is named with what
         to do."""
-        items = _as_selection(items, "items", len(self))
+        items = as_selection(items, "items", len(self))
         manifest = _corpus_manifest()
         missing = [int(item) for item in items
                    if f"{_COMMIT}/{_recording(self.utterances[item], self.speakers[item])}"

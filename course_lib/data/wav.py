@@ -15,7 +15,7 @@ from scipy.io import wavfile
 
 from course_lib.data import DataError, _VerifiedFile, _read_verified
 from course_lib.features import mfcc_features
-from course_lib.validation import _as_bool
+from course_lib.validation import as_bool
 
 _waveforms: dict[str, np.ndarray] = {}
 _features: dict[tuple[str, bool, bool], np.ndarray] = {}
@@ -46,7 +46,7 @@ def load_waveform(dataset: str, name: str, sample_rate: int) -> np.ndarray:
 def _waveform_features(dataset: str, name: str, sample_rate: int, *, deltas: bool,
                       cmn: bool) -> np.ndarray:
     """:func:`course_lib.features.mfcc_features` of :func:`load_waveform`, read-only."""
-    deltas, cmn = _as_bool(deltas, "deltas"), _as_bool(cmn, "cmn")
+    deltas, cmn = as_bool(deltas, "deltas"), as_bool(cmn, "cmn")
     verified = _read_verified(dataset, name)
     key = (verified.sha256, deltas, cmn)
     cached = _features.get(key)

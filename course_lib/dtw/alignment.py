@@ -62,7 +62,7 @@ from dataclasses import dataclass
 from numba import njit
 from collections.abc import Sequence
 
-from ..validation import _as_float_array, _as_positive_int
+from ..validation import as_float_array, as_positive_int
 from .local_costs import _frame_norms, _local_costs, _metric_terms
 from .step_patterns import StepPattern, get_step_pattern
 
@@ -81,7 +81,7 @@ class NoWarpingPathError(ValueError):
 def _as_band(band) -> int:
     """-1 for no band, else the radius r >= 0 (a radius beyond any length is no band: capped
     so that the compiled loops get an int64)."""
-    return -1 if band is None else min(_as_positive_int(band, "band", minimum=0), 2 ** 40)
+    return -1 if band is None else min(as_positive_int(band, "band", minimum=0), 2 ** 40)
 
 
 # --------------------------------------------------------------------------------------------
@@ -225,7 +225,7 @@ def _local_cost_matrix_trusted(x, y, local) -> np.ndarray:
 
 def band_mask(n: int, m: int, band: int | None) -> np.ndarray:
     """Boolean ``(n, m)`` mask of the cells the Sakoe-Chiba band of radius ``band`` allows."""
-    n, m = _as_positive_int(n, "n"), _as_positive_int(m, "m")
+    n, m = as_positive_int(n, "n"), as_positive_int(m, "m")
     lo, hi = _band_limits(n, m, _as_band(band))
     cols = np.arange(m)
     return (cols >= lo[:, None]) & (cols <= hi[:, None])
@@ -262,7 +262,7 @@ def dtw_from_cost_matrix(cost, *, step_pattern: str | StepPattern = "symmetric2"
     for the step patterns. Raises :class:`NoWarpingPathError` (a ``ValueError``) naming
     ``band`` (or ``step_pattern``) when no path reaches ``(n - 1, m - 1)``.
     """
-    cost = np.ascontiguousarray(_as_float_array(cost, "cost", ndim=2))
+    cost = np.ascontiguousarray(as_float_array(cost, "cost", ndim=2))
     pattern = get_step_pattern(step_pattern)
     r = _as_band(band)
     n, m = cost.shape
@@ -338,7 +338,7 @@ def as_sequence(x, name: str) -> np.ndarray:
     ones, summed along a path, overflow float64). A read-only array (the course's data sets
     are) is copied: numba would compile every kernel it reaches a second time for it.
     """
-    arr = _as_float_array(x, name, ndim=(1, 2))
+    arr = as_float_array(x, name, ndim=(1, 2))
     if arr.ndim == 1:
         arr = arr[:, None]
     peak = float(np.max(np.abs(arr)))

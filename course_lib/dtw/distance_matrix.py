@@ -26,7 +26,7 @@ from .local_costs import _local_cost_two_rows, _metric_terms
 from .alignment import (as_sequence_list, _check_same_dim, _concatenate_sequences, _pack_sequences,
                         _sequence_block)
 from .step_patterns import StepPattern, get_step_pattern
-from ..validation import _check_choice
+from ..validation import check_choice
 
 __all__ = ["dtw_distance_matrix"]
 
@@ -56,7 +56,7 @@ def dtw_distance_matrix(queries, templates=None, *,
     _check_same_dim(queries[0], templates[0], "queries", "templates")
     pattern = get_step_pattern(step_pattern)
     r = _as_band(band)
-    _check_choice(on_no_path, "on_no_path", {"raise", "inf"})
+    check_choice(on_no_path, "on_no_path", {"raise", "inf"})
     if not isinstance(parallel, (bool, np.bool_)):
         raise TypeError(f"parallel: expected True or False, got {type(parallel).__name__}")
     if normalise not in (None, True, False):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..validation import _as_float_array, _check_choice
+from ..validation import as_float_array, check_choice
 
 __all__ = ["METRICS"]
 
@@ -28,7 +28,7 @@ _METRIC_CODE = {name: code for code, name in enumerate(METRICS)}
 def _gaussian_terms(variances, m: int, d: int, per_frame_ok: bool = True):
     """1 / variance as columns ``(d, 1)`` or ``(d, m)`` (one per template frame), and the log
     normaliser 0.5 sum log(2 pi var) of each column."""
-    var = np.ones(d) if variances is None else _as_float_array(variances, "variances", (1, 2))
+    var = np.ones(d) if variances is None else as_float_array(variances, "variances", (1, 2))
     allowed = [(d,), (1, d)] + ([(m, d)] if per_frame_ok else [])
     if var.shape not in allowed:
         raise ValueError(f"variances: expected shape {' or '.join(map(str, allowed))}, "
@@ -46,7 +46,7 @@ def _metric_terms(metric, variances, x_frames, y_frames, names, per_frame_ok=Tru
     Checks ``metric``, ``variances`` (one per frame of ``y_frames`` only if ``per_frame_ok``)
     and, for cosine, that no frame is all zeros (``names`` name x and y in the messages).
     """
-    _check_choice(metric, "metric", _METRIC_CODE)
+    check_choice(metric, "metric", _METRIC_CODE)
     d = x_frames.shape[1]
     if metric == "gaussian_nll":
         local = (_METRIC_CODE[metric],

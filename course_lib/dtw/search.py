@@ -69,7 +69,7 @@ from __future__ import annotations
 import numpy as np
 from dataclasses import dataclass
 
-from ..validation import _as_bool, _as_positive_int, _check_choice
+from ..validation import as_bool, as_positive_int, check_choice
 from .local_costs import _frame_norms, _metric_terms
 from .pruning import (_QUERY_SIDE, _TEMPLATE_SIDE, _band_reach, _keogh_scratch, _nearest_kernel,
                        _one_sided_keogh, _rounding_margin, _subsequence_rows, kim_raw, normaliser)
@@ -206,10 +206,10 @@ def nearest_templates(queries, templates, *, band: int | None,
     dim = queries[0].shape[1]
     pattern = get_step_pattern(step_pattern)
     r = _effective_band(_as_band(band), max(len(s) for s in queries + templates))
-    lower_bounds = _as_bool(lower_bounds, "lower_bounds")
-    early_abandon = _as_bool(early_abandon, "early_abandon")
-    parallel = _as_bool(parallel, "parallel")
-    _check_choice(on_no_path, "on_no_path", {"raise", "inf"})
+    lower_bounds = as_bool(lower_bounds, "lower_bounds")
+    early_abandon = as_bool(early_abandon, "early_abandon")
+    parallel = as_bool(parallel, "parallel")
+    check_choice(on_no_path, "on_no_path", {"raise", "inf"})
     keogh, leading = _search_options(metric, pattern, lower_bounds, leading_features, dim)
     x_all, x_off = _concatenate_sequences(queries)
     y_all, y_off = _concatenate_sequences(templates)
@@ -346,7 +346,7 @@ _KEOGH_METRICS = ("euclidean", "sqeuclidean")
 
 def _check_kim_metric(metric) -> None:
     """Refuse a ``metric`` whose local costs may be negative (no bound, no early abandoning)."""
-    _check_choice(metric, "metric", set(_KIM_METRICS) | {"gaussian_nll"})
+    check_choice(metric, "metric", set(_KIM_METRICS) | {"gaussian_nll"})
     if metric == "gaussian_nll":
         raise ValueError("metric: 'gaussian_nll' local costs can be negative, so D may decrease "
                          "along a path and neither lower bounds nor early abandoning hold; use "
@@ -420,7 +420,7 @@ def _search_options(metric, pattern: StepPattern, lower_bounds: bool, leading_fe
     if leading_features is None:
         leading = dim
     else:
-        leading = _as_positive_int(leading_features, "leading_features", maximum=dim)
+        leading = as_positive_int(leading_features, "leading_features", maximum=dim)
         if metric not in _KEOGH_METRICS:
             raise ValueError(f"leading_features: a DTW on fewer features bounds the full one "
                              f"only for metric {list(_KEOGH_METRICS)}, got {metric!r}")
@@ -433,8 +433,8 @@ def _subsequence_inputs(query, references, n_best, early_abandon, step_pattern, 
     query = as_sequence(query, "query")
     references = as_sequence_list(references, "references")
     _check_same_dim(query, references[0], "query", "references")
-    n_best = _as_positive_int(n_best, "n_best")
-    early_abandon = _as_bool(early_abandon, "early_abandon")
+    n_best = as_positive_int(n_best, "n_best")
+    early_abandon = as_bool(early_abandon, "early_abandon")
     pattern = _subsequence_pattern(step_pattern)
     _check_kim_metric(metric)
     for k, reference in enumerate(references):

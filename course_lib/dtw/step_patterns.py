@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import _check_choice
+from ..validation import check_choice
 
 __all__ = ["STEP_PATTERNS", "ASYMMETRIC_P1", "StepPattern", "get_step_pattern"]
 
@@ -61,7 +61,7 @@ class StepPattern:
     normalisation: str
 
     def __post_init__(self):
-        _check_choice(self.normalisation, "normalisation", {"n+m", "n", "none"})
+        check_choice(self.normalisation, "normalisation", {"n+m", "n", "none"})
         for origin, cells in self.moves:
             if min(origin) < 0 or max(origin) < 1 or tuple(cells[-1][:2]) != (0, 0):
                 raise ValueError(f"moves: move {origin} must go forward and end at (0, 0)")
@@ -153,5 +153,5 @@ def get_step_pattern(step_pattern: str | StepPattern) -> StepPattern:
     :class:`StepPattern` passed on."""
     if isinstance(step_pattern, StepPattern):
         return step_pattern
-    _check_choice(step_pattern, "step_pattern", STEP_PATTERNS)
+    check_choice(step_pattern, "step_pattern", STEP_PATTERNS)
     return STEP_PATTERNS[step_pattern]

@@ -23,7 +23,7 @@ from .alignment import (_NO_PATH, NoWarpingPathError, _accumulate, backtrack, dt
 from .local_costs import _metric_terms
 from .alignment import as_sequence, as_sequence_list, _check_same_dim
 from .step_patterns import StepPattern, get_step_pattern
-from ..validation import _as_positive_float, _as_positive_int
+from ..validation import as_positive_float, as_positive_int
 
 __all__ = ["SubsequenceMatch", "SubsequenceResult", "subsequence_dtw", "find_matches",
            "align_words"]
@@ -72,7 +72,7 @@ class SubsequenceResult:
 
     def match_ending_at(self, end: int) -> SubsequenceMatch:
         """Back-track the best match that ends at reference frame ``end``."""
-        end = _as_positive_int(end, "end", minimum=0)
+        end = as_positive_int(end, "end", minimum=0)
         if end >= len(self.matching_cost) or not np.isfinite(self.matching_cost[end]):
             raise ValueError(f"end: no match ends at reference frame {end}")
         return self._match(end)
@@ -127,9 +127,9 @@ def find_matches(query, reference, *, max_matches: int = 5, max_distance: float 
     is at most ``max_distance`` (if given). Reference frames inside a kept span are no longer
     candidate end points.
     """
-    max_matches = _as_positive_int(max_matches, "max_matches")
+    max_matches = as_positive_int(max_matches, "max_matches")
     if max_distance is not None:
-        max_distance = _as_positive_float(max_distance, "max_distance", allow_zero=True)
+        max_distance = as_positive_float(max_distance, "max_distance", allow_zero=True)
     result = subsequence_dtw(query, reference, step_pattern=step_pattern, metric=metric,
                              variances=variances)
     covered = np.zeros(len(result.matching_cost), dtype=bool)

@@ -21,7 +21,7 @@ from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.spatial.distance import squareform
 
 from .term_discovery import Fragment, _check_pairs
-from ..validation import _as_positive_float
+from ..validation import as_positive_float
 
 __all__ = ["cluster_fragments"]
 
@@ -92,7 +92,7 @@ def cluster_fragments(pairs, *, min_overlap: float = 0.5,
 
 
 def _as_fraction(value, name: str) -> float:
-    value = _as_positive_float(value, name)
+    value = as_positive_float(value, name)
     if value > 1:
         raise ValueError(f"{name}: a fraction, at most 1, got {value}")
     return value

@@ -66,8 +66,8 @@ from dataclasses import dataclass
 from numba import njit
 from tqdm.auto import tqdm
 
-from ..validation import (_as_bool, _as_float_array, _as_positive_float, _as_positive_int,
-                          _check_choice)
+from ..validation import (as_bool, as_float_array, as_positive_float, as_positive_int,
+                          check_choice)
 from .local_costs import _check_nonzero_frames, _plain_metric_terms
 from .alignment import as_sequence, as_sequence_list, _local_cost_matrix_trusted
 
@@ -103,8 +103,8 @@ class SegmentalDTWResult:
 # --------------------------------------------------------------------------------------------
 
 def _check_band(band_radius, min_length):
-    return (_as_positive_int(band_radius, "band_radius"),
-            _as_positive_int(min_length, "min_length", minimum=2))
+    return (as_positive_int(band_radius, "band_radius"),
+            as_positive_int(min_length, "min_length", minimum=2))
 
 
 def _check_threshold(threshold, metric):
@@ -113,7 +113,7 @@ def _check_threshold(threshold, metric):
             raise ValueError(f"threshold: there is no default for metric {metric!r} (its "
                              f"distances have the scale of the features); pass one")
         return DEFAULT_THRESHOLD
-    return _as_positive_float(threshold, "threshold")
+    return as_positive_float(threshold, "threshold")
 
 
 # --------------------------------------------------------------------------------------------
@@ -210,10 +210,10 @@ def _band_offsets(n: int, m: int, band_radius: int, min_length: int) -> np.ndarr
 
 def _band_alignment(cost, offset: int, band_radius: int) -> np.ndarray:
     """The DTW path (K, 2) inside band ``offset`` of the local cost matrix ``cost`` (step 3)."""
-    cost = _as_float_array(cost, "cost", ndim=2)
+    cost = as_float_array(cost, "cost", ndim=2)
     if np.any(cost < 0):
         raise ValueError("cost: local costs must be >= 0")
-    band_radius = _as_positive_int(band_radius, "band_radius")
+    band_radius = as_positive_int(band_radius, "band_radius")
     n, m = cost.shape
     if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)):
         raise TypeError(f"offset: expected an integer, got {type(offset).__name__}")
@@ -226,8 +226,8 @@ def _band_alignment(cost, offset: int, band_radius: int) -> np.ndarray:
 def _least_average_segment(values, min_length: int) -> tuple[int, int, float]:
     """``(start, end, mean)`` of the stretch of at least ``min_length`` values with the lowest
     mean (step 4; ``end`` inclusive; the first such stretch on ties)."""
-    values = _as_float_array(values, "values", ndim=1)
-    min_length = _as_positive_int(min_length, "min_length")
+    values = as_float_array(values, "values", ndim=1)
+    min_length = as_positive_int(min_length, "min_length")
     if min_length > len(values):
         raise ValueError(f"min_length: {min_length} is more than the {len(values)} values")
     start, end, mean = _least_average(np.ascontiguousarray(values), min_length)
@@ -254,7 +254,7 @@ def segmental_dtw(x, y, *, band_radius: int = 10, min_length: int = 25,
     """
     x, y = as_sequence(x, "x"), as_sequence(y, "y")
     band_radius, min_length = _check_band(band_radius, min_length)
-    _check_choice(metric, "metric", _DISCOVERY_METRICS)
+    check_choice(metric, "metric", _DISCOVERY_METRICS)
     if x.shape[1] != y.shape[1]:
         raise ValueError(f"y: has {y.shape[1]} features per frame but x has {x.shape[1]}")
     if metric == "cosine":
@@ -301,9 +301,9 @@ def discover_pairs(utterances, *, band_radius: int = 10, min_length: int = 25,
     if len(sequences) < 2:
         raise ValueError(f"utterances: need at least two to compare, got {len(sequences)}")
     band_radius, min_length = _check_band(band_radius, min_length)
-    _check_choice(metric, "metric", _DISCOVERY_METRICS)
+    check_choice(metric, "metric", _DISCOVERY_METRICS)
     threshold = _check_threshold(threshold, metric)
-    progress = _as_bool(progress, "progress")
+    progress = as_bool(progress, "progress")
     if metric == "cosine":
         for k, s in enumerate(sequences):
             _check_nonzero_frames(s, f"utterances[{k}]")

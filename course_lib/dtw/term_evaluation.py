@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .term_discovery import Fragment, _check_pairs
-from ..validation import _as_float_array
+from ..validation import as_float_array
 
 __all__ = ["DiscoveryReport", "fragment_word", "evaluate_discoveries"]
 
@@ -60,7 +60,7 @@ def _check_spans(word_spans, transcripts):
                          f"({len(word_spans)}), got {len(transcripts)}")
     spans = []
     for u, (s, words) in enumerate(zip(word_spans, transcripts)):
-        s = _as_float_array(s, f"word_spans[{u}]", ndim=2)
+        s = as_float_array(s, f"word_spans[{u}]", ndim=2)
         if s.shape != (len(words), 2) or np.any(s != np.round(s)) or np.any(s[:, 1] < s[:, 0]):
             raise ValueError(f"word_spans[{u}]: expected {len(words)} rows [start, end] of "
                              f"frame numbers with start <= end (one per word of "

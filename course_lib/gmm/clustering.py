@@ -33,8 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
-                          _check_choice)
+from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
+                          check_choice)
 
 __all__ = ["KMeansResult", "KMeansState", "kmeans", "kmeans_steps", "initialise_centroids",
            "assign_clusters", "check_spread", "pairwise_squared_distances", "check_n_clusters",
@@ -138,8 +138,8 @@ def assign_clusters(X, centroids) -> tuple[np.ndarray, np.ndarray]:
     squared_distances : (N,) squared distance of each point to that centroid, so the
         distortion is ``squared_distances.sum()``.
     """
-    X = _as_float_array(X, "X", ndim=2)
-    centroids = _as_float_array(centroids, "centroids", ndim=2)
+    X = as_float_array(X, "X", ndim=2)
+    centroids = as_float_array(centroids, "centroids", ndim=2)
     if centroids.shape[1] != X.shape[1]:
         raise ValueError(f"centroids: expected {X.shape[1]} columns like X, "
                          f"got shape {centroids.shape}")
@@ -196,7 +196,7 @@ def _lloyd_steps(X, centroids) -> Iterator[KMeansState]:
 
 
 def _check_points(X):
-    X = _as_float_array(X, "X", ndim=2)
+    X = as_float_array(X, "X", ndim=2)
     check_spread(X)
     return X
 
@@ -210,7 +210,7 @@ def kmeans_steps(X, centroids) -> Iterator[KMeansState]:
     (``itertools.islice``); :func:`kmeans` adds the stopping rule and restarts.
     """
     X = _check_points(X)
-    centroids = _as_float_array(centroids, "centroids", ndim=2)
+    centroids = as_float_array(centroids, "centroids", ndim=2)
     if centroids.shape[1] != X.shape[1]:
         raise ValueError(f"centroids: expected {X.shape[1]} columns like X, "
                          f"got shape {centroids.shape}")
@@ -224,7 +224,7 @@ def check_n_clusters(X, n_clusters, name: str = "n_clusters", rows: str = "point
     """``n_clusters`` checked and returned as an int no larger than the number of (distinct)
     rows of ``X``, the check k-means makes before it seeds; ``name`` and ``rows`` word the
     message for a caller that calls them otherwise (a VQ codebook)."""
-    n_clusters = _as_positive_int(n_clusters, name)
+    n_clusters = as_positive_int(n_clusters, name)
     if n_clusters > X.shape[0]:
         raise ValueError(f"{name}: {n_clusters} centroids need at least as many {rows}, "
                          f"got {X.shape[0]}")
@@ -249,8 +249,8 @@ def initialise_centroids(X, n_clusters: int, *, init: str = "k-means++",
     rows of X)."""
     X = _check_points(X)
     n_clusters = check_n_clusters(X, n_clusters)
-    _check_choice(init, "init", _INIT_METHODS)
-    return _initial_centroids(X, n_clusters, init, _as_rng(rng))
+    check_choice(init, "init", _INIT_METHODS)
+    return _initial_centroids(X, n_clusters, init, as_rng(rng))
 
 
 def _lloyd(X, centroids, max_iter, tol):
@@ -292,19 +292,19 @@ def kmeans(X, n_clusters: int, *, init="k-means++", n_restarts: int = 1, max_ite
     final J of every restart.
     """
     X = _check_points(X)
-    n_clusters = _as_positive_int(n_clusters, "n_clusters")
-    n_restarts = _as_positive_int(n_restarts, "n_restarts")
-    max_iter = _as_positive_int(max_iter, "max_iter")
-    tol = _as_positive_float(tol, "tol", allow_zero=True)
-    rng = _as_rng(rng)
+    n_clusters = as_positive_int(n_clusters, "n_clusters")
+    n_restarts = as_positive_int(n_restarts, "n_restarts")
+    max_iter = as_positive_int(max_iter, "max_iter")
+    tol = as_positive_float(tol, "tol", allow_zero=True)
+    rng = as_rng(rng)
     if isinstance(init, str):
-        _check_choice(init, "init", _INIT_METHODS)
+        check_choice(init, "init", _INIT_METHODS)
         n_clusters = check_n_clusters(X, n_clusters)
     else:
         if n_clusters > X.shape[0]:
             raise ValueError(f"n_clusters: {n_clusters} centroids need at least as many points, "
                              f"got {X.shape[0]}")
-        init = _as_float_array(init, "init", ndim=2)
+        init = as_float_array(init, "init", ndim=2)
         if init.shape != (n_clusters, X.shape[1]):
             raise ValueError(f"init: expected centroids of shape {(n_clusters, X.shape[1])}, "
                              f"got {init.shape}")

@@ -66,8 +66,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from scipy.linalg import cholesky, eigh
 
-from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
-                          _check_choice)
+from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
+                          check_choice)
 from .gaussian import _COVARIANCE_TYPES
 from .clustering import check_spread, _count_distinct_rows, kmeans_trusted
 from .mixture import ComponentCollapseWarning, CovariancePrior, GMMParams, _check_params, _log_prior, log_joint
@@ -135,7 +135,7 @@ class EMState:
 
 
 def _check_frames(X, params: GMMParams) -> np.ndarray:
-    X = _as_float_array(X, "X", ndim=2)
+    X = as_float_array(X, "X", ndim=2)
     if X.shape[1] != params.n_features:
         raise ValueError(f"X: expected {params.n_features} columns (the model's dimension), "
                          f"got shape {X.shape}")
@@ -144,9 +144,9 @@ def _check_frames(X, params: GMMParams) -> np.ndarray:
 
 def _as_floor(variance_floor, D: int) -> np.ndarray:
     if np.ndim(variance_floor) == 0:
-        floor = _as_positive_float(variance_floor, "variance_floor", allow_zero=True)
+        floor = as_positive_float(variance_floor, "variance_floor", allow_zero=True)
         return np.full(D, floor)
-    floor = _as_float_array(variance_floor, "variance_floor", ndim=1)
+    floor = as_float_array(variance_floor, "variance_floor", ndim=1)
     if floor.shape != (D,) or np.any(floor < 0):
         raise ValueError(f"variance_floor: expected a scalar or {D} values >= 0, "
                          f"got shape {floor.shape}")
@@ -157,13 +157,13 @@ def _check_regularisers(D, variance_floor, prior, ridge):
     floor = _as_floor(variance_floor, D)
     if prior is not None and not isinstance(prior, CovariancePrior):
         raise TypeError(f"prior: expected a CovariancePrior or None, got {type(prior).__name__}")
-    ridge = _as_positive_float(ridge, "ridge", allow_zero=True)
+    ridge = as_positive_float(ridge, "ridge", allow_zero=True)
     return floor, ridge
 
 
 def _check_training_data(X):
     """Checks shared by fit_gmm and initialise_gmm; returns X and its per-dimension variance."""
-    X = _as_float_array(X, "X", ndim=2)
+    X = as_float_array(X, "X", ndim=2)
     N, D = X.shape
     if N <= D:
         raise ValueError(f"X: need more frames than dimensions to fit covariances "
@@ -343,9 +343,9 @@ def m_step(X, responsibilities, covariance_type: str = "full", *, variance_floor
     (see the module docstring). A collapsed component is repaired with a
     :class:`ComponentCollapseWarning`.
     """
-    _check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
-    X = _as_float_array(X, "X", ndim=2)
-    gamma = _as_float_array(responsibilities, "responsibilities", ndim=2)
+    check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
+    X = as_float_array(X, "X", ndim=2)
+    gamma = as_float_array(responsibilities, "responsibilities", ndim=2)
     if gamma.shape[0] != X.shape[0]:
         raise ValueError(f"responsibilities: expected {X.shape[0]} rows like X, "
                          f"got shape {gamma.shape}")
@@ -443,13 +443,13 @@ def initialise_gmm(X, n_components: int, *, covariance_type: str = "full", init=
     init="random": K distinct random frames as means, the data covariance for every
     component, equal weights (a deliberately rough start, good for watching EM work).
     """
-    K = _as_positive_int(n_components, "n_components")
-    _check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
-    _check_choice(init, "init", {"kmeans", "random"})
+    K = as_positive_int(n_components, "n_components")
+    check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
+    check_choice(init, "init", {"kmeans", "random"})
     X, data_var = _check_training_data(X)
     floor, ridge = _check_regularisers(X.shape[1], variance_floor, prior, ridge)
     _check_distinct(X, K)
-    params, repaired = _initial_params(X, K, covariance_type, init, _as_rng(rng), floor, prior,
+    params, repaired = _initial_params(X, K, covariance_type, init, as_rng(rng), floor, prior,
                                        ridge, data_var)
     _warn_repaired(repaired)
     return params
@@ -506,15 +506,15 @@ def fit_gmm(X, n_components: int, *, covariance_type: str = "full", init="kmeans
     :class:`GMMResult` with the parameters, responsibilities, log-likelihood trace,
     objective trace, iteration count and converged flag of the best restart.
     """
-    K = _as_positive_int(n_components, "n_components")
-    _check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
-    n_restarts = _as_positive_int(n_restarts, "n_restarts")
-    max_iter = _as_positive_int(max_iter, "max_iter", minimum=0)
-    tol = _as_positive_float(tol, "tol", allow_zero=True)
+    K = as_positive_int(n_components, "n_components")
+    check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
+    n_restarts = as_positive_int(n_restarts, "n_restarts")
+    max_iter = as_positive_int(max_iter, "max_iter", minimum=0)
+    tol = as_positive_float(tol, "tol", allow_zero=True)
     X, data_var = _check_training_data(X)
     D = X.shape[1]
     floor, ridge = _check_regularisers(D, variance_floor, prior, ridge)
-    rng = _as_rng(rng)
+    rng = as_rng(rng)
     if isinstance(init, GMMParams):
         if init.n_components != K or init.n_features != D or \
                 init.covariance_type != covariance_type:
@@ -522,7 +522,7 @@ def fit_gmm(X, n_components: int, *, covariance_type: str = "full", init="kmeans
                              f"{covariance_type!r}; got K={init.n_components}, "
                              f"D={init.n_features}, {init.covariance_type!r}")
         return _run_em(X, init, max_iter, tol, floor, prior, ridge, data_var, 0)
-    _check_choice(init, "init", {"kmeans", "random"})
+    check_choice(init, "init", {"kmeans", "random"})
     _check_distinct(X, K)
     best, finals = None, []
     for _ in range(n_restarts):

@@ -1,6 +1,6 @@
 """The multivariate Gaussian: log-density through a Cholesky factor, ML estimates, sampling.
 
-(``_cholesky_factor``, ``sample_gaussian`` and ``LOG_2PI`` live in :mod:`course_lib.linalg` and
+(``cholesky_factor``, ``sample_gaussian`` and ``LOG_2PI`` live in :mod:`course_lib.linalg` and
 are re-exported here, where a Gaussian user looks for them.)
 
 Rows of ``X`` are samples (frames), columns are the D dimensions. A covariance is given either
@@ -22,8 +22,8 @@ import numpy as np
 from scipy.linalg import cholesky
 
 from .clustering import check_spread
-from ..linalg import LOG_2PI, _cholesky_factor, log_det_from_cholesky, sample_gaussian, _solve_lower
-from ..validation import _as_float_array, _as_positive_float, _check_choice
+from ..linalg import LOG_2PI, cholesky_factor, log_det_from_cholesky, sample_gaussian, solve_lower
+from ..validation import as_float_array, as_positive_float, check_choice
 
 __all__ = ["LOG_2PI", "covariance_2d", "gaussian_log_density", "fit_gaussian", "sample_gaussian",
            "as_covariance"]
@@ -36,14 +36,14 @@ def as_covariance(Sigma, dim: int, covariance_type: str = "full",
     """Check a user covariance of ``dim`` dimensions and return it as a float array: a (D, D)
     symmetric positive definite matrix (``covariance_type="full"``) or (D,) positive variances
     (``"diag"``); errors name the argument ``name``."""
-    _check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
+    check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
     if covariance_type == "full":
-        Sigma = _as_float_array(Sigma, name, ndim=2)
+        Sigma = as_float_array(Sigma, name, ndim=2)
         if Sigma.shape != (dim, dim):
             raise ValueError(f"{name}: expected a {(dim, dim)} covariance, got {Sigma.shape}")
-        _cholesky_factor(Sigma, name)
+        cholesky_factor(Sigma, name)
     else:
-        Sigma = _as_float_array(Sigma, name, ndim=1)
+        Sigma = as_float_array(Sigma, name, ndim=1)
         if Sigma.shape != (dim,):
             raise ValueError(f"{name}: expected {dim} variances, got shape {Sigma.shape}")
         if np.any(Sigma <= 0):
@@ -55,8 +55,8 @@ def as_covariance(Sigma, dim: int, covariance_type: str = "full",
 def covariance_2d(sigma1: float, sigma2: float, rho: float) -> np.ndarray:
     """Sigma = [[s1^2, rho s1 s2], [rho s1 s2, s2^2]] from two standard deviations and a
     correlation -1 < rho < 1 (the three free numbers of a 2-D covariance)."""
-    sigma1 = _as_positive_float(sigma1, "sigma1")
-    sigma2 = _as_positive_float(sigma2, "sigma2")
+    sigma1 = as_positive_float(sigma1, "sigma1")
+    sigma2 = as_positive_float(sigma2, "sigma2")
     if isinstance(rho, bool) or not isinstance(rho, numbers.Real):
         raise TypeError(f"rho: expected a real number, got {type(rho).__name__}")
     if not -1 < rho < 1:
@@ -72,7 +72,7 @@ def _log_density_from_cholesky(X: np.ndarray, mu: np.ndarray, L: np.ndarray) -> 
     z_n = L^{-1}(x_n - mu) by a triangular solve; log N = -1/2 (D log 2pi + 2 sum log L_dd
     + ||z_n||^2). No argument checks (for library code that has already checked).
     """
-    z = _solve_lower(L, (X - mu).T)
+    z = solve_lower(L, (X - mu).T)
     return -0.5 * (X.shape[1] * LOG_2PI + log_det_from_cholesky(L) + np.einsum("dn,dn->n", z, z))
 
 
@@ -94,9 +94,9 @@ def gaussian_log_density(X, mu, Sigma, covariance_type: str = "full") -> np.ndar
     D one-dimensional log-densities, -1/2 sum_d [log(2 pi sigma2_d) + (x_d - mu_d)^2 / sigma2_d].
     Densities can exceed 1, so log-densities can be positive.
     """
-    X = _as_float_array(X, "X", ndim=2)
+    X = as_float_array(X, "X", ndim=2)
     D = X.shape[1]
-    mu = _as_float_array(mu, "mu", ndim=1)
+    mu = as_float_array(mu, "mu", ndim=1)
     if mu.shape != (D,):
         raise ValueError(f"mu: expected shape {(D,)} to match X's {D} columns, got {mu.shape}")
     Sigma = as_covariance(Sigma, D, covariance_type)
@@ -116,8 +116,8 @@ def fit_gaussian(X, covariance_type: str = "full") -> tuple[np.ndarray, np.ndarr
     dimension is constant, so those cases raise ``ValueError`` instead of returning a matrix
     that has no density.
     """
-    _check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
-    X = _as_float_array(X, "X", ndim=2)
+    check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
+    X = as_float_array(X, "X", ndim=2)
     N, D = X.shape
     check_spread(X)
     if covariance_type == "full" and N <= D:

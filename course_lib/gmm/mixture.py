@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from scipy.linalg import cholesky
 from scipy.linalg.lapack import dtrtri
 
-from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
-                          _check_choice)
+from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
+                          check_choice)
 from .gaussian import LOG_2PI, _COVARIANCE_TYPES, as_covariance
 
 
@@ -52,14 +52,14 @@ class CovariancePrior:
     scale: float | np.ndarray | None = None
 
     def __post_init__(self):
-        _as_positive_float(self.strength, "prior.strength")
+        as_positive_float(self.strength, "prior.strength")
 
     def psi(self, covariance_type: str, data_var: np.ndarray) -> np.ndarray:
         """Psi as (D, D) for full or (D,) for diag covariances (``data_var``: var(X), (D,))."""
         D = data_var.shape[0]
         scale = data_var if self.scale is None else self.scale
         if np.ndim(scale) == 0:
-            scale = np.full(D, _as_positive_float(scale, "prior.scale"))
+            scale = np.full(D, as_positive_float(scale, "prior.scale"))
         scale = np.asarray(scale, dtype=float)
         if scale.ndim == 2:
             if covariance_type == "diag":
@@ -89,9 +89,9 @@ class GMMParams:
     covariance_type: str = "full"
 
     def __post_init__(self):
-        _check_choice(self.covariance_type, "covariance_type", _COVARIANCE_TYPES)
-        weights = _as_float_array(self.weights, "weights", ndim=1)
-        means = _as_float_array(self.means, "means", ndim=2)
+        check_choice(self.covariance_type, "covariance_type", _COVARIANCE_TYPES)
+        weights = as_float_array(self.weights, "weights", ndim=1)
+        means = as_float_array(self.means, "means", ndim=2)
         K, D = means.shape
         if weights.shape != (K,):
             raise ValueError(f"weights: expected {K} weights (one per row of means), "
@@ -100,7 +100,7 @@ class GMMParams:
             raise ValueError(f"weights: must be positive and sum to 1, got sum "
                              f"{weights.sum():.6g}, min {weights.min():.3g}")
         want = (K, D, D) if self.covariance_type == "full" else (K, D)
-        covariances = _as_float_array(self.covariances, "covariances", ndim=len(want))
+        covariances = as_float_array(self.covariances, "covariances", ndim=len(want))
         if covariances.shape != want:
             raise ValueError(f"covariances: expected shape {want} for K={K}, D={D}, "
                              f"{self.covariance_type!r}, got {covariances.shape}")
@@ -144,8 +144,8 @@ def sample_gmm(params: GMMParams, n_samples: int, *,
     Returns the samples (n, D) and their component labels z (n,).
     """
     params = _check_params(params)
-    n_samples = _as_positive_int(n_samples, "n_samples")
-    rng = _as_rng(rng)
+    n_samples = as_positive_int(n_samples, "n_samples")
+    rng = as_rng(rng)
     z = rng.choice(params.n_components, size=n_samples, p=params.weights)
     e = rng.standard_normal((n_samples, params.n_features))
     if params.covariance_type == "diag":

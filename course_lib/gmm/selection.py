@@ -24,8 +24,8 @@ from .em import average_log_likelihood, score_samples
 from .mixture import GMMParams, _check_params
 from .em import fit_gmm
 from .clustering import _count_distinct_rows
-from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
-                          _check_choice)
+from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
+                          check_choice)
 
 __all__ = ["n_parameters", "bic", "ModelSelection", "select_n_components", "split_components",
            "SplitStep", "SplitHistory", "grow_by_splitting"]
@@ -40,9 +40,9 @@ def n_parameters(n_components: int, n_features: int, covariance_type: str = "ful
     (the weights lose one because they sum to one; a symmetric D x D matrix has D (D + 1) / 2
     free entries).
     """
-    K = _as_positive_int(n_components, "n_components")
-    D = _as_positive_int(n_features, "n_features")
-    _check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
+    K = as_positive_int(n_components, "n_components")
+    D = as_positive_int(n_features, "n_features")
+    check_choice(covariance_type, "covariance_type", _COVARIANCE_TYPES)
     per_covariance = D * (D + 1) // 2 if covariance_type == "full" else D
     return (K - 1) + K * D + K * per_covariance
 
@@ -89,7 +89,7 @@ class ModelSelection:
 
 
 def _check_dev(X_dev, D):
-    X_dev = _as_float_array(X_dev, "X_dev", ndim=2)
+    X_dev = as_float_array(X_dev, "X_dev", ndim=2)
     if X_dev.shape[1] != D:
         raise ValueError(f"X_dev: expected {D} columns like X_train, got shape {X_dev.shape}")
     return X_dev
@@ -104,12 +104,12 @@ def select_n_components(X_train, X_dev, candidates: Sequence[int], *,
     the training frames is recorded too, for the complexity-penalty choice argmin BIC.
     ``fit_kwargs`` go to :func:`fit_gmm`; the fits share one ``rng`` stream.
     """
-    X_train = _as_float_array(X_train, "X_train", ndim=2)
+    X_train = as_float_array(X_train, "X_train", ndim=2)
     X_dev = _check_dev(X_dev, X_train.shape[1])
-    candidates = np.array([_as_positive_int(k, "candidates") for k in candidates], dtype=int)
+    candidates = np.array([as_positive_int(k, "candidates") for k in candidates], dtype=int)
     if candidates.size == 0:
         raise ValueError("candidates: give at least one number of components")
-    rng = _as_rng(rng)
+    rng = as_rng(rng)
     models, train, dev, criterion = [], [], [], []
     for K in candidates:
         params = fit_gmm(X_train, int(K), rng=rng, **fit_kwargs).params
@@ -133,8 +133,8 @@ def split_components(params: GMMParams, perturbation: float = 0.2, *,
     measured in the component's own standard deviations. Component k becomes 2k and 2k + 1.
     """
     params = _check_params(params)
-    perturbation = _as_positive_float(perturbation, "perturbation")
-    rng = _as_rng(rng)
+    perturbation = as_positive_float(perturbation, "perturbation")
+    rng = as_rng(rng)
     K, D = params.means.shape
     std = np.sqrt(params.covariances if params.covariance_type == "diag"
                   else np.diagonal(params.covariances, axis1=1, axis2=2))
@@ -191,10 +191,10 @@ def grow_by_splitting(X_train, X_dev, *, max_components: int = 64, perturbation:
     number of distinct training frames). ``fit_kwargs`` (covariance_type, variance_floor,
     prior, ridge, max_iter, tol) go to :func:`fit_gmm`; ``tol`` defaults to 1e-6.
     """
-    X_train = _as_float_array(X_train, "X_train", ndim=2)
+    X_train = as_float_array(X_train, "X_train", ndim=2)
     X_dev = _check_dev(X_dev, X_train.shape[1])
-    max_components = _as_positive_int(max_components, "max_components")
-    rng = _as_rng(rng)
+    max_components = as_positive_int(max_components, "max_components")
+    rng = as_rng(rng)
     distinct = _count_distinct_rows(X_train)
     # Just after a split the two halves barely differ, so the log-likelihood moves little at
     # first: fit_gmm's default tol would stop EM after one step and splitting would stall.

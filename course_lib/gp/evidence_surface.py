@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
-from ..validation import _as_float_array, _warn_deprecated
+from ..validation import as_float_array, warn_deprecated
 from .parameters import _check_log_parameters
 from .regression import GPRegression
 
@@ -61,8 +61,8 @@ def log_evidence_surface(gp: GPRegression, x_name: str, x_values, y_name: str, y
     for arg, name in (("x_name", x_name), ("y_name", y_name)):
         if name not in names:
             raise ValueError(f"{arg}: unknown hyper-parameter {name!r}; known: {names}")
-    x_values = _as_float_array(x_values, "x_values", ndim=1)
-    y_values = _as_float_array(y_values, "y_values", ndim=1)
+    x_values = as_float_array(x_values, "x_values", ndim=1)
+    y_values = as_float_array(y_values, "y_values", ndim=1)
     for arg, values in (("x_values", x_values), ("y_values", y_values)):
         if np.any(values <= 0):
             raise ValueError(f"{arg}: hyper-parameter values must be > 0")
@@ -120,5 +120,5 @@ def log_marginal_likelihood_surface(gp: GPRegression, x_name: str, x_values, y_n
                                     y_values) -> EvidenceSurface:
     """Deprecated, removed in the next release: ``log_evidence_surface`` (the exercises of
     lecture 04 as released before issue 48 called this name)."""
-    _warn_deprecated("log_marginal_likelihood_surface", "log_evidence_surface")
+    warn_deprecated("log_marginal_likelihood_surface", "log_evidence_surface")
     return log_evidence_surface(gp, x_name, x_values, y_name, y_values)

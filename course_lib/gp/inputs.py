@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import _as_float_array, _check_array_size
+from ..validation import as_float_array, check_array_size
 
 
 #: what to do instead of an exact GP whose n x n kernel matrix is too large
@@ -28,7 +28,7 @@ def as_inputs(X, name: str = "X", dim: int | None = None) -> np.ndarray:
     A 1-D array is one-dimensional inputs. ``dim`` (if given) is the required number of columns.
     Errors name the argument ``name``.
     """
-    X = _as_float_array(X, name, ndim=(1, 2))
+    X = as_float_array(X, name, ndim=(1, 2))
     if X.ndim == 1:
         X = X[:, None]
     if dim is not None and X.shape[1] != dim:
@@ -40,7 +40,7 @@ def as_inputs(X, name: str = "X", dim: int | None = None) -> np.ndarray:
 def check_exact_size(n: int, name: str, m: int | None = None, *, what: str | None = None,
                      advice: str = _EXACT_GP_ADVICE) -> None:
     """Refuse, naming ``name``, an n x m (default n x n) kernel or covariance matrix beyond
-    course_lib's size limit (:func:`course_lib.validation._check_array_size`) before it is
+    course_lib's size limit (:func:`course_lib.validation.check_array_size`) before it is
     allocated: an exact GP on 10^6 points would need 7.3 TiB."""
     m = n if m is None else m
-    _check_array_size((n, m), name, what or "the kernel matrix of an exact GP", advice)
+    check_array_size((n, m), name, what or "the kernel matrix of an exact GP", advice)

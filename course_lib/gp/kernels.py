@@ -35,7 +35,7 @@ import numbers
 
 import numpy as np
 
-from ..validation import _check_choice
+from ..validation import check_choice
 from .kernel_base import Kernel
 from .parameters import DEFAULT_BOUNDS, check_parameter, log_bounds
 from ._stationary import Stationary, _vanishing_product
@@ -83,7 +83,7 @@ class Matern(Stationary):
     def __init__(self, nu: float = 1.5, lengthscale=1.0, variance=1.0,
                  lengthscale_bounds=DEFAULT_BOUNDS, variance_bounds=DEFAULT_BOUNDS,
                  name: str | None = None):
-        self.nu = _check_choice(nu, "nu", (0.5, 1.5, 2.5))
+        self.nu = check_choice(nu, "nu", (0.5, 1.5, 2.5))
         default = {0.5: "matern12", 1.5: "matern32", 2.5: "matern52"}[self.nu]
         super().__init__(lengthscale, variance, lengthscale_bounds, variance_bounds,
                          name or default)
@@ -322,7 +322,7 @@ def make_kernel(family: str, lengthscale: float = 1.0, variance: float = 1.0):
     """A kernel by the name of its family, as lecture 04's menu shows it: "squared exponential",
     "Matern 1/2", "Matern 3/2", "Matern 5/2", "rational quadratic" (alpha = 1), "periodic"
     (period 2) or "linear" (which has no lengthscale)."""
-    _check_choice(family, "family", KERNEL_FAMILIES)
+    check_choice(family, "family", KERNEL_FAMILIES)
     if family == "linear":
         return Linear(variance)
     if family == "periodic":

@@ -27,7 +27,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from ..linalg import NotPositiveDefiniteError
-from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _warn_deprecated
+from ..validation import RngLike, as_float_array, as_positive_int, as_rng, warn_deprecated
 from .priors import Prior
 
 __all__ = ["HyperparameterFit", "HyperparameterProblem", "optimise_hyperparameters",
@@ -70,7 +70,7 @@ class HyperparameterFit:
     def log_marginal_likelihood(self) -> float:
         """Deprecated, removed in the next release: ``log_evidence`` (the exercises of lecture
         04 as released before issue 48 read this name)."""
-        _warn_deprecated("HyperparameterFit.log_marginal_likelihood", "log_evidence")
+        warn_deprecated("HyperparameterFit.log_marginal_likelihood", "log_evidence")
         return self.log_evidence
 
 
@@ -121,7 +121,7 @@ def check_priors(priors, param_names: Sequence[str]) -> dict[str, Prior]:
 def log_hyper_prior(theta, param_names: Sequence[str], priors: Mapping[str, Prior]
                     ) -> tuple[float, np.ndarray]:
     """Sum of the log hyper-prior densities of u = log theta, and its gradient (0 if none)."""
-    theta = _as_float_array(theta, "theta", ndim=1)
+    theta = as_float_array(theta, "theta", ndim=1)
     value, grad = 0.0, np.zeros(len(param_names))
     for index, name in enumerate(param_names):
         if name in priors:
@@ -154,9 +154,9 @@ def optimise_hyperparameters(problem: HyperparameterProblem, *, n_restarts: int 
     optima are part of the lesson). Raises ``NotPositiveDefiniteError`` with the message
     ``failure`` when every run failed.
     """
-    n_restarts = _as_positive_int(n_restarts, "n_restarts")
-    max_iter = _as_positive_int(max_iter, "max_iter")
-    rng = _as_rng(rng)
+    n_restarts = as_positive_int(n_restarts, "n_restarts")
+    max_iter = as_positive_int(max_iter, "max_iter")
+    rng = as_rng(rng)
     starts = planned(n_restarts) if planned is not None else [problem.theta]
     starts += [_random_start(problem, rng) for _ in range(n_restarts - len(starts))]
     bounds = problem.bounds

@@ -20,7 +20,7 @@ import numbers
 
 import numpy as np
 
-from ..validation import _as_float_array, _as_positive_float, _warn_deprecated
+from ..validation import as_float_array, as_positive_float, warn_deprecated
 from .optimise import log_hyper_prior
 
 __all__ = ["LogParameters", "ModelParameters", "log_bounds", "DEFAULT_BOUNDS", "check_parameter",
@@ -36,7 +36,7 @@ _LOG_PARAMETER_LIMIT = float(np.log(_PARAMETER_RANGE[1]))
 def check_parameter(value, name: str) -> float:
     """``value`` checked and returned as a float: a positive hyper-parameter inside
     ``_PARAMETER_RANGE`` (module docstring); errors name the argument ``name``."""
-    value = _as_positive_float(value, name)
+    value = as_positive_float(value, name)
     _check_in_range(np.array([value]), name)
     return value
 
@@ -64,7 +64,7 @@ def _positive_vector(value, name: str) -> np.ndarray:
     """A positive scalar or 1-D vector (ARD) inside ``_PARAMETER_RANGE``, as a 1-D float array."""
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         return np.array([check_parameter(value, name)])
-    arr = _as_float_array(value, name, ndim=1)
+    arr = as_float_array(value, name, ndim=1)
     if np.any(arr <= 0):
         raise ValueError(f"{name}: every entry must be > 0, got {arr}")
     _check_in_range(arr, name)
@@ -125,7 +125,7 @@ class LogParameters:
 
     def with_theta(self, theta) -> "LogParameters":
         """A copy with log-parameters ``theta`` (shape ``(n_params,)``)."""
-        theta = _as_float_array(theta, "theta", ndim=1, allow_empty=True)
+        theta = as_float_array(theta, "theta", ndim=1, allow_empty=True)
         if theta.shape != (self.n_params,):
             raise ValueError(f"theta: expected shape ({self.n_params},) for parameters "
                              f"{self.param_names}, got {theta.shape}")
@@ -141,7 +141,7 @@ class LogParameters:
 
 def _checked_theta(theta, param_names) -> np.ndarray:
     """``theta`` as a float vector with one log-parameter per name, within the parameter range."""
-    theta = _as_float_array(theta, "theta", ndim=1)
+    theta = as_float_array(theta, "theta", ndim=1)
     if theta.shape != (len(param_names),):
         raise ValueError(f"theta: expected shape ({len(param_names)},) for "
                          f"{param_names}, got {theta.shape}")
@@ -207,7 +207,7 @@ class ModelParameters:
                             **options):
         """Deprecated, removed in the next release: ``evidence`` (the exercises of lectures
         04-05 as released before issue 48 called this name)."""
-        _warn_deprecated("marginal_likelihood", "evidence")
+        warn_deprecated("marginal_likelihood", "evidence")
         return self.evidence(theta, eval_gradient, warn=warn, **options)
 
     def log_marginal_likelihood(self, theta=None, eval_gradient: bool = False):
@@ -215,7 +215,7 @@ class ModelParameters:
         ``eval_gradient`` the ``(value, gradient)`` of ``evidence(theta, eval_gradient=True)``
         (the exercises of lectures 04, 05 and 07 as released before issue 48 called this
         name)."""
-        _warn_deprecated("log_marginal_likelihood", "log_evidence")
+        warn_deprecated("log_marginal_likelihood", "log_evidence")
         if not eval_gradient:
             return self.log_evidence(theta)
         evidence = self.evidence(theta, eval_gradient=True)

@@ -49,9 +49,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
 
-from ..linalg import (JitterWarning, NotPositiveDefiniteError, _as_square_matrix, _check_symmetric,
+from ..linalg import (JitterWarning, NotPositiveDefiniteError, as_square_matrix, check_symmetric,
                       cholesky_with_jitter, log_det_from_cholesky, sample_gaussian)
-from ..validation import _as_float_array, _check_length
+from ..validation import as_float_array, check_length
 from .inputs import as_inputs, check_exact_size
 
 __all__ = ["JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter", "LatentGaussian",
@@ -100,8 +100,8 @@ class LatentGaussian:
         ``Sigma = (K^-1 + N^-1)^-1``. ``noise`` is a scalar or an ``(n,)`` vector (>= 0; zero
         noise interpolates, with jitter if K is singular).
         """
-        K = _as_square_matrix(K, "K")
-        _check_symmetric(K, "K")
+        K = as_square_matrix(K, "K")
+        check_symmetric(K, "K")
         n = K.shape[0]
         y = _vector(y, "y", n)
         noise = _noise_vector(noise, n)
@@ -122,11 +122,11 @@ class LatentGaussian:
         ``alpha = K^-1 mean`` may be passed when known (at a Laplace mode it equals the
         gradient of the log-likelihood); otherwise it is solved with Cholesky of K.
         """
-        K = _as_square_matrix(K, "K")
-        _check_symmetric(K, "K")
+        K = as_square_matrix(K, "K")
+        check_symmetric(K, "K")
         n = K.shape[0]
         mean = _vector(mean, "mean", n)
-        R = _as_float_array(R, "R", ndim=(1, 2))
+        R = as_float_array(R, "R", ndim=(1, 2))
         if R.shape[0] != n:
             raise ValueError(f"R: expected {n} rows (one per training latent), got shape {R.shape}")
         if R.ndim == 1:
@@ -145,12 +145,12 @@ class LatentGaussian:
     @classmethod
     def from_mean_cov(cls, K, mean, Sigma) -> "LatentGaussian":
         """Any Gaussian N(mean, Sigma): the two equations with Cholesky factors of K and Sigma."""
-        K = _as_square_matrix(K, "K")
-        _check_symmetric(K, "K")
+        K = as_square_matrix(K, "K")
+        check_symmetric(K, "K")
         n = K.shape[0]
         mean = _vector(mean, "mean", n)
-        Sigma = _as_square_matrix(Sigma, "Sigma", n)
-        _check_symmetric(Sigma, "Sigma")
+        Sigma = as_square_matrix(Sigma, "Sigma", n)
+        check_symmetric(Sigma, "Sigma")
         L_K, jitter = cholesky_with_jitter(K, "K")
         L_S, _ = cholesky_with_jitter(Sigma, "Sigma")
         alpha = cho_solve((L_K, True), mean, check_finite=False)
@@ -166,13 +166,13 @@ class LatentGaussian:
         ``alpha = K^-1 mean = L_K^-T mean_whitened``. The sparse GP's optimal q(u) has
         ``mean_whitened = L_B^-T c`` and ``T = L_B^-T`` (:mod:`course_lib.gp.sparse`).
         """
-        L_K = _as_square_matrix(L_K, "L_K")
+        L_K = as_square_matrix(L_K, "L_K")
         n = L_K.shape[0]
         if np.any(np.triu(L_K, 1)) or np.any(np.diag(L_K) <= 0):
             raise ValueError("L_K: expected a lower-triangular Cholesky factor with a positive "
                              "diagonal")
         mean_whitened = _vector(mean_whitened, "mean_whitened", n)
-        T = _as_square_matrix(T, "T", n)
+        T = as_square_matrix(T, "T", n)
         alpha = solve_triangular(L_K, mean_whitened, lower=True, trans="T", check_finite=False)
         return cls(L_K @ mean_whitened, alpha, "covariance", (L_K, T), float(jitter))
 
@@ -220,11 +220,11 @@ class LatentGaussian:
         are clipped to 0.
         """
         n = self.alpha.shape[0]
-        K_cross = _as_float_array(K_cross, "K_cross", ndim=2)
+        K_cross = as_float_array(K_cross, "K_cross", ndim=2)
         if K_cross.shape[0] != n:
             raise ValueError(f"K_cross: expected {n} rows (training points), got {K_cross.shape}")
         m = K_cross.shape[1]
-        K_test = _as_float_array(K_test, "K_test", ndim=(1, 2))
+        K_test = as_float_array(K_test, "K_test", ndim=(1, 2))
         if K_test.shape not in ((m,), (m, m)):
             raise ValueError(f"K_test: expected shape ({m},) or ({m}, {m}), got {K_test.shape}")
         # Lines 4-6 as in R&W 2006, Alg. 2.1, or Algs. 3.2 / 3.6 with their alpha and factors
@@ -253,7 +253,7 @@ class LatentGaussian:
         if K is None:
             raise ValueError(f"K: the {self.form!r} form needs the prior covariance K to form "
                              "Sigma")
-        K = _as_square_matrix(K, "K", self.alpha.shape[0])
+        K = as_square_matrix(K, "K", self.alpha.shape[0])
         return self.predict(K, K)[1]
 
     def log_det(self) -> float:
@@ -280,7 +280,7 @@ def check_latent_problem(K, M, likelihood, y) -> tuple[np.ndarray, np.ndarray, n
     observations) and its m observations ``y``; returns K, M and y as checked arrays, errors
     name the argument."""
     K = check_prior_covariance(K)
-    M = _as_float_array(M, "M", ndim=2)
+    M = as_float_array(M, "M", ndim=2)
     check_map_columns(M, K.shape[0])
     _check_map_rows(M)
     # Unit 4 knows a likelihood by the interface the later units give it (it checks its own
@@ -298,8 +298,8 @@ def check_latent_problem(K, M, likelihood, y) -> tuple[np.ndarray, np.ndarray, n
 
 def check_prior_covariance(K) -> np.ndarray:
     """``K`` checked as the items' prior covariance (n x n, symmetric)."""
-    K = _as_square_matrix(K, "K")
-    _check_symmetric(K, "K")
+    K = as_square_matrix(K, "K")
+    check_symmetric(K, "K")
     return K
 
 
@@ -325,11 +325,11 @@ def check_map_columns(M: np.ndarray, n: int) -> None:
 
 # ----- checks of the prediction -----------------------------------------------------------
 def _vector(v, name: str, n: int) -> np.ndarray:
-    return _check_length(_as_float_array(v, name, ndim=1), name, n, "training point")
+    return check_length(as_float_array(v, name, ndim=1), name, n, "training point")
 
 
 def _noise_vector(noise, n: int) -> np.ndarray:
-    noise = _as_float_array(noise, "noise", ndim=(0, 1))
+    noise = as_float_array(noise, "noise", ndim=(0, 1))
     if noise.ndim == 0:
         noise = np.full(n, float(noise))
     if noise.shape != (n,):

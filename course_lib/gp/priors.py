@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, gammaln
 
-from ..validation import RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng
+from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng
 
 __all__ = ["Prior", "LogNormal", "Gamma", "HalfStudentT"]
 
@@ -38,7 +38,7 @@ class Prior:
 
     def log_pdf(self, theta) -> np.ndarray:
         """log p_theta(theta) for theta > 0 (array in, array out)."""
-        theta = _as_float_array(theta, "theta", allow_empty=True)
+        theta = as_float_array(theta, "theta", allow_empty=True)
         if np.any(theta <= 0):
             raise ValueError("theta: a hyper-parameter must be > 0")
         u = np.log(theta)
@@ -46,12 +46,12 @@ class Prior:
 
     def log_pdf_log(self, u) -> tuple[np.ndarray, np.ndarray]:
         """``(log p_u(u), d log p_u / du)`` with ``log p_u(u) = log p_theta(e^u) + u``."""
-        u = _as_float_array(u, "u", allow_empty=True)
+        u = as_float_array(u, "u", allow_empty=True)
         return self._log_pdf_u(u), self._dlog_pdf_u(u)
 
     def sample_log(self, size=None, *, rng: RngLike = None) -> np.ndarray:
         """Samples of ``u = log theta`` with theta drawn from the prior (shape ``size``)."""
-        return self._sample_u(_as_rng(rng), size)
+        return self._sample_u(as_rng(rng), size)
 
     def __repr__(self):
         inside = ", ".join(f"{k}={v:.4g}" for k, v in vars(self).items())
@@ -66,8 +66,8 @@ class LogNormal(Prior):
     """
 
     def __init__(self, mu: float = 0.0, sigma: float = 1.0):
-        self.mu = float(_as_float_array(mu, "mu", ndim=0))
-        self.sigma = _as_positive_float(sigma, "sigma")
+        self.mu = float(as_float_array(mu, "mu", ndim=0))
+        self.sigma = as_positive_float(sigma, "sigma")
 
     def _log_pdf_u(self, u):
         z = (u - self.mu) / self.sigma
@@ -90,8 +90,8 @@ class Gamma(Prior):
     """
 
     def __init__(self, shape: float = 2.0, rate: float = 1.0):
-        self.shape = _as_positive_float(shape, "shape")
-        self.rate = _as_positive_float(rate, "rate")
+        self.shape = as_positive_float(shape, "shape")
+        self.rate = as_positive_float(rate, "rate")
 
     def _log_pdf_u(self, u):
         a, b = self.shape, self.rate
@@ -117,8 +117,8 @@ class HalfStudentT(Prior):
     """
 
     def __init__(self, dof: int = 4, scale: float = 1.0):
-        self.dof = _as_positive_int(dof, "dof")
-        self.scale = _as_positive_float(scale, "scale")
+        self.dof = as_positive_int(dof, "dof")
+        self.scale = as_positive_float(scale, "scale")
 
     def _z(self, u):
         return 2.0 * (u - np.log(self.scale)) - np.log(self.dof)

@@ -27,11 +27,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import RngLike, _as_float_array, _as_positive_float, _warn_deprecated
+from ..validation import RngLike, as_float_array, as_positive_float, warn_deprecated
 from .inputs import as_inputs, check_exact_size
 from .kernel_base import Kernel
 from .parameters import ModelParameters, check_parameter, log_scalar, log_bounds
-from ..linalg import (LOG_2PI, NotPositiveDefiniteError, _inverse_from_cholesky,
+from ..linalg import (LOG_2PI, NotPositiveDefiniteError, inverse_from_cholesky,
                       log_det_from_cholesky, sample_gaussian)
 from .optimise import (HyperparameterFit, check_priors, negative_log_posterior,
                        optimise_hyperparameters)
@@ -104,7 +104,7 @@ def gaussian_log_marginal_likelihood(K, y, noise, dK=None, warn: bool = True
                                      ) -> RegressionEvidence:
     """Deprecated, removed in the next release: ``gaussian_evidence`` (the exercises of lecture
     05 as released before issue 48 called this name)."""
-    _warn_deprecated("gaussian_log_marginal_likelihood", "gaussian_evidence")
+    warn_deprecated("gaussian_log_marginal_likelihood", "gaussian_evidence")
     return gaussian_evidence(K, y, noise, dK, warn=warn)
 
 
@@ -142,7 +142,7 @@ def kernel_gradient(posterior: LatentGaussian, dK: np.ndarray
     GP conditioned on y; the noise part depends on how a model parameterises its noise (the
     models of Units 4 and 5 add their own)."""
     alpha = posterior.alpha
-    inverse = _inverse_from_cholesky(posterior.factors[0])
+    inverse = inverse_from_cholesky(posterior.factors[0])
     outer_minus_inverse = np.outer(alpha, alpha) - inverse  # Eq. 5.9: alpha alpha^T - K_y^-1
     # Eq. 5.9 (R&W 2006): 1/2 tr((alpha alpha^T - K_y^-1) dK_p), K_y = K + N, for each slice p
     gradient_kernel = 0.5 * (dK.reshape(dK.shape[0], outer_minus_inverse.size) @ outer_minus_inverse.ravel())
@@ -175,7 +175,7 @@ class GPRegression(ModelParameters):
         if not isinstance(kernel, Kernel):
             raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
         self.kernel = kernel
-        self.noise_variance = _as_positive_float(noise_variance, "noise_variance", allow_zero=True)
+        self.noise_variance = as_positive_float(noise_variance, "noise_variance", allow_zero=True)
         if self.noise_variance > 0:
             check_parameter(self.noise_variance, "noise_variance")
         self._noise_log_bounds = (None if self.noise_variance == 0 else
@@ -203,7 +203,7 @@ class GPRegression(ModelParameters):
         hyper-parameters (no optimisation). Returns self."""
         X = as_inputs(X, "X")
         check_exact_size(X.shape[0], "X")
-        y = _as_float_array(y, "y", ndim=1)
+        y = as_float_array(y, "y", ndim=1)
         if y.shape[0] != X.shape[0]:
             raise ValueError(f"y: expected {X.shape[0]} values (one per row of X), "
                              f"got {y.shape[0]}")

@@ -78,8 +78,8 @@ from scipy.optimize import minimize
 
 from ..gmm.clustering import check_spread, kmeans_trusted
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
-from ..validation import (RngLike, _as_bool, _as_float_array, _as_positive_float, _as_positive_int,
-                          _as_rng, _check_choice)
+from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
+                          as_rng, check_choice)
 from .inputs import as_inputs
 from .kernel_base import Kernel
 from .parameters import DEFAULT_BOUNDS, check_parameter, log_bounds
@@ -101,7 +101,7 @@ def _check_problem(X, y, Z, kernel, noise_variance, jitter):
         raise TypeError(f"kernel: expected a course_lib.gp.kernel_base.Kernel, got "
                         f"{type(kernel).__name__}")
     X = as_inputs(X, "X")
-    y = _as_float_array(y, "y", ndim=1)
+    y = as_float_array(y, "y", ndim=1)
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"y: expected {X.shape[0]} values (one per row of X), got {y.shape[0]}")
     Z = as_inputs(Z, "Z")
@@ -109,7 +109,7 @@ def _check_problem(X, y, Z, kernel, noise_variance, jitter):
         raise ValueError(f"Z: inducing inputs need {X.shape[1]} column(s) like X, "
                          f"got shape {Z.shape}")
     noise_variance = check_parameter(noise_variance, "noise_variance")
-    jitter = _as_positive_float(jitter, "jitter", allow_zero=True)
+    jitter = as_positive_float(jitter, "jitter", allow_zero=True)
     return X, y, Z, noise_variance, jitter
 
 
@@ -189,7 +189,7 @@ def collapsed_evidence(X, y, Z, kernel: Kernel, noise_variance: float, *,
     of data rows, so memory stays O(N M).
     """
     X, y, Z, noise_variance, jitter = _check_problem(X, y, Z, kernel, noise_variance, jitter)
-    if not _as_bool(eval_gradient, "eval_gradient"):
+    if not as_bool(eval_gradient, "eval_gradient"):
         factors = _factorise(X, y, Z, kernel, noise_variance, jitter)
         return CollapsedEvidence(_bound_from(factors, y, float(np.sum(kernel.diag(X))),
                                              noise_variance), None)
@@ -297,8 +297,8 @@ def fit_sparse_gp(X, y, Z, kernel: Kernel, noise_variance: float, *,
     optimiser's ``n_iter``, ``converged`` and ``message``.
     """
     X, y, Z, noise_variance, jitter = _check_problem(X, y, Z, kernel, noise_variance, jitter)
-    optimise_inducing = _as_bool(optimise_inducing, "optimise_inducing")
-    max_iter = _as_positive_int(max_iter, "max_iter")
+    optimise_inducing = as_bool(optimise_inducing, "optimise_inducing")
+    max_iter = as_positive_int(max_iter, "max_iter")
     noise_log_bounds = log_bounds(noise_bounds, np.array([noise_variance]), "noise_variance")
     P, shape_Z = kernel.n_params, Z.shape
 
@@ -404,9 +404,9 @@ def select_inducing_inputs(X, n_inducing: int, *, method: str = "random",
     M must not exceed the number of distinct rows of X.
     """
     X = as_inputs(X, "X")
-    n_inducing = _as_positive_int(n_inducing, "n_inducing")
-    _check_choice(method, "method", {"random", "kmeans"})
-    rng = _as_rng(rng)
+    n_inducing = as_positive_int(n_inducing, "n_inducing")
+    check_choice(method, "method", {"random", "kmeans"})
+    rng = as_rng(rng)
     distinct = np.unique(X, axis=0)
     if n_inducing > distinct.shape[0]:
         raise ValueError(f"n_inducing: {n_inducing} inducing inputs chosen from the data need "

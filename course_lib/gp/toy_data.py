@@ -15,16 +15,16 @@ import numpy as np
 
 from .kernels import SquaredExponential
 from ..linalg import sample_gaussian
-from ..validation import RngLike, _as_positive_float, _as_positive_int, _as_rng
+from ..validation import RngLike, as_positive_float, as_positive_int, as_rng
 
 __all__ = ["toy_regression_data", "ambiguous_regression_data"]
 
 
 def toy_regression_data(n: int = 30, noise_sd: float = 0.2, *, rng: RngLike = 0):
     """A 1-D toy set: x ~ U(-4, 4) sorted, y = sin(1.5 x) + 0.3 x + N(0, noise_sd^2)."""
-    n = _as_positive_int(n, "n")
-    noise_sd = _as_positive_float(noise_sd, "noise_sd", allow_zero=True)
-    rng = _as_rng(rng)
+    n = as_positive_int(n, "n")
+    noise_sd = as_positive_float(noise_sd, "noise_sd", allow_zero=True)
+    rng = as_rng(rng)
     x = np.sort(rng.uniform(-4.0, 4.0, n))
     return x[:, None], np.sin(1.5 * x) + 0.3 * x + noise_sd * rng.standard_normal(n)
 
@@ -39,8 +39,8 @@ def ambiguous_regression_data(n: int = 12, *, rng: RngLike = 55):
     lengthscale that calls the wiggles noise (Rasmussen & Williams 2006, section 5.4.1 show
     the same effect). Other seeds need not have two.
     """
-    n = _as_positive_int(n, "n")
-    rng = _as_rng(rng)
+    n = as_positive_int(n, "n")
+    rng = as_rng(rng)
     x = np.sort(rng.uniform(-5.0, 5.0, n))
     f = sample_gaussian(np.zeros(n), SquaredExponential(1.0, 1.0)(x[:, None]), 1, rng=rng)[0]
     return x[:, None], f + 0.1 * rng.standard_normal(n)

@@ -44,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 from dataclasses import dataclass
 
-from ..validation import _as_float_array, _check_choice
+from ..validation import as_float_array, check_choice
 from .recursions import (_backward_log_kernel, backward_scaled_kernel,
                        forward_log_kernel, forward_scaled_kernel, forward_unscaled_kernel,
                        viterbi_kernel)
@@ -116,7 +116,7 @@ def backward_scaled(hmm: DiscreteHMM, observations, scale=None) -> np.ndarray:
     T = batch.symbols.shape[0]
     if scale is None:
         scale = _forward_scaled(hmm, batch).scale
-    scale = _as_float_array(scale, "scale", ndim=1)
+    scale = as_float_array(scale, "scale", ndim=1)
     if scale.shape != (T,):
         raise ValueError(f"scale: expected shape ({T},) to match the observations, "
                          f"got {scale.shape}")
@@ -189,7 +189,7 @@ def log_likelihoods(hmm: DiscreteHMM, sequences, *, method: str = "scaled") -> n
     One compiled forward pass over all sequences; ``method`` is ``"scaled"`` (Rabiner scaling,
     the faster) or ``"log"`` (log space). Impossible sequences get ``-inf``.
     """
-    _check_choice(method, "method", _METHODS)
+    check_choice(method, "method", _METHODS)
     batch = _pack_for_model(_check_model(hmm), sequences)
     T, N = batch.symbols.shape[0], hmm.n_states
     log_lik = np.empty(batch.n_sequences)
@@ -230,7 +230,7 @@ def posteriors(hmm: DiscreteHMM, observations, *, method: str = "log") -> Poster
     returned either way (from the scaled pass via ``log alpha_t = log alpha_hat_t +
     sum_{s<=t} log scale_s``). Raises ``ValueError`` when ``P(O | lambda) = 0``.
     """
-    _check_choice(method, "method", _METHODS)
+    check_choice(method, "method", _METHODS)
     batch = _pack_one_sequence(_check_model(hmm), observations)
     O = batch.symbols
     if method == "log":

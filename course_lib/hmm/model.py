@@ -27,8 +27,8 @@ import numpy as np
 from numba import njit
 
 from ._sequences import _as_symbols
-from ..validation import (RngLike, _as_bool, _as_float_array, _as_positive_float, _as_positive_int,
-                          _as_rng, _check_array_size, _check_choice)
+from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
+                          as_rng, check_array_size, check_choice)
 
 __all__ = ["DiscreteHMM", "weather_mood_hmm", "WEATHER_MOOD_OBSERVATIONS",
            "WEATHER_MOOD_LONG_OBSERVATIONS", "weather_mood_sequences", "left_to_right_hmm",
@@ -104,9 +104,9 @@ class DiscreteHMM:
     symbol_names: tuple[str, ...] | None = None
 
     def __post_init__(self):
-        pi = _as_float_array(self.pi, "pi", ndim=1)
-        A = _as_float_array(self.A, "A", ndim=2)
-        B = _as_float_array(self.B, "B", ndim=2)
+        pi = as_float_array(self.pi, "pi", ndim=1)
+        A = as_float_array(self.A, "A", ndim=2)
+        B = as_float_array(self.B, "B", ndim=2)
         _check_stochastic(pi, "pi")  # first: a half-typed pi is named as such, not as A's size
         N = pi.shape[0]
         if A.shape != (N, N):
@@ -206,7 +206,7 @@ def weather_mood_hmm(variant: str = "slides") -> DiscreteHMM:
     always happy (``b_F = [1 0]``), so every observation string containing a U has
     probability 0.
     """
-    changes = _WEATHER_MOOD_VARIANTS[_check_choice(variant, "variant", _WEATHER_MOOD_VARIANTS)]
+    changes = _WEATHER_MOOD_VARIANTS[check_choice(variant, "variant", _WEATHER_MOOD_VARIANTS)]
     return DiscreteHMM(**{**_WEATHER_MOOD, **changes}, state_names=("F", "C", "R"),
                        symbol_names=("H", "U"))
 
@@ -215,8 +215,8 @@ def weather_mood_sequences(n_sequences: int = 30, length: int = 40, *,
                            rng: RngLike = 0) -> list[np.ndarray]:
     """Training data for Baum-Welch: ``n_sequences`` mood sequences of ``length`` days sampled
     from the slides' weather-mood model (symbols 0 = H, 1 = U)."""
-    n_sequences = _as_positive_int(n_sequences, "n_sequences")
-    length = _as_positive_int(length, "length")
+    n_sequences = as_positive_int(n_sequences, "n_sequences")
+    length = as_positive_int(length, "length")
     _check_sample_size(n_sequences * length, "length")
     return sample_sequences(weather_mood_hmm(), [length] * n_sequences, rng=rng).symbols
 
@@ -247,10 +247,10 @@ def left_to_right_hmm(n_states: int, n_symbols: int, *, self_loop: float = 0.5,
     Baum-Welch step then segments each sequence by position alone), otherwise each row of B is
     drawn from a symmetric Dirichlet with the given ``concentration`` (for restarts).
     """
-    N = _as_positive_int(n_states, "n_states")
-    M = _as_positive_int(n_symbols, "n_symbols")
-    self_loop = _as_positive_float(self_loop, "self_loop", allow_zero=True)
-    skip = _as_positive_float(skip, "skip", allow_zero=True)
+    N = as_positive_int(n_states, "n_states")
+    M = as_positive_int(n_symbols, "n_symbols")
+    self_loop = as_positive_float(self_loop, "self_loop", allow_zero=True)
+    skip = as_positive_float(skip, "skip", allow_zero=True)
     if self_loop + skip >= 1.0:
         raise ValueError(f"self_loop: self_loop + skip must be < 1 so a state can be left, "
                          f"got {self_loop} + {skip}")
@@ -259,8 +259,8 @@ def left_to_right_hmm(n_states: int, n_symbols: int, *, self_loop: float = 0.5,
     if rng is None:
         B = np.full((N, M), 1.0 / M)
     else:
-        concentration = _as_positive_float(concentration, "concentration")
-        B = _as_rng(rng).dirichlet(np.full(M, concentration), size=N)
+        concentration = as_positive_float(concentration, "concentration")
+        B = as_rng(rng).dirichlet(np.full(M, concentration), size=N)
     return DiscreteHMM(pi, _left_to_right_transitions(N, self_loop, skip), B)
 
 
@@ -273,12 +273,12 @@ def random_hmm(n_states: int, n_symbols: int, *, rng: RngLike = None,
     A keeps the left-to-right zeros of :func:`left_to_right_hmm` (with a skip transition when
     ``skip``), its free entries random; B is random in both cases.
     """
-    N = _as_positive_int(n_states, "n_states")
-    M = _as_positive_int(n_symbols, "n_symbols")
-    _check_choice(topology, "topology", _TOPOLOGIES)
-    skip = _as_bool(skip, "skip")
-    concentration = _as_positive_float(concentration, "concentration")
-    return _draw_random_hmm(N, M, _as_rng(rng), topology, skip, concentration)
+    N = as_positive_int(n_states, "n_states")
+    M = as_positive_int(n_symbols, "n_symbols")
+    check_choice(topology, "topology", _TOPOLOGIES)
+    skip = as_bool(skip, "skip")
+    concentration = as_positive_float(concentration, "concentration")
+    return _draw_random_hmm(N, M, as_rng(rng), topology, skip, concentration)
 
 
 def _draw_random_hmm(N: int, M: int, rng: np.random.Generator, topology: str, skip: bool,
@@ -341,7 +341,7 @@ def _check_sample_size(total: int, name: str) -> None:
     """Refuse, naming ``name``, more steps in all than one array of course_lib may hold: summed
     as Python ints, so lengths near 2^63 cannot wrap around to a small total (and then write
     beyond the arrays)."""
-    _check_array_size((total,), name, "the uniform draws for all the steps",
+    check_array_size((total,), name, "the uniform draws for all the steps",
                       "sample fewer or shorter sequences")
 
 
@@ -357,7 +357,7 @@ def sample_sequences(hmm: DiscreteHMM, lengths, *, rng: RngLike = None) -> HMMSa
     if np.any(lengths < 1):
         raise ValueError(f"lengths: every sequence needs length >= 1, got {lengths.min()}")
     _check_sample_size(sum(int(n) for n in lengths), "lengths")
-    rng = _as_rng(rng)
+    rng = as_rng(rng)
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     total = int(offsets[-1])
     u_state, u_symbol = rng.random(total), rng.random(total)
@@ -372,7 +372,7 @@ def sample_sequences(hmm: DiscreteHMM, lengths, *, rng: RngLike = None) -> HMMSa
 def sample(hmm: DiscreteHMM, n_steps: int, *,
            rng: RngLike = None) -> tuple[np.ndarray, np.ndarray]:
     """One sequence of ``n_steps`` steps: returns ``(states, symbols)``, both (T,) int arrays."""
-    n_steps = _as_positive_int(n_steps, "n_steps")
+    n_steps = as_positive_int(n_steps, "n_steps")
     _check_sample_size(n_steps, "n_steps")
     drawn = sample_sequences(hmm, [n_steps], rng=rng)
     return drawn.states[0], drawn.symbols[0]

@@ -22,8 +22,8 @@ from .model import _TOPOLOGIES, DiscreteHMM, _check_model, _draw_random_hmm
 from .recursions import expected_counts_kernel
 from ._sequences import (_SequenceBatch, _pack_for_model, _pack_sequences,
                          _zero_probability_message)
-from ..validation import (RngLike, _as_bool, _as_positive_float, _as_positive_int, _as_rng,
-                          _check_choice)
+from ..validation import (RngLike, as_bool, as_positive_float, as_positive_int, as_rng,
+                          check_choice)
 
 __all__ = ["m_step", "BaumWelchResult", "BaumWelchStepper", "baum_welch_step", "baum_welch",
            "fit_hmm"]
@@ -77,7 +77,7 @@ def m_step(hmm: DiscreteHMM, counts, emission_floor: float) -> DiscreteHMM:
 
 
 def _check_floor(emission_floor, n_symbols: int) -> float:
-    emission_floor = _as_positive_float(emission_floor, "emission_floor", allow_zero=True)
+    emission_floor = as_positive_float(emission_floor, "emission_floor", allow_zero=True)
     if emission_floor * n_symbols >= 1:
         raise ValueError(f"emission_floor: must be < 1/M = {1 / n_symbols:g} for M = {n_symbols} "
                          f"symbols (M floored entries would already sum to 1), "
@@ -210,9 +210,9 @@ def baum_welch(hmm: DiscreteHMM, sequences, *, max_iter: int = 100, tol: float =
     (``tol=-inf`` always runs ``max_iter``). The sequences are packed once and every E-step is
     one compiled pass over all of them. ``progress=True`` shows a tqdm bar.
     """
-    max_iter = _as_positive_int(max_iter, "max_iter", minimum=0)
+    max_iter = as_positive_int(max_iter, "max_iter", minimum=0)
     tol = _check_tol(tol)
-    progress = _as_bool(progress, "progress")
+    progress = as_bool(progress, "progress")
     stepper = BaumWelchStepper(hmm, sequences, emission_floor=emission_floor)
     return _run(stepper, max_iter, tol, progress)
 
@@ -244,16 +244,16 @@ def fit_hmm(sequences, n_states: int, n_symbols: int, *, topology: str = "ergodi
     (with a skip transition when ``skip``); the starts are
     :func:`course_lib.hmm.model.random_hmm`. The options are checked before any training.
     """
-    n_states = _as_positive_int(n_states, "n_states")
-    n_symbols = _as_positive_int(n_symbols, "n_symbols")
-    n_restarts = _as_positive_int(n_restarts, "n_restarts")
-    max_iter = _as_positive_int(max_iter, "max_iter", minimum=0)
+    n_states = as_positive_int(n_states, "n_states")
+    n_symbols = as_positive_int(n_symbols, "n_symbols")
+    n_restarts = as_positive_int(n_restarts, "n_restarts")
+    max_iter = as_positive_int(max_iter, "max_iter", minimum=0)
     tol = _check_tol(tol)
     emission_floor = _check_floor(emission_floor, n_symbols)
-    _check_choice(topology, "topology", _TOPOLOGIES)
-    skip = _as_bool(skip, "skip")
-    progress = _as_bool(progress, "progress")
-    rng = _as_rng(rng)
+    check_choice(topology, "topology", _TOPOLOGIES)
+    skip = as_bool(skip, "skip")
+    progress = as_bool(progress, "progress")
+    rng = as_rng(rng)
     batch = _pack_sequences(sequences, n_symbols)
     results = []
     for _ in range(n_restarts):

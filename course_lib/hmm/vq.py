@@ -19,7 +19,7 @@ import numpy as np
 
 from ..gmm.clustering import (assign_clusters_trusted, check_n_clusters, check_spread,
                               kmeans_trusted)
-from ..validation import RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng
+from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng
 
 __all__ = ["Codebook", "train_codebook", "quantise", "quantise_all", "quantisation_error"]
 
@@ -56,7 +56,7 @@ def _as_frames_list(frames_list, name: str) -> list[np.ndarray]:
                         f"got {type(frames_list).__name__}")
     if len(frames_list) == 0:
         raise ValueError(f"{name}: needs at least one utterance, got an empty list")
-    arrays = [_as_float_array(f, f"{name}[{u}]", ndim=2) for u, f in enumerate(frames_list)]
+    arrays = [as_float_array(f, f"{name}[{u}]", ndim=2) for u, f in enumerate(frames_list)]
     dims = {a.shape[1] for a in arrays}
     if len(dims) > 1:
         raise ValueError(f"{name}: every utterance needs the same number of columns (D), "
@@ -67,8 +67,8 @@ def _as_frames_list(frames_list, name: str) -> list[np.ndarray]:
 def _centroids(codebook) -> np.ndarray:
     if isinstance(codebook, Codebook):
         # a Codebook may be built by hand: its centroids under the name k-means gives them
-        return _as_float_array(codebook.centroids, "centroids", ndim=2)
-    return _as_float_array(codebook, "codebook", ndim=2)
+        return as_float_array(codebook.centroids, "centroids", ndim=2)
+    return as_float_array(codebook, "codebook", ndim=2)
 
 
 def _utterances_and_centroids(features_list, codebook):
@@ -97,10 +97,10 @@ def train_codebook(frames_list, codebook_size: int, *, rng: RngLike = None,
     codebook_size = check_n_clusters(frames, codebook_size, "codebook_size", "frames")
     # kmeans's own checks of what it alone checks, with its messages
     check_spread(frames)
-    n_restarts = _as_positive_int(n_restarts, "n_restarts")
-    max_iter = _as_positive_int(max_iter, "max_iter")
-    tol = _as_positive_float(tol, "tol", allow_zero=True)
-    result = kmeans_trusted(frames, codebook_size, _as_rng(rng), n_restarts=n_restarts,
+    n_restarts = as_positive_int(n_restarts, "n_restarts")
+    max_iter = as_positive_int(max_iter, "max_iter")
+    tol = as_positive_float(tol, "tol", allow_zero=True)
+    result = kmeans_trusted(frames, codebook_size, as_rng(rng), n_restarts=n_restarts,
                             max_iter=max_iter, tol=tol)
     centroids = result.centroids.copy()
     centroids.flags.writeable = False
@@ -114,7 +114,7 @@ def quantise(features, codebook) -> np.ndarray:
     ``features`` is (T, D), rows are frames; ``codebook`` a :class:`Codebook` or a (K, D)
     array. Returns (T,) int64 symbols in 0..K-1 (ties go to the lower index).
     """
-    features = _as_float_array(features, "features", ndim=2)
+    features = as_float_array(features, "features", ndim=2)
     centroids = _centroids(codebook)
     if features.shape[1] != centroids.shape[1]:
         raise ValueError(f"features: expected {centroids.shape[1]} columns like the codebook, "

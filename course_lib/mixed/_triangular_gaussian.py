@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import Bounds
 
-from ..validation import _as_float_array, _check_length
+from ..validation import as_float_array, check_length
 
 # L-BFGS keeps log S_ii within these bounds (S_ii from 4e-18 to 150; with a log-concave
 # likelihood the optimal q(v) is no wider than the prior N(0, I), i.e. S_ii <= 1).
@@ -23,7 +23,7 @@ _LOG_DIAGONAL_BOUNDS = (-40.0, 5.0)
 
 
 def _check_root(S, name: str, p: int) -> np.ndarray:
-    S = _as_float_array(S, name, ndim=2)
+    S = as_float_array(S, name, ndim=2)
     if S.shape != (p, p):
         raise ValueError(f"{name}: expected shape ({p}, {p}) (one row and column per inducing "
                          f"point), got {S.shape}")
@@ -34,7 +34,7 @@ def _check_root(S, name: str, p: int) -> np.ndarray:
 
 
 def _check_mean(m, name: str, p: int) -> np.ndarray:
-    return _check_length(_as_float_array(m, name, ndim=1), name, p, "inducing point")
+    return check_length(as_float_array(m, name, ndim=1), name, p, "inducing point")
 
 
 class _TriangularPacking:

@@ -65,7 +65,7 @@ import numpy as np
 from numba import njit
 from scipy.special import ndtr, owens_t
 
-from ..validation import _check_choice
+from ..validation import check_choice
 
 __all__ = ["bvn_cdf"]
 
@@ -116,7 +116,7 @@ def bvn_cdf(h, k, rho, *, method: str = "series") -> np.ndarray:
     Phi(h); the series form keeps Phi(h) Phi(k) to relative round-off and adds the excess with
     its absolute error.
     """
-    _check_choice(method, "method", ("series", "owens_t"))
+    check_choice(method, "method", ("series", "owens_t"))
     h, k, rho = _bvn_arguments(h, k, rho)
     if method == "owens_t":
         return _bvn_cdf_owens_t(h, k, rho)

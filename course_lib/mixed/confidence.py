@@ -49,7 +49,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..validation import _as_bool, _renamed_error
+from ..validation import as_bool, renamed_error
 from ..preference.comparisons import Comparisons, DisconnectedComparisonsWarning
 from ..gp.inputs import as_inputs
 from ..gp.kernel_base import Kernel
@@ -109,7 +109,7 @@ def preference_confidence_likelihood(comparisons: Comparisons, confidence=None, 
         raise ValueError(f"comparisons: choices must be binary (kind 'pair-binary', 1 = the "
                          f"first item preferred), got kind {comparisons.kind!r}")
     likert = _check_likert(likert)
-    use_ratings = _as_bool(use_ratings, "use_ratings")
+    use_ratings = as_bool(use_ratings, "use_ratings")
     M = comparisons.matrix()
     parts = [(unscaled_pairwise_probit(), M, comparisons.y)]
     if confidence is not None:
@@ -160,8 +160,8 @@ class ConfidencePreferenceGP(VariationalGP):
                  tol: float = 1e-8):
         super().__init__(kernel, unscaled_pairwise_probit(), max_iter=max_iter, tol=tol)
         self.likert = _check_likert(likert)
-        self.use_ratings = _as_bool(use_ratings, "use_ratings")
-        self.learn_cut_points = _as_bool(learn_cut_points, "learn_cut_points")
+        self.use_ratings = as_bool(use_ratings, "use_ratings")
+        self.learn_cut_points = as_bool(learn_cut_points, "learn_cut_points")
         gap_names = tuple(f"part1.{name}" for name in self.likert.param_names
                           if name.startswith("gap_"))
         if self.learn_cut_points and not np.all(np.diff(self.likert.bounds[:-1], axis=1) > 0):
@@ -190,7 +190,7 @@ class ConfidencePreferenceGP(VariationalGP):
             try:
                 comparisons = Comparisons(X, first, second, choices, kind="pair-binary")
             except (TypeError, ValueError) as err:   # Comparisons calls the answers y
-                renamed = _renamed_error(err, "y", "choices")
+                renamed = renamed_error(err, "y", "choices")
                 if renamed is None:
                     raise
                 raise renamed from None

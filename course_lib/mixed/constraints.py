@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtri
 
-from ..validation import _as_float_array, _check_choice
+from ..validation import as_float_array, check_choice
 from ..gp.inputs import as_inputs
 from .feedback_likelihoods import BernoulliProbit, GaussianConstraint
 from .mixed_likelihood import MixedLikelihood
@@ -65,10 +65,10 @@ Z_95 = float(ndtri(0.975))
 def constraints_from_probability(p, cap: float = 0.999) -> np.ndarray:
     """Latent targets y = Phi^-1(clip(p, 1 - cap, cap)) for believed detection probabilities
     ``p`` (any shape, each in [0, 1]); ``cap`` in (0.5, 1)."""
-    p = _as_float_array(p, "p", allow_empty=True)
+    p = as_float_array(p, "p", allow_empty=True)
     if np.any((p < 0) | (p > 1)):
         raise ValueError(f"p: probabilities must lie in [0, 1], got {p[(p < 0) | (p > 1)][0]:g}")
-    cap = float(_as_float_array(cap, "cap", ndim=0))
+    cap = float(as_float_array(cap, "cap", ndim=0))
     if not 0.5 < cap < 1.0:
         raise ValueError(f"cap: expected a probability in (0.5, 1) (Phi^-1(1) is infinite), "
                          f"got {cap:g}")
@@ -78,13 +78,13 @@ def constraints_from_probability(p, cap: float = 0.999) -> np.ndarray:
 def constraint_sigma(y) -> np.ndarray:
     """The noise sd of constraint targets ``y``: 0.2 |y| + 0.1 (module docstring: Wu et al.'s
     0.2 y + 0.1 repaired for y < 0)."""
-    y = _as_float_array(y, "y", allow_empty=True)
+    y = as_float_array(y, "y", allow_empty=True)
     return 0.2 * np.abs(y) + 0.1
 
 
 def _locations_and_targets(locations, targets, names=("locations", "targets")):
     X = as_inputs(locations, names[0])
-    y = _as_float_array(targets, names[1], ndim=1)
+    y = as_float_array(targets, names[1], ndim=1)
     if y.size != X.shape[0]:
         raise ValueError(f"{names[1]}: expected one target per row of {names[0]} "
                          f"({X.shape[0]}), got {y.size}")
@@ -94,7 +94,7 @@ def _locations_and_targets(locations, targets, names=("locations", "targets")):
 def at_chance(targets) -> np.ndarray:
     """Which targets say "50 %": those whose a-priori 95 % interval y +- 1.96 sigma(y)
     contains 0 (module docstring)."""
-    y = _as_float_array(targets, "targets", ndim=1)
+    y = as_float_array(targets, "targets", ndim=1)
     return np.abs(y) <= Z_95 * constraint_sigma(y)
 
 
@@ -144,8 +144,8 @@ def detection_likelihood(X, answers, *, constraint_X=None, constraint_y=None,
     locations instead; ``"none"`` ignores the constraints. ``X`` may have no rows (a session
     before its first trial) when the arm brings constraints. Coinciding locations share one item.
     """
-    arm = _check_choice(arm, "arm", ARMS)
-    answers = _as_float_array(answers, "answers", ndim=1, allow_empty=True)
+    arm = check_choice(arm, "arm", ARMS)
+    answers = as_float_array(answers, "answers", ndim=1, allow_empty=True)
     no_trials = answers.size == 0 and X is not None and np.size(X) == 0
     X = np.zeros((0, 0)) if no_trials else as_inputs(X, "X")
     if X.shape[0] != answers.size:

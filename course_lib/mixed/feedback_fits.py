@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..validation import _as_positive_float
+from ..validation import as_positive_float
 from .constraints import detection_likelihood
 from .feedback_likelihoods import GaussianConstraint
 from ..gp.inputs import as_inputs
@@ -51,7 +51,7 @@ def constraint_fit(X, answers, constraint_X, constraint_y, kernel: Kernel, induc
     and constraints (``constraint_X``, ``constraint_y``) whose noise sd is ``constraint_sd``
     for every constraint instead of Wu et al.'s heuristic (the explorer's slider). The data are
     assembled by :func:`~course_lib.mixed.constraints.detection_likelihood` (arm "mixed")."""
-    constraint_sd = _as_positive_float(constraint_sd, "constraint_sd")
+    constraint_sd = as_positive_float(constraint_sd, "constraint_sd")
     data = detection_likelihood(X, answers, constraint_X=constraint_X,
                                 constraint_y=constraint_y, arm="mixed")
     mixed = data.likelihood

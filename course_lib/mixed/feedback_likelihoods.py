@@ -26,7 +26,7 @@ import numpy as np
 
 from ..linalg import LOG_2PI
 from ..metrics import log_normal_interval
-from ..validation import _as_float_array
+from ..validation import as_float_array
 from ..preference.likelihoods import (Likelihood, check_binary, check_levels, check_rows,
                                       no_parameters)
 from ..preference.log_phi import SQRT2, log_ndtr_derivatives
@@ -79,7 +79,7 @@ class GaussianConstraint(Likelihood):
     _names = ()
 
     def __init__(self, noise_sd):
-        sd = _as_float_array(noise_sd, "noise_sd", ndim=1)
+        sd = as_float_array(noise_sd, "noise_sd", ndim=1)
         if np.any(sd <= 0):
             raise ValueError(f"noise_sd: every sd must be > 0, row {int(np.argmax(sd <= 0))} "
                              f"has {sd[sd <= 0][0]:g}")
@@ -170,7 +170,7 @@ class LikertConfidence(Likelihood):
         self.n_levels = int(n_levels)
         self.max_gap = check_parameter(max_gap, "max_gap")
         gaps = np.full(self.n_levels - 1, 0.5 * self.max_gap) if gaps is None \
-            else _as_float_array(gaps, "gaps", ndim=1)
+            else as_float_array(gaps, "gaps", ndim=1)
         if gaps.size != self.n_levels - 1:
             raise ValueError(f"gaps: {self.n_levels} levels need {self.n_levels - 1} gaps between "
                              f"cut points, got {gaps.size}")
@@ -309,7 +309,7 @@ class LikertConfidence(Likelihood):
 
     def level_probabilities(self, z) -> np.ndarray:
         """P(y = i | z) for every level i (columns) at every z (rows): (1 - lapse) p_i + lapse / l."""
-        return self._level_probabilities(_as_float_array(z, "z", ndim=1))
+        return self._level_probabilities(as_float_array(z, "z", ndim=1))
 
     def _level_probabilities(self, z):
         _, _, _, log_p = self._levels(z)
@@ -356,7 +356,7 @@ class OrdinalProbit(Likelihood):
             raise ValueError(f"n_levels: expected an integer >= 2, got {n_levels!r}")
         self.n_levels = int(n_levels)
         gaps = np.ones(self.n_levels - 2) if gaps is None \
-            else _as_float_array(gaps, "gaps", ndim=1, allow_empty=True)
+            else as_float_array(gaps, "gaps", ndim=1, allow_empty=True)
         if gaps.size != self.n_levels - 2:
             raise ValueError(f"gaps: {self.n_levels} levels need {self.n_levels - 2} gaps between "
                              f"their {self.n_levels - 1} thresholds, got {gaps.size}")

@@ -16,8 +16,8 @@ import warnings
 import numpy as np
 from scipy.stats import qmc
 
-from ..validation import (RngLike, _check_array_size, _as_float_array, _as_positive_int,
-                          _as_rng, _check_width)
+from ..validation import (RngLike, check_array_size, as_float_array, as_positive_int,
+                          as_rng, check_width)
 from ..gp.inputs import as_inputs
 
 __all__ = ["inducing_points"]
@@ -29,18 +29,18 @@ def inducing_points(bounds, n: int, *, include=None, rng: RngLike = None) -> np.
     location, without which its mixed model is "inflexible"). Returns an (n + k, d) array.
     ``n`` may be 0 when ``include`` is given; ``rng`` scrambles the Sobol sequence. Sobol points
     are best balanced when n is a power of two, but Wu et al.'s 100 are accepted."""
-    bounds = _as_float_array(bounds, "bounds", ndim=2)
+    bounds = as_float_array(bounds, "bounds", ndim=2)
     if bounds.shape[1] != 2 or np.any(bounds[:, 0] >= bounds[:, 1]):
         raise ValueError(f"bounds: expected a (d, 2) array of (low, high) rows with low < high, "
                          f"got {bounds.tolist()}")
-    _check_width(bounds[:, 0], bounds[:, 1], "bounds")
+    check_width(bounds[:, 0], bounds[:, 1], "bounds")
     d = bounds.shape[0]
     extra = np.empty((0, d)) if include is None else as_inputs(include, "include", d)
-    n = _as_positive_int(n, "n", minimum=0 if extra.shape[0] else 1)
-    _check_array_size((n + extra.shape[0], d), "n", "the inducing points",
+    n = as_positive_int(n, "n", minimum=0 if extra.shape[0] else 1)
+    check_array_size((n + extra.shape[0], d), "n", "the inducing points",
                      "a sparse model needs tens to a few thousand inducing points (the "
                      "level-set sessions use 100)")
-    sobol = qmc.Sobol(d, rng=_as_rng(rng))
+    sobol = qmc.Sobol(d, rng=as_rng(rng))
     with warnings.catch_warnings():  # Wu et al.'s n = 100 is not a power of two
         warnings.filterwarnings("ignore", message="The balance properties of Sobol")
         points = qmc.scale(sobol.random(n), bounds[:, 0], bounds[:, 1]) if n else np.empty((0, d))

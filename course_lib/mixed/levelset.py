@@ -65,7 +65,7 @@ from scipy.special import ndtr, xlogy
 from ..gp.inputs import as_inputs
 from ..gp.prediction import LatentGaussian
 from ..metrics import standardised_gap
-from ..validation import _as_float_array
+from ..validation import as_float_array
 from .bivariate_normal import (_SERIES_MAX_RHO, _SERIES_TERMS, _TERM_BOUND, _bvn_excess,
                                 _hermite_coefficients, _quadrature_excess, _series_length)
 
@@ -81,7 +81,7 @@ _BATCH_ELEMENTS = 2 ** 18
 # --------------------------------------------------------------------------------------------
 
 def _variance(var, name: str) -> np.ndarray:
-    var = _as_float_array(var, name)
+    var = as_float_array(var, name)
     if np.any(var < 0):
         raise ValueError(f"{name}: variances must be >= 0, got {var[var < 0].flat[0]:g}")
     return var
@@ -160,11 +160,11 @@ def lookahead_levelset(query_mean, query_var, ref_mean, ref_var, cross_cov, thre
     and references as a row (n_s,) with ``cross_cov`` (n_q, n_s). A covariance beyond
     sqrt(query_var * ref_var) (more than round-off) is refused naming ``cross_cov``.
     """
-    query_mean = _as_float_array(query_mean, "query_mean")
+    query_mean = as_float_array(query_mean, "query_mean")
     query_var = _variance(query_var, "query_var")
-    ref_mean = _as_float_array(ref_mean, "ref_mean")
+    ref_mean = as_float_array(ref_mean, "ref_mean")
     ref_var = _variance(ref_var, "ref_var")
-    cross_cov = _as_float_array(cross_cov, "cross_cov")
+    cross_cov = as_float_array(cross_cov, "cross_cov")
     threshold = _as_threshold(threshold)
     names = ("query_mean", "query_var", "ref_mean", "ref_var", "cross_cov")
     arrays = (query_mean, query_var, ref_mean, ref_var, cross_cov)
@@ -328,7 +328,7 @@ def eavc(model, candidates, references, threshold) -> np.ndarray:
 
 def _as_threshold(threshold) -> float:
     """``threshold`` as a float, or an error naming it."""
-    value = _as_float_array(threshold, "threshold", ndim=0)
+    value = as_float_array(threshold, "threshold", ndim=0)
     return float(value)
 
 

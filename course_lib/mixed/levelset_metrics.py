@@ -17,7 +17,7 @@ import numpy as np
 from scipy.stats import qmc
 
 from ..metrics import f1_from_counts, levelset_probability
-from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_width
+from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_width
 
 __all__ = ["f1_levelset", "brier_levelset"]
 
@@ -25,7 +25,7 @@ _MAX_LEVELSET_POINTS = 2 ** 20
 
 
 def _check_bounds(bounds) -> np.ndarray:
-    bounds = _as_float_array(bounds, "bounds", ndim=2)
+    bounds = as_float_array(bounds, "bounds", ndim=2)
     if bounds.shape[1] != 2:
         raise ValueError(f"bounds: expected one (low, high) row per input dimension, got shape "
                          f"{bounds.shape}")
@@ -33,7 +33,7 @@ def _check_bounds(bounds) -> np.ndarray:
         raise ValueError(f"bounds: expected low < high in every row, got row "
                          f"{int(np.argmax(bounds[:, 0] >= bounds[:, 1]))} = "
                          f"{bounds[bounds[:, 0] >= bounds[:, 1]][0].tolist()}")
-    _check_width(bounds[:, 0], bounds[:, 1], "bounds")
+    check_width(bounds[:, 0], bounds[:, 1], "bounds")
     return bounds
 
 
@@ -45,20 +45,20 @@ def _levelset_tally(model, true_function, threshold, bounds, n_points, batch_siz
     if not callable(true_function):
         raise TypeError(f"true_function: expected a function of an (n, d) array, got "
                         f"{type(true_function).__name__}")
-    threshold = float(_as_float_array(threshold, "threshold", ndim=0))
+    threshold = float(as_float_array(threshold, "threshold", ndim=0))
     bounds = _check_bounds(bounds)
-    n_points = _as_positive_int(n_points, "n_points", minimum=2, maximum=_MAX_LEVELSET_POINTS)
-    batch_size = _as_positive_int(batch_size, "batch_size")
+    n_points = as_positive_int(n_points, "n_points", minimum=2, maximum=_MAX_LEVELSET_POINTS)
+    batch_size = as_positive_int(batch_size, "batch_size")
     for name, value in (("n_points", n_points), ("batch_size", batch_size)):
         if value & (value - 1):
             raise ValueError(f"{name}: Sobol points keep their balance only in blocks of a "
                              f"power of two, got {value}")
-    sobol = qmc.Sobol(bounds.shape[0], rng=_as_rng(rng))
+    sobol = qmc.Sobol(bounds.shape[0], rng=as_rng(rng))
     tally = np.zeros(4)
     for start in range(0, n_points, batch_size):
         X = qmc.scale(sobol.random(min(batch_size, n_points - start)), bounds[:, 0],
                       bounds[:, 1])
-        truth = _as_float_array(true_function(X), "true_function", ndim=1)
+        truth = as_float_array(true_function(X), "true_function", ndim=1)
         if truth.shape[0] != X.shape[0]:
             raise ValueError(f"true_function: expected one value per point ({X.shape[0]}), "
                              f"got {truth.shape[0]}")

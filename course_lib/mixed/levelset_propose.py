@@ -27,7 +27,7 @@ from scipy.optimize import minimize
 from scipy.special import ndtr
 
 from ..gp.inputs import as_inputs
-from ..validation import _as_bool, _as_float_array, _as_positive_float, _check_choice, _check_width
+from ..validation import as_bool, as_float_array, as_positive_float, check_choice, check_width
 from .levelset import ReferenceLookahead, _as_threshold, _binary_entropy_bits, _fitted_posterior
 
 
@@ -74,7 +74,7 @@ def _scorer(model, acquisition, references, threshold):
     if not isinstance(acquisition, str):
         raise TypeError(f"acquisition: expected one of {list(ACQUISITIONS)} or a callable "
                         f"(model, candidates) -> scores, got {type(acquisition).__name__}")
-    _check_choice(acquisition, "acquisition", ACQUISITIONS)
+    check_choice(acquisition, "acquisition", ACQUISITIONS)
     needs = {"global_mi": ("references", "threshold"), "eavc": ("references", "threshold"),
              "straddle": ("threshold",), "bald": ()}[acquisition]
     given = {"references": references, "threshold": threshold}
@@ -96,15 +96,15 @@ def _polish_box(bounds, candidates) -> np.ndarray:
     d = candidates.shape[1]
     if bounds is None:
         low, high = candidates.min(axis=0), candidates.max(axis=0)
-        _check_width(low, high, "candidates")
+        check_width(low, high, "candidates")
         return np.column_stack([low, high])
-    bounds = _as_float_array(bounds, "bounds", ndim=2)
+    bounds = as_float_array(bounds, "bounds", ndim=2)
     if bounds.shape != (d, 2):
         raise ValueError(f"bounds: expected shape ({d}, 2) (low, high per input dimension), "
                          f"got {bounds.shape}")
     if np.any(bounds[:, 0] > bounds[:, 1]):
         raise ValueError("bounds: every low must be <= its high")
-    _check_width(bounds[:, 0], bounds[:, 1], "bounds")
+    check_width(bounds[:, 0], bounds[:, 1], "bounds")
     outside = np.any((candidates < bounds[:, 0]) | (candidates > bounds[:, 1]), axis=1)
     if np.any(outside):
         raise ValueError(f"bounds: candidate {int(np.argmax(outside))} lies outside the box")
@@ -128,8 +128,8 @@ def propose(model, acquisition, *, candidates, references=None, threshold=None,
     (point, its score, the candidates' scores) with ``return_scores=True``.
     """
     candidates = as_inputs(candidates, "candidates")
-    polish = _as_bool(polish, "polish")
-    return_scores = _as_bool(return_scores, "return_scores")
+    polish = as_bool(polish, "polish")
+    return_scores = as_bool(return_scores, "return_scores")
     box = _polish_box(bounds, candidates)
     score = _scorer(model, acquisition, references, threshold)
     scores = score(candidates)
@@ -209,7 +209,7 @@ def bald_bernoulli(model, candidates) -> np.ndarray:
 def straddle(model, candidates, threshold, *, width: float = 1.96) -> np.ndarray:
     """Straddle score width * sd - |mean - threshold| at each candidate (Bryan et al. 2005):
     large where the posterior is unsure on which side of the threshold f lies. Returns (n_c,)."""
-    width = _as_positive_float(width, "width")
+    width = as_positive_float(width, "width")
     threshold = _as_threshold(threshold)
     mean, var = _predictive(model, candidates)
     return width * np.sqrt(var) - np.abs(mean - threshold)

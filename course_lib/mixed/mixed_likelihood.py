@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..validation import _as_float_array
+from ..validation import as_float_array
 from ..preference.likelihoods import Likelihood
 from ..gp.parameters import LogParameters
 
@@ -35,7 +35,7 @@ def _check_part(part, index: int) -> tuple[Likelihood, np.ndarray, np.ndarray]:
     if not isinstance(likelihood, Likelihood):
         raise TypeError(f"{name}: its likelihood must be a course_lib.preference.likelihoods Likelihood, "
                         f"got {type(likelihood).__name__}")
-    M = _as_float_array(M, f"{name} M", ndim=2)
+    M = as_float_array(M, f"{name} M", ndim=2)
     if M.shape[0] == 0:
         raise ValueError(f"{name}: its M has no rows (a part needs at least one observation)")
     empty = ~np.any(M != 0, axis=1)
@@ -133,8 +133,8 @@ class MixedLikelihood(LogParameters):
 
     def _rows(self, mean, var):
         """The border of the methods below: the y were checked when the parts were joined."""
-        mean = _as_float_array(mean, "mean", ndim=1)
-        var = _as_float_array(var, "var", ndim=1)
+        mean = as_float_array(mean, "mean", ndim=1)
+        var = as_float_array(var, "var", ndim=1)
         for values, name in ((mean, "mean"), (var, "var")):
             if values.size != self.n_rows:
                 raise ValueError(f"{name}: expected {self.n_rows} values (one per row of the "

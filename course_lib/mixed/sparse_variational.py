@@ -109,7 +109,7 @@ from ..gp.priors import Prior
 from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter
 from ..preference.quadrature import LatentOverflowError
 from ..preference.likelihoods import Likelihood
-from ..validation import _as_bool, _as_float_array, _as_positive_float, _as_positive_int
+from ..validation import as_bool, as_float_array, as_positive_float, as_positive_int
 from ._triangular_gaussian import _TriangularPacking, _check_mean, _check_root
 from .mixed_likelihood import MixedLikelihood
 from .variational import _SITE_PRECISION_FLOOR
@@ -282,8 +282,8 @@ def sparse_variational_evidence(kernel: Kernel, X, inducing, likelihood, mean_wh
     p = Z.shape[0]
     m = _check_mean(mean_whitened, "mean_whitened", p)
     S = _check_root(root_whitened, "root_whitened", p)
-    bound = _SparseBound(kernel, X, Z, mixed, _as_bool(eval_gradient, "eval_gradient"),
-                         kl_weight=_as_positive_float(kl_weight, "kl_weight"))
+    bound = _SparseBound(kernel, X, Z, mixed, as_bool(eval_gradient, "eval_gradient"),
+                         kl_weight=as_positive_float(kl_weight, "kl_weight"))
     return _result(bound, m, S, eval_gradient, 0, False)
 
 
@@ -302,13 +302,13 @@ def fit_sparse_variational(kernel: Kernel, X, inducing, likelihood, y=None, M=No
     """
     X, Z, mixed = _check_problem(kernel, X, inducing, likelihood, y, M)
     p = Z.shape[0]
-    max_iter = _as_positive_int(max_iter, "max_iter")
-    tol = _as_positive_float(tol, "tol")
-    eval_gradient = _as_bool(eval_gradient, "eval_gradient")
+    max_iter = as_positive_int(max_iter, "max_iter")
+    tol = as_positive_float(tol, "tol")
+    eval_gradient = as_bool(eval_gradient, "eval_gradient")
     m = None if mean0 is None else _check_mean(mean0, "mean0", p)
     S = None if root0 is None else _check_root(root0, "root0", p)
     return _fit_sparse_variational_trusted(kernel, X, Z, mixed, m, S, eval_gradient, max_iter,
-                                          tol, warn, _as_positive_float(kl_weight, "kl_weight"))
+                                          tol, warn, as_positive_float(kl_weight, "kl_weight"))
 
 
 def _fit_sparse_variational_trusted(kernel, X, Z, mixed, m, S, eval_gradient, max_iter, tol,
@@ -404,7 +404,7 @@ def _mixed_for(likelihood, y, M, n: int) -> MixedLikelihood:
             raise ValueError(f"y: expected {n} observations (one per row of X, as M is None), "
                              f"got {y.size}")
         M = np.eye(n)
-    M = _as_float_array(M, "M", ndim=2)
+    M = as_float_array(M, "M", ndim=2)
     if M.shape != (y.size, n):
         raise ValueError(f"M: expected shape ({y.size}, {n}) (one row per observation, one "
                          f"column per row of X), got {M.shape}")
@@ -477,7 +477,7 @@ class SparseVariationalGP(VariationalModel):
         self.inducing = _check_inducing(kernel, inducing)
         super().__init__(kernel, likelihood, priors, learn_likelihood=learn_likelihood,
                          kl_weight=kl_weight, max_iter=max_iter, tol=tol)
-        self.warm_start = _as_bool(warm_start, "warm_start")
+        self.warm_start = as_bool(warm_start, "warm_start")
         self.X_items: np.ndarray | None = None
         self.result: SparseVariationalEvidence | None = None
 
@@ -523,7 +523,7 @@ class SparseVariationalGP(VariationalModel):
         """The ELBO maximised over q(v) at ``kernel`` and ``mixed``, warm-started from the
         latest q(v), with its kernel gradient when ``eval_gradient``
         (:meth:`VariationalModel.evidence`)."""
-        eval_gradient = _as_bool(eval_gradient, "eval_gradient")
+        eval_gradient = as_bool(eval_gradient, "eval_gradient")
         result = self._run(kernel, self.X_items, mixed, self._warm, eval_gradient, warn)
         self._warm = (result.mean_whitened, result.root_whitened)
         return result

@@ -65,8 +65,8 @@ from scipy.linalg import cho_solve, solve_triangular
 from scipy.optimize import minimize
 
 from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter, log_det_from_cholesky
-from ..validation import (_as_float_array, _as_positive_float, _as_positive_int,
-                          _warn_deprecated)
+from ..validation import (as_float_array, as_positive_float, as_positive_int,
+                          warn_deprecated)
 from ..gp.inputs import as_inputs, check_exact_size
 from ..gp.prediction import LatentGaussian
 from ..gp.prediction import (check_latent_problem as _check_latent_problem,
@@ -120,11 +120,11 @@ def _check_variational_starts(alpha0, site_precision0, n: int, m: int):
     """The warm starts of a variational fit, each None or checked: ``alpha0`` (n,) weights and
     ``site_precision0`` (m,) positive precisions."""
     if alpha0 is not None:
-        alpha0 = _as_float_array(alpha0, "alpha0", ndim=1)
+        alpha0 = as_float_array(alpha0, "alpha0", ndim=1)
         if alpha0.size != n:
             raise ValueError(f"alpha0: expected {n} weights (one per item), got {alpha0.size}")
     if site_precision0 is not None:
-        lam = site_precision0 = _as_float_array(site_precision0, "site_precision0", ndim=1)
+        lam = site_precision0 = as_float_array(site_precision0, "site_precision0", ndim=1)
         if lam.size != m or np.any(lam <= 0):
             raise ValueError(f"site_precision0: expected {m} positive precisions (one per row "
                              f"of M), got {lam.size} values, smallest {lam.min():g}")
@@ -175,7 +175,7 @@ class VariationalEvidence:
         """Deprecated, removed in the next release: ``value`` (the same number at kl_weight 1;
         at another weight the ELBO is ``expected_log_likelihood - kl``, which this returns).
         The exercises of lecture 07 as released before issue 60 read this name."""
-        _warn_deprecated("VariationalEvidence.elbo", "value")
+        warn_deprecated("VariationalEvidence.elbo", "value")
         return self.expected_log_likelihood - self.kl
 
 
@@ -317,9 +317,9 @@ def fit_variational(K, likelihood, y=None, M=None, *, alpha0=None, site_precisio
     teaching device, module docstring) maximises E - kl_weight * KL instead of the ELBO.
     """
     K, mixed = _as_mixed(likelihood, y, M, K)
-    max_iter = _as_positive_int(max_iter, "max_iter")
-    tol = _as_positive_float(tol, "tol")
-    kl_weight = _as_positive_float(kl_weight, "kl_weight")
+    max_iter = as_positive_int(max_iter, "max_iter")
+    tol = as_positive_float(tol, "tol")
+    kl_weight = as_positive_float(kl_weight, "kl_weight")
     alpha0, site_precision0 = _check_variational_starts(alpha0, site_precision0, K.shape[0],
                                                        mixed.n_rows)
     return _fit_variational_trusted(K, mixed, alpha0, site_precision0, dK, max_iter, tol, warn,
@@ -364,12 +364,12 @@ def variational_evidence(K, likelihood, alpha, site_precision, y=None, M=None, d
     as :func:`fit_variational` (with ``kl_weight``, the gradients are those of
     ``result.value``, E - kl_weight KL)."""
     K, mixed = _as_mixed(likelihood, y, M, K)
-    bound = _Bound(K, mixed, kl_weight=_as_positive_float(kl_weight, "kl_weight"))
-    alpha = _as_float_array(alpha, "alpha", ndim=1)
+    bound = _Bound(K, mixed, kl_weight=as_positive_float(kl_weight, "kl_weight"))
+    alpha = as_float_array(alpha, "alpha", ndim=1)
     if alpha.size != bound.K.shape[0]:
         raise ValueError(f"alpha: expected {bound.K.shape[0]} weights (one per item), got "
                          f"{alpha.size}")
-    lam = _as_float_array(site_precision, "site_precision", ndim=1)
+    lam = as_float_array(site_precision, "site_precision", ndim=1)
     if lam.size != mixed.n_rows or np.any(lam <= 0):
         raise ValueError(f"site_precision: expected {mixed.n_rows} positive precisions (one per "
                          f"row of M), got {lam.size} values, smallest {lam.min():g}")
@@ -380,7 +380,7 @@ def variational_elbo(K, likelihood, alpha, site_precision, y=None, M=None, dK=No
                      kl_weight: float = 1.0) -> VariationalEvidence:
     """Deprecated, removed in the next release: ``variational_evidence`` (the same result;
     the exercises of lecture 07 as released before issue 60 called this name)."""
-    _warn_deprecated("variational_elbo", "variational_evidence")
+    warn_deprecated("variational_elbo", "variational_evidence")
     return variational_evidence(K, likelihood, alpha, site_precision, y, M, dK,
                                 kl_weight=kl_weight)
 

@@ -37,7 +37,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..validation import RngLike, _as_positive_float, _as_positive_int
+from ..validation import RngLike, as_positive_float, as_positive_int
 from ..gp.kernel_base import Kernel
 from ..gp.optimise import (HyperparameterFit, check_priors, negative_log_posterior,
                            optimise_hyperparameters)
@@ -70,9 +70,9 @@ class VariationalModel(ModelParameters):
         self.kernel, self.likelihood = kernel, likelihood
         self._learned = self._check_learned(learn_likelihood)
         self.priors = self._check_priors(priors)
-        self.kl_weight = _as_positive_float(kl_weight, "kl_weight")
-        self.max_iter = _as_positive_int(max_iter, "max_iter")
-        self.tol = _as_positive_float(tol, "tol")
+        self.kl_weight = as_positive_float(kl_weight, "kl_weight")
+        self.max_iter = as_positive_int(max_iter, "max_iter")
+        self.tol = as_positive_float(tol, "tol")
         self.X_train: np.ndarray | None = None
         self.mixed: MixedLikelihood | None = None
         self.result = None

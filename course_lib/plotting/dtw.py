@@ -15,7 +15,7 @@ from matplotlib.collections import LineCollection
 from ..dtw.alignment import DTWResult
 from ..dtw.subsequence import SubsequenceMatch, SubsequenceResult
 from ..dtw.term_discovery import SegmentalDTWResult
-from ..validation import _as_float_array, _as_positive_float, _as_positive_int, _as_waveform
+from ..validation import as_float_array, as_positive_float, as_positive_int, as_waveform
 from .colour import _COURSE_COLOURS
 
 __all__ = ["plot_cost_matrix", "plot_alignment_path", "plot_dtw_result", "plot_frame_mapping",
@@ -30,7 +30,7 @@ def plot_cost_matrix(ax, matrix, *, title: str = "", cmap: str = "viridis",
     Rows (frames of the first sequence, ``row_label``) run up the vertical axis, columns
     (frames of the second, ``col_label``) along the horizontal one.
     """
-    matrix = _as_float_array(matrix, "matrix", ndim=2, allow_inf="+inf")
+    matrix = as_float_array(matrix, "matrix", ndim=2, allow_inf="+inf")
     shown = np.ma.masked_invalid(matrix)
     colormap = _colormap(cmap)
     image = ax.imshow(shown, origin="lower", aspect="auto", cmap=colormap,
@@ -46,7 +46,7 @@ def plot_cost_matrix(ax, matrix, *, title: str = "", cmap: str = "viridis",
 
 def _path(path, lengths: tuple[int, int] | None = None) -> np.ndarray:
     """A warping path as an (L, 2) array of whole-number (i, j) rows (within ``lengths``)."""
-    path = _as_float_array(path, "path", ndim=2)
+    path = as_float_array(path, "path", ndim=2)
     if path.shape[1] != 2 or np.any(path != np.round(path)) or np.any(path < 0):
         raise ValueError(f"path: expected (L, 2) rows of frame indices (i, j) >= 0, got shape "
                          f"{path.shape}")
@@ -85,9 +85,9 @@ def plot_dtw_result(ax, result: DTWResult, *, which: str = "accumulated", title:
 def plot_waveform(ax, waveform, sample_rate: float, *, color: str = "C0", title: str = "",
                   max_points: int = 4000):
     """Waveform against time in seconds (long signals are thinned to ``max_points`` for speed)."""
-    waveform = _as_waveform(waveform, "waveform")
-    sample_rate = _as_positive_float(sample_rate, "sample_rate")
-    max_points = _as_positive_int(max_points, "max_points")
+    waveform = as_waveform(waveform, "waveform")
+    sample_rate = as_positive_float(sample_rate, "sample_rate")
+    max_points = as_positive_int(max_points, "max_points")
     step = max(1, len(waveform) // max_points)
     t = np.arange(0, len(waveform), step) / sample_rate
     ax.plot(t, waveform[::step], color=color, lw=0.6)
@@ -107,10 +107,10 @@ def plot_frame_mapping(ax, x, y, path, *, every: int = 1, x_name: str = "x",
     for every ``every``-th pair (i, j) of ``path``.
     """
     # 1-D input is a sequence of scalar frames, as in course_lib.dtw.alignment
-    x = _as_float_array(x, "x", ndim=(1, 2))
-    y = _as_float_array(y, "y", ndim=(1, 2))
+    x = as_float_array(x, "x", ndim=(1, 2))
+    y = as_float_array(y, "y", ndim=(1, 2))
     path = _path(path, (len(x), len(y)))
-    every = _as_positive_int(every, "every")
+    every = as_positive_int(every, "every")
     x = x[:, None] if x.ndim == 1 else x
     y = y[:, None] if y.ndim == 1 else y
     ax.imshow(x.T, extent=(0, len(x), 2.0, 3.0), aspect="auto", cmap=cmap, origin="lower",
@@ -167,7 +167,7 @@ def plot_segmental_dtw(ax, result: SegmentalDTWResult, *, threshold: float | Non
     ``threshold`` is checked as :meth:`SegmentalDTWResult.discovered` checks it (> 0).
     """
     # a NaN threshold would mark no fragment as discovered, silently
-    threshold = None if threshold is None else _as_positive_float(threshold, "threshold")
+    threshold = None if threshold is None else as_positive_float(threshold, "threshold")
     plot_cost_matrix(ax, result.cost, row_label=f"{x_name} frame i", col_label=f"{y_name} frame j")
     found = False
     for fragment in result.fragments:

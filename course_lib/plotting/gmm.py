@@ -17,8 +17,8 @@ from ..gmm.gaussian import as_covariance, gaussian_log_density
 from ..gmm.em import score_samples
 from ..gmm.mixture import GMMParams
 from ..gmm.clustering import assign_clusters
-from ..validation import (_as_float_array, _as_positive_float, _as_positive_int,
-                          _warn_deprecated)
+from ..validation import (as_float_array, as_positive_float, as_positive_int,
+                          warn_deprecated)
 from .colour import _COURSE_COLOURS
 
 __all__ = ["component_colours", "plot_gaussian_contours", "plot_gaussian_1d",
@@ -40,12 +40,12 @@ def plot_gaussian_contours(ax, mean, cov, *, levels=(1.0, 2.0, 3.0), color="k",
     With Sigma = L L^T the ellipse {x : (x - mu)^T Sigma^{-1} (x - mu) = r^2} is
     x = mu + r L u for u on the unit circle. ``cov`` is (2, 2) or (2,) variances.
     """
-    mean = _as_float_array(mean, "mean", ndim=1)
+    mean = as_float_array(mean, "mean", ndim=1)
     if mean.shape != (2,):
         raise ValueError(f"mean: expected a 2-D mean (2,), got shape {mean.shape}")
-    cov = _as_float_array(cov, "cov", ndim=(1, 2))
+    cov = as_float_array(cov, "cov", ndim=(1, 2))
     cov = as_covariance(cov, 2, "full" if cov.ndim == 2 else "diag", name="cov")
-    levels = _as_float_array(levels, "levels", ndim=(0, 1)).reshape(-1)
+    levels = as_float_array(levels, "levels", ndim=(0, 1)).reshape(-1)
     if np.any(levels <= 0):
         raise ValueError("levels: expected Mahalanobis radii > 0")
     L = cholesky(cov, lower=True) if cov.ndim == 2 else np.diag(np.sqrt(cov))
@@ -60,10 +60,10 @@ def plot_gaussian_contours(ax, mean, cov, *, levels=(1.0, 2.0, 3.0), color="k",
 def plot_gaussian_1d(ax, mean: float, var: float, samples=None, *, x_range=None,
                      bins: int = 30, color="C0"):
     """The density N(x | mean, var) as a curve, over a histogram of ``samples`` if given."""
-    mean = float(_as_float_array(mean, "mean", ndim=0))
-    var = _as_positive_float(var, "var")
+    mean = float(as_float_array(mean, "mean", ndim=0))
+    var = as_positive_float(var, "var")
     if samples is not None:
-        samples = _as_float_array(samples, "samples")
+        samples = as_float_array(samples, "samples")
     sd = np.sqrt(var)
     lo, hi = x_range if x_range is not None else (mean - 4 * sd, mean + 4 * sd)
     x = np.linspace(lo, hi, 400)
@@ -112,8 +112,8 @@ def plot_responsibilities(ax, X, resp, params: GMMParams | None = None, *, size:
     With ``params`` each component's mean (x) and 1-, 2-sigma contours are drawn in its
     colour. ``dims`` picks the two columns to show.
     """
-    X = _as_float_array(X, "X", ndim=2)
-    resp = _as_float_array(resp, "resp", ndim=2)
+    X = as_float_array(X, "X", ndim=2)
+    resp = as_float_array(resp, "resp", ndim=2)
     if resp.shape[0] != X.shape[0]:
         raise ValueError(f"resp: expected one row per point ({X.shape[0]}), got shape "
                          f"{resp.shape}")
@@ -165,8 +165,8 @@ def plot_log_likelihood_trace(ax, trace, *, n_items: int | None = None, item: st
     data sizes), ``item`` names them on the axis; ``reference`` (e.g. the log-likelihood of the
     model that generated the data, on the same scale) is a dashed line.
     """
-    trace = _as_float_array(trace, "trace", ndim=1)
-    n_items = None if n_items is None else _as_positive_int(n_items, "n_items")
+    trace = as_float_array(trace, "trace", ndim=1)
+    n_items = None if n_items is None else as_positive_int(n_items, "n_items")
     scale = n_items or 1
     ax.plot(np.arange(trace.size), trace / scale, "o-", markersize=3, label=label,
             **line_kwargs)
@@ -186,7 +186,7 @@ def plot_loglik_trace(ax, trace, *, n_items: int | None = None, item: str = "fra
                       label: str | None = None, **line_kwargs):
     """Deprecated, removed in the next release: ``plot_log_likelihood_trace`` (the exercises
     of lecture 02 as released before issue 60 called this name)."""
-    _warn_deprecated("plot_loglik_trace", "plot_log_likelihood_trace")
+    warn_deprecated("plot_loglik_trace", "plot_log_likelihood_trace")
     return plot_log_likelihood_trace(ax, trace, n_items=n_items, item=item, label=label,
                                      **line_kwargs)
 
@@ -210,14 +210,14 @@ def plot_model_selection(ax, n_components, train_scores, dev_scores, *, best_ind
 
 def _candidates(n_components) -> np.ndarray:
     """Candidate numbers of components: whole numbers >= 1, one per score."""
-    values = _as_float_array(n_components, "n_components", ndim=1)
+    values = as_float_array(n_components, "n_components", ndim=1)
     if np.any(values != np.round(values)) or np.any(values < 1):
         raise ValueError("n_components: expected whole numbers of components >= 1")
     return values.astype(np.int64)
 
 
 def _scores(scores, name: str, n_components: np.ndarray) -> np.ndarray:
-    scores = _as_float_array(scores, name, ndim=1)
+    scores = as_float_array(scores, name, ndim=1)
     if scores.shape != n_components.shape:
         raise ValueError(f"{name}: expected one value per candidate K ({n_components.size}), "
                          f"got {scores.size}")
@@ -256,12 +256,12 @@ def plot_kmeans_state(ax, X, centroids, labels, *, previous=None, regions: bool 
     arrows. ``regions`` shades the plane by nearest centroid (the Voronoi cells the next
     assignment step uses).
     """
-    X = _as_float_array(X, "X", ndim=2)
-    centroids = _as_float_array(centroids, "centroids", ndim=2)
+    X = as_float_array(X, "X", ndim=2)
+    centroids = as_float_array(centroids, "centroids", ndim=2)
     if X.shape[1] != 2 or centroids.shape[1] != 2:
         raise ValueError(f"X: expected 2-D points and centroids (two columns each), got shapes "
                          f"{X.shape} and {centroids.shape}")
-    labels = _as_float_array(labels, "labels", ndim=1)
+    labels = as_float_array(labels, "labels", ndim=1)
     if labels.shape != (X.shape[0],) or np.any(labels != np.round(labels)) or \
             np.any(labels < 0) or np.any(labels >= centroids.shape[0]):
         raise ValueError(f"labels: expected one cluster 0..{centroids.shape[0] - 1} per point "
@@ -293,8 +293,8 @@ def plot_kmeans_state(ax, X, centroids, labels, *, previous=None, regions: bool 
 def plot_distortion_trace(ax, distortions, *, n_items: int | None = None, item: str = "point",
                           **line_kwargs):
     """k-means distortion J after each iteration t (t = 0: the initial assignment)."""
-    values = _as_float_array(distortions, "distortions", ndim=1)
-    n_items = None if n_items is None else _as_positive_int(n_items, "n_items")
+    values = as_float_array(distortions, "distortions", ndim=1)
+    n_items = None if n_items is None else as_positive_int(n_items, "n_items")
     values = values / n_items if n_items else values
     ax.plot(np.arange(len(values)), values, "o-", markersize=3, **line_kwargs)
     ax.set_xlabel("k-means iteration t")

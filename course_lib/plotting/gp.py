@@ -13,8 +13,8 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 from ..gp.kernel_base import Kernel
 from ..gp.optimise import HyperparameterFit
 from ..gp.evidence_surface import EvidenceSurface
-from ..validation import (_as_float_array, _as_positive_float, _check_choice, _check_length,
-                          _warn_deprecated)
+from ..validation import (as_float_array, as_positive_float, check_choice, check_length,
+                          warn_deprecated)
 from .colour import _series_marker
 
 __all__ = ["plot_kernel_function", "plot_samples", "plot_gp_posterior", "plot_evidence_surface",
@@ -25,7 +25,7 @@ __all__ = ["plot_kernel_function", "plot_samples", "plot_gp_posterior", "plot_ev
 def _flat(x, name: str) -> np.ndarray:
     """One-dimensional inputs, (n,) or (n, 1), as a vector (the x axis of a 1-D figure; the
     Unit 5-6 figures take it too)."""
-    x = _as_float_array(x, name, ndim=(1, 2))
+    x = as_float_array(x, name, ndim=(1, 2))
     if x.ndim == 2:
         if x.shape[1] != 1:
             raise ValueError(f"{name}: expected one-dimensional inputs, shape (n,) or (n, 1); "
@@ -49,7 +49,7 @@ def plot_samples(ax, x, samples, color: str = "C0", alpha: float = 0.8, label: s
     """Draw function samples (rows of ``samples``, shape (n_samples, n)) against x."""
     x = _flat(x, "x")
     samples = np.atleast_2d(samples)
-    _check_length(samples.T, "samples", x.size, "x")
+    check_length(samples.T, "samples", x.size, "x")
     for index, sample in enumerate(samples):
         ax.plot(x, sample, color=color, lw=1.0, alpha=alpha,
                 label=label if index == 0 else None)
@@ -63,14 +63,14 @@ def plot_gp_posterior(ax, x_test, mean, var, X_train=None, y_train=None, samples
     """Mean, +-``n_sigma`` bands of f* (dark) and of y* = f* + noise (light, if noise > 0),
     optional posterior samples and the training data."""
     x = _flat(x_test, "x_test")
-    mean = _check_length(np.asarray(mean, dtype=float), "mean", x.size, "x_test")
-    var = _check_length(np.asarray(var, dtype=float), "var", x.size, "x_test")
+    mean = check_length(np.asarray(mean, dtype=float), "mean", x.size, "x_test")
+    var = check_length(np.asarray(var, dtype=float), "var", x.size, "x_test")
     sd = np.sqrt(np.maximum(var, 0.0))
     if samples is not None:
-        _check_length(np.atleast_2d(samples).T, "samples", x.size, "x_test")
+        check_length(np.atleast_2d(samples).T, "samples", x.size, "x_test")
     if X_train is not None and y_train is not None:
         X_train = _flat(X_train, "X_train")
-        y_train = _check_length(np.asarray(y_train, dtype=float), "y_train", X_train.size,
+        y_train = check_length(np.asarray(y_train, dtype=float), "y_train", X_train.size,
                                 "X_train")
     if noise_variance > 0:
         sd_y = np.sqrt(sd ** 2 + noise_variance)
@@ -98,7 +98,7 @@ def plot_evidence_surface(ax, surface: EvidenceSurface, levels: int = 20, curren
     12) separates neighbouring optima, the default 100 shows the whole landscape. Tick labels
     are plain numbers (0.01, 0.1, 1), not powers of ten.
     """
-    depth = _as_positive_float(depth, "depth")
+    depth = as_positive_float(depth, "depth")
     values = surface.values
     finite = np.isfinite(values)
     top = values[finite].max()
@@ -124,7 +124,7 @@ def plot_lml_surface(ax, surface: EvidenceSurface, levels: int = 20, current=Non
                      cmap="viridis", depth: float = 100.0):
     """Deprecated, removed in the next release: ``plot_evidence_surface`` (the exercises of
     lecture 04 as released before issue 48 called this name)."""
-    _warn_deprecated("plot_lml_surface", "plot_evidence_surface")
+    warn_deprecated("plot_lml_surface", "plot_evidence_surface")
     return plot_evidence_surface(ax, surface, levels, current, cmap, depth)
 
 
@@ -137,7 +137,7 @@ def plot_evidence_terms(ax, surface: EvidenceSurface, row: int = 0):
 
     The maximum of the total is marked with a dot.
     """
-    _check_choice(row, "row", range(surface.y_values.size))
+    check_choice(row, "row", range(surface.y_values.size))
     x = surface.x_values
     total, fit, complexity = (surface.values[row], surface.data_fit[row],
                               surface.complexity[row])
@@ -162,8 +162,8 @@ def plot_optimiser_runs(ax, fit: HyperparameterFit, x_name: str, y_name: str,
 
     Starts outside the current axis limits are still drawn (matplotlib clips them).
     """
-    _check_choice(x_name, "x_name", fit.param_names)
-    _check_choice(y_name, "y_name", fit.param_names)
+    check_choice(x_name, "x_name", fit.param_names)
+    check_choice(y_name, "y_name", fit.param_names)
     ix, iy = fit.param_names.index(x_name), fit.param_names.index(y_name)
     starts, ends = np.exp(fit.starts), np.exp(fit.ends)
     for index, (start, end) in enumerate(zip(starts, ends)):
@@ -195,10 +195,10 @@ def plot_timings(ax, timings, slopes=None):
     """
     slopes = dict(slopes or {})
     for name in slopes:
-        _check_choice(name, "slopes", tuple(timings))
+        check_choice(name, "slopes", tuple(timings))
     for index, (label, (sizes, seconds)) in enumerate(timings.items()):
-        sizes = _as_float_array(sizes, "sizes", ndim=1)
-        seconds = _as_float_array(seconds, "seconds", ndim=1)
+        sizes = as_float_array(sizes, "sizes", ndim=1)
+        seconds = as_float_array(seconds, "seconds", ndim=1)
         if sizes.shape != seconds.shape:
             raise ValueError(f"seconds: expected shape {sizes.shape} like the sizes of "
                              f"{label!r}, got {seconds.shape}")

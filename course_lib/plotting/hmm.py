@@ -18,7 +18,7 @@ import numpy as np
 from matplotlib.colors import Normalize
 from matplotlib.patches import Circle, FancyArrowPatch, Rectangle
 
-from ..validation import _as_float_array, _check_length
+from ..validation import as_float_array, check_length
 from .colour import _text_colours
 from .gmm import plot_log_likelihood_trace
 
@@ -39,15 +39,15 @@ def plot_posteriors(ax, gamma, *, true_states=None, path=None, state_names=None,
 
     Optional overlays: the true (sampled) states as white dots, a decoded path as a red line.
     """
-    gamma = _as_float_array(gamma, "gamma", ndim=2)
+    gamma = as_float_array(gamma, "gamma", ndim=2)
     T, N = gamma.shape
     image = ax.imshow(gamma.T, aspect="auto", cmap=cmap, vmin=0.0, vmax=1.0,
                       interpolation="nearest")
     if true_states is not None:
-        true_states = _check_length(np.asarray(true_states), "true_states", T, "row of gamma")
+        true_states = check_length(np.asarray(true_states), "true_states", T, "row of gamma")
         ax.plot(np.arange(T), true_states, "o", color="white", ms=3, label="true state")
     if path is not None:
-        path = _check_length(np.asarray(path), "path", T, "row of gamma")
+        path = check_length(np.asarray(path), "path", T, "row of gamma")
         ax.plot(np.arange(T), path, "-", color="C3", lw=1.5, label="Viterbi path")
     if true_states is not None or path is not None:
         ax.legend(loc="upper right", fontsize=8)
@@ -102,7 +102,7 @@ def render_baum_welch(trace, hmm, *, reference: float | None = None,
     ``trace[k] = log P(O | lambda_k)`` (e.g. ``BaumWelchStepper.log_likelihood_trace``),
     ``hmm`` the current model; ``reference`` is drawn as a dashed line.
     """
-    trace = _as_float_array(trace, "trace", ndim=1)
+    trace = as_float_array(trace, "trace", ndim=1)
     # a fixed layout (no constrained layout): the explorer redraws this figure on every step
     fig = plt.figure(figsize=(11, 3.6))
     grid = fig.add_gridspec(2, 3, height_ratios=[1, 4], left=0.08, right=0.98, bottom=0.13,
@@ -162,7 +162,7 @@ def plot_symbol_sequence(ax, symbols, *, states=None, symbol_names=None, state_n
     ticks = list(range(M))
     labels = _names(symbol_names, M)
     if states is not None:
-        states = _check_length(np.asarray(states), "states", T, "symbol")
+        states = check_length(np.asarray(states), "states", T, "symbol")
         offset = M + 1
         ax.step(np.arange(T), np.asarray(states) + offset, where="mid", color="C1",
                 label="hidden state q_t")
@@ -233,7 +233,7 @@ def plot_viterbi_segmentation(ax, features, path, *, title: str = "Viterbi segme
     frame where the state changes and each segment is labelled with its state, so one sees
     which stretch of the utterance each HMM state accounts for.
     """
-    features = _as_float_array(features, "features", ndim=2)
+    features = as_float_array(features, "features", ndim=2)
     path = np.asarray(path)
     T = features.shape[0]
     if path.shape != (T,):
@@ -299,7 +299,7 @@ def plot_accuracy_grid(ax, accuracy, row_values, col_values, *, row_name: str = 
     The colours span the grid's own range (the differences are small); every cell shows its
     value, and ``best`` = (row index, column index) is outlined.
     """
-    accuracy = _as_float_array(accuracy, "accuracy", ndim=2)
+    accuracy = as_float_array(accuracy, "accuracy", ndim=2)
     R, C = accuracy.shape
     if len(row_values) != R or len(col_values) != C:
         raise ValueError(f"row_values: expected {R} row and {C} column values to match "

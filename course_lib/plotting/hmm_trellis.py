@@ -23,7 +23,7 @@ from matplotlib import colormaps
 from matplotlib.colors import Normalize
 from matplotlib.patches import Rectangle
 
-from ..validation import _as_float_array
+from ..validation import as_float_array
 from .colour import _text_colours
 from .hmm import _names
 
@@ -90,7 +90,7 @@ _PROBABILITY_SLACK = 1e-9
 
 def _log_values(values) -> np.ndarray:
     """Log values for the trellis: finite or -inf (log 0); NaN and +inf are refused."""
-    return _as_float_array(values, "values", ndim=2, allow_inf="-inf")
+    return as_float_array(values, "values", ndim=2, allow_inf="-inf")
 
 
 def _trellis_values(values, log_values: bool) -> tuple[np.ndarray, Normalize]:
@@ -101,7 +101,7 @@ def _trellis_values(values, log_values: bool) -> tuple[np.ndarray, Normalize]:
         finite = values[np.isfinite(values)]
         low, high = (finite.min(), finite.max()) if finite.size else (-1.0, 0.0)
         return values, Normalize(low - 1.0 if low == high else low, high)
-    values = _as_float_array(values, "values", ndim=2)
+    values = as_float_array(values, "values", ndim=2)
     if values.min() < -_PROBABILITY_SLACK or values.max() > 1 + _PROBABILITY_SLACK:
         raise ValueError(f"values: probabilities must lie in [0, 1], got "
                          f"[{values.min():.3g}, {values.max():.3g}] (pass log_values=True "

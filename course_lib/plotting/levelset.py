@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from ..validation import _as_float_array
+from ..validation import as_float_array
 
 __all__ = ["QUERY_COLOUR", "plot_map", "plot_contours", "plot_trials", "plot_f1_trace",
            "plot_detection_curve"]
@@ -29,9 +29,9 @@ _YES_COLOUR, _NO_COLOUR = "#d95f02", "#1b9e77"   # orange and teal: apart for co
 
 def _grid_values(axis_x, axis_y, values):
     """A map's two axes and its values, checked: one row of ``values`` per ``axis_y`` point."""
-    axis_x = _as_float_array(axis_x, "axis_x", ndim=1)
-    axis_y = _as_float_array(axis_y, "axis_y", ndim=1)
-    values = _as_float_array(values, "values", ndim=2)
+    axis_x = as_float_array(axis_x, "axis_x", ndim=1)
+    axis_y = as_float_array(axis_y, "axis_y", ndim=1)
+    values = as_float_array(values, "values", ndim=2)
     if values.shape != (axis_y.size, axis_x.size):
         raise ValueError(f"values: expected shape ({axis_y.size}, {axis_x.size}) (rows follow "
                          f"axis_y), got {values.shape}")
@@ -75,12 +75,12 @@ def plot_trials(ax, X, answers, *, constraints=None, query=None, size: float = 4
     open teal circles), the constraint locations ``constraints`` (m, 2) as small grey
     diamonds, and the next ``query`` (2,) as a magenta star; any of them may be None/empty."""
     if constraints is not None and np.size(constraints):
-        C = _as_float_array(constraints, "constraints", ndim=2)
+        C = as_float_array(constraints, "constraints", ndim=2)
         ax.plot(C[:, 0], C[:, 1], "D", ms=size * 0.9, color="0.75", mec="k", mew=0.5,
                 zorder=4, clip_on=False)
     if X is not None and np.size(X):
-        X = _as_float_array(X, "X", ndim=2)
-        answers = _as_float_array(answers, "answers", ndim=1)
+        X = as_float_array(X, "X", ndim=2)
+        answers = as_float_array(answers, "answers", ndim=1)
         if answers.size != X.shape[0]:
             raise ValueError(f"answers: expected one answer per row of X ({X.shape[0]}), got "
                              f"{answers.size}")
@@ -90,7 +90,7 @@ def plot_trials(ax, X, answers, *, constraints=None, query=None, size: float = 4
         ax.plot(X[~yes, 0], X[~yes, 1], "o", ms=size, mfc="none", mec=_NO_COLOUR, mew=1.3,
                 zorder=5, clip_on=False)
     if query is not None:
-        query = _as_float_array(query, "query", ndim=1)
+        query = as_float_array(query, "query", ndim=1)
         ax.plot(query[0], query[1], "*", ms=size * 3.6, color=QUERY_COLOUR, mec="k", mew=0.8,
                 zorder=6, clip_on=False)
     return ax
@@ -99,8 +99,8 @@ def plot_trials(ax, X, answers, *, constraints=None, query=None, size: float = 4
 def plot_f1_trace(ax, n_trials, f1, *, n_initial: int = 0, x_max: int | None = None):
     """F1 of the estimated set after each trial (``n_trials`` and ``f1``, equal lengths; F1 in
     [0, 1]) as a line with dots, the initial (non-active) trials shaded grey."""
-    n_trials = _as_float_array(n_trials, "n_trials", ndim=1, allow_empty=True)
-    f1 = _as_float_array(f1, "f1", ndim=1, allow_empty=True)
+    n_trials = as_float_array(n_trials, "n_trials", ndim=1, allow_empty=True)
+    f1 = as_float_array(f1, "f1", ndim=1, allow_empty=True)
     if n_trials.size != f1.size:
         raise ValueError(f"f1: expected one value per entry of n_trials ({n_trials.size}), got "
                          f"{f1.size}")
@@ -129,22 +129,22 @@ def plot_detection_curve(ax, levels, p_heard, *, p_low=None, p_high=None, target
     ``target`` probability (grey line) and the threshold estimate ``threshold_level`` (blue
     vertical line), the answered levels ``X`` (t,) as a rug at 1 (heard) and 0 (not heard), the
     constraint levels as grey diamonds at 0 and the next ``query`` level as a magenta line."""
-    levels = _as_float_array(levels, "levels", ndim=1)
-    p_heard = _as_float_array(p_heard, "p_heard", ndim=1)
+    levels = as_float_array(levels, "levels", ndim=1)
+    p_heard = as_float_array(p_heard, "p_heard", ndim=1)
     if p_low is not None and p_high is not None:
-        ax.fill_between(levels, _as_float_array(p_low, "p_low", ndim=1),
-                        _as_float_array(p_high, "p_high", ndim=1), color="C0", alpha=0.18,
+        ax.fill_between(levels, as_float_array(p_low, "p_low", ndim=1),
+                        as_float_array(p_high, "p_high", ndim=1), color="C0", alpha=0.18,
                         lw=0, label="95 % band of Phi(f)")
     if true_p is not None:
-        ax.plot(levels, _as_float_array(true_p, "true_p", ndim=1), "--", color=_TRUE_COLOUR,
+        ax.plot(levels, as_float_array(true_p, "true_p", ndim=1), "--", color=_TRUE_COLOUR,
                 lw=1.2, label="simulated listener")
     ax.plot(levels, p_heard, color="C0", lw=2, label="model: Phi(posterior mean of f)")
     ax.axhline(target, color="0.5", lw=0.8, ls=":")
     if threshold_level is not None:
         ax.axvline(float(threshold_level), color="C0", lw=1.2)
     if X is not None and np.size(X):
-        X = _as_float_array(X, "X", ndim=1)
-        answers = _as_float_array(answers, "answers", ndim=1)
+        X = as_float_array(X, "X", ndim=1)
+        answers = as_float_array(answers, "answers", ndim=1)
         if answers.size != X.size:
             raise ValueError(f"answers: expected one answer per level in X ({X.size}), got "
                              f"{answers.size}")
@@ -154,7 +154,7 @@ def plot_detection_curve(ax, levels, p_heard, *, p_low=None, p_high=None, target
         ax.plot(X[~yes], np.zeros((~yes).sum()), "|", ms=12, mew=1.6, color=_NO_COLOUR,
                 clip_on=False, zorder=5)
     if constraint_levels is not None and np.size(constraint_levels):
-        C = _as_float_array(constraint_levels, "constraint_levels", ndim=1)
+        C = as_float_array(constraint_levels, "constraint_levels", ndim=1)
         ax.plot(C, np.zeros(C.size), "D", ms=6, color="0.75", mec="k", mew=0.6, clip_on=False,
                 zorder=6)
     if query is not None:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..validation import _as_float_array, _check_length
+from ..validation import as_float_array, check_length
 from .colour import _series_linestyle
 
 __all__ = ["plot_elbo_ledger", "plot_latent_band", "plot_constraints", "plot_binary_answers",
@@ -37,7 +37,7 @@ def plot_elbo_ledger(ax, names: Sequence[str], expected_log_likelihoods, kl: flo
     """Bars: each data type's expected log-likelihood (``names``, ``expected_log_likelihoods``),
     then ``-kl_weight * kl`` and the objective, their sum. ``kl_weight`` 1 is the ELBO; any other
     value is labelled as a re-weighted KL. Each bar carries its value."""
-    values = _as_float_array(expected_log_likelihoods, "expected_log_likelihoods", ndim=1)
+    values = as_float_array(expected_log_likelihoods, "expected_log_likelihoods", ndim=1)
     if len(names) != values.size:
         raise ValueError(f"names: expected {values.size} names (one per expected "
                          f"log-likelihood), got {len(names)}")
@@ -65,15 +65,15 @@ def plot_latent_band(ax, x, mean, var, *, truth=None, colour: str = "C0",
                      label: str = "posterior mean ± 2 sd"):
     """Posterior mean and a +-2 sd band of a latent over 1-D inputs ``x``; ``truth`` (same
     length) dashed in black."""
-    x = _as_float_array(x, "x")
+    x = as_float_array(x, "x")
     x = x[:, 0] if x.ndim == 2 else x
-    mean = _check_length(_as_float_array(mean, "mean", ndim=1), "mean", x.size, "x")
-    var = _check_length(_as_float_array(var, "var", ndim=1), "var", x.size, "x")
+    mean = check_length(as_float_array(mean, "mean", ndim=1), "mean", x.size, "x")
+    var = check_length(as_float_array(var, "var", ndim=1), "var", x.size, "x")
     sd = np.sqrt(np.maximum(var, 0.0))
     ax.fill_between(x, mean - 2 * sd, mean + 2 * sd, color=colour, alpha=0.2, lw=0)
     ax.plot(x, mean, color=colour, lw=2, label=label)
     if truth is not None:
-        truth = _check_length(_as_float_array(truth, "truth", ndim=1), "truth", x.size, "x")
+        truth = check_length(as_float_array(truth, "truth", ndim=1), "truth", x.size, "x")
         ax.plot(x, truth, "k--", lw=1.2, label="true latent")
     ax.set_xlabel("x")
     ax.set_ylabel("latent f(x)")
@@ -83,12 +83,12 @@ def plot_latent_band(ax, x, mean, var, *, truth=None, colour: str = "C0",
 def plot_constraints(ax, x, targets, noise_sd, *, colour: str = "C3",
                      label: str = "constraint ± 2σ"):
     """Constraint pseudo-observations: ``targets`` at ``x`` with error bars of 2 ``noise_sd``."""
-    x = _as_float_array(x, "x")
+    x = as_float_array(x, "x")
     x = x[:, 0] if x.ndim == 2 else x
-    targets = _check_length(_as_float_array(targets, "targets", ndim=1), "targets", x.size, "x")
-    noise_sd = _as_float_array(noise_sd, "noise_sd", ndim=(0, 1))
+    targets = check_length(as_float_array(targets, "targets", ndim=1), "targets", x.size, "x")
+    noise_sd = as_float_array(noise_sd, "noise_sd", ndim=(0, 1))
     if noise_sd.ndim:      # one sd for all, or one per constraint
-        _check_length(noise_sd, "noise_sd", x.size, "x")
+        check_length(noise_sd, "noise_sd", x.size, "x")
     ax.errorbar(x, targets, yerr=2 * noise_sd, fmt="D", color=colour,
                 ms=6, capsize=4, lw=1.5, label=label, zorder=5)
     return ax
@@ -97,9 +97,9 @@ def plot_constraints(ax, x, targets, noise_sd, *, colour: str = "C3",
 def plot_binary_answers(ax, x, answers, *, colour: str = "C2", label: str = "yes / no answers"):
     """Yes/no answers at 1-D ``x``: ticks along the top of the axis for 1, the bottom for 0
     (axes coordinates, so they never move the data limits)."""
-    x = _as_float_array(x, "x")
+    x = as_float_array(x, "x")
     x = x[:, 0] if x.ndim == 2 else x
-    answers = _check_length(_as_float_array(answers, "answers", ndim=1), "answers", x.size, "x")
+    answers = check_length(as_float_array(answers, "answers", ndim=1), "answers", x.size, "x")
     transform = ax.get_xaxis_transform()
     ax.plot(x[answers == 1], np.full(int(np.sum(answers == 1)), 0.97), "|", color=colour,
             ms=12, mew=1.5, transform=transform, label=label)
@@ -111,15 +111,15 @@ def plot_binary_answers(ax, x, answers, *, colour: str = "C2", label: str = "yes
 def plot_likert_levels(ax, z, probabilities, cut_points, *, cap: float | None = None):
     """P(level i | z) for every level (columns of ``probabilities``, shape (len(z), l)) against
     z; the cut points +-c_i as dotted lines and, if given, ``cap`` as a horizontal line."""
-    z = _as_float_array(z, "z", ndim=1)
-    probabilities = _as_float_array(probabilities, "probabilities", ndim=2)
+    z = as_float_array(z, "z", ndim=1)
+    probabilities = as_float_array(probabilities, "probabilities", ndim=2)
     if probabilities.shape[0] != z.size:
         raise ValueError(f"probabilities: expected {z.size} rows (one per z), got "
                          f"{probabilities.shape[0]}")
     for level in range(probabilities.shape[1]):
         ax.plot(z, probabilities[:, level], lw=2, color=f"C{level}", ls=_series_linestyle(level),
                 label=f"level {level}")
-    for cut in _as_float_array(cut_points, "cut_points", ndim=1)[1:]:
+    for cut in as_float_array(cut_points, "cut_points", ndim=1)[1:]:
         for side in (-cut, cut):
             ax.axvline(side, color="0.6", lw=0.8, ls=":")
     if cap is not None:
@@ -166,8 +166,8 @@ def plot_levels_by_strength(ax, levels, strength, *, n_levels: int = 3,
     0 .. ``n_levels`` - 1 (spread sideways so that equal values stay visible), each column
     labelled with its name and count; ``cut_points`` (a confidence likelihood's, from 0) as
     dotted lines: the strengths where that model expects the next level."""
-    levels = _as_float_array(levels, "levels", ndim=1)
-    strength = _as_float_array(strength, "strength", ndim=1)
+    levels = as_float_array(levels, "levels", ndim=1)
+    strength = as_float_array(strength, "strength", ndim=1)
     if strength.size != levels.size:
         raise ValueError(f"strength: expected one per level ({levels.size}), got "
                          f"{strength.size}")
@@ -181,7 +181,7 @@ def plot_levels_by_strength(ax, levels, strength, *, n_levels: int = 3,
         spread = (np.arange(in_level.size) * _GOLDEN) % 1.0 - 0.5
         ax.plot(level + 0.5 * spread, in_level, "o", color=f"C{level}", alpha=0.75, ms=5)
     if cut_points is not None:
-        for index, cut in enumerate(_as_float_array(cut_points, "cut_points", ndim=1)[1:]):
+        for index, cut in enumerate(as_float_array(cut_points, "cut_points", ndim=1)[1:]):
             ax.axhline(cut, color="0.5", lw=0.8, ls=":",
                        label="the model's cut points" if index == 0 else None)
     ax.set_xticks(range(n_levels), [f"{name}\n{count} pair{'' if count == 1 else 's'}"
@@ -196,8 +196,8 @@ def plot_paired_scores(ax, first, second, *, names: Sequence[str] = ("choices on
                        ylabel: str = "score"):
     """One score of two models on the same splits: ``first`` and ``second`` (one value per
     split) as points at x = 0 and 1 joined per split, the means as wide black bars."""
-    first = _as_float_array(first, "first", ndim=1)
-    second = _as_float_array(second, "second", ndim=1)
+    first = as_float_array(first, "first", ndim=1)
+    second = as_float_array(second, "second", ndim=1)
     if second.size != first.size:
         raise ValueError(f"second: expected one score per split ({first.size}), got "
                          f"{second.size}")

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..validation import _check_choice
+from ..validation import check_choice
 from .colour import _COURSE_COLOURS, _series_linestyle, _series_marker
 
 __all__ = [
@@ -97,7 +97,7 @@ def plot_regret(ax, result, study: str = "2d", *, groups=None, which: str = "reg
     (``band``). ``which``: ``"regret"`` (in the IRF the listener was drawn with) or
     ``"heard_regret"`` (in the utility a pathological listener answers by at the end)."""
     summary = _study(result, study)
-    _check_choice(which, "which", ("regret", "heard_regret"))
+    check_choice(which, "which", ("regret", "heard_regret"))
     x = np.asarray(summary["comparisons"])
     for index, group in enumerate(_groups(summary, groups)):
         curve = summary["groups"][group].get(which)

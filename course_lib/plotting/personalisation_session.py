@@ -17,7 +17,7 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.ticker import FixedLocator, MaxNLocator, NullLocator
 
-from ..validation import _as_float_array, _as_positive_float, _check_length
+from ..validation import as_float_array, as_positive_float, check_length
 from .colour import _series_linestyle
 from .levelset import _grid_values
 
@@ -60,9 +60,9 @@ def plot_comparisons(ax, first, second, answers, *, colour: str = "0.85"):
     """One segment per comparison between its two settings ((m, 2) ``first`` and ``second``,
     the two shown coordinates) with a dot at the preferred end (answer > 0.5: first; < 0.5:
     second; 0.5: none)."""
-    first = _as_float_array(first, "first", ndim=2)
-    second = _as_float_array(second, "second", ndim=2)
-    answers = _as_float_array(answers, "answers", ndim=1)
+    first = as_float_array(first, "first", ndim=2)
+    second = as_float_array(second, "second", ndim=2)
+    answers = as_float_array(answers, "answers", ndim=1)
     if not first.shape == second.shape == (answers.size, 2):
         raise ValueError(f"second: expected shape ({answers.size}, 2) like first, got "
                          f"{second.shape} and first {first.shape}")
@@ -83,13 +83,13 @@ def plot_session_marks(ax, *, incumbent=None, pair=None, optimum=None,
     the listener's hidden optimum (black-edged cross); each is a point with the two shown
     coordinates, ``pair`` a (2, 2) array (A, B), any of them None to leave it out."""
     if optimum is not None:
-        ax.plot(*_as_float_array(optimum, "optimum", ndim=1), "X", ms=10, color="#e7298a",
+        ax.plot(*as_float_array(optimum, "optimum", ndim=1), "X", ms=10, color="#e7298a",
                 mec="k", mew=0.8, zorder=6, label="hidden optimum")
     if incumbent is not None:
-        ax.plot(*_as_float_array(incumbent, "incumbent", ndim=1), "*", ms=14,
+        ax.plot(*as_float_array(incumbent, "incumbent", ndim=1), "*", ms=14,
                 color=_INCUMBENT_COLOUR, mec="k", mew=0.8, zorder=7, label="incumbent")
     if pair is not None:
-        pair = _as_float_array(pair, "pair", ndim=2)
+        pair = as_float_array(pair, "pair", ndim=2)
         low, high = ax.get_ylim()
         for letter, point, side in zip("AB", pair, (-9, 9)):
             # above the point, or below it in the top quarter (clear of the title)
@@ -111,12 +111,12 @@ def plot_convergence_measure(ax, measure, smoothed, *, threshold: float,
     the random start (grey band) and the answer from which the session counts as settled
     (green line). Labelled in place rather than by a legend (a legend is slow to lay out, and
     this panel is redrawn after every answer)."""
-    measure = _as_float_array(measure, "measure", ndim=1, allow_empty=True)
-    smoothed = _check_length(_as_float_array(smoothed, "smoothed", ndim=1, allow_empty=True),
+    measure = as_float_array(measure, "measure", ndim=1, allow_empty=True)
+    smoothed = check_length(as_float_array(smoothed, "smoothed", ndim=1, allow_empty=True),
                              "smoothed", measure.size, "measure")
     answers = np.arange(1, measure.size + 1)
     # a NaN threshold would draw no line at all, silently; settled_at refuses it too
-    ax.axhline(_as_positive_float(threshold, "threshold"), color="0.4", ls="--", lw=1)
+    ax.axhline(as_positive_float(threshold, "threshold"), color="0.4", ls="--", lw=1)
     ax.axvspan(0.5, n_random + 0.5, color="0.9", lw=0)
     ax.text(0.7, 2e-4, "random\nstart", fontsize="xx-small", color="0.35")
     if measure.size:
@@ -141,12 +141,12 @@ def plot_equaliser_curves(ax, frequencies, responses_db: dict, *, band_frequenci
     """Frequency responses in dB (``responses_db``: label -> values at ``frequencies`` Hz) on
     a log frequency axis, coloured by :data:`_PAIR_COLOURS` when the label starts with A or B,
     each in its own line style, and labelled above the axes (the first label highest); thin lines at the bands' centre or corner frequencies."""
-    frequencies = _as_float_array(frequencies, "frequencies", ndim=1)
+    frequencies = as_float_array(frequencies, "frequencies", ndim=1)
     for f in band_frequencies:
         ax.axvline(f, color="0.85", lw=0.8, zorder=0)
     for k, (label, values) in enumerate(responses_db.items()):
         colour = _PAIR_COLOURS.get(label[:1], "0.3")
-        values = _as_float_array(values, "responses_db", ndim=1)
+        values = as_float_array(values, "responses_db", ndim=1)
         ax.semilogx(frequencies, values, lw=2, color=colour, ls=_series_linestyle(k))
         ax.text(0.0, 1.03 + 0.13 * (len(responses_db) - 1 - k), label,
                 transform=ax.transAxes, va="bottom", fontsize="small", color=colour,

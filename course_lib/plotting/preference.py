@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from matplotlib.patches import Ellipse
 
-from ..validation import _as_float_array, _check_length
+from ..validation import as_float_array, check_length
 from .colour import _series_linestyle
 from .gp import _flat
 
@@ -42,7 +42,7 @@ def plot_likelihood(ax, z, log_likelihood, *, label: str | None = None, color: s
                     **line_kwargs):
     """Draw p(y | z) = exp(``log_likelihood``) against z = f(first) - f(second)."""
     z = _flat(z, "z")
-    log_likelihood = _check_length(_as_float_array(log_likelihood, "log_likelihood"),
+    log_likelihood = check_length(as_float_array(log_likelihood, "log_likelihood"),
                                    "log_likelihood", z.size, "z")
     ax.plot(z, np.exp(log_likelihood), color=color,
             label=label, **({"lw": 2} | line_kwargs))
@@ -61,7 +61,7 @@ def _spans(mask: np.ndarray):
 def shade_negative(ax, z, curvature, *, label: str | None = "w < 0 (not log-concave)"):
     """Shade, in ``_NEGATIVE_COLOUR``, the z where the curvature w(z) is negative."""
     z = _flat(z, "z")
-    w = _as_float_array(curvature, "curvature")
+    w = as_float_array(curvature, "curvature")
     for index, (start, stop) in enumerate(_spans(w < 0)):
         ax.axvspan(z[start], z[stop], color=_NEGATIVE_COLOUR, alpha=0.15, lw=0,
                    label=label if index == 0 else None)
@@ -73,7 +73,7 @@ def plot_curvature(ax, z, curvature, *, color: str = "C0", label: str | None = N
     """Draw the curvature w(z) = -d^2 log p(y | z) / dz^2 and shade, in ``_NEGATIVE_COLOUR``,
     the z where it is negative (log p is convex there: not log-concave)."""
     z = _flat(z, "z")
-    w = _check_length(_as_float_array(curvature, "curvature"), "curvature", z.size, "z")
+    w = check_length(as_float_array(curvature, "curvature"), "curvature", z.size, "z")
     ax.plot(z, w, color=color, lw=2, label=label)
     ax.axhline(0.0, color="0.5", lw=0.8)
     if shade:
@@ -162,7 +162,7 @@ def plot_acquisition(ax, x, values: Mapping[str, np.ndarray], *, incumbent: floa
     x = _flat(x, "x")
     for index, (label, curve) in enumerate(values.items()):
         colour = f"C{index + 2}"
-        curve = _check_length(_as_float_array(curve, label), f"values[{label!r}]", x.size, "x")
+        curve = check_length(as_float_array(curve, label), f"values[{label!r}]", x.size, "x")
         ax.plot(x, curve, color=colour, lw=2, ls=_series_linestyle(index), label=label)
         if picks is not None and label in picks:
             at = int(np.argmin(np.abs(x - picks[label])))

@@ -15,7 +15,7 @@ from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
 from ..metrics import check_scale
-from ..validation import _as_float_array
+from ..validation import as_float_array
 from .colour import _text_colours
 
 _GOP_MAP = "cividis"
@@ -83,7 +83,7 @@ def _plot_panel_distribution(ax, distribution, mean: float, interval_50, interva
     behind them the bands of ``rubric`` ((low, high, name, meaning) per band)."""
     low, high = check_scale(scale)
     scores = np.arange(low, high + 1)
-    distribution = _as_float_array(distribution, "distribution", ndim=1)
+    distribution = as_float_array(distribution, "distribution", ndim=1)
     if distribution.shape != scores.shape or np.any(distribution < 0):
         raise ValueError(f"distribution: expected {scores.size} probabilities >= 0, one per "
                          f"score {low}..{high}")

@@ -18,7 +18,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter, NullLocator
 
 from ..raters.rater_data import RaterData
 from ..metrics import check_scale
-from ..validation import _as_float_array, _as_positive_float
+from ..validation import as_float_array, as_positive_float
 from .colour import _series_linestyle, _series_marker, _text_colours
 from .gp import _flat, plot_gp_posterior
 
@@ -96,15 +96,15 @@ def plot_noise_profile(ax, noise, curves: Mapping[str, np.ndarray], *, true_nois
     maps labels to line keyword arguments; ``legend_loc`` and ``legend_fontsize`` place and size
     the legend.
     """
-    noise = _as_float_array(noise, "noise", ndim=1)
+    noise = as_float_array(noise, "noise", ndim=1)
     if np.any(noise <= 0):
         raise ValueError("noise: the noise variances must be > 0 (log axis)")
-    depth = _as_positive_float(depth, "depth")
+    depth = as_positive_float(depth, "depth")
     styles = dict(styles or {})
     if not curves:
         raise ValueError("curves: expected at least one labelled curve")
     for index, (label, values) in enumerate(curves.items()):
-        values = _as_float_array(values, f"curves[{label!r}]", ndim=1)
+        values = as_float_array(values, f"curves[{label!r}]", ndim=1)
         if values.shape != noise.shape:
             raise ValueError(f"curves: {label!r} has {values.size} values, the grid noise has "
                              f"{noise.size}")
@@ -115,7 +115,7 @@ def plot_noise_profile(ax, noise, curves: Mapping[str, np.ndarray], *, true_nois
                         label=f"{label}: max at σ² = {noise[best]:.3g}", **style)
         ax.plot(noise[best], 0.0, "o", color=line.get_color(), ms=7)
     if true_noise is not None:
-        ax.axvline(_as_positive_float(true_noise, "true_noise"), color="0.5", ls=":", lw=1.5,
+        ax.axvline(as_positive_float(true_noise, "true_noise"), color="0.5", ls=":", lw=1.5,
                    label=f"{true_label} = {true_noise:.3g}")
     _plain_log_axis(ax, "x")
     ax.set_ylim(-depth, 0.08 * depth)
@@ -134,7 +134,7 @@ def plot_score_distribution(ax, counts, log_probabilities: Mapping[str, np.ndarr
     KL(raters || model) to its legend entry."""
     low, high = check_scale(scale)
     scores = np.arange(low, high + 1)
-    counts = _as_float_array(counts, "counts", ndim=1)
+    counts = as_float_array(counts, "counts", ndim=1)
     if counts.size != scores.size:
         raise ValueError(f"counts: expected one count per score {low}..{high} "
                          f"({scores.size}), got {counts.size}")
@@ -147,7 +147,7 @@ def plot_score_distribution(ax, counts, log_probabilities: Mapping[str, np.ndarr
     ax.bar(scores, counts / counts.sum(), width=0.8, color="0.8", edgecolor="0.5",
            label=f"raters ({counts.sum():g})")
     for index, (name, log_p) in enumerate(log_probabilities.items()):
-        log_p = _as_float_array(log_p, f"log_probabilities[{name!r}]", ndim=1, allow_inf="-inf")
+        log_p = as_float_array(log_p, f"log_probabilities[{name!r}]", ndim=1, allow_inf="-inf")
         if log_p.shape != scores.shape:
             raise ValueError(f"log_probabilities: {name!r} has {log_p.size} values, expected "
                              f"{scores.size}")
@@ -168,13 +168,13 @@ def plot_speedup(ax, n_raters, ratios: Mapping[str, np.ndarray], *, powers=(3,))
     R on log-log axes, one line per label of ``ratios``, with dashed guides R^p for each power
     in ``powers`` (R^3 is the flop ratio of the two Cholesky factorisations; at most four
     powers, each with its own line style)."""
-    n_raters = _as_float_array(n_raters, "n_raters", ndim=1)
+    n_raters = as_float_array(n_raters, "n_raters", ndim=1)
     if len(powers) > 4:
         raise ValueError(f"powers: at most 4 guide lines, got {len(powers)}")
     if np.any(n_raters < 1):
         raise ValueError("n_raters: expected numbers of raters >= 1")
     for index, (label, values) in enumerate(ratios.items()):
-        values = _as_float_array(values, f"ratios[{label!r}]", ndim=1)
+        values = as_float_array(values, f"ratios[{label!r}]", ndim=1)
         if values.shape != n_raters.shape:
             raise ValueError(f"ratios: {label!r} has {values.size} values, expected one per "
                              f"number of raters ({n_raters.size})")
@@ -199,12 +199,12 @@ def plot_noise_table(ax, learned, truth=None, at_floor=None, *, row_labels=None,
     each cell shows the learned value and, with ``truth``, the true one below it (beside it in
     brackets, smaller, for more than three rows); cells whose variance sits at the noise floor
     (``at_floor``, boolean, same shape) get a red frame."""
-    learned = np.atleast_2d(_as_float_array(learned, "learned"))
+    learned = np.atleast_2d(as_float_array(learned, "learned"))
     if learned.ndim != 2:
         raise ValueError(f"learned: expected a (regions, annotators) table, got shape "
                          f"{learned.shape}")
     if truth is not None:
-        truth = np.atleast_2d(_as_float_array(truth, "truth"))
+        truth = np.atleast_2d(as_float_array(truth, "truth"))
         if truth.shape != learned.shape:
             raise ValueError(f"truth: expected shape {learned.shape} like learned, got "
                              f"{truth.shape}")
@@ -277,7 +277,7 @@ def plot_annotator_fit(ax, x_test, mean, var, *, gold=None, X=None, data: RaterD
         plot_regions(ax, X, regions)
     plot_gp_posterior(ax, x_test, mean, var, color=color, n_sigma=n_sigma)
     if gold is not None:
-        gold = _as_float_array(gold, "gold", ndim=1)
+        gold = as_float_array(gold, "gold", ndim=1)
         if gold.shape != x_test.shape:
             raise ValueError(f"gold: expected one value per test input ({x_test.size}), got "
                              f"{gold.size}")

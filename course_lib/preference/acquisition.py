@@ -95,8 +95,8 @@ from scipy.optimize import minimize
 
 from ..gp.inputs import as_inputs, check_exact_size
 from ..linalg import sample_gaussian
-from ..validation import (RngLike, _as_bool, _as_float_array, _as_positive_int, _as_rng,
-                          _check_choice)
+from ..validation import (RngLike, as_bool, as_float_array, as_positive_int, as_rng,
+                          check_choice)
 
 
 __all__ = ["expected_improvement", "incumbent", "improvement_moments", "univariate_ei",
@@ -119,9 +119,9 @@ def expected_improvement(mean, var, best=0.0) -> np.ndarray:
     is computed as s exp(log phi(u) + log(1 + u sqrt(pi/2) erfcx(-u / sqrt 2))) (no
     cancellation, no underflow of phi(u) before the product with s); s = 0 gives max(m, 0).
     """
-    mean = _as_float_array(mean, "mean")
-    var = _as_float_array(var, "var")
-    best = _as_float_array(best, "best")
+    mean = as_float_array(mean, "mean")
+    var = as_float_array(var, "var")
+    best = as_float_array(best, "best")
     try:
         mean, var, best = np.broadcast_arrays(mean, var, best)
     except ValueError:
@@ -184,7 +184,7 @@ def _best_input(model, x_best) -> np.ndarray:
     d = model.X_train.shape[1]
     if x_best is None:
         return _incumbent(model)[1]
-    x_best = _as_float_array(x_best, "x_best", ndim=(1, 2))
+    x_best = as_float_array(x_best, "x_best", ndim=(1, 2))
     if x_best.size != d:
         raise ValueError(f"x_best: expected one setting with {d} coordinates, got shape "
                          f"{x_best.shape}")
@@ -217,7 +217,7 @@ def univariate_ei(model, X, best=None) -> np.ndarray:
     if best is None:
         best = float(np.max(model.posterior.mean))
     else:
-        best = _as_float_array(best, "best", ndim=0)
+        best = as_float_array(best, "best", ndim=0)
     mean, var = model.predict(X)
     return expected_improvement(mean, np.maximum(var, 0.0), best)
 
@@ -254,7 +254,7 @@ def bivariate_ei_gradient(model, X, x_best=None) -> tuple[np.ndarray, np.ndarray
     Lecture 06, section 6 (Choosing the next comparison): bEI maximised by L-BFGS-B."""
     model = _check_model(model)
     d = model.X_train.shape[1]
-    X = _as_float_array(X, "X", ndim=(1, 2))
+    X = as_float_array(X, "X", ndim=(1, 2))
     X = X.reshape(1, -1) if X.ndim == 1 else X
     X = as_inputs(X, "X", d)
     z = _best_input(model, x_best)[None, :]
@@ -296,10 +296,10 @@ def multinomial_sample(values, *, rng: RngLike = None) -> int:
     what "no setting is expected to improve" honestly means; the convergence measure is what reports
     that the session has settled.
     """
-    values = _as_float_array(values, "values", ndim=1)
+    values = as_float_array(values, "values", ndim=1)
     if np.any(values < 0):
         raise ValueError("values: must be >= 0 (expected improvements)")
-    rng = _as_rng(rng)
+    rng = as_rng(rng)
     with np.errstate(over="ignore"):
         total = values.sum()
     if not np.isfinite(total):
@@ -330,7 +330,7 @@ def thompson_sample(model, X_grid, *, rng: RngLike = None) -> int:
     model = _check_model(model)
     X_grid = as_inputs(X_grid, "X_grid", model.X_train.shape[1])
     check_thompson_size(X_grid.shape[0], "X_grid")
-    rng = _as_rng(rng)
+    rng = as_rng(rng)
     mean, cov = model.predict(X_grid, full_cov=True)
     draw = sample_gaussian(mean, cov, 1, rng=rng)[0]
     return int(np.argmax(draw))
@@ -421,7 +421,7 @@ class AcquisitionMaximum:
 
 
 def _check_box(bounds, d: int) -> np.ndarray:
-    bounds = _as_float_array(bounds, "bounds", ndim=2)
+    bounds = as_float_array(bounds, "bounds", ndim=2)
     if bounds.shape != (d, 2):
         raise ValueError(f"bounds: expected shape ({d}, 2) (low, high per parameter), got "
                          f"{bounds.shape}")
@@ -444,18 +444,18 @@ def maximise_acquisition(model, bounds, *, X_grid=None, n_restarts: int = 5,
     model = _check_model(model)
     d = model.X_train.shape[1]
     bounds = _check_box(bounds, d)
-    n_restarts = _as_positive_int(n_restarts, "n_restarts")
-    max_iter = _as_positive_int(max_iter, "max_iter")
-    snap = _as_bool(snap, "snap")
+    n_restarts = as_positive_int(n_restarts, "n_restarts")
+    max_iter = as_positive_int(max_iter, "max_iter")
+    snap = as_bool(snap, "snap")
     if X_grid is not None:
         X_grid = as_inputs(X_grid, "X_grid", d)
     if starts is None:
         starts = "grid" if X_grid is not None else "random"
-    _check_choice(starts, "starts", {"grid", "random"})
+    check_choice(starts, "starts", {"grid", "random"})
     if (starts == "grid" or snap) and X_grid is None:
         raise ValueError(f"X_grid: needed for {'snap' if snap else 'starts=grid'}")
     z = _best_input(model, x_best)
-    rng = _as_rng(rng)
+    rng = as_rng(rng)
 
     grid_values = None
     if starts == "grid":

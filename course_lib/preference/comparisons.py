@@ -44,7 +44,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
-from ..validation import _as_float_array, _as_positive_float, _check_choice, _listed_rows
+from ..validation import as_float_array, as_positive_float, check_choice, listed_rows
 from ..gp.inputs import as_inputs
 
 __all__ = ["Comparisons", "DisconnectedComparisonsWarning", "KINDS"]
@@ -61,18 +61,18 @@ class DisconnectedComparisonsWarning(UserWarning):
 
 def _item_indices(values, name: str, n_items: int, allow_none: bool = False) -> np.ndarray:
     """Whole-number indices 0..n_items-1 (``_NO_SECOND`` too when ``allow_none``)."""
-    arr = _as_float_array(values, name, ndim=1)
+    arr = as_float_array(values, name, ndim=1)
     low = _NO_SECOND if allow_none else 0
     invalid = (arr != np.round(arr)) | (arr < low) | (arr >= n_items)
     if invalid.any():
         bad = int(np.flatnonzero(invalid)[0])
         raise ValueError(f"{name}: expected item indices 0..{n_items - 1} (rows of X), "
-                         f"{_listed_rows(invalid)} hold {arr[bad]:g}")
+                         f"{listed_rows(invalid)} hold {arr[bad]:g}")
     return arr.astype(np.int64)
 
 
 def _check_answers(y, kind: str, m: int) -> np.ndarray:
-    y = _as_float_array(y, "y", ndim=1).copy()
+    y = as_float_array(y, "y", ndim=1).copy()
     if y.size != m:
         raise ValueError(f"y: expected {m} answers (one per comparison), got {y.size}")
     if kind == "pair-binary":
@@ -86,7 +86,7 @@ def _check_answers(y, kind: str, m: int) -> np.ndarray:
         bad = np.zeros(m, dtype=bool)
         want = ""
     if bad.any():
-        raise ValueError(f"y: kind {kind!r} needs {want}; {_listed_rows(bad)} hold "
+        raise ValueError(f"y: kind {kind!r} needs {want}; {listed_rows(bad)} hold "
                          f"{y[bad][0]:g}")
     return y
 
@@ -146,7 +146,7 @@ class Comparisons:
     """
 
     def __init__(self, X, first, second, y, *, kind: str = "pair-binary"):
-        self.kind = _check_choice(kind, "kind", KINDS)
+        self.kind = check_choice(kind, "kind", KINDS)
         self.X = as_inputs(X, "X").copy()
         n = self.X.shape[0]
         self.first = _item_indices(first, "first", n)
@@ -157,7 +157,7 @@ class Comparisons:
                 if np.any(second != _NO_SECOND):
                     raise ValueError(f"second: kind 'bounded' rates one item per row; pass "
                                      f"second=None (got an item index in "
-                                     f"{_listed_rows(second != _NO_SECOND)})")
+                                     f"{listed_rows(second != _NO_SECOND)})")
             self.second = np.full(m, _NO_SECOND, dtype=np.int64)
         else:
             if second is None:
@@ -169,7 +169,7 @@ class Comparisons:
                              f"{self.second.size}")
         same = self.first == self.second
         if same.any():
-            raise ValueError(f"second: {_listed_rows(same)} compare an item with itself (item "
+            raise ValueError(f"second: {listed_rows(same)} compare an item with itself (item "
                              f"{self.first[same][0]}); a comparison needs two different items")
         self.y = _check_answers(y, self.kind, m)
         for array in (self.X, self.first, self.second, self.y):
@@ -185,7 +185,7 @@ class Comparisons:
         ``X_second``), merging items whose inputs agree within ``tol`` in every coordinate
         (the same setting presented twice is one item). Items are numbered in order of first
         appearance, reading ``X_first[0], X_second[0], X_first[1], ...``."""
-        tol = _as_positive_float(tol, "tol", allow_zero=True)
+        tol = as_positive_float(tol, "tol", allow_zero=True)
         A = as_inputs(X_first, "X_first")
         B = as_inputs(X_second, "X_second", A.shape[1])
         if A.shape[0] != B.shape[0]:
@@ -197,7 +197,7 @@ class Comparisons:
         first, second = index[0::2], index[1::2]
         same = first == second
         if same.any():
-            raise ValueError(f"X_second: {_listed_rows(same)} present the same item as X_first "
+            raise ValueError(f"X_second: {listed_rows(same)} present the same item as X_first "
                              f"(inputs equal within tol={tol:g}); a comparison needs two "
                              "different items")
         return cls(items, first, second, y, kind=kind)
@@ -206,7 +206,7 @@ class Comparisons:
     def from_ratings(cls, X, y, *, tol: float = _DEFAULT_TOL) -> "Comparisons":
         """Bounded ratings in [0, 1] of single items (rows of ``X``, one per rating), as
         identity rows of M; repeated settings (within ``tol``) become one item."""
-        tol = _as_positive_float(tol, "tol", allow_zero=True)
+        tol = as_positive_float(tol, "tol", allow_zero=True)
         X = as_inputs(X, "X")
         items, index = _consolidate(X, tol)
         return cls(items, index, None, y, kind="bounded")
@@ -237,7 +237,7 @@ class Comparisons:
 
     def differences(self, f) -> np.ndarray:
         """z = M f without forming M: f(first) - f(second) (f(first) for single items)."""
-        f = _as_float_array(f, "f", ndim=1)
+        f = as_float_array(f, "f", ndim=1)
         if f.size != self.n_items:
             raise ValueError(f"f: expected {self.n_items} values (one per item), got {f.size}")
         z = f[self.first].copy()

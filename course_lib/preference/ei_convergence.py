@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import _as_float_array, _as_positive_float, _as_positive_int
+from ..validation import as_float_array, as_positive_float, as_positive_int
 from ..gp.inputs import as_inputs
 from ..gp.kernel_base import Kernel
 
@@ -23,10 +23,10 @@ def average_ei_path(history, window: int = 4) -> np.ndarray:
     """Running mean of a per-iteration EI summary (grid mean of bEI, or the path mean of
     :class:`AcquisitionMaximum`) over the last ``window`` iterations (Nielsen et al., 4-D: 4); the
     first ``window - 1`` entries average what is available."""
-    history = _as_float_array(history, "history", ndim=1)
+    history = as_float_array(history, "history", ndim=1)
     if np.any(history < 0):
         raise ValueError("history: expected improvements must be >= 0")
-    window = _as_positive_int(window, "window")
+    window = as_positive_int(window, "window")
     cumulative = np.concatenate([[0.0], np.cumsum(history)])
     index = np.arange(1, history.shape[0] + 1)
     lower = np.maximum(index - window, 0)
@@ -55,7 +55,7 @@ def settled_at(history, *, threshold: float, window: int = 4) -> int | None:
     (a listener who keeps a clearly non-zero EI: inconsistent, or cannot hear differences).
     The thesis gives no threshold: :func:`settling_threshold` is the course's, relative to the
     utility scale."""
-    threshold = _as_positive_float(threshold, "threshold")
+    threshold = as_positive_float(threshold, "threshold")
     smoothed = average_ei_path(history, window)
     above = np.flatnonzero(smoothed >= threshold)
     first = 0 if above.size == 0 else int(above[-1]) + 1

@@ -100,7 +100,7 @@ from dataclasses import dataclass, field
 
 from ..gp.prediction import LatentGaussian, check_latent_problem
 from ..linalg import NotPositiveDefiniteError, log_det_from_cholesky
-from ..validation import _as_float_array, _as_positive_float, _as_positive_int
+from ..validation import as_float_array, as_positive_float, as_positive_int
 from .tilted_distributions import _likelihood_bump, tilted_moments_trusted
 
 
@@ -200,8 +200,8 @@ def _check_sites(sites0, m):
     if not isinstance(sites0, tuple) or len(sites0) != 2:
         raise TypeError("sites0: expected a pair (tau, nu) of site parameters, e.g. "
                         "(result.tau, result.nu) of an earlier fit")
-    tau = _as_float_array(sites0[0], "sites0", ndim=1)
-    nu = _as_float_array(sites0[1], "sites0", ndim=1)
+    tau = as_float_array(sites0[0], "sites0", ndim=1)
+    nu = as_float_array(sites0[1], "sites0", ndim=1)
     if tau.shape != (m,) or nu.shape != (m,):
         raise ValueError(f"sites0: expected two arrays of shape ({m},) (one site per row), got "
                          f"{tau.shape} and {nu.shape}")
@@ -242,12 +242,12 @@ def expectation_propagation(K, M, likelihood, y, *, sites0=None, damping: float 
     sweep had their negative precisions set to 0.
     """
     problem = _check_problem(K, M, likelihood, y)
-    damping = _as_positive_float(damping, "damping", allow_zero=True)
+    damping = as_positive_float(damping, "damping", allow_zero=True)
     if damping >= 1.0:
         raise ValueError(f"damping: expected a weight in [0, 1) for the old site (1 would never "
                          f"move), got {damping:g}")
-    max_iter = _as_positive_int(max_iter, "max_iter")
-    tol = _as_positive_float(tol, "tol")
+    max_iter = as_positive_int(max_iter, "max_iter")
+    tol = as_positive_float(tol, "tol")
     tau, nu = _check_sites(sites0, problem.y.size)
     state, tau, nu, n_iter, clipped, damping = _sweeps(problem, tau, nu, damping, max_iter, tol)
     n_clipped = int(np.count_nonzero(clipped))
@@ -417,7 +417,7 @@ class EPResult:
         counterpart."""
         problem, state = self._problem, self._state
         n = self.mean.shape[0]
-        dK = _as_float_array(dK, "dK", ndim=3, allow_empty=True)
+        dK = as_float_array(dK, "dK", ndim=3, allow_empty=True)
         if dK.shape[1:] != (n, n):
             raise ValueError(f"dK: expected shape (P, {n}, {n}) (one kernel derivative per "
                              f"hyper-parameter), got {dK.shape}")

@@ -14,8 +14,8 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.special import logsumexp
 
-from ..linalg import _as_square_matrix, cholesky_with_jitter
-from ..validation import _as_positive_float, _as_float_array
+from ..linalg import as_square_matrix, cholesky_with_jitter
+from ..validation import as_positive_float, as_float_array
 from .likelihoods import Likelihood
 
 __all__ = ["GridPosterior", "grid_posterior", "two_item_prior"]
@@ -52,11 +52,11 @@ def grid_posterior(K, M, likelihood: Likelihood, y, axes) -> GridPosterior:
     a Riemann sum in log space. The reference that the Laplace (and EP) approximations are
     judged against; accurate when the grids cover the posterior's mass and resolve its
     width."""
-    K = _as_square_matrix(K, "K")
+    K = as_square_matrix(K, "K")
     n = K.shape[0]
     if n > 3:
         raise ValueError(f"K: a grid posterior is for 1 to 3 items, got {n}")
-    M = _as_float_array(M, "M", ndim=2)
+    M = as_float_array(M, "M", ndim=2)
     if M.shape[1] != n:
         raise ValueError(f"M: expected {n} columns (one per item), got shape {M.shape}")
     if not isinstance(likelihood, Likelihood):
@@ -67,7 +67,7 @@ def grid_posterior(K, M, likelihood: Likelihood, y, axes) -> GridPosterior:
         raise ValueError(f"y: expected {M.shape[0]} answers (one per row of M), got {y.shape}")
     if len(axes) != n:
         raise ValueError(f"axes: expected {n} grids (one per item), got {len(axes)}")
-    axes = tuple(_as_float_array(a, f"axes[{k}]", ndim=1) for k, a in enumerate(axes))
+    axes = tuple(as_float_array(a, f"axes[{k}]", ndim=1) for k, a in enumerate(axes))
     for k, a in enumerate(axes):
         steps = np.diff(a)
         if a.size < 3 or np.any(steps <= 0) or np.ptp(steps) > 1e-9 * steps[0]:
@@ -96,8 +96,8 @@ def two_item_prior(prior_sd: float, correlation: float) -> np.ndarray:
     """Prior covariance of two items' utilities: prior_sd^2 [[1, rho], [rho, 1]] (two settings
     whose kernel correlation is rho). Their difference z has prior variance
     2 prior_sd^2 (1 - rho)."""
-    prior_sd = _as_positive_float(prior_sd, "prior_sd")
-    correlation = float(_as_float_array(correlation, "correlation", ndim=0))
+    prior_sd = as_positive_float(prior_sd, "prior_sd")
+    correlation = float(as_float_array(correlation, "correlation", ndim=0))
     if not -1.0 < correlation < 1.0:
         raise ValueError(f"correlation: expected a value in (-1, 1), got {correlation:g}")
     return prior_sd ** 2 * np.array([[1.0, correlation], [correlation, 1.0]])

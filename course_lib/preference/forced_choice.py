@@ -14,7 +14,7 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 from scipy.stats import binom
 
-from ..validation import _as_positive_float, _as_positive_int
+from ..validation import as_positive_float, as_positive_int
 
 __all__ = ["ForcedChoiceTest", "forced_choice_test", "forced_choice_threshold"]
 
@@ -73,11 +73,11 @@ def forced_choice_test(wins: int, n: int, *, level: float = 0.001) -> ForcedChoi
     listener who always chose the baseline is significant too, for the baseline. The p-value:
     :func:`_two_tailed_p`.
     """
-    n = _as_positive_int(n, "n")
-    wins = _as_positive_int(wins, "wins", minimum=0)
+    n = as_positive_int(n, "n")
+    wins = as_positive_int(wins, "wins", minimum=0)
     if wins > n:
         raise ValueError(f"wins: must be <= n = {n}, got {wins}")
-    level = _as_positive_float(level, "level")
+    level = as_positive_float(level, "level")
     if level >= 1:
         raise ValueError(f"level: must be < 1, got {level}")
     p_value = _two_tailed_p(wins, n)
@@ -94,8 +94,8 @@ def forced_choice_threshold(n: int, *, level: float = 0.001) -> int | None:
     is the smallest j with P(X > j) <= level / 2, so k = j + 1); the exact p-value of
     :func:`forced_choice_test` then settles the boundary (strict ``<``, round-off), one or two
     steps at most, instead of trying every k from n / 2 up (minutes at n = 10^7)."""
-    n = _as_positive_int(n, "n")
-    level = _as_positive_float(level, "level")
+    n = as_positive_int(n, "n")
+    level = as_positive_float(level, "level")
     if level >= 1:
         raise ValueError(f"level: must be < 1, got {level}")
     k = max(int(binom.isf(level / 2.0, n, 0.5)) + 1, n // 2)

@@ -52,7 +52,7 @@ from collections.abc import Callable
 
 from ..gp.prediction import LatentGaussian, check_latent_problem
 from ..linalg import NotPositiveDefiniteError
-from ..validation import _as_float_array, _as_positive_float, _as_positive_int, _check_choice
+from ..validation import as_float_array, as_positive_float, as_positive_int, check_choice
 from ._newton_system import FactorisedSystem, NewtonSystem, _FORMS
 from .likelihoods import Likelihood, LikelihoodTerms
 
@@ -326,10 +326,10 @@ class _Step:
 # Checks at the entry points
 # --------------------------------------------------------------------------------------------
 def _prepare(K, M, likelihood, y, f0, alpha0, max_iter, tol, form):
-    _check_choice(form, "form", _FORMS)
+    check_choice(form, "form", _FORMS)
     K, M, y = check_latent_problem(K, M, likelihood, y)
-    max_iter = _as_positive_int(max_iter, "max_iter")
-    tol = _as_positive_float(tol, "tol")
+    max_iter = as_positive_int(max_iter, "max_iter")
+    tol = as_positive_float(tol, "tol")
     problem = _Problem(NewtonSystem(K, M, form), likelihood, y)
     return problem, _start(problem, f0, alpha0), max_iter, tol
 
@@ -341,7 +341,7 @@ def _start(problem: _Problem, f0, alpha0) -> _State:
     if f0 is not None and alpha0 is not None:
         raise ValueError("alpha0: give a warm start as f0 or as alpha0, not both")
     if f0 is not None:
-        f0 = _as_float_array(f0, "f0", ndim=1)
+        f0 = as_float_array(f0, "f0", ndim=1)
         if f0.shape != (n,):
             raise ValueError(f"f0: expected shape ({n},) (one latent value per item), got "
                              f"{f0.shape}")
@@ -350,7 +350,7 @@ def _start(problem: _Problem, f0, alpha0) -> _State:
     cold = problem.evaluate(np.zeros(n))           # Line 2 (R&W 2006, Alg. 3.1): f = 0
     if alpha0 is None:
         return cold
-    a = _as_float_array(alpha0, "alpha0", ndim=1)
+    a = as_float_array(alpha0, "alpha0", ndim=1)
     if a.shape != (n,):
         raise ValueError(f"alpha0: expected shape ({n},) (one weight per item), got {a.shape}")
     warm = problem.evaluate(a)
@@ -416,7 +416,7 @@ class LaplaceResult:
         what that term is worth.
         """
         n = self.f_hat.shape[0]
-        dK = _as_float_array(dK, "dK", ndim=3, allow_empty=True)
+        dK = as_float_array(dK, "dK", ndim=3, allow_empty=True)
         if dK.shape[1:] != (n, n):
             raise ValueError(f"dK: expected shape (P, {n}, {n}) (one kernel derivative per "
                              f"hyper-parameter), got {dK.shape}")

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validation import _as_float_array, _check_choice
+from ..validation import as_float_array, check_choice
 from . import quadrature as quadrature
 from ..gp.parameters import LogParameters
 
@@ -84,7 +84,7 @@ def check_rows(values, name: str, m: int | None = None) -> np.ndarray:
     """``values`` checked and returned as a 1-D float array of one value per observation row
     (``m`` of them when given), the check every likelihood makes of z, y, mean and var; errors
     name the argument ``name``."""
-    arr = _as_float_array(values, name, ndim=1)
+    arr = as_float_array(values, name, ndim=1)
     if m is not None and arr.size != m:
         raise ValueError(f"{name}: expected {m} values (one per observation row), got {arr.size}")
     return arr
@@ -118,7 +118,7 @@ class Likelihood(LogParameters):
     # ----- checks -----------------------------------------------------------------------------
     def check_observations(self, y, name: str = "y") -> np.ndarray:
         """``y`` as a 1-D float array in this likelihood's domain (errors name ``name``)."""
-        return self._check_domain(_as_float_array(y, name, ndim=1), name)
+        return self._check_domain(as_float_array(y, name, ndim=1), name)
 
     def _check_zy(self, z, y):
         z = check_rows(z, "z")
@@ -135,7 +135,7 @@ class Likelihood(LogParameters):
     # ----- derivatives ------------------------------------------------------------------------
     def terms(self, z, y, order: int = 2) -> LikelihoodTerms:
         """log p(y | z), gradient, curvature w = -d^2/dz^2 and (order=3) the third derivative."""
-        _check_choice(order, "order", (2, 3))
+        check_choice(order, "order", (2, 3))
         z, y = self._check_zy(z, y)
         value, d1, d2, d3 = self._derivatives(z, y, order)
         return LikelihoodTerms(value, d1, -d2, d3)
@@ -302,7 +302,7 @@ def _check_unit_interval(y, name: str, clip: float | None) -> np.ndarray:
 
 
 def _check_clip(clip) -> float:
-    clip = float(_as_float_array(clip, "clip", ndim=0))
+    clip = float(as_float_array(clip, "clip", ndim=0))
     if not 0.0 < clip < 0.5:
         raise ValueError(f"clip: expected a small number in (0, 0.5), got {clip:g}")
     return clip

@@ -63,7 +63,7 @@ from ..gp.parameters import ModelParameters
 from ..gp.prediction import LatentGaussian
 from ..gp.priors import Prior
 from ..linalg import NotPositiveDefiniteError, sample_gaussian
-from ..validation import RngLike, _as_positive_float, _as_positive_int, _as_rng, _check_choice
+from ..validation import RngLike, as_positive_float, as_positive_int, as_rng, check_choice
 from .comparisons import Comparisons
 from .ep import (ClippedSiteWarning, EPConvergenceError, EPEvidence, EPResult, ep_evidence,
                  expectation_propagation)
@@ -96,8 +96,8 @@ class ComparisonGP(ModelParameters):
         _check_kernel_and_likelihood(kernel, likelihood)
         self.kernel, self.likelihood = kernel, likelihood
         self.priors = check_priors(priors, self.param_names)
-        self.newton_max_iter = _as_positive_int(newton_max_iter, "newton_max_iter")
-        self.newton_tol = _as_positive_float(newton_tol, "newton_tol")
+        self.newton_max_iter = as_positive_int(newton_max_iter, "newton_max_iter")
+        self.newton_tol = as_positive_float(newton_tol, "newton_tol")
         self.comparisons: Comparisons | None = None
         self.X_train: np.ndarray | None = None
         self.laplace: LaplaceResult | None = None
@@ -163,8 +163,8 @@ class ComparisonGP(ModelParameters):
         prior (the evidence is flat along their ratio:
         :mod:`course_lib.preference.hyperparameters`)."""
         self._require_fit()
-        n_restarts = _as_positive_int(n_restarts, "n_restarts")   # before the warning below
-        rng = _as_rng(rng)
+        n_restarts = as_positive_int(n_restarts, "n_restarts")   # before the warning below
+        rng = as_rng(rng)
         _warn_of_scale_ridge(self, "fix one (bounds='fixed') or give it a prior, else the "
                                   "optimiser wanders along a flat ridge")
         return optimise_hyperparameters(
@@ -227,8 +227,8 @@ class PreferenceGP(ComparisonGP):
         super().__init__(kernel, likelihood, priors, newton_max_iter=newton_max_iter,
                          newton_tol=newton_tol)
         self.inference = _check_inference(inference, likelihood)
-        self.ep_max_iter = _as_positive_int(ep_max_iter, "ep_max_iter")
-        self.ep_tol = _as_positive_float(ep_tol, "ep_tol")
+        self.ep_max_iter = as_positive_int(ep_max_iter, "ep_max_iter")
+        self.ep_tol = as_positive_float(ep_tol, "ep_tol")
         self.ep: EPResult | None = None
         self._M: np.ndarray | None = None
         self._warm_sites: tuple[np.ndarray, np.ndarray] | None = None
@@ -371,7 +371,7 @@ def _check_kernel_and_likelihood(kernel, likelihood) -> None:
 
 def _check_inference(inference, likelihood: Likelihood) -> str:
     """``"laplace"`` or ``"ep"``; EP only for a likelihood of single-item (bounded) ratings."""
-    inference = _check_choice(inference, "inference", _INFERENCES)
+    inference = check_choice(inference, "inference", _INFERENCES)
     if inference == "ep" and likelihood.observation_kind != "bounded":
         raise ValueError(f"inference: 'ep' fits ratings of single items (a likelihood for "
                          f"'bounded' answers); {type(likelihood).__name__} models "

@@ -98,7 +98,7 @@ from ..gp.kernel_base import Kernel
 from ..gp.priors import Prior
 from ..gp.sparse import DEFAULT_JITTER
 from ..linalg import NotPositiveDefiniteError
-from ..validation import _as_bool, _as_positive_float, _as_positive_int
+from ..validation import as_bool, as_positive_float, as_positive_int
 from .comparisons import Comparisons
 from .hyperparameters import _warn_of_scale_ridge
 from .laplace import LaplaceEvidence, LaplaceResult, laplace_mode
@@ -189,8 +189,8 @@ class SparsePreferenceGP(ComparisonGP):
             raise ValueError("pseudo_inputs: two rows coincide, so K_bar is singular; remove "
                              "the duplicates")
         self.pseudo_inputs = pseudo_inputs.copy()
-        self.conditional_variance = _as_bool(conditional_variance, "conditional_variance")
-        self.jitter = _as_positive_float(jitter, "jitter", allow_zero=True)
+        self.conditional_variance = as_bool(conditional_variance, "conditional_variance")
+        self.jitter = as_positive_float(jitter, "jitter", allow_zero=True)
         self.projection: _SparseProjection | None = None
 
     # ----- the sparse likelihood's map ----------------------------------------------------
@@ -309,7 +309,7 @@ class SparsePreferenceGP(ComparisonGP):
         Nielsen et al. 2012; the evidence has many local maxima in X_bar, so start from k-means
         centres). The model is refitted at the end."""
         self._require_fit()
-        max_iter = _as_positive_int(max_iter, "max_iter")
+        max_iter = as_positive_int(max_iter, "max_iter")
         _warn_of_scale_ridge(self, "fix one or give it a prior")
         shape, P = self.pseudo_inputs.shape, len(self.param_names)
         start_theta, start_pseudo = self.theta, self.pseudo_inputs.copy()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtri
 
-from ..validation import _as_float_array
+from ..validation import as_float_array
 from . import quadrature as quadrature
 from .likelihoods import Likelihood
 from .log_phi import log_ndtr_derivatives
@@ -39,8 +39,8 @@ def tilted_moments(likelihood: Likelihood, y, mean, var, *, parameters: bool = F
     the tilted mode and at the likelihood's own bump, as for its predictive densities), with
     the tilted mean and variance as weighted sums in log space.
     """
-    mean = _as_float_array(mean, "mean", ndim=1)
-    var = _as_float_array(var, "var", ndim=1)
+    mean = as_float_array(mean, "mean", ndim=1)
+    var = as_float_array(var, "var", ndim=1)
     if var.shape != mean.shape or np.any(var <= 0):
         raise ValueError(f"var: expected {mean.size} positive variances (one per mean)")
     y = likelihood.check_observations(y, "y")

@@ -52,7 +52,7 @@ from ..gp.kernels import SquaredExponential
 from ..gp.sparse import fit_sparse_gp, select_inducing_inputs
 from .gop import PhoneScore, Pronunciation, WordReading
 from ..results import load_result
-from ..validation import RngLike, _as_positive_int, _as_rng
+from ..validation import RngLike, as_positive_int, as_rng
 
 __all__ = ["PhoneVerdict", "WordVerdict", "FeedbackModel", "AlignedScores",
            "expert_phone_scores"]
@@ -282,8 +282,8 @@ class FeedbackModel:
         are the experts' means; a phone nobody scored is left out. ``n_inducing`` (phones, words); ``rng`` picks the k-means
         starts of the inducing inputs."""
         sentences, labels, accuracy = _check_training(sentences, phone_scores, word_accuracy)
-        n_phone, n_word = (_as_positive_int(n, "n_inducing") for n in n_inducing)
-        max_iter, rng = _as_positive_int(max_iter, "max_iter"), _as_rng(rng)
+        n_phone, n_word = (as_positive_int(n, "n_inducing") for n in n_inducing)
+        max_iter, rng = as_positive_int(max_iter, "max_iter"), as_rng(rng)
         phones = [phone for sentence in sentences for phone in sentence]
         scored = np.vstack(labels)
         known = ~np.all(np.isnan(scored), axis=1)

@@ -27,7 +27,7 @@ from ..gp.kernels import SquaredExponential
 from ..metrics import discretised_log_predictive, panel_log_predictive
 from ..raters.annotator_noise import AnnotatorNoiseGP
 from ..raters.multi_rater import MultiRaterGP
-from ..validation import _check_choice
+from ..validation import check_choice
 
 __all__ = ["PANEL_MODELS", "panel_model", "PanelPredictive", "panel_predictive",
            "calibrated_half_width"]
@@ -43,7 +43,7 @@ def panel_model(name: str, lengthscale: float, signal_variance: float, noise_var
     """An unfitted panel GP of family ``name`` (one of ``PANEL_MODELS``) with an SE kernel at the
     given hyper-parameters: ``noise_variance`` is the noise of the experts' mean for GP_base, of
     one expert's score for GP_joint, and one variance per expert ((n_experts,)) for GPR_MA."""
-    _check_choice(name, "name", PANEL_MODELS)
+    check_choice(name, "name", PANEL_MODELS)
     kernel = SquaredExponential(lengthscale, signal_variance)
     if name == "GPR_MA":
         noise = np.asarray(noise_variance, dtype=np.float64)

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..validation import _as_float_array, _as_positive_float
+from ..validation import as_float_array, as_positive_float
 from ..gp.kernel_base import Kernel
 from ..gp.priors import Prior
 from .rater_data import RaterData, _as_items_and_ratings, _as_rater_data
@@ -44,7 +44,7 @@ _AT_FLOOR_FACTOR = 1.01
 
 def _check_groups(groups, n_labels: int, n_groups: int) -> np.ndarray:
     """The noise cell of every label as whole numbers 0..n_groups-1 (errors name ``groups``)."""
-    groups = _as_float_array(groups, "groups", ndim=1)
+    groups = as_float_array(groups, "groups", ndim=1)
     if groups.shape != (n_labels,):
         raise ValueError(f"groups: expected one noise cell per label ({n_labels}), got "
                          f"{groups.size}")
@@ -59,16 +59,16 @@ def _check_evidence_arguments(K, data, noise_variances, groups, dK):
     groups, dK)`` with K (N, N), positive variances, one whole-number cell per label and dK
     (P, N, N) or None."""
     data = _as_rater_data(data)
-    K = _as_float_array(K, "K", ndim=2)
+    K = as_float_array(K, "K", ndim=2)
     if K.shape != (data.n_items, data.n_items):
         raise ValueError(f"K: expected shape ({data.n_items}, {data.n_items}) (one row per "
                          f"item of data), got {K.shape}")
-    noise_variances = _as_float_array(noise_variances, "noise_variances", ndim=1)
+    noise_variances = as_float_array(noise_variances, "noise_variances", ndim=1)
     if np.any(noise_variances <= 0):
         raise ValueError("noise_variances: every noise variance must be > 0")
     groups = _check_groups(groups, data.n_labels, noise_variances.size)
     if dK is not None:
-        dK = _as_float_array(dK, "dK", ndim=3, allow_empty=True)
+        dK = as_float_array(dK, "dK", ndim=3, allow_empty=True)
         if dK.shape[1:] != K.shape:
             raise ValueError(f"dK: expected shape (P, {K.shape[0]}, {K.shape[1]}), got "
                              f"{dK.shape}")
@@ -77,7 +77,7 @@ def _check_evidence_arguments(K, data, noise_variances, groups, dK):
 
 def _check_noise_floor(noise_floor) -> float:
     """``noise_floor`` as a positive float below :data:`_NOISE_CEILING`."""
-    noise_floor = _as_positive_float(noise_floor, "noise_floor")
+    noise_floor = as_positive_float(noise_floor, "noise_floor")
     if noise_floor >= _NOISE_CEILING:
         raise ValueError(f"noise_floor: must lie below the noise ceiling {_NOISE_CEILING:g}, "
                          f"got {noise_floor:g}")
@@ -90,9 +90,9 @@ def _initial_table(noise_variance, n_regions: int, n_annotators: int, noise_floo
     GPR-MA also (n_annotators,)), each within [noise_floor, NOISE_CEILING]."""
     shape = (n_regions, n_annotators)
     if isinstance(noise_variance, numbers.Real) and not isinstance(noise_variance, bool):
-        table = np.full(shape, _as_positive_float(noise_variance, "noise_variance"))
+        table = np.full(shape, as_positive_float(noise_variance, "noise_variance"))
     else:
-        table = _as_float_array(noise_variance, "noise_variance", ndim=(1, 2))
+        table = as_float_array(noise_variance, "noise_variance", ndim=(1, 2))
         if table.shape == (n_annotators,) and n_regions == 1:
             table = table[None, :]
         if table.shape != shape:

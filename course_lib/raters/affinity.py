@@ -53,7 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..gmm.clustering import check_spread, pairwise_squared_distances
-from ..validation import _as_float_array, _as_positive_int
+from ..validation import as_float_array, as_positive_int
 
 __all__ = ["AffinityPropagationWarning"]
 
@@ -98,7 +98,7 @@ class _AffinityResult:
 def _negative_squared_distances(X) -> np.ndarray:
     """Similarities of points (rows of X): s(i, k) = -||x_i - x_k||^2, shape (N, N), with an
     exact zero diagonal (scikit-learn's "euclidean" affinity)."""
-    X = _as_float_array(X, "X", ndim=(1, 2))
+    X = as_float_array(X, "X", ndim=(1, 2))
     X = X[:, None] if X.ndim == 1 else X
     check_spread(X)
     similarity = -pairwise_squared_distances(X, X)
@@ -107,7 +107,7 @@ def _negative_squared_distances(X) -> np.ndarray:
 
 
 def _check_similarity(similarity) -> np.ndarray:
-    S = _as_float_array(similarity, "similarity", ndim=2)
+    S = as_float_array(similarity, "similarity", ndim=2)
     if S.shape[0] != S.shape[1]:
         raise ValueError(f"similarity: expected a square (N, N) matrix, got shape {S.shape}")
     return S.copy()
@@ -117,7 +117,7 @@ def _check_preference(preference, S: np.ndarray) -> np.ndarray:
     n = S.shape[0]
     if preference is None:
         return np.full(n, np.median(S))
-    preference = _as_float_array(preference, "preference", ndim=(0, 1))
+    preference = as_float_array(preference, "preference", ndim=(0, 1))
     if preference.ndim == 1 and preference.shape != (n,):
         raise ValueError(f"preference: expected a number or one value per point ({n}), got "
                          f"{preference.size} values")
@@ -249,8 +249,8 @@ def _affinity_propagation(similarity, *, preference=None, damping: float = 0.5,
     S = _check_similarity(similarity)
     preference = _check_preference(preference, S)
     damping = _check_damping(damping)
-    max_iter = _as_positive_int(max_iter, "max_iter")
-    convergence_iter = _as_positive_int(convergence_iter, "convergence_iter")
+    max_iter = as_positive_int(max_iter, "max_iter")
+    convergence_iter = as_positive_int(convergence_iter, "convergence_iter")
     degenerate = _degenerate(S, preference)
     if degenerate is not None:
         return degenerate

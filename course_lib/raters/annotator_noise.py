@@ -76,8 +76,8 @@ from ..gp.parameters import Held, ModelParameters
 from ..gp.prediction import LatentGaussian
 from ..gp.priors import Prior
 from ..gp.regression import condition, evidence_terms, kernel_gradient
-from ..linalg import LOG_2PI, NotPositiveDefiniteError, _inverse_from_cholesky, sample_gaussian
-from ..validation import RngLike, _as_float_array, _as_positive_int, _warn_deprecated
+from ..linalg import LOG_2PI, NotPositiveDefiniteError, inverse_from_cholesky, sample_gaussian
+from ..validation import RngLike, as_float_array, as_positive_int, warn_deprecated
 from ._noise_table import (NOISE_FLOOR, _AT_FLOOR_FACTOR, _NOISE_CEILING, _check_cells,
                            _check_evidence_arguments, _check_labels, _check_noise_floor,
                            _initial_table, _model_priors, _noise_names, floor_summary)
@@ -113,7 +113,7 @@ def weighted_means(data: RaterData, noise_per_label) -> WeightedMeans:
     Lecture 05, section 7 (Annotators with different reliability, globally and by region)."""
     if not isinstance(data, RaterData):
         raise TypeError(f"data: expected a RaterData, got {type(data).__name__}")
-    noise = _as_float_array(noise_per_label, "noise_per_label", ndim=1)
+    noise = as_float_array(noise_per_label, "noise_per_label", ndim=1)
     if noise.shape != data.scores.shape:
         raise ValueError(f"noise_per_label: expected one variance per label "
                          f"({data.n_labels}), got {noise.size}")
@@ -179,7 +179,7 @@ def annotator_log_likelihood(K, data: RaterData, noise_variances, groups, dK=Non
                              warn: bool = True) -> AnnotatorEvidence:
     """Deprecated, removed in the next release: ``annotator_evidence`` (the exercises of lecture
     05 as released before issue 48 called this name)."""
-    _warn_deprecated("annotator_log_likelihood", "annotator_evidence")
+    warn_deprecated("annotator_log_likelihood", "annotator_evidence")
     return annotator_evidence(K, data, noise_variances, groups, dK, warn=warn)
 
 
@@ -215,7 +215,7 @@ class AnnotatorNoiseGP(ModelParameters):
         if not isinstance(kernel, Kernel):
             raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
         self.kernel = kernel
-        self.n_annotators = _as_positive_int(n_annotators, "n_annotators")
+        self.n_annotators = as_positive_int(n_annotators, "n_annotators")
         self.regions, self.n_regions = (None, 1) if regions is None else region_labels(regions)
         self.noise_floor = _check_noise_floor(noise_floor)
         self._log_noise = np.log(_initial_table(noise_variance, self.n_regions, self.n_annotators,
@@ -317,7 +317,7 @@ class AnnotatorNoiseGP(ModelParameters):
         weighted = weighted_means(self.data, noise[cells])
         posterior = condition(K, weighted.target, weighted.noise, False)
         expected = _expected_squared_errors(self.data, posterior, weighted.noise,
-                                            _inverse_from_cholesky(posterior.factors[0]))
+                                            inverse_from_cholesky(posterior.factors[0]))
         if pooled:
             updated = np.full(self.n_noise, expected.mean())
         else:

@@ -39,8 +39,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, sample_gaussian
-from ..validation import (RngLike, _as_bool, _as_float_array, _as_positive_float, _check_choice,
-                          _warn_deprecated)
+from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, check_choice,
+                          warn_deprecated)
 from ..gp.inputs import check_exact_size
 from ..gp.kernel_base import Kernel
 from ..gp.optimise import (HyperparameterFit, check_priors, negative_log_posterior,
@@ -87,9 +87,9 @@ def joint_evidence(K, data: RaterData, noise_variance: float, dK=None, *,
     """Evidence of every label of ``data`` under the joint model, from the N x N kernel matrix
     ``K`` of the items (and its gradient when ``dK``, shape (P, N, N), is given)."""
     data = _as_rater_data(data)
-    sigma2 = _as_positive_float(noise_variance, "noise_variance")
-    include_spread_term = _as_bool(include_spread_term, "include_spread_term")
-    K = _as_float_array(K, "K", ndim=2)
+    sigma2 = as_positive_float(noise_variance, "noise_variance")
+    include_spread_term = as_bool(include_spread_term, "include_spread_term")
+    K = as_float_array(K, "K", ndim=2)
     if K.shape != (data.n_items, data.n_items):
         raise ValueError(f"K: expected shape ({data.n_items}, {data.n_items}) (one row per "
                          f"item of data), got {K.shape}")
@@ -109,7 +109,7 @@ def joint_log_likelihood(K, data: RaterData, noise_variance: float, dK=None, *,
                          ) -> MultiRaterEvidence:
     """Deprecated, removed in the next release: ``joint_evidence`` (the exercises of lecture 05
     as released before issue 48 called this name)."""
-    _warn_deprecated("joint_log_likelihood", "joint_evidence")
+    warn_deprecated("joint_log_likelihood", "joint_evidence")
     return joint_evidence(K, data, noise_variance, dK, include_spread_term=include_spread_term,
                           warn=warn)
 
@@ -155,8 +155,8 @@ class MultiRaterGP(ModelParameters):
 
     def __init__(self, kernel: Kernel, noise_variance: float = 1.0, mode: str = "joint",
                  noise_bounds=NOISE_BOUNDS, priors: Mapping[str, Prior] | None = None):
-        self.mode = _check_choice(mode, "mode", _MODES)
-        self.noise_variance = _as_positive_float(noise_variance, "noise_variance")
+        self.mode = check_choice(mode, "mode", _MODES)
+        self.noise_variance = as_positive_float(noise_variance, "noise_variance")
         if not isinstance(kernel, Kernel):
             raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
         self.kernel = kernel
@@ -241,7 +241,7 @@ class MultiRaterGP(ModelParameters):
         "repeated" the :class:`~course_lib.gp.regression.RegressionEvidence` of the GP on the
         item means or on every label.
         """
-        if not _as_bool(include_spread_term, "include_spread_term") and self.mode == "repeated":
+        if not as_bool(include_spread_term, "include_spread_term") and self.mode == "repeated":
             raise ValueError("include_spread_term: the repeated model's evidence holds the "
                              "spread term inside (every label is a data point) and cannot "
                              "leave it out; use mode='joint'")

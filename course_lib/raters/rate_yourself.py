@@ -31,7 +31,7 @@ from course_lib.gp.kernels import SquaredExponential
 from course_lib.raters.multi_rater import MultiRaterGP
 from course_lib.raters.rater_data import RaterData
 from course_lib.metrics import discretised_log_predictive
-from course_lib.validation import _as_positive_int
+from course_lib.validation import as_positive_int
 
 _SCALE = (0, 10)
 N_CONTEXT = 280          # other training sentences beside the rated ones
@@ -205,7 +205,7 @@ def panel_with_listener(panel, sheet: ScoreSheet, *, n_context: int = N_CONTEXT,
     as a sixth rater (see module). ``panel``: a :class:`~course_lib.data.speechocean762.PanelSet` or a
     :class:`~course_lib.data.fluency.FluencySet` (what
     they share: ``features``, ``ratings`` on 0-10, ``train``)."""
-    n_context = _as_positive_int(n_context, "n_context")
+    n_context = as_positive_int(n_context, "n_context")
     rated, scores = sheet.scored()
     if rated.size < 3:
         raise ValueError(f"sheet: score at least 3 clips first (scored {rated.size})")

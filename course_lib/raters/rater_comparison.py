@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..metrics import discretised_log_predictive
-from ..validation import (RngLike, _as_positive_float, _as_positive_int, _as_rng, _check_choice,
-                          _as_float_array)
+from ..validation import (RngLike, as_positive_float, as_positive_int, as_rng, check_choice,
+                          as_float_array)
 from ._noise_table import NOISE_FLOOR
 from .annotator_noise import AnnotatorNoiseGP
 from .regions import Regions, left_to_right, assign_regions
@@ -69,7 +69,7 @@ def fit_score_model(X, data: RaterData, mode: str, *, lengthscale: float = 0.2,
                     n_restarts: int = 3, rng: RngLike = 0) -> ScoreModel:
     """A :class:`MultiRaterGP` (SE kernel) of ``mode`` fitted to the centred scores of ``data``,
     by ML-II with ``n_restarts`` runs when ``optimise`` (else at the given hyper-parameters)."""
-    _check_choice(mode, "mode", _MODES)
+    check_choice(mode, "mode", _MODES)
     model = MultiRaterGP(SquaredExponential(lengthscale, variance), noise_variance,
                          mode=mode).fit(X, centre_scores(data))
     if optimise:
@@ -92,7 +92,7 @@ class NoiseProfile:
 def noise_profile(K, data: RaterData, noise) -> NoiseProfile:
     """Evaluate :func:`~course_lib.raters.multi_rater.joint_evidence` (kernel matrix ``K`` of the
     items, centred scores ``data``) at every noise variance of the grid ``noise``."""
-    noise = _as_float_array(noise, "noise", ndim=1)
+    noise = as_float_array(noise, "noise", ndim=1)
     terms = [joint_evidence(K, data, value) for value in noise]
     gp_term = np.array([term.gp_term.value for term in terms])
     spread_term = np.array([term.spread_term for term in terms])
@@ -119,10 +119,10 @@ def fit_annotator_models(X, data: RaterData, gold, n_regions: int = 3,
 
     Returns ``(models, regions)``: the fitted models by name and MANH's regions.
     """
-    rng = _as_rng(rng)
-    noise_floor = _as_positive_float(noise_floor, "noise_floor")
-    gold = _as_float_array(gold, "gold", ndim=1)
-    regions = assign_regions(X, _as_positive_int(n_regions, "n_regions"), "kmeans", rng=rng,
+    rng = as_rng(rng)
+    noise_floor = as_positive_float(noise_floor, "noise_floor")
+    gold = as_float_array(gold, "gold", ndim=1)
+    regions = assign_regions(X, as_positive_int(n_regions, "n_regions"), "kmeans", rng=rng,
                              min_size=2)
     if np.shape(X)[1] == 1:
         regions = left_to_right(regions)
@@ -145,7 +145,7 @@ def true_noise_table(model_regions, true_regions, variance_table) -> np.ndarray:
     items of that model region, of the variance ``variance_table[true region, annotator]`` their
     labels were drawn with (the table itself when the two partitions agree). Shape
     (n_model_regions, n_annotators); ``model_regions=None`` gives GPR-MA's single row."""
-    table = _as_float_array(variance_table, "variance_table", ndim=2)
+    table = as_float_array(variance_table, "variance_table", ndim=2)
     true_labels = (true_regions.labels if isinstance(true_regions, Regions)
                    else np.asarray(true_regions))
     per_item = table[true_labels]

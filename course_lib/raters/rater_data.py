@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..metrics import check_scale
-from ..validation import _as_float_array, _as_positive_int, _as_selection, _listed_rows
+from ..validation import as_float_array, as_positive_int, as_selection, listed_rows
 from ..gp.inputs import as_inputs, check_exact_size
 
 __all__ = ["RaterData"]
@@ -25,7 +25,7 @@ _LARGEST_INDEX = 2.0 ** 53  # beyond it float64 skips whole numbers
 
 def _index_array(values, name: str, size: int | None) -> np.ndarray:
     """Non-negative integer indices (floats that are whole numbers accepted), checked by name."""
-    arr = _as_float_array(values, name, ndim=1)
+    arr = as_float_array(values, name, ndim=1)
     invalid = (arr != np.round(arr)) | (arr < 0) | (arr >= _LARGEST_INDEX)
     if invalid.any():
         bad = int(np.flatnonzero(invalid)[0])
@@ -53,14 +53,14 @@ class RaterData:
     def __init__(self, items, raters, scores, *, n_items: int | None = None,
                  n_raters: int | None = None, scale=None):
         """Item summaries; Lecture 05, section 3 (The joint likelihood, step by step)."""
-        n_items = None if n_items is None else _as_positive_int(n_items, "n_items")
-        n_raters = None if n_raters is None else _as_positive_int(n_raters, "n_raters")
+        n_items = None if n_items is None else as_positive_int(n_items, "n_items")
+        n_raters = None if n_raters is None else as_positive_int(n_raters, "n_raters")
         items = _index_array(items, "items", n_items)
         raters = _index_array(raters, "raters", n_raters)
         if np.asarray(scores).dtype == np.bool_:
             raise TypeError("scores: booleans are not scores (numpy would read True / False as "
                             "1 / 0); pass the numbers the raters gave")
-        scores = _as_float_array(scores, "scores", ndim=1).copy()  # frozen below: not the caller's
+        scores = as_float_array(scores, "scores", ndim=1).copy()  # frozen below: not the caller's
         if not items.shape == raters.shape == scores.shape:
             raise ValueError(f"scores: items, raters and scores must have one entry per label, "
                              f"got lengths {items.size}, {raters.size}, {scores.size}")
@@ -82,11 +82,11 @@ class RaterData:
             outside = (scores < low) | (scores > high)
             if outside.any():
                 raise ValueError(f"scores: outside the scale {low}..{high} at "
-                                 f"{_listed_rows(outside)} (e.g. {scores[outside][0]:g})")
+                                 f"{listed_rows(outside)} (e.g. {scores[outside][0]:g})")
             fractional = scores != np.round(scores)
             if fractional.any():
                 raise ValueError(f"scores: not a whole score of the scale {low}..{high} at "
-                                 f"{_listed_rows(fractional)} (e.g. {scores[fractional][0]:g})")
+                                 f"{listed_rows(fractional)} (e.g. {scores[fractional][0]:g})")
         self.n_items = int(items.max()) + 1 if n_items is None else n_items
         self.n_raters = int(raters.max()) + 1 if n_raters is None else n_raters
         order = np.lexsort((raters, items))  # by item, then rater
@@ -95,10 +95,10 @@ class RaterData:
                                & (raters[order[1:]] == raters[order[:-1]]))
         if repeated.any():
             raise ValueError(f"raters: an (item, rater) pair given again at "
-                             f"{_listed_rows(repeated)}; a rater scores each item at most once")
+                             f"{listed_rows(repeated)}; a rater scores each item at most once")
         counts = np.bincount(items, minlength=self.n_items)
         if np.any(counts == 0):
-            raise ValueError(f"items: no label for {_listed_rows(counts == 0, 'item')}; drop them "
+            raise ValueError(f"items: no label for {listed_rows(counts == 0, 'item')}; drop them "
                              "from X (or pass the right n_items)")
         self.items, self.raters, self.scores = items, raters, scores
         self.counts = counts
@@ -153,7 +153,7 @@ class RaterData:
             raise ValueError("Y: contains inf (use NaN for a missing score)")
         unscored = np.all(np.isnan(table), axis=1)
         if unscored.any():
-            raise ValueError(f"Y: no score in {_listed_rows(unscored)} (every item needs at "
+            raise ValueError(f"Y: no score in {listed_rows(unscored)} (every item needs at "
                              "least one; drop those rows and the matching rows of X)")
         items, raters = np.nonzero(~np.isnan(table))
         return cls(items, raters, table[items, raters], n_items=table.shape[0],
@@ -193,8 +193,8 @@ class RaterData:
 
     def subset(self, items) -> "RaterData":
         """The labels of the given items, renumbered 0..len-1: indices (in that order) or a
-        boolean mask with one entry per item (:func:`~course_lib.validation._as_selection`)."""
-        keep = _as_selection(items, "items", self.n_items, allow_repeats=False)
+        boolean mask with one entry per item (:func:`~course_lib.validation.as_selection`)."""
+        keep = as_selection(items, "items", self.n_items, allow_repeats=False)
         position = np.full(self.n_items, -1)
         position[keep] = np.arange(keep.size)
         rows = position[self.items] >= 0

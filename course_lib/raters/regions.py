@@ -16,8 +16,8 @@ import numpy as np
 
 from .affinity import _affinity_propagation, _negative_squared_distances
 from ..gmm.clustering import assign_clusters, assign_clusters_trusted, kmeans
-from ..validation import (RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice,
-                          _renamed_error)
+from ..validation import (RngLike, as_float_array, as_positive_int, as_rng, check_choice,
+                          renamed_error)
 from ..gp.inputs import as_inputs
 
 __all__ = ["Regions", "assign_regions", "region_labels", "left_to_right"]
@@ -84,8 +84,8 @@ def assign_regions(X, n_regions: int | None = None, method: str = "kmeans", *,
     dropped, their points join the nearest remaining centre), smallest first.
     """
     X = as_inputs(X, "X")
-    _check_choice(method, "method", _REGION_METHODS)
-    min_size = _as_positive_int(min_size, "min_size")
+    check_choice(method, "method", _REGION_METHODS)
+    min_size = as_positive_int(min_size, "min_size")
     if method == "kmeans":
         if n_regions is None:
             raise ValueError("n_regions: k-means needs the number of regions (an int); only "
@@ -94,7 +94,7 @@ def assign_regions(X, n_regions: int | None = None, method: str = "kmeans", *,
         try:
             result = kmeans(X, n_regions, rng=rng, **options)
         except (TypeError, ValueError) as err:   # k-means calls the number n_clusters
-            renamed = _renamed_error(err, "n_clusters", "n_regions")
+            renamed = renamed_error(err, "n_clusters", "n_regions")
             if renamed is None:
                 raise
             raise renamed from None
@@ -104,7 +104,7 @@ def assign_regions(X, n_regions: int | None = None, method: str = "kmeans", *,
             raise ValueError(f"n_regions: affinity propagation chooses the number of regions "
                              f"itself (through preference); pass n_regions=None, got "
                              f"{n_regions!r}")
-        _as_rng(rng)
+        as_rng(rng)
         result = _affinity_propagation(_negative_squared_distances(X), **options)
         if result.n_clusters == 0 and result.stuck:
             raise ValueError("damping: affinity propagation found no exemplar, even with ties "
@@ -123,7 +123,7 @@ def region_labels(regions) -> tuple[np.ndarray, int]:
     annotators)."""
     if isinstance(regions, Regions):
         return regions.labels, regions.n_regions
-    labels = _as_float_array(regions, "regions", ndim=1)
+    labels = as_float_array(regions, "regions", ndim=1)
     if np.any(labels != np.round(labels)) or np.any(labels < 0):
         raise ValueError("regions: expected one non-negative whole-number region per item")
     labels = labels.astype(np.int64)

@@ -49,8 +49,8 @@ from ..gmm.em import fit_gmm
 from ..hmm.model import DiscreteHMM
 from ..hmm.training import fit_hmm
 from .metrics import RecognitionReport, evaluate, _label_array
-from ..validation import (RngLike, _as_bool, _as_float_array, _as_positive_int, _as_rng,
-                         _check_choice)
+from ..validation import (RngLike, as_bool, as_float_array, as_positive_int, as_rng,
+                         check_choice)
 
 __all__ = ["NoViableClassError", "Recogniser",
            "TemplateRecogniser", "select_templates", "GMMRecogniser", "fit_gmm_recogniser",
@@ -128,12 +128,12 @@ class TemplateRecogniser(Recogniser):
         if self.labels.shape != (len(self.templates),):
             raise ValueError(f"labels: expected one label per template ({len(self.templates)}), "
                              f"got shape {self.labels.shape}")
-        self.combine = _check_choice(combine, "combine", {"min", "mean"})
+        self.combine = check_choice(combine, "combine", {"min", "mean"})
         self.classes = np.unique(self.labels)
         get_step_pattern(step_pattern)
         self.dtw_options = dict(step_pattern=step_pattern, metric=metric, band=band,
                                 variances=variances)
-        self.parallel = _as_bool(parallel, "parallel")
+        self.parallel = as_bool(parallel, "parallel")
 
     def distances(self, queries) -> np.ndarray:
         """DTW distance of every query to every template, shape ``(Q, T)`` (+inf: no path)."""
@@ -187,7 +187,7 @@ class TemplateRecogniser(Recogniser):
 
 def _as_distances(distances) -> np.ndarray:
     """A precomputed (Q, T) distance matrix: values >= 0, +inf allowed (no path), never NaN."""
-    dist = _as_float_array(distances, "distances", ndim=2, allow_inf="+inf")
+    dist = as_float_array(distances, "distances", ndim=2, allow_inf="+inf")
     if (dist < 0).any():
         raise ValueError("distances: contains negative values (DTW distances are >= 0)")
     return dist
@@ -204,8 +204,8 @@ def select_templates(labels, n_per_class: int, *, groups=None, rng=None) -> np.n
     labels = np.asarray(labels)
     if labels.ndim != 1 or labels.size == 0:
         raise ValueError(f"labels: expected a non-empty 1-D array, got shape {labels.shape}")
-    n_per_class = _as_positive_int(n_per_class, "n_per_class")
-    rng = _as_rng(rng)
+    n_per_class = as_positive_int(n_per_class, "n_per_class")
+    rng = as_rng(rng)
     classes = np.unique(labels)
     if groups is None:
         chosen = []
@@ -241,7 +241,7 @@ def _utterance_list(utterances, name: str) -> list[np.ndarray]:
                         "(wrap a single utterance in a list)")
     if utterances is None or isinstance(utterances, (str, bytes)) or len(utterances) == 0:
         raise ValueError(f"{name}: expected a non-empty list of (T, D) arrays")
-    return [_as_float_array(u, f"{name}[{i}]", ndim=2) for i, u in enumerate(utterances)]
+    return [as_float_array(u, f"{name}[{i}]", ndim=2) for i, u in enumerate(utterances)]
 
 
 @dataclass(frozen=True, eq=False)
@@ -280,7 +280,7 @@ def fit_gmm_recogniser(utterances, labels, n_components: int, *, rng: RngLike = 
     if len(labels) != len(frames):
         raise ValueError(f"labels: expected one label per utterance ({len(frames)}), got "
                          f"{len(labels)}")
-    rng = _as_rng(rng)
+    rng = as_rng(rng)
     classes = np.unique(labels)
     models = tuple(fit_gmm(np.vstack([f for f, c in zip(frames, labels) if c == cls]),
                            n_components, rng=rng, **fit_options).params for cls in classes)
@@ -382,7 +382,7 @@ def fit_hmm_recogniser(items, labels, n_states: int, *, front_end: VQFrontEnd | 
     if len(labels) != len(sequences):
         raise ValueError(f"labels: expected one label per item ({len(sequences)}), got "
                          f"{len(labels)}")
-    rng = _as_rng(rng)
+    rng = as_rng(rng)
     classes = np.unique(labels)
     models, finals = [], []
     for cls in classes:

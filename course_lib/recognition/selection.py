@@ -16,7 +16,7 @@ import numpy as np
 
 from .recognisers import GMMRecogniser, _utterance_list, fit_gmm_recogniser
 from .metrics import _label_array
-from ..validation import RngLike, _as_bool, _as_positive_float, _as_positive_int, _as_rng
+from ..validation import RngLike, as_bool, as_positive_float, as_positive_int, as_rng
 
 __all__ = ["GMMSelection", "select_gmm_recogniser"]
 
@@ -94,14 +94,14 @@ def select_gmm_recogniser(train_utterances, train_labels, dev_utterances, dev_la
                                                           dev_utterances, dev_labels)
     if isinstance(candidates, (str, bytes)) or np.ndim(candidates) != 1 or len(candidates) == 0:
         raise ValueError("candidates: expected a non-empty sequence of numbers of components")
-    candidates = [_as_positive_int(K, "candidates") for K in candidates]
+    candidates = [as_positive_int(K, "candidates") for K in candidates]
     if isinstance(floor_fractions, (str, bytes)) or np.ndim(floor_fractions) != 1 \
             or len(floor_fractions) == 0:
         raise ValueError("floor_fractions: expected a non-empty sequence of fractions >= 0")
-    floor_fractions = [_as_positive_float(f, "floor_fractions", allow_zero=True)
+    floor_fractions = [as_positive_float(f, "floor_fractions", allow_zero=True)
                        for f in floor_fractions]
-    progress = _as_bool(progress, "progress")
-    rng = _as_rng(rng)
+    progress = as_bool(progress, "progress")
+    rng = as_rng(rng)
     variance = np.vstack(train).var(axis=0)
     options = dict(covariance_type=covariance_type, max_iter=max_iter, **fit_options)
     grid = [(K, f) for K in candidates for f in floor_fractions]

@@ -45,8 +45,8 @@ from ..mixed.confidence import ConfidencePreferenceGP
 from ..mixed.feedback_likelihoods import LikertConfidence
 from ..gp.kernel_base import Kernel
 from ..metrics import brier_preference, f1_preference
-from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
-                          _as_selection, _check_width)
+from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
+                          as_selection, check_width)
 
 __all__ = ["ConfidenceTrials", "haptic_like_subjects", "gait_like_subject",
            "likert_synthetic_trials", "HAPTIC_NOISE_SD", "OVERCONFIDENT_SUBJECT",
@@ -91,7 +91,7 @@ class ConfidenceTrials:
         of another length are refused by name). Every chosen trial's two stimuli are items
         (first stimuli, then second); first / second are the pair's row indices into X."""
         index = np.arange(self.n_trials) if trials is None else \
-            _as_selection(trials, "trials", self.n_trials, noun="trial")
+            as_selection(trials, "trials", self.n_trials, noun="trial")
         X = np.vstack([self.X_first[index], self.X_second[index]])
         first = np.arange(index.size)
         return X, first, first + index.size
@@ -100,12 +100,12 @@ class ConfidenceTrials:
 def _rating_levels(ratings, *, scale: int = 9, n_levels: int = 3) -> np.ndarray:
     """Ratings 1 .. ``scale`` to levels 0 .. ``n_levels`` - 1 in equal blocks (Wu et al.'s
     1-3 -> 0, 4-6 -> 1, 7-9 -> 2)."""
-    scale = _as_positive_int(scale, "scale")
-    n_levels = _as_positive_int(n_levels, "n_levels", minimum=2)
+    scale = as_positive_int(scale, "scale")
+    n_levels = as_positive_int(n_levels, "n_levels", minimum=2)
     if scale % n_levels:
         raise ValueError(f"n_levels: {n_levels} levels do not split the scale 1 .. {scale} into "
                          "equal blocks")
-    ratings = _as_float_array(ratings, "ratings", ndim=1)
+    ratings = as_float_array(ratings, "ratings", ndim=1)
     bad = (ratings != np.round(ratings)) | (ratings < 1) | (ratings > scale)
     if np.any(bad):
         raise ValueError(f"ratings: expected whole ratings 1 .. {scale}, row "
@@ -116,12 +116,12 @@ def _rating_levels(ratings, *, scale: int = 9, n_levels: int = 3) -> np.ndarray:
 def _calibrated_ratings(strength, noise_sd: float, *, rng: RngLike = None) -> np.ndarray:
     """Ratings 1 .. 9 of a subject whose confidence follows the strength |df|:
     round(1 + 8 tanh(strength / _RATING_SCALE) + N(0, noise_sd^2)), clipped to 1 .. 9."""
-    strength = _as_float_array(strength, "strength", ndim=1)
+    strength = as_float_array(strength, "strength", ndim=1)
     if np.any(strength < 0):
         raise ValueError(f"strength: expected |f(a) - f(b)| >= 0, row "
                          f"{int(np.argmax(strength < 0))} is negative")
-    noise_sd = _as_positive_float(noise_sd, "noise_sd", allow_zero=True)
-    rng = _as_rng(rng)
+    noise_sd = as_positive_float(noise_sd, "noise_sd", allow_zero=True)
+    rng = as_rng(rng)
     raw = 1.0 + 8.0 * np.tanh(strength / _RATING_SCALE) + noise_sd * rng.standard_normal(
         strength.size)
     return np.clip(np.round(raw), 1, 9)
@@ -142,22 +142,22 @@ def _overconfident_ratings(n_trials: int, *, rng: RngLike = None) -> np.ndarray:
     """Ratings 1 .. 9 of Wu et al.'s over-confident subject #2, whatever the pairs: the counts of
     :data:`_OVERCONFIDENT_SHARES` for ``n_trials`` (largest remainder; at 50 trials exactly 24
     nines, 42 ratings >= 7 and none below 3, as printed), in random order."""
-    n_trials = _as_positive_int(n_trials, "n_trials")
+    n_trials = as_positive_int(n_trials, "n_trials")
     counts = _apportion(_OVERCONFIDENT_SHARES, n_trials)
     ratings = np.repeat(list(counts), list(counts.values())).astype(float)
-    return _as_rng(rng).permutation(ratings)
+    return as_rng(rng).permutation(ratings)
 
 
 def ranked_levels(strength, counts, noise_sd: float, *, rng: RngLike = None) -> np.ndarray:
     """Levels 0 .. len(counts) - 1 with exactly ``counts[k]`` trials at level k: the trials
     ranked by strength + N(0, noise_sd^2), the weakest ``counts[0]`` at level 0 and so on."""
-    strength = _as_float_array(strength, "strength", ndim=1)
-    counts = _as_float_array(counts, "counts", ndim=1)
+    strength = as_float_array(strength, "strength", ndim=1)
+    counts = as_float_array(counts, "counts", ndim=1)
     if np.any(counts < 0) or np.any(counts != np.round(counts)) or counts.sum() != strength.size:
         raise ValueError(f"counts: expected whole counts >= 0 summing to the {strength.size} "
                          f"trials, got {counts.tolist()}")
-    noise_sd = _as_positive_float(noise_sd, "noise_sd", allow_zero=True)
-    noisy = strength + noise_sd * _as_rng(rng).standard_normal(strength.size)
+    noise_sd = as_positive_float(noise_sd, "noise_sd", allow_zero=True)
+    noisy = strength + noise_sd * as_rng(rng).standard_normal(strength.size)
     levels = np.empty(strength.size)
     levels[np.argsort(noisy, kind="stable")] = np.repeat(np.arange(counts.size),
                                                          counts.astype(int))
@@ -167,7 +167,7 @@ def ranked_levels(strength, counts, noise_sd: float, *, rng: RngLike = None) -> 
 def _haptic_latent(X) -> np.ndarray:
     """The haptic-like latent on [0, 1]^2 (x_1 roughness, x_2 elasticity; ours):
     f(x) = 3 (x_1 - 1/2) + 0.8 x_1 sin(2 pi x_2), range about [-1.5, 2.3]."""
-    X = _as_float_array(X, "X", ndim=2)
+    X = as_float_array(X, "X", ndim=2)
     if X.shape[1] != 2:
         raise ValueError(f"X: expected 2 columns (roughness, elasticity), got {X.shape[1]}")
     return 3.0 * (X[:, 0] - 0.5) + 0.8 * X[:, 0] * np.sin(2.0 * np.pi * X[:, 1])
@@ -176,7 +176,7 @@ def _haptic_latent(X) -> np.ndarray:
 def _gait_latent(X) -> np.ndarray:
     """The gait-like latent on [0, 1]^3 (ours): a bump of height 3 at (0.6, 0.4, 0.5) with
     width 0.35, minus 1: f(x) = 3 exp(-|x - c|^2 / (2 0.35^2)) - 1."""
-    X = _as_float_array(X, "X", ndim=2)
+    X = as_float_array(X, "X", ndim=2)
     if X.shape[1] != 3:
         raise ValueError(f"X: expected 3 columns (gait parameters), got {X.shape[1]}")
     centre = np.array([0.6, 0.4, 0.5])
@@ -193,7 +193,7 @@ def _pairs_and_choices(latent, n_trials, dim, rng):
 
 def _generators(rng, n: int) -> list[np.random.Generator]:
     """``n`` independent generators from ``rng`` (each subject its own stream)."""
-    return _as_rng(rng).spawn(n)
+    return as_rng(rng).spawn(n)
 
 
 def haptic_like_subjects(*, n_pairs: int = 50, rng: RngLike = None) -> list[ConfidenceTrials]:
@@ -202,7 +202,7 @@ def haptic_like_subjects(*, n_pairs: int = 50, rng: RngLike = None) -> list[Conf
     :data:`HAPTIC_NOISE_SD` (0.75, 0.5, 1.0, 1.5 rating units); #2
     (:data:`OVERCONFIDENT_SUBJECT`) rates by Wu et al.'s printed marginals whatever the pair.
     Substitutes for Driller's (2024) private data (module docstring)."""
-    n_pairs = _as_positive_int(n_pairs, "n_pairs")
+    n_pairs = as_positive_int(n_pairs, "n_pairs")
     subjects = []
     for number, generator in enumerate(_generators(rng, len(HAPTIC_NOISE_SD)), start=1):
         A, B, difference, choices = _pairs_and_choices(_haptic_latent, n_pairs, 2, generator)
@@ -222,8 +222,8 @@ def gait_like_subject(*, n_trials: int = 472, counts=GAIT_LEVEL_COUNTS,
     exactly ``counts`` trials per level (Wu et al.'s 218 / 176 / 78 at 472 trials), ranked by
     |df| plus N(0, 0.3^2) (:func:`ranked_levels`). A substitute for the author's private
     robot-gait answers (module docstring)."""
-    n_trials = _as_positive_int(n_trials, "n_trials")
-    generator = _as_rng(rng)
+    n_trials = as_positive_int(n_trials, "n_trials")
+    generator = as_rng(rng)
     A, B, difference, choices = _pairs_and_choices(_gait_latent, n_trials, 3, generator)
     levels = ranked_levels(np.abs(difference), counts, _GAIT_NOISE_SD, rng=generator)
     return ConfidenceTrials("gait", A, B, choices, levels + 1.0, levels, difference)
@@ -234,14 +234,14 @@ def likert_synthetic_trials(n_pairs: int = 30, *, low: float = -2.0, high: float
     """Wu et al. 2025, §5.2: f(x) = x on [low, high], ``n_pairs`` uniform pairs, choices ~
     Bernoulli(Phi(x_1 - x_2)), levels set deterministically by |x_1 - x_2| in [0, .5], (.5, 1],
     (1, inf) (:data:`SYNTHETIC_CUTS`; ratings None)."""
-    n_pairs = _as_positive_int(n_pairs, "n_pairs")
+    n_pairs = as_positive_int(n_pairs, "n_pairs")
     low, high = float(low), float(high)
     if not np.isfinite(low):
         raise ValueError(f"low: expected a finite number, got {low:g}")
     if not high > low:
         raise ValueError(f"high: expected high > low = {low:g}, got {high:g}")
-    _check_width(low, high, "high")  # numpy's uniform(low, high) needs a finite width
-    generator = _as_rng(rng)
+    check_width(low, high, "high")  # numpy's uniform(low, high) needs a finite width
+    generator = as_rng(rng)
     A = generator.uniform(low, high, size=(n_pairs, 1))
     B = generator.uniform(low, high, size=(n_pairs, 1))
     difference = (A - B)[:, 0]
@@ -262,10 +262,10 @@ def rating_splits(n_trials: int, n_train: int, n_splits: int, *,
                   rng: RngLike = 0) -> list[tuple[np.ndarray, np.ndarray]]:
     """``n_splits`` random (train, test) index pairs of ``n_trials`` trials: each a random order
     of the trials, the first ``n_train`` to train and the rest to test."""
-    n_trials = _as_positive_int(n_trials, "n_trials", minimum=2)
-    n_train = _as_positive_int(n_train, "n_train", maximum=n_trials - 1)
-    n_splits = _as_positive_int(n_splits, "n_splits")
-    generator = _as_rng(rng)
+    n_trials = as_positive_int(n_trials, "n_trials", minimum=2)
+    n_train = as_positive_int(n_train, "n_train", maximum=n_trials - 1)
+    n_splits = as_positive_int(n_splits, "n_splits")
+    generator = as_rng(rng)
     orders = [generator.permutation(n_trials) for _ in range(n_splits)]
     return [(order[:n_train], order[n_train:]) for order in orders]
 
@@ -281,14 +281,14 @@ def preference_scores(trials: ConfidenceTrials, levels, kernel: Kernel, splits, 
     if not isinstance(trials, ConfidenceTrials):
         raise TypeError(f"trials: expected a course_lib.simulators.confidence_raters."
                         f"ConfidenceTrials, got {type(trials).__name__}")
-    levels = _as_float_array(levels, "levels", ndim=1)
+    levels = as_float_array(levels, "levels", ndim=1)
     if levels.size != trials.n_trials:
         raise ValueError(f"levels: expected one level per trial ({trials.n_trials}), got "
                          f"{levels.size}")
     scores = []
     for k, (train, test) in enumerate(splits):
-        train = _as_selection(train, f"splits[{k}][0]", trials.n_trials, noun="trial")
-        test = _as_selection(test, f"splits[{k}][1]", trials.n_trials, noun="trial")
+        train = as_selection(train, f"splits[{k}][0]", trials.n_trials, noun="trial")
+        test = as_selection(test, f"splits[{k}][1]", trials.n_trials, noun="trial")
         X, first, second = trials.items(train)
         model = ConfidencePreferenceGP(kernel, likert=likert, use_ratings=use_ratings,
                                        tol=tol).fit(X, first, second, trials.choices[train],

@@ -44,7 +44,7 @@ from ..linalg import JitterWarning
 from ..mixed.constraints import detection_likelihood
 from ..mixed.sparse_variational import SparseVariationalGP
 from ..mixed.variational import VariationalGP
-from ..validation import _as_float_array
+from ..validation import as_float_array
 
 __all__: list[str] = []
 
@@ -104,8 +104,8 @@ def _threshold_level(levels, mean, threshold: float):
     """The lowest level at which the posterior ``mean`` of the latent (on the increasing grid
     ``levels``) reaches ``threshold``, interpolated linearly between grid points; None when it
     never does on the grid (or is above it everywhere)."""
-    levels = _as_float_array(levels, "levels", ndim=1)
-    mean = _as_float_array(mean, "mean", ndim=1)
+    levels = as_float_array(levels, "levels", ndim=1)
+    mean = as_float_array(mean, "mean", ndim=1)
     if mean.size != levels.size:
         raise ValueError(f"mean: expected one value per level ({levels.size}), got {mean.size}")
     # a NaN threshold is never reached by any comparison: it would read as "no estimate yet"

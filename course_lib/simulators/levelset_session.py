@@ -49,8 +49,8 @@ from ..mixed.levelset_propose import ACQUISITIONS, propose
 from ..mixed.inducing import inducing_points
 from ..mixed.levelset_metrics import brier_levelset, f1_levelset
 from ..metrics import levelset_probability
-from ..validation import (RngLike, _as_float_array, _as_positive_int, _as_rng, _check_array_size,
-                          _check_choice, _check_width)
+from ..validation import (RngLike, as_float_array, as_positive_int, as_rng, check_array_size,
+                          check_choice, check_width)
 from .levelset_model import _MODELS, _fit_model, _prior_kernel, _threshold_level
 from .psychophysics import LevelSetProblem, _check_inside_box, simulate_answers
 
@@ -62,7 +62,7 @@ def _check_sobol_size(n: int, dim: int, name: str) -> None:
     """Refuse a Sobol block (n rounded up to a power of two, d columns) beyond the size limit
     before it is drawn."""
     block = 1 << max(0, int(n - 1).bit_length())
-    _check_array_size((block, dim), name, f"{n} Sobol points (drawn as a power-of-two block)",
+    check_array_size((block, dim), name, f"{n} Sobol points (drawn as a power-of-two block)",
                      "the session's defaults (1024 candidates and references, "
                      "2^12 test points) are plenty; a few thousand at most")
 
@@ -94,18 +94,18 @@ def _problem_or_box(problem, bounds, threshold, constraint_X, constraint_y) -> t
 
 def _check_box(bounds) -> np.ndarray:
     """The (d, 2) box of settings, rows (low, high) with low < high."""
-    bounds = _as_float_array(bounds, "bounds", ndim=2)
+    bounds = as_float_array(bounds, "bounds", ndim=2)
     if bounds.shape[1] != 2 or np.any(bounds[:, 0] >= bounds[:, 1]):
         raise ValueError(f"bounds: expected (d, 2) rows of low < high, got "
                          f"{bounds.tolist()}")
-    _check_width(bounds[:, 0], bounds[:, 1], "bounds")
+    check_width(bounds[:, 0], bounds[:, 1], "bounds")
     return bounds
 
 
 def _check_n_test(n_test) -> int | None:
     """Sobol points (a power of two) for the F1 / Brier scores, or None."""
     if n_test is not None:
-        n_test = _as_positive_int(n_test, "n_test", minimum=2)
+        n_test = as_positive_int(n_test, "n_test", minimum=2)
         if n_test & (n_test - 1):
             raise ValueError(f"n_test: expected a power of two (Sobol points), got {n_test}")
     return n_test
@@ -169,22 +169,22 @@ class LevelSetSession:
         self.problem = problem
         self.bounds = _check_box(bounds)
         self.threshold = float(ndtri(0.75) if threshold is None
-                               else _as_float_array(threshold, "threshold", ndim=0))
-        self.arm = _check_choice(arm, "arm", ARMS)
+                               else as_float_array(threshold, "threshold", ndim=0))
+        self.arm = check_choice(arm, "arm", ARMS)
         if callable(acquisition) or acquisition not in ACQUISITIONS:
             raise ValueError(f"acquisition: expected one of {list(ACQUISITIONS)}, got "
                              f"{acquisition!r}")
         self.acquisition = acquisition
-        self.model_kind = _check_choice(model, "model", _MODELS)
+        self.model_kind = check_choice(model, "model", _MODELS)
         self._constraints = self._checked_constraints(constraint_X, constraint_y)
-        self.n_initial = _as_positive_int(n_initial, "n_initial", minimum=0)
+        self.n_initial = as_positive_int(n_initial, "n_initial", minimum=0)
         if self.n_initial == 0 and (self._constraints is None or self.arm == "none"):
             raise ValueError("n_initial: with no constraint in use the first fit needs at least "
                              "one answer")
-        n_candidates = _as_positive_int(n_candidates, "n_candidates")
-        n_references = _as_positive_int(n_references, "n_references")
-        self.optimise_every = _as_positive_int(optimise_every, "optimise_every")
-        self.map_max_iter = _as_positive_int(map_max_iter, "map_max_iter")
+        n_candidates = as_positive_int(n_candidates, "n_candidates")
+        n_references = as_positive_int(n_references, "n_references")
+        self.optimise_every = as_positive_int(optimise_every, "optimise_every")
+        self.map_max_iter = as_positive_int(map_max_iter, "map_max_iter")
         if not isinstance(polish, (bool, np.bool_)):
             raise TypeError(f"polish: expected True or False, got {type(polish).__name__}")
         self.polish = bool(polish)
@@ -206,12 +206,12 @@ class LevelSetSession:
             raise ValueError("constraint_y: constraints need both constraint_X and constraint_y")
         if constraint_X is None:
             return None
-        C_X = _as_float_array(constraint_X, "constraint_X", ndim=2)
+        C_X = as_float_array(constraint_X, "constraint_X", ndim=2)
         if C_X.shape[1] != self.dim:
             raise ValueError(f"constraint_X: expected {self.dim} columns like bounds, got "
                              f"{C_X.shape[1]}")
         _check_inside_box(C_X, self.bounds, "constraint_X")
-        return self._to_unit(C_X), _as_float_array(constraint_y, "constraint_y", ndim=1)
+        return self._to_unit(C_X), as_float_array(constraint_y, "constraint_y", ndim=1)
 
     def _draw_points(self, n_candidates: int, n_references: int, n_inducing, rng) -> None:
         """The session's Sobol points on the unit cube, drawn from ``rng`` in this order (the
@@ -220,11 +220,11 @@ class LevelSetSession:
         for name, n in (("n_initial", self.n_initial), ("n_candidates", n_candidates),
                         ("n_references", n_references), ("n_test", self.n_test or 1)):
             _check_sobol_size(n, self.dim, name)
-        generator = _as_rng(rng)
+        generator = as_rng(rng)
         self.initial_queries = _sobol(self.dim, self.n_initial, generator)
         self.candidates = _sobol(self.dim, n_candidates, generator)
         self.references = _sobol(self.dim, n_references, generator)
-        n_inducing = _as_positive_int(n_inducing, "n_inducing")
+        n_inducing = as_positive_int(n_inducing, "n_inducing")
         self.inducing = inducing_points(
             self.unit_bounds, n_inducing, rng=generator,
             include=None if self._constraints is None else self._constraints[0])
@@ -262,7 +262,7 @@ class LevelSetSession:
         """Add the answer (1 / True = yes, 0 / False = no) to the question at ``x`` (d,) in box
         units and refit. If anything fails (bad input, a failed fit) the session is left as it
         was. Returns self."""
-        x = _as_float_array(x, "x", ndim=1)
+        x = as_float_array(x, "x", ndim=1)
         if x.size != self.dim:
             raise ValueError(f"x: expected {self.dim} coordinates, got {x.size}")
         slack = 1e-9 * (self.bounds[:, 1] - self.bounds[:, 0])
@@ -270,7 +270,7 @@ class LevelSetSession:
             raise ValueError(f"x: {x.tolist()} lies outside the box {self.bounds.tolist()}")
         if isinstance(answer, (bool, np.bool_)):
             answer = float(answer)
-        answer = _as_float_array(answer, "answer", ndim=0)
+        answer = as_float_array(answer, "answer", ndim=0)
         if answer not in (0.0, 1.0):
             raise ValueError(f"answer: expected 1 (yes) or 0 (no), got {float(answer):g}")
         X = np.vstack([self._X, np.clip(self._to_unit(x), 0.0, 1.0)])
@@ -341,8 +341,8 @@ def run_levelset_session(problem, arm: str, acquisition: str, *, n_initial: int 
     with one seed share the initial queries AND their answers. Returns a :class:`LevelSetTrace`
     with F1 / Brier after the initial trials and after every active one.
     """
-    n_active = _as_positive_int(n_active, "n_active", minimum=0)
-    session_seed, answer_seed = _as_rng(rng).integers(2 ** 63, size=2)
+    n_active = as_positive_int(n_active, "n_active", minimum=0)
+    session_seed, answer_seed = as_rng(rng).integers(2 ** 63, size=2)
     session = LevelSetSession(problem, arm=arm, acquisition=acquisition, model=model,
                               n_inducing=n_inducing, n_initial=n_initial,
                               n_candidates=n_candidates, n_references=n_references,
@@ -401,8 +401,8 @@ def levelset_maps(session: LevelSetSession, *, size: int = _MAP_SIZE) -> LevelSe
     if not isinstance(session, LevelSetSession) or session.problem is None:
         raise TypeError(f"session: expected a LevelSetSession with a problem, got "
                         f"{session!r}")
-    _check_choice(session.acquisition, "session.acquisition", _DRAWN_ACQUISITIONS)
-    size = _as_positive_int(size, "size", minimum=3)
+    check_choice(session.acquisition, "session.acquisition", _DRAWN_ACQUISITIONS)
+    size = as_positive_int(size, "size", minimum=3)
     problem, model = session.problem, session.model
     bounds = np.asarray(problem.bounds, float)
     if bounds.shape != (2, 2):
@@ -430,10 +430,10 @@ def acquisition_curve(session: LevelSetSession, levels) -> np.ndarray:
     """The ``session``'s acquisition (global MI or EAVC, against its own reference points) at
     every level of ``levels`` (box units of a 1-D session) as a candidate; zeros before the
     first fit."""
-    levels = _as_float_array(levels, "levels", ndim=1)
+    levels = as_float_array(levels, "levels", ndim=1)
     if session.model is None:
         return np.zeros(levels.size)
-    _check_choice(session.acquisition, "session.acquisition", _DRAWN_ACQUISITIONS)
+    check_choice(session.acquisition, "session.acquisition", _DRAWN_ACQUISITIONS)
     rule = global_mi if session.acquisition == "global_mi" else eavc
     unit = (levels[:, None] - session.bounds[:, 0]) / (session.bounds[:, 1] - session.bounds[:, 0])
     return rule(session.model, unit, session.references, session.threshold)

@@ -55,8 +55,8 @@ from ..gp.kernel_base import Kernel
 from ..gp.kernels import SquaredExponential
 from ..preference.likelihoods import Likelihood
 from ..linalg import cholesky_with_jitter
-from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng,
-                          _check_width, _renamed_error)
+from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
+                          check_width, renamed_error)
 
 __all__ = ["negated_griewank", "settings_grid", "GPDrawResponse", "gp_draw_2d", "gp_draw_4d",
            "Pathology", "CannotHear", "SwitchesPreference", "Fatigue", "MattersAboveThreshold",
@@ -80,7 +80,7 @@ def negated_griewank(X) -> np.ndarray:
     On [-8, 8] it has three peaks, at 0 (f = 1) and at +-2 pi (lower by (2 pi)^2 / 4000 =
     0.0099), the negated 1-D Griewank function without its constant.
     """
-    X = _as_float_array(X, "X", ndim=(1, 2))
+    X = as_float_array(X, "X", ndim=(1, 2))
     if X.ndim == 2 and X.shape[1] != 1:
         raise ValueError(f"X: the 1-D Griewank IRF takes one setting per row, got shape "
                          f"{X.shape}")
@@ -94,13 +94,13 @@ def settings_grid(low: float, high: float, step: float, dim: int) -> np.ndarray:
     ... up to the last point not beyond high (high itself when ``step`` divides the range); a
     step larger than the range is refused. Nielsen et al. 2015's 2-D grid is
     ``settings_grid(-20, 20, 1, 2)`` (41^2 = 1681 settings)."""
-    low = float(_as_float_array(low, "low", ndim=0))
-    high = float(_as_float_array(high, "high", ndim=0))
+    low = float(as_float_array(low, "low", ndim=0))
+    high = float(as_float_array(high, "high", ndim=0))
     if not high > low:
         raise ValueError(f"high: must exceed low ({low:g}), got {high:g}")
-    _check_width(low, high, "high")
-    step = _as_positive_float(step, "step")
-    dim = _as_positive_int(dim, "dim")
+    check_width(low, high, "high")
+    step = as_positive_float(step, "step")
+    dim = as_positive_int(dim, "dim")
     per_axis = (high - low) / step + 1e-9   # the steps that fit, up to round-off; inf if tiny
     if per_axis < 1:          # the grid would hold low alone and silently drop high
         raise ValueError(f"step: {step:g} is larger than the range high - low = "
@@ -131,7 +131,7 @@ class GPDrawResponse:
                             f"{type(kernel).__name__}")
         self.kernel = kernel
         self.anchors = as_inputs(anchors, "anchors").copy()
-        rng = _as_rng(rng)
+        rng = as_rng(rng)
         L, _ = cholesky_with_jitter(kernel(self.anchors), "anchors", warn=False)
         e = rng.standard_normal(self.anchors.shape[0])
         self.values = L @ e
@@ -158,7 +158,7 @@ def _anchor_grid(low: float, high: float, anchor_step: float, dim: int) -> np.nd
     try:
         return settings_grid(low, high, anchor_step, dim)
     except (TypeError, ValueError) as err:
-        raise _renamed_error(err, "step", "anchor_step") or err from None
+        raise renamed_error(err, "step", "anchor_step") or err from None
 
 
 def gp_draw_2d(*, rng: RngLike = None, lengthscale: float = 8.0, variance: float = 4.0,
@@ -166,8 +166,8 @@ def gp_draw_2d(*, rng: RngLike = None, lengthscale: float = 8.0, variance: float
     """Study 1's setting space (Nielsen et al. 2015), [-20, 20]^2: an SE-kernel GP draw
     (``variance`` 4 as the thesis's sigma_f; ``lengthscale`` 8 grid steps, a broad IRF with one or
     two peaks) anchored on the grid of step ``anchor_step``."""
-    kernel = SquaredExponential(_as_positive_float(lengthscale, "lengthscale"),
-                                _as_positive_float(variance, "variance"))
+    kernel = SquaredExponential(as_positive_float(lengthscale, "lengthscale"),
+                                as_positive_float(variance, "variance"))
     return GPDrawResponse(kernel, _anchor_grid(-20, 20, anchor_step, 2), rng=rng)
 
 
@@ -176,8 +176,8 @@ def gp_draw_4d(*, rng: RngLike = None, lengthscale: float = 25.0, variance: floa
     """Study 2's setting space (Nielsen et al. 2015), four gains in [0, 80] dB (the thesis's grid
     has step 5, 17^4 settings): an SE-kernel GP draw anchored every ``anchor_step`` dB
     (5^4 = 625)."""
-    kernel = SquaredExponential(_as_positive_float(lengthscale, "lengthscale"),
-                                _as_positive_float(variance, "variance"))
+    kernel = SquaredExponential(as_positive_float(lengthscale, "lengthscale"),
+                                as_positive_float(variance, "variance"))
     return GPDrawResponse(kernel, _anchor_grid(0, 80, anchor_step, 4), rng=rng)
 
 
@@ -219,7 +219,7 @@ class CannotHear(Pathology):
     """Hears only ``scale`` (in [0, 1)) times its IRF: 0 makes every answer a coin flip."""
 
     def __init__(self, scale: float = 0.0):
-        scale = _as_positive_float(scale, "scale", allow_zero=True)
+        scale = as_positive_float(scale, "scale", allow_zero=True)
         if scale >= 1.0:
             raise ValueError(f"scale: a listener who cannot hear differences hears less than "
                              f"its IRF, so scale must be < 1, got {scale:g}")
@@ -237,7 +237,7 @@ class SwitchesPreference(Pathology):
 
     def __init__(self, other, after: int):
         self.other = _check_irf(other, "other")
-        self.after = _as_positive_int(after, "after", minimum=0)
+        self.after = as_positive_int(after, "after", minimum=0)
 
     def utility(self, irf, X, t):
         switched = t >= self.after
@@ -256,7 +256,7 @@ class Fatigue(Pathology):
     """noise_sd grows linearly with the answers given: noise_sd (1 + rate t)."""
 
     def __init__(self, rate: float):
-        self.rate = _as_positive_float(rate, "rate")
+        self.rate = as_positive_float(rate, "rate")
 
     def noise_factor(self, t):
         return 1.0 + self.rate * t
@@ -271,8 +271,8 @@ class MattersAboveThreshold(Pathology):
     nothing)."""
 
     def __init__(self, dim: int, level: float):
-        self.dim = _as_positive_int(dim, "dim", minimum=0)
-        self.level = float(_as_float_array(level, "level", ndim=0))
+        self.dim = as_positive_int(dim, "dim", minimum=0)
+        self.level = float(as_float_array(level, "level", ndim=0))
 
     def utility(self, irf, X, t):
         if self.dim >= X.shape[1]:
@@ -332,7 +332,7 @@ class SimulatedListener:
                              f"likelihood ({', '.join(_PAIRWISE_KINDS)}), got "
                              f"{type(likelihood).__name__} ({likelihood.observation_kind!r})")
         self.likelihood = likelihood
-        self.rng = _as_rng(rng)
+        self.rng = as_rng(rng)
         self.pathologies = _check_pathologies(pathology)
         self.n_answers = 0
 
@@ -349,7 +349,7 @@ class SimulatedListener:
         (default: the next one, for one setting per answer as in :meth:`answer`)."""
         X = as_inputs(X, "X")
         if t is not None:
-            t = _as_positive_int(t, "t", minimum=0)
+            t = as_positive_int(t, "t", minimum=0)
         return self._heard(X, self._times(X.shape[0], t))
 
     def _heard(self, X: np.ndarray, times: np.ndarray) -> np.ndarray:
@@ -411,10 +411,10 @@ class SimulatedListener:
         random order (Nielsen et al. 2015: 20 choices, then an exact binomial test). A win is an
         answer favouring x_found (binary or degree on its side of 0.5, a difference of its sign); an
         exact tie (a degree of 0.5) counts as no win."""
-        n = _as_positive_int(n, "n")
-        found = as_inputs(np.atleast_2d(_as_float_array(x_found, "x_found", ndim=(1, 2))),
+        n = as_positive_int(n, "n")
+        found = as_inputs(np.atleast_2d(as_float_array(x_found, "x_found", ndim=(1, 2))),
                           "x_found")
-        baseline = as_inputs(np.atleast_2d(_as_float_array(x_baseline, "x_baseline",
+        baseline = as_inputs(np.atleast_2d(as_float_array(x_baseline, "x_baseline",
                                                          ndim=(1, 2))), "x_baseline",
                              found.shape[1])
         if found.shape[0] != 1 or baseline.shape[0] != 1:

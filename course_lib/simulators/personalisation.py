@@ -55,7 +55,7 @@ from ..preference.hyperparameters import OnSquare
 from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError
 from ..stimuli import load_clip, loudness_matched, standard_equaliser
-from ..validation import RngLike, _as_positive_int, _as_rng, _as_float_array
+from ..validation import RngLike, as_positive_int, as_rng, as_float_array
 from .listeners import GPDrawResponse, SimulatedListener, settings_grid
 from .personalisation_study import hearing_aid_model, next_candidate
 
@@ -76,7 +76,7 @@ def equaliser_model(n_bands: int = 2) -> PreferenceGP:
     docstring): the Beta likelihood and priors of
     :func:`~course_lib.simulators.personalisation_study.hearing_aid_model`, an SE-ARD kernel
     with variance 4 fixed and lengthscales from 5 dB under OnSquare(half-Student-t(6, 30))."""
-    n_bands = _as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
+    n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
     template = hearing_aid_model(n_bands, answers="degree")
     kernel = SquaredExponential(np.full(n_bands, _LENGTHSCALE_START), 4.0,
                                 variance_bounds="fixed")
@@ -90,8 +90,8 @@ def hidden_listener(n_bands: int = 2, *, rng: RngLike = None) -> SimulatedListen
     """A simulated listener over ``n_bands`` gains: its IRF a draw of an SE-kernel GP
     (lengthscale 6 dB, variance 4) anchored every 6 dB on [-12, 12], its answers a Beta slider
     (noise_sd 1, concentration 8). ``rng`` draws the IRF and then the listener's answers."""
-    n_bands = _as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
-    rng = _as_rng(rng)
+    n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
+    rng = as_rng(rng)
     irf = GPDrawResponse(SquaredExponential(_LISTENER_LENGTHSCALE, _LISTENER_VARIANCE),
                          settings_grid(*_GAIN_RANGE, 6.0, n_bands), rng=rng)
     return SimulatedListener(irf, PairwiseBeta(_LISTENER_NOISE_SD, _LISTENER_CONCENTRATION),
@@ -122,7 +122,7 @@ class PersonalisationSession:
 
     def __init__(self, n_bands: int = 2, *, listener: SimulatedListener | None = None,
                  n_random: int = 4, optimise_every: int = 5, rng: RngLike = None):
-        self.n_bands = _as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
+        self.n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
         if listener is not None:
             if not isinstance(listener, SimulatedListener):
                 raise TypeError(f"listener: expected None or a SimulatedListener, got "
@@ -131,9 +131,9 @@ class PersonalisationSession:
                 raise ValueError(f"listener: the session asks for degrees of preference, the "
                                  f"listener gives {listener.kind!r} answers")
         self.listener = listener
-        self.n_random = _as_positive_int(n_random, "n_random")
-        self.optimise_every = _as_positive_int(optimise_every, "optimise_every")
-        self.rng = _as_rng(rng)
+        self.n_random = as_positive_int(n_random, "n_random")
+        self.optimise_every = as_positive_int(optimise_every, "optimise_every")
+        self.rng = as_rng(rng)
         self.equaliser = standard_equaliser(self.n_bands)
         self.grid = settings_grid(*_GAIN_RANGE, _GRID_STEP[self.n_bands], self.n_bands)
         self.bounds = np.tile(np.array(_GAIN_RANGE), (self.n_bands, 1))
@@ -194,7 +194,7 @@ class PersonalisationSession:
     def answer(self, y: float) -> None:
         """Record the answer ``y`` in [0, 1] about the current pair (A, B) (y > 0.5: A
         preferred, 0.5: no difference), refit, and choose the next pair."""
-        y = float(_as_float_array(y, "y", ndim=0))
+        y = float(as_float_array(y, "y", ndim=0))
         if not 0.0 <= y <= 1.0:
             raise ValueError(f"y: a degree of preference lies in [0, 1], got {y:g}")
         firsts = self._firsts + [self.pair[0]]
@@ -234,7 +234,7 @@ class PersonalisationSession:
         if self.listener is None:
             raise ValueError("listener: this session has no simulated listener; answer with "
                              "answer(y) or start one with a listener")
-        for _ in range(_as_positive_int(n, "n")):
+        for _ in range(as_positive_int(n, "n")):
             A, B = self.pair
             self.answer(float(self.listener.answer(A[None, :], B[None, :])[0]))
 

@@ -56,7 +56,7 @@ from ..preference.preference_gp import PreferenceGP
 from ..preference.hyperparameters import OnSquare
 from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError
-from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice
+from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
 from .listeners import SimulatedListener, _evaluate
 
 __all__ = ["hearing_aid_model", "SessionResult", "next_candidate", "run_session"]
@@ -78,8 +78,8 @@ def hearing_aid_model(dim: int = 2, *, answers: str = "degree") -> PreferenceGP:
     parameter itself, so the prior here is on the concentration nu (from 2 + e), bounded below by
     2 instead of shifted.
     """
-    dim = _as_positive_int(dim, "dim")
-    _check_choice(answers, "answers", ("degree", "binary"))
+    dim = as_positive_int(dim, "dim")
+    check_choice(answers, "answers", ("degree", "binary"))
     squared, scale = (5.0, 10.0) if dim <= 2 else (30.0, 100.0)
     kernel = SquaredExponential(np.full(dim, np.sqrt(squared)), 4.0, variance_bounds="fixed")
     priors = {f"lengthscale_{k}": OnSquare(HalfStudentT(6, scale)) for k in range(dim)}
@@ -147,15 +147,15 @@ def next_candidate(model, grid, x_best, rule: str, grid_bei, bounds, *, rng: Rng
     the grid mean of bEI (``grid_bei``, bEI of ``model`` at every ``grid`` row), or for
     "bei-ascent" the mean bEI along the ascents within ``bounds``. One rule for
     :func:`run_session` and the personalisation explorer."""
-    _check_choice(rule, "rule", _ACQUISITIONS)
+    check_choice(rule, "rule", _ACQUISITIONS)
     grid = as_inputs(grid, "grid")
-    x_best = _as_float_array(x_best, "x_best", ndim=1)
+    x_best = as_float_array(x_best, "x_best", ndim=1)
     if x_best.shape != (grid.shape[1],):
         raise ValueError(f"x_best: expected one setting with {grid.shape[1]} coordinates like "
                          f"the grid's rows, got shape {x_best.shape}")
     if rule == "thompson":
         check_thompson_size(grid.shape[0], "grid")
-    rng = _as_rng(rng)
+    rng = as_rng(rng)
     others = ~np.all(grid == x_best, axis=1)
     index_of_other = np.flatnonzero(others)
     if index_of_other.size == 0:
@@ -169,7 +169,7 @@ def next_candidate(model, grid, x_best, rule: str, grid_bei, bounds, *, rng: Rng
         if not others[pick]:  # snapped onto the incumbent
             pick = int(rng.choice(index_of_other))
         return pick, found.path_mean
-    grid_bei = _as_float_array(grid_bei, "grid_bei", ndim=1)
+    grid_bei = as_float_array(grid_bei, "grid_bei", ndim=1)
     if grid_bei.shape != (grid.shape[0],):
         raise ValueError(f"grid_bei: expected one bEI value per grid row ({grid.shape[0]}), got "
                          f"shape {grid_bei.shape}")
@@ -219,7 +219,7 @@ def run_session(listener: SimulatedListener, model, grid, *, n_random: int = 10,
     n_random, n_active, optimise_every, n_restarts, n_forced = _check_schedule(
         grid, n_random, n_active, acquisition, optimise_every, n_restarts, n_forced)
     baseline = _check_baseline(baseline, grid.shape[1])
-    rng = _as_rng(rng)
+    rng = as_rng(rng)
     bounds = _grid_bounds(grid, acquisition)
     best_value = float(_evaluate(listener.irf, grid).max())
 
@@ -266,25 +266,25 @@ def _distinct_settings(grid) -> np.ndarray:
 def _check_schedule(grid, n_random, n_active, acquisition, optimise_every, n_restarts,
                     n_forced) -> tuple:
     """(n_random, n_active, optimise_every, n_restarts, n_forced), checked against the grid."""
-    n_random = _as_positive_int(n_random, "n_random")
-    n_active = _as_positive_int(n_active, "n_active", minimum=0)
+    n_random = as_positive_int(n_random, "n_random")
+    n_active = as_positive_int(n_active, "n_active", minimum=0)
     if n_random + 1 > grid.shape[0]:
         raise ValueError(f"n_random: a random start of {n_random} comparisons needs "
                          f"{n_random + 1} distinct grid settings, the grid has {grid.shape[0]}")
-    _check_choice(acquisition, "acquisition", _ACQUISITIONS)
+    check_choice(acquisition, "acquisition", _ACQUISITIONS)
     if acquisition == "thompson":
         check_thompson_size(grid.shape[0], "grid")
     if optimise_every is not None:
-        optimise_every = _as_positive_int(optimise_every, "optimise_every")
-    n_restarts = _as_positive_int(n_restarts, "n_restarts")
-    n_forced = _as_positive_int(n_forced, "n_forced", minimum=0)
+        optimise_every = as_positive_int(optimise_every, "optimise_every")
+    n_restarts = as_positive_int(n_restarts, "n_restarts")
+    n_forced = as_positive_int(n_forced, "n_forced", minimum=0)
     return n_random, n_active, optimise_every, n_restarts, n_forced
 
 
 def _check_baseline(baseline, d: int) -> np.ndarray:
     """The forced choice's baseline, one setting (default the origin)."""
     baseline = np.zeros(d) if baseline is None else \
-        _as_float_array(baseline, "baseline", ndim=1)
+        as_float_array(baseline, "baseline", ndim=1)
     if baseline.shape != (d,):
         raise ValueError(f"baseline: expected one setting with {d} coordinates, got shape "
                          f"{baseline.shape}")

@@ -53,8 +53,8 @@ from scipy.special import expit, log_ndtr, ndtr, ndtri
 from scipy.stats import qmc
 
 from ..mixed.constraints import constraints_from_probability
-from ..validation import (RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice,
-                          _check_width)
+from ..validation import (RngLike, as_float_array, as_positive_int, as_rng, check_choice,
+                          check_width)
 
 __all__ = ["LevelSetProblem", "psychometric_problem", "norm_ball_problem", "passthrough_problem",
            "detection_problem", "LISTENER_U50", "LISTENER_SPREAD",
@@ -106,21 +106,21 @@ class LevelSetProblem:
     threshold: float = field(default=float(ndtri(_LEVEL)))
 
     def __post_init__(self):
-        _check_choice(self.link, "link", _LINKS)
+        check_choice(self.link, "link", _LINKS)
         if not callable(self.latent):
             raise TypeError(f"latent: expected a function of an (n, d) array, got "
                             f"{type(self.latent).__name__}")
-        bounds = _as_float_array(self.bounds, "bounds", ndim=2)
+        bounds = as_float_array(self.bounds, "bounds", ndim=2)
         if bounds.shape[1] != 2 or np.any(bounds[:, 0] >= bounds[:, 1]):
             raise ValueError(f"bounds: expected (d, 2) rows of low < high, got {bounds.tolist()}")
-        _check_width(bounds[:, 0], bounds[:, 1], "bounds")
-        C_X = _as_float_array(self.constraint_X, "constraint_X", ndim=2)
-        C_y = _as_float_array(self.constraint_y, "constraint_y", ndim=1)
+        check_width(bounds[:, 0], bounds[:, 1], "bounds")
+        C_X = as_float_array(self.constraint_X, "constraint_X", ndim=2)
+        C_y = as_float_array(self.constraint_y, "constraint_y", ndim=1)
         if C_X.shape != (C_y.size, bounds.shape[0]):
             raise ValueError(f"constraint_X: expected shape ({C_y.size}, {bounds.shape[0]}) "
                              f"(one row per target, one column per bound), got {C_X.shape}")
         _check_inside_box(C_X, bounds, "constraint_X")
-        threshold = float(_as_float_array(self.threshold, "threshold", ndim=0))
+        threshold = float(as_float_array(self.threshold, "threshold", ndim=0))
         object.__setattr__(self, "threshold", threshold)
         for name, value in (("bounds", bounds), ("constraint_X", C_X), ("constraint_y", C_y)):
             value.setflags(write=False)
@@ -156,7 +156,7 @@ class LevelSetProblem:
         return float(log_ndtr(self.threshold) - log_ndtr(-self.threshold))
 
     def _inputs(self, X, name: str) -> np.ndarray:
-        X = _as_float_array(X, name, ndim=(1, 2))
+        X = as_float_array(X, name, ndim=(1, 2))
         X = X.reshape(1, -1) if X.ndim == 1 else X
         if X.shape[1] != self.dim:
             raise ValueError(f"{name}: expected {self.dim} columns (one per setting), got "
@@ -226,7 +226,7 @@ def _check_inside_box(X: np.ndarray, bounds: np.ndarray, name: str) -> None:
 def _check_cap(cap):
     if cap is None:
         return None
-    cap = float(_as_float_array(cap, "constraint_cap", ndim=0))
+    cap = float(as_float_array(cap, "constraint_cap", ndim=0))
     if not 0.5 < cap < 1.0:
         raise ValueError(f"constraint_cap: expected None or a probability in (0.5, 1), got {cap:g}")
     return cap
@@ -251,10 +251,10 @@ def _face_points(bounds, faces, n_per_face: int = _POINTS_PER_FACE, *, rng: RngL
     (each face its own points, drawn one after the other from one scrambled sequence).
     Returns (len(faces) * n_per_face, d), faces in the order given.
     """
-    bounds = _as_float_array(bounds, "bounds", ndim=2)
-    n_per_face = _as_positive_int(n_per_face, "n_per_face")
+    bounds = as_float_array(bounds, "bounds", ndim=2)
+    n_per_face = as_positive_int(n_per_face, "n_per_face")
     d = bounds.shape[0]
-    sobol = qmc.Sobol(d - 1, rng=_as_rng(rng)) if d > 1 else None
+    sobol = qmc.Sobol(d - 1, rng=as_rng(rng)) if d > 1 else None
     n_draw = 1 << int(np.ceil(np.log2(n_per_face)))   # Sobol blocks of a power of two
     rows = []
     for dim, side in faces:
@@ -295,7 +295,7 @@ def norm_ball_problem(dim: int = 2, *, constraint_cap: float | None = None,
     """The norm ball f(x) = 2 ||x|| on [-1, 1]^dim with 1 + 5 * 2 dim constraints (origin and
     Sobol points on every face; ``rng`` scrambles them); ``constraint_cap`` as for
     :func:`psychometric_problem`."""
-    dim = _as_positive_int(dim, "dim", minimum=2)
+    dim = as_positive_int(dim, "dim", minimum=2)
     cap = _check_cap(constraint_cap)
     bounds = np.tile([-1.0, 1.0], (dim, 1))
     faces = [(k, side) for k in range(dim) for side in (0, 1)]
@@ -325,7 +325,7 @@ def simulate_answers(problem: LevelSetProblem, X, *, rng: RngLike = None) -> np.
     if not isinstance(problem, LevelSetProblem):
         raise TypeError(f"problem: expected a LevelSetProblem, got {type(problem).__name__}")
     p = problem.answer_probability(X)
-    return (_as_rng(rng).random(p.shape) < p).astype(float)
+    return (as_rng(rng).random(p.shape) < p).astype(float)
 
 
 # The detection demo's listener (lecture 07): P(heard | level 0) is the false-alarm floor, and

@@ -26,7 +26,7 @@ import numpy as np
 from ..raters.regions import Regions, left_to_right, region_labels, assign_regions
 from ..raters.rater_data import RaterData
 from ..metrics import check_scale
-from ..validation import RngLike, _as_positive_float, _as_positive_int, _as_rng, _as_float_array
+from ..validation import RngLike, as_positive_float, as_positive_int, as_rng, as_float_array
 
 __all__ = ["simulate_integer_scores", "simulate_homogeneous", "simulate_regions",
            "ANNOTATOR_TOY_LAMBDA", "annotator_toy_gold", "AnnotatorToy", "annotator_toy_data",
@@ -43,7 +43,7 @@ ANNOTATOR_TOY_LAMBDA.setflags(write=False)
 
 def annotator_toy_gold(x) -> np.ndarray:
     """The gold standard of Gil-Gonzalez et al.'s toy, z = sin(2 pi x) sin(6 pi x)."""
-    x = _as_float_array(x, "x")
+    x = as_float_array(x, "x")
     return np.sin(2.0 * np.pi * x) * np.sin(6.0 * np.pi * x)
 
 
@@ -52,10 +52,10 @@ def simulate_integer_scores(truth, bias, slope, noise_sd, *, scale=(0, 10),
     """Every rater r scores every item i: round(slope_r * truth_i + bias_r + N(0, noise_sd_r^2)),
     clipped to ``scale`` (whole scores, rounded half up). ``bias``, ``slope``, ``noise_sd``:
     one value per rater (``noise_sd`` >= 0). Returns a complete :class:`RaterData`."""
-    truth = _as_float_array(truth, "truth", ndim=1)
-    bias = _as_float_array(bias, "bias", ndim=1)
-    slope = _as_float_array(slope, "slope", ndim=1)
-    noise_sd = _as_float_array(noise_sd, "noise_sd", ndim=1)
+    truth = as_float_array(truth, "truth", ndim=1)
+    bias = as_float_array(bias, "bias", ndim=1)
+    slope = as_float_array(slope, "slope", ndim=1)
+    noise_sd = as_float_array(noise_sd, "noise_sd", ndim=1)
     for name, values in (("slope", slope), ("noise_sd", noise_sd)):
         if values.shape != bias.shape:
             raise ValueError(f"{name}: expected one value per rater ({bias.size}, as bias), "
@@ -63,7 +63,7 @@ def simulate_integer_scores(truth, bias, slope, noise_sd, *, scale=(0, 10),
     if np.any(noise_sd < 0):
         raise ValueError("noise_sd: must be >= 0")
     low, high = check_scale(scale)
-    rng = _as_rng(rng)
+    rng = as_rng(rng)
     raw = slope[None, :] * truth[:, None] + bias[None, :] + noise_sd[None, :] * \
         rng.standard_normal((truth.size, bias.size))
     scores = np.clip(np.floor(raw + 0.5), low, high)
@@ -71,7 +71,7 @@ def simulate_integer_scores(truth, bias, slope, noise_sd, *, scale=(0, 10),
 
 
 def _check_variances(values, name: str, ndim: int) -> np.ndarray:
-    values = _as_float_array(values, name, ndim=ndim)
+    values = as_float_array(values, name, ndim=ndim)
     if np.any(values < 0):
         raise ValueError(f"{name}: noise variances must be >= 0 (0 = a perfect annotator)")
     return values
@@ -79,14 +79,14 @@ def _check_variances(values, name: str, ndim: int) -> np.ndarray:
 
 def _simulate(gold: np.ndarray, variances: np.ndarray, rng) -> RaterData:
     """Every annotator labels every item: y_ir = gold_i + sqrt(variances[i, r]) * N(0, 1)."""
-    noise = np.asarray(_as_rng(rng).standard_normal(variances.shape))
+    noise = np.asarray(as_rng(rng).standard_normal(variances.shape))
     return RaterData.from_matrix(gold[:, None] + np.sqrt(variances) * noise)
 
 
 def simulate_homogeneous(gold, variances, *, rng: RngLike = None) -> RaterData:
     """Annotator r labels every item with y_ir = gold_i + N(0, variances[r]) (continuous
     labels, no scale). ``variances``: one per annotator, >= 0."""
-    gold = _as_float_array(gold, "gold", ndim=1)
+    gold = as_float_array(gold, "gold", ndim=1)
     variances = _check_variances(variances, "variances", 1)
     return _simulate(gold, np.broadcast_to(variances, (gold.size, variances.size)), rng)
 
@@ -97,7 +97,7 @@ def simulate_regions(gold, regions, variance_table, *, rng: RngLike = None) -> R
     :class:`~course_lib.raters.regions.Regions`); the toy's Lambda
     (zeros allowed: a perfect annotator in that region). Uses the random numbers of
     :func:`simulate_homogeneous`: with equal rows the two give the same labels."""
-    gold = _as_float_array(gold, "gold", ndim=1)
+    gold = as_float_array(gold, "gold", ndim=1)
     labels, _ = region_labels(regions)
     if labels.size != gold.size:
         raise ValueError(f"regions: expected one region per item of gold ({gold.size}), got "
@@ -131,10 +131,10 @@ def annotator_toy_data(variance_table=ANNOTATOR_TOY_LAMBDA, n_items: int = 60, n
     N(0, variance_table[region, annotator]) (:func:`simulate_regions`; zeros allowed). The
     draws come in a fixed order (inputs, regions, noise), so another table with the same ``rng``
     seed rescales the same noise."""
-    table = _as_float_array(variance_table, "variance_table", ndim=2)
-    n_items = _as_positive_int(n_items, "n_items", minimum=2 * table.shape[0])
-    n_test = _as_positive_int(n_test, "n_test")
-    rng = _as_rng(rng)
+    table = as_float_array(variance_table, "variance_table", ndim=2)
+    n_items = as_positive_int(n_items, "n_items", minimum=2 * table.shape[0])
+    n_test = as_positive_int(n_test, "n_test")
+    rng = as_rng(rng)
     x = np.sort(rng.uniform(0.0, 1.0, n_items))
     X = x[:, None]
     regions = left_to_right(assign_regions(X, table.shape[0], "kmeans", rng=rng))
@@ -156,7 +156,7 @@ TOY_KERNEL = dict(lengthscale=0.2, variance=4.0)
 def toy_truth(x) -> np.ndarray:
     """True fluency (0-10) of a toy utterance that spends a fraction x in [0, 1] of its time in
     pauses: 8 - 5x + sin(3 pi x), falling from 8 to 3 with a bump (short pauses barely hurt)."""
-    x = _as_float_array(x, "x")
+    x = as_float_array(x, "x")
     return 8.0 - 5.0 * x + np.sin(3.0 * np.pi * x)
 
 
@@ -188,12 +188,12 @@ def toy_rater_data(n_items: int = 40, n_raters: int = 5, noise_sd: float = 1.0,
     fixed order (biases, inputs, training noise, test noise), so the same ``rng`` seed with another
     ``noise_sd`` or ``bias_sd`` rescales the same random numbers.
     """
-    n_items = _as_positive_int(n_items, "n_items")
-    n_raters = _as_positive_int(n_raters, "n_raters")
-    n_test = _as_positive_int(n_test, "n_test", minimum=0)
-    noise_sd = _as_positive_float(noise_sd, "noise_sd", allow_zero=True)
-    bias_sd = _as_positive_float(bias_sd, "bias_sd", allow_zero=True)
-    rng = _as_rng(rng)
+    n_items = as_positive_int(n_items, "n_items")
+    n_raters = as_positive_int(n_raters, "n_raters")
+    n_test = as_positive_int(n_test, "n_test", minimum=0)
+    noise_sd = as_positive_float(noise_sd, "noise_sd", allow_zero=True)
+    bias_sd = as_positive_float(bias_sd, "bias_sd", allow_zero=True)
+    rng = as_rng(rng)
     bias = bias_sd * rng.standard_normal(n_raters)
     x = np.sort(rng.uniform(0.0, 1.0, n_items))
     x_test = np.linspace(0.02, 0.98, n_test)

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 from IPython.display import display
 
 from course_lib.plotting.describe import describe_figure, described_image_html
-from course_lib.validation import RngLike, _as_rng
+from course_lib.validation import RngLike, as_rng
 from course_lib.widgets.slider_names import _SliderNames
 
 # A control's style that shows its whole description, however long.
@@ -30,7 +30,7 @@ class InputError(ValueError):
 def _fixed_seed(rng: RngLike) -> int:
     """One integer seed drawn from ``rng``: every render redraws the same random numbers, so
     moving a slider deforms the same draws."""
-    return int(_as_rng(rng).integers(2 ** 63))
+    return int(as_rng(rng).integers(2 ** 63))
 
 
 def _float_slider(description: str, value: float, low: float, high: float,

@@ -31,7 +31,7 @@ from course_lib.class_panel.sheets import ClassSheet, Identity, my_identity
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.raters.rate_yourself import ScoreSheet
 from course_lib.stimuli import CLIP_TRANSCRIPTS, wav_bytes
-from course_lib.validation import _renamed_error
+from course_lib.validation import renamed_error
 from course_lib.widgets.rate_yourself import RateYourself, _SheetFile
 from course_lib.widgets.slider_names import _SliderNames
 from course_lib.widgets.status import _StatusLine
@@ -185,7 +185,7 @@ def _identity(identity: Identity | None) -> Identity:
     try:
         return my_identity()
     except ValueError as err:
-        raise (_renamed_error(err, "folder", "identity") or err) from None
+        raise (renamed_error(err, "folder", "identity") or err) from None
 
 
 def class_rate(seed: int = DEFAULT_SEED, n_clips: int | None = None, *, clips="scale",

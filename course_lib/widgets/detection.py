@@ -33,7 +33,7 @@ from ..simulators.levelset_session import acquisition_curve, detection_curve
 from ..simulators.psychophysics import LISTENER_SPREAD, LISTENER_U50, detection_problem
 from ..stimuli import (TONE_CLIP_DURATION, TONE_DURATION, TONE_FREQUENCY, tone_in_noise,
                        tone_snr_db, wav_bytes)
-from ..validation import RngLike, _check_choice
+from ..validation import RngLike, check_choice
 from .levelset import _ACQUISITIONS, ExplorerState, LevelSetExplorer, _dropdown, _seed, _States
 
 __all__ = ["DetectionState", "detection_figure", "detection_demo"]
@@ -144,8 +144,8 @@ def detection_demo(arm: str = "mixed", acquisition: str = "global MI", *,
     "pseudo" (the same as one pseudo-answer "not heard" at level 0) or "none";
     ``acquisition``: "global MI" or "EAVC"; ``rng`` seeds the session and the simulated
     listener. Two players (never autoplaying): this trial's sound and an example at level 1."""
-    _check_choice(arm, "arm", ARMS)
-    _check_choice(acquisition, "acquisition", tuple(_ACQUISITIONS))
+    check_choice(arm, "arm", ARMS)
+    check_choice(acquisition, "acquisition", tuple(_ACQUISITIONS))
     problem = detection_problem()
     states = _States(lambda a, q, seed: DetectionState(problem, a, _ACQUISITIONS[q], seed=seed),
                      _seed(rng))

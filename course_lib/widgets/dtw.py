@@ -28,7 +28,7 @@ from ..dtw.step_patterns import ASYMMETRIC_P1, STEP_PATTERNS
 from ..dtw.subsequence import find_matches, subsequence_dtw
 from ..plotting.dtw import (plot_alignment_path, plot_cost_matrix, plot_frame_mapping,
                             plot_subsequence_matches, plot_waveform)
-from ..validation import _as_bool, _as_float_array, _as_positive_float, _as_positive_int
+from ..validation import as_bool, as_float_array, as_positive_float, as_positive_int
 from .base import Explorer
 
 __all__ = ["alignment_explorer", "subsequence_explorer"]
@@ -46,8 +46,8 @@ def _check_utterances(utterances, name: str) -> dict:
         if not isinstance(value, (tuple, list)) or len(value) != 3:
             raise TypeError(f"{name}[{key!r}]: expected (waveform, sample_rate, features)")
         waveform, rate, features = value
-        checked[str(key)] = (_as_float_array(waveform, f"{name}[{key!r}] waveform", ndim=1),
-                             _as_positive_float(rate, f"{name}[{key!r}] sample_rate"),
+        checked[str(key)] = (as_float_array(waveform, f"{name}[{key!r}] waveform", ndim=1),
+                             as_positive_float(rate, f"{name}[{key!r}] sample_rate"),
                              as_sequence(features, f"{name}[{key!r}] features"))
     dims = {f.shape[1] for _, _, f in checked.values()}
     if len(dims) > 1:
@@ -112,7 +112,7 @@ def alignment_explorer(utterances: Mapping, *, first: str | None = None,
     players for the two utterances sit under the controls.
     """
     utterances = _check_utterances(utterances, "utterances")
-    audio = _as_bool(audio, "audio")
+    audio = as_bool(audio, "audio")
     names = list(utterances)
     first = names[0] if first is None else first
     second = names[min(1, len(names) - 1)] if second is None else second
@@ -205,8 +205,8 @@ def subsequence_explorer(queries: Mapping, references: Mapping, *,
     """
     queries = _check_utterances(queries, "queries")
     references = _check_utterances(references, "references")
-    max_matches = _as_positive_int(max_matches, "max_matches")
-    frame_shift = _as_positive_float(frame_shift, "frame_shift")
+    max_matches = as_positive_int(max_matches, "max_matches")
+    frame_shift = as_positive_float(frame_shift, "frame_shift")
     patterns = [(name, name) for name, p in STEP_PATTERNS.items()
                 if p.normalisation in ("n", "none")] + [(ASYMMETRIC_P1.name, ASYMMETRIC_P1)]
     controls = {

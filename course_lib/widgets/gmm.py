@@ -35,7 +35,7 @@ from ..gmm.em import initialise_gmm
 from ..gmm.clustering import initialise_centroids, kmeans_steps
 from ..plotting.gmm import (plot_distortion_trace, plot_gaussian_fit, plot_kmeans_state,
                             plot_log_likelihood_trace, plot_responsibilities)
-from ..validation import RngLike, _as_float_array, _as_rng
+from ..validation import RngLike, as_float_array, as_rng
 from .base import Explorer
 
 __all__ = ["gaussian_explorer", "kmeans_explorer", "em_explorer"]
@@ -49,7 +49,7 @@ def _slider(cls, value, lo, hi, step, description, **kwargs):
 def _points_2d(X, seed):
     if X is None:
         return sample_gmm(demo_mixture(), 300, rng=seed)[0]
-    X = _as_float_array(X, "X", ndim=2)
+    X = as_float_array(X, "X", ndim=2)
     if X.shape[1] != 2:
         raise ValueError(f"X: the explorer shows 2-D points, got shape {X.shape}")
     return X
@@ -61,7 +61,7 @@ def gaussian_explorer(*, rng: RngLike = 0) -> Explorer:
     One seed is drawn from ``rng`` here and every redraw samples afresh from it, so moving a
     slider changes the Gaussian, not the random draw.
     """
-    seed = int(_as_rng(rng).integers(2 ** 32))
+    seed = int(as_rng(rng).integers(2 ** 32))
 
     controls = {
         "dimension": W.Dropdown(options=["1-D", "2-D"], value="2-D", description="dimension"),
@@ -99,7 +99,7 @@ class _KMeansStepper:
     """
 
     def __init__(self, X):
-        self.X = _as_float_array(X, "X", ndim=2)
+        self.X = as_float_array(X, "X", ndim=2)
         self.settings = None
         self.states: list = []
         self._steps = None
@@ -188,7 +188,7 @@ class _EMStepper:
     """
 
     def __init__(self, X):
-        self.X = _as_float_array(X, "X", ndim=2)
+        self.X = as_float_array(X, "X", ndim=2)
         self.settings = None
         self.states: list = []
         self.notes: list[str] = []

@@ -22,8 +22,8 @@ from ..linalg import sample_gaussian
 from ..plotting.gp import (plot_evidence_surface, plot_gp_posterior, plot_kernel_function,
                            plot_samples)
 from ..gp.toy_data import toy_regression_data
-from ..validation import (RngLike, _as_float_array, _as_positive_float, _as_positive_int,
-                          _warn_deprecated)
+from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int,
+                          warn_deprecated)
 from .base import Explorer, _fixed_seed
 
 __all__ = ["kernel_explorer", "conditioning_explorer", "evidence_surface_explorer",
@@ -38,11 +38,11 @@ def _one_dimensional_data(X, y) -> tuple[np.ndarray, np.ndarray]:
     """(X as (n, 1), y as (n,)): the explorers draw functions of one input."""
     if X is None or y is None:
         return toy_regression_data()
-    X = _as_float_array(X, "X", ndim=(1, 2))
+    X = as_float_array(X, "X", ndim=(1, 2))
     if X.ndim == 2 and X.shape[1] != 1:
         raise ValueError(f"X: the explorer draws one-dimensional inputs, so X must have shape "
                          f"(n,) or (n, 1); got {X.shape}")
-    y = _as_float_array(y, "y", ndim=1)
+    y = as_float_array(y, "y", ndim=1)
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"y: expected {X.shape[0]} values (one per point of X), got {y.shape[0]}")
     return X.reshape(-1, 1), y
@@ -50,7 +50,7 @@ def _one_dimensional_data(X, y) -> tuple[np.ndarray, np.ndarray]:
 
 def _range(value, name: str) -> tuple[float, float]:
     try:
-        low, high = (_as_positive_float(v, name) for v in value)
+        low, high = (as_positive_float(v, name) for v in value)
     except (TypeError, ValueError) as err:
         raise ValueError(f"{name}: expected (low, high) with 0 < low < high, got {value!r}") \
             from err
@@ -61,8 +61,8 @@ def _range(value, name: str) -> tuple[float, float]:
 
 def kernel_explorer(n_samples: int = 3, n_grid: int = 150, *, rng: RngLike = 0) -> Explorer:
     """Kernel family, lengthscale and variance -> the kernel function k(0, x) and prior samples."""
-    n_samples = _as_positive_int(n_samples, "n_samples")
-    x = np.linspace(-5.0, 5.0, _as_positive_int(n_grid, "n_grid"))
+    n_samples = as_positive_int(n_samples, "n_samples")
+    x = np.linspace(-5.0, 5.0, as_positive_int(n_grid, "n_grid"))
     seed = _fixed_seed(rng)
     controls = {
         "family": W.Dropdown(options=KERNEL_FAMILIES, value="squared exponential",
@@ -96,8 +96,8 @@ def conditioning_explorer(X=None, y=None, n_samples: int = 3, n_grid: int = 120,
     :func:`toy_regression_data`."""
     X, y = _one_dimensional_data(X, y)
     seed = _fixed_seed(rng)
-    x_test = np.linspace(X.min() - 1.0, X.max() + 1.0, _as_positive_int(n_grid, "n_grid"))
-    n_samples = _as_positive_int(n_samples, "n_samples")
+    x_test = np.linspace(X.min() - 1.0, X.max() + 1.0, as_positive_int(n_grid, "n_grid"))
+    n_samples = as_positive_int(n_samples, "n_samples")
     controls = {
         "noise_variance": _log_slider("noise var", 0.04, 1e-4, 1.0),
         "lengthscale": _log_slider("lengthscale", 1.0, 0.1, 10.0),
@@ -145,12 +145,12 @@ def evidence_surface_explorer(X=None, y=None, *, lengthscale_range=(0.1, 10.0),
     X, y = _one_dimensional_data(X, y)
     lengthscale_range = _range(lengthscale_range, "lengthscale_range")
     noise_range = _range(noise_range, "noise_range")
-    n_grid = _as_positive_int(n_grid, "n_grid", minimum=2)
-    depth = _as_positive_float(depth, "depth")
-    levels = _as_positive_int(levels, "levels", minimum=2)
+    n_grid = as_positive_int(n_grid, "n_grid", minimum=2)
+    depth = as_positive_float(depth, "depth")
+    levels = as_positive_int(levels, "levels", minimum=2)
     lengthscales = np.geomspace(*lengthscale_range, n_grid)
     noises = np.geomspace(*noise_range, n_grid)
-    x_test = np.linspace(X.min() - 1.0, X.max() + 1.0, _as_positive_int(n_test, "n_test"))
+    x_test = np.linspace(X.min() - 1.0, X.max() + 1.0, as_positive_int(n_test, "n_test"))
     surfaces: dict[float, object] = {}
     controls = {
         "lengthscale": _log_slider("lengthscale", np.clip(1.0, *lengthscale_range),
@@ -182,5 +182,5 @@ def evidence_surface_explorer(X=None, y=None, *, lengthscale_range=(0.1, 10.0),
 def lml_surface_explorer(X=None, y=None, **options) -> Explorer:
     """Deprecated, removed in the next release: ``evidence_surface_explorer`` (the exercises of
     lecture 04 as released before issue 48 called this name)."""
-    _warn_deprecated("lml_surface_explorer", "evidence_surface_explorer")
+    warn_deprecated("lml_surface_explorer", "evidence_surface_explorer")
     return evidence_surface_explorer(X, y, **options)

@@ -29,7 +29,7 @@ from ..hmm.training import BaumWelchStepper
 from ..plotting.hmm import render_baum_welch
 from ..plotting.hmm_trellis import (TRELLIS_MAX_LENGTH, draw_impossible_trellis,
                                     draw_trellis)
-from ..validation import RngLike, _as_bool, _as_positive_int, _check_choice
+from ..validation import RngLike, as_bool, as_positive_int, check_choice
 from .base import Explorer, InputError
 
 __all__ = ["InputError", "trellis_figure", "trellis_explorer", "baum_welch_explorer"]
@@ -121,8 +121,8 @@ def trellis_figure(model: DiscreteHMM, observations, *, scale: str = "probabilit
     an impossible sequence); :mod:`course_lib.plotting.hmm_trellis` draws them.
     """
     O = _trellis_observations(model, observations)
-    _check_choice(scale, "scale", ("probability", "log"))
-    show_viterbi = _as_bool(show_viterbi, "show_viterbi")
+    check_choice(scale, "scale", ("probability", "log"))
+    show_viterbi = as_bool(show_viterbi, "show_viterbi")
     log_scale = scale == "log"
     forward = H.forward_log(model, O)
     if forward.log_likelihood == -np.inf:
@@ -188,7 +188,7 @@ class _BaumWelchSession:
 
     def __init__(self, sequences, n_symbols: int, true_model: DiscreteHMM | None = None,
                  symbol_names=None):
-        self.n_symbols = _as_positive_int(n_symbols, "n_symbols")
+        self.n_symbols = as_positive_int(n_symbols, "n_symbols")
         self.batch = H.pack_sequences(sequences, self.n_symbols)
         self.true_model = true_model
         self.symbol_names = symbol_names

@@ -36,7 +36,7 @@ from ..simulators.levelset_session import LevelSetMaps, LevelSetSession, levelse
 from ..simulators.psychophysics import (LevelSetProblem, norm_ball_problem, psychometric_problem,
                                         simulate_answers)
 from ..stimuli import tone_in_noise, wav_bytes
-from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice
+from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
 from .base import Explorer
 
 __all__ = ["ExplorerState", "simulated_state", "levelset_figure", "levelset_explorer"]
@@ -67,8 +67,8 @@ class ExplorerState:
 
     def __init__(self, problem: LevelSetProblem, arm: str, acquisition: str, *, seed: int):
         self.problem = problem
-        self.arm = _check_choice(arm, "arm", ARMS)
-        self.acquisition = _check_choice(acquisition, "acquisition",
+        self.arm = check_choice(arm, "arm", ARMS)
+        self.acquisition = check_choice(acquisition, "acquisition",
                                          tuple(_ACQUISITIONS.values()))
         self.seed = int(seed)
         self.start_again()
@@ -106,7 +106,7 @@ class ExplorerState:
     def answer(self, y) -> None:
         """Record the answer ``y`` (1: yes, 0: no) at the current query, refit, and ask the
         session for the next query."""
-        y = float(_as_float_array(y, "y", ndim=0))
+        y = float(as_float_array(y, "y", ndim=0))
         if y not in (0.0, 1.0):
             raise ValueError(f"y: expected 1 (yes) or 0 (no), got {y:g}")
         session = copy.deepcopy(self.session)       # the committed session stays as it was
@@ -118,7 +118,7 @@ class ExplorerState:
 
     def answer_for_me(self, n: int = 1) -> None:
         """Let the simulated observer answer the next ``n`` queries."""
-        for _ in range(_as_positive_int(n, "n")):
+        for _ in range(as_positive_int(n, "n")):
             rng = copy.deepcopy(self.observer_rng)    # advanced only when the step succeeds
             y = simulate_answers(self.problem, self.query[None, :], rng=rng)[0]
             self.answer(float(y))
@@ -136,10 +136,10 @@ def simulated_state(problem: str = "psychometric", arm: str = "mixed",
     static figure under an explorer: ``levelset_figure(simulated_state(...))``. ``problem``,
     ``arm`` and ``acquisition`` as the explorer's dropdowns; ``rng`` as the explorer's, so the
     same arguments give the explorer's state after "Run 10 trials" twice (n_trials = 20)."""
-    _check_choice(problem, "problem", tuple(_PROBLEMS))
-    _check_choice(arm, "arm", ARMS)
-    _check_choice(acquisition, "acquisition", tuple(_ACQUISITIONS))
-    n_trials = _as_positive_int(n_trials, "n_trials", minimum=0)
+    check_choice(problem, "problem", tuple(_PROBLEMS))
+    check_choice(arm, "arm", ARMS)
+    check_choice(acquisition, "acquisition", tuple(_ACQUISITIONS))
+    n_trials = as_positive_int(n_trials, "n_trials", minimum=0)
     state = ExplorerState(_PROBLEMS[problem](), arm, _ACQUISITIONS[acquisition], seed=_seed(rng))
     if n_trials:
         state.answer_for_me(n_trials)
@@ -215,7 +215,7 @@ def _dropdown(options, value, description, width="190px"):
 
 
 def _seed(rng: RngLike) -> int:
-    return int(_as_rng(rng).integers(2 ** 31))
+    return int(as_rng(rng).integers(2 ** 31))
 
 
 # ----- the 2-D explorer -----------------------------------------------------------------------
@@ -285,9 +285,9 @@ def levelset_explorer(problem: str = "psychometric", arm: str = "mixed",
     Buttons: "Yes" / "No" (your answer at the star), "Answer for me", "Run 10 trials",
     "Start again".
     """
-    _check_choice(problem, "problem", tuple(_PROBLEMS))
-    _check_choice(arm, "arm", ARMS)
-    _check_choice(acquisition, "acquisition", tuple(_ACQUISITIONS))
+    check_choice(problem, "problem", tuple(_PROBLEMS))
+    check_choice(arm, "arm", ARMS)
+    check_choice(acquisition, "acquisition", tuple(_ACQUISITIONS))
     problems = {name: make() for name, make in _PROBLEMS.items()}
     states = _States(lambda p, a, q, seed: ExplorerState(problems[p], a, _ACQUISITIONS[q],
                                                          seed=seed), _seed(rng))

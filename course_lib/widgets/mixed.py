@@ -48,7 +48,7 @@ from ..plotting.mixed import (plot_binary_answers, plot_constraints, plot_elbo_l
                               plot_paired_scores)
 from ..simulators.confidence_raters import (RATER_TOL, ConfidenceTrials, ranked_levels,
                                             rating_splits, preference_scores)
-from ..validation import RngLike, _as_float_array, _as_positive_float, _as_positive_int, _as_rng
+from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng
 from .base import _FULL_LABEL, Explorer, InputError
 from .hmm import _parse_vector
 
@@ -92,8 +92,8 @@ def elbo_ledger_explorer(X, parts: Sequence, names: Sequence[str], kernel: Kerne
         raise ValueError(f"names: expected {len(parts)} names (one per part), got {len(names)}")
     MixedLikelihood(parts)     # every part checked once, here, before any control exists
     x_plot = (np.linspace(X.min(), X.max(), 200) if x_plot is None
-              else _as_float_array(x_plot, "x_plot", ndim=1))
-    truth = None if truth is None else _as_float_array(truth, "truth", ndim=1)
+              else as_float_array(x_plot, "x_plot", ndim=1))
+    truth = None if truth is None else as_float_array(truth, "truth", ndim=1)
     lengthscale = float(kernel.params["lengthscale"])
     controls = {f"use_{index}": W.Checkbox(value=True, description=f"use {name}",
                                            style=_FULL_LABEL, indent=False)
@@ -157,17 +157,17 @@ def constraint_explorer(X, answers, constraint_X, constraint_y, kernel: Kernel, 
     X = as_inputs(X, "X")
     if X.shape[1] != 1:
         raise ValueError(f"X: the constraint explorer draws 1-D inputs, got {X.shape[1]} columns")
-    answers = _as_float_array(answers, "answers", ndim=1)
+    answers = as_float_array(answers, "answers", ndim=1)
     if answers.size != X.shape[0] or X.shape[0] < 2:
         raise ValueError(f"answers: expected one answer per row of X ({X.shape[0]}, at least "
                          f"2), got {answers.size}")
     constraint_X = as_inputs(constraint_X, "constraint_X")
     detection_likelihood(X, answers, constraint_X=constraint_X, constraint_y=constraint_y)
-    bounds = _as_float_array(bounds, "bounds", ndim=2)
-    sobol = inducing_points(bounds, _as_positive_int(n_inducing, "n_inducing"), rng=rng)
+    bounds = as_float_array(bounds, "bounds", ndim=2)
+    sobol = inducing_points(bounds, as_positive_int(n_inducing, "n_inducing"), rng=rng)
     x_plot = (np.linspace(bounds[0, 0], bounds[0, 1], 200) if x_plot is None
-              else _as_float_array(x_plot, "x_plot", ndim=1))
-    truth = None if truth is None else _as_float_array(truth, "truth", ndim=1)
+              else as_float_array(x_plot, "x_plot", ndim=1))
+    truth = None if truth is None else as_float_array(truth, "truth", ndim=1)
     level = float(norm.ppf(0.75))
     controls = {
         "constraint_sd": W.FloatLogSlider(value=0.1, base=10, min=-2, max=0, step=0.1,
@@ -218,7 +218,7 @@ def likert_explorer(n_grid: int = 601, z_max: float = 6.0) -> Explorer:
     ``max_gap`` = 2), the lapse and one strength z -> P(level | z) over [-z_max, z_max] with
     the cut points, the middle level's peak for these gaps and its cap over all gaps <= 2; and
     the three probabilities at z."""
-    z = np.linspace(-float(z_max), float(z_max), _as_positive_int(n_grid, "n_grid", minimum=3))
+    z = np.linspace(-float(z_max), float(z_max), as_positive_int(n_grid, "n_grid", minimum=3))
     controls = {
         "gap_1": W.FloatSlider(value=0.5, min=0.05, max=2.0, step=0.05,
                                description="gap c₁ − c₀", continuous_update=False,
@@ -299,8 +299,8 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
     if not isinstance(likert, LikertConfidence) or likert.n_levels != 3:
         raise ValueError("likert: expected a LikertConfidence with 3 levels (Wu et al.'s "
                          "ratings 1-3, 4-6, 7-9)")
-    tol = _as_positive_float(tol, "tol")
-    generator = _as_rng(rng)
+    tol = as_positive_float(tol, "tol")
+    generator = as_rng(rng)
     splits = rating_splits(trials.n_trials, n_train, n_splits, rng=generator)
     noise_seed = int(generator.integers(2 ** 32))
     strength = np.abs(trials.latent_difference)

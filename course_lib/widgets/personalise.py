@@ -28,7 +28,7 @@ from ..plotting.personalisation_session import (plot_comparisons, plot_equaliser
                                                 plot_convergence_measure)
 from ..simulators.personalisation import PersonalisationSession, hidden_listener
 from ..stimuli import CLIP_TRANSCRIPTS, CLIPS, wav_bytes
-from ..validation import RngLike, _as_float_array, _as_positive_int, _as_rng, _check_choice
+from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
 from .base import Explorer
 
 __all__ = ["session_figure", "personalise_explorer"]
@@ -42,8 +42,8 @@ def _answer_from_buttons(choice: str, strength: float = 1.0) -> float:
     """The degree y in (0, 1) of an answer about the pair (A, B): ``choice`` "A" (A better),
     "B" or "same", ``strength`` in [0, 1] from "barely" to "much better":
     y = 0.5 +- MAX_DEGREE * strength (y > 0.5: A, the first setting, preferred)."""
-    _check_choice(choice, "choice", ("A", "B", "same"))
-    strength = float(_as_float_array(strength, "strength", ndim=0))
+    check_choice(choice, "choice", ("A", "B", "same"))
+    strength = float(as_float_array(strength, "strength", ndim=0))
     if not 0.0 <= strength <= 1.0:
         raise ValueError(f"strength: expected a value in [0, 1], got {strength:g}")
     if choice == "same":
@@ -163,10 +163,10 @@ def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str =
     ``n_random``: comparisons of the random start; ``rng``: seeds the hidden listener and the
     session, so a rendered page is the same on every run.
     """
-    _check_choice(mode, "mode", _MODES)
-    bands = _as_positive_int(bands, "bands", minimum=2, maximum=4)
-    _check_choice(clip, "clip", CLIPS)
-    rng = _as_rng(rng)
+    check_choice(mode, "mode", _MODES)
+    bands = as_positive_int(bands, "bands", minimum=2, maximum=4)
+    check_choice(clip, "clip", CLIPS)
+    rng = as_rng(rng)
     listener = hidden_listener(bands, rng=rng) if mode == "simulated" else None
     session = PersonalisationSession(bands, listener=listener, n_random=n_random, rng=rng)
     names = session.equaliser.names

@@ -33,7 +33,7 @@ from ..preference.likelihoods import Likelihood
 from ..preference.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
 from ..plotting.preference import (LAPLACE_COLOUR, plot_curvature, plot_likelihood,
                                    plot_posterior_1d, plot_posterior_2d, shade_negative)
-from ..validation import _as_float_array, _as_positive_float, _check_choice
+from ..validation import as_float_array, as_positive_float, check_choice
 from .base import _FULL_LABEL, Explorer, InputError, _float_slider
 
 __all__ = ["likelihood_explorer", "laplace_explorer"]
@@ -45,7 +45,7 @@ _MODELS = ("probit (which?)", "Beta (how much?)")
 def _pairwise_likelihood(model: str, noise_sd: float, concentration: float) -> Likelihood:
     """The explorers' likelihood: ``PairwiseProbit(noise_sd)`` or
     ``PairwiseBeta(noise_sd, concentration)`` by the name in :data:`_MODELS`."""
-    _check_choice(model, "model", _MODELS)
+    check_choice(model, "model", _MODELS)
     if model == _MODELS[0]:
         return PairwiseProbit(noise_sd)
     return PairwiseBeta(noise_sd, concentration)
@@ -56,9 +56,9 @@ def _answer_for(model: str, answer: float) -> float:
     its side, 1 (first preferred, degree > 0.5) or 0. A degree of exactly 0.5 (no preference)
     is no binary answer, and a slider set to NaN (from code) no answer at all: both an
     :class:`~course_lib.widgets.base.InputError` naming ``answer``."""
-    _check_choice(model, "model", _MODELS)
+    check_choice(model, "model", _MODELS)
     try:
-        answer = float(_as_float_array(answer, "answer", ndim=0))
+        answer = float(as_float_array(answer, "answer", ndim=0))
     except ValueError as err:     # NaN would otherwise read as "second preferred" (not > 0.5)
         raise InputError(str(err)) from None
     if model == _MODELS[1]:
@@ -87,7 +87,7 @@ def likelihood_explorer(n_grid: int = 801, z_max: float = 8.0) -> Explorer:
     shaded) and the posterior of z after this one answer (two independent items, so z has prior
     variance 2 prior_sd^2): exact on a grid of ``n_grid`` points on [-z_max, z_max] against the
     Laplace Gaussian."""
-    z = np.linspace(-_as_positive_float(z_max, "z_max"), z_max, int(n_grid))
+    z = np.linspace(-as_positive_float(z_max, "z_max"), z_max, int(n_grid))
     controls = {
         "model": _model_dropdown(),
         "answer": _float_slider("answer y (> 0.5: first)", 0.95, 0.01, 0.99, 0.01),
@@ -132,7 +132,7 @@ def laplace_explorer(n_grid: int = 161, f_max: float = 4.0) -> Explorer:
     shaded band where w(f(first) - f(second)) < 0; and the posterior of z = f(first) -
     f(second), exact against Laplace. A start from which no Laplace approximation exists
     (:class:`~course_lib.preference.laplace.InvalidLaplaceError`) is reported in one line."""
-    f_max = _as_positive_float(f_max, "f_max")
+    f_max = as_positive_float(f_max, "f_max")
     grid = np.linspace(-f_max, f_max, int(n_grid))
     controls = {
         "model": _model_dropdown(),

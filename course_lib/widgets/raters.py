@@ -35,7 +35,7 @@ from ..plotting.raters import (MODEL_COLOURS, plot_annotator_fit, plot_noise_pro
                                plot_noise_table, plot_rater_scores, plot_score_distribution)
 from ..simulators.rater_scores import (ANNOTATOR_TOY_LAMBDA, TOY_KERNEL, annotator_toy_data,
                                        toy_rater_data)
-from ..validation import RngLike, _as_positive_int
+from ..validation import RngLike, as_positive_int
 from .base import _FULL_LABEL, Explorer, InputError, _fixed_seed, _float_slider
 
 __all__ = ["spread_term_explorer", "panel_explorer", "annotator_explorer"]
@@ -55,8 +55,8 @@ def spread_term_explorer(n_items: int = 40, n_grid: int = 120, *, rng: RngLike =
     model's sigma^2; without it the model is the GP on the means, whose noise sigma_base^2 =
     sigma^2 / R is the noise of a mean score, and that is what it adds for one rater.
     """
-    n_items = _as_positive_int(n_items, "n_items", minimum=2)
-    noise_grid = np.geomspace(0.02, 30.0, _as_positive_int(n_grid, "n_grid", minimum=10))
+    n_items = as_positive_int(n_items, "n_items", minimum=2)
+    noise_grid = np.geomspace(0.02, 30.0, as_positive_int(n_grid, "n_grid", minimum=10))
     x_test = np.linspace(0.0, 1.0, 150)
     seed = _fixed_seed(rng)
     kernel = SquaredExponential(**TOY_KERNEL)
@@ -112,9 +112,9 @@ def panel_explorer(n_items: int = 40, n_test: int = 25, *, n_restarts: int = 2,
     ML-II to a toy training panel, and for one test utterance (slider) its raters' histogram
     against both models' discretised predictive distributions of one rater's score, with the
     per-item KL(raters || model) and its mean over the ``n_test`` test utterances."""
-    n_items = _as_positive_int(n_items, "n_items", minimum=2)
-    n_test = _as_positive_int(n_test, "n_test", minimum=1)
-    n_restarts = _as_positive_int(n_restarts, "n_restarts")
+    n_items = as_positive_int(n_items, "n_items", minimum=2)
+    n_test = as_positive_int(n_test, "n_test", minimum=1)
+    n_restarts = as_positive_int(n_restarts, "n_restarts")
     x_grid = np.linspace(0.0, 1.0, 150)
     seed = _fixed_seed(rng)
     controls = {
@@ -185,9 +185,9 @@ def annotator_explorer(n_items: int = 60, n_test: int = 300, *, n_restarts: int 
     inputs, and the learned noise tables of MA and MANH against the truth
     (:func:`true_noise_table`), variances at the floor framed in red. Text boxes redraw on Enter or
     when they lose focus."""
-    n_items = _as_positive_int(n_items, "n_items", minimum=6)
-    n_test = _as_positive_int(n_test, "n_test")
-    n_restarts = _as_positive_int(n_restarts, "n_restarts")
+    n_items = as_positive_int(n_items, "n_items", minimum=6)
+    n_test = as_positive_int(n_test, "n_test")
+    n_restarts = as_positive_int(n_restarts, "n_restarts")
     seed = _fixed_seed(rng)
     cell_layout = W.Layout(width="190px")
     controls = {f"lambda_{row}_{col}": W.Text(

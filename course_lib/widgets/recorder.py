@@ -41,7 +41,7 @@ import traitlets as t
 from course_lib.recording import (SAMPLE_RATE, EmptyRecording, Take, write_wav, resample,
                                   trim_silence)
 from course_lib.stimuli import wav_bytes
-from course_lib.validation import _as_positive_float, _as_positive_int
+from course_lib.validation import as_positive_float, as_positive_int
 from course_lib.widgets._recorder_front_end import _CSS, _ESM
 
 _MAX_SECONDS_LIMIT = 30.0    # s: the longest clip a recorder may be asked for
@@ -78,13 +78,13 @@ class Recorder(anywidget.AnyWidget):
 
     def __init__(self, max_seconds: float = 2.0, *, prompts: Sequence[str] = (),
                  sample_rate: int = SAMPLE_RATE):
-        max_seconds = _as_positive_float(max_seconds, "max_seconds")
+        max_seconds = as_positive_float(max_seconds, "max_seconds")
         if max_seconds > _MAX_SECONDS_LIMIT:
             raise ValueError(f"max_seconds: at most {_MAX_SECONDS_LIMIT:g} s (a recorder is for "
                              f"short words), got {max_seconds:g}")
         if isinstance(prompts, str) or not all(isinstance(p, str) and p for p in prompts):
             raise TypeError("prompts: expected a list of non-empty words, e.g. ['one', 'two']")
-        self.sample_rate = _as_positive_int(sample_rate, "sample_rate", minimum=1000,
+        self.sample_rate = as_positive_int(sample_rate, "sample_rate", minimum=1000,
                                            maximum=96_000)
         super().__init__(max_seconds=max_seconds, prompts=list(prompts))
         self._takes: list[Take] = []
