@@ -1,4 +1,4 @@
-"""Tests for course_lib.gmm.em: E/M steps by hand, EM invariants, regularisation, model selection."""
+"""Tests for course_lib.gmm.em: E/M steps by hand, EM invariants, regularisation."""
 
 import itertools
 import warnings
@@ -10,11 +10,7 @@ from scipy.stats import norm
 from course_lib.gmm.gaussian import fit_gaussian, gaussian_log_density
 from course_lib.gmm.em import (average_log_likelihood, e_step, em_steps, m_step, predict,
                                predict_proba, score_samples)
-from course_lib.gmm.mixture import _log_prior
-from course_lib.gmm.mixture import (ComponentCollapseWarning, CovariancePrior, GMMParams,
-                                    demo_mixture, sample_gmm)
-from course_lib.gmm.selection import (bic, grow_by_splitting, n_parameters, select_n_components,
-                                      split_components)
+from course_lib.gmm.mixture import ComponentCollapseWarning, CovariancePrior, GMMParams, sample_gmm
 from course_lib.gmm.em import fit_gmm, initialise_gmm
 from numerics import assert_non_decreasing
 
@@ -146,36 +142,6 @@ def test_em_steps_is_the_loop_fit_gmm_drives(data):
                                m_step(X[:600], first.responsibilities).covariances, rtol=1e-12)
 
 
-def test_n_parameters_closed_form():
-    # K = 3, D = 2: 2 weights + 6 means + 3 * 3 (full) or 3 * 2 (diag) covariance entries
-    assert n_parameters(3, 2, "full") == 2 + 6 + 9
-    assert n_parameters(3, 2, "diag") == 2 + 6 + 6
-    # D = 39, one component: 39 means + 780 covariance entries, no free weight
-    assert n_parameters(1, 39, "full") == 39 + 39 * 40 // 2
-    for K, D in [(1, 1), (4, 13), (16, 39)]:
-        assert n_parameters(K, D, "diag") == K * (2 * D + 1) - 1
-        assert n_parameters(K, D, "full") == K * (D + D * (D + 1) // 2 + 1) - 1
-
-
-def test_bic_by_hand_and_in_model_selection(data):
-    X, _ = data
-    params = fit_gmm(X[:500], 2, rng=0).params
-    ll = score_samples(X[:500], params).sum()
-    assert bic(X[:500], params) == pytest.approx(-2 * ll + 11 * np.log(500), rel=1e-14)
-    sel = select_n_components(X[:1500], X[1500:], [1, 2, 3, 6], rng=8, n_restarts=2)
-    for i, model in enumerate(sel.models):
-        assert sel.bic[i] == pytest.approx(bic(X[:1500], model), rel=1e-14)
-    assert sel.n_components[sel.bic_best_index] == 3    # the true K, found without dev data
-
-
-def test_demo_mixture_is_a_valid_three_component_model():
-    truth = demo_mixture()
-    assert truth.n_components == 3 and truth.n_features == 2
-    X, z = sample_gmm(truth, 300, rng=0)
-    np.testing.assert_array_equal(X, sample_gmm(demo_mixture(), 300, rng=0)[0])
-    assert np.abs(np.bincount(z) / 300 - truth.weights).max() < 0.08
-
-
 def test_variance_floor_is_active_and_respected(data):
     X, _ = data
     floor = np.array([0.9, 0.7])
@@ -261,41 +227,6 @@ def test_scoring_sampling_and_posteriors_agree():
     assert Xd.shape == (10, 2)
 
 
-def test_log_prior_by_hand():
-    params = GMMParams(np.array([1.0]), np.zeros((1, 2)), np.array([[[2.0, 0.0], [0.0, 0.5]]]))
-    tau = 3.0
-    expected = -0.5 * tau * (np.log(1.0) + (1.0 / 2.0 + 1.0 / 0.5))   # Psi = I
-    assert _log_prior(params, CovariancePrior(tau, 1.0), np.ones(2)) == pytest.approx(expected)
-
-
-def test_select_n_components_on_dev_set(data):
-    X, _ = data
-    sel = select_n_components(X[:2000], X[2000:], [1, 2, 3, 5], rng=8, n_restarts=2)
-    assert sel.best_index == int(np.argmax(sel.dev_scores))
-    assert sel.n_components[sel.best_index] >= 3
-    assert sel.dev_scores[2] > sel.dev_scores[1] + 0.05 > sel.dev_scores[0] + 0.05
-    assert np.all(np.diff(sel.train_scores) > -1e-3)
-
-
-def test_split_components_and_grow():
-    params = GMMParams(np.array([0.4, 0.6]), np.array([[0.0, 0.0], [3.0, 3.0]]),
-                       np.array([[1.0, 4.0], [1.0, 1.0]]), "diag")
-    split = split_components(params, 0.1, rng=0)
-    assert split.n_components == 4
-    np.testing.assert_allclose(split.weights, [0.2, 0.2, 0.3, 0.3])
-    np.testing.assert_allclose((split.means[0::2] + split.means[1::2]) / 2, params.means)
-    X, _ = sample_gmm(TRUE, 2400, rng=9)
-    history = grow_by_splitting(X[:1600], X[1600:], max_components=16, rng=10,
-                                covariance_type="full")
-    ks = history.n_components
-    np.testing.assert_array_equal(ks, 2 ** np.arange(len(ks)))
-    kept = history.dev_scores[:history.best_index + 1]
-    assert np.all(np.diff(kept) > 0)            # every kept split improved the dev set
-    last = history.dev_scores[-1]
-    assert history.best_index == len(ks) - 1 or last <= kept[-1]
-    assert history.best.n_components >= 2
-
-
 SPD = np.array([[[1.0, 0.0], [0.0, 1.0]]])
 
 
@@ -313,19 +244,10 @@ SPD = np.array([[[1.0, 0.0], [0.0, 1.0]]])
     (lambda X: fit_gmm(np.c_[X[:, 0], np.ones(len(X))], 2), "X"),           # constant dim
     (lambda X: fit_gmm(X, 1, init=GMMParams(np.ones(1), np.zeros((1, 3)), np.eye(3)[None])),
      "init"),
-    (lambda X: GMMParams(np.ones(1), np.zeros((1, 2)), np.array([[[1.0, 2.0], [2.0, 1.0]]])),
-     "covariances"),                                                          # not PD
-    (lambda X: GMMParams(np.ones(1), np.zeros((1, 2)), np.array([[1.0, 0.0]]), "diag"),
-     "covariances"),
-    (lambda X: GMMParams(np.array([0.5, 0.6]), np.zeros((2, 2)), np.stack([SPD[0]] * 2)),
-     "weights"),
-    (lambda X: GMMParams(np.ones(1), np.zeros((1, 2)), np.eye(3)[None]), "covariances"),
     (lambda X: e_step(X[:, :1], GMMParams(np.ones(1), np.zeros((1, 2)), SPD)), "X"),
     (lambda X: m_step(X, np.ones((len(X) - 1, 1))), "responsibilities"),
     (lambda X: m_step(X, np.full((len(X), 2), 0.7)), "responsibilities"),
-    (lambda X: CovariancePrior(0.0), "prior.strength"),
     (lambda X: fit_gmm(X, 2, prior=CovariancePrior(1.0, -1.0)), "prior.scale"),
-    (lambda X: select_n_components(X, X[:, :1], [1]), "X_dev"),
 ])
 def test_bad_input(data, call, match):
     with pytest.raises(ValueError, match=match):
