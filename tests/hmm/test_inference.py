@@ -50,14 +50,6 @@ def two_state():
 
 # ---------------------------------------------------------------------------- golden examples
 
-def test_weather_mood_model_matches_slides(weather):
-    assert weather.state_names == ("F", "C", "R") and weather.symbol_names == ("H", "U")
-    np.testing.assert_array_equal(weather.pi, [0.4, 0.3, 0.3])
-    np.testing.assert_array_equal(weather.A[0], [0.8, 0.2, 0.0])
-    np.testing.assert_array_equal(weather.B[:, 0], [0.9, 0.5, 0.2])
-    np.testing.assert_array_equal(weather.encode("HHUH"), [0, 0, 1, 0])
-
-
 def test_weather_mood_hhuh_forward_equals_enumeration(weather):
     O = weather.encode("HHUH")
     total, _, _ = brute_force(weather, O)  # 3^4 = 81 state paths
@@ -190,24 +182,6 @@ def test_batch_functions_equal_single_sequence_versions():
     assert [len(p) for p in batch.paths] == [1, 7, 30, 2]
 
 
-def test_sampling_is_reproducible_and_follows_the_model(weather):
-    a = sample_sequences(weather, [5, 3], rng=7)
-    b = sample_sequences(weather, [5, 3], rng=np.random.default_rng(7))
-    for x, y in zip(a.states + a.symbols, b.states + b.symbols):
-        np.testing.assert_array_equal(x, y)
-    states, symbols = sample(weather, 200_000, rng=0)
-    # a_FR = 0 and a_RF = 0: those transitions never occur
-    pairs = states[:-1] * 3 + states[1:]
-    assert not np.any(pairs == 0 * 3 + 2) and not np.any(pairs == 2 * 3 + 0)
-    # empirical transition and emission frequencies match A and B (n ~ 1e5: se ~ 2e-3)
-    counts = np.bincount(pairs, minlength=9).reshape(3, 3)
-    np.testing.assert_allclose(counts / counts.sum(axis=1, keepdims=True), weather.A, atol=0.01)
-    emit = np.bincount(states * 2 + symbols, minlength=6).reshape(3, 2)
-    np.testing.assert_allclose(emit / emit.sum(axis=1, keepdims=True), weather.B, atol=0.01)
-    first = np.concatenate(sample_sequences(weather, [1] * 20000, rng=1).states)
-    np.testing.assert_allclose(np.bincount(first, minlength=3) / 20000, weather.pi, atol=0.015)
-
-
 # ---------------------------------------------------------------------------- underflow
 
 def test_long_sequence_underflows_unscaled_but_not_scaled(weather):
@@ -244,20 +218,6 @@ def test_structural_zeros_stay_zero_and_floor_applies():
     assert plain.hmm.B[start.B > 0].min() < floor / 2  # without the floor, rare symbols fade
 
 
-def test_left_to_right_topology():
-    model = left_to_right_hmm(4, 3, self_loop=0.6)
-    np.testing.assert_allclose(model.A, [[0.6, 0.4, 0, 0], [0, 0.6, 0.4, 0], [0, 0, 0.6, 0.4], [0, 0, 0, 1]])
-    np.testing.assert_array_equal(model.pi, [1, 0, 0, 0])
-    np.testing.assert_allclose(model.B, 1 / 3)
-    skip = left_to_right_hmm(4, 3, self_loop=0.5, skip=0.1)
-    np.testing.assert_allclose(skip.A[0], [0.5, 0.4, 0.1, 0])
-    np.testing.assert_allclose(skip.A[2], [0, 0, 0.5, 0.5])
-    rand = random_hmm(5, 3, rng=0, topology="left-to-right", skip=True)
-    assert np.all(np.triu(rand.A, 3) == 0) and np.all(np.tril(rand.A, -1) == 0)
-    with pytest.raises(ValueError, match="self_loop"):
-        left_to_right_hmm(3, 2, self_loop=0.7, skip=0.3)
-
-
 # ---------------------------------------------------------------------------- impossible data
 
 def test_zero_probability_observation_gives_minus_inf_without_warning():
@@ -285,32 +245,6 @@ def test_zero_probability_observation_gives_minus_inf_without_warning():
 
 
 # ---------------------------------------------------------------------------- bad input
-
-def test_bad_model_parameters():
-    good = dict(pi=[0.5, 0.5], A=[[0.9, 0.1], [0.2, 0.8]], B=[[0.5, 0.5], [0.1, 0.9]])
-    cases = [
-        ("pi", dict(pi=[0.5, 0.6]), "sum to 1"),
-        ("A", dict(A=[[0.9, 0.2], [0.2, 0.8]]), "row 0"),
-        ("B", dict(B=[[0.5, 0.5], [0.1, 0.8]]), "row 1"),
-        ("A", dict(A=[[1.1, -0.1], [0.2, 0.8]]), ">= 0"),
-        ("A", dict(A=[[np.nan, 0.1], [0.2, 0.8]]), "NaN"),
-        ("B", dict(B=[[0.5, np.inf], [0.1, 0.9]]), "NaN or inf"),
-        ("A", dict(A=[[1.0]]), "shape"),
-        ("B", dict(B=[[1.0]]), "rows"),
-        ("pi", dict(pi=[[0.5, 0.5]]), "1-D"),
-        ("B", dict(B=[0.5, 0.5]), "2-D"),
-    ]
-    for name, change, message in cases:
-        with pytest.raises(ValueError, match=f"^{name}: .*{message}"):
-            DiscreteHMM(**{**good, **change})
-    with pytest.raises(ValueError, match="state_names"):
-        DiscreteHMM(**good, state_names=("a",))
-    with pytest.raises(ValueError, match="symbol_names"):
-        DiscreteHMM(**good, symbol_names=("x", "x"))
-    model = DiscreteHMM(**good)
-    with pytest.raises(ValueError):
-        model.A[0, 0] = 0.5  # stored read-only: validation cannot be bypassed
-
 
 def test_bad_observations(weather):
     cases = [
@@ -356,14 +290,6 @@ def test_bad_options(weather):
         baum_welch_step(weather, ["HU"], emission_floor=0.6)
     with pytest.raises(ValueError, match="^emission_floor"):
         baum_welch_step(weather, ["HU"], emission_floor=-0.1)
-    with pytest.raises(TypeError, match="^rng"):
-        sample(weather, 5, rng="seed")
-    with pytest.raises(ValueError, match="^n_steps"):
-        sample(weather, 0)
-    with pytest.raises(ValueError, match="^lengths"):
-        sample_sequences(weather, [3, 0])
-    with pytest.raises(ValueError, match="^topology"):
-        random_hmm(2, 2, rng=0, topology="circular")
     with pytest.raises(TypeError, match="^hmm"):
         H.forward_log("weather", "HU")
     with pytest.raises(ValueError, match="^scale"):
