@@ -14,9 +14,9 @@ Shared at the top, below the models (a unit may import them): ``validation`` and
 (argument checks, dense linear algebra); ``metrics`` (the evaluation measures); ``features``
 (the MFCC front end). Shared above the models: ``significance`` (comparing two models on the
 same items); ``recording`` (a student's own recording as course data); ``stimuli`` (the
-sounds the explorers play); ``results`` (the committed results of ``experiments/``), with the
-tables its report prints of lecture 05's results in ``_rater_tables`` and of lecture 07's in
-``_mixed_feedback_reports``; ``checks`` (the exercise self-checks). ``data`` loads what
+sounds the explorers play); ``results`` (the committed results of ``experiments/``, and the
+text a lecture prints of one, which the units write: ``raters.experiment_tables`` for lecture
+05's, ``mixed.experiment_reports`` for lecture 07's); ``checks`` (the exercise self-checks). ``data`` loads what
 ``data/`` ships; ``recognition`` wires Units 1-3 into recognisers behind one interface, with
 their measures and the dev-set choice of a GMM recogniser's size; ``pronunciation`` is Unit 5's
 speech scoring (goodness of pronunciation, each word's and phone's expert score, the expert
@@ -43,8 +43,7 @@ __version__ = "0.1.0"
 # tests read, and that this docstring and docs/CONVENTIONS.md are checked against. A unit may
 # import those below the models; those above wire units and the course together.
 _SHARED_BELOW_MODELS = ("validation", "linalg", "metrics", "features")
-_SHARED_ABOVE_MODELS = ("significance", "recording", "stimuli", "results", "_rater_tables",
-                        "_mixed_feedback_reports", "checks")
+_SHARED_ABOVE_MODELS = ("significance", "recording", "stimuli", "results", "checks")
 # The packages above the models that are not units: no unit imports them.
 _PACKAGES_ABOVE_MODELS = ("recognition", "pronunciation")
 _BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")

@@ -14,9 +14,10 @@ result with :func:`load_result` instead of re-running an experiment that takes m
 The folder is found relative to this package, as :mod:`course_lib.data` finds ``data/``: a wheel
 carries the results (``*.json``) inside the package, so the fitted state the pronunciation panel
 and the GOP checks read comes with an install that is not editable, provenance included. The
-tables :func:`report` picks by a result's name are written in two engines beside this module:
-``_rater_tables`` (lecture 05's: Gil-González et al. 2019 and arXiv 2306.02719) and
-``_mixed_feedback_reports`` (lecture 07's: Wu et al. 2025).
+text :func:`report` picks by a result's name is written in the unit whose lecture prints it:
+:mod:`course_lib.raters.experiment_tables` (lecture 05's: Gil-González et al. 2019 and arXiv
+2306.02719) and :mod:`course_lib.mixed.experiment_reports` (lecture 07's: Wu et al. 2025), each
+offering its ``REPORTS`` by result name.
 """
 
 from __future__ import annotations
@@ -24,12 +25,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ._rater_tables import (_annotator_calibrated_table, _annotator_toy_table,
-                            _annotator_uci_table, _fluency_table, _fluency_timing_table,
-                            _speechocean762_table)
-from ._mixed_feedback_reports import (_gait_report, _haptic_report, _levelset_diagnosis_report,
-                                      _levelset_report, _likert_synthetic_report,
-                                      _source_claims)
+from .mixed.experiment_reports import REPORTS as _MIXED_REPORTS
+from .raters.experiment_tables import REPORTS as _RATER_TABLES
 
 # A wheel carries the results inside the package (setup.py maps experiments/results/ there); a
 # checkout, or an editable install of one, reads them where the scripts commit them.
@@ -70,22 +67,9 @@ def load_result(name: str) -> dict:
                          f"({err}); restore it with `git checkout` or re-run its script") from err
 
 
-# The table(s) of each result that has a report, by the result's name, in the order printed.
-_REPORTS = {
-    "gilgonzalez2019_toy": (_annotator_toy_table,),
-    "gilgonzalez2019_table1": (_annotator_uci_table,),
-    "gilgonzalez2019_table1_calibrated": (_annotator_calibrated_table,),
-    "wong2024_table1_fluency": (_fluency_table, _fluency_timing_table),
-    "wong2024_table1_speechocean762": (_speechocean762_table,),
-    "wu2025_fig2": (_source_claims,),
-    "wu2025_levelset": (_levelset_report,),
-    "wu2025_levelset_4d": (_levelset_report,),
-    "wu2025_passthrough": (_levelset_report,),
-    "wu2025_levelset_diagnosis": (_levelset_diagnosis_report,),
-    "wu2025_likert_synthetic": (_likert_synthetic_report,),
-    "wu2025_haptic_like": (_haptic_report,),
-    "wu2025_gait_like": (_gait_report,),
-}
+# The table(s) of each result that has a report, by the result's name, in the order printed:
+# lecture 05's written by its unit's experiment tables, lecture 07's by its experiment reports.
+_REPORTS = {**_RATER_TABLES, **_MIXED_REPORTS}
 
 
 def report(result) -> str:

@@ -164,8 +164,8 @@ def test_the_graph_sees_the_imports():
 
 # ----- nothing private crosses a room ------------------------------------------------------
 # A room is a package of course_lib (gp/, widgets/, class_panel/, ...) or a module at its top
-# (stimuli, recording, ...), with a private engine at the top (_rater_tables) counted as the
-# room of the one top-level module that imports it (results). A name starting with "_", or any
+# (stimuli, recording, ...), with a private engine at the top (_tables in the fixture below)
+# counted as the room of the one top-level module that imports it (results). A name starting with "_", or any
 # name reached through a module whose own name does, is its room's own; another room uses the
 # room's public names only, the shared helpers below every unit (validation, linalg) included
 # (issue 60: they are documented public modules, not an exception).

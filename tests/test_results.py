@@ -1,7 +1,7 @@
 """course_lib.results: the committed results and the text a lecture prints from them.
 
 report() picks the tables of the result it is given by the result's name (the tables themselves
-are tested with their engines: tests/test_rater_tables.py, tests/test_mixed_feedback_reports.py);
+are tested with their engines: tests/raters/test_experiment_tables.py, tests/mixed/test_experiment_reports.py);
 anything but a committed result with a report is refused with the argument's name."""
 
 from __future__ import annotations

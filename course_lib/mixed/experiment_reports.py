@@ -3,15 +3,18 @@
 message, for the level-set sessions and their diagnosis, the synthetic Likert study and the
 haptic-like and gait-like subjects.
 
-An engine of :mod:`course_lib.results`: each function takes its committed result (through
-:func:`course_lib.results.report`, which picks it by the result's name) and returns the text; a
-result that lacks a setting the text reads is refused by name. The printed text names the paper
-by author and year.
+Unit 7 takes "feedback" in the source's sense: the kinds of answer a person gives (choices,
+ratings, yes/no). :data:`REPORTS` maps each result's name to the functions that write its text,
+in the order printed; :func:`course_lib.results.report` reads it, so a lecture calls
+``report(load_result(name))`` and never a report's function. Each function takes the committed
+result and returns the text; a result that lacks a setting the text reads is refused by name. The
+printed text names the paper by author and year.
 """
 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 
 _WIDTH = 100
 _MIXED_PAPER = "Wu et al. 2025"  # lecture 7's Sources give it in full
@@ -224,3 +227,16 @@ def _levelset_diagnosis_report(result) -> str:
                              f"{stats['queries_in_true_set']:>6.2f}")
         lines.append("")
     return "\n".join(lines).rstrip("\n")
+
+
+#: The text of each of lecture 07's results, by the result's name, in the order printed.
+REPORTS: dict[str, tuple[Callable[[dict], str], ...]] = {
+    "wu2025_fig2": (_source_claims,),
+    "wu2025_levelset": (_levelset_report,),
+    "wu2025_levelset_4d": (_levelset_report,),
+    "wu2025_passthrough": (_levelset_report,),
+    "wu2025_levelset_diagnosis": (_levelset_diagnosis_report,),
+    "wu2025_likert_synthetic": (_likert_synthetic_report,),
+    "wu2025_haptic_like": (_haptic_report,),
+    "wu2025_gait_like": (_gait_report,),
+}

@@ -2,13 +2,16 @@
 and Table 1 of Gil-González, Álvarez & Orozco 2019 (``gilgonzalez2019_*``) and Table 1 of
 arXiv 2306.02719 on the fluency set and on speechocean762's five experts (``wong2024_*``).
 
-An engine of :mod:`course_lib.results`: each function takes its committed result
-(:func:`course_lib.results.report` picks it by the result's name) and returns the text table the
-lecture prints; the lecture keeps the message, this module the plumbing. A table names its paper
-once, by author and year or by arXiv number, and tags that paper's rows 'paper'.
+:data:`REPORTS` maps each result's name to the functions that write its tables, in the order
+printed; :func:`course_lib.results.report` reads it, so a lecture calls ``report(load_result(
+name))`` and never a table's function. Each function takes the committed result and returns the
+text table the lecture prints; the lecture keeps the message, this module the plumbing. A table
+names its paper once, by author and year or by arXiv number, and tags that paper's rows 'paper'.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 _ANNOTATOR_SCENARIOS = {"homogeneous_tau_variances": "homogeneous, τ as variances",
                        "homogeneous_tau_sds": "homogeneous, τ as sds",
@@ -246,3 +249,13 @@ def _speechocean762_table(result) -> str:
               "GP_repeat and GP_joint predict the same (largest difference "
               f"{subset['repeat_vs_joint']['max_abs_mean_difference']:.1e})"]
     return "\n".join(lines)
+
+
+#: The table(s) of each of lecture 05's results, by the result's name, in the order printed.
+REPORTS: dict[str, tuple[Callable[[dict], str], ...]] = {
+    "gilgonzalez2019_toy": (_annotator_toy_table,),
+    "gilgonzalez2019_table1": (_annotator_uci_table,),
+    "gilgonzalez2019_table1_calibrated": (_annotator_calibrated_table,),
+    "wong2024_table1_fluency": (_fluency_table, _fluency_timing_table),
+    "wong2024_table1_speechocean762": (_speechocean762_table,),
+}

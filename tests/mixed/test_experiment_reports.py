@@ -1,4 +1,4 @@
-"""course_lib._mixed_feedback_reports: the text lecture 07 prints of its reproduced
+"""course_lib.mixed.experiment_reports: the text lecture 07 prints of its reproduced
 experiments of Wu et al. 2025, through course_lib.results.report.
 
 Its counts are recounted here from the per-cell verdicts, and a result that lacks a setting the
@@ -10,7 +10,7 @@ import copy
 
 import pytest
 
-from course_lib import _mixed_feedback_reports as W
+from course_lib.mixed import experiment_reports as W
 from course_lib.results import load_result, report
 
 

@@ -1,4 +1,4 @@
-"""course_lib._rater_tables: the tables lecture 05 prints of its reproduced multi-rater
+"""course_lib.raters.experiment_tables: the tables lecture 05 prints of its reproduced multi-rater
 experiments (Gil-González et al. 2019, arXiv 2306.02719), through course_lib.results.report.
 
 Each table shows the numbers of the committed result it is given, beside the source's."""
