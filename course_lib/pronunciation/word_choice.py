@@ -326,7 +326,7 @@ def _tuned(name: str) -> float:
     if not (RESULTS_DIR / f"{_RESULT}.json").is_file():
         raise RuntimeError(
             f"{name}: no tuned value yet (experiments/results/{_RESULT}.json does not exist); "
-            f"pass margin=, unclear_penalty= and omission_penalty= explicitly, or run "
+            f"pass margin= and the three penalties explicitly, or run "
             f"python -m experiments.{_RESULT} to tune them on the tuning half of the readings")
     tuned = load_result(_RESULT)["result"].get("tuned", {})
     if name not in tuned:
@@ -382,7 +382,7 @@ class ReadingDecoder:
 
     def decode(self, samples, sample_rate: int, text: str, *, margin: float | None = None,
                unclear_penalty: float | None = None, omission_penalty: float | None = None,
-               neighbour_penalty: float = 0.0) -> tuple[WordChoice, ...]:
+               neighbour_penalty: float | None = None) -> tuple[WordChoice, ...]:
         """The verdict on every word of ``text`` read in ``samples`` (a 1-D array, float in
         [-1, 1] or int16, at ``sample_rate`` Hz), in order.
 
@@ -390,9 +390,8 @@ class ReadingDecoder:
         as written (may be negative: then a competitor must win by more than -margin to be
         reported); ``unclear_penalty``: nats for the unclear pseudo-word (the spoken-noise
         model) instead of a word; ``omission_penalty``: nats for leaving a word out;
-        ``neighbour_penalty``: nats for saying a neighbour instead of the written word (0, the
-        default: no prior for the text, the grammar of issue 58 as first tuned). None (margin
-        and the other two) takes the value tuned by ``experiments/misread_readings.py`` (an
+        ``neighbour_penalty``: nats for saying a neighbour instead of the written word. None
+        (for any of the four) takes the value tuned by ``experiments/misread_readings.py`` (an
         error while there is none). Each penalty must stay below the search's beam (110
         nats on the first attempt), or the search never enters its alternative. A recording
         the grammar cannot explain at any of the scorer's beams gets "unclear" for every word
@@ -403,7 +402,8 @@ class ReadingDecoder:
             else _check_nats("unclear_penalty", unclear_penalty)
         omission_penalty = _tuned("omission_penalty") if omission_penalty is None \
             else _check_nats("omission_penalty", omission_penalty)
-        neighbour_penalty = _check_nats("neighbour_penalty", neighbour_penalty)
+        neighbour_penalty = _tuned("neighbour_penalty") if neighbour_penalty is None \
+            else _check_nats("neighbour_penalty", neighbour_penalty)
         penalties = (unclear_penalty, omission_penalty, neighbour_penalty)
         words = self._scorer._check_text(text)
         x, _ = _check_recording(samples, sample_rate)

@@ -156,7 +156,7 @@ def test_bad_input_names_the_argument(decoder, monkeypatch):
                          ({**TRIAL, "margin": math.nan}, "margin"),
                          ({**TRIAL, "unclear_penalty": -1.0}, "unclear_penalty"),
                          ({**TRIAL, "omission_penalty": math.inf}, "omission_penalty"),
-                         ({**TRIAL, "neighbour_penalty": None}, "neighbour_penalty")):
+                         ({**TRIAL, "neighbour_penalty": "none"}, "neighbour_penalty")):
         with pytest.raises(ValueError, match=f"^{name}:"):
             decoder.decode(samples, 16000, "the cold glass", **kwargs)
     with pytest.raises(ValueError, match="^text:"):
