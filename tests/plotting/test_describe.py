@@ -1,5 +1,6 @@
 """A redrawn figure's description, read from what it draws (``plotting.describe``), and the
-explorers' images that carry it as alt text into JupyterLab (``widgets.base._figure_image``)."""
+HTML that carries it as alt text into JupyterLab (the explorers' images are tested in
+tests/widgets/test_base.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from course_lib.plotting.describe import describe_figure, described_image_html  # noqa: E402
-from course_lib.widgets.base import _figure_image  # noqa: E402
 
 
 def test_a_panel_is_described_by_its_title_axes_series_and_labels():
@@ -71,16 +71,3 @@ def test_the_image_html_carries_the_png_and_the_escaped_description_twice():
     src = re.search(r'src="data:image/png;base64,([^"]+)"', markup).group(1)
     assert base64.b64decode(src) == b"\x89PNG data"
     assert re.search(r'<img [^>]*alt="([^"]*)"', markup).group(1) == escaped
-
-
-def test_an_explorer_image_is_its_figure_described_unless_told_otherwise():
-    fig, ax = plt.subplots()
-    ax.plot([0, 1], [0, 1])
-    composed = describe_figure(fig)
-    image = _figure_image(fig)
-    assert image.data.startswith(b"\x89PNG") and image.description == composed
-    assert f'alt="{html.escape(composed)}"' in image._repr_html_()
-    fig, ax = plt.subplots()
-    told = _figure_image(fig, "the panel's view of one sentence")
-    assert told.description == "the panel's view of one sentence"
-    assert not plt.get_fignums(), "the figures were not closed"

@@ -1,0 +1,95 @@
+"""Tests of course_lib.widgets.base: an Explorer redraws its figure from its controls' values,
+shows a half-typed entry as one line and any other error as a traceback kept in
+``last_error``, and runs a button's action before redrawing; an explorer's image is its
+figure's PNG described by what it draws unless told otherwise."""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as W
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+from course_lib.plotting.describe import describe_figure  # noqa: E402
+from course_lib.widgets import base  # noqa: E402
+from course_lib.widgets.base import (Explorer, InputError, _figure_image, _fixed_seed,  # noqa: E402
+                                     _float_slider)
+
+
+@pytest.fixture
+def shown(monkeypatch):
+    """What the explorer displays, in order, instead of a notebook's output area."""
+    displayed = []
+    monkeypatch.setattr(base, "display", displayed.append)
+    return displayed
+
+
+def _explorer():
+    calls = []
+
+    def render(width, label):
+        calls.append((width, label))
+        if label == "half-typed":
+            raise InputError("label: not a number yet")
+        if label == "broken":
+            raise RuntimeError("a bug in the render function")
+        fig, ax = plt.subplots()
+        ax.plot(range(width))
+        return fig
+
+    controls = {"width": W.IntSlider(value=3, min=1, max=9),
+                "label": W.Text(value="plain")}
+    actions = {"Step": lambda: calls.append("stepped"),
+               "Fail": lambda: 1 / 0}
+    return Explorer(render, controls, buttons=actions, title="demo"), calls
+
+
+def test_moving_a_control_redraws_with_every_controls_value(shown):
+    explorer, calls = _explorer()
+    explorer.controls["width"].value = 5
+    assert calls == [(5, "plain")] and explorer.values() == {"width": 5, "label": "plain"}
+    assert isinstance(shown[-1], base._DescribedImage) and explorer.last_error is None
+    assert not plt.get_fignums(), "the drawn figure was not closed"
+
+
+def test_an_input_error_is_one_line_and_no_figure(shown):
+    explorer, _ = _explorer()
+    explorer.controls["label"].value = "half-typed"
+    assert isinstance(explorer.last_error, InputError)
+    assert isinstance(shown[-1], W.HTML) and "Not drawn: label: not a number yet" in shown[-1].value
+    explorer.controls["label"].value = "broken"  # any other error: kept, not only logged
+    assert isinstance(explorer.last_error, RuntimeError)
+    explorer.controls["label"].value = "plain"   # a good value clears it
+    assert explorer.last_error is None
+
+
+def test_a_button_runs_its_action_then_redraws_and_keeps_its_error(shown):
+    explorer, calls = _explorer()
+    explorer.buttons["Step"].click()
+    assert calls == ["stepped", (3, "plain")]
+    explorer.press("Fail")
+    assert isinstance(explorer.last_error, ZeroDivisionError)
+    assert calls == ["stepped", (3, "plain")]  # no redraw after a failed action
+
+
+def test_a_fixed_seed_redraws_the_same_numbers_and_a_slider_redraws_on_release():
+    assert _fixed_seed(4) == _fixed_seed(4) != _fixed_seed(5)
+    slider = _float_slider("a long description of the noise", 0.5, 0.0, 1.0)
+    assert not slider.continuous_update and slider.style.description_width == "initial"
+
+
+def test_an_explorer_image_is_its_figure_described_unless_told_otherwise():
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    composed = describe_figure(fig)
+    image = _figure_image(fig)
+    assert image.data.startswith(b"\x89PNG") and image.description == composed
+    assert f'alt="{html.escape(composed)}"' in image._repr_html_()
+    fig, ax = plt.subplots()
+    told = _figure_image(fig, "the panel's view of one sentence")
+    assert told.description == "the panel's view of one sentence"
+    assert not plt.get_fignums(), "the figures were not closed"
