@@ -35,6 +35,9 @@ from course_lib.widgets.slider_names import _SliderNames
 from course_lib.widgets.status import _StatusLine
 
 _RATE = 16000
+# read by a screen reader, not drawn: the usual visually hidden pattern (no display:none)
+_SCREEN_READER_ONLY = ("position:absolute;width:1px;height:1px;margin:-1px;padding:0;"
+                       "overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0")
 _OWN = "(type your own sentence below)"
 _TITLE = "Read a sentence aloud: how would the five experts score its accuracy?"
 # checked against widgets.recorder: the take travels from the browser to the kernel, is kept in
@@ -144,7 +147,7 @@ class PronunciationPanel:
         with self.output:
             self.output.clear_output(wait=True)
             display(self.image)
-        self.text_view.value = f"<pre>{html.escape(prediction.summary(preamble=False))}</pre>"
+        self.text_view.value = _summary_html(prediction)
         self.seconds = time.perf_counter() - started
         low, high = prediction.interval_90
         flagged = sum(len(phones) for _, phones in prediction.mispronounced())
@@ -171,3 +174,23 @@ def _about(panel: ExpertPanel) -> str:
         f"Aspect: accuracy of pronunciation, 0-10, as speechocean762's experts score it "
         f"({rubric_text()}).",
         f"How far to trust it. {panel.evaluation.statement()} {POPULATION_CAVEAT}", _PRIVACY))
+
+
+def _summary_html(prediction: PanelPrediction) -> str:
+    """The prediction's text beside the figure, its bar chart of one expert's score drawn in
+    '#' for the eye only (``aria-hidden``): the live region reads the same probabilities in
+    words instead ("score 7 of 10: 30 %", the scores that round to 0 % in one phrase), never a run
+    of '#'."""
+    lines = prediction.summary(preamble=False).splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("One expert's score")) + 1
+    last = first + prediction.distribution.size
+    percent = [round(100 * float(p)) for p in prediction.distribution]
+    rare = [str(score) for score, share in enumerate(percent) if share == 0]
+    in_words = "; ".join([f"score {score} of 10: {share} %" for score, share in enumerate(percent)
+                          if share > 0]
+                         + ([f"score{'s' * (len(rare) > 1)} {', '.join(rare)}: below 0.5 %"]
+                            if rare else [])) + "."
+    return ("<pre>" + html.escape("\n".join(lines[:first]))
+            + '\n<span aria-hidden="true">' + html.escape("\n".join(lines[first:last]))
+            + f'</span><span style="{_SCREEN_READER_ONLY}"> {html.escape(in_words)}</span>\n'
+            + html.escape("\n".join(lines[last:])) + "</pre>")

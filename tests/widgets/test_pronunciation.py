@@ -8,6 +8,7 @@ tests/browser/test_pronunciation_in_lab.py."""
 from __future__ import annotations
 
 import html
+import re
 
 import numpy as np
 import pytest
@@ -60,6 +61,19 @@ def test_the_shipped_recording_is_scored_shown_and_said(reader, sentences):
     assert "0-2 very poor" in described and "9-10 excellent" in described
     assert "2 sd" not in described
     assert isinstance(reader.status, _StatusLine) and "Scored in" in reader.status.value
+    # the summary's '#' bars are for the eye: a screen reader skips them and hears the numbers
+    assert isinstance(reader.text_view, _StatusLine)
+    hidden = re.findall(r'<span aria-hidden="true">(.*?)</span>', reader.text_view.value, re.S)
+    assert len(hidden) == 1 and hidden[0].count("\n") == prediction.distribution.size - 1
+    assert "#" in hidden[0]
+    read = html.unescape(reader.text_view.value.replace(hidden[0], ""))
+    assert "#" not in read
+    percent = np.round(100 * prediction.distribution).astype(int)
+    for score, share in enumerate(percent):
+        if share:
+            assert f"score {score} of 10: {share} %" in read
+    rare = ", ".join(str(score) for score in np.flatnonzero(percent == 0))
+    assert (f"{rare}: below 0.5 %" in read) if rare else ("below 0.5 %" not in read)
     assert f"panel mean {prediction.mean:.1f}" in reader.status.value
     assert f"{low90:.1f}-{high90:.1f} (90%)" in reader.status.value
 
