@@ -10,7 +10,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from course_lib.hmm import inference as H  # noqa: E402
-from course_lib.hmm.model import left_to_right_hmm, random_hmm, sample, weather_mood_hmm  # noqa: E402
+from course_lib.hmm.model import (left_to_right_hmm, random_hmm, sample,  # noqa: E402
+                                  weather_mood_hmm)
 from course_lib.hmm.training import baum_welch  # noqa: E402
 from course_lib.plotting import hmm as P  # noqa: E402
 from course_lib.plotting.gmm import plot_log_likelihood_trace  # noqa: E402

@@ -1,7 +1,8 @@
-"""Unit 7 explorers and plots (ELBO ledger, constraints, confidence likelihood, the
-over-confident rater): every control at its extremes, errors shown and recovered from, and the
-numbers they draw equal to the library's (and the confidence probabilities to the hand-worked
-values of Wu et al. (2025)'s eq. 2, the rater's scores to eq. 3 and F1 by hand)."""
+"""Unit 7 explorers (ELBO ledger, constraints, confidence likelihood, the over-confident
+rater; their plots are tested in tests/plotting/test_mixed.py): every control at its extremes,
+errors shown and recovered from, and the numbers they draw equal to the library's (and the
+confidence probabilities to the hand-worked values of Wu et al. (2025)'s eq. 2, the rater's
+scores to eq. 3 and F1 by hand)."""
 
 import matplotlib
 
@@ -17,10 +18,6 @@ from course_lib.mixed import (GaussianConstraint, LikertConfidence, MixedLikelih
                               VariationalGP, fit_variational, inducing_points)
 from course_lib.mixed.constraints import detection_likelihood  # noqa: E402
 from course_lib.mixed.feedback_fits import constraint_fit  # noqa: E402
-from course_lib.plotting.mixed import (plot_elbo_ledger, plot_fig2,  # noqa: E402
-                                       plot_levels_by_strength, plot_likert_levels,
-                                       plot_paired_scores)
-from course_lib.results import load_result  # noqa: E402
 from course_lib.simulators.confidence_raters import (rating_splits,  # noqa: E402
                                                      haptic_like_subjects, preference_scores)
 from course_lib.widgets import InputError  # noqa: E402
@@ -151,69 +148,18 @@ def test_likert_explorer_draws_the_cap_of_the_middle_level():
                                   SquaredExponential()), "X"),
     (lambda: elbo_ledger_explorer(*detection_problem(), ["one"], SquaredExponential()),
      "names"),
-    (lambda: plot_elbo_ledger(plt.gca(), ["a"], [1.0, 2.0], 1.0), "names"),
     (lambda: constraint_explorer(np.zeros((4, 2)), [0, 1, 0, 1], CONSTRAINT_X, CONSTRAINT_Y,
                                  Matern52(), [[0.0, 2.0]]), "X"),
     (lambda: constraint_explorer(*trials(), CONSTRAINT_X, CONSTRAINT_Y[:1], Matern52(),
                                  [[0.0, 2.0]]), "constraint_y"),
     (lambda: constraint_explorer(trials()[0], [1.0, 0.0], CONSTRAINT_X, CONSTRAINT_Y,
                                  Matern52(), [[0.0, 2.0]]), "answers"),
-    (lambda: plot_likert_levels(plt.gca(), [0.0, 1.0], np.ones((3, 3)), [0.0, 1.0, 2.0]),
-     "probabilities"),
 ])
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises((ValueError, TypeError)) as info:
         call()
     assert str(info.value).startswith(f"{name}:"), str(info.value)
     plt.close("all")
-
-
-# ------------------------------------------------------------------------------ plots
-
-def test_plot_elbo_ledger_sums_the_parts_and_one_kl():
-    fig, ax = plt.subplots()
-    plot_elbo_ledger(ax, ["a", "b"], [-3.0, 1.5], 2.0)
-    heights = [bar.get_height() for bar in ax.patches]
-    assert heights == [-3.0, 1.5, -2.0, -3.5]
-    assert [t.get_text() for t in ax.get_xticklabels()][-2:] == ["− KL", "ELBO"]
-    ax.clear()
-    plot_elbo_ledger(ax, ["a", "b"], [-3.0, 1.5], 2.0, kl_weight=2.0)
-    assert [bar.get_height() for bar in ax.patches][-2:] == [-4.0, -5.5]
-    assert [t.get_text() for t in ax.get_xticklabels()][-2:] == ["− 2 × KL", "objective"]
-    plt.close(fig)
-
-
-def test_plot_likert_levels_draws_each_level_and_the_cuts():
-    likelihood = LikertConfidence(3, gaps=[0.5, 0.5])
-    z = np.linspace(-3, 3, 61)
-    p = likelihood.level_probabilities(z)
-    fig, ax = plt.subplots()
-    plot_likert_levels(ax, z, p, likelihood.cut_points, cap=0.5)
-    level_lines = [line for line in ax.lines if line.get_label().startswith("level")]
-    assert len(level_lines) == 3
-    for level, line in enumerate(level_lines):
-        np.testing.assert_allclose(line.get_ydata(), p[:, level])
-    cut_lines = [line for line in ax.lines if line.get_linestyle() == ":"]
-    assert sorted(line.get_xdata()[0] for line in cut_lines) == [-1.0, -0.5, 0.5, 1.0]
-    plt.close(fig)
-
-
-def test_plot_fig2_draws_the_committed_posteriors():
-    result = load_result("wu2025_fig2")
-    fig, axes = plt.subplots(1, 2)
-    plot_fig2(axes, result)
-    for ax, model in zip(axes, ("plain", "mixed")):
-        run = result["result"]["map_ii"][model]
-        mean_line = [line for line in ax.lines if line.get_label().startswith("posterior")][0]
-        np.testing.assert_allclose(mean_line.get_ydata(), run["grid_mean"])
-        np.testing.assert_allclose(mean_line.get_xdata(), result["result"]["grid"])
-        assert f"{run['mean_sd']:.2f}" in ax.get_title()
-    assert len(axes[1].containers) == 1 and not axes[0].containers   # constraints: right only
-    with pytest.raises(ValueError, match="^axes:"):
-        plot_fig2(axes[:1], result)
-    with pytest.raises(ValueError, match="^fit:"):
-        plot_fig2(axes, result, fit="exact")
-    plt.close(fig)
 
 
 # ------------------------------------------------------------------------------ the rater
@@ -308,42 +254,9 @@ def test_rater_explorer_one_level_for_every_pair_says_so():
     (lambda: rater_explorer(small_subject(), SquaredExponential(),
                             likert=LikertConfidence(4)), "likert"),
     (lambda: rater_explorer(small_subject(), SquaredExponential(), tol=0.0), "tol"),
-    (lambda: plot_levels_by_strength(plt.gca(), [0, 1, 2], [0.5, 1.0]), "strength"),
-    (lambda: plot_levels_by_strength(plt.gca(), [0, 1], [0.5, 1.0], level_names=["a"]),
-     "level_names"),
-    (lambda: plot_paired_scores(plt.gca(), [0.1, 0.2], [0.3]), "second"),
-    (lambda: plot_paired_scores(plt.gca(), [0.1], [0.3], names=["one"]), "names"),
 ])
 def test_rater_bad_input_names_the_argument(call, name):
     with pytest.raises((ValueError, TypeError)) as info:
         call()
     assert str(info.value).startswith(f"{name}:"), str(info.value)
     plt.close("all")
-
-
-def test_plot_levels_by_strength_columns_counts_and_cuts():
-    levels = np.array([0, 2, 2, 1, 2])
-    strength = np.array([0.1, 2.5, 0.3, 0.9, 1.7])
-    fig, ax = plt.subplots()
-    plot_levels_by_strength(ax, levels, strength, cut_points=[0.0, 1.0, 2.0])
-    points = [line for line in ax.lines if line.get_marker() == "o"]
-    for level, line in enumerate(points):
-        assert sorted(line.get_ydata()) == sorted(strength[levels == level])
-        assert np.all(np.abs(line.get_xdata() - level) <= 0.25)
-    ticks = [t.get_text() for t in ax.get_xticklabels()]
-    assert ticks == ["level 0\n1 pair", "level 1\n1 pair", "level 2\n3 pairs"]
-    cuts = sorted(line.get_ydata()[0] for line in ax.lines if line.get_linestyle() == ":")
-    assert cuts == [1.0, 2.0]
-    plt.close(fig)
-
-
-def test_plot_paired_scores_joins_each_split_and_marks_the_means():
-    fig, ax = plt.subplots()
-    plot_paired_scores(ax, [0.2, 0.3, 0.1], [0.15, 0.35, 0.05])
-    joins = [line for line in ax.lines if line.get_marker() in ("None", "", None)
-             and line.get_color() == "0.6"]
-    assert [tuple(line.get_ydata()) for line in joins] == [(0.2, 0.15), (0.3, 0.35),
-                                                            (0.1, 0.05)]
-    means = [line.get_ydata()[0] for line in ax.lines if line.get_linewidth() == 3]
-    np.testing.assert_allclose(means, [0.2, 0.55 / 3])
-    plt.close(fig)
