@@ -1,6 +1,7 @@
 """Unit 6 "personalise it yourself": the explorer's buttons, sound and maps against the session
-and the library; the explorer under the widget harness; the plots. The session loop itself is
-tested in tests/simulators/test_personalisation.py."""
+and the library; the explorer under the widget harness. The session loop itself is tested in
+tests/simulators/test_personalisation.py, the plots in
+tests/plotting/test_personalisation_session.py."""
 
 import io
 
@@ -16,9 +17,6 @@ from widget_harness import exercise_explorer  # noqa: E402
 from course_lib import stimuli  # noqa: E402
 from course_lib.preference.acquisition import bivariate_ei  # noqa: E402
 from course_lib.preference.ei_convergence import average_ei_path, settled_at  # noqa: E402
-from course_lib.plotting.personalisation_session import (  # noqa: E402
-    plot_comparisons, plot_convergence_measure, plot_equaliser_curves, plot_session_marks,
-    plot_setting_map)
 from course_lib.simulators.listeners import settings_grid  # noqa: E402
 from course_lib.simulators import personalisation as S  # noqa: E402
 from course_lib.widgets import personalise as P  # noqa: E402
@@ -84,7 +82,6 @@ def test_bad_arguments_name_themselves(call, name):
     with pytest.raises((ValueError, TypeError)) as caught:
         call()
     assert str(caught.value).startswith(name + ":"), str(caught.value)
-
 
 
 # ----- sound ------------------------------------------------------------------------------------
@@ -183,33 +180,6 @@ def test_slices_of_three_bands_hold_the_other_band_at_the_incumbent():
     assert fig.axes[0].get_xlabel() == "bass gain (dB)"
     assert fig.axes[0].get_ylabel() == "treble gain (dB)"
     plt.close("all")
-
-
-# ----- plots --------------------------------------------------------------------------------
-
-def test_plots_draw_what_they_are_given():
-    fig, axes = plt.subplots(1, 4)
-    axis = np.arange(-2.0, 3.0)
-    values = np.arange(20.0).reshape(4, 5)
-    plot_setting_map(axes[0], axis, axis[:4], values, label="u")
-    np.testing.assert_array_equal(axes[0].images[0].get_array(), values)
-    assert axes[0].images[0].get_extent() == [-2.5, 2.5, -2.5, 1.5]
-    with pytest.raises(ValueError, match="^values:"):
-        plot_setting_map(axes[0], axis, axis, values)
-    plot_comparisons(axes[0], [[0, 0], [1, 1], [3, 3]], [[1, 0], [2, 2], [4, 4]],
-                     [0.9, 0.5, 0.2])
-    winners = [line for line in axes[0].lines if line.get_label() == "preferred"]
-    np.testing.assert_array_equal(winners[0].get_xydata(), [[0, 0], [4, 4]])
-    np.testing.assert_array_equal(axes[0].collections[0].get_segments()[2], [[3, 3], [4, 4]])
-    plot_session_marks(axes[1], incumbent=[1, 1], pair=[[1, 1], [2, -1]], optimum=[0, 0])
-    assert [t.get_text() for t in axes[1].texts] == ["A", "B"]
-    plot_convergence_measure(axes[2], [1.0, 0.1, 0.001], [1.0, 0.55, 0.367], threshold=0.02,
-                             settled_at=2, n_random=1)
-    assert len(axes[2].lines) >= 4
-    f = np.geomspace(40, 8000, 20)
-    plot_equaliser_curves(axes[3], f, {"A x": np.zeros(20), "B y": np.ones(20)})
-    assert [t.get_text() for t in axes[3].texts] == ["A x", "B y"]
-    plt.close(fig)
 
 
 def test_slice_settings_cover_the_gain_range_every_db():
