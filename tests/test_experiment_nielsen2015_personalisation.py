@@ -1,5 +1,6 @@
 """Nielsen et al.'s (2015) personalisation experiment (E6.3) and the acquisition race (E6.4) stay
-true to their code, and their plots draw from the committed results.
+true to their code (their plots, drawn from the committed results, are tested in
+tests/plotting/test_personalisation_results.py).
 
 Each reduced run (E6.3: one regular 2-D listener, one of each pathology in 2-D, one regular and
 one switching 4-D listener; E6.4: listener 0 under every rule) repeats sessions of the full run
@@ -14,7 +15,6 @@ experiments.acquisition_race`` and commit their result files and figures.
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from scipy.stats import binom
@@ -22,7 +22,6 @@ from scipy.stats import binom
 from course_lib.preference import PairwiseBeta
 from course_lib.preference.forced_choice import forced_choice_test
 from course_lib.simulators.listeners import SimulatedListener
-from course_lib.plotting import personalisation_results as plots
 from course_lib.results import RESULTS_DIR, load_result
 from experiments import acquisition_race as race
 from experiments import common
@@ -40,13 +39,6 @@ def nielsen_reduced():
 @pytest.fixture(scope="module")
 def race_reduced():
     return common.reduced_against_committed(race)
-
-
-@pytest.fixture
-def ax():
-    fig, axes = plt.subplots()
-    yield axes
-    plt.close(fig)
 
 
 # ----- reduced runs against the committed full runs -------------------------------------------
@@ -204,67 +196,3 @@ def test_incumbent_settled_step_is_where_the_last_move_ended():
     moving = np.array([[0, 0], [1, 0], [1, 0], [2, 2], [1, 0], [1, 0]])
     assert nielsen.incumbent_settled_step(moving) == 4
     assert nielsen.incumbent_settled_step(np.array([[0, 0], [0, 0], [3, 1]])) == 2
-
-
-# ----- plots from the committed results -----------------------------------------------------
-
-@pytest.mark.parametrize("study", ["2d", "4d"])
-def test_plots_draw_the_committed_personalisation_result(ax, study):
-    document = load_result(nielsen.NAME)
-    summary = document["result"]["summary"][study]
-    plots.plot_regret(ax, document, study)
-    assert len(ax.lines) >= len(summary["groups"])
-    np.testing.assert_allclose(ax.lines[0].get_ydata(),
-                               summary["groups"]["regular"]["regret"]["mean"])
-    ax.clear()
-    plots.plot_regret(ax, document, study, groups=["switches"], which="heard_regret",
-                      band=False)
-    np.testing.assert_allclose(ax.lines[0].get_ydata(),
-                               summary["groups"]["switches"]["heard_regret"]["mean"])
-    ax.clear()
-    plots.plot_convergence(ax, document, study)
-    np.testing.assert_allclose(ax.lines[0].get_ydata(),
-                               summary["groups"]["regular"]["convergence"]["median"])
-    ax.clear()
-    plots.plot_share_settled(ax, document, study)
-    ei = ax.lines[0].get_ydata()
-    settled = summary["groups"]["regular"]["ei_settled"]
-    assert ei[-1] == pytest.approx(settled["n_settled"] / settled["n_listeners"])
-    ax.clear()
-    plots.plot_forced_choice(ax, document, study)
-    n_points = sum(c.get_offsets().shape[0] for c in ax.collections)
-    assert n_points == len(document["result"]["per_listener"][study])
-
-
-def test_plots_draw_the_committed_race(ax):
-    document = load_result(race.NAME)
-    plots.plot_regret(ax, document, "2d", band=False)
-    labels = ax.get_legend_handles_labels()[1]
-    assert [label.split(" (n =")[0] for label in labels] == [plots._GROUP_LABELS[r]
-                                                             for r in race.RULES]
-    ax.clear()
-    plots.plot_paired_differences(ax, document, "2d", reference="bei")
-    bars = list(ax.patches)
-    assert len(bars) == (len(race.RULES) - 1) * len(race.PAIRED_STEPS)
-    expected = [p["mean_difference"] for step in race.PAIRED_STEPS
-                for p in document["result"]["paired"]["2d"]
-                if p["reference"] == "bei" and p["step"] == step]
-    np.testing.assert_allclose([b.get_height() for b in bars], expected)
-
-
-def test_plots_name_the_bad_argument(ax):
-    document = load_result(nielsen.NAME)
-    with pytest.raises(ValueError, match="study"):
-        plots.plot_regret(ax, document, "3d")
-    with pytest.raises(ValueError, match="groups"):
-        plots.plot_regret(ax, document, "2d", groups=["nobody"])
-    with pytest.raises(ValueError, match="which"):
-        plots.plot_regret(ax, document, "2d", which="loss")
-    with pytest.raises(TypeError, match="result"):
-        plots.plot_convergence(ax, [1, 2], "2d")
-    with pytest.raises(ValueError, match="result"):
-        plots.plot_paired_differences(ax, document, "2d")
-    with pytest.raises(ValueError, match="reference"):
-        plots.plot_paired_differences(ax, load_result(race.NAME), "2d", reference="oracle")
-    with pytest.raises(ValueError, match="group"):
-        plots.plot_share_settled(ax, document, "2d", group="nobody")

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..metrics import check_scale
 from ..validation import as_float_array, as_positive_int, as_selection, listed_rows
-from ..gp.inputs import as_inputs, check_exact_size
+from ..gp.kernel_base import as_inputs, check_exact_size
 
 __all__ = ["RaterData"]
 
