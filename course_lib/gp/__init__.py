@@ -21,11 +21,11 @@ in ``docs/ALGORITHMS.md``):
   variational GP spreads its own over a box by Sobol).
 - ``toy_data``: the small synthetic regression sets the lecture and the explorers use.
 
-Shared by Units 4-7 and not needed to follow an algorithm: ``inputs`` (rows are points, the size
-limit of an exact GP), ``parameters`` (log-parameter bookkeeping) and the engine ``_stationary``
-(the distance and chain rule every stationary kernel shares). The later units build on this
-package and have their own: :mod:`course_lib.raters` (Unit 5), :mod:`course_lib.preference`
-(Unit 6) and :mod:`course_lib.mixed` (Unit 7).
+Shared by Units 4-7 and not needed to follow an algorithm: ``kernel_base`` (besides the
+interface, the distance and chain rule every stationary kernel shares, and the inputs: rows are
+points, the size limit of an exact GP) and ``parameters`` (log-parameter bookkeeping). The
+later units build on this package and have their own: :mod:`course_lib.raters` (Unit 5),
+:mod:`course_lib.preference` (Unit 6) and :mod:`course_lib.mixed` (Unit 7).
 """
 
 from .kernel_base import Kernel, Product, Sum

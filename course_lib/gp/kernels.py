@@ -19,9 +19,9 @@ Conventions (used by every kernel here and by the rest of ``course_lib.gp``)
 
 The interface every kernel implements (``kernel(X, X2)``, ``diag``, ``gradient``,
 ``gradient_diag``, ``gradient_inputs``, ``k1 + k2``, ``k1 * k2``) is documented and built in
-:mod:`course_lib.gp.kernel_base`; the distance and chain-rule machinery of the stationary
-kernels, which give only their profile ``g(s)`` and ``dg/ds`` here, is
-:mod:`course_lib.gp._stationary`. This module holds the formulas (Rasmussen & Williams 2006,
+:mod:`course_lib.gp.kernel_base`, with the distance and chain-rule machinery of the stationary
+kernels (:class:`~course_lib.gp.kernel_base.Stationary`), which give only their profile ``g(s)``
+and ``dg/ds`` here. This module holds the formulas (Rasmussen & Williams 2006,
 ch. 4).
 
 The white-noise kernel follows the usual (scikit-learn) convention: ``White(X)`` is
@@ -36,9 +36,8 @@ import numbers
 import numpy as np
 
 from ..validation import check_choice
-from .kernel_base import Kernel
+from .kernel_base import Kernel, Stationary, _vanishing_product
 from .parameters import DEFAULT_BOUNDS, check_parameter, log_bounds
-from ._stationary import Stationary, _vanishing_product
 
 __all__ = [
     "SquaredExponential", "Matern", "Matern12", "Matern32", "Matern52",

@@ -52,7 +52,7 @@ from scipy.linalg import cho_solve, solve_triangular
 from ..linalg import (JitterWarning, NotPositiveDefiniteError, as_square_matrix, check_symmetric,
                       cholesky_with_jitter, log_det_from_cholesky, sample_gaussian)
 from ..validation import as_float_array, check_length
-from .inputs import as_inputs, check_exact_size
+from .kernel_base import as_inputs, check_exact_size
 
 __all__ = ["JitterWarning", "NotPositiveDefiniteError", "cholesky_with_jitter", "LatentGaussian",
            "predict_from_gaussian", "sample_gaussian", "check_latent_problem",

@@ -28,8 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..validation import RngLike, as_float_array, as_positive_float, warn_deprecated
-from .inputs import as_inputs, check_exact_size
-from .kernel_base import Kernel
+from .kernel_base import Kernel, as_inputs, check_exact_size
 from .parameters import ModelParameters, check_parameter, log_scalar, log_bounds
 from ..linalg import (LOG_2PI, NotPositiveDefiniteError, inverse_from_cholesky,
                       log_det_from_cholesky, sample_gaussian)

@@ -80,8 +80,7 @@ from ..gmm.clustering import check_spread, kmeans_trusted
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
 from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
                           as_rng, check_choice)
-from .inputs import as_inputs
-from .kernel_base import Kernel
+from .kernel_base import Kernel, as_inputs
 from .parameters import DEFAULT_BOUNDS, check_parameter, log_bounds
 from .prediction import LatentGaussian, add_noise
 

@@ -51,8 +51,7 @@ import numpy as np
 
 from ..validation import as_bool, renamed_error
 from ..preference.comparisons import Comparisons, DisconnectedComparisonsWarning
-from ..gp.inputs import as_inputs
-from ..gp.kernel_base import Kernel
+from ..gp.kernel_base import Kernel, as_inputs
 from .feedback_likelihoods import LikertConfidence
 from .mixed_likelihood import MixedLikelihood
 from ..preference.pairwise_likelihoods import PairwiseProbit

@@ -48,7 +48,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from ..validation import as_float_array, check_choice
-from ..gp.inputs import as_inputs
+from ..gp.kernel_base import as_inputs
 from .feedback_likelihoods import BernoulliProbit, GaussianConstraint
 from .mixed_likelihood import MixedLikelihood
 

@@ -15,8 +15,7 @@ import numpy as np
 from ..validation import as_positive_float
 from .constraints import detection_likelihood
 from .feedback_likelihoods import GaussianConstraint
-from ..gp.inputs import as_inputs
-from ..gp.kernel_base import Kernel
+from ..gp.kernel_base import Kernel, as_inputs
 from .mixed_likelihood import MixedLikelihood
 from .sparse_variational import SparseVariationalGP
 from .variational import VariationalEvidence, fit_variational

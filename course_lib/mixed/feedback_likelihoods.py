@@ -27,9 +27,8 @@ import numpy as np
 from ..linalg import LOG_2PI
 from ..metrics import log_normal_interval
 from ..validation import as_float_array
-from ..preference.likelihoods import (Likelihood, check_binary, check_levels, check_rows,
-                                      no_parameters)
-from ..preference.log_phi import SQRT2, log_ndtr_derivatives
+from ..preference.likelihoods import (SQRT2, Likelihood, check_binary, check_levels, check_rows,
+                                      log_ndtr_derivatives, no_parameters)
 from ..preference.pairwise_likelihoods import PairwiseProbit
 from ..gp.parameters import DEFAULT_BOUNDS, check_parameter
 

@@ -18,7 +18,7 @@ from scipy.stats import qmc
 
 from ..validation import (RngLike, check_array_size, as_float_array, as_positive_int,
                           as_rng, check_width)
-from ..gp.inputs import as_inputs
+from ..gp.kernel_base import as_inputs
 
 __all__ = ["inducing_points"]
 

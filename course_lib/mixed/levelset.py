@@ -62,7 +62,7 @@ from dataclasses import dataclass
 from numba import njit
 from scipy.special import ndtr, xlogy
 
-from ..gp.inputs import as_inputs
+from ..gp.kernel_base import as_inputs
 from ..gp.prediction import LatentGaussian
 from ..metrics import standardised_gap
 from ..validation import as_float_array

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from scipy.optimize import minimize
 from scipy.special import ndtr
 
-from ..gp.inputs import as_inputs
+from ..gp.kernel_base import as_inputs
 from ..validation import as_bool, as_float_array, as_positive_float, check_choice, check_width
 from .levelset import ReferenceLookahead, _as_threshold, _binary_entropy_bits, _fitted_posterior
 

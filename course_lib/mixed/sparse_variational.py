@@ -102,8 +102,7 @@ import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.optimize import minimize
 
-from ..gp.inputs import as_inputs
-from ..gp.kernel_base import Kernel
+from ..gp.kernel_base import Kernel, as_inputs
 from ..gp.prediction import LatentGaussian
 from ..gp.priors import Prior
 from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter

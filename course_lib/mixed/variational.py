@@ -67,7 +67,7 @@ from scipy.optimize import minimize
 from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter, log_det_from_cholesky
 from ..validation import (as_float_array, as_positive_float, as_positive_int,
                           warn_deprecated)
-from ..gp.inputs import as_inputs, check_exact_size
+from ..gp.kernel_base import as_inputs, check_exact_size
 from ..gp.prediction import LatentGaussian
 from ..gp.prediction import (check_latent_problem as _check_latent_problem,
                              check_map_columns as _check_map_columns,

@@ -5,12 +5,13 @@ in ``docs/ALGORITHMS.md``):
 
 - ``comparisons``: the data (:class:`Comparisons`: items, ordered pairs and answers; single-item
   ratings as identity rows) and the comparison matrix M that maps the latent f to z = M f.
-- Likelihoods of z, with one interface (:class:`Likelihood`, in ``likelihoods``) and one module
-  per family: ``pairwise_likelihoods`` (:class:`PairwiseProbit`, Chu & Ghahramani 2005;
+- Likelihoods of z, with one interface (:class:`Likelihood`, in ``likelihoods``, with log Phi
+  and its derivatives, stable in both tails, that every probit uses) and one module per
+  family: ``pairwise_likelihoods`` (:class:`PairwiseProbit`, Chu & Ghahramani 2005;
   :class:`PairwiseGaussian`, :class:`PairwiseBeta`) and ``rating_likelihoods`` (the bounded
   ratings :class:`BetaRating`, :class:`TruncatedGaussianRating`, :class:`WarpedProbitRating`);
-  beside them ``log_phi`` (log Phi and its derivatives, stable in both tails), ``probit_beta``
-  (the Beta algebra two families share) and ``quadrature`` (expectations under a Gaussian).
+  beside them ``probit_beta`` (the Beta algebra two families share) and ``quadrature``
+  (expectations under a Gaussian).
 - ``laplace``: the Laplace approximation (:func:`laplace_mode`, :func:`newton_path`; Rasmussen &
   Williams 2006, Alg. 3.1), its result and its evidence with the gradient
   (:func:`laplace_evidence`, :class:`LaplaceEvidence`); ``exact_posterior``: the brute-force
@@ -21,7 +22,7 @@ in ``docs/ALGORITHMS.md``):
 - ``preference_gp``: the model (:class:`PreferenceGP`: Laplace or EP, predictions of pairs) and
   what every model of comparisons is (:class:`ComparisonGP`: hyper-parameters, MAP-II,
   predictions of the utility and of pairs), with the MAP-II glue in ``hyperparameters``
-  (:class:`OnSquare`, warm starts).
+  (:class:`OnSquare`, the scale ridge).
 - ``acquisition``: choosing the next comparison (Nielsen 2015, ch. 3): expected improvement
   (:func:`expected_improvement`, :func:`univariate_ei`, :func:`bivariate_ei`), pairwise BALD, the
   sampling rules and maximising bEI; ``ei_convergence``: when to stop
@@ -48,7 +49,7 @@ from .hyperparameters import OnSquare
 from .laplace import (InvalidLaplaceError, LaplaceEvidence, LaplaceResult, NewtonStep,
                       laplace_evidence, laplace_mode, newton_path)
 from .likelihoods import Likelihood, LikelihoodTerms
-from .log_phi import inverse_mills_ratio, log_ndtr_derivatives
+from .likelihoods import inverse_mills_ratio, log_ndtr_derivatives
 from .pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from .preference_gp import ComparisonGP, PreferenceGP, latent_difference
 from .rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating

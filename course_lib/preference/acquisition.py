@@ -93,7 +93,7 @@ from scipy.special import erfcx, log_ndtr, ndtr
 from dataclasses import dataclass
 from scipy.optimize import minimize
 
-from ..gp.inputs import as_inputs, check_exact_size
+from ..gp.kernel_base import as_inputs, check_exact_size
 from ..linalg import sample_gaussian
 from ..validation import (RngLike, as_bool, as_float_array, as_positive_int, as_rng,
                           check_choice)

@@ -45,7 +45,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
 from ..validation import as_float_array, as_positive_float, check_choice, listed_rows
-from ..gp.inputs import as_inputs
+from ..gp.kernel_base import as_inputs
 
 __all__ = ["Comparisons", "DisconnectedComparisonsWarning", "KINDS"]
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import as_float_array, as_positive_float, as_positive_int
-from ..gp.inputs import as_inputs
-from ..gp.kernel_base import Kernel
+from ..gp.kernel_base import Kernel, as_inputs
 
 __all__ = ["average_ei_path", "settling_threshold", "settled_at"]
 

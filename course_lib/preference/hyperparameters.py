@@ -1,4 +1,4 @@
-"""MAP-II glue of the preference GPs: a prior on a square, warm starts, the scale ridge.
+"""MAP-II glue of the preference GPs: a prior on a square, failed evaluations, the scale ridge.
 
 Apart from :mod:`course_lib.preference.preference_gp` (the model: its fit, evidence and predictions,
 Chu & Ghahramani 2005) because MAP-II's bookkeeping is not what the lecture teaches.
@@ -9,7 +9,8 @@ hyper-priors with the one L-BFGS-B restart loop,
 :func:`~course_lib.gp.optimise.optimise_hyperparameters`, using the evidence
 gradient with its implicit term; every evaluation warm-starts Newton from the previous weights
 a = K^-1 f_hat, and so does every refit on new comparisons (old items keep their weight, new
-items start at 0, i.e. at the current predictive mean). Under EP the evidence gradient is the
+items start at 0, i.e. at the current predictive mean: the model's fit does this, in
+:mod:`course_lib.preference.preference_gp`). Under EP the evidence gradient is the
 one at converged sites, and every evaluation starts from the previous sites.
 
 Scale: probit and Beta answers depend on f only through z / sigma, so the kernel's variance
@@ -100,19 +101,3 @@ def _failed_objective(inference: str, last_objective: float | None, theta):
     if inference != "ep" or last_objective is None:
         return np.inf, np.zeros_like(theta)
     return last_objective + _FAILED_EP_PENALTY, np.zeros_like(theta)
-
-
-def _carried_over_weights(X_train: np.ndarray | None, warm_alpha: np.ndarray | None,
-                         X: np.ndarray) -> np.ndarray | None:
-    """Warm-start weights for items X from the weights ``warm_alpha`` of a fit at ``X_train``:
-    the previous weight of every item seen before (same input), 0 for new items, so the start
-    is f_hat at old items and the predictive mean at new ones."""
-    if warm_alpha is None or X_train is None:
-        return None
-    previous = {row.tobytes(): i for i, row in enumerate(X_train)}
-    alpha = np.zeros(X.shape[0])
-    for j, row in enumerate(X):
-        i = previous.get(row.tobytes())
-        if i is not None:
-            alpha[j] = warm_alpha[i]
-    return alpha

@@ -26,9 +26,8 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr, ndtri
 
 from ..linalg import LOG_2PI
-from .likelihoods import (_DEFAULT_CLIP, Likelihood, check_binary, _check_clip, check_rows,
-                          _check_unit_interval)
-from .log_phi import SQRT2, log_ndtr_derivatives
+from .likelihoods import (SQRT2, _DEFAULT_CLIP, Likelihood, check_binary, _check_clip,
+                          check_rows, _check_unit_interval, log_ndtr_derivatives)
 from ..gp.parameters import DEFAULT_BOUNDS
 from .probit_beta import _BetaInT
 

@@ -17,8 +17,9 @@ DTU 2015, eqs. 2.14-2.16; Nielsen, Nielsen & Larsen 2015, eqs. 18-19), and MAP-I
 whichever log evidence the inference gives.
 
 Hyper-parameters (``theta``, ``param_names``): the kernel's log-parameters, then the
-likelihood's (e.g. ``noise_sd``), by MAP-II; its warm starts, the scale ridge of probit and Beta
-answers and the thesis's set-up are in :mod:`course_lib.preference.hyperparameters`.
+likelihood's (e.g. ``noise_sd``), by MAP-II; the scale ridge of probit and Beta answers and
+the thesis's set-up are in :mod:`course_lib.preference.hyperparameters`. A refit starts Newton
+from the previous weights of the items seen before (:func:`_carried_over_weights`).
 :meth:`PreferenceGP.evidence` returns a :class:`~course_lib.preference.laplace.LaplaceEvidence`
 or, with EP, an :class:`~course_lib.preference.ep.EPEvidence`, each from its algorithm's
 module (:func:`~course_lib.preference.laplace.laplace_evidence`,
@@ -56,8 +57,7 @@ import numpy as np
 from collections.abc import Mapping
 from scipy.special import ndtr
 
-from ..gp.inputs import as_inputs, check_exact_size
-from ..gp.kernel_base import Kernel
+from ..gp.kernel_base import Kernel, as_inputs, check_exact_size
 from ..gp.optimise import HyperparameterFit, check_priors, optimise_hyperparameters
 from ..gp.parameters import ModelParameters
 from ..gp.prediction import LatentGaussian
@@ -67,7 +67,7 @@ from ..validation import RngLike, as_positive_float, as_positive_int, as_rng, ch
 from .comparisons import Comparisons
 from .ep import (ClippedSiteWarning, EPConvergenceError, EPEvidence, EPResult, ep_evidence,
                  expectation_propagation)
-from .hyperparameters import _carried_over_weights, _failed_objective, _warn_of_scale_ridge
+from .hyperparameters import _failed_objective, _warn_of_scale_ridge
 from .laplace import LaplaceEvidence, LaplaceResult, laplace_evidence, laplace_mode
 from .likelihoods import Likelihood
 
@@ -399,6 +399,22 @@ def _check_comparisons(comparisons, inference: str, likelihood: Likelihood) -> N
     check_exact_size(comparisons.n_items, "comparisons",
                      advice="use SparsePreferenceGP (course_lib.preference.sparse_preference) or "
                             "fit a subset of the comparisons")
+
+
+def _carried_over_weights(X_train: np.ndarray | None, warm_alpha: np.ndarray | None,
+                         X: np.ndarray) -> np.ndarray | None:
+    """Warm-start weights for items X from the weights ``warm_alpha`` of a fit at ``X_train``:
+    the previous weight of every item seen before (same input), 0 for new items, so the start
+    is f_hat at old items and the predictive mean at new ones."""
+    if warm_alpha is None or X_train is None:
+        return None
+    previous = {row.tobytes(): i for i, row in enumerate(X_train)}
+    alpha = np.zeros(X.shape[0])
+    for j, row in enumerate(X):
+        i = previous.get(row.tobytes())
+        if i is not None:
+            alpha[j] = warm_alpha[i]
+    return alpha
 
 
 def _restated_ep_error(err: EPConvergenceError, ep_max_iter: int) -> EPConvergenceError:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import gammaln, log_ndtr, polygamma, psi
 
-from .log_phi import _normal_pdf, log_ndtr_derivatives
+from .likelihoods import _normal_pdf, log_ndtr_derivatives
 
 
 class _BetaInT:

@@ -28,7 +28,7 @@ from scipy.special import erf, ndtr, ndtri
 from ..linalg import LOG_2PI
 from .likelihoods import (_DEFAULT_CLIP, Likelihood, _check_clip, check_rows,
                           _check_unit_interval)
-from .log_phi import SQRT2, _normal_pdf
+from .likelihoods import SQRT2, _normal_pdf
 from ..gp.parameters import DEFAULT_BOUNDS
 from .probit_beta import _BetaInT
 

@@ -93,8 +93,7 @@ from dataclasses import dataclass
 from scipy.linalg import cho_solve, cholesky, LinAlgError
 from scipy.optimize import minimize
 
-from ..gp.inputs import as_inputs
-from ..gp.kernel_base import Kernel
+from ..gp.kernel_base import Kernel, as_inputs
 from ..gp.priors import Prior
 from ..gp.sparse import DEFAULT_JITTER
 from ..linalg import NotPositiveDefiniteError

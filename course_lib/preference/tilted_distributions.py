@@ -20,7 +20,7 @@ from scipy.special import ndtri
 from ..validation import as_float_array
 from . import quadrature as quadrature
 from .likelihoods import Likelihood
-from .log_phi import log_ndtr_derivatives
+from .likelihoods import log_ndtr_derivatives
 from .pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
 from .rating_likelihoods import WarpedProbitRating
 

@@ -41,8 +41,7 @@ import numpy as np
 from ..linalg import LOG_2PI, NotPositiveDefiniteError, sample_gaussian
 from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, check_choice,
                           warn_deprecated)
-from ..gp.inputs import check_exact_size
-from ..gp.kernel_base import Kernel
+from ..gp.kernel_base import Kernel, check_exact_size
 from ..gp.optimise import (HyperparameterFit, check_priors, negative_log_posterior,
                            optimise_hyperparameters)
 from ..gp.parameters import ModelParameters, check_parameter, log_scalar, log_bounds

@@ -18,7 +18,7 @@ from .affinity import _affinity_propagation, _negative_squared_distances
 from ..gmm.clustering import assign_clusters, assign_clusters_trusted, kmeans
 from ..validation import (RngLike, as_float_array, as_positive_int, as_rng, check_choice,
                           renamed_error)
-from ..gp.inputs import as_inputs
+from ..gp.kernel_base import as_inputs
 
 __all__ = ["Regions", "assign_regions", "region_labels", "left_to_right"]
 

@@ -50,8 +50,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from ..gp.inputs import as_inputs
-from ..gp.kernel_base import Kernel
+from ..gp.kernel_base import Kernel, as_inputs
 from ..gp.kernels import SquaredExponential
 from ..preference.likelihoods import Likelihood
 from ..linalg import cholesky_with_jitter

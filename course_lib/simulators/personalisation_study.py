@@ -49,7 +49,7 @@ from ..preference.acquisition import pairwise_bald
 from ..preference.acquisition import maximise_acquisition
 from ..preference.comparisons import Comparisons
 from ..preference.forced_choice import ForcedChoiceTest, forced_choice_test
-from ..gp.inputs import as_inputs
+from ..gp.kernel_base import as_inputs
 from ..gp.kernels import SquaredExponential
 from ..preference.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
 from ..preference.preference_gp import PreferenceGP

@@ -39,8 +39,7 @@ from scipy.stats import norm, spearmanr
 from ..mixed.constraints import detection_likelihood
 from ..mixed.feedback_fits import constraint_fit, ledger_fit
 from ..mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
-from ..gp.inputs import as_inputs
-from ..gp.kernel_base import Kernel
+from ..gp.kernel_base import Kernel, as_inputs
 from ..mixed.mixed_likelihood import MixedLikelihood
 from ..mixed.inducing import inducing_points
 from ..plotting.mixed import (plot_binary_answers, plot_constraints, plot_elbo_ledger,

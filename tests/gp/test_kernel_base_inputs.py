@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from course_lib.gp.inputs import as_inputs
+from course_lib.gp.kernel_base import as_inputs
 from course_lib.gp.kernels import Matern32
 
 

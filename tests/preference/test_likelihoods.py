@@ -12,7 +12,7 @@ import pytest
 from scipy import integrate, stats
 
 from course_lib.preference.likelihoods import _DEFAULT_CLIP
-from course_lib.preference.log_phi import inverse_mills_ratio
+from course_lib.preference.likelihoods import inverse_mills_ratio
 from course_lib.preference.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.preference.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
 from numerics import adaptive_expectation

@@ -1,11 +1,11 @@
-"""log Phi and its derivatives (course_lib.preference.log_phi): the inverse Mills ratio against scipy,
+"""log Phi and its derivatives (course_lib.preference.likelihoods): the inverse Mills ratio against scipy,
 and no jump where the tail series takes over. Far-tail values through the probit likelihood
 are in test_likelihoods.py."""
 
 import numpy as np
 from scipy import stats
 
-from course_lib.preference.log_phi import inverse_mills_ratio, log_ndtr_derivatives
+from course_lib.preference.likelihoods import inverse_mills_ratio, log_ndtr_derivatives
 
 
 def test_inverse_mills_ratio_against_scipy_norm():

@@ -18,7 +18,7 @@ from scipy import stats
 from scipy.special import log_ndtr, ndtr
 
 from course_lib.preference import quadrature as quadrature
-from course_lib.preference.log_phi import log_ndtr_derivatives
+from course_lib.preference.likelihoods import log_ndtr_derivatives
 from course_lib.preference.pairwise_likelihoods import PairwiseProbit
 from course_lib.preference.quadrature import LatentOverflowError
 from numerics import adaptive_expectation
