@@ -210,28 +210,3 @@ def test_discovered_pairs_drop_duplicates_and_are_sorted():
     assert [(p.first.start, p.second.start) for p in one] == \
         [(p.first.start, p.second.start) for p in pairs
          if (p.first.utterance, p.second.utterance) == (0, 1)]
-
-
-def test_plots_draw_what_was_discovered():
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.colors import same_color
-
-    from course_lib.plotting.dtw import plot_discoveries, plot_segmental_dtw
-
-    utterances, spans, labels = planted_collection(np.random.default_rng(10), TRANSCRIPTS)
-    result = TD.segmental_dtw(utterances[0], utterances[1])
-    fig, (left, right) = plt.subplots(1, 2)
-    plot_segmental_dtw(left, result, threshold=TD.DEFAULT_THRESHOLD)
-    orange = [line for line in left.lines if same_color(line.get_color(), "C1")]
-    assert len(orange) == sum(f.distortion <= TD.DEFAULT_THRESHOLD for f in result.fragments) > 0
-    assert len(left.lines) == 2 * len(result.fragments)      # every band: path and fragment
-    clusters = cluster_fragments(TD.discover_pairs(utterances))
-    plot_discoveries(right, clusters, [len(u) for u in utterances], word_spans=spans,
-                     transcripts=labels)
-    thick = [line for line in right.lines if line.get_linewidth() == 6
-             and not same_color(line.get_color(), "0.85")]
-    assert len(thick) == sum(map(len, clusters))             # every occurrence, coloured
-    assert len(right.texts) == sum(map(len, labels)) + sum(map(len, clusters))
-    plt.close(fig)
