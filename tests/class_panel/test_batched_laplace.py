@@ -1,11 +1,11 @@
-"""The class preference model's batched posteriors, its quadrature and its no-information sheets
-(``class_panel.preferences``, issue 59).
+"""The engine of the class preference model (``class_panel._batched_laplace``, issue 59): its
+batched posteriors and its quadrature.
 
 Every individual fit, shuffle and held-out model is one Laplace posterior among many solved
 together from counts of each degree on each pair; each is checked against the library's own
 :func:`~course_lib.preference.laplace.laplace_mode` on the same answers one by one. The held-out
-log score's Gauss-Hermite rule is checked against the library's adaptive quadrature. A sheet
-giving the same side to every pair is "no information" and is left out of every fit.
+log score's Gauss-Hermite rule is checked against the library's adaptive quadrature. (A sheet
+giving the same side to every pair, left out of every fit, is tested in test_preferences.py.)
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from course_lib.class_panel._batched_laplace import _BatchedLaplace, _log_predictive
-from course_lib.class_panel.preferences import _long_table, class_preferences_model
+from course_lib.class_panel.preferences import _long_table
 from course_lib.preference.comparisons import Comparisons, DisconnectedComparisonsWarning
 from course_lib.preference.laplace import laplace_mode
 from course_lib.simulators.personalisation import equaliser_model
@@ -72,22 +72,3 @@ def test_the_gauss_hermite_log_score_matches_the_librarys_quadrature():
     y = rng.choice([0.05, 0.5, 0.95], 200)
     np.testing.assert_allclose(_log_predictive(likelihood, y, mean, variance),
                                likelihood.predictive_log_density(y, mean, variance), atol=1e-3)
-
-
-def test_a_sheet_answering_first_to_every_pair_is_no_information_and_left_out():
-    (settings, pairs, comparisons), _ = a_class(5, 10, split=0.5)
-    first, second, _ = comparisons["s000"]
-    comparisons["s000"] = (first, second, np.full(first.size, 0.95))   # "first" every time
-    result = class_preferences_model((settings, pairs, comparisons), n_permutations=5,
-                                     n_scored=4, rng=0)
-    assert result.status == ("no information",) + ("ok",) * 9
-    assert not result.fitted[0] and np.isnan(result.individual_difference[0]).all()
-    assert result.fitted[1:].all() and result.n_answers[0] == first.size
-    assert result.n_answered.sum() == sum(np.size(v[2]) for v in comparisons.values()) - \
-        first.size
-    without = dict(comparisons)
-    del without["s000"]
-    alone = class_preferences_model((settings, pairs, without), n_permutations=5,
-                                    n_scored=4, rng=0)
-    # the same pooled fit: the sheet carries no weight (MAP-II from the same answers)
-    np.testing.assert_allclose(result.pooled_difference, alone.pooled_difference, rtol=1e-6)

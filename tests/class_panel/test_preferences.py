@@ -178,3 +178,22 @@ def test_bad_input_is_named():
             class_preferences_model(source, **{keyword: value})
     with pytest.raises(ValueError, match="^collection: holds no comparison sheets"):
         class_preferences_model(SimpleNamespace(compare=None, comparisons={}))
+
+
+def test_a_sheet_answering_first_to_every_pair_is_no_information_and_left_out():
+    (settings, pairs, comparisons), _ = a_class(5, 10, split=0.5)
+    first, second, _ = comparisons["s000"]
+    comparisons["s000"] = (first, second, np.full(first.size, 0.95))   # "first" every time
+    result = class_preferences_model((settings, pairs, comparisons), n_permutations=5,
+                                     n_scored=4, rng=0)
+    assert result.status == ("no information",) + ("ok",) * 9
+    assert not result.fitted[0] and np.isnan(result.individual_difference[0]).all()
+    assert result.fitted[1:].all() and result.n_answers[0] == first.size
+    assert result.n_answered.sum() == sum(np.size(v[2]) for v in comparisons.values()) - \
+        first.size
+    without = dict(comparisons)
+    del without["s000"]
+    alone = class_preferences_model((settings, pairs, without), n_permutations=5,
+                                    n_scored=4, rng=0)
+    # the same pooled fit: the sheet carries no weight (MAP-II from the same answers)
+    np.testing.assert_allclose(result.pooled_difference, alone.pooled_difference, rtol=1e-6)
