@@ -46,12 +46,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from course_lib.class_panel.activities import compare_activity, rate_activity  # noqa: E402
 from course_lib.class_panel.collect import collect  # noqa: E402
-from course_lib.class_panel.feedback import write_student_pages  # noqa: E402
+from course_lib.class_panel.student_pages import write_student_pages  # noqa: E402
 from course_lib.class_panel.preferences import class_preferences_model  # noqa: E402
 from course_lib.class_panel.ratings import class_ratings_model  # noqa: E402
 from course_lib.class_panel.simulated import simulated_class  # noqa: E402
 from course_lib.data.speechocean762 import load_speechocean762  # noqa: E402
-from course_lib.plotting.class_panel import class_figures  # noqa: E402
+from course_lib.class_panel.figures import class_figures  # noqa: E402
 
 GOAL_SECONDS = 5.0
 STAGES = ("collect", "ratings", "preferences", "figures", "pages")

@@ -10,7 +10,10 @@ A course layer above the models (like :mod:`course_lib.simulators`); no unit imp
   any shared folder) gathered into one long table, each file left out named with its reason;
 * :mod:`~course_lib.class_panel.ratings` -- the class's scores modelled beside the five experts;
 * :mod:`~course_lib.class_panel.preferences` -- the class's comparisons, pooled and one by one;
-* :mod:`~course_lib.class_panel.feedback` -- one short page per pseudonym.
+* :mod:`~course_lib.class_panel.student_pages` -- one short page per pseudonym, their own
+  place in the class (what the class panel tells each student);
+* :mod:`~course_lib.class_panel.figures` -- the class's figures, their numbers read from the
+  ratings and the comparisons and drawn by :mod:`course_lib.plotting.class_panel`.
 
 ``python -m course_lib.class_panel collect DIR`` (``python3 course.py class-panel collect DIR``)
 runs :func:`~course_lib.class_panel.collect.collect` from a shell.

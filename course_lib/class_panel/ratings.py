@@ -96,7 +96,7 @@ from course_lib.raters.rate_yourself import N_CONTEXT, with_context
 from course_lib.raters.rater_data import RaterData
 from course_lib.validation import RngLike, as_float_array, as_positive_int, as_rng
 
-__all__ = ["ClassRatings", "Reliability", "class_ratings_model", "interval_z"]
+__all__ = ["ClassRatings", "Reliability", "class_ratings_model"]
 
 _MIN_SCORES = 3           # fewer scores: "too few scores" (a bias and a noise need 3)
 _LEVEL = 0.9              # every interval of this module
@@ -427,7 +427,7 @@ def _correlation(out: dict, r: int, y: np.ndarray, expert_mean: np.ndarray) -> N
 
 
 # ----- reliability --------------------------------------------------------------------------
-def interval_z(level: float) -> float:
+def _interval_z(level: float) -> float:
     """The normal quantile of a two-sided interval at ``level`` (1.645 at 90 %)."""
     return float(norm.ppf(0.5 + level / 2.0))
 

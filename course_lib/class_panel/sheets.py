@@ -65,7 +65,7 @@ class Identity:
 
     def page_note(self) -> str:
         """For this student's own notebook: the name of their page after the class
-        (:mod:`~course_lib.class_panel.feedback`), which a namesake's tells apart by the first
+        (:mod:`~course_lib.class_panel.student_pages`), which a namesake's tells apart by the first
         digits of the key (:func:`~course_lib.class_panel.collect.collect` names them so)."""
         shown = f"{self.pseudonym}~{self.key[:_NAMESAKE_DIGITS]}"
         return (f"Your page after the class will be {self.pseudonym}.md. If a classmate drew "

@@ -1,136 +1,79 @@
-"""The class figures (``plotting.class_panel``), drawn from a small simulated class (8 students,
-a hand-made panel, six equaliser settings): each figure draws what the results hold (one point
-per informative student, the experts apart, the band and the experts' line, one row per pair,
-one line per model), colour is never the only cue, and each description carries the numbers
-the figure shows."""
+"""The class figure builders (``plotting.class_panel``) on plain numbers: they draw what they are
+given (nothing where a number is NaN), describe an empty class in words, and refuse arrays of
+the wrong length by the argument's name. The figures drawn from a modelled class are tested in
+tests/class_panel/test_figures.py."""
 
 from __future__ import annotations
-
-import warnings
-from types import SimpleNamespace
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-from matplotlib.collections import PolyCollection
 
-from course_lib.class_panel.preferences import class_preferences_model
-from course_lib.class_panel.ratings import class_ratings_model
-from course_lib.plotting.class_panel import (ClassFigure, class_figures, _consensus_figure,
-                                             _held_out_figure, _preferences_figure,
-                                             _reliability_figure, _students_figure)
-from course_lib.raters.rater_data import RaterData
-
-N_STUDENTS = 8
+from course_lib.plotting.class_panel import (ClassFigure, consensus_figure, held_out_figure,
+                                             preferences_figure, reliability_figure,
+                                             students_figure)
 
 
-@pytest.fixture(scope="module")
-def results():
-    rng = np.random.default_rng(0)
-    X = rng.uniform(-2, 2, (80, 2))
-    f = 5 + 1.5 * np.sin(1.5 * X[:, 0]) + 0.8 * X[:, 1]
-    panel = SimpleNamespace(features=X, train=np.arange(80), ratings=RaterData.from_matrix(
-        np.clip(np.round(f[:, None] + rng.normal(0, 0.7, (80, 5))), 0, 10), scale=(0, 10)))
-    items = np.arange(12)
-    scores = np.clip(np.round(f[items, None] + rng.normal(0, 1.2, (12, N_STUDENTS))), 0, 10)
-    scores[:, 3] = 6                                          # no information
-    names = tuple(f"s{k}" for k in range(N_STUDENTS))
-    settings = np.array([[-6.0, -6.0], [-6.0, 6.0], [6.0, -6.0], [6.0, 6.0]])
-    pairs = np.array([(i, j) for i in range(4) for j in range(i + 1, 4)])
-    comparisons = {}
-    for k, name in enumerate(names):
-        u = (1 if k % 2 else -1) * settings[:, 0] / 6 - settings[:, 1] / 6
-        z = u[pairs[:, 0]] - u[pairs[:, 1]] + rng.normal(0, 0.4, len(pairs))
-        comparisons[name] = (pairs[:, 0], pairs[:, 1],
-                             np.where(z > 0.3, 0.95, np.where(z < -0.3, 0.05, 0.5)))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        ratings = class_ratings_model((RaterData.from_matrix(scores, scale=(0, 10)), names,
-                                       items), panel, n_context=40)
-        preferences = class_preferences_model((settings, pairs, comparisons), n_permutations=5,
-                                              n_scored=4, n_held_out=2)
-    yield ratings, preferences
+@pytest.fixture(autouse=True)
+def _close():
+    yield
     plt.close("all")
 
 
-def points(ax) -> int:
-    return sum(len(line.get_xdata()) for line in ax.get_lines() if line.get_linestyle() == "None")
+def test_the_consensus_leaves_out_the_clips_nobody_scored_and_says_how_far_the_class_sits():
+    drawn = consensus_figure([2.0, 8.0, 5.0], [3.0, np.nan, 5.5], [[2, 4], [np.nan, np.nan],
+                                                                   [5, 6]],
+                             n_experts=5, interval_name="90 % Bayesian credible interval")
+    assert isinstance(drawn, ClassFigure) and drawn.name == "consensus"
+    ax = drawn.figure.axes[0]
+    consensus = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    # the clips ordered by the experts' mean (2, 5, 8): the one nobody scored is not drawn
+    np.testing.assert_array_equal(consensus[0].get_xdata(), [1, 2])
+    np.testing.assert_array_equal(consensus[0].get_ydata(), [3.0, 5.5])
+    # mean gap (3 - 2 + 5.5 - 5) / 2 = +0.75, shown to one decimal
+    assert "on average +0.8 points from the experts (from +0.5 to +1.0 per clip)" in (
+        drawn.description)
+    assert "3 clips" in drawn.description and "nan" not in drawn.description.lower()
 
 
-def test_the_students_figure_draws_each_informative_student_and_the_experts_apart(results):
-    ratings, _ = results
-    left, right = _students_figure(ratings).axes
-    markers = {line.get_marker() for line in left.get_lines() if line.get_linestyle() == "None"}
-    assert len(markers) == 2                                  # students and experts: two shapes
-    assert points(left) == N_STUDENTS - 1 + 5
-    assert "not shown: 1 with every score the same" in left.get_title()
-    assert [t.get_text() for t in right.get_yticklabels()] == [
-        ratings.pseudonyms[r] for r in np.argsort(np.where(ratings.informative,
-                                                           ratings.correlation, np.inf))[:7]]
+def test_an_empty_class_is_described_in_words():
+    students = students_figure([], [], np.empty((0, 2)), [], np.empty((0, 2)), [],
+                               np.empty((0, 2)), [0.1, -0.2], [0.5, 0.7], level=0.9,
+                               interval_names=("bias interval", "correlation interval"),
+                               left_out="; not shown: 2 with every score the same")
+    assert students.description == ("Two empty panels: no student gave informative scores; "
+                                     "not shown: 2 with every score the same.")
+    reliability = reliability_figure([], [], np.empty((0, 2)), experts=0.8, n_experts=5,
+                                     level=0.9, k_needed=None, verdict="no student to count")
+    assert "no curve is drawn" in reliability.description
+    held_out = held_out_figure([], ["the class", "you", "both"], np.empty((3, 0)),
+                               np.empty((3, 0)))
+    assert held_out.description.startswith("An empty panel")
 
 
-def test_the_consensus_figure_draws_both_series_with_their_own_markers(results):
-    ratings, _ = results
-    ax = _consensus_figure(ratings).axes[0]
-    lines = [line for line in ax.get_lines()                  # not the error bars' caps
-             if len(line.get_xdata()) == 12 and line.get_marker() not in ("_", "|")]
-    assert len(lines) == 2 and lines[0].get_marker() != lines[1].get_marker()
-    np.testing.assert_allclose(sorted(lines[0].get_ydata()), np.sort(ratings.expert_mean))
+def test_the_pooled_interval_and_the_verdicts_are_drawn_as_given():
+    drawn = preferences_figure(["1 vs 2", "1 vs 3"], [[0.6, 0.2, 0.2], [0.1, 0.1, 0.8]],
+                               [[0.5, -1.0], [0.7, -0.4]], [0.6, -0.7], [[0.1, 1.1],
+                                                                         [-1.5, 0.1]],
+                               ["agrees", "no clear preference"], level=0.9)
+    left, right = drawn.figure.axes
+    assert [t.get_text() for t in right.texts] == ["agrees", "no clear preference"]
+    assert "90 % credible interval" in drawn.description
+    assert "agrees on 1 pairs" in drawn.description
 
 
-def test_the_reliability_figure_has_its_band_the_experts_line_and_the_k(results):
-    ratings, _ = results
-    ax = _reliability_figure(ratings).axes[0]
-    rel = ratings.reliability
-    assert any(isinstance(c, PolyCollection) for c in ax.collections)
-    ys = [tuple(line.get_ydata()) for line in ax.get_lines()]
-    assert (rel.experts, rel.experts) in ys
-    assert ax.get_title() == rel.verdict()[0].upper() + rel.verdict()[1:]
-
-
-def test_the_preferences_figure_has_a_row_per_pair_and_its_verdicts(results):
-    _, preferences = results
-    left, right = _preferences_figure(preferences).axes
-    P = preferences.pairs.shape[0]
-    assert len(left.patches) == 3 * P
-    assert len({p.get_hatch() for p in left.patches}) == 3    # hatching, not colour alone
-    assert [t.get_text() for t in right.texts] == list(preferences.verdict)
-    assert [t.get_text() for t in left.get_yticklabels()] == [
-        f"{a + 1} vs {b + 1}" for a, b in preferences.pairs]
-
-
-def test_the_held_out_figure_has_one_styled_line_per_model(results):
-    _, preferences = results
-    ax = _held_out_figure(preferences).axes[0]
-    styled = {(line.get_marker(), str(line.get_linestyle())) for line in ax.get_lines()
-              if line.get_marker() not in (None, "None", "_")}
-    assert len(styled) == 3
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(
-        preferences.held_out_models)
-
-
-def test_the_descriptions_carry_the_numbers_drawn(results):
-    ratings, preferences = results
-    drawn = class_figures(ratings, preferences)
-    assert [f.name for f in drawn] == ["students", "consensus", "reliability", "preferences",
-                                       "held-out"]
-    assert all(isinstance(f, ClassFigure) and f.description and "$" not in f.description
-               and "nan" not in f.description.lower() for f in drawn)
-    text = {f.name: f.description for f in drawn}
-    assert f"scatter of {N_STUDENTS - 1} students" in text["students"]
-    assert f"reliability {ratings.reliability.experts:.2f}" in text["reliability"]
-    assert ratings.reliability.verdict() in text["reliability"]
-    assert f"{preferences.pairs.shape[0]} pairs of equaliser settings" in text["preferences"]
-    assert f"agrees on {preferences.verdict.count('agrees')} pairs" in text["preferences"]
-    assert [f.name for f in class_figures(preferences=preferences)] == ["preferences",
-                                                                       "held-out"]
-
-
-def test_bad_input_is_named(results):
-    ratings, preferences = results
-    with pytest.raises(TypeError, match="^ratings:"):
-        class_figures(preferences)
-    with pytest.raises(TypeError, match="^preferences:"):
-        class_figures(ratings, ratings)
-    with pytest.raises(ValueError, match="^ratings:"):
-        class_figures()
+@pytest.mark.parametrize("call, name", [
+    (lambda: consensus_figure([1.0, 2.0], [1.0], [[0, 2], [1, 3]], n_experts=5,
+                              interval_name="interval"), "consensus"),
+    (lambda: reliability_figure([1, 2], [0.5, 0.6], [[0.4, 0.6]], experts=0.8, n_experts=5,
+                                level=0.9, k_needed=None, verdict="v"), "band"),
+    (lambda: preferences_figure(["1 vs 2"], [[0.5, 0.5, 0.0]], [[0.1]], [0.1], [[0.0, 0.2]],
+                                ["agrees", "split"], level=0.9), "verdicts"),
+    (lambda: held_out_figure([4, 8], ["the class"], [[0.1, 0.2]], [[0.1, 0.2], [0.1, 0.2]]),
+     "se"),
+    (lambda: students_figure(["a"], [0.1, 0.2], [[0, 1]], [0.3], [[0, 1]], [0.5], [[0, 1]],
+                             [0.0], [0.5], level=0.9, interval_names=("b", "c")), "bias"),
+])
+def test_arrays_of_the_wrong_length_are_refused_by_name(call, name):
+    with pytest.raises(ValueError, match=f"^{name}: expected one value per"):
+        call()

@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 
 from course_lib.class_panel.preferences import ClassPreferences
-from course_lib.class_panel.ratings import ClassRatings, interval_z
+from course_lib.class_panel.ratings import ClassRatings, _interval_z
 from course_lib.stimuli import standard_equaliser
 
-__all__ = ["student_page", "write_student_pages", "check_class_results"]
+__all__ = ["student_page", "write_student_pages"]
 
 #: The first line of every page: how an earlier page is told from any other file.
 _MARK = "<!-- class-panel page: written by write_student_pages; safe to delete -->"
@@ -42,7 +42,7 @@ def student_page(pseudonym: str, ratings: ClassRatings | None = None,
     ``ratings`` (:func:`~course_lib.class_panel.ratings.class_ratings_model`) and
     ``preferences`` (:func:`~course_lib.class_panel.preferences.class_preferences_model`);
     either may be None."""
-    check_class_results(ratings, preferences)
+    _check_class_results(ratings, preferences)
     if not isinstance(pseudonym, str):
         raise TypeError(f"pseudonym: expected text, got {type(pseudonym).__name__}")
     in_ratings = ratings is not None and ratings.row(pseudonym) is not None
@@ -65,7 +65,7 @@ def write_student_pages(folder, ratings: ClassRatings | None = None,
     ``folder/<pseudonym>.md`` and return the paths. ``folder`` is created if missing; one that
     holds anything but earlier pages is refused (nothing written), and so is a pseudonym that
     is not a plain file name or that differs from another only in upper / lower case."""
-    check_class_results(ratings, preferences)
+    _check_class_results(ratings, preferences)
     folder = Path(folder)
     names = _page_names(ratings, preferences, pseudonyms)
     _check_folder(folder)
@@ -79,10 +79,10 @@ def write_student_pages(folder, ratings: ClassRatings | None = None,
     return written
 
 
-def check_class_results(ratings, preferences) -> None:
+def _check_class_results(ratings, preferences) -> None:
     """Refuse what is not the class's results: ``ratings`` a :class:`ClassRatings` or None,
     ``preferences`` a :class:`~course_lib.class_panel.preferences.ClassPreferences` or None, and
-    not both None (the pages here and the figures of :mod:`course_lib.plotting.class_panel`)."""
+    not both None (the pages here and :func:`course_lib.class_panel.figures.class_figures`)."""
     if ratings is not None and not isinstance(ratings, ClassRatings):
         raise TypeError(f"ratings: expected a ClassRatings or None, got "
                         f"{type(ratings).__name__}")
@@ -186,7 +186,7 @@ def _bias_lines(ratings: ClassRatings, r: int) -> list[str]:
     if ratings.bias_interval is not None:
         low, high = ratings.bias_interval[r]
     else:                   # a ClassRatings built by hand: the normal approximation
-        half = interval_z(ratings.level) * ratings.bias_se[r]
+        half = _interval_z(ratings.level) * ratings.bias_se[r]
         low, high = bias - half, bias + half
     if low <= 0 <= high:
         lean = "no clear lean: you score about where the experts' mean is"
@@ -215,7 +215,7 @@ def _noise_lines(ratings: ClassRatings, r: int) -> list[str]:
 
 def _agreement_lines(ratings: ClassRatings, r: int) -> list[str]:
     mad, half = ratings.mean_abs_difference[r], \
-        interval_z(ratings.level) * ratings.mean_abs_difference_se[r]
+        _interval_z(ratings.level) * ratings.mean_abs_difference_se[r]
     distance = (f" On average your score was {mad:.1f} points from the experts' mean "
                 f"({_distance_interval(ratings)}: {max(mad - half, 0):.1f} to "
                 f"{mad + half:.1f}).")

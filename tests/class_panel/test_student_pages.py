@@ -1,4 +1,4 @@
-"""One page per student (``class_panel.feedback``), from hand-made results so every number on a
+"""One page per student (``class_panel.student_pages``), from hand-made results so every number on a
 page is known: the words follow the numbers (lenient, strict, no clear lean), each number comes
 with its range, a student with no information or too few scores is told so without a NaN, a
 page names no other student, and :func:`write_student_pages` writes one file per pseudonym and
@@ -11,7 +11,7 @@ import os
 import numpy as np
 import pytest
 
-from course_lib.class_panel.feedback import _MARK, student_page, write_student_pages
+from course_lib.class_panel.student_pages import _MARK, student_page, write_student_pages
 from course_lib.class_panel.preferences import ClassPreferences
 from course_lib.class_panel.ratings import ClassRatings, Reliability
 
