@@ -242,30 +242,3 @@ def test_a_lenient_student_whose_scores_stop_at_10_is_not_read_as_steady():
     assert "confidence" in result.interval_name("correlation")
     with pytest.raises(ValueError, match="^kind: "):
         result.interval_name("mood")
-
-
-def test_the_experts_likelihood_is_the_integral_over_each_sentences_level():
-    """The experts' model's marginal likelihood of one sentence, summed over its level grid,
-    against scipy's adaptive quadrature of the same integrand: the grid's step (0.2) is small
-    against the integrand's width (about 0.3 here), so they agree to 1e-6 relative."""
-    from scipy.integrate import quad
-    from scipy.stats import norm
-
-    from course_lib.class_panel._censored_scores import (_experts_log_likelihood,
-                                                         _score_counts)
-    experts = RaterData.from_matrix(np.array([[7.0, 8.0, 10.0, 9.0, 10.0]]), scale=(0, 10))
-    offset = np.array([-0.3, 0.1, 0.2, -0.1])
-    noise_sd = np.array([0.6, 0.7, 0.8, 0.9, 1.0])
-    theta = np.concatenate([[6.0, np.log(2.0)], offset, np.log(noise_sd)])
-    grid_value = _experts_log_likelihood(theta, _score_counts(experts), 5)[0]
-    offsets = np.r_[offset, -offset.sum()]
-
-    def integrand(level):
-        p = 1.0
-        for score, c, s in zip([7, 8, 10, 9, 10], offsets, noise_sd):
-            upper = np.inf if score == 10 else score + 0.5
-            p *= norm.cdf((upper - level - c) / s) - norm.cdf((score - 0.5 - level - c) / s)
-        return p * norm.pdf(level, 6.0, 2.0)
-
-    reference = np.log(quad(integrand, -4.0, 14.0, points=[8.0, 9.0, 10.0])[0])
-    assert grid_value == pytest.approx(reference, rel=1e-6)
