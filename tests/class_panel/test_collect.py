@@ -3,8 +3,9 @@
 Each case of issue 47's list of bad and odd input has its test: a half-filled sheet, a student
 who submitted twice, a sheet for another clip set or seed, a rater who gave every clip the same
 score, empty / truncated / hand-edited files, a colliding pseudonym, one student alone and 500
-students; plus the rate-yourself panel's own sheets, nbgrader's folder layouts and the command
-line. Activities are built directly (no corpus needed).
+students; plus the rate-yourself panel's own sheets and nbgrader's folder layouts (the command
+line is tested in test_main.py, the reading of one file in test_sheet_reading.py). Activities
+are built directly (no corpus needed).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from course_lib.class_panel.__main__ import main
 from course_lib.class_panel.activities import RateActivity, compare_activity
 from course_lib.class_panel.collect import (_COUNTED, _LEFT_OUT, _SUPERSEDED, class_collection,
                                            collect, read_collection)
@@ -232,20 +232,6 @@ def test_bad_arguments_are_named(tmp_path):
         collect(tmp_path)
     with pytest.raises(TypeError, match="^compare: "):
         collect(tmp_path, RATE, RATE)
-
-
-def test_the_command_line_collects_and_reports(tmp_path, capsys):
-    inbox = tmp_path / "inbox"
-    _rate_sheet(inbox, "a.json")
-    (inbox / "empty.json").write_bytes(b"")
-    code = main(["collect", str(inbox), "--out", str(tmp_path / "out"), "--seed", "7",
-                 "--only", "compare"])
-    printed = capsys.readouterr().out
-    assert code == 0 and "left out: empty.json: empty file" in printed
-    assert "a rate sheet, and this collection has no rate activity" in printed
-    assert main(["collect", str(inbox), "--out", str(inbox), "--only", "compare"]) == 2
-    assert main(["collect", str(inbox), "--seed", "-1", "--only", "compare"]) == 2
-    assert capsys.readouterr().err.splitlines()[-1].startswith("seed: expected a whole number")
 
 
 def test_scores_given_as_text_count_with_a_note(tmp_path):
