@@ -277,7 +277,7 @@ def held_out_figure(counts, models: Sequence[str], score, se) -> ClassFigure:
 # ----- descriptions -------------------------------------------------------------------------
 def _describe_students(bias, noise, rho, expert_noise, interval_names, left_out) -> str:
     if bias.size == 0:
-        return "Two empty panels: no student gave informative scores" + left_out + "."
+        return "Both sides are empty: no student gave informative scores" + left_out + "."
     bias_name, correlation_name = interval_names
     return (f"Left, a scatter of {bias.size} students as circles and the {expert_noise.size} "
             f"experts as squares: bias across (points above the experts' mean, from "
@@ -331,7 +331,7 @@ def _describe_preferences(pair_labels: list[str], verdicts: list[str], level: fl
 
 def _describe_held_out(counts: np.ndarray, models: list[str], score: np.ndarray) -> str:
     if counts.size == 0:
-        return "An empty panel: no student answered enough pairs for some to be held out."
+        return "An empty figure: no student answered enough pairs for some to be held out."
     parts = [f"{name} {score[m, 0]:.2f} at {counts[0]} and {score[m, -1]:.2f} at {counts[-1]}"
              for m, name in enumerate(models)
              if not np.isnan(score[m, 0]) and not np.isnan(score[m, -1])]

@@ -41,14 +41,14 @@ def test_an_empty_class_is_described_in_words():
                                np.empty((0, 2)), [0.1, -0.2], [0.5, 0.7], level=0.9,
                                interval_names=("bias interval", "correlation interval"),
                                left_out="; not shown: 2 with every score the same")
-    assert students.description == ("Two empty panels: no student gave informative scores; "
-                                     "not shown: 2 with every score the same.")
+    assert students.description == ("Both sides are empty: no student gave informative "
+                                     "scores; not shown: 2 with every score the same.")
     reliability = reliability_figure([], [], np.empty((0, 2)), experts=0.8, n_experts=5,
                                      level=0.9, k_needed=None, verdict="no student to count")
     assert "no curve is drawn" in reliability.description
     held_out = held_out_figure([], ["the class", "you", "both"], np.empty((3, 0)),
                                np.empty((3, 0)))
-    assert held_out.description.startswith("An empty panel")
+    assert held_out.description.startswith("An empty figure")
 
 
 def test_the_pooled_interval_and_the_verdicts_are_drawn_as_given():
