@@ -62,15 +62,21 @@ def _test_files():
 
 def _module_of(path: Path, folder: Path) -> str | None:
     """The longest leading part of the name after ``test_`` that is a module of the folder's
-    package (an engine ``_name.py`` by its name without the underscore; or, inside a folder, the
-    package itself); None when there is none."""
+    package (an engine ``_name.py`` by its name without the underscore, a package's command line
+    ``__main__.py`` as ``main``; or, inside a folder, the package itself); None when there is
+    none."""
     words = path.stem.removeprefix("test_").split("_")
     for end in range(len(words), 0, -1):
         name = "_".join(words[:end])
-        if any((LIBRARY / folder / f"{prefix}{name}.py").is_file() for prefix in ("", "_")) or (
+        if any((LIBRARY / folder / spelling).is_file() for spelling in _spellings(name)) or (
                 folder.parts and name == folder.name):
             return name
     return None
+
+
+def _spellings(name: str) -> tuple[str, ...]:
+    """The file names of a module that test files call ``name``."""
+    return f"{name}.py", f"_{name}.py", f"__{name}__.py"
 
 
 def test_every_folder_of_tests_mirrors_a_library_package():
