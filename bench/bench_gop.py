@@ -41,8 +41,8 @@ from course_lib.pronunciation.word_choice import ReadingDecoder  # noqa: E402
 from course_lib.results import RESULTS_DIR, load_result  # noqa: E402
 from course_lib.recording import resample  # noqa: E402
 from course_lib.widgets.pronunciation import PronunciationPanel  # noqa: E402
-from course_lib.data.speechocean762 import (load_pronunciation_scorer,  # noqa: E402
-                                            load_speechocean762)
+from course_lib.data.speechocean762 import load_speechocean762  # noqa: E402
+from course_lib.pronunciation.corpus_scorer import load_pronunciation_scorer  # noqa: E402
 
 GOAL_RATIO, GOAL_SECONDS = 1.1, 0.7
 GOAL_STOP_TO_PLOT_S, STOP_TO_PLOT_SENTENCE_S = 2.0, 4.0

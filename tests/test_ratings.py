@@ -1,4 +1,4 @@
-"""The multi-rater container (course_lib.raters.rater_data): summaries by hand, the long and table
+"""The multi-rater container (course_lib.ratings, shown as course_lib.raters.RaterData): summaries by hand, the long and table
 forms, read-only labels and subsets."""
 
 import pickle

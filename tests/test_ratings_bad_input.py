@@ -1,4 +1,4 @@
-"""Bad-input catalogue: the multi-rater container (course_lib.raters.rater_data), family "raters".
+"""Bad-input catalogue: the multi-rater container (course_lib.ratings), family "raters".
 
 Awkward but valid data (one label per rater, missing labels, raters with no overlap) are
 accepted and tested in tests/raters/test_multi_rater.py; here are the ones that must be refused.

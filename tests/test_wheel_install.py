@@ -52,8 +52,11 @@ LOADERS = {
     "course_lib.data.regression.load_mcycle": [()],
     "course_lib.data.uci.load_uci": [("auto_mpg",), ("concrete",), ("housing",)],
     "course_lib.data.speechocean762.load_speechocean762": [()],
-    "course_lib.data.speechocean762.load_gop_thresholds": [()],
-    "course_lib.data.speechocean762.load_pronunciation_scorer": [()],
+    "course_lib.data.speechocean762.load_recipe_thresholds": [()],
+    "course_lib.data.speechocean762.load_corpus_lexicon": [()],
+    # the loader of the fitted scorer, in pronunciation/ since data/ imports no model (the
+    # panel below loads the GOP thresholds as the scorer's type)
+    "course_lib.pronunciation.corpus_scorer.load_pronunciation_scorer": [()],
     "course_lib.data.wav.load_waveform": [("speech_clip", "speech.wav", 16000)],
     "course_lib.stimuli.load_clip": [("speech",)],
 }

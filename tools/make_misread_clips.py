@@ -86,8 +86,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from course_lib.data import _parse_int, _parse_text, _read_csv_table  # noqa: E402
-from course_lib.data.speechocean762 import (_DATASET, load_pronunciation_scorer,  # noqa: E402
-                                            load_speechocean762)
+from course_lib.data.speechocean762 import _DATASET, load_speechocean762  # noqa: E402
+from course_lib.pronunciation.corpus_scorer import load_pronunciation_scorer  # noqa: E402
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 FOLDER = REPOSITORY / "tests" / "data" / "misread"

@@ -61,10 +61,11 @@ import course_lib.data as data  # noqa: E402
 from course_lib.data.fluency import _FEATURE_NAMES, _SAMPLE_RATE, _utterance_features  # noqa: E402
 from course_lib.data.speechocean762 import (_COMMIT, _GOP_RATE, _LEXICON,  # noqa: E402
                                             _corpus_lexicon, _recording, _sentences,
-                                            _to_course_rate, _words_to_add)
+                                            _to_course_rate)
 from course_lib.data.speechocean762_source import _CORPUS_MANIFEST  # noqa: E402
-from course_lib.pronunciation import (GOP_FEATURE_NAMES, GopThresholds,  # noqa: E402
-                                      PronunciationScorer, gop_features)
+from course_lib.pronunciation import GopThresholds, PronunciationScorer, gop_features  # noqa: E402
+from course_lib.pronunciation.corpus_scorer import _words_to_add  # noqa: E402
+from course_lib.pronunciation.gop import _GOP_FEATURE_NAMES as GOP_FEATURE_NAMES  # noqa: E402
 
 COMMIT = _COMMIT
 DATASET = "speechocean762"

@@ -7,7 +7,10 @@ for pronunciation accuracy and for fluency by the same five experts. The course'
 ships what its own code computes: 33 fluency features of the course front end
 (:func:`course_lib.data.fluency._utterance_features`, from the audio at 8 kHz), 17 goodness of
 pronunciation features (:mod:`course_lib.pronunciation`, from the 16 kHz audio), the example
-sentences' phones with their GOP, and which sentences to play. The corpus's own files (every
+sentences' phones with their GOP, and which sentences to play. It returns plain records
+(:class:`PanelSet`, :class:`RecipePhone`, :class:`RecipeThresholds`, arrays and dicts) and
+imports no model: the GOP scorer and its types live in :mod:`course_lib.pronunciation`, whose
+:mod:`~course_lib.pronunciation.corpus_scorer` sets the scorer up with this corpus's words. The corpus's own files (every
 expert's scores, the texts and speakers, the recordings of those sentences and the corpus's
 lexicon) are read from a copy of the corpus (:mod:`course_lib.data.speechocean762_source` says
 where it is found) and converted here from the corpus's formats: ``utt2score`` (JSON per
@@ -20,8 +23,9 @@ the multi-rater GP of arXiv 2306.02719 (2024) models, or "fluency") and one inpu
 ``word_judgements()`` the experts' word accuracy and their scores of each word's canonical
 phones (:class:`WordJudgement`), read from the markup of ``utt2score`` as the data README
 says (:mod:`course_lib.data.speechocean762_markup` reads it).
-:func:`load_pronunciation_scorer` gives the scorer that made the GOP features, with the corpus's
-words the CMU dictionary lacks, and :func:`load_gop_thresholds` what its features need.
+:func:`load_corpus_lexicon` gives the corpus's lexicon (the words the CMU dictionary lacks come
+from it) and :func:`load_recipe_thresholds` the training split's GOP cut-offs and medians the
+features were made with.
 Every file is checked against its checksum on every load; arrays are read-only.
 """
 
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -44,21 +49,61 @@ from course_lib.data.speechocean762_source import (_COMMIT, _CORPUS_MANIFEST, _C
                                                   _LEXICON, _N_RATERS, _SCALE,
                                                   _corpus_manifest, _read_corpus_file)
 from course_lib.data.wav import _decode
-from course_lib.pronunciation.gop import (GOP_FEATURE_NAMES, GopThresholds, PhoneScore,
-                                      PronunciationScorer)
-from course_lib.raters.rater_data import RaterData
+from course_lib.ratings import RaterData
 from course_lib.validation import as_selection
 
 _DATASET = "speechocean762"
 _N_ITEMS = 5000
 _GOP_RATE = 16000                 # Hz: the corpus's recordings, as the GOP scorer hears them
 _ASPECTS = ("accuracy", "fluency")
-_INPUT_SETS = {"fluency": _FEATURE_NAMES, "gop": GOP_FEATURE_NAMES,
-               "both": _FEATURE_NAMES + GOP_FEATURE_NAMES}
+# the columns of gop_features.csv as the recipe wrote them (pronunciation.gop_features' order;
+# tests/pronunciation/test_corpus_scorer.py holds the two equal)
+_GOP_FEATURE_NAMES = (
+    "gop_mean", "gop_median", "gop_sd", "gop_min", "gop_p10", "gop_p25", "gop_frame_mean",
+    "low_phone_fraction", "very_low_phone_fraction", "word_gop_mean", "word_gop_min",
+    "low_word_fraction", "vowel_gop_mean", "consonant_gop_mean", "aligned_score", "loop_score",
+    "phone_rate")
+_INPUT_SETS = {"fluency": _FEATURE_NAMES, "gop": _GOP_FEATURE_NAMES,
+               "both": _FEATURE_NAMES + _GOP_FEATURE_NAMES}
 _ALL_PHONES = "gop_phones_all.csv.gz"
 _PHONE_COLUMNS = {"item": _parse_int, "word_index": _parse_int, "word": _parse_text,
                   "phone": _parse_text, "start": _parse_float, "end": _parse_float,
                   "gop": _parse_float}
+
+
+@dataclass(frozen=True)
+class RecipePhone:
+    """One phone of a shipped sentence as the recipe's GOP scorer aligned it (a row of
+    ``gop_phones.csv``): the ``word_index``-th word of the text, its times in s, its GOP in nats
+    per frame, and what the free phone loop heard over its frames (``heard``, ``heard_share``;
+    "" and NaN in ``gop_phones.csv``, which does not keep them). The fields are those of
+    :class:`course_lib.pronunciation.PhoneScore`, so every function that reads a scored phone
+    reads this one too."""
+
+    word_index: int
+    word: str
+    phone: str
+    start: float
+    end: float
+    gop: float
+    heard: str = ""
+    heard_share: float = math.nan
+
+
+@dataclass(frozen=True)
+class RecipeThresholds:
+    """The training split's GOP cut-offs and feature medians, frozen when the features were
+    made (``gop_thresholds.csv``): the 25th and 10th percentiles of the training phones' GOP
+    (``low_phone``, ``very_low_phone``), the 10th percentile of the training words' GOP
+    (``low_word``) and each GOP feature's training median (``medians``, in the order of the GOP
+    input set's ``feature_names``). The fields are those of
+    :class:`course_lib.pronunciation.GopThresholds`, so
+    :func:`course_lib.pronunciation.gop_features` takes this record as it is."""
+
+    low_phone: float
+    very_low_phone: float
+    low_word: float
+    medians: tuple[float, ...]
 
 
 @dataclass(frozen=True)
@@ -69,7 +114,7 @@ class PanelSet:
     front end; "gop": 17 goodness of pronunciation features; "both": the 50 side by side) with
     column names ``feature_names``; ``gop_aligned`` False for the sentences that did not align,
     whose GOP features are the training medians; ``ratings`` a
-    :class:`~course_lib.raters.rater_data.RaterData` of the five experts' scores of ``aspect`` on the
+    :class:`~course_lib.ratings.RaterData` of the five experts' scores of ``aspect`` on the
     scale (0, 10) (every expert scored every sentence); ``texts`` the prompts, ``speakers`` and
     ``utterances`` the corpus's ids; ``train`` and ``test`` the corpus's split as sorted item
     indices (disjoint speakers).
@@ -147,19 +192,19 @@ class PanelSet:
             _at_course_rate[verified.sha256] = cached
         return cached
 
-    def example_phones(self) -> dict[int, list[PhoneScore]]:
+    def example_phones(self) -> dict[int, list[RecipePhone]]:
         """{item: its phones in time order} for the six example sentences: word, phone, start
         and end in s and GOP, as the recipe's scorer aligned them (``gop_phones.csv``)."""
-        phones: dict[int, list[PhoneScore]] = {}
+        phones: dict[int, list[RecipePhone]] = {}
         for row in _read_csv_table(_DATASET, "gop_phones.csv", _PHONE_COLUMNS):
             item = row.pop("item")
             if not 0 <= item < _N_ITEMS:
                 raise DataError(f"dataset {_DATASET!r}: gop_phones.csv names item {item}, "
                                 f"not one of 0..{_N_ITEMS - 1}")
-            phones.setdefault(item, []).append(PhoneScore(**row))
+            phones.setdefault(item, []).append(RecipePhone(**row))
         return phones
 
-    def all_phones(self) -> dict[int, tuple[PhoneScore, ...]]:
+    def all_phones(self) -> dict[int, tuple[RecipePhone, ...]]:
         """{item: its phones in time order} for every sentence that aligned
         (``gop_phones_all.csv.gz``): word, phone, times in s, GOP, and what the free phone loop
         heard over the phone's frames (``heard``, ``heard_share``), as the recipe scored them."""
@@ -172,12 +217,13 @@ class PanelSet:
         is read)."""
         return _load_word_judgements()
 
-    def gop_thresholds(self) -> GopThresholds:
+    def gop_thresholds(self) -> RecipeThresholds:
         """The recipe's GOP cut-offs and training medians (``gop_thresholds.csv``), frozen when
         the features were made: ``low_phone`` is the GOP below which a phone counts as low (the
         training phones' 25th percentile); all of it is what
-        :func:`course_lib.pronunciation.gop_features` needs to score a new sentence alike."""
-        return load_gop_thresholds()
+        :func:`course_lib.pronunciation.gop_features` needs to score a new sentence alike
+        (:func:`load_recipe_thresholds`)."""
+        return load_recipe_thresholds()
 
 
 def load_speechocean762(aspect: str = "accuracy", inputs: str = "fluency") -> PanelSet:
@@ -192,7 +238,7 @@ def load_speechocean762(aspect: str = "accuracy", inputs: str = "fluency") -> Pa
                               {"item": _parse_int, **dict.fromkeys(_FEATURE_NAMES, _parse_float)})
     gop = _read_csv_table(_DATASET, "gop_features.csv",
                          {"item": _parse_int, "aligned": _parse_int,
-                          **dict.fromkeys(GOP_FEATURE_NAMES, _parse_float)})
+                          **dict.fromkeys(_GOP_FEATURE_NAMES, _parse_float)})
     if len(utterances) != _N_ITEMS:
         raise DataError(f"dataset {_DATASET!r}: the corpus's {_COMMIT}/{{dev,test}}/utt2score "
                         f"should hold {_N_ITEMS} sentences, not {len(utterances)}")
@@ -225,41 +271,25 @@ def load_speechocean762(aspect: str = "accuracy", inputs: str = "fluency") -> Pa
         test=_read_only(np.flatnonzero(split == "test"), np.int64))
 
 
-def load_gop_thresholds() -> GopThresholds:
+def load_recipe_thresholds() -> RecipeThresholds:
     """The training split's GOP thresholds and feature medians the shipped features were made
-    with (``gop_thresholds.csv``): pass them to :func:`course_lib.pronunciation.gop_features`
-    to put a new recording on the same footing."""
+    with (``gop_thresholds.csv``), as a plain record: pass them to
+    :func:`course_lib.pronunciation.gop_features` to put a new recording on the same footing."""
     values = {row["name"]: row["value"] for row in _read_csv_table(
         _DATASET, "gop_thresholds.csv", {"name": _parse_text, "value": _parse_float})}
     expected = ["low_phone", "very_low_phone", "low_word",
-                *(f"median_{name}" for name in GOP_FEATURE_NAMES)]
+                *(f"median_{name}" for name in _GOP_FEATURE_NAMES)]
     if sorted(values) != sorted(expected):
         raise DataError(f"dataset {_DATASET!r}: gop_thresholds.csv should name {expected}")
-    return GopThresholds(values["low_phone"], values["very_low_phone"], values["low_word"],
-                         tuple(values[f"median_{name}"] for name in GOP_FEATURE_NAMES))
+    return RecipeThresholds(values["low_phone"], values["very_low_phone"], values["low_word"],
+                            tuple(values[f"median_{name}"] for name in _GOP_FEATURE_NAMES))
 
 
-def load_pronunciation_scorer() -> PronunciationScorer:
-    """The GOP scorer the shipped features were made with: pocketsphinx's CMU dictionary plus,
-    for the words of the 5,000 texts it lacks, the corpus's lexicon (:func:`_corpus_lexicon`)."""
-    scorer = PronunciationScorer()
-    lexicon = _corpus_lexicon(_read_corpus_file(_LEXICON, text=True).content.decode("utf-8"))
-    for word, phones in _words_to_add(scorer, [row["text"] for row in _load_sentences()],
-                                      lexicon).items():
-        scorer.add_word(word, phones)
-    return scorer
-
-
-def _words_to_add(scorer: PronunciationScorer, texts, lexicon: dict[str, str]) -> dict[str, str]:
-    """{word: phones from ``lexicon``} for every word of ``texts`` that ``scorer``'s dictionary
-    lacks; a word in neither is a :class:`DataError`."""
-    words = sorted({word for text in texts for word in text.split()
-                    if scorer.pronunciation(word) is None})
-    missing = [word for word in words if word not in lexicon]
-    if missing:
-        raise DataError(f"dataset {_DATASET!r}: no pronunciation for {missing} in the CMU "
-                        f"dictionary or {_LEXICON}")
-    return {word: lexicon[word] for word in words}
+def load_corpus_lexicon() -> dict[str, str]:
+    """{WORD: phones} of the corpus's ``lexicon.txt`` (:func:`_corpus_lexicon`: a word's first
+    pronunciation, stress marks dropped), read from the corpus's copy and checked: where the
+    GOP scorer finds the words of the 5,000 texts that its CMU dictionary lacks."""
+    return _corpus_lexicon(_read_corpus_file(_LEXICON, text=True).content.decode("utf-8"))
 
 
 def _corpus_lexicon(text: str) -> dict[str, str]:
@@ -327,7 +357,7 @@ def _sentences(read: Callable[[str], str]) -> list[dict]:
 _sentences_by_content: dict[tuple[str, ...], list[dict]] = {}
 _at_course_rate: dict[str, np.ndarray] = {}
 _judgements_by_content: dict[tuple[str, ...], tuple[WordJudgement, ...]] = {}
-_phones_by_content: dict[str, dict[int, tuple[PhoneScore, ...]]] = {}
+_phones_by_content: dict[str, dict[int, tuple[RecipePhone, ...]]] = {}
 
 
 def _load_word_judgements() -> tuple[WordJudgement, ...]:
@@ -340,7 +370,7 @@ def _load_word_judgements() -> tuple[WordJudgement, ...]:
     return _judgements_by_content[key]
 
 
-def _load_all_phones() -> dict[int, tuple[PhoneScore, ...]]:
+def _load_all_phones() -> dict[int, tuple[RecipePhone, ...]]:
     """``gop_phones_all.csv.gz`` as {item: its phones}, checked on every load, memoised by
     content (a fresh dict of the same read-only rows each call)."""
     verified = _read_verified(_DATASET, _ALL_PHONES)
@@ -350,14 +380,14 @@ def _load_all_phones() -> dict[int, tuple[PhoneScore, ...]]:
             text = gzip.decompress(verified.content).decode("utf-8")
         except (OSError, EOFError, UnicodeDecodeError) as err:
             raise DataError(f"{where}: not gzip-compressed UTF-8 text ({err})") from None
-        phones: dict[int, list[PhoneScore]] = {}
+        phones: dict[int, list[RecipePhone]] = {}
         for row in _parse_csv_text(text, where, {**_PHONE_COLUMNS, "heard": _parse_text,
                                            "heard_share": _parse_float}):
             item = row.pop("item")
             if not 0 <= item < _N_ITEMS or not 0.0 <= row["heard_share"] <= 1.0:
                 raise DataError(f"{where}: a row of item {item} is out of range (items "
                                 f"0..{_N_ITEMS - 1}, heard_share 0..1)")
-            phones.setdefault(item, []).append(PhoneScore(**row))
+            phones.setdefault(item, []).append(RecipePhone(**row))
         _phones_by_content[verified.sha256] = {item: tuple(rows)
                                                for item, rows in phones.items()}
     return dict(_phones_by_content[verified.sha256])

@@ -32,14 +32,19 @@ import numpy as np
 from course_lib.data import DataError
 from course_lib.data.speechocean762_source import (_COMMIT, _CORPUS_SPLITS, _LEXICON, _N_RATERS,
                                                   _SCALE)
-from course_lib.pronunciation.gop import PHONES, VOWELS
 
+# The corpus's lexicon writes its words in the 39 phones of the CMU dictionary (ARPAbet, stress
+# digits dropped here), the phone set of the course's GOP scorer too
+# (tests/pronunciation/test_corpus_scorer.py holds the two equal).
+_CMU_PHONES = frozenset("AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P "
+                        "R S SH T TH UH UW V W Y Z ZH".split())
+_CMU_VOWELS = frozenset("AA AE AH AO AW AY EH ER EY IH IY OW OY UH UW".split())
 # The experts wrote what they heard in a phone set of their own: ARPAbet with stress digits plus
 # symbols for British vowels and for consonant clusters. Each symbol as the CMU phones that say
 # the same sound (our reading of the symbols, by their sound: AX the schwa, AXR and EE the vowel
 # of "bird", OO the short o of "hot", AR / IR / UR the centring diphthongs of "bear", "near" and
 # "tour", which the CMU dictionary writes as a vowel and R).
-_EXPERT_TO_CMU = {**{phone: (phone,) for phone in PHONES},
+_EXPERT_TO_CMU = {**{phone: (phone,) for phone in _CMU_PHONES},
                   "AX": ("AH",), "AXR": ("ER",), "EE": ("ER",), "OO": ("AA",),
                   "AR": ("EH", "R"), "IR": ("IH", "R"), "UR": ("UH", "R"),
                   "TS": ("T", "S"), "TR": ("T", "R"), "DR": ("D", "R"), "DZ": ("D", "Z")}
@@ -120,7 +125,7 @@ def _phone_cost(first: str, second: str) -> float:
     consonant (still below a deletion plus an insertion, 2)."""
     if first == second or not first or not second:
         return 0.0
-    return 1.0 if (first in VOWELS) == (second in VOWELS) else 1.5
+    return 1.0 if (first in _CMU_VOWELS) == (second in _CMU_VOWELS) else 1.5
 
 
 @lru_cache(maxsize=1 << 16)   # the corpus's 160,000 transcriptions repeat a few thousand pairs

@@ -10,6 +10,8 @@ scored as speechocean762's five experts would score it (lecture 08).
   (:class:`ReadingDecoder`, a :class:`WordChoice` per word: as written, said other, left out
   or unclear; :func:`neighbours`), with its engine ``_pocketsphinx_io`` (pocketsphinx's files,
   its search run and the lattice it leaves).
+- ``corpus_scorer``: the scorer speechocean762's shipped GOP features were made with
+  (``load_pronunciation_scorer``), built from the plain records the data layer reads.
 - ``feedback``: each phone's and word's expert score predicted from GOP
   (``course_lib.pronunciation.feedback.FeedbackModel``).
 - ``panel_gp``: the panel's three GP families and their predictive distribution of the five
@@ -18,18 +20,18 @@ scored as speechocean762's five experts would score it (lecture 08).
   the experts' predicted scores, its interval and its notes out, with its engine
   ``_panel_statements`` (the accuracy statements, the notes, the JSON's words).
 
-Not a unit package, by a named rule (docs/CONVENTIONS.md section 3.1): ``feedback`` and ``panel``
-read the corpus they are trained on through ``course_lib.data``, which a unit may not, and the
-corpus's loader reads the GOP scorer of ``gop`` to score it. This face therefore shows ``gop``
-and ``word_choice`` alone; the feedback and the panel are imported from their modules, so that
-loading the corpus never waits on a panel that needs the corpus.
+Not a unit package, by a named rule (docs/CONVENTIONS.md section 3.1): ``corpus_scorer``,
+``feedback`` and ``panel`` read the corpus they are built on through ``course_lib.data``, which
+a unit may not; ``course_lib.data`` imports nothing of this package. This face shows ``gop`` and
+``word_choice`` alone; the modules that read the corpus are imported from their modules, so that
+the scorer never waits on the corpus.
 """
 
-from .gop import (GOP_FEATURE_NAMES, PHONES, VOWELS, GopThresholds, PhoneScore, Pronunciation,
+from .gop import (PHONES, GopThresholds, PhoneScore, Pronunciation,
                   PronunciationScorer, WordReading, WordScore, completeness, gop_features,
                   word_readings)
 from .word_choice import ReadingDecoder, WordChoice, neighbours
 
 __all__ = ["PronunciationScorer", "Pronunciation", "PhoneScore", "WordScore", "gop_features",
-           "GopThresholds", "GOP_FEATURE_NAMES", "word_readings", "WordReading",
-           "completeness", "PHONES", "VOWELS", "ReadingDecoder", "WordChoice", "neighbours"]
+           "GopThresholds", "word_readings", "WordReading",
+           "completeness", "PHONES", "ReadingDecoder", "WordChoice", "neighbours"]

@@ -62,9 +62,9 @@ _SILENCE_PHONES = {"SIL", "+NSN+", "+SPN+"}
 # the 39 phones of the CMU dictionary, which the en-us model has an HMM for
 PHONES = frozenset("AA AE AH AO AW AY B CH D DH EH ER EY F G HH IH IY JH K L M N NG OW OY P R S "
                    "SH T TH UH UW V W Y Z ZH".split())
-VOWELS = frozenset("AA AE AH AO AW AY EH ER EY IH IY OW OY UH UW".split())
+_VOWELS = frozenset("AA AE AH AO AW AY EH ER EY IH IY OW OY UH UW".split())
 
-GOP_FEATURE_NAMES = (
+_GOP_FEATURE_NAMES = (
     "gop_mean", "gop_median", "gop_sd", "gop_min", "gop_p10", "gop_p25", "gop_frame_mean",
     "low_phone_fraction", "very_low_phone_fraction", "word_gop_mean", "word_gop_min",
     "low_word_fraction", "vowel_gop_mean", "consonant_gop_mean", "aligned_score", "loop_score",
@@ -315,7 +315,7 @@ class GopThresholds:
     """What :func:`gop_features` needs from the training sentences, frozen when the data were
     made: the 25th and 10th percentiles of the training phones' GOP (``low_phone``,
     ``very_low_phone``), the 10th percentile of the training words' GOP (``low_word``), and each
-    feature's training median (``medians``, in :data:`GOP_FEATURE_NAMES` order), which stands in
+    feature's training median (``medians``, in :data:`_GOP_FEATURE_NAMES` order), which stands in
     for a sentence that did not align."""
 
     low_phone: float
@@ -325,16 +325,17 @@ class GopThresholds:
 
 
 def gop_features(scored: Pronunciation, thresholds: GopThresholds) -> np.ndarray:
-    """The utterance features :data:`GOP_FEATURE_NAMES` of one scored sentence: summaries of its
+    """The utterance features :data:`_GOP_FEATURE_NAMES` of one scored sentence: summaries of its
     phones' GOP (mean, median, sd, min, 10th and 25th percentiles, the frame-weighted mean, the
     fractions below the training thresholds), of its words' GOP, of its vowels' and consonants',
     the two passes' scores per frame and phones per second. A sentence that did not align gets
-    the training medians."""
+    the training medians. ``thresholds``: a :class:`GopThresholds`, or the shipped record of
+    the same fields (:meth:`course_lib.data.speechocean762.PanelSet.gop_thresholds`)."""
     if not scored.aligned or not scored.phones:
         return np.array(thresholds.medians, dtype=np.float64)
     gop = np.array([phone.gop for phone in scored.phones])
     frames = np.array([phone.end - phone.start for phone in scored.phones])
-    vowel = np.array([phone.phone in VOWELS for phone in scored.phones])
+    vowel = np.array([phone.phone in _VOWELS for phone in scored.phones])
     word_gop = np.array([word.gop for word in scored.words()])
     return np.array([
         gop.mean(), np.median(gop), gop.std(), gop.min(), np.percentile(gop, 10),

@@ -46,9 +46,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..data import DataError
-from ..data.speechocean762 import (load_gop_thresholds, load_pronunciation_scorer,
-                                  load_speechocean762)
+from ..data.speechocean762 import load_recipe_thresholds, load_speechocean762
 from ..features import pca_whiten
+from .corpus_scorer import load_pronunciation_scorer
 from .gop import (Pronunciation, PhoneScore, WordReading, WordScore,
                             gop_features, word_readings)
 from .panel_gp import (PANEL_MODELS, PanelPredictive, calibrated_half_width, panel_model,
@@ -369,7 +369,7 @@ class ExpertPanel:
         self._gp.fit(self._whiten(self._train_features), centre_scores(train))
         self.scale = train.scale
         self.scorer = load_pronunciation_scorer()
-        self._thresholds = load_gop_thresholds()
+        self._thresholds = load_recipe_thresholds()
         self.feedback = FeedbackModel()
         # shares the scorer's decoders, so a word added to the scorer is known to it too
         self.reader = ReadingDecoder(self.scorer)

@@ -74,7 +74,7 @@ from course_lib.results import RESULTS_DIR, load_result
 
 from ._pocketsphinx_io import (_add_search, _add_words, _cmu_lines, _decoder_pronunciations,
                                _is_filler, _Lattice, _search_lattice, _word_log_frequency)
-from .gop import (_FRAMES_PER_SECOND, PHONES, VOWELS, PronunciationScorer, _check_recording,
+from .gop import (_FRAMES_PER_SECOND, _VOWELS, PHONES, PronunciationScorer, _check_recording,
                   _pcm_bytes)
 
 _VERDICTS = ("as written", "said other", "left out", "unclear")
@@ -109,7 +109,7 @@ _PLAIN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 # Phone classes for the nearest-first order: a substitution within a class (l/r, p/b, one
 # vowel for another) is the nearest change, an insertion or deletion next, a substitution
 # across classes last
-_PHONE_CLASS = {phone: "vowel" for phone in VOWELS}
+_PHONE_CLASS = {phone: "vowel" for phone in _VOWELS}
 _PHONE_CLASS.update({phone: "stop" for phone in "P B T D K G".split()})
 _PHONE_CLASS.update({phone: "affricate" for phone in "CH JH".split()})
 _PHONE_CLASS.update({phone: "fricative" for phone in "F V TH DH S Z SH ZH HH".split()})

@@ -21,11 +21,11 @@ from scipy.signal import resample_poly
 import course_lib.data as data
 from course_lib.data import DataError
 from course_lib.data.fluency import _utterance_features
-from course_lib.data.speechocean762 import (_corpus_lexicon, _kaldi_table, _load_all_phones,
-                                            load_gop_thresholds, _sentences, _to_course_rate,
-                                            _words_to_add, load_speechocean762)
-from course_lib.pronunciation import PHONES
-from course_lib.pronunciation import GOP_FEATURE_NAMES
+from course_lib.data.speechocean762 import (RecipePhone, RecipeThresholds, _corpus_lexicon,
+                                            _kaldi_table, _load_all_phones, _sentences,
+                                            _to_course_rate, load_recipe_thresholds,
+                                            load_speechocean762)
+from course_lib.data.speechocean762_markup import _CMU_PHONES
 
 FOLDER = data._DATA_ROOT / "speechocean762"
 
@@ -158,7 +158,8 @@ def test_input_sets_are_the_fluency_and_gop_columns(inputs, width):
 
 def test_sentences_that_did_not_align_carry_the_training_medians():
     panel = load_speechocean762("accuracy", inputs="gop")
-    thresholds = load_gop_thresholds()
+    thresholds = load_recipe_thresholds()
+    assert isinstance(thresholds, RecipeThresholds) and len(thresholds.medians) == 17
     assert panel.gop_thresholds() == thresholds  # the data set's own door to the same file
     assert panel.gop_aligned.dtype == np.bool_ and not panel.gop_aligned.flags.writeable
     assert panel.gop_aligned.mean() > 0.99
@@ -168,7 +169,7 @@ def test_sentences_that_did_not_align_carry_the_training_medians():
     train = panel.train[panel.gop_aligned[panel.train]]
     np.testing.assert_allclose(np.median(panel.features[train], axis=0), thresholds.medians,
                                rtol=1e-5, atol=1e-9)
-    column = dict(zip(GOP_FEATURE_NAMES, panel.features.T))
+    column = dict(zip(panel.feature_names, panel.features.T))
     # a quarter of all training phones sit below the 25th percentile, so on average a
     # sentence has about that share below it, and about a tenth below the 10th percentile
     assert 0.15 < column["low_phone_fraction"][train].mean() < 0.35
@@ -285,22 +286,6 @@ def test_corpus_lexicon_keeps_a_words_first_pronunciation_without_stress():
     assert lexicon == {"A": "AH", "LIYA": "L IY AH", "ABLE": "EY B L"}
 
 
-class Dictionary:
-    def __init__(self, words):
-        self.words = words
-
-    def pronunciation(self, word):
-        return self.words.get(word)
-
-
-def test_only_the_words_the_dictionary_lacks_come_from_the_lexicon():
-    scorer = Dictionary({"WE": "W IY"})
-    lexicon = {"WE": "W EH", "LIYA": "L IY AH", "UNUSED": "AH"}
-    assert _words_to_add(scorer, ["WE LIYA", "LIYA"], lexicon) == {"LIYA": "L IY AH"}
-    with pytest.raises(DataError, match=r"no pronunciation for \['JUMPPED'\]"):
-        _words_to_add(scorer, ["WE JUMPPED"], lexicon)
-
-
 def test_course_rate_is_the_recipes_resampling_of_the_int16_values():
     rng = np.random.default_rng(0)
     pcm = rng.integers(-32768, 32768, size=1601).astype(np.int16)
@@ -392,7 +377,8 @@ def test_all_phones_are_every_aligned_sentences_phones_in_time_order():
         assert sorted({r.word_index for r in rows}) == list(range(len(words))), item
         assert all(rows[k].start < rows[k + 1].start for k in range(len(rows) - 1)), item
     flat = [r for rows in phones.values() for r in rows]
-    assert {r.heard for r in flat} <= set(PHONES) | {"SIL"}
+    assert all(isinstance(r, RecipePhone) for r in flat)
+    assert {r.heard for r in flat} <= set(_CMU_PHONES) | {"SIL"}
     assert all(0.0 <= r.heard_share <= 1.0 and r.end > r.start for r in flat)
     # the example sentences' rows of gop_phones.csv are the same phones
     for item, rows in panel.example_phones().items():

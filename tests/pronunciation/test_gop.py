@@ -16,9 +16,9 @@ import numpy as np
 import pocketsphinx
 import pytest
 
-from course_lib.data.speechocean762 import (load_gop_thresholds, load_pronunciation_scorer,
-                                            load_speechocean762)
-from course_lib.pronunciation.gop import (GOP_FEATURE_NAMES, _SAMPLE_RATE, GopThresholds,
+from course_lib.data.speechocean762 import load_recipe_thresholds, load_speechocean762
+from course_lib.pronunciation.corpus_scorer import load_pronunciation_scorer
+from course_lib.pronunciation.gop import (_GOP_FEATURE_NAMES, _SAMPLE_RATE, GopThresholds,
                                           PhoneScore, Pronunciation, PronunciationScorer,
                                           gop_features)
 
@@ -55,7 +55,7 @@ def clips(panel):
 def test_live_scores_reproduce_the_shipped_phone_table(scorer, panel, clips):
     shipped = panel.example_phones()
     assert sorted(shipped) == sorted(clips)
-    thresholds = load_gop_thresholds()
+    thresholds = load_recipe_thresholds()
     for item, (samples, text) in clips.items():
         scored = scorer.score(samples, _SAMPLE_RATE, text)
         assert scored.aligned and scored.notes == ()
@@ -183,7 +183,7 @@ def make_scored(gops, words, frames) -> Pronunciation:
 def test_features_are_the_summaries_they_name():
     scored = make_scored([-1.0, -3.0, 0.5, -6.0], [0, 0, 1, 1], [10, 30, 20, 40])
     thresholds = GopThresholds(-2.0, -5.0, -3.0, tuple(range(17)))
-    got = dict(zip(GOP_FEATURE_NAMES, gop_features(scored, thresholds)))
+    got = dict(zip(_GOP_FEATURE_NAMES, gop_features(scored, thresholds)))
     gop = np.array([-1.0, -3.0, 0.5, -6.0])
     word_gop = [(10 * -1 + 30 * -3) / 40, (20 * 0.5 + 40 * -6) / 60]
     expected = {
@@ -206,7 +206,7 @@ def test_a_sentence_that_does_not_align_gets_the_training_medians(scorer, clips)
     assert not scored.aligned and scored.phones == ()
     assert any("did not align" in note for note in scored.notes)
     assert "does not match the text" in scored.notes[-1]
-    thresholds = load_gop_thresholds()
+    thresholds = load_recipe_thresholds()
     np.testing.assert_array_equal(gop_features(scored, thresholds), thresholds.medians)
 
 

@@ -38,7 +38,8 @@ import pytest
 from scipy.io import wavfile
 from scipy.stats import binom, fisher_exact
 
-from course_lib.data.speechocean762 import load_pronunciation_scorer, load_speechocean762
+from course_lib.data.speechocean762 import load_speechocean762
+from course_lib.pronunciation.corpus_scorer import load_pronunciation_scorer
 from course_lib.pronunciation.gop import (_MATCH_MEASURE, SHORTEST_PHONE_FRAMES, PhoneScore,
                                           Pronunciation, WordReading, _committed_threshold,
                                           completeness, word_readings)

@@ -1,6 +1,6 @@
 """Several raters per item (course_lib.raters.multi_rater): the joint model against the
 repeated-input GP, the spread term (arXiv 2306.02719's g(Y)), ML-II of joint vs mean. The container
-(course_lib.raters.rater_data) is tested in test_rater_data.py.
+(course_lib.ratings) is tested in tests/test_ratings.py.
 
 Notation as in the module: item i has R_i labels y_ir, mean ybar_i, M = sum R_i labels,
 S = sum_i sum_r (y_ir - ybar_i)^2, one rater's noise sigma^2.
