@@ -4,8 +4,10 @@ What the unit teaches, in the order of lecture 04 (each module holds one idea; t
 in ``docs/ALGORITHMS.md``):
 
 - ``kernels``: covariance functions with log-parameters and their gradients
-  (:class:`SquaredExponential`, :class:`Matern`, :class:`Periodic`, ...; :func:`make_kernel`
-  by a family's name); the interface they share, with sums and products, is ``kernel_base``.
+  (:class:`Matern`, :class:`Periodic`, ...; :func:`make_kernel` by a family's name); the
+  interface they share, with sums and products, is ``kernel_base``, which also holds the kernel
+  every model starts from, :class:`SquaredExponential`, beside the stationary machinery it fills
+  in (``kernels`` re-exports it).
 - ``regression``: exact GP regression (Rasmussen & Williams 2006, Alg. 2.1) and its evidence,
   the log marginal likelihood (R&W eq. 2.30), with the gradient of eq. 5.9
   (:func:`gaussian_evidence`, :class:`GPRegression`); ``evidence_surface`` draws that evidence
@@ -28,9 +30,9 @@ later units build on this package and have their own: :mod:`course_lib.raters` (
 :mod:`course_lib.preference` (Unit 6) and :mod:`course_lib.mixed` (Unit 7).
 """
 
-from .kernel_base import Kernel, Product, Sum
+from .kernel_base import Kernel, Product, SquaredExponential, Sum
 from .kernels import (Constant, Linear, Matern, Matern12, Matern32, Matern52, Periodic,
-                      RationalQuadratic, SquaredExponential, White, make_kernel)
+                      RationalQuadratic, White, make_kernel)
 from .evidence_surface import (EvidenceSurface, log_evidence_surface,
                                log_marginal_likelihood_surface)
 from .optimise import HyperparameterFit

@@ -5,7 +5,7 @@ What the base class does for every kernel of :mod:`course_lib.gp.kernels`: it ch
 (:func:`as_inputs`, :func:`check_exact_size`, below), holds the log-parameters
 (:class:`~course_lib.gp.parameters.LogParameters`) and builds sums and products, whose
 parameters are those of their parts (Rasmussen & Williams 2006, §4.2.4). A reader of the kernel
-formulas need not open it; it sits apart so that ``kernels`` holds the formulas alone.
+formulas in ``kernels`` need not open it.
 
 The inputs of every GP model: ``X`` is a 2-D array whose rows are points, shape ``(n, d)``; a
 1-D array of length n is n points in one dimension (:func:`as_inputs`). An exact GP forms
@@ -20,6 +20,11 @@ and ``dg/ds`` (Rasmussen & Williams 2006, §4.2: SE eq. 4.9, Matern eq. 4.14, RQ
 with isotropic or ARD lengthscales, the kernel matrix and its diagonal, and the chain rule
 through ``s`` to the gradients in the log-parameters (``ds/dlog ell = -2 s``) and in the inputs
 (``ds/dz_k = 2 (z_k - x_k) / ell_k^2``).
+
+The squared exponential (:class:`SquaredExponential`, R&W eq. 4.9), the kernel every lecture and
+model starts from, is the one formula kept here, beside the machinery it fills in: a model
+fitted with it runs this file and no other of the kernels (``kernels``, which holds the rest,
+re-exports it, so ``course_lib.gp.kernels.SquaredExponential`` still works).
 
 The interface that the rest of the package (regression, sparse, Laplace, ...) relies on
 --------------------------------------------------------------------------------------
@@ -58,7 +63,8 @@ from ..validation import as_float_array, check_array_size
 from .parameters import (DEFAULT_BOUNDS, LogParameters, _positive_vector, check_parameter,
                          log_bounds)
 
-__all__ = ["Kernel", "Sum", "Product", "Stationary", "as_inputs", "check_exact_size"]
+__all__ = ["Kernel", "Sum", "Product", "Stationary", "SquaredExponential", "as_inputs",
+           "check_exact_size"]
 
 
 #: what to do instead of an exact GP whose n x n kernel matrix is too large
@@ -369,3 +375,24 @@ class Stationary(Kernel):
         with np.errstate(over="ignore"):
             diff = (Z[None, :, :] - X[:, None, :]) / ell ** 2
         return _vanishing_product((2.0 * self.variance * self._dg_ds(s))[:, :, None], diff)
+
+
+# --------------------------------------------------------------------------------------------
+# The squared exponential: the stationary kernel every model starts from (module docstring)
+# --------------------------------------------------------------------------------------------
+class SquaredExponential(Stationary):
+    """Squared exponential (RBF) kernel, isotropic or ARD.
+
+    ``k(x, x') = variance * exp(-r^2 / 2)``, ``r^2 = sum_k (x_k - x'_k)^2 / lengthscale_k^2``.
+    Parameters (log-stored): ``variance``, ``lengthscale`` (or ``lengthscale_0..d-1`` for ARD).
+    scikit-learn equivalent: ``ConstantKernel(variance) * RBF(lengthscale)``.
+    """
+
+    name = "se"
+
+    def _g(self, s):
+        """Lecture 04, section 1 (From Bayesian linear regression to a prior over functions)."""
+        return np.exp(-0.5 * s)
+
+    def _dg_ds(self, s):
+        return -0.5 * np.exp(-0.5 * s)

@@ -22,7 +22,9 @@ The interface every kernel implements (``kernel(X, X2)``, ``diag``, ``gradient``
 :mod:`course_lib.gp.kernel_base`, with the distance and chain-rule machinery of the stationary
 kernels (:class:`~course_lib.gp.kernel_base.Stationary`), which give only their profile ``g(s)``
 and ``dg/ds`` here. This module holds the formulas (Rasmussen & Williams 2006,
-ch. 4).
+ch. 4), but the squared exponential's: :class:`SquaredExponential`, the kernel every model
+starts from, sits in ``kernel_base`` beside the stationary machinery it fills in, and is
+re-exported here.
 
 The white-noise kernel follows the usual (scikit-learn) convention: ``White(X)`` is
 ``variance * I`` (noise on each observation), while ``White(X, X2)`` is zero even where
@@ -36,7 +38,7 @@ import numbers
 import numpy as np
 
 from ..validation import check_choice
-from .kernel_base import Kernel, Stationary, _vanishing_product
+from .kernel_base import Kernel, SquaredExponential, Stationary, _vanishing_product
 from .parameters import DEFAULT_BOUNDS, check_parameter, log_bounds
 
 __all__ = [
@@ -47,26 +49,9 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------------------
-# Stationary kernels k(x, x') = variance * g(s), s = r^2 (distances, chain rule: stationary.py)
+# Stationary kernels k(x, x') = variance * g(s), s = r^2 (distances, chain rule and the SE
+# kernel: kernel_base)
 # ---------------------------------------------------------------------------------------
-class SquaredExponential(Stationary):
-    """Squared exponential (RBF) kernel, isotropic or ARD.
-
-    ``k(x, x') = variance * exp(-r^2 / 2)``, ``r^2 = sum_k (x_k - x'_k)^2 / lengthscale_k^2``.
-    Parameters (log-stored): ``variance``, ``lengthscale`` (or ``lengthscale_0..d-1`` for ARD).
-    scikit-learn equivalent: ``ConstantKernel(variance) * RBF(lengthscale)``.
-    """
-
-    name = "se"
-
-    def _g(self, s):
-        """Lecture 04, section 1 (From Bayesian linear regression to a prior over functions)."""
-        return np.exp(-0.5 * s)
-
-    def _dg_ds(self, s):
-        return -0.5 * np.exp(-0.5 * s)
-
-
 class Matern(Stationary):
     """Matern kernel with smoothness ``nu`` in {0.5, 1.5, 2.5}, isotropic or ARD.
 
