@@ -31,6 +31,7 @@ def test_cholesky_factor_and_what_is_read_from_it(spd):
     assert sign == 1 and log_det_from_cholesky(L) == pytest.approx(log_det, rel=ROUND_OFF)
     inverse = inverse_from_cholesky(L)
     np.testing.assert_array_equal(inverse, inverse.T)  # mirrored, so exactly symmetric
+    # two inverses of a matrix of condition ~10: round-off times the condition number
     np.testing.assert_allclose(inverse, np.linalg.inv(spd), rtol=1e-10, atol=ROUND_OFF)
     B = np.arange(8.0).reshape(4, 2)
     np.testing.assert_allclose(solve_lower(L, B), solve_triangular(L, B, lower=True),
@@ -73,6 +74,7 @@ def test_draws_are_mean_plus_a_square_root_of_cov_times_standard_normals(spd):
     X = sample_gaussian(mean, spd, 50, rng=3)
     e = np.random.default_rng(3).standard_normal((50, 4))  # the same draws the seed gives
     R_transposed = np.linalg.lstsq(e, X - mean, rcond=None)[0]
+    # a least-squares fit of 50 exact rows (e is well conditioned): round-off of the sums
     np.testing.assert_allclose(R_transposed.T @ R_transposed, spd, rtol=1e-10, atol=1e-10)
     np.testing.assert_array_equal(X, sample_gaussian(mean, spd, 50, rng=3))
     diag = sample_gaussian(mean, [1.0, 4.0, 0.0, 9.0], 50, rng=3, covariance_type="diag")
