@@ -10,8 +10,8 @@ pronunciation features (:mod:`course_lib.pronunciation`, from the 16 kHz audio),
 sentences' phones with their GOP, and which sentences to play. It returns plain records
 (:class:`PanelSet`, :class:`RecipePhone`, :class:`RecipeThresholds`, arrays and dicts) and
 imports no model: the GOP scorer and its types live in :mod:`course_lib.pronunciation`, whose
-:mod:`~course_lib.pronunciation.corpus_scorer` sets the scorer up with this corpus's words. The corpus's own files (every
-expert's scores, the texts and speakers, the recordings of those sentences and the corpus's
+:mod:`~course_lib.pronunciation.corpus_scorer` sets the scorer up with this corpus's words.
+The corpus's own files (every expert's scores, the texts and speakers, the recordings of those sentences and the corpus's
 lexicon) are read from a copy of the corpus (:mod:`course_lib.data.speechocean762_source` says
 where it is found) and converted here from the corpus's formats: ``utt2score`` (JSON per
 sentence), Kaldi-style lists and ``lexicon.txt``.
@@ -23,9 +23,10 @@ the multi-rater GP of arXiv 2306.02719 (2024) models, or "fluency") and one inpu
 ``word_judgements()`` the experts' word accuracy and their scores of each word's canonical
 phones (:class:`WordJudgement`), read from the markup of ``utt2score`` as the data README
 says (:mod:`course_lib.data.speechocean762_markup` reads it).
-:func:`load_corpus_lexicon` gives the corpus's lexicon (the words the CMU dictionary lacks come
-from it) and :func:`load_recipe_thresholds` the training split's GOP cut-offs and medians the
-features were made with.
+:func:`load_corpus_texts` and :func:`load_corpus_lexicon` give the corpus's prompts and its
+lexicon (the words of the prompts the CMU dictionary lacks come from it), and
+:func:`load_recipe_thresholds` the training split's GOP cut-offs and medians the features were
+made with.
 Every file is checked against its checksum on every load; arrays are read-only.
 """
 
@@ -290,6 +291,12 @@ def load_corpus_lexicon() -> dict[str, str]:
     pronunciation, stress marks dropped), read from the corpus's copy and checked: where the
     GOP scorer finds the words of the 5,000 texts that its CMU dictionary lacks."""
     return _corpus_lexicon(_read_corpus_file(_LEXICON, text=True).content.decode("utf-8"))
+
+
+def load_corpus_texts() -> tuple[str, ...]:
+    """The 5,000 prompts in item order (``PanelSet.texts``), read from the corpus's copy
+    without the features and scores: the words the GOP scorer must know."""
+    return tuple(row["text"] for row in _load_sentences())
 
 
 def _corpus_lexicon(text: str) -> dict[str, str]:

@@ -12,7 +12,7 @@ which :func:`~course_lib.pronunciation.gop_features` takes as it is.
 from __future__ import annotations
 
 from course_lib.data import DataError
-from course_lib.data.speechocean762 import load_corpus_lexicon, load_speechocean762
+from course_lib.data.speechocean762 import load_corpus_lexicon, load_corpus_texts
 
 from .gop import PronunciationScorer
 
@@ -22,8 +22,7 @@ def load_pronunciation_scorer() -> PronunciationScorer:
     for the words of the 5,000 texts it lacks, the corpus's lexicon
     (:func:`course_lib.data.speechocean762.load_corpus_lexicon`)."""
     scorer = PronunciationScorer()
-    texts = load_speechocean762().texts
-    for word, phones in _words_to_add(scorer, texts, load_corpus_lexicon()).items():
+    for word, phones in _words_to_add(scorer, load_corpus_texts(), load_corpus_lexicon()).items():
         scorer.add_word(word, phones)
     return scorer
 

@@ -23,7 +23,8 @@ from course_lib.data import DataError
 from course_lib.data.fluency import _utterance_features
 from course_lib.data.speechocean762 import (RecipePhone, RecipeThresholds, _corpus_lexicon,
                                             _kaldi_table, _load_all_phones, _sentences,
-                                            _to_course_rate, load_recipe_thresholds,
+                                            _to_course_rate, load_corpus_lexicon,
+                                            load_corpus_texts, load_recipe_thresholds,
                                             load_speechocean762)
 from course_lib.data.speechocean762_markup import _CMU_PHONES
 
@@ -279,6 +280,14 @@ def test_sentences_refuse_a_panel_that_is_not_five_whole_scores(bad, message):
 
 def test_kaldi_lists_split_at_the_first_tab_or_space():
     assert _kaldi_table("a\tONE TWO\n\nb  x y \n") == {"a": "ONE TWO", "b": "x y"}
+
+
+def test_the_corpus_texts_and_lexicon_are_the_panels_and_cover_its_words():
+    texts, lexicon = load_corpus_texts(), load_corpus_lexicon()
+    assert texts == load_speechocean762().texts
+    # the data README: every word of the 5,000 texts is in the CMU dictionary or the lexicon,
+    # which holds the names the dictionary lacks
+    assert lexicon["LIYA"] == "L IY AH" and all(" " not in word for word in lexicon)
 
 
 def test_corpus_lexicon_keeps_a_words_first_pronunciation_without_stress():
