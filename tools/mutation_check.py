@@ -126,8 +126,8 @@ TARGETS = {t.name: t for t in (
     Target("metrics", "Score metrics: discretised predictive, discrete KL, rounding, RMSE "
                       "(course_lib/metrics.py)", METRICS_TESTS),
     Target("laplace", "Laplace approximation: Newton step, line search, stopping rule, evidence "
-                      "and its implicit gradient term (course_lib/preference/laplace.py, "
-                      "course_lib/preference/_newton_system.py)", LAPLACE_TESTS),
+                      "and its implicit gradient term, the factorisations of K^-1 + W "
+                      "(course_lib/preference/laplace.py)", LAPLACE_TESTS),
     Target("ep", "EP site update: cavity, tilted moments, moment matching, damping, evidence "
                  "(course_lib/preference/ep.py, course_lib/preference/tilted_distributions.py)", EP_TESTS),
     Target("elbo", "Variational ELBO: expected log-likelihood, KL, row moments and their "
@@ -182,7 +182,6 @@ RATER_DATA = "course_lib/ratings.py"
 ANNOTATOR_NOISE = "course_lib/raters/annotator_noise.py"
 METRICS = "course_lib/metrics.py"
 LAPLACE = "course_lib/preference/laplace.py"
-NEWTON_SYSTEM = "course_lib/preference/_newton_system.py"
 EP = "course_lib/preference/ep.py"
 TILTED_MOMENTS = "course_lib/preference/tilted_distributions.py"
 VARIATIONAL = "course_lib/mixed/variational.py"
@@ -495,14 +494,14 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("laplace-implicit-likelihood-no-sigma", "laplace", LAPLACE, "_evidence_gradient",
            "likelihood implicit term v^T M^T dg / dtheta, without Sigma",
            "(M @ (Sigma @ v)) @ parameter_terms[:, 1].T", "(M @ v) @ parameter_terms[:, 1].T"),
-    Mutant("newton-system-woodbury-sign", "laplace", NEWTON_SYSTEM, "_RootSystem.solve",
+    Mutant("newton-system-woodbury-sign", "laplace", LAPLACE, "_RootSystem.solve",
            "(I + W K)^-1 b = b + R B^-1 R^T K b: the matrix inversion lemma's sign slipped",
            "return b - self.R @ cho_solve(", "return b + self.R @ cho_solve("),
-    Mutant("newton-system-root-not-transposed", "laplace", NEWTON_SYSTEM, "_RootSystem.__init__",
+    Mutant("newton-system-root-not-transposed", "laplace", LAPLACE, "_RootSystem.__init__",
            "n x n form: R = U from diag(sqrt w) M = Q U, so R R^T = U U^T, not W = U^T U",
            "np.linalg.qr(root, mode=\"r\").T", "np.linalg.qr(root, mode=\"r\")"),
-    Mutant("newton-system-root-form-for-negative-w", "laplace", NEWTON_SYSTEM,
-           "NewtonSystem.factorise",
+    Mutant("newton-system-root-form-for-negative-w", "laplace", LAPLACE,
+           "_NewtonSystem.factorise",
            "the R form also where some w < 0 (sqrt(w) is NaN there)",
            "self.form if np.all(w >= 0) else \"L_K\"", "self.form"),
     # ---------------------------------------------------------------------------- EP

@@ -14,7 +14,8 @@ in ``docs/ALGORITHMS.md``):
   (expectations under a Gaussian).
 - ``laplace``: the Laplace approximation (:func:`laplace_mode`, :func:`newton_path`; Rasmussen &
   Williams 2006, Alg. 3.1), its result and its evidence with the gradient
-  (:func:`laplace_evidence`, :class:`LaplaceEvidence`); ``exact_posterior``: the brute-force
+  (:func:`laplace_evidence`, :class:`LaplaceEvidence`), and in its last section the
+  factorisations behind Newton's one solve / log-det pair; ``exact_posterior``: the brute-force
   posterior on a grid it is judged against (:func:`grid_posterior`).
 - ``ep`` and ``tilted_distributions``: expectation propagation for single-item ratings
   (:func:`expectation_propagation`, :func:`tilted_moments`; R&W Alg. 3.5), its result and its
@@ -29,9 +30,6 @@ in ``docs/ALGORITHMS.md``):
   (:func:`settling_threshold`); ``forced_choice``: the forced-choice test of the result.
 - ``sparse_preference``: the model on pseudo-inputs (:class:`SparsePreferenceGP`, a
   :class:`ComparisonGP` too) with its evidence and its gradient.
-
-An engine a reader of an algorithm need not open: ``_newton_system`` (the factorisations behind
-Laplace's one solve / log-det pair).
 """
 
 from .tilted_distributions import tilted_moments

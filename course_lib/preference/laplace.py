@@ -14,8 +14,8 @@ Newton's method (R&W Alg. 3.1) finds the mode f_hat, on the weights a = K^-1 f (
 K^-1 is never formed): f_new = (K^-1 + W)^-1 (W f + M^T g) (R&W eq. 3.18), under a backtracking
 line search on psi, until the gain the next step predicts falls below ``tol``. W is SINGULAR
 for pairwise data (M 1 = 0) and is never inverted: the solve and log det(I + K W) go through
-:mod:`course_lib.preference._newton_system`, which factorises B = I + R^T K R (R R^T = W) in the
-form that suits, and clips the weights to max(w, 0) where some w < 0 (a likelihood that is not
+the factorisations of the last section, which factorise B = I + R^T K R (R R^T = W) in the
+form that suits, and clip the weights to max(w, 0) where some w < 0 (a likelihood that is not
 log-concave) makes K^-1 + W indefinite, so that every step still goes uphill. At the mode
 K^-1 + W must be positive definite, else no Gaussian approximation exists (a saddle or a flat
 direction of the posterior): that raises :class:`InvalidLaplaceError`, not hidden by jitter.
@@ -29,6 +29,36 @@ a = K^-1 f_hat (= M^T g there):
 and the gradient of log q in the hyper-parameters, with its implicit term through f_hat
 (R&W eqs. 5.21-5.24; :func:`_evidence_gradient`, which :meth:`LaplaceResult.evidence_gradient`
 calls).
+
+The factorisations (the last section). Newton's method needs, for the
+curvature weights w of the m observations and W = M^T diag(w) M, one solve and one log
+determinant:
+
+    solve(b) = (I + W K)^-1 b       (so that f = K solve(b) = (K^-1 + W)^-1 b),
+    log_det  = log det(I + K W).
+
+W is singular for pairwise data (every row of M sums to zero) and K is singular for duplicated
+items, so neither is inverted. Each form below factorises a positive-definite matrix B with
+det B = det(I + K W), as Rasmussen & Williams (2006, sec. 3.4.3, eq. 3.26) do with
+B = I + W^1/2 K W^1/2; here a square root R of W (R R^T = W) takes the place of W^1/2:
+
+``"m x m"`` (every w >= 0; chosen when m <= n)
+    R = M^T diag(sqrt(w)) (n x m), B = I_m + R^T K R;  (K^-1 + W)^-1 = K - K R B^-1 R^T K.
+``"n x n"`` (every w >= 0; chosen when m > n)
+    the same with an n x n square root of W instead: the QR factorisation
+    diag(sqrt(w)) M = Q U gives W = U^T U, so R = U^T and B = I_n + U K U^T.
+``"L_K"`` (any w; used wherever some w < 0)
+    K = L L^T, B = I_n + L^T W L = L^T (K^-1 + W) L;  (K^-1 + W)^-1 = L B^-1 L^T.
+    B is positive definite exactly when K^-1 + W is, so this form also serves likelihoods
+    that are not log-concave (PairwiseBeta), whose w can be negative. It needs a Cholesky
+    factor of K, which is singular for duplicated items and nearly so for long lengthscales
+    (jitter ladder); the two R forms never factorise K, and their B >= I is always well
+    conditioned.
+
+Damping: where some w < 0 and K^-1 + W is not positive definite (far from the mode of a Beta
+likelihood), the exact Newton step is no ascent direction. ``factorise(w, damped=True)`` then
+factorises the clipped weights max(w, 0) instead, a positive-definite stand-in that keeps every
+step uphill.
 
 What it returns: :class:`LaplaceResult` holds what the iteration and the evidence at the mode
 give, :class:`LaplaceEvidence` the evidence with its gradient (:func:`laplace_evidence`, what the
@@ -44,16 +74,18 @@ Unit 7. Their checks are written once, at the border, beside the Gaussian they a
 
 from __future__ import annotations
 
-import numpy as np
-from dataclasses import dataclass, field
-from functools import partial
-from scipy.linalg import cho_solve, LinAlgError
+from abc import ABC, abstractmethod
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property, partial
+
+import numpy as np
+from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
 
 from ..gp.prediction import LatentGaussian, check_latent_problem
-from ..linalg import NotPositiveDefiniteError
-from ..validation import as_float_array, as_positive_float, as_positive_int, check_choice
-from ._newton_system import FactorisedSystem, NewtonSystem, _FORMS
+from ..linalg import NotPositiveDefiniteError, cholesky_with_jitter, log_det_from_cholesky
+from ..validation import (as_float_array, as_positive_float, as_positive_int, check_choice,
+                          check_length)
 from .likelihoods import Likelihood, LikelihoodTerms
 
 
@@ -86,7 +118,7 @@ def laplace_mode(K, M, likelihood, y, f0=None, *, alpha0=None, max_iter: int = 1
         step; the mode is then accurate to about ``tol`` in psi, i.e. f_hat to order
         ``tol`` (quadratic convergence). Tight values (1e-10) suit evidence gradients.
     form : ``"auto"`` (the smaller B: ``"m x m"`` when m <= n, else ``"n x n"``), or one of
-        ``"m x m"``, ``"n x n"``, ``"L_K"`` (:mod:`course_lib.preference._newton_system`); the same
+        ``"m x m"``, ``"n x n"``, ``"L_K"`` (module docstring, "The factorisations"); the same
         numbers either way up to round-off (and the jitter L_K may need). Where some w < 0 the
         L_K form is used regardless (the R forms need sqrt(w)).
 
@@ -153,7 +185,7 @@ class _State:
 class _Problem:
     """The likelihood and its observations y, with K and M inside the Newton system."""
 
-    def __init__(self, system: NewtonSystem, likelihood: Likelihood, y: np.ndarray):
+    def __init__(self, system: _NewtonSystem, likelihood: Likelihood, y: np.ndarray):
         self.system, self.likelihood, self.y = system, likelihood, y
         self.M = system.M
 
@@ -191,14 +223,14 @@ def _newton_step(problem: _Problem, state: _State, tol: float) -> tuple[_State, 
 
 
 def _newton_direction(problem: _Problem, state: _State
-                      ) -> tuple[np.ndarray, FactorisedSystem, _State]:
+                      ) -> tuple[np.ndarray, _FactorisedSystem, _State]:
     """Newton's direction in the weights from ``state`` (R&W Alg. 3.1 lines 4-7, eq. 3.18):
     with the weights w of the factorised system, b = W f + M^T g = M^T (w * z + g) and
     a_new = (I + W K)^-1 b, so that f_new = K a_new = (K^-1 + W)^-1 b; returns a_new - a. Where
     K^-1 + W is indefinite the system holds the clipped weights max(w, 0) (``clipped``).
     Lecture 06, section 4 (Laplace, step by step)."""
     # Lines 4-5 (R&W 2006, Alg. 3.1), factorised: W = M^T diag(w) M, L = cholesky(B) for the
-    # B = I + R^T K R (R R^T = W) of _newton_system in place of I + W^1/2 K W^1/2
+    # B = I + R^T K R (R R^T = W) of _NewtonSystem in place of I + W^1/2 K W^1/2
     system = problem.system.factorise(state.terms.curvature, damped=True)
     state = problem.restate(state)
     # Line 6 (R&W 2006, Alg. 3.1): b = W f + grad log p(y | f) = M^T (w * z + g)
@@ -252,7 +284,7 @@ def _log_evidence(state: _State, log_det: float) -> float:
                      - 0.5 * log_det)
 
 
-def _evidence_gradient(problem: _Problem, system: FactorisedSystem, a: np.ndarray,
+def _evidence_gradient(problem: _Problem, system: _FactorisedSystem, a: np.ndarray,
                        z: np.ndarray, dK: np.ndarray, implicit: bool
                        ) -> tuple[np.ndarray, np.ndarray]:
     """d log q / d theta for kernel derivatives dK (P, n, n) and the likelihood's parameters
@@ -330,7 +362,7 @@ def _prepare(K, M, likelihood, y, f0, alpha0, max_iter, tol, form):
     K, M, y = check_latent_problem(K, M, likelihood, y)
     max_iter = as_positive_int(max_iter, "max_iter")
     tol = as_positive_float(tol, "tol")
-    problem = _Problem(NewtonSystem(K, M, form), likelihood, y)
+    problem = _Problem(_NewtonSystem(K, M, form), likelihood, y)
     return problem, _start(problem, f0, alpha0), max_iter, tol
 
 
@@ -341,18 +373,13 @@ def _start(problem: _Problem, f0, alpha0) -> _State:
     if f0 is not None and alpha0 is not None:
         raise ValueError("alpha0: give a warm start as f0 or as alpha0, not both")
     if f0 is not None:
-        f0 = as_float_array(f0, "f0", ndim=1)
-        if f0.shape != (n,):
-            raise ValueError(f"f0: expected shape ({n},) (one latent value per item), got "
-                             f"{f0.shape}")
+        f0 = check_length(as_float_array(f0, "f0", ndim=1), "f0", n, "item (its latent)")
         L = problem.system.cholesky()
         return problem.evaluate(cho_solve((L, True), f0, check_finite=False))
     cold = problem.evaluate(np.zeros(n))           # Line 2 (R&W 2006, Alg. 3.1): f = 0
     if alpha0 is None:
         return cold
-    a = as_float_array(alpha0, "alpha0", ndim=1)
-    if a.shape != (n,):
-        raise ValueError(f"alpha0: expected shape ({n},) (one weight per item), got {a.shape}")
+    a = check_length(as_float_array(alpha0, "alpha0", ndim=1), "alpha0", n, "item (its weight)")
     warm = problem.evaluate(a)
     return warm if warm.psi > cold.psi else cold
 
@@ -393,7 +420,7 @@ class LaplaceResult:
     form: str
     jitter: float
     _problem: object = field(repr=False, compare=False)   # course_lib.preference.laplace's problem
-    _system: FactorisedSystem = field(repr=False, compare=False)
+    _system: _FactorisedSystem = field(repr=False, compare=False)
     # course_lib.preference.laplace._evidence_gradient at this mode's problem and system
     _gradient: Callable = field(repr=False, compare=False)
 
@@ -463,3 +490,155 @@ def _not_peak_message(problem, w: np.ndarray) -> str:
             "posterior is not a peak there (a saddle of a likelihood that is not log-concave), "
             "so no Laplace approximation exists. Start Newton elsewhere (f0), or revise the "
             "likelihood's parameters; jitter would only hide this")
+
+
+# --------------------------------------------------------------------------------------------
+# The linear algebra of a Newton step: K^-1 + W factorised without inverting W or K (module
+# docstring, "The factorisations"). A reader of the algorithm above may stop here: the core
+# asks for one solve and one log det, and what follows only computes them stably.
+# --------------------------------------------------------------------------------------------
+_FORMS = ("auto", "m x m", "n x n", "L_K")
+
+
+class _NewtonSystem:
+    """What stays fixed while Newton runs: the prior covariance K of the n items (and its
+    Cholesky factor once a form needs it), the map M (m x n) and the form; :meth:`factorise`
+    gives K^-1 + W for the weights of one step.
+
+    ``form`` is one of :data:`_FORMS`; ``"auto"`` takes the smaller B (``"m x m"`` when m <= n,
+    else ``"n x n"``).
+    """
+
+    def __init__(self, K: np.ndarray, M: np.ndarray, form: str):
+        self.K, self.M, self.jitter, self._L = K, M, 0.0, None
+        if form == "auto":
+            form = "m x m" if M.shape[0] <= M.shape[1] else "n x n"
+        self.form = form
+        if form == "L_K":
+            self.cholesky()    # settle K's jitter (if any) before the first latents f = K a
+
+    def cholesky(self) -> np.ndarray:
+        """Lower Cholesky factor of K (jitter ladder). If jitter was needed, K itself becomes
+        K + jitter I from then on, so that every form works with the same prior."""
+        if self._L is None:
+            self._L, self.jitter = cholesky_with_jitter(self.K, "K")
+            if self.jitter > 0:
+                self.K = self.K + self.jitter * np.eye(self.K.shape[0])
+        return self._L
+
+    def factorise(self, w: np.ndarray, *, damped: bool = False) -> "_FactorisedSystem":
+        """K^-1 + W for the weights w: in this system's form if every w >= 0, else in the L_K
+        form. Raises LinAlgError when K^-1 + W is not positive definite, unless ``damped``:
+        then the clipped weights max(w, 0) are factorised instead (``clipped`` is True)."""
+        try:
+            return self._factorised(w, self.form if np.all(w >= 0) else "L_K", False)
+        except LinAlgError:
+            if not damped:
+                raise
+            return self._factorised(np.maximum(w, 0.0), self.form, True)
+
+    def _factorised(self, w, form, clipped) -> "_FactorisedSystem":
+        if form == "L_K":
+            return _CholeskySystem(self, w, clipped)
+        return _RootSystem(self, w, clipped, form)
+
+    def smallest_eigenvalue(self, w: np.ndarray) -> float:
+        """Smallest eigenvalue of B = I + L^T W L (negative when K^-1 + W is indefinite)."""
+        L = self.cholesky()
+        B = np.eye(L.shape[0]) + L.T @ (self.M.T * w) @ self.M @ L
+        return float(np.linalg.eigvalsh(B)[0])
+
+
+class _FactorisedSystem(ABC):
+    """K^-1 + W factorised for the weights ``w`` (the clipped ones if ``clipped``) in the form
+    ``form``, through the lower Cholesky factor ``L_B`` of its B: the solve and log-det of a
+    Newton step, the posterior covariance Sigma = (K^-1 + W)^-1 and what the evidence gradient
+    needs."""
+
+    def __init__(self, system: _NewtonSystem, w: np.ndarray, clipped: bool, form: str):
+        self.system, self.w, self.clipped, self.form = system, w, clipped, form
+
+    @cached_property
+    def W(self) -> np.ndarray:
+        """W = M^T diag(w) M (n x n, singular for pairwise data)."""
+        return (self.system.M.T * self.w) @ self.system.M
+
+    def log_det(self) -> float:
+        """log det B = log det(I + K W)."""
+        return log_det_from_cholesky(self.L_B)
+
+    @abstractmethod
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        """a = (I + W K)^-1 b: the weights whose latents K a solve (K^-1 + W) f = b."""
+
+    @abstractmethod
+    def covariance(self) -> np.ndarray:
+        """Sigma = (K^-1 + W)^-1."""
+
+    @abstractmethod
+    def inverse_k_plus_w_inverse(self) -> np.ndarray:
+        """C = (K + W^-1)^-1 = W - W Sigma W, written without W^-1."""
+
+    @abstractmethod
+    def posterior(self, f: np.ndarray, a: np.ndarray) -> LatentGaussian:
+        """N(f, Sigma) as a :class:`~course_lib.gp.prediction.LatentGaussian` (a = K^-1 f)."""
+
+
+class _RootSystem(_FactorisedSystem):
+    """The ``"m x m"`` and ``"n x n"`` forms: B = I + R^T K R with R R^T = W (every w >= 0)."""
+
+    def __init__(self, system, w, clipped, form):
+        super().__init__(system, w, clipped, form)
+        root = system.M * np.sqrt(w)[:, None]                    # diag(sqrt w) M, m x n
+        # R R^T = W: R = M^T diag(sqrt w) (n x m), or U^T from root = Q U (n x n)
+        self.R = root.T if form == "m x m" else np.linalg.qr(root, mode="r").T
+        # Line 5 (R&W 2006, Alg. 3.1): L = cholesky(B), B = I + W^1/2 K W^1/2 with R for W^1/2
+        B = np.eye(self.R.shape[1]) + self.R.T @ system.K @ self.R
+        self.L_B = cholesky(B, lower=True, check_finite=False)  # B >= I
+
+    def solve(self, b):
+        # Line 7 (R&W 2006, Alg. 3.1): a = b - W^1/2 L^T \ (L \ (W^1/2 K b)), R for W^1/2
+        return b - self.R @ cho_solve((self.L_B, True), self.R.T @ (self.system.K @ b),
+                                      check_finite=False)
+
+    def covariance(self):
+        K = self.system.K
+        # Line 7 (R&W 2006, Alg. 5.1): C = L \ (W^1/2 K); line 8 takes diag(K - C^T C)
+        V = solve_triangular(self.L_B, self.R.T @ K, lower=True, check_finite=False)
+        return K - V.T @ V
+
+    def inverse_k_plus_w_inverse(self):
+        # Line 6 (R&W 2006, Alg. 5.1): R = W^1/2 L^T \ (L \ W^1/2), R&W's R, not this R
+        U = solve_triangular(self.L_B, self.R.T, lower=True, check_finite=False)
+        return U.T @ U
+
+    def posterior(self, f, a):
+        return LatentGaussian(f, a, "precision", (self.R, self.L_B), 0.0)
+
+
+class _CholeskySystem(_FactorisedSystem):
+    """The ``"L_K"`` form: B = I + L^T W L with K = L L^T (any w)."""
+
+    def __init__(self, system, w, clipped):
+        super().__init__(system, w, clipped, "L_K")
+        self.L = system.cholesky()
+        # Line 5 (R&W 2006, Alg. 3.1) in the L_K form: B = I + L_K^T W L_K, any w
+        B = np.eye(self.L.shape[0]) + self.L.T @ self.W @ self.L
+        # raises LinAlgError when K^-1 + W is not positive definite
+        self.L_B = cholesky(B, lower=True, check_finite=False)
+
+    def solve(self, b):
+        # Line 7 (R&W 2006, Alg. 3.1) in the L_K form: a = (I + W K)^-1 b = L_K^-T B^-1 L_K^T b
+        inner = cho_solve((self.L_B, True), self.L.T @ b, check_finite=False)
+        return solve_triangular(self.L, inner, lower=True, trans="T", check_finite=False)
+
+    def covariance(self):
+        V = solve_triangular(self.L_B, self.L.T, lower=True, check_finite=False)
+        return V.T @ V
+
+    def inverse_k_plus_w_inverse(self):
+        return self.W - self.W @ self.covariance() @ self.W
+
+    def posterior(self, f, a):
+        T = solve_triangular(self.L_B, np.eye(f.shape[0]), lower=True, check_finite=False).T
+        return LatentGaussian(f, a, "covariance", (self.L, T), self.system.jitter)
