@@ -1,6 +1,6 @@
 """Read a sentence aloud and see how speechocean762's five experts would score it (lecture 05).
 
-:class:`PronunciationPanel` puts the course recorder (at 16 kHz, the GOP scorer's rate) beside a
+:class:`PronunciationExplorer` puts the course recorder (at 16 kHz, the GOP scorer's rate) beside a
 choice of sentence (one of the corpus's example sentences, or one you type) and, when you press
 Stop, shows :class:`course_lib.pronunciation.panel.ExpertPanel`'s prediction: its notes first (a
 sentence that did not align, a recording far from the ones the experts scored, what was done to
@@ -26,6 +26,7 @@ import ipywidgets as W
 from IPython.display import display
 
 from course_lib.data import DataError
+from course_lib.validation import warn_deprecated
 from course_lib.pronunciation.panel import (POPULATION_CAVEAT, ExpertPanel, PanelPrediction,
                                            rubric_text)
 from course_lib.plotting.pronunciation import panel_description, panel_figure
@@ -48,8 +49,8 @@ _PRIVACY = ("Where your voice goes: the recording goes to the machine that runs 
             "the kernel stops; it is not written to disk unless you save it.")
 
 
-class PronunciationPanel:
-    """The recorder, the sentence and the panel's view (module docstring).
+class PronunciationExplorer:
+    """The recorder, the sentence and the expert panel's view (module docstring).
 
     ``prediction`` is the newest :class:`PanelPrediction` (``None`` before the first), ``image``
     its figure as shown, ``last_error`` the error of the newest attempt (``None`` when it
@@ -167,6 +168,15 @@ class PronunciationPanel:
     def _ipython_display_(self) -> None:
         display(W.VBox(self._children()))
 
+
+
+def PronunciationPanel(panel: ExpertPanel, sentences: Sequence, *,
+                       max_seconds: float = 15.0) -> PronunciationExplorer:
+    """Deprecated, removed in the next release: :class:`PronunciationExplorer` (issue 60: a
+    panel is a set of raters, and a widget is an explorer; lecture 08 as released called it
+    so)."""
+    warn_deprecated("PronunciationPanel", "PronunciationExplorer")
+    return PronunciationExplorer(panel, sentences, max_seconds=max_seconds)
 
 def _about(panel: ExpertPanel) -> str:
     """The aspect and its rubric, how accurate the panel is, and where the recording goes."""

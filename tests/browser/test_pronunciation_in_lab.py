@@ -3,7 +3,7 @@
 Chromium's fake capture device plays a WAV file into the microphone (as in
 test_recorder_in_lab.py): here two of the corpus's example sentences at 16 kHz, resampled to
 48 kHz, the one whose five experts gave the highest mean accuracy and the one with the lowest.
-A small notebook shows :class:`course_lib.widgets.pronunciation.PronunciationPanel` with that
+A small notebook shows :class:`course_lib.widgets.pronunciation.PronunciationExplorer` with that
 sentence chosen; the test presses Record, the take ends by itself, and the panel must show its
 figure, the words that pulled the score down, and a panel mean inside the five experts' range
 of scores for that sentence; the better read sentence must get the higher mean. The recording
@@ -54,10 +54,10 @@ def extremes():
 def notebook_for(lab_server, name: str, text: str, max_seconds: float) -> str:
     source = f"""from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.pronunciation.panel import ExpertPanel
-from course_lib.widgets.pronunciation import PronunciationPanel
+from course_lib.widgets.pronunciation import PronunciationExplorer
 
 sentences = load_speechocean762("accuracy", "gop").example_audio_16k()
-reader = PronunciationPanel(ExpertPanel(), sentences, max_seconds={max_seconds:.2f})
+reader = PronunciationExplorer(ExpertPanel(), sentences, max_seconds={max_seconds:.2f})
 reader.sentence.value = {text.lower()!r}
 reader"""
     notebook = {"cells": [{"cell_type": "code", "execution_count": None, "id": "pron0",

@@ -16,7 +16,7 @@ import pytest
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.pronunciation.panel import ExpertPanel
 from course_lib.recording import resample
-from course_lib.widgets.pronunciation import _OWN, PronunciationPanel
+from course_lib.widgets.pronunciation import _OWN, PronunciationExplorer, PronunciationPanel
 from course_lib.widgets.status import _StatusLine
 
 BROWSER_RATE = 48000
@@ -34,7 +34,7 @@ def sentences():
 
 @pytest.fixture
 def reader(expert_panel, sentences):
-    return PronunciationPanel(expert_panel, sentences)
+    return PronunciationExplorer(expert_panel, sentences)
 
 
 def test_the_shipped_recording_is_scored_shown_and_said(reader, sentences):
@@ -180,9 +180,16 @@ def test_a_silent_take_is_refused_by_the_recorder_and_nothing_changes(reader):
 
 def test_a_panel_that_is_not_one_is_named(sentences):
     with pytest.raises(TypeError, match="panel: expected an ExpertPanel"):
-        PronunciationPanel("not a panel", sentences)
+        PronunciationExplorer("not a panel", sentences)
 
 
 def test_no_sentences_is_refused(expert_panel):
     with pytest.raises(ValueError, match="sentences"):
-        PronunciationPanel(expert_panel, [])
+        PronunciationExplorer(expert_panel, [])
+
+
+def test_the_old_name_still_works_and_says_its_successor(expert_panel, sentences):
+    # lecture 08 as released called the explorer PronunciationPanel (CONVENTIONS 3.4)
+    with pytest.warns(DeprecationWarning, match="PronunciationExplorer"):
+        reader = PronunciationPanel(expert_panel, sentences)
+    assert isinstance(reader, PronunciationExplorer)
