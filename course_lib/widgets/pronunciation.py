@@ -11,9 +11,9 @@ speakers it never heard, and where the recording goes. Without a microphone, "sc
 recording" scores the corpus's own recording of the chosen sentence. Errors show as one line;
 the last prediction stays until a new one replaces it, and a take that could not be scored is
 kept by the recorder (the line says how to save it). A recording that did not align gets one
-line saying why and what to do, and no figure: the panel has no view of it. Each phone the
-feedback model flags as mispronounced is marked in the figure and listed in the text, with the
-flag's precision, recall and base rate.
+line saying why and what to do, and no figure: the panel has no view of it. Each phone whose
+predicted expert score flags it as mispronounced is marked in the figure and listed in the
+text, with the flag's precision, recall and base rate.
 """
 
 from __future__ import annotations
