@@ -4,7 +4,8 @@ What the unit teaches, in the order of lecture 05 (each module holds one idea; t
 in ``docs/ALGORITHMS.md``):
 
 - ``rater_data``: every rater's scores per item in long format (:class:`RaterData`), with the
-  per-item summaries the models read.
+  per-item summaries the models read; the type is ``course_lib.ratings``, below the models, so
+  that the data loaders return it without importing a model.
 - ``multi_rater``: several raters' scores in one GP with one noise for all raters
   (:class:`MultiRaterGP`): the mean model, the joint model of every score with its spread term
   (:func:`joint_evidence`, :class:`MultiRaterEvidence`) and the repeated-input model
