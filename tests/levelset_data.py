@@ -5,7 +5,7 @@ from scipy.stats import norm
 
 from course_lib.gp import GPRegression, SquaredExponential
 from course_lib.preference.comparisons import Comparisons
-from course_lib.preference.pairwise_likelihoods import PairwiseProbit
+from course_lib.preference import PairwiseProbit
 from course_lib.preference.preference_gp import PreferenceGP
 
 THRESHOLD = norm.ppf(0.75)

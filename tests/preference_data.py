@@ -5,7 +5,7 @@ from scipy.special import ndtr
 
 from course_lib.preference.comparisons import Comparisons
 from course_lib.gp.kernels import Matern52, SquaredExponential
-from course_lib.preference.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
+from course_lib.preference import PairwiseBeta, PairwiseProbit
 from course_lib.preference.preference_gp import PreferenceGP
 
 

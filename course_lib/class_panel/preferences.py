@@ -6,7 +6,7 @@ gains in dB, ``pairs`` of setting indices), answering "first", "second" or "none
 degrees y = 0.95, 0.05 and 0.5 of Unit 6's slider at full strength (0.5: the undecided answer).
 One likelihood serves the three answers, as in the personalisation session
 (:mod:`course_lib.simulators.personalisation`): the Beta degree of preference
-(:class:`~course_lib.preference.pairwise_likelihoods.PairwiseBeta`; J. B. Nielsen's thesis, DTU
+(:class:`~course_lib.preference.probit_beta.PairwiseBeta`; J. B. Nielsen's thesis, DTU
 2015, eqs. 2.59-2.61) on z = f(first) - f(second), in the preference GP of Chu & Ghahramani
 (2005, "Preference learning with Gaussian processes", ICML) with Unit 6's equaliser kernel and
 hyper-priors (``simulators.personalisation.equaliser_model``) and its Laplace posterior

@@ -5,7 +5,7 @@ Each trial shows two items a (``first``) and b (``second``) and gets
 
 * a choice y in {0, 1}, 1 = the first item was preferred, with Wu et al.'s likelihood
   P(y = 1 | f) = Phi(f(a) - f(b)) (no sqrt 2). In the course's
-  :class:`~course_lib.preference.pairwise_likelihoods.PairwiseProbit`, Phi(z / (sqrt(2) noise_sd)),
+  :class:`~course_lib.preference.likelihoods.PairwiseProbit`, Phi(z / (sqrt(2) noise_sd)),
   that is ``noise_sd = 1 / sqrt(2)`` held fixed (:func:`unscaled_pairwise_probit`);
 * optionally a confidence level c in 0 .. l - 1 (0 = weakest), with Wu et al.'s Likert likelihood
   (eq. 2) on |f(a) - f(b)|, :class:`~course_lib.mixed.feedback_likelihoods.LikertConfidence` (cut
@@ -54,7 +54,7 @@ from ..preference.comparisons import Comparisons, DisconnectedComparisonsWarning
 from ..gp.kernel_base import Kernel, as_inputs
 from .feedback_likelihoods import LikertConfidence
 from .mixed_likelihood import MixedLikelihood
-from ..preference.pairwise_likelihoods import PairwiseProbit
+from ..preference.likelihoods import PairwiseProbit
 from ..preference.preference_gp import latent_difference
 from ..gp.priors import LogNormal, Prior
 from .variational import VariationalGP

@@ -27,9 +27,9 @@ import numpy as np
 from ..linalg import LOG_2PI
 from ..metrics import log_normal_interval
 from ..validation import as_float_array
-from ..preference.likelihoods import (SQRT2, Likelihood, check_binary, check_levels, check_rows,
-                                      log_ndtr_derivatives, no_parameters)
-from ..preference.pairwise_likelihoods import PairwiseProbit
+from ..preference.likelihoods import (SQRT2, Likelihood, PairwiseProbit, check_binary,
+                                      check_levels, check_rows, log_ndtr_derivatives,
+                                      no_parameters)
 from ..gp.parameters import DEFAULT_BOUNDS, check_parameter
 
 __all__ = ["BernoulliProbit", "GaussianConstraint", "LikertConfidence", "OrdinalProbit"]
@@ -40,7 +40,7 @@ class BernoulliProbit(PairwiseProbit):
     z = f(item) (identity rows of M; the convention of Wu et al. 2025 and of GPyTorch's Bernoulli
     likelihood).
 
-    This is :class:`~course_lib.preference.pairwise_likelihoods.PairwiseProbit` with its ``noise_sd``
+    This is :class:`~course_lib.preference.likelihoods.PairwiseProbit` with its ``noise_sd``
     fixed at 1/sqrt(2), since Phi(z / (sqrt(2) sigma)) = Phi(z) there: every derivative, the
     closed-form predictive P(y = 1) = Phi(mean / sqrt(1 + var)) and the expectations come from
     that class. It is a class of its own only so the scale cannot drift (the latent's scale is

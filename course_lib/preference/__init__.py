@@ -6,12 +6,12 @@ in ``docs/ALGORITHMS.md``):
 - ``comparisons``: the data (:class:`Comparisons`: items, ordered pairs and answers; single-item
   ratings as identity rows) and the comparison matrix M that maps the latent f to z = M f.
 - Likelihoods of z, with one interface (:class:`Likelihood`, in ``likelihoods``, with log Phi
-  and its derivatives, stable in both tails, that every probit uses) and one module per
-  family: ``pairwise_likelihoods`` (:class:`PairwiseProbit`, Chu & Ghahramani 2005;
-  :class:`PairwiseGaussian`, :class:`PairwiseBeta`) and ``rating_likelihoods`` (the bounded
-  ratings :class:`BetaRating`, :class:`TruncatedGaussianRating`, :class:`WarpedProbitRating`);
-  beside them ``probit_beta`` (the Beta algebra two families share) and ``quadrature``
-  (expectations under a Gaussian).
+  and its derivatives, stable in both tails, that every probit uses, and the pairwise
+  likelihoods a preference GP's walk runs: :class:`PairwiseProbit`, Chu & Ghahramani 2005;
+  :class:`PairwiseGaussian`); ``probit_beta`` the Beta algebra two families share with the
+  degree of preference :class:`PairwiseBeta`; ``rating_likelihoods`` (the bounded ratings
+  :class:`BetaRating`, :class:`TruncatedGaussianRating`, :class:`WarpedProbitRating`); and
+  ``quadrature`` (expectations under a Gaussian).
 - ``laplace``: the Laplace approximation (:func:`laplace_mode`, :func:`newton_path`; Rasmussen &
   Williams 2006, Alg. 3.1), its result and its evidence with the gradient
   (:func:`laplace_evidence`, :class:`LaplaceEvidence`), and in its last section the
@@ -48,7 +48,8 @@ from .laplace import (InvalidLaplaceError, LaplaceEvidence, LaplaceResult, Newto
                       laplace_evidence, laplace_mode, newton_path)
 from .likelihoods import Likelihood, LikelihoodTerms
 from .likelihoods import inverse_mills_ratio, log_ndtr_derivatives
-from .pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
+from .likelihoods import PairwiseGaussian, PairwiseProbit
+from .probit_beta import PairwiseBeta
 from .preference_gp import ComparisonGP, PreferenceGP, latent_difference
 from .rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
 from .sparse_preference import PseudoInputFit, SparsePreferenceGP

@@ -38,19 +38,42 @@ tells it where to look: ``_link_scale()`` (the width in z over which its link ch
 log-concave), ``_kinks()`` (where log p has a kink in z, LikertConfidence) and
 ``_smooth_in_z`` (smooth everywhere: narrow rows may take Gauss-Hermite).
 
-The families, one module each (with its table of y and p(y | z))
-----------------------------------------------------------------
-``pairwise_likelihoods``  a comparison of two items, z = f(first) - f(second) (Unit 6):
-                          PairwiseGaussian, PairwiseProbit, PairwiseBeta.
+The families (each with its table of y and p(y | z))
+----------------------------------------------------
+here                      a comparison of two items, z = f(first) - f(second) (Unit 6):
+                          PairwiseGaussian and PairwiseProbit, in the section after the
+                          checks, so that a preference GP's walk from fit to predict reads the
+                          interface and its likelihood in one file; the third, PairwiseBeta,
+                          sits with its Beta algebra in ``probit_beta`` (which builds on this
+                          module, so it cannot sit here).
 ``rating_likelihoods``    a bounded rating of one item, z = f(item) (Unit 6): BetaRating,
                           TruncatedGaussianRating, WarpedProbitRating.
 ``feedback_likelihoods``  the mixed feedback of Unit 7 (Wu et al. 2025): BernoulliProbit,
                           GaussianConstraint, and the ordered levels LikertConfidence and
                           OrdinalProbit.
-What two families share sits here: the checks of their answers, and log Phi(t) with its
+What the families share sits here too: the checks of their answers, and log Phi(t) with its
 derivatives, stable in both tails, which every probit likelihood and EP's probit moments use
 (section at the end). Beside it: ``probit_beta`` (the Beta algebra of PairwiseBeta and
-BetaRating, finite however small a shape).
+BetaRating, finite however small a shape, and PairwiseBeta).
+
+The pairwise family. y = 1 (a binary answer) or y > 0.5 (a degree) means the FIRST item was
+preferred (the orientation of ``course_lib.preference.comparisons``); sigma = ``noise_sd``,
+Phi / phi the standard normal cdf / pdf:
+
+=================  ================  ===============================================
+class              y                 p(y | z)
+=================  ================  ===============================================
+PairwiseGaussian   real difference   N(y; z, sigma^2)  (sigma: sd of the difference)
+PairwiseProbit     0 / 1             P(y = 1) = Phi(z / (sqrt(2) sigma))  (Thurstone:
+                                     each option evokes f + N(0, sigma^2))
+PairwiseBeta       degree in [0, 1]  Beta(y; nu mu, nu (1 - mu)), mu = Phi(z/(sqrt2 sigma))
+                                     (in ``probit_beta``)
+=================  ================  ===============================================
+
+(J. B. Nielsen's thesis, DTU 2015, section 2.3; B. S. Jensen, J. B. Nielsen and J. Larsen,
+"Efficient preference learning with pairwise continuous observations and Gaussian processes",
+IEEE MLSP 2011. The thesis writes pairs the other way round, see ``comparisons``; its printed
+Beta derivatives miss the chain-rule factor 1/(sqrt(2) sigma), corrected in ``probit_beta``.)
 
 log Phi and its derivatives. A probit likelihood needs log Phi(t) and its first three
 derivatives in t far into the lower tail, where phi(t) / Phi(t) is 0 / 0 in floating point.
@@ -67,14 +90,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import erfcx, log_ndtr
+from scipy.special import erfcx, log_ndtr, ndtr
 
+from ..linalg import LOG_2PI
 from ..validation import as_float_array, check_choice
 from . import quadrature as quadrature
-from ..gp.parameters import LogParameters
+from ..gp.parameters import DEFAULT_BOUNDS, LogParameters
 
 __all__ = ["LikelihoodTerms", "Likelihood", "check_rows", "check_binary", "check_levels",
-           "no_parameters", "inverse_mills_ratio", "log_ndtr_derivatives", "SQRT2"]
+           "no_parameters", "PairwiseGaussian", "PairwiseProbit", "inverse_mills_ratio",
+           "log_ndtr_derivatives", "SQRT2"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -334,6 +359,134 @@ def no_parameters(likelihood: Likelihood) -> None:
     with nothing to learn; one with parameters calls ``_init_parameters``)."""
     likelihood._log_theta = np.zeros(0)
     likelihood._log_bounds = np.zeros((0, 2))
+
+
+# --------------------------------------------------------------------------------------------
+# The pairwise family: a comparison of two items, z = f(first) - f(second) (module docstring)
+# --------------------------------------------------------------------------------------------
+def _scale_parameter_terms(t, l_t, l_tt, l_ttt, scale, sign=1.0) -> np.ndarray:
+    """d/du of (log p, gradient, curvature) when log p depends on u = log sigma only through
+    t = sign * scale * z with scale proportional to 1/sigma (so dt/du = -t).
+
+    gradient = sign * scale * l_t  ->  d/du = -sign * scale * (l_t + t l_tt)
+    curvature = -scale^2 l_tt      ->  d/du = scale^2 (2 l_tt + t l_ttt)
+    """
+    return np.stack([-t * l_t, -sign * scale * (l_t + t * l_tt),
+                     scale ** 2 * (2.0 * l_tt + t * l_ttt)])
+
+
+class PairwiseGaussian(Likelihood):
+    """An observed difference y = f(first) - f(second) + eps, eps ~ N(0, noise_sd^2).
+
+    ``noise_sd`` is the sd of the observed DIFFERENCE (thesis eq. 2.40). Closed forms for
+    everything: w = 1/sigma^2 (the posterior is exactly Gaussian), third derivative 0,
+    predictive y ~ N(mean, sigma^2 + var).
+    """
+
+    observation_kind = "pair-difference"
+    _names = ("noise_sd",)
+
+    def __init__(self, noise_sd: float = 1.0, *, noise_sd_bounds=DEFAULT_BOUNDS):
+        self._init_parameters({"noise_sd": noise_sd}, {"noise_sd": noise_sd_bounds})
+
+    def _check_domain(self, y, name):
+        return y
+
+    def _link_scale(self):
+        return self._param("noise_sd")
+
+    def _derivatives(self, z, y, order):
+        variance = self._param("noise_sd") ** 2
+        residual = y - z
+        value = -0.5 * (LOG_2PI + np.log(variance) + residual ** 2 / variance)
+        shape = np.broadcast(z, y).shape
+        third = np.zeros(shape) if order >= 3 else None
+        return value, residual / variance, np.full(shape, -1.0 / variance), third
+
+    def _parameter_terms(self, z, y):
+        variance = self._param("noise_sd") ** 2
+        residual = y - z
+        return np.stack([residual ** 2 / variance - 1.0, -2.0 * residual / variance,
+                         np.full(z.shape, -2.0 / variance)])[None]
+
+    def predictive_mean(self, mean, var):
+        mean, _ = self._check_gaussian(mean, var)
+        return mean.copy()
+
+    def predictive_log_density(self, y, mean, var):
+        mean, var = self._check_gaussian(mean, var)
+        y = check_rows(y, "y", mean.size)
+        total = self._param("noise_sd") ** 2 + var
+        return -0.5 * (LOG_2PI + np.log(total) + (y - mean) ** 2 / total)
+
+    def _expected_log_likelihood(self, y, mean, var):
+        variance = self._param("noise_sd") ** 2
+        value = (-0.5 * (LOG_2PI + np.log(variance) + (y - mean) ** 2 / variance)
+                 - 0.5 * var / variance)
+        return value, (y - mean) / variance, np.full(mean.shape, -0.5 / variance)
+
+
+class PairwiseProbit(Likelihood):
+    """Thurstone's binary preference: P(y = 1 | z) = Phi(z / (sqrt(2) noise_sd)).
+
+    y = 1: the first item was preferred (z = f(first) - f(second)); y = 0: the second. Each
+    option evokes f + N(0, sigma^2) and the larger wins, so the difference has sd sqrt(2) sigma.
+    With s = 2 y - 1, c = 1 / (sqrt(2) sigma) and t = s c z:
+
+        log p = log Phi(t),  d/dz = s c r(t),  w = c^2 r (t + r)  in (0, c^2),
+        d^3/dz^3 = s c^3 r ((t + r)(t + 2 r) - 1),      r = phi(t) / Phi(t).
+
+    Log-concave (w > 0). Predictive: P(y = 1) = Phi(mean / sqrt(2 sigma^2 + var)) (closed form).
+    Only z / sigma is identified: fix sigma or the kernel's variance (Nielsen, Nielsen & Larsen
+    2015, eq. 25, fix the kernel's sigma_f = 4).
+    """
+
+    observation_kind = "pair-binary"
+    _names = ("noise_sd",)
+    _smooth_in_z = True
+
+    def __init__(self, noise_sd: float = 1.0, *, noise_sd_bounds=DEFAULT_BOUNDS):
+        self._init_parameters({"noise_sd": noise_sd}, {"noise_sd": noise_sd_bounds})
+
+    def _check_domain(self, y, name):
+        return check_binary(y, name, "1 = the first item was preferred")
+
+    def _scale(self) -> float:
+        return 1.0 / (SQRT2 * self._param("noise_sd"))
+
+    def _link_scale(self):
+        return SQRT2 * self._param("noise_sd")
+
+    def _derivatives(self, z, y, order):
+        """log p and its z-derivatives: Lecture 06, section 3 (Probit and Beta likelihoods)."""
+        c, sign = self._scale(), 2.0 * y - 1.0
+        value, l_t, l_tt, l_ttt = log_ndtr_derivatives(sign * c * z, order)
+        third = None if l_ttt is None else sign * c ** 3 * l_ttt
+        return value, sign * c * l_t, c ** 2 * l_tt, third
+
+    def _log_density(self, z, y):
+        return log_ndtr((2.0 * y - 1.0) * self._scale() * z)
+
+    def _parameter_terms(self, z, y):
+        c, sign = self._scale(), 2.0 * y - 1.0
+        t = sign * c * z
+        _, l_t, l_tt, l_ttt = log_ndtr_derivatives(t, 3)
+        return _scale_parameter_terms(t, l_t, l_tt, l_ttt, c, sign)[None]
+
+    def _total_sd(self, var):
+        return np.sqrt(2.0 * self._param("noise_sd") ** 2 + var)
+
+    def predictive_mean(self, mean, var):
+        mean, var = self._check_gaussian(mean, var)
+        return ndtr(mean / self._total_sd(var))
+
+    def predictive_log_density(self, y, mean, var):
+        mean, var = self._check_gaussian(mean, var)
+        y = self._check_domain(check_rows(y, "y", mean.size), "y")
+        return log_ndtr((2.0 * y - 1.0) * mean / self._total_sd(var))
+
+    def _conditional_mean(self, z):
+        return ndtr(self._scale() * z)
 
 
 # --------------------------------------------------------------------------------------------

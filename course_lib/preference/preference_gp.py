@@ -3,8 +3,9 @@
 A listener's internal response (utility) f(x) over settings x has a GP prior f ~ GP(0, k). The
 data are :class:`~course_lib.preference.comparisons.Comparisons`: answers y about ordered pairs of
 items (first, second), each depending on z = f(first) - f(second) through a likelihood from
-:mod:`course_lib.preference.pairwise_likelihoods` (``PairwiseProbit`` for "which do you prefer",
-``PairwiseBeta`` for "and how much", ``PairwiseGaussian`` for observed differences; identity
+:mod:`course_lib.preference.likelihoods` (``PairwiseProbit`` for "which do you prefer",
+``PairwiseGaussian`` for observed differences; ``PairwiseBeta`` for "and how much", in
+:mod:`course_lib.preference.probit_beta` with its Beta algebra; identity
 rows of M for the single-item ratings of :mod:`course_lib.preference.rating_likelihoods`). The
 posterior of the items' utilities is the Laplace approximation of
 :func:`~course_lib.preference.laplace.laplace_mode` (``inference="laplace"``, the default) or, for

@@ -42,7 +42,7 @@ __all__ = ["BetaRating", "TruncatedGaussianRating", "WarpedProbitRating"]
 class BetaRating(Likelihood):
     """A rating y in [0, 1] of one item: y ~ Beta(nu Phi(z), nu (1 - Phi(z))) (thesis
     eqs. 2.36-2.37; "GP-BE" of Jensen, Nielsen & Larsen 2013). The mean rating is Phi(z); not
-    log-concave (as :class:`~course_lib.preference.pairwise_likelihoods.PairwiseBeta`, of which it is
+    log-concave (as :class:`~course_lib.preference.probit_beta.PairwiseBeta`, of which it is
     the case t = z). Answers within ``clip`` of 0 or 1 are moved to the clip. Predictive mean
     E[y] = Phi(mean / sqrt(1 + var)); predictive density by quadrature.
     """

@@ -101,7 +101,7 @@ from ..validation import as_bool, as_positive_float, as_positive_int
 from .comparisons import Comparisons
 from .hyperparameters import _warn_of_scale_ridge
 from .laplace import LaplaceEvidence, LaplaceResult, laplace_mode
-from .pairwise_likelihoods import PairwiseProbit
+from .likelihoods import PairwiseProbit
 from .preference_gp import ComparisonGP, _paired_kernel
 
 
@@ -154,7 +154,7 @@ class SparsePreferenceGP(ComparisonGP):
     Parameters
     ----------
     kernel : Kernel over the settings.
-    likelihood : a :class:`~course_lib.preference.pairwise_likelihoods.PairwiseProbit` (binary answers; the
+    likelihood : a :class:`~course_lib.preference.likelihoods.PairwiseProbit` (binary answers; the
         closed-form integral over a pair's conditional exists for the probit only).
     pseudo_inputs : (n_bar, d) the pseudo-inputs X_bar (e.g. from
         :func:`~course_lib.gp.sparse.select_inducing_inputs`); fixed unless

@@ -19,9 +19,7 @@ from scipy.special import ndtri
 
 from ..validation import as_float_array
 from . import quadrature as quadrature
-from .likelihoods import Likelihood
-from .likelihoods import log_ndtr_derivatives
-from .pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
+from .likelihoods import Likelihood, PairwiseGaussian, PairwiseProbit, log_ndtr_derivatives
 from .rating_likelihoods import WarpedProbitRating
 
 __all__ = ["tilted_moments", "tilted_moments_trusted"]

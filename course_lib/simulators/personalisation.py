@@ -36,7 +36,7 @@ range).
 A simulated listener (:func:`hidden_listener`, the explorer's ``mode="simulated"``) answers with
 :class:`~course_lib.simulators.listeners.SimulatedListener`: a hidden internal response drawn from
 a GP over the gains (:class:`~course_lib.simulators.listeners.GPDrawResponse`) answered through a
-Beta slider (:class:`~course_lib.preference.pairwise_likelihoods.PairwiseBeta`).
+Beta slider (:class:`~course_lib.preference.probit_beta.PairwiseBeta`).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from ..preference.acquisition import bivariate_ei, incumbent
 from ..preference.comparisons import Comparisons
 from ..preference.ei_convergence import average_ei_path, settled_at, settling_threshold
 from ..gp.kernels import SquaredExponential
-from ..preference.pairwise_likelihoods import PairwiseBeta
+from ..preference.probit_beta import PairwiseBeta
 from ..preference.preference_gp import PreferenceGP
 from ..preference.hyperparameters import OnSquare
 from ..gp.priors import HalfStudentT

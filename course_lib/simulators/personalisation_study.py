@@ -51,7 +51,8 @@ from ..preference.comparisons import Comparisons
 from ..preference.forced_choice import ForcedChoiceTest, forced_choice_test
 from ..gp.kernel_base import as_inputs
 from ..gp.kernels import SquaredExponential
-from ..preference.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
+from ..preference.likelihoods import PairwiseProbit
+from ..preference.probit_beta import PairwiseBeta
 from ..preference.preference_gp import PreferenceGP
 from ..preference.hyperparameters import OnSquare
 from ..gp.priors import HalfStudentT

@@ -12,7 +12,7 @@
 The exact posterior is :func:`course_lib.preference.exact_posterior.grid_posterior`, the brute-force
 reference (the posterior on a product grid, normalised by a Riemann sum in log space); the models
 are
-:mod:`course_lib.preference.pairwise_likelihoods` and :func:`course_lib.preference.laplace.laplace_mode` /
+:mod:`course_lib.preference.likelihoods` (with :mod:`course_lib.preference.probit_beta`) and :func:`course_lib.preference.laplace.laplace_mode` /
 :func:`~course_lib.preference.laplace.newton_path`, the drawing :mod:`course_lib.plotting.preference`.
 Orientation (:mod:`course_lib.preference.comparisons`): a degree y > 0.5 means the first item was
 preferred; the explorers read the slider that way for the probit too (y > 0.5: "first", y < 0.5:
@@ -30,7 +30,8 @@ from ..preference.exact_posterior import grid_posterior, two_item_prior
 from ..preference.laplace import laplace_mode, newton_path
 from ..preference.laplace import InvalidLaplaceError
 from ..preference.likelihoods import Likelihood
-from ..preference.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
+from ..preference.likelihoods import PairwiseProbit
+from ..preference.probit_beta import PairwiseBeta
 from ..plotting.preference import (LAPLACE_COLOUR, plot_curvature, plot_likelihood,
                                    plot_posterior_1d, plot_posterior_2d, shade_negative)
 from ..validation import as_float_array, as_positive_float, check_choice

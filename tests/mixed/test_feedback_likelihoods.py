@@ -14,7 +14,7 @@ from scipy import integrate, stats
 
 from course_lib.mixed.feedback_likelihoods import (BernoulliProbit, GaussianConstraint,
                                                   LikertConfidence, OrdinalProbit)
-from course_lib.preference.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
+from course_lib.preference import PairwiseBeta, PairwiseProbit
 from course_lib.preference.rating_likelihoods import TruncatedGaussianRating
 
 MEANS = np.array([-30.0, -6.0, -1.2, -0.3, 0.0, 0.45, 1.7, 5.0, 25.0])

@@ -10,7 +10,7 @@ import pytest
 from course_lib.preference.comparisons import Comparisons
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
 from course_lib.mixed.mixed_likelihood import MixedLikelihood
-from course_lib.preference.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
+from course_lib.preference import PairwiseGaussian, PairwiseProbit
 from course_lib.mixed.feedback_likelihoods import OrdinalProbit
 
 X3 = np.array([[0.0], [0.7], [1.5]])

@@ -11,7 +11,7 @@ import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib.mixed.mixed_likelihood import MixedLikelihood
-from course_lib.preference.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
+from course_lib.preference import PairwiseGaussian, PairwiseProbit
 
 PROBIT = PairwiseProbit(1.0)
 PAIR_M = np.array([[1.0, -1.0, 0.0], [0.0, 1.0, -1.0]])

@@ -20,7 +20,7 @@ from course_lib.mixed.levelset import global_mi
 from course_lib.mixed.feedback_likelihoods import (BernoulliProbit, GaussianConstraint,
                                                    LikertConfidence)
 from course_lib.mixed.mixed_likelihood import MixedLikelihood
-from course_lib.preference.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
+from course_lib.preference import PairwiseGaussian, PairwiseProbit
 from course_lib.mixed.inducing import inducing_points
 from course_lib.mixed.sparse_variational import (SparseVariationalGP, fit_sparse_variational,
                                                sparse_variational_evidence)

@@ -21,7 +21,7 @@ from course_lib.preference import PreferenceGP
 from course_lib.preference.comparisons import Comparisons
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint
 from course_lib.mixed.mixed_likelihood import MixedLikelihood
-from course_lib.preference.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
+from course_lib.preference import PairwiseGaussian, PairwiseProbit
 from course_lib.mixed.variational import VariationalGP, fit_variational, variational_evidence
 from variational_data import SE, X12, Y12, probit_pairs
 

@@ -12,7 +12,7 @@ import numpy as np
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import SquaredExponential
 from course_lib.mixed.mixed_likelihood import MixedLikelihood
-from course_lib.preference.pairwise_likelihoods import PairwiseProbit
+from course_lib.preference import PairwiseProbit
 from course_lib.mixed.variational import fit_variational, variational_evidence
 
 PROBIT = PairwiseProbit(1.0)

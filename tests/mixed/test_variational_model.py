@@ -13,7 +13,7 @@ from scipy.special import ndtr
 from course_lib.gp import GPRegression, LogNormal, SquaredExponential
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
 from course_lib.mixed.mixed_likelihood import MixedLikelihood
-from course_lib.preference.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
+from course_lib.preference import PairwiseGaussian, PairwiseProbit
 from course_lib.mixed.feedback_likelihoods import OrdinalProbit
 from course_lib.mixed.variational import VariationalGP
 from numerics import finite_difference

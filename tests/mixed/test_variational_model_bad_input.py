@@ -14,7 +14,7 @@ import numpy as np
 
 from bad_input import BadInput, NegatedSE, check_case, parametrize
 from course_lib.gp import LogNormal, SquaredExponential
-from course_lib.preference.pairwise_likelihoods import PairwiseProbit
+from course_lib.preference import PairwiseProbit
 from course_lib.mixed.variational import VariationalGP
 from course_lib.linalg import NotPositiveDefiniteError
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit

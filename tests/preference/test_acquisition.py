@@ -20,7 +20,7 @@ from course_lib.preference.acquisition import (bivariate_ei, bivariate_ei_gradie
                                                improvement_moments, incumbent, multinomial_sample,
                                                thompson_sample, univariate_ei)
 from course_lib.preference.comparisons import Comparisons
-from course_lib.preference.pairwise_likelihoods import PairwiseProbit
+from course_lib.preference import PairwiseProbit
 from course_lib.preference.preference_gp import PreferenceGP
 
 from preference_data import preference_model, utility

@@ -17,7 +17,7 @@ from course_lib.preference.acquisition import (bivariate_ei, bivariate_ei_gradie
                                                incumbent, multinomial_sample, thompson_sample,
                                                univariate_ei)
 from course_lib.preference.comparisons import Comparisons
-from course_lib.preference.pairwise_likelihoods import PairwiseProbit
+from course_lib.preference import PairwiseProbit
 from course_lib.preference.preference_gp import PreferenceGP
 from course_lib.simulators.listeners import settings_grid
 

@@ -19,7 +19,7 @@ from scipy.special import log_ndtr, ndtr, xlogy
 from course_lib.gp import SquaredExponential
 from course_lib.preference.acquisition import pairwise_bald
 from course_lib.preference.comparisons import Comparisons
-from course_lib.preference.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
+from course_lib.preference import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.preference.preference_gp import PreferenceGP
 from course_lib.simulators.listeners import SimulatedListener, gp_draw_2d, settings_grid
 from course_lib.simulators.personalisation_study import next_candidate, run_session

@@ -11,7 +11,7 @@ from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import GPRegression, SquaredExponential
 from course_lib.preference.acquisition import pairwise_bald
 from course_lib.preference.comparisons import Comparisons
-from course_lib.preference.pairwise_likelihoods import PairwiseProbit
+from course_lib.preference import PairwiseProbit
 from course_lib.preference.rating_likelihoods import BetaRating
 from course_lib.preference.preference_gp import PreferenceGP
 

@@ -10,7 +10,7 @@ from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import SquaredExponential
 from course_lib.preference.acquisition import maximise_acquisition
 from course_lib.preference.comparisons import Comparisons
-from course_lib.preference.pairwise_likelihoods import PairwiseProbit
+from course_lib.preference import PairwiseProbit
 from course_lib.preference.preference_gp import PreferenceGP
 
 X = np.array([[0.0, 0.0], [1.0, 0.5], [2.0, -1.0]])

@@ -10,7 +10,7 @@ import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib.preference.comparisons import Comparisons
-from course_lib.preference.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
+from course_lib.preference import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.preference.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
 
 X3 = np.arange(3.0)

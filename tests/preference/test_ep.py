@@ -24,7 +24,7 @@ import course_lib.preference.ep as ep_module
 from course_lib.preference.ep import expectation_propagation
 from course_lib.preference.ep import ClippedSiteWarning, EPConvergenceError
 from course_lib.preference.laplace import laplace_mode
-from course_lib.preference.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
+from course_lib.preference import PairwiseGaussian, PairwiseProbit
 from course_lib.preference.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
 from course_lib.preference.preference_gp import PreferenceGP
 from numerics import finite_difference

@@ -17,7 +17,7 @@ from course_lib.gp import SquaredExponential
 from course_lib.preference.comparisons import Comparisons
 from course_lib.preference.ep import expectation_propagation
 from course_lib.preference.ep import EPConvergenceError
-from course_lib.preference.pairwise_likelihoods import PairwiseProbit
+from course_lib.preference import PairwiseProbit
 from course_lib.preference.rating_likelihoods import BetaRating, TruncatedGaussianRating
 from course_lib.preference.preference_gp import PreferenceGP
 

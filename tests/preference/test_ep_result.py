@@ -8,7 +8,7 @@ import pytest
 
 from course_lib.gp import SquaredExponential
 from course_lib.preference.ep import expectation_propagation
-from course_lib.preference.pairwise_likelihoods import PairwiseProbit
+from course_lib.preference import PairwiseProbit
 from course_lib.preference.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
 from numerics import finite_difference
 

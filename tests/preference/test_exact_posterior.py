@@ -6,7 +6,7 @@ import pytest
 
 from course_lib.preference.exact_posterior import grid_posterior, two_item_prior
 from course_lib.preference.laplace import laplace_mode
-from course_lib.preference.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
+from course_lib.preference import PairwiseGaussian, PairwiseProbit
 from course_lib.preference.rating_likelihoods import BetaRating
 
 

@@ -19,7 +19,7 @@ from course_lib.gp import SquaredExponential
 from course_lib.preference.laplace import laplace_mode, newton_path
 from course_lib.preference.laplace import InvalidLaplaceError
 from course_lib.preference.likelihoods import Likelihood
-from course_lib.preference.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
+from course_lib.preference import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.linalg import JitterWarning
 from numerics import assert_non_decreasing, round_off
 

@@ -15,7 +15,7 @@ from course_lib.gp import HalfStudentT, SquaredExponential
 from course_lib.preference.comparisons import Comparisons
 from course_lib.preference.laplace import laplace_mode, newton_path
 from course_lib.preference.laplace import InvalidLaplaceError
-from course_lib.preference.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
+from course_lib.preference import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.preference.rating_likelihoods import BetaRating
 from course_lib.preference.preference_gp import PreferenceGP
 from tests.preference.test_laplace import SymmetricMixture

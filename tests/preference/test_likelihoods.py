@@ -1,5 +1,5 @@
-"""Likelihoods on z = M f (course_lib.preference.likelihoods, pairwise_likelihoods and
-rating_likelihoods): every derivative against finite differences (in z and in every
+"""Likelihoods on z = M f (course_lib.preference.likelihoods with its pairwise family, probit_beta
+and rating_likelihoods): every derivative against finite differences (in z and in every
 log-parameter, far tails included), each density against scipy, predictive means and densities
 against adaptive quadrature and Monte Carlo, the orientation by swapping, stability where naive
 formulas give 0/0.
@@ -13,7 +13,7 @@ from scipy import integrate, stats
 
 from course_lib.preference.likelihoods import _DEFAULT_CLIP
 from course_lib.preference.likelihoods import inverse_mills_ratio
-from course_lib.preference.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
+from course_lib.preference import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.preference.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
 from numerics import adaptive_expectation
 

@@ -21,7 +21,7 @@ from scipy.special import ndtr
 from course_lib.gp import HalfStudentT, SquaredExponential
 from course_lib.preference.comparisons import Comparisons, DisconnectedComparisonsWarning
 from course_lib.preference.laplace import laplace_mode
-from course_lib.preference.pairwise_likelihoods import PairwiseBeta, PairwiseGaussian, PairwiseProbit
+from course_lib.preference import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.preference.rating_likelihoods import BetaRating
 from course_lib.preference.preference_gp import PreferenceGP
 from course_lib.preference.hyperparameters import OnSquare

@@ -19,7 +19,7 @@ from scipy.special import log_ndtr, ndtr
 
 from course_lib.preference import quadrature as quadrature
 from course_lib.preference.likelihoods import log_ndtr_derivatives
-from course_lib.preference.pairwise_likelihoods import PairwiseProbit
+from course_lib.preference import PairwiseProbit
 from course_lib.preference.quadrature import LatentOverflowError
 from numerics import adaptive_expectation
 

@@ -20,7 +20,7 @@ from course_lib.preference.acquisition import bivariate_ei
 from course_lib.preference.acquisition import pairwise_bald
 from course_lib.preference.comparisons import Comparisons
 from course_lib.gp.sparse import select_inducing_inputs
-from course_lib.preference.pairwise_likelihoods import PairwiseProbit
+from course_lib.preference import PairwiseProbit
 from course_lib.preference.preference_gp import PreferenceGP
 from course_lib.preference.sparse_preference import SparsePreferenceGP
 

@@ -13,7 +13,7 @@ import numpy as np
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import SquaredExponential
 from course_lib.preference.comparisons import Comparisons
-from course_lib.preference.pairwise_likelihoods import PairwiseBeta, PairwiseProbit
+from course_lib.preference import PairwiseBeta, PairwiseProbit
 from course_lib.preference.sparse_preference import SparsePreferenceGP
 
 X = np.array([[0.0, 0.0], [1.0, 0.5], [2.0, -1.0]])

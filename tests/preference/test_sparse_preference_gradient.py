@@ -8,7 +8,7 @@ the jitter.
 import numpy as np
 import pytest
 
-from course_lib.preference.pairwise_likelihoods import PairwiseProbit
+from course_lib.preference import PairwiseProbit
 from course_lib.preference.sparse_preference import SparsePreferenceGP
 
 from numerics import finite_difference

@@ -9,7 +9,7 @@ import pytest
 from scipy.integrate import quad
 from scipy.stats import multivariate_normal
 
-from course_lib.preference.pairwise_likelihoods import PairwiseGaussian, PairwiseProbit
+from course_lib.preference import PairwiseGaussian, PairwiseProbit
 from course_lib.preference.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
 from course_lib.preference.tilted_distributions import tilted_moments
 

@@ -109,7 +109,7 @@ def test_without_a_listener_answer_for_me_names_the_listener():
 
 
 def test_a_binary_listener_is_refused():
-    from course_lib.preference.pairwise_likelihoods import PairwiseProbit
+    from course_lib.preference import PairwiseProbit
     listener = SimulatedListener(lambda X: X[:, 0], PairwiseProbit(1.0), rng=0)
     with pytest.raises(ValueError, match="^listener:.*pair-binary"):
         S.PersonalisationSession(2, listener=listener)
