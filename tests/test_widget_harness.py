@@ -103,3 +103,17 @@ def test_harness_catches_a_redraw_that_changes_state():
     explorer = Explorer(render, {"width": W.IntSlider(value=3, min=1, max=5)})
     with pytest.raises(AssertionError, match="redrawing the same state changed the figure"):
         exercise_explorer(explorer)
+
+
+def test_harness_catches_a_figure_that_remembers_where_the_explorer_has_been():
+    widest = {"width": 0}
+
+    def render(width):  # the same figure on every redraw, but the widest width seen stays
+        widest["width"] = max(widest["width"], width)
+        fig, ax = plt.subplots()
+        ax.plot(range(widest["width"]))
+        return fig
+
+    explorer = Explorer(render, {"width": W.IntSlider(value=3, min=1, max=5)})
+    with pytest.raises(AssertionError, match="back in a state seen before"):
+        exercise_explorer(explorer)
