@@ -61,7 +61,7 @@ from course_lib.mixed import levelset_propose  # noqa: E402
 from course_lib.mixed.constraints import constraint_sigma  # noqa: E402
 from course_lib.gp.kernels import Constant, SquaredExponential  # noqa: E402
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint  # noqa: E402
-from course_lib.mixed.mixed_likelihood import MixedLikelihood  # noqa: E402
+from course_lib.mixed.variational_model import MixedLikelihood  # noqa: E402
 from course_lib.mixed.variational import VariationalGP  # noqa: E402
 from course_lib.linalg import JitterWarning  # noqa: E402
 from course_lib.simulators.psychophysics import psychometric_problem, simulate_answers  # noqa: E402

@@ -6,7 +6,7 @@ drawn once from ``task_rng(0, "answers")``. Two full-rank variational GPs
 (:class:`course_lib.mixed.variational.VariationalGP`) are fitted to the same answers:
 
 * ``plain`` -- the Bernoulli probit answers alone;
-* ``mixed`` -- a :class:`~course_lib.mixed.mixed_likelihood.MixedLikelihood` of the same answers and
+* ``mixed`` -- a :class:`~course_lib.mixed.variational_model.MixedLikelihood` of the same answers and
   two Gaussian constraints on the latent, f(0) = 0 and f(2) = 2 with noise variance 1e-3 (the
   seed's sigma^2). The items are the 30 inputs plus x = 0; the constraint at x = 2 is a second row
   on the item already at x = 2 (one latent, two kinds of observation), which the map M expresses.
@@ -36,7 +36,7 @@ from scipy.stats import norm
 from course_lib.gp import SquaredExponential
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint
 from course_lib.gp.priors import Gamma
-from course_lib.mixed.mixed_likelihood import MixedLikelihood
+from course_lib.mixed.variational_model import MixedLikelihood
 from course_lib.mixed.variational import VariationalGP
 from course_lib.linalg import JitterWarning
 

@@ -5,7 +5,7 @@ from scipy.stats import norm
 
 from course_lib.gp import SquaredExponential
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint
-from course_lib.mixed.mixed_likelihood import MixedLikelihood
+from course_lib.mixed import MixedLikelihood
 
 RNG = np.random.default_rng(7)
 X12 = np.sort(RNG.uniform(0.0, 5.0, 12))[:, None]

@@ -106,7 +106,8 @@ METRICS_TESTS = ("tests/test_metrics.py",)
 LAPLACE_TESTS = ("tests/preference/test_laplace.py",)
 EP_TESTS = ("tests/preference/test_ep.py", "tests/preference/test_tilted_distributions.py")
 ELBO_TESTS = ("tests/reference/test_variational_reference.py", "tests/mixed/test_variational.py",
-              "tests/mixed/test_mixed_likelihood.py", "tests/mixed/test_variational_model.py")
+              "tests/mixed/test_variational_model_mixed_likelihood.py",
+              "tests/mixed/test_variational_model.py")
 LEVELSET_TESTS = ("tests/reference/test_levelset_reference.py", "tests/mixed/test_levelset.py")
 
 TARGETS = {t.name: t for t in (
@@ -131,7 +132,7 @@ TARGETS = {t.name: t for t in (
     Target("ep", "EP site update: cavity, tilted moments, moment matching, damping, evidence "
                  "(course_lib/preference/ep.py, course_lib/preference/tilted_distributions.py)", EP_TESTS),
     Target("elbo", "Variational ELBO: expected log-likelihood, KL, row moments and their "
-                   "gradients (course_lib/mixed/variational.py, course_lib/mixed/mixed_likelihood.py)",
+                   "gradients (course_lib/mixed/variational.py, course_lib/mixed/variational_model.py)",
            ELBO_TESTS),
     Target("levelset-lookahead", "Level-set look-ahead: the conditioned probabilities, global "
                                  "MI and EAVC (course_lib/mixed/levelset.py)",
@@ -185,7 +186,7 @@ LAPLACE = "course_lib/preference/laplace.py"
 EP = "course_lib/preference/ep.py"
 TILTED_MOMENTS = "course_lib/preference/tilted_distributions.py"
 VARIATIONAL = "course_lib/mixed/variational.py"
-MIXED_LIKELIHOOD = "course_lib/mixed/mixed_likelihood.py"
+MIXED_LIKELIHOOD = "course_lib/mixed/variational_model.py"
 LEVELSET = "course_lib/mixed/levelset.py"
 LEVELSET_POSTERIOR = "course_lib/mixed/levelset.py"
 

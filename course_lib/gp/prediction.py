@@ -35,7 +35,7 @@ rest of the GP API).
 
 The checks every latent-Gaussian approximation shares. Laplace and EP (Unit 6,
 :mod:`course_lib.preference.laplace`, :mod:`course_lib.preference.ep`) and the variational fits
-(Unit 7, :mod:`course_lib.mixed.mixed_likelihood`) all approximate p(f | y) for f ~ N(0, K) and
+(Unit 7, :mod:`course_lib.mixed.variational`) all approximate p(f | y) for f ~ N(0, K) and
 z = M f, and all take the same four arguments (K, M, likelihood, y). Their checks
 (:func:`check_latent_problem`, :func:`check_prior_covariance`, :func:`check_map_columns`) are
 written once, here, beside the Gaussian those approximations produce, so that every core works

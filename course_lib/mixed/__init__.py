@@ -3,11 +3,12 @@
 What the unit teaches, in the order of lecture 07 (each module holds one idea; the cores are listed
 in ``docs/ALGORITHMS.md``):
 
-- ``mixed_likelihood`` and ``feedback_likelihoods``: answers of several kinds on one latent:
+- ``feedback_likelihoods``: answers of several kinds on one latent:
   :class:`BernoulliProbit` (yes/no), :class:`GaussianConstraint` (a constraint as a Gaussian
   pseudo-observation), :class:`LikertConfidence` and :class:`OrdinalProbit` (ordered ratings),
   joined with the pairwise likelihoods of :mod:`course_lib.preference` in one
-  :class:`MixedLikelihood`.
+  :class:`MixedLikelihood` (in ``variational_model``, the first thing both variational models
+  build from the data).
 - ``variational``: variational inference, each model with its bound: the ELBO
   (:func:`variational_evidence`: the expected log-likelihood of every row, once, minus one KL; its
   result, an evidence bound, :class:`VariationalEvidence`), its fit and the model that
@@ -15,9 +16,10 @@ in ``docs/ALGORITHMS.md``):
   ``sparse_variational``: the same on fixed inducing points, bound
   (:class:`SparseVariationalEvidence`), fit and :class:`SparseVariationalGP` (Wu et al. 2025,
   section 2 and App. A), with ``inducing`` placing the inducing points
-  (:func:`inducing_points`); ``variational_model``: what both models are
-  (:class:`VariationalModel`: the hyper-parameter vector with the learned likelihood parameters,
-  the evidence and its gradient, MAP-II, prediction).
+  (:func:`inducing_points`); ``variational_model``: the data both models fit
+  (:class:`MixedLikelihood`) and what both models are (:class:`VariationalModel`: the
+  hyper-parameter vector with the learned likelihood parameters, the evidence and its gradient,
+  MAP-II, prediction).
 - ``constraints``: prior knowledge as constraints (section 4.3):
   :func:`constraints_from_probability`, :func:`constraint_sigma`, :func:`pseudo_data`,
   :func:`detection_likelihood`.
@@ -49,13 +51,12 @@ from .feedback_likelihoods import (BernoulliProbit, GaussianConstraint, LikertCo
 from .levelset import LevelSetLookahead, eavc, global_mi, lookahead_levelset
 from .levelset_metrics import brier_levelset, f1_levelset
 from .levelset_propose import ACQUISITIONS, Proposal, bald_bernoulli, propose, straddle
-from .mixed_likelihood import MixedLikelihood
 from .inducing import inducing_points
 from .sparse_variational import (SparseVariationalEvidence, SparseVariationalGP,
                                  fit_sparse_variational, sparse_variational_evidence)
 from .variational import (VariationalEvidence, VariationalGP, fit_variational, variational_elbo,
                           variational_evidence)
-from .variational_model import VariationalModel
+from .variational_model import MixedLikelihood, VariationalModel
 
 __all__ = [
     "BernoulliProbit", "GaussianConstraint", "LikertConfidence", "OrdinalProbit",

@@ -25,7 +25,7 @@ move it freely within a factor e either side and the bound caps it above.
 Both parts see the same row z = f(a) - f(b) of the comparison matrix M
 (:meth:`course_lib.preference.comparisons.Comparisons.matrix`), so the mixed likelihood
 (:func:`preference_confidence_likelihood`) is a
-:class:`~course_lib.mixed.mixed_likelihood.MixedLikelihood` whose two parts share M: the ELBO sums
+:class:`~course_lib.mixed.variational_model.MixedLikelihood` whose two parts share M: the ELBO sums
 both parts' expected log-likelihoods once and subtracts one KL. :class:`ConfidencePreferenceGP` is
 the full-rank variational GP on it, with a ``use_ratings`` switch (an over-confident rater's
 ratings can hurt: keep the choices, drop the ratings), and predicts
@@ -53,7 +53,7 @@ from ..validation import as_bool, renamed_error
 from ..preference.comparisons import Comparisons, DisconnectedComparisonsWarning
 from ..gp.kernel_base import Kernel, as_inputs
 from .feedback_likelihoods import LikertConfidence
-from .mixed_likelihood import MixedLikelihood
+from .variational_model import MixedLikelihood
 from ..preference.likelihoods import PairwiseProbit
 from ..preference.preference_gp import latent_difference
 from ..gp.priors import LogNormal, Prior

@@ -50,7 +50,7 @@ from scipy.special import ndtri
 from ..validation import as_float_array, check_choice
 from ..gp.kernel_base import as_inputs
 from .feedback_likelihoods import BernoulliProbit, GaussianConstraint
-from .mixed_likelihood import MixedLikelihood
+from .variational_model import MixedLikelihood
 
 __all__ = ["constraints_from_probability", "constraint_sigma", "at_chance", "pseudo_data",
            "DetectionData", "detection_likelihood", "ARMS", "Z_95"]

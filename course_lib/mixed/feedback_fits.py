@@ -16,7 +16,7 @@ from ..validation import as_positive_float
 from .constraints import detection_likelihood
 from .feedback_likelihoods import GaussianConstraint
 from ..gp.kernel_base import Kernel, as_inputs
-from .mixed_likelihood import MixedLikelihood
+from .variational_model import MixedLikelihood
 from .sparse_variational import SparseVariationalGP
 from .variational import VariationalEvidence, fit_variational
 

@@ -1,7 +1,7 @@
 """Likelihoods of the mixed feedback of Unit 7 (K. Wu, C. Sanders, B. Letham and P. Guan,
 "Mixed likelihood variational Gaussian processes", preprint 2025): yes/no answers about one
 item, constraints on the latent as pseudo-observations, and how confidently a preference was
-felt. A variational GP gives each its own rows (``course_lib.mixed.mixed_likelihood.MixedLikelihood``);
+felt. A variational GP gives each its own rows (``course_lib.mixed.variational_model.MixedLikelihood``);
 the interface, its checks and its expectations over z ~ N(mean, var) are those of
 :class:`course_lib.preference.likelihoods.Likelihood`:
 

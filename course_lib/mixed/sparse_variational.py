@@ -13,7 +13,7 @@ so the prior of v is N(0, I) and the KL term needs no kernel matrix at all:
 
     KL(q(v) || N(0, I)) = 1/2 [ ||S||_F^2 + m^T m - p - 2 sum_i log S_ii ].
 
-The data are the rows z = M f of a :class:`~course_lib.mixed.mixed_likelihood.MixedLikelihood`
+The data are the rows z = M f of a :class:`~course_lib.mixed.variational_model.MixedLikelihood`
 (identity rows for yes/no answers and constraints, +1/-1 rows for pairs). With
 A = L^-1 K_ZX (p x n) and B = A M^T (p x rows), each row is Gaussian under q with
 
@@ -110,9 +110,8 @@ from ..preference.quadrature import LatentOverflowError
 from ..preference.likelihoods import Likelihood
 from ..validation import as_bool, as_float_array, as_positive_float, as_positive_int
 from ._triangular_gaussian import _TriangularPacking, _check_mean, _check_root
-from .mixed_likelihood import MixedLikelihood
 from .variational import _SITE_PRECISION_FLOOR
-from .variational_model import VariationalModel
+from .variational_model import MixedLikelihood, VariationalModel
 
 
 __all__ = ["fit_sparse_variational", "sparse_variational_evidence", "SparseVariationalEvidence",
@@ -273,7 +272,7 @@ def sparse_variational_evidence(kernel: Kernel, X, inducing, likelihood, mean_wh
                                 kl_weight: float = 1.0) -> SparseVariationalEvidence:
     """The ELBO and its ledger at GIVEN q(v) = N(mean_whitened, S S^T), ``root_whitened`` = S
     (lower triangular, positive diagonal), no optimisation. ``likelihood`` is a
-    :class:`~course_lib.mixed.mixed_likelihood.MixedLikelihood` over the rows of ``X`` (then ``y`` and
+    :class:`~course_lib.mixed.variational_model.MixedLikelihood` over the rows of ``X`` (then ``y`` and
     ``M`` stay None) or one Likelihood with its observations ``y`` and map ``M`` (None: the
     identity). ``eval_gradient`` adds the gradient in the kernel's log-parameters; with
     ``kl_weight`` the gradients are those of ``result.value``, E - kl_weight KL."""
@@ -448,7 +447,7 @@ class SparseVariationalGP(VariationalModel):
     ----------
     kernel : Kernel over the inputs.
     likelihood : a :class:`~course_lib.preference.likelihoods.Likelihood` (then ``fit(X, y, M)``) or a
-        :class:`~course_lib.mixed.mixed_likelihood.MixedLikelihood` whose parts carry their own
+        :class:`~course_lib.mixed.variational_model.MixedLikelihood` whose parts carry their own
         maps and observations (then ``fit(X)``).
     inducing : (p, d) inducing points Z, fixed (e.g.
         :func:`~course_lib.mixed.inducing.inducing_points`).

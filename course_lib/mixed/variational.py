@@ -1,6 +1,6 @@
 """The full-rank variational GP on z = M f: the ELBO, its fit and the model that optimises it.
 
-The data are the rows of a :class:`~course_lib.mixed.mixed_likelihood.MixedLikelihood`: several
+The data are the rows of a :class:`~course_lib.mixed.variational_model.MixedLikelihood`: several
 parts, each a likelihood with its own rows of the map M (identity rows for single items, +1/-1
 rows for pairs), about the same n items. Under q(f) = N(mu, S) each z_k = (M f)_k is Gaussian
 with mean (M mu)_k and variance (M S M^T)_kk, and every likelihood gives the one-dimensional
@@ -33,7 +33,7 @@ marginal likelihood. The ELBO's gradient in the kernel's log-parameters is taken
 (alpha, lambda) held at their optimum (the envelope theorem), and so is its gradient in the
 likelihood's log-parameters (cut points, lapse), which q and the KL do not depend on:
 d ELBO / d theta_lik = sum_k E_q d log p(y_k | z_k) / d theta_lik
-(:meth:`~course_lib.mixed.mixed_likelihood.MixedLikelihood.expected_parameter_gradient`).
+(:meth:`~course_lib.mixed.variational_model.MixedLikelihood.expected_parameter_gradient`).
 
 A teaching device (the lecture's bookkeeping trap): ``kl_weight`` = beta maximises
 E - beta KL instead of the ELBO, as a library does by mistake when it normalises the
@@ -73,8 +73,7 @@ from ..gp.prediction import (check_latent_problem as _check_latent_problem,
                              check_map_columns as _check_map_columns,
                              check_prior_covariance as _check_prior_covariance)
 from ..preference.quadrature import LatentOverflowError
-from .mixed_likelihood import MixedLikelihood
-from .variational_model import VariationalModel
+from .variational_model import MixedLikelihood, VariationalModel
 
 __all__ = ["VariationalEvidence", "variational_evidence", "fit_variational", "VariationalGP",
            "variational_elbo"]
@@ -410,7 +409,7 @@ class VariationalGP(VariationalModel):
     ----------
     kernel : Kernel over the items' inputs.
     likelihood : a :class:`~course_lib.preference.likelihoods.Likelihood` (then ``fit(X, y, M)``) or a
-        :class:`~course_lib.mixed.mixed_likelihood.MixedLikelihood` whose parts carry their own
+        :class:`~course_lib.mixed.variational_model.MixedLikelihood` whose parts carry their own
         maps and observations (then ``fit(X)``). Its parameters are named as
         :attr:`MixedLikelihood.param_names` (``"part<p>.<name>"``; a single likelihood is part 0).
     priors : mapping name -> Prior over ``param_names`` (kernel or learned likelihood

@@ -40,7 +40,7 @@ from ..mixed.constraints import detection_likelihood
 from ..mixed.feedback_fits import constraint_fit, ledger_fit
 from ..mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
 from ..gp.kernel_base import Kernel, as_inputs
-from ..mixed.mixed_likelihood import MixedLikelihood
+from ..mixed.variational_model import MixedLikelihood
 from ..mixed.inducing import inducing_points
 from ..plotting.mixed import (plot_binary_answers, plot_constraints, plot_elbo_ledger,
                               plot_latent_band, plot_levels_by_strength, plot_likert_levels,

@@ -26,7 +26,7 @@ from course_lib.mixed.confidence import (GAP_PRIOR_LOG_SD, _UNSCALED_PROBIT_NOIS
                                          ConfidencePreferenceGP, preference_confidence_likelihood,
                                          unscaled_pairwise_probit)
 from course_lib.mixed.feedback_likelihoods import LikertConfidence
-from course_lib.mixed.mixed_likelihood import MixedLikelihood
+from course_lib.mixed import MixedLikelihood
 from course_lib.preference import PairwiseProbit
 from course_lib.mixed.variational import VariationalGP, fit_variational
 from course_lib.simulators.confidence_raters import likert_synthetic_trials

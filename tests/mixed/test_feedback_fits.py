@@ -7,7 +7,7 @@ from mixed_data import CONSTRAINT_X, CONSTRAINT_Y, detection_problem, trials
 
 from course_lib.mixed.feedback_fits import constraint_fit, ledger_fit
 from course_lib.gp.kernels import Matern52, SquaredExponential
-from course_lib.mixed.mixed_likelihood import MixedLikelihood
+from course_lib.mixed import MixedLikelihood
 from course_lib.mixed.inducing import inducing_points
 from course_lib.mixed.variational import fit_variational
 

@@ -19,7 +19,7 @@ from course_lib.gp import GPRegression, LogNormal, SquaredExponential
 from course_lib.mixed.levelset import global_mi
 from course_lib.mixed.feedback_likelihoods import (BernoulliProbit, GaussianConstraint,
                                                    LikertConfidence)
-from course_lib.mixed.mixed_likelihood import MixedLikelihood
+from course_lib.mixed import MixedLikelihood
 from course_lib.preference import PairwiseGaussian, PairwiseProbit
 from course_lib.mixed.inducing import inducing_points
 from course_lib.mixed.sparse_variational import (SparseVariationalGP, fit_sparse_variational,

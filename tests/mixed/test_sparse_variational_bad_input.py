@@ -16,7 +16,7 @@ import numpy as np
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import LogNormal, SquaredExponential
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit, LikertConfidence
-from course_lib.mixed.mixed_likelihood import MixedLikelihood
+from course_lib.mixed import MixedLikelihood
 from course_lib.mixed.sparse_variational import (SparseVariationalGP, fit_sparse_variational,
                                                sparse_variational_evidence)
 

@@ -8,7 +8,7 @@ dense-matrix formulas for the KL and the rows' moments, and finite differences. 
 VGP_opper_archambeau is this model) is on the package index but needs TensorFlow, far too
 heavy a dependency for the course's environment, so it is not an oracle here. The model's own
 behaviour (MAP-II, learned likelihood parameters, warm-started refits) is tested in
-test_variational_model.py, the MixedLikelihood in test_mixed_likelihood.py.
+test_variational_model.py, the MixedLikelihood in test_variational_model_mixed_likelihood.py.
 """
 
 import numpy as np
@@ -20,7 +20,7 @@ from course_lib.gp import GPRegression, SquaredExponential
 from course_lib.preference import PreferenceGP
 from course_lib.preference.comparisons import Comparisons
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint
-from course_lib.mixed.mixed_likelihood import MixedLikelihood
+from course_lib.mixed import MixedLikelihood
 from course_lib.preference import PairwiseGaussian, PairwiseProbit
 from course_lib.mixed.variational import VariationalGP, fit_variational, variational_evidence
 from variational_data import SE, X12, Y12, probit_pairs

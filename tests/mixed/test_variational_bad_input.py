@@ -11,7 +11,7 @@ import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
 from course_lib.gp import SquaredExponential
-from course_lib.mixed.mixed_likelihood import MixedLikelihood
+from course_lib.mixed import MixedLikelihood
 from course_lib.preference import PairwiseProbit
 from course_lib.mixed.variational import fit_variational, variational_evidence
 

@@ -12,7 +12,7 @@ from scipy.special import ndtr
 
 from course_lib.gp import GPRegression, LogNormal, SquaredExponential
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
-from course_lib.mixed.mixed_likelihood import MixedLikelihood
+from course_lib.mixed import MixedLikelihood
 from course_lib.preference import PairwiseGaussian, PairwiseProbit
 from course_lib.mixed.feedback_likelihoods import OrdinalProbit
 from course_lib.mixed.variational import VariationalGP

@@ -29,7 +29,7 @@ from scipy.linalg import cholesky, solve_triangular
 
 from course_lib.gp.kernels import SquaredExponential
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint
-from course_lib.mixed.mixed_likelihood import MixedLikelihood
+from course_lib.mixed import MixedLikelihood
 from course_lib.mixed.sparse_variational import sparse_variational_evidence
 from course_lib.mixed.variational import variational_evidence
 

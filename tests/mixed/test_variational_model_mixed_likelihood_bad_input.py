@@ -1,4 +1,4 @@
-"""Bad-input catalogue: course_lib.mixed.mixed_likelihood (MixedLikelihood). Family
+"""Bad-input catalogue: course_lib.mixed.variational_model (MixedLikelihood). Family
 "mixed_likelihood".
 
 Decisions recorded here: a part is a (likelihood, M, y) triple and errors name the part
@@ -10,7 +10,7 @@ likelihood, naming the part's ``y``. The rows' means and variances must be one p
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib.mixed.mixed_likelihood import MixedLikelihood
+from course_lib.mixed import MixedLikelihood
 from course_lib.preference import PairwiseGaussian, PairwiseProbit
 
 PROBIT = PairwiseProbit(1.0)

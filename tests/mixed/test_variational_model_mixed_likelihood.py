@@ -1,4 +1,4 @@
-"""MixedLikelihood (course_lib.mixed.mixed_likelihood): each row summed once by its own part, the
+"""MixedLikelihood (course_lib.mixed.variational_model): each row summed once by its own part, the
 derivatives per row, and the parts' log-parameters in order.
 
 Oracles: each part's own likelihood on its rows, and finite differences.
@@ -9,7 +9,7 @@ import pytest
 
 from course_lib.preference.comparisons import Comparisons
 from course_lib.mixed.feedback_likelihoods import BernoulliProbit, GaussianConstraint, LikertConfidence
-from course_lib.mixed.mixed_likelihood import MixedLikelihood
+from course_lib.mixed import MixedLikelihood
 from course_lib.preference import PairwiseGaussian, PairwiseProbit
 from course_lib.mixed.feedback_likelihoods import OrdinalProbit
 
