@@ -1,18 +1,17 @@
-"""Exact GP regression, the shared prediction step, hyper-priors and fitting."""
+"""Exact GP regression (the shared prediction step, the hyper-priors and the optimiser have
+their own test files: test_prediction.py, test_priors.py, test_optimise.py)."""
 
 import warnings
 
 import numpy as np
 import pytest
 from scipy import stats
-from scipy.integrate import quad
 
 from course_lib.gp.kernels import (Linear, Matern52, Periodic, RationalQuadratic,
                                    SquaredExponential, White)
 from course_lib.gp.prediction import (JitterWarning, LatentGaussian, NotPositiveDefiniteError,
-                                      cholesky_with_jitter, predict_from_gaussian,
-                                      sample_gaussian)
-from course_lib.gp.priors import Gamma, HalfStudentT, LogNormal
+                                      cholesky_with_jitter, sample_gaussian)
+from course_lib.gp.priors import LogNormal
 from course_lib.gp.regression import GPRegression, gaussian_evidence
 
 
@@ -65,53 +64,6 @@ def test_log_evidence_equals_multivariate_normal_density():
     result = gp.evidence()
     assert result.value == pytest.approx(expected, rel=1e-10) and result.gradient is None
     assert result.value == pytest.approx(result.data_fit + result.complexity + result.constant)
-
-
-# ----- the shared prediction step ------------------------------------------------------------
-def test_general_prediction_step_reduces_to_exact_regression():
-    kernel, s2 = SquaredExponential(0.3, 1.2), 0.07  # short lengthscale: K well conditioned
-    gp = GPRegression(kernel, s2).fit(X, Y)
-    K, K_cross = kernel(X), kernel(X, X_TEST)
-    # exact posterior of the training latents, written out: mu = K (K + s2 I)^-1 y,
-    # Sigma = K - K (K + s2 I)^-1 K
-    inverse = np.linalg.inv(K + s2 * np.eye(len(Y)))
-    mu, Sigma = K @ inverse @ Y, K - K @ inverse @ K
-    expected_mean, expected_cov = gp.predict(X_TEST, full_cov=True)
-    forms = {
-        "covariance": LatentGaussian.from_mean_cov(K, mu, Sigma),
-        "precision (diagonal R)": LatentGaussian.from_precision(K, mu, np.full(len(Y), s2 ** -0.5)),
-        "precision (matrix R)": LatentGaussian.from_precision(K, mu, np.eye(len(Y)) / np.sqrt(s2)),
-    }
-    for label, q in forms.items():
-        mean, cov = q.predict(K_cross, kernel(X_TEST))
-        np.testing.assert_allclose(mean, expected_mean, atol=1e-8, err_msg=label)
-        np.testing.assert_allclose(cov, expected_cov, atol=1e-8, err_msg=label)
-    mean, var = predict_from_gaussian(K, K_cross, kernel.diag(X_TEST), mu, Sigma)
-    np.testing.assert_allclose(var, np.diag(expected_cov), atol=1e-8)
-    np.testing.assert_allclose(gp.posterior.mean, mu, atol=1e-10)
-    np.testing.assert_allclose(gp.posterior.covariance(K), Sigma, atol=1e-10)
-
-
-def test_precision_form_with_singular_w_matches_dense_formula():
-    # a pairwise-like W = M^T D M is singular; the R-form needs no inverse of W
-    rng = np.random.default_rng(3)
-    kernel = SquaredExponential(1.0, 1.0)
-    Xp = rng.uniform(-2, 2, (6, 1))
-    M = np.zeros((4, 6))
-    for row, (u, v) in enumerate([(0, 1), (1, 2), (3, 4), (4, 5)]):
-        M[row, u], M[row, v] = -1.0, 1.0
-    w = rng.uniform(0.5, 2.0, 4)
-    R = M.T * np.sqrt(w)
-    K = kernel(Xp)
-    f_hat = rng.normal(size=6)
-    q = LatentGaussian.from_precision(K, f_hat, R)
-    Sigma = np.linalg.inv(np.linalg.inv(K) + M.T @ np.diag(w) @ M)
-    mean, cov = q.predict(kernel(Xp, X_TEST), kernel(X_TEST))
-    Kinv = np.linalg.inv(K)
-    Kc = kernel(Xp, X_TEST)
-    np.testing.assert_allclose(mean, Kc.T @ Kinv @ f_hat, atol=1e-8)
-    np.testing.assert_allclose(cov, kernel(X_TEST) - Kc.T @ (Kinv - Kinv @ Sigma @ Kinv) @ Kc,
-                               atol=1e-8)
 
 
 # ----- invariants ----------------------------------------------------------------------------
@@ -229,70 +181,6 @@ def test_the_gradient_of_one_noise_is_the_sum_and_of_no_noise_the_kernels_alone(
     np.testing.assert_array_equal(noise_free.gradient, noise_free.gradient_kernel)
 
 
-@pytest.mark.parametrize("prior", [LogNormal(0.5, 0.7), Gamma(2.0, 3.0), HalfStudentT(4, 2.0)])
-def test_prior_log_density_gradient_and_normalisation(prior):
-    u = np.linspace(-2, 2, 9)
-    value, grad = prior.log_pdf_log(u)
-    fd = (prior.log_pdf_log(u + 1e-6)[0] - prior.log_pdf_log(u - 1e-6)[0]) / 2e-6
-    np.testing.assert_allclose(grad, fd, rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(value, prior.log_pdf(np.exp(u)) + u)  # log-Jacobian added
-    total, _ = quad(lambda t: np.exp(prior.log_pdf(np.array(t))), 0, np.inf)
-    assert total == pytest.approx(1.0, rel=1e-6)
-    assert np.isfinite(prior.sample_log(5, rng=0)).all()
-
-
-def test_prior_densities_match_scipy():
-    t = np.array([0.3, 1.0, 4.0])
-    np.testing.assert_allclose(Gamma(2.0, 3.0).log_pdf(t), stats.gamma(2.0, scale=1 / 3).logpdf(t))
-    np.testing.assert_allclose(HalfStudentT(4, 2.0).log_pdf(t),
-                               np.log(2) + stats.t(4, scale=2.0).logpdf(t))
-    np.testing.assert_allclose(LogNormal(0.5, 0.7).log_pdf(t),
-                               stats.lognorm(0.7, scale=np.exp(0.5)).logpdf(t))
-
-
-# ----- fitting -------------------------------------------------------------------------------
-def test_optimise_finds_a_stationary_point_and_beats_the_start():
-    gp = GPRegression(SquaredExponential(0.1, 5.0, lengthscale_bounds=(0.05, 20.0),
-                                         variance_bounds=(0.01, 100.0)),
-                      0.5, noise_bounds=(1e-4, 10.0)).fit(X, Y)
-    start = gp.log_evidence()
-    fit = gp.optimise_hyperparameters(n_restarts=4, rng=0)
-    assert fit.objective >= start
-    assert fit.objectives.shape == (4,) and fit.starts.shape == fit.ends.shape == (4, 3)
-    assert fit.objective == pytest.approx(fit.objectives.max())
-    assert gp.log_evidence() == pytest.approx(fit.objective) == fit.log_evidence
-    grad = gp.evidence(eval_gradient=True).gradient
-    assert np.abs(grad).max() < 1e-2
-    assert 0.05 < fit.params["noise_variance"] ** 0.5 < 0.3  # data noise sd is 0.1
-    np.testing.assert_allclose(gp.theta, fit.theta)
-
-
-def test_map_ii_pulls_towards_the_prior_and_fixed_bounds_hold():
-    base = dict(noise_variance=0.01, noise_bounds="fixed")
-    kernel = SquaredExponential(1.0, 1.0, variance_bounds="fixed")
-    ml = GPRegression(kernel, **base).fit(X[:6], Y[:6])
-    ml.optimise_hyperparameters(n_restarts=3, rng=0)
-    prior = {"lengthscale": LogNormal(np.log(0.2), 0.1)}
-    gp_map = GPRegression(kernel, priors=prior, **base).fit(X[:6], Y[:6])
-    fit = gp_map.optimise_hyperparameters(n_restarts=3, rng=0)
-    assert abs(np.log(fit.params["lengthscale"] / 0.2)) < abs(np.log(ml.kernel.lengthscale / 0.2))
-    assert fit.params["variance"] == pytest.approx(1.0)
-    assert gp_map.noise_variance == pytest.approx(0.01)
-    lp, _ = gp_map.log_hyper_prior()
-    assert fit.objective == pytest.approx(fit.log_evidence + lp)
-
-
-def test_n_restarts_counts_every_run_and_n_iter_is_reported():
-    gp = GPRegression(SquaredExponential(1.0, 1.0), 0.1).fit(X, Y)
-    initial = gp.theta
-    fit = gp.optimise_hyperparameters(n_restarts=3, rng=0, max_iter=5)
-    assert fit.starts.shape == fit.ends.shape == (3, 3)
-    np.testing.assert_array_equal(fit.starts[0], initial)     # the first run from the model
-    assert fit.n_iter.shape == (3,) and np.all((fit.n_iter >= 1) & (fit.n_iter <= 5))
-    single = GPRegression(SquaredExponential(1.0, 1.0), 0.1).fit(X, Y)
-    assert single.optimise_hyperparameters(n_restarts=1).ends.shape == (1, 3)
-
-
 def test_rng_is_keyword_only_everywhere_in_unit_4():
     import inspect
 
@@ -332,42 +220,6 @@ def test_extreme_but_allowed_magnitudes_are_computed():
     np.testing.assert_allclose(var, 2.0 - 4.0 / 2.5)
 
 
-def test_priors_in_log_space_stay_finite_far_out():
-    # log p_u is computed in u, so e^u overflowing (u > 709) or underflowing does not matter
-    u = np.array([-800.0, 800.0])
-    value, grad = LogNormal(0.5, 2.0).log_pdf_log(u)
-    np.testing.assert_allclose(value, stats.norm(0.5, 2.0).logpdf(u))
-    np.testing.assert_allclose(grad, -(u - 0.5) / 4.0)
-    nu, scale = 4, 2.0
-    value, grad = HalfStudentT(nu, scale).log_pdf_log(u)
-    # far out, log(1 + e^z) is z (u >> 0) or 0 (u << 0) with z = 2 (u - log s) - log nu
-    const = (np.log(2.0) + stats.t(nu).logpdf(0.0) - np.log(scale))
-    z = 2.0 * (u - np.log(scale)) - np.log(nu)
-    np.testing.assert_allclose(value, const - 0.5 * (nu + 1) * np.maximum(z, 0.0) + u)
-    np.testing.assert_allclose(grad, [1.0, -nu])
-    value, grad = Gamma(2.0, 3.0).log_pdf_log(u)
-    assert value[0] == pytest.approx(2.0 * np.log(3.0) + 2.0 * u[0])   # gammaln(2) = 0
-    assert grad[0] == pytest.approx(2.0)
-    assert value[1] == -np.inf and grad[1] == -np.inf                  # -3 e^800: beyond float64
-    assert np.isfinite(LogNormal(800.0, 1.0).sample_log(3, rng=0)).all()
-
-
-def test_from_whitened_is_the_same_gaussian_as_from_mean_cov():
-    rng = np.random.default_rng(5)
-    K = SquaredExponential(0.8, 1.2)(X[:6]) + 0.1 * np.eye(6)
-    L_K = np.linalg.cholesky(K)
-    w, T = rng.normal(size=6), np.tril(rng.normal(size=(6, 6)))
-    whitened = LatentGaussian.from_whitened(L_K, w, T)
-    mean, Sigma = L_K @ w, L_K @ T @ T.T @ L_K.T
-    literal = LatentGaussian.from_mean_cov(K, mean, Sigma)
-    np.testing.assert_allclose(whitened.mean, mean)
-    np.testing.assert_allclose(whitened.covariance(), Sigma, atol=1e-12)
-    K_cross = SquaredExponential(0.8, 1.2)(X[:6], X_TEST)
-    K_test = SquaredExponential(0.8, 1.2)(X_TEST)
-    for got, want in zip(whitened.predict(K_cross, K_test), literal.predict(K_cross, K_test)):
-        np.testing.assert_allclose(got, want, atol=1e-9)
-
-
 def test_fit_names_the_kernel_when_its_matrix_is_not_positive_definite():
     # a linear kernel on inputs at the origin with no noise: K = 0, beyond any jitter. The
     # message starts with the kernel (the argument to change) and says on which X (issue 20)
@@ -385,20 +237,6 @@ def test_no_warning_in_the_normal_path():
         result = gp.evidence(eval_gradient=True)
     assert np.all(np.isfinite(mean)) and np.all(np.isfinite(cov))
     assert np.isfinite(result.value) and np.all(np.isfinite(result.gradient))
-
-
-def test_the_optimiser_objective_has_the_gradient_it_reports():
-    # what L-BFGS-B sees: minus (log evidence + log hyper-prior), with its own gradient assembly
-    gp = GPRegression(SquaredExponential(0.7, 1.3), 0.2,
-                      priors={"lengthscale": LogNormal(0.0, 1.0)}).fit(X, Y)
-    theta = gp.theta
-    _, grad = gp.negative_objective(theta)
-    for p in range(theta.size):
-        step = np.zeros_like(theta)
-        step[p] = 1e-6
-        fd = (gp.negative_objective(theta + step)[0]
-              - gp.negative_objective(theta - step)[0]) / 2e-6
-        assert grad[p] == pytest.approx(fd, rel=1e-5, abs=1e-7), gp.param_names[p]
 
 
 def test_no_kernel_parameters_give_an_empty_kernel_gradient():
