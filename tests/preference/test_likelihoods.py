@@ -1,8 +1,9 @@
-"""Likelihoods on z = M f (course_lib.preference.likelihoods with its pairwise family, probit_beta
-and rating_likelihoods): every derivative against finite differences (in z and in every
-log-parameter, far tails included), each density against scipy, predictive means and densities
-against adaptive quadrature and Monte Carlo, the orientation by swapping, stability where naive
-formulas give 0/0.
+"""Likelihoods on z = M f (course_lib.preference.likelihoods with its pairwise family; the
+families of probit_beta and rating_likelihoods too): every derivative against finite
+differences (in z and in every log-parameter, far tails included), the pairwise densities
+against scipy, predictive means and densities against adaptive quadrature and Monte Carlo, the
+orientation by swapping, stability where naive formulas give 0/0. (The Beta algebra's and the
+ratings' own densities are tested in test_probit_beta.py and test_rating_likelihoods.py.)
 
 Orientation: z = f(first) - f(second); y = 1 (or degree > 0.5) means the first item won.
 """
@@ -12,7 +13,6 @@ import pytest
 from scipy import integrate, stats
 
 from course_lib.preference.likelihoods import _DEFAULT_CLIP
-from course_lib.preference.likelihoods import inverse_mills_ratio
 from course_lib.preference import PairwiseBeta, PairwiseGaussian, PairwiseProbit
 from course_lib.preference.rating_likelihoods import BetaRating, TruncatedGaussianRating, WarpedProbitRating
 from numerics import adaptive_expectation
@@ -159,7 +159,6 @@ def test_gaussian_against_scipy_and_closed_forms():
     np.testing.assert_array_equal(lik.predictive_mean(mean, var), mean)
 
 
-
 def test_probit_predictive_probability_against_quadrature_and_monte_carlo():
     lik = PairwiseProbit(0.6)
     mean, var = np.array([0.7, -2.0, 0.0, 3.0]), np.array([1.9, 0.3, 4.0, 0.01])
@@ -210,36 +209,7 @@ def test_parameters_round_trip_and_are_immutable():
     assert fixed.bounds[0, 0] == fixed.bounds[0, 1]
 
 
-# ----- Beta, truncated Gaussian and warped likelihoods ------------------------------------------
-def test_beta_likelihoods_against_scipy_beta():
-    rng = np.random.default_rng(7)
-    z = rng.normal(0, 2, 40)
-    y = rng.uniform(0.01, 0.99, 40)
-    pairwise = PairwiseBeta(0.4, 12.0)
-    mu = stats.norm.cdf(z / (np.sqrt(2) * 0.4))
-    np.testing.assert_allclose(pairwise.log_likelihood(z, y),
-                               stats.beta.logpdf(y, 12 * mu, 12 * (1 - mu)), rtol=1e-11)
-    rating = BetaRating(5.0)
-    mu = stats.norm.cdf(z)
-    np.testing.assert_allclose(rating.log_likelihood(z, y),
-                               stats.beta.logpdf(y, 5 * mu, 5 * (1 - mu)), rtol=1e-11)
-
-
-def test_beta_stays_finite_where_a_shape_vanishes():
-    """At z = +-40 one shape nu Phi(-+z) underflows to 0: scipy's log density is NaN or inf
-    there, ours is finite and continues the trend of smaller |z| smoothly."""
-    lik = BetaRating(5.0)
-    z = np.array([-40.0, -39.0, 39.0, 40.0])
-    y = np.array([0.3, 0.3, 0.3, 0.3])
-    with np.errstate(all="ignore"):
-        mu = stats.norm.cdf(z)
-        naive = stats.beta.logpdf(y, 5 * mu, 5 * (1 - mu))
-    assert not np.all(np.isfinite(naive))
-    terms = lik.terms(z, y, order=3)
-    for field in ("log_likelihood", "gradient", "curvature", "third"):
-        assert np.all(np.isfinite(getattr(terms, field))), field
-    # log alpha dominates as alpha -> 0: log p ~ log Phi(z) + const, slope ~ the probit's
-    np.testing.assert_allclose(terms.gradient[:2], inverse_mills_ratio(z[:2]), rtol=1e-3)
+# ----- clipped answers, negative curvature ------------------------------------------------------
 
 
 def test_answers_of_exactly_zero_or_one_are_clipped_as_documented():
@@ -258,21 +228,6 @@ def test_answers_of_exactly_zero_or_one_are_clipped_as_documented():
     assert np.all(np.isfinite(warped.log_likelihood(z, [0.0, 1.0, 0.5])))
 
 
-def test_truncated_gaussian_against_scipy_truncnorm():
-    rng = np.random.default_rng(8)
-    lik = TruncatedGaussianRating(0.2)
-    z = rng.normal(0, 2, 40)
-    y = rng.uniform(0, 1, 40)
-    y[:2] = [0.0, 1.0]  # the density is defined on the closed interval
-    m = stats.norm.cdf(z)
-    a, b = (0 - m) / 0.2, (1 - m) / 0.2
-    np.testing.assert_allclose(lik.log_likelihood(z, y),
-                               stats.truncnorm.logpdf(y, a, b, loc=m, scale=0.2), rtol=1e-11)
-    # E[y | z] through the expectation machinery: z with variance 0 is z itself
-    np.testing.assert_allclose(lik.predictive_mean(z, np.zeros(40)),
-                               stats.truncnorm.mean(a, b, loc=m, scale=0.2), rtol=1e-11)
-
-
 @pytest.mark.parametrize("name", ["beta", "beta rating", "truncated gaussian"])
 def test_non_log_concave_likelihoods_have_negative_curvature_somewhere(name):
     """Documented: w = -d^2 log p / dz^2 < 0 for some (z, y), so Newton needs damping and W is
@@ -282,26 +237,6 @@ def test_non_log_concave_likelihoods_have_negative_curvature_somewhere(name):
     y = np.tile([0.02, 0.3, 0.5, 0.7, 0.98], 121)
     w = lik.terms(z, y).curvature
     assert np.any(w < -1e-3) and np.any(w > 1e-3)
-
-
-def test_warped_density_carries_the_jacobian_of_the_warp():
-    """p(y | z) = N(Phi^-1(y); z, s^2) / phi(Phi^-1(y)) integrates to one over y in (0, 1);
-    the form printed in the thesis (eq. 2.39, dividing by Phi(Phi^-1(y)) = y) does not."""
-    lik = WarpedProbitRating(0.4)
-    for z in (-1.2, 0.0, 0.8):
-        def density(y):
-            return np.exp(lik.log_likelihood([z], [y])[0])
-
-        total, _ = integrate.quad(density, 0, 1, epsabs=1e-12, limit=200)
-        assert total == pytest.approx(1.0, abs=1e-8)
-        printed, _ = integrate.quad(
-            lambda y: stats.norm.pdf(stats.norm.ppf(y), z, 0.4) / y, 1e-12, 1 - 1e-12, limit=200)
-        assert abs(printed - 1.0) > 0.05
-    # and the Gaussian part is Gaussian regression on Phi^-1(y)
-    y = np.array([0.1, 0.6, 0.95])
-    terms = lik.terms(np.zeros(3), y)
-    np.testing.assert_allclose(terms.gradient, stats.norm.ppf(y) / 0.16)
-    np.testing.assert_allclose(terms.curvature, 1 / 0.16)
 
 
 def dense_log_predictive(lik, y, mean, var, n=200_001):
