@@ -1,7 +1,7 @@
 """The tests mirror the library: ``tests/<folder>/test_<module>[_<aspect>].py`` tests
 ``course_lib/<folder>/<module>.py`` (``tests/preference/test_laplace.py``,
 ``tests/preference/test_ep_bad_input.py``, ``tests/dtw/test_alignment.py``), so a reader finds a module's tests by
-its path (CONVENTIONS section 6)."""
+its path (CONVENTIONS section 6), and every module has a test file of its own."""
 
 from pathlib import Path
 
@@ -119,3 +119,42 @@ def test_bad_input_cases_sit_beside_their_modules_tests():
             where = path.relative_to(TESTS).as_posix()
             lonely.append(f"tests/{where}: no test_{module}.py beside it")
     assert not lonely, "\n".join(lonely)
+
+
+def _library_modules() -> list[Path]:
+    """Every module of course_lib, relative to it, but the packages' faces (``__init__.py``,
+    held by tests/test_unit_faces.py)."""
+    return sorted(path.relative_to(LIBRARY) for path in LIBRARY.rglob("*.py")
+                  if path.name != "__init__.py" and "__pycache__" not in path.parts)
+
+
+def _modules_without_tests(test_files) -> list[str]:
+    """The modules (as paths under course_lib/) that no test file of ``test_files`` names: a
+    module ``course_lib/<folder>/<name>.py`` (an engine ``_<name>.py``, a command line
+    ``__main__.py`` as ``main``) is tested by ``tests/<folder>/test_<name>[_<aspect>].py``, a
+    module at the top by ``tests/test_<name>[_<aspect>].py``."""
+    tested = {(folder, _module_of(path, folder)) for path, folder in test_files}
+    return [module.as_posix() for module in _library_modules()
+            if (module.parent, module.stem.strip("_")) not in tested]
+
+
+def test_every_module_has_a_test_file_of_its_own():
+    missing = _modules_without_tests(_test_files())
+    wanted = [(Path("tests") / Path(module).parent / f"test_{Path(module).stem.strip('_')}.py")
+              for module in missing]
+    assert not missing, "\n".join(
+        f"course_lib/{module} has no test file of its own: add {test.as_posix()} "
+        "(CONVENTIONS section 6)" for module, test in zip(missing, wanted))
+
+
+def test_a_module_whose_test_files_are_gone_is_named():
+    files = list(_test_files())
+    assert "dtw/alignment.py" not in _modules_without_tests(files)
+    without = [(path, folder) for path, folder in files
+               if not (folder == Path("dtw") and path.name.startswith("test_alignment"))]
+    assert "dtw/alignment.py" in _modules_without_tests(without)
+    # an engine is tested by test_<name>.py, a module at the top by tests/test_<name>.py
+    assert (Path("hmm"), "sequences") in {(folder, _module_of(path, folder))
+                                          for path, folder in files}
+    without_top = [(path, folder) for path, folder in files if path.name != "test_metrics.py"]
+    assert "metrics.py" in _modules_without_tests(without_top)
