@@ -26,7 +26,7 @@ import numpy as np
 
 from ..linalg import LOG_2PI
 from ..metrics import log_normal_interval
-from ..validation import as_float_array
+from ..validation import as_float_array, check_length
 from ..preference.likelihoods import (SQRT2, Likelihood, PairwiseProbit, check_binary,
                                       check_levels, check_rows, log_ndtr_derivatives,
                                       no_parameters)
@@ -93,6 +93,14 @@ class GaussianConstraint(Likelihood):
             raise ValueError(f"noise_sd: this likelihood has {self.noise_sd.size} rows (one sd "
                              f"each), but got {m} observation rows")
         return self.noise_sd ** 2
+
+    def check_observations(self, y, name: str = "y") -> np.ndarray:
+        """``y`` as a 1-D float array of one target per row of ``noise_sd`` (errors name
+        ``name``). Every target is allowed, but the rows are this likelihood's own, so a wrong
+        number is refused here, where the data are joined (``MixedLikelihood``), not at the
+        first evaluation inside a fit."""
+        return check_length(as_float_array(y, name, ndim=1), name, self.noise_sd.size,
+                            "row of noise_sd")
 
     def _check_domain(self, y, name):
         return y

@@ -352,9 +352,12 @@ class VariationalModel(ModelParameters):
         result = self._optimised_bound(kernel, mixed, eval_gradient, warn)
         if not eval_gradient:
             return result
-        likelihood_gradient = mixed._expected_parameter_gradient(result.z_mean, result.z_var)
+        # the likelihood's gradient only when MAP-II learns some of its parameters: with none
+        # learned it would be computed (by quadrature, for most likelihoods) and thrown away
+        likelihood_gradient = (mixed._expected_parameter_gradient(result.z_mean, result.z_var)
+                               [self._learned] if self._learned.size else np.zeros(0))
         return replace(result, gradient=np.concatenate([result.gradient_kernel,
-                                                        likelihood_gradient[self._learned]]))
+                                                        likelihood_gradient]))
 
     def log_evidence(self, theta=None) -> float:
         """The ELBO, a float (with ``kl_weight`` != 1 the objective maximised); at the current

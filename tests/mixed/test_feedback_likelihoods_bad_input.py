@@ -26,6 +26,12 @@ CASES = [
     BadInput("feedback_likelihoods: constraint rows do not match the sds",
              lambda: GaussianConstraint([0.1, 0.2]).expected_log_likelihood(
                  [0.0, 1.0, 2.0], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]), ValueError, "noise_sd"),
+    BadInput("feedback_likelihoods: constraint targets do not match the sds",
+             lambda: GaussianConstraint([0.1, 0.2]).check_observations([0.0, 1.0, 2.0], "targets"),
+             ValueError, "targets"),
+    BadInput("feedback_likelihoods: constraint targets that are not numbers",
+             lambda: GaussianConstraint([0.1, 0.2]).check_observations(["a", "b"], "targets"),
+             TypeError, "targets"),
     BadInput("feedback_likelihoods: constraint mean and var of different lengths",
              lambda: GaussianConstraint([0.1, 0.2]).expected_log_likelihood(
                  [0.0, 1.0], [0.0, 0.0], [1.0]), ValueError, "var"),
