@@ -1,4 +1,4 @@
-"""The :class:`Explorer`: controls + buttons + a render function, shown in one panel."""
+"""The :class:`Explorer`: controls + buttons + a render function, shown together."""
 
 from __future__ import annotations
 
@@ -112,7 +112,7 @@ class Explorer:
         return {name: control.value for name, control in self.controls.items()}
 
     def refresh(self) -> None:
-        """Redraw the figure; an exception is shown in the panel and stored in ``last_error``."""
+        """Redraw the figure; an exception is shown in the explorer and stored in ``last_error``."""
         self.last_error = None
         with self.output:
             self.output.clear_output(wait=True)

@@ -1,6 +1,6 @@
 """Be the sixth rater: listen, score, save, and compare yourself with the panel (Unit 5).
 
-The same panel serves the class rating round (:func:`course_lib.widgets.class_panel.class_rate`):
+The same explorer serves the class rating round (:func:`course_lib.widgets.class_panel.class_rate`):
 given the clips in a student's own order, a sheet that keeps its scores in a class sheet, and
 ``autosave``, it saves after every score into a file whose name the activity fixes.
 """
@@ -38,7 +38,7 @@ _HIDDEN_TRUTH = {"fluency"}
 class RateYourself:
     """One clip at a time: play it, click a score (or "none" to take it back), move on. ``save`` /
     ``load`` keep the scores in a file you choose; a file that exists already is loaded when
-    the panel starts, and save never replaces a file the panel has not loaded or written
+    the explorer starts, and save never replaces a file the explorer has not loaded or written
     without asking once. "compare" fits the panel models with you as the sixth rater; a score
     changed afterwards is marked in place until you compare again. Clips are numbered from 1
     everywhere. Errors show as one line; the scores given so far are kept.
@@ -46,8 +46,8 @@ class RateYourself:
     ``clips`` (default: the data set's ``clips_to_rate()``) are played in the order given, and
     ``sheet`` (default: a new :class:`~course_lib.raters.rate_yourself.ScoreSheet` of them) holds
     their scores. With ``autosave`` the file is the activity's own: there is no file box or
-    save button, every score is saved at once, and a file there that the panel cannot read
-    whole is kept under another name (:class:`_SheetFile`). ``title`` (text) heads the panel,
+    save button, every score is saved at once, and a file there that the explorer cannot read
+    whole is kept under another name (:class:`_SheetFile`). ``title`` (text) heads the explorer,
     and ``intro`` (a line of HTML) follows it: the class round shows the student's pseudonym."""
 
     def __init__(self, file="my_fluency_scores.json", data_set: str = "speechocean762", *,
@@ -217,15 +217,15 @@ def _checked_sheet(sheet, clips) -> ScoreSheet:
 
 
 class _SheetFile:
-    """A panel's sheet and the file it goes to, kept so that nothing typed or saved is lost.
+    """An explorer's sheet and the file it goes to, kept so that nothing typed or saved is lost.
 
     ``sheet`` saves and loads itself (``save(path)``, ``load(path)`` returning the entries it
     could not use); ``count()`` gives (answered, total) and ``noun`` the words for them
-    ("scores", "scored"). A file already there that the panel has not read whole is never
+    ("scores", "scored"). A file already there that the explorer has not read whole is never
     replaced silently: a save is refused once and the next one replaces it (a save pressed
     twice), or, with ``autosave`` (no save button: the class activities save at every answer),
     the file is first renamed to ``<stem>.unread-<n><suffix>`` beside it (:func:`_set_aside`).
-    A file written over since the panel read or wrote it (another notebook saving to the same
+    A file written over since the explorer read or wrote it (another notebook saving to the same
     name) counts as unread: files are told apart by :func:`_signature`. Every method returns
     the line to show and whether it reports a problem."""
 
@@ -243,7 +243,7 @@ class _SheetFile:
         unread = path.is_file() and _signature(path) not in (self.known, self.replace)
         if unread and not self.autosave:
             self.replace = _signature(path)
-            return (f"file: {path} holds {self.noun[0]} this panel has not loaded; press load "
+            return (f"file: {path} holds {self.noun[0]} this explorer has not loaded; press load "
                     "to take them, or save again to replace them"), True
         try:
             aside = _set_aside(path) if unread else None
@@ -291,7 +291,7 @@ class _SheetFile:
         if n == 0 and not self.unsaved:
             return f"{line}: nothing saved yet"
         return f"{line}, but {path} does not hold them all: " + (
-            "see the panel's status line; your next answer saves again" if self.autosave
+            "see the status line; your next answer saves again" if self.autosave
             else "press save")
 
 
@@ -318,7 +318,7 @@ def _set_aside(path: Path) -> Path:
 
 def rate_yourself(file="my_fluency_scores.json", data_set: str = "speechocean762"
                   ) -> RateYourself:
-    """The sixth-rater panel (see :class:`RateYourself`); ``file`` is where save/load go;
+    """The sixth-rater explorer (see :class:`RateYourself`); ``file`` is where save/load go;
     ``data_set``: "speechocean762" (the real experts) or "fluency" (the synthetic set, whose
     hidden true fluency the comparison shows)."""
     return RateYourself(file, data_set)

@@ -142,7 +142,7 @@ def test_save_never_replaces_an_unread_file_silently(tmp_path, figures):
     score(panel, {0: "6"})
     panel.file.value = str(other)
     panel.save()
-    assert "holds scores this panel has not loaded" in panel.status.value
+    assert "holds scores this explorer has not loaded" in panel.status.value
     assert json.loads(other.read_text())["scores"] == [4, 5, 6]
     panel.save()                                     # asked once: now replaced
     assert panel.status.value.count("saved 1 score to") == 1
