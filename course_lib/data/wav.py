@@ -17,12 +17,13 @@ from course_lib.data import DataError, _VerifiedFile, _read_verified
 from course_lib.features import mfcc_features
 from course_lib.validation import as_bool
 
-_waveforms: dict[str, np.ndarray] = {}
+# keyed by the rate asked for too: a file is refused at any rate but its own, cached or not
+_waveforms: dict[tuple[str, int], np.ndarray] = {}
 _features: dict[tuple[str, bool, bool], np.ndarray] = {}
 
 
 def _decode(verified: _VerifiedFile, sample_rate: int) -> np.ndarray:
-    cached = _waveforms.get(verified.sha256)
+    cached = _waveforms.get((verified.sha256, sample_rate))
     if cached is not None:
         return cached
     try:
@@ -34,7 +35,7 @@ def _decode(verified: _VerifiedFile, sample_rate: int) -> np.ndarray:
                         f"{samples.dtype}, shape {samples.shape}")
     waveform = samples / 32768.0
     waveform.setflags(write=False)
-    _waveforms[verified.sha256] = waveform
+    _waveforms[verified.sha256, sample_rate] = waveform
     return waveform
 
 

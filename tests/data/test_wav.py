@@ -34,6 +34,9 @@ def test_a_waveform_is_the_files_int16_samples_over_32768_and_read_only(monkeypa
     np.testing.assert_array_equal(waveform, samples / 32768.0)
     assert not waveform.flags.writeable
     assert W.load_waveform("digits", NAME, rate) is waveform   # memoised
+    # a cached file is refused at another rate all the same
+    with pytest.raises(DataError, match=f"{NAME}: expected 16000 Hz mono int16, got {rate} Hz"):
+        W.load_waveform("digits", NAME, 16000)
 
 
 def test_features_are_the_front_ends_memoised_by_content(digits_copy):
