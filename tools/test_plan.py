@@ -55,7 +55,7 @@ COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)")
 # wrong argument gets does not depend on the BLAS kernels.
 NUMERICS_UNITS = ("dtw", "gmm", "hmm", "gp", "raters", "preference", "mixed", "simulators",
                   "recognition")
-NUMERICS_FILES = ("tests/test_features.py", "tests/test_metrics.py")
+NUMERICS_FILES = ("tests/test_features.py", "tests/test_metrics.py", "tests/test_linalg.py")
 
 
 @dataclass
