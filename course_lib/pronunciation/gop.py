@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import pocketsphinx
 
+from course_lib.data.speechocean762 import RecipePhone, RecipeThresholds
 from course_lib.recording import resample
 from course_lib.results import load_result
 
@@ -72,23 +73,16 @@ _GOP_FEATURE_NAMES = (
 
 
 @dataclass(frozen=True)
-class PhoneScore:
+class PhoneScore(RecipePhone):
     """One aligned phone: the ``word_index``-th word of the text, its times in s, its GOP.
 
     ``heard``: the phone the free phone loop heard over most of this phone's frames ("SIL" for
     silence or noise; "" when not known); ``heard_share``: the share of the frames it heard as
     this same phone (0 to 1; NaN when not known). Where the loop hears something else, the
-    phone was likely said differently or not at all; the loop errs on correct speech too.
+    phone was likely said differently or not at all; the loop errs on correct speech too. The
+    fields are the shipped record's (:class:`course_lib.data.speechocean762.RecipePhone`), so a
+    phone the scorer aligned and a phone the recipe shipped are read by the same code.
     """
-
-    word_index: int
-    word: str
-    phone: str
-    start: float
-    end: float
-    gop: float
-    heard: str = ""
-    heard_share: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -311,17 +305,13 @@ def _scored(text: str, aligned, loop, notes: list[str]) -> Pronunciation:
 
 
 @dataclass(frozen=True)
-class GopThresholds:
+class GopThresholds(RecipeThresholds):
     """What :func:`gop_features` needs from the training sentences, frozen when the data were
     made: the 25th and 10th percentiles of the training phones' GOP (``low_phone``,
     ``very_low_phone``), the 10th percentile of the training words' GOP (``low_word``), and each
     feature's training median (``medians``, in :data:`_GOP_FEATURE_NAMES` order), which stands in
-    for a sentence that did not align."""
-
-    low_phone: float
-    very_low_phone: float
-    low_word: float
-    medians: tuple[float, ...]
+    for a sentence that did not align. The fields are the shipped record's
+    (:class:`course_lib.data.speechocean762.RecipeThresholds`)."""
 
 
 def gop_features(scored: Pronunciation, thresholds: GopThresholds) -> np.ndarray:

@@ -26,6 +26,8 @@ def test_the_data_layers_copies_are_the_scorers_own():
     assert DATA_GOP_FEATURE_NAMES == _GOP_FEATURE_NAMES
     assert load_speechocean762("accuracy", "gop").feature_names == _GOP_FEATURE_NAMES
     assert _CMU_PHONES == PHONES and _CMU_VOWELS == _VOWELS
+    # the scorer's types are the shipped records, adding no field of their own
+    assert issubclass(PhoneScore, RecipePhone) and issubclass(GopThresholds, RecipeThresholds)
     # NaN defaults compare by their repr: NaN != NaN
     assert repr(_fields(RecipePhone)) == repr(_fields(PhoneScore))
     assert _fields(RecipeThresholds) == _fields(GopThresholds)
