@@ -1,8 +1,8 @@
-"""Word and phone feedback on speechocean762: the experts' word and phone scores from GOP.
+"""Word and phone scores on speechocean762: the experts' scores of each word and phone from GOP.
 
 speechocean762's five experts scored every word 0-10 and every phone 0-2
 (``data/speechocean762/README.md`` says how their markup is read).
-``course_lib.pronunciation.feedback`` predicts both from what the course's GOP scorer gives
+``course_lib.pronunciation.word_scores`` predicts both from what the course's GOP scorer gives
 every phone (its GOP, what the free phone loop heard, the phone, its word and sentence) with
 two sparse GPs. Here they are trained on the corpus's 125 training speakers and measured on
 its 125 test speakers (``full``):
@@ -24,7 +24,7 @@ its 125 test speakers (``full``):
   number was seen;
 * ``subset``: both models fitted on a random 400 training sentences with fewer inducing
   inputs, measured on the same test phones and words: what the reduced run repeats;
-* ``model``: the fitted state ``course_lib.pronunciation.feedback.FeedbackModel()`` loads.
+* ``model``: the fitted state ``course_lib.pronunciation.word_scores.WordScoreModel()`` loads.
 
 The source beside ours: GOPT (Gong, Chen, Chu and Glass, "Transformer-based multi-aspect
 multi-granularity non-native English speaker pronunciation assessment", ICASSP 2022,
@@ -40,7 +40,7 @@ import numpy as np
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.features import pca_whiten
 from course_lib.metrics import discrete_kl, discretised_log_predictive, rounded_pcc_mse
-from course_lib.pronunciation.feedback import FeedbackModel, expert_phone_scores
+from course_lib.pronunciation.word_scores import WordScoreModel, expert_phone_scores
 from course_lib.significance import paired_cluster_bootstrap
 
 from .common import compare_runs, run_experiment, task_rng
@@ -121,14 +121,14 @@ def labelled_sentences(panel) -> tuple[dict, dict]:
     return sentences, counts
 
 
-def fit(sentences: dict, items, n_inducing, task: str) -> FeedbackModel:
+def fit(sentences: dict, items, n_inducing, task: str) -> WordScoreModel:
     chosen = [sentences[item] for item in items]
-    return FeedbackModel.fit([s[0] for s in chosen], [s[1] for s in chosen],
-                             [s[2] for s in chosen], n_inducing=n_inducing, max_iter=MAX_ITER,
-                             rng=task_rng(RNG_KEY, task))
+    return WordScoreModel.fit([s[0] for s in chosen], [s[1] for s in chosen],
+                              [s[2] for s in chosen], n_inducing=n_inducing, max_iter=MAX_ITER,
+                              rng=task_rng(RNG_KEY, task))
 
 
-def predictions(model: FeedbackModel, sentences: dict, items) -> dict:
+def predictions(model: WordScoreModel, sentences: dict, items) -> dict:
     """Per phone and per word of ``items``: ours, the identity baseline, the experts' mean and
     majority, and the speaker's item (phones that no expert scored are left out)."""
     out = {key: [] for key in ("phone", "phone_base", "phone_truth", "zero", "phone_item",
@@ -158,7 +158,7 @@ def precision_recall(flagged: np.ndarray, truth: np.ndarray) -> dict:
             "n_flagged": int(flagged.sum()), "n_mispronounced": int(truth.sum())}
 
 
-def measured(model: FeedbackModel, sentences: dict, test_items) -> tuple[dict, dict]:
+def measured(model: WordScoreModel, sentences: dict, test_items) -> tuple[dict, dict]:
     """The test metrics of one fitted model, and the predictions they came from."""
     p = predictions(model, sentences, test_items)
     metrics = {
@@ -172,7 +172,7 @@ def measured(model: FeedbackModel, sentences: dict, test_items) -> tuple[dict, d
     return metrics, p
 
 
-def baseline_threshold(model: FeedbackModel, sentences: dict, train_items) -> float:
+def baseline_threshold(model: WordScoreModel, sentences: dict, train_items) -> float:
     """The identity baseline's own best-F1 threshold on the training phones."""
     p = predictions(model, sentences, train_items)
     best, best_f1 = 0.0, -1.0
@@ -199,7 +199,7 @@ def cluster_tests(p: dict, speakers: np.ndarray) -> dict:
     return out
 
 
-def pooled(model: FeedbackModel, sentences: dict, items, n_items: int) -> np.ndarray:
+def pooled(model: WordScoreModel, sentences: dict, items, n_items: int) -> np.ndarray:
     """The four sentence summaries (``POOLED``) of every item in ``items`` (NaN elsewhere)."""
     rows = np.full((n_items, len(POOLED)), np.nan)
     for item in items:
@@ -306,6 +306,7 @@ def run(reduced: bool) -> dict:
         "data": "course_lib.data.speechocean762: all_phones() (every aligned sentence's phones "
                 "with GOP and the loop's phone) and word_judgements() (the five experts' word "
                 "accuracy and phone scores); the corpus's train / test split",
+        # word_scores' name before issue 60, as the committed result records it (data)
         "labels": "course_lib.pronunciation.feedback.expert_phone_scores: our phones aligned "
                   "to the canonical phones word by word; targets the experts' means",
         "mispronounced": "more than half of the experts who scored the phone gave 0; flagged "

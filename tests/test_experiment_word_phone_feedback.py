@@ -1,10 +1,10 @@
-"""Word and phone feedback on speechocean762 stays true to its code.
+"""Word and phone scores on speechocean762 (experiments/word_phone_feedback.py) stay true to code.
 
 The reduced run (the subset block: both sparse GPs fitted on 400 training sentences, measured on
 every test phone and word) is re-run and compared with the committed full result on what is
 stable (the script's compare_with_committed); the settings must be the script's, the README's
 table and claims the committed numbers, GOPT's numbers must stand beside ours, and the model
-``course_lib.pronunciation.feedback.FeedbackModel()`` loads must be the one the full run
+``course_lib.pronunciation.word_scores.WordScoreModel()`` loads must be the one the full run
 measured. A failure after a library change means the result is stale: re-run
 ``python -m experiments.word_phone_feedback`` and commit its result and table.
 """
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from course_lib.data.speechocean762 import load_speechocean762
-from course_lib.pronunciation.feedback import _PHONE_INPUTS, FeedbackModel
+from course_lib.pronunciation.word_scores import _PHONE_INPUTS, WordScoreModel
 from course_lib.results import load_result
 from experiments import common
 from experiments import word_phone_feedback as experiment
@@ -73,13 +73,13 @@ def test_the_verdicts_follow_from_the_committed_intervals(committed):
 
 
 def test_the_live_model_is_the_measured_one(committed):
-    """FeedbackModel() reads the committed state: its test-phone and test-word PCC are the
+    """WordScoreModel() reads the committed state: its test-phone and test-word PCC are the
     committed ones (the same arithmetic on the same numbers, so equal to round-off of a sum of
     some 45,000 products, far below the 1e-9 allowed)."""
     panel = load_speechocean762("accuracy", "gop")
     sentences, _ = experiment.labelled_sentences(panel)
     test = [int(i) for i in panel.test if i in sentences]
-    metrics, _ = experiment.measured(FeedbackModel(), sentences, test)
+    metrics, _ = experiment.measured(WordScoreModel(), sentences, test)
     full = committed["result"]["full"]
     assert metrics["phone_pcc"] == pytest.approx(full["phone_pcc"], abs=1e-9)
     assert metrics["word_pcc"] == pytest.approx(full["word_pcc"], abs=1e-9)

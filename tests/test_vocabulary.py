@@ -551,18 +551,16 @@ def test_the_rules_see_the_names_issue_60_removed(monkeypatch, tmp_path):
 
 
 # ----- feedback and panel (CONVENTIONS 3.4, issue 60) ----------------------------------------
-# 'feedback' outside Unit 7: the one module whose rename waits for pronunciation.panel, its user
-FEEDBACK_PENDING = {"pronunciation/feedback.py"}
 
 
 def test_feedback_names_only_unit_7s_answers():
     """'feedback' is Unit 7's word (the kinds of answer a person gives a model): no module
     outside mixed/ is named with it (what the class panel tells a student is a page, what the
-    pronunciation capstone predicts a word or phone score), the pending rename apart."""
+    pronunciation capstone predicts a word or phone score)."""
     library = ROOT / "course_lib"
     named = {path.relative_to(library).as_posix() for path in library.rglob("*feedback*.py")
              if path.relative_to(library).parts[0] != "mixed"}
-    assert named == FEEDBACK_PENDING
+    assert named == set()
 
 
 def test_a_widget_is_an_explorer_not_a_panel():

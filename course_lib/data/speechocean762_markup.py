@@ -13,7 +13,7 @@ canonical phones (:class:`WordJudgement`):
 * :func:`align_phones` aligns two phone sequences by edit distance (a gap costs 1, a
   substitution :func:`_phone_cost`), which chooses the word's canonical pronunciation from the
   corpus's lexicon and gives each canonical phone the score of the phone aligned with it
-  (:func:`course_lib.pronunciation.feedback.expert_phone_scores` aligns our phones the same way);
+  (:func:`course_lib.pronunciation.word_scores.expert_phone_scores` aligns our phones the same way);
 * :func:`_word_judgements` judges every word of the loader's sentences (:func:`_judged_word`
   one word).
 

@@ -12,8 +12,8 @@ scored as speechocean762's five experts would score it (lecture 08).
   its search run and the lattice it leaves).
 - ``corpus_scorer``: the scorer speechocean762's shipped GOP features were made with
   (``load_pronunciation_scorer``), built from the plain records the data layer reads.
-- ``feedback``: each phone's and word's expert score predicted from GOP
-  (``course_lib.pronunciation.feedback.FeedbackModel``).
+- ``word_scores``: each phone's and word's expert score predicted from GOP
+  (``course_lib.pronunciation.word_scores.WordScoreModel``).
 - ``panel_gp``: the panel's three GP families and their predictive distribution of the five
   experts' mean.
 - ``panel``: the panel itself (``course_lib.pronunciation.panel.ExpertPanel``): a recording in,
@@ -21,7 +21,7 @@ scored as speechocean762's five experts would score it (lecture 08).
   ``_panel_statements`` (the accuracy statements, the notes, the JSON's words).
 
 Not a unit package, by a named rule (docs/CONVENTIONS.md section 3.1): ``corpus_scorer``,
-``feedback`` and ``panel`` read the corpus they are built on through ``course_lib.data``, which
+``word_scores`` and ``panel`` read the corpus they are built on through ``course_lib.data``, which
 a unit may not; ``course_lib.data`` imports nothing of this package. This face shows ``gop`` and
 ``word_choice`` alone; the modules that read the corpus are imported from their modules, so that
 the scorer never waits on the corpus.

@@ -13,7 +13,7 @@ import functools
 import re
 
 from ..results import load_result
-from .feedback import WordVerdict, _heard_word
+from .word_scores import WordVerdict, _heard_word
 from .gop import PhoneScore, Pronunciation, WordReading, WordScore
 from .word_choice import WordChoice
 

@@ -26,7 +26,7 @@ training split's low-word threshold. Notes come first: words not heard as writte
 recording whose GOP features lie beyond the training cloud, what was done to the audio. A
 recording that did not align gets none of this: no mean, no interval, no distribution, one line
 saying why and what to do (the panel's view of a typical training sentence would pass for a
-score of the recording). Each phone also carries the feedback model's "mispronounced" flag,
+score of the recording). Each phone also carries the word score model's "mispronounced" flag,
 stated with its precision, recall and base rate on the corpus's test speakers.
 
 The sentences said beside the numbers (how accurate each check is, the notes, a word of the
@@ -53,7 +53,7 @@ from .gop import (Pronunciation, PhoneScore, WordReading, WordScore,
                             gop_features, word_readings)
 from .panel_gp import (PANEL_MODELS, PanelPredictive, calibrated_half_width, panel_model,
                        panel_predictive)
-from .feedback import FeedbackModel, WordVerdict, _heard_word
+from .word_scores import WordScoreModel, WordVerdict, _heard_word
 from .word_choice import ReadingDecoder
 from ._panel_statements import (_command_line_message, _message, _panel_notes, _phone_verdict,
                                 _phone_verdict_statement, _two_places, _word_accuracy_statement,
@@ -370,7 +370,7 @@ class ExpertPanel:
         self.scale = train.scale
         self.scorer = load_pronunciation_scorer()
         self._thresholds = load_recipe_thresholds()
-        self.feedback = FeedbackModel()
+        self.word_scores = WordScoreModel()
         # shares the scorer's decoders, so a word added to the scorer is known to it too
         self.reader = ReadingDecoder(self.scorer)
 
@@ -407,7 +407,7 @@ class ExpertPanel:
         judged = [(c.verdict == "as written", c.heard) for c in choices] if choices is not None \
             else [(r.as_written, _heard_word(r)[1]) for r in readings]
         words = [replace(verdict, heard_as_written=as_written, heard=heard)
-                 for verdict, (as_written, heard) in zip(self.feedback.verdicts(scored), judged)]
+                 for verdict, (as_written, heard) in zip(self.word_scores.verdicts(scored), judged)]
         if not scored.aligned:
             # no view of this recording: the GP's answer for the training medians is not one
             return PanelPrediction(

@@ -13,7 +13,7 @@ import pytest
 from course_lib.plotting.pronunciation import (panel_description, _plot_panel_distribution,
                                                panel_figure)
 from course_lib.pronunciation import PhoneScore, Pronunciation
-from course_lib.pronunciation.feedback import PhoneVerdict, WordVerdict
+from course_lib.pronunciation.word_scores import PhoneVerdict, WordVerdict
 
 RUBRIC = ((9, 10, "excellent", "no noticeable mistake"), (7, 8, "good", "a few mistakes"),
           (5, 6, "understandable", "many mistakes"), (3, 4, "poor", "serious mistakes"),

@@ -1,4 +1,4 @@
-"""Word and phone verdicts (course_lib.pronunciation.feedback).
+"""Word and phone verdicts (course_lib.pronunciation.word_scores).
 
 The alignment of our phones to the corpus's canonical phones and the threshold are checked on
 hand-made sentences; the two sparse GPs on a synthetic corpus whose phone scores follow the GOP
@@ -17,9 +17,9 @@ import pytest
 
 from course_lib.data.speechocean762 import WordJudgement
 from course_lib.pronunciation import PhoneScore, Pronunciation, WordReading
-from course_lib.pronunciation.feedback import (FeedbackModel, PhoneVerdict, WordVerdict,
-                                               _best_threshold, _heard_word,
-                                               expert_phone_scores)
+from course_lib.pronunciation.word_scores import (PhoneVerdict, WordScoreModel, WordVerdict,
+                                                  _best_threshold, _heard_word,
+                                                  expert_phone_scores)
 
 PHONES = ("AA", "B", "K", "S", "IY", "T", "DH", "N")
 
@@ -95,7 +95,7 @@ def synthetic():
     rng = np.random.default_rng(7)
     train = [synthetic_sentence(rng) for _ in range(300)]
     test = [synthetic_sentence(rng) for _ in range(100)]
-    model = FeedbackModel.fit(*zip(*train), n_inducing=(32, 16), rng=1)
+    model = WordScoreModel.fit(*zip(*train), n_inducing=(32, 16), rng=1)
     return model, test
 
 
@@ -129,7 +129,7 @@ def test_a_gop_beyond_the_training_range_reads_as_the_worst_seen(synthetic):
 
 def test_the_state_gives_back_the_same_model(synthetic):
     model, test = synthetic
-    again = FeedbackModel(model.state())
+    again = WordScoreModel(model.state())
     for phones, _, _ in test[:5]:
         np.testing.assert_array_equal(again.phone_scores(phones), model.phone_scores(phones))
         np.testing.assert_array_equal(again.word_accuracy(phones), model.word_accuracy(phones))
@@ -168,15 +168,15 @@ def test_bad_arguments_are_named(synthetic):
     model, test = synthetic
     with pytest.raises(TypeError, match="pronunciation: expected a course_lib.pronunciation"):
         model.verdicts(test[0][0])
-    with pytest.raises(ValueError, match="state: expected a FeedbackModel.state"):
-        FeedbackModel({"priors": {}})
+    with pytest.raises(ValueError, match="state: expected a WordScoreModel.state"):
+        WordScoreModel({"priors": {}})
     phones, scores, accuracy = test[0]
     with pytest.raises(ValueError, match="phone_scores: expected one array per sentence"):
-        FeedbackModel.fit([phones], [scores, scores], [accuracy])
+        WordScoreModel.fit([phones], [scores, scores], [accuracy])
     with pytest.raises(ValueError, match=r"phone_scores: sentence 0 has \d+ phones in 4 words"):
-        FeedbackModel.fit([phones], [scores[:-1]], [accuracy])
+        WordScoreModel.fit([phones], [scores[:-1]], [accuracy])
     with pytest.raises(ValueError, match="n_inducing"):
-        FeedbackModel.fit([phones], [scores], [accuracy], n_inducing=(0, 4))
+        WordScoreModel.fit([phones], [scores], [accuracy], n_inducing=(0, 4))
 
 
 # ----- what was heard instead ---------------------------------------------------------------
@@ -187,7 +187,7 @@ def reading(word, written, heard, *, as_written=False, squeezed=False):
 
 
 def test_heard_from_the_phone_loop_is_the_word_left_out_or_unclear_never_raw_phones():
-    """The loop's phones name the word said for 2.8% of accurately read words (feedback.py),
+    """The loop's phones name the word said for 2.8% of accurately read words (word_scores.py),
     so a word not heard as written is "unclear", even when its phones spell another word."""
     assert _heard_word(reading("PLAYED", "P L EY D", "P L EY D", as_written=True)) == (
         "as written", "PLAYED")

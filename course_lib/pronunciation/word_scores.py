@@ -32,10 +32,10 @@ phone takes that phone's expert scores, also when the two phones differ (the sam
 same word of the same speaker: what the experts judged there); a phone of ours with no partner
 gets none and is left out of training and scoring; a canonical phone with no partner is dropped.
 
-:class:`FeedbackModel` holds the fitted state in plain numbers, which the experiment
-``experiments/word_phone_feedback.py`` commits with its result; ``FeedbackModel()`` loads that
+:class:`WordScoreModel` holds the fitted state in plain numbers, which the experiment
+``experiments/word_phone_feedback.py`` commits with its result; ``WordScoreModel()`` loads that
 state (read with :func:`course_lib.results.load_result`, so the live verdicts are the ones the
-experiment measured) and :meth:`FeedbackModel.verdicts` gives a :class:`WordVerdict` per word of
+experiment measured) and :meth:`WordScoreModel.verdicts` gives a :class:`WordVerdict` per word of
 a :class:`~course_lib.pronunciation.Pronunciation`.
 """
 
@@ -54,7 +54,7 @@ from .gop import PhoneScore, Pronunciation, WordReading
 from ..results import load_result
 from ..validation import RngLike, as_positive_int, as_rng
 
-__all__ = ["PhoneVerdict", "WordVerdict", "FeedbackModel", "AlignedScores",
+__all__ = ["PhoneVerdict", "WordVerdict", "WordScoreModel", "AlignedScores",
            "expert_phone_scores"]
 
 _EXPERIMENT = "word_phone_feedback"
@@ -243,11 +243,11 @@ def _best_threshold(scores: np.ndarray, flagged: np.ndarray) -> float:
     return float(cuts[int(np.argmax(f1))])
 
 
-class FeedbackModel:
+class WordScoreModel:
     """The phone and word models (module docstring) at a fitted state.
 
-    ``FeedbackModel()`` loads the state the committed experiment measured;
-    ``FeedbackModel(state)`` takes a :meth:`state` dict (what :meth:`fit` returns a model of).
+    ``WordScoreModel()`` loads the state the committed experiment measured;
+    ``WordScoreModel(state)`` takes a :meth:`state` dict (what :meth:`fit` returns a model of).
     :meth:`verdicts` judges a scored recording; :meth:`phone_scores` and :meth:`word_accuracy`
     do the two predictions for one sentence's phones.
     """
@@ -257,7 +257,7 @@ class FeedbackModel:
             state = load_result(_EXPERIMENT)["result"]["model"]
         if not isinstance(state, dict) or not {"priors", "default_prior", "threshold",
                                                 "phones", "words"} <= set(state):
-            raise ValueError("state: expected a FeedbackModel.state() dict (priors, "
+            raise ValueError("state: expected a WordScoreModel.state() dict (priors, "
                              "default_prior, threshold, phones, words)")
         self.priors = {str(k): float(v) for k, v in state["priors"].items()}
         self.default_prior = float(state["default_prior"])
@@ -274,7 +274,7 @@ class FeedbackModel:
     @classmethod
     def fit(cls, sentences: Sequence[Sequence[PhoneScore]], phone_scores: Sequence,
             word_accuracy: Sequence, *, n_inducing: tuple[int, int] = (128, 64),
-            max_iter: int = 200, rng: RngLike = None) -> "FeedbackModel":
+            max_iter: int = 200, rng: RngLike = None) -> "WordScoreModel":
         """Fit both models to training sentences: ``sentences`` each sentence's aligned
         phones; ``phone_scores`` each sentence's experts' scores of its phones (n_phones, 5),
         NaN where not scored (the ``scores`` of :func:`expert_phone_scores`);
@@ -340,7 +340,7 @@ class FeedbackModel:
 
 
 def _check_training(sentences, phone_scores, word_accuracy):
-    """The training arguments of :meth:`FeedbackModel.fit` as lists, checked against one
+    """The training arguments of :meth:`WordScoreModel.fit` as lists, checked against one
     another."""
     sentences, labels, accuracy = list(sentences), list(phone_scores), list(word_accuracy)
     if not sentences or len(labels) != len(sentences) or len(accuracy) != len(sentences):
