@@ -240,6 +240,12 @@ def browser_test_status() -> tuple[list[str], str | None]:
                 f"{HOW_TO_ENABLE}.")
 
 
+def _names_a_path(arg: str) -> bool:
+    """A test file, folder or node id (``tests/x.py::test_y``) of this repository, not an
+    option or an option's value (``-k fit``)."""
+    return not arg.startswith("-") and (ROOT / arg.split("::")[0]).exists()
+
+
 def run_tests(extra_args: list[str], latest: bool) -> int:
     if not (ROOT / "tests").is_dir():
         print("This copy of the course has no tests (the student edition leaves them out); "
@@ -262,13 +268,16 @@ def run_tests(extra_args: list[str], latest: bool) -> int:
     checkers = [[str(python), "tools/check_notebooks.py"],
                 [str(python), "tools/make_exercises.py", "--check"]]
     if extra_args:
-        # A chosen subset (-k, -x, a path): the checks, then one run in pytest's usual order.
+        # A chosen subset (-k, -x, a path): the checks, then one run in pytest's usual order,
+        # over the paths named or, when none is, over every test and notebook.
         code = 0
         for step in checkers:
             code = code or run_step(step, python, env)
-        code = code or run_step([*pytest, "tests", *NOTEBOOK_DIRS, *nbval, *extra_args,
-                                 *([] if browser_paths else
-                                   [f"--ignore={BROWSER_TESTS.as_posix()}"])], python, env)
+        named = [arg for arg in extra_args if _names_a_path(arg)]
+        code = code or run_step([*pytest, *([] if named else ["tests", *NOTEBOOK_DIRS]), *nbval,
+                                 *extra_args, *([] if browser_paths else
+                                                [f"--ignore={BROWSER_TESTS.as_posix()}"])],
+                                python, env)
     else:
         code = run_plan(pytest, checkers, env, nbval, bool(browser_paths), python)
     if browser_missing:

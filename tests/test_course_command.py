@@ -186,6 +186,12 @@ def test_the_full_command_runs_the_plan_and_a_chosen_subset_runs_once(monkeypatc
                                                ["-x"])
     assert code == 0 and jobs == [] and len(commands) == 3 and "-x" in commands[-1]
     assert "--ignore=tests/browser" not in commands[-1]
+    assert "tests" in commands[-1] and "lectures" in commands[-1]
+    # a path named: that path alone, never the whole suite besides
+    code, jobs, commands = run_tests_recording(monkeypatch, tmp_path, (["tests/browser"], None),
+                                               ["tests/test_layers.py::test_no_cycle", "-k", "x"])
+    assert code == 0 and jobs == [] and "tests/test_layers.py::test_no_cycle" in commands[-1]
+    assert "tests" not in commands[-1] and "lectures" not in commands[-1]
 
 
 def test_without_chromium_ci_fails_and_a_laptop_passes(monkeypatch, tmp_path, capsys):
