@@ -3,8 +3,6 @@
 and features are memoised by the file's content, so a changed file is never answered from the
 cache."""
 
-import shutil
-
 import numpy as np
 import pytest
 from scipy.io import wavfile
@@ -13,16 +11,9 @@ import course_lib.data as data
 from course_lib.data import DataError
 from course_lib.data import wav as W
 from course_lib.features import mfcc_features
+from tests.data.test_digits import data_copy  # noqa: F401  (the fixture: a copy of data/digits)
 
 NAME = "isolated/s31_four.wav"
-
-
-@pytest.fixture
-def digits_copy(tmp_path, monkeypatch):
-    """A private copy of data/digits with _DATA_ROOT pointing at it (data/ is never touched)."""
-    shutil.copytree(data._DATA_ROOT / "digits", tmp_path / "digits", copy_function=shutil.copy)
-    monkeypatch.setattr(data, "_DATA_ROOT", tmp_path)
-    return tmp_path / "digits"
 
 
 def test_a_waveform_is_the_files_int16_samples_over_32768_and_read_only(monkeypatch):
@@ -39,15 +30,15 @@ def test_a_waveform_is_the_files_int16_samples_over_32768_and_read_only(monkeypa
         W.load_waveform("digits", NAME, 16000)
 
 
-def test_features_are_the_front_ends_memoised_by_content(digits_copy):
-    rate, samples = wavfile.read(digits_copy / NAME)
+def test_features_are_the_front_ends_memoised_by_content(data_copy):
+    rate, samples = wavfile.read(data_copy / NAME)
     features = W._waveform_features("digits", NAME, rate, deltas=False, cmn=True)
     np.testing.assert_array_equal(features, mfcc_features(samples / 32768.0, rate, deltas=False,
                                                           cmn=True))
     assert not features.flags.writeable
     assert W._waveform_features("digits", NAME, rate, deltas=False, cmn=True) is features
     # the file changed, and its manifest with it, as a contributor would change them
-    wavfile.write(digits_copy / NAME, rate, np.ascontiguousarray(samples[::-1]))
+    wavfile.write(data_copy / NAME, rate, np.ascontiguousarray(samples[::-1]))
     data._write_manifest("digits", list(data._read_manifest("digits")))
     changed = W._waveform_features("digits", NAME, rate, deltas=False, cmn=True)
     np.testing.assert_array_equal(changed, mfcc_features(samples[::-1] / 32768.0, rate,
@@ -56,8 +47,8 @@ def test_features_are_the_front_ends_memoised_by_content(digits_copy):
         W._waveform_features("digits", NAME, rate, deltas="no", cmn=True)
 
 
-def test_a_file_that_is_no_wav_is_refused_naming_it(digits_copy):
-    (digits_copy / NAME).write_bytes(b"RIFF, but not really")
+def test_a_file_that_is_no_wav_is_refused_naming_it(data_copy):
+    (data_copy / NAME).write_bytes(b"RIFF, but not really")
     data._write_manifest("digits", list(data._read_manifest("digits")))
     with pytest.raises(DataError, match="s31_four.wav: not a readable WAV file"):
         W.load_waveform("digits", NAME, 8000)
