@@ -60,6 +60,15 @@ def check_case(case: BadInput | RightAnswer) -> None:
         f"{case.argument!r}: {message!r}")
 
 
+def check_names_argument(call: Callable[[], object], name: str) -> None:
+    """``call()`` raises a ValueError or TypeError whose message starts with ``name:`` (the
+    short form of a :class:`BadInput` with ``first=True``, for a test module's own list of
+    (call, name) pairs)."""
+    with pytest.raises((ValueError, TypeError)) as info:
+        call()
+    assert str(info.value).startswith(f"{name}:"), str(info.value)
+
+
 class NegatedSE(SquaredExponential):
     """Not a kernel: minus a squared exponential (its matrices are negative definite). The GP
     families must refuse it naming ``kernel``."""

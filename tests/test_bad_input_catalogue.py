@@ -3,7 +3,8 @@
 import importlib
 from pathlib import Path
 
-from bad_input import BadInput, RightAnswer
+import pytest
+from bad_input import BadInput, RightAnswer, check_names_argument
 
 TESTS = Path(__file__).parent
 # each family's cases beside its tests: tests/preference/test_ep_bad_input.py next to tests/preference/test_ep.py
@@ -44,3 +45,16 @@ def test_catalogue_is_large_and_ids_are_distinct():
 def test_every_family_is_covered():
     covered = {c.case.split(":")[0] for c in _all_cases()}
     assert FAMILIES <= covered, f"families without bad-input cases: {sorted(FAMILIES - covered)}"
+
+
+def test_the_short_check_fails_on_a_wrong_name_or_no_error():
+    def refuse(message):
+        def call():
+            raise ValueError(message)
+        return call
+
+    check_names_argument(refuse("x: must be finite"), "x")
+    with pytest.raises(AssertionError):
+        check_names_argument(refuse("must be finite, x"), "x")
+    with pytest.raises(pytest.fail.Exception):
+        check_names_argument(lambda: None, "x")
