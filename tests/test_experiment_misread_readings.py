@@ -12,6 +12,7 @@ numbers are stale: re-run ``python -m experiments.misread_readings`` from a clea
 from __future__ import annotations
 
 import hashlib
+import json
 import importlib.util
 import math
 from collections import Counter
@@ -262,3 +263,24 @@ def test_the_readme_states_the_committed_held_out_numbers(committed):
     assert readme_sentence(committed["result"]["goals"]) in text, (
         "README.md's sentence on the word decoder's held-out numbers is stale; write: "
         + readme_sentence(committed["result"]["goals"]))
+
+
+def test_lecture_08_says_what_the_second_search_found(committed):
+    """Section 3's prose in words ("about a third", "4%", "from two thirds to a fifth") against
+    the committed grid at the tuned omission and unclear costs, no neighbour cost and the
+    largest one."""
+    notebook = json.loads((ROOT / "lectures" / "08_pronunciation.ipynb").read_text("utf-8"))
+    text = " ".join(" ".join("".join(cell["source"]) for cell in notebook["cells"]
+                             if cell.get("id") == "u8-neighbours-after").split())
+    tuned = committed["result"]["tuned"]
+    row = {entry["neighbour_penalty"]: entry for entry in committed["result"]["tuning"]["grid"]
+           if entry["omission_penalty"] == tuned["omission_penalty"]
+           and entry["unclear_penalty"] == tuned["unclear_penalty"]}
+    none, most = row[min(row)], row[max(row)]
+    assert f"A cost of {max(row):g} nats per neighbour" in text
+    assert abs(none["correct_words_lost_outright"] - 1 / 3) < 0.05          # "about a third"
+    assert f"down to {100 * most['correct_words_lost_outright']:.0f}%" in text
+    assert "from two thirds to a fifth" in text
+    assert abs(none["changed_flagged"] - 2 / 3) < 0.05                      # "two thirds"
+    assert abs(most["changed_flagged"] - 1 / 5) < 0.03                      # "a fifth"
+    assert not committed["result"]["tuning"]["rule_met"] and "No setting met the 3% rule" in text
