@@ -104,8 +104,10 @@ _UNCLEAR_PHONES = "+SPN+"
 _LEFT_OUT_WORD = "left-out"
 _LEFT_OUT_PHONES = "SIL"
 # A plain word of the dictionary: letters, perhaps an apostrophe ("don't"); not its
-# abbreviations ("a.") or hyphenated compounds, which no reader says for a written word
-_PLAIN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
+# abbreviations ("a."), hyphenated compounds, letter names ("v", "c": only "a" and "i" are
+# words) or letters' plurals ("i's"), which no reader says for a written word. No frequency
+# floor: "si" and "tho" are more common in the language model than "prayed" for PLAYED
+_PLAIN_WORD = re.compile(r"(?![b-hj-z]$|[a-z]'s$)[a-z]+(?:'[a-z]+)?")
 # Phone classes for the nearest-first order: a substitution within a class (l/r, p/b, one
 # vowel for another) is the nearest change, an insertion or deletion next, a substitution
 # across classes last

@@ -3,7 +3,7 @@
 - ``neighbours`` against a brute-force edit distance over every word of a small dictionary
   (the closed form: distance exactly 1 from some pronunciation, 0 from none), stress ignored,
   homophones out; and on the CMU dictionary the issue's own pairs (played/prayed, glass/class,
-  cold/gold).
+  cold/gold), and no letter name ("v", "c") or letter's plural ("i's") among them.
 - The JSGF that ``ReadingDecoder.grammar`` shows is accepted by pocketsphinx, and its graph
   accepts and refuses the same word sequences as the graph the decoder runs.
 - Three committed clips of ``tests/data/misread`` (espeak-ng): a reading as written passes
@@ -97,6 +97,22 @@ def test_cmu_neighbours_hold_the_issues_pairs(decoder):
         # and among the nearest the grammar holds
         assert other.upper() in slots[word.upper()]
     assert "played" not in neighbours("played", cmu)
+
+
+def test_letter_names_and_their_plurals_are_not_neighbours(decoder):
+    # THE (DH IY) is one phone from the letter names "v" (V IY) and "c" (S IY), IS (IH Z) from
+    # the CMU entries "a's", "i's", "o's" (letters' plurals): no reader says those for them
+    slots = dict(decoder.alternatives("is the"))
+    for word in ("is", "the"):
+        found = neighbours(word)
+        letters = [w for w in found if (len(w) == 1 and w not in ("a", "i"))
+                   or (len(w) == 3 and w.endswith("'s"))]
+        assert letters == [], (word, letters)
+        assert not set(slots[word.upper()]) & {"A'S", "I'S", "O'S", "V", "C"}, word
+    # real words stay: IS keeps AS and HIS; the word "a" is no letter name (THE is DH AH)
+    assert {"as", "his"} <= set(neighbours("is")) and "a" in neighbours("the")
+    # and so do apostrophe words that are not a letter's plural
+    assert "children's" in neighbours("children")
 
 
 def test_grammar_parses_and_matches_the_decoding_graph(decoder):
