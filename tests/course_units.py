@@ -14,6 +14,6 @@ UNITS = [
     "07_mixed_feedback",
     "08_pronunciation",
 ]
-NOTEBOOK_DIRS = ("lectures", "solutions", "class")  # each run whole by nbval, and guarded
+NOTEBOOK_DIRS = ("lectures", "solutions", "class")  # guarded whenever nbval runs one whole
 # The class activities (class/): the two a student answers and the lecturer's class notebook.
 CLASS_NOTEBOOKS = ("rate", "compare", "class_panel")

@@ -1,6 +1,7 @@
 """Exercises: every self-check must fail on the generated stub (docs/CONVENTIONS.md section 5).
 
-nbval already runs each solutions notebook top to bottom, so every self-check passes there.
+The site build (tests/test_site.py) runs each solutions notebook top to bottom, so every
+self-check passes there.
 Here each generated exercise is run with errors allowed, and then
   * every cell tagged ``self-check`` must have failed (AssertionError or NotImplementedError);
   * every other cell may raise only NotImplementedError (a stub, or code calling one);

@@ -152,9 +152,10 @@ def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
     jobs.append(rest("the rest of tests/", "tests", claimed, 87,
                      extra_ignores=("tests/browser", "tests/test_site.py"), after=warm,
                      load=0.8))
-    jobs += [run(f"{' and '.join(folders)} (nbval)", folders, expected, options=nbval,
-                 after=warm)
-             for folders, expected in ((["lectures"], 63), (["solutions", "class"], 40))]
+    # The class notebooks through nbval. The lectures and solutions are not run a third time
+    # for it: the site build (second pass) and the lab (the lectures, on these kernels) compare
+    # their checked cells with the stored ones as nbval would (tests/checked_outputs.py).
+    jobs.append(run("class notebooks (nbval)", ["class"], 25, options=nbval, after=warm))
     # The second pass: another set of BLAS kernels and numba's generic target.
     jobs += [run("site build (second pass)", ["tests/test_site.py"], 152, portable_env,
                  after=warm),

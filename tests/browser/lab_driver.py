@@ -31,7 +31,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import nbformat
 import screenshots
+from checked_outputs import differences
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 from time_limits import DEFAULT_TIMEOUT_S, TimeLimits, slug
@@ -547,6 +549,17 @@ class NotebookPage:
             findings.problem("run", "figures", "no figure carries its cell's description as "
                              "alt text in the lab")
 
+    def check_printed_outputs(self, saved: Path) -> None:
+        """The nbval-checked cells print in the lab, on the machine's own kernels and as a
+        student opens the notebook, what the repository stores (tests/checked_outputs.py)."""
+        stored = nbformat.read(ROOT / self.path, as_version=4)
+        n_checked, problems = differences(nbformat.read(saved, as_version=4), stored,
+                                          self.path)
+        for problem in problems:
+            self.findings.problem("run", "checked output", problem)
+        if not n_checked:
+            self.findings.problem("run", "checked output", "no nbval-checked cell found")
+
     def wait_painted(self) -> None:
         """Every figure of the notebook decoded and painted (what :meth:`screenshot_pages`
         waits for before each screen, when no screenshot is wanted)."""
@@ -640,6 +653,11 @@ class Action:
     perform: Callable[[], object]
     not_there: Callable[[], bool] | None = None
     typed: bool = False  # an entry typed into a box: "Not drawn" is an allowed answer
+
+
+def ends(choices: list) -> list:
+    """The first and the last of ``choices`` (all of them when there are at most two)."""
+    return choices if len(choices) <= 2 else [choices[0], choices[-1]]
 
 
 class ExplorerDriver:
@@ -807,6 +825,9 @@ class ExplorerDriver:
                                       shot())
 
     # --- the actions for each kind of control ------------------------------------------------
+    # A choice among many (a dropdown, toggle buttons) takes its first and last other option and
+    # goes back: each goes through the same front-end path, and tests/widget_harness.py takes
+    # every option in Python (the 20 options of lecture 01's reference list took 14 s here).
 
     def actions_for(self, k: int, control: dict):
         """The :class:`Action` list that moves one control through its range and back."""
@@ -843,11 +864,11 @@ class ExplorerDriver:
             select = element.locator("select").first
             original = select.input_value()
             options = select.evaluate("s => [...s.options].map(o => [o.value, o.text])")
-            # every other option, then the original last: "each option, and back" in one pass
+            others = ends([option for option in options if option[0] != original])
             return [Action(f"option '{text.strip()}'" + (" (back)" if value == original else ""),
                            lambda value=value: select.select_option(value),
                            lambda value=value: select.input_value() != value)
-                    for value, text in sorted(options, key=lambda o: o[0] == original)]
+                    for value, text in others + [o for o in options if o[0] == original]]
         if kind == "toggle-buttons":
             buttons = element.locator("button")
             texts = [t.strip() for t in buttons.all_inner_texts()]
@@ -858,7 +879,7 @@ class ExplorerDriver:
             active = [i for i in range(len(texts)) if not inactive(i)()]
             return [Action(f"'{texts[i]}'" + (" (back)" if i in active else ""),
                            lambda i=i: buttons.nth(i).click(), inactive(i))
-                    for i in [i for i in range(len(texts)) if i not in active] + active]
+                    for i in ends([i for i in range(len(texts)) if i not in active]) + active]
         if kind == "checkbox":
             box = element.locator("input").first
             return [Action("toggled", box.click), Action("toggled back", box.click)]

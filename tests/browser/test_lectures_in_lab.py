@@ -7,12 +7,14 @@ server's temporary copy), and then every explorer is operated; then the notebook
 its kernel ended. Two tests per lecture share that one notebook:
 
 - ``test_runs_clean``: no error output (unless its cell is tagged as expected), no stderr text,
-  no code cell that never ran, no notification covering the notebook, every audio player loads
+  no code cell that never ran, every nbval-checked cell printing what the repository stores
+  (this is the lectures' nbval run on the machine's own kernels, tests/checked_outputs.py), no notification covering the notebook, every audio player loads
   (duration > 0) and plays, every progress bar is one line high, no error in the browser console
   or as an uncaught page error, no error line in the server/kernel log.
 - ``test_explorers_respond``: each control of each explorer moved (sliders to both ends and
-  back, every dropdown option, toggles, checkboxes on and off, text boxes half-typed and back,
-  every button pressed); no error text in the explorer, the figure changes whenever the value
+  back, a dropdown's or toggle buttons' first and last other option and back, checkboxes on and
+  off, text boxes half-typed and back, every button pressed; tests/widget_harness.py takes every
+  option in Python); no error text in the explorer, the figure changes whenever the value
   did (see :class:`lab_driver.ExplorerDriver` for the exceptions), audio players filled by the
   explorers load and play, and again no console, page or log error; and axe (WCAG 2.x A/AA,
   :mod:`axe`) finds no violation inside the explorers, before and after they were operated (a
@@ -114,6 +116,7 @@ def lecture(request, browser_context, lab_server, artifacts, cpu_seconds, lab_ta
         notebook.open()
         notebook.run_all(RUN_TIMEOUT)
         notebook.check_outputs(notebook.save(copy))
+        notebook.check_printed_outputs(copy)
         notebook.check_progress_bars()
         notebook.check_audio()
         # every screen of the notebook, for the record: on request, or when the run found a
