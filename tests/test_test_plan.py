@@ -200,8 +200,14 @@ def test_a_background_job_fills_idle_cores_niced_one_at_a_time(tmp_path, monkeyp
         return int(each.log.read_text().splitlines()[1])
 
     first, second = fillers
-    # the first filler started beside both waiting jobs, niced; the second only once it ended
+    # the first filler started beside both waiting jobs, niced
     assert first.niced and nice(first) == test_plan.BACKGROUND_NICE
-    assert first.started < min(each.started + each.wall for each in waiting)
-    assert second.started >= first.started + first.wall - 0.05
+    waiting_ended = min(each.started + each.wall for each in waiting)
+    assert first.started < waiting_ended
+    # one in the background at a time: the second started once the first ended, or, where the
+    # niced first outlasted the waiting jobs (its Python's start-up starved on a loaded
+    # machine), as an ordinary job in the room they left
+    if second.started < first.started + first.wall - 0.05:
+        assert not second.niced and nice(second) == 0
+        assert second.started >= waiting_ended - 0.05
     assert not any(each.niced for each in waiting) and {nice(each) for each in waiting} == {0}
