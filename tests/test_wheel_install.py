@@ -1,8 +1,11 @@
 """course_lib installed from its wheel, not from a checkout (setup.py; docs/CONVENTIONS.md
 section 9).
 
-The wheel is built as ``pip install git+<the course>`` builds it: by pip, in an isolated build
-environment, from a copy of the files the build reads (so the checkout gets no ``build/``). It
+The wheel is built as ``pip install git+<the course>`` builds it: by pip, through the build
+backend ``pyproject.toml`` names, from a copy of the files the build reads (so the checkout gets
+no ``build/``). The backend is the test environment's setuptools, not an isolated build
+environment's: pip would fetch that from the package index on every run, and the tests run
+offline; a test checks that this setuptools meets the ``[build-system]`` requirement. It
 must hold every file of the library, every data set and every committed result. Installed
 without ``-e`` into a fresh virtual environment, a script run from another folder imports every
 unit's face, calls every data loader, builds the pronunciation panel from its committed fit
@@ -27,6 +30,7 @@ import subprocess
 import sys
 import sysconfig
 import textwrap
+import tomllib
 import venv
 import zipfile
 from importlib import metadata
@@ -122,10 +126,23 @@ def _run(command: list[str], **kwargs) -> subprocess.CompletedProcess:
 def wheel(tmp_path_factory) -> Path:
     source = _copy_build_inputs(tmp_path_factory.mktemp("source"))
     dist = tmp_path_factory.mktemp("dist")
-    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir",
-          str(dist), str(source)], cwd=dist)
+    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+          "--no-index", "--wheel-dir", str(dist), str(source)], cwd=dist)
     (built,) = dist.glob("course_lib-*.whl")
     return built
+
+
+def test_the_build_backend_here_is_one_an_isolated_build_would_take():
+    """The wheel is built without build isolation (module docstring): the setuptools that builds
+    it must be one that pyproject.toml's ``[build-system]`` allows."""
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
+        "build-system"]["requires"]
+    for line in requires:
+        requirement = Requirement(line)
+        installed = metadata.version(requirement.name)
+        assert requirement.specifier.contains(installed), (
+            f"{requirement.name} {installed} is installed; the build needs {line}: run "
+            f"python3 course.py test once to update the environment")
 
 
 @pytest.fixture(scope="module")
