@@ -34,7 +34,8 @@ What it writes (see ``data/speechocean762/README.md``), all of it computed by th
   and ``gop_phones_all.csv.gz`` (every phone of every aligned sentence, also with what the free
   phone loop heard over it: the word and phone verdicts are trained and checked on these);
 * ``SHA256SUMS`` (which also covers the committed ``CORPUS_SHA256SUMS``, the checksums of the
-  corpus's files the course reads).
+  corpus's files the course reads, and ``decoder_verdicts.csv``, the word decoder's verdicts on
+  the training sentences, when ``tools/decode_speechocean762.py`` has written it).
 
 The GOP pass runs on every core (``--jobs``; about 0.5 s of one core per sentence, so about 20
 minutes on two cores) and is deterministic: the same inputs give the same bytes.
@@ -59,8 +60,8 @@ from scipy.signal import resample_poly
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import course_lib.data as data  # noqa: E402
 from course_lib.data.fluency import _FEATURE_NAMES, _SAMPLE_RATE, _utterance_features  # noqa: E402
-from course_lib.data.speechocean762 import (_COMMIT, _GOP_RATE, _LEXICON,  # noqa: E402
-                                            _corpus_lexicon, _recording, _sentences,
+from course_lib.data.speechocean762 import (_COMMIT, _DECODER_VERDICTS, _GOP_RATE,  # noqa: E402
+                                            _LEXICON, _corpus_lexicon, _recording, _sentences,
                                             _to_course_rate)
 from course_lib.data.speechocean762_source import _CORPUS_MANIFEST  # noqa: E402
 from course_lib.pronunciation import GopThresholds, PronunciationScorer, gop_features  # noqa: E402
@@ -278,8 +279,10 @@ def main(argv: list[str] | None = None) -> None:
         writer.writerows([item] for item in choose_clips_to_rate(rows, audio))
 
     gop_names = write_gop(folder, rows, scored, examples)
+    # the word decoder's verdicts are made by tools/decode_speechocean762.py: kept if there
+    decoded = [_DECODER_VERDICTS] if (folder / _DECODER_VERDICTS).is_file() else []
     data._write_manifest(DATASET, ["features.csv", "examples.csv", "rate.csv", *gop_names,
-                                   _CORPUS_MANIFEST])
+                                   _CORPUS_MANIFEST, *decoded])
     print(f"wrote the derived files of {len(rows)} sentences to {folder}")
 
 

@@ -26,7 +26,7 @@ says (:mod:`course_lib.data.speechocean762_markup` reads it).
 :func:`load_corpus_texts` and :func:`load_corpus_lexicon` give the corpus's prompts and its
 lexicon (the words of the prompts the CMU dictionary lacks come from it), and
 :func:`load_recipe_thresholds` the training split's GOP cut-offs and medians the features were
-made with.
+made with; :func:`load_decoder_verdicts` what the word decoder heard in each training sentence.
 Every file is checked against its checksum on every load; arrays are read-only.
 """
 
@@ -67,6 +67,9 @@ _GOP_FEATURE_NAMES = (
 _INPUT_SETS = {"fluency": _FEATURE_NAMES, "gop": _GOP_FEATURE_NAMES,
                "both": _FEATURE_NAMES + _GOP_FEATURE_NAMES}
 _ALL_PHONES = "gop_phones_all.csv.gz"
+_DECODER_VERDICTS = "decoder_verdicts.csv"
+_DECODER_FEATURE_NAMES = ("as_written_share", "n_said_other", "n_left_out", "n_unclear",
+                          "margin_mean", "margin_min")
 _PHONE_COLUMNS = {"item": _parse_int, "word_index": _parse_int, "word": _parse_text,
                   "phone": _parse_text, "start": _parse_float, "end": _parse_float,
                   "gop": _parse_float}
@@ -284,6 +287,57 @@ def load_recipe_thresholds() -> RecipeThresholds:
         raise DataError(f"dataset {_DATASET!r}: gop_thresholds.csv should name {expected}")
     return RecipeThresholds(values["low_phone"], values["very_low_phone"], values["low_word"],
                             tuple(values[f"median_{name}"] for name in _GOP_FEATURE_NAMES))
+
+
+@dataclass(frozen=True)
+class DecoderVerdicts:
+    """What the word decoder heard in each training sentence (``decoder_verdicts.csv``, made by
+    ``tools/decode_speechocean762.py`` with ``ReadingDecoder`` at its tuned settings; the data
+    README names the commit of those settings). ``items`` are the training split's items in
+    order; ``decoded`` is False where the decoder gave no verdicts (the grammar could not
+    explain the recording, or it refused it) and the columns hold the decoded sentences'
+    medians; ``n_words`` the words of the text;
+    ``features`` (one row per item) the columns ``feature_names``: the share of words heard as
+    written, the words said other, left out and unclear, and the mean and minimum word margin
+    (nats per frame, each word's clipped to +-10: an infinite margin means no competitor, or
+    no written word, survived the search)."""
+
+    items: np.ndarray
+    decoded: np.ndarray
+    n_words: np.ndarray
+    features: np.ndarray
+    feature_names: tuple[str, ...]
+
+
+def load_decoder_verdicts() -> DecoderVerdicts:
+    """The word decoder's verdicts on the training sentences (:class:`DecoderVerdicts`),
+    checked: every training item once, in order; counts within the sentence's words, the share
+    heard as written the rest; every number finite."""
+    rows = _read_csv_table(_DATASET, _DECODER_VERDICTS, {
+        "item": _parse_int, "decoded": _parse_int, "n_words": _parse_int,
+        **{name: (_parse_int if name.startswith("n_") else _parse_float)
+           for name in _DECODER_FEATURE_NAMES}})
+    where = f"dataset {_DATASET!r}: {_DECODER_VERDICTS}"
+    for row in rows:
+        counts = sum(row[name] for name in ("n_said_other", "n_left_out", "n_unclear"))
+        # every word gets one of the four verdicts; the share is stored to 6 digits
+        if row["decoded"] not in (0, 1) or row["n_words"] < 1 \
+                or not 0 <= counts <= row["n_words"] \
+                or abs(row["as_written_share"] - (1 - counts / row["n_words"])) > 1e-5 \
+                or not all(math.isfinite(row[name]) for name in _DECODER_FEATURE_NAMES):
+            raise DataError(f"{where}: the row of item {row['item']} is out of range (decoded "
+                            f"0 or 1, counts within n_words, the share heard as written the "
+                            f"rest, all finite)")
+    split = np.array([row["split"] for row in _load_sentences()])
+    if [row["item"] for row in rows] != np.flatnonzero(split == "train").tolist():
+        raise DataError(f"{where} should list the training items once each, in order")
+    return DecoderVerdicts(
+        items=_read_only([row["item"] for row in rows], np.int64),
+        decoded=_read_only([row["decoded"] == 1 for row in rows], np.bool_),
+        n_words=_read_only([row["n_words"] for row in rows], np.int64),
+        features=_read_only([[row[name] for name in _DECODER_FEATURE_NAMES] for row in rows],
+                            np.float64),
+        feature_names=_DECODER_FEATURE_NAMES)
 
 
 def load_corpus_lexicon() -> dict[str, str]:
