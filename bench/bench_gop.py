@@ -40,7 +40,7 @@ from course_lib.pronunciation.panel import ExpertPanel  # noqa: E402
 from course_lib.pronunciation.word_choice import ReadingDecoder  # noqa: E402
 from course_lib.results import RESULTS_DIR, load_result  # noqa: E402
 from course_lib.recording import resample  # noqa: E402
-from course_lib.widgets.pronunciation import PronunciationPanel  # noqa: E402
+from course_lib.widgets.pronunciation import PronunciationExplorer  # noqa: E402
 from course_lib.data.speechocean762 import load_speechocean762  # noqa: E402
 from course_lib.pronunciation.corpus_scorer import load_pronunciation_scorer  # noqa: E402
 
@@ -146,7 +146,7 @@ def stop_to_plot(panel, passes, repeats: int, decoder: ReadingDecoder, values: d
     silence = np.zeros(BROWSER_RATE // 4)
     take = np.concatenate([silence, resample(clip.samples, clip.sample_rate, BROWSER_RATE),
                            silence]).astype(np.float32)
-    reader = PronunciationPanel(ExpertPanel(), panel.example_audio_16k())
+    reader = PronunciationExplorer(ExpertPanel(), panel.example_audio_16k())
     reader.sentence.value = clip.text.lower()
     raw = (np.round(clip.samples * 32767)).astype("<i2").tobytes()
 
