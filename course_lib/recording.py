@@ -23,7 +23,6 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
-from scipy.signal import resample_poly
 
 from .data.fluency import VAD_FRAME_S, speech_activity
 from .stimuli import wav_bytes
@@ -77,6 +76,8 @@ def resample(samples, source_rate: int, target_rate: int = SAMPLE_RATE) -> np.nd
     if source_rate == target_rate:
         return x.copy()
     ratio = Fraction(target_rate, source_rate)
+    from scipy.signal import resample_poly  # 0.8 s to import: only when a recording needs it
+
     return resample_poly(x, ratio.numerator, ratio.denominator)
 
 

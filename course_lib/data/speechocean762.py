@@ -39,7 +39,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.signal import resample_poly
 
 from course_lib.data import (DataError, _parse_csv_text, _parse_float, _parse_int, _parse_text,
                              _read_csv_table, _read_verified)
@@ -480,5 +479,9 @@ def _recording(utt: str, speaker: str) -> str:
 def _to_course_rate(pcm: np.ndarray) -> np.ndarray:
     """16 kHz PCM sample values (int16, or floats holding them) -> int16 at the course's 8 kHz:
     ``scipy.signal.resample_poly`` 1:2, rounded and clipped, as the recipe made the features."""
+    # imported here: scipy.signal takes 0.8 s to import, a quarter of `course.py pronounce`'s
+    # start, which never resamples a 16 kHz recording
+    from scipy.signal import resample_poly
+
     down = resample_poly(np.asarray(pcm, dtype=np.float64), 1, _GOP_RATE // _SAMPLE_RATE)
     return np.clip(np.round(down), -32768, 32767).astype(np.int16)
