@@ -1,12 +1,14 @@
-"""Decode every training sentence of speechocean762 word by word and write what the decoder heard.
+"""Decode every sentence of speechocean762 word by word and write what the decoder heard.
 
 The pronunciation panel scores a sentence from its 17 GOP features; issue 58 asks whether the
 word decoder's verdicts (:class:`course_lib.pronunciation.word_choice.ReadingDecoder`: each
 word of the text against its dictionary neighbours, an unclear and a left-out alternative)
 should become inputs of the panel, chosen by speaker-disjoint cross-validation on the training
 split (``experiments/panel_decoder_inputs.py``). This recipe makes its data: for each of the
-2,500 training sentences, a few plain numbers from ``ReadingDecoder.decode`` at its tuned
+5,000 sentences, a few plain numbers from ``ReadingDecoder.decode`` at its tuned
 settings (the decoder's default: the committed result of ``experiments/misread_readings.py``).
+The test sentences are decoded too: once the numbers are chosen as inputs, the panel is refitted
+with them and scored on the test speakers (``experiments/pronunciation_panel.py``).
 
 Run from a clean checkout whose ``experiments/results/misread_readings.json`` is committed (the
 tool refuses a modified one: the data must name the settings it was made with), with a clone or
@@ -17,7 +19,7 @@ mirror of the corpus as for ``tools/make_speechocean762.py``, whose readers it u
 It writes ``data/speechocean762/decoder_verdicts.csv`` (the columns: ``COLUMNS``; see the data
 README) and adds it to ``SHA256SUMS``. About 0.3 s of one core per sentence; every sentence is
 decoded with a fresh front end (``_search_lattice`` re-initialises it), so the result does not
-depend on the order or the number of jobs. ``--limit N`` decodes the first N training sentences
+depend on the order or the number of jobs. ``--limit N`` decodes the first N sentences
 only and prints them instead of writing (for trying the pass out).
 
 Infinite and missing margins, by rule: a word's margin is +inf when no competitor survived the
@@ -25,9 +27,9 @@ search's beam in its slot and -inf when the written word did not (``WordChoice``
 the grammar cannot explain at any beam has every word "unclear" with a NaN margin, and one the
 decoder refuses (longer than 20 s) has no verdicts at all. A feature must be a finite number, so
 each word's margin is clipped to +-``MARGIN_CLIP`` nats per frame before the mean and the
-minimum are taken, and a sentence not decoded (``decoded`` 0, either case) carries the decoded
-training sentences' medians in every column (counts rounded, the share heard as written the
-rest), as ``gop_features.csv`` does for a sentence that did not align.
+minimum are taken, and a sentence not decoded (``decoded`` 0, either case, in either split)
+carries the decoded training sentences' medians in every column (counts rounded, the share
+heard as written the rest), as ``gop_features.csv`` does for a sentence that did not align.
 """
 
 from __future__ import annotations
@@ -115,22 +117,22 @@ def _decode_one(task: tuple[int, str, str]) -> tuple[int, dict, float]:
     return item, summary, time.process_time() - started
 
 
-def decode_training(corpus: Path, jobs: int, limit: int | None) -> tuple[list, float]:
-    """Every training sentence's summary (item order) and the workers' CPU seconds."""
-    rows = read_corpus(corpus)
-    train = [item for item, row in enumerate(rows) if row["split"] == "train"][:limit]
-    tasks = [(item, rows[item]["wav"], rows[item]["text"]) for item in train]
+def decode_corpus(corpus: Path, jobs: int, limit: int | None) -> tuple[list, float]:
+    """Every sentence's summary with its split (item order) and the workers' CPU seconds."""
+    rows = read_corpus(corpus)[:limit]
+    tasks = [(item, row["wav"], row["text"]) for item, row in enumerate(rows)]
     with multiprocessing.get_context("spawn").Pool(jobs, _start_worker,
                                                    (corpus, extra_words(corpus, rows))) as pool:
         results = pool.map(_decode_one, tasks, chunksize=10)
-    return ([{"item": item, **summary} for item, summary, _ in results],
+    return ([{"item": item, "split": rows[item]["split"], **summary}
+             for item, summary, _ in results],
             float(sum(cpu for _, _, cpu in results)))
 
 
 def with_medians(rows: list[dict]) -> list[dict]:
-    """The rows, a sentence not decoded carrying the decoded ones' medians (counts rounded, the
-    share heard as written then the rest)."""
-    decoded = [row for row in rows if row["decoded"]]
+    """The rows, a sentence not decoded carrying the decoded training ones' medians (counts
+    rounded, the share heard as written then the rest): the test split chooses nothing."""
+    decoded = [row for row in rows if row["decoded"] and row["split"] == "train"]
     medians = {name: float(np.median([row[name] for row in decoded]))
                for name in _DECODER_FEATURE_NAMES}
     out = []
@@ -151,14 +153,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count(),
                         help="processes for the decoding pass (default: every core)")
     parser.add_argument("--limit", type=int, default=None,
-                        help="decode only the first LIMIT training sentences and print them")
+                        help="decode only the first LIMIT sentences and print them")
     args = parser.parse_args(argv)
     root = Path(__file__).resolve().parents[1]
     commit = tuned_commit(root)
     settings = {name: _tuned(name) for name in TUNED_NAMES}
     print(f"tuned settings of {TUNED_RESULT} at {commit}: {settings}")
     started = time.perf_counter()
-    rows, cpu = decode_training(args.corpus, args.jobs, args.limit)
+    rows, cpu = decode_corpus(args.corpus, args.jobs, args.limit)
     print(f"decoded {len(rows)} sentences in {time.perf_counter() - started:.0f} s, "
           f"{cpu:.0f} CPU-s in the workers ({cpu / len(rows):.2f} per sentence); "
           f"{sum(1 - row['decoded'] for row in rows)} not decoded; "
