@@ -23,10 +23,8 @@ offering its ``REPORTS`` by result name.
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
-
-from .mixed.experiment_reports import REPORTS as _MIXED_REPORTS
-from .raters.experiment_tables import REPORTS as _RATER_TABLES
 
 # A wheel carries the results inside the package (setup.py maps experiments/results/ there); a
 # checkout, or an editable install of one, reads them where the scripts commit them.
@@ -67,9 +65,17 @@ def load_result(name: str) -> dict:
                          f"({err}); restore it with `git checkout` or re-run its script") from err
 
 
-# The table(s) of each result that has a report, by the result's name, in the order printed:
-# lecture 05's written by its unit's experiment tables, lecture 07's by its experiment reports.
-_REPORTS = {**_RATER_TABLES, **_MIXED_REPORTS}
+@cache
+def _reports() -> dict:
+    """The table(s) of each result that has a report, by the result's name, in the order printed:
+    lecture 05's written by its unit's experiment tables, lecture 07's by its experiment reports.
+    Imported on the first report, not with this module: Units 5-7 bring scipy.stats and the
+    preference models (1.3 s), which a reader of results alone, such as ``course.py pronounce``,
+    never uses."""
+    from .mixed.experiment_reports import REPORTS as mixed_reports
+    from .raters.experiment_tables import REPORTS as rater_tables
+
+    return {**rater_tables, **mixed_reports}
 
 
 def report(result) -> str:
@@ -84,8 +90,8 @@ def report(result) -> str:
     if not isinstance(result, dict) or not isinstance(result.get("result"), dict):
         raise TypeError(f"result: expected a committed result (load_result(name)), got "
                         f"{type(result).__name__}")
-    parts = _REPORTS.get(result.get("name"))
+    parts = _reports().get(result.get("name"))
     if parts is None:
         raise ValueError(f"result: there is no report for {result.get('name')!r}; reports "
-                         f"exist for {', '.join(sorted(_REPORTS))}")
+                         f"exist for {', '.join(sorted(_reports()))}")
     return "\n\n".join(part(result) for part in parts)

@@ -121,7 +121,7 @@ def test_no_project_labels_in_what_a_student_reads(path):
         "cite the source by its authors and year (a thesis's paper by its own authors)"
 
 
-@pytest.mark.parametrize("name", sorted(results._REPORTS))
+@pytest.mark.parametrize("name", sorted(results._reports()))
 def test_no_project_labels_in_the_printed_tables(name):
     assert _labels(results.report(results.load_result(name)), TABLE_LABEL) == [], \
         "a printed table names its paper by author and year (or arXiv number)"

@@ -6,6 +6,10 @@ anything but a committed result with a report is refused with the argument's nam
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from course_lib import results
@@ -20,7 +24,17 @@ def test_fluency_report_shows_both_tables_of_its_result():
 
 
 def test_every_report_names_a_committed_result():
-    assert set(results._REPORTS) <= set(results.available_results())
+    assert set(results._reports()) <= set(results.available_results())
+
+
+def test_reading_a_result_imports_no_unit():
+    # `course.py pronounce` reads results only: the report tables' units cost it 1.3 s of start-up
+    units = ("course_lib.raters", "course_lib.preference", "course_lib.mixed")
+    code = ("import sys, course_lib.results; print(sorted(name for name in sys.modules "
+            f"if name.startswith({units!r})))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(results.__file__).parents[1])
+    assert run.stdout.strip() == "[]"
 
 
 def test_a_result_without_a_report_is_refused_with_the_names_that_have_one():
