@@ -1,0 +1,24 @@
+"""The start-up of `course.py pronounce` (course_lib.pronunciation.panel run as a program): it
+imports nothing it does not use (issue 58, point 5: at most 3 s a call, start-up included)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import course_lib
+
+# Each cost the command a sixth or more of a call (about 5 CPU-s then) to import, and it uses
+# none: Units 5-7's report tables (course_lib.results.report) with the preference models below
+# them, and scipy.stats (0.6 s; only a default interval width calls it).
+_UNUSED = ("course_lib.raters.experiment_tables", "course_lib.mixed", "course_lib.preference",
+           "scipy.stats")
+
+
+def test_the_command_imports_no_module_it_does_not_use():
+    code = ("import sys, course_lib.pronunciation.panel; print(sorted(name for name in "
+            f"sys.modules if name.startswith({_UNUSED!r})))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(course_lib.__file__).parents[1])
+    assert run.stdout.strip() == "[]"
