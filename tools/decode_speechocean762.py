@@ -27,7 +27,8 @@ search's beam in its slot and -inf when the written word did not (``WordChoice``
 the grammar cannot explain at any beam has every word "unclear" with a NaN margin, and one the
 decoder refuses (longer than 20 s) has no verdicts at all. A feature must be a finite number, so
 each word's margin is clipped to +-``MARGIN_CLIP`` nats per frame before the mean and the
-minimum are taken, and a sentence not decoded (``decoded`` 0, either case, in either split)
+minimum are taken (``reading_numbers`` of ``course_lib.pronunciation.word_choice``; the run
+prints the largest finite margin), and a sentence not decoded (``decoded`` 0, either case, in either split)
 carries the decoded training sentences' medians in every column (counts rounded, the share
 heard as written the rest), as ``gop_features.csv`` does for a sentence that did not align.
 """
@@ -50,20 +51,16 @@ from scipy.io import wavfile
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import course_lib.data as data  # noqa: E402
-from course_lib.data.speechocean762 import _DECODER_FEATURE_NAMES, _DECODER_VERDICTS  # noqa: E402
+from course_lib.data.speechocean762 import _DECODER_VERDICTS  # noqa: E402
 from course_lib.pronunciation import PronunciationScorer  # noqa: E402
-from course_lib.pronunciation.word_choice import ReadingDecoder, _tuned  # noqa: E402
+from course_lib.pronunciation.word_choice import (READING_NUMBER_NAMES, ReadingDecoder,  # noqa: E402
+                                                  _tuned, reading_numbers, stand_in_numbers)
 from make_speechocean762 import (DATASET, BlobReader, extra_words, read_corpus,  # noqa: E402
                                  stored)
 
 TUNED_RESULT = "experiments/results/misread_readings.json"
 TUNED_NAMES = ("margin", "unclear_penalty", "omission_penalty", "neighbour_penalty")
-# Margins are clipped here (nats per frame), +-inf and the few finite extremes alike (the run
-# prints the largest finite one: 80 on the training sentences; on the first 40, all within
-# +-1.5): beyond 10 a word's verdict is decisive either way, and a few extreme words should
-# not move a sentence's mean
-MARGIN_CLIP = 10.0
-COLUMNS = ("item", "decoded", "n_words", *_DECODER_FEATURE_NAMES)
+COLUMNS = ("item", "decoded", "n_words", *READING_NUMBER_NAMES)
 
 
 def tuned_commit(root: Path) -> str:
@@ -79,18 +76,12 @@ def tuned_commit(root: Path) -> str:
 
 
 def summarise(choices) -> dict:
-    """The plain numbers of one sentence's word verdicts (margins NaN when not decoded)."""
-    verdicts = [choice.verdict for choice in choices]
+    """One sentence's numbers (``reading_numbers``, NaN when not decoded) and how often the clip
+    acts, with the largest margin it leaves alone (printed, not written)."""
     margins = np.array([choice.margin for choice in choices])
-    decoded = not np.isnan(margins).any()
-    clipped = np.clip(margins, -MARGIN_CLIP, MARGIN_CLIP)
-    return {"decoded": int(decoded), "n_words": len(choices),
-            "as_written_share": verdicts.count("as written") / len(choices),
-            "n_said_other": verdicts.count("said other"),
-            "n_left_out": verdicts.count("left out"), "n_unclear": verdicts.count("unclear"),
-            "margin_mean": float(clipped.mean()) if decoded else math.nan,
-            "margin_min": float(clipped.min()) if decoded else math.nan,
-            # not written: how often the clip acts, and the largest margin it leaves alone
+    numbers = reading_numbers(choices)
+    return {"decoded": int(numbers is not None), "n_words": len(choices),
+            **(numbers or dict.fromkeys(READING_NUMBER_NAMES, math.nan)),
             "n_infinite": int(np.isinf(margins).sum()),
             "finite_largest": float(np.abs(margins[np.isfinite(margins)]).max(initial=0.0))}
 
@@ -130,21 +121,12 @@ def decode_corpus(corpus: Path, jobs: int, limit: int | None) -> tuple[list, flo
 
 
 def with_medians(rows: list[dict]) -> list[dict]:
-    """The rows, a sentence not decoded carrying the decoded training ones' medians (counts
-    rounded, the share heard as written then the rest): the test split chooses nothing."""
-    decoded = [row for row in rows if row["decoded"] and row["split"] == "train"]
-    medians = {name: float(np.median([row[name] for row in decoded]))
-               for name in _DECODER_FEATURE_NAMES}
-    out = []
-    for row in rows:
-        if not row["decoded"]:
-            counts = {name: min(round(medians[name]), row["n_words"])
-                      for name in ("n_said_other", "n_left_out", "n_unclear")}
-            row = {**row, **medians, **counts,
-                   "as_written_share": 1 - min(sum(counts.values()), row["n_words"])
-                   / row["n_words"]}
-        out.append(row)
-    return out
+    """The rows, a sentence not decoded carrying ``stand_in_numbers`` of the decoded training
+    sentences: the test split chooses nothing."""
+    decoded = [[row[name] for name in READING_NUMBER_NAMES] for row in rows
+               if row["decoded"] and row["split"] == "train"]
+    return [row if row["decoded"] else {**row, **stand_in_numbers(decoded, row["n_words"])}
+            for row in rows]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -35,7 +35,7 @@ What it writes (see ``data/speechocean762/README.md``), all of it computed by th
   phone loop heard over it: the word and phone verdicts are trained and checked on these);
 * ``SHA256SUMS`` (which also covers the committed ``CORPUS_SHA256SUMS``, the checksums of the
   corpus's files the course reads, and ``decoder_verdicts.csv``, the word decoder's verdicts on
-  the training sentences, when ``tools/decode_speechocean762.py`` has written it).
+  every sentence, when ``tools/decode_speechocean762.py`` has written it).
 
 The GOP pass runs on every core (``--jobs``; about 0.5 s of one core per sentence, so about 20
 minutes on two cores) and is deterministic: the same inputs give the same bytes.

@@ -18,7 +18,7 @@ sentence), Kaldi-style lists and ``lexicon.txt``.
 
 :func:`load_speechocean762` returns a :class:`PanelSet` for one aspect ("accuracy", the score
 the multi-rater GP of arXiv 2306.02719 (2024) models, or "fluency") and one input set
-("fluency", "gop" or "both") with the corpus's own 2,500 / 2,500 train / test split. Its
+("fluency", "gop", "both" or "gop+decoder") with the corpus's own 2,500 / 2,500 train / test split. Its
 ``all_phones()`` gives every aligned sentence's phones with their GOP, and
 ``word_judgements()`` the experts' word accuracy and their scores of each word's canonical
 phones (:class:`WordJudgement`), read from the markup of ``utt2score`` as the data README
@@ -26,7 +26,7 @@ says (:mod:`course_lib.data.speechocean762_markup` reads it).
 :func:`load_corpus_texts` and :func:`load_corpus_lexicon` give the corpus's prompts and its
 lexicon (the words of the prompts the CMU dictionary lacks come from it), and
 :func:`load_recipe_thresholds` the training split's GOP cut-offs and medians the features were
-made with; :func:`load_decoder_verdicts` what the word decoder heard in each training sentence.
+made with; :func:`load_decoder_verdicts` what the word decoder heard in each sentence.
 Every file is checked against its checksum on every load; arrays are read-only.
 """
 
@@ -63,12 +63,17 @@ _GOP_FEATURE_NAMES = (
     "low_phone_fraction", "very_low_phone_fraction", "word_gop_mean", "word_gop_min",
     "low_word_fraction", "vowel_gop_mean", "consonant_gop_mean", "aligned_score", "loop_score",
     "phone_rate")
-_INPUT_SETS = {"fluency": _FEATURE_NAMES, "gop": _GOP_FEATURE_NAMES,
-               "both": _FEATURE_NAMES + _GOP_FEATURE_NAMES}
 _ALL_PHONES = "gop_phones_all.csv.gz"
 _DECODER_VERDICTS = "decoder_verdicts.csv"
 _DECODER_FEATURE_NAMES = ("as_written_share", "n_said_other", "n_left_out", "n_unclear",
                           "margin_mean", "margin_min")
+# The decoder's numbers the pronunciation panel reads beside the GOP features: left out and
+# unclear are 0 in every training sentence at the decoder's tuned penalties, so they carry
+# nothing there and the whitening would refuse them (a test holds that they stay 0).
+_PANEL_DECODER_NAMES = ("as_written_share", "n_said_other", "margin_mean", "margin_min")
+_INPUT_SETS = {"fluency": _FEATURE_NAMES, "gop": _GOP_FEATURE_NAMES,
+               "both": _FEATURE_NAMES + _GOP_FEATURE_NAMES,
+               "gop+decoder": _GOP_FEATURE_NAMES + _PANEL_DECODER_NAMES}
 _PHONE_COLUMNS = {"item": _parse_int, "word_index": _parse_int, "word": _parse_text,
                   "phone": _parse_text, "start": _parse_float, "end": _parse_float,
                   "gop": _parse_float}
@@ -231,7 +236,8 @@ class PanelSet:
 
 def load_speechocean762(aspect: str = "accuracy", inputs: str = "fluency") -> PanelSet:
     """The panel's scores of ``aspect`` ("accuracy" or "fluency") with the input set ``inputs``
-    ("fluency", "gop" or "both") and the split."""
+    ("fluency", "gop", "both", or "gop+decoder": the GOP features and four of the word
+    decoder's numbers, :func:`load_decoder_verdicts`) and the split."""
     if aspect not in _ASPECTS:
         raise ValueError(f"aspect: expected one of {_ASPECTS}, got {aspect!r}")
     if inputs not in _INPUT_SETS:
@@ -259,6 +265,10 @@ def load_speechocean762(aspect: str = "accuracy", inputs: str = "fluency") -> Pa
                         f"ratings: {err}") from None
     split = np.array([row["split"] for row in utterances])
     columns = [{**fluency_row, **gop_row} for fluency_row, gop_row in zip(features, gop)]
+    if inputs == "gop+decoder":
+        verdicts = load_decoder_verdicts()
+        columns = [{**row, **dict(zip(verdicts.feature_names, numbers))}
+                   for row, numbers in zip(columns, verdicts.features.tolist())]
     return PanelSet(
         aspect=aspect,
         inputs=inputs,
@@ -290,14 +300,14 @@ def load_recipe_thresholds() -> RecipeThresholds:
 
 @dataclass(frozen=True)
 class DecoderVerdicts:
-    """What the word decoder heard in each training sentence (``decoder_verdicts.csv``, made by
+    """What the word decoder heard in each sentence (``decoder_verdicts.csv``, made by
     ``tools/decode_speechocean762.py`` with ``ReadingDecoder`` at its tuned settings; the data
-    README names the commit of those settings). ``items`` are the training split's items in
-    order; ``decoded`` is False where the decoder gave no verdicts (the grammar could not
+    README names the commit of those settings). ``items`` are the corpus's items in order
+    (both splits); ``decoded`` is False where the decoder gave no verdicts (the grammar could not
     explain the recording, or it refused it) and the columns hold the decoded sentences'
     medians; ``n_words`` the words of the text;
     ``features`` (one row per item) the columns ``feature_names``: the share of words heard as
-    written, the words said other, left out and unclear, and the mean and minimum word margin
+    written, the words said other, left out and unclear, and the mean and least word margin
     (nats per frame, each word's clipped to +-10: an infinite margin means no competitor, or
     no written word, survived the search)."""
 
@@ -309,8 +319,8 @@ class DecoderVerdicts:
 
 
 def load_decoder_verdicts() -> DecoderVerdicts:
-    """The word decoder's verdicts on the training sentences (:class:`DecoderVerdicts`),
-    checked: every training item once, in order; counts within the sentence's words, the share
+    """The word decoder's verdicts on every sentence (:class:`DecoderVerdicts`), checked: every
+    item once, in order; counts within the sentence's words, the share
     heard as written the rest; every number finite."""
     rows = _read_csv_table(_DATASET, _DECODER_VERDICTS, {
         "item": _parse_int, "decoded": _parse_int, "n_words": _parse_int,
@@ -327,9 +337,8 @@ def load_decoder_verdicts() -> DecoderVerdicts:
             raise DataError(f"{where}: the row of item {row['item']} is out of range (decoded "
                             f"0 or 1, counts within n_words, the share heard as written the "
                             f"rest, all finite)")
-    split = np.array([row["split"] for row in _load_sentences()])
-    if [row["item"] for row in rows] != np.flatnonzero(split == "train").tolist():
-        raise DataError(f"{where} should list the training items once each, in order")
+    if [row["item"] for row in rows] != list(range(_N_ITEMS)):
+        raise DataError(f"{where} should list the items 0..{_N_ITEMS - 1} once each, in order")
     return DecoderVerdicts(
         items=_read_only([row["item"] for row in rows], np.int64),
         decoded=_read_only([row["decoded"] == 1 for row in rows], np.bool_),

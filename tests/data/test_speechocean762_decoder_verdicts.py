@@ -1,6 +1,7 @@
-"""The word decoder's verdicts on the training sentences (``decoder_verdicts.csv``,
-``load_decoder_verdicts``): the shipped file reads back as the training split, and a damaged
-row is named."""
+"""The word decoder's verdicts on every sentence (``decoder_verdicts.csv``,
+``load_decoder_verdicts``): the shipped file reads back as the corpus's items, the panel's
+input set "gop+decoder" is the GOP features beside four of its columns, and a damaged row is
+named."""
 
 from __future__ import annotations
 
@@ -18,16 +19,31 @@ HEADER = "item,decoded,n_words,as_written_share,n_said_other,n_left_out,n_unclea
          "margin_mean,margin_min\n"
 
 
-def test_the_shipped_verdicts_are_the_training_sentences():
+def test_the_shipped_verdicts_are_every_sentence():
     verdicts = load_decoder_verdicts()
     panel = load_speechocean762("accuracy", "gop")
-    assert np.array_equal(verdicts.items, panel.train)
-    assert np.array_equal(verdicts.n_words, [len(panel.texts[i].split()) for i in panel.train])
-    assert verdicts.features.shape == (2500, 6) and np.all(np.isfinite(verdicts.features))
+    assert np.array_equal(verdicts.items, np.arange(len(panel)))
+    assert np.array_equal(verdicts.n_words, [len(text.split()) for text in panel.texts])
+    assert verdicts.features.shape == (5000, 6) and np.all(np.isfinite(verdicts.features))
     margins = verdicts.features[:, [verdicts.feature_names.index(n)
                                     for n in ("margin_mean", "margin_min")]]
     # each word's margin is clipped to +-10 nats per frame before the mean and the minimum
     assert np.all(np.abs(margins) <= 10) and np.all(margins[:, 1] <= margins[:, 0] + 1e-5)
+
+
+def test_the_panels_decoder_inputs_leave_out_only_what_never_varies_in_training():
+    """"gop+decoder" takes four of the six columns: left out and unclear are 0 in every
+    training sentence at the decoder's tuned penalties. When a new tuning makes them occur,
+    this fails: add them to the input set and refit the panel."""
+    verdicts = load_decoder_verdicts()
+    gop, both = (load_speechocean762("accuracy", inputs) for inputs in ("gop", "gop+decoder"))
+    left = [name for name in verdicts.feature_names if name not in both.feature_names]
+    assert both.feature_names[:17] == gop.feature_names and left == ["n_left_out", "n_unclear"]
+    train = verdicts.features[gop.train]
+    assert np.ptp(train[:, [verdicts.feature_names.index(n) for n in left]], axis=0).max() == 0
+    np.testing.assert_array_equal(both.features[:, :17], gop.features)
+    np.testing.assert_array_equal(both.features[:, 17:], verdicts.features[
+        :, [verdicts.feature_names.index(n) for n in both.feature_names[17:]]])
 
 
 def _write(folder, rows: str) -> None:
@@ -45,7 +61,7 @@ def _write(folder, rows: str) -> None:
     ("0,1,4,0.5,1,0,0,1.0,-1.0\n", "the row of item 0 is out of range"),   # 2 of 4, not 1 of 4
     ("0,1,4,0.75,1,0,0,nan,-1.0\n", "column 'margin_mean': not a finite"),
     ("0,2,4,1,0,0,0,1.0,1.0\n", "the row of item 0 is out of range"),
-    ("1,1,4,1,0,0,0,1.0,1.0\n", "should list the training items once each, in order"),
+    ("1,1,4,1,0,0,0,1.0,1.0\n", "should list the items 0..4999 once each, in order"),
 ])
 def test_a_damaged_row_is_named(tmp_path, monkeypatch, row, message):
     _write(tmp_path / "speechocean762", row)
