@@ -1,8 +1,13 @@
 """The pronunciation panel of lecture 08 (sections 4 and 6): which model, and how far to trust it.
 
 ``course_lib.pronunciation.panel`` scores a student's sentence as speechocean762's five experts
-would score its accuracy, from the 17 goodness-of-pronunciation (GOP) features. This script
-chooses its model and measures it in three steps; the choice never sees a test sentence:
+would score its accuracy, from the 17 goodness-of-pronunciation (GOP) features and four numbers
+of the word decoder (the share of words heard as written, the words said other, and the mean
+and least word margin: ``load_speechocean762(aspect, "gop+decoder")``). Those four were added
+because speaker-disjoint cross-validation on the training split recommended them by a rule fixed
+before it ran (``experiments/panel_decoder_inputs.py``: out-of-fold PCC .676 -> .699). This
+script chooses the panel's model and measures it in three steps; the choice never sees a test
+sentence:
 
 1. **Choice, on the training split only.** GP_base, GP_joint and GPR-MA
    (``course_lib.pronunciation.panel.PANEL_MODELS``, simplest first) are compared by K-fold
@@ -34,7 +39,7 @@ chooses its model and measures it in three steps; the choice never sees a test s
    set of the discrete distribution of one expert drawn at random (with the mass those sets
    actually hold, at least 90%). The goal is coverage within 3 points of nominal at 50% and
    90%; nothing is tuned on the test split, whatever it shows.
-3. **Far from the training population.** The distance of a sentence's GOP features from the
+3. **Far from the training population.** The distance of a sentence's inputs from the
    training sentences is the norm of its PCA-whitened features (the Mahalanobis distance; the
    GP's own inputs). Its threshold is the 99th percentile of the training sentences'
    out-of-fold distances (each fold whitened with the other folds' statistics); the test
@@ -71,7 +76,7 @@ from .wong2024_table1_fluency import (EIGENVALUE_CUTOFF, INITIAL, LENGTHSCALE_BO
                                       N_RESTARTS, NOISE_BOUNDS, VARIANCE_BOUNDS, fit_model)
 
 NAME = "pronunciation_panel"
-ASPECT, INPUTS = "accuracy", "gop"
+ASPECT, INPUTS = "accuracy", "gop+decoder"
 RNG_KEY = 0
 N_FOLDS = 5
 LEVELS = (0.5, 0.9)                 # central intervals of the experts' mean
@@ -296,7 +301,7 @@ def far_block(panel, folds, X_test, predictive, test, test_speakers, half_widths
     threshold, distances = far_threshold(panel, folds)
     test_distance = np.linalg.norm(X_test, axis=1)
     beyond = test_distance > threshold
-    out = {"distance": "norm of the PCA-whitened GOP features (Mahalanobis distance from the "
+    out = {"distance": "norm of the PCA-whitened inputs (Mahalanobis distance from the "
                        "training mean)",
            "percentile": FAR_PERCENTILE, "threshold": threshold,
            "training_out_of_fold_share_beyond": float(np.mean(distances > threshold)),

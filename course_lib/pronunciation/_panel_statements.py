@@ -119,8 +119,8 @@ def _panel_notes(scored: Pronunciation, distance: float, evaluation,
             f"panel's view of the words that were. {accuracy}")
     if scored.aligned and distance > evaluation.far_threshold:
         first.append(
-            f"this recording is far from the sentences the experts scored: its GOP features lie "
-            f"at distance {distance:.1f} from theirs (whitened; only "
+            f"this recording is far from the sentences the experts scored: its GOP features and "
+            f"word decoding lie at distance {distance:.1f} from theirs (whitened; only "
             f"{100 - evaluation.far_percentile:g}% of the training sentences lie beyond "
             f"{evaluation.far_threshold:.1f}), so the panel extrapolates and its intervals "
             "may be too narrow")

@@ -9,9 +9,12 @@ recognisable.
 
 The panel's model is the one that speaker-disjoint cross-validation on the corpus's 2,500
 training sentences chose among GP_base, GP_joint and GPR-MA (``PANEL_MODELS`` of
-:mod:`course_lib.pronunciation.panel_gp`, the panel's GP families and their predictions) on the 17
-goodness-of-pronunciation features of :mod:`course_lib.pronunciation`, conditioned on the
-experts' scores of all training sentences at the hyper-parameters ML-II learned there
+:mod:`course_lib.pronunciation.panel_gp`, the panel's GP families and their predictions) on 21
+inputs: the 17 goodness-of-pronunciation features of :mod:`course_lib.pronunciation` and four
+numbers of the word decoder (:func:`~course_lib.pronunciation.word_choice.reading_numbers`: the
+share of words heard as written, the words said other, the mean and least word margin), which
+the same cross-validation recommended (``experiments/panel_decoder_inputs.py``); conditioned
+on the experts' scores of all training sentences at the hyper-parameters ML-II learned there
 (``experiments/pronunciation_panel.py``, committed in ``experiments/results``). Nothing here is
 fitted to the test sentences or to you; the same result states how the panel did on the
 corpus's 125 test speakers, whom it never heard, and that is what :class:`PanelPrediction`
@@ -23,7 +26,7 @@ of an average of five experts) with its central 50% and 90% intervals; the proba
 expert drawn at random from the five gives each whole score 0-10 (the mixture over the experts'
 noise, :func:`course_lib.metrics.panel_log_predictive`); and the words whose GOP falls below the
 training split's low-word threshold. Notes come first: words not heard as written, a
-recording whose GOP features lie beyond the training cloud, what was done to the audio. A
+recording whose inputs lie beyond the training cloud, what was done to the audio. A
 recording that did not align gets none of this: no mean, no interval, no distribution, one line
 saying why and what to do (the panel's view of a typical training sentence would pass for a
 score of the recording). Each phone also carries the word score model's "mispronounced" flag,
@@ -46,7 +49,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..data import DataError
-from ..data.speechocean762 import load_recipe_thresholds, load_speechocean762
+from ..data.speechocean762 import (load_decoder_verdicts, load_recipe_thresholds,
+                                   load_speechocean762)
 from ..features import pca_whiten
 from .corpus_scorer import load_pronunciation_scorer
 from .gop import (Pronunciation, PhoneScore, WordReading, WordScore,
@@ -54,7 +58,7 @@ from .gop import (Pronunciation, PhoneScore, WordReading, WordScore,
 from .panel_gp import (PANEL_MODELS, PanelPredictive, calibrated_half_width, panel_model,
                        panel_predictive)
 from .word_scores import WordScoreModel, WordVerdict, _heard_word
-from .word_choice import ReadingDecoder
+from .word_choice import ReadingDecoder, reading_numbers, stand_in_numbers
 from ._panel_statements import (_command_line_message, _message, _panel_notes, _phone_verdict,
                                 _phone_verdict_statement, _two_places, _word_accuracy_statement,
                                 _word_entry, _words_with_phones)
@@ -68,7 +72,9 @@ __all__ = ["PANEL_MODELS", "panel_model", "PanelPredictive", "panel_predictive",
            "rubric_text", "POPULATION_CAVEAT"]
 
 _EXPERIMENT = "pronunciation_panel"
-_INPUTS = "gop"
+_INPUTS = "gop+decoder"
+# Table 1 of lecture 05 scores its models on the GOP features alone
+_TABLE1_INPUTS = "gop"
 _ASPECT = "accuracy"
 # the corpus's sentence-accuracy bands (module docstring), best first: (low, high, name, meaning)
 _RUBRIC = ((9, 10, "excellent", "no noticeable mistake"), (7, 8, "good", "a few mistakes"),
@@ -337,13 +343,13 @@ class PanelPrediction:
 
 
 class ExpertPanel:
-    """The cross-validated panel on GOP features, conditioned on the training sentences (module
-    docstring).
+    """The cross-validated panel on GOP features and the word decoder's numbers, conditioned on
+    the training sentences (module docstring).
 
     ``ExpertPanel()`` loads the shipped data, the scorer and the committed result (about a
-    second); :meth:`score` scores a recording against its text; :meth:`predict_features` does
-    the GP part for rows of the 17 GOP features and :meth:`distance` their distance from the
-    training sentences. ``evaluation`` is the committed :class:`PanelEvaluation`;
+    second); :meth:`score` scores a recording against its text; :meth:`inputs` gives the 21
+    inputs (``input_names``) of a scored recording, :meth:`predict_features` the GP part for
+    rows of them and :meth:`distance` their distance from the training sentences. ``evaluation`` is the committed :class:`PanelEvaluation`;
     ``interval_half_width_sd`` the intervals' half-widths in sd by level ("0.5", "0.9"), as
     calibrated on the training speakers.
     """
@@ -353,7 +359,7 @@ class ExpertPanel:
         result = load_result(_EXPERIMENT)["result"]
         chosen = result["panel"]
         # Table 1's GP_base on the same GOP inputs, scored the same way (rounded)
-        table = load_result("wong2024_table1_speechocean762")["result"]["by_inputs"][_INPUTS]
+        table = load_result("wong2024_table1_speechocean762")["result"]["by_inputs"][_TABLE1_INPUTS]
         self.evaluation = PanelEvaluation(**{key: chosen[key] for key in (
             "model", "test_pcc", "test_rmse", "coverage_50", "coverage_90", "n_test_sentences",
             "n_test_speakers", "far_threshold", "far_percentile")},
@@ -362,6 +368,10 @@ class ExpertPanel:
             base_rounded_pcc=table["models"]["GP_base"]["PCC"])
         self.interval_half_width_sd = chosen["interval_half_width_sd"]
         self._train_features = panel.features[panel.train]
+        self.input_names = panel.feature_names
+        verdicts = load_decoder_verdicts()
+        # a recording the decoder cannot explain gets the decoded training sentences' medians
+        self._decoder_stand_in = verdicts.features[panel.train][verdicts.decoded[panel.train]]
         train = panel.ratings.subset(panel.train)
         self._offset = float(train.means.mean())
         self._gp = panel_model(chosen["model"], chosen["lengthscale"], chosen["signal_variance"],
@@ -378,21 +388,35 @@ class ExpertPanel:
         return pca_whiten(self._train_features, features)
 
     def predict_features(self, features) -> PanelPredictive:
-        """The panel's :class:`PanelPredictive` for rows of GOP features (n, 17)."""
+        """The panel's :class:`PanelPredictive` for rows of its inputs, (n, 21): the 17 GOP
+        features, then the word decoder's four numbers (``input_names``)."""
         return panel_predictive(self._gp, self._whiten(np.atleast_2d(features)), self._offset,
                                 self.scale)
 
     def distance(self, features) -> np.ndarray:
-        """The whitened (Mahalanobis) distance of rows of GOP features from the training
+        """The whitened (Mahalanobis) distance of rows of the panel's inputs from the training
         sentences' mean, (n,): what ``far_threshold`` is compared with."""
         return np.linalg.norm(self._whiten(np.atleast_2d(features)), axis=1)
+
+    def inputs(self, scored: Pronunciation, choices=None) -> np.ndarray:
+        """The panel's inputs for one scored recording: its GOP features, then the numbers of
+        the word decoder's ``choices`` (:func:`~.word_choice.reading_numbers`; the decoded
+        training sentences' medians when there are none or they are NaN), (1, 21)."""
+        numbers = reading_numbers(choices) if choices is not None else None
+        if numbers is None:
+            numbers = stand_in_numbers(self._decoder_stand_in, len(scored.text.split()))
+        gop = gop_features(scored, self._thresholds)
+        return np.hstack([gop, [numbers[name] for name in self.input_names[len(gop):]]])[None]
 
     def score(self, samples, sample_rate: int, text: str) -> PanelPrediction:
         """Score a recording (mono samples in [-1, 1] or int16, at ``sample_rate`` Hz) of
         ``text`` as the panel would. Bad input raises ValueError naming the argument (a word
         the dictionary lacks is named, with how to add it)."""
         scored = self.scorer.score(samples, sample_rate, text)
-        features = gop_features(scored, self._thresholds)
+        # the decoder's numbers are panel inputs; its verdicts judge the words only where its
+        # tuned settings met their rule, else the phone loop's check does
+        choices = self.reader.decode(samples, sample_rate, text) if scored.aligned else None
+        features = self.inputs(scored, choices)
         predictive = self.predict_features(features)
         distance = float(self.distance(features)[0])
         # the experts' mean cannot leave the scale, so clipping to it changes no coverage
@@ -400,11 +424,8 @@ class ExpertPanel:
             *predictive.interval(0.5, self.interval_half_width_sd["0.5"]),
             *predictive.interval(0.9, self.interval_half_width_sd["0.9"])))
         readings = word_readings(scored) if scored.aligned else []
-        # the neighbour decoder's verdict where its tuned settings are committed, else the
-        # phone loop's check
-        choices = self.reader.decode(samples, sample_rate, text) \
-            if scored.aligned and _decoder_tuned() else None
-        judged = [(c.verdict == "as written", c.heard) for c in choices] if choices is not None \
+        judging = choices if _decoder_tuned() else None
+        judged = [(c.verdict == "as written", c.heard) for c in judging] if judging is not None \
             else [(r.as_written, _heard_word(r)[1]) for r in readings]
         words = [replace(verdict, heard_as_written=as_written, heard=heard)
                  for verdict, (as_written, heard) in zip(self.word_scores.verdicts(scored), judged)]
@@ -419,8 +440,8 @@ class ExpertPanel:
             float(np.sqrt(predictive.latent_variance[0])), (low50, high50), (low90, high90),
             np.exp(predictive.log_one_expert[0]), scored, self.evaluation, distance,
             self._thresholds.low_word,
-            _panel_notes(scored, distance, self.evaluation, readings, choices,
-                         _decoder_accuracy() if choices is not None else ""),
+            _panel_notes(scored, distance, self.evaluation, readings, judging,
+                         _decoder_accuracy() if judging is not None else ""),
             completeness=float(np.mean([w.heard_as_written for w in words])) if words else None,
             words=tuple(words), readings=tuple(readings))
 

@@ -27,6 +27,7 @@ from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.metrics import rmse
 from course_lib.pronunciation.panel import PANEL_MODELS, ExpertPanel, PanelPredictive, _main
 from course_lib.pronunciation import gop_features
+from course_lib.pronunciation.word_choice import reading_numbers
 from course_lib.recording import resample
 from course_lib.results import load_result
 
@@ -44,7 +45,7 @@ def expert_panel():
 
 @pytest.fixture(scope="module")
 def data():
-    return load_speechocean762("accuracy", "gop")
+    return load_speechocean762("accuracy", "gop+decoder")
 
 
 @pytest.fixture(scope="module")
@@ -125,13 +126,20 @@ def test_the_best_and_the_worst_read_sentence_are_ordered_and_within_the_experts
         assert scores[item].min() <= prediction.mean <= scores[item].max(), (item, prediction)
 
 
-def test_a_live_score_is_the_panel_on_that_recordings_gop_features(expert_panel, data, clips):
-    # whether the live features repeat the shipped ones is tests/pronunciation/test_gop.py's question
-    # (exactly on the recipe's wheel, to a frame's shift on another); here, that score() feeds
-    # the recording's own features, made with the recipe's thresholds, to the same GP
+def test_a_live_score_is_the_panel_on_that_recordings_inputs(expert_panel, data, clips):
+    # whether the live GOP features repeat the shipped ones is tests/pronunciation/test_gop.py's
+    # question (exactly on the recipe's wheel, to a frame's shift on another); here, that
+    # score() feeds the recording's own GOP features, made with the recipe's thresholds, and the
+    # word decoder's numbers for it, to the same GP
     clip = clips[min(clips)]
     live = expert_panel.score(clip.samples, clip.sample_rate, clip.text)
-    features = gop_features(live.pronunciation, data.gop_thresholds())
+    choices = expert_panel.reader.decode(clip.samples, clip.sample_rate, clip.text)
+    features = expert_panel.inputs(live.pronunciation, choices)
+    assert expert_panel.input_names == data.feature_names and features.shape == (1, 21)
+    np.testing.assert_array_equal(features[0, :17],
+                                  gop_features(live.pronunciation, data.gop_thresholds()))
+    numbers = reading_numbers(choices)
+    assert list(features[0, 17:]) == [numbers[name] for name in data.feature_names[17:]]
     predictive = expert_panel.predict_features(features)
     # one process, the same arithmetic on the same numbers
     assert live.mean == predictive.mean[0]
