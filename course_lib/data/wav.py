@@ -11,7 +11,6 @@ import io
 import struct
 
 import numpy as np
-from scipy.io import wavfile
 
 from course_lib.data import DataError, _VerifiedFile, _read_verified
 from course_lib.features import mfcc_features
@@ -26,6 +25,8 @@ def _decode(verified: _VerifiedFile, sample_rate: int) -> np.ndarray:
     cached = _waveforms.get((verified.sha256, sample_rate))
     if cached is not None:
         return cached
+    from scipy.io import wavfile  # imported here: only a WAV data set needs it
+
     try:
         rate, samples = wavfile.read(io.BytesIO(verified.content))
     except (ValueError, EOFError, struct.error) as err:     # scipy's errors for a bad header

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
-from scipy.optimize import minimize
 
 from ..linalg import NotPositiveDefiniteError
 from ..validation import RngLike, as_float_array, as_positive_int, as_rng, warn_deprecated
@@ -161,6 +160,9 @@ def optimise_hyperparameters(problem: HyperparameterProblem, *, n_restarts: int 
     starts += [_random_start(problem, rng) for _ in range(n_restarts - len(starts))]
     bounds = problem.bounds
     ends, values, converged, n_iter = [], [], [], []
+    # imported here: a GP conditioned at given hyper-parameters needs no optimiser
+    from scipy.optimize import minimize
+
     for start in starts:
         run = minimize(problem.negative_objective, start, jac=True, method="L-BFGS-B",
                        bounds=bounds, options={"maxiter": max_iter})

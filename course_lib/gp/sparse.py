@@ -74,7 +74,6 @@ from __future__ import annotations
 import numpy as np
 from dataclasses import dataclass
 from scipy.linalg import cho_solve, cholesky, LinAlgError, solve_triangular
-from scipy.optimize import minimize
 
 from ..gmm.clustering import check_spread, kmeans_trusted
 from ..linalg import LOG_2PI, NotPositiveDefiniteError
@@ -322,6 +321,8 @@ def fit_sparse_gp(X, y, Z, kernel: Kernel, noise_variance: float, *,
     if optimise_inducing:
         start.append(Z.ravel())
         bounds += [(None, None)] * Z.size
+    from scipy.optimize import minimize  # imported here: predicting needs no optimiser
+
     run = minimize(objective, np.concatenate(start), jac=True, method="L-BFGS-B",
                    bounds=bounds, options={"maxiter": max_iter})
     k, s2, Z_best = unpack(run.x)
