@@ -4,7 +4,7 @@ by author, year and equation.
 "seed 003", "Paper H", "H(19)" and the like were this project's names for its sources. A student
 never saw a "seed": the lectures, solutions and exercises cite a source by its authors and year
 (or, for a text that names no authors, its title and arXiv number), an appended paper of a
-thesis by its own authors, and the tables course_lib.results prints name their paper the same
+thesis by its own authors, and the tables course_lib.reports prints name their paper the same
 way. The experiments and their committed results are named so too, by the source's first author
 and year and what they reproduce (``wu2025_fig2``, ``nielsen2015_personalisation``,
 ``wong2024_table1_fluency`` for arXiv 2306.02719), so the names that notebooks and plots load
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from course_lib import results
+from course_lib import reports, results
 
 ROOT = Path(__file__).resolve().parents[1]
 LIBRARY = ROOT / "course_lib"
@@ -121,9 +121,9 @@ def test_no_project_labels_in_what_a_student_reads(path):
         "cite the source by its authors and year (a thesis's paper by its own authors)"
 
 
-@pytest.mark.parametrize("name", sorted(results._reports()))
+@pytest.mark.parametrize("name", sorted(reports._REPORTS))
 def test_no_project_labels_in_the_printed_tables(name):
-    assert _labels(results.report(results.load_result(name)), TABLE_LABEL) == [], \
+    assert _labels(reports.report(results.load_result(name)), TABLE_LABEL) == [], \
         "a printed table names its paper by author and year (or arXiv number)"
 
 

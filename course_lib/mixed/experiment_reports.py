@@ -5,7 +5,7 @@ haptic-like and gait-like subjects.
 
 Unit 7 takes "feedback" in the source's sense: the kinds of answer a person gives (choices,
 ratings, yes/no). :data:`REPORTS` maps each result's name to the functions that write its text,
-in the order printed; :func:`course_lib.results.report` reads it, so a lecture calls
+in the order printed; :func:`course_lib.reports.report` reads it, so a lecture calls
 ``report(load_result(name))`` and never a report's function. Each function takes the committed
 result and returns the text; a result that lacks a setting the text reads is refused by name. The
 printed text names the paper by author and year.

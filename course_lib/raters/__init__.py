@@ -23,7 +23,7 @@ in ``docs/ALGORITHMS.md``):
 - ``rate_yourself``: you as one more rater of a real panel (:class:`ScoreSheet`,
   :func:`panel_with_listener`).
 - ``experiment_tables``: the tables section 8 prints of the reproduced experiments of
-  Gil-González et al. 2019 and arXiv 2306.02719 (through :func:`course_lib.results.report`).
+  Gil-González et al. 2019 and arXiv 2306.02719 (through :func:`course_lib.reports.report`).
 
 An engine a reader of an algorithm need not open: ``_noise_table`` (the noise table's bounds,
 floor, names and starting values, and its checks). The kernels and GP regression the models

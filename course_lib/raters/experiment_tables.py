@@ -3,7 +3,7 @@ and Table 1 of Gil-González, Álvarez & Orozco 2019 (``gilgonzalez2019_*``) and
 arXiv 2306.02719 on the fluency set and on speechocean762's five experts (``wong2024_*``).
 
 :data:`REPORTS` maps each result's name to the functions that write its tables, in the order
-printed; :func:`course_lib.results.report` reads it, so a lecture calls ``report(load_result(
+printed; :func:`course_lib.reports.report` reads it, so a lecture calls ``report(load_result(
 name))`` and never a table's function. Each function takes the committed result and returns the
 text table the lecture prints; the lecture keeps the message, this module the plumbing. A table
 names its paper once, by author and year or by arXiv number, and tags that paper's rows 'paper'.

@@ -1,5 +1,5 @@
 """course_lib.mixed.experiment_reports: the text lecture 07 prints of its reproduced
-experiments of Wu et al. 2025, through course_lib.results.report.
+experiments of Wu et al. 2025, through course_lib.reports.report.
 
 Its counts are recounted here from the per-cell verdicts, and a result that lacks a setting the
 text reads is refused by name."""
@@ -11,7 +11,8 @@ import copy
 import pytest
 
 from course_lib.mixed import experiment_reports as W
-from course_lib.results import load_result, report
+from course_lib.reports import report
+from course_lib.results import load_result
 
 
 def _rule(direction: dict) -> str:

@@ -1,5 +1,5 @@
 """course_lib.raters.experiment_tables: the tables lecture 05 prints of its reproduced multi-rater
-experiments (Gil-González et al. 2019, arXiv 2306.02719), through course_lib.results.report.
+experiments (Gil-González et al. 2019, arXiv 2306.02719), through course_lib.reports.report.
 
 Each table shows the numbers of the committed result it is given, beside the source's."""
 
@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from course_lib.results import load_result, report
+from course_lib.reports import report
+from course_lib.results import load_result
 
 
 def test_toy_table_shows_every_scenario_and_model():
