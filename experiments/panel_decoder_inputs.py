@@ -16,12 +16,12 @@ margin, nats per frame, each word's clipped to +-10).
 five folds of 25 training speakers (``training_folds``), its whitening with the fitting folds'
 statistics and centring (``_inputs``), and the model it chose for the panel (the committed
 ``chosen``: GPR-MA) fitted by ML-II on each fold exactly as it fits it (``fit_panel``). The
-feature sets (``FEATURE_SETS``): the GOP features alone (the panel's inputs when this ran),
-with all six decoder numbers, and with each family alone. The inputs are PCA-whitened and the kernel is
-isotropic, as the panel's: an added feature gets the same weight as a GOP component, which is
-what "an input of the panel" means here. A decoder column constant on a fold's fitting
-sentences (a verdict the decoder never gave there) is left out of that fold and named in its
-row (``constant_columns_left_out``).
+feature sets (``FEATURE_SETS``): the GOP features alone (the panel's inputs when this ran), with
+all six decoder numbers, and with each family alone. The inputs are PCA-whitened and the kernel
+is isotropic, as the panel's: an added feature gets the same weight as a GOP component, which is
+what "an input of the panel" means here. A decoder column constant on a fold's fitting sentences
+(a verdict the decoder never gave there) is left out of that fold and named in its row
+(``constant_columns_left_out``).
 
 **Metrics**, on the out-of-fold predictions of all 2,500 training sentences: the PCC and RMSE
 of the predictive mean against the experts' mean (the panel's sentence-accuracy numbers), and

@@ -132,19 +132,15 @@ def test_the_latent_interval_covered_less_than_the_experts_mean_interval(committ
     assert one["mean_mass_of_the_sets"] >= 0.9 and one["share"] > 0.9
 
 
-def test_the_reviews_numbers_come_out_again_beside_ours(committed):
+def test_the_decoders_inputs_moved_the_reviews_numbers_the_way_cv_said(committed):
+    """The review measured the old panel on the GOP features alone (``source.before``), and this
+    script's run on those inputs (committed at 960411e) reproduced them to their digits: PCC
+    .637, RMSE .998, rounded PCC .592. The panel now also reads four of the word decoder's
+    numbers, chosen on the training speakers only (experiments/panel_decoder_inputs.py: out of
+    fold, PCC +.024 and RMSE -.033). The same family was chosen, and on the test speakers, who
+    chose nothing, the mean moved the same way by more than a refit moves it (0.01)."""
     before, test = committed["source"]["before"], committed["result"]["test"]
-    # The rule chose the old panel's family, refitted as Table 1 fits it. The review measured
-    # the old +-1 and +-2 latent sd intervals, PCC and RMSE before the scorer's third pass, and
-    # this run reproduced them to their digits on those GOP files. The third pass gave GOP to 4
-    # more test sentences (0.16%) and 1 more training sentence: a coverage share may move by
-    # those 4 and by sentences the refit carries across an edge (0.005 is under half its
-    # standard error), PCC and RMSE by what 4 sentences and a refit do (0.01).
     assert test["model"] == before["model"]
-    for width in ("1sd", "2sd"):
-        assert test[f"latent_only_coverage_{width}"]["share"] == pytest.approx(
-            before[f"latent_only_coverage_{width}"], abs=0.005)
-        assert 0.005 < test[f"latent_only_coverage_{width}"]["se"] / 2
-    assert test["pcc"] == pytest.approx(before["test_pcc"], abs=0.01)
-    assert test["rmse"] == pytest.approx(before["test_rmse"], abs=0.01)
-    assert test["rounded_pcc"] == pytest.approx(before["rounded_pcc"], abs=0.01)
+    assert test["pcc"] > before["test_pcc"] + 0.01
+    assert test["rmse"] < before["test_rmse"] - 0.01
+    assert test["rounded_pcc"] > before["rounded_pcc"] + 0.01

@@ -27,10 +27,11 @@ search's beam in its slot and -inf when the written word did not (``WordChoice``
 the grammar cannot explain at any beam has every word "unclear" with a NaN margin, and one the
 decoder refuses (longer than 20 s) has no verdicts at all. A feature must be a finite number, so
 each word's margin is clipped to +-``MARGIN_CLIP`` nats per frame before the mean and the
-minimum are taken (``reading_numbers`` of ``course_lib.pronunciation.word_choice``; the run
-prints the largest finite margin), and a sentence not decoded (``decoded`` 0, either case, in either split)
-carries the decoded training sentences' medians in every column (counts rounded, the share
-heard as written the rest), as ``gop_features.csv`` does for a sentence that did not align.
+minimum are taken (``reading_numbers`` of ``course_lib.pronunciation.decoder_numbers``; the run
+prints the largest finite margin), and a sentence not decoded (``decoded`` 0, either case, in
+either split) carries the decoded training sentences' medians in every column (counts rounded,
+the share heard as written the rest), as ``gop_features.csv`` does for a sentence that did not
+align.
 """
 
 from __future__ import annotations
@@ -53,8 +54,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import course_lib.data as data  # noqa: E402
 from course_lib.data.speechocean762 import _DECODER_VERDICTS  # noqa: E402
 from course_lib.pronunciation import PronunciationScorer  # noqa: E402
-from course_lib.pronunciation.word_choice import (READING_NUMBER_NAMES, ReadingDecoder,  # noqa: E402
-                                                  _tuned, reading_numbers, stand_in_numbers)
+from course_lib.pronunciation.decoder_numbers import (READING_NUMBER_NAMES,  # noqa: E402
+                                                      reading_numbers, stand_in_numbers)
+from course_lib.pronunciation.word_choice import ReadingDecoder, _tuned  # noqa: E402
 from make_speechocean762 import (DATASET, BlobReader, extra_words, read_corpus,  # noqa: E402
                                  stored)
 
