@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import shutil
 
 import numpy as np
 import pytest
@@ -155,6 +156,22 @@ def test_input_sets_are_the_fluency_and_gop_columns(inputs, width):
     expected = {"fluency": fluency, "gop": gop, "both": np.hstack([fluency, gop])}[inputs]
     np.testing.assert_array_equal(panel.features, expected)
     assert np.all(np.isfinite(panel.features))
+
+
+def test_an_input_set_without_the_fluency_columns_still_checks_their_file(tmp_path,
+                                                                         monkeypatch):
+    """"gop" parses none of features.csv's 33 fluency columns, yet a damaged one is refused:
+    the checksum covers the whole file."""
+    folder = tmp_path / "speechocean762"
+    shutil.copytree(FOLDER, folder)
+    header, first_row, rest = (folder / "features.csv").read_text().split("\n", 2)
+    item, duration, others = first_row.split(",", 2)
+    assert header.split(",")[:2] == ["item", "duration_s"] and item == "0"
+    damaged = f"{item},{float(duration) + 1},{others}"
+    (folder / "features.csv").write_text("\n".join((header, damaged, rest)))
+    monkeypatch.setattr(data, "_DATA_ROOT", tmp_path)
+    with pytest.raises(DataError, match="features.csv is corrupt"):
+        load_speechocean762("accuracy", "gop")
 
 
 def test_sentences_that_did_not_align_carry_the_training_medians():

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import course_lib.data as data
+import course_lib.data.speechocean762 as speechocean762
 from course_lib.data import DataError
 from course_lib.data.speechocean762 import load_decoder_verdicts, load_speechocean762
 from course_lib.results import load_result
@@ -67,6 +68,27 @@ def test_a_damaged_row_is_named(tmp_path, monkeypatch, row, message):
     _write(tmp_path / "speechocean762", row)
     monkeypatch.setattr(data, "_DATA_ROOT", tmp_path)
     with pytest.raises(DataError, match=re.escape(message)):
+        load_decoder_verdicts()
+
+
+def test_the_verdicts_are_parsed_once_and_their_file_checked_on_every_call(tmp_path,
+                                                                          monkeypatch):
+    """The panel's input set and the panel itself both read the verdicts: the second read
+    costs a checksum, not a parse, and a file damaged after the first read is still refused."""
+    first = load_decoder_verdicts()
+
+    def parse_again(*args):
+        raise AssertionError("the verdicts were parsed again")
+
+    monkeypatch.setattr(speechocean762, "_read_csv_table", parse_again)
+    assert load_decoder_verdicts() is first
+    shipped = (data._DATA_ROOT / "speechocean762" / "decoder_verdicts.csv").read_text()
+    _write(tmp_path / "speechocean762", shipped.split("\n", 1)[1])
+    monkeypatch.setattr(data, "_DATA_ROOT", tmp_path)
+    assert load_decoder_verdicts() is first     # the same bytes, under another root
+    # one byte changed: the file's checksum no longer matches the listed one
+    (tmp_path / "speechocean762" / "decoder_verdicts.csv").write_text(shipped.replace(",", ";", 1))
+    with pytest.raises(DataError, match="decoder_verdicts.csv is corrupt"):
         load_decoder_verdicts()
 
 
