@@ -263,9 +263,15 @@ def test_the_readme_states_the_committed_held_out_numbers(committed):
     assert readme_sentence(committed["result"]["goals"]) in text, (
         "README.md's sentence on the word decoder's held-out numbers is stale; write: "
         + readme_sentence(committed["result"]["goals"]))
+    pairs = committed["result"]["goals"]["misread_scores_below"]
+    low, high = pairs["interval"]
+    panel_pcc = load_result("pronunciation_panel")["result"]["test"]["pcc"]
+    assert (f"rose from .64 to {panel_pcc:.2f}".replace("0.", ".") in text
+            and f"in only {100 * pairs['share']:.1f}% of the held-out pairs "
+                f"({100 * low:.1f}-{100 * high:.1f}%)" in text)
 
 
-def test_lecture_08_states_the_committed_grid_and_the_third_held_out_look(committed):
+def test_lecture_08_states_the_committed_grid_and_the_held_out_looks(committed):
     """Section 3's prose in words ("about a third", "4%", "from two thirds to a fifth") against
     the committed grid at the tuned omission and unclear costs, no neighbour cost and the
     largest one; its held-out shares and intervals against the committed goals, each beside
@@ -299,3 +305,8 @@ def test_lecture_08_states_the_committed_grid_and_the_third_held_out_look(commit
                       else second[name][0] / second[name][1] <= value)}
     met_now = {name for name, goal in goals.items() if goal["met"]}
     assert ("It moved no goal" in text) == (met_before == met_now)
+    # the fourth look: the pairs re-scored with the panel that reads the decoder's numbers
+    pairs, before = goals["misread_scores_below"], second["misread_scores_below"]
+    low, high = pairs["interval"]
+    assert (f"{100 * pairs['share']:.1f}% of pairs ({100 * low:.1f}-{100 * high:.1f}%), "
+            f"against {100 * before[0] / before[1]:.1f}%") in text

@@ -26,7 +26,7 @@ Infinite and missing margins, by rule: a word's margin is +inf when no competito
 search's beam in its slot and -inf when the written word did not (``WordChoice``); a sentence
 the grammar cannot explain at any beam has every word "unclear" with a NaN margin, and one the
 decoder refuses (longer than 20 s) has no verdicts at all. A feature must be a finite number, so
-each word's margin is clipped to +-``MARGIN_CLIP`` nats per frame before the mean and the
+each word's margin is clipped to +-``_MARGIN_CLIP`` nats per frame before the mean and the
 minimum are taken (``reading_numbers`` of ``course_lib.pronunciation.decoder_numbers``; the run
 prints the largest finite margin), and a sentence not decoded (``decoded`` 0, either case, in
 either split) carries the decoded training sentences' medians in every column (counts rounded,
@@ -54,15 +54,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import course_lib.data as data  # noqa: E402
 from course_lib.data.speechocean762 import _DECODER_VERDICTS  # noqa: E402
 from course_lib.pronunciation import PronunciationScorer  # noqa: E402
-from course_lib.pronunciation.decoder_numbers import (READING_NUMBER_NAMES,  # noqa: E402
-                                                      reading_numbers, stand_in_numbers)
+from course_lib.pronunciation.decoder_numbers import (_READING_NUMBER_NAMES,  # noqa: E402
+                                                      reading_numbers, _stand_in_numbers)
 from course_lib.pronunciation.word_choice import ReadingDecoder, _tuned  # noqa: E402
 from make_speechocean762 import (DATASET, BlobReader, extra_words, read_corpus,  # noqa: E402
                                  stored)
 
 TUNED_RESULT = "experiments/results/misread_readings.json"
 TUNED_NAMES = ("margin", "unclear_penalty", "omission_penalty", "neighbour_penalty")
-COLUMNS = ("item", "decoded", "n_words", *READING_NUMBER_NAMES)
+COLUMNS = ("item", "decoded", "n_words", *_READING_NUMBER_NAMES)
 
 
 def tuned_commit(root: Path) -> str:
@@ -83,7 +83,7 @@ def summarise(choices) -> dict:
     margins = np.array([choice.margin for choice in choices])
     numbers = reading_numbers(choices)
     return {"decoded": int(numbers is not None), "n_words": len(choices),
-            **(numbers or dict.fromkeys(READING_NUMBER_NAMES, math.nan)),
+            **(numbers or dict.fromkeys(_READING_NUMBER_NAMES, math.nan)),
             "n_infinite": int(np.isinf(margins).sum()),
             "finite_largest": float(np.abs(margins[np.isfinite(margins)]).max(initial=0.0))}
 
@@ -123,11 +123,11 @@ def decode_corpus(corpus: Path, jobs: int, limit: int | None) -> tuple[list, flo
 
 
 def with_medians(rows: list[dict]) -> list[dict]:
-    """The rows, a sentence not decoded carrying ``stand_in_numbers`` of the decoded training
+    """The rows, a sentence not decoded carrying ``_stand_in_numbers`` of the decoded training
     sentences: the test split chooses nothing."""
-    decoded = [[row[name] for name in READING_NUMBER_NAMES] for row in rows
+    decoded = [[row[name] for name in _READING_NUMBER_NAMES] for row in rows
                if row["decoded"] and row["split"] == "train"]
-    return [row if row["decoded"] else {**row, **stand_in_numbers(decoded, row["n_words"])}
+    return [row if row["decoded"] else {**row, **_stand_in_numbers(decoded, row["n_words"])}
             for row in rows]
 
 

@@ -11,7 +11,7 @@ scored as speechocean762's five experts would score it (lecture 08).
   or unclear; :func:`neighbours`), with its engine ``_pocketsphinx_io`` (pocketsphinx's files,
   its search run and the lattice it leaves).
 - ``decoder_numbers``: a sentence's word verdicts as the few numbers the panel reads beside its
-  GOP features (``reading_numbers``, and ``stand_in_numbers`` for a sentence not decoded).
+  GOP features (``reading_numbers``, and ``_stand_in_numbers`` for a sentence not decoded).
 - ``corpus_scorer``: the scorer speechocean762's shipped GOP features were made with
   (``load_pronunciation_scorer``), built from the plain records the data layer reads.
 - ``word_scores``: each phone's and word's expert score predicted from GOP

@@ -14,37 +14,37 @@ from __future__ import annotations
 import numpy as np
 
 # The sentence numbers the pronunciation panel reads, and decoder_verdicts.csv stores per sentence.
-READING_NUMBER_NAMES = ("as_written_share", "n_said_other", "n_left_out", "n_unclear",
+_READING_NUMBER_NAMES = ("as_written_share", "n_said_other", "n_left_out", "n_unclear",
                         "margin_mean", "margin_min")
 _COUNTED = {"n_said_other": "said other", "n_left_out": "left out", "n_unclear": "unclear"}
 # A word's margin is clipped to +-this (nats per frame) before a sentence's mean and least are
 # taken: beyond 10 a verdict is decisive either way (finite margins reach 80 on the corpus's
 # training sentences), a few extreme words should not move a sentence's mean, and an infinite
 # margin must become a number to be a feature.
-MARGIN_CLIP = 10.0
+_MARGIN_CLIP = 10.0
 
 
 def reading_numbers(choices) -> dict[str, float] | None:
     """A sentence's word verdicts (:meth:`ReadingDecoder.decode`) as the plain numbers
-    :data:`READING_NUMBER_NAMES`: the share of words heard as written, the words said other,
+    :data:`_READING_NUMBER_NAMES`: the share of words heard as written, the words said other,
     left out and unclear, and the mean and least word margin, each margin clipped to
-    +-:data:`MARGIN_CLIP`. None when the recording was not decoded (NaN margins)."""
+    +-:data:`_MARGIN_CLIP`. None when the recording was not decoded (NaN margins)."""
     verdicts = [choice.verdict for choice in choices]
     margins = np.array([choice.margin for choice in choices], dtype=float)
     if not verdicts or np.isnan(margins).any():
         return None
-    clipped = np.clip(margins, -MARGIN_CLIP, MARGIN_CLIP)
+    clipped = np.clip(margins, -_MARGIN_CLIP, _MARGIN_CLIP)
     return {"as_written_share": verdicts.count("as written") / len(verdicts),
             **{name: verdicts.count(verdict) for name, verdict in _COUNTED.items()},
             "margin_mean": float(clipped.mean()), "margin_min": float(clipped.min())}
 
 
-def stand_in_numbers(decoded, n_words: int) -> dict[str, float]:
+def _stand_in_numbers(decoded, n_words: int) -> dict[str, float]:
     """What stands in for :func:`reading_numbers` of a sentence of ``n_words`` words that was
-    not decoded: the medians of ``decoded`` (rows of :data:`READING_NUMBER_NAMES`, the decoded
+    not decoded: the medians of ``decoded`` (rows of :data:`_READING_NUMBER_NAMES`, the decoded
     training sentences), the counts rounded and within the sentence's words, the share heard as
     written the rest; as the corpus's GOP features do for a sentence that did not align."""
-    medians = dict(zip(READING_NUMBER_NAMES, np.median(np.asarray(decoded, float), axis=0)))
+    medians = dict(zip(_READING_NUMBER_NAMES, np.median(np.asarray(decoded, float), axis=0)))
     counts = {name: min(round(medians[name]), n_words) for name in _COUNTED}
     return {**{name: float(value) for name, value in medians.items()}, **counts,
             "as_written_share": 1 - min(sum(counts.values()), n_words) / n_words}

@@ -58,7 +58,7 @@ from .gop import (Pronunciation, PhoneScore, WordReading, WordScore,
 from .panel_gp import (PANEL_MODELS, PanelPredictive, calibrated_half_width, panel_model,
                        panel_predictive)
 from .word_scores import WordScoreModel, WordVerdict, _heard_word
-from .decoder_numbers import reading_numbers, stand_in_numbers
+from .decoder_numbers import reading_numbers, _stand_in_numbers
 from .word_choice import ReadingDecoder
 from ._panel_statements import (_READINGS, _command_line_message, _decoder_accuracy, _message,
                                 _panel_notes, _phone_verdict,
@@ -385,7 +385,7 @@ class ExpertPanel:
         training sentences' medians when there are none or they are NaN), (1, 21)."""
         numbers = reading_numbers(choices) if choices is not None else None
         if numbers is None:
-            numbers = stand_in_numbers(self._decoder_stand_in, len(scored.text.split()))
+            numbers = _stand_in_numbers(self._decoder_stand_in, len(scored.text.split()))
         gop = gop_features(scored, self._thresholds)
         return np.hstack([gop, [numbers[name] for name in self.input_names[len(gop):]]])[None]
 
