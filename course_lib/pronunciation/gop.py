@@ -23,10 +23,11 @@ loses the alignment with it). The free loop reports a score per recognised phone
 per frame, so a segment's score is spread evenly over its frames before the frames of an aligned
 phone are summed.
 
-:class:`PronunciationScorer` holds a decoder per pass (loading the model takes about 0.3 s each) and
-scores a recording against its text; :func:`gop_features` turns one sentence's phone scores into the
-utterance features Unit 5's panel models read. The shipped features of speechocean762 are made by
-the same two calls (``tools/make_speechocean762.py``).
+:class:`PronunciationScorer` holds a decoder per pass, each made on its first use (the wider
+passes run only for a sentence the first cannot align), and scores a recording against its text;
+:func:`gop_features` turns one sentence's phone scores into the utterance features Unit 5's panel
+models read. The shipped features of speechocean762 are made by the same two calls
+(``tools/make_speechocean762.py``).
 
 :func:`word_readings` says of every word whether it was heard as written (a :class:`WordReading`
 each, with what the loop heard instead), so a learner who misread a sentence learns which
@@ -125,16 +126,49 @@ class Pronunciation:
         return words
 
 
+class _PassDecoders:
+    """The decoders of the passes in :data:`_PASSES`, by number, each made on its first use
+    (loading one takes about 0.16 s, most of it reading the CMU dictionary, and the wider passes
+    run only for a sentence the first cannot align). A setup step given to :meth:`apply` is
+    applied to every decoder made and replayed, in the order given, on each decoder made later:
+    every decoder holds the same searches and words whenever it was made."""
+
+    def __init__(self):
+        self._made: list = [None] * len(_PASSES)
+        self._steps: list = []
+
+    def __len__(self) -> int:
+        return len(_PASSES)
+
+    def __getitem__(self, number: int):
+        number = range(len(_PASSES))[number]        # IndexError past the last pass
+        if self._made[number] is None:
+            decoder = pocketsphinx.Decoder(samprate=_SAMPLE_RATE, compallsen=True,
+                                           bestpath=False, lm=None, loglevel="FATAL",
+                                           **_PASSES[number])
+            for step, args in self._steps:
+                step(decoder, *args)
+            self._made[number] = decoder
+        return self._made[number]
+
+    def __iter__(self):
+        return (self[number] for number in range(len(_PASSES)))
+
+    def apply(self, step, *args) -> None:
+        """``step(decoder, *args)`` on every decoder, made now or later."""
+        self._steps.append((step, args))
+        for decoder in self._made:
+            if decoder is not None:
+                step(decoder, *args)
+
+
 class PronunciationScorer:
     """pocketsphinx's en-us models with the CMU dictionary, plus ``extra_words`` ({word: phones},
     e.g. ``{"LIYA": "L IY Y AH"}``) for words the dictionary lacks."""
 
     def __init__(self, extra_words: dict[str, str] | None = None):
-        self._decoders = [pocketsphinx.Decoder(samprate=_SAMPLE_RATE, compallsen=True,
-                                               bestpath=False, lm=None, loglevel="FATAL",
-                                               **beams) for beams in _PASSES]
-        for decoder in self._decoders:
-            decoder.add_allphone_file("phone_loop")
+        self._decoders = _PassDecoders()
+        self._decoders.apply(pocketsphinx.Decoder.add_allphone_file, "phone_loop")
         for word, phones in (extra_words or {}).items():
             self.add_word(word, phones)
 
@@ -146,8 +180,7 @@ class PronunciationScorer:
         if not symbols or any(symbol not in PHONES for symbol in symbols):
             raise ValueError(f"phones: expected ARPAbet phones without stress marks from "
                              f"{' '.join(sorted(PHONES))}, got {phones!r}")
-        for decoder in self._decoders:
-            decoder.add_word(word.lower(), " ".join(symbols), True)
+        self._decoders.apply(pocketsphinx.Decoder.add_word, word.lower(), " ".join(symbols), True)
 
     def pronunciation(self, word: str) -> str | None:
         """The phones the dictionary holds for ``word``, or None."""

@@ -353,8 +353,8 @@ class ReadingDecoder:
         self._scorer = scorer
         self._max_neighbours = _check_limit(max_neighbours)
         self._grammar_of: dict[int, tuple] = {}     # decoder number -> (text, penalties) loaded
-        for decoder in scorer._decoders:
-            _add_words(decoder, {_UNCLEAR_WORD: _UNCLEAR_PHONES, _LEFT_OUT_WORD: _LEFT_OUT_PHONES})
+        scorer._decoders.apply(_add_words, {_UNCLEAR_WORD: _UNCLEAR_PHONES,
+                                            _LEFT_OUT_WORD: _LEFT_OUT_PHONES})
 
     def alternatives(self, text: str) -> list[tuple[str, tuple[str, ...]]]:
         """[(written word, (neighbour, ...)), ...]: the slots of the grammar for ``text``,
