@@ -12,13 +12,12 @@ Stop to plot (goal: at most 2 s for a 4 s sentence): what happens in the kernel 
 student presses Stop in lecture 05's pronunciation panel, timed from the samples the browser
 sends (48 kHz float32, the example sentence nearest 4 s with a quarter second of silence on
 each side) to the finished figure and text: the recorder's resampling and trimming, GOP, the
-features, the panel GP's prediction and drawing the figure. Beside it, as its reference, the
+grammar pass (the panel reads four of the word decoder's numbers), the features, the panel GP's
+prediction and drawing the figure. Beside it, as its reference, the
 three decoder passes alone on the same sentence (the part that cannot get cheaper here).
 The grammar pass (issue 58): ``ReadingDecoder.decode`` on the same six sentences, each word
 against its neighbours, timed against the three alignment passes alone; its ratio is the one
-the issue asks to state. Stop to plot is timed again with the grammar pass added to it (the
-panel's receive, then the decode of the same recording), the latency a student waits once the
-panel shows the decoded words. The decoder runs with the tuned margin and penalties when
+the issue asks to state. The decoder runs with the tuned margin and penalties when
 ``experiments/results/misread_readings.json`` exists, else with the development values below
 (its speed hardly depends on them).
 Timing rules (one thread, alternating rounds, medians of the per-round ratios): bench/harness.py.
@@ -137,10 +136,10 @@ def main() -> None:
           f"({np.median(wall['grammar']) / len(clips):.3f} s each)")
     harness.print_ratio("grammar_pass_over_alignment_passes",
                         harness.median_ratio(wall["grammar"], wall["theirs"]))
-    stop_to_plot(panel, passes, args.repeats, reader, values)
+    stop_to_plot(panel, passes, args.repeats)
 
 
-def stop_to_plot(panel, passes, repeats: int, decoder: ReadingDecoder, values: dict) -> None:
+def stop_to_plot(panel, passes, repeats: int) -> None:
     clip = min(panel.example_audio_16k(),
                key=lambda c: abs(c.samples.size / c.sample_rate - STOP_TO_PLOT_SENTENCE_S))
     silence = np.zeros(BROWSER_RATE // 4)
@@ -157,21 +156,14 @@ def stop_to_plot(panel, passes, repeats: int, decoder: ReadingDecoder, values: d
     def theirs():
         passes(raw, clip.text)
 
-    def with_grammar():
-        ours()
-        decoder.decode(take, BROWSER_RATE, clip.text, **values)
-
     with harness.one_thread():
-        wall, _ = harness.alternate_clocks({"ours": ours, "theirs": theirs,
-                                            "with_grammar": with_grammar}, repeats)
+        wall, _ = harness.alternate_clocks({"ours": ours, "theirs": theirs}, repeats)
     latency = float(np.median(wall["ours"]))
     print(f"Stop to plot, a {clip.samples.size / clip.sample_rate:.1f} s sentence: "
           f"{latency:.2f} s (goal <= {GOAL_STOP_TO_PLOT_S} s); the three decoder passes alone "
           f"{np.median(wall['theirs']):.2f} s")
     harness.print_ratio("stop_to_plot_over_decoder_passes",
                         harness.median_ratio(wall["ours"], wall["theirs"]))
-    print(f"Stop to plot with the grammar pass: {np.median(wall['with_grammar']):.2f} s "
-          f"(goal <= {GOAL_STOP_TO_PLOT_S} s)")
 
 
 if __name__ == "__main__":
