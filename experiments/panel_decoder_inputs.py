@@ -244,8 +244,10 @@ def run(reduced: bool) -> dict:
     panel = load_speechocean762(ASPECT, INPUTS)
     folds = training_folds(panel)
     # the reduced run refits the model this run chose, whatever the panel has chosen since
-    model = load_result(NAME if reduced else PANEL_EXPERIMENT)["result"][
-        "model" if reduced else "chosen"]
+    if reduced:
+        model = load_result(NAME)["result"]["model"]
+    else:
+        model = load_result(PANEL_EXPERIMENT)["result"]["chosen"]
     result = {"model": model, "folds": [fold.tolist() for fold in folds]}
     if reduced:
         result["folds_by_set"] = _reduced_fold(model, load_result(NAME)["result"])

@@ -11,6 +11,9 @@ failure after a library or data change means the result is stale: re-run
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -113,3 +116,19 @@ def test_the_weighted_pcc_is_numpys_on_the_repeated_sentences():
         np.corrcoef(x[repeated], y[repeated])[0, 1], abs=1e-12)
     assert experiment._weighted_rmse(counts, x, y)[0] == pytest.approx(
         np.sqrt(np.mean((x[repeated] - y[repeated]) ** 2)), abs=1e-12)
+
+
+def test_lecture_08_states_the_committed_gain(committed):
+    """Section 4 says why the panel reads the decoder's numbers, in this result's numbers."""
+    notebook = json.loads((Path(__file__).resolve().parents[1] / "lectures" /
+                           "08_pronunciation.ipynb").read_text(encoding="utf-8"))
+    text = " ".join("".join(next(cell["source"] for cell in notebook["cells"]
+                                 if cell.get("id") == "u8-panel")).split())
+    table = committed["result"]["comparison"]["table"]
+    base, deciding = table[experiment.BASELINE], table[experiment.DECIDING_SET]
+    low, high = deciding["pcc_gain_interval"]
+
+    stated = (f"rose from {base['pcc']:.3f} to {deciding['pcc']:.3f} (95% interval of the gain "
+              f"over resampled speakers, {low:+.3f} to {high:+.3f}) and the RMSE fell by "
+              f"{-deciding['rmse_change']:.3f} points").replace("0.", ".")
+    assert stated in text, stated

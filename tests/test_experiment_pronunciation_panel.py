@@ -107,7 +107,7 @@ def test_the_inputs_are_the_ones_cross_validation_recommended(committed):
     decision = load_result("panel_decoder_inputs")["result"]["comparison"]["decision"]
     assert decision["recommend_as_panel_inputs"] and decision["set"] == "gop+decoder"
     assert experiment.INPUTS == "gop+decoder"
-    assert f"load_speechocean762('accuracy', 'gop+decoder')" in committed["settings"]["data"]
+    assert "load_speechocean762('accuracy', 'gop+decoder')" in committed["settings"]["data"]
 
 
 def test_the_panel_block_is_the_test_block(committed):

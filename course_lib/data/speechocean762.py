@@ -18,8 +18,8 @@ sentence), Kaldi-style lists and ``lexicon.txt``.
 
 :func:`load_speechocean762` returns a :class:`PanelSet` for one aspect ("accuracy", the score
 the multi-rater GP of arXiv 2306.02719 (2024) models, or "fluency") and one input set
-("fluency", "gop", "both" or "gop+decoder") with the corpus's own 2,500 / 2,500 train / test split. Its
-``all_phones()`` gives every aligned sentence's phones with their GOP, and
+("fluency", "gop", "both" or "gop+decoder") with the corpus's own 2,500 / 2,500 train / test
+split. Its ``all_phones()`` gives every aligned sentence's phones with their GOP, and
 ``word_judgements()`` the experts' word accuracy and their scores of each word's canonical
 phones (:class:`WordJudgement`), read from the markup of ``utt2score`` as the data README
 says (:mod:`course_lib.data.speechocean762_markup` reads it).
@@ -322,8 +322,8 @@ class DecoderVerdicts:
 
 def load_decoder_verdicts() -> DecoderVerdicts:
     """The word decoder's verdicts on every sentence (:class:`DecoderVerdicts`), checked: every
-    item once, in order; counts within the sentence's words, the share
-    heard as written the rest; every number finite. The file is checked against its checksum on
+    item once, in order; counts within the sentence's words, the share heard as written the
+    rest; every number finite. The file is checked against its checksum on
     every call and parsed once per content: the panel's input set and the panel both read it."""
     verified = _read_verified(_DATASET, _DECODER_VERDICTS, text=True)
     if verified.sha256 in _verdicts_by_content:

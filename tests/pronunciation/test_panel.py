@@ -421,6 +421,9 @@ def test_lecture_08_states_the_committed_accuracy_of_the_panel():
     assert f"the RMSE was {far['test_rmse_beyond']:.1f} points" in prose
     assert (f"(standard errors {100 * test['coverage_50']['se']:.1f} and "
             f"{100 * test['coverage_90']['se']:.1f} points)") in prose
+    gaussian = RESULT["out_of_fold"][RESULT["chosen"]]["coverage_90"]
+    assert (f"a Gaussian 90% interval held only {100 * gaussian['share']:.0f}%, standard error "
+            f"{100 * gaussian['se']:.1f} points, there") in prose
 
 
 def test_a_word_left_out_is_said_to_be_left_out(expert_panel):
