@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 import course  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tools"))
-from make_lock import UNLOCKED  # noqa: E402
+from make_lock import HELD, UNLOCKED  # noqa: E402
 
 
 def locked_versions() -> dict[str, str]:
@@ -64,6 +64,19 @@ def test_the_lock_pins_everything_the_course_installs_on_this_platform():
     missing = requirement_closure(("lab", "test")) - set(pins) - UNLOCKED
     assert not missing, f"needed but not in {course.LOCK.name}: {sorted(missing)}; " \
                         "re-run tools/make_lock.py"
+
+
+def test_the_lock_keeps_the_held_packages_below_their_bound():
+    """tools/make_lock.py resolves with its HELD requirements; a lock written another way (or
+    a hold dropped from the tool) shows here. jsonschema's hold keeps rfc3987-syntax, and its
+    grammar built at every import, out of the environment."""
+    pins = locked_versions()
+    for text in HELD:
+        held = Requirement(text)
+        name = canonicalize_name(held.name)
+        assert name in pins and held.specifier.contains(pins[name]), \
+            f"{course.LOCK.name} pins {name}=={pins.get(name)}, outside the hold {text}"
+    assert "rfc3987-syntax" not in pins
 
 
 def test_the_installed_versions_are_the_locked_ones():
