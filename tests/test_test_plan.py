@@ -183,6 +183,21 @@ def test_a_third_job_shares_two_cores_only_when_the_loads_leave_room(tmp_path, m
     assert most_at_once(light) == 3 and most_at_once(heavy) == 2
 
 
+def test_the_shortest_background_job_fills_first(tmp_path, monkeypatch):
+    # a long filler niced early would still run, alone on one core, after the rest had ended
+    monkeypatch.setattr(test_plan, "LOGS", tmp_path)
+    waiting = [job(name, "import time; time.sleep(1.0)", 3) for name in ("waits 1", "waits 2")]
+    for each in waiting:
+        each.load = 0.9
+    long_filler, short_filler = job("long filler", "pass", 2), job("short filler", "pass", 1)
+    for each in (long_filler, short_filler):
+        each.background = True
+    for each in (*waiting, long_filler, short_filler):
+        each.log = tmp_path / f"{each.name}.log"
+    test_plan.run_jobs([*waiting, long_filler, short_filler], slots=2, say=lambda line: None)
+    assert short_filler.niced and short_filler.started < long_filler.started
+
+
 def test_a_background_job_fills_idle_cores_niced_one_at_a_time(tmp_path, monkeypatch):
     monkeypatch.setattr(test_plan, "LOGS", tmp_path)
     niceness = "import os, time; print(os.nice(0)); time.sleep({})"
