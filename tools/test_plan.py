@@ -118,9 +118,11 @@ def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
         return Job(name, [*pytest, *paths, *options, *durations], environment, expected,
                    tuple(after), load, background)
 
-    def rest(name, folder, claimed, expected, extra_ignores=(), after=(), load=1.0):
+    def rest(name, folder, claimed, expected, extra_ignores=(), after=(), load=1.0,
+             background=False):
         ignores = [f"--ignore={path}" for path in (*claimed, *extra_ignores)]
-        return run(name, [folder], expected, after=after, options=ignores, load=load)
+        return run(name, [folder], expected, after=after, options=ignores, load=load,
+                   background=background)
 
     jobs = [Job(" ".join(Path(part).name for part in command[1:]), command, env, 10)
             for command in checkers]
@@ -155,8 +157,7 @@ def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
     first_widgets = [f"tests/widgets/test_{name}.py"
                      for name in ("raters", "gmm", "levelset", "hmm", "detection", "class_panel")]
     jobs += [run("widgets I", first_widgets, 70, after=warm, background=True),
-             run("widgets II", ["tests/widgets"], 70, after=warm, background=True,
-                 options=[f"--ignore={path}" for path in first_widgets])]
+             rest("widgets II", "tests/widgets", first_widgets, 70, after=warm, background=True)]
     claimed = kernels + ["tests/widgets"] + [path for paths, *_ in main.values() for path in paths]
     jobs.append(rest("the rest of tests/", "tests", claimed, 159,
                      extra_ignores=("tests/browser", "tests/test_site.py"), after=warm,
