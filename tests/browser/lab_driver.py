@@ -57,6 +57,12 @@ TEST_SETTING_OVERRIDES = {"@jupyterlab/notebook-extension:tracker": {"windowingM
 # Variables the test command sets that would change what a student sees in the lab: progress
 # bars must render (TQDM_DISABLE unset) and matplotlib must pick the notebook's backend.
 TEST_ONLY_VARIABLES = ("TQDM_DISABLE", "MPLBACKEND")
+# Playwright's default CSS engine also looks inside shadow roots, and to find them it walks
+# every element of the page at each lookup: 4.7 of the renderer's 20 busy seconds while lecture
+# 02's explorers were operated. The explorers and their controls are in no shadow root (a
+# control not found fails its action), so their locators take the light engine, which is the
+# browser's own querySelectorAll.
+LIGHT_DOM = "css:light="
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -683,7 +689,8 @@ class ExplorerDriver:
         self.nb, self.page, self.findings = notebook, notebook.page, notebook.findings
         self.limits = notebook.limits
         self.n, self.info, self.figure_may_stay = n, info, figure_may_stay
-        self.selector = f'[data-course-explorer="{n}"]'
+        self.selector = f'[data-course-explorer="{n}"]'  # for scripts in the page
+        self.explorer = self.page.locator(LIGHT_DOM + self.selector)
         self.name = f"explorer {n + 1} (cell {info['cell']}" + \
             (f", '{info['title']}')" if info["title"] else ")")
         self.count = 0
@@ -693,11 +700,11 @@ class ExplorerDriver:
                                     EXPLORER_STATE_JS, [self.selector, STDERR_MIME])
 
     def control(self, k: int):
-        return self.page.locator(f'[data-course-control="{self.n}-{k}"]')
+        return self.page.locator(f'{LIGHT_DOM}[data-course-control="{self.n}-{k}"]')
 
     def operate(self) -> None:
         page = self.page
-        page.locator(self.selector).scroll_into_view_if_needed()
+        self.explorer.scroll_into_view_if_needed()
         controls = self.limits.evaluate(f"the controls of {self.name} (MARK_CONTROLS_JS)",
                                         MARK_CONTROLS_JS, self.n)
         first = self.state()
@@ -757,7 +764,7 @@ class ExplorerDriver:
                                   f"{one_line(str(err))}", shot)
             return
         seconds = time.monotonic() - started
-        self.page.locator(self.selector).scroll_into_view_if_needed()
+        self.explorer.scroll_into_view_if_needed()
         after = self.state()
         figure = ("no figure" if not after["images"] else
                   "changed" if after["images"] != before["images"] else "unchanged")
