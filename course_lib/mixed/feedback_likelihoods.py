@@ -306,9 +306,11 @@ class LikertConfidence(Likelihood):
         """
         value, d_mean, d_var = super()._expected_log_likelihood(y, mean, var)
         spread = var > 0
-        for kink in self._kinks():
-            sides = [np.full(mean.size, np.nextafter(kink, limit)) for limit in (np.inf, -np.inf)]
-            jump = self._derivatives(sides[0], y, 2)[1] - self._derivatives(sides[1], y, 2)[1]
+        kinks = np.array(self._kinks())
+        # the slope just above and just below every kink, in one call (rows: above, below)
+        sides = np.nextafter(kinks, np.array([[np.inf], [-np.inf]]))
+        slopes = self._derivatives(np.repeat(sides[..., None], mean.size, axis=-1), y, 2)[1]
+        for kink, jump in zip(kinks, slopes[0] - slopes[1]):
             d_var[spread] += 0.5 * jump[spread] * np.exp(
                 -0.5 * (kink - mean[spread]) ** 2 / var[spread]) / np.sqrt(
                 2.0 * np.pi * var[spread])
