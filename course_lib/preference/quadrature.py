@@ -227,8 +227,10 @@ def _newton_window(log_density: Callable, slopes: Callable, start, mean, precisi
     density and the window its mode; with precision 0, the likelihood's own bump. Newton steps
     with the curvature floored at precision + 0.01 / link_scale^2 (h need not be concave: Beta
     and truncated Gaussian likelihoods are not log-concave), at most 4 link scales long where
-    precision is 0, halved (up to 40 times) wherever h would decrease; at most 50 steps, ending
-    once every step is below 1e-10 link scales. Width = (max(-d^2 log p/dz^2, 0) +
+    precision is 0, halved (up to 40 times) wherever h would decrease, down to 1e-10 link
+    scales (a row whose step is that small and still downhill stays where it is: its slope and h
+    disagree in their last digits); at most 50 steps, ending once every step taken is below
+    1e-10 link scales. Width = (max(-d^2 log p/dz^2, 0) +
     precision)^-1/2 at the centre, at most the link scale where precision is 0."""
     floor = precision + 1e-2 / link_scale ** 2
     cap = np.where(precision > 0, np.inf, 4.0 * link_scale)
@@ -236,6 +238,7 @@ def _newton_window(log_density: Callable, slopes: Callable, start, mean, precisi
     def h(z):
         return log_density(z) - 0.5 * precision * (z - mean) ** 2
 
+    tolerance = 1e-10 * link_scale
     z = start
     value = h(z)
     for _ in range(_MODE_MAX_ITER):
@@ -246,12 +249,13 @@ def _newton_window(log_density: Callable, slopes: Callable, start, mean, precisi
         for _ in range(_MODE_MAX_HALVINGS):
             trial = z + shrink * step
             trial_value = h(trial)
-            worse = ~(trial_value >= value)
-            if not np.any(worse):
+            uphill = trial_value >= value
+            halve = ~uphill & (np.abs(shrink * step) > tolerance)
+            if not np.any(halve):
                 break
-            shrink = np.where(worse, 0.5 * shrink, shrink)
-        z, value = np.where(worse, z, trial), np.where(worse, value, trial_value)
-        if np.all(np.abs(shrink * step) <= 1e-10 * link_scale):
+            shrink = np.where(halve, 0.5 * shrink, shrink)
+        z, value = np.where(uphill, trial, z), np.where(uphill, trial_value, value)
+        if np.all(np.abs(np.where(uphill, shrink * step, 0.0)) <= tolerance):
             break
     curvature = np.maximum(-slopes(z)[1], 0.0) + precision
     with np.errstate(divide="ignore"):
