@@ -62,10 +62,13 @@ def as_float_array(x, name: str, ndim: int | tuple[int, ...] | None = None,
             raise ValueError(f"{name}: expected a {want} array, got shape {arr.shape}")
     if arr.size == 0 and not allow_empty:
         raise ValueError(f"{name}: must not be empty (shape {arr.shape})")
-    bad = ~np.isfinite(arr)
-    if allow_inf is not None and bad.any():
+    finite = np.isfinite(arr)
+    if finite.all():  # the common case first: the check runs on every call of the library
+        return arr
+    bad = ~finite
+    if allow_inf is not None:
         bad &= arr != (np.inf if allow_inf == "+inf" else -np.inf)
-    if np.any(bad):
+    if bad.any():
         refused = "NaN or inf" if allow_inf is None else \
             f"NaN or {'-inf' if allow_inf == '+inf' else '+inf'}"
         raise ValueError(f"{name}: contains {refused}")
