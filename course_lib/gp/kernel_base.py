@@ -283,7 +283,8 @@ class Stationary(Kernel):
 
     ``lengthscale`` a scalar gives the isotropic kernel; a vector of length d gives ARD
     (automatic relevance determination: one lengthscale per input dimension).
-    Subclasses define ``_g(s)`` and ``_dg_ds(s)``, and may add extra parameters after
+    Subclasses define ``_g(s)`` and ``_dg_ds(s, g)`` (``g``: ``_g(s)`` when the caller has it,
+    else None), and may add extra parameters after
     ``variance`` and the lengthscale(s) via ``_extra_*`` hooks.
     """
 
@@ -345,7 +346,7 @@ class Stationary(Kernel):
         K = self.variance * g
         dK = np.empty((self._log_theta.size,) + K.shape)  # one per log-parameter
         dK[0] = K
-        dK_ds = self.variance * self._dg_ds(s)
+        dK_ds = self.variance * self._dg_ds(s, g)
         if self.ard:  # ds/dlog ell_k = -2 (x_k - x'_k)^2 / ell_k^2
             ell = np.exp(self._log_theta[1:1 + self._n_ell])
             Z = X if Z is None else Z
@@ -374,7 +375,7 @@ class Stationary(Kernel):
         # ds/dz_k = 2 (z_k - x_k) / ell_k^2
         with np.errstate(over="ignore"):
             diff = (Z[None, :, :] - X[:, None, :]) / ell ** 2
-        return _vanishing_product((2.0 * self.variance * self._dg_ds(s))[:, :, None], diff)
+        return _vanishing_product((2.0 * self.variance * self._dg_ds(s, None))[:, :, None], diff)
 
 
 # --------------------------------------------------------------------------------------------
@@ -394,5 +395,6 @@ class SquaredExponential(Stationary):
         """Lecture 04, section 1 (From Bayesian linear regression to a prior over functions)."""
         return np.exp(-0.5 * s)
 
-    def _dg_ds(self, s):
-        return -0.5 * np.exp(-0.5 * s)
+    def _dg_ds(self, s, g):
+        # g' = -g / 2: the gradient reuses the kernel's own exp instead of a second one
+        return -0.5 * (np.exp(-0.5 * s) if g is None else g)

@@ -85,7 +85,7 @@ class Matern(Stationary):
             polynomial = 1.0 + a + a * a / 3.0
         return _vanishing_product(np.exp(-a), polynomial)
 
-    def _dg_ds(self, s):
+    def _dg_ds(self, s, g):
         # dg/ds = (dg/dr) / (2 r), written so that it is finite at r = 0 where possible
         r = np.sqrt(s)
         if self.nu == 0.5:
@@ -136,7 +136,7 @@ class RationalQuadratic(Stationary):
     def _g(self, s):
         return (1.0 + s / (2.0 * self.alpha)) ** (-self.alpha)
 
-    def _dg_ds(self, s):
+    def _dg_ds(self, s, g):
         return -0.5 * (1.0 + s / (2.0 * self.alpha)) ** (-self.alpha - 1.0)
 
     def _extra_gradient(self, s, out):
