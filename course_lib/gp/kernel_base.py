@@ -284,8 +284,8 @@ class Stationary(Kernel):
     ``lengthscale`` a scalar gives the isotropic kernel; a vector of length d gives ARD
     (automatic relevance determination: one lengthscale per input dimension).
     Subclasses define ``_g(s)`` and ``_dg_ds(s, g)`` (``g``: ``_g(s)`` when the caller has it,
-    else None), and may add extra parameters after
-    ``variance`` and the lengthscale(s) via ``_extra_*`` hooks.
+    else None), and may add extra parameters after ``variance`` and the lengthscale(s) via
+    ``_extra_*`` hooks.
     """
 
     def __init__(self, lengthscale=1.0, variance=1.0, lengthscale_bounds=DEFAULT_BOUNDS,

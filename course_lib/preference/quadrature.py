@@ -230,8 +230,8 @@ def _newton_window(log_density: Callable, slopes: Callable, start, mean, precisi
     precision is 0, halved (up to 40 times) wherever h would decrease, down to 1e-10 link
     scales (a row whose step is that small and still downhill stays where it is: its slope and h
     disagree in their last digits); at most 50 steps, ending once every step taken is below
-    1e-10 link scales. Width = (max(-d^2 log p/dz^2, 0) +
-    precision)^-1/2 at the centre, at most the link scale where precision is 0."""
+    1e-10 link scales. Width = (max(-d^2 log p/dz^2, 0) + precision)^-1/2 at the centre, at
+    most the link scale where precision is 0."""
     floor = precision + 1e-2 / link_scale ** 2
     cap = np.where(precision > 0, np.inf, 4.0 * link_scale)
 
