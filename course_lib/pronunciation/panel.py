@@ -59,6 +59,7 @@ from .panel_gp import (PANEL_MODELS, PanelPredictive, calibrated_half_width, pan
                        panel_predictive)
 from .word_scores import WordScoreModel, WordVerdict, _heard_word
 from .decoder_numbers import reading_numbers, _stand_in_numbers
+from .detector_rates import lowest_below, named_words
 from .word_choice import ReadingDecoder
 from ._panel_statements import (_READINGS, _command_line_message, _decoder_accuracy, _message,
                                 _panel_notes, _phone_verdict,
@@ -86,7 +87,6 @@ _RUBRIC = ((9, 10, "excellent", "no noticeable mistake"), (7, 8, "good", "a few 
 POPULATION_CAVEAT = ("It learned from Mandarin-speaking learners of English, about half of "
                      "them children, recorded on the corpus's microphones: for other speakers, "
                      "accents or microphones it extrapolates.")
-_MAX_BLAMED = 3
 # the one line of a recording that did not align (summary, --json notes, lab panel)
 _NOT_ALIGNED = ("Not scored: the words of the text could not be placed in the sound, so there "
                 "is no score, interval or distribution to show. Check that you read exactly "
@@ -219,12 +219,23 @@ class PanelPrediction:
         """The ``k`` phones of lowest GOP, lowest first."""
         return sorted(self.pronunciation.phones, key=lambda phone: phone.gop)[:k]
 
-    def blamed_words(self, k: int = _MAX_BLAMED) -> list[tuple[WordScore, list[PhoneScore]]]:
-        """At most ``k`` words whose GOP is below ``low_word`` (the lowest tenth of the training
-        sentences' words), lowest first, each with its phones; none when every word is above."""
-        low = [pair for pair in _words_with_phones(self.pronunciation)
-               if pair[0].gop < self.low_word]
-        return sorted(low, key=lambda pair: pair[0].gop)[:k]
+    def low_words(self) -> list[int]:
+        """The indices of the words that pulled the score down: at most
+        :data:`MAX_NAMED_LOW_WORDS` whose GOP is below ``low_word`` (the lowest tenth of the
+        training sentences' words), lowest first."""
+        return lowest_below([word.gop for word in self.pronunciation.words()], self.low_word)
+
+    def blamed_words(self) -> list[tuple[WordScore, list[PhoneScore]]]:
+        """The words of :meth:`low_words`, lowest first, each with its phones."""
+        pairs = _words_with_phones(self.pronunciation)
+        return [pairs[i] for i in self.low_words()]
+
+    def named_words(self) -> list[bool]:
+        """For each word, whether the feedback names it (pulled the score down, or not heard
+        as written): the rule whose measured rates every output states
+        (:func:`~course_lib.pronunciation.detector_rates.named_words`)."""
+        return named_words([word.gop for word in self.pronunciation.words()],
+                           [word.heard_as_written for word in self.words], self.low_word)
 
     def not_aligned_line(self) -> str:
         """The one line of a recording that did not align: why, and what to do (a clipped
