@@ -1,4 +1,4 @@
-"""Goodness of pronunciation on a time line, and a panel's view of one recording (lecture 05).
+"""Goodness of pronunciation on a time line, and a panel's view of one recording (lecture 08).
 
 Colour is never the only cue: every word and phone box carries its GOP as a number, and the
 colour map (cividis) is readable with any colour vision and in grey.

@@ -1,4 +1,4 @@
-"""Read a sentence aloud and see how speechocean762's five experts would score it (lecture 05).
+"""Read a sentence aloud and see how speechocean762's five experts would score it (lecture 08).
 
 :class:`PronunciationExplorer` puts the course recorder (at 16 kHz, the GOP scorer's rate) beside a
 choice of sentence (one of the corpus's example sentences, or one you type) and, when you press
