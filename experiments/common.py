@@ -21,6 +21,9 @@ A result file is one JSON object::
     differences                         where ours differs from the source and why
 
 Reading goes through :func:`course_lib.results.load_result`, the one reader notebooks use too.
+It checks every result against ``experiments/results/SHA256SUMS``, whose entry for a result
+:func:`write_result` writes with it. ``python -m experiments.common --checksums`` rewrites that
+manifest for every result in the folder (a result added or restored without a full run).
 """
 
 from __future__ import annotations
@@ -42,14 +45,15 @@ from pathlib import Path
 
 import numpy as np
 
+from course_lib.data import write_checksums
 from course_lib.results import RESULTS_DIR, available_results, load_result
 
 REPOSITORY = RESULTS_DIR.parents[1]
 README = Path(__file__).with_name("README.md")
 
 __all__ = ["RESULTS_DIR", "available_results", "load_result", "environment", "to_json",
-           "write_result", "run_experiment", "compare_runs", "compare_replicates",
-           "Z_REPLICATES", "REPLICATE_REASON", "task_rng", "readme_table",
+           "write_result", "record_checksums", "run_experiment", "compare_runs",
+           "compare_replicates", "Z_REPLICATES", "REPLICATE_REASON", "task_rng", "readme_table",
            "update_readme_table", "ReducedRun", "reduced_against_committed",
            "settings_problems"]
 
@@ -157,7 +161,8 @@ def to_json(value, path: str = "result"):
 def write_result(name: str, *, title: str, settings: dict, result: dict, source: dict,
                  differences: dict | str, run_time_seconds: float,
                  cpu_time_seconds: float | None = None, results_dir: Path = RESULTS_DIR) -> Path:
-    """Write ``<results_dir>/<name>.json`` (layout in this module's docstring); return its path."""
+    """Write ``<results_dir>/<name>.json`` (layout in this module's docstring) and its entry in
+    the folder's SHA256SUMS; return its path."""
     document = {
         "name": name,
         "title": title,
@@ -177,7 +182,18 @@ def write_result(name: str, *, title: str, settings: dict, result: dict, source:
     results_dir.mkdir(parents=True, exist_ok=True)
     path = results_dir / f"{name}.json"
     path.write_text(_dumps(document) + "\n", encoding="utf-8")
+    record_checksums([name], results_dir)
     return path
+
+
+def record_checksums(names: list[str] | None = None, results_dir: Path = RESULTS_DIR) -> Path:
+    """Write the SHA-256 of the results ``names`` into ``<results_dir>/SHA256SUMS`` and keep
+    the other entries as they are; without ``names``, rewrite it for every result in the folder
+    (and only those). Return the manifest's path."""
+    every = names is None
+    if every:
+        names = [path.stem for path in Path(results_dir).glob("*.json")]
+    return write_checksums(results_dir, [f"{name}.json" for name in names], keep_others=not every)
 
 
 _FLAT_LIST = re.compile(r"\[\s*([^\[\]{}]*?)\s*\]", re.DOTALL)
@@ -448,7 +464,8 @@ def run_experiment(name: str, description: str, run: Callable[[bool], dict],
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     if not options.reduced:
         path = write_result(name, run_time_seconds=elapsed, cpu_time_seconds=cpu, **document)
-        print(f"wrote {path.relative_to(REPOSITORY)} ({elapsed:.0f} s)")
+        print(f"wrote {path.relative_to(REPOSITORY)} and its entry in SHA256SUMS "
+              f"({elapsed:.0f} s)")
         if format_table is not None:
             update_readme_table(name, format_table(load_result(name)))
             print(f"updated its table in {README.relative_to(REPOSITORY)}")
@@ -464,3 +481,20 @@ def run_experiment(name: str, description: str, run: Callable[[bool], dict],
     if problems:
         sys.exit(1)
     return document
+
+
+def _main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.common",
+        description="Rewrite experiments/results/SHA256SUMS for every committed result.")
+    parser.add_argument("--checksums", action="store_true", required=True,
+                        help="list every results/*.json with its SHA-256 (a full run of an "
+                             "experiment writes its own entry)")
+    parser.parse_args(argv)
+    manifest = record_checksums()
+    print(f"wrote {manifest} for {len(available_results())} results; `git diff` shows what "
+          f"changed")
+
+
+if __name__ == "__main__":
+    _main()

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from scipy.stats import ttest_rel
 
+from course_lib import data
 from course_lib.results import RESULTS_DIR, available_results, load_result
 from course_lib.significance import steiger_z1_star
 from experiments import common, gilgonzalez2019_table1, gilgonzalez2019_toy, wong2024_table1_fluency
@@ -399,3 +400,26 @@ def test_result_writer_refuses_nan_and_records_the_environment(tmp_path):
     assert document["settings"] == {"n": 3} and document["result"] == {"values": [0.0, 1.0, 2.0]}
     assert document["environment"]["cores"] >= 1
     assert document["command"] == "python -m experiments.demo"
+
+
+def test_the_result_writer_lists_its_checksum_and_vouches_for_no_other_file(tmp_path):
+    def written(name, value):
+        return common.write_result(name, title=name, settings={}, result={"value": value},
+                                   source={}, differences="none", run_time_seconds=0.0,
+                                   results_dir=tmp_path)
+
+    def listed():
+        return data._manifest_entries(tmp_path / data.MANIFEST)
+
+    first, second = written("first", 1.0), written("second", 2.0)
+    digest = {path.name: data._sha256_of(path) for path in (first, second)}
+    assert listed() == {"first.json": digest["first.json"], "second.json": digest["second.json"]}
+    # a damaged result stays refused when another is re-run ...
+    first.write_text(first.read_text().replace("1.0", "7.0"))
+    written("second", 3.0)
+    assert listed() == {"first.json": digest["first.json"],
+                        "second.json": data._sha256_of(second)}
+    # ... until the tool lists every result as it now is, and drops those that are gone
+    second.unlink()
+    common.record_checksums(results_dir=tmp_path)
+    assert listed() == {"first.json": data._sha256_of(first)}

@@ -9,8 +9,9 @@ offline; a test checks that this setuptools meets the ``[build-system]`` require
 must hold every file of the library, every data set and every committed result. Installed
 without ``-e`` into a fresh virtual environment, a script run from another folder imports every
 unit's face, calls every data loader, builds the pronunciation panel from its committed fit
-(the feedback model's state and the GOP thresholds with it) and loads every committed result;
-none of it may read the checkout.
+(the feedback model's state and the GOP thresholds with it) and loads every committed result,
+each checked against the wheel's own copy of ``experiments/results/SHA256SUMS``; none of it may
+read the checkout.
 
 One shortcut keeps it cheap: the fresh environment takes the library's dependencies (numpy,
 scipy, numba, ...) from this environment's site-packages through a ``.pth`` line instead of
@@ -160,10 +161,15 @@ def installed(wheel, tmp_path_factory) -> dict:
     (site_packages / "course-dependencies.pth").write_text("\n".join(ours) + "\n")
     elsewhere = tmp_path_factory.mktemp("elsewhere")
     script = f"UNITS = {UNITS!r}\nLOADERS = {LOADERS!r}\n{SMOKE}"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     # -I: neither the current folder nor PYTHONPATH nor the user's site-packages on the path
-    done = _run([str(python), "-I", "-c", script], cwd=elsewhere, env=env, timeout=600)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    done = _run([str(python), "-I", "-c", script], cwd=elsewhere, env=_clean_environment(),
+                timeout=600)
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), "python": str(python),
+            "elsewhere": str(elsewhere)}
+
+
+def _clean_environment() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
 
 
 def test_the_wheel_holds_the_library_its_data_and_results_and_nothing_else(wheel):
@@ -178,7 +184,8 @@ def test_the_wheel_holds_the_library_its_data_and_results_and_nothing_else(wheel
     data = {"course_lib/_shipped/data/" + p.relative_to(ROOT / "data").as_posix()
             for p in (ROOT / "data").rglob("*") if p.is_file()}
     assert {n for n in names if n.startswith("course_lib/_shipped/data/")} == data
-    results = {"course_lib/_shipped/results/" + p.name for p in RESULTS_DIR.glob("*.json")}
+    results = {"course_lib/_shipped/results/" + p.name
+               for p in [*RESULTS_DIR.glob("*.json"), RESULTS_DIR / "SHA256SUMS"]}
     # the figures stay out: the library never reads them
     assert {n for n in names if n.startswith("course_lib/_shipped/results/")} == results
 
@@ -210,6 +217,24 @@ def test_every_face_loader_and_result_works_installed(installed):
     empty = {dotted: sizes for dotted, sizes in installed["loaded"].items() if 0 in sizes}
     assert empty == {} and set(installed["loaded"]) == set(LOADERS)
     assert installed["committed"] == {p.stem: p.stem for p in RESULTS_DIR.glob("*.json")}
+
+
+def test_an_installed_result_that_was_changed_is_refused_in_one_line(installed):
+    """The wheel's results are checked against the wheel's manifest, and the advice fits an
+    install: reinstall, not a Git command."""
+    shipped = Path(installed["results"]) / "heard_as_written.json"
+    original = shipped.read_bytes()
+    shipped.write_bytes(original.replace(b'"name"', b'"nome"', 1))
+    code = ("from course_lib.data import DataError\nfrom course_lib.results import load_result\n"
+            "try:\n    load_result('heard_as_written')\nexcept DataError as err:\n    print(err)")
+    try:
+        done = _run([installed["python"], "-I", "-c", code], cwd=installed["elsewhere"],
+                    env=_clean_environment(), timeout=120)
+    finally:
+        shipped.write_bytes(original)
+    (line,) = done.stdout.strip().splitlines()
+    assert f"{shipped} is corrupt" in line and "reinstall the course's library" in line
+    assert "git -C" not in line
 
 
 def test_the_pronunciation_panel_loads_its_committed_fit(installed):

@@ -22,6 +22,10 @@ with five simulated raters' scores) and :mod:`~course_lib.data.speechocean762` (
 five-expert panel, with :mod:`~course_lib.data.speechocean762_source` finding the corpus's own
 files and :mod:`~course_lib.data.speechocean762_markup` reading the experts' word and phone
 markup).
+
+The checksum layer is shared: :func:`read_checksummed` checks a file of any folder against that
+folder's ``SHA256SUMS`` and :func:`write_checksums` writes one, so the experiments' committed
+results (:mod:`course_lib.results`) are checked the way the data sets are.
 """
 
 from __future__ import annotations
@@ -40,7 +44,9 @@ from pathlib import Path
 # editable install of one, reads them where they are committed.
 _SHIPPED = Path(__file__).resolve().parents[1] / "_shipped" / "data"
 _DATA_ROOT = _SHIPPED if _SHIPPED.is_dir() else Path(__file__).resolve().parents[2] / "data"
-_MANIFEST = "SHA256SUMS"
+MANIFEST = "SHA256SUMS"
+REINSTALL = ("reinstall the course's library (`pip install --force-reinstall --no-deps` of what "
+             "it was installed from)")
 _MANIFEST_LINE = re.compile(r"([0-9a-fA-F]{64}) [ *](\S.*)")
 
 
@@ -60,9 +66,7 @@ def _folder(dataset: str) -> Path:
 def _restore_advice(dataset: str) -> str:
     folder = _folder(dataset)
     if _DATA_ROOT == _SHIPPED:
-        return ("reinstall the course's library (`pip install --force-reinstall --no-deps` of "
-                f"what it was installed from); {folder / 'README.md'} says where the data set "
-                "comes from")
+        return f"{REINSTALL}; {folder / 'README.md'} says where the data set comes from"
     # A checkout writes the committed bytes (or, in a clone made before .gitattributes existed,
     # their CRLF form, which _read_verified accepts). Restoring the whole folder also covers a
     # manifest edited on its own; "-C" makes the command work from any directory.
@@ -91,10 +95,23 @@ def _parse_manifest(text: str, manifest: str) -> dict[str, str]:
 
 def _read_manifest(dataset: str) -> dict[str, str]:
     """Map file name -> expected SHA-256 for ``data/<dataset>/SHA256SUMS``."""
-    manifest = _folder(dataset) / _MANIFEST
+    return _listed(_folder(dataset), where=f"dataset {dataset!r}",
+                   advice=_restore_advice(dataset))
+
+
+def _listed(folder: Path, *, where: str, advice: str) -> dict[str, str]:
+    """:func:`_manifest_entries` of ``folder``'s manifest; a missing one is a :class:`DataError`
+    starting with ``where`` and ending with ``advice``."""
+    manifest = Path(folder) / MANIFEST
     if not manifest.is_file():
-        raise DataError(f"dataset {dataset!r}: no manifest at {manifest}; is the repository "
-                        f"complete? {_restore_advice(dataset)}")
+        raise DataError(f"{where}: no manifest at {manifest}; is the repository complete? "
+                        f"{advice}")
+    return _manifest_entries(manifest)
+
+
+def _manifest_entries(manifest: Path) -> dict[str, str]:
+    """Map file name -> expected SHA-256 of a manifest in the ``sha256sum`` format; one that is
+    not UTF-8 or has a malformed line is a :class:`DataError` naming it (and the line)."""
     try:
         text = manifest.read_bytes().decode("utf-8")
     except UnicodeDecodeError as err:
@@ -103,36 +120,45 @@ def _read_manifest(dataset: str) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
-class _VerifiedFile:
-    """A data file's bytes as checked against its manifest (``sha256`` is the listed digest)."""
+class VerifiedFile:
+    """A file's bytes as checked against its manifest (``sha256`` is the listed digest)."""
 
     path: Path
     content: bytes
     sha256: str
 
 
-def _read_verified(dataset: str, name: str, *, text: bool = False) -> _VerifiedFile:
-    """Read ``data/<dataset>/<name>`` and check its bytes against the data set's manifest.
+def _read_verified(dataset: str, name: str, *, text: bool = False) -> VerifiedFile:
+    """Read ``data/<dataset>/<name>`` and check its bytes against the data set's manifest
+    (:func:`read_checksummed`, which says what ``text`` does)."""
+    return read_checksummed(_folder(dataset), name, text=text, where=f"dataset {dataset!r}",
+                            advice=_restore_advice(dataset))
 
-    With ``text=True`` a file whose CRLF line endings are the only difference from the listed
-    checksum is accepted, and its content is returned with LF endings (a Windows checkout
-    without the repository's ``.gitattributes``). Binary files must match byte for byte.
+
+def read_checksummed(folder: Path, name: str, *, where: str, advice: str,
+                     text: bool = False) -> VerifiedFile:
+    """Read ``folder/name`` and check its bytes against ``folder``'s :data:`MANIFEST`.
+
+    A missing, unlisted or changed file is a :class:`DataError` on one line that starts with
+    ``where``, names the file and ends with ``advice`` (how to restore it). With ``text=True``
+    a file whose CRLF line endings are the only difference from the listed checksum is
+    accepted, and its content is returned with LF endings (a Windows checkout without the
+    repository's ``.gitattributes``). Binary files must match byte for byte.
     """
-    path = _folder(dataset) / name
+    path = Path(folder) / name
     if not path.is_file():
-        raise DataError(f"dataset {dataset!r}: missing file {path}; {_restore_advice(dataset)}")
-    expected = _read_manifest(dataset).get(name)
+        raise DataError(f"{where}: missing file {path}; {advice}")
+    expected = _listed(folder, where=where, advice=advice).get(name)
     if expected is None:
-        raise DataError(f"dataset {dataset!r}: {name!r} is not listed in "
-                        f"{_folder(dataset) / _MANIFEST}; {_restore_advice(dataset)}")
-    return _checked_file(path, expected, text=text,
-                         where=f"dataset {dataset!r}", advice=_restore_advice(dataset))
+        raise DataError(f"{where}: {name!r} is not listed in {Path(folder) / MANIFEST}; "
+                        f"{advice}")
+    return _checked_file(path, expected, text=text, where=where, advice=advice)
 
 
 def _checked_file(path: Path, expected: str, *, text: bool, where: str,
-                  advice: str) -> _VerifiedFile:
+                  advice: str) -> VerifiedFile:
     """``path``'s bytes if their SHA-256 is ``expected`` (CRLF endings forgiven with ``text``, as
-    in :func:`_read_verified`), else a :class:`DataError` starting with ``where`` and ending with
+    in :func:`read_checksummed`), else a :class:`DataError` starting with ``where`` and ending with
     ``advice``. Shared with the corpus files a data set reads from outside ``data/``."""
     content = path.read_bytes()
     actual = hashlib.sha256(content).hexdigest()
@@ -143,7 +169,7 @@ def _checked_file(path: Path, expected: str, *, text: bool, where: str,
     if actual != expected:
         raise DataError(f"{where}: {path} is corrupt: its SHA-256 is {actual[:12]}... but "
                         f"its manifest lists {expected[:12]}...; {advice}")
-    return _VerifiedFile(path, content, expected)
+    return VerifiedFile(path, content, expected)
 
 
 def _data_file(dataset: str, name: str) -> Path:
@@ -239,10 +265,19 @@ def _parse_csv_text(text: str, where: str,
 
 def _write_manifest(dataset: str, names: list[str]) -> Path:
     """Write ``data/<dataset>/SHA256SUMS`` for ``names`` (used by the data generators)."""
-    folder = _folder(dataset)
-    lines = [f"{_sha256_of(folder / name)}  {name}" for name in sorted(names)]
-    manifest = folder / _MANIFEST
-    manifest.write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
+    return write_checksums(_folder(dataset), names)
+
+
+def write_checksums(folder: Path, names, *, keep_others: bool = False) -> Path:
+    """Write ``folder``'s :data:`MANIFEST` with the SHA-256 of each file ``names`` lists (names
+    in ``folder``); return its path. With ``keep_others=True`` the entries it already holds for
+    other files stay as they are, so recording one file never vouches for another."""
+    manifest = Path(folder) / MANIFEST
+    # a copy: the parsed entries are cached and shared
+    digests = dict(_manifest_entries(manifest)) if keep_others and manifest.is_file() else {}
+    digests.update({name: _sha256_of(manifest.parent / name) for name in names})
+    manifest.write_bytes("".join(f"{digests[name]}  {name}\n"
+                                 for name in sorted(digests)).encode("utf-8"))
     return manifest
 
 

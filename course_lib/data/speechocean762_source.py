@@ -85,7 +85,7 @@ def _corpus_folder() -> Path:
 
 def _read_corpus_file(name: str, *, text: bool = False):
     """``name`` of the corpus copy (e.g. ``148498a/dev/text``) as a checked
-    :class:`~course_lib.data._VerifiedFile`."""
+    :class:`~course_lib.data.VerifiedFile`."""
     expected = _corpus_manifest().get(name)
     if expected is None:
         raise DataError(f"dataset {_DATASET!r}: {name!r} is not listed in {_CORPUS_MANIFEST}")

@@ -12,7 +12,7 @@ import struct
 
 import numpy as np
 
-from course_lib.data import DataError, _VerifiedFile, _read_verified
+from course_lib.data import DataError, VerifiedFile, _read_verified
 from course_lib.features import mfcc_features
 from course_lib.validation import as_bool
 
@@ -21,7 +21,7 @@ _waveforms: dict[tuple[str, int], np.ndarray] = {}
 _features: dict[tuple[str, bool, bool], np.ndarray] = {}
 
 
-def _decode(verified: _VerifiedFile, sample_rate: int) -> np.ndarray:
+def _decode(verified: VerifiedFile, sample_rate: int) -> np.ndarray:
     cached = _waveforms.get((verified.sha256, sample_rate))
     if cached is not None:
         return cached

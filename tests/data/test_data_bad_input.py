@@ -49,12 +49,12 @@ def in_changed_copy(dataset: str, change, load, *, reseal: bool = False, waves: 
 
 def reseal_manifest(folder: Path) -> None:
     lines = []
-    for line in (folder / data._MANIFEST).read_text().splitlines():
+    for line in (folder / data.MANIFEST).read_text().splitlines():
         digest, name = line.split(maxsplit=1)
         if (folder / name).is_file():
             digest = data._sha256_of(folder / name)
         lines.append(f"{digest}  {name}\n")
-    (folder / data._MANIFEST).write_text("".join(lines))
+    (folder / data.MANIFEST).write_text("".join(lines))
 
 
 def replace_text(name: str, old: str, new: str, count: int = 1):
@@ -96,7 +96,7 @@ def delete(name: str):
 
 
 def manifest_line(dataset: str, number: int) -> str:
-    lines = (data._DATA_ROOT / dataset / data._MANIFEST).read_text().splitlines()
+    lines = (data._DATA_ROOT / dataset / data.MANIFEST).read_text().splitlines()
     return lines[number - 1]
 
 

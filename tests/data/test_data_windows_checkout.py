@@ -119,7 +119,7 @@ def windows_clone(target: Path, *, with_gitattributes: bool) -> Path:
 
 
 def text_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.suffix == ".csv" or p.name == data._MANIFEST)
+    return sorted(p for p in folder.rglob("*") if p.suffix == ".csv" or p.name == data.MANIFEST)
 
 
 @pytest.fixture(scope="module")
