@@ -25,6 +25,8 @@ phone are summed.
 
 :class:`PronunciationScorer` holds a decoder per pass, each made on its first use (the wider
 passes run only for a sentence the first cannot align), and scores a recording against its text;
+:meth:`PronunciationScorer.passes` gives the two passes' scores before they are combined
+(:class:`Passes`), so that a phone's GOP can be recomputed by hand (lecture 08, section 2);
 :func:`gop_features` turns one sentence's phone scores into the utterance features Unit 5's panel
 models read. The shipped features of speechocean762 are made by the same two calls
 (``tools/make_speechocean762.py``).
@@ -126,6 +128,23 @@ class Pronunciation:
         return words
 
 
+@dataclass(frozen=True)
+class Passes:
+    """The two Viterbi passes of one sentence before GOP combines them (a frame is 10 ms).
+
+    ``aligned``: the forced alignment, one (phone, first frame, frames, score) per phone of the
+    text in the order of :attr:`Pronunciation.phones`, the score the log-likelihood of those
+    frames under that phone's HMM in its context, in nats; ``loop``: the free phone loop's
+    segments in time order, (phone, first frame, last frame, score in nats), silence and noise
+    as "SIL". The loop scores a segment, not a frame: :meth:`PronunciationScorer.score` spreads
+    each segment's score evenly over its frames, sums them over an aligned phone's frames and
+    takes the difference per frame, GOP = (aligned - loop) / frames.
+    """
+
+    aligned: tuple[tuple[str, int, int, float], ...]
+    loop: tuple[tuple[str, int, int, float], ...]
+
+
 class _PassDecoders:
     """The decoders of the passes in :data:`_PASSES`, by number, each made on its first use
     (loading one takes about 0.16 s, most of it reading the CMU dictionary, and the wider passes
@@ -189,6 +208,25 @@ class PronunciationScorer:
     def score(self, samples, sample_rate: int, text: str) -> Pronunciation:
         """GOP of every phone of ``text`` in ``samples`` (a 1-D array, float in [-1, 1] or int16,
         at ``sample_rate`` Hz; other rates are resampled to 16 kHz and ``notes`` says so)."""
+        words, aligned, loop, notes = self._decode(samples, sample_rate, text)
+        if aligned is None:
+            return Pronunciation(" ".join(words), (), False, math.nan, math.nan, tuple(notes))
+        return _scored(" ".join(words), aligned, loop, notes)
+
+    def passes(self, samples, sample_rate: int, text: str) -> Passes:
+        """The two Viterbi passes :meth:`score` combines into GOP, as scores in nats (see
+        :class:`Passes`), to recompute a phone's GOP by hand. The arguments are
+        :meth:`score`'s; a recording that does not align with ``text`` is a ValueError."""
+        words, aligned, loop, notes = self._decode(samples, sample_rate, text)
+        if aligned is None:
+            raise ValueError(f"text: {notes[-1]}")
+        return Passes(tuple((phone, first, n_frames, units * _NATS_PER_UNIT)
+                            for _, _, phone, first, n_frames, units in _text_phones(aligned)),
+                      tuple((phone, first, last, units * _NATS_PER_UNIT)
+                            for phone, first, last, units in loop[2]))
+
+    def _decode(self, samples, sample_rate, text):
+        """(words, the alignment or None, the loop or None, notes) of :meth:`score`."""
         words = self._check_text(text)
         x, notes = _check_recording(samples, sample_rate)
         raw = _pcm_bytes(x)
@@ -206,9 +244,8 @@ class PronunciationScorer:
         if aligned is None:
             notes.append("no GOP: the recording does not match the text closely enough to align "
                          "(is it the right sentence, said in full?)")
-            return Pronunciation(" ".join(words), (), False, math.nan, math.nan, tuple(notes))
-        loop = _loop(decoder, raw)
-        return _scored(" ".join(words), aligned, loop, notes)
+            return words, None, None, notes
+        return words, aligned, _loop(decoder, raw), notes
 
     def _check_text(self, text) -> list[str]:
         if not isinstance(text, str) or not text.split():
@@ -277,9 +314,11 @@ def _align(decoder, raw: bytes, text: str):
                          for phone in word]) for word in alignment]
 
 
-def _loop(decoder, raw: bytes) -> tuple[np.ndarray, np.ndarray, list[tuple[str, int, int]]]:
+def _loop(decoder, raw: bytes) -> tuple[np.ndarray, np.ndarray,
+                                         list[tuple[str, int, int, int]]]:
     """The free phone loop's score per frame (each segment's score spread over its frames), its
-    phone per frame, and its segments (phone, first frame, last frame); silences as "SIL"."""
+    phone per frame, and its segments (phone, first frame, last frame, score); silences as
+    "SIL"; scores in the decoder's units."""
     decoder.activate_search("phone_loop")
     decoder.start_utt()
     decoder.process_raw(raw, full_utt=True)
@@ -295,7 +334,7 @@ def _loop(decoder, raw: bytes) -> tuple[np.ndarray, np.ndarray, list[tuple[str, 
         frames[first:last + 1] = units / (last - first + 1)
         phone = "SIL" if segment.word in _SILENCE_PHONES else segment.word
         labels[first:last + 1] = phone
-        segments.append((phone, first, last))
+        segments.append((phone, first, last, units))
     return frames, labels, segments
 
 
@@ -313,7 +352,25 @@ def _scored(text: str, aligned, loop, notes: list[str]) -> Pronunciation:
     in nats per frame; the silences between words left out. Each phone also gets what the loop
     heard over its frames."""
     loop_units, loop_labels, segments = loop
-    phones, totals, word_index = [], np.zeros(3), -1
+    phones, totals = [], np.zeros(3)
+    for word_index, word, phone, first, n_frames, units in _text_phones(aligned):
+        best_units = float(loop_units[first:first + n_frames].sum())
+        totals += (units, best_units, n_frames)
+        heard, share = _heard(loop_labels[first:first + n_frames], phone)
+        phones.append(PhoneScore(word_index, word, phone, first / _FRAMES_PER_SECOND,
+                                 (first + n_frames) / _FRAMES_PER_SECOND,
+                                 (units - best_units) * _NATS_PER_UNIT / n_frames, heard, share))
+    aligned_score, loop_score = totals[:2] * _NATS_PER_UNIT / max(totals[2], 1.0)
+    return Pronunciation(text, tuple(phones), True, float(aligned_score), float(loop_score),
+                         tuple(notes), tuple((phone, first / _FRAMES_PER_SECOND,
+                                              (last + 1) / _FRAMES_PER_SECOND)
+                                             for phone, first, last, _ in segments))
+
+
+def _text_phones(aligned):
+    """(word index, word, phone, first frame, frames, score) of every phone of the text's words
+    in the alignment: the silences between words and phones of no frames left out."""
+    word_index = -1
     for word, word_phones in aligned:
         if word.startswith(("<", "[")) or all(p[0] in _SILENCE_PHONES for p in word_phones):
             continue
@@ -321,20 +378,8 @@ def _scored(text: str, aligned, loop, notes: list[str]) -> Pronunciation:
         for phone, first, n_frames, units in word_phones:
             if phone in _SILENCE_PHONES or n_frames <= 0:
                 continue
-            best_units = float(loop_units[first:first + n_frames].sum())
-            totals += (units, best_units, n_frames)
-            heard, share = _heard(loop_labels[first:first + n_frames], phone)
             # an alternative pronunciation is named "word(2)" by the decoder
-            phones.append(PhoneScore(word_index, word.split("(")[0].upper(), phone,
-                                     first / _FRAMES_PER_SECOND,
-                                     (first + n_frames) / _FRAMES_PER_SECOND,
-                                     (units - best_units) * _NATS_PER_UNIT / n_frames,
-                                     heard, share))
-    aligned_score, loop_score = totals[:2] * _NATS_PER_UNIT / max(totals[2], 1.0)
-    return Pronunciation(text, tuple(phones), True, float(aligned_score), float(loop_score),
-                         tuple(notes), tuple((phone, first / _FRAMES_PER_SECOND,
-                                              (last + 1) / _FRAMES_PER_SECOND)
-                                             for phone, first, last in segments))
+            yield word_index, word.split("(")[0].upper(), phone, first, n_frames, units
 
 
 @dataclass(frozen=True)

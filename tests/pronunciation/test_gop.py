@@ -127,6 +127,33 @@ def test_phone_ratio_matches_the_decoder_read_directly(scorer, clips):
     np.testing.assert_allclose([p.gop for p in scored.phones], expected, rtol=1e-12)
 
 
+def test_the_two_passes_give_every_phones_gop(scorer, clips):
+    """Passes holds the numbers score() combines: each loop segment's score spread evenly over
+    its frames, the aligned phone's score less the loop's over its frames, per frame, is the
+    phone's GOP (lecture 08 recomputes one this way). The loop's segments tile the recording,
+    and a recording that does not align has no passes to give."""
+    for item in sorted(clips)[:2]:
+        samples, text = clips[item]
+        passes, scored = (scorer.passes(samples, _SAMPLE_RATE, text),
+                          scorer.score(samples, _SAMPLE_RATE, text))
+        assert [row[0] for row in passes.aligned] == [p.phone for p in scored.phones]
+        assert [(first / 100, (first + frames) / 100) for _, first, frames, _ in passes.aligned] \
+            == [(p.start, p.end) for p in scored.phones]
+        assert [(phone, first / 100, (last + 1) / 100) for phone, first, last, _ in passes.loop] \
+            == list(scored.heard)
+        assert passes.loop[0][1] == 0 and all(
+            later[1] == earlier[2] + 1 for earlier, later in zip(passes.loop, passes.loop[1:]))
+        per_frame = np.concatenate([np.full(last - first + 1, nats / (last - first + 1))
+                                    for _, first, last, nats in passes.loop])
+        by_hand = [(nats - per_frame[first:first + frames].sum()) / frames
+                   for _, first, frames, nats in passes.aligned]
+        # the same numbers, scaled to nats before rather than after summing: float rounding
+        np.testing.assert_allclose(by_hand, [p.gop for p in scored.phones], rtol=0, atol=1e-9)
+    samples, _ = clips[min(clips)]
+    with pytest.raises(ValueError, match="text: no GOP: the recording does not match the text"):
+        scorer.passes(samples[:_SAMPLE_RATE], _SAMPLE_RATE, " ".join(["EXTRAORDINARY"] * 20))
+
+
 def test_a_wrong_text_or_a_wrong_phone_scores_lower(scorer, clips):
     item = max(clips, key=lambda k: len(clips[k][1].split()))
     samples, text = clips[item]
