@@ -1,5 +1,6 @@
-"""Repository-wide pytest hooks: the corpus copy the test command names; the guard on which
-notebooks nbval collected; skips fail; the watchdog (tests/watchdog_plugin.py)."""
+"""Repository-wide pytest hooks: the corpus copy the test command names; one unit's cases
+(``--course-units``); the guard on which notebooks nbval collected; skips fail; the watchdog
+(tests/watchdog_plugin.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ ROOT = Path(__file__).resolve().parent
 # modules are found by their plain names from the END of the path, after the installed packages.
 if str(ROOT / "tests") not in sys.path:
     sys.path.append(str(ROOT / "tests"))
+if str(ROOT / "tools") not in sys.path:  # the test plan names the option below
+    sys.path.append(str(ROOT / "tools"))
 pytest_plugins = ["watchdog_plugin"]
 
 
@@ -52,6 +55,55 @@ def pytest_exception_interact(node, call, report):
         pytest.exit(NO_CORPUS, returncode=pytest.ExitCode.USAGE_ERROR)
 
 
+# ----- one unit's cases: `python3 course.py test UNIT` ------------------------------------------
+# A test parametrized by unit (a name of tests/course_units.py: the exercises, the grading round
+# trip, the lectures in the lab) runs only the chosen units' cases (tools/test_plan.py).
+def pytest_addoption(parser):
+    from test_plan import UNITS_OPTION
+
+    parser.addoption(UNITS_OPTION, default="", metavar="UNIT,...",
+                     help="run only these units' cases of a test parametrized by unit (names "
+                          "of tests/course_units.py, comma-separated)")
+
+
+@pytest.fixture(scope="session")
+def chosen_units(pytestconfig) -> list[str]:
+    """The units this run checks: those of ``--course-units``, else every unit."""
+    from course_units import UNITS
+
+    return [unit for unit in UNITS if unit in _units_option(pytestconfig)] or list(UNITS)
+
+
+def _units_option(config) -> set[str]:
+    from course_units import UNITS
+    from test_plan import UNITS_OPTION
+
+    chosen = {name for name in config.getoption(UNITS_OPTION).split(",") if name}
+    if chosen - set(UNITS):
+        raise pytest.UsageError(f"{UNITS_OPTION}: {sorted(chosen - set(UNITS))} are not units; "
+                                f"the units are {', '.join(UNITS)}")
+    return chosen
+
+
+def _keep_chosen_units(config, items) -> None:
+    """With ``--course-units``, deselect the other units' cases."""
+    chosen = _units_option(config)
+    if not chosen:
+        return
+    from course_units import UNITS
+
+    others = set(UNITS) - chosen
+    kept, dropped = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        values = callspec.params.values() if callspec else ()
+        (dropped if others & {value for value in values if isinstance(value, str)}
+         else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
 def _requested_notebook_dirs(config) -> set[str]:
     from course_units import NOTEBOOK_DIRS  # tests/ is on sys.path (appended above)
 
@@ -64,8 +116,9 @@ def _requested_notebook_dirs(config) -> set[str]:
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """When lectures/, solutions/ or class/ is collected as a whole, it must hold exactly the
-    units (class/: the class notebooks)."""
+    """Only the chosen units' cases; and when lectures/, solutions/ or class/ is collected as a
+    whole, it must hold exactly the units (class/: the class notebooks)."""
+    _keep_chosen_units(config, items)
     dirs = _requested_notebook_dirs(config)
     if not dirs:
         return

@@ -3,6 +3,7 @@
 
     python3 course.py lab       # JupyterLab on http://127.0.0.1 with a fresh access token
     python3 course.py test      # every check and test the course has (what CI runs)
+    python3 course.py test 5    # the checks of unit 5 alone (several units may be named)
     python3 course.py release   # the student edition (no solutions) as a folder and a zip
     python3 course.py site      # the executed notebooks as static web pages, and slides
     python3 course.py pronounce FILE.wav "TEXT" [--json]
@@ -246,10 +247,34 @@ def _names_a_path(arg: str) -> bool:
     return not arg.startswith("-") and (ROOT / arg.split("::")[0]).exists()
 
 
+def _test_plan():
+    """tools/test_plan.py, the test command's jobs (standard library only)."""
+    if str(ROOT / "tools") not in sys.path:
+        sys.path.insert(0, str(ROOT / "tools"))
+    import test_plan
+
+    return test_plan
+
+
+def units_named(args: list[str]) -> list[str]:
+    """The units ``course.py test ARGS`` checks: ARGS when they are units, first and alone
+    (``5 6``); none when ARGS are empty or start with a path or an option (the full run, or a
+    subset). A ValueError names a first argument that is none of these."""
+    if args and not args[0].startswith("-") and not _names_a_path(args[0]):
+        return _test_plan().chosen_units(args)
+    return []
+
+
 def run_tests(extra_args: list[str], latest: bool) -> int:
     if not (ROOT / "tests").is_dir():
         print("This copy of the course has no tests (the student edition leaves them out); "
               "they are in the full course repository.", flush=True)
+        return 2
+    test_plan = _test_plan()
+    try:
+        units = units_named(extra_args)
+    except ValueError as wrong:
+        print(f"course.py test: {wrong}", file=sys.stderr, flush=True)
         return 2
     python = ensure_environment(EXTRAS["test"], latest)
     # tests/test_environment_lock.py checks the installed versions against the lock unless latest
@@ -267,7 +292,10 @@ def run_tests(extra_args: list[str], latest: bool) -> int:
              "--nbval-cell-timeout=300"]
     checkers = [[str(python), "tools/check_notebooks.py"],
                 [str(python), "tools/make_exercises.py", "--check"]]
-    if extra_args:
+    if units:
+        code = run_plan(test_plan.unit_jobs(units, pytest, checkers, env, nbval,
+                                            bool(browser_paths)), python, units)
+    elif extra_args:
         # A chosen subset (-k, -x, a path): the checks, then one run in pytest's usual order,
         # over the paths named or, when none is, over every test and notebook.
         code = 0
@@ -279,7 +307,9 @@ def run_tests(extra_args: list[str], latest: bool) -> int:
                                                 [f"--ignore={BROWSER_TESTS.as_posix()}"])],
                                 python, env)
     else:
-        code = run_plan(pytest, checkers, env, nbval, bool(browser_paths), python)
+        code = run_plan(test_plan.test_jobs(pytest, checkers, env,
+                                            {**env, **PORTABILITY_ENVIRONMENT}, nbval,
+                                            bool(browser_paths)), python)
     if browser_missing:
         print(browser_missing, flush=True)
         if os.environ.get("CI") and code == 0:  # CI must test in a browser; a user may choose
@@ -287,15 +317,11 @@ def run_tests(extra_args: list[str], latest: bool) -> int:
     return code
 
 
-def run_plan(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
-             nbval: list[str], browser: bool, python: Path) -> int:
-    """Every test, as the jobs of tools/test_plan.py on as many slots as the machine has cores;
-    each job's log is printed when it failed, and the last line counts every test."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    import test_plan
-
-    jobs = test_plan.test_jobs(pytest, checkers, env, {**env, **PORTABILITY_ENVIRONMENT},
-                               nbval, browser)
+def run_plan(jobs: list, python: Path, units: list[str] = ()) -> int:
+    """Run the plan's ``jobs`` (every test, or the checks of ``units``) on as many slots as the
+    machine has cores; each job's log is printed when it failed, and the last line counts every
+    test."""
+    test_plan = _test_plan()
     slots = int(os.environ.get("COURSE_TEST_SLOTS") or os.cpu_count() or 1)
     print(f"Running {len(jobs)} jobs on {slots} slots; each job's log is in "
           f"{test_plan.shown(test_plan.LOGS)}/:", flush=True)
@@ -305,14 +331,16 @@ def run_plan(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
         print("  $", *changed, *shown(job.command, python), flush=True)
     start = time.monotonic()
     ended = test_plan.run_jobs(jobs, slots, say=lambda line: print(line, flush=True))
-    record = test_plan.write_timings(ended, slots, time.monotonic() - start)
+    record = test_plan.write_timings(ended, slots, time.monotonic() - start, units)
     failed = [job for job in ended if job.code != 0]
     for job in failed:
         print(f"\n$ cat {test_plan.shown(job.log)}   # {job.name}", flush=True)
         print(job.log.read_text(encoding="utf-8", errors="replace"), end="", flush=True)
     counts = test_plan.totals(ended)
-    print(f"\nAll {len(ended)} jobs: {record['wall_seconds'] / 60:.1f} min wall, "
-          f"{record['cpu_seconds'] / 60:.1f} min CPU ({test_plan.shown(test_plan.TIMINGS)}; "
+    wall, cpu = record["wall_seconds"], record["cpu_seconds"]
+    checked = f"unit {', '.join(unit[:2] for unit in units)}" if units else "every test"
+    print(f"\nAll {len(ended)} jobs ({checked}): {wall:.0f} s wall ({wall / 60:.1f} min), "
+          f"{cpu:.0f} CPU-s ({cpu / 60:.1f} min) ({test_plan.shown(test_plan.TIMINGS)}; "
           "python3 tools/test_timings.py shows the slowest tests)", flush=True)
     print(f"total: {counts.get('passed', 0)} passed, "
           f"{counts.get('failed', 0) + counts.get('errors', 0)} failed"
@@ -341,14 +369,42 @@ def run_tool(command: str, tool: str, extra_args: list[str], latest: bool) -> in
                            env=dict(os.environ, **TEST_ENVIRONMENT, **corpus_environment()))
 
 
+# Each command's one-line help; `course.py COMMAND --help` shows it with the command's options.
+COMMANDS = {
+    "lab": "open the course in JupyterLab (extra arguments go to jupyter lab)",
+    "test": "run every check and test, or those of the units named",
+    "release": "the student edition in dist/, a folder and a zip",
+    "site": "the executed notebooks as web pages and slides in dist/site/",
+    "pronounce": "FILE.wav \"TEXT\" [--json]: your recording scored as the five experts would",
+    "data": "speechocean762's own files into your cache, once",
+    "class-panel": "collect DIR: a class's rating and comparison sheets into one table",
+}
+TEST_ARGUMENTS = """arguments:
+  UNIT         a unit by its number (5 or 05) or name (05_gp_raters); several may be named:
+               its library, widget, exercise and experiment tests, its notebooks against
+               their stored outputs, its lecture in JupyterLab (first pass only)
+  PYTEST_ARGS  instead of units: a test path or pytest options (-k, -x), run as one pytest
+               run after the static checks
+with neither, every test in the plan's jobs (tools/test_plan.py)"""
+
+
+def parser() -> argparse.ArgumentParser:
+    main_parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = main_parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, summary in COMMANDS.items():
+        extra = {"usage": "%(prog)s [-h] [--latest] [UNIT ... | PYTEST_ARGS ...]",
+                 "epilog": TEST_ARGUMENTS,
+                 "formatter_class": argparse.RawDescriptionHelpFormatter} if name == "test" else {}
+        command = commands.add_parser(name, help=summary, description=summary, **extra)
+        command.add_argument("--latest", action="store_true",
+                             help="install the newest releases instead of the tested versions "
+                                  "in requirements/lock.txt")
+    return main_parser
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["lab", "test", "release", "site", "pronounce", "data",
-                                                     "class-panel"])
-    parser.add_argument("--latest", action="store_true",
-                        help="install the newest releases instead of the tested versions in "
-                             "requirements/lock.txt")
-    args, rest = parser.parse_known_args()
+    # the rest of the command line goes to what the command runs (pytest, jupyter lab, a tool)
+    args, rest = parser().parse_known_args()
     if args.command == "lab":
         return run_lab(rest, args.latest)
     if args.command == "test":

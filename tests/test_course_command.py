@@ -194,6 +194,48 @@ def test_the_full_command_runs_the_plan_and_a_chosen_subset_runs_once(monkeypatc
     assert "tests" not in commands[-1] and "lectures" not in commands[-1]
 
 
+def test_a_unit_runs_the_first_pass_cut_to_its_files(monkeypatch, tmp_path, capsys):
+    monkeypatch.delenv("CI", raising=False)
+    code, jobs, commands = run_tests_recording(monkeypatch, tmp_path, (["tests/browser"], None),
+                                               ["5"])
+    assert code == 0 and commands == [] and jobs
+    assert all(job.name.startswith("unit 05: ") for job in jobs)
+    assert all(job.env.get(name) == os.environ.get(name) for job in jobs
+               for name in course.PORTABILITY_ENVIRONMENT), "the second pass is the full run's"
+    named = [part for job in jobs for part in job.command]
+    assert "tests/raters" in named and "solutions/05_gp_raters.ipynb" in named
+    assert "tests/browser/test_lectures_in_lab.py" in named
+    assert not {"tests/gp", "tests/test_layers.py", "tests/test_site.py"} & set(named)
+    said = capsys.readouterr().out.splitlines()
+    assert said[-1] == f"total: {len(jobs)} passed, 0 failed"
+    assert said[-2].startswith(f"All {len(jobs)} jobs (unit 05): ") and " CPU-s " in said[-2]
+    assert json.loads((tmp_path / "timings.json").read_text())["units"] == ["05_gp_raters"]
+    # by number with or without its zero, or by name; several at once
+    _, jobs, _ = run_tests_recording(monkeypatch, tmp_path, ([], "no browser"),
+                                     ["06", "05_gp_raters"])
+    assert all(job.name.startswith("units 05+06: ") for job in jobs)
+    assert "lectures/06_preference_gp.ipynb" in {part for job in jobs for part in job.command}
+
+
+@pytest.mark.parametrize("args", [["9"], ["gp"], ["5", "-x"]])
+def test_a_wrong_unit_gets_one_line_naming_the_units_and_installs_nothing(monkeypatch, capsys,
+                                                                        args):
+    monkeypatch.setattr(course, "ensure_environment", lambda extra, latest: pytest.fail("installed"))
+    assert course.run_tests(args, latest=False) == 2
+    said = capsys.readouterr().err
+    assert said.count("\n") == 1 and said.startswith(f"course.py test: UNIT {args[-1]!r} ")
+    assert "1 (01_dtw)" in said and "8 (08_pronunciation)" in said
+
+
+def test_the_test_commands_help_lists_the_unit_argument(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["course.py", "test", "--help"])
+    with pytest.raises(SystemExit) as done:
+        course.main()
+    said = capsys.readouterr().out
+    assert done.value.code == 0
+    assert "[UNIT ... | PYTEST_ARGS ...]" in said and "\n  UNIT " in said and "--latest" in said
+
+
 def test_without_chromium_ci_fails_and_a_laptop_passes(monkeypatch, tmp_path, capsys):
     monkeypatch.delenv("CI", raising=False)
     code, jobs, _ = run_tests_recording(monkeypatch, tmp_path, ([], "no browser"))

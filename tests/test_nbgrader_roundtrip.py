@@ -73,11 +73,13 @@ def _db_url(course: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory):
+def course(tmp_path_factory, chosen_units):
+    """The nbgrader course, its assignments generated from the solutions of the units this run
+    checks (every unit, unless `course.py test UNIT` chose some)."""
     course = tmp_path_factory.mktemp("nbgrader-course")
     (course / "nbgrader_config.py").write_text(CONFIG.format(db_url=_db_url(course)),
                                                encoding="utf-8")
-    for unit in UNITS:
+    for unit in chosen_units:
         (course / "source" / unit).mkdir(parents=True)
         (course / "source" / unit / f"{unit}.ipynb").write_bytes(
             (ROOT / "solutions" / f"{unit}.ipynb").read_bytes())

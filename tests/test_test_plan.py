@@ -226,3 +226,79 @@ def test_a_background_job_fills_idle_cores_niced_one_at_a_time(tmp_path, monkeyp
         assert not second.niced and nice(second) == 0
         assert second.started >= waiting_ended - 0.05
     assert not any(each.niced for each in waiting) and {nice(each) for each in waiting} == {0}
+
+
+# ----- course.py test UNIT: the units' share of the plan ------------------------------------------
+def test_every_test_file_belongs_to_a_unit_or_to_the_shared_set():
+    assert test_plan.placement_problems(all_test_files()) == []
+    assert set(test_plan.UNIT_TESTS) == {unit[:2] for unit in test_plan.course_units()}
+
+
+def test_a_file_in_no_unit_in_both_or_a_stale_entry_is_named(monkeypatch):
+    files = all_test_files()
+    assert test_plan.placement_problems([*files, "tests/test_new_thing.py"]) == [
+        "tests/test_new_thing.py: in no unit; place it in UNIT_TESTS or SHARED_TESTS of "
+        "tools/test_plan.py"]
+    without_hmm = [path for path in files if not path.startswith("tests/hmm/")]
+    assert test_plan.placement_problems(without_hmm) == [
+        "tests/hmm/: no test file's path starts so; remove it from tools/test_plan.py"]
+    monkeypatch.setattr(test_plan, "SHARED_TESTS", (*test_plan.SHARED_TESTS, "tests/gmm/"))
+    problems = test_plan.placement_problems(files)
+    assert problems and all("both in a unit and shared" in line and "tests/gmm/" in line
+                            for line in problems)
+
+
+def unit_jobs(units: list[str], browser: bool) -> list[test_plan.Job]:
+    return test_plan.unit_jobs(units, ["python", "-m", "pytest"], CHECKERS, ENV, NBVAL, browser)
+
+
+@pytest.mark.parametrize("browser", [True, False])
+def test_a_units_jobs_are_the_first_pass_cut_to_its_files(browser):
+    first = [job for job in plan(browser) if "pytest" in job.command and job.env is ENV]
+    run_first = {path for path in all_test_files() if any(runs_file(job, path) for job in first)}
+    for unit in test_plan.course_units():
+        jobs = unit_jobs([unit], browser)
+        assert all(job.env is ENV for job in jobs), "the second pass is the full command's"
+        names = {job.name for job in jobs}
+        assert all(set(job.after) <= names for job in jobs) and len(names) == len(jobs)
+        assert [job.command for job in jobs if "pytest" not in job.command] == [
+            [*checker, unit[:2]] for checker in CHECKERS]
+        pytest_jobs = [job for job in jobs if "pytest" in job.command]
+        assert all(f"{test_plan.UNITS_OPTION}={unit}" in job.command and not job.background
+                   for job in pytest_jobs)
+        named = [path for job in pytest_jobs for path in job.paths]
+        assert len(named) == len(set(named)), f"{unit}: a file in two jobs"
+        assert all(runs_file(job, path) for job in pytest_jobs for path in job.paths)
+        expected = {path for path in run_first if unit[:2] in test_plan.units_of(path)}
+        assert {path for path in named if path.startswith("tests/")} == expected, unit
+        # the solutions through nbval; the lecture in the lab, or through nbval without it
+        notebooks = {f"solutions/{unit}.ipynb"} | (set() if browser else {f"lectures/{unit}.ipynb"})
+        assert {path for path in named if not path.startswith("tests/")} == notebooks
+        (lab,) = [job for job in pytest_jobs
+                  if "tests/browser/test_lectures_in_lab.py" in job.paths] or [None]
+        assert (lab is not None) == browser
+
+
+def test_every_unit_runs_its_own_cases_of_the_files_parametrized_by_unit():
+    jobs = unit_jobs(["03_hmm", "06_preference_gp"], browser=True)
+    named = {path for job in jobs for path in job.paths}
+    assert set(test_plan.EVERY_UNIT_TESTS) <= named
+    assert "tests/hmm/test_model.py" in named and "tests/preference/test_ep.py" in named
+    assert not named & {"tests/test_layers.py", "tests/test_site.py", "tests/gp/test_kernels.py"}
+    assert all(f"{test_plan.UNITS_OPTION}=03_hmm,06_preference_gp" in job.command
+               for job in jobs if "pytest" in job.command)
+
+
+@pytest.mark.parametrize("arg, unit", [("5", "05_gp_raters"), ("05", "05_gp_raters"),
+                                       ("08_pronunciation", "08_pronunciation")])
+def test_a_unit_is_named_by_its_number_or_its_name(arg, unit):
+    assert test_plan.chosen_units([arg, "1"]) == ["01_dtw", unit]
+
+
+@pytest.mark.parametrize("arg", ["9", "gp", "00", "5.0"])
+def test_anything_else_gets_one_line_naming_the_units(arg):
+    with pytest.raises(ValueError) as wrong:
+        test_plan.chosen_units(["5", arg])
+    message = str(wrong.value)
+    assert "\n" not in message and message.startswith(f"UNIT {arg!r} is neither a unit")
+    assert all(unit in message for unit in test_plan.course_units())

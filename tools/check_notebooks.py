@@ -18,11 +18,13 @@
   cell carries nbgrader metadata, grade ids are unique, every ``## Task N`` heading states its
   points and they add up, and (solutions/) every written answer has a rubric worth its points.
 
-Exit status 1 and one line per problem when anything fails.
+Exit status 1 and one line per problem when anything fails. ``check_notebooks.py 05`` checks
+unit 5's notebooks alone (and the layout, which is the folders' as a whole).
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from pathlib import Path
@@ -191,7 +193,16 @@ def check_layout() -> list[str]:
 
 
 def main() -> int:
-    paths = sorted(p for folder in FOLDERS for p in (ROOT / folder).glob("*.ipynb"))
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("units", nargs="*", metavar="NN",
+                        help="only these units' notebooks, by number (05); the layout is always "
+                             "checked whole")
+    units = parser.parse_args().units
+    paths = sorted(p for folder in FOLDERS for p in (ROOT / folder).glob("*.ipynb")
+                   if not units or p.name[:2] in units)
+    unknown = [unit for unit in units if not any(p.name.startswith(f"{unit}_") for p in paths)]
+    if unknown:
+        parser.error(f"argument NN: no notebook of unit {unknown[0]}")
     problems = check_layout()
     for path in paths:
         problems.extend(check_notebook(path))

@@ -24,6 +24,7 @@ themselves so that ``nbgrader generate_assignment`` can read them directly:
 
     python tools/make_exercises.py            # apply the grading rule to solutions/, (re)write exercises/
     python tools/make_exercises.py --check    # fail if solutions/' grading or exercises/ is stale
+    python tools/make_exercises.py --check 05 # the same for unit 5 alone
 """
 
 from __future__ import annotations
@@ -232,10 +233,13 @@ def render(notebook: nbformat.NotebookNode) -> str:
     return nbformat.writes(notebook) + "\n"
 
 
-def expected_notebooks() -> dict[Path, str]:
-    """Map each solutions and exercise path to the text it should have."""
+def expected_notebooks(units: list[str] = ()) -> dict[Path, str]:
+    """Map each solutions and exercise path to the text it should have: of the units numbered
+    ``units`` (``"05"``), or of every unit."""
     expected = {}
     for path in sorted(SOLUTIONS.glob("*.ipynb")):
+        if units and path.name[:2] not in units:
+            continue
         solution = nbformat.read(path, as_version=4)
         graded = add_grading(solution, path.name)
         if render(graded) != render(solution):  # the stored file's own formatting is kept
@@ -250,13 +254,19 @@ def main() -> int:
     parser.add_argument("--check", action="store_true",
                         help="only check that solutions/' grading metadata and exercises/ are up "
                              "to date (exit 1 if stale)")
+    parser.add_argument("units", nargs="*", metavar="NN",
+                        help="only these units, by number (05); course.py test UNIT passes its own")
     args = parser.parse_args()
+    unknown = [unit for unit in args.units if not list(SOLUTIONS.glob(f"{unit}_*.ipynb"))]
+    if unknown:
+        parser.error(f"argument NN: no solutions/{unknown[0]}_*.ipynb")
     try:
-        expected = expected_notebooks()
+        expected = expected_notebooks(args.units)
     except (MarkerError, GradingError) as err:
         print(f"make_exercises: {err}", file=sys.stderr)
         return 1
-    orphans = sorted(set(EXERCISES.glob("*.ipynb")) - set(expected))
+    # an exercise without a solutions notebook is only seen when every unit is looked at
+    orphans = [] if args.units else sorted(set(EXERCISES.glob("*.ipynb")) - set(expected))
     if args.check:
         stale = [p for p, text in expected.items()
                  if not p.exists() or p.read_text(encoding="utf-8") != text]
@@ -266,8 +276,9 @@ def main() -> int:
             print("solutions/ grading or exercises/ is stale: run "
                   "`python tools/make_exercises.py`", file=sys.stderr)
             return 1
-        print(f"exercises/ and the grading of solutions/ are up to date "
-              f"({len(list(SOLUTIONS.glob('*.ipynb')))} units)")
+        checked = (f"unit {', '.join(args.units)}" if args.units
+                   else f"{len(list(SOLUTIONS.glob('*.ipynb')))} units")
+        print(f"exercises/ and the grading of solutions/ are up to date ({checked})")
         return 0
     EXERCISES.mkdir(exist_ok=True)
     for path, text in expected.items():

@@ -14,6 +14,9 @@ kernels, the lab server, Chromium, read from /proc) goes to
 ``.test-artifacts/test-timings.json``; ``tools/test_timings.py`` prints it with the slowest
 tests of each job.
 
+``python3 course.py test UNIT`` runs one unit's share of the same plan (:func:`unit_jobs`):
+each test file belongs to a unit or to the shared set (:data:`UNIT_TESTS`, :data:`SHARED_TESTS`).
+
 Only the standard library: ``course.py`` imports this before any package is installed.
 """
 
@@ -22,11 +25,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import runpy
 import signal
 import subprocess
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,6 +61,85 @@ COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)")
 NUMERICS_UNITS = ("dtw", "gmm", "hmm", "gp", "raters", "preference", "mixed", "simulators",
                   "recognition")
 NUMERICS_FILES = ("tests/test_features.py", "tests/test_metrics.py", "tests/test_linalg.py")
+# Every pytest job's last arguments: its slowest tests at the end of its log, and no cache
+# written into the repository.
+DURATIONS = ("--durations=25", "-p", "no:cacheprovider")
+
+# ----- the units' share of the plan: `course.py test UNIT` --------------------------------------
+# Which unit each test file belongs to, by the start of its path: a folder ("tests/dtw/") or a
+# file's name without its end ("tests/test_features" is test_features.py and
+# test_features_bad_input.py). A library module that several units use belongs to the first of
+# them, where the README's unit map names it first (recognition to 1, metrics to 5).
+UNIT_TESTS = {
+    "01": ("tests/dtw/", "tests/recognition/", "tests/test_features", "tests/test_recording",
+           "tests/data/test_digits", "tests/data/test_wav", "tests/reference/test_dtw_",
+           "tests/reference/test_features_", "tests/plotting/test_dtw",
+           "tests/plotting/test_recognition", "tests/widgets/test_dtw",
+           "tests/widgets/test_recorder", "tests/browser/test_recorder_in_lab.py"),
+    "02": ("tests/gmm/", "tests/data/test_digit_pairs", "tests/reference/test_gmm_",
+           "tests/plotting/test_gmm", "tests/widgets/test_gmm"),
+    "03": ("tests/hmm/", "tests/reference/test_hmm_", "tests/plotting/test_hmm",
+           "tests/widgets/test_hmm"),
+    "04": ("tests/gp/", "tests/test_linalg", "tests/data/test_regression",
+           "tests/reference/test_gp_", "tests/plotting/test_gp", "tests/widgets/test_gp"),
+    "05": ("tests/raters/", "tests/simulators/test_rater_scores", "tests/test_metrics",
+           "tests/test_significance", "tests/test_ratings", "tests/test_reports",
+           "tests/test_results", "tests/data/test_fluency", "tests/data/test_uci",
+           "tests/data/test_speechocean762.py", "tests/data/test_speechocean762_markup",
+           "tests/data/test_speechocean762_source", "tests/reference/test_annotators_",
+           "tests/reference/test_raters_", "tests/plotting/test_raters",
+           "tests/plotting/test_rate_yourself", "tests/widgets/test_raters",
+           "tests/widgets/test_rate_yourself", "tests/browser/test_rate_yourself_in_lab.py",
+           "tests/test_experiments.py", "tests/test_experiment_wong2024_"),
+    "06": ("tests/preference/", "tests/simulators/test_listeners",
+           "tests/simulators/test_personalisation", "tests/test_stimuli.py",
+           "tests/test_stimuli_bad_input", "tests/test_stimuli_speech_clip",
+           "tests/plotting/test_preference", "tests/plotting/test_personalisation_",
+           "tests/widgets/test_preference", "tests/widgets/test_personalise",
+           "tests/test_experiment_jensen20", "tests/test_experiment_nielsen20"),
+    "07": ("tests/mixed/", "tests/simulators/test_confidence_raters",
+           "tests/simulators/test_levelset_", "tests/simulators/test_psychophysics",
+           "tests/test_stimuli_tone", "tests/reference/test_levelset_",
+           "tests/reference/test_variational_", "tests/plotting/test_levelset",
+           "tests/plotting/test_mixed", "tests/widgets/test_detection",
+           "tests/widgets/test_levelset", "tests/widgets/test_mixed",
+           "tests/test_experiments_wu2025_"),
+    "08": ("tests/pronunciation/", "tests/data/test_speechocean762_decoder_verdicts",
+           "tests/plotting/test_pronunciation", "tests/widgets/test_pronunciation",
+           "tests/browser/test_pronunciation_in_lab.py", "tests/test_experiment_heard_as_written",
+           "tests/test_experiment_misread_readings", "tests/test_experiment_panel_decoder_inputs",
+           "tests/test_experiment_pronunciation_panel",
+           "tests/test_experiment_shown_word_check", "tests/test_experiment_word_phone_feedback"),
+}
+# Files whose tests are parametrized by unit (a name of tests/course_units.py): every unit's
+# check runs them with its own cases only (conftest.py's --course-units).
+EVERY_UNIT_TESTS = ("tests/test_exercises.py", "tests/test_exercise_feedback.py",
+                    "tests/test_nbgrader_roundtrip.py", "tests/browser/test_lectures_in_lab.py")
+# Tests of the course as a whole (the layers, the release, the site, the class activities of
+# Units 5 and 6 together, the widgets' and plots' common parts): only the full command runs them.
+SHARED_TESTS = (
+    "tests/class_panel/", "tests/test_experiment_class_panel_calibration",
+    "tests/browser/test_class_panel_in_lab.py", "tests/browser/test_keyboard_in_lab.py",
+    "tests/browser/test_site_pages.py", "tests/browser/test_time_limits.py",
+    "tests/data/test_data_", "tests/plotting/test_class_panel", "tests/plotting/test_colour",
+    "tests/plotting/test_describe", "tests/plotting/test_lab_descriptions",
+    "tests/plotting/test_plotting_bad_input", "tests/widgets/test_base",
+    "tests/widgets/test_class_panel", "tests/widgets/test_slider_names",
+    "tests/widgets/test_status", "tests/widgets/test_widgets_bad_input",
+    "tests/test_algorithms_map", "tests/test_bad_input_catalogue", "tests/test_checks",
+    "tests/test_code_budget", "tests/test_contrast", "tests/test_corpus_copy",
+    "tests/test_course_command", "tests/test_environment_lock",
+    "tests/test_hub_trial", "tests/test_kernel_client", "tests/test_layers",
+    "tests/test_library_labels", "tests/test_model_modules", "tests/test_mutation_tool",
+    "tests/test_no_silent_skips", "tests/test_public_names", "tests/test_references",
+    "tests/test_release", "tests/test_site", "tests/test_student_walk", "tests/test_test_layout",
+    "tests/test_test_plan", "tests/test_tools", "tests/test_unit_faces", "tests/test_validation",
+    "tests/test_vocabulary", "tests/test_watchdog", "tests/test_wheel_install",
+    "tests/test_widget_harness")
+# The notebooks of a unit, by their NN_ prefix; class/ is shared.
+UNIT_NOTEBOOK_DIRS = ("lectures", "solutions", "exercises")
+# pytest's option that keeps only the chosen units' cases of a test parametrized by unit.
+UNITS_OPTION = "--course-units"
 
 
 @dataclass
@@ -78,6 +161,9 @@ class Job:
     after: tuple[str, ...] = ()
     load: float = 1.0
     background: bool = False
+    # a pytest job's paths, and its other arguments (a rest's --ignore= among them)
+    paths: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
     log: Path = field(init=False)
     niced: bool = False  # it ran in the background, niced
     code: int | None = None
@@ -111,12 +197,11 @@ def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
     as jobs of their own; ``env`` is the test environment and ``portable_env`` the second
     pass's; ``nbval`` the options of the notebook runs; ``browser`` whether Chromium is there.
     """
-    durations = ["--durations=25", "-p", "no:cacheprovider"]
-
     def run(name, paths, expected, environment=env, after=(), options=(), load=1.0,
             background=False):
-        return Job(name, [*pytest, *paths, *options, *durations], environment, expected,
-                   tuple(after), load, background)
+        options = (*options, *DURATIONS)
+        return Job(name, [*pytest, *paths, *options], environment, expected, tuple(after), load,
+                   background, tuple(paths), options)
 
     def rest(name, folder, claimed, expected, extra_ignores=(), after=(), load=1.0,
              background=False):
@@ -184,6 +269,125 @@ def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
                  ["tests/browser/test_lectures_in_lab.py", "tests/browser/test_site_pages.py"],
                  99, after=warm, load=0.7)]
     return jobs
+
+
+def course_units() -> list[str]:
+    """The units' names (``01_dtw`` ...) from tests/course_units.py, read by its path: tests/
+    first on ``sys.path`` would let tests/dtw/ shadow dtw-python's ``dtw``."""
+    return list(runpy.run_path(str(ROOT / "tests" / "course_units.py"))["UNITS"])
+
+
+def chosen_units(args: list[str]) -> list[str]:
+    """The units ``args`` name, each by its number (``5``, ``05``) or its name; a ValueError
+    whose one line names the units there are for an argument that is none of them."""
+    units = course_units()
+    known = {key: unit for unit in units for key in (unit, unit[:2], str(int(unit[:2])))}
+    for arg in args:
+        if arg not in known:
+            listed = ", ".join(f"{int(unit[:2])} ({unit})" for unit in units)
+            raise ValueError(f"UNIT {arg!r} is neither a unit nor a test path; the units are "
+                             f"{listed}")
+    return sorted({known[arg] for arg in args})
+
+
+def units_of(path: str) -> set[str]:
+    """The units (``"05"`` ...) a test file or notebook belongs to; none for the shared set."""
+    folder, _, name = path.partition("/")
+    if folder in UNIT_NOTEBOOK_DIRS:
+        return {name[:2]}
+    if path in EVERY_UNIT_TESTS:
+        return set(UNIT_TESTS)
+    return {unit for unit, starts in UNIT_TESTS.items() if path.startswith(starts)}
+
+
+def placement_problems(paths: list[str]) -> list[str]:
+    """What is wrong with where the test files ``paths`` belong: a file in no unit and not
+    shared, or in both; and a start of a path in the lists that no file has."""
+    problems = []
+    for path in paths:
+        shared = path.startswith(SHARED_TESTS)
+        if shared == bool(units_of(path)):
+            problems.append(f"{path}: {'both in a unit and shared' if shared else 'in no unit'}; "
+                            "place it in UNIT_TESTS or SHARED_TESTS of tools/test_plan.py")
+    starts = (*SHARED_TESTS, *EVERY_UNIT_TESTS, *(start for starts in UNIT_TESTS.values()
+                                                   for start in starts))
+    problems += [f"{start}: no test file's path starts so; remove it from tools/test_plan.py"
+                 for start in starts if not any(path.startswith(start) for path in paths)]
+    return problems
+
+
+def _within(path: str, folders: tuple[str, ...]) -> bool:
+    return any(path == folder or path.startswith(folder.rstrip("/") + "/") for folder in folders)
+
+
+def collected(job: Job) -> list[str]:
+    """The test files and notebooks a pytest job collects: its paths less what it leaves out."""
+    ignored = tuple(option.split("=", 1)[1] for option in job.options
+                    if option.startswith("--ignore="))
+    found = [found for path in job.paths
+             for found in ([path] if (ROOT / path).is_file()
+                           else _glob(f"{path}/**/test_*.py") + _glob(f"{path}/*.ipynb"))]
+    return [path for path in found if not _within(path, ignored)]
+
+
+def _compact(files: list[str]) -> list[str]:
+    """``files`` with a folder of tests/ named instead of its test files when all of them are
+    there (a shorter command line)."""
+    named, chosen = [], set(files)
+    for path in files:
+        folder = path.rsplit("/", 1)[0]
+        tests = set(_glob(f"{folder}/**/test_*.py")) if folder.startswith("tests/") else set()
+        whole = bool(tests) and tests <= chosen
+        if not whole:
+            named.append(path)
+        elif folder not in named:
+            named.append(folder)
+    return named
+
+
+def unit_jobs(units: list[str], pytest: list[str], checkers: list[list[str]],
+              env: dict[str, str], nbval: list[str], browser: bool) -> list[Job]:
+    """The jobs of ``course.py test UNIT`` for ``units`` (names of tests/course_units.py): the
+    first pass of :func:`test_jobs`, each job cut to the units' test files (a job left with none
+    goes), with only the units' cases of a test parametrized by unit (:data:`UNITS_OPTION`);
+    the static checks of the units' notebooks; and the plan's nbval job over the units'
+    solutions notebooks and, without Chromium, their lectures.
+
+    The full command checks the solutions' stored outputs in the site build, the whole course's
+    at once, and the lectures' in the lab: here nbval stands in for the site build. The second
+    pass is left out: it runs what the first pass checked again on other BLAS kernels and numba's
+    generic target, against another machine's rounding, which the full command before a release
+    covers; in the loop of one change it would double the unit's numerics time.
+    """
+    numbers = [unit[:2] for unit in units]
+    folders = ("solutions",) if browser else ("solutions", "lectures")
+    notebooks = [f"{folder}/{unit}.ipynb" for unit in units for folder in folders]
+    tag = f"unit{'s' * (len(units) > 1)} {'+'.join(numbers)}"
+
+    def cut(job: Job) -> Job | None:
+        """``job`` for the units; None when nothing of it is theirs."""
+        name = f"{tag}: {job.name}"
+        if not job.paths:  # a static check, of the units' notebooks
+            return replace(job, name=name, command=[*job.command, *numbers])
+        if nbval[0] in job.options:  # the class notebooks' job, over the units' notebooks
+            files, name = notebooks, f"{tag}: {' and '.join(folders)} (nbval)"
+        else:
+            files = [path for path in collected(job) if units_of(path) & set(numbers)]
+        if not files:
+            return None
+        options = (*(option for option in job.options if not option.startswith("--ignore=")),
+                   f"{UNITS_OPTION}={','.join(units)}")
+        # no job niced in the background: with a unit's few jobs a filler outlives the rest,
+        # alone and niced beside whatever else the machine runs (a lecturer's own work)
+        return replace(job, name=name, command=[*pytest, *_compact(files), *options],
+                       paths=tuple(files), options=options, background=False)
+
+    portable = dict(env)  # an object of its own: the second pass's jobs are told apart by it
+    kept = {job.name: cut(job) for job in test_jobs(pytest, checkers, env, portable, nbval, browser)
+            if job.env is not portable}
+    kept = {name: job for name, job in kept.items() if job is not None}
+    return [replace(job, after=tuple(kept[name].name for name in job.after if name in kept))
+            for job in kept.values()]
 
 
 def run_jobs(jobs: list[Job], slots: int, say=print) -> list[Job]:
@@ -391,10 +595,11 @@ def summary_line(job: Job) -> str:
             f"{counts or 'done'} ({job.wall:.0f} s wall{cpu}) -> {shown(job.log)}")
 
 
-def write_timings(jobs: list[Job], slots: int, wall: float) -> dict:
-    """Write the run's timings to :data:`TIMINGS` and return them."""
+def write_timings(jobs: list[Job], slots: int, wall: float, units: list[str] = ()) -> dict:
+    """Write the run's timings to :data:`TIMINGS` and return them; ``units`` are those a run
+    of ``course.py test UNIT`` checked (none for the full command)."""
     record = {
-        "slots": slots, "wall_seconds": round(wall, 1),
+        "units": list(units), "slots": slots, "wall_seconds": round(wall, 1),
         "cpu_seconds": round(sum(job.cpu or 0.0 for job in jobs), 1),
         "jobs": [{"name": job.name, "code": job.code, "started": round(job.started, 1),
                   "wall": round(job.wall, 1),
