@@ -22,6 +22,7 @@ CROSS_CUTTING_FILES = {
     "test_environment_lock.py": "requirements/",
     "test_exercise_feedback.py": "the exercises' checks",
     "test_exercises.py": "exercises/ and solutions/",
+    "test_guides.py": "README.md, docs/CONTRIBUTING.md and the contents of CONVENTIONS.md",
     "test_hub_trial.py": "tools/hub_trial.py",
     "test_kernel_client.py": "tools/kernel_client.py",
     "test_code_budget.py": "the size of every module and where its types live",

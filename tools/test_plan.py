@@ -128,7 +128,7 @@ SHARED_TESTS = (
     "tests/widgets/test_status", "tests/widgets/test_widgets_bad_input",
     "tests/test_algorithms_map", "tests/test_bad_input_catalogue", "tests/test_checks",
     "tests/test_code_budget", "tests/test_contrast", "tests/test_corpus_copy",
-    "tests/test_course_command", "tests/test_environment_lock",
+    "tests/test_course_command", "tests/test_environment_lock", "tests/test_guides",
     "tests/test_hub_trial", "tests/test_kernel_client", "tests/test_layers",
     "tests/test_library_labels", "tests/test_model_modules", "tests/test_mutation_tool",
     "tests/test_no_silent_skips", "tests/test_public_names", "tests/test_references",
