@@ -2,7 +2,8 @@
 reads beside the numbers, not how they are computed.
 
 How accurate each verdict is, in one sentence read from the committed experiments (the word
-accuracy, the "mispronounced" flag, the heard-as-written check); the notes that come before the
+accuracy, the word check as shown, the "mispronounced" flag, the sentence score's response to a
+misreading), said whether or not anything is flagged; the notes that come before the
 numbers, most serious first; one word of the ``--json`` output; and the command line's error
 messages in the words of ``course.py pronounce``.
 """
@@ -16,6 +17,7 @@ from ..results import load_result
 from .word_scores import WordVerdict, _heard_word
 from .gop import PhoneScore, Pronunciation, WordReading, WordScore
 from ..metrics import clopper_pearson_interval
+from .detector_rates import _phone_check_rates, word_check_rates
 from .word_choice import WordChoice
 
 _READINGS = "misread_readings"
@@ -75,13 +77,100 @@ def _phone_verdict_statement() -> str:
 
 
 @functools.cache
-def _reading_accuracy() -> str:
-    """How often the heard-as-written check is right, on speakers it never saw (the committed
-    ``experiments/heard_as_written.py`` result)."""
-    test = load_result("heard_as_written")["result"]["test"]["at_rule"]
-    return (f"On the corpus's {test['n_words']:,} test words this check flagged "
-            f"{100 * test['flagged_accurate']:.0f}% of those every expert scored accurate and "
-            f"{100 * test['flagged_misread']:.0f}% of those they scored 3 or less")
+def _word_check_statement() -> str:
+    """How far the word check as shown goes (:func:`~.detector_rates.named_words`), said
+    whether or not it names a word: its measured hits and false flags on the held-out readings
+    and on the corpus's test speakers (``experiments/shown_word_check.py``)."""
+    rates = word_check_rates()
+    held, corpus = rates["held_out_readings"], rates["corpus_test"]
+    return ("A word not named may still be misread: listen to it. On held-out espeak-ng "
+            f"readings it never heard, this check named {_share(held['replaced'])} of the "
+            f"replaced words and {_share(held['left_out'])} of the words left out, but also "
+            f"{_share(held['correct'])} of the words of correct readings; on the corpus's test "
+            f"speakers, {_share(corpus['misread'])} of the words the experts scored 3 or less "
+            f"and {_share(corpus['accurate'])} of those every expert scored 8 or more "
+            "(95% intervals)")
+
+
+@functools.cache
+def _phone_check_statement() -> str:
+    """The "mispronounced" flag on the held-out readings, said beside its corpus rates."""
+    held = _phone_check_rates()
+    return ("A phone not flagged may still be wrong: on held-out espeak-ng readings the flag "
+            f"marked a phone in {_share(held['replaced_words'])} of the replaced words, and "
+            f"{_share(held['correct_phones'])} of the phones of correct readings")
+
+
+@functools.cache
+def _misreading_check() -> dict:
+    """How often a misreading lowered the sentence score, on the held-out readings (the
+    committed ``experiments/misread_readings.py`` result)."""
+    return load_result(_READINGS)["result"]["sentence_score_pairs"]["misread_scores_below"]
+
+
+def _misreading_statement() -> str:
+    """How little a misreading moves the sentence score, in one sentence."""
+    return ("A misreading moves this score little: on held-out espeak-ng readings, a reading "
+            "with a word replaced or left out scored below the correct reading of the same "
+            f"sentence in only {_share(_misreading_check())} of the pairs (95% interval), so a "
+            "good score does not mean every word was read as written.")
+
+
+def _check_rates() -> dict:
+    """The checks' measured rates, with what each was measured on, for ``--json``."""
+    return {"word_check": {"rule": "a word is named when it is one of the (at most 3) lowest "
+                                   "words whose GOP is below the low-word threshold, or is not "
+                                   "heard as written", **word_check_rates()},
+            "phone_check": {"corpus_test": dict(_phone_verdict()),
+                            "held_out_readings": _phone_check_rates()},
+            "sentence_score_check": {
+                "what": "held-out espeak-ng readings: pairs of a reading with a word replaced "
+                        "or left out and the correct reading of the same sentence, voice and "
+                        "rate",
+                "misread_scores_below": _misreading_check()}}
+
+
+def _phone_lines(prediction) -> list[str]:
+    """The phones a :class:`~.panel.PanelPrediction` flags mispronounced, and always what the
+    flag can miss."""
+    verdict = _phone_verdict()
+    rule = (f"predicted expert score below {verdict['threshold']:.2f} of 2, the cut chosen "
+            "on the training speakers")
+    flagged = prediction.mispronounced()
+    if not flagged:
+        lines = [f"Phones flagged mispronounced: none ({rule})."]
+    else:
+        lines = [f"Phones flagged mispronounced ({rule}):"] + [
+            f"  {word.word.lower()}: " + ", ".join(p.phone for p in phones)
+            for word, phones in flagged]
+    return lines + [f"  (The flag's accuracy: {_phone_verdict_statement()}. "
+                    f"{_phone_check_statement()}.)"]
+
+def _word_lines(prediction) -> list[str]:
+    """The words that pulled a :class:`~.panel.PanelPrediction`'s score down, and always what
+    the word check can miss."""
+    threshold = (f"{prediction.low_word:.1f}, the lowest tenth of the training sentences' "
+                 "words; GOP in nats per frame, 0 is the best")
+    caveat = f"  ({_word_check_statement()}.)"
+    blamed = prediction.blamed_words()
+    if not blamed:
+        unheard = not all(word.heard_as_written for word in prediction.words)
+        return [f"Words that pulled it down: none; every word's GOP is above {threshold}"
+                + ("; the words not heard as written are named in the notes above."
+                   if unheard else ", and every word was heard as written. No word stood "
+                   "out."), caveat]
+    lines = [f"Words that pulled it down (GOP below {threshold}):", caveat]
+    if prediction.words:
+        lines.append(f"  ({_word_accuracy_statement()})")
+    accuracy = {(w.start, w.word): w.accuracy for w in prediction.words}
+    for word, phones in blamed:
+        own = sorted(phones, key=lambda p: p.gop)[:2]
+        predicted = accuracy.get((word.start, word.word))
+        lines.append(f"  {word.word.lower():12s} {word.gop:5.1f}   worst phones "
+                     + ", ".join(f"{p.phone} {p.gop:.1f}" for p in own)
+                     + ("" if predicted is None else
+                        f"   experts' word accuracy about {predicted:.0f} of 10"))
+    return lines
 
 
 def _two_places(value: float) -> str:
@@ -96,12 +185,12 @@ def _words_with_phones(scored: Pronunciation) -> list[tuple[WordScore, list[Phon
             for index, word in zip(indices, scored.words())]
 
 
-def _word_entry(word: WordVerdict) -> dict:
+def _word_entry(word: WordVerdict, named: bool) -> dict:
     """One word of ``as_dict``'s ``words``: the one place a word's or a phone's fields are
     chosen, so a new field is one more key here."""
     return {"word": word.word, "start": word.start, "end": word.end, "gop": word.gop,
             "accuracy": word.accuracy, "heard_as_written": word.heard_as_written,
-            "heard": word.heard,
+            "heard": word.heard, "named": named,
             "phones": [{"phone": p.phone, "gop": p.gop, "score": p.score, "heard": p.heard,
                         "mispronounced": p.mispronounced} for p in word.phones]}
 
@@ -128,8 +217,8 @@ def _panel_notes(scored: Pronunciation, distance: float, evaluation,
         accuracy = decoder_accuracy
     else:
         judged = [(r.word, *_heard_word(r)) for r in readings]
-        accuracy = (f"{_reading_accuracy()}; a misread word can pull a neighbour down with "
-                    "it, so a word next to a flagged one may be flagged only because of it")
+        accuracy = ("A misread word can pull a neighbour down with it, so a word next to a "
+                    "flagged one may be flagged only because of it")
     misread = [entry for entry in judged if entry[1] != "as written"]
     if misread:
         said = "; ".join(f"{word.lower()}: {_heard_text(verdict, heard)}"

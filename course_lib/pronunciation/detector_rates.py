@@ -21,40 +21,42 @@ import functools
 import numpy as np
 
 from ..results import load_result
-from ..validation import as_float_array
+from ..validation import as_bool, as_float_array, as_positive_int, check_choice
 
-__all__ = ["MAX_NAMED_LOW_WORDS", "named_words", "lowest_below", "decoder_margins",
-           "tuned_decoder_margin", "word_check_rates", "phone_check_rates", "HALVES", "ROLES"]
+__all__ = ["named_words", "lowest_below", "decoder_margins", "tuned_decoder_margin",
+           "word_check_rates"]
 
 _RESULT = "shown_word_check"
 # the feedback lists at most this many low-GOP words, so a sentence read badly throughout is
 # not answered with a list of every word
-MAX_NAMED_LOW_WORDS = 3
-HALVES = ("tuning", "held_out")
+_MAX_NAMED_LOW_WORDS = 3
+_HALVES = ("tuning", "held_out")
 # the words of the readings by what was done to them: read as written in a correct reading,
 # replaced by a one-phone neighbour, left out
-ROLES = ("correct", "replaced", "left_out")
+_ROLES = ("correct", "replaced", "left_out")
 
 
-def lowest_below(gops, threshold: float, k: int = MAX_NAMED_LOW_WORDS) -> list[int]:
+def lowest_below(gops, threshold: float, k: int = _MAX_NAMED_LOW_WORDS) -> list[int]:
     """The indices of at most ``k`` values of ``gops`` below ``threshold``, lowest first (a
     stable sort: equal values keep the text's order)."""
-    values = as_float_array(gops, "gops", ndim=1)
+    values = as_float_array(gops, "gops", ndim=1, allow_empty=True)
+    threshold = float(as_float_array(threshold, "threshold", ndim=0))
+    k = as_positive_int(k, "k", minimum=0)
     below = [int(i) for i in np.argsort(values, kind="stable") if values[i] < threshold]
     return below[:k]
 
 
 def named_words(gops, heard_as_written, low_word: float,
-                k: int = MAX_NAMED_LOW_WORDS) -> list[bool]:
+                k: int = _MAX_NAMED_LOW_WORDS) -> list[bool]:
     """For each word of a sentence, whether the feedback names it: one of the ``k`` lowest
     words whose GOP (``gops``, nats per frame) lies below ``low_word``, or a word not heard as
     written (``heard_as_written``, one bool per word)."""
-    heard = list(heard_as_written)
+    low = set(lowest_below(gops, low_word, k))
+    heard = [as_bool(value, "heard_as_written") for value in heard_as_written]
     if len(heard) != len(gops):
         raise ValueError(f"heard_as_written: one verdict per word expected, got {len(heard)} "
                          f"for {len(gops)} words")
-    low = set(lowest_below(gops, low_word, k))
-    return [i in low or not bool(as_written) for i, as_written in enumerate(heard)]
+    return [i in low or not as_written for i, as_written in enumerate(heard)]
 
 
 def _margin(value) -> float:
@@ -74,10 +76,8 @@ def decoder_margins(half: str) -> dict[str, np.ndarray]:
     "left_out", and "changed" (replaced and left out together). -inf: the word lost outright
     (or was not decoded), so every margin flags it; +inf: nothing competed with it. A word is
     flagged when its margin is below the margin chosen."""
-    if half not in HALVES:
-        raise ValueError(f"half: expected one of {HALVES}, got {half!r}")
-    by_role = _committed()["result"]["decoder_margins"][half]
-    out = {role: np.array([_margin(v) for v in by_role[role]]) for role in ROLES}
+    by_role = _committed()["result"]["decoder_margins"][check_choice(half, "half", _HALVES)]
+    out = {role: np.array([_margin(v) for v in by_role[role]]) for role in _ROLES}
     out["changed"] = np.concatenate([out["replaced"], out["left_out"]])
     for values in out.values():
         values.setflags(write=False)
@@ -99,7 +99,7 @@ def word_check_rates() -> dict:
     return {"held_out_readings": rates["held_out_readings"], "corpus_test": rates["corpus_test"]}
 
 
-def phone_check_rates() -> dict:
+def _phone_check_rates() -> dict:
     """The "mispronounced" phone flag on the held-out readings: ``replaced_words`` (replaced
     words with at least one phone flagged), ``correct_phones`` (phones of correct readings
     flagged), each {k, n, share, interval}, with ``what`` they were measured on."""

@@ -62,9 +62,9 @@ from .decoder_numbers import reading_numbers, _stand_in_numbers
 from .detector_rates import lowest_below, named_words
 from .word_choice import ReadingDecoder
 from ._panel_statements import (_READINGS, _command_line_message, _decoder_accuracy, _message,
-                                _panel_notes, _phone_verdict,
-                                _phone_verdict_statement, _two_places, _word_accuracy_statement,
-                                _word_entry, _words_with_phones)
+                                _check_rates, _misreading_statement, _panel_notes,
+                                _phone_lines, _phone_verdict, _two_places, _word_entry,
+                                _word_lines, _words_with_phones)
 from ..raters.rater_comparison import centre_scores
 from ..recording import read_wav
 from ..results import available_results, load_result
@@ -98,8 +98,8 @@ def _decoder_tuned() -> bool:
     """Whether the neighbour decoder may judge the words: experiments/misread_readings.py has
     committed its tuned margin and penalties AND some setting met the rule it was tuned by (at
     most 3% of the words of correct readings flagged on the tuning half). Otherwise the words
-    are judged by the phone loop's check, whose false-flag rate was set on the corpus: at
-    1f6810f no setting met the rule, and the decoder flagged 34.5% of correct words held out."""
+    are judged by the phone loop's check, whose false-flag rate was set on the corpus. No
+    setting has met the rule yet (experiments/README.md, misread readings)."""
     if _READINGS not in available_results():
         return False
     result = load_result(_READINGS)["result"]
@@ -221,7 +221,7 @@ class PanelPrediction:
 
     def low_words(self) -> list[int]:
         """The indices of the words that pulled the score down: at most
-        :data:`MAX_NAMED_LOW_WORDS` whose GOP is below ``low_word`` (the lowest tenth of the
+        :data:`_MAX_NAMED_LOW_WORDS` whose GOP is below ``low_word`` (the lowest tenth of the
         training sentences' words), lowest first."""
         return lowest_below([word.gop for word in self.pronunciation.words()], self.low_word)
 
@@ -261,7 +261,7 @@ class PanelPrediction:
         (low50, high50), (low90, high90) = self.interval_50, self.interval_90
         mean_line = (f"Panel mean {self.mean:.1f} of 10: the five experts' mean would lie in "
                      f"{low90:.1f}-{high90:.1f} with 90% probability ({low50:.1f}-{high50:.1f} "
-                     "with 50%).")
+                     f"with 50%). {_misreading_statement()}")
         lines = [f"Note: {note}." for note in self.notes] + [
             f"Aspect: {self.aspect} of pronunciation as speechocean762's five experts score it, "
             f"0-10 ({rubric_text()}).", mean_line,
@@ -272,39 +272,7 @@ class PanelPrediction:
         for score, p in enumerate(self.distribution):
             lines.append(f"  {score:2d} {'#' * round(bar_width * p / peak):<{bar_width}s} "
                          f"{100 * p:4.0f} %")
-        return "\n".join(lines + self._word_lines() + self._phone_lines())
-
-    def _phone_lines(self) -> list[str]:
-        verdict = _phone_verdict()
-        rule = (f"predicted expert score below {verdict['threshold']:.2f} of 2, the cut chosen "
-                "on the training speakers")
-        flagged = self.mispronounced()
-        if not flagged:
-            lines = [f"Phones flagged mispronounced: none ({rule})."]
-        else:
-            lines = [f"Phones flagged mispronounced ({rule}):"] + [
-                f"  {word.word.lower()}: " + ", ".join(p.phone for p in phones)
-                for word, phones in flagged]
-        return lines + [f"  (The flag's accuracy: {_phone_verdict_statement()}.)"]
-
-    def _word_lines(self) -> list[str]:
-        threshold = (f"{self.low_word:.1f}, the lowest tenth of the training sentences' words; "
-                     "GOP in nats per frame, 0 is the best")
-        blamed = self.blamed_words()
-        if not blamed:
-            return [f"Words that pulled it down: none; every word's GOP is above {threshold}."]
-        lines = [f"Words that pulled it down (GOP below {threshold}):"]
-        if self.words:
-            lines.append(f"  ({_word_accuracy_statement()})")
-        accuracy = {(w.start, w.word): w.accuracy for w in self.words}
-        for word, phones in blamed:
-            own = sorted(phones, key=lambda p: p.gop)[:2]
-            predicted = accuracy.get((word.start, word.word))
-            lines.append(f"  {word.word.lower():12s} {word.gop:5.1f}   worst phones "
-                         + ", ".join(f"{p.phone} {p.gop:.1f}" for p in own)
-                         + ("" if predicted is None else
-                            f"   experts' word accuracy about {predicted:.0f} of 10"))
-        return lines
+        return "\n".join(lines + _word_lines(self) + _phone_lines(self))
 
     def as_dict(self) -> dict:
         """The JSON of ``course.py pronounce --json``: ``aspect``, ``mean``, ``sd`` and
@@ -313,9 +281,11 @@ class PanelPrediction:
         and its accuracy on unseen speakers: ``test_pcc`` of the unrounded mean,
         ``test_pcc_rounded`` with both sides rounded to whole scores as in Table 1,
         ``coverage_90`` with its standard error by speaker), ``notes``, ``words`` (each with
-        what was ``heard`` and its phones, each ``mispronounced`` or not), ``phone_verdict``
-        (the flag's threshold, precision, recall and base rate on the test phones) and
-        ``aligned``. A recording that did not align has null numbers, no words and its one
+        what was ``heard``, whether the feedback ``named`` it, and its phones, each
+        ``mispronounced`` or not), ``phone_verdict`` (the flag's threshold, precision, recall
+        and base rate on the test phones), the checks' measured rates with what each was
+        measured on, flagged or not (``word_check``, ``phone_check``, ``sentence_score_check``:
+        :func:`~._panel_statements._check_rates`) and ``aligned``. A recording that did not align has null numbers, no words and its one
         line as the only note."""
         evaluation = self.evaluation
         numbers = {"mean": self.mean, "sd": self.sd,
@@ -329,8 +299,10 @@ class PanelPrediction:
                           "test_rmse": self.test_rmse, "coverage_90": self.coverage_90,
                           "coverage_90_se": evaluation.coverage_90_se},
                 "notes": list(self.notes) if self.aligned else [self.not_aligned_line()],
-                "words": [_word_entry(word) for word in self.words],
-                "phone_verdict": dict(_phone_verdict()), "aligned": self.aligned}
+                "words": [_word_entry(word, named)
+                          for word, named in zip(self.words, self.named_words())],
+                "phone_verdict": dict(_phone_verdict()), **_check_rates(),
+                "aligned": self.aligned}
 
 
 class ExpertPanel:

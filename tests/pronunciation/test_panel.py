@@ -33,7 +33,8 @@ from course_lib.results import load_result
 
 RESULT = load_result("pronunciation_panel")["result"]
 JSON_KEYS = {"aspect", "mean", "sd", "interval_90", "distribution", "completeness", "model",
-             "notes", "words", "phone_verdict", "aligned"}
+             "notes", "words", "phone_verdict", "word_check", "phone_check",
+             "sentence_score_check", "aligned"}
 FEEDBACK = load_result("word_phone_feedback")["result"]["full"]
 TABLE_1 = load_result("wong2024_table1_speechocean762")["result"]["by_inputs"]["gop"]["models"]
 
@@ -181,7 +182,7 @@ def test_the_json_contract(worst_read):
     assert [w["word"] for w in out["words"]] == worst_read.pronunciation.text.split()
     for word in out["words"]:
         assert set(word) == {"word", "start", "end", "gop", "accuracy", "heard_as_written",
-                             "heard", "phones"} and word["phones"]
+                             "heard", "named", "phones"} and word["phones"]
         assert all(isinstance(word[key], float) for key in ("start", "end", "gop", "accuracy"))
         assert 0 <= word["accuracy"] <= 10 and isinstance(word["heard_as_written"], bool)
         # a word heard as written was heard as itself; any other holds a word, "" or null
@@ -234,6 +235,7 @@ def test_words_are_blamed_only_below_the_threshold(worst_read, best_read):
     assert none_low.blamed_words() == []
     summary = none_low.summary()
     assert "Words that pulled it down: none; every word's GOP is above" in summary
+    assert "A word not named may still be misread: listen to it." in summary
     assert not any(f"  {w.word.lower():12s}" in summary
                    for w in worst_read.pronunciation.words())
     # every word below it: still at most three, lowest first
@@ -397,9 +399,10 @@ def test_a_misread_sentence_says_first_which_words_were_not_heard_as_written(exp
     for word in flagged:
         assert re.search(rf"{word.lower()}: (unclear|heard nothing \(left out\?\)|you said "
                          r"[A-Z']+)[;)]", first), first
-    assert "test words this check flagged" in first
     assert "a word next to a flagged one may be flagged only because of it" in first
     assert prediction.summary().splitlines()[0] == f"Note: {first}."
+    # the check's measured rates come with the word list, flagged or not
+    assert "A word not named may still be misread: listen to it." in prediction.summary()
     assert prediction.completeness == pytest.approx(1 - len(flagged) / len(prediction.words))
     out = prediction.as_dict()
     assert [w["word"] for w in out["words"] if not w["heard_as_written"]] == flagged
@@ -507,3 +510,45 @@ def test_the_decoders_held_out_counts_are_stated_with_exact_intervals(monkeypatc
         assert (f"{entry['k']} of {entry['n']} ({100 * exact.low:.0f}-{100 * exact.high:.0f}%)"
                 in statement), (key, statement)
     assert "held-out" in statement and "95% intervals" in statement
+
+
+def test_a_reading_with_nothing_flagged_still_states_what_the_checks_miss(best_read):
+    """Silence must not read as praise: with no word named and no phone flagged, the text and
+    the JSON still carry the word and phone checks' measured hits and false flags, and how
+    little a misreading moves the score."""
+    quiet = dataclasses.replace(
+        best_read, low_word=-1e3,
+        words=tuple(dataclasses.replace(
+            w, heard_as_written=True,
+            phones=tuple(dataclasses.replace(p, mispronounced=False) for p in w.phones))
+            for w in best_read.words))
+    assert not any(quiet.named_words()) and not quiet.mispronounced()
+    measured = load_result("shown_word_check")["result"]
+    held = measured["word_check"]["held_out_readings"]
+    corpus = measured["word_check"]["corpus_test"]
+    phones = measured["phone_check"]["held_out_readings"]
+    pairs = load_result("misread_readings")["result"]["sentence_score_pairs"]
+    summary = quiet.summary()
+    assert "No word stood out." in summary
+    assert "Phones flagged mispronounced: none" in summary
+    for entry in (held["replaced"], held["left_out"], held["correct"], corpus["misread"],
+                  corpus["accurate"], phones["replaced_words"], phones["correct_phones"],
+                  pairs["misread_scores_below"]):
+        assert f"{entry['k']} of {entry['n']} (" in summary, entry
+    # the lab panel shows the summary without its preamble: the rates stay
+    assert f"{held['replaced']['k']} of {held['replaced']['n']} (" in quiet.summary(
+        preamble=False)
+    out = quiet.as_dict()
+    assert not any(word["named"] for word in out["words"])
+    assert out["word_check"]["held_out_readings"] == held
+    assert out["word_check"]["corpus_test"] == corpus
+    assert out["phone_check"]["held_out_readings"] == phones
+    assert out["sentence_score_check"]["misread_scores_below"] == pairs["misread_scores_below"]
+
+
+def test_named_words_are_the_low_words_and_the_words_not_heard_as_written(worst_read):
+    named = worst_read.named_words()
+    low = set(worst_read.low_words())
+    assert low and len(low) <= 3
+    for i, word in enumerate(worst_read.words):
+        assert named[i] == (i in low or not word.heard_as_written)

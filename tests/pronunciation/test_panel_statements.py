@@ -5,11 +5,13 @@ file or say how to add a word."""
 
 import pytest
 
-from course_lib.pronunciation._panel_statements import (_command_line_message, _heard_text,
-                                                        _message, _phone_verdict,
-                                                        _phone_verdict_statement,
-                                                        _reading_accuracy, _two_places,
-                                                        _word_accuracy_statement)
+from course_lib.pronunciation._panel_statements import (_check_rates, _command_line_message,
+                                                        _heard_text,
+                                                        _message, _misreading_statement,
+                                                        _phone_check_statement, _phone_verdict,
+                                                        _phone_verdict_statement, _share,
+                                                        _two_places, _word_accuracy_statement,
+                                                        _word_check_statement)
 from course_lib.results import load_result
 
 
@@ -22,9 +24,35 @@ def test_the_accuracy_statements_state_the_committed_numbers():
     assert verdict["base_rate"] == flagged["n_mispronounced"] / full["n_test_phones"]
     assert f"{100 * flagged['precision']:.0f}% of the phones it flagged" in \
         _phone_verdict_statement()
-    test = load_result("heard_as_written")["result"]["test"]["at_rule"]
-    assert _reading_accuracy().startswith(f"On the corpus's {test['n_words']:,} test words this "
-                                          f"check flagged {100 * test['flagged_accurate']:.0f}%")
+
+
+def test_the_check_statements_state_the_committed_held_out_and_corpus_rates():
+    measured = load_result("shown_word_check")["result"]
+    held = measured["word_check"]["held_out_readings"]
+    corpus = measured["word_check"]["corpus_test"]
+    statement = _word_check_statement()
+    for entry in (held["replaced"], held["left_out"], held["correct"], corpus["misread"],
+                  corpus["accurate"]):
+        assert f"{entry['k']} of {entry['n']} (" in statement and _share(entry) in statement
+    assert statement.startswith("A word not named may still be misread: listen to it.")
+    phones = measured["phone_check"]["held_out_readings"]
+    for entry in (phones["replaced_words"], phones["correct_phones"]):
+        assert _share(entry) in _phone_check_statement()
+    pairs = load_result("misread_readings")["result"]["sentence_score_pairs"]
+    assert _share(pairs["misread_scores_below"]) in _misreading_statement()
+    # what --json carries: each rate with what it was measured on
+    rates = _check_rates()
+    assert rates["word_check"]["held_out_readings"] == held
+    assert rates["word_check"]["corpus_test"] == corpus
+    assert rates["phone_check"]["held_out_readings"] == phones
+    assert rates["sentence_score_check"]["misread_scores_below"] == pairs["misread_scores_below"]
+    for part in (held, corpus, phones, rates["sentence_score_check"]):
+        assert part["what"]
+
+
+def test_a_share_is_k_of_n_with_its_exact_interval():
+    assert _share({"k": 0, "n": 8}) == "0 of 8 (0-37%)"
+    assert _share({"k": 45, "n": 215}) == "45 of 215 (16-27%)"
 
 
 @pytest.mark.parametrize("value, written", [(0.594, ".59"), (0.5, ".50"), (-0.305, "-.30"),
