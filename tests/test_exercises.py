@@ -72,15 +72,15 @@ def test_exercise_checks_fail_on_stubs(unit):
     assert stub_raised, f"{unit}: no stub raised NotImplementedError"
 
 
-def test_teaching_points_table_is_what_the_solutions_grade():
+@pytest.mark.parametrize("unit", UNITS)
+def test_teaching_points_table_is_what_the_solutions_grade(unit):
     """docs/TEACHING.md's points table, row by row, as the grading metadata gives it."""
     teaching = (ROOT / "docs" / "TEACHING.md").read_text(encoding="utf-8").splitlines()
-    for unit in UNITS:
-        solution = nbformat.read(ROOT / "solutions" / f"{unit}.ipynb", as_version=4)
-        expected = make_exercises.points_row(solution, unit)
-        shown = [line for line in teaching if line.startswith(f"| {unit} |")]
-        assert shown == [expected], (f"docs/TEACHING.md's points row for {unit} is stale; it "
-                                     f"should read:\n{expected}")
+    solution = nbformat.read(ROOT / "solutions" / f"{unit}.ipynb", as_version=4)
+    expected = make_exercises.points_row(solution, unit)
+    shown = [line for line in teaching if line.startswith(f"| {unit} |")]
+    assert shown == [expected], (f"docs/TEACHING.md's points row for {unit} is stale; it "
+                                 f"should read:\n{expected}")
 
 
 @pytest.mark.parametrize("unit", ["07_mixed_feedback"])  # course.py test 7 runs it, not 5
