@@ -23,10 +23,10 @@ from .word_choice import WordChoice
 _READINGS = "misread_readings"
 
 
-def _share(entry: dict) -> str:
-    """k of n with its exact 95% interval (Clopper and Pearson 1934)."""
+def _share(entry: dict, noun: str) -> str:
+    """k of the n ``noun`` with its exact 95% interval (Clopper and Pearson 1934)."""
     low, high = clopper_pearson_interval(entry["k"], entry["n"])
-    return f"{entry['k']} of {entry['n']} ({100 * low:.0f}-{100 * high:.0f}%)"
+    return f"{entry['k']:,} of the {entry['n']:,} {noun} ({100 * low:.0f}-{100 * high:.0f}%)"
 
 
 @functools.cache
@@ -35,9 +35,9 @@ def _decoder_accuracy() -> str:
     (sentences and voices that chose nothing), with exact intervals."""
     held = load_result(_READINGS)["result"]["held_out"]
     return ("On held-out espeak-ng readings (sentences and voices used in no choice) this check "
-            f"flagged {_share(held['replaced_flagged'])} of the replaced words, "
-            f"{_share(held['left_out_flagged'])} of the words left out and "
-            f"{_share(held['correct_words_flagged'])} of the words of correct readings "
+            f"flagged {_share(held['replaced_flagged'], 'replaced words')}, "
+            f"{_share(held['left_out_flagged'], 'words left out')} and "
+            f"{_share(held['correct_words_flagged'], 'words of correct readings')} "
             "(95% intervals)")
 
 
@@ -84,11 +84,12 @@ def _word_check_statement() -> str:
     rates = word_check_rates()
     held, corpus = rates["held_out_readings"], rates["corpus_test"]
     return ("A word not named may still be misread: listen to it. On held-out espeak-ng "
-            f"readings it never heard, this check named {_share(held['replaced'])} of the "
-            f"replaced words and {_share(held['left_out'])} of the words left out, but also "
-            f"{_share(held['correct'])} of the words of correct readings; on the corpus's test "
-            f"speakers, {_share(corpus['misread'])} of the words the experts scored 3 or less "
-            f"and {_share(corpus['accurate'])} of those every expert scored 8 or more "
+            f"readings it never heard, this check named "
+            f"{_share(held['replaced'], 'replaced words')} and "
+            f"{_share(held['left_out'], 'words left out')}, but also "
+            f"{_share(held['correct'], 'words of correct readings')}; on the corpus's test "
+            f"speakers, {_share(corpus['misread'], 'words the experts scored 3 or less')} and "
+            f"{_share(corpus['accurate'], 'words every expert scored 8 or more')} "
             "(95% intervals)")
 
 
@@ -97,8 +98,8 @@ def _phone_check_statement() -> str:
     """The "mispronounced" flag on the held-out readings, said beside its corpus rates."""
     held = _phone_check_rates()
     return ("A phone not flagged may still be wrong: on held-out espeak-ng readings the flag "
-            f"marked a phone in {_share(held['replaced_words'])} of the replaced words, and "
-            f"{_share(held['correct_phones'])} of the phones of correct readings")
+            f"marked a phone in {_share(held['replaced_words'], 'replaced words')}, and "
+            f"{_share(held['correct_phones'], 'phones of correct readings')}")
 
 
 @functools.cache
@@ -112,8 +113,8 @@ def _misreading_statement() -> str:
     """How little a misreading moves the sentence score, in one sentence."""
     return ("A misreading moves this score little: on held-out espeak-ng readings, a reading "
             "with a word replaced or left out scored below the correct reading of the same "
-            f"sentence in only {_share(_misreading_check())} of the pairs (95% interval), so a "
-            "good score does not mean every word was read as written.")
+            f"sentence in only {_share(_misreading_check(), 'pairs')}, a 95% interval in "
+            "brackets. A good score does not mean every word was read as written.")
 
 
 def _check_rates() -> dict:

@@ -507,8 +507,9 @@ def test_the_decoders_held_out_counts_are_stated_with_exact_intervals(monkeypatc
     statement = statements._decoder_accuracy.__wrapped__()
     for key, entry in held.items():
         exact = binomtest(entry["k"], entry["n"]).proportion_ci(0.95, method="exact")
-        assert (f"{entry['k']} of {entry['n']} ({100 * exact.low:.0f}-{100 * exact.high:.0f}%)"
-                in statement), (key, statement)
+        assert (f"{entry['k']} of the {entry['n']} " in statement
+                and f"({100 * exact.low:.0f}-{100 * exact.high:.0f}%)" in statement), (key,
+                                                                                     statement)
     assert "held-out" in statement and "95% intervals" in statement
 
 
@@ -534,9 +535,9 @@ def test_a_reading_with_nothing_flagged_still_states_what_the_checks_miss(best_r
     for entry in (held["replaced"], held["left_out"], held["correct"], corpus["misread"],
                   corpus["accurate"], phones["replaced_words"], phones["correct_phones"],
                   pairs["misread_scores_below"]):
-        assert f"{entry['k']} of {entry['n']} (" in summary, entry
+        assert f"{entry['k']:,} of the {entry['n']:,} " in summary, entry
     # the lab panel shows the summary without its preamble: the rates stay
-    assert f"{held['replaced']['k']} of {held['replaced']['n']} (" in quiet.summary(
+    assert f"{held['replaced']['k']:,} of the {held['replaced']['n']:,} " in quiet.summary(
         preamble=False)
     out = quiet.as_dict()
     assert not any(word["named"] for word in out["words"])

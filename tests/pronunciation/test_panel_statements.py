@@ -33,13 +33,13 @@ def test_the_check_statements_state_the_committed_held_out_and_corpus_rates():
     statement = _word_check_statement()
     for entry in (held["replaced"], held["left_out"], held["correct"], corpus["misread"],
                   corpus["accurate"]):
-        assert f"{entry['k']} of {entry['n']} (" in statement and _share(entry) in statement
+        assert f"{entry['k']:,} of the {entry['n']:,} " in statement
     assert statement.startswith("A word not named may still be misread: listen to it.")
     phones = measured["phone_check"]["held_out_readings"]
     for entry in (phones["replaced_words"], phones["correct_phones"]):
-        assert _share(entry) in _phone_check_statement()
+        assert f"{entry['k']:,} of the {entry['n']:,} " in _phone_check_statement()
     pairs = load_result("misread_readings")["result"]["sentence_score_pairs"]
-    assert _share(pairs["misread_scores_below"]) in _misreading_statement()
+    assert _share(pairs["misread_scores_below"], "pairs") in _misreading_statement()
     # what --json carries: each rate with what it was measured on
     rates = _check_rates()
     assert rates["word_check"]["held_out_readings"] == held
@@ -51,8 +51,8 @@ def test_the_check_statements_state_the_committed_held_out_and_corpus_rates():
 
 
 def test_a_share_is_k_of_n_with_its_exact_interval():
-    assert _share({"k": 0, "n": 8}) == "0 of 8 (0-37%)"
-    assert _share({"k": 45, "n": 215}) == "45 of 215 (16-27%)"
+    assert _share({"k": 0, "n": 8}, "clips") == "0 of the 8 clips (0-37%)"
+    assert _share({"k": 957, "n": 12514}, "words") == "957 of the 12,514 words (7-8%)"
 
 
 @pytest.mark.parametrize("value, written", [(0.594, ".59"), (0.5, ".50"), (-0.305, "-.30"),
