@@ -86,3 +86,20 @@ def test_the_teaching_guides_share_of_phones_above_zero_is_the_corpus():
     teaching = (Path(__file__).resolve().parents[2] / "docs" / "TEACHING.md").read_text()
     assert (f"Many phones score above 0 ({100 * shares[0]:.0f}% of\n    the example sentences' "
             f"phones, {100 * shares[1]:.0f}% of the corpus's)") in teaching
+
+
+def test_the_readme_states_the_word_checks_committed_rates():
+    """The README's sentence on the word check is the committed measurement."""
+    from pathlib import Path
+
+    from course_lib.pronunciation._panel_statements import _share
+
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+    rates = word_check_rates()
+    held, corpus = rates["held_out_readings"], rates["corpus_test"]
+    for entry, noun in ((held["replaced"], "replaced words"), (held["left_out"], "words left out"),
+                        (held["correct"], "words of correct readings"),
+                        (corpus["misread"], "words the experts scored 3 or less"),
+                        (corpus["accurate"], "words every expert scored 8 or more")):
+        assert _share(entry, noun) in readme, noun
+    assert "A word it does not name may still be misread." in readme
