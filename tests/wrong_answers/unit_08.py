@@ -1,8 +1,10 @@
 """Typical wrong answers for solutions/08_pronunciation.ipynb (see tests/wrong_answers/__init__.py).
 
 Per task function: a typical slip, which the self-check names in its hint, and an answer that
-just calls the library (every such answer passes the visible checks and fails the hidden test,
-which runs the function with the library's routes withheld: "off limits").
+just calls the library. In Task 1 such an answer passes the visible checks and fails the hidden
+test, which runs the function with the library's routes withheld ("off limits"); in Task 2 the
+visible checks already run the functions with them switched off, so it fails there, with a
+message that names the route and what to do instead.
 """
 
 from wrong_answers import Mistake
@@ -103,12 +105,72 @@ MISTAKES = [
                                                          trials - successes + 1)
         return float(low), float(high)
         """, expect="not the other way round"),
+    Mistake("exact_interval", why="both ends from one beta distribution (beta.interval of "
+            "Beta(k, n - k + 1))", code="""
+        return tuple(beta.interval(confidence, successes, trials - successes + 1))
+        """, expect="two beta distributions"),
     Mistake("exact_interval", why="no special case for 0 or all successes: Beta(0, n + 1) is "
             "undefined and gives NaN", code="""
         tail = (1.0 - confidence) / 2.0
         return (float(beta.ppf(tail, successes, trials - successes + 1)),
                 float(beta.ppf(1 - tail, successes + 1, trials - successes)))
         """, expect="with 0 successes the lower end is 0"),
+    Mistake("margin_for_false_flags", why="np.quantile of the margins: an interpolated value "
+            "that is no margin, and nan between two -inf margins", code="""
+        return float(np.quantile(correct_margins, target)), True
+        """, expect="np.quantile interpolates between margins"),
+    Mistake("margin_for_false_flags", why="the wrong inequality: the margin one below the "
+            "floor(target n)-th, as if a word at the chosen margin were flagged too", code="""
+        values = np.sort(np.asarray(correct_margins, dtype=float))
+        chosen = values[int(np.floor(target * values.size)) - 1]
+        if np.isneginf(chosen):
+            return float(values[np.isfinite(values)].min()), False
+        return float(chosen), True
+        """, expect="strictly BELOW m"),
+    Mistake("margin_for_false_flags", why="no floor: the margin of the rule returned even when "
+            "it is -inf (more than the target lost outright)", code="""
+        values = np.sort(np.asarray(correct_margins, dtype=float))
+        return float(values[int(np.floor(target * values.size))]), True
+        """, expect="fall back to the smallest FINITE margin"),
+    Mistake("margin_for_false_flags", why="the words that lost outright dropped before the "
+            "share is counted", code="""
+        values = np.sort(np.asarray(correct_margins, dtype=float))
+        values = values[np.isfinite(values)]
+        return float(values[int(np.floor(target * values.size))]), True
+        """, expect="keep them in the share"),
+    Mistake("margin_for_false_flags", why="the fallback reported as meeting the target", code="""
+        values = np.sort(np.asarray(correct_margins, dtype=float))
+        chosen = values[int(np.floor(target * values.size))]
+        if np.isneginf(chosen):
+            return float(values[np.isfinite(values)].min()), True
+        return float(chosen), True
+        """, expect="met is False exactly when"),
+    Mistake("held_out_hit_rate", why="only the replaced words counted as changed", code="""
+        replaced = np.asarray(margins["replaced"])
+        caught = int(np.sum(replaced < chosen_margin))
+        return caught, replaced.size, exact_interval(caught, replaced.size, confidence)
+        """, expect="the replaced AND the left-out ones"),
+    Mistake("held_out_hit_rate", why="the wrong inequality: a word at the chosen margin "
+            "counted as caught", code="""
+        changed = np.concatenate([margins["replaced"], margins["left_out"]])
+        caught = int(np.sum(changed <= chosen_margin))
+        return caught, changed.size, exact_interval(caught, changed.size, confidence)
+        """, expect="(<, not <=)"),
+    Mistake("held_out_hit_rate", why="the words that lost outright (-inf) dropped as "
+            "undecoded", code="""
+        changed = np.concatenate([margins["replaced"], margins["left_out"]])
+        changed = changed[np.isfinite(changed)]
+        caught = int(np.sum(changed < chosen_margin))
+        return caught, changed.size, exact_interval(caught, changed.size, confidence)
+        """, expect="a word that lost outright (-inf) is caught"),
+    Mistake("held_out_hit_rate", why="the normal (Wald) interval for the hit rate instead of "
+            "the exact one of (a)", code="""
+        changed = np.concatenate([margins["replaced"], margins["left_out"]])
+        caught = int(np.sum(changed < chosen_margin))
+        share = caught / changed.size
+        half = 1.959963984540054 * np.sqrt(share * (1 - share) / changed.size)
+        return caught, changed.size, (share - half, share + half)
+        """, expect="your function of (a)"),
     Mistake("word_gop", why="the library's word scores (Pronunciation.words)", code="""
         from course_lib.pronunciation import Pronunciation
         scored = Pronunciation("", tuple(phones), True, float("nan"), float("nan"), ())
@@ -127,5 +189,35 @@ MISTAKES = [
     Mistake("exact_interval", why="the library's interval (clopper_pearson_interval)", code="""
         from course_lib.metrics import clopper_pearson_interval
         return clopper_pearson_interval(successes, trials, confidence)
+        """, expect="off limits"),
+    Mistake("exact_interval", why="scipy's exact interval, binomtest(...).proportion_ci",
+            code="""
+        from scipy.stats import binomtest
+        interval = binomtest(successes, trials).proportion_ci(confidence, method="exact")
+        return interval.low, interval.high
+        """, expect="calls scipy.stats.binomtest(...).proportion_ci, which is off limits here"),
+    Mistake("exact_interval", why="statsmodels' exact interval, proportion_confint(..., "
+            "method='beta') (statsmodels comes with the course's tests)", code="""
+        from statsmodels.stats.proportion import proportion_confint
+        return proportion_confint(successes, trials, 1 - confidence, method="beta")
+        """, expect="compute the interval from the beta distribution's quantiles yourself"),
+    Mistake("margin_for_false_flags", why="the course's tuned margin (tuned_decoder_margin)",
+            code="""
+        from course_lib.pronunciation.detector_rates import tuned_decoder_margin
+        return tuned_decoder_margin(), False
+        """, expect="off limits"),
+    Mistake("held_out_hit_rate", why="the committed held-out counts (load_result)", code="""
+        from course_lib.results import load_result
+        held = load_result("misread_readings")["result"]["held_out"]
+        caught = held["replaced_flagged"]["k"] + held["left_out_flagged"]["k"]
+        changed = held["replaced_flagged"]["n"] + held["left_out_flagged"]["n"]
+        return caught, changed, exact_interval(caught, changed, confidence)
+        """, expect="off limits"),
+    Mistake("held_out_hit_rate", why="the library's interval instead of the student's own "
+            "exact_interval", code="""
+        from course_lib.metrics import clopper_pearson_interval
+        changed = np.concatenate([margins["replaced"], margins["left_out"]])
+        caught = int(np.sum(changed < chosen_margin))
+        return caught, changed.size, clopper_pearson_interval(caught, changed.size, confidence)
         """, expect="off limits"),
 ]
