@@ -531,6 +531,15 @@ def run(reduced: bool) -> dict:
             "differences": DIFFERENCES}
 
 
+def same_margin(ours, committed) -> bool:
+    """Two committed-form margins agree: finite ones within :data:`MARGIN_TOLERANCE`, an
+    infinite or NaN one only with its like."""
+    x, y = _margin_value(ours), _margin_value(committed)
+    if math.isfinite(x) and math.isfinite(y):
+        return abs(x - y) <= MARGIN_TOLERANCE
+    return x == y or (math.isnan(x) and math.isnan(y))
+
+
 def compare_with_committed(reduced: dict, committed: dict) -> list[str]:
     """The block's readings word by word: the verdict and the word heard equal (unless the
     committed margin lies within :data:`MARGIN_TOLERANCE` of the tuned margin), margins within
@@ -556,11 +565,9 @@ def compare_with_committed(reduced: dict, committed: dict) -> list[str]:
                             f"{len(full['words'])}")
             continue
         for i, (a, b) in enumerate(zip(ours["words"], full["words"])):
-            x, y = _margin_value(a[2]), _margin_value(b[2])
-            same = (x == y) if not (math.isfinite(x) and math.isfinite(y)) else \
-                abs(x - y) <= MARGIN_TOLERANCE
-            if not same and not (math.isnan(x) and math.isnan(y)):
+            if not same_margin(a[2], b[2]):
                 problems.append(f"{ours['file']} word {i}: margin {a[2]!r} vs {b[2]!r}")
+            y = _margin_value(b[2])
             near_threshold = math.isfinite(y) and abs(y - tuned) <= MARGIN_TOLERANCE
             if a[:2] != b[:2] and not near_threshold:
                 problems.append(f"{ours['file']} word {i}: {a[:2]} vs {b[:2]}")

@@ -28,8 +28,9 @@ choice). The held-out margins are that result's own; the tuning half is decoded 
 at the tuned penalties, and its share of flagged words at the tuned margin must equal the
 committed search's (``decoder.tuning_check``), or this run stops.
 
-The reduced run re-scores the readings of the first :data:`BLOCK_CELLS` held-out cells and
-decodes those of the first tuning cells, and compares every word's flags and margins with the
+The full run keeps the first :data:`BLOCK_CELLS` cells of each half as its block; the reduced
+run re-scores the readings of the first :data:`REDUCED_CELLS` held-out cells and decodes those of
+the first tuning cells, and compares every word's flags and margins with the
 committed ones; the corpus part is cheap and is repeated whole.
 """
 
@@ -49,6 +50,9 @@ from .common import run_experiment
 
 NAME = "shown_word_check"
 BLOCK_CELLS = 2
+# the reduced run re-scores the first of the committed block's cells: a test re-runs it, and a
+# cell holds every kind of reading
+REDUCED_CELLS = 1
 WORKERS = 2
 ACCURATE_MIN, MISREAD_MEDIAN = 8, 3
 # the same bytes decoded by the same pocketsphinx: margins agree to the front end's float spread
@@ -208,8 +212,8 @@ def tuning_check(margins: dict[str, list], tuned: dict, grid: list[dict]) -> dic
     return {"ours": ours, "committed_search": committed}
 
 
-def _block(halves: dict[str, list[dict]]) -> dict[str, list[dict]]:
-    return {half: [r for cell in misread.cells(readings)[:BLOCK_CELLS] for r in cell]
+def _block(halves: dict[str, list[dict]], n_cells: int) -> dict[str, list[dict]]:
+    return {half: [r for cell in misread.cells(readings)[:n_cells] for r in cell]
             for half, readings in halves.items()}
 
 
@@ -220,7 +224,7 @@ def run(reduced: bool) -> dict:
     manifest = tool.load_readings_manifest()
     halves = {half: [r for r in manifest["readings"] if r["half"] == half]
               for half in ("tuning", "held_out")}
-    block = _block(halves)
+    block = _block(halves, REDUCED_CELLS if reduced else BLOCK_CELLS)
     folder = tool.ensure_readings([r for rs in block.values() for r in rs] if reduced
                                   else manifest["readings"])
     workers = 1 if reduced else int(os.environ.get("COURSE_EXPERIMENT_WORKERS", WORKERS))
@@ -300,10 +304,7 @@ def compare_with_committed(reduced: dict, committed: dict) -> list[str]:
     for ours in reduced["block"]["tuning"]:
         full = theirs[ours["file"]]["words"]
         for i, (a, b) in enumerate(zip(ours["words"], full)):
-            x, y = misread._margin_value(a[2]), misread._margin_value(b[2])
-            same = (x == y or (math.isnan(x) and math.isnan(y))) if not (
-                math.isfinite(x) and math.isfinite(y)) else abs(x - y) <= MARGIN_TOLERANCE
-            if not same:
+            if not misread.same_margin(a[2], b[2]):
                 problems.append(f"{ours['file']} word {i}: margin {a[2]!r} vs {b[2]!r}")
     corpus = committed["word_check"]["corpus_test"]
     for name in ("misread", "accurate"):
