@@ -244,12 +244,11 @@ def test_the_readme_table_is_the_committed_result(committed):
     assert common.readme_table(experiment.NAME) == experiment.format_table(committed)
 
 
-def test_lecture_08_states_the_committed_grid_and_the_held_out_looks(committed):
-    """Section 3's prose in words ("about a third", "4%", "from two thirds to a fifth") against
-    the committed grid at the tuned omission and unclear costs, no neighbour cost and the
-    largest one; its held-out shares and intervals against the committed goals, each beside
-    the second search's share when it differs; and "moved no goal" only when the second search
-    met the same goals."""
+def test_lecture_08_states_the_committed_grid_and_its_floor(committed):
+    """Section 3's prose in words ("about a third", "from two thirds to a fifth") and numbers
+    (the largest neighbour cost, the outright losses it leaves, the worst and best held-out
+    voices' false flags) against the committed grid and held-out shares. The lecture teaches
+    the trade-off; the history of the searches is experiments/README.md's (next test)."""
     notebook = json.loads((ROOT / "lectures" / "08_pronunciation.ipynb").read_text("utf-8"))
     text = " ".join(" ".join("".join(cell["source"]) for cell in notebook["cells"]
                              if cell.get("id") == "u8-neighbours-after").split())
@@ -260,26 +259,56 @@ def test_lecture_08_states_the_committed_grid_and_the_held_out_looks(committed):
     none, most = row[min(row)], row[max(row)]
     assert f"A cost of {max(row):g} nats per neighbour" in text
     assert abs(none["correct_words_lost_outright"] - 1 / 3) < 0.05          # "about a third"
-    assert f"down to {100 * most['correct_words_lost_outright']:.0f}%" in text
+    assert f"down to {100 * most['correct_words_lost_outright']:.1f}%" in text
     assert "from two thirds to a fifth" in text
     assert abs(none["changed_flagged"] - 2 / 3) < 0.05                      # "two thirds"
     assert abs(most["changed_flagged"] - 1 / 5) < 0.03                      # "a fifth"
     assert not committed["result"]["tuning"]["rule_met"] and "No setting met the 3% rule" in text
+    voices = committed["result"]["held_out"]["by_voice"]
+    worst, best = voices["en-gb-x-gbcwmd"]["correct"], voices["en-us-nyc+f4"]["correct"]
+    assert max(voices, key=lambda v: voices[v]["correct"]["share"]) == "en-gb-x-gbcwmd"
+    assert min(voices, key=lambda v: voices[v]["correct"]["share"]) == "en-us-nyc+f4"
+    assert (f"West Midlands voice (`en-gb-x-gbcwmd`: {100 * worst['share']:.1f}% of its correct "
+            f"words flagged, against {100 * best['share']:.1f}% for the New York one)") in text
+    lecture = " ".join("".join(cell["source"]) for cell in notebook["cells"]).lower()
+    for log_word in ("welsh", "first search", "second search", "third search", "fourth look",
+                     "three looks", "issue 58", "issue 69"):
+        assert log_word not in lecture, f"lecture 08 still says {log_word!r}"
+
+
+def test_experiments_readme_holds_the_search_history_with_the_committed_numbers(committed):
+    """E8.1 of experiments/README.md keeps the history the lecture no longer tells: each look's
+    held-out shares (the second search's beside the committed one where they differ), the
+    pairs of the fourth look, and none of the figures it once stated that the committed result
+    has replaced."""
+    readme = (ROOT / "experiments" / "README.md").read_text(encoding="utf-8")
+    section = " ".join(readme[readme.index("## E8.1 "):readme.index("## E8.2 ")].split())
     goals, second = committed["result"]["goals"], experiment.SECOND_SEARCH["held_out"]
     for name in ("replaced_flagged", "left_out_flagged", "correct_words_flagged",
                  "flag_on_changed_word"):
-        low, high = goals[name]["interval"]
-        assert f"{100 * goals[name]['share']:.1f}% ({100 * low:.1f}-{100 * high:.1f}%)" in text
+        now = f"{100 * goals[name]['share']:.1f}%"
         before = f"{100 * second[name][0] / second[name][1]:.1f}%"
-        if before != f"{100 * goals[name]['share']:.1f}%":
-            assert f"against {before}" in text, name
-    met_before = {name for name, (direction, value) in experiment.GOALS.items()
-                  if (second[name][0] / second[name][1] >= value if direction == ">="
-                      else second[name][0] / second[name][1] <= value)}
-    met_now = {name for name, goal in goals.items() if goal["met"]}
-    assert ("It moved no goal" in text) == (met_before == met_now)
-    # the fourth look: the pairs re-scored with the panel that reads the decoder's numbers
+        assert now in section, name
+        if before != now:
+            assert f"against {before}" in section, name
     pairs, before = goals["misread_scores_below"], second["misread_scores_below"]
     low, high = pairs["interval"]
-    assert (f"{100 * pairs['share']:.1f}% of pairs ({100 * low:.1f}-{100 * high:.1f}%), "
-            f"against {100 * before[0] / before[1]:.1f}%") in text
+    assert (f"in {100 * pairs['share']:.1f}% of pairs ({100 * low:.1f}-{100 * high:.1f}%), "
+            f"against {100 * before[0] / before[1]:.1f}% before") in section
+    assert (f"lower for the misread reading in {100 * pairs['share']:.1f}% of the "
+            f"{pairs['n']} scored pairs ({100 * low:.1f}-{100 * high:.1f}%") in section
+    inserted = committed["result"]["sentence_score_pairs"]["inserted"]
+    assert (f"for an insertion in {100 * inserted['share']:.1f}% "
+            f"({inserted['k']}/{inserted['n']})") in section
+    tuned_row = next(entry for entry in committed["result"]["tuning"]["grid"]
+                     if all(entry[key] == committed["result"]["tuned"][key]
+                            for key in ("neighbour_penalty", "unclear_penalty",
+                                        "omission_penalty")))
+    assert (f"that floor alone is {100 * tuned_row['correct_words_lost_outright']:.1f}% of the "
+            "tuning half's correct words") in section
+    voices = committed["result"]["held_out"]["by_voice"]
+    assert (f"West Midlands voice, `en-gb-x-gbcwmd`: "
+            f"{100 * voices['en-gb-x-gbcwmd']['correct']['share']:.1f}% of its correct words "
+            "flagged") in section
+    for stale in ("Welsh", "are not built", "59.4% of the 283", "43.7%"):
+        assert stale not in section, f"E8.1 still says {stale!r}"
