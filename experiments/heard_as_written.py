@@ -23,7 +23,7 @@ heard the written phone) and ``phone_share`` (the share of its phones the loop h
 written over most of their frames). ``rule`` holds the choice, which the library reads.
 
 Beside the measure, one rule with nothing to tune: a word whose every phone got the aligner's
-shortest time (``course_lib.pronunciation.gop.SHORTEST_PHONE_FRAMES``, one frame per HMM state)
+shortest time (``course_lib.pronunciation.heard_as_written.SHORTEST_PHONE_FRAMES``, one frame per HMM state)
 is never heard as written. A word left out is squeezed like this between its neighbours, and
 its worst phone can still score above the threshold, since its few frames hold the edges of the
 neighbours' sound. The proxy below holds few left-out words, so the rule is not chosen by it;
@@ -274,7 +274,7 @@ def run(reduced: bool) -> dict:
         "target_false_flags": TARGET_FALSE_FLAGS,
         "candidates": list(CANDIDATES),
         "squeezed": "a word whose every phone lasts the aligner's shortest "
-                    "(course_lib.pronunciation.gop.SHORTEST_PHONE_FRAMES frames) is flagged "
+                    "(course_lib.pronunciation.heard_as_written.SHORTEST_PHONE_FRAMES frames) is flagged "
                     "whatever its measure",
         "choice": "the candidate flagging the most misread training words at the threshold "
                   "that flags the target share of accurate training words (floor(target n)-th "

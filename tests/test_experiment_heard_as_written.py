@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from course_lib.pronunciation.gop import _MATCH_MEASURE, _committed_threshold
+from course_lib.pronunciation.heard_as_written import _MATCH_MEASURE, _committed_threshold
 from course_lib.results import load_result
 from experiments import common
 from experiments import heard_as_written as calibration

@@ -3,8 +3,9 @@ scored as speechocean762's five experts would score it (lecture 08).
 
 - ``gop``: goodness of pronunciation from pocketsphinx's HMMs (:class:`PronunciationScorer`,
   :class:`Pronunciation` with a :class:`PhoneScore` per phone and a :class:`WordScore` per
-  word), the sentence features the panel reads (:func:`gop_features` with its
-  :class:`GopThresholds`), and whether each word was heard as written (:func:`word_readings`,
+  word, and the two Viterbi passes before they are combined, :class:`Passes`), and the
+  sentence features the panel reads (:func:`gop_features` with its :class:`GopThresholds`).
+- ``heard_as_written``: whether each word was heard as written (:func:`word_readings`,
   :class:`WordReading`, :func:`completeness`).
 - ``word_choice``: each word decoded against its dictionary neighbours in one grammar pass
   (:class:`ReadingDecoder`, a :class:`WordChoice` per word: as written, said other, left out
@@ -30,8 +31,8 @@ the scorer never waits on the corpus.
 """
 
 from .gop import (PHONES, GopThresholds, PhoneScore, Pronunciation,
-                  PronunciationScorer, WordReading, WordScore, completeness, gop_features,
-                  word_readings)
+                  PronunciationScorer, WordScore, gop_features)
+from .heard_as_written import WordReading, completeness, word_readings
 from .word_choice import ReadingDecoder, WordChoice, neighbours
 
 __all__ = ["PronunciationScorer", "Pronunciation", "PhoneScore", "WordScore", "gop_features",

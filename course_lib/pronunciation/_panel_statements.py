@@ -15,7 +15,8 @@ import re
 
 from ..results import load_result
 from .word_scores import WordVerdict, _heard_word
-from .gop import PhoneScore, Pronunciation, WordReading, WordScore
+from .gop import PhoneScore, Pronunciation, WordScore
+from .heard_as_written import WordReading
 from ..metrics import clopper_pearson_interval
 from .detector_rates import _phone_check_rates, word_check_rates
 from .word_choice import WordChoice

@@ -53,8 +53,8 @@ from ..data.speechocean762 import (load_decoder_verdicts, load_recipe_thresholds
                                    load_speechocean762)
 from ..features import pca_whiten
 from .corpus_scorer import load_pronunciation_scorer
-from .gop import (Pronunciation, PhoneScore, WordReading, WordScore,
-                            gop_features, word_readings)
+from .gop import Pronunciation, PhoneScore, WordScore, gop_features
+from .heard_as_written import WordReading, word_readings
 from .panel_gp import (PANEL_MODELS, PanelPredictive, calibrated_half_width, panel_model,
                        panel_predictive)
 from .word_scores import WordScoreModel, WordVerdict, _heard_word

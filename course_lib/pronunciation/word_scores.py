@@ -50,7 +50,8 @@ import numpy as np
 from ..data.speechocean762_markup import WordJudgement, align_phones
 from ..gp.kernels import SquaredExponential
 from ..gp.sparse import fit_sparse_gp, select_inducing_inputs
-from .gop import PhoneScore, Pronunciation, WordReading
+from .gop import PhoneScore, Pronunciation
+from .heard_as_written import WordReading
 from ..results import load_result
 from ..validation import RngLike, as_positive_int, as_rng
 

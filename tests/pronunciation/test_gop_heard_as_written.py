@@ -40,9 +40,10 @@ from scipy.stats import binom, fisher_exact
 
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.pronunciation.corpus_scorer import load_pronunciation_scorer
-from course_lib.pronunciation.gop import (_MATCH_MEASURE, SHORTEST_PHONE_FRAMES, PhoneScore,
-                                          Pronunciation, WordReading, _committed_threshold,
-                                          completeness, word_readings)
+from course_lib.pronunciation.gop import PhoneScore, Pronunciation
+from course_lib.pronunciation.heard_as_written import (_MATCH_MEASURE, SHORTEST_PHONE_FRAMES,
+                                                       WordReading, _committed_threshold,
+                                                       completeness, word_readings)
 from course_lib.results import load_result
 
 CLIPS = Path(__file__).resolve().parents[1] / "data" / "misread"
@@ -329,7 +330,7 @@ def test_the_default_threshold_is_the_committed_calibration():
 
 
 def test_a_calibration_of_another_measure_is_refused(monkeypatch):
-    import course_lib.pronunciation.gop as pronunciation
+    import course_lib.pronunciation.heard_as_written as pronunciation
 
     monkeypatch.setattr(pronunciation, "load_result", lambda name: {
         "result": {"rule": {"measure": "frame_share", "threshold": 0.5}}})
