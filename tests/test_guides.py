@@ -12,7 +12,7 @@ the Binder link must open a notebook that exists.
 
 from __future__ import annotations
 
-import importlib.util
+import functools
 import re
 import shlex
 import subprocess
@@ -65,12 +65,18 @@ def command_problem(command: str) -> str | None:
     if args[0] == "course.py":
         return _course_problem(args[1:])
     if args[0] == "-m":
-        if importlib.util.find_spec(args[1]) is None:
+        if not _module_exists(args[1]):
             return f"no module {args[1]}"
-        return _options_problem([sys.executable, "-m", args[1]], args[2:])
+        return _options_problem(("-m", args[1]), args[2:])
     if not (ROOT / args[0]).is_file():
         return f"no script {args[0]}"
-    return _options_problem([sys.executable, str(ROOT / args[0])], args[1:])
+    return _options_problem((str(ROOT / args[0]),), args[1:])
+
+
+def _module_exists(dotted: str) -> bool:
+    """A module or package of the repository, found by its file (nothing is imported)."""
+    path = ROOT.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
 def _course_problem(args: list[str]) -> str | None:
@@ -88,10 +94,15 @@ def _course_problem(args: list[str]) -> str | None:
     return None
 
 
-def _options_problem(program: list[str], args: list[str]) -> str | None:
+@functools.cache
+def _help(program: tuple[str, ...]) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *program, "--help"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+
+
+def _options_problem(program: tuple[str, ...], args: list[str]) -> str | None:
     """An option ``program --help`` does not list, or a path argument that does not exist."""
-    run = subprocess.run([*program, "--help"], capture_output=True, text=True, cwd=ROOT,
-                         timeout=120)
+    run = _help(program)
     if run.returncode != 0:
         return f"{program[-1]} --help failed: {run.stderr[-500:]}"
     unknown = [arg for arg in args if arg.startswith("--") and arg not in run.stdout]
@@ -157,6 +168,9 @@ def test_the_checks_see_a_wrong_command_link_and_path():
     assert link_problem(README, "docs/TEACHING.md#2-running-the-course") is None
     assert link_problem(README, "docs/TEACHING.md#running") == "no heading #running in TEACHING.md"
     assert link_problem(README, "data/speechocean/README.md") == "no such file"
+    # the unit map once named a pronunciation module that never existed
+    assert _module_exists("course_lib.pronunciation.panel")
+    assert not _module_exists("course_lib.pronunciation.feedback")
 
 
 def test_the_readme_sends_each_reader_on_and_names_every_units_modules():
@@ -170,9 +184,9 @@ def test_the_readme_sends_each_reader_on_and_names_every_units_modules():
     for unit, package, modules in rows:
         own, _, shared = modules.partition("; with ")
         missing = [name for name in re.findall(r"`([\w.]+)`", own)
-                   if importlib.util.find_spec(f"course_lib.{package}.{name}") is None]
+                   if not _module_exists(f"course_lib.{package}.{name}")]
         missing += [name for name in re.findall(r"`([\w.]+)`", shared)
-                    if importlib.util.find_spec(f"course_lib.{name}") is None]
+                    if not _module_exists(f"course_lib.{name}")]
         assert not missing, f"unit {unit}'s row names modules that do not exist: {missing}"
 
 
