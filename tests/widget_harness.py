@@ -27,6 +27,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from course_lib.widgets import Explorer  # noqa: E402
@@ -77,7 +78,11 @@ def _shown_figures():
 
 def _show(explorer: Explorer, shown: list[bytes], change=None) -> None:
     """Apply ``change`` (new control values) and make sure the explorer redrew after it: a
-    control set to the value it already holds sends no change event, so refresh by hand then."""
+    control set to the value it already holds sends no change event, so refresh by hand then.
+    The figures an explorer keeps for settings it has shown are forgotten first, so that every
+    state is drawn and a revisit is compared with the figure of the first visit (an explorer
+    keeps them only because its render depends on nothing else: this is what checks it)."""
+    explorer._figures.clear()
     drawn = len(shown)
     if change is not None:
         change()
@@ -85,15 +90,40 @@ def _show(explorer: Explorer, shown: list[bytes], change=None) -> None:
         explorer.refresh()
 
 
-def _render_checked(explorer: Explorer, shown: list[bytes], where: str) -> bytes:
-    """The figure the explorer showed last, checked against a second drawing of its state."""
+def _render_checked(explorer: Explorer, shown: list[bytes], where: str,
+                    check_layout: bool = False) -> bytes:
+    """The figure the explorer showed last, checked against a second drawing of its state (and,
+    with ``check_layout``, for labels cut off or overlapping: :func:`assert_laid_out`)."""
     assert explorer.last_error is None, f"{where}: callback raised {explorer.last_error!r}"
     fig = explorer.render(**explorer.values())
     assert isinstance(fig, Figure), f"{where}: render returned {type(fig).__name__}, not a Figure"
     assert fig.axes, f"{where}: the figure has no axes"
     assert _figure_image(fig).data == shown[-1], \
         f"{where}: redrawing the same state changed the figure"
+    if check_layout:
+        assert_laid_out(fig, where)
     return shown[-1]
+
+
+def assert_laid_out(fig: Figure, where: str) -> None:
+    """Every panel of ``fig``, drawn, lies inside the figure with its ticks, labels, title and
+    legend, and no two panels' boxes overlap (a colour bar may sit on its panel's box): what a
+    figure laid out with fixed margins instead of constrained layout must still do at every
+    setting (1 px of slack)."""
+    renderer = FigureCanvasAgg(fig).get_renderer()   # a closed figure has lost its canvas
+    width, height = fig.bbox.width, fig.bbox.height
+    boxes = [(ax, ax.get_tightbbox(renderer)) for ax in fig.axes if ax.get_visible()]
+    for ax, box in boxes:
+        assert box.x0 >= -1 and box.y0 >= -1 and box.x1 <= width + 1 and box.y1 <= height + 1, \
+            (f"{where}: panel {ax.get_title()!r} reaches outside the {width:.0f} x "
+             f"{height:.0f} px figure ({box.bounds}): a label is cut off")
+    panels = [(ax, box) for ax, box in boxes if ax.get_label() != "<colorbar>"]
+    for k, (ax, box) in enumerate(panels):
+        for other, other_box in panels[k + 1:]:
+            overlap = (min(box.x1, other_box.x1) - max(box.x0, other_box.x0),
+                       min(box.y1, other_box.y1) - max(box.y0, other_box.y0))
+            assert min(overlap) <= 1, (f"{where}: panels {ax.get_title()!r} and "
+                                       f"{other.get_title()!r} overlap ({overlap} px)")
 
 
 def _revisited(explorer: Explorer, shown: list[bytes], where: str, first: bytes) -> bytes:
@@ -125,21 +155,23 @@ def _check_refused(explorer: Explorer, settings: dict) -> None:
 
 
 def exercise_explorer(explorer: Explorer, button_presses: int = 2,
-                      error_settings: list[dict] | None = None) -> int:
-    """Drive every control and button of ``explorer``; return the number of states checked."""
+                      error_settings: list[dict] | None = None, *,
+                      check_layout: bool = False) -> int:
+    """Drive every control and button of ``explorer``; return the number of states checked.
+    ``check_layout``: also check every state's figure with :func:`assert_laid_out`."""
     assert isinstance(explorer, Explorer), f"expected an Explorer, got {type(explorer).__name__}"
     with _shown_figures() as shown:
-        checked = _exercise(explorer, shown, button_presses, error_settings or [])
+        checked = _exercise(explorer, shown, button_presses, error_settings or [], check_layout)
     plt.close("all")
     return checked
 
 
 def _exercise(explorer: Explorer, shown: list[bytes], button_presses: int,
-              error_settings: list[dict]) -> int:
+              error_settings: list[dict], check_layout: bool = False) -> int:
     checked = 0
     defaults = explorer.values()
     _show(explorer, shown)
-    initial = _render_checked(explorer, shown, "initial state")
+    initial = _render_checked(explorer, shown, "initial state", check_layout)
     seen = {_state(explorer): initial}  # the figure of every state checked so far
     checked += 1
     for settings in error_settings:
@@ -160,13 +192,13 @@ def _exercise(explorer: Explorer, shown: list[bytes], button_presses: int,
             if state in seen:
                 _revisited(explorer, shown, where, seen[state])
             else:
-                seen[state] = _render_checked(explorer, shown, where)
+                seen[state] = _render_checked(explorer, shown, where, check_layout)
             checked += 1
     for label in explorer.buttons:
         for _ in range(button_presses):
             explorer.buttons[label].click()
             assert explorer.last_error is None, (
                 f"button {label!r}: action raised {explorer.last_error!r}")
-            _render_checked(explorer, shown, f"after button {label!r}")
+            _render_checked(explorer, shown, f"after button {label!r}", check_layout)
             checked += 1
     return checked

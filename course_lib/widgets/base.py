@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import html
 import io
 import traceback
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 
 import ipywidgets as W
@@ -14,9 +17,14 @@ from IPython.display import display
 from course_lib.plotting.describe import describe_figure, described_image_html
 from course_lib.validation import RngLike, as_rng
 from course_lib.widgets.slider_names import _SliderNames
+from course_lib.widgets.status import _StatusLine
 
 # A control's style that shows its whole description, however long.
 _FULL_LABEL = {"description_width": "initial"}
+# Figures an explorer without buttons keeps, by its controls' values: coming back to a setting
+# (a slider moved and back, a box ticked twice, an entry typed again) shows the figure drawn there
+# at once, without computing or drawing it again (issue 71). A PNG is some 50-150 kB.
+_KEPT_FIGURES = 8
 
 
 class InputError(ValueError):
@@ -69,6 +77,17 @@ def _figure_image(fig, description: str | None = None) -> _DescribedImage:
     return _DescribedImage(buffer.getvalue(), text)
 
 
+def _settle_heap() -> None:
+    """Collect the kernel's cyclic garbage, then leave every object alive now out of later
+    collections (``gc.freeze``). What a lecture has made by the time it shows an explorer lives
+    as long as its kernel, and Python's full collection scanned all of it again whenever a
+    redraw's thousands of short-lived figure objects set one off: a second of one redraw in
+    eight on the 2-core test machine (bench/bench_explorers.py, issue 71). Objects made later
+    are collected as before; after the first, a call scans only those."""
+    gc.collect()
+    gc.freeze()
+
+
 class Explorer:
     """An interactive figure: ``render(**values)`` redrawn whenever a control changes.
 
@@ -84,16 +103,35 @@ class Explorer:
     buttons : mapping label -> callable, optional
         Each callable takes no argument and changes state that ``render`` reads (for example
         one EM step); the figure is redrawn after it.
+    busy : str, optional
+        For an explorer whose redraw can take more than half a second: the status shown at
+        once, in a live region above the figure, while it computes and draws (a button's press
+        shows "<label>: working…"); meanwhile the buttons and every control but the one moved
+        are disabled, and afterwards they are as they were, also after an error.
+
+    An explorer without buttons keeps the figures of its last few settings (``render`` is a
+    function of the controls' values: tests/widget_harness.py checks it) and shows one again
+    when its setting comes back; a subclass whose ``render`` does more than return the figure
+    sets ``keeps_figures = False``.
     """
 
+    keeps_figures = True
+
     def __init__(self, render: Callable, controls: Mapping[str, W.ValueWidget],
-                 buttons: Mapping[str, Callable[[], None]] | None = None, title: str = ""):
+                 buttons: Mapping[str, Callable[[], None]] | None = None, title: str = "",
+                 *, busy: str = ""):
         self.render = render
         self.controls = dict(controls)
         self.buttons = {label: W.Button(description=label) for label in (buttons or {})}
         self._actions = dict(buttons or {})
         self.output = W.Output()
         self.last_error: BaseException | None = None
+        self._figures: OrderedDict = OrderedDict()   # setting -> image, oldest first
+        self._busy_text = busy
+        # a live region: the busy status is announced (widgets.status)
+        self._busy_line = _StatusLine() if busy else None
+        self._working_depth = 0
+        self._moved = None   # the control whose move asked for the redraw in progress
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
         for label, button in self.buttons.items():
@@ -103,6 +141,8 @@ class Explorer:
                 for i in range(0, len(self.controls), 3)]
         if self.buttons:
             rows.append(W.HBox(list(self.buttons.values())))
+        if self._busy_line is not None:
+            rows.append(self._busy_line)
         # hidden: names the sliders' handles; a subclass that builds its own box keeps it
         self._slider_names = _SliderNames.for_controls(self.controls.values())
         self.widget = W.VBox(header + rows + [self.output, self._slider_names])
@@ -112,12 +152,23 @@ class Explorer:
         return {name: control.value for name, control in self.controls.items()}
 
     def refresh(self) -> None:
-        """Redraw the figure; an exception is shown in the explorer and stored in ``last_error``."""
+        """Redraw the figure (or show the one kept for this setting again); an exception is
+        shown in the explorer and stored in ``last_error``."""
         self.last_error = None
+        values, moved, self._moved = self.values(), self._moved, None
+        key = self._setting(values)
         with self.output:
             self.output.clear_output(wait=True)
             try:
-                display(_figure_image(self.render(**self.values())))
+                image = self._figures.pop(key, None)
+                if image is None:
+                    with self._working(self._busy_text, moved=moved):
+                        image = _figure_image(self.render(**values))
+                if key is not None:
+                    self._figures[key] = image   # the newest last
+                    while len(self._figures) > _KEPT_FIGURES:
+                        self._figures.popitem(last=False)
+                display(image)
             except InputError as err:
                 self.last_error = err
                 display(W.HTML(f'<span style="color:#b00020">Not drawn: '
@@ -129,18 +180,60 @@ class Explorer:
     def press(self, label: str) -> None:
         """Run the action of button ``label`` and redraw."""
         self.last_error = None
-        try:
-            self._actions[label]()
-        except Exception as err:
-            self.last_error = err
-            with self.output:
-                traceback.print_exc()
-            return
+        with self._working(f"{label}: working…", self.buttons.get(label)):
+            try:
+                self._actions[label]()
+            except Exception as err:
+                self.last_error = err
+                with self.output:
+                    traceback.print_exc()
+                return
+            self.refresh()
+
+    def _on_change(self, change) -> None:
+        self._moved = change.get("owner")
         self.refresh()
 
-    def _on_change(self, _change) -> None:
-        self.refresh()
+    def _setting(self, values: dict):
+        """The key of the figure kept for ``values``, or None when none is kept."""
+        if self._actions or not self.keeps_figures:
+            return None
+        key = tuple(sorted(values.items()))
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    @contextlib.contextmanager
+    def _working(self, text: str, pressed: W.Button | None = None, moved=None):
+        """While the block runs: ``text`` in the busy line, and the buttons and controls
+        disabled, except the control ``moved`` (it keeps the keyboard focus); afterwards as they
+        were, and the focus back on the ``pressed`` button. Nested blocks change nothing."""
+        if self._busy_line is None or self._working_depth:
+            self._working_depth += 1
+            try:
+                yield
+            finally:
+                self._working_depth -= 1
+            return
+        widgets = [w for w in [*self.controls.values(), *self.buttons.values()] if w is not moved]
+        was = [w.disabled for w in widgets]
+        self._working_depth += 1
+        self._busy_line.value = html.escape(text)
+        for widget in widgets:
+            widget.disabled = True
+        try:
+            yield
+        finally:
+            self._working_depth -= 1
+            for widget, disabled in zip(widgets, was):
+                widget.disabled = disabled
+            self._busy_line.value = ""
+            if pressed is not None:
+                pressed.focus()
 
     def _ipython_display_(self) -> None:
+        _settle_heap()
         self.refresh()
         display(self.widget)

@@ -280,6 +280,8 @@ def subsequence_explorer(queries: Mapping, references: Mapping, *,
 class _PlayingExplorer(Explorer):
     """An explorer whose audio players are rebuilt after every redraw from ``playing()``."""
 
+    keeps_figures = False   # render also notes the span it found, which the players play
+
     def __init__(self, render, controls, now_playing):
         super().__init__(render, controls)
         self.players = _Players(2)

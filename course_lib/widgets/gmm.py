@@ -83,7 +83,10 @@ def gaussian_explorer(*, rng: RngLike = 0) -> Explorer:
             mean, cov = np.array([mu1, mu2]), covariance_2d(sigma1, sigma2, rho)
             x = sample_gaussian(mean, cov, n_samples, rng=draw)
             fitted = fit_gaussian(x)
-        fig, ax = plt.subplots(figsize=(5.5, 4.5), layout="constrained")
+        # fixed margins where constrained layout put them (it drew the figure twice); in 2-D
+        # the square axes sit in the middle of a wider box, as they did
+        fig, ax = plt.subplots(figsize=(5.5, 4.5), gridspec_kw=dict(
+            left=0.12 if dimension == "1-D" else 0.019, right=0.992, bottom=0.105, top=0.943))
         plot_gaussian_fit(ax, x, mean, cov, *fitted)
         return fig
 

@@ -75,7 +75,10 @@ def kernel_explorer(n_samples: int = 3, n_grid: int = 150, *, rng: RngLike = 0) 
         kernel = make_kernel(family, lengthscale, variance)
         # the same seed on every render: sliders deform the same draws smoothly
         samples = sample_gaussian(np.zeros(x.size), kernel(x[:, None]), n_samples, rng=seed)
-        fig, (ax_k, ax_f) = plt.subplots(1, 2, figsize=(10, 3.5), layout="constrained")
+        # fixed margins, as wide as constrained layout makes them at the sliders' extremes:
+        # constrained layout drew the figure twice (half of every redraw)
+        fig, (ax_k, ax_f) = plt.subplots(1, 2, figsize=(10, 3.5), gridspec_kw=dict(
+            left=0.08, right=0.995, bottom=0.135, top=0.925, wspace=0.21))
         plot_kernel_function(ax_k, kernel, x)
         ax_k.set_title(f"{family}: k(0, x)")
         plot_samples(ax_f, x, samples)
@@ -111,7 +114,9 @@ def conditioning_explorer(X=None, y=None, n_samples: int = 3, n_grid: int = 120,
                           noise_bounds="fixed").fit(X[:n_points], y[:n_points])
         mean, cov = gp.predict(x_test[:, None], full_cov=True)
         samples = sample_gaussian(mean, cov, n_samples, rng=seed)
-        fig, ax = plt.subplots(figsize=(8, 3.8), layout="constrained")
+        # fixed margins (constrained layout drew the figure twice): as its widest
+        fig, ax = plt.subplots(figsize=(8, 3.8), gridspec_kw=dict(
+            left=0.088, right=0.994, bottom=0.124, top=0.93))
         plot_gp_posterior(ax, x_test, mean, np.diag(cov), X[:n_points], y[:n_points],
                           samples=samples, noise_variance=noise_variance)
         ax.plot(X[n_points:, 0], y[n_points:], "o", mfc="none", mec="0.6", ms=5,

@@ -169,10 +169,13 @@ class LevelSetExplorer(Explorer):
         self._states, self._session_controls, self._status = states, session_controls, status
         self.players = dict(players or {})
         self.status = W.HTML()
-        super().__init__(render, controls, buttons, title)
+        # a step refits the model and scores every candidate (about half a second), ten steps
+        # several seconds: each says so at once, in a live region, the buttons disabled meanwhile
+        super().__init__(render, controls, buttons, title,
+                         busy="Fitting the model and choosing the next stimulus…")
         for button in self.buttons.values():
             button.layout = W.Layout(width="auto")
-        rows = [W.HTML(f"<b>{title}</b>"), self.status]
+        rows = [W.HTML(f"<b>{title}</b>"), self.status, self._busy_line]
         if self.players:
             rows.append(W.HBox([W.HBox([W.HTML(label), player],
                                        layout=W.Layout(align_items="center", margin="0 12px 0 0"))
@@ -197,16 +200,18 @@ class LevelSetExplorer(Explorer):
             self._sound_of = level
 
     def refresh(self) -> None:
-        try:
-            self.status.value = self._status(self.state(), **self.values())
-            self.update_sound()
-        except Exception as err:      # shown in the panel like a render error
-            self.last_error = err
-            with self.output:
-                self.output.clear_output(wait=True)
-                print(f"Not updated: {err}")
-            return
-        super().refresh()
+        # a new setting of the session controls starts its session here: busy from the start
+        with self._working(self._busy_text, moved=self._moved):
+            try:
+                self.status.value = self._status(self.state(), **self.values())
+                self.update_sound()
+            except Exception as err:      # shown in the panel like a render error
+                self.last_error = err
+                with self.output:
+                    self.output.clear_output(wait=True)
+                    print(f"Not updated: {err}")
+                return
+            super().refresh()
 
 
 def _dropdown(options, value, description, width="190px"):

@@ -285,10 +285,13 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
     score and F1 of the choices-only model and of the model with the ratings on each of
     ``n_splits`` fixed :func:`~course_lib.simulators.confidence_raters.rating_splits`
     (``n_train`` pairs to train, the rest to test; :func:`preference_scores`). The choices-only scores do not depend on the sliders and are
-    computed once. The histogram is typed as three whole numbers (the subject's own to start
-    with); one that does not sum to the subject's pairs is refused with an
-    :class:`~course_lib.widgets.base.InputError` naming ``counts``, and nothing is drawn until
-    it does."""
+    computed once. A split's fit with the ratings depends only on its training pairs' levels:
+    it is computed once for each that a setting gives (neighbouring noise values often rank
+    the training pairs alike), and a setting that needs new fits (four take about two seconds)
+    says so at once, with the other controls disabled until it is drawn. The histogram is typed
+    as three whole numbers (the subject's own to start with); one that does not sum to the
+    subject's pairs is refused with an :class:`~course_lib.widgets.base.InputError` naming
+    ``counts``, and nothing is drawn until it does."""
     if not isinstance(trials, ConfidenceTrials):
         raise TypeError(f"trials: expected a course_lib.simulators.confidence_raters."
                         f"ConfidenceTrials, got {type(trials).__name__}")
@@ -315,6 +318,18 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
                                      style=_FULL_LABEL),
     }
     names = ["level 0\n(1–3)", "level 1\n(4–6)", "level 2\n(7–9)"]
+    fitted: dict[tuple[int, bytes], np.ndarray] = {}   # (split, its training levels) -> scores
+
+    def scores_with_ratings(levels) -> np.ndarray:
+        """(Brier, F1) with the ratings on each split: preference_scores split by split, each
+        split's row computed once per levels of its training pairs."""
+        for k, split in enumerate(splits):
+            key = (k, levels[split[0]].tobytes())
+            if key not in fitted:
+                fitted[key] = preference_scores(trials, levels, kernel, [split],
+                                                use_ratings=True, likert=likert, tol=tol)[0]
+        return np.array([fitted[k, levels[split[0]].tobytes()]
+                         for k, split in enumerate(splits)])
 
     def render(counts, noise_sd) -> Figure:
         try:
@@ -326,8 +341,7 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
                                    rng=np.random.default_rng(noise_seed))
         except ValueError as err:          # a half-typed histogram: one line, no figure
             raise InputError(str(err)) from None
-        with_ratings = preference_scores(trials, levels, kernel, splits, use_ratings=True,
-                                         likert=likert, tol=tol)
+        with_ratings = scores_with_ratings(levels)
         fig, axes = plt.subplots(1, 3, figsize=(12.5, 4.0), gridspec_kw=dict(
             left=0.06, right=0.99, bottom=0.17, top=0.86, wspace=0.3,
             width_ratios=[1.3, 1, 1]))
@@ -350,4 +364,5 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
     return Explorer(render, controls, title=f"The over-confident rater: do the ratings still "
                                             f"help? ({n_splits} splits, {n_train} training "
                                             f"pairs, {trials.n_trials - n_train} test pairs "
-                                            f"each)")
+                                            f"each)",
+                    busy=f"Fitting the model with the ratings on the {n_splits} splits…")

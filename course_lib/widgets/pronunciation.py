@@ -13,11 +13,15 @@ the last prediction stays until a new one replaces it, and a take that could not
 kept by the recorder (the line says how to save it). A recording that did not align gets one
 line saying why and what to do, and no figure: the panel has no view of it. Each phone whose
 predicted expert score flags it as mispronounced is marked in the figure and listed in the
-text, with the flag's precision, recall and base rate.
+text, with the flag's precision, recall and base rate. Scoring takes a second or two: the
+status line says "Scoring…" at once (a live region, read out) and the sentence, the typed text
+and the shipped recording's button are disabled until the result is drawn, or the error said;
+then they are as they were (the recorder stays as it is: a take made meanwhile is scored next).
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import time
 from collections.abc import Sequence
@@ -68,6 +72,7 @@ class PronunciationExplorer:
         self.last_error: Exception | None = None
         self.seconds: float | None = None
         self.image = None             # the newest figure, as the PNG shown
+        self._busy = False            # scoring: the controls are disabled (_scoring)
         self.sentence = W.Dropdown(options=[*self._clips, _OWN], description="sentence",
                                    layout=W.Layout(width="640px"))
         self.own_text = W.Text(description="your text", placeholder="words the dictionary knows",
@@ -114,14 +119,41 @@ class PronunciationExplorer:
         if clip is None:
             self._say("There is no shipped recording of a typed sentence: record it.", True)
             return None
-        return self.score(clip.samples, clip.sample_rate)
+        with self._scoring(focus=self.shipped):
+            return self.score(clip.samples, clip.sample_rate)
+
+    @contextlib.contextmanager
+    def _scoring(self, focus: W.Button | None = None):
+        """"Scoring…" in the status line, and the sentence, the typed text and the button
+        disabled while the block runs; then each as it was (also after an error), the keyboard
+        focus back on ``focus`` (a disabled button loses it). Nested blocks change nothing."""
+        if self._busy:
+            yield
+            return
+        controls = (self.sentence, self.own_text, self.shipped)
+        was = [control.disabled for control in controls]
+        self._busy = True
+        self._say("Scoring…")
+        for control in controls:
+            control.disabled = True
+        try:
+            yield
+        finally:
+            for control, disabled in zip(controls, was):
+                control.disabled = disabled
+            self._busy = False
+            if focus is not None and not focus.disabled:
+                focus.focus()
 
     def score(self, samples, sample_rate: int, *, take: bool = False) -> PanelPrediction | None:
         """Score ``samples`` of :meth:`text` and show the panel's view; on bad input, say why in
         one line and keep the previous view (``take``: the samples are the recorder's newest
         take, which stays kept, and the line says how to save it)."""
+        with self._scoring():
+            return self._score(samples, sample_rate, take)
+
+    def _score(self, samples, sample_rate: int, take: bool) -> PanelPrediction | None:
         started = time.perf_counter()
-        self._say("Scoring ...")
         kept = (f" Your recording is kept (take {len(self.recorder.takes)}): "
                 "recorder.save('my_take.wav') writes it to a file." if take else "")
         try:

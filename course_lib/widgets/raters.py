@@ -41,6 +41,11 @@ from .base import _FULL_LABEL, Explorer, InputError, _fixed_seed, _float_slider
 __all__ = ["spread_term_explorer", "panel_explorer", "annotator_explorer"]
 
 
+# the fitted panels the panel explorer keeps (a fit is most of a redraw; the utterance slider
+# needs none)
+_KEPT_PANELS = 4
+
+
 def _int_slider(description, value, low, high):
     return W.IntSlider(value=value, min=low, max=high, description=description,
                        continuous_update=False, style=_FULL_LABEL)
@@ -111,7 +116,9 @@ def panel_explorer(n_items: int = 40, n_test: int = 25, *, n_restarts: int = 2,
     """Raters per item, rater noise and bias spread -> the base (mean) and joint models fitted by
     ML-II to a toy training panel, and for one test utterance (slider) its raters' histogram
     against both models' discretised predictive distributions of one rater's score, with the
-    per-item KL(raters || model) and its mean over the ``n_test`` test utterances."""
+    per-item KL(raters || model) and its mean over the ``n_test`` test utterances. The fits do
+    not depend on the utterance: the last few panels' are kept, so moving that slider only
+    draws."""
     n_items = as_positive_int(n_items, "n_items", minimum=2)
     n_test = as_positive_int(n_test, "n_test", minimum=1)
     n_restarts = as_positive_int(n_restarts, "n_restarts")
@@ -124,14 +131,29 @@ def panel_explorer(n_items: int = 40, n_test: int = 25, *, n_restarts: int = 2,
         "utterance": _int_slider("test utterance", n_test // 3, 0, n_test - 1),
     }
 
+    fitted_panels: dict = {}   # (n_raters, noise_sd, bias_sd) -> what render draws of it
+
+    def fitted_panel(n_raters, noise_sd, bias_sd):
+        """The panel, both models fitted to it, their log predictive probabilities of the test
+        utterances' scores, the raters' histograms and the KLs (the last few panels kept)."""
+        key = (n_raters, noise_sd, bias_sd)
+        if key not in fitted_panels:
+            panel = toy_rater_data(n_items, n_raters, noise_sd, bias_sd, n_test=n_test,
+                                   rng=seed)
+            models = {name: fit_score_model(panel.X, panel.data, mode, n_restarts=n_restarts,
+                                            rng=seed)
+                      for name, mode in (("base", "mean"), ("joint", "joint"))}
+            log_p = {name: fitted.log_predictive(panel.X_test) for name, fitted in models.items()}
+            counts = panel.test.histograms()
+            kl = {name: discrete_kl(counts, values) for name, values in log_p.items()}
+            while len(fitted_panels) >= _KEPT_PANELS:
+                fitted_panels.pop(next(iter(fitted_panels)))
+            fitted_panels[key] = (panel, models, log_p, counts, kl)
+        return fitted_panels[key]
+
     def render(n_raters, noise_sd, bias_sd, utterance) -> Figure:
-        panel = toy_rater_data(n_items, n_raters, noise_sd, bias_sd, n_test=n_test, rng=seed)
-        X, data, X_test, test = panel.X, panel.data, panel.X_test, panel.test
-        models = {mode_name: fit_score_model(X, data, mode, n_restarts=n_restarts, rng=seed)
-                  for mode_name, mode in (("base", "mean"), ("joint", "joint"))}
-        log_p = {name: fitted.log_predictive(X_test) for name, fitted in models.items()}
-        counts = test.histograms()
-        kl = {name: discrete_kl(counts, values) for name, values in log_p.items()}
+        panel, models, log_p, counts, kl = fitted_panel(n_raters, noise_sd, bias_sd)
+        X, data, X_test = panel.X, panel.data, panel.X_test
         fig, (ax_d, ax_h) = plt.subplots(1, 2, figsize=(10, 3.7), gridspec_kw=dict(
             left=0.07, right=0.99, bottom=0.14, top=0.91, wspace=0.2,
             width_ratios=[1.2, 1]))
@@ -184,7 +206,8 @@ def annotator_explorer(n_items: int = 60, n_test: int = 300, *, n_restarts: int 
     (:func:`fit_annotator_models`), each with its RMSE x 100 against the gold on ``n_test`` test
     inputs, and the learned noise tables of MA and MANH against the truth
     (:func:`true_noise_table`), variances at the floor framed in red. Text boxes redraw on Enter or
-    when they lose focus."""
+    when they lose focus. The four fits take about a second: a new setting says so at once, with
+    the other controls disabled until it is drawn."""
     n_items = as_positive_int(n_items, "n_items", minimum=6)
     n_test = as_positive_int(n_test, "n_test")
     n_restarts = as_positive_int(n_restarts, "n_restarts")
@@ -243,4 +266,5 @@ def annotator_explorer(n_items: int = 60, n_test: int = 300, *, n_restarts: int 
                           fontsize="medium")
         return fig
 
-    return Explorer(render, controls, title="Annotators whose reliability differs by region")
+    return Explorer(render, controls, title="Annotators whose reliability differs by region",
+                    busy="Fitting GOLD, Av, MA and MANH by ML-II…")

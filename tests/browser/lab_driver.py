@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import lab_actions
 import nbformat
 import screenshots
 from checked_outputs import differences
@@ -661,11 +662,6 @@ class Action:
     typed: bool = False  # an entry typed into a box: "Not drawn" is an allowed answer
 
 
-def ends(choices: list) -> list:
-    """The first and the last of ``choices`` (all of them when there are at most two)."""
-    return choices if len(choices) <= 2 else [choices[0], choices[-1]]
-
-
 class ExplorerDriver:
     """Moves every control of one explorer and checks how the explorer answers.
 
@@ -832,9 +828,8 @@ class ExplorerDriver:
                                       shot())
 
     # --- the actions for each kind of control ------------------------------------------------
-    # A choice among many (a dropdown, toggle buttons) takes its first and last other option and
-    # goes back: each goes through the same front-end path, and tests/widget_harness.py takes
-    # every option in Python (the 20 options of lecture 01's reference list took 14 s here).
+    # Which moves, and their names, are tests/lab_actions.py's (the bench makes the same ones in
+    # Python); here each becomes keys, clicks and typing in the page.
 
     def actions_for(self, k: int, control: dict):
         """The :class:`Action` list that moves one control through its range and back."""
@@ -861,21 +856,18 @@ class ExplorerDriver:
             def press(key):
                 return lambda: (handle.focus(), handle.press(key))
 
-            # the readout may show a typographic minus; a student types "-"
-            typed = original.replace("\u2212", "-")
-            return [Action("to its minimum (Home)", press("Home"), not_at("aria-valuemin")),
-                    Action("to its maximum (End)", press("End"), not_at("aria-valuemax")),
-                    Action(f"back to {typed} (typed)", type_into(readout, typed),
-                           lambda: readout.inner_text().strip() != original)]
+            keys = {"min": (press("Home"), not_at("aria-valuemin")),
+                    "max": (press("End"), not_at("aria-valuemax"))}
+            return [Action(move.what, *keys[move.to]) if move.to in keys else
+                    Action(move.what, type_into(readout, move.value),
+                           lambda: readout.inner_text().strip() != original)
+                    for move in lab_actions.slider_moves(original)]
         if kind == "dropdown":
             select = element.locator("select").first
-            original = select.input_value()
             options = select.evaluate("s => [...s.options].map(o => [o.value, o.text])")
-            others = ends([option for option in options if option[0] != original])
-            return [Action(f"option '{text.strip()}'" + (" (back)" if value == original else ""),
-                           lambda value=value: select.select_option(value),
-                           lambda value=value: select.input_value() != value)
-                    for value, text in others + [o for o in options if o[0] == original]]
+            return [Action(move.what, lambda value=move.value: select.select_option(value),
+                           lambda value=move.value: select.input_value() != value)
+                    for move in lab_actions.dropdown_moves(options, select.input_value())]
         if kind == "toggle-buttons":
             buttons = element.locator("button")
             texts = [t.strip() for t in buttons.all_inner_texts()]
@@ -884,32 +876,30 @@ class ExplorerDriver:
                 return lambda: "mod-active" not in (buttons.nth(i).get_attribute("class") or "")
 
             active = [i for i in range(len(texts)) if not inactive(i)()]
-            return [Action(f"'{texts[i]}'" + (" (back)" if i in active else ""),
-                           lambda i=i: buttons.nth(i).click(), inactive(i))
-                    for i in ends([i for i in range(len(texts)) if i not in active]) + active]
+            return [Action(move.what, lambda i=move.value: buttons.nth(i).click(),
+                           inactive(move.value))
+                    for move in lab_actions.toggle_button_moves(texts, active)]
         if kind == "checkbox":
             box = element.locator("input").first
-            return [Action("toggled", box.click), Action("toggled back", box.click)]
-        if kind == "text":
-            box = element.locator("input, textarea").first
+            return [Action(move.what, box.click) for move in lab_actions.checkbox_moves()]
+        if kind in ("text", "number"):
+            box = element.locator("input, textarea" if kind == "text" else "input").first
             original = box.input_value()
-            half = original[:len(original) // 2]
-            return [Action(f"half-typed '{half}' + Enter", type_into(box, half),
-                           lambda: box.input_value() != half, typed=True),
-                    Action(f"back to '{original}' + Enter", type_into(box, original),
-                           lambda: box.input_value() != original)]
-        if kind == "number":
-            box = element.locator("input").first
-            original = box.input_value()
-            low, high = box.get_attribute("min"), box.get_attribute("max")
-            # another number the box accepts: its lower bound, else its upper bound, else 0 or 1
-            other = next(v for v in (low, high, "0", "1")
-                         if v is not None and float(v) != float(original or "nan"))
-            return [Action(f"typed {other} + Enter", type_into(box, other),
-                           lambda: float(box.input_value() or "nan") != float(other),
-                           typed=True),
-                    Action(f"back to {original} + Enter", type_into(box, original),
-                           lambda: box.input_value() != original)]
+            if kind == "text":
+                moves = lab_actions.text_moves(original)
+
+                def not_there(value):
+                    return lambda: box.input_value() != value
+            else:
+                moves = lab_actions.number_moves(original, box.get_attribute("min"),
+                                                 box.get_attribute("max"))
+
+                def not_there(value):  # the entry typed is compared as a number, the way back
+                    if value == original:  # as the text the box started with
+                        return lambda: box.input_value() != value
+                    return lambda: float(box.input_value() or "nan") != float(value)
+            return [Action(move.what, type_into(box, move.value), not_there(move.value),
+                           typed=move.typed_entry) for move in moves]
         if kind == "button":
-            return [Action("pressed", element.click)]
+            return [Action(move.what, element.click) for move in lab_actions.button_moves()]
         raise ValueError(f"control kind {kind!r}: no actions defined")

@@ -93,3 +93,99 @@ def test_an_explorer_image_is_its_figure_described_unless_told_otherwise():
     told = _figure_image(fig, "the panel's view of one sentence")
     assert told.description == "the panel's view of one sentence"
     assert not plt.get_fignums(), "the figures were not closed"
+
+
+def _tiny_explorer(**options):
+    """An explorer without buttons whose renders are counted; figures of 1 x 1 inch."""
+    calls = []
+
+    def render(width, label):
+        calls.append((width, label))
+        if label == "broken":
+            raise RuntimeError("a bug in the render function")
+        fig, ax = plt.subplots(figsize=(1, 1))
+        ax.plot(range(width))
+        return fig
+
+    controls = {"width": W.IntSlider(value=3, min=1, max=20), "label": W.Text(value="plain")}
+    return Explorer(render, controls, **options), calls
+
+
+def test_a_setting_shown_before_shows_its_figure_again_without_a_redraw(shown):
+    explorer, calls = _tiny_explorer()
+    explorer.refresh()
+    first = shown[-1]
+    explorer.controls["width"].value = 5
+    explorer.controls["width"].value = 3
+    assert calls == [(3, "plain"), (5, "plain")] and shown[-1] is first
+    for width in range(6, 6 + base._KEPT_FIGURES):   # the oldest kept figures are forgotten
+        explorer.controls["width"].value = width
+    explorer.controls["width"].value = 3
+    assert calls[-1] == (3, "plain") and shown[-1] is not first
+    assert _figure_image(explorer.render(width=3, label="plain")).data == first.data
+    explorer.controls["label"].value = "broken"         # an error is never kept
+    explorer.controls["label"].value = "plain"
+    explorer.controls["label"].value = "broken"
+    assert calls.count((3, "broken")) == 2 and isinstance(explorer.last_error, RuntimeError)
+
+
+def test_an_explorer_with_buttons_or_a_render_with_side_effects_redraws_every_time(shown):
+    explorer, calls = _explorer()                        # buttons: its state is not its values
+    for width in (5, 3, 5):
+        explorer.controls["width"].value = width
+    assert calls == [(5, "plain"), (3, "plain"), (5, "plain")]
+
+    class Noting(Explorer):
+        keeps_figures = False
+
+    explorer, calls = _tiny_explorer()
+    explorer.__class__ = Noting
+    for width in (5, 3, 5):
+        explorer.controls["width"].value = width
+    assert calls == [(5, "plain"), (3, "plain"), (5, "plain")]
+
+
+def test_a_busy_explorer_says_so_at_once_and_disables_the_rest_until_drawn(shown, monkeypatch):
+    seen = []
+    explorer, calls = _tiny_explorer(busy="fitting the models…")
+    width, label = explorer.controls["width"], explorer.controls["label"]
+    label.disabled = True          # disabled before: stays disabled after
+    original = explorer.render
+
+    def watched(**values):
+        seen.append((explorer._busy_line.value, width.disabled, label.disabled))
+        return original(**values)
+
+    explorer.render = watched
+    width.value = 5
+    assert seen == [("fitting the models…", False, True)], "the moved slider keeps its focus"
+    assert explorer._busy_line.value == "" and not width.disabled and label.disabled
+    assert explorer._busy_line in explorer.widget.children
+    label.disabled = False
+    label.value = "broken"         # after an error, every control as it was
+    assert seen[-1] == ("fitting the models…", True, False)
+    assert explorer._busy_line.value == "" and not width.disabled and not label.disabled
+    assert isinstance(explorer.last_error, RuntimeError)
+    label.value = "plain"          # a setting shown before: no status, no redraw
+    assert len(seen) == 2 and shown[-1].data == _figure_image(original(5, "plain")).data
+
+
+def test_a_busy_explorers_button_says_what_it_does_and_gets_the_focus_back(shown, monkeypatch):
+    focused = []
+    monkeypatch.setattr(W.Button, "focus", lambda button: focused.append(button.description))
+    seen = []
+
+    def render(width):
+        fig, _ = plt.subplots(figsize=(1, 1))
+        return fig
+
+    def step():
+        seen.append((explorer._busy_line.value, explorer.buttons["Step"].disabled,
+                     explorer.controls["width"].disabled))
+
+    explorer = Explorer(render, {"width": W.IntSlider(value=3)}, buttons={"Step": step},
+                        busy="computing…")
+    explorer.buttons["Step"].click()
+    assert seen == [("Step: working…", True, True)] and focused == ["Step"]
+    assert not explorer.buttons["Step"].disabled and not explorer.controls["width"].disabled
+    assert explorer._busy_line.value == "" and isinstance(shown[-1], base._DescribedImage)

@@ -11,6 +11,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from course_lib.gmm.em import e_step, em_steps  # noqa: E402
+from course_lib.gmm.gaussian import covariance_2d, sample_gaussian  # noqa: E402
 from course_lib.gmm.mixture import demo_mixture, sample_gmm  # noqa: E402
 from course_lib.gmm.em import initialise_gmm  # noqa: E402
 from course_lib.gmm.clustering import initialise_centroids, kmeans  # noqa: E402
@@ -64,7 +65,19 @@ def test_kmeans_stepper_drives_the_library_loop():
 
 def test_gaussian_explorer_harness():
     explorer = gaussian_explorer()
-    assert exercise_explorer(explorer) > 10
+    # fixed margins instead of constrained layout (issue 71): nothing cut off at any setting
+    assert exercise_explorer(explorer, check_layout=True) > 10
+
+
+def test_gaussian_explorer_draws_the_librarys_samples_and_fit():
+    seed = int(np.random.default_rng(0).integers(2 ** 32))
+    fig = gaussian_explorer().render(dimension="2-D", mu1=1.0, mu2=-0.5, sigma1=1.5,
+                                     sigma2=0.5, rho=-0.3, n_samples=50)
+    samples = sample_gaussian(np.array([1.0, -0.5]), covariance_2d(1.5, 0.5, -0.3), 50,
+                              rng=np.random.default_rng(seed))
+    np.testing.assert_array_equal(fig.axes[0].collections[0].get_offsets(), samples)
+    assert fig.axes[0].get_title() == "true (black) vs ML from N=50 (red dashed)"
+    plt.close(fig)
 
 
 def test_kmeans_explorer_harness_and_buttons():

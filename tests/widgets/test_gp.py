@@ -9,10 +9,11 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
 
-from course_lib.gp.kernels import SquaredExponential  # noqa: E402
+from course_lib.gp.kernels import SquaredExponential, make_kernel  # noqa: E402
 from course_lib.gp.evidence_surface import log_evidence_surface  # noqa: E402
 from course_lib.gp.regression import GPRegression  # noqa: E402
 from course_lib.gp.toy_data import ambiguous_regression_data, toy_regression_data  # noqa: E402
+from course_lib.linalg import sample_gaussian  # noqa: E402
 from course_lib.widgets.gp import (conditioning_explorer, kernel_explorer,  # noqa: E402
                                    evidence_surface_explorer)
 from tests.plotting.test_gp import _fixed_variance_gp  # noqa: E402
@@ -29,8 +30,36 @@ def ambiguous_surface_explorer():
                                    evidence_surface_explorer, ambiguous_surface_explorer])
 def test_explorer_survives_every_control(build):
     explorer = build()
-    checked = exercise_explorer(explorer)
+    # the kernel and conditioning explorers lost constrained layout, which drew each figure
+    # twice (issue 71): at every setting the harness reaches, no label cut off, no overlap
+    checked = exercise_explorer(explorer, check_layout=build in (kernel_explorer,
+                                                                 conditioning_explorer))
     assert checked >= 1 + 2 * len(explorer.controls)
+
+
+def test_kernel_and_conditioning_explorers_draw_the_librarys_numbers():
+    """Their figures lost constrained layout (issue 71); what they draw is still the kernel,
+    the same seeded prior samples and the posterior the library computes for the setting."""
+    explorer = kernel_explorer()
+    fig = explorer.render(family="Matern 3/2", lengthscale=0.5, variance=2.0)
+    x = np.linspace(-5.0, 5.0, 150)
+    kernel = make_kernel("Matern 3/2", 0.5, 2.0)
+    np.testing.assert_array_equal(fig.axes[0].lines[0].get_ydata(),
+                                  kernel(np.zeros((1, 1)), x[:, None])[0])
+    samples = sample_gaussian(np.zeros(x.size), kernel(x[:, None]), 3,
+                              rng=int(np.random.default_rng(0).integers(2 ** 63)))
+    for line, sample in zip(fig.axes[1].lines, samples):
+        np.testing.assert_array_equal(line.get_ydata(), sample)
+    X, y = toy_regression_data()
+    fig = conditioning_explorer(X, y).render(noise_variance=0.01, lengthscale=0.5, variance=2.0,
+                                             n_points=7)
+    x_test = np.linspace(X.min() - 1.0, X.max() + 1.0, 120)
+    mean, _ = GPRegression(SquaredExponential(0.5, 2.0), 0.01, noise_bounds="fixed").fit(
+        X[:7], y[:7]).predict(x_test[:, None])
+    drawn = [line for line in fig.axes[0].lines if line.get_label() == "mean"][0]
+    # the same K_* alpha whether or not the covariance is asked for: round-off only
+    np.testing.assert_allclose(drawn.get_ydata(), mean, rtol=0, atol=1e-10)
+    plt.close("all")
 
 
 def test_kernel_explorer_samples_move_with_the_lengthscale():

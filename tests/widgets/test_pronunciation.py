@@ -193,3 +193,30 @@ def test_the_old_name_still_works_and_says_its_successor(expert_panel, sentences
     with pytest.warns(DeprecationWarning, match="PronunciationExplorer"):
         reader = PronunciationPanel(expert_panel, sentences)
     assert isinstance(reader, PronunciationExplorer)
+
+
+def test_scoring_says_so_at_once_and_disables_the_controls_until_done(reader, sentences,
+                                                                      monkeypatch):
+    seen, focused, real = [], [], reader.panel.score
+
+    def watched(*args):
+        seen.append((html.unescape(reader.status.value), reader.sentence.disabled,
+                     reader.own_text.disabled, reader.shipped.disabled))
+        if args[2] == "we have climbed one zqxjw":
+            raise ValueError("text: ZQXJW is not in the dictionary")
+        return real(*args)
+
+    monkeypatch.setattr(reader.panel, "score", watched)
+    monkeypatch.setattr(type(reader.shipped), "focus", lambda button: focused.append(button))
+    reader.sentence.value = sentences[-1].text.lower()
+    assert reader.score_shipped() is not None
+    assert seen[-1][0].endswith(">Scoring…</span>") and seen[-1][1:] == (True, True, True)
+    assert focused == [reader.shipped], "the pressed button gets the keyboard focus back"
+    assert (reader.sentence.disabled, reader.own_text.disabled, reader.shipped.disabled) == \
+        (False, True, False), "as before: the typed text is for a sentence of your own"
+    reader.sentence.value = _OWN                       # an error: as they were, said in one line
+    reader.own_text.value = "we have climbed one zqxjw"
+    assert reader.score(sentences[-1].samples, 16000) is None
+    assert seen[-1][1:] == (True, True, True) and "Not scored" in reader.status.value
+    assert (reader.sentence.disabled, reader.own_text.disabled, reader.shipped.disabled) == \
+        (False, False, True)

@@ -15,6 +15,7 @@ from course_lib.raters.rater_comparison import (centre_scores, fit_annotator_mod
 from course_lib.metrics import discrete_kl  # noqa: E402
 from course_lib.simulators.rater_scores import (ANNOTATOR_TOY_LAMBDA, TOY_KERNEL,  # noqa: E402
                                                 annotator_toy_data, toy_rater_data)
+from course_lib.widgets import raters as raters_widgets  # noqa: E402
 from course_lib.widgets.raters import (annotator_explorer, panel_explorer,  # noqa: E402
                                        spread_term_explorer)
 
@@ -88,6 +89,19 @@ def test_panel_explorer_reports_the_kl_of_the_library():
     heights = [patch.get_height() for patch in ax_hist.patches]
     np.testing.assert_allclose(heights, counts[3] / counts[3].sum())
     plt.close(fig)
+
+
+def test_panel_explorer_fits_a_panel_once_whichever_utterance_it_shows(monkeypatch):
+    explorer = panel_explorer(n_test=10)
+    fits, real = [], raters_widgets.fit_score_model
+    monkeypatch.setattr(raters_widgets, "fit_score_model",
+                        lambda *args, **options: fits.append(args[2]) or real(*args, **options))
+    drawn = [explorer.render(n_raters=5, noise_sd=1.0, bias_sd=0.0, utterance=utterance)
+             for utterance in (3, 5, 3)]
+    assert fits == ["mean", "joint"], "the utterance slider refitted the models"
+    first, again = ([line.get_ydata() for line in fig.axes[1].lines] for fig in drawn[::2])
+    assert all(np.array_equal(a, b) for a, b in zip(first, again))
+    plt.close("all")
 
 
 def quick_annotator_explorer():
