@@ -9,7 +9,7 @@ seconds per second of audio, the figure the recipe's run time follows from, and 
 for a sentence of the corpus's mean length, 4.0 s (goal: at most 0.7 s of one core).
 
 Stop to plot (goal: at most 2 s for a 4 s sentence): what happens in the kernel after the
-student presses Stop in lecture 05's pronunciation panel, timed from the samples the browser
+student presses Stop in lecture 08's pronunciation panel, timed from the samples the browser
 sends (48 kHz float32, the example sentence nearest 4 s with a quarter second of silence on
 each side) to the finished figure and text: the recorder's resampling and trimming, GOP, the
 grammar pass (the panel reads four of the word decoder's numbers), the features, the panel GP's
