@@ -22,7 +22,13 @@ Goal (issue 71): every callback within 0.5 CPU-seconds; the lines ``slowest call
 once, in the lab's order, the first one of an explorer included (as in the lab: a lazy import
 or a numba compile on first use is what a student waits for).
 
+Unlike the other benches this one has no reference library to race: it is the explorers'
+own timing, to compare a change with its parent commit (``--json`` on each, then ``--compare``
+with the earlier file prints them explorer by explorer). A whole run takes some 6 CPU-minutes,
+most of it the lectures' own cells (lecture 01's alone about 90 CPU-s).
+
 Run: .venv/bin/python bench/bench_explorers.py [--lectures 05 07] [--json times.json]
+                                               [--compare parent.json]
      .venv/bin/python bench/bench_explorers.py --reports-only   # the lab's table alone
 """
 
@@ -410,6 +416,34 @@ def summary(every: list[Timing]) -> None:
         print(f"  PROBLEM {t.lecture[:2]} e{t.explorer} {t.control}, {t.action}: {t.answer}")
 
 
+def compare_table(before_path: Path, after: list[dict]) -> None:
+    """Per explorer, the median and slowest CPU seconds of an earlier run (``--json`` of the
+    parent commit, say) beside this one's."""
+    def per_explorer(rows):
+        grouped: dict[tuple, list[float]] = {}
+        for row in rows:
+            if row["answer"] not in ("already there", "disabled"):
+                grouped.setdefault((row["lecture"][:2], row["explorer"], row["title"]),
+                                   []).append(row["cpu"])
+        return grouped
+
+    before = per_explorer(json.loads(before_path.read_text(encoding="utf-8")))
+    now = per_explorer(after)
+    print(f"\nCPU seconds per callback, {before_path.name} -> this run (median / slowest):")
+    for key in sorted(set(before) | set(now)):
+        lecture, number, title = key
+        old, new = before.get(key, []), now.get(key, [])
+        cells = [f"{statistics.median(v):5.3f} / {max(v):5.3f}" if v else f"{'-':>13s}"
+                 for v in (old, new)]
+        print(f"{lecture} e{number} {title[:50]:50s} {cells[0]}  ->  {cells[1]}")
+    for name, grouped in (("before", before), ("after", now)):
+        every = [c for v in grouped.values() for c in v]
+        if every:
+            print(f"all, {name}: {len(every)} callbacks, median {statistics.median(every):.3f}, "
+                  f"slowest {max(every):.3f}, over {GOAL_CPU_S}: "
+                  f"{sum(c > GOAL_CPU_S for c in every)}")
+
+
 def lab_reports_table(folder: Path) -> None:
     """The lab test's own timings, per lecture, from its reports (when a run left them)."""
     reports = sorted(folder.glob("*/report.json"))
@@ -445,6 +479,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write every action's timings here")
     parser.add_argument("--reports-only", action="store_true",
                         help="print only the lab test's table from its reports")
+    parser.add_argument("--compare", type=Path,
+                        help="an earlier --json to print beside this run, explorer by explorer")
     args = parser.parse_args()
     units = [unit for unit in UNITS if not args.lectures
              or any(unit.startswith(prefix) for prefix in args.lectures)]
@@ -471,9 +507,11 @@ def main() -> None:
         print(f"(all lectures and actions: {time.process_time() - started:.0f} CPU-s)\n")
         every = explorer_table(found_by_lecture)
         summary(every)
+        rows = [asdict(t) for f in found_by_lecture.values() for found in f for t in found.timings]
         if args.json:
-            args.json.write_text(json.dumps([asdict(t) for f in found_by_lecture.values()
-                                             for found in f for t in found.timings], indent=1))
+            args.json.write_text(json.dumps(rows, indent=1))
+        if args.compare:
+            compare_table(args.compare, rows)
     lab_reports_table(ROOT / ".test-artifacts" / "browser")
 
 

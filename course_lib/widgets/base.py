@@ -112,10 +112,12 @@ class Explorer:
     An explorer without buttons keeps the figures of its last few settings (``render`` is a
     function of the controls' values: tests/widget_harness.py checks it) and shows one again
     when its setting comes back; a subclass whose ``render`` does more than return the figure
-    sets ``keeps_figures = False``.
+    sets ``keeps_figures = False``, and one whose state only its buttons change (never a
+    control's move) sets ``keeps_figures = True``: its figures are kept by setting and by the
+    number of presses so far, so a press forgets them all.
     """
 
-    keeps_figures = True
+    keeps_figures: bool | None = None   # None: when the explorer has no buttons
 
     def __init__(self, render: Callable, controls: Mapping[str, W.ValueWidget],
                  buttons: Mapping[str, Callable[[], None]] | None = None, title: str = "",
@@ -127,6 +129,7 @@ class Explorer:
         self.output = W.Output()
         self.last_error: BaseException | None = None
         self._figures: OrderedDict = OrderedDict()   # setting -> image, oldest first
+        self._presses = 0                             # button actions run so far
         self._busy_text = busy
         # a live region: the busy status is announced (widgets.status)
         self._busy_line = _StatusLine() if busy else None
@@ -182,6 +185,7 @@ class Explorer:
         self.last_error = None
         with self._working(f"{label}: working…", self.buttons.get(label)):
             try:
+                self._presses += 1     # the state may change even when the action fails
                 self._actions[label]()
             except Exception as err:
                 self.last_error = err
@@ -196,9 +200,10 @@ class Explorer:
 
     def _setting(self, values: dict):
         """The key of the figure kept for ``values``, or None when none is kept."""
-        if self._actions or not self.keeps_figures:
+        keeps = not self._actions if self.keeps_figures is None else self.keeps_figures
+        if not keeps:
             return None
-        key = tuple(sorted(values.items()))
+        key = (self._presses, *sorted(values.items()))
         try:
             hash(key)
         except TypeError:

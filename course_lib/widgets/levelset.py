@@ -164,6 +164,10 @@ class LevelSetExplorer(Explorer):
     audio players that follow the state (``players``, never autoplaying). ``state()`` is the
     :class:`ExplorerState` of the current control values."""
 
+    # each setting of the session controls keeps its own session (_States), which only the
+    # buttons change: a setting shown before, with no press since, shows its figure again
+    keeps_figures = True
+
     def __init__(self, states: _States, session_controls, status, render, controls, buttons,
                  title, players=None, sound_text: str = ""):
         self._states, self._session_controls, self._status = states, session_controls, status

@@ -189,3 +189,18 @@ def test_a_busy_explorers_button_says_what_it_does_and_gets_the_focus_back(shown
     assert seen == [("Step: working…", True, True)] and focused == ["Step"]
     assert not explorer.buttons["Step"].disabled and not explorer.controls["width"].disabled
     assert explorer._busy_line.value == "" and isinstance(shown[-1], base._DescribedImage)
+
+
+def test_an_explorer_whose_buttons_alone_change_its_state_keeps_figures_until_a_press(shown):
+    explorer, calls = _explorer()
+
+    class ButtonsAlone(Explorer):
+        keeps_figures = True
+
+    explorer.__class__ = ButtonsAlone
+    for width in (5, 3, 5):
+        explorer.controls["width"].value = width
+    assert calls == [(5, "plain"), (3, "plain")], "a setting shown before is not drawn again"
+    explorer.press("Step")                   # a press forgets every figure kept
+    explorer.controls["width"].value = 3
+    assert calls[2:] == ["stepped", (5, "plain"), (3, "plain")]
