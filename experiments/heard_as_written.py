@@ -37,7 +37,7 @@ read directly from the corpus's copy): how many sentences we call incomplete amo
 five experts scored complete, and among those most of them scored incomplete.
 
 The synthesised clips of ``tests/data/misread`` (words known to be changed or left out) are
-the verdict's check, in ``tests/pronunciation/test_gop_heard_as_written.py``; nothing here reads
+the verdict's check, in ``tests/pronunciation/test_heard_as_written.py``; nothing here reads
 them. The reduced run repeats the tables on the first ``N_BLOCK`` training sentences, which
 the full result holds as ``block``.
 """

@@ -27,6 +27,8 @@ CROSS_CUTTING_FILES = {
     "test_kernel_client.py": "tools/kernel_client.py",
     "test_code_budget.py": "the size of every module and where its types live",
     "test_layers.py": "imports across the library",
+    "test_lecture_08.py": "lectures/08_pronunciation.ipynb: its prose per code cell and the "
+                          "numbers it states",
     "test_library_labels.py": "names and docstrings across the library",
     "test_model_modules.py": "each model of Units 6 and 7 beside its bound, and what it inherits",
     "test_mutation_tool.py": "tools/mutation_check.py",

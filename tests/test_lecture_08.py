@@ -4,7 +4,7 @@ Each number the lecture types in a sentence is checked here against the result o
 comes from (the sentences other tests tie: section 3's grid in
 tests/test_experiment_misread_readings.py, section 4's decoder gain in
 tests/test_experiment_panel_decoder_inputs.py, section 5's and 7's panel numbers in
-tests/pronunciation/test_panel.py and test_gop_heard_as_written.py). The lecture teaches by
+tests/pronunciation/test_panel.py and test_heard_as_written.py). The lecture teaches by
 cells the student runs: at most 250 words of prose before each code cell.
 """
 
@@ -21,7 +21,7 @@ from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.pronunciation.detector_rates import decoder_margins, tuned_decoder_margin
 from course_lib.results import load_result
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = json.loads((ROOT / "lectures" / "08_pronunciation.ipynb").read_text("utf-8"))
 MAX_PROSE_WORDS = 250
 
