@@ -249,6 +249,19 @@ def test_every_lecture_and_solutions_notebook_is_a_listed_unit():
 
 # --- the built site ---------------------------------------------------------------------------
 
+@pytest.mark.parametrize("notebook", [path.relative_to(ROOT).as_posix() for path in
+                                      build_site.notebook_paths(build_site.unit_stems())])
+def test_each_notebook_executes_without_error_output(notebook):
+    """Each notebook of the site executed on its own, into the cache the build below reads: the
+    run then shows progress notebook by notebook (the watchdog stops a run in which no test
+    finishes for 10 minutes, and the whole build takes 6-10 on a busy 2-core machine)."""
+    path = ROOT / notebook
+    executed = build_site.executed_notebooks([path], EXECUTED_CACHE, 1)[path]
+    errors = [output.get("ename") for cell in executed.cells
+              for output in cell.get("outputs", []) if output.get("output_type") == "error"]
+    assert not errors, f"{notebook}: error output {errors}"
+
+
 def test_one_page_per_executed_notebook_and_an_index(site):
     out, report = site
     expected = ({"index.html"} | {f"{kind}/{stem}.html" for stem in UNITS
