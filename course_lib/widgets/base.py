@@ -180,6 +180,13 @@ class Explorer:
                 self.last_error = err
                 traceback.print_exc()
 
+    def _show_failed_update(self, err: Exception, what: str) -> None:
+        """Keep ``err`` and show it in the panel in place of the figure, as a render error is."""
+        self.last_error = err
+        with self.output:
+            self.output.clear_output(wait=True)
+            print(f"{what} not updated: {err}")
+
     def press(self, label: str) -> None:
         """Run the action of button ``label`` and redraw."""
         self.last_error = None

@@ -210,10 +210,7 @@ class LevelSetExplorer(Explorer):
                 self.status.value = self._status(self.state(), **self.values())
                 self.update_sound()
             except Exception as err:      # shown in the panel like a render error
-                self.last_error = err
-                with self.output:
-                    self.output.clear_output(wait=True)
-                    print(f"Not updated: {err}")
+                self._show_failed_update(err, "Panel")
                 return
             super().refresh()
 

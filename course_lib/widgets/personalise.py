@@ -113,10 +113,7 @@ class PersonaliseExplorer(Explorer):
         try:
             self._update_sound()
         except Exception as err:      # shown in the panel like a render error
-            self.last_error = err
-            with self.output:
-                self.output.clear_output(wait=True)
-                print(f"Sound not updated: {err}")
+            self._show_failed_update(err, "Sound")
             return
         super().refresh()
 
