@@ -29,8 +29,9 @@ SCRIPT_NAMES = frozenset(path.stem for path in (ROOT / "experiments").glob("*.py
 EXPERIMENT_NAME = re.compile(r"[a-z]+(?:19|20)\d\d_[a-z0-9_]+")
 # the experiments of the course's own that reproduce no single table or figure of a source
 OWN_EXPERIMENTS = {"acquisition_race", "class_panel_calibration", "heard_as_written",
-                   "misread_readings", "panel_decoder_inputs", "pronunciation_panel", "repeat_cost",
-                   "shown_word_check", "word_phone_feedback"}
+                   "misread_readings", "overconfident_rater_fits", "panel_decoder_inputs",
+                   "pronunciation_panel", "repeat_cost", "shown_word_check",
+                   "word_phone_feedback"}
 NOTEBOOKS = sorted(path for folder in ("lectures", "solutions", "exercises")
                    for path in (ROOT / folder).glob("*.ipynb"))
 

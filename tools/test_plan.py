@@ -98,6 +98,7 @@ UNIT_TESTS = {
            "tests/widgets/test_preference", "tests/widgets/test_personalise",
            "tests/test_experiment_jensen20", "tests/test_experiment_nielsen20"),
     "07": ("tests/mixed/", "tests/simulators/test_confidence_raters",
+           "tests/simulators/test_rating_noise", "tests/test_experiment_overconfident_rater_fits",
            "tests/simulators/test_levelset_", "tests/simulators/test_psychophysics",
            "tests/test_stimuli_tone", "tests/reference/test_levelset_",
            "tests/reference/test_variational_", "tests/plotting/test_levelset",

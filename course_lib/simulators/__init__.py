@@ -15,6 +15,8 @@ never import this package; :mod:`course_lib.data` loads only what ships on disk.
   one answer at a time (Unit 6);
 * :mod:`~course_lib.simulators.confidence_raters` -- subjects who choose between two items and
   say how confident they are (Unit 7);
+* :mod:`~course_lib.simulators.rating_noise` -- how much such a subject's ratings help as they
+  follow the strength of the pair less and less, with a table of fits made ahead (Unit 7);
 * :mod:`~course_lib.simulators.psychophysics` -- observers of a detection task with a known
   threshold (Unit 7);
 * :mod:`~course_lib.simulators.levelset_session` -- the level-set session, with a simulated

@@ -28,7 +28,7 @@ caller (the lecture builds them).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import ipywidgets as W
 import matplotlib.pyplot as plt
@@ -45,9 +45,9 @@ from ..mixed.inducing import inducing_points
 from ..plotting.mixed import (plot_binary_answers, plot_constraints, plot_elbo_ledger,
                               plot_latent_band, plot_levels_by_strength, plot_likert_levels,
                               plot_paired_scores)
-from ..simulators.confidence_raters import (RATER_TOL, ConfidenceTrials, ranked_levels,
-                                            rating_splits, preference_scores)
-from ..validation import RngLike, as_float_array, as_positive_float, as_positive_int, as_rng
+from ..simulators.confidence_raters import RATER_TOL, ConfidenceTrials
+from ..simulators.rating_noise import RatingNoiseStudy
+from ..validation import RngLike, as_float_array, as_positive_int
 from .base import _FULL_LABEL, Explorer, InputError
 from .hmm import _parse_vector
 
@@ -267,7 +267,8 @@ def _gain_title(metric: str, without, with_ratings, better_sign: float) -> str:
 
 def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 20,
                    n_splits: int = 4, likert: LikertConfidence | None = None,
-                   tol: float = RATER_TOL, rng: RngLike = 0) -> Explorer:
+                   tol: float = RATER_TOL, rng: RngLike = 0,
+                   fitted: Mapping | None = None) -> Explorer:
     """The over-confident rater: how many pairs sit at each confidence level and how closely
     the levels follow the true strength -> the Brier and F1 gains of mixing in the ratings.
 
@@ -287,27 +288,17 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
     (``n_train`` pairs to train, the rest to test; :func:`preference_scores`). The choices-only scores do not depend on the sliders and are
     computed once. A split's fit with the ratings depends only on its training pairs' levels:
     it is computed once for each that a setting gives (neighbouring noise values often rank
-    the training pairs alike), and a setting that needs new fits (four take about two seconds)
-    says so at once, with the other controls disabled until it is drawn. The histogram is typed
+    the training pairs alike), or read from ``fitted``, a
+    :meth:`~course_lib.simulators.rating_noise.RatingNoiseStudy.table` made ahead for the same
+    trials, kernel and ``rng`` (lecture 07 reads one fitted on every value of the noise slider).
+    A setting that needs new fits (four take about two seconds) says so at once, with the
+    other controls disabled until it is drawn. The histogram is typed
     as three whole numbers (the subject's own to start with); one that does not sum to the
     subject's pairs is refused with an :class:`~course_lib.widgets.base.InputError` naming
     ``counts``, and nothing is drawn until it does."""
-    if not isinstance(trials, ConfidenceTrials):
-        raise TypeError(f"trials: expected a course_lib.simulators.confidence_raters."
-                        f"ConfidenceTrials, got {type(trials).__name__}")
-    if not isinstance(kernel, Kernel):
-        raise TypeError(f"kernel: expected a course_lib.gp Kernel, got {type(kernel).__name__}")
-    likert = LikertConfidence(3) if likert is None else likert
-    if not isinstance(likert, LikertConfidence) or likert.n_levels != 3:
-        raise ValueError("likert: expected a LikertConfidence with 3 levels (Wu et al.'s "
-                         "ratings 1-3, 4-6, 7-9)")
-    tol = as_positive_float(tol, "tol")
-    generator = as_rng(rng)
-    splits = rating_splits(trials.n_trials, n_train, n_splits, rng=generator)
-    noise_seed = int(generator.integers(2 ** 32))
-    strength = np.abs(trials.latent_difference)
-    choices_only = preference_scores(trials, trials.levels, kernel, splits, use_ratings=False,
-                                     likert=likert, tol=tol)
+    study = RatingNoiseStudy(trials, kernel, n_train=n_train, n_splits=n_splits, likert=likert,
+                             tol=tol, rng=rng, fitted=fitted)
+    likert, choices_only, strength = study.likert, study.choices_only, study.strength
     own_counts = np.bincount(trials.levels.astype(int), minlength=3)
     controls = {
         "counts": W.Text(value=" ".join(str(count) for count in own_counts),
@@ -318,18 +309,6 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
                                      style=_FULL_LABEL),
     }
     names = ["level 0\n(1–3)", "level 1\n(4–6)", "level 2\n(7–9)"]
-    fitted: dict[tuple[int, bytes], np.ndarray] = {}   # (split, its training levels) -> scores
-
-    def scores_with_ratings(levels) -> np.ndarray:
-        """(Brier, F1) with the ratings on each split: preference_scores split by split, each
-        split's row computed once per levels of its training pairs."""
-        for k, split in enumerate(splits):
-            key = (k, levels[split[0]].tobytes())
-            if key not in fitted:
-                fitted[key] = preference_scores(trials, levels, kernel, [split],
-                                                use_ratings=True, likert=likert, tol=tol)[0]
-        return np.array([fitted[k, levels[split[0]].tobytes()]
-                         for k, split in enumerate(splits)])
 
     def render(counts, noise_sd) -> Figure:
         try:
@@ -337,11 +316,10 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
             if counts.size != 3:
                 raise ValueError(f"counts: expected 3 numbers (the pairs at levels 0, 1 and 2), "
                                  f"got {counts.size}")
-            levels = ranked_levels(strength, counts, noise_sd,
-                                   rng=np.random.default_rng(noise_seed))
+            levels = study.levels(counts, noise_sd)
         except ValueError as err:          # a half-typed histogram: one line, no figure
             raise InputError(str(err)) from None
-        with_ratings = scores_with_ratings(levels)
+        with_ratings = study.with_ratings(levels)
         fig, axes = plt.subplots(1, 3, figsize=(12.5, 4.0), gridspec_kw=dict(
             left=0.06, right=0.99, bottom=0.17, top=0.86, wspace=0.3,
             width_ratios=[1.3, 1, 1]))

@@ -20,8 +20,8 @@ from course_lib.mixed.constraints import detection_likelihood  # noqa: E402
 from course_lib.mixed.feedback_fits import constraint_fit  # noqa: E402
 from course_lib.simulators.confidence_raters import (rating_splits,  # noqa: E402
                                                      haptic_like_subjects, preference_scores)
+from course_lib.simulators import rating_noise  # noqa: E402
 from course_lib.widgets import InputError  # noqa: E402
-from course_lib.widgets import mixed as mixed_widgets  # noqa: E402
 from course_lib.widgets.mixed import (_KL_COUNTS, constraint_explorer,  # noqa: E402
                                       elbo_ledger_explorer, likert_explorer, rater_explorer)
 from mixed_data import CONSTRAINT_X, CONSTRAINT_Y, detection_problem, trials  # noqa: E402
@@ -242,13 +242,13 @@ def test_rater_explorer_draws_the_library_scores_of_the_levels_it_shows():
 
 def test_rater_explorer_fits_a_split_once_for_each_levels_of_its_training_pairs(monkeypatch):
     explorer = small_rater_explorer()
-    fitted, real = [], mixed_widgets.preference_scores
+    fitted, real = [], rating_noise.preference_scores
 
     def counted(*args, **options):
         fitted.append(len(args[3]))
         return real(*args, **options)
 
-    monkeypatch.setattr(mixed_widgets, "preference_scores", counted)
+    monkeypatch.setattr(rating_noise, "preference_scores", counted)
     counts = explorer.controls["counts"].value
     # noise 0 and 1e-9 rank the pairs alike (by strength): the same levels, fitted once
     drawn = [explorer.render(counts=counts, noise_sd=noise_sd) for noise_sd in (0.0, 1e-9)]
