@@ -80,9 +80,9 @@ def run(reduced: bool) -> dict:
 
 
 def select_for_comparison(reduced: dict, committed: dict) -> tuple[dict, dict]:
-    key = "with_ratings_by_log10_noise_sd"
-    return ({key: reduced["result"][key], "choices_only": reduced["result"]["choices_only"]},
-            {key: committed["result"][key], "choices_only": committed["result"]["choices_only"]})
+    """The scores of both models (the results' other keys describe the run's size)."""
+    keys = ("with_ratings_by_log10_noise_sd", "choices_only")
+    return ({key: reduced[key] for key in keys}, {key: committed[key] for key in keys})
 
 
 def main(argv=None):
