@@ -51,7 +51,7 @@ from ..validation import (RngLike, as_float_array, as_positive_float, as_positiv
 __all__ = ["ConfidenceTrials", "haptic_like_subjects", "gait_like_subject",
            "likert_synthetic_trials", "HAPTIC_NOISE_SD", "OVERCONFIDENT_SUBJECT",
            "GAIT_LEVEL_COUNTS", "SYNTHETIC_CUTS", "preference_scores", "ranked_levels",
-           "RATER_TOL", "rating_splits"]
+           "RATER_TOL"]
 
 # 1 + 8 tanh(|df| / _RATING_SCALE): |df| = 0.25, 0.5, 1 give 2.96, 4.70, 7.09 (levels 0, 1, 2)
 _RATING_SCALE = 1.0
@@ -258,7 +258,7 @@ def likert_synthetic_trials(n_pairs: int = 30, *, low: float = -2.0, high: float
 RATER_TOL = 1e-7
 
 
-def rating_splits(n_trials: int, n_train: int, n_splits: int, *,
+def _rating_splits(n_trials: int, n_train: int, n_splits: int, *,
                   rng: RngLike = 0) -> list[tuple[np.ndarray, np.ndarray]]:
     """``n_splits`` random (train, test) index pairs of ``n_trials`` trials: each a random order
     of the trials, the first ``n_train`` to train and the rest to test."""

@@ -29,7 +29,7 @@ from ..gp.kernel_base import Kernel
 from ..mixed.feedback_likelihoods import LikertConfidence
 from ..validation import RngLike, as_positive_float, as_rng
 from .confidence_raters import (RATER_TOL, ConfidenceTrials, preference_scores, ranked_levels,
-                                rating_splits)
+                                _rating_splits)
 
 __all__ = ["RatingNoiseStudy"]
 
@@ -48,7 +48,7 @@ class RatingNoiseStudy:
     trials : the subject's :class:`~course_lib.simulators.confidence_raters.ConfidenceTrials`.
     kernel : the preference model's kernel (fixed).
     n_train, n_splits : each of ``n_splits`` fixed random splits trains on ``n_train`` pairs
-        and tests on the rest (:func:`~course_lib.simulators.confidence_raters.rating_splits`).
+        and tests on the rest (:func:`~course_lib.simulators.confidence_raters._rating_splits`).
     likert : the rating likelihood (default ``LikertConfidence(3)``, Wu et al.'s three levels).
     tol : the fits' tolerance (``RATER_TOL``).
     rng : draws the splits, then the seed of the rating noise (the same at every setting, so a
@@ -76,7 +76,7 @@ class RatingNoiseStudy:
         self.trials, self.kernel = trials, kernel
         self.tol = as_positive_float(tol, "tol")
         generator = as_rng(rng)
-        self.splits = rating_splits(trials.n_trials, n_train, n_splits, rng=generator)
+        self.splits = _rating_splits(trials.n_trials, n_train, n_splits, rng=generator)
         self._noise_seed = int(generator.integers(2 ** 32))
         self.strength = np.abs(trials.latent_difference)
         self.fingerprint = self._fingerprint()

@@ -284,9 +284,9 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
     Panels: the strength of the pairs in each level with ``likert``'s cut points (where the
     model expects a higher level) and the rank correlation of level and strength; the Brier
     score and F1 of the choices-only model and of the model with the ratings on each of
-    ``n_splits`` fixed :func:`~course_lib.simulators.confidence_raters.rating_splits`
-    (``n_train`` pairs to train, the rest to test; :func:`preference_scores`). The choices-only scores do not depend on the sliders and are
-    computed once. A split's fit with the ratings depends only on its training pairs' levels:
+    ``n_splits`` fixed random splits (``n_train`` pairs to train, the rest to test;
+    :func:`~course_lib.simulators.confidence_raters.preference_scores`). The choices-only
+    scores do not depend on the sliders and are computed once. A split's fit with the ratings depends only on its training pairs' levels:
     it is computed once for each that a setting gives (neighbouring noise values often rank
     the training pairs alike), or read from ``fitted``, a
     :meth:`~course_lib.simulators.rating_noise.RatingNoiseStudy.table` made ahead for the same

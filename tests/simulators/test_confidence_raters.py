@@ -17,7 +17,7 @@ from course_lib.mixed.confidence import ConfidencePreferenceGP
 from course_lib.gp.kernels import SquaredExponential
 from course_lib.simulators.confidence_raters import (GAIT_LEVEL_COUNTS, OVERCONFIDENT_SUBJECT,
                                                      _calibrated_ratings, _gait_latent,
-                                                     rating_splits, preference_scores,
+                                                     _rating_splits, preference_scores,
                                                      gait_like_subject, _haptic_latent,
                                                      haptic_like_subjects, likert_synthetic_trials,
                                                      _overconfident_ratings, ranked_levels,
@@ -123,7 +123,7 @@ def small_subject():
 
 def test_preference_scores_are_the_metrics_of_the_confidence_model():
     subject, kernel = small_subject(), SquaredExponential(0.3, 2.0)
-    (train, test), = rating_splits(subject.n_trials, 8, 1, rng=0)
+    (train, test), = _rating_splits(subject.n_trials, 8, 1, rng=0)
     assert sorted(np.concatenate([train, test]).tolist()) == list(range(subject.n_trials))
     scores = preference_scores(subject, subject.levels, kernel, [(train, test)],
                                use_ratings=True)
@@ -143,12 +143,12 @@ def test_preference_scores_are_the_metrics_of_the_confidence_model():
 
 
 @pytest.mark.parametrize("call, name", [
-    (lambda: rating_splits(10, 10, 2), "n_train"),
-    (lambda: rating_splits(10, 5, 0), "n_splits"),
+    (lambda: _rating_splits(10, 10, 2), "n_train"),
+    (lambda: _rating_splits(10, 5, 0), "n_splits"),
     (lambda: preference_scores(small_subject(), [0.0, 1.0], SquaredExponential(),
-                               rating_splits(16, 8, 1), use_ratings=True), "levels"),
+                               _rating_splits(16, 8, 1), use_ratings=True), "levels"),
     (lambda: preference_scores("subject", np.zeros(16), SquaredExponential(),
-                               rating_splits(16, 8, 1), use_ratings=True), "trials"),
+                               _rating_splits(16, 8, 1), use_ratings=True), "trials"),
 ])
 def test_scores_bad_input_names_the_argument(call, name):
     with pytest.raises((ValueError, TypeError)) as info:

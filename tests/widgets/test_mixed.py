@@ -18,7 +18,7 @@ from course_lib.mixed import (GaussianConstraint, LikertConfidence, MixedLikelih
                               VariationalGP, fit_variational, inducing_points)
 from course_lib.mixed.constraints import detection_likelihood  # noqa: E402
 from course_lib.mixed.feedback_fits import constraint_fit  # noqa: E402
-from course_lib.simulators.confidence_raters import (rating_splits,  # noqa: E402
+from course_lib.simulators.confidence_raters import (_rating_splits,  # noqa: E402
                                                      haptic_like_subjects, preference_scores)
 from course_lib.simulators import rating_noise  # noqa: E402
 from course_lib.widgets import InputError  # noqa: E402
@@ -210,7 +210,7 @@ def test_rater_explorer_draws_the_library_scores_of_the_levels_it_shows():
     subject, kernel = small_subject(), SquaredExponential(0.3, 2.0)
     explorer = small_rater_explorer()
     strength = np.abs(subject.latent_difference)
-    splits = rating_splits(subject.n_trials, 8, 2, rng=np.random.default_rng(4))
+    splits = _rating_splits(subject.n_trials, 8, 2, rng=np.random.default_rng(4))
     choices_only = preference_scores(subject, subject.levels, kernel, splits, use_ratings=False)
     figures = {}
     for counts, noise_sd in (("3 5 8", 0.01), ("0 2 14", 100.0)):
