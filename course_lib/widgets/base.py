@@ -78,6 +78,22 @@ def _figure_image(fig, description: str | None = None) -> _DescribedImage:
     return _DescribedImage(buffer.getvalue(), text)
 
 
+@contextlib.contextmanager
+def _disabled(widgets, focus: W.Button | None = None):
+    """``widgets`` disabled while the block runs, then each as it was (also after an error),
+    and the keyboard focus back on ``focus`` (a disabled button loses it)."""
+    was = [widget.disabled for widget in widgets]
+    for widget in widgets:
+        widget.disabled = True
+    try:
+        yield
+    finally:
+        for widget, disabled in zip(widgets, was):
+            widget.disabled = disabled
+        if focus is not None and not focus.disabled:
+            focus.focus()
+
+
 def _settle_heap() -> None:
     """Collect the kernel's cyclic garbage, then leave every object alive now out of later
     collections (``gc.freeze``). What a lecture has made by the time it shows an explorer lives
@@ -231,20 +247,14 @@ class Explorer:
                 self._working_depth -= 1
             return
         widgets = [w for w in [*self.controls.values(), *self.buttons.values()] if w is not moved]
-        was = [w.disabled for w in widgets]
         self._working_depth += 1
         self._busy_line.value = html.escape(text)
-        for widget in widgets:
-            widget.disabled = True
         try:
-            yield
+            with _disabled(widgets, focus=pressed):
+                yield
         finally:
             self._working_depth -= 1
-            for widget, disabled in zip(widgets, was):
-                widget.disabled = disabled
             self._busy_line.value = ""
-            if pressed is not None:
-                pressed.focus()
 
     def _ipython_display_(self) -> None:
         _settle_heap()

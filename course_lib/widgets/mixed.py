@@ -284,18 +284,16 @@ def rater_explorer(trials: ConfidenceTrials, kernel: Kernel, *, n_train: int = 2
     Panels: the strength of the pairs in each level with ``likert``'s cut points (where the
     model expects a higher level) and the rank correlation of level and strength; the Brier
     score and F1 of the choices-only model and of the model with the ratings on each of
-    ``n_splits`` fixed random splits (``n_train`` pairs to train, the rest to test;
-    :func:`~course_lib.simulators.confidence_raters.preference_scores`). The choices-only
-    scores do not depend on the sliders and are computed once. A split's fit with the ratings depends only on its training pairs' levels:
-    it is computed once for each that a setting gives (neighbouring noise values often rank
-    the training pairs alike), or read from ``fitted``, a
-    :meth:`~course_lib.simulators.rating_noise.RatingNoiseStudy.table` made ahead for the same
-    trials, kernel and ``rng`` (lecture 07 reads one fitted on every value of the noise slider).
-    A setting that needs new fits (four take about two seconds) says so at once, with the
-    other controls disabled until it is drawn. The histogram is typed
-    as three whole numbers (the subject's own to start with); one that does not sum to the
-    subject's pairs is refused with an :class:`~course_lib.widgets.base.InputError` naming
-    ``counts``, and nothing is drawn until it does."""
+    ``n_splits`` fixed random splits (``n_train`` pairs to train, the rest to test), all held
+    by a :class:`~course_lib.simulators.rating_noise.RatingNoiseStudy`: the choices-only
+    scores are computed once, and a split's fit with the ratings once for each levels of its
+    training pairs, or read from ``fitted``, the study's table made ahead for the same trials,
+    kernel and ``rng`` (lecture 07 passes one fitted on every value of the noise slider). A
+    setting that needs new fits (four take about two seconds) says so at once, with the other
+    controls disabled until it is drawn. The histogram is typed as three whole numbers (the
+    subject's own to start with); one that does not sum to the subject's pairs is refused with
+    an :class:`~course_lib.widgets.base.InputError` naming ``counts``, and nothing is drawn
+    until it does."""
     study = RatingNoiseStudy(trials, kernel, n_train=n_train, n_splits=n_splits, likert=likert,
                              tol=tol, rng=rng, fitted=fitted)
     likert, choices_only, strength = study.likert, study.choices_only, study.strength

@@ -34,7 +34,7 @@ from course_lib.validation import warn_deprecated
 from course_lib.pronunciation.panel import (POPULATION_CAVEAT, ExpertPanel, PanelPrediction,
                                            rubric_text)
 from course_lib.plotting.pronunciation import panel_description, panel_figure
-from course_lib.widgets.base import _figure_image
+from course_lib.widgets.base import _disabled, _figure_image
 from course_lib.widgets.recorder import Recorder
 from course_lib.widgets.slider_names import _SliderNames
 from course_lib.widgets.status import _StatusLine
@@ -130,20 +130,13 @@ class PronunciationExplorer:
         if self._busy:
             yield
             return
-        controls = (self.sentence, self.own_text, self.shipped)
-        was = [control.disabled for control in controls]
         self._busy = True
         self._say("Scoring…")
-        for control in controls:
-            control.disabled = True
         try:
-            yield
+            with _disabled((self.sentence, self.own_text, self.shipped), focus=focus):
+                yield
         finally:
-            for control, disabled in zip(controls, was):
-                control.disabled = disabled
             self._busy = False
-            if focus is not None and not focus.disabled:
-                focus.focus()
 
     def score(self, samples, sample_rate: int, *, take: bool = False) -> PanelPrediction | None:
         """Score ``samples`` of :meth:`text` and show the panel's view; on bad input, say why in

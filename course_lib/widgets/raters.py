@@ -21,6 +21,8 @@ slider deforms the same draws.
 
 from __future__ import annotations
 
+import functools
+
 import ipywidgets as W
 import matplotlib.pyplot as plt
 import numpy as np
@@ -131,25 +133,18 @@ def panel_explorer(n_items: int = 40, n_test: int = 25, *, n_restarts: int = 2,
         "utterance": _int_slider("test utterance", n_test // 3, 0, n_test - 1),
     }
 
-    fitted_panels: dict = {}   # (n_raters, noise_sd, bias_sd) -> what render draws of it
-
+    @functools.lru_cache(maxsize=_KEPT_PANELS)
     def fitted_panel(n_raters, noise_sd, bias_sd):
         """The panel, both models fitted to it, their log predictive probabilities of the test
         utterances' scores, the raters' histograms and the KLs (the last few panels kept)."""
-        key = (n_raters, noise_sd, bias_sd)
-        if key not in fitted_panels:
-            panel = toy_rater_data(n_items, n_raters, noise_sd, bias_sd, n_test=n_test,
-                                   rng=seed)
-            models = {name: fit_score_model(panel.X, panel.data, mode, n_restarts=n_restarts,
-                                            rng=seed)
-                      for name, mode in (("base", "mean"), ("joint", "joint"))}
-            log_p = {name: fitted.log_predictive(panel.X_test) for name, fitted in models.items()}
-            counts = panel.test.histograms()
-            kl = {name: discrete_kl(counts, values) for name, values in log_p.items()}
-            while len(fitted_panels) >= _KEPT_PANELS:
-                fitted_panels.pop(next(iter(fitted_panels)))
-            fitted_panels[key] = (panel, models, log_p, counts, kl)
-        return fitted_panels[key]
+        panel = toy_rater_data(n_items, n_raters, noise_sd, bias_sd, n_test=n_test, rng=seed)
+        models = {name: fit_score_model(panel.X, panel.data, mode, n_restarts=n_restarts,
+                                        rng=seed)
+                  for name, mode in (("base", "mean"), ("joint", "joint"))}
+        log_p = {name: fitted.log_predictive(panel.X_test) for name, fitted in models.items()}
+        counts = panel.test.histograms()
+        kl = {name: discrete_kl(counts, values) for name, values in log_p.items()}
+        return panel, models, log_p, counts, kl
 
     def render(n_raters, noise_sd, bias_sd, utterance) -> Figure:
         panel, models, log_p, counts, kl = fitted_panel(n_raters, noise_sd, bias_sd)
