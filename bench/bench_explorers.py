@@ -29,7 +29,8 @@ most of it the lectures' own cells (lecture 01's alone about 90 CPU-s).
 
 Run: .venv/bin/python bench/bench_explorers.py [--lectures 05 07] [--json times.json]
                                                [--compare parent.json]
-     .venv/bin/python bench/bench_explorers.py --reports-only   # the lab's table alone
+     .venv/bin/python bench/bench_explorers.py --reports-only [--compare times.json]
+         [--reports DIR]   # the lab's table alone (with a run's timings: the lab's floor)
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from __future__ import annotations
 import harness  # noqa: F401  (first: one thread before numpy loads)
 
 import argparse  # noqa: E402
+import asyncio  # noqa: E402
 import contextlib  # noqa: E402
 import io  # noqa: E402
 import json  # noqa: E402
@@ -77,6 +79,8 @@ class Timing:
     draw_wall: float = 0.0
     draw_cpu: float = 0.0
     gc_wall: float = 0.0    # of which Python's cyclic garbage collector (any phase)
+    figure_sha1: str = ""   # of the last PNG drawn, to tell whether a change kept the figure
+    idle_cpu: float = 0.0   # after the answer, before the next move (freeing closed figures)
     answer: str = "drawn"   # or "not drawn (typed entry)", "error: ...", "already there"
 
 
@@ -300,9 +304,12 @@ class _DrawClock:
 
     def __init__(self):
         self.wall = self.cpu = 0.0
+        self.figure_sha1 = ""
 
     @contextlib.contextmanager
     def installed(self):
+        import hashlib
+
         import course_lib.widgets as widgets_package
         from course_lib.widgets import base
 
@@ -311,10 +318,12 @@ class _DrawClock:
         def timed(*args, **kwargs):
             wall, cpu = time.perf_counter(), time.process_time()
             try:
-                return original(*args, **kwargs)
+                image = original(*args, **kwargs)
             finally:
                 self.wall += time.perf_counter() - wall
                 self.cpu += time.process_time() - cpu
+            self.figure_sha1 = hashlib.sha1(image.data).hexdigest()
+            return image
 
         modules = [base] + [module for name, module in sys.modules.items()
                             if name.startswith(widgets_package.__name__ + ".")
@@ -331,8 +340,11 @@ class _DrawClock:
 def operate(shell: _Shell, lecture: str, number: int, found: Found) -> None:
     """Every control of one explorer, every move, timed (``found.timings``)."""
     controls = [w for w in _walk(found.widget) if _kind(w) and not getattr(w, "disabled", False)]
+    from course_lib.widgets.base import _IDLE_DELAY_S as idle_delay
+
     clock, collector = _DrawClock(), _GcClock()
-    with clock.installed(), collector.installed():
+    loop = asyncio.new_event_loop()
+    with clock.installed(), collector.installed(), contextlib.closing(loop):
         for widget in controls:
             kind = _kind(widget)
             for move, target, how in _moves(widget, kind):
@@ -343,14 +355,27 @@ def operate(shell: _Shell, lecture: str, number: int, found: Found) -> None:
                     timing.answer = "disabled"
                     continue
                 clock.wall = clock.cpu = collector.wall = 0.0
+                clock.figure_sha1 = ""
                 shell.not_drawn = 0
                 quiet = io.StringIO()
-                wall, cpu = time.perf_counter(), time.process_time()
-                with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
-                    made = _make(widget, target, how)
-                timing.wall, timing.cpu = time.perf_counter() - wall, time.process_time() - cpu
+
+                async def act():
+                    wall, cpu = time.perf_counter(), time.process_time()
+                    with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
+                        made = _make(widget, target, how)
+                    timing.wall = time.perf_counter() - wall
+                    timing.cpu = time.process_time() - cpu
+                    return made
+
+                # the move in an event loop, as the kernel handles it, then idle long enough for
+                # what the explorer left for the kernel's idle time (base._collect_when_idle)
+                made = loop.run_until_complete(act())
                 timing.draw_wall, timing.draw_cpu = clock.wall, clock.cpu
                 timing.gc_wall = collector.wall
+                timing.figure_sha1 = clock.figure_sha1
+                idle = time.process_time()
+                loop.run_until_complete(asyncio.sleep(2 * idle_delay))
+                timing.idle_cpu = time.process_time() - idle
                 if not made:
                     timing.answer = "already there"
                 elif "Traceback" in quiet.getvalue():
@@ -407,6 +432,8 @@ def summary(every: list[Timing]) -> None:
     print(f"slowest callback: {slow.cpu:.3f} CPU-s ({slow.wall:.3f} s wall), lecture "
           f"{slow.lecture}, explorer {slow.explorer} ({slow.title[:50]}), {slow.control}, "
           f"{slow.action} (goal <= {GOAL_CPU_S})")
+    print(f"kernel idle time between moves: {sum(t.idle_cpu for t in every):.1f} CPU-s in all "
+          f"(freeing the figures a redraw closed, after its answer)")
     print(f"callbacks over {GOAL_CPU_S} CPU-s: {len(over)}")
     for t in sorted(over, key=lambda t: -t.cpu):
         print(f"  {t.cpu:6.3f} CPU-s  {t.lecture[:2]} e{t.explorer} {t.title[:40]}: "
@@ -436,6 +463,7 @@ def compare_table(before_path: Path, after: list[dict]) -> None:
         cells = [f"{statistics.median(v):5.3f} / {max(v):5.3f}" if v else f"{'-':>13s}"
                  for v in (old, new)]
         print(f"{lecture} e{number} {title[:50]:50s} {cells[0]}  ->  {cells[1]}")
+    _compare_figures(json.loads(before_path.read_text(encoding="utf-8")), after)
     for name, grouped in (("before", before), ("after", now)):
         every = [c for v in grouped.values() for c in v]
         if every:
@@ -444,13 +472,32 @@ def compare_table(before_path: Path, after: list[dict]) -> None:
                   f"{sum(c > GOAL_CPU_S for c in every)}")
 
 
-def lab_reports_table(folder: Path) -> None:
-    """The lab test's own timings, per lecture, from its reports (when a run left them)."""
+def _compare_figures(before: list[dict], after: list[dict]) -> None:
+    """How many actions drew the same PNG in both runs (an action named by its lecture,
+    explorer, control and move), and which did not: a speed-up should change none."""
+    def drawn(rows):
+        return {(r["lecture"], r["explorer"], r["control"], r["action"]): r["figure_sha1"]
+                for r in rows if r.get("figure_sha1")}
+
+    old, new = drawn(before), drawn(after)
+    both = sorted(set(old) & set(new))
+    changed = [key for key in both if old[key] != new[key]]
+    print(f"\nfigures: {len(both) - len(changed)} of {len(both)} actions drawn in both runs "
+          f"drew the same PNG")
+    for lecture, number, control, action in changed:
+        print(f"  changed: {lecture[:2]} e{number} {control}, {action}")
+
+
+def lab_reports_table(folder: Path, rows: list[dict] | None = None) -> None:
+    """The lab test's own timings, per lecture, from its reports (when a run left them); with
+    this bench's ``rows`` for the same actions, also the lab's floor: the seconds of the actions
+    that computed nothing here (a kept figure shown again, a typed entry refused)."""
     reports = sorted(folder.glob("*/report.json"))
+    where = folder.relative_to(ROOT) if folder.is_relative_to(ROOT) else folder
     if not reports:
-        print(f"\n(no lab reports in {folder.relative_to(ROOT)}: run the lab test to get them)")
+        print(f"\n(no lab reports in {where}: run the lab test to get them)")
         return
-    print(f"\nThe lab test's timings ({folder.relative_to(ROOT)}/*/report.json), from each "
+    print(f"\nThe lab test's timings ({where}/*/report.json), from each "
           f"action to the explorer painted:")
     print(f"{'lecture':24s} {'actions':>7s} {'median (s)':>10s} {'slowest (s)':>11s}  slowest")
     every = []
@@ -470,6 +517,27 @@ def lab_reports_table(folder: Path) -> None:
         print(f"{'all':24s} {len(every):7d} {statistics.median(a['seconds'] for a in every):10.2f}"
               f" {max(a['seconds'] for a in every):11.2f}  {over} actions over 1 s, "
               f"{sum(a['seconds'] > 2.0 for a in every)} over 2 s")
+    if every and rows:
+        _lab_floor(reports, rows)
+
+
+def _lab_floor(reports: list[Path], rows: list[dict]) -> None:
+    """The lab's seconds against this bench's CPU-s, action by action: what the lab adds to a
+    callback (the round trip, sending and painting the PNG, the test's own polling)."""
+    cpu = {(r["lecture"], r["explorer"], r["control"], r["action"]): r["cpu"] for r in rows
+           if r["answer"] not in ("already there", "disabled")}
+    cheap, costly = [], []
+    for path in reports:
+        for action in json.loads(path.read_text(encoding="utf-8"))["actions"]:
+            key = (path.parent.name, action["explorer"], action["control"], action["action"])
+            if "seconds" in action and key in cpu:
+                (cheap if cpu[key] <= 0.01 else costly).append((cpu[key], action["seconds"]))
+    for name, pairs in (("computing nothing here (<= 0.01 CPU-s)", cheap),
+                        ("computing and drawing here", costly)):
+        if pairs:
+            print(f"lab actions {name}: {len(pairs)}, lab median "
+                  f"{statistics.median(s for _, s in pairs):.2f} s (bench median "
+                  f"{statistics.median(c for c, _ in pairs):.3f} CPU-s)")
 
 
 def main() -> None:
@@ -480,7 +548,10 @@ def main() -> None:
     parser.add_argument("--reports-only", action="store_true",
                         help="print only the lab test's table from its reports")
     parser.add_argument("--compare", type=Path,
-                        help="an earlier --json to print beside this run, explorer by explorer")
+                        help="an earlier --json to print beside this run, explorer by explorer "
+                             "(with --reports-only: the timings set beside the lab's)")
+    parser.add_argument("--reports", type=Path,
+                        help="the lab test's report folder (default .test-artifacts/browser)")
     args = parser.parse_args()
     units = [unit for unit in UNITS if not args.lectures
              or any(unit.startswith(prefix) for prefix in args.lectures)]
@@ -512,7 +583,11 @@ def main() -> None:
             args.json.write_text(json.dumps(rows, indent=1))
         if args.compare:
             compare_table(args.compare, rows)
-    lab_reports_table(ROOT / ".test-artifacts" / "browser")
+    elif args.compare:
+        rows = json.loads(args.compare.read_text(encoding="utf-8"))
+    else:
+        rows = None
+    lab_reports_table(args.reports or ROOT / ".test-artifacts" / "browser", rows)
 
 
 if __name__ == "__main__":

@@ -64,8 +64,8 @@ def _shown_figures():
     """The PNG of every figure an explorer shows (``_figure_image``), in order, while open."""
     shown: list[bytes] = []
 
-    def recorded(fig):
-        image = _figure_image(fig)
+    def recorded(fig, description=None):
+        image = _figure_image(fig, description)
         shown.append(image.data)
         return image
 
@@ -93,7 +93,9 @@ def _show(explorer: Explorer, shown: list[bytes], change=None) -> None:
 def _render_checked(explorer: Explorer, shown: list[bytes], where: str,
                     check_layout: bool = False) -> bytes:
     """The figure the explorer showed last, checked against a second drawing of its state (and,
-    with ``check_layout``, for labels cut off or overlapping: :func:`assert_laid_out`)."""
+    with ``check_layout``, for labels cut off or overlapping: :func:`assert_laid_out`). The
+    second is drawn outside the explorers' style (``base._drawn``), so the same bytes also show
+    that the style changes no pixel."""
     assert explorer.last_error is None, f"{where}: callback raised {explorer.last_error!r}"
     fig = explorer.render(**explorer.values())
     assert isinstance(fig, Figure), f"{where}: render returned {type(fig).__name__}, not a Figure"

@@ -34,7 +34,7 @@ from course_lib.validation import warn_deprecated
 from course_lib.pronunciation.panel import (POPULATION_CAVEAT, ExpertPanel, PanelPrediction,
                                            rubric_text)
 from course_lib.plotting.pronunciation import panel_description, panel_figure
-from course_lib.widgets.base import _disabled, _figure_image
+from course_lib.widgets.base import _disabled, _drawn
 from course_lib.widgets.recorder import Recorder
 from course_lib.widgets.slider_names import _SliderNames
 from course_lib.widgets.status import _StatusLine
@@ -169,7 +169,7 @@ class PronunciationExplorer:
         # notes first: they say whether the numbers below are to be read at all
         self.notes_view.value = "".join(f"<p><b>Note:</b> {html.escape(note)}.</p>"
                                         for note in prediction.notes)
-        self.image = _figure_image(panel_figure(prediction), panel_description(prediction))
+        self.image = _drawn(lambda: panel_figure(prediction), panel_description(prediction))
         with self.output:
             self.output.clear_output(wait=True)
             display(self.image)

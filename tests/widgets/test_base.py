@@ -5,7 +5,10 @@ figure's PNG described by what it draws unless told otherwise."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import html
+import weakref
 
 import ipywidgets as W
 import matplotlib
@@ -204,3 +207,33 @@ def test_an_explorer_whose_buttons_alone_change_its_state_keeps_figures_until_a_
     explorer.press("Step")                   # a press forgets every figure kept
     explorer.controls["width"].value = 3
     assert calls[2:] == ["stepped", (5, "plain"), (3, "plain")]
+
+
+def _closed_figure():
+    """A weak reference to a figure drawn to an explorer's image and closed."""
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    alive = weakref.ref(fig)
+    _figure_image(fig, "a falling line")
+    return alive
+
+
+def test_a_closed_figure_is_freed_once_the_kernel_is_idle():
+    gc.disable()   # only the collection the explorer schedules may free it
+    try:
+        alive = _closed_figure()
+        # no event loop (a script): nothing scheduled, and a closed figure is cyclic garbage
+        assert base._idle_collection == [] and alive() is not None
+
+        async def redraw_then_idle():
+            alive = _closed_figure()
+            scheduled = list(base._idle_collection)
+            await asyncio.sleep(2 * base._IDLE_DELAY_S)
+            return alive, scheduled
+
+        alive, scheduled = asyncio.run(redraw_then_idle())
+    finally:
+        gc.enable()
+    assert scheduled, "closing a figure in the kernel scheduled no collection for its idle time"
+    assert alive() is None, "the idle-time collection left the closed figure alive"
+    assert base._idle_collection == []

@@ -20,6 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from course_lib.raters.rate_yourself import ScoreSheet, panel_with_listener  # noqa: E402
+from course_lib.widgets import base as widgets_base  # noqa: E402
 from course_lib.widgets import rate_yourself as module  # noqa: E402
 from course_lib.widgets.rate_yourself import _NOT_SCORED, rate_yourself  # noqa: E402
 from course_lib.widgets.status import _StatusLine  # noqa: E402
@@ -29,16 +30,16 @@ from course_lib.widgets.status import _StatusLine  # noqa: E402
 def figures(monkeypatch):
     """Every figure the panel shows, in order; the fits on 30 context sentences."""
     shown = []
-    original = module._figure_image
+    original = widgets_base._figure_image   # what base._drawn draws with
 
-    def recorded(fig):
+    def recorded(fig, description=None):
         shown.append({"title": fig.axes[-1].get_title(),
                       "lines": {line.get_label(): line.get_xdata()[0]
                                 for line in fig.axes[-1].get_lines()},
                       "texts": [text.get_text() for text in fig.axes[-1].texts]})
-        return original(fig)
+        return original(fig, description)
 
-    monkeypatch.setattr(module, "_figure_image", recorded)
+    monkeypatch.setattr(widgets_base, "_figure_image", recorded)
     monkeypatch.setattr(module, "panel_with_listener",
                         functools.partial(panel_with_listener, n_context=30))
     yield shown
