@@ -340,7 +340,9 @@ class _DrawClock:
 def operate(shell: _Shell, lecture: str, number: int, found: Found) -> None:
     """Every control of one explorer, every move, timed (``found.timings``)."""
     controls = [w for w in _walk(found.widget) if _kind(w) and not getattr(w, "disabled", False)]
-    from course_lib.widgets.base import _IDLE_DELAY_S as idle_delay
+    from course_lib.widgets import base
+
+    idle_delay = getattr(base, "_IDLE_DELAY_S", 0.0)   # none before issue 71's idle collection
 
     clock, collector = _DrawClock(), _GcClock()
     loop = asyncio.new_event_loop()
