@@ -89,7 +89,7 @@ _idle_collection: list = []   # the loop a collection is scheduled on, if any
 def _collect_when_idle() -> None:
     """Free the figures a redraw closed once the kernel has answered (a closed figure is a web
     of reference cycles that only Python's collector frees): otherwise the collector frees them
-    in the middle of a later redraw, pauses of 0.1-0.2 s (issue 71). In the kernel the
+    in the middle of a later redraw (bench_explorers times those pauses). In the kernel the
     collection is a timer on its event loop; with no loop running (a script, a test) nothing is
     scheduled and the collector runs as usual."""
     try:
@@ -106,9 +106,10 @@ def _collect_now() -> None:
     gc.collect()
 
 
-# Every title at the top of its axes, set rather than searched for at each draw (a tenth of a
-# redraw). That search moves a title only above tick labels or an offset text drawn over the
-# axes, which no explorer figure has: bench_explorers compares each figure's PNG with its parent's.
+# Every title at the top of its axes, set rather than searched for at each draw (the search
+# lays out the y axis's ticks a second time). It moves a title only above tick labels or an
+# offset text over the axes, which no explorer figure has: tests/widget_harness.py compares each
+# explorer's PNG with one drawn without this style.
 _FIGURE_STYLE = {"axes.titley": 1.0}
 
 
