@@ -474,12 +474,17 @@ def compare_table(before_path: Path, after: list[dict]) -> None:
                   f"{sum(c > GOAL_CPU_S for c in every)}")
 
 
+def _action_key(row: dict, lecture: str | None = None) -> tuple:
+    """One action, the same in this bench's rows and the lab's reports (which name the lecture
+    by their folder): lecture, explorer, control and move."""
+    return (lecture or row["lecture"], row["explorer"], row["control"], row["action"])
+
+
 def _compare_figures(before: list[dict], after: list[dict]) -> None:
     """How many actions drew the same PNG in both runs (an action named by its lecture,
     explorer, control and move), and which did not: a speed-up should change none."""
     def drawn(rows):
-        return {(r["lecture"], r["explorer"], r["control"], r["action"]): r["figure_sha1"]
-                for r in rows if r.get("figure_sha1")}
+        return {_action_key(r): r["figure_sha1"] for r in rows if r.get("figure_sha1")}
 
     old, new = drawn(before), drawn(after)
     both = sorted(set(old) & set(new))
@@ -526,12 +531,12 @@ def lab_reports_table(folder: Path, rows: list[dict] | None = None) -> None:
 def _lab_floor(reports: list[Path], rows: list[dict]) -> None:
     """The lab's seconds against this bench's CPU-s, action by action: what the lab adds to a
     callback (the round trip, sending and painting the PNG, the test's own polling)."""
-    cpu = {(r["lecture"], r["explorer"], r["control"], r["action"]): r["cpu"] for r in rows
+    cpu = {_action_key(r): r["cpu"] for r in rows
            if r["answer"] not in ("already there", "disabled")}
     cheap, costly = [], []
     for path in reports:
         for action in json.loads(path.read_text(encoding="utf-8"))["actions"]:
-            key = (path.parent.name, action["explorer"], action["control"], action["action"])
+            key = _action_key(action, lecture=path.parent.name)
             if "seconds" in action and key in cpu:
                 (cheap if cpu[key] <= 0.01 else costly).append((cpu[key], action["seconds"]))
     for name, pairs in (("computing nothing here (<= 0.01 CPU-s)", cheap),
