@@ -15,6 +15,7 @@ import ipywidgets as W
 import matplotlib
 import matplotlib.pyplot as plt
 from IPython.display import display
+from matplotlib.figure import Figure
 
 from course_lib.plotting.describe import describe_figure, described_image_html
 from course_lib.validation import RngLike, as_rng
@@ -118,6 +119,36 @@ def _drawn(make_figure: Callable, description: str | None = None) -> _DescribedI
     as a described PNG (:func:`_figure_image`)."""
     with matplotlib.rc_context(_FIGURE_STYLE):
         return _figure_image(make_figure(), description)
+
+
+class _RedrawnFigure:
+    """A figure laid out once by ``make_figure()`` and emptied for every later render, for an
+    explorer whose panels stay where they are whatever its controls say.
+
+    Calling it gives the figure with every panel as a new one starts (no lines, collections,
+    patches, texts, images or legend; data limits, autoscaling and colour cycle reset), so a
+    render draws the same pixels into it as into a new figure (``test_raters`` compares them).
+    What it keeps are the panels' axes and the ticks matplotlib made for them, which cost about a
+    third of a six-panel redraw (``bench/bench_explorers.py``). Not a pyplot figure: nothing
+    shows it but the explorer, and closing it (``_figure_image``) leaves it usable."""
+
+    def __init__(self, make_figure: Callable[[], Figure]):
+        self._make_figure = make_figure
+        self._figure: Figure | None = None
+
+    def __call__(self) -> Figure:
+        if self._figure is None:
+            self._figure = self._make_figure()
+            return self._figure
+        for ax in self._figure.axes:
+            for artist in [*ax.lines, *ax.collections, *ax.patches, *ax.texts, *ax.images]:
+                artist.remove()
+            if ax.get_legend() is not None:
+                ax.get_legend().remove()
+            ax.ignore_existing_data_limits = True
+            ax.set_autoscale_on(True)
+            ax.set_prop_cycle(None)
+        return self._figure
 
 
 @contextlib.contextmanager

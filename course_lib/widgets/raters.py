@@ -38,7 +38,8 @@ from ..plotting.raters import (MODEL_COLOURS, plot_annotator_fit, plot_noise_pro
 from ..simulators.rater_scores import (ANNOTATOR_TOY_LAMBDA, TOY_KERNEL, annotator_toy_data,
                                        toy_rater_data)
 from ..validation import RngLike, as_positive_int
-from .base import _FULL_LABEL, Explorer, InputError, _fixed_seed, _float_slider
+from .base import (_FULL_LABEL, Explorer, InputError, _fixed_seed, _float_slider,
+                   _RedrawnFigure)
 
 __all__ = ["spread_term_explorer", "panel_explorer", "annotator_explorer"]
 
@@ -217,19 +218,29 @@ def annotator_explorer(n_items: int = 60, n_test: int = 300, *, n_restarts: int 
                                                step=0.5, description="noise floor",
                                                continuous_update=False, style=_FULL_LABEL)
 
+    def panels() -> Figure:
+        """The four fits (sharing their axes) and the two noise tables, right."""
+        fig = Figure(figsize=(10, 4.5))
+        grid = fig.add_gridspec(2, 3, left=0.055, right=0.995, bottom=0.09, top=0.93,
+                                wspace=0.22, hspace=0.42, width_ratios=[1, 1, 0.95])
+        first = fig.add_subplot(grid[0, 0])
+        for index in range(1, 4):
+            fig.add_subplot(grid[index // 2, index % 2], sharex=first, sharey=first)
+        fig.add_subplot(grid[0, 2])
+        fig.add_subplot(grid[1, 2])
+        return fig
+
+    figure = _RedrawnFigure(panels)
+
     def render(n_regions, noise_floor, **cells) -> Figure:
         table = np.array([[_lambda_entry(cells[f"lambda_{row}_{col}"], row, col)
                            for col in range(3)] for row in range(3)])
         toy = annotator_toy_data(table, n_items, n_test, rng=seed)
         models, regions = fit_annotator_models(toy.X, toy.data, toy.gold, n_regions,
                                                noise_floor, n_restarts=n_restarts, rng=seed)
-        fig = plt.figure(figsize=(10, 4.5))
-        grid = fig.add_gridspec(2, 3, left=0.055, right=0.995, bottom=0.09, top=0.93,
-                                wspace=0.22, hspace=0.42, width_ratios=[1, 1, 0.95])
-        first = None
-        for index, (name, model) in enumerate(models.items()):
-            ax = fig.add_subplot(grid[index // 2, index % 2], sharex=first, sharey=first)
-            first = first or ax
+        fig = figure()
+        *fit_axes, ax_ma, ax_manh = fig.axes
+        for ax, (name, model) in zip(fit_axes, models.items()):
             mean, var = model.predict(toy.X_test)
             shown = regions if name == "MANH" else toy.regions
             plot_annotator_fit(ax, toy.X_test, mean, var, gold=toy.gold_test,
@@ -245,13 +256,11 @@ def annotator_explorer(n_items: int = 60, n_test: int = 300, *, n_restarts: int 
         keep = [i for i, label in enumerate(labels) if label.startswith(("gold", "annotator"))]
         fig.axes[0].legend([handles[i] for i in keep], [labels[i] for i in keep],
                            loc="lower center", fontsize="x-small", ncol=2)
-        ax_ma = fig.add_subplot(grid[0, 2])
         plot_noise_table(ax_ma, models["MA"].noise_table_,
                          true_noise_table(None, toy.regions, table), models["MA"].at_floor_,
                          row_labels=["all"], col_labels=["ann. 1", "ann. 2", "ann. 3"],
                          vmax=max(1.0, table.max()))
         ax_ma.set_title("MA: learned (true) variance", fontsize="medium")
-        ax_manh = fig.add_subplot(grid[1, 2])
         plot_noise_table(ax_manh, models["MANH"].noise_table_,
                          true_noise_table(regions, toy.regions, table), models["MANH"].at_floor_,
                          row_labels=[str(k + 1) for k in range(regions.n_regions)],

@@ -237,3 +237,37 @@ def test_a_closed_figure_is_freed_once_the_kernel_is_idle():
     assert scheduled, "closing a figure in the kernel scheduled no collection for its idle time"
     assert alive() is None, "the idle-time collection left the closed figure alive"
     assert base._idle_collection == []
+
+
+def _panels():
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(4, 2.5))
+    fig.add_subplot(1, 2, 1)
+    fig.add_subplot(1, 2, 2)
+    return fig
+
+
+def _draw_setting(fig, scale, set_by_hand):
+    """Default colours, limits found from the data (shrinking when ``scale`` does) and, in some
+    settings only, a legend and y limits set by hand on the left panel."""
+    left, right = fig.axes
+    for k in range(3):
+        left.plot([0, 1, 2], [k * scale, scale, 0], label=f"line {k}")
+    if set_by_hand:
+        left.legend(loc="upper left")
+        left.set_ylim(-1, 1)
+    right.fill_between([0, scale], [0, scale], alpha=0.5)
+    right.text(0.5 * scale, 0.5 * scale, f"{scale:g}")
+    return fig
+
+
+def test_a_redrawn_figure_draws_what_a_new_figure_shows():
+    """Each part of ``_RedrawnFigure``'s emptying is what makes the kept panels draw a setting as
+    a new figure does after another setting: every artist, the legend, the colour cycle, data
+    limits that shrink and a y range set by hand once."""
+    redrawn = base._RedrawnFigure(_panels)
+    for scale, by_hand in [(3.0, True), (1.0, False), (0.2, False), (3.0, True), (1.0, False)]:
+        kept = _figure_image(_draw_setting(redrawn(), scale, by_hand)).data
+        new = _figure_image(_draw_setting(_panels(), scale, by_hand)).data
+        assert kept == new, f"setting (scale {scale}, set by hand {by_hand}) drawn differently"
+    assert redrawn() is redrawn(), "a new figure instead of the kept one"

@@ -16,6 +16,7 @@ from course_lib.metrics import discrete_kl  # noqa: E402
 from course_lib.simulators.rater_scores import (ANNOTATOR_TOY_LAMBDA, TOY_KERNEL,  # noqa: E402
                                                 annotator_toy_data, toy_rater_data)
 from course_lib.widgets import raters as raters_widgets  # noqa: E402
+from course_lib.widgets.base import _drawn  # noqa: E402
 from course_lib.widgets.raters import (annotator_explorer, panel_explorer,  # noqa: E402
                                        spread_term_explorer)
 
@@ -125,6 +126,21 @@ def test_annotator_explorer_error_names_the_cell():
     explorer.controls["lambda_1_2"].value = "0.75"
     explorer.refresh()
     assert explorer.last_error is None
+
+
+def test_annotator_explorer_draws_into_its_panels_what_a_new_figure_shows():
+    """The explorer keeps its figure's panels and empties them for every setting
+    (``base._RedrawnFigure``): each PNG must be the one a new explorer draws first at that
+    setting, whatever came before (a MANH table with more or fewer rows, another floor, another
+    Lambda, and back)."""
+    explorer = quick_annotator_explorer()
+    defaults = explorer.values()
+    for change in ({}, {"n_regions": 6}, {"n_regions": 1}, {"noise_floor": 1e-6},
+                   {"lambda_0_1": "2"}, {}):
+        values = dict(defaults, **change)
+        kept = _drawn(lambda: explorer.render(**values)).data
+        new = _drawn(lambda: quick_annotator_explorer().render(**values)).data
+        assert kept == new, f"after the settings before {change}, the kept panels drew another figure"
 
 
 def test_annotator_explorer_tables_show_the_fitted_models():
