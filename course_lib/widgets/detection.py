@@ -54,12 +54,14 @@ class DetectionState(ExplorerState):
     never reaches 75 %), at ``n_trials`` answers. A real listener's truth is unknown: no F1."""
 
     options = _DETECTION_OPTIONS
+    summarises_every_step = True      # a threshold after every answer
 
-    def _summary(self, session):
-        """The thresholds so far, with the one of this session's model appended."""
+    def _summary(self, session, previous):
+        """The thresholds so far (``previous``), with the one of this session's model
+        appended."""
         if session.model is None:
             return ()
-        previous = self.summary if session.n_answers > self.options["n_initial"] else ()
+        previous = previous if session.n_answers > self.options["n_initial"] else ()
         return (*previous, (session.n_answers,
                             detection_curve(session.model, self.problem.threshold)[-1]))
 

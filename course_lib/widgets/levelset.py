@@ -58,12 +58,15 @@ class ExplorerState:
     next ``query`` (box units), the answered ``X`` / ``answers`` and the ``maps`` of the
     current model.
 
-    :meth:`answer` runs one step on a copy of the session and commits it only when every part
-    (refit, next query, maps) succeeded: an error leaves the state as it was. ``seed`` seeds
-    the session and the simulated observer afresh at every :meth:`start_again`.
+    :meth:`answer` and :meth:`answer_for_me` run their steps on a copy of the session and commit
+    it only when every part (refits, next queries, maps) succeeded: an error leaves the state as
+    it was. ``seed`` seeds the session and the simulated observer afresh at every
+    :meth:`start_again`.
     """
 
     options = _SESSION_OPTIONS
+    # the maps show the current model only: a run of answers draws them after its last step
+    summarises_every_step = False
 
     def __init__(self, problem: LevelSetProblem, arm: str, acquisition: str, *, seed: int):
         self.problem = problem
@@ -80,10 +83,11 @@ class ExplorerState:
                                        acquisition=self.acquisition, rng=rng, **self.options)
         self.observer_rng = np.random.default_rng(self.seed + 1)
         self.query = np.asarray(self.session.next_query(), float)
-        self.summary = self._summary(self.session)
+        self.summary = self._summary(self.session, ())
 
-    def _summary(self, session):
-        """What is drawn of a session beside its own history: here its maps."""
+    def _summary(self, session, previous):
+        """What is drawn of a session beside its own history, given the summary before its
+        last answer (``previous``): here the maps of its model alone."""
         return levelset_maps(session)
 
     @property
@@ -109,20 +113,29 @@ class ExplorerState:
         y = float(as_float_array(y, "y", ndim=0))
         if y not in (0.0, 1.0):
             raise ValueError(f"y: expected 1 (yes) or 0 (no), got {y:g}")
-        session = copy.deepcopy(self.session)       # the committed session stays as it was
-        session.observe(self.query, y)
-        query = np.asarray(session.next_query(), float)
-        summary = self._summary(session)
-        # commit only after everything above succeeded
-        self.session, self.query, self.summary = session, query, summary
+        self._steps(lambda query: y, 1)
 
     def answer_for_me(self, n: int = 1) -> None:
-        """Let the simulated observer answer the next ``n`` queries."""
-        for _ in range(as_positive_int(n, "n")):
-            rng = copy.deepcopy(self.observer_rng)    # advanced only when the step succeeds
-            y = simulate_answers(self.problem, self.query[None, :], rng=rng)[0]
-            self.answer(float(y))
-            self.observer_rng = rng
+        """Let the simulated observer answer the next ``n`` queries (all of them, or none if a
+        step fails)."""
+        n = as_positive_int(n, "n")
+        rng = copy.deepcopy(self.observer_rng)    # advanced only when every step succeeds
+        self._steps(lambda query: float(simulate_answers(self.problem, query[None, :],
+                                                         rng=rng)[0]), n)
+        self.observer_rng = rng
+
+    def _steps(self, answer_at, n: int) -> None:
+        """``n`` steps, each answering ``answer_at(query)`` at the current query, refitting and
+        asking for the next query, on a copy of the session; committed after the last."""
+        session = copy.deepcopy(self.session)       # the committed session stays as it was
+        query, summary = self.query, self.summary
+        for step in range(n):
+            session.observe(query, answer_at(query))
+            query = np.asarray(session.next_query(), float)
+            if self.summarises_every_step or step == n - 1:
+                summary = self._summary(session, summary)
+        # commit only after everything above succeeded
+        self.session, self.query, self.summary = session, query, summary
 
     def true_p_yes(self, x) -> float:
         """The simulated observer's P(yes) at ``x``."""

@@ -105,6 +105,36 @@ def test_a_failed_step_leaves_the_state_as_it_was(monkeypatch):
     assert snapshot(state)[5] == before[5] and state.answers.size == 1
 
 
+def test_a_run_of_answers_is_one_answer_at_a_time_with_the_maps_drawn_once(monkeypatch):
+    """"Run 10 trials" draws the maps of its last model only (they show the current model
+    alone): the same answers, queries and maps as one press at a time, and a failure in any
+    step leaves the state as it was before the press."""
+    one_at_a_time, at_once = state_2d(), state_2d()
+    for _ in range(8):
+        one_at_a_time.answer_for_me()
+    drawn = []
+
+    def counted(session):
+        drawn.append(session.n_answers)
+        return S.levelset_maps(session)
+
+    monkeypatch.setattr(L, "levelset_maps", counted)
+    at_once.answer_for_me(8)
+    assert drawn == [8], f"maps drawn after answers {drawn}, expected after the 8th only"
+    for a, b in ((one_at_a_time.X, at_once.X), (one_at_a_time.answers, at_once.answers),
+                 (one_at_a_time.query, at_once.query)):
+        np.testing.assert_array_equal(a, b)
+    for name in ("mean", "p_below", "acquisition"):
+        np.testing.assert_array_equal(getattr(one_at_a_time.maps, name),
+                                      getattr(at_once.maps, name))
+    before = snapshot(at_once)
+    monkeypatch.setattr(L, "levelset_maps", lambda session: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        at_once.answer_for_me(3)
+    after = snapshot(at_once)
+    assert after[0] is before[0] and after[4] is before[4] and after[5] == before[5]
+
+
 @pytest.mark.parametrize("y", [0.5, 2, -1])
 def test_an_answer_that_is_not_yes_or_no_is_refused_naming_y(y):
     state = state_2d()
