@@ -241,7 +241,13 @@ TRACK_KERNEL_JS = """async () => {
   const panel = window.jupyterapp.shell.currentWidget;
   await panel.sessionContext.ready;
   const track = {busy: 0, status: panel.sessionContext.kernelDisplayStatus, recent: [],
-                 sent: 0, pending: new Set()};
+                 sent: 0, pending: new Set(), marks: {}};
+  // the page's clock for an action (ACTION_START_JS resets it): the last input event before
+  // its first request to the kernel, that request, and the figure painted (PAINTED_JS)
+  for (const type of ['keydown', 'pointerdown', 'input', 'change'])
+    document.addEventListener(type, () => {
+      if (track.marks.request === undefined) track.marks.input = performance.now();
+    }, true);
   panel.sessionContext.statusChanged.connect((_, status) => {
     track.status = status;
     if (status === 'busy') track.busy += 1;
@@ -251,6 +257,7 @@ TRACK_KERNEL_JS = """async () => {
     if (direction === 'send' && msg.channel === 'shell') {
       track.sent += 1;
       track.pending.add(msg.header.msg_id);
+      track.marks.request ??= performance.now();
     } else if (direction === 'recv' && msg.channel === 'iopub' &&
                msg.header.msg_type === 'status' && msg.content.execution_state === 'idle') {
       track.pending.delete(msg.parent_header.msg_id);
@@ -261,6 +268,8 @@ TRACK_KERNEL_JS = """async () => {
 
 KERNEL_BUSY_JS = "() => window.courseKernel.busy"
 REQUESTS_SENT_JS = "() => window.courseKernel.sent"
+# before an action: its clock reset; the requests sent so far
+ACTION_START_JS = "() => { window.courseKernel.marks = {}; return window.courseKernel.sent; }"
 
 # The kernel has answered an action: the page sent it a request after the action, and the kernel
 # has gone idle after every request the page sent.
@@ -281,6 +290,7 @@ PAINTED_JS = """async (selector) => {
   const root = document.querySelector(selector) || document;
   await Promise.all([...root.querySelectorAll('img')].map(img => img.decode().catch(() => {})));
   await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  if (window.courseKernel) window.courseKernel.marks.painted = performance.now();
 }"""
 
 SCROLLER_JS = """() => {
@@ -742,7 +752,7 @@ class ExplorerDriver:
             self.findings.actions.append({**record, "figure": "not checked: already there"})
             return
         before = self.state()
-        sent = self.nb.requests_sent()
+        sent = self.limits.evaluate("the action's clock reset (ACTION_START_JS)", ACTION_START_JS)
         started = time.monotonic()
         self.count += 1
         name = f"e{self.n + 1:02d}-{self.count:02d}-{slug(control['label'])}-{slug(action.what)}"
@@ -760,12 +770,20 @@ class ExplorerDriver:
                                   f"{one_line(str(err))}", shot)
             return
         seconds = time.monotonic() - started
+        # the page's seconds from the input event that asked the kernel to the figure painted:
+        # the test's own calls into the page (operating, polling) are not in them
+        marks = self.limits.evaluate("the action's clock", "() => window.courseKernel.marks")
+        page_seconds = (round((marks["painted"] - marks["input"]) / 1000, 2)
+                        if "input" in marks and "painted" in marks else None)
+        if page_seconds is None:
+            self.findings.notes.append(f"{where}: no page clock (marks {sorted(marks)})")
         self.explorer.scroll_into_view_if_needed()
         after = self.state()
         figure = ("no figure" if not after["images"] else
                   "changed" if after["images"] != before["images"] else "unchanged")
         sound = after["audio"] != before["audio"]
         record.update(figure=figure, sound_changed=sound, seconds=round(seconds, 2),
+                      page_seconds=page_seconds,
                       figure_sha1=[digest[:10] for digest in after["images"]])
         self.findings.actions.append(record)
 

@@ -22,9 +22,12 @@ its kernel ended. Two tests per lecture share that one notebook:
   explorers of a lecture (about a second); only when it finds something does one run per
   explorer name the explorer.
 
-Screenshots and ``report.json`` (problems, notes, every action with its timing and figure hash,
-seconds and CPU seconds): ``ROOT/.test-artifacts/browser/<unit>/``; the screens of a whole
-lecture only when its run found a problem or ``COURSE_SCREENSHOTS=1`` (:mod:`screenshots`).
+Screenshots and ``report.json`` (problems, notes, every action with its figure hash and two
+clocks: ``seconds`` as the test sees it, from operating the control to the figure painted, and
+``page_seconds`` by the page's clock, from the input event that asked the kernel to the figure
+painted, without the test's own calls into the page; seconds and CPU seconds) are in
+``ROOT/.test-artifacts/browser/<unit>/``; the screens of a whole lecture only when its run found
+a problem or ``COURSE_SCREENSHOTS=1`` (:mod:`screenshots`).
 """
 
 from __future__ import annotations
