@@ -517,10 +517,10 @@ def lab_reports_table(folder: Path, rows: list[dict] | None = None) -> None:
             continue
         every += actions
         slow = max(actions, key=lambda a: a["seconds"])
-        print(f"{path.parent.name:24s} {len(actions):7d} {_lab_seconds(actions, 'seconds')}"
+        print(f"{path.parent.name:24s} {len(actions):7d} {_lab_seconds(actions)}"
               f"  {slow['title'][:40]}: {slow['control']}, {slow['action']}")
     if every:
-        print(f"{'all':24s} {len(every):7d} {_lab_seconds(every, 'seconds')}".rstrip())
+        print(f"{'all':24s} {len(every):7d} {_lab_seconds(every)}".rstrip())
         for clock in ("seconds", "page_seconds"):
             values = [a[clock] for a in every if a.get(clock) is not None]
             if values:
@@ -532,10 +532,10 @@ def lab_reports_table(folder: Path, rows: list[dict] | None = None) -> None:
         _lab_floor(reports, rows)
 
 
-def _lab_seconds(actions: list[dict], clock: str) -> str:
+def _lab_seconds(actions: list[dict]) -> str:
     """Median and slowest of the test's clock, then of the page's (blank in older reports)."""
     columns = []
-    for key, widths in ((clock, (10, 11)), ("page_seconds", (11, 12))):
+    for key, widths in (("seconds", (10, 11)), ("page_seconds", (11, 12))):
         values = [a[key] for a in actions if a.get(key) is not None]
         columns += ([f"{statistics.median(values):{widths[0]}.2f}",
                      f"{max(values):{widths[1]}.2f}"] if values else

@@ -127,10 +127,11 @@ class _RedrawnFigure:
 
     Calling it gives the figure with every panel as a new one starts (no lines, collections,
     patches, texts, images or legend; data limits, autoscaling and colour cycle reset), so a
-    render draws the same pixels into it as into a new figure (``test_raters`` compares them).
-    What it keeps are the panels' axes and the ticks matplotlib made for them, which cost about a
-    third of a six-panel redraw (``bench/bench_explorers.py``). Not a pyplot figure: nothing
-    shows it but the explorer, and closing it (``_figure_image``) leaves it usable."""
+    render draws the same pixels into it as into a new figure (``tests/widgets/test_base.py``
+    and ``test_raters.py`` compare them). What it keeps are the panels' axes and the ticks
+    matplotlib made for them, much of a many-panel redraw (``bench/bench_explorers.py`` times
+    it). Not a pyplot figure: nothing shows it but the explorer, and closing it
+    (``_figure_image``) leaves it usable."""
 
     def __init__(self, make_figure: Callable[[], Figure]):
         self._make_figure = make_figure

@@ -202,8 +202,8 @@ def annotator_explorer(n_items: int = 60, n_test: int = 300, *, n_restarts: int 
     (:func:`fit_annotator_models`), each with its RMSE x 100 against the gold on ``n_test`` test
     inputs, and the learned noise tables of MA and MANH against the truth
     (:func:`true_noise_table`), variances at the floor framed in red. Text boxes redraw on Enter or
-    when they lose focus. The four fits take about a second: a new setting says so at once, with
-    the other controls disabled until it is drawn."""
+    when they lose focus. The four fits take a moment: a new setting says so at once, with the
+    other controls disabled until it is drawn."""
     n_items = as_positive_int(n_items, "n_items", minimum=6)
     n_test = as_positive_int(n_test, "n_test")
     n_restarts = as_positive_int(n_restarts, "n_restarts")

@@ -15,6 +15,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 import pytest  # noqa: E402
 
 from course_lib.plotting.describe import describe_figure  # noqa: E402
@@ -240,7 +241,6 @@ def test_a_closed_figure_is_freed_once_the_kernel_is_idle():
 
 
 def _panels():
-    from matplotlib.figure import Figure
     fig = Figure(figsize=(4, 2.5))
     fig.add_subplot(1, 2, 1)
     fig.add_subplot(1, 2, 2)

@@ -140,7 +140,8 @@ def test_annotator_explorer_draws_into_its_panels_what_a_new_figure_shows():
         values = dict(defaults, **change)
         kept = _drawn(lambda: explorer.render(**values)).data
         new = _drawn(lambda: quick_annotator_explorer().render(**values)).data
-        assert kept == new, f"after the settings before {change}, the kept panels drew another figure"
+        assert kept == new, (f"after the settings before {change}, the kept panels drew "
+                             "another figure")
 
 
 def test_annotator_explorer_tables_show_the_fitted_models():
