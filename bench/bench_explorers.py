@@ -181,6 +181,13 @@ def _title(widget) -> str:
     return ""
 
 
+def _output_areas(widget) -> list[tuple]:
+    """What each Output widget in ``widget`` holds (its tuple of outputs), in page order."""
+    import ipywidgets as W
+
+    return [child.outputs for child in _walk(widget) if isinstance(child, W.Output)]
+
+
 def _walk(widget):
     """The widget and every widget inside it, in page order (an Output's contents excluded)."""
     yield widget
@@ -359,6 +366,7 @@ def operate(shell: _Shell, lecture: str, number: int, found: Found) -> None:
                 clock.wall = clock.cpu = collector.wall = 0.0
                 clock.figure_sha1 = ""
                 shell.not_drawn = 0
+                before = _output_areas(found.widget)
                 quiet = io.StringIO()
 
                 async def act():
@@ -378,11 +386,20 @@ def operate(shell: _Shell, lecture: str, number: int, found: Found) -> None:
                 idle = time.process_time()
                 loop.run_until_complete(asyncio.sleep(2 * idle_delay))
                 timing.idle_cpu = time.process_time() - idle
+                # what the move put in the output areas: an explorer sets them itself (before
+                # issue 71's last change it printed into them and displayed a "Not drawn"
+                # widget there, which shell._publish sees)
+                new = [output for old, now in zip(before, _output_areas(found.widget))
+                       if now is not old for output in now]
+                errors = quiet.getvalue() + "".join(
+                    output.get("text", "") for output in new if output.get("name") == "stderr")
                 if not made:
                     timing.answer = "already there"
-                elif "Traceback" in quiet.getvalue():
-                    timing.answer = "error: " + quiet.getvalue().strip().splitlines()[-1][:120]
-                elif shell.not_drawn:
+                elif "Traceback" in errors:
+                    timing.answer = "error: " + errors.strip().splitlines()[-1][:120]
+                elif shell.not_drawn or any(
+                        NOT_DRAWN in output.get("data", {}).get("text/plain", "")
+                        for output in new):
                     timing.answer = ("not drawn (typed entry)" if move.typed_entry
                                      else "not drawn")
 

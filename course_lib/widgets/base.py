@@ -64,6 +64,46 @@ class _DescribedImage:
     def _repr_html_(self) -> str:
         return described_image_html(self.data, self.description)
 
+    def output(self) -> dict:
+        """The image as an Output widget's display output (its text is the description)."""
+        return _html_output(self._repr_html_(), self.description)
+
+
+def _show_in(area: W.Output, *outputs: dict) -> None:
+    """Show ``outputs`` (nbformat output dicts) in the Output widget ``area``, in place of what
+    it shows.
+
+    Set here, in the kernel, they reach the page in one message. Output captured with
+    ``with area:`` instead makes the page send the whole area, PNG and all, back to the kernel,
+    which echoes it: two more transfers of every figure, and a request the kernel must answer
+    before it is idle again (issue 71's lab timings)."""
+    area.outputs = outputs
+
+
+def _html_output(markup: str, text: str) -> dict:
+    """A display output of ``markup``, read as ``text`` where HTML is not shown."""
+    return {"output_type": "display_data", "metadata": {},
+            "data": {"text/html": markup, "text/plain": text}}
+
+
+def _stream_output(text: str, name: str = "stdout") -> dict:
+    """Printed ``text`` as an output (``name``: "stdout" or "stderr", shown as an error)."""
+    return {"output_type": "stream", "name": name, "text": text}
+
+
+@contextlib.contextmanager
+def _printed_into(outputs: list):
+    """What the block prints, and the warnings it shows, appended to ``outputs`` as stream
+    outputs (after the block, also when it raises), so that the explorer shows them."""
+    printed, errors = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(errors):
+            yield
+    finally:
+        for stream, text in (("stdout", printed.getvalue()), ("stderr", errors.getvalue())):
+            if text:
+                outputs.append(_stream_output(text, stream))
+
 
 def _figure_image(fig, description: str | None = None) -> _DescribedImage:
     """The figure as a PNG image, drawn once (and closed), described by ``description`` or, by
@@ -251,32 +291,35 @@ class Explorer:
         self.last_error = None
         values, moved, self._moved = self.values(), self._moved, None
         key = self._setting(values)
-        with self.output:
-            self.output.clear_output(wait=True)
-            try:
-                image = self._figures.pop(key, None)
-                if image is None:
-                    with self._working(self._busy_text, moved=moved):
-                        image = _drawn(lambda: self.render(**values))
-                if key is not None:
-                    self._figures[key] = image   # the newest last
-                    while len(self._figures) > _KEPT_FIGURES:
-                        self._figures.popitem(last=False)
-                display(image)
-            except InputError as err:
-                self.last_error = err
-                display(W.HTML(f'<span style="color:#b00020">Not drawn: '
-                               f'{html.escape(str(err))}</span>'))
-            except Exception as err:  # shown to the user instead of vanishing into a log
-                self.last_error = err
-                traceback.print_exc()
+        printed: list[dict] = []
+        try:
+            image = self._figures.pop(key, None)
+            if image is None:
+                with self._working(self._busy_text, moved=moved), _printed_into(printed):
+                    image = _drawn(lambda: self.render(**values))
+            if key is not None:
+                self._figures[key] = image   # the newest last
+                while len(self._figures) > _KEPT_FIGURES:
+                    self._figures.popitem(last=False)
+            self._show(image.output(), *printed)
+        except InputError as err:
+            self.last_error = err
+            message = f"Not drawn: {err}"
+            self._show(_html_output(f'<span style="color:#b00020">{html.escape(message)}</span>',
+                                    message), *printed)
+        except Exception as err:  # shown to the user instead of vanishing into a log
+            self.last_error = err
+            self._show(*printed, _stream_output(traceback.format_exc(), "stderr"))
+
+    def _show(self, *outputs: dict) -> None:
+        """``outputs`` in the explorer's output area, in place of what it shows
+        (:func:`_show_in`)."""
+        _show_in(self.output, *outputs)
 
     def _show_failed_update(self, err: Exception, what: str) -> None:
         """Keep ``err`` and show it in the panel in place of the figure, as a render error is."""
         self.last_error = err
-        with self.output:
-            self.output.clear_output(wait=True)
-            print(f"{what} not updated: {err}")
+        self._show(_stream_output(f"{what} not updated: {err}\n"))
 
     def press(self, label: str) -> None:
         """Run the action of button ``label`` and redraw."""
@@ -287,8 +330,9 @@ class Explorer:
                 self._actions[label]()
             except Exception as err:
                 self.last_error = err
-                with self.output:
-                    traceback.print_exc()
+                # beneath the figure of the state before the press
+                self._show(*self.output.outputs,
+                           _stream_output(traceback.format_exc(), "stderr"))
                 return
             self.refresh()
 

@@ -34,7 +34,7 @@ from course_lib.validation import warn_deprecated
 from course_lib.pronunciation.panel import (POPULATION_CAVEAT, ExpertPanel, PanelPrediction,
                                            rubric_text)
 from course_lib.plotting.pronunciation import panel_description, panel_figure
-from course_lib.widgets.base import _disabled, _drawn
+from course_lib.widgets.base import _disabled, _drawn, _show_in
 from course_lib.widgets.recorder import Recorder
 from course_lib.widgets.slider_names import _SliderNames
 from course_lib.widgets.status import _StatusLine
@@ -162,7 +162,7 @@ class PronunciationExplorer:
             # no figure and no numbers: the panel has no view of this recording
             self.notes_view.value = f"<p>{html.escape(prediction.not_aligned_line())}</p>"
             self.image = None
-            self.output.clear_output()
+            _show_in(self.output)
             self.text_view.value = ""
             self._say(f"{prediction.not_aligned_line()}{kept}", True)
             return prediction
@@ -170,9 +170,7 @@ class PronunciationExplorer:
         self.notes_view.value = "".join(f"<p><b>Note:</b> {html.escape(note)}.</p>"
                                         for note in prediction.notes)
         self.image = _drawn(lambda: panel_figure(prediction), panel_description(prediction))
-        with self.output:
-            self.output.clear_output(wait=True)
-            display(self.image)
+        _show_in(self.output, self.image.output())
         self.text_view.value = _summary_html(prediction)
         self.seconds = time.perf_counter() - started
         low, high = prediction.interval_90

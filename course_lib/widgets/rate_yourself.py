@@ -21,7 +21,7 @@ from course_lib.metrics import rmse
 from course_lib.plotting.rate_yourself import listener_figure
 from course_lib.raters.rate_yourself import ScoreSheet, panel_with_listener
 from course_lib.stimuli import wav_bytes
-from course_lib.widgets.base import _drawn
+from course_lib.widgets.base import _drawn, _show_in
 from course_lib.widgets.slider_names import _SliderNames
 from course_lib.widgets.status import _StatusLine
 
@@ -188,9 +188,8 @@ class RateYourself:
             '<span style="color:#b00020"><b>Not refitted:</b> your scores changed since you '
             f"compared ({html.escape('; '.join(changes))}); the figure is the fit of your "
             "earlier scores. Press compare to refit.</span>")
-        with self.output:
-            self.output.clear_output(wait=True)
-            display(_drawn(lambda: listener_figure(self.result, self.clip, truth)))
+        image = _drawn(lambda: listener_figure(self.result, self.clip, truth))
+        _show_in(self.output, image.output())
 
     def _say(self, text: str, error: bool = False) -> None:
         colour = "#b00020" if error else "#1b5e20"

@@ -6,8 +6,11 @@ figure's PNG described by what it draws unless told otherwise."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import gc
 import html
+import re
+import sys
 import weakref
 
 import ipywidgets as W
@@ -26,10 +29,23 @@ from course_lib.widgets.base import (Explorer, InputError, _figure_image, _fixed
 
 @pytest.fixture
 def shown(monkeypatch):
-    """What the explorer displays, in order, instead of a notebook's output area."""
-    displayed = []
-    monkeypatch.setattr(base, "display", displayed.append)
-    return displayed
+    """What an explorer's output area holds after each of its updates, in order."""
+    held = []
+    show = Explorer._show
+
+    def recorded(explorer, *outputs):
+        show(explorer, *outputs)
+        held.append(explorer.output.outputs)
+
+    monkeypatch.setattr(Explorer, "_show", recorded)
+    return held
+
+
+def _png(outputs) -> bytes:
+    """The PNG of the figure an output area holds first, from its HTML."""
+    match = re.match(r'<img src="data:image/png;base64,([^"]+)"', outputs[0]["data"]["text/html"])
+    assert match, f"not a figure: {str(outputs[0])[:200]}"
+    return base64.b64decode(match.group(1))
 
 
 def _explorer():
@@ -56,7 +72,8 @@ def test_moving_a_control_redraws_with_every_controls_value(shown):
     explorer, calls = _explorer()
     explorer.controls["width"].value = 5
     assert calls == [(5, "plain")] and explorer.values() == {"width": 5, "label": "plain"}
-    assert isinstance(shown[-1], base._DescribedImage) and explorer.last_error is None
+    assert len(shown[-1]) == 1 and explorer.last_error is None
+    assert _png(shown[-1]) == _figure_image(explorer.render(width=5, label="plain")).data
     assert not plt.get_fignums(), "the drawn figure was not closed"
 
 
@@ -64,9 +81,15 @@ def test_an_input_error_is_one_line_and_no_figure(shown):
     explorer, _ = _explorer()
     explorer.controls["label"].value = "half-typed"
     assert isinstance(explorer.last_error, InputError)
-    assert isinstance(shown[-1], W.HTML) and "Not drawn: label: not a number yet" in shown[-1].value
+    (output,) = shown[-1]
+    assert output["data"] == {"text/plain": "Not drawn: label: not a number yet",
+                              "text/html": '<span style="color:#b00020">Not drawn: label: '
+                                           'not a number yet</span>'}
     explorer.controls["label"].value = "broken"  # any other error: kept, not only logged
     assert isinstance(explorer.last_error, RuntimeError)
+    (output,) = shown[-1]
+    assert output["name"] == "stderr" and output["text"].startswith("Traceback")
+    assert "RuntimeError: a bug in the render function" in output["text"]
     explorer.controls["label"].value = "plain"   # a good value clears it
     assert explorer.last_error is None
 
@@ -75,9 +98,46 @@ def test_a_button_runs_its_action_then_redraws_and_keeps_its_error(shown):
     explorer, calls = _explorer()
     explorer.buttons["Step"].click()
     assert calls == ["stepped", (3, "plain")]
+    figure = shown[-1]
     explorer.press("Fail")
     assert isinstance(explorer.last_error, ZeroDivisionError)
     assert calls == ["stepped", (3, "plain")]  # no redraw after a failed action
+    *kept, error = shown[-1]                   # the traceback beneath the figure before
+    assert tuple(kept) == figure and error["name"] == "stderr"
+    assert "ZeroDivisionError" in error["text"]
+
+
+def test_what_a_render_prints_is_shown_beneath_its_figure(shown):
+    def render(width):
+        print("fitted in", width, "steps")
+        # where a kernel's warnings go
+        print("RuntimeWarning: an ill-conditioned kernel matrix", file=sys.stderr)
+        fig, _ = plt.subplots(figsize=(1, 1))
+        return fig
+
+    Explorer(render, {"width": W.IntSlider(value=3)}).refresh()
+    _png(shown[-1])
+    printed, warned = shown[-1][1:]
+    assert printed == {"output_type": "stream", "name": "stdout", "text": "fitted in 3 steps\n"}
+    assert warned == {"output_type": "stream", "name": "stderr",
+                      "text": "RuntimeWarning: an ill-conditioned kernel matrix\n"}
+
+
+def test_a_figure_reaches_the_page_as_the_explorers_own_state_not_captured_output(
+        shown, monkeypatch):
+    """Captured output (``with output:``) would make the page send every figure back."""
+    def capture(output):
+        raise AssertionError("the explorer captured output")
+
+    monkeypatch.setattr(W.Output, "__enter__", capture)
+    explorer, calls = _tiny_explorer()
+    explorer.refresh()
+    explorer.controls["width"].value = 4
+    explorer.controls["label"].value = "broken"
+    assert calls == [(3, "plain"), (4, "plain"), (4, "broken")] and len(shown) == 3
+    assert "a bug in the render function" in shown[-1][0]["text"]
+    explorer.controls["label"].value = "plain"
+    assert explorer.last_error is None and shown[-1] == explorer.output.outputs
 
 
 def test_a_fixed_seed_redraws_the_same_numbers_and_a_slider_redraws_on_release():
@@ -121,12 +181,12 @@ def test_a_setting_shown_before_shows_its_figure_again_without_a_redraw(shown):
     first = shown[-1]
     explorer.controls["width"].value = 5
     explorer.controls["width"].value = 3
-    assert calls == [(3, "plain"), (5, "plain")] and shown[-1] is first
+    assert calls == [(3, "plain"), (5, "plain")] and shown[-1] == first
     for width in range(6, 6 + base._KEPT_FIGURES):   # the oldest kept figures are forgotten
         explorer.controls["width"].value = width
     explorer.controls["width"].value = 3
-    assert calls[-1] == (3, "plain") and shown[-1] is not first
-    assert _figure_image(explorer.render(width=3, label="plain")).data == first.data
+    assert calls[-1] == (3, "plain") and shown[-1] == first
+    assert _figure_image(explorer.render(width=3, label="plain")).data == _png(first)
     explorer.controls["label"].value = "broken"         # an error is never kept
     explorer.controls["label"].value = "plain"
     explorer.controls["label"].value = "broken"
@@ -171,7 +231,7 @@ def test_a_busy_explorer_says_so_at_once_and_disables_the_rest_until_drawn(shown
     assert explorer._busy_line.value == "" and not width.disabled and not label.disabled
     assert isinstance(explorer.last_error, RuntimeError)
     label.value = "plain"          # a setting shown before: no status, no redraw
-    assert len(seen) == 2 and shown[-1].data == _figure_image(original(5, "plain")).data
+    assert len(seen) == 2 and _png(shown[-1]) == _figure_image(original(5, "plain")).data
 
 
 def test_a_busy_explorers_button_says_what_it_does_and_gets_the_focus_back(shown, monkeypatch):
@@ -192,7 +252,7 @@ def test_a_busy_explorers_button_says_what_it_does_and_gets_the_focus_back(shown
     explorer.buttons["Step"].click()
     assert seen == [("Step: working…", True, True)] and focused == ["Step"]
     assert not explorer.buttons["Step"].disabled and not explorer.controls["width"].disabled
-    assert explorer._busy_line.value == "" and isinstance(shown[-1], base._DescribedImage)
+    assert explorer._busy_line.value == "" and _png(shown[-1])
 
 
 def test_an_explorer_whose_buttons_alone_change_its_state_keeps_figures_until_a_press(shown):
