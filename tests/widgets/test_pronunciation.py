@@ -42,6 +42,7 @@ def test_the_shipped_recording_is_scored_shown_and_said(reader, sentences):
     prediction = reader.score_shipped()
     assert prediction is reader.prediction and reader.last_error is None
     assert reader.image is not None and reader.image.data.startswith(b"\x89PNG")
+    assert reader.output.outputs == (reader.image.output(),), "the figure is not shown"
     assert "Words that pulled it down" in reader.text_view.value
     # the phone verdict is shown, with how far to trust it
     shown = html.unescape(reader.text_view.value)

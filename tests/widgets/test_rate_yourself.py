@@ -61,6 +61,8 @@ def test_a_clip_goes_by_one_number_everywhere(tmp_path, figures):
     panel.compare()
     panel.show(2)
     assert figures[-1]["title"].startswith("clip 3:"), figures[-1]["title"]
+    (shown,) = panel.output.outputs   # the figure drawn last, with its description
+    assert shown["data"]["text/html"].startswith('<img src="data:image/png;base64,')
     items = list(panel.sheet.items)
     (tmp_path / "edited.json").write_text(json.dumps({"items": items,
                                                      "scores": [6, 5, 12] + [None] * 17}))
