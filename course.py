@@ -71,6 +71,10 @@ NBGRADER_LAB_EXTENSION = "@jupyter/nbgrader"
 # the copy beside the repository serves the tests; else the user's cache, which `data` fills.
 CORPUS_VARIABLE = "COURSE_SPEECHOCEAN762"
 SHARED_CORPUS = ROOT.parent / "shared" / "data" / "speechocean762"
+# The Free Spoken Digit Dataset (Units 1-3's real voices) likewise (data/fsdd/README.md); each
+# corpus: its variable, the shared copy, and the module whose command line fetches it.
+CORPORA = {CORPUS_VARIABLE: (SHARED_CORPUS, "course_lib.data.speechocean762_source"),
+           "COURSE_FSDD": (ROOT.parent / "shared" / "data" / "fsdd", "course_lib.data.fsdd")}
 
 
 def venv_python() -> Path:
@@ -180,18 +184,18 @@ def setup_lab(latest: bool = False) -> Path:
 
 
 def corpus_environment() -> dict[str, str]:
-    """{CORPUS_VARIABLE: the shared copy} when that copy sits beside the repository and the
-    user named none; else nothing (the course reads the user's cache)."""
-    if os.environ.get(CORPUS_VARIABLE) or not SHARED_CORPUS.is_dir():
-        return {}
-    return {CORPUS_VARIABLE: str(SHARED_CORPUS)}
+    """{variable: the shared copy} for each corpus whose copy sits beside the repository and
+    whose variable the user did not set; else nothing (the course reads the user's cache)."""
+    return {variable: str(shared) for variable, (shared, _) in CORPORA.items()
+            if not os.environ.get(variable) and shared.is_dir()}
 
 
 def fetch_corpus(python: Path, extra_args: list[str], env: dict[str, str]) -> int:
-    """Fill the user's cache with speechocean762's own files (checked; nothing to do when they
-    are there or the variable names a copy). Offline, one line says what to do."""
-    return subprocess.call([str(python), "-m", "course_lib.data.speechocean762_source",
-                            *extra_args], cwd=ROOT, env=env)
+    """Fill the user's cache with speechocean762's and FSDD's own files (checked; nothing to do
+    when they are there or a variable names a copy). Offline, one line each says what to do."""
+    codes = [subprocess.call([str(python), "-m", module, *extra_args], cwd=ROOT, env=env)
+             for _, module in CORPORA.values()]
+    return max(codes)
 
 
 def lab_environment() -> dict[str, str]:
@@ -376,7 +380,7 @@ COMMANDS = {
     "release": "the student edition in dist/, a folder and a zip",
     "site": "the executed notebooks as web pages and slides in dist/site/",
     "pronounce": "FILE.wav \"TEXT\" [--json]: your recording scored as the five experts would",
-    "data": "speechocean762's own files into your cache, once",
+    "data": "speechocean762's and the Free Spoken Digit Dataset's files into your cache, once",
     "class-panel": "collect DIR: a class's rating and comparison sheets into one table",
 }
 TEST_ARGUMENTS = """arguments:

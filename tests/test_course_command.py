@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import course_lib
-from course_lib.data import speechocean762_source
+from course_lib.data import fsdd, speechocean762_source
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -310,16 +310,22 @@ def test_a_tool_started_without_the_packages_reruns_under_the_environment(tmp_pa
         course.rerun_in_environment(missing)
 
 
-def test_the_tests_read_the_shared_corpus_copy_unless_the_user_named_one(tmp_path, monkeypatch):
-    # course.py (standard library only) and the loader must name the same variable
+@pytest.mark.parametrize("variable", ["COURSE_SPEECHOCEAN762", "COURSE_FSDD"])
+def test_the_tests_read_the_shared_corpus_copy_unless_the_user_named_one(tmp_path, monkeypatch,
+                                                                          variable):
+    # course.py (standard library only) and the loaders must name the same variables and modules
     assert course.CORPUS_VARIABLE == speechocean762_source._VARIABLE
-    monkeypatch.delenv(course.CORPUS_VARIABLE, raising=False)
-    monkeypatch.setattr(course, "SHARED_CORPUS", tmp_path)
-    assert course.corpus_environment() == {course.CORPUS_VARIABLE: str(tmp_path)}
-    assert course.lab_environment()[course.CORPUS_VARIABLE] == str(tmp_path)
-    monkeypatch.setattr(course, "SHARED_CORPUS", tmp_path / "absent")
-    assert course.corpus_environment() == {}
-    monkeypatch.setenv(course.CORPUS_VARIABLE, "/my/copy")
-    monkeypatch.setattr(course, "SHARED_CORPUS", tmp_path)
-    assert course.corpus_environment() == {}
-    assert course.lab_environment()[course.CORPUS_VARIABLE] == "/my/copy"
+    assert {v: module for v, (_, module) in course.CORPORA.items()} == {
+        speechocean762_source._VARIABLE: speechocean762_source.__name__,
+        fsdd._VARIABLE: fsdd.__name__}
+    for other in course.CORPORA:
+        monkeypatch.delenv(other, raising=False)
+    monkeypatch.setitem(course.CORPORA, variable, (tmp_path, course.CORPORA[variable][1]))
+    assert course.corpus_environment()[variable] == str(tmp_path)
+    assert course.lab_environment()[variable] == str(tmp_path)
+    monkeypatch.setitem(course.CORPORA, variable, (tmp_path / "absent", course.CORPORA[variable][1]))
+    assert variable not in course.corpus_environment()
+    monkeypatch.setenv(variable, "/my/copy")
+    monkeypatch.setitem(course.CORPORA, variable, (tmp_path, course.CORPORA[variable][1]))
+    assert variable not in course.corpus_environment()
+    assert course.lab_environment()[variable] == "/my/copy"

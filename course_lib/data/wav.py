@@ -48,8 +48,14 @@ def load_waveform(dataset: str, name: str, sample_rate: int) -> np.ndarray:
 def _waveform_features(dataset: str, name: str, sample_rate: int, *, deltas: bool,
                       cmn: bool) -> np.ndarray:
     """:func:`course_lib.features.mfcc_features` of :func:`load_waveform`, read-only."""
+    return _features_of(_read_verified(dataset, name), sample_rate, deltas=deltas, cmn=cmn)
+
+
+def _features_of(verified: VerifiedFile, sample_rate: int, *, deltas: bool,
+                 cmn: bool) -> np.ndarray:
+    """:func:`course_lib.features.mfcc_features` of a checked WAV file (a data set's or a
+    corpus copy's), read-only and memoised by the file's content."""
     deltas, cmn = as_bool(deltas, "deltas"), as_bool(cmn, "cmn")
-    verified = _read_verified(dataset, name)
     key = (verified.sha256, deltas, cmn)
     cached = _features.get(key)
     if cached is None:

@@ -8,6 +8,10 @@ recognisers, how they are measured, and how a GMM recogniser's size is chosen.
   :class:`NoViableClassError` when no class can score an item.
 - ``metrics``: :func:`evaluate`, the accuracy and confusion matrix of a recogniser's
   predictions as a :class:`RecognitionReport`.
+- ``unseen_speakers``: measuring on speakers never heard: :func:`speaker_folds`
+  (leave-one-speaker-out), :func:`choose_by_speaker_folds` (a setting chosen within the training
+  speakers only), :class:`Accuracy` (a count with its exact 95% interval),
+  :func:`per_speaker_accuracy` and :func:`most_confused_pairs`.
 - ``selection``: :func:`select_gmm_recogniser`, a GMM recogniser's number of components and
   variance floor chosen on dev data, with the table of every candidate (:class:`GMMSelection`),
   which Units 2 and 3 both read.
@@ -18,8 +22,11 @@ from .recognisers import (GMMRecogniser, HMMRecogniser, NoViableClassError, Reco
                           TemplateRecogniser, VQFrontEnd, fit_gmm_recogniser,
                           fit_hmm_recogniser, select_templates)
 from .selection import GMMSelection, select_gmm_recogniser
+from .unseen_speakers import (Accuracy, SpeakerFoldChoice, choose_by_speaker_folds,
+                              most_confused_pairs, per_speaker_accuracy, speaker_folds)
 
 __all__ = ["Recogniser", "TemplateRecogniser", "select_templates", "GMMRecogniser",
            "fit_gmm_recogniser", "VQFrontEnd", "HMMRecogniser", "fit_hmm_recogniser",
            "NoViableClassError", "RecognitionReport", "evaluate", "GMMSelection",
-           "select_gmm_recogniser"]
+           "select_gmm_recogniser", "Accuracy", "speaker_folds", "per_speaker_accuracy",
+           "most_confused_pairs", "choose_by_speaker_folds", "SpeakerFoldChoice"]

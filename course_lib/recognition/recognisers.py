@@ -49,7 +49,9 @@ from ..gmm.em import fit_gmm
 from ..hmm.model import DiscreteHMM
 from ..hmm.training import fit_hmm
 from .metrics import RecognitionReport, evaluate, _label_array
-from ..validation import (RngLike, as_bool, as_float_array, as_positive_int, as_rng,
+from ..features import mean_variance_normalise
+from ..validation import (RngLike, as_bool, as_float_array, as_positive_float, as_positive_int,
+                          as_rng,
                          check_choice)
 
 __all__ = ["NoViableClassError", "Recogniser",
@@ -251,15 +253,18 @@ class GMMRecogniser(Recogniser):
         score_c(X) = sum_t log p(x_t | GMM_c).
 
     The frames are scored as if independent (a "bag of frames"): their order is ignored, which is
-    what HMMs add back.
+    what HMMs add back. With ``normalise_variance`` every utterance, in training and when scored,
+    is first put through cepstral mean and variance normalisation
+    (:func:`course_lib.features.mean_variance_normalise`).
     """
 
     classes: np.ndarray
     models: tuple[GMMParams, ...]
+    normalise_variance: bool = False
 
     def scores(self, utterances) -> np.ndarray:
         """Total log-likelihood of each utterance (T_i, D) under each class; (n_items, C)."""
-        frames = _utterance_list(utterances, "utterances")
+        frames = _normalised(_utterance_list(utterances, "utterances"), self.normalise_variance)
         lengths = np.array([len(f) for f in frames])
         stacked = np.vstack(frames)
         bounds = np.concatenate([[0], np.cumsum(lengths)[:-1]])
@@ -268,14 +273,29 @@ class GMMRecogniser(Recogniser):
                                 for params in self.models])
 
 
+def _normalised(frames: list[np.ndarray], normalise_variance: bool) -> list[np.ndarray]:
+    return [mean_variance_normalise(f) for f in frames] if normalise_variance else frames
+
+
 def fit_gmm_recogniser(utterances, labels, n_components: int, *, rng: RngLike = None,
+                       normalise_variance: bool = False, floor_fraction: float | None = None,
                        **fit_options) -> GMMRecogniser:
     """Train one GMM per class on all frames of that class's utterances (each (T, D)).
 
     ``fit_options`` go to :func:`course_lib.gmm.em.fit_gmm` (covariance_type,
-    variance_floor, ...). Classes are sorted; the fits share one ``rng`` stream.
+    variance_floor, ...). ``floor_fraction`` sets the variance floor instead: that fraction of
+    each dimension's variance over all training frames (after the normalisation when
+    ``normalise_variance``, see :class:`GMMRecogniser`). Classes are sorted; the fits share one
+    ``rng`` stream.
     """
-    frames = _utterance_list(utterances, "utterances")
+    normalise_variance = as_bool(normalise_variance, "normalise_variance")
+    frames = _normalised(_utterance_list(utterances, "utterances"), normalise_variance)
+    if floor_fraction is not None:
+        if "variance_floor" in fit_options:
+            raise TypeError("floor_fraction: give it or variance_floor, not both")
+        fit_options["variance_floor"] = (as_positive_float(floor_fraction, "floor_fraction",
+                                                           allow_zero=True)
+                                         * np.vstack(frames).var(axis=0))
     labels = _label_array(labels, "labels")
     if len(labels) != len(frames):
         raise ValueError(f"labels: expected one label per utterance ({len(frames)}), got "
@@ -284,7 +304,7 @@ def fit_gmm_recogniser(utterances, labels, n_components: int, *, rng: RngLike = 
     classes = np.unique(labels)
     models = tuple(fit_gmm(np.vstack([f for f, c in zip(frames, labels) if c == cls]),
                            n_components, rng=rng, **fit_options).params for cls in classes)
-    return GMMRecogniser(classes, models)
+    return GMMRecogniser(classes, models, normalise_variance)
 
 
 # --------------------------------------------------------------------------------------------

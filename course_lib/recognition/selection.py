@@ -55,10 +55,8 @@ class GMMSelection:
 
     def fit(self, utterances, labels, *, rng: RngLike = None) -> GMMRecogniser:
         """The chosen configuration trained on ``utterances`` (floor relative to their frames)."""
-        frames = _utterance_list(utterances, "utterances")
-        floor = self.chosen_floor_fraction * np.vstack(frames).var(axis=0)
-        return fit_gmm_recogniser(frames, labels, self.chosen_n_components, rng=rng,
-                                  variance_floor=floor, **self.fit_options)
+        return fit_gmm_recogniser(utterances, labels, self.chosen_n_components, rng=rng,
+                                  floor_fraction=self.chosen_floor_fraction, **self.fit_options)
 
     def summary(self) -> str:
         """The table as text, the chosen row marked."""

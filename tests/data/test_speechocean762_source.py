@@ -149,7 +149,7 @@ def free_port() -> int:
 
 def test_no_network_says_in_one_line_what_to_do(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv(source._VARIABLE, raising=False)
-    monkeypatch.setattr(source, "_cache_folder", lambda: tmp_path)
+    monkeypatch.setattr(source._COPY, "cache_folder", lambda: tmp_path)
     assert source._main(["--base-url", f"http://127.0.0.1:{free_port()}"]) == 1
     said = capsys.readouterr().err.strip()
     assert "\n" not in said and "refused" in said.lower()
@@ -161,7 +161,7 @@ def test_no_network_says_in_one_line_what_to_do(tmp_path, monkeypatch, capsys):
 def test_a_filled_cache_is_used_and_a_second_run_asks_nothing(tmp_path, server, monkeypatch):
     url, handler = server
     monkeypatch.delenv(source._VARIABLE, raising=False)
-    monkeypatch.setattr(source, "_cache_folder", lambda: tmp_path)
+    monkeypatch.setattr(source._COPY, "cache_folder", lambda: tmp_path)
     fetch(tmp_path, url)
     handler.requests.clear()
     assert fetch(tmp_path, url) == [] and handler.requests == []
@@ -171,7 +171,7 @@ def test_a_filled_cache_is_used_and_a_second_run_asks_nothing(tmp_path, server, 
 
 def test_the_variable_names_the_folder_first(tmp_path, monkeypatch):
     monkeypatch.setenv(source._VARIABLE, str(tmp_path))
-    monkeypatch.setattr(source, "_cache_folder", lambda: COPY)     # a whole cache, passed over
+    monkeypatch.setattr(source._COPY, "cache_folder", lambda: COPY)     # a whole cache, passed over
     assert source._corpus_folder() == tmp_path
     with pytest.raises(DataError, match=f"missing file {tmp_path}.*course.py data"):
         source._read_corpus_file(SCORES)
@@ -180,7 +180,7 @@ def test_the_variable_names_the_folder_first(tmp_path, monkeypatch):
 def test_the_command_fills_the_folder_the_variable_names(tmp_path, server, monkeypatch, capsys):
     url, _ = server
     monkeypatch.setenv(source._VARIABLE, str(tmp_path / "class copy"))
-    monkeypatch.setattr(source, "_cache_folder", lambda: tmp_path / "cache")
+    monkeypatch.setattr(source._COPY, "cache_folder", lambda: tmp_path / "cache")
     assert source._main(["--base-url", url]) == 0
     assert_whole_copy(tmp_path / "class copy")
     assert not (tmp_path / "cache").exists()
