@@ -20,15 +20,14 @@ if str(ROOT / "tools") not in sys.path:  # the test plan names the option below
 pytest_plugins = ["watchdog_plugin"]
 
 
-# ----- the corpus copy the test command names ---------------------------------------------------
-# `python3 course.py test` names the shared copy of speechocean762 beside the repository
-# (course.corpus_environment); a bare `pytest` names the same, so both read the same files. With
-# no copy at all (no variable, no shared copy, no filled cache), a test module that reads the
-# corpus as it is collected stops the run with one line instead of a traceback.
-NO_CORPUS = ("speechocean762's own files are not on this machine: set COURSE_SPEECHOCEAN762 to a "
-             "folder holding a copy (the test command names ../shared/data/speechocean762 beside "
-             "the repository when it is there), or fetch one into your cache with "
-             "`python3 course.py data`")
+# ----- the corpus copies the test command names -------------------------------------------------
+# `python3 course.py test` names the shared copies of speechocean762 and FSDD beside the
+# repository (course.corpus_environment); a bare `pytest` names the same, so both read the same
+# files. With no copy at all (no variable, no shared copy, no filled cache), a test module that
+# reads a corpus as it is collected stops the run with one line instead of a traceback.
+NO_CORPUS = ("{what} are not on this machine: set {variable} to a folder holding a copy (the "
+             "test command names {shared} beside the repository when it is there), or fetch "
+             "one into your cache with `python3 course.py data`")
 
 
 def pytest_configure(config):
@@ -44,15 +43,17 @@ def pytest_configure(config):
 def pytest_exception_interact(node, call, report):
     if not isinstance(report, pytest.CollectReport):
         return
-    from course_lib.data import DataError
-    from course_lib.data.speechocean762_source import _corpus_folder
+    from course_lib.data import DataError, fsdd, speechocean762_source
 
     if not call.excinfo.errisinstance(DataError):
         return
-    try:
-        _corpus_folder()
-    except DataError:
-        pytest.exit(NO_CORPUS, returncode=pytest.ExitCode.USAGE_ERROR)
+    for copy, shared in ((speechocean762_source._COPY, "../shared/data/speechocean762"),
+                         (fsdd._COPY, "../shared/data/fsdd")):
+        try:
+            copy.folder()
+        except DataError:
+            pytest.exit(NO_CORPUS.format(what=copy.what, variable=copy.variable, shared=shared),
+                        returncode=pytest.ExitCode.USAGE_ERROR)
 
 
 # ----- one unit's cases: `python3 course.py test UNIT` ------------------------------------------

@@ -3,7 +3,7 @@ line saying how to name one.
 
 Each case runs pytest on a small test file outside the repository, with the repository's
 conftest.py loaded as a plugin, after a plugin that moves course.py's shared copy
-(``course.SHARED_CORPUS``) to a folder of the test's choosing."""
+(in ``course.CORPORA``) to a folder of the test's choosing."""
 
 import importlib.util
 import os
@@ -23,10 +23,13 @@ def _repository_conftest():
     return module
 
 
-NO_CORPUS = _repository_conftest().NO_CORPUS
 VARIABLE = "COURSE_SPEECHOCEAN762"
+NO_CORPUS = _repository_conftest().NO_CORPUS.format(
+    what="speechocean762's own files (scores, texts, recordings)", variable=VARIABLE,
+    shared="../shared/data/speechocean762")
 MOVE_SHARED_COPY = ("import os\nfrom pathlib import Path\nimport course\n"
-                    "course.SHARED_CORPUS = Path(os.environ['TEST_SHARED_CORPUS'])\n")
+                    f"course.CORPORA[{VARIABLE!r}] = (Path(os.environ['TEST_SHARED_CORPUS']), "
+                    f"course.CORPORA[{VARIABLE!r}][1])\n")
 
 
 def _bare_pytest(tmp_path: Path, test_source: str, shared: Path) -> subprocess.CompletedProcess:

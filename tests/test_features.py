@@ -244,3 +244,15 @@ def test_pca_whiten_gives_training_rows_unit_covariance_and_drops_null_direction
         pca_whiten(np.column_stack([train[:, 0], np.ones(200)]), train[:, :2])
     with pytest.raises(ValueError, match="values: expected 3 columns"):
         pca_whiten(train, train[:, :2])
+
+
+def test_mean_variance_normalisation_is_per_column_and_leaves_constant_columns_centred():
+    from course_lib.features import mean_variance_normalise
+
+    rng = np.random.default_rng(3)
+    frames = np.column_stack([rng.normal(5, 3, 40), np.full(40, 2.0), rng.normal(-1, 0.1, 40)])
+    normalised = mean_variance_normalise(frames)
+    assert np.allclose(normalised.mean(axis=0), 0, atol=1e-12)
+    assert np.allclose(normalised.std(axis=0), [1, 0, 1], atol=1e-12)
+    # a scaled and shifted copy of an utterance normalises to the same frames
+    assert np.allclose(mean_variance_normalise(frames * [2, 1, 7] + 3), normalised, atol=1e-12)

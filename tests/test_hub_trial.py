@@ -266,6 +266,7 @@ def test_config_gives_students_nbgrader_config_and_the_class_corpus(tmp_path):
     environment = config.Spawner.environment
     assert environment["JUPYTER_CONFIG_PATH"] == f"{workdir}/nbgrader/students"
     assert environment["COURSE_SPEECHOCEAN762"] == f"{workdir}/speechocean762"
+    assert environment["COURSE_FSDD"] == f"{workdir}/fsdd"
     # students keep nbgrader's Assignments tab; the formgrader and course list are the lecturer's
     disabled = {arg.split(".")[-1] for arg in config.Spawner.args if "jpserver_extensions" in arg}
     assert disabled == {"formgrader=False", "course_list=False"}

@@ -107,6 +107,7 @@ DEFAULT_RATE_NOTEBOOK = "class/rate.ipynb"
 DEFAULT_CLASS_NOTEBOOK = "class/class_panel.ipynb"
 DEFAULT_CLASS_SEED = 2026  # course_lib.class_panel.activities.DEFAULT_SEED
 CORPUS_VARIABLE = "COURSE_SPEECHOCEAN762"
+FSDD_VARIABLE = "COURSE_FSDD"
 HUB_PACKAGES = ("jupyterhub", "nbgitpuller", "nbgrader")
 # students get nbgrader's Assignments tab only: the formgrader and the course list are the
 # lecturer's (and the formgrader logs an error at every student's start without a course)
@@ -145,12 +146,14 @@ def nbgitpuller_link(hub_url: str, repo: str, path: str, *, branch: str = "main"
 
 def render_config(workdir: Path, *, service_token: str, user_password: str,
                   ports: dict[str, int] = PORTS, as_root: bool | None = None,
-                  numba_cache: str = "per-user", corpus: Path | None = None) -> str:
+                  numba_cache: str = "per-user", corpus: Path | None = None,
+                  fsdd: Path | None = None) -> str:
     """The text of ``jupyterhub_config.py`` for a hub living in ``workdir``.
 
     ``numba_cache`` is ``"per-user"`` (in each student's home) or ``"shared"``
     (``<workdir>/numba-cache``, warmed once by the admin). ``corpus``: the class's copy of
-    speechocean762's own files (default ``<workdir>/speechocean762``).
+    speechocean762's own files (default ``<workdir>/speechocean762``); ``fsdd``: of the Free
+    Spoken Digit Dataset's (default ``<workdir>/fsdd``).
     """
     if numba_cache not in NUMBA_CACHES:
         raise ValueError(f"numba_cache must be one of {NUMBA_CACHES}, got {numba_cache!r}")
@@ -167,6 +170,7 @@ def render_config(workdir: Path, *, service_token: str, user_password: str,
         service_token=service_token, user_password=user_password, numba_cache_dir=cache_dir,
         nbgrader_students=nbgrader_folders(workdir)["students"],
         corpus=Path(corpus).resolve() if corpus else workdir / "speechocean762",
+        fsdd=Path(fsdd).resolve() if fsdd else workdir / "fsdd",
         # jupyter-server refuses to run as root without --allow-root (containers, CI)
         spawner_args=repr([*STUDENT_SERVER_ARGS, *(["--allow-root"] if as_root else [])]),
         **{key: int(value) for key, value in ports.items()})
@@ -375,8 +379,11 @@ def setup(args: argparse.Namespace) -> None:
     if not chp.exists():
         run(["npm", "install", "--silent", "--no-save", "--prefix", workdir / "proxy",
              f"configurable-http-proxy@{CHP_VERSION}"])
+    # Units 1-3's real voices, once for the class; nothing is fetched when the folder already
+    # holds every file, whole
+    run([workdir / "env" / "bin" / "python", "-m", "course_lib.data.fsdd"],
+        env={**os.environ, FSDD_VARIABLE: str(workdir / "fsdd")})
     if args.class_panel:
-        # nothing is fetched when the folder already holds every file, whole
         run([workdir / "env" / "bin" / "python", "-m", "course_lib.data.speechocean762_source"],
             env={**os.environ, CORPUS_VARIABLE: str(args.corpus)})
         setup_nbgrader(args)

@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from course_lib.data import _folder, _manifest_entries, write_checksums  # noqa: E402
-from course_lib.data.corpus_copy import CorpusCopy  # noqa: E402
+from course_lib.data._corpus_copy import CorpusCopy  # noqa: E402
 from course_lib.data.fsdd import _DATASET, _RELEASE, _items  # noqa: E402
 
 

@@ -13,7 +13,7 @@ commits the course pins) are found, in this order:
 
 Both hold each file at ``<commit>/<path in the corpus's repository>`` as
 ``data/speechocean762/CORPUS_SHA256SUMS`` lists it, and every read checks the file against that
-list. Finding, checking and fetching the copy is :class:`~course_lib.data.corpus_copy.CorpusCopy`'s
+list. Finding, checking and fetching the copy is :class:`~course_lib.data._corpus_copy.CorpusCopy`'s
 work, shared with the Free Spoken Digit Dataset.
 """
 
@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from course_lib.data import VerifiedFile
-from course_lib.data.corpus_copy import CorpusCopy, _sha256_or_none  # noqa: F401 (tests use it)
+from course_lib.data._corpus_copy import CorpusCopy, _sha256_or_none  # noqa: F401 (tests use it)
 
 _DATASET = "speechocean762"
 _VARIABLE = "COURSE_SPEECHOCEAN762"

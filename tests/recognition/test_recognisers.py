@@ -147,3 +147,28 @@ def test_hmm_recogniser_carries_its_front_end():
     np.testing.assert_allclose(rec.scores(features[:4]),
                                on_symbols.scores(front_end.symbols(features[:4])))
     assert rec.evaluate(features, labels).accuracy >= 0.9
+
+
+def test_variance_normalisation_and_floor_fraction_of_the_gmm_recogniser():
+    from course_lib.features import mean_variance_normalise
+    from course_lib.recognition import fit_gmm_recogniser
+
+    rng = np.random.default_rng(5)
+    utterances = [rng.normal(c, 1 + c, (30, 2)) for c in (0, 1) for _ in range(4)]
+    labels = np.repeat([0, 1], 4)
+    plain = fit_gmm_recogniser([mean_variance_normalise(u) for u in utterances], labels, 1,
+                               rng=0, variance_floor=0.0)
+    normalising = fit_gmm_recogniser(utterances, labels, 1, rng=0, normalise_variance=True,
+                                     floor_fraction=0.0)
+    # the same models, and scores of raw utterances equal the plain models' of normalised ones
+    assert np.allclose(normalising.scores(utterances),
+                       plain.scores([mean_variance_normalise(u) for u in utterances]))
+    floored = fit_gmm_recogniser(utterances, labels, 1, rng=0, floor_fraction=10.0,
+                                 covariance_type="diag")
+    frames_variance = np.vstack(utterances).var(axis=0)
+    # a floor ten times every frame's variance binds: each variance is the floor
+    assert np.allclose(floored.models[0].covariances, 10.0 * frames_variance)
+    with pytest.raises(TypeError, match="floor_fraction: give it or variance_floor"):
+        fit_gmm_recogniser(utterances, labels, 1, floor_fraction=0.1, variance_floor=0.1)
+    with pytest.raises(ValueError, match="floor_fraction"):
+        fit_gmm_recogniser(utterances, labels, 1, floor_fraction=-1.0)
