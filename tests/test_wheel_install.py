@@ -56,6 +56,7 @@ LOADERS = {
     "course_lib.data.regression.load_co2": [()],
     "course_lib.data.regression.load_mcycle": [()],
     "course_lib.data.uci.load_uci": [("auto_mpg",), ("concrete",), ("housing",)],
+    "course_lib.data.fsdd.load_fsdd": [("theo",)],
     "course_lib.data.speechocean762.load_speechocean762": [()],
     "course_lib.data.speechocean762.load_recipe_thresholds": [()],
     "course_lib.data.speechocean762.load_corpus_lexicon": [()],
