@@ -2,6 +2,27 @@
 
 from wrong_answers import Mistake
 
+# Task 10: the steps after the predictions, shared by the wrong answers that differ before them
+_INTERVAL_AND_PAIR = """
+        correct, total = int(np.sum(predicted == truth)), len(truth)
+        low = 0.0 if correct == 0 else float(beta.ppf(0.025, correct, total - correct + 1))
+        high = 1.0 if correct == total else float(beta.ppf(0.975, correct + 1, total - correct))
+        digits = np.unique(np.concatenate([labels, predicted]))
+        confusion = np.zeros((len(digits), len(digits)), dtype=int)
+        np.add.at(confusion, (np.searchsorted(digits, truth), np.searchsorted(digits, predicted)), 1)
+        both_ways = np.triu(confusion + confusion.T, k=1)
+        a, b = np.unravel_index(np.argmax(both_ways), both_ways.shape)
+        return correct / total, (low, high), (int(digits[a]), int(digits[b]))
+        """
+_HELD_OUT_PREDICTIONS = """
+        heard = np.flatnonzero(speakers != test_speaker)
+        tested = np.flatnonzero(speakers == test_speaker)
+        recogniser = fit_gmm_recogniser([features[i] for i in heard], labels[heard], n_components,
+                                        rng=rng, **REAL_VOICE_FIT)
+        truth = labels[tested]
+        predicted = recogniser.predict([features[i] for i in tested])
+        """
+
 MISTAKES = [
     Mistake("ml_gaussian", why="np.cov's unbiased N - 1 estimate instead of the ML 1/N", code="""
         N = X.shape[0]
@@ -89,4 +110,60 @@ MISTAKES = [
     Mistake("predict_digits", why="argmin of log-likelihoods (as for DTW distances)", code="""
         return np.argmin(score_utterances(models, utterances), axis=1)
         """, expect="argmax, not argmin"),
+    Mistake("held_out_speaker_accuracy", why="trained on all six speakers, the tested one too",
+            code="""
+        tested = np.flatnonzero(speakers == test_speaker)
+        recogniser = fit_gmm_recogniser(list(features), labels, n_components, rng=rng,
+                                        **REAL_VOICE_FIT)
+        truth = labels[tested]
+        predicted = recogniser.predict([features[i] for i in tested])
+        """ + _INTERVAL_AND_PAIR, expect="you trained on all six speakers"),
+    Mistake("held_out_speaker_accuracy", why="tested on the training speakers' recordings",
+            code="""
+        heard = np.flatnonzero(speakers != test_speaker)
+        recogniser = fit_gmm_recogniser([features[i] for i in heard], labels[heard], n_components,
+                                        rng=rng, **REAL_VOICE_FIT)
+        truth = labels[heard]
+        predicted = recogniser.predict([features[i] for i in heard])
+        """ + _INTERVAL_AND_PAIR, expect="you tested on the training speakers"),
+    Mistake("held_out_speaker_accuracy", why="a random split of all recordings, so takes of the "
+            "tested speaker are trained on", code="""
+        order = rng.permutation(len(labels))
+        tested, heard = np.sort(order[:len(order) // 6]), np.sort(order[len(order) // 6:])
+        recogniser = fit_gmm_recogniser([features[i] for i in heard], labels[heard], n_components,
+                                        rng=rng, **REAL_VOICE_FIT)
+        truth = labels[tested]
+        predicted = recogniser.predict([features[i] for i in tested])
+        """ + _INTERVAL_AND_PAIR, expect="split by speaker, not at random"),
+    Mistake("held_out_speaker_accuracy", why="the Wald interval p +- 1.96 sqrt(p(1-p)/n)",
+            code=_HELD_OUT_PREDICTIONS + """
+        correct, total = int(np.sum(predicted == truth)), len(truth)
+        p = correct / total
+        half_width = 1.96 * np.sqrt(p * (1 - p) / total)
+        digits = np.unique(np.concatenate([labels, predicted]))
+        confusion = np.zeros((len(digits), len(digits)), dtype=int)
+        np.add.at(confusion, (np.searchsorted(digits, truth), np.searchsorted(digits, predicted)), 1)
+        both_ways = np.triu(confusion + confusion.T, k=1)
+        a, b = np.unravel_index(np.argmax(both_ways), both_ways.shape)
+        return p, (p - half_width, p + half_width), (int(digits[a]), int(digits[b]))
+        """, expect="Wald interval"),
+    Mistake("held_out_speaker_accuracy", why="the library's Accuracy and most_confused_pairs",
+            code=_HELD_OUT_PREDICTIONS + """
+        from course_lib.recognition import Accuracy, evaluate, most_confused_pairs
+        accuracy = Accuracy.of(truth, predicted)
+        report = evaluate(truth, predicted, classes=np.unique(np.concatenate([labels, predicted])))
+        return accuracy.rate, accuracy.interval, most_confused_pairs(report, 1)[0][0]
+        """, expect="off limits"),
+    Mistake("held_out_speaker_accuracy", why="the library's clopper_pearson_interval",
+            code=_HELD_OUT_PREDICTIONS + """
+        from course_lib.metrics import clopper_pearson_interval
+        correct, total = int(np.sum(predicted == truth)), len(truth)
+        digits = np.unique(np.concatenate([labels, predicted]))
+        confusion = np.zeros((len(digits), len(digits)), dtype=int)
+        np.add.at(confusion, (np.searchsorted(digits, truth), np.searchsorted(digits, predicted)), 1)
+        both_ways = np.triu(confusion + confusion.T, k=1)
+        a, b = np.unravel_index(np.argmax(both_ways), both_ways.shape)
+        return (correct / total, clopper_pearson_interval(correct, total),
+                (int(digits[a]), int(digits[b])))
+        """, expect="off limits"),
 ]
