@@ -7,10 +7,10 @@ The resumable download of one large file, cut short or damaged, is tested with s
 from __future__ import annotations
 
 import io
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
+from loopback_server import serving
 
 from course_lib.data import DataError
 from course_lib.data import fsdd
@@ -47,15 +47,8 @@ class ReleaseServer(BaseHTTPRequestHandler):
 @pytest.fixture()
 def server():
     ReleaseServer.requests, ReleaseServer.damaged = [], set()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), ReleaseServer)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}", ReleaseServer
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(TIMEOUT_S)
+    with serving(ReleaseServer) as url:
+        yield url, ReleaseServer
 
 
 def test_the_release_is_fetched_checked_with_few_progress_lines_and_only_once(

@@ -13,11 +13,11 @@ from __future__ import annotations
 import io
 import shutil
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
+from loopback_server import serving
 
 from course_lib.data import DataError
 from course_lib.data import speechocean762_source as source
@@ -70,15 +70,8 @@ class CorpusServer(BaseHTTPRequestHandler):
 def server():
     """The base URL of a fresh loopback server; its handler class to steer and read it."""
     CorpusServer.requests, CorpusServer.cut_once, CorpusServer.damaged = [], set(), set()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), CorpusServer)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}", CorpusServer
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(TIMEOUT_S)
+    with serving(CorpusServer) as url:
+        yield url, CorpusServer
 
 
 def fetch(folder: Path, url: str, out=None) -> list[str]:
