@@ -27,7 +27,7 @@ import numpy as np
 from course_lib.data import DataError
 from course_lib.data._corpus_copy import CorpusCopy
 from course_lib.data.wav import _decode, _features_of
-from course_lib.validation import as_bool
+from course_lib.validation import as_bool, as_positive_int
 
 _DATASET = "fsdd"
 _VARIABLE = "COURSE_FSDD"
@@ -77,7 +77,8 @@ def _recording(speaker: str, digit: int, take: int) -> str:
     return f"{_RELEASE}/recordings/{digit}_{speaker}_{take}.wav"
 
 
-def _items(speakers) -> list[tuple[str, int, str, int]]:
+def _items(speakers, takes=None) -> list[tuple[str, int, str, int]]:
+    n_takes = TAKES if takes is None else as_positive_int(takes, "takes", maximum=TAKES)
     if speakers is None:
         chosen = SPEAKERS
     else:
@@ -88,7 +89,7 @@ def _items(speakers) -> list[tuple[str, int, str, int]]:
         if unknown or not chosen:
             raise ValueError(f"speakers: expected some of {list(SPEAKERS)}, got {list(chosen)}")
     return [(_recording(s, d, k), d, s, k) for s in chosen for d in range(10)
-            for k in range(TAKES)]
+            for k in range(n_takes)]
 
 
 def _checked(items):
@@ -102,25 +103,26 @@ def _columns(items):
             np.array([k for _, _, _, k in items], dtype=np.int64))
 
 
-def load_fsdd(speakers=None) -> RealDigitSet:
+def load_fsdd(speakers=None, *, takes: int | None = None) -> RealDigitSet:
     """The recordings of ``speakers`` (one name or several; default all six), by speaker, digit,
-    take."""
-    items = _items(speakers)
+    take; only the first ``takes`` takes of each digit when given (a quick look reads fewer
+    files)."""
+    items = _items(speakers, takes)
     labels, who, takes = _columns(items)
     return RealDigitSet([_decode(f, _SAMPLE_RATE) for f in _checked(items)], labels, who, takes,
                         _SAMPLE_RATE)
 
 
-def fsdd_features(speakers=None, *, deltas: bool = True, cmn: bool = True
-                  ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
-    """MFCC features of :func:`load_fsdd` (speakers): (features, labels, speakers, takes).
+def fsdd_features(speakers=None, *, takes: int | None = None, deltas: bool = True,
+                  cmn: bool = True) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
+    """MFCC features of :func:`load_fsdd` (speakers, takes): (features, labels, speakers, takes).
 
     The front end of :func:`course_lib.data.digits.digit_features`: ``features[i]`` is (T_i, 39)
     with deltas or (T_i, 13) without, per-utterance mean removed when ``cmn``; memoised by each
     file's content, read-only.
     """
     deltas, cmn = as_bool(deltas, "deltas"), as_bool(cmn, "cmn")
-    items = _items(speakers)
+    items = _items(speakers, takes)
     features = [_features_of(f, _SAMPLE_RATE, deltas=deltas, cmn=cmn) for f in _checked(items)]
     return (features, *_columns(items))
 

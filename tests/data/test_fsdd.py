@@ -34,10 +34,16 @@ def test_the_readme_statistics_hold():
     assert {row["gender"] for row in fsdd.speaker_table().values()} == {"male"}
 
 
-def test_one_speaker_and_bad_speaker_names():
+def test_one_speaker_the_first_takes_and_bad_arguments():
     assert set(fsdd.load_fsdd("theo").speakers.tolist()) == {"theo"}
+    features, labels, speakers, takes = fsdd.fsdd_features(["theo", "lucas"], takes=3)
+    assert len(features) == 60 and takes.max() == 2 and set(speakers.tolist()) == {"theo", "lucas"}
+    every = fsdd.fsdd_features("theo")[0]
+    assert all(np.array_equal(features[k], every[k]) for k in range(3))
     with pytest.raises(ValueError, match="speakers: expected some of"):
         fsdd.fsdd_features(["theo", "alice"])
+    with pytest.raises(ValueError, match="takes"):
+        fsdd.load_fsdd("theo", takes=51)
 
 
 def _copy_of_the_copy(tmp_path, monkeypatch):
