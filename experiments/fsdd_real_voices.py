@@ -28,7 +28,8 @@ The reduced run (``--reduced``, the test) repeats the work for one held-out spea
 (:data:`REDUCED_SPEAKER`) on the first :data:`REDUCED_TAKES` takes of each digit, and the nested
 choice for one inner fold, and compares with the committed predictions (:data:`TOLERANCE`).
 
-Run from the repository root, from a clean tree: ``.venv/bin/python -m experiments.fsdd_real_voices``
+Run from the repository root, from a clean tree:
+``.venv/bin/python -m experiments.fsdd_real_voices``
 """
 
 from __future__ import annotations

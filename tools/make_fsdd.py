@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from course_lib.data import _folder, _manifest_entries, write_checksums  # noqa: E402
-from course_lib.data._corpus_copy import CorpusCopy  # noqa: E402
+from course_lib.data._corpus_copy import _CorpusCopy  # noqa: E402
 from course_lib.data.fsdd import _DATASET, _RELEASE, _items  # noqa: E402
 
 
@@ -56,10 +56,10 @@ def main(argv=None) -> int:
     digests = corpus_checksums(args.copy)
     folder = _folder(_DATASET)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / CorpusCopy.MANIFEST).write_bytes(
+    (folder / _CorpusCopy.MANIFEST).write_bytes(
         "".join(f"{digests[name]}  {name}\n" for name in sorted(digests)).encode("utf-8"))
-    write_checksums(folder, [CorpusCopy.MANIFEST])
-    print(f"{folder / CorpusCopy.MANIFEST}: {len(digests)} files of FSDD {_RELEASE}")
+    write_checksums(folder, [_CorpusCopy.MANIFEST])
+    print(f"{folder / _CorpusCopy.MANIFEST}: {len(digests)} files of FSDD {_RELEASE}")
     return 0
 
 

@@ -4,12 +4,12 @@ user's copy is fetched (speechocean762, the Free Spoken Digit Dataset).
 The repository keeps none of another project's files (``docs/CONVENTIONS.md``, section 9). A
 data set of ``data/`` that reads such a corpus lists the corpus's files it reads, by path and
 SHA-256, in its ``CORPUS_SHA256SUMS`` (itself checked by the data set's ``SHA256SUMS``), and a
-:class:`CorpusCopy` finds them, in this order:
+:class:`_CorpusCopy` finds them, in this order:
 
 1. in the folder an environment variable names (the tests and CI point it at the shared copy
    beside the repository; a user or a hub's admin may point it at any copy);
-2. in the user's cache (:meth:`CorpusCopy.cache_folder`), which ``python3 course.py data`` fills
-   from the corpus's public repository (:meth:`CorpusCopy.fetch`; with the variable set it fills
+2. in the user's cache (:meth:`_CorpusCopy.cache_folder`), which ``python3 course.py data`` fills
+   from the corpus's public repository (:meth:`_CorpusCopy.fetch`; with the variable set it fills
    that folder instead).
 
 Every read checks the file against the list. The download uses the standard library only: a
@@ -38,7 +38,7 @@ def _sha256_or_none(path: Path) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
-class CorpusCopy:
+class _CorpusCopy:
     """One corpus the course reads from a copy outside the repository.
 
     dataset : the folder of ``data/`` whose ``CORPUS_SHA256SUMS`` lists the corpus's files.

@@ -4,7 +4,7 @@ Six speakers (all male; accents USA neutral x2, Belgian French, German x2, Greek
 ten digits 50 times: 3,000 recordings, 8 kHz mono 16-bit, the format of the course's synthetic
 digits (:mod:`course_lib.data.digits`). The dataset is its contributors' (CC BY-SA 4.0; cite it as
 ``data/fsdd/README.md`` says); the repository keeps none of its files. They are read from a copy
-(:class:`~course_lib.data._corpus_copy.CorpusCopy`): the folder ``COURSE_FSDD`` names (the tests
+(:class:`~course_lib.data._corpus_copy._CorpusCopy`): the folder ``COURSE_FSDD`` names (the tests
 and CI: ``../shared/data/fsdd``), else the user's cache, which ``python3 course.py data`` fills
 from the dataset's public repository at the release's commit. Every file is checked against
 ``data/fsdd/CORPUS_SHA256SUMS`` on every load, so a missing or changed recording is refused in
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from course_lib.data import DataError
-from course_lib.data._corpus_copy import CorpusCopy
+from course_lib.data._corpus_copy import _CorpusCopy
 from course_lib.data.wav import _decode, _features_of
 from course_lib.validation import as_bool, as_positive_int
 
@@ -51,8 +51,8 @@ def _address(base_url: str, name: str) -> str:
 
 
 # 3,000 small files: one progress line per 250 off a terminal
-_COPY = CorpusCopy(_DATASET, _VARIABLE, "The Free Spoken Digit Dataset's recordings",
-                   _REPOSITORY, _address, lines_per_file=250)
+_COPY = _CorpusCopy(_DATASET, _VARIABLE, "The Free Spoken Digit Dataset's recordings",
+                    _REPOSITORY, _address, lines_per_file=250)
 
 
 @dataclass(frozen=True)

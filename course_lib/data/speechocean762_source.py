@@ -13,8 +13,8 @@ commits the course pins) are found, in this order:
 
 Both hold each file at ``<commit>/<path in the corpus's repository>`` as
 ``data/speechocean762/CORPUS_SHA256SUMS`` lists it, and every read checks the file against that
-list. Finding, checking and fetching the copy is :class:`~course_lib.data._corpus_copy.CorpusCopy`'s
-work, shared with the Free Spoken Digit Dataset.
+list. Finding, checking and fetching the copy is the work of
+:class:`~course_lib.data._corpus_copy._CorpusCopy`, shared with the Free Spoken Digit Dataset.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ import sys
 from pathlib import Path
 
 from course_lib.data import VerifiedFile
-from course_lib.data._corpus_copy import CorpusCopy, _sha256_or_none  # noqa: F401 (tests use it)
+from course_lib.data._corpus_copy import _CorpusCopy, _sha256_or_none  # noqa: F401 (tests use it)
 
 _DATASET = "speechocean762"
 _VARIABLE = "COURSE_SPEECHOCEAN762"
-_CORPUS_MANIFEST = CorpusCopy.MANIFEST
+_CORPUS_MANIFEST = _CorpusCopy.MANIFEST
 # The corpus's revision with five experts for every sentence (the README says why), and its
 # folder for each of the course's splits; the corpus's lexicon arrived later (03a1d16). Every
 # sentence's record holds the five experts' whole scores 0-10.
@@ -48,8 +48,9 @@ def _address(base_url: str, name: str) -> str:
     return f"{base_url}/{_COMMITS[commit]}/{path}"
 
 
-_COPY = CorpusCopy(_DATASET, _VARIABLE, "speechocean762's own files (scores, texts, recordings)",
-                   _REPOSITORY, _address)
+_COPY = _CorpusCopy(_DATASET, _VARIABLE,
+                    "speechocean762's own files (scores, texts, recordings)", _REPOSITORY,
+                    _address)
 
 
 def _corpus_manifest() -> dict[str, str]:
@@ -71,7 +72,7 @@ def _read_corpus_file(name: str, *, text: bool = False) -> VerifiedFile:
 
 def _fetch(folder: Path | None = None, base_url: str = _REPOSITORY, **options) -> list[str]:
     """Every file of :func:`_corpus_manifest` into ``folder`` (default: the cache), checked
-    (:meth:`CorpusCopy.fetch`)."""
+    (:meth:`_CorpusCopy.fetch`)."""
     return _COPY.fetch(folder, base_url, **options)
 
 

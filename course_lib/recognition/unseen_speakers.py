@@ -49,7 +49,7 @@ class Accuracy:
 
     @property
     def interval(self) -> tuple[float, float]:
-        """The Clopper-Pearson 95% interval (:func:`course_lib.metrics.clopper_pearson_interval`)."""
+        """The exact 95% interval (:func:`course_lib.metrics.clopper_pearson_interval`)."""
         return clopper_pearson_interval(self.correct, self.total)
 
     def __str__(self) -> str:

@@ -24,6 +24,7 @@ import course_lib.data as data
 from course_lib.data import DataError
 from course_lib.data import digit_pairs as P
 from course_lib.data import digits as D
+from course_lib.data import fsdd
 from course_lib.data.fluency import load_fluency
 from course_lib.data.regression import load_co2, load_mcycle
 from course_lib.data.speechocean762 import load_speechocean762
@@ -32,7 +33,7 @@ from course_lib.stimuli import _load_speech_clip
 
 ROOT = Path(__file__).resolve().parents[2]
 LOADED_DATASETS = {"digits", "digit_pairs", "co2", "mcycle", "uci", "fluency", "speech_clip",
-                   "speechocean762"}
+                   "speechocean762", "fsdd"}
 
 
 @contextlib.contextmanager
@@ -78,6 +79,9 @@ def load_every_dataset(root: Path) -> dict[str, object]:
             "speechocean762/clips": tuple(clip.samples for clip in
                                           panel.example_audio() + panel.clips_to_rate()),
             "fluency/clips_to_rate": tuple(clip.samples for clip in fluency.clips_to_rate()),
+            # the list of the dataset's files this folder keeps; the files are the copy's
+            "fsdd/manifest": sorted(fsdd._COPY.manifest().items()),
+            "fsdd/features": np.vstack(fsdd.fsdd_features("theo", takes=2)[0]),
         }
 
 
