@@ -173,8 +173,11 @@ def _update(X, labels, squared_distances, n_clusters):
     """Update step c_k = mean of the points with z_n = k, re-seeding empty clusters.
     Lecture 02, section 8 (k-means: EM with hard assignments)."""
     counts = np.bincount(labels, minlength=n_clusters)
-    sums = np.stack([np.bincount(labels, weights=column, minlength=n_clusters)
-                     for column in X.T], axis=1)
+    # one pass over X in row order: bin (k, d) adds x_nd for n = 0, 1, ... as a per-column
+    # bincount would, to the bit, without reading X column by column
+    D = X.shape[1]
+    bins = (labels[:, None] * D + np.arange(D)).ravel()
+    sums = np.bincount(bins, weights=X.ravel(), minlength=n_clusters * D).reshape(n_clusters, D)
     centroids = sums / np.maximum(counts, 1)[:, None]
     empty = np.flatnonzero(counts == 0)
     if empty.size:
