@@ -38,11 +38,12 @@ import numpy as np
 
 from course_lib.data.digits import digit_features
 from course_lib.data.fsdd import SPEAKERS, TAKES, fsdd_features, speaker_table
-from course_lib.recognition import (Accuracy, TemplateRecogniser, VQFrontEnd,
-                                    choose_by_speaker_folds, fit_gmm_recogniser,
-                                    fit_hmm_recogniser, most_confused_pairs, select_gmm_recogniser,
-                                    select_templates, speaker_folds)
+from course_lib.recognition import (RECOGNISERS, Accuracy, GMMSetting, TemplateRecogniser,
+                                    VQFrontEnd, choose_by_speaker_folds, fit_hmm_recogniser,
+                                    most_confused_pairs, select_gmm_recogniser, select_templates,
+                                    speaker_folds)
 from course_lib.recognition.metrics import evaluate
+from course_lib.results import load_result
 
 from .common import run_experiment, task_rng
 
@@ -50,10 +51,9 @@ NAME = "fsdd_real_voices"
 SEED = 2024                      # the lectures' SEED: Unit 1's template draw, Unit 2's fits
 TEMPLATES_PER_DIGIT = 3          # Unit 1's baseline; per speaker in the real-voice rows
 HMM_CODEBOOK, HMM_STATES, HMM_RESTARTS = 64, 3, 3   # Unit 3's choice on the synthetic dev set
-# (components, covariance, per-utterance variance normalisation, the 40 synthetic speakers
-# added to the training data); the first row is Unit 2's setting, and ties go to the first.
-GMM_GRID = ((16, "diag", False, False), (16, "diag", True, False), (4, "full", True, False),
-            (16, "diag", True, True))
+# the first row is Unit 2's setting, and ties go to the first
+GMM_GRID = (GMMSetting(16, "diag", False, False), GMMSetting(16, "diag", True, False),
+            GMMSetting(4, "full", True, False), GMMSetting(16, "diag", True, True))
 GMM_GRID_COLUMNS = ("components", "covariance", "variance normalisation",
                     "synthetic speakers added")
 GMM_OPTIONS = {"floor_fraction": 0.01, "max_iter": 30}     # Unit 2's
@@ -67,13 +67,17 @@ TOLERANCE = 0.03
 WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
 
-def _gmm(setting, items, labels, rng):
-    components, covariance, normalise, with_synthetic = setting
-    if with_synthetic:
-        synthetic_X, synthetic_y, _ = digit_features("all")
-        items, labels = list(items) + list(synthetic_X), np.concatenate([labels, synthetic_y])
-    return fit_gmm_recogniser(items, labels, components, rng=rng, covariance_type=covariance,
-                              normalise_variance=normalise, **GMM_OPTIONS)
+def _gmm(setting, items, labels):
+    return GMMSetting(*setting).fit(items, labels, rng=SEED, **GMM_OPTIONS)
+
+
+def _inner_check(setting, test_speaker, inner, X, y, spk, takes) -> dict:
+    """The chosen setting refitted on one inner fold (neither the test speaker nor ``inner``)
+    and its predictions on ``inner``'s first takes: what the reduced run re-checks."""
+    fold = np.flatnonzero(~np.isin(spk, [test_speaker, inner]))
+    held = np.flatnonzero((spk == inner) & (takes < REDUCED_TAKES))
+    recogniser = _gmm(setting, [X[i] for i in fold], y[fold])
+    return {"inner_speaker": inner, "predictions": recogniser.predict([X[i] for i in held])}
 
 
 def _hmm(items, labels, rng):
@@ -116,7 +120,8 @@ def _accuracy(accuracy: Accuracy) -> dict:
 
 
 def _row(name, labels, predictions, speakers, **extra) -> dict:
-    return {"recogniser": name, "predictions": predictions, **extra,
+    """Recogniser ``name`` (a key of RECOGNISERS) under the description the lectures look up."""
+    return {"recogniser": RECOGNISERS[name][1], "predictions": predictions, **extra,
             **_counts(labels, predictions, speakers)}
 
 
@@ -136,18 +141,12 @@ def run(reduced: bool) -> dict:
         raise SystemExit(f"Unit 2 now chooses K, floor = {unit2}: update GMM_GRID's first row")
     hmm_synthetic = _hmm(train_X, train_y, task_rng(SEED, "synthetic/hmm"))
     synthetic = [
-        _row("DTW, 3 synthetic template speakers (Unit 1)", yq,
-             _dtw(train_X, train_y, synthetic_index).predict(Xq), sq,
+        _row("synthetic DTW", yq, _dtw(train_X, train_y, synthetic_index).predict(Xq), sq,
              template_speakers=sorted(set(train_spk[synthetic_index].tolist()))),
-        _row(f"frame GMM, K = {selection.chosen_n_components} (Unit 2)", yq,
-             gmm_synthetic.predict(Xq), sq),
-        _row(f"discrete HMM, {HMM_CODEBOOK} symbols, {HMM_STATES} states (Unit 3)", yq,
-             hmm_synthetic.predict(Xq), sq)]
+        _row("synthetic GMM", yq, gmm_synthetic.predict(Xq), sq),
+        _row("synthetic HMM", yq, hmm_synthetic.predict(Xq), sq)]
 
-    names = ("DTW, 3 takes per digit of each of the 5 other speakers",
-             f"frame GMM, Unit 2's setting (K = {GMM_GRID[0][0]})",
-             f"discrete HMM, Unit 3's setting ({HMM_CODEBOOK} symbols, {HMM_STATES} states)",
-             "frame GMM, setting chosen on the 5 training speakers (nested)")
+    names = ("real DTW", "real GMM", "real HMM", "real GMM, chosen")
     loso = {name: np.zeros(len(yq), dtype=np.int64) for name in names}
     choices, dependent = {}, np.full(len(yq), -1, dtype=np.int64)
     for speaker, train, _ in speaker_folds(spk):
@@ -157,37 +156,23 @@ def run(reduced: bool) -> dict:
         Xtr, ytr = [X[i] for i in train], y[train]
         Xte = [Xq[i] for i in test]
         rng = task_rng((SEED, SPEAKERS.index(speaker)), "templates")
-        loso[names[0]][test] = _dtw(Xtr, ytr, _templates_per_speaker(ytr, spk[train], rng)
-                                    ).predict(Xte)
-        loso[names[1]][test] = _gmm(GMM_GRID[0], Xtr, ytr, SEED).predict(Xte)
-        loso[names[2]][test] = _hmm(Xtr, ytr, task_rng((SEED, SPEAKERS.index(speaker)), "hmm")
-                                    ).predict(Xte)
-        if reduced:          # one inner fold of the choice, and the committed choice's fit
-            committed = _committed_choice(speaker)
+        loso["real DTW"][test] = _dtw(Xtr, ytr, _templates_per_speaker(ytr, spk[train], rng)
+                                      ).predict(Xte)
+        loso["real GMM"][test] = _gmm(GMM_GRID[0], Xtr, ytr).predict(Xte)
+        loso["real HMM"][test] = _hmm(Xtr, ytr, task_rng((SEED, SPEAKERS.index(speaker)), "hmm")
+                                      ).predict(Xte)
+        if reduced:          # one inner fold of the choice, with the committed choice's setting
+            best = GMMSetting(*_committed_choice(speaker)["best"])
             inner = [s for s in SPEAKERS if s != speaker][0]
-            fold = np.isin(spk, [s for s in SPEAKERS if s not in (speaker, inner)])
-            held = (spk == inner) & (takes < REDUCED_TAKES)
-            best = tuple(committed["best"])
-            recogniser = _gmm(best, [X[i] for i in np.flatnonzero(fold)], y[fold], SEED)
-            choices[speaker] = {"best": list(best), "inner_check": {
-                "inner_speaker": inner,
-                "predictions": recogniser.predict([X[i] for i in np.flatnonzero(held)])}}
+            choices[speaker] = {"best": list(best)}
         else:
-            choice = choose_by_speaker_folds(
-                lambda setting, items, labels: _gmm(setting, items, labels, SEED), GMM_GRID,
-                Xtr, ytr, spk[train])
-            best = choice.best
+            choice = choose_by_speaker_folds(_gmm, GMM_GRID, Xtr, ytr, spk[train])
+            best, inner = choice.best, choice.inner_speakers[0]
             choices[speaker] = {"best": list(best), "inner_speakers": list(choice.inner_speakers),
                                 "inner_accuracy": choice.inner_accuracy,
                                 "mean_inner_accuracy": choice.mean_accuracy}
-            inner = choice.inner_speakers[0]
-            held = (spk == inner) & (takes < REDUCED_TAKES)
-            fold = np.isin(spk, [s for s in SPEAKERS if s not in (speaker, inner)])
-            choices[speaker]["inner_check"] = {
-                "inner_speaker": inner,
-                "predictions": _gmm(best, [X[i] for i in np.flatnonzero(fold)], y[fold], SEED
-                                    ).predict([X[i] for i in np.flatnonzero(held)])}
-        loso[names[3]][test] = _gmm(best, Xtr, ytr, SEED).predict(Xte)
+        choices[speaker]["inner_check"] = _inner_check(best, speaker, inner, X, y, spk, takes)
+        loso["real GMM, chosen"][test] = _gmm(best, Xtr, ytr).predict(Xte)
         # speaker-dependent: three of the speaker's own takes per digit, the rest tested
         own = np.flatnonzero(spk == speaker)
         index = own[select_templates(y[own], TEMPLATES_PER_DIGIT,
@@ -202,7 +187,7 @@ def run(reduced: bool) -> dict:
         "synthetic_to_real": synthetic,
         "leave_one_speaker_out": [_row(name, yq, loso[name], sq) for name in names],
         "gmm_choices": choices,
-        "speaker_dependent": _row("DTW, 3 of the speaker's own takes per digit", yq[tested],
+        "speaker_dependent": _row("own-voice DTW", yq[tested],
                                   dependent[tested], sq[tested],
                                   tested_items=np.flatnonzero(tested)),
         "unit2_choice": {"n_components": selection.chosen_n_components,
@@ -215,8 +200,6 @@ def run(reduced: bool) -> dict:
 
 
 def _committed_choice(speaker: str) -> dict:
-    from course_lib.results import load_result
-
     return load_result(NAME)["result"]["gmm_choices"][speaker]
 
 

@@ -14,7 +14,8 @@ recognisers, how they are measured, and how a GMM recogniser's size is chosen.
   :func:`per_speaker_accuracy` and :func:`most_confused_pairs`.
 - ``real_voices``: what each recogniser is worth on real people, read from the committed result
   of ``experiments/fsdd_real_voices.py``: :func:`measured_accuracy`, :func:`trust_line` (the
-  sentence shown beside every verdict on a student's recording).
+  sentence shown beside every verdict on a student's recording), and :class:`GMMSetting`, the
+  frame-GMM settings that experiment chooses among.
 - ``selection``: :func:`select_gmm_recogniser`, a GMM recogniser's number of components and
   variance floor chosen on dev data, with the table of every candidate (:class:`GMMSelection`),
   which Units 2 and 3 both read.
@@ -24,7 +25,7 @@ from .metrics import RecognitionReport, evaluate
 from .recognisers import (GMMRecogniser, HMMRecogniser, NoViableClassError, Recogniser,
                           TemplateRecogniser, VQFrontEnd, fit_gmm_recogniser,
                           fit_hmm_recogniser, select_templates)
-from .real_voices import RECOGNISERS, measured_accuracy, measured_row, trust_line
+from .real_voices import RECOGNISERS, GMMSetting, measured_accuracy, measured_row, trust_line
 from .selection import GMMSelection, select_gmm_recogniser
 from .unseen_speakers import (Accuracy, SpeakerFoldChoice, choose_by_speaker_folds,
                               most_confused_pairs, per_speaker_accuracy, speaker_folds)
@@ -34,4 +35,4 @@ __all__ = ["Recogniser", "TemplateRecogniser", "select_templates", "GMMRecognise
            "NoViableClassError", "RecognitionReport", "evaluate", "GMMSelection",
            "select_gmm_recogniser", "Accuracy", "speaker_folds", "per_speaker_accuracy",
            "most_confused_pairs", "choose_by_speaker_folds", "SpeakerFoldChoice", "RECOGNISERS",
-           "measured_row", "measured_accuracy", "trust_line"]
+           "GMMSetting", "measured_row", "measured_accuracy", "trust_line"]

@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from course_lib.recognition import RECOGNISERS, measured_accuracy, measured_row, trust_line
+from course_lib.data.digits import digit_features
+from course_lib.recognition import (RECOGNISERS, GMMSetting, fit_gmm_recogniser,
+                                    measured_accuracy, measured_row, trust_line)
+from course_lib.recognition import real_voices
 from course_lib.results import load_result
 
 
@@ -23,8 +27,33 @@ def test_every_recogniser_states_its_committed_counts_and_interval(name):
 
 def test_the_names_point_at_the_rows_they_describe():
     result = load_result("fsdd_real_voices")["result"]
-    assert "synthetic" in measured_row("synthetic DTW")["recogniser"]
-    assert measured_row("real GMM, chosen") is not None
+    for name, (part, description) in RECOGNISERS.items():
+        rows = result[part] if isinstance(result[part], list) else [result[part]]
+        assert [row["recogniser"] for row in rows].count(description) == 1, name
+        assert measured_row(name)["recogniser"] == description
     assert len(result["synthetic_to_real"]) == 3 and len(result["leave_one_speaker_out"]) == 4
     with pytest.raises(ValueError, match="name: expected one of"):
         trust_line("my GMM")
+
+
+def test_a_row_missing_from_the_result_says_to_re_run(monkeypatch):
+    monkeypatch.setitem(real_voices.RECOGNISERS, "real GMM", ("leave_one_speaker_out", "gone"))
+    with pytest.raises(LookupError, match="no row 'gone'.*re-run python -m experiments"):
+        measured_row("real GMM")
+
+
+def test_a_setting_with_synthetic_speakers_fits_on_both():
+    items, labels, _ = digit_features("dev")
+    mine = [x + 0.5 for x in items[:20]]            # stand-ins for real speakers' takes
+    setting = GMMSetting(1, "diag", False, True)
+    fitted = setting.fit(mine, labels[:20], rng=0, max_iter=2)
+    synthetic_items, synthetic_labels, _ = digit_features("all")
+    by_hand = fit_gmm_recogniser(mine + list(synthetic_items),
+                                 np.concatenate([labels[:20], synthetic_labels]), 1, rng=0,
+                                 covariance_type="diag", max_iter=2)
+    assert np.array_equal(fitted.predict(items[20:40]), by_hand.predict(items[20:40]))
+    np.testing.assert_array_equal(fitted.scores(items[20:30]), by_hand.scores(items[20:30]))
+    alone = GMMSetting(1, "diag", False, False).fit(mine, labels[:20], rng=0, max_iter=2)
+    assert not np.allclose(alone.scores(items[20:30]), fitted.scores(items[20:30]))
+    assert setting.describe() == "K=1 diag, + synthetic"
+    assert GMMSetting(4, "full", True, False).describe() == "K=4 full, CMVN"
