@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from course_lib.data.digits import digit_features
-from course_lib.recognition import (RECOGNISERS, GMMSetting, fit_gmm_recogniser,
-                                    measured_accuracy, measured_row, trust_line)
+from course_lib.recognition import (RECOGNISERS, GMMSetting, measured_accuracy, measured_row,
+                                    trust_line)
 from course_lib.recognition import real_voices
 from course_lib.results import load_result
 
@@ -42,18 +42,25 @@ def test_a_row_missing_from_the_result_says_to_re_run(monkeypatch):
         measured_row("real GMM")
 
 
-def test_a_setting_with_synthetic_speakers_fits_on_both():
+def test_a_setting_passes_itself_on_and_adds_the_synthetic_speakers(monkeypatch):
+    calls = []
+    monkeypatch.setattr(real_voices, "fit_gmm_recogniser",
+                        lambda *args, **kwargs: calls.append((args, kwargs)))
     items, labels, _ = digit_features("dev")
     mine = [x + 0.5 for x in items[:20]]            # stand-ins for real speakers' takes
-    setting = GMMSetting(1, "diag", False, True)
-    fitted = setting.fit(mine, labels[:20], rng=0, max_iter=2)
+    GMMSetting(4, "full", True, False).fit(mine, labels[:20], rng=7, max_iter=3)
+    GMMSetting(16, "diag", False, True).fit(mine, labels[:20], rng=7)
     synthetic_items, synthetic_labels, _ = digit_features("all")
-    by_hand = fit_gmm_recogniser(mine + list(synthetic_items),
-                                 np.concatenate([labels[:20], synthetic_labels]), 1, rng=0,
-                                 covariance_type="diag", max_iter=2)
-    assert np.array_equal(fitted.predict(items[20:40]), by_hand.predict(items[20:40]))
-    np.testing.assert_array_equal(fitted.scores(items[20:30]), by_hand.scores(items[20:30]))
-    alone = GMMSetting(1, "diag", False, False).fit(mine, labels[:20], rng=0, max_iter=2)
-    assert not np.allclose(alone.scores(items[20:30]), fitted.scores(items[20:30]))
-    assert setting.describe() == "K=1 diag, + synthetic"
+    (alone, alone_options), (added, added_options) = calls
+    assert alone[0] == mine and alone[2] == 4
+    assert alone_options == {"rng": 7, "covariance_type": "full", "normalise_variance": True,
+                             "max_iter": 3}
+    assert len(added[0]) == 20 + len(synthetic_items)
+    assert added[0][:20] == mine and all(a is b for a, b in zip(added[0][20:], synthetic_items))
+    np.testing.assert_array_equal(added[1], np.concatenate([labels[:20], synthetic_labels]))
+    assert added_options["covariance_type"] == "diag" and not added_options["normalise_variance"]
+
+
+def test_a_setting_describes_itself():
+    assert GMMSetting(1, "diag", False, True).describe() == "K=1 diag, + synthetic"
     assert GMMSetting(4, "full", True, False).describe() == "K=4 full, CMVN"
