@@ -14,18 +14,22 @@ alone (IPython's ``_render_traceback_`` hook); under pytest the check's frames a
 
 Hidden tests call the student's function inside :func:`withheld`, which makes the library's own
 answer unavailable for the duration, so a function that merely calls the library fails there.
+
+A self-check that passes ends with :func:`report_pass`, which says what it checked and whether
+hidden tests run the answer again at grading: a pass is worth what was checked.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Mapping
+import textwrap
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 import numpy as np
 
 __all__ = ["SelfCheckFailed", "check_close", "check_equal", "check_between", "check_true",
-           "withheld"]
+           "report_pass", "withheld"]
 
 _PLACEHOLDERS = (None, Ellipsis, NotImplemented)
 
@@ -178,6 +182,36 @@ def check_true(name: str, condition, message: str, *, hint: str | None = None) -
         _fail(name, f"the check could not be evaluated (got {_describe(condition)})")
     if not condition:
         _fail(name, message, hint)
+
+
+def report_pass(task: str, checked: Sequence[str], *, hidden_tests: bool,
+                library_withheld: bool = False, result: str | None = None) -> None:
+    """Print a self-check's pass line: what it checked, and what grading adds to it.
+
+    ``checked`` lists what the visible checks compared, a short phrase each ("the margin on
+    three hand-made lists", "the tuning half against the course's margin"). ``hidden_tests``
+    says whether the cell holds hidden tests, which run the answer again at grading on other
+    inputs; ``library_withheld`` that they run it with the task's off-limits functions switched
+    off. ``result`` is what the answer gave, shown beside the task ("test accuracy 0.93").
+    """
+    if not isinstance(task, str) or not task.strip():
+        raise TypeError(f"report_pass: task must name the task, e.g. 'Task 2 (b)', got {task!r}")
+    if isinstance(checked, str) or not isinstance(checked, Sequence) or not checked \
+            or not all(isinstance(item, str) and item.strip() for item in checked):
+        raise TypeError("report_pass: checked must be a non-empty list of phrases saying what "
+                        f"was checked, got {checked!r}")
+    if library_withheld and not hidden_tests:
+        raise ValueError("report_pass: library_withheld=True needs hidden_tests=True (only the "
+                         "hidden tests switch the off-limits functions off)")
+    shown = f"{task} passed" + (f" ({result})" if result else "")
+    if hidden_tests:
+        grading = ("At grading, hidden tests run your answer again on other inputs"
+                   + (", with the off-limits functions switched off" if library_withheld else "")
+                   + "; the points need them to pass too.")
+    else:
+        grading = "At grading, this same check decides the points; it has no hidden tests."
+    print(textwrap.fill(f"{shown}. Checked: {'; '.join(checked)}.", width=100))
+    print(textwrap.fill(grading, width=100))
 
 
 def _full_name(function: Callable) -> str:

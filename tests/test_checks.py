@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from course_lib.checks import (SelfCheckFailed, check_between, check_close, check_equal,
-                               check_true, withheld)
+                               check_true, report_pass, withheld)
 from course_lib.raters import RaterData
 from course_lib.metrics import discrete_kl
 
@@ -122,3 +122,36 @@ def test_withheld_restores_after_an_error_and_refuses_non_functions():
     with pytest.raises(TypeError, match="withheld"):
         with withheld("discrete_kl", task="Task 2"):
             pass
+
+
+def test_report_pass_says_what_was_checked_and_what_grading_adds(capsys):
+    report_pass("Task 2 (b)", ["the margin of ten hand-made margins", "the tuning half"],
+                hidden_tests=True, library_withheld=True)
+    shown = " ".join(capsys.readouterr().out.split())
+    assert shown.startswith("Task 2 (b) passed. Checked: the margin of ten hand-made margins; "
+                            "the tuning half.")
+    assert "hidden tests run your answer again on other inputs, with the off-limits functions " \
+           "switched off" in shown
+    report_pass("Task 9", ["the scores"], hidden_tests=False, result="test accuracy 0.93")
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Task 9 passed (test accuracy 0.93). Checked: the scores."
+    assert lines[1] == "At grading, this same check decides the points; it has no hidden tests."
+    report_pass("Task 1", ["a long phrase that goes on " * 10], hidden_tests=True)
+    printed = capsys.readouterr().out
+    assert "switched off" not in printed and max(map(len, printed.splitlines())) <= 100
+
+
+@pytest.mark.parametrize("arguments, error, names", [
+    (("", ["x"]), TypeError, "task"),
+    (("Task 1", "the path"), TypeError, "checked"),
+    (("Task 1", []), TypeError, "checked"),
+    (("Task 1", ["the path", " "]), TypeError, "checked"),
+])
+def test_report_pass_refuses_what_says_nothing(arguments, error, names):
+    with pytest.raises(error, match=names):
+        report_pass(*arguments, hidden_tests=False)
+
+
+def test_report_pass_withholds_the_library_only_in_hidden_tests():
+    with pytest.raises(ValueError, match="library_withheld"):
+        report_pass("Task 1", ["the path"], hidden_tests=False, library_withheld=True)

@@ -11,6 +11,7 @@ unit. The messages are written to
 
 from __future__ import annotations
 
+import ast
 import importlib
 import re
 import sys
@@ -153,3 +154,26 @@ def test_an_answer_that_calls_the_library_fails_every_hidden_test(unit):
                  for name in re.findall(r"^def (\w+)\(", cell.source, re.M)}
         assert tasks <= set(withheld), (f"{unit}: task functions graded without the library "
                                         f"withheld: {sorted(tasks - set(withheld))}")
+
+
+@pytest.mark.parametrize("unit", UNITS)
+def test_every_pass_line_says_whether_hidden_tests_follow(unit):
+    """docs/TEACHING.md section 3: each self-check ends in course_lib.checks.report_pass,
+    whose flags state what the cell's hidden tests do: hidden_tests when it has any,
+    library_withheld when they run the answer inside checks.withheld."""
+    cells = nbformat.read(ROOT / "solutions" / f"{unit}.ipynb", as_version=4).cells
+    for index, cell in enumerate(cells):
+        if not _is_self_check(cell):
+            continue
+        last = ast.parse(cell.source).body[-1]
+        called = getattr(getattr(last, "value", None), "func", None)
+        assert isinstance(called, ast.Name) and called.id == "report_pass", \
+            f"{unit} cell {index}: the self-check does not end with report_pass(...)"
+        flags = {keyword.arg: keyword.value.value for keyword in last.value.keywords
+                 if keyword.arg in ("hidden_tests", "library_withheld")}
+        hidden = cell.source.partition("### BEGIN HIDDEN TESTS")[2]
+        assert flags.get("hidden_tests") == bool(hidden), \
+            f"{unit} cell {index}: hidden_tests={flags.get('hidden_tests')}, but the cell has " \
+            f"{'' if hidden else 'no '}hidden tests"
+        assert flags.get("library_withheld", False) == ("withheld(" in hidden), \
+            f"{unit} cell {index}: library_withheld does not say what its hidden tests do"

@@ -82,6 +82,18 @@ MISTAKES = [
         worst_word, worst_gop = min(word_gop(phones), key=lambda pair: pair[1])
         return float(gop.mean()), int(np.sum(gop < low_threshold)), worst_word, worst_gop
         """, expect="divide the number of low phones"),
+    Mistake("sentence_summary", why="a phone at the threshold counted as low (<= instead of <)",
+            code="""
+        gop = np.array([phone.gop for phone in phones])
+        worst_word, worst_gop = min(word_gop(phones), key=lambda pair: pair[1])
+        return float(gop.mean()), float(np.mean(gop <= low_threshold)), worst_word, worst_gop
+        """, expect="strictly BELOW the threshold (<, not <=)"),
+    Mistake("sentence_summary", why="the notebook's global low_phone used instead of the "
+            "argument low_threshold", code="""
+        gop = np.array([phone.gop for phone in phones])
+        worst_word, worst_gop = min(word_gop(phones), key=lambda pair: pair[1])
+        return float(gop.mean()), float(np.mean(gop < low_phone)), worst_word, worst_gop
+        """, expect="use the argument low_threshold, not the notebook's low_phone"),
 
     # answers that just call the library: the hidden tests withhold it (course_lib.checks.withheld)
     Mistake("exact_interval", why="the normal (Wald) interval, share +- 1.96 sqrt(share (1 - "
@@ -132,6 +144,14 @@ MISTAKES = [
         values = np.sort(np.asarray(correct_margins, dtype=float))
         return float(values[int(np.floor(target * values.size))]), True
         """, expect="fall back to the smallest FINITE margin"),
+    Mistake("margin_for_false_flags", why="ceil instead of floor for the index: with target n "
+            "not whole, one word more is flagged than the target allows", code="""
+        values = np.sort(np.asarray(correct_margins, dtype=float))
+        chosen = values[int(np.ceil(target * values.size))]
+        if np.isneginf(chosen):
+            return float(values[np.isfinite(values)].min()), False
+        return float(chosen), True
+        """, expect="round target n down with floor, not up with ceil"),
     Mistake("margin_for_false_flags", why="the words that lost outright dropped before the "
             "share is counted", code="""
         values = np.sort(np.asarray(correct_margins, dtype=float))
@@ -171,6 +191,12 @@ MISTAKES = [
         half = 1.959963984540054 * np.sqrt(share * (1 - share) / changed.size)
         return caught, changed.size, (share - half, share + half)
         """, expect="your function of (a)"),
+    Mistake("held_out_hit_rate", why="the confidence argument not passed on, so the interval "
+            "is always exact_interval's default 95%", code="""
+        changed = np.concatenate([margins["replaced"], margins["left_out"]])
+        caught = int(np.sum(changed < chosen_margin))
+        return caught, changed.size, exact_interval(caught, changed.size)
+        """, expect="pass confidence on to exact_interval"),
     Mistake("word_gop", why="the library's word scores (Pronunciation.words)", code="""
         from course_lib.pronunciation import Pronunciation
         scored = Pronunciation("", tuple(phones), True, float("nan"), float("nan"), ())
