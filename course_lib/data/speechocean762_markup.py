@@ -65,7 +65,9 @@ class WordJudgement:
     what the experts wrote); ``phone_scores`` (n_phones, 5) each expert's score of each
     canonical phone: 2 correct, 1 accented, 0 mispronounced or missed, NaN where the expert
     wrote no phone in that place or wrote brackets that do not pair (then the whole column);
-    ``inserted`` (5,) how many phones each expert heard that the word does not have.
+    ``inserted`` (5,) how many phones each expert heard that the word does not have;
+    ``total`` (5,) each expert's total score of the word, 0-10 (not always whole: the corpus
+    stores it computed from the expert's other scores).
     """
 
     item: int
@@ -75,6 +77,7 @@ class WordJudgement:
     phones: tuple[str, ...]
     phone_scores: np.ndarray
     inserted: np.ndarray
+    total: np.ndarray
 
 
 def _expert_phones(text, where: str) -> tuple[list[tuple[str, int]], int] | None:
@@ -169,6 +172,16 @@ def _whole_scores(scores, where: str, high: int) -> np.ndarray:
     return np.array(scores, dtype=np.float64)
 
 
+def _scores(scores, where: str, high: int) -> np.ndarray:
+    """Five numbers 0..``high`` (whole or not) as floats."""
+    if not isinstance(scores, list) or len(scores) != _N_RATERS or any(
+            isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s <= high
+            for s in scores):
+        raise DataError(f"{where}: expected {_N_RATERS} experts' scores 0-{high}, got "
+                        f"{scores!r}")
+    return np.array(scores, dtype=np.float64)
+
+
 def _judged_word(item: int, index: int, word: str, record, pronunciations: dict,
                  where: str) -> WordJudgement:
     """One word's :class:`WordJudgement`: the canonical phones are the lexicon's
@@ -181,6 +194,7 @@ def _judged_word(item: int, index: int, word: str, record, pronunciations: dict,
         raise DataError(f"{where}: expected the word record of {word!r}, got "
                         f"{str(record)[:80]!r}")
     accuracy = _whole_scores(record.get("accuracy"), where, _SCALE[1])
+    total = _scores(record.get("total"), where, _SCALE[1])
     texts = record.get("phones")
     if not isinstance(texts, list) or len(texts) != _N_RATERS:
         raise DataError(f"{where}: expected {_N_RATERS} experts' phones, got {texts!r}")
@@ -198,9 +212,9 @@ def _judged_word(item: int, index: int, word: str, record, pronunciations: dict,
             for i, j in align_phones(canonical, tuple(phone for phone, _ in h[0]))[1]:
                 if i is not None and j is not None:
                     scores[i, expert] = h[0][j][1]
-    for array in (accuracy, scores, inserted):
+    for array in (accuracy, scores, inserted, total):
         array.setflags(write=False)
-    return WordJudgement(item, index, word, accuracy, canonical, scores, inserted)
+    return WordJudgement(item, index, word, accuracy, canonical, scores, inserted, total)
 
 
 def _word_judgements(sentences: list[dict], pronunciations: dict) -> tuple[WordJudgement, ...]:

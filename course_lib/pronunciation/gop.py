@@ -12,9 +12,12 @@ from Viterbi with a free phone grammar (any phone may follow any phone), NF(p) t
 frames. A phone said as the text asks scores near the best free phone (GOP near 0); a wrong or
 mangled phone scores far below it.
 
-The acoustic models are pocketsphinx 5.1.1's en-us semi-continuous HMMs (triphones for the
-alignment, context-independent phones for the free loop, CMU dictionary) and three decoding
-passes per sentence: word alignment on the prompt, phone alignment, the uniform all-phone loop.
+The acoustic models are pocketsphinx 5.1.1's en-us HMMs, a phonetically-tied mixture model
+(``-model ptm`` in the model's ``feat.params``: the states of all triphones of one phone share
+that phone's Gaussians and differ in their mixture weights) over 13 cepstra with their deltas and
+double deltas (``-feat 1s_c_d_dd``); triphones for the alignment, context-independent phones for
+the free loop, CMU dictionary; and three decoding passes per sentence: word alignment on the
+prompt, phone alignment, the uniform all-phone loop.
 Scores are in nats per 10 ms frame: pocketsphinx keeps log probabilities in base 1.0001 shifted
 right by 10 bits, so one stored unit is 1024 ln(1.0001) nats. Two choices of the decoder are
 needed for GOP to mean anything: every senone is scored in every frame (``compallsen``), so both

@@ -29,7 +29,7 @@ alternatives are whole words (the miscues of a reader), not phone rules. The wri
 homophones (a pronunciation in common with it) are not alternatives: saying one is reading the
 word as written.
 
-One pass of pocketsphinx's grammar search (the same semi-continuous HMMs and units as
+One pass of pocketsphinx's grammar search (the same phonetically-tied mixture HMMs and units as
 :mod:`.gop`: nats per 10 ms frame) gives a word lattice, the paths the Viterbi beam kept. Over
 the lattice, a max-product forward and backward pass (Unit 3's Viterbi recursion in both
 directions) gives, for every lattice word, the score of the best whole-sentence path through

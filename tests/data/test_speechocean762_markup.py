@@ -61,8 +61,9 @@ def test_alignment_pairs_equal_phones_and_prefers_like_substitutions():
     assert align_phones((), ("T",)) == (1.0, ((None, 0),))
 
 
-def word_record(text, accuracy, phones):
-    return {"text": text, "accuracy": list(accuracy), "phones": list(phones)}
+def word_record(text, accuracy, phones, total=(10.0, 8.4, 10, 9.2, 7)):
+    return {"text": text, "accuracy": list(accuracy), "phones": list(phones),
+            "total": list(total)}
 
 
 def judged(words, text="WE BEAR"):
@@ -85,7 +86,8 @@ def test_word_judgements_score_the_canonical_phones_each_expert_heard():
                                                         [0, 2, 2, 0, 2],
                                                         [2, 1, 2, 0, 2]])
     np.testing.assert_array_equal(second.inserted, [0, 0, 0, 0, 1])
-    assert not second.phone_scores.flags.writeable
+    np.testing.assert_array_equal(second.total, [10.0, 8.4, 10.0, 9.2, 7.0])   # not all whole
+    assert not second.phone_scores.flags.writeable and not second.total.flags.writeable
 
 
 def test_an_unreadable_transcription_leaves_that_experts_column_empty():
@@ -102,6 +104,10 @@ def test_an_unreadable_transcription_leaves_that_experts_column_empty():
     (word_record("bear", [3, 7, 10, 2, 11], ["B EH R"] * 5), "whole scores 0-10"),
     (word_record("bear", [3, 7, 10, 2, 6.5], ["B EH R"] * 5), "whole scores 0-10"),
     (word_record("bear", [3, 7, 10, 2, 6], ["B EH R"] * 4), "expected 5 experts' phones"),
+    (word_record("bear", [3, 7, 10, 2, 6], ["B EH R"] * 5, total=[9, 9, 9, 9]),
+     "expected 5 experts' scores 0-10, got [9, 9, 9, 9]"),
+    (word_record("bear", [3, 7, 10, 2, 6], ["B EH R"] * 5, total=[9, 9, 9, 9, 10.5]),
+     "expected 5 experts' scores 0-10"),
     (word_record("pear", [3, 7, 10, 2, 6], ["B EH R"] * 5), "expected the word record of 'BEAR'"),
     (word_record("bear", [3, 7, 10, 2, 6], ["B EH R"] * 4 + ["B QQ R"]),
      "expert 5: 'QQ' in 'B QQ R' is not a phone"),

@@ -27,7 +27,7 @@ PHONES = ("AA", "B", "K", "S", "IY", "T", "DH", "N")
 def judgement(index, word, phones, scores):
     scores = np.array(scores, dtype=np.float64)
     return WordJudgement(0, index, word, np.full(5, 10.0), tuple(phones), scores,
-                         np.zeros(5))
+                         np.zeros(5), np.full(5, 10.0))
 
 
 def phone(index, word, name, start=0.0, gop=-1.0):
