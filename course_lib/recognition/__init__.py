@@ -7,7 +7,8 @@ recognisers, how they are measured, and how a GMM recogniser's size is chosen.
   with :func:`fit_hmm_recogniser` and its :class:`VQFrontEnd` (Unit 3); :func:`select_templates`;
   :class:`NoViableClassError` when no class can score an item.
 - ``metrics``: :func:`evaluate`, the accuracy and confusion matrix of a recogniser's
-  predictions as a :class:`RecognitionReport`.
+  predictions as a :class:`RecognitionReport`; :func:`compare_on_same_items`, two recognisers on
+  the same items with an exact McNemar test (:class:`PairedComparison`).
 - ``unseen_speakers``: measuring on speakers never heard: :func:`speaker_folds`
   (leave-one-speaker-out), :func:`choose_by_speaker_folds` (a setting chosen within the training
   speakers only), :class:`Accuracy` (a count with its exact 95% interval),
@@ -21,7 +22,7 @@ recognisers, how they are measured, and how a GMM recogniser's size is chosen.
   which Units 2 and 3 both read.
 """
 
-from .metrics import RecognitionReport, evaluate
+from .metrics import PairedComparison, RecognitionReport, compare_on_same_items, evaluate
 from .recognisers import (GMMRecogniser, HMMRecogniser, NoViableClassError, Recogniser,
                           TemplateRecogniser, VQFrontEnd, fit_gmm_recogniser,
                           fit_hmm_recogniser, select_templates)
@@ -32,7 +33,8 @@ from .unseen_speakers import (Accuracy, SpeakerFoldChoice, choose_by_speaker_fol
 
 __all__ = ["Recogniser", "TemplateRecogniser", "select_templates", "GMMRecogniser",
            "fit_gmm_recogniser", "VQFrontEnd", "HMMRecogniser", "fit_hmm_recogniser",
-           "NoViableClassError", "RecognitionReport", "evaluate", "GMMSelection",
+           "NoViableClassError", "RecognitionReport", "evaluate", "PairedComparison",
+           "compare_on_same_items", "GMMSelection",
            "select_gmm_recogniser", "Accuracy", "speaker_folds", "per_speaker_accuracy",
            "most_confused_pairs", "choose_by_speaker_folds", "SpeakerFoldChoice", "RECOGNISERS",
            "GMMSetting", "measured_row", "measured_accuracy", "trust_line"]

@@ -3,7 +3,8 @@
 :func:`_confusion_matrix` counts items by true and predicted class, :func:`evaluate` gives the
 accuracy and the matrix as a :class:`RecognitionReport` (with the per-class accuracy and a
 one-line summary). The recognisers of :mod:`course_lib.recognition` use them and show them to a
-reader. They sit apart from :mod:`course_lib.metrics` (the scores of Units 5-7) because they
+reader. :func:`compare_on_same_items` asks whether one recogniser is better than another on the
+same test items, or whether the gap is within chance (exact McNemar test). They sit apart from :mod:`course_lib.metrics` (the scores of Units 5-7) because they
 count labels rather than score numbers on a scale.
 """
 
@@ -12,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import binom
 
-__all__ = ["RecognitionReport", "evaluate"]
+__all__ = ["RecognitionReport", "evaluate", "PairedComparison", "compare_on_same_items"]
 
 
 def _label_array(values, name: str) -> np.ndarray:
@@ -106,3 +108,39 @@ def evaluate(labels, predictions, classes=None) -> RecognitionReport:
     confusion = _confusion_matrix(labels, predictions, classes)
     return RecognitionReport(float(np.trace(confusion) / confusion.sum()), confusion,
                              np.asarray(classes), predictions, labels)
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Two recognisers on the same items: how many items only the first got right, how many
+    only the second, and the exact two-sided McNemar p-value of the difference."""
+
+    first_only: int
+    second_only: int
+    p_value: float
+
+    def __str__(self) -> str:
+        return (f"right only by the first: {self.first_only}, only by the second: "
+                f"{self.second_only} (exact McNemar p = {self.p_value:.2g})")
+
+
+def compare_on_same_items(labels, first, second) -> PairedComparison:
+    """Is one recogniser better than the other on these items, or is the gap within chance?
+
+    Items both get right or both get wrong say nothing about which is better; of the
+    ``n = b + c`` items exactly one gets right, under "equally good" each is the first's with
+    probability 1/2, so the first's count ``b`` is Binomial(n, 1/2) (McNemar 1947, in its exact
+    form). The two-sided p-value is ``min(1, 2 P(X <= min(b, c)))``; 1 when ``n = 0``.
+    ``first`` and ``second`` are the two recognisers' predictions for ``labels``.
+    """
+    labels = _label_array(labels, "labels")
+    first, second = _label_array(first, "first"), _label_array(second, "second")
+    for name, values in (("first", first), ("second", second)):
+        if values.shape != labels.shape:
+            raise ValueError(f"{name}: expected one prediction per label ({labels.shape[0]}), "
+                             f"got {values.shape[0]}")
+    first_right, second_right = first == labels, second == labels
+    b = int(np.sum(first_right & ~second_right))
+    c = int(np.sum(second_right & ~first_right))
+    p_value = 1.0 if b + c == 0 else min(1.0, 2.0 * float(binom.cdf(min(b, c), b + c, 0.5)))
+    return PairedComparison(b, c, p_value)
