@@ -2,10 +2,11 @@
 reads beside the numbers, not how they are computed.
 
 How accurate each verdict is, in one sentence read from the committed experiments (the word
-accuracy, the word check as shown, the "mispronounced" flag, the sentence score's response to a
-misreading), said whether or not anything is flagged; the notes that come before the
-numbers, most serious first; one word of the ``--json`` output; and the command line's error
-messages in the words of ``course.py pronounce``.
+accuracy, the word check as shown and its check for words not heard as written, the
+"mispronounced" flag, the sentence score's response to a misreading), said whether or not
+anything is flagged; the notes that come before the numbers, most serious first; one word of
+the ``--json`` output; and the command line's error messages in the words of
+``course.py pronounce``.
 """
 
 from __future__ import annotations
@@ -66,15 +67,23 @@ def _phone_verdict() -> dict:
             "n_mispronounced": flagged["n_mispronounced"]}
 
 
+def _phone_flag_rates() -> str:
+    """The "mispronounced" flag's recall and precision on the corpus's test phones, in a clause
+    short enough for the lab panel's status line, which says it whether or not a phone is
+    flagged."""
+    verdict = _phone_verdict()
+    return (f"the flag caught {100 * verdict['recall']:.0f}% of the mispronounced phones of "
+            f"speakers it never heard (recall), and {100 * verdict['precision']:.0f}% of its "
+            "flags there were right (precision)")
+
+
 def _phone_verdict_statement() -> str:
     """How far to trust the "mispronounced" flag, in one sentence."""
     verdict = _phone_verdict()
-    return (f"on the corpus's {verdict['n_test_phones']:,} test phones (speakers it never "
-            f"heard), {100 * verdict['precision']:.0f}% of the phones it flagged were ones most "
-            f"experts scored 0, mispronounced or missed (precision), and it flagged "
-            f"{100 * verdict['recall']:.0f}% of those (recall); only "
-            f"{100 * verdict['base_rate']:.1f}% of all test phones were scored so (base rate), "
-            "so a flag means: listen to that phone again, not: it was wrong")
+    return (f"on the corpus's {verdict['n_test_phones']:,} test phones, {_phone_flag_rates()}; "
+            f"only {100 * verdict['base_rate']:.1f}% of the test phones were mispronounced or "
+            "missed, scored 0 by most experts (base rate), so a flag means: listen to that phone "
+            "again, not: it was wrong")
 
 
 @functools.cache
@@ -92,6 +101,18 @@ def _word_check_statement() -> str:
             f"speakers, {_share(corpus['misread'], 'words the experts scored 3 or less')} and "
             f"{_share(corpus['accurate'], 'words every expert scored 8 or more')} "
             "(95% intervals)")
+
+
+@functools.cache
+def _heard_check_statement() -> str:
+    """How far the check for words not heard as written goes on its own, as the panel applied
+    it when ``experiments/shown_word_check.py`` ran: its hits and false flags on the held-out
+    readings (``by_part``), said with its note and when it heard every word as written."""
+    part = word_check_rates()["held_out_readings"]["by_part"]["not_heard_as_written"]
+    return ("On held-out espeak-ng readings it never heard, the check for words not heard as "
+            f"written caught {_share(part['replaced'], 'replaced words')} and "
+            f"{_share(part['left_out'], 'words left out')}, but also flagged "
+            f"{_share(part['correct'], 'words of correct readings')} (95% intervals)")
 
 
 @functools.cache
@@ -156,11 +177,13 @@ def _word_lines(prediction) -> list[str]:
     caveat = f"  ({_word_check_statement()}.)"
     blamed = prediction.blamed_words()
     if not blamed:
-        unheard = not all(word.heard_as_written for word in prediction.words)
-        return [f"Words that pulled it down: none; every word's GOP is above {threshold}"
-                + ("; the words not heard as written are named in the notes above."
-                   if unheard else ", and every word was heard as written. No word stood "
-                   "out."), caveat]
+        quiet = f"Words that pulled it down: none; every word's GOP is above {threshold}"
+        if not all(word.heard_as_written for word in prediction.words):
+            return [f"{quiet}; the words not heard as written are named in the notes above.",
+                    caveat]
+        # the notes say nothing then: the check's own rates stand beside its silence
+        return [f"{quiet}, and every word was heard as written. No word stood out.",
+                f"  ({_heard_check_statement()}.)", caveat]
     lines = [f"Words that pulled it down (GOP below {threshold}):", caveat]
     if prediction.words:
         lines.append(f"  ({_word_accuracy_statement()})")
@@ -220,7 +243,7 @@ def _panel_notes(scored: Pronunciation, distance: float, evaluation,
     else:
         judged = [(r.word, *_heard_word(r)) for r in readings]
         accuracy = ("A misread word can pull a neighbour down with it, so a word next to a "
-                    "flagged one may be flagged only because of it")
+                    f"flagged one may be flagged only because of it. {_heard_check_statement()}")
     misread = [entry for entry in judged if entry[1] != "as written"]
     if misread:
         said = "; ".join(f"{word.lower()}: {_heard_text(verdict, heard)}"
@@ -234,8 +257,9 @@ def _panel_notes(scored: Pronunciation, distance: float, evaluation,
             f"this recording is far from the sentences the experts scored: its GOP features and "
             f"word decoding lie at distance {distance:.1f} from theirs (whitened; only "
             f"{100 - evaluation.far_percentile:g}% of the training sentences lie beyond "
-            f"{evaluation.far_threshold:.1f}), so the panel extrapolates and its intervals "
-            "may be too narrow")
+            f"{evaluation.far_threshold:.1f}), so the panel extrapolates and its intervals are "
+            f"too narrow there: its 90% interval held the experts' mean for "
+            f"{evaluation.far_coverage()}, a 95% interval in brackets")
     return tuple(first) + scored.notes
 
 

@@ -26,11 +26,12 @@ of an average of five experts) with its central 50% and 90% intervals; the proba
 expert drawn at random from the five gives each whole score 0-10 (the mixture over the experts'
 noise, :func:`course_lib.metrics.panel_log_predictive`); and the words whose GOP falls below the
 training split's low-word threshold. Notes come first: words not heard as written, a
-recording whose inputs lie beyond the training cloud, what was done to the audio. A
-recording that did not align gets none of this: no mean, no interval, no distribution, one line
-saying why and what to do (the panel's view of a typical training sentence would pass for a
-score of the recording). Each phone also carries the word score model's "mispronounced" flag,
-stated with its precision, recall and base rate on the corpus's test speakers.
+recording whose inputs lie beyond the training cloud (with how often the 90% interval held the
+experts' mean for such test sentences), what was done to the audio. A recording that did not
+align gets none of this: no mean, no interval, no distribution, one line saying why and what to
+do (the panel's view of a typical training sentence would pass for a score of the recording).
+Each phone also carries the word score model's "mispronounced" flag, stated with its
+precision, recall and base rate on the corpus's test speakers.
 
 The sentences said beside the numbers (how accurate each check is, the notes, a word of the
 JSON, the command line's messages) sit in the engine beside this module,
@@ -63,8 +64,8 @@ from .detector_rates import lowest_below, named_words
 from .word_choice import ReadingDecoder
 from ._panel_statements import (_READINGS, _command_line_message, _decoder_accuracy, _message,
                                 _check_rates, _misreading_statement, _panel_notes,
-                                _phone_lines, _phone_verdict, _two_places, _word_entry,
-                                _word_lines, _words_with_phones)
+                                _phone_flag_rates, _phone_lines, _phone_verdict, _share,
+                                _two_places, _word_entry, _word_lines, _words_with_phones)
 from ..raters.rater_comparison import centre_scores
 from ..recording import read_wav
 from ..results import available_results, load_result
@@ -119,7 +120,8 @@ class PanelEvaluation:
     ``coverage_90``, the share of test sentences whose experts' mean fell in the central 50% and
     90% intervals; ``far_threshold``: the whitened distance from the training sentences beyond
     which a recording counts as far from them (``far_percentile`` of the training sentences'
-    out-of-fold distances)."""
+    out-of-fold distances); ``n_test_far`` and ``far_coverage_90``: how many test sentences
+    lay beyond it, and the share of them whose experts' mean fell in the 90% interval."""
 
     model: str
     test_pcc: float
@@ -130,6 +132,8 @@ class PanelEvaluation:
     n_test_speakers: int
     far_threshold: float
     far_percentile: float
+    n_test_far: int
+    far_coverage_90: float
     rounded_pcc: float = math.nan
     coverage_90_se: float = math.nan
     base_rounded_pcc: float = math.nan
@@ -147,7 +151,16 @@ class PanelEvaluation:
                 "chose the panel's model by its distribution of scores, not its mean); "
                 f"its RMSE was {self.test_rmse:.2f} points (unrounded), and its 90% interval "
                 f"held the experts' mean for {100 * self.coverage_90:.1f}% of them (standard "
-                f"error {100 * self.coverage_90_se:.1f} points, by speaker).")
+                f"error {100 * self.coverage_90_se:.1f} points, by speaker), but for "
+                f"{self.far_coverage()}, a 95% interval in brackets; a recording that far out "
+                "gets a note saying so.")
+
+    def far_coverage(self) -> str:
+        """How often the 90% interval held the experts' mean beyond ``far_threshold``, k of n
+        with its exact 95% interval: said in a far recording's note, and in :meth:`statement`
+        beside every other recording."""
+        held = {"k": round(self.far_coverage_90 * self.n_test_far), "n": self.n_test_far}
+        return f"only {_share(held, 'test sentences far from the training sentences')}"
 
 
 @dataclass(frozen=True)
@@ -249,6 +262,13 @@ class PanelPrediction:
         return [(word, [p for p in word.phones if p.mispronounced]) for word in self.words
                 if any(p.mispronounced for p in word.phones)]
 
+    def phones_flagged_line(self) -> str:
+        """How many phones are flagged mispronounced and the flag's measured recall and
+        precision, short enough for the lab panel's status line (said when none is, too)."""
+        count = sum(len(phones) for _, phones in self.mispronounced())
+        return (f"{count} phone{'' if count == 1 else 's'} flagged mispronounced: "
+                f"{_phone_flag_rates()}")
+
     def summary(self, bar_width: int = 40, *, preamble: bool = True) -> str:
         """The prediction as text (``course.py pronounce``, and the lab panel beside its figure):
         the notes, the aspect and its rubric, the experts' mean with its intervals, how accurate
@@ -327,6 +347,8 @@ class ExpertPanel:
         self.evaluation = PanelEvaluation(**{key: chosen[key] for key in (
             "model", "test_pcc", "test_rmse", "coverage_50", "coverage_90", "n_test_sentences",
             "n_test_speakers", "far_threshold", "far_percentile")},
+            n_test_far=result["far"]["n_test_beyond"],
+            far_coverage_90=result["far"]["test_coverage_90_beyond"],
             rounded_pcc=result["test"]["rounded_pcc"],
             coverage_90_se=result["test"]["coverage_90"]["se"],
             base_rounded_pcc=table["models"]["GP_base"]["PCC"])

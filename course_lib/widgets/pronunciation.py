@@ -13,7 +13,8 @@ the last prediction stays until a new one replaces it, and a take that could not
 kept by the recorder (the line says how to save it). A recording that did not align gets one
 line saying why and what to do, and no figure: the panel has no view of it. Each phone whose
 predicted expert score flags it as mispronounced is marked in the figure and listed in the
-text, with the flag's precision, recall and base rate. Scoring takes a second or two: the
+text, with the flag's precision, recall and base rate; the status line says the count with its
+recall and precision, whether or not any phone is flagged. Scoring takes a second or two: the
 status line says "Scoring…" at once (a live region, read out) and the sentence, the typed text
 and the shipped recording's button are disabled until the result is drawn, or the error said;
 then they are as they were (the recorder stays as it is: a take made meanwhile is scored next).
@@ -174,11 +175,10 @@ class PronunciationExplorer:
         self.text_view.value = _summary_html(prediction)
         self.seconds = time.perf_counter() - started
         low, high = prediction.interval_90
-        flagged = sum(len(phones) for _, phones in prediction.mispronounced())
         self._say(f"Scored in {self.seconds:.1f} s: panel mean {prediction.mean:.1f}, the five "
-                  f"experts' mean {low:.1f}-{high:.1f} (90%); {flagged} phone(s) flagged "
-                  "mispronounced" + (f"; {len(prediction.notes)} note(s) above the figure"
-                                     if prediction.notes else ""))
+                  f"experts' mean {low:.1f}-{high:.1f} (90%); {prediction.phones_flagged_line()}"
+                  + (f"; {len(prediction.notes)} note(s) above the figure"
+                     if prediction.notes else ""))
         return prediction
 
     def _children(self) -> list:

@@ -24,7 +24,7 @@ from scipy.io import wavfile
 from scipy.stats import norm
 
 from course_lib.data.speechocean762 import load_speechocean762
-from course_lib.metrics import rmse
+from course_lib.metrics import clopper_pearson_interval, rmse
 from course_lib.pronunciation.panel import PANEL_MODELS, ExpertPanel, PanelPredictive, _main
 from course_lib.pronunciation import gop_features
 from course_lib.pronunciation.decoder_numbers import reading_numbers
@@ -37,6 +37,16 @@ JSON_KEYS = {"aspect", "mean", "sd", "interval_90", "distribution", "completenes
              "sentence_score_check", "aligned"}
 FEEDBACK = load_result("word_phone_feedback")["result"]["full"]
 TABLE_1 = load_result("wong2024_table1_speechocean762")["result"]["by_inputs"]["gop"]["models"]
+UNHEARD = load_result("shown_word_check")["result"]["word_check"]["held_out_readings"][
+    "by_part"]["not_heard_as_written"]
+
+
+def far_test_sentences_held() -> tuple[int, int]:
+    """The committed far test sentences whose experts' mean the 90% interval held, k and n."""
+    far = RESULT["far"]
+    held = far["test_coverage_90_beyond"] * far["n_test_beyond"]
+    assert held == pytest.approx(round(held), abs=1e-9)
+    return round(held), far["n_test_beyond"]
 
 
 @pytest.fixture(scope="module")
@@ -264,8 +274,25 @@ def test_a_recording_far_from_the_training_population_says_so_first(expert_panel
     assert far.far and "far from the sentences the experts scored" in far.notes[0]
     assert f"distance {far.distance:.1f}" in far.notes[0]
     assert f"beyond {tight.far_threshold:.1f}" in far.notes[0]
+    # how the 90% interval fared on the committed far test sentences, whose exact interval
+    # lies wholly below 90%: "too narrow" is measured, not feared
+    held, n = far_test_sentences_held()
+    assert (f"its intervals are too narrow there: its 90% interval held the experts' mean for "
+            f"only {held} of the {n} test sentences far from") in far.notes[0], far.notes[0]
+    assert clopper_pearson_interval(held, n)[1] < 0.9
     assert "resampled" in far.notes[1]         # the serious note first, then the audio's
     assert far.summary().startswith(f"Note: {far.notes[0]}.")
+
+
+def test_a_recording_near_the_training_population_still_states_how_far_ones_fared(best_read):
+    """The far check's quiet case: no note, and the accuracy statement, in the text and the
+    lab's panel alike, gives the committed coverage of the 90% interval on far test sentences."""
+    assert not best_read.far
+    assert not any("far from the sentences" in note for note in best_read.notes)
+    held, n = far_test_sentences_held()
+    stated = f"but for only {held} of the {n} test sentences far from the training sentences"
+    assert stated in best_read.summary()
+    assert stated in best_read.evaluation.statement()
 
 
 @pytest.fixture(scope="module")
@@ -400,6 +427,9 @@ def test_a_misread_sentence_says_first_which_words_were_not_heard_as_written(exp
         assert re.search(rf"{word.lower()}: (unclear|heard nothing \(left out\?\)|you said "
                          r"[A-Z']+)[;)]", first), first
     assert "a word next to a flagged one may be flagged only because of it" in first
+    # with the check's own measured hits and false flags on the held-out readings
+    for entry in UNHEARD.values():
+        assert f"{entry['k']:,} of the {entry['n']:,} " in first, (entry, first)
     assert prediction.summary().splitlines()[0] == f"Note: {first}."
     # the check's measured rates come with the word list, flagged or not
     assert "A word not named may still be misread: listen to it." in prediction.summary()
@@ -513,16 +543,21 @@ def test_the_decoders_held_out_counts_are_stated_with_exact_intervals(monkeypatc
     assert "held-out" in statement and "95% intervals" in statement
 
 
-def test_a_reading_with_nothing_flagged_still_states_what_the_checks_miss(best_read):
-    """Silence must not read as praise: with no word named and no phone flagged, the text and
-    the JSON still carry the word and phone checks' measured hits and false flags, and how
-    little a misreading moves the score."""
-    quiet = dataclasses.replace(
+@pytest.fixture(scope="module")
+def quiet(best_read):
+    """The best-read sentence with no word named and no phone flagged."""
+    return dataclasses.replace(
         best_read, low_word=-1e3,
         words=tuple(dataclasses.replace(
             w, heard_as_written=True,
             phones=tuple(dataclasses.replace(p, mispronounced=False) for p in w.phones))
             for w in best_read.words))
+
+
+def test_a_reading_with_nothing_flagged_still_states_what_the_checks_miss(quiet):
+    """Silence must not read as praise: with no word named and no phone flagged, the text and
+    the JSON still carry the word and phone checks' measured hits and false flags, and how
+    little a misreading moves the score."""
     assert not any(quiet.named_words()) and not quiet.mispronounced()
     measured = load_result("shown_word_check")["result"]
     held = measured["word_check"]["held_out_readings"]
@@ -545,6 +580,17 @@ def test_a_reading_with_nothing_flagged_still_states_what_the_checks_miss(best_r
     assert out["word_check"]["corpus_test"] == corpus
     assert out["phone_check"]["held_out_readings"] == phones
     assert out["sentence_score_check"]["misread_scores_below"] == pairs["misread_scores_below"]
+
+
+def test_every_word_heard_as_written_is_said_with_that_checks_measured_rates(quiet):
+    """The quiet case of the check for words not heard as written: no note, and beside "every
+    word was heard as written" its committed hits and false flags on the held-out readings, in
+    the text and in the lab's summary alike."""
+    assert not quiet.notes
+    for summary in (quiet.summary(), quiet.summary(preamble=False)):
+        heard = summary.index("every word was heard as written")
+        for entry in UNHEARD.values():
+            assert f"{entry['k']:,} of the {entry['n']:,} " in summary[heard:], entry
 
 
 def test_named_words_are_the_low_words_and_the_words_not_heard_as_written(worst_read):

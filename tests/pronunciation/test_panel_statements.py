@@ -6,9 +6,10 @@ file or say how to add a word."""
 import pytest
 
 from course_lib.pronunciation._panel_statements import (_check_rates, _command_line_message,
-                                                        _heard_text,
+                                                        _heard_check_statement, _heard_text,
                                                         _message, _misreading_statement,
-                                                        _phone_check_statement, _phone_verdict,
+                                                        _phone_check_statement,
+                                                        _phone_flag_rates, _phone_verdict,
                                                         _phone_verdict_statement, _share,
                                                         _two_places, _word_accuracy_statement,
                                                         _word_check_statement)
@@ -22,7 +23,12 @@ def test_the_accuracy_statements_state_the_committed_numbers():
     verdict = _phone_verdict()
     flagged = full["mispronounced"]
     assert verdict["base_rate"] == flagged["n_mispronounced"] / full["n_test_phones"]
-    assert f"{100 * flagged['precision']:.0f}% of the phones it flagged" in \
+    # the status line's short clause is the one the full statement says
+    rates = _phone_flag_rates()
+    assert (f"caught {100 * flagged['recall']:.0f}% of the mispronounced phones" in rates
+            and f"{100 * flagged['precision']:.0f}% of its flags there were right" in rates)
+    assert rates in _phone_verdict_statement()
+    assert f"only {100 * verdict['base_rate']:.1f}% of the test phones" in \
         _phone_verdict_statement()
 
 
@@ -35,6 +41,9 @@ def test_the_check_statements_state_the_committed_held_out_and_corpus_rates():
                   corpus["accurate"]):
         assert f"{entry['k']:,} of the {entry['n']:,} " in statement
     assert statement.startswith("A word not named may still be misread: listen to it.")
+    unheard = held["by_part"]["not_heard_as_written"]
+    for entry in (unheard["replaced"], unheard["left_out"], unheard["correct"]):
+        assert f"{entry['k']:,} of the {entry['n']:,} " in _heard_check_statement()
     phones = measured["phone_check"]["held_out_readings"]
     for entry in (phones["replaced_words"], phones["correct_phones"]):
         assert f"{entry['k']:,} of the {entry['n']:,} " in _phone_check_statement()

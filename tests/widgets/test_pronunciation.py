@@ -1,12 +1,14 @@
 """The pronunciation panel's Python half (course_lib.widgets.pronunciation): a take or the
 shipped clip scored and shown (notes first, the experts' mean with its 90% interval, the aspect,
 its rubric and the panel's stated accuracy, the phones flagged mispronounced with the flag's
-precision, recall and base rate), a typed sentence, errors that leave the last view in place and
-keep the take, and a recording that did not align told so in one line, with no figure. The browser half (the fake microphone) is tested in
-tests/browser/test_pronunciation_in_lab.py."""
+precision, recall and base rate, which the status line states too, even with none flagged), a
+typed sentence, errors that leave the last view in place and keep the take, and a recording
+that did not align told so in one line, with no figure. The browser half (the fake microphone)
+is tested in tests/browser/test_pronunciation_in_lab.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 
@@ -16,6 +18,7 @@ import pytest
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.pronunciation.panel import ExpertPanel
 from course_lib.recording import resample
+from course_lib.results import load_result
 from course_lib.widgets.pronunciation import _OWN, PronunciationExplorer, PronunciationPanel
 from course_lib.widgets.status import _StatusLine
 
@@ -49,7 +52,7 @@ def test_the_shipped_recording_is_scored_shown_and_said(reader, sentences):
     assert "Phones flagged mispronounced" in shown
     assert all(word in shown for word in ("(precision)", "(recall)", "(base rate)"))
     flagged = sum(len(phones) for _, phones in prediction.mispronounced())
-    assert f"{flagged} phone(s) flagged mispronounced" in reader.status.value
+    assert re.search(rf"; {flagged} phones? flagged mispronounced: ", reader.status.value)
     assert reader.notes_view.value == "" and prediction.notes == ()
     # the figure's alt text reads out what it draws: the eleven probabilities, the experts'
     # mean with its 50% and 90% intervals, the rubric's bands
@@ -88,10 +91,35 @@ def test_before_any_take_it_names_the_aspect_its_accuracy_and_where_the_audio_go
         "0.", ".") in about
     assert (f"{100 * evaluation.coverage_90:.1f}% of them (standard error "
             f"{100 * evaluation.coverage_90_se:.1f} points") in about
+    # and, before any recording is far, how the interval fared on the far test sentences
+    # (tests/pronunciation/test_panel.py holds that count to the committed result)
+    assert f"but for {evaluation.far_coverage()}" in about
     # true on a hub and on Binder as on a laptop: the kernel's machine, not "your machine"
     assert "the machine that runs this notebook's kernel" in about
     assert "Binder" in about and "not written to disk unless you save it" in about
     assert "stays on your machine" not in about
+
+
+def test_the_status_line_states_the_phone_flags_rates_when_none_is_flagged(reader, sentences,
+                                                                         monkeypatch):
+    """The first line a screen reader announces: with no phone flagged, it still says the
+    flag's committed recall and precision on speakers it never heard."""
+    real = reader.panel.score
+
+    def nothing_flagged(*args):
+        scored = real(*args)
+        return dataclasses.replace(scored, words=tuple(dataclasses.replace(
+            word, phones=tuple(dataclasses.replace(p, mispronounced=False) for p in word.phones))
+            for word in scored.words))
+
+    monkeypatch.setattr(reader.panel, "score", nothing_flagged)
+    reader.sentence.value = sentences[-1].text.lower()
+    assert not reader.score_shipped().mispronounced()
+    measured = load_result("word_phone_feedback")["result"]["full"]["mispronounced"]
+    status = html.unescape(reader.status.value)
+    assert "; 0 phones flagged mispronounced: the flag caught " in status, status
+    assert (f"caught {100 * measured['recall']:.0f}% of the mispronounced phones" in status
+            and f"{100 * measured['precision']:.0f}% of its flags there were right" in status)
 
 
 def test_notes_show_before_the_figure(reader, sentences):
