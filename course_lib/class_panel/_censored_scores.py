@@ -145,7 +145,9 @@ def _log_score_probability(scores, level, sd) -> np.ndarray:
 class Posteriors:
     """Every informative student's grid posterior (ratings docstring, step 2): ``bias`` and
     ``noise`` (n_ok, grid) the marginal masses on _BIAS_GRID and _NOISE_SD_GRID; ``ok`` the
-    students they belong to."""
+    students they belong to. ``constant_bias`` (n_constant, grid): the bias masses, under the
+    same prior of the noise, of the students ``constant`` who gave every clip one score inside
+    the scale; they enter nothing else (their scores say nothing of their noise)."""
 
     ok: np.ndarray
     bias: np.ndarray
@@ -153,20 +155,24 @@ class Posteriors:
     noise_likelihood: np.ndarray
     priors: np.ndarray
     prior_weights: np.ndarray
+    constant: np.ndarray
+    constant_bias: np.ndarray
 
 
-def _student_posteriors(ratings: RaterData, expert_mean: np.ndarray,
-                        ok: np.ndarray) -> Posteriors:
-    """The (b, s) posteriors of the informative students (ratings docstring, step 2): the log
-    likelihood of every (clip, score) pair that occurs on the grid, summed per student by one
-    product with the students' counts of those pairs."""
-    keep = np.isin(ratings.raters, ok)
+def _student_posteriors(ratings: RaterData, expert_mean: np.ndarray, ok: np.ndarray,
+                        constant: np.ndarray) -> Posteriors:
+    """The (b, s) posteriors of the informative students ``ok`` and of the students
+    ``constant`` (ratings docstring, step 2): the log likelihood of every (clip, score) pair
+    that occurs on the grid, summed per student by one product with the students' counts of
+    those pairs. The class's prior of the noise is fitted to ``ok`` alone."""
+    students = np.concatenate([ok, constant]).astype(np.int64)
+    keep = np.isin(ratings.raters, students)
     clips, scores = ratings.items[keep], ratings.scores[keep]
     position = np.full(ratings.n_raters, -1)
-    position[ok] = np.arange(ok.size)
+    position[students] = np.arange(students.size)
     student = position[ratings.raters[keep]]
     pairs, pair_of = np.unique(np.column_stack([clips, scores]), axis=0, return_inverse=True)
-    counts = np.zeros((ok.size, pairs.shape[0]))
+    counts = np.zeros((students.size, pairs.shape[0]))
     np.add.at(counts, (student, pair_of.ravel()), 1.0)
     b, s = _BIAS_GRID[:, None], _NOISE_SD_GRID[None, :]
     table = np.empty((pairs.shape[0], b.size * s.size))
@@ -174,16 +180,18 @@ def _student_posteriors(ratings: RaterData, expert_mean: np.ndarray,
         table[p] = _log_score_probability(score, expert_mean[int(clip)] + b, s).ravel()
     log_post = counts @ table                       # flat prior on b and on log s
     log_post -= log_post.max(axis=1, keepdims=True)
-    mass = np.exp(log_post).reshape(ok.size, b.size, s.size)
+    mass = np.exp(log_post).reshape(students.size, b.size, s.size)
     mass /= mass.sum(axis=(1, 2), keepdims=True)
     likelihood = mass.sum(axis=1)
-    priors, weights = _class_noise_priors(likelihood)
+    priors, weights = _class_noise_priors(likelihood[:ok.size])
     if ok.size >= _MIN_CLASS_FOR_PRIOR:
         mass *= priors[np.argmax(weights)][None, None, :]
         mass /= mass.sum(axis=(1, 2), keepdims=True)
     else:
         priors, weights = np.ones((1, s.size)), np.ones(1)
-    return Posteriors(ok, mass.sum(axis=2), mass.sum(axis=1), likelihood, priors, weights)
+    bias = mass.sum(axis=2)
+    return Posteriors(ok, bias[:ok.size], mass[:ok.size].sum(axis=1), likelihood[:ok.size],
+                      priors, weights, constant, bias[ok.size:])
 
 
 def _class_noise_priors(likelihood: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -43,7 +43,13 @@ whose scores stop at 10 is then not read as steady: a 10 says only "at least 9.5
 
 A student whose scores are all the same is ``"no information"`` (they say nothing about which
 clip is more fluent: an offset, no noise, no correlation); one with fewer than ``_MIN_SCORES``
-scores is ``"too few scores"``. Neither enters the consensus or the reliability.
+scores is ``"too few scores"``. Neither enters the consensus, the class's prior of the noise or
+the reliability. The bias of a "no information" student whose one score lies inside the scale
+still has its posterior on the grid, under the class's prior of the noise, with its credible
+interval; one who gave every clip 0, or every clip 10, has none (each score says only "at
+most 0.5" or "at least 9.5", so nothing limits the bias in that direction, and a flat prior
+leaves the posterior improper): their ``bias`` is the plain mean difference from the experts'
+mean, reading the scores as exact, and ``bias_interval`` is NaN.
 ``scores_at_ends`` counts each student's scores of 0 or 10, and ``at_scale_end`` flags a student
 with at least a quarter of their scores there: their noise then rests on fewer exact scores,
 which the (wider) interval shows, and a page should say so.
@@ -175,8 +181,9 @@ class ClassRatings:
     experts' mean and ``correlation_interval`` (an approximate confidence interval);
     ``mean_abs_difference`` from the experts' mean and ``mean_abs_difference_se``. The noise,
     correlation and standard errors are NaN where status is not "ok" (say so, never compute
-    with them). ``expert_noise_variance`` (latent, as the students') and ``expert_bias``
-    (n_experts,).
+    with them), but for ``bias_se`` of a "no information" student whose one score lies inside
+    the scale (module docstring). ``expert_noise_variance`` (latent, as the students') and
+    ``expert_bias`` (n_experts,).
 
     Per clip (the activity's order; a clip no student scored is left out): ``items`` the panel
     item numbers, ``expert_mean``,
@@ -187,7 +194,8 @@ class ClassRatings:
     sentences; ``kernel`` says that the experts' model has none (kept for the pages).
 
     Given by :func:`class_ratings_model` (None in a ClassRatings built by hand without them):
-    ``bias_interval`` (S, 2) a Bayesian credible interval of the bias; ``consensus_interval``
+    ``bias_interval`` (S, 2) a Bayesian credible interval of the bias (NaN for too few scores,
+    and for one score throughout at an end of the scale); ``consensus_interval``
     (n_clips, 2) one of the consensus; ``scores_at_ends`` (S,) how many of a student's scores
     are 0 or 10 and ``at_scale_end`` (S,) whether at least a quarter are (module
     docstring)."""
@@ -328,7 +336,8 @@ def _class_ratings_trusted(ratings: RaterData, pseudonyms, items, panel, n_conte
     fitted = _experts_model(experts)
     mean, sd = _item_levels(fitted, experts, n_clips)
     expert_mean = panel.ratings.means[items]
-    posteriors = _student_posteriors(ratings, expert_mean, ok)
+    posteriors = _student_posteriors(ratings, expert_mean, ok,
+                                     _constant_inside_scale(ratings, status))
     students = _student_summaries(ratings, expert_mean, status, posteriors)
     consensus, consensus_sd, consensus_interval, n_class = _class_consensus(
         ratings, ok, students["bias"][ok], students["noise_variance"][ok], _LEVEL)
@@ -361,6 +370,16 @@ def _student_status(ratings: RaterData) -> tuple[tuple[str, ...], np.ndarray]:
     return status, n_scores
 
 
+def _constant_inside_scale(ratings: RaterData, status) -> np.ndarray:
+    """The "no information" students whose one score lies inside the scale. Their bias has a
+    proper posterior; one whose every score is 0 or 10 ("at most", "at least") has none, for
+    the scores set no limit to it in that direction."""
+    score = np.full(ratings.n_raters, np.nan)
+    score[ratings.raters] = ratings.scores       # each of them gave one score throughout
+    return np.flatnonzero([s == "no information" and _SCALE[0] < c < _SCALE[1]
+                           for s, c in zip(status, score)])
+
+
 def _scores_at_ends(ratings: RaterData) -> np.ndarray:
     """How many of each rater's scores sit at either end of the scale."""
     at_end = (ratings.scores <= _SCALE[0]) | (ratings.scores >= _SCALE[1])
@@ -391,7 +410,8 @@ def _student_summaries(ratings: RaterData, expert_mean: np.ndarray, status,
         if rows.size == 0:
             continue
         clips, y = ratings.items[rows], ratings.scores[rows]
-        out["bias"][r] = np.mean(y - expert_mean[clips])    # replaced below when informative
+        # the plain mean; the posterior median replaces it below where the posterior is proper
+        out["bias"][r] = np.mean(y - expert_mean[clips])
         difference = np.abs(y - expert_mean[clips])
         out["mean_abs_difference"][r] = difference.mean()
         if rows.size > 1:
@@ -399,12 +419,14 @@ def _student_summaries(ratings: RaterData, expert_mean: np.ndarray, status,
         if status[r] == "ok":
             _correlation(out, r, y, expert_mean[clips])
     ok, tail = posteriors.ok, (1.0 - _LEVEL) / 2.0
+    placed = np.concatenate([ok, posteriors.constant])      # a proper posterior of the bias
+    if placed.size:
+        mass = np.vstack([posteriors.bias, posteriors.constant_bias])
+        bias = _grid_quantiles(_BIAS_EDGES, mass, [tail, 0.5, 1.0 - tail])
+        out["bias"][placed], out["bias_interval"][placed] = bias[:, 1], bias[:, [0, 2]]
+        mean = mass @ _BIAS_GRID
+        out["bias_se"][placed] = np.sqrt(np.maximum(mass @ _BIAS_GRID ** 2 - mean ** 2, 0.0))
     if ok.size:
-        bias = _grid_quantiles(_BIAS_EDGES, posteriors.bias, [tail, 0.5, 1.0 - tail])
-        out["bias"][ok], out["bias_interval"][ok] = bias[:, 1], bias[:, [0, 2]]
-        mean = posteriors.bias @ _BIAS_GRID
-        out["bias_se"][ok] = np.sqrt(np.maximum(posteriors.bias @ _BIAS_GRID ** 2 - mean ** 2,
-                                                0.0))
         log_sd = _grid_quantiles(_LOG_NOISE_EDGES, posteriors.noise, [tail, 0.5, 1.0 - tail])
         variance = np.exp(2.0 * log_sd)
         out["noise_variance"][ok], out["noise_interval"][ok] = variance[:, 1], variance[:, [0, 2]]

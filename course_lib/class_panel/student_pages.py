@@ -171,12 +171,10 @@ def _ratings_section(ratings: ClassRatings, r: int | None) -> list[str]:
         return lines + ["That is too few to say how you score (at least 3 are needed), so "
                         "your scores were left out of the class model.", ""]
     if status == "no information":
-        return lines + [f"You gave every clip the same score, so your scores cannot tell a "
-                        f"more fluent clip from a less fluent one: the model learnt nothing "
-                        f"about your noise or your agreement with the experts from them. On "
-                        f"average you sat {_signed(ratings.bias[r])} points from the experts' "
-                        f"mean.",
-                        ""]
+        return lines + ["You gave every clip the same score, so your scores cannot tell a more "
+                        "fluent clip from a less fluent one: the model learnt nothing about "
+                        "your noise or your agreement with the experts from them.", "",
+                        *_bias_lines(ratings, r), ""]
     return lines + ["", *_bias_lines(ratings, r), *_noise_lines(ratings, r),
                     *_agreement_lines(ratings, r), *_scale_end_lines(ratings, r), ""]
 
@@ -188,6 +186,12 @@ def _bias_lines(ratings: ClassRatings, r: int) -> list[str]:
     else:                   # a ClassRatings built by hand: the normal approximation
         half = _interval_z(ratings.level) * ratings.bias_se[r]
         low, high = bias - half, bias + half
+    if np.isnan(low):       # one score throughout at an end of the scale (ratings docstring)
+        return [f"- **Your level (bias): no interval can be given.** Every score you gave sat "
+                f"at an end of the scale, and a 0 says only \"at most 0.5\", a 10 only \"at "
+                f"least 9.5\": your scores set no limit to how far from the experts' mean you "
+                f"are in that direction. Read as exact scores, they sat {_signed(bias)} points "
+                f"from the experts' mean on average."]
     if low <= 0 <= high:
         lean = "no clear lean: you score about where the experts' mean is"
     else:

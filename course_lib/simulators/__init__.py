@@ -12,7 +12,7 @@ never import this package; :mod:`course_lib.data` loads only what ships on disk.
 * :mod:`~course_lib.simulators.personalisation_study` -- the hearing-aid studies' personalisation
   loop on a simulated listener: the model, the acquisition rules, one whole session (Unit 6);
 * :mod:`~course_lib.simulators.personalisation` -- the personalisation session a person drives,
-  one answer at a time (Unit 6);
+  one answer at a time, with how far to trust its "settled" (Unit 6);
 * :mod:`~course_lib.simulators.confidence_raters` -- subjects who choose between two items and
   say how confident they are (Unit 7);
 * :mod:`~course_lib.simulators.rating_noise` -- how much such a subject's ratings help as they

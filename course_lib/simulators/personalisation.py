@@ -33,6 +33,10 @@ changes over several dB, so each band's lengthscale starts at 5 dB (a fifth of t
 half-Student-t(6, 30) prior on its square (prior median about 4.5 dB, a heavy tail up to the whole
 range).
 
+How far to trust "settled" (:func:`settling_trust`, shown beside the verdict every time): the
+rates measured on the simulated listeners of the committed study
+``experiments/nielsen2015_personalisation.py``, read from its result at run time.
+
 A simulated listener (:func:`hidden_listener`, the explorer's ``mode="simulated"``) answers with
 :class:`~course_lib.simulators.listeners.SimulatedListener`: a hidden internal response drawn from
 a GP over the gains (:class:`~course_lib.simulators.listeners.GPDrawResponse`) answered through a
@@ -54,12 +58,14 @@ from ..preference.preference_gp import PreferenceGP
 from ..preference.hyperparameters import OnSquare
 from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError
+from ..metrics import clopper_pearson_interval
+from ..results import load_result
 from ..stimuli import load_clip, loudness_matched, standard_equaliser
 from ..validation import RngLike, as_positive_int, as_rng, as_float_array
 from .listeners import GPDrawResponse, SimulatedListener, settings_grid
 from .personalisation_study import hearing_aid_model, next_candidate
 
-__all__ = ["PersonalisationSession", "equaliser_model", "hidden_listener"]
+__all__ = ["PersonalisationSession", "equaliser_model", "hidden_listener", "settling_trust"]
 
 _GAIN_RANGE = (-12.0, 12.0)          # dB, every band
 _GRID_STEP = {2: 1.0, 3: 2.0, 4: 3.0}  # dB between settings: 625, 2197 and 6561 settings
@@ -69,6 +75,10 @@ _LENGTHSCALE_SQUARED_SCALE = 30.0    # dB^2, scale of the half-Student-t(6, .) o
 # the simulated listener: IRF a GP draw over the gains, answers a Beta slider
 _LISTENER_LENGTHSCALE, _LISTENER_VARIANCE = 6.0, 4.0
 _LISTENER_NOISE_SD, _LISTENER_CONCENTRATION = 1.0, 8.0
+# the committed study that measured "settled" on simulated listeners, and the count of
+# comparisons (random start included) up to which it gives the share settled
+_SETTLING_STUDY = "nielsen2015_personalisation"
+_SETTLED_BY = 30
 
 
 def equaliser_model(n_bands: int = 2) -> PreferenceGP:
@@ -96,6 +106,33 @@ def hidden_listener(n_bands: int = 2, *, rng: RngLike = None) -> SimulatedListen
                          settings_grid(*_GAIN_RANGE, 6.0, n_bands), rng=rng)
     return SimulatedListener(irf, PairwiseBeta(_LISTENER_NOISE_SD, _LISTENER_CONCENTRATION),
                              rng=rng)
+
+
+def settling_trust(n_bands: int = 2) -> str:
+    """How far to trust the "settled" verdict, one sentence to show beside it whether or not
+    the session has settled: on the regular simulated listeners of the committed study nearest
+    in size (its 2-D study for two bands, its 4-D one for three or four), how many had the
+    measure settle within the comparisons after the random start that the study counts, and
+    how many had their best setting so far (the incumbent) stop moving by then,
+    each with its exact 95% interval. The study is like this session, not the same: its
+    random start is longer, its grid its own, its 2-D measure unsmoothed and its 4-D one the
+    mean bEI along ascent paths; the sentence names the study's size and random start."""
+    n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
+    result = load_result(_SETTLING_STUDY)
+    study = "2d" if n_bands == 2 else "4d"
+    regular = result["result"]["summary"][study]["groups"]["regular"]
+    n, n_random = regular["n_listeners"], result["settings"]["n_random"]
+
+    def share(kind: str) -> str:
+        k = round(regular[kind][f"share_by_{_SETTLED_BY}_comparisons"] * n)
+        low, high = clopper_pearson_interval(k, n)
+        return f"{k} of {n} (95% interval {100 * low:.0f}-{100 * high:.0f}%)"
+
+    return (f"How far to trust \u201csettled\u201d: of {n} simulated listeners tuning "
+            f"{result['settings']['studies'][study]['dim']} parameters (the course's run of "
+            f"Nielsen et al. 2015), the measure settled within {_SETTLED_BY - n_random} "
+            f"comparisons after a random start of {n_random} for {share('ei_settled')}; the "
+            f"best setting so far had stopped moving by then for {share('incumbent_settled')}.")
 
 
 class PersonalisationSession:

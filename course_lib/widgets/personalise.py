@@ -11,12 +11,15 @@ The loop is :class:`course_lib.simulators.personalisation.PersonalisationSession
 that questions the listener, a person or a simulated one); this module wires its answer buttons,
 players and sliders, and draws its maps with :mod:`course_lib.plotting.personalisation_session`.
 "Answer for me" and "Run 10 steps" let the simulated listener answer; "show hidden preference"
-reveals its IRF. The person at the keyboard can answer in either mode.
+reveals its IRF. The person at the keyboard can answer in either mode. Under the figure, every
+time, how far to trust its "settled" verdict
+(:func:`course_lib.simulators.personalisation.settling_trust`).
 """
 
 from __future__ import annotations
 
 import html
+import textwrap
 
 import ipywidgets as W
 import numpy as np
@@ -26,7 +29,7 @@ from ..preference.acquisition import bivariate_ei
 from ..plotting.personalisation_session import (plot_comparisons, plot_equaliser_curves,
                                                 plot_session_marks, plot_setting_map,
                                                 plot_convergence_measure)
-from ..simulators.personalisation import PersonalisationSession, hidden_listener
+from ..simulators.personalisation import PersonalisationSession, hidden_listener, settling_trust
 from ..stimuli import CLIP_TRANSCRIPTS, CLIPS, wav_bytes
 from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
 from .base import Explorer
@@ -143,10 +146,13 @@ def session_figure(session: PersonalisationSession, shown=(0, 1), *,
 
 
 def _figure_inputs(session: PersonalisationSession):
-    """Axis names, the frequencies of the equaliser curves and the bands' frequencies."""
+    """Axis names, the frequencies of the equaliser curves, the bands' frequencies and how far
+    to trust "settled" (read once: the committed result is large, a redraw follows every
+    answer)."""
     names = tuple(f"{name} gain (dB)" for name in session.equaliser.names)
     return (names, np.geomspace(40, 8000, 200),
-            [band.frequency for band in session.equaliser.bands])
+            [band.frequency for band in session.equaliser.bands],
+            settling_trust(session.n_bands))
 
 
 def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str = "speech",
@@ -167,7 +173,7 @@ def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str =
     listener = hidden_listener(bands, rng=rng) if mode == "simulated" else None
     session = PersonalisationSession(bands, listener=listener, n_random=n_random, rng=rng)
     names = session.equaliser.names
-    axis_names, frequencies, band_frequencies = _figure_inputs(session)
+    axis_names, frequencies, band_frequencies, trust = _figure_inputs(session)
 
     controls = {"strength": W.FloatSlider(value=0.6, min=0.0, max=1.0, step=0.05,
                                           description="how much", readout=True,
@@ -189,7 +195,7 @@ def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str =
 
     def render(strength=None, clip=None, shown=(0, 1), show_truth=False) -> Figure:
         drawn["figure"] = _draw(session, shown, show_truth, axis_names, frequencies,
-                                band_frequencies, figure=drawn.get("figure"))
+                                band_frequencies, trust, figure=drawn.get("figure"))
         return drawn["figure"]
 
     def say(choice):
@@ -209,14 +215,15 @@ def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str =
 
 
 def _new_figure(n_bands: int) -> Figure:
-    """The explorer's empty figure: three maps, the equaliser curves above the settling plot.
-    A plain Figure (not pyplot's), so closing it after a PNG is made leaves it usable."""
+    """The explorer's empty figure: three maps, the equaliser curves above the settling plot,
+    and room beneath for how far to trust "settled". A plain Figure (not pyplot's), so closing
+    it after a PNG is made leaves it usable."""
     # 960 px wide at 100 dpi: JupyterLab's output area beside the file browser on a
     # 1366-px laptop screen shows it unscaled
-    fig = Figure(figsize=(9.6, 3.9))
-    top = 0.86 if n_bands == 2 else 0.81      # 3-4 bands: a line on the slice above
+    fig = Figure(figsize=(9.6, 4.3))
+    top = 0.87 if n_bands == 2 else 0.83      # 3-4 bands: a line on the slice above
     # the empty fourth column leaves room for the tick labels of the right-hand panels
-    grid = fig.add_gridspec(2, 5, left=0.06, right=0.99, bottom=0.12, top=top, wspace=0.12,
+    grid = fig.add_gridspec(2, 5, left=0.06, right=0.99, bottom=0.2, top=top, wspace=0.12,
                             hspace=0.95, width_ratios=[1, 1, 1, 0.22, 0.95])
     for k in range(3):
         fig.add_subplot(grid[:, k])
@@ -236,11 +243,12 @@ def _cleared(fig: Figure) -> Figure:
     return fig
 
 
-def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies, *,
+def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies, trust, *,
           figure: Figure | None = None) -> Figure:
     """The explorer's figure: posterior mean, sd and bEI over two bands (a slice through the
     incumbent for 3-4 bands) with comparisons, incumbent and next pair; the two settings'
-    equaliser curves; the settling measure. Drawn into ``figure`` (cleared first) when given.
+    equaliser curves; the settling measure with its verdict, and beneath the figure ``trust``,
+    how far to trust the verdict. Drawn into ``figure`` (cleared first) when given.
     No colour bars: each title gives its map's range (three colour-bar axes took a third of
     the redraw time)."""
     i, j = shown
@@ -310,6 +318,10 @@ def _draw(session, shown, show_truth, axis_names, frequencies, band_frequencies,
     if session.n_failed_optimisations:
         verdict += f"\n({session.n_failed_optimisations} MAP-II runs failed)"
     ax_settle.set_title(verdict, fontsize="small")
+    # held by the settling panel (placed in figure coordinates), so the figure's description
+    # reads it with the verdict; the width below the maps holds it in two lines
+    ax_settle.text(0.06, 0.015, textwrap.fill(trust, 165), transform=fig.transFigure,
+                   va="bottom", fontsize="x-small")
     return fig
 
 

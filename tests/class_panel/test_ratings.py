@@ -5,7 +5,8 @@ three features, five experts of known noise, and students of known bias and nois
 of its sentences as whole numbers 0-10. The checks: the reliability formula against its closed
 form and a simulation; the k needed covers the true k; the students' biases and noises come
 back in order; a lenient but steady student is not called noisy; a student who gave every clip
-the same score is "no information" without a warning; a lenient class shows in the consensus;
+the same score is "no information" without a warning, and keeps a bias interval unless that
+score is an end of the scale; a lenient class shows in the consensus;
 one real speechocean762 round end to end through the lead's Collection; bad input named.
 """
 
@@ -131,12 +132,45 @@ def test_a_student_with_one_score_for_everything_is_no_information():
     result = fit((RaterData.from_matrix(table, scale=(0, 10)), names, items), panel)
     assert result.status[1] == "no information" and result.status[2] == "too few scores"
     assert result.informative.tolist() == [True, False, False, True, True, True]
-    for field in ("noise_variance", "correlation", "bias_se"):
+    for field in ("noise_variance", "correlation"):
         assert np.isnan(getattr(result, field)[[1, 2]]).all()
         assert np.isfinite(getattr(result, field)[[0, 3, 4, 5]]).all()
     assert np.isfinite(result.bias).all()           # their level is still known
+    # one score inside the scale: the bias keeps its posterior and interval
+    assert np.isfinite(result.bias_se[[0, 1, 3, 4, 5]]).all() and np.isnan(result.bias_se[2])
+    assert np.isfinite(result.bias_interval[[0, 1, 3, 4, 5]]).all()
+    assert np.isnan(result.bias_interval[2]).all()
     assert result.reliability.k.size == 4           # only the informative ones
     assert np.isfinite(result.consensus).all()
+
+
+def test_one_score_throughout_gets_a_bias_interval_inside_the_scale_and_a_reason_at_its_ends():
+    """Inside the scale the interval sits around the plain mean difference from the experts'
+    mean and narrows with more clips; all 10s or all 0s leave the bias without an upper (lower)
+    limit, so no interval, and the plain mean difference stays. The informative students'
+    numbers do not move: the class's prior of the noise is theirs alone."""
+    panel = fake_panel(15)
+    ratings, names, items = fake_class(panel, 15, np.zeros(16), np.full(16, 1.0), n_clips=24)
+    table = ratings.matrix()
+    table[2:, :4] = np.nan                          # four students with too few scores
+    before = fit((RaterData.from_matrix(table, scale=(0, 10)), names, items), panel)
+    table[:, 0], table[:, 1], table[:, 2] = 7.0, 10.0, 0.0
+    table[:12, 3], table[12:, 3] = np.nan, 7.0     # the same score on half as many clips
+    result = fit((RaterData.from_matrix(table, scale=(0, 10)), names, items), panel)
+    assert result.status[:3] == ("no information",) * 3
+    plain = 7.0 - panel.ratings.means[items]
+    low, high = result.bias_interval[0]
+    assert low < plain.mean() < high and low < result.bias[0] < high
+    assert high - low < 2.0                         # an interval of the bias, not of a score
+    assert np.diff(result.bias_interval[3])[0] > high - low     # 12 clips: wider than 24
+    for r, score in ((1, 10.0), (2, 0.0)):
+        assert np.isnan(result.bias_interval[r]).all() and np.isnan(result.bias_se[r])
+        assert result.bias[r] == pytest.approx(np.mean(score - panel.ratings.means[items]))
+    informative = result.informative
+    assert informative[4:].all() and not informative[:4].any()
+    # (to rounding: the students' table of (clip, score) pairs has grown)
+    np.testing.assert_allclose(result.bias_interval[4:], before.bias_interval[4:], rtol=1e-9)
+    np.testing.assert_allclose(result.noise_variance[4:], before.noise_variance[4:], rtol=1e-9)
 
 
 def test_one_student_and_a_class_without_information_do_not_crash():

@@ -29,7 +29,7 @@ def made_ratings() -> ClassRatings:
     return ClassRatings(
         pseudonyms=NAMES, status=("ok", "ok", "no information", "too few scores"),
         n_scores=np.array([20, 20, 20, 2]), bias=np.array([1.2, -0.9, 2.1, 0.4]),
-        bias_se=np.array([0.2, 0.25, nan, nan]), noise_variance=np.array([0.8, 2.2, nan, nan]),
+        bias_se=np.array([0.2, 0.25, 0.3, nan]), noise_variance=np.array([0.8, 2.2, nan, nan]),
         noise_interval=np.array([[0.5, 1.6], [1.4, 4.4], [nan, nan], [nan, nan]]),
         noise_at_floor=np.zeros(4, bool), correlation=np.array([0.81, 0.42, nan, nan]),
         correlation_interval=np.array([[0.62, 0.91], [0.05, 0.69], [nan, nan], [nan, nan]]),
@@ -122,7 +122,10 @@ def test_a_student_with_two_answers_is_told_the_class_predicts_them_better():
 
 def test_no_information_and_too_few_scores_are_said_as_such_without_a_nan():
     silent = student_page(NAMES[2], RATINGS, PREFERENCES)
-    assert "You gave every clip the same score" in silent and "+2.1 points" in silent
+    assert "You gave every clip the same score" in silent
+    # the bias still comes with its range (0.3 x z_0.95 = 0.49 either side)
+    assert "**Your level (bias): +2.1 points** (90 % Bayesian credible interval: +1.6 to " \
+           "+2.6), lenient" in silent
     assert "Your noise" not in silent and "correlation" not in silent
     assert "You handed in no comparison sheet" in silent
     few = student_page(NAMES[3], RATINGS)
@@ -143,6 +146,20 @@ def test_the_models_own_bias_interval_and_the_end_of_the_scale_are_shown():
     assert "(90 % Bayesian credible interval: -0.1 to +2.0), no clear lean" in page
     assert "**Scores at the end of the scale**: 9 of your 20 scores were 0 or 10" in page
     assert "end of the scale" not in student_page(NAMES[1], ratings)
+
+
+def test_one_score_throughout_at_an_end_of_the_scale_says_why_the_bias_has_no_interval():
+    ratings = ClassRatings(**{**made_ratings().__dict__,
+                              "bias_interval": np.array([[-0.1, 2.0], [-1.5, -0.4],
+                                                         [np.nan] * 2, [np.nan] * 2]),
+                              "scores_at_ends": np.array([0, 0, 20, 0]),
+                              "at_scale_end": np.array([False, False, True, False])})
+    page = student_page(NAMES[2], ratings)
+    assert "You gave every clip the same score" in page
+    assert "**Your level (bias): no interval can be given.**" in page
+    assert 'a 10 only "at least 9.5"' in page and "set no limit" in page
+    assert "Read as exact scores, they sat +2.1 points from the experts' mean" in page
+    assert "nan" not in page.lower()
 
 
 def test_a_comparison_sheet_with_no_information_is_told_so():

@@ -15,6 +15,8 @@ from scipy.io import wavfile  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
 
 from course_lib import stimuli  # noqa: E402
+from course_lib.metrics import clopper_pearson_interval  # noqa: E402
+from course_lib.results import load_result  # noqa: E402
 from course_lib.preference.acquisition import bivariate_ei  # noqa: E402
 from course_lib.preference.ei_convergence import average_ei_path, settled_at  # noqa: E402
 from course_lib.simulators.listeners import settings_grid  # noqa: E402
@@ -72,6 +74,7 @@ def test_answering_A_better_makes_the_model_prefer_A():
     (lambda: S.PersonalisationSession(5), "n_bands"),
     (lambda: S.PersonalisationSession(2, listener="me"), "listener"),
     (lambda: S.PersonalisationSession(2, n_random=0), "n_random"),
+    (lambda: S.settling_trust(5), "n_bands"),
     (lambda: P._answer_from_buttons("C"), "choice"),
     (lambda: P._answer_from_buttons("A", 1.5), "strength"),
     (lambda: P.personalise_explorer("video"), "mode"),
@@ -82,6 +85,37 @@ def test_bad_arguments_name_themselves(call, name):
     with pytest.raises((ValueError, TypeError)) as caught:
         call()
     assert str(caught.value).startswith(name + ":"), str(caught.value)
+
+
+# ----- how far to trust "settled" ---------------------------------------------------------------
+
+@pytest.mark.parametrize("bands, study", [(2, "2d"), (3, "4d"), (4, "4d")])
+def test_the_settled_verdict_states_its_measured_rates_before_any_answer(bands, study):
+    """The explorer as it opens (nothing answered, nothing settled) shows, with its verdict,
+    how often the measure settled on the committed study's simulated listeners and how often
+    their best setting so far stopped moving, each count the committed result's."""
+    explorer = P.personalise_explorer(bands=bands, rng=0)
+    settling = explorer.render(**explorer.values()).axes[4]
+    assert settling.get_title() == "mean bEI: not settled"
+    (trust,) = [" ".join(text.get_text().split()) for text in settling.texts
+                if text.get_text().startswith("How far to trust")]
+    result = load_result("nielsen2015_personalisation")
+    regular = result["result"]["summary"][study]["groups"]["regular"]
+    n, n_random = regular["n_listeners"], result["settings"]["n_random"]
+    assert f"of {n} simulated listeners" in trust
+    by = S._SETTLED_BY          # comparisons, the random start included
+    assert f"settled within {by - n_random} comparisons after a random start of {n_random}" \
+        in trust
+    counts = []
+    for kind in ("ei_settled", "incumbent_settled"):
+        k = round(regular[kind][f"share_by_{by}_comparisons"] * n)
+        low, high = clopper_pearson_interval(k, n)
+        assert f"for {k} of {n} (95% interval {100 * low:.0f}-{100 * high:.0f}%)" in trust
+        counts.append(k)
+    if study == "2d":               # the issue's numbers: 78 settle, 23 stop moving
+        assert counts == [78, 23]
+    assert trust == " ".join(S.settling_trust(bands).split())
+    plt.close("all")
 
 
 # ----- sound ------------------------------------------------------------------------------------
@@ -147,6 +181,8 @@ def test_run_10_steps_answers_ten_times_and_start_again_empties_the_maps():
     assert explorer.last_error is None and explorer.session.n_answers == 10
     fig = explorer.render(**explorer.values())
     assert "10 answers" in fig.axes[0].get_title()
+    # the verdict keeps its measured rates after answers too
+    assert fig.axes[4].texts[-1].get_text().split() == S.settling_trust(2).split()
     explorer.buttons["Start again"].click()
     fig = explorer.render(**explorer.values())
     assert "no answers yet" in fig.axes[0].get_title()
