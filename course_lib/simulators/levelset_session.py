@@ -55,7 +55,7 @@ from .levelset_model import _MODELS, _fit_model, _prior_kernel, _threshold_level
 from .psychophysics import LevelSetProblem, _check_inside_box, simulate_answers
 
 __all__ = ["LevelSetSession", "LevelSetTrace", "run_levelset_session", "LevelSetMaps",
-           "levelset_maps", "acquisition_curve", "detection_curve"]
+           "levelset_maps", "acquisition_curve", "detection_curve", "threshold_interval"]
 
 
 def _check_sobol_size(n: int, dim: int, name: str) -> None:
@@ -457,3 +457,33 @@ def detection_curve(model, threshold: float):
     return (levels, ndtr(mean), ndtr(mean - 1.96 * sd),
             ndtr(mean + 1.96 * sd), _threshold_level(levels, mean, threshold))
 
+
+def _first_crossing(levels, curve, threshold: float):
+    """The first level at which ``curve`` reaches ``threshold``: the lowest level when it is
+    already there, None when it never is."""
+    return float(levels[0]) if curve[0] >= threshold else _threshold_level(levels, curve,
+                                                                          threshold)
+
+
+def threshold_interval(model, threshold: float, z: float):
+    """(low, high): where the latent band mean +- ``z`` sd of a fitted 1-D ``model`` crosses
+    ``threshold`` on the levels of :func:`detection_curve`, an interval for the level at which
+    the curve reaches the threshold (the 75 % point). For a latent that rises with the level,
+    "the threshold lies below x" is the event f(x) >= threshold, of posterior probability
+    Phi((mean(x) - threshold) / sd(x)); so the threshold's own quantiles Phi(-z) and Phi(z) are
+    where mean + z sd and mean - z sd reach the threshold, and z = Phi^-1(0.95) would give a
+    90 % interval if the posterior were right. No curves are sampled. ``low`` is None when even
+    mean + z sd stays below the threshold (no interval), ``high`` None when mean - z sd does
+    (the interval runs beyond the top level). The interval widens as z grows, so the smallest z
+    whose interval holds a known threshold is well defined (the experiment
+    ``experiments/detection_threshold_intervals.py`` sets z on simulated listeners)."""
+    z = float(as_float_array(z, "z", ndim=0))
+    if not z >= 0.0:
+        raise ValueError(f"z: expected a number of sds >= 0, got {z!r}")
+    levels = np.linspace(0.0, 1.0, _CURVE_POINTS)
+    mean, var = model.predict(levels[:, None])
+    sd = np.sqrt(np.maximum(var, 0.0))
+    low = _first_crossing(levels, mean + z * sd, threshold)
+    if low is None:
+        return None, None
+    return low, _first_crossing(levels, mean - z * sd, threshold)

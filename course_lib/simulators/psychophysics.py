@@ -336,14 +336,26 @@ LISTENER_U50 = 0.35
 LISTENER_SPREAD = LISTENER_U50 / -float(constraints_from_probability(_FALSE_ALARM_FLOOR))
 
 
-def detection_problem() -> LevelSetProblem:
+def detection_problem(*, u50: float = LISTENER_U50,
+                      false_alarms: float = _FALSE_ALARM_FLOOR) -> LevelSetProblem:
     """The detection demo's problem: levels u in [0, 1], the 75 % threshold on the probit scale,
     one constraint "level 0 is heard only as a false alarm" (P = 1 %: a yes/no task, where
     Wu et al.'s f(0) = 0 of a two-alternative task would say that silence is heard half of the
-    time), and a simulated listener with P(heard) = Phi((u - 0.35) / spread), the spread
-    chosen so that P(heard | 0) is the floor."""
+    time), and a simulated listener with P(heard) = Phi((u - u50) / spread), the spread chosen
+    so that P(heard | 0) is ``false_alarms``. The defaults are the demo's listener; other
+    listeners (other ``u50`` in (0, 1), ``false_alarms`` in (0, 0.5)) keep the model's
+    constraint at 1 %, so that one whose false alarms differ shows what a wrong constraint
+    costs."""
+    u50 = float(as_float_array(u50, "u50", ndim=0))
+    false_alarms = float(as_float_array(false_alarms, "false_alarms", ndim=0))
+    if not 0.0 < u50 < 1.0:
+        raise ValueError(f"u50: expected a level in (0, 1), got {u50!r}")
+    if not 0.0 < false_alarms < 0.5:
+        raise ValueError(f"false_alarms: expected a probability in (0, 0.5), got "
+                         f"{false_alarms!r}")
+    spread = u50 / -float(ndtri(false_alarms))
     return LevelSetProblem(
         name="tone in noise", bounds=np.array([[0.0, 1.0]]),
-        latent=lambda X: (np.asarray(X, float)[:, 0] - LISTENER_U50) / LISTENER_SPREAD,
+        latent=lambda X: (np.asarray(X, float)[:, 0] - u50) / spread,
         link="probit", constraint_X=np.zeros((1, 1)),
         constraint_y=constraints_from_probability([_FALSE_ALARM_FLOOR]))

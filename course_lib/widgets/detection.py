@@ -18,18 +18,27 @@ Phi^-1(0.01) = -2.33 with Wu et al.'s noise sd 0.2 |y| + 0.1
 (:func:`~course_lib.mixed.constraints.constraint_sigma`; a-priori P(heard | 0) below about
 10 %). Writing Wu et al.'s f(0) = 0 into a yes/no task would tell the model that silence is
 "heard" half of the time, and drag its threshold estimate towards level zero.
+
+How far to trust the estimate. Every estimate comes with an interval
+(:func:`~course_lib.simulators.levelset_session.threshold_interval`, of the width z that
+``experiments/detection_threshold_intervals.py`` set on simulated listeners) and with what that
+experiment measured on other simulated listeners after as many answers: how often the interval
+held their true threshold and the estimate's median error (``_threshold_report``), read from
+its committed result.
 """
 
 from __future__ import annotations
 
 import html
+import textwrap
 
 import ipywidgets as W
 from matplotlib.figure import Figure
 
 from ..mixed.constraints import ARMS
 from ..plotting.levelset import QUERY_COLOUR, plot_detection_curve
-from ..simulators.levelset_session import acquisition_curve, detection_curve
+from ..results import load_result
+from ..simulators.levelset_session import acquisition_curve, detection_curve, threshold_interval
 from ..simulators.psychophysics import LISTENER_SPREAD, LISTENER_U50, detection_problem
 from ..stimuli import (TONE_CLIP_DURATION, TONE_DURATION, TONE_FREQUENCY, tone_in_noise,
                        tone_snr_db, wav_bytes)
@@ -37,6 +46,9 @@ from ..validation import RngLike, check_choice
 from .levelset import _ACQUISITIONS, ExplorerState, LevelSetExplorer, _dropdown, _seed, _States
 
 __all__ = ["DetectionState", "detection_figure", "detection_demo"]
+
+# the committed measurement of the estimate and its interval on simulated listeners
+_TRUST_RESULT = "detection_threshold_intervals"
 
 # what the two players hold, for a listener who cannot hear them (the trial's own level is the
 # question, so the text does not say whether its tone is audible)
@@ -75,6 +87,49 @@ class DetectionState(ExplorerState):
         model."""
         return detection_curve(self.model, self.problem.threshold)
 
+    @property
+    def interval(self):
+        """(low, high) of the current model at the committed width z
+        (:func:`~course_lib.simulators.levelset_session.threshold_interval`); (None, None)
+        before the first fit."""
+        if self.model is None:
+            return None, None
+        z = load_result(_TRUST_RESULT)["result"]["interval_rule"]["z"]
+        return threshold_interval(self.model, self.problem.threshold, z)
+
+
+def _threshold_report(state: DetectionState) -> str | None:
+    """The estimate with its interval and how far to trust them: the committed held-out
+    coverage (with its exact interval) and median error at this number of answers (at the most
+    measured beyond it), and whether this arm and acquisition were the measured ones. None
+    before the first fit."""
+    if state.model is None:
+        return None
+    document = load_result(_TRUST_RESULT)
+    settings, result = document["settings"], document["result"]
+    rows = result["held_out"]["by_answers"]
+    n = min(state.answers.size, max(int(key) for key in rows))
+    row = rows[str(n)]
+    estimate = state.thresholds[-1][1]
+    low, high = state.interval
+    level = round(100 * result["interval_rule"]["target"])
+    said = ("no estimate yet (the curve does not cross 75 % between levels 0 and 1)"
+            if estimate is None else f"threshold ≈ {estimate:.2f}")
+    if low is not None:
+        said += (f", {level}% interval {low:.2f}" + (" to beyond 1" if high is None
+                                                     else f"-{high:.2f}"))
+    c_low, c_high = row["coverage_interval"]
+    after = (f"{n} answers" + (" (the most measured)" if n < state.answers.size else ""))
+    trust = (f"How far to trust it: on {row['listeners']} simulated listeners after {after}, "
+             f"the {level}% interval held the true threshold for {row['held']} "
+             f"({row['coverage']:.0%}; 95% CI {c_low:.0%}-{c_high:.0%})")
+    if row["median_abs_error"] is not None:
+        trust += f", and half the estimates were within {row['median_abs_error']:.2f} of it"
+    if (state.arm, state.acquisition) != (settings["arm"], settings["acquisition"]):
+        rule = next(k for k, v in _ACQUISITIONS.items() if v == settings["acquisition"])
+        trust += f"; measured with arm '{settings['arm']}' and {rule} only, not this setting"
+    return f"{said[0].upper()}{said[1:]}. {trust}."
+
 
 def detection_figure(state: DetectionState, *, show_listener: bool = False) -> Figure:
     """The demo's figure: P(heard) against the level (the model's curve and band, the answers,
@@ -85,8 +140,8 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
         raise TypeError(f"state: expected a DetectionState, got {type(state).__name__}")
     levels, p_heard, low, high, estimate = state.curve()
     problem = state.problem
-    fig = Figure(figsize=(9.6, 3.7))
-    grid = fig.add_gridspec(2, 2, left=0.07, right=0.99, bottom=0.13, top=0.9, wspace=0.22,
+    fig = Figure(figsize=(9.6, 4.1))
+    grid = fig.add_gridspec(2, 2, left=0.07, right=0.99, bottom=0.12, top=0.8, wspace=0.22,
                             hspace=0.12, width_ratios=[1.5, 1], height_ratios=[3, 1])
     ax_curve, ax_trace = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[:, 1])
     ax_acq = fig.add_subplot(grid[1, 0], sharex=ax_curve)
@@ -108,9 +163,11 @@ def detection_figure(state: DetectionState, *, show_listener: bool = False) -> F
     ax_acq.tick_params(labelsize="x-small")
     ax_acq.set_xlabel("tone level (0: noise only; 1: tone at "
                       f"{float(tone_snr_db(1.0)):.0f} dB re the noise)", fontsize="small")
-    said = "no estimate yet" if estimate is None else f"threshold ≈ {estimate:.2f}"
-    ax_curve.set_title(f"P(heard) after {state.answers.size} answers: {said} "
-                       f"(dashed magenta: next level {state.query[0]:.2f})", fontsize="small")
+    ax_curve.set_title(f"P(heard) after {state.answers.size} answers (dashed magenta: next "
+                       f"level {state.query[0]:.2f})", fontsize="small")
+    report = _threshold_report(state)
+    if report is not None:
+        fig.text(0.07, 0.985, textwrap.fill(report, 150), va="top", fontsize="small")
     known = [(n, value) for n, value in state.thresholds if value is not None]
     if known:
         n, values = zip(*known)
@@ -134,8 +191,10 @@ def _detection_status(state: DetectionState, arm, acquisition, show_truth) -> st
     loudness = "no tone at all" if level == 0 else f"tone at {snr:.1f} dB re the noise"
     said = (f" The simulated listener hears it with probability "
             f"{state.true_p_yes(state.query):.2f}." if show_truth else "")
+    report = _threshold_report(state)
     return (f"<b>Trial {state.answers.size + 1}</b>: level {level:.2f} ({html.escape(loudness)})."
-            f" Play it (headphones help), then say whether you heard the tone.{said}")
+            f" Play it (headphones help), then say whether you heard the tone.{said}"
+            + ("" if report is None else f"<br>{html.escape(report)}"))
 
 
 def detection_demo(arm: str = "mixed", acquisition: str = "global MI", *,

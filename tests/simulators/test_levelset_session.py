@@ -9,9 +9,11 @@ from scipy.stats import qmc
 
 from course_lib.mixed import variational
 from course_lib.mixed.constraints import detection_likelihood
-from course_lib.simulators.levelset_session import LevelSetSession, run_levelset_session
-from course_lib.simulators.psychophysics import (norm_ball_problem, passthrough_problem,
-                                                 psychometric_problem, simulate_answers)
+from course_lib.simulators.levelset_session import (LevelSetSession, detection_curve,
+                                                    run_levelset_session, threshold_interval)
+from course_lib.simulators.psychophysics import (detection_problem, norm_ball_problem,
+                                                 passthrough_problem, psychometric_problem,
+                                                 simulate_answers)
 
 SMALL = dict(n_candidates=64, n_references=64, n_test=2 ** 10)
 
@@ -170,3 +172,26 @@ def test_sparse_model_on_dense_inducing_points_matches_the_full_model(monkeypatc
     with pytest.raises(ZeroDivisionError):
         sparse.observe(x, 1)
     _same(before, _state(sparse))
+
+
+def test_the_threshold_interval_grows_with_z_around_the_estimate():
+    problem = detection_problem()
+    session = LevelSetSession(problem, arm="mixed", acquisition="global_mi", n_initial=3,
+                              n_candidates=32, n_references=32, rng=4)
+    for _ in range(8):
+        x = session.next_query()
+        session.observe(x, simulate_answers(problem, x[None, :], rng=_)[0])
+    estimate = detection_curve(session.model, problem.threshold)[-1]
+    assert threshold_interval(session.model, problem.threshold, 0.0) == (estimate, estimate)
+    previous = (estimate, estimate)
+    for z in (0.5, 1.0, 2.0):
+        low, high = threshold_interval(session.model, problem.threshold, z)
+        assert low <= previous[0] and (high is None or high >= previous[1])
+        previous = (low, high if high is not None else np.inf)
+    # the band's edges reach the threshold where the interval says: mean + z sd at low
+    levels = np.linspace(0.0, 1.0, 201)
+    mean, var = session.model.predict(levels[:, None])
+    low, _ = threshold_interval(session.model, problem.threshold, 1.0)
+    if low > 0.0:
+        assert np.interp(low, levels, mean + np.sqrt(var)) == pytest.approx(problem.threshold,
+                                                                            abs=1e-9)

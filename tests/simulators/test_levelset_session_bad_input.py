@@ -13,7 +13,8 @@ constraints lie inside the box (``constraint_X``).
 import numpy as np
 
 from bad_input import BadInput, check_case, parametrize
-from course_lib.simulators.levelset_session import LevelSetSession, run_levelset_session
+from course_lib.simulators.levelset_session import (LevelSetSession, run_levelset_session,
+                                                    threshold_interval)
 from course_lib.simulators.psychophysics import norm_ball_problem
 
 SMALL = dict(n_candidates=16, n_references=16, n_test=2 ** 8)
@@ -59,6 +60,8 @@ CASES = [
              lambda: _session().observe([1.5, 0.5], 1), ValueError, "x"),
     BadInput("levelset_session: query with three coordinates",
              lambda: _session().observe([0.5, 0.5, 0.5], 1), ValueError, "x"),
+    BadInput("levelset_session: a threshold interval of -1 sd",
+             lambda: threshold_interval(None, 0.67, -1.0), ValueError, "z"),
     BadInput("levelset_session: negative active trials",
              lambda: run_levelset_session(norm_ball_problem(2), "mixed", "eavc", n_active=-1,
                                           rng=0, **SMALL), ValueError, "n_active"),

@@ -191,3 +191,11 @@ def test_detection_problem_level_zero_is_the_false_alarm_floor():
     # the listener's 75 % level, by the closed form of its probit curve
     u75 = LISTENER_U50 + LISTENER_SPREAD * ndtri(0.75)
     assert problem.answer_probability([[u75]])[0] == pytest.approx(0.75)
+
+
+def test_another_detection_listener_keeps_the_models_constraint():
+    problem = detection_problem(u50=0.6, false_alarms=0.04)
+    assert problem.answer_probability([[0.0]])[0] == pytest.approx(0.04)
+    assert problem.answer_probability([[0.6]])[0] == pytest.approx(0.5)
+    # the model's knowledge stays "1 % at level 0", whatever this listener does
+    assert problem.constraint_y[0] == pytest.approx(ndtri(_FALSE_ALARM_FLOOR))

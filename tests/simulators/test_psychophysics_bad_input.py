@@ -15,9 +15,9 @@ refused naming ``latent``); its constraints lie inside the box and its threshold
 import numpy as np
 
 from bad_input import BadInput, RightAnswer, check_case, parametrize
-from course_lib.simulators.psychophysics import (LevelSetProblem, norm_ball_problem,
-                                                 passthrough_problem, psychometric_problem,
-                                                 simulate_answers)
+from course_lib.simulators.psychophysics import (LevelSetProblem, detection_problem,
+                                                 norm_ball_problem, passthrough_problem,
+                                                 psychometric_problem, simulate_answers)
 
 
 def _problem(**changes):
@@ -67,6 +67,10 @@ CASES = [
              TypeError, "rng"),
     BadInput("psychophysics: cube coordinates with 2 columns for the 3-D passthrough",
              lambda: passthrough_problem().from_unit(np.zeros((2, 2))), ValueError, "U"),
+    BadInput("psychophysics: a listener whose 50 % point is level 0",
+             lambda: detection_problem(u50=0.0), ValueError, "u50"),
+    BadInput("psychophysics: a listener who says heard to silence 60 % of the time",
+             lambda: detection_problem(false_alarms=0.6), ValueError, "false_alarms"),
     BadInput("psychophysics: a 1-D norm ball", lambda: norm_ball_problem(1), ValueError, "dim"),
     BadInput("psychophysics: constraint cap 1.5",
              lambda: psychometric_problem(constraint_cap=1.5), ValueError, "constraint_cap"),

@@ -2,6 +2,7 @@
 strip against the library's calls, the level-zero constraint, the audio players, the harness
 over every control and button, and the arguments it names."""
 
+import html
 import io
 
 import matplotlib
@@ -16,6 +17,7 @@ from scipy.special import ndtr  # noqa: E402
 from widget_harness import exercise_explorer  # noqa: E402
 
 from course_lib import stimuli  # noqa: E402
+from course_lib.results import load_result  # noqa: E402
 from course_lib.mixed.levelset import eavc, global_mi  # noqa: E402
 from course_lib.simulators import levelset_session as S  # noqa: E402
 from course_lib.simulators.psychophysics import detection_problem, psychometric_problem  # noqa: E402
@@ -121,3 +123,44 @@ def test_the_players_say_what_they_hold():
     texts = [w.value for w in demo.widget.children if isinstance(w, W.HTML)]
     said = next(text for text in texts if "Both players" in text)
     assert f"{stimuli.TONE_FREQUENCY:.0f} Hz tone" in said and "level 1" in said
+
+
+def _trust_numbers(n: int) -> list[str]:
+    """What the committed held-out table says after ``n`` answers, as the demo prints it."""
+    document = load_result(L._TRUST_RESULT)
+    row = document["result"]["held_out"]["by_answers"][str(n)]
+    low, high = row["coverage_interval"]
+    return [f"on {row['listeners']} simulated listeners after {n} answers",
+            f"held the true threshold for {row['held']} ({row['coverage']:.0%}; 95% CI "
+            f"{low:.0%}-{high:.0%})",
+            f"within {row['median_abs_error']:.2f} of it"]
+
+
+def test_every_estimate_states_its_interval_and_the_committed_held_out_trust():
+    demo = L.detection_demo()
+    demo.refresh()
+    assert "How far to trust" not in demo.status.value     # no fit yet: nothing is claimed
+    # the default case after the lecture's session length, as a student gets there
+    state = demo.state()
+    state.answer_for_me(load_result(L._TRUST_RESULT)["settings"]["tuned_at"])
+    demo.refresh()
+    n = state.answers.size
+    z = load_result(L._TRUST_RESULT)["result"]["interval_rule"]["z"]
+    low, high = S.threshold_interval(state.model, state.problem.threshold, z)
+    assert state.interval == (low, high)
+    shown = {"status": html.unescape(demo.status.value),
+             "figure": " ".join(L.detection_figure(state).texts[0].get_text().split())}
+    for where, text in shown.items():
+        assert f"Threshold ≈ {state.thresholds[-1][1]:.2f}, 90% interval {low:.2f}" in text, \
+            where
+        for number in _trust_numbers(n):
+            assert number in text, (where, number)
+        assert "not this setting" not in text
+
+
+def test_another_arm_says_it_was_not_measured():
+    state = L.DetectionState(detection_problem(), "none", "eavc", seed=0)
+    state.answer_for_me(L._DETECTION_OPTIONS["n_initial"] + 1)
+    text = L._threshold_report(state)
+    assert "measured with arm 'mixed' and global MI only, not this setting" in text
+    assert _trust_numbers(state.answers.size)[0] in text
