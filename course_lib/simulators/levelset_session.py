@@ -49,8 +49,8 @@ from ..mixed.levelset_propose import ACQUISITIONS, propose
 from ..mixed.inducing import inducing_points
 from ..mixed.levelset_metrics import brier_levelset, f1_levelset
 from ..metrics import levelset_probability
-from ..validation import (RngLike, as_float_array, as_positive_int, as_rng, check_array_size,
-                          check_choice, check_width)
+from ..validation import (RngLike, as_float_array, as_positive_float, as_positive_int, as_rng,
+                          check_array_size, check_choice, check_width)
 from .levelset_model import _MODELS, _fit_model, _prior_kernel, _threshold_level
 from .psychophysics import LevelSetProblem, _check_inside_box, simulate_answers
 
@@ -477,13 +477,10 @@ def threshold_interval(model, threshold: float, z: float):
     (the interval runs beyond the top level). The interval widens as z grows, so the smallest z
     whose interval holds a known threshold is well defined (the experiment
     ``experiments/detection_threshold_intervals.py`` sets z on simulated listeners)."""
-    z = float(as_float_array(z, "z", ndim=0))
-    if not z >= 0.0:
-        raise ValueError(f"z: expected a number of sds >= 0, got {z!r}")
+    z = as_positive_float(z, "z", allow_zero=True)
     levels = np.linspace(0.0, 1.0, _CURVE_POINTS)
     mean, var = model.predict(levels[:, None])
     sd = np.sqrt(np.maximum(var, 0.0))
     low = _first_crossing(levels, mean + z * sd, threshold)
-    if low is None:
-        return None, None
-    return low, _first_crossing(levels, mean - z * sd, threshold)
+    return (None, None) if low is None else (low, _first_crossing(levels, mean - z * sd,
+                                                                   threshold))
