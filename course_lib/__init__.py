@@ -16,8 +16,8 @@ Shared at the top, below the models (a unit may import them): ``validation`` and
 5-7, which the data loaders return and Unit 5 shows). Shared above the models: ``significance`` (comparing two models on the
 same items); ``recording`` (a student's own recording as course data); ``stimuli`` (the
 sounds the explorers play); ``results`` (the committed results of ``experiments/``); ``reports``
-(the text a lecture prints of one, which the units write: ``raters.experiment_tables`` for
-lecture 05's, ``mixed.experiment_reports`` for lecture 07's); ``checks`` (the exercise self-checks). ``data`` loads what
+(the text a lecture prints of one: lecture 05's tables, which Unit 5 writes in
+``raters.experiment_tables``); ``checks`` (the exercise self-checks). ``data`` loads what
 ``data/`` ships; ``recognition`` wires Units 1-3 into recognisers behind one interface, with
 their measures and the dev-set choice of a GMM recogniser's size; ``pronunciation`` is Unit 5's
 speech scoring (goodness of pronunciation, each word's and phone's expert score, the expert

@@ -6,21 +6,20 @@ numbers, the source's claims with our verdicts, and the sentence that states the
     print(report(load_result("gilgonzalez2019_toy")))
 
 :func:`report` is the one entry point: it picks a result's own tables by the result's name. The
-tables are written in the unit whose lecture prints them, each unit offering its ``REPORTS`` by
-result name: :mod:`course_lib.raters.experiment_tables` (lecture 05's: Gil-González et al. 2019
-and arXiv 2306.02719) and :mod:`course_lib.mixed.experiment_reports` (lecture 07's: Wu et al.
-2025). Reading a result (:mod:`course_lib.results`) is kept apart from printing one, so a reader
-of results alone, such as ``course.py pronounce``, never imports Units 5-7 and the preference
-models below them (1.3 s of start-up).
+tables are written in the unit whose lecture prints them, offered as ``REPORTS`` by result name;
+only lecture 05 prints such tables now, :mod:`course_lib.raters.experiment_tables`'s
+(Gil-González et al. 2019 and arXiv 2306.02719). Lecture 07 reads its results field by field and
+leaves their tables to ``experiments/README.md``. Reading a result (:mod:`course_lib.results`)
+is kept apart from printing one, so a reader of results alone, such as ``course.py pronounce``,
+never imports Units 5-7 and the preference models below them (1.3 s of start-up).
 """
 
 from __future__ import annotations
 
-from .mixed.experiment_reports import REPORTS as _MIXED_REPORTS
 from .raters.experiment_tables import REPORTS as _RATER_TABLES
 
 # The table(s) of each result that has a report, by the result's name, in the order printed.
-_REPORTS = {**_RATER_TABLES, **_MIXED_REPORTS}
+_REPORTS = dict(_RATER_TABLES)
 
 
 def report(result) -> str:
@@ -29,8 +28,7 @@ def report(result) -> str:
     states the message; tables of one result are separated by a blank line.
 
     Results with a report: the tables of Gil-Gonzalez, Alvarez & Orozco 2019 and of
-    arXiv 2306.02719 (lecture 5 section 8) and the experiments of Wu, Sanders, Letham & Guan
-    2025 (lecture 7 section 8); the other results are read field by field.
+    arXiv 2306.02719 (lecture 5 section 8); the other results are read field by field.
     """
     if not isinstance(result, dict) or not isinstance(result.get("result"), dict):
         raise TypeError(f"result: expected a committed result (load_result(name)), got "

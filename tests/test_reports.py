@@ -1,7 +1,7 @@
 """course_lib.reports: the text a lecture prints of a committed result.
 
-report() picks the tables of the result it is given by the result's name (the tables themselves
-are tested with their engines: tests/raters/test_experiment_tables.py, tests/mixed/test_experiment_reports.py);
+report() picks the tables of the result it is given by the result's name (the tables themselves,
+lecture 05's, are tested with their engine: tests/raters/test_experiment_tables.py);
 anything but a committed result with a report is refused with the argument's name."""
 
 from __future__ import annotations

@@ -33,8 +33,6 @@ in ``docs/ALGORITHMS.md``):
   lecture 07 introduces it).
 - ``feedback_fits``: the fits the lecture compares (the ELBO's ledger on chosen data types,
   constraints of one sd).
-- ``experiment_reports``: the text section 8 prints of the reproduced experiments of Wu et al.
-  2025 (through :func:`course_lib.reports.report`).
 
 An engine a reader of an algorithm need not open: ``_triangular_gaussian`` (the checks of the
 sparse model's q(v) = N(m, S S^T) and its packing for L-BFGS).

@@ -8,8 +8,6 @@
 * :func:`plot_binary_answers` -- yes/no answers as ticks at the top and bottom of an axis;
 * :func:`plot_likert_levels` -- P(level | z) of a confidence likelihood against
   z = f(first) - f(second), with its cut points;
-* :func:`plot_fig2` -- the committed result ``wu2025_fig2`` (Wu et al.'s Fig. 2): the plain and
-  the constrained posterior, one axis each;
 * :func:`plot_levels_by_strength` -- the true strength |f(a) - f(b)| of every rated pair, one
   column per confidence level, with the levels' counts and a model's cut points;
 * :func:`plot_paired_scores` -- one score of two models on the same splits, each split a line
@@ -26,7 +24,7 @@ from ..validation import as_float_array, check_length
 from .colour import _series_linestyle
 
 __all__ = ["plot_elbo_ledger", "plot_latent_band", "plot_constraints", "plot_binary_answers",
-           "plot_likert_levels", "plot_fig2", "plot_levels_by_strength", "plot_paired_scores"]
+           "plot_likert_levels", "plot_levels_by_strength", "plot_paired_scores"]
 
 _KL_COLOUR = "0.55"
 _ELBO_COLOUR = "k"
@@ -128,32 +126,6 @@ def plot_likert_levels(ax, z, probabilities, cut_points, *, cap: float | None = 
     ax.set_ylabel("P(level | z)")
     ax.set_ylim(0, 1)
     return ax
-
-
-def plot_fig2(axes, result: dict, *, fit: str = "map_ii"):
-    """Wu et al.'s Fig. 2 from the committed result ``wu2025_fig2``: on ``axes[0]`` the plain
-    variational GP, on ``axes[1]`` the mixed model with the constraints, each as mean +-2 sd on
-    the result's grid with the answers (and the constraints); ``fit`` picks the result's
-    ``"map_ii"`` (each model's own hyper-parameters) or ``"shared_kernel"`` run."""
-    if len(axes) != 2:
-        raise ValueError(f"axes: expected 2 axes (plain, mixed), got {len(axes)}")
-    if fit not in ("map_ii", "shared_kernel"):
-        raise ValueError(f"fit: expected 'map_ii' or 'shared_kernel', got {fit!r}")
-    data, settings = result["result"], result["settings"]
-    grid = np.asarray(data["grid"])
-    latent = 0.5 * grid ** 2        # the result's settings["latent"], f(x) = x^2 / 2
-    constraints = settings["constraints"]
-    for ax, model in zip(axes, ("plain", "mixed")):
-        run = data[fit][model]
-        plot_latent_band(ax, grid, run["grid_mean"], np.square(run["grid_sd"]), truth=latent)
-        plot_binary_answers(ax, data["inputs"], data["answers"])
-        if model == "mixed":
-            sd = np.sqrt(constraints["noise_variance"])
-            plot_constraints(ax, constraints["x"], constraints["targets"],
-                             np.full(len(constraints["x"]), sd))
-        ax.set_title(f"{'plain VGP' if model == 'plain' else 'with constraints'}: mean sd "
-                     f"{run['mean_sd']:.2f}", fontsize="medium")
-    return axes
 
 
 # golden-ratio offsets: a deterministic spread of the points inside a level's column

@@ -1,7 +1,6 @@
 """Tests of course_lib.plotting.mixed, Unit 7's figures: the ELBO ledger's bars, the Likert
-levels and their cut points, the committed Fig. 2 posteriors of Wu et al. (2025), a rater's
-levels by strength and paired scores, each drawing the numbers it is given, and mismatched
-input refused naming the argument."""
+levels and their cut points, a rater's levels by strength and paired scores, each drawing the
+numbers it is given, and mismatched input refused naming the argument."""
 
 import matplotlib
 
@@ -11,10 +10,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from course_lib.mixed import LikertConfidence  # noqa: E402
-from course_lib.plotting.mixed import (plot_elbo_ledger, plot_fig2,  # noqa: E402
-                                       plot_levels_by_strength, plot_likert_levels,
-                                       plot_paired_scores)
-from course_lib.results import load_result  # noqa: E402
+from course_lib.plotting.mixed import (plot_elbo_ledger, plot_levels_by_strength,  # noqa: E402
+                                       plot_likert_levels, plot_paired_scores)
 from bad_input import check_names_argument  # noqa: E402
 
 
@@ -58,24 +55,6 @@ def test_plot_likert_levels_draws_each_level_and_the_cuts():
         np.testing.assert_allclose(line.get_ydata(), p[:, level])
     cut_lines = [line for line in ax.lines if line.get_linestyle() == ":"]
     assert sorted(line.get_xdata()[0] for line in cut_lines) == [-1.0, -0.5, 0.5, 1.0]
-    plt.close(fig)
-
-
-def test_plot_fig2_draws_the_committed_posteriors():
-    result = load_result("wu2025_fig2")
-    fig, axes = plt.subplots(1, 2)
-    plot_fig2(axes, result)
-    for ax, model in zip(axes, ("plain", "mixed")):
-        run = result["result"]["map_ii"][model]
-        mean_line = [line for line in ax.lines if line.get_label().startswith("posterior")][0]
-        np.testing.assert_allclose(mean_line.get_ydata(), run["grid_mean"])
-        np.testing.assert_allclose(mean_line.get_xdata(), result["result"]["grid"])
-        assert f"{run['mean_sd']:.2f}" in ax.get_title()
-    assert len(axes[1].containers) == 1 and not axes[0].containers   # constraints: right only
-    with pytest.raises(ValueError, match="^axes:"):
-        plot_fig2(axes[:1], result)
-    with pytest.raises(ValueError, match="^fit:"):
-        plot_fig2(axes, result, fit="exact")
     plt.close(fig)
 
 
