@@ -25,8 +25,43 @@ setting of highest posterior mean utility in their own fit
 (``ClassPreferences.individual_utility``), the true one the setting nearest their ideal (their
 utility falls with the squared distance).
 
+The agreement intervals (issue 80): in every class of the grid, each informative student's
+90 % interval of their correlation with the experts' mean (Fisher's z) and of their mean
+absolute distance from it (+- z standard errors) against the truth, the correlation and mean
+absolute distance their own scoring model gives over the clips they scored (the student's
+scores drawn again ``AGREEMENT_REPLICATES`` times, rounded and clipped as before).
+
+The class's preference verdicts (issue 80): ``TASTE_CLASSES`` classes of ``TASTE_STUDENTS``
+students of each kind of ``TASTE_SPREADS_DB`` (``simulated.taste_class``: "one taste", every
+ideal the same; "spread", ideals spread as ``simulated_class`` draws them), the default
+comparison round, fitted as the class notebook fits them. Per class: the student's favourite
+(highest posterior mean utility) against the setting of highest true utility; the class's
+favourite against the setting of highest mean true utility over the class; the stated
+preference probabilities of the students (``individual_probability``) and of the class
+(``pooled_probability``), binned by how sure they are (``SURE_EDGES``), against the sign of the
+true difference (the student's own, or the class's mean); the pair verdicts against the truth:
+a pair truly splits the class when at least a quarter of its students would most often answer
+"first" and a quarter "second" (true difference beyond the undecided band); "agrees" is right
+when its direction is the class's mean true difference's; and the student page's "you lean
+clearly the other way" (``preference_page.leans_opposite``) against the student's most common
+answer being for the setting the class as a whole truly does not prefer. Nothing here was
+tuned: the verdicts' rules and thresholds were fixed before these classes were drawn, so every
+class is held out.
+
+A listener alone (issue 80: "the sixth rater's noise and bias intervals hold the truth 85-95 %
+of the time"): the "compare me with the panel" explorer reads one listener as a class of one
+(``ratings.listener_ratings_model``), so their noise has the flat prior, not a class's. On each
+report seed's panel and clip set, ``ALONE_PER_COUNT`` listeners of each kind ``ALONE_KINDS``
+(drawn as the class students are) for each count of ``ALONE_SCORES``: the listener plays the 20
+clips in an order of their own and compares after that many scores. Their 90 % noise
+intervals (where the scores vary) and bias intervals (where one is given) against their true
+noise and bias. The fits are the library's own (:func:`alone_intervals`). Nothing was tuned on
+them either: all are held out.
+
 The reduced run (the calibration test's sibling) repeats the 25-student classes of the first
-report seed and the 25-student favourite, which the full result holds.
+report seed, the 25-student favourite, the first ``REDUCED_TASTE_CLASSES`` classes of each
+taste kind and the first seed's lone listeners on its first clip set, which the full result
+holds.
 """
 
 from __future__ import annotations
@@ -38,10 +73,17 @@ import numpy as np
 
 from course_lib.class_panel.activities import RateActivity, compare_activity
 from course_lib.class_panel.collect import collect
+from course_lib.class_panel.preference_page import leans_opposite
 from course_lib.class_panel.preferences import class_preferences_model
-from course_lib.class_panel.ratings import class_ratings_model
-from course_lib.class_panel.simulated import (calibration_classes, interval_hits,
-                                              simulated_class)
+from course_lib.class_panel.ratings import MIN_CLASS_FOR_PRIOR, class_ratings_model
+from course_lib.class_panel.simulated import (CLIP_SETS, TASTE_SPREAD_DB, UNDECIDED,
+                                              calibration_classes, interval_hits,
+                                              known_truth_class, simulated_class, taste_class,
+                                              true_utility)
+from course_lib.class_panel.student_pages import distance_interval
+from course_lib.class_panel.verdict_trust import counted_share
+from course_lib.ratings import RaterData
+from course_lib.simulators.rater_scores import simulate_integer_scores
 
 from .common import run_experiment
 
@@ -49,6 +91,17 @@ NAME = "class_panel_calibration"
 REPORT_SEEDS = (1000, 1001, 1002, 1003, 1004)
 FAVOURITE_SIZES = (25, 200)
 TOLERANCE = 1e-6      # the same seeds give the same numbers; this allows BLAS round-off only
+AGREEMENT_REPLICATES = 400    # redraws of a student's scores: the truth to within about 0.01
+TASTE_SEED = 80               # the taste classes' random numbers (with kind and number)
+TASTE_CLASSES = 100           # per kind
+REDUCED_TASTE_CLASSES = 3
+TASTE_STUDENTS = 25
+TASTE_SPREADS_DB = {"one taste": 0.0, "spread": TASTE_SPREAD_DB}
+SURE_EDGES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0)   # bins of max(p, 1 - p)
+ALONE_SCORES = (3, 5, 10, 20)   # the explorer compares from 3 scores of its 20 clips
+ALONE_KINDS = ("mixed", "lenient", "harsh", "noisy")   # "few answers" is what the counts vary
+ALONE_PER_COUNT = 5             # listeners per seed, clip set, kind and count: 800 in all
+ALONE_STREAM = 6                # the lone listeners' random numbers (with seed, clips, kind)
 
 SOURCE = {
     "issue": "issue 59, measured on the model at commit 1ff5964 (classes written with a known "
@@ -75,6 +128,8 @@ def ratings_row(seed: int, clip_set: str, kind: str, panel, truth) -> dict:
     ok = result.informative
     hits = interval_hits(result, truth)
     low, high = result.reliability.k_interval
+    agreement = agreement_hits(result, truth, panel, np.random.default_rng(
+        [seed, truth.bias.size, *map(ord, clip_set + kind)]))
     return {"seed": seed, "clips": clip_set, "kind": kind, "n_students": int(ok.size),
             "n_informative": int(ok.sum()),
             "bias_r": float(np.corrcoef(result.bias[ok], truth.bias[ok])[0, 1]),
@@ -83,7 +138,95 @@ def ratings_row(seed: int, clip_set: str, kind: str, panel, truth) -> dict:
             "bias_held": int(hits["bias"].sum()), "noise_held": int(hits["noise"].sum()),
             "at_scale_end": int(result.at_scale_end.sum()),
             "k": result.reliability.k_needed, "k_low": low, "k_high": high,
-            "k_true": truth.k_needed, "k_held": bool(hits["k"])}
+            "k_true": truth.k_needed, "k_held": bool(hits["k"]), **agreement}
+
+
+def agreement_hits(result, truth, panel, rng) -> dict:
+    """How many informative students' agreement intervals (correlation, mean absolute
+    distance) hold the truth of their own scoring model (module docstring)."""
+    means = panel.ratings.means[truth.items]
+    scored = ~np.isnan(truth.ratings.matrix())
+    R = AGREEMENT_REPLICATES
+    again = simulate_integer_scores(means, np.repeat(truth.bias, R), np.ones(truth.bias.size * R),
+                                    np.repeat(np.sqrt(truth.noise_variance), R), rng=rng).matrix()
+    counts = dict.fromkeys(("correlation_held", "correlation_intervals", "distance_held",
+                            "distance_intervals"), 0)
+    for s in np.flatnonzero(result.informative):
+        y = again[scored[:, s], s * R:(s + 1) * R]
+        m = np.broadcast_to(means[scored[:, s], None], y.shape)
+        rho, distance = np.corrcoef(y.ravel(), m.ravel())[0, 1], np.abs(y - m).mean()
+        low, high = result.correlation_interval[s]
+        if not np.isnan(low):
+            counts["correlation_intervals"] += 1
+            counts["correlation_held"] += int(low <= rho <= high)
+        low, high = distance_interval(result, s)
+        if not np.isnan(low):
+            counts["distance_intervals"] += 1
+            counts["distance_held"] += int(low <= distance <= high)
+    return counts
+
+
+def alone_rows(seed: int, clip_set: str, panel, items: np.ndarray) -> list[dict]:
+    """The lone listeners of one report seed and clip set (module docstring): per kind, per
+    count of scores, how many noise and bias intervals were given and held the truth."""
+    truths, tables = [], []
+    for kind in ALONE_KINDS:
+        rng = np.random.default_rng([seed, ALONE_STREAM, CLIP_SETS.index(clip_set),
+                                     ALONE_KINDS.index(kind)])
+        truth = known_truth_class(panel, items, kind, ALONE_PER_COUNT * len(ALONE_SCORES),
+                                   rng)
+        table = truth.ratings.matrix()
+        for listener, n in enumerate(np.tile(ALONE_SCORES, ALONE_PER_COUNT)):
+            table[rng.permutation(items.size)[n:], listener] = np.nan   # not yet scored
+        truths.append(truth)
+        tables.append(table)
+    status, noise, bias = alone_intervals(panel, items, np.hstack(tables), seed)
+    rows, start = [], 0
+    for kind, truth, table in zip(ALONE_KINDS, truths, tables):
+        chosen = slice(start, start + table.shape[1])
+        start += table.shape[1]
+        # an interval not given is NaN, and holds nothing
+        counted = {"noise_intervals": np.array(status[chosen]) == "ok",
+                 "bias_intervals": ~np.isnan(bias[chosen, 0]),
+                 "noise_held": (noise[chosen, 0] <= truth.noise_variance) &
+                               (truth.noise_variance <= noise[chosen, 1]),
+                 "bias_held": (bias[chosen, 0] <= truth.bias) & (truth.bias <= bias[chosen, 1])}
+        n_scores = np.sum(~np.isnan(table), axis=0)
+        rows.append({"seed": seed, "clips": clip_set, "kind": kind, "by_scores": {
+            str(n): {"listeners": int(np.sum(n_scores == n)),
+                     **{key: int(np.sum(mask & (n_scores == n))) for key, mask in counted.items()}}
+            for n in ALONE_SCORES}})
+    return rows
+
+
+def alone_intervals(panel, items: np.ndarray, table: np.ndarray, seed: int):
+    """Each listener's (a column of ``table``, clips x listeners, NaN unscored) status and
+    noise and bias intervals, (S,) and (S, 2) twice, as ``listener_ratings_model`` gives them
+    alone. The listeners are fitted by ``class_ratings_model`` in groups too small for a class
+    prior of the noise: each then has the flat prior and a posterior of their own scores only,
+    as alone, for a ninth of the fits (the experts' model, refitted per call, is most of the
+    cost; tests/test_experiment_class_panel_calibration.py holds the two equal)."""
+    size = MIN_CLASS_FOR_PRIOR - 1
+    status, noise, bias = [], [], []
+    for start in range(0, table.shape[1], size):
+        group = table[:, start:start + size]
+        scored = ~np.all(np.isnan(group), axis=1)      # a clip needs a score to be fitted
+        fit = class_ratings_model(
+            (RaterData.from_matrix(group[scored], scale=(0, 10)),
+             tuple(f"listener-{k}" for k in range(group.shape[1])), items[scored]),
+            panel, rng=seed)
+        status += fit.status
+        noise.append(fit.noise_interval)
+        bias.append(fit.bias_interval)
+    return status, np.vstack(noise), np.vstack(bias)
+
+
+def alone_summary(rows: list[dict]) -> dict:
+    """The lone listeners' counts summed over ``rows``, per count of scores and in all."""
+    per = {str(n): {key: sum(row["by_scores"][str(n)][key] for row in rows)
+                    for key in rows[0]["by_scores"][str(n)]} for n in ALONE_SCORES}
+    return {**per, "all": {key: sum(count[key] for count in per.values())
+                           for key in per[str(ALONE_SCORES[0])]}}
 
 
 def favourite_row(seed: int, n_students: int) -> dict:
@@ -105,6 +248,61 @@ def favourite_row(seed: int, n_students: int) -> dict:
             "no_information": (preferences.status or ()).count("no information")}
 
 
+def taste_row(kind: str, number: int) -> dict:
+    """One simulated class of ``kind`` (``TASTE_SPREADS_DB``): its preference verdicts against
+    the truth, as counts (module docstring)."""
+    compare = compare_activity()
+    rng = np.random.default_rng([TASTE_SEED, list(TASTE_SPREADS_DB).index(kind), number])
+    comparisons, ideals = taste_class(compare, TASTE_STUDENTS, TASTE_SPREADS_DB[kind], rng)
+    preferences = class_preferences_model((compare.settings, compare.pairs, comparisons),
+                                          rng=rng)
+    fitted = preferences.fitted           # pseudonyms sort as drawn: rows match ideals
+    utility = true_utility(compare.settings, ideals)
+    first, second = preferences.pairs.T
+    truth = utility[:, first] - utility[:, second]          # (students, pairs)
+    class_truth = truth.mean(axis=0)
+    own, verdict = truth[fitted], np.array(preferences.verdict)
+    split = (np.mean(truth > UNDECIDED, axis=0) >= 0.25) & \
+        (np.mean(truth < -UNDECIDED, axis=0) >= 0.25)
+    agrees = verdict == "agrees"
+    agrees_right = agrees & ((preferences.pooled_probability > 0.5) == (class_truth > 0))
+    clear = np.abs(class_truth) > UNDECIDED
+    flagged = leans_opposite(preferences.individual_probability[fitted],
+                             preferences.pooled_probability)
+    opposite = ((own > UNDECIDED) & (class_truth < 0)) | ((own < -UNDECIDED) &
+                                                           (class_truth > 0))
+    return {"kind": kind, "number": number, "students": int(fitted.sum()),
+            "student_favourite_right": int(np.sum(
+                np.argmax(preferences.individual_utility[fitted], axis=1) ==
+                np.argmax(utility[fitted], axis=1))),
+            "class_favourite_right": bool(np.argmax(preferences.pooled_utility) ==
+                                          np.argmax(utility.mean(axis=0))),
+            "student_sure": sure_bins(preferences.individual_probability[fitted], own),
+            "class_sure": sure_bins(preferences.pooled_probability, class_truth),
+            "pairs": int(verdict.size), "split": int(np.sum(verdict == "split")),
+            "truly_split": int(split.sum()), "split_found": int(np.sum(split & (verdict ==
+                                                                                 "split"))),
+            "agrees": int(agrees.sum()), "agrees_right": int(agrees_right.sum()),
+            "clear": int(clear.sum()), "clear_agrees_right": int(np.sum(clear & agrees_right)),
+            "opposite_flagged": int(flagged.sum()), "truly_opposite": int(opposite.sum()),
+            "opposite_found": int(np.sum(flagged & opposite))}
+
+
+def sure_bins(probability: np.ndarray, truth: np.ndarray) -> dict:
+    """Stated probabilities (first preferred) by bin of max(p, 1 - p) of ``SURE_EDGES``: how
+    many fell in each bin and how many of those the truth's sign bore out."""
+    first = probability >= 0.5
+    sure = np.where(first, probability, 1.0 - probability)
+    right = np.where(first, truth > 0, truth < 0)
+    inside = ~np.isnan(sure)
+    where = np.clip(np.searchsorted(SURE_EDGES, sure[inside], side="right") - 1, 0,
+                    len(SURE_EDGES) - 2)
+    bins = len(SURE_EDGES) - 1
+    return {"cases": np.bincount(where, minlength=bins).tolist(),
+            "right": np.bincount(where, weights=right[inside], minlength=bins).astype(int)
+            .tolist()}
+
+
 def summary(rows: list[dict], n_students: int | None = None) -> dict:
     """Totals over the classes (of ``n_students``, or all)."""
     chosen = [row for row in rows if n_students is None or row["n_students"] == n_students]
@@ -113,22 +311,47 @@ def summary(rows: list[dict], n_students: int | None = None) -> dict:
             "bias_coverage": sum(row["bias_held"] for row in chosen) / informative,
             "noise_coverage": sum(row["noise_held"] for row in chosen) / informative,
             "k_coverage": sum(row["k_held"] for row in chosen) / len(chosen),
+            **{f"{name}_{key}": sum(row[f"{name}_{key}"] for row in chosen)
+               for name in ("correlation", "distance") for key in ("held", "intervals")},
             "bias_r_median": float(np.median([row["bias_r"] for row in chosen])),
             "noise_r_median": float(np.median([row["noise_r"] for row in chosen]))}
+
+
+def taste_summary(rows: list[dict]) -> dict:
+    """Every count of :func:`taste_row` summed over ``rows``, the binned ones bin by bin."""
+    counts = {key: sum(row[key] for row in rows) for key, value in rows[0].items()
+              if key not in ("kind", "number") and not isinstance(value, dict)}
+    for key in ("student_sure", "class_sure"):
+        counts[key] = {part: np.sum([row[key][part] for row in rows], axis=0).tolist()
+                       for part in ("cases", "right")}
+    return {"classes": len(rows), "classes_with_split": sum(row["split"] > 0 for row in rows),
+            **counts}
 
 
 def run(reduced: bool) -> dict:
     seeds = REPORT_SEEDS[:1] if reduced else REPORT_SEEDS
     # the reduced run draws every class as the full run does (same random numbers) and fits
     # the small ones
+    grids = {seed: calibration_classes(seed, n_large=200) for seed in seeds}
     rows = [ratings_row(seed, clip_set, kind, panel, truth)
-            for seed in seeds
-            for clip_set, kind, panel, truth in calibration_classes(seed, n_large=200)
+            for seed in seeds for clip_set, kind, panel, truth in grids[seed]
             if not (reduced and truth.bias.size == 200)]
+    alone_clip_sets = CLIP_SETS[:1] if reduced else CLIP_SETS
+    # every class of a clip set scores the same clips
+    rounds = {(seed, clip_set): (panel, truth.items) for seed in seeds
+              for clip_set, _, panel, truth in grids[seed]}
+    alone = [row for seed in seeds for clip_set in alone_clip_sets
+             for row in alone_rows(seed, clip_set, *rounds[seed, clip_set])]
     favourites = [favourite_row(seed, n) for seed in seeds
                   for n in (FAVOURITE_SIZES[:1] if reduced else FAVOURITE_SIZES)]
+    tastes = [taste_row(kind, number) for kind in TASTE_SPREADS_DB
+              for number in range(REDUCED_TASTE_CLASSES if reduced else TASTE_CLASSES)]
     result = {"classes": rows, "favourites": favourites,
-              "summary": {"all": summary(rows), "25 students": summary(rows, 25)}}
+              "summary": {"all": summary(rows), "25 students": summary(rows, 25)},
+              "taste_classes": tastes, "alone": alone, "alone_summary": alone_summary(alone),
+              "taste_summary": {kind: taste_summary([row for row in tastes
+                                                     if row["kind"] == kind])
+                                for kind in TASTE_SPREADS_DB}}
     if not reduced:
         result["summary"]["200 students"] = summary(rows, 200)
     return {"title": __doc__.splitlines()[0],
@@ -137,16 +360,31 @@ def run(reduced: bool) -> dict:
                          "classes_fitted": "25 students" if reduced else "all",
                          "favourite_sizes": list(FAVOURITE_SIZES[:1] if reduced
                                                  else FAVOURITE_SIZES),
-                         "level": 0.9},
+                         "level": 0.9, "agreement_replicates": AGREEMENT_REPLICATES,
+                         "taste_seed": TASTE_SEED,
+                         "taste_classes": REDUCED_TASTE_CLASSES if reduced else TASTE_CLASSES,
+                         "taste_students": TASTE_STUDENTS, "taste_spreads_db": TASTE_SPREADS_DB,
+                         "taste_settings": compare_activity().settings.shape[0],
+                         "sure_edges": list(SURE_EDGES), "undecided": UNDECIDED,
+                         "alone_scores": list(ALONE_SCORES), "alone_kinds": list(ALONE_KINDS),
+                         "alone_per_count": ALONE_PER_COUNT, "alone_stream": ALONE_STREAM,
+                         "alone_clip_sets": list(alone_clip_sets)},
             "result": result, "source": SOURCE, "differences": DIFFERENCES}
 
 
 def select_for_comparison(reduced: dict, committed: dict) -> tuple[dict, dict]:
-    """The reduced run's classes and favourites, matched to the full run's same entries."""
+    """The reduced run's classes, favourites, taste classes and lone listeners, matched to the
+    full run's same entries."""
     def key(row):
+        if "number" in row:
+            return (row["kind"], row["number"])
+        if "by_scores" in row:
+            return ("alone", row["seed"], row["clips"], row["kind"])
         return (row["seed"], row.get("clips"), row.get("kind"), row["n_students"])
-    full = {key(row): row for row in committed["classes"] + committed["favourites"]}
-    ours = reduced["classes"] + reduced["favourites"]
+    full = {key(row): row for row in committed["classes"] + committed["favourites"] +
+            committed.get("taste_classes", []) + committed.get("alone", [])}
+    ours = (reduced["classes"] + reduced["favourites"] + reduced["taste_classes"] +
+            reduced["alone"])
     return ({str(key(row)): row for row in ours},
             {str(key(row)): full.get(key(row), {}) for row in ours})
 
@@ -194,7 +432,53 @@ def format_table(document: dict) -> str:
                          if label.startswith("90%") else src["k"] if label.startswith("k (")
                          else "-")
         lines.append(f"| {label} | {before[25]} | {cell(25)} | {before[200]} | {cell(200)} |")
-    return "\n".join(lines)
+    return "\n".join(lines + ["", *verdict_table(document)])
+
+
+def verdict_table(document: dict) -> list[str]:
+    """Issue 80's table: each verdict of the class page and notebook against the truth of the
+    taste classes, and the agreement intervals' coverage, as counts with exact intervals."""
+    result, edges = document["result"], document["settings"]["sure_edges"]
+    tastes, ratings = result["taste_summary"], result["summary"]["all"]
+    rows = {
+        "the student's favourite is their true one (students)":
+            ("student_favourite_right", "students"),
+        "the class's favourite is its true one (classes)": ("class_favourite_right", "classes"),
+        "\"split\": classes showing a split pair": ("classes_with_split", "classes"),
+        "\"split\": truly split pairs found": ("split_found", "truly_split"),
+        "\"agrees\": the class's true direction": ("agrees_right", "agrees"),
+        "\"agrees\": said of pairs the class clearly prefers": ("clear_agrees_right", "clear"),
+        "\"you lean the other way\": truly so (flagged pairs)":
+            ("opposite_found", "opposite_flagged"),
+        "\"you lean the other way\": found (pairs truly so)":
+            ("opposite_found", "truly_opposite")}
+    lines = ["| verdict (issue 80) | classes of one taste | classes whose tastes differ |",
+             "|---|---|---|"]
+    for label, (k, n) in rows.items():
+        cells = [counted_share(taste[k], taste[n]) if taste[n] else "-"
+                 for taste in tastes.values()]
+        lines.append(f"| {label} | {' | '.join(cells)} |")
+    for whose in ("student", "class"):
+        for b in range(len(edges) - 1):
+            binned = [taste[f"{whose}_sure"] for taste in tastes.values()]
+            cells = [counted_share(sure["right"][b], sure["cases"][b]) if sure["cases"][b]
+                     else "-" for sure in binned]
+            lines.append(f"| {whose}'s leaning stated {100 * edges[b]:.0f}-"
+                         f"{100 * edges[b + 1]:.0f} % sure: right | {' | '.join(cells)} |")
+    lines += ["", f"| agreement interval (issue 80; the {ratings['classes']} classes above) | "
+                  "90 % intervals holding the truth (students) |", "|---|---|"]
+    for name in ("correlation", "distance"):
+        lines.append(f"| {name} {'with' if name == 'correlation' else 'from'} the experts' mean | "
+                     f"{counted_share(ratings[f'{name}_held'], ratings[f'{name}_intervals'])} |")
+    alone = result["alone_summary"]
+    lines += ["", "| a listener alone (issue 80), scores given | listeners | 90 % noise intervals "
+                  "holding the truth | 90 % bias intervals holding the truth |",
+              "|---|---|---|---|"]
+    for n, count in alone.items():
+        lines.append(f"| {n} | {count['listeners']:,} | "
+                     f"{counted_share(count['noise_held'], count['noise_intervals'])} | "
+                     f"{counted_share(count['bias_held'], count['bias_intervals'])} |")
+    return lines
 
 
 def main(argv=None):

@@ -11,7 +11,10 @@ A course layer above the models (like :mod:`course_lib.simulators`); no unit imp
 * :mod:`~course_lib.class_panel.ratings` -- the class's scores modelled beside the five experts;
 * :mod:`~course_lib.class_panel.preferences` -- the class's comparisons, pooled and one by one;
 * :mod:`~course_lib.class_panel.student_pages` -- one short page per pseudonym, their own
-  place in the class (what the class panel tells each student);
+  place in the class (what the class panel tells each student), with its equaliser section
+  in :mod:`~course_lib.class_panel.preference_page`;
+* :mod:`~course_lib.class_panel.verdict_trust` -- how far to trust each verdict of the pages,
+  the figures and the notebook, read from the committed class_panel_calibration result;
 * :mod:`~course_lib.class_panel.figures` -- the class's figures, their numbers read from the
   ratings and the comparisons and drawn by :mod:`course_lib.plotting.class_panel`.
 

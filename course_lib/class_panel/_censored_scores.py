@@ -30,7 +30,9 @@ _LEVEL_GRID_STEP = 0.01   # the consensus grid, points
 # a level that five experts scored, where a sum over a grid of a smooth bump is already exact
 # to far below the likelihood's own error
 _EXPERT_LEVEL_GRID = np.linspace(-4.0, 14.0, 91)
-_MIN_CLASS_FOR_PRIOR = 10  # informative students needed to fit the class's prior of the noise
+#: Informative students needed to fit the class's prior of the noise; fewer, and each student
+#: has the flat prior, read as alone (ratings docstring, step 2; re-exported there).
+MIN_CLASS_FOR_PRIOR = 10
 _MIN_PRIOR_SD = 0.15      # least sd of that prior, in log s
 
 
@@ -184,7 +186,7 @@ def _student_posteriors(ratings: RaterData, expert_mean: np.ndarray, ok: np.ndar
     mass /= mass.sum(axis=(1, 2), keepdims=True)
     likelihood = mass.sum(axis=1)
     priors, weights = _class_noise_priors(likelihood[:ok.size])
-    if ok.size >= _MIN_CLASS_FOR_PRIOR:
+    if ok.size >= MIN_CLASS_FOR_PRIOR:
         mass *= priors[np.argmax(weights)][None, None, :]
         mass /= mass.sum(axis=(1, 2), keepdims=True)
     else:

@@ -14,11 +14,13 @@ import numpy as np
 from course_lib.class_panel.preferences import ClassPreferences
 from course_lib.class_panel.ratings import ClassRatings, _interval_z
 from course_lib.class_panel.student_pages import _check_class_results
+from course_lib.class_panel.verdict_trust import split_trust
 from course_lib.plotting.class_panel import (ClassFigure, consensus_figure, held_out_figure,
                                              preferences_figure, reliability_figure,
                                              students_figure)
+from course_lib.plotting.rate_yourself import BesideExperts
 
-__all__ = ["class_figures"]
+__all__ = ["class_figures", "listener_beside_experts"]
 
 _PREFERENCE_LEVEL = 0.9   # the pooled difference's credible interval, as the pages state it
 
@@ -35,6 +37,20 @@ def class_figures(ratings: ClassRatings | None = None,
     if preferences is not None:
         drawn += [_preferences(preferences), _held_out(preferences)]
     return drawn
+
+
+def listener_beside_experts(ratings: ClassRatings, pseudonym: str = "you") -> BesideExperts:
+    """``pseudonym``'s noise variance and bias with their intervals beside the experts', as the
+    sixth-rater figure draws them (``ratings`` from
+    :func:`~course_lib.class_panel.ratings.listener_ratings_model` or of a whole class)."""
+    r = ratings.row(pseudonym)
+    if r is None:
+        raise ValueError(f"pseudonym: {pseudonym!r} handed in no rating sheet")
+    return BesideExperts(
+        noise=float(ratings.noise_variance[r]), noise_interval=tuple(ratings.noise_interval[r]),
+        bias=float(ratings.bias[r]), bias_interval=tuple(ratings.bias_interval[r]),
+        expert_noise=ratings.expert_noise_variance, expert_bias=ratings.expert_bias,
+        interval_name=ratings.interval_name("noise"))
 
 
 def _around(centre, half_width) -> np.ndarray:
@@ -85,7 +101,7 @@ def _preferences(preferences: ClassPreferences) -> ClassFigure:
         [f"{a + 1} vs {b + 1}" for a, b in preferences.pairs], preferences.shares,
         preferences.individual_difference[preferences.fitted], preferences.pooled_difference,
         _around(preferences.pooled_difference, half), preferences.verdict,
-        level=_PREFERENCE_LEVEL)
+        level=_PREFERENCE_LEVEL, trust=split_trust())
 
 
 def _held_out(preferences: ClassPreferences) -> ClassFigure:

@@ -24,17 +24,18 @@ whose scores stop at 10 is then not read as steady: a 10 says only "at least 9.5
    given the clip levels m_i = the experts' mean of each clip, with a flat prior on b and on log
    s (Jeffreys' prior for a scale; uncensored, it gives the usual t and chi-square intervals
    exactly). The bias is thus read against the experts' mean: b > 0, lenient. With at least
-   ``_censored_scores._MIN_CLASS_FOR_PRIOR`` (10) informative students, the prior of log s is
+   :data:`MIN_CLASS_FOR_PRIOR` (10) informative students, the prior of log s is
    instead the class's own: a normal fitted by maximum marginal likelihood over the class
    (empirical Bayes; Robbins 1956; Efron & Morris 1973), which keeps a student with few exact
    scores (many at 10) from a long tail of large noises that a flat prior would give them, and
-   so keeps the class's mean noise unbiased. Reported: the posterior medians of b and of s^2
-   with equal-tailed 90 % Bayesian credible intervals; ``bias_se`` the posterior sd of b. Every
-   student scored the same clips, so the log likelihood of every (clip, score) pair over the
-   grid is one table shared by the class; a student's log posterior is the sum of its rows. In a
-   real class the experts' mean has an error of its own (about a fifth of an expert's noise)
-   that this noise includes; in the simulated classes of the calibration, scores are made from
-   the experts' mean, as the issue's classes were.
+   so keeps the class's mean noise unbiased; with fewer, each student keeps the flat prior, as
+   a listener alone (:func:`listener_ratings_model`) does. Reported: the posterior medians of b
+   and of s^2 with equal-tailed 90 % Bayesian credible intervals; ``bias_se`` the posterior sd
+   of b. Every student scored the same clips, so the log likelihood of every (clip, score) pair
+   over the grid is one table shared by the class; a student's log posterior is the sum of its
+   rows. In a real class the experts' mean has an error of its own (about a fifth of an
+   expert's noise) that this noise includes; in the simulated classes of the calibration,
+   scores are made from the experts' mean, as the issue's classes were.
 3. **The class consensus** per clip (``_censored_scores._class_consensus``): the posterior (flat
    prior, on a grid) of the clip's level for the class, from the informative students' censored
    scores, each student's bias (less the class's mean bias, so the class's own level shows) and
@@ -96,13 +97,14 @@ import numpy as np
 from scipy.stats import norm
 
 from course_lib.class_panel._censored_scores import (
-    _BIAS_EDGES, _BIAS_GRID, _LOG_NOISE_EDGES, _SCALE, _class_consensus, _experts_model,
-    _grid_quantiles, _item_levels, _noise_draws, _student_posteriors)
+    MIN_CLASS_FOR_PRIOR, _BIAS_EDGES, _BIAS_GRID, _LOG_NOISE_EDGES, _SCALE, _class_consensus,
+    _experts_model, _grid_quantiles, _item_levels, _noise_draws, _student_posteriors)
 from course_lib.raters.rate_yourself import N_CONTEXT, with_context
 from course_lib.raters.rater_data import RaterData
 from course_lib.validation import RngLike, as_float_array, as_positive_int, as_rng
 
-__all__ = ["ClassRatings", "Reliability", "class_ratings_model"]
+__all__ = ["ClassRatings", "MIN_CLASS_FOR_PRIOR", "Reliability", "class_ratings_model",
+           "listener_ratings_model"]
 
 _MIN_SCORES = 3           # fewer scores: "too few scores" (a bias and a noise need 3)
 _LEVEL = 0.9              # every interval of this module
@@ -267,6 +269,21 @@ def class_ratings_model(collection, panel, *, n_context: int = N_CONTEXT,
     n_draws = as_positive_int(n_draws, "n_draws", minimum=100)
     return _class_ratings_trusted(ratings, pseudonyms, items, panel, n_context, n_draws,
                                   as_rng(rng))
+
+
+def listener_ratings_model(sheet, panel, *, n_context: int = N_CONTEXT,
+                           rng: RngLike = 0) -> ClassRatings:
+    """One listener's score sheet (:class:`~course_lib.raters.rate_yourself.ScoreSheet`) read
+    as the class page reads a student: :func:`class_ratings_model` on a class of one, the
+    pseudonym "you". Alone, the noise has the flat prior (module docstring, step 2); how often
+    its intervals held the truth on simulated listeners alone is measured in
+    experiments/class_panel_calibration.py."""
+    items, scores = sheet.scored()
+    if items.size == 0:
+        raise ValueError("sheet: no clip is scored yet")
+    ratings = RaterData.from_long(np.arange(items.size), np.zeros(items.size, dtype=np.int64),
+                                  scores, n_items=items.size, n_raters=1, scale=_SCALE)
+    return class_ratings_model((ratings, ("you",), items), panel, n_context=n_context, rng=rng)
 
 
 def _as_class_scores(collection) -> tuple[RaterData, tuple[str, ...], np.ndarray]:

@@ -6,15 +6,19 @@ rater_scores.simulate_integer_scores` does (the experts' mean as the truth, the 
 bias and noise, rounded and clipped to 0-10), and compares the pairs with a utility of their
 own: u(g) = -|g - g*|^2 / (2 l^2) over the band gains g, with an ideal setting g* drawn around
 a class-wide one. An answer is "first" when (u(first) - u(second)) + e > t, "second" when it is
-below -t, and "none" between (e ~ N(0, 1); the undecided band t of Rao and Kupper 1967's
-model of ties). Two students are odd on purpose, as a real class has some: one gives every
-clip the same score, one stops half way. The sheets go into ``<folder>/<student>/`` as the
-class notebooks save them, under random pseudonyms.
+below -t, and "none" between (e ~ N(0, 1); the undecided band t, :data:`UNDECIDED`, of Rao
+and Kupper 1967's model of ties). Two students are odd on purpose, as a real class has some:
+one gives every clip the same score, one stops half way. The sheets go into
+``<folder>/<student>/`` as the class notebooks save them, under random pseudonyms.
+:func:`taste_class` answers the pairs the same way for a class whose tastes spread as much as
+asked (none: a class of one taste; :data:`TASTE_SPREAD_DB`, :func:`simulated_class`'s), with no
+sheets, for the calibration of the class's preference verdicts
+(experiments/class_panel_calibration.py).
 
 Classes of known truth for the calibration of the ratings model (issue 59):
 :func:`_known_truth_panel` (sentences scored by five experts of known noise),
-:func:`_round_clips` (a round high on the scale or spread over it), :func:`_known_truth_class`
-(students of a kind scoring the clips as the issue's classes did) and
+:func:`_round_clips` (a round high on the scale or spread over it, :data:`CLIP_SETS`),
+:func:`known_truth_class` (students of a kind scoring the clips as the issue's classes did) and
 :func:`calibration_classes`, the grid of tests/class_panel/test_ratings_calibration.py and
 experiments/class_panel_calibration.py, with :func:`interval_hits`.
 """
@@ -26,15 +30,24 @@ from pathlib import Path
 
 import numpy as np
 
-from course_lib.class_panel.activities import CompareActivity, RateActivity, _GAIN_RANGE_DB
+from course_lib.class_panel.activities import (_ANSWER_DEGREES, _GAIN_RANGE_DB,
+                                               CompareActivity, RateActivity)
 from course_lib.class_panel.sheets import ClassSheet, Identity, _new_pseudonym
 from course_lib.raters.rater_data import RaterData
 from course_lib.simulators.rater_scores import simulate_integer_scores
 from course_lib.validation import as_positive_int, as_rng
 
+__all__ = ["CLIP_SETS", "KnownTruthClass", "SimulatedClass", "TASTE_SPREAD_DB", "UNDECIDED",
+           "calibration_classes", "interval_hits", "known_truth_class", "simulated_class",
+           "taste_class", "true_utility"]
+
 _LENGTHSCALE_DB = 8.0       # l: how far from the ideal a setting still pleases
-_TASTE_SPREAD_DB = 4.0      # sd of a student's ideal around the class's
-_UNDECIDED = 0.5            # t: the band of "none"
+#: The sd, per band in dB, of a simulated student's ideal setting around the class's (module
+#: docstring): how far the tastes of :func:`simulated_class`'s students differ.
+TASTE_SPREAD_DB = 4.0
+#: t, the undecided band of a simulated student's answers (module docstring): "first" when the
+#: true difference of utilities plus N(0, 1) noise is above t, "second" below -t, else "none".
+UNDECIDED = 0.5
 
 
 @dataclass(frozen=True)
@@ -61,8 +74,7 @@ def simulated_class(folder, n_students: int, rate: RateActivity, compare: Compar
         raise ValueError(f"expert_means: expected one mean per clip ({len(rate.items)}), got "
                          f"shape {truth.shape}")
     folder = Path(folder)
-    low, high = _GAIN_RANGE_DB
-    class_ideal = rng.uniform(low / 2, high / 2, compare.settings.shape[1])
+    class_ideal = _class_ideal(compare.settings.shape[1], rng)
     names = _distinct_pseudonyms(n_students, rng)
     bias, noise = rng.normal(0.0, 1.0, n_students), rng.uniform(0.6, 2.5, n_students)
     scores = simulate_integer_scores(truth, bias, np.ones(n_students), noise, rng=rng)
@@ -72,8 +84,7 @@ def simulated_class(folder, n_students: int, rate: RateActivity, compare: Compar
     ideals, paths = {}, []
     for number, name in enumerate(names):
         identity = Identity(name, f"{rng.integers(2 ** 62):016x}")
-        ideals[name] = np.clip(class_ideal + rng.normal(0, _TASTE_SPREAD_DB, class_ideal.size),
-                               low, high)
+        ideals[name] = _ideal(class_ideal, TASTE_SPREAD_DB, rng)
         rated = ClassSheet(rate, identity)
         shown = rated.order[:len(rated.order) // 2] if number == 1 else rated.order
         for index in shown:                                      # number 1 stops half way
@@ -96,12 +107,49 @@ def _distinct_pseudonyms(n: int, rng: np.random.Generator) -> list[str]:
     return list(names)
 
 
+def _class_ideal(n_bands: int, rng: np.random.Generator) -> np.ndarray:
+    """The setting a class's ideals are drawn around, in the middle half of the gains."""
+    low, high = _GAIN_RANGE_DB
+    return rng.uniform(low / 2, high / 2, n_bands)
+
+
+def _ideal(class_ideal: np.ndarray, spread_db: float, rng: np.random.Generator) -> np.ndarray:
+    """A student's ideal setting: the class's plus N(0, spread_db) per band, kept in range."""
+    low, high = _GAIN_RANGE_DB
+    return np.clip(class_ideal + rng.normal(0, spread_db, class_ideal.size), low, high)
+
+
+def true_utility(settings: np.ndarray, ideals: np.ndarray) -> np.ndarray:
+    """u(g) = -|g - g*|^2 / (2 l^2) of every setting (columns) for each ideal g* (rows of
+    ``ideals``, or one ideal): the simulated students' taste (module docstring)."""
+    ideals = np.atleast_2d(ideals)
+    return -np.sum((settings[None] - ideals[:, None]) ** 2, axis=2) / (2 * _LENGTHSCALE_DB ** 2)
+
+
 def _answers(compare: CompareActivity, ideal: np.ndarray, rng: np.random.Generator) -> list:
     """first / none / second for each pair (module docstring)."""
-    utility = -np.sum((compare.settings - ideal) ** 2, axis=1) / (2 * _LENGTHSCALE_DB ** 2)
+    utility = true_utility(compare.settings, ideal)[0]
     first, second = np.array(compare.pairs).T
     z = utility[first] - utility[second] + rng.standard_normal(first.size)
-    return ["first" if v > _UNDECIDED else "second" if v < -_UNDECIDED else "none" for v in z]
+    return ["first" if v > UNDECIDED else "second" if v < -UNDECIDED else "none" for v in z]
+
+
+def taste_class(compare: CompareActivity, n_students: int, spread_db: float, rng):
+    """The comparisons of ``n_students`` simulated students whose ideals are drawn around one
+    class ideal with sd ``spread_db`` per band (0: a class of one taste; simulated_class uses
+    :data:`TASTE_SPREAD_DB`), answered as :func:`simulated_class`'s students answer but without
+    sheets: ``(comparisons, ideals)``, comparisons a dict pseudonym -> (first, second, y) as
+    :func:`~course_lib.class_panel.preferences.class_preferences_model` reads them, ideals
+    (n_students, n_bands)."""
+    rng = as_rng(rng)
+    class_ideal = _class_ideal(compare.settings.shape[1], rng)
+    first, second = np.array(compare.pairs).T
+    comparisons, ideals = {}, []
+    for number in range(n_students):
+        ideals.append(_ideal(class_ideal, spread_db, rng))
+        y = [_ANSWER_DEGREES[answer] for answer in _answers(compare, ideals[-1], rng)]
+        comparisons[f"student-{number:03d}"] = (first, second, np.array(y))
+    return comparisons, np.array(ideals)
 
 
 # ----- classes of known truth, for the calibration of the ratings model ---------------------
@@ -114,7 +162,9 @@ _STUDENT_KINDS = {
     "noisy": ((-1.0, 1.0), (2.0, 3.5)),
     "few answers": ((-1.5, 1.5), (0.6, 2.5)),
 }
-_CLIP_SETS = ("high", "spread")
+#: The clip sets of a calibration round (:func:`_round_clips`), in the grid's order: "high" as
+#: issue 59's default round, "spread" evenly over the experts' means.
+CLIP_SETS = ("high", "spread")
 _EXPERT_NOISE = np.array([0.35, 0.5, 0.6, 0.75, 0.9])     # latent variances, points^2
 _EXPERT_OFFSET = np.array([-0.3, 0.1, 0.2, -0.1, 0.1])
 
@@ -175,14 +225,16 @@ def _round_clips(panel: _KnownTruthPanel, clip_set: str, rng, n_clips: int = 20)
     if clip_set == "spread":
         order = np.argsort(means)
         return order[np.linspace(0, order.size - 1, n_clips).round().astype(int)]
-    raise ValueError(f"clip_set: expected one of {_CLIP_SETS}, got {clip_set!r}")
+    raise ValueError(f"clip_set: expected one of {CLIP_SETS}, got {clip_set!r}")
 
 
-def _known_truth_class(panel: _KnownTruthPanel, items: np.ndarray, kind: str, n_students: int,
+def known_truth_class(panel: _KnownTruthPanel, items: np.ndarray, kind: str, n_students: int,
                       rng) -> KnownTruthClass:
-    """Students of ``kind`` (:data:`_STUDENT_KINDS`) scoring ``items`` as issue 59's classes
-    did: the clip's experts' mean plus the student's bias plus N(0, noise), rounded (half up)
-    and clipped to 0-10."""
+    """``n_students`` students of ``kind`` (:data:`_STUDENT_KINDS`: "mixed", "lenient",
+    "harsh", "noisy", "few answers") scoring ``items`` of ``panel`` (the panel and clips of a
+    :func:`calibration_classes` entry) as issue 59's classes did: the clip's experts' mean plus
+    the student's bias plus N(0, noise), rounded (half up) and clipped to 0-10; their bias and
+    noise drawn with ``rng``."""
     if kind not in _STUDENT_KINDS:
         raise ValueError(f"kind: expected one of {sorted(_STUDENT_KINDS)}, got {kind!r}")
     rng = as_rng(rng)
@@ -204,17 +256,17 @@ def _known_truth_class(panel: _KnownTruthPanel, items: np.ndarray, kind: str, n_
 
 def calibration_classes(seed: int, n_small: int = 25, n_large: int = 200) -> list:
     """The calibration grid of one seed (issue 59): on a :func:`_known_truth_panel`, for each of
-    :data:`_CLIP_SETS`, a class of ``n_small`` students of every kind of :data:`_STUDENT_KINDS`
+    :data:`CLIP_SETS`, a class of ``n_small`` students of every kind of :data:`_STUDENT_KINDS`
     and one of ``n_large`` "mixed" students (none when ``n_large`` is 0). Returns a list of
     (clip set, kind, panel, :class:`KnownTruthClass`)."""
     panel = _known_truth_panel(seed)
     rng = np.random.default_rng(seed)
     grid = []
-    for clip_set in _CLIP_SETS:
+    for clip_set in CLIP_SETS:
         items = _round_clips(panel, clip_set, rng)
         sizes = [(kind, n_small) for kind in _STUDENT_KINDS] + \
             ([("mixed", n_large)] if n_large else [])
-        grid += [(clip_set, kind, panel, _known_truth_class(panel, items, kind, n, rng))
+        grid += [(clip_set, kind, panel, known_truth_class(panel, items, kind, n, rng))
                  for kind, n in sizes]
     return grid
 

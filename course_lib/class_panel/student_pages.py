@@ -6,8 +6,10 @@ noise (how far their scores stray beyond that bias), their agreement with the fi
 how their equaliser choices differ from the class's. Each number of the scores comes with its
 interval, named for what it is (:meth:`ClassRatings.interval_name
 <course_lib.class_panel.ratings.ClassRatings.interval_name>`: a Bayesian credible interval, or
-an approximate confidence interval); the equaliser choices come with the preference model's
-posterior probability that a setting is preferred. A student whose scores sit at an end of the
+an approximate confidence interval) and how often such intervals held the truth on simulated
+students; the equaliser choices (:mod:`.preference_page`) come with the preference model's
+posterior probability that a setting is preferred and how often each verdict was right on
+simulated classes (:mod:`.verdict_trust`). A student whose scores sit at an end of the
 scale, or whose comparison sheet answered one side throughout, is told so.
 
 :func:`write_student_pages` writes one file per pseudonym, ``<pseudonym>.md``, into a folder of
@@ -23,17 +25,17 @@ from pathlib import Path
 
 import numpy as np
 
+from course_lib.class_panel.preference_page import _preferences_section
 from course_lib.class_panel.preferences import ClassPreferences
-from course_lib.class_panel.ratings import ClassRatings, _interval_z
-from course_lib.stimuli import standard_equaliser
+from course_lib.class_panel.ratings import MIN_CLASS_FOR_PRIOR, ClassRatings, _interval_z
+from course_lib.class_panel.verdict_trust import _agreement_trust, _alone_trust
 
-__all__ = ["student_page", "write_student_pages"]
+__all__ = ["beside_experts", "distance_interval", "student_page", "write_student_pages"]
 
 #: The first line of every page: how an earlier page is told from any other file.
 _MARK = "<!-- class-panel page: written by write_student_pages; safe to delete -->"
 # a pseudonym as a file name: amber-otter-07, a namesake's amber-otter-07~3f2a, sheet-9c41e0
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_~.-]{0,63}")
-_SURE = 0.8               # "you prefer" / "the class prefers" from this posterior probability
 
 
 def student_page(pseudonym: str, ratings: ClassRatings | None = None,
@@ -56,6 +58,74 @@ def student_page(pseudonym: str, ratings: ClassRatings | None = None,
     if preferences is not None:
         lines += _preferences_section(preferences, preferences.row(pseudonym))
     return "\n".join(lines) + "\n"
+
+
+def beside_experts(ratings: ClassRatings, pseudonym: str = "you") -> str:
+    """Three lines on ``pseudonym``'s noise and bias against each expert's, and how often such
+    intervals held the truth for listeners fitted alone with as many scores (the committed
+    class_panel_calibration result, :func:`~.verdict_trust._alone_trust`): an expert inside
+    the interval is one the scores cannot tell the student apart from, said every time.
+    ``ratings`` of a listener alone
+    (:func:`~course_lib.class_panel.ratings.listener_ratings_model`) or of a class too small
+    for a class prior of the noise (fewer than :data:`~.ratings.MIN_CLASS_FOR_PRIOR`
+    informative students), which reads each student as alone; a larger class's intervals are
+    not the ones measured, and are refused."""
+    r = ratings.row(pseudonym)
+    if r is None:
+        raise ValueError(f"pseudonym: {pseudonym!r} handed in no rating sheet")
+    if ratings.informative.sum() >= MIN_CLASS_FOR_PRIOR:
+        raise ValueError(f"ratings: a class of {int(ratings.informative.sum())} informative "
+                         f"students has a class prior of the noise; beside_experts states the "
+                         f"trust measured for a listener alone (use listener_ratings_model)")
+    trust = _alone_trust(int(ratings.n_scores[r]), ratings.interval_name("noise"))
+    if ratings.status[r] == "too few scores":
+        return (f"Too few scores to judge ({int(ratings.n_scores[r])}; at least 3 are "
+                f"needed).\n{trust}")
+    if ratings.status[r] == "ok":
+        low, high = ratings.noise_interval[r]
+        noise = (f"Noise {ratings.noise_variance[r]:.2f} points² "
+                 f"({ratings.interval_name('noise')}: {low:.2f} to {high:.2f}): "
+                 + _against_experts(ratings.expert_noise_variance, low, high, "noise",
+                                    ("noisier", "steadier"), "{:.2f}"))
+    else:
+        noise = ("Noise: none can be estimated, for you gave every clip the same score; "
+                 "your scores cannot tell you apart from the experts on noise.")
+    bias, (low, high) = ratings.bias[r], ratings.bias_interval[r]
+    if np.isnan(low):
+        lean = (f"Bias {_signed(bias)} points from the experts' mean, read as exact scores; "
+                f"no interval can be given, for every score sat at an end of the scale, which "
+                f"sets no limit to it in that direction, so no comparison with the experts is "
+                f"made.")
+    else:
+        lean = (f"Bias {_signed(bias)} points from the experts' mean "
+                f"({ratings.interval_name('bias')}: {_signed(low)} to {_signed(high)}): "
+                + _against_experts(ratings.expert_bias, low, high, "bias",
+                                   ("more lenient", "stricter"), "{:+.1f}"))
+    return f"{noise}\n{lean}\n{trust}"
+
+
+def _against_experts(experts: np.ndarray, low: float, high: float, quantity: str,
+                     words: tuple[str, str], number: str) -> str:
+    """Where the interval [low, high] lies against each expert's value, in words: ``words``
+    say a student above and below an expert."""
+    sides = {"below": [], "inside": [], "above": []}
+    for k, value in enumerate(experts):
+        sides["below" if value < low else "above" if value > high else "inside"].append(k)
+
+    def who(chosen: list[int]) -> str:
+        if len(chosen) == experts.size:
+            return "the experts"
+        names = [str(k + 1) for k in chosen]
+        return (f"expert {names[0]}" if len(names) == 1
+                else f"experts {', '.join(names[:-1])} and {names[-1]}")
+
+    parts = [f"{word} than {who(sides[side])}"
+             for side, word in zip(("below", "above"), words) if sides[side]]
+    if sides["inside"]:
+        parts.append(f"your scores cannot tell you apart from {who(sides['inside'])} on "
+                     f"{quantity}")
+    values = ", ".join(number.format(v) for v in experts)
+    return f"{'; '.join(parts)} (the experts: {values})."
 
 
 def write_student_pages(folder, ratings: ClassRatings | None = None,
@@ -144,16 +214,11 @@ def _is_page(entry: Path) -> bool:
         return False
 
 
-# ----- the two sections ---------------------------------------------------------------------
+# ----- the scores' section ------------------------------------------------------------------
 def _distance_interval(ratings: ClassRatings) -> str:
     """The name of the mean absolute difference's interval (its estimate +- z standard
     errors over the student's clips: an approximate confidence interval)."""
     return f"{100 * ratings.level:.0f} % approximate confidence interval"
-
-
-def _percent(p: float) -> str:
-    """A probability as a person reads it, never a certainty the model does not have."""
-    return "more than 99 %" if p > 0.99 else f"{100 * p:.0f} %"
 
 
 def _signed(value: float) -> str:
@@ -217,22 +282,29 @@ def _noise_lines(ratings: ClassRatings, r: int) -> list[str]:
             f"{experts.min():.2f} to {experts.max():.2f}."]
 
 
+def distance_interval(ratings: ClassRatings, r: int) -> tuple[float, float]:
+    """Student ``r``'s interval of their mean absolute distance from the experts' mean: the
+    estimate +- z standard errors, floored at 0 (NaN with fewer than two scores)."""
+    mad = ratings.mean_abs_difference[r]
+    half = _interval_z(ratings.level) * ratings.mean_abs_difference_se[r]
+    return max(mad - half, 0.0), mad + half
+
+
 def _agreement_lines(ratings: ClassRatings, r: int) -> list[str]:
-    mad, half = ratings.mean_abs_difference[r], \
-        _interval_z(ratings.level) * ratings.mean_abs_difference_se[r]
+    mad, (low, high) = ratings.mean_abs_difference[r], distance_interval(ratings, r)
     distance = (f" On average your score was {mad:.1f} points from the experts' mean "
-                f"({_distance_interval(ratings)}: {max(mad - half, 0):.1f} to "
-                f"{mad + half:.1f}).")
+                f"({_distance_interval(ratings)}: {low:.1f} to {high:.1f}).")
     rho = ratings.correlation[r]
     if np.isnan(rho):
         return [f"- **Agreement with the experts**: the experts' mean is the same on "
-                f"every clip you scored, so no correlation can be given.{distance}"]
+                f"every clip you scored, so no correlation can be given.{distance} "
+                f"{_agreement_trust()}"]
     low, high = ratings.correlation_interval[r]
     span = "" if np.isnan(low) else \
         f" ({ratings.interval_name('correlation')}: {low:.2f} to {high:.2f})"
     return [f"- **Agreement with the experts**: correlation {rho:.2f}{span} between your "
             f"scores and the experts' mean (1: you put the clips in the experts' order; 0: "
-            f"no relation).{distance}"]
+            f"no relation).{distance} {_agreement_trust()}"]
 
 
 def _scale_end_lines(ratings: ClassRatings, r: int) -> list[str]:
@@ -245,81 +317,3 @@ def _scale_end_lines(ratings: ClassRatings, r: int) -> list[str]:
             f"reads it as \"at least 9.5\" (a 0 as \"at most 0.5\"), not as an exact score: "
             f"your level and noise rest mostly on your other scores, and their intervals are "
             f"wider for it."]
-
-
-def _setting_text(settings: np.ndarray, index: int) -> str:
-    names = standard_equaliser(settings.shape[1]).names
-    gains = ", ".join(f"{name} {gain:+g} dB" for name, gain in zip(names, settings[index]))
-    return f"setting {index + 1} ({gains})"
-
-
-def _preferences_section(preferences: ClassPreferences, s: int | None) -> list[str]:
-    """The equaliser choices: favourites and the pairs where the student and the class differ
-    (module docstring)."""
-    lines = ["## Your equaliser choices", ""]
-    if s is None:
-        return lines + ["You handed in no comparison sheet, so there is nothing to show here.",
-                        ""]
-    settings = preferences.settings
-    lines.append(f"You answered {int(preferences.n_answers[s])} of the "
-                 f"{preferences.pairs.shape[0]} pairs.")
-    if preferences.status is not None and preferences.status[s] == "no information":
-        return lines + ["You gave the same answer (always the first, or always the second "
-                        "version as played) to every pair. Which setting of a pair played "
-                        "first was drawn at random, so these answers say nothing about which "
-                        "setting you prefer: the model left them out, and the class's model "
-                        "stands in for you.", ""]
-    if not preferences.fitted[s]:
-        return lines + ["Your answers could not be fitted on their own, so the class's model "
-                        "stands in for you.", ""]
-    yours = int(np.argmax(preferences.individual_utility[s]))
-    class_best = int(np.argmax(preferences.pooled_utility))
-    same = "the same as the class's" if yours == class_best else \
-        f"the class's is {_setting_text(settings, class_best)}"
-    n = int(preferences.n_answers[s])
-    guess = f" (a guess from {n} answer{'s' * (n != 1)})" if n < 5 else ""
-    lines += ["", f"- Your favourite{guess}: {_setting_text(settings, yours)}; {same}."]
-    lines += _differences(preferences, s)
-    lines += _few_answers(preferences, s)
-    return lines + [""]
-
-
-def _differences(preferences: ClassPreferences, s: int) -> list[str]:
-    mine, theirs = preferences.individual_probability[s], preferences.pooled_probability
-    differ = np.flatnonzero(((mine >= _SURE) & (theirs <= 1 - _SURE))
-                            | ((mine <= 1 - _SURE) & (theirs >= _SURE)))
-    if differ.size == 0:
-        return ["- On no pair do you and the class lean clearly opposite ways."]
-    lines = [f"- On {differ.size} pair{'s' * (differ.size != 1)} you lean clearly the other "
-             "way from the class:"]
-    for j in differ:
-        a, b = preferences.pairs[j]
-        first_you = mine[j] >= 0.5
-        you, them = (a, b) if first_you else (b, a)
-        sure_you = mine[j] if first_you else 1 - mine[j]
-        sure_class = 1 - theirs[j] if first_you else theirs[j]
-        split = " (on this pair the class's tastes split)" if preferences.verdict[j] == \
-            "split" else ""
-        lines.append(f"  - you prefer {_setting_text(preferences.settings, you)} "
-                     f"({_percent(sure_you)} sure), the class as a whole leans to "
-                     f"{_setting_text(preferences.settings, them)} ({_percent(sure_class)} "
-                     f"sure){split}.")
-    return lines
-
-
-def _few_answers(preferences: ClassPreferences, s: int) -> list[str]:
-    """For a student with few answers: what the held-out scores say about trusting the class's
-    model instead of their own."""
-    n = int(preferences.n_answers[s])
-    counts = preferences.held_out_counts
-    at = np.flatnonzero(counts >= n)
-    if n > 4 or at.size == 0:
-        return []
-    g = int(at[0])
-    class_score, own = preferences.held_out_score[0, g], preferences.held_out_score[1, g]
-    if np.isnan(class_score) or np.isnan(own):
-        return []
-    better = "better" if class_score > own else "no better"
-    return [f"- With only {n} answers your own model knows little: for students with "
-            f"{int(counts[g])} answers, the class's model predicted their other answers "
-            f"{better} than their own answers did."]

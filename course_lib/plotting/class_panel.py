@@ -195,13 +195,14 @@ def reliability_figure(k, reliability, band, *, experts: float, n_experts: int, 
 # ----- preferences --------------------------------------------------------------------------
 def preferences_figure(pair_labels: Sequence[str], shares, individual_difference,
                        pooled_difference, pooled_interval, verdicts: Sequence[str], *,
-                       level: float) -> ClassFigure:
+                       level: float, trust: str = "") -> ClassFigure:
     """Per pair (rows, labelled "first vs second"): left, the ``shares`` answering first, none
     and second (three columns, stacked, each with its own hatching); right, every student's
     own posterior mean difference (``individual_difference``, a row per student, a column per
     pair) and the pooled difference with its ``pooled_interval`` (low and high, credible at
     ``level``; diamond), with the pair's verdict ("agrees", "split", "no clear preference")
-    written beside it."""
+    written beside it; ``trust``, how far the verdicts are to be trusted, ends the
+    description."""
     P = len(pair_labels)
     shares, pooled, interval = _arrays(P, "pair", shares=shares,
                                        pooled_difference=pooled_difference,
@@ -224,8 +225,8 @@ def preferences_figure(pair_labels: Sequence[str], shares, individual_difference
     left.set_ylabel("pair of settings (first vs second)")
     left.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=3, fontsize="small")
     _plot_differences(right, individual, pooled, interval, verdicts, level)
-    return ClassFigure("preferences", fig, _describe_preferences(list(pair_labels), verdicts,
-                                                                 level))
+    return ClassFigure("preferences", fig, " ".join(filter(None, (
+        _describe_preferences(list(pair_labels), verdicts, level), trust))))
 
 
 def _plot_differences(ax, individual: np.ndarray, pooled: np.ndarray, interval: np.ndarray,

@@ -15,6 +15,9 @@ from pathlib import Path
 import ipywidgets as W
 from IPython.display import display
 
+from course_lib.class_panel.figures import listener_beside_experts
+from course_lib.class_panel.ratings import listener_ratings_model
+from course_lib.class_panel.student_pages import beside_experts
 from course_lib.data.fluency import load_fluency
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.metrics import rmse
@@ -40,7 +43,9 @@ class RateYourself:
     ``load`` keep the scores in a file you choose; a file that exists already is loaded when
     the explorer starts, and save never replaces a file the explorer has not loaded or written
     without asking once. "compare" fits the panel models with you as the sixth rater; a score
-    changed afterwards is marked in place until you compare again. Clips are numbered from 1
+    changed afterwards is marked in place until you compare again. Beside the figure, your noise
+    and bias are judged against each expert's with the class page's intervals, and how often
+    such intervals held the truth. Clips are numbered from 1
     everywhere. Errors show as one line; the scores given so far are kept.
 
     ``clips`` (default: the data set's ``clips_to_rate()``) are played in the order given, and
@@ -63,6 +68,7 @@ class RateYourself:
                                  ("scores", "scored"), autosave=bool(autosave))
         self.clip = 0
         self.result = None
+        self.beside = None            # the noise and bias panels' numbers of the last compare
         self._setting = False        # True while show() sets the buttons (not the listener)
         self.heading = _StatusLine()   # a live region: the clip after next or previous is read out
         self.audio = W.Audio(format="wav", autoplay=False, loop=False)
@@ -85,9 +91,13 @@ class RateYourself:
         # above the figure, a live region: says (and a screen reader announces) when the figure
         # is not the fit of the current sheet
         self.note = _StatusLine()
+        # the verdict beside the figure, read out once per compare: your intervals against the
+        # experts, and their measured coverage
+        self.trust = _StatusLine()
         self.output = W.Output()
         for widget, name in ((self.heading, "heading"), (self.status, "status"),
-                             (self.note, "note"), (self.output, "output")):
+                             (self.note, "note"), (self.trust, "trust"),
+                             (self.output, "output")):
             widget.add_class(f"course-rate-{name}")       # for the browser test
         self.score_buttons.observe(self._on_score, names="value")
         self.previous.on_click(lambda _b: self.show(self.clip - 1))
@@ -100,7 +110,8 @@ class RateYourself:
         top = [W.HTML(f"<b>{html.escape(title)}</b>")] + ([W.HTML(intro)] if intro else [])
         self.widget = W.VBox([*top, self.heading, self.audio, self.score_buttons,
                               W.HBox([self.previous, self.next]), *files,
-                              self.compare_button, self.status, self.note, self.output,
+                              self.compare_button, self.status, self.note, self.trust,
+                              self.output,
                               _SliderNames()])   # hidden: the score buttons' pressed state
         self.widget.add_class("course-rate-yourself")
         self.show(0)
@@ -160,7 +171,11 @@ class RateYourself:
             earlier = "; the comparison below is your earlier one" if self.result else ""
             self._say(f"{err}{earlier}", error=True)
             return
-        self.result = result
+        # the class page's reading of the same scores: the noise and bias intervals
+        alone = listener_ratings_model(self.sheet, self.panel)
+        self.result, self.beside = result, listener_beside_experts(alone)
+        self.trust.value = "<br>".join(html.escape(line)
+                                       for line in beside_experts(alone).splitlines())
         line = f"fitted with your {self.sheet.n_scored} scores as rater 6"
         if self.sheet.scores[self.clip] is None:
             line += (f"; clip {self.clip + 1} is not scored, so the figure shows your noise and "
@@ -188,7 +203,8 @@ class RateYourself:
             '<span style="color:#b00020"><b>Not refitted:</b> your scores changed since you '
             f"compared ({html.escape('; '.join(changes))}); the figure is the fit of your "
             "earlier scores. Press compare to refit.</span>")
-        image = _drawn(lambda: listener_figure(self.result, self.clip, truth))
+        image = _drawn(lambda: listener_figure(self.result, self.clip, truth,
+                                               beside=self.beside))
         _show_in(self.output, image.output())
 
     def _say(self, text: str, error: bool = False) -> None:

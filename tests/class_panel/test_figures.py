@@ -20,6 +20,8 @@ from course_lib.class_panel.ratings import class_ratings_model
 from course_lib.class_panel.figures import class_figures
 from course_lib.plotting.class_panel import ClassFigure
 from course_lib.raters.rater_data import RaterData
+from course_lib.class_panel.verdict_trust import counted_share
+from course_lib.results import load_result
 
 N_STUDENTS = 8
 
@@ -131,6 +133,19 @@ def test_the_descriptions_carry_the_numbers_drawn(results):
     assert f"agrees on {preferences.verdict.count('agrees')} pairs" in text["preferences"]
     assert [f.name for f in class_figures(preferences=preferences)] == ["preferences",
                                                                        "held-out"]
+
+
+def test_the_preferences_figure_states_how_far_its_verdicts_hold_split_or_not(results):
+    _, preferences = results
+    tastes = load_result("class_panel_calibration")["result"]["taste_summary"]
+    one, differ = tastes["one taste"], tastes["spread"]
+    text = next(f.description for f in class_figures(preferences=preferences)
+                if f.name == "preferences")
+    assert (f"in {one['classes']} simulated classes of 25 students of one taste, each student "
+            f"answering all 15 pairs, {counted_share(one['classes_with_split'], one['classes'])} "
+            f"showed a \"split\" pair (a false split)") in text
+    assert f"\"split\" found {counted_share(differ['split_found'], differ['truly_split'])}" in text
+    assert one["classes"] >= 100 and one["classes_with_split"] <= 0.05 * one["classes"]
 
 
 def test_bad_input_is_named(results):

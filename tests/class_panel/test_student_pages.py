@@ -1,8 +1,11 @@
 """One page per student (``class_panel.student_pages``), from hand-made results so every number on a
 page is known: the words follow the numbers (lenient, strict, no clear lean), each number comes
-with its range, a student with no information or too few scores is told so without a NaN, a
-page names no other student, and :func:`write_student_pages` writes one file per pseudonym and
-refuses a folder holding anything it did not write, saying what it found."""
+with its range and how often such ranges held the truth, a student with no information or too
+few scores is told so without a NaN, a page names no other student, :func:`beside_experts`
+sets a listener alone beside each expert, and :func:`write_student_pages` writes one file per
+pseudonym and refuses a folder holding anything it did not write, saying what it found. The
+equaliser section is ``test_preference_page.py``'s, the trust sentences
+``test_verdict_trust.py``'s."""
 
 from __future__ import annotations
 
@@ -11,11 +14,16 @@ import os
 import numpy as np
 import pytest
 
-from course_lib.class_panel.student_pages import _MARK, student_page, write_student_pages
-from course_lib.class_panel.preferences import ClassPreferences
-from course_lib.class_panel.ratings import ClassRatings, Reliability
+from course_lib.class_panel.preference_page import _preferences_section
+from course_lib.class_panel.ratings import MIN_CLASS_FOR_PRIOR, ClassRatings, Reliability
+from course_lib.class_panel.student_pages import (_MARK, beside_experts, distance_interval,
+                                                 student_page, write_student_pages)
+from course_lib.class_panel.verdict_trust import _agreement_trust, counted_share
+from course_lib.results import load_result
 
-NAMES = ("amber-otter-07", "brisk-heron-11", "calm-lynx-42", "dusky-newt-03~3f2a")
+from .test_preference_page import PSEUDONYMS, made_preferences
+
+NAMES = PSEUDONYMS + ("calm-lynx-42", "dusky-newt-03~3f2a")   # the first two compared too
 
 
 def made_ratings() -> ClassRatings:
@@ -43,35 +51,6 @@ def made_ratings() -> ClassRatings:
         reliability=reliability, level=0.9, n_context=100, kernel="SquaredExponential()")
 
 
-def made_preferences() -> ClassPreferences:
-    """Four settings, six pairs; students 0 (every pair, against the class on pairs 0 and 5)
-    and 1 (2 answers, on the class's side)."""
-    settings = np.array([[-6.0, 0.0], [6.0, 0.0], [0.0, 6.0], [0.0, -6.0]])
-    pairs = np.array([[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]])
-    return ClassPreferences(
-        pseudonyms=NAMES[:2], settings=settings, pairs=pairs,
-        shares=np.tile([0.5, 0.2, 0.3], (6, 1)), n_answered=np.full(6, 2),
-        pooled_difference=np.array([-2.0, 0.1, 0.0, 0.2, 0.1, 1.5]),
-        pooled_difference_sd=np.full(6, 0.3),
-        pooled_probability=np.array([0.001, 0.6, 0.5, 0.7, 0.6, 0.99]),
-        pooled_utility=np.array([-1.0, 1.0, 0.0, 0.0]), pooled_utility_sd=np.full(4, 0.3),
-        hyperparameters={"noise_sd": 2.0}, n_answers=np.array([6, 2]),
-        individual_difference=np.array([[1.5, 0.2, 0.0, 0.0, 0.0, -1.0],
-                                        [-0.5, 0.0, 0.0, 0.0, 0.0, 0.3]]),
-        individual_difference_sd=np.full((2, 6), 0.8),
-        individual_probability=np.array([[0.97, 0.6, 0.5, 0.5, 0.5, 0.1],
-                                         [0.27, 0.5, 0.5, 0.5, 0.5, 0.65]]),
-        individual_utility=np.array([[1.0, -0.5, 0.0, 0.1], [-0.2, 0.3, 0.0, 0.0]]),
-        fitted=np.array([True, True]), spread=np.full(6, 0.5),
-        spread_null_mean=np.full(6, 0.4), spread_null_sd=np.full(6, 0.1),
-        split_t=np.array([9.0, 0.0, 0.0, 0.0, 0.0, 0.0]), split_threshold=3.5,
-        verdict=("split",) + ("no clear preference",) * 4 + ("agrees",), n_permutations=10,
-        held_out_counts=np.array([1, 2, 4]), held_out_models=("the class without you",
-                                                              "you alone", "the class and you"),
-        held_out_score=np.array([[0.5, 0.5, 0.5], [0.1, 0.15, 0.3], [0.5, 0.51, 0.52]]),
-        held_out_se=np.full((3, 3), 0.05), held_out_students=np.full((3, 3), 12))
-
-
 RATINGS, PREFERENCES = made_ratings(), made_preferences()
 
 
@@ -96,27 +75,12 @@ def test_a_lenient_steady_student_reads_their_numbers_with_their_ranges():
     assert "sure of" not in page and "end of the scale" not in page
 
 
-def test_the_preference_section_names_the_settings_and_where_the_student_differs():
-    page = student_page(NAMES[0], RATINGS, PREFERENCES)
-    assert "You answered 6 of the 6 pairs." in page
-    assert "Your favourite: setting 1 (bass -6 dB, treble +0 dB); the class's is setting 2 " \
-           "(bass +6 dB, treble +0 dB)." in page
-    assert "On 2 pairs you lean clearly the other way from the class:" in page
-    assert "you prefer setting 1 (bass -6 dB, treble +0 dB) (97 % sure), the class as a whole " \
-           "leans to setting 2 (bass +6 dB, treble +0 dB) (more than 99 % sure) (on this pair " \
-           "the class's tastes split)." in page
-    assert "you prefer setting 4 (bass +0 dB, treble -6 dB) (90 % sure), the class as a whole " \
-           "leans to setting 3 (bass +0 dB, treble +6 dB) (99 % sure)." in page
-    assert "With only" not in page
-
-
-def test_a_student_with_two_answers_is_told_the_class_predicts_them_better():
+def test_a_page_holds_the_scores_then_the_equaliser_section_and_no_other_name():
     page = student_page(NAMES[1], RATINGS, PREFERENCES)
     assert "strict: you score lower than the experts' mean" in page
-    assert "Your favourite (a guess from 2 answers): setting 2" in page
-    assert "On no pair do you and the class lean clearly opposite ways." in page
-    assert "for students with 2 answers, the class's model predicted their other answers " \
-           "better than their own answers did" in page
+    scores, choices = page.index("## Your fluency scores"), page.index("## Your equaliser")
+    assert scores < choices and page[choices:].rstrip("\n") == \
+        "\n".join(_preferences_section(PREFERENCES, 1)).rstrip("\n")
     assert others_absent(page, NAMES[1])
 
 
@@ -160,17 +124,6 @@ def test_one_score_throughout_at_an_end_of_the_scale_says_why_the_bias_has_no_in
     assert 'a 10 only "at least 9.5"' in page and "set no limit" in page
     assert "Read as exact scores, they sat +2.1 points from the experts' mean" in page
     assert "nan" not in page.lower()
-
-
-def test_a_comparison_sheet_with_no_information_is_told_so():
-    preferences = ClassPreferences(**{**made_preferences().__dict__,
-                                      "status": ("no information", "ok")})
-    page = student_page(NAMES[0], None, preferences)
-    assert "You gave the same answer (always the first, or always the second version as " \
-           "played) to every pair" in page and "say nothing about which setting" in page
-    assert "Your favourite" not in page and "lean clearly" not in page
-    assert "Your favourite (a guess from 2 answers)" in student_page(NAMES[1], None,
-                                                                     preferences)
 
 
 def test_no_clear_lean_within_the_range():
@@ -245,3 +198,75 @@ def test_a_pseudonym_that_cannot_name_a_file_or_that_differs_only_in_case(tmp_pa
         with pytest.raises(ValueError, match=f"^pseudonyms: .*{message}"):
             write_student_pages(tmp_path / "pages", changed)
         assert not (tmp_path / "pages").exists()
+
+
+def test_the_distance_interval_is_the_estimate_give_or_take_z_standard_errors_above_0():
+    low, high = distance_interval(RATINGS, 0)               # 1.3 +- 1.645 x 0.15
+    assert np.isclose(low, 1.3 - 0.2467, atol=1e-4) and np.isclose(high, 1.3 + 0.2467,
+                                                                   atol=1e-4)
+    near = ClassRatings(**{**RATINGS.__dict__,
+                           "mean_abs_difference": np.array([0.2, 1.6, 2.4, 1.0])})
+    low, high = distance_interval(near, 0)                  # 0.2 - 0.25 is floored at 0
+    assert low == 0.0 and np.isclose(high, 0.2 + 0.2467, atol=1e-4)
+
+
+# ----- every number states how far to trust it, tied to the committed calibration run -------
+MEASURED = load_result("class_panel_calibration")
+
+
+def test_the_agreement_intervals_state_their_measured_coverage():
+    """After the distance, with a correlation and without one (the sentence's own numbers are
+    test_verdict_trust.py's)."""
+    page = student_page(NAMES[0], RATINGS)
+    assert ("1.3 points from the experts' mean (90 % approximate confidence interval: 1.1 to "
+            f"1.5). {_agreement_trust()}") in page
+    flat = ClassRatings(**{**RATINGS.__dict__, "correlation": np.array([np.nan, 0.42, np.nan,
+                                                                        np.nan])})
+    page = student_page(NAMES[0], flat)
+    assert "so no correlation can be given. On average your score was 1.3 points" in page
+    assert page.count(_agreement_trust()) == 1
+
+
+def alone_line(m: int, n: int) -> str:
+    """The trust line beside_experts must show for n scores, measured at m, from the committed
+    result (its numbers, not the function's wording of them)."""
+    measured = MEASURED["result"]["alone_summary"][str(m)]
+    yours = "" if m == n else f" (you scored {n})"
+    return (f"on {measured['listeners']:,} simulated listeners of known truth who each scored "
+            f"{m} clips alone{yours}, 90 % Bayesian credible intervals like these held the true "
+            f"noise for {counted_share(measured['noise_held'], measured['noise_intervals'])} "
+            f"listeners who got one, and the true bias for "
+            f"{counted_share(measured['bias_held'], measured['bias_intervals'])}")
+
+
+def test_beside_the_experts_states_the_lone_listeners_coverage_for_as_many_scores():
+    """The trust of the nearest measured count at or below the student's (the fewest measured
+    when too few), every time, and a miss of 85-95 % said with its direction."""
+    with_bias = ClassRatings(**{**RATINGS.__dict__, "bias_interval": np.array(
+        [[0.8, 1.6], [-1.4, -0.4], [1.5, 2.7], [np.nan, np.nan]]), "n_scores": np.array(
+        [20, 7, 20, 2])})
+    measured = MEASURED["result"]["alone_summary"]
+    for name, m, n in ((NAMES[0], 20, 20), (NAMES[1], 5, 7), (NAMES[3], 3, 2)):
+        text = beside_experts(with_bias, name)
+        assert alone_line(m, n) in text, text
+        for quantity in ("noise", "bias"):
+            count = measured[str(m)]
+            held = count[f"{quantity}_held"] / count[f"{quantity}_intervals"]
+            said = f"With {m} scores the {quantity} interval held the truth"
+            assert (said in text) == (not 0.85 <= held <= 0.95), text
+
+
+def test_beside_the_experts_refuses_a_class_with_a_prior_of_its_own():
+    """A class of MIN_CLASS_FOR_PRIOR informative students has a prior of its own and is
+    refused; one fewer reads each student as alone."""
+    n = MIN_CLASS_FOR_PRIOR
+    names = tuple(f"student-{k:02d}" for k in range(n))
+    big = ClassRatings(**{**RATINGS.__dict__, "pseudonyms": names, "status": ("ok",) * n})
+    with pytest.raises(ValueError, match=f"^ratings: a class of {n} informative students"):
+        beside_experts(big, names[0])
+    small = ClassRatings(**{**RATINGS.__dict__, "pseudonyms": names[:-1],
+                            "status": ("ok",) * (n - 1),
+                            "bias_interval": np.array([[0.8, 1.6]] * 4)})
+    assert alone_line(20, 20) in beside_experts(small, names[0])
+
+

@@ -4,22 +4,31 @@ A clip goes by one number everywhere (heading, status, figure, load messages); c
 unscored clip says what it shows; a score changed after compare is marked in place until the
 next compare; a re-run cell resumes the saved sheet and never replaces a file it has not read
 without asking; the synthetic set shows the hidden truth it promises. Widgets stay consistent
-after every error. The fits run on a small context (the same function, fewer sentences).
+after every error. Beside the figure, the noise and bias intervals are the class page's, with
+the coverage measured for listeners alone with as many scores. The fits run on a small context
+(the same function, fewer sentences).
 """
 
 from __future__ import annotations
 
 import functools
+import html
 import json
 
 import matplotlib
+import numpy as np
 import pytest
 from widget_harness import control_settings
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from course_lib.class_panel.ratings import class_ratings_model  # noqa: E402
+from course_lib.class_panel.verdict_trust import counted_share as share  # noqa: E402
+from course_lib.plotting.rate_yourself import listener_figure  # noqa: E402
 from course_lib.raters.rate_yourself import ScoreSheet, panel_with_listener  # noqa: E402
+from course_lib.ratings import RaterData  # noqa: E402
+from course_lib.results import load_result  # noqa: E402
 from course_lib.widgets import base as widgets_base  # noqa: E402
 from course_lib.widgets import rate_yourself as module  # noqa: E402
 from course_lib.widgets.rate_yourself import _NOT_SCORED, rate_yourself  # noqa: E402
@@ -231,3 +240,40 @@ def test_autosave_saves_every_score_and_keeps_an_unread_file(tmp_path, figures):
     assert "the file that was there is kept as scores.unread-2.json" in panel.status.value
     assert (tmp_path / "scores.unread-2.json").read_text() == "made meanwhile"
     assert json.loads(path.read_text())["scores"][0] == 5
+
+
+def test_compare_with_the_fewest_scores_says_how_far_to_trust_the_intervals(tmp_path, figures):
+    panel = rate_yourself(tmp_path / "scores.json")
+    score(panel, {0: "6", 1: "5", 2: "7"})           # the fewest compare accepts
+    panel.compare()
+    text = html.unescape(panel.trust.value)
+    measured = load_result("class_panel_calibration")["result"]["alone_summary"]["3"]
+    assert (f"on {measured['listeners']:,} simulated listeners of known truth who each scored 3 "
+            f"clips alone, " in text
+            and f"held the true noise for "
+                f"{share(measured['noise_held'], measured['noise_intervals'])} listeners who got "
+                f"one, and the true bias for "
+                f"{share(measured['bias_held'], measured['bias_intervals'])}" in text), text
+    beside = panel.beside
+    low, high = beside.noise_interval
+    assert f"90 % Bayesian credible interval: {low:.2f} to {high:.2f}" in text, text
+    # three scores leave the noise wide: no expert is told apart, and the text says so
+    assert all(low <= v <= high for v in beside.expert_noise)
+    assert "cannot tell you apart from the experts on noise" in text, text
+
+
+def test_the_figures_intervals_are_the_class_pages_for_the_same_scores(tmp_path, figures):
+    panel = rate_yourself(tmp_path / "scores.json")
+    score(panel, {0: "6", 1: "5", 2: "7", 3: "3"})
+    panel.compare()
+    items, scores = panel.sheet.scored()
+    ratings = RaterData.from_long(range(items.size), [0] * items.size, scores,
+                                  n_items=items.size, n_raters=1, scale=(0, 10))
+    page = class_ratings_model((ratings, ("amber-otter-07",), items), panel.panel)
+    assert np.allclose(panel.beside.noise_interval, page.noise_interval[0])
+    assert np.allclose(panel.beside.bias_interval, page.bias_interval[0])
+    assert np.allclose(panel.beside.expert_noise, page.expert_noise_variance)
+    fig = listener_figure(panel.result, panel.clip, beside=panel.beside)
+    (drawn,) = [c for c in fig.axes[0].collections if len(c.get_segments()) == 1]
+    assert np.allclose(drawn.get_segments()[0][:, 1], page.noise_interval[0])
+    plt.close(fig)
