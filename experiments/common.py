@@ -366,10 +366,12 @@ def reduced_against_committed(module) -> ReducedRun:
     ``compare_with_committed(reduced_result, committed_result)`` (what is stable, within
     tolerances it gives reasons for); any other compares the values its
     ``select_for_comparison`` picks within ``module.TOLERANCE`` plus
-    ``module.RELATIVE_TOLERANCE`` x |value|."""
+    ``module.RELATIVE_TOLERANCE`` x |value| (a script with its own comparison needs no
+    ``select_for_comparison``)."""
     document = to_json(module.run(reduced=True))
     committed = load_result(module.NAME)
-    problems = _compare_with_committed(document, committed, module.select_for_comparison,
+    problems = _compare_with_committed(document, committed,
+                                       getattr(module, "select_for_comparison", None),
                                        getattr(module, "TOLERANCE", None),
                                        getattr(module, "RELATIVE_TOLERANCE", 0.0),
                                        getattr(module, "compare_with_committed", None))
@@ -432,7 +434,7 @@ def update_readme_table(name: str, table: str, readme: Path = README) -> None:
 
 
 def run_experiment(name: str, description: str, run: Callable[[bool], dict],
-                   select_for_comparison: Callable[[dict, dict], tuple[dict, dict]],
+                   select_for_comparison: Callable[[dict, dict], tuple[dict, dict]] | None,
                    tol: float | None = None, argv: list[str] | None = None,
                    format_table: Callable[[dict], str] | None = None,
                    rtol: float = 0.0,
@@ -446,7 +448,7 @@ def run_experiment(name: str, description: str, run: Callable[[bool], dict],
     ``format_table(committed result)`` (the Markdown table of ``experiments/README.md``, which
     a full run also updates) without running anything. ``compare(reduced_result,
     committed_result)``, when given, replaces that comparison (see
-    :func:`reduced_against_committed`).
+    :func:`reduced_against_committed`), and ``select_for_comparison`` may then be None.
     """
     parser = argparse.ArgumentParser(prog=f"python -m experiments.{name}", description=description)
     parser.add_argument("--reduced", action="store_true",

@@ -249,11 +249,6 @@ DIFFERENCES = ("No published result to differ from. The synthetic-to-real rows u
                "streams, so they are not the lecture's exact fits.")
 
 
-def select_for_comparison(reduced: dict, committed: dict) -> tuple[dict, dict]:
-    """Unused: :func:`compare_with_committed` compares predictions item by item."""
-    return reduced, committed
-
-
 def compare_with_committed(reduced: dict, committed: dict) -> list[str]:
     """The reduced run's predictions against the committed ones on the same recordings: at most
     :data:`TOLERANCE` of them may differ for each recogniser, and each accuracy by at most
@@ -325,7 +320,7 @@ def _table_line(trained: str, row: dict) -> str:
 
 
 def main(argv=None):
-    return run_experiment(NAME, __doc__.splitlines()[0], run, select_for_comparison, TOLERANCE,
+    return run_experiment(NAME, __doc__.splitlines()[0], run, None, TOLERANCE,
                           argv, format_table=format_table, compare=compare_with_committed)
 
 
