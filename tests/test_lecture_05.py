@@ -10,7 +10,6 @@ Nadeau and Bengio's corrected t are computed by the student from committed numbe
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -18,11 +17,11 @@ import numpy as np
 import pytest
 
 from course_lib.results import load_result
+from tests.lecture_text import LectureText
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOK = json.loads((ROOT / "lectures" / "05_gp_raters.ipynb").read_text("utf-8"))
-MAX_WORDS_PER_CODE_CELL = 200
-MAX_STRETCH = 450
+LECTURE = LectureText("05_gp_raters")
+NOTEBOOK = LECTURE.notebook
 MAX_RESULTS_ONLY = 3
 # cells that read committed results and compute from them what the lesson teaches
 COMPUTING_FROM_RESULTS = {"u5-average-label-noise": "tau.sum() / 9",
@@ -30,62 +29,28 @@ COMPUTING_FROM_RESULTS = {"u5-average-label-noise": "tau.sum() / 9",
                           "u5-steiger-panel": "np.arctanh(r_jk)"}
 
 
-def _source(cell_id: str) -> str:
-    """One cell's text, whitespace collapsed."""
-    cell = next(c for c in NOTEBOOK["cells"] if c.get("id") == cell_id)
-    return " ".join("".join(cell["source"]).split())
-
-
-def _code_cells() -> list[dict]:
-    return [c for c in NOTEBOOK["cells"] if c["cell_type"] == "code"]
-
-
-def _stretches() -> list[tuple[str, int]]:
-    """(code cell id, words of markdown since the previous code cell), and ("end", the words
-    after the last one)."""
-    runs, words = [], 0
-    for cell in NOTEBOOK["cells"]:
-        if cell["cell_type"] == "markdown":
-            words += len("".join(cell["source"]).split())
-        else:
-            runs.append((cell.get("id"), words))
-            words = 0
-    return runs + [("end", words)]
-
-
-def test_at_most_200_words_of_prose_per_code_cell():
-    words = sum(len("".join(c["source"]).split()) for c in NOTEBOOK["cells"]
-                if c["cell_type"] == "markdown")
-    assert words / len(_code_cells()) <= MAX_WORDS_PER_CODE_CELL, (words, len(_code_cells()))
-
-
-def test_no_stretch_of_prose_is_longer_than_450_words():
-    long = [(cell, words) for cell, words in _stretches() if words > MAX_STRETCH]
-    assert not long, f"more than {MAX_STRETCH} words of prose before these cells: {long}"
-
-
 def test_at_most_three_cells_only_report_committed_results():
-    reading = [c["id"] for c in _code_cells()
+    reading = [c["id"] for c in LECTURE.cells("code")
                if re.search(r"\bload_result\(|\breport\(", "".join(c["source"]))]
     for cell_id, formula in COMPUTING_FROM_RESULTS.items():
-        assert cell_id in reading and formula in _source(cell_id), cell_id
-        assert "assert_allclose" in _source(cell_id) or "assert " in _source(cell_id), cell_id
+        assert cell_id in reading and formula in LECTURE.source(cell_id), cell_id
+        assert "assert_allclose" in LECTURE.source(cell_id) or "assert " in LECTURE.source(cell_id), cell_id
     only = [cell for cell in reading if cell not in COMPUTING_FROM_RESULTS]
     assert len(only) <= MAX_RESULTS_ONLY, only
 
 
 def test_the_student_computes_the_corrected_resampled_t():
-    plain, corrected = _source("u5-plain-t"), _source("u5-corrected-t")
+    plain, corrected = LECTURE.source("u5-plain-t"), LECTURE.source("u5-corrected-t")
     assert "np.sqrt(d.var(ddof=1) / J)" in plain and 'committed["t_plain"]' in plain
     assert "factor = 1 / d.size + n_test / n_train" in corrected
     assert 'committed["t_corrected"]' in corrected and "resampled_t_test(" in corrected
-    intro = _source("u5-corrected-t-intro")
+    intro = LECTURE.source("u5-corrected-t-intro")
     assert "Nadeau and Y. Bengio" in intro and r"\dfrac{n_\text{test}}{n_\text{train}}" in intro
 
 
 def test_the_corrected_t_paragraph_states_the_split_sizes():
     """"about 3/7" and "about 3.7-fold" are every set's n_test / n_train and widening."""
-    text = _source("u5-corrected-t-intro")
+    text = LECTURE.source("u5-corrected-t-intro")
     assert r"$1/J = 1/30$" in text and r"\approx 3/7$" in text and "about 3.7-fold" in text
     for splits in load_result("gilgonzalez2019_table1_calibrated")["result"]["per_split"].values():
         assert len(splits) == 30
@@ -98,22 +63,22 @@ def test_only_concretes_gain_survives_the_correction():
     tests = load_result("gilgonzalez2019_table1_calibrated")["result"]["paired_tests"]
     assert all(tests[s]["MA - Av"]["p_plain"] < 0.01 for s in tests)
     assert [s for s in tests if tests[s]["MA - Av"]["p_corrected"] < 0.05] == ["Concrete"]
-    assert "the corrected one only on Concrete" in _source("u5-052d")
+    assert "the corrected one only on Concrete" in LECTURE.source("u5-052d")
 
 
 def test_the_student_computes_steigers_z1_star():
-    code = _source("u5-steiger")
+    code = LECTURE.source("u5-steiger")
     assert "np.arctanh(r_jk), np.arctanh(r_jh)" in code
     assert "np.sqrt(n0 - 3) / np.sqrt(2 - 2 * s_bar)" in code
     assert 'pcc0["z1_star"]' in code and "steiger_z1_star(" in code
-    assert "Steiger" in _source("u5-steiger-intro") and "Dunn and V. Clark" in _source(
+    assert "Steiger" in LECTURE.source("u5-steiger-intro") and "Dunn and V. Clark" in LECTURE.source(
         "u5-steiger-intro")
 
 
 def test_the_real_panels_steiger_tests_are_on_2500_sentences():
     by_inputs = load_result("wong2024_table1_speechocean762")["result"]["by_inputs"]
     assert {b["significance_joint_vs_base"]["n_items"] for b in by_inputs.values()} == {2500}
-    assert "has 2500 test sentences" in _source("u5-steiger-panel-intro")
+    assert "has 2500 test sentences" in LECTURE.source("u5-steiger-panel-intro")
 
 
 def test_section_8_1_states_the_draws_splits_and_the_papers_gaps():
@@ -124,7 +89,7 @@ def test_section_8_1_states_the_draws_splits_and_the_papers_gaps():
     gaps = [source[part][label]["Av"]["mean"] - source[part][label]["GOLD"]["mean"]
             for part in ("homogeneous", "non_homogeneous") for label in ("Auto", "Concrete",
                                                                           "Housing")]
-    text = _source("u5-045")
+    text = LECTURE.source("u5-045")
     assert "Over 30 draws" in text and "30 random 70/30 splits" in text
     assert f"the paper's {min(gaps):.0f} to {max(gaps):.0f}" in text
 
@@ -132,7 +97,7 @@ def test_section_8_1_states_the_draws_splits_and_the_papers_gaps():
 def test_section_8_3_states_the_papers_p_values_and_our_sizes():
     table0 = load_result("wong2024_table1_fluency")
     significance = table0["source"]["significance"]
-    text = _source("u5-053")
+    text = LECTURE.source("u5-053")
     assert (f"$p = {significance['PCC']}$ (PCC), ${significance['MSE']}$ (MSE) and "
             f"${significance['KL']}$ (KL)") in text, significance
     result = table0["result"]
@@ -140,21 +105,21 @@ def test_section_8_3_states_the_papers_p_values_and_our_sizes():
     assert "200 training and 100 test utterances, the 33 features" in text
     tests = result["significance_joint_vs_base"]
     assert (f"with {tests['n_items_whose_rounded_prediction_differs']} of "
-            f"{tests['n_items']} test utterances rounded differently") in _source("u5-056")
+            f"{tests['n_items']} test utterances rounded differently") in LECTURE.source("u5-056")
 
 
 def test_section_9_2_states_the_subset_and_unit_8s_inputs():
     table = load_result("wong2024_table1_speechocean762")["result"]
     assert table["subset"]["n_train_items"] == 500
-    text = _source("3b9d69b5")
+    text = LECTURE.source("3b9d69b5")
     assert "GP_repeat runs on 500 training sentences" in text
     panel = load_result("pronunciation_panel")
     assert "'gop+decoder'" in panel["settings"]["data"]
     assert panel["result"]["chosen"] == "GPR_MA"
     stated = "GPR-MA again, on these 17 GOP features plus four numbers from Unit 8's word decoder"
     assert stated in text
-    assert "GPR-MA, on the 17 GOP features plus four numbers" in _source("u5-to-unit8")
-    assert "GOP inputs, and" not in text and "on GOP inputs, and" not in _source("u5-to-unit8")
+    assert "GPR-MA, on the 17 GOP features plus four numbers" in LECTURE.source("u5-to-unit8")
+    assert "GOP inputs, and" not in text and "on GOP inputs, and" not in LECTURE.source("u5-to-unit8")
 
 
 def test_unit_8s_panel_reads_17_gop_features_and_4_decoder_numbers():
@@ -168,7 +133,7 @@ def test_the_lecture_the_guide_and_the_readme_agree_on_nine_sections_and_the_tim
     headers = [c for c in NOTEBOOK["cells"] if c["cell_type"] == "markdown"
                and re.match(r"## \d\. ", "".join(c["source"]))]
     assert len(headers) == 9
-    assert "About 4½ hours: nine sections" in _source("u5-000")
+    assert "About 4½ hours: nine sections" in LECTURE.source("u5-000")
     teaching = (ROOT / "docs" / "TEACHING.md").read_text("utf-8")
     row = next(line for line in teaching.splitlines() if line.startswith("| 5 |"))
     assert "4.5 h (nine sections" in row, row
@@ -184,7 +149,7 @@ def test_the_lecture_the_guide_and_the_readme_agree_on_nine_sections_and_the_tim
 
 
 def test_no_project_labels_in_names_or_prose():
-    code = " ".join("".join(c["source"]) for c in _code_cells())
+    code = " ".join("".join(c["source"]) for c in LECTURE.cells("code"))
     for name in ("av_gap_seed", "seed_base", "seed_repeat"):
         assert name not in code, name
     assert "av_gap_gilgonzalez" in code and "wong_base, wong_repeat" in code

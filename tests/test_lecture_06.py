@@ -8,7 +8,6 @@ result is checked here against that result.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -16,69 +15,31 @@ import pytest
 from scipy.stats import binomtest
 
 from course_lib.results import load_result
+from tests.lecture_text import LectureText
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOK = json.loads((ROOT / "lectures" / "06_preference_gp.ipynb").read_text("utf-8"))
-MAX_WORDS_PER_CODE_CELL = 200
-MAX_STRETCH = 450
+LECTURE = LectureText("06_preference_gp")
 MAX_RESULT_VIEWS = 3
-
-
-def _source(cell_id: str) -> str:
-    """One cell's text, whitespace collapsed."""
-    cell = next(c for c in NOTEBOOK["cells"] if c.get("id") == cell_id)
-    return " ".join("".join(cell["source"]).split())
-
-
-def _cells(kind: str) -> list[dict]:
-    return [cell for cell in NOTEBOOK["cells"] if cell["cell_type"] == kind]
-
-
-def _prose() -> str:
-    return " ".join(" ".join("".join(c["source"]).split()) for c in _cells("markdown"))
-
-
-def _stretches() -> list[tuple[str, int]]:
-    """(code cell id, markdown words since the previous code cell), and ("end", the rest)."""
-    runs, words = [], 0
-    for cell in NOTEBOOK["cells"]:
-        if cell["cell_type"] == "markdown":
-            words += len("".join(cell["source"]).split())
-        else:
-            runs.append((cell.get("id"), words))
-            words = 0
-    return runs + [("end", words)]
-
-
-def test_at_most_200_words_of_prose_per_code_cell():
-    words = sum(len("".join(c["source"]).split()) for c in _cells("markdown"))
-    code = len(_cells("code"))
-    assert words / code <= MAX_WORDS_PER_CODE_CELL, (words, code)
-
-
-def test_no_stretch_of_prose_is_longer_than_450_words():
-    long = [(cell, words) for cell, words in _stretches() if words > MAX_STRETCH]
-    assert not long, f"more than {MAX_STRETCH} words of prose before these cells: {long}"
 
 
 def test_few_cells_only_show_committed_results_and_one_computes_from_them():
     """A cell that reads a committed result and checks nothing only shows it; the paired
     comparison and the sparse toy's numbers are computed and checked against the file."""
-    readers = [c for c in _cells("code") if "load_result(" in "".join(c["source"])]
+    readers = [c for c in LECTURE.cells("code") if "load_result(" in "".join(c["source"])]
     views = [c["id"] for c in readers if "assert" not in "".join(c["source"])]
     assert len(views) <= MAX_RESULT_VIEWS, views
-    paired = _source("u6-paired-nlpd")
+    paired = LECTURE.source("u6-paired-nlpd")
     assert "student_t.ppf" in paired and "student_t.sf" in paired
     assert 'committed["mean_difference"]' in paired and 'committed["p_value"]' in paired
-    assert "assert_allclose" in _source("u6-sparse-toy")
+    assert "assert_allclose" in LECTURE.source("u6-sparse-toy")
 
 
 def test_the_report_stretches_moved_to_the_experiments_readme():
-    prose = _prose()
+    prose = LECTURE.prose()
     for gone in ("Test 1 and Test 2", "test–retest design is also", "is generally found to "
                  "better capture", "forty comparisons of practice", "Reading the claims"):
         assert gone not in prose, gone
-    code = " ".join("".join(c["source"]) for c in _cells("code"))
+    code = " ".join("".join(c["source"]) for c in LECTURE.cells("code"))
     assert '["source"]["claims"]' not in code, "the claims print belongs to the README"
     readme = " ".join((ROOT / "experiments" / "README.md").read_text("utf-8").split())
     for heading in ("## E6.1 ", "## E6.2 ", "## E6.3 ", "## E6.4 ", "## E6.5 "):
@@ -94,10 +55,10 @@ def test_the_matched_model_wins_the_papers_columns_not_the_third_functions():
                for noise in ("WA", "TG", "BE"))
     lost = [(f, n) for f in verdicts for n in verdicts[f] if not verdicts[f][n]["matched_wins"]]
     assert lost == [("SE_text", "BE")] and verdicts["SE_text"]["BE"]["winner"] == "GP-WA"
-    assert "every column of our repetition" not in _prose()
+    assert "every column of our repetition" not in LECTURE.prose()
     assert "wins all six columns of the paper's table, not one column of a third function" \
-        in _source("u6-summary")
-    text = _source("ba23a9ed")
+        in LECTURE.source("u6-summary")
+    text = LECTURE.source("ba23a9ed")
     lowest = verdicts["SE"]["TG"]["n_realisations_matched_lowest"]
     assert f"it is the lowest in {lowest} of 10 realisations" in text
     assert "GP-WA is lower: the matched model loses there, again not significantly" in text
@@ -109,11 +70,11 @@ def test_the_matched_model_wins_the_papers_columns_not_the_third_functions():
 def test_the_priors_are_credited_to_the_paper_that_states_them():
     """Nielsen, Nielsen & Larsen (2015), eqs. 23-28, state sigma_f = 4 and the half-Student-t
     priors; the thesis only says it 'typically' uses weakly-informative ones."""
-    assert "Nielsen, Nielsen & Larsen (2015, eqs. 23–28)" in _source("367d3340")
-    loop = _source("7556b6fb")
+    assert "Nielsen, Nielsen & Larsen (2015, eqs. 23–28)" in LECTURE.source("367d3340")
+    loop = LECTURE.source("7556b6fb")
     assert loop.count("Nielsen et al. 2015, eqs. 23–28") == 2
     assert "priors of Nielsen 2015" not in loop and "variance 4 of Nielsen 2015" not in loop
-    assert "half-Student-t priors (Nielsen et al. 2015)" in _source("u6-summary")
+    assert "half-Student-t priors (Nielsen et al. 2015)" in LECTURE.source("u6-summary")
 
 
 def test_section_8_3_states_the_committed_settling_counts():
@@ -124,7 +85,7 @@ def test_section_8_3_states_the_committed_settling_counts():
     measure = re.search(r"median (\S+) until the convergence measure", two).group(1)
     moving = re.search(r"median (\S+) until the incumbent", two).group(1)
     never, listeners = map(int, re.search(r"\((\d+) of (\d+) never\)", four).groups())
-    text = _source("e2819766")
+    text = LECTURE.source("e2819766")
     assert f"measure settles after {measure} active comparisons" in text
     assert f"incumbent keeps moving until {moving}" in text
     assert f"{round(100 * never / listeners)} % of the listeners never settle" in text
@@ -137,13 +98,13 @@ def test_section_8_5_states_the_sparse_toys_numbers():
     assert round(100 * (models["sparse_optimised"]["mean_sd_over_full"] - 1), -1) == 30
     gap = models["full"]["log_evidence"] - models["sparse_optimised"]["log_evidence"]
     assert 0 < gap < 1, "within a nat of the full model's"
-    text = _source("c49d478e")
+    text = LECTURE.source("c49d478e")
     assert "one test pair in six wrongly" in text and "within a nat" in text
     assert "sd about 30 % wider" in text
 
 
 def test_the_forced_choice_counts_are_the_binomial_tests():
-    text = _source("bcc912f9")
+    text = LECTURE.source("bcc912f9")
     assert (f"18 ($p = {binomtest(18, 20).pvalue:.4f}$; 17 gives "
             f"${binomtest(17, 20).pvalue:.4f}$)") in text
     assert binomtest(11, 11).pvalue < 0.005 < binomtest(10, 11).pvalue

@@ -8,7 +8,6 @@ from). Each number its prose types about a committed result is checked here agai
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -17,45 +16,11 @@ import pytest
 from scipy.stats import t as student_t
 
 from course_lib.results import load_result
+from tests.lecture_text import LectureText
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOK = json.loads((ROOT / "lectures" / "07_mixed_feedback.ipynb").read_text("utf-8"))
-MAX_WORDS_PER_CODE_CELL = 200
-MAX_STRETCH = 450
+LECTURE = LectureText("07_mixed_feedback")
 MAX_RESULT_VIEWS = 3
-
-
-def _cell(cell_id: str) -> dict:
-    return next(c for c in NOTEBOOK["cells"] if c.get("id") == cell_id)
-
-
-def _source(cell_id: str) -> str:
-    """One cell's text, whitespace collapsed."""
-    return " ".join("".join(_cell(cell_id)["source"]).split())
-
-
-def _output(cell_id: str) -> str:
-    return "".join("".join(o.get("text", "")) for o in _cell(cell_id)["outputs"])
-
-
-def _cells(kind: str) -> list[dict]:
-    return [cell for cell in NOTEBOOK["cells"] if cell["cell_type"] == kind]
-
-
-def _prose() -> str:
-    return " ".join(" ".join("".join(c["source"]).split()) for c in _cells("markdown"))
-
-
-def _stretches() -> list[tuple[str, int]]:
-    """(code cell id, markdown words since the previous code cell), and ("end", the rest)."""
-    runs, words = [], 0
-    for cell in NOTEBOOK["cells"]:
-        if cell["cell_type"] == "markdown":
-            words += len("".join(cell["source"]).split())
-        else:
-            runs.append((cell.get("id"), words))
-            words = 0
-    return runs + [("end", words)]
 
 
 def _paired(d: np.ndarray) -> tuple[float, float, float]:
@@ -64,39 +29,28 @@ def _paired(d: np.ndarray) -> tuple[float, float, float]:
     return d.mean(), d.mean() - half, d.mean() + half
 
 
-def test_at_most_200_words_of_prose_per_code_cell():
-    words = sum(len("".join(c["source"]).split()) for c in _cells("markdown"))
-    code = len(_cells("code"))
-    assert words / code <= MAX_WORDS_PER_CODE_CELL, (words, code)
-
-
-def test_no_stretch_of_prose_is_longer_than_450_words():
-    long = [(cell, words) for cell, words in _stretches() if words > MAX_STRETCH]
-    assert not long, f"more than {MAX_STRETCH} words of prose before these cells: {long}"
-
-
 def test_few_cells_only_show_committed_results_and_two_compute_from_them():
     """A cell that reads a committed result and checks nothing only shows it (the rater
     explorer reads its fits made ahead, and is an explorer); the paired comparisons are
     computed and checked against the committed numbers."""
-    readers = [c for c in _cells("code") if "load_result(" in "".join(c["source"])
+    readers = [c for c in LECTURE.cells("code") if "load_result(" in "".join(c["source"])
                or "RESULTS_DIR" in "".join(c["source"])]
     views = [c["id"] for c in readers if "assert" not in "".join(c["source"])
              and "_explorer(" not in "".join(c["source"])]
     assert len(views) <= MAX_RESULT_VIEWS, views
-    assert "student_t.ppf" in _source("u7-paired-area") and "student_t.sf" in _source(
+    assert "student_t.ppf" in LECTURE.source("u7-paired-area") and "student_t.sf" in LECTURE.source(
         "u7-paired-area"), "the interval and the test, computed by the student"
     for cell_id, committed in (("u7-paired-area", '["directions"]["mixed > pseudo"]'),
                                ("u7-paired-brier", '["brier"]')):
-        code = _source(cell_id)
+        code = LECTURE.source(cell_id)
         assert "paired(d)" in code and committed in code and "assert_allclose" in code, cell_id
-    assert "nbval-check-output" in _cell("u7-paired-area")["metadata"]["tags"]
+    assert "nbval-check-output" in LECTURE.cell("u7-paired-area")["metadata"]["tags"]
 
 
 def test_the_paired_area_differences_are_the_committed_ones():
     """What the cell prints, recomputed from the committed sessions: the 2-D interval lies above
     zero, the 4-D one holds it, as the prose after the cell says."""
-    printed = _output("u7-paired-area")
+    printed = LECTURE.output("u7-paired-area")
     for name, problem, acquisition in (("wu2025_levelset", "norm_ball_2d", "eavc"),
                                        ("wu2025_levelset_4d", "norm_ball_4d", "global_mi")):
         runs = load_result(name)["result"][problem]
@@ -110,11 +64,11 @@ def test_the_paired_area_differences_are_the_committed_ones():
         assert f"95% interval [{low:+.3f}, {high:+.3f}]" in printed
         assert (low > 0) == (problem == "norm_ball_2d") and (high > 0)
     assert "In 2-D the interval lies well above zero; in 4-D it holds zero." in \
-        _source("u7-levelset-after")
+        LECTURE.source("u7-levelset-after")
 
 
 def test_the_paired_brier_differences_are_the_committed_ones():
-    printed = _output("u7-paired-brier")
+    printed = LECTURE.output("u7-paired-brier")
     haptic = load_result("wu2025_haptic_like")["result"]
     gait = load_result("wu2025_gait_like")["result"]
     for runs, chosen, committed, helps in (
@@ -128,33 +82,33 @@ def test_the_paired_brier_differences_are_the_committed_ones():
         assert f"95% interval [{low:+.3f}, {high:+.3f}]" in printed
         assert (high < 0) if helps else (low > 0), "the prose: #2's cost, the gait-like help"
     assert "Subject #2's ratings, which ignore the pair, cost a little; the gait-like subject's " \
-           "help." in _source("u7-ratings-after")
+           "help." in LECTURE.source("u7-ratings-after")
 
 
 def test_the_report_stretches_moved_to_the_experiments_readme():
-    prose = _prose()
+    prose = LECTURE.prose()
     for gone in ("lines 190–196", "lines 236–245", "8.2a", "8.2b", "Why \"none\" never finds",
                  "Why the pseudo-data arm's F1 falls", "replays every committed"):
         assert gone not in prose, gone
-    code = " ".join("".join(c["source"]) for c in _cells("code"))
+    code = " ".join("".join(c["source"]) for c in LECTURE.cells("code"))
     assert "report(" not in code, "the reports' tables belong to experiments/README.md"
     readme = " ".join((ROOT / "experiments" / "README.md").read_text("utf-8").split())
     assert readme.count("## Unit 7's KL weight in AEPsych and GPyTorch") == 1
     assert "(`aepsych/models/gp_classification.py`, lines 190-196)" in readme
     assert "(`gpytorch/mlls/_approximate_mll.py`, lines 59-61)" in readme
-    assert "\"Unit 7's KL weight\"" in _source("u7-bookkeeping-trap")
+    assert "\"Unit 7's KL weight\"" in LECTURE.source("u7-bookkeeping-trap")
     assert "**Why \"none\" never finds the ball.**" in readme
     assert "**Why the pseudo-data arm's F1 falls.**" in readme
 
 
 def test_the_stale_statements_are_fixed():
-    prose = _prose()
+    prose = LECTURE.prose()
     assert "falls below it as the active answers" not in prose
     assert "trap 2" not in prose
-    headings = [line for c in _cells("markdown") for line in "".join(c["source"]).splitlines()
+    headings = [line for c in LECTURE.cells("markdown") for line in "".join(c["source"]).splitlines()
                 if line.startswith("#")]
     assert not [h for h in headings if re.search(r"\bE\d+\.\d", h)], headings
-    code = " ".join("".join(c["source"]) for c in _cells("code"))
+    code = " ".join("".join(c["source"]) for c in LECTURE.cells("code"))
     for old, new in (("seed_preference", "wu_preference"), ("seed_heuristic", "wu_heuristic"),
                      ("seed_likert", "wu_likert")):
         assert old not in code and new in code, new
@@ -165,7 +119,7 @@ def test_the_4d_ball_curves_cross_as_the_prose_says():
     and ends above it again."""
     f1 = {arm: load_result("wu2025_levelset_4d")["result"]["norm_ball_4d"]["summary"]
           ["global_mi"]["arms"][arm]["f1_at"] for arm in ("mixed", "pseudo")}
-    text = _source("u7-levelset-after")
+    text = LECTURE.source("u7-levelset-after")
     at = {trial: (f1["pseudo"][trial]["mean"], f1["mixed"][trial]["mean"])
           for trial in ("10", "30", "50")}
     assert f"(F1 {at['10'][0]:.3f} against {at['10'][1]:.3f} after the Sobol trials)" in text
@@ -176,22 +130,22 @@ def test_the_4d_ball_curves_cross_as_the_prose_says():
 
 def test_section_8_states_the_committed_numbers():
     fig2 = load_result("wu2025_fig2")["result"]["map_ii"]
-    intro = _source("u7-experiments")
+    intro = LECTURE.source("u7-experiments")
     assert all(round(sd, 3) == 0.032 for sd in fig2["mixed"]["sd_at_constraints"])
     assert (f"domain from {fig2['plain']['mean_sd']:.3f} to {fig2['mixed']['mean_sd']:.3f}"
             in intro)
     levelset = load_result("wu2025_levelset")["result"]["norm_ball_2d"]["summary"]
     assert max(levelset[a]["arms"]["none"]["f1_at"]["50"]["mean"]
                for a in ("global_mi", "eavc")) <= 0.07
-    reading = _source("u7-levelset-reading")
+    reading = LECTURE.source("u7-levelset-reading")
     assert "(F1 at most 0.07 after 50 trials)" in reading
     diagnosis = load_result("wu2025_levelset_diagnosis")["result"]["norm_ball_2d"]
     no_share = diagnosis["reference"]["no_share_box"]
     assert f"answered \"no\" {round(100 * no_share)} % of the time" in reading
     origin = diagnosis["summary"]["global_mi"]["pseudo"]["trials"]["10"]["mean_at_origin"]
-    assert round(origin, 1) == 0.3 and "about 0.3 too high" in _source("u7-paired-reading")
+    assert round(origin, 1) == 0.3 and "about 0.3 too high" in LECTURE.source("u7-paired-reading")
     passthrough = load_result("wu2025_passthrough")["result"]["passthrough"]["summary"]
-    after = _source("u7-levelset-after")
+    after = LECTURE.source("u7-levelset-after")
     for acquisition in ("global_mi", "eavc"):
         step = passthrough[acquisition]["directions"]["mixed > pseudo"]
         assert step["verdict"] == "holds"
@@ -201,7 +155,7 @@ def test_section_8_states_the_committed_numbers():
 def test_section_8_2_states_the_ratings_numbers():
     likert = load_result("wu2025_likert_synthetic")["result"]
     summary = likert["summary"]
-    text = _source("u7-ratings-reading")
+    text = LECTURE.source("u7-ratings-reading")
     assert f"Over {len(likert['per_seed'])} runs" in text
     for region, words in (("mae_corners", "from {p:.3f} to {m:.3f}; near"),
                           ("mae_diagonal", "from {p:.3f} to {m:.3f}; over"),
@@ -218,7 +172,7 @@ def test_section_8_2_states_the_ratings_numbers():
                   for n in haptic[s] for score in ("brier", "f1")]
     assert len(calibrated) == 24 and calibrated.count("mixed better") == 2
     assert "mixed worse" not in calibrated
-    end = _source("u7-ratings-after")
+    end = LECTURE.source("u7-ratings-after")
     assert "help clearly in 6 of 6 cells" in end and "in only 2 of their 24 cells" in end
 
 
@@ -228,14 +182,14 @@ def test_section_7_states_subject_2s_committed_marginals():
     assert round(100 * counts[8] / total) == 48 and round(100 * sum(counts[6:]) / total) == 84
     assert sum(counts[:2]) == 0, "none below 3"
     assert ("gave 48 % of all ratings the top value 9, 84 % at least 7, and none below 3"
-            in _source("836a1c29"))
+            in LECTURE.source("836a1c29"))
 
 
 def test_the_lecture_the_guide_and_the_readme_agree_on_eight_sections_and_the_time():
-    headers = [h for c in _cells("markdown")
+    headers = [h for c in LECTURE.cells("markdown")
                for h in re.findall(r"^## (\d)\. ", "".join(c["source"]), flags=re.MULTILINE)]
     assert headers == [str(n) for n in range(1, 9)], headers
-    assert "**Expected time.** About 4½ hours: eight sections" in _source("u7-intro")
+    assert "**Expected time.** About 4½ hours: eight sections" in LECTURE.source("u7-intro")
     teaching = (ROOT / "docs" / "TEACHING.md").read_text("utf-8")
     row = next(line for line in teaching.splitlines() if line.startswith("| 7 |"))
     assert "4.5 h (eight sections" in row, row

@@ -20,35 +20,11 @@ import pytest
 from course_lib.data.speechocean762 import load_speechocean762
 from course_lib.pronunciation.detector_rates import decoder_margins, tuned_decoder_margin
 from course_lib.results import load_result
+from tests.lecture_text import LectureText
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOK = json.loads((ROOT / "lectures" / "08_pronunciation.ipynb").read_text("utf-8"))
-MAX_PROSE_WORDS = 250
-
-
-def _source(cell_id: str) -> str:
-    """One cell's text, whitespace collapsed."""
-    cell = next(c for c in NOTEBOOK["cells"] if c.get("id") == cell_id)
-    return " ".join("".join(cell["source"]).split())
-
-
-def _prose_before_each_code_cell() -> list[tuple[str, int]]:
-    """(code cell id, words of markdown since the previous code cell), and ("end", the words
-    after the last one)."""
-    runs, words = [], 0
-    for cell in NOTEBOOK["cells"]:
-        if cell["cell_type"] == "markdown":
-            words += len("".join(cell["source"]).split())
-        else:
-            runs.append((cell.get("id"), words))
-            words = 0
-    return runs + [("end", words)]
-
-
-def test_every_code_cell_has_at_most_250_words_of_prose_before_it():
-    runs = _prose_before_each_code_cell()
-    long = [(cell, words) for cell, words in runs if words > MAX_PROSE_WORDS]
-    assert not long, f"more than {MAX_PROSE_WORDS} words of prose before these cells: {long}"
+LECTURE = LectureText("08_pronunciation")
+NOTEBOOK = LECTURE.notebook
 
 
 def test_the_markdown_carries_no_internal_labels():
@@ -65,22 +41,22 @@ def test_the_share_of_phones_above_zero_is_the_example_phones():
     phones = load_speechocean762("accuracy", "gop").example_phones()
     gop = np.array([phone.gop for sentence in phones.values() for phone in sentence])
     share = f"{np.mean(gop > 0):.0%}"
-    assert f"In {share} of the example phones" in _source("gop-above-zero-why")
-    assert f"put {share} of the example phones above 0" in _source("u8-summary")
+    assert f"In {share} of the example phones" in LECTURE.source("gop-above-zero-why")
+    assert f"put {share} of the example phones above 0" in LECTURE.source("u8-summary")
 
 
 def test_section_4_states_the_gap_between_gpr_ma_and_gp_base_and_gopt():
     table = load_result("wong2024_table1_speechocean762")["result"]["by_inputs"]["gop"]
     models, gap = table["models"], table["significance_gpr_ma_vs_base"]["PCC"]
-    text = _source("u8-panel")
+    text = LECTURE.source("u8-panel")
     stated = (f"GPR-MA's mean is clearly worse than GP_base's, {models['GPR_MA']['PCC']:.3f} "
               f"against {models['GP_base']['PCC']:.3f}").replace("0.", ".")
     assert stated in text, stated
     # "clearly worse": the bootstrap interval of the difference lies below 0, and the cell
     # that prints it asserts so
     assert gap["bootstrap_interval_95"][1] < 0
-    assert "bootstrap_interval_95" in _source("u8-panel-numbers")
-    constant = re.search(r"GOPT_SENTENCE_ACCURACY = (0\.\d+)", _source("u8-field-numbers"))
+    assert "bootstrap_interval_95" in LECTURE.source("u8-panel-numbers")
+    constant = re.search(r"GOPT_SENTENCE_ACCURACY = (0\.\d+)", LECTURE.source("u8-field-numbers"))
     assert constant, "the field section's cell names GOPT's sentence accuracy"
     assert f"GOPT's sentence accuracy, {constant.group(1)[1:]}" in text
 
@@ -95,7 +71,7 @@ def test_section_5_sets_the_word_model_beside_gopt_on_the_releases_label():
     stated = (f"correlates {mean['pcc']:.2f} with the experts' mean, {median['pcc']:.3f} with "
               f"their median, the release's label, on which GOPT reaches "
               f"{median['gopt']:.3f}").replace("0.", ".")
-    assert stated in _source("59bd46e5"), stated
+    assert stated in LECTURE.source("59bd46e5"), stated
 
 
 def test_section_5_says_which_word_check_rates_are_held_out():
@@ -104,12 +80,12 @@ def test_section_5_says_which_word_check_rates_are_held_out():
     held_out = load_result("shown_word_check")["result"]["word_check"]["held_out_readings"]
     alone = held_out["by_part"]["not_heard_as_written"]["correct"]["share"]
     shown = held_out["correct"]["share"]
-    text = _source("59bd46e5")
+    text = LECTURE.source("59bd46e5")
     assert "On the ten synthetic clips it was shaped on" in text and "not held out" in text
     assert f"On held-out readings it flags {100 * alone:.0f}% of the correct words" in text
     assert f"a rule that flags {100 * shown:.0f}% of them" in text
-    assert "not held out" in _source("u8-clip-counts")
-    assert "by_part" in _source("20a36247"), "the first cell prints the check alone too"
+    assert "not held out" in LECTURE.source("u8-clip-counts")
+    assert "by_part" in LECTURE.source("20a36247"), "the first cell prints the check alone too"
 
 
 def test_the_held_out_half_was_looked_at_four_times():
@@ -119,19 +95,19 @@ def test_the_held_out_half_was_looked_at_four_times():
     section = readme[readme.index("## E8.1 "):readme.index("## E8.2 ")]
     assert "the held-out half looked at four times" in " ".join(section.split())
     assert re.findall(r"^(\d)\. \*", section, flags=re.MULTILINE) == ["1", "2", "3", "4"]
-    assert "was looked at four times, not once" in _source("u8-neighbours-after")
+    assert "was looked at four times, not once" in LECTURE.source("u8-neighbours-after")
     homework = json.loads((ROOT / "solutions" / "08_pronunciation.ipynb").read_text("utf-8"))
     task = next(" ".join("".join(c["source"]).split()) for c in homework["cells"]
                 if c.get("id") == "task2-intro")
     assert "held-out half was looked at four times" in task
-    for text in (_source("u8-neighbours-after"), task):
+    for text in (LECTURE.source("u8-neighbours-after"), task):
         assert "scored once" not in text and "choice, once" not in text
 
 
 def test_section_3_says_what_a_margin_is_and_how_many_are_infinite():
     tuning = decoder_margins("tuning")
     words = np.concatenate([tuning[role] for role in ("correct", "replaced", "left_out")])
-    text = _source("u8-neighbours")
+    text = LECTURE.source("u8-neighbours")
     assert "like GOP;" not in text and "no log-likelihood ratio" in text
     assert "fixed costs" in text
     assert f"infinite for {np.mean(np.isinf(words)):.0%} of the tuning readings' words" in text
@@ -143,12 +119,12 @@ def test_the_trade_off_draws_each_kinds_goal():
     goals = load_result("misread_readings")["source"]["goals"]
     flagged = goals["correct_words_flagged"]["value"]
     replaced, left_out = (goals[f"{kind}_flagged"]["value"] for kind in ("replaced", "left_out"))
-    text = _source("u8-tradeoff-intro")
+    text = LECTURE.source("u8-tradeoff-intro")
     assert (f"at most {flagged:.0%} false flags *and* at least {replaced:.0%} of the replaced "
             f"words caught, or {left_out:.0%} of the left-out ones") in text
-    assert 'load_result("misread_readings")["source"]["goals"]' in _source("u8-tradeoff")
-    assert "The held-out point of the replaced words" in _source("u8-interval-intro")
-    assert 'held_out["replaced"]' in _source("u8-interval")
+    assert 'load_result("misread_readings")["source"]["goals"]' in LECTURE.source("u8-tradeoff")
+    assert "The held-out point of the replaced words" in LECTURE.source("u8-interval-intro")
+    assert 'held_out["replaced"]' in LECTURE.source("u8-interval")
 
 
 def test_section_7_names_the_installed_model_and_the_base_rate():
@@ -158,9 +134,9 @@ def test_section_7_names_the_installed_model_and_the_base_rate():
     params = (Path(pocketsphinx.get_model_path()) / "en-us" / "en-us" / "feat.params").read_text()
     options = dict(zip(params.split()[::2], params.split()[1::2]))
     assert (options["-model"], options["-feat"]) == ("ptm", "1s_c_d_dd")
-    text = _source("u8-field")
+    text = LECTURE.source("u8-field")
     assert "phonetically-tied mixture" in text and "semi-continuous" not in text
-    assert "deltas and double deltas" in text and "double deltas" in _source("u8-pieces")
+    assert "deltas and double deltas" in text and "double deltas" in LECTURE.source("u8-pieces")
     ours = load_result("word_phone_feedback")["result"]["full"]
     base = ours["mispronounced"]["n_mispronounced"] / ours["n_test_phones"]
     stated = f"the share of phones that are wrong, {base:.1%} here, so ours is not comparable"
@@ -173,10 +149,10 @@ def test_section_7_compares_with_gopt_on_the_releases_labels():
     labels = settings["labels"]
     assert "median of the five experts (the release's)" in labels["word_accuracy_median"]
     assert "floor of the median" in labels["word_total_floor_median"]
-    text = _source("u8-field")
+    text = LECTURE.source("u8-field")
     assert ("a word's accuracy is the experts' median, its total the floor of their totals' "
             "median, a phone's score their mean") in text
-    code = _source("u8-field-numbers")
+    code = LECTURE.source("u8-field-numbers")
     assert 'load_result("gong2022_release_labels")' in code and "minus_gopt_interval_95" in code
 
 
@@ -201,7 +177,7 @@ def test_section_7_states_how_far_recordings_fared():
     stated = (f"the RMSE was {far['test_rmse_beyond']:.1f} points, and the 90% interval held "
               f"the experts' mean for only {round(held)} of {far['n_test_beyond']} such test "
               "sentences, two thirds")
-    assert stated in _source("f4fe57eb"), stated
+    assert stated in LECTURE.source("f4fe57eb"), stated
 
 
 def test_the_decoders_floor_and_ceiling_are_the_committed_margins():
@@ -240,10 +216,10 @@ def test_section_3_says_the_held_out_half_in_words_and_names_the_lists_gaps():
     caught = sum(goal["k"] for goal in changed) / sum(goal["n"] for goal in changed)
     assert abs(caught - 1 / 5) < 0.05
     assert abs(goals["misread_scores_below"]["share"] - 3 / 5) < 0.05
-    text = _source("u8-tradeoff-intro")
+    text = LECTURE.source("u8-tradeoff-intro")
     assert "a fifth of the changes caught" in text and "in only three pairs of five" in text
     slots = dict(ReadingDecoder(PronunciationScorer()).alternatives("THE GLASS"))
-    lists = _source("u8-neighbours-after")
+    lists = LECTURE.source("u8-neighbours-after")
     assert {"SI", "VI"} <= set(slots["THE"]) and '("si", "vi" for *the*)' in lists
     assert {"CLASS", "KLASS", "KLAS"} <= set(slots["GLASS"])
     assert '("class", "klass", "klas")' in lists

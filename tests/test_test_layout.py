@@ -28,6 +28,7 @@ CROSS_CUTTING_FILES = {
     "test_code_budget.py": "the size of every module and where its types live",
     "test_layers.py": "imports across the library",
     "test_learning_goals.py": "docs/learning_goals.json: each lecture's goals and their cells",
+    "test_lecture_shape.py": "lectures/05-08: prose per code cell and the longest stretch",
     "test_lecture_05.py": "lectures/05_gp_raters.ipynb: its prose per code cell and the "
                           "numbers it states",
     "test_lecture_06.py": "lectures/06_preference_gp.ipynb: its prose per code cell and the "

@@ -137,7 +137,7 @@ SHARED_TESTS = (
     "tests/test_code_budget", "tests/test_contrast", "tests/test_corpus_copy",
     "tests/test_course_command", "tests/test_environment_lock", "tests/test_guides",
     "tests/test_hub_trial", "tests/test_kernel_client", "tests/test_layers",
-    "tests/test_learning_goals",
+    "tests/test_learning_goals", "tests/test_lecture_shape",
     "tests/test_library_labels", "tests/test_model_modules", "tests/test_mutation_tool",
     "tests/test_no_silent_skips", "tests/test_public_names", "tests/test_references",
     "tests/test_release", "tests/test_site", "tests/test_student_walk", "tests/test_test_layout",
