@@ -167,12 +167,12 @@ class RateYourself:
     def compare(self) -> None:
         try:
             result = panel_with_listener(self.panel, self.sheet)
+            # the class page's reading of the same scores: the noise and bias intervals
+            alone = listener_ratings_model(self.sheet, self.panel)
         except ValueError as err:
             earlier = "; the comparison below is your earlier one" if self.result else ""
             self._say(f"{err}{earlier}", error=True)
             return
-        # the class page's reading of the same scores: the noise and bias intervals
-        alone = listener_ratings_model(self.sheet, self.panel)
         self.result, self.beside = result, listener_beside_experts(alone)
         self.trust.value = "<br>".join(html.escape(line)
                                        for line in beside_experts(alone).splitlines())
