@@ -51,6 +51,9 @@ def test_every_test_file_runs_once_in_each_pass_it_belongs_to(browser):
             assert (in_first, len(in_second)) == ([], 1), path  # its build runs in the second pass
         elif path.startswith("tests/browser/"):
             assert len(in_first) == (1 if browser else 0) and not in_second, (path, in_first)
+        elif path in test_plan.experiment_tests():
+            # a reduced run once, on the other kernels (a unit's check runs it in its first pass)
+            assert (in_first, len(in_second)) == ([], 1), (path, in_first, in_second)
         else:
             assert len(in_first) == 1, (path, in_first)
             assert len(in_second) == (1 if path in numerics or path.startswith("tests/reference/")
@@ -256,6 +259,7 @@ def unit_jobs(units: list[str], browser: bool) -> list[test_plan.Job]:
 def test_a_units_jobs_are_the_first_pass_cut_to_its_files(browser):
     first = [job for job in plan(browser) if "pytest" in job.command and job.env is ENV]
     run_first = {path for path in all_test_files() if any(runs_file(job, path) for job in first)}
+    run_first |= set(test_plan.experiment_tests())  # the full command's second pass only
     for unit in test_plan.course_units():
         jobs = unit_jobs([unit], browser)
         assert all(job.env is ENV for job in jobs), "the second pass is the full command's"

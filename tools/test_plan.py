@@ -188,22 +188,31 @@ def _glob(pattern: str) -> list[str]:
     return sorted(path.relative_to(ROOT).as_posix() for path in ROOT.glob(pattern))
 
 
+def experiment_tests() -> list[str]:
+    """The experiments' test files (each re-runs a reduced version of its experiment)."""
+    return _glob("tests/test_experiment*.py")
+
+
 def numerics_tests() -> list[str]:
     """The second pass's test files (the site build apart), found by their place."""
     files = ["tests/reference"]
     files += [path for unit in NUMERICS_UNITS for path in _glob(f"tests/{unit}/test_*.py")]
     files += list(NUMERICS_FILES)  # named, not found: a file that moved fails the run
-    files += _glob("tests/test_experiment*.py")
+    files += experiment_tests()
     return [path for path in files if not path.endswith("_bad_input.py")]
 
 
 def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
-              portable_env: dict[str, str], nbval: list[str], browser: bool) -> list[Job]:
+              portable_env: dict[str, str], nbval: list[str], browser: bool, *,
+              experiments_in_first_pass: bool = False) -> list[Job]:
     """Every job of the full test command.
 
     ``pytest`` starts pytest with the course's python; ``checkers`` are the static checks run
     as jobs of their own; ``env`` is the test environment and ``portable_env`` the second
     pass's; ``nbval`` the options of the notebook runs; ``browser`` whether Chromium is there.
+    The experiments' reduced runs go in the second pass only, on the kernels least like the
+    ones their results were made on, unless ``experiments_in_first_pass`` (a unit's check,
+    which has no second pass).
     """
     def run(name, paths, expected, environment=env, after=(), options=(), load=1.0,
             background=False):
@@ -239,9 +248,9 @@ def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
         "exercises, grading and the student edition": (
             ["tests/test_exercise_feedback.py", "tests/test_nbgrader_roundtrip.py",
              "tests/test_exercises.py", "tests/test_release.py"], 139, 0.9, False),
-        "pronunciation and experiments": (
-            ["tests/pronunciation/test_gop.py", "tests/pronunciation/test_panel.py",
-             *_glob("tests/test_experiment*.py")], 147, 0.85, True),
+        "pronunciation": (["tests/pronunciation/test_gop.py", "tests/pronunciation/test_panel.py",
+                           *(experiment_tests() if experiments_in_first_pass else [])],
+                          147 if experiments_in_first_pass else 40, 0.85, True),
     }
     jobs += [run(name, paths, expected, after=warm, load=load, background=background)
              for name, (paths, expected, load, background) in main.items()]
@@ -253,8 +262,9 @@ def test_jobs(pytest: list[str], checkers: list[list[str]], env: dict[str, str],
              rest("widgets II", "tests/widgets", first_widgets, 70, after=warm, background=True)]
     claimed = kernels + ["tests/widgets"] + [path for paths, *_ in main.values() for path in paths]
     jobs.append(rest("the rest of tests/", "tests", claimed, 159,
-                     extra_ignores=("tests/browser", "tests/test_site.py"), after=warm,
-                     load=0.8))
+                     extra_ignores=("tests/browser", "tests/test_site.py",
+                                    *(() if experiments_in_first_pass else experiment_tests())),
+                     after=warm, load=0.8))
     # The class notebooks through nbval. The lectures and solutions are not run a third time
     # for it: the site build (second pass) and the lab (the lectures, on these kernels) compare
     # their checked cells with the stored ones as nbval would (tests/checked_outputs.py).
@@ -365,7 +375,8 @@ def unit_jobs(units: list[str], pytest: list[str], checkers: list[list[str]],
     at once, and the lectures' in the lab: here nbval stands in for the site build. The second
     pass is left out: it runs what the first pass checked again on other BLAS kernels and numba's
     generic target, against another machine's rounding, which the full command before a release
-    covers; in the loop of one change it would double the unit's numerics time.
+    covers; in the loop of one change it would double the unit's numerics time. The unit's
+    experiments, which the full command runs in the second pass only, run here in the first.
     """
     numbers = [unit[:2] for unit in units]
     folders = ("solutions",) if browser else ("solutions", "lectures")
@@ -391,7 +402,8 @@ def unit_jobs(units: list[str], pytest: list[str], checkers: list[list[str]],
                        paths=tuple(files), options=options, background=False)
 
     portable = dict(env)  # an object of its own: the second pass's jobs are told apart by it
-    kept = {job.name: cut(job) for job in test_jobs(pytest, checkers, env, portable, nbval, browser)
+    kept = {job.name: cut(job) for job in test_jobs(pytest, checkers, env, portable, nbval,
+                                                    browser, experiments_in_first_pass=True)
             if job.env is not portable}
     kept = {name: job for name, job in kept.items() if job is not None}
     return [replace(job, after=tuple(kept[name].name for name in job.after if name in kept))
