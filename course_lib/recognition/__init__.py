@@ -13,9 +13,15 @@ recognisers, how they are measured, and how a GMM recogniser's size is chosen.
   (leave-one-speaker-out), :func:`choose_by_speaker_folds` (a setting chosen within the training
   speakers only), :class:`Accuracy` (a count with its exact 95% interval),
   :func:`per_speaker_accuracy` and :func:`most_confused_pairs`.
+- ``over_speakers``: counting by the speaker: :class:`SpeakerAccuracy` (the mean of the
+  speakers' accuracies with Student's t interval over speakers, the answer to "how will it do
+  for a new person?") and :func:`compare_over_speakers` (two recognisers on the same takes,
+  McNemar per speaker and a paired t and sign test across speakers, :class:`SpeakerComparison`).
 - ``real_voices``: what each recogniser is worth on real people, read from the committed result
-  of ``experiments/fsdd_real_voices.py``: :func:`measured_accuracy`, :func:`trust_line` (the
-  sentence shown beside every verdict on a student's recording), and :class:`GMMSetting`, the
+  of ``experiments/fsdd_real_voices.py``: :func:`measured_accuracy`,
+  :func:`measured_over_speakers`, :func:`trust_line` (the
+  sentence shown beside every verdict on a student's recording, after :func:`check_unheard`),
+  :func:`stand_in_line` (beside a verdict on the synthetic stand-in), and :class:`GMMSetting`, the
   frame-GMM settings that experiment chooses among.
 - ``selection``: :func:`select_gmm_recogniser`, a GMM recogniser's number of components and
   variance floor chosen on dev data, with the table of every candidate (:class:`GMMSelection`),
@@ -26,7 +32,9 @@ from .metrics import PairedComparison, RecognitionReport, compare_on_same_items,
 from .recognisers import (GMMRecogniser, HMMRecogniser, NoViableClassError, Recogniser,
                           TemplateRecogniser, VQFrontEnd, fit_gmm_recogniser,
                           fit_hmm_recogniser, select_templates)
-from .real_voices import RECOGNISERS, GMMSetting, measured_accuracy, measured_row, trust_line
+from .over_speakers import SpeakerAccuracy, SpeakerComparison, compare_over_speakers
+from .real_voices import (RECOGNISERS, GMMSetting, check_unheard, measured_accuracy,
+                          measured_over_speakers, measured_row, stand_in_line, trust_line)
 from .selection import GMMSelection, select_gmm_recogniser
 from .unseen_speakers import (Accuracy, SpeakerFoldChoice, choose_by_speaker_folds,
                               most_confused_pairs, per_speaker_accuracy, speaker_folds)
@@ -36,5 +44,7 @@ __all__ = ["Recogniser", "TemplateRecogniser", "select_templates", "GMMRecognise
            "NoViableClassError", "RecognitionReport", "evaluate", "PairedComparison",
            "compare_on_same_items", "GMMSelection",
            "select_gmm_recogniser", "Accuracy", "speaker_folds", "per_speaker_accuracy",
-           "most_confused_pairs", "choose_by_speaker_folds", "SpeakerFoldChoice", "RECOGNISERS",
-           "GMMSetting", "measured_row", "measured_accuracy", "trust_line"]
+           "most_confused_pairs", "choose_by_speaker_folds", "SpeakerFoldChoice", "SpeakerAccuracy",
+           "SpeakerComparison", "compare_over_speakers", "RECOGNISERS",
+           "GMMSetting", "measured_row", "measured_accuracy", "measured_over_speakers", "trust_line",
+           "stand_in_line", "check_unheard"]

@@ -1,0 +1,58 @@
+"""Real voices by the speaker (experiments/fsdd_speaker_intervals.py): the committed intervals
+over speakers and paired comparisons are what the committed predictions give, the interval the
+lectures state held its level in simulation, and the reduced run agrees with the full one.
+
+A failure of the reduced run after a library change means the result is stale: re-run
+``python -m experiments.fsdd_speaker_intervals`` from a clean tree and commit it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from course_lib.recognition import RECOGNISERS
+from course_lib.results import load_result
+from experiments import common
+from experiments import fsdd_speaker_intervals as experiment
+
+
+def test_reduced_run_agrees_with_the_committed_result():
+    run = common.reduced_against_committed(experiment)
+    assert not run.problems, ("the reduced re-run differs from the committed result; re-run "
+                              "python -m experiments.fsdd_speaker_intervals from a clean tree:\n"
+                              + "\n".join(run.problems[:20]))
+
+
+def test_the_committed_settings_are_the_scripts():
+    committed = load_result(experiment.NAME)
+    problems = common.settings_problems(experiment._settings(False), committed["settings"])
+    assert not problems, problems
+    assert committed["environment"]["uncommitted_changes"] is False
+
+
+def test_every_row_has_its_interval_over_speakers_and_it_is_wider():
+    rows = load_result(experiment.NAME)["result"]["intervals"]
+    assert [row["name"] for row in rows] == list(RECOGNISERS)
+    for row in rows:
+        low, high = row["interval_over_speakers"]
+        takes_low, takes_high = row["interval_over_takes"]
+        assert low <= takes_low and takes_high <= high and row["width_ratio"] > 4
+
+
+def test_the_stated_interval_held_its_level_where_the_truth_is_known():
+    coverage = load_result(experiment.NAME)["result"]["coverage"]
+    for kind in ("synthetic_speakers", "fsdd_like"):
+        for entry in coverage[kind].values():
+            found = entry["coverage"]
+            assert found["t over speakers"]["draws"] == experiment.DRAWS
+            # the issue's bar: at least 0.85 for a stated 95%
+            assert found["t over speakers"]["coverage"] >= 0.85
+    # the interval over takes does not answer the question about a new speaker
+    assert all(entry["coverage"]["exact over takes"]["coverage"] < 0.5
+               for entry in coverage["fsdd_like"].values())
+
+
+def test_more_data_is_redrawn_over_all_six_folds():
+    more = load_result(experiment.NAME)["result"]["more_data"]
+    assert sorted(more["predictions"]) == sorted(load_result(experiment.REAL_VOICES)["result"]
+                                                 ["speakers"])
+    assert len(more["differences"]) == 6
