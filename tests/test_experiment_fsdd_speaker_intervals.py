@@ -56,3 +56,16 @@ def test_more_data_is_redrawn_over_all_six_folds():
     assert sorted(more["predictions"]) == sorted(load_result(experiment.REAL_VOICES)["result"]
                                                  ["speakers"])
     assert len(more["differences"]) == 6
+
+
+def test_the_readmes_state_the_committed_interval_over_speakers():
+    committed = load_result(experiment.NAME)
+    assert common.readme_table(experiment.NAME) == experiment.format_table(committed)
+    text = " ".join((common.REPOSITORY / "README.md").read_text(encoding="utf-8").split())
+    best = next(row for row in committed["result"]["intervals"]
+                if row["name"] == "real GMM, chosen")
+    low, high = best["interval_over_speakers"]
+    assert f"95% over speakers {low:.2f}-{high:.2f}" in text
+    held = committed["result"]["coverage"]["fsdd_like"]["real GMM, chosen"]["coverage"]
+    assert f"held the truth in {round(100 * held['t over speakers']['coverage'])}%" in text
+    assert "adult men" in text

@@ -169,4 +169,5 @@ def stand_in_line(recogniser: str, accuracy: SpeakerAccuracy) -> str:
     return (f"This voice is synthetic (an espeak-ng stand-in): on {accuracy.n_speakers} other "
             f"synthetic test speakers, none in its training data, {recogniser} was right on "
             f"{accuracy.rate:.2f} (95% over speakers {low:.2f}-{high:.2f}; {accuracy.takes.correct}"
-            f"/{accuracy.takes.total} takes). A real voice is harder: the line below.")
+            f"/{accuracy.takes.total} takes). For a real voice, read the line measured on real "
+            "speakers.")
