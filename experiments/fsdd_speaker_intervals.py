@@ -12,7 +12,8 @@ me?") is about a new person, so this script counts by the speaker
   populations of speakers: (1) the 40 synthetic speakers of ``data/digits`` (ten takes each),
   heard by recognisers that never heard any of them: Unit 2's frame GMM trained on all six FSDD
   speakers, and Unit 1's DTW with three synthetic speakers' templates taken from the other half
-  of the synthetic speakers (two folds of 20); (2) for each row, a population like FSDD's: speakers' accuracies drawn from the beta distribution with the six
+  of the synthetic speakers (two folds of 20); (2) for each row, a population like FSDD's:
+  speakers' accuracies drawn from the beta distribution with the six
   speakers' mean and variance, 500 takes each. From each population, :data:`DRAWS` times, six
   speakers are drawn (without replacement from the 40), each interval is built, and we count
   how often it holds the population's mean accuracy. Nothing is tuned: the level (95%) and

@@ -44,7 +44,7 @@ __all__ = ["Recogniser", "TemplateRecogniser", "select_templates", "GMMRecognise
            "NoViableClassError", "RecognitionReport", "evaluate", "PairedComparison",
            "compare_on_same_items", "GMMSelection",
            "select_gmm_recogniser", "Accuracy", "speaker_folds", "per_speaker_accuracy",
-           "most_confused_pairs", "choose_by_speaker_folds", "SpeakerFoldChoice", "SpeakerAccuracy",
-           "SpeakerComparison", "compare_over_speakers", "RECOGNISERS",
-           "GMMSetting", "measured_row", "measured_accuracy", "measured_over_speakers", "trust_line",
-           "stand_in_line", "check_unheard"]
+           "most_confused_pairs", "choose_by_speaker_folds", "SpeakerFoldChoice",
+           "SpeakerAccuracy", "SpeakerComparison", "compare_over_speakers", "RECOGNISERS",
+           "GMMSetting", "measured_row", "measured_accuracy", "measured_over_speakers",
+           "trust_line", "stand_in_line", "check_unheard"]

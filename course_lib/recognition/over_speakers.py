@@ -72,7 +72,7 @@ class SpeakerAccuracy:
                                 f"{type(accuracy).__name__}, expected an Accuracy")
 
     @classmethod
-    def of(cls, labels, predictions, speakers) -> "SpeakerAccuracy":
+    def of(cls, labels, predictions, speakers) -> SpeakerAccuracy:
         """The accuracy of ``predictions`` against ``labels``, take ``i`` by ``speakers[i]``."""
         labels = _label_array(labels, "labels")
         speakers = _by_speaker(speakers, labels.shape[0])
@@ -84,7 +84,7 @@ class SpeakerAccuracy:
                     for s in np.unique(speakers)})
 
     @classmethod
-    def from_counts(cls, counts: dict) -> "SpeakerAccuracy":
+    def from_counts(cls, counts: dict) -> SpeakerAccuracy:
         """From ``{speaker: {"correct": c, "total": n, ...}}``, as committed results store them."""
         return cls({str(s): Accuracy(int(c["correct"]), int(c["total"]))
                     for s, c in counts.items()})
