@@ -16,6 +16,7 @@ import pytest
 from scipy.stats import t as student_t
 
 from course_lib.results import load_result
+from course_lib.significance import resampled_t_test
 from tests.lecture_text import LectureText
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,10 +41,11 @@ def test_few_cells_only_show_committed_results_and_two_compute_from_them():
     assert len(views) <= MAX_RESULT_VIEWS, views
     assert "student_t.ppf" in LECTURE.source("u7-paired-area") and "student_t.sf" in LECTURE.source(
         "u7-paired-area"), "the interval and the test, computed by the student"
-    for cell_id, committed in (("u7-paired-area", '["directions"]["mixed > pseudo"]'),
-                               ("u7-paired-brier", '["brier"]')):
-        code = LECTURE.source(cell_id)
-        assert "paired(d)" in code and committed in code and "assert_allclose" in code, cell_id
+    code = LECTURE.source("u7-paired-area")
+    assert "paired(d)" in code and '["directions"]["mixed > pseudo"]' in code \
+        and "assert_allclose" in code
+    code = LECTURE.source("u7-paired-brier")
+    assert "resampled_t_test(" in code and '["brier"]' in code and "committed" in code
     assert "nbval-check-output" in LECTURE.cell("u7-paired-area")["metadata"]["tags"]
 
 
@@ -67,22 +69,25 @@ def test_the_paired_area_differences_are_the_committed_ones():
         LECTURE.source("u7-levelset-after")
 
 
-def test_the_paired_brier_differences_are_the_committed_ones():
+def test_the_paired_brier_differences_are_tested_as_their_replicates_allow():
+    """The splits of one simulated data set share their trials: the cell prints the plain and
+    the corrected resampled t (Nadeau and Bengio 2003) as recomputed here."""
     printed = LECTURE.output("u7-paired-brier")
     haptic = load_result("wu2025_haptic_like")["result"]
     gait = load_result("wu2025_gait_like")["result"]
-    for runs, chosen, committed, helps in (
+    for runs, chosen, committed, total, size in (
             (haptic, lambda r: r["subject"] == 2 and r["n_train"] == 10,
-             haptic["summary"]["#2"]["10"]["brier"], False),
-            (gait, lambda r: r["n_train"] == 20, gait["summary"]["20"]["brier"], True)):
+             haptic["summary"]["#2"]["10"]["brier"], 50, 10),
+            (gait, lambda r: r["n_train"] == 20, gait["summary"]["20"]["brier"], 472, 20)):
         d = np.array([r["mixed"]["brier"] - r["preference"]["brier"]
                       for r in runs["per_split"] if chosen(r)])
-        mean, low, high = _paired(d)
-        assert mean == pytest.approx(committed["difference"], rel=1e-9)
-        assert f"95% interval [{low:+.3f}, {high:+.3f}]" in printed
-        assert (high < 0) if helps else (low > 0), "the prose: #2's cost, the gait-like help"
-    assert "Subject #2's ratings, which ignore the pair, cost a little; the gait-like subject's " \
-           "help." in LECTURE.source("u7-ratings-after")
+        test = resampled_t_test(d, size, total - size)
+        assert test.mean_difference == pytest.approx(committed["difference"], rel=1e-9)
+        assert (f"plain paired t p = {test.p_value_plain:.4f}, corrected p = "
+                f"{test.p_value:.2f}") in printed
+        assert test.p_value_plain < 0.05 < test.p_value
+    assert "in 6 of 6 cells by the plain t, in 0 by the corrected t" in printed
+    assert "in 2 of 24 cells by the plain t, in 0 by the corrected t" in printed
 
 
 def test_the_report_stretches_moved_to_the_experiments_readme():
@@ -172,8 +177,16 @@ def test_section_8_2_states_the_ratings_numbers():
                   for n in haptic[s] for score in ("brier", "f1")]
     assert len(calibrated) == 24 and calibrated.count("mixed better") == 2
     assert "mixed worse" not in calibrated
+    # the splits of one simulated data set share their trials: corrected, no cell is clear
+    for kind, runs, total in (("haptic", haptic, 50), ("gait", gait, 472)):
+        per_split = load_result(f"wu2025_{kind}_like")["result"]["per_split"]
+        for size in {r["n_train"] for r in per_split}:
+            for subject in {r.get("subject") for r in per_split}:
+                d = [r["mixed"]["brier"] - r["preference"]["brier"] for r in per_split
+                     if r["n_train"] == size and r.get("subject") == subject]
+                assert resampled_t_test(d, size, total - size).p_value > 0.05
     end = LECTURE.source("u7-ratings-after")
-    assert "help clearly in 6 of 6 cells" in end and "in only 2 of their 24 cells" in end
+    assert "**no cell is clear**" in end and "6 of 6" not in end
 
 
 def test_section_7_states_subject_2s_committed_marginals():
