@@ -34,8 +34,12 @@ half-Student-t(6, 30) prior on its square (prior median about 4.5 dB, a heavy ta
 range).
 
 How far to trust "settled" (:func:`settling_trust`, shown beside the verdict every time): the
-rates measured on the simulated listeners of the committed study
-``experiments/nielsen2015_personalisation.py``, read from its result at run time.
+rates measured by ``experiments/personalise_explorer_settling.py`` on simulated listeners
+(:func:`hidden_listener`) tuning this session itself, for each band count, with the explorer's
+own rule (:attr:`PersonalisationSession.settling_rule`: the measure smoothed over
+``SETTLING_WINDOW`` answers, ``N_RANDOM`` random comparisons first, the -12..12 dB grid of the
+band count), read from its committed result at run time. Those listeners answer as the model
+assumes, so the rates are a best case for a person.
 
 A simulated listener (:func:`hidden_listener`, the explorer's ``mode="simulated"``) answers with
 :class:`~course_lib.simulators.listeners.SimulatedListener`: a hidden internal response drawn from
@@ -65,7 +69,8 @@ from ..validation import RngLike, as_positive_int, as_rng, as_float_array
 from .listeners import GPDrawResponse, SimulatedListener, settings_grid
 from .personalisation_study import hearing_aid_model, next_candidate
 
-__all__ = ["PersonalisationSession", "equaliser_model", "hidden_listener", "settling_trust"]
+__all__ = ["PersonalisationSession", "equaliser_model", "hidden_listener", "settling_trust",
+           "N_RANDOM", "SETTLING_WINDOW"]
 
 _GAIN_RANGE = (-12.0, 12.0)          # dB, every band
 _GRID_STEP = {2: 1.0, 3: 2.0, 4: 3.0}  # dB between settings: 625, 2197 and 6561 settings
@@ -75,10 +80,14 @@ _LENGTHSCALE_SQUARED_SCALE = 30.0    # dB^2, scale of the half-Student-t(6, .) o
 # the simulated listener: IRF a GP draw over the gains, answers a Beta slider
 _LISTENER_LENGTHSCALE, _LISTENER_VARIANCE = 6.0, 4.0
 _LISTENER_NOISE_SD, _LISTENER_CONCENTRATION = 1.0, 8.0
-# the committed study that measured "settled" on simulated listeners, and the count of
-# comparisons (random start included) up to which it gives the share settled
-_SETTLING_STUDY = "nielsen2015_personalisation"
-_SETTLED_BY = 30
+# the explorer's rule for "settled": random comparisons first (the session's and the
+# explorer's default), answers in the running mean of the measure (Nielsen et al., 4-D)
+N_RANDOM = 4
+SETTLING_WINDOW = 4
+# the committed experiment that measured "settled" with that rule on simulated listeners
+# tuning this session (experiments/personalise_explorer_settling.py); the count of comparisons
+# (random start included) the trust sentence quotes is in its settings ("settled_by")
+_SETTLING_STUDY = "personalise_explorer_settling"
 
 
 def equaliser_model(n_bands: int = 2) -> PreferenceGP:
@@ -108,31 +117,45 @@ def hidden_listener(n_bands: int = 2, *, rng: RngLike = None) -> SimulatedListen
                              rng=rng)
 
 
-def settling_trust(n_bands: int = 2) -> str:
-    """How far to trust the "settled" verdict, one sentence to show beside it whether or not
-    the session has settled: on the regular simulated listeners of the committed study nearest
-    in size (its 2-D study for two bands, its 4-D one for three or four), how many had the
-    measure settle within the comparisons after the random start that the study counts, and
-    how many had their best setting so far (the incumbent) stop moving by then,
-    each with its exact 95% interval. The study is like this session, not the same: its
-    random start is longer, its grid its own, its 2-D measure unsmoothed and its 4-D one the
-    mean bEI along ascent paths; the sentence names the study's size and random start."""
+def settling_trust(n_bands: int = 2, *, n_random: int | None = None) -> str:
+    """How far to trust the "settled" verdict of a session of ``n_bands`` bands, one sentence to
+    show beside it whether or not the session has settled: of the simulated listeners of the
+    committed experiment ``personalise_explorer_settling`` who tuned this session with
+    ``n_bands`` bands under the explorer's rule (:attr:`PersonalisationSession.settling_rule`,
+    stated in the sentence), how many had the measure settle by the count of comparisons the
+    experiment states (and stay settled to the end of its sessions), and how many had their
+    best setting so far (the incumbent) stop moving by then, each with its exact 95% interval
+    (Clopper-Pearson). Those listeners answer as the model assumes (a GP draw answered
+    through a Beta slider), so the rates are a best case; the sentence says so beside them.
+    ``n_random``: the session's random start, when it is not the measured one the sentence
+    says that the rates are for another start (None: the measured one)."""
     n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
+    if n_random is not None:
+        n_random = as_positive_int(n_random, "n_random")
     result = load_result(_SETTLING_STUDY)
-    study = "2d" if n_bands == 2 else "4d"
-    regular = result["result"]["summary"][study]["groups"]["regular"]
-    n, n_random = regular["n_listeners"], result["settings"]["n_random"]
+    settings = result["settings"]
+    rule = settings["rules"][str(n_bands)]
+    summary = result["result"]["summary"][str(n_bands)]
+    by, horizon, n = settings["settled_by"], settings["horizon"], summary["n_listeners"]
 
     def share(kind: str) -> str:
-        k = round(regular[kind][f"share_by_{_SETTLED_BY}_comparisons"] * n)
+        k = summary[kind]["count_by"][str(by)]
         low, high = clopper_pearson_interval(k, n)
         return f"{k} of {n} (95% interval {100 * low:.0f}-{100 * high:.0f}%)"
 
-    return (f"How far to trust \u201csettled\u201d: of {n} simulated listeners tuning "
-            f"{result['settings']['studies'][study]['dim']} parameters (the course's run of "
-            f"Nielsen et al. 2015), the measure settled within {_SETTLED_BY - n_random} "
-            f"comparisons after a random start of {n_random} for {share('ei_settled')}; the "
-            f"best setting so far had stopped moving by then for {share('incumbent_settled')}.")
+    low, high = rule["gain_range"]
+    text = (f"How far to trust \u201csettled\u201d, measured with this explorer's rule (the "
+            f"measure smoothed over {rule['smoothing_window']} answers, {rule['n_random']} "
+            f"random comparisons first, the {low:.0f} to {high:.0f} dB grid in "
+            f"{rule['grid_step']:g} dB steps): of {n} simulated listeners tuning {n_bands} "
+            f"bands, the measure had settled by comparison {by} and stayed settled to "
+            f"{horizon} for {share('ei_settled')}, a best case as their answers follow the "
+            f"model; their best setting so far had stopped moving by then for "
+            f"{share('incumbent_settled')}.")
+    if n_random is not None and n_random != rule["n_random"]:
+        text += (f" This session starts with {n_random} random comparisons, so these rates "
+                 f"are for another start.")
+    return text
 
 
 class PersonalisationSession:
@@ -158,7 +181,7 @@ class PersonalisationSession:
     """
 
     def __init__(self, n_bands: int = 2, *, listener: SimulatedListener | None = None,
-                 n_random: int = 4, optimise_every: int = 5, rng: RngLike = None):
+                 n_random: int = N_RANDOM, optimise_every: int = 5, rng: RngLike = None):
         self.n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
         if listener is not None:
             if not isinstance(listener, SimulatedListener):
@@ -218,8 +241,22 @@ class PersonalisationSession:
         stays below :attr:`settled_threshold` (None: not settled)."""
         if not self.measures:
             return np.zeros(0), None
-        return (average_ei_path(self.measures),
-                settled_at(self.measures, threshold=self.settled_threshold))
+        return (average_ei_path(self.measures, SETTLING_WINDOW),
+                settled_at(self.measures, threshold=self.settled_threshold,
+                           window=SETTLING_WINDOW))
+
+    @property
+    def settling_rule(self) -> dict:
+        """How this session says "settled" (what the trust sentence states and the settling
+        experiment records): the gain range and grid step of its grid, its random start, the
+        running-mean window and threshold of the measure (the grid mean of bEI), and when it
+        re-learns the hyper-parameters."""
+        return {"n_bands": self.n_bands, "gain_range": list(_GAIN_RANGE),
+                "grid_step": _GRID_STEP[self.n_bands], "n_settings": int(self.grid.shape[0]),
+                "n_random": self.n_random, "smoothing_window": SETTLING_WINDOW,
+                "threshold": self.settled_threshold, "optimise_every": self.optimise_every,
+                "measure": "grid mean of bEI against the incumbent, after every answer",
+                "next_pair": "incumbent against a grid setting drawn in proportion to bEI"}
 
     @property
     def settled_threshold(self) -> float:

@@ -13,7 +13,8 @@ players and sliders, and draws its maps with :mod:`course_lib.plotting.personali
 "Answer for me" and "Run 10 steps" let the simulated listener answer; "show hidden preference"
 reveals its IRF. The person at the keyboard can answer in either mode. Under the figure, every
 time, how far to trust its "settled" verdict
-(:func:`course_lib.simulators.personalisation.settling_trust`).
+(:func:`course_lib.simulators.personalisation.settling_trust`: rates measured with this
+explorer's own rule, for its band count, on simulated listeners).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from ..preference.acquisition import bivariate_ei
 from ..plotting.personalisation_session import (plot_comparisons, plot_equaliser_curves,
                                                 plot_session_marks, plot_setting_map,
                                                 plot_convergence_measure)
-from ..simulators.personalisation import PersonalisationSession, hidden_listener, settling_trust
+from ..simulators.personalisation import (N_RANDOM, PersonalisationSession, hidden_listener,
+                                          settling_trust)
 from ..stimuli import CLIP_TRANSCRIPTS, CLIPS, wav_bytes
 from ..validation import RngLike, as_float_array, as_positive_int, as_rng, check_choice
 from .base import Explorer
@@ -152,11 +154,11 @@ def _figure_inputs(session: PersonalisationSession):
     names = tuple(f"{name} gain (dB)" for name in session.equaliser.names)
     return (names, np.geomspace(40, 8000, 200),
             [band.frequency for band in session.equaliser.bands],
-            settling_trust(session.n_bands))
+            settling_trust(session.n_bands, n_random=session.n_random))
 
 
 def personalise_explorer(mode: str = "simulated", bands: int = 2, *, clip: str = "speech",
-                         n_random: int = 4, rng: RngLike = 0) -> PersonaliseExplorer:
+                         n_random: int = N_RANDOM, rng: RngLike = 0) -> PersonaliseExplorer:
     """The "personalise it yourself" explorer (module docstring).
 
     ``mode``: "audio" (you answer) or "simulated" (also a hidden listener who can answer:
