@@ -55,7 +55,7 @@ __all__ = ["RESULTS_DIR", "available_results", "load_result", "environment", "to
            "write_result", "record_checksums", "run_experiment", "compare_runs",
            "compare_replicates", "Z_REPLICATES", "REPLICATE_REASON", "task_rng", "readme_table",
            "update_readme_table", "ReducedRun", "reduced_against_committed",
-           "settings_problems"]
+           "settings_problems", "rerun_advice", "check_reduced_run", "check_committed_settings"]
 
 
 def task_rng(key: int | tuple[int, ...], task: str) -> np.random.Generator:
@@ -394,6 +394,33 @@ def _same_setting(a, b) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same_setting(a[k], b[k]) for k in a)
     return a == b
+
+
+def rerun_advice(module) -> str:
+    """How to bring an experiment's committed result up to date with its code."""
+    return (f"re-run `python -m experiments.{module.NAME}` from a clean tree and commit "
+            f"experiments/results/{module.NAME}.json")
+
+
+def check_reduced_run(module) -> None:
+    """Raise AssertionError, naming the command that re-runs the experiment, when its reduced
+    run differs from the committed full result (:func:`reduced_against_committed`)."""
+    problems = reduced_against_committed(module).problems
+    if problems:
+        raise AssertionError(f"{module.NAME}: the reduced re-run differs from the committed "
+                             f"result; {rerun_advice(module)}:\n" + "\n".join(problems[:20]))
+
+
+def check_committed_settings(module, run_size_settings=()) -> None:
+    """Raise AssertionError when the committed result's settings are not the script's full-run
+    settings, or the result was made from a tree with uncommitted changes."""
+    committed = load_result(module.NAME)
+    problems = settings_problems(module._settings(False), committed["settings"],
+                                 run_size_settings)
+    if committed["environment"]["uncommitted_changes"] is not False:
+        problems.append("made from a tree with uncommitted changes")
+    if problems:
+        raise AssertionError(f"{module.NAME}: {rerun_advice(module)}:\n" + "\n".join(problems))
 
 
 def settings_problems(script: dict, committed: dict, run_size_settings=()) -> list[str]:

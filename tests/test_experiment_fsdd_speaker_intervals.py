@@ -16,17 +16,11 @@ from experiments import fsdd_speaker_intervals as experiment
 
 
 def test_reduced_run_agrees_with_the_committed_result():
-    run = common.reduced_against_committed(experiment)
-    assert not run.problems, ("the reduced re-run differs from the committed result; re-run "
-                              "python -m experiments.fsdd_speaker_intervals from a clean tree:\n"
-                              + "\n".join(run.problems[:20]))
+    common.check_reduced_run(experiment)
 
 
 def test_the_committed_settings_are_the_scripts():
-    committed = load_result(experiment.NAME)
-    problems = common.settings_problems(experiment._settings(False), committed["settings"])
-    assert not problems, problems
-    assert committed["environment"]["uncommitted_changes"] is False
+    common.check_committed_settings(experiment)
 
 
 def test_every_row_has_its_interval_over_speakers_and_it_is_wider():

@@ -423,3 +423,14 @@ def test_the_result_writer_lists_its_checksum_and_vouches_for_no_other_file(tmp_
     second.unlink()
     common.record_checksums(results_dir=tmp_path)
     assert listed() == {"first.json": data._sha256_of(first)}
+
+
+def test_a_stale_result_names_the_command_that_re_runs_it(monkeypatch):
+    from types import SimpleNamespace
+
+    module = SimpleNamespace(NAME="fsdd_speaker_intervals")
+    monkeypatch.setattr(common, "reduced_against_committed",
+                        lambda _: common.ReducedRun({}, {}, ["a number moved"]))
+    with pytest.raises(AssertionError, match=r"re-run `python -m experiments\.fsdd_speaker_"
+                                             r"intervals` from a clean tree.*\n.*a number moved"):
+        common.check_reduced_run(module)
