@@ -84,6 +84,86 @@ MISTAKES = [
         np.add.at(counts, cells, 1.0)
         return np.maximum(totals / counts, noise_floor)
         """, expect="not the weighted mean yhat_i"),
+    Mistake("corrected_resampled_t", why="the plain paired t: the variance of the mean s^2 / J, "
+            "as if the J splits were independent", code="""
+        J = differences.size
+        t = differences.mean() / np.sqrt(differences.var(ddof=1) / J)
+        return float(t), float(2.0 * student_t.sf(abs(t), J - 1))
+        """, expect="that is the plain paired t"),
+    Mistake("corrected_resampled_t", why="the correction upside down: n_train / n_test",
+            code="""
+        J = differences.size
+        t = differences.mean() / np.sqrt((1.0 / J + n_train / n_test) * differences.var(ddof=1))
+        return float(t), float(2.0 * student_t.sf(abs(t), J - 1))
+        """, expect="not n_train / n_test"),
+    Mistake("corrected_resampled_t", why="every test item of every split counted as a "
+            "replicate: s^2 / (J n_test) and J n_test - 1 degrees of freedom", code="""
+        n = differences.size * n_test
+        t = differences.mean() / np.sqrt(differences.var(ddof=1) / n)
+        return float(t), float(2.0 * student_t.sf(abs(t), n - 1))
+        """, expect="counted the J x n_test test items as independent replicates"),
+    Mistake("corrected_resampled_t", why="the corrected t, but the J x n_test test items as "
+            "independent replicates in the degrees of freedom (J n_test - 1)", code="""
+        J = differences.size
+        t = differences.mean() / np.sqrt((1.0 / J + n_test / n_train) * differences.var(ddof=1))
+        return float(t), float(2.0 * student_t.sf(abs(t), J * n_test - 1))
+        """, expect="the J splits of one data set are not J x n_test independent items"),
+    Mistake("corrected_resampled_t", why="J degrees of freedom instead of J - 1", code="""
+        J = differences.size
+        t = differences.mean() / np.sqrt((1.0 / J + n_test / n_train) * differences.var(ddof=1))
+        return float(t), float(2.0 * student_t.sf(abs(t), J))
+        """, expect="the degrees of freedom are J - 1 (the mean used one up), not J"),
+    Mistake("corrected_resampled_t", why="a one-sided p: P(T > |t|), half the two-sided one",
+            code="""
+        J = differences.size
+        t = differences.mean() / np.sqrt((1.0 / J + n_test / n_train) * differences.var(ddof=1))
+        return float(t), float(student_t.sf(abs(t), J - 1))
+        """, expect="the test is two-sided: p = 2 P(T > |t|), not P(T > |t|)"),
+    Mistake("corrected_resampled_t", why="2 P(T > t) without the absolute value: right while "
+            "t > 0, above 1 when t < 0", code="""
+        J = differences.size
+        t = differences.mean() / np.sqrt((1.0 / J + n_test / n_train) * differences.var(ddof=1))
+        return float(t), float(2.0 * student_t.sf(t, J - 1))
+        """, expect="without the absolute value"),
+    Mistake("corrected_resampled_t", why="the variance with ddof=0", code="""
+        J = differences.size
+        t = differences.mean() / np.sqrt((1.0 / J + n_test / n_train) * differences.var())
+        return float(t), float(2.0 * student_t.sf(abs(t), J - 1))
+        """, expect="the sample variance of the J differences (ddof=1)"),
+    Mistake("corrected_resampled_t", why="the normal distribution instead of Student's t",
+            code="""
+        from scipy.stats import norm
+        J = differences.size
+        t = differences.mean() / np.sqrt((1.0 / J + n_test / n_train) * differences.var(ddof=1))
+        return float(t), float(2.0 * norm.sf(abs(t)))
+        """, expect="not the normal"),
+    Mistake("rejection_rates", why="the share of data sets the tests accept (p >= level)",
+            code="""
+        J = differences.shape[1]
+        plain, corrected = [], []
+        for row in differences:
+            t_plain = row.mean() / np.sqrt(row.var(ddof=1) / J)
+            plain.append(2.0 * student_t.sf(abs(t_plain), J - 1) >= level)
+            corrected.append(corrected_resampled_t(row, n_train, n_test)[1] >= level)
+        return float(np.mean(plain)), float(np.mean(corrected))
+        """, expect="count the data sets whose p is below the level"),
+    Mistake("rejection_rates", why="one test per split across the data sets (the columns) "
+            "instead of one per data set", code="""
+        plain, corrected = [], []
+        for column in differences.T:
+            n = column.size
+            t_plain = column.mean() / np.sqrt(column.var(ddof=1) / n)
+            plain.append(2.0 * student_t.sf(abs(t_plain), n - 1) < level)
+            corrected.append(corrected_resampled_t(column, n_train, n_test)[1] < level)
+        return float(np.mean(plain)), float(np.mean(corrected))
+        """, expect="each row is one data set, one replicate"),
+    Mistake("rejection_rates", why="the two rates in the wrong order", code="""
+        from scipy.stats import ttest_1samp
+        plain = np.mean([ttest_1samp(row, 0.0).pvalue < level for row in differences])
+        corrected = np.mean([corrected_resampled_t(row, n_train, n_test)[1] < level
+                             for row in differences])
+        return float(corrected), float(plain)
+        """, expect="the plain t's rate first"),
 
     Mistake("joint_log_evidence", why="the library's joint evidence, one rater per label",
             code="""
@@ -155,5 +235,16 @@ MISTAKES = [
         g = annotator_evidence(K, data, s, cells, dK=K[None]).gradient_log_noise
         n = np.bincount(cells, minlength=s.size)
         return np.maximum(s * (1 + 2 * g / n), noise_floor).reshape(variance_table.shape)
+        """, expect="off limits"),
+    Mistake("corrected_resampled_t", why="the library's resampled t test", code="""
+        from course_lib.significance import resampled_t_test
+        result = resampled_t_test(differences, n_train, n_test)
+        return result.t, result.p_value
+        """, expect="off limits"),
+    Mistake("rejection_rates", why="the library's resampled t test for each data set", code="""
+        from course_lib.significance import resampled_t_test
+        tests = [resampled_t_test(row, n_train, n_test) for row in differences]
+        return (float(np.mean([test.p_value_plain < level for test in tests])),
+                float(np.mean([test.p_value < level for test in tests])))
         """, expect="off limits"),
 ]
