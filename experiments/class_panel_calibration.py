@@ -256,6 +256,12 @@ def taste_row(kind: str, number: int) -> dict:
     comparisons, ideals = taste_class(compare, TASTE_STUDENTS, TASTE_SPREADS_DB[kind], rng)
     preferences = class_preferences_model((compare.settings, compare.pairs, comparisons),
                                           rng=rng)
+    return {"kind": kind, "number": number, **verdict_counts(preferences, compare, ideals)}
+
+
+def verdict_counts(preferences, compare, ideals: np.ndarray) -> dict:
+    """A fitted class's preference verdicts against its students' true ideals (rows in the
+    order of ``preferences.pseudonyms``), as counts (module docstring)."""
     fitted = preferences.fitted           # pseudonyms sort as drawn: rows match ideals
     utility = true_utility(compare.settings, ideals)
     first, second = preferences.pairs.T
@@ -271,7 +277,7 @@ def taste_row(kind: str, number: int) -> dict:
                              preferences.pooled_probability)
     opposite = ((own > UNDECIDED) & (class_truth < 0)) | ((own < -UNDECIDED) &
                                                            (class_truth > 0))
-    return {"kind": kind, "number": number, "students": int(fitted.sum()),
+    return {"students": int(fitted.sum()),
             "student_favourite_right": int(np.sum(
                 np.argmax(preferences.individual_utility[fitted], axis=1) ==
                 np.argmax(utility[fitted], axis=1))),
@@ -279,9 +285,9 @@ def taste_row(kind: str, number: int) -> dict:
                                           np.argmax(utility.mean(axis=0))),
             "student_sure": sure_bins(preferences.individual_probability[fitted], own),
             "class_sure": sure_bins(preferences.pooled_probability, class_truth),
-            "pairs": int(verdict.size), "split": int(np.sum(verdict == "split")),
-            "truly_split": int(split.sum()), "split_found": int(np.sum(split & (verdict ==
-                                                                                 "split"))),
+            "pairs": int(verdict.size), "split": int(np.sum(verdict == "tastes differ")),
+            "truly_split": int(split.sum()),
+            "split_found": int(np.sum(split & (verdict == "tastes differ"))),
             "agrees": int(agrees.sum()), "agrees_right": int(agrees_right.sum()),
             "clear": int(clear.sum()), "clear_agrees_right": int(np.sum(clear & agrees_right)),
             "opposite_flagged": int(flagged.sum()), "truly_opposite": int(opposite.sum()),

@@ -28,7 +28,7 @@ A sheet that gives the same side ("first", or "second", as shown) to every one o
 pairs is ``"no information"`` (``ClassPreferences.status``), like a rating sheet with one score
 for every clip: it is left out of every fit and of the shares.
 
-Where the class agrees and where tastes split (``_taste_spread``). For pair j, let d_sj be the
+Where the class agrees and where tastes differ (``_taste_spread``). For pair j, let d_sj be the
 posterior mean of student s's individual difference f_s(first) - f_s(second). If the class
 shared one taste, the students would be exchangeable: who gave which answer to pair j would not
 matter. So the spread of tastes is tested by permutation (Fisher 1935, "The design of
@@ -40,8 +40,10 @@ excess over the B shuffled spreads (mean m_j, sd q_j), t_j = (s_j - m_j) / (q_j 
 says how far the students' differences exceed what noisy answers about one shared taste give:
 were the shuffled spreads normal, t_j would follow Student's t with B - 1 degrees of freedom
 under a shared taste (the statistic of a new draw against a sample's mean and sd). A pair is
-"split" when t_j exceeds that t's upper 0.05 / P quantile (one-sided, Bonferroni over the P
-pairs, so a class with one taste shows a split pair at most about one time in twenty), else
+"tastes differ" when t_j exceeds that t's upper 0.05 / P quantile (one-sided, Bonferroni over
+the P pairs, so a class with one taste shows such a pair at most about one time in twenty): the
+test finds pairs on which not every student prefers the same side, not pairs that split the
+class in two (``experiments/class_verdicts_by_condition.py`` measures both readings), else
 "agrees" when the pooled posterior is sure of the direction (P(f(first) > f(second)) = Phi(mu_j
 / tau_j) >= 0.9 or <= 0.1), else "no clear preference".
 
@@ -77,7 +79,7 @@ _N_PERMUTATIONS = 10
 _N_SCORED = 20            # students whose held-out answers are scored
 _N_HELD_OUT = 5
 _N_RESTARTS = 2           # MAP-II runs of the pooled model
-_FAMILY_LEVEL = 0.05      # the chance of a "split" pair in a class with one taste
+_FAMILY_LEVEL = 0.05      # the chance of a "tastes differ" pair in a class with one taste
 _SURE = 0.9
 _MODELS = ("the class without you", "you alone", "the class and you")
 
@@ -98,7 +100,7 @@ class ClassPreferences:
     ``fitted`` (False: no Laplace posterior for that student's answers, rows NaN).
     Agreement per pair: ``spread`` (sd over students of their mean differences),
     ``spread_null_mean`` and ``spread_null_sd`` over ``n_permutations`` shuffles, ``split_t``,
-    the ``split_threshold`` it is held against and ``verdict`` ("agrees", "split", "no clear
+    the ``split_threshold`` it is held against and ``verdict`` ("agrees", "tastes differ", "no clear
     preference"). Held-out scores:
     ``held_out_counts`` (G,) training answers n, ``held_out_models`` the three models,
     ``held_out_score`` and ``held_out_se`` (3, G) mean log predictive density of a held-out
@@ -384,9 +386,9 @@ def _spread(difference: np.ndarray) -> np.ndarray:
 
 
 def _verdicts(t: np.ndarray, probability: np.ndarray, threshold: float) -> tuple[str, ...]:
-    """"split" (t above ``threshold``), else "agrees" (the pooled direction sure at 0.9), else
-    "no clear preference" (module docstring)."""
-    return tuple("split" if tj > threshold else
+    """"tastes differ" (t above ``threshold``), else "agrees" (the pooled direction sure at
+    0.9), else "no clear preference" (module docstring)."""
+    return tuple("tastes differ" if tj > threshold else
                  "agrees" if max(p, 1.0 - p) >= _SURE else "no clear preference"
                  for tj, p in zip(t, probability))
 

@@ -200,7 +200,7 @@ def preferences_figure(pair_labels: Sequence[str], shares, individual_difference
     and second (three columns, stacked, each with its own hatching); right, every student's
     own posterior mean difference (``individual_difference``, a row per student, a column per
     pair) and the pooled difference with its ``pooled_interval`` (low and high, credible at
-    ``level``; diamond), with the pair's verdict ("agrees", "split", "no clear preference")
+    ``level``; diamond), with the pair's verdict ("agrees", "tastes differ", "no clear preference")
     written beside it; ``trust``, how far the verdicts are to be trusted, ends the
     description."""
     P = len(pair_labels)
@@ -243,7 +243,7 @@ def _plot_differences(ax, individual: np.ndarray, pooled: np.ndarray, interval: 
     for j, verdict in enumerate(verdicts):
         ax.annotate(verdict, (1.0, j), xycoords=("axes fraction", "data"), xytext=(4, 0),
                     textcoords="offset points", va="center", fontsize="small",
-                    fontweight="bold" if verdict == "split" else "normal")
+                    fontweight="bold" if verdict == "tastes differ" else "normal")
     ax.set_xlabel("utility difference, first minus second (> 0: first preferred)")
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2, fontsize="small")
 
@@ -317,17 +317,17 @@ def _describe_reliability(reliability, experts, n_experts, level, k_needed, verd
 
 
 def _describe_preferences(pair_labels: list[str], verdicts: list[str], level: float) -> str:
-    counts = {v: verdicts.count(v) for v in ("agrees", "split", "no clear preference")}
-    split = [label for label, v in zip(pair_labels, verdicts) if v == "split"]
+    counts = {v: verdicts.count(v) for v in ("agrees", "tastes differ", "no clear preference")}
+    differ = [label for label, v in zip(pair_labels, verdicts) if v == "tastes differ"]
     text = (f"{len(pair_labels)} pairs of equaliser settings, one per row (first vs second, by "
             "setting number). Left, stacked bars of the share of the class answering first "
             "(solid), none (hatched with slashes) and second (dotted). Right, each student's own "
             "utility difference as a faint dot and the pooled class's as a black diamond with "
             f"its {_percent(level)} credible interval (the preference model's posterior); the "
             f"verdict is written at the right. The class agrees on {counts['agrees']} pairs, "
-            f"its tastes split on {counts['split']} and {counts['no clear preference']} show no "
-            "clear preference")
-    return text + (f"; split: {', '.join(split)}." if split else ".")
+            f"its tastes differ on {counts['tastes differ']} and {counts['no clear preference']} "
+            "show no clear preference")
+    return text + (f"; tastes differ on: {', '.join(differ)}." if differ else ".")
 
 
 def _describe_held_out(counts: np.ndarray, models: list[str], score: np.ndarray) -> str:
