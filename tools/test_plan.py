@@ -101,7 +101,7 @@ UNIT_TESTS = {
            "tests/plotting/test_preference", "tests/plotting/test_personalisation_",
            "tests/widgets/test_preference", "tests/widgets/test_personalise",
            "tests/test_experiment_jensen20", "tests/test_experiment_nielsen20",
-           "tests/test_lecture_06.py"),
+           "tests/test_experiment_personalise_explorer_settling", "tests/test_lecture_06.py"),
     "07": ("tests/mixed/", "tests/simulators/test_confidence_raters",
            "tests/simulators/test_rating_noise", "tests/test_experiment_overconfident_rater_fits",
            "tests/simulators/test_levelset_", "tests/simulators/test_psychophysics",

@@ -127,7 +127,7 @@ def settling_trust(n_bands: int = 2, *, n_random: int | None = None) -> str:
     best setting so far (the incumbent) stop moving by then, each with its exact 95% interval
     (Clopper-Pearson). Those listeners answer as the model assumes (a GP draw answered
     through a Beta slider), so the rates are a best case; the sentence says so beside them.
-    ``n_random``: the session's random start, when it is not the measured one the sentence
+    ``n_random``: the session's random start; when it is not the measured one the sentence
     says that the rates are for another start (None: the measured one)."""
     n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
     if n_random is not None:
@@ -144,18 +144,17 @@ def settling_trust(n_bands: int = 2, *, n_random: int | None = None) -> str:
         return f"{k} of {n} (95% interval {100 * low:.0f}-{100 * high:.0f}%)"
 
     low, high = rule["gain_range"]
-    text = (f"How far to trust \u201csettled\u201d, measured with this explorer's rule (the "
-            f"measure smoothed over {rule['smoothing_window']} answers, {rule['n_random']} "
-            f"random comparisons first, the {low:.0f} to {high:.0f} dB grid in "
-            f"{rule['grid_step']:g} dB steps): of {n} simulated listeners tuning {n_bands} "
-            f"bands, the measure had settled by comparison {by} and stayed settled to "
-            f"{horizon} for {share('ei_settled')}, a best case as their answers follow the "
+    start = f"{rule['n_random']} random comparisons first"
+    if n_random is not None and n_random != rule["n_random"]:
+        start += f" (this session: {n_random}, another start)"
+    # three lines under the explorer's figure, the note on another start included
+    return (f"How far to trust \u201csettled\u201d, measured with this explorer's rule (measure "
+            f"smoothed over {rule['smoothing_window']} answers, {start}, {low:.0f} to "
+            f"{high:.0f} dB grid in {rule['grid_step']:g} dB steps): of {n} simulated listeners "
+            f"tuning {n_bands} bands, the measure settled by comparison {by}, staying so to "
+            f"{horizon}, for {share('ei_settled')}, a best case as their answers follow the "
             f"model; their best setting so far had stopped moving by then for "
             f"{share('incumbent_settled')}.")
-    if n_random is not None and n_random != rule["n_random"]:
-        text += (f" This session starts with {n_random} random comparisons, so these rates "
-                 f"are for another start.")
-    return text
 
 
 class PersonalisationSession:

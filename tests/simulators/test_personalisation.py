@@ -1,6 +1,8 @@
 """The personalisation loop (course_lib.simulators.personalisation): the random start and the
 bEI draws against the library, the model, its state after errors, and simulated listeners."""
 
+import textwrap
+
 import numpy as np
 import pytest
 from personalisation_data import new_session
@@ -10,6 +12,9 @@ from course_lib.preference.acquisition import incumbent
 from course_lib.linalg import NotPositiveDefiniteError
 from course_lib.simulators import personalisation as S
 from course_lib.simulators.listeners import CannotHear, SimulatedListener
+from course_lib.metrics import clopper_pearson_interval
+from course_lib.preference.ei_convergence import average_ei_path, settled_at
+from course_lib.results import load_result
 
 
 def test_random_start_is_a_chain_from_the_flat_setting_then_incumbent_against_a_bei_draw():
@@ -153,3 +158,57 @@ def test_simulated_listeners_are_found_and_a_listener_who_cannot_hear_never_sett
     assert min(quantiles) > 0.8, quantiles
     assert np.mean(hearing_final) < np.mean(deaf_final) / 3, (hearing_final, deaf_final)
 
+
+
+# ----- how far to trust "settled" ---------------------------------------------------------------
+
+def test_the_session_settles_by_its_stated_rule():
+    session = S.PersonalisationSession(3, listener=S.hidden_listener(3, rng=2), rng=2)
+    session.answer_for_me(12)
+    rule = session.settling_rule
+    assert (rule["n_random"], rule["smoothing_window"], rule["grid_step"]) == (S.N_RANDOM, 4, 2.0)
+    assert rule["gain_range"] == [-12.0, 12.0] and rule["n_settings"] == 13 ** 3
+    assert rule["threshold"] == pytest.approx(0.02)
+    smoothed, settled = session.settling()
+    np.testing.assert_allclose(smoothed, average_ei_path(session.measures, 4))
+    assert settled == settled_at(session.measures, threshold=rule["threshold"], window=4)
+
+
+@pytest.mark.parametrize("n_bands", [2, 3, 4])
+def test_the_trust_sentence_states_the_committed_rates_of_its_own_band_count(n_bands):
+    """The sentence quotes, for the session's own band count, the committed experiment's
+    counts and exact intervals, the explorer's rule they were measured with, and that the
+    listeners answer as the model assumes (a best case)."""
+    result = load_result("personalise_explorer_settling")
+    settings, group = result["settings"], result["result"]["summary"][str(n_bands)]
+    rule = settings["rules"][str(n_bands)]
+    assert rule == S.PersonalisationSession(n_bands, rng=0).settling_rule
+    n, by = group["n_listeners"], settings["settled_by"]
+    text = S.settling_trust(n_bands)
+    assert text.startswith("How far to trust \u201csettled\u201d, measured with this "
+                           "explorer's rule (measure smoothed over 4 answers, 4 random "
+                           "comparisons first, -12 to 12 dB grid in "
+                           f"{rule['grid_step']:g} dB steps): ")
+    assert f"of {n} simulated listeners tuning {n_bands} bands" in text
+    assert f"settled by comparison {by}, staying so to {settings['horizon']}, for" in text
+    stated = []
+    for kind in ("ei_settled", "incumbent_settled"):
+        k = group[kind]["count_by"][str(by)]
+        low, high = clopper_pearson_interval(k, n)
+        phrase = f"for {k} of {n} (95% interval {100 * low:.0f}-{100 * high:.0f}%)"
+        assert phrase in text
+        stated.append(phrase)
+    # "a best case" stands beside the first number
+    assert f"{stated[0]}, a best case as their answers follow the model" in text
+    assert text == S.settling_trust(n_bands, n_random=4)
+    # three lines under the explorer's figure, with a note on another random start too
+    other = S.settling_trust(n_bands, n_random=6)
+    assert "4 random comparisons first (this session: 6, another start)" in other
+    assert len(textwrap.wrap(other, 165)) <= 3
+
+
+@pytest.mark.parametrize("bad", [0, 1, 5, "2", 2.0, True, None])
+def test_a_bad_band_count_is_refused_naming_n_bands(bad):
+    with pytest.raises((TypeError, ValueError)) as caught:
+        S.settling_trust(bad)
+    assert str(caught.value).startswith("n_bands:"), str(caught.value)

@@ -75,6 +75,10 @@ def test_answering_A_better_makes_the_model_prefer_A():
     (lambda: S.PersonalisationSession(2, listener="me"), "listener"),
     (lambda: S.PersonalisationSession(2, n_random=0), "n_random"),
     (lambda: S.settling_trust(5), "n_bands"),
+    (lambda: S.settling_trust(1), "n_bands"),
+    (lambda: S.settling_trust("2"), "n_bands"),
+    (lambda: S.settling_trust(2.0), "n_bands"),
+    (lambda: S.settling_trust(2, n_random=0), "n_random"),
     (lambda: P._answer_from_buttons("C"), "choice"),
     (lambda: P._answer_from_buttons("A", 1.5), "strength"),
     (lambda: P.personalise_explorer("video"), "mode"),
@@ -89,32 +93,38 @@ def test_bad_arguments_name_themselves(call, name):
 
 # ----- how far to trust "settled" ---------------------------------------------------------------
 
-@pytest.mark.parametrize("bands, study", [(2, "2d"), (3, "4d"), (4, "4d")])
-def test_the_settled_verdict_states_its_measured_rates_before_any_answer(bands, study):
+@pytest.mark.parametrize("bands", [2, 3, 4])
+def test_the_settled_verdict_states_its_measured_rates_before_any_answer(bands):
     """The explorer as it opens (nothing answered, nothing settled) shows, with its verdict,
-    how often the measure settled on the committed study's simulated listeners and how often
-    their best setting so far stopped moving, each count the committed result's."""
+    how often the measure settled, with the explorer's own rule for its band count, on the
+    committed experiment's simulated listeners, and how often their best setting so far
+    stopped moving, each count the committed result's."""
     explorer = P.personalise_explorer(bands=bands, rng=0)
     settling = explorer.render(**explorer.values()).axes[4]
     assert settling.get_title() == "mean bEI: not settled"
     (trust,) = [" ".join(text.get_text().split()) for text in settling.texts
                 if text.get_text().startswith("How far to trust")]
-    result = load_result("nielsen2015_personalisation")
-    regular = result["result"]["summary"][study]["groups"]["regular"]
-    n, n_random = regular["n_listeners"], result["settings"]["n_random"]
-    assert f"of {n} simulated listeners" in trust
-    by = S._SETTLED_BY          # comparisons, the random start included
-    assert f"settled within {by - n_random} comparisons after a random start of {n_random}" \
-        in trust
-    counts = []
+    result = load_result("personalise_explorer_settling")
+    group = result["result"]["summary"][str(bands)]
+    n, by = group["n_listeners"], result["settings"]["settled_by"]
+    assert f"of {n} simulated listeners tuning {bands} bands" in trust
+    assert f"settled by comparison {by}," in trust
     for kind in ("ei_settled", "incumbent_settled"):
-        k = round(regular[kind][f"share_by_{by}_comparisons"] * n)
+        k = group[kind]["count_by"][str(by)]
         low, high = clopper_pearson_interval(k, n)
         assert f"for {k} of {n} (95% interval {100 * low:.0f}-{100 * high:.0f}%)" in trust
-        counts.append(k)
-    if study == "2d":               # the issue's numbers: 78 settle, 23 stop moving
-        assert counts == [78, 23]
+    assert explorer.session.n_random == result["settings"]["rules"][str(bands)]["n_random"]
+    assert "another start" not in trust
     assert trust == " ".join(S.settling_trust(bands).split())
+    plt.close("all")
+
+
+def test_a_session_with_another_random_start_says_the_rates_are_for_another():
+    explorer = P.personalise_explorer(bands=2, n_random=6, rng=0)
+    fig = explorer.render(**explorer.values())
+    trust = " ".join(fig.axes[4].texts[-1].get_text().split())
+    assert "4 random comparisons first (this session: 6, another start)" in trust
+    assert trust == " ".join(S.settling_trust(2, n_random=6).split())
     plt.close("all")
 
 
