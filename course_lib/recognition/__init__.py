@@ -20,7 +20,8 @@ recognisers, how they are measured, and how a GMM recogniser's size is chosen.
 - ``real_voices``: what each recogniser is worth on real people, read from the committed result
   of ``experiments/fsdd_real_voices.py``: :func:`measured_accuracy`,
   :func:`measured_over_speakers`, :func:`trust_line` (the
-  sentence shown beside every verdict on a student's recording, after :func:`check_unheard`),
+  sentence shown beside every verdict on a student's recording, which first checks that the
+  take was not trained on),
   :func:`stand_in_line` (beside a verdict on the synthetic stand-in), and :class:`GMMSetting`, the
   frame-GMM settings that experiment chooses among.
 - ``selection``: :func:`select_gmm_recogniser`, a GMM recogniser's number of components and
@@ -33,8 +34,8 @@ from .recognisers import (GMMRecogniser, HMMRecogniser, NoViableClassError, Reco
                           TemplateRecogniser, VQFrontEnd, fit_gmm_recogniser,
                           fit_hmm_recogniser, select_templates)
 from .over_speakers import SpeakerAccuracy, SpeakerComparison, compare_over_speakers
-from .real_voices import (RECOGNISERS, GMMSetting, check_unheard, measured_accuracy,
-                          measured_over_speakers, measured_row, stand_in_line, trust_line)
+from .real_voices import (RECOGNISERS, GMMSetting, measured_accuracy, measured_over_speakers,
+                          measured_row, stand_in_line, trust_line)
 from .selection import GMMSelection, select_gmm_recogniser
 from .unseen_speakers import (Accuracy, SpeakerFoldChoice, choose_by_speaker_folds,
                               most_confused_pairs, per_speaker_accuracy, speaker_folds)
@@ -47,4 +48,4 @@ __all__ = ["Recogniser", "TemplateRecogniser", "select_templates", "GMMRecognise
            "most_confused_pairs", "choose_by_speaker_folds", "SpeakerFoldChoice",
            "SpeakerAccuracy", "SpeakerComparison", "compare_over_speakers", "RECOGNISERS",
            "GMMSetting", "measured_row", "measured_accuracy", "measured_over_speakers",
-           "trust_line", "stand_in_line", "check_unheard"]
+           "trust_line", "stand_in_line"]

@@ -35,13 +35,13 @@ from .unseen_speakers import Accuracy
 
 __all__ = ["SpeakerAccuracy", "SpeakerComparison", "compare_over_speakers"]
 
-LEVEL = 0.95
+_LEVEL = 0.95
 
 
 def _t_interval(values: np.ndarray) -> tuple[float, float]:
     """Student's t 95% interval for the mean of ``values`` (at least two)."""
     k = len(values)
-    half = student_t.ppf(0.5 + LEVEL / 2, k - 1) * np.std(values, ddof=1) / np.sqrt(k)
+    half = student_t.ppf(0.5 + _LEVEL / 2, k - 1) * np.std(values, ddof=1) / np.sqrt(k)
     return float(np.mean(values) - half), float(np.mean(values) + half)
 
 

@@ -8,7 +8,7 @@ often that recogniser is right on a real speaker it never heard (:func:`trust_li
 over the six speakers with its interval over speakers, whose coverage
 ``experiments/fsdd_speaker_intervals.py`` measured by simulation, so that a verdict never reads
 as more certain than it is. Before it says anything, :func:`trust_line` checks that the take
-under the verdict is not one the recogniser was trained on (:func:`check_unheard`); on the
+under the verdict is not one the recogniser was trained on (:func:`_check_unheard`); on the
 synthetic stand-in voice, :func:`stand_in_line` gives the rate on the other synthetic test
 speakers beside it. Each recogniser has a short name and the
 description its row carries in the result (:data:`RECOGNISERS`); the experiment writes its
@@ -29,7 +29,7 @@ from .over_speakers import SpeakerAccuracy
 from .unseen_speakers import Accuracy
 
 __all__ = ["RECOGNISERS", "GMMSetting", "measured_row", "measured_accuracy",
-           "measured_over_speakers", "trust_line", "stand_in_line", "check_unheard"]
+           "measured_over_speakers", "trust_line", "stand_in_line"]
 
 _RESULT = "fsdd_real_voices"
 _BY_SPEAKER = "fsdd_speaker_intervals"
@@ -125,7 +125,7 @@ def _coverage(name: str) -> dict:
     return load_result(_BY_SPEAKER)["result"]["coverage"]["fsdd_like"][name]["coverage"][_METHOD]
 
 
-def check_unheard(trained_on, tested) -> None:
+def _check_unheard(trained_on, tested) -> None:
     """Raise ValueError if a take in ``tested`` (feature arrays) is, byte for byte, one the
     recogniser was trained on (``trained_on``): a verdict on it would measure memory."""
     seen = {_fingerprint(x) for x in trained_on}
@@ -146,7 +146,7 @@ def trust_line(name: str, *, trained_on, tested) -> str:
     mean over the six speakers with its 95% interval over speakers (and how often such an
     interval held the truth in simulation), the hardest and easiest speaker, and the exact
     interval over these speakers' takes. Raises ValueError if a tested take was trained on."""
-    check_unheard(trained_on, tested)
+    _check_unheard(trained_on, tested)
     row, accuracy = measured_row(name), measured_over_speakers(name)
     low, high = accuracy.interval
     coverage = _coverage(name)

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from course_lib.data.digits import digit_features
-from course_lib.recognition import (RECOGNISERS, GMMSetting, SpeakerAccuracy, check_unheard,
-                                    measured_accuracy, measured_over_speakers, measured_row,
-                                    stand_in_line, trust_line)
+from course_lib.recognition import (RECOGNISERS, GMMSetting, SpeakerAccuracy, measured_accuracy,
+                                    measured_over_speakers, measured_row, stand_in_line,
+                                    trust_line)
 from course_lib.recognition import real_voices
+from course_lib.recognition.real_voices import _check_unheard
 from course_lib.results import load_result
 
 
@@ -40,9 +41,9 @@ def test_every_recogniser_states_its_interval_over_speakers_and_its_coverage(nam
 def test_no_verdict_on_a_take_the_recogniser_trained_on():
     with pytest.raises(ValueError, match=r"tested: take\(s\) \[1\] are in the recogniser's"):
         trust_line("real GMM", trained_on=TRAINED, tested=[TESTED[0], TRAINED[3].copy()])
-    check_unheard(TRAINED, TESTED)           # other takes pass
+    _check_unheard(TRAINED, TESTED)           # other takes pass
     with pytest.raises(ValueError, match="tested"):
-        check_unheard(TRAINED, [np.array(TRAINED[0])])     # a copy is the same take
+        _check_unheard(TRAINED, [np.array(TRAINED[0])])     # a copy is the same take
 
 
 def test_the_stand_in_line_says_the_voice_is_synthetic():
