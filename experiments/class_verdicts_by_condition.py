@@ -167,8 +167,9 @@ def format_table(committed: dict) -> str:
             calls = spread["differ"]
             true = counted_share(spread["differ_true"], calls) if calls else "no call"
             quarter = counted_share(spread["differ_quarter"], calls) if calls else "no call"
+            student = counted_share(spread["student_favourite_right"], spread["students"])
             lines.append(
-                f"| {size} | {n} | {counted_share(spread['student_favourite_right'], spread['students'])} | "
+                f"| {size} | {n} | {student} | "
                 f"{counted_share(spread['class_favourite_right'], spread['classes'])} | {true} | "
                 f"{quarter} | {counted_share(one['classes_with_differ'], one['classes'])} |")
     return "\n".join(lines)

@@ -127,6 +127,7 @@ EVERY_UNIT_TESTS = ("tests/test_exercises.py", "tests/test_exercise_feedback.py"
 # Units 5 and 6 together, the widgets' and plots' common parts): only the full command runs them.
 SHARED_TESTS = (
     "tests/class_panel/", "tests/test_experiment_class_panel_calibration",
+    "tests/test_experiment_class_verdicts_by_condition",
     "tests/browser/test_class_panel_in_lab.py", "tests/browser/test_keyboard_in_lab.py",
     "tests/browser/test_site_pages.py", "tests/browser/test_time_limits.py",
     "tests/data/test_data_", "tests/plotting/test_class_panel", "tests/plotting/test_colour",

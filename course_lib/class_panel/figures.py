@@ -14,7 +14,7 @@ import numpy as np
 from course_lib.class_panel.preferences import ClassPreferences
 from course_lib.class_panel.ratings import ClassRatings, _interval_z
 from course_lib.class_panel.student_pages import _check_class_results
-from course_lib.class_panel.verdict_trust import split_trust
+from course_lib.class_panel.verdict_trust import differ_trust
 from course_lib.plotting.class_panel import (ClassFigure, consensus_figure, held_out_figure,
                                              preferences_figure, reliability_figure,
                                              students_figure)
@@ -101,7 +101,7 @@ def _preferences(preferences: ClassPreferences) -> ClassFigure:
         [f"{a + 1} vs {b + 1}" for a, b in preferences.pairs], preferences.shares,
         preferences.individual_difference[preferences.fitted], preferences.pooled_difference,
         _around(preferences.pooled_difference, half), preferences.verdict,
-        level=_PREFERENCE_LEVEL, trust=split_trust())
+        level=_PREFERENCE_LEVEL, trust=differ_trust(preferences))
 
 
 def _held_out(preferences: ClassPreferences) -> ClassFigure:

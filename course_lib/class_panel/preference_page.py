@@ -11,7 +11,7 @@ import numpy as np
 
 from course_lib.class_panel.preferences import ClassPreferences
 from course_lib.class_panel.verdict_trust import (_favourite_trust, _opposite_trust, _percent,
-                                                  _sure_trust, split_trust)
+                                                  _sure_trust, _class_condition, differ_trust)
 from course_lib.stimuli import standard_equaliser
 
 __all__ = ["leans_opposite"]
@@ -50,8 +50,9 @@ def _preferences_section(preferences: ClassPreferences, s: int | None) -> list[s
         f"the class's is {_setting_text(settings, class_best)}"
     n = int(preferences.n_answers[s])
     guess = f" (a guess from {n} answer{'s' * (n != 1)})" if n < 5 else ""
+    class_size, class_answers = _class_condition(preferences)
     lines += ["", f"- Your favourite{guess}: {_setting_text(settings, yours)}; {same}. "
-              f"{_favourite_trust()}"]
+              f"{_favourite_trust(n, class_size, class_answers)}"]
     lines += _differences(preferences, s)
     lines += _few_answers(preferences, s)
     return lines + [""]
@@ -68,9 +69,10 @@ def leans_opposite(mine, theirs) -> np.ndarray:
 def _differences(preferences: ClassPreferences, s: int) -> list[str]:
     mine, theirs = preferences.individual_probability[s], preferences.pooled_probability
     differ = np.flatnonzero(leans_opposite(mine, theirs))
+    condition = int(preferences.n_answers[s]), _class_condition(preferences)[0]
     if differ.size == 0:
         return [f"- On no pair do you and the class lean clearly opposite ways (each at least "
-                f"{_percent(_SURE)} sure). {_opposite_trust(False)}"]
+                f"{_percent(_SURE)} sure). {_opposite_trust(False, *condition)}"]
     lines = [f"- On {differ.size} pair{'s' * (differ.size != 1)} you lean clearly the other "
              "way from the class:"]
     for j in differ:
@@ -79,15 +81,16 @@ def _differences(preferences: ClassPreferences, s: int) -> list[str]:
         you, them = (a, b) if first_you else (b, a)
         sure_you = mine[j] if first_you else 1 - mine[j]
         sure_class = 1 - theirs[j] if first_you else theirs[j]
-        split = " (on this pair the class's tastes split)" if preferences.verdict[j] == \
-            "split" else ""
+        differs = " (on this pair the class's tastes differ)" if preferences.verdict[j] == \
+            "tastes differ" else ""
         lines.append(f"  - you prefer {_setting_text(preferences.settings, you)} "
                      f"({_percent(sure_you)} sure; {_sure_trust(sure_you, 'student')}), the "
                      f"class as a whole leans to {_setting_text(preferences.settings, them)} "
-                     f"({_percent(sure_class)} sure; {_sure_trust(sure_class, 'class')}){split}.")
-    lines += ["", _opposite_trust(True)]         # a paragraph of its own, not one more pair
-    if any(preferences.verdict[j] == "split" for j in differ):
-        lines += ["", split_trust()]
+                     f"({_percent(sure_class)} sure; {_sure_trust(sure_class, 'class')})"
+                     f"{differs}.")
+    lines += ["", _opposite_trust(True, *condition)]     # a paragraph, not one more pair
+    if any(preferences.verdict[j] == "tastes differ" for j in differ):
+        lines += ["", differ_trust(preferences)]
     return lines + [""]
 
 

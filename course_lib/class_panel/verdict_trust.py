@@ -1,6 +1,9 @@
 """How far to trust the class panel's verdicts, as the student pages, the class figures and
 the class notebook state them: one clause per verdict, read from the committed
-``experiments/class_panel_calibration.py`` result, said whether or not anything is flagged.
+``experiments/class_panel_calibration.py`` and ``experiments/class_verdicts_by_condition.py``
+results, said whether or not anything is flagged. The preference verdicts' rates are those of
+the measured cell nearest at or below the student's own count of answers and the class's size,
+and the clause says which.
 
 Every number is a count of simulated students, listeners, pairs or classes whose truth was
 known, with its exact 95 % interval (Clopper and Pearson 1934; :func:`counted_share`, which the
@@ -8,7 +11,7 @@ experiment's own tables use too). No rule or threshold behind these verdicts was
 classes or listeners, so all of them are held out.
 
 The clauses of the student pages (:mod:`.student_pages`, :mod:`.preference_page`) are this
-room's own; :func:`split_trust` is said by the class figures and the class notebook as well.
+room's own; :func:`differ_trust` is said by the class figures and the class notebook as well.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ import numpy as np
 from course_lib.metrics import clopper_pearson_interval
 from course_lib.results import load_result
 
-__all__ = ["counted_share", "split_trust"]
+__all__ = ["counted_share", "differ_trust"]
 
 _RESULT = "class_panel_calibration"
+_BY_CONDITION = "class_verdicts_by_condition"
 _GOAL = (0.85, 0.95)      # issue 80: a 90 % interval should hold the truth 85-95 % of the time
 
 
@@ -48,30 +52,59 @@ def counted_share(k: int, n: int) -> str:
 
 @functools.cache
 def _measured() -> tuple[dict, dict]:
-    """(taste summaries by kind, settings) of the committed result."""
+    """(taste summaries by kind, settings) of the committed calibration result."""
     document = load_result(_RESULT)
     return document["result"]["taste_summary"], document["settings"]
 
 
-def _classes(kind: str) -> str:
-    """"100 simulated classes of 25 students whose tastes differ" (or "of one taste")."""
-    tastes, settings = _measured()
+@functools.cache
+def _by_condition() -> tuple[dict, dict]:
+    """(cells, settings) of the committed verdicts-by-condition result."""
+    document = load_result(_BY_CONDITION)
+    return document["result"]["cells"], document["settings"]
+
+
+def _nearest_below(value: int, measured) -> int:
+    """The measured value nearest at or below ``value`` (the smallest measured, below that)."""
+    return max([m for m in measured if m <= value], default=min(measured))
+
+
+def _cell(kind: str, n_answers: int, class_size: int) -> tuple[dict, str]:
+    """The measured cell for ``n_answers`` per sheet in a class of ``class_size``, the nearest
+    at or below each, and the words that say where it was measured (and that it is the nearest,
+    where it is)."""
+    cells, settings = _by_condition()
+    answers = _nearest_below(n_answers, settings["answers"])
+    size = _nearest_below(class_size, settings["class_sizes"])
+    cell = cells[f"{kind}/{size}/{answers}"]
     taste = "of one taste" if kind == "one taste" else "whose tastes differ"
-    pairs = tastes[kind]["pairs"] // tastes[kind]["classes"]
-    return (f"{tastes[kind]['classes']} simulated classes of {settings['taste_students']} "
-            f"students {taste}, each student answering all {pairs} pairs")
+    where = (f"{cell['classes']} simulated classes of {size} students {taste}, each student "
+             f"answering {answers} of the {settings['pairs_per_round']} pairs")
+    notes = []
+    if answers != n_answers:
+        notes.append(f"the nearest count measured at or below {n_answers} answers"
+                     if answers < n_answers else f"the fewest answers measured, above {n_answers}")
+    if size != class_size:
+        notes.append(f"the nearest class size measured at or below {class_size}"
+                     if size < class_size else
+                     f"the smallest class measured, above {class_size} students")
+    if notes:
+        where += f" ({'; '.join(notes)})"
+    return cell, where
 
 
-def _favourite_trust() -> str:
-    """How often the student's and the class's favourites were the true ones."""
-    tastes, settings = _measured()
-    spread = tastes["spread"]
-    return (f"How far to trust these two: in {_classes('spread')}, a favourite picked this "
-            f"way was the student's true favourite for "
-            f"{counted_share(spread['student_favourite_right'], spread['students'])} students "
-            f"(a blind pick among {settings['taste_settings']} settings: "
-            f"{100 / settings['taste_settings']:.0f} %), and the class's for "
-            f"{counted_share(spread['class_favourite_right'], spread['classes'])} classes.")
+def _favourite_trust(n_answers: int, class_size: int, class_answers: int) -> str:
+    """How often the student's favourite (from ``n_answers``) and the class's (a class of
+    ``class_size`` whose typical sheet holds ``class_answers``) were the true ones."""
+    mine, where = _cell("spread", n_answers, class_size)
+    theirs, where_class = _cell("spread", class_answers, class_size)
+    blind = _by_condition()[1]["settings_per_round"]
+    return (f"How far to trust these two: in {where}, a favourite picked this way was the "
+            f"student's true favourite for "
+            f"{counted_share(mine['student_favourite_right'], mine['students'])} students (a "
+            f"blind pick among {blind} settings: {100 / blind:.0f} %); in {where_class}, the "
+            f"class's was for {counted_share(theirs['class_favourite_right'], theirs['classes'])}"
+            f" classes.")
 
 
 def _sure_trust(p: float, whose: str) -> str:
@@ -82,40 +115,59 @@ def _sure_trust(p: float, whose: str) -> str:
     b = int(np.clip(np.searchsorted(edges, p, side="right") - 1, 0, len(edges) - 2))
     cases = tastes["spread"][f"{whose}_sure"]
     stated = "simulated students' own" if whose == "student" else "simulated classes'"
-    return (f"of {stated} leanings {100 * edges[b]:.0f}-{100 * edges[b + 1]:.0f} % sure, "
+    return (f"of {stated} leanings {100 * edges[b]:.0f}-{100 * edges[b + 1]:.0f} % sure "
+            f"(classes of {settings['taste_students']}, every pair answered), "
             f"{counted_share(cases['right'][b], cases['cases'][b])} were right")
 
 
-def _opposite_trust(any_flagged: bool) -> str:
-    """How the "you lean clearly the other way" rule did: its precision when it flagged a pair,
-    its power (what a page without a flag may still hide) when it flagged none."""
-    spread = _measured()[0]["spread"]
+def _opposite_trust(any_flagged: bool, n_answers: int, class_size: int) -> str:
+    """How the "you lean clearly the other way" rule did for students with ``n_answers`` in a
+    class of ``class_size``: its precision where tastes differ and its false flags where the
+    class has one taste when it flagged a pair; its power when it flagged none."""
+    spread, where = _cell("spread", n_answers, class_size)
+    one, where_one = _cell("one taste", n_answers, class_size)
     truth = ("pairs on which a student would most often answer for the setting the class as "
              "a whole does not prefer")
-    caught = counted_share(spread["opposite_found"], spread["truly_opposite"])
-    if any_flagged:
-        return (f"How far to trust this list: in {_classes('spread')}, "
-                f"{counted_share(spread['opposite_found'], spread['opposite_flagged'])} of the "
-                f"pairs flagged this way were {truth}, and the rule caught {caught} of all such "
-                f"pairs.")
-    return (f"That does not mean you agree: in {_classes('spread')}, the rule caught {caught} "
-            f"of the {truth}.")
+    caught = counted_share(spread["opposite_found"], spread["truly_opposite"]) \
+        if spread["truly_opposite"] else "none (there were none)"
+    if not any_flagged:
+        return (f"That does not mean you agree: in {where}, the rule caught {caught} of the "
+                f"{truth}.")
+    right = counted_share(spread["opposite_found"], spread["opposite_flagged"]) \
+        if spread["opposite_flagged"] else "none (it flagged none)"
+    return (f"How far to trust this list: in {where}, {right} of the pairs flagged this way "
+            f"were {truth}, and the rule caught {caught} of all such pairs; in {where_one}, "
+            f"where no student truly leans the other way, it flagged {one['opposite_flagged']:,}"
+            f" pairs of {one['students']:,} students, every one of them false.")
 
 
-def split_trust() -> str:
-    """How often "split" was false on classes of one taste, how much it found where tastes
-    truly split, and how often "agrees" had the class's direction."""
-    tastes = _measured()[0]
-    one, spread = tastes["one taste"], tastes["spread"]
-    both = {key: one[key] + spread[key] for key in ("agrees", "agrees_right")}
-    return (f"How far to trust \"split\" and \"agrees\": in {_classes('one taste')}, "
-            f"{counted_share(one['classes_with_split'], one['classes'])} showed a \"split\" "
-            f"pair (a false split); in {_classes('spread')}, \"split\" found "
-            f"{counted_share(spread['split_found'], spread['truly_split'])} of the pairs on "
-            f"which at least a quarter of the students would most often answer each way. "
-            f"\"Agrees\" had the class's true direction on "
-            f"{counted_share(both['agrees_right'], both['agrees'])} of the pairs it was said of, "
-            f"in both kinds of class.")
+def _class_condition(preferences) -> tuple[int, int]:
+    """(class size, answers on its typical sheet) of a fitted class's preferences: how many
+    students handed in a comparison sheet, and the median count of their answers."""
+    return len(preferences.pseudonyms), int(np.median(preferences.n_answers))
+
+
+def differ_trust(preferences) -> str:
+    """How far to trust "tastes differ" and "agrees" in a class like ``preferences``'s
+    (:func:`_class_condition`): false calls where the class has one taste, how often a call was
+    true (some student truly prefers each side) and how often it met the stronger "a quarter
+    each way" where tastes differ, and how often "agrees" had the class's direction."""
+    class_size, class_answers = _class_condition(preferences)
+    one, where_one = _cell("one taste", class_answers, class_size)
+    spread, where = _cell("spread", class_answers, class_size)
+    agrees = {key: one[key] + spread[key] for key in ("agrees", "agrees_right")}
+    calls = spread["differ"]
+    found = (f"its {calls:,} calls were true (at least one student truly prefers each side) "
+             f"for {counted_share(spread['differ_true'], calls)}, and met \"a quarter of the "
+             f"class each way\" for {counted_share(spread['differ_quarter'], calls)}"
+             if calls else "it made no call")
+    said = (f"\"Agrees\" had the class's true direction on "
+            f"{counted_share(agrees['agrees_right'], agrees['agrees'])} of the pairs it was said "
+            f"of, in both kinds of class." if agrees["agrees"] else
+            "\"Agrees\" was said of no pair there.")
+    return (f"How far to trust \"tastes differ\" and \"agrees\": in {where_one}, "
+            f"{counted_share(one['classes_with_differ'], one['classes'])} showed a \"tastes "
+            f"differ\" pair (a false call); in {where}, {found}. {said}")
 
 
 @functools.cache

@@ -20,7 +20,7 @@ from course_lib.class_panel.ratings import class_ratings_model
 from course_lib.class_panel.figures import class_figures
 from course_lib.plotting.class_panel import ClassFigure
 from course_lib.raters.rater_data import RaterData
-from course_lib.class_panel.verdict_trust import counted_share
+from course_lib.class_panel.verdict_trust import _class_condition, differ_trust, counted_share
 from course_lib.results import load_result
 
 N_STUDENTS = 8
@@ -135,18 +135,19 @@ def test_the_descriptions_carry_the_numbers_drawn(results):
                                                                        "held-out"]
 
 
-def test_the_preferences_figure_states_how_far_its_verdicts_hold_split_or_not(results):
+def test_the_preferences_figure_states_how_far_its_verdicts_hold_for_its_class(results):
     _, preferences = results
-    tastes = load_result("class_panel_calibration")["result"]["taste_summary"]
-    one, differ = tastes["one taste"], tastes["spread"]
     text = next(f.description for f in class_figures(preferences=preferences)
                 if f.name == "preferences")
-    assert (f"in {one['classes']} simulated classes of 25 students of one taste, each student "
-            f"answering all 15 pairs, {counted_share(one['classes_with_split'], one['classes'])} "
-            f"showed a \"split\" pair (a false split)") in text
-    assert f"\"split\" found {counted_share(differ['split_found'], differ['truly_split'])}" in text
-    assert one["classes"] >= 100 and one["classes_with_split"] <= 0.05 * one["classes"]
-
+    assert differ_trust(preferences) in text
+    size, answers = _class_condition(preferences)
+    cells = load_result("class_verdicts_by_condition")["result"]["cells"]
+    measured_size = max([c for c in (8, 25, 60) if c <= size], default=8)
+    measured_answers = max([a for a in (2, 3, 5, 8, 15) if a <= answers], default=2)
+    one = cells[f"one taste/{measured_size}/{measured_answers}"]
+    assert f"{counted_share(one['classes_with_differ'], one['classes'])} showed a \"tastes " \
+        f"differ\" pair (a false call)" in text
+    assert one["classes"] >= 100 and one["classes_with_differ"] <= 0.05 * one["classes"]
 
 def test_bad_input_is_named(results):
     ratings, preferences = results

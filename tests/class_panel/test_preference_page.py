@@ -14,7 +14,7 @@ import pytest
 from course_lib.class_panel.preference_page import _preferences_section, leans_opposite
 from course_lib.class_panel.preferences import ClassPreferences
 from course_lib.class_panel.verdict_trust import (_favourite_trust, _opposite_trust,
-                                                  _sure_trust, split_trust)
+                                                  _sure_trust, differ_trust)
 
 PSEUDONYMS = ("amber-otter-07", "brisk-heron-11")
 
@@ -41,7 +41,7 @@ def made_preferences() -> ClassPreferences:
         fitted=np.array([True, True]), spread=np.full(6, 0.5),
         spread_null_mean=np.full(6, 0.4), spread_null_sd=np.full(6, 0.1),
         split_t=np.array([9.0, 0.0, 0.0, 0.0, 0.0, 0.0]), split_threshold=3.5,
-        verdict=("split",) + ("no clear preference",) * 4 + ("agrees",), n_permutations=10,
+        verdict=("tastes differ",) + ("no clear preference",) * 4 + ("agrees",), n_permutations=10,
         held_out_counts=np.array([1, 2, 4]), held_out_models=("the class without you",
                                                               "you alone", "the class and you"),
         held_out_score=np.array([[0.5, 0.5, 0.5], [0.1, 0.15, 0.3], [0.5, 0.51, 0.52]]),
@@ -82,10 +82,11 @@ def test_the_section_names_the_settings_and_where_the_student_differs():
            "(bass +6 dB, treble +0 dB)." in text
     assert "On 2 pairs you lean clearly the other way from the class:" in text
     assert "you prefer setting 1 (bass -6 dB, treble +0 dB) (97 % sure; of simulated " \
-           "students' own leanings 95-99 % sure, " in text
+           "students' own leanings 95-99 % sure (classes of 25, every pair answered), " in text
     assert "the class as a whole leans to setting 2 (bass +6 dB, treble +0 dB) (more than " \
-           "99 % sure; of simulated classes' leanings 99-100 % sure, " in text
-    assert ") (on this pair the class's tastes split)." in text
+           "99 % sure; of simulated classes' leanings 99-100 % sure (classes of 25, every pair " \
+           "answered), " in text
+    assert ") (on this pair the class's tastes differ)." in text
     assert "you prefer setting 4 (bass +0 dB, treble -6 dB) (90 % sure; " in text
     assert "the class as a whole leans to setting 3 (bass +0 dB, treble +6 dB) (99 % sure; " \
            in text
@@ -94,31 +95,32 @@ def test_the_section_names_the_settings_and_where_the_student_differs():
 
 def test_every_verdict_carries_its_trust_in_its_place():
     """The favourite with its trust; each flagged pair with its two bins' hit rates; the list's
-    precision in a paragraph of its own; the split rule's trust after a split pair."""
+    precision in a paragraph of its own; the tastes-differ rule's trust after such a pair."""
     lines = _preferences_section(PREFERENCES, 0)
     favourite = next(line for line in lines if line.startswith("- Your favourite"))
-    assert favourite.endswith(f"(bass +6 dB, treble +0 dB). {_favourite_trust()}")
+    # student 0 answered 6 pairs in a class of 2 sheets whose median holds 4 answers
+    assert favourite.endswith(f"(bass +6 dB, treble +0 dB). {_favourite_trust(6, 2, 4)}")
     first, second = (line for line in lines if line.startswith("  - you prefer"))
     assert f"(97 % sure; {_sure_trust(0.97, 'student')})" in first
     assert f"(more than 99 % sure; {_sure_trust(0.999, 'class')})" in first
     assert f"(90 % sure; {_sure_trust(0.9, 'student')})" in second
     assert f"(99 % sure; {_sure_trust(0.99, 'class')})" in second
-    assert lines.index(_opposite_trust(True)) > lines.index(second)
-    assert lines.index(split_trust()) > lines.index(_opposite_trust(True))
+    assert lines.index(_opposite_trust(True, 6, 2)) > lines.index(second)
+    assert lines.index(differ_trust(PREFERENCES)) > lines.index(_opposite_trust(True, 6, 2))
 
 
-def test_no_split_among_the_flagged_pairs_leaves_the_split_rule_out():
+def test_no_differing_pair_among_the_flagged_pairs_leaves_its_rule_out():
     text = section(0, changed(verdict=("no clear preference",) * 5 + ("agrees",)))
-    assert _opposite_trust(True) in text and split_trust() not in text
-    assert "tastes split" not in text
+    assert _opposite_trust(True, 6, 2) in text and differ_trust(PREFERENCES) not in text
+    assert "(on this pair the class's tastes differ)" not in text
 
 
 def test_no_pair_flagged_states_what_the_rule_misses():
     text = section(1)
     assert "Your favourite (a guess from 2 answers): setting 2" in text
     assert ("- On no pair do you and the class lean clearly opposite ways (each at least 80 % "
-            f"sure). {_opposite_trust(False)}") in text
-    assert _opposite_trust(True) not in text and split_trust() not in text
+            f"sure). {_opposite_trust(False, 2, 2)}") in text
+    assert _opposite_trust(True, 2, 2) not in text and differ_trust(PREFERENCES) not in text
 
 
 def test_a_student_with_two_answers_is_told_the_class_predicts_them_better():

@@ -76,8 +76,8 @@ def test_the_shares_are_counted_in_the_activitys_orientation():
 def test_tastes_split_where_the_bass_differs_and_nowhere_else(split_class):
     _, _, result = split_class
     verdict = np.array(result.verdict)
-    assert np.all(verdict[BASS_DIFFERS] == "split"), result.split_t.round(1)
-    assert not np.any(verdict[~BASS_DIFFERS] == "split"), result.split_t.round(1)
+    assert np.all(verdict[BASS_DIFFERS] == "tastes differ"), result.split_t.round(1)
+    assert not np.any(verdict[~BASS_DIFFERS] == "tastes differ"), result.split_t.round(1)
     # where the bass is equal everyone shares the treble taste: 0 dB beats -6 and +6
     clear = ~BASS_DIFFERS & (SETTINGS[PAIRS[:, 0], 1] * SETTINGS[PAIRS[:, 1], 1] == 0)
     assert np.all(verdict[clear] == "agrees")
@@ -94,7 +94,7 @@ def test_in_a_class_of_one_taste_no_pair_splits(one_taste):
     """A split is declared at a 5 % family-wise level, so a class with one taste shows none
     (seed 2, not chosen: a correct test fails about one time in twenty)."""
     result = one_taste
-    assert "split" not in result.verdict, result.split_t.round(1)
+    assert "tastes differ" not in result.verdict, result.split_t.round(1)
     assert result.split_threshold > 2.0
 
 

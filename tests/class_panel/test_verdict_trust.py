@@ -1,6 +1,7 @@
 """How far to trust each verdict (``class_panel.verdict_trust``): every sentence states the
-counts of the committed experiments/class_panel_calibration.py result, each with its exact 95 %
-interval, and finds them also when nothing is flagged (the rule's power, a lone listener's
+counts of the committed experiments/class_panel_calibration.py and class_verdicts_by_condition.py
+results (the cell of the student's own count of answers and class size), each with its exact
+95 % interval, and finds them also when nothing is flagged (the rule's power, a lone listener's
 coverage that meets its goal). The counts are read here from the committed result; the wording
 around them is the module's."""
 
@@ -11,7 +12,7 @@ import pytest
 from course_lib.class_panel import verdict_trust
 from course_lib.class_panel.verdict_trust import (_agreement_trust, _alone_trust,
                                                   _favourite_trust, _opposite_trust, _percent,
-                                                  _sure_trust, counted_share, split_trust)
+                                                  _sure_trust, counted_share, differ_trust)
 from course_lib.metrics import clopper_pearson_interval
 from course_lib.results import load_result
 
@@ -47,17 +48,52 @@ def test_the_settings_the_sentences_name_are_the_committed_runs():
     assert DIFFER["pairs"] // DIFFER["classes"] == 15 and SETTINGS["taste_settings"] == 6
 
 
-def test_the_favourites_trust_states_students_and_classes_against_a_blind_pick():
-    text = _favourite_trust()
-    assert text.startswith(
-        f"How far to trust these two: in {DIFFER['classes']} simulated classes of "
-        f"{SETTINGS['taste_students']} students whose tastes differ, each student answering "
-        f"all 15 pairs, ")
+BY_CONDITION = load_result("class_verdicts_by_condition")
+CELLS, GRID = BY_CONDITION["result"]["cells"], BY_CONDITION["settings"]
+
+
+def where(kind: str, size: int, answers: int) -> str:
+    taste = "of one taste" if kind == "one taste" else "whose tastes differ"
+    return (f"{CELLS[f'{kind}/{size}/{answers}']['classes']} simulated classes of {size} "
+            f"students {taste}, each student answering {answers} of the 15 pairs")
+
+
+def test_the_grid_the_sentences_name_is_the_committed_full_run():
+    assert GRID["classes_per_cell"] >= 100
+    assert set(GRID["answers"]) >= {2, 3, 5, 8, 15} and set(GRID["class_sizes"]) >= {8, 25, 60}
+    for kind in ("one taste", "spread"):
+        for size in GRID["class_sizes"]:
+            for answers in GRID["answers"]:
+                cell = CELLS[f"{kind}/{size}/{answers}"]
+                assert cell["classes"] == GRID["classes_per_cell"]
+                assert cell["pairs"] == 15 * cell["classes"]
+
+
+def test_the_favourites_trust_is_the_cell_of_the_students_own_count_and_class_size():
+    mine, theirs = CELLS["spread/25/3"], CELLS["spread/25/15"]
+    text = _favourite_trust(3, 25, 15)
+    assert text.startswith(f"How far to trust these two: in {where('spread', 25, 3)}, ")
     assert (f"the student's true favourite for "
-            f"{counted_share(DIFFER['student_favourite_right'], DIFFER['students'])} students "
-            f"(a blind pick among 6 settings: 17 %), and the class's for "
-            f"{counted_share(DIFFER['class_favourite_right'], DIFFER['classes'])} classes.") \
-        in text
+            f"{counted_share(mine['student_favourite_right'], mine['students'])} students (a "
+            f"blind pick among 6 settings: 17 %); in {where('spread', 25, 15)}, the class's "
+            f"was for {counted_share(theirs['class_favourite_right'], theirs['classes'])} "
+            f"classes.") in text
+    # between measured counts and sizes: the nearest at or below, said as such
+    text = _favourite_trust(4, 30, 15)
+    assert (f"in {where('spread', 25, 3)} (the nearest count measured at or below 4 answers; "
+            f"the nearest class size measured at or below 30)") in text
+    assert (f"in {where('spread', 8, 2)} (the fewest answers measured, above 1; the smallest "
+            f"class measured, above 5 students)") in _favourite_trust(1, 5, 1)
+
+
+def test_a_short_sheet_is_told_a_lower_rate_than_a_full_one():
+    """Issue 88's goal: a 4-answer sheet is told a lower favourite rate than a full one."""
+    def stated(answers):
+        cell = CELLS[f"spread/25/{answers}"]
+        return cell["student_favourite_right"] / cell["students"]
+    assert stated(3) < stated(15)
+    assert counted_share(CELLS["spread/25/3"]["student_favourite_right"],
+                         CELLS["spread/25/3"]["students"]) in _favourite_trust(4, 25, 15)
 
 
 @pytest.mark.parametrize("whose, stated", [("student", "simulated students' own"),
@@ -67,7 +103,8 @@ def test_a_stated_leaning_finds_the_hit_rate_of_its_bin(whose, stated):
     the last."""
     edges, cases = SETTINGS["sure_edges"], DIFFER[f"{whose}_sure"]
     for b in range(len(edges) - 1):
-        expected = (f"of {stated} leanings {100 * edges[b]:.0f}-{100 * edges[b + 1]:.0f} % sure, "
+        expected = (f"of {stated} leanings {100 * edges[b]:.0f}-{100 * edges[b + 1]:.0f} % sure "
+                    f"(classes of 25, every pair answered), "
                     f"{counted_share(cases['right'][b], cases['cases'][b])} were right")
         middle = (edges[b] + edges[b + 1]) / 2
         for p in (edges[b], middle):
@@ -76,38 +113,61 @@ def test_a_stated_leaning_finds_the_hit_rate_of_its_bin(whose, stated):
     assert "leanings 99-100 % sure" in _sure_trust(1.0, whose)
 
 
-def test_flagged_pairs_state_the_rules_precision_and_power():
-    text = _opposite_trust(True)
-    assert (f"{counted_share(DIFFER['opposite_found'], DIFFER['opposite_flagged'])} of the pairs "
-            f"flagged this way were pairs on which a student would most often answer for the "
-            f"setting the class as a whole does not prefer, and the rule caught "
-            f"{counted_share(DIFFER['opposite_found'], DIFFER['truly_opposite'])} of all such "
-            f"pairs.") in text
+def test_flagged_pairs_state_the_rules_precision_power_and_false_flags_in_its_cell():
+    spread, one = CELLS["spread/60/8"], CELLS["one taste/60/8"]
+    text = _opposite_trust(True, 8, 60)
+    assert (f"in {where('spread', 60, 8)}, "
+            f"{counted_share(spread['opposite_found'], spread['opposite_flagged'])} of the "
+            f"pairs flagged this way were pairs on which a student would most often answer for "
+            f"the setting the class as a whole does not prefer, and the rule caught "
+            f"{counted_share(spread['opposite_found'], spread['truly_opposite'])} of all such "
+            f"pairs; in {where('one taste', 60, 8)}, where no student truly leans the other "
+            f"way, it flagged {one['opposite_flagged']:,} pairs of {one['students']:,} "
+            f"students, every one of them false.") in text
+    assert one["truly_opposite"] == 0
 
 
 def test_no_pair_flagged_still_states_what_the_rule_misses():
     """The quiet case: nothing flagged, and the sentence finds the rule's power."""
-    text = _opposite_trust(False)
-    assert text == (
-        f"That does not mean you agree: in {DIFFER['classes']} simulated classes of 25 "
-        f"students whose tastes differ, each student answering all 15 pairs, the rule caught "
-        f"{counted_share(DIFFER['opposite_found'], DIFFER['truly_opposite'])} of the pairs on "
+    spread = CELLS["spread/25/15"]
+    assert _opposite_trust(False, 15, 25) == (
+        f"That does not mean you agree: in {where('spread', 25, 15)}, the rule caught "
+        f"{counted_share(spread['opposite_found'], spread['truly_opposite'])} of the pairs on "
         f"which a student would most often answer for the setting the class as a whole does "
         f"not prefer.")
-    assert DIFFER["truly_opposite"] > 0
+    assert spread["truly_opposite"] > 0
 
 
-def test_split_and_agrees_state_false_splits_splits_found_and_both_kinds_agreeing():
-    text = split_trust()
-    assert (f"in {ONE['classes']} simulated classes of 25 students of one taste, each student "
-            f"answering all 15 pairs, {counted_share(ONE['classes_with_split'], ONE['classes'])} "
-            f"showed a \"split\" pair (a false split)") in text
-    assert (f"\"split\" found {counted_share(DIFFER['split_found'], DIFFER['truly_split'])} "
-            f"of the pairs on which at least a quarter of the students") in text
-    right, said = (ONE["agrees_right"] + DIFFER["agrees_right"],
-                   ONE["agrees"] + DIFFER["agrees"])
+class _Class:
+    """What differ_trust reads of a fitted class: its sheets and their answers."""
+
+    def __init__(self, size: int, answers: int):
+        self.pseudonyms = tuple(f"student-{k}" for k in range(size))
+        self.n_answers = [answers] * size
+
+
+@pytest.mark.parametrize("size, answers", [(25, 15), (60, 8), (8, 15)])
+def test_tastes_differ_states_false_calls_true_calls_and_agrees_in_its_cell(size, answers):
+    one, spread = CELLS[f"one taste/{size}/{answers}"], CELLS[f"spread/{size}/{answers}"]
+    text = differ_trust(_Class(size, answers))
+    assert (f"in {where('one taste', size, answers)}, "
+            f"{counted_share(one['classes_with_differ'], one['classes'])} showed a \"tastes "
+            f"differ\" pair (a false call)") in text
+    assert (f"its {spread['differ']:,} calls were true (at least one student truly prefers "
+            f"each side) for {counted_share(spread['differ_true'], spread['differ'])}, and met "
+            f"\"a quarter of the class each way\" for "
+            f"{counted_share(spread['differ_quarter'], spread['differ'])}") in text
+    right, said = one["agrees_right"] + spread["agrees_right"], one["agrees"] + spread["agrees"]
     assert (f"\"Agrees\" had the class's true direction on {counted_share(right, said)} of the "
             f"pairs it was said of, in both kinds of class.") in text
+
+
+def test_tastes_differ_earns_its_words_where_it_calls():
+    """Issue 88's goal: where tastes differ, at least half of the calls are true, in every cell
+    with enough calls to tell (at least 20)."""
+    for key, cell in CELLS.items():
+        if key.startswith("spread/") and cell["differ"] >= 20:
+            assert cell["differ_true"] / cell["differ"] >= 0.5, key
 
 
 def test_the_agreement_intervals_state_their_coverage_over_the_ratings_grid():

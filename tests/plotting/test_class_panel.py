@@ -68,7 +68,7 @@ def test_the_pooled_interval_and_the_verdicts_are_drawn_as_given():
     (lambda: reliability_figure([1, 2], [0.5, 0.6], [[0.4, 0.6]], experts=0.8, n_experts=5,
                                 level=0.9, k_needed=None, verdict="v"), "band"),
     (lambda: preferences_figure(["1 vs 2"], [[0.5, 0.5, 0.0]], [[0.1]], [0.1], [[0.0, 0.2]],
-                                ["agrees", "split"], level=0.9), "verdicts"),
+                                ["agrees", "tastes differ"], level=0.9), "verdicts"),
     (lambda: held_out_figure([4, 8], ["the class"], [[0.1, 0.2]], [[0.1, 0.2], [0.1, 0.2]]),
      "se"),
     (lambda: students_figure(["a"], [0.1, 0.2], [[0, 1]], [0.3], [[0, 1]], [0.5], [[0, 1]],
