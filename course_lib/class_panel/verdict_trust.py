@@ -203,7 +203,10 @@ def _alone_trust(n_scores: int, interval: str) -> str:
              f"{counted_share(measured['noise_held'], measured['noise_intervals'])} listeners "
              f"who got one, and the true bias for "
              f"{counted_share(measured['bias_held'], measured['bias_intervals'])} (experiments/"
-             f"class_panel_calibration.py)."]
+             f"class_panel_calibration.py). That is a best case: those listeners score as the "
+             f"model assumes (the clip's true score plus their own bias and Gaussian noise, "
+             f"rounded to the scale); a person who uses only part of the scale or drifts is "
+             f"not one of them."]
     level = f"{100 * settings['level']:.0f} %"
     for name in ("noise", "bias"):
         share = measured[f"{name}_held"] / measured[f"{name}_intervals"]

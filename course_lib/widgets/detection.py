@@ -125,6 +125,9 @@ def _threshold_report(state: DetectionState) -> str | None:
              f"({row['coverage']:.0%}; 95% CI {c_low:.0%}-{c_high:.0%})")
     if row["median_abs_error"] is not None:
         trust += f", and half the estimates were within {row['median_abs_error']:.2f} of it"
+    # said every time: a person lapses, guesses and drifts, which these listeners never do
+    trust += (" (a best case: those listeners answer by a probit curve like the model's, "
+              "without lapses or a drifting criterion)")
     if (state.arm, state.acquisition) != (settings["arm"], settings["acquisition"]):
         rule = next(k for k, v in _ACQUISITIONS.items() if v == settings["acquisition"])
         trust += f"; measured with arm '{settings['arm']}' and {rule} only, not this setting"
