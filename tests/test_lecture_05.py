@@ -145,7 +145,7 @@ def test_the_lecture_the_guide_and_the_readme_agree_on_nine_sections_and_the_tim
     assert len(parts) == 9 and sum(parts) == int(sums.group(2)) == 270
     readme = next(line for line in (ROOT / "README.md").read_text("utf-8").splitlines()
                   if line.startswith("| 5 |"))
-    assert "| 4.5 h / 7-10 h |" in readme
+    assert "| 4.5 h / 8-11 h |" in readme
 
 
 def test_no_project_labels_in_names_or_prose():

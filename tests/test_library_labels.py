@@ -28,8 +28,9 @@ SCRIPT_NAMES = frozenset(path.stem for path in (ROOT / "experiments").glob("*.py
 # the source's first author and year, then what it reproduces: gilgonzalez2019_toy, wu2025_fig2
 EXPERIMENT_NAME = re.compile(r"[a-z]+(?:19|20)\d\d_[a-z0-9_]+")
 # the experiments of the course's own that reproduce no single table or figure of a source
-OWN_EXPERIMENTS = {"acquisition_race", "class_panel_calibration", "detection_threshold_intervals",
-                   "fsdd_real_voices",
+OWN_EXPERIMENTS = {"acquisition_race", "class_panel_calibration", "class_verdicts_by_condition",
+                   "detection_threshold_intervals", "fsdd_real_voices", "fsdd_speaker_intervals",
+                   "personalise_explorer_settling",
                    "heard_as_written",
                    "misread_readings", "overconfident_rater_fits", "panel_decoder_inputs",
                    "pronunciation_panel", "repeat_cost", "shown_word_check",
