@@ -8,9 +8,10 @@ import pytest
 
 from tests.lecture_text import LectureText
 
-# lecture: (most prose words per code cell, longest stretch of prose between two code cells)
-LIMITS = {"05_gp_raters": (200, 450), "06_preference_gp": (200, 450),
-          "07_mixed_feedback": (200, 450), "08_pronunciation": (None, 250)}
+# lecture: (most prose words per code cell, longest stretch of prose between two code cells);
+# 05-07 hold the room issue 88 asked for under 200 and 450: a new paragraph pays for itself
+LIMITS = {"05_gp_raters": (192, 435), "06_preference_gp": (192, 435),
+          "07_mixed_feedback": (192, 435), "08_pronunciation": (None, 250)}
 
 
 @pytest.mark.parametrize("name", sorted(LIMITS))
