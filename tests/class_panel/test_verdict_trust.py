@@ -173,8 +173,8 @@ def test_tastes_differ_earns_its_words_where_it_calls():
 def test_the_agreement_intervals_state_their_coverage_over_the_ratings_grid():
     summary = RESULT["summary"]["all"]
     assert _agreement_trust() == (
-        f"On simulated students of known truth, intervals like these held the true "
-        f"correlation for "
+        f"On simulated students of known truth (in classes of 25 and of 200), intervals "
+        f"like these held the true correlation for "
         f"{counted_share(summary['correlation_held'], summary['correlation_intervals'])} "
         f"students and the true distance for "
         f"{counted_share(summary['distance_held'], summary['distance_intervals'])}.")
