@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from scipy.stats import binomtest
+from scipy.stats import binomtest, wilcoxon
 
 from course_lib.results import load_result
 from tests.lecture_text import LectureText
@@ -57,8 +57,9 @@ def test_the_matched_model_wins_the_papers_columns_not_the_third_functions():
     assert lost == [("SE_text", "BE")] and verdicts["SE_text"]["BE"]["winner"] == "GP-WA"
     assert "every column of our repetition" not in LECTURE.prose()
     summary = " ".join(LECTURE.source("u6-summary").split())
+    p_tg = verdicts["SE"]["TG"]["against"]["GP-BE"]["p_value"]
     assert ("has the lower mean NLPD in all six columns of the paper's table (in one, not beyond "
-            "chance: p = 0.26), and not in one column of a third function") in summary
+            f"chance: p = {p_tg:.2f}), and not in one column of a third function") in summary
     text = LECTURE.source("ba23a9ed")
     lowest = verdicts["SE"]["TG"]["n_realisations_matched_lowest"]
     assert f"it is the lowest in {lowest} of 10 realisations" in text
@@ -66,6 +67,18 @@ def test_the_matched_model_wins_the_papers_columns_not_the_third_functions():
     for function, noise, rival in (("SE", "TG", "GP-BE"), ("SE_text", "BE", "GP-WA")):
         against = verdicts[function][noise]["against"][rival]
         assert against["p_value"] > 0.05, "both intervals hold 0"
+
+
+def test_uei_against_random_is_the_committed_race():
+    """Section 8.4's "no better than random": the final regrets of the same listeners, paired."""
+    regret = {}
+    for row in load_result("acquisition_race")["result"]["per_listener"]["2d"]:
+        regret.setdefault(row["group"], {})[row["index"]] = row["regret"][-1]
+    listeners = sorted(regret["uei"])
+    uei, chance = ([regret[rule][k] for k in listeners] for rule in ("uei", "random"))
+    p = wilcoxon(uei, chance).pvalue
+    assert sum(uei) > sum(chance) and p > 0.05
+    assert f"Wilcoxon p = {p:.2f}" in " ".join(LECTURE.source("64cf04cd").split())
 
 
 def test_the_priors_are_credited_to_the_paper_that_states_them():
