@@ -15,7 +15,8 @@ Shared at the top, below the models (a unit may import them): ``validation`` and
 (the MFCC front end); ``ratings`` (several raters' scores per item, the data type of Units
 5-7, which the data loaders return and Unit 5 shows). Shared above the models: ``significance`` (comparing two models on the
 same items); ``recording`` (a student's own recording as course data); ``stimuli`` (the
-sounds the explorers play); ``results`` (the committed results of ``experiments/``); ``reports``
+sounds the explorers play); ``results`` (the committed results of ``experiments/``); ``stated_rates`` (the register of
+every rate a student reads, with the experiment that measured it); ``reports``
 (the text a lecture prints of one: lecture 05's tables, which Unit 5 writes in
 ``raters.experiment_tables``); ``checks`` (the exercise self-checks). ``data`` loads what
 ``data/`` ships; ``recognition`` wires Units 1-3 into recognisers behind one interface, with
@@ -44,7 +45,8 @@ __version__ = "0.1.0"
 # tests read, and that this docstring and docs/CONVENTIONS.md are checked against. A unit may
 # import those below the models; those above wire units and the course together.
 _SHARED_BELOW_MODELS = ("validation", "linalg", "metrics", "features", "ratings")
-_SHARED_ABOVE_MODELS = ("significance", "recording", "stimuli", "results", "reports", "checks")
+_SHARED_ABOVE_MODELS = ("significance", "recording", "stimuli", "results", "stated_rates",
+                        "reports", "checks")
 # The packages above the models that are not units: no unit imports them.
 _PACKAGES_ABOVE_MODELS = ("recognition", "pronunciation")
 _BLAS_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")

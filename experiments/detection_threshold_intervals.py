@@ -6,8 +6,10 @@ for a tone in noise by level-set active learning (Wu et al. 2025 section 4; Leth
 P(heard) curve, Phi(mean of f), reaches 75 % and an interval for it: where the latent band
 mean +- z sd reaches Phi^-1(0.75)
 (``course_lib.simulators.levelset_session.threshold_interval``). This script measures both on
-simulated listeners whose threshold is known, in the demo's own session (``DetectionState``,
-arm "mixed", global MI, 3 initial levels, up to ``N_ANSWERS`` answers).
+simulated listeners whose threshold is known, in the demo's own session
+(``course_lib.simulators.explorer_sessions.seeded_session`` with ``DETECTION_SESSION``, as the
+demo's ``DetectionState`` runs it; arm "mixed", global MI, 3 initial levels, up to
+``N_ANSWERS`` answers).
 
 Listeners: ``N_LISTENERS`` per half, each with a 75 % threshold drawn uniformly over
 ``THRESHOLD_RANGE`` and a false-alarm rate (P(heard) with no tone) drawn log-uniformly over
@@ -34,9 +36,9 @@ import numpy as np
 from scipy.special import ndtri
 
 from course_lib.metrics import clopper_pearson_interval
-from course_lib.simulators.levelset_session import threshold_interval
-from course_lib.simulators.psychophysics import detection_problem
-from course_lib.widgets.detection import DetectionState
+from course_lib.simulators.explorer_sessions import DETECTION_SESSION, seeded_session
+from course_lib.simulators.levelset_session import detection_curve, threshold_interval
+from course_lib.simulators.psychophysics import detection_problem, simulate_answers
 
 from .common import REPLICATE_REASON, compare_replicates, run_experiment, task_rng
 
@@ -105,17 +107,22 @@ def session_row(half: str, index: int, z: float | None, n_answers: int) -> dict:
     ``z_needed``, and with ``z`` the interval."""
     who = listener(half, index)
     seed = int(task_rng((HALVES.index(half), index), "session").integers(2 ** 31))
-    state = DetectionState(who["problem"], ARM, ACQUISITION, seed=seed)
-    gamma = who["problem"].threshold
+    problem = who["problem"]
+    session, observer = seeded_session(problem, ARM, ACQUISITION, seed=seed,
+                                       options=DETECTION_SESSION)
+    gamma = problem.threshold
     steps = []
+    query = np.asarray(session.next_query(), float)
     for _ in range(n_answers):
-        state.answer_for_me()
-        if state.model is None:
+        session.observe(query, float(simulate_answers(problem, query[None, :], rng=observer)[0]))
+        query = np.asarray(session.next_query(), float)
+        if session.model is None:
             continue
-        step = {"answers": int(state.answers.size), "estimate": state.thresholds[-1][1],
-                "z_needed": z_needed(state.model, gamma, who["threshold"])}
+        step = {"answers": int(session.history["answers"].size),
+                "estimate": detection_curve(session.model, gamma)[-1],
+                "z_needed": z_needed(session.model, gamma, who["threshold"])}
         if z is not None:
-            step["low"], step["high"] = threshold_interval(state.model, gamma, z)
+            step["low"], step["high"] = threshold_interval(session.model, gamma, z)
         steps.append(step)
     return {"half": half, "listener": index, "threshold": who["threshold"],
             "false_alarms": who["false_alarms"], "steps": steps}
@@ -187,7 +194,7 @@ def run(reduced: bool) -> dict:
                          "tuned_at": TUNED_AT, "target": TARGET,
                          "threshold_range": list(THRESHOLD_RANGE),
                          "false_alarm_range": list(FALSE_ALARM_RANGE), "arm": ARM,
-                         "acquisition": ACQUISITION, "session": dict(DetectionState.options),
+                         "acquisition": ACQUISITION, "session": dict(DETECTION_SESSION),
                          "z_max": Z_MAX, "z_tolerance": Z_TOLERANCE, "z_step": Z_STEP,
                          "confidence": CONFIDENCE,
                          "comparison": REPLICATE_REASON},

@@ -21,12 +21,10 @@ import functools
 import numpy as np
 
 from course_lib.metrics import clopper_pearson_interval
-from course_lib.results import load_result
+from course_lib.stated_rates import stated_rate
 
 __all__ = ["counted_share", "differ_trust"]
 
-_RESULT = "class_panel_calibration"
-_BY_CONDITION = "class_verdicts_by_condition"
 _GOAL = (0.85, 0.95)      # issue 80: a 90 % interval should hold the truth 85-95 % of the time
 
 
@@ -53,15 +51,15 @@ def counted_share(k: int, n: int) -> str:
 @functools.cache
 def _measured() -> tuple[dict, dict]:
     """(taste summaries by kind, settings) of the committed calibration result."""
-    document = load_result(_RESULT)
-    return document["result"]["taste_summary"], document["settings"]
+    measured = stated_rate("class_panel.leaning_sureness")
+    return measured.value, measured.settings
 
 
 @functools.cache
 def _by_condition() -> tuple[dict, dict]:
     """(cells, settings) of the committed verdicts-by-condition result."""
-    document = load_result(_BY_CONDITION)
-    return document["result"]["cells"], document["settings"]
+    measured = stated_rate("class_panel.preference_verdicts")
+    return measured.value, measured.settings
 
 
 def _nearest_below(value: int, measured) -> int:
@@ -173,7 +171,7 @@ def differ_trust(preferences) -> str:
 @functools.cache
 def _agreement_trust() -> str:
     """How often the agreement intervals held the truth (the ratings calibration's grid)."""
-    measured = load_result(_RESULT)["result"]["summary"]["all"]
+    measured = stated_rate("class_panel.agreement_coverage").value
     correlation = counted_share(measured["correlation_held"], measured["correlation_intervals"])
     distance = counted_share(measured["distance_held"], measured["distance_intervals"])
     return (f"On simulated students of known truth (in classes of 25 and of 200), intervals "
@@ -184,8 +182,8 @@ def _agreement_trust() -> str:
 @functools.cache
 def _alone() -> tuple[dict, dict]:
     """(lone listeners' summary by count of scores, settings) of the committed result."""
-    document = load_result(_RESULT)
-    return document["result"]["alone_summary"], document["settings"]
+    measured = stated_rate("class_panel.listener_alone_coverage")
+    return measured.value, measured.settings
 
 
 def _alone_trust(n_scores: int, interval: str) -> str:

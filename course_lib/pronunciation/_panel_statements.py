@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import re
 
-from ..results import load_result
+from ..stated_rates import stated_rate
 from .word_scores import WordVerdict, _heard_word
 from .gop import PhoneScore, Pronunciation, WordScore
 from .heard_as_written import WordReading
@@ -22,7 +22,7 @@ from ..metrics import clopper_pearson_interval
 from .detector_rates import _phone_check_rates, word_check_rates
 from .word_choice import WordChoice
 
-_READINGS = "misread_readings"
+_READINGS = "pronunciation.reading_decoder"     # the register's entry (course_lib.stated_rates)
 
 
 def _share(entry: dict, noun: str) -> str:
@@ -35,7 +35,7 @@ def _share(entry: dict, noun: str) -> str:
 def _decoder_accuracy() -> str:
     """How often the neighbour decoder is right, on the held-out half of the misread readings
     (sentences and voices that chose nothing), with exact intervals."""
-    held = load_result(_READINGS)["result"]["held_out"]
+    held = stated_rate(_READINGS).value["held_out"]
     return ("On held-out espeak-ng readings (sentences and voices used in no choice) this check "
             f"flagged {_share(held['replaced_flagged'], 'replaced words')}, "
             f"{_share(held['left_out_flagged'], 'words left out')} and "
@@ -47,7 +47,7 @@ def _decoder_accuracy() -> str:
 def _word_accuracy_statement() -> str:
     """How close the predicted word accuracy comes to the experts', on speakers it never saw
     (the committed ``experiments/word_phone_feedback.py`` result)."""
-    full = load_result("word_phone_feedback")["result"]["full"]
+    full = stated_rate("pronunciation.word_accuracy_and_phone_flag").value
     return (f"the experts' word accuracy is predicted from GOP; on the corpus's "
             f"{full['n_test_words']:,} test words it correlated {_two_places(full['word_pcc'])} "
             "with the experts' mean, so read it as a rough guide")
@@ -58,7 +58,7 @@ def _phone_verdict() -> dict:
     """The "mispronounced" flag's threshold and how it did on the corpus's test phones, from
     speakers it never heard (the committed ``experiments/word_phone_feedback.py`` result):
     precision, recall and the base rate (the share of test phones most experts scored 0)."""
-    full = load_result("word_phone_feedback")["result"]["full"]
+    full = stated_rate("pronunciation.word_accuracy_and_phone_flag").value
     flagged = full["mispronounced"]
     return {"threshold": full["threshold"], "precision": flagged["precision"],
             "recall": flagged["recall"],
@@ -128,7 +128,7 @@ def _phone_check_statement() -> str:
 def _misreading_check() -> dict:
     """How often a misreading lowered the sentence score, on the held-out readings (the
     committed ``experiments/misread_readings.py`` result)."""
-    return load_result(_READINGS)["result"]["sentence_score_pairs"]["misread_scores_below"]
+    return stated_rate(_READINGS).value["sentence_score_pairs"]["misread_scores_below"]
 
 
 def _misreading_statement() -> str:

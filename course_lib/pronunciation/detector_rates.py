@@ -20,13 +20,12 @@ import functools
 
 import numpy as np
 
-from ..results import load_result
+from ..stated_rates import fitted_state, stated_rate
 from ..validation import as_bool, as_float_array, as_positive_int, check_choice
 
 __all__ = ["named_words", "lowest_below", "decoder_margins", "tuned_decoder_margin",
            "word_check_rates"]
 
-_RESULT = "shown_word_check"
 # the feedback lists at most this many low-GOP words, so a sentence read badly throughout is
 # not answered with a list of every word
 _MAX_NAMED_LOW_WORDS = 3
@@ -65,8 +64,13 @@ def _margin(value) -> float:
 
 
 @functools.cache
-def _committed() -> dict:
-    return load_result(_RESULT)
+def _margins() -> dict:
+    return fitted_state("pronunciation.decoder_margins")
+
+
+@functools.cache
+def _rates() -> dict:
+    return stated_rate("pronunciation.word_check").value
 
 
 def decoder_margins(half: str) -> dict[str, np.ndarray]:
@@ -76,7 +80,7 @@ def decoder_margins(half: str) -> dict[str, np.ndarray]:
     "left_out", and "changed" (replaced and left out together). -inf: the word lost outright
     (or was not decoded), so every margin flags it; +inf: nothing competed with it. A word is
     flagged when its margin is below the margin chosen."""
-    by_role = _committed()["result"]["decoder_margins"][check_choice(half, "half", _HALVES)]
+    by_role = _margins()["decoder_margins"][check_choice(half, "half", _HALVES)]
     out = {role: np.array([_margin(v) for v in by_role[role]]) for role in _ROLES}
     out["changed"] = np.concatenate([out["replaced"], out["left_out"]])
     for values in out.values():
@@ -87,7 +91,7 @@ def decoder_margins(half: str) -> dict[str, np.ndarray]:
 def tuned_decoder_margin() -> float:
     """The margin the tuning half chose (``experiments/misread_readings.py``'s rule), and with
     it the held-out rates the lecture states."""
-    return float(_committed()["result"]["decoder"]["tuned"]["margin"])
+    return float(_margins()["decoder"]["tuned"]["margin"])
 
 
 def word_check_rates() -> dict:
@@ -95,7 +99,7 @@ def word_check_rates() -> dict:
     ({"replaced", "left_out", "correct"}: the share of such words named, each {k, n, share,
     interval}) with ``what`` it was measured on, and ``corpus_test`` ({"misread": words the
     median expert scored 3 or less, "accurate": words every expert scored 8 or more})."""
-    rates = _committed()["result"]["word_check"]
+    rates = _rates()["word_check"]
     return {"held_out_readings": rates["held_out_readings"], "corpus_test": rates["corpus_test"]}
 
 
@@ -103,4 +107,4 @@ def _phone_check_rates() -> dict:
     """The "mispronounced" phone flag on the held-out readings: ``replaced_words`` (replaced
     words with at least one phone flagged), ``correct_phones`` (phones of correct readings
     flagged), each {k, n, share, interval}, with ``what`` they were measured on."""
-    return _committed()["result"]["phone_check"]["held_out_readings"]
+    return _rates()["phone_check"]["held_out_readings"]

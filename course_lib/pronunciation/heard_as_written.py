@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from course_lib.results import load_result
+from course_lib.stated_rates import fitted_state
 
 from .gop import _FRAMES_PER_SECOND, PhoneScore, Pronunciation
 
@@ -142,10 +142,10 @@ def _check_threshold(threshold) -> float:
 def _committed_threshold() -> float:
     """The threshold of the committed calibration, refused if it was chosen for another
     measure than this module's."""
-    rule = load_result(_READING_RESULT)["result"]["rule"]
+    rule = fitted_state("pronunciation.heard_as_written_rule")
     if rule.get("measure") != _MATCH_MEASURE or rule.get("squeezed") != "never heard as written":
         raise RuntimeError(f"experiments/results/{_READING_RESULT}.json calibrates "
                            f"{rule.get('measure')!r}, but word_readings measures "
                            f"{_MATCH_MEASURE!r} and flags squeezed words: re-run "
-                           f"python -m experiments.{_READING_RESULT}")
+                           f"python3 course.py experiments --run {_READING_RESULT}")
     return _check_threshold(rule["threshold"])

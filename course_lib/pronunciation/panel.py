@@ -62,19 +62,18 @@ from .word_scores import WordScoreModel, WordVerdict, _heard_word
 from .decoder_numbers import reading_numbers, _stand_in_numbers
 from .detector_rates import lowest_below, named_words
 from .word_choice import ReadingDecoder
-from ._panel_statements import (_READINGS, _command_line_message, _decoder_accuracy, _message,
+from ._panel_statements import (_command_line_message, _decoder_accuracy, _message,
                                 _check_rates, _misreading_statement, _panel_notes,
                                 _phone_flag_rates, _phone_lines, _phone_verdict, _share,
                                 _two_places, _word_entry, _word_lines, _words_with_phones)
 from ..raters.rater_comparison import centre_scores
 from ..recording import read_wav
-from ..results import available_results, load_result
+from ..stated_rates import fitted_state, is_committed, stated_rate
 
 __all__ = ["PANEL_MODELS", "panel_model", "PanelPredictive", "panel_predictive",
            "calibrated_half_width", "PanelEvaluation", "PanelPrediction", "ExpertPanel",
            "rubric_text", "POPULATION_CAVEAT"]
 
-_EXPERIMENT = "pronunciation_panel"
 _INPUTS = "gop+decoder"
 # Table 1 of lecture 05 scores its models on the GOP features alone
 _TABLE1_INPUTS = "gop"
@@ -101,9 +100,9 @@ def _decoder_tuned() -> bool:
     most 3% of the words of correct readings flagged on the tuning half). Otherwise the words
     are judged by the phone loop's check, whose false-flag rate was set on the corpus. No
     setting has met the rule yet (experiments/README.md, misread readings)."""
-    if _READINGS not in available_results():
+    if not is_committed("pronunciation.reading_decoder_tuning"):
         return False
-    result = load_result(_READINGS)["result"]
+    result = fitted_state("pronunciation.reading_decoder_tuning")
     return "tuned" in result and bool(result["tuning"]["rule_met"])
 
 
@@ -340,10 +339,10 @@ class ExpertPanel:
 
     def __init__(self):
         panel = load_speechocean762(_ASPECT, _INPUTS)
-        result = load_result(_EXPERIMENT)["result"]
+        result = stated_rate("pronunciation.panel_accuracy").value
         chosen = result["panel"]
         # Table 1's GP_base on the GOP features alone, scored the same way (rounded)
-        table = load_result("wong2024_table1_speechocean762")["result"]["by_inputs"][_TABLE1_INPUTS]
+        table = stated_rate("pronunciation.table1_baseline").value[_TABLE1_INPUTS]
         self.evaluation = PanelEvaluation(**{key: chosen[key] for key in (
             "model", "test_pcc", "test_rmse", "coverage_50", "coverage_90", "n_test_sentences",
             "n_test_speakers", "far_threshold", "far_percentile")},

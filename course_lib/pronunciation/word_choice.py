@@ -70,7 +70,7 @@ from dataclasses import dataclass
 import numpy as np
 import pocketsphinx
 
-from course_lib.results import RESULTS_DIR, load_result
+from course_lib.stated_rates import fitted_state, is_committed
 
 from ._pocketsphinx_io import (_add_search, _add_words, _cmu_lines, _decoder_pronunciations,
                                _is_filler, _Lattice, _search_lattice, _word_log_frequency)
@@ -84,6 +84,7 @@ _VERDICTS = ("as written", "said other", "left out", "unclear")
 # voicing and vowel changes of issue 58) and the grammar pass cheaper than the alignment.
 _MAX_NEIGHBOURS = 12
 _RESULT = "misread_readings"
+_TUNING = "pronunciation.reading_decoder_tuning"     # its entry in course_lib.stated_rates
 _SEARCH = "word_choice"
 # The word beam of the grammar pass: a word end more than ln(1e20) = 46 nats below the best
 # one at its frame is dropped. The alignment's 1e-48 kept eight times as many word ends on an
@@ -328,12 +329,12 @@ def _check_nats(name: str, value, *, allow_negative: bool = False) -> float:
 
 def _tuned(name: str) -> float:
     """The tuned value ``name`` from the committed result of experiments/misread_readings.py."""
-    if not (RESULTS_DIR / f"{_RESULT}.json").is_file():
+    if not is_committed(_TUNING):
         raise RuntimeError(
             f"{name}: no tuned value yet (experiments/results/{_RESULT}.json does not exist); "
             f"pass margin= and the three penalties explicitly, or run "
             f"python -m experiments.{_RESULT} to tune them on the tuning half of the readings")
-    tuned = load_result(_RESULT)["result"].get("tuned", {})
+    tuned = fitted_state(_TUNING).get("tuned", {})
     if name not in tuned:
         raise RuntimeError(f"{name}: experiments/results/{_RESULT}.json has no tuned {name!r}; "
                            f"pass it explicitly or re-run python -m experiments.{_RESULT}")

@@ -34,7 +34,7 @@ gets none and is left out of training and scoring; a canonical phone with no par
 
 :class:`WordScoreModel` holds the fitted state in plain numbers, which the experiment
 ``experiments/word_phone_feedback.py`` commits with its result; ``WordScoreModel()`` loads that
-state (read with :func:`course_lib.results.load_result`, so the live verdicts are the ones the
+state (read with :func:`course_lib.stated_rates.fitted_state`, so the live verdicts are the ones the
 experiment measured) and :meth:`WordScoreModel.verdicts` gives a :class:`WordVerdict` per word of
 a :class:`~course_lib.pronunciation.Pronunciation`.
 """
@@ -52,13 +52,12 @@ from ..gp.kernels import SquaredExponential
 from ..gp.sparse import fit_sparse_gp, select_inducing_inputs
 from .gop import PhoneScore, Pronunciation
 from .heard_as_written import WordReading
-from ..results import load_result
+from ..stated_rates import fitted_state
 from ..validation import RngLike, as_positive_int, as_rng
 
 __all__ = ["PhoneVerdict", "WordVerdict", "WordScoreModel", "AlignedScores",
            "expert_phone_scores"]
 
-_EXPERIMENT = "word_phone_feedback"
 _PHONE_INPUTS = ("gop", "heard_share", "phone_prior", "log_frames", "word_gop", "sentence_gop")
 _WORD_INPUTS = ("mean_phone_score", "min_phone_score", "word_gop", "min_phone_gop",
                 "mean_heard_share", "log_phones")
@@ -255,7 +254,7 @@ class WordScoreModel:
 
     def __init__(self, state: dict | None = None):
         if state is None:
-            state = load_result(_EXPERIMENT)["result"]["model"]
+            state = fitted_state("pronunciation.word_model")
         if not isinstance(state, dict) or not {"priors", "default_prior", "threshold",
                                                 "phones", "words"} <= set(state):
             raise ValueError("state: expected a WordScoreModel.state() dict (priors, "

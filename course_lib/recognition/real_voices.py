@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..data.digits import digit_features
-from ..results import load_result
+from ..stated_rates import stated_rate
 from .recognisers import GMMRecogniser, fit_gmm_recogniser
 from .over_speakers import SpeakerAccuracy
 from .unseen_speakers import Accuracy
@@ -32,7 +32,6 @@ __all__ = ["RECOGNISERS", "GMMSetting", "measured_row", "measured_accuracy",
            "measured_over_speakers", "trust_line", "stand_in_line"]
 
 _RESULT = "fsdd_real_voices"
-_BY_SPEAKER = "fsdd_speaker_intervals"
 _METHOD = "t over speakers"
 # stated where the FSDD numbers are: who the six are, and the chosen GMM's history
 _WHO = "six adult men (FSDD)"
@@ -99,13 +98,13 @@ def measured_row(name: str) -> dict:
     if name not in RECOGNISERS:
         raise ValueError(f"name: expected one of {list(RECOGNISERS)}, got {name!r}")
     part, description = RECOGNISERS[name]
-    found = load_result(_RESULT)["result"][part]
+    found = stated_rate("recognition.real_voices").value[part]
     rows = [found] if isinstance(found, dict) else found
     for row in rows:
         if row["recogniser"] == description:
             return row
     raise LookupError(f"name: the committed result {_RESULT} has no row {description!r} in "
-                      f"{part}; re-run python -m experiments.{_RESULT} from a clean tree")
+                      f"{part}; re-run python3 course.py experiments --run {_RESULT}")
 
 
 def measured_accuracy(name: str) -> Accuracy:
@@ -122,7 +121,7 @@ def measured_over_speakers(name: str) -> SpeakerAccuracy:
 def _coverage(name: str) -> dict:
     """How often the interval over six speakers held the truth in the simulation of an
     FSDD-like population for this row (experiments/fsdd_speaker_intervals.py)."""
-    return load_result(_BY_SPEAKER)["result"]["coverage"]["fsdd_like"][name]["coverage"][_METHOD]
+    return stated_rate("recognition.speaker_interval_coverage").value[name]["coverage"][_METHOD]
 
 
 def _check_unheard(trained_on, tested) -> None:

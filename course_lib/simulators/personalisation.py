@@ -63,7 +63,7 @@ from ..preference.hyperparameters import OnSquare
 from ..gp.priors import HalfStudentT
 from ..linalg import NotPositiveDefiniteError
 from ..metrics import clopper_pearson_interval
-from ..results import load_result
+from ..stated_rates import stated_rate
 from ..stimuli import load_clip, loudness_matched, standard_equaliser
 from ..validation import RngLike, as_positive_int, as_rng, as_float_array
 from .listeners import GPDrawResponse, SimulatedListener, settings_grid
@@ -84,10 +84,6 @@ _LISTENER_NOISE_SD, _LISTENER_CONCENTRATION = 1.0, 8.0
 # explorer's default), answers in the running mean of the measure (Nielsen et al., 4-D)
 N_RANDOM = 4
 SETTLING_WINDOW = 4
-# the committed experiment that measured "settled" with that rule on simulated listeners
-# tuning this session (experiments/personalise_explorer_settling.py); the count of comparisons
-# (random start included) the trust sentence quotes is in its settings ("settled_by")
-_SETTLING_STUDY = "personalise_explorer_settling"
 
 
 def equaliser_model(n_bands: int = 2) -> PreferenceGP:
@@ -132,10 +128,10 @@ def settling_trust(n_bands: int = 2, *, n_random: int | None = None) -> str:
     n_bands = as_positive_int(n_bands, "n_bands", minimum=2, maximum=4)
     if n_random is not None:
         n_random = as_positive_int(n_random, "n_random")
-    result = load_result(_SETTLING_STUDY)
-    settings = result["settings"]
+    measured = stated_rate("personalise.settled")
+    settings = measured.settings
     rule = settings["rules"][str(n_bands)]
-    summary = result["result"]["summary"][str(n_bands)]
+    summary = measured.value[str(n_bands)]
     by, horizon, n = settings["settled_by"], settings["horizon"], summary["n_listeners"]
 
     def share(kind: str) -> str:

@@ -37,7 +37,8 @@ from matplotlib.figure import Figure
 
 from ..mixed.constraints import ARMS
 from ..plotting.levelset import QUERY_COLOUR, plot_detection_curve
-from ..results import load_result
+from ..stated_rates import fitted_state, stated_rate
+from ..simulators.explorer_sessions import DETECTION_SESSION
 from ..simulators.levelset_session import acquisition_curve, detection_curve, threshold_interval
 from ..simulators.psychophysics import LISTENER_SPREAD, LISTENER_U50, detection_problem
 from ..stimuli import (TONE_CLIP_DURATION, TONE_DURATION, TONE_FREQUENCY, tone_in_noise,
@@ -47,25 +48,21 @@ from .levelset import _ACQUISITIONS, ExplorerState, LevelSetExplorer, _dropdown,
 
 __all__ = ["DetectionState", "detection_figure", "detection_demo"]
 
-# the committed measurement of the estimate and its interval on simulated listeners
-_TRUST_RESULT = "detection_threshold_intervals"
-
 # what the two players hold, for a listener who cannot hear them (the trial's own level is the
 # question, so the text does not say whether its tone is audible)
 _DETECTION_SOUNDS = (f"Both players: {TONE_CLIP_DURATION:g} s of steady noise with a "
                      f"{TONE_FREQUENCY:.0f} Hz tone of {TONE_DURATION:g} s in its middle; in "
                      "'this trial' at the level asked (faint or absent at low levels), in the "
                      "example at level 1, clearly above the noise.")
-# the detection demo: 1-D, 3 initial levels; its listener's truth is unknown, so no F1
-_DETECTION_OPTIONS = {"n_initial": 3, "n_candidates": 128, "n_references": 128, "n_test": None}
 
 
 class DetectionState(ExplorerState):
-    """The demo's :class:`ExplorerState` (``_DETECTION_OPTIONS``): no maps; instead
+    """The demo's :class:`ExplorerState` (its session's options
+    :data:`~course_lib.simulators.explorer_sessions.DETECTION_SESSION`): no maps; instead
     ``thresholds``, the 75 % threshold estimate after every fit (None while the model's curve
     never reaches 75 %), at ``n_trials`` answers. A real listener's truth is unknown: no F1."""
 
-    options = _DETECTION_OPTIONS
+    options = DETECTION_SESSION
     summarises_every_step = True      # a threshold after every answer
 
     def _summary(self, session, previous):
@@ -94,7 +91,7 @@ class DetectionState(ExplorerState):
         before the first fit."""
         if self.model is None:
             return None, None
-        z = load_result(_TRUST_RESULT)["result"]["interval_rule"]["z"]
+        z = fitted_state("detection.interval_rule")["z"]
         return threshold_interval(self.model, self.problem.threshold, z)
 
 
@@ -105,14 +102,14 @@ def _threshold_report(state: DetectionState) -> str | None:
     before the first fit."""
     if state.model is None:
         return None
-    document = load_result(_TRUST_RESULT)
-    settings, result = document["settings"], document["result"]
-    rows = result["held_out"]["by_answers"]
+    measured = stated_rate("detection.threshold_interval")
+    settings, rows = measured.settings, measured.value
+    rule = fitted_state("detection.interval_rule")
     n = min(state.answers.size, max(int(key) for key in rows))
     row = rows[str(n)]
     estimate = state.thresholds[-1][1]
     low, high = state.interval
-    level = round(100 * result["interval_rule"]["target"])
+    level = round(100 * rule["target"])
     said = ("no estimate yet (the curve does not cross 75 % between levels 0 and 1)"
             if estimate is None else f"threshold ≈ {estimate:.2f}")
     if low is not None:

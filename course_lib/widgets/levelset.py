@@ -32,7 +32,8 @@ from matplotlib.figure import Figure
 
 from ..mixed.constraints import ARMS
 from ..plotting.levelset import plot_contours, plot_f1_trace, plot_map, plot_trials
-from ..simulators.levelset_session import LevelSetMaps, LevelSetSession, levelset_maps
+from ..simulators.explorer_sessions import seeded_session
+from ..simulators.levelset_session import LevelSetMaps, levelset_maps
 from ..simulators.psychophysics import (LevelSetProblem, norm_ball_problem, psychometric_problem,
                                         simulate_answers)
 from ..stimuli import tone_in_noise, wav_bytes
@@ -78,10 +79,8 @@ class ExplorerState:
 
     def start_again(self) -> None:
         """Forget every answer: a new session from the same seed."""
-        rng = np.random.default_rng(self.seed)
-        self.session = LevelSetSession(self.problem, arm=self.arm,
-                                       acquisition=self.acquisition, rng=rng, **self.options)
-        self.observer_rng = np.random.default_rng(self.seed + 1)
+        self.session, self.observer_rng = seeded_session(
+            self.problem, self.arm, self.acquisition, seed=self.seed, options=self.options)
         self.query = np.asarray(self.session.next_query(), float)
         self.summary = self._summary(self.session, ())
 

@@ -330,14 +330,14 @@ def test_the_default_threshold_is_the_committed_calibration():
 
 
 def test_a_calibration_of_another_measure_is_refused(monkeypatch):
-    import course_lib.pronunciation.heard_as_written as pronunciation
+    import course_lib.stated_rates as register
 
-    monkeypatch.setattr(pronunciation, "load_result", lambda name: {
+    monkeypatch.setattr(register, "load_result", lambda name: {
         "result": {"rule": {"measure": "frame_share", "threshold": 0.5}}})
     with pytest.raises(RuntimeError, match="calibrates 'frame_share'.*re-run"):
         word_readings(_sentence([CAT]))
     # a calibration made before squeezed words were flagged is not this verdict's either
-    monkeypatch.setattr(pronunciation, "load_result", lambda name: {
+    monkeypatch.setattr(register, "load_result", lambda name: {
         "result": {"rule": {"measure": _MATCH_MEASURE, "threshold": -9.0}}})
     with pytest.raises(RuntimeError, match="flags squeezed words: re-run"):
         word_readings(_sentence([CAT]))

@@ -518,11 +518,12 @@ def test_the_decoder_judges_words_only_when_its_tuning_met_its_false_flag_rule(m
     loop's check in charge (at 1f6810f none did); one whose rule was met switches the decoder
     on."""
     import course_lib.pronunciation.panel as panel_module
+    import course_lib.stated_rates as register
     committed = load_result("misread_readings")
     for rule_met in (False, True):
         variant = json.loads(json.dumps(committed))
         variant["result"]["tuning"]["rule_met"] = rule_met
-        monkeypatch.setattr(panel_module, "load_result", lambda name, result=variant: result)
+        monkeypatch.setattr(register, "load_result", lambda name, result=variant: result)
         assert panel_module._decoder_tuned() is rule_met
 
 
@@ -531,9 +532,11 @@ def test_the_decoders_held_out_counts_are_stated_with_exact_intervals(monkeypatc
     interval, rounded to whole percent as printed)."""
     from scipy.stats import binomtest
     import course_lib.pronunciation._panel_statements as statements
+    import course_lib.stated_rates as register
     held = {"replaced_flagged": {"k": 7, "n": 8}, "left_out_flagged": {"k": 4, "n": 16},
             "correct_words_flagged": {"k": 2, "n": 31}}
-    monkeypatch.setattr(statements, "load_result", lambda name: {"result": {"held_out": held}})
+    monkeypatch.setattr(register, "load_result",
+                        lambda name: {"settings": {}, "result": {"held_out": held}})
     statement = statements._decoder_accuracy.__wrapped__()
     for key, entry in held.items():
         exact = binomtest(entry["k"], entry["n"]).proportion_ci(0.95, method="exact")

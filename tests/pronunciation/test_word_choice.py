@@ -182,7 +182,7 @@ def test_bad_input_names_the_argument(decoder, monkeypatch):
     with pytest.raises(ValueError, match="^sample_rate:"):
         decoder.decode(samples, 16000.5, "the cold glass", **TRIAL)
     # no tuned values yet: a clear error, never a silent default
-    monkeypatch.setattr(word_choice, "RESULTS_DIR", CLIPS / "no-such-folder")
+    monkeypatch.setattr(word_choice, "is_committed", lambda key: False)
     with pytest.raises(RuntimeError, match="^margin: no tuned value yet"):
         decoder.decode(samples, 16000, "the cold glass")
     with pytest.raises(TypeError, match="^scorer:"):

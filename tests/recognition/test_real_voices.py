@@ -68,7 +68,8 @@ def test_the_names_point_at_the_rows_they_describe():
 
 def test_a_row_missing_from_the_result_says_to_re_run(monkeypatch):
     monkeypatch.setitem(real_voices.RECOGNISERS, "real GMM", ("leave_one_speaker_out", "gone"))
-    with pytest.raises(LookupError, match="no row 'gone'.*re-run python -m experiments"):
+    with pytest.raises(LookupError,
+                       match="no row 'gone'.*re-run python3 course.py experiments --run"):
         measured_row("real GMM")
 
 

@@ -48,7 +48,7 @@ def test_bad_arguments_name_themselves():
 
 def test_detection_curve_is_the_predictive_probability_of_the_model():
     state = L.DetectionState(detection_problem(), "mixed", "global_mi", seed=0)
-    state.answer_for_me(L._DETECTION_OPTIONS["n_initial"] + 3)
+    state.answer_for_me(L.DETECTION_SESSION["n_initial"] + 3)
     levels, p, low, high, estimate = state.curve()
     mean, var = state.model.predict(levels[:, None])
     np.testing.assert_allclose(p, ndtr(mean))
@@ -66,7 +66,7 @@ def test_the_acquisition_strip_is_the_session_s_acquisition_over_the_levels():
         state = L.DetectionState(detection_problem(), "mixed", acquisition, seed=2)
         levels = np.linspace(0, 1, 11)
         np.testing.assert_array_equal(S.acquisition_curve(state.session, levels), 0.0)
-        state.answer_for_me(L._DETECTION_OPTIONS["n_initial"] + 2)
+        state.answer_for_me(L.DETECTION_SESSION["n_initial"] + 2)
         np.testing.assert_allclose(
             S.acquisition_curve(state.session, levels),
             rule(state.model, levels[:, None], state.session.references,
@@ -127,7 +127,7 @@ def test_the_players_say_what_they_hold():
 
 def _trust_numbers(n: int) -> list[str]:
     """What the committed held-out table says after ``n`` answers, as the demo prints it."""
-    document = load_result(L._TRUST_RESULT)
+    document = load_result("detection_threshold_intervals")
     row = document["result"]["held_out"]["by_answers"][str(n)]
     low, high = row["coverage_interval"]
     return [f"on {row['listeners']} simulated listeners after {n} answers",
@@ -142,10 +142,10 @@ def test_every_estimate_states_its_interval_and_the_committed_held_out_trust():
     assert "How far to trust" not in demo.status.value     # no fit yet: nothing is claimed
     # the default case after the lecture's session length, as a student gets there
     state = demo.state()
-    state.answer_for_me(load_result(L._TRUST_RESULT)["settings"]["tuned_at"])
+    state.answer_for_me(load_result("detection_threshold_intervals")["settings"]["tuned_at"])
     demo.refresh()
     n = state.answers.size
-    z = load_result(L._TRUST_RESULT)["result"]["interval_rule"]["z"]
+    z = load_result("detection_threshold_intervals")["result"]["interval_rule"]["z"]
     low, high = S.threshold_interval(state.model, state.problem.threshold, z)
     assert state.interval == (low, high)
     shown = {"status": html.unescape(demo.status.value),
@@ -160,7 +160,7 @@ def test_every_estimate_states_its_interval_and_the_committed_held_out_trust():
 
 def test_another_arm_says_it_was_not_measured():
     state = L.DetectionState(detection_problem(), "none", "eavc", seed=0)
-    state.answer_for_me(L._DETECTION_OPTIONS["n_initial"] + 1)
+    state.answer_for_me(L.DETECTION_SESSION["n_initial"] + 1)
     text = L._threshold_report(state)
     assert "measured with arm 'mixed' and global MI only, not this setting" in text
     assert _trust_numbers(state.answers.size)[0] in text
