@@ -11,6 +11,9 @@
     python3 course.py data      # speechocean762's own files into your cache, once (lab does it)
     python3 course.py class-panel collect DIR
                                 # a class's rating and comparison sheets into one table
+    python3 course.py experiments [--stale | --run NAME]
+                                # every committed result, whether its code changed since it
+                                # was made, and a clean re-run of one
 
 Each creates (or reuses) a virtual environment in ``.venv`` next to this file and installs the
 course library with what the command needs, at the exact versions the course was tested with
@@ -37,7 +40,7 @@ VENV = ROOT / ".venv"
 LOCK = ROOT / "requirements" / "lock.txt"
 # The extra each command installs; release and site need nbconvert and MathJax from the test set.
 EXTRAS = {"lab": "lab", "test": "test", "release": "test", "site": "test", "pronounce": "lab",
-          "data": "lab", "class-panel": "lab"}
+          "data": "lab", "class-panel": "lab", "experiments": "test"}
 NOTEBOOK_DIRS = ["lectures", "solutions", "class"]
 BROWSER_TESTS = Path("tests") / "browser"
 # The second pass of the numerics-sensitive tests: another set of OpenBLAS kernels and numba's
@@ -382,6 +385,7 @@ COMMANDS = {
     "pronounce": "FILE.wav \"TEXT\" [--json]: your recording scored as the five experts would",
     "data": "speechocean762's and the Free Spoken Digit Dataset's files into your cache, once",
     "class-panel": "collect DIR: a class's rating and comparison sheets into one table",
+    "experiments": "every committed result and whether its code changed; --stale, --run NAME",
 }
 TEST_ARGUMENTS = """arguments:
   UNIT         a unit by its number (5 or 05) or name (05_gp_raters); several may be named:
@@ -422,6 +426,10 @@ def main() -> int:
         python = ensure_environment(EXTRAS["class-panel"], args.latest)
         return subprocess.call([str(python), "-m", "course_lib.class_panel", *rest],
                                env=dict(os.environ, **corpus_environment()))
+    if args.command == "experiments":
+        python = ensure_environment(EXTRAS["experiments"], args.latest)
+        return subprocess.call([str(python), "-m", "experiments.provenance", *rest], cwd=ROOT,
+                               env=dict(os.environ, **TEST_ENVIRONMENT, **corpus_environment()))
     if args.command == "data":
         return fetch_corpus(ensure_environment(EXTRAS["data"], args.latest), rest,
                             dict(os.environ, **corpus_environment()))

@@ -49,6 +49,7 @@ from course_lib.data import write_checksums
 from course_lib.results import RESULTS_DIR, available_results, load_result
 
 REPOSITORY = RESULTS_DIR.parents[1]
+# the index of the experiments; each experiment's page, experiments/<name>.md, holds its table
 README = Path(__file__).with_name("README.md")
 
 __all__ = ["RESULTS_DIR", "available_results", "load_result", "environment", "to_json",
@@ -375,7 +376,9 @@ def reduced_against_committed(module) -> ReducedRun:
                                        getattr(module, "TOLERANCE", None),
                                        getattr(module, "RELATIVE_TOLERANCE", 0.0),
                                        getattr(module, "compare_with_committed", None))
-    return ReducedRun(document, committed, problems)
+    # the first line of a failure says how to bring the committed result up to date
+    return ReducedRun(document, committed, [f"{module.NAME}: {rerun_advice(module)}",
+                                            *problems] if problems else [])
 
 
 # A setting derived by numpy's elementary functions (np.geomspace goes through log and exp) may
@@ -398,8 +401,8 @@ def _same_setting(a, b) -> bool:
 
 def rerun_advice(module) -> str:
     """How to bring an experiment's committed result up to date with its code."""
-    return (f"re-run `python -m experiments.{module.NAME}` from a clean tree and commit "
-            f"experiments/results/{module.NAME}.json")
+    return (f"re-run it with `python3 course.py experiments --run {module.NAME}` (a full run "
+            f"in a clean checkout of HEAD) and commit what it brings back")
 
 
 def check_reduced_run(module) -> None:
@@ -408,7 +411,7 @@ def check_reduced_run(module) -> None:
     problems = reduced_against_committed(module).problems
     if problems:
         raise AssertionError(f"{module.NAME}: the reduced re-run differs from the committed "
-                             f"result; {rerun_advice(module)}:\n" + "\n".join(problems[:20]))
+                             "result:\n" + "\n".join(problems[:21]))
 
 
 def check_committed_settings(module, run_size_settings=()) -> None:
@@ -438,26 +441,44 @@ def _table_markers(name: str) -> tuple[str, str]:
     return f"<!-- table:{name} -->\n", "<!-- /table -->"
 
 
-def readme_table(name: str, readme: Path = README) -> str:
+def _table_page(name: str) -> Path:
+    """The page that shows result ``name``'s table: the experiment's own page,
+    ``experiments/<name>.md``, or, for a result its script writes beside its own (such as
+    ``wu2025_levelset_4d``), the page that holds the result's table marker."""
+    own = README.with_name(f"{name}.md")
+    if own.is_file():
+        return own
+    start, _ = _table_markers(name)
+    for page in sorted(README.parent.glob("*.md")):
+        if page != README and start in page.read_text(encoding="utf-8"):
+            return page
+    raise ValueError(f"name: no page experiments/{name}.md and no page with a table marker "
+                     f"for {name!r}")
+
+
+def readme_table(name: str, page: Path | None = None) -> str:
     """The table between ``<!-- table:<name> -->`` and the next ``<!-- /table -->`` of the
-    README (what the last full run of ``name`` put there)."""
-    text = readme.read_text(encoding="utf-8")
+    experiment's page, ``experiments/<name>.md`` (what the last full run of ``name`` put
+    there)."""
+    page = _table_page(name) if page is None else page
+    text = page.read_text(encoding="utf-8")
     start, end = _table_markers(name)
     if start not in text:
-        raise ValueError(f"name: {readme} has no table marker for {name!r}")
+        raise ValueError(f"name: {page} has no table marker for {name!r}")
     begin = text.index(start) + len(start)
     return text[begin:text.index(end, begin)].strip("\n")
 
 
-def update_readme_table(name: str, table: str, readme: Path = README) -> None:
-    """Put ``table`` between the README's markers for ``name``."""
-    text = readme.read_text(encoding="utf-8")
+def update_readme_table(name: str, table: str, page: Path | None = None) -> None:
+    """Put ``table`` between the markers for ``name`` on the experiment's page."""
+    page = _table_page(name) if page is None else page
+    text = page.read_text(encoding="utf-8")
     start, end = _table_markers(name)
     if start not in text:
-        raise ValueError(f"name: {readme} has no table marker for {name!r}")
+        raise ValueError(f"name: {page} has no table marker for {name!r}")
     begin = text.index(start) + len(start)
     finish = text.index(end, begin)
-    readme.write_text(text[:begin] + table + "\n" + text[finish:], encoding="utf-8")
+    page.write_text(text[:begin] + table + "\n" + text[finish:], encoding="utf-8")
 
 
 def run_experiment(name: str, description: str, run: Callable[[bool], dict],

@@ -428,9 +428,18 @@ def test_the_result_writer_lists_its_checksum_and_vouches_for_no_other_file(tmp_
 def test_a_stale_result_names_the_command_that_re_runs_it(monkeypatch):
     from types import SimpleNamespace
 
-    module = SimpleNamespace(NAME="fsdd_speaker_intervals")
+    # every reduced run's first problem is the command (the tests print the problems)
+    module = SimpleNamespace(NAME="wu2025_fig2", TOLERANCE=0.0,
+                             run=lambda reduced: {"result": {"value": 1.0}},
+                             select_for_comparison=lambda ours, theirs: (ours, theirs))
+    monkeypatch.setattr(common, "load_result", lambda name: {"result": {"value": 2.0}})
+    problems = common.reduced_against_committed(module).problems
+    assert problems[0] == ("wu2025_fig2: re-run it with `python3 course.py experiments --run "
+                           "wu2025_fig2` (a full run in a clean checkout of HEAD) and commit what "
+                           "it brings back") and len(problems) > 1
     monkeypatch.setattr(common, "reduced_against_committed",
-                        lambda _: common.ReducedRun({}, {}, ["a number moved"]))
-    with pytest.raises(AssertionError, match=r"re-run `python -m experiments\.fsdd_speaker_"
-                                             r"intervals` from a clean tree.*\n.*a number moved"):
+                        lambda _: common.ReducedRun({}, {}, [problems[0], "a number moved"]))
+    with pytest.raises(AssertionError, match=r"wu2025_fig2: the reduced re-run differs.*\n.*"
+                                             r"course\.py experiments --run wu2025_fig2.*\n"
+                                             r"a number moved"):
         common.check_reduced_run(module)
