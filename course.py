@@ -228,7 +228,8 @@ def lab_command(python: Path, root_dir: Path, extra_args: list[str]) -> list[str
 
 def run_lab(extra_args: list[str], latest: bool) -> int:
     python = setup_lab(latest)
-    # without the corpus's files lecture 05 cannot run, the others can: the lab starts anyway
+    # without FSDD's files lectures 01-03 (and exercise 02) cannot run, without
+    # speechocean762's lectures 05 and 08, exercise 08 and the class panel; the lab starts anyway
     fetch_corpus(python, [], lab_environment())
     print("Starting JupyterLab on 127.0.0.1; it opens your browser, or open the URL it prints "
           "(the URL carries the access token). Stop it with Control-C.", flush=True)
