@@ -1,5 +1,6 @@
 """Real voices (experiments/fsdd_real_voices.py): the committed result stays true to the code,
-keeps its speakers apart, and is what the README and experiments/README.md state.
+keeps its speakers apart, and is what the README and its page (experiments/fsdd_real_voices.md)
+state.
 
 The reduced run repeats every recogniser for one held-out speaker on ten takes of each digit
 (and one inner fold of the nested choice) and compares the predictions item by item with the

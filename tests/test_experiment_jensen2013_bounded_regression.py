@@ -63,8 +63,9 @@ def test_committed_summary_and_verdicts_come_from_its_own_values():
 def test_readme_table_is_the_committed_result():
     committed = load_result(bounded.NAME)
     assert common.readme_table(bounded.NAME) == bounded.format_table(committed), (
-        "experiments/README.md shows a stale table; print the committed one with `python -m "
-        "experiments.jensen2013_bounded_regression --table` (a full run updates it)")
+        "experiments/jensen2013_bounded_regression.md shows a stale table; print the committed "
+        "one with `python -m experiments.jensen2013_bounded_regression --table` (a full run "
+        "updates it)")
 
 
 def test_papers_numbers_stand_beside_ours_and_the_figure_exists():
@@ -234,12 +235,14 @@ def test_smallest_eigenvalue_of_I_KW_through_the_symmetric_form():
 
 
 def test_readme_after_numbers_are_the_committed_ones():
-    """The README's before/after paragraph quotes GP-TG's ML-II means (sd) of the committed
-    result; a re-run that moves them must update the prose too."""
-    from experiments.common import README
+    """The page's before/after paragraph (experiments/jensen2013_bounded_regression.md) quotes
+    GP-TG's ML-II means (sd) of the committed result; a re-run that moves them must update the
+    prose too."""
+    from experiments.common import REPOSITORY
 
     table = load_result(bounded.NAME)["result"]["summary"]["ml_ii"]["table"]
-    text = " ".join(README.read_text(encoding="utf-8").split())
+    page = REPOSITORY / "experiments" / f"{bounded.NAME}.md"
+    text = " ".join(page.read_text(encoding="utf-8").split())
     for function, noise in (("SE", "TG"), ("periodic", "TG"), ("periodic", "WA"),
                             ("SE_text", "TG")):
         row = table[function][noise]["GP-TG"]

@@ -248,7 +248,8 @@ def test_lecture_08_states_the_committed_grid_and_its_floor(committed):
     """Section 3's prose in words ("about a third", "from two thirds to a fifth") and numbers
     (the largest neighbour cost, the outright losses it leaves, the worst and best held-out
     voices' false flags) against the committed grid and held-out shares. The lecture teaches
-    the trade-off; the history of the searches is experiments/README.md's (next test)."""
+    the trade-off; the history of the searches is on E8.1's page, experiments/misread_readings.md
+    (next test)."""
     notebook = json.loads((ROOT / "lectures" / "08_pronunciation.ipynb").read_text("utf-8"))
     text = " ".join(" ".join("".join(cell["source"]) for cell in notebook["cells"]
                              if cell.get("id") == "u8-neighbours-after").split())
@@ -277,12 +278,12 @@ def test_lecture_08_states_the_committed_grid_and_its_floor(committed):
 
 
 def test_experiments_readme_holds_the_search_history_with_the_committed_numbers(committed):
-    """E8.1 of experiments/README.md keeps the history the lecture no longer tells: each look's
-    held-out shares (the second search's beside the committed one where they differ), the
-    pairs of the fourth look, and none of the figures it once stated that the committed result
-    has replaced."""
-    readme = (ROOT / "experiments" / "README.md").read_text(encoding="utf-8")
-    section = " ".join(readme[readme.index("## E8.1 "):readme.index("## E8.2 ")].split())
+    """E8.1's page (experiments/misread_readings.md) keeps the history the lecture no longer
+    tells: each look's held-out shares (the second search's beside the committed one where they
+    differ), the pairs of the fourth look, and none of the figures it once stated that the
+    committed result has replaced."""
+    page = (ROOT / "experiments" / "misread_readings.md").read_text(encoding="utf-8")
+    section = " ".join(page.split())
     goals, second = committed["result"]["goals"], experiment.SECOND_SEARCH["held_out"]
     for name in ("replaced_flagged", "left_out_flagged", "correct_words_flagged",
                  "flag_on_changed_word"):

@@ -104,8 +104,8 @@ def test_ten_to_twenty_verdict_counts_active_comparisons_only():
     # the 10 random comparisons of Nielsen et al. (2015) were a training session (its section 3.2),
     # so the verdict counts comparisons after our random start: medians shift by exactly N_RANDOM
     committed = load_result(nielsen.NAME)
-    section = common.README.read_text()
-    section = section[section.index("## E6.3"):section.index("## E6.4")]
+    section = (common.REPOSITORY / "experiments" / f"{nielsen.NAME}.md").read_text(
+        encoding="utf-8")
     for study in ("2d", "4d"):
         regular = committed["result"]["summary"][study]["groups"]["regular"]
         verdict = committed["result"]["claims"][f"{study}: 10-20 comparisons suffice"]
@@ -113,7 +113,7 @@ def test_ten_to_twenty_verdict_counts_active_comparisons_only():
         for key in ("ei_settled", "incumbent_settled"):
             active = regular[key]["median_comparisons"] - nielsen.N_RANDOM
             assert f"median {active:g} until" in verdict, (study, key, verdict)
-            assert f"**{active:g}**" in section, f"README E6.3 should quote {active:g} ({study})"
+            assert f"**{active:g}**" in section, f"E6.3's page should quote {active:g} ({study})"
     # the rule itself: medians of 25 and 28 comparisons are 15 and 18 active ones -> holds
     # (counted with the random start they would not)
     summary = common.to_json(committed["result"]["summary"])
@@ -148,7 +148,7 @@ def test_race_bei_repeats_the_personalisation_sessions_exactly():
 def test_readme_tables_are_the_committed_results():
     for module in (nielsen, race):
         assert common.readme_table(module.NAME) == module.format_table(
-            load_result(module.NAME)), (f"experiments/README.md shows a stale table for "
+            load_result(module.NAME)), (f"the experiment's page shows a stale table for "
                                         f"{module.NAME}; print it with `python -m "
                                         f"experiments.{module.NAME} --table`")
 

@@ -144,8 +144,9 @@ def test_the_decoders_inputs_moved_the_reviews_numbers_the_way_cv_said(committed
     assert test["pcc"] > before["test_pcc"] + 0.01
     assert test["rmse"] < before["test_rmse"] - 0.01
     assert test["rounded_pcc"] > before["rounded_pcc"] + 0.01
-    # experiments/README.md (E8.2) states the move: from the GOP-only run's .637 (960411e) to
-    # the committed panel's PCC
-    readme = " ".join(common.README.read_text(encoding="utf-8").split())
+    # E8.2's page (experiments/panel_decoder_inputs.md) states the move: from the GOP-only
+    # run's .637 (960411e) to the committed panel's PCC
+    readme = " ".join((common.REPOSITORY / "experiments" / "panel_decoder_inputs.md").read_text(
+        encoding="utf-8").split())
     assert f"the panel's PCC with the experts' mean rose from .637 to {test['pcc']:.3f}".replace(
         "to 0.", "to .") in readme

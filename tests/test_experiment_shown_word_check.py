@@ -59,5 +59,5 @@ def test_the_committed_result_came_from_a_clean_tree():
 
 def test_the_readme_table_is_the_committed_result():
     assert common.readme_table(experiment.NAME) == experiment.format_table(COMMITTED), (
-        "experiments/README.md shows a stale table; print the committed one with "
+        "experiments/shown_word_check.md shows a stale table; print the committed one with "
         "`python -m experiments.shown_word_check --table`")

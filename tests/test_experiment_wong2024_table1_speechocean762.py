@@ -77,8 +77,8 @@ def test_repeat_equals_joint_and_the_joint_model_wins_on_kl_on_every_input_set()
 
 
 def _prose() -> str:
-    text = (common.REPOSITORY / "experiments" / "README.md").read_text(encoding="utf-8")
-    section = text.split("## E5.4 ", 1)[1].split("\n## ", 1)[0]
+    section = (common.REPOSITORY / "experiments" / f"{panel_experiment.NAME}.md").read_text(
+        encoding="utf-8")
     return section.split("<!-- /table -->", 1)[1]
 
 

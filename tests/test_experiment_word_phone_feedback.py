@@ -87,8 +87,8 @@ def test_the_live_model_is_the_measured_one(committed):
 
 
 def _prose() -> str:
-    text = (common.REPOSITORY / "experiments" / "README.md").read_text(encoding="utf-8")
-    section = text.split("## E5.5 ", 1)[1].split("\n## ", 1)[0]
+    section = (common.REPOSITORY / "experiments" / f"{experiment.NAME}.md").read_text(
+        encoding="utf-8")
     return " ".join(section.split("<!-- /table -->", 1)[1].split())
 
 

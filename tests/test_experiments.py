@@ -52,7 +52,7 @@ def test_committed_settings_are_the_scripts(reduced_run):
 def test_readme_tables_are_the_committed_results():
     for name, module in EXPERIMENTS.items():
         assert common.readme_table(name) == module.format_table(load_result(name)), (
-            f"experiments/README.md shows a stale table for {name}; print the committed one "
+            f"experiments/{name}.md shows a stale table for {name}; print the committed one "
             f"with `python -m experiments.{name} --table` (a full run updates it)")
 
 

@@ -197,3 +197,33 @@ def test_conventions_opens_with_a_table_of_every_section():
     listed = re.findall(r"^\| \[(\d+)\. [^]]+\]\(#([^)]+)\) \| \S.+\|$", first_screen, re.M)
     assert [number for number, _ in listed] == [section.split(".")[0] for section in sections]
     assert [anchor for _, anchor in listed] == [slug(section) for section in sections]
+
+EXPERIMENTS = ROOT / "experiments"
+EXPERIMENTS_INDEX_WORDS = 2000  # the index: one entry per experiment; the history is on its page
+# modules of experiments/ that hold no experiment of their own
+EXPERIMENT_HELPERS = {"__init__", "common", "provenance"}
+
+
+def test_the_experiments_index_is_short_and_links_every_experiments_page():
+    """experiments/README.md is an index: every experiment script has its page beside it,
+    experiments/<name>.md, and an entry of the index that links it."""
+    text = (EXPERIMENTS / "README.md").read_text(encoding="utf-8")
+    words = len(text.split())
+    assert words <= EXPERIMENTS_INDEX_WORDS, (
+        f"experiments/README.md has {words} words, at most {EXPERIMENTS_INDEX_WORDS}")
+    scripts = sorted(path.stem for path in EXPERIMENTS.glob("*.py")
+                     if path.stem not in EXPERIMENT_HELPERS)
+    assert len(scripts) >= 30
+    missing = [name for name in scripts if not (EXPERIMENTS / f"{name}.md").is_file()]
+    assert not missing, f"experiment scripts without a page experiments/<name>.md: {missing}"
+    linked = {target.partition("#")[0] for target in LINK.findall(text)}
+    unlisted = [name for name in scripts if f"{name}.md" not in linked]
+    assert not unlisted, f"experiments/README.md has no entry linking the page of {unlisted}"
+
+
+@pytest.mark.parametrize("page", sorted(EXPERIMENTS.glob("*.md")), ids=_ids)
+def test_every_link_of_the_experiments_pages_resolves(page):
+    text = page.read_text(encoding="utf-8")
+    problems = [f"({target}): {problem}" for target in LINK.findall(text)
+                if (problem := link_problem(page, target))]
+    assert not problems, "\n".join(problems)

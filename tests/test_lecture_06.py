@@ -2,8 +2,8 @@
 
 The lecture teaches by cells the student runs (at most 200 words of prose per code cell, no
 stretch longer than 450), shows the reproduced experiments in few cells, and leaves their
-history to experiments/README.md (E6.1-E6.5). Each number its prose types about a committed
-result is checked here against that result.
+history to the experiments' pages (E6.1-E6.5, experiments/<name>.md). Each number its prose
+types about a committed result is checked here against that result.
 """
 
 from __future__ import annotations
@@ -41,9 +41,12 @@ def test_the_report_stretches_moved_to_the_experiments_readme():
         assert gone not in prose, gone
     code = " ".join("".join(c["source"]) for c in LECTURE.cells("code"))
     assert '["source"]["claims"]' not in code, "the claims print belongs to the README"
-    readme = " ".join((ROOT / "experiments" / "README.md").read_text("utf-8").split())
-    for heading in ("## E6.1 ", "## E6.2 ", "## E6.3 ", "## E6.4 ", "## E6.5 "):
-        assert readme.count(heading) == 1, heading
+    pages = [(ROOT / "experiments" / f"{name}.md").read_text("utf-8") for name in (
+        "jensen2011_learning_curves", "nielsen2011_sparse_toy", "nielsen2015_personalisation",
+        "acquisition_race", "jensen2013_bounded_regression")]
+    for label, page in zip(("E6.1", "E6.2", "E6.3", "E6.4", "E6.5"), pages):
+        assert page.startswith(f"# {label} "), label
+    readme = " ".join(" ".join(pages).split())
     assert "is generally found to better capture the relevant mass" in readme
     assert "Test 2 thus came after 40 comparisons of practice" in readme
 

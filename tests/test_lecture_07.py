@@ -2,8 +2,9 @@
 
 The lecture teaches by cells the student runs (at most 200 words of prose per code cell, no
 stretch longer than 450), shows the reproduced experiments in few cells, and leaves their
-diagnoses to experiments/README.md (E7.0-E7.5, E7.1b, and where AEPsych's KL weight comes
-from). Each number its prose types about a committed result is checked here against that result.
+diagnoses to the experiments' pages (experiments/<name>.md: E7.0-E7.5, E7.1b, and where
+AEPsych's KL weight comes from). Each number its prose types about a committed result is
+checked here against that result.
 """
 
 from __future__ import annotations
@@ -96,9 +97,11 @@ def test_the_report_stretches_moved_to_the_experiments_readme():
                  "Why the pseudo-data arm's F1 falls", "replays every committed"):
         assert gone not in prose, gone
     code = " ".join("".join(c["source"]) for c in LECTURE.cells("code"))
-    assert "report(" not in code, "the reports' tables belong to experiments/README.md"
-    readme = " ".join((ROOT / "experiments" / "README.md").read_text("utf-8").split())
-    assert readme.count("## Unit 7's KL weight in AEPsych and GPyTorch") == 1
+    assert "report(" not in code, "the reports' tables belong to the experiments' pages"
+    pages = [(ROOT / "experiments" / f"{name}.md").read_text("utf-8")
+             for name in ("aepsych_kl_weight", "wu2025_levelset_diagnosis")]
+    readme = " ".join(" ".join(pages).split())
+    assert pages[0].startswith("# Unit 7's KL weight in AEPsych and GPyTorch")
     assert "(`aepsych/models/gp_classification.py`, lines 190-196)" in readme
     assert "(`gpytorch/mlls/_approximate_mll.py`, lines 59-61)" in readme
     assert "\"Unit 7's KL weight\"" in LECTURE.source("u7-bookkeeping-trap")

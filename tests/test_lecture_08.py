@@ -89,10 +89,9 @@ def test_section_5_says_which_word_check_rates_are_held_out():
 
 
 def test_the_held_out_half_was_looked_at_four_times():
-    """experiments/README.md's E8.1 lists four looks at the held-out half; section 3 and the
-    homework's Task 2 say so, and neither says it was scored once."""
-    readme = (ROOT / "experiments" / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## E8.1 "):readme.index("## E8.2 ")]
+    """E8.1's page (experiments/misread_readings.md) lists four looks at the held-out half;
+    section 3 and the homework's Task 2 say so, and neither says it was scored once."""
+    section = (ROOT / "experiments" / "misread_readings.md").read_text(encoding="utf-8")
     assert "the held-out half looked at four times" in " ".join(section.split())
     assert re.findall(r"^(\d)\. \*", section, flags=re.MULTILINE) == ["1", "2", "3", "4"]
     assert "was looked at four times, not once" in LECTURE.source("u8-neighbours-after")
@@ -183,7 +182,8 @@ def test_section_7_states_how_far_recordings_fared():
 def test_the_decoders_floor_and_ceiling_are_the_committed_margins():
     """The trade-off cell's margins agree with the search that chose the threshold (its floor
     is the tuned setting's outright losses; at the tuned threshold the held-out counts are the
-    committed goals'), and experiments/README.md states the floor and ceiling they give."""
+    committed goals'), and E8.1's page (experiments/misread_readings.md) states the floor and
+    ceiling they give."""
     tuning, held_out = decoder_margins("tuning"), decoder_margins("held_out")
     chosen = tuned_decoder_margin()
     committed = load_result("misread_readings")["result"]
@@ -199,7 +199,8 @@ def test_the_decoders_floor_and_ceiling_are_the_committed_margins():
         assert int(np.sum(held_out[role] < chosen)) == committed["goals"][goal]["k"], role
         assert held_out[role].size == committed["goals"][goal]["n"], role
     ceiling = 1 - np.mean(tuning["changed"] == np.inf)
-    readme = " ".join((ROOT / "experiments" / "README.md").read_text(encoding="utf-8").split())
+    readme = " ".join((ROOT / "experiments" / "misread_readings.md").read_text(
+        encoding="utf-8").split())
     assert (f"the {100 * (1 - ceiling):.1f}% of its changed words whose margin is +inf (nothing "
             f"competed with them) are caught at no margin, a ceiling of {100 * ceiling:.1f}% "
             "under the 80% goal") in readme

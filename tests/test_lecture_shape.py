@@ -21,6 +21,7 @@ def test_prose_per_code_cell_and_longest_stretch(name):
     if per_cell is not None:
         assert lecture.words_per_code_cell() <= per_cell, (
             f"{name}: {lecture.words_per_code_cell():.1f} words of prose per code cell, at "
-            f"most {per_cell}: cut, move to experiments/README.md, or let the student compute")
+            f"most {per_cell}: cut, move to the experiment's page (experiments/<name>.md), "
+            "or let the student compute")
     long = [(cell, words) for cell, words in lecture.stretches() if words > stretch]
     assert not long, f"{name}: more than {stretch} words of prose before these cells: {long}"
