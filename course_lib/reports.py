@@ -9,8 +9,8 @@ numbers, the source's claims with our verdicts, and the sentence that states the
 tables are written in the unit whose lecture prints them, offered as ``REPORTS`` by result name;
 only lecture 05 prints such tables now, :mod:`course_lib.raters.experiment_tables`'s
 (Gil-González et al. 2019 and arXiv 2306.02719). Lecture 07 reads its results field by field and
-leaves their tables to ``experiments/README.md``. Reading a result (:mod:`course_lib.results`)
-is kept apart from printing one, so a reader of results alone, such as ``course.py pronounce``,
+leaves their tables to the experiments' pages (``experiments/<name>.md``). Reading a result
+(:mod:`course_lib.results`) is kept apart from printing one, so a reader of results alone, such as ``course.py pronounce``,
 never imports Units 5-7 and the preference models below them (1.3 s of start-up).
 """
 

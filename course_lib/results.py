@@ -3,7 +3,8 @@
 Each script in ``experiments/`` reproduces one table or figure of a source paper and writes its
 full run to ``experiments/results/<name>.json``: the settings, the library versions and machine
 it ran on, the result itself (per seed or per split as well as summarised) and the source's
-numbers beside ours. ``experiments/README.md`` documents every file's layout. Notebooks read a
+numbers beside ours. ``experiments/common.md`` documents what every file holds, and each
+experiment's page (``experiments/<name>.md``) its own file's layout. Notebooks read a
 result with :func:`load_result` instead of re-running an experiment that takes minutes::
 
     from course_lib.results import load_result
@@ -66,7 +67,7 @@ def load_result(name: str) -> dict:
         available = ", ".join(available_results()) or "none"
         raise ValueError(f"name: there is no result {name!r} in {RESULTS_DIR}; available: "
                          f"{available}. A result is written by the full run of its script "
-                         f"(see experiments/README.md).")
+                         f"(see experiments/common.md).")
     content = _checked_content(path)
     try:
         return json.loads(content.decode("utf-8"))
@@ -106,4 +107,4 @@ def _restore_advice(name: str) -> str:
     # "-C" makes the command work from any directory
     return (f'restore the committed copy with `git -C "{RESULTS_DIR.parents[1]}" checkout -- '
             f"experiments/results/{name}.json` or re-run the experiment that wrote it "
-            f"(experiments/README.md), which rewrites it and its checksum")
+            f"(experiments/common.md), which rewrites it and its checksum")

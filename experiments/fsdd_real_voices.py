@@ -296,8 +296,8 @@ def _differ(name, ours, theirs, labels) -> list[str]:
 
 
 def format_table(committed: dict) -> str:
-    """experiments/README.md's table: every recogniser's pooled accuracy and its range over
-    speakers."""
+    """The table of its page (experiments/fsdd_real_voices.md): every recogniser's pooled
+    accuracy and its range over speakers."""
     result = committed["result"]
     lines = ["| trained on | recogniser | accuracy on unseen real speakers (95%) | worst / best "
              "speaker |", "|---|---|---|---|"]

@@ -327,8 +327,8 @@ def compare_with_committed(reduced: dict, committed: dict) -> list[str]:
 
 
 def format_table(committed: dict) -> str:
-    """experiments/README.md's table: each row's interval over speakers and over takes, and
-    the measured coverage of each method."""
+    """The table of its page (experiments/fsdd_speaker_intervals.md): each row's interval over
+    speakers and over takes, and the measured coverage of each method."""
     result = committed["result"]
     lines = ["| recogniser | mean of 6 speakers, 95% over speakers | pooled, 95% over takes | "
              "wider by |", "|---|---|---|---|"]

@@ -57,8 +57,8 @@ expected_significant_optimum}, ...]}``; ``summary: {2d|4d: {comparisons, groups:
 forced_choice, baseline_gap_quantiles, ...}}}}`` (settled counts include the 10 random
 comparisons); ``claims`` (the thesis's claims with our numbers and a verdict each; the
 verdict on "ten to twenty comparisons" counts active comparisons only, as the thesis's
-10 training comparisons were not part of a test). experiments/README.md describes it
-further.
+10 training comparisons were not part of a test). Its page, experiments/
+nielsen2015_personalisation.md, describes it further.
 """
 
 from __future__ import annotations

@@ -534,7 +534,7 @@ def format_table(document: dict) -> str:
 
 
 def main(argv=None):
-    # no README table yet: experiments/README.md has no section for this script
+    # no table yet: its page (experiments/pronunciation_panel.md) has no table marker
     return run_experiment(NAME, __doc__.splitlines()[0], run, select_for_comparison, TOLERANCE,
                           argv, None, RELATIVE_TOLERANCE, compare_with_committed)
 

@@ -4,7 +4,7 @@ and the acquisition race).
 ``plot_xxx(ax, result, study, ...) -> ax`` draw a committed result as
 :func:`course_lib.results.load_result` returns it (``load_result("nielsen2015_personalisation")`` or
 ``load_result("acquisition_race")``); they compute nothing a test would need. Both files share
-one layout (``experiments/README.md``)::
+one layout (``experiments/nielsen2015_personalisation.md``)::
 
     result["settings"]                 n_random, convergence_threshold, significant_wins, ...
     result["result"]["summary"][study] {comparisons: [...], groups: {<group>: {regret:

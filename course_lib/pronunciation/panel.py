@@ -99,7 +99,7 @@ def _decoder_tuned() -> bool:
     committed its tuned margin and penalties AND some setting met the rule it was tuned by (at
     most 3% of the words of correct readings flagged on the tuning half). Otherwise the words
     are judged by the phone loop's check, whose false-flag rate was set on the corpus. No
-    setting has met the rule yet (experiments/README.md, misread readings)."""
+    setting has met the rule yet (experiments/misread_readings.md)."""
     if not is_committed("pronunciation.reading_decoder_tuning"):
         return False
     result = fitted_state("pronunciation.reading_decoder_tuning")

@@ -37,7 +37,7 @@ _METHOD = "t over speakers"
 _WHO = "six adult men (FSDD)"
 _HISTORY = {"real GMM, chosen": " Its grid of eight settings was fixed after an earlier look at "
                                 "all six speakers had shown which changes help "
-                                "(experiments/README.md, E1.1)."}
+                                "(experiments/fsdd_real_voices.md, E1.1)."}
 # short name -> (part of the result, the row's description): trained on the synthetic speakers
 # (the lectures' own recognisers), on five real speakers with the sixth tested, and on the
 # speaker's own takes
