@@ -125,6 +125,17 @@ def test_no_project_labels_in_what_a_student_reads(path):
         "cite the source by its authors and year (a thesis's paper by its own authors)"
 
 
+@pytest.mark.parametrize("path", sorted((ROOT / "experiments").glob("*.md")),
+                         ids=lambda path: str(path.relative_to(ROOT)))
+def test_no_project_labels_in_the_experiments_pages(path):
+    """The experiments' index and pages are read by students too (no "digest" of a source
+    either: a source is its paper)."""
+    text = path.read_text(encoding="utf-8")
+    assert _labels(text, STUDENT_LABEL) == [], \
+        "cite the source by its authors and year (a thesis's paper by its own authors)"
+    assert "digest" not in text.lower(), "cite the paper, not a summary of it"
+
+
 @pytest.mark.parametrize("name", sorted(reports._REPORTS))
 def test_no_project_labels_in_the_printed_tables(name):
     assert _labels(reports.report(results.load_result(name)), TABLE_LABEL) == [], \
