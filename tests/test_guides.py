@@ -1,5 +1,6 @@
 """The front doors: README.md and docs/CONTRIBUTING.md stay short, and every command, link,
-path and module they name exists; docs/CONVENTIONS.md opens with a table of its sections.
+path and module they name exists; docs/CONVENTIONS.md opens with a table of its sections, stays
+a guide read in one sitting (at most 6,000 words), names no commit, and every path it names exists.
 
 A command is a line of a fenced block, or a code span, that starts with ``python``,
 ``python3`` or ``make``. ``python3 course.py COMMAND ARGS`` must parse as course.py parses it
@@ -190,6 +191,36 @@ def test_the_readme_sends_each_reader_on_and_names_every_units_modules():
         assert not missing, f"unit {unit}'s row names modules that do not exist: {missing}"
 
 
+CONVENTIONS = ROOT / "docs" / "CONVENTIONS.md"
+CONVENTIONS_WORDS = 6000  # a guide a new contributor reads in one sitting
+# a commit named by its hash: 7 to 40 hex digits standing alone, at least one of them a digit
+COMMIT_HASH = re.compile(r"(?<![\w-])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![\w-])")
+
+
+def test_conventions_is_a_guide_read_in_one_sitting():
+    words = len(CONVENTIONS.read_text(encoding="utf-8").split())
+    assert words <= CONVENTIONS_WORDS, f"docs/CONVENTIONS.md has {words} words, at most 6000"
+
+
+def test_conventions_names_no_commit():
+    """Its rules hold at every commit: a measurement tied to one goes beside what it measures
+    (tests/README.md, bench/README.md, an experiment's page), without the hash."""
+    found = COMMIT_HASH.findall(CONVENTIONS.read_text(encoding="utf-8"))
+    assert not found, f"docs/CONVENTIONS.md names commits: {found}"
+    assert COMMIT_HASH.findall("at cc1b158 and 8345202, 2026-11-29") == ["cc1b158", "8345202"]
+    assert not COMMIT_HASH.findall("deadbeef-free, OPENBLAS, 1366x768, 0.5 CPU-s, 2567/3000")
+
+
+def test_every_path_conventions_names_exists():
+    text = CONVENTIONS.read_text(encoding="utf-8")
+    problems = [f"({target}): {problem}" for target in LINK.findall(text)
+                if (problem := link_problem(CONVENTIONS, target))]
+    paths = {span.rstrip("/") for span in SPAN.findall(text) if PATH_SPAN.match(span)}
+    problems += [f"`{path}` does not exist" for path in sorted(paths)
+                 if not path.startswith(MADE_BY_RUNS) and not (ROOT / path).exists()]
+    assert not problems, "\n".join(problems)
+
+
 def test_conventions_opens_with_a_table_of_every_section():
     lines = (ROOT / "docs" / "CONVENTIONS.md").read_text(encoding="utf-8").splitlines()
     sections = [line[3:] for line in lines if re.match(r"## \d+\. ", line)]
@@ -197,6 +228,7 @@ def test_conventions_opens_with_a_table_of_every_section():
     listed = re.findall(r"^\| \[(\d+)\. [^]]+\]\(#([^)]+)\) \| \S.+\|$", first_screen, re.M)
     assert [number for number, _ in listed] == [section.split(".")[0] for section in sections]
     assert [anchor for _, anchor in listed] == [slug(section) for section in sections]
+
 
 EXPERIMENTS = ROOT / "experiments"
 EXPERIMENTS_INDEX_WORDS = 2000  # the index: one entry per experiment; the history is on its page
