@@ -8,7 +8,7 @@ grid: :data:`ANSWERS` answers per sheet (each student answers that many of the 1
 random choice of their own) x :data:`CLASS_SIZES` students x both kinds of class ("one taste",
 every ideal the same; "spread", ideals spread as ``simulated.simulated_class`` draws them),
 :data:`CLASSES` classes per cell, fitted as the class notebook fits them
-(``course_lib.class_panel.preferences.class_preferences_model``) and counted against the truth
+(``course_lib.class_panel.preference_model.class_preferences_model``) and counted against the truth
 by ``class_panel_calibration.verdict_counts``.
 
 "tastes differ" (the permutation test of ``preferences``: the students' differences on a pair
@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from course_lib.class_panel.activities import compare_activity
-from course_lib.class_panel.preferences import class_preferences_model
+from course_lib.class_panel.preference_model import class_preferences_model
 from course_lib.class_panel.simulated import TASTE_SPREAD_DB, UNDECIDED, taste_class, true_utility
 from course_lib.class_panel.verdict_trust import counted_share
 
@@ -154,7 +154,7 @@ def compare_with_committed(reduced: dict, committed: dict) -> list[str]:
 
 
 def format_table(committed: dict) -> str:
-    """experiments/README.md's table: per cell of classes whose tastes differ, the student's
+    """The table of experiments/class_verdicts_by_condition.md: per cell of classes whose tastes differ, the student's
     and the class's favourite, and the precision of "tastes differ"; false calls in classes of
     one taste."""
     cells = committed["result"]["cells"]

@@ -95,9 +95,9 @@ def environment() -> dict:
 
     import course_lib
 
-    # the code that made the numbers; the results and the README's tables are what runs write
+    # the code that made the numbers; the results and the pages' tables are what runs write
     status = _git("status", "--porcelain", "--", "course_lib", "experiments",
-                  ":(exclude)experiments/results", ":(exclude)experiments/README.md")
+                  ":(exclude)experiments/results", ":(exclude)experiments/*.md")
     # The kernels BLAS picked for this CPU (OpenBLAS's "architecture", e.g. Haswell) round
     # differently from another machine's: a reader comparing numbers needs them.
     blas = [{"library": info.get("internal_api"), "threads": info.get("num_threads"),
@@ -493,8 +493,8 @@ def run_experiment(name: str, description: str, run: Callable[[bool], dict],
     ``run_time_seconds``. The full run writes the result; ``--reduced`` compares the values
     ``select_for_comparison(reduced_doc, committed_doc)`` picks out and exits non-zero on a
     difference beyond ``tol + rtol * |committed value|``; ``--table`` prints
-    ``format_table(committed result)`` (the Markdown table of ``experiments/README.md``, which
-    a full run also updates) without running anything. ``compare(reduced_result,
+    ``format_table(committed result)`` (the Markdown table of the experiment's page
+    ``experiments/<name>.md``, which a full run also updates) without running anything. ``compare(reduced_result,
     committed_result)``, when given, replaces that comparison (see
     :func:`reduced_against_committed`), and ``select_for_comparison`` may then be None.
     """
@@ -504,7 +504,7 @@ def run_experiment(name: str, description: str, run: Callable[[bool], dict],
                              "nothing is written")
     if format_table is not None:
         parser.add_argument("--table", action="store_true",
-                            help="print the committed result as the README's Markdown table")
+                            help="print the committed result as its page's Markdown table")
     options = parser.parse_args(argv)
     if getattr(options, "table", False):
         print(format_table(load_result(name)))
@@ -518,7 +518,7 @@ def run_experiment(name: str, description: str, run: Callable[[bool], dict],
               f"({elapsed:.0f} s)")
         if format_table is not None:
             update_readme_table(name, format_table(load_result(name)))
-            print(f"updated its table in {README.relative_to(REPOSITORY)}")
+            print(f"updated its table in {_table_page(name).relative_to(REPOSITORY)}")
         return document
     problems = _compare_with_committed(document, load_result(name), select_for_comparison,
                                        tol, rtol, compare)
